@@ -1,0 +1,79 @@
+import { homedir } from "node:os";
+import { basename, sep } from "node:path";
+
+/** Where `${VAR}` looks: the active profile's secrets first (its `.env`), then the process environment. */
+export interface InterpolationScope {
+  readonly secrets: Readonly<Record<string, string>>;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Session workspace root; the process working directory when absent. */
+  readonly workspaceFolder?: string;
+}
+
+export interface Rendered {
+  readonly value: string;
+  /** Names of variables that had no value; their `${...}` text was kept literally. */
+  readonly unresolved: readonly string[];
+}
+
+const PLACEHOLDER = /\$\{([^}]*)\}/g;
+
+function contextVariable(name: string, scope: InterpolationScope): string | undefined {
+  const workspace = scope.workspaceFolder ?? process.cwd();
+  switch (name) {
+    case "userHome":
+      return homedir();
+    case "workspaceFolder":
+      return workspace;
+    case "workspaceFolderBasename":
+      return basename(workspace);
+    case "pathSeparator":
+    case "/":
+      return sep;
+    default:
+      return undefined;
+  }
+}
+
+function lookup(name: string, scope: InterpolationScope): string | undefined {
+  return scope.secrets[name] ?? scope.env[name];
+}
+
+/** Renders `${VAR}`, `${env:VAR}` and the context variables; an unset variable keeps its literal text. */
+export function interpolate(text: string, scope: InterpolationScope): Rendered {
+  const unresolved: string[] = [];
+  const value = text.replace(PLACEHOLDER, (whole, inner: string) => {
+    const context = contextVariable(inner, scope);
+    if (context !== undefined) return context;
+    const name = inner.startsWith("env:") ? inner.slice(4) : inner;
+    const found = lookup(name, scope);
+    if (found === undefined) {
+      unresolved.push(name);
+      return whole;
+    }
+    return found;
+  });
+  return { value, unresolved };
+}
+
+/** `~` and `~/x` expand to the user's home directory. */
+export function expandHome(path: string): string {
+  if (path === "~") return homedir();
+  if (path.startsWith("~/")) return homedir() + path.slice(1);
+  return path;
+}
+
+/** Interpolates every string inside a JSON-like value, keeping its shape. */
+export function interpolateDeep<T>(value: T, scope: InterpolationScope, unresolved: string[] = []): T {
+  if (typeof value === "string") {
+    const rendered = interpolate(value, scope);
+    unresolved.push(...rendered.unresolved);
+    return rendered.value as T;
+  }
+  if (Array.isArray(value)) return value.map((item) => interpolateDeep(item, scope, unresolved)) as T;
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = interpolateDeep(item, scope, unresolved);
+    return out as T;
+  }
+  return value;
+}

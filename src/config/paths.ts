@@ -1,0 +1,55 @@
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** Layout of the data directory (`~/.svc`, or `$SVC_HOME`); a named profile has the same layout below `profiles/<name>/`. */
+export interface SvcPaths {
+  readonly home: string;
+  readonly profile: string | undefined;
+  readonly root: string;
+  readonly config: string;
+  readonly env: string;
+  readonly logs: string;
+  readonly gatewayLog: string;
+  readonly scripts: string;
+  readonly skills: string;
+  readonly subscriptions: string;
+  readonly cronJobs: string;
+  readonly sessions: string;
+  readonly mcpTokens: string;
+  readonly mcpCache: string;
+  readonly pidFile: string;
+}
+
+export const DEFAULT_PROFILE = "default";
+export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export function svcHome(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.SVC_HOME?.trim();
+  return fromEnv ? resolve(fromEnv) : join(homedir(), ".svc");
+}
+
+/** Paths for the default profile (no name, or "default") or a named one. */
+export function svcPaths(home: string = svcHome(), profile?: string): SvcPaths {
+  const named = profile !== undefined && profile !== DEFAULT_PROFILE ? profile : undefined;
+  if (named !== undefined && !PROFILE_NAME.test(named)) {
+    throw new Error(`profile name "${named}" is not valid: use letters, digits, "_" and "-"`);
+  }
+  const root = named === undefined ? home : join(home, "profiles", named);
+  return {
+    home,
+    profile: named,
+    root,
+    config: join(home, "config.yaml"),
+    env: join(root, ".env"),
+    logs: join(home, "logs"),
+    gatewayLog: join(home, "logs", "gateway.log"),
+    scripts: join(root, "scripts"),
+    skills: join(root, "skills"),
+    subscriptions: join(home, "webhook_subscriptions.json"),
+    cronJobs: join(root, "cron", "jobs.json"),
+    sessions: join(root, "sessions"),
+    mcpTokens: join(root, "mcp-tokens"),
+    mcpCache: join(root, "mcp-cache"),
+    pidFile: join(home, "gateway.pid"),
+  };
+}

@@ -1,0 +1,15 @@
+import { z } from "zod";
+import { agentSchema, gatewaySchema } from "./sections/agent.js";
+import { mcpServersSchema } from "./sections/mcp.js";
+import { platformsSchema } from "./sections/platforms.js";
+
+/** The one configuration schema; each section lives in `sections/`. */
+export const configSchema = z.strictObject({
+  gateway: gatewaySchema,
+  agent: agentSchema,
+  platforms: platformsSchema,
+  mcp_servers: mcpServersSchema,
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type { Route, WebhookSettings } from "./sections/webhook.js";

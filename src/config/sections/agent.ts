@@ -1,0 +1,30 @@
+import { z } from "zod";
+
+/** The agent runner (DESIGN.md section 6): `echo` replies with the prompt, `command` runs an argv. */
+export const agentSchema = z
+  .strictObject({
+    provider: z.enum(["echo", "command"]).default("echo"),
+    command: z.array(z.string().min(1)).min(1).optional(),
+    timeout_seconds: z.number().positive().default(600),
+    max_concurrent_runs: z.number().int().positive().default(4),
+  })
+  .superRefine((agent, ctx) => {
+    if (agent.provider === "command" && agent.command === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["command"],
+        message: 'missing — provider "command" needs command: [executable, args...]',
+      });
+    }
+  })
+  .default({ provider: "echo", timeout_seconds: 600, max_concurrent_runs: 4 });
+export type AgentSettings = z.infer<typeof agentSchema>;
+
+export const gatewaySchema = z
+  .strictObject({
+    multiplex_profiles: z.boolean().default(false),
+    /** Answer to tool approvals and form elicitations when no terminal is attached. */
+    approvals: z.enum(["deny", "allow"]).default("deny"),
+  })
+  .default({ multiplex_profiles: false, approvals: "deny" });
+export type GatewaySettings = z.infer<typeof gatewaySchema>;

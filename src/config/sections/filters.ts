@@ -1,0 +1,91 @@
+import { z } from "zod";
+
+/** Leaf operators of spec 2.3; a leaf filter is `field` plus exactly one of these. */
+export const FILTER_OPERATORS = [
+  "exists",
+  "missing",
+  "equals",
+  "not_equals",
+  "contains",
+  "in",
+  "in_file",
+  "regex",
+] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+export type Scalar = z.infer<typeof scalar>;
+
+export type Filter =
+  | { field: string; exists: boolean }
+  | { field: string; missing: true }
+  | { field: string; equals: Scalar }
+  | { field: string; not_equals: Scalar }
+  | { field: string; contains: Scalar }
+  | { field: string; in: Scalar[] }
+  | { field: string; in_file: string }
+  | { field: string; regex: string }
+  | { all: Filter[] }
+  | { any: Filter[] }
+  | { not: Filter };
+
+const leafShapes = {
+  exists: z.boolean(),
+  missing: z.literal(true, { error: "missing takes true (use exists: true for the opposite)" }),
+  equals: scalar,
+  not_equals: scalar,
+  contains: scalar,
+  in: z.array(scalar),
+  in_file: z.string().min(1),
+  regex: z.string().min(1),
+} satisfies Record<FilterOperator, z.ZodType>;
+
+const GROUPS = ["all", "any", "not"] as const;
+
+export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
+  z
+    .record(z.string(), z.unknown())
+    .superRefine((raw, ctx) => {
+      const keys = Object.keys(raw);
+      const groups = keys.filter((k) => (GROUPS as readonly string[]).includes(k));
+      const ops = keys.filter((k) => (FILTER_OPERATORS as readonly string[]).includes(k));
+      const unknown = keys.filter(
+        (k) => k !== "field" && !groups.includes(k) && !ops.includes(k),
+      );
+      if (unknown.length > 0) {
+        ctx.addIssue({
+          code: "custom",
+          message: `unknown filter key "${unknown[0]}": use field plus one of ${FILTER_OPERATORS.join(", ")}, or all/any/not`,
+        });
+        return;
+      }
+      if (groups.length + ops.length !== 1) {
+        ctx.addIssue({
+          code: "custom",
+          message: "a filter needs exactly one operator (or one of all/any/not)",
+        });
+        return;
+      }
+      const group = groups[0];
+      if (group !== undefined) {
+        if ("field" in raw) ctx.addIssue({ code: "custom", message: `a "${group}" group takes no field` });
+        const inner = group === "not" ? filterSchema : z.array(filterSchema).min(1);
+        const parsed = inner.safeParse(raw[group]);
+        if (!parsed.success) {
+          for (const issue of parsed.error.issues) {
+            ctx.addIssue({ ...issue, path: [group, ...issue.path] } as never);
+          }
+        }
+        return;
+      }
+      const op = ops[0] as FilterOperator;
+      if (typeof raw.field !== "string" || raw.field.length === 0) {
+        ctx.addIssue({ code: "custom", path: ["field"], message: `the "${op}" operator needs a field (a dotted path)` });
+      }
+      const parsed = leafShapes[op].safeParse(raw[op]);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [op, ...issue.path] } as never);
+      }
+    })
+    .transform((raw) => raw as Filter),
+);

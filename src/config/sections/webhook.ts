@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { filterSchema } from "./filters.js";
+
+export const ROUTE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const INSECURE_NO_AUTH = "INSECURE_NO_AUTH";
+
+export const coalesceSchema = z.strictObject({
+  key: z.string().min(1, "coalesce.key is required: a dotted payload path or a {template}"),
+  window_seconds: z.number().positive().default(30),
+  max_wait_seconds: z.number().positive().default(300),
+});
+
+const extraValue = z.union([z.string(), z.number(), z.boolean()]);
+
+/** Properties shared by static routes and dynamic subscriptions (spec 2.2, 2.6). */
+export const routeShape = {
+  events: z.array(z.string()).optional(),
+  secret: z.string().min(1).optional(),
+  profile: z.string().min(1).optional(),
+  prompt: z.string().optional(),
+  filters: z.array(filterSchema).optional(),
+  script: z.string().min(1).optional(),
+  skills: z.array(z.string()).optional(),
+  toolsets: z.array(z.string()).optional(),
+  deliver: z.string().min(1).default("log"),
+  deliver_extra: z.record(z.string(), extraValue).optional(),
+  deliver_only: z.boolean().default(false),
+  cron_job: z.string().min(1).optional(),
+  coalesce: coalesceSchema.optional(),
+  mirror_to_session: z.boolean().default(false),
+};
+
+export const routeSchema = z.strictObject(routeShape);
+export type Route = z.infer<typeof routeSchema>;
+
+const adapterShape = {
+  enabled: z.boolean().default(false),
+  host: z.string().min(1).default("0.0.0.0"),
+  port: z.number().int().min(0).max(65535).default(8644),
+  secret: z.string().min(1).optional(),
+  rate_limit: z.number().int().positive().default(30),
+  max_body_bytes: z.number().int().positive().default(1_048_576),
+  script_timeout_seconds: z.number().positive().default(30),
+  routes: z
+    .record(z.string().regex(ROUTE_NAME, "route names use letters, digits, '.', '_' and '-' (1-64)"), routeSchema)
+    .default({}),
+};
+
+/** `platforms.webhook`: keys may sit directly or under `extra`; the `extra` value wins (spec 2.1). */
+export const webhookSchema = z.preprocess(
+  (raw) => {
+    if (raw === null || raw === undefined) return {};
+    if (typeof raw !== "object" || Array.isArray(raw)) return raw;
+    const { extra, ...direct } = raw as Record<string, unknown>;
+    if (extra === undefined || extra === null) return direct;
+    if (typeof extra !== "object" || Array.isArray(extra)) return { ...direct, extra };
+    return { ...direct, ...(extra as Record<string, unknown>) };
+  },
+  z.strictObject(adapterShape),
+);
+export type WebhookSettings = z.infer<typeof webhookSchema>;

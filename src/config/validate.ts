@@ -1,0 +1,32 @@
+import type { Config } from "./schema.js";
+import { INSECURE_NO_AUTH } from "./sections/webhook.js";
+
+export const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
+
+/** The startup rules of spec 2.2; each broken rule yields one message naming the key and the fix. */
+export function webhookStartupProblems(config: Config, file: string): string[] {
+  const webhook = config.platforms.webhook;
+  const problems: string[] = [];
+  for (const [name, route] of Object.entries(webhook.routes)) {
+    const at = `${file}: platforms.webhook.routes.${name}`;
+    const secret = route.secret ?? webhook.secret;
+    if (secret === undefined) {
+      problems.push(`${at}.secret: missing — set a secret on the route, platforms.webhook.secret, or WEBHOOK_SECRET`);
+    }
+    if (route.deliver_only && route.deliver === "log") {
+      problems.push(`${at}.deliver_only: needs a real delivery target — set deliver to a platform (not log)`);
+    }
+    if (route.deliver_only && route.cron_job !== undefined) {
+      problems.push(`${at}: deliver_only and cron_job cannot be combined — keep one of them`);
+    }
+    if (route.coalesce !== undefined && (route.deliver_only || route.cron_job !== undefined)) {
+      problems.push(`${at}.coalesce: cannot be combined with deliver_only or cron_job — remove coalesce or the other mode`);
+    }
+    if (secret === INSECURE_NO_AUTH && !LOOPBACK_HOSTS.has(webhook.host)) {
+      problems.push(
+        `${at}.secret: INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1), but host is ${webhook.host} — set a real secret or bind to 127.0.0.1`,
+      );
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,41 @@
+/** Every error svc raises itself carries a stable code; wire errors (HTTP outcomes) live in streams/outcome.ts. */
+export type ErrorCode =
+  | "config_invalid"
+  | "config_unreadable"
+  | "startup_refused"
+  | "store_conflict"
+  | "store_corrupt"
+  | "lock_timeout"
+  | "delivery_failed"
+  | "script_failed"
+  | "agent_failed"
+  | "mcp_config"
+  | "mcp_connect"
+  | "mcp_call"
+  | "mcp_timeout"
+  | "outcome_uncertain"
+  | "approval_denied"
+  | "oauth"
+  | "install_link"
+  | "usage";
+
+export class SvcError extends Error {
+  override readonly name: string = "SvcError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function isSvcError(err: unknown, code?: ErrorCode): err is SvcError {
+  return err instanceof SvcError && (code === undefined || err.code === code);
+}
+
+/** A message safe to show a user: our own errors verbatim, anything else by its message only. */
+export function describeError(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,32 @@
+/** One HTTP request as the pipeline sees it; copied out of uWS synchronously, immutable afterwards. */
+export interface Inbound {
+  readonly method: string;
+  /** URL path without the query string. */
+  readonly path: string;
+  readonly routeName: string;
+  /** The `/p/<profile>/` prefix, when the request used one. */
+  readonly profile: string | undefined;
+  /** Lower-cased header names; repeated headers joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  /** Receive time, ms since the epoch. */
+  readonly receivedAt: number;
+}
+
+/** How a request ends: the HTTP status and JSON body written back to the sender. */
+export interface Outcome {
+  readonly status: number;
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+export function outcome(status: number, body: Record<string, unknown>): Outcome {
+  return { status, body };
+}
+
+export function errorOutcome(status: number, error: string): Outcome {
+  return { status, body: { error } };
+}
+
+export function isOutcome(value: unknown): value is Outcome {
+  return typeof value === "object" && value !== null && "status" in value && "body" in value && !("inbound" in value);
+}

@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { webhookStartupProblems } from "../../../src/config/validate.js";
+import { tempHome, type TempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home?.cleanup());
+
+function load(yaml: string | undefined, env: Record<string, string> = {}, dotenv?: string) {
+  home = tempHome();
+  if (yaml !== undefined) home.write("config.yaml", yaml);
+  if (dotenv !== undefined) home.write(".env", dotenv);
+  return loadConfig({ home: home.dir, env });
+}
+
+describe("config loading (spec 2.1)", () => {
+  it("uses the embedded default when there is no config file", () => {
+    const { config, fromFile } = load(undefined);
+    expect(fromFile).toBe(false);
+    expect(config.platforms.webhook).toMatchObject({ enabled: true, host: "127.0.0.1", port: 8644 });
+    expect(config.agent.provider).toBe("echo");
+  });
+
+  it("applies the spec defaults to platforms.webhook", () => {
+    const { config } = load("platforms:\n  webhook:\n    enabled: true\n");
+    expect(config.platforms.webhook).toMatchObject({
+      host: "0.0.0.0",
+      port: 8644,
+      rate_limit: 30,
+      max_body_bytes: 1048576,
+      routes: {},
+    });
+  });
+
+  it("lets the extra mapping win over direct keys", () => {
+    const { config } = load("platforms:\n  webhook:\n    port: 9000\n    rate_limit: 5\n    extra:\n      port: 9100\n");
+    expect(config.platforms.webhook.port).toBe(9100);
+    expect(config.platforms.webhook.rate_limit).toBe(5);
+  });
+
+  it("reads WEBHOOK_ENABLED, WEBHOOK_PORT and WEBHOOK_SECRET from the environment and from .env", () => {
+    const fromEnv = load("platforms: {}\n", { WEBHOOK_ENABLED: "true", WEBHOOK_PORT: "9001", WEBHOOK_SECRET: "s3" });
+    expect(fromEnv.config.platforms.webhook).toMatchObject({ enabled: true, port: 9001, secret: "s3" });
+    home.cleanup();
+    const fromDotenv = load("platforms: {}\n", {}, "WEBHOOK_ENABLED=1\nWEBHOOK_PORT=9002\nWEBHOOK_SECRET=s4\n");
+    expect(fromDotenv.config.platforms.webhook).toMatchObject({ enabled: true, port: 9002, secret: "s4" });
+  });
+
+  it("renders ${VAR} from .env in non-MCP sections", () => {
+    const { config } = load(
+      "platforms:\n  webhook:\n    routes:\n      gh:\n        secret: ${GH_SECRET}\n",
+      {},
+      "GH_SECRET=from-dotenv\n",
+    );
+    expect(config.platforms.webhook.routes.gh?.secret).toBe("from-dotenv");
+  });
+
+  it("names the file, the key path and the problem for a bad value", () => {
+    expect(() => load("platforms:\n  webhook:\n    port: soon\n")).toThrow(
+      /config\.yaml: platforms\.webhook\.port: expected a number.*got "soon"/,
+    );
+  });
+
+  it("rejects unknown route keys by name", () => {
+    expect(() => load("platforms:\n  webhook:\n    routes:\n      gh:\n        evnts: [push]\n")).toThrow(
+      /platforms\.webhook\.routes\.gh: unknown key "evnts"/,
+    );
+  });
+
+  it("rejects a filter with two operators", () => {
+    expect(() =>
+      load("platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          - {field: a, equals: 1, in: [1]}\n"),
+    ).toThrow(/routes\.gh\.filters\.0: a filter needs exactly one operator/);
+  });
+
+  it("reports YAML syntax errors with the file and line", () => {
+    expect(() => load("platforms:\n  webhook: [\n")).toThrow(/config\.yaml: line \d+: not valid YAML/);
+  });
+});
+
+describe("startup validation rules (spec 2.2)", () => {
+  const problems = (yaml: string, env: Record<string, string> = {}) => {
+    const loaded = load(yaml, env);
+    return webhookStartupProblems(loaded.config, "config.yaml");
+  };
+  const route = (body: string, host = "0.0.0.0") =>
+    `platforms:\n  webhook:\n    enabled: true\n    host: ${host}\n    routes:\n      r:\n${body}`;
+
+  it("rule 1: a route without any secret", () => {
+    expect(problems(route("        prompt: hi\n"))).toEqual([expect.stringMatching(/routes\.r\.secret: missing/)]);
+    expect(problems(route("        prompt: hi\n"), { WEBHOOK_SECRET: "g" })).toEqual([]);
+  });
+  it("rule 2: deliver_only with log delivery", () => {
+    expect(problems(route("        secret: s\n        deliver_only: true\n"))).toEqual([
+      expect.stringMatching(/deliver_only: needs a real delivery target/),
+    ]);
+  });
+  it("rule 3: deliver_only together with cron_job", () => {
+    expect(problems(route("        secret: s\n        deliver_only: true\n        deliver: telegram\n        cron_job: j\n"))).toEqual([
+      expect.stringMatching(/deliver_only and cron_job cannot be combined/),
+    ]);
+  });
+  it("rule 4: coalesce together with cron_job", () => {
+    expect(problems(route("        secret: s\n        cron_job: j\n        coalesce: {key: a}\n"))).toEqual([
+      expect.stringMatching(/coalesce: cannot be combined/),
+    ]);
+  });
+  it("rule 5: INSECURE_NO_AUTH off loopback", () => {
+    expect(problems(route("        secret: INSECURE_NO_AUTH\n"))).toEqual([
+      expect.stringMatching(/INSECURE_NO_AUTH is only allowed on a loopback bind/),
+    ]);
+    expect(problems(route("        secret: INSECURE_NO_AUTH\n", "127.0.0.1"))).toEqual([]);
+  });
+});
