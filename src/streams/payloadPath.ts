@@ -1,0 +1,43 @@
+/** Dotted-path lookup into a parsed JSON payload, shared by filters, templates and coalesce keys. */
+
+export type PathLookup = { found: true; value: unknown } | { found: false };
+
+const NOT_FOUND: PathLookup = { found: false };
+
+/**
+ * Walks `a.b.c` through plain objects (own keys only, so `__proto__` or `constructor` never reach
+ * Object.prototype) and arrays (a segment of decimal digits is an index, e.g. `commits.0.id`).
+ * An empty path or an empty segment (`a..b`, `.a`) is never found.
+ */
+export function lookupPath(root: unknown, dotted: string): PathLookup {
+  if (dotted.length === 0) return NOT_FOUND;
+  let current: unknown = root;
+  for (const segment of dotted.split(".")) {
+    if (segment.length === 0) return NOT_FOUND;
+    if (Array.isArray(current)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(segment)) return NOT_FOUND;
+      const index = Number(segment);
+      if (index >= current.length) return NOT_FOUND;
+      current = current[index];
+    } else if (isPlainRecord(current)) {
+      if (!Object.hasOwn(current, segment)) return NOT_FOUND;
+      current = current[segment];
+    } else {
+      return NOT_FOUND;
+    }
+  }
+  return { found: true, value: current };
+}
+
+export function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The text of a payload value as filters (`regex`, `in_file`, `contains` on strings) and list files
+ * see it: strings verbatim, everything else as compact JSON (`42`, `true`, `null`, `{"a":1}`).
+ */
+export function valueToText(value: unknown): string {
+  if (typeof value === "string") return value;
+  return JSON.stringify(value) ?? String(value);
+}

@@ -1,0 +1,156 @@
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+
+/** Sender authentication (spec 5). Pure: no I/O, never throws, never puts the secret in a reason. */
+
+export type AuthScheme = "forge_hmac" | "token" | "standard_webhooks" | "generic_v2" | "generic_v1";
+export type AuthResult = { ok: true; scheme: AuthScheme } | { ok: false; reason: string };
+
+export interface VerifyInput {
+  headers: Readonly<Record<string, string>>;
+  body: Buffer;
+  secret: string;
+  nowSeconds: number;
+}
+
+/** Replay window for timestamped schemes (Standard Webhooks and generic V2), both directions. */
+export const TIMESTAMP_TOLERANCE_SECONDS = 300;
+
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const UNIX_SECONDS = /^[0-9]{1,12}$/;
+
+type Headers = Readonly<Record<string, string>>;
+
+function fail(reason: string): AuthResult {
+  return { ok: false, reason };
+}
+
+/** A header value, or undefined when absent; a non-ASCII or non-string value reads as malformed. */
+function header(headers: Headers, name: string): string | undefined | null {
+  if (!Object.hasOwn(headers, name)) return undefined;
+  const value: unknown = headers[name];
+  if (typeof value !== "string" || !PRINTABLE_ASCII.test(value)) return null;
+  return value;
+}
+
+function hmac(key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
+  const mac = createHmac("sha256", key);
+  for (const part of parts) mac.update(part);
+  return mac.digest();
+}
+
+function equalDigests(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function checkHexHmac(sent: string, expected: Buffer): boolean {
+  return HEX_SHA256.test(sent) && equalDigests(Buffer.from(sent, "hex"), expected);
+}
+
+function checkTimestamp(raw: string | undefined | null, nowSeconds: number): string | undefined {
+  if (raw === undefined) return "timestamp header missing";
+  if (raw === null || !UNIX_SECONDS.test(raw)) return "timestamp header is not Unix seconds";
+  if (Math.abs(nowSeconds - Number(raw)) > TIMESTAMP_TOLERANCE_SECONDS) {
+    return `timestamp is more than ${TIMESTAMP_TOLERANCE_SECONDS} s from the server clock`;
+  }
+  return undefined;
+}
+
+function forgeHmac(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null || !value.startsWith("sha256=")) return fail("x-hub-signature-256 is not sha256=<hex>");
+  const ok = checkHexHmac(value.slice("sha256=".length), hmac(input.secret, input.body));
+  return ok ? { ok: true, scheme: "forge_hmac" } : fail("x-hub-signature-256 does not match");
+}
+
+function token(value: string | null, secret: string): AuthResult {
+  if (value === null) return fail("token header is malformed");
+  // Digests are compared so neither the secret's length nor its prefix leaks through timing.
+  const sent = createHash("sha256").update(value, "utf8").digest();
+  const expected = createHash("sha256").update(secret, "utf8").digest();
+  return timingSafeEqual(sent, expected) ? { ok: true, scheme: "token" } : fail("token does not match");
+}
+
+/** `whsec_<base64>` is a base64 key (Standard Webhooks / Svix); any other secret is used as UTF-8 bytes. */
+function standardWebhooksKey(secret: string): Buffer | undefined {
+  if (!secret.startsWith("whsec_")) return Buffer.from(secret, "utf8");
+  const encoded = secret.slice("whsec_".length);
+  if (encoded.length === 0 || !BASE64.test(encoded)) return undefined;
+  return Buffer.from(encoded, "base64");
+}
+
+function standardWebhooks(headers: Headers, input: VerifyInput): AuthResult {
+  const prefix = ["webhook-id", "webhook-timestamp", "webhook-signature"].some((n) => Object.hasOwn(headers, n))
+    ? "webhook-"
+    : "svix-";
+  const id = header(headers, `${prefix}id`);
+  const timestamp = header(headers, `${prefix}timestamp`);
+  const signatures = header(headers, `${prefix}signature`);
+  if (id === undefined || id === null || id.length === 0) return fail(`${prefix}id missing or malformed`);
+  const stale = checkTimestamp(timestamp, input.nowSeconds);
+  if (stale !== undefined) return fail(`${prefix}${stale}`);
+  if (signatures === undefined || signatures === null) return fail(`${prefix}signature missing or malformed`);
+  const key = standardWebhooksKey(input.secret);
+  if (key === undefined) return fail("route secret starts with whsec_ but is not valid base64");
+  const expected = hmac(key, `${id}.${timestamp}.`, input.body);
+  let matched = false;
+  for (const entry of signatures.split(" ")) {
+    const comma = entry.indexOf(",");
+    if (comma < 0 || entry.slice(0, comma) !== "v1") continue;
+    const encoded = entry.slice(comma + 1);
+    if (!BASE64.test(encoded)) continue;
+    if (equalDigests(Buffer.from(encoded, "base64"), expected)) matched = true;
+  }
+  return matched ? { ok: true, scheme: "standard_webhooks" } : fail(`${prefix}signature has no matching v1 entry`);
+}
+
+function genericV2(value: string | null, headers: Headers, input: VerifyInput): AuthResult {
+  const timestamp = header(headers, "x-webhook-timestamp");
+  const stale = checkTimestamp(timestamp, input.nowSeconds);
+  if (stale !== undefined) return fail(`x-webhook-${stale}`);
+  if (value === null) return fail("x-webhook-signature-v2 is malformed");
+  const ok = checkHexHmac(value, hmac(input.secret, `${timestamp}.`, input.body));
+  return ok ? { ok: true, scheme: "generic_v2" } : fail("x-webhook-signature-v2 does not match");
+}
+
+function genericV1(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail("x-webhook-signature is malformed");
+  const ok = checkHexHmac(value, hmac(input.secret, input.body));
+  return ok ? { ok: true, scheme: "generic_v1" } : fail("x-webhook-signature does not match");
+}
+
+function verify(input: VerifyInput): AuthResult {
+  const { headers } = input;
+  if (typeof input.secret !== "string" || input.secret.length === 0) return fail("no secret configured");
+  if (!Buffer.isBuffer(input.body)) return fail("body is not a buffer");
+
+  const hub = header(headers, "x-hub-signature-256");
+  if (hub !== undefined) return forgeHmac(hub, input);
+
+  const forgeToken = header(headers, "x-alt-forge-token");
+  if (forgeToken !== undefined) return token(forgeToken, input.secret);
+  const gitlabToken = header(headers, "x-gitlab-token");
+  if (gitlabToken !== undefined) return token(gitlabToken, input.secret);
+
+  const standard = ["webhook-", "svix-"].some((p) =>
+    ["id", "timestamp", "signature"].some((n) => Object.hasOwn(headers, p + n)),
+  );
+  if (standard) return standardWebhooks(headers, input);
+
+  // Once the V2 header is present the request is judged as V2 only: never downgraded to V1.
+  const v2 = header(headers, "x-webhook-signature-v2");
+  if (v2 !== undefined) return genericV2(v2, headers, input);
+  const v1 = header(headers, "x-webhook-signature");
+  if (v1 !== undefined) return genericV1(v1, input);
+
+  return fail("no recognized signature or token header");
+}
+
+/** First header family present wins (spec 5 order); any malformed input is a plain failure. */
+export function verifySignature(input: VerifyInput): AuthResult {
+  try {
+    return verify(input);
+  } catch {
+    return fail("signature check failed on malformed input");
+  }
+}

@@ -1,0 +1,228 @@
+import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { sign as octokitSign } from "@octokit/webhooks-methods";
+import fc from "fast-check";
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { Webhook as SvixWebhook } from "svix";
+import { describe, expect, it } from "vitest";
+import { verifySignature } from "../../../src/streams/signatures.js";
+
+const vectors = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../fixtures/vectors/${name}`, import.meta.url), "utf8"));
+const github = vectors("github-hmac-sha256.json") as {
+  secret: string;
+  payload: string;
+  header: string;
+  signature: string;
+};
+const stdwh = vectors("standard-webhooks.json") as {
+  secret: string;
+  msgId: string;
+  timestamp: number;
+  payload: string;
+  signature: string;
+  otherSignatures: string[];
+};
+
+const NOW = 1_700_000_000;
+const SECRET = "route-secret-\u00e9t\u00e9";
+const hex = (key: string | Buffer, data: string | Buffer) => createHmac("sha256", key).update(data).digest("hex");
+const check = (headers: Record<string, string>, body: Buffer | string, secret = SECRET, nowSeconds = NOW) =>
+  verifySignature({ headers, body: Buffer.isBuffer(body) ? body : Buffer.from(body), secret, nowSeconds });
+const flipByte = (body: Uint8Array, index: number, mask: number) => {
+  const copy = Buffer.from(body);
+  const i = index % copy.length;
+  copy[i] = (copy[i] ?? 0) ^ mask;
+  return copy;
+};
+
+describe("forge HMAC (X-Hub-Signature-256)", () => {
+  it("accepts GitHub's documented test vector", () => {
+    expect(check({ [github.header]: github.signature }, github.payload, github.secret)).toEqual({
+      ok: true,
+      scheme: "forge_hmac",
+    });
+  });
+
+  it("compares the hex digest case-insensitively", () => {
+    const upper = `sha256=${github.signature.slice(7).toUpperCase()}`;
+    expect(check({ "x-hub-signature-256": upper }, github.payload, github.secret).ok).toBe(true);
+  });
+
+  it("rejects a wrong secret, a missing sha256= prefix and a truncated digest", () => {
+    expect(check({ "x-hub-signature-256": github.signature }, github.payload, "other").ok).toBe(false);
+    expect(check({ "x-hub-signature-256": github.signature.slice(7) }, github.payload, github.secret).ok).toBe(false);
+    expect(check({ "x-hub-signature-256": github.signature.slice(0, -2) }, github.payload, github.secret).ok).toBe(false);
+  });
+
+  it("accepts any body signed by @octokit/webhooks-methods and rejects any single-byte change", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1 }), fc.nat(), fc.integer({ min: 1, max: 255 }), async (body, at, mask) => {
+        const signature = await octokitSign(SECRET, body);
+        const bytes = Buffer.from(body);
+        expect(check({ "x-hub-signature-256": signature }, bytes)).toEqual({ ok: true, scheme: "forge_hmac" });
+        expect(check({ "x-hub-signature-256": signature }, flipByte(bytes, at, mask)).ok).toBe(false);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe("token host (X-Alt-Forge-Token / X-Gitlab-Token)", () => {
+  it("accepts the exact secret under either header name", () => {
+    expect(check({ "x-alt-forge-token": "alt-token" }, "{}", "alt-token")).toEqual({ ok: true, scheme: "token" });
+    expect(check({ "x-gitlab-token": "plain-token" }, "{}", "plain-token")).toEqual({ ok: true, scheme: "token" });
+  });
+
+  it("rejects prefixes, extensions and case changes of the secret", () => {
+    for (const sent of ["plain-toke", "plain-token ", "PLAIN-TOKEN", ""]) {
+      expect(check({ "x-gitlab-token": sent }, "{}", "plain-token").ok).toBe(false);
+    }
+  });
+
+  it("is not an HMAC: a token equal to the body's HMAC is rejected", () => {
+    expect(check({ "x-gitlab-token": hex("plain-token", "{}") }, "{}", "plain-token").ok).toBe(false);
+  });
+});
+
+describe("Standard Webhooks (webhook-* and svix-* headers)", () => {
+  const vectorHeaders = (signature: string) => ({
+    "webhook-id": stdwh.msgId,
+    "webhook-timestamp": String(stdwh.timestamp),
+    "webhook-signature": signature,
+  });
+
+  it("accepts the Standard Webhooks specification's signing vector", () => {
+    expect(check(vectorHeaders(stdwh.signature), stdwh.payload, stdwh.secret, stdwh.timestamp)).toEqual({
+      ok: true,
+      scheme: "standard_webhooks",
+    });
+  });
+
+  it("accepts when any one of several space-separated entries matches, ignoring non-v1 entries", () => {
+    const header = [...stdwh.otherSignatures, stdwh.signature, stdwh.otherSignatures[0]].join(" ");
+    expect(check(vectorHeaders(header), stdwh.payload, stdwh.secret, stdwh.timestamp).ok).toBe(true);
+    expect(check(vectorHeaders(stdwh.otherSignatures.join(" ")), stdwh.payload, stdwh.secret, stdwh.timestamp).ok).toBe(false);
+    const asV2 = stdwh.signature.replace("v1,", "v2,");
+    expect(check(vectorHeaders(asV2), stdwh.payload, stdwh.secret, stdwh.timestamp).ok).toBe(false);
+  });
+
+  it("enforces the 300 s tolerance in both directions, inclusive", () => {
+    const at = (now: number) => check(vectorHeaders(stdwh.signature), stdwh.payload, stdwh.secret, now).ok;
+    expect(at(stdwh.timestamp + 300)).toBe(true);
+    expect(at(stdwh.timestamp - 300)).toBe(true);
+    expect(at(stdwh.timestamp + 301)).toBe(false);
+    expect(at(stdwh.timestamp - 301)).toBe(false);
+  });
+
+  it("rejects a missing id, timestamp or signature and a non-numeric timestamp", () => {
+    const full = vectorHeaders(stdwh.signature);
+    for (const name of Object.keys(full)) {
+      const partial: Record<string, string> = { ...full };
+      delete partial[name];
+      expect(check(partial, stdwh.payload, stdwh.secret, stdwh.timestamp).ok).toBe(false);
+    }
+    const bad = { ...full, "webhook-timestamp": "1614265330.5" };
+    expect(check(bad, stdwh.payload, stdwh.secret, stdwh.timestamp).ok).toBe(false);
+  });
+
+  it("uses a whsec_ secret as base64 key bytes and rejects one that is not base64", () => {
+    const raw = `whsec_${stdwh.secret.slice(6)}`;
+    expect(check(vectorHeaders(stdwh.signature), stdwh.payload, raw, stdwh.timestamp).ok).toBe(true);
+    // Without the prefix the same text is a plain UTF-8 secret, so the vector no longer matches.
+    expect(check(vectorHeaders(stdwh.signature), stdwh.payload, stdwh.secret.slice(6), stdwh.timestamp).ok).toBe(false);
+    expect(check(vectorHeaders(stdwh.signature), stdwh.payload, "whsec_not*base64!", stdwh.timestamp).ok).toBe(false);
+  });
+
+  // The library signs text (it decodes a Buffer as UTF-8 first), so bodies here are strings.
+  it("accepts any body signed by the standardwebhooks library (whsec_ and raw secrets)", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 512 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (body, at, mask) => {
+        const bytes = Buffer.from(body);
+        const date = new Date(NOW * 1000);
+        for (const [secret, signer] of [
+          [stdwh.secret, new StandardWebhook(stdwh.secret)],
+          [SECRET, new StandardWebhook(Buffer.from(SECRET, "utf8"), { format: "raw" })],
+        ] as const) {
+          const headers = { "webhook-id": "msg_1", "webhook-timestamp": String(NOW), "webhook-signature": signer.sign("msg_1", date, bytes) };
+          expect(check(headers, bytes, secret)).toEqual({ ok: true, scheme: "standard_webhooks" });
+          expect(check(headers, flipByte(bytes, at, mask), secret).ok).toBe(false);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("accepts Svix-signed requests under the svix-* header aliases", () => {
+    const secret = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";
+    const body = JSON.stringify({ type: "invoice.paid", data: { id: "in_1" } });
+    const signature = new SvixWebhook(secret).sign("msg_svix", new Date(NOW * 1000), body);
+    const headers = { "svix-id": "msg_svix", "svix-timestamp": String(NOW), "svix-signature": signature };
+    expect(check(headers, body, secret)).toEqual({ ok: true, scheme: "standard_webhooks" });
+    expect(check({ ...headers, "svix-id": "msg_other" }, body, secret).ok).toBe(false);
+  });
+});
+
+describe("generic V2 and V1", () => {
+  const body = '{"hello":"world"}';
+  const v2 = (ts: number | string) => ({
+    "x-webhook-signature-v2": hex(SECRET, `${ts}.${body}`),
+    "x-webhook-timestamp": String(ts),
+  });
+
+  it("accepts V2 within 300 s both ways and rejects outside or without a timestamp", () => {
+    expect(check(v2(NOW), body)).toEqual({ ok: true, scheme: "generic_v2" });
+    expect(check(v2(NOW - 300), body).ok).toBe(true);
+    expect(check(v2(NOW + 300), body).ok).toBe(true);
+    expect(check(v2(NOW - 301), body).ok).toBe(false);
+    expect(check(v2(NOW + 301), body).ok).toBe(false);
+    const { "x-webhook-timestamp": _, ...noTimestamp } = v2(NOW);
+    expect(check(noTimestamp, body).ok).toBe(false);
+    expect(check({ ...v2(NOW), "x-webhook-timestamp": "soon" }, body).ok).toBe(false);
+  });
+
+  it("never downgrades a bad V2 to a valid V1 signature", () => {
+    const headers = { ...v2(NOW - 1000), "x-webhook-signature": hex(SECRET, body) };
+    expect(check(headers, body).ok).toBe(false);
+    expect(check({ "x-webhook-signature": hex(SECRET, body) }, body)).toEqual({ ok: true, scheme: "generic_v1" });
+  });
+
+  it("rejects V1 over a different body and V2 whose timestamp was altered", () => {
+    expect(check({ "x-webhook-signature": hex(SECRET, body) }, `${body} `).ok).toBe(false);
+    expect(check({ ...v2(NOW), "x-webhook-timestamp": String(NOW + 1) }, body).ok).toBe(false);
+  });
+});
+
+describe("header families and malformed input", () => {
+  it("rejects a request with no recognized header and an empty secret", () => {
+    expect(check({ "content-type": "application/json" }, "{}").ok).toBe(false);
+    expect(check({ "x-gitlab-token": "" }, "{}", "").ok).toBe(false);
+  });
+
+  it("judges only the first family present: a bad hub signature is not rescued by a valid token", () => {
+    expect(check({ "x-hub-signature-256": "sha256=00", "x-gitlab-token": SECRET }, "{}").ok).toBe(false);
+    expect(check({ "x-gitlab-token": "nope", "x-webhook-signature": hex(SECRET, "{}") }, "{}").ok).toBe(false);
+  });
+
+  it("rejects non-ASCII header values, even a token equal to a non-ASCII secret", () => {
+    expect(check({ "x-gitlab-token": SECRET }, "{}").ok).toBe(false);
+    expect(check({ "x-hub-signature-256": `sha256=${hex(SECRET, "{}")}\u00a0` }, "{}").ok).toBe(false);
+  });
+
+  it("never throws and never echoes the secret, whatever the headers hold", () => {
+    const names = fc.constantFrom(
+      "x-hub-signature-256", "x-alt-forge-token", "x-gitlab-token", "webhook-id", "webhook-timestamp",
+      "webhook-signature", "svix-id", "svix-timestamp", "svix-signature", "x-webhook-signature-v2",
+      "x-webhook-timestamp", "x-webhook-signature",
+    );
+    const values = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.constantFrom("v1,", "sha256=", "v1,====", " v1,a"));
+    fc.assert(
+      fc.property(fc.dictionary(names, values), fc.uint8Array(), fc.string(), fc.double(), (headers, body, secret, now) => {
+        const marked = `S3CR3T${secret}`;
+        const result = verifySignature({ headers, body: Buffer.from(body), secret: marked, nowSeconds: now });
+        if (!result.ok) expect(result.reason).not.toContain("S3CR3T");
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
