@@ -1,5 +1,225 @@
 import { z } from "zod";
 
-/** `mcp_servers`: refined by the MCP client work. String values stay raw: they are rendered at connect time. */
-export const mcpServerSchema = z.looseObject({});
-export const mcpServersSchema = z.record(z.string(), mcpServerSchema).default({});
+/**
+ * `mcp_servers` (spec mcp-client 2.1, 2.2, 2.4). String values stay raw here: `${VAR}` is rendered at
+ * connect time, so a secret added to `.env` later is picked up without a restart.
+ */
+
+function describe(value: unknown): string {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? typeof value : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  } catch {
+    return typeof value;
+  }
+}
+
+/** A duration in seconds (numbers, or numeric strings); the message names the unit the user must give. */
+function seconds<D extends number | undefined>(fallback: D, options: { positive?: boolean } = {}) {
+  return z.unknown().optional().transform((value, ctx): D extends number ? number : number | undefined => {
+    if (value === undefined || value === null) return fallback as never;
+    const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+    if (typeof n !== "number" || !Number.isFinite(n) || n < 0 || (options.positive === true && n === 0)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `expected ${typeof n === "number" && options.positive === true ? "a positive number of " : ""}seconds, got ${describe(value)}`,
+      });
+      return z.NEVER;
+    }
+    return n as never;
+  });
+}
+
+const TRUTHY = new Set(["true", "yes", "on", "1", "enabled"]);
+const FALSY = new Set(["false", "no", "off", "0", "disabled", ""]);
+
+/** `resources: yes`, `prompts: 1` and friends (spec 2.2 "bool-like"). */
+const boolLike = z.unknown().optional().transform((value, ctx): boolean => {
+  if (value === undefined || value === null) return false;
+  if (typeof value === "boolean") return value;
+  const text = String(value).trim().toLowerCase();
+  if (TRUTHY.has(text)) return true;
+  if (FALSY.has(text)) return false;
+  ctx.addIssue({ code: "custom", message: `expected true or false, got ${describe(value)}` });
+  return z.NEVER;
+});
+
+const stringList = z
+  .union([z.string().min(1), z.array(z.string().min(1))], {
+    error: (issue) => `expected a tool name, a glob, or a list of them, got ${describe(issue.input)}`,
+  })
+  .transform((v) => (typeof v === "string" ? [v] : v));
+
+export const toolsPolicySchema = z
+  .strictObject({
+    include: stringList.optional(),
+    exclude: stringList.optional(),
+    resources: boolLike,
+    prompts: boolLike,
+  })
+  .default({ resources: false, prompts: false });
+
+export const oauthSchema = z.strictObject({
+  flow: z.enum(["browser", "device"]).optional(),
+  timeout: seconds(300, { positive: true }),
+  client_id: z.string().min(1).optional(),
+  client_secret: z.string().min(1).optional(),
+  token_endpoint_auth_method: z
+    .enum(["none", "client_secret_basic", "client_secret_post", "private_key_jwt", "client_secret_jwt"])
+    .optional(),
+  client_name: z.string().min(1).optional(),
+  scope: z
+    .union([z.string(), z.array(z.string().min(1))])
+    .transform((v) => (Array.isArray(v) ? v.join(" ") : v))
+    .optional(),
+  redirect_uri: z.string().min(1).optional(),
+  redirect_port: z
+    .number({ error: (i) => `expected a port number (1-65535), got ${describe(i.input)}` })
+    .int()
+    .min(1)
+    .max(65535)
+    .optional(),
+  client_metadata_url: z.string().min(1).optional(),
+  cimd: z.boolean().optional(),
+  /** Empty or null is ignored (spec 2.4). */
+  user_agent: z
+    .string()
+    .nullable()
+    .optional()
+    .transform((v) => (v === null || v === undefined || v.trim() === "" ? undefined : v)),
+});
+export type OAuthSettings = z.infer<typeof oauthSchema>;
+
+/** Sampling policy (spec 6, fields defined by svc): off unless enabled; answered by the agent runner. */
+export const samplingSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** Upper bound on the server's `maxTokens`; larger requests are clamped to it. */
+    max_tokens: z.number().int().positive().default(4096),
+    /** Passed to the runner as the model to use, overriding the server's model preferences. */
+    model: z.string().min(1).optional(),
+    /** Requests above this rate are refused with an error (a sliding one-minute window). */
+    max_requests_per_minute: z.number().int().positive().default(10),
+    timeout: seconds(300, { positive: true }),
+  })
+  .default({ enabled: false, max_tokens: 4096, max_requests_per_minute: 10, timeout: 300 });
+export type SamplingSettings = z.infer<typeof samplingSchema>;
+
+export const elicitationSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    timeout: seconds(300, { positive: true }),
+  })
+  .default({ enabled: true, timeout: 300 });
+
+const lifecycleSchema = z.strictObject({
+  idle_timeout_seconds: z.unknown().optional(),
+  max_lifetime_seconds: z.unknown().optional(),
+});
+
+const clientCert = z.union(
+  [
+    z.string().min(1),
+    z.tuple([z.string().min(1), z.string().min(1)]),
+    z.tuple([z.string().min(1), z.string().min(1), z.string()]),
+  ],
+  {
+    error: (i) =>
+      `expected a PEM path, [cert, key] or [cert, key, password], got ${describe(i.input)}`,
+  },
+);
+
+const entryShape = {
+  command: z.string().min(1).optional(),
+  args: z.array(z.union([z.string(), z.number()]).transform(String)).default([]),
+  env: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).default({}),
+  url: z.string().min(1).optional(),
+  headers: z.record(z.string(), z.union([z.string(), z.number()]).transform(String)).default({}),
+  ssl_verify: z
+    .union([z.boolean(), z.string().min(1)], {
+      error: (i) => `expected true, false or a CA bundle path, got ${describe(i.input)}`,
+    })
+    .default(true),
+  client_cert: clientCert.optional(),
+  client_key: z.string().min(1).optional(),
+  enabled: z.boolean().default(true),
+  timeout: seconds(300, { positive: true }),
+  connect_timeout: seconds(60, { positive: true }),
+  protocol: z.enum(["auto", "stateless", "legacy"]).default("auto"),
+  supports_parallel_tool_calls: z.boolean().default(false),
+  skip_preflight: z.boolean().default(false),
+  transport: z.enum(["sse", "http", "streamable_http", "streamable-http"]).optional(),
+  keepalive_interval: seconds(undefined),
+  lazy: z.boolean().default(false),
+  idle_timeout_seconds: seconds(0),
+  max_lifetime_seconds: seconds(0),
+  lifecycle: lifecycleSchema.optional(),
+  tools: toolsPolicySchema,
+  auth: z.enum(["oauth", "none"]).optional(),
+  oauth: oauthSchema.optional(),
+  sampling: samplingSchema,
+  elicitation: elicitationSchema,
+  /** `full` (default) or anything else, which is treated as `untrusted`. */
+  trust: z.string().default("full"),
+};
+
+/** `lifecycle: { idle_timeout_seconds, max_lifetime_seconds }` fills the top-level keys when they are absent. */
+function hoistLifecycle(raw: unknown): unknown {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const entry = raw as Record<string, unknown>;
+  const lifecycle = entry.lifecycle;
+  if (lifecycle === null || typeof lifecycle !== "object" || Array.isArray(lifecycle)) return raw;
+  const inner = lifecycle as Record<string, unknown>;
+  return {
+    ...entry,
+    idle_timeout_seconds: entry.idle_timeout_seconds ?? inner.idle_timeout_seconds,
+    max_lifetime_seconds: entry.max_lifetime_seconds ?? inner.max_lifetime_seconds,
+  };
+}
+
+export const mcpServerSchema = z.preprocess(
+  hoistLifecycle,
+  z.strictObject(entryShape).superRefine((entry, ctx) => {
+    const hasCommand = entry.command !== undefined;
+    const hasUrl = entry.url !== undefined;
+    if (hasCommand === hasUrl) {
+      ctx.addIssue({
+        code: "custom",
+        message: hasCommand
+          ? "has both command and url — keep command (stdio) or url (HTTP), not both"
+          : "needs command (a local stdio server) or url (a remote server)",
+      });
+    }
+    if (hasCommand && entry.transport === "sse") {
+      ctx.addIssue({ code: "custom", path: ["transport"], message: "sse applies to url servers only" });
+    }
+    if (hasCommand && entry.auth === "oauth") {
+      ctx.addIssue({ code: "custom", path: ["auth"], message: "oauth applies to url servers only" });
+    }
+    if (typeof entry.client_cert === "string" || entry.client_cert === undefined) return;
+    if (entry.client_key !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["client_key"],
+        message: "client_cert is already [cert, key] — drop client_key",
+      });
+    }
+  }),
+);
+export type McpServerEntry = z.infer<typeof mcpServerSchema>;
+
+export const mcpServersSchema = z
+  .record(z.string().min(1, "a server name cannot be empty"), mcpServerSchema)
+  .default({});
+export type McpServers = z.infer<typeof mcpServersSchema>;
+
+/** Transport kind of an entry. */
+export function transportKind(entry: McpServerEntry): "stdio" | "http" | "sse" {
+  if (entry.command !== undefined) return "stdio";
+  return entry.transport === "sse" ? "sse" : "http";
+}
+
+/** `trust: full` is the only trusted value; anything else (typos included) is untrusted. */
+export function isTrusted(entry: McpServerEntry): boolean {
+  return entry.trust.trim().toLowerCase() === "full";
+}

@@ -1,0 +1,89 @@
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { InterpolationScope } from "../../config/interpolate.js";
+import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
+import { SvcError } from "../../errors.js";
+import { preflight } from "./preflight.js";
+import { renderEntry } from "./render.js";
+import { type McpSession, type SessionHandlers, openSession } from "./session.js";
+import { createTlsFetch } from "./tlsFetch.js";
+import { createTransport } from "./transport.js";
+
+/** Supplies the OAuth provider of an `auth: oauth` server (issue 6); `interactive: false` for background connects. */
+export type OAuthProviderFor = (
+  server: string,
+  entry: McpServerEntry,
+  options: { interactive: boolean },
+) => OAuthClientProvider | Promise<OAuthClientProvider>;
+
+export interface ConnectOptions {
+  /** Read at every connect, so a variable added to `.env` later is picked up. */
+  readonly scope: () => InterpolationScope;
+  readonly oauthProviderFor?: OAuthProviderFor;
+  readonly interactive: boolean;
+  readonly handlers?: SessionHandlers;
+  readonly onStderr?: (line: string) => void;
+  readonly onLost?: (reason: string) => void;
+  readonly signal?: AbortSignal;
+  readonly parentEnv?: NodeJS.ProcessEnv;
+}
+
+/** Renders the entry, checks TLS files and the endpoint, then opens a session in the configured era. */
+export async function connectServer(name: string, entry: McpServerEntry, options: ConnectOptions): Promise<McpSession> {
+  const rendered = renderEntry(name, entry, options.scope());
+  const timeoutMs = rendered.connect_timeout * 1000;
+  const transportOptions = {
+    ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
+    ...(options.parentEnv === undefined ? {} : { parentEnv: options.parentEnv }),
+  };
+  if (transportKind(rendered) === "stdio") {
+    return openSession({
+      name,
+      protocol: rendered.protocol,
+      makeTransport: () => createTransport(rendered, transportOptions),
+      timeoutMs,
+      ...sessionExtras(options),
+    });
+  }
+  const tls = createTlsFetch(name, rendered);
+  try {
+    if (!rendered.skip_preflight) {
+      await preflight(name, rendered.url as string, rendered.headers, tls.fetch, Math.min(timeoutMs, 10_000));
+    }
+    const authProvider = rendered.auth === "oauth" ? await oauthProvider(name, rendered, options) : undefined;
+    const session = await openSession({
+      name,
+      protocol: rendered.protocol,
+      makeTransport: () =>
+        createTransport(rendered, {
+          ...transportOptions,
+          fetch: tls.fetch,
+          ...(authProvider === undefined ? {} : { authProvider }),
+        }),
+      timeoutMs,
+      ...sessionExtras(options),
+    });
+    session.addCleanup(() => tls.close());
+    return session;
+  } catch (err) {
+    await tls.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+function sessionExtras(options: ConnectOptions) {
+  return {
+    ...(options.handlers === undefined ? {} : { handlers: options.handlers }),
+    ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
+}
+
+async function oauthProvider(name: string, entry: McpServerEntry, options: ConnectOptions): Promise<OAuthClientProvider> {
+  if (options.oauthProviderFor === undefined) {
+    throw new SvcError(
+      "mcp_connect",
+      `mcp_servers.${name}: auth: oauth is set but OAuth support is not available in this build — remove auth: oauth or use a static Authorization header`,
+    );
+  }
+  return options.oauthProviderFor(name, entry, { interactive: options.interactive });
+}

@@ -1,0 +1,45 @@
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+
+/** The stateless revision whose `server/discover` replaces the `initialize` handshake (spec 9). */
+export const STATELESS_VERSION = "2026-07-28";
+export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+/** JSON-RPC code a 2026-07-28 server answers for a protocol version it does not serve. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+export const DiscoverResultSchema = z.looseObject({
+  supportedVersions: z.array(z.string()),
+  capabilities: z.record(z.string(), z.unknown()).default({}),
+  instructions: z.string().optional(),
+  _meta: z.record(z.string(), z.unknown()).optional(),
+});
+export type DiscoverResult = z.infer<typeof DiscoverResultSchema>;
+
+/** JSON-RPC error code carried by an error, including one inside an HTTP error body. */
+function rpcCode(err: unknown): number | undefined {
+  if (err instanceof McpError) return err.code;
+  const message = err instanceof Error ? err.message : "";
+  const match = /"code"\s*:\s*(-32\d{3})/.exec(message);
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+/**
+ * Whether a failed `initialize` means "this server only speaks the stateless revision": a JSON-RPC error
+ * -32022 (unsupported protocol version) or -32601 (method not found: no `initialize` at all), whether it
+ * arrives as a JSON-RPC response or as the body of an HTTP 4xx; or a message that names `server/discover`
+ * or the stateless protocol. Anything else (timeouts, refused connections, 401) is a real failure.
+ */
+export function isModernOnlyRejection(err: unknown): boolean {
+  const code = rpcCode(err);
+  if (code === UNSUPPORTED_PROTOCOL_VERSION || code === ErrorCode.MethodNotFound) return true;
+  const message = err instanceof Error ? err.message : String(err);
+  return /server\/discover|stateless|2026-07-28/i.test(message);
+}
+
+/** Whether the discover result lets us speak the stateless revision. */
+export function speaksStateless(result: DiscoverResult): boolean {
+  return result.supportedVersions.includes(STATELESS_VERSION);
+}

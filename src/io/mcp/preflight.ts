@@ -1,0 +1,62 @@
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { SvcError } from "../../errors.js";
+
+const MCP_TYPES = ["application/json", "text/event-stream"];
+
+function mediaType(header: string | null): string {
+  return (header ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/**
+ * Fail-fast probe of a remote endpoint (spec 2.1 `skip_preflight`): HEAD, then GET when HEAD gives no
+ * verdict. Only a 2xx answer with a content type that is neither JSON nor an event stream (a login page,
+ * a docs site) fails; every other answer (401, 404, 405, network errors, no content type) proceeds to
+ * the real connect, which reports its own error.
+ */
+export async function preflight(
+  server: string,
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  fetch: FetchLike,
+  timeoutMs: number,
+): Promise<void> {
+  for (const method of ["HEAD", "GET"] as const) {
+    const verdict = await probe(url, method, headers, fetch, timeoutMs);
+    if (verdict === "mcp") return;
+    if (verdict !== undefined) {
+      throw new SvcError(
+        "mcp_connect",
+        `mcp_servers.${server}: ${url} answered ${method} with content type "${verdict}", not an MCP endpoint — check the url, or set skip_preflight: true if the server only answers MCP on POST`,
+      );
+    }
+  }
+}
+
+/** "mcp" for an MCP-looking 2xx, the content type for a non-MCP 2xx, undefined for "no verdict". */
+async function probe(
+  url: string,
+  method: "HEAD" | "GET",
+  headers: Readonly<Record<string, string>>,
+  fetch: FetchLike,
+  timeoutMs: number,
+): Promise<string | undefined> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    const response = await fetch(url, {
+      method,
+      headers: { ...headers, accept: "application/json, text/event-stream" },
+      signal: controller.signal,
+      redirect: "manual",
+    });
+    const type = mediaType(response.headers.get("content-type"));
+    await response.body?.cancel().catch(() => undefined);
+    if (response.status < 200 || response.status >= 300 || type === "") return undefined;
+    return MCP_TYPES.includes(type) ? "mcp" : type;
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
+}

@@ -1,0 +1,44 @@
+import { type InterpolationScope, expandHome, interpolate, interpolateDeep } from "../../config/interpolate.js";
+import type { McpServerEntry } from "../../config/sections/mcp.js";
+import { SvcError } from "../../errors.js";
+
+/**
+ * Renders `${VAR}` in a server entry at connect time (spec 2.3). An unset variable keeps its literal text,
+ * except in a remote server's `url` and `headers`: there the connect fails closed, naming the variable,
+ * so a half-rendered URL or credential never leaves the machine.
+ */
+export function renderEntry(name: string, entry: McpServerEntry, scope: InterpolationScope): McpServerEntry {
+  const { url, headers, ...rest } = entry;
+  const rendered = interpolateDeep(rest, scope);
+  const out: McpServerEntry = { ...rendered, headers: {} };
+  if (url !== undefined) {
+    const r = interpolate(url, scope);
+    failOnUnset(name, "url", r.unresolved);
+    out.url = r.value;
+  }
+  for (const [key, value] of Object.entries(headers)) {
+    const r = interpolate(value, scope);
+    failOnUnset(name, `headers.${key}`, r.unresolved);
+    out.headers[key] = r.value;
+  }
+  if (out.command !== undefined) out.command = expandHome(out.command);
+  out.args = out.args.map(expandHome);
+  if (typeof out.ssl_verify === "string") out.ssl_verify = expandHome(out.ssl_verify);
+  if (typeof out.client_cert === "string") out.client_cert = expandHome(out.client_cert);
+  else if (Array.isArray(out.client_cert)) {
+    const [cert, key, password] = out.client_cert;
+    out.client_cert =
+      password === undefined ? [expandHome(cert), expandHome(key)] : [expandHome(cert), expandHome(key), password];
+  }
+  if (out.client_key !== undefined) out.client_key = expandHome(out.client_key);
+  return out;
+}
+
+function failOnUnset(name: string, key: string, unresolved: readonly string[]): void {
+  const first = unresolved[0];
+  if (first === undefined) return;
+  throw new SvcError(
+    "mcp_connect",
+    `mcp_servers.${name}.${key}: \${${first}} is not set — add ${first}=... to the profile's .env or the environment (the next connect picks it up)`,
+  );
+}

@@ -1,0 +1,258 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  type CallToolResult,
+  type ClientCapabilities,
+  CreateMessageRequestSchema,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  ElicitRequestSchema,
+  type ElicitRequest,
+  type ElicitResult,
+  type Implementation,
+  type ServerCapabilities,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { VERSION } from "../../cli/version.js";
+import {
+  type DiscoverResult,
+  DiscoverResultSchema,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  STATELESS_VERSION,
+  isModernOnlyRejection,
+  speaksStateless,
+} from "./eras.js";
+
+const LooseToolListSchema = z.looseObject({
+  tools: z.array(
+    z.looseObject({
+      name: z.string(),
+      inputSchema: z.looseObject({}).default({ type: "object" }),
+      annotations: z.looseObject({}).optional(),
+    }),
+  ),
+  nextCursor: z.string().optional(),
+});
+
+export type Era = "legacy" | "stateless";
+export type ProtocolChoice = "auto" | "stateless" | "legacy";
+
+/** Answers to server-initiated requests; absent handlers are not advertised as capabilities. */
+export interface SessionHandlers {
+  sampling?: (params: CreateMessageRequest["params"], signal: AbortSignal) => Promise<CreateMessageResult>;
+  elicitation?: (params: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
+}
+
+export interface OpenSessionOptions {
+  readonly name: string;
+  readonly protocol: ProtocolChoice;
+  /** A fresh transport per attempt (a fallback never reuses a closed one). */
+  readonly makeTransport: () => Transport;
+  readonly timeoutMs: number;
+  readonly handlers?: SessionHandlers;
+  /** Called once when the connection closes without `close()` (process exit, stream end). */
+  readonly onLost?: (reason: string) => void;
+  readonly signal?: AbortSignal;
+}
+
+export const CLIENT_INFO: Implementation = { name: "svc", version: VERSION };
+
+/** One live MCP connection, in either protocol era. */
+export class McpSession {
+  private closing = false;
+  private readonly cleanups: Array<() => Promise<void>> = [];
+  constructor(
+    readonly era: Era,
+    readonly client: Client,
+    readonly transport: Transport,
+    readonly capabilities: ServerCapabilities,
+    readonly instructions: string | undefined,
+  ) {}
+
+  async listTools(timeoutMs: number): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      // A loose schema: the SDK's strips unknown annotation keys such as the snake-case `read_only_hint`.
+      const page = await this.client.request(
+        { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+        LooseToolListSchema,
+        { timeout: timeoutMs },
+      );
+      tools.push(...(page.tools as Tool[]));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  callTool(name: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<CallToolResult> {
+    return this.client.callTool({ name, arguments: args }, undefined, {
+      timeout: timeoutMs,
+      ...(signal === undefined ? {} : { signal }),
+    }) as Promise<CallToolResult>;
+  }
+
+  /** Liveness: `ping` in the legacy era; `server/discover` in the stateless one (it has no ping). */
+  async ping(timeoutMs: number): Promise<void> {
+    if (this.era === "legacy") await this.client.ping({ timeout: timeoutMs });
+    else await this.client.request({ method: "server/discover" }, DiscoverResultSchema, { timeout: timeoutMs });
+  }
+
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
+  /** Runs after the transport closed (e.g. releasing the TLS connection pool). */
+  addCleanup(cleanup: () => Promise<void>): void {
+    this.cleanups.push(cleanup);
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    try {
+      await this.client.close();
+    } finally {
+      await this.transport.close().catch(() => undefined);
+      for (const cleanup of this.cleanups.splice(0)) await cleanup().catch(() => undefined);
+    }
+  }
+}
+
+function clientCapabilities(handlers: SessionHandlers): ClientCapabilities {
+  return {
+    ...(handlers.sampling ? { sampling: {} } : {}),
+    ...(handlers.elicitation ? { elicitation: { form: {}, url: {} } } : {}),
+  };
+}
+
+function newClient(handlers: SessionHandlers): Client {
+  const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(handlers) });
+  const sampling = handlers.sampling;
+  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => sampling(req.params, extra.signal));
+  const elicitation = handlers.elicitation;
+  if (elicitation) client.setRequestHandler(ElicitRequestSchema, (req, extra) => elicitation(req.params, extra.signal));
+  return client;
+}
+
+function watchLoss(session: McpSession, options: OpenSessionOptions): void {
+  let reported = false;
+  session.client.onclose = () => {
+    if (reported || session.isClosing) return;
+    reported = true;
+    options.onLost?.("the connection closed");
+  };
+}
+
+async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
+  const handlers = options.handlers ?? {};
+  const client = newClient(handlers);
+  const transport = options.makeTransport();
+  const abort = () => void transport.close().catch(() => undefined);
+  options.signal?.addEventListener("abort", abort, { once: true });
+  try {
+    await client.connect(transport, { timeout: options.timeoutMs });
+  } catch (err) {
+    await transport.close().catch(() => undefined);
+    throw err;
+  } finally {
+    options.signal?.removeEventListener("abort", abort);
+  }
+  const session = new McpSession("legacy", client, transport, client.getServerCapabilities() ?? {}, client.getInstructions());
+  watchLoss(session, options);
+  return session;
+}
+
+/** Adds the per-request `_meta` the stateless revision requires to every outgoing request. */
+function stampRequests(client: Client, capabilities: ClientCapabilities): void {
+  const original = client.request.bind(client);
+  client.request = ((request: { method: string; params?: Record<string, unknown> }, schema: never, opts: never) => {
+    const params = request.params ?? {};
+    const meta = (params._meta ?? {}) as Record<string, unknown>;
+    return original(
+      {
+        ...request,
+        params: {
+          ...params,
+          _meta: {
+            ...meta,
+            [META_PROTOCOL_VERSION]: STATELESS_VERSION,
+            [META_CLIENT_INFO]: CLIENT_INFO,
+            [META_CLIENT_CAPABILITIES]: capabilities,
+          },
+        },
+      } as never,
+      schema,
+      opts,
+    );
+  }) as typeof client.request;
+}
+
+/**
+ * The stateless era: no `initialize`; the first message is `server/discover`. When the server does not
+ * list 2026-07-28 among `supportedVersions`, the probe counts as failed.
+ */
+async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
+  const handlers = options.handlers ?? {};
+  const client = newClient(handlers);
+  stampRequests(client, clientCapabilities(handlers));
+  const transport = options.makeTransport();
+  const abort = () => void transport.close().catch(() => undefined);
+  options.signal?.addEventListener("abort", abort, { once: true });
+  let result: DiscoverResult;
+  try {
+    await Protocol.prototype.connect.call(client, transport);
+    result = await client.request({ method: "server/discover" }, DiscoverResultSchema, { timeout: options.timeoutMs });
+    if (!speaksStateless(result)) {
+      throw new Error(`server/discover lists ${result.supportedVersions.join(", ") || "no versions"}, not ${STATELESS_VERSION}`);
+    }
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    await transport.close().catch(() => undefined);
+    throw err;
+  } finally {
+    options.signal?.removeEventListener("abort", abort);
+  }
+  transport.setProtocolVersion?.(STATELESS_VERSION);
+  const session = new McpSession("stateless", client, transport, result.capabilities as ServerCapabilities, result.instructions);
+  watchLoss(session, options);
+  return session;
+}
+
+/**
+ * Opens a session in the era `protocol` selects (spec 9):
+ * - legacy: the `initialize` handshake only;
+ * - stateless: `server/discover` first, then one legacy `initialize` retry when the probe fails;
+ * - auto: `initialize` first; when the server rejects it as modern-only (see `isModernOnlyRejection`),
+ *   one `server/discover` probe.
+ */
+export async function openSession(options: OpenSessionOptions): Promise<McpSession> {
+  if (options.protocol === "legacy") return openLegacy(options);
+  if (options.protocol === "stateless") {
+    try {
+      return await openStateless(options);
+    } catch (probeError) {
+      if (options.signal?.aborted) throw probeError;
+      try {
+        return await openLegacy(options);
+      } catch (legacyError) {
+        throw new Error(
+          `server/discover failed (${message(probeError)}) and the legacy initialize retry failed (${message(legacyError)})`,
+        );
+      }
+    }
+  }
+  try {
+    return await openLegacy(options);
+  } catch (legacyError) {
+    if (!isModernOnlyRejection(legacyError) || options.signal?.aborted) throw legacyError;
+    return openStateless(options);
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
