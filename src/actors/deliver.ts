@@ -1,7 +1,16 @@
 import type { SvcPaths } from "../config/paths.js";
+import { describeError } from "../errors.js";
 import type { Logger } from "../io/log.js";
+import { mirrorDelivery } from "../io/sessions/mirror.js";
 import type { TargetRegistry } from "../io/targets/registry.js";
-import { DeliveryError, type DeliveryMessage, type DeliveryReceipt } from "../io/targets/target.js";
+import { DEFAULT_RETRY, type RetryPolicy, realSleep, retryingSteps, type Sleep } from "../io/targets/retry.js";
+import {
+  DeliveryError,
+  type DeliveryMessage,
+  type DeliveryReceipt,
+  type DeliveryTarget,
+  runOnce,
+} from "../io/targets/target.js";
 
 /** How a reply reaches its route's target. `agent` mode retries transient failures; `direct` does not. */
 export interface DeliveryRequest {
@@ -19,14 +28,66 @@ export interface DelivererDeps {
   readonly targets: TargetRegistry;
   readonly logger: Logger;
   readonly paths: SvcPaths;
+  /** Waits between retries; tests inject one that does not sleep. */
+  readonly sleep?: Sleep;
+  readonly retry?: Partial<RetryPolicy>;
+  /** Clock for session timestamps. */
+  readonly now?: () => Date;
 }
 
-export function createDeliverer({ targets }: DelivererDeps): Deliverer {
+export function createDeliverer(deps: DelivererDeps): Deliverer {
+  const { targets, logger, paths } = deps;
+  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...deps.retry };
+  const sleep = deps.sleep ?? realSleep;
+
+  async function mirror(target: DeliveryTarget, request: DeliveryRequest, receipt: DeliveryReceipt): Promise<void> {
+    const { message } = request;
+    const log = { route: message.route, delivery_id: message.deliveryId, target: target.name };
+    if (target.chat !== true || receipt.chatId === undefined) {
+      logger.debug(log, `[delivery] mirror_to_session skipped: ${target.name} is not a chat target`);
+      return;
+    }
+    try {
+      const mirrored = await mirrorDelivery(
+        { home: paths.home, profile: message.profile, platform: target.name, chatId: receipt.chatId, route: message.route, text: message.text },
+        deps.now,
+      );
+      if (!mirrored) logger.debug(log, `[delivery] mirror_to_session skipped: ${target.name} chat ${receipt.chatId} has no session`);
+    } catch (err) {
+      logger.warn(log, `[delivery] mirror_to_session failed (the delivery itself succeeded): ${describeError(err)}`);
+    }
+  }
+
   return {
     async deliver(request, signal) {
+      const { message } = request;
+      const log = { route: message.route, delivery_id: message.deliveryId, target: request.target, mode: request.mode };
       const target = targets.get(request.target);
-      if (target === undefined) throw new DeliveryError(`delivery target "${request.target}" is not enabled`, false);
-      return target.send(request.message, signal);
+      if (target === undefined) {
+        const error = new DeliveryError(`delivery target "${request.target}" is not enabled`, false);
+        logger.error(log, `[delivery] route ${message.route}: ${error.message}`);
+        throw error;
+      }
+      const runStep =
+        request.mode === "agent"
+          ? retryingSteps(
+              policy,
+              sleep,
+              ({ error, retry, delayMs }) =>
+                logger.warn(log, `[delivery] ${target.name}: ${describeError(error)} — retry ${retry + 1}/${policy.retries} in ${delayMs} ms`),
+              signal,
+            )
+          : runOnce;
+      let receipt: DeliveryReceipt;
+      try {
+        receipt = await target.send(message, signal, { runStep });
+      } catch (err) {
+        logger.error(log, `[delivery] ${target.name} failed for route ${message.route}: ${describeError(err)}`);
+        throw err;
+      }
+      if (target.name !== "log") logger.info(log, `[delivery] ${target.name}: delivered for route ${message.route}`);
+      if (request.mirrorToSession) await mirror(target, request, receipt);
+      return receipt;
     },
   };
 }

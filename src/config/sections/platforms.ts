@@ -1,15 +1,174 @@
 import { z } from "zod";
 import { webhookSchema } from "./webhook.js";
 
-/** Delivery platforms other than the webhook adapter; refined by the delivery-targets work. */
-export const platformSchema = z.looseObject({
+/** Settings every delivery platform has. */
+const base = {
   enabled: z.boolean().default(false),
-  home_channel: z.union([z.string(), z.number()]).optional(),
-  base_url: z.string().url().optional(),
-});
-export type PlatformSettings = z.infer<typeof platformSchema>;
+  home_channel: z
+    .union([z.string(), z.number()])
+    .transform((v) => String(v))
+    .optional(),
+  timeout_seconds: z.number().positive().default(15),
+};
+
+const text = z.string().min(1);
+const url = (fallback: string) => z.url().default(fallback);
+
+/** Per-platform schemas; key = canonical platform name (docs/delivery-targets.md). */
+export const PLATFORM_SCHEMAS = {
+  telegram: z.strictObject({ ...base, token: text.optional(), base_url: url("https://api.telegram.org") }),
+  discord: z.strictObject({ ...base, token: text.optional(), base_url: url("https://discord.com") }),
+  slack: z.strictObject({ ...base, token: text.optional(), base_url: url("https://slack.com") }),
+  signal: z.strictObject({ ...base, number: text.optional(), base_url: url("http://127.0.0.1:8080") }),
+  whatsapp: z.strictObject({
+    ...base,
+    token: text.optional(),
+    phone_number_id: z.union([text, z.number()]).transform(String).optional(),
+    api_version: text.default("v21.0"),
+    base_url: url("https://graph.facebook.com"),
+  }),
+  matrix: z.strictObject({ ...base, token: text.optional(), base_url: url("https://matrix-client.matrix.org") }),
+  mattermost: z.strictObject({ ...base, token: text.optional(), base_url: z.url().optional() }),
+  dingtalk: z.strictObject({
+    ...base,
+    client_id: text.optional(),
+    client_secret: text.optional(),
+    robot_code: text.optional(),
+    base_url: url("https://api.dingtalk.com"),
+  }),
+  feishu: z.strictObject({ ...base, app_id: text.optional(), app_secret: text.optional(), base_url: url("https://open.feishu.cn") }),
+  wecom: z.strictObject({
+    ...base,
+    corp_id: text.optional(),
+    corp_secret: text.optional(),
+    agent_id: z.union([text, z.number()]).transform(Number).optional(),
+    base_url: url("https://qyapi.weixin.qq.com"),
+  }),
+  weixin: z.strictObject({ ...base, app_id: text.optional(), app_secret: text.optional(), base_url: url("https://api.weixin.qq.com") }),
+  bluebubbles: z.strictObject({
+    ...base,
+    password: text.optional(),
+    method: z.enum(["apple-script", "private-api"]).default("apple-script"),
+    base_url: z.url().optional(),
+  }),
+  qqbot: z.strictObject({
+    ...base,
+    app_id: z.union([text, z.number()]).transform(String).optional(),
+    client_secret: text.optional(),
+    base_url: url("https://api.sgroup.qq.com"),
+    token_url: url("https://bots.qq.com/app/getAppAccessToken"),
+  }),
+  sms: z.strictObject({
+    ...base,
+    account_sid: text.optional(),
+    auth_token: text.optional(),
+    from: text.optional(),
+    base_url: url("https://api.twilio.com"),
+  }),
+  email: z.strictObject({
+    ...base,
+    host: text.optional(),
+    port: z.number().int().min(1).max(65535).default(587),
+    secure: z.boolean().default(false),
+    user: text.optional(),
+    password: text.optional(),
+    from: text.optional(),
+    subject: text.default("[svc] {route}"),
+  }),
+  home_automation: z.strictObject({ ...base, token: text.optional(), base_url: url("http://homeassistant.local:8123") }),
+  forge_comment: z.strictObject({ ...base, command: text.default("gh") }),
+} as const;
+
+export type PlatformName = keyof typeof PLATFORM_SCHEMAS;
+export type PlatformConfig<N extends PlatformName> = z.infer<(typeof PLATFORM_SCHEMAS)[N]>;
+export const PLATFORM_NAMES = Object.keys(PLATFORM_SCHEMAS) as PlatformName[];
+
+/** Keys a platform needs once enabled, each with the hint shown when it is missing. */
+export const REQUIRED_WHEN_ENABLED: Readonly<Record<PlatformName, readonly string[]>> = {
+  telegram: ["token"],
+  discord: ["token"],
+  slack: ["token"],
+  signal: ["number"],
+  whatsapp: ["token", "phone_number_id"],
+  matrix: ["token"],
+  mattermost: ["token", "base_url"],
+  dingtalk: ["client_id", "client_secret"],
+  feishu: ["app_id", "app_secret"],
+  wecom: ["corp_id", "corp_secret", "agent_id"],
+  weixin: ["app_id", "app_secret"],
+  bluebubbles: ["password", "base_url"],
+  qqbot: ["app_id", "client_secret"],
+  sms: ["account_sid", "auth_token", "from"],
+  email: ["host", "from"],
+  home_automation: ["token"],
+  forge_comment: [],
+};
+
+/** Other names accepted as config keys (and as `deliver` values): spec names and real platform names. */
+export const PLATFORM_ALIASES: Readonly<Record<string, PlatformName>> = {
+  chat_1: "telegram",
+  chat_2: "discord",
+  chat_3: "slack",
+  chat_4: "signal",
+  chat_5: "whatsapp",
+  chat_6: "matrix",
+  chat_7: "mattermost",
+  chat_8: "dingtalk",
+  chat_9: "feishu",
+  chat_10: "wecom",
+  chat_11: "weixin",
+  chat_12: "bluebubbles",
+  chat_13: "qqbot",
+  github_comment: "forge_comment",
+  homeassistant: "home_automation",
+};
+
+/** Renames alias keys to canonical ones; two keys naming one platform is an error. */
+function canonicalKeys(raw: unknown, ctx: z.RefinementCtx): unknown {
+  if (raw === null || raw === undefined) return {};
+  if (typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const out: Record<string, unknown> = {};
+  const seenAs: Record<string, string> = {};
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    const canonical = PLATFORM_ALIASES[key] ?? key;
+    const earlier = seenAs[canonical];
+    if (earlier !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: `names the same platform as "${earlier}" — keep one of them`,
+      });
+      continue;
+    }
+    seenAs[canonical] = key;
+    out[canonical] = value;
+  }
+  return out;
+}
+
+const platformShape = Object.fromEntries(PLATFORM_NAMES.map((name) => [name, PLATFORM_SCHEMAS[name].optional()])) as {
+  [N in PlatformName]: z.ZodOptional<(typeof PLATFORM_SCHEMAS)[N]>;
+};
+
+const platformsObject = z
+  .strictObject({ webhook: webhookSchema.optional(), ...platformShape })
+  .superRefine((platforms, ctx) => {
+    for (const name of PLATFORM_NAMES) {
+      const settings = platforms[name] as Record<string, unknown> | undefined;
+      if (settings?.enabled !== true) continue;
+      for (const key of REQUIRED_WHEN_ENABLED[name]) {
+        if (settings[key] === undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: [name, key],
+            message: `required when ${name} is enabled — set it (a \${VAR} from .env works), see docs/delivery-targets.md`,
+          });
+        }
+      }
+    }
+  });
 
 export const platformsSchema = z
-  .looseObject({ webhook: webhookSchema.optional() })
+  .preprocess(canonicalKeys, platformsObject)
   .transform((p) => ({ ...p, webhook: webhookSchema.parse(p.webhook ?? {}) }))
   .default({ webhook: webhookSchema.parse({}) });

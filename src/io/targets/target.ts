@@ -13,15 +13,32 @@ export interface DeliveryMessage {
 export interface DeliveryReceipt {
   /** The chat (or recipient) the message went to, for session mirroring. */
   readonly chatId?: string;
+  /** How many platform messages the text was split into. */
+  readonly parts?: number;
 }
+
+/**
+ * Runs one externally visible step of a send (one HTTP request, one SMTP message).
+ * The deliverer passes a retrying runner in agent mode; each step is retried on its own,
+ * so the parts of a split message that already went out are not sent twice.
+ */
+export type StepRunner = <T>(step: () => Promise<T>) => Promise<T>;
+
+export interface SendOptions {
+  readonly runStep?: StepRunner;
+}
+
+export const runOnce: StepRunner = (step) => step();
 
 /** One delivery platform. `send` rejects with a DeliveryError when the platform refuses. */
 export interface DeliveryTarget {
   /** Canonical name (`log`, `telegram`, `forge_comment`, ...). */
   readonly name: string;
-  /** Checks credentials at startup (e.g. Telegram getMe); rejects with a message for the operator. */
-  check?(signal?: AbortSignal): Promise<void>;
-  send(message: DeliveryMessage, signal?: AbortSignal): Promise<DeliveryReceipt>;
+  /** True for chat platforms (chat_1..chat_13): their deliveries can be mirrored into sessions. */
+  readonly chat?: boolean;
+  /** Checks credentials at startup (e.g. Telegram getMe); resolves with who we are connected as, rejects with a message for the operator. */
+  check?(signal?: AbortSignal): Promise<string | void>;
+  send(message: DeliveryMessage, signal?: AbortSignal, options?: SendOptions): Promise<DeliveryReceipt>;
 }
 
 export class DeliveryError extends Error {
@@ -39,4 +56,8 @@ export class DeliveryError extends Error {
 
 export interface TargetDeps {
   readonly logger: Logger;
+  /** Environment for child processes (forge_comment's `gh`); defaults to process.env. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Clock for cached access tokens; defaults to Date.now. */
+  readonly now?: () => number;
 }

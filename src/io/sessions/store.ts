@@ -1,0 +1,138 @@
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { svcPaths } from "../../config/paths.js";
+import { SvcError } from "../../errors.js";
+import { writeJsonAtomic } from "../stores/atomicFile.js";
+import { withFileLock } from "../stores/fileLock.js";
+
+/**
+ * Session store, one per profile, under `<profile root>/sessions/`:
+ *   index.json                                  key -> record (written atomically)
+ *   <platform>/<chat id>.jsonl                  a chat's transcript, one JSON entry a line
+ *   webhook/<route>/<delivery id>.jsonl         an agent run started by a webhook
+ * Transcripts are appended with O_APPEND; every change holds `index.json.lock`.
+ */
+export interface SessionEntry {
+  readonly role: "user" | "assistant" | "system";
+  readonly content: string;
+  readonly at: string;
+  /** Where the entry came from when it is not the chat itself (`webhook:<route>`). */
+  readonly source?: string;
+}
+
+export interface SessionRecord {
+  readonly key: string;
+  /** Transcript path relative to the sessions directory. */
+  readonly file: string;
+  readonly platform?: string;
+  readonly chat_id?: string;
+  readonly route?: string;
+  readonly delivery_id?: string;
+  readonly created_at: string;
+  updated_at: string;
+}
+
+interface SessionIndex {
+  version: 1;
+  sessions: Record<string, SessionRecord>;
+}
+
+export const chatSessionKey = (platform: string, chatId: string) => `${platform}:${chatId}`;
+export const runSessionKey = (route: string, deliveryId: string) => `webhook:${route}:${deliveryId}`;
+
+/** A chat or delivery id as one safe file-name segment (no separators, never `.` or `..`). */
+export function fileSegment(id: string): string {
+  const encoded = encodeURIComponent(id).replace(/\*/g, "%2A");
+  return encoded.startsWith(".") ? `%2E${encoded.slice(1)}` : encoded || "%00";
+}
+
+export class SessionStore {
+  readonly indexPath: string;
+
+  constructor(
+    readonly dir: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.indexPath = join(dir, "index.json");
+  }
+
+  /** The store of a profile (`undefined` or "default" is the default profile). */
+  static forProfile(home: string, profile: string | undefined, now?: () => Date): SessionStore {
+    return new SessionStore(svcPaths(home, profile).sessions, now);
+  }
+
+  private readIndex(): SessionIndex {
+    let text: string;
+    try {
+      text = readFileSync(this.indexPath, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, sessions: {} };
+      throw err;
+    }
+    try {
+      const parsed = JSON.parse(text) as SessionIndex;
+      if (typeof parsed.sessions !== "object" || parsed.sessions === null) throw new Error("no sessions mapping");
+      return parsed;
+    } catch (err) {
+      throw new SvcError("store_corrupt", `${this.indexPath}: not a valid session index (${(err as Error).message}) — move it aside to start a new one`);
+    }
+  }
+
+  get(key: string): SessionRecord | undefined {
+    return this.readIndex().sessions[key];
+  }
+
+  entries(key: string): SessionEntry[] {
+    const record = this.get(key);
+    if (record === undefined) return [];
+    const text = readFileSync(join(this.dir, record.file), "utf8");
+    return text
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line) as SessionEntry);
+  }
+
+  /** Creates the session when it does not exist yet; returns its record. */
+  async open(key: string, file: string, meta: Partial<Pick<SessionRecord, "platform" | "chat_id" | "route" | "delivery_id">> = {}): Promise<SessionRecord> {
+    return withFileLock(this.indexPath, () => {
+      const index = this.readIndex();
+      const existing = index.sessions[key];
+      if (existing !== undefined) return existing;
+      const at = this.now().toISOString();
+      const record: SessionRecord = { key, file, ...meta, created_at: at, updated_at: at };
+      const path = join(this.dir, file);
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      closeSync(openSync(path, "a", 0o600));
+      index.sessions[key] = record;
+      writeJsonAtomic(this.indexPath, index);
+      return record;
+    });
+  }
+
+  /** Opens (or creates) the session of a chat. */
+  openChat(platform: string, chatId: string): Promise<SessionRecord> {
+    return this.open(chatSessionKey(platform, chatId), join(fileSegment(platform), `${fileSegment(chatId)}.jsonl`), { platform, chat_id: chatId });
+  }
+
+  /** Appends entries to an existing session; returns false (and writes nothing) when there is no such session. */
+  async append(key: string, entries: readonly Omit<SessionEntry, "at">[]): Promise<boolean> {
+    return withFileLock(this.indexPath, () => {
+      const index = this.readIndex();
+      const record = index.sessions[key];
+      if (record === undefined) return false;
+      const at = this.now().toISOString();
+      const lines = entries.map((entry) => `${JSON.stringify({ ...entry, at })}\n`).join("");
+      const path = join(this.dir, record.file);
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      const fd = openSync(path, "a", 0o600);
+      try {
+        writeSync(fd, lines);
+      } finally {
+        closeSync(fd);
+      }
+      record.updated_at = at;
+      writeJsonAtomic(this.indexPath, index);
+      return true;
+    });
+  }
+}

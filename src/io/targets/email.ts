@@ -1,0 +1,52 @@
+import nodemailer from "nodemailer";
+import type { PlatformConfig } from "../../config/sections/platforms.js";
+import { resolveChatId } from "./chat.js";
+import { scrub } from "./httpJson.js";
+import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
+
+const TRANSIENT_CODES = new Set(["ECONNECTION", "ESOCKET", "ETIMEDOUT", "EDNS"]);
+
+function asDeliveryError(err: unknown, secrets: readonly (string | undefined)[]): DeliveryError {
+  const e = err as { code?: string; responseCode?: number; response?: string; message?: string };
+  const transient = (e.responseCode !== undefined && e.responseCode >= 400 && e.responseCode < 500) || TRANSIENT_CODES.has(e.code ?? "");
+  const detail = scrub(e.response ?? e.message ?? String(err), secrets);
+  return new DeliveryError(`email: ${e.code ?? "SMTP"} — ${detail}`, transient);
+}
+
+/** SMTP through nodemailer; the recipient is `deliver_extra.chat_id` or `to`, else `home_channel`. */
+export function emailTarget(settings: PlatformConfig<"email">): DeliveryTarget {
+  const timeoutMs = settings.timeout_seconds * 1000;
+  const secrets = [settings.password];
+  const transport = nodemailer.createTransport({
+    host: settings.host,
+    port: settings.port,
+    secure: settings.secure,
+    ...(settings.user === undefined ? {} : { auth: { user: settings.user, pass: settings.password ?? "" } }),
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  });
+  return {
+    name: "email",
+    async check() {
+      try {
+        await transport.verify();
+      } catch (err) {
+        throw asDeliveryError(err, secrets);
+      }
+      return `${settings.host}:${settings.port}`;
+    },
+    async send(message, _signal, options = {}) {
+      const to = resolveChatId("email", message, settings.home_channel, ["chat_id", "to"]);
+      const subject = message.extra.subject ?? settings.subject.replaceAll("{route}", message.route);
+      await (options.runStep ?? runOnce)(async () => {
+        try {
+          await transport.sendMail({ from: settings.from, to, subject, text: message.text });
+        } catch (err) {
+          throw asDeliveryError(err, secrets);
+        }
+      });
+      return { chatId: to };
+    },
+  };
+}

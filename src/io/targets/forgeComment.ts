@@ -1,0 +1,72 @@
+import { execa } from "execa";
+import type { PlatformConfig } from "../../config/sections/platforms.js";
+import { scrub } from "./httpJson.js";
+import { splitMessage } from "./split.js";
+import { DeliveryError, type DeliveryMessage, type DeliveryTarget, runOnce, type TargetDeps } from "./target.js";
+
+/** GitHub comment bodies hold up to 65536 characters. */
+export const FORGE_COMMENT_LIMIT = 65_536;
+export const REPO_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+
+export interface ForgeDestination {
+  readonly repo: string;
+  readonly prNumber: number;
+}
+
+/** Validates `deliver_extra.repo` (`owner/name`) and `deliver_extra.pr_number` (a positive integer). */
+export function forgeDestination(message: Pick<DeliveryMessage, "extra" | "route">): ForgeDestination {
+  const repo = message.extra.repo?.trim() ?? "";
+  const pr = message.extra.pr_number?.trim() ?? "";
+  if (!REPO_NAME.test(repo) || repo.split("/").some((part) => part === "." || part === "..")) {
+    throw new DeliveryError(`forge_comment: route "${message.route}": deliver_extra.repo must be owner/name, got "${repo.slice(0, 100)}"`, false);
+  }
+  if (!/^\d{1,10}$/.test(pr) || Number(pr) < 1) {
+    throw new DeliveryError(`forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${pr.slice(0, 30)}"`, false);
+  }
+  return { repo, prNumber: Number(pr) };
+}
+
+/**
+ * Posts a pull-request comment with the GitHub CLI: `gh pr comment <n> --repo <owner/name> --body-file -`,
+ * the body on stdin (never a shell string). A missing or failing `gh` posts nothing and fails the delivery.
+ */
+export function forgeCommentTarget(settings: PlatformConfig<"forge_comment">, deps: TargetDeps): DeliveryTarget {
+  const timeout = settings.timeout_seconds * 1000;
+  const env = deps.env ?? process.env;
+  const secrets = [env.GH_TOKEN, env.GITHUB_TOKEN];
+
+  async function gh(args: readonly string[], input: string | undefined, signal?: AbortSignal) {
+    const result = await execa(settings.command, args, {
+      ...(input === undefined ? { stdin: "ignore" as const } : { input }),
+      env,
+      extendEnv: false,
+      timeout,
+      reject: false,
+      ...(signal === undefined ? {} : { cancelSignal: signal }),
+    });
+    if ((result as { code?: string }).code === "ENOENT") {
+      throw new DeliveryError(`forge_comment: "${settings.command}" was not found on PATH — install the GitHub CLI and run "gh auth login"`, false);
+    }
+    if (result.timedOut) throw new DeliveryError(`forge_comment: ${settings.command} ${args[0]} ${args[1]} gave no answer within ${timeout / 1000}s`, true);
+    if (result.exitCode !== 0) {
+      const detail = scrub(String(result.stderr || result.stdout || (result as { message?: string }).message || "").trim().slice(0, 500), secrets);
+      throw new DeliveryError(`forge_comment: ${settings.command} ${args[0]} ${args[1]} exited with ${result.exitCode ?? "a signal"}: ${detail}`, false);
+    }
+    return result;
+  }
+
+  return {
+    name: "forge_comment",
+    async check(signal) {
+      await gh(["auth", "status"], undefined, signal);
+    },
+    async send(message, signal, options = {}) {
+      const { repo, prNumber } = forgeDestination(message);
+      const parts = splitMessage(message.text, FORGE_COMMENT_LIMIT);
+      for (const body of parts) {
+        await (options.runStep ?? runOnce)(() => gh(["pr", "comment", String(prNumber), "--repo", repo, "--body-file", "-"], body, signal));
+      }
+      return { chatId: `${repo}#${prNumber}`, parts: parts.length };
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import { DeliveryError } from "./target.js";
+
+export interface HttpCall {
+  /** Platform name used in error messages (`telegram`). */
+  readonly platform: string;
+  /** What the call does (`sendMessage`); error messages name this, never the URL (it may carry a token). */
+  readonly action: string;
+  readonly method: "GET" | "POST" | "PUT";
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly json?: unknown;
+  readonly form?: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+  /** Values scrubbed from any text that ends up in an error message. */
+  readonly secrets?: readonly (string | undefined)[];
+}
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  /** Parsed JSON body, or undefined when the body is not JSON. */
+  readonly body: unknown;
+}
+
+/** Replaces every secret in `text` with `[redacted]`. */
+export function scrub(text: string, secrets: readonly (string | undefined)[] = []): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret !== undefined && secret.length >= 4) out = out.split(secret).join("[redacted]");
+  }
+  return out;
+}
+
+/** Retry-After as seconds: delta-seconds or an HTTP date. */
+export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
+  if (value === null || value.trim() === "") return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
+}
+
+function field(body: unknown, ...path: string[]): unknown {
+  let at: unknown = body;
+  for (const key of path) {
+    if (typeof at !== "object" || at === null) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
+}
+
+/** The platform's own error text, from the usual places platforms put it. */
+export function platformErrorText(body: unknown, text: string): string {
+  const candidates = [
+    field(body, "description"), // telegram
+    field(body, "error", "message"), // whatsapp (Graph API)
+    field(body, "errmsg"), // wecom, weixin, dingtalk oapi
+    field(body, "msg"), // feishu
+    field(body, "message"), // discord, mattermost, home assistant, qq, dingtalk v1
+    field(body, "error"), // slack, signal-cli-rest-api, matrix (with errcode)
+    field(body, "errcode"),
+  ];
+  for (const candidate of candidates) {
+    if (typeof candidate === "string" && candidate.trim() !== "") return candidate.slice(0, 300);
+  }
+  const trimmed = text.trim();
+  return trimmed === "" ? "(empty response)" : trimmed.slice(0, 300);
+}
+
+function retryAfterFromBody(body: unknown): number | undefined {
+  const value = field(body, "parameters", "retry_after") ?? field(body, "retry_after") ?? field(body, "retry_after_ms");
+  if (typeof value !== "number" || !Number.isFinite(value)) return undefined;
+  return field(body, "retry_after_ms") === value ? value / 1000 : value;
+}
+
+function encodeForm(form: Readonly<Record<string, string>>): string {
+  return new URLSearchParams(Object.entries(form)).toString();
+}
+
+/** Sends one HTTP request with a timeout; non-2xx answers and network failures become DeliveryErrors. */
+export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
+  const where = `${call.platform}: ${call.action}`;
+  const timeout = AbortSignal.timeout(call.timeoutMs);
+  const signal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]);
+  const headers: Record<string, string> = { accept: "application/json", ...call.headers };
+  let body: string | undefined;
+  if (call.json !== undefined) {
+    headers["content-type"] = "application/json; charset=utf-8";
+    body = JSON.stringify(call.json);
+  } else if (call.form !== undefined) {
+    headers["content-type"] = "application/x-www-form-urlencoded";
+    body = encodeForm(call.form);
+  }
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(call.url, { method: call.method, headers, ...(body === undefined ? {} : { body }), signal });
+    text = await response.text();
+  } catch (err) {
+    if (call.signal?.aborted) throw new DeliveryError(`${where}: cancelled`, false);
+    if (timeout.aborted) throw new DeliveryError(`${where}: no answer within ${call.timeoutMs / 1000}s`, true);
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const reason = cause?.code ?? cause?.message ?? (err as Error).message;
+    throw new DeliveryError(`${where}: connection failed (${scrub(String(reason), call.secrets)})`, true);
+  }
+  let parsed: unknown;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (response.status >= 200 && response.status < 300) {
+    return { status: response.status, headers: response.headers, text, body: parsed };
+  }
+  const detail = scrub(platformErrorText(parsed, text), call.secrets);
+  const message = `${where}: HTTP ${response.status} — ${detail}`;
+  if (response.status === 429) {
+    const retryAfter = parseRetryAfter(response.headers.get("retry-after")) ?? retryAfterFromBody(parsed);
+    throw new DeliveryError(message, true, retryAfter);
+  }
+  throw new DeliveryError(message, response.status >= 500 || response.status === 408);
+}
+
+/** A refusal reported inside a 2xx body (Slack `ok: false`, Feishu `code != 0`, WeCom `errcode != 0`). */
+export function refused(platform: string, action: string, detail: string, secrets?: readonly (string | undefined)[]): DeliveryError {
+  return new DeliveryError(`${platform}: ${action}: ${scrub(detail, secrets)}`, false);
+}
+
+export function joinUrl(base: string, path: string): string {
+  return `${base.replace(/\/+$/, "")}${path}`;
+}

@@ -1,0 +1,55 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { DeliveryError, type StepRunner } from "./target.js";
+
+/** Agent-mode retry policy for transient failures (429, 5xx, connection errors, timeouts). */
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  readonly retries: number;
+  readonly baseMs: number;
+  readonly capMs: number;
+  /** A Retry-After longer than this is not waited for: the delivery fails instead. */
+  readonly maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { retries: 3, baseMs: 1000, capMs: 30_000, maxRetryAfterMs: 300_000 };
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export const realSleep: Sleep = async (ms, signal) => {
+  await delay(ms, undefined, signal === undefined ? {} : { signal });
+};
+
+/**
+ * How long to wait before retry number `retry` (0-based): the platform's Retry-After when it gave one,
+ * else base * 2^retry capped at `capMs`. Undefined means "do not retry".
+ */
+export function retryDelayMs(policy: RetryPolicy, retry: number, err: unknown): number | undefined {
+  if (!(err instanceof DeliveryError) || !err.transient || retry >= policy.retries) return undefined;
+  if (err.retryAfterSeconds !== undefined) {
+    const ms = Math.ceil(err.retryAfterSeconds * 1000);
+    return ms > policy.maxRetryAfterMs ? undefined : ms;
+  }
+  return Math.min(policy.capMs, policy.baseMs * 2 ** retry);
+}
+
+export interface RetryNotice {
+  readonly error: unknown;
+  readonly retry: number;
+  readonly delayMs: number;
+}
+
+/** A step runner that retries transient DeliveryErrors with bounded exponential backoff. */
+export function retryingSteps(policy: RetryPolicy, sleep: Sleep, onRetry: (notice: RetryNotice) => void, signal?: AbortSignal): StepRunner {
+  return async <T>(step: () => Promise<T>): Promise<T> => {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await step();
+      } catch (err) {
+        const delayMs = retryDelayMs(policy, retry, err);
+        if (delayMs === undefined || signal?.aborted) throw err;
+        onRetry({ error: err, retry, delayMs });
+        await sleep(delayMs, signal);
+      }
+    }
+  };
+}

@@ -1,0 +1,50 @@
+import type { Config } from "../../config/schema.js";
+import type { PlatformName } from "../../config/sections/platforms.js";
+import { REPO_NAME } from "./forgeComment.js";
+import { canonicalTarget, isChatPlatform, TARGET_ALIASES } from "./registry.js";
+
+const isTemplate = (value: string) => /\{[^}]+\}/.test(value);
+
+/**
+ * Delivery rules checked at startup next to spec 2.2: every `deliver` names a known target whose
+ * platform is enabled; forge_comment routes carry `repo` and `pr_number`. One message per problem.
+ */
+export function targetStartupProblems(config: Config, file: string): string[] {
+  const problems: string[] = [];
+  const platforms = config.platforms as Record<string, { enabled?: boolean; home_channel?: string } | undefined>;
+  const validNames = Object.keys(TARGET_ALIASES).join(", ");
+  for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
+    const at = `${file}: platforms.webhook.routes.${name}`;
+    const canonical = canonicalTarget(route.deliver);
+    if (canonical === undefined) {
+      problems.push(`${at}.deliver: unknown target "${route.deliver}" — use one of ${validNames}`);
+      continue;
+    }
+    if (canonical === "log") continue;
+    const settings = platforms[canonical as PlatformName];
+    if (settings?.enabled !== true) {
+      problems.push(
+        `${at}.deliver: ${route.deliver} needs platforms.${canonical} enabled — set platforms.${canonical}.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
+      );
+      continue;
+    }
+    const extra = Object.fromEntries(Object.entries(route.deliver_extra ?? {}).map(([k, v]) => [k, String(v)]));
+    if (canonical === "forge_comment") {
+      const repo = extra.repo;
+      const pr = extra.pr_number;
+      if (repo === undefined) problems.push(`${at}.deliver_extra.repo: required for forge_comment — set it to owner/name (or a {template})`);
+      else if (!isTemplate(repo) && !REPO_NAME.test(repo)) problems.push(`${at}.deliver_extra.repo: "${repo}" is not owner/name`);
+      if (pr === undefined) problems.push(`${at}.deliver_extra.pr_number: required for forge_comment — set it to a number or a template such as {pull_request.number}`);
+      else if (!isTemplate(pr) && !/^[1-9]\d*$/.test(pr)) problems.push(`${at}.deliver_extra.pr_number: "${pr}" is not a positive integer`);
+      continue;
+    }
+    const chatLike = isChatPlatform(canonical) || canonical === "sms" || canonical === "email";
+    const recipient = extra.chat_id ?? (canonical === "sms" || canonical === "email" ? extra.to : undefined);
+    if (chatLike && recipient === undefined && settings.home_channel === undefined) {
+      problems.push(
+        `${at}.deliver_extra.chat_id: missing and platforms.${canonical}.home_channel is not set — set one of them so ${route.deliver} knows where to deliver`,
+      );
+    }
+  }
+  return problems;
+}

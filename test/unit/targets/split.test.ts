@@ -1,0 +1,56 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { sizeOf, splitMessage } from "../../../src/io/targets/split.js";
+
+const textArb = fc.string({ unit: fc.constantFrom("a", "b", " ", "\n", "é", "😀", "漢"), maxLength: 400 });
+
+describe("splitMessage", () => {
+  it("keeps a message within the limit whole", () => {
+    expect(splitMessage("hello", 4096)).toEqual(["hello"]);
+    expect(splitMessage("", 4096)).toEqual([""]);
+  });
+
+  it("cuts on line boundaries first", () => {
+    expect(splitMessage("aaaa\nbbbb\ncccc", 10)).toEqual(["aaaa\nbbbb\n", "cccc"]);
+  });
+
+  it("falls back to word boundaries, then a hard cut", () => {
+    expect(splitMessage("one two three", 8)).toEqual(["one two ", "three"]);
+    expect(splitMessage("abcdefghij", 4)).toEqual(["abcd", "efgh", "ij"]);
+  });
+
+  it("never cuts a surrogate pair in half", () => {
+    const parts = splitMessage("😀😀😀", 5);
+    expect(parts).toEqual(["😀😀", "😀"]);
+  });
+
+  it("counts UTF-8 bytes for byte-limited platforms", () => {
+    const parts = splitMessage("漢漢漢漢", 7, "utf8");
+    expect(parts).toEqual(["漢漢", "漢漢"]);
+  });
+
+  for (const unit of ["chars", "utf8"] as const) {
+    it(`property (${unit}): concatenation preserves content and every part is within the limit`, () => {
+      fc.assert(
+        fc.property(textArb, fc.integer({ min: 4, max: 60 }), (text, limit) => {
+          const parts = splitMessage(text, limit, unit);
+          expect(parts.join("")).toBe(text);
+          for (const part of parts) expect(sizeOf(part, unit)).toBeLessThanOrEqual(limit);
+          if (text.length > 0) for (const part of parts) expect(part.length).toBeGreaterThan(0);
+        }),
+      );
+    });
+  }
+
+  it("property: a part that ends before the last never ends mid-line when a newline fits", () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: fc.constantFrom("x", "y"), minLength: 1, maxLength: 5 }), { maxLength: 30 }), (lines) => {
+        const text = lines.join("\n");
+        const parts = splitMessage(text, 12);
+        for (const part of parts.slice(0, -1)) {
+          if (part.includes("\n")) expect(part.endsWith("\n")).toBe(true);
+        }
+      }),
+    );
+  });
+});
