@@ -80,7 +80,9 @@ function standardWebhooksKey(secret: string): Buffer | undefined {
 }
 
 function standardWebhooks(headers: Headers, input: VerifyInput): AuthResult {
-  const prefix = ["webhook-id", "webhook-timestamp", "webhook-signature"].some((n) => Object.hasOwn(headers, n))
+  const prefix = ["webhook-id", "webhook-timestamp", "webhook-signature"].some((n) =>
+    Object.hasOwn(headers, n),
+  )
     ? "webhook-"
     : "svix-";
   const id = header(headers, `${prefix}id`);
@@ -101,7 +103,9 @@ function standardWebhooks(headers: Headers, input: VerifyInput): AuthResult {
     if (!BASE64.test(encoded)) continue;
     if (equalDigests(Buffer.from(encoded, "base64"), expected)) matched = true;
   }
-  return matched ? { ok: true, scheme: "standard_webhooks" } : fail(`${prefix}signature has no matching v1 entry`);
+  return matched
+    ? { ok: true, scheme: "standard_webhooks" }
+    : fail(`${prefix}signature has no matching v1 entry`);
 }
 
 function genericV2(value: string | null, headers: Headers, input: VerifyInput): AuthResult {

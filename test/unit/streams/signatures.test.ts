@@ -26,7 +26,8 @@ const stdwh = vectors("standard-webhooks.json") as {
 
 const NOW = 1_700_000_000;
 const SECRET = "route-secret-\u00e9t\u00e9";
-const hex = (key: string | Buffer, data: string | Buffer) => createHmac("sha256", key).update(data).digest("hex");
+const hex = (key: string | Buffer, data: string | Buffer) =>
+  createHmac("sha256", key).update(data).digest("hex");
 const check = (headers: Record<string, string>, body: Buffer | string, secret = SECRET, nowSeconds = NOW) =>
   verifySignature({ headers, body: Buffer.isBuffer(body) ? body : Buffer.from(body), secret, nowSeconds });
 const flipByte = (body: Uint8Array, index: number, mask: number) => {
@@ -51,18 +52,30 @@ describe("forge HMAC (X-Hub-Signature-256)", () => {
 
   it("rejects a wrong secret, a missing sha256= prefix and a truncated digest", () => {
     expect(check({ "x-hub-signature-256": github.signature }, github.payload, "other").ok).toBe(false);
-    expect(check({ "x-hub-signature-256": github.signature.slice(7) }, github.payload, github.secret).ok).toBe(false);
-    expect(check({ "x-hub-signature-256": github.signature.slice(0, -2) }, github.payload, github.secret).ok).toBe(false);
+    expect(
+      check({ "x-hub-signature-256": github.signature.slice(7) }, github.payload, github.secret).ok,
+    ).toBe(false);
+    expect(
+      check({ "x-hub-signature-256": github.signature.slice(0, -2) }, github.payload, github.secret).ok,
+    ).toBe(false);
   });
 
   it("accepts any body signed by @octokit/webhooks-methods and rejects any single-byte change", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ minLength: 1 }), fc.nat(), fc.integer({ min: 1, max: 255 }), async (body, at, mask) => {
-        const signature = await octokitSign(SECRET, body);
-        const bytes = Buffer.from(body);
-        expect(check({ "x-hub-signature-256": signature }, bytes)).toEqual({ ok: true, scheme: "forge_hmac" });
-        expect(check({ "x-hub-signature-256": signature }, flipByte(bytes, at, mask)).ok).toBe(false);
-      }),
+      fc.asyncProperty(
+        fc.string({ minLength: 1 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        async (body, at, mask) => {
+          const signature = await octokitSign(SECRET, body);
+          const bytes = Buffer.from(body);
+          expect(check({ "x-hub-signature-256": signature }, bytes)).toEqual({
+            ok: true,
+            scheme: "forge_hmac",
+          });
+          expect(check({ "x-hub-signature-256": signature }, flipByte(bytes, at, mask)).ok).toBe(false);
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -70,8 +83,14 @@ describe("forge HMAC (X-Hub-Signature-256)", () => {
 
 describe("token host (X-Alt-Forge-Token / X-Gitlab-Token)", () => {
   it("accepts the exact secret under either header name", () => {
-    expect(check({ "x-alt-forge-token": "alt-token" }, "{}", "alt-token")).toEqual({ ok: true, scheme: "token" });
-    expect(check({ "x-gitlab-token": "plain-token" }, "{}", "plain-token")).toEqual({ ok: true, scheme: "token" });
+    expect(check({ "x-alt-forge-token": "alt-token" }, "{}", "alt-token")).toEqual({
+      ok: true,
+      scheme: "token",
+    });
+    expect(check({ "x-gitlab-token": "plain-token" }, "{}", "plain-token")).toEqual({
+      ok: true,
+      scheme: "token",
+    });
   });
 
   it("rejects prefixes, extensions and case changes of the secret", () => {
@@ -102,7 +121,9 @@ describe("Standard Webhooks (webhook-* and svix-* headers)", () => {
   it("accepts when any one of several space-separated entries matches, ignoring non-v1 entries", () => {
     const header = [...stdwh.otherSignatures, stdwh.signature, stdwh.otherSignatures[0]].join(" ");
     expect(check(vectorHeaders(header), stdwh.payload, stdwh.secret, stdwh.timestamp).ok).toBe(true);
-    expect(check(vectorHeaders(stdwh.otherSignatures.join(" ")), stdwh.payload, stdwh.secret, stdwh.timestamp).ok).toBe(false);
+    expect(
+      check(vectorHeaders(stdwh.otherSignatures.join(" ")), stdwh.payload, stdwh.secret, stdwh.timestamp).ok,
+    ).toBe(false);
     const asV2 = stdwh.signature.replace("v1,", "v2,");
     expect(check(vectorHeaders(asV2), stdwh.payload, stdwh.secret, stdwh.timestamp).ok).toBe(false);
   });
@@ -130,25 +151,38 @@ describe("Standard Webhooks (webhook-* and svix-* headers)", () => {
     const raw = `whsec_${stdwh.secret.slice(6)}`;
     expect(check(vectorHeaders(stdwh.signature), stdwh.payload, raw, stdwh.timestamp).ok).toBe(true);
     // Without the prefix the same text is a plain UTF-8 secret, so the vector no longer matches.
-    expect(check(vectorHeaders(stdwh.signature), stdwh.payload, stdwh.secret.slice(6), stdwh.timestamp).ok).toBe(false);
-    expect(check(vectorHeaders(stdwh.signature), stdwh.payload, "whsec_not*base64!", stdwh.timestamp).ok).toBe(false);
+    expect(
+      check(vectorHeaders(stdwh.signature), stdwh.payload, stdwh.secret.slice(6), stdwh.timestamp).ok,
+    ).toBe(false);
+    expect(
+      check(vectorHeaders(stdwh.signature), stdwh.payload, "whsec_not*base64!", stdwh.timestamp).ok,
+    ).toBe(false);
   });
 
   // The library signs text (it decodes a Buffer as UTF-8 first), so bodies here are strings.
   it("accepts any body signed by the standardwebhooks library (whsec_ and raw secrets)", () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 512 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (body, at, mask) => {
-        const bytes = Buffer.from(body);
-        const date = new Date(NOW * 1000);
-        for (const [secret, signer] of [
-          [stdwh.secret, new StandardWebhook(stdwh.secret)],
-          [SECRET, new StandardWebhook(Buffer.from(SECRET, "utf8"), { format: "raw" })],
-        ] as const) {
-          const headers = { "webhook-id": "msg_1", "webhook-timestamp": String(NOW), "webhook-signature": signer.sign("msg_1", date, bytes) };
-          expect(check(headers, bytes, secret)).toEqual({ ok: true, scheme: "standard_webhooks" });
-          expect(check(headers, flipByte(bytes, at, mask), secret).ok).toBe(false);
-        }
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 512 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        (body, at, mask) => {
+          const bytes = Buffer.from(body);
+          const date = new Date(NOW * 1000);
+          for (const [secret, signer] of [
+            [stdwh.secret, new StandardWebhook(stdwh.secret)],
+            [SECRET, new StandardWebhook(Buffer.from(SECRET, "utf8"), { format: "raw" })],
+          ] as const) {
+            const headers = {
+              "webhook-id": "msg_1",
+              "webhook-timestamp": String(NOW),
+              "webhook-signature": signer.sign("msg_1", date, bytes),
+            };
+            expect(check(headers, bytes, secret)).toEqual({ ok: true, scheme: "standard_webhooks" });
+            expect(check(headers, flipByte(bytes, at, mask), secret).ok).toBe(false);
+          }
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -184,7 +218,10 @@ describe("generic V2 and V1", () => {
   it("never downgrades a bad V2 to a valid V1 signature", () => {
     const headers = { ...v2(NOW - 1000), "x-webhook-signature": hex(SECRET, body) };
     expect(check(headers, body).ok).toBe(false);
-    expect(check({ "x-webhook-signature": hex(SECRET, body) }, body)).toEqual({ ok: true, scheme: "generic_v1" });
+    expect(check({ "x-webhook-signature": hex(SECRET, body) }, body)).toEqual({
+      ok: true,
+      scheme: "generic_v1",
+    });
   });
 
   it("rejects V1 over a different body and V2 whose timestamp was altered", () => {
@@ -201,7 +238,9 @@ describe("header families and malformed input", () => {
 
   it("judges only the first family present: a bad hub signature is not rescued by a valid token", () => {
     expect(check({ "x-hub-signature-256": "sha256=00", "x-gitlab-token": SECRET }, "{}").ok).toBe(false);
-    expect(check({ "x-gitlab-token": "nope", "x-webhook-signature": hex(SECRET, "{}") }, "{}").ok).toBe(false);
+    expect(check({ "x-gitlab-token": "nope", "x-webhook-signature": hex(SECRET, "{}") }, "{}").ok).toBe(
+      false,
+    );
   });
 
   it("rejects non-ASCII header values, even a token equal to a non-ASCII secret", () => {
@@ -211,17 +250,41 @@ describe("header families and malformed input", () => {
 
   it("never throws and never echoes the secret, whatever the headers hold", () => {
     const names = fc.constantFrom(
-      "x-hub-signature-256", "x-alt-forge-token", "x-gitlab-token", "webhook-id", "webhook-timestamp",
-      "webhook-signature", "svix-id", "svix-timestamp", "svix-signature", "x-webhook-signature-v2",
-      "x-webhook-timestamp", "x-webhook-signature",
+      "x-hub-signature-256",
+      "x-alt-forge-token",
+      "x-gitlab-token",
+      "webhook-id",
+      "webhook-timestamp",
+      "webhook-signature",
+      "svix-id",
+      "svix-timestamp",
+      "svix-signature",
+      "x-webhook-signature-v2",
+      "x-webhook-timestamp",
+      "x-webhook-signature",
     );
-    const values = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.constantFrom("v1,", "sha256=", "v1,====", " v1,a"));
+    const values = fc.oneof(
+      fc.string(),
+      fc.string({ unit: "binary" }),
+      fc.constantFrom("v1,", "sha256=", "v1,====", " v1,a"),
+    );
     fc.assert(
-      fc.property(fc.dictionary(names, values), fc.uint8Array(), fc.string(), fc.double(), (headers, body, secret, now) => {
-        const marked = `S3CR3T${secret}`;
-        const result = verifySignature({ headers, body: Buffer.from(body), secret: marked, nowSeconds: now });
-        if (!result.ok) expect(result.reason).not.toContain("S3CR3T");
-      }),
+      fc.property(
+        fc.dictionary(names, values),
+        fc.uint8Array(),
+        fc.string(),
+        fc.double(),
+        (headers, body, secret, now) => {
+          const marked = `S3CR3T${secret}`;
+          const result = verifySignature({
+            headers,
+            body: Buffer.from(body),
+            secret: marked,
+            nowSeconds: now,
+          });
+          if (!result.ok) expect(result.reason).not.toContain("S3CR3T");
+        },
+      ),
       { numRuns: 300 },
     );
   });

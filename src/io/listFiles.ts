@@ -1,0 +1,65 @@
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { FilterDeps } from "../streams/filters.js";
+import { valueToText } from "../streams/payloadPath.js";
+
+/**
+ * `in_file` lists. Each read costs one stat; the file is parsed again only when its mtime or size
+ * changed. Contents: a JSON array → its items, a JSON object → its keys, anything else → its
+ * non-empty trimmed lines. Items that are not strings use the same text as filters compare
+ * (`42`, `true`, compact JSON).
+ */
+export interface ListReaderOptions {
+  /** Relative list paths resolve here (default: the process working directory). */
+  baseDir?: string;
+}
+
+interface CachedList {
+  mtimeMs: number;
+  size: number;
+  entries: ReadonlySet<string>;
+}
+
+export function parseList(text: string): ReadonlySet<string> {
+  const trimmed = text.trim();
+  if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
+    try {
+      const parsed: unknown = JSON.parse(trimmed);
+      if (Array.isArray(parsed)) return new Set(parsed.map(valueToText));
+      if (typeof parsed === "object" && parsed !== null) return new Set(Object.keys(parsed));
+    } catch {
+      // Not JSON after all (a line list whose first line starts with a bracket): fall through.
+    }
+  }
+  const lines = text.split(/\r?\n/).map((line) => line.trim());
+  return new Set(lines.filter((line) => line.length > 0));
+}
+
+export function createListReader(options: ListReaderOptions = {}): FilterDeps {
+  const baseDir = options.baseDir ?? process.cwd();
+  const cache = new Map<string, CachedList>();
+
+  return {
+    readList(path) {
+      const file = resolve(baseDir, path);
+      let stats: { mtimeMs: number; size: number; isFile(): boolean };
+      try {
+        stats = statSync(file);
+      } catch (err) {
+        cache.delete(file);
+        throw err;
+      }
+      if (!stats.isFile()) {
+        cache.delete(file);
+        throw new Error(`in_file list ${file} is not a regular file`);
+      }
+      const cached = cache.get(file);
+      if (cached !== undefined && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size) {
+        return cached.entries;
+      }
+      const entries = parseList(readFileSync(file, "utf8"));
+      cache.set(file, { mtimeMs: stats.mtimeMs, size: stats.size, entries });
+      return entries;
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { createHash } from "node:crypto";
+
+/**
+ * Delivery-ID headers in priority order. Spec 6 names four (`X-Forge-Delivery`, `vendor-id`,
+ * `webhook-id`, `X-Request-ID`); each is followed by the real sender's alias (GitHub's
+ * `X-GitHub-Delivery`, Svix's `svix-id`). GitLab's `Idempotency-Key` (stable across GitLab's
+ * retries) comes before `X-Request-ID`, which proxies often set per request.
+ */
+export const DELIVERY_ID_HEADERS = [
+  "x-forge-delivery",
+  "x-github-delivery",
+  "vendor-id",
+  "svix-id",
+  "webhook-id",
+  "idempotency-key",
+  "x-request-id",
+] as const;
+
+/** Longer IDs are replaced by a fixed-size digest so a hostile sender cannot store huge keys. */
+export const MAX_DELIVERY_ID_LENGTH = 200;
+
+/** The first present, non-blank delivery ID, or undefined (the caller then makes a random one). */
+export function resolveDeliveryId(headers: Readonly<Record<string, string>>): string | undefined {
+  for (const name of DELIVERY_ID_HEADERS) {
+    const value = headers[name];
+    if (typeof value !== "string") continue;
+    const id = value.trim();
+    if (id.length === 0) continue;
+    if (id.length <= MAX_DELIVERY_ID_LENGTH) return id;
+    return `sha256:${createHash("sha256").update(id, "utf8").digest("hex")}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,40 @@
+import { isPlainRecord } from "./payloadPath.js";
+
+/**
+ * Event-type sources in priority order (spec 2.2 and 6): each spec header name is followed by the
+ * real sender's name for the same header (GitHub, then GitLab).
+ */
+export const EVENT_TYPE_HEADERS = [
+  "x-forge-event",
+  "x-github-event",
+  "x-alt-forge-event",
+  "x-gitlab-event",
+] as const;
+
+/**
+ * The event type as sent: the first non-empty header above, else a string `event_type` at the top of
+ * the JSON body. Never case-folded or trimmed, because `events` compares it verbatim
+ * (`Merge Request Hook` and `merge_request` are different events).
+ */
+export function resolveEventType(
+  headers: Readonly<Record<string, string>>,
+  payload: unknown,
+): string | undefined {
+  for (const name of EVENT_TYPE_HEADERS) {
+    const value = headers[name];
+    if (typeof value === "string" && value.length > 0) return value;
+  }
+  if (isPlainRecord(payload)) {
+    const fromBody = payload.event_type;
+    if (typeof fromBody === "string" && fromBody.length > 0) return fromBody;
+  }
+  return undefined;
+}
+
+/**
+ * Exactly `ping` (GitHub's hook-created event). GitLab has no ping event (its "Test" button sends a
+ * real event type such as `Push Hook`), so nothing else is treated as a ping.
+ */
+export function isPingEvent(event: string | undefined): boolean {
+  return event === "ping";
+}

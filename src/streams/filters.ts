@@ -1,0 +1,139 @@
+import { RE2JS } from "re2js";
+import type { Filter, Scalar } from "../config/sections/filters.js";
+import { isPlainRecord, lookupPath, type PathLookup, valueToText } from "./payloadPath.js";
+
+/**
+ * Payload filters (spec 2.3). Pure apart from `deps.readList`; never throws. A filter that cannot be
+ * evaluated (unreadable `in_file` list, invalid `regex`) fails closed: the whole filter it sits in does
+ * not match, even under `not`, so a broken blocklist never lets everything through.
+ */
+
+export interface FilterSubject {
+  payload: unknown;
+  event: string | undefined;
+  headers: Readonly<Record<string, string>>;
+}
+
+export interface FilterDeps {
+  /** The entries of an `in_file` list; throws when the file cannot be read. */
+  readList(path: string): ReadonlySet<string>;
+}
+
+const NOT_FOUND: PathLookup = { found: false };
+
+class Unevaluable extends Error {}
+
+/**
+ * `event` / `event_type` → the resolved event type; `headers.<Name>` → a header, case-insensitively;
+ * `payload.x` → `x` inside a top-level `payload` object when the body has one, else at the body root;
+ * anything else → a path from the body root.
+ */
+export function resolveField(field: string, subject: FilterSubject): PathLookup {
+  if (field === "event" || field === "event_type") {
+    return subject.event === undefined ? NOT_FOUND : { found: true, value: subject.event };
+  }
+  if (field.startsWith("headers.")) {
+    const name = field.slice("headers.".length).toLowerCase();
+    const value = Object.hasOwn(subject.headers, name) ? subject.headers[name] : undefined;
+    return value === undefined ? NOT_FOUND : { found: true, value };
+  }
+  if (field === "payload" || field.startsWith("payload.")) {
+    const root = subject.payload;
+    const inner = isPlainRecord(root) && isPlainRecord(root.payload) ? root.payload : root;
+    return field === "payload"
+      ? { found: true, value: inner }
+      : lookupPath(inner, field.slice("payload.".length));
+  }
+  return lookupPath(subject.payload, field);
+}
+
+/** JSON equality of scalars: `1` and `"1"` differ, as do `true` and `"true"`. */
+function sameScalar(value: unknown, expected: Scalar): boolean {
+  return value === expected;
+}
+
+function contains(value: unknown, needle: Scalar): boolean {
+  if (typeof value === "string") return value.includes(valueToText(needle));
+  if (Array.isArray(value)) return value.some((item) => sameScalar(item, needle));
+  if (isPlainRecord(value)) return Object.hasOwn(value, valueToText(needle));
+  return false;
+}
+
+const REGEX_CACHE_LIMIT = 512;
+const regexCache = new Map<string, RE2JS | null>();
+
+/** Compiled once per pattern; an invalid pattern is remembered as `null`. */
+function compiled(pattern: string): RE2JS | null {
+  const cached = regexCache.get(pattern);
+  if (cached !== undefined) return cached;
+  let re: RE2JS | null;
+  try {
+    re = RE2JS.compile(pattern);
+  } catch {
+    re = null;
+  }
+  if (regexCache.size >= REGEX_CACHE_LIMIT) regexCache.clear();
+  regexCache.set(pattern, re);
+  return re;
+}
+
+/** Why a `regex` pattern cannot be used (RE2 syntax: no backreferences or lookaround), or undefined. */
+export function regexProblem(pattern: string): string | undefined {
+  try {
+    RE2JS.compile(pattern);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+function inFile(value: unknown, path: string, deps: FilterDeps): boolean {
+  let list: ReadonlySet<string>;
+  try {
+    list = deps.readList(path);
+  } catch {
+    throw new Unevaluable();
+  }
+  return list.has(valueToText(value));
+}
+
+type LeafFilter = Extract<Filter, { field: string }>;
+
+function leaf(filter: LeafFilter, hit: PathLookup, deps: FilterDeps): boolean {
+  if ("exists" in filter) return hit.found === filter.exists;
+  if ("missing" in filter) return !hit.found;
+  // A missing field is "not equal" to anything: not_equals is exactly the negation of equals.
+  if ("not_equals" in filter) return !(hit.found && sameScalar(hit.value, filter.not_equals));
+  if (!hit.found) return false;
+  const { value } = hit;
+  if ("equals" in filter) return sameScalar(value, filter.equals);
+  if ("contains" in filter) return contains(value, filter.contains);
+  if ("in" in filter) return filter.in.some((item) => sameScalar(value, item));
+  if ("in_file" in filter) return inFile(value, filter.in_file, deps);
+  if ("regex" in filter) {
+    const re = compiled(filter.regex);
+    if (re === null) throw new Unevaluable();
+    return re.test(valueToText(value));
+  }
+  return false;
+}
+
+function evaluate(filter: Filter, subject: FilterSubject, deps: FilterDeps): boolean {
+  if ("all" in filter) return filter.all.every((f) => evaluate(f, subject, deps));
+  if ("any" in filter) return filter.any.some((f) => evaluate(f, subject, deps));
+  if ("not" in filter) return !evaluate(filter.not, subject, deps);
+  return leaf(filter, resolveField(filter.field, subject), deps);
+}
+
+export function matches(filter: Filter, subject: FilterSubject, deps: FilterDeps): boolean {
+  try {
+    return evaluate(filter, subject, deps);
+  } catch {
+    return false;
+  }
+}
+
+/** Every top-level filter must match; an empty list matches everything. */
+export function matchesAll(filters: readonly Filter[], subject: FilterSubject, deps: FilterDeps): boolean {
+  return filters.every((f) => matches(f, subject, deps));
+}

@@ -1,0 +1,64 @@
+import { lookupPath } from "./payloadPath.js";
+
+/** Prompt and `deliver_extra` templates (spec 2.5). Pure and single-pass. */
+
+export const NESTED_VALUE_LIMIT = 2000;
+export const RAW_DUMP_LIMIT = 4000;
+export const RAW_PLACEHOLDER = "__raw__";
+
+/**
+ * `{name}` or `{a.b.c}`: segments of letters, digits, `_` or `-`, joined by single dots. A brace
+ * directly before or after (`{{x}}`) means the text is not a placeholder, so it passes through, as do
+ * `{a b}`, `{ }`, `{#if}` and anything else.
+ */
+const PLACEHOLDER = /(?<!\{)\{([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\}(?!\})/g;
+
+/** Cuts at `limit` UTF-16 units without leaving half of a surrogate pair at the end. */
+export function truncate(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const cut = text.slice(0, limit);
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+}
+
+/** The whole payload as 2-space indented JSON, truncated at 4000 characters (rules 4 and 5). */
+export function rawDump(payload: unknown): string {
+  return truncate(JSON.stringify(payload, null, 2) ?? "null", RAW_DUMP_LIMIT);
+}
+
+/** Strings as-is; numbers, booleans and null as JSON text; objects and arrays as compact JSON, capped. */
+function valueText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "object" && value !== null) {
+    return truncate(JSON.stringify(value) ?? "", NESTED_VALUE_LIMIT);
+  }
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** Substitutes every placeholder once; text taken from the payload is never expanded again. */
+export function substitute(template: string, payload: unknown): string {
+  return template.replace(PLACEHOLDER, (literal, path: string) => {
+    if (path === RAW_PLACEHOLDER) return rawDump(payload);
+    const hit = lookupPath(payload, path);
+    return hit.found ? valueText(hit.value) : literal;
+  });
+}
+
+/** No prompt (undefined or empty) → the default dump (rule 5); otherwise the substituted template. */
+export function renderTemplate(template: string | undefined, payload: unknown): string {
+  if (template === undefined || template.length === 0) return rawDump(payload);
+  return substitute(template, payload);
+}
+
+/** `deliver_extra`: string values are templates; numbers and booleans become their text. */
+export function renderExtra(
+  extra: Readonly<Record<string, string | number | boolean>> | undefined,
+  payload: unknown,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (extra === undefined) return out;
+  for (const [key, value] of Object.entries(extra)) {
+    out[key] = typeof value === "string" ? substitute(value, payload) : String(value);
+  }
+  return out;
+}

@@ -1,0 +1,44 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import {
+  DELIVERY_ID_HEADERS,
+  MAX_DELIVERY_ID_LENGTH,
+  resolveDeliveryId,
+} from "../../../src/streams/deliveryId.js";
+
+describe("resolveDeliveryId (spec 6)", () => {
+  it("takes the first present header in the documented order", () => {
+    const headers = Object.fromEntries(DELIVERY_ID_HEADERS.map((name) => [name, `id-from-${name}`]));
+    for (const name of DELIVERY_ID_HEADERS) {
+      expect(resolveDeliveryId(headers)).toBe(`id-from-${name}`);
+      delete headers[name];
+    }
+    expect(resolveDeliveryId(headers)).toBeUndefined();
+  });
+
+  it("keeps the spec's four in spec order, each followed by its real alias", () => {
+    expect(DELIVERY_ID_HEADERS).toEqual([
+      "x-forge-delivery",
+      "x-github-delivery",
+      "vendor-id",
+      "svix-id",
+      "webhook-id",
+      "idempotency-key",
+      "x-request-id",
+    ]);
+  });
+
+  it("skips blank values and trims surrounding whitespace", () => {
+    expect(resolveDeliveryId({ "x-github-delivery": "  ", "webhook-id": " msg_1 " })).toBe("msg_1");
+    expect(resolveDeliveryId({ "x-forge-delivery": "" })).toBeUndefined();
+  });
+
+  it("replaces an over-long ID by a fixed-size digest, still stable across retries", () => {
+    const long = "x".repeat(MAX_DELIVERY_ID_LENGTH + 1);
+    const id = resolveDeliveryId({ "x-request-id": long });
+    expect(id).toBe(`sha256:${createHash("sha256").update(long).digest("hex")}`);
+    expect(id?.length).toBeLessThanOrEqual(MAX_DELIVERY_ID_LENGTH);
+    const exact = "y".repeat(MAX_DELIVERY_ID_LENGTH);
+    expect(resolveDeliveryId({ "x-request-id": exact })).toBe(exact);
+  });
+});

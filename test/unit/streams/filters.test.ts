@@ -1,0 +1,246 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Filter } from "../../../src/config/sections/filters.js";
+import { filterSchema } from "../../../src/config/sections/filters.js";
+import {
+  type FilterDeps,
+  type FilterSubject,
+  matches,
+  matchesAll,
+  regexProblem,
+} from "../../../src/streams/filters.js";
+import { githubExample } from "./octokitExamples.js";
+
+const lists: Record<string, ReadonlySet<string>> = {
+  "bots.txt": new Set(["dependabot[bot]", "renovate[bot]"]),
+  "numbers.json": new Set(["1", "2", "true"]),
+};
+const reads: string[] = [];
+const deps: FilterDeps = {
+  readList(path) {
+    reads.push(path);
+    const list = lists[path];
+    if (list === undefined) throw new Error(`ENOENT: ${path}`);
+    return list;
+  },
+};
+
+const pr = githubExample("pull_request", "opened");
+const subject = (payload: unknown, event?: string, headers: Record<string, string> = {}): FilterSubject => ({
+  payload,
+  event,
+  headers,
+});
+const prSubject = subject(pr, "pull_request", {
+  "x-github-event": "pull_request",
+  "user-agent": "GitHub-Hookshot/abc",
+});
+const is = (filter: Filter, s: FilterSubject = prSubject) => matches(filter, s, deps);
+
+describe("field resolution", () => {
+  it("reads dotted paths from the body root of a real pull_request payload", () => {
+    expect(is({ field: "pull_request.user.login", equals: pr.pull_request.user.login })).toBe(true);
+    expect(is({ field: "pull_request.head.ref", equals: "not-the-branch" })).toBe(false);
+  });
+
+  it("payload.x reads a top-level payload object when present, else the body root", () => {
+    const wrapped = subject({ payload: { state: "open" }, state: "root" });
+    expect(is({ field: "payload.state", equals: "open" }, wrapped)).toBe(true);
+    const flat = subject({ state: "root" });
+    expect(is({ field: "payload.state", equals: "root" }, flat)).toBe(true);
+    const notAnObject = subject({ payload: "text", state: "root" });
+    expect(is({ field: "payload.state", equals: "root" }, notAnObject)).toBe(true);
+  });
+
+  it("event and event_type are the resolved event type, not a body field", () => {
+    const s = subject({ event_type: "from-body" }, "from-header");
+    expect(is({ field: "event", equals: "from-header" }, s)).toBe(true);
+    expect(is({ field: "event_type", equals: "from-header" }, s)).toBe(true);
+    expect(is({ field: "event", exists: false }, subject({}, undefined))).toBe(true);
+  });
+
+  it("headers.<Name> reads a header case-insensitively", () => {
+    expect(is({ field: "headers.X-GitHub-Event", equals: "pull_request" })).toBe(true);
+    expect(is({ field: "headers.User-Agent", regex: "^GitHub-Hookshot/" })).toBe(true);
+    expect(is({ field: "headers.X-Missing", missing: true })).toBe(true);
+  });
+});
+
+describe("leaf operators", () => {
+  const s = subject({
+    n: 1,
+    s: "1",
+    flag: false,
+    nil: null,
+    text: "fix: crash on start",
+    tags: ["a", 2, true],
+    map: { k: 1, "2": 0 },
+  });
+
+  it("exists / missing treat a present null as present", () => {
+    expect(is({ field: "nil", exists: true }, s)).toBe(true);
+    expect(is({ field: "nil", missing: true }, s)).toBe(false);
+    expect(is({ field: "absent", exists: false }, s)).toBe(true);
+    expect(is({ field: "absent", missing: true }, s)).toBe(true);
+    expect(is({ field: "absent", exists: true }, s)).toBe(false);
+  });
+
+  it("equals is strict JSON equality: a number never equals its numeric string", () => {
+    expect(is({ field: "n", equals: 1 }, s)).toBe(true);
+    expect(is({ field: "n", equals: "1" }, s)).toBe(false);
+    expect(is({ field: "s", equals: 1 }, s)).toBe(false);
+    expect(is({ field: "flag", equals: false }, s)).toBe(true);
+    expect(is({ field: "nil", equals: null }, s)).toBe(true);
+    expect(is({ field: "absent", equals: null }, s)).toBe(false);
+    expect(is({ field: "map", equals: "[object Object]" }, s)).toBe(false);
+  });
+
+  it("not_equals is the negation of equals, so a missing field matches", () => {
+    expect(is({ field: "n", not_equals: 1 }, s)).toBe(false);
+    expect(is({ field: "n", not_equals: "1" }, s)).toBe(true);
+    expect(is({ field: "absent", not_equals: "x" }, s)).toBe(true);
+  });
+
+  it("contains: substring of a string, member of a list, key of a dict", () => {
+    expect(is({ field: "text", contains: "crash" }, s)).toBe(true);
+    expect(is({ field: "text", contains: "Crash" }, s)).toBe(false);
+    expect(is({ field: "tags", contains: 2 }, s)).toBe(true);
+    expect(is({ field: "tags", contains: "2" }, s)).toBe(false);
+    expect(is({ field: "tags", contains: true }, s)).toBe(true);
+    expect(is({ field: "map", contains: "k" }, s)).toBe(true);
+    expect(is({ field: "map", contains: 2 }, s)).toBe(true);
+    expect(is({ field: "map", contains: "toString" }, s)).toBe(false);
+    expect(is({ field: "n", contains: 1 }, s)).toBe(false);
+  });
+
+  it("in: the value is one of the inline list (the spec's action example)", () => {
+    expect(is({ field: "action", in: ["opened", "synchronize", "reopened"] })).toBe(true);
+    expect(is({ field: "action", in: ["closed", "labeled"] })).toBe(false);
+    expect(is({ field: "n", in: ["1"] }, s)).toBe(false);
+    expect(is({ field: "absent", in: [null] }, s)).toBe(false);
+  });
+
+  it("in_file: the stringified value is in the list; an unreadable list never matches", () => {
+    const bot = subject({ sender: { login: "dependabot[bot]" }, n: 2, ok: true });
+    expect(is({ field: "sender.login", in_file: "bots.txt" }, bot)).toBe(true);
+    expect(is({ field: "sender.login", in_file: "bots.txt" })).toBe(false);
+    expect(is({ field: "n", in_file: "numbers.json" }, bot)).toBe(true);
+    expect(is({ field: "ok", in_file: "numbers.json" }, bot)).toBe(true);
+    expect(is({ field: "sender.login", in_file: "gone.txt" }, bot)).toBe(false);
+  });
+
+  it("regex: an RE2 search over the stringified value", () => {
+    expect(is({ field: "pull_request.title", regex: "README" })).toBe(true);
+    expect(is({ field: "pull_request.title", regex: "^README" })).toBe(false);
+    expect(is({ field: "number", regex: "^\\d+$" })).toBe(true);
+    expect(is({ field: "text", regex: "(?i)CRASH" }, s)).toBe(true);
+    expect(is({ field: "absent", regex: ".*" }, s)).toBe(false);
+  });
+
+  it("regex: invalid or non-RE2 patterns (backreferences, lookaround) never match", () => {
+    expect(is({ field: "text", regex: "(" }, s)).toBe(false);
+    expect(is({ field: "text", regex: "(a)\\1" }, s)).toBe(false);
+    expect(regexProblem("(?<=a)b")).toBeTypeOf("string");
+    expect(regexProblem("^fix(\\(.+\\))?:")).toBeUndefined();
+  });
+
+  it("regex runs in linear time on a classic ReDoS pattern", () => {
+    const hostile = subject({ text: `${"a".repeat(50_000)}!` });
+    const started = performance.now();
+    expect(is({ field: "text", regex: "^(a+)+$" }, hostile)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe("groups", () => {
+  it("all, any and not nest", () => {
+    const filter: Filter = {
+      all: [
+        { field: "action", in: ["opened", "reopened"] },
+        {
+          any: [
+            { field: "pull_request.draft", equals: true },
+            { not: { field: "pull_request.user.login", in_file: "bots.txt" } },
+          ],
+        },
+      ],
+    };
+    expect(is(filter)).toBe(true);
+    expect(is({ not: filter })).toBe(false);
+    expect(
+      is({
+        any: [
+          { field: "action", equals: "closed" },
+          { field: "absent", exists: true },
+        ],
+      }),
+    ).toBe(false);
+  });
+
+  it("fails closed: a broken in_file list or regex under not does not let everything through", () => {
+    expect(is({ not: { field: "action", in_file: "missing-blocklist.txt" } })).toBe(false);
+    expect(is({ not: { field: "action", regex: "(" } })).toBe(false);
+    expect(
+      matchesAll(
+        [{ field: "action", equals: "opened" }, { not: { field: "action", in_file: "gone" } }],
+        prSubject,
+        deps,
+      ),
+    ).toBe(false);
+  });
+
+  it("matchesAll needs every top-level filter; an empty list matches", () => {
+    expect(matchesAll([], prSubject, deps)).toBe(true);
+    expect(
+      matchesAll(
+        [
+          { field: "action", equals: "opened" },
+          { field: "number", equals: pr.number },
+        ],
+        prSubject,
+        deps,
+      ),
+    ).toBe(true);
+    expect(
+      matchesAll(
+        [
+          { field: "action", equals: "opened" },
+          { field: "number", equals: -1 },
+        ],
+        prSubject,
+        deps,
+      ),
+    ).toBe(false);
+  });
+
+  it("reads an in_file list only when the field is present", () => {
+    reads.length = 0;
+    is({ field: "absent", in_file: "bots.txt" });
+    expect(reads).toEqual([]);
+  });
+});
+
+describe("filters parsed by the config schema", () => {
+  it("evaluates a YAML-shaped filter list after zod parsing", () => {
+    const raw = [
+      { field: "action", in: ["opened"] },
+      { not: { field: "sender.login", regex: "\\[bot\\]$" } },
+    ];
+    const parsed = raw.map((f) => filterSchema.parse(f));
+    expect(matchesAll(parsed, prSubject, deps)).toBe(true);
+  });
+
+  it("never throws on arbitrary payloads, headers and paths", () => {
+    const leafFilter = fc.record({ field: fc.string(), regex: fc.string({ minLength: 1 }) });
+    fc.assert(
+      fc.property(
+        fc.jsonValue(),
+        fc.dictionary(fc.string(), fc.string()),
+        fc.array(leafFilter),
+        (payload, headers, filters) => {
+          expect(typeof matchesAll(filters, subject(payload, undefined, headers), deps)).toBe("boolean");
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,60 @@
+import { utimesSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { createListReader, parseList } from "../../../src/io/listFiles.js";
+import { matches } from "../../../src/streams/filters.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+describe("parseList", () => {
+  it("reads a JSON array's items, a JSON object's keys, or non-empty trimmed lines", () => {
+    expect([...parseList('["a", 2, true, null]')]).toEqual(["a", "2", "true", "null"]);
+    expect([...parseList('{"alice": 1, "bob": {"x": 1}}')]).toEqual(["alice", "bob"]);
+    expect([...parseList("  alice \r\n\n bob\n\n")]).toEqual(["alice", "bob"]);
+    expect([...parseList("[bot] one\nsecond")]).toEqual(["[bot] one", "second"]);
+    expect([...parseList('"just a string"')]).toEqual(['"just a string"']);
+  });
+});
+
+describe("createListReader (in_file cache)", () => {
+  it("resolves relative paths against baseDir", () => {
+    home = tempHome();
+    home.write("lists/bots.txt", "dependabot[bot]\n");
+    const reader = createListReader({ baseDir: home.dir });
+    expect(reader.readList("lists/bots.txt").has("dependabot[bot]")).toBe(true);
+  });
+
+  it("serves the cached list until the file's mtime or size changes", () => {
+    home = tempHome();
+    const path = home.write("allow.json", '["a"]');
+    const reader = createListReader({ baseDir: home.dir });
+    const first = reader.readList("allow.json");
+    expect(reader.readList(path)).toBe(first);
+
+    home.write("allow.json", '["b"]');
+    const fixed = new Date("2026-01-01T00:00:00Z");
+    utimesSync(path, fixed, fixed);
+    const second = reader.readList("allow.json");
+    expect(second.has("b")).toBe(true);
+    // Same size and same mtime: the file is not read again, the cached list is served.
+    home.write("allow.json", '["c"]');
+    utimesSync(path, fixed, fixed);
+    expect(reader.readList("allow.json")).toBe(second);
+
+    home.write("allow.json", '["c", "d"]');
+    utimesSync(path, fixed, fixed);
+    expect([...reader.readList("allow.json")]).toEqual(["c", "d"]);
+  });
+
+  it("throws for a missing file or a directory, and a filter using it does not match", () => {
+    home = tempHome();
+    home.write("dir/x.txt", "x");
+    const reader = createListReader({ baseDir: home.dir });
+    expect(() => reader.readList("nope.txt")).toThrow();
+    expect(() => reader.readList("dir")).toThrow(/not a regular file/);
+    const subject = { payload: { user: "x" }, event: undefined, headers: {} };
+    expect(matches({ field: "user", in_file: "nope.txt" }, subject, reader)).toBe(false);
+    expect(matches({ field: "user", in_file: "dir/x.txt" }, subject, reader)).toBe(true);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { createFixedWindowLimiter } from "../../../src/streams/rateLimiter.js";
+
+const MINUTE = 60_000;
+
+function limiterAt(start: number, limit = 3) {
+  let t = start;
+  const limiter = createFixedWindowLimiter({ limit, windowMs: MINUTE, now: () => t });
+  return {
+    limiter,
+    set: (ms: number) => {
+      t = ms;
+    },
+  };
+}
+
+const take = (n: number, f: () => boolean) => Array.from({ length: n }, f);
+
+describe("fixed-window rate limiter (spec 8: per route, per minute)", () => {
+  it("allows `limit` requests per window and refuses the rest", () => {
+    const { limiter } = limiterAt(5 * MINUTE + 10);
+    expect(take(5, () => limiter.tryAcquire("github"))).toEqual([true, true, true, false, false]);
+  });
+
+  it("counts each route on its own", () => {
+    const { limiter } = limiterAt(0, 1);
+    expect(limiter.tryAcquire("a")).toBe(true);
+    expect(limiter.tryAcquire("b")).toBe(true);
+    expect(limiter.tryAcquire("a")).toBe(false);
+  });
+
+  it("windows are aligned to floor(now / window): a burst across the boundary gets two budgets", () => {
+    const { limiter, set } = limiterAt(2 * MINUTE - 1);
+    expect(take(4, () => limiter.tryAcquire("r"))).toEqual([true, true, true, false]);
+    set(2 * MINUTE);
+    expect(take(4, () => limiter.tryAcquire("r"))).toEqual([true, true, true, false]);
+    set(3 * MINUTE - 1);
+    expect(limiter.tryAcquire("r")).toBe(false);
+  });
+
+  it("starts a fresh count after a long pause", () => {
+    const { limiter, set } = limiterAt(0, 1);
+    expect(limiter.tryAcquire("r")).toBe(true);
+    set(10 * MINUTE + 5);
+    expect(limiter.tryAcquire("r")).toBe(true);
+    expect(limiter.tryAcquire("r")).toBe(false);
+  });
+
+  it("a limit of 0 refuses everything", () => {
+    const { limiter } = limiterAt(0, 0);
+    expect(limiter.tryAcquire("r")).toBe(false);
+  });
+});

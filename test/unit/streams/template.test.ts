@@ -1,0 +1,110 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { renderExtra, renderTemplate } from "../../../src/streams/template.js";
+import { githubExample } from "./octokitExamples.js";
+
+const pr = githubExample("pull_request", "opened");
+const push = githubExample("push");
+const issues = githubExample("issues");
+
+describe("renderTemplate (spec 2.5)", () => {
+  it("rule 1: {a.b.c} resolves nested values of a real pull_request payload", () => {
+    const text = renderTemplate(
+      "PR #{number} {action}: {pull_request.title} by {pull_request.user.login} in {repository.full_name}",
+      pr,
+    );
+    expect(text).toBe(
+      `PR #${pr.number} opened: ${pr.pull_request.title} by ${pr.pull_request.user.login} in ${pr.repository.full_name}`,
+    );
+  });
+
+  it("rule 1: numbers, booleans and null render as JSON text; array items by index", () => {
+    const payload = { n: 2.5, t: true, f: false, z: null, list: ["a", "b"] };
+    expect(renderTemplate("{n}|{t}|{f}|{z}|{list.1}", payload)).toBe("2.5|true|false|null|b");
+    expect(renderTemplate("{issue.labels.0.name}", issues)).toBe(issues.issue.labels[0].name);
+  });
+
+  it("rule 2: a missing key leaves the literal placeholder", () => {
+    expect(renderTemplate("ref {ref} by {pusher.nickname} / {nope}", push)).toBe(
+      `ref ${push.ref} by {pusher.nickname} / {nope}`,
+    );
+  });
+
+  it("rule 3: a nested dict or list is compact JSON, truncated at 2000 characters", () => {
+    expect(renderTemplate("{issue.labels}", issues)).toBe(JSON.stringify(issues.issue.labels));
+    const repo = renderTemplate("{repository}", pr);
+    expect(JSON.stringify(pr.repository).length).toBeGreaterThan(2000);
+    expect(repo).toBe(JSON.stringify(pr.repository).slice(0, 2000));
+  });
+
+  it("rule 4: {__raw__} is the indented payload truncated at 4000, mixed with other substitutions", () => {
+    const small = { action: "created", n: 1 };
+    expect(renderTemplate("{action}:\n{__raw__}", small)).toBe(`created:\n${JSON.stringify(small, null, 2)}`);
+    const big = renderTemplate("[{action}] {__raw__}", pr);
+    expect(big).toBe(`[opened] ${JSON.stringify(pr, null, 2).slice(0, 4000)}`);
+  });
+
+  it("rule 5: no prompt dumps the whole payload as indented JSON, truncated at 4000", () => {
+    expect(renderTemplate(undefined, push)).toBe(JSON.stringify(push, null, 2).slice(0, 4000));
+    expect(renderTemplate(undefined, { a: 1 })).toBe('{\n  "a": 1\n}');
+    expect(renderTemplate("", { a: 1 })).toBe('{\n  "a": 1\n}');
+  });
+
+  it("rule 6: only {field} and {nested.field} are substituted; other brace text passes through", () => {
+    const payload = { x: "X", a: { b: "B" } };
+    const template = "{{x}} {a b} { } {#if x}{/if} {x.} {.x} {a..b} {} {x!} {{a.b}} {x}";
+    expect(renderTemplate(template, payload)).toBe(
+      "{{x}} {a b} { } {#if x}{/if} {x.} {.x} {a..b} {} {x!} {{a.b}} X",
+    );
+  });
+
+  it("is single-pass: payload text that looks like a placeholder stays literal", () => {
+    const payload = { title: "{__raw__} and {secret}", secret: "s3cr3t" };
+    expect(renderTemplate("T: {title}", payload)).toBe("T: {__raw__} and {secret}");
+  });
+
+  it("does not reach Object.prototype through {constructor} or {__proto__}", () => {
+    expect(renderTemplate("{constructor} {__proto__} {toString}", { a: 1 })).toBe(
+      "{constructor} {__proto__} {toString}",
+    );
+  });
+
+  it("never cuts a surrogate pair in half", () => {
+    // `{"t":"` is 6 characters, so the emoji's high surrogate would be character 2000.
+    const payload = { deep: { t: `${"a".repeat(1993)}😀` } };
+    expect(renderTemplate("{deep}", payload)).toBe(`{"t":"${"a".repeat(1993)}`);
+  });
+
+  it("renders arbitrary templates without throwing and leaves placeholder-free text unchanged", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.jsonValue(), (template, payload) => {
+        const out = renderTemplate(template, payload);
+        if (template.length > 0 && !template.includes("{")) expect(out).toBe(template);
+      }),
+    );
+  });
+});
+
+describe("renderExtra", () => {
+  it("renders string values as templates and stringifies numbers and booleans", () => {
+    const extra = {
+      repo: "{repository.full_name}",
+      pr_number: "{number}",
+      chat_id: 12345,
+      silent: true,
+      missing: "{nope}",
+    };
+    expect(renderExtra(extra, pr)).toEqual({
+      repo: pr.repository.full_name,
+      pr_number: String(pr.number),
+      chat_id: "12345",
+      silent: "true",
+      missing: "{nope}",
+    });
+  });
+
+  it("keeps an empty string empty (it is not a missing prompt) and maps undefined to {}", () => {
+    expect(renderExtra({ thread_id: "" }, pr)).toEqual({ thread_id: "" });
+    expect(renderExtra(undefined, pr)).toEqual({});
+  });
+});
