@@ -1,6 +1,74 @@
+import { rmSync } from "node:fs";
 import type { Command } from "commander";
+import { svcHome, svcPaths } from "../config/paths.js";
+import { SvcError, describeError } from "../errors.js";
+import { type Gateway, startGateway } from "../gateway.js";
+import { writeFileAtomic } from "../io/stores/atomicFile.js";
 
-/** `svc gateway ...` */
-export function registerGatewayCommands(program: Command): void {
-  program.command("gateway").description("gateway commands (not built yet)");
+interface RunOptions {
+  host?: string;
+  port?: string;
+}
+
+function parsePort(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new SvcError("usage", `--port: expected a port number (0-65535), got "${text}"`);
+  return port;
+}
+
+/** `svc gateway run`: foreground gateway; SIGHUP reloads config.yaml, SIGINT/SIGTERM stop cleanly (exit 0). */
+export async function runGatewayForeground(options: RunOptions): Promise<void> {
+  const port = parsePort(options.port);
+  const paths = svcPaths(svcHome());
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway({
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(port === undefined ? {} : { port }),
+    });
+  } catch (err) {
+    process.stderr.write(`${describeError(err)}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  writeFileAtomic(paths.pidFile, `${process.pid}\n`);
+  const removePid = () => rmSync(paths.pidFile, { force: true });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`[gateway] ${signal} received, stopping\n`);
+    gateway
+      .stop()
+      .catch((err: unknown) => process.stderr.write(`[gateway] stop failed: ${describeError(err)}\n`))
+      .finally(() => {
+        removePid();
+        process.exit(0);
+      });
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGHUP", () => {
+    try {
+      gateway.reload();
+    } catch (err) {
+      process.stderr.write(`[gateway] reload refused, keeping the running config:\n${describeError(err)}\n`);
+    }
+  });
+  process.on("exit", removePid);
+  // The uWS loop keeps the process alive; the node:http fallback does through its server.
+  await new Promise<never>(() => {});
+}
+
+/** `svc gateway ...`; other subcommands (start, stop, status, setup) register on the returned command. */
+export function registerGatewayCommands(program: Command): Command {
+  const gateway = program.command("gateway").description("run and manage the gateway");
+  gateway
+    .command("run")
+    .description("run the gateway in the foreground (logs to stdout and $SVC_HOME/logs/gateway.log)")
+    .option("--host <host>", "bind address (overrides platforms.webhook.host)")
+    .option("--port <port>", "listen port (overrides platforms.webhook.port; 0 picks a free port)")
+    .action(async (options: RunOptions) => runGatewayForeground(options));
+  return gateway;
 }

@@ -1,0 +1,80 @@
+import { fromCallback } from "xstate";
+import { DEFAULT_PROFILE } from "../config/paths.js";
+import type { Config } from "../config/schema.js";
+import type { Route } from "../config/sections/webhook.js";
+import type { ResolvedRoute } from "../streams/context.js";
+
+/** Routes from somewhere other than config.yaml (dynamic subscriptions); a static route of the same name wins. */
+export interface RouteSource {
+  lookup(name: string): Route | undefined;
+  names(): readonly string[];
+}
+
+/** What the request path reads on every request; replaced as a whole on reload. */
+export interface RouteTable {
+  readonly multiplexProfiles: boolean;
+  readonly maxBodyBytes: number;
+  readonly rateLimit: number;
+  readonly scriptTimeoutMs: number;
+  readonly globalSecret: string | undefined;
+  readonly staticRoutes: ReadonlyMap<string, ResolvedRoute>;
+}
+
+export function resolveRoute(name: string, route: Route, globalSecret: string | undefined): ResolvedRoute | undefined {
+  const secret = route.secret ?? globalSecret;
+  if (secret === undefined) return undefined;
+  return { name, route, secret, profile: route.profile ?? DEFAULT_PROFILE };
+}
+
+export function routeTable(config: Config): RouteTable {
+  const webhook = config.platforms.webhook;
+  const staticRoutes = new Map<string, ResolvedRoute>();
+  for (const [name, route] of Object.entries(webhook.routes)) {
+    const resolved = resolveRoute(name, route, webhook.secret);
+    if (resolved !== undefined) staticRoutes.set(name, resolved);
+  }
+  return {
+    multiplexProfiles: config.gateway.multiplex_profiles,
+    maxBodyBytes: webhook.max_body_bytes,
+    rateLimit: webhook.rate_limit,
+    scriptTimeoutMs: webhook.script_timeout_seconds * 1000,
+    globalSecret: webhook.secret,
+    staticRoutes,
+  };
+}
+
+export interface RouteRegistry {
+  current(): RouteTable;
+  lookup(name: string): ResolvedRoute | undefined;
+  /** Every route name the gateway answers, static first. */
+  names(): string[];
+  replace(table: RouteTable): void;
+}
+
+export function createRouteRegistry(initial: RouteTable, dynamic?: RouteSource): RouteRegistry {
+  let table = initial;
+  return {
+    current: () => table,
+    lookup(name) {
+      const fixed = table.staticRoutes.get(name);
+      if (fixed !== undefined) return fixed;
+      const found = dynamic?.lookup(name);
+      return found === undefined ? undefined : resolveRoute(name, found, table.globalSecret);
+    },
+    names() {
+      const names = [...table.staticRoutes.keys()];
+      for (const name of dynamic?.names() ?? []) if (!table.staticRoutes.has(name)) names.push(name);
+      return names;
+    },
+    replace(next) {
+      table = next;
+    },
+  };
+}
+
+/** The registry as a child of the root system: `{type: "replace", table}` swaps the routes (SIGHUP reload). */
+export function routesActor(registry: RouteRegistry) {
+  return fromCallback<{ type: "replace"; table: RouteTable }>(({ receive }) => {
+    receive((event) => registry.replace(event.table));
+  });
+}

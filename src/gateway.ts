@@ -1,0 +1,275 @@
+import { randomUUID } from "node:crypto";
+import { type InspectionEvent, fromCallback } from "xstate";
+import { createDeliverer } from "./actors/deliver.js";
+import { createRunExecutor, createRunner } from "./actors/agent/index.js";
+import type { AgentRunner } from "./actors/agent/runner.js";
+import { type RouteSource, createRouteRegistry, routeTable, routesActor } from "./actors/routes.js";
+import { type RunsRef, drainRuns, runsMachine, unfinishedRuns } from "./actors/runs.js";
+import { startSystem } from "./actors/system.js";
+import { type LoadedConfig, loadConfig } from "./config/load.js";
+import { svcPaths } from "./config/paths.js";
+import { webhookStartupProblems } from "./config/validate.js";
+import { SvcError } from "./errors.js";
+import { type ServerHandle, startHttpServer } from "./io/http/server.js";
+import { createRequestHandler } from "./io/http/core.js";
+import { createListReader } from "./io/listFiles.js";
+import { type Logger, createLogger } from "./io/log.js";
+import { runScript } from "./io/scripts.js";
+import { createTargets } from "./io/targets/registry.js";
+import type { EventModes } from "./streams/context.js";
+import { createPipeline } from "./streams/pipeline.js";
+import { createFixedWindowLimiter } from "./streams/rateLimiter.js";
+import { createSeenCache } from "./streams/seenCache.js";
+import type { AcceptedEvent } from "./streams/context.js";
+import { verifySignature } from "./streams/signatures.js";
+
+export interface GatewayOptions {
+  /** SVC_HOME; defaults to the environment's. */
+  readonly home?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Overrides of `platforms.webhook.host` / `port` (`--host`, `--port`; 0 picks a free port). */
+  readonly host?: string;
+  readonly port?: number;
+  /** Clock for rate limiting, idempotency and signature timestamps (tests inject a fake one). */
+  readonly now?: () => number;
+  readonly logger?: Logger;
+  readonly eventModes?: EventModes;
+  /** Dynamic subscriptions; static routes of the same name win. */
+  readonly dynamicRoutes?: RouteSource;
+  readonly inspect?: (event: InspectionEvent) => void;
+  /** Force the HTTP implementation (default: uWS, node:http when uWS cannot load). */
+  readonly http?: "uws" | "node";
+  /** How long `stop()` waits for agent runs in flight (default 30 s). */
+  readonly drainTimeoutMs?: number;
+}
+
+export interface Gateway {
+  readonly host: string;
+  /** The real listening port; 0 when the webhook adapter is disabled. */
+  readonly port: number;
+  readonly routes: () => string[];
+  /** Re-reads config.yaml and swaps routes, limits and the agent runner; host and port need a restart. */
+  reload(): { routes: string[] };
+  /** Stops accepting, answers requests in flight, waits for runs (bounded), then stops every actor. */
+  stop(): Promise<void>;
+}
+
+/** The idempotency cache keeps 1 hour (spec 6) and at most this many ids; the oldest are evicted first. */
+export const SEEN_CACHE_MAX_ENTRIES = 100_000;
+const SEEN_TTL_MS = 60 * 60 * 1000;
+
+function checkedConfig(options: GatewayOptions): LoadedConfig {
+  const loaded = loadConfig({ ...(options.home === undefined ? {} : { home: options.home }), ...(options.env === undefined ? {} : { env: options.env }) });
+  const webhook = loaded.config.platforms.webhook;
+  const host = options.host ?? webhook.host;
+  const check = { ...loaded.config, platforms: { ...loaded.config.platforms, webhook: { ...webhook, host } } };
+  const problems = webhookStartupProblems(check, loaded.paths.config);
+  if (problems.length > 0) throw new SvcError("startup_refused", problems.join("\n"));
+  return loaded;
+}
+
+export function describeRoutes(names: readonly string[]): string {
+  return names.length === 0 ? "(none)" : names.join(", ");
+}
+
+/** Log lines of the request path: cheap (no per-request INFO line), never a secret or a payload. */
+function pipelineLogHooks(logger: Logger) {
+  const warnedV1 = new Set<string>();
+  let coalesceWarned = false;
+  return {
+    auth: {
+      onLegacyV1(route: string) {
+        if (warnedV1.has(route)) return;
+        warnedV1.add(route);
+        logger.warn(`[webhook] ${route}: sender uses the deprecated generic V1 signature (X-Webhook-Signature, no replay protection) — switch it to X-Webhook-Signature-V2 with X-Webhook-Timestamp`);
+      },
+      onRejected(route: string, reason: string) {
+        logger.debug(`[webhook] ${route}: rejected (401): ${reason}`);
+      },
+    },
+    onPing(route: string, event: string) {
+      logger.debug(`[webhook] ${route}: ${event} event ignored`);
+    },
+    onScriptIgnored(route: string, why: string) {
+      logger.info(`[webhook] ${route}: script ignored the event (${why})`);
+    },
+    onDeliveryFailed(event: AcceptedEvent, err: unknown) {
+      logger.error(
+        { route: event.routeName, delivery_id: event.deliveryId, target: event.route.deliver, err: (err as Error)?.message ?? String(err) },
+        `[webhook] ${event.routeName}: direct delivery to ${event.route.deliver} failed`,
+      );
+    },
+    onCronUnavailable(event: AcceptedEvent) {
+      logger.warn(`[webhook] ${event.routeName}: cron_job ${event.route.cron_job} not fired — cron is not available in this gateway`);
+    },
+    onCoalesceUnavailable(event: AcceptedEvent) {
+      if (coalesceWarned) return;
+      coalesceWarned = true;
+      logger.warn(`[webhook] ${event.routeName}: coalescing is not available in this gateway; events run one by one`);
+    },
+    onStageFailure(stage: string, err: unknown, _ctx: unknown) {
+      logger.error({ stage, err: err instanceof Error ? err.stack ?? err.message : String(err) }, `[webhook] internal error in the ${stage} stage`);
+    },
+    onRunsAbandoned(events: readonly AcceptedEvent[]) {
+      for (const event of events) {
+        logger.warn({ route: event.routeName, delivery_id: event.deliveryId }, `[webhook] ${event.routeName}: agent run not finished at shutdown`);
+      }
+    },
+    printHowToAddRoute(configFile: string) {
+      logger.info(
+        [
+          "[webhook] No routes yet. Add one to " + configFile + ", for example:",
+          "  platforms:",
+          "    webhook:",
+          "      enabled: true",
+          "      routes:",
+          "        github:",
+          "          secret: ${GITHUB_WEBHOOK_SECRET}",
+          "          events: [pull_request]",
+          '          prompt: "Review PR #{number}: {pull_request.title}"',
+          "or create one without editing the file: svc webhook subscribe <name>",
+        ].join("\n"),
+      );
+    },
+  };
+}
+
+export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
+  let loaded = checkedConfig(options);
+  const { paths } = loaded;
+  const webhook = loaded.config.platforms.webhook;
+  if (!webhook.enabled) {
+    throw new SvcError(
+      "startup_refused",
+      `${paths.config}: platforms.webhook.enabled is false — the webhook adapter is off. Turn it on with \`svc gateway setup\`, WEBHOOK_ENABLED=true (environment or ${paths.env}), or enabled: true in the file`,
+    );
+  }
+  const now = options.now ?? Date.now;
+  const logger = options.logger ?? createLogger({ file: paths.gatewayLog });
+  const system = startSystem({ logger, ...(options.inspect ? { inspect: options.inspect } : {}) });
+  const targets = createTargets(loaded.config, { logger });
+  const deliverer = createDeliverer({ targets, logger, paths });
+  const registry = createRouteRegistry(routeTable(loaded.config), options.dynamicRoutes);
+  const routesRef = system.spawn("routes", routesActor(registry));
+  let limiter = createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now });
+  const seen = createSeenCache({ ttlMs: SEEN_TTL_MS, maxEntries: SEEN_CACHE_MAX_ENTRIES, now });
+  let runner: AgentRunner = createRunner(loaded.config.agent);
+  const profilePaths = (profile: string) => svcPaths(paths.home, profile);
+  const listReaders = new Map<string, ReturnType<typeof createListReader>>();
+  const runs: RunsRef = system.spawn("runs", runsMachine, {
+    maxConcurrent: loaded.config.agent.max_concurrent_runs,
+    logger,
+    execute: createRunExecutor({ runner: () => runner, deliverer, logger, skillsDir: (p) => profilePaths(p).skills }),
+  });
+  const hooks = pipelineLogHooks(logger);
+
+  const pipeline = createPipeline({
+    routes: { lookup: (name) => registry.lookup(name), multiplexProfiles: () => registry.current().multiplexProfiles },
+    maxBodyBytes: () => registry.current().maxBodyBytes,
+    tryAcquire: (route) => limiter.tryAcquire(route),
+    auth: { verify: verifySignature, ...hooks.auth },
+    onPing: hooks.onPing,
+    filters: {
+      listReader(profile) {
+        let reader = listReaders.get(profile);
+        if (reader === undefined) {
+          reader = createListReader({ baseDir: profilePaths(profile).root });
+          listReaders.set(profile, reader);
+        }
+        return reader;
+      },
+    },
+    script: {
+      runScript: (request) =>
+        runScript({
+          scriptsDir: profilePaths(request.profile).scripts,
+          script: request.script,
+          payload: request.payload,
+          timeoutMs: registry.current().scriptTimeoutMs,
+        }),
+      onIgnored: hooks.onScriptIgnored,
+    },
+    idempotency: { checkAndAdd: (key) => seen.checkAndAdd(key), randomId: randomUUID },
+    dispatch: {
+      modes: options.eventModes ?? {},
+      enqueueRun: (event) => runs.send({ type: "enqueue", event }),
+      async deliverDirect(event) {
+        try {
+          await deliverer.deliver({
+            target: event.route.deliver,
+            message: { text: event.prompt, extra: event.extra, route: event.routeName, deliveryId: event.deliveryId, profile: event.profile === "default" ? undefined : event.profile },
+            mode: "direct",
+            mirrorToSession: event.route.mirror_to_session,
+          });
+          return true;
+        } catch (err) {
+          hooks.onDeliveryFailed(event, err);
+          return false;
+        }
+      },
+      forget: (key) => seen.delete(key),
+      onCronUnavailable: hooks.onCronUnavailable,
+      onCoalesceUnavailable: hooks.onCoalesceUnavailable,
+    },
+    onFailure: hooks.onStageFailure,
+  });
+
+  const host = options.host ?? webhook.host;
+  let server: ServerHandle;
+  try {
+    server = await startHttpServer({
+      host,
+      port: options.port ?? webhook.port,
+      logger,
+      ...(options.http === undefined ? {} : { impl: options.http }),
+      handler: createRequestHandler({
+        pipeline,
+        multiplexProfiles: () => registry.current().multiplexProfiles,
+        maxBodyBytes: () => registry.current().maxBodyBytes,
+        now,
+        onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
+      }),
+    });
+  } catch (err) {
+    system.shutdown();
+    throw new SvcError(
+      "startup_refused",
+      `${(err as Error).message} — is another gateway running? Stop it, or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)`,
+    );
+  }
+  system.spawn("webhook-ingress", fromCallback(() => () => server.close()));
+  logger.info(`[webhook] Listening on ${host}:${server.port} — routes: ${describeRoutes(registry.names())}`);
+  if (registry.names().length === 0) hooks.printHowToAddRoute(paths.config);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    host,
+    port: server.port,
+    routes: () => registry.names(),
+    reload() {
+      const next = checkedConfig(options);
+      routesRef.send({ type: "replace", table: routeTable(next.config) });
+      const nextWebhook = next.config.platforms.webhook;
+      if (nextWebhook.rate_limit !== loaded.config.platforms.webhook.rate_limit) {
+        limiter = createFixedWindowLimiter({ limit: nextWebhook.rate_limit, windowMs: 60_000, now });
+      }
+      runner = createRunner(next.config.agent);
+      if (nextWebhook.port !== loaded.config.platforms.webhook.port || nextWebhook.host !== loaded.config.platforms.webhook.host) {
+        logger.warn("[webhook] host/port changes take effect after a restart");
+      }
+      loaded = next;
+      logger.info(`[webhook] Reloaded ${paths.config} — routes: ${describeRoutes(registry.names())}`);
+      return { routes: registry.names() };
+    },
+    stop() {
+      stopping ??= (async () => {
+        server.close();
+        await pipeline.close();
+        const drained = await drainRuns(runs, options.drainTimeoutMs ?? 30_000);
+        if (!drained) hooks.onRunsAbandoned(unfinishedRuns(runs));
+        system.shutdown();
+      })();
+      return stopping;
+    },
+  };
+}

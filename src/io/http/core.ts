@@ -1,0 +1,112 @@
+import { STATUS_CODES } from "node:http";
+import type { Pipeline } from "../../streams/pipeline.js";
+import { PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
+import { type Inbound, type Outcome, errorOutcome, outcome } from "../../streams/types.js";
+
+/** Method, path and headers: what an adapter copies out of the request before anything async happens. */
+export interface RequestHead {
+  /** Upper case. */
+  readonly method: string;
+  /** Without the query string. */
+  readonly path: string;
+  /** Lower-cased names; repeated headers joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** How an adapter hands over the body: chunks are counted against `limit`; past it reading stops. */
+export interface BodySource {
+  read(limit: number, done: (body: Buffer | "too_large") => void): void;
+}
+
+/** Writes the one answer; `close` asks the adapter to drop the connection (unread body left behind). */
+export type Reply = (answer: Outcome, close?: boolean) => void;
+
+export type RequestHandler = (head: RequestHead, body: BodySource, reply: Reply) => void;
+
+export interface IngressCore {
+  readonly pipeline: Pipeline;
+  multiplexProfiles(): boolean;
+  maxBodyBytes(): number;
+  now(): number;
+  onInternalError(err: unknown): void;
+}
+
+export const HEALTH = outcome(200, { status: "ok", platform: "webhook" });
+export const NOT_FOUND = errorOutcome(404, "Not found");
+export const METHOD_NOT_ALLOWED = errorOutcome(405, "Method not allowed");
+
+type Target = { kind: "health" } | { kind: "webhook"; routeName: string; profile: string | undefined } | { kind: "none" };
+
+const SEGMENT = /^[^/]+$/;
+
+/** Which endpoint a path names (spec 4.1); the profile prefix exists only when multiplexing is on. */
+export function endpointOf(path: string, multiplex: boolean): Target {
+  if (path === "/health") return { kind: "health" };
+  if (path.startsWith("/webhooks/")) {
+    const routeName = path.slice("/webhooks/".length);
+    return SEGMENT.test(routeName) ? { kind: "webhook", routeName, profile: undefined } : { kind: "none" };
+  }
+  if (multiplex && path.startsWith("/p/")) {
+    const parts = path.split("/");
+    // ["", "p", profile, "webhooks", route]
+    if (parts.length === 5 && parts[3] === "webhooks" && SEGMENT.test(parts[2] ?? "") && SEGMENT.test(parts[4] ?? "")) {
+      return { kind: "webhook", routeName: parts[4] as string, profile: parts[2] as string };
+    }
+  }
+  return { kind: "none" };
+}
+
+/** `200 OK`-style status line for adapters that need one. */
+export function statusLine(status: number): string {
+  return `${status} ${STATUS_CODES[status] ?? "Unknown"}`;
+}
+
+/** The request flow both adapters share: endpoint, preflight (route + size before reading), body, pipeline. */
+export function createRequestHandler(core: IngressCore): RequestHandler {
+  return (head, body, reply) => {
+    const target = endpointOf(head.path, core.multiplexProfiles());
+    if (target.kind === "none") return reply(NOT_FOUND);
+    if (target.kind === "health") return reply(head.method === "GET" ? HEALTH : METHOD_NOT_ALLOWED);
+    if (head.method !== "POST") return reply(METHOD_NOT_ALLOWED);
+    const receivedAt = core.now();
+    const headOnly: Inbound = {
+      method: head.method,
+      path: head.path,
+      routeName: target.routeName,
+      profile: target.profile,
+      headers: head.headers,
+      body: EMPTY,
+      receivedAt,
+    };
+    const early = core.pipeline.preflight(headOnly);
+    if (early !== undefined) return reply(early, true);
+    body.read(core.maxBodyBytes(), (received) => {
+      if (received === "too_large") return reply(PAYLOAD_TOO_LARGE, true);
+      core.pipeline.submit({ ...headOnly, body: received }).then(
+        (answer) => reply(answer),
+        (err: unknown) => {
+          core.onInternalError(err);
+          reply(errorOutcome(500, "Internal error"));
+        },
+      );
+    });
+  };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** Collects body chunks up to a limit; `add` returns false once the total passes it. */
+export class BodyCollector {
+  private readonly chunks: Buffer[] = [];
+  private total = 0;
+  constructor(private readonly limit: number) {}
+  add(chunk: Buffer): boolean {
+    this.total += chunk.length;
+    if (this.total > this.limit) return false;
+    if (chunk.length > 0) this.chunks.push(chunk);
+    return true;
+  }
+  body(): Buffer {
+    return this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.total);
+  }
+}

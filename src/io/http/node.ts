@@ -1,0 +1,73 @@
+import { createServer } from "node:http";
+import { BodyCollector, type RequestHandler } from "./core.js";
+import type { ListenOptions, ServerHandle } from "./server.js";
+
+function headersOf(raw: NodeJS.Dict<string | string[]>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return headers;
+}
+
+/** The node:http fallback, used when the uWS binary cannot load; it only translates to the shared handler. */
+export function listenNode(handler: RequestHandler, options: ListenOptions): Promise<ServerHandle> {
+  const server = createServer((req, res) => {
+    let finished = false;
+    const url = req.url ?? "/";
+    const query = url.indexOf("?");
+    const head = {
+      method: (req.method ?? "GET").toUpperCase(),
+      path: query === -1 ? url : url.slice(0, query),
+      headers: headersOf(req.headers),
+    };
+    handler(
+      head,
+      {
+        read(limit, done) {
+          const collector = new BodyCollector(limit);
+          req.on("data", (chunk: Buffer) => {
+            if (finished) return;
+            if (!collector.add(chunk)) {
+              req.pause();
+              done("too_large");
+            }
+          });
+          req.on("end", () => {
+            if (!finished) done(collector.body());
+          });
+        },
+      },
+      (answer, close = false) => {
+        if (finished || res.writableEnded) return;
+        finished = true;
+        const json = JSON.stringify(answer.body);
+        res.writeHead(answer.status, {
+          "Content-Type": "application/json",
+          "Content-Length": Buffer.byteLength(json),
+          ...(close ? { Connection: "close" } : {}),
+        });
+        res.end(json, () => {
+          if (close) req.socket.destroy();
+        });
+      },
+    );
+  });
+  server.keepAliveTimeout = 5000;
+  return new Promise((resolve, reject) => {
+    server.once("error", (err) => reject(new Error(`cannot listen on ${options.host}:${options.port} (${err.message})`)));
+    server.listen(options.port, options.host, () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : options.port;
+      resolve({
+        impl: "node",
+        host: options.host,
+        port,
+        close() {
+          server.close();
+          server.closeIdleConnections();
+        },
+      });
+    });
+  });
+}

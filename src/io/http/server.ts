@@ -1,0 +1,35 @@
+import type { Logger } from "../log.js";
+import type { RequestHandler } from "./core.js";
+import { listenNode } from "./node.js";
+import { listenUws, loadUws } from "./uws.js";
+
+export interface ListenOptions {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface ServerHandle {
+  readonly impl: "uws" | "node";
+  readonly host: string;
+  /** The real port (the one picked when asked for 0). */
+  readonly port: number;
+  /** Stops accepting connections. */
+  close(): void;
+}
+
+export interface StartServerOptions extends ListenOptions {
+  readonly handler: RequestHandler;
+  readonly logger: Logger;
+  /** Force an implementation; by default uWS, falling back to node:http when the binary cannot load. */
+  readonly impl?: "uws" | "node";
+}
+
+export async function startHttpServer(options: StartServerOptions): Promise<ServerHandle> {
+  const listen = { host: options.host, port: options.port };
+  if (options.impl !== "node") {
+    const loaded = await loadUws();
+    if ("uws" in loaded) return listenUws(loaded.uws, options.handler, listen);
+    options.logger.warn(`[webhook] uWebSockets.js cannot load here (${loaded.error}); using the node:http server`);
+  }
+  return listenNode(options.handler, listen);
+}

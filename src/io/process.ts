@@ -1,0 +1,53 @@
+import { execa } from "execa";
+
+export interface ProcessRequest {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly input: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly cwd?: string;
+  readonly signal?: AbortSignal;
+  /** Bytes of stdout/stderr kept (default 4 MiB); past it the run fails. */
+  readonly maxBuffer?: number;
+}
+
+export type ProcessResult =
+  | { readonly ok: true; readonly stdout: string; readonly stderr: string }
+  | { readonly ok: false; readonly why: string; readonly stderr: string };
+
+/** The safe base environment for processes fed untrusted input: never our secrets. */
+export function minimalEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR"]) {
+    const value = source[key];
+    if (value !== undefined) env[key] = value;
+  }
+  env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
+  return env;
+}
+
+/** Runs an argv (never a shell string) with `input` on stdin, only `env` in its environment, and a timeout. */
+export async function runProcess(request: ProcessRequest): Promise<ProcessResult> {
+  const result = await execa(request.file, [...request.args], {
+    input: request.input,
+    env: request.env,
+    extendEnv: false,
+    timeout: request.timeoutMs,
+    forceKillAfterDelay: 2000,
+    maxBuffer: request.maxBuffer ?? 4 * 1024 * 1024,
+    reject: false,
+    stripFinalNewline: false,
+    encoding: "utf8",
+    ...(request.cwd === undefined ? {} : { cwd: request.cwd }),
+    ...(request.signal === undefined ? {} : { cancelSignal: request.signal }),
+  });
+  const stderr = typeof result.stderr === "string" ? result.stderr : "";
+  if (result.timedOut) return { ok: false, why: `timed out after ${request.timeoutMs} ms`, stderr };
+  if (result.isCanceled) return { ok: false, why: "canceled", stderr };
+  if (result.failed) {
+    const why = result.exitCode !== undefined ? `exited with code ${result.exitCode}` : (result.shortMessage ?? "failed to start");
+    return { ok: false, why, stderr };
+  }
+  return { ok: true, stdout: typeof result.stdout === "string" ? result.stdout : "", stderr };
+}

@@ -1,0 +1,76 @@
+import { realpath } from "node:fs/promises";
+import { extname, isAbsolute, relative, resolve, sep } from "node:path";
+import type { ScriptResult } from "../streams/stages/script.js";
+import { minimalEnv, runProcess } from "./process.js";
+
+export interface ScriptRunOptions {
+  /** The profile's `scripts/` directory. */
+  readonly scriptsDir: string;
+  readonly script: string;
+  readonly payload: Record<string, unknown>;
+  readonly timeoutMs: number;
+}
+
+const IGNORE_MARKER = "__svc_ignore__";
+
+function inside(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
+}
+
+/** The script's real path when it exists inside `scriptsDir` (after following symlinks), else why not. */
+export async function resolveScript(scriptsDir: string, script: string): Promise<{ path: string } | { why: string }> {
+  const candidate = resolve(scriptsDir, script);
+  if (!inside(resolve(scriptsDir), candidate)) return { why: "path leaves the scripts directory" };
+  let real: string;
+  let realDir: string;
+  try {
+    realDir = await realpath(scriptsDir);
+    real = await realpath(candidate);
+  } catch {
+    return { why: "script not found" };
+  }
+  if (!inside(realDir, real)) return { why: "script resolves outside the scripts directory (symlink)" };
+  return { path: real };
+}
+
+/** `.sh` / `.bash` run under bash, everything else under python3 (spec 2.4). */
+export function interpreterFor(path: string): string {
+  const ext = extname(path).toLowerCase();
+  return ext === ".sh" || ext === ".bash" ? "bash" : "python3";
+}
+
+/** Turns a script's stdout into the new payload, or the reason to ignore the event (spec 2.4). */
+export function interpretScriptOutput(stdout: string, payload: Record<string, unknown>): ScriptResult {
+  const text = stdout.trim();
+  if (text === "") return { kind: "ignore", why: "empty output" };
+  if (text === "[SILENT]") return { kind: "ignore", why: "[SILENT]" };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { kind: "payload", payload: { ...payload, script_output: text } };
+  }
+  if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+    const object = parsed as Record<string, unknown>;
+    if (object[IGNORE_MARKER] === true) return { kind: "ignore", why: `${IGNORE_MARKER} set` };
+    return { kind: "payload", payload: object };
+  }
+  return { kind: "payload", payload: { ...payload, script_output: text } };
+}
+
+/** Runs a route script with the payload JSON on stdin, in the scripts directory, with a minimal environment. */
+export async function runScript(options: ScriptRunOptions): Promise<ScriptResult> {
+  const found = await resolveScript(options.scriptsDir, options.script);
+  if ("why" in found) return { kind: "ignore", why: found.why };
+  const result = await runProcess({
+    file: interpreterFor(found.path),
+    args: [found.path],
+    input: JSON.stringify(options.payload),
+    env: minimalEnv(),
+    timeoutMs: options.timeoutMs,
+    cwd: options.scriptsDir,
+  });
+  if (!result.ok) return { kind: "ignore", why: result.why };
+  return interpretScriptOutput(result.stdout, options.payload);
+}

@@ -1,0 +1,59 @@
+import type { Route } from "../config/sections/webhook.js";
+import type { Inbound, Outcome } from "./types.js";
+
+/** A route as the pipeline uses it: the configuration entry plus what the request path needs resolved. */
+export interface ResolvedRoute {
+  readonly name: string;
+  readonly route: Route;
+  /** Route secret, else the global one; `undefined` never reaches the pipeline (startup rule 1). */
+  readonly secret: string;
+  /** The profile that runs the route (`default` when unbound). */
+  readonly profile: string;
+}
+
+/** Everything a request has gathered so far; each stage adds its part and passes it on. */
+export interface PipelineCtx {
+  readonly inbound: Inbound;
+  readonly route?: ResolvedRoute;
+  /** The parsed JSON body; after the script stage, the script's replacement. */
+  readonly payload?: Record<string, unknown>;
+  /** Resolved event type; `undefined` when the request names none. */
+  readonly event?: string | undefined;
+  readonly deliveryId?: string;
+  /** The terminal answer, once a stage has decided it; later stages pass the context through untouched. */
+  readonly outcome?: Outcome;
+}
+
+/** A stage: enrich the context, or end the request with an Outcome. */
+export type Stage = (ctx: PipelineCtx) => PipelineCtx | Outcome;
+export type AsyncStage = (ctx: PipelineCtx) => Promise<PipelineCtx | Outcome>;
+
+/** An event that passed every check, with its prompt and delivery extras rendered. */
+export interface AcceptedEvent {
+  readonly routeName: string;
+  readonly route: Route;
+  readonly profile: string;
+  /** Resolved event type, `undefined` when the request names none. */
+  readonly event: string | undefined;
+  readonly deliveryId: string;
+  readonly payload: Record<string, unknown>;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly prompt: string;
+  readonly extra: Readonly<Record<string, string>>;
+  readonly receivedAt: number;
+}
+
+/**
+ * Hooks for the route modes built elsewhere (coalescing, event-triggered cron jobs), injected into
+ * `startGateway({ eventModes })`. Dispatch calls them synchronously after idempotency:
+ * - `coalesce(event)` for routes with `coalesce`: `"coalesced"` answers 202 `{status: "coalesced"}`;
+ *   `"not_grouped"` (the key did not resolve) dispatches an agent run at once (202 accepted).
+ *   Absent hook: the route runs as a plain agent route (logged once).
+ * - `fireCronJob(jobRef, event)` for routes with `cron_job`: both `"fired"` and `"skipped"` (paused or
+ *   disabled job, which the hook logs) answer 202 accepted, the job runs in the background.
+ *   Absent hook: 202 accepted, and a log line says cron is not available.
+ */
+export interface EventModes {
+  coalesce?: (event: AcceptedEvent) => "coalesced" | "not_grouped";
+  fireCronJob?: (jobRef: string, event: AcceptedEvent) => "fired" | "skipped";
+}

@@ -1,0 +1,104 @@
+import { Subject, map } from "rxjs";
+import type { PipelineCtx } from "./context.js";
+import { type AuthDeps, authStage } from "./stages/auth.js";
+import { type DispatchDeps, dispatchStage } from "./stages/dispatch.js";
+import { eventCheckStage } from "./stages/events.js";
+import { type FilterDeps, filterStage } from "./stages/filters.js";
+import { type IdempotencyDeps, idempotencyStage } from "./stages/idempotency.js";
+import { INTERNAL_ERROR, type StageFailure, applyStage, asyncStageOperator, stageOperator } from "./stages/operator.js";
+import { parseStage } from "./stages/parse.js";
+import { rateLimitStage } from "./stages/rateLimit.js";
+import { type RouteLookupDeps, routeLookupStage } from "./stages/route.js";
+import { type ScriptDeps, scriptStage } from "./stages/script.js";
+import { bodySizeStage } from "./stages/size.js";
+import { type Inbound, type Outcome, errorOutcome } from "./types.js";
+
+const SHUTTING_DOWN = errorOutcome(503, "Shutting down");
+
+export interface PipelineDeps {
+  readonly routes: RouteLookupDeps;
+  maxBodyBytes(): number;
+  tryAcquire(routeName: string): boolean;
+  readonly auth: AuthDeps;
+  onPing?: (routeName: string, event: string) => void;
+  readonly filters: FilterDeps;
+  readonly script: ScriptDeps;
+  readonly idempotency: IdempotencyDeps;
+  readonly dispatch: DispatchDeps;
+  readonly onFailure: StageFailure;
+  /** Bounds on the asynchronous stages. */
+  readonly scriptConcurrency?: number;
+  readonly dispatchConcurrency?: number;
+}
+
+export interface Pipeline {
+  /** Runs spec 4.2 steps 1–2 on the headers alone, before the body is read; an Outcome ends the request. */
+  preflight(head: Inbound): Outcome | undefined;
+  /** Pushes a request into the stream; resolves with its one answer (never rejects). */
+  submit(inbound: Inbound): Promise<Outcome>;
+  /** Stops taking requests and resolves once every request in flight has been answered. */
+  close(): Promise<void>;
+}
+
+/** The webhook request stream: spec 4.2 in order, one operator per stage. */
+export function createPipeline(deps: PipelineDeps): Pipeline {
+  const route = routeLookupStage(deps.routes);
+  const size = bodySizeStage(deps);
+  const input = new Subject<Inbound>();
+  const waiting = new Map<Inbound, (outcome: Outcome) => void>();
+
+  const checked = input.pipe(
+    map((inbound): PipelineCtx => ({ inbound })),
+    stageOperator("route", route, deps.onFailure),
+    stageOperator("size", size, deps.onFailure),
+    stageOperator("rate_limit", rateLimitStage(deps), deps.onFailure),
+    stageOperator("auth", authStage(deps.auth), deps.onFailure),
+    stageOperator("parse", parseStage, deps.onFailure),
+    stageOperator("events", eventCheckStage(deps.onPing ? { onPing: deps.onPing } : {}), deps.onFailure),
+    stageOperator("filters", filterStage(deps.filters), deps.onFailure),
+  );
+  const answered = checked.pipe(
+    asyncStageOperator("script", scriptStage(deps.script), deps.scriptConcurrency ?? 16, deps.onFailure),
+    stageOperator("idempotency", idempotencyStage(deps.idempotency), deps.onFailure),
+    asyncStageOperator("dispatch", dispatchStage(deps.dispatch), deps.dispatchConcurrency ?? 256, deps.onFailure),
+  );
+
+  const done = new Promise<void>((resolve) => {
+    answered.subscribe({
+      next: (ctx) => {
+        const reply = waiting.get(ctx.inbound);
+        waiting.delete(ctx.inbound);
+        reply?.(ctx.outcome ?? INTERNAL_ERROR);
+      },
+      error: (err: unknown) => {
+        // Unreachable by construction (every stage catches); answer whoever waits rather than hang.
+        deps.onFailure("pipeline", err, { inbound: [...waiting.keys()][0] as Inbound });
+        for (const reply of waiting.values()) reply(INTERNAL_ERROR);
+        waiting.clear();
+        resolve();
+      },
+      complete: () => resolve(),
+    });
+  });
+  let closed = false;
+
+  return {
+    preflight(head) {
+      const ctx = applyStage("size", size, applyStage("route", route, { inbound: head }, deps.onFailure), deps.onFailure);
+      return ctx.outcome;
+    },
+    submit(inbound) {
+      if (closed) return Promise.resolve(SHUTTING_DOWN);
+      return new Promise<Outcome>((resolve) => {
+        waiting.set(inbound, resolve);
+        input.next(inbound);
+      });
+    },
+    async close() {
+      closed = true;
+      input.complete();
+      await done;
+    },
+  };
+}
+

@@ -1,0 +1,22 @@
+import type { AcceptedEvent, PipelineCtx } from "../context.js";
+import { renderExtra, renderTemplate } from "../template.js";
+import { payloadOf, routeOf } from "./require.js";
+
+/** Renders the prompt and `deliver_extra` of an event that passed every check (spec 2.5). */
+export function acceptEvent(ctx: PipelineCtx): AcceptedEvent {
+  const route = routeOf(ctx);
+  const payload = payloadOf(ctx);
+  if (ctx.deliveryId === undefined) throw new Error("pipeline context has no delivery id: idempotency did not run");
+  return {
+    routeName: route.name,
+    route: route.route,
+    profile: route.profile,
+    event: ctx.event,
+    deliveryId: ctx.deliveryId,
+    payload,
+    headers: ctx.inbound.headers,
+    prompt: renderTemplate(route.route.prompt, payload),
+    extra: renderExtra(route.route.deliver_extra, payload),
+    receivedAt: ctx.inbound.receivedAt,
+  };
+}

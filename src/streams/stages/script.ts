@@ -1,0 +1,37 @@
+import type { AsyncStage } from "../context.js";
+import { outcome } from "../types.js";
+import { payloadOf, routeOf } from "./require.js";
+
+export const IGNORED_BY_SCRIPT = outcome(200, { status: "ignored", reason: "script" });
+
+/** What running a route script decided (spec 2.4). */
+export type ScriptResult =
+  | { readonly kind: "payload"; readonly payload: Record<string, unknown> }
+  | { readonly kind: "ignore"; readonly why: string };
+
+export interface ScriptRequest {
+  readonly routeName: string;
+  readonly script: string;
+  readonly profile: string;
+  readonly payload: Record<string, unknown>;
+}
+
+export interface ScriptDeps {
+  runScript(request: ScriptRequest): Promise<ScriptResult>;
+  onIgnored?: (routeName: string, why: string) => void;
+}
+
+/** Step 7b of spec 4.2: the route script may replace the payload or ignore the event. */
+export function scriptStage(deps: ScriptDeps): AsyncStage {
+  return async (ctx) => {
+    const route = routeOf(ctx);
+    const script = route.route.script;
+    if (script === undefined) return ctx;
+    const result = await deps.runScript({ routeName: route.name, script, profile: route.profile, payload: payloadOf(ctx) });
+    if (result.kind === "ignore") {
+      deps.onIgnored?.(route.name, result.why);
+      return IGNORED_BY_SCRIPT;
+    }
+    return { ...ctx, payload: result.payload };
+  };
+}

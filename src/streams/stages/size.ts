@@ -1,0 +1,25 @@
+import type { Stage } from "../context.js";
+import { errorOutcome } from "../types.js";
+
+export const PAYLOAD_TOO_LARGE = errorOutcome(413, "Payload too large");
+
+/** The declared `Content-Length`, when it is a plain decimal number. */
+export function declaredLength(headers: Readonly<Record<string, string>>): number | undefined {
+  const raw = headers["content-length"];
+  if (raw === undefined || !/^\d{1,15}$/.test(raw)) return undefined;
+  return Number(raw);
+}
+
+/**
+ * Step 2 of spec 4.2. The ingress runs this on the headers before reading (empty body) and stops a
+ * chunked body as soon as it passes the limit; here it is checked again on the full body.
+ */
+export function bodySizeStage(deps: { maxBodyBytes(): number }): Stage {
+  return (ctx) => {
+    const max = deps.maxBodyBytes();
+    const declared = declaredLength(ctx.inbound.headers);
+    if (declared !== undefined && declared > max) return PAYLOAD_TOO_LARGE;
+    if (ctx.inbound.body.length > max) return PAYLOAD_TOO_LARGE;
+    return ctx;
+  };
+}
