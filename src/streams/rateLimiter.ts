@@ -15,7 +15,8 @@ export interface FixedWindowOptions {
 }
 
 export function createFixedWindowLimiter(options: FixedWindowOptions): FixedWindowLimiter {
-  const { limit, windowMs, now } = options;
+  const { limit, now } = options;
+  const windowMs = Math.max(1, options.windowMs);
   let windowStart = Number.NaN;
   const counts = new Map<string, number>();
 
