@@ -1,0 +1,366 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DeliveryError } from "../../../src/io/targets/target.js";
+import { type FakeApi, type FakeReply, type RecordedRequest, startFakeApi } from "../../fakes/httpFake.js";
+import { message, registryFor } from "./support.js";
+
+interface AdapterCase {
+  readonly name: string;
+  /** `platforms.<name>` settings; `base` is replaced by the fake's URL. */
+  settings(base: string): Record<string, unknown>;
+  readonly extra: Record<string, string>;
+  /** Answers of the fake platform (token endpoints included), by path. */
+  answer(request: RecordedRequest): FakeReply;
+  /** Asserts the message request itself (the last request). */
+  expectSend(request: RecordedRequest, text: string): void;
+  readonly checkPath: string;
+  readonly refusal: FakeReply;
+  readonly refusalText: string;
+  readonly secrets: readonly string[];
+}
+
+const ok = (json: unknown = {}): FakeReply => ({ json });
+
+const CASES: AdapterCase[] = [
+  {
+    name: "telegram",
+    settings: (base) => ({ token: "123456:TG-SECRET", base_url: base }),
+    extra: { chat_id: "-1001234", message_thread_id: "77" },
+    answer: (r) => ok({ ok: true, result: r.path.endsWith("/getMe") ? { username: "svc_bot" } : { message_id: 1 } }),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.path).toBe("/bot123456:TG-SECRET/sendMessage");
+      expect(r.json).toEqual({ chat_id: -1001234, text, message_thread_id: 77 });
+    },
+    checkPath: "/bot123456:TG-SECRET/getMe",
+    refusal: { status: 400, json: { ok: false, error_code: 400, description: "Bad Request: chat not found" } },
+    refusalText: "Bad Request: chat not found",
+    secrets: ["TG-SECRET"],
+  },
+  {
+    name: "discord",
+    settings: (base) => ({ token: "DISCORD-SECRET", base_url: base }),
+    extra: { chat_id: "555000111" },
+    answer: (r) => ok(r.method === "GET" ? { username: "svc" } : { id: "1" }),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.path).toBe("/api/v10/channels/555000111/messages");
+      expect(r.headers.authorization).toBe("Bot DISCORD-SECRET");
+      expect(r.json).toEqual({ content: text });
+    },
+    checkPath: "/api/v10/users/@me",
+    refusal: { status: 403, json: { message: "Missing Access", code: 50001 } },
+    refusalText: "Missing Access",
+    secrets: ["DISCORD-SECRET"],
+  },
+  {
+    name: "slack",
+    settings: (base) => ({ token: "xoxb-SLACK-SECRET", base_url: base }),
+    extra: { chat_id: "C0123", thread_id: "1700000000.000100" },
+    answer: () => ok({ ok: true, user: "svc", team: "acme" }),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.path).toBe("/api/chat.postMessage");
+      expect(r.headers.authorization).toBe("Bearer xoxb-SLACK-SECRET");
+      expect(r.json).toEqual({ channel: "C0123", text, thread_ts: "1700000000.000100" });
+    },
+    checkPath: "/api/auth.test",
+    refusal: ok({ ok: false, error: "channel_not_found" }),
+    refusalText: "channel_not_found",
+    secrets: ["xoxb-SLACK-SECRET"],
+  },
+  {
+    name: "signal",
+    settings: (base) => ({ number: "+15550001111", base_url: base }),
+    extra: { chat_id: "+15550002222" },
+    answer: (r) => (r.path === "/v1/accounts" ? ok(["+15550001111"]) : { status: 201, json: { timestamp: "1700000000000" } }),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.path).toBe("/v2/send");
+      expect(r.json).toEqual({ message: text, number: "+15550001111", recipients: ["+15550002222"] });
+    },
+    checkPath: "/v1/accounts",
+    refusal: { status: 400, json: { error: "Failed to send message: Unregistered user" } },
+    refusalText: "Unregistered user",
+    secrets: [],
+  },
+  {
+    name: "whatsapp",
+    settings: (base) => ({ token: "WA-SECRET", phone_number_id: "10987", base_url: base }),
+    extra: { chat_id: "4915112345678" },
+    answer: (r) => ok(r.method === "GET" ? { display_phone_number: "+1 555" } : { messages: [{ id: "wamid.1" }] }),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.path).toBe("/v21.0/10987/messages");
+      expect(r.headers.authorization).toBe("Bearer WA-SECRET");
+      expect(r.json).toEqual({
+        messaging_product: "whatsapp",
+        recipient_type: "individual",
+        to: "4915112345678",
+        type: "text",
+        text: { preview_url: false, body: text },
+      });
+    },
+    checkPath: "/v21.0/10987",
+    refusal: { status: 400, json: { error: { message: "(#131030) Recipient phone number not in allowed list", code: 131030 } } },
+    refusalText: "Recipient phone number not in allowed list",
+    secrets: ["WA-SECRET"],
+  },
+  {
+    name: "matrix",
+    settings: (base) => ({ token: "syt_MATRIX_SECRET", base_url: base }),
+    extra: { chat_id: "!room:example.org" },
+    answer: (r) => ok(r.method === "GET" ? { user_id: "@svc:example.org" } : { event_id: "$e1" }),
+    expectSend(r, text) {
+      expect(r.method).toBe("PUT");
+      expect(r.path).toBe("/_matrix/client/v3/rooms/!room%3Aexample.org/send/m.room.message/svc-d1-0");
+      expect(r.headers.authorization).toBe("Bearer syt_MATRIX_SECRET");
+      expect(r.json).toEqual({ msgtype: "m.text", body: text });
+    },
+    checkPath: "/_matrix/client/v3/account/whoami",
+    refusal: { status: 403, json: { errcode: "M_FORBIDDEN", error: "User @svc:example.org not in room" } },
+    refusalText: "not in room",
+    secrets: ["syt_MATRIX_SECRET"],
+  },
+  {
+    name: "mattermost",
+    settings: (base) => ({ token: "MM-SECRET", base_url: base }),
+    extra: { chat_id: "chan1", thread_id: "root9" },
+    answer: (r) => (r.method === "GET" ? ok({ username: "svc" }) : { status: 201, json: { id: "p1" } }),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.path).toBe("/api/v4/posts");
+      expect(r.headers.authorization).toBe("Bearer MM-SECRET");
+      expect(r.json).toEqual({ channel_id: "chan1", message: text, root_id: "root9" });
+    },
+    checkPath: "/api/v4/users/me",
+    refusal: { status: 403, json: { id: "api.context.permissions.app_error", message: "You do not have the appropriate permissions." } },
+    refusalText: "appropriate permissions",
+    secrets: ["MM-SECRET"],
+  },
+  {
+    name: "dingtalk",
+    settings: (base) => ({ client_id: "dingAPPKEY", client_secret: "DT-SECRET", base_url: base }),
+    extra: { chat_id: "cidGROUP==" },
+    answer: (r) => ok(r.path === "/v1.0/oauth2/accessToken" ? { accessToken: "DT-ACCESS", expireIn: 7200 } : { processQueryKey: "q1" }),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.path).toBe("/v1.0/robot/groupMessages/send");
+      expect(r.headers["x-acs-dingtalk-access-token"]).toBe("DT-ACCESS");
+      expect(r.json).toEqual({ msgParam: JSON.stringify({ content: text }), msgKey: "sampleText", openConversationId: "cidGROUP==", robotCode: "dingAPPKEY" });
+    },
+    checkPath: "/v1.0/oauth2/accessToken",
+    refusal: { status: 400, json: { code: "invalidParameter", message: "robot is not a member of the group" } },
+    refusalText: "robot is not a member",
+    secrets: ["DT-SECRET", "DT-ACCESS"],
+  },
+  {
+    name: "feishu",
+    settings: (base) => ({ app_id: "cli_1", app_secret: "FS-SECRET", base_url: base }),
+    extra: { chat_id: "oc_abc" },
+    answer: (r) =>
+      ok(r.path.endsWith("/tenant_access_token/internal") ? { code: 0, msg: "ok", tenant_access_token: "t-FS-ACCESS", expire: 7200 } : { code: 0, msg: "success" }),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.url).toBe("/open-apis/im/v1/messages?receive_id_type=chat_id");
+      expect(r.headers.authorization).toBe("Bearer t-FS-ACCESS");
+      expect(r.json).toEqual({ receive_id: "oc_abc", msg_type: "text", content: JSON.stringify({ text }) });
+    },
+    checkPath: "/open-apis/auth/v3/tenant_access_token/internal",
+    refusal: ok({ code: 230002, msg: "Bot/User can NOT be out of the chat." }),
+    refusalText: "can NOT be out of the chat",
+    secrets: ["FS-SECRET", "t-FS-ACCESS"],
+  },
+  {
+    name: "wecom",
+    settings: (base) => ({ corp_id: "ww1", corp_secret: "WC-SECRET", agent_id: 1000002, base_url: base }),
+    extra: { chat_id: "zhangsan|lisi" },
+    answer: (r) => ok(r.path === "/cgi-bin/gettoken" ? { errcode: 0, errmsg: "ok", access_token: "WC-ACCESS", expires_in: 7200 } : { errcode: 0, errmsg: "ok" }),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.url).toBe("/cgi-bin/message/send?access_token=WC-ACCESS");
+      expect(r.json).toEqual({ touser: "zhangsan|lisi", msgtype: "text", agentid: 1000002, text: { content: text } });
+    },
+    checkPath: "/cgi-bin/gettoken",
+    refusal: ok({ errcode: 81013, errmsg: "user & party & tag all invalid" }),
+    refusalText: "user & party & tag all invalid",
+    secrets: ["WC-SECRET", "WC-ACCESS"],
+  },
+  {
+    name: "weixin",
+    settings: (base) => ({ app_id: "wx1", app_secret: "WX-SECRET", base_url: base }),
+    extra: { chat_id: "oOPENID" },
+    answer: (r) => ok(r.path === "/cgi-bin/token" ? { access_token: "WX-ACCESS", expires_in: 7200 } : { errcode: 0, errmsg: "ok" }),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.url).toBe("/cgi-bin/message/custom/send?access_token=WX-ACCESS");
+      expect(r.json).toEqual({ touser: "oOPENID", msgtype: "text", text: { content: text } });
+    },
+    checkPath: "/cgi-bin/token",
+    refusal: ok({ errcode: 45015, errmsg: "response out of time limit or subscription is canceled" }),
+    refusalText: "response out of time limit",
+    secrets: ["WX-SECRET", "WX-ACCESS"],
+  },
+  {
+    name: "bluebubbles",
+    settings: (base) => ({ password: "BB-SECRET", base_url: base }),
+    extra: { chat_id: "iMessage;-;+15555550123" },
+    answer: () => ok({ status: 200, message: "Success" }),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.path).toBe("/api/v1/message/text");
+      expect(r.query.get("password")).toBe("BB-SECRET");
+      const body = r.json as Record<string, unknown>;
+      expect(body).toMatchObject({ chatGuid: "iMessage;-;+15555550123", message: text, method: "apple-script" });
+      expect(body.tempGuid).toMatch(/^[0-9a-f-]{36}$/);
+    },
+    checkPath: "/api/v1/ping",
+    refusal: { status: 401, json: { status: 401, message: "You are not authorized to access this resource" } },
+    refusalText: "not authorized",
+    secrets: ["BB-SECRET"],
+  },
+  {
+    name: "qqbot",
+    settings: (base) => ({ app_id: "102000", client_secret: "QQ-SECRET", base_url: base, token_url: `${base}/app/getAppAccessToken` }),
+    extra: { chat_id: "group:GROUPOPENID" },
+    answer: (r) => ok(r.path === "/app/getAppAccessToken" ? { access_token: "QQ-ACCESS", expires_in: "7200" } : { id: "m1" }),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.path).toBe("/v2/groups/GROUPOPENID/messages");
+      expect(r.headers.authorization).toBe("QQBot QQ-ACCESS");
+      expect(r.json).toEqual({ content: text, msg_type: 0 });
+    },
+    checkPath: "/app/getAppAccessToken",
+    refusal: { status: 400, json: { code: 11255, message: "invalid request: group not found" } },
+    refusalText: "group not found",
+    secrets: ["QQ-SECRET", "QQ-ACCESS"],
+  },
+  {
+    name: "sms",
+    settings: (base) => ({ account_sid: "AC123", auth_token: "TWILIO-SECRET", from: "+15550000000", base_url: base }),
+    extra: { chat_id: "+15551112222" },
+    answer: (r) => (r.method === "GET" ? ok({ friendly_name: "svc" }) : { status: 201, json: { sid: "SM1", status: "queued" } }),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.path).toBe("/2010-04-01/Accounts/AC123/Messages.json");
+      expect(r.headers.authorization).toBe(`Basic ${Buffer.from("AC123:TWILIO-SECRET").toString("base64")}`);
+      expect(r.headers["content-type"]).toBe("application/x-www-form-urlencoded");
+      expect(Object.fromEntries(r.form ?? [])).toEqual({ To: "+15551112222", From: "+15550000000", Body: text });
+    },
+    checkPath: "/2010-04-01/Accounts/AC123.json",
+    refusal: { status: 400, json: { code: 21211, message: "The 'To' number +1555 is not a valid phone number.", status: 400 } },
+    refusalText: "is not a valid phone number",
+    secrets: ["TWILIO-SECRET"],
+  },
+  {
+    name: "home_automation",
+    settings: (base) => ({ token: "HA-SECRET", base_url: base }),
+    extra: { chat_id: "mobile_app_pixel", title: "CI" },
+    answer: (r) => ok(r.method === "GET" ? { message: "API running." } : []),
+    expectSend(r, text) {
+      expect(r.method).toBe("POST");
+      expect(r.path).toBe("/api/services/notify/mobile_app_pixel");
+      expect(r.headers.authorization).toBe("Bearer HA-SECRET");
+      expect(r.json).toEqual({ message: text, title: "CI" });
+    },
+    checkPath: "/api/",
+    refusal: { status: 400, text: "400: Bad Request — service notify.mobile_app_pixel not found" },
+    refusalText: "not found",
+    secrets: ["HA-SECRET"],
+  },
+];
+
+let fake: FakeApi;
+beforeAll(async () => {
+  fake = await startFakeApi();
+});
+afterAll(() => fake.close());
+
+describe.each(CASES)("$name adapter against a local fake of its API", (c) => {
+  const target = () => {
+    const registry = registryFor({ [c.name]: { enabled: true, ...c.settings(fake.url) } });
+    const t = registry.get(c.name);
+    if (t === undefined) throw new Error(`${c.name} not built`);
+    return t;
+  };
+
+  it("sends the exact request the platform documents", async () => {
+    fake.requests.length = 0;
+    fake.setHandler(c.answer);
+    const receipt = await target().send(message("Build #12 failed on main", c.extra));
+    const last = fake.requests.at(-1);
+    if (last === undefined) throw new Error("no request reached the fake");
+    c.expectSend(last, "Build #12 failed on main");
+    expect(receipt.chatId).toBeDefined();
+  });
+
+  it("checks its credentials against the platform at startup", async () => {
+    fake.requests.length = 0;
+    fake.setHandler(c.answer);
+    await target().check?.();
+    expect(fake.requests.map((r) => r.path)).toContain(c.checkPath);
+  });
+
+  it("fails with the platform's error text and never with a secret", async () => {
+    fake.requests.length = 0;
+    fake.setHandler((r) => {
+      const isToken = /token|accessToken|getAppAccessToken/i.test(r.path);
+      return isToken ? c.answer(r) : c.refusal;
+    });
+    const error = await target()
+      .send(message("hello", c.extra))
+      .then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    const text = (error as DeliveryError).message;
+    expect(text).toContain(c.refusalText);
+    expect((error as DeliveryError).transient).toBe(false);
+    for (const secret of c.secrets) expect(text).not.toContain(secret);
+  });
+});
+
+describe("chat_id fallback", () => {
+  it("uses the platform's home channel when deliver_extra.chat_id is absent", async () => {
+    fake.requests.length = 0;
+    fake.setHandler(() => ok({ id: "1" }));
+    const registry = registryFor({ chat_2: { enabled: true, token: "t0ken", home_channel: 999, base_url: fake.url } });
+    const receipt = await registry.get("chat_2")?.send(message("hi"));
+    expect(fake.requests[0]?.path).toBe("/api/v10/channels/999/messages");
+    expect(receipt?.chatId).toBe("999");
+  });
+
+  it("refuses without a chat id or home channel, sending nothing", async () => {
+    fake.requests.length = 0;
+    const registry = registryFor({ discord: { enabled: true, token: "t0ken", base_url: fake.url } });
+    await expect(registry.get("discord")?.send(message("hi"))).rejects.toThrow(/set deliver_extra\.chat_id.*home_channel/);
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe("long messages", () => {
+  it("splits to Telegram's 4096-character limit on line boundaries and sends the parts in order", async () => {
+    fake.requests.length = 0;
+    fake.setHandler(() => ok({ ok: true, result: {} }));
+    const lines = Array.from({ length: 300 }, (_, i) => `line ${i} ${"x".repeat(20)}`);
+    const text = lines.join("\n");
+    const registry = registryFor({ telegram: { enabled: true, token: "1:abc", base_url: fake.url } });
+    const receipt = await registry.get("telegram")?.send(message(text, { chat_id: "5" }));
+    const sent = fake.requests.map((r) => (r.json as { text: string }).text);
+    expect(sent.length).toBeGreaterThan(1);
+    expect(receipt?.parts).toBe(sent.length);
+    expect(sent.join("")).toBe(text);
+    for (const part of sent) expect(part.length).toBeLessThanOrEqual(4096);
+    for (const part of sent.slice(0, -1)) expect(part.endsWith("\n")).toBe(true);
+  });
+
+  it("splits WeCom text by UTF-8 bytes (2048)", async () => {
+    fake.requests.length = 0;
+    fake.setHandler((r) => ok(r.path === "/cgi-bin/gettoken" ? { errcode: 0, access_token: "A", expires_in: 7200 } : { errcode: 0 }));
+    const text = "告警".repeat(800);
+    const registry = registryFor({ wecom: { enabled: true, corp_id: "c", corp_secret: "s", agent_id: 1, base_url: fake.url, home_channel: "@all" } });
+    await registry.get("wecom")?.send(message(text));
+    const sent = fake.requests.filter((r) => r.path === "/cgi-bin/message/send").map((r) => (r.json as { text: { content: string } }).text.content);
+    expect(sent.join("")).toBe(text);
+    for (const part of sent) expect(Buffer.byteLength(part)).toBeLessThanOrEqual(2048);
+    // The access token was fetched once and reused for every part.
+    expect(fake.requests.filter((r) => r.path === "/cgi-bin/gettoken")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,14 @@
+import { configSchema } from "../../../src/config/schema.js";
+import { createTargets, type TargetRegistry } from "../../../src/io/targets/registry.js";
+import type { DeliveryMessage } from "../../../src/io/targets/target.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+
+/** A registry built through the real config schema from a `platforms` mapping. */
+export function registryFor(platforms: Record<string, unknown>, env?: NodeJS.ProcessEnv): TargetRegistry {
+  const config = configSchema.parse({ platforms });
+  return createTargets(config, { logger: captureLogger().logger, ...(env === undefined ? {} : { env }) });
+}
+
+export function message(text: string, extra: Record<string, string> = {}, overrides: Partial<DeliveryMessage> = {}): DeliveryMessage {
+  return { text, extra, route: "alerts", deliveryId: "d1", profile: undefined, ...overrides };
+}
