@@ -79,12 +79,7 @@ function standardWebhooksKey(secret: string): Buffer | undefined {
   return Buffer.from(encoded, "base64");
 }
 
-function standardWebhooks(headers: Headers, input: VerifyInput): AuthResult {
-  const prefix = ["webhook-id", "webhook-timestamp", "webhook-signature"].some((n) =>
-    Object.hasOwn(headers, n),
-  )
-    ? "webhook-"
-    : "svix-";
+function standardWebhooks(prefix: "webhook-" | "svix-", headers: Headers, input: VerifyInput): AuthResult {
   const id = header(headers, `${prefix}id`);
   const timestamp = header(headers, `${prefix}timestamp`);
   const signatures = header(headers, `${prefix}signature`);
@@ -136,10 +131,10 @@ function verify(input: VerifyInput): AuthResult {
   const gitlabToken = header(headers, "x-gitlab-token");
   if (gitlabToken !== undefined) return token(gitlabToken, input.secret);
 
-  const standard = ["webhook-", "svix-"].some((p) =>
-    ["id", "timestamp", "signature"].some((n) => Object.hasOwn(headers, p + n)),
-  );
-  if (standard) return standardWebhooks(headers, input);
+  // Keyed on the signature header alone: `webhook-id` by itself is also a delivery-ID header (spec 6)
+  // that generic senders may send, and must not turn their request into a Standard Webhooks one.
+  if (Object.hasOwn(headers, "webhook-signature")) return standardWebhooks("webhook-", headers, input);
+  if (Object.hasOwn(headers, "svix-signature")) return standardWebhooks("svix-", headers, input);
 
   // Once the V2 header is present the request is judged as V2 only: never downgraded to V1.
   const v2 = header(headers, "x-webhook-signature-v2");

@@ -215,6 +215,15 @@ describe("generic V2 and V1", () => {
     expect(check({ ...v2(NOW), "x-webhook-timestamp": "soon" }, body).ok).toBe(false);
   });
 
+  it("still judges V2 when the sender adds webhook-id / svix-id as a delivery ID", () => {
+    expect(
+      check({ ...v2(NOW), "webhook-id": "d-1", "svix-id": "d-1", "svix-timestamp": String(NOW) }, body),
+    ).toEqual({
+      ok: true,
+      scheme: "generic_v2",
+    });
+  });
+
   it("never downgrades a bad V2 to a valid V1 signature", () => {
     const headers = { ...v2(NOW - 1000), "x-webhook-signature": hex(SECRET, body) };
     expect(check(headers, body).ok).toBe(false);
