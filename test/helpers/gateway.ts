@@ -1,0 +1,124 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { type Gateway, type GatewayOptions, startGateway } from "../../src/gateway.js";
+import { createLogger } from "../../src/io/log.js";
+import { type TempHome, tempHome } from "./home.js";
+
+/** A clock tests move by hand: no sleeping. */
+export interface FakeClock {
+  now(): number;
+  advance(ms: number): void;
+}
+
+export function fakeClock(start = Date.parse("2026-11-22T12:00:00Z")): FakeClock {
+  let t = start;
+  return { now: () => t, advance: (ms) => void (t += ms) };
+}
+
+export interface TestGatewayOptions {
+  /** The config.yaml document (an object, written as YAML) or raw YAML text. */
+  readonly config: Record<string, unknown> | string;
+  /** Extra files under SVC_HOME (relative path → text; scripts get mode 0755). */
+  readonly files?: Record<string, string>;
+  /** The environment the gateway sees (nothing from this process except PATH and HOME). */
+  readonly env?: Record<string, string>;
+  readonly clock?: FakeClock;
+  readonly http?: "uws" | "node";
+  readonly eventModes?: GatewayOptions["eventModes"];
+  readonly drainTimeoutMs?: number;
+}
+
+export interface TestGateway {
+  readonly home: TempHome;
+  readonly gateway: Gateway;
+  readonly clock: FakeClock;
+  readonly base: string;
+  url(path: string): string;
+  /** Parsed JSON lines of $SVC_HOME/logs/gateway.log. */
+  logs(): Array<Record<string, unknown> & { msg: string; level: number }>;
+  stop(): Promise<void>;
+}
+
+/** A webhook config with sane test defaults: loopback, port 0 (the helper passes it), the given routes. */
+export function webhookConfig(
+  routes: Record<string, unknown>,
+  webhook: Record<string, unknown> = {},
+  rest: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { ...rest, platforms: { ...((rest.platforms as object) ?? {}), webhook: { enabled: true, host: "127.0.0.1", ...webhook, routes } } };
+}
+
+/** Writes config.yaml into a fresh SVC_HOME and starts the real gateway in-process on port 0. */
+export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
+  const home = tempHome();
+  home.write("config.yaml", typeof options.config === "string" ? options.config : stringify(options.config));
+  for (const [path, text] of Object.entries(options.files ?? {})) {
+    home.write(path, text, path.startsWith("scripts/") || path.endsWith(".sh") ? 0o755 : 0o644);
+  }
+  const clock = options.clock ?? fakeClock(Date.now());
+  const logFile = join(home.dir, "logs", "gateway.log");
+  const logger = createLogger({ file: logFile, stdout: false, level: "debug" });
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway({
+      home: home.dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, ...options.env },
+      port: 0,
+      now: clock.now,
+      logger,
+      ...(options.http === undefined ? {} : { http: options.http }),
+      ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),
+      drainTimeoutMs: options.drainTimeoutMs ?? 5000,
+    });
+  } catch (err) {
+    home.cleanup();
+    throw err;
+  }
+  const base = `http://127.0.0.1:${gateway.port}`;
+  return {
+    home,
+    gateway,
+    clock,
+    base,
+    url: (path) => base + path,
+    logs() {
+      if (!existsSync(logFile)) return [];
+      return readFileSync(logFile, "utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== "")
+        .map((line) => JSON.parse(line) as Record<string, unknown> & { msg: string; level: number });
+    },
+    async stop() {
+      await gateway.stop();
+      home.cleanup();
+    },
+  };
+}
+
+/**
+ * A bash `command` agent (write it to `agent/recorder.sh`) that records what each run received under
+ * `<home>/runs/<delivery id>.json` and replies with its first argument, else `reply to <id>`.
+ */
+export const RECORDER_AGENT = `#!/usr/bin/env bash
+set -euo pipefail
+prompt="$(cat)"
+dir="$(dirname "$0")/../runs"
+mkdir -p "$dir"
+python3 -c 'import json,os,sys; print(json.dumps({"prompt": sys.argv[1], "route": os.environ["SVC_ROUTE"], "event": os.environ["SVC_EVENT"], "delivery_id": os.environ["SVC_DELIVERY_ID"], "secret_in_env": "WEBHOOK_SECRET" in os.environ}))' "$prompt" > "$dir/.$SVC_DELIVERY_ID.tmp"
+mv "$dir/.$SVC_DELIVERY_ID.tmp" "$dir/$SVC_DELIVERY_ID.json"
+if [ "$#" -gt 0 ]; then printf '%s' "$1"; else printf 'reply to %s' "$SVC_DELIVERY_ID"; fi
+`;
+
+export interface RecordedRun {
+  prompt: string;
+  route: string;
+  event: string;
+  delivery_id: string;
+  secret_in_env: boolean;
+}
+
+export function readRun(home: TempHome, deliveryId: string): RecordedRun | undefined {
+  const path = join(home.dir, "runs", `${deliveryId}.json`);
+  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as RecordedRun) : undefined;
+}

@@ -1,0 +1,71 @@
+import { connect } from "node:net";
+
+export interface JsonAnswer {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+  readonly headers: Headers;
+}
+
+/** POSTs `body` (an object is JSON-encoded) and parses the JSON answer. */
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<JsonAnswer> {
+  const text = typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: text });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
+}
+
+export async function request(url: string, init: RequestInit = {}): Promise<JsonAnswer> {
+  const res = await fetch(url, init);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
+}
+
+export interface RawAnswer {
+  readonly status: number;
+  readonly head: string;
+  readonly body: string;
+}
+
+/**
+ * Writes raw bytes on a fresh TCP connection and reads until the server answers one response (or closes).
+ * `chunks` are written one after another; writing stops quietly if the server has already closed.
+ */
+export function rawHttp(port: number, chunks: readonly (string | Buffer)[]): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    let settled = false;
+    const finish = () => {
+      if (settled) return;
+      const split = received.indexOf("\r\n\r\n");
+      if (split === -1) return;
+      const head = received.slice(0, split);
+      const length = /content-length:\s*(\d+)/i.exec(head);
+      const body = received.slice(split + 4);
+      if (length !== null && Buffer.byteLength(body) < Number(length[1])) return;
+      settled = true;
+      socket.destroy();
+      resolve({ status: Number(head.split(" ")[1]), head, body });
+    };
+    socket.on("data", (data) => {
+      received += data.toString("utf8");
+      finish();
+    });
+    socket.on("error", (err) => {
+      if (!settled && received === "") reject(err);
+      else finish();
+    });
+    socket.on("close", () => {
+      finish();
+      if (!settled) reject(new Error(`connection closed before a full answer: ${JSON.stringify(received)}`));
+    });
+    socket.on("connect", () => {
+      for (const chunk of chunks) {
+        if (socket.destroyed) return;
+        socket.write(chunk);
+      }
+    });
+  });
+}
