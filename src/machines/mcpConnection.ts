@@ -1,0 +1,299 @@
+import { type ActorRefFrom, type SnapshotFrom, and, assign, fromPromise, setup } from "xstate";
+
+/**
+ * One MCP server connection (spec mcp-client 3). No I/O here: `connect`, `ping` and `close` are actors
+ * provided by name (the hub supplies real ones, tests fakes), and every timer is a named delay.
+ *
+ *   disabled                       enabled: false — nothing happens
+ *   lazy ──CONNECT/CALL_START──▶ connecting ──ok──▶ connected ──idle/age (stdio)──▶ recycling ─▶ recycled
+ *                                   │ fail/timeout      │ ping fails / session lost
+ *                                   ▼                   ▼
+ *                                 failed ──retryDelay──▶ connecting ◀──retryDelay── reconnecting ─▶ backoff
+ */
+
+export type StartIn = "disabled" | "lazy" | "connecting";
+
+export interface McpConnectionInput {
+  readonly name: string;
+  readonly kind: "stdio" | "http" | "sse";
+  readonly startIn: StartIn;
+  readonly connectTimeoutMs: number;
+  /** 0 disables pings. */
+  readonly keepaliveMs: number;
+  /** 0 disables recycling on idle time (stdio only). */
+  readonly idleMs: number;
+  /** 0 disables recycling on age (stdio only). */
+  readonly maxLifetimeMs: number;
+  readonly cachedToolCount?: number;
+}
+
+export interface Connected {
+  readonly session: unknown;
+  readonly toolCount: number;
+}
+
+export interface McpConnectionContext extends McpConnectionInput {
+  session: unknown;
+  toolCount: number;
+  lastError: string | undefined;
+  /** Consecutive failed attempts; drives the backoff. */
+  attempt: number;
+  inFlight: number;
+  recyclePending: boolean;
+  retryNow: boolean;
+}
+
+export type McpConnectionEvent =
+  | { type: "CONNECT" }
+  | { type: "CALL_START" }
+  | { type: "CALL_END" }
+  | { type: "SESSION_LOST"; reason: string; immediate?: boolean }
+  | { type: "STOP" };
+
+const MAX_BACKOFF_MS = 300_000;
+
+/** 1 s, 2 s, 4 s ... capped at 5 minutes. */
+export function backoffMs(attempt: number): number {
+  return Math.min(1000 * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+
+export const mcpConnectionMachine = setup({
+  types: {
+    context: {} as McpConnectionContext,
+    events: {} as McpConnectionEvent,
+    input: {} as McpConnectionInput,
+  },
+  actors: {
+    connect: fromPromise<Connected, { name: string; attempt: number }>(async () => {
+      throw new Error("connect actor not provided");
+    }),
+    ping: fromPromise<void, { session: unknown }>(async () => undefined),
+    close: fromPromise<void, { session: unknown }>(async () => undefined),
+  },
+  actions: {
+    started: assign({ inFlight: ({ context }) => context.inFlight + 1 }),
+    ended: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }),
+  },
+  delays: {
+    connectTimeout: ({ context }) => context.connectTimeoutMs,
+    keepalive: ({ context }) => context.keepaliveMs,
+    idleTimeout: ({ context }) => context.idleMs,
+    maxLifetime: ({ context }) => context.maxLifetimeMs,
+    retryDelay: ({ context }) => backoffMs(context.attempt),
+  },
+  guards: {
+    startDisabled: ({ context }) => context.startIn === "disabled",
+    startLazy: ({ context }) => context.startIn === "lazy",
+    keepaliveOn: ({ context }) => context.keepaliveMs > 0,
+    idleRecycleOn: ({ context }) => context.kind === "stdio" && context.idleMs > 0 && context.inFlight === 0,
+    ageRecycleOn: ({ context }) => context.kind === "stdio" && context.maxLifetimeMs > 0,
+    idleNow: ({ context }) => context.inFlight === 0,
+    busyNow: ({ context }) => context.inFlight > 0,
+    lastCall: ({ context }) => context.inFlight <= 1,
+    lastCallAndRecyclePending: ({ context }) => context.inFlight <= 1 && context.recyclePending,
+    retryNow: ({ context }) => context.retryNow,
+  },
+}).createMachine({
+  id: "mcpConnection",
+  context: ({ input }) => ({
+    ...input,
+    session: undefined,
+    toolCount: input.startIn === "lazy" ? (input.cachedToolCount ?? 0) : 0,
+    lastError: undefined,
+    attempt: 0,
+    inFlight: 0,
+    recyclePending: false,
+    retryNow: false,
+  }),
+  initial: "start",
+  on: {
+    CALL_START: { actions: "started" },
+    CALL_END: { actions: "ended" },
+    STOP: { target: ".stopping" },
+  },
+  states: {
+    start: {
+      always: [
+        { guard: "startDisabled", target: "disabled" },
+        { guard: "startLazy", target: "lazy" },
+        { target: "connecting" },
+      ],
+    },
+    disabled: { on: { CONNECT: {}, CALL_START: {} } },
+    lazy: {
+      on: { CONNECT: "connecting", CALL_START: { target: "connecting", actions: "started" } },
+    },
+    connecting: {
+      entry: assign({ retryNow: false }),
+      invoke: {
+        src: "connect",
+        input: ({ context }) => ({ name: context.name, attempt: context.attempt }),
+        onDone: {
+          target: "connected",
+          actions: assign({
+            session: ({ event }) => event.output.session,
+            toolCount: ({ event }) => event.output.toolCount,
+            lastError: undefined,
+            attempt: 0,
+            recyclePending: false,
+          }),
+        },
+        onError: {
+          target: "failed",
+          actions: assign({
+            lastError: ({ event }) => errorText(event.error),
+            attempt: ({ context }) => context.attempt + 1,
+          }),
+        },
+      },
+      after: {
+        connectTimeout: {
+          target: "failed",
+          actions: assign({
+            lastError: ({ context }) => `connect timed out after ${context.connectTimeoutMs / 1000} s (connect_timeout)`,
+            attempt: ({ context }) => context.attempt + 1,
+          }),
+        },
+      },
+    },
+    connected: {
+      type: "parallel",
+      on: {
+        SESSION_LOST: {
+          target: "reconnecting",
+          actions: assign({
+            lastError: ({ event }) => event.reason,
+            retryNow: ({ event }) => event.immediate === true,
+          }),
+        },
+      },
+      after: {
+        // Age recycling never interrupts a call: it waits for the last one to end.
+        maxLifetime: [
+          { guard: and(["ageRecycleOn", "idleNow"]), target: "recycling" },
+          { guard: "ageRecycleOn", actions: assign({ recyclePending: true }) },
+        ],
+      },
+      states: {
+        keepalive: {
+          initial: "waiting",
+          states: {
+            waiting: { after: { keepalive: { guard: "keepaliveOn", target: "pinging" } } },
+            pinging: {
+              invoke: {
+                src: "ping",
+                input: ({ context }) => ({ session: context.session }),
+                onDone: "waiting",
+                onError: {
+                  target: "#mcpConnection.reconnecting",
+                  actions: assign({ lastError: ({ event }) => `keepalive ping failed: ${errorText(event.error)}` }),
+                },
+              },
+            },
+          },
+        },
+        activity: {
+          initial: "idle",
+          states: {
+            idle: {
+              always: { guard: "busyNow", target: "busy" },
+              after: { idleTimeout: { guard: "idleRecycleOn", target: "#mcpConnection.recycling" } },
+              on: { CALL_START: { target: "busy", actions: "started" } },
+            },
+            busy: {
+              on: {
+                CALL_START: { actions: "started" },
+                CALL_END: [
+                  { guard: "lastCallAndRecyclePending", target: "#mcpConnection.recycling", actions: "ended" },
+                  { guard: "lastCall", target: "idle", actions: "ended" },
+                  { actions: "ended" },
+                ],
+              },
+            },
+          },
+        },
+      },
+    },
+    recycling: {
+      invoke: {
+        src: "close",
+        input: ({ context }) => ({ session: context.session }),
+        onDone: { target: "recycled", actions: assign({ session: undefined, recyclePending: false }) },
+        onError: { target: "recycled", actions: assign({ session: undefined, recyclePending: false }) },
+      },
+    },
+    recycled: {
+      on: { CONNECT: "connecting", CALL_START: { target: "connecting", actions: "started" } },
+    },
+    reconnecting: {
+      invoke: {
+        src: "close",
+        input: ({ context }) => ({ session: context.session }),
+        onDone: { target: "backoff", actions: assign({ session: undefined }) },
+        onError: { target: "backoff", actions: assign({ session: undefined }) },
+      },
+    },
+    backoff: {
+      always: { guard: "retryNow", target: "connecting" },
+      after: { retryDelay: "connecting" },
+      on: { CONNECT: "connecting" },
+    },
+    failed: {
+      after: { retryDelay: "connecting" },
+      on: { CONNECT: "connecting" },
+    },
+    stopping: {
+      invoke: {
+        src: "close",
+        input: ({ context }) => ({ session: context.session }),
+        onDone: { target: "stopped", actions: assign({ session: undefined }) },
+        onError: { target: "stopped", actions: assign({ session: undefined }) },
+      },
+      on: { STOP: {} },
+    },
+    stopped: { type: "final" },
+  },
+});
+
+export type McpConnectionActor = ActorRefFrom<typeof mcpConnectionMachine>;
+export type McpConnectionSnapshot = SnapshotFrom<typeof mcpConnectionMachine>;
+
+export type ConnectionState =
+  | "disabled"
+  | "lazy"
+  | "connecting"
+  | "connected"
+  | "recycled"
+  | "reconnecting"
+  | "failed"
+  | "stopped";
+
+/** The status name shown by `svc mcp list` and the inspector. */
+export function connectionState(snapshot: McpConnectionSnapshot): ConnectionState {
+  const value = snapshot.value;
+  const top = typeof value === "string" ? value : Object.keys(value)[0];
+  switch (top) {
+    case "disabled":
+    case "lazy":
+    case "connecting":
+    case "connected":
+    case "recycled":
+    case "failed":
+      return top;
+    case "recycling":
+      return "recycled";
+    case "reconnecting":
+    case "backoff":
+      return "reconnecting";
+    case "stopping":
+    case "stopped":
+      return "stopped";
+    default:
+      return "connecting";
+  }
+}

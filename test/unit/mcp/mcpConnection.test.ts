@@ -1,0 +1,196 @@
+import { describe, expect, it } from "vitest";
+import { SimulatedClock, createActor, fromPromise, waitFor } from "xstate";
+import {
+  type Connected,
+  type McpConnectionInput,
+  backoffMs,
+  connectionState,
+  mcpConnectionMachine,
+} from "../../../src/machines/mcpConnection.js";
+
+interface Harness {
+  connects: number;
+  pings: number;
+  closes: number;
+  failPing: boolean;
+  failConnect: boolean;
+  hangConnect: boolean;
+}
+
+function start(overrides: Partial<McpConnectionInput> = {}) {
+  const h: Harness = { connects: 0, pings: 0, closes: 0, failPing: false, failConnect: false, hangConnect: false };
+  const clock = new SimulatedClock();
+  const machine = mcpConnectionMachine.provide({
+    actors: {
+      connect: fromPromise<Connected, { name: string; attempt: number }>(async () => {
+        h.connects++;
+        if (h.hangConnect) return new Promise<Connected>(() => undefined);
+        if (h.failConnect) throw new Error("refused");
+        return { session: { id: h.connects }, toolCount: 3 };
+      }),
+      ping: fromPromise<void, { session: unknown }>(async () => {
+        h.pings++;
+        if (h.failPing) throw new Error("no pong");
+      }),
+      close: fromPromise<void, { session: unknown }>(async () => {
+        h.closes++;
+      }),
+    },
+  });
+  const input: McpConnectionInput = {
+    name: "s",
+    kind: "stdio",
+    startIn: "connecting",
+    connectTimeoutMs: 60_000,
+    keepaliveMs: 0,
+    idleMs: 0,
+    maxLifetimeMs: 0,
+    ...overrides,
+  };
+  const actor = createActor(machine, { input, clock });
+  actor.start();
+  const state = () => connectionState(actor.getSnapshot());
+  const until = (s: string) => waitFor(actor, (snap) => connectionState(snap) === s);
+  const tick = async (ms: number) => {
+    clock.increment(ms);
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  };
+  return { actor, h, clock, state, until, tick };
+}
+
+describe("mcpConnection machine (spec 3)", () => {
+  it("enabled: false → disabled: no connection even when asked", async () => {
+    const { actor, h, state, tick } = start({ startIn: "disabled" });
+    actor.send({ type: "CONNECT" });
+    actor.send({ type: "CALL_START" });
+    await tick(1000);
+    expect(state()).toBe("disabled");
+    expect(h.connects).toBe(0);
+  });
+
+  it("lazy shows the cached tool count and connects on the first call", async () => {
+    const { actor, h, state, until } = start({ startIn: "lazy", cachedToolCount: 7 });
+    expect(state()).toBe("lazy");
+    expect(actor.getSnapshot().context.toolCount).toBe(7);
+    expect(h.connects).toBe(0);
+    actor.send({ type: "CALL_START" });
+    await until("connected");
+    expect(h.connects).toBe(1);
+    expect(actor.getSnapshot().context.toolCount).toBe(3);
+  });
+
+  it("connect_timeout: a connect that never answers fails after the timeout, not before", async () => {
+    const { h, state, tick, until, actor } = start({ connectTimeoutMs: 60_000, startIn: "lazy" });
+    h.hangConnect = true;
+    actor.send({ type: "CONNECT" });
+    await tick(59_999);
+    expect(state()).toBe("connecting");
+    await tick(1);
+    await until("failed");
+    expect(actor.getSnapshot().context.lastError).toBe("connect timed out after 60 s (connect_timeout)");
+  });
+
+  it("keepalive pings at the interval and reconnects with backoff when a ping fails", async () => {
+    const { h, until, tick, actor } = start({ kind: "http", keepaliveMs: 180_000 });
+    await until("connected");
+    await tick(179_999);
+    expect(h.pings).toBe(0);
+    await tick(1);
+    expect(h.pings).toBe(1);
+    await tick(180_000);
+    expect(h.pings).toBe(2);
+    h.failPing = true;
+    await tick(180_000);
+    await until("reconnecting");
+    expect(actor.getSnapshot().context.lastError).toMatch(/keepalive ping failed: no pong/);
+    expect(h.closes).toBe(1);
+    await tick(backoffMs(0));
+    await until("connected");
+    expect(h.connects).toBe(2);
+  });
+
+  it("stdio without keepalive_interval never pings", async () => {
+    const { h, until, tick } = start({ kind: "stdio", keepaliveMs: 0 });
+    await until("connected");
+    await tick(3_600_000);
+    expect(h.pings).toBe(0);
+  });
+
+  it("idle_timeout_seconds recycles an idle stdio process, never during a call, and the next call respawns", async () => {
+    const { actor, h, until, tick, state } = start({ idleMs: 10_000 });
+    await until("connected");
+    actor.send({ type: "CALL_START" });
+    await tick(60_000);
+    expect(state()).toBe("connected");
+    actor.send({ type: "CALL_END" });
+    await tick(9_999);
+    expect(state()).toBe("connected");
+    await tick(1);
+    await until("recycled");
+    expect(h.closes).toBe(1);
+    actor.send({ type: "CALL_START" });
+    await until("connected");
+    expect(h.connects).toBe(2);
+  });
+
+  it("max_lifetime_seconds recycles by age, deferred until the in-flight call ends", async () => {
+    const { actor, h, until, tick, state } = start({ maxLifetimeMs: 30_000 });
+    await until("connected");
+    actor.send({ type: "CALL_START" });
+    await tick(30_000);
+    expect(state()).toBe("connected");
+    expect(h.closes).toBe(0);
+    actor.send({ type: "CALL_END" });
+    await until("recycled");
+    expect(h.closes).toBe(1);
+  });
+
+  it("max_lifetime_seconds recycles an idle process when the age is reached", async () => {
+    const { until, tick, state } = start({ maxLifetimeMs: 30_000 });
+    await until("connected");
+    await tick(29_999);
+    expect(state()).toBe("connected");
+    await tick(1);
+    await until("recycled");
+  });
+
+  it("0 disables recycling, and HTTP servers are never recycled", async () => {
+    const stdio = start({ idleMs: 0, maxLifetimeMs: 0 });
+    await stdio.until("connected");
+    await stdio.tick(86_400_000);
+    expect(stdio.state()).toBe("connected");
+    const http = start({ kind: "http", idleMs: 1_000, maxLifetimeMs: 1_000 });
+    await http.until("connected");
+    await http.tick(10_000);
+    expect(http.state()).toBe("connected");
+  });
+
+  it("a failed connect records the error and retries with exponential backoff", async () => {
+    const { h, until, tick, actor } = start({ startIn: "lazy" });
+    h.failConnect = true;
+    actor.send({ type: "CONNECT" });
+    await until("failed");
+    expect(actor.getSnapshot().context.lastError).toBe("refused");
+    expect(h.connects).toBe(1);
+    await tick(backoffMs(1) - 1);
+    expect(h.connects).toBe(1);
+    await tick(1);
+    await until("failed");
+    expect(h.connects).toBe(2);
+    await tick(backoffMs(2));
+    expect(h.connects).toBe(3);
+    expect(backoffMs(2)).toBe(2 * backoffMs(1));
+    h.failConnect = false;
+    actor.send({ type: "CONNECT" });
+    await until("connected");
+  });
+
+  it("a lost session with immediate: true reconnects without waiting", async () => {
+    const { actor, h, until } = start({ kind: "http" });
+    await until("connected");
+    actor.send({ type: "SESSION_LOST", reason: "session expired", immediate: true });
+    await until("connected");
+    expect(h.connects).toBe(2);
+    expect(h.closes).toBe(1);
+  });
+});
