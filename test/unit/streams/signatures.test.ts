@@ -215,6 +215,29 @@ describe("generic V2 and V1", () => {
     expect(check({ ...v2(NOW), "x-webhook-timestamp": "soon" }, body).ok).toBe(false);
   });
 
+  it("accepts any byte body with a valid V2 or V1 signature (either hex case) and rejects any single-byte change", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 512 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        fc.boolean(),
+        (raw, at, mask, upper) => {
+          const bytes = Buffer.from(raw);
+          const cased = (h: string) => (upper ? h.toUpperCase() : h);
+          const signedV2 = createHmac("sha256", SECRET).update(`${NOW}.`).update(bytes).digest("hex");
+          const v2Headers = { "x-webhook-signature-v2": cased(signedV2), "x-webhook-timestamp": String(NOW) };
+          const v1Headers = { "x-webhook-signature": cased(hex(SECRET, bytes)) };
+          expect(check(v2Headers, bytes)).toEqual({ ok: true, scheme: "generic_v2" });
+          expect(check(v1Headers, bytes)).toEqual({ ok: true, scheme: "generic_v1" });
+          expect(check(v2Headers, flipByte(bytes, at, mask)).ok).toBe(false);
+          expect(check(v1Headers, flipByte(bytes, at, mask)).ok).toBe(false);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it("still judges V2 when the sender adds webhook-id / svix-id as a delivery ID", () => {
     expect(
       check({ ...v2(NOW), "webhook-id": "d-1", "svix-id": "d-1", "svix-timestamp": String(NOW) }, body),
