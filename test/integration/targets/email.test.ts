@@ -1,0 +1,96 @@
+import type { AddressInfo } from "node:net";
+import { SMTPServer } from "smtp-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DeliveryError } from "../../../src/io/targets/target.js";
+import { message, registryFor } from "./support.js";
+
+interface Received {
+  from: string | undefined;
+  to: string[];
+  data: string;
+  user: string | undefined;
+}
+
+const received: Received[] = [];
+let rejectNext: { code: number; text: string } | undefined;
+let server: SMTPServer;
+let port: number;
+
+beforeAll(async () => {
+  server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    onAuth(auth, _session, callback) {
+      if (auth.username === "svc" && auth.password === "SMTP-SECRET") callback(null, { user: auth.username });
+      else callback(new Error("Invalid username or password"));
+    },
+    onRcptTo(address, _session, callback) {
+      if (rejectNext !== undefined) {
+        const err = Object.assign(new Error(rejectNext.text), { responseCode: rejectNext.code });
+        rejectNext = undefined;
+        callback(err);
+        return;
+      }
+      callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      stream.on("end", () => {
+        received.push({
+          from: session.envelope.mailFrom === false ? undefined : session.envelope.mailFrom.address,
+          to: session.envelope.rcptTo.map((r) => r.address),
+          data: Buffer.concat(chunks).toString("utf8"),
+          user: session.user as string | undefined,
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const settings = () => ({ enabled: true, host: "127.0.0.1", port, secure: false, user: "svc", password: "SMTP-SECRET", from: "svc@example.org", home_channel: "ops@example.org" });
+
+describe("email target against a real SMTP server (smtp-server)", () => {
+  it("authenticates and sends the message to deliver_extra.chat_id with the route in the subject", async () => {
+    received.length = 0;
+    const target = registryFor({ email: settings() }).get("email");
+    const receipt = await target?.send(message("Deploy finished.\nAll green.", { chat_id: "dev@example.org" }));
+    expect(receipt?.chatId).toBe("dev@example.org");
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ from: "svc@example.org", to: ["dev@example.org"], user: "svc" });
+    expect(received[0]?.data).toMatch(/^Subject: \[svc\] alerts$/m);
+    expect(received[0]?.data).toContain("Deploy finished.\r\nAll green.");
+  });
+
+  it("falls back to deliver_extra.to, then home_channel", async () => {
+    received.length = 0;
+    const target = registryFor({ email: settings() }).get("email");
+    await target?.send(message("a", { to: "to@example.org" }));
+    await target?.send(message("b"));
+    expect(received.map((r) => r.to)).toEqual([["to@example.org"], ["ops@example.org"]]);
+  });
+
+  it("verifies the SMTP login at startup and fails it with bad credentials (no password in the error)", async () => {
+    await expect(registryFor({ email: settings() }).get("email")?.check?.()).resolves.toBe(`127.0.0.1:${port}`);
+    const bad = registryFor({ email: { ...settings(), password: "WRONG-PASSWORD" } }).get("email");
+    const error = await bad?.check?.().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as Error).message).toMatch(/EAUTH/);
+    expect((error as Error).message).not.toContain("WRONG-PASSWORD");
+  });
+
+  it("classifies a 4xx SMTP reply as transient and a 5xx as permanent", async () => {
+    const target = registryFor({ email: settings() }).get("email");
+    rejectNext = { code: 451, text: "Try again later" };
+    const soft = await target?.send(message("x", { chat_id: "a@example.org" })).catch((e: unknown) => e);
+    expect((soft as DeliveryError).transient).toBe(true);
+    rejectNext = { code: 550, text: "No such user" };
+    const hard = await target?.send(message("x", { chat_id: "a@example.org" })).catch((e: unknown) => e);
+    expect((hard as DeliveryError).transient).toBe(false);
+    expect((hard as Error).message).toContain("No such user");
+  });
+});

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDeliverer } from "../../../src/actors/deliver.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { checkTargets } from "../../../src/io/targets/check.js";
+import { DeliveryError } from "../../../src/io/targets/target.js";
+import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
+import { tempHome } from "../../helpers/home.js";
+import { message, registryFor } from "./support.js";
+
+const TOKEN = "987654:VERY-SECRET-TOKEN";
+let fake: FakeApi;
+beforeAll(async () => {
+  fake = await startFakeTelegram();
+});
+afterAll(() => fake.close());
+
+function setup(settings: Record<string, unknown> = {}) {
+  fake.requests.length = 0;
+  const log = captureLogger();
+  const registry = registryFor({ telegram: { enabled: true, token: TOKEN, base_url: fake.url, home_channel: "42", ...settings } });
+  const sleeps: number[] = [];
+  const home = tempHome();
+  const deliverer = createDeliverer({
+    targets: registry,
+    logger: log.logger,
+    paths: svcPaths(home.dir),
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+  });
+  return { log, registry, sleeps, deliverer, home };
+}
+
+const agent = (text = "hello") => ({ target: "chat_1", message: message(text), mode: "agent" as const, mirrorToSession: false });
+const direct = (text = "hello") => ({ ...agent(text), mode: "direct" as const });
+
+describe("transient failures", () => {
+  it("honours Retry-After on a 429 and then delivers (agent mode)", async () => {
+    const { deliverer, sleeps, home } = setup();
+    fake.enqueue({ status: 429, headers: { "retry-after": "7" }, json: { ok: false, error_code: 429, description: "Too Many Requests: retry after 7" } });
+    await deliverer.deliver(agent());
+    expect(sleeps).toEqual([7000]);
+    expect(sentTexts(fake)).toEqual(["hello", "hello"]);
+    home.cleanup();
+  });
+
+  it("reads Telegram's parameters.retry_after when no header is sent", async () => {
+    const { deliverer, sleeps, home } = setup();
+    fake.enqueue({ status: 429, json: { ok: false, error_code: 429, description: "Too Many Requests", parameters: { retry_after: 3 } } });
+    await deliverer.deliver(agent());
+    expect(sleeps).toEqual([3000]);
+    home.cleanup();
+  });
+
+  it("backs off exponentially on 5xx and gives up after 3 retries", async () => {
+    const { deliverer, sleeps, log, home } = setup();
+    const bad = { status: 502, text: "Bad Gateway" };
+    fake.enqueue(bad, bad, bad, bad);
+    await expect(deliverer.deliver(agent())).rejects.toThrow(/HTTP 502 — Bad Gateway/);
+    expect(sleeps).toEqual([1000, 2000, 4000]);
+    expect(fake.requests).toHaveLength(4);
+    expect(log.messages().some((m) => m.includes("telegram failed for route alerts") && m.includes("Bad Gateway"))).toBe(true);
+    home.cleanup();
+  });
+
+  it("does not retry in direct mode: one attempt, then the failure", async () => {
+    const { deliverer, sleeps, home } = setup();
+    fake.enqueue({ status: 503, text: "unavailable" });
+    await expect(deliverer.deliver(direct())).rejects.toBeInstanceOf(DeliveryError);
+    expect(sleeps).toEqual([]);
+    expect(fake.requests).toHaveLength(1);
+    home.cleanup();
+  });
+
+  it("does not retry a permanent refusal (400)", async () => {
+    const { deliverer, sleeps, home } = setup();
+    fake.enqueue({ status: 400, json: { ok: false, description: "Bad Request: chat not found" } });
+    await expect(deliverer.deliver(agent())).rejects.toThrow(/chat not found/);
+    expect(sleeps).toEqual([]);
+    home.cleanup();
+  });
+
+  it("times out a slow platform and retries it as transient", async () => {
+    const { deliverer, sleeps, home } = setup({ timeout_seconds: 0.2 });
+    fake.enqueue({ delayMs: 1000, json: { ok: true, result: {} } });
+    await deliverer.deliver(agent());
+    expect(sleeps).toEqual([1000]);
+    expect(fake.requests).toHaveLength(2);
+    home.cleanup();
+  });
+
+  it("retries only the failed part of a split message, not the parts already sent", async () => {
+    const { deliverer, home } = setup();
+    const text = `${"a".repeat(4000)}\n${"b".repeat(4000)}\n`;
+    fake.enqueue({ json: { ok: true, result: {} } }, { status: 500, text: "oops" });
+    await deliverer.deliver(agent(text));
+    expect(sentTexts(fake).map((t) => t[0])).toEqual(["a", "b", "b"]);
+    home.cleanup();
+  });
+
+  it("treats a refused connection as transient and never puts the token in an error or a log line", async () => {
+    const closed = await startFakeApi();
+    const url = closed.url;
+    await closed.close();
+    const { deliverer, log, sleeps, home } = setup({ base_url: url });
+    const error = await deliverer.deliver(agent()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as DeliveryError).message).toMatch(/connection failed \(ECONNREFUSED\)/);
+    expect(sleeps).toHaveLength(3);
+    const everything = `${(error as Error).message}\n${log.lines().join("\n")}`;
+    expect(everything).not.toContain("VERY-SECRET-TOKEN");
+    expect(everything).not.toContain("/bot");
+    home.cleanup();
+  });
+
+  it("refuses a target that is not enabled", async () => {
+    const { deliverer, home } = setup();
+    await expect(deliverer.deliver({ ...agent(), target: "discord" })).rejects.toThrow(/"discord" is not enabled/);
+    home.cleanup();
+  });
+});
+
+describe("startup credentials check", () => {
+  it("logs connected with the bot name, or failed with the platform's error and no token", async () => {
+    const { registry, log, home } = setup();
+    expect(await checkTargets(registry, log.logger)).toEqual({ log: "connected", telegram: "connected" });
+    expect(log.messages()).toContain("[delivery] telegram: connected as @svc_test_bot");
+    expect(registry.state("chat_1")).toBe("connected");
+
+    fake.enqueue({ status: 401, json: { ok: false, error_code: 401, description: "Unauthorized" } });
+    expect(await checkTargets(registry, log.logger)).toMatchObject({ telegram: "failed" });
+    expect(log.messages().at(-1)).toBe("[delivery] telegram: credentials check failed — telegram: getMe: HTTP 401 — Unauthorized");
+    expect(log.lines().join("\n")).not.toContain("VERY-SECRET-TOKEN");
+    expect(registry.state("telegram")).toBe("failed");
+    home.cleanup();
+  });
+});

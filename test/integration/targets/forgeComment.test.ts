@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { DeliveryError } from "../../../src/io/targets/target.js";
+import { createFakeGh, type FakeGh } from "../../fakes/fakeGh.js";
+import { message, registryFor } from "./support.js";
+
+let gh: FakeGh | undefined;
+afterEach(() => gh?.cleanup());
+
+const forge = (path: string) => registryFor({ github_comment: { enabled: true } }, { ...process.env, PATH: path }).get("forge_comment");
+
+describe("forge_comment through a fake gh on PATH", () => {
+  it("runs gh pr comment with an argument array and the body on stdin", async () => {
+    gh = createFakeGh();
+    const body = "Review: `rm -rf /` $(whoami) \"quotes\" ; && |\nsecond line";
+    const receipt = await forge(gh.path)?.send(message(body, { repo: "octo-org/hello.world", pr_number: "42" }));
+    expect(gh.calls()).toEqual([{ argv: ["pr", "comment", "42", "--repo", "octo-org/hello.world", "--body-file", "-"], stdin: body }]);
+    expect(receipt?.chatId).toBe("octo-org/hello.world#42");
+  });
+
+  it("checks gh auth status at startup", async () => {
+    gh = createFakeGh();
+    await forge(gh.path)?.check?.();
+    expect(gh.calls().map((c) => c.argv)).toEqual([["auth", "status"]]);
+  });
+
+  it("fails the delivery when gh exits non-zero (unauthenticated, no access, unknown repository)", async () => {
+    gh = createFakeGh({ exitCode: 1, stderr: "GraphQL: Could not resolve to a Repository with the name 'octo/nope'. (repository)" });
+    const error = await forge(gh.path)
+      ?.send(message("hi", { repo: "octo/nope", pr_number: "1" }))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as Error).message).toMatch(/exited with 1: GraphQL: Could not resolve to a Repository/);
+    await expect(forge(gh.path)?.check?.()).rejects.toThrow(/gh auth status exited with 1/);
+  });
+
+  it("fails with an install hint when gh is not on PATH", async () => {
+    await expect(forge("/nonexistent-dir")?.send(message("hi", { repo: "a/b", pr_number: "1" }))).rejects.toThrow(
+      /"gh" was not found on PATH — install the GitHub CLI/,
+    );
+  });
+
+  it.each([
+    [{ repo: "a/b; rm -rf /", pr_number: "1" }, /repo must be owner\/name/],
+    [{ repo: "../etc", pr_number: "1" }, /repo must be owner\/name/],
+    [{ repo: "a/..", pr_number: "1" }, /repo must be owner\/name/],
+    [{ pr_number: "1" }, /repo must be owner\/name/],
+    [{ repo: "a/b", pr_number: "0" }, /pr_number must be a positive integer/],
+    [{ repo: "a/b", pr_number: "--help" }, /pr_number must be a positive integer/],
+    [{ repo: "a/b" }, /pr_number must be a positive integer/],
+  ])("rejects deliver_extra %j without running gh", async (extra, pattern) => {
+    gh = createFakeGh();
+    await expect(forge(gh.path)?.send(message("hi", extra as Record<string, string>))).rejects.toThrow(pattern);
+    expect(gh.calls()).toEqual([]);
+  });
+});
