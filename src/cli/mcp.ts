@@ -1,6 +1,8 @@
 import type { Command } from "commander";
+import { registerMcpAuthCommands } from "./mcpAuth.js";
 
 /** `svc mcp ...` */
 export function registerMcpCommands(program: Command): void {
-  program.command("mcp").description("mcp commands (not built yet)");
+  const mcp = program.command("mcp").description("MCP servers: log in, re-authorize, install");
+  registerMcpAuthCommands(mcp);
 }

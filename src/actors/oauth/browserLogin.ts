@@ -1,0 +1,140 @@
+import { randomBytes } from "node:crypto";
+import { exchangeAuthorization, startAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationFull } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { fromPromise } from "xstate";
+import { SvcError } from "../../errors.js";
+import { type CallbackResult, type CallbackServer, bindCallbackServer } from "../../io/oauth/callbackServer.js";
+import { discoverForFlow } from "../../io/oauth/discovery.js";
+import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
+import { type StoredMetadata, type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
+import { type ExchangeInput, type PrepareInput, type PreparedLogin, oauthLoginMachine } from "../../machines/oauthLogin.js";
+import { type ClientChoice, chooseClient, wantsPinnedPort } from "./clientIdentity.js";
+import type { OAuthJob } from "./context.js";
+import { DocumentRejectedError, lastFailureAt, tokenEndpointError } from "./tokenErrors.js";
+
+interface BrowserHandle {
+  readonly job: OAuthJob;
+  readonly fetches: OAuthFetches;
+  readonly callback: CallbackServer;
+  readonly meta: StoredMetadata;
+  readonly client: ClientChoice;
+  readonly codeVerifier: string;
+  readonly state: string;
+  readonly resource: string;
+}
+
+/** RFC 8707 resource indicator: the protected resource's own identifier, else the server URL. */
+export function resourceFor(meta: StoredMetadata, serverUrl: string): string {
+  return meta.resourceMetadata?.resource ?? serverUrl;
+}
+
+export function scopeFor(job: OAuthJob, meta: StoredMetadata): string | undefined {
+  return job.entry.oauth?.scope ?? meta.resourceMetadata?.scopes_supported?.join(" ") ?? undefined;
+}
+
+async function prepare({ input: { input, documentRetried } }: { input: PrepareInput }): Promise<PreparedLogin> {
+  const job = input.job as OAuthJob;
+  const settings = job.entry.oauth ?? {};
+  const fetches = oauthFetches(settings.user_agent, job.fetch);
+  const callback = await bindCallbackServer({
+    pinned: !documentRetried && wantsPinnedPort(settings, job.store, job.freshClient === true),
+    ...(settings.redirect_port !== undefined ? { port: settings.redirect_port } : {}),
+    ...(settings.redirect_uri !== undefined ? { redirectUri: settings.redirect_uri } : {}),
+  });
+  try {
+    const meta = await discoverForFlow(job.serverName, job.entry.url, "browser", fetches, job.now());
+    job.store.saveMetadata(meta);
+    const client = await chooseClient({
+      serverName: job.serverName,
+      settings,
+      store: job.store,
+      meta,
+      flow: "browser",
+      redirectUri: callback.redirectUri,
+      fetches,
+      avoidDocument: documentRetried,
+      freshClient: job.freshClient === true || documentRetried,
+    });
+    const state = randomBytes(24).toString("base64url");
+    const resource = resourceFor(meta, job.entry.url);
+    const scope = scopeFor(job, meta);
+    const { authorizationUrl, codeVerifier } = await startAuthorization(meta.authorizationServerUrl, {
+      metadata: meta.authorizationServerMetadata,
+      clientInformation: client.info,
+      redirectUrl: callback.redirectUri,
+      state,
+      resource,
+      ...(scope !== undefined ? { scope } : {}),
+    });
+    const handle: BrowserHandle = { job, fetches, callback, meta, client, codeVerifier, state, resource };
+    return { authorizationUrl: authorizationUrl.href, usesDocument: client.kind === "cimd", handle };
+  } catch (err) {
+    await callback.close();
+    throw err;
+  }
+}
+
+async function awaitRedirect({ input, signal }: { input: PreparedLogin; signal: AbortSignal }): Promise<CallbackResult> {
+  const h = input.handle as BrowserHandle;
+  const closeOnAbort = () => void h.callback.close();
+  signal.addEventListener("abort", closeOnAbort, { once: true });
+  try {
+    h.job.print(`Open this URL to log in to ${h.job.serverName}:\n  ${input.authorizationUrl}`);
+    h.job.openBrowser(input.authorizationUrl).catch((err: unknown) => {
+      h.job.logger.warn({ server: h.job.serverName, err: (err as Error).message }, "[oauth] could not open a browser; use the printed URL");
+    });
+    const result = await h.callback.waitForCode(h.state);
+    const issuer = h.meta.authorizationServerMetadata.issuer;
+    if (result.iss !== undefined && result.iss !== issuer) {
+      throw new SvcError("oauth", `${h.job.serverName}: the redirect came from issuer ${result.iss}, expected ${issuer} — login refused`);
+    }
+    return result;
+  } finally {
+    signal.removeEventListener("abort", closeOnAbort);
+    await h.callback.close();
+  }
+}
+
+async function exchange({ input }: { input: ExchangeInput }): Promise<StoredTokens> {
+  const h = input.prepared.handle as BrowserHandle;
+  const { job, meta, client, fetches } = h;
+  const endpoint = meta.authorizationServerMetadata.token_endpoint;
+  let tokens;
+  try {
+    tokens = await exchangeAuthorization(meta.authorizationServerUrl, {
+      metadata: meta.authorizationServerMetadata,
+      clientInformation: client.info,
+      authorizationCode: (input.code as CallbackResult).code,
+      codeVerifier: h.codeVerifier,
+      redirectUri: h.callback.redirectUri,
+      resource: h.resource,
+      fetchFn: fetches.token,
+    });
+  } catch (err) {
+    const failure = lastFailureAt(fetches, endpoint);
+    if (client.kind === "cimd" && failure?.error === "invalid_client") {
+      job.logger.warn({ server: job.serverName }, "[oauth] the authorization server rejected the client metadata document (invalid_client); using dynamic registration from now on");
+      job.store.clearClient();
+      job.store.recordCimdOff("invalid_client at the token endpoint");
+      throw new DocumentRejectedError("oauth", `${job.serverName}: the authorization server rejected the client metadata document (invalid_client)`);
+    }
+    throw tokenEndpointError(job.serverName, "token exchange", fetches, endpoint, err);
+  }
+  const stored = toStoredTokens(tokens, { issuer: meta.authorizationServerUrl, resource: h.resource, flow: "browser", now: job.now() });
+  await job.store.withLock(() => {
+    if (client.kind !== "configured") {
+      job.store.saveClient({ ...(client.info as OAuthClientInformationFull), issuer: meta.authorizationServerUrl, kind: client.kind });
+    }
+    job.store.saveTokens(stored);
+  });
+  return stored;
+}
+
+/** The browser-login machine with its I/O actors. */
+export const browserLoginLogic = oauthLoginMachine.provide({
+  actors: {
+    prepare: fromPromise(prepare),
+    awaitRedirect: fromPromise<unknown, PreparedLogin>(awaitRedirect),
+    exchange: fromPromise<unknown, ExchangeInput>(exchange),
+  },
+});

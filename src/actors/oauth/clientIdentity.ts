@@ -1,0 +1,113 @@
+import { registerClient } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationFull, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { SvcError } from "../../errors.js";
+import { validateClientMetadataDocument } from "../../io/oauth/cimd.js";
+import { DEVICE_GRANT, type FlowKind } from "../../io/oauth/discovery.js";
+import type { OAuthFetches } from "../../io/oauth/fetch.js";
+import type { OAuthSettings } from "../../io/oauth/settings.js";
+import type { StoredClient, StoredMetadata, TokenStore } from "../../io/oauth/tokenStore.js";
+
+export interface ClientChoice {
+  readonly info: OAuthClientInformationMixed;
+  /** `configured`: pre-registered values from config, never written to disk. */
+  readonly kind: "configured" | "dcr" | "cimd";
+}
+
+/** Pre-registered `oauth.client_id` (+ secret and auth method), when configured. */
+export function configuredClient(settings: OAuthSettings): ClientChoice | undefined {
+  if (settings.client_id === undefined) return undefined;
+  return {
+    kind: "configured",
+    info: {
+      client_id: settings.client_id,
+      ...(settings.client_secret !== undefined ? { client_secret: settings.client_secret } : {}),
+      ...(settings.token_endpoint_auth_method !== undefined ? { token_endpoint_auth_method: settings.token_endpoint_auth_method } : {}),
+      redirect_uris: [],
+    } as OAuthClientInformationFull,
+  };
+}
+
+/**
+ * Spec 5.6: the callback is pinned to 27890–27894 only while a client metadata document could
+ * still be used; any of the listed conditions means a random port.
+ */
+export function wantsPinnedPort(settings: OAuthSettings, store: TokenStore, freshClient = false): boolean {
+  if (
+    settings.client_id !== undefined ||
+    settings.client_secret !== undefined ||
+    settings.client_name !== undefined ||
+    settings.token_endpoint_auth_method !== undefined ||
+    settings.redirect_uri !== undefined ||
+    settings.redirect_port !== undefined ||
+    settings.cimd === false
+  ) {
+    return false;
+  }
+  if (store.cimdOff() || (!freshClient && store.readClient() !== undefined)) return false;
+  const cached = store.readMetadata();
+  if (cached !== undefined && cached.authorizationServerMetadata.client_id_metadata_document_supported !== true) return false;
+  return true;
+}
+
+function storedUsable(stored: StoredClient | undefined, meta: StoredMetadata, flow: FlowKind): stored is StoredClient {
+  if (stored === undefined || stored.issuer !== meta.authorizationServerUrl) return false;
+  if (flow === "device") return stored.kind === "dcr" && (stored.grant_types ?? []).includes(DEVICE_GRANT);
+  return stored.kind === "cimd" || !(stored.grant_types ?? ["authorization_code"]).every((g) => g === DEVICE_GRANT);
+}
+
+/**
+ * Picks the client for a login: configured values; a stored registration for this issuer; the client
+ * metadata document when the server supports it (browser flow only); else dynamic registration.
+ */
+export async function chooseClient(args: {
+  serverName: string;
+  settings: OAuthSettings;
+  store: TokenStore;
+  meta: StoredMetadata;
+  flow: FlowKind;
+  redirectUri?: string;
+  fetches: OAuthFetches;
+  avoidDocument?: boolean;
+  freshClient?: boolean;
+}): Promise<ClientChoice> {
+  const { serverName, settings, store, meta, flow, fetches } = args;
+  const configured = configuredClient(settings);
+  if (configured !== undefined) return configured;
+  const stored = args.freshClient ? undefined : store.readClient();
+  if (storedUsable(stored, meta, flow) && !(args.avoidDocument && stored.kind === "cimd")) return { kind: stored.kind, info: stored };
+  const asMeta = meta.authorizationServerMetadata;
+  const documentUrl = settings.client_metadata_url;
+  if (
+    flow === "browser" &&
+    documentUrl !== undefined &&
+    settings.cimd !== false &&
+    !args.avoidDocument &&
+    !store.cimdOff() &&
+    asMeta.client_id_metadata_document_supported === true
+  ) {
+    await validateClientMetadataDocument(documentUrl, fetches.discovery);
+    return { kind: "cimd", info: { client_id: documentUrl } };
+  }
+  if (asMeta.registration_endpoint === undefined) {
+    throw new SvcError(
+      "oauth",
+      `${serverName}: the authorization server ${meta.authorizationServerUrl} offers no dynamic client registration — register a client there and set oauth.client_id (and client_secret if issued) under mcp_servers.${serverName}`,
+    );
+  }
+  const clientMetadata = {
+    client_name: settings.client_name ?? "svc",
+    redirect_uris: args.redirectUri !== undefined ? [args.redirectUri] : [],
+    grant_types: flow === "device" ? [DEVICE_GRANT, "refresh_token"] : ["authorization_code", "refresh_token"],
+    response_types: flow === "device" ? [] : ["code"],
+    token_endpoint_auth_method: settings.token_endpoint_auth_method ?? "none",
+    application_type: "native",
+    ...(settings.scope !== undefined ? { scope: settings.scope } : {}),
+  };
+  let full: OAuthClientInformationFull;
+  try {
+    full = await registerClient(meta.authorizationServerUrl, { metadata: asMeta, clientMetadata, fetchFn: fetches.discovery });
+  } catch (err) {
+    throw new SvcError("oauth", `${serverName}: dynamic client registration failed — ${(err as Error).message}`, { cause: err });
+  }
+  return { kind: "dcr", info: full };
+}

@@ -1,0 +1,53 @@
+import type { SvcPaths } from "../../config/paths.js";
+import type { Logger } from "../../io/log.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { GatewaySystem } from "../system.js";
+import type { OAuthServerEntry } from "../../io/oauth/settings.js";
+import { TokenStore } from "../../io/oauth/tokenStore.js";
+
+/** What a login or a refresh needs about one server, plus injectable edges for tests. */
+export interface OAuthJob {
+  readonly serverName: string;
+  readonly entry: OAuthServerEntry;
+  readonly store: TokenStore;
+  readonly logger: Logger;
+  /** Terminal output (the authorization URL, device codes). */
+  readonly print: (line: string) => void;
+  /** Opens the authorization URL; default: the `open` package (honours $BROWSER). */
+  readonly openBrowser: (url: string) => Promise<void>;
+  /** Base fetch for OAuth requests (tests inject TLS trust); User-Agent is added on top. */
+  readonly fetch?: FetchLike;
+  readonly now: () => number;
+  /** `svc mcp login`: ignore the stored client registration (replaced when the login succeeds). */
+  readonly freshClient?: boolean;
+}
+
+export interface JobOptions {
+  readonly paths: SvcPaths;
+  readonly logger: Logger;
+  readonly print?: (line: string) => void;
+  readonly openBrowser?: (url: string) => Promise<void>;
+  readonly fetch?: FetchLike;
+  readonly now?: () => number;
+  readonly system?: GatewaySystem;
+}
+
+async function openWithPackage(url: string): Promise<void> {
+  const { default: open } = await import("open");
+  const child = await open(url, { wait: false });
+  child.on("error", () => {});
+  child.unref();
+}
+
+export function makeJob(serverName: string, entry: OAuthServerEntry, options: JobOptions): OAuthJob {
+  return {
+    serverName,
+    entry,
+    store: new TokenStore(options.paths.mcpTokens, serverName),
+    logger: options.logger,
+    print: options.print ?? ((line) => process.stderr.write(`${line}\n`)),
+    openBrowser: options.openBrowser ?? openWithPackage,
+    ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+    now: options.now ?? Date.now,
+  };
+}

@@ -1,0 +1,152 @@
+import * as oauth from "oauth4webapi";
+import type { AuthorizationServerMetadata, OAuthClientInformationFull } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { fromPromise } from "xstate";
+import { SvcError } from "../../errors.js";
+import { discoverForFlow } from "../../io/oauth/discovery.js";
+import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
+import { type StoredMetadata, type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
+import { type DeviceCode, type DeviceLoginInput, type PollResult, deviceLoginMachine } from "../../machines/deviceLogin.js";
+import { resourceFor, scopeFor } from "./browserLogin.js";
+import { type ClientChoice, chooseClient } from "./clientIdentity.js";
+import type { OAuthJob } from "./context.js";
+import { tokenEndpointError } from "./tokenErrors.js";
+
+interface DeviceHandle {
+  readonly job: OAuthJob;
+  readonly fetches: OAuthFetches;
+  readonly meta: StoredMetadata;
+  readonly client: ClientChoice;
+  readonly deviceCode: string;
+  readonly resource: string;
+}
+
+function isLoopbackHttp(url: string): boolean {
+  const u = new URL(url);
+  return u.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(u.hostname);
+}
+
+function requestOptions(meta: StoredMetadata, fetchFn: OAuthFetches["discovery"]) {
+  return {
+    [oauth.customFetch]: fetchFn as typeof fetch,
+    // Plain HTTP only for loopback authorization servers (local test and development servers).
+    [oauth.allowInsecureRequests]: isLoopbackHttp(meta.authorizationServerMetadata.issuer),
+  };
+}
+
+function clientAuth(client: ClientChoice): oauth.ClientAuth {
+  const info = client.info as OAuthClientInformationFull;
+  const secret = info.client_secret;
+  if (secret === undefined) return oauth.None();
+  return info.token_endpoint_auth_method === "client_secret_post" ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret);
+}
+
+function asServer(meta: AuthorizationServerMetadata): oauth.AuthorizationServer {
+  return meta as unknown as oauth.AuthorizationServer;
+}
+
+async function requestCode({ input }: { input: DeviceLoginInput }): Promise<DeviceCode> {
+  const job = input.job as OAuthJob;
+  const settings = job.entry.oauth ?? {};
+  const fetches = oauthFetches(settings.user_agent, job.fetch);
+  const meta = await discoverForFlow(job.serverName, job.entry.url, "device", fetches, job.now());
+  job.store.saveMetadata(meta);
+  const client = await chooseClient({ serverName: job.serverName, settings, store: job.store, meta, flow: "device", fetches, freshClient: job.freshClient === true });
+  const resource = resourceFor(meta, job.entry.url);
+  const scope = scopeFor(job, meta);
+  const params: Record<string, string> = { resource, ...(scope !== undefined ? { scope } : {}) };
+  const as = asServer(meta.authorizationServerMetadata);
+  const endpoint = String((meta.authorizationServerMetadata as { device_authorization_endpoint?: string }).device_authorization_endpoint);
+  let response: oauth.DeviceAuthorizationResponse;
+  try {
+    const res = await oauth.deviceAuthorizationRequest(as, { client_id: client.info.client_id }, clientAuth(client), params, requestOptions(meta, fetches.discovery));
+    response = await oauth.processDeviceAuthorizationResponse(as, { client_id: client.info.client_id }, res);
+  } catch (err) {
+    throw tokenEndpointError(job.serverName, "device authorization request", fetches, endpoint, err);
+  }
+  const handle: DeviceHandle = { job, fetches, meta, client, deviceCode: response.device_code, resource };
+  return {
+    userCode: response.user_code,
+    verificationUri: response.verification_uri,
+    ...(response.verification_uri_complete !== undefined ? { verificationUriComplete: response.verification_uri_complete } : {}),
+    interval: response.interval ?? 5,
+    expiresIn: response.expires_in,
+    handle,
+  };
+}
+
+async function poll({ input }: { input: { device: DeviceCode; input: DeviceLoginInput } }): Promise<PollResult> {
+  const h = input.device.handle as DeviceHandle;
+  const as = asServer(h.meta.authorizationServerMetadata);
+  const client = { client_id: h.client.info.client_id };
+  try {
+    const res = await oauth.deviceCodeGrantRequest(as, client, clientAuth(h.client), h.deviceCode, {
+      ...requestOptions(h.meta, h.fetches.token),
+      additionalParameters: { resource: h.resource },
+    });
+    const tokens = await oauth.processDeviceCodeResponse(as, client, res);
+    return { kind: "tokens", tokens };
+  } catch (err) {
+    if (err instanceof oauth.ResponseBodyError) {
+      const name = h.job.serverName;
+      switch (err.error) {
+        case "authorization_pending":
+          return { kind: "pending" };
+        case "slow_down":
+          return { kind: "slow_down" };
+        case "access_denied":
+          return { kind: "denied", message: `${name}: the device login was denied — run \`svc mcp login ${name} --flow device\` to try again` };
+        case "expired_token":
+          return { kind: "expired", message: `${name}: the device code expired before it was approved — run \`svc mcp login ${name} --flow device\` again` };
+      }
+    }
+    throw tokenEndpointError(h.job.serverName, "device token request", h.fetches, h.meta.authorizationServerMetadata.token_endpoint, err);
+  }
+}
+
+async function save({ input }: { input: { device: DeviceCode; tokens: unknown } }): Promise<StoredTokens> {
+  const h = input.device.handle as DeviceHandle;
+  const t = input.tokens as oauth.TokenEndpointResponse;
+  const stored = toStoredTokens(
+    {
+      access_token: t.access_token,
+      token_type: t.token_type,
+      ...(t.refresh_token !== undefined ? { refresh_token: t.refresh_token } : {}),
+      ...(t.scope !== undefined ? { scope: t.scope } : {}),
+      ...(t.expires_in !== undefined ? { expires_in: t.expires_in } : {}),
+    },
+    { issuer: h.meta.authorizationServerUrl, resource: h.resource, flow: "device", now: h.job.now() },
+  );
+  await h.job.store.withLock(() => {
+    if (h.client.kind === "dcr") {
+      h.job.store.saveClient({ ...(h.client.info as OAuthClientInformationFull), issuer: h.meta.authorizationServerUrl, kind: "dcr" });
+    }
+    h.job.store.saveTokens(stored);
+  });
+  return stored;
+}
+
+/** Spec 5.4: the device flow is started only by a person at a terminal. */
+export function assertTerminal(serverName: string, isTTY: boolean): void {
+  if (!isTTY) {
+    throw new SvcError(
+      "oauth",
+      `${serverName}: the device login needs a terminal — run \`svc mcp login ${serverName} --flow device\` in an interactive shell on the gateway's host`,
+    );
+  }
+}
+
+export function printDeviceCode(job: OAuthJob, device: DeviceCode): void {
+  job.print(`To log in to ${job.serverName}, open ${device.verificationUri} and enter the code: ${device.userCode}`);
+  if (device.verificationUriComplete !== undefined) job.print(`Or open this link directly: ${device.verificationUriComplete}`);
+}
+
+export const deviceLoginLogic = deviceLoginMachine.provide({
+  actors: {
+    requestCode: fromPromise(requestCode),
+    poll: fromPromise(poll),
+    save: fromPromise<unknown, { device: DeviceCode; tokens: unknown; input: DeviceLoginInput }>(save),
+  },
+  actions: {
+    announce: ({ context }, params: { device: DeviceCode }) => printDeviceCode(context.input.job as OAuthJob, params.device),
+  },
+});

@@ -1,0 +1,136 @@
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { svcPaths } from "../../config/paths.js";
+import { isSvcError } from "../../errors.js";
+import { silentLogger } from "../../io/log.js";
+import { CALLBACK_PATH, PINNED_PORTS } from "../../io/oauth/callbackServer.js";
+import { oauthEntryOf } from "../../io/oauth/settings.js";
+import type { StoredTokens } from "../../io/oauth/tokenStore.js";
+import { startSystem } from "../system.js";
+import { configuredClient } from "./clientIdentity.js";
+import { type JobOptions, type OAuthJob, makeJob } from "./context.js";
+import { needsLoginError, usableTokens } from "./refresh.js";
+import { runLogin } from "./runLogin.js";
+
+export interface ProviderOptions extends Partial<JobOptions> {
+  /** CLI-driven connects may start a login; background reconnects never do. */
+  readonly interactive: boolean;
+  readonly isTTY?: boolean;
+}
+
+/**
+ * The SDK auth provider for one `auth: oauth` server. It hands the transport stored tokens (refreshed
+ * under the cross-process lock when they expire) and never gives the SDK the refresh token, so every
+ * refresh goes through our lock and our User-Agent. Without usable tokens it logs in when interactive
+ * and otherwise fails with "run `svc mcp login <server>`".
+ */
+export class SvcOAuthProvider implements OAuthClientProvider {
+  private verifier = "";
+  private lastHanded: string | undefined;
+
+  constructor(
+    readonly job: OAuthJob,
+    private readonly options: ProviderOptions,
+  ) {}
+
+  get redirectUrl(): string {
+    return `http://127.0.0.1:${PINNED_PORTS[0]}${CALLBACK_PATH}`;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: this.job.entry.oauth?.client_name ?? "svc", redirect_uris: [this.redirectUrl] };
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return configuredClient(this.job.entry.oauth ?? {})?.info ?? this.job.store.readClient();
+  }
+
+  saveClientInformation(): void {
+    // Registrations are made and stored by our own login actors only.
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    const meta = this.job.store.readMetadata();
+    if (meta === undefined) return undefined;
+    return {
+      authorizationServerUrl: meta.authorizationServerUrl,
+      authorizationServerMetadata: meta.authorizationServerMetadata,
+      ...(meta.resourceMetadata ? { resourceMetadata: meta.resourceMetadata } : {}),
+    };
+  }
+
+  private async login(): Promise<StoredTokens> {
+    const system = this.options.system ?? startSystem({ logger: this.job.logger });
+    try {
+      const flow = this.job.entry.oauth?.flow ?? "browser";
+      return await runLogin(this.job, { flow, system, isTTY: this.options.isTTY ?? process.stdin.isTTY === true });
+    } finally {
+      if (this.options.system === undefined) system.shutdown();
+    }
+  }
+
+  private hand(tokens: StoredTokens): OAuthTokens {
+    this.lastHanded = tokens.access_token;
+    const expiresIn = tokens.expires_at !== undefined ? Math.max(0, Math.floor((tokens.expires_at - this.job.now()) / 1000)) : undefined;
+    return {
+      access_token: tokens.access_token,
+      token_type: tokens.token_type,
+      ...(expiresIn !== undefined ? { expires_in: expiresIn } : {}),
+      ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}),
+    };
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    try {
+      return this.hand(await usableTokens(this.job));
+    } catch (err) {
+      if (!this.options.interactive || !isSvcError(err, "oauth")) throw err;
+      return this.hand(await this.login());
+    }
+  }
+
+  saveTokens(): void {
+    // The SDK never holds a refresh token or a code of ours, so it has nothing to save.
+  }
+
+  /** Reached when the server refused our access token: refresh once under the lock, else log in or fail. */
+  async redirectToAuthorization(): Promise<void> {
+    try {
+      await usableTokens(this.job, this.lastHanded !== undefined ? { rejected: this.lastHanded } : {});
+      return;
+    } catch (err) {
+      if (!this.options.interactive) throw err;
+    }
+    await this.login();
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    return this.verifier;
+  }
+
+  invalidateCredentials(): void {
+    // Saved credentials are replaced only by a successful login (spec 5.4: a failed grant keeps them).
+  }
+}
+
+/**
+ * What the MCP hub calls for each `auth: oauth` server. `paths` selects the profile's token directory
+ * (default: $SVC_HOME, default profile).
+ */
+export function oauthProviderFor(serverName: string, entry: unknown, options: ProviderOptions): OAuthClientProvider {
+  const job = makeJob(serverName, oauthEntryOf(serverName, entry), {
+    paths: options.paths ?? svcPaths(),
+    logger: options.logger ?? silentLogger(),
+    ...(options.print ? { print: options.print } : {}),
+    ...(options.openBrowser ? { openBrowser: options.openBrowser } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  return new SvcOAuthProvider(job, options);
+}
+
+export { needsLoginError };

@@ -1,0 +1,66 @@
+import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
+import { SvcError } from "../../errors.js";
+import { discoverForFlow } from "../../io/oauth/discovery.js";
+import { oauthFetches } from "../../io/oauth/fetch.js";
+import { type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
+import { configuredClient } from "./clientIdentity.js";
+import type { OAuthJob } from "./context.js";
+import { tokenEndpointError } from "./tokenErrors.js";
+
+/** Refresh this long before the recorded expiry, so a request never leaves with a dying token. */
+export const REFRESH_MARGIN_MS = 60_000;
+
+export function needsLoginError(serverName: string, why: string): SvcError {
+  return new SvcError("oauth", `${serverName}: ${why} — run \`svc mcp login ${serverName}\``);
+}
+
+export function expiringSoon(tokens: StoredTokens, now: number): boolean {
+  return tokens.expires_at !== undefined && tokens.expires_at - now <= REFRESH_MARGIN_MS;
+}
+
+/**
+ * Returns usable tokens, refreshing under the cross-process lock when they expire soon (or when
+ * `rejected` is the access token the server just refused). The file is re-read after the lock is
+ * taken, so when another process refreshed first its tokens are used and no second refresh happens.
+ */
+export async function usableTokens(job: OAuthJob, options: { rejected?: string } = {}): Promise<StoredTokens> {
+  const { store, serverName } = job;
+  const quick = store.readTokens();
+  if (quick === undefined) throw needsLoginError(serverName, "not logged in");
+  if (options.rejected === undefined && !expiringSoon(quick, job.now())) return quick;
+  return store.withLock(async () => {
+    const current = store.readTokens();
+    if (current === undefined) throw needsLoginError(serverName, "not logged in");
+    const stale = options.rejected !== undefined ? current.access_token === options.rejected : expiringSoon(current, job.now());
+    if (!stale) return current;
+    if (current.refresh_token === undefined) throw needsLoginError(serverName, "the access token expired and there is no refresh token");
+    const settings = job.entry.oauth ?? {};
+    const fetches = oauthFetches(settings.user_agent, job.fetch);
+    const meta = store.readMetadata() ?? (await discoverForFlow(serverName, job.entry.url, current.flow, fetches, job.now()));
+    const client = configuredClient(settings)?.info ?? store.readClient();
+    if (client === undefined) throw needsLoginError(serverName, "the client registration is missing");
+    let fresh;
+    try {
+      fresh = await refreshAuthorization(meta.authorizationServerUrl, {
+        metadata: meta.authorizationServerMetadata,
+        clientInformation: client,
+        refreshToken: current.refresh_token,
+        ...(current.resource !== undefined ? { resource: current.resource } : {}),
+        fetchFn: fetches.token,
+      });
+    } catch (err) {
+      const failure = tokenEndpointError(serverName, "token refresh", fetches, meta.authorizationServerMetadata.token_endpoint, err);
+      throw needsLoginError(serverName, failure.message.slice(serverName.length + 2));
+    }
+    const saved = toStoredTokens(fresh, {
+      issuer: current.issuer,
+      resource: current.resource,
+      flow: current.flow,
+      now: job.now(),
+      previousRefresh: current.refresh_token,
+    });
+    store.saveTokens(saved);
+    job.logger.info({ server: serverName }, "[oauth] access token refreshed");
+    return saved;
+  });
+}

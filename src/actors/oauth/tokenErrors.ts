@@ -1,0 +1,32 @@
+import { SvcError } from "../../errors.js";
+import type { OAuthFetches } from "../../io/oauth/fetch.js";
+import { redactedExcerpt } from "../../io/oauth/redact.js";
+
+/** An error the login machine recognises as "the authorization server refused the client metadata document". */
+export class DocumentRejectedError extends SvcError {
+  readonly documentRejected = true;
+}
+
+/** The last failed response from `endpoint`, if any, as "status — excerpt". */
+export function lastFailureAt(fetches: OAuthFetches, endpoint: string): { status: number; excerpt: string; error?: string } | undefined {
+  const failure = [...fetches.failures].reverse().find((f) => f.url.split("?")[0] === endpoint.split("?")[0]);
+  if (failure === undefined) return undefined;
+  let error: string | undefined;
+  try {
+    const parsed = JSON.parse(failure.body) as { error?: unknown };
+    if (typeof parsed.error === "string") error = parsed.error;
+  } catch {
+    // not JSON
+  }
+  return { status: failure.status, excerpt: redactedExcerpt(failure.body), ...(error !== undefined ? { error } : {}) };
+}
+
+/** Spec 7: a failed token exchange reports the status and a short redacted excerpt of the body. */
+export function tokenEndpointError(serverName: string, what: string, fetches: OAuthFetches, endpoint: string, err: unknown): SvcError {
+  const failure = lastFailureAt(fetches, endpoint);
+  const detail =
+    failure !== undefined
+      ? `${endpoint} answered ${failure.status}${failure.excerpt ? `: ${failure.excerpt}` : ""}`
+      : redactedExcerpt((err as Error)?.message ?? String(err));
+  return new SvcError("oauth", `${serverName}: ${what} failed — ${detail}`, { cause: err });
+}

@@ -1,0 +1,164 @@
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import { loadConfig } from "../config/load.js";
+import { svcHome, svcPaths, type SvcPaths } from "../config/paths.js";
+import { SvcError, describeError } from "../errors.js";
+import { createLogger } from "../io/log.js";
+import { type InstallRequest, INSTALL_NAME, describeInstall, parseInstallLink } from "../io/installLink.js";
+import { renderEntry } from "../io/mcp/render.js";
+import { addServerToConfig, existingServerNames } from "../io/oauth/installWriter.js";
+import { registerSchemeHandler } from "../io/oauth/schemeHandler.js";
+import { oauthEntryOf } from "../io/oauth/settings.js";
+import { makeJob } from "../actors/oauth/context.js";
+import { type LoginFlow, runLogin } from "../actors/oauth/runLogin.js";
+import { startSystem } from "../actors/system.js";
+
+/** Terminal questions; `ask` resolves undefined when stdin is closed. */
+export interface PromptIO {
+  readonly isTTY: boolean;
+  ask(question: string): Promise<string | undefined>;
+  print(text: string): void;
+}
+
+function terminalIO(): PromptIO {
+  return {
+    isTTY: process.stdin.isTTY === true,
+    async ask(question) {
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      const closed = new Promise<undefined>((resolve) => rl.once("close", () => resolve(undefined)));
+      try {
+        return await Promise.race([rl.question(question), closed]);
+      } finally {
+        rl.close();
+      }
+    },
+    print: (text) => process.stdout.write(`${text}\n`),
+  };
+}
+
+interface ServerRef {
+  readonly name: string;
+  readonly entry: unknown;
+}
+
+function oauthServers(paths: SvcPaths): { servers: ServerRef[]; load: ReturnType<typeof loadConfig> } {
+  const load = loadConfig({ home: paths.home });
+  const servers = Object.entries(load.config.mcp_servers as Record<string, Record<string, unknown>>)
+    .filter(([, e]) => e.auth === "oauth" && e.enabled !== false)
+    .map(([name, entry]) => ({ name, entry: renderEntry(name, entry as never, load.scope) }));
+  return { servers, load };
+}
+
+export interface LoginCommandOptions {
+  readonly flow?: LoginFlow;
+  readonly profile?: string;
+  readonly fresh: boolean;
+}
+
+/** Logs in to one server (`svc mcp login`, and each server of `svc mcp reauth`). */
+export async function loginServer(paths: SvcPaths, server: ServerRef, options: LoginCommandOptions): Promise<void> {
+  const logger = createLogger({ level: process.env.SVC_LOG_LEVEL ?? "warn", stdout: false });
+  const entry = oauthEntryOf(server.name, server.entry);
+  const job = { ...makeJob(server.name, entry, { paths, logger }), freshClient: options.fresh };
+  if (options.fresh) job.store.clearCimdOff();
+  const system = startSystem({ logger });
+  try {
+    await runLogin(job, { flow: options.flow ?? entry.oauth?.flow ?? "browser", system, isTTY: process.stdin.isTTY === true });
+  } finally {
+    system.shutdown();
+  }
+}
+
+function pathsFor(profile: string | undefined): SvcPaths {
+  return svcPaths(svcHome(), profile);
+}
+
+/** Asks for confirmation and a free name; writes nothing unless the person at the terminal says yes. */
+export async function confirmAndInstall(configPath: string, request: InstallRequest, io: PromptIO): Promise<string | undefined> {
+  io.print(describeInstall(request));
+  if (!io.isTTY) {
+    io.print("Not installed: confirmation needs an interactive terminal.");
+    return undefined;
+  }
+  let name = request.name;
+  const taken = existingServerNames(configPath);
+  while (taken.has(name)) {
+    const answer = (await io.ask(`A server named "${name}" already exists. New name (empty to cancel): `))?.trim();
+    if (answer === undefined || answer === "") {
+      io.print("Cancelled; nothing was installed.");
+      return undefined;
+    }
+    if (!INSTALL_NAME.test(answer)) io.print(`"${answer}" is not a valid name (${INSTALL_NAME.source}).`);
+    else name = answer;
+  }
+  const yes = (await io.ask(`Install "${name}" into ${configPath}? [y/N] `))?.trim().toLowerCase();
+  if (yes !== "y" && yes !== "yes") {
+    io.print("Cancelled; nothing was installed.");
+    return undefined;
+  }
+  addServerToConfig(configPath, name, request.config);
+  io.print(`Installed mcp_servers.${name}.`);
+  return name;
+}
+
+/** `svc mcp login|reauth|install`: attached to the `mcp` command group. */
+export function registerMcpAuthCommands(mcp: Command): void {
+  mcp
+    .command("login <server>")
+    .description("log in to an auth: oauth server (browser PKCE, or --flow device)")
+    .option("--flow <flow>", "device or browser (overrides oauth.flow for this login)")
+    .option("--profile <name>", "profile whose tokens to use")
+    .action(async (server: string, opts: { flow?: string; profile?: string }) => {
+      if (opts.flow !== undefined && opts.flow !== "device" && opts.flow !== "browser") {
+        throw new SvcError("usage", `--flow: expected device or browser, got "${opts.flow}"`);
+      }
+      const paths = pathsFor(opts.profile);
+      const { servers } = oauthServers(paths);
+      const target = servers.find((s) => s.name === server);
+      if (target === undefined) {
+        throw new SvcError("usage", `${paths.config}: mcp_servers.${server}: no enabled server with auth: oauth by that name`);
+      }
+      await loginServer(paths, target, { fresh: true, ...(opts.flow ? { flow: opts.flow as LoginFlow } : {}) });
+      process.stdout.write(`${server}: logged in\n`);
+    });
+
+  mcp
+    .command("reauth [server]")
+    .description("re-authorize one auth: oauth server, or all with --all (follows oauth.flow)")
+    .option("--all", "every enabled auth: oauth server")
+    .option("--profile <name>", "profile whose tokens to use")
+    .action(async (server: string | undefined, opts: { all?: boolean; profile?: string }) => {
+      if ((server === undefined) === (opts.all !== true)) throw new SvcError("usage", "give one server name or --all");
+      const paths = pathsFor(opts.profile);
+      const { servers } = oauthServers(paths);
+      const chosen = opts.all ? servers : servers.filter((s) => s.name === server);
+      if (chosen.length === 0) throw new SvcError("usage", server ? `mcp_servers.${server}: no enabled server with auth: oauth by that name` : "no auth: oauth servers are configured");
+      let failed = 0;
+      for (const s of chosen) {
+        try {
+          await loginServer(paths, s, { fresh: false });
+          process.stdout.write(`${s.name}: re-authorized\n`);
+        } catch (err) {
+          failed++;
+          process.stdout.write(`${s.name}: failed — ${describeError(err)}\n`);
+        }
+      }
+      if (failed > 0) process.exitCode = 1;
+    });
+
+  mcp
+    .command("install [link]")
+    .description("install an MCP server from an svc://mcp/install link (asks for confirmation)")
+    .option("--register-handler", "register svc as the handler of svc:// links (Linux .desktop file)")
+    .action(async (link: string | undefined, opts: { registerHandler?: boolean }) => {
+      if (opts.registerHandler) {
+        const { file, xdgMime } = await registerSchemeHandler([process.execPath, process.argv[1] ?? "svc"]);
+        process.stdout.write(`Wrote ${file}${xdgMime ? " and set it as the svc:// handler (xdg-mime)" : "; xdg-mime not found, register it with your desktop"}\n`);
+        if (link === undefined) return;
+      }
+      if (link === undefined) throw new SvcError("usage", "give an svc://mcp/install?name=...&config=... link");
+      const request = parseInstallLink(link);
+      const installed = await confirmAndInstall(svcPaths(svcHome()).config, request, terminalIO());
+      if (installed === undefined) process.exitCode = 1;
+    });
+}

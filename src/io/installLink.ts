@@ -1,0 +1,88 @@
+import { SvcError } from "../errors.js";
+
+/** Spec 4.1 limits. */
+export const INSTALL_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+export const MAX_INSTALL_PAYLOAD = 32 * 1024;
+
+export interface InstallRequest {
+  readonly name: string;
+  readonly config: Record<string, unknown>;
+  /** Command servers run a local program: the confirmation shows an extra warning. */
+  readonly kind: "url" | "command";
+}
+
+function reject(message: string): never {
+  throw new SvcError("install_link", `install link rejected: ${message}`);
+}
+
+/** Base64url or standard base64 (padding optional) to bytes; undefined when it is neither. */
+export function decodeBase64Loose(text: string): Buffer | undefined {
+  const compact = text.replace(/=+$/, "");
+  if (!/^[A-Za-z0-9+/_-]*$/.test(compact) || compact.length % 4 === 1) return undefined;
+  if (/[+/]/.test(compact) && /[-_]/.test(compact)) return undefined;
+  return Buffer.from(compact.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+}
+
+/**
+ * Parses `svc://mcp/install?name=<NAME>&config=<BASE64>` (spec 4.1). Pure: no I/O, throws
+ * SvcError("install_link") naming the problem.
+ */
+export function parseInstallLink(link: string): InstallRequest {
+  if (link.length > MAX_INSTALL_PAYLOAD * 2) reject(`the link is longer than ${MAX_INSTALL_PAYLOAD * 2} characters`);
+  let url: URL;
+  try {
+    url = new URL(link);
+  } catch {
+    reject("not a URL; expected svc://mcp/install?name=...&config=...");
+  }
+  if (url.protocol !== "svc:" || url.host !== "mcp" || url.pathname !== "/install") {
+    reject("expected svc://mcp/install?name=...&config=...");
+  }
+  const names = url.searchParams.getAll("name");
+  const configs = url.searchParams.getAll("config");
+  if (names.length !== 1 || configs.length !== 1) reject("exactly one name and one config parameter are required");
+  const name = names[0] as string;
+  const encoded = configs[0] as string;
+  if (!INSTALL_NAME.test(name)) reject(`name "${name.slice(0, 80)}" must match ${INSTALL_NAME.source}`);
+  if (encoded.length > Math.ceil((MAX_INSTALL_PAYLOAD * 4) / 3) + 4) reject("config payload is over 32 KB");
+  const bytes = decodeBase64Loose(encoded);
+  if (bytes === undefined) reject("config is not base64url or base64");
+  if (bytes.length > MAX_INSTALL_PAYLOAD) reject("config payload is over 32 KB");
+  let config: unknown;
+  try {
+    config = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    reject("config does not decode to JSON");
+  }
+  if (config === null || typeof config !== "object" || Array.isArray(config)) reject("config must be a JSON object");
+  const entry = config as Record<string, unknown>;
+  const hasUrl = "url" in entry;
+  const hasCommand = "command" in entry;
+  if (hasUrl === hasCommand) reject('config must have either a string "url" or a string "command" (not both)');
+  if (hasUrl) {
+    if (typeof entry.url !== "string") reject('"url" must be a string');
+    let target: URL;
+    try {
+      target = new URL(entry.url);
+    } catch {
+      reject(`"url" is not a valid URL`);
+    }
+    if (target.protocol !== "http:" && target.protocol !== "https:") reject('"url" must use http or https');
+    return { name, config: entry, kind: "url" };
+  }
+  if (typeof entry.command !== "string" || entry.command === "") reject('"command" must be a non-empty string');
+  return { name, config: entry, kind: "command" };
+}
+
+/** What the confirmation prompt shows. */
+export function describeInstall(request: InstallRequest): string {
+  const lines = [`Install MCP server "${request.name}" with this configuration:`, JSON.stringify(request.config, null, 2)];
+  if (request.kind === "command") {
+    lines.push(
+      "WARNING: this server runs a program on this machine with your permissions:",
+      `  ${String(request.config.command)} ${Array.isArray(request.config.args) ? request.config.args.map(String).join(" ") : ""}`.trimEnd(),
+      "Only continue if you trust where this link came from.",
+    );
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,151 @@
+import { timingSafeEqual } from "node:crypto";
+import { type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SvcError } from "../../errors.js";
+
+/** Ports a client metadata document declares (spec 5.6): both loopback hosts for each. */
+export const PINNED_PORTS = [27890, 27891, 27892, 27893, 27894] as const;
+export const CALLBACK_PATH = "/callback";
+
+/** The ten redirect URIs a self-hosted client metadata document must declare (spec 5.8). */
+export function pinnedRedirectUris(): string[] {
+  return PINNED_PORTS.flatMap((p) => [`http://127.0.0.1:${p}${CALLBACK_PATH}`, `http://localhost:${p}${CALLBACK_PATH}`]);
+}
+
+export interface CallbackResult {
+  readonly code: string;
+  readonly iss?: string;
+}
+
+/** A loopback listener holding its port from the moment it was chosen until the redirect arrives. */
+export interface CallbackServer {
+  readonly port: number;
+  /** The exact redirect URI registered for this login. */
+  readonly redirectUri: string;
+  readonly pinned: boolean;
+  /** Resolves with the code once a redirect carrying `state` arrives; rejects on an error redirect. */
+  waitForCode(state: string): Promise<CallbackResult>;
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off("listening", onListening);
+      if (err.code === "EADDRINUSE" || err.code === "EACCES") resolve(undefined);
+      else reject(err);
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen({ port, host, exclusive: true });
+  });
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const PAGE = (text: string) =>
+  `<!doctype html><meta charset="utf-8"><title>svc login</title><p>${text}</p><p>You can close this window.</p>\n`;
+
+export interface BindOptions {
+  /** Try 27890–27894 first (flows that could use a client metadata document). */
+  readonly pinned: boolean;
+  /** Fixed port from `oauth.redirect_port` or `oauth.redirect_uri`. */
+  readonly port?: number;
+  /** Fixed redirect URI (`oauth.redirect_uri`): its host and path are the ones accepted. */
+  readonly redirectUri?: string;
+  readonly host?: string;
+}
+
+/**
+ * Binds the callback listener on loopback. Pinned: the first free port of 27890–27894, else a random
+ * port. Requests are accepted only on the exact path, with Host `127.0.0.1:<port>` or `localhost:<port>`.
+ */
+export async function bindCallbackServer(options: BindOptions): Promise<CallbackServer> {
+  const fixed = options.redirectUri !== undefined ? new URL(options.redirectUri) : undefined;
+  const path = fixed?.pathname ?? CALLBACK_PATH;
+  const bindHost = options.host ?? "127.0.0.1";
+  let waiter: { state: string; resolve: (r: CallbackResult) => void; reject: (e: Error) => void } | undefined;
+  let port = 0;
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://placeholder");
+    const host = req.headers.host ?? "";
+    if (req.method !== "GET" || url.pathname !== path || (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`)) {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+      return;
+    }
+    const state = url.searchParams.get("state") ?? "";
+    if (waiter === undefined || !sameSecret(state, waiter.state)) {
+      res.writeHead(400, { "content-type": "text/html; charset=utf-8" }).end(PAGE("This login link is not the one svc is waiting for."));
+      return;
+    }
+    const error = url.searchParams.get("error");
+    const code = url.searchParams.get("code");
+    const current = waiter;
+    waiter = undefined;
+    if (error !== null) {
+      res.writeHead(400, { "content-type": "text/html; charset=utf-8" }).end(PAGE("Login was refused."));
+      const desc = url.searchParams.get("error_description");
+      current.reject(new SvcError("oauth", `authorization server refused the login: ${error}${desc ? ` (${desc.slice(0, 200)})` : ""}`));
+      return;
+    }
+    if (code === null || code === "") {
+      res.writeHead(400, { "content-type": "text/html; charset=utf-8" }).end(PAGE("The redirect carried no code."));
+      current.reject(new SvcError("oauth", "the authorization redirect carried no code"));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE("svc is logged in."));
+    const iss = url.searchParams.get("iss");
+    current.resolve(iss !== null ? { code, iss } : { code });
+  });
+  server.keepAliveTimeout = 1000;
+
+  let pinned = false;
+  const candidates: number[] = [];
+  if (options.port !== undefined) candidates.push(options.port);
+  else if (fixed?.port) candidates.push(Number(fixed.port));
+  else if (options.pinned) candidates.push(...PINNED_PORTS);
+  for (const candidate of candidates) {
+    const bound = await listen(server, candidate, bindHost);
+    if (bound !== undefined) {
+      port = bound;
+      pinned = options.port === undefined && fixed === undefined;
+      break;
+    }
+  }
+  if (port === 0) {
+    if (options.port !== undefined || fixed?.port) {
+      throw new SvcError("oauth", `callback port ${options.port ?? fixed?.port} is busy — free it or change oauth.redirect_port / oauth.redirect_uri`);
+    }
+    port = (await listen(server, 0, bindHost)) ?? 0;
+  }
+  const redirectUri =
+    fixed === undefined
+      ? `http://127.0.0.1:${port}${path}`
+      : fixed.port
+        ? (options.redirectUri as string)
+        : `${fixed.protocol}//${fixed.hostname}:${port}${fixed.pathname}`;
+  return {
+    port,
+    pinned,
+    redirectUri,
+    waitForCode(state) {
+      return new Promise((resolve, reject) => {
+        waiter = { state, resolve, reject };
+      });
+    },
+    close() {
+      return new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    },
+  };
+}

@@ -1,0 +1,124 @@
+import {
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+} from "@modelcontextprotocol/sdk/client/auth.js";
+import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { SvcError } from "../../errors.js";
+import type { OAuthFetches } from "./fetch.js";
+import type { StoredMetadata } from "./tokenStore.js";
+
+export const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
+
+export type FlowKind = "browser" | "device";
+
+function trimSlash(url: string): string {
+  return url.endsWith("/") ? url.slice(0, -1) : url;
+}
+
+/**
+ * Issuer check (RFC 8414 section 3.3, spec 5.4): the metadata's `issuer` must equal the URL the
+ * protected resource advertised (ignoring one trailing slash). The only accepted mismatch is the
+ * path-scoped advertisement: the resource advertised the issuer's well-known metadata URL itself,
+ * `<origin>/.well-known/oauth-authorization-server<issuer path>` or
+ * `<origin>/.well-known/openid-configuration<issuer path>` (RFC 8414 section 3.1 insertion), or
+ * `<issuer>/.well-known/openid-configuration` (OpenID Connect Discovery appending).
+ */
+export function issuerMatches(advertised: string, issuer: string | undefined): boolean {
+  if (typeof issuer !== "string") return false;
+  if (trimSlash(advertised) === trimSlash(issuer)) return true;
+  let iss: URL;
+  try {
+    iss = new URL(issuer);
+  } catch {
+    return false;
+  }
+  const path = trimSlash(iss.pathname);
+  const candidates = [
+    `${iss.origin}/.well-known/oauth-authorization-server${path}`,
+    `${iss.origin}/.well-known/openid-configuration${path}`,
+    `${trimSlash(iss.href)}/.well-known/openid-configuration`,
+  ];
+  return candidates.includes(trimSlash(advertised));
+}
+
+/** Why an authorization server cannot serve `flow`, or undefined when it can. */
+export function unsupportedReason(meta: AuthorizationServerMetadata, flow: FlowKind): string | undefined {
+  if (flow === "browser") {
+    if (!meta.code_challenge_methods_supported?.includes("S256")) {
+      return "does not advertise PKCE S256 in code_challenge_methods_supported";
+    }
+    return undefined;
+  }
+  if (typeof (meta as { device_authorization_endpoint?: unknown }).device_authorization_endpoint !== "string") return "has no device_authorization_endpoint";
+  if (!meta.grant_types_supported?.includes(DEVICE_GRANT)) return `does not list ${DEVICE_GRANT} in grant_types_supported`;
+  return undefined;
+}
+
+async function fetchAsMetadata(advertised: string, fetches: OAuthFetches): Promise<AuthorizationServerMetadata | undefined> {
+  if (!new URL(advertised).pathname.includes("/.well-known/")) {
+    return discoverAuthorizationServerMetadata(advertised, { fetchFn: fetches.discovery });
+  }
+  const res = await fetches.discovery(advertised, { headers: { accept: "application/json" } });
+  if (!res.ok) return undefined;
+  return (await res.json()) as AuthorizationServerMetadata;
+}
+
+function statuses(fetches: OAuthFetches): string {
+  return fetches.failures.map((f) => `${f.method} ${f.url} → ${f.status === 0 ? `unreachable (${f.body})` : f.status}`).join("; ");
+}
+
+/**
+ * RFC 9728 protected-resource metadata, then each advertised authorization server in order
+ * (RFC 8414 / OIDC discovery); the first whose issuer checks out and that supports `flow` wins.
+ */
+export async function discoverForFlow(serverName: string, serverUrl: string, flow: FlowKind, fetches: OAuthFetches, now = Date.now()): Promise<StoredMetadata> {
+  let resourceMetadata: OAuthProtectedResourceMetadata | undefined;
+  try {
+    resourceMetadata = await discoverOAuthProtectedResourceMetadata(serverUrl, {}, fetches.discovery);
+  } catch {
+    // No RFC 9728 document: the server's origin is its own authorization server (MCP 2025-03-26 fallback).
+  }
+  const advertised = resourceMetadata?.authorization_servers?.length
+    ? resourceMetadata.authorization_servers
+    : [new URL(serverUrl).origin];
+  const rejected: string[] = [];
+  let found = 0;
+  for (const as of advertised) {
+    let meta: AuthorizationServerMetadata | undefined;
+    try {
+      meta = await fetchAsMetadata(as, fetches);
+    } catch (err) {
+      rejected.push(`${as}: metadata unusable (${(err as Error).message})`);
+      continue;
+    }
+    if (meta === undefined) continue;
+    found++;
+    if (!issuerMatches(as, meta.issuer)) {
+      rejected.push(`${as}: metadata issuer "${String(meta.issuer)}" does not match the advertised URL`);
+      continue;
+    }
+    const reason = unsupportedReason(meta, flow);
+    if (reason !== undefined) {
+      rejected.push(`${as}: ${reason}`);
+      continue;
+    }
+    return {
+      ...(resourceMetadata ? { resourceMetadata } : {}),
+      authorizationServerUrl: as,
+      authorizationServerMetadata: meta,
+      fetched_at: now,
+    };
+  }
+  if (found === 0) {
+    throw new SvcError(
+      "oauth",
+      `${serverName}: OAuth discovery failed — ${statuses(fetches) || "no metadata found"}. ` +
+        `Check mcp_servers.${serverName}.url and that the server supports OAuth (RFC 9728 / RFC 8414).`,
+    );
+  }
+  const hint =
+    flow === "device"
+      ? `the device flow is not available here: log in with \`svc mcp login ${serverName} --flow browser\` or remove oauth.flow: device`
+      : "this server cannot be used with a PKCE browser login";
+  throw new SvcError("oauth", `${serverName}: no usable authorization server — ${rejected.join("; ")}. Fix: ${hint}.`);
+}

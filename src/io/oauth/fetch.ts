@@ -1,0 +1,58 @@
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { USER_AGENT } from "../../cli/version.js";
+
+/** A failed response seen by an OAuth fetch: kept so errors can report status and an excerpt. */
+export interface FailedFetch {
+  readonly url: string;
+  readonly method: string;
+  readonly status: number;
+  readonly body: string;
+}
+
+export interface OAuthFetches {
+  /** Discovery, registration, device authorization: always `Svc-Agent/<version>`. */
+  readonly discovery: FetchLike;
+  /** Token endpoint (exchange, refresh, device polling): `oauth.user_agent` when set. */
+  readonly token: FetchLike;
+  /** Every response with status >= 400 (and network failures as status 0), in order. */
+  readonly failures: FailedFetch[];
+}
+
+function withUserAgent(base: FetchLike, userAgent: string, failures: FailedFetch[]): FetchLike {
+  return async (url, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set("user-agent", userAgent);
+    const method = init?.method ?? "GET";
+    let res: Response;
+    try {
+      res = await base(url, { ...init, headers });
+    } catch (err) {
+      failures.push({ url: String(url), method, status: 0, body: (err as Error).message });
+      throw err;
+    }
+    if (res.status >= 400) {
+      let body = "";
+      try {
+        body = (await res.clone().text()).slice(0, 2000);
+      } catch {
+        // body unreadable: status alone is reported
+      }
+      failures.push({ url: String(url), method, status: res.status, body });
+    }
+    return res;
+  };
+}
+
+/**
+ * The fetch functions every OAuth request goes through (spec 5.9). MCP traffic never uses them,
+ * so `oauth.user_agent` cannot leak onto it.
+ */
+export function oauthFetches(userAgentOverride?: string | null, base: FetchLike = fetch): OAuthFetches {
+  const failures: FailedFetch[] = [];
+  const custom = typeof userAgentOverride === "string" && userAgentOverride.trim() !== "" ? userAgentOverride : USER_AGENT;
+  return {
+    discovery: withUserAgent(base, USER_AGENT, failures),
+    token: withUserAgent(base, custom, failures),
+    failures,
+  };
+}

@@ -1,0 +1,39 @@
+import { existsSync, readFileSync } from "node:fs";
+import { isMap, parseDocument } from "yaml";
+import { SvcError } from "../../errors.js";
+import { writeFileAtomic } from "../stores/atomicFile.js";
+
+function load(configPath: string) {
+  const text = existsSync(configPath) ? readFileSync(configPath, "utf8") : "";
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) {
+    throw new SvcError("config_invalid", `${configPath}: not valid YAML — fix it before installing a server (${doc.errors[0]?.message.split("\n")[0]})`);
+  }
+  return doc;
+}
+
+/** Names already under `mcp_servers` in config.yaml. */
+export function existingServerNames(configPath: string): Set<string> {
+  const servers = load(configPath).get("mcp_servers");
+  if (!isMap(servers)) return new Set();
+  return new Set(servers.items.map((pair) => String((pair.key as { value?: unknown })?.value ?? pair.key)));
+}
+
+/**
+ * Adds `mcp_servers.<name>` to config.yaml, keeping comments and layout (yaml Document API), written
+ * atomically. Never overwrites an existing server.
+ */
+export function addServerToConfig(configPath: string, name: string, entry: Record<string, unknown>): void {
+  const doc = load(configPath);
+  if (doc.contents === null) doc.contents = doc.createNode({}) as never;
+  const servers = doc.get("mcp_servers");
+  if (servers !== undefined && servers !== null && !isMap(servers)) {
+    throw new SvcError("config_invalid", `${configPath}: mcp_servers is not a mapping — fix it before installing a server`);
+  }
+  if (isMap(servers) && servers.has(name)) {
+    throw new SvcError("install_link", `${configPath}: mcp_servers.${name} already exists — choose another name`);
+  }
+  if (!isMap(servers)) doc.set("mcp_servers", doc.createNode({ [name]: entry }));
+  else servers.set(name, doc.createNode(entry));
+  writeFileAtomic(configPath, doc.toString(), existsSync(configPath) ? 0o600 : 0o600);
+}

@@ -1,0 +1,31 @@
+/** Keys whose values never appear in an error excerpt. */
+const SECRET_KEYS = [
+  "access_token",
+  "refresh_token",
+  "id_token",
+  "code",
+  "code_verifier",
+  "client_secret",
+  "device_code",
+  "assertion",
+  "password",
+  "token",
+];
+const KEY_ALT = SECRET_KEYS.join("|");
+const JSON_PAIR = new RegExp(`("(?:${KEY_ALT})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, "gi");
+const FORM_PAIR = new RegExp(`(\\b(?:${KEY_ALT})=)[^&\\s"]+`, "gi");
+/** JWTs and long opaque strings that look like credentials. */
+const TOKENISH = /\b(?:eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|[A-Za-z0-9_~+/-]{32,}={0,2})/g;
+const BEARER = /(Bearer\s+)\S+/gi;
+
+/** A short, single-line excerpt of an authorization server's error body with credentials removed. */
+export function redactedExcerpt(body: string, max = 200): string {
+  const cleaned = body
+    .replace(JSON_PAIR, '$1"[redacted]"')
+    .replace(FORM_PAIR, "$1[redacted]")
+    .replace(BEARER, "$1[redacted]")
+    .replace(TOKENISH, "[redacted]")
+    .replace(/\s+/g, " ")
+    .trim();
+  return cleaned.length > max ? `${cleaned.slice(0, max)}…` : cleaned;
+}

@@ -1,0 +1,64 @@
+/**
+ * The `oauth` mapping of an `auth: oauth` server entry (mcp-client spec 2.4), read defensively:
+ * the config schema validates it, this only narrows the shape the OAuth code needs.
+ */
+export interface OAuthSettings {
+  readonly flow?: "browser" | "device";
+  /** Seconds bounding the device approval wait (default 300). */
+  readonly timeout?: number;
+  readonly client_id?: string;
+  readonly client_secret?: string;
+  readonly token_endpoint_auth_method?: string;
+  readonly client_name?: string;
+  readonly scope?: string;
+  readonly redirect_uri?: string;
+  readonly redirect_port?: number;
+  readonly client_metadata_url?: string;
+  readonly cimd?: boolean;
+  readonly user_agent?: string | null;
+}
+
+export interface OAuthServerEntry {
+  readonly url: string;
+  readonly auth?: string;
+  readonly oauth?: OAuthSettings;
+}
+
+export const DEFAULT_DEVICE_TIMEOUT_S = 300;
+export const BROWSER_LOGIN_TIMEOUT_MS = 5 * 60_000;
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** Narrows a raw server entry; unknown or mistyped keys are dropped (the schema reports them). */
+export function oauthEntryOf(serverName: string, raw: unknown): OAuthServerEntry {
+  const entry = (raw ?? {}) as Record<string, unknown>;
+  const url = str(entry.url);
+  if (url === undefined) {
+    throw new Error(`config.yaml: mcp_servers.${serverName}.url: missing — OAuth needs an HTTP server URL`);
+  }
+  const o = (entry.oauth ?? {}) as Record<string, unknown>;
+  const settings: Record<string, unknown> = {};
+  for (const key of [
+    "client_id",
+    "client_secret",
+    "token_endpoint_auth_method",
+    "client_name",
+    "scope",
+    "redirect_uri",
+    "client_metadata_url",
+    "user_agent",
+  ]) {
+    const v = str(o[key]);
+    if (v !== undefined) settings[key] = v;
+  }
+  if (Array.isArray(o.scope) && o.scope.every((x) => typeof x === "string")) settings.scope = o.scope.join(" ");
+  if (o.flow === "device" || o.flow === "browser") settings.flow = o.flow;
+  if (typeof o.timeout === "number" && o.timeout > 0) settings.timeout = o.timeout;
+  const port = typeof o.redirect_port === "string" ? Number(o.redirect_port) : o.redirect_port;
+  if (typeof port === "number" && Number.isInteger(port) && port >= 0 && port < 65536) settings.redirect_port = port;
+  if (typeof o.cimd === "boolean") settings.cimd = o.cimd;
+  else if (o.cimd === "false") settings.cimd = false;
+  return { url, ...(str(entry.auth) ? { auth: str(entry.auth) as string } : {}), oauth: settings as OAuthSettings };
+}

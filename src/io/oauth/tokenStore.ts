@@ -1,0 +1,156 @@
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { AuthorizationServerMetadata, OAuthClientInformationFull, OAuthProtectedResourceMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { SvcError } from "../../errors.js";
+import { writeFileAtomic, writeJsonAtomic } from "../stores/atomicFile.js";
+import { withFileLock } from "../stores/fileLock.js";
+
+/** Tokens as stored: the token response plus an absolute expiry (epoch ms) and what they were issued for. */
+export interface StoredTokens {
+  readonly access_token: string;
+  readonly token_type: string;
+  readonly refresh_token?: string;
+  readonly scope?: string;
+  readonly id_token?: string;
+  /** Absolute expiry, epoch milliseconds; absent when the server gave no `expires_in`. */
+  readonly expires_at?: number;
+  /** Authorization server that issued them. */
+  readonly issuer: string;
+  readonly resource?: string;
+  /** `browser` or `device`: how they were obtained. */
+  readonly flow: "browser" | "device";
+}
+
+/** A client registration (dynamic, document URL, or configured) kept next to the tokens. */
+export interface StoredClient extends OAuthClientInformationFull {
+  readonly issuer: string;
+  /** `dcr`, `cimd`: how the client_id was obtained (configured clients are never stored). */
+  readonly kind: "dcr" | "cimd";
+}
+
+export interface StoredMetadata {
+  readonly resourceMetadata?: OAuthProtectedResourceMetadata;
+  readonly authorizationServerUrl: string;
+  readonly authorizationServerMetadata: AuthorizationServerMetadata;
+  readonly fetched_at: number;
+}
+
+/**
+ * A server name made safe as a file name: anything outside `[A-Za-z0-9._-]` and a leading dot are
+ * percent-encoded (UTF-8 bytes), so no name can climb out of the directory or hide a file.
+ */
+export function safeFileStem(serverName: string): string {
+  if (serverName === "") return "%00";
+  const encoded = Array.from(Buffer.from(serverName, "utf8"))
+    .map((b) => {
+      const c = String.fromCharCode(b);
+      return /[A-Za-z0-9_.-]/.test(c) && b < 128 ? c : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+    })
+    .join("");
+  return encoded.startsWith(".") ? `%2E${encoded.slice(1)}` : encoded;
+}
+
+function readJson<T>(path: string): T | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new SvcError("store_corrupt", `${path}: not valid JSON — delete it and run \`svc mcp login\` again`);
+  }
+}
+
+/** The per-server files under `mcp-tokens/` of one profile. */
+export class TokenStore {
+  readonly tokensPath: string;
+  readonly clientPath: string;
+  readonly metaPath: string;
+  readonly cimdOffPath: string;
+
+  constructor(
+    readonly dir: string,
+    readonly serverName: string,
+  ) {
+    const stem = safeFileStem(serverName);
+    this.tokensPath = join(dir, `${stem}.json`);
+    this.clientPath = join(dir, `${stem}.client.json`);
+    this.metaPath = join(dir, `${stem}.meta.json`);
+    this.cimdOffPath = join(dir, `${stem}.cimd-off`);
+  }
+
+  readTokens(): StoredTokens | undefined {
+    const t = readJson<StoredTokens>(this.tokensPath);
+    return t && typeof t.access_token === "string" ? t : undefined;
+  }
+
+  saveTokens(tokens: StoredTokens): void {
+    writeJsonAtomic(this.tokensPath, tokens);
+  }
+
+  readClient(): StoredClient | undefined {
+    const c = readJson<StoredClient>(this.clientPath);
+    return c && typeof c.client_id === "string" ? c : undefined;
+  }
+
+  saveClient(client: StoredClient): void {
+    writeJsonAtomic(this.clientPath, client);
+  }
+
+  readMetadata(): StoredMetadata | undefined {
+    return readJson<StoredMetadata>(this.metaPath);
+  }
+
+  saveMetadata(meta: StoredMetadata): void {
+    writeJsonAtomic(this.metaPath, meta);
+  }
+
+  cimdOff(): boolean {
+    return existsSync(this.cimdOffPath);
+  }
+
+  recordCimdOff(reason: string): void {
+    writeFileAtomic(this.cimdOffPath, `${new Date().toISOString()} ${reason}\n`);
+  }
+
+  /** `svc mcp login` forgets a recorded document rejection (spec 4). */
+  clearCimdOff(): void {
+    rmSync(this.cimdOffPath, { force: true });
+  }
+
+  clearClient(): void {
+    rmSync(this.clientPath, { force: true });
+  }
+
+  clearTokens(): void {
+    rmSync(this.tokensPath, { force: true });
+  }
+
+  /** Cross-process lock on this server's token file (refresh and save). */
+  withLock<T>(fn: () => T | Promise<T>): Promise<T> {
+    return withFileLock(this.tokensPath, fn, { timeoutMs: 30_000, staleMs: 60_000 });
+  }
+}
+
+/** Converts a token response into what is stored, with an absolute expiry from `now`. */
+export function toStoredTokens(
+  tokens: OAuthTokens,
+  extra: { issuer: string; resource?: string | undefined; flow: "browser" | "device"; now: number; previousRefresh?: string | undefined },
+): StoredTokens {
+  const refresh = tokens.refresh_token ?? extra.previousRefresh;
+  return {
+    access_token: tokens.access_token,
+    token_type: tokens.token_type,
+    ...(refresh !== undefined ? { refresh_token: refresh } : {}),
+    ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}),
+    ...(tokens.id_token !== undefined ? { id_token: tokens.id_token } : {}),
+    ...(typeof tokens.expires_in === "number" ? { expires_at: extra.now + tokens.expires_in * 1000 } : {}),
+    issuer: extra.issuer,
+    ...(extra.resource !== undefined ? { resource: extra.resource } : {}),
+    flow: extra.flow,
+  };
+}

@@ -1,0 +1,151 @@
+import { assign, fromPromise, setup } from "xstate";
+import { type LoginFailure, type LoginOutput, failureOf } from "./oauthLogin.js";
+
+/**
+ * Device authorization (RFC 8628), one actor per login. The named actors do the I/O
+ * (`actors/oauth/deviceLogin.ts`); polling cadence and the overall bound are named delays.
+ */
+export interface DeviceLoginInput {
+  readonly serverName: string;
+  readonly job: unknown;
+  /** `oauth.timeout` in ms (default 300 s); the code lifetime may cut it shorter. */
+  readonly timeoutMs: number;
+}
+
+export interface DeviceCode {
+  readonly userCode: string;
+  readonly verificationUri: string;
+  readonly verificationUriComplete?: string;
+  /** Seconds; RFC 8628 default 5 when the server gives none. */
+  readonly interval: number;
+  /** Seconds the device code lives. */
+  readonly expiresIn: number;
+  readonly handle: unknown;
+}
+
+export type PollResult =
+  | { readonly kind: "pending" }
+  | { readonly kind: "slow_down" }
+  | { readonly kind: "tokens"; readonly tokens: unknown }
+  | { readonly kind: "denied"; readonly message: string }
+  | { readonly kind: "expired"; readonly message: string };
+
+interface Context {
+  readonly input: DeviceLoginInput;
+  readonly device?: DeviceCode;
+  readonly intervalMs: number;
+  readonly polls: number;
+  readonly tokens?: unknown;
+  readonly result?: unknown;
+  readonly error?: LoginFailure;
+}
+
+function notProvided<O, I>(name: string) {
+  return fromPromise<O, I>(async () => {
+    throw new Error(`deviceLogin: actor "${name}" was not provided`);
+  });
+}
+
+/** RFC 8628 3.5: `slow_down` adds five seconds to the polling interval for this and later requests. */
+export const SLOW_DOWN_STEP_MS = 5000;
+
+export function deviceDeadlineMs(input: DeviceLoginInput, device: DeviceCode | undefined): number {
+  const lifetime = (device?.expiresIn ?? Number.POSITIVE_INFINITY) * 1000;
+  return Math.min(input.timeoutMs, lifetime);
+}
+
+function timeoutFailure(context: Context): LoginFailure {
+  const name = context.input.serverName;
+  const codeLimited = (context.device?.expiresIn ?? Number.POSITIVE_INFINITY) * 1000 <= context.input.timeoutMs;
+  return {
+    message: codeLimited
+      ? `${name}: the device code expired before it was approved — run \`svc mcp login ${name} --flow device\` again`
+      : `${name}: no approval within ${Math.round(context.input.timeoutMs / 1000)} s (oauth.timeout) — run \`svc mcp login ${name} --flow device\` again, or raise oauth.timeout`,
+  };
+}
+
+export const deviceLoginMachine = setup({
+  types: {
+    context: {} as Context,
+    input: {} as DeviceLoginInput,
+    output: {} as LoginOutput<unknown>,
+  },
+  actors: {
+    requestCode: notProvided<DeviceCode, DeviceLoginInput>("requestCode"),
+    poll: notProvided<PollResult, { device: DeviceCode; input: DeviceLoginInput }>("poll"),
+    save: notProvided<unknown, { device: DeviceCode; tokens: unknown; input: DeviceLoginInput }>("save"),
+  },
+  actions: {
+    /** Shows the verification URL and user code; the runner provides the terminal output. */
+    announce: (_args, _params: { device: DeviceCode }) => {},
+  },
+  delays: {
+    pollInterval: ({ context }: { context: Context }) => context.intervalMs,
+    deadline: ({ context }: { context: Context }) => deviceDeadlineMs(context.input, context.device),
+  },
+}).createMachine({
+  id: "deviceLogin",
+  context: ({ input }) => ({ input, intervalMs: 5000, polls: 0 }),
+  initial: "requesting",
+  states: {
+    requesting: {
+      invoke: {
+        src: "requestCode",
+        input: ({ context }) => context.input,
+        onDone: {
+          target: "authorizing",
+          actions: [
+            assign({ device: ({ event }) => event.output, intervalMs: ({ event }) => Math.max(1, event.output.interval) * 1000 }),
+            { type: "announce", params: ({ event }) => ({ device: event.output }) },
+          ],
+        },
+        onError: { target: "failed", actions: assign({ error: ({ event }) => failureOf(event.error) }) },
+      },
+    },
+    authorizing: {
+      initial: "waiting",
+      after: { deadline: { target: "failed", actions: assign({ error: ({ context }) => timeoutFailure(context) }) } },
+      states: {
+        waiting: { after: { pollInterval: "polling" } },
+        polling: {
+          invoke: {
+            src: "poll",
+            input: ({ context }) => ({ device: context.device as DeviceCode, input: context.input }),
+            onDone: [
+              { guard: ({ event }) => event.output.kind === "pending", target: "waiting", actions: assign({ polls: ({ context }) => context.polls + 1 }) },
+              {
+                guard: ({ event }) => event.output.kind === "slow_down",
+                target: "waiting",
+                actions: assign({ polls: ({ context }) => context.polls + 1, intervalMs: ({ context }) => context.intervalMs + SLOW_DOWN_STEP_MS }),
+              },
+              {
+                guard: ({ event }) => event.output.kind === "tokens",
+                target: "#deviceLogin.saving",
+                actions: assign({ tokens: ({ event }) => (event.output as { tokens: unknown }).tokens }),
+              },
+              {
+                target: "#deviceLogin.failed",
+                actions: assign({
+                  error: ({ event }) => ({ message: (event.output as { message?: string }).message ?? "device login failed" }),
+                }),
+              },
+            ],
+            onError: { target: "#deviceLogin.failed", actions: assign({ error: ({ event }) => failureOf(event.error) }) },
+          },
+        },
+      },
+    },
+    saving: {
+      invoke: {
+        src: "save",
+        input: ({ context }) => ({ device: context.device as DeviceCode, tokens: context.tokens, input: context.input }),
+        onDone: { target: "done", actions: assign({ result: ({ event }) => event.output }) },
+        onError: { target: "failed", actions: assign({ error: ({ event }) => failureOf(event.error) }) },
+      },
+    },
+    done: { type: "final" },
+    failed: { type: "final" },
+  },
+  output: ({ context }) =>
+    context.error !== undefined ? { ok: false, error: context.error } : { ok: true, result: context.result },
+});
