@@ -63,7 +63,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   try {
     gateway = await startGateway({
       home: home.dir,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, ...options.env },
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir, ...options.env },
       port: 0,
       now: clock.now,
       logger,

@@ -1,0 +1,162 @@
+import { utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import examples from "@octokit/webhooks-examples";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type TestGateway, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+const OPEN = "INSECURE_NO_AUTH";
+const IGNORED = { status: 200, body: { status: "ignored", reason: "filter" } };
+const ACCEPTED = { status: 202, body: { status: "accepted" } };
+
+function examplesOf(name: string): Array<Record<string, unknown> & { action?: string }> {
+  const found = (examples as unknown as Array<{ name: string; examples: Array<Record<string, unknown>> }>).find((d) => d.name === name);
+  if (found === undefined) throw new Error(`no ${name} examples`);
+  return found.examples as Array<Record<string, unknown> & { action?: string }>;
+}
+
+const route = (filters: unknown[]) => ({ secret: OPEN, filters });
+
+describe("filters (spec 2.3) over HTTP", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      files: {
+        "lists/users.json": JSON.stringify(["Codertocat", "octocat"]),
+        "lists/repos.json": JSON.stringify({ "Codertocat/Hello-World": true }),
+        "lists/labels.txt": "bug\nenhancement\n",
+      },
+      config: webhookConfig(
+        {
+          pr_actions: {
+            secret: OPEN,
+            events: ["pull_request"],
+            filters: [{ field: "action", in: ["opened", "synchronize", "reopened"] }, { field: "pull_request.draft", equals: false }],
+          },
+          exists: route([{ field: "a.b", exists: true }]),
+          not_exists: route([{ field: "a.b", exists: false }]),
+          missing: route([{ field: "a.b", missing: true }]),
+          equals: route([{ field: "n", equals: 3 }]),
+          not_equals: route([{ field: "s", not_equals: "x" }]),
+          contains_str: route([{ field: "s", contains: "ell" }]),
+          contains_list: route([{ field: "l", contains: "b" }]),
+          contains_dict: route([{ field: "d", contains: "k" }]),
+          in_list: route([{ field: "s", in: ["a", "b"] }]),
+          in_json: route([{ field: "sender.login", in_file: "lists/users.json" }]),
+          in_keys: route([{ field: "repository.full_name", in_file: "lists/repos.json" }]),
+          in_lines: route([{ field: "label", in_file: "lists/labels.txt" }]),
+          regex: route([{ field: "s", regex: "^rel(ease)?-[0-9]+$" }]),
+          evil_regex: route([{ field: "s", regex: "^(a+)+$" }]),
+          all: route([{ all: [{ field: "a", equals: 1 }, { field: "b", equals: 2 }] }]),
+          any: route([{ any: [{ field: "a", equals: 1 }, { field: "b", equals: 2 }] }]),
+          not: route([{ not: { field: "a", equals: 1 } }]),
+          by_event: route([{ field: "event", equals: "push" }]),
+          by_event_type: route([{ field: "event_type", equals: "push" }]),
+          by_header: route([{ field: "headers.X-Custom", equals: "yes" }]),
+          wrapped: route([{ field: "payload.x", equals: 1 }]),
+          lost_list: route([{ field: "s", in_file: "lists/absent.txt" }]),
+        },
+        { rate_limit: 100_000 },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+  const post = (name: string, body: unknown, headers: Record<string, string> = {}) => postJson(gw.url(`/webhooks/${name}`), body, headers);
+
+  it("real GitHub pull_request payloads: only opened/synchronize/reopened non-draft PRs pass", async () => {
+    let accepted = 0;
+    for (const payload of examplesOf("pull_request")) {
+      const pr = payload.pull_request as { draft?: boolean };
+      const expected = ["opened", "synchronize", "reopened"].includes(payload.action ?? "") && pr.draft === false;
+      const res = await post("pr_actions", payload, { "X-GitHub-Event": "pull_request" });
+      expect(res, `action ${payload.action}`).toMatchObject(expected ? ACCEPTED : IGNORED);
+      if (expected) accepted += 1;
+    }
+    expect(accepted).toBeGreaterThan(0);
+  });
+
+  it("exists / missing", async () => {
+    expect(await post("exists", { a: { b: null } })).toMatchObject(ACCEPTED);
+    expect(await post("exists", { a: {} })).toMatchObject(IGNORED);
+    expect(await post("not_exists", { a: {} })).toMatchObject(ACCEPTED);
+    expect(await post("not_exists", { a: { b: 1 } })).toMatchObject(IGNORED);
+    expect(await post("missing", {})).toMatchObject(ACCEPTED);
+    expect(await post("missing", { a: { b: 0 } })).toMatchObject(IGNORED);
+  });
+
+  it("equals / not_equals", async () => {
+    expect(await post("equals", { n: 3 })).toMatchObject(ACCEPTED);
+    expect(await post("equals", { n: 4 })).toMatchObject(IGNORED);
+    expect(await post("not_equals", { s: "y" })).toMatchObject(ACCEPTED);
+    expect(await post("not_equals", { s: "x" })).toMatchObject(IGNORED);
+  });
+
+  it("contains: substring, list member, dict key", async () => {
+    expect(await post("contains_str", { s: "hello" })).toMatchObject(ACCEPTED);
+    expect(await post("contains_str", { s: "help" })).toMatchObject(IGNORED);
+    expect(await post("contains_list", { l: ["a", "b"] })).toMatchObject(ACCEPTED);
+    expect(await post("contains_list", { l: ["a", "bb"] })).toMatchObject(IGNORED);
+    expect(await post("contains_dict", { d: { k: 0 } })).toMatchObject(ACCEPTED);
+    expect(await post("contains_dict", { d: { j: "k" } })).toMatchObject(IGNORED);
+  });
+
+  it("in: inline list", async () => {
+    expect(await post("in_list", { s: "b" })).toMatchObject(ACCEPTED);
+    expect(await post("in_list", { s: "c" })).toMatchObject(IGNORED);
+  });
+
+  it("in_file: JSON array, keys of a JSON object, lines of a text file (real GitHub payloads)", async () => {
+    const opened = examplesOf("pull_request").find((p) => p.action === "opened") as Record<string, unknown>;
+    expect(await post("in_json", opened)).toMatchObject(ACCEPTED);
+    expect(await post("in_json", { ...opened, sender: { login: "mallory" } })).toMatchObject(IGNORED);
+    expect(await post("in_keys", opened)).toMatchObject(ACCEPTED);
+    expect(await post("in_keys", { ...opened, repository: { full_name: "other/repo" } })).toMatchObject(IGNORED);
+    expect(await post("in_lines", { label: "enhancement" })).toMatchObject(ACCEPTED);
+    expect(await post("in_lines", { label: "bug enhancement" })).toMatchObject(IGNORED);
+  });
+
+  it("in_file: an unreadable list fails closed (ignored, not a 500)", async () => {
+    expect(await post("lost_list", { s: "a" })).toMatchObject(IGNORED);
+  });
+
+  it("in_file: a changed list file is picked up", async () => {
+    expect(await post("in_lines", { label: "urgent" })).toMatchObject(IGNORED);
+    const file = join(gw.home.dir, "lists/labels.txt");
+    writeFileSync(file, "bug\nurgent\n");
+    const later = new Date(Date.now() + 5000);
+    utimesSync(file, later, later);
+    expect(await post("in_lines", { label: "urgent" })).toMatchObject(ACCEPTED);
+  });
+
+  it("regex, and a catastrophic-backtracking pattern with a hostile payload answers quickly", async () => {
+    expect(await post("regex", { s: "release-12" })).toMatchObject(ACCEPTED);
+    expect(await post("regex", { s: "xrelease-12" })).toMatchObject(IGNORED);
+    const started = performance.now();
+    expect(await post("evil_regex", { s: `${"a".repeat(50_000)}!` })).toMatchObject(IGNORED);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it("all / any / not groups", async () => {
+    expect(await post("all", { a: 1, b: 2 })).toMatchObject(ACCEPTED);
+    expect(await post("all", { a: 1, b: 3 })).toMatchObject(IGNORED);
+    expect(await post("any", { a: 0, b: 2 })).toMatchObject(ACCEPTED);
+    expect(await post("any", { a: 0, b: 0 })).toMatchObject(IGNORED);
+    expect(await post("not", { a: 2 })).toMatchObject(ACCEPTED);
+    expect(await post("not", { a: 1 })).toMatchObject(IGNORED);
+  });
+
+  it("event / event_type read the resolved event type; headers.<Name> reads a request header", async () => {
+    const push = examplesOf("push")[0] as Record<string, unknown>;
+    expect(await post("by_event", push, { "X-GitHub-Event": "push" })).toMatchObject(ACCEPTED);
+    expect(await post("by_event", push, { "X-GitHub-Event": "issues" })).toMatchObject(IGNORED);
+    expect(await post("by_event_type", { event_type: "push" })).toMatchObject(ACCEPTED);
+    expect(await post("by_header", {}, { "X-Custom": "yes" })).toMatchObject(ACCEPTED);
+    expect(await post("by_header", {}, { "X-Custom": "no" })).toMatchObject(IGNORED);
+  });
+
+  it("payload.x reads a top-level payload object when present, else the body root", async () => {
+    expect(await post("wrapped", { payload: { x: 1 } })).toMatchObject(ACCEPTED);
+    expect(await post("wrapped", { x: 1 })).toMatchObject(ACCEPTED);
+    expect(await post("wrapped", { payload: { x: 2 }, x: 1 })).toMatchObject(IGNORED);
+  });
+});
