@@ -1,0 +1,113 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createDeliverer } from "../../../src/actors/deliver.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { recordWebhookRun } from "../../../src/io/sessions/mirror.js";
+import { SessionStore } from "../../../src/io/sessions/store.js";
+import type { FakeApi } from "../../fakes/httpFake.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import { startFakeTelegram } from "../../fakes/telegram.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { message, registryFor } from "./support.js";
+
+let fake: FakeApi;
+let home: TempHome;
+beforeAll(async () => {
+  fake = await startFakeTelegram();
+});
+afterAll(() => fake.close());
+afterEach(() => home.cleanup());
+
+const NOW = new Date("2026-11-22T20:00:00.000Z");
+
+function deliverer(platforms: Record<string, unknown> = { telegram: { enabled: true, token: "1:x", base_url: fake.url } }) {
+  home = tempHome();
+  const log = captureLogger();
+  const d = createDeliverer({ targets: registryFor(platforms), logger: log.logger, paths: svcPaths(home.dir), sleep: async () => {}, now: () => NOW });
+  return { d, log };
+}
+
+const request = (extra: Record<string, string>, profile?: string) => ({
+  target: "telegram",
+  message: message("PR #7 merged", extra, { route: "gh-merges", profile }),
+  mode: "direct" as const,
+  mirrorToSession: true,
+});
+
+describe("mirror_to_session", () => {
+  it("appends [Webhook delivery: <route>] and the message to the chat's existing transcript", async () => {
+    const { d } = deliverer();
+    const store = SessionStore.forProfile(home.dir, undefined, () => NOW);
+    const record = await store.openChat("telegram", "-100500");
+    await d.deliver(request({ chat_id: "-100500" }));
+    expect(store.entries("telegram:-100500")).toEqual([
+      { role: "assistant", content: "[Webhook delivery: gh-merges]\nPR #7 merged", source: "webhook:gh-merges", at: NOW.toISOString() },
+    ]);
+    const transcript = join(home.dir, "sessions", record.file);
+    expect(record.file).toBe("telegram/-100500.jsonl");
+    expect(statSync(transcript).mode & 0o777).toBe(0o600);
+  });
+
+  it("skips a chat without a session and creates nothing", async () => {
+    const { d, log } = deliverer();
+    await d.deliver(request({ chat_id: "777" }));
+    expect(SessionStore.forProfile(home.dir, undefined).get("telegram:777")).toBeUndefined();
+    expect(log.messages().some((m) => m.includes("has no session"))).toBe(true);
+  });
+
+  it("writes only to the profile of a profile-prefixed route", async () => {
+    const { d } = deliverer();
+    const work = SessionStore.forProfile(home.dir, "work");
+    const personal = SessionStore.forProfile(home.dir, undefined);
+    await work.openChat("telegram", "9");
+    await personal.openChat("telegram", "9");
+    await d.deliver(request({ chat_id: "9" }, "work"));
+    expect(work.entries("telegram:9")).toHaveLength(1);
+    expect(personal.entries("telegram:9")).toHaveLength(0);
+    expect(work.dir).toBe(join(home.dir, "profiles", "work", "sessions"));
+  });
+
+  it("never fails the delivery when the session store is broken", async () => {
+    const { d, log } = deliverer();
+    const store = SessionStore.forProfile(home.dir, undefined);
+    await store.openChat("telegram", "5");
+    home.write("sessions/index.json", "{not json");
+    await expect(d.deliver(request({ chat_id: "5" }))).resolves.toMatchObject({ chatId: "5" });
+    expect(log.messages().some((m) => m.includes("mirror_to_session failed (the delivery itself succeeded)"))).toBe(true);
+  });
+
+  it("does not mirror when the delivery failed", async () => {
+    const { d } = deliverer();
+    const store = SessionStore.forProfile(home.dir, undefined);
+    await store.openChat("telegram", "6");
+    fake.enqueue({ status: 400, json: { ok: false, description: "Bad Request: chat not found" } });
+    await expect(d.deliver(request({ chat_id: "6" }))).rejects.toThrow(/chat not found/);
+    expect(store.entries("telegram:6")).toEqual([]);
+  });
+
+  it("keeps concurrent mirrors whole (one JSON line each)", async () => {
+    const { d } = deliverer();
+    const store = SessionStore.forProfile(home.dir, undefined);
+    await store.openChat("telegram", "8");
+    await Promise.all(Array.from({ length: 10 }, () => d.deliver(request({ chat_id: "8" }))));
+    const record = store.get("telegram:8");
+    const lines = readFileSync(join(store.dir, record?.file ?? ""), "utf8").trim().split("\n");
+    expect(lines).toHaveLength(10);
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ content: "[Webhook delivery: gh-merges]\nPR #7 merged" });
+  });
+});
+
+describe("webhook run sessions", () => {
+  it("records an agent run as webhook:<route>:<delivery_id> with prompt and reply", async () => {
+    home = tempHome();
+    const key = await recordWebhookRun({ home: home.dir, profile: undefined, route: "gh", deliveryId: "abc/../1", prompt: "Summarise PR", reply: "Looks good" }, () => NOW);
+    expect(key).toBe("webhook:gh:abc/../1");
+    const store = SessionStore.forProfile(home.dir, undefined);
+    expect(store.get(key)?.file).toBe("webhook/gh/abc%2F..%2F1.jsonl");
+    expect(store.entries(key).map((e) => [e.role, e.content])).toEqual([
+      ["user", "Summarise PR"],
+      ["assistant", "Looks good"],
+    ]);
+  });
+});

@@ -1,0 +1,101 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { canonicalTarget } from "../../../src/io/targets/registry.js";
+import { targetStartupProblems } from "../../../src/io/targets/validate.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home?.cleanup());
+
+function load(yaml: string, env: Record<string, string> = {}, dotenv?: string) {
+  home = tempHome();
+  home.write("config.yaml", yaml);
+  if (dotenv !== undefined) home.write(".env", dotenv);
+  return loadConfig({ home: home.dir, env });
+}
+
+const route = (deliver: string, extra = "") =>
+  `platforms:\n  webhook:\n    enabled: true\n    secret: s\n    routes:\n      r1:\n        deliver: ${deliver}\n${extra}`;
+
+describe("target names", () => {
+  it.each([
+    ["chat_1", "telegram"],
+    ["chat_7", "mattermost"],
+    ["chat_13", "qqbot"],
+    ["github_comment", "forge_comment"],
+    ["homeassistant", "home_automation"],
+    ["sms", "sms"],
+    ["log", "log"],
+  ])("%s is %s", (alias, canonical) => {
+    expect(canonicalTarget(alias)).toBe(canonical);
+  });
+
+  it("knows no other names", () => {
+    expect(canonicalTarget("chat_14")).toBeUndefined();
+    expect(canonicalTarget("toString")).toBeUndefined();
+  });
+});
+
+describe("platform config", () => {
+  it("accepts chat_N and alias keys, with ${VAR} from .env", () => {
+    const { config } = load("platforms:\n  chat_1:\n    enabled: true\n    token: ${TG_TOKEN}\n    home_channel: -100123\n", {}, "TG_TOKEN=123:abc\n");
+    expect(config.platforms.telegram).toMatchObject({ enabled: true, token: "123:abc", home_channel: "-100123", base_url: "https://api.telegram.org" });
+  });
+
+  it("refuses two keys naming one platform", () => {
+    expect(() => load("platforms:\n  chat_3: {}\n  slack: {}\n")).toThrow(/platforms\.slack: names the same platform as "chat_3"/);
+  });
+
+  it("names missing credentials of an enabled platform", () => {
+    expect(() => load("platforms:\n  sms:\n    enabled: true\n    account_sid: AC1\n")).toThrow(/platforms\.sms\.auth_token: required when sms is enabled/);
+  });
+
+  it("rejects a misspelt credential key", () => {
+    expect(() => load("platforms:\n  discord:\n    tokn: x\n")).toThrow(/platforms\.discord: unknown key "tokn"/);
+  });
+});
+
+describe("targetStartupProblems", () => {
+  it("accepts log and an enabled platform with a chat", () => {
+    const { config, paths } = load(`${route("chat_1", "        deliver_extra: {chat_id: 5}\n")}  telegram: {enabled: true, token: t}\n`);
+    expect(targetStartupProblems(config, paths.config)).toEqual([]);
+  });
+
+  it("refuses a route whose platform is not enabled, naming the route and the fix", () => {
+    const { config, paths } = load(route("telegram"));
+    expect(targetStartupProblems(config, paths.config)).toEqual([
+      `${paths.config}: platforms.webhook.routes.r1.deliver: telegram needs platforms.telegram enabled — set platforms.telegram.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
+    ]);
+  });
+
+  it("lists the valid names for an unknown target", () => {
+    const { config, paths } = load(route("pager"));
+    const [problem] = targetStartupProblems(config, paths.config);
+    expect(problem).toMatch(/routes\.r1\.deliver: unknown target "pager" — use one of log, telegram, .*chat_1, .*github_comment/);
+  });
+
+  it("requires repo and pr_number for forge_comment", () => {
+    const { config, paths } = load(`${route("github_comment")}  forge_comment: {enabled: true}\n`);
+    const problems = targetStartupProblems(config, paths.config);
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/deliver_extra\.repo: required for forge_comment/);
+    expect(problems[1]).toMatch(/deliver_extra\.pr_number: required for forge_comment/);
+  });
+
+  it("accepts templates for repo and pr_number but checks literal values", () => {
+    const templated = load(`${route("forge_comment", "        deliver_extra: {repo: '{repository.full_name}', pr_number: '{number}'}\n")}  forge_comment: {enabled: true}\n`);
+    expect(targetStartupProblems(templated.config, templated.paths.config)).toEqual([]);
+    home.cleanup();
+    const literal = load(`${route("forge_comment", "        deliver_extra: {repo: 'not a repo', pr_number: -3}\n")}  forge_comment: {enabled: true}\n`);
+    const problems = targetStartupProblems(literal.config, literal.paths.config);
+    expect(problems.join("\n")).toMatch(/"not a repo" is not owner\/name/);
+    expect(problems.join("\n")).toMatch(/"-3" is not a positive integer/);
+  });
+
+  it("asks for a chat when neither deliver_extra.chat_id nor home_channel is set", () => {
+    const { config, paths } = load(`${route("discord")}  discord: {enabled: true, token: t}\n`);
+    expect(targetStartupProblems(config, paths.config)).toEqual([
+      `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: missing and platforms.discord.home_channel is not set — set one of them so discord knows where to deliver`,
+    ]);
+  });
+});
