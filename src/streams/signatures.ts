@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 
 /** Sender authentication (spec 5). Pure: no I/O, never throws, never puts the secret in a reason. */
 
-export type AuthScheme = "forge_hmac" | "token" | "standard_webhooks" | "generic_v2" | "generic_v1";
+export type AuthScheme = "forge_hmac" | "token" | "standard_webhooks" | "stripe" | "generic_v2" | "generic_v1";
 export type AuthResult = { ok: true; scheme: AuthScheme } | { ok: false; reason: string };
 
 export interface VerifyInput {
@@ -103,6 +103,26 @@ function standardWebhooks(prefix: "webhook-" | "svix-", headers: Headers, input:
     : fail(`${prefix}signature has no matching v1 entry`);
 }
 
+/** Stripe: `Stripe-Signature: t=<unix>,v1=<hex>[,v1=<hex>...]` over `<t>.<body>`, keyed by the whole `whsec_...` string. */
+function stripe(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail("stripe-signature is malformed");
+  let timestamp: string | undefined;
+  const sent: string[] = [];
+  for (const part of value.split(",")) {
+    const eq = part.indexOf("=");
+    const key = part.slice(0, eq).trim();
+    const item = part.slice(eq + 1).trim();
+    if (key === "t") timestamp = item;
+    else if (key === "v1") sent.push(item);
+  }
+  const stale = checkTimestamp(timestamp, input.nowSeconds);
+  if (stale !== undefined) return fail(`stripe-signature ${stale}`);
+  const expected = hmac(input.secret, `${timestamp}.`, input.body);
+  let matched = false;
+  for (const candidate of sent) if (checkHexHmac(candidate, expected)) matched = true;
+  return matched ? { ok: true, scheme: "stripe" } : fail("stripe-signature has no matching v1 entry");
+}
+
 function genericV2(value: string | null, headers: Headers, input: VerifyInput): AuthResult {
   const timestamp = header(headers, "x-webhook-timestamp");
   const stale = checkTimestamp(timestamp, input.nowSeconds);
@@ -135,6 +155,9 @@ function verify(input: VerifyInput): AuthResult {
   // that generic senders may send, and must not turn their request into a Standard Webhooks one.
   if (Object.hasOwn(headers, "webhook-signature")) return standardWebhooks("webhook-", headers, input);
   if (Object.hasOwn(headers, "svix-signature")) return standardWebhooks("svix-", headers, input);
+
+  const stripeSignature = header(headers, "stripe-signature");
+  if (stripeSignature !== undefined) return stripe(stripeSignature, input);
 
   // Once the V2 header is present the request is judged as V2 only: never downgraded to V1.
   const v2 = header(headers, "x-webhook-signature-v2");

@@ -321,3 +321,32 @@ describe("header families and malformed input", () => {
     );
   });
 });
+
+describe("Stripe (Stripe-Signature, a real payment sender)", () => {
+  const secret = "whsec_stripe_test_secret";
+  const body = '{"id":"evt_1","type":"invoice.paid"}';
+  const header = (t: number, ...sigs: string[]) => `t=${t},${sigs.map((s) => `v1=${s}`).join(",")}`;
+
+  it("accepts t=<unix>,v1=<hex HMAC of '<t>.<body>'> keyed by the whole whsec_ string", () => {
+    const sig = hex(secret, `${NOW}.${body}`);
+    expect(check({ "stripe-signature": header(NOW, sig) }, body, secret)).toEqual({ ok: true, scheme: "stripe" });
+  });
+
+  it("accepts when any of several v1 entries matches (secret rotation)", () => {
+    const good = hex(secret, `${NOW}.${body}`);
+    expect(check({ "stripe-signature": header(NOW, "ab".repeat(32), good) }, body, secret).ok).toBe(true);
+  });
+
+  it("rejects a changed body, a wrong secret and a timestamp outside 300 s", () => {
+    const sig = hex(secret, `${NOW}.${body}`);
+    expect(check({ "stripe-signature": header(NOW, sig) }, `${body} `, secret).ok).toBe(false);
+    expect(check({ "stripe-signature": header(NOW, sig) }, body, "whsec_other").ok).toBe(false);
+    const old = NOW - 301;
+    expect(check({ "stripe-signature": header(old, hex(secret, `${old}.${body}`)) }, body, secret).ok).toBe(false);
+  });
+
+  it("rejects a header without a timestamp or without v1 entries", () => {
+    expect(check({ "stripe-signature": `v1=${hex(secret, `${NOW}.${body}`)}` }, body, secret).ok).toBe(false);
+    expect(check({ "stripe-signature": `t=${NOW},v0=abc` }, body, secret).ok).toBe(false);
+  });
+});
