@@ -1,0 +1,114 @@
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { RECORDER_AGENT, type TestGateway, readRun, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+const OPEN = "INSECURE_NO_AUTH";
+const IGNORED = { status: 200, body: { status: "ignored", reason: "script" } };
+const withScript = (script: string, prompt = "{title}|{script_output}") => ({ secret: OPEN, script, prompt });
+
+describe("route scripts (spec 2.4), real bash and python3", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    process.env.SVC_TEST_PARENT_SECRET = "parent-only";
+    gw = await startTestGateway({
+      files: {
+        "agent/recorder.sh": RECORDER_AGENT,
+        "scripts/replace.sh": 'payload="$(cat)"\necho "{\\"title\\": \\"replaced\\", \\"len\\": ${#payload}}"\n',
+        "scripts/text.py": "import sys, json\nd = json.load(sys.stdin)\nprint('python saw', d['title'])\n",
+        "scripts/nested/ok.bash": 'cat >/dev/null\necho \'{"title": "from nested"}\'\n',
+        "scripts/empty.sh": "cat >/dev/null\n",
+        "scripts/silent.sh": "cat >/dev/null\necho '[SILENT]'\n",
+        "scripts/ignore.py": "import sys\nsys.stdin.read()\nprint('{\"__svc_ignore__\": true}')\n",
+        "scripts/slow.sh": "exec sleep 10\n",
+        "scripts/fail.sh": "cat >/dev/null\necho '{\"title\": \"never\"}'\nexit 3\n",
+        "scripts/env.py": "import os, json, sys\nsys.stdin.read()\nprint(json.dumps({'title': ','.join(sorted(os.environ))}))\n",
+        "evil.sh": "echo '{\"title\": \"escaped\"}'\n",
+      },
+      config: webhookConfig(
+        {
+          replace: withScript("replace.sh"),
+          text: withScript("text.py"),
+          nested: withScript("nested/ok.bash"),
+          absolute: withScript("/bin/true"),
+          empty: withScript("empty.sh"),
+          silent: withScript("silent.sh"),
+          ignore: withScript("ignore.py"),
+          slow: withScript("slow.sh"),
+          fail: withScript("fail.sh"),
+          missing: withScript("nope.sh"),
+          traversal: withScript("../evil.sh"),
+          symlink: withScript("link.sh"),
+          env: withScript("env.py"),
+        },
+        { script_timeout_seconds: 0.5, rate_limit: 1000 },
+        { agent: { provider: "command", command: ["bash", "${SVC_HOME}/agent/recorder.sh"] } },
+      ),
+    });
+    symlinkSync(join(gw.home.dir, "evil.sh"), join(gw.home.dir, "scripts", "link.sh"));
+  });
+  afterAll(async () => {
+    delete process.env.SVC_TEST_PARENT_SECRET;
+    await gw.stop();
+  });
+
+  const post = (route: string, body: unknown) => postJson(gw.url(`/webhooks/${route}`), body);
+  const promptOf = async (deliveryId: string) =>
+    vi.waitFor(
+      () => {
+        const run = readRun(gw.home, deliveryId);
+        if (run === undefined) throw new Error("run not recorded yet");
+        return run.prompt;
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+
+  it("a JSON-object output replaces the payload used by the prompt (bash, payload JSON on stdin)", async () => {
+    const res = await post("replace", { title: "original" });
+    expect(res).toMatchObject({ status: 202, body: { status: "accepted" } });
+    expect(await promptOf(res.body.delivery_id as string)).toBe("replaced|{script_output}");
+  });
+
+  it("other text output is added to the payload as script_output (python3 for non-shell extensions)", async () => {
+    const res = await post("text", { title: "T1" });
+    expect(res.status).toBe(202);
+    expect(await promptOf(res.body.delivery_id as string)).toBe("T1|python saw T1");
+  });
+
+  it("relative paths resolve under the profile's scripts/ directory; .bash runs under bash", async () => {
+    const res = await post("nested", { title: "x" });
+    expect(await promptOf(res.body.delivery_id as string)).toBe("from nested|{script_output}");
+  });
+
+  it.each([
+    ["empty", "empty output"],
+    ["silent", "exactly [SILENT]"],
+    ["ignore", '{"__svc_ignore__": true}'],
+    ["fail", "a nonzero exit, even with JSON output"],
+    ["missing", "a missing script"],
+    ["slow", "a timeout (script_timeout_seconds)"],
+  ])("%s: %s → 200 ignored/script", async (route) => {
+    expect(await post(route, { title: "t" })).toMatchObject(IGNORED);
+  });
+
+  it("a script that leaves scripts/ (traversal, absolute path, symlink) is never run: ignored/script", async () => {
+    expect(await post("traversal", { title: "t" })).toMatchObject(IGNORED);
+    expect(await post("absolute", { title: "t" })).toMatchObject(IGNORED);
+    expect(await post("symlink", { title: "t" })).toMatchObject(IGNORED);
+  });
+
+  it("the script sees a minimal environment: none of the gateway's variables", async () => {
+    const res = await post("env", { title: "t" });
+    const names = (await promptOf(res.body.delivery_id as string)).split("|")[0]?.split(",") ?? [];
+    expect(names).toContain("PATH");
+    expect(names).not.toContain("SVC_TEST_PARENT_SECRET");
+    expect(names).not.toContain("SVC_HOME");
+  });
+
+  it("ignored events are logged with the reason", () => {
+    const lines = gw.logs().map((l) => l.msg);
+    expect(lines.some((m) => m.includes("slow: script ignored the event (timed out"))).toBe(true);
+    expect(lines.some((m) => m.includes("traversal: script ignored the event (path leaves the scripts directory)"))).toBe(true);
+  });
+});
