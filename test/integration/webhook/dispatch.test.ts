@@ -1,0 +1,259 @@
+import { type IncomingMessage, type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { AcceptedEvent } from "../../../src/streams/context.js";
+import { RECORDER_AGENT, type TestGateway, readRun, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson, request } from "../../helpers/http.js";
+
+const OPEN = "INSECURE_NO_AUTH";
+const recorderAgent = (...args: string[]) => ({ provider: "command", command: ["bash", "${SVC_HOME}/agent/recorder.sh", ...args] });
+
+async function waitForRun(gw: TestGateway, deliveryId: string) {
+  return vi.waitFor(
+    () => {
+      const run = readRun(gw.home, deliveryId);
+      if (run === undefined) throw new Error("not yet");
+      return run;
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+}
+
+function replyLines(gw: TestGateway, route: string): string[] {
+  return gw.logs().filter((l) => l.msg.startsWith(`[webhook] ${route} reply:`)).map((l) => l.msg);
+}
+
+/** A fake Telegram Bot API on loopback: records sendMessage calls; answers `ok: false` for chat "refuse". */
+async function fakeTelegram(): Promise<{ server: Server; url: string; calls: Array<{ path: string; json: Record<string, unknown> }> }> {
+  const calls: Array<{ path: string; json: Record<string, unknown> }> = [];
+  const server = createServer(async (req: IncomingMessage, res) => {
+    let text = "";
+    for await (const chunk of req) text += chunk;
+    const json = JSON.parse(text || "{}") as Record<string, unknown>;
+    calls.push({ path: req.url ?? "", json });
+    res.setHeader("content-type", "application/json");
+    if (json.chat_id === "refuse") {
+      res.statusCode = 400;
+      res.end(JSON.stringify({ ok: false, description: "Bad Request: chat not found" }));
+    } else {
+      res.end(JSON.stringify({ ok: true, result: { message_id: calls.length } }));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls };
+}
+
+describe("agent dispatch (202 now, run in the background)", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      files: {
+        "agent/recorder.sh": RECORDER_AGENT,
+        "skills/second/SKILL.md": "Always answer in haiku.\n",
+        "skills/third/SKILL.md": "never loaded\n",
+      },
+      config: webhookConfig(
+        {
+          run: { secret: OPEN, prompt: "PR {number}", events: ["pull_request"] },
+          skilled: { secret: OPEN, prompt: "go", skills: ["first", "second", "third"] },
+          tools: { secret: OPEN, toolsets: ["terminal", "no_such_toolset"] },
+        },
+        { rate_limit: 1000 },
+        { agent: recorderAgent() },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  it("the command runner gets the prompt on stdin and SVC_ROUTE / SVC_EVENT / SVC_DELIVERY_ID; the reply goes to the log target", async () => {
+    const res = await postJson(gw.url("/webhooks/run"), { number: 7 }, { "X-GitHub-Event": "pull_request", "X-GitHub-Delivery": "abc-1" });
+    expect(res).toMatchObject({ status: 202, body: { status: "accepted", route: "run", event: "pull_request", delivery_id: "abc-1" } });
+    const run = await waitForRun(gw, "abc-1");
+    expect(run).toMatchObject({ prompt: "PR 7", route: "run", event: "pull_request", delivery_id: "abc-1", secret_in_env: false });
+    await vi.waitFor(() => expect(replyLines(gw, "run").some((m) => m.endsWith("reply to abc-1"))).toBe(true));
+  });
+
+  it("skills: the first listed skill that exists is loaded (prepended under a header); later ones are ignored", async () => {
+    const res = await postJson(gw.url("/webhooks/skilled"), {}, { "X-Request-ID": "sk-1" });
+    const run = await waitForRun(gw, res.body.delivery_id as string);
+    expect(run.prompt).toBe("# Skill: second\n\nAlways answer in haiku.\n\n# Event\n\ngo");
+    expect(run.prompt).not.toContain("never loaded");
+  });
+
+  it("unknown toolset names are dropped with a log line", async () => {
+    const res = await postJson(gw.url("/webhooks/tools"), {});
+    await waitForRun(gw, res.body.delivery_id as string);
+    expect(gw.logs().some((l) => l.msg === '[webhook] tools: unknown toolset "no_such_toolset" dropped')).toBe(true);
+  });
+});
+
+describe("run queue bounds and failures", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      files: {
+        "agent/slow.sh": [
+          "set -e",
+          'dir="$(dirname "$0")/../q"; mkdir -p "$dir/active" "$dir/counts" "$dir/done"',
+          'cat >/dev/null; touch "$dir/active/$SVC_DELIVERY_ID"',
+          'ls "$dir/active" | wc -l > "$dir/counts/$SVC_DELIVERY_ID"',
+          "sleep 0.3",
+          'rm "$dir/active/$SVC_DELIVERY_ID"; touch "$dir/done/$SVC_DELIVERY_ID"',
+          'if [ "$SVC_ROUTE" = "boom" ]; then echo "agent exploded" >&2; exit 9; fi',
+          'if [ "$SVC_ROUTE" = "skip" ]; then printf SKIP; fi',
+        ].join("\n"),
+      },
+      config: webhookConfig(
+        { q: { secret: OPEN }, boom: { secret: OPEN }, skip: { secret: OPEN } },
+        { rate_limit: 1000 },
+        { agent: { provider: "command", command: ["bash", "${SVC_HOME}/agent/slow.sh"], max_concurrent_runs: 2 } },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  it("at most agent.max_concurrent_runs run at once, and a burst loses nothing", async () => {
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const ids: string[] = [];
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => postJson(gw.url("/webhooks/q"), { i }, { "X-Request-ID": `q-${i}` })));
+    for (const a of answers) {
+      expect(a.status).toBe(202);
+      ids.push(a.body.delivery_id as string);
+    }
+    const dir = join(gw.home.dir, "q");
+    await vi.waitFor(() => expect(readdirSync(join(dir, "done")).sort()).toEqual([...ids].sort()), { timeout: 10_000, interval: 50 });
+    const counts = ids.map((id) => Number(readFileSync(join(dir, "counts", id), "utf8").trim()));
+    expect(Math.max(...counts)).toBeLessThanOrEqual(2);
+    expect(Math.max(...counts)).toBe(2);
+  });
+
+  it("a failing run is logged and the server keeps serving", async () => {
+    const res = await postJson(gw.url("/webhooks/boom"), {});
+    expect(res.status).toBe(202);
+    await vi.waitFor(() => expect(gw.logs().some((l) => l.msg === "[webhook] boom: agent run failed")).toBe(true), { timeout: 10_000 });
+    const failed = gw.logs().find((l) => l.msg === "[webhook] boom: agent run failed");
+    expect(String(failed?.err)).toContain("exited with code 9");
+    expect(await request(gw.url("/health"))).toMatchObject({ status: 200 });
+    expect(await postJson(gw.url("/webhooks/q"), {})).toMatchObject({ status: 202 });
+  });
+
+  it("empty agent output and SKIP are still delivered (spec 4.4)", async () => {
+    await postJson(gw.url("/webhooks/q"), {}, { "X-Request-ID": "empty-1" });
+    await postJson(gw.url("/webhooks/skip"), {}, { "X-Request-ID": "skip-1" });
+    await vi.waitFor(
+      () => {
+        expect(gw.logs().some((l) => l.msg === "[webhook] q reply:\n" && l.delivery_id === "empty-1")).toBe(true);
+        expect(gw.logs().some((l) => l.msg === "[webhook] skip reply:\nSKIP")).toBe(true);
+      },
+      { timeout: 10_000 },
+    );
+  });
+});
+
+describe("direct delivery (deliver_only)", () => {
+  let gw: TestGateway;
+  let telegram: Awaited<ReturnType<typeof fakeTelegram>>;
+  beforeAll(async () => {
+    telegram = await fakeTelegram();
+    gw = await startTestGateway({
+      config: webhookConfig(
+        {
+          notify: {
+            secret: OPEN,
+            deliver: "telegram",
+            deliver_only: true,
+            prompt: "Deploy {service} finished: {status}",
+            deliver_extra: { chat_id: "{chat}" },
+          },
+        },
+        { rate_limit: 1000 },
+        { platforms: { telegram: { enabled: true, token: "123:abc", base_url: telegram.url } } },
+      ),
+    });
+  });
+  afterAll(async () => {
+    await gw.stop();
+    telegram.server.close();
+  });
+
+  it("success: 200 {status: delivered, route, target, delivery_id}; the rendered prompt is the message and deliver_extra is rendered", async () => {
+    const res = await postJson(gw.url("/webhooks/notify"), { service: "api", status: "ok", chat: "4242" }, { "X-Request-ID": "dd-1" });
+    expect(res).toMatchObject({ status: 200, body: { status: "delivered", route: "notify", target: "telegram", delivery_id: "dd-1" } });
+    expect(telegram.calls.at(-1)?.json).toMatchObject({ chat_id: 4242, text: "Deploy api finished: ok" });
+  });
+
+  it("a refused delivery is 502 Delivery failed, details only in the log; the sender's retry is processed again", async () => {
+    const body = { service: "api", status: "bad", chat: "refuse" };
+    const res = await postJson(gw.url("/webhooks/notify"), body, { "X-Request-ID": "dd-2" });
+    expect(res).toEqual(expect.objectContaining({ status: 502, body: { error: "Delivery failed" } }));
+    expect(JSON.stringify(gw.logs())).toContain("chat not found");
+    expect(JSON.stringify(gw.logs())).not.toContain("123:abc");
+    const retry = await postJson(gw.url("/webhooks/notify"), body, { "X-Request-ID": "dd-2" });
+    expect(retry.status).toBe(502);
+    const ok = await postJson(gw.url("/webhooks/notify"), { ...body, chat: "1" }, { "X-Request-ID": "dd-2" });
+    expect(ok).toMatchObject({ status: 200, body: { status: "delivered" } });
+    expect(await postJson(gw.url("/webhooks/notify"), body, { "X-Request-ID": "dd-2" })).toMatchObject({ status: 200, body: { status: "duplicate" } });
+  });
+});
+
+describe("cron_job and coalesce hooks (EventModes)", () => {
+  it("a cron_job route calls fireCronJob with the job ref and the rendered event, and answers 202", async () => {
+    const fired: Array<[string, AcceptedEvent]> = [];
+    const coalesced: AcceptedEvent[] = [];
+    const gw = await startTestGateway({
+      eventModes: {
+        fireCronJob: (ref, event) => {
+          fired.push([ref, event]);
+          return "fired";
+        },
+        coalesce: (event) => {
+          coalesced.push(event);
+          return event.payload.key === undefined ? "not_grouped" : "coalesced";
+        },
+      },
+      config: webhookConfig({
+        nightly: { secret: OPEN, cron_job: "nightly-report", prompt: "event {id}" },
+        grouped: { secret: OPEN, coalesce: { key: "key" } },
+      }),
+    });
+    try {
+      const res = await postJson(gw.url("/webhooks/nightly"), { id: 5 }, { "X-Forge-Event": "push", "X-Forge-Delivery": "c-1" });
+      expect(res).toMatchObject({ status: 202, body: { status: "accepted", route: "nightly", event: "push", delivery_id: "c-1" } });
+      expect(fired).toHaveLength(1);
+      expect(fired[0]?.[0]).toBe("nightly-report");
+      expect(fired[0]?.[1]).toMatchObject({ routeName: "nightly", event: "push", deliveryId: "c-1", prompt: "event 5", payload: { id: 5 } });
+      expect(await postJson(gw.url("/webhooks/grouped"), { key: "pr-1" })).toMatchObject({ status: 202, body: { status: "coalesced" } });
+      const direct = await postJson(gw.url("/webhooks/grouped"), {});
+      expect(direct).toMatchObject({ status: 202, body: { status: "accepted", route: "grouped" } });
+      expect(coalesced).toHaveLength(2);
+      await vi.waitFor(() => expect(replyLines(gw, "grouped")).toHaveLength(1));
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it("without a cron hook a cron_job route still answers 202 and logs that cron is unavailable", async () => {
+    const gw = await startTestGateway({ config: webhookConfig({ nightly: { secret: OPEN, cron_job: "nightly-report" } }) });
+    try {
+      expect(await postJson(gw.url("/webhooks/nightly"), {})).toMatchObject({ status: 202, body: { status: "accepted" } });
+      expect(gw.logs().some((l) => l.msg.includes("cron_job nightly-report not fired — cron is not available"))).toBe(true);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
+describe("stop()", () => {
+  it("waits for runs in flight before it resolves", async () => {
+    const gw = await startTestGateway({
+      files: { "agent/recorder.sh": `sleep 0.4\n${RECORDER_AGENT}` },
+      config: webhookConfig({ r: { secret: OPEN } }, {}, { agent: recorderAgent() }),
+    });
+    const res = await postJson(gw.url("/webhooks/r"), {}, { "X-Request-ID": "late-1" });
+    expect(res.status).toBe(202);
+    await gw.gateway.stop();
+    expect(readRun(gw.home, "late-1")).toMatchObject({ delivery_id: "late-1" });
+    await gw.stop();
+  });
+});
