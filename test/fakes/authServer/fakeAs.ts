@@ -1,0 +1,203 @@
+import { createHash, randomBytes } from "node:crypto";
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One request seen by a fake server. */
+export interface Seen {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingMessage["headers"];
+  readonly body: URLSearchParams;
+  readonly raw: string;
+}
+
+export interface FakeAsOptions {
+  /** Issuer to put in metadata; default: the server's own base URL. */
+  readonly issuer?: (base: string) => string;
+  readonly s256?: boolean;
+  readonly cimd?: boolean;
+  /** Token endpoint answers `invalid_client` for a URL client_id (the document). */
+  readonly rejectDocument?: boolean;
+  /** The authorize endpoint "cannot fetch" a document client: it shows an error page and never redirects. */
+  readonly cannotFetchDocument?: boolean;
+  readonly registration?: boolean;
+  readonly device?: boolean;
+  /** Answers of successive device polls before tokens are issued (`authorization_pending`, `slow_down`, ...). */
+  readonly devicePolls?: string[];
+  readonly deviceInterval?: number;
+  /** Metadata endpoint status (e.g. 500 to make discovery fail). */
+  readonly metadataStatus?: number;
+  /** Token endpoint error for the authorization_code grant. */
+  readonly tokenError?: { status: number; body: string };
+  readonly refreshError?: { status: number; body: string };
+  readonly accessTtl?: number;
+}
+
+export interface FakeAs {
+  readonly url: string;
+  readonly seen: Seen[];
+  readonly issued: string[];
+  close(): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+  });
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" }).end(JSON.stringify(body));
+}
+
+export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> {
+  const seen: Seen[] = [];
+  const issued: string[] = [];
+  const codes = new Map<string, { challenge: string; redirect: string; clientId: string; resource: string | null }>();
+  const refreshTokens = new Set<string>();
+  const polls = [...(options.devicePolls ?? [])];
+  let base = "";
+  const newTokens = () => {
+    const access = `at-${randomBytes(8).toString("hex")}`;
+    const refresh = `rt-${randomBytes(8).toString("hex")}`;
+    issued.push(access);
+    refreshTokens.add(refresh);
+    return { access_token: access, token_type: "Bearer", expires_in: options.accessTtl ?? 3600, refresh_token: refresh };
+  };
+  const server: Server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", base);
+    const raw = await readBody(req);
+    const body = new URLSearchParams(req.headers["content-type"]?.includes("json") ? "" : raw);
+    seen.push({ method: req.method ?? "GET", path: url.pathname, headers: req.headers, body, raw });
+    const issuer = options.issuer ? options.issuer(base) : base;
+    if (url.pathname.startsWith("/.well-known/oauth-authorization-server") || url.pathname.startsWith("/.well-known/openid-configuration")) {
+      if (options.metadataStatus !== undefined) return json(res, options.metadataStatus, { error: "nope" });
+      return json(res, 200, {
+        issuer,
+        authorization_endpoint: `${base}/authorize`,
+        token_endpoint: `${base}/token`,
+        ...(options.registration !== false ? { registration_endpoint: `${base}/register` } : {}),
+        ...(options.device ? { device_authorization_endpoint: `${base}/device` } : {}),
+        response_types_supported: ["code"],
+        grant_types_supported: ["authorization_code", "refresh_token", ...(options.device ? ["urn:ietf:params:oauth:grant-type:device_code"] : [])],
+        code_challenge_methods_supported: options.s256 === false ? ["plain"] : ["S256"],
+        token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
+        ...(options.cimd ? { client_id_metadata_document_supported: true } : {}),
+      });
+    }
+    if (url.pathname === "/register" && req.method === "POST") {
+      const meta = JSON.parse(raw) as Record<string, unknown>;
+      return json(res, 201, { ...meta, client_id: `dcr-${randomBytes(4).toString("hex")}` });
+    }
+    if (url.pathname === "/authorize") {
+      const q = url.searchParams;
+      const clientId = q.get("client_id") ?? "";
+      if (options.cannotFetchDocument && clientId.startsWith("https://")) {
+        res.writeHead(400, { "content-type": "text/html" }).end("<p>could not fetch the client metadata document</p>");
+        return;
+      }
+      if (q.get("code_challenge_method") !== "S256" || !q.get("code_challenge")) return json(res, 400, { error: "invalid_request" });
+      const code = `code-${randomBytes(8).toString("hex")}`;
+      codes.set(code, { challenge: q.get("code_challenge") as string, redirect: q.get("redirect_uri") ?? "", clientId, resource: q.get("resource") });
+      const to = new URL(q.get("redirect_uri") ?? "");
+      to.searchParams.set("code", code);
+      to.searchParams.set("state", q.get("state") ?? "");
+      res.writeHead(302, { location: to.href }).end();
+      return;
+    }
+    if (url.pathname === "/device" && req.method === "POST") {
+      return json(res, 200, {
+        device_code: "dev-code-1",
+        user_code: "WDJB-MJHT",
+        verification_uri: `${base}/activate`,
+        verification_uri_complete: `${base}/activate?user_code=WDJB-MJHT`,
+        expires_in: 600,
+        interval: options.deviceInterval ?? 5,
+      });
+    }
+    if (url.pathname === "/token" && req.method === "POST") {
+      const grant = body.get("grant_type");
+      const clientId = body.get("client_id") ?? "";
+      if (grant === "authorization_code") {
+        if (options.rejectDocument && clientId.startsWith("https://")) {
+          return json(res, 401, { error: "invalid_client", error_description: "client metadata document rejected" });
+        }
+        if (options.tokenError) {
+          res.writeHead(options.tokenError.status, { "content-type": "application/json" }).end(options.tokenError.body);
+          return;
+        }
+        const entry = codes.get(body.get("code") ?? "");
+        const verifier = body.get("code_verifier") ?? "";
+        if (!entry || createHash("sha256").update(verifier).digest("base64url") !== entry.challenge || entry.redirect !== body.get("redirect_uri")) {
+          return json(res, 400, { error: "invalid_grant" });
+        }
+        if (entry.resource !== body.get("resource")) return json(res, 400, { error: "invalid_target" });
+        codes.delete(body.get("code") ?? "");
+        return json(res, 200, newTokens());
+      }
+      if (grant === "refresh_token") {
+        if (options.refreshError) {
+          res.writeHead(options.refreshError.status, { "content-type": "application/json" }).end(options.refreshError.body);
+          return;
+        }
+        const rt = body.get("refresh_token") ?? "";
+        if (!refreshTokens.delete(rt)) return json(res, 400, { error: "invalid_grant", error_description: "refresh token already used" });
+        return json(res, 200, newTokens());
+      }
+      if (grant === "urn:ietf:params:oauth:grant-type:device_code") {
+        const next = polls.shift();
+        if (next !== undefined) return json(res, 400, { error: next });
+        return json(res, 200, newTokens());
+      }
+      return json(res, 400, { error: "unsupported_grant_type" });
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: base,
+    seen,
+    issued,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface FakeResource {
+  readonly url: string;
+  readonly seen: Seen[];
+  close(): Promise<void>;
+}
+
+/** A protected resource that only publishes RFC 9728 metadata (for discovery tests). */
+export async function startFakeResource(authorizationServers: string[], opts: { status?: number } = {}): Promise<FakeResource> {
+  const seen: Seen[] = [];
+  let base = "";
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", base);
+    const raw = await readBody(req);
+    seen.push({ method: req.method ?? "GET", path: url.pathname, headers: req.headers, body: new URLSearchParams(), raw });
+    if (url.pathname.startsWith("/.well-known/oauth-protected-resource")) {
+      if (opts.status !== undefined) return json(res, opts.status, { error: "nope" });
+      return json(res, 200, { resource: `${base}/mcp`, authorization_servers: authorizationServers, scopes_supported: ["mcp"] });
+    }
+    res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` }).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: `${base}/mcp`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,147 @@
+import { statSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { runLogin } from "../../../src/actors/oauth/runLogin.js";
+import { USER_AGENT } from "../../../src/cli/version.js";
+import { PINNED_PORTS } from "../../../src/io/oauth/callbackServer.js";
+import { type FakeAs, type FakeResource, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { harness, testSystem } from "./helpers.js";
+
+let home: TempHome;
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+  home?.cleanup();
+});
+
+async function as(options: Parameters<typeof startFakeAs>[0] = {}): Promise<FakeAs> {
+  const s = await startFakeAs(options);
+  closers.push(s.close);
+  return s;
+}
+async function resource(servers: string[], opts: { status?: number } = {}): Promise<FakeResource> {
+  const r = await startFakeResource(servers, opts);
+  closers.push(r.close);
+  return r;
+}
+async function login(h: ReturnType<typeof harness>) {
+  const system = testSystem();
+  try {
+    return await runLogin(h.job, { flow: "browser", system, isTTY: true });
+  } finally {
+    system.shutdown();
+  }
+}
+
+describe("browser login (PKCE + dynamic registration) against a loopback authorization server", () => {
+  it("discovers, registers, authorizes with S256 and resource, and stores tokens 0600 with an absolute expiry", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "srv", rs.url, { cimd: false, user_agent: "Custom-Agent/9" });
+    const before = Date.now();
+    const tokens = await login(h);
+    expect(tokens.access_token).toBe(auth.issued[0]);
+    expect(tokens.expires_at).toBeGreaterThanOrEqual(before + 3_600_000);
+    expect(statSync(h.job.store.tokensPath).mode & 0o777).toBe(0o600);
+    expect(h.job.store.readClient()?.client_id).toMatch(/^dcr-/);
+    expect(h.printed.join("\n")).toContain(h.opened[0]);
+
+    const authorize = new URL(h.opened[0] as string);
+    expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(authorize.searchParams.get("resource")).toBe(rs.url);
+    expect(authorize.searchParams.get("scope")).toBe("mcp");
+    const port = Number(new URL(authorize.searchParams.get("redirect_uri") as string).port);
+    expect(PINNED_PORTS).not.toContain(port);
+
+    const token = auth.seen.find((r) => r.path === "/token");
+    expect(token?.body.get("resource")).toBe(rs.url);
+    // 5.9: Svc-Agent on discovery and registration, the configured value on the token endpoint only.
+    expect(token?.headers["user-agent"]).toBe("Custom-Agent/9");
+    const byClient = auth.seen.filter((x) => x.path !== "/token" && x.path !== "/authorize");
+    expect(byClient.length).toBeGreaterThan(0);
+    for (const r of [...rs.seen, ...byClient]) expect(r.headers["user-agent"]).toBe(USER_AGENT);
+  });
+
+  it("scans several authorization servers in order and uses the first with a matching issuer and S256", async () => {
+    home = tempHome();
+    const wrongIssuer = await as({ issuer: () => "https://elsewhere.test" });
+    const noS256 = await as({ s256: false });
+    const good = await as();
+    const rs = await resource([wrongIssuer.url, noS256.url, good.url]);
+    const h = harness(home.dir, "multi", rs.url, { cimd: false });
+    await login(h);
+    expect(h.job.store.readTokens()?.issuer).toBe(good.url);
+    expect(wrongIssuer.seen.some((r) => r.path === "/register")).toBe(false);
+    expect(noS256.seen.some((r) => r.path === "/register")).toBe(false);
+  });
+
+  it("refuses a server without S256 with an error naming the reason", async () => {
+    home = tempHome();
+    const plain = await as({ s256: false });
+    const rs = await resource([plain.url]);
+    const h = harness(home.dir, "plain", rs.url, { cimd: false });
+    await expect(login(h)).rejects.toThrow(/does not advertise PKCE S256/);
+    expect(h.opened).toHaveLength(0);
+  });
+
+  it("when every discovery fetch fails, the error leads with their statuses", async () => {
+    home = tempHome();
+    const rs = await resource([], { status: 404 });
+    const h = harness(home.dir, "down", rs.url, { cimd: false });
+    const err = (await login(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/^down: OAuth discovery failed — GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\S* → 404/);
+    expect(err.message).toMatch(/oauth-authorization-server → 401/);
+
+    const broken = await as({ metadataStatus: 500 });
+    const rs2 = await resource([broken.url]);
+    const err2 = (await login(harness(home.dir, "down2", rs2.url, { cimd: false })).catch((e: unknown) => e)) as Error;
+    expect(err2.message).toMatch(/^down2: OAuth discovery failed — GET \S+\/\.well-known\/oauth-authorization-server → 500/);
+    expect(broken.seen.some((r) => r.path === "/register")).toBe(false);
+  });
+
+  it("a failed token exchange reports the status and a redacted excerpt, and keeps the saved credentials", async () => {
+    home = tempHome();
+    const bad = await as({ tokenError: { status: 400, body: JSON.stringify({ error: "invalid_grant", error_description: "nope", refresh_token: "leaky-secret-value" }) } });
+    const rs = await resource([bad.url]);
+    const h = harness(home.dir, "bad", rs.url, { cimd: false });
+    h.job.store.saveTokens({ access_token: "old", token_type: "Bearer", issuer: bad.url, flow: "browser" });
+    const err = (await login(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/bad: token exchange failed — http:\/\/127\.0\.0\.1:\d+\/token answered 400: .*invalid_grant/);
+    expect(err.message).not.toContain("leaky-secret-value");
+    expect(h.job.store.readTokens()?.access_token).toBe("old");
+  });
+
+  it("uses a pre-registered client (secret via HTTP Basic) without registering, on a random port", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "pre", rs.url, { client_id: "my-client", client_secret: "my-secret", token_endpoint_auth_method: "client_secret_basic" });
+    await login(h);
+    expect(auth.seen.some((r) => r.path === "/register")).toBe(false);
+    const token = auth.seen.find((r) => r.path === "/token");
+    expect(token?.headers.authorization).toBe(`Basic ${Buffer.from("my-client:my-secret").toString("base64")}`);
+    const port = Number(new URL(new URL(h.opened[0] as string).searchParams.get("redirect_uri") as string).port);
+    expect(PINNED_PORTS).not.toContain(port);
+    expect(h.job.store.readClient()).toBeUndefined();
+  });
+
+  it("honours oauth.redirect_uri exactly", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url]);
+    const probe = await import("node:net").then(
+      (net) =>
+        new Promise<number>((resolve) => {
+          const s = net.createServer().listen(0, "127.0.0.1", () => {
+            const p = (s.address() as { port: number }).port;
+            s.close(() => resolve(p));
+          });
+        }),
+    );
+    const redirect = `http://localhost:${probe}/oauth/done`;
+    const h = harness(home.dir, "fixed", rs.url, { cimd: false, redirect_uri: redirect });
+    await login(h);
+    expect(new URL(h.opened[0] as string).searchParams.get("redirect_uri")).toBe(redirect);
+  });
+});

@@ -1,0 +1,36 @@
+import { svcPaths } from "../../../src/config/paths.js";
+import { type OAuthJob, makeJob } from "../../../src/actors/oauth/context.js";
+import { type GatewaySystem, startSystem } from "../../../src/actors/system.js";
+import { silentLogger } from "../../../src/io/log.js";
+import type { OAuthSettings } from "../../../src/io/oauth/settings.js";
+import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
+
+export interface JobHarness {
+  readonly job: OAuthJob;
+  readonly printed: string[];
+  readonly opened: string[];
+}
+
+/** A login job on a temp SVC_HOME whose "browser" follows the authorization redirects over HTTP. */
+export function harness(home: string, serverName: string, url: string, oauth: OAuthSettings = {}, extra: Partial<OAuthJob> = {}): JobHarness {
+  const printed: string[] = [];
+  const opened: string[] = [];
+  const job = makeJob(
+    serverName,
+    { url, auth: "oauth", oauth },
+    {
+      paths: svcPaths(home),
+      logger: silentLogger(),
+      print: (line) => printed.push(line),
+      openBrowser: async (u) => {
+        opened.push(u);
+        await followAuthorization(u);
+      },
+    },
+  );
+  return { job: { ...job, ...extra }, printed, opened };
+}
+
+export function testSystem(): GatewaySystem {
+  return startSystem({ logger: silentLogger() });
+}

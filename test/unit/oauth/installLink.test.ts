@@ -1,0 +1,102 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { isSvcError } from "../../../src/errors.js";
+import { MAX_INSTALL_PAYLOAD, decodeBase64Loose, describeInstall, parseInstallLink } from "../../../src/io/installLink.js";
+
+const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64");
+const link = (name: string, config: string) => `svc://mcp/install?name=${encodeURIComponent(name)}&config=${encodeURIComponent(config)}`;
+const rejected = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (err) {
+    return isSvcError(err, "install_link");
+  }
+  return false;
+};
+
+const validName = fc.stringMatching(/^[A-Za-z0-9._-]{1,64}$/);
+const urlConfig = fc.record({
+  url: fc.constantFrom("http", "https").chain((s) => fc.domain().map((d) => `${s}://${d}/mcp`)),
+  timeout: fc.option(fc.integer({ min: 1, max: 600 }), { nil: undefined }),
+});
+const commandConfig = fc.record({ command: fc.string({ minLength: 1, maxLength: 40 }), args: fc.array(fc.string(), { maxLength: 4 }) });
+
+describe("install link parser (spec 4.1)", () => {
+  it("round-trips any valid name and url config in base64url and standard base64", () => {
+    fc.assert(
+      fc.property(validName, urlConfig, fc.boolean(), (name, config, standard) => {
+        const clean = JSON.parse(JSON.stringify(config)) as Record<string, unknown>;
+        const parsed = parseInstallLink(link(name, standard ? b64(clean) : b64url(clean)));
+        expect(parsed).toEqual({ name, config: clean, kind: "url" });
+      }),
+    );
+  });
+
+  it("accepts command servers and marks them for the extra warning", () => {
+    fc.assert(
+      fc.property(validName, commandConfig, (name, config) => {
+        const parsed = parseInstallLink(link(name, b64url(config)));
+        expect(parsed.kind).toBe("command");
+        expect(describeInstall(parsed)).toContain("WARNING");
+      }),
+    );
+  });
+
+  it("rejects every name outside ^[A-Za-z0-9._-]{1,64}$", () => {
+    const bad = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 70 }).filter((s) => !/^[A-Za-z0-9._-]{1,64}$/.test(s)),
+      fc.stringMatching(/^[a-z]{65,80}$/),
+      fc.constant(""),
+    );
+    fc.assert(fc.property(bad, (name) => rejected(() => parseInstallLink(link(name, b64url({ url: "https://x.test/mcp" }))))));
+  });
+
+  it("rejects configs with both url and command, neither, or non-string values", () => {
+    const shapes = fc.oneof(
+      fc.record({ url: fc.constant("https://a.test/"), command: fc.constant("x") }),
+      fc.record({ headers: fc.dictionary(fc.string(), fc.string()) }),
+      fc.record({ url: fc.integer() }),
+      fc.record({ command: fc.array(fc.string()) }),
+      fc.record({ url: fc.constantFrom("ftp://a.test/", "file:///etc/passwd", "javascript:alert(1)") }),
+    );
+    fc.assert(fc.property(validName, shapes, (name, config) => rejected(() => parseInstallLink(link(name, b64url(config))))));
+  });
+
+  it("rejects JSON that is not an object and text that is not base64", () => {
+    for (const v of [[], "x", 1, null, true]) expect(rejected(() => parseInstallLink(link("ok", b64url(v))))).toBe(true);
+    expect(rejected(() => parseInstallLink(link("ok", "%%%not base64")))).toBe(true);
+    expect(rejected(() => parseInstallLink(link("ok", Buffer.from("{not json").toString("base64url"))))).toBe(true);
+  });
+
+  it("rejects payloads over 32 KB and accepts one just under", () => {
+    const filler = (n: number) => ({ url: "https://a.test/mcp", note: "x".repeat(n) });
+    const base = JSON.stringify(filler(0)).length;
+    expect(parseInstallLink(link("big", b64url(filler(MAX_INSTALL_PAYLOAD - base)))).kind).toBe("url");
+    expect(rejected(() => parseInstallLink(link("big", b64url(filler(MAX_INSTALL_PAYLOAD - base + 1)))))).toBe(true);
+  });
+
+  it("rejects other schemes, hosts and paths, and repeated parameters", () => {
+    const cfg = b64url({ url: "https://a.test/" });
+    for (const l of [
+      `https://mcp/install?name=a&config=${cfg}`,
+      `svc://other/install?name=a&config=${cfg}`,
+      `svc://mcp/remove?name=a&config=${cfg}`,
+      `svc://mcp/install?name=a&name=b&config=${cfg}`,
+      "svc://mcp/install?name=a",
+    ]) {
+      expect(rejected(() => parseInstallLink(l)), l).toBe(true);
+    }
+  });
+
+  it("decodes base64 with or without padding but not a mix of both alphabets", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        const buf = Buffer.from(bytes);
+        expect(decodeBase64Loose(buf.toString("base64"))?.equals(buf)).toBe(true);
+        expect(decodeBase64Loose(buf.toString("base64url"))?.equals(buf)).toBe(true);
+      }),
+    );
+    expect(decodeBase64Loose("ab+_")).toBeUndefined();
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { pinnedRedirectUris } from "../../../src/io/oauth/callbackServer.js";
+import { clientMetadataUrlProblem } from "../../../src/io/oauth/cimd.js";
+import { DEVICE_GRANT, issuerMatches, unsupportedReason } from "../../../src/io/oauth/discovery.js";
+import { redactedExcerpt } from "../../../src/io/oauth/redact.js";
+import { oauthEntryOf } from "../../../src/io/oauth/settings.js";
+
+describe("client metadata document URL rules (spec 5.8)", () => {
+  it.each([
+    ["https://app.example.com/oauth/client.json", undefined],
+    ["http://app.example.com/client.json", "must use https"],
+    ["https://app.example.com", "must have a path"],
+    ["https://app.example.com/", "must have a path"],
+    ["https://app.example.com/client.json#x", "must not contain a fragment"],
+    ["https://user:pw@app.example.com/client.json", "must not contain userinfo"],
+    ["https://app.example.com/a/../client.json", "must not contain . or .. segments"],
+    ["https://app.example.com/./client.json", "must not contain . or .. segments"],
+    ["https://app.example.com/%2e%2e/client.json", "must not contain . or .. segments"],
+  ])("%s → %s", (url, problem) => {
+    expect(clientMetadataUrlProblem(url)).toBe(problem);
+  });
+
+  it("lists exactly the ten loopback callbacks", () => {
+    const uris = pinnedRedirectUris();
+    expect(uris).toHaveLength(10);
+    expect(uris).toContain("http://127.0.0.1:27890/callback");
+    expect(uris).toContain("http://localhost:27894/callback");
+  });
+});
+
+describe("issuer check (spec 5.4)", () => {
+  it("accepts an exact match, ignoring one trailing slash", () => {
+    expect(issuerMatches("https://as.test", "https://as.test/")).toBe(true);
+    expect(issuerMatches("https://as.test/tenant", "https://as.test/tenant")).toBe(true);
+  });
+  it("accepts the path-scoped well-known advertisement and nothing else", () => {
+    expect(issuerMatches("https://as.test/.well-known/oauth-authorization-server/tenant", "https://as.test/tenant")).toBe(true);
+    expect(issuerMatches("https://as.test/tenant/.well-known/openid-configuration", "https://as.test/tenant")).toBe(true);
+    expect(issuerMatches("https://as.test/other", "https://as.test/tenant")).toBe(false);
+    expect(issuerMatches("https://evil.test", "https://as.test")).toBe(false);
+    expect(issuerMatches("https://as.test", "https://as.test/tenant")).toBe(false);
+    expect(issuerMatches("https://as.test", undefined)).toBe(false);
+  });
+});
+
+describe("flow requirements", () => {
+  const base = { issuer: "https://as.test", authorization_endpoint: "https://as.test/a", token_endpoint: "https://as.test/t", response_types_supported: ["code"] };
+  it("refuses a browser login without S256", () => {
+    expect(unsupportedReason({ ...base, code_challenge_methods_supported: ["plain"] }, "browser")).toMatch(/S256/);
+    expect(unsupportedReason({ ...base, code_challenge_methods_supported: ["S256"] }, "browser")).toBeUndefined();
+  });
+  it("requires the device endpoint and grant for the device flow", () => {
+    expect(unsupportedReason(base, "device")).toMatch(/device_authorization_endpoint/);
+    expect(unsupportedReason({ ...base, device_authorization_endpoint: "https://as.test/d" } as never, "device")).toMatch(/grant_types_supported/);
+    expect(unsupportedReason({ ...base, device_authorization_endpoint: "https://as.test/d", grant_types_supported: [DEVICE_GRANT] } as never, "device")).toBeUndefined();
+  });
+});
+
+describe("redacted excerpts (spec 7)", () => {
+  it("removes tokens, codes and secrets from JSON and form bodies", () => {
+    const body = JSON.stringify({ error: "invalid_grant", error_description: "bad", refresh_token: "r-123", code: "c-9", client_secret: "s3cr3t" });
+    const out = redactedExcerpt(body);
+    expect(out).toContain("invalid_grant");
+    for (const secret of ["r-123", "c-9", "s3cr3t"]) expect(out).not.toContain(secret);
+    expect(redactedExcerpt("error=x&code=abc&access_token=zzz")).toBe("error=x&code=[redacted]&access_token=[redacted]");
+    expect(redactedExcerpt("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig leaked")).not.toContain("eyJ");
+    expect(redactedExcerpt("y".repeat(500)).length).toBeLessThanOrEqual(201);
+  });
+});
+
+describe("oauth settings", () => {
+  it("reads the oauth mapping and drops empty user_agent", () => {
+    const e = oauthEntryOf("s", { url: "https://m.test/mcp", auth: "oauth", oauth: { flow: "device", user_agent: "", scope: ["a", "b"], cimd: false } });
+    expect(e.oauth).toEqual({ flow: "device", scope: "a b", cimd: false });
+    expect(() => oauthEntryOf("s", { command: "x" })).toThrow(/mcp_servers\.s\.url/);
+  });
+});

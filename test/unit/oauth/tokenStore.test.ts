@@ -1,0 +1,92 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { svcPaths } from "../../../src/config/paths.js";
+import { TokenStore, safeFileStem, toStoredTokens } from "../../../src/io/oauth/tokenStore.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+describe("token store", () => {
+  it("keeps every server name inside mcp-tokens/ with a visible, distinct file name", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 }), (a, b) => {
+        const dir = "/x/mcp-tokens";
+        const store = new TokenStore(dir, a);
+        expect(dirname(store.tokensPath)).toBe(dir);
+        expect(basename(store.tokensPath).startsWith(".")).toBe(false);
+        if (a !== b) expect(safeFileStem(a)).not.toBe(safeFileStem(b));
+      }),
+    );
+    expect(safeFileStem("../../etc/passwd")).toBe("%2E.%2F..%2Fetc%2Fpasswd");
+    expect(safeFileStem("github")).toBe("github");
+  });
+
+  it("writes tokens with mode 0600 and an absolute expiry, under the profile's own directory", () => {
+    home = tempHome();
+    const paths = svcPaths(home.dir, "work");
+    expect(paths.mcpTokens).toBe(join(home.dir, "profiles", "work", "mcp-tokens"));
+    const store = new TokenStore(paths.mcpTokens, "srv");
+    const saved = toStoredTokens(
+      { access_token: "A", token_type: "Bearer", expires_in: 3600, refresh_token: "R" },
+      { issuer: "https://as.test", flow: "browser", now: 1_000_000 },
+    );
+    store.saveTokens(saved);
+    expect(saved.expires_at).toBe(1_000_000 + 3_600_000);
+    expect(statSync(store.tokensPath).mode & 0o777).toBe(0o600);
+    expect(store.readTokens()).toEqual(saved);
+    expect(svcPaths(home.dir).mcpTokens).toBe(join(home.dir, "mcp-tokens"));
+  });
+
+  it("replaces the file atomically: a reader never sees a partial file and no temp file is left", () => {
+    home = tempHome();
+    const store = new TokenStore(join(home.dir, "mcp-tokens"), "srv");
+    const big = "x".repeat(200_000);
+    for (let i = 0; i < 20; i++) {
+      store.saveTokens({ access_token: `${i}${big}`, token_type: "Bearer", issuer: "i", flow: "browser" });
+      const seen = JSON.parse(readFileSync(store.tokensPath, "utf8")) as { access_token: string };
+      expect(seen.access_token).toBe(`${i}${big}`);
+    }
+    expect(readdirSync(join(home.dir, "mcp-tokens"))).toEqual(["srv.json"]);
+  });
+
+  it("keeps a refresh token the server did not rotate", () => {
+    const t = toStoredTokens({ access_token: "new", token_type: "Bearer" }, { issuer: "i", flow: "device", now: 0, previousRefresh: "old-r" });
+    expect(t.refresh_token).toBe("old-r");
+    expect(t.expires_at).toBeUndefined();
+  });
+
+  it("reports a corrupt token file with its path and the fix", () => {
+    home = tempHome();
+    const store = new TokenStore(join(home.dir, "mcp-tokens"), "srv");
+    home.write("mcp-tokens/srv.json", "{oops");
+    expect(() => store.readTokens()).toThrow(/srv\.json: not valid JSON — delete it and run `svc mcp login`/);
+  });
+
+  it("records and clears the document rejection marker", () => {
+    home = tempHome();
+    const store = new TokenStore(join(home.dir, "mcp-tokens"), "srv");
+    expect(store.cimdOff()).toBe(false);
+    store.recordCimdOff("invalid_client");
+    expect(store.cimdOff()).toBe(true);
+    expect(statSync(store.cimdOffPath).mode & 0o777).toBe(0o600);
+    store.clearCimdOff();
+    expect(store.cimdOff()).toBe(false);
+  });
+
+  it("serialises refreshes across lock holders: the second sees the first's write", async () => {
+    home = tempHome();
+    const store = new TokenStore(join(home.dir, "mcp-tokens"), "srv");
+    store.saveTokens({ access_token: "0", token_type: "Bearer", issuer: "i", flow: "browser" });
+    const bump = () =>
+      store.withLock(async () => {
+        const n = Number(store.readTokens()?.access_token);
+        await new Promise((r) => setImmediate(r));
+        store.saveTokens({ access_token: String(n + 1), token_type: "Bearer", issuer: "i", flow: "browser" });
+      });
+    await Promise.all([bump(), bump(), bump()]);
+    expect(store.readTokens()?.access_token).toBe("3");
+  });
+});
