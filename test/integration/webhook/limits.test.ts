@@ -1,0 +1,189 @@
+import examples from "@octokit/webhooks-examples";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { RECORDER_AGENT, type TestGateway, readRun, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson, rawHttp } from "../../helpers/http.js";
+
+const OPEN = "INSECURE_NO_AUTH";
+
+describe("rate limit (spec 8: per route, fixed window, fake clock)", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ config: webhookConfig({ a: { secret: "s" }, b: { secret: OPEN } }, { rate_limit: 3 }) });
+  });
+  afterAll(() => gw.stop());
+
+  it("the 4th request in a minute is 429 Rate limit exceeded, counted per route, before the signature check", async () => {
+    for (let i = 0; i < 3; i++) expect((await postJson(gw.url("/webhooks/a"), {})).status).toBe(401);
+    expect(await postJson(gw.url("/webhooks/a"), {})).toMatchObject({ status: 429, body: { error: "Rate limit exceeded" } });
+    expect(await postJson(gw.url("/webhooks/b"), {})).toMatchObject({ status: 202 });
+  });
+
+  it("the next window starts fresh", async () => {
+    expect((await postJson(gw.url("/webhooks/a"), {})).status).toBe(429);
+    gw.clock.advance(60_000);
+    expect((await postJson(gw.url("/webhooks/a"), {})).status).toBe(401);
+  });
+});
+
+describe.each(["uws", "node"] as const)("body size (spec 4.2 step 2, %s server)", (http) => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ http, config: webhookConfig({ r: { secret: OPEN } }, { max_body_bytes: 100 }) });
+  });
+  afterAll(() => gw.stop());
+
+  it("a Content-Length over max_body_bytes is 413 before any body byte is sent", async () => {
+    const answer = await rawHttp(gw.gateway.port, ["POST /webhooks/r HTTP/1.1\r\nHost: x\r\nContent-Length: 101\r\n\r\n"]);
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toEqual({ error: "Payload too large" });
+  });
+
+  it("a body of exactly max_body_bytes is read", async () => {
+    const body = JSON.stringify({ pad: "x".repeat(100 - 10) });
+    expect(body.length).toBe(100);
+    expect((await postJson(gw.url("/webhooks/r"), body)).status).toBe(202);
+  });
+
+  it("a chunked body (no Content-Length) is cut off with 413 once it passes the limit", async () => {
+    const chunk = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n`;
+    const head = "POST /webhooks/r HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n";
+    const answer = await rawHttp(gw.gateway.port, [head, chunk(`{"a":"${"y".repeat(60)}`), chunk(`${"z".repeat(60)}"}`), "0\r\n\r\n"]);
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toEqual({ error: "Payload too large" });
+  });
+
+  it("a small chunked body is accepted", async () => {
+    const body = '{"small":true}';
+    const head = "POST /webhooks/r HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+    const answer = await rawHttp(gw.gateway.port, [head, `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`]);
+    expect(answer.status).toBe(202);
+  });
+});
+
+describe("idempotency (spec 6)", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      files: { "agent/recorder.sh": RECORDER_AGENT },
+      config: webhookConfig(
+        { r: { secret: OPEN, filters: [{ field: "go", equals: true }] }, other: { secret: OPEN } },
+        { rate_limit: 1000 },
+        { agent: { provider: "command", command: ["bash", "${SVC_HOME}/agent/recorder.sh"] } },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+  const runs = () => gw.logs().filter((l) => l.msg.startsWith("[webhook] r reply:"));
+
+  it.each([["X-Forge-Delivery"], ["X-GitHub-Delivery"], ["vendor-id"], ["svix-id"], ["webhook-id"], ["X-Request-ID"]])(
+    "a repeated %s is 200 {status: duplicate} with no second run",
+    async (header) => {
+      const id = `${header}-1`;
+      expect(await postJson(gw.url("/webhooks/r"), { go: true }, { [header]: id })).toMatchObject({ status: 202, body: { delivery_id: id } });
+      expect(await postJson(gw.url("/webhooks/r"), { go: true }, { [header]: id })).toEqual(
+        expect.objectContaining({ status: 200, body: { status: "duplicate" } }),
+      );
+      await vi.waitFor(() => expect(readRun(gw.home, id)).toBeDefined(), { timeout: 10_000 });
+      await vi.waitFor(() => expect(runs().length).toBeGreaterThan(0));
+      expect(gw.logs().filter((l) => l.msg.startsWith("[webhook] r reply:") && l.delivery_id === id)).toHaveLength(1);
+    },
+  );
+
+  it("without a delivery id every request gets a fresh random id (never deduplicated)", async () => {
+    const a = await postJson(gw.url("/webhooks/r"), { go: true });
+    const b = await postJson(gw.url("/webhooks/r"), { go: true });
+    expect(a.status).toBe(202);
+    expect(b.status).toBe(202);
+    expect(a.body.delivery_id).not.toBe(b.body.delivery_id);
+  });
+
+  it("ids are remembered per route", async () => {
+    expect((await postJson(gw.url("/webhooks/r"), { go: true }, { "X-Request-ID": "shared" })).status).toBe(202);
+    expect((await postJson(gw.url("/webhooks/other"), {}, { "X-Request-ID": "shared" })).status).toBe(202);
+  });
+
+  it("an event ignored by a filter is not recorded: its retry is processed", async () => {
+    expect(await postJson(gw.url("/webhooks/r"), { go: false }, { "X-Request-ID": "retry-me" })).toMatchObject({
+      status: 200,
+      body: { status: "ignored", reason: "filter" },
+    });
+    expect(await postJson(gw.url("/webhooks/r"), { go: true }, { "X-Request-ID": "retry-me" })).toMatchObject({ status: 202 });
+  });
+
+  it("ids expire after 1 hour", async () => {
+    expect((await postJson(gw.url("/webhooks/other"), {}, { "X-Request-ID": "hour" })).status).toBe(202);
+    gw.clock.advance(59 * 60_000);
+    expect((await postJson(gw.url("/webhooks/other"), {}, { "X-Request-ID": "hour" })).status).toBe(200);
+    gw.clock.advance(61_000);
+    expect((await postJson(gw.url("/webhooks/other"), {}, { "X-Request-ID": "hour" })).status).toBe(202);
+  });
+});
+
+describe("templates (spec 2.5) with real GitHub payloads", () => {
+  let gw: TestGateway;
+  const pr = (examples as unknown as Array<{ name: string; examples: Array<Record<string, unknown>> }>)
+    .find((d) => d.name === "pull_request")
+    ?.examples.find((e) => e.action === "opened") as Record<string, unknown>;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      files: { "agent/recorder.sh": RECORDER_AGENT },
+      config: webhookConfig(
+        {
+          nested: { secret: OPEN, prompt: "#{number} {pull_request.title} by {pull_request.user.login} in {repository.full_name}" },
+          missing: { secret: OPEN, prompt: "{pull_request.nope} and {nothing}" },
+          object: { secret: OPEN, prompt: "labels={pull_request.labels} big={big}" },
+          raw: { secret: OPEN, prompt: "[{action}] {__raw__}" },
+          dump: { secret: OPEN },
+          plain: { secret: OPEN, prompt: "{{action}} {% if x %} { action } {action" },
+        },
+        { rate_limit: 1000 },
+        { agent: { provider: "command", command: ["bash", "${SVC_HOME}/agent/recorder.sh"] } },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  const promptFor = async (route: string, body: Record<string, unknown>) => {
+    const res = await postJson(gw.url(`/webhooks/${route}`), body);
+    expect(res.status).toBe(202);
+    return vi.waitFor(
+      () => {
+        const run = readRun(gw.home, res.body.delivery_id as string);
+        if (run === undefined) throw new Error("not yet");
+        return run.prompt;
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+  };
+
+  it("rule 1: {a.b.c} resolves nested values", async () => {
+    const p = pr as { number: number; pull_request: { title: string; user: { login: string } }; repository: { full_name: string } };
+    expect(await promptFor("nested", pr)).toBe(`#${p.number} ${p.pull_request.title} by ${p.pull_request.user.login} in ${p.repository.full_name}`);
+  });
+
+  it("rule 2: a missing key leaves the literal text", async () => {
+    expect(await promptFor("missing", pr)).toBe("{pull_request.nope} and {nothing}");
+  });
+
+  it("rule 3: a nested dict or list is JSON-serialized and truncated at 2000 characters", async () => {
+    const big = { list: Array.from({ length: 500 }, (_, i) => `item-${i}`) };
+    const prompt = await promptFor("object", { ...pr, big });
+    const labels = JSON.stringify((pr.pull_request as { labels: unknown }).labels);
+    expect(prompt.startsWith(`labels=${labels} big=`)).toBe(true);
+    expect(prompt.slice(`labels=${labels} big=`.length)).toBe(JSON.stringify(big).slice(0, 2000));
+  });
+
+  it("rule 4: {__raw__} is the whole payload as indented JSON truncated at 4000, mixed with other fields", async () => {
+    expect(await promptFor("raw", pr)).toBe(`[opened] ${JSON.stringify(pr, null, 2).slice(0, 4000)}`);
+  });
+
+  it("rule 5: with no prompt the payload is dumped as indented JSON truncated at 4000", async () => {
+    const small = { a: 1, b: [1, 2] };
+    expect(await promptFor("dump", small)).toBe(JSON.stringify(small, null, 2));
+    expect(await promptFor("dump", pr)).toBe(JSON.stringify(pr, null, 2).slice(0, 4000));
+  });
+
+  it("rule 6: only {field} and {nested.field} are substituted; anything else passes through", async () => {
+    expect(await promptFor("plain", { action: "opened", x: 1 })).toBe("{{action}} {% if x %} { action } {action");
+  });
+});
