@@ -1,0 +1,17 @@
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+
+/** The server forgot our session (Streamable HTTP: 404 for the session id; SSE: 404 on the message endpoint). */
+export function isSessionExpired(err: unknown): boolean {
+  if (err instanceof StreamableHTTPError) return err.code === 404;
+  return err instanceof Error && /\(HTTP 404\)/.test(err.message);
+}
+
+export function isRequestTimeout(err: unknown): boolean {
+  return err instanceof McpError && err.code === ErrorCode.RequestTimeout;
+}
+
+/** The connection went away under a call (process exit, closed stream). */
+export function isConnectionClosed(err: unknown): boolean {
+  return err instanceof McpError && err.code === ErrorCode.ConnectionClosed;
+}

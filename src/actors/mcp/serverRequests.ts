@@ -1,0 +1,112 @@
+import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerEntry } from "../../config/sections/mcp.js";
+import type { Logger } from "../../io/log.js";
+import type { SessionHandlers } from "../../io/mcp/session.js";
+import type { ApprovalSurface } from "./approvals.js";
+
+/** Answers a sampling request with the gateway's agent runner. */
+export type SamplingRunner = (
+  request: { server: string; prompt: string; systemPrompt?: string; maxTokens: number; model?: string },
+  signal: AbortSignal,
+) => Promise<string>;
+
+function textOf(content: unknown): string {
+  const blocks = Array.isArray(content) ? content : [content];
+  return blocks
+    .map((b) => (b && typeof b === "object" && (b as { type?: string }).type === "text" ? String((b as { text?: unknown }).text) : "[non-text content]"))
+    .join("\n");
+}
+
+/** Flattens the conversation into one prompt for a text runner: `user: ...` / `assistant: ...` lines. */
+export function samplingPrompt(params: CreateMessageRequest["params"]): string {
+  return params.messages.map((m) => `${m.role}: ${textOf(m.content)}`).join("\n\n");
+}
+
+/** Resolves with `fallback` when `ms` passes or `signal` aborts first. */
+function within<T>(work: (signal: AbortSignal) => Promise<T>, ms: number, outer: AbortSignal, fallback: () => T): Promise<T> {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  outer.addEventListener("abort", abort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<T>((resolve, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      try {
+        resolve(fallback());
+      } catch (err) {
+        reject(err);
+      }
+    }, ms);
+  });
+  return Promise.race([work(controller.signal), timeout]).finally(() => {
+    clearTimeout(timer);
+    outer.removeEventListener("abort", abort);
+  });
+}
+
+export interface ServerRequestDeps {
+  readonly server: string;
+  readonly entry: McpServerEntry;
+  readonly approvals: ApprovalSurface;
+  readonly runner?: SamplingRunner;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+/**
+ * Handlers for server-initiated requests (spec 6). Sampling is advertised only with `sampling.enabled`
+ * and a runner; elicitation unless `elicitation.enabled: false`. URL-mode elicitation is always declined;
+ * a form goes to the approval surface and is cancelled after `elicitation.timeout`.
+ */
+export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers {
+  const { entry, server, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const handlers: SessionHandlers = {};
+  const runner = deps.runner;
+  if (entry.sampling.enabled && runner !== undefined) {
+    const recent: number[] = [];
+    const settings = entry.sampling;
+    handlers.sampling = async (params, signal): Promise<CreateMessageResult> => {
+      const at = now();
+      while (recent.length > 0 && (recent[0] as number) <= at - 60_000) recent.shift();
+      if (recent.length >= settings.max_requests_per_minute) {
+        logger.warn({ server }, `[mcp] sampling request from ${server} refused: over sampling.max_requests_per_minute`);
+        throw new Error(`sampling rate limit reached (${settings.max_requests_per_minute} per minute)`);
+      }
+      recent.push(at);
+      const maxTokens = Math.min(params.maxTokens, settings.max_tokens);
+      const request = {
+        server,
+        prompt: samplingPrompt(params),
+        maxTokens,
+        ...(params.systemPrompt === undefined ? {} : { systemPrompt: params.systemPrompt }),
+        ...(settings.model === undefined ? {} : { model: settings.model }),
+      };
+      logger.info({ server, maxTokens }, `[mcp] sampling request from ${server}`);
+      const text = await within(
+        (s) => runner(request, s),
+        settings.timeout * 1000,
+        signal,
+        () => {
+          throw new Error(`sampling timed out after ${settings.timeout} s`);
+        },
+      );
+      return { model: settings.model ?? "svc-agent", role: "assistant", content: { type: "text", text }, stopReason: "endTurn" };
+    };
+  }
+  if (entry.elicitation.enabled) {
+    const timeoutMs = entry.elicitation.timeout * 1000;
+    handlers.elicitation = async (params: ElicitRequest["params"], signal): Promise<ElicitResult> => {
+      if (params.mode === "url") {
+        logger.info({ server }, `[mcp] URL-mode elicitation from ${server} declined`);
+        return { action: "decline" };
+      }
+      const request = { server, message: params.message, requestedSchema: params.requestedSchema };
+      return within((s) => deps.approvals.elicit(request, s), timeoutMs, signal, () => {
+        logger.info({ server }, `[mcp] elicitation from ${server} timed out after ${entry.elicitation.timeout} s`);
+        return { action: "cancel" } as ElicitResult;
+      });
+    };
+  }
+  return handlers;
+}

@@ -1,0 +1,45 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ConnectionState } from "../../machines/mcpConnection.js";
+import { writeJsonAtomic } from "../../io/stores/atomicFile.js";
+import type { ReloadSummary } from "./hub.js";
+
+/** One server as `svc mcp list` and the inspector show it. */
+export interface ServerStatus {
+  readonly name: string;
+  readonly transport: "stdio" | "http" | "sse";
+  readonly state: ConnectionState;
+  readonly toolCount: number;
+  readonly lazy: boolean;
+  /** A schema cache exists for the entry as configured now. */
+  readonly cached: boolean;
+  readonly era?: string;
+  readonly lastError?: string;
+  readonly collisions: readonly string[];
+}
+
+/** What the running gateway publishes for the CLI (`<profile root>/mcp-cache/status.json`). */
+export interface StatusFile {
+  readonly pid: number;
+  readonly updatedAt: string;
+  readonly servers: ServerStatus[];
+  readonly lastReload?: ReloadSummary & { readonly at: string };
+}
+
+export function statusPath(cacheDir: string): string {
+  return join(cacheDir, "status.json");
+}
+
+export function writeStatusFile(cacheDir: string, file: StatusFile): void {
+  writeJsonAtomic(statusPath(cacheDir), file);
+}
+
+export function readStatusFile(cacheDir: string): StatusFile | undefined {
+  const path = statusPath(cacheDir);
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as StatusFile;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,142 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import picomatch from "picomatch";
+import type { McpServerEntry } from "../../config/sections/mcp.js";
+
+/** A tool as the agent sees it (spec 2.5). */
+export interface RegisteredTool {
+  /** `mcp__<server>__<tool>`, sanitized. */
+  readonly name: string;
+  readonly server: string;
+  /** The server's own name for it (or the utility name). */
+  readonly original: string;
+  readonly kind: "native" | "utility";
+  readonly description?: string;
+  readonly inputSchema: Record<string, unknown>;
+  readonly readOnly: boolean;
+}
+
+export const UTILITY_TOOLS = {
+  list_resources: { capability: "resources", description: "List the server's resources", input: {} },
+  read_resource: {
+    capability: "resources",
+    description: "Read one resource by URI",
+    input: { uri: { type: "string", description: "Resource URI" } },
+  },
+  list_prompts: { capability: "prompts", description: "List the server's prompts", input: {} },
+  get_prompt: {
+    capability: "prompts",
+    description: "Render one prompt",
+    input: { name: { type: "string" }, arguments: { type: "object", additionalProperties: { type: "string" } } },
+  },
+} as const;
+export type UtilityName = keyof typeof UTILITY_TOOLS;
+
+/** Every character outside `[A-Za-z0-9_]` becomes `_`. */
+export function sanitize(name: string): string {
+  return name.replace(/[^A-Za-z0-9_]/g, "_");
+}
+
+export function registeredName(server: string, tool: string): string {
+  return `mcp__${sanitize(server)}__${sanitize(tool)}`;
+}
+
+/** `readOnlyHint: true` from the server (the snake-case `read_only_hint` spelling counts too). */
+export function isReadOnly(tool: Pick<Tool, "annotations">): boolean {
+  const annotations = (tool.annotations ?? {}) as Record<string, unknown>;
+  return annotations.readOnlyHint === true || annotations.read_only_hint === true;
+}
+
+function matcher(patterns: readonly string[]): (name: string) => boolean {
+  // fnmatch semantics: `*` also crosses dots and slashes, names match whole.
+  const test = picomatch(patterns as string[], { dot: true, bash: true, nonegate: true, noextglob: true });
+  return (name) => patterns.includes(name) || test(name);
+}
+
+/** Spec 2.2 rules 1-3 and 6: include wins over exclude; both match the server's original names. */
+export function selectTools<T extends { name: string }>(tools: readonly T[], policy: McpServerEntry["tools"]): T[] {
+  if (policy.include !== undefined) {
+    const included = matcher(policy.include);
+    return tools.filter((t) => included(t.name));
+  }
+  if (policy.exclude !== undefined) {
+    const excluded = matcher(policy.exclude);
+    return tools.filter((t) => !excluded(t.name));
+  }
+  return [...tools];
+}
+
+export interface Toolset {
+  readonly tools: RegisteredTool[];
+  /** Human-readable reports of names that could not be registered. */
+  readonly collisions: string[];
+}
+
+/**
+ * The toolset of one server: filtered native tools plus the utility tools that are both enabled and
+ * backed by a session capability (rule 4). An empty result means no toolset (rule 5). Two originals that
+ * sanitize to one name: the first keeps it, the second is reported and not registered.
+ */
+export function buildToolset(
+  server: string,
+  tools: readonly Tool[],
+  capabilities: { resources: boolean; prompts: boolean },
+  policy: McpServerEntry["tools"],
+): Toolset {
+  const out: RegisteredTool[] = [];
+  const collisions: string[] = [];
+  const owner = new Map<string, string>();
+  const add = (tool: RegisteredTool) => {
+    const first = owner.get(tool.name);
+    if (first !== undefined) {
+      collisions.push(`${server}: "${tool.original}" and "${first}" both register as ${tool.name}; "${tool.original}" is skipped`);
+      return;
+    }
+    owner.set(tool.name, tool.original);
+    out.push(tool);
+  };
+  for (const tool of selectTools(tools, policy)) {
+    add({
+      name: registeredName(server, tool.name),
+      server,
+      original: tool.name,
+      kind: "native",
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      inputSchema: tool.inputSchema as Record<string, unknown>,
+      readOnly: isReadOnly(tool),
+    });
+  }
+  for (const [name, spec] of Object.entries(UTILITY_TOOLS)) {
+    const enabled = spec.capability === "resources" ? policy.resources : policy.prompts;
+    if (!enabled || !capabilities[spec.capability]) continue;
+    add({
+      name: registeredName(server, name),
+      server,
+      original: name,
+      kind: "utility",
+      description: spec.description,
+      inputSchema: { type: "object", properties: spec.input },
+      readOnly: true,
+    });
+  }
+  return { tools: out, collisions };
+}
+
+/** Across servers (in configuration order) the first server keeps a name; later ones are reported. */
+export function mergeToolsets(toolsets: ReadonlyArray<readonly [string, Toolset]>): Toolset {
+  const taken = new Map<string, string>();
+  const tools: RegisteredTool[] = [];
+  const collisions: string[] = [];
+  for (const [server, set] of toolsets) {
+    collisions.push(...set.collisions);
+    for (const tool of set.tools) {
+      const holder = taken.get(tool.name);
+      if (holder !== undefined && holder !== server) {
+        collisions.push(`${server}: "${tool.original}" registers as ${tool.name}, already taken by server ${holder}; skipped`);
+        continue;
+      }
+      taken.set(tool.name, server);
+      tools.push(tool);
+    }
+  }
+  return { tools, collisions };
+}

@@ -1,0 +1,40 @@
+import { join, resolve } from "node:path";
+import { type ApprovalSurface, policyApprovals } from "../../../src/actors/mcp/approvals.js";
+import { type HubOptions, McpHub } from "../../../src/actors/mcp/hub.js";
+import { readEnvFile } from "../../../src/config/load.js";
+import { type McpServerEntry, mcpServerSchema } from "../../../src/config/sections/mcp.js";
+import { silentLogger } from "../../../src/io/log.js";
+import type { TempHome } from "../../helpers/home.js";
+
+export const STDIO_FIXTURE = resolve(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
+
+export function entry(raw: Record<string, unknown>): McpServerEntry {
+  return mcpServerSchema.parse(raw);
+}
+
+export function stdioEntry(mode = "legacy", extra: Record<string, unknown> = {}, flags: string[] = []): McpServerEntry {
+  return entry({ command: process.execPath, args: [STDIO_FIXTURE, mode, ...flags], ...extra });
+}
+
+/** A hub over a temp SVC_HOME: `.env` of the home is re-read at each connect, like the gateway does. */
+export function makeHub(
+  home: TempHome,
+  servers: Record<string, McpServerEntry>,
+  options: Partial<HubOptions> & { approvals?: ApprovalSurface; env?: NodeJS.ProcessEnv } = {},
+): McpHub {
+  const env = options.env ?? { PATH: process.env.PATH };
+  const hub = new McpHub({
+    servers,
+    cacheDir: join(home.dir, "mcp-cache"),
+    scope: () => ({ secrets: readEnvFile(join(home.dir, ".env")), env }),
+    logger: silentLogger(),
+    approvals: options.approvals ?? policyApprovals("deny", silentLogger()),
+    ...options,
+  });
+  hub.start();
+  return hub;
+}
+
+export function text(result: { content: unknown }): string {
+  return (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("");
+}

@@ -1,0 +1,146 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { McpHub } from "../../../src/actors/mcp/hub.js";
+import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
+import { silentLogger } from "../../../src/io/log.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { makeHub, stdioEntry, text } from "./harness.js";
+
+let home: TempHome;
+const hubs: McpHub[] = [];
+beforeEach(() => {
+  home = tempHome();
+});
+afterEach(async () => {
+  await Promise.all(hubs.splice(0).map((h) => h.stop()));
+  home.cleanup();
+});
+function hub(...args: Parameters<typeof makeHub>): McpHub {
+  const h = makeHub(...args);
+  hubs.push(h);
+  return h;
+}
+
+describe("stdio servers (real subprocess)", () => {
+  it("connects, registers mcp__<server>__<tool> with sanitized names, and calls a tool", async () => {
+    const h = hub(home, { "fx.one": stdioEntry() });
+    expect((await h.settled("fx.one")).state).toBe("connected");
+    const names = h.tools().map((t) => [t.name, t.original]);
+    expect(names).toContainEqual(["mcp__fx_one__write_note", "write-note"]);
+    expect(names).toContainEqual(["mcp__fx_one__snake_ro", "snake.ro"]);
+    expect(text(await h.call("fx.one", "echo", { text: "hi" }))).toBe("hi");
+    expect(text(await h.callRegistered("mcp__fx_one__add", { a: 2, b: 3 }))).toBe("5");
+  });
+
+  it("gives the child a minimal environment plus env, never the parent's secrets; ${VAR} comes from .env", async () => {
+    home.write(".env", "API_KEY=from-dotenv\n");
+    const h = hub(home, { fx: stdioEntry("legacy", { env: { PASSED: "${API_KEY}", LITERAL: "${NOPE_UNSET}" } }) }, {
+      env: { PATH: process.env.PATH, HOME: "/tmp", SECRET_TOKEN: "s3cr3t", LANG: "C.UTF-8" },
+      parentEnv: { PATH: process.env.PATH, HOME: "/tmp", SECRET_TOKEN: "s3cr3t", LANG: "C.UTF-8", LC_ALL: "C" },
+    });
+    expect(text(await h.call("fx", "env", { name: "SECRET_TOKEN" }))).toBe("(unset)");
+    expect(text(await h.call("fx", "env", { name: "PASSED" }))).toBe("from-dotenv");
+    expect(text(await h.call("fx", "env", { name: "LITERAL" }))).toBe("${NOPE_UNSET}");
+    expect(text(await h.call("fx", "env", { name: "LC_ALL" }))).toBe("C");
+  });
+
+  it("returns isError results as results, and times a call out after `timeout`", async () => {
+    const h = hub(home, { fx: stdioEntry("legacy", { timeout: 0.3 }) });
+    const failed = await h.call("fx", "fail", {});
+    expect(failed.isError).toBe(true);
+    await expect(h.call("fx", "slow", { ms: 3000 })).rejects.toMatchObject({
+      code: "mcp_timeout",
+      message: expect.stringMatching(/"slow" did not answer within 0.3 s/),
+    });
+  });
+
+  it("serializes calls to one server unless supports_parallel_tool_calls", async () => {
+    const serial = hub(home, { fx: stdioEntry() });
+    const parallel = hub(home, { fx: stdioEntry("legacy", { supports_parallel_tool_calls: true }) });
+    await Promise.all([serial.settled("fx"), parallel.settled("fx")]);
+    const timed = async (h: McpHub) => {
+      const start = performance.now();
+      await Promise.all([h.call("fx", "slow", { ms: 400 }), h.call("fx", "slow", { ms: 400 })]);
+      return performance.now() - start;
+    };
+    expect(await timed(serial)).toBeGreaterThanOrEqual(790);
+    expect(await timed(parallel)).toBeLessThan(700);
+  });
+
+  it("tools.include wins over exclude, with fnmatch globs against original names", async () => {
+    const h = hub(home, {
+      inc: stdioEntry("legacy", { tools: { include: ["e*", "write-note"], exclude: ["echo"] } }),
+      exc: stdioEntry("legacy", { tools: { exclude: "s*" } }),
+    });
+    await Promise.all([h.settled("inc"), h.settled("exc")]);
+    expect(h.toolsOf("inc").map((t) => t.original).sort()).toEqual(["echo", "env", "write-note"]);
+    const exc = h.toolsOf("exc").map((t) => t.original);
+    expect(exc).not.toContain("slow");
+    expect(exc).not.toContain("snake.ro");
+    expect(exc).toContain("echo");
+    await expect(h.call("inc", "add", { a: 1, b: 1 })).rejects.toMatchObject({ code: "mcp_call" });
+  });
+
+  it("registers utility tools only when enabled and the server has the capability", async () => {
+    const h = hub(home, {
+      on: stdioEntry("legacy", { tools: { include: "none-match", resources: true, prompts: "yes" } }),
+      off: stdioEntry("legacy", { tools: { include: "echo" } }),
+      nocap: stdioEntry("legacy", { tools: { include: "none", resources: true, prompts: true } }, ["--no-resources", "--no-prompts"]),
+    });
+    await Promise.all([h.settled("on"), h.settled("off"), h.settled("nocap")]);
+    expect(h.toolsOf("on").map((t) => t.name).sort()).toEqual([
+      "mcp__on__get_prompt",
+      "mcp__on__list_prompts",
+      "mcp__on__list_resources",
+      "mcp__on__read_resource",
+    ]);
+    expect(h.toolsOf("off").map((t) => t.original)).toEqual(["echo"]);
+    // Filtering left nothing and the capabilities are missing: no empty toolset.
+    expect(h.toolsOf("nocap")).toEqual([]);
+    expect(h.tools().some((t) => t.server === "nocap")).toBe(false);
+    expect(text(await h.call("on", "read_resource", { uri: "note://readme" }))).toContain("read me");
+    expect(text(await h.call("on", "get_prompt", { name: "greet", arguments: { who: "x" } }))).toContain("hello x");
+  });
+
+  it("reports a cross-server name collision and does not shadow the first server's tool", async () => {
+    const h = hub(home, { "a.b": stdioEntry("legacy", { tools: { include: "echo" } }), a_b: stdioEntry("legacy", { tools: { include: "echo" } }) });
+    await Promise.all([h.settled("a.b"), h.settled("a_b")]);
+    const echo = h.tools().filter((t) => t.name === "mcp__a_b__echo");
+    expect(echo).toEqual([expect.objectContaining({ server: "a.b" })]);
+    expect(h.collisions()).toEqual([expect.stringMatching(/a_b: "echo" registers as mcp__a_b__echo, already taken by server a\.b/)]);
+  });
+
+  it("enabled: false: no process, no discovery, no tools", async () => {
+    const h = hub(home, { off: stdioEntry("legacy", { enabled: false }) });
+    expect(h.status()[0]).toMatchObject({ state: "disabled", toolCount: 0 });
+    expect(h.tools()).toEqual([]);
+    await expect(h.call("off", "echo", { text: "x" })).rejects.toMatchObject({ message: expect.stringMatching(/disabled/) });
+  });
+});
+
+describe("trust (spec 2.1 trust rules)", () => {
+  it("untrusted: unannotated tools need approval; denial fails closed; readOnlyHint (either spelling) skips it", async () => {
+    const h = hub(home, { u: stdioEntry("legacy", { trust: "untrusted" }), typo: stdioEntry("legacy", { trust: "ful" }) });
+    await expect(h.call("u", "write-note", { text: "x" })).rejects.toMatchObject({ code: "approval_denied" });
+    await expect(h.call("typo", "add", { a: 1, b: 2 })).rejects.toMatchObject({ code: "approval_denied" });
+    expect(text(await h.call("u", "echo", { text: "ro" }))).toBe("ro");
+    expect(text(await h.call("u", "snake.ro", {}))).toBe("snake");
+  });
+
+  it("an approving surface lets the call run; trust: full never asks", async () => {
+    const asked: string[] = [];
+    const allow = policyApprovals("allow", silentLogger());
+    const h = hub(home, { u: stdioEntry("legacy", { trust: "untrusted" }), f: stdioEntry() }, {
+      approvals: { approve: async (r, s) => (asked.push(r.tool), allow.approve(r, s)), elicit: allow.elicit },
+    });
+    expect(text(await h.call("u", "add", { a: 1, b: 2 }))).toBe("3");
+    expect(text(await h.call("f", "add", { a: 1, b: 2 }))).toBe("3");
+    expect(asked).toEqual(["add"]);
+  });
+
+  it("an approval that never comes times out and fails closed", async () => {
+    const h = hub(home, { u: stdioEntry("legacy", { trust: "untrusted", timeout: 0.2 }) }, {
+      approvals: { approve: (_r, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve(true))), elicit: async () => ({ action: "decline" }) },
+    });
+    await expect(h.call("u", "add", { a: 1, b: 2 })).rejects.toMatchObject({ code: "approval_denied", message: expect.stringMatching(/not given in time/) });
+  });
+});
