@@ -1,0 +1,80 @@
+import { sign } from "@octokit/webhooks-methods";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { RECORDER_AGENT, type TestGateway, readRun, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+const SECRET = "profile-secret";
+const UNKNOWN = { status: 404, body: { error: "Unknown route" } };
+
+describe("profile-prefixed routing (spec 4.1, 5 rule 3) with gateway.multiplex_profiles on", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      files: {
+        "agent/recorder.sh": RECORDER_AGENT,
+        "profiles/work/scripts/tag.sh": "cat >/dev/null\necho 'from work profile'\n",
+        "scripts/tag.sh": "cat >/dev/null\necho 'from default profile'\n",
+      },
+      config: webhookConfig(
+        {
+          work_only: { secret: SECRET, profile: "work", script: "tag.sh", prompt: "{script_output}" },
+          unbound: { secret: SECRET, script: "tag.sh", prompt: "{script_output}" },
+        },
+        { rate_limit: 1000 },
+        { gateway: { multiplex_profiles: true }, agent: { provider: "command", command: ["bash", "${SVC_HOME}/agent/recorder.sh"] } },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  const signed = async (path: string, body: Record<string, unknown> = {}) => {
+    const text = JSON.stringify(body);
+    return postJson(gw.url(path), text, { "X-Hub-Signature-256": await sign(SECRET, text) });
+  };
+  const prompt = (id: string) =>
+    vi.waitFor(
+      () => {
+        const run = readRun(gw.home, id);
+        if (run === undefined) throw new Error("not yet");
+        return run.prompt;
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+
+  it("a bound route answers under its own profile, and its script comes from that profile's scripts/", async () => {
+    const res = await signed("/p/work/webhooks/work_only");
+    expect(res).toMatchObject({ status: 202, body: { route: "work_only" } });
+    expect(await prompt(res.body.delivery_id as string)).toBe("from work profile");
+  });
+
+  it("a validly signed request under another profile or without a prefix looks exactly like an unknown route", async () => {
+    expect(await signed("/p/home/webhooks/work_only")).toMatchObject(UNKNOWN);
+    expect(await signed("/p/default/webhooks/work_only")).toMatchObject(UNKNOWN);
+    expect(await signed("/webhooks/work_only")).toMatchObject(UNKNOWN);
+    expect(await signed("/p/home/webhooks/no_such_route")).toMatchObject(UNKNOWN);
+  });
+
+  it("the mismatch is decided before auth: an unsigned probe gets the same 404, not a 401", async () => {
+    expect(await postJson(gw.url("/p/home/webhooks/work_only"), {})).toMatchObject(UNKNOWN);
+  });
+
+  it("an unbound route is default-profile-only: /webhooks/<r> and /p/default/webhooks/<r>", async () => {
+    const plain = await signed("/webhooks/unbound");
+    expect(plain.status).toBe(202);
+    expect(await prompt(plain.body.delivery_id as string)).toBe("from default profile");
+    expect((await signed("/p/default/webhooks/unbound")).status).toBe(202);
+    expect(await signed("/p/work/webhooks/unbound")).toMatchObject(UNKNOWN);
+  });
+});
+
+describe("with multiplexing off", () => {
+  it("profile-prefixed paths do not exist and a profile binding is not enforced", async () => {
+    const gw = await startTestGateway({ config: webhookConfig({ bound: { secret: "INSECURE_NO_AUTH", profile: "work" } }) });
+    try {
+      expect(await postJson(gw.url("/p/work/webhooks/bound"), {})).toMatchObject({ status: 404, body: { error: "Not found" } });
+      expect(await postJson(gw.url("/webhooks/bound"), {})).toMatchObject({ status: 202 });
+    } finally {
+      await gw.stop();
+    }
+  });
+});
