@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { sendChat } from "./chat.js";
-import { httpCall, joinUrl } from "./httpJson.js";
+import { chatTarget } from "./chat.js";
+import { platformClient } from "./client.js";
 import type { DeliveryTarget } from "./target.js";
 
 /**
@@ -12,38 +12,20 @@ export const BLUEBUBBLES_LIMIT = 10_000;
 
 export function bluebubblesTarget(settings: PlatformConfig<"bluebubbles">): DeliveryTarget {
   const password = settings.password ?? "";
-  const base = settings.base_url ?? "";
-  const timeoutMs = settings.timeout_seconds * 1000;
-  const secrets = [password];
-  // The password travels in the query string: these URLs never reach a log line.
-  const url = (path: string) => joinUrl(base, `${path}?password=${encodeURIComponent(password)}`);
-  return {
+  const api = platformClient("bluebubbles", { baseUrl: settings.base_url ?? "", timeoutSeconds: settings.timeout_seconds, secrets: [password] });
+  // The password travels in the query string; request URLs never reach a log line or an error.
+  const withPassword = (path: string) => `${path}?password=${encodeURIComponent(password)}`;
+  return chatTarget({
     name: "bluebubbles",
-    chat: true,
+    limit: BLUEBUBBLES_LIMIT,
+    homeChannel: settings.home_channel,
     async check(signal) {
-      await httpCall({ platform: "bluebubbles", action: "ping", method: "GET", url: url("/api/v1/ping"), timeoutMs, signal, secrets });
+      await api.call("ping", "GET", withPassword("/api/v1/ping"), { signal });
     },
-    send(message, signal, options) {
-      return sendChat(
-        {
-          platform: "bluebubbles",
-          limit: BLUEBUBBLES_LIMIT,
-          homeChannel: settings.home_channel,
-          sendPart: (chatGuid, text) =>
-            httpCall({
-              platform: "bluebubbles",
-              action: "message/text",
-              method: "POST",
-              url: url("/api/v1/message/text"),
-              json: { chatGuid, tempGuid: randomUUID(), message: text, method: settings.method },
-              timeoutMs,
-              signal,
-              secrets,
-            }),
-        },
-        message,
-        options,
-      );
-    },
-  };
+    sendPart: ({ chatId, text, signal }) =>
+      api.call("message/text", "POST", withPassword("/api/v1/message/text"), {
+        json: { chatGuid: chatId, tempGuid: randomUUID(), message: text, method: settings.method },
+        signal,
+      }),
+  });
 }

@@ -1,5 +1,5 @@
 import { type SizeUnit, splitMessage } from "./split.js";
-import { DeliveryError, type DeliveryMessage, type DeliveryReceipt, runOnce, type SendOptions } from "./target.js";
+import { DeliveryError, type DeliveryMessage, type DeliveryReceipt, type DeliveryTarget, runOnce, type SendOptions } from "./target.js";
 
 /** `deliver_extra.chat_id`, else the platform's home channel (spec 4.4). */
 export function resolveChatId(
@@ -25,24 +25,45 @@ export function threadOf(message: DeliveryMessage): string | undefined {
   return thread === "" ? undefined : thread;
 }
 
-export interface ChatSpec {
-  readonly platform: string;
+/** One part of a (possibly split) message, as a chat adapter sends it. */
+export interface ChatPart {
+  readonly chatId: string;
+  readonly text: string;
+  /** 0-based position of the part. */
+  readonly index: number;
+  readonly message: DeliveryMessage;
+  readonly signal: AbortSignal | undefined;
+}
+
+export interface ChatTargetSpec {
+  readonly name: string;
   /** The platform's documented message-size limit. */
   readonly limit: number;
   readonly unit?: SizeUnit;
   readonly homeChannel: string | undefined;
-  sendPart(chatId: string, text: string, index: number): Promise<unknown>;
+  check?(signal?: AbortSignal): Promise<string | void>;
+  sendPart(part: ChatPart): Promise<unknown>;
 }
 
-/** Splits the text to the platform's limit and sends the parts in order, each as one (retryable) step. */
-export async function sendChat(spec: ChatSpec, message: DeliveryMessage, options: SendOptions = {}): Promise<DeliveryReceipt> {
-  const chatId = resolveChatId(spec.platform, message, spec.homeChannel);
-  const runStep = options.runStep ?? runOnce;
-  const parts = splitMessage(message.text, spec.limit, spec.unit);
-  for (const [index, part] of parts.entries()) {
-    await runStep(() => spec.sendPart(chatId, part, index));
-  }
-  return { chatId, parts: parts.length };
+/**
+ * A chat platform target (chat_1..chat_13): resolves the chat, splits the text to the platform's limit
+ * and sends the parts in order, each as one (retryable) step.
+ */
+export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
+  return {
+    name: spec.name,
+    chat: true,
+    ...(spec.check === undefined ? {} : { check: spec.check }),
+    async send(message, signal, options: SendOptions = {}): Promise<DeliveryReceipt> {
+      const chatId = resolveChatId(spec.name, message, spec.homeChannel);
+      const runStep = options.runStep ?? runOnce;
+      const parts = splitMessage(message.text, spec.limit, spec.unit);
+      for (const [index, text] of parts.entries()) {
+        await runStep(() => spec.sendPart({ chatId, text, index, message, signal }));
+      }
+      return { chatId, parts: parts.length };
+    },
+  };
 }
 
 /** Converts a numeric id (`"12"`) to a number, as JSON APIs expect; other ids stay strings. */

@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { sendChat } from "./chat.js";
-import { httpCall, joinUrl, refused } from "./httpJson.js";
+import { chatTarget } from "./chat.js";
+import { platformClient } from "./client.js";
+import { refused } from "./httpJson.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
 import { tokenCache } from "./tokenCache.js";
 
@@ -14,55 +15,28 @@ export function dingtalkTarget(settings: PlatformConfig<"dingtalk">, deps: Targe
   const clientId = settings.client_id ?? "";
   const clientSecret = settings.client_secret ?? "";
   const robotCode = settings.robot_code ?? clientId;
-  const timeoutMs = settings.timeout_seconds * 1000;
-  const secrets = [clientSecret];
+  const api = platformClient("dingtalk", { baseUrl: settings.base_url, timeoutSeconds: settings.timeout_seconds, secrets: [clientSecret] });
   const tokens = tokenCache(async (signal) => {
-    const answer = await httpCall({
-      platform: "dingtalk",
-      action: "oauth2/accessToken",
-      method: "POST",
-      url: joinUrl(settings.base_url, "/v1.0/oauth2/accessToken"),
-      json: { appKey: clientId, appSecret: clientSecret },
-      timeoutMs,
-      signal,
-      secrets,
-    });
+    const json = { appKey: clientId, appSecret: clientSecret };
+    const answer = await api.call("oauth2/accessToken", "POST", "/v1.0/oauth2/accessToken", { json, signal });
     const body = answer.body as { accessToken?: string; expireIn?: number } | undefined;
-    if (typeof body?.accessToken !== "string") throw refused("dingtalk", "oauth2/accessToken", answer.text, secrets);
+    if (typeof body?.accessToken !== "string") throw refused("dingtalk", "oauth2/accessToken", answer.text, [clientSecret]);
     return { token: body.accessToken, expiresInSeconds: body.expireIn ?? 7200 };
   }, deps.now);
 
-  return {
+  return chatTarget({
     name: "dingtalk",
-    chat: true,
+    limit: DINGTALK_LIMIT,
+    homeChannel: settings.home_channel,
     async check(signal) {
       await tokens.get(signal);
       return robotCode;
     },
-    send(message, signal, options) {
-      return sendChat(
-        {
-          platform: "dingtalk",
-          limit: DINGTALK_LIMIT,
-          homeChannel: settings.home_channel,
-          sendPart: async (openConversationId, content) => {
-            const token = await tokens.get(signal);
-            return httpCall({
-              platform: "dingtalk",
-              action: "robot/groupMessages/send",
-              method: "POST",
-              url: joinUrl(settings.base_url, "/v1.0/robot/groupMessages/send"),
-              headers: { "x-acs-dingtalk-access-token": token },
-              json: { msgParam: JSON.stringify({ content }), msgKey: "sampleText", openConversationId, robotCode },
-              timeoutMs,
-              signal,
-              secrets: [...secrets, token],
-            });
-          },
-        },
-        message,
-        options,
-      );
+    async sendPart({ chatId, text, signal }) {
+      const token = await tokens.get(signal);
+      const json = { msgParam: JSON.stringify({ content: text }), msgKey: "sampleText", openConversationId: chatId, robotCode };
+      const headers = { "x-acs-dingtalk-access-token": token };
+      return api.call("robot/groupMessages/send", "POST", "/v1.0/robot/groupMessages/send", { json, headers, secrets: [token], signal });
     },
-  };
+  });
 }

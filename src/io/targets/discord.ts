@@ -1,6 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { sendChat } from "./chat.js";
-import { httpCall, joinUrl } from "./httpJson.js";
+import { chatTarget } from "./chat.js";
+import { platformClient, stringField } from "./client.js";
 import type { DeliveryTarget } from "./target.js";
 
 /** https://discord.com/developers/docs/resources/message#create-message (content up to 2000 characters). */
@@ -8,40 +8,18 @@ export const DISCORD_LIMIT = 2000;
 
 export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarget {
   const token = settings.token ?? "";
-  const timeoutMs = settings.timeout_seconds * 1000;
-  const headers = { authorization: `Bot ${token}` };
-  const secrets = [token];
-  return {
+  const api = platformClient("discord", {
+    baseUrl: settings.base_url,
+    timeoutSeconds: settings.timeout_seconds,
+    headers: { authorization: `Bot ${token}` },
+    secrets: [token],
+  });
+  return chatTarget({
     name: "discord",
-    chat: true,
-    async check(signal) {
-      const url = joinUrl(settings.base_url, "/api/v10/users/@me");
-      const me = await httpCall({ platform: "discord", action: "users/@me", method: "GET", url, headers, timeoutMs, signal, secrets });
-      const name = (me.body as { username?: string } | undefined)?.username;
-      return name;
-    },
-    send(message, signal, options) {
-      return sendChat(
-        {
-          platform: "discord",
-          limit: DISCORD_LIMIT,
-          homeChannel: settings.home_channel,
-          sendPart: (channelId, content) =>
-            httpCall({
-              platform: "discord",
-              action: "create message",
-              method: "POST",
-              url: joinUrl(settings.base_url, `/api/v10/channels/${encodeURIComponent(channelId)}/messages`),
-              headers,
-              json: { content },
-              timeoutMs,
-              signal,
-              secrets,
-            }),
-        },
-        message,
-        options,
-      );
-    },
-  };
+    limit: DISCORD_LIMIT,
+    homeChannel: settings.home_channel,
+    check: async (signal) => stringField(await api.call("users/@me", "GET", "/api/v10/users/@me", { signal }), "username"),
+    sendPart: ({ chatId, text, signal }) =>
+      api.call("create message", "POST", `/api/v10/channels/${encodeURIComponent(chatId)}/messages`, { json: { content: text }, signal }),
+  });
 }

@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { sendChat } from "./chat.js";
-import { httpCall, joinUrl, refused } from "./httpJson.js";
+import { chatTarget } from "./chat.js";
+import { platformClient } from "./client.js";
+import { refused } from "./httpJson.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
 import { tokenCache } from "./tokenCache.js";
 
@@ -19,62 +20,43 @@ export function receiveIdType(id: string): string {
   return "chat_id";
 }
 
+interface FeishuAnswer {
+  code?: number;
+  msg?: string;
+  tenant_access_token?: string;
+  expire?: number;
+}
+
 export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDeps): DeliveryTarget {
   const appSecret = settings.app_secret ?? "";
-  const timeoutMs = settings.timeout_seconds * 1000;
-  const secrets = [appSecret];
+  const api = platformClient("feishu", { baseUrl: settings.base_url, timeoutSeconds: settings.timeout_seconds, secrets: [appSecret] });
   const tokens = tokenCache(async (signal) => {
-    const answer = await httpCall({
-      platform: "feishu",
-      action: "tenant_access_token",
-      method: "POST",
-      url: joinUrl(settings.base_url, "/open-apis/auth/v3/tenant_access_token/internal"),
-      json: { app_id: settings.app_id, app_secret: appSecret },
-      timeoutMs,
-      signal,
-      secrets,
-    });
-    const body = answer.body as { code?: number; msg?: string; tenant_access_token?: string; expire?: number } | undefined;
+    const json = { app_id: settings.app_id, app_secret: appSecret };
+    const answer = await api.call("tenant_access_token", "POST", "/open-apis/auth/v3/tenant_access_token/internal", { json, signal });
+    const body = answer.body as FeishuAnswer | undefined;
     if (body?.code !== 0 || typeof body.tenant_access_token !== "string") {
-      throw refused("feishu", "tenant_access_token", body?.msg ?? answer.text, secrets);
+      throw refused("feishu", "tenant_access_token", body?.msg ?? answer.text, [appSecret]);
     }
     return { token: body.tenant_access_token, expiresInSeconds: body.expire ?? 7200 };
   }, deps.now);
 
-  return {
+  return chatTarget({
     name: "feishu",
-    chat: true,
+    limit: FEISHU_LIMIT,
+    unit: "utf8",
+    homeChannel: settings.home_channel,
     async check(signal) {
       await tokens.get(signal);
       return settings.app_id;
     },
-    send(message, signal, options) {
-      return sendChat(
-        {
-          platform: "feishu",
-          limit: FEISHU_LIMIT,
-          unit: "utf8",
-          homeChannel: settings.home_channel,
-          sendPart: async (receiveId, text) => {
-            const token = await tokens.get(signal);
-            const answer = await httpCall({
-              platform: "feishu",
-              action: "im/v1/messages",
-              method: "POST",
-              url: joinUrl(settings.base_url, `/open-apis/im/v1/messages?receive_id_type=${receiveIdType(receiveId)}`),
-              headers: { authorization: `Bearer ${token}` },
-              json: { receive_id: receiveId, msg_type: "text", content: JSON.stringify({ text }) },
-              timeoutMs,
-              signal,
-              secrets: [...secrets, token],
-            });
-            const body = answer.body as { code?: number; msg?: string } | undefined;
-            if (body?.code !== 0) throw refused("feishu", "im/v1/messages", `${body?.code ?? "?"} ${body?.msg ?? answer.text}`, secrets);
-          },
-        },
-        message,
-        options,
-      );
+    async sendPart({ chatId, text, signal }) {
+      const token = await tokens.get(signal);
+      const path = `/open-apis/im/v1/messages?receive_id_type=${receiveIdType(chatId)}`;
+      const json = { receive_id: chatId, msg_type: "text", content: JSON.stringify({ text }) };
+      const headers = { authorization: `Bearer ${token}` };
+      const answer = await api.call("im/v1/messages", "POST", path, { json, headers, secrets: [token], signal });
+      const body = answer.body as FeishuAnswer | undefined;
+      if (body?.code !== 0) throw refused("feishu", "im/v1/messages", `${body?.code ?? "?"} ${body?.msg ?? answer.text}`, [appSecret, token]);
     },
-  };
+  });
 }

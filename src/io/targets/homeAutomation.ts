@@ -1,5 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { httpCall, joinUrl } from "./httpJson.js";
+import { platformClient, stringField } from "./client.js";
 import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
 
 const SERVICE_NAME = /^[a-z0-9_]+$/;
@@ -10,34 +10,23 @@ const SERVICE_NAME = /^[a-z0-9_]+$/;
  */
 export function homeAutomationTarget(settings: PlatformConfig<"home_automation">): DeliveryTarget {
   const token = settings.token ?? "";
-  const timeoutMs = settings.timeout_seconds * 1000;
-  const headers = { authorization: `Bearer ${token}` };
-  const secrets = [token];
+  const api = platformClient("home_automation", {
+    baseUrl: settings.base_url,
+    timeoutSeconds: settings.timeout_seconds,
+    headers: { authorization: `Bearer ${token}` },
+    secrets: [token],
+  });
   return {
     name: "home_automation",
-    async check(signal) {
-      const answer = await httpCall({ platform: "home_automation", action: "api status", method: "GET", url: joinUrl(settings.base_url, "/api/"), headers, timeoutMs, signal, secrets });
-      return (answer.body as { message?: string } | undefined)?.message;
-    },
+    check: async (signal) => stringField(await api.call("api status", "GET", "/api/", { signal }), "message"),
     async send(message, signal, options = {}) {
       const service = message.extra.chat_id?.trim() || message.extra.service?.trim() || settings.home_channel || "notify";
       if (!SERVICE_NAME.test(service)) {
         throw new DeliveryError(`home_automation: "${service}" is not a notify service name (lower-case letters, digits, "_")`, false);
       }
       const title = message.extra.title;
-      await (options.runStep ?? runOnce)(() =>
-        httpCall({
-          platform: "home_automation",
-          action: `notify.${service}`,
-          method: "POST",
-          url: joinUrl(settings.base_url, `/api/services/notify/${service}`),
-          headers,
-          json: { message: message.text, ...(title === undefined ? {} : { title }) },
-          timeoutMs,
-          signal,
-          secrets,
-        }),
-      );
+      const json = { message: message.text, ...(title === undefined ? {} : { title }) };
+      await (options.runStep ?? runOnce)(() => api.call(`notify.${service}`, "POST", `/api/services/notify/${service}`, { json, signal }));
       return { chatId: service };
     },
   };

@@ -1,6 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { sendChat } from "./chat.js";
-import { httpCall, joinUrl } from "./httpJson.js";
+import { chatTarget } from "./chat.js";
+import { platformClient, stringField } from "./client.js";
 import type { DeliveryTarget } from "./target.js";
 
 /**
@@ -11,43 +11,23 @@ export const MATRIX_LIMIT = 32_000;
 
 export function matrixTarget(settings: PlatformConfig<"matrix">): DeliveryTarget {
   const token = settings.token ?? "";
-  const timeoutMs = settings.timeout_seconds * 1000;
-  const headers = { authorization: `Bearer ${token}` };
-  const secrets = [token];
-  return {
+  const api = platformClient("matrix", {
+    baseUrl: settings.base_url,
+    timeoutSeconds: settings.timeout_seconds,
+    headers: { authorization: `Bearer ${token}` },
+    secrets: [token],
+  });
+  return chatTarget({
     name: "matrix",
-    chat: true,
-    async check(signal) {
-      const url = joinUrl(settings.base_url, "/_matrix/client/v3/account/whoami");
-      const answer = await httpCall({ platform: "matrix", action: "whoami", method: "GET", url, headers, timeoutMs, signal, secrets });
-      return (answer.body as { user_id?: string } | undefined)?.user_id;
+    limit: MATRIX_LIMIT,
+    unit: "utf8",
+    homeChannel: settings.home_channel,
+    check: async (signal) => stringField(await api.call("whoami", "GET", "/_matrix/client/v3/account/whoami", { signal }), "user_id"),
+    // A transaction id derived from the delivery makes a retried PUT idempotent on the homeserver.
+    sendPart({ chatId, text, index, message, signal }) {
+      const txn = encodeURIComponent(`svc-${message.deliveryId}-${index}`);
+      const path = `/_matrix/client/v3/rooms/${encodeURIComponent(chatId)}/send/m.room.message/${txn}`;
+      return api.call("send m.room.message", "PUT", path, { json: { msgtype: "m.text", body: text }, signal });
     },
-    send(message, signal, options) {
-      return sendChat(
-        {
-          platform: "matrix",
-          limit: MATRIX_LIMIT,
-          unit: "utf8",
-          homeChannel: settings.home_channel,
-          // A transaction id derived from the delivery makes a retried PUT idempotent on the homeserver.
-          sendPart: (roomId, body, index) => {
-            const txn = encodeURIComponent(`svc-${message.deliveryId}-${index}`);
-            return httpCall({
-              platform: "matrix",
-              action: "send m.room.message",
-              method: "PUT",
-              url: joinUrl(settings.base_url, `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/m.room.message/${txn}`),
-              headers,
-              json: { msgtype: "m.text", body },
-              timeoutMs,
-              signal,
-              secrets,
-            });
-          },
-        },
-        message,
-        options,
-      );
-    },
-  };
+  });
 }

@@ -1,6 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { sendChat, threadOf } from "./chat.js";
-import { httpCall, joinUrl } from "./httpJson.js";
+import { chatTarget, threadOf } from "./chat.js";
+import { platformClient, stringField } from "./client.js";
 import type { DeliveryTarget } from "./target.js";
 
 /** REST API v4 `POST /api/v4/posts`; a post's `message` holds up to 16383 characters. */
@@ -8,41 +8,21 @@ export const MATTERMOST_LIMIT = 16_383;
 
 export function mattermostTarget(settings: PlatformConfig<"mattermost">): DeliveryTarget {
   const token = settings.token ?? "";
-  const base = settings.base_url ?? "";
-  const timeoutMs = settings.timeout_seconds * 1000;
-  const headers = { authorization: `Bearer ${token}` };
-  const secrets = [token];
-  return {
+  const api = platformClient("mattermost", {
+    baseUrl: settings.base_url ?? "",
+    timeoutSeconds: settings.timeout_seconds,
+    headers: { authorization: `Bearer ${token}` },
+    secrets: [token],
+  });
+  return chatTarget({
     name: "mattermost",
-    chat: true,
-    async check(signal) {
-      const url = joinUrl(base, "/api/v4/users/me");
-      const answer = await httpCall({ platform: "mattermost", action: "users/me", method: "GET", url, headers, timeoutMs, signal, secrets });
-      return (answer.body as { username?: string } | undefined)?.username;
-    },
-    send(message, signal, options) {
+    limit: MATTERMOST_LIMIT,
+    homeChannel: settings.home_channel,
+    check: async (signal) => stringField(await api.call("users/me", "GET", "/api/v4/users/me", { signal }), "username"),
+    sendPart({ chatId, text, message, signal }) {
       const rootId = threadOf(message);
-      return sendChat(
-        {
-          platform: "mattermost",
-          limit: MATTERMOST_LIMIT,
-          homeChannel: settings.home_channel,
-          sendPart: (channelId, text) =>
-            httpCall({
-              platform: "mattermost",
-              action: "create post",
-              method: "POST",
-              url: joinUrl(base, "/api/v4/posts"),
-              headers,
-              json: { channel_id: channelId, message: text, ...(rootId === undefined ? {} : { root_id: rootId }) },
-              timeoutMs,
-              signal,
-              secrets,
-            }),
-        },
-        message,
-        options,
-      );
+      const json = { channel_id: chatId, message: text, ...(rootId === undefined ? {} : { root_id: rootId }) };
+      return api.call("create post", "POST", "/api/v4/posts", { json, signal });
     },
-  };
+  });
 }

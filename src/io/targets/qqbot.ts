@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { sendChat } from "./chat.js";
-import { httpCall, joinUrl, refused } from "./httpJson.js";
+import { chatTarget } from "./chat.js";
+import { platformClient } from "./client.js";
+import { refused } from "./httpJson.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
 import { tokenCache } from "./tokenCache.js";
 
@@ -19,56 +20,28 @@ export function qqMessagePath(chatId: string): { path: string; v2: boolean } {
 
 export function qqbotTarget(settings: PlatformConfig<"qqbot">, deps: TargetDeps): DeliveryTarget {
   const clientSecret = settings.client_secret ?? "";
-  const timeoutMs = settings.timeout_seconds * 1000;
-  const secrets = [clientSecret];
+  const api = platformClient("qqbot", { baseUrl: settings.base_url, timeoutSeconds: settings.timeout_seconds, secrets: [clientSecret] });
   const tokens = tokenCache(async (signal) => {
-    const answer = await httpCall({
-      platform: "qqbot",
-      action: "getAppAccessToken",
-      method: "POST",
-      url: settings.token_url,
-      json: { appId: settings.app_id, clientSecret },
-      timeoutMs,
-      signal,
-      secrets,
-    });
+    const json = { appId: settings.app_id, clientSecret };
+    const answer = await api.call("getAppAccessToken", "POST", settings.token_url, { json, signal });
     const body = answer.body as { access_token?: string; expires_in?: string | number; message?: string } | undefined;
-    if (typeof body?.access_token !== "string") throw refused("qqbot", "getAppAccessToken", body?.message ?? answer.text, secrets);
+    if (typeof body?.access_token !== "string") throw refused("qqbot", "getAppAccessToken", body?.message ?? answer.text, [clientSecret]);
     return { token: body.access_token, expiresInSeconds: Number(body.expires_in ?? 7200) || 7200 };
   }, deps.now);
 
-  return {
+  return chatTarget({
     name: "qqbot",
-    chat: true,
+    limit: QQBOT_LIMIT,
+    homeChannel: settings.home_channel,
     async check(signal) {
       await tokens.get(signal);
       return settings.app_id;
     },
-    send(message, signal, options) {
-      return sendChat(
-        {
-          platform: "qqbot",
-          limit: QQBOT_LIMIT,
-          homeChannel: settings.home_channel,
-          sendPart: async (chatId, content) => {
-            const token = await tokens.get(signal);
-            const { path, v2 } = qqMessagePath(chatId);
-            return httpCall({
-              platform: "qqbot",
-              action: "send message",
-              method: "POST",
-              url: joinUrl(settings.base_url, path),
-              headers: { authorization: `QQBot ${token}`, "x-union-appid": settings.app_id ?? "" },
-              json: v2 ? { content, msg_type: 0 } : { content },
-              timeoutMs,
-              signal,
-              secrets: [...secrets, token],
-            });
-          },
-        },
-        message,
-        options,
-      );
+    async sendPart({ chatId, text, signal }) {
+      const token = await tokens.get(signal);
+      const { path, v2 } = qqMessagePath(chatId);
+      const headers = { authorization: `QQBot ${token}`, "x-union-appid": settings.app_id ?? "" };
+      return api.call("send message", "POST", path, { json: v2 ? { content: text, msg_type: 0 } : { content: text }, headers, secrets: [token], signal });
     },
-  };
+  });
 }

@@ -1,6 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { sendChat } from "./chat.js";
-import { httpCall, joinUrl } from "./httpJson.js";
+import { chatTarget } from "./chat.js";
+import { platformClient } from "./client.js";
 import type { DeliveryTarget } from "./target.js";
 
 /**
@@ -11,39 +11,20 @@ export const SIGNAL_LIMIT = 2000;
 
 export function signalTarget(settings: PlatformConfig<"signal">): DeliveryTarget {
   const number = settings.number ?? "";
-  const timeoutMs = settings.timeout_seconds * 1000;
-  return {
+  const api = platformClient("signal", { baseUrl: settings.base_url, timeoutSeconds: settings.timeout_seconds });
+  return chatTarget({
     name: "signal",
-    chat: true,
+    limit: SIGNAL_LIMIT,
+    homeChannel: settings.home_channel,
     async check(signal) {
-      const url = joinUrl(settings.base_url, "/v1/accounts");
-      const answer = await httpCall({ platform: "signal", action: "list accounts", method: "GET", url, timeoutMs, signal });
+      const answer = await api.call("list accounts", "GET", "/v1/accounts", { signal });
       const accounts = Array.isArray(answer.body) ? (answer.body as unknown[]) : [];
       if (!accounts.includes(number)) {
         throw new Error(`signal: account ${number} is not registered with the signal-cli REST API at ${settings.base_url} — register or link it first`);
       }
       return number;
     },
-    send(message, signal, options) {
-      return sendChat(
-        {
-          platform: "signal",
-          limit: SIGNAL_LIMIT,
-          homeChannel: settings.home_channel,
-          sendPart: (recipient, text) =>
-            httpCall({
-              platform: "signal",
-              action: "send",
-              method: "POST",
-              url: joinUrl(settings.base_url, "/v2/send"),
-              json: { message: text, number, recipients: [recipient] },
-              timeoutMs,
-              signal,
-            }),
-        },
-        message,
-        options,
-      );
-    },
-  };
+    sendPart: ({ chatId, text, signal }) =>
+      api.call("send", "POST", "/v2/send", { json: { message: text, number, recipients: [chatId] }, signal }),
+  });
 }

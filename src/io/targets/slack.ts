@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { sendChat, threadOf } from "./chat.js";
-import { httpCall, joinUrl, refused } from "./httpJson.js";
+import { chatTarget, threadOf } from "./chat.js";
+import { platformClient } from "./client.js";
+import { refused } from "./httpJson.js";
 import type { DeliveryTarget } from "./target.js";
 
 /** https://api.slack.com/methods/chat.postMessage — `text` is truncated past 40,000 characters. */
@@ -8,47 +9,32 @@ export const SLACK_LIMIT = 40_000;
 
 export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
   const token = settings.token ?? "";
-  const timeoutMs = settings.timeout_seconds * 1000;
-  const secrets = [token];
+  const api = platformClient("slack", {
+    baseUrl: settings.base_url,
+    timeoutSeconds: settings.timeout_seconds,
+    headers: { authorization: `Bearer ${token}` },
+    secrets: [token],
+  });
 
   // Slack answers HTTP 200 with `ok: false` and an `error` code for refusals.
   async function call(method: string, json: unknown, signal?: AbortSignal) {
-    const answer = await httpCall({
-      platform: "slack",
-      action: method,
-      method: "POST",
-      url: joinUrl(settings.base_url, `/api/${method}`),
-      headers: { authorization: `Bearer ${token}` },
-      json,
-      timeoutMs,
-      signal,
-      secrets,
-    });
+    const answer = await api.call(method, "POST", `/api/${method}`, { json, signal });
     const body = answer.body as { ok?: boolean; error?: string; user?: string; team?: string } | undefined;
-    if (body?.ok !== true) throw refused("slack", method, body?.error ?? answer.text, secrets);
+    if (body?.ok !== true) throw refused("slack", method, body?.error ?? answer.text, [token]);
     return body;
   }
 
-  return {
+  return chatTarget({
     name: "slack",
-    chat: true,
+    limit: SLACK_LIMIT,
+    homeChannel: settings.home_channel,
     async check(signal) {
       const me = await call("auth.test", {}, signal);
       return me.user === undefined ? undefined : `${me.user}${me.team === undefined ? "" : ` (${me.team})`}`;
     },
-    send(message, signal, options) {
+    sendPart({ chatId, text, message, signal }) {
       const thread = message.extra.thread_ts?.trim() || threadOf(message);
-      return sendChat(
-        {
-          platform: "slack",
-          limit: SLACK_LIMIT,
-          homeChannel: settings.home_channel,
-          sendPart: (channel, text) =>
-            call("chat.postMessage", { channel, text, ...(thread === undefined ? {} : { thread_ts: thread }) }, signal),
-        },
-        message,
-        options,
-      );
+      return call("chat.postMessage", { channel: chatId, text, ...(thread === undefined ? {} : { thread_ts: thread }) }, signal);
     },
-  };
+  });
 }

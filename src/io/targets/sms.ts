@@ -1,6 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { resolveChatId } from "./chat.js";
-import { httpCall, joinUrl } from "./httpJson.js";
+import { platformClient, stringField } from "./client.js";
 import { splitMessage } from "./split.js";
 import { type DeliveryTarget, runOnce } from "./target.js";
 
@@ -11,35 +11,22 @@ export const SMS_LIMIT = 1600;
 export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
   const sid = settings.account_sid ?? "";
   const authToken = settings.auth_token ?? "";
-  const timeoutMs = settings.timeout_seconds * 1000;
-  const headers = { authorization: `Basic ${Buffer.from(`${sid}:${authToken}`).toString("base64")}` };
-  const secrets = [authToken];
+  const api = platformClient("sms", {
+    baseUrl: settings.base_url,
+    timeoutSeconds: settings.timeout_seconds,
+    headers: { authorization: `Basic ${Buffer.from(`${sid}:${authToken}`).toString("base64")}` },
+    secrets: [authToken],
+  });
   const account = `/2010-04-01/Accounts/${encodeURIComponent(sid)}`;
   return {
     name: "sms",
-    async check(signal) {
-      const url = joinUrl(settings.base_url, `${account}.json`);
-      const answer = await httpCall({ platform: "sms", action: "account", method: "GET", url, headers, timeoutMs, signal, secrets });
-      return (answer.body as { friendly_name?: string } | undefined)?.friendly_name;
-    },
+    check: async (signal) => stringField(await api.call("account", "GET", `${account}.json`, { signal }), "friendly_name"),
     async send(message, signal, options = {}) {
       const to = resolveChatId("sms", message, settings.home_channel, ["chat_id", "to"]);
-      const runStep = options.runStep ?? runOnce;
       const parts = splitMessage(message.text, SMS_LIMIT);
       for (const body of parts) {
-        await runStep(() =>
-          httpCall({
-            platform: "sms",
-            action: "create message",
-            method: "POST",
-            url: joinUrl(settings.base_url, `${account}/Messages.json`),
-            headers,
-            form: { To: to, From: settings.from ?? "", Body: body },
-            timeoutMs,
-            signal,
-            secrets,
-          }),
-        );
+        const form = { To: to, From: settings.from ?? "", Body: body };
+        await (options.runStep ?? runOnce)(() => api.call("create message", "POST", `${account}/Messages.json`, { form, signal }));
       }
       return { chatId: to, parts: parts.length };
     },

@@ -1,5 +1,6 @@
-import { sendChat } from "./chat.js";
-import { httpCall, joinUrl, refused } from "./httpJson.js";
+import { chatTarget } from "./chat.js";
+import { platformClient } from "./client.js";
+import { refused } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 import { tokenCache } from "./tokenCache.js";
 
@@ -9,7 +10,7 @@ const STALE_TOKEN = new Set([40001, 40014, 42001]);
 export interface WechatStyleSpec {
   readonly platform: "wecom" | "weixin";
   readonly baseUrl: string;
-  readonly timeoutMs: number;
+  readonly timeoutSeconds: number;
   readonly homeChannel: string | undefined;
   /** Both APIs cap text content at 2048 bytes. */
   readonly limit: number;
@@ -32,10 +33,10 @@ interface Errcode {
  * the query string and `errcode`/`errmsg` in every answer.
  */
 export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): DeliveryTarget {
-  const { platform, timeoutMs } = spec;
+  const { platform } = spec;
+  const api = platformClient(platform, { baseUrl: spec.baseUrl, timeoutSeconds: spec.timeoutSeconds, secrets: [spec.secret] });
   const tokens = tokenCache(async (signal) => {
-    const url = joinUrl(spec.baseUrl, spec.tokenPath);
-    const answer = await httpCall({ platform, action: "access_token", method: "GET", url, timeoutMs, signal, secrets: [spec.secret] });
+    const answer = await api.call("access_token", "GET", spec.tokenPath, { signal });
     const body = answer.body as (Errcode & { access_token?: string; expires_in?: number }) | undefined;
     if (typeof body?.access_token !== "string" || (body.errcode ?? 0) !== 0) {
       throw refused(platform, "access_token", `${body?.errcode ?? "?"} ${body?.errmsg ?? answer.text}`, [spec.secret]);
@@ -43,38 +44,25 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
     return { token: body.access_token, expiresInSeconds: body.expires_in ?? 7200 };
   }, deps.now);
 
-  return {
+  return chatTarget({
     name: platform,
-    chat: true,
+    limit: spec.limit,
+    unit: "utf8",
+    homeChannel: spec.homeChannel,
     async check(signal) {
       await tokens.get(signal);
     },
-    send(message, signal, options) {
-      return sendChat(
-        {
-          platform,
-          limit: spec.limit,
-          unit: "utf8",
-          homeChannel: spec.homeChannel,
-          sendPart: async (to, content) => {
-            const token = await tokens.get(signal);
-            const secrets = [spec.secret, token];
-            const url = joinUrl(spec.baseUrl, `${spec.sendPath}?access_token=${encodeURIComponent(token)}`);
-            const json = spec.messageBody(to, content);
-            const answer = await httpCall({ platform, action: "send message", method: "POST", url, json, timeoutMs, signal, secrets });
-            const body = answer.body as Errcode | undefined;
-            const code = body?.errcode ?? 0;
-            if (code === 0) return;
-            if (STALE_TOKEN.has(code)) {
-              tokens.invalidate();
-              throw new DeliveryError(`${platform}: send message: access token expired (${code})`, true);
-            }
-            throw refused(platform, "send message", `${code} ${body?.errmsg ?? ""}`.trim(), secrets);
-          },
-        },
-        message,
-        options,
-      );
+    async sendPart({ chatId, text, signal }) {
+      const token = await tokens.get(signal);
+      const path = `${spec.sendPath}?access_token=${encodeURIComponent(token)}`;
+      const answer = await api.call("send message", "POST", path, { json: spec.messageBody(chatId, text), secrets: [token], signal });
+      const code = (answer.body as Errcode | undefined)?.errcode ?? 0;
+      if (code === 0) return;
+      if (STALE_TOKEN.has(code)) {
+        tokens.invalidate();
+        throw new DeliveryError(`${platform}: send message: access token expired (${code})`, true);
+      }
+      throw refused(platform, "send message", `${code} ${(answer.body as Errcode).errmsg ?? ""}`.trim(), [spec.secret, token]);
     },
-  };
+  });
 }

@@ -12,7 +12,7 @@ export function wecomTarget(settings: PlatformConfig<"wecom">, deps: TargetDeps)
     {
       platform: "wecom",
       baseUrl: settings.base_url,
-      timeoutMs: settings.timeout_seconds * 1000,
+      timeoutSeconds: settings.timeout_seconds,
       homeChannel: settings.home_channel,
       limit: WECOM_LIMIT,
       tokenPath: `/cgi-bin/gettoken?${query}`,

@@ -12,7 +12,7 @@ export function weixinTarget(settings: PlatformConfig<"weixin">, deps: TargetDep
     {
       platform: "weixin",
       baseUrl: settings.base_url,
-      timeoutMs: settings.timeout_seconds * 1000,
+      timeoutSeconds: settings.timeout_seconds,
       homeChannel: settings.home_channel,
       limit: WEIXIN_LIMIT,
       tokenPath: `/cgi-bin/token?${query}`,

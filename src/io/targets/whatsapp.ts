@@ -1,6 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { sendChat } from "./chat.js";
-import { httpCall, joinUrl } from "./httpJson.js";
+import { chatTarget } from "./chat.js";
+import { platformClient, stringField } from "./client.js";
 import type { DeliveryTarget } from "./target.js";
 
 /** WhatsApp Cloud API text messages: `text.body` up to 4096 characters. */
@@ -8,40 +8,22 @@ export const WHATSAPP_LIMIT = 4096;
 
 export function whatsappTarget(settings: PlatformConfig<"whatsapp">): DeliveryTarget {
   const token = settings.token ?? "";
-  const timeoutMs = settings.timeout_seconds * 1000;
-  const headers = { authorization: `Bearer ${token}` };
-  const secrets = [token];
+  const api = platformClient("whatsapp", {
+    baseUrl: settings.base_url,
+    timeoutSeconds: settings.timeout_seconds,
+    headers: { authorization: `Bearer ${token}` },
+    secrets: [token],
+  });
   const phonePath = `/${encodeURIComponent(settings.api_version)}/${encodeURIComponent(settings.phone_number_id ?? "")}`;
-  return {
+  return chatTarget({
     name: "whatsapp",
-    chat: true,
-    async check(signal) {
-      const url = joinUrl(settings.base_url, phonePath);
-      const answer = await httpCall({ platform: "whatsapp", action: "phone number", method: "GET", url, headers, timeoutMs, signal, secrets });
-      return (answer.body as { display_phone_number?: string } | undefined)?.display_phone_number;
-    },
-    send(message, signal, options) {
-      return sendChat(
-        {
-          platform: "whatsapp",
-          limit: WHATSAPP_LIMIT,
-          homeChannel: settings.home_channel,
-          sendPart: (to, body) =>
-            httpCall({
-              platform: "whatsapp",
-              action: "send message",
-              method: "POST",
-              url: joinUrl(settings.base_url, `${phonePath}/messages`),
-              headers,
-              json: { messaging_product: "whatsapp", recipient_type: "individual", to, type: "text", text: { preview_url: false, body } },
-              timeoutMs,
-              signal,
-              secrets,
-            }),
-        },
-        message,
-        options,
-      );
-    },
-  };
+    limit: WHATSAPP_LIMIT,
+    homeChannel: settings.home_channel,
+    check: async (signal) => stringField(await api.call("phone number", "GET", phonePath, { signal }), "display_phone_number"),
+    sendPart: ({ chatId, text, signal }) =>
+      api.call("send message", "POST", `${phonePath}/messages`, {
+        json: { messaging_product: "whatsapp", recipient_type: "individual", to: chatId, type: "text", text: { preview_url: false, body: text } },
+        signal,
+      }),
+  });
 }

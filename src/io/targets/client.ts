@@ -1,0 +1,49 @@
+import { type HttpAnswer, httpCall, joinUrl } from "./httpJson.js";
+
+export interface CallOptions {
+  readonly json?: unknown;
+  readonly form?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Secrets known only per call (e.g. a fresh access token). */
+  readonly secrets?: readonly (string | undefined)[];
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** One platform's HTTP API: its base URL, timeout, auth headers and the secrets to keep out of errors. */
+export interface PlatformClient {
+  call(action: string, method: "GET" | "POST" | "PUT", pathOrUrl: string, options?: CallOptions): Promise<HttpAnswer>;
+}
+
+export interface ClientSettings {
+  readonly baseUrl: string;
+  readonly timeoutSeconds: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly secrets?: readonly (string | undefined)[];
+}
+
+/** Paths starting with `/` are joined to the base URL; absolute URLs (token endpoints) are used as they are. */
+export function platformClient(platform: string, settings: ClientSettings): PlatformClient {
+  return {
+    call(action, method, pathOrUrl, options = {}) {
+      const url = /^https?:\/\//.test(pathOrUrl) ? pathOrUrl : joinUrl(settings.baseUrl, pathOrUrl);
+      return httpCall({
+        platform,
+        action,
+        method,
+        url,
+        headers: { ...settings.headers, ...options.headers },
+        ...(options.json === undefined ? {} : { json: options.json }),
+        ...(options.form === undefined ? {} : { form: options.form }),
+        timeoutMs: settings.timeoutSeconds * 1000,
+        signal: options.signal,
+        secrets: [...(settings.secrets ?? []), ...(options.secrets ?? [])],
+      });
+    },
+  };
+}
+
+/** Reads one string field of a JSON answer body. */
+export function stringField(answer: HttpAnswer, key: string): string | undefined {
+  const value = (answer.body as Record<string, unknown> | undefined)?.[key];
+  return typeof value === "string" ? value : undefined;
+}
