@@ -1,0 +1,149 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { SimulatedClock, createActor, waitFor } from "xstate";
+import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
+import { runLogin } from "../../../src/actors/oauth/runLogin.js";
+import { USER_AGENT } from "../../../src/cli/version.js";
+import { DEVICE_GRANT } from "../../../src/io/oauth/discovery.js";
+import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { harness, testSystem } from "./helpers.js";
+
+let home: TempHome;
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+  home?.cleanup();
+});
+
+async function as(options: Parameters<typeof startFakeAs>[0]): Promise<FakeAs> {
+  const s = await startFakeAs(options);
+  closers.push(s.close);
+  return s;
+}
+async function resource(servers: string[]) {
+  const r = await startFakeResource(servers);
+  closers.push(r.close);
+  return r;
+}
+
+/** Runs the device-login actor on a simulated clock, advancing it whenever the actor waits to poll. */
+async function drive(h: ReturnType<typeof harness>, timeoutMs = 300_000) {
+  const clock = new SimulatedClock();
+  const actor = createActor(deviceLoginLogic, { input: { serverName: h.job.serverName, job: h.job, timeoutMs }, clock }).start();
+  const waits: number[] = [];
+  while (actor.getSnapshot().status === "active") {
+    const snap = await waitFor(actor, (s) => s.status !== "active" || s.matches({ authorizing: "waiting" }));
+    if (snap.status !== "active") break;
+    waits.push(snap.context.intervalMs);
+    clock.increment(snap.context.intervalMs);
+  }
+  return { output: actor.getSnapshot().output, waits };
+}
+
+describe("device authorization (RFC 8628) against a loopback authorization server", () => {
+  it("prints the URL and code, honours authorization_pending and slow_down (+5 s), and saves tokens", async () => {
+    home = tempHome();
+    const auth = await as({ device: true, devicePolls: ["authorization_pending", "slow_down", "authorization_pending"], deviceInterval: 2 });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "dev", rs.url, { user_agent: "Poller/1", scope: "mcp offline" });
+    const { output, waits } = await drive(h);
+    expect(output?.ok).toBe(true);
+    expect(waits).toEqual([2000, 2000, 7000, 7000]);
+    expect(h.printed.join("\n")).toContain(`open ${auth.url}/activate and enter the code: WDJB-MJHT`);
+    expect(h.printed.join("\n")).toContain(`${auth.url}/activate?user_code=WDJB-MJHT`);
+    expect(h.opened).toHaveLength(0);
+    expect(h.job.store.readTokens()).toMatchObject({ access_token: auth.issued[0], flow: "device" });
+
+    const registration = auth.seen.find((r) => r.path === "/register");
+    expect(JSON.parse(registration?.raw ?? "{}").grant_types).toEqual([DEVICE_GRANT, "refresh_token"]);
+    const deviceRequest = auth.seen.find((r) => r.path === "/device");
+    expect(deviceRequest?.body.get("scope")).toBe("mcp offline");
+    expect(deviceRequest?.body.get("resource")).toBe(rs.url);
+    expect(deviceRequest?.headers["user-agent"]).toBe(USER_AGENT);
+    const polls = auth.seen.filter((r) => r.path === "/token");
+    expect(polls).toHaveLength(4);
+    for (const p of polls) expect(p.headers["user-agent"]).toBe("Poller/1");
+  });
+
+  it("stops on access_denied and keeps the saved credentials", async () => {
+    home = tempHome();
+    const auth = await as({ device: true, devicePolls: ["authorization_pending", "access_denied"], deviceInterval: 1 });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "denied", rs.url);
+    h.job.store.saveTokens({ access_token: "kept", token_type: "Bearer", issuer: auth.url, flow: "device" });
+    const { output } = await drive(h);
+    expect(output && !output.ok && output.error.message).toMatch(/denied — run `svc mcp login denied --flow device`/);
+    expect(h.job.store.readTokens()?.access_token).toBe("kept");
+  });
+
+  it("stops on expired_token", async () => {
+    home = tempHome();
+    const auth = await as({ device: true, devicePolls: ["expired_token"], deviceInterval: 1 });
+    const rs = await resource([auth.url]);
+    const { output } = await drive(harness(home.dir, "exp", rs.url));
+    expect(output && !output.ok && output.error.message).toMatch(/device code expired/);
+  });
+
+  it("gives up after oauth.timeout", async () => {
+    home = tempHome();
+    const auth = await as({ device: true, devicePolls: Array(100).fill("authorization_pending"), deviceInterval: 5 });
+    const rs = await resource([auth.url]);
+    const { output, waits } = await drive(harness(home.dir, "slow", rs.url, { timeout: 20 }), 20_000);
+    expect(output && !output.ok && output.error.message).toMatch(/no approval within 20 s \(oauth\.timeout\)/);
+    expect(waits.length).toBe(4);
+  });
+
+  it("scans authorization servers in order: skips an issuer mismatch and one without the device grant", async () => {
+    home = tempHome();
+    const mismatch = await as({ device: true, issuer: () => "https://impostor.test" });
+    const browserOnly = await as({ device: false });
+    const good = await as({ device: true, deviceInterval: 1 });
+    const rs = await resource([mismatch.url, browserOnly.url, good.url]);
+    const h = harness(home.dir, "scan", rs.url);
+    const { output } = await drive(h);
+    expect(output?.ok).toBe(true);
+    expect(h.job.store.readTokens()?.issuer).toBe(good.url);
+    expect(mismatch.seen.some((r) => r.path === "/device")).toBe(false);
+  });
+
+  it("accepts the path-scoped advertisement of the issuer's metadata URL", async () => {
+    home = tempHome();
+    const auth = await as({ device: true, deviceInterval: 1 });
+    const rs = await resource([`${auth.url}/.well-known/oauth-authorization-server`]);
+    const { output } = await drive(harness(home.dir, "scoped", rs.url));
+    expect(output?.ok).toBe(true);
+  });
+
+  it("unsupported metadata gives an actionable error and never falls back to the browser flow", async () => {
+    home = tempHome();
+    const auth = await as({ device: false });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "nodevice", rs.url);
+    const { output } = await drive(h);
+    expect(output && !output.ok && output.error.message).toMatch(/has no device_authorization_endpoint.*--flow browser/);
+    expect(auth.seen.some((r) => r.path === "/authorize" || r.path === "/register")).toBe(false);
+    expect(h.opened).toHaveLength(0);
+  });
+
+  it("refuses to start without a terminal", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "tty", "http://127.0.0.1:9/mcp");
+    const system = testSystem();
+    await expect(runLogin(h.job, { flow: "device", system, isTTY: false })).rejects.toThrow(/needs a terminal/);
+    system.shutdown();
+  });
+
+  it("runs under the root actor system as a deviceLogin child", async () => {
+    home = tempHome();
+    const auth = await as({ device: true, deviceInterval: 1 });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "sys", rs.url);
+    const system = testSystem();
+    const spawned: string[] = [];
+    system.root.subscribe((s: { context: { children: Record<string, unknown> } }) => spawned.push(...Object.keys(s.context.children)));
+    const tokens = await runLogin(h.job, { flow: "device", system, isTTY: true });
+    system.shutdown();
+    expect(tokens.access_token).toBe(auth.issued[0]);
+    expect(spawned.some((id) => id.startsWith("deviceLogin:sys:"))).toBe(true);
+  });
+});

@@ -1,0 +1,218 @@
+/**
+ * The only test file that binds the pinned callback ports 27890–27894 (spec 5.6): other suites use
+ * random ports. Ports another process already holds are tolerated where the test asserts fallback.
+ */
+import { type Server, createServer } from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { SimulatedClock, createActor, waitFor } from "xstate";
+import { browserLoginLogic } from "../../../src/actors/oauth/browserLogin.js";
+import { runLogin } from "../../../src/actors/oauth/runLogin.js";
+import { PINNED_PORTS, pinnedRedirectUris } from "../../../src/io/oauth/callbackServer.js";
+import { validateClientMetadataDocument } from "../../../src/io/oauth/cimd.js";
+import { BROWSER_LOGIN_TIMEOUT_MS } from "../../../src/io/oauth/settings.js";
+import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
+import { type DocumentHost, startDocumentHost } from "../../fakes/authServer/documentHost.js";
+import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { harness, testSystem } from "./helpers.js";
+
+let docs: DocumentHost;
+let home: TempHome;
+const closers: Array<() => Promise<void>> = [];
+
+function serveDocument(overrides: Record<string, unknown> = {}, status = 200, type = "application/json") {
+  docs.answer = (url, res) => {
+    if (status >= 300 && status < 400) {
+      res.writeHead(status, { location: `${docs.base}/elsewhere.json` }).end();
+      return;
+    }
+    res.writeHead(status, { "content-type": type }).end(JSON.stringify({ client_id: url, client_name: "svc", redirect_uris: pinnedRedirectUris(), ...overrides }));
+  };
+}
+
+beforeAll(async () => {
+  docs = await startDocumentHost();
+});
+afterAll(async () => docs.close());
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+  home?.cleanup();
+});
+
+async function occupy(port: number): Promise<Server | undefined> {
+  const s = createServer();
+  const ok = await new Promise<boolean>((resolve) => {
+    s.once("error", () => resolve(false));
+    s.listen({ port, host: "127.0.0.1", exclusive: true }, () => resolve(true));
+  });
+  if (!ok) return undefined;
+  closers.push(() => new Promise((r) => s.close(() => r())));
+  return s;
+}
+
+async function setup(asOptions: Parameters<typeof startFakeAs>[0] = {}) {
+  home = tempHome();
+  const as = await startFakeAs(asOptions);
+  closers.push(as.close);
+  const rs = await startFakeResource([as.url]);
+  closers.push(rs.close);
+  return { as, rs };
+}
+
+function redirectPort(authorizationUrl: string): number {
+  return Number(new URL(new URL(authorizationUrl).searchParams.get("redirect_uri") as string).port);
+}
+
+async function login(h: ReturnType<typeof harness>) {
+  const system = testSystem();
+  try {
+    return await runLogin(h.job, { flow: "browser", system, isTTY: true });
+  } finally {
+    system.shutdown();
+  }
+}
+
+describe("client metadata document and pinned callback ports", () => {
+  it("uses the document as client_id on a pinned port when the server advertises support", async () => {
+    serveDocument();
+    const { as, rs } = await setup({ cimd: true });
+    const url = `${docs.base}/oauth/client.json`;
+    const anyFree = await somePinnedPortFree();
+    const h = harness(home.dir, "doc", rs.url, { client_metadata_url: url }, { fetch: docs.fetch });
+    await login(h);
+    const authorize = new URL(h.opened[0] as string);
+    expect(authorize.searchParams.get("client_id")).toBe(url);
+    const port = redirectPort(h.opened[0] as string);
+    // A pinned port unless another process holds all five.
+    if (anyFree) {
+      expect(PINNED_PORTS).toContain(port);
+      expect(authorize.searchParams.get("redirect_uri")).toBe(`http://127.0.0.1:${port}/callback`);
+    }
+    expect(as.seen.some((r) => r.path === "/register")).toBe(false);
+    expect(h.job.store.readClient()).toMatchObject({ client_id: url, kind: "cimd" });
+  });
+
+  it("without advertised support it registers dynamically even with a document configured", async () => {
+    serveDocument();
+    const { as, rs } = await setup({ cimd: false });
+    const h = harness(home.dir, "nodoc", rs.url, { client_metadata_url: `${docs.base}/oauth/client.json` }, { fetch: docs.fetch });
+    await login(h);
+    expect(as.seen.some((r) => r.path === "/register")).toBe(true);
+    // The metadata is now cached without document support: the next login takes a random port.
+    const again = harness(home.dir, "nodoc", rs.url, { client_metadata_url: `${docs.base}/oauth/client.json` }, { fetch: docs.fetch });
+    await login(again);
+    expect(PINNED_PORTS).not.toContain(redirectPort(again.opened[0] as string));
+  });
+
+  it("skips a busy pinned port and falls back to a random port when all five are busy", async () => {
+    serveDocument();
+    const { rs } = await setup({ cimd: true });
+    const first = PINNED_PORTS.find((p) => p >= 0);
+    const held = await occupy(first as number);
+    const h = harness(home.dir, "busy", rs.url, { client_metadata_url: `${docs.base}/c.json` }, { fetch: docs.fetch });
+    await login(h);
+    const port = redirectPort(h.opened[0] as string);
+    if (held) expect(port).not.toBe(first);
+    for (const p of PINNED_PORTS) await occupy(p);
+    const h2 = harness(home.dir, "busy2", rs.url, { client_metadata_url: `${docs.base}/c.json` }, { fetch: docs.fetch });
+    await login(h2);
+    expect(PINNED_PORTS).not.toContain(redirectPort(h2.opened[0] as string));
+  });
+
+  it("concurrent logins hold different ports until their redirects arrive", async () => {
+    serveDocument();
+    const { rs } = await setup({ cimd: true });
+    const gates: Array<() => void> = [];
+    const make = (name: string) => {
+      const h = harness(home.dir, name, rs.url, { client_metadata_url: `${docs.base}/c.json` }, { fetch: docs.fetch });
+      return {
+        ...h,
+        job: {
+          ...h.job,
+          openBrowser: async (u: string) => {
+            h.opened.push(u);
+            await new Promise<void>((r) => gates.push(r));
+            await followAuthorization(u);
+          },
+        },
+      };
+    };
+    const a = make("a");
+    const b = make("b");
+    const both = Promise.all([login(a), login(b)]);
+    await vi_waitFor(() => gates.length === 2);
+    expect(redirectPort(a.opened[0] as string)).not.toBe(redirectPort(b.opened[0] as string));
+    for (const g of gates) g();
+    await both;
+  });
+
+  it("records invalid_client for the document in <server>.cimd-off and completes the login with registration", async () => {
+    serveDocument();
+    const { as, rs } = await setup({ cimd: true, rejectDocument: true });
+    const h = harness(home.dir, "rejected", rs.url, { client_metadata_url: `${docs.base}/c.json` }, { fetch: docs.fetch });
+    const tokens = await login(h);
+    expect(tokens.access_token).toBe(as.issued[0]);
+    expect(h.job.store.cimdOff()).toBe(true);
+    expect(h.job.store.readClient()?.kind).toBe("dcr");
+    expect(as.seen.filter((r) => r.path === "/register")).toHaveLength(1);
+    expect(h.opened).toHaveLength(2);
+    expect(PINNED_PORTS).not.toContain(redirectPort(h.opened[1] as string));
+  });
+
+  it("times out after five minutes when the server cannot fetch the document, pointing to cimd: false, and frees the port", async () => {
+    serveDocument();
+    const { rs } = await setup({ cimd: true, cannotFetchDocument: true });
+    const h = harness(home.dir, "unfetchable", rs.url, { client_metadata_url: `${docs.base}/c.json` }, { fetch: docs.fetch });
+    const clock = new SimulatedClock();
+    const actor = createActor(browserLoginLogic, { input: { serverName: "unfetchable", job: h.job, timeoutMs: BROWSER_LOGIN_TIMEOUT_MS }, clock }).start();
+    await waitFor(actor, (s) => s.matches("awaitingRedirect"));
+    await vi_waitFor(() => h.opened.length === 1);
+    const port = redirectPort(h.opened[0] as string);
+    clock.increment(BROWSER_LOGIN_TIMEOUT_MS);
+    const out = actor.getSnapshot().output;
+    expect(out?.ok).toBe(false);
+    expect(out && !out.ok && out.error.message).toMatch(/timed out after 5 minutes.*`cimd: false`/);
+    expect(h.job.store.readTokens()).toBeUndefined();
+    await vi_waitFor(async () => (await occupy(port)) !== undefined);
+  });
+
+  it("validates the document exactly as spec 5.8 says", async () => {
+    const url = `${docs.base}/oauth/client.json`;
+    serveDocument();
+    await expect(validateClientMetadataDocument(url, docs.fetch)).resolves.toMatchObject({ client_id: url });
+    serveDocument({ redirect_uris: pinnedRedirectUris().slice(1) });
+    await expect(validateClientMetadataDocument(url, docs.fetch)).rejects.toThrow(/missing http:\/\/127\.0\.0\.1:27890\/callback/);
+    serveDocument({ client_id: "https://other.test/client.json" });
+    await expect(validateClientMetadataDocument(url, docs.fetch)).rejects.toThrow(/client_id must be the document's own URL/);
+    serveDocument({}, 302);
+    await expect(validateClientMetadataDocument(url, docs.fetch)).rejects.toThrow(/redirects/);
+    serveDocument({}, 200, "text/plain");
+    await expect(validateClientMetadataDocument(url, docs.fetch)).rejects.toThrow(/Content-Type is "text\/plain"/);
+    serveDocument({}, 404);
+    await expect(validateClientMetadataDocument(url, docs.fetch)).rejects.toThrow(/answered 404/);
+    await expect(validateClientMetadataDocument(`${docs.base}/a/../c.json`, docs.fetch)).rejects.toThrow(/dot segments|\. or \.\./);
+  });
+});
+
+async function somePinnedPortFree(): Promise<boolean> {
+  for (const p of PINNED_PORTS) {
+    const s = createServer();
+    const ok = await new Promise<boolean>((resolve) => {
+      s.once("error", () => resolve(false));
+      s.listen({ port: p, host: "127.0.0.1", exclusive: true }, () => resolve(true));
+    });
+    if (ok) {
+      await new Promise<void>((r) => s.close(() => r()));
+      return true;
+    }
+  }
+  return false;
+}
+
+async function vi_waitFor(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error("condition not reached");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
