@@ -47,3 +47,18 @@ export function stringField(answer: HttpAnswer, key: string): string | undefined
   const value = (answer.body as Record<string, unknown> | undefined)?.[key];
   return typeof value === "string" ? value : undefined;
 }
+
+/** A client for a platform that takes one static token in the Authorization header (`Bearer`, `Bot`). */
+export function tokenClient(
+  platform: string,
+  settings: { readonly token?: string | undefined; readonly base_url?: string | undefined; readonly timeout_seconds: number },
+  scheme = "Bearer",
+): PlatformClient {
+  const token = settings.token ?? "";
+  return platformClient(platform, {
+    baseUrl: settings.base_url ?? "",
+    timeoutSeconds: settings.timeout_seconds,
+    headers: { authorization: `${scheme} ${token}` },
+    secrets: [token],
+  });
+}

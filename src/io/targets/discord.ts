@@ -1,19 +1,13 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
-import { platformClient, stringField } from "./client.js";
+import { stringField, tokenClient } from "./client.js";
 import type { DeliveryTarget } from "./target.js";
 
 /** https://discord.com/developers/docs/resources/message#create-message (content up to 2000 characters). */
 export const DISCORD_LIMIT = 2000;
 
 export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarget {
-  const token = settings.token ?? "";
-  const api = platformClient("discord", {
-    baseUrl: settings.base_url,
-    timeoutSeconds: settings.timeout_seconds,
-    headers: { authorization: `Bot ${token}` },
-    secrets: [token],
-  });
+  const api = tokenClient("discord", settings, "Bot");
   return chatTarget({
     name: "discord",
     limit: DISCORD_LIMIT,

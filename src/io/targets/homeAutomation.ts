@@ -1,5 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { platformClient, stringField } from "./client.js";
+import { stringField, tokenClient } from "./client.js";
 import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
 
 const SERVICE_NAME = /^[a-z0-9_]+$/;
@@ -9,13 +9,7 @@ const SERVICE_NAME = /^[a-z0-9_]+$/;
  * The service is `deliver_extra.chat_id` (or `service`), else `home_channel`, else `notify`.
  */
 export function homeAutomationTarget(settings: PlatformConfig<"home_automation">): DeliveryTarget {
-  const token = settings.token ?? "";
-  const api = platformClient("home_automation", {
-    baseUrl: settings.base_url,
-    timeoutSeconds: settings.timeout_seconds,
-    headers: { authorization: `Bearer ${token}` },
-    secrets: [token],
-  });
+  const api = tokenClient("home_automation", settings);
   return {
     name: "home_automation",
     check: async (signal) => stringField(await api.call("api status", "GET", "/api/", { signal }), "message"),

@@ -1,6 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
-import { platformClient, stringField } from "./client.js";
+import { stringField, tokenClient } from "./client.js";
 import type { DeliveryTarget } from "./target.js";
 
 /**
@@ -10,13 +10,7 @@ import type { DeliveryTarget } from "./target.js";
 export const MATRIX_LIMIT = 32_000;
 
 export function matrixTarget(settings: PlatformConfig<"matrix">): DeliveryTarget {
-  const token = settings.token ?? "";
-  const api = platformClient("matrix", {
-    baseUrl: settings.base_url,
-    timeoutSeconds: settings.timeout_seconds,
-    headers: { authorization: `Bearer ${token}` },
-    secrets: [token],
-  });
+  const api = tokenClient("matrix", settings);
   return chatTarget({
     name: "matrix",
     limit: MATRIX_LIMIT,

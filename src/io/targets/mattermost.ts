@@ -1,19 +1,13 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget, threadOf } from "./chat.js";
-import { platformClient, stringField } from "./client.js";
+import { stringField, tokenClient } from "./client.js";
 import type { DeliveryTarget } from "./target.js";
 
 /** REST API v4 `POST /api/v4/posts`; a post's `message` holds up to 16383 characters. */
 export const MATTERMOST_LIMIT = 16_383;
 
 export function mattermostTarget(settings: PlatformConfig<"mattermost">): DeliveryTarget {
-  const token = settings.token ?? "";
-  const api = platformClient("mattermost", {
-    baseUrl: settings.base_url ?? "",
-    timeoutSeconds: settings.timeout_seconds,
-    headers: { authorization: `Bearer ${token}` },
-    secrets: [token],
-  });
+  const api = tokenClient("mattermost", settings);
   return chatTarget({
     name: "mattermost",
     limit: MATTERMOST_LIMIT,

@@ -1,6 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget, threadOf } from "./chat.js";
-import { platformClient } from "./client.js";
+import { tokenClient } from "./client.js";
 import { refused } from "./httpJson.js";
 import type { DeliveryTarget } from "./target.js";
 
@@ -9,12 +9,7 @@ export const SLACK_LIMIT = 40_000;
 
 export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
   const token = settings.token ?? "";
-  const api = platformClient("slack", {
-    baseUrl: settings.base_url,
-    timeoutSeconds: settings.timeout_seconds,
-    headers: { authorization: `Bearer ${token}` },
-    secrets: [token],
-  });
+  const api = tokenClient("slack", settings);
 
   // Slack answers HTTP 200 with `ok: false` and an `error` code for refusals.
   async function call(method: string, json: unknown, signal?: AbortSignal) {

@@ -1,19 +1,13 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
-import { platformClient, stringField } from "./client.js";
+import { stringField, tokenClient } from "./client.js";
 import type { DeliveryTarget } from "./target.js";
 
 /** WhatsApp Cloud API text messages: `text.body` up to 4096 characters. */
 export const WHATSAPP_LIMIT = 4096;
 
 export function whatsappTarget(settings: PlatformConfig<"whatsapp">): DeliveryTarget {
-  const token = settings.token ?? "";
-  const api = platformClient("whatsapp", {
-    baseUrl: settings.base_url,
-    timeoutSeconds: settings.timeout_seconds,
-    headers: { authorization: `Bearer ${token}` },
-    secrets: [token],
-  });
+  const api = tokenClient("whatsapp", settings);
   const phonePath = `/${encodeURIComponent(settings.api_version)}/${encodeURIComponent(settings.phone_number_id ?? "")}`;
   return chatTarget({
     name: "whatsapp",
