@@ -30,12 +30,12 @@ function within<T>(work: (signal: AbortSignal) => Promise<T>, ms: number, outer:
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<T>((resolve, reject) => {
     timer = setTimeout(() => {
-      controller.abort();
       try {
         resolve(fallback());
       } catch (err) {
         reject(err);
       }
+      controller.abort();
     }, ms);
   });
   return Promise.race([work(controller.signal), timeout]).finally(() => {

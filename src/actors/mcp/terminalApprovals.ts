@@ -22,8 +22,8 @@ function ask(terminal: Terminal, question: string, signal: AbortSignal): Promise
     const onAbort = () => finish(undefined);
     signal.addEventListener("abort", onAbort, { once: true });
     rl.on("close", () => finish(undefined));
-    terminal.output.write(question);
     rl.once("line", (line) => finish(line));
+    terminal.output.write(question);
   });
 }
 
