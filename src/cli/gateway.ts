@@ -21,23 +21,13 @@ function parsePort(text: string | undefined): number | undefined {
 export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const port = parsePort(options.port);
   const paths = svcPaths(svcHome());
-  let gateway: Gateway;
-  try {
-    gateway = await startGateway({
-      ...(options.host === undefined ? {} : { host: options.host }),
-      ...(port === undefined ? {} : { port }),
-    });
-  } catch (err) {
-    process.stderr.write(`${describeError(err)}\n`);
-    process.exitCode = 1;
-    return;
-  }
-  writeFileAtomic(paths.pidFile, `${process.pid}\n`);
+  let gateway: Gateway | undefined;
+  let stopSignal: string | undefined;
   const removePid = () => rmSync(paths.pidFile, { force: true });
-  let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+    if (stopSignal !== undefined) return;
+    stopSignal = signal;
+    if (gateway === undefined) return; // still starting: stopped as soon as it is up
     process.stdout.write(`[gateway] ${signal} received, stopping\n`);
     gateway
       .stop()
@@ -47,17 +37,34 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
         process.exit(0);
       });
   };
+  // Installed before anything else: a signal that arrives during startup must not kill the process mid-way.
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGHUP", () => {
+    if (gateway === undefined) return;
     try {
       gateway.reload();
     } catch (err) {
       process.stderr.write(`[gateway] reload refused, keeping the running config:\n${describeError(err)}\n`);
     }
   });
+  try {
+    gateway = await startGateway({
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(port === undefined ? {} : { port }),
+    });
+  } catch (err) {
+    process.stderr.write(`${describeError(err)}\n`);
+    process.exit(1);
+  }
+  writeFileAtomic(paths.pidFile, `${process.pid}\n`);
   process.on("exit", removePid);
-  // The uWS loop keeps the process alive; the node:http fallback does through its server.
+  const early = stopSignal;
+  if (early !== undefined) {
+    stopSignal = undefined;
+    stop(early);
+  }
+  // The uWS loop (or the node:http server) keeps the process alive until stop() exits it.
   await new Promise<never>(() => {});
 }
 

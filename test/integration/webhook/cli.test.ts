@@ -1,0 +1,154 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { afterEach, describe, expect, it } from "vitest";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { postJson } from "../../helpers/http.js";
+
+const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
+
+interface Running {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+function runSvc(home: TempHome, args: string[], env: Record<string, string> = {}): Running {
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (d) => (out += d));
+  child.stderr?.on("data", (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+async function waitForLine(run: Running, pattern: RegExp, timeoutMs = 20_000): Promise<RegExpExecArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = pattern.exec(run.stdout());
+    if (match) return match;
+    if (run.child.exitCode !== null) throw new Error(`svc exited (${run.child.exitCode}): ${run.stdout()}\n${run.stderr()}`);
+    if (Date.now() > deadline) throw new Error(`no ${pattern} in: ${run.stdout()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const LISTENING = /\[webhook\] Listening on 127\.0\.0\.1:(\d+) — routes: (.*)\n/;
+
+describe("svc gateway run (subprocess)", () => {
+  let home: TempHome;
+  let running: Running | undefined;
+  afterEach(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill("SIGKILL");
+      await running.exited;
+    }
+    running = undefined;
+    home.cleanup();
+  });
+
+  it("prints the listening line with the real port and route names, writes the pid file, stops on SIGTERM with exit 0", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: { webhook: { enabled: true, host: "127.0.0.1", routes: { github: { secret: "INSECURE_NO_AUTH" }, stripe: { secret: "x" } } } },
+      }),
+    );
+    running = runSvc(home, ["gateway", "run", "--port", "0"]);
+    const [, port, routes] = await waitForLine(running, LISTENING);
+    expect(routes).toBe("github, stripe");
+    expect(Number(port)).toBeGreaterThan(0);
+    expect(readFileSync(join(home.dir, "gateway.pid"), "utf8").trim()).toBe(String(running.child.pid));
+    expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(`[webhook] Listening on 127.0.0.1:${port} — routes: github, stripe`);
+    expect(await postJson(`http://127.0.0.1:${port}/webhooks/github`, {})).toMatchObject({ status: 202 });
+    running.child.kill("SIGTERM");
+    expect(await running.exited).toBe(0);
+    expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
+  });
+
+  it("with no config file: embedded default on loopback, routes (none), and how to add one", async () => {
+    home = tempHome();
+    running = runSvc(home, ["gateway", "run", "--port", "0"]);
+    const [, , routes] = await waitForLine(running, LISTENING);
+    expect(routes).toBe("(none)");
+    await waitForLine(running, /svc webhook subscribe <name>/);
+    expect(running.stdout()).toContain("routes:");
+    running.child.kill("SIGINT");
+    expect(await running.exited).toBe(0);
+  });
+
+  it("SIGHUP re-reads config.yaml and swaps the routes", async () => {
+    home = tempHome();
+    const config = (routes: Record<string, unknown>) =>
+      stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", routes } } });
+    home.write("config.yaml", config({ one: { secret: "INSECURE_NO_AUTH" } }));
+    running = runSvc(home, ["gateway", "run", "--port", "0"]);
+    const [, port] = await waitForLine(running, LISTENING);
+    const url = `http://127.0.0.1:${port}/webhooks/two`;
+    expect((await postJson(url, {})).status).toBe(404);
+    home.write("config.yaml", config({ one: { secret: "INSECURE_NO_AUTH" }, two: { secret: "INSECURE_NO_AUTH" } }));
+    running.child.kill("SIGHUP");
+    await waitForLine(running, /Reloaded .* routes: one, two/);
+    expect((await postJson(url, {})).status).toBe(202);
+  });
+
+  it("startup validation: every broken rule of spec 2.2 is printed and the exit code is non-zero", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          telegram: { enabled: true, token: "t" },
+          webhook: {
+            enabled: true,
+            host: "0.0.0.0",
+            routes: {
+              nosecret: {},
+              logonly: { secret: "s", deliver_only: true },
+              both: { secret: "s", deliver: "telegram", deliver_only: true, cron_job: "j" },
+              grouped: { secret: "s", cron_job: "j", coalesce: { key: "pr" } },
+              open: { secret: "INSECURE_NO_AUTH" },
+            },
+          },
+        },
+      }),
+    );
+    running = runSvc(home, ["gateway", "run", "--port", "0"]);
+    expect(await running.exited).toBe(1);
+    const err = running.stderr();
+    expect(err).toContain("platforms.webhook.routes.nosecret.secret: missing");
+    expect(err).toContain("platforms.webhook.routes.logonly.deliver_only: needs a real delivery target");
+    expect(err).toContain("platforms.webhook.routes.both: deliver_only and cron_job cannot be combined");
+    expect(err).toContain("platforms.webhook.routes.grouped.coalesce: cannot be combined");
+    expect(err).toContain("platforms.webhook.routes.open.secret: INSECURE_NO_AUTH is only allowed on a loopback bind");
+    expect(running.stdout()).not.toContain("Listening");
+  });
+
+  it("INSECURE_NO_AUTH on a non-loopback --host override is refused", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", routes: { open: { secret: "INSECURE_NO_AUTH" } } } } }));
+    running = runSvc(home, ["gateway", "run", "--port", "0", "--host", "0.0.0.0"]);
+    expect(await running.exited).toBe(1);
+    expect(running.stderr()).toContain("INSECURE_NO_AUTH is only allowed on a loopback bind");
+  });
+
+  it("a bad config names the file and key; a disabled adapter says how to enable it", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, prot: 1 } } }));
+    running = runSvc(home, ["gateway", "run", "--port", "0"]);
+    expect(await running.exited).toBe(1);
+    expect(running.stderr()).toContain(`${join(home.dir, "config.yaml")}: platforms.webhook: unknown key "prot"`);
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: false } } }));
+    running = runSvc(home, ["gateway", "run", "--port", "0"]);
+    expect(await running.exited).toBe(1);
+    expect(running.stderr()).toContain("svc gateway setup");
+    expect(running.stderr()).toContain("WEBHOOK_ENABLED=true");
+  });
+});
