@@ -3,7 +3,13 @@ import { describeError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { mirrorDelivery } from "../io/sessions/mirror.js";
 import type { TargetRegistry } from "../io/targets/registry.js";
-import { DEFAULT_RETRY, type RetryPolicy, realSleep, retryingSteps, type Sleep } from "../io/targets/retry.js";
+import {
+  DEFAULT_RETRY,
+  type RetryPolicy,
+  realSleep,
+  retryingSteps,
+  type Sleep,
+} from "../io/targets/retry.js";
 import {
   DeliveryError,
   type DeliveryMessage,
@@ -40,7 +46,11 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...deps.retry };
   const sleep = deps.sleep ?? realSleep;
 
-  async function mirror(target: DeliveryTarget, request: DeliveryRequest, receipt: DeliveryReceipt): Promise<void> {
+  async function mirror(
+    target: DeliveryTarget,
+    request: DeliveryRequest,
+    receipt: DeliveryReceipt,
+  ): Promise<void> {
     const { message } = request;
     const log = { route: message.route, delivery_id: message.deliveryId, target: target.name };
     if (target.chat !== true || receipt.chatId === undefined) {
@@ -49,19 +59,38 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     }
     try {
       const mirrored = await mirrorDelivery(
-        { home: paths.home, profile: message.profile, platform: target.name, chatId: receipt.chatId, route: message.route, text: message.text },
+        {
+          home: paths.home,
+          profile: message.profile,
+          platform: target.name,
+          chatId: receipt.chatId,
+          route: message.route,
+          text: message.text,
+        },
         deps.now,
       );
-      if (!mirrored) logger.debug(log, `[delivery] mirror_to_session skipped: ${target.name} chat ${receipt.chatId} has no session`);
+      if (!mirrored)
+        logger.debug(
+          log,
+          `[delivery] mirror_to_session skipped: ${target.name} chat ${receipt.chatId} has no session`,
+        );
     } catch (err) {
-      logger.warn(log, `[delivery] mirror_to_session failed (the delivery itself succeeded): ${describeError(err)}`);
+      logger.warn(
+        log,
+        `[delivery] mirror_to_session failed (the delivery itself succeeded): ${describeError(err)}`,
+      );
     }
   }
 
   return {
     async deliver(request, signal) {
       const { message } = request;
-      const log = { route: message.route, delivery_id: message.deliveryId, target: request.target, mode: request.mode };
+      const log = {
+        route: message.route,
+        delivery_id: message.deliveryId,
+        target: request.target,
+        mode: request.mode,
+      };
       const target = targets.get(request.target);
       if (target === undefined) {
         const error = new DeliveryError(`delivery target "${request.target}" is not enabled`, false);
@@ -74,7 +103,10 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
               policy,
               sleep,
               ({ error, retry, delayMs }) =>
-                logger.warn(log, `[delivery] ${target.name}: ${describeError(error)} — retry ${retry + 1}/${policy.retries} in ${delayMs} ms`),
+                logger.warn(
+                  log,
+                  `[delivery] ${target.name}: ${describeError(error)} — retry ${retry + 1}/${policy.retries} in ${delayMs} ms`,
+                ),
               signal,
             )
           : runOnce;
@@ -82,10 +114,14 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       try {
         receipt = await target.send(message, signal, { runStep });
       } catch (err) {
-        logger.error(log, `[delivery] ${target.name} failed for route ${message.route}: ${describeError(err)}`);
+        logger.error(
+          log,
+          `[delivery] ${target.name} failed for route ${message.route}: ${describeError(err)}`,
+        );
         throw err;
       }
-      if (target.name !== "log") logger.info(log, `[delivery] ${target.name}: delivered for route ${message.route}`);
+      if (target.name !== "log")
+        logger.info(log, `[delivery] ${target.name}: delivered for route ${message.route}`);
       if (request.mirrorToSession) await mirror(target, request, receipt);
       return receipt;
     },

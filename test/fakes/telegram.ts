@@ -8,10 +8,13 @@ import { type FakeApi, startFakeApi } from "./httpFake.js";
 export async function startFakeTelegram(): Promise<FakeApi> {
   let nextId = 1;
   return startFakeApi((request) => {
-    if (request.path.endsWith("/getMe")) return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
+    if (request.path.endsWith("/getMe"))
+      return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
     if (request.path.endsWith("/sendMessage")) {
       const body = request.json as { chat_id?: unknown; text?: string };
-      return { json: { ok: true, result: { message_id: nextId++, chat: { id: body.chat_id }, text: body.text } } };
+      return {
+        json: { ok: true, result: { message_id: nextId++, chat: { id: body.chat_id }, text: body.text } },
+      };
     }
     return { status: 404, json: { ok: false, error_code: 404, description: "Not Found" } };
   });
@@ -19,5 +22,7 @@ export async function startFakeTelegram(): Promise<FakeApi> {
 
 /** The text of every sendMessage the fake received, in order. */
 export function sentTexts(fake: FakeApi): string[] {
-  return fake.requests.filter((r) => r.path.endsWith("/sendMessage")).map((r) => (r.json as { text: string }).text);
+  return fake.requests
+    .filter((r) => r.path.endsWith("/sendMessage"))
+    .map((r) => (r.json as { text: string }).text);
 }

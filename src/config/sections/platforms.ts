@@ -27,7 +27,11 @@ export const PLATFORM_SCHEMAS = {
     api_version: text.default("v21.0"),
     base_url: url("https://graph.facebook.com"),
   }),
-  matrix: z.strictObject({ ...base, token: text.optional(), base_url: url("https://matrix-client.matrix.org") }),
+  matrix: z.strictObject({
+    ...base,
+    token: text.optional(),
+    base_url: url("https://matrix-client.matrix.org"),
+  }),
   mattermost: z.strictObject({ ...base, token: text.optional(), base_url: z.url().optional() }),
   dingtalk: z.strictObject({
     ...base,
@@ -36,7 +40,12 @@ export const PLATFORM_SCHEMAS = {
     robot_code: text.optional(),
     base_url: url("https://api.dingtalk.com"),
   }),
-  feishu: z.strictObject({ ...base, app_id: text.optional(), app_secret: text.optional(), base_url: url("https://open.feishu.cn") }),
+  feishu: z.strictObject({
+    ...base,
+    app_id: text.optional(),
+    app_secret: text.optional(),
+    base_url: url("https://open.feishu.cn"),
+  }),
   wecom: z.strictObject({
     ...base,
     corp_id: text.optional(),
@@ -44,7 +53,12 @@ export const PLATFORM_SCHEMAS = {
     agent_id: z.union([text, z.number()]).transform(Number).optional(),
     base_url: url("https://qyapi.weixin.qq.com"),
   }),
-  weixin: z.strictObject({ ...base, app_id: text.optional(), app_secret: text.optional(), base_url: url("https://api.weixin.qq.com") }),
+  weixin: z.strictObject({
+    ...base,
+    app_id: text.optional(),
+    app_secret: text.optional(),
+    base_url: url("https://api.weixin.qq.com"),
+  }),
   bluebubbles: z.strictObject({
     ...base,
     password: text.optional(),
@@ -75,7 +89,11 @@ export const PLATFORM_SCHEMAS = {
     from: text.optional(),
     subject: text.default("[svc] {route}"),
   }),
-  home_automation: z.strictObject({ ...base, token: text.optional(), base_url: url("http://homeassistant.local:8123") }),
+  home_automation: z.strictObject({
+    ...base,
+    token: text.optional(),
+    base_url: url("http://homeassistant.local:8123"),
+  }),
   forge_comment: z.strictObject({ ...base, command: text.default("gh") }),
 } as const;
 
@@ -146,7 +164,9 @@ function canonicalKeys(raw: unknown, ctx: z.RefinementCtx): unknown {
   return out;
 }
 
-const platformShape = Object.fromEntries(PLATFORM_NAMES.map((name) => [name, PLATFORM_SCHEMAS[name].optional()])) as {
+const platformShape = Object.fromEntries(
+  PLATFORM_NAMES.map((name) => [name, PLATFORM_SCHEMAS[name].optional()]),
+) as {
   [N in PlatformName]: z.ZodOptional<(typeof PLATFORM_SCHEMAS)[N]>;
 };
 

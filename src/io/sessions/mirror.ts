@@ -19,7 +19,11 @@ export const mirrorText = (route: string, text: string) => `[Webhook delivery: $
 export function mirrorDelivery(request: MirrorRequest, now?: () => Date): Promise<boolean> {
   const store = SessionStore.forProfile(request.home, request.profile, now);
   return store.append(chatSessionKey(request.platform, request.chatId), [
-    { role: "assistant", content: mirrorText(request.route, request.text), source: `webhook:${request.route}` },
+    {
+      role: "assistant",
+      content: mirrorText(request.route, request.text),
+      source: `webhook:${request.route}`,
+    },
   ]);
 }
 

@@ -71,10 +71,14 @@ export class SessionStore {
     }
     try {
       const parsed = JSON.parse(text) as SessionIndex;
-      if (typeof parsed.sessions !== "object" || parsed.sessions === null) throw new Error("no sessions mapping");
+      if (typeof parsed.sessions !== "object" || parsed.sessions === null)
+        throw new Error("no sessions mapping");
       return parsed;
     } catch (err) {
-      throw new SvcError("store_corrupt", `${this.indexPath}: not a valid session index (${(err as Error).message}) — move it aside to start a new one`);
+      throw new SvcError(
+        "store_corrupt",
+        `${this.indexPath}: not a valid session index (${(err as Error).message}) — move it aside to start a new one`,
+      );
     }
   }
 
@@ -93,7 +97,11 @@ export class SessionStore {
   }
 
   /** Creates the session when it does not exist yet; returns its record. */
-  async open(key: string, file: string, meta: Partial<Pick<SessionRecord, "platform" | "chat_id" | "route" | "delivery_id">> = {}): Promise<SessionRecord> {
+  async open(
+    key: string,
+    file: string,
+    meta: Partial<Pick<SessionRecord, "platform" | "chat_id" | "route" | "delivery_id">> = {},
+  ): Promise<SessionRecord> {
     return withFileLock(this.indexPath, () => {
       const index = this.readIndex();
       const existing = index.sessions[key];
@@ -111,7 +119,11 @@ export class SessionStore {
 
   /** Opens (or creates) the session of a chat. */
   openChat(platform: string, chatId: string): Promise<SessionRecord> {
-    return this.open(chatSessionKey(platform, chatId), join(fileSegment(platform), `${fileSegment(chatId)}.jsonl`), { platform, chat_id: chatId });
+    return this.open(
+      chatSessionKey(platform, chatId),
+      join(fileSegment(platform), `${fileSegment(chatId)}.jsonl`),
+      { platform, chat_id: chatId },
+    );
   }
 
   /** Appends entries to an existing session; returns false (and writes nothing) when there is no such session. */

@@ -12,7 +12,11 @@ export const BLUEBUBBLES_LIMIT = 10_000;
 
 export function bluebubblesTarget(settings: PlatformConfig<"bluebubbles">): DeliveryTarget {
   const password = settings.password ?? "";
-  const api = platformClient("bluebubbles", { baseUrl: settings.base_url ?? "", timeoutSeconds: settings.timeout_seconds, secrets: [password] });
+  const api = platformClient("bluebubbles", {
+    baseUrl: settings.base_url ?? "",
+    timeoutSeconds: settings.timeout_seconds,
+    secrets: [password],
+  });
   // The password travels in the query string; request URLs never reach a log line or an error.
   const withPassword = (path: string) => `${path}?password=${encodeURIComponent(password)}`;
   return chatTarget({

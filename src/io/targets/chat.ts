@@ -1,5 +1,12 @@
 import { type SizeUnit, splitMessage } from "./split.js";
-import { DeliveryError, type DeliveryMessage, type DeliveryReceipt, type DeliveryTarget, runOnce, type SendOptions } from "./target.js";
+import {
+  DeliveryError,
+  type DeliveryMessage,
+  type DeliveryReceipt,
+  type DeliveryTarget,
+  runOnce,
+  type SendOptions,
+} from "./target.js";
 
 /** `deliver_extra.chat_id`, else the platform's home channel (spec 4.4). */
 export function resolveChatId(
@@ -8,7 +15,9 @@ export function resolveChatId(
   homeChannel: string | undefined,
   keys: readonly string[] = ["chat_id"],
 ): string {
-  const fromExtra = keys.map((key) => message.extra[key]?.trim()).find((value) => value !== undefined && value !== "");
+  const fromExtra = keys
+    .map((key) => message.extra[key]?.trim())
+    .find((value) => value !== undefined && value !== "");
   const chatId = fromExtra ?? homeChannel;
   if (chatId === undefined || chatId === "") {
     throw new DeliveryError(
@@ -41,7 +50,7 @@ export interface ChatTargetSpec {
   readonly limit: number;
   readonly unit?: SizeUnit;
   readonly homeChannel: string | undefined;
-  check?(signal?: AbortSignal): Promise<string | void>;
+  check?(signal?: AbortSignal): Promise<string | undefined>;
   sendPart(part: ChatPart): Promise<unknown>;
 }
 

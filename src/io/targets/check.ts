@@ -23,11 +23,17 @@ export async function checkTargets(
         const who = await target.check(AbortSignal.timeout(timeoutMs));
         registry.setState(target.name, "connected");
         results[target.name] = "connected";
-        logger.info({ platform: target.name }, `[delivery] ${target.name}: connected${who ? ` as ${who}` : ""}`);
+        logger.info(
+          { platform: target.name },
+          `[delivery] ${target.name}: connected${who ? ` as ${who}` : ""}`,
+        );
       } catch (err) {
         registry.setState(target.name, "failed");
         results[target.name] = "failed";
-        logger.warn({ platform: target.name }, `[delivery] ${target.name}: credentials check failed — ${describeError(err)}`);
+        logger.warn(
+          { platform: target.name },
+          `[delivery] ${target.name}: credentials check failed — ${describeError(err)}`,
+        );
       }
     }),
   );

@@ -11,7 +11,12 @@ export interface CallOptions {
 
 /** One platform's HTTP API: its base URL, timeout, auth headers and the secrets to keep out of errors. */
 export interface PlatformClient {
-  call(action: string, method: "GET" | "POST" | "PUT", pathOrUrl: string, options?: CallOptions): Promise<HttpAnswer>;
+  call(
+    action: string,
+    method: "GET" | "POST" | "PUT",
+    pathOrUrl: string,
+    options?: CallOptions,
+  ): Promise<HttpAnswer>;
 }
 
 export interface ClientSettings {
@@ -51,7 +56,11 @@ export function stringField(answer: HttpAnswer, key: string): string | undefined
 /** A client for a platform that takes one static token in the Authorization header (`Bearer`, `Bot`). */
 export function tokenClient(
   platform: string,
-  settings: { readonly token?: string | undefined; readonly base_url?: string | undefined; readonly timeout_seconds: number },
+  settings: {
+    readonly token?: string | undefined;
+    readonly base_url?: string | undefined;
+    readonly timeout_seconds: number;
+  },
   scheme = "Bearer",
 ): PlatformClient {
   const token = settings.token ?? "";

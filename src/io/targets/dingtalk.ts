@@ -15,12 +15,17 @@ export function dingtalkTarget(settings: PlatformConfig<"dingtalk">, deps: Targe
   const clientId = settings.client_id ?? "";
   const clientSecret = settings.client_secret ?? "";
   const robotCode = settings.robot_code ?? clientId;
-  const api = platformClient("dingtalk", { baseUrl: settings.base_url, timeoutSeconds: settings.timeout_seconds, secrets: [clientSecret] });
+  const api = platformClient("dingtalk", {
+    baseUrl: settings.base_url,
+    timeoutSeconds: settings.timeout_seconds,
+    secrets: [clientSecret],
+  });
   const tokens = tokenCache(async (signal) => {
     const json = { appKey: clientId, appSecret: clientSecret };
     const answer = await api.call("oauth2/accessToken", "POST", "/v1.0/oauth2/accessToken", { json, signal });
     const body = answer.body as { accessToken?: string; expireIn?: number } | undefined;
-    if (typeof body?.accessToken !== "string") throw refused("dingtalk", "oauth2/accessToken", answer.text, [clientSecret]);
+    if (typeof body?.accessToken !== "string")
+      throw refused("dingtalk", "oauth2/accessToken", answer.text, [clientSecret]);
     return { token: body.accessToken, expiresInSeconds: body.expireIn ?? 7200 };
   }, deps.now);
 
@@ -34,9 +39,19 @@ export function dingtalkTarget(settings: PlatformConfig<"dingtalk">, deps: Targe
     },
     async sendPart({ chatId, text, signal }) {
       const token = await tokens.get(signal);
-      const json = { msgParam: JSON.stringify({ content: text }), msgKey: "sampleText", openConversationId: chatId, robotCode };
+      const json = {
+        msgParam: JSON.stringify({ content: text }),
+        msgKey: "sampleText",
+        openConversationId: chatId,
+        robotCode,
+      };
       const headers = { "x-acs-dingtalk-access-token": token };
-      return api.call("robot/groupMessages/send", "POST", "/v1.0/robot/groupMessages/send", { json, headers, secrets: [token], signal });
+      return api.call("robot/groupMessages/send", "POST", "/v1.0/robot/groupMessages/send", {
+        json,
+        headers,
+        secrets: [token],
+        signal,
+      });
     },
   });
 }

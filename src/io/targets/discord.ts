@@ -12,8 +12,12 @@ export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarg
     name: "discord",
     limit: DISCORD_LIMIT,
     homeChannel: settings.home_channel,
-    check: async (signal) => stringField(await api.call("users/@me", "GET", "/api/v10/users/@me", { signal }), "username"),
+    check: async (signal) =>
+      stringField(await api.call("users/@me", "GET", "/api/v10/users/@me", { signal }), "username"),
     sendPart: ({ chatId, text, signal }) =>
-      api.call("create message", "POST", `/api/v10/channels/${encodeURIComponent(chatId)}/messages`, { json: { content: text }, signal }),
+      api.call("create message", "POST", `/api/v10/channels/${encodeURIComponent(chatId)}/messages`, {
+        json: { content: text },
+        signal,
+      }),
   });
 }

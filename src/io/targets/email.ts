@@ -8,7 +8,9 @@ const TRANSIENT_CODES = new Set(["ECONNECTION", "ESOCKET", "ETIMEDOUT", "EDNS"])
 
 function asDeliveryError(err: unknown, secrets: readonly (string | undefined)[]): DeliveryError {
   const e = err as { code?: string; responseCode?: number; response?: string; message?: string };
-  const transient = (e.responseCode !== undefined && e.responseCode >= 400 && e.responseCode < 500) || TRANSIENT_CODES.has(e.code ?? "");
+  const transient =
+    (e.responseCode !== undefined && e.responseCode >= 400 && e.responseCode < 500) ||
+    TRANSIENT_CODES.has(e.code ?? "");
   const detail = scrub(e.response ?? e.message ?? String(err), secrets);
   return new DeliveryError(`email: ${e.code ?? "SMTP"} — ${detail}`, transient);
 }

@@ -29,10 +29,19 @@ interface FeishuAnswer {
 
 export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDeps): DeliveryTarget {
   const appSecret = settings.app_secret ?? "";
-  const api = platformClient("feishu", { baseUrl: settings.base_url, timeoutSeconds: settings.timeout_seconds, secrets: [appSecret] });
+  const api = platformClient("feishu", {
+    baseUrl: settings.base_url,
+    timeoutSeconds: settings.timeout_seconds,
+    secrets: [appSecret],
+  });
   const tokens = tokenCache(async (signal) => {
     const json = { app_id: settings.app_id, app_secret: appSecret };
-    const answer = await api.call("tenant_access_token", "POST", "/open-apis/auth/v3/tenant_access_token/internal", { json, signal });
+    const answer = await api.call(
+      "tenant_access_token",
+      "POST",
+      "/open-apis/auth/v3/tenant_access_token/internal",
+      { json, signal },
+    );
     const body = answer.body as FeishuAnswer | undefined;
     if (body?.code !== 0 || typeof body.tenant_access_token !== "string") {
       throw refused("feishu", "tenant_access_token", body?.msg ?? answer.text, [appSecret]);
@@ -54,9 +63,18 @@ export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDep
       const path = `/open-apis/im/v1/messages?receive_id_type=${receiveIdType(chatId)}`;
       const json = { receive_id: chatId, msg_type: "text", content: JSON.stringify({ text }) };
       const headers = { authorization: `Bearer ${token}` };
-      const answer = await api.call("im/v1/messages", "POST", path, { json, headers, secrets: [token], signal });
+      const answer = await api.call("im/v1/messages", "POST", path, {
+        json,
+        headers,
+        secrets: [token],
+        signal,
+      });
       const body = answer.body as FeishuAnswer | undefined;
-      if (body?.code !== 0) throw refused("feishu", "im/v1/messages", `${body?.code ?? "?"} ${body?.msg ?? answer.text}`, [appSecret, token]);
+      if (body?.code !== 0)
+        throw refused("feishu", "im/v1/messages", `${body?.code ?? "?"} ${body?.msg ?? answer.text}`, [
+          appSecret,
+          token,
+        ]);
     },
   });
 }

@@ -2,7 +2,13 @@ import { execa } from "execa";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "./httpJson.js";
 import { splitMessage } from "./split.js";
-import { DeliveryError, type DeliveryMessage, type DeliveryTarget, runOnce, type TargetDeps } from "./target.js";
+import {
+  DeliveryError,
+  type DeliveryMessage,
+  type DeliveryTarget,
+  runOnce,
+  type TargetDeps,
+} from "./target.js";
 
 /** GitHub comment bodies hold up to 65536 characters. */
 export const FORGE_COMMENT_LIMIT = 65_536;
@@ -18,10 +24,16 @@ export function forgeDestination(message: Pick<DeliveryMessage, "extra" | "route
   const repo = message.extra.repo?.trim() ?? "";
   const pr = message.extra.pr_number?.trim() ?? "";
   if (!REPO_NAME.test(repo) || repo.split("/").some((part) => part === "." || part === "..")) {
-    throw new DeliveryError(`forge_comment: route "${message.route}": deliver_extra.repo must be owner/name, got "${repo.slice(0, 100)}"`, false);
+    throw new DeliveryError(
+      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name, got "${repo.slice(0, 100)}"`,
+      false,
+    );
   }
   if (!/^\d{1,10}$/.test(pr) || Number(pr) < 1) {
-    throw new DeliveryError(`forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${pr.slice(0, 30)}"`, false);
+    throw new DeliveryError(
+      `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${pr.slice(0, 30)}"`,
+      false,
+    );
   }
   return { repo, prNumber: Number(pr) };
 }
@@ -30,7 +42,10 @@ export function forgeDestination(message: Pick<DeliveryMessage, "extra" | "route
  * Posts a pull-request comment with the GitHub CLI: `gh pr comment <n> --repo <owner/name> --body-file -`,
  * the body on stdin (never a shell string). A missing or failing `gh` posts nothing and fails the delivery.
  */
-export function forgeCommentTarget(settings: PlatformConfig<"forge_comment">, deps: TargetDeps): DeliveryTarget {
+export function forgeCommentTarget(
+  settings: PlatformConfig<"forge_comment">,
+  deps: TargetDeps,
+): DeliveryTarget {
   const timeout = settings.timeout_seconds * 1000;
   const env = deps.env ?? process.env;
   const secrets = [env.GH_TOKEN, env.GITHUB_TOKEN];
@@ -45,12 +60,27 @@ export function forgeCommentTarget(settings: PlatformConfig<"forge_comment">, de
       ...(signal === undefined ? {} : { cancelSignal: signal }),
     });
     if ((result as { code?: string }).code === "ENOENT") {
-      throw new DeliveryError(`forge_comment: "${settings.command}" was not found on PATH — install the GitHub CLI and run "gh auth login"`, false);
+      throw new DeliveryError(
+        `forge_comment: "${settings.command}" was not found on PATH — install the GitHub CLI and run "gh auth login"`,
+        false,
+      );
     }
-    if (result.timedOut) throw new DeliveryError(`forge_comment: ${settings.command} ${args[0]} ${args[1]} gave no answer within ${timeout / 1000}s`, true);
+    if (result.timedOut)
+      throw new DeliveryError(
+        `forge_comment: ${settings.command} ${args[0]} ${args[1]} gave no answer within ${timeout / 1000}s`,
+        true,
+      );
     if (result.exitCode !== 0) {
-      const detail = scrub(String(result.stderr || result.stdout || (result as { message?: string }).message || "").trim().slice(0, 500), secrets);
-      throw new DeliveryError(`forge_comment: ${settings.command} ${args[0]} ${args[1]} exited with ${result.exitCode ?? "a signal"}: ${detail}`, false);
+      const detail = scrub(
+        String(result.stderr || result.stdout || (result as { message?: string }).message || "")
+          .trim()
+          .slice(0, 500),
+        secrets,
+      );
+      throw new DeliveryError(
+        `forge_comment: ${settings.command} ${args[0]} ${args[1]} exited with ${result.exitCode ?? "a signal"}: ${detail}`,
+        false,
+      );
     }
     return result;
   }
@@ -64,7 +94,9 @@ export function forgeCommentTarget(settings: PlatformConfig<"forge_comment">, de
       const { repo, prNumber } = forgeDestination(message);
       const parts = splitMessage(message.text, FORGE_COMMENT_LIMIT);
       for (const body of parts) {
-        await (options.runStep ?? runOnce)(() => gh(["pr", "comment", String(prNumber), "--repo", repo, "--body-file", "-"], body, signal));
+        await (options.runStep ?? runOnce)(() =>
+          gh(["pr", "comment", String(prNumber), "--repo", repo, "--body-file", "-"], body, signal),
+        );
       }
       return { chatId: `${repo}#${prNumber}`, parts: parts.length };
     },

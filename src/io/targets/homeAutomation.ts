@@ -14,13 +14,19 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
     name: "home_automation",
     check: async (signal) => stringField(await api.call("api status", "GET", "/api/", { signal }), "message"),
     async send(message, signal, options = {}) {
-      const service = message.extra.chat_id?.trim() || message.extra.service?.trim() || settings.home_channel || "notify";
+      const service =
+        message.extra.chat_id?.trim() || message.extra.service?.trim() || settings.home_channel || "notify";
       if (!SERVICE_NAME.test(service)) {
-        throw new DeliveryError(`home_automation: "${service}" is not a notify service name (lower-case letters, digits, "_")`, false);
+        throw new DeliveryError(
+          `home_automation: "${service}" is not a notify service name (lower-case letters, digits, "_")`,
+          false,
+        );
       }
       const title = message.extra.title;
       const json = { message: message.text, ...(title === undefined ? {} : { title }) };
-      await (options.runStep ?? runOnce)(() => api.call(`notify.${service}`, "POST", `/api/services/notify/${service}`, { json, signal }));
+      await (options.runStep ?? runOnce)(() =>
+        api.call(`notify.${service}`, "POST", `/api/services/notify/${service}`, { json, signal }),
+      );
       return { chatId: service };
     },
   };

@@ -70,7 +70,8 @@ export function platformErrorText(body: unknown, text: string): string {
 }
 
 function retryAfterFromBody(body: unknown): number | undefined {
-  const value = field(body, "parameters", "retry_after") ?? field(body, "retry_after") ?? field(body, "retry_after_ms");
+  const value =
+    field(body, "parameters", "retry_after") ?? field(body, "retry_after") ?? field(body, "retry_after_ms");
   if (typeof value !== "number" || !Number.isFinite(value)) return undefined;
   return field(body, "retry_after_ms") === value ? value / 1000 : value;
 }
@@ -96,11 +97,17 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
   let response: Response;
   let text: string;
   try {
-    response = await fetch(call.url, { method: call.method, headers, ...(body === undefined ? {} : { body }), signal });
+    response = await fetch(call.url, {
+      method: call.method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      signal,
+    });
     text = await response.text();
   } catch (err) {
     if (call.signal?.aborted) throw new DeliveryError(`${where}: cancelled`, false);
-    if (timeout.aborted) throw new DeliveryError(`${where}: no answer within ${call.timeoutMs / 1000}s`, true);
+    if (timeout.aborted)
+      throw new DeliveryError(`${where}: no answer within ${call.timeoutMs / 1000}s`, true);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     const reason = cause?.code ?? cause?.message ?? (err as Error).message;
     throw new DeliveryError(`${where}: connection failed (${scrub(String(reason), call.secrets)})`, true);
@@ -124,7 +131,12 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
 }
 
 /** A refusal reported inside a 2xx body (Slack `ok: false`, Feishu `code != 0`, WeCom `errcode != 0`). */
-export function refused(platform: string, action: string, detail: string, secrets?: readonly (string | undefined)[]): DeliveryError {
+export function refused(
+  platform: string,
+  action: string,
+  detail: string,
+  secrets?: readonly (string | undefined)[],
+): DeliveryError {
   return new DeliveryError(`${platform}: ${action}: ${scrub(detail, secrets)}`, false);
 }
 

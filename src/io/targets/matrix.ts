@@ -16,12 +16,19 @@ export function matrixTarget(settings: PlatformConfig<"matrix">): DeliveryTarget
     limit: MATRIX_LIMIT,
     unit: "utf8",
     homeChannel: settings.home_channel,
-    check: async (signal) => stringField(await api.call("whoami", "GET", "/_matrix/client/v3/account/whoami", { signal }), "user_id"),
+    check: async (signal) =>
+      stringField(
+        await api.call("whoami", "GET", "/_matrix/client/v3/account/whoami", { signal }),
+        "user_id",
+      ),
     // A transaction id derived from the delivery makes a retried PUT idempotent on the homeserver.
     sendPart({ chatId, text, index, message, signal }) {
       const txn = encodeURIComponent(`svc-${message.deliveryId}-${index}`);
       const path = `/_matrix/client/v3/rooms/${encodeURIComponent(chatId)}/send/m.room.message/${txn}`;
-      return api.call("send m.room.message", "PUT", path, { json: { msgtype: "m.text", body: text }, signal });
+      return api.call("send m.room.message", "PUT", path, {
+        json: { msgtype: "m.text", body: text },
+        signal,
+      });
     },
   });
 }

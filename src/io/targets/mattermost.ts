@@ -12,10 +12,15 @@ export function mattermostTarget(settings: PlatformConfig<"mattermost">): Delive
     name: "mattermost",
     limit: MATTERMOST_LIMIT,
     homeChannel: settings.home_channel,
-    check: async (signal) => stringField(await api.call("users/me", "GET", "/api/v4/users/me", { signal }), "username"),
+    check: async (signal) =>
+      stringField(await api.call("users/me", "GET", "/api/v4/users/me", { signal }), "username"),
     sendPart({ chatId, text, message, signal }) {
       const rootId = threadOf(message);
-      const json = { channel_id: chatId, message: text, ...(rootId === undefined ? {} : { root_id: rootId }) };
+      const json = {
+        channel_id: chatId,
+        message: text,
+        ...(rootId === undefined ? {} : { root_id: rootId }),
+      };
       return api.call("create post", "POST", "/api/v4/posts", { json, signal });
     },
   });

@@ -20,12 +20,19 @@ export function qqMessagePath(chatId: string): { path: string; v2: boolean } {
 
 export function qqbotTarget(settings: PlatformConfig<"qqbot">, deps: TargetDeps): DeliveryTarget {
   const clientSecret = settings.client_secret ?? "";
-  const api = platformClient("qqbot", { baseUrl: settings.base_url, timeoutSeconds: settings.timeout_seconds, secrets: [clientSecret] });
+  const api = platformClient("qqbot", {
+    baseUrl: settings.base_url,
+    timeoutSeconds: settings.timeout_seconds,
+    secrets: [clientSecret],
+  });
   const tokens = tokenCache(async (signal) => {
     const json = { appId: settings.app_id, clientSecret };
     const answer = await api.call("getAppAccessToken", "POST", settings.token_url, { json, signal });
-    const body = answer.body as { access_token?: string; expires_in?: string | number; message?: string } | undefined;
-    if (typeof body?.access_token !== "string") throw refused("qqbot", "getAppAccessToken", body?.message ?? answer.text, [clientSecret]);
+    const body = answer.body as
+      | { access_token?: string; expires_in?: string | number; message?: string }
+      | undefined;
+    if (typeof body?.access_token !== "string")
+      throw refused("qqbot", "getAppAccessToken", body?.message ?? answer.text, [clientSecret]);
     return { token: body.access_token, expiresInSeconds: Number(body.expires_in ?? 7200) || 7200 };
   }, deps.now);
 
@@ -41,7 +48,12 @@ export function qqbotTarget(settings: PlatformConfig<"qqbot">, deps: TargetDeps)
       const token = await tokens.get(signal);
       const { path, v2 } = qqMessagePath(chatId);
       const headers = { authorization: `QQBot ${token}`, "x-union-appid": settings.app_id ?? "" };
-      return api.call("send message", "POST", path, { json: v2 ? { content: text, msg_type: 0 } : { content: text }, headers, secrets: [token], signal });
+      return api.call("send message", "POST", path, {
+        json: v2 ? { content: text, msg_type: 0 } : { content: text },
+        headers,
+        secrets: [token],
+        signal,
+      });
     },
   });
 }

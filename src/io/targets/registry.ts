@@ -1,5 +1,10 @@
 import type { Config } from "../../config/schema.js";
-import { PLATFORM_ALIASES, PLATFORM_NAMES, type PlatformConfig, type PlatformName } from "../../config/sections/platforms.js";
+import {
+  PLATFORM_ALIASES,
+  PLATFORM_NAMES,
+  type PlatformConfig,
+  type PlatformName,
+} from "../../config/sections/platforms.js";
 import { bluebubblesTarget } from "./bluebubbles.js";
 import { dingtalkTarget } from "./dingtalk.js";
 import { discordTarget } from "./discord.js";
@@ -34,7 +39,10 @@ export function canonicalTarget(name: string): string | undefined {
 /** True for the chat platforms (chat_1..chat_13), whose deliveries can be mirrored into sessions. */
 export function isChatPlatform(name: string): boolean {
   const canonical = canonicalTarget(name);
-  return canonical !== undefined && Object.entries(PLATFORM_ALIASES).some(([alias, to]) => alias.startsWith("chat_") && to === canonical);
+  return (
+    canonical !== undefined &&
+    Object.entries(PLATFORM_ALIASES).some(([alias, to]) => alias.startsWith("chat_") && to === canonical)
+  );
 }
 
 export type TargetState = "connected" | "failed" | "unchecked";
@@ -72,7 +80,11 @@ const BUILDERS: Builders = {
   forge_comment: forgeCommentTarget,
 };
 
-function build<N extends PlatformName>(name: N, settings: PlatformConfig<N>, deps: TargetDeps): DeliveryTarget {
+function build<N extends PlatformName>(
+  name: N,
+  settings: PlatformConfig<N>,
+  deps: TargetDeps,
+): DeliveryTarget {
   return (BUILDERS[name] as (s: PlatformConfig<N>, d: TargetDeps) => DeliveryTarget)(settings, deps);
 }
 

@@ -11,7 +11,12 @@ export interface RetryPolicy {
   readonly maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { retries: 3, baseMs: 1000, capMs: 30_000, maxRetryAfterMs: 300_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  retries: 3,
+  baseMs: 1000,
+  capMs: 30_000,
+  maxRetryAfterMs: 300_000,
+};
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
@@ -39,7 +44,12 @@ export interface RetryNotice {
 }
 
 /** A step runner that retries transient DeliveryErrors with bounded exponential backoff. */
-export function retryingSteps(policy: RetryPolicy, sleep: Sleep, onRetry: (notice: RetryNotice) => void, signal?: AbortSignal): StepRunner {
+export function retryingSteps(
+  policy: RetryPolicy,
+  sleep: Sleep,
+  onRetry: (notice: RetryNotice) => void,
+  signal?: AbortSignal,
+): StepRunner {
   return async <T>(step: () => Promise<T>): Promise<T> => {
     for (let retry = 0; ; retry++) {
       try {

@@ -11,7 +11,10 @@ export const SIGNAL_LIMIT = 2000;
 
 export function signalTarget(settings: PlatformConfig<"signal">): DeliveryTarget {
   const number = settings.number ?? "";
-  const api = platformClient("signal", { baseUrl: settings.base_url, timeoutSeconds: settings.timeout_seconds });
+  const api = platformClient("signal", {
+    baseUrl: settings.base_url,
+    timeoutSeconds: settings.timeout_seconds,
+  });
   return chatTarget({
     name: "signal",
     limit: SIGNAL_LIMIT,
@@ -20,7 +23,9 @@ export function signalTarget(settings: PlatformConfig<"signal">): DeliveryTarget
       const answer = await api.call("list accounts", "GET", "/v1/accounts", { signal });
       const accounts = Array.isArray(answer.body) ? (answer.body as unknown[]) : [];
       if (!accounts.includes(number)) {
-        throw new Error(`signal: account ${number} is not registered with the signal-cli REST API at ${settings.base_url} — register or link it first`);
+        throw new Error(
+          `signal: account ${number} is not registered with the signal-cli REST API at ${settings.base_url} — register or link it first`,
+        );
       }
       return number;
     },

@@ -29,7 +29,11 @@ export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
     },
     sendPart({ chatId, text, message, signal }) {
       const thread = message.extra.thread_ts?.trim() || threadOf(message);
-      return call("chat.postMessage", { channel: chatId, text, ...(thread === undefined ? {} : { thread_ts: thread }) }, signal);
+      return call(
+        "chat.postMessage",
+        { channel: chatId, text, ...(thread === undefined ? {} : { thread_ts: thread }) },
+        signal,
+      );
     },
   });
 }

@@ -20,13 +20,16 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
   const account = `/2010-04-01/Accounts/${encodeURIComponent(sid)}`;
   return {
     name: "sms",
-    check: async (signal) => stringField(await api.call("account", "GET", `${account}.json`, { signal }), "friendly_name"),
+    check: async (signal) =>
+      stringField(await api.call("account", "GET", `${account}.json`, { signal }), "friendly_name"),
     async send(message, signal, options = {}) {
       const to = resolveChatId("sms", message, settings.home_channel, ["chat_id", "to"]);
       const parts = splitMessage(message.text, SMS_LIMIT);
       for (const body of parts) {
         const form = { To: to, From: settings.from ?? "", Body: body };
-        await (options.runStep ?? runOnce)(() => api.call("create message", "POST", `${account}/Messages.json`, { form, signal }));
+        await (options.runStep ?? runOnce)(() =>
+          api.call("create message", "POST", `${account}/Messages.json`, { form, signal }),
+        );
       }
       return { chatId: to, parts: parts.length };
     },

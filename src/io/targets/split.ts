@@ -41,7 +41,8 @@ function cutPoint(window: string): number {
  * line boundaries where possible, then on spaces, then anywhere. Joining the parts gives back `text`.
  */
 export function splitMessage(text: string, limit: number, unit: SizeUnit = "chars"): string[] {
-  if (!Number.isInteger(limit) || limit < 4) throw new RangeError(`message limit must be an integer >= 4, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 4)
+    throw new RangeError(`message limit must be an integer >= 4, got ${limit}`);
   if (sizeOf(text, unit) <= limit) return [text];
   const parts: string[] = [];
   let rest = text;

@@ -37,7 +37,7 @@ export interface DeliveryTarget {
   /** True for chat platforms (chat_1..chat_13): their deliveries can be mirrored into sessions. */
   readonly chat?: boolean;
   /** Checks credentials at startup (e.g. Telegram getMe); resolves with who we are connected as, rejects with a message for the operator. */
-  check?(signal?: AbortSignal): Promise<string | void>;
+  check?(signal?: AbortSignal): Promise<string | undefined>;
   send(message: DeliveryMessage, signal?: AbortSignal, options?: SendOptions): Promise<DeliveryReceipt>;
 }
 

@@ -9,7 +9,11 @@ export const TELEGRAM_LIMIT = 4096;
 
 export function telegramTarget(settings: PlatformConfig<"telegram">): DeliveryTarget {
   const token = settings.token ?? "";
-  const api = platformClient("telegram", { baseUrl: settings.base_url, timeoutSeconds: settings.timeout_seconds, secrets: [token] });
+  const api = platformClient("telegram", {
+    baseUrl: settings.base_url,
+    timeoutSeconds: settings.timeout_seconds,
+    secrets: [token],
+  });
 
   // The token is part of the path; httpCall never puts URLs into errors, and scrubs the token from platform text.
   async function call(method: string, json: unknown, signal?: AbortSignal) {

@@ -10,7 +10,10 @@ export interface TokenCache {
 }
 
 /** Caches an app access token until shortly before it expires; concurrent callers share one fetch. */
-export function tokenCache(fetchToken: (signal?: AbortSignal) => Promise<IssuedToken>, now: () => number = Date.now): TokenCache {
+export function tokenCache(
+  fetchToken: (signal?: AbortSignal) => Promise<IssuedToken>,
+  now: () => number = Date.now,
+): TokenCache {
   let cached: { token: string; refreshAt: number } | undefined;
   let pending: Promise<string> | undefined;
   return {

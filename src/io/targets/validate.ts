@@ -11,7 +11,10 @@ const isTemplate = (value: string) => /\{[^}]+\}/.test(value);
  */
 export function targetStartupProblems(config: Config, file: string): string[] {
   const problems: string[] = [];
-  const platforms = config.platforms as Record<string, { enabled?: boolean; home_channel?: string } | undefined>;
+  const platforms = config.platforms as Record<
+    string,
+    { enabled?: boolean; home_channel?: string } | undefined
+  >;
   const validNames = Object.keys(TARGET_ALIASES).join(", ");
   for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
     const at = `${file}: platforms.webhook.routes.${name}`;
@@ -28,14 +31,24 @@ export function targetStartupProblems(config: Config, file: string): string[] {
       );
       continue;
     }
-    const extra = Object.fromEntries(Object.entries(route.deliver_extra ?? {}).map(([k, v]) => [k, String(v)]));
+    const extra = Object.fromEntries(
+      Object.entries(route.deliver_extra ?? {}).map(([k, v]) => [k, String(v)]),
+    );
     if (canonical === "forge_comment") {
       const repo = extra.repo;
       const pr = extra.pr_number;
-      if (repo === undefined) problems.push(`${at}.deliver_extra.repo: required for forge_comment — set it to owner/name (or a {template})`);
-      else if (!isTemplate(repo) && !REPO_NAME.test(repo)) problems.push(`${at}.deliver_extra.repo: "${repo}" is not owner/name`);
-      if (pr === undefined) problems.push(`${at}.deliver_extra.pr_number: required for forge_comment — set it to a number or a template such as {pull_request.number}`);
-      else if (!isTemplate(pr) && !/^[1-9]\d*$/.test(pr)) problems.push(`${at}.deliver_extra.pr_number: "${pr}" is not a positive integer`);
+      if (repo === undefined)
+        problems.push(
+          `${at}.deliver_extra.repo: required for forge_comment — set it to owner/name (or a {template})`,
+        );
+      else if (!isTemplate(repo) && !REPO_NAME.test(repo))
+        problems.push(`${at}.deliver_extra.repo: "${repo}" is not owner/name`);
+      if (pr === undefined)
+        problems.push(
+          `${at}.deliver_extra.pr_number: required for forge_comment — set it to a number or a template such as {pull_request.number}`,
+        );
+      else if (!isTemplate(pr) && !/^[1-9]\d*$/.test(pr))
+        problems.push(`${at}.deliver_extra.pr_number: "${pr}" is not a positive integer`);
       continue;
     }
     const chatLike = isChatPlatform(canonical) || canonical === "sms" || canonical === "email";

@@ -34,12 +34,18 @@ interface Errcode {
  */
 export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): DeliveryTarget {
   const { platform } = spec;
-  const api = platformClient(platform, { baseUrl: spec.baseUrl, timeoutSeconds: spec.timeoutSeconds, secrets: [spec.secret] });
+  const api = platformClient(platform, {
+    baseUrl: spec.baseUrl,
+    timeoutSeconds: spec.timeoutSeconds,
+    secrets: [spec.secret],
+  });
   const tokens = tokenCache(async (signal) => {
     const answer = await api.call("access_token", "GET", spec.tokenPath, { signal });
     const body = answer.body as (Errcode & { access_token?: string; expires_in?: number }) | undefined;
     if (typeof body?.access_token !== "string" || (body.errcode ?? 0) !== 0) {
-      throw refused(platform, "access_token", `${body?.errcode ?? "?"} ${body?.errmsg ?? answer.text}`, [spec.secret]);
+      throw refused(platform, "access_token", `${body?.errcode ?? "?"} ${body?.errmsg ?? answer.text}`, [
+        spec.secret,
+      ]);
     }
     return { token: body.access_token, expiresInSeconds: body.expires_in ?? 7200 };
   }, deps.now);
@@ -55,14 +61,21 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
     async sendPart({ chatId, text, signal }) {
       const token = await tokens.get(signal);
       const path = `${spec.sendPath}?access_token=${encodeURIComponent(token)}`;
-      const answer = await api.call("send message", "POST", path, { json: spec.messageBody(chatId, text), secrets: [token], signal });
+      const answer = await api.call("send message", "POST", path, {
+        json: spec.messageBody(chatId, text),
+        secrets: [token],
+        signal,
+      });
       const code = (answer.body as Errcode | undefined)?.errcode ?? 0;
       if (code === 0) return;
       if (STALE_TOKEN.has(code)) {
         tokens.invalidate();
         throw new DeliveryError(`${platform}: send message: access token expired (${code})`, true);
       }
-      throw refused(platform, "send message", `${code} ${(answer.body as Errcode).errmsg ?? ""}`.trim(), [spec.secret, token]);
+      throw refused(platform, "send message", `${code} ${(answer.body as Errcode).errmsg ?? ""}`.trim(), [
+        spec.secret,
+        token,
+      ]);
     },
   });
 }

@@ -18,7 +18,12 @@ export function wecomTarget(settings: PlatformConfig<"wecom">, deps: TargetDeps)
       tokenPath: `/cgi-bin/gettoken?${query}`,
       sendPath: "/cgi-bin/message/send",
       secret,
-      messageBody: (touser, content) => ({ touser, msgtype: "text", agentid: settings.agent_id, text: { content } }),
+      messageBody: (touser, content) => ({
+        touser,
+        msgtype: "text",
+        agentid: settings.agent_id,
+        text: { content },
+      }),
     },
     deps,
   );

@@ -7,7 +7,11 @@ export const WEIXIN_LIMIT = 2048;
 
 export function weixinTarget(settings: PlatformConfig<"weixin">, deps: TargetDeps): DeliveryTarget {
   const secret = settings.app_secret ?? "";
-  const query = new URLSearchParams({ grant_type: "client_credential", appid: settings.app_id ?? "", secret });
+  const query = new URLSearchParams({
+    grant_type: "client_credential",
+    appid: settings.app_id ?? "",
+    secret,
+  });
   return wechatStyleTarget(
     {
       platform: "weixin",

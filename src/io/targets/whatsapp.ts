@@ -13,10 +13,17 @@ export function whatsappTarget(settings: PlatformConfig<"whatsapp">): DeliveryTa
     name: "whatsapp",
     limit: WHATSAPP_LIMIT,
     homeChannel: settings.home_channel,
-    check: async (signal) => stringField(await api.call("phone number", "GET", phonePath, { signal }), "display_phone_number"),
+    check: async (signal) =>
+      stringField(await api.call("phone number", "GET", phonePath, { signal }), "display_phone_number"),
     sendPart: ({ chatId, text, signal }) =>
       api.call("send message", "POST", `${phonePath}/messages`, {
-        json: { messaging_product: "whatsapp", recipient_type: "individual", to: chatId, type: "text", text: { preview_url: false, body: text } },
+        json: {
+          messaging_product: "whatsapp",
+          recipient_type: "individual",
+          to: chatId,
+          type: "text",
+          text: { preview_url: false, body: text },
+        },
         signal,
       }),
   });

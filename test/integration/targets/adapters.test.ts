@@ -25,14 +25,18 @@ const CASES: AdapterCase[] = [
     name: "telegram",
     settings: (base) => ({ token: "123456:TG-SECRET", base_url: base }),
     extra: { chat_id: "-1001234", message_thread_id: "77" },
-    answer: (r) => ok({ ok: true, result: r.path.endsWith("/getMe") ? { username: "svc_bot" } : { message_id: 1 } }),
+    answer: (r) =>
+      ok({ ok: true, result: r.path.endsWith("/getMe") ? { username: "svc_bot" } : { message_id: 1 } }),
     expectSend(r, text) {
       expect(r.method).toBe("POST");
       expect(r.path).toBe("/bot123456:TG-SECRET/sendMessage");
       expect(r.json).toEqual({ chat_id: -1001234, text, message_thread_id: 77 });
     },
     checkPath: "/bot123456:TG-SECRET/getMe",
-    refusal: { status: 400, json: { ok: false, error_code: 400, description: "Bad Request: chat not found" } },
+    refusal: {
+      status: 400,
+      json: { ok: false, error_code: 400, description: "Bad Request: chat not found" },
+    },
     refusalText: "Bad Request: chat not found",
     secrets: ["TG-SECRET"],
   },
@@ -72,7 +76,10 @@ const CASES: AdapterCase[] = [
     name: "signal",
     settings: (base) => ({ number: "+15550001111", base_url: base }),
     extra: { chat_id: "+15550002222" },
-    answer: (r) => (r.path === "/v1/accounts" ? ok(["+15550001111"]) : { status: 201, json: { timestamp: "1700000000000" } }),
+    answer: (r) =>
+      r.path === "/v1/accounts"
+        ? ok(["+15550001111"])
+        : { status: 201, json: { timestamp: "1700000000000" } },
     expectSend(r, text) {
       expect(r.method).toBe("POST");
       expect(r.path).toBe("/v2/send");
@@ -87,7 +94,8 @@ const CASES: AdapterCase[] = [
     name: "whatsapp",
     settings: (base) => ({ token: "WA-SECRET", phone_number_id: "10987", base_url: base }),
     extra: { chat_id: "4915112345678" },
-    answer: (r) => ok(r.method === "GET" ? { display_phone_number: "+1 555" } : { messages: [{ id: "wamid.1" }] }),
+    answer: (r) =>
+      ok(r.method === "GET" ? { display_phone_number: "+1 555" } : { messages: [{ id: "wamid.1" }] }),
     expectSend(r, text) {
       expect(r.method).toBe("POST");
       expect(r.path).toBe("/v21.0/10987/messages");
@@ -101,7 +109,10 @@ const CASES: AdapterCase[] = [
       });
     },
     checkPath: "/v21.0/10987",
-    refusal: { status: 400, json: { error: { message: "(#131030) Recipient phone number not in allowed list", code: 131030 } } },
+    refusal: {
+      status: 400,
+      json: { error: { message: "(#131030) Recipient phone number not in allowed list", code: 131030 } },
+    },
     refusalText: "Recipient phone number not in allowed list",
     secrets: ["WA-SECRET"],
   },
@@ -133,7 +144,13 @@ const CASES: AdapterCase[] = [
       expect(r.json).toEqual({ channel_id: "chan1", message: text, root_id: "root9" });
     },
     checkPath: "/api/v4/users/me",
-    refusal: { status: 403, json: { id: "api.context.permissions.app_error", message: "You do not have the appropriate permissions." } },
+    refusal: {
+      status: 403,
+      json: {
+        id: "api.context.permissions.app_error",
+        message: "You do not have the appropriate permissions.",
+      },
+    },
     refusalText: "appropriate permissions",
     secrets: ["MM-SECRET"],
   },
@@ -141,15 +158,28 @@ const CASES: AdapterCase[] = [
     name: "dingtalk",
     settings: (base) => ({ client_id: "dingAPPKEY", client_secret: "DT-SECRET", base_url: base }),
     extra: { chat_id: "cidGROUP==" },
-    answer: (r) => ok(r.path === "/v1.0/oauth2/accessToken" ? { accessToken: "DT-ACCESS", expireIn: 7200 } : { processQueryKey: "q1" }),
+    answer: (r) =>
+      ok(
+        r.path === "/v1.0/oauth2/accessToken"
+          ? { accessToken: "DT-ACCESS", expireIn: 7200 }
+          : { processQueryKey: "q1" },
+      ),
     expectSend(r, text) {
       expect(r.method).toBe("POST");
       expect(r.path).toBe("/v1.0/robot/groupMessages/send");
       expect(r.headers["x-acs-dingtalk-access-token"]).toBe("DT-ACCESS");
-      expect(r.json).toEqual({ msgParam: JSON.stringify({ content: text }), msgKey: "sampleText", openConversationId: "cidGROUP==", robotCode: "dingAPPKEY" });
+      expect(r.json).toEqual({
+        msgParam: JSON.stringify({ content: text }),
+        msgKey: "sampleText",
+        openConversationId: "cidGROUP==",
+        robotCode: "dingAPPKEY",
+      });
     },
     checkPath: "/v1.0/oauth2/accessToken",
-    refusal: { status: 400, json: { code: "invalidParameter", message: "robot is not a member of the group" } },
+    refusal: {
+      status: 400,
+      json: { code: "invalidParameter", message: "robot is not a member of the group" },
+    },
     refusalText: "robot is not a member",
     secrets: ["DT-SECRET", "DT-ACCESS"],
   },
@@ -158,7 +188,11 @@ const CASES: AdapterCase[] = [
     settings: (base) => ({ app_id: "cli_1", app_secret: "FS-SECRET", base_url: base }),
     extra: { chat_id: "oc_abc" },
     answer: (r) =>
-      ok(r.path.endsWith("/tenant_access_token/internal") ? { code: 0, msg: "ok", tenant_access_token: "t-FS-ACCESS", expire: 7200 } : { code: 0, msg: "success" }),
+      ok(
+        r.path.endsWith("/tenant_access_token/internal")
+          ? { code: 0, msg: "ok", tenant_access_token: "t-FS-ACCESS", expire: 7200 }
+          : { code: 0, msg: "success" },
+      ),
     expectSend(r, text) {
       expect(r.method).toBe("POST");
       expect(r.url).toBe("/open-apis/im/v1/messages?receive_id_type=chat_id");
@@ -174,11 +208,21 @@ const CASES: AdapterCase[] = [
     name: "wecom",
     settings: (base) => ({ corp_id: "ww1", corp_secret: "WC-SECRET", agent_id: 1000002, base_url: base }),
     extra: { chat_id: "zhangsan|lisi" },
-    answer: (r) => ok(r.path === "/cgi-bin/gettoken" ? { errcode: 0, errmsg: "ok", access_token: "WC-ACCESS", expires_in: 7200 } : { errcode: 0, errmsg: "ok" }),
+    answer: (r) =>
+      ok(
+        r.path === "/cgi-bin/gettoken"
+          ? { errcode: 0, errmsg: "ok", access_token: "WC-ACCESS", expires_in: 7200 }
+          : { errcode: 0, errmsg: "ok" },
+      ),
     expectSend(r, text) {
       expect(r.method).toBe("POST");
       expect(r.url).toBe("/cgi-bin/message/send?access_token=WC-ACCESS");
-      expect(r.json).toEqual({ touser: "zhangsan|lisi", msgtype: "text", agentid: 1000002, text: { content: text } });
+      expect(r.json).toEqual({
+        touser: "zhangsan|lisi",
+        msgtype: "text",
+        agentid: 1000002,
+        text: { content: text },
+      });
     },
     checkPath: "/cgi-bin/gettoken",
     refusal: ok({ errcode: 81013, errmsg: "user & party & tag all invalid" }),
@@ -189,7 +233,12 @@ const CASES: AdapterCase[] = [
     name: "weixin",
     settings: (base) => ({ app_id: "wx1", app_secret: "WX-SECRET", base_url: base }),
     extra: { chat_id: "oOPENID" },
-    answer: (r) => ok(r.path === "/cgi-bin/token" ? { access_token: "WX-ACCESS", expires_in: 7200 } : { errcode: 0, errmsg: "ok" }),
+    answer: (r) =>
+      ok(
+        r.path === "/cgi-bin/token"
+          ? { access_token: "WX-ACCESS", expires_in: 7200 }
+          : { errcode: 0, errmsg: "ok" },
+      ),
     expectSend(r, text) {
       expect(r.method).toBe("POST");
       expect(r.url).toBe("/cgi-bin/message/custom/send?access_token=WX-ACCESS");
@@ -210,19 +259,36 @@ const CASES: AdapterCase[] = [
       expect(r.path).toBe("/api/v1/message/text");
       expect(r.query.get("password")).toBe("BB-SECRET");
       const body = r.json as Record<string, unknown>;
-      expect(body).toMatchObject({ chatGuid: "iMessage;-;+15555550123", message: text, method: "apple-script" });
+      expect(body).toMatchObject({
+        chatGuid: "iMessage;-;+15555550123",
+        message: text,
+        method: "apple-script",
+      });
       expect(body.tempGuid).toMatch(/^[0-9a-f-]{36}$/);
     },
     checkPath: "/api/v1/ping",
-    refusal: { status: 401, json: { status: 401, message: "You are not authorized to access this resource" } },
+    refusal: {
+      status: 401,
+      json: { status: 401, message: "You are not authorized to access this resource" },
+    },
     refusalText: "not authorized",
     secrets: ["BB-SECRET"],
   },
   {
     name: "qqbot",
-    settings: (base) => ({ app_id: "102000", client_secret: "QQ-SECRET", base_url: base, token_url: `${base}/app/getAppAccessToken` }),
+    settings: (base) => ({
+      app_id: "102000",
+      client_secret: "QQ-SECRET",
+      base_url: base,
+      token_url: `${base}/app/getAppAccessToken`,
+    }),
     extra: { chat_id: "group:GROUPOPENID" },
-    answer: (r) => ok(r.path === "/app/getAppAccessToken" ? { access_token: "QQ-ACCESS", expires_in: "7200" } : { id: "m1" }),
+    answer: (r) =>
+      ok(
+        r.path === "/app/getAppAccessToken"
+          ? { access_token: "QQ-ACCESS", expires_in: "7200" }
+          : { id: "m1" },
+      ),
     expectSend(r, text) {
       expect(r.method).toBe("POST");
       expect(r.path).toBe("/v2/groups/GROUPOPENID/messages");
@@ -236,18 +302,33 @@ const CASES: AdapterCase[] = [
   },
   {
     name: "sms",
-    settings: (base) => ({ account_sid: "AC123", auth_token: "TWILIO-SECRET", from: "+15550000000", base_url: base }),
+    settings: (base) => ({
+      account_sid: "AC123",
+      auth_token: "TWILIO-SECRET",
+      from: "+15550000000",
+      base_url: base,
+    }),
     extra: { chat_id: "+15551112222" },
-    answer: (r) => (r.method === "GET" ? ok({ friendly_name: "svc" }) : { status: 201, json: { sid: "SM1", status: "queued" } }),
+    answer: (r) =>
+      r.method === "GET"
+        ? ok({ friendly_name: "svc" })
+        : { status: 201, json: { sid: "SM1", status: "queued" } },
     expectSend(r, text) {
       expect(r.method).toBe("POST");
       expect(r.path).toBe("/2010-04-01/Accounts/AC123/Messages.json");
       expect(r.headers.authorization).toBe(`Basic ${Buffer.from("AC123:TWILIO-SECRET").toString("base64")}`);
       expect(r.headers["content-type"]).toBe("application/x-www-form-urlencoded");
-      expect(Object.fromEntries(r.form ?? [])).toEqual({ To: "+15551112222", From: "+15550000000", Body: text });
+      expect(Object.fromEntries(r.form ?? [])).toEqual({
+        To: "+15551112222",
+        From: "+15550000000",
+        Body: text,
+      });
     },
     checkPath: "/2010-04-01/Accounts/AC123.json",
-    refusal: { status: 400, json: { code: 21211, message: "The 'To' number +1555 is not a valid phone number.", status: 400 } },
+    refusal: {
+      status: 400,
+      json: { code: 21211, message: "The 'To' number +1555 is not a valid phone number.", status: 400 },
+    },
     refusalText: "is not a valid phone number",
     secrets: ["TWILIO-SECRET"],
   },
@@ -308,7 +389,10 @@ describe.each(CASES)("$name adapter against a local fake of its API", (c) => {
     });
     const error = await target()
       .send(message("hello", c.extra))
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(DeliveryError);
     const text = (error as DeliveryError).message;
     expect(text).toContain(c.refusalText);
@@ -321,7 +405,9 @@ describe("chat_id fallback", () => {
   it("uses the platform's home channel when deliver_extra.chat_id is absent", async () => {
     fake.requests.length = 0;
     fake.setHandler(() => ok({ id: "1" }));
-    const registry = registryFor({ chat_2: { enabled: true, token: "t0ken", home_channel: 999, base_url: fake.url } });
+    const registry = registryFor({
+      chat_2: { enabled: true, token: "t0ken", home_channel: 999, base_url: fake.url },
+    });
     const receipt = await registry.get("chat_2")?.send(message("hi"));
     expect(fake.requests[0]?.path).toBe("/api/v10/channels/999/messages");
     expect(receipt?.chatId).toBe("999");
@@ -330,7 +416,9 @@ describe("chat_id fallback", () => {
   it("refuses without a chat id or home channel, sending nothing", async () => {
     fake.requests.length = 0;
     const registry = registryFor({ discord: { enabled: true, token: "t0ken", base_url: fake.url } });
-    await expect(registry.get("discord")?.send(message("hi"))).rejects.toThrow(/set deliver_extra\.chat_id.*home_channel/);
+    await expect(registry.get("discord")?.send(message("hi"))).rejects.toThrow(
+      /set deliver_extra\.chat_id.*home_channel/,
+    );
     expect(fake.requests).toHaveLength(0);
   });
 });
@@ -353,11 +441,26 @@ describe("long messages", () => {
 
   it("splits WeCom text by UTF-8 bytes (2048)", async () => {
     fake.requests.length = 0;
-    fake.setHandler((r) => ok(r.path === "/cgi-bin/gettoken" ? { errcode: 0, access_token: "A", expires_in: 7200 } : { errcode: 0 }));
+    fake.setHandler((r) =>
+      ok(
+        r.path === "/cgi-bin/gettoken" ? { errcode: 0, access_token: "A", expires_in: 7200 } : { errcode: 0 },
+      ),
+    );
     const text = "告警".repeat(800);
-    const registry = registryFor({ wecom: { enabled: true, corp_id: "c", corp_secret: "s", agent_id: 1, base_url: fake.url, home_channel: "@all" } });
+    const registry = registryFor({
+      wecom: {
+        enabled: true,
+        corp_id: "c",
+        corp_secret: "s",
+        agent_id: 1,
+        base_url: fake.url,
+        home_channel: "@all",
+      },
+    });
     await registry.get("wecom")?.send(message(text));
-    const sent = fake.requests.filter((r) => r.path === "/cgi-bin/message/send").map((r) => (r.json as { text: { content: string } }).text.content);
+    const sent = fake.requests
+      .filter((r) => r.path === "/cgi-bin/message/send")
+      .map((r) => (r.json as { text: { content: string } }).text.content);
     expect(sent.join("")).toBe(text);
     for (const part of sent) expect(Buffer.byteLength(part)).toBeLessThanOrEqual(2048);
     // The access token was fetched once and reused for every part.

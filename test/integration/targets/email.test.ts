@@ -24,7 +24,7 @@ beforeAll(async () => {
       if (auth.username === "svc" && auth.password === "SMTP-SECRET") callback(null, { user: auth.username });
       else callback(new Error("Invalid username or password"));
     },
-    onRcptTo(address, _session, callback) {
+    onRcptTo(_address, _session, callback) {
       if (rejectNext !== undefined) {
         const err = Object.assign(new Error(rejectNext.text), { responseCode: rejectNext.code });
         rejectNext = undefined;
@@ -52,13 +52,24 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const settings = () => ({ enabled: true, host: "127.0.0.1", port, secure: false, user: "svc", password: "SMTP-SECRET", from: "svc@example.org", home_channel: "ops@example.org" });
+const settings = () => ({
+  enabled: true,
+  host: "127.0.0.1",
+  port,
+  secure: false,
+  user: "svc",
+  password: "SMTP-SECRET",
+  from: "svc@example.org",
+  home_channel: "ops@example.org",
+});
 
 describe("email target against a real SMTP server (smtp-server)", () => {
   it("authenticates and sends the message to deliver_extra.chat_id with the route in the subject", async () => {
     received.length = 0;
     const target = registryFor({ email: settings() }).get("email");
-    const receipt = await target?.send(message("Deploy finished.\nAll green.", { chat_id: "dev@example.org" }));
+    const receipt = await target?.send(
+      message("Deploy finished.\nAll green.", { chat_id: "dev@example.org" }),
+    );
     expect(receipt?.chatId).toBe("dev@example.org");
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({ from: "svc@example.org", to: ["dev@example.org"], user: "svc" });
@@ -75,7 +86,9 @@ describe("email target against a real SMTP server (smtp-server)", () => {
   });
 
   it("verifies the SMTP login at startup and fails it with bad credentials (no password in the error)", async () => {
-    await expect(registryFor({ email: settings() }).get("email")?.check?.()).resolves.toBe(`127.0.0.1:${port}`);
+    await expect(registryFor({ email: settings() }).get("email")?.check?.()).resolves.toBe(
+      `127.0.0.1:${port}`,
+    );
     const bad = registryFor({ email: { ...settings(), password: "WRONG-PASSWORD" } }).get("email");
     const error = await bad?.check?.().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DeliveryError);

@@ -19,7 +19,9 @@ afterAll(() => fake.close());
 function setup(settings: Record<string, unknown> = {}) {
   fake.requests.length = 0;
   const log = captureLogger();
-  const registry = registryFor({ telegram: { enabled: true, token: TOKEN, base_url: fake.url, home_channel: "42", ...settings } });
+  const registry = registryFor({
+    telegram: { enabled: true, token: TOKEN, base_url: fake.url, home_channel: "42", ...settings },
+  });
   const sleeps: number[] = [];
   const home = tempHome();
   const deliverer = createDeliverer({
@@ -33,13 +35,22 @@ function setup(settings: Record<string, unknown> = {}) {
   return { log, registry, sleeps, deliverer, home };
 }
 
-const agent = (text = "hello") => ({ target: "chat_1", message: message(text), mode: "agent" as const, mirrorToSession: false });
+const agent = (text = "hello") => ({
+  target: "chat_1",
+  message: message(text),
+  mode: "agent" as const,
+  mirrorToSession: false,
+});
 const direct = (text = "hello") => ({ ...agent(text), mode: "direct" as const });
 
 describe("transient failures", () => {
   it("honours Retry-After on a 429 and then delivers (agent mode)", async () => {
     const { deliverer, sleeps, home } = setup();
-    fake.enqueue({ status: 429, headers: { "retry-after": "7" }, json: { ok: false, error_code: 429, description: "Too Many Requests: retry after 7" } });
+    fake.enqueue({
+      status: 429,
+      headers: { "retry-after": "7" },
+      json: { ok: false, error_code: 429, description: "Too Many Requests: retry after 7" },
+    });
     await deliverer.deliver(agent());
     expect(sleeps).toEqual([7000]);
     expect(sentTexts(fake)).toEqual(["hello", "hello"]);
@@ -48,7 +59,10 @@ describe("transient failures", () => {
 
   it("reads Telegram's parameters.retry_after when no header is sent", async () => {
     const { deliverer, sleeps, home } = setup();
-    fake.enqueue({ status: 429, json: { ok: false, error_code: 429, description: "Too Many Requests", parameters: { retry_after: 3 } } });
+    fake.enqueue({
+      status: 429,
+      json: { ok: false, error_code: 429, description: "Too Many Requests", parameters: { retry_after: 3 } },
+    });
     await deliverer.deliver(agent());
     expect(sleeps).toEqual([3000]);
     home.cleanup();
@@ -61,7 +75,9 @@ describe("transient failures", () => {
     await expect(deliverer.deliver(agent())).rejects.toThrow(/HTTP 502 — Bad Gateway/);
     expect(sleeps).toEqual([1000, 2000, 4000]);
     expect(fake.requests).toHaveLength(4);
-    expect(log.messages().some((m) => m.includes("telegram failed for route alerts") && m.includes("Bad Gateway"))).toBe(true);
+    expect(
+      log.messages().some((m) => m.includes("telegram failed for route alerts") && m.includes("Bad Gateway")),
+    ).toBe(true);
     home.cleanup();
   });
 
@@ -117,7 +133,9 @@ describe("transient failures", () => {
 
   it("refuses a target that is not enabled", async () => {
     const { deliverer, home } = setup();
-    await expect(deliverer.deliver({ ...agent(), target: "discord" })).rejects.toThrow(/"discord" is not enabled/);
+    await expect(deliverer.deliver({ ...agent(), target: "discord" })).rejects.toThrow(
+      /"discord" is not enabled/,
+    );
     home.cleanup();
   });
 });
@@ -131,7 +149,9 @@ describe("startup credentials check", () => {
 
     fake.enqueue({ status: 401, json: { ok: false, error_code: 401, description: "Unauthorized" } });
     expect(await checkTargets(registry, log.logger)).toMatchObject({ telegram: "failed" });
-    expect(log.messages().at(-1)).toBe("[delivery] telegram: credentials check failed — telegram: getMe: HTTP 401 — Unauthorized");
+    expect(log.messages().at(-1)).toBe(
+      "[delivery] telegram: credentials check failed — telegram: getMe: HTTP 401 — Unauthorized",
+    );
     expect(log.lines().join("\n")).not.toContain("VERY-SECRET-TOKEN");
     expect(registry.state("telegram")).toBe("failed");
     home.cleanup();

@@ -6,14 +6,19 @@ import { message, registryFor } from "./support.js";
 let gh: FakeGh | undefined;
 afterEach(() => gh?.cleanup());
 
-const forge = (path: string) => registryFor({ github_comment: { enabled: true } }, { ...process.env, PATH: path }).get("forge_comment");
+const forge = (path: string) =>
+  registryFor({ github_comment: { enabled: true } }, { ...process.env, PATH: path }).get("forge_comment");
 
 describe("forge_comment through a fake gh on PATH", () => {
   it("runs gh pr comment with an argument array and the body on stdin", async () => {
     gh = createFakeGh();
-    const body = "Review: `rm -rf /` $(whoami) \"quotes\" ; && |\nsecond line";
-    const receipt = await forge(gh.path)?.send(message(body, { repo: "octo-org/hello.world", pr_number: "42" }));
-    expect(gh.calls()).toEqual([{ argv: ["pr", "comment", "42", "--repo", "octo-org/hello.world", "--body-file", "-"], stdin: body }]);
+    const body = 'Review: `rm -rf /` $(whoami) "quotes" ; && |\nsecond line';
+    const receipt = await forge(gh.path)?.send(
+      message(body, { repo: "octo-org/hello.world", pr_number: "42" }),
+    );
+    expect(gh.calls()).toEqual([
+      { argv: ["pr", "comment", "42", "--repo", "octo-org/hello.world", "--body-file", "-"], stdin: body },
+    ]);
     expect(receipt?.chatId).toBe("octo-org/hello.world#42");
   });
 
@@ -24,7 +29,10 @@ describe("forge_comment through a fake gh on PATH", () => {
   });
 
   it("fails the delivery when gh exits non-zero (unauthenticated, no access, unknown repository)", async () => {
-    gh = createFakeGh({ exitCode: 1, stderr: "GraphQL: Could not resolve to a Repository with the name 'octo/nope'. (repository)" });
+    gh = createFakeGh({
+      exitCode: 1,
+      stderr: "GraphQL: Could not resolve to a Repository with the name 'octo/nope'. (repository)",
+    });
     const error = await forge(gh.path)
       ?.send(message("hi", { repo: "octo/nope", pr_number: "1" }))
       .catch((e: unknown) => e);
@@ -34,9 +42,9 @@ describe("forge_comment through a fake gh on PATH", () => {
   });
 
   it("fails with an install hint when gh is not on PATH", async () => {
-    await expect(forge("/nonexistent-dir")?.send(message("hi", { repo: "a/b", pr_number: "1" }))).rejects.toThrow(
-      /"gh" was not found on PATH — install the GitHub CLI/,
-    );
+    await expect(
+      forge("/nonexistent-dir")?.send(message("hi", { repo: "a/b", pr_number: "1" })),
+    ).rejects.toThrow(/"gh" was not found on PATH — install the GitHub CLI/);
   });
 
   it.each([
@@ -49,7 +57,9 @@ describe("forge_comment through a fake gh on PATH", () => {
     [{ repo: "a/b" }, /pr_number must be a positive integer/],
   ])("rejects deliver_extra %j without running gh", async (extra, pattern) => {
     gh = createFakeGh();
-    await expect(forge(gh.path)?.send(message("hi", extra as Record<string, string>))).rejects.toThrow(pattern);
+    await expect(forge(gh.path)?.send(message("hi", extra as Record<string, string>))).rejects.toThrow(
+      pattern,
+    );
     expect(gh.calls()).toEqual([]);
   });
 });

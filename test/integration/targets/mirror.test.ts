@@ -21,10 +21,18 @@ afterEach(() => home.cleanup());
 
 const NOW = new Date("2026-11-22T20:00:00.000Z");
 
-function deliverer(platforms: Record<string, unknown> = { telegram: { enabled: true, token: "1:x", base_url: fake.url } }) {
+function deliverer(
+  platforms: Record<string, unknown> = { telegram: { enabled: true, token: "1:x", base_url: fake.url } },
+) {
   home = tempHome();
   const log = captureLogger();
-  const d = createDeliverer({ targets: registryFor(platforms), logger: log.logger, paths: svcPaths(home.dir), sleep: async () => {}, now: () => NOW });
+  const d = createDeliverer({
+    targets: registryFor(platforms),
+    logger: log.logger,
+    paths: svcPaths(home.dir),
+    sleep: async () => {},
+    now: () => NOW,
+  });
   return { d, log };
 }
 
@@ -42,7 +50,12 @@ describe("mirror_to_session", () => {
     const record = await store.openChat("telegram", "-100500");
     await d.deliver(request({ chat_id: "-100500" }));
     expect(store.entries("telegram:-100500")).toEqual([
-      { role: "assistant", content: "[Webhook delivery: gh-merges]\nPR #7 merged", source: "webhook:gh-merges", at: NOW.toISOString() },
+      {
+        role: "assistant",
+        content: "[Webhook delivery: gh-merges]\nPR #7 merged",
+        source: "webhook:gh-merges",
+        at: NOW.toISOString(),
+      },
     ]);
     const transcript = join(home.dir, "sessions", record.file);
     expect(record.file).toBe("telegram/-100500.jsonl");
@@ -74,7 +87,9 @@ describe("mirror_to_session", () => {
     await store.openChat("telegram", "5");
     home.write("sessions/index.json", "{not json");
     await expect(d.deliver(request({ chat_id: "5" }))).resolves.toMatchObject({ chatId: "5" });
-    expect(log.messages().some((m) => m.includes("mirror_to_session failed (the delivery itself succeeded)"))).toBe(true);
+    expect(
+      log.messages().some((m) => m.includes("mirror_to_session failed (the delivery itself succeeded)")),
+    ).toBe(true);
   });
 
   it("does not mirror when the delivery failed", async () => {
@@ -92,16 +107,29 @@ describe("mirror_to_session", () => {
     await store.openChat("telegram", "8");
     await Promise.all(Array.from({ length: 10 }, () => d.deliver(request({ chat_id: "8" }))));
     const record = store.get("telegram:8");
-    const lines = readFileSync(join(store.dir, record?.file ?? ""), "utf8").trim().split("\n");
+    const lines = readFileSync(join(store.dir, record?.file ?? ""), "utf8")
+      .trim()
+      .split("\n");
     expect(lines).toHaveLength(10);
-    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ content: "[Webhook delivery: gh-merges]\nPR #7 merged" });
+    for (const line of lines)
+      expect(JSON.parse(line)).toMatchObject({ content: "[Webhook delivery: gh-merges]\nPR #7 merged" });
   });
 });
 
 describe("webhook run sessions", () => {
   it("records an agent run as webhook:<route>:<delivery_id> with prompt and reply", async () => {
     home = tempHome();
-    const key = await recordWebhookRun({ home: home.dir, profile: undefined, route: "gh", deliveryId: "abc/../1", prompt: "Summarise PR", reply: "Looks good" }, () => NOW);
+    const key = await recordWebhookRun(
+      {
+        home: home.dir,
+        profile: undefined,
+        route: "gh",
+        deliveryId: "abc/../1",
+        prompt: "Summarise PR",
+        reply: "Looks good",
+      },
+      () => NOW,
+    );
     expect(key).toBe("webhook:gh:abc/../1");
     const store = SessionStore.forProfile(home.dir, undefined);
     expect(store.get(key)?.file).toBe("webhook/gh/abc%2F..%2F1.jsonl");

@@ -9,6 +9,10 @@ export function registryFor(platforms: Record<string, unknown>, env?: NodeJS.Pro
   return createTargets(config, { logger: captureLogger().logger, ...(env === undefined ? {} : { env }) });
 }
 
-export function message(text: string, extra: Record<string, string> = {}, overrides: Partial<DeliveryMessage> = {}): DeliveryMessage {
+export function message(
+  text: string,
+  extra: Record<string, string> = {},
+  overrides: Partial<DeliveryMessage> = {},
+): DeliveryMessage {
   return { text, extra, route: "alerts", deliveryId: "d1", profile: undefined, ...overrides };
 }

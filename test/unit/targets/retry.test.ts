@@ -1,15 +1,17 @@
 import { describe, expect, it } from "vitest";
+import { parseRetryAfter } from "../../../src/io/targets/httpJson.js";
 import { DEFAULT_RETRY, retryDelayMs, retryingSteps } from "../../../src/io/targets/retry.js";
 import { DeliveryError } from "../../../src/io/targets/target.js";
 import { tokenCache } from "../../../src/io/targets/tokenCache.js";
-import { parseRetryAfter } from "../../../src/io/targets/httpJson.js";
 
 const transient = new DeliveryError("503", true);
 
 describe("retry policy", () => {
   it("doubles from 1 s and caps at 30 s", () => {
     const policy = { ...DEFAULT_RETRY, retries: 10 };
-    expect([0, 1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(policy, n, transient))).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+    expect([0, 1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(policy, n, transient))).toEqual([
+      1000, 2000, 4000, 8000, 16000, 30000, 30000,
+    ]);
   });
 
   it("stops after the configured retries and never retries permanent or foreign errors", () => {
@@ -33,7 +35,11 @@ describe("retry policy", () => {
   it("runs a step until it succeeds, sleeping between attempts (injected sleep)", async () => {
     const slept: number[] = [];
     let calls = 0;
-    const run = retryingSteps(DEFAULT_RETRY, async (ms) => void slept.push(ms), () => {});
+    const run = retryingSteps(
+      DEFAULT_RETRY,
+      async (ms) => void slept.push(ms),
+      () => {},
+    );
     const result = await run(async () => {
       calls++;
       if (calls < 3) throw transient;
@@ -48,7 +54,10 @@ describe("token cache", () => {
   it("reuses a token until shortly before it expires, sharing one fetch between concurrent callers", async () => {
     let clock = 0;
     let fetches = 0;
-    const cache = tokenCache(async () => ({ token: `t${++fetches}`, expiresInSeconds: 7200 }), () => clock);
+    const cache = tokenCache(
+      async () => ({ token: `t${++fetches}`, expiresInSeconds: 7200 }),
+      () => clock,
+    );
     expect(await Promise.all([cache.get(), cache.get()])).toEqual(["t1", "t1"]);
     clock = (7200 - 301) * 1000;
     expect(await cache.get()).toBe("t1");

@@ -44,13 +44,18 @@ describe("splitMessage", () => {
 
   it("property: a part that ends before the last never ends mid-line when a newline fits", () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ unit: fc.constantFrom("x", "y"), minLength: 1, maxLength: 5 }), { maxLength: 30 }), (lines) => {
-        const text = lines.join("\n");
-        const parts = splitMessage(text, 12);
-        for (const part of parts.slice(0, -1)) {
-          if (part.includes("\n")) expect(part.endsWith("\n")).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.array(fc.string({ unit: fc.constantFrom("x", "y"), minLength: 1, maxLength: 5 }), {
+          maxLength: 30,
+        }),
+        (lines) => {
+          const text = lines.join("\n");
+          const parts = splitMessage(text, 12);
+          for (const part of parts.slice(0, -1)) {
+            if (part.includes("\n")) expect(part.endsWith("\n")).toBe(true);
+          }
+        },
+      ),
     );
   });
 });

@@ -37,27 +37,44 @@ describe("target names", () => {
 });
 
 describe("platform config", () => {
-  it("accepts chat_N and alias keys, with ${VAR} from .env", () => {
-    const { config } = load("platforms:\n  chat_1:\n    enabled: true\n    token: ${TG_TOKEN}\n    home_channel: -100123\n", {}, "TG_TOKEN=123:abc\n");
-    expect(config.platforms.telegram).toMatchObject({ enabled: true, token: "123:abc", home_channel: "-100123", base_url: "https://api.telegram.org" });
+  it("accepts chat_N and alias keys, with $VAR references from .env", () => {
+    const { config } = load(
+      `platforms:\n  chat_1:\n    enabled: true\n    token: $${"{"}TG_TOKEN}\n    home_channel: -100123\n`,
+      {},
+      "TG_TOKEN=123:abc\n",
+    );
+    expect(config.platforms.telegram).toMatchObject({
+      enabled: true,
+      token: "123:abc",
+      home_channel: "-100123",
+      base_url: "https://api.telegram.org",
+    });
   });
 
   it("refuses two keys naming one platform", () => {
-    expect(() => load("platforms:\n  chat_3: {}\n  slack: {}\n")).toThrow(/platforms\.slack: names the same platform as "chat_3"/);
+    expect(() => load("platforms:\n  chat_3: {}\n  slack: {}\n")).toThrow(
+      /platforms\.slack: names the same platform as "chat_3"/,
+    );
   });
 
   it("names missing credentials of an enabled platform", () => {
-    expect(() => load("platforms:\n  sms:\n    enabled: true\n    account_sid: AC1\n")).toThrow(/platforms\.sms\.auth_token: required when sms is enabled/);
+    expect(() => load("platforms:\n  sms:\n    enabled: true\n    account_sid: AC1\n")).toThrow(
+      /platforms\.sms\.auth_token: required when sms is enabled/,
+    );
   });
 
   it("rejects a misspelt credential key", () => {
-    expect(() => load("platforms:\n  discord:\n    tokn: x\n")).toThrow(/platforms\.discord: unknown key "tokn"/);
+    expect(() => load("platforms:\n  discord:\n    tokn: x\n")).toThrow(
+      /platforms\.discord: unknown key "tokn"/,
+    );
   });
 });
 
 describe("targetStartupProblems", () => {
   it("accepts log and an enabled platform with a chat", () => {
-    const { config, paths } = load(`${route("chat_1", "        deliver_extra: {chat_id: 5}\n")}  telegram: {enabled: true, token: t}\n`);
+    const { config, paths } = load(
+      `${route("chat_1", "        deliver_extra: {chat_id: 5}\n")}  telegram: {enabled: true, token: t}\n`,
+    );
     expect(targetStartupProblems(config, paths.config)).toEqual([]);
   });
 
@@ -71,7 +88,9 @@ describe("targetStartupProblems", () => {
   it("lists the valid names for an unknown target", () => {
     const { config, paths } = load(route("pager"));
     const [problem] = targetStartupProblems(config, paths.config);
-    expect(problem).toMatch(/routes\.r1\.deliver: unknown target "pager" — use one of log, telegram, .*chat_1, .*github_comment/);
+    expect(problem).toMatch(
+      /routes\.r1\.deliver: unknown target "pager" — use one of log, telegram, .*chat_1, .*github_comment/,
+    );
   });
 
   it("requires repo and pr_number for forge_comment", () => {
@@ -83,10 +102,14 @@ describe("targetStartupProblems", () => {
   });
 
   it("accepts templates for repo and pr_number but checks literal values", () => {
-    const templated = load(`${route("forge_comment", "        deliver_extra: {repo: '{repository.full_name}', pr_number: '{number}'}\n")}  forge_comment: {enabled: true}\n`);
+    const templated = load(
+      `${route("forge_comment", "        deliver_extra: {repo: '{repository.full_name}', pr_number: '{number}'}\n")}  forge_comment: {enabled: true}\n`,
+    );
     expect(targetStartupProblems(templated.config, templated.paths.config)).toEqual([]);
     home.cleanup();
-    const literal = load(`${route("forge_comment", "        deliver_extra: {repo: 'not a repo', pr_number: -3}\n")}  forge_comment: {enabled: true}\n`);
+    const literal = load(
+      `${route("forge_comment", "        deliver_extra: {repo: 'not a repo', pr_number: -3}\n")}  forge_comment: {enabled: true}\n`,
+    );
     const problems = targetStartupProblems(literal.config, literal.paths.config);
     expect(problems.join("\n")).toMatch(/"not a repo" is not owner\/name/);
     expect(problems.join("\n")).toMatch(/"-3" is not a positive integer/);
