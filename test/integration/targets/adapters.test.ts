@@ -399,6 +399,24 @@ describe.each(CASES)("$name adapter against a local fake of its API", (c) => {
     expect((error as DeliveryError).transient).toBe(false);
     for (const secret of c.secrets) expect(text).not.toContain(secret);
   });
+  it("reports 429 (with Retry-After) and 5xx as transient, for the retrying deliverer", async () => {
+    const isToken = (r: RecordedRequest) => /token|accessToken|getAppAccessToken/i.test(r.path);
+    for (const [reply, retryAfter] of [
+      [{ status: 429, headers: { "retry-after": "2" }, json: { message: "slow down" } }, 2],
+      [{ status: 503, text: "Service Unavailable" }, undefined],
+    ] as const) {
+      fake.setHandler((r) => (isToken(r) ? c.answer(r) : reply));
+      const error = await target()
+        .send(message("hello", c.extra))
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(DeliveryError);
+      expect((error as DeliveryError).transient).toBe(true);
+      expect((error as DeliveryError).retryAfterSeconds).toBe(retryAfter);
+    }
+  });
 });
 
 describe("chat_id fallback", () => {
