@@ -42,6 +42,8 @@ export async function connectServer(name: string, entry: McpServerEntry, options
       makeTransport: () => createTransport(rendered, transportOptions),
       timeoutMs,
       ...sessionExtras(options),
+    }).catch((err: unknown) => {
+      throw scoped(name, err, rendered.command);
     });
   }
   const tls = createTlsFetch(name, rendered);
@@ -66,8 +68,24 @@ export async function connectServer(name: string, entry: McpServerEntry, options
     return session;
   } catch (err) {
     await tls.close().catch(() => undefined);
-    throw err;
+    throw scoped(name, err);
   }
+}
+
+/** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
+function scoped(name: string, err: unknown, command?: string): unknown {
+  if (err instanceof SvcError) return err;
+  if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
+    return new SvcError("mcp_connect", `mcp_servers.${name}: command not found: ${command} — check command (and PATH)`, { cause: err });
+  }
+  let text = err instanceof Error ? err.message : String(err);
+  let cause = err instanceof Error ? err.cause : undefined;
+  for (let depth = 0; cause instanceof Error && depth < 3; depth++) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    text += `: ${cause.message}${code !== undefined && !cause.message.includes(code) ? ` (${code})` : ""}`;
+    cause = cause.cause;
+  }
+  return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
 }
 
 function sessionExtras(options: ConnectOptions) {

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { McpHub } from "../../../src/actors/mcp/hub.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { type Certs, makeCerts } from "../../fixtures/mcp/certs.js";
+import { type FixtureHttp, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
+import { entry, makeHub, text } from "./harness.js";
+
+let home: TempHome;
+let certs: Certs;
+let mtls: FixtureHttp;
+let plainTls: FixtureHttp;
+const hubs: McpHub[] = [];
+
+beforeAll(async () => {
+  home = tempHome();
+  certs = await makeCerts(home.dir);
+  const key = certs.read(certs.serverKey);
+  const cert = certs.read(certs.serverCert);
+  mtls = await startStreamableHttp({ tls: { key, cert, ca: certs.read(certs.caCert) } });
+  plainTls = await startStreamableHttp({ tls: { key, cert } });
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(hubs.map((h) => h.stop()));
+  await Promise.all([mtls?.close(), plainTls?.close()]);
+  home.cleanup();
+});
+
+async function connect(raw: Record<string, unknown>) {
+  const h = makeHub(home, { s: entry(raw) });
+  hubs.push(h);
+  return { hub: h, status: await h.settled("s") };
+}
+
+describe("TLS: ssl_verify and client certificates (spec 2.1, 5.2)", () => {
+  it("ssl_verify: <CA bundle> trusts a private CA; the default (system CAs) refuses it", async () => {
+    const ok = await connect({ url: plainTls.url, ssl_verify: certs.caCert });
+    expect(ok.status.state).toBe("connected");
+    expect(text(await ok.hub.call("s", "echo", { text: "tls" }))).toBe("tls");
+    const refused = await connect({ url: plainTls.url, skip_preflight: true, connect_timeout: 5 });
+    expect(refused.status.state).toBe("failed");
+    expect(refused.status.lastError).toMatch(/unable to verify the first certificate/);
+  });
+
+  it("ssl_verify: false skips verification", async () => {
+    expect((await connect({ url: plainTls.url, ssl_verify: false })).status.state).toBe("connected");
+  });
+
+  it("mTLS accepted with [cert, key], [cert, key, password] and a combined PEM", async () => {
+    const pair = await connect({ url: mtls.url, ssl_verify: certs.caCert, client_cert: [certs.clientCert, certs.clientKey] });
+    expect(pair.status.state).toBe("connected");
+    const encrypted = await connect({
+      url: mtls.url,
+      ssl_verify: certs.caCert,
+      client_cert: [certs.clientCert, certs.clientKeyEncrypted, certs.password],
+    });
+    expect(encrypted.status.state).toBe("connected");
+    const combined = await connect({ url: mtls.url, ssl_verify: certs.caCert, client_cert: certs.clientCombined });
+    expect(combined.status.state).toBe("connected");
+    const separateKey = await connect({ url: mtls.url, ssl_verify: certs.caCert, client_cert: certs.clientCert, client_key: certs.clientKey });
+    expect(separateKey.status.state).toBe("connected");
+    expect(text(await separateKey.hub.call("s", "echo", { text: "mutual" }))).toBe("mutual");
+  });
+
+  it("mTLS refused without a client certificate or with one from another CA", async () => {
+    const none = await connect({ url: mtls.url, ssl_verify: certs.caCert, skip_preflight: true, connect_timeout: 5 });
+    expect(none.status.state).toBe("failed");
+    expect(none.status.lastError).toMatch(/^mcp_servers\.s: fetch failed: /);
+    const stranger = await connect({
+      url: mtls.url,
+      ssl_verify: certs.caCert,
+      skip_preflight: true,
+      connect_timeout: 5,
+      client_cert: [certs.strangerCert, certs.strangerKey],
+    });
+    expect(stranger.status.state).toBe("failed");
+    expect(stranger.status.lastError).toMatch(/^mcp_servers\.s: fetch failed: /);
+  });
+
+  it("a missing certificate or CA file fails fast with a server-scoped message", async () => {
+    const missingCert = await connect({ url: mtls.url, client_cert: [`${certs.dir}/nope.crt`, certs.clientKey] });
+    expect(missingCert.status.lastError).toBe(`mcp_servers.s: client_cert file not found: ${certs.dir}/nope.crt`);
+    const missingCa = await connect({ url: mtls.url, ssl_verify: `${certs.dir}/nope-ca.pem` });
+    expect(missingCa.status.lastError).toBe(`mcp_servers.s: ssl_verify CA bundle file not found: ${certs.dir}/nope-ca.pem`);
+    expect(mtls.requests.filter((r) => r.includes("nope"))).toEqual([]);
+  });
+});
