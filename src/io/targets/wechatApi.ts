@@ -59,23 +59,30 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
       await tokens.get(signal);
     },
     async sendPart({ chatId, text, signal }) {
-      const token = await tokens.get(signal);
-      const path = `${spec.sendPath}?access_token=${encodeURIComponent(token)}`;
-      const answer = await api.call("send message", "POST", path, {
-        json: spec.messageBody(chatId, text),
-        secrets: [token],
-        signal,
-      });
-      const code = (answer.body as Errcode | undefined)?.errcode ?? 0;
-      if (code === 0) return;
-      if (STALE_TOKEN.has(code)) {
+      // An access token can expire early (another process fetched a new one): fetch again once, in any mode.
+      for (let attempt = 0; ; attempt++) {
+        const token = await tokens.get(signal);
+        const path = `${spec.sendPath}?access_token=${encodeURIComponent(token)}`;
+        const answer = await api.call("send message", "POST", path, {
+          json: spec.messageBody(chatId, text),
+          secrets: [token],
+          signal,
+        });
+        const code = (answer.body as Errcode | undefined)?.errcode ?? 0;
+        if (code === 0) return;
+        if (!STALE_TOKEN.has(code)) {
+          throw refused(platform, "send message", `${code} ${(answer.body as Errcode).errmsg ?? ""}`.trim(), [
+            spec.secret,
+            token,
+          ]);
+        }
         tokens.invalidate();
-        throw new DeliveryError(`${platform}: send message: access token expired (${code})`, true);
+        if (attempt > 0)
+          throw new DeliveryError(
+            `${platform}: send message: access token rejected (${code}) right after it was issued`,
+            true,
+          );
       }
-      throw refused(platform, "send message", `${code} ${(answer.body as Errcode).errmsg ?? ""}`.trim(), [
-        spec.secret,
-        token,
-      ]);
     },
   });
 }

@@ -485,3 +485,29 @@ describe("long messages", () => {
     expect(fake.requests.filter((r) => r.path === "/cgi-bin/gettoken")).toHaveLength(1);
   });
 });
+
+describe("access tokens", () => {
+  it("fetches a new WeCom token once when the platform says it expired (42001), even in one-attempt mode", async () => {
+    fake.requests.length = 0;
+    let issued = 0;
+    fake.setHandler((r) => {
+      if (r.path === "/cgi-bin/gettoken")
+        return ok({ errcode: 0, access_token: `T${++issued}`, expires_in: 7200 });
+      return ok(
+        r.query.get("access_token") === "T1"
+          ? { errcode: 42001, errmsg: "access_token expired" }
+          : { errcode: 0 },
+      );
+    });
+    const registry = registryFor({
+      wecom: { enabled: true, corp_id: "c", corp_secret: "s", agent_id: 1, base_url: fake.url },
+    });
+    await registry.get("wecom")?.send(message("hi", { chat_id: "@all" }));
+    expect(fake.requests.map((r) => `${r.path}?${r.query.get("access_token") ?? ""}`)).toEqual([
+      "/cgi-bin/gettoken?",
+      "/cgi-bin/message/send?T1",
+      "/cgi-bin/gettoken?",
+      "/cgi-bin/message/send?T2",
+    ]);
+  });
+});
