@@ -193,6 +193,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     dispatch: {
       modes: options.eventModes ?? {},
       enqueueRun: (event) => runs.send({ type: "enqueue", event }),
+      onCronUnavailable: hooks.onCronUnavailable,
+      onCoalesceUnavailable: hooks.onCoalesceUnavailable,
+    },
+    deliver: {
       async deliverDirect(event) {
         try {
           await deliverer.deliver({
@@ -208,8 +212,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         }
       },
       forget: (key) => seen.delete(key),
-      onCronUnavailable: hooks.onCronUnavailable,
-      onCoalesceUnavailable: hooks.onCoalesceUnavailable,
     },
     onFailure: hooks.onStageFailure,
   });

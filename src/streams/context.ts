@@ -20,6 +20,8 @@ export interface PipelineCtx {
   /** Resolved event type; `undefined` when the request names none. */
   readonly event?: string | undefined;
   readonly deliveryId?: string;
+  /** Set by the accept stage: the event with its prompt and extras rendered. */
+  readonly accepted?: AcceptedEvent;
   /** The terminal answer, once a stage has decided it; later stages pass the context through untouched. */
   readonly outcome?: Outcome;
 }

@@ -1,6 +1,8 @@
 import { Subject, map } from "rxjs";
 import type { PipelineCtx } from "./context.js";
 import { type AuthDeps, authStage } from "./stages/auth.js";
+import { acceptStage } from "./stages/accept.js";
+import { type DeliverDeps, deliverStage, needsDirectDelivery } from "./stages/deliver.js";
 import { type DispatchDeps, dispatchStage } from "./stages/dispatch.js";
 import { eventCheckStage } from "./stages/events.js";
 import { type FilterDeps, filterStage } from "./stages/filters.js";
@@ -25,10 +27,11 @@ export interface PipelineDeps {
   readonly script: ScriptDeps;
   readonly idempotency: IdempotencyDeps;
   readonly dispatch: DispatchDeps;
+  readonly deliver: DeliverDeps;
   readonly onFailure: StageFailure;
   /** Bounds on the asynchronous stages. */
   readonly scriptConcurrency?: number;
-  readonly dispatchConcurrency?: number;
+  readonly deliveryConcurrency?: number;
 }
 
 export interface Pipeline {
@@ -39,6 +42,8 @@ export interface Pipeline {
   /** Stops taking requests and resolves once every request in flight has been answered. */
   close(): Promise<void>;
 }
+
+const hasScript = (ctx: PipelineCtx) => ctx.route?.route.script !== undefined;
 
 /** The webhook request stream: spec 4.2 in order, one operator per stage. */
 export function createPipeline(deps: PipelineDeps): Pipeline {
@@ -58,9 +63,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     stageOperator("filters", filterStage(deps.filters), deps.onFailure),
   );
   const answered = checked.pipe(
-    asyncStageOperator("script", scriptStage(deps.script), deps.scriptConcurrency ?? 16, deps.onFailure),
+    asyncStageOperator("script", scriptStage(deps.script), deps.scriptConcurrency ?? 16, deps.onFailure, hasScript),
     stageOperator("idempotency", idempotencyStage(deps.idempotency), deps.onFailure),
-    asyncStageOperator("dispatch", dispatchStage(deps.dispatch), deps.dispatchConcurrency ?? 256, deps.onFailure),
+    stageOperator("accept", acceptStage, deps.onFailure),
+    stageOperator("dispatch", dispatchStage(deps.dispatch), deps.onFailure),
+    asyncStageOperator("deliver", deliverStage(deps.deliver), deps.deliveryConcurrency ?? 64, deps.onFailure, needsDirectDelivery),
   );
 
   const done = new Promise<void>((resolve) => {

@@ -1,4 +1,4 @@
-import type { AcceptedEvent, PipelineCtx } from "../context.js";
+import type { AcceptedEvent, PipelineCtx, Stage } from "../context.js";
 import { renderExtra, renderTemplate } from "../template.js";
 import { payloadOf, routeOf } from "./require.js";
 
@@ -19,4 +19,12 @@ export function acceptEvent(ctx: PipelineCtx): AcceptedEvent {
     extra: renderExtra(route.route.deliver_extra, payload),
     receivedAt: ctx.inbound.receivedAt,
   };
+}
+
+/** After idempotency: the event is accepted; dispatch and delivery read `ctx.accepted`. */
+export const acceptStage: Stage = (ctx) => ({ ...ctx, accepted: acceptEvent(ctx) });
+
+export function acceptedOf(ctx: PipelineCtx): AcceptedEvent {
+  if (ctx.accepted === undefined) throw new Error("pipeline context has no accepted event: the accept stage did not run");
+  return ctx.accepted;
 }

@@ -1,5 +1,18 @@
-import { type MonoTypeOperatorFunction, catchError, from, map, mergeMap, of } from "rxjs";
-import type { AsyncStage, PipelineCtx, Stage } from "../context.js";
+import {
+  type MonoTypeOperatorFunction,
+  type ObservableInput,
+  catchError,
+  connect,
+  defaultIfEmpty,
+  filter,
+  from,
+  map,
+  merge,
+  mergeMap,
+  of,
+  take,
+} from "rxjs";
+import type { PipelineCtx, Stage } from "../context.js";
 import { type Outcome, errorOutcome, isOutcome } from "../types.js";
 
 /** Told about a stage that threw; the request is answered 500 and the stream goes on. */
@@ -27,28 +40,39 @@ export function stageOperator(name: string, stage: Stage, onFailure?: StageFailu
   return map((ctx) => applyStage(name, stage, ctx, onFailure));
 }
 
-/** An asynchronous stage (script, dispatch) with at most `concurrency` contexts in flight. */
+/**
+ * An asynchronous stage (script, direct delivery: a Promise, or any ObservableInput) with at most
+ * `concurrency` runs in flight. Contexts it does not apply to (finished ones, or `applies` false) go
+ * straight through and never wait for a slot: a 401 is not queued behind slow scripts.
+ */
 export function asyncStageOperator(
   name: string,
-  stage: AsyncStage,
+  stage: (ctx: PipelineCtx) => ObservableInput<PipelineCtx | Outcome>,
   concurrency: number,
   onFailure?: StageFailure,
+  applies: (ctx: PipelineCtx) => boolean = () => true,
 ): MonoTypeOperatorFunction<PipelineCtx> {
-  return mergeMap((ctx) => {
-    if (ctx.outcome !== undefined) return of(ctx);
-    let pending: Promise<PipelineCtx | Outcome>;
+  const open = (ctx: PipelineCtx) => ctx.outcome === undefined && applies(ctx);
+  const run = (ctx: PipelineCtx) => {
+    let pending: ObservableInput<PipelineCtx | Outcome>;
     try {
       pending = stage(ctx);
     } catch (err) {
       onFailure?.(name, err, ctx);
       return of({ ...ctx, outcome: INTERNAL_ERROR });
     }
+    // Exactly one answer per request: the first value, or a 500 if the stage completes without one.
     return from(pending).pipe(
+      take(1),
       map((result) => settle(ctx, result)),
+      defaultIfEmpty({ ...ctx, outcome: INTERNAL_ERROR }),
       catchError((err: unknown) => {
         onFailure?.(name, err, ctx);
         return of({ ...ctx, outcome: INTERNAL_ERROR });
       }),
     );
-  }, concurrency);
+  };
+  return connect((shared) =>
+    merge(shared.pipe(filter((ctx) => !open(ctx))), shared.pipe(filter(open), mergeMap(run, concurrency))),
+  );
 }
