@@ -1,9 +1,8 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
-import { refused } from "./httpJson.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
-import { tokenCache } from "./tokenCache.js";
+import { appTokens } from "./tokenCache.js";
 
 /**
  * DingTalk app robot, group messages: `POST /v1.0/robot/groupMessages/send` (msgKey `sampleText`)
@@ -20,14 +19,19 @@ export function dingtalkTarget(settings: PlatformConfig<"dingtalk">, deps: Targe
     timeoutSeconds: settings.timeout_seconds,
     secrets: [clientSecret],
   });
-  const tokens = tokenCache(async (signal) => {
-    const json = { appKey: clientId, appSecret: clientSecret };
-    const answer = await api.call("oauth2/accessToken", "POST", "/v1.0/oauth2/accessToken", { json, signal });
-    const body = answer.body as { accessToken?: string; expireIn?: number } | undefined;
-    if (typeof body?.accessToken !== "string")
-      throw refused("dingtalk", "oauth2/accessToken", answer.text, [clientSecret]);
-    return { token: body.accessToken, expiresInSeconds: body.expireIn ?? 7200 };
-  }, deps.now);
+  const tokens = appTokens(
+    api,
+    {
+      platform: "dingtalk",
+      action: "oauth2/accessToken",
+      method: "POST",
+      path: "/v1.0/oauth2/accessToken",
+      json: { appKey: clientId, appSecret: clientSecret },
+      secret: clientSecret,
+      read: (body) => ({ token: body.accessToken, expiresIn: body.expireIn }),
+    },
+    deps.now,
+  );
 
   return chatTarget({
     name: "dingtalk",

@@ -3,7 +3,7 @@ import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
 import { refused } from "./httpJson.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
-import { tokenCache } from "./tokenCache.js";
+import { appTokens } from "./tokenCache.js";
 
 /**
  * Feishu / Lark IM v1 `POST /open-apis/im/v1/messages?receive_id_type=...` (msg_type `text`) with a
@@ -23,8 +23,6 @@ export function receiveIdType(id: string): string {
 interface FeishuAnswer {
   code?: number;
   msg?: string;
-  tenant_access_token?: string;
-  expire?: number;
 }
 
 export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDeps): DeliveryTarget {
@@ -34,20 +32,22 @@ export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDep
     timeoutSeconds: settings.timeout_seconds,
     secrets: [appSecret],
   });
-  const tokens = tokenCache(async (signal) => {
-    const json = { app_id: settings.app_id, app_secret: appSecret };
-    const answer = await api.call(
-      "tenant_access_token",
-      "POST",
-      "/open-apis/auth/v3/tenant_access_token/internal",
-      { json, signal },
-    );
-    const body = answer.body as FeishuAnswer | undefined;
-    if (body?.code !== 0 || typeof body.tenant_access_token !== "string") {
-      throw refused("feishu", "tenant_access_token", body?.msg ?? answer.text, [appSecret]);
-    }
-    return { token: body.tenant_access_token, expiresInSeconds: body.expire ?? 7200 };
-  }, deps.now);
+  const tokens = appTokens(
+    api,
+    {
+      platform: "feishu",
+      action: "tenant_access_token",
+      method: "POST",
+      path: "/open-apis/auth/v3/tenant_access_token/internal",
+      json: { app_id: settings.app_id, app_secret: appSecret },
+      secret: appSecret,
+      read: (body) =>
+        body.code === 0
+          ? { token: body.tenant_access_token, expiresIn: body.expire }
+          : { error: `${body.code} ${body.msg}` },
+    },
+    deps.now,
+  );
 
   return chatTarget({
     name: "feishu",

@@ -1,9 +1,8 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
-import { refused } from "./httpJson.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
-import { tokenCache } from "./tokenCache.js";
+import { appTokens } from "./tokenCache.js";
 
 /** QQ bot OpenAPI text messages; parts stay within 2000 characters. */
 export const QQBOT_LIMIT = 2000;
@@ -25,16 +24,23 @@ export function qqbotTarget(settings: PlatformConfig<"qqbot">, deps: TargetDeps)
     timeoutSeconds: settings.timeout_seconds,
     secrets: [clientSecret],
   });
-  const tokens = tokenCache(async (signal) => {
-    const json = { appId: settings.app_id, clientSecret };
-    const answer = await api.call("getAppAccessToken", "POST", settings.token_url, { json, signal });
-    const body = answer.body as
-      | { access_token?: string; expires_in?: string | number; message?: string }
-      | undefined;
-    if (typeof body?.access_token !== "string")
-      throw refused("qqbot", "getAppAccessToken", body?.message ?? answer.text, [clientSecret]);
-    return { token: body.access_token, expiresInSeconds: Number(body.expires_in ?? 7200) || 7200 };
-  }, deps.now);
+  const tokens = appTokens(
+    api,
+    {
+      platform: "qqbot",
+      action: "getAppAccessToken",
+      method: "POST",
+      path: settings.token_url,
+      json: { appId: settings.app_id, clientSecret },
+      secret: clientSecret,
+      read: (body) => ({
+        token: body.access_token,
+        expiresIn: body.expires_in,
+        ...(typeof body.message === "string" ? { error: body.message } : {}),
+      }),
+    },
+    deps.now,
+  );
 
   return chatTarget({
     name: "qqbot",

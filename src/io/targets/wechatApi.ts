@@ -2,7 +2,7 @@ import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
 import { refused } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
-import { tokenCache } from "./tokenCache.js";
+import { appTokens } from "./tokenCache.js";
 
 /** errcodes meaning "the access_token expired or is invalid": fetch a new one and retry. */
 const STALE_TOKEN = new Set([40001, 40014, 42001]);
@@ -39,16 +39,21 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
     timeoutSeconds: spec.timeoutSeconds,
     secrets: [spec.secret],
   });
-  const tokens = tokenCache(async (signal) => {
-    const answer = await api.call("access_token", "GET", spec.tokenPath, { signal });
-    const body = answer.body as (Errcode & { access_token?: string; expires_in?: number }) | undefined;
-    if (typeof body?.access_token !== "string" || (body.errcode ?? 0) !== 0) {
-      throw refused(platform, "access_token", `${body?.errcode ?? "?"} ${body?.errmsg ?? answer.text}`, [
-        spec.secret,
-      ]);
-    }
-    return { token: body.access_token, expiresInSeconds: body.expires_in ?? 7200 };
-  }, deps.now);
+  const tokens = appTokens(
+    api,
+    {
+      platform,
+      action: "access_token",
+      method: "GET",
+      path: spec.tokenPath,
+      secret: spec.secret,
+      read: (body) =>
+        (body.errcode ?? 0) === 0
+          ? { token: body.access_token, expiresIn: body.expires_in }
+          : { error: `${body.errcode} ${body.errmsg ?? ""}`.trim() },
+    },
+    deps.now,
+  );
 
   return chatTarget({
     name: platform,
