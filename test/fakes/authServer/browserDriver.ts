@@ -1,8 +1,13 @@
 /**
  * Plays the browser: follows the authorization server's redirects (keeping cookies) until the
- * loopback callback answers. Returns the final status and URL.
+ * loopback callback answers; with `submitForms`, also posts the pages' forms as shown (device
+ * verification pages). Returns the final status and URL.
  */
-export async function followAuthorization(start: string, maxHops = 20): Promise<{ status: number; url: string; body: string }> {
+export async function followAuthorization(
+  start: string,
+  maxHops = 20,
+  submitForms = false,
+): Promise<{ status: number; url: string; body: string }> {
   const jar = new Map<string, string>();
   let url = start;
   let method = "GET";
@@ -28,7 +33,20 @@ export async function followAuthorization(start: string, maxHops = 20): Promise<
       await res.arrayBuffer();
       continue;
     }
-    return { status: res.status, url, body: await res.text() };
+    const text = await res.text();
+    const form = submitForms ? /<form[^>]*method="post"[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/i.exec(text) : null;
+    if (res.status === 200 && form) {
+      const fields = new URLSearchParams();
+      for (const m of (form[2] ?? "").matchAll(/<input[^>]*?name="([^"]+)"[^>]*?>/gi)) {
+        const value = /value="([^"]*)"/i.exec(m[0])?.[1] ?? "";
+        fields.set(m[1] as string, value);
+      }
+      url = new URL(form[1] as string, url).href;
+      method = "POST";
+      body = fields.toString();
+      continue;
+    }
+    return { status: res.status, url, body: text };
   }
   throw new Error("too many redirects");
 }

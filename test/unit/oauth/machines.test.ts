@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SimulatedClock, createActor, fromPromise, waitFor } from "xstate";
-import { type DeviceCode, type PollResult, deviceLoginMachine } from "../../../src/machines/deviceLogin.js";
-import { type PreparedLogin, oauthLoginMachine } from "../../../src/machines/oauthLogin.js";
+import { type DeviceCode, type DeviceLoginInput, type PollResult, deviceLoginMachine } from "../../../src/machines/deviceLogin.js";
+import { type ExchangeInput, type PrepareInput, type PreparedLogin, oauthLoginMachine } from "../../../src/machines/oauthLogin.js";
 
 const FIVE_MIN = 5 * 60_000;
 
@@ -10,12 +10,12 @@ function browser(usesDocument: boolean, exchange: () => Promise<unknown> = async
   const never = new Promise<never>(() => {});
   const logic = oauthLoginMachine.provide({
     actors: {
-      prepare: fromPromise<PreparedLogin, unknown>(async () => {
+      prepare: fromPromise<PreparedLogin, PrepareInput>(async () => {
         prepares++;
         return { authorizationUrl: "https://as.test/authorize", usesDocument, handle: null };
       }),
-      awaitRedirect: fromPromise<unknown, PreparedLogin>(() => (usesDocument === undefined ? Promise.resolve("code") : never)),
-      exchange: fromPromise<unknown, unknown>(exchange),
+      awaitRedirect: fromPromise<unknown, PreparedLogin>(() => never),
+      exchange: fromPromise<unknown, ExchangeInput>(exchange),
     },
   });
   return { logic, prepares: () => prepares };
@@ -48,9 +48,9 @@ describe("oauthLogin machine", () => {
     const rejected = Object.assign(new Error("invalid_client"), { documentRejected: true });
     const logic = oauthLoginMachine.provide({
       actors: {
-        prepare: fromPromise<PreparedLogin, unknown>(async () => ({ authorizationUrl: "u", usesDocument: true, handle: null })),
+        prepare: fromPromise<PreparedLogin, PrepareInput>(async () => ({ authorizationUrl: "u", usesDocument: true, handle: null })),
         awaitRedirect: fromPromise<unknown, PreparedLogin>(async () => "code"),
-        exchange: fromPromise<unknown, unknown>(async () => {
+        exchange: fromPromise<unknown, ExchangeInput>(async () => {
           throw rejected;
         }),
       },
@@ -75,7 +75,7 @@ function device(results: PollResult[], code: Partial<DeviceCode> = {}) {
         polledAt.push(clock.now());
         return results.shift() ?? { kind: "pending" };
       }),
-      save: fromPromise(async () => "saved"),
+      save: fromPromise<unknown, { device: DeviceCode; tokens: unknown; input: DeviceLoginInput }>(async () => "saved"),
     },
   });
   return {
@@ -98,7 +98,6 @@ describe("deviceLogin machine (RFC 8628)", () => {
     for (const step of [5000, 5000, 10_000, 10_000]) {
       clock.increment(step - 1);
       await settle();
-      expect(polledAt.length).toBeLessThan(4 + 1);
       clock.increment(1);
       await settle();
     }

@@ -1,0 +1,128 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { SimulatedClock, createActor, waitFor } from "xstate";
+import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
+import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
+import { runLogin } from "../../../src/actors/oauth/runLogin.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
+import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
+import { type OidcServer, startOidc } from "../../fakes/authServer/oidc.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { harness, testSystem } from "./helpers.js";
+
+let oidc: OidcServer;
+let mcp: ProtectedMcp;
+let home: TempHome;
+
+beforeAll(async () => {
+  let mcpUrl = "";
+  oidc = await startOidc(() => mcpUrl);
+  mcp = await startProtectedMcp(
+    () => oidc.issuer,
+    async (token, resource) => (await oidc.audienceOf(token)) === resource,
+  );
+  mcpUrl = mcp.url;
+});
+afterAll(async () => {
+  await mcp.close();
+  await oidc.close();
+});
+afterEach(() => home?.cleanup());
+
+async function callWhoami(provider: ReturnType<typeof oauthProviderFor>): Promise<string> {
+  const client = new Client({ name: "svc-test", version: "0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcp.url), { authProvider: provider }));
+  try {
+    const result = await client.callTool({ name: "whoami", arguments: {} });
+    return (result.content as Array<{ text: string }>)[0]?.text ?? "";
+  } finally {
+    await client.close();
+  }
+}
+
+const entry = (oauth: Record<string, unknown> = {}) => ({ url: mcp.url, auth: "oauth", oauth: { cimd: false, ...oauth } });
+
+describe("oidc-provider + a bearer-protected MCP server", () => {
+  it("browser login (PKCE, registration, resource indicator) then a tool call through the provider", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "real", mcp.url, { cimd: false });
+    const system = testSystem();
+    const tokens = await runLogin(h.job, { flow: "browser", system, isTTY: true });
+    system.shutdown();
+    expect(await oidc.audienceOf(tokens.access_token)).toBe(mcp.url);
+    expect(tokens.refresh_token).toBeDefined();
+    const provider = oauthProviderFor("real", entry(), { interactive: false, paths: svcPaths(home.dir) });
+    expect(await callWhoami(provider)).toBe("hello alice");
+    expect(mcp.authHeaders.at(-1)).toBe(`Bearer ${tokens.access_token}`);
+  });
+
+  it("a background (non-interactive) connect without tokens fails telling the user to run svc mcp login", async () => {
+    home = tempHome();
+    const provider = oauthProviderFor("fresh", entry(), { interactive: false, paths: svcPaths(home.dir) });
+    await expect(callWhoami(provider)).rejects.toThrow(/fresh: not logged in — run `svc mcp login fresh`/);
+  });
+
+  it("an interactive first connect opens the browser, logs in and connects", async () => {
+    home = tempHome();
+    const opened: string[] = [];
+    const provider = oauthProviderFor("first", entry(), {
+      interactive: true,
+      paths: svcPaths(home.dir),
+      print: () => {},
+      openBrowser: async (u) => {
+        opened.push(u);
+        await followAuthorization(u);
+      },
+    });
+    expect(await callWhoami(provider)).toBe("hello alice");
+    expect(opened).toHaveLength(1);
+  });
+
+  it("refreshes an expired token automatically with the refresh token", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "refresh", mcp.url, { cimd: false });
+    const system = testSystem();
+    const first = await runLogin(h.job, { flow: "browser", system, isTTY: true });
+    system.shutdown();
+    // Mark the stored token as expired: the provider must refresh before using it.
+    h.job.store.saveTokens({ ...first, expires_at: Date.now() - 1000 });
+    const provider = oauthProviderFor("refresh", entry(), { interactive: false, paths: svcPaths(home.dir) });
+    expect(await callWhoami(provider)).toBe("hello alice");
+    const after = h.job.store.readTokens();
+    expect(after?.access_token).not.toBe(first.access_token);
+    expect(after?.expires_at).toBeGreaterThan(Date.now());
+    expect(mcp.authHeaders.at(-1)).toBe(`Bearer ${after?.access_token}`);
+  });
+
+  it("when refresh fails a background connect asks for svc mcp login and keeps the stored tokens", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "broken", mcp.url, { cimd: false });
+    const system = testSystem();
+    const first = await runLogin(h.job, { flow: "browser", system, isTTY: true });
+    system.shutdown();
+    const stale = { ...first, refresh_token: "not-a-real-refresh-token", expires_at: Date.now() - 1000 };
+    h.job.store.saveTokens(stale);
+    const provider = oauthProviderFor("broken", entry(), { interactive: false, paths: svcPaths(home.dir) });
+    await expect(callWhoami(provider)).rejects.toThrow(/broken: token refresh failed — .*answered 400.*invalid_grant.*run `svc mcp login broken`/);
+    expect(h.job.store.readTokens()).toEqual(stale);
+  });
+
+  it("device flow against oidc-provider: the user approves on the verification page, tokens work on the MCP server", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "device", mcp.url, { scope: "mcp offline_access" });
+    const clock = new SimulatedClock();
+    const actor = createActor(deviceLoginLogic, { input: { serverName: "device", job: h.job, timeoutMs: 300_000 }, clock }).start();
+    const waiting = await waitFor(actor, (s) => s.status !== "active" || s.matches({ authorizing: "waiting" }));
+    expect(waiting.status).toBe("active");
+    const complete = /Or open this link directly: (\S+)/.exec(h.printed.join("\n"))?.[1] as string;
+    const page = await followAuthorization(complete, 20, true);
+    expect(page.status).toBe(200);
+    clock.increment(waiting.context.intervalMs);
+    await waitFor(actor, (s) => s.status === "done");
+    expect(actor.getSnapshot().output?.ok).toBe(true);
+    const provider = oauthProviderFor("device", entry({ scope: "mcp offline_access" }), { interactive: false, paths: svcPaths(home.dir) });
+    expect(await callWhoami(provider)).toBe("hello alice");
+  });
+});

@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { makeJob } from "../../../src/actors/oauth/context.js";
+import { usableTokens } from "../../../src/actors/oauth/refresh.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { silentLogger } from "../../../src/io/log.js";
+import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { harness, testSystem } from "./helpers.js";
+import { runLogin } from "../../../src/actors/oauth/runLogin.js";
+
+let home: TempHome;
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+  home?.cleanup();
+});
+
+async function loggedIn(options: Parameters<typeof startFakeAs>[0] = {}): Promise<{ as: FakeAs; url: string }> {
+  home = tempHome();
+  const as = await startFakeAs(options);
+  closers.push(as.close);
+  const rs = await startFakeResource([as.url]);
+  closers.push(rs.close);
+  const h = harness(home.dir, "srv", rs.url, { cimd: false, user_agent: "Refresher/2" });
+  const system = testSystem();
+  await runLogin(h.job, { flow: "browser", system, isTTY: true });
+  system.shutdown();
+  return { as, url: rs.url };
+}
+
+describe("token refresh", () => {
+  it("two refreshers (separate stores, one file) never race: one refresh request, both get the new token", async () => {
+    const { as, url } = await loggedIn();
+    const entry = { url, auth: "oauth", oauth: { cimd: false } };
+    const later = Date.now() + 2 * 3600_000;
+    const a = makeJob("srv", entry, { paths: svcPaths(home.dir), logger: silentLogger(), now: () => later });
+    const b = makeJob("srv", entry, { paths: svcPaths(home.dir), logger: silentLogger(), now: () => later });
+    const [ta, tb] = await Promise.all([usableTokens(a), usableTokens(b)]);
+    expect(ta.access_token).toBe(tb.access_token);
+    expect(ta.access_token).toBe(as.issued[1]);
+    expect(as.seen.filter((r) => r.path === "/token" && r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
+  });
+
+  it("does not refresh a token that is still valid", async () => {
+    const { as, url } = await loggedIn();
+    const job = makeJob("srv", { url, auth: "oauth", oauth: { cimd: false } }, { paths: svcPaths(home.dir), logger: silentLogger() });
+    expect((await usableTokens(job)).access_token).toBe(as.issued[0]);
+    expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(0);
+  });
+
+  it("refreshes with the configured User-Agent on the token endpoint and keeps an absolute expiry", async () => {
+    const { as, url } = await loggedIn();
+    const now = Date.now() + 2 * 3600_000;
+    const job = makeJob("srv", { url, auth: "oauth", oauth: { cimd: false, user_agent: "Refresher/2" } }, { paths: svcPaths(home.dir), logger: silentLogger(), now: () => now });
+    const t = await usableTokens(job);
+    expect(t.expires_at).toBe(now + 3600_000);
+    const refresh = as.seen.find((r) => r.body.get("grant_type") === "refresh_token");
+    expect(refresh?.headers["user-agent"]).toBe("Refresher/2");
+    expect(refresh?.body.get("resource")).toBe(url);
+  });
+});
