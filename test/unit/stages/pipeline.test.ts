@@ -1,0 +1,124 @@
+import { createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import type { Route } from "../../../src/config/sections/webhook.js";
+import type { AcceptedEvent, ResolvedRoute } from "../../../src/streams/context.js";
+import { type PipelineDeps, createPipeline } from "../../../src/streams/pipeline.js";
+import { createFixedWindowLimiter } from "../../../src/streams/rateLimiter.js";
+import { createSeenCache } from "../../../src/streams/seenCache.js";
+import { verifySignature } from "../../../src/streams/signatures.js";
+import type { ScriptRequest, ScriptResult } from "../../../src/streams/stages/script.js";
+import type { Inbound } from "../../../src/streams/types.js";
+
+const SECRET = "k";
+const route = (over: Partial<Route> = {}): ResolvedRoute => ({
+  name: "r",
+  route: { deliver: "log", deliver_only: false, mirror_to_session: false, ...over },
+  secret: SECRET,
+  profile: "default",
+});
+
+function harness(r: ResolvedRoute, options: { limit?: number; script?: (req: ScriptRequest) => Promise<ScriptResult> } = {}) {
+  const log: string[] = [];
+  const queued: AcceptedEvent[] = [];
+  const failures: string[] = [];
+  const deps: PipelineDeps = {
+    routes: { lookup: (name) => (name === "r" ? r : undefined), multiplexProfiles: () => false },
+    maxBodyBytes: () => 1000,
+    tryAcquire: (() => {
+      const limiter = createFixedWindowLimiter({ limit: options.limit ?? 100, windowMs: 60_000, now: () => 0 });
+      return (name: string) => (log.push("rate"), limiter.tryAcquire(name));
+    })(),
+    auth: { verify: (input) => (log.push("auth"), verifySignature(input)) },
+    filters: { listReader: () => ({ readList: () => new Set() }) },
+    script: { runScript: options.script ?? (async (req) => (log.push("script"), { kind: "payload", payload: req.payload })) },
+    idempotency: (() => {
+      const seen = createSeenCache({ ttlMs: 3_600_000, maxEntries: 10, now: () => 0 });
+      let n = 0;
+      return { checkAndAdd: (k: string) => (log.push("seen"), seen.checkAndAdd(k)), randomId: () => `rnd-${++n}` };
+    })(),
+    dispatch: { modes: {}, enqueueRun: (e) => queued.push(e) },
+    deliver: { deliverDirect: async () => true, forget: () => {} },
+    onFailure: (stage) => failures.push(stage),
+  };
+  return { pipeline: createPipeline(deps), log, queued, failures };
+}
+
+const sign = (body: string) => `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
+const request = (body: string, headers: Record<string, string> = {}): Inbound => ({
+  method: "POST",
+  path: "/webhooks/r",
+  routeName: "r",
+  profile: undefined,
+  headers,
+  body: Buffer.from(body),
+  receivedAt: 0,
+});
+const signed = (body: string, headers: Record<string, string> = {}) => request(body, { "x-hub-signature-256": sign(body), ...headers });
+
+describe("createPipeline: spec 4.2 order", () => {
+  it("rate limit is counted before auth, auth before JSON parse", async () => {
+    const { pipeline, log } = harness(route(), { limit: 1 });
+    expect((await pipeline.submit(request("{bad"))).status).toBe(401);
+    expect(log).toEqual(["rate", "auth"]);
+    expect((await pipeline.submit(signed("{bad"))).status).toBe(429);
+  });
+
+  it("a signed malformed body is 400; events before filters; filters before script; idempotency last", async () => {
+    const { pipeline, log, queued } = harness(route({ events: ["push"], filters: [{ field: "go", equals: true }], script: "s.sh" }));
+    expect((await pipeline.submit(signed("{bad"))).status).toBe(400);
+    expect(await pipeline.submit(signed('{"go":true}', { "x-github-event": "issues" }))).toMatchObject({ body: { status: "ignored", event: "issues" } });
+    expect(await pipeline.submit(signed('{"go":false}', { "x-github-event": "push" }))).toMatchObject({ body: { reason: "filter" } });
+    expect(log).not.toContain("script");
+    expect(log).not.toContain("seen");
+    log.length = 0;
+    expect(await pipeline.submit(signed('{"go":true}', { "x-github-event": "push", "x-request-id": "1" }))).toMatchObject({ status: 202 });
+    expect(log).toEqual(["rate", "auth", "script", "seen"]);
+    expect(queued.map((e) => e.deliveryId)).toEqual(["1"]);
+  });
+
+  it("preflight answers unknown routes and oversized declared bodies from the headers alone", () => {
+    const { pipeline } = harness(route());
+    expect(pipeline.preflight({ ...request(""), routeName: "nope" })).toMatchObject({ status: 404 });
+    expect(pipeline.preflight(request("", { "content-length": "1001" }))).toMatchObject({ status: 413 });
+    expect(pipeline.preflight(request("", { "content-length": "1000" }))).toBeUndefined();
+  });
+
+  it("a throwing stage answers 500 for that request and the stream keeps serving", async () => {
+    const { pipeline, failures } = harness(route({ script: "s.sh" }), {
+      script: async (req) => {
+        if (req.payload.boom) throw new Error("script runner crashed");
+        return { kind: "payload", payload: req.payload };
+      },
+    });
+    expect(await pipeline.submit(signed('{"boom":1}'))).toEqual({ status: 500, body: { error: "Internal error" } });
+    expect(failures).toEqual(["script"]);
+    expect((await pipeline.submit(signed('{"ok":1}'))).status).toBe(202);
+  });
+
+  it("a slow script does not hold up requests that end earlier", async () => {
+    let release: () => void = () => {};
+    const { pipeline } = harness(route({ script: "s.sh" }), {
+      script: (req) => new Promise((resolve) => (release = () => resolve({ kind: "payload", payload: req.payload }))),
+    });
+    const slow = pipeline.submit(signed("{}"));
+    expect((await pipeline.submit(request("{}"))).status).toBe(401);
+    release();
+    expect((await slow).status).toBe(202);
+  });
+
+  it("close() waits for requests in flight; later submissions get 503", async () => {
+    let release: () => void = () => {};
+    const { pipeline } = harness(route({ script: "s.sh" }), {
+      script: (req) => new Promise((resolve) => (release = () => resolve({ kind: "payload", payload: req.payload }))),
+    });
+    const inFlight = pipeline.submit(signed("{}"));
+    let closed = false;
+    const closing = pipeline.close().then(() => (closed = true));
+    await Promise.resolve();
+    expect(closed).toBe(false);
+    release();
+    expect((await inFlight).status).toBe(202);
+    await closing;
+    expect(await pipeline.submit(signed("{}"))).toEqual({ status: 503, body: { error: "Shutting down" } });
+  });
+});
