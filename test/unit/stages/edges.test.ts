@@ -1,0 +1,143 @@
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { createActor } from "xstate";
+import { afterEach, describe, expect, it } from "vitest";
+import { runToolsets } from "../../../src/actors/agent/index.js";
+import { DEFAULT_WEBHOOK_TOOLSETS } from "../../../src/actors/agent/runner.js";
+import { loadFirstSkill } from "../../../src/actors/agent/skills.js";
+import { createRouteRegistry, routeTable } from "../../../src/actors/routes.js";
+import { drainRuns, runsMachine, unfinishedRuns } from "../../../src/actors/runs.js";
+import { configSchema } from "../../../src/config/schema.js";
+import { endpointOf } from "../../../src/io/http/core.js";
+import { silentLogger } from "../../../src/io/log.js";
+import { interpretScriptOutput, interpreterFor, resolveScript } from "../../../src/io/scripts.js";
+import type { AcceptedEvent } from "../../../src/streams/context.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+describe("endpointOf (spec 4.1 paths)", () => {
+  it("maps health, plain and profile-prefixed webhook paths", () => {
+    expect(endpointOf("/health", false)).toEqual({ kind: "health" });
+    expect(endpointOf("/webhooks/gh", false)).toEqual({ kind: "webhook", routeName: "gh", profile: undefined });
+    expect(endpointOf("/p/work/webhooks/gh", true)).toEqual({ kind: "webhook", routeName: "gh", profile: "work" });
+    for (const path of ["/p/work/webhooks/gh", "/webhooks/", "/webhooks/a/b", "/webhooks", "/p/work/hooks/gh", "/"]) {
+      expect(endpointOf(path, false), path).toEqual({ kind: "none" });
+    }
+    expect(endpointOf("/p//webhooks/gh", true)).toEqual({ kind: "none" });
+  });
+});
+
+describe("script output (spec 2.4)", () => {
+  const payload = { a: 1 };
+  it("JSON object replaces, other text becomes script_output, the ignore cases ignore", () => {
+    expect(interpretScriptOutput('{"b":2}\n', payload)).toEqual({ kind: "payload", payload: { b: 2 } });
+    expect(interpretScriptOutput("hello\n", payload)).toEqual({ kind: "payload", payload: { a: 1, script_output: "hello" } });
+    expect(interpretScriptOutput("[1,2]", payload)).toEqual({ kind: "payload", payload: { a: 1, script_output: "[1,2]" } });
+    for (const out of ["", "  \n", "[SILENT]", "[SILENT]\n", '{"__svc_ignore__": true}']) {
+      expect(interpretScriptOutput(out, payload).kind, JSON.stringify(out)).toBe("ignore");
+    }
+    expect(interpretScriptOutput('{"__svc_ignore__": false, "c": 1}', payload)).toEqual({ kind: "payload", payload: { __svc_ignore__: false, c: 1 } });
+  });
+  it("interpreter by extension", () => {
+    expect(interpreterFor("a.sh")).toBe("bash");
+    expect(interpreterFor("a.BASH")).toBe("bash");
+    expect(interpreterFor("a.py")).toBe("python3");
+    expect(interpreterFor("a")).toBe("python3");
+  });
+});
+
+describe("resolveScript", () => {
+  let home: TempHome;
+  afterEach(() => home.cleanup());
+  it("stays inside the scripts directory, through symlinks too", async () => {
+    home = tempHome();
+    home.write("scripts/ok.sh", "");
+    home.write("scripts/sub/inner.py", "");
+    home.write("outside.sh", "");
+    symlinkSync(join(home.dir, "outside.sh"), join(home.dir, "scripts", "escape.sh"));
+    symlinkSync(join(home.dir, "scripts", "ok.sh"), join(home.dir, "scripts", "alias.sh"));
+    const dir = join(home.dir, "scripts");
+    expect(await resolveScript(dir, "ok.sh")).toEqual({ path: join(dir, "ok.sh") });
+    expect(await resolveScript(dir, "sub/inner.py")).toEqual({ path: join(dir, "sub", "inner.py") });
+    expect(await resolveScript(dir, "alias.sh")).toEqual({ path: join(dir, "ok.sh") });
+    expect(await resolveScript(dir, "../outside.sh")).toEqual({ why: "path leaves the scripts directory" });
+    expect(await resolveScript(dir, join(home.dir, "outside.sh"))).toEqual({ why: "path leaves the scripts directory" });
+    expect(await resolveScript(dir, "escape.sh")).toEqual({ why: "script resolves outside the scripts directory (symlink)" });
+    expect(await resolveScript(dir, "nope.sh")).toEqual({ why: "script not found" });
+    expect(await resolveScript(dir, ".")).toEqual({ why: "path leaves the scripts directory" });
+  });
+});
+
+describe("skills and toolsets", () => {
+  let home: TempHome;
+  afterEach(() => home?.cleanup());
+  it("the first listed skill that exists is loaded; unsafe names are skipped", async () => {
+    home = tempHome();
+    home.write("skills/b/SKILL.md", "B");
+    home.write("skills/c/SKILL.md", "C");
+    home.write("secret/SKILL.md", "no");
+    const dir = join(home.dir, "skills");
+    expect(await loadFirstSkill(dir, ["a", "b", "c"])).toEqual({ name: "b", text: "B" });
+    expect(await loadFirstSkill(dir, ["../secret", "c"])).toEqual({ name: "c", text: "C" });
+    expect(await loadFirstSkill(dir, undefined)).toBeUndefined();
+  });
+  it("route toolsets replace the default; unknown names are dropped; svc-webhook names the default set", () => {
+    const dropped: string[] = [];
+    expect(runToolsets(undefined)).toEqual(DEFAULT_WEBHOOK_TOOLSETS);
+    expect(runToolsets(["terminal", "bogus"], (n) => dropped.push(n))).toEqual(["terminal"]);
+    expect(dropped).toEqual(["bogus"]);
+    expect(runToolsets(["svc-webhook", "file"])).toEqual([...DEFAULT_WEBHOOK_TOOLSETS, "file"]);
+    expect(runToolsets([])).toEqual([]);
+  });
+});
+
+describe("route registry", () => {
+  it("static routes win over dynamic ones of the same name; the global secret is the fallback", () => {
+    const config = configSchema.parse({
+      platforms: { webhook: { enabled: true, secret: "global", routes: { gh: { secret: "own" }, plain: {} } } },
+    });
+    const dynamic = { lookup: (n: string) => (n === "gh" || n === "dyn" ? { deliver: "log", deliver_only: false, mirror_to_session: false } : undefined), names: () => ["gh", "dyn"] };
+    const registry = createRouteRegistry(routeTable(config), dynamic);
+    expect(registry.lookup("gh")?.secret).toBe("own");
+    expect(registry.lookup("plain")?.secret).toBe("global");
+    expect(registry.lookup("dyn")).toMatchObject({ name: "dyn", secret: "global", profile: "default" });
+    expect(registry.names()).toEqual(["gh", "plain", "dyn"]);
+  });
+});
+
+describe("runs queue actor", () => {
+  const event = (id: string) => ({ routeName: "r", deliveryId: id }) as AcceptedEvent;
+
+  it("runs at most maxConcurrent at once, in order, and a failing run is logged without stopping the queue", async () => {
+    const started: string[] = [];
+    const finish = new Map<string, (ok: boolean) => void>();
+    const errors: string[] = [];
+    const logger = silentLogger();
+    logger.error = ((obj: { delivery_id: string }) => void errors.push(obj.delivery_id)) as typeof logger.error;
+    const actor = createActor(runsMachine, {
+      input: {
+        maxConcurrent: 2,
+        logger,
+        execute: (e) =>
+          new Promise<void>((resolve, reject) => {
+            started.push(e.deliveryId);
+            finish.set(e.deliveryId, (ok) => (ok ? resolve() : reject(new Error("boom"))));
+          }),
+      },
+    }).start();
+    for (const id of ["a", "b", "c", "d"]) actor.send({ type: "enqueue", event: event(id) });
+    expect(started).toEqual(["a", "b"]);
+    expect(unfinishedRuns(actor).map((e) => e.deliveryId)).toEqual(["a", "b", "c", "d"]);
+    finish.get("a")?.(false);
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(["a", "b", "c"]);
+    expect(errors).toEqual(["a"]);
+    finish.get("b")?.(true);
+    finish.get("c")?.(true);
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(["a", "b", "c", "d"]);
+    finish.get("d")?.(true);
+    expect(await drainRuns(actor, 1000)).toBe(true);
+    expect(actor.getSnapshot().context.running).toBe(0);
+    actor.stop();
+  });
+});
