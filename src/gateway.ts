@@ -6,6 +6,7 @@ import type { AgentRunner } from "./actors/agent/runner.js";
 import { type RouteSource, createRouteRegistry, routeTable, routesActor } from "./actors/routes.js";
 import { type RunsRef, drainRuns, runsMachine, unfinishedRuns } from "./actors/runs.js";
 import { startSystem } from "./actors/system.js";
+import { startGatewayMcp } from "./actors/mcp/gatewayHub.js";
 import { type LoadedConfig, loadConfig } from "./config/load.js";
 import { svcPaths } from "./config/paths.js";
 import { webhookStartupProblems } from "./config/validate.js";
@@ -240,6 +241,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
   }
   system.spawn("webhook-ingress", fromCallback(() => () => server.close()));
+  const mcp = startGatewayMcp({ paths, servers: loaded.config.mcp_servers, approvals: loaded.config.gateway.approvals, logger, runner: () => runner, ...(options.env === undefined ? {} : { env: options.env }) });
   logger.info(`[webhook] Listening on ${host}:${server.port} — routes: ${describeRoutes(registry.names())}`);
   if (registry.names().length === 0) hooks.printHowToAddRoute(paths.config);
 
@@ -259,6 +261,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       if (nextWebhook.port !== loaded.config.platforms.webhook.port || nextWebhook.host !== loaded.config.platforms.webhook.host) {
         logger.warn("[webhook] host/port changes take effect after a restart");
       }
+      void mcp.reload(next.config.mcp_servers).catch((err: unknown) => logger.error({ err: String(err) }, "[mcp] reload failed"));
       loaded = next;
       logger.info(`[webhook] Reloaded ${paths.config} — routes: ${describeRoutes(registry.names())}`);
       return { routes: registry.names() };
@@ -269,6 +272,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         await pipeline.close();
         const drained = await drainRuns(runs, options.drainTimeoutMs ?? 30_000);
         if (!drained) hooks.onRunsAbandoned(unfinishedRuns(runs));
+        await mcp.stop();
         system.shutdown();
       })();
       return stopping;

@@ -1,8 +1,202 @@
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { createRunner } from "../actors/agent/index.js";
+import { agentSampler } from "../actors/mcp/gatewayHub.js";
+import { McpHub } from "../actors/mcp/hub.js";
+import { type ServerStatus, readStatusFile } from "../actors/mcp/status.js";
+import { terminalApprovals } from "../actors/mcp/terminalApprovals.js";
+import { oauthProviderFor } from "../actors/oauth/provider.js";
+import { type LoadedConfig, loadConfig, secretScope } from "../config/load.js";
+import { transportKind } from "../config/sections/mcp.js";
+import { SvcError } from "../errors.js";
+import { createLogger } from "../io/log.js";
+import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
+
+/** The running gateway's pid from `$SVC_HOME/gateway.pid`, when that process is alive. */
+export function runningGatewayPid(pidFile: string): number | undefined {
+  let pid: number;
+  try {
+    pid = Number.parseInt(readFileSync(pidFile, "utf8").trim(), 10);
+  } catch {
+    return undefined;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM" ? pid : undefined;
+  }
+}
+
+/** A hub for one CLI command: only the named servers, terminal approvals, connects may log in. */
+function cliHub(loaded: LoadedConfig, names: readonly string[]): McpHub {
+  const servers = Object.fromEntries(names.map((n) => [n, loaded.config.mcp_servers[n]]).filter(([, e]) => e !== undefined));
+  const unknown = names.filter((n) => loaded.config.mcp_servers[n] === undefined);
+  if (unknown.length > 0) {
+    const known = Object.keys(loaded.config.mcp_servers);
+    throw new SvcError("usage", `no MCP server named "${unknown[0]}" in ${loaded.paths.config} (known: ${known.join(", ") || "none"})`);
+  }
+  const logger = createLogger({ stdout: false, level: process.env.SVC_LOG_LEVEL ?? "warn" });
+  const runner = createRunner(loaded.config.agent);
+  const hub = new McpHub({
+    servers,
+    cacheDir: loaded.paths.mcpCache,
+    scope: () => secretScope(loaded.paths),
+    logger,
+    approvals: terminalApprovals(),
+    runner: agentSampler(() => runner),
+    interactive: process.stdin.isTTY === true,
+    oauthProviderFor: (server, entry, { interactive }) =>
+      oauthProviderFor(server, entry, { interactive, isTTY: process.stdin.isTTY === true, paths: loaded.paths, logger }),
+  });
+  hub.start();
+  return hub;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()).join("\n");
+}
+
+function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
+  return Object.entries(loaded.config.mcp_servers).map(([name, entry]) => {
+    const cache = readSchemaCache(loaded.paths.mcpCache, name, entry);
+    return {
+      name,
+      transport: transportKind(entry),
+      state: entry.enabled ? "stopped" : "disabled",
+      toolCount: cache?.tools.length ?? 0,
+      lazy: entry.lazy,
+      cached: cache !== undefined,
+      collisions: [],
+    };
+  });
+}
+
+function listServers(): void {
+  const loaded = loadConfig();
+  const pid = runningGatewayPid(loaded.paths.pidFile);
+  const file = pid === undefined ? undefined : readStatusFile(loaded.paths.mcpCache);
+  const live = file !== undefined && file.pid === pid;
+  const statuses = live ? file.servers : offlineStatus(loaded);
+  if (statuses.length === 0) {
+    process.stdout.write(`No MCP servers in ${loaded.paths.config} (add entries under mcp_servers).\n`);
+    return;
+  }
+  const rows = [["NAME", "TRANSPORT", "STATE", "TOOLS", "LAZY", "CACHED", "LAST ERROR"]];
+  for (const s of statuses) {
+    rows.push([s.name, s.transport, s.state, String(s.toolCount), s.lazy ? "yes" : "no", s.cached ? "yes" : "no", s.lastError ?? ""]);
+  }
+  process.stdout.write(`${table(rows)}\n`);
+  if (!live) {
+    process.stdout.write("(no gateway is running: states are from the configuration, tool counts from the schema cache)\n");
+  }
+}
+
+async function listTools(server: string): Promise<void> {
+  const loaded = loadConfig();
+  const hub = cliHub(loaded, [server]);
+  try {
+    const status = await hub.settled(server);
+    if (status.state !== "connected") {
+      throw new SvcError("mcp_connect", status.lastError ?? `mcp_servers.${server}: ${status.state}`);
+    }
+    const tools = hub.toolsOf(server);
+    if (tools.length === 0) process.stdout.write(`${server}: no tools registered (tools.include/exclude left none)\n`);
+    else process.stdout.write(`${table([["REGISTERED NAME", "SERVER TOOL"], ...tools.map((t) => [t.name, t.original])])}\n`);
+    for (const collision of status.collisions) process.stderr.write(`collision: ${collision}\n`);
+  } finally {
+    await hub.stop();
+  }
+}
+
+function printResult(result: CallToolResult): void {
+  const blocks = result.content ?? [];
+  for (const block of blocks) {
+    process.stdout.write(block.type === "text" ? `${block.text}\n` : `${JSON.stringify(block)}\n`);
+  }
+  if (blocks.length === 0 && result.structuredContent !== undefined) {
+    process.stdout.write(`${JSON.stringify(result.structuredContent, null, 2)}\n`);
+  }
+}
+
+/** Parses `--args`: a JSON object, else a usage error naming the problem. */
+export function parseToolArgs(text: string | undefined): Record<string, unknown> {
+  if (text === undefined || text.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new SvcError("usage", `--args: not valid JSON (${(err as Error).message}) — pass an object like '{"text":"hi"}'`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new SvcError("usage", `--args: expected a JSON object like '{"text":"hi"}', got ${JSON.stringify(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+async function callTool(server: string, tool: string, options: { args?: string }): Promise<void> {
+  const args = parseToolArgs(options.args);
+  const loaded = loadConfig();
+  const hub = cliHub(loaded, [server]);
+  try {
+    const result = await hub.call(server, tool, args);
+    printResult(result);
+    if (result.isError === true) {
+      process.stderr.write(`svc: ${server}/${tool} returned an error result\n`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await hub.stop();
+  }
+}
+
+async function reloadGateway(options: { wait?: string }): Promise<void> {
+  const loaded = loadConfig();
+  const pid = runningGatewayPid(loaded.paths.pidFile);
+  if (pid === undefined) {
+    process.stdout.write(`No gateway is running (no live pid in ${loaded.paths.pidFile}); the next start reads ${loaded.paths.config}.\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const sentAt = Date.now();
+  process.kill(pid, "SIGHUP");
+  const waitMs = Number(options.wait ?? "10") * 1000;
+  while (Date.now() - sentAt < waitMs) {
+    const reload = readStatusFile(loaded.paths.mcpCache)?.lastReload;
+    if (reload !== undefined && Date.parse(reload.at) >= sentAt - 1000) {
+      const line = (label: string, names: string[]) => (names.length > 0 ? `  ${label}: ${names.join(", ")}\n` : "");
+      process.stdout.write(
+        `Gateway (pid ${pid}) reloaded mcp_servers:\n${line("added", reload.added)}${line("removed", reload.removed)}${line("reconnected (changed)", reload.changed)}${line("unchanged", reload.unchanged)}`,
+      );
+      if (reload.added.length + reload.removed.length + reload.changed.length === 0) process.stdout.write("  nothing changed\n");
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  process.stdout.write(`Sent SIGHUP to the gateway (pid ${pid}); it has not reported an MCP reload yet — see ${loaded.paths.gatewayLog}.\n`);
+}
 
 /** `svc mcp ...` */
 export function registerMcpCommands(program: Command): void {
-  const mcp = program.command("mcp").description("MCP servers: log in, re-authorize, install");
+  const mcp = program.command("mcp").description("MCP servers: list, tools, call, reload, log in, re-authorize, install");
+  mcp.command("list").description("configured servers: transport, state, tool count, lazy/cached").action(listServers);
+  mcp
+    .command("tools <server>")
+    .description("connect to a server and show each registered mcp__ name beside the server's own tool name")
+    .action(listTools);
+  mcp
+    .command("call <server> <tool>")
+    .description("call a tool by the server's own name and print the result (exit 1 on any failure)")
+    .option("--args <json>", "tool arguments as a JSON object", "{}")
+    .action(callTool);
+  mcp
+    .command("reload")
+    .description("make the running gateway reload mcp_servers (reconnects only changed servers; /reload-mcp)")
+    .option("--wait <seconds>", "how long to wait for the gateway's report", "10")
+    .action(reloadGateway);
   registerMcpAuthCommands(mcp);
 }

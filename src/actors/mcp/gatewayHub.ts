@@ -1,0 +1,92 @@
+import { randomUUID } from "node:crypto";
+import { secretScope } from "../../config/load.js";
+import type { SvcPaths } from "../../config/paths.js";
+import type { McpServers } from "../../config/sections/mcp.js";
+import { describeError } from "../../errors.js";
+import type { Logger } from "../../io/log.js";
+import type { OAuthProviderFor } from "../../io/mcp/connect.js";
+import type { AgentRunner } from "../agent/runner.js";
+import { oauthProviderFor } from "../oauth/provider.js";
+import { policyApprovals } from "./approvals.js";
+import { McpHub, type ReloadSummary } from "./hub.js";
+import type { SamplingRunner } from "./serverRequests.js";
+import { type StatusFile, writeStatusFile } from "./status.js";
+
+export interface GatewayMcpOptions {
+  readonly paths: SvcPaths;
+  readonly servers: McpServers;
+  readonly approvals: "deny" | "allow";
+  readonly logger: Logger;
+  /** The gateway's current agent runner (it changes on reload). */
+  readonly runner: () => AgentRunner;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly oauthProviderFor?: OAuthProviderFor;
+}
+
+export interface GatewayMcp {
+  readonly hub: McpHub;
+  reload(servers: McpServers): Promise<ReloadSummary>;
+  stop(): Promise<void>;
+}
+
+/** Sampling through the gateway's agent runner: one run per request, on the `mcp:<server>` route. */
+export function agentSampler(runner: () => AgentRunner): SamplingRunner {
+  return (request, signal) => {
+    const prompt = request.systemPrompt === undefined ? request.prompt : `${request.systemPrompt}\n\n${request.prompt}`;
+    return runner().run(
+      { route: `mcp:${request.server}`, event: "sampling", deliveryId: randomUUID(), prompt, toolsets: [], profile: undefined },
+      signal,
+    );
+  };
+}
+
+/**
+ * The MCP side of `svc gateway run`: one hub for the configured servers, approvals per
+ * `gateway.approvals`, background connects never interactive, and a status file for `svc mcp list`.
+ */
+export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
+  const { paths, logger } = options;
+  let lastReload: StatusFile["lastReload"];
+  const publish = () => {
+    try {
+      writeStatusFile(paths.mcpCache, {
+        pid: process.pid,
+        updatedAt: new Date().toISOString(),
+        servers: hub.status(),
+        ...(lastReload === undefined ? {} : { lastReload }),
+      });
+    } catch (err) {
+      logger.warn({ err: describeError(err) }, "[mcp] could not write the status file");
+    }
+  };
+  const hub: McpHub = new McpHub({
+    servers: options.servers,
+    cacheDir: paths.mcpCache,
+    scope: () => secretScope(paths, options.env),
+    logger,
+    approvals: policyApprovals(options.approvals, logger),
+    runner: agentSampler(options.runner),
+    interactive: false,
+    oauthProviderFor:
+      options.oauthProviderFor ??
+      ((server, entry, { interactive }) => oauthProviderFor(server, entry, { interactive, paths, logger })),
+    onStatus: publish,
+  });
+  hub.start();
+  const count = Object.keys(options.servers).length;
+  if (count > 0) logger.info(`[mcp] ${count} server${count === 1 ? "" : "s"}: ${Object.keys(options.servers).join(", ")}`);
+  publish();
+  return {
+    hub,
+    async reload(servers) {
+      const summary = await hub.reload(servers);
+      lastReload = { ...summary, at: new Date().toISOString() };
+      publish();
+      return summary;
+    },
+    async stop() {
+      await hub.stop();
+      publish();
+    },
+  };
+}
