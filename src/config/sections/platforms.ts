@@ -141,54 +141,66 @@ export const PLATFORM_ALIASES: Readonly<Record<string, PlatformName>> = {
   homeassistant: "home_automation",
 };
 
-/** Renames alias keys to canonical ones; two keys naming one platform is an error. */
-function canonicalKeys(raw: unknown, ctx: z.RefinementCtx): unknown {
-  if (raw === null || raw === undefined) return {};
-  if (typeof raw !== "object" || Array.isArray(raw)) return raw;
-  const out: Record<string, unknown> = {};
-  const seenAs: Record<string, string> = {};
-  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    const canonical = PLATFORM_ALIASES[key] ?? key;
-    const earlier = seenAs[canonical];
-    if (earlier !== undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: [key],
-        message: `names the same platform as "${earlier}" — keep one of them`,
-      });
-      continue;
-    }
-    seenAs[canonical] = key;
-    out[canonical] = value;
-  }
-  return out;
-}
+const keyShape = Object.fromEntries(
+  [...PLATFORM_NAMES, ...Object.keys(PLATFORM_ALIASES)].map((key) => {
+    const name = (PLATFORM_ALIASES[key] ?? key) as PlatformName;
+    return [key, PLATFORM_SCHEMAS[name].optional()];
+  }),
+) as { [N in PlatformName]: z.ZodOptional<(typeof PLATFORM_SCHEMAS)[N]> };
 
-const platformShape = Object.fromEntries(
-  PLATFORM_NAMES.map((name) => [name, PLATFORM_SCHEMAS[name].optional()]),
-) as {
-  [N in PlatformName]: z.ZodOptional<(typeof PLATFORM_SCHEMAS)[N]>;
-};
+type Platforms = { [N in PlatformName]?: PlatformConfig<N> };
 
+/**
+ * Every platform may be written under its canonical name or an alias (`chat_1`, `github_comment`, ...);
+ * errors name the key as written. The parsed value has canonical keys only.
+ */
 const platformsObject = z
-  .strictObject({ webhook: webhookSchema.optional(), ...platformShape })
+  .looseObject({ webhook: webhookSchema.optional(), ...keyShape })
   .superRefine((platforms, ctx) => {
-    for (const name of PLATFORM_NAMES) {
-      const settings = platforms[name] as Record<string, unknown> | undefined;
+    const seenAs: Partial<Record<PlatformName, string>> = {};
+    for (const [key, value] of Object.entries(platforms)) {
+      if (key === "webhook") continue;
+      const name = (PLATFORM_ALIASES[key] ?? key) as PlatformName;
+      if (!PLATFORM_NAMES.includes(name)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `unknown platform — use one of webhook, ${[...PLATFORM_NAMES, ...Object.keys(PLATFORM_ALIASES)].join(", ")}`,
+        });
+        continue;
+      }
+      const earlier = seenAs[name];
+      if (earlier !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `names the same platform as "${earlier}" — keep one of them`,
+        });
+        continue;
+      }
+      seenAs[name] = key;
+      const settings = value as Record<string, unknown> | undefined;
       if (settings?.enabled !== true) continue;
-      for (const key of REQUIRED_WHEN_ENABLED[name]) {
-        if (settings[key] === undefined) {
+      for (const required of REQUIRED_WHEN_ENABLED[name]) {
+        if (settings[required] === undefined) {
           ctx.addIssue({
             code: "custom",
-            path: [name, key],
-            message: `required when ${name} is enabled — set it (a \${VAR} from .env works), see docs/delivery-targets.md`,
+            path: [key, required],
+            message: `required when ${key} is enabled — set it (a \${VAR} from .env works), see docs/delivery-targets.md`,
           });
         }
       }
     }
+  })
+  .transform(({ webhook, ...rest }) => {
+    const canonical: Platforms = {};
+    for (const [key, value] of Object.entries(rest)) {
+      if (value !== undefined) (canonical as Record<string, unknown>)[PLATFORM_ALIASES[key] ?? key] = value;
+    }
+    return { webhook, ...canonical };
   });
 
 export const platformsSchema = z
-  .preprocess(canonicalKeys, platformsObject)
+  .preprocess((raw) => raw ?? {}, platformsObject)
   .transform((p) => ({ ...p, webhook: webhookSchema.parse(p.webhook ?? {}) }))
   .default({ webhook: webhookSchema.parse({}) });

@@ -53,7 +53,7 @@ describe("platform config", () => {
 
   it("refuses two keys naming one platform", () => {
     expect(() => load("platforms:\n  chat_3: {}\n  slack: {}\n")).toThrow(
-      /platforms\.slack: names the same platform as "chat_3"/,
+      /platforms\.chat_3: names the same platform as "slack" — keep one of them/,
     );
   });
 
@@ -120,5 +120,19 @@ describe("targetStartupProblems", () => {
     expect(targetStartupProblems(config, paths.config)).toEqual([
       `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: missing and platforms.discord.home_channel is not set — set one of them so discord knows where to deliver`,
     ]);
+  });
+});
+
+describe("platform config errors name the key as written", () => {
+  it("reports a missing credential under the alias the user wrote", () => {
+    expect(() => load("platforms:\n  chat_1:\n    enabled: true\n")).toThrow(
+      /platforms\.chat_1\.token: required when chat_1 is enabled/,
+    );
+  });
+
+  it("lists the platforms for an unknown key", () => {
+    expect(() => load("platforms:\n  telegrm: {}\n")).toThrow(
+      /platforms\.telegrm: unknown platform — use one of webhook, telegram, .*chat_13/,
+    );
   });
 });
