@@ -1,0 +1,114 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { STDIO_FIXTURE } from "./harness.js";
+
+const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
+
+interface Run {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+function svc(home: TempHome, args: string[]): Run {
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, SECRET_TOKEN: "parent-secret" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (d) => (out += d));
+  child.stderr?.on("data", (d) => (err += d));
+  return { child, stdout: () => out, stderr: () => err, exited: new Promise((r) => child.on("exit", (code) => r(code))) };
+}
+
+async function run(home: TempHome, args: string[]) {
+  const r = svc(home, args);
+  const code = await r.exited;
+  return { code, stdout: r.stdout(), stderr: r.stderr() };
+}
+
+const fixture = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [STDIO_FIXTURE], ...extra });
+
+let home: TempHome;
+let gateway: Run | undefined;
+beforeEach(() => {
+  home = tempHome();
+});
+afterEach(async () => {
+  if (gateway && gateway.child.exitCode === null) {
+    gateway.child.kill("SIGTERM");
+    await gateway.exited;
+  }
+  gateway = undefined;
+  home.cleanup();
+});
+
+function writeConfig(servers: Record<string, unknown>): void {
+  home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0 } }, mcp_servers: servers }));
+}
+
+describe("svc mcp (subprocess)", () => {
+  it("tools shows each registered name beside the server's own; call prints the result", async () => {
+    writeConfig({ "fx.1": fixture() });
+    const tools = await run(home, ["mcp", "tools", "fx.1"]);
+    expect(tools.code).toBe(0);
+    expect(tools.stdout).toMatch(/mcp__fx_1__write_note\s+write-note/);
+    const call = await run(home, ["mcp", "call", "fx.1", "echo", "--args", '{"text":"from the cli"}']);
+    expect(call).toMatchObject({ code: 0, stdout: "from the cli\n" });
+    const secret = await run(home, ["mcp", "call", "fx.1", "env", "--args", '{"name":"SECRET_TOKEN"}']);
+    expect(secret.stdout).toBe("(unset)\n");
+  });
+
+  it("call exits non-zero on an error result, bad JSON args, an unknown server and a denied approval", async () => {
+    writeConfig({ fx: fixture(), u: fixture({ trust: "untrusted" }) });
+    const failed = await run(home, ["mcp", "call", "fx", "fail"]);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain("it broke");
+    const badJson = await run(home, ["mcp", "call", "fx", "echo", "--args", "{text:"]);
+    expect(badJson.code).not.toBe(0);
+    expect(badJson.stderr).toMatch(/--args: not valid JSON/);
+    const unknown = await run(home, ["mcp", "call", "nope", "echo"]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/no MCP server named "nope"/);
+    // stdin is not a terminal: the approval prompt answers no.
+    const denied = await run(home, ["mcp", "call", "u", "write-note", "--args", '{"text":"x"}']);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toMatch(/needs approval \(trust: untrusted\) and it was denied/);
+  });
+
+  it("list without a gateway shows configured servers; reload says no gateway is running", async () => {
+    writeConfig({ fx: fixture({ lazy: true }), off: fixture({ enabled: false }) });
+    await run(home, ["mcp", "tools", "fx"]);
+    const list = await run(home, ["mcp", "list"]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/fx\s+stdio\s+stopped\s+\d+\s+yes\s+yes/);
+    expect(list.stdout).toMatch(/off\s+stdio\s+disabled\s+0\s+no\s+no/);
+    expect(list.stdout).toContain("no gateway is running");
+    const reload = await run(home, ["mcp", "reload"]);
+    expect(reload.code).toBe(1);
+    expect(reload.stdout).toMatch(/No gateway is running/);
+  });
+
+  it("reload makes the running gateway reconnect only changed servers; list shows its live status", async () => {
+    writeConfig({ keep: fixture(), change: fixture() });
+    gateway = svc(home, ["gateway", "run", "--port", "0"]);
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const list = await run(home, ["mcp", "list"]);
+      if (/keep\s+stdio\s+connected/.test(list.stdout) && /change\s+stdio\s+connected/.test(list.stdout)) break;
+      if (Date.now() > deadline) throw new Error(`gateway never connected: ${list.stdout}\n${gateway.stdout()}\n${gateway.stderr()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    writeConfig({ keep: fixture(), change: fixture({ timeout: 42 }), added: fixture() });
+    const reload = await run(home, ["mcp", "reload"]);
+    expect(reload.code).toBe(0);
+    expect(reload.stdout).toMatch(/added: added/);
+    expect(reload.stdout).toMatch(/reconnected \(changed\): change/);
+    expect(reload.stdout).toMatch(/unchanged: keep/);
+  });
+});
