@@ -93,7 +93,7 @@ describe("asyncStageOperator (marbles)", () => {
   it("an erroring or empty stage answers 500 and the stream continues", () => {
     scheduler().run(({ cold, hot, expectObservable }) => {
       const source = hot("ab-|", { a: ctx("err"), b: ctx("empty") });
-      const stage = (c: PipelineCtx) => (c.inbound.routeName === "err" ? cold("-#", {}, new Error("x")) : cold("--|"));
+      const stage = (c: PipelineCtx) => (c.inbound.routeName === "err" ? cold<PipelineCtx>("-#", {}, new Error("x")) : cold<PipelineCtx>("--|"));
       expectObservable(source.pipe(asyncStageOperator("s", stage, 4))).toBe("-a-(b|)", {
         a: { ...ctx("err"), outcome: INTERNAL_ERROR },
         b: { ...ctx("empty"), outcome: INTERNAL_ERROR },
