@@ -22,7 +22,7 @@ function seconds<D extends number | undefined>(fallback: D, options: { positive?
     if (typeof n !== "number" || !Number.isFinite(n) || n < 0 || (options.positive === true && n === 0)) {
       ctx.addIssue({
         code: "custom",
-        message: `expected ${typeof n === "number" && options.positive === true ? "a positive number of " : ""}seconds, got ${describe(value)}`,
+        message: `expected ${typeof n === "number" && Number.isFinite(n) && options.positive === true ? "a positive number of " : ""}seconds, got ${describe(value)}`,
       });
       return z.NEVER;
     }

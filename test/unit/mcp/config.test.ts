@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { isTrusted, mcpServerSchema, transportKind } from "../../../src/config/sections/mcp.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home?.cleanup());
+
+function load(yaml: string) {
+  home = tempHome();
+  home.write("config.yaml", yaml);
+  return loadConfig({ home: home.dir, env: {} });
+}
+
+describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
+  it("names the file, key and unit for a bad duration", () => {
+    expect(() => load("mcp_servers:\n  github:\n    url: https://x\n    timeout: soon\n")).toThrow(
+      /config\.yaml: mcp_servers\.github\.timeout: expected seconds, got "soon"/,
+    );
+    expect(() => load("mcp_servers:\n  g:\n    url: https://x\n    connect_timeout: 0\n")).toThrow(
+      /mcp_servers\.g\.connect_timeout: expected a positive number of seconds, got 0/,
+    );
+  });
+
+  it("needs exactly one of command and url", () => {
+    expect(() => load("mcp_servers:\n  a: {}\n")).toThrow(/mcp_servers\.a: needs command .* or url/);
+    expect(() => load("mcp_servers:\n  a: {command: x, url: https://y}\n")).toThrow(/mcp_servers\.a: has both command and url/);
+  });
+
+  it("rejects unknown keys and bad enum values by name", () => {
+    expect(() => load("mcp_servers:\n  a: {command: x, timout: 3}\n")).toThrow(/mcp_servers\.a: unknown key "timout"/);
+    expect(() => load("mcp_servers:\n  a: {command: x, protocol: modern}\n")).toThrow(/mcp_servers\.a\.protocol: expected one of "auto", "stateless", "legacy"/);
+    expect(() => load("mcp_servers:\n  a: {url: https://x, client_cert: [a]}\n")).toThrow(/client_cert: expected a PEM path, \[cert, key\] or \[cert, key, password\]/);
+  });
+
+  it("applies the spec defaults", () => {
+    const { config } = load("mcp_servers:\n  a: {command: x}\n");
+    expect(config.mcp_servers.a).toMatchObject({
+      enabled: true,
+      timeout: 300,
+      connect_timeout: 60,
+      protocol: "auto",
+      supports_parallel_tool_calls: false,
+      skip_preflight: false,
+      lazy: false,
+      idle_timeout_seconds: 0,
+      max_lifetime_seconds: 0,
+      ssl_verify: true,
+      trust: "full",
+      tools: { resources: false, prompts: false },
+      sampling: { enabled: false },
+      elicitation: { enabled: true, timeout: 300 },
+    });
+    expect(config.mcp_servers.a?.keepalive_interval).toBeUndefined();
+  });
+
+  it("accepts lifecycle: as an alternative location, bool-like tool flags and string include", () => {
+    const { config } = load(
+      "mcp_servers:\n  a:\n    command: x\n    lifecycle: {idle_timeout_seconds: 30, max_lifetime_seconds: 600}\n    tools: {include: 'git_*', resources: yes, prompts: 'off'}\n",
+    );
+    expect(config.mcp_servers.a).toMatchObject({ idle_timeout_seconds: 30, max_lifetime_seconds: 600, tools: { include: ["git_*"], resources: true, prompts: false } });
+  });
+
+  it("keeps ${VAR} raw: rendering happens at connect time", () => {
+    const { config } = load("mcp_servers:\n  a:\n    url: https://x/${TOKEN}\n    headers: {Authorization: 'Bearer ${TOKEN}'}\n");
+    expect(config.mcp_servers.a?.url).toBe("https://x/${TOKEN}");
+    expect(config.mcp_servers.a?.headers.Authorization).toBe("Bearer ${TOKEN}");
+  });
+
+  it("accepts every oauth key of 2.4 and ignores an empty user_agent", () => {
+    const { config } = load(
+      [
+        "mcp_servers:",
+        "  o:",
+        "    url: https://x",
+        "    auth: oauth",
+        "    oauth:",
+        "      flow: device",
+        "      timeout: 120",
+        "      client_id: cid",
+        "      client_secret: ${CS}",
+        "      token_endpoint_auth_method: client_secret_post",
+        "      client_name: svc",
+        "      scope: [read, write]",
+        "      redirect_uri: http://127.0.0.1:9999/callback",
+        "      redirect_port: 9999",
+        "      client_metadata_url: https://me.example/client.json",
+        "      cimd: false",
+        "      user_agent: ''",
+        "",
+      ].join("\n"),
+    );
+    expect(config.mcp_servers.o?.oauth).toMatchObject({ flow: "device", timeout: 120, scope: "read write", redirect_port: 9999, cimd: false });
+    expect(config.mcp_servers.o?.oauth?.user_agent).toBeUndefined();
+    expect(() => load("mcp_servers:\n  c: {command: x, auth: oauth}\n")).toThrow(/mcp_servers\.c\.auth: oauth applies to url servers only/);
+  });
+
+  it("treats trust values other than full as untrusted, and picks the transport", () => {
+    const parse = (raw: Record<string, unknown>) => mcpServerSchema.parse(raw);
+    expect(isTrusted(parse({ command: "x" }))).toBe(true);
+    expect(isTrusted(parse({ command: "x", trust: "untrusted" }))).toBe(false);
+    expect(isTrusted(parse({ command: "x", trust: "mostly" }))).toBe(false);
+    expect(transportKind(parse({ command: "x" }))).toBe("stdio");
+    expect(transportKind(parse({ url: "https://x" }))).toBe("http");
+    expect(transportKind(parse({ url: "https://x", transport: "sse" }))).toBe("sse");
+  });
+});

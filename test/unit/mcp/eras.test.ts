@@ -1,0 +1,37 @@
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import { isModernOnlyRejection } from "../../../src/io/mcp/eras.js";
+import { isSessionExpired } from "../../../src/actors/mcp/callErrors.js";
+import { parseToolArgs } from "../../../src/cli/mcp.js";
+
+describe("modern-only rejection of initialize (spec 9)", () => {
+  it("counts -32022 and -32601, as JSON-RPC errors or inside an HTTP error body", () => {
+    expect(isModernOnlyRejection(new McpError(-32022, "Unsupported protocol version"))).toBe(true);
+    expect(isModernOnlyRejection(new McpError(-32601, "Method not found"))).toBe(true);
+    expect(isModernOnlyRejection(new StreamableHTTPError(400, 'Error POSTing to endpoint: {"jsonrpc":"2.0","id":0,"error":{"code":-32022}}'))).toBe(true);
+    expect(isModernOnlyRejection(new Error("this server requires server/discover"))).toBe(true);
+  });
+  it("does not count timeouts, refusals or auth errors", () => {
+    expect(isModernOnlyRejection(new McpError(-32001, "Request timed out"))).toBe(false);
+    expect(isModernOnlyRejection(new Error("connect ECONNREFUSED 127.0.0.1:1"))).toBe(false);
+    expect(isModernOnlyRejection(new StreamableHTTPError(401, "Unauthorized"))).toBe(false);
+  });
+});
+
+describe("session expiry detection", () => {
+  it("is a 404 from Streamable HTTP or the SSE message endpoint", () => {
+    expect(isSessionExpired(new StreamableHTTPError(404, "Session not found"))).toBe(true);
+    expect(isSessionExpired(new Error("Error POSTing to endpoint (HTTP 404): unknown session"))).toBe(true);
+    expect(isSessionExpired(new StreamableHTTPError(500, "boom"))).toBe(false);
+  });
+});
+
+describe("svc mcp call --args", () => {
+  it("takes a JSON object and rejects anything else with a usage error", () => {
+    expect(parseToolArgs('{"a":1}')).toEqual({ a: 1 });
+    expect(parseToolArgs(undefined)).toEqual({});
+    expect(() => parseToolArgs("{a:")).toThrow(/--args: not valid JSON/);
+    expect(() => parseToolArgs("[1]")).toThrow(/expected a JSON object/);
+  });
+});

@@ -1,0 +1,70 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
+import { buildToolset, isReadOnly, mergeToolsets, registeredName, sanitize, selectTools } from "../../../src/actors/mcp/toolNames.js";
+
+const tool = (name: string, annotations?: Record<string, unknown>): Tool =>
+  ({ name, inputSchema: { type: "object" }, ...(annotations ? { annotations } : {}) }) as Tool;
+const policy = (tools: Record<string, unknown>) => mcpServerSchema.parse({ command: "x", tools }).tools;
+const names = (tools: Array<{ name: string }>) => tools.map((t) => t.name);
+
+describe("tool names (spec 2.5)", () => {
+  it("prefixes mcp__<server>__<tool> and replaces every character outside [A-Za-z0-9_]", () => {
+    expect(registeredName("git-hub.io", "search.issues-v2")).toBe("mcp__git_hub_io__search_issues_v2");
+    expect(sanitize("ünï côde/é")).toBe("_n__c_de__");
+  });
+
+  it("accepts readOnlyHint and read_only_hint", () => {
+    expect(isReadOnly(tool("a", { readOnlyHint: true }))).toBe(true);
+    expect(isReadOnly(tool("a", { read_only_hint: true }))).toBe(true);
+    expect(isReadOnly(tool("a", { readOnlyHint: false }))).toBe(false);
+    expect(isReadOnly(tool("a"))).toBe(false);
+  });
+});
+
+describe("tools policy (spec 2.2)", () => {
+  const all = [tool("git.log"), tool("git.push"), tool("web-fetch"), tool("shell")];
+  it("rule 1: include registers only matches (exact names and globs)", () => {
+    expect(names(selectTools(all, policy({ include: ["git.*", "shell"] })))).toEqual(["git.log", "git.push", "shell"]);
+  });
+  it("rule 2: exclude alone removes matches", () => {
+    expect(names(selectTools(all, policy({ exclude: "git.p*" })))).toEqual(["git.log", "web-fetch", "shell"]);
+  });
+  it("rule 3: include wins, exclude is ignored", () => {
+    expect(names(selectTools(all, policy({ include: "git.*", exclude: "git.log" })))).toEqual(["git.log", "git.push"]);
+  });
+  it("rule 6: filters use the original names with hyphens and dots, not sanitized ones", () => {
+    expect(names(selectTools(all, policy({ include: "web_fetch" })))).toEqual([]);
+    expect(names(selectTools(all, policy({ include: "web-fetch" })))).toEqual(["web-fetch"]);
+    expect(names(selectTools(all, policy({ include: "web?fetch" })))).toEqual(["web-fetch"]);
+  });
+  it("rule 4: utility tools only when enabled and the capability exists", () => {
+    const both = { resources: true, prompts: true };
+    expect(names(buildToolset("s", [], both, policy({ resources: true })).tools)).toEqual(["mcp__s__list_resources", "mcp__s__read_resource"]);
+    expect(names(buildToolset("s", [], { resources: false, prompts: true }, policy({ resources: true, prompts: true })).tools)).toEqual([
+      "mcp__s__list_prompts",
+      "mcp__s__get_prompt",
+    ]);
+    expect(buildToolset("s", [], both, policy({})).tools).toEqual([]);
+  });
+  it("rule 5: nothing left means no toolset", () => {
+    expect(buildToolset("s", all, { resources: true, prompts: true }, policy({ include: "none" })).tools).toEqual([]);
+  });
+});
+
+describe("collisions are reported, never shadowed", () => {
+  it("within a server: the first original keeps the name", () => {
+    const set = buildToolset("s", [tool("a.b"), tool("a-b")], { resources: false, prompts: false }, policy({}));
+    expect(set.tools.map((t) => t.original)).toEqual(["a.b"]);
+    expect(set.collisions).toEqual([expect.stringContaining('"a-b" and "a.b" both register as mcp__s__a_b')]);
+  });
+  it("across servers: the first server keeps the name", () => {
+    const caps = { resources: false, prompts: false };
+    const merged = mergeToolsets([
+      ["x.y", buildToolset("x.y", [tool("t")], caps, policy({}))],
+      ["x_y", buildToolset("x_y", [tool("t"), tool("u")], caps, policy({}))],
+    ]);
+    expect(merged.tools.map((t) => `${t.server}:${t.name}`)).toEqual(["x.y:mcp__x_y__t", "x_y:mcp__x_y__u"]);
+    expect(merged.collisions).toEqual([expect.stringContaining("already taken by server x.y")]);
+  });
+});
