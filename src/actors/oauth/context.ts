@@ -3,6 +3,7 @@ import type { Logger } from "../../io/log.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { GatewaySystem } from "../system.js";
 import type { OAuthServerEntry } from "../../io/oauth/settings.js";
+import { openInBrowser } from "../../io/oauth/browser.js";
 import { TokenStore } from "../../io/oauth/tokenStore.js";
 
 /** What a login or a refresh needs about one server, plus injectable edges for tests. */
@@ -13,7 +14,7 @@ export interface OAuthJob {
   readonly logger: Logger;
   /** Terminal output (the authorization URL, device codes). */
   readonly print: (line: string) => void;
-  /** Opens the authorization URL; default: the `open` package (honours $BROWSER). */
+  /** Opens the authorization URL; default: `$BROWSER`, else the `open` package. */
   readonly openBrowser: (url: string) => Promise<void>;
   /** Base fetch for OAuth requests (tests inject TLS trust); User-Agent is added on top. */
   readonly fetch?: FetchLike;
@@ -32,13 +33,6 @@ export interface JobOptions {
   readonly system?: GatewaySystem;
 }
 
-async function openWithPackage(url: string): Promise<void> {
-  const { default: open } = await import("open");
-  const child = await open(url, { wait: false });
-  child.on("error", () => {});
-  child.unref();
-}
-
 export function makeJob(serverName: string, entry: OAuthServerEntry, options: JobOptions): OAuthJob {
   return {
     serverName,
@@ -46,7 +40,7 @@ export function makeJob(serverName: string, entry: OAuthServerEntry, options: Jo
     store: new TokenStore(options.paths.mcpTokens, serverName),
     logger: options.logger,
     print: options.print ?? ((line) => process.stderr.write(`${line}\n`)),
-    openBrowser: options.openBrowser ?? openWithPackage,
+    openBrowser: options.openBrowser ?? ((url) => openInBrowser(url)),
     ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
     now: options.now ?? Date.now,
   };

@@ -75,3 +75,14 @@ describe("oauth settings", () => {
     expect(() => oauthEntryOf("s", { command: "x" })).toThrow(/mcp_servers\.s\.url/);
   });
 });
+
+describe("$BROWSER", () => {
+  it("runs the first colon-separated entry without a shell, with %s or the URL appended", async () => {
+    const { browserCommand } = await import("../../../src/io/oauth/browser.js");
+    const url = "https://as.test/authorize?a=1&b=$(rm -rf /)";
+    expect(browserCommand(url, { BROWSER: "firefox --new-window:chromium" })).toEqual(["firefox", "--new-window", url]);
+    expect(browserCommand(url, { BROWSER: "w3m %s" })).toEqual(["w3m", url]);
+    expect(browserCommand(url, {})).toBeUndefined();
+    expect(browserCommand(url, { BROWSER: "" })).toBeUndefined();
+  });
+});

@@ -1,0 +1,107 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
+const FOLLOW = join(import.meta.dirname, "../../fakes/authServer/followBrowser.mjs");
+
+let home: TempHome;
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+  home?.cleanup();
+});
+
+function svc(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+      env: { ...process.env, SVC_HOME: home.dir, BROWSER: "", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d));
+    child.stderr.on("data", (d: Buffer) => (stderr += d));
+    child.stdin.end();
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+const link = (name: string, config: unknown) => `svc://mcp/install?name=${name}&config=${Buffer.from(JSON.stringify(config)).toString("base64url")}`;
+
+describe("svc mcp install / login / reauth (subprocess)", () => {
+  it("install shows the config but writes nothing when stdin is not a terminal", async () => {
+    home = tempHome();
+    const original = "# my servers\nmcp_servers: {}\n";
+    home.write("config.yaml", original);
+    const r = await svc(["mcp", "install", link("tools", { command: "npx", args: ["-y", "some-server"] })]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('Install MCP server "tools"');
+    expect(r.stdout).toContain("WARNING: this server runs a program");
+    expect(r.stdout).toContain("Not installed: confirmation needs an interactive terminal.");
+    expect(readFileSync(join(home.dir, "config.yaml"), "utf8")).toBe(original);
+  });
+
+  it("install rejects a bad link with the reason", async () => {
+    home = tempHome();
+    const r = await svc(["mcp", "install", link("bad name", { url: "https://x.test/" })]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/install link rejected: name "bad name" must match/);
+  });
+
+  it("--register-handler writes the x-scheme-handler/svc desktop file under $XDG_DATA_HOME", async () => {
+    home = tempHome();
+    const r = await svc(["mcp", "install", "--register-handler"], { XDG_DATA_HOME: join(home.dir, "xdg"), XDG_CONFIG_HOME: join(home.dir, "xdgc"), PATH: "/nonexistent" });
+    expect(r.code).toBe(0);
+    const file = join(home.dir, "xdg", "applications", "svc-mcp-install.desktop");
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("MimeType=x-scheme-handler/svc;");
+    expect(text).toMatch(/^Exec=".*" ".*main\.ts" mcp install %u$/m);
+    expect(r.stdout).toContain("xdg-mime not found");
+  });
+
+  it("login --flow device refuses without a terminal", async () => {
+    home = tempHome();
+    home.write("config.yaml", "mcp_servers:\n  srv:\n    url: http://127.0.0.1:9/mcp\n    auth: oauth\n");
+    const r = await svc(["mcp", "login", "srv", "--flow", "device"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/srv: the device login needs a terminal/);
+  });
+
+  it("login names the file and key when the server is not an oauth server", async () => {
+    home = tempHome();
+    home.write("config.yaml", "mcp_servers:\n  plain:\n    url: http://127.0.0.1:9/mcp\n");
+    const r = await svc(["mcp", "login", "plain"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/config\.yaml: mcp_servers\.plain: no enabled server with auth: oauth/);
+  });
+
+  it("login opens $BROWSER, clears a recorded document rejection, and saves tokens; reauth --all reports each server", async () => {
+    home = tempHome();
+    const as = await startFakeAs();
+    closers.push(as.close);
+    const rs = await startFakeResource([as.url]);
+    closers.push(rs.close);
+    home.write(
+      "config.yaml",
+      `mcp_servers:\n  good:\n    url: ${rs.url}\n    auth: oauth\n    oauth:\n      cimd: false\n  down:\n    url: http://127.0.0.1:9/mcp\n    auth: oauth\n    oauth:\n      cimd: false\n`,
+    );
+    home.write("mcp-tokens/good.cimd-off", "earlier rejection\n");
+    const browser = `${process.execPath} ${FOLLOW}`;
+    const login = await svc(["mcp", "login", "good"], { BROWSER: browser });
+    expect(login.stderr).toContain("Open this URL to log in to good:");
+    expect(login.stdout).toContain("good: logged in");
+    expect(login.code).toBe(0);
+    expect(existsSync(join(home.dir, "mcp-tokens", "good.cimd-off"))).toBe(false);
+    const saved = JSON.parse(readFileSync(join(home.dir, "mcp-tokens", "good.json"), "utf8")) as { access_token: string };
+    expect(saved.access_token).toBe(as.issued[0]);
+
+    const reauth = await svc(["mcp", "reauth", "--all"], { BROWSER: browser });
+    expect(reauth.stdout).toContain("good: re-authorized");
+    expect(reauth.stdout).toMatch(/down: failed — down: OAuth discovery failed — GET /);
+    expect(reauth.code).toBe(1);
+  });
+});
