@@ -109,6 +109,20 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
     expect(h.job.store.readTokens()).toEqual(stale);
   });
 
+  it("a token the server refuses before its expiry is refreshed once under the lock; the retry connects", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "revoked", mcp.url, { cimd: false });
+    const system = testSystem();
+    const first = await runLogin(h.job, { flow: "browser", system, isTTY: true });
+    system.shutdown();
+    await (await oidc.provider.AccessToken.find(first.access_token))?.destroy();
+    const provider = oauthProviderFor("revoked", entry(), { interactive: false, paths: svcPaths(home.dir) });
+    await expect(callWhoami(provider)).rejects.toThrow(/Unauthorized/);
+    const renewed = h.job.store.readTokens();
+    expect(renewed?.access_token).not.toBe(first.access_token);
+    expect(await callWhoami(provider)).toBe("hello alice");
+  });
+
   it("device flow against oidc-provider: the user approves on the verification page, tokens work on the MCP server", async () => {
     home = tempHome();
     const h = harness(home.dir, "device", mcp.url, { scope: "mcp offline_access" });
