@@ -6,6 +6,8 @@ import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
 import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
 import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { svcPaths } from "../../../src/config/paths.js";
+import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
+import { connectServer } from "../../../src/io/mcp/connect.js";
 import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
 import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { type OidcServer, startOidc } from "../../fakes/authServer/oidc.js";
@@ -56,6 +58,25 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
     const provider = oauthProviderFor("real", entry(), { interactive: false, paths: svcPaths(home.dir) });
     expect(await callWhoami(provider)).toBe("hello alice");
     expect(mcp.authHeaders.at(-1)).toBe(`Bearer ${tokens.access_token}`);
+  });
+
+  it("the MCP client core (connectServer) connects through the provider with the stored tokens", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "core", mcp.url, { cimd: false });
+    const system = testSystem();
+    await runLogin(h.job, { flow: "browser", system, isTTY: true });
+    system.shutdown();
+    const parsed = mcpServerSchema.parse({ url: mcp.url, auth: "oauth", oauth: { cimd: false }, skip_preflight: true });
+    const session = await connectServer("core", parsed, {
+      scope: () => ({ secrets: {}, env: {} }),
+      interactive: false,
+      oauthProviderFor: (name, e, { interactive }) => oauthProviderFor(name, e, { interactive, paths: svcPaths(home.dir) }),
+    });
+    try {
+      expect((await session.listTools(5000)).map((t) => t.name)).toEqual(["whoami"]);
+    } finally {
+      await session.close();
+    }
   });
 
   it("a background (non-interactive) connect without tokens fails telling the user to run svc mcp login", async () => {
