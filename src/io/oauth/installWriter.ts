@@ -35,5 +35,5 @@ export function addServerToConfig(configPath: string, name: string, entry: Recor
   }
   if (!isMap(servers)) doc.set("mcp_servers", doc.createNode({ [name]: entry }));
   else servers.set(name, doc.createNode(entry));
-  writeFileAtomic(configPath, doc.toString(), existsSync(configPath) ? 0o600 : 0o600);
+  writeFileAtomic(configPath, doc.toString(), 0o600);
 }
