@@ -241,7 +241,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
   }
   system.spawn("webhook-ingress", fromCallback(() => () => server.close()));
-  const mcp = startGatewayMcp({ paths, servers: loaded.config.mcp_servers, approvals: loaded.config.gateway.approvals, logger, runner: () => runner, ...(options.env === undefined ? {} : { env: options.env }) });
+  const mcp = startGatewayMcp({ paths, servers: loaded.config.mcp_servers, approvals: loaded.config.gateway.approvals, logger, runner: () => runner, ...(options.env === undefined ? {} : { env: options.env }), ...(options.inspect === undefined ? {} : { inspect: options.inspect }) });
   logger.info(`[webhook] Listening on ${host}:${server.port} — routes: ${describeRoutes(registry.names())}`);
   if (registry.names().length === 0) hooks.printHowToAddRoute(paths.config);
 

@@ -8,7 +8,7 @@ import type { OAuthProviderFor } from "../../io/mcp/connect.js";
 import type { AgentRunner } from "../agent/runner.js";
 import { oauthProviderFor } from "../oauth/provider.js";
 import { policyApprovals } from "./approvals.js";
-import { McpHub, type ReloadSummary } from "./hub.js";
+import { type HubOptions, McpHub, type ReloadSummary } from "./hub.js";
 import type { SamplingRunner } from "./serverRequests.js";
 import { type StatusFile, writeStatusFile } from "./status.js";
 
@@ -21,6 +21,7 @@ export interface GatewayMcpOptions {
   readonly runner: () => AgentRunner;
   readonly env?: NodeJS.ProcessEnv;
   readonly oauthProviderFor?: OAuthProviderFor;
+  readonly inspect?: HubOptions["inspect"];
 }
 
 export interface GatewayMcp {
@@ -71,6 +72,7 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
       options.oauthProviderFor ??
       ((server, entry, { interactive }) => oauthProviderFor(server, entry, { interactive, paths, logger })),
     onStatus: publish,
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
   });
   hub.start();
   const count = Object.keys(options.servers).length;

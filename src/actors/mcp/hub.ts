@@ -10,6 +10,7 @@ import type { McpSession } from "../../io/mcp/session.js";
 import {
   type Connected,
   type McpConnectionActor,
+  type McpConnectionInput,
   type StartIn,
   connectionState,
   mcpConnectionMachine,
@@ -35,6 +36,8 @@ export interface HubOptions {
   /** True only for a login started from a terminal; background (re)connects are never interactive. */
   readonly interactive?: boolean;
   readonly clock?: ActorOptions<AnyActorLogic>["clock"];
+  /** The Stately inspector (`svc gateway run --inspect`). */
+  readonly inspect?: ActorOptions<AnyActorLogic>["inspect"];
   readonly now?: () => number;
   readonly parentEnv?: NodeJS.ProcessEnv;
   /** Called after every status change (the gateway persists it for `svc mcp list`). */
@@ -57,6 +60,22 @@ interface Runtime {
   toolset: Toolset;
   cachedToolCount: number | undefined;
   era: string | undefined;
+}
+
+/** Machine input from an entry: keepalive (HTTP default 180 s, stdio only when set, floor 5 s), recycling, timeouts. */
+export function connectionInput(name: string, entry: McpServerEntry, startIn: StartIn, cachedToolCount?: number): McpConnectionInput {
+  const kind = transportKind(entry);
+  const keepalive = entry.keepalive_interval ?? (kind === "stdio" ? 0 : 180);
+  return {
+    name,
+    kind,
+    startIn,
+    connectTimeoutMs: entry.connect_timeout * 1000,
+    keepaliveMs: keepalive === 0 ? 0 : Math.max(5, keepalive) * 1000,
+    idleMs: entry.idle_timeout_seconds * 1000,
+    maxLifetimeMs: entry.max_lifetime_seconds * 1000,
+    ...(cachedToolCount === undefined ? {} : { cachedToolCount }),
+  };
 }
 
 const SETTLED = new Set(["connected", "failed", "disabled", "stopped"]);
@@ -193,7 +212,6 @@ export class McpHub {
   private add(name: string, entry: McpServerEntry): void {
     const cache = entry.enabled && entry.lazy ? readSchemaCache(this.options.cacheDir, name, entry) : undefined;
     const startIn: StartIn = !entry.enabled ? "disabled" : cache !== undefined ? "lazy" : "connecting";
-    const kind = transportKind(entry);
     const holder: { rt?: Runtime } = {};
     const machine = mcpConnectionMachine.provide({
       actors: {
@@ -209,18 +227,10 @@ export class McpHub {
       },
     });
     const toolset = cache === undefined ? { tools: [], collisions: [] } : buildToolset(name, cache.tools, cache.capabilities, entry.tools);
-    const keepalive = entry.keepalive_interval ?? (kind === "stdio" ? 0 : 180);
     const actor = createActor(machine, {
-      input: {
-        name,
-        kind,
-        startIn,
-        connectTimeoutMs: entry.connect_timeout * 1000,
-        keepaliveMs: keepalive === 0 ? 0 : Math.max(5, keepalive) * 1000,
-        idleMs: entry.idle_timeout_seconds * 1000,
-        maxLifetimeMs: entry.max_lifetime_seconds * 1000,
-        ...(cache === undefined ? {} : { cachedToolCount: toolset.tools.length }),
-      },
+      id: `mcp:${name}`,
+      input: connectionInput(name, entry, startIn, cache === undefined ? undefined : toolset.tools.length),
+      ...(this.options.inspect === undefined ? {} : { inspect: this.options.inspect }),
       ...(this.options.clock === undefined ? {} : { clock: this.options.clock }),
     });
     const rt: Runtime = {

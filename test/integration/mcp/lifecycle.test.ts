@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { terminalApprovals } from "../../../src/actors/mcp/terminalApprovals.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -48,6 +48,17 @@ describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
     const b = hub(home, { fx: stdioEntry("legacy", { lazy: true, timeout: 12 }) });
     expect(b.status()[0]?.state).toBe("connecting");
     expect((await b.settled("fx")).state).toBe("connected");
+  });
+});
+
+describe("recycling a real stdio process (spec 3)", () => {
+  it("idle_timeout_seconds recycles the process and the next call respawns it", async () => {
+    const h = hub(home, { fx: stdioEntry("legacy", { idle_timeout_seconds: 0.4 }) });
+    const firstPid = text(await h.call("fx", "pid", {}));
+    await vi.waitFor(() => expect(h.status()[0]?.state).toBe("recycled"), { timeout: 5000, interval: 50 });
+    expect(() => process.kill(Number(firstPid), 0)).toThrow();
+    const secondPid = text(await h.call("fx", "pid", {}));
+    expect(secondPid).not.toBe(firstPid);
   });
 });
 

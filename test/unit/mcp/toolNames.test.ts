@@ -68,3 +68,15 @@ describe("collisions are reported, never shadowed", () => {
     expect(merged.collisions).toEqual([expect.stringContaining("already taken by server x.y")]);
   });
 });
+
+describe("connection settings from an entry (spec 2.1, 8)", () => {
+  it("keepalive: HTTP default 180 s, stdio only when set, floor 5 s; defaults for timeouts", async () => {
+    const { connectionInput } = await import("../../../src/actors/mcp/hub.js");
+    const input = (raw: Record<string, unknown>) => connectionInput("s", mcpServerSchema.parse(raw), "connecting");
+    expect(input({ url: "https://x" })).toMatchObject({ keepaliveMs: 180_000, connectTimeoutMs: 60_000, kind: "http" });
+    expect(input({ command: "x" }).keepaliveMs).toBe(0);
+    expect(input({ command: "x", keepalive_interval: 30 }).keepaliveMs).toBe(30_000);
+    expect(input({ url: "https://x", keepalive_interval: 1 }).keepaliveMs).toBe(5_000);
+    expect(input({ command: "x", lifecycle: { idle_timeout_seconds: 2, max_lifetime_seconds: 3 } })).toMatchObject({ idleMs: 2_000, maxLifetimeMs: 3_000 });
+  });
+});
