@@ -1,17 +1,17 @@
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import { makeJob } from "../actors/oauth/context.js";
+import { type LoginFlow, runLogin } from "../actors/oauth/runLogin.js";
+import { startSystem } from "../actors/system.js";
 import { loadConfig } from "../config/load.js";
-import { svcHome, svcPaths, type SvcPaths } from "../config/paths.js";
-import { SvcError, describeError } from "../errors.js";
+import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
+import { describeError, SvcError } from "../errors.js";
+import { describeInstall, INSTALL_NAME, type InstallRequest, parseInstallLink } from "../io/installLink.js";
 import { createLogger } from "../io/log.js";
-import { type InstallRequest, INSTALL_NAME, describeInstall, parseInstallLink } from "../io/installLink.js";
 import { renderEntry } from "../io/mcp/render.js";
 import { addServerToConfig, existingServerNames } from "../io/oauth/installWriter.js";
 import { registerSchemeHandler } from "../io/oauth/schemeHandler.js";
 import { oauthEntryOf } from "../io/oauth/settings.js";
-import { makeJob } from "../actors/oauth/context.js";
-import { type LoginFlow, runLogin } from "../actors/oauth/runLogin.js";
-import { startSystem } from "../actors/system.js";
 
 /** Terminal questions; `ask` resolves undefined when stdin is closed. */
 export interface PromptIO {
@@ -56,14 +56,22 @@ export interface LoginCommandOptions {
 }
 
 /** Logs in to one server (`svc mcp login`, and each server of `svc mcp reauth`). */
-export async function loginServer(paths: SvcPaths, server: ServerRef, options: LoginCommandOptions): Promise<void> {
+export async function loginServer(
+  paths: SvcPaths,
+  server: ServerRef,
+  options: LoginCommandOptions,
+): Promise<void> {
   const logger = createLogger({ level: process.env.SVC_LOG_LEVEL ?? "warn", stdout: false });
   const entry = oauthEntryOf(server.name, server.entry);
   const job = { ...makeJob(server.name, entry, { paths, logger }), freshClient: options.fresh };
   if (options.fresh) job.store.clearCimdOff();
   const system = startSystem({ logger });
   try {
-    await runLogin(job, { flow: options.flow ?? entry.oauth?.flow ?? "browser", system, isTTY: process.stdin.isTTY === true });
+    await runLogin(job, {
+      flow: options.flow ?? entry.oauth?.flow ?? "browser",
+      system,
+      isTTY: process.stdin.isTTY === true,
+    });
   } finally {
     system.shutdown();
   }
@@ -74,7 +82,11 @@ function pathsFor(profile: string | undefined): SvcPaths {
 }
 
 /** Asks for confirmation and a free name; writes nothing unless the person at the terminal says yes. */
-export async function confirmAndInstall(configPath: string, request: InstallRequest, io: PromptIO): Promise<string | undefined> {
+export async function confirmAndInstall(
+  configPath: string,
+  request: InstallRequest,
+  io: PromptIO,
+): Promise<string | undefined> {
   io.print(describeInstall(request));
   if (!io.isTTY) {
     io.print("Not installed: confirmation needs an interactive terminal.");
@@ -83,7 +95,9 @@ export async function confirmAndInstall(configPath: string, request: InstallRequ
   let name = request.name;
   const taken = existingServerNames(configPath);
   while (taken.has(name)) {
-    const answer = (await io.ask(`A server named "${name}" already exists. New name (empty to cancel): `))?.trim();
+    const answer = (
+      await io.ask(`A server named "${name}" already exists. New name (empty to cancel): `)
+    )?.trim();
     if (answer === undefined || answer === "") {
       io.print("Cancelled; nothing was installed.");
       return undefined;
@@ -116,9 +130,15 @@ export function registerMcpAuthCommands(mcp: Command): void {
       const { servers } = oauthServers(paths);
       const target = servers.find((s) => s.name === server);
       if (target === undefined) {
-        throw new SvcError("usage", `${paths.config}: mcp_servers.${server}: no enabled server with auth: oauth by that name`);
+        throw new SvcError(
+          "usage",
+          `${paths.config}: mcp_servers.${server}: no enabled server with auth: oauth by that name`,
+        );
       }
-      await loginServer(paths, target, { fresh: true, ...(opts.flow ? { flow: opts.flow as LoginFlow } : {}) });
+      await loginServer(paths, target, {
+        fresh: true,
+        ...(opts.flow ? { flow: opts.flow as LoginFlow } : {}),
+      });
       process.stdout.write(`${server}: logged in\n`);
     });
 
@@ -128,11 +148,18 @@ export function registerMcpAuthCommands(mcp: Command): void {
     .option("--all", "every enabled auth: oauth server")
     .option("--profile <name>", "profile whose tokens to use")
     .action(async (server: string | undefined, opts: { all?: boolean; profile?: string }) => {
-      if ((server === undefined) === (opts.all !== true)) throw new SvcError("usage", "give one server name or --all");
+      if ((server === undefined) === (opts.all !== true))
+        throw new SvcError("usage", "give one server name or --all");
       const paths = pathsFor(opts.profile);
       const { servers } = oauthServers(paths);
       const chosen = opts.all ? servers : servers.filter((s) => s.name === server);
-      if (chosen.length === 0) throw new SvcError("usage", server ? `mcp_servers.${server}: no enabled server with auth: oauth by that name` : "no auth: oauth servers are configured");
+      if (chosen.length === 0)
+        throw new SvcError(
+          "usage",
+          server
+            ? `mcp_servers.${server}: no enabled server with auth: oauth by that name`
+            : "no auth: oauth servers are configured",
+        );
       let failed = 0;
       for (const s of chosen) {
         try {
@@ -153,10 +180,13 @@ export function registerMcpAuthCommands(mcp: Command): void {
     .action(async (link: string | undefined, opts: { registerHandler?: boolean }) => {
       if (opts.registerHandler) {
         const { file, xdgMime } = await registerSchemeHandler([process.execPath, process.argv[1] ?? "svc"]);
-        process.stdout.write(`Wrote ${file}${xdgMime ? " and set it as the svc:// handler (xdg-mime)" : "; xdg-mime not found, register it with your desktop"}\n`);
+        process.stdout.write(
+          `Wrote ${file}${xdgMime ? " and set it as the svc:// handler (xdg-mime)" : "; xdg-mime not found, register it with your desktop"}\n`,
+        );
         if (link === undefined) return;
       }
-      if (link === undefined) throw new SvcError("usage", "give an svc://mcp/install?name=...&config=... link");
+      if (link === undefined)
+        throw new SvcError("usage", "give an svc://mcp/install?name=...&config=... link");
       const request = parseInstallLink(link);
       const installed = await confirmAndInstall(svcPaths(svcHome()).config, request, terminalIO());
       if (installed === undefined) process.exitCode = 1;

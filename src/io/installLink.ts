@@ -28,7 +28,8 @@ export function decodeBase64Loose(text: string): Buffer | undefined {
  * SvcError("install_link") naming the problem.
  */
 export function parseInstallLink(link: string): InstallRequest {
-  if (link.length > MAX_INSTALL_PAYLOAD * 2) reject(`the link is longer than ${MAX_INSTALL_PAYLOAD * 2} characters`);
+  if (link.length > MAX_INSTALL_PAYLOAD * 2)
+    reject(`the link is longer than ${MAX_INSTALL_PAYLOAD * 2} characters`);
   let url: URL;
   try {
     url = new URL(link);
@@ -40,7 +41,8 @@ export function parseInstallLink(link: string): InstallRequest {
   }
   const names = url.searchParams.getAll("name");
   const configs = url.searchParams.getAll("config");
-  if (names.length !== 1 || configs.length !== 1) reject("exactly one name and one config parameter are required");
+  if (names.length !== 1 || configs.length !== 1)
+    reject("exactly one name and one config parameter are required");
   const name = names[0] as string;
   const encoded = configs[0] as string;
   if (!INSTALL_NAME.test(name)) reject(`name "${name.slice(0, 80)}" must match ${INSTALL_NAME.source}`);
@@ -54,11 +56,13 @@ export function parseInstallLink(link: string): InstallRequest {
   } catch {
     reject("config does not decode to JSON");
   }
-  if (config === null || typeof config !== "object" || Array.isArray(config)) reject("config must be a JSON object");
+  if (config === null || typeof config !== "object" || Array.isArray(config))
+    reject("config must be a JSON object");
   const entry = config as Record<string, unknown>;
   const hasUrl = "url" in entry;
   const hasCommand = "command" in entry;
-  if (hasUrl === hasCommand) reject('config must have either a string "url" or a string "command" (not both)');
+  if (hasUrl === hasCommand)
+    reject('config must have either a string "url" or a string "command" (not both)');
   if (hasUrl) {
     if (typeof entry.url !== "string") reject('"url" must be a string');
     let target: URL;
@@ -70,13 +74,17 @@ export function parseInstallLink(link: string): InstallRequest {
     if (target.protocol !== "http:" && target.protocol !== "https:") reject('"url" must use http or https');
     return { name, config: entry, kind: "url" };
   }
-  if (typeof entry.command !== "string" || entry.command === "") reject('"command" must be a non-empty string');
+  if (typeof entry.command !== "string" || entry.command === "")
+    reject('"command" must be a non-empty string');
   return { name, config: entry, kind: "command" };
 }
 
 /** What the confirmation prompt shows. */
 export function describeInstall(request: InstallRequest): string {
-  const lines = [`Install MCP server "${request.name}" with this configuration:`, JSON.stringify(request.config, null, 2)];
+  const lines = [
+    `Install MCP server "${request.name}" with this configuration:`,
+    JSON.stringify(request.config, null, 2),
+  ];
   if (request.kind === "command") {
     lines.push(
       "WARNING: this server runs a program on this machine with your permissions:",

@@ -1,5 +1,5 @@
 import { assign, fromPromise, setup } from "xstate";
-import { type LoginFailure, type LoginOutput, failureOf } from "./oauthLogin.js";
+import { failureOf, type LoginFailure, type LoginOutput } from "./oauthLogin.js";
 
 /**
  * Device authorization (RFC 8628), one actor per login. The named actors do the I/O
@@ -56,7 +56,8 @@ export function deviceDeadlineMs(input: DeviceLoginInput, device: DeviceCode | u
 
 function timeoutFailure(context: Context): LoginFailure {
   const name = context.input.serverName;
-  const codeLimited = (context.device?.expiresIn ?? Number.POSITIVE_INFINITY) * 1000 <= context.input.timeoutMs;
+  const codeLimited =
+    (context.device?.expiresIn ?? Number.POSITIVE_INFINITY) * 1000 <= context.input.timeoutMs;
   return {
     message: codeLimited
       ? `${name}: the device code expired before it was approved — run \`svc mcp login ${name} --flow device\` again`
@@ -95,7 +96,10 @@ export const deviceLoginMachine = setup({
         onDone: {
           target: "authorizing",
           actions: [
-            assign({ device: ({ event }) => event.output, intervalMs: ({ event }) => Math.max(1, event.output.interval) * 1000 }),
+            assign({
+              device: ({ event }) => event.output,
+              intervalMs: ({ event }) => Math.max(1, event.output.interval) * 1000,
+            }),
             { type: "announce", params: ({ event }) => ({ device: event.output }) },
           ],
         },
@@ -104,7 +108,9 @@ export const deviceLoginMachine = setup({
     },
     authorizing: {
       initial: "waiting",
-      after: { deadline: { target: "failed", actions: assign({ error: ({ context }) => timeoutFailure(context) }) } },
+      after: {
+        deadline: { target: "failed", actions: assign({ error: ({ context }) => timeoutFailure(context) }) },
+      },
       states: {
         waiting: { after: { pollInterval: "polling" } },
         polling: {
@@ -112,11 +118,18 @@ export const deviceLoginMachine = setup({
             src: "poll",
             input: ({ context }) => ({ device: context.device as DeviceCode, input: context.input }),
             onDone: [
-              { guard: ({ event }) => event.output.kind === "pending", target: "waiting", actions: assign({ polls: ({ context }) => context.polls + 1 }) },
+              {
+                guard: ({ event }) => event.output.kind === "pending",
+                target: "waiting",
+                actions: assign({ polls: ({ context }) => context.polls + 1 }),
+              },
               {
                 guard: ({ event }) => event.output.kind === "slow_down",
                 target: "waiting",
-                actions: assign({ polls: ({ context }) => context.polls + 1, intervalMs: ({ context }) => context.intervalMs + SLOW_DOWN_STEP_MS }),
+                actions: assign({
+                  polls: ({ context }) => context.polls + 1,
+                  intervalMs: ({ context }) => context.intervalMs + SLOW_DOWN_STEP_MS,
+                }),
               },
               {
                 guard: ({ event }) => event.output.kind === "tokens",
@@ -126,11 +139,16 @@ export const deviceLoginMachine = setup({
               {
                 target: "#deviceLogin.failed",
                 actions: assign({
-                  error: ({ event }) => ({ message: (event.output as { message?: string }).message ?? "device login failed" }),
+                  error: ({ event }) => ({
+                    message: (event.output as { message?: string }).message ?? "device login failed",
+                  }),
                 }),
               },
             ],
-            onError: { target: "#deviceLogin.failed", actions: assign({ error: ({ event }) => failureOf(event.error) }) },
+            onError: {
+              target: "#deviceLogin.failed",
+              actions: assign({ error: ({ event }) => failureOf(event.error) }),
+            },
           },
         },
       },
@@ -138,7 +156,11 @@ export const deviceLoginMachine = setup({
     saving: {
       invoke: {
         src: "save",
-        input: ({ context }) => ({ device: context.device as DeviceCode, tokens: context.tokens, input: context.input }),
+        input: ({ context }) => ({
+          device: context.device as DeviceCode,
+          tokens: context.tokens,
+          input: context.input,
+        }),
         onDone: { target: "done", actions: assign({ result: ({ event }) => event.output }) },
         onError: { target: "failed", actions: assign({ error: ({ event }) => failureOf(event.error) }) },
       },

@@ -26,7 +26,9 @@ export interface LoginFailure {
   readonly documentRejected?: boolean;
 }
 
-export type LoginOutput<R> = { readonly ok: true; readonly result: R } | { readonly ok: false; readonly error: LoginFailure };
+export type LoginOutput<R> =
+  | { readonly ok: true; readonly result: R }
+  | { readonly ok: false; readonly error: LoginFailure };
 
 interface Context {
   readonly input: OAuthLoginInput;
@@ -54,7 +56,11 @@ export interface ExchangeInput {
 
 export function failureOf(error: unknown): LoginFailure {
   if (error !== null && typeof error === "object" && "documentRejected" in error) {
-    return { message: String((error as { message?: unknown }).message), cause: error, documentRejected: true };
+    return {
+      message: String((error as { message?: unknown }).message),
+      cause: error,
+      documentRejected: true,
+    };
   }
   return { message: error instanceof Error ? error.message : String(error), cause: error };
 }
@@ -109,7 +115,11 @@ export const oauthLoginMachine = setup({
           target: "failed",
           actions: assign({
             error: ({ context }) => ({
-              message: timeoutMessage(context.input.serverName, context.prepared?.usesDocument === true, Math.round(context.input.timeoutMs / 60_000)),
+              message: timeoutMessage(
+                context.input.serverName,
+                context.prepared?.usesDocument === true,
+                Math.round(context.input.timeoutMs / 60_000),
+              ),
             }),
           }),
         },
@@ -121,7 +131,11 @@ export const oauthLoginMachine = setup({
         input: ({ context }) => ({ prepared: context.prepared as PreparedLogin, code: context.code }),
         onDone: { target: "done", actions: assign({ result: ({ event }) => event.output }) },
         onError: [
-          { guard: "documentRejectedFirstTime", target: "preparing", actions: assign({ documentRetried: true }) },
+          {
+            guard: "documentRejectedFirstTime",
+            target: "preparing",
+            actions: assign({ documentRetried: true }),
+          },
           { target: "failed", actions: assign({ error: ({ event }) => failureOf(event.error) }) },
         ],
       },

@@ -1,13 +1,22 @@
 import { randomBytes } from "node:crypto";
 import { exchangeAuthorization, startAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationFull } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { fromPromise } from "xstate";
 import { SvcError } from "../../errors.js";
-import { type CallbackResult, type CallbackServer, bindCallbackServer } from "../../io/oauth/callbackServer.js";
+import {
+  bindCallbackServer,
+  type CallbackResult,
+  type CallbackServer,
+} from "../../io/oauth/callbackServer.js";
 import { discoverForFlow } from "../../io/oauth/discovery.js";
 import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
 import { type StoredMetadata, type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
-import { type ExchangeInput, type PrepareInput, type PreparedLogin, oauthLoginMachine } from "../../machines/oauthLogin.js";
+import {
+  type ExchangeInput,
+  oauthLoginMachine,
+  type PreparedLogin,
+  type PrepareInput,
+} from "../../machines/oauthLogin.js";
 import { type ClientChoice, chooseClient, wantsPinnedPort } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import { DocumentRejectedError, lastFailureAt, tokenEndpointError } from "./tokenErrors.js";
@@ -32,7 +41,11 @@ export function scopeFor(job: OAuthJob, meta: StoredMetadata): string | undefine
   return job.entry.oauth?.scope ?? meta.resourceMetadata?.scopes_supported?.join(" ") ?? undefined;
 }
 
-async function prepare({ input: { input, documentRetried } }: { input: PrepareInput }): Promise<PreparedLogin> {
+async function prepare({
+  input: { input, documentRetried },
+}: {
+  input: PrepareInput;
+}): Promise<PreparedLogin> {
   const job = input.job as OAuthJob;
   const settings = job.entry.oauth ?? {};
   const fetches = oauthFetches(settings.user_agent, job.fetch);
@@ -74,19 +87,31 @@ async function prepare({ input: { input, documentRetried } }: { input: PrepareIn
   }
 }
 
-async function awaitRedirect({ input, signal }: { input: PreparedLogin; signal: AbortSignal }): Promise<CallbackResult> {
+async function awaitRedirect({
+  input,
+  signal,
+}: {
+  input: PreparedLogin;
+  signal: AbortSignal;
+}): Promise<CallbackResult> {
   const h = input.handle as BrowserHandle;
   const closeOnAbort = () => void h.callback.close();
   signal.addEventListener("abort", closeOnAbort, { once: true });
   try {
     h.job.print(`Open this URL to log in to ${h.job.serverName}:\n  ${input.authorizationUrl}`);
     h.job.openBrowser(input.authorizationUrl).catch((err: unknown) => {
-      h.job.logger.warn({ server: h.job.serverName, err: (err as Error).message }, "[oauth] could not open a browser; use the printed URL");
+      h.job.logger.warn(
+        { server: h.job.serverName, err: (err as Error).message },
+        "[oauth] could not open a browser; use the printed URL",
+      );
     });
     const result = await h.callback.waitForCode(h.state);
     const issuer = h.meta.authorizationServerMetadata.issuer;
     if (result.iss !== undefined && result.iss !== issuer) {
-      throw new SvcError("oauth", `${h.job.serverName}: the redirect came from issuer ${result.iss}, expected ${issuer} — login refused`);
+      throw new SvcError(
+        "oauth",
+        `${h.job.serverName}: the redirect came from issuer ${result.iss}, expected ${issuer} — login refused`,
+      );
     }
     return result;
   } finally {
@@ -99,7 +124,7 @@ async function exchange({ input }: { input: ExchangeInput }): Promise<StoredToke
   const h = input.prepared.handle as BrowserHandle;
   const { job, meta, client, fetches } = h;
   const endpoint = meta.authorizationServerMetadata.token_endpoint;
-  let tokens;
+  let tokens: OAuthTokens;
   try {
     tokens = await exchangeAuthorization(meta.authorizationServerUrl, {
       metadata: meta.authorizationServerMetadata,
@@ -113,17 +138,32 @@ async function exchange({ input }: { input: ExchangeInput }): Promise<StoredToke
   } catch (err) {
     const failure = lastFailureAt(fetches, endpoint);
     if (client.kind === "cimd" && failure?.error === "invalid_client") {
-      job.logger.warn({ server: job.serverName }, "[oauth] the authorization server rejected the client metadata document (invalid_client); using dynamic registration from now on");
+      job.logger.warn(
+        { server: job.serverName },
+        "[oauth] the authorization server rejected the client metadata document (invalid_client); using dynamic registration from now on",
+      );
       job.store.clearClient();
       job.store.recordCimdOff("invalid_client at the token endpoint");
-      throw new DocumentRejectedError("oauth", `${job.serverName}: the authorization server rejected the client metadata document (invalid_client)`);
+      throw new DocumentRejectedError(
+        "oauth",
+        `${job.serverName}: the authorization server rejected the client metadata document (invalid_client)`,
+      );
     }
     throw tokenEndpointError(job.serverName, "token exchange", fetches, endpoint, err);
   }
-  const stored = toStoredTokens(tokens, { issuer: meta.authorizationServerUrl, resource: h.resource, flow: "browser", now: job.now() });
+  const stored = toStoredTokens(tokens, {
+    issuer: meta.authorizationServerUrl,
+    resource: h.resource,
+    flow: "browser",
+    now: job.now(),
+  });
   await job.store.withLock(() => {
     if (client.kind !== "configured") {
-      job.store.saveClient({ ...(client.info as OAuthClientInformationFull), issuer: meta.authorizationServerUrl, kind: client.kind });
+      job.store.saveClient({
+        ...(client.info as OAuthClientInformationFull),
+        issuer: meta.authorizationServerUrl,
+        kind: client.kind,
+      });
     }
     job.store.saveTokens(stored);
   });

@@ -1,5 +1,8 @@
 import { registerClient } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationFull, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthClientInformationFull,
+  OAuthClientInformationMixed,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
 import { validateClientMetadataDocument } from "../../io/oauth/cimd.js";
 import { DEVICE_GRANT, type FlowKind } from "../../io/oauth/discovery.js";
@@ -21,7 +24,9 @@ export function configuredClient(settings: OAuthSettings): ClientChoice | undefi
     info: {
       client_id: settings.client_id,
       ...(settings.client_secret !== undefined ? { client_secret: settings.client_secret } : {}),
-      ...(settings.token_endpoint_auth_method !== undefined ? { token_endpoint_auth_method: settings.token_endpoint_auth_method } : {}),
+      ...(settings.token_endpoint_auth_method !== undefined
+        ? { token_endpoint_auth_method: settings.token_endpoint_auth_method }
+        : {}),
       redirect_uris: [],
     } as OAuthClientInformationFull,
   };
@@ -45,14 +50,24 @@ export function wantsPinnedPort(settings: OAuthSettings, store: TokenStore, fres
   }
   if (store.cimdOff() || (!freshClient && store.readClient() !== undefined)) return false;
   const cached = store.readMetadata();
-  if (cached !== undefined && cached.authorizationServerMetadata.client_id_metadata_document_supported !== true) return false;
+  if (
+    cached !== undefined &&
+    cached.authorizationServerMetadata.client_id_metadata_document_supported !== true
+  )
+    return false;
   return true;
 }
 
-function storedUsable(stored: StoredClient | undefined, meta: StoredMetadata, flow: FlowKind): stored is StoredClient {
+function storedUsable(
+  stored: StoredClient | undefined,
+  meta: StoredMetadata,
+  flow: FlowKind,
+): stored is StoredClient {
   if (stored === undefined || stored.issuer !== meta.authorizationServerUrl) return false;
   if (flow === "device") return stored.kind === "dcr" && (stored.grant_types ?? []).includes(DEVICE_GRANT);
-  return stored.kind === "cimd" || !(stored.grant_types ?? ["authorization_code"]).every((g) => g === DEVICE_GRANT);
+  return (
+    stored.kind === "cimd" || !(stored.grant_types ?? ["authorization_code"]).every((g) => g === DEVICE_GRANT)
+  );
 }
 
 /**
@@ -74,7 +89,8 @@ export async function chooseClient(args: {
   const configured = configuredClient(settings);
   if (configured !== undefined) return configured;
   const stored = args.freshClient ? undefined : store.readClient();
-  if (storedUsable(stored, meta, flow) && !(args.avoidDocument && stored.kind === "cimd")) return { kind: stored.kind, info: stored };
+  if (storedUsable(stored, meta, flow) && !(args.avoidDocument && stored.kind === "cimd"))
+    return { kind: stored.kind, info: stored };
   const asMeta = meta.authorizationServerMetadata;
   const documentUrl = settings.client_metadata_url;
   if (
@@ -97,7 +113,8 @@ export async function chooseClient(args: {
   const clientMetadata = {
     client_name: settings.client_name ?? "svc",
     redirect_uris: args.redirectUri !== undefined ? [args.redirectUri] : [],
-    grant_types: flow === "device" ? [DEVICE_GRANT, "refresh_token"] : ["authorization_code", "refresh_token"],
+    grant_types:
+      flow === "device" ? [DEVICE_GRANT, "refresh_token"] : ["authorization_code", "refresh_token"],
     response_types: flow === "device" ? [] : ["code"],
     token_endpoint_auth_method: settings.token_endpoint_auth_method ?? "none",
     application_type: "native",
@@ -105,9 +122,17 @@ export async function chooseClient(args: {
   };
   let full: OAuthClientInformationFull;
   try {
-    full = await registerClient(meta.authorizationServerUrl, { metadata: asMeta, clientMetadata, fetchFn: fetches.discovery });
+    full = await registerClient(meta.authorizationServerUrl, {
+      metadata: asMeta,
+      clientMetadata,
+      fetchFn: fetches.discovery,
+    });
   } catch (err) {
-    throw new SvcError("oauth", `${serverName}: dynamic client registration failed — ${(err as Error).message}`, { cause: err });
+    throw new SvcError(
+      "oauth",
+      `${serverName}: dynamic client registration failed — ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   return { kind: "dcr", info: full };
 }

@@ -1,10 +1,10 @@
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { SvcPaths } from "../../config/paths.js";
 import type { Logger } from "../../io/log.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { GatewaySystem } from "../system.js";
-import type { OAuthServerEntry } from "../../io/oauth/settings.js";
 import { openInBrowser } from "../../io/oauth/browser.js";
+import type { OAuthServerEntry } from "../../io/oauth/settings.js";
 import { TokenStore } from "../../io/oauth/tokenStore.js";
+import type { GatewaySystem } from "../system.js";
 
 /** What a login or a refresh needs about one server, plus injectable edges for tests. */
 export interface OAuthJob {

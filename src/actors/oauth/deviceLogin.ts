@@ -1,11 +1,19 @@
+import type {
+  AuthorizationServerMetadata,
+  OAuthClientInformationFull,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import * as oauth from "oauth4webapi";
-import type { AuthorizationServerMetadata, OAuthClientInformationFull } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { fromPromise } from "xstate";
 import { SvcError } from "../../errors.js";
 import { discoverForFlow } from "../../io/oauth/discovery.js";
 import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
 import { type StoredMetadata, type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
-import { type DeviceCode, type DeviceLoginInput, type PollResult, deviceLoginMachine } from "../../machines/deviceLogin.js";
+import {
+  type DeviceCode,
+  type DeviceLoginInput,
+  deviceLoginMachine,
+  type PollResult,
+} from "../../machines/deviceLogin.js";
 import { resourceFor, scopeFor } from "./browserLogin.js";
 import { type ClientChoice, chooseClient } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
@@ -37,7 +45,9 @@ function clientAuth(client: ClientChoice): oauth.ClientAuth {
   const info = client.info as OAuthClientInformationFull;
   const secret = info.client_secret;
   if (secret === undefined) return oauth.None();
-  return info.token_endpoint_auth_method === "client_secret_post" ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret);
+  return info.token_endpoint_auth_method === "client_secret_post"
+    ? oauth.ClientSecretPost(secret)
+    : oauth.ClientSecretBasic(secret);
 }
 
 function asServer(meta: AuthorizationServerMetadata): oauth.AuthorizationServer {
@@ -50,15 +60,32 @@ async function requestCode({ input }: { input: DeviceLoginInput }): Promise<Devi
   const fetches = oauthFetches(settings.user_agent, job.fetch);
   const meta = await discoverForFlow(job.serverName, job.entry.url, "device", fetches, job.now());
   job.store.saveMetadata(meta);
-  const client = await chooseClient({ serverName: job.serverName, settings, store: job.store, meta, flow: "device", fetches, freshClient: job.freshClient === true });
+  const client = await chooseClient({
+    serverName: job.serverName,
+    settings,
+    store: job.store,
+    meta,
+    flow: "device",
+    fetches,
+    freshClient: job.freshClient === true,
+  });
   const resource = resourceFor(meta, job.entry.url);
   const scope = scopeFor(job, meta);
   const params: Record<string, string> = { resource, ...(scope !== undefined ? { scope } : {}) };
   const as = asServer(meta.authorizationServerMetadata);
-  const endpoint = String((meta.authorizationServerMetadata as { device_authorization_endpoint?: string }).device_authorization_endpoint);
+  const endpoint = String(
+    (meta.authorizationServerMetadata as { device_authorization_endpoint?: string })
+      .device_authorization_endpoint,
+  );
   let response: oauth.DeviceAuthorizationResponse;
   try {
-    const res = await oauth.deviceAuthorizationRequest(as, { client_id: client.info.client_id }, clientAuth(client), params, requestOptions(meta, fetches.discovery));
+    const res = await oauth.deviceAuthorizationRequest(
+      as,
+      { client_id: client.info.client_id },
+      clientAuth(client),
+      params,
+      requestOptions(meta, fetches.discovery),
+    );
     response = await oauth.processDeviceAuthorizationResponse(as, { client_id: client.info.client_id }, res);
   } catch (err) {
     throw tokenEndpointError(job.serverName, "device authorization request", fetches, endpoint, err);
@@ -67,14 +94,20 @@ async function requestCode({ input }: { input: DeviceLoginInput }): Promise<Devi
   return {
     userCode: response.user_code,
     verificationUri: response.verification_uri,
-    ...(response.verification_uri_complete !== undefined ? { verificationUriComplete: response.verification_uri_complete } : {}),
+    ...(response.verification_uri_complete !== undefined
+      ? { verificationUriComplete: response.verification_uri_complete }
+      : {}),
     interval: response.interval ?? 5,
     expiresIn: response.expires_in,
     handle,
   };
 }
 
-async function poll({ input }: { input: { device: DeviceCode; input: DeviceLoginInput } }): Promise<PollResult> {
+async function poll({
+  input,
+}: {
+  input: { device: DeviceCode; input: DeviceLoginInput };
+}): Promise<PollResult> {
   const h = input.device.handle as DeviceHandle;
   const as = asServer(h.meta.authorizationServerMetadata);
   const client = { client_id: h.client.info.client_id };
@@ -94,12 +127,24 @@ async function poll({ input }: { input: { device: DeviceCode; input: DeviceLogin
         case "slow_down":
           return { kind: "slow_down" };
         case "access_denied":
-          return { kind: "denied", message: `${name}: the device login was denied — run \`svc mcp login ${name} --flow device\` to try again` };
+          return {
+            kind: "denied",
+            message: `${name}: the device login was denied — run \`svc mcp login ${name} --flow device\` to try again`,
+          };
         case "expired_token":
-          return { kind: "expired", message: `${name}: the device code expired before it was approved — run \`svc mcp login ${name} --flow device\` again` };
+          return {
+            kind: "expired",
+            message: `${name}: the device code expired before it was approved — run \`svc mcp login ${name} --flow device\` again`,
+          };
       }
     }
-    throw tokenEndpointError(h.job.serverName, "device token request", h.fetches, h.meta.authorizationServerMetadata.token_endpoint, err);
+    throw tokenEndpointError(
+      h.job.serverName,
+      "device token request",
+      h.fetches,
+      h.meta.authorizationServerMetadata.token_endpoint,
+      err,
+    );
   }
 }
 
@@ -118,7 +163,11 @@ async function save({ input }: { input: { device: DeviceCode; tokens: unknown } 
   );
   await h.job.store.withLock(() => {
     if (h.client.kind === "dcr") {
-      h.job.store.saveClient({ ...(h.client.info as OAuthClientInformationFull), issuer: h.meta.authorizationServerUrl, kind: "dcr" });
+      h.job.store.saveClient({
+        ...(h.client.info as OAuthClientInformationFull),
+        issuer: h.meta.authorizationServerUrl,
+        kind: "dcr",
+      });
     }
     h.job.store.saveTokens(stored);
   });
@@ -136,8 +185,11 @@ export function assertTerminal(serverName: string, isTTY: boolean): void {
 }
 
 export function printDeviceCode(job: OAuthJob, device: DeviceCode): void {
-  job.print(`To log in to ${job.serverName}, open ${device.verificationUri} and enter the code: ${device.userCode}`);
-  if (device.verificationUriComplete !== undefined) job.print(`Or open this link directly: ${device.verificationUriComplete}`);
+  job.print(
+    `To log in to ${job.serverName}, open ${device.verificationUri} and enter the code: ${device.userCode}`,
+  );
+  if (device.verificationUriComplete !== undefined)
+    job.print(`Or open this link directly: ${device.verificationUriComplete}`);
 }
 
 export const deviceLoginLogic = deviceLoginMachine.provide({
@@ -147,6 +199,7 @@ export const deviceLoginLogic = deviceLoginMachine.provide({
     save: fromPromise<unknown, { device: DeviceCode; tokens: unknown; input: DeviceLoginInput }>(save),
   },
   actions: {
-    announce: ({ context }, params: { device: DeviceCode }) => printDeviceCode(context.input.job as OAuthJob, params.device),
+    announce: ({ context }, params: { device: DeviceCode }) =>
+      printDeviceCode(context.input.job as OAuthJob, params.device),
   },
 });

@@ -1,5 +1,9 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { svcPaths } from "../../config/paths.js";
 import { isSvcError } from "../../errors.js";
 import { silentLogger } from "../../io/log.js";
@@ -8,7 +12,7 @@ import { oauthEntryOf } from "../../io/oauth/settings.js";
 import type { StoredTokens } from "../../io/oauth/tokenStore.js";
 import { startSystem } from "../system.js";
 import { configuredClient } from "./clientIdentity.js";
-import { type JobOptions, type OAuthJob, makeJob } from "./context.js";
+import { type JobOptions, makeJob, type OAuthJob } from "./context.js";
 import { needsLoginError, usableTokens } from "./refresh.js";
 import { runLogin } from "./runLogin.js";
 
@@ -63,7 +67,11 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     const system = this.options.system ?? startSystem({ logger: this.job.logger });
     try {
       const flow = this.job.entry.oauth?.flow ?? "browser";
-      return await runLogin(this.job, { flow, system, isTTY: this.options.isTTY ?? process.stdin.isTTY === true });
+      return await runLogin(this.job, {
+        flow,
+        system,
+        isTTY: this.options.isTTY ?? process.stdin.isTTY === true,
+      });
     } finally {
       if (this.options.system === undefined) system.shutdown();
     }
@@ -71,7 +79,10 @@ export class SvcOAuthProvider implements OAuthClientProvider {
 
   private hand(tokens: StoredTokens): OAuthTokens {
     this.lastHanded = tokens.access_token;
-    const expiresIn = tokens.expires_at !== undefined ? Math.max(0, Math.floor((tokens.expires_at - this.job.now()) / 1000)) : undefined;
+    const expiresIn =
+      tokens.expires_at !== undefined
+        ? Math.max(0, Math.floor((tokens.expires_at - this.job.now()) / 1000))
+        : undefined;
     return {
       access_token: tokens.access_token,
       token_type: tokens.token_type,
@@ -121,7 +132,11 @@ export class SvcOAuthProvider implements OAuthClientProvider {
  * What the MCP hub calls for each `auth: oauth` server. `paths` selects the profile's token directory
  * (default: $SVC_HOME, default profile).
  */
-export function oauthProviderFor(serverName: string, entry: unknown, options: ProviderOptions): OAuthClientProvider {
+export function oauthProviderFor(
+  serverName: string,
+  entry: unknown,
+  options: ProviderOptions,
+): OAuthClientProvider {
   const job = makeJob(serverName, oauthEntryOf(serverName, entry), {
     paths: options.paths ?? svcPaths(),
     logger: options.logger ?? silentLogger(),

@@ -1,4 +1,5 @@
 import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
 import { discoverForFlow } from "../../io/oauth/discovery.js";
 import { oauthFetches } from "../../io/oauth/fetch.js";
@@ -23,7 +24,10 @@ export function expiringSoon(tokens: StoredTokens, now: number): boolean {
  * `rejected` is the access token the server just refused). The file is re-read after the lock is
  * taken, so when another process refreshed first its tokens are used and no second refresh happens.
  */
-export async function usableTokens(job: OAuthJob, options: { rejected?: string } = {}): Promise<StoredTokens> {
+export async function usableTokens(
+  job: OAuthJob,
+  options: { rejected?: string } = {},
+): Promise<StoredTokens> {
   const { store, serverName } = job;
   const quick = store.readTokens();
   if (quick === undefined) throw needsLoginError(serverName, "not logged in");
@@ -31,15 +35,21 @@ export async function usableTokens(job: OAuthJob, options: { rejected?: string }
   return store.withLock(async () => {
     const current = store.readTokens();
     if (current === undefined) throw needsLoginError(serverName, "not logged in");
-    const stale = options.rejected !== undefined ? current.access_token === options.rejected : expiringSoon(current, job.now());
+    const stale =
+      options.rejected !== undefined
+        ? current.access_token === options.rejected
+        : expiringSoon(current, job.now());
     if (!stale) return current;
-    if (current.refresh_token === undefined) throw needsLoginError(serverName, "the access token expired and there is no refresh token");
+    if (current.refresh_token === undefined)
+      throw needsLoginError(serverName, "the access token expired and there is no refresh token");
     const settings = job.entry.oauth ?? {};
     const fetches = oauthFetches(settings.user_agent, job.fetch);
-    const meta = store.readMetadata() ?? (await discoverForFlow(serverName, job.entry.url, current.flow, fetches, job.now()));
+    const meta =
+      store.readMetadata() ??
+      (await discoverForFlow(serverName, job.entry.url, current.flow, fetches, job.now()));
     const client = configuredClient(settings)?.info ?? store.readClient();
     if (client === undefined) throw needsLoginError(serverName, "the client registration is missing");
-    let fresh;
+    let fresh: OAuthTokens;
     try {
       fresh = await refreshAuthorization(meta.authorizationServerUrl, {
         metadata: meta.authorizationServerMetadata,
@@ -49,7 +59,13 @@ export async function usableTokens(job: OAuthJob, options: { rejected?: string }
         fetchFn: fetches.token,
       });
     } catch (err) {
-      const failure = tokenEndpointError(serverName, "token refresh", fetches, meta.authorizationServerMetadata.token_endpoint, err);
+      const failure = tokenEndpointError(
+        serverName,
+        "token refresh",
+        fetches,
+        meta.authorizationServerMetadata.token_endpoint,
+        err,
+      );
       throw needsLoginError(serverName, failure.message.slice(serverName.length + 2));
     }
     const saved = toStoredTokens(fresh, {

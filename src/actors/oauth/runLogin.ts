@@ -28,10 +28,15 @@ export async function runLogin(job: OAuthJob, options: RunLoginOptions): Promise
   const input = {
     serverName: job.serverName,
     job,
-    timeoutMs: options.flow === "device" ? (job.entry.oauth?.timeout ?? DEFAULT_DEVICE_TIMEOUT_S) * 1000 : BROWSER_LOGIN_TIMEOUT_MS,
+    timeoutMs:
+      options.flow === "device"
+        ? (job.entry.oauth?.timeout ?? DEFAULT_DEVICE_TIMEOUT_S) * 1000
+        : BROWSER_LOGIN_TIMEOUT_MS,
   };
   const ref =
-    options.flow === "device" ? options.system.spawn(id, deviceLoginLogic, input) : options.system.spawn(id, browserLoginLogic, input);
+    options.flow === "device"
+      ? options.system.spawn(id, deviceLoginLogic, input)
+      : options.system.spawn(id, browserLoginLogic, input);
   const output = (await toPromise(ref)) as LoginOutput<StoredTokens>;
   if (!output.ok) {
     const cause = output.error.cause;

@@ -8,7 +8,10 @@ export class DocumentRejectedError extends SvcError {
 }
 
 /** The last failed response from `endpoint`, if any, as "status — excerpt". */
-export function lastFailureAt(fetches: OAuthFetches, endpoint: string): { status: number; excerpt: string; error?: string } | undefined {
+export function lastFailureAt(
+  fetches: OAuthFetches,
+  endpoint: string,
+): { status: number; excerpt: string; error?: string } | undefined {
   const failure = [...fetches.failures].reverse().find((f) => f.url.split("?")[0] === endpoint.split("?")[0]);
   if (failure === undefined) return undefined;
   let error: string | undefined;
@@ -18,11 +21,21 @@ export function lastFailureAt(fetches: OAuthFetches, endpoint: string): { status
   } catch {
     // not JSON
   }
-  return { status: failure.status, excerpt: redactedExcerpt(failure.body), ...(error !== undefined ? { error } : {}) };
+  return {
+    status: failure.status,
+    excerpt: redactedExcerpt(failure.body),
+    ...(error !== undefined ? { error } : {}),
+  };
 }
 
 /** Spec 7: a failed token exchange reports the status and a short redacted excerpt of the body. */
-export function tokenEndpointError(serverName: string, what: string, fetches: OAuthFetches, endpoint: string, err: unknown): SvcError {
+export function tokenEndpointError(
+  serverName: string,
+  what: string,
+  fetches: OAuthFetches,
+  endpoint: string,
+  err: unknown,
+): SvcError {
   const failure = lastFailureAt(fetches, endpoint);
   const detail =
     failure !== undefined

@@ -5,7 +5,9 @@ import { execa } from "execa";
  * is run without a shell. Returns the argv, or undefined when the variable is unset.
  */
 export function browserCommand(url: string, env: NodeJS.ProcessEnv = process.env): string[] | undefined {
-  const first = env.BROWSER?.split(":").map((s) => s.trim()).find((s) => s !== "");
+  const first = env.BROWSER?.split(":")
+    .map((s) => s.trim())
+    .find((s) => s !== "");
   if (first === undefined) return undefined;
   const words = first.split(/\s+/);
   return words.some((w) => w.includes("%s")) ? words.map((w) => w.replaceAll("%s", url)) : [...words, url];

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { type Server, createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SvcError } from "../../errors.js";
 
@@ -9,7 +9,10 @@ export const CALLBACK_PATH = "/callback";
 
 /** The ten redirect URIs a self-hosted client metadata document must declare (spec 5.8). */
 export function pinnedRedirectUris(): string[] {
-  return PINNED_PORTS.flatMap((p) => [`http://127.0.0.1:${p}${CALLBACK_PATH}`, `http://localhost:${p}${CALLBACK_PATH}`]);
+  return PINNED_PORTS.flatMap((p) => [
+    `http://127.0.0.1:${p}${CALLBACK_PATH}`,
+    `http://localhost:${p}${CALLBACK_PATH}`,
+  ]);
 }
 
 export interface CallbackResult {
@@ -77,13 +80,19 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://placeholder");
     const host = req.headers.host ?? "";
-    if (req.method !== "GET" || url.pathname !== path || (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`)) {
+    if (
+      req.method !== "GET" ||
+      url.pathname !== path ||
+      (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`)
+    ) {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
       return;
     }
     const state = url.searchParams.get("state") ?? "";
     if (waiter === undefined || !sameSecret(state, waiter.state)) {
-      res.writeHead(400, { "content-type": "text/html; charset=utf-8" }).end(PAGE("This login link is not the one svc is waiting for."));
+      res
+        .writeHead(400, { "content-type": "text/html; charset=utf-8" })
+        .end(PAGE("This login link is not the one svc is waiting for."));
       return;
     }
     const error = url.searchParams.get("error");
@@ -93,11 +102,18 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
     if (error !== null) {
       res.writeHead(400, { "content-type": "text/html; charset=utf-8" }).end(PAGE("Login was refused."));
       const desc = url.searchParams.get("error_description");
-      current.reject(new SvcError("oauth", `authorization server refused the login: ${error}${desc ? ` (${desc.slice(0, 200)})` : ""}`));
+      current.reject(
+        new SvcError(
+          "oauth",
+          `authorization server refused the login: ${error}${desc ? ` (${desc.slice(0, 200)})` : ""}`,
+        ),
+      );
       return;
     }
     if (code === null || code === "") {
-      res.writeHead(400, { "content-type": "text/html; charset=utf-8" }).end(PAGE("The redirect carried no code."));
+      res
+        .writeHead(400, { "content-type": "text/html; charset=utf-8" })
+        .end(PAGE("The redirect carried no code."));
       current.reject(new SvcError("oauth", "the authorization redirect carried no code"));
       return;
     }
@@ -122,7 +138,10 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
   }
   if (port === 0) {
     if (options.port !== undefined || fixed?.port) {
-      throw new SvcError("oauth", `callback port ${options.port ?? fixed?.port} is busy — free it or change oauth.redirect_port / oauth.redirect_uri`);
+      throw new SvcError(
+        "oauth",
+        `callback port ${options.port ?? fixed?.port} is busy — free it or change oauth.redirect_port / oauth.redirect_uri`,
+      );
     }
     port = (await listen(server, 0, bindHost)) ?? 0;
   }

@@ -2,7 +2,10 @@ import {
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
 } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  AuthorizationServerMetadata,
+  OAuthProtectedResourceMetadata,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
 import type { OAuthFetches } from "./fetch.js";
 import type { StoredMetadata } from "./tokenStore.js";
@@ -49,12 +52,17 @@ export function unsupportedReason(meta: AuthorizationServerMetadata, flow: FlowK
     }
     return undefined;
   }
-  if (typeof (meta as { device_authorization_endpoint?: unknown }).device_authorization_endpoint !== "string") return "has no device_authorization_endpoint";
-  if (!meta.grant_types_supported?.includes(DEVICE_GRANT)) return `does not list ${DEVICE_GRANT} in grant_types_supported`;
+  if (typeof (meta as { device_authorization_endpoint?: unknown }).device_authorization_endpoint !== "string")
+    return "has no device_authorization_endpoint";
+  if (!meta.grant_types_supported?.includes(DEVICE_GRANT))
+    return `does not list ${DEVICE_GRANT} in grant_types_supported`;
   return undefined;
 }
 
-async function fetchAsMetadata(advertised: string, fetches: OAuthFetches): Promise<AuthorizationServerMetadata | undefined> {
+async function fetchAsMetadata(
+  advertised: string,
+  fetches: OAuthFetches,
+): Promise<AuthorizationServerMetadata | undefined> {
   if (!new URL(advertised).pathname.includes("/.well-known/")) {
     return discoverAuthorizationServerMetadata(advertised, { fetchFn: fetches.discovery });
   }
@@ -64,14 +72,22 @@ async function fetchAsMetadata(advertised: string, fetches: OAuthFetches): Promi
 }
 
 function statuses(fetches: OAuthFetches): string {
-  return fetches.failures.map((f) => `${f.method} ${f.url} → ${f.status === 0 ? `unreachable (${f.body})` : f.status}`).join("; ");
+  return fetches.failures
+    .map((f) => `${f.method} ${f.url} → ${f.status === 0 ? `unreachable (${f.body})` : f.status}`)
+    .join("; ");
 }
 
 /**
  * RFC 9728 protected-resource metadata, then each advertised authorization server in order
  * (RFC 8414 / OIDC discovery); the first whose issuer checks out and that supports `flow` wins.
  */
-export async function discoverForFlow(serverName: string, serverUrl: string, flow: FlowKind, fetches: OAuthFetches, now = Date.now()): Promise<StoredMetadata> {
+export async function discoverForFlow(
+  serverName: string,
+  serverUrl: string,
+  flow: FlowKind,
+  fetches: OAuthFetches,
+  now = Date.now(),
+): Promise<StoredMetadata> {
   let resourceMetadata: OAuthProtectedResourceMetadata | undefined;
   try {
     resourceMetadata = await discoverOAuthProtectedResourceMetadata(serverUrl, {}, fetches.discovery);
@@ -120,5 +136,8 @@ export async function discoverForFlow(serverName: string, serverUrl: string, flo
     flow === "device"
       ? `the device flow is not available here: log in with \`svc mcp login ${serverName} --flow browser\` or remove oauth.flow: device`
       : "this server cannot be used with a PKCE browser login";
-  throw new SvcError("oauth", `${serverName}: no usable authorization server — ${rejected.join("; ")}. Fix: ${hint}.`);
+  throw new SvcError(
+    "oauth",
+    `${serverName}: no usable authorization server — ${rejected.join("; ")}. Fix: ${hint}.`,
+  );
 }

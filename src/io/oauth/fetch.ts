@@ -49,7 +49,8 @@ function withUserAgent(base: FetchLike, userAgent: string, failures: FailedFetch
  */
 export function oauthFetches(userAgentOverride?: string | null, base: FetchLike = fetch): OAuthFetches {
   const failures: FailedFetch[] = [];
-  const custom = typeof userAgentOverride === "string" && userAgentOverride.trim() !== "" ? userAgentOverride : USER_AGENT;
+  const custom =
+    typeof userAgentOverride === "string" && userAgentOverride.trim() !== "" ? userAgentOverride : USER_AGENT;
   return {
     discovery: withUserAgent(base, USER_AGENT, failures),
     token: withUserAgent(base, custom, failures),

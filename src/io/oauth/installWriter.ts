@@ -7,7 +7,10 @@ function load(configPath: string) {
   const text = existsSync(configPath) ? readFileSync(configPath, "utf8") : "";
   const doc = parseDocument(text);
   if (doc.errors.length > 0) {
-    throw new SvcError("config_invalid", `${configPath}: not valid YAML — fix it before installing a server (${doc.errors[0]?.message.split("\n")[0]})`);
+    throw new SvcError(
+      "config_invalid",
+      `${configPath}: not valid YAML — fix it before installing a server (${doc.errors[0]?.message.split("\n")[0]})`,
+    );
   }
   return doc;
 }
@@ -28,10 +31,16 @@ export function addServerToConfig(configPath: string, name: string, entry: Recor
   if (doc.contents === null) doc.contents = doc.createNode({}) as never;
   const servers = doc.get("mcp_servers");
   if (servers !== undefined && servers !== null && !isMap(servers)) {
-    throw new SvcError("config_invalid", `${configPath}: mcp_servers is not a mapping — fix it before installing a server`);
+    throw new SvcError(
+      "config_invalid",
+      `${configPath}: mcp_servers is not a mapping — fix it before installing a server`,
+    );
   }
   if (isMap(servers) && servers.has(name)) {
-    throw new SvcError("install_link", `${configPath}: mcp_servers.${name} already exists — choose another name`);
+    throw new SvcError(
+      "install_link",
+      `${configPath}: mcp_servers.${name} already exists — choose another name`,
+    );
   }
   if (!isMap(servers)) doc.set("mcp_servers", doc.createNode({ [name]: entry }));
   else servers.set(name, doc.createNode(entry));

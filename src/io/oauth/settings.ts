@@ -53,12 +53,18 @@ export function oauthEntryOf(serverName: string, raw: unknown): OAuthServerEntry
     const v = str(o[key]);
     if (v !== undefined) settings[key] = v;
   }
-  if (Array.isArray(o.scope) && o.scope.every((x) => typeof x === "string")) settings.scope = o.scope.join(" ");
+  if (Array.isArray(o.scope) && o.scope.every((x) => typeof x === "string"))
+    settings.scope = o.scope.join(" ");
   if (o.flow === "device" || o.flow === "browser") settings.flow = o.flow;
   if (typeof o.timeout === "number" && o.timeout > 0) settings.timeout = o.timeout;
   const port = typeof o.redirect_port === "string" ? Number(o.redirect_port) : o.redirect_port;
-  if (typeof port === "number" && Number.isInteger(port) && port >= 0 && port < 65536) settings.redirect_port = port;
+  if (typeof port === "number" && Number.isInteger(port) && port >= 0 && port < 65536)
+    settings.redirect_port = port;
   if (typeof o.cimd === "boolean") settings.cimd = o.cimd;
   else if (o.cimd === "false") settings.cimd = false;
-  return { url, ...(str(entry.auth) ? { auth: str(entry.auth) as string } : {}), oauth: settings as OAuthSettings };
+  return {
+    url,
+    ...(str(entry.auth) ? { auth: str(entry.auth) as string } : {}),
+    oauth: settings as OAuthSettings,
+  };
 }

@@ -1,6 +1,11 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { AuthorizationServerMetadata, OAuthClientInformationFull, OAuthProtectedResourceMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  AuthorizationServerMetadata,
+  OAuthClientInformationFull,
+  OAuthProtectedResourceMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
@@ -61,7 +66,10 @@ function readJson<T>(path: string): T | undefined {
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw new SvcError("store_corrupt", `${path}: not valid JSON — delete it and run \`svc mcp login\` again`);
+    throw new SvcError(
+      "store_corrupt",
+      `${path}: not valid JSON — delete it and run \`svc mcp login\` again`,
+    );
   }
 }
 
@@ -139,7 +147,13 @@ export class TokenStore {
 /** Converts a token response into what is stored, with an absolute expiry from `now`. */
 export function toStoredTokens(
   tokens: OAuthTokens,
-  extra: { issuer: string; resource?: string | undefined; flow: "browser" | "device"; now: number; previousRefresh?: string | undefined },
+  extra: {
+    issuer: string;
+    resource?: string | undefined;
+    flow: "browser" | "device";
+    now: number;
+    previousRefresh?: string | undefined;
+  },
 ): StoredTokens {
   const refresh = tokens.refresh_token ?? extra.previousRefresh;
   return {

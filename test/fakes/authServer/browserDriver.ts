@@ -17,7 +17,10 @@ export async function followAuthorization(
     const res = await fetch(url, {
       method,
       redirect: "manual",
-      headers: { ...(cookie ? { cookie } : {}), ...(body !== undefined ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
+      headers: {
+        ...(cookie ? { cookie } : {}),
+        ...(body !== undefined ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+      },
       ...(body !== undefined ? { body } : {}),
     });
     for (const set of res.headers.getSetCookie()) {
@@ -34,7 +37,9 @@ export async function followAuthorization(
       continue;
     }
     const text = await res.text();
-    const form = submitForms ? /<form[^>]*method="post"[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/i.exec(text) : null;
+    const form = submitForms
+      ? /<form[^>]*method="post"[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/i.exec(text)
+      : null;
     if (res.status === 200 && form) {
       const fields = new URLSearchParams();
       for (const m of (form[2] ?? "").matchAll(/<input[^>]*?name="([^"]+)"[^>]*?>/gi)) {

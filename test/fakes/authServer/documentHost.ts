@@ -5,8 +5,8 @@ import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, fetch as undiciFetch } from "undici";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { Agent, fetch as undiciFetch } from "undici";
 
 export type DocumentAnswer = (url: string, res: ServerResponse) => void;
 
@@ -24,7 +24,23 @@ export async function startDocumentHost(): Promise<DocumentHost> {
   const dir = mkdtempSync(join(tmpdir(), "svc-cert-"));
   execFileSync(
     "openssl",
-    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ],
     { stdio: "ignore" },
   );
   const cert = readFileSync(join(dir, "cert.pem"));
@@ -41,7 +57,8 @@ export async function startDocumentHost(): Promise<DocumentHost> {
   const agent = new Agent({ connect: { ca: cert } });
   Object.assign(host, {
     base: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    fetch: ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: agent } as never)) as unknown as FetchLike,
+    fetch: ((url: string | URL, init?: RequestInit) =>
+      undiciFetch(url, { ...(init as object), dispatcher: agent } as never)) as unknown as FetchLike,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

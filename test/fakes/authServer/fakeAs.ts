@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** One request seen by a fake server. */
@@ -49,13 +49,18 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" }).end(JSON.stringify(body));
+  res
+    .writeHead(status, { "content-type": "application/json", "cache-control": "no-store" })
+    .end(JSON.stringify(body));
 }
 
 export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> {
   const seen: Seen[] = [];
   const issued: string[] = [];
-  const codes = new Map<string, { challenge: string; redirect: string; clientId: string; resource: string | null }>();
+  const codes = new Map<
+    string,
+    { challenge: string; redirect: string; clientId: string; resource: string | null }
+  >();
   const refreshTokens = new Set<string>();
   const polls = [...(options.devicePolls ?? [])];
   let base = "";
@@ -64,7 +69,12 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
     const refresh = `rt-${randomBytes(8).toString("hex")}`;
     issued.push(access);
     refreshTokens.add(refresh);
-    return { access_token: access, token_type: "Bearer", expires_in: options.accessTtl ?? 3600, refresh_token: refresh };
+    return {
+      access_token: access,
+      token_type: "Bearer",
+      expires_in: options.accessTtl ?? 3600,
+      refresh_token: refresh,
+    };
   };
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", base);
@@ -72,7 +82,10 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
     const body = new URLSearchParams(req.headers["content-type"]?.includes("json") ? "" : raw);
     seen.push({ method: req.method ?? "GET", path: url.pathname, headers: req.headers, body, raw });
     const issuer = options.issuer ? options.issuer(base) : base;
-    if (url.pathname.startsWith("/.well-known/oauth-authorization-server") || url.pathname.startsWith("/.well-known/openid-configuration")) {
+    if (
+      url.pathname.startsWith("/.well-known/oauth-authorization-server") ||
+      url.pathname.startsWith("/.well-known/openid-configuration")
+    ) {
       if (options.metadataStatus !== undefined) return json(res, options.metadataStatus, { error: "nope" });
       return json(res, 200, {
         issuer,
@@ -81,7 +94,11 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         ...(options.registration !== false ? { registration_endpoint: `${base}/register` } : {}),
         ...(options.device ? { device_authorization_endpoint: `${base}/device` } : {}),
         response_types_supported: ["code"],
-        grant_types_supported: ["authorization_code", "refresh_token", ...(options.device ? ["urn:ietf:params:oauth:grant-type:device_code"] : [])],
+        grant_types_supported: [
+          "authorization_code",
+          "refresh_token",
+          ...(options.device ? ["urn:ietf:params:oauth:grant-type:device_code"] : []),
+        ],
         code_challenge_methods_supported: options.s256 === false ? ["plain"] : ["S256"],
         token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
         ...(options.cimd ? { client_id_metadata_document_supported: true } : {}),
@@ -95,12 +112,20 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       const q = url.searchParams;
       const clientId = q.get("client_id") ?? "";
       if (options.cannotFetchDocument && clientId.startsWith("https://")) {
-        res.writeHead(400, { "content-type": "text/html" }).end("<p>could not fetch the client metadata document</p>");
+        res
+          .writeHead(400, { "content-type": "text/html" })
+          .end("<p>could not fetch the client metadata document</p>");
         return;
       }
-      if (q.get("code_challenge_method") !== "S256" || !q.get("code_challenge")) return json(res, 400, { error: "invalid_request" });
+      if (q.get("code_challenge_method") !== "S256" || !q.get("code_challenge"))
+        return json(res, 400, { error: "invalid_request" });
       const code = `code-${randomBytes(8).toString("hex")}`;
-      codes.set(code, { challenge: q.get("code_challenge") as string, redirect: q.get("redirect_uri") ?? "", clientId, resource: q.get("resource") });
+      codes.set(code, {
+        challenge: q.get("code_challenge") as string,
+        redirect: q.get("redirect_uri") ?? "",
+        clientId,
+        resource: q.get("resource"),
+      });
       const to = new URL(q.get("redirect_uri") ?? "");
       to.searchParams.set("code", code);
       to.searchParams.set("state", q.get("state") ?? "");
@@ -122,15 +147,24 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       const clientId = body.get("client_id") ?? "";
       if (grant === "authorization_code") {
         if (options.rejectDocument && clientId.startsWith("https://")) {
-          return json(res, 401, { error: "invalid_client", error_description: "client metadata document rejected" });
+          return json(res, 401, {
+            error: "invalid_client",
+            error_description: "client metadata document rejected",
+          });
         }
         if (options.tokenError) {
-          res.writeHead(options.tokenError.status, { "content-type": "application/json" }).end(options.tokenError.body);
+          res
+            .writeHead(options.tokenError.status, { "content-type": "application/json" })
+            .end(options.tokenError.body);
           return;
         }
         const entry = codes.get(body.get("code") ?? "");
         const verifier = body.get("code_verifier") ?? "";
-        if (!entry || createHash("sha256").update(verifier).digest("base64url") !== entry.challenge || entry.redirect !== body.get("redirect_uri")) {
+        if (
+          !entry ||
+          createHash("sha256").update(verifier).digest("base64url") !== entry.challenge ||
+          entry.redirect !== body.get("redirect_uri")
+        ) {
           return json(res, 400, { error: "invalid_grant" });
         }
         if (entry.resource !== body.get("resource")) return json(res, 400, { error: "invalid_target" });
@@ -139,11 +173,14 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       }
       if (grant === "refresh_token") {
         if (options.refreshError) {
-          res.writeHead(options.refreshError.status, { "content-type": "application/json" }).end(options.refreshError.body);
+          res
+            .writeHead(options.refreshError.status, { "content-type": "application/json" })
+            .end(options.refreshError.body);
           return;
         }
         const rt = body.get("refresh_token") ?? "";
-        if (!refreshTokens.delete(rt)) return json(res, 400, { error: "invalid_grant", error_description: "refresh token already used" });
+        if (!refreshTokens.delete(rt))
+          return json(res, 400, { error: "invalid_grant", error_description: "refresh token already used" });
         return json(res, 200, newTokens());
       }
       if (grant === "urn:ietf:params:oauth:grant-type:device_code") {
@@ -176,18 +213,35 @@ export interface FakeResource {
 }
 
 /** A protected resource that only publishes RFC 9728 metadata (for discovery tests). */
-export async function startFakeResource(authorizationServers: string[], opts: { status?: number } = {}): Promise<FakeResource> {
+export async function startFakeResource(
+  authorizationServers: string[],
+  opts: { status?: number } = {},
+): Promise<FakeResource> {
   const seen: Seen[] = [];
   let base = "";
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", base);
     const raw = await readBody(req);
-    seen.push({ method: req.method ?? "GET", path: url.pathname, headers: req.headers, body: new URLSearchParams(), raw });
+    seen.push({
+      method: req.method ?? "GET",
+      path: url.pathname,
+      headers: req.headers,
+      body: new URLSearchParams(),
+      raw,
+    });
     if (url.pathname.startsWith("/.well-known/oauth-protected-resource")) {
       if (opts.status !== undefined) return json(res, opts.status, { error: "nope" });
-      return json(res, 200, { resource: `${base}/mcp`, authorization_servers: authorizationServers, scopes_supported: ["mcp"] });
+      return json(res, 200, {
+        resource: `${base}/mcp`,
+        authorization_servers: authorizationServers,
+        scopes_supported: ["mcp"],
+      });
     }
-    res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` }).end();
+    res
+      .writeHead(401, {
+        "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+      })
+      .end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

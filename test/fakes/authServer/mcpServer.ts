@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Server, createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -14,31 +14,49 @@ export interface ProtectedMcp {
  * A real MCP server (SDK McpServer over Streamable HTTP on node:http) that only answers requests with
  * a bearer token `check` accepts, and publishes RFC 9728 metadata naming `issuer`.
  */
-export async function startProtectedMcp(issuer: () => string, check: (token: string, resource: string) => Promise<boolean>): Promise<ProtectedMcp> {
+export async function startProtectedMcp(
+  issuer: () => string,
+  check: (token: string, resource: string) => Promise<boolean>,
+): Promise<ProtectedMcp> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const authHeaders: string[] = [];
   let base = "";
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", base);
     if (url.pathname.startsWith("/.well-known/oauth-protected-resource")) {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: `${base}/mcp`, authorization_servers: [issuer()], scopes_supported: ["mcp"] }));
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          resource: `${base}/mcp`,
+          authorization_servers: [issuer()],
+          scopes_supported: ["mcp"],
+        }),
+      );
       return;
     }
     const header = req.headers.authorization ?? "";
     authHeaders.push(header);
     const token = /^Bearer (.+)$/.exec(header)?.[1];
     if (token === undefined || !(await check(token, `${base}/mcp`))) {
-      res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` }).end();
+      res
+        .writeHead(401, {
+          "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+        })
+        .end();
       return;
     }
     const sessionId = req.headers["mcp-session-id"] as string | undefined;
     let transport = sessionId ? transports.get(sessionId) : undefined;
     if (transport === undefined) {
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => {
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id) => {
           transports.set(id, transport as StreamableHTTPServerTransport);
-        } });
+        },
+      });
       const mcp = new McpServer({ name: "protected", version: "1.0.0" });
-      mcp.registerTool("whoami", { description: "says hello" }, async () => ({ content: [{ type: "text", text: "hello alice" }] }));
+      mcp.registerTool("whoami", { description: "says hello" }, async () => ({
+        content: [{ type: "text", text: "hello alice" }],
+      }));
       await mcp.connect(transport);
     }
     await transport.handleRequest(req, res);

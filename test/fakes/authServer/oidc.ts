@@ -1,4 +1,4 @@
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair } from "jose";
 import Provider from "oidc-provider";
@@ -16,7 +16,10 @@ export interface OidcServer {
   close(): Promise<void>;
 }
 
-export async function startOidc(resource: () => string, options: { accessTtl?: number } = {}): Promise<OidcServer> {
+export async function startOidc(
+  resource: () => string,
+  options: { accessTtl?: number } = {},
+): Promise<OidcServer> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -35,7 +38,12 @@ export async function startOidc(resource: () => string, options: { accessTtl?: n
         enabled: true,
         defaultResource: async () => resource(),
         useGrantedResource: async () => true,
-        getResourceServerInfo: async () => ({ scope: "mcp", audience: resource(), accessTokenFormat: "opaque", accessTokenTTL: options.accessTtl ?? 3600 }),
+        getResourceServerInfo: async () => ({
+          scope: "mcp",
+          audience: resource(),
+          accessTokenFormat: "opaque",
+          accessTokenTTL: options.accessTtl ?? 3600,
+        }),
       },
     },
     pkce: { required: () => true },
@@ -53,7 +61,12 @@ export async function startOidc(resource: () => string, options: { accessTtl?: n
     if (scope) grant.addOIDCScope(scope);
     grant.addResourceScope(resource(), "mcp");
     const grantId = await grant.save();
-    await provider.interactionFinished(req, res, { login: { accountId: "alice" }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: "alice" }, consent: { grantId } },
+      { mergeWithLastSubmission: false },
+    );
   };
   const callback = provider.callback();
   server.on("request", (req, res) => {

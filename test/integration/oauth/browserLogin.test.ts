@@ -3,7 +3,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { USER_AGENT } from "../../../src/cli/version.js";
 import { PINNED_PORTS } from "../../../src/io/oauth/callbackServer.js";
-import { type FakeAs, type FakeResource, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
+import {
+  type FakeAs,
+  type FakeResource,
+  startFakeAs,
+  startFakeResource,
+} from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { harness, testSystem } from "./helpers.js";
 
@@ -90,24 +95,41 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     const rs = await resource([], { status: 404 });
     const h = harness(home.dir, "down", rs.url, { cimd: false });
     const err = (await login(h).catch((e: unknown) => e)) as Error;
-    expect(err.message).toMatch(/^down: OAuth discovery failed — GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\S* → 404/);
+    expect(err.message).toMatch(
+      /^down: OAuth discovery failed — GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\S* → 404/,
+    );
     expect(err.message).toMatch(/oauth-authorization-server → 401/);
 
     const broken = await as({ metadataStatus: 500 });
     const rs2 = await resource([broken.url]);
-    const err2 = (await login(harness(home.dir, "down2", rs2.url, { cimd: false })).catch((e: unknown) => e)) as Error;
-    expect(err2.message).toMatch(/^down2: OAuth discovery failed — GET \S+\/\.well-known\/oauth-authorization-server → 500/);
+    const err2 = (await login(harness(home.dir, "down2", rs2.url, { cimd: false })).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(err2.message).toMatch(
+      /^down2: OAuth discovery failed — GET \S+\/\.well-known\/oauth-authorization-server → 500/,
+    );
     expect(broken.seen.some((r) => r.path === "/register")).toBe(false);
   });
 
   it("a failed token exchange reports the status and a redacted excerpt, and keeps the saved credentials", async () => {
     home = tempHome();
-    const bad = await as({ tokenError: { status: 400, body: JSON.stringify({ error: "invalid_grant", error_description: "nope", refresh_token: "leaky-secret-value" }) } });
+    const bad = await as({
+      tokenError: {
+        status: 400,
+        body: JSON.stringify({
+          error: "invalid_grant",
+          error_description: "nope",
+          refresh_token: "leaky-secret-value",
+        }),
+      },
+    });
     const rs = await resource([bad.url]);
     const h = harness(home.dir, "bad", rs.url, { cimd: false });
     h.job.store.saveTokens({ access_token: "old", token_type: "Bearer", issuer: bad.url, flow: "browser" });
     const err = (await login(h).catch((e: unknown) => e)) as Error;
-    expect(err.message).toMatch(/bad: token exchange failed — http:\/\/127\.0\.0\.1:\d+\/token answered 400: .*invalid_grant/);
+    expect(err.message).toMatch(
+      /bad: token exchange failed — http:\/\/127\.0\.0\.1:\d+\/token answered 400: .*invalid_grant/,
+    );
     expect(err.message).not.toContain("leaky-secret-value");
     expect(h.job.store.readTokens()?.access_token).toBe("old");
   });
@@ -116,12 +138,20 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     home = tempHome();
     const auth = await as();
     const rs = await resource([auth.url]);
-    const h = harness(home.dir, "pre", rs.url, { client_id: "my-client", client_secret: "my-secret", token_endpoint_auth_method: "client_secret_basic" });
+    const h = harness(home.dir, "pre", rs.url, {
+      client_id: "my-client",
+      client_secret: "my-secret",
+      token_endpoint_auth_method: "client_secret_basic",
+    });
     await login(h);
     expect(auth.seen.some((r) => r.path === "/register")).toBe(false);
     const token = auth.seen.find((r) => r.path === "/token");
-    expect(token?.headers.authorization).toBe(`Basic ${Buffer.from("my-client:my-secret").toString("base64")}`);
-    const port = Number(new URL(new URL(h.opened[0] as string).searchParams.get("redirect_uri") as string).port);
+    expect(token?.headers.authorization).toBe(
+      `Basic ${Buffer.from("my-client:my-secret").toString("base64")}`,
+    );
+    const port = Number(
+      new URL(new URL(h.opened[0] as string).searchParams.get("redirect_uri") as string).port,
+    );
     expect(PINNED_PORTS).not.toContain(port);
     expect(h.job.store.readClient()).toBeUndefined();
   });

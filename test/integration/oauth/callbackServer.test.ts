@@ -22,7 +22,9 @@ describe("loopback callback listener", () => {
       expect(await get(cb.port, "/callback?code=c&state=the-state", `evil.test:${cb.port}`)).toBe(404);
       expect(await get(cb.port, "/other?code=c&state=the-state", `127.0.0.1:${cb.port}`)).toBe(404);
       expect(await get(cb.port, "/callback?code=c&state=wrong", `localhost:${cb.port}`)).toBe(400);
-      expect(await get(cb.port, "/callback?code=good&state=the-state&iss=x", `localhost:${cb.port}`)).toBe(200);
+      expect(await get(cb.port, "/callback?code=good&state=the-state&iss=x", `localhost:${cb.port}`)).toBe(
+        200,
+      );
       await expect(code).resolves.toEqual({ code: "good", iss: "x" });
     } finally {
       await cb.close();
@@ -34,7 +36,13 @@ describe("loopback callback listener", () => {
     try {
       const code = cb.waitForCode("s");
       const failed = expect(code).rejects.toThrow(/refused the login: access_denied \(user said no\)/);
-      expect(await get(cb.port, "/callback?error=access_denied&error_description=user%20said%20no&state=s", `127.0.0.1:${cb.port}`)).toBe(400);
+      expect(
+        await get(
+          cb.port,
+          "/callback?error=access_denied&error_description=user%20said%20no&state=s",
+          `127.0.0.1:${cb.port}`,
+        ),
+      ).toBe(400);
       await failed;
     } finally {
       await cb.close();
@@ -44,7 +52,9 @@ describe("loopback callback listener", () => {
   it("reports a busy fixed redirect port with the keys to change", async () => {
     const cb = await bindCallbackServer({ pinned: false });
     try {
-      await expect(bindCallbackServer({ pinned: false, port: cb.port })).rejects.toThrow(/oauth\.redirect_port/);
+      await expect(bindCallbackServer({ pinned: false, port: cb.port })).rejects.toThrow(
+        /oauth\.redirect_port/,
+      );
     } finally {
       await cb.close();
     }

@@ -15,7 +15,10 @@ afterEach(async () => {
   home?.cleanup();
 });
 
-function svc(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function svc(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
       env: { ...process.env, SVC_HOME: home.dir, BROWSER: "", ...env },
@@ -30,7 +33,8 @@ function svc(args: string[], env: Record<string, string> = {}): Promise<{ code: 
   });
 }
 
-const link = (name: string, config: unknown) => `svc://mcp/install?name=${name}&config=${Buffer.from(JSON.stringify(config)).toString("base64url")}`;
+const link = (name: string, config: unknown) =>
+  `svc://mcp/install?name=${name}&config=${Buffer.from(JSON.stringify(config)).toString("base64url")}`;
 
 describe("svc mcp install / login / reauth (subprocess)", () => {
   it("install shows the config but writes nothing when stdin is not a terminal", async () => {
@@ -54,7 +58,11 @@ describe("svc mcp install / login / reauth (subprocess)", () => {
 
   it("--register-handler writes the x-scheme-handler/svc desktop file under $XDG_DATA_HOME", async () => {
     home = tempHome();
-    const r = await svc(["mcp", "install", "--register-handler"], { XDG_DATA_HOME: join(home.dir, "xdg"), XDG_CONFIG_HOME: join(home.dir, "xdgc"), PATH: "/nonexistent" });
+    const r = await svc(["mcp", "install", "--register-handler"], {
+      XDG_DATA_HOME: join(home.dir, "xdg"),
+      XDG_CONFIG_HOME: join(home.dir, "xdgc"),
+      PATH: "/nonexistent",
+    });
     expect(r.code).toBe(0);
     const file = join(home.dir, "xdg", "applications", "svc-mcp-install.desktop");
     const text = readFileSync(file, "utf8");
@@ -96,7 +104,9 @@ describe("svc mcp install / login / reauth (subprocess)", () => {
     expect(login.stdout).toContain("good: logged in");
     expect(login.code).toBe(0);
     expect(existsSync(join(home.dir, "mcp-tokens", "good.cimd-off"))).toBe(false);
-    const saved = JSON.parse(readFileSync(join(home.dir, "mcp-tokens", "good.json"), "utf8")) as { access_token: string };
+    const saved = JSON.parse(readFileSync(join(home.dir, "mcp-tokens", "good.json"), "utf8")) as {
+      access_token: string;
+    };
     expect(saved.access_token).toBe(as.issued[0]);
 
     const reauth = await svc(["mcp", "reauth", "--all"], { BROWSER: browser });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SimulatedClock, createActor, waitFor } from "xstate";
+import { createActor, SimulatedClock, waitFor } from "xstate";
 import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
 import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { USER_AGENT } from "../../../src/cli/version.js";
@@ -29,7 +29,10 @@ async function resource(servers: string[]) {
 /** Runs the device-login actor on a simulated clock, advancing it whenever the actor waits to poll. */
 async function drive(h: ReturnType<typeof harness>, timeoutMs = 300_000) {
   const clock = new SimulatedClock();
-  const actor = createActor(deviceLoginLogic, { input: { serverName: h.job.serverName, job: h.job, timeoutMs }, clock }).start();
+  const actor = createActor(deviceLoginLogic, {
+    input: { serverName: h.job.serverName, job: h.job, timeoutMs },
+    clock,
+  }).start();
   const waits: number[] = [];
   while (actor.getSnapshot().status === "active") {
     const snap = await waitFor(actor, (s) => s.status !== "active" || s.matches({ authorizing: "waiting" }));
@@ -43,7 +46,11 @@ async function drive(h: ReturnType<typeof harness>, timeoutMs = 300_000) {
 describe("device authorization (RFC 8628) against a loopback authorization server", () => {
   it("prints the URL and code, honours authorization_pending and slow_down (+5 s), and saves tokens", async () => {
     home = tempHome();
-    const auth = await as({ device: true, devicePolls: ["authorization_pending", "slow_down", "authorization_pending"], deviceInterval: 2 });
+    const auth = await as({
+      device: true,
+      devicePolls: ["authorization_pending", "slow_down", "authorization_pending"],
+      deviceInterval: 2,
+    });
     const rs = await resource([auth.url]);
     const h = harness(home.dir, "dev", rs.url, { user_agent: "Poller/1", scope: "mcp offline" });
     const { output, waits } = await drive(h);
@@ -67,12 +74,18 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
 
   it("stops on access_denied and keeps the saved credentials", async () => {
     home = tempHome();
-    const auth = await as({ device: true, devicePolls: ["authorization_pending", "access_denied"], deviceInterval: 1 });
+    const auth = await as({
+      device: true,
+      devicePolls: ["authorization_pending", "access_denied"],
+      deviceInterval: 1,
+    });
     const rs = await resource([auth.url]);
     const h = harness(home.dir, "denied", rs.url);
     h.job.store.saveTokens({ access_token: "kept", token_type: "Bearer", issuer: auth.url, flow: "device" });
     const { output } = await drive(h);
-    expect(output && !output.ok && output.error.message).toMatch(/denied — run `svc mcp login denied --flow device`/);
+    expect(output && !output.ok && output.error.message).toMatch(
+      /denied — run `svc mcp login denied --flow device`/,
+    );
     expect(h.job.store.readTokens()?.access_token).toBe("kept");
   });
 
@@ -86,10 +99,16 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
 
   it("gives up after oauth.timeout", async () => {
     home = tempHome();
-    const auth = await as({ device: true, devicePolls: Array(100).fill("authorization_pending"), deviceInterval: 5 });
+    const auth = await as({
+      device: true,
+      devicePolls: Array(100).fill("authorization_pending"),
+      deviceInterval: 5,
+    });
     const rs = await resource([auth.url]);
     const { output, waits } = await drive(harness(home.dir, "slow", rs.url, { timeout: 20 }), 20_000);
-    expect(output && !output.ok && output.error.message).toMatch(/no approval within 20 s \(oauth\.timeout\)/);
+    expect(output && !output.ok && output.error.message).toMatch(
+      /no approval within 20 s \(oauth\.timeout\)/,
+    );
     expect(waits.length).toBe(4);
   });
 
@@ -120,7 +139,9 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     const rs = await resource([auth.url]);
     const h = harness(home.dir, "nodevice", rs.url);
     const { output } = await drive(h);
-    expect(output && !output.ok && output.error.message).toMatch(/has no device_authorization_endpoint.*--flow browser/);
+    expect(output && !output.ok && output.error.message).toMatch(
+      /has no device_authorization_endpoint.*--flow browser/,
+    );
     expect(auth.seen.some((r) => r.path === "/authorize" || r.path === "/register")).toBe(false);
     expect(h.opened).toHaveLength(0);
   });
@@ -129,7 +150,9 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     home = tempHome();
     const h = harness(home.dir, "tty", "http://127.0.0.1:9/mcp");
     const system = testSystem();
-    await expect(runLogin(h.job, { flow: "device", system, isTTY: false })).rejects.toThrow(/needs a terminal/);
+    await expect(runLogin(h.job, { flow: "device", system, isTTY: false })).rejects.toThrow(
+      /needs a terminal/,
+    );
     system.shutdown();
   });
 
@@ -140,7 +163,9 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     const h = harness(home.dir, "sys", rs.url);
     const system = testSystem();
     const spawned: string[] = [];
-    system.root.subscribe((s: { context: { children: Record<string, unknown> } }) => spawned.push(...Object.keys(s.context.children)));
+    system.root.subscribe((s: { context: { children: Record<string, unknown> } }) =>
+      spawned.push(...Object.keys(s.context.children)),
+    );
     const tokens = await runLogin(h.job, { flow: "device", system, isTTY: true });
     system.shutdown();
     expect(tokens.access_token).toBe(auth.issued[0]);

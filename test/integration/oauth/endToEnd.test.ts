@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SimulatedClock, createActor, waitFor } from "xstate";
+import { createActor, SimulatedClock, waitFor } from "xstate";
 import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
 import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
 import { runLogin } from "../../../src/actors/oauth/runLogin.js";
@@ -44,7 +44,11 @@ async function callWhoami(provider: ReturnType<typeof oauthProviderFor>): Promis
   }
 }
 
-const entry = (oauth: Record<string, unknown> = {}) => ({ url: mcp.url, auth: "oauth", oauth: { cimd: false, ...oauth } });
+const entry = (oauth: Record<string, unknown> = {}) => ({
+  url: mcp.url,
+  auth: "oauth",
+  oauth: { cimd: false, ...oauth },
+});
 
 describe("oidc-provider + a bearer-protected MCP server", () => {
   it("browser login (PKCE, registration, resource indicator) then a tool call through the provider", async () => {
@@ -66,11 +70,17 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
     const system = testSystem();
     await runLogin(h.job, { flow: "browser", system, isTTY: true });
     system.shutdown();
-    const parsed = mcpServerSchema.parse({ url: mcp.url, auth: "oauth", oauth: { cimd: false }, skip_preflight: true });
+    const parsed = mcpServerSchema.parse({
+      url: mcp.url,
+      auth: "oauth",
+      oauth: { cimd: false },
+      skip_preflight: true,
+    });
     const session = await connectServer("core", parsed, {
       scope: () => ({ secrets: {}, env: {} }),
       interactive: false,
-      oauthProviderFor: (name, e, { interactive }) => oauthProviderFor(name, e, { interactive, paths: svcPaths(home.dir) }),
+      oauthProviderFor: (name, e, { interactive }) =>
+        oauthProviderFor(name, e, { interactive, paths: svcPaths(home.dir) }),
     });
     try {
       expect((await session.listTools(5000)).map((t) => t.name)).toEqual(["whoami"]);
@@ -126,7 +136,9 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
     const stale = { ...first, refresh_token: "not-a-real-refresh-token", expires_at: Date.now() - 1000 };
     h.job.store.saveTokens(stale);
     const provider = oauthProviderFor("broken", entry(), { interactive: false, paths: svcPaths(home.dir) });
-    await expect(callWhoami(provider)).rejects.toThrow(/broken: token refresh failed — .*answered 400.*invalid_grant.*run `svc mcp login broken`/);
+    await expect(callWhoami(provider)).rejects.toThrow(
+      /broken: token refresh failed — .*answered 400.*invalid_grant.*run `svc mcp login broken`/,
+    );
     expect(h.job.store.readTokens()).toEqual(stale);
   });
 
@@ -148,8 +160,14 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
     home = tempHome();
     const h = harness(home.dir, "device", mcp.url, { scope: "mcp offline_access" });
     const clock = new SimulatedClock();
-    const actor = createActor(deviceLoginLogic, { input: { serverName: "device", job: h.job, timeoutMs: 300_000 }, clock }).start();
-    const waiting = await waitFor(actor, (s) => s.status !== "active" || s.matches({ authorizing: "waiting" }));
+    const actor = createActor(deviceLoginLogic, {
+      input: { serverName: "device", job: h.job, timeoutMs: 300_000 },
+      clock,
+    }).start();
+    const waiting = await waitFor(
+      actor,
+      (s) => s.status !== "active" || s.matches({ authorizing: "waiting" }),
+    );
     expect(waiting.status).toBe("active");
     const complete = /Or open this link directly: (\S+)/.exec(h.printed.join("\n"))?.[1] as string;
     const page = await followAuthorization(complete, 20, true);
@@ -157,7 +175,10 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
     clock.increment(waiting.context.intervalMs);
     await waitFor(actor, (s) => s.status === "done");
     expect(actor.getSnapshot().output?.ok).toBe(true);
-    const provider = oauthProviderFor("device", entry({ scope: "mcp offline_access" }), { interactive: false, paths: svcPaths(home.dir) });
+    const provider = oauthProviderFor("device", entry({ scope: "mcp offline_access" }), {
+      interactive: false,
+      paths: svcPaths(home.dir),
+    });
     expect(await callWhoami(provider)).toBe("hello alice");
   });
 });

@@ -1,6 +1,6 @@
-import { svcPaths } from "../../../src/config/paths.js";
-import { type OAuthJob, makeJob } from "../../../src/actors/oauth/context.js";
+import { makeJob, type OAuthJob } from "../../../src/actors/oauth/context.js";
 import { type GatewaySystem, startSystem } from "../../../src/actors/system.js";
+import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
 import type { OAuthSettings } from "../../../src/io/oauth/settings.js";
 import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
@@ -12,7 +12,13 @@ export interface JobHarness {
 }
 
 /** A login job on a temp SVC_HOME whose "browser" follows the authorization redirects over HTTP. */
-export function harness(home: string, serverName: string, url: string, oauth: OAuthSettings = {}, extra: Partial<OAuthJob> = {}): JobHarness {
+export function harness(
+  home: string,
+  serverName: string,
+  url: string,
+  oauth: OAuthSettings = {},
+  extra: Partial<OAuthJob> = {},
+): JobHarness {
   const printed: string[] = [];
   const opened: string[] = [];
   const job = makeJob(

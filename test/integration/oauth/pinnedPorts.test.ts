@@ -2,9 +2,9 @@
  * The only test file that binds the pinned callback ports 27890–27894 (spec 5.6): other suites use
  * random ports. Ports another process already holds are tolerated where the test asserts fallback.
  */
-import { type Server, createServer } from "node:net";
+import { createServer, type Server } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SimulatedClock, createActor, waitFor } from "xstate";
+import { createActor, SimulatedClock, waitFor } from "xstate";
 import { browserLoginLogic } from "../../../src/actors/oauth/browserLogin.js";
 import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { PINNED_PORTS, pinnedRedirectUris } from "../../../src/io/oauth/callbackServer.js";
@@ -12,7 +12,7 @@ import { validateClientMetadataDocument } from "../../../src/io/oauth/cimd.js";
 import { BROWSER_LOGIN_TIMEOUT_MS } from "../../../src/io/oauth/settings.js";
 import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
 import { type DocumentHost, startDocumentHost } from "../../fakes/authServer/documentHost.js";
-import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
+import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { harness, testSystem } from "./helpers.js";
 
@@ -26,7 +26,14 @@ function serveDocument(overrides: Record<string, unknown> = {}, status = 200, ty
       res.writeHead(status, { location: `${docs.base}/elsewhere.json` }).end();
       return;
     }
-    res.writeHead(status, { "content-type": type }).end(JSON.stringify({ client_id: url, client_name: "svc", redirect_uris: pinnedRedirectUris(), ...overrides }));
+    res.writeHead(status, { "content-type": type }).end(
+      JSON.stringify({
+        client_id: url,
+        client_name: "svc",
+        redirect_uris: pinnedRedirectUris(),
+        ...overrides,
+      }),
+    );
   };
 }
 
@@ -95,11 +102,23 @@ describe("client metadata document and pinned callback ports", () => {
   it("without advertised support it registers dynamically even with a document configured", async () => {
     serveDocument();
     const { as, rs } = await setup({ cimd: false });
-    const h = harness(home.dir, "nodoc", rs.url, { client_metadata_url: `${docs.base}/oauth/client.json` }, { fetch: docs.fetch });
+    const h = harness(
+      home.dir,
+      "nodoc",
+      rs.url,
+      { client_metadata_url: `${docs.base}/oauth/client.json` },
+      { fetch: docs.fetch },
+    );
     await login(h);
     expect(as.seen.some((r) => r.path === "/register")).toBe(true);
     // The metadata is now cached without document support: the next login takes a random port.
-    const again = harness(home.dir, "nodoc", rs.url, { client_metadata_url: `${docs.base}/oauth/client.json` }, { fetch: docs.fetch });
+    const again = harness(
+      home.dir,
+      "nodoc",
+      rs.url,
+      { client_metadata_url: `${docs.base}/oauth/client.json` },
+      { fetch: docs.fetch },
+    );
     await login(again);
     expect(PINNED_PORTS).not.toContain(redirectPort(again.opened[0] as string));
   });
@@ -109,12 +128,24 @@ describe("client metadata document and pinned callback ports", () => {
     const { rs } = await setup({ cimd: true });
     const first = PINNED_PORTS.find((p) => p >= 0);
     const held = await occupy(first as number);
-    const h = harness(home.dir, "busy", rs.url, { client_metadata_url: `${docs.base}/c.json` }, { fetch: docs.fetch });
+    const h = harness(
+      home.dir,
+      "busy",
+      rs.url,
+      { client_metadata_url: `${docs.base}/c.json` },
+      { fetch: docs.fetch },
+    );
     await login(h);
     const port = redirectPort(h.opened[0] as string);
     if (held) expect(port).not.toBe(first);
     for (const p of PINNED_PORTS) await occupy(p);
-    const h2 = harness(home.dir, "busy2", rs.url, { client_metadata_url: `${docs.base}/c.json` }, { fetch: docs.fetch });
+    const h2 = harness(
+      home.dir,
+      "busy2",
+      rs.url,
+      { client_metadata_url: `${docs.base}/c.json` },
+      { fetch: docs.fetch },
+    );
     await login(h2);
     expect(PINNED_PORTS).not.toContain(redirectPort(h2.opened[0] as string));
   });
@@ -124,7 +155,13 @@ describe("client metadata document and pinned callback ports", () => {
     const { rs } = await setup({ cimd: true });
     const gates: Array<() => void> = [];
     const make = (name: string) => {
-      const h = harness(home.dir, name, rs.url, { client_metadata_url: `${docs.base}/c.json` }, { fetch: docs.fetch });
+      const h = harness(
+        home.dir,
+        name,
+        rs.url,
+        { client_metadata_url: `${docs.base}/c.json` },
+        { fetch: docs.fetch },
+      );
       return {
         ...h,
         job: {
@@ -149,7 +186,13 @@ describe("client metadata document and pinned callback ports", () => {
   it("records invalid_client for the document in <server>.cimd-off and completes the login with registration", async () => {
     serveDocument();
     const { as, rs } = await setup({ cimd: true, rejectDocument: true });
-    const h = harness(home.dir, "rejected", rs.url, { client_metadata_url: `${docs.base}/c.json` }, { fetch: docs.fetch });
+    const h = harness(
+      home.dir,
+      "rejected",
+      rs.url,
+      { client_metadata_url: `${docs.base}/c.json` },
+      { fetch: docs.fetch },
+    );
     const tokens = await login(h);
     expect(tokens.access_token).toBe(as.issued[0]);
     expect(h.job.store.cimdOff()).toBe(true);
@@ -162,9 +205,18 @@ describe("client metadata document and pinned callback ports", () => {
   it("times out after five minutes when the server cannot fetch the document, pointing to cimd: false, and frees the port", async () => {
     serveDocument();
     const { rs } = await setup({ cimd: true, cannotFetchDocument: true });
-    const h = harness(home.dir, "unfetchable", rs.url, { client_metadata_url: `${docs.base}/c.json` }, { fetch: docs.fetch });
+    const h = harness(
+      home.dir,
+      "unfetchable",
+      rs.url,
+      { client_metadata_url: `${docs.base}/c.json` },
+      { fetch: docs.fetch },
+    );
     const clock = new SimulatedClock();
-    const actor = createActor(browserLoginLogic, { input: { serverName: "unfetchable", job: h.job, timeoutMs: BROWSER_LOGIN_TIMEOUT_MS }, clock }).start();
+    const actor = createActor(browserLoginLogic, {
+      input: { serverName: "unfetchable", job: h.job, timeoutMs: BROWSER_LOGIN_TIMEOUT_MS },
+      clock,
+    }).start();
     await waitFor(actor, (s) => s.matches("awaitingRedirect"));
     await vi_waitFor(() => h.opened.length === 1);
     const port = redirectPort(h.opened[0] as string);
@@ -181,16 +233,24 @@ describe("client metadata document and pinned callback ports", () => {
     serveDocument();
     await expect(validateClientMetadataDocument(url, docs.fetch)).resolves.toMatchObject({ client_id: url });
     serveDocument({ redirect_uris: pinnedRedirectUris().slice(1) });
-    await expect(validateClientMetadataDocument(url, docs.fetch)).rejects.toThrow(/missing http:\/\/127\.0\.0\.1:27890\/callback/);
+    await expect(validateClientMetadataDocument(url, docs.fetch)).rejects.toThrow(
+      /missing http:\/\/127\.0\.0\.1:27890\/callback/,
+    );
     serveDocument({ client_id: "https://other.test/client.json" });
-    await expect(validateClientMetadataDocument(url, docs.fetch)).rejects.toThrow(/client_id must be the document's own URL/);
+    await expect(validateClientMetadataDocument(url, docs.fetch)).rejects.toThrow(
+      /client_id must be the document's own URL/,
+    );
     serveDocument({}, 302);
     await expect(validateClientMetadataDocument(url, docs.fetch)).rejects.toThrow(/redirects/);
     serveDocument({}, 200, "text/plain");
-    await expect(validateClientMetadataDocument(url, docs.fetch)).rejects.toThrow(/Content-Type is "text\/plain"/);
+    await expect(validateClientMetadataDocument(url, docs.fetch)).rejects.toThrow(
+      /Content-Type is "text\/plain"/,
+    );
     serveDocument({}, 404);
     await expect(validateClientMetadataDocument(url, docs.fetch)).rejects.toThrow(/answered 404/);
-    await expect(validateClientMetadataDocument(`${docs.base}/a/../c.json`, docs.fetch)).rejects.toThrow(/dot segments|\. or \.\./);
+    await expect(validateClientMetadataDocument(`${docs.base}/a/../c.json`, docs.fetch)).rejects.toThrow(
+      /dot segments|\. or \.\./,
+    );
   });
 });
 

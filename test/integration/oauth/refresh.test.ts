@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { makeJob } from "../../../src/actors/oauth/context.js";
 import { usableTokens } from "../../../src/actors/oauth/refresh.js";
+import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { harness, testSystem } from "./helpers.js";
-import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 
 let home: TempHome;
 const closers: Array<() => Promise<void>> = [];
@@ -15,7 +15,9 @@ afterEach(async () => {
   home?.cleanup();
 });
 
-async function loggedIn(options: Parameters<typeof startFakeAs>[0] = {}): Promise<{ as: FakeAs; url: string }> {
+async function loggedIn(
+  options: Parameters<typeof startFakeAs>[0] = {},
+): Promise<{ as: FakeAs; url: string }> {
   home = tempHome();
   const as = await startFakeAs(options);
   closers.push(as.close);
@@ -38,12 +40,18 @@ describe("token refresh", () => {
     const [ta, tb] = await Promise.all([usableTokens(a), usableTokens(b)]);
     expect(ta.access_token).toBe(tb.access_token);
     expect(ta.access_token).toBe(as.issued[1]);
-    expect(as.seen.filter((r) => r.path === "/token" && r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
+    expect(
+      as.seen.filter((r) => r.path === "/token" && r.body.get("grant_type") === "refresh_token"),
+    ).toHaveLength(1);
   });
 
   it("does not refresh a token that is still valid", async () => {
     const { as, url } = await loggedIn();
-    const job = makeJob("srv", { url, auth: "oauth", oauth: { cimd: false } }, { paths: svcPaths(home.dir), logger: silentLogger() });
+    const job = makeJob(
+      "srv",
+      { url, auth: "oauth", oauth: { cimd: false } },
+      { paths: svcPaths(home.dir), logger: silentLogger() },
+    );
     expect((await usableTokens(job)).access_token).toBe(as.issued[0]);
     expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(0);
   });
@@ -51,7 +59,11 @@ describe("token refresh", () => {
   it("refreshes with the configured User-Agent on the token endpoint and keeps an absolute expiry", async () => {
     const { as, url } = await loggedIn();
     const now = Date.now() + 2 * 3600_000;
-    const job = makeJob("srv", { url, auth: "oauth", oauth: { cimd: false, user_agent: "Refresher/2" } }, { paths: svcPaths(home.dir), logger: silentLogger(), now: () => now });
+    const job = makeJob(
+      "srv",
+      { url, auth: "oauth", oauth: { cimd: false, user_agent: "Refresher/2" } },
+      { paths: svcPaths(home.dir), logger: silentLogger(), now: () => now },
+    );
     const t = await usableTokens(job);
     expect(t.expires_at).toBe(now + 3600_000);
     const refresh = as.seen.find((r) => r.body.get("grant_type") === "refresh_token");

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { type PromptIO, confirmAndInstall } from "../../../src/cli/mcpAuth.js";
+import { confirmAndInstall, type PromptIO } from "../../../src/cli/mcpAuth.js";
 import { parseInstallLink } from "../../../src/io/installLink.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -10,14 +10,28 @@ let home: TempHome;
 afterEach(() => home?.cleanup());
 
 /** A terminal that answers from a script; `undefined` answers mean stdin closed. */
-function scripted(answers: Array<string | undefined>, isTTY = true): PromptIO & { out: string[]; asked: string[] } {
+function scripted(
+  answers: Array<string | undefined>,
+  isTTY = true,
+): PromptIO & { out: string[]; asked: string[] } {
   const out: string[] = [];
   const asked: string[] = [];
-  return { isTTY, out, asked, print: (t) => out.push(t), ask: async (q) => (asked.push(q), answers.shift()) };
+  return {
+    isTTY,
+    out,
+    asked,
+    print: (t) => out.push(t),
+    ask: async (q) => {
+      asked.push(q);
+      return answers.shift();
+    },
+  };
 }
 
 const request = (name: string, config: unknown) =>
-  parseInstallLink(`svc://mcp/install?name=${name}&config=${Buffer.from(JSON.stringify(config)).toString("base64url")}`);
+  parseInstallLink(
+    `svc://mcp/install?name=${name}&config=${Buffer.from(JSON.stringify(config)).toString("base64url")}`,
+  );
 
 const CONFIG = `# gateway settings
 mcp_servers:
@@ -31,7 +45,9 @@ describe("install confirmation (spec 4.1)", () => {
     home = tempHome();
     const path = home.write("config.yaml", CONFIG);
     const io = scripted(["y"]);
-    expect(await confirmAndInstall(path, request("docs", { url: "https://docs.test/mcp", timeout: 30 }), io)).toBe("docs");
+    expect(
+      await confirmAndInstall(path, request("docs", { url: "https://docs.test/mcp", timeout: 30 }), io),
+    ).toBe("docs");
     const text = readFileSync(path, "utf8");
     expect(text).toContain("# the team's server");
     expect(text).toContain("# keep me");
@@ -43,14 +59,20 @@ describe("install confirmation (spec 4.1)", () => {
     home = tempHome();
     const path = home.write("config.yaml", CONFIG);
     const io = scripted(["bad name!", "github2", "yes"]);
-    expect(await confirmAndInstall(path, request("github", { url: "https://evil.test/" }), io)).toBe("github2");
+    expect(await confirmAndInstall(path, request("github", { url: "https://evil.test/" }), io)).toBe(
+      "github2",
+    );
     const servers = parse(readFileSync(path, "utf8")).mcp_servers;
     expect(servers.github.url).toBe("https://mcp.github.test/");
     expect(servers.github2.url).toBe("https://evil.test/");
 
     const before = readFileSync(path, "utf8");
-    expect(await confirmAndInstall(path, request("github", { url: "https://x.test/" }), scripted([""]))).toBeUndefined();
-    expect(await confirmAndInstall(path, request("github", { url: "https://x.test/" }), scripted([undefined]))).toBeUndefined();
+    expect(
+      await confirmAndInstall(path, request("github", { url: "https://x.test/" }), scripted([""])),
+    ).toBeUndefined();
+    expect(
+      await confirmAndInstall(path, request("github", { url: "https://x.test/" }), scripted([undefined])),
+    ).toBeUndefined();
     expect(readFileSync(path, "utf8")).toBe(before);
   });
 
@@ -58,7 +80,9 @@ describe("install confirmation (spec 4.1)", () => {
     home = tempHome();
     const path = home.write("config.yaml", CONFIG);
     for (const io of [scripted(["n"]), scripted([""]), scripted([undefined]), scripted(["y"], false)]) {
-      expect(await confirmAndInstall(path, request("cmd", { command: "rm", args: ["-rf", "/"] }), io)).toBeUndefined();
+      expect(
+        await confirmAndInstall(path, request("cmd", { command: "rm", args: ["-rf", "/"] }), io),
+      ).toBeUndefined();
     }
     expect(readFileSync(path, "utf8")).toBe(CONFIG);
   });
@@ -67,6 +91,8 @@ describe("install confirmation (spec 4.1)", () => {
     home = tempHome();
     const path = join(home.dir, "config.yaml");
     await confirmAndInstall(path, request("one", { url: "http://127.0.0.1:8080/mcp" }), scripted(["y"]));
-    expect(parse(readFileSync(path, "utf8"))).toEqual({ mcp_servers: { one: { url: "http://127.0.0.1:8080/mcp" } } });
+    expect(parse(readFileSync(path, "utf8"))).toEqual({
+      mcp_servers: { one: { url: "http://127.0.0.1:8080/mcp" } },
+    });
   });
 });

@@ -1,11 +1,17 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isSvcError } from "../../../src/errors.js";
-import { MAX_INSTALL_PAYLOAD, decodeBase64Loose, describeInstall, parseInstallLink } from "../../../src/io/installLink.js";
+import {
+  decodeBase64Loose,
+  describeInstall,
+  MAX_INSTALL_PAYLOAD,
+  parseInstallLink,
+} from "../../../src/io/installLink.js";
 
 const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64");
-const link = (name: string, config: string) => `svc://mcp/install?name=${encodeURIComponent(name)}&config=${encodeURIComponent(config)}`;
+const link = (name: string, config: string) =>
+  `svc://mcp/install?name=${encodeURIComponent(name)}&config=${encodeURIComponent(config)}`;
 const rejected = (fn: () => unknown) => {
   try {
     fn();
@@ -20,7 +26,10 @@ const urlConfig = fc.record({
   url: fc.constantFrom("http", "https").chain((s) => fc.domain().map((d) => `${s}://${d}/mcp`)),
   timeout: fc.option(fc.integer({ min: 1, max: 600 }), { nil: undefined }),
 });
-const commandConfig = fc.record({ command: fc.string({ minLength: 1, maxLength: 40 }), args: fc.array(fc.string(), { maxLength: 4 }) });
+const commandConfig = fc.record({
+  command: fc.string({ minLength: 1, maxLength: 40 }),
+  args: fc.array(fc.string(), { maxLength: 4 }),
+});
 
 describe("install link parser (spec 4.1)", () => {
   it("round-trips any valid name and url config in base64url and standard base64", () => {
@@ -49,7 +58,11 @@ describe("install link parser (spec 4.1)", () => {
       fc.stringMatching(/^[a-z]{65,80}$/),
       fc.constant(""),
     );
-    fc.assert(fc.property(bad, (name) => rejected(() => parseInstallLink(link(name, b64url({ url: "https://x.test/mcp" }))))));
+    fc.assert(
+      fc.property(bad, (name) =>
+        rejected(() => parseInstallLink(link(name, b64url({ url: "https://x.test/mcp" })))),
+      ),
+    );
   });
 
   it("rejects configs with both url and command, neither, or non-string values", () => {
@@ -60,20 +73,29 @@ describe("install link parser (spec 4.1)", () => {
       fc.record({ command: fc.array(fc.string()) }),
       fc.record({ url: fc.constantFrom("ftp://a.test/", "file:///etc/passwd", "javascript:alert(1)") }),
     );
-    fc.assert(fc.property(validName, shapes, (name, config) => rejected(() => parseInstallLink(link(name, b64url(config))))));
+    fc.assert(
+      fc.property(validName, shapes, (name, config) =>
+        rejected(() => parseInstallLink(link(name, b64url(config)))),
+      ),
+    );
   });
 
   it("rejects JSON that is not an object and text that is not base64", () => {
-    for (const v of [[], "x", 1, null, true]) expect(rejected(() => parseInstallLink(link("ok", b64url(v))))).toBe(true);
+    for (const v of [[], "x", 1, null, true])
+      expect(rejected(() => parseInstallLink(link("ok", b64url(v))))).toBe(true);
     expect(rejected(() => parseInstallLink(link("ok", "%%%not base64")))).toBe(true);
-    expect(rejected(() => parseInstallLink(link("ok", Buffer.from("{not json").toString("base64url"))))).toBe(true);
+    expect(rejected(() => parseInstallLink(link("ok", Buffer.from("{not json").toString("base64url"))))).toBe(
+      true,
+    );
   });
 
   it("rejects payloads over 32 KB and accepts one just under", () => {
     const filler = (n: number) => ({ url: "https://a.test/mcp", note: "x".repeat(n) });
     const base = JSON.stringify(filler(0)).length;
     expect(parseInstallLink(link("big", b64url(filler(MAX_INSTALL_PAYLOAD - base)))).kind).toBe("url");
-    expect(rejected(() => parseInstallLink(link("big", b64url(filler(MAX_INSTALL_PAYLOAD - base + 1)))))).toBe(true);
+    expect(
+      rejected(() => parseInstallLink(link("big", b64url(filler(MAX_INSTALL_PAYLOAD - base + 1))))),
+    ).toBe(true);
   });
 
   it("rejects other schemes, hosts and paths, and repeated parameters", () => {
@@ -85,7 +107,10 @@ describe("install link parser (spec 4.1)", () => {
       `svc://mcp/install?name=a&name=b&config=${cfg}`,
       "svc://mcp/install?name=a",
     ]) {
-      expect(rejected(() => parseInstallLink(l)), l).toBe(true);
+      expect(
+        rejected(() => parseInstallLink(l)),
+        l,
+      ).toBe(true);
     }
   });
 

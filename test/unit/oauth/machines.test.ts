@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { SimulatedClock, createActor, fromPromise, waitFor } from "xstate";
-import { type DeviceCode, type DeviceLoginInput, type PollResult, deviceLoginMachine } from "../../../src/machines/deviceLogin.js";
-import { type ExchangeInput, type PrepareInput, type PreparedLogin, oauthLoginMachine } from "../../../src/machines/oauthLogin.js";
+import { createActor, fromPromise, SimulatedClock, waitFor } from "xstate";
+import {
+  type DeviceCode,
+  type DeviceLoginInput,
+  deviceLoginMachine,
+  type PollResult,
+} from "../../../src/machines/deviceLogin.js";
+import {
+  type ExchangeInput,
+  oauthLoginMachine,
+  type PreparedLogin,
+  type PrepareInput,
+} from "../../../src/machines/oauthLogin.js";
 
 const FIVE_MIN = 5 * 60_000;
 
@@ -25,7 +35,10 @@ describe("oauthLogin machine", () => {
   it("times out after exactly five minutes waiting for the redirect; the message points to cimd: false when a document is used", async () => {
     const clock = new SimulatedClock();
     const { logic } = browser(true);
-    const actor = createActor(logic, { input: { serverName: "srv", job: null, timeoutMs: FIVE_MIN }, clock }).start();
+    const actor = createActor(logic, {
+      input: { serverName: "srv", job: null, timeoutMs: FIVE_MIN },
+      clock,
+    }).start();
     await waitFor(actor, (s) => s.matches("awaitingRedirect"));
     clock.increment(FIVE_MIN - 1);
     expect(actor.getSnapshot().matches("awaitingRedirect")).toBe(true);
@@ -37,7 +50,10 @@ describe("oauthLogin machine", () => {
 
   it("without a document the timeout message just asks to log in again", async () => {
     const clock = new SimulatedClock();
-    const actor = createActor(browser(false).logic, { input: { serverName: "srv", job: null, timeoutMs: FIVE_MIN }, clock }).start();
+    const actor = createActor(browser(false).logic, {
+      input: { serverName: "srv", job: null, timeoutMs: FIVE_MIN },
+      clock,
+    }).start();
     await waitFor(actor, (s) => s.matches("awaitingRedirect"));
     clock.increment(FIVE_MIN);
     const out = actor.getSnapshot().output;
@@ -48,7 +64,11 @@ describe("oauthLogin machine", () => {
     const rejected = Object.assign(new Error("invalid_client"), { documentRejected: true });
     const logic = oauthLoginMachine.provide({
       actors: {
-        prepare: fromPromise<PreparedLogin, PrepareInput>(async () => ({ authorizationUrl: "u", usesDocument: true, handle: null })),
+        prepare: fromPromise<PreparedLogin, PrepareInput>(async () => ({
+          authorizationUrl: "u",
+          usesDocument: true,
+          handle: null,
+        })),
         awaitRedirect: fromPromise<unknown, PreparedLogin>(async () => "code"),
         exchange: fromPromise<unknown, ExchangeInput>(async () => {
           throw rejected;
@@ -70,12 +90,21 @@ function device(results: PollResult[], code: Partial<DeviceCode> = {}) {
   let clock: SimulatedClock;
   const logic = deviceLoginMachine.provide({
     actors: {
-      requestCode: fromPromise(async () => ({ userCode: "ABCD", verificationUri: "https://as.test/device", interval: 5, expiresIn: 600, handle: null, ...code })),
+      requestCode: fromPromise(async () => ({
+        userCode: "ABCD",
+        verificationUri: "https://as.test/device",
+        interval: 5,
+        expiresIn: 600,
+        handle: null,
+        ...code,
+      })),
       poll: fromPromise(async () => {
         polledAt.push(clock.now());
         return results.shift() ?? { kind: "pending" };
       }),
-      save: fromPromise<unknown, { device: DeviceCode; tokens: unknown; input: DeviceLoginInput }>(async () => "saved"),
+      save: fromPromise<unknown, { device: DeviceCode; tokens: unknown; input: DeviceLoginInput }>(
+        async () => "saved",
+      ),
     },
   });
   return {
@@ -93,7 +122,12 @@ async function settle() {
 
 describe("deviceLogin machine (RFC 8628)", () => {
   it("polls at the server's interval, adds 5 s on slow_down, and saves on tokens", async () => {
-    const { actor, clock, polledAt } = device([{ kind: "pending" }, { kind: "slow_down" }, { kind: "pending" }, { kind: "tokens", tokens: {} }]).start();
+    const { actor, clock, polledAt } = device([
+      { kind: "pending" },
+      { kind: "slow_down" },
+      { kind: "pending" },
+      { kind: "tokens", tokens: {} },
+    ]).start();
     await waitFor(actor, (s) => s.matches({ authorizing: "waiting" }));
     for (const step of [5000, 5000, 10_000, 10_000]) {
       clock.increment(step - 1);
@@ -107,7 +141,9 @@ describe("deviceLogin machine (RFC 8628)", () => {
   });
 
   it("stops on access_denied", async () => {
-    const { actor, clock } = device([{ kind: "denied", message: "srv: the device login was denied" }]).start();
+    const { actor, clock } = device([
+      { kind: "denied", message: "srv: the device login was denied" },
+    ]).start();
     await waitFor(actor, (s) => s.matches({ authorizing: "waiting" }));
     clock.increment(5000);
     await waitFor(actor, (s) => s.status === "done");

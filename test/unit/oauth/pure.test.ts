@@ -34,8 +34,15 @@ describe("issuer check (spec 5.4)", () => {
     expect(issuerMatches("https://as.test/tenant", "https://as.test/tenant")).toBe(true);
   });
   it("accepts the path-scoped well-known advertisement and nothing else", () => {
-    expect(issuerMatches("https://as.test/.well-known/oauth-authorization-server/tenant", "https://as.test/tenant")).toBe(true);
-    expect(issuerMatches("https://as.test/tenant/.well-known/openid-configuration", "https://as.test/tenant")).toBe(true);
+    expect(
+      issuerMatches(
+        "https://as.test/.well-known/oauth-authorization-server/tenant",
+        "https://as.test/tenant",
+      ),
+    ).toBe(true);
+    expect(
+      issuerMatches("https://as.test/tenant/.well-known/openid-configuration", "https://as.test/tenant"),
+    ).toBe(true);
     expect(issuerMatches("https://as.test/other", "https://as.test/tenant")).toBe(false);
     expect(issuerMatches("https://evil.test", "https://as.test")).toBe(false);
     expect(issuerMatches("https://as.test", "https://as.test/tenant")).toBe(false);
@@ -44,25 +51,53 @@ describe("issuer check (spec 5.4)", () => {
 });
 
 describe("flow requirements", () => {
-  const base = { issuer: "https://as.test", authorization_endpoint: "https://as.test/a", token_endpoint: "https://as.test/t", response_types_supported: ["code"] };
+  const base = {
+    issuer: "https://as.test",
+    authorization_endpoint: "https://as.test/a",
+    token_endpoint: "https://as.test/t",
+    response_types_supported: ["code"],
+  };
   it("refuses a browser login without S256", () => {
-    expect(unsupportedReason({ ...base, code_challenge_methods_supported: ["plain"] }, "browser")).toMatch(/S256/);
-    expect(unsupportedReason({ ...base, code_challenge_methods_supported: ["S256"] }, "browser")).toBeUndefined();
+    expect(unsupportedReason({ ...base, code_challenge_methods_supported: ["plain"] }, "browser")).toMatch(
+      /S256/,
+    );
+    expect(
+      unsupportedReason({ ...base, code_challenge_methods_supported: ["S256"] }, "browser"),
+    ).toBeUndefined();
   });
   it("requires the device endpoint and grant for the device flow", () => {
     expect(unsupportedReason(base, "device")).toMatch(/device_authorization_endpoint/);
-    expect(unsupportedReason({ ...base, device_authorization_endpoint: "https://as.test/d" } as never, "device")).toMatch(/grant_types_supported/);
-    expect(unsupportedReason({ ...base, device_authorization_endpoint: "https://as.test/d", grant_types_supported: [DEVICE_GRANT] } as never, "device")).toBeUndefined();
+    expect(
+      unsupportedReason({ ...base, device_authorization_endpoint: "https://as.test/d" } as never, "device"),
+    ).toMatch(/grant_types_supported/);
+    expect(
+      unsupportedReason(
+        {
+          ...base,
+          device_authorization_endpoint: "https://as.test/d",
+          grant_types_supported: [DEVICE_GRANT],
+        } as never,
+        "device",
+      ),
+    ).toBeUndefined();
   });
 });
 
 describe("redacted excerpts (spec 7)", () => {
   it("removes tokens, codes and secrets from JSON and form bodies", () => {
-    const body = JSON.stringify({ error: "invalid_grant", error_description: "bad", refresh_token: "r-123", code: "c-9", client_secret: "s3cr3t" });
+    const body = JSON.stringify({
+      error: "invalid_grant",
+      error_description: "bad",
+      refresh_token: "r-123",
+      code: "c-9",
+      client_secret: "s3cr3t",
+    });
     const out = redactedExcerpt(body);
     expect(out).toContain("invalid_grant");
     for (const secret of ["r-123", "c-9", "s3cr3t"]) expect(out).not.toContain(secret);
-    expect(redactedExcerpt("error=x&code=abc&access_token=zzz")).toBe("error=x&code=[redacted]&access_token=[redacted]");
+    expect(redactedExcerpt("error=x&code=abc&access_token=zzz")).toBe(
+      "error=x&code=[redacted]&access_token=[redacted]",
+    );
     expect(redactedExcerpt("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig leaked")).not.toContain("eyJ");
     expect(redactedExcerpt("y".repeat(500)).length).toBeLessThanOrEqual(201);
   });
@@ -70,7 +105,11 @@ describe("redacted excerpts (spec 7)", () => {
 
 describe("oauth settings", () => {
   it("reads the oauth mapping and drops empty user_agent", () => {
-    const e = oauthEntryOf("s", { url: "https://m.test/mcp", auth: "oauth", oauth: { flow: "device", user_agent: "", scope: ["a", "b"], cimd: false } });
+    const e = oauthEntryOf("s", {
+      url: "https://m.test/mcp",
+      auth: "oauth",
+      oauth: { flow: "device", user_agent: "", scope: ["a", "b"], cimd: false },
+    });
     expect(e.oauth).toEqual({ flow: "device", scope: "a b", cimd: false });
     expect(() => oauthEntryOf("s", { command: "x" })).toThrow(/mcp_servers\.s\.url/);
   });
@@ -80,7 +119,11 @@ describe("$BROWSER", () => {
   it("runs the first colon-separated entry without a shell, with %s or the URL appended", async () => {
     const { browserCommand } = await import("../../../src/io/oauth/browser.js");
     const url = "https://as.test/authorize?a=1&b=$(rm -rf /)";
-    expect(browserCommand(url, { BROWSER: "firefox --new-window:chromium" })).toEqual(["firefox", "--new-window", url]);
+    expect(browserCommand(url, { BROWSER: "firefox --new-window:chromium" })).toEqual([
+      "firefox",
+      "--new-window",
+      url,
+    ]);
     expect(browserCommand(url, { BROWSER: "w3m %s" })).toEqual(["w3m", url]);
     expect(browserCommand(url, {})).toBeUndefined();
     expect(browserCommand(url, { BROWSER: "" })).toBeUndefined();

@@ -3,7 +3,7 @@ import { basename, dirname, join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { svcPaths } from "../../../src/config/paths.js";
-import { TokenStore, safeFileStem, toStoredTokens } from "../../../src/io/oauth/tokenStore.js";
+import { safeFileStem, TokenStore, toStoredTokens } from "../../../src/io/oauth/tokenStore.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
@@ -53,7 +53,10 @@ describe("token store", () => {
   });
 
   it("keeps a refresh token the server did not rotate", () => {
-    const t = toStoredTokens({ access_token: "new", token_type: "Bearer" }, { issuer: "i", flow: "device", now: 0, previousRefresh: "old-r" });
+    const t = toStoredTokens(
+      { access_token: "new", token_type: "Bearer" },
+      { issuer: "i", flow: "device", now: 0, previousRefresh: "old-r" },
+    );
     expect(t.refresh_token).toBe("old-r");
     expect(t.expires_at).toBeUndefined();
   });
