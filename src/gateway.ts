@@ -4,7 +4,7 @@ import { createDeliverer } from "./actors/deliver.js";
 import { createRunExecutor, createRunner } from "./actors/agent/index.js";
 import type { AgentRunner } from "./actors/agent/runner.js";
 import { type RouteSource, createRouteRegistry, routeTable, routesActor } from "./actors/routes.js";
-import { type RunsRef, drainRuns, runsMachine, unfinishedRuns } from "./actors/runs.js";
+import { type RunsRef, drainRuns, enqueueRun, runsMachine, unfinishedRuns } from "./actors/runs.js";
 import { startSystem } from "./actors/system.js";
 import { startGatewayMcp } from "./actors/mcp/gatewayHub.js";
 import { type LoadedConfig, loadConfig } from "./config/load.js";
@@ -155,7 +155,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   let limiter = createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now });
   const seen = createSeenCache({ ttlMs: SEEN_TTL_MS, maxEntries: SEEN_CACHE_MAX_ENTRIES, now });
   let runner: AgentRunner = createRunner(loaded.config.agent);
-  const profilePaths = (profile: string) => svcPaths(paths.home, profile);
+  const profileCache = new Map<string, ReturnType<typeof svcPaths>>();
+  const profilePaths = (profile: string) => {
+    let found = profileCache.get(profile);
+    if (found === undefined) profileCache.set(profile, (found = svcPaths(paths.home, profile)));
+    return found;
+  };
   const listReaders = new Map<string, ReturnType<typeof createListReader>>();
   const runs: RunsRef = system.spawn("runs", runsMachine, {
     maxConcurrent: loaded.config.agent.max_concurrent_runs,
@@ -193,7 +198,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     idempotency: { checkAndAdd: (key) => seen.checkAndAdd(key), randomId: randomUUID },
     dispatch: {
       modes: options.eventModes ?? {},
-      enqueueRun: (event) => runs.send({ type: "enqueue", event }),
+      enqueueRun: (event) => enqueueRun(runs, event),
+      forget: (key) => seen.delete(key),
       onCronUnavailable: hooks.onCronUnavailable,
       onCoalesceUnavailable: hooks.onCoalesceUnavailable,
     },

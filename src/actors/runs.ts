@@ -1,4 +1,4 @@
-import { type ActorRefFrom, assign, fromPromise, setup, waitFor } from "xstate";
+import { type ActorRefFrom, assign, enqueueActions, fromPromise, setup, waitFor } from "xstate";
 import type { Logger } from "../io/log.js";
 import type { AcceptedEvent } from "../streams/context.js";
 
@@ -14,7 +14,7 @@ export interface RunsInput {
 interface RunsContext extends RunsInput {
   /**
    * Waiting events, first in first out. Held by reference and mutated in place: a burst of thousands of
-   * events must not copy the list on every enqueue. The queue has no cap, so a burst loses nothing.
+   * events must not copy the list on every enqueue. Capped by `enqueueRun` (RUN_QUEUE_CAP).
    */
   readonly waiting: AcceptedEvent[];
   /** Runs in progress by child actor id. */
@@ -36,6 +36,9 @@ export const runsMachine = setup({
   types: { context: {} as RunsContext, events: {} as RunsEvent, input: {} as RunsInput },
   actors: { run: runLogic },
   actions: {
+    remember: ({ context, event }) => {
+      context.waiting.push((event as { event: AcceptedEvent }).event);
+    },
     startWaiting: assign(({ context, spawn }) => {
       let { running, seq } = context;
       while (running < context.maxConcurrent && context.waiting.length > 0) {
@@ -53,9 +56,11 @@ export const runsMachine = setup({
   id: "runs",
   context: ({ input }) => ({ ...input, waiting: [], active: new Map(), running: 0, seq: 0 }),
   on: {
-    enqueue: {
-      actions: [({ context, event }) => context.waiting.push((event as { event: AcceptedEvent }).event), "startWaiting"],
-    },
+    enqueue: [
+      // At capacity the event only joins the list: no spawn, no context change.
+      { guard: ({ context }) => context.running >= context.maxConcurrent, actions: "remember" },
+      { actions: ["remember", "startWaiting"] },
+    ],
     "*": {
       actions: [
         assign(({ context, event }) => {
@@ -73,6 +78,11 @@ export const runsMachine = setup({
           }
           return { running: context.running - 1 };
         }),
+        // A finished child must leave the snapshot, or every later event copies an ever-growing children map.
+        enqueueActions(({ event, enqueue }) => {
+          const match = RUN_DONE.exec(event.type);
+          if (match !== null) enqueue.stopChild(match[2] as string);
+        }),
         "startWaiting",
       ],
     },
@@ -84,6 +94,19 @@ function describe(err: unknown): string {
 }
 
 export type RunsRef = ActorRefFrom<typeof runsMachine>;
+
+/**
+ * Waiting runs kept at most; past it new agent events are answered 503 (retry later) instead of
+ * growing memory without bound under sustained overload. A burst below the cap loses nothing.
+ */
+export const RUN_QUEUE_CAP = 10_000;
+
+/** Enqueues unless the waiting list is at its cap; false means the event was not taken. */
+export function enqueueRun(ref: RunsRef, event: AcceptedEvent, cap = RUN_QUEUE_CAP): boolean {
+  if (ref.getSnapshot().context.waiting.length >= cap) return false;
+  ref.send({ type: "enqueue", event });
+  return true;
+}
 
 /** Waits until no run is waiting or running; resolves false when `timeoutMs` passes first. */
 export async function drainRuns(ref: RunsRef, timeoutMs: number): Promise<boolean> {

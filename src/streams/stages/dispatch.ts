@@ -1,11 +1,16 @@
 import type { AcceptedEvent, EventModes, Stage } from "../context.js";
-import { type Outcome, outcome } from "../types.js";
+import { type Outcome, errorOutcome, outcome } from "../types.js";
 import { acceptedOf } from "./accept.js";
+import { seenKey } from "./idempotency.js";
+
+export const QUEUE_FULL = errorOutcome(503, "Agent run queue is full, retry later");
 
 export interface DispatchDeps {
   readonly modes: EventModes;
-  /** Puts an agent run on the bounded queue; returns at once. */
-  enqueueRun(event: AcceptedEvent): void;
+  /** Puts an agent run on the queue and returns at once; false when the waiting list is at its cap. */
+  enqueueRun(event: AcceptedEvent): boolean;
+  /** Forgets a recorded delivery id (a 503 must not make the sender's retry a duplicate). */
+  forget(key: string): void;
   onCronUnavailable?: (event: AcceptedEvent) => void;
   onCoalesceUnavailable?: (event: AcceptedEvent) => void;
 }
@@ -32,7 +37,10 @@ export function dispatchStage(deps: DispatchDeps): Stage {
       else if (deps.modes.coalesce(event) === "coalesced") return outcome(202, { status: "coalesced" });
     }
     if (route.deliver_only) return ctx;
-    deps.enqueueRun(event);
+    if (!deps.enqueueRun(event)) {
+      deps.forget(seenKey(event.routeName, event.deliveryId));
+      return QUEUE_FULL;
+    }
     return acceptedOutcome(event);
   };
 }

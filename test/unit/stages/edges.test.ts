@@ -6,7 +6,7 @@ import { runToolsets } from "../../../src/actors/agent/index.js";
 import { DEFAULT_WEBHOOK_TOOLSETS } from "../../../src/actors/agent/runner.js";
 import { loadFirstSkill } from "../../../src/actors/agent/skills.js";
 import { createRouteRegistry, routeTable } from "../../../src/actors/routes.js";
-import { drainRuns, runsMachine, unfinishedRuns } from "../../../src/actors/runs.js";
+import { drainRuns, enqueueRun, runsMachine, unfinishedRuns } from "../../../src/actors/runs.js";
 import { configSchema } from "../../../src/config/schema.js";
 import { endpointOf } from "../../../src/io/http/core.js";
 import { silentLogger } from "../../../src/io/log.js";
@@ -138,6 +138,18 @@ describe("runs queue actor", () => {
     finish.get("d")?.(true);
     expect(await drainRuns(actor, 1000)).toBe(true);
     expect(actor.getSnapshot().context.running).toBe(0);
+    actor.stop();
+  });
+
+  it("enqueueRun refuses past the waiting cap (the caller answers 503) and takes events again once there is room", () => {
+    const actor = createActor(runsMachine, {
+      input: { maxConcurrent: 1, logger: silentLogger(), execute: () => new Promise<void>(() => {}) },
+    }).start();
+    expect(enqueueRun(actor, event("running"), 2)).toBe(true);
+    expect(enqueueRun(actor, event("w1"), 2)).toBe(true);
+    expect(enqueueRun(actor, event("w2"), 2)).toBe(true);
+    expect(enqueueRun(actor, event("w3"), 2)).toBe(false);
+    expect(unfinishedRuns(actor).map((e) => e.deliveryId)).toEqual(["running", "w1", "w2"]);
     actor.stop();
   });
 });

@@ -36,7 +36,7 @@ function harness(r: ResolvedRoute, options: { limit?: number; script?: (req: Scr
       let n = 0;
       return { checkAndAdd: (k: string) => (log.push("seen"), seen.checkAndAdd(k)), randomId: () => `rnd-${++n}` };
     })(),
-    dispatch: { modes: {}, enqueueRun: (e) => queued.push(e) },
+    dispatch: { modes: {}, enqueueRun: (e) => (queued.push(e), true), forget: () => {} },
     deliver: { deliverDirect: async () => true, forget: () => {} },
     onFailure: (stage) => failures.push(stage),
   };

@@ -169,13 +169,20 @@ describe("accept, dispatch and deliver stages", () => {
 
   it("agent routes are enqueued and answered 202 accepted", () => {
     const queued: AcceptedEvent[] = [];
-    const stage = dispatchStage({ modes: {}, enqueueRun: (e) => queued.push(e) });
+    const stage = dispatchStage({ modes: {}, enqueueRun: (e) => (queued.push(e), true), forget: () => {} });
     expect(stage(accepted({}))).toEqual({ status: 202, body: { status: "accepted", route: "r", event: "push", delivery_id: "d" } });
     expect(queued).toHaveLength(1);
   });
 
+  it("a full run queue answers 503 and forgets the delivery id so the retry is not a duplicate", () => {
+    const forgotten: string[] = [];
+    const stage = dispatchStage({ modes: {}, enqueueRun: () => false, forget: (k) => forgotten.push(k) });
+    expect(stage(accepted({}))).toEqual({ status: 503, body: { error: "Agent run queue is full, retry later" } });
+    expect(forgotten).toEqual(["r:d"]);
+  });
+
   it("deliver_only routes pass dispatch untouched to the delivery stage", async () => {
-    const stage = dispatchStage({ modes: {}, enqueueRun: () => {} });
+    const stage = dispatchStage({ modes: {}, enqueueRun: () => true, forget: () => {} });
     const ctx = accepted({ deliver_only: true, deliver: "telegram" });
     expect(stage(ctx)).toBe(ctx);
     const forgotten: string[] = [];
@@ -188,11 +195,15 @@ describe("accept, dispatch and deliver stages", () => {
 
   it("cron and coalesce hooks decide their routes; absent hooks are reported", () => {
     const notes: string[] = [];
-    const none = dispatchStage({ modes: {}, enqueueRun: () => notes.push("run"), onCronUnavailable: () => notes.push("no-cron"), onCoalesceUnavailable: () => notes.push("no-coalesce") });
+    const none = dispatchStage({ modes: {}, enqueueRun: () => (notes.push("run"), true), forget: () => {}, onCronUnavailable: () => notes.push("no-cron"), onCoalesceUnavailable: () => notes.push("no-coalesce") });
     expect(none(accepted({ cron_job: "j" }))).toMatchObject({ status: 202, body: { status: "accepted" } });
     expect(none(accepted({ coalesce: { key: "k", window_seconds: 30, max_wait_seconds: 300 } }))).toMatchObject({ status: 202 });
     expect(notes).toEqual(["no-cron", "no-coalesce", "run"]);
-    const hooked = dispatchStage({ modes: { coalesce: () => "coalesced", fireCronJob: () => "skipped" }, enqueueRun: () => notes.push("run2") });
+    const hooked = dispatchStage({
+      modes: { coalesce: () => "coalesced", fireCronJob: () => "skipped" },
+      enqueueRun: () => (notes.push("run2"), true),
+      forget: () => {},
+    });
     expect(hooked(accepted({ coalesce: { key: "k", window_seconds: 30, max_wait_seconds: 300 } }))).toEqual({ status: 202, body: { status: "coalesced" } });
     expect(hooked(accepted({ cron_job: "j" }))).toMatchObject({ status: 202, body: { status: "accepted" } });
     expect(notes).not.toContain("run2");

@@ -1,0 +1,183 @@
+/**
+ * `npm run bench`: load on loopback with autocannon against the real gateway (accepted, 401 and
+ * filter-ignored paths) and against a bare uWS handler (the ceiling). Prints req/s, p50/p99 latency and
+ * the server's peak RSS (VmHWM) and RSS at the start and end of each run.
+ * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 32) tune the runs.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import autocannon from "autocannon";
+import examples from "@octokit/webhooks-examples";
+import { stringify } from "yaml";
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const SECRET = "bench-secret";
+
+/** A pull_request payload trimmed to about 1 KB. */
+function payload(action: string): string {
+  const defs = examples as unknown as Array<{ name: string; examples: Array<Record<string, unknown>> }>;
+  const pr = defs.find((d) => d.name === "pull_request")?.examples.find((e) => e.action === "opened") as Record<string, any>;
+  const body = {
+    action,
+    number: pr.number,
+    pull_request: {
+      title: pr.pull_request.title,
+      body: pr.pull_request.body,
+      html_url: pr.pull_request.html_url,
+      state: pr.pull_request.state,
+      draft: false,
+      user: { login: pr.pull_request.user.login, id: pr.pull_request.user.id },
+      head: { ref: pr.pull_request.head.ref, sha: pr.pull_request.head.sha },
+      base: { ref: pr.pull_request.base.ref, sha: pr.pull_request.base.sha },
+    },
+    repository: { full_name: pr.repository.full_name, html_url: pr.repository.html_url, default_branch: pr.repository.default_branch },
+    sender: { login: pr.sender.login, id: pr.sender.id },
+  };
+  let text = JSON.stringify(body);
+  if (text.length < 1024) text = JSON.stringify({ ...body, padding: "x".repeat(1024 - text.length - 14) });
+  return text;
+}
+
+async function startServer(args: string[]): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "server.ts"), ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  for await (const line of lines) {
+    if (line.startsWith("{")) return { child, port: (JSON.parse(line) as { port: number }).port };
+  }
+  throw new Error("server exited before listening");
+}
+
+function memory(pid: number): { rssMb: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
+}
+
+interface Row {
+  name: string;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  statuses: string;
+  rssStartMb: number;
+  rssEndMb: number;
+  peakMb: number;
+}
+
+async function load(name: string, port: number, pid: number, path: string, body: string, headers: () => Record<string, string>): Promise<Row> {
+  const before = memory(pid);
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    requests: [
+      {
+        method: "POST",
+        path,
+        body,
+        setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: { "content-type": "application/json", ...headers() } }),
+      },
+    ],
+  });
+  const after = memory(pid);
+  const codes = Object.entries(result.statusCodeStats ?? {})
+    .map(([code, s]) => `${code}:${(s as { count: number }).count}`)
+    .join(" ");
+  return {
+    name,
+    reqPerSec: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    statuses: codes || `2xx:${result["2xx"]} non2xx:${result.non2xx}`,
+    rssStartMb: Math.round(before.rssMb),
+    rssEndMb: Math.round(after.rssMb),
+    peakMb: Math.round(after.peakMb),
+  };
+}
+
+async function main(): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), "svc-bench-"));
+  writeFileSync(
+    join(home, "config.yaml"),
+    stringify({
+      platforms: {
+        webhook: {
+          enabled: true,
+          host: "127.0.0.1",
+          rate_limit: 1_000_000_000,
+          routes: {
+            pr: {
+              secret: SECRET,
+              events: ["pull_request"],
+              filters: [{ field: "action", in: ["opened", "synchronize", "reopened"] }],
+              prompt: "Review PR #{number} {pull_request.title} by {pull_request.user.login} in {repository.full_name}",
+            },
+          },
+        },
+      },
+      agent: { provider: "echo" },
+    }),
+  );
+  const opened = payload("opened");
+  const closed = payload("closed");
+  const sign = (text: string) => `sha256=${createHmac("sha256", SECRET).update(text).digest("hex")}`;
+  let seq = 0;
+  const rows: Row[] = [];
+
+  const bare = await startServer(["bare"]);
+  try {
+    rows.push(await load("bare uWS (ceiling)", bare.port, bare.child.pid as number, "/webhooks/pr", opened, () => ({})));
+  } finally {
+    bare.child.kill("SIGTERM");
+  }
+
+  const gateway = await startServer(["gateway", home]);
+  const pid = gateway.child.pid as number;
+  try {
+    const signedOpened = sign(opened);
+    rows.push(
+      await load("gateway accepted (202)", gateway.port, pid, "/webhooks/pr", opened, () => ({
+        "x-github-event": "pull_request",
+        "x-github-delivery": `d-${++seq}`,
+        "x-hub-signature-256": signedOpened,
+      })),
+    );
+    rows.push(
+      await load("gateway bad signature (401)", gateway.port, pid, "/webhooks/pr", opened, () => ({
+        "x-github-event": "pull_request",
+        "x-github-delivery": `d-${++seq}`,
+        "x-hub-signature-256": `sha256=${"0".repeat(64)}`,
+      })),
+    );
+    const signedClosed = sign(closed);
+    rows.push(
+      await load("gateway filter-ignored (200)", gateway.port, pid, "/webhooks/pr", closed, () => ({
+        "x-github-event": "pull_request",
+        "x-github-delivery": `d-${++seq}`,
+        "x-hub-signature-256": signedClosed,
+      })),
+    );
+  } finally {
+    gateway.child.kill("SIGTERM");
+    rmSync(home, { recursive: true, force: true });
+  }
+
+  console.log(`\nautocannon: ${CONNECTIONS} connections, ${DURATION} s per run, body ${opened.length} bytes, node ${process.version}\n`);
+  console.log("| run | req/s | p50 ms | p99 ms | statuses | RSS start→end MB | peak RSS MB |");
+  console.log("|---|---|---|---|---|---|---|");
+  for (const r of rows) {
+    console.log(`| ${r.name} | ${r.reqPerSec} | ${r.p50} | ${r.p99} | ${r.statuses} | ${r.rssStartMb}→${r.rssEndMb} | ${r.peakMb} |`);
+  }
+  const ceiling = rows[0]?.reqPerSec ?? 1;
+  const accepted = rows[1]?.reqPerSec ?? 0;
+  console.log(`\naccepted path = ${((accepted / ceiling) * 100).toFixed(0)}% of the bare uWS ceiling`);
+}
+
+await main();
