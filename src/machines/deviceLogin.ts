@@ -1,5 +1,5 @@
-import { assign, fromPromise, setup } from "xstate";
-import { failureOf, type LoginFailure, type LoginOutput } from "./oauthLogin.js";
+import { assign, setup } from "xstate";
+import { failureOf, type LoginFailure, type LoginOutput, notProvided } from "./oauthLogin.js";
 
 /**
  * Device authorization (RFC 8628), one actor per login. The named actors do the I/O
@@ -38,12 +38,6 @@ interface Context {
   readonly tokens?: unknown;
   readonly result?: unknown;
   readonly error?: LoginFailure;
-}
-
-function notProvided<O, I>(name: string) {
-  return fromPromise<O, I>(async () => {
-    throw new Error(`deviceLogin: actor "${name}" was not provided`);
-  });
 }
 
 /** RFC 8628 3.5: `slow_down` adds five seconds to the polling interval for this and later requests. */

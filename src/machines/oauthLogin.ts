@@ -39,9 +39,10 @@ interface Context {
   readonly documentRetried: boolean;
 }
 
-function notProvided<O, I>(name: string) {
+/** Placeholder for an I/O actor the runner must provide (machines stay free of I/O). */
+export function notProvided<O, I>(name: string) {
   return fromPromise<O, I>(async () => {
-    throw new Error(`oauthLogin: actor "${name}" was not provided`);
+    throw new Error(`actor "${name}" was not provided`);
   });
 }
 

@@ -8,7 +8,6 @@ import {
   type CallbackResult,
   type CallbackServer,
 } from "../../io/oauth/callbackServer.js";
-import { discoverForFlow } from "../../io/oauth/discovery.js";
 import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
 import { type StoredMetadata, type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
 import {
@@ -17,7 +16,7 @@ import {
   type PreparedLogin,
   type PrepareInput,
 } from "../../machines/oauthLogin.js";
-import { type ClientChoice, chooseClient, wantsPinnedPort } from "./clientIdentity.js";
+import { type ClientChoice, discoverAndIdentify, wantsPinnedPort } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import { DocumentRejectedError, lastFailureAt, tokenEndpointError } from "./tokenErrors.js";
 
@@ -55,18 +54,9 @@ async function prepare({
     ...(settings.redirect_uri !== undefined ? { redirectUri: settings.redirect_uri } : {}),
   });
   try {
-    const meta = await discoverForFlow(job.serverName, job.entry.url, "browser", fetches, job.now());
-    job.store.saveMetadata(meta);
-    const client = await chooseClient({
-      serverName: job.serverName,
-      settings,
-      store: job.store,
-      meta,
-      flow: "browser",
+    const { meta, client } = await discoverAndIdentify(job, "browser", fetches, {
       redirectUri: callback.redirectUri,
-      fetches,
-      avoidDocument: documentRetried,
-      freshClient: job.freshClient === true || documentRetried,
+      documentRetried,
     });
     const state = randomBytes(24).toString("base64url");
     const resource = resourceFor(meta, job.entry.url);

@@ -5,10 +5,11 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
 import { validateClientMetadataDocument } from "../../io/oauth/cimd.js";
-import { DEVICE_GRANT, type FlowKind } from "../../io/oauth/discovery.js";
+import { DEVICE_GRANT, discoverForFlow, type FlowKind } from "../../io/oauth/discovery.js";
 import type { OAuthFetches } from "../../io/oauth/fetch.js";
 import type { OAuthSettings } from "../../io/oauth/settings.js";
 import type { StoredClient, StoredMetadata, TokenStore } from "../../io/oauth/tokenStore.js";
+import type { OAuthJob } from "./context.js";
 
 export interface ClientChoice {
   readonly info: OAuthClientInformationMixed;
@@ -135,4 +136,28 @@ export async function chooseClient(args: {
     );
   }
   return { kind: "dcr", info: full };
+}
+
+/** Discovery for `flow` (cached in `<server>.meta.json`), then the client to present to that server. */
+export async function discoverAndIdentify(
+  job: OAuthJob,
+  flow: FlowKind,
+  fetches: OAuthFetches,
+  extra: { redirectUri?: string; documentRetried?: boolean } = {},
+): Promise<{ meta: StoredMetadata; client: ClientChoice }> {
+  const meta = await discoverForFlow(job.serverName, job.entry.url, flow, fetches, job.now());
+  job.store.saveMetadata(meta);
+  const retried = extra.documentRetried === true;
+  const client = await chooseClient({
+    serverName: job.serverName,
+    settings: job.entry.oauth ?? {},
+    store: job.store,
+    meta,
+    flow,
+    fetches,
+    ...(extra.redirectUri !== undefined ? { redirectUri: extra.redirectUri } : {}),
+    avoidDocument: retried,
+    freshClient: job.freshClient === true || retried,
+  });
+  return { meta, client };
 }

@@ -5,7 +5,6 @@ import type {
 import * as oauth from "oauth4webapi";
 import { fromPromise } from "xstate";
 import { SvcError } from "../../errors.js";
-import { discoverForFlow } from "../../io/oauth/discovery.js";
 import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
 import { type StoredMetadata, type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
 import {
@@ -15,7 +14,7 @@ import {
   type PollResult,
 } from "../../machines/deviceLogin.js";
 import { resourceFor, scopeFor } from "./browserLogin.js";
-import { type ClientChoice, chooseClient } from "./clientIdentity.js";
+import { type ClientChoice, discoverAndIdentify } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import { tokenEndpointError } from "./tokenErrors.js";
 
@@ -56,19 +55,8 @@ function asServer(meta: AuthorizationServerMetadata): oauth.AuthorizationServer 
 
 async function requestCode({ input }: { input: DeviceLoginInput }): Promise<DeviceCode> {
   const job = input.job as OAuthJob;
-  const settings = job.entry.oauth ?? {};
-  const fetches = oauthFetches(settings.user_agent, job.fetch);
-  const meta = await discoverForFlow(job.serverName, job.entry.url, "device", fetches, job.now());
-  job.store.saveMetadata(meta);
-  const client = await chooseClient({
-    serverName: job.serverName,
-    settings,
-    store: job.store,
-    meta,
-    flow: "device",
-    fetches,
-    freshClient: job.freshClient === true,
-  });
+  const fetches = oauthFetches(job.entry.oauth?.user_agent, job.fetch);
+  const { meta, client } = await discoverAndIdentify(job, "device", fetches);
   const resource = resourceFor(meta, job.entry.url);
   const scope = scopeFor(job, meta);
   const params: Record<string, string> = { resource, ...(scope !== undefined ? { scope } : {}) };

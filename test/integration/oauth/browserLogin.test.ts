@@ -1,6 +1,5 @@
 import { statSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { USER_AGENT } from "../../../src/cli/version.js";
 import { PINNED_PORTS } from "../../../src/io/oauth/callbackServer.js";
 import {
@@ -10,7 +9,7 @@ import {
   startFakeResource,
 } from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, testSystem } from "./helpers.js";
+import { harness, loginWith } from "./helpers.js";
 
 let home: TempHome;
 const closers: Array<() => Promise<void>> = [];
@@ -29,15 +28,6 @@ async function resource(servers: string[], opts: { status?: number } = {}): Prom
   closers.push(r.close);
   return r;
 }
-async function login(h: ReturnType<typeof harness>) {
-  const system = testSystem();
-  try {
-    return await runLogin(h.job, { flow: "browser", system, isTTY: true });
-  } finally {
-    system.shutdown();
-  }
-}
-
 describe("browser login (PKCE + dynamic registration) against a loopback authorization server", () => {
   it("discovers, registers, authorizes with S256 and resource, and stores tokens 0600 with an absolute expiry", async () => {
     home = tempHome();
@@ -45,7 +35,7 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     const rs = await resource([auth.url]);
     const h = harness(home.dir, "srv", rs.url, { cimd: false, user_agent: "Custom-Agent/9" });
     const before = Date.now();
-    const tokens = await login(h);
+    const tokens = await loginWith(h);
     expect(tokens.access_token).toBe(auth.issued[0]);
     expect(tokens.expires_at).toBeGreaterThanOrEqual(before + 3_600_000);
     expect(statSync(h.job.store.tokensPath).mode & 0o777).toBe(0o600);
@@ -75,7 +65,7 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     const good = await as();
     const rs = await resource([wrongIssuer.url, noS256.url, good.url]);
     const h = harness(home.dir, "multi", rs.url, { cimd: false });
-    await login(h);
+    await loginWith(h);
     expect(h.job.store.readTokens()?.issuer).toBe(good.url);
     expect(wrongIssuer.seen.some((r) => r.path === "/register")).toBe(false);
     expect(noS256.seen.some((r) => r.path === "/register")).toBe(false);
@@ -86,7 +76,7 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     const plain = await as({ s256: false });
     const rs = await resource([plain.url]);
     const h = harness(home.dir, "plain", rs.url, { cimd: false });
-    await expect(login(h)).rejects.toThrow(/does not advertise PKCE S256/);
+    await expect(loginWith(h)).rejects.toThrow(/does not advertise PKCE S256/);
     expect(h.opened).toHaveLength(0);
   });
 
@@ -94,7 +84,7 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     home = tempHome();
     const rs = await resource([], { status: 404 });
     const h = harness(home.dir, "down", rs.url, { cimd: false });
-    const err = (await login(h).catch((e: unknown) => e)) as Error;
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(
       /^down: OAuth discovery failed — GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\S* → 404/,
     );
@@ -102,7 +92,7 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
 
     const broken = await as({ metadataStatus: 500 });
     const rs2 = await resource([broken.url]);
-    const err2 = (await login(harness(home.dir, "down2", rs2.url, { cimd: false })).catch(
+    const err2 = (await loginWith(harness(home.dir, "down2", rs2.url, { cimd: false })).catch(
       (e: unknown) => e,
     )) as Error;
     expect(err2.message).toMatch(
@@ -126,7 +116,7 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     const rs = await resource([bad.url]);
     const h = harness(home.dir, "bad", rs.url, { cimd: false });
     h.job.store.saveTokens({ access_token: "old", token_type: "Bearer", issuer: bad.url, flow: "browser" });
-    const err = (await login(h).catch((e: unknown) => e)) as Error;
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(
       /bad: token exchange failed — http:\/\/127\.0\.0\.1:\d+\/token answered 400: .*invalid_grant/,
     );
@@ -143,7 +133,7 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
       client_secret: "my-secret",
       token_endpoint_auth_method: "client_secret_basic",
     });
-    await login(h);
+    await loginWith(h);
     expect(auth.seen.some((r) => r.path === "/register")).toBe(false);
     const token = auth.seen.find((r) => r.path === "/token");
     expect(token?.headers.authorization).toBe(
@@ -171,7 +161,7 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     );
     const redirect = `http://localhost:${probe}/oauth/done`;
     const h = harness(home.dir, "fixed", rs.url, { cimd: false, redirect_uri: redirect });
-    await login(h);
+    await loginWith(h);
     expect(new URL(h.opened[0] as string).searchParams.get("redirect_uri")).toBe(redirect);
   });
 });

@@ -4,7 +4,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createActor, SimulatedClock, waitFor } from "xstate";
 import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
 import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
-import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { connectServer } from "../../../src/io/mcp/connect.js";
@@ -12,7 +11,7 @@ import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
 import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { type OidcServer, startOidc } from "../../fakes/authServer/oidc.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, testSystem } from "./helpers.js";
+import { harness, loginWith } from "./helpers.js";
 
 let oidc: OidcServer;
 let mcp: ProtectedMcp;
@@ -54,9 +53,7 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
   it("browser login (PKCE, registration, resource indicator) then a tool call through the provider", async () => {
     home = tempHome();
     const h = harness(home.dir, "real", mcp.url, { cimd: false });
-    const system = testSystem();
-    const tokens = await runLogin(h.job, { flow: "browser", system, isTTY: true });
-    system.shutdown();
+    const tokens = await loginWith(h);
     expect(await oidc.audienceOf(tokens.access_token)).toBe(mcp.url);
     expect(tokens.refresh_token).toBeDefined();
     const provider = oauthProviderFor("real", entry(), { interactive: false, paths: svcPaths(home.dir) });
@@ -67,9 +64,7 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
   it("the MCP client core (connectServer) connects through the provider with the stored tokens", async () => {
     home = tempHome();
     const h = harness(home.dir, "core", mcp.url, { cimd: false });
-    const system = testSystem();
-    await runLogin(h.job, { flow: "browser", system, isTTY: true });
-    system.shutdown();
+    await loginWith(h);
     const parsed = mcpServerSchema.parse({
       url: mcp.url,
       auth: "oauth",
@@ -114,9 +109,7 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
   it("refreshes an expired token automatically with the refresh token", async () => {
     home = tempHome();
     const h = harness(home.dir, "refresh", mcp.url, { cimd: false });
-    const system = testSystem();
-    const first = await runLogin(h.job, { flow: "browser", system, isTTY: true });
-    system.shutdown();
+    const first = await loginWith(h);
     // Mark the stored token as expired: the provider must refresh before using it.
     h.job.store.saveTokens({ ...first, expires_at: Date.now() - 1000 });
     const provider = oauthProviderFor("refresh", entry(), { interactive: false, paths: svcPaths(home.dir) });
@@ -130,9 +123,7 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
   it("when refresh fails a background connect asks for svc mcp login and keeps the stored tokens", async () => {
     home = tempHome();
     const h = harness(home.dir, "broken", mcp.url, { cimd: false });
-    const system = testSystem();
-    const first = await runLogin(h.job, { flow: "browser", system, isTTY: true });
-    system.shutdown();
+    const first = await loginWith(h);
     const stale = { ...first, refresh_token: "not-a-real-refresh-token", expires_at: Date.now() - 1000 };
     h.job.store.saveTokens(stale);
     const provider = oauthProviderFor("broken", entry(), { interactive: false, paths: svcPaths(home.dir) });
@@ -145,9 +136,7 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
   it("a token the server refuses before its expiry is refreshed once under the lock; the retry connects", async () => {
     home = tempHome();
     const h = harness(home.dir, "revoked", mcp.url, { cimd: false });
-    const system = testSystem();
-    const first = await runLogin(h.job, { flow: "browser", system, isTTY: true });
-    system.shutdown();
+    const first = await loginWith(h);
     await (await oidc.provider.AccessToken.find(first.access_token))?.destroy();
     const provider = oauthProviderFor("revoked", entry(), { interactive: false, paths: svcPaths(home.dir) });
     await expect(callWhoami(provider)).rejects.toThrow(/Unauthorized/);

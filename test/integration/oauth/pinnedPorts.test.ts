@@ -6,7 +6,6 @@ import { createServer, type Server } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createActor, SimulatedClock, waitFor } from "xstate";
 import { browserLoginLogic } from "../../../src/actors/oauth/browserLogin.js";
-import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { PINNED_PORTS, pinnedRedirectUris } from "../../../src/io/oauth/callbackServer.js";
 import { validateClientMetadataDocument } from "../../../src/io/oauth/cimd.js";
 import { BROWSER_LOGIN_TIMEOUT_MS } from "../../../src/io/oauth/settings.js";
@@ -14,7 +13,7 @@ import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
 import { type DocumentHost, startDocumentHost } from "../../fakes/authServer/documentHost.js";
 import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, testSystem } from "./helpers.js";
+import { harness, loginWith } from "./helpers.js";
 
 let docs: DocumentHost;
 let home: TempHome;
@@ -70,15 +69,6 @@ function redirectPort(authorizationUrl: string): number {
   return Number(new URL(new URL(authorizationUrl).searchParams.get("redirect_uri") as string).port);
 }
 
-async function login(h: ReturnType<typeof harness>) {
-  const system = testSystem();
-  try {
-    return await runLogin(h.job, { flow: "browser", system, isTTY: true });
-  } finally {
-    system.shutdown();
-  }
-}
-
 describe("client metadata document and pinned callback ports", () => {
   it("uses the document as client_id on a pinned port when the server advertises support", async () => {
     serveDocument();
@@ -86,7 +76,7 @@ describe("client metadata document and pinned callback ports", () => {
     const url = `${docs.base}/oauth/client.json`;
     const anyFree = await somePinnedPortFree();
     const h = harness(home.dir, "doc", rs.url, { client_metadata_url: url }, { fetch: docs.fetch });
-    await login(h);
+    await loginWith(h);
     const authorize = new URL(h.opened[0] as string);
     expect(authorize.searchParams.get("client_id")).toBe(url);
     const port = redirectPort(h.opened[0] as string);
@@ -109,7 +99,7 @@ describe("client metadata document and pinned callback ports", () => {
       { client_metadata_url: `${docs.base}/oauth/client.json` },
       { fetch: docs.fetch },
     );
-    await login(h);
+    await loginWith(h);
     expect(as.seen.some((r) => r.path === "/register")).toBe(true);
     // The metadata is now cached without document support: the next login takes a random port.
     const again = harness(
@@ -119,7 +109,7 @@ describe("client metadata document and pinned callback ports", () => {
       { client_metadata_url: `${docs.base}/oauth/client.json` },
       { fetch: docs.fetch },
     );
-    await login(again);
+    await loginWith(again);
     expect(PINNED_PORTS).not.toContain(redirectPort(again.opened[0] as string));
   });
 
@@ -135,7 +125,7 @@ describe("client metadata document and pinned callback ports", () => {
       { client_metadata_url: `${docs.base}/c.json` },
       { fetch: docs.fetch },
     );
-    await login(h);
+    await loginWith(h);
     const port = redirectPort(h.opened[0] as string);
     if (held) expect(port).not.toBe(first);
     for (const p of PINNED_PORTS) await occupy(p);
@@ -146,7 +136,7 @@ describe("client metadata document and pinned callback ports", () => {
       { client_metadata_url: `${docs.base}/c.json` },
       { fetch: docs.fetch },
     );
-    await login(h2);
+    await loginWith(h2);
     expect(PINNED_PORTS).not.toContain(redirectPort(h2.opened[0] as string));
   });
 
@@ -176,7 +166,7 @@ describe("client metadata document and pinned callback ports", () => {
     };
     const a = make("a");
     const b = make("b");
-    const both = Promise.all([login(a), login(b)]);
+    const both = Promise.all([loginWith(a), loginWith(b)]);
     await vi_waitFor(() => gates.length === 2);
     expect(redirectPort(a.opened[0] as string)).not.toBe(redirectPort(b.opened[0] as string));
     for (const g of gates) g();
@@ -193,7 +183,7 @@ describe("client metadata document and pinned callback ports", () => {
       { client_metadata_url: `${docs.base}/c.json` },
       { fetch: docs.fetch },
     );
-    const tokens = await login(h);
+    const tokens = await loginWith(h);
     expect(tokens.access_token).toBe(as.issued[0]);
     expect(h.job.store.cimdOff()).toBe(true);
     expect(h.job.store.readClient()?.kind).toBe("dcr");

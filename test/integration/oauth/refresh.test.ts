@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { makeJob } from "../../../src/actors/oauth/context.js";
 import { usableTokens } from "../../../src/actors/oauth/refresh.js";
-import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, testSystem } from "./helpers.js";
+import { harness, loginWith } from "./helpers.js";
 
 let home: TempHome;
 const closers: Array<() => Promise<void>> = [];
@@ -24,9 +23,7 @@ async function loggedIn(
   const rs = await startFakeResource([as.url]);
   closers.push(rs.close);
   const h = harness(home.dir, "srv", rs.url, { cimd: false, user_agent: "Refresher/2" });
-  const system = testSystem();
-  await runLogin(h.job, { flow: "browser", system, isTTY: true });
-  system.shutdown();
+  await loginWith(h);
   return { as, url: rs.url };
 }
 
