@@ -5,7 +5,7 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { svcPaths } from "../../config/paths.js";
-import { isSvcError } from "../../errors.js";
+import { isSvcError, SvcError } from "../../errors.js";
 import { silentLogger } from "../../io/log.js";
 import { CALLBACK_PATH, PINNED_PORTS } from "../../io/oauth/callbackServer.js";
 import { oauthEntryOf } from "../../io/oauth/settings.js";
@@ -63,12 +63,19 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     };
   }
 
+  /** Browser logins only: spec 5.4 starts the device flow solely from `svc mcp login --flow device`. */
   private async login(): Promise<StoredTokens> {
+    const name = this.job.serverName;
+    if (this.job.entry.oauth?.flow === "device") {
+      throw new SvcError(
+        "oauth",
+        `${name}: not logged in — run \`svc mcp login ${name} --flow device\` in a terminal`,
+      );
+    }
     const system = this.options.system ?? startSystem({ logger: this.job.logger });
     try {
-      const flow = this.job.entry.oauth?.flow ?? "browser";
       return await runLogin(this.job, {
-        flow,
+        flow: "browser",
         system,
         isTTY: this.options.isTTY ?? process.stdin.isTTY === true,
       });

@@ -90,6 +90,21 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
     await expect(callWhoami(provider)).rejects.toThrow(/fresh: not logged in — run `svc mcp login fresh`/);
   });
 
+  it("an interactive connect never starts the device flow: it points to svc mcp login --flow device", async () => {
+    home = tempHome();
+    const opened: string[] = [];
+    const provider = oauthProviderFor("dev", entry({ flow: "device" }), {
+      interactive: true,
+      isTTY: true,
+      paths: svcPaths(home.dir),
+      print: (line) => opened.push(line),
+    });
+    await expect(callWhoami(provider)).rejects.toThrow(
+      /dev: not logged in — run `svc mcp login dev --flow device`/,
+    );
+    expect(opened).toHaveLength(0);
+  });
+
   it("an interactive first connect opens the browser, logs in and connects", async () => {
     home = tempHome();
     const opened: string[] = [];
