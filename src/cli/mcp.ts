@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
-import type { Command } from "commander";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Command } from "commander";
 import { createRunner } from "../actors/agent/index.js";
 import { agentSampler } from "../actors/mcp/gatewayHub.js";
 import { McpHub } from "../actors/mcp/hub.js";
-import { type ServerStatus, readStatusFile } from "../actors/mcp/status.js";
+import { readStatusFile, type ServerStatus } from "../actors/mcp/status.js";
 import { terminalApprovals } from "../actors/mcp/terminalApprovals.js";
 import { oauthProviderFor } from "../actors/oauth/provider.js";
 import { type LoadedConfig, loadConfig, secretScope } from "../config/load.js";
@@ -33,11 +33,16 @@ export function runningGatewayPid(pidFile: string): number | undefined {
 
 /** A hub for one CLI command: only the named servers, terminal approvals, connects may log in. */
 function cliHub(loaded: LoadedConfig, names: readonly string[]): McpHub {
-  const servers = Object.fromEntries(names.map((n) => [n, loaded.config.mcp_servers[n]]).filter(([, e]) => e !== undefined));
+  const servers = Object.fromEntries(
+    names.map((n) => [n, loaded.config.mcp_servers[n]]).filter(([, e]) => e !== undefined),
+  );
   const unknown = names.filter((n) => loaded.config.mcp_servers[n] === undefined);
   if (unknown.length > 0) {
     const known = Object.keys(loaded.config.mcp_servers);
-    throw new SvcError("usage", `no MCP server named "${unknown[0]}" in ${loaded.paths.config} (known: ${known.join(", ") || "none"})`);
+    throw new SvcError(
+      "usage",
+      `no MCP server named "${unknown[0]}" in ${loaded.paths.config} (known: ${known.join(", ") || "none"})`,
+    );
   }
   const logger = createLogger({ stdout: false, level: process.env.SVC_LOG_LEVEL ?? "warn" });
   const runner = createRunner(loaded.config.agent);
@@ -50,7 +55,12 @@ function cliHub(loaded: LoadedConfig, names: readonly string[]): McpHub {
     runner: agentSampler(() => runner),
     interactive: process.stdin.isTTY === true,
     oauthProviderFor: (server, entry, { interactive }) =>
-      oauthProviderFor(server, entry, { interactive, isTTY: process.stdin.isTTY === true, paths: loaded.paths, logger }),
+      oauthProviderFor(server, entry, {
+        interactive,
+        isTTY: process.stdin.isTTY === true,
+        paths: loaded.paths,
+        logger,
+      }),
   });
   hub.start();
   return hub;
@@ -58,7 +68,14 @@ function cliHub(loaded: LoadedConfig, names: readonly string[]): McpHub {
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
@@ -88,11 +105,21 @@ function listServers(): void {
   }
   const rows = [["NAME", "TRANSPORT", "STATE", "TOOLS", "LAZY", "CACHED", "LAST ERROR"]];
   for (const s of statuses) {
-    rows.push([s.name, s.transport, s.state, String(s.toolCount), s.lazy ? "yes" : "no", s.cached ? "yes" : "no", s.lastError ?? ""]);
+    rows.push([
+      s.name,
+      s.transport,
+      s.state,
+      String(s.toolCount),
+      s.lazy ? "yes" : "no",
+      s.cached ? "yes" : "no",
+      s.lastError ?? "",
+    ]);
   }
   process.stdout.write(`${table(rows)}\n`);
   if (!live) {
-    process.stdout.write("(no gateway is running: states are from the configuration, tool counts from the schema cache)\n");
+    process.stdout.write(
+      "(no gateway is running: states are from the configuration, tool counts from the schema cache)\n",
+    );
   }
 }
 
@@ -100,13 +127,17 @@ async function listTools(server: string): Promise<void> {
   const loaded = loadConfig();
   const hub = cliHub(loaded, [server]);
   try {
-    const status = await hub.settled(server);
+    const status = await hub.settled(server, { connect: true });
     if (status.state !== "connected") {
       throw new SvcError("mcp_connect", status.lastError ?? `mcp_servers.${server}: ${status.state}`);
     }
     const tools = hub.toolsOf(server);
-    if (tools.length === 0) process.stdout.write(`${server}: no tools registered (tools.include/exclude left none)\n`);
-    else process.stdout.write(`${table([["REGISTERED NAME", "SERVER TOOL"], ...tools.map((t) => [t.name, t.original])])}\n`);
+    if (tools.length === 0)
+      process.stdout.write(`${server}: no tools registered (tools.include/exclude left none)\n`);
+    else
+      process.stdout.write(
+        `${table([["REGISTERED NAME", "SERVER TOOL"], ...tools.map((t) => [t.name, t.original])])}\n`,
+      );
     for (const collision of status.collisions) process.stderr.write(`collision: ${collision}\n`);
   } finally {
     await hub.stop();
@@ -130,10 +161,16 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new SvcError("usage", `--args: not valid JSON (${(err as Error).message}) — pass an object like '{"text":"hi"}'`);
+    throw new SvcError(
+      "usage",
+      `--args: not valid JSON (${(err as Error).message}) — pass an object like '{"text":"hi"}'`,
+    );
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new SvcError("usage", `--args: expected a JSON object like '{"text":"hi"}', got ${JSON.stringify(value)}`);
+    throw new SvcError(
+      "usage",
+      `--args: expected a JSON object like '{"text":"hi"}', got ${JSON.stringify(value)}`,
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -158,7 +195,9 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   const loaded = loadConfig();
   const pid = runningGatewayPid(loaded.paths.pidFile);
   if (pid === undefined) {
-    process.stdout.write(`No gateway is running (no live pid in ${loaded.paths.pidFile}); the next start reads ${loaded.paths.config}.\n`);
+    process.stdout.write(
+      `No gateway is running (no live pid in ${loaded.paths.pidFile}); the next start reads ${loaded.paths.config}.\n`,
+    );
     process.exitCode = 1;
     return;
   }
@@ -168,22 +207,31 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   while (Date.now() - sentAt < waitMs) {
     const reload = readStatusFile(loaded.paths.mcpCache)?.lastReload;
     if (reload !== undefined && Date.parse(reload.at) >= sentAt - 1000) {
-      const line = (label: string, names: string[]) => (names.length > 0 ? `  ${label}: ${names.join(", ")}\n` : "");
+      const line = (label: string, names: string[]) =>
+        names.length > 0 ? `  ${label}: ${names.join(", ")}\n` : "";
       process.stdout.write(
         `Gateway (pid ${pid}) reloaded mcp_servers:\n${line("added", reload.added)}${line("removed", reload.removed)}${line("reconnected (changed)", reload.changed)}${line("unchanged", reload.unchanged)}`,
       );
-      if (reload.added.length + reload.removed.length + reload.changed.length === 0) process.stdout.write("  nothing changed\n");
+      if (reload.added.length + reload.removed.length + reload.changed.length === 0)
+        process.stdout.write("  nothing changed\n");
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  process.stdout.write(`Sent SIGHUP to the gateway (pid ${pid}); it has not reported an MCP reload yet — see ${loaded.paths.gatewayLog}.\n`);
+  process.stdout.write(
+    `Sent SIGHUP to the gateway (pid ${pid}); it has not reported an MCP reload yet — see ${loaded.paths.gatewayLog}.\n`,
+  );
 }
 
 /** `svc mcp ...` */
 export function registerMcpCommands(program: Command): void {
-  const mcp = program.command("mcp").description("MCP servers: list, tools, call, reload, log in, re-authorize, install");
-  mcp.command("list").description("configured servers: transport, state, tool count, lazy/cached").action(listServers);
+  const mcp = program
+    .command("mcp")
+    .description("MCP servers: list, tools, call, reload, log in, re-authorize, install");
+  mcp
+    .command("list")
+    .description("configured servers: transport, state, tool count, lazy/cached")
+    .action(listServers);
   mcp
     .command("tools <server>")
     .description("connect to a server and show each registered mcp__ name beside the server's own tool name")

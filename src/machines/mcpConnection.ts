@@ -1,4 +1,4 @@
-import { type ActorRefFrom, type SnapshotFrom, and, assign, fromPromise, setup } from "xstate";
+import { type ActorRefFrom, and, assign, fromPromise, type SnapshotFrom, setup } from "xstate";
 
 /**
  * One MCP server connection (spec mcp-client 3). No I/O here: `connect`, `ping` and `close` are actors
@@ -60,7 +60,6 @@ export function backoffMs(attempt: number): number {
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
-
 
 export const mcpConnectionMachine = setup({
   types: {
@@ -155,7 +154,8 @@ export const mcpConnectionMachine = setup({
         connectTimeout: {
           target: "failed",
           actions: assign({
-            lastError: ({ context }) => `connect timed out after ${context.connectTimeoutMs / 1000} s (connect_timeout)`,
+            lastError: ({ context }) =>
+              `connect timed out after ${context.connectTimeoutMs / 1000} s (connect_timeout)`,
             attempt: ({ context }) => context.attempt + 1,
           }),
         },
@@ -191,7 +191,9 @@ export const mcpConnectionMachine = setup({
                 onDone: "waiting",
                 onError: {
                   target: "#mcpConnection.reconnecting",
-                  actions: assign({ lastError: ({ event }) => `keepalive ping failed: ${errorText(event.error)}` }),
+                  actions: assign({
+                    lastError: ({ event }) => `keepalive ping failed: ${errorText(event.error)}`,
+                  }),
                 },
               },
             },
@@ -209,7 +211,11 @@ export const mcpConnectionMachine = setup({
               on: {
                 CALL_START: { actions: "started" },
                 CALL_END: [
-                  { guard: "lastCallAndRecyclePending", target: "#mcpConnection.recycling", actions: "ended" },
+                  {
+                    guard: "lastCallAndRecyclePending",
+                    target: "#mcpConnection.recycling",
+                    actions: "ended",
+                  },
                   { guard: "lastCall", target: "idle", actions: "ended" },
                   { actions: "ended" },
                 ],

@@ -22,7 +22,9 @@ export interface ApprovalSurface {
 }
 
 /** Field defaults of a form, or undefined when a required field has none (the form cannot be auto-filled). */
-export function formDefaults(schema: ElicitationRequest["requestedSchema"]): Record<string, string | number | boolean | string[]> | undefined {
+export function formDefaults(
+  schema: ElicitationRequest["requestedSchema"],
+): Record<string, string | number | boolean | string[]> | undefined {
   const content: Record<string, string | number | boolean | string[]> = {};
   for (const [key, property] of Object.entries(schema.properties)) {
     const fallback = (property as { default?: unknown }).default;

@@ -33,9 +33,17 @@ export interface GatewayMcp {
 /** Sampling through the gateway's agent runner: one run per request, on the `mcp:<server>` route. */
 export function agentSampler(runner: () => AgentRunner): SamplingRunner {
   return (request, signal) => {
-    const prompt = request.systemPrompt === undefined ? request.prompt : `${request.systemPrompt}\n\n${request.prompt}`;
+    const prompt =
+      request.systemPrompt === undefined ? request.prompt : `${request.systemPrompt}\n\n${request.prompt}`;
     return runner().run(
-      { route: `mcp:${request.server}`, event: "sampling", deliveryId: randomUUID(), prompt, toolsets: [], profile: undefined },
+      {
+        route: `mcp:${request.server}`,
+        event: "sampling",
+        deliveryId: randomUUID(),
+        prompt,
+        toolsets: [],
+        profile: undefined,
+      },
       signal,
     );
   };
@@ -76,7 +84,8 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
   });
   hub.start();
   const count = Object.keys(options.servers).length;
-  if (count > 0) logger.info(`[mcp] ${count} server${count === 1 ? "" : "s"}: ${Object.keys(options.servers).join(", ")}`);
+  if (count > 0)
+    logger.info(`[mcp] ${count} server${count === 1 ? "" : "s"}: ${Object.keys(options.servers).join(", ")}`);
   publish();
   return {
     hub,

@@ -1,26 +1,26 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type ActorOptions, type AnyActorLogic, createActor, fromPromise, waitFor } from "xstate";
 import type { InterpolationScope } from "../../config/interpolate.js";
-import { type McpServerEntry, isTrusted, transportKind } from "../../config/sections/mcp.js";
-import { SvcError, describeError } from "../../errors.js";
+import { isTrusted, type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
+import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
-import { type ConnectOptions, type OAuthProviderFor, connectServer } from "../../io/mcp/connect.js";
+import { type ConnectOptions, connectServer, type OAuthProviderFor } from "../../io/mcp/connect.js";
 import { fingerprint, readSchemaCache, writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import {
   type Connected,
+  connectionState,
   type McpConnectionActor,
   type McpConnectionInput,
-  type StartIn,
-  connectionState,
   mcpConnectionMachine,
+  type StartIn,
 } from "../../machines/mcpConnection.js";
 import type { ApprovalSurface } from "./approvals.js";
-import { CallQueue } from "./callQueue.js";
 import { isRequestTimeout, isSessionExpired } from "./callErrors.js";
+import { CallQueue } from "./callQueue.js";
 import { type SamplingRunner, serverRequestHandlers } from "./serverRequests.js";
 import type { ServerStatus } from "./status.js";
-import { type RegisteredTool, type Toolset, buildToolset, mergeToolsets } from "./toolNames.js";
+import { buildToolset, mergeToolsets, type RegisteredTool, type Toolset } from "./toolNames.js";
 import { runUtilityTool } from "./utilityTools.js";
 
 export interface HubOptions {
@@ -63,7 +63,12 @@ interface Runtime {
 }
 
 /** Machine input from an entry: keepalive (HTTP default 180 s, stdio only when set, floor 5 s), recycling, timeouts. */
-export function connectionInput(name: string, entry: McpServerEntry, startIn: StartIn, cachedToolCount?: number): McpConnectionInput {
+export function connectionInput(
+  name: string,
+  entry: McpServerEntry,
+  startIn: StartIn,
+  cachedToolCount?: number,
+): McpConnectionInput {
   const kind = transportKind(entry);
   const keepalive = entry.keepalive_interval ?? (kind === "stdio" ? 0 : 180);
   return {
@@ -127,9 +132,15 @@ export class McpHub {
     });
   }
 
-  /** Waits until a server is connected, failed or disabled (eager connects run in the background). */
-  async settled(server: string): Promise<ServerStatus> {
+  /**
+   * Waits until a server is connected, failed or disabled (eager connects run in the background).
+   * `connect: true` first wakes a lazy or recycled server (the CLI's `svc mcp tools`).
+   */
+  async settled(server: string, options: { connect?: boolean } = {}): Promise<ServerStatus> {
     const rt = this.runtime(server);
+    const state = connectionState(rt.actor.getSnapshot());
+    if (options.connect === true && (state === "lazy" || state === "recycled"))
+      rt.actor.send({ type: "CONNECT" });
     await waitFor(rt.actor, (s) => SETTLED.has(connectionState(s)));
     return this.status().find((s) => s.name === server) as ServerStatus;
   }
@@ -142,7 +153,12 @@ export class McpHub {
   }
 
   /** Calls a tool by the server's own name: approval, per-server queue, connect on demand, timeout, replay rules. */
-  call(server: string, toolName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+  call(
+    server: string,
+    toolName: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
     const rt = this.runtime(server);
     return rt.queue.run(async () => {
       rt.actor.send({ type: "CALL_START" });
@@ -204,13 +220,17 @@ export class McpHub {
   private runtime(server: string): Runtime {
     const rt = this.runtimes.get(server);
     if (rt === undefined) {
-      throw new SvcError("usage", `no MCP server named "${server}" in mcp_servers (known: ${[...this.runtimes.keys()].join(", ") || "none"})`);
+      throw new SvcError(
+        "usage",
+        `no MCP server named "${server}" in mcp_servers (known: ${[...this.runtimes.keys()].join(", ") || "none"})`,
+      );
     }
     return rt;
   }
 
   private add(name: string, entry: McpServerEntry): void {
-    const cache = entry.enabled && entry.lazy ? readSchemaCache(this.options.cacheDir, name, entry) : undefined;
+    const cache =
+      entry.enabled && entry.lazy ? readSchemaCache(this.options.cacheDir, name, entry) : undefined;
     const startIn: StartIn = !entry.enabled ? "disabled" : cache !== undefined ? "lazy" : "connecting";
     const holder: { rt?: Runtime } = {};
     const machine = mcpConnectionMachine.provide({
@@ -226,7 +246,10 @@ export class McpHub {
         }),
       },
     });
-    const toolset = cache === undefined ? { tools: [], collisions: [] } : buildToolset(name, cache.tools, cache.capabilities, entry.tools);
+    const toolset =
+      cache === undefined
+        ? { tools: [], collisions: [] }
+        : buildToolset(name, cache.tools, cache.capabilities, entry.tools);
     const actor = createActor(machine, {
       id: `mcp:${name}`,
       input: connectionInput(name, entry, startIn, cache === undefined ? undefined : toolset.tools.length),
@@ -256,7 +279,11 @@ export class McpHub {
         }
         this.options.onStatus?.(this.status());
       },
-      error: (err) => this.options.logger.error({ server: name, err: describeError(err) }, `[mcp] ${name}: connection actor failed`),
+      error: (err) =>
+        this.options.logger.error(
+          { server: name, err: describeError(err) },
+          `[mcp] ${name}: connection actor failed`,
+        ),
     });
     actor.start();
   }
@@ -285,26 +312,45 @@ export class McpHub {
       onStderr: (line) => logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`),
       onLost: (reason) => rt.actor.send({ type: "SESSION_LOST", reason }),
       signal,
-      ...(this.options.oauthProviderFor === undefined ? {} : { oauthProviderFor: this.options.oauthProviderFor }),
+      ...(this.options.oauthProviderFor === undefined
+        ? {}
+        : { oauthProviderFor: this.options.oauthProviderFor }),
       ...(this.options.parentEnv === undefined ? {} : { parentEnv: this.options.parentEnv }),
     };
     const session = await connectServer(rt.name, rt.entry, options);
     try {
-      const tools = session.capabilities.tools === undefined && session.era === "legacy" ? [] : await session.listTools(rt.entry.connect_timeout * 1000);
+      const tools =
+        session.capabilities.tools === undefined && session.era === "legacy"
+          ? []
+          : await session.listTools(rt.entry.connect_timeout * 1000);
       if (signal.aborted) throw new Error("connect was cancelled");
-      const capabilities = { resources: session.capabilities.resources !== undefined, prompts: session.capabilities.prompts !== undefined };
+      const capabilities = {
+        resources: session.capabilities.resources !== undefined,
+        prompts: session.capabilities.prompts !== undefined,
+      };
       rt.toolset = buildToolset(rt.name, tools, capabilities, rt.entry.tools);
       rt.era = session.era;
       try {
         writeSchemaCache(this.options.cacheDir, rt.name, rt.entry, tools, capabilities);
         rt.cachedToolCount = rt.toolset.tools.length;
       } catch (err) {
-        logger.warn({ server: rt.name, err: describeError(err) }, `[mcp] ${rt.name}: could not write the schema cache`);
+        logger.warn(
+          { server: rt.name, err: describeError(err) },
+          `[mcp] ${rt.name}: could not write the schema cache`,
+        );
       }
-      for (const collision of rt.toolset.collisions) logger.warn({ server: rt.name }, `[mcp] tool name collision: ${collision}`);
-      if (rt.toolset.tools.length === 0) logger.info({ server: rt.name }, `[mcp] ${rt.name}: no tools left after filtering; no toolset registered`);
+      for (const collision of rt.toolset.collisions)
+        logger.warn({ server: rt.name }, `[mcp] tool name collision: ${collision}`);
+      if (rt.toolset.tools.length === 0)
+        logger.info(
+          { server: rt.name },
+          `[mcp] ${rt.name}: no tools left after filtering; no toolset registered`,
+        );
       this.rebuild();
-      logger.info({ server: rt.name, era: session.era, tools: rt.toolset.tools.length }, `[mcp] ${rt.name}: connected`);
+      logger.info(
+        { server: rt.name, era: session.era, tools: rt.toolset.tools.length },
+        `[mcp] ${rt.name}: connected`,
+      );
       return { session, toolCount: rt.toolset.tools.length };
     } catch (err) {
       await session.close().catch(() => undefined);
@@ -319,7 +365,10 @@ export class McpHub {
   private async ensureConnected(rt: Runtime): Promise<McpSession> {
     const state = connectionState(rt.actor.getSnapshot());
     if (state === "disabled") {
-      throw new SvcError("mcp_connect", `mcp_servers.${rt.name} is disabled (enabled: false) — set enabled: true to use it`);
+      throw new SvcError(
+        "mcp_connect",
+        `mcp_servers.${rt.name} is disabled (enabled: false) — set enabled: true to use it`,
+      );
     }
     if (state !== "connected" && state !== "connecting") rt.actor.send({ type: "CONNECT" });
     const snapshot = await waitFor(rt.actor, (s) => {
@@ -328,10 +377,18 @@ export class McpHub {
     });
     if (connectionState(snapshot) === "connected") return snapshot.context.session as McpSession;
     const reason = snapshot.context.lastError ?? connectionState(snapshot);
-    throw new SvcError("mcp_connect", reason.startsWith("mcp_servers.") ? reason : `mcp_servers.${rt.name}: ${reason}`);
+    throw new SvcError(
+      "mcp_connect",
+      reason.startsWith("mcp_servers.") ? reason : `mcp_servers.${rt.name}: ${reason}`,
+    );
   }
 
-  private async approve(rt: Runtime, tool: RegisteredTool, args: Record<string, unknown>, outer?: AbortSignal): Promise<void> {
+  private async approve(
+    rt: Runtime,
+    tool: RegisteredTool,
+    args: Record<string, unknown>,
+    outer?: AbortSignal,
+  ): Promise<void> {
     if (isTrusted(rt.entry) || tool.readOnly) return;
     const signal = AbortSignal.any([AbortSignal.timeout(rt.entry.timeout * 1000), ...(outer ? [outer] : [])]);
     const approved = await this.options.approvals
@@ -354,25 +411,41 @@ export class McpHub {
   ): Promise<CallToolResult> {
     const timeoutMs = rt.entry.timeout * 1000;
     const run = (s: McpSession) =>
-      tool.kind === "utility" ? runUtilityTool(s, tool.original, args, timeoutMs) : s.callTool(tool.original, args, timeoutMs, signal);
+      tool.kind === "utility"
+        ? runUtilityTool(s, tool.original, args, timeoutMs)
+        : s.callTool(tool.original, args, timeoutMs, signal);
     try {
       return await run(session);
     } catch (err) {
       if (isSessionExpired(err)) {
-        rt.actor.send({ type: "SESSION_LOST", reason: "the server ended the session (HTTP 404)", immediate: true });
+        rt.actor.send({
+          type: "SESSION_LOST",
+          reason: "the server ended the session (HTTP 404)",
+          immediate: true,
+        });
         if (!tool.readOnly) {
           throw new SvcError(
             "outcome_uncertain",
             `mcp_servers.${rt.name}: the session expired while "${tool.original}" was being called; it may or may not have run — verify its effect before calling it again`,
           );
         }
-        this.options.logger.info({ server: rt.name, tool: tool.original }, `[mcp] ${rt.name}: session expired; replaying read-only ${tool.original}`);
+        this.options.logger.info(
+          { server: rt.name, tool: tool.original },
+          `[mcp] ${rt.name}: session expired; replaying read-only ${tool.original}`,
+        );
         return run(await this.ensureConnected(rt));
       }
       if (isRequestTimeout(err)) {
-        throw new SvcError("mcp_timeout", `mcp_servers.${rt.name}: "${tool.original}" did not answer within ${rt.entry.timeout} s (timeout)`);
+        throw new SvcError(
+          "mcp_timeout",
+          `mcp_servers.${rt.name}: "${tool.original}" did not answer within ${rt.entry.timeout} s (timeout)`,
+        );
       }
-      throw new SvcError("mcp_call", `mcp_servers.${rt.name}: "${tool.original}" failed: ${describeError(err)}`, { cause: err });
+      throw new SvcError(
+        "mcp_call",
+        `mcp_servers.${rt.name}: "${tool.original}" failed: ${describeError(err)}`,
+        { cause: err },
+      );
     }
   }
 }

@@ -1,4 +1,9 @@
-import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import type { Logger } from "../../io/log.js";
 import type { SessionHandlers } from "../../io/mcp/session.js";
@@ -13,7 +18,11 @@ export type SamplingRunner = (
 function textOf(content: unknown): string {
   const blocks = Array.isArray(content) ? content : [content];
   return blocks
-    .map((b) => (b && typeof b === "object" && (b as { type?: string }).type === "text" ? String((b as { text?: unknown }).text) : "[non-text content]"))
+    .map((b) =>
+      b && typeof b === "object" && (b as { type?: string }).type === "text"
+        ? String((b as { text?: unknown }).text)
+        : "[non-text content]",
+    )
     .join("\n");
 }
 
@@ -23,7 +32,12 @@ export function samplingPrompt(params: CreateMessageRequest["params"]): string {
 }
 
 /** Resolves with `fallback` when `ms` passes or `signal` aborts first. */
-function within<T>(work: (signal: AbortSignal) => Promise<T>, ms: number, outer: AbortSignal, fallback: () => T): Promise<T> {
+function within<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  ms: number,
+  outer: AbortSignal,
+  fallback: () => T,
+): Promise<T> {
   const controller = new AbortController();
   const abort = () => controller.abort();
   outer.addEventListener("abort", abort, { once: true });
@@ -70,7 +84,10 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
       const at = now();
       while (recent.length > 0 && (recent[0] as number) <= at - 60_000) recent.shift();
       if (recent.length >= settings.max_requests_per_minute) {
-        logger.warn({ server }, `[mcp] sampling request from ${server} refused: over sampling.max_requests_per_minute`);
+        logger.warn(
+          { server },
+          `[mcp] sampling request from ${server} refused: over sampling.max_requests_per_minute`,
+        );
         throw new Error(`sampling rate limit reached (${settings.max_requests_per_minute} per minute)`);
       }
       recent.push(at);
@@ -91,7 +108,12 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
           throw new Error(`sampling timed out after ${settings.timeout} s`);
         },
       );
-      return { model: settings.model ?? "svc-agent", role: "assistant", content: { type: "text", text }, stopReason: "endTurn" };
+      return {
+        model: settings.model ?? "svc-agent",
+        role: "assistant",
+        content: { type: "text", text },
+        stopReason: "endTurn",
+      };
     };
   }
   if (entry.elicitation.enabled) {
@@ -102,10 +124,18 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
         return { action: "decline" };
       }
       const request = { server, message: params.message, requestedSchema: params.requestedSchema };
-      return within((s) => deps.approvals.elicit(request, s), timeoutMs, signal, () => {
-        logger.info({ server }, `[mcp] elicitation from ${server} timed out after ${entry.elicitation.timeout} s`);
-        return { action: "cancel" } as ElicitResult;
-      });
+      return within(
+        (s) => deps.approvals.elicit(request, s),
+        timeoutMs,
+        signal,
+        () => {
+          logger.info(
+            { server },
+            `[mcp] elicitation from ${server} timed out after ${entry.elicitation.timeout} s`,
+          );
+          return { action: "cancel" } as ElicitResult;
+        },
+      );
     };
   }
   return handlers;

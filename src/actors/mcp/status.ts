@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ConnectionState } from "../../machines/mcpConnection.js";
 import { writeJsonAtomic } from "../../io/stores/atomicFile.js";
+import type { ConnectionState } from "../../machines/mcpConnection.js";
 import type { ReloadSummary } from "./hub.js";
 
 /** One server as `svc mcp list` and the inspector show it. */

@@ -52,11 +52,20 @@ export function terminalApprovals(
       for (const [key, property] of Object.entries(request.requestedSchema.properties)) {
         const p = property as { type?: string; default?: unknown; description?: string };
         const hint = p.default === undefined ? "" : ` [${String(p.default)}]`;
-        const answer = await ask(terminal, `  ${key}${p.description ? ` (${p.description})` : ""}${hint}: `, signal);
+        const answer = await ask(
+          terminal,
+          `  ${key}${p.description ? ` (${p.description})` : ""}${hint}: `,
+          signal,
+        );
         if (answer === undefined) return { action: "cancel" };
         const text = answer.trim() === "" && p.default !== undefined ? String(p.default) : answer.trim();
         if (text === "" && !(request.requestedSchema.required ?? []).includes(key)) continue;
-        content[key] = p.type === "number" || p.type === "integer" ? Number(text) : p.type === "boolean" ? /^(y|yes|true|1)$/i.test(text) : text;
+        content[key] =
+          p.type === "number" || p.type === "integer"
+            ? Number(text)
+            : p.type === "boolean"
+              ? /^(y|yes|true|1)$/i.test(text)
+              : text;
       }
       const confirm = await ask(terminal, "Send these answers? [y/N] ", signal);
       if (confirm === undefined) return { action: "cancel" };

@@ -26,7 +26,10 @@ export const UTILITY_TOOLS = {
   get_prompt: {
     capability: "prompts",
     description: "Render one prompt",
-    input: { name: { type: "string" }, arguments: { type: "object", additionalProperties: { type: "string" } } },
+    input: {
+      name: { type: "string" },
+      arguments: { type: "object", additionalProperties: { type: "string" } },
+    },
   },
 } as const;
 export type UtilityName = keyof typeof UTILITY_TOOLS;
@@ -53,7 +56,10 @@ function matcher(patterns: readonly string[]): (name: string) => boolean {
 }
 
 /** Spec 2.2 rules 1-3 and 6: include wins over exclude; both match the server's original names. */
-export function selectTools<T extends { name: string }>(tools: readonly T[], policy: McpServerEntry["tools"]): T[] {
+export function selectTools<T extends { name: string }>(
+  tools: readonly T[],
+  policy: McpServerEntry["tools"],
+): T[] {
   if (policy.include !== undefined) {
     const included = matcher(policy.include);
     return tools.filter((t) => included(t.name));
@@ -88,7 +94,9 @@ export function buildToolset(
   const add = (tool: RegisteredTool) => {
     const first = owner.get(tool.name);
     if (first !== undefined) {
-      collisions.push(`${server}: "${tool.original}" and "${first}" both register as ${tool.name}; "${tool.original}" is skipped`);
+      collisions.push(
+        `${server}: "${tool.original}" and "${first}" both register as ${tool.name}; "${tool.original}" is skipped`,
+      );
       return;
     }
     owner.set(tool.name, tool.original);
@@ -131,7 +139,9 @@ export function mergeToolsets(toolsets: ReadonlyArray<readonly [string, Toolset]
     for (const tool of set.tools) {
       const holder = taken.get(tool.name);
       if (holder !== undefined && holder !== server) {
-        collisions.push(`${server}: "${tool.original}" registers as ${tool.name}, already taken by server ${holder}; skipped`);
+        collisions.push(
+          `${server}: "${tool.original}" registers as ${tool.name}, already taken by server ${holder}; skipped`,
+        );
         continue;
       }
       taken.set(tool.name, server);

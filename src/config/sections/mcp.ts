@@ -16,33 +16,39 @@ function describe(value: unknown): string {
 
 /** A duration in seconds (numbers, or numeric strings); the message names the unit the user must give. */
 function seconds<D extends number | undefined>(fallback: D, options: { positive?: boolean } = {}) {
-  return z.unknown().optional().transform((value, ctx): D extends number ? number : number | undefined => {
-    if (value === undefined || value === null) return fallback as never;
-    const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-    if (typeof n !== "number" || !Number.isFinite(n) || n < 0 || (options.positive === true && n === 0)) {
-      ctx.addIssue({
-        code: "custom",
-        message: `expected ${typeof n === "number" && Number.isFinite(n) && options.positive === true ? "a positive number of " : ""}seconds, got ${describe(value)}`,
-      });
-      return z.NEVER;
-    }
-    return n as never;
-  });
+  return z
+    .unknown()
+    .optional()
+    .transform((value, ctx): D extends number ? number : number | undefined => {
+      if (value === undefined || value === null) return fallback as never;
+      const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+      if (typeof n !== "number" || !Number.isFinite(n) || n < 0 || (options.positive === true && n === 0)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `expected ${typeof n === "number" && Number.isFinite(n) && options.positive === true ? "a positive number of " : ""}seconds, got ${describe(value)}`,
+        });
+        return z.NEVER;
+      }
+      return n as never;
+    });
 }
 
 const TRUTHY = new Set(["true", "yes", "on", "1", "enabled"]);
 const FALSY = new Set(["false", "no", "off", "0", "disabled", ""]);
 
 /** `resources: yes`, `prompts: 1` and friends (spec 2.2 "bool-like"). */
-const boolLike = z.unknown().optional().transform((value, ctx): boolean => {
-  if (value === undefined || value === null) return false;
-  if (typeof value === "boolean") return value;
-  const text = String(value).trim().toLowerCase();
-  if (TRUTHY.has(text)) return true;
-  if (FALSY.has(text)) return false;
-  ctx.addIssue({ code: "custom", message: `expected true or false, got ${describe(value)}` });
-  return z.NEVER;
-});
+const boolLike = z
+  .unknown()
+  .optional()
+  .transform((value, ctx): boolean => {
+    if (value === undefined || value === null) return false;
+    if (typeof value === "boolean") return value;
+    const text = String(value).trim().toLowerCase();
+    if (TRUTHY.has(text)) return true;
+    if (FALSY.has(text)) return false;
+    ctx.addIssue({ code: "custom", message: `expected true or false, got ${describe(value)}` });
+    return z.NEVER;
+  });
 
 const stringList = z
   .union([z.string().min(1), z.array(z.string().min(1))], {
@@ -124,8 +130,7 @@ const clientCert = z.union(
     z.tuple([z.string().min(1), z.string().min(1), z.string()]),
   ],
   {
-    error: (i) =>
-      `expected a PEM path, [cert, key] or [cert, key, password], got ${describe(i.input)}`,
+    error: (i) => `expected a PEM path, [cert, key] or [cert, key, password], got ${describe(i.input)}`,
   },
 );
 

@@ -3,7 +3,18 @@
  * Everything else (API keys, tokens, `.env` secrets) stays with the gateway; pass what a server needs
  * explicitly with `env: { KEY: ${KEY} }`.
  */
-export const INHERITED_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ"];
+export const INHERITED_ENV = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "TERM",
+  "TMPDIR",
+  "TZ",
+];
 
 export function childEnvironment(
   entryEnv: Readonly<Record<string, string>>,

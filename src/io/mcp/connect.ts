@@ -4,7 +4,7 @@ import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js
 import { SvcError } from "../../errors.js";
 import { preflight } from "./preflight.js";
 import { renderEntry } from "./render.js";
-import { type McpSession, type SessionHandlers, openSession } from "./session.js";
+import { type McpSession, openSession, type SessionHandlers } from "./session.js";
 import { createTlsFetch } from "./tlsFetch.js";
 import { createTransport } from "./transport.js";
 
@@ -28,7 +28,11 @@ export interface ConnectOptions {
 }
 
 /** Renders the entry, checks TLS files and the endpoint, then opens a session in the configured era. */
-export async function connectServer(name: string, entry: McpServerEntry, options: ConnectOptions): Promise<McpSession> {
+export async function connectServer(
+  name: string,
+  entry: McpServerEntry,
+  options: ConnectOptions,
+): Promise<McpSession> {
   const rendered = renderEntry(name, entry, options.scope());
   const timeoutMs = rendered.connect_timeout * 1000;
   const transportOptions = {
@@ -76,7 +80,11 @@ export async function connectServer(name: string, entry: McpServerEntry, options
 function scoped(name: string, err: unknown, command?: string): unknown {
   if (err instanceof SvcError) return err;
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
-    return new SvcError("mcp_connect", `mcp_servers.${name}: command not found: ${command} — check command (and PATH)`, { cause: err });
+    return new SvcError(
+      "mcp_connect",
+      `mcp_servers.${name}: command not found: ${command} — check command (and PATH)`,
+      { cause: err },
+    );
   }
   let text = err instanceof Error ? err.message : String(err);
   let cause = err instanceof Error ? err.cause : undefined;
@@ -96,7 +104,11 @@ function sessionExtras(options: ConnectOptions) {
   };
 }
 
-async function oauthProvider(name: string, entry: McpServerEntry, options: ConnectOptions): Promise<OAuthClientProvider> {
+async function oauthProvider(
+  name: string,
+  entry: McpServerEntry,
+  options: ConnectOptions,
+): Promise<OAuthClientProvider> {
   if (options.oauthProviderFor === undefined) {
     throw new SvcError(
       "mcp_connect",

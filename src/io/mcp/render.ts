@@ -1,4 +1,9 @@
-import { type InterpolationScope, expandHome, interpolate, interpolateDeep } from "../../config/interpolate.js";
+import {
+  expandHome,
+  type InterpolationScope,
+  interpolate,
+  interpolateDeep,
+} from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 
@@ -28,7 +33,9 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   else if (Array.isArray(out.client_cert)) {
     const [cert, key, password] = out.client_cert;
     out.client_cert =
-      password === undefined ? [expandHome(cert), expandHome(key)] : [expandHome(cert), expandHome(key), password];
+      password === undefined
+        ? [expandHome(cert), expandHome(key)]
+        : [expandHome(cert), expandHome(key), password];
   }
   if (out.client_key !== undefined) out.client_key = expandHome(out.client_key);
   return out;

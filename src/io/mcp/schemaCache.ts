@@ -32,7 +32,10 @@ function stable(value: unknown): unknown {
  * and none is hashed): any edit to the entry gives a new fingerprint, and the old cache reads as stale.
  */
 export function fingerprint(server: string, entry: McpServerEntry): string {
-  return createHash("sha256").update(JSON.stringify(stable({ server, entry }))).digest("hex").slice(0, 32);
+  return createHash("sha256")
+    .update(JSON.stringify(stable({ server, entry })))
+    .digest("hex")
+    .slice(0, 32);
 }
 
 export function cachePath(cacheDir: string, print: string): string {
@@ -40,11 +43,16 @@ export function cachePath(cacheDir: string, print: string): string {
 }
 
 /** The cached schemas, or undefined when missing, unreadable, or written for another entry. */
-export function readSchemaCache(cacheDir: string, server: string, entry: McpServerEntry): CachedSchemas | undefined {
+export function readSchemaCache(
+  cacheDir: string,
+  server: string,
+  entry: McpServerEntry,
+): CachedSchemas | undefined {
   const print = fingerprint(server, entry);
   try {
     const cached = JSON.parse(readFileSync(cachePath(cacheDir, print), "utf8")) as CachedSchemas;
-    if (cached.version !== 1 || cached.fingerprint !== print || !Array.isArray(cached.tools)) return undefined;
+    if (cached.version !== 1 || cached.fingerprint !== print || !Array.isArray(cached.tools))
+      return undefined;
     return cached;
   } catch {
     return undefined;
@@ -59,6 +67,13 @@ export function writeSchemaCache(
   capabilities: { resources: boolean; prompts: boolean },
 ): void {
   const print = fingerprint(server, entry);
-  const record: CachedSchemas = { version: 1, server, fingerprint: print, savedAt: new Date().toISOString(), tools, capabilities };
+  const record: CachedSchemas = {
+    version: 1,
+    server,
+    fingerprint: print,
+    savedAt: new Date().toISOString(),
+    tools,
+    capabilities,
+  };
   writeJsonAtomic(cachePath(cacheDir, print), record);
 }

@@ -4,11 +4,11 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
   type ClientCapabilities,
-  CreateMessageRequestSchema,
   type CreateMessageRequest,
+  CreateMessageRequestSchema,
   type CreateMessageResult,
-  ElicitRequestSchema,
   type ElicitRequest,
+  ElicitRequestSchema,
   type ElicitResult,
   type Implementation,
   type ServerCapabilities,
@@ -19,11 +19,11 @@ import { VERSION } from "../../cli/version.js";
 import {
   type DiscoverResult,
   DiscoverResultSchema,
+  isModernOnlyRejection,
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
   META_PROTOCOL_VERSION,
   STATELESS_VERSION,
-  isModernOnlyRejection,
   speaksStateless,
 } from "./eras.js";
 
@@ -89,7 +89,12 @@ export class McpSession {
     return tools;
   }
 
-  callTool(name: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<CallToolResult> {
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
     return this.client.callTool({ name, arguments: args }, undefined, {
       timeout: timeoutMs,
       ...(signal === undefined ? {} : { signal }),
@@ -99,7 +104,8 @@ export class McpSession {
   /** Liveness: `ping` in the legacy era; `server/discover` in the stateless one (it has no ping). */
   async ping(timeoutMs: number): Promise<void> {
     if (this.era === "legacy") await this.client.ping({ timeout: timeoutMs });
-    else await this.client.request({ method: "server/discover" }, DiscoverResultSchema, { timeout: timeoutMs });
+    else
+      await this.client.request({ method: "server/discover" }, DiscoverResultSchema, { timeout: timeoutMs });
   }
 
   get isClosing(): boolean {
@@ -132,9 +138,11 @@ function clientCapabilities(handlers: SessionHandlers): ClientCapabilities {
 function newClient(handlers: SessionHandlers): Client {
   const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(handlers) });
   const sampling = handlers.sampling;
-  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => sampling(req.params, extra.signal));
+  if (sampling)
+    client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => sampling(req.params, extra.signal));
   const elicitation = handlers.elicitation;
-  if (elicitation) client.setRequestHandler(ElicitRequestSchema, (req, extra) => elicitation(req.params, extra.signal));
+  if (elicitation)
+    client.setRequestHandler(ElicitRequestSchema, (req, extra) => elicitation(req.params, extra.signal));
   return client;
 }
 
@@ -161,7 +169,13 @@ async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
   } finally {
     options.signal?.removeEventListener("abort", abort);
   }
-  const session = new McpSession("legacy", client, transport, client.getServerCapabilities() ?? {}, client.getInstructions());
+  const session = new McpSession(
+    "legacy",
+    client,
+    transport,
+    client.getServerCapabilities() ?? {},
+    client.getInstructions(),
+  );
   watchLoss(session, options);
   return session;
 }
@@ -169,7 +183,11 @@ async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
 /** Adds the per-request `_meta` the stateless revision requires to every outgoing request. */
 function stampRequests(client: Client, capabilities: ClientCapabilities): void {
   const original = client.request.bind(client);
-  client.request = ((request: { method: string; params?: Record<string, unknown> }, schema: never, opts: never) => {
+  client.request = ((
+    request: { method: string; params?: Record<string, unknown> },
+    schema: never,
+    opts: never,
+  ) => {
     const params = request.params ?? {};
     const meta = (params._meta ?? {}) as Record<string, unknown>;
     return original(
@@ -205,9 +223,13 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
   let result: DiscoverResult;
   try {
     await Protocol.prototype.connect.call(client, transport);
-    result = await client.request({ method: "server/discover" }, DiscoverResultSchema, { timeout: options.timeoutMs });
+    result = await client.request({ method: "server/discover" }, DiscoverResultSchema, {
+      timeout: options.timeoutMs,
+    });
     if (!speaksStateless(result)) {
-      throw new Error(`server/discover lists ${result.supportedVersions.join(", ") || "no versions"}, not ${STATELESS_VERSION}`);
+      throw new Error(
+        `server/discover lists ${result.supportedVersions.join(", ") || "no versions"}, not ${STATELESS_VERSION}`,
+      );
     }
   } catch (err) {
     await client.close().catch(() => undefined);
@@ -217,7 +239,13 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
     options.signal?.removeEventListener("abort", abort);
   }
   transport.setProtocolVersion?.(STATELESS_VERSION);
-  const session = new McpSession("stateless", client, transport, result.capabilities as ServerCapabilities, result.instructions);
+  const session = new McpSession(
+    "stateless",
+    client,
+    transport,
+    result.capabilities as ServerCapabilities,
+    result.instructions,
+  );
   watchLoss(session, options);
   return session;
 }

@@ -24,15 +24,23 @@ function readPem(server: string, what: string, path: string): Buffer {
 
 /** Connection options for undici: CA bundle, verification switch and client certificate (mTLS). */
 export function tlsConnectOptions(server: string, entry: TlsEntry) {
-  const options: { ca?: Buffer; rejectUnauthorized: boolean; cert?: Buffer; key?: Buffer; passphrase?: string } = {
+  const options: {
+    ca?: Buffer;
+    rejectUnauthorized: boolean;
+    cert?: Buffer;
+    key?: Buffer;
+    passphrase?: string;
+  } = {
     rejectUnauthorized: entry.ssl_verify !== false,
   };
-  if (typeof entry.ssl_verify === "string") options.ca = readPem(server, "ssl_verify CA bundle", entry.ssl_verify);
+  if (typeof entry.ssl_verify === "string")
+    options.ca = readPem(server, "ssl_verify CA bundle", entry.ssl_verify);
   const cert = entry.client_cert;
   if (typeof cert === "string") {
     options.cert = readPem(server, "client_cert", cert);
     // A single PEM carries both certificate and key unless client_key names the key file.
-    options.key = entry.client_key === undefined ? options.cert : readPem(server, "client_key", entry.client_key);
+    options.key =
+      entry.client_key === undefined ? options.cert : readPem(server, "client_key", entry.client_key);
   } else if (cert !== undefined) {
     options.cert = readPem(server, "client_cert", cert[0]);
     options.key = readPem(server, "client_cert key", cert[1]);
@@ -48,6 +56,8 @@ export function tlsConnectOptions(server: string, entry: TlsEntry) {
 export function createTlsFetch(server: string, entry: TlsEntry): TlsFetch {
   const agent = new Agent({ connect: tlsConnectOptions(server, entry) });
   const fetch = ((url: string | URL, init?: RequestInit) =>
-    undiciFetch(url, { ...(init as object), dispatcher: agent } as Parameters<typeof undiciFetch>[1])) as unknown as FetchLike;
+    undiciFetch(url, { ...(init as object), dispatcher: agent } as Parameters<
+      typeof undiciFetch
+    >[1])) as unknown as FetchLike;
   return { fetch, close: () => agent.close() };
 }

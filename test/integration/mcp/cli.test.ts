@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { stringify } from "yaml";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { STDIO_FIXTURE } from "./harness.js";
 
@@ -23,7 +23,12 @@ function svc(home: TempHome, args: string[]): Run {
   let err = "";
   child.stdout?.on("data", (d) => (out += d));
   child.stderr?.on("data", (d) => (err += d));
-  return { child, stdout: () => out, stderr: () => err, exited: new Promise((r) => child.on("exit", (code) => r(code))) };
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited: new Promise((r) => child.on("exit", (code) => r(code))),
+  };
 }
 
 async function run(home: TempHome, args: string[]) {
@@ -32,7 +37,11 @@ async function run(home: TempHome, args: string[]) {
   return { code, stdout: r.stdout(), stderr: r.stderr() };
 }
 
-const fixture = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [STDIO_FIXTURE], ...extra });
+const fixture = (extra: Record<string, unknown> = {}) => ({
+  command: process.execPath,
+  args: [STDIO_FIXTURE],
+  ...extra,
+});
 
 let home: TempHome;
 let gateway: Run | undefined;
@@ -49,7 +58,13 @@ afterEach(async () => {
 });
 
 function writeConfig(servers: Record<string, unknown>): void {
-  home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0 } }, mcp_servers: servers }));
+  home.write(
+    "config.yaml",
+    stringify({
+      platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0 } },
+      mcp_servers: servers,
+    }),
+  );
 }
 
 describe("svc mcp (subprocess)", () => {
@@ -100,8 +115,10 @@ describe("svc mcp (subprocess)", () => {
     const deadline = Date.now() + 20_000;
     for (;;) {
       const list = await run(home, ["mcp", "list"]);
-      if (/keep\s+stdio\s+connected/.test(list.stdout) && /change\s+stdio\s+connected/.test(list.stdout)) break;
-      if (Date.now() > deadline) throw new Error(`gateway never connected: ${list.stdout}\n${gateway.stdout()}\n${gateway.stderr()}`);
+      if (/keep\s+stdio\s+connected/.test(list.stdout) && /change\s+stdio\s+connected/.test(list.stdout))
+        break;
+      if (Date.now() > deadline)
+        throw new Error(`gateway never connected: ${list.stdout}\n${gateway.stdout()}\n${gateway.stderr()}`);
       await new Promise((r) => setTimeout(r, 200));
     }
     writeConfig({ keep: fixture(), change: fixture({ timeout: 42 }), added: fixture() });

@@ -12,7 +12,11 @@ export function entry(raw: Record<string, unknown>): McpServerEntry {
   return mcpServerSchema.parse(raw);
 }
 
-export function stdioEntry(mode = "legacy", extra: Record<string, unknown> = {}, flags: string[] = []): McpServerEntry {
+export function stdioEntry(
+  mode = "legacy",
+  extra: Record<string, unknown> = {},
+  flags: string[] = [],
+): McpServerEntry {
   return entry({ command: process.execPath, args: [STDIO_FIXTURE, mode, ...flags], ...extra });
 }
 

@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
+import {
+  type FixtureHttp,
+  startDiscoverOnlyHttp,
+  startSse,
+  startStreamableHttp,
+} from "../../fixtures/mcp/httpServers.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { type FixtureHttp, startDiscoverOnlyHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
 import { entry, makeHub, text } from "./harness.js";
 
 let home: TempHome;
@@ -41,7 +46,9 @@ describe("Streamable HTTP", () => {
     const h = hub(home, { web: entry({ url: s.url, headers: { Authorization: "Bearer ${LATER_TOKEN}" } }) });
     const failed = await h.settled("web");
     expect(failed.state).toBe("failed");
-    expect(failed.lastError).toMatch(/mcp_servers\.web\.headers\.Authorization: \$\{LATER_TOKEN\} is not set/);
+    expect(failed.lastError).toMatch(
+      /mcp_servers\.web\.headers\.Authorization: \$\{LATER_TOKEN\} is not set/,
+    );
     expect(s.requests).toEqual([]);
     home.write(".env", "LATER_TOKEN=now-set\n");
     expect(text(await h.call("web", "echo", { text: "again" }))).toBe("again");
@@ -94,7 +101,9 @@ describe("SSE (transport: sse)", () => {
   it("connects over the legacy SSE transport and calls a tool", async () => {
     const s = await serve(startSse());
     home.write(".env", "SSE_TOKEN=sse-tok\n");
-    const h = hub(home, { old: entry({ url: s.url, transport: "sse", headers: { "X-Api-Key": "${SSE_TOKEN}" } }) });
+    const h = hub(home, {
+      old: entry({ url: s.url, transport: "sse", headers: { "X-Api-Key": "${SSE_TOKEN}" } }),
+    });
     expect(await h.settled("old")).toMatchObject({ state: "connected", transport: "sse" });
     expect(text(await h.call("old", "echo", { text: "sse" }))).toBe("sse");
     expect(s.requests.some((r) => r.startsWith("GET /sse"))).toBe(true);

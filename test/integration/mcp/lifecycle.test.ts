@@ -55,8 +55,13 @@ describe("recycling a real stdio process (spec 3)", () => {
   it("idle_timeout_seconds recycles the process and the next call respawns it", async () => {
     const h = hub(home, { fx: stdioEntry("legacy", { idle_timeout_seconds: 0.4 }) });
     const firstPid = text(await h.call("fx", "pid", {}));
-    await vi.waitFor(() => expect(h.status()[0]?.state).toBe("recycled"), { timeout: 5000, interval: 50 });
-    expect(() => process.kill(Number(firstPid), 0)).toThrow();
+    await vi.waitFor(
+      () => {
+        expect(h.status()[0]?.state).toBe("recycled");
+        expect(() => process.kill(Number(firstPid), 0)).toThrow();
+      },
+      { timeout: 5000, interval: 50 },
+    );
     const secondPid = text(await h.call("fx", "pid", {}));
     expect(secondPid).not.toBe(firstPid);
   });
@@ -100,7 +105,14 @@ describe("server-initiated requests (spec 6)", () => {
       seen.push(r);
       return `reply to ${r.prompt}`;
     };
-    const h = hub(home, { off: stdioEntry(), on: stdioEntry("legacy", { sampling: { enabled: true, max_tokens: 50, model: "m1" } }) }, { runner });
+    const h = hub(
+      home,
+      {
+        off: stdioEntry(),
+        on: stdioEntry("legacy", { sampling: { enabled: true, max_tokens: 50, model: "m1" } }),
+      },
+      { runner },
+    );
     const off = await h.call("off", "sample", { prompt: "hi" });
     expect(off.isError).toBe(true);
     expect(text(await h.call("on", "sample", { prompt: "hi" }))).toBe("m1:reply to user: hi");
@@ -109,10 +121,14 @@ describe("server-initiated requests (spec 6)", () => {
 
   it("sampling: requests over max_requests_per_minute are refused", async () => {
     let now = 1_000_000;
-    const h = hub(home, { s: stdioEntry("legacy", { sampling: { enabled: true, max_requests_per_minute: 1 } }) }, {
-      runner: async () => "ok",
-      now: () => now,
-    });
+    const h = hub(
+      home,
+      { s: stdioEntry("legacy", { sampling: { enabled: true, max_requests_per_minute: 1 } }) },
+      {
+        runner: async () => "ok",
+        now: () => now,
+      },
+    );
     expect(text(await h.call("s", "sample", { prompt: "1" }))).toBe("svc-agent:ok");
     expect(text(await h.call("s", "sample", { prompt: "2" }))).toMatch(/sampling failed: .*rate limit/);
     now += 60_001;
@@ -130,27 +146,44 @@ describe("server-initiated requests (spec 6)", () => {
       if (line.includes("Send these answers")) input.write("y\n");
     });
     const h = hub(home, { e: stdioEntry() }, { approvals: terminalApprovals({ input, output }) });
-    expect(JSON.parse(text(await h.call("e", "ask", {})))).toEqual({ action: "accept", content: { color: "red" } });
+    expect(JSON.parse(text(await h.call("e", "ask", {})))).toEqual({
+      action: "accept",
+      content: { color: "red" },
+    });
     expect(asked.join("")).toContain("Pick a color");
     expect(JSON.parse(text(await h.call("e", "ask-url", {})))).toEqual({ action: "decline" });
   });
 
   it("the terminal surface answers no when stdin is not a terminal", async () => {
     const input = Object.assign(new PassThrough(), { isTTY: false });
-    const h = hub(home, { e: stdioEntry(), u: stdioEntry("legacy", { trust: "untrusted" }) }, {
-      approvals: terminalApprovals({ input, output: new PassThrough() }),
-    });
+    const h = hub(
+      home,
+      { e: stdioEntry(), u: stdioEntry("legacy", { trust: "untrusted" }) },
+      {
+        approvals: terminalApprovals({ input, output: new PassThrough() }),
+      },
+    );
     expect(JSON.parse(text(await h.call("e", "ask", {})))).toEqual({ action: "decline" });
     await expect(h.call("u", "add", { a: 1, b: 1 })).rejects.toMatchObject({ code: "approval_denied" });
   });
 
   it("elicitation.timeout cancels an unanswered form; elicitation.enabled: false is not advertised", async () => {
-    const h = hub(home, {
-      slow: stdioEntry("legacy", { elicitation: { timeout: 0.2 } }),
-      off: stdioEntry("legacy", { elicitation: { enabled: false } }),
-    }, {
-      approvals: { approve: async () => false, elicit: (_r, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve({ action: "accept", content: {} }))) },
-    });
+    const h = hub(
+      home,
+      {
+        slow: stdioEntry("legacy", { elicitation: { timeout: 0.2 } }),
+        off: stdioEntry("legacy", { elicitation: { enabled: false } }),
+      },
+      {
+        approvals: {
+          approve: async () => false,
+          elicit: (_r, signal) =>
+            new Promise((resolve) =>
+              signal.addEventListener("abort", () => resolve({ action: "accept", content: {} })),
+            ),
+        },
+      },
+    );
     const slow = text(await h.call("slow", "ask", {}));
     expect(JSON.parse(slow)).toEqual({ action: "cancel" });
     const off = await h.call("off", "ask", {});
@@ -166,7 +199,11 @@ describe("reload", () => {
     await Promise.all(["keep", "change", "drop"].map((s) => h.settled(s)));
     const pidKeep = text(await h.call("keep", "pid", {}));
     const pidChange = text(await h.call("change", "pid", {}));
-    const summary = await h.reload({ keep: same, change: stdioEntry("legacy", { timeout: 99 }), add: stdioEntry() });
+    const summary = await h.reload({
+      keep: same,
+      change: stdioEntry("legacy", { timeout: 99 }),
+      add: stdioEntry(),
+    });
     expect(summary).toEqual({ added: ["add"], removed: ["drop"], changed: ["change"], unchanged: ["keep"] });
     expect(text(await h.call("keep", "pid", {}))).toBe(pidKeep);
     expect(text(await h.call("change", "pid", {}))).not.toBe(pidChange);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
+import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { makeHub, stdioEntry, text } from "./harness.js";
@@ -33,10 +33,20 @@ describe("stdio servers (real subprocess)", () => {
 
   it("gives the child a minimal environment plus env, never the parent's secrets; ${VAR} comes from .env", async () => {
     home.write(".env", "API_KEY=from-dotenv\n");
-    const h = hub(home, { fx: stdioEntry("legacy", { env: { PASSED: "${API_KEY}", LITERAL: "${NOPE_UNSET}" } }) }, {
-      env: { PATH: process.env.PATH, HOME: "/tmp", SECRET_TOKEN: "s3cr3t", LANG: "C.UTF-8" },
-      parentEnv: { PATH: process.env.PATH, HOME: "/tmp", SECRET_TOKEN: "s3cr3t", LANG: "C.UTF-8", LC_ALL: "C" },
-    });
+    const h = hub(
+      home,
+      { fx: stdioEntry("legacy", { env: { PASSED: "${API_KEY}", LITERAL: "${NOPE_UNSET}" } }) },
+      {
+        env: { PATH: process.env.PATH, HOME: "/tmp", SECRET_TOKEN: "s3cr3t", LANG: "C.UTF-8" },
+        parentEnv: {
+          PATH: process.env.PATH,
+          HOME: "/tmp",
+          SECRET_TOKEN: "s3cr3t",
+          LANG: "C.UTF-8",
+          LC_ALL: "C",
+        },
+      },
+    );
     expect(text(await h.call("fx", "env", { name: "SECRET_TOKEN" }))).toBe("(unset)");
     expect(text(await h.call("fx", "env", { name: "PASSED" }))).toBe("from-dotenv");
     expect(text(await h.call("fx", "env", { name: "LITERAL" }))).toBe("${NOPE_UNSET}");
@@ -72,7 +82,12 @@ describe("stdio servers (real subprocess)", () => {
       exc: stdioEntry("legacy", { tools: { exclude: "s*" } }),
     });
     await Promise.all([h.settled("inc"), h.settled("exc")]);
-    expect(h.toolsOf("inc").map((t) => t.original).sort()).toEqual(["echo", "env", "write-note"]);
+    expect(
+      h
+        .toolsOf("inc")
+        .map((t) => t.original)
+        .sort(),
+    ).toEqual(["echo", "env", "write-note"]);
     const exc = h.toolsOf("exc").map((t) => t.original);
     expect(exc).not.toContain("slow");
     expect(exc).not.toContain("snake.ro");
@@ -84,10 +99,18 @@ describe("stdio servers (real subprocess)", () => {
     const h = hub(home, {
       on: stdioEntry("legacy", { tools: { include: "none-match", resources: true, prompts: "yes" } }),
       off: stdioEntry("legacy", { tools: { include: "echo" } }),
-      nocap: stdioEntry("legacy", { tools: { include: "none", resources: true, prompts: true } }, ["--no-resources", "--no-prompts"]),
+      nocap: stdioEntry("legacy", { tools: { include: "none", resources: true, prompts: true } }, [
+        "--no-resources",
+        "--no-prompts",
+      ]),
     });
     await Promise.all([h.settled("on"), h.settled("off"), h.settled("nocap")]);
-    expect(h.toolsOf("on").map((t) => t.name).sort()).toEqual([
+    expect(
+      h
+        .toolsOf("on")
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual([
       "mcp__on__get_prompt",
       "mcp__on__list_prompts",
       "mcp__on__list_resources",
@@ -98,28 +121,40 @@ describe("stdio servers (real subprocess)", () => {
     expect(h.toolsOf("nocap")).toEqual([]);
     expect(h.tools().some((t) => t.server === "nocap")).toBe(false);
     expect(text(await h.call("on", "read_resource", { uri: "note://readme" }))).toContain("read me");
-    expect(text(await h.call("on", "get_prompt", { name: "greet", arguments: { who: "x" } }))).toContain("hello x");
+    expect(text(await h.call("on", "get_prompt", { name: "greet", arguments: { who: "x" } }))).toContain(
+      "hello x",
+    );
   });
 
   it("reports a cross-server name collision and does not shadow the first server's tool", async () => {
-    const h = hub(home, { "a.b": stdioEntry("legacy", { tools: { include: "echo" } }), a_b: stdioEntry("legacy", { tools: { include: "echo" } }) });
+    const h = hub(home, {
+      "a.b": stdioEntry("legacy", { tools: { include: "echo" } }),
+      a_b: stdioEntry("legacy", { tools: { include: "echo" } }),
+    });
     await Promise.all([h.settled("a.b"), h.settled("a_b")]);
     const echo = h.tools().filter((t) => t.name === "mcp__a_b__echo");
     expect(echo).toEqual([expect.objectContaining({ server: "a.b" })]);
-    expect(h.collisions()).toEqual([expect.stringMatching(/a_b: "echo" registers as mcp__a_b__echo, already taken by server a\.b/)]);
+    expect(h.collisions()).toEqual([
+      expect.stringMatching(/a_b: "echo" registers as mcp__a_b__echo, already taken by server a\.b/),
+    ]);
   });
 
   it("enabled: false: no process, no discovery, no tools", async () => {
     const h = hub(home, { off: stdioEntry("legacy", { enabled: false }) });
     expect(h.status()[0]).toMatchObject({ state: "disabled", toolCount: 0 });
     expect(h.tools()).toEqual([]);
-    await expect(h.call("off", "echo", { text: "x" })).rejects.toMatchObject({ message: expect.stringMatching(/disabled/) });
+    await expect(h.call("off", "echo", { text: "x" })).rejects.toMatchObject({
+      message: expect.stringMatching(/disabled/),
+    });
   });
 });
 
 describe("trust (spec 2.1 trust rules)", () => {
   it("untrusted: unannotated tools need approval; denial fails closed; readOnlyHint (either spelling) skips it", async () => {
-    const h = hub(home, { u: stdioEntry("legacy", { trust: "untrusted" }), typo: stdioEntry("legacy", { trust: "ful" }) });
+    const h = hub(home, {
+      u: stdioEntry("legacy", { trust: "untrusted" }),
+      typo: stdioEntry("legacy", { trust: "ful" }),
+    });
     await expect(h.call("u", "write-note", { text: "x" })).rejects.toMatchObject({ code: "approval_denied" });
     await expect(h.call("typo", "add", { a: 1, b: 2 })).rejects.toMatchObject({ code: "approval_denied" });
     expect(text(await h.call("u", "echo", { text: "ro" }))).toBe("ro");
@@ -129,18 +164,39 @@ describe("trust (spec 2.1 trust rules)", () => {
   it("an approving surface lets the call run; trust: full never asks", async () => {
     const asked: string[] = [];
     const allow = policyApprovals("allow", silentLogger());
-    const h = hub(home, { u: stdioEntry("legacy", { trust: "untrusted" }), f: stdioEntry() }, {
-      approvals: { approve: async (r, s) => (asked.push(r.tool), allow.approve(r, s)), elicit: allow.elicit },
-    });
+    const h = hub(
+      home,
+      { u: stdioEntry("legacy", { trust: "untrusted" }), f: stdioEntry() },
+      {
+        approvals: {
+          approve: async (r, s) => {
+            asked.push(r.tool);
+            return allow.approve(r, s);
+          },
+          elicit: allow.elicit,
+        },
+      },
+    );
     expect(text(await h.call("u", "add", { a: 1, b: 2 }))).toBe("3");
     expect(text(await h.call("f", "add", { a: 1, b: 2 }))).toBe("3");
     expect(asked).toEqual(["add"]);
   });
 
   it("an approval that never comes times out and fails closed", async () => {
-    const h = hub(home, { u: stdioEntry("legacy", { trust: "untrusted", timeout: 0.2 }) }, {
-      approvals: { approve: (_r, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve(true))), elicit: async () => ({ action: "decline" }) },
+    const h = hub(
+      home,
+      { u: stdioEntry("legacy", { trust: "untrusted", timeout: 0.2 }) },
+      {
+        approvals: {
+          approve: (_r, signal) =>
+            new Promise((resolve) => signal.addEventListener("abort", () => resolve(true))),
+          elicit: async () => ({ action: "decline" }),
+        },
+      },
+    );
+    await expect(h.call("u", "add", { a: 1, b: 2 })).rejects.toMatchObject({
+      code: "approval_denied",
+      message: expect.stringMatching(/not given in time/),
     });
-    await expect(h.call("u", "add", { a: 1, b: 2 })).rejects.toMatchObject({ code: "approval_denied", message: expect.stringMatching(/not given in time/) });
   });
 });

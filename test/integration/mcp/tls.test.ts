@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
-import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type Certs, makeCerts } from "../../fixtures/mcp/certs.js";
 import { type FixtureHttp, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
 import { entry, makeHub, text } from "./harness.js";
 
 let home: TempHome;
@@ -46,7 +46,11 @@ describe("TLS: ssl_verify and client certificates (spec 2.1, 5.2)", () => {
   });
 
   it("mTLS accepted with [cert, key], [cert, key, password] and a combined PEM", async () => {
-    const pair = await connect({ url: mtls.url, ssl_verify: certs.caCert, client_cert: [certs.clientCert, certs.clientKey] });
+    const pair = await connect({
+      url: mtls.url,
+      ssl_verify: certs.caCert,
+      client_cert: [certs.clientCert, certs.clientKey],
+    });
     expect(pair.status.state).toBe("connected");
     const encrypted = await connect({
       url: mtls.url,
@@ -54,15 +58,29 @@ describe("TLS: ssl_verify and client certificates (spec 2.1, 5.2)", () => {
       client_cert: [certs.clientCert, certs.clientKeyEncrypted, certs.password],
     });
     expect(encrypted.status.state).toBe("connected");
-    const combined = await connect({ url: mtls.url, ssl_verify: certs.caCert, client_cert: certs.clientCombined });
+    const combined = await connect({
+      url: mtls.url,
+      ssl_verify: certs.caCert,
+      client_cert: certs.clientCombined,
+    });
     expect(combined.status.state).toBe("connected");
-    const separateKey = await connect({ url: mtls.url, ssl_verify: certs.caCert, client_cert: certs.clientCert, client_key: certs.clientKey });
+    const separateKey = await connect({
+      url: mtls.url,
+      ssl_verify: certs.caCert,
+      client_cert: certs.clientCert,
+      client_key: certs.clientKey,
+    });
     expect(separateKey.status.state).toBe("connected");
     expect(text(await separateKey.hub.call("s", "echo", { text: "mutual" }))).toBe("mutual");
   });
 
   it("mTLS refused without a client certificate or with one from another CA", async () => {
-    const none = await connect({ url: mtls.url, ssl_verify: certs.caCert, skip_preflight: true, connect_timeout: 5 });
+    const none = await connect({
+      url: mtls.url,
+      ssl_verify: certs.caCert,
+      skip_preflight: true,
+      connect_timeout: 5,
+    });
     expect(none.status.state).toBe("failed");
     expect(none.status.lastError).toMatch(/^mcp_servers\.s: fetch failed: /);
     const stranger = await connect({
@@ -77,10 +95,17 @@ describe("TLS: ssl_verify and client certificates (spec 2.1, 5.2)", () => {
   });
 
   it("a missing certificate or CA file fails fast with a server-scoped message", async () => {
-    const missingCert = await connect({ url: mtls.url, client_cert: [`${certs.dir}/nope.crt`, certs.clientKey] });
-    expect(missingCert.status.lastError).toBe(`mcp_servers.s: client_cert file not found: ${certs.dir}/nope.crt`);
+    const missingCert = await connect({
+      url: mtls.url,
+      client_cert: [`${certs.dir}/nope.crt`, certs.clientKey],
+    });
+    expect(missingCert.status.lastError).toBe(
+      `mcp_servers.s: client_cert file not found: ${certs.dir}/nope.crt`,
+    );
     const missingCa = await connect({ url: mtls.url, ssl_verify: `${certs.dir}/nope-ca.pem` });
-    expect(missingCa.status.lastError).toBe(`mcp_servers.s: ssl_verify CA bundle file not found: ${certs.dir}/nope-ca.pem`);
+    expect(missingCa.status.lastError).toBe(
+      `mcp_servers.s: ssl_verify CA bundle file not found: ${certs.dir}/nope-ca.pem`,
+    );
     expect(mtls.requests.filter((r) => r.includes("nope"))).toEqual([]);
   });
 });

@@ -24,13 +24,21 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
 
   it("needs exactly one of command and url", () => {
     expect(() => load("mcp_servers:\n  a: {}\n")).toThrow(/mcp_servers\.a: needs command .* or url/);
-    expect(() => load("mcp_servers:\n  a: {command: x, url: https://y}\n")).toThrow(/mcp_servers\.a: has both command and url/);
+    expect(() => load("mcp_servers:\n  a: {command: x, url: https://y}\n")).toThrow(
+      /mcp_servers\.a: has both command and url/,
+    );
   });
 
   it("rejects unknown keys and bad enum values by name", () => {
-    expect(() => load("mcp_servers:\n  a: {command: x, timout: 3}\n")).toThrow(/mcp_servers\.a: unknown key "timout"/);
-    expect(() => load("mcp_servers:\n  a: {command: x, protocol: modern}\n")).toThrow(/mcp_servers\.a\.protocol: expected one of "auto", "stateless", "legacy"/);
-    expect(() => load("mcp_servers:\n  a: {url: https://x, client_cert: [a]}\n")).toThrow(/client_cert: expected a PEM path, \[cert, key\] or \[cert, key, password\]/);
+    expect(() => load("mcp_servers:\n  a: {command: x, timout: 3}\n")).toThrow(
+      /mcp_servers\.a: unknown key "timout"/,
+    );
+    expect(() => load("mcp_servers:\n  a: {command: x, protocol: modern}\n")).toThrow(
+      /mcp_servers\.a\.protocol: expected one of "auto", "stateless", "legacy"/,
+    );
+    expect(() => load("mcp_servers:\n  a: {url: https://x, client_cert: [a]}\n")).toThrow(
+      /client_cert: expected a PEM path, \[cert, key\] or \[cert, key, password\]/,
+    );
   });
 
   it("applies the spec defaults", () => {
@@ -58,11 +66,17 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     const { config } = load(
       "mcp_servers:\n  a:\n    command: x\n    lifecycle: {idle_timeout_seconds: 30, max_lifetime_seconds: 600}\n    tools: {include: 'git_*', resources: yes, prompts: 'off'}\n",
     );
-    expect(config.mcp_servers.a).toMatchObject({ idle_timeout_seconds: 30, max_lifetime_seconds: 600, tools: { include: ["git_*"], resources: true, prompts: false } });
+    expect(config.mcp_servers.a).toMatchObject({
+      idle_timeout_seconds: 30,
+      max_lifetime_seconds: 600,
+      tools: { include: ["git_*"], resources: true, prompts: false },
+    });
   });
 
   it("keeps ${VAR} raw: rendering happens at connect time", () => {
-    const { config } = load("mcp_servers:\n  a:\n    url: https://x/${TOKEN}\n    headers: {Authorization: 'Bearer ${TOKEN}'}\n");
+    const { config } = load(
+      "mcp_servers:\n  a:\n    url: https://x/${TOKEN}\n    headers: {Authorization: 'Bearer ${TOKEN}'}\n",
+    );
     expect(config.mcp_servers.a?.url).toBe("https://x/${TOKEN}");
     expect(config.mcp_servers.a?.headers.Authorization).toBe("Bearer ${TOKEN}");
   });
@@ -90,9 +104,17 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
         "",
       ].join("\n"),
     );
-    expect(config.mcp_servers.o?.oauth).toMatchObject({ flow: "device", timeout: 120, scope: "read write", redirect_port: 9999, cimd: false });
+    expect(config.mcp_servers.o?.oauth).toMatchObject({
+      flow: "device",
+      timeout: 120,
+      scope: "read write",
+      redirect_port: 9999,
+      cimd: false,
+    });
     expect(config.mcp_servers.o?.oauth?.user_agent).toBeUndefined();
-    expect(() => load("mcp_servers:\n  c: {command: x, auth: oauth}\n")).toThrow(/mcp_servers\.c\.auth: oauth applies to url servers only/);
+    expect(() => load("mcp_servers:\n  c: {command: x, auth: oauth}\n")).toThrow(
+      /mcp_servers\.c\.auth: oauth applies to url servers only/,
+    );
   });
 
   it("treats trust values other than full as untrusted, and picks the transport", () => {

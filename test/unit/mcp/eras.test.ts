@@ -1,15 +1,22 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { isModernOnlyRejection } from "../../../src/io/mcp/eras.js";
 import { isSessionExpired } from "../../../src/actors/mcp/callErrors.js";
 import { parseToolArgs } from "../../../src/cli/mcp.js";
+import { isModernOnlyRejection } from "../../../src/io/mcp/eras.js";
 
 describe("modern-only rejection of initialize (spec 9)", () => {
   it("counts -32022 and -32601, as JSON-RPC errors or inside an HTTP error body", () => {
     expect(isModernOnlyRejection(new McpError(-32022, "Unsupported protocol version"))).toBe(true);
     expect(isModernOnlyRejection(new McpError(-32601, "Method not found"))).toBe(true);
-    expect(isModernOnlyRejection(new StreamableHTTPError(400, 'Error POSTing to endpoint: {"jsonrpc":"2.0","id":0,"error":{"code":-32022}}'))).toBe(true);
+    expect(
+      isModernOnlyRejection(
+        new StreamableHTTPError(
+          400,
+          'Error POSTing to endpoint: {"jsonrpc":"2.0","id":0,"error":{"code":-32022}}',
+        ),
+      ),
+    ).toBe(true);
     expect(isModernOnlyRejection(new Error("this server requires server/discover"))).toBe(true);
   });
   it("does not count timeouts, refusals or auth errors", () => {

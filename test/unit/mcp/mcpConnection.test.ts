@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { SimulatedClock, createActor, fromPromise, waitFor } from "xstate";
+import { createActor, fromPromise, SimulatedClock, waitFor } from "xstate";
 import {
-  type Connected,
-  type McpConnectionInput,
   backoffMs,
+  type Connected,
   connectionState,
+  type McpConnectionInput,
   mcpConnectionMachine,
 } from "../../../src/machines/mcpConnection.js";
 
@@ -18,7 +18,14 @@ interface Harness {
 }
 
 function start(overrides: Partial<McpConnectionInput> = {}) {
-  const h: Harness = { connects: 0, pings: 0, closes: 0, failPing: false, failConnect: false, hangConnect: false };
+  const h: Harness = {
+    connects: 0,
+    pings: 0,
+    closes: 0,
+    failPing: false,
+    failConnect: false,
+    hangConnect: false,
+  };
   const clock = new SimulatedClock();
   const machine = mcpConnectionMachine.provide({
     actors: {

@@ -14,14 +14,27 @@ const parse = (raw: Record<string, unknown>) => mcpServerSchema.parse(raw);
 
 describe("interpolation at connect time (spec 2.3)", () => {
   it("renders ${VAR} and ${env:VAR} from the secret scope first, then the environment", () => {
-    const out = renderEntry("s", parse({ command: "x", args: ["${TOKEN}", "${env:SHARED}", "${ONLY_ENV}"] }), scope);
+    const out = renderEntry(
+      "s",
+      parse({ command: "x", args: ["${TOKEN}", "${env:SHARED}", "${ONLY_ENV}"] }),
+      scope,
+    );
     expect(out.args).toEqual(["from-dotenv", "dotenv-wins", "env-only"]);
   });
 
   it("renders the context variables", () => {
     const out = renderEntry(
       "s",
-      parse({ command: "x", args: ["${userHome}", "${workspaceFolder}", "${workspaceFolderBasename}", "a${pathSeparator}b", "c${/}d"] }),
+      parse({
+        command: "x",
+        args: [
+          "${userHome}",
+          "${workspaceFolder}",
+          "${workspaceFolderBasename}",
+          "a${pathSeparator}b",
+          "c${/}d",
+        ],
+      }),
       scope,
     );
     expect(out.args).toEqual([homedir(), "/work/space", basename("/work/space"), `a${sep}b`, `c${sep}d`]);
@@ -33,17 +46,24 @@ describe("interpolation at connect time (spec 2.3)", () => {
   });
 
   it("fails closed on an unset variable in a remote url or header, naming it", () => {
-    expect(() => renderEntry("gh", parse({ url: "https://h/${MISSING}" }), scope)).toThrow(/mcp_servers\.gh\.url: \$\{MISSING\} is not set/);
-    expect(() => renderEntry("gh", parse({ url: "https://h", headers: { Authorization: "Bearer ${NOPE}" } }), scope)).toThrow(
-      /mcp_servers\.gh\.headers\.Authorization: \$\{NOPE\} is not set/,
+    expect(() => renderEntry("gh", parse({ url: "https://h/${MISSING}" }), scope)).toThrow(
+      /mcp_servers\.gh\.url: \$\{MISSING\} is not set/,
     );
-    expect(renderEntry("gh", parse({ url: "https://h", headers: { Authorization: "Bearer ${TOKEN}" } }), scope).headers.Authorization).toBe(
-      "Bearer from-dotenv",
-    );
+    expect(() =>
+      renderEntry("gh", parse({ url: "https://h", headers: { Authorization: "Bearer ${NOPE}" } }), scope),
+    ).toThrow(/mcp_servers\.gh\.headers\.Authorization: \$\{NOPE\} is not set/);
+    expect(
+      renderEntry("gh", parse({ url: "https://h", headers: { Authorization: "Bearer ${TOKEN}" } }), scope)
+        .headers.Authorization,
+    ).toBe("Bearer from-dotenv");
   });
 
   it("expands ~ in command, args and certificate paths", () => {
-    const out = renderEntry("s", parse({ url: "https://h", ssl_verify: "~/ca.pem", client_cert: ["~/c.pem", "~/k.pem", "pw"] }), scope);
+    const out = renderEntry(
+      "s",
+      parse({ url: "https://h", ssl_verify: "~/ca.pem", client_cert: ["~/c.pem", "~/k.pem", "pw"] }),
+      scope,
+    );
     expect(out.ssl_verify).toBe(`${homedir()}/ca.pem`);
     expect(out.client_cert).toEqual([`${homedir()}/c.pem`, `${homedir()}/k.pem`, "pw"]);
     const stdio = renderEntry("s", parse({ command: "~/bin/srv", args: ["~/data"] }), scope);
@@ -56,7 +76,15 @@ describe("stdio child environment", () => {
   it("passes the allow-list and LC_*, plus env; never other parent variables", () => {
     const env = childEnvironment(
       { EXTRA: "1" },
-      { PATH: "/bin", HOME: "/h", LANG: "C", LC_CTYPE: "UTF-8", SECRET_TOKEN: "x", OPENAI_API_KEY: "y", FN: "() { :; }" },
+      {
+        PATH: "/bin",
+        HOME: "/h",
+        LANG: "C",
+        LC_CTYPE: "UTF-8",
+        SECRET_TOKEN: "x",
+        OPENAI_API_KEY: "y",
+        FN: "() { :; }",
+      },
     );
     expect(env).toEqual({ PATH: "/bin", HOME: "/h", LANG: "C", LC_CTYPE: "UTF-8", EXTRA: "1" });
   });

@@ -1,7 +1,14 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import {
+  buildToolset,
+  isReadOnly,
+  mergeToolsets,
+  registeredName,
+  sanitize,
+  selectTools,
+} from "../../../src/actors/mcp/toolNames.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
-import { buildToolset, isReadOnly, mergeToolsets, registeredName, sanitize, selectTools } from "../../../src/actors/mcp/toolNames.js";
 
 const tool = (name: string, annotations?: Record<string, unknown>): Tool =>
   ({ name, inputSchema: { type: "object" }, ...(annotations ? { annotations } : {}) }) as Tool;
@@ -25,13 +32,20 @@ describe("tool names (spec 2.5)", () => {
 describe("tools policy (spec 2.2)", () => {
   const all = [tool("git.log"), tool("git.push"), tool("web-fetch"), tool("shell")];
   it("rule 1: include registers only matches (exact names and globs)", () => {
-    expect(names(selectTools(all, policy({ include: ["git.*", "shell"] })))).toEqual(["git.log", "git.push", "shell"]);
+    expect(names(selectTools(all, policy({ include: ["git.*", "shell"] })))).toEqual([
+      "git.log",
+      "git.push",
+      "shell",
+    ]);
   });
   it("rule 2: exclude alone removes matches", () => {
     expect(names(selectTools(all, policy({ exclude: "git.p*" })))).toEqual(["git.log", "web-fetch", "shell"]);
   });
   it("rule 3: include wins, exclude is ignored", () => {
-    expect(names(selectTools(all, policy({ include: "git.*", exclude: "git.log" })))).toEqual(["git.log", "git.push"]);
+    expect(names(selectTools(all, policy({ include: "git.*", exclude: "git.log" })))).toEqual([
+      "git.log",
+      "git.push",
+    ]);
   });
   it("rule 6: filters use the original names with hyphens and dots, not sanitized ones", () => {
     expect(names(selectTools(all, policy({ include: "web_fetch" })))).toEqual([]);
@@ -40,21 +54,33 @@ describe("tools policy (spec 2.2)", () => {
   });
   it("rule 4: utility tools only when enabled and the capability exists", () => {
     const both = { resources: true, prompts: true };
-    expect(names(buildToolset("s", [], both, policy({ resources: true })).tools)).toEqual(["mcp__s__list_resources", "mcp__s__read_resource"]);
-    expect(names(buildToolset("s", [], { resources: false, prompts: true }, policy({ resources: true, prompts: true })).tools)).toEqual([
-      "mcp__s__list_prompts",
-      "mcp__s__get_prompt",
+    expect(names(buildToolset("s", [], both, policy({ resources: true })).tools)).toEqual([
+      "mcp__s__list_resources",
+      "mcp__s__read_resource",
     ]);
+    expect(
+      names(
+        buildToolset("s", [], { resources: false, prompts: true }, policy({ resources: true, prompts: true }))
+          .tools,
+      ),
+    ).toEqual(["mcp__s__list_prompts", "mcp__s__get_prompt"]);
     expect(buildToolset("s", [], both, policy({})).tools).toEqual([]);
   });
   it("rule 5: nothing left means no toolset", () => {
-    expect(buildToolset("s", all, { resources: true, prompts: true }, policy({ include: "none" })).tools).toEqual([]);
+    expect(
+      buildToolset("s", all, { resources: true, prompts: true }, policy({ include: "none" })).tools,
+    ).toEqual([]);
   });
 });
 
 describe("collisions are reported, never shadowed", () => {
   it("within a server: the first original keeps the name", () => {
-    const set = buildToolset("s", [tool("a.b"), tool("a-b")], { resources: false, prompts: false }, policy({}));
+    const set = buildToolset(
+      "s",
+      [tool("a.b"), tool("a-b")],
+      { resources: false, prompts: false },
+      policy({}),
+    );
     expect(set.tools.map((t) => t.original)).toEqual(["a.b"]);
     expect(set.collisions).toEqual([expect.stringContaining('"a-b" and "a.b" both register as mcp__s__a_b')]);
   });
@@ -72,11 +98,18 @@ describe("collisions are reported, never shadowed", () => {
 describe("connection settings from an entry (spec 2.1, 8)", () => {
   it("keepalive: HTTP default 180 s, stdio only when set, floor 5 s; defaults for timeouts", async () => {
     const { connectionInput } = await import("../../../src/actors/mcp/hub.js");
-    const input = (raw: Record<string, unknown>) => connectionInput("s", mcpServerSchema.parse(raw), "connecting");
-    expect(input({ url: "https://x" })).toMatchObject({ keepaliveMs: 180_000, connectTimeoutMs: 60_000, kind: "http" });
+    const input = (raw: Record<string, unknown>) =>
+      connectionInput("s", mcpServerSchema.parse(raw), "connecting");
+    expect(input({ url: "https://x" })).toMatchObject({
+      keepaliveMs: 180_000,
+      connectTimeoutMs: 60_000,
+      kind: "http",
+    });
     expect(input({ command: "x" }).keepaliveMs).toBe(0);
     expect(input({ command: "x", keepalive_interval: 30 }).keepaliveMs).toBe(30_000);
     expect(input({ url: "https://x", keepalive_interval: 1 }).keepaliveMs).toBe(5_000);
-    expect(input({ command: "x", lifecycle: { idle_timeout_seconds: 2, max_lifetime_seconds: 3 } })).toMatchObject({ idleMs: 2_000, maxLifetimeMs: 3_000 });
+    expect(
+      input({ command: "x", lifecycle: { idle_timeout_seconds: 2, max_lifetime_seconds: 3 } }),
+    ).toMatchObject({ idleMs: 2_000, maxLifetimeMs: 3_000 });
   });
 });
