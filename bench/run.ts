@@ -165,8 +165,19 @@ async function main(): Promise<void> {
       })),
     );
   } finally {
+    const exited = new Promise((resolve) => gateway.child.once("exit", resolve));
     gateway.child.kill("SIGTERM");
+    await exited;
     rmSync(home, { recursive: true, force: true });
+  }
+
+  // The machine is shared: measure the ceiling again after the gateway runs and keep the better one.
+  const bareAgain = await startServer(["bare"]);
+  try {
+    const again = await load("bare uWS (ceiling, again)", bareAgain.port, bareAgain.child.pid as number, "/webhooks/pr", opened, () => ({}));
+    rows.push(again);
+  } finally {
+    bareAgain.child.kill("SIGTERM");
   }
 
   console.log(`\nautocannon: ${CONNECTIONS} connections, ${DURATION} s per run, body ${opened.length} bytes, node ${process.version}\n`);
@@ -175,7 +186,7 @@ async function main(): Promise<void> {
   for (const r of rows) {
     console.log(`| ${r.name} | ${r.reqPerSec} | ${r.p50} | ${r.p99} | ${r.statuses} | ${r.rssStartMb}→${r.rssEndMb} | ${r.peakMb} |`);
   }
-  const ceiling = rows[0]?.reqPerSec ?? 1;
+  const ceiling = Math.max(rows[0]?.reqPerSec ?? 1, rows.at(-1)?.reqPerSec ?? 1);
   const accepted = rows[1]?.reqPerSec ?? 0;
   console.log(`\naccepted path = ${((accepted / ceiling) * 100).toFixed(0)}% of the bare uWS ceiling`);
 }

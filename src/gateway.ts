@@ -139,10 +139,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   let loaded = checkedConfig(options);
   const { paths } = loaded;
   const webhook = loaded.config.platforms.webhook;
-  if (!webhook.enabled) {
+  const howToEnable = `Turn it on with \`svc gateway setup\`, WEBHOOK_ENABLED=true (environment or ${paths.env}), or enabled: true in the file`;
+  // With the adapter off the gateway still runs for its MCP servers; with nothing at all to run it refuses.
+  if (!webhook.enabled && Object.keys(loaded.config.mcp_servers).length === 0) {
     throw new SvcError(
       "startup_refused",
-      `${paths.config}: platforms.webhook.enabled is false — the webhook adapter is off. Turn it on with \`svc gateway setup\`, WEBHOOK_ENABLED=true (environment or ${paths.env}), or enabled: true in the file`,
+      `${paths.config}: platforms.webhook.enabled is false — the webhook adapter is off and no mcp_servers are configured, so there is nothing to run. ${howToEnable}`,
     );
   }
   const now = options.now ?? Date.now;
@@ -224,32 +226,38 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   });
 
   const host = options.host ?? webhook.host;
-  let server: ServerHandle;
-  try {
-    server = await startHttpServer({
-      host,
-      port: options.port ?? webhook.port,
-      logger,
-      ...(options.http === undefined ? {} : { impl: options.http }),
-      handler: createRequestHandler({
-        pipeline,
-        multiplexProfiles: () => registry.current().multiplexProfiles,
-        maxBodyBytes: () => registry.current().maxBodyBytes,
-        now,
-        onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
-      }),
-    });
-  } catch (err) {
-    system.shutdown();
-    throw new SvcError(
-      "startup_refused",
-      `${(err as Error).message} — is another gateway running? Stop it, or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)`,
-    );
+  let server: ServerHandle = { impl: "node", host, port: 0, close() {} };
+  if (webhook.enabled) {
+    try {
+      server = await startHttpServer({
+        host,
+        port: options.port ?? webhook.port,
+        logger,
+        ...(options.http === undefined ? {} : { impl: options.http }),
+        handler: createRequestHandler({
+          pipeline,
+          multiplexProfiles: () => registry.current().multiplexProfiles,
+          maxBodyBytes: () => registry.current().maxBodyBytes,
+          now,
+          onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
+        }),
+      });
+    } catch (err) {
+      system.shutdown();
+      throw new SvcError(
+        "startup_refused",
+        `${(err as Error).message} — is another gateway running? Stop it, or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)`,
+      );
+    }
   }
   system.spawn("webhook-ingress", fromCallback(() => () => server.close()));
   const mcp = startGatewayMcp({ paths, servers: loaded.config.mcp_servers, approvals: loaded.config.gateway.approvals, logger, runner: () => runner, ...(options.env === undefined ? {} : { env: options.env }), ...(options.inspect === undefined ? {} : { inspect: options.inspect }) });
-  logger.info(`[webhook] Listening on ${host}:${server.port} — routes: ${describeRoutes(registry.names())}`);
-  if (registry.names().length === 0) hooks.printHowToAddRoute(paths.config);
+  if (webhook.enabled) {
+    logger.info(`[webhook] Listening on ${host}:${server.port} — routes: ${describeRoutes(registry.names())}`);
+    if (registry.names().length === 0) hooks.printHowToAddRoute(paths.config);
+  } else {
+    logger.warn(`[webhook] Adapter disabled (platforms.webhook.enabled is false); running MCP servers only. ${howToEnable}`);
+  }
 
   let stopping: Promise<void> | undefined;
   return {
