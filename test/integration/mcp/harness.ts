@@ -1,10 +1,11 @@
 import { join, resolve } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { type ApprovalSurface, policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import { type HubOptions, McpHub } from "../../../src/actors/mcp/hub.js";
 import { readEnvFile } from "../../../src/config/load.js";
 import { type McpServerEntry, mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { silentLogger } from "../../../src/io/log.js";
-import type { TempHome } from "../../helpers/home.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
 
 export const STDIO_FIXTURE = resolve(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
 
@@ -41,4 +42,27 @@ export function makeHub(
 
 export function text(result: { content: unknown }): string {
   return (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("");
+}
+
+/** Per-test temp SVC_HOME and hubs, stopped and removed after each test. */
+export function useHubs() {
+  let current: TempHome | undefined;
+  const hubs: McpHub[] = [];
+  beforeEach(() => {
+    current = tempHome();
+  });
+  afterEach(async () => {
+    await Promise.all(hubs.splice(0).map((h) => h.stop()));
+    current?.cleanup();
+  });
+  return {
+    get home(): TempHome {
+      return current as TempHome;
+    },
+    hub(...args: Parameters<typeof makeHub>): McpHub {
+      const h = makeHub(...args);
+      hubs.push(h);
+      return h;
+    },
+  };
 }

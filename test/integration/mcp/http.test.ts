@@ -1,30 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { McpHub } from "../../../src/actors/mcp/hub.js";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   type FixtureHttp,
   startDiscoverOnlyHttp,
   startSse,
   startStreamableHttp,
 } from "../../fixtures/mcp/httpServers.js";
-import { type TempHome, tempHome } from "../../helpers/home.js";
-import { entry, makeHub, text } from "./harness.js";
+import { entry, text, useHubs } from "./harness.js";
 
-let home: TempHome;
-const hubs: McpHub[] = [];
 const servers: FixtureHttp[] = [];
-beforeEach(() => {
-  home = tempHome();
-});
 afterEach(async () => {
-  await Promise.all(hubs.splice(0).map((h) => h.stop()));
   await Promise.all(servers.splice(0).map((s) => s.close()));
-  home.cleanup();
 });
-function hub(...args: Parameters<typeof makeHub>): McpHub {
-  const h = makeHub(...args);
-  hubs.push(h);
-  return h;
-}
+const ctx = useHubs();
+const hub = ctx.hub;
 async function serve<T extends FixtureHttp>(start: Promise<T>): Promise<T> {
   const s = await start;
   servers.push(s);
@@ -34,8 +22,10 @@ async function serve<T extends FixtureHttp>(start: Promise<T>): Promise<T> {
 describe("Streamable HTTP", () => {
   it("connects with headers rendered from .env and calls tools", async () => {
     const s = await serve(startStreamableHttp());
-    home.write(".env", "MCP_TOKEN=tok-123\n");
-    const h = hub(home, { web: entry({ url: s.url, headers: { Authorization: "Bearer ${MCP_TOKEN}" } }) });
+    ctx.home.write(".env", "MCP_TOKEN=tok-123\n");
+    const h = hub(ctx.home, {
+      web: entry({ url: s.url, headers: { Authorization: "Bearer ${MCP_TOKEN}" } }),
+    });
     expect(await h.settled("web")).toMatchObject({ state: "connected", transport: "http", era: "legacy" });
     expect(text(await h.call("web", "echo", { text: "over http" }))).toBe("over http");
     expect(s.lastHeaders().authorization).toBe("Bearer tok-123");
@@ -43,31 +33,33 @@ describe("Streamable HTTP", () => {
 
   it("an unset ${VAR} in url or headers fails closed naming it; the next connect re-renders", async () => {
     const s = await serve(startStreamableHttp());
-    const h = hub(home, { web: entry({ url: s.url, headers: { Authorization: "Bearer ${LATER_TOKEN}" } }) });
+    const h = hub(ctx.home, {
+      web: entry({ url: s.url, headers: { Authorization: "Bearer ${LATER_TOKEN}" } }),
+    });
     const failed = await h.settled("web");
     expect(failed.state).toBe("failed");
     expect(failed.lastError).toMatch(
       /mcp_servers\.web\.headers\.Authorization: \$\{LATER_TOKEN\} is not set/,
     );
     expect(s.requests).toEqual([]);
-    home.write(".env", "LATER_TOKEN=now-set\n");
+    ctx.home.write(".env", "LATER_TOKEN=now-set\n");
     expect(text(await h.call("web", "echo", { text: "again" }))).toBe("again");
     expect(s.lastHeaders().authorization).toBe("Bearer now-set");
 
-    const u = hub(home, { u: entry({ url: `${s.url}?key=\${URL_KEY}` }) });
+    const u = hub(ctx.home, { u: entry({ url: `${s.url}?key=\${URL_KEY}` }) });
     expect((await u.settled("u")).lastError).toMatch(/mcp_servers\.u\.url: \$\{URL_KEY\} is not set/);
   });
 
   it("preflight fails fast on a non-MCP content type and suggests skip_preflight", async () => {
     const s = await serve(startStreamableHttp());
     const html = s.url.replace(/\/mcp$/, "/html");
-    const h = hub(home, { page: entry({ url: html }) });
+    const h = hub(ctx.home, { page: entry({ url: html }) });
     const status = await h.settled("page");
     expect(status.state).toBe("failed");
     expect(status.lastError).toMatch(/content type "text\/html".*skip_preflight: true/);
     expect(s.requests.filter((r) => r.startsWith("POST"))).toEqual([]);
 
-    const skipped = hub(home, { page: entry({ url: html, skip_preflight: true }) });
+    const skipped = hub(ctx.home, { page: entry({ url: html, skip_preflight: true }) });
     const skip = await skipped.settled("page");
     expect(skip.state).toBe("failed");
     expect(skip.lastError).not.toMatch(/skip_preflight/);
@@ -76,14 +68,14 @@ describe("Streamable HTTP", () => {
 
   it("preflight lets a 405 HEAD through to the real connect", async () => {
     const s = await serve(startStreamableHttp());
-    const h = hub(home, { web: entry({ url: s.url }) });
+    const h = hub(ctx.home, { web: entry({ url: s.url }) });
     expect((await h.settled("web")).state).toBe("connected");
     expect(s.requests[0]).toBe("HEAD /mcp");
   });
 
   it("after a session expiry mid-call: readOnlyHint tools are replayed, others return outcome_uncertain", async () => {
     const s = await serve(startStreamableHttp());
-    const h = hub(home, { web: entry({ url: s.url }) });
+    const h = hub(ctx.home, { web: entry({ url: s.url }) });
     await h.settled("web");
     s.expireSessions();
     expect(text(await h.call("web", "echo", { text: "replayed" }))).toBe("replayed");
@@ -100,8 +92,8 @@ describe("Streamable HTTP", () => {
 describe("SSE (transport: sse)", () => {
   it("connects over the legacy SSE transport and calls a tool", async () => {
     const s = await serve(startSse());
-    home.write(".env", "SSE_TOKEN=sse-tok\n");
-    const h = hub(home, {
+    ctx.home.write(".env", "SSE_TOKEN=sse-tok\n");
+    const h = hub(ctx.home, {
       old: entry({ url: s.url, transport: "sse", headers: { "X-Api-Key": "${SSE_TOKEN}" } }),
     });
     expect(await h.settled("old")).toMatchObject({ state: "connected", transport: "sse" });
@@ -114,7 +106,7 @@ describe("SSE (transport: sse)", () => {
 describe("stateless era over HTTP (a discover-only server)", () => {
   it("auto: initialize answered with HTTP 400/-32022 → server/discover; requests carry the version", async () => {
     const s = await serve(startDiscoverOnlyHttp());
-    const h = hub(home, { d: entry({ url: s.url }) });
+    const h = hub(ctx.home, { d: entry({ url: s.url }) });
     expect(await h.settled("d")).toMatchObject({ state: "connected", era: "stateless" });
     expect(text(await h.call("d", "shout", { text: "quiet" }))).toBe("QUIET");
     expect(s.methods.slice(0, 3)).toEqual(["initialize", "server/discover", "tools/list"]);
@@ -122,14 +114,14 @@ describe("stateless era over HTTP (a discover-only server)", () => {
 
   it("stateless: server/discover is the first message", async () => {
     const s = await serve(startDiscoverOnlyHttp());
-    const h = hub(home, { d: entry({ url: s.url, protocol: "stateless" }) });
+    const h = hub(ctx.home, { d: entry({ url: s.url, protocol: "stateless" }) });
     expect((await h.settled("d")).era).toBe("stateless");
     expect(s.methods[0]).toBe("server/discover");
   });
 
   it("oauth without a provider fails with a clear status", async () => {
     const s = await serve(startStreamableHttp());
-    const h = hub(home, { o: entry({ url: s.url, auth: "oauth" }) });
+    const h = hub(ctx.home, { o: entry({ url: s.url, auth: "oauth" }) });
     expect((await h.settled("o")).lastError).toMatch(/OAuth support is not available/);
   });
 });

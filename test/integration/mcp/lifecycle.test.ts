@@ -1,38 +1,24 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { McpHub } from "../../../src/actors/mcp/hub.js";
+import { describe, expect, it, vi } from "vitest";
 import { terminalApprovals } from "../../../src/actors/mcp/terminalApprovals.js";
-import { type TempHome, tempHome } from "../../helpers/home.js";
-import { makeHub, stdioEntry, text } from "./harness.js";
+import { stdioEntry, text, useHubs } from "./harness.js";
 
-let home: TempHome;
-const hubs: McpHub[] = [];
-beforeEach(() => {
-  home = tempHome();
-});
-afterEach(async () => {
-  await Promise.all(hubs.splice(0).map((h) => h.stop()));
-  home.cleanup();
-});
-function hub(...args: Parameters<typeof makeHub>): McpHub {
-  const h = makeHub(...args);
-  hubs.push(h);
-  return h;
-}
+const ctx = useHubs();
+const hub = ctx.hub;
 
 describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
   it("caches schemas on connect; lazy: true registers from the cache and spawns only on the first call", async () => {
     const lazyEntry = stdioEntry("legacy", { lazy: true });
-    const first = hub(home, { fx: lazyEntry });
+    const first = hub(ctx.home, { fx: lazyEntry });
     // No cache yet: a lazy server connects eagerly.
     expect((await first.settled("fx")).state).toBe("connected");
     const liveCount = first.toolsOf("fx").length;
     await first.stop();
-    expect(readdirSync(join(home.dir, "mcp-cache")).filter((f) => f !== "status.json")).toHaveLength(1);
+    expect(readdirSync(join(ctx.home.dir, "mcp-cache")).filter((f) => f !== "status.json")).toHaveLength(1);
 
-    const second = hub(home, { fx: lazyEntry });
+    const second = hub(ctx.home, { fx: lazyEntry });
     const status = second.status()[0];
     expect(status).toMatchObject({ state: "lazy", lazy: true, cached: true });
     expect(status?.toolCount).toBe(liveCount);
@@ -42,10 +28,10 @@ describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
   });
 
   it("a changed entry makes the cache stale: eager connect", async () => {
-    const a = hub(home, { fx: stdioEntry("legacy", { lazy: true }) });
+    const a = hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true }) });
     await a.settled("fx");
     await a.stop();
-    const b = hub(home, { fx: stdioEntry("legacy", { lazy: true, timeout: 12 }) });
+    const b = hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true, timeout: 12 }) });
     expect(b.status()[0]?.state).toBe("connecting");
     expect((await b.settled("fx")).state).toBe("connected");
   });
@@ -53,7 +39,7 @@ describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
 
 describe("recycling a real stdio process (spec 3)", () => {
   it("idle_timeout_seconds recycles the process and the next call respawns it", async () => {
-    const h = hub(home, { fx: stdioEntry("legacy", { idle_timeout_seconds: 0.4 }) });
+    const h = hub(ctx.home, { fx: stdioEntry("legacy", { idle_timeout_seconds: 0.4 }) });
     const firstPid = text(await h.call("fx", "pid", {}));
     await vi.waitFor(
       () => {
@@ -69,29 +55,29 @@ describe("recycling a real stdio process (spec 3)", () => {
 
 describe("protocol eras (spec 9)", () => {
   it("auto: falls back to server/discover when the server rejects initialize as modern-only", async () => {
-    const h = hub(home, { m: stdioEntry("modern-only") });
+    const h = hub(ctx.home, { m: stdioEntry("modern-only") });
     expect(await h.settled("m")).toMatchObject({ state: "connected", era: "stateless" });
     expect(text(await h.call("m", "echo", { text: "stateless" }))).toBe("stateless");
   });
 
   it("auto: a legacy server stays legacy", async () => {
-    const h = hub(home, { l: stdioEntry("legacy") });
+    const h = hub(ctx.home, { l: stdioEntry("legacy") });
     expect(await h.settled("l")).toMatchObject({ state: "connected", era: "legacy" });
   });
 
   it("stateless: probes server/discover first (a server without initialize at all)", async () => {
-    const h = hub(home, { d: stdioEntry("discover-only", { protocol: "stateless" }) });
+    const h = hub(ctx.home, { d: stdioEntry("discover-only", { protocol: "stateless" }) });
     expect(await h.settled("d")).toMatchObject({ state: "connected", era: "stateless" });
     expect(text(await h.call("d", "add", { a: 20, b: 22 }))).toBe("42");
   });
 
   it("stateless: one legacy retry when the probe fails", async () => {
-    const h = hub(home, { l: stdioEntry("legacy", { protocol: "stateless" }) });
+    const h = hub(ctx.home, { l: stdioEntry("legacy", { protocol: "stateless" }) });
     expect(await h.settled("l")).toMatchObject({ state: "connected", era: "legacy" });
   });
 
   it("legacy: handshake only, no fallback", async () => {
-    const h = hub(home, { m: stdioEntry("modern-only", { protocol: "legacy" }) });
+    const h = hub(ctx.home, { m: stdioEntry("modern-only", { protocol: "legacy" }) });
     const status = await h.settled("m");
     expect(status.state).toBe("failed");
     expect(status.lastError).toMatch(/-32022/);
@@ -106,7 +92,7 @@ describe("server-initiated requests (spec 6)", () => {
       return `reply to ${r.prompt}`;
     };
     const h = hub(
-      home,
+      ctx.home,
       {
         off: stdioEntry(),
         on: stdioEntry("legacy", { sampling: { enabled: true, max_tokens: 50, model: "m1" } }),
@@ -122,7 +108,7 @@ describe("server-initiated requests (spec 6)", () => {
   it("sampling: requests over max_requests_per_minute are refused", async () => {
     let now = 1_000_000;
     const h = hub(
-      home,
+      ctx.home,
       { s: stdioEntry("legacy", { sampling: { enabled: true, max_requests_per_minute: 1 } }) },
       {
         runner: async () => "ok",
@@ -145,7 +131,7 @@ describe("server-initiated requests (spec 6)", () => {
       if (line.startsWith("  color")) input.write("red\n");
       if (line.includes("Send these answers")) input.write("y\n");
     });
-    const h = hub(home, { e: stdioEntry() }, { approvals: terminalApprovals({ input, output }) });
+    const h = hub(ctx.home, { e: stdioEntry() }, { approvals: terminalApprovals({ input, output }) });
     expect(JSON.parse(text(await h.call("e", "ask", {})))).toEqual({
       action: "accept",
       content: { color: "red" },
@@ -157,7 +143,7 @@ describe("server-initiated requests (spec 6)", () => {
   it("the terminal surface answers no when stdin is not a terminal", async () => {
     const input = Object.assign(new PassThrough(), { isTTY: false });
     const h = hub(
-      home,
+      ctx.home,
       { e: stdioEntry(), u: stdioEntry("legacy", { trust: "untrusted" }) },
       {
         approvals: terminalApprovals({ input, output: new PassThrough() }),
@@ -169,7 +155,7 @@ describe("server-initiated requests (spec 6)", () => {
 
   it("elicitation.timeout cancels an unanswered form; elicitation.enabled: false is not advertised", async () => {
     const h = hub(
-      home,
+      ctx.home,
       {
         slow: stdioEntry("legacy", { elicitation: { timeout: 0.2 } }),
         off: stdioEntry("legacy", { elicitation: { enabled: false } }),
@@ -195,7 +181,7 @@ describe("server-initiated requests (spec 6)", () => {
 describe("reload", () => {
   it("reconnects only servers whose entry changed", async () => {
     const same = stdioEntry();
-    const h = hub(home, { keep: same, change: stdioEntry(), drop: stdioEntry() });
+    const h = hub(ctx.home, { keep: same, change: stdioEntry(), drop: stdioEntry() });
     await Promise.all(["keep", "change", "drop"].map((s) => h.settled(s)));
     const pidKeep = text(await h.call("keep", "pid", {}));
     const pidChange = text(await h.call("change", "pid", {}));
@@ -208,6 +194,6 @@ describe("reload", () => {
     expect(text(await h.call("keep", "pid", {}))).toBe(pidKeep);
     expect(text(await h.call("change", "pid", {}))).not.toBe(pidChange);
     expect(h.status().map((s) => s.name)).toEqual(["keep", "change", "add"]);
-    expect(existsSync(join(home.dir, "mcp-cache"))).toBe(true);
+    expect(existsSync(join(ctx.home.dir, "mcp-cache"))).toBe(true);
   });
 });

@@ -1,28 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { silentLogger } from "../../../src/io/log.js";
-import { type TempHome, tempHome } from "../../helpers/home.js";
-import { makeHub, stdioEntry, text } from "./harness.js";
+import { stdioEntry, text, useHubs } from "./harness.js";
 
-let home: TempHome;
-const hubs: McpHub[] = [];
-beforeEach(() => {
-  home = tempHome();
-});
-afterEach(async () => {
-  await Promise.all(hubs.splice(0).map((h) => h.stop()));
-  home.cleanup();
-});
-function hub(...args: Parameters<typeof makeHub>): McpHub {
-  const h = makeHub(...args);
-  hubs.push(h);
-  return h;
-}
+const ctx = useHubs();
+const hub = ctx.hub;
 
 describe("stdio servers (real subprocess)", () => {
   it("connects, registers mcp__<server>__<tool> with sanitized names, and calls a tool", async () => {
-    const h = hub(home, { "fx.one": stdioEntry() });
+    const h = hub(ctx.home, { "fx.one": stdioEntry() });
     expect((await h.settled("fx.one")).state).toBe("connected");
     const names = h.tools().map((t) => [t.name, t.original]);
     expect(names).toContainEqual(["mcp__fx_one__write_note", "write-note"]);
@@ -32,9 +19,9 @@ describe("stdio servers (real subprocess)", () => {
   });
 
   it("gives the child a minimal environment plus env, never the parent's secrets; ${VAR} comes from .env", async () => {
-    home.write(".env", "API_KEY=from-dotenv\n");
+    ctx.home.write(".env", "API_KEY=from-dotenv\n");
     const h = hub(
-      home,
+      ctx.home,
       { fx: stdioEntry("legacy", { env: { PASSED: "${API_KEY}", LITERAL: "${NOPE_UNSET}" } }) },
       {
         env: { PATH: process.env.PATH, HOME: "/tmp", SECRET_TOKEN: "s3cr3t", LANG: "C.UTF-8" },
@@ -54,7 +41,7 @@ describe("stdio servers (real subprocess)", () => {
   });
 
   it("returns isError results as results, and times a call out after `timeout`", async () => {
-    const h = hub(home, { fx: stdioEntry("legacy", { timeout: 0.3 }) });
+    const h = hub(ctx.home, { fx: stdioEntry("legacy", { timeout: 0.3 }) });
     const failed = await h.call("fx", "fail", {});
     expect(failed.isError).toBe(true);
     await expect(h.call("fx", "slow", { ms: 3000 })).rejects.toMatchObject({
@@ -64,8 +51,8 @@ describe("stdio servers (real subprocess)", () => {
   });
 
   it("serializes calls to one server unless supports_parallel_tool_calls", async () => {
-    const serial = hub(home, { fx: stdioEntry() });
-    const parallel = hub(home, { fx: stdioEntry("legacy", { supports_parallel_tool_calls: true }) });
+    const serial = hub(ctx.home, { fx: stdioEntry() });
+    const parallel = hub(ctx.home, { fx: stdioEntry("legacy", { supports_parallel_tool_calls: true }) });
     await Promise.all([serial.settled("fx"), parallel.settled("fx")]);
     const timed = async (h: McpHub) => {
       const start = performance.now();
@@ -77,7 +64,7 @@ describe("stdio servers (real subprocess)", () => {
   });
 
   it("tools.include wins over exclude, with fnmatch globs against original names", async () => {
-    const h = hub(home, {
+    const h = hub(ctx.home, {
       inc: stdioEntry("legacy", { tools: { include: ["e*", "write-note"], exclude: ["echo"] } }),
       exc: stdioEntry("legacy", { tools: { exclude: "s*" } }),
     });
@@ -96,7 +83,7 @@ describe("stdio servers (real subprocess)", () => {
   });
 
   it("registers utility tools only when enabled and the server has the capability", async () => {
-    const h = hub(home, {
+    const h = hub(ctx.home, {
       on: stdioEntry("legacy", { tools: { include: "none-match", resources: true, prompts: "yes" } }),
       off: stdioEntry("legacy", { tools: { include: "echo" } }),
       nocap: stdioEntry("legacy", { tools: { include: "none", resources: true, prompts: true } }, [
@@ -127,7 +114,7 @@ describe("stdio servers (real subprocess)", () => {
   });
 
   it("reports a cross-server name collision and does not shadow the first server's tool", async () => {
-    const h = hub(home, {
+    const h = hub(ctx.home, {
       "a.b": stdioEntry("legacy", { tools: { include: "echo" } }),
       a_b: stdioEntry("legacy", { tools: { include: "echo" } }),
     });
@@ -140,7 +127,7 @@ describe("stdio servers (real subprocess)", () => {
   });
 
   it("enabled: false: no process, no discovery, no tools", async () => {
-    const h = hub(home, { off: stdioEntry("legacy", { enabled: false }) });
+    const h = hub(ctx.home, { off: stdioEntry("legacy", { enabled: false }) });
     expect(h.status()[0]).toMatchObject({ state: "disabled", toolCount: 0 });
     expect(h.tools()).toEqual([]);
     await expect(h.call("off", "echo", { text: "x" })).rejects.toMatchObject({
@@ -151,7 +138,7 @@ describe("stdio servers (real subprocess)", () => {
 
 describe("trust (spec 2.1 trust rules)", () => {
   it("untrusted: unannotated tools need approval; denial fails closed; readOnlyHint (either spelling) skips it", async () => {
-    const h = hub(home, {
+    const h = hub(ctx.home, {
       u: stdioEntry("legacy", { trust: "untrusted" }),
       typo: stdioEntry("legacy", { trust: "ful" }),
     });
@@ -165,7 +152,7 @@ describe("trust (spec 2.1 trust rules)", () => {
     const asked: string[] = [];
     const allow = policyApprovals("allow", silentLogger());
     const h = hub(
-      home,
+      ctx.home,
       { u: stdioEntry("legacy", { trust: "untrusted" }), f: stdioEntry() },
       {
         approvals: {
@@ -184,7 +171,7 @@ describe("trust (spec 2.1 trust rules)", () => {
 
   it("an approval that never comes times out and fails closed", async () => {
     const h = hub(
-      home,
+      ctx.home,
       { u: stdioEntry("legacy", { trust: "untrusted", timeout: 0.2 }) },
       {
         approvals: {
