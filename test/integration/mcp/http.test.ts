@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { SimulatedClock } from "xstate";
 import {
   type FixtureHttp,
   startDiscoverOnlyHttp,
@@ -86,6 +87,32 @@ describe("Streamable HTTP", () => {
     });
     // The hub reconnected: the next call works on a fresh session.
     expect(text(await h.call("web", "add", { a: 1, b: 1 }))).toBe("2");
+  });
+});
+
+describe("keepalive against a real server (simulated clock)", () => {
+  it("pings every keepalive_interval; when the server goes away the ping fails and the hub reconnects", async () => {
+    const s = await serve(startStreamableHttp());
+    const clock = new SimulatedClock();
+    const h = hub(ctx.home, { web: entry({ url: s.url }) }, { clock });
+    await h.settled("web");
+    const posts = () => s.requests.filter((r) => r.startsWith("POST")).length;
+    const before = posts();
+    clock.increment(179_999);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(posts()).toBe(before);
+    clock.increment(1);
+    await vi.waitFor(() => expect(posts()).toBe(before + 1), { timeout: 3000, interval: 20 });
+    await s.close();
+    clock.increment(180_000);
+    await vi.waitFor(
+      () => {
+        const status = h.status()[0];
+        expect(status?.state).toBe("reconnecting");
+        expect(status?.lastError).toMatch(/keepalive ping failed/);
+      },
+      { timeout: 5000, interval: 20 },
+    );
   });
 });
 
