@@ -1,0 +1,186 @@
+import { type AnyActorRef, createActor, fromCallback } from "xstate";
+import type { Logger } from "../io/log.js";
+import {
+  type CoalesceGroupOutput,
+  coalesceGroupMachine,
+  renderCoalesceKey,
+} from "../machines/coalesceGroup.js";
+import type { AcceptedEvent } from "../streams/context.js";
+
+/** The timer interface of XState's clock, so tests pass a `SimulatedClock`. */
+export interface TimerClock {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(id: unknown): void;
+}
+
+export interface CoalescerOptions {
+  /** Called once per group when it fires, with the latest event and how many earlier ones it replaced. */
+  dispatch(event: AcceptedEvent, superseded: number): void;
+  /**
+   * When set, every group runs as a real `coalesceGroup` actor in this actor's system (visible in the
+   * inspector; about 5 KB per group). Otherwise groups are light records driven by `clock` with the
+   * same transitions (about 1 KB per group; see docs/coalescing-and-cron.md and bench/coalesce.ts).
+   */
+  readonly parent?: AnyActorRef;
+  readonly clock?: TimerClock;
+  readonly logger?: Logger;
+}
+
+export interface Coalescer {
+  /** `coalesced` when the event joined or opened a group; `not_grouped` when the route has no coalesce or the key did not resolve. */
+  offer(event: AcceptedEvent): "coalesced" | "not_grouped";
+  /** Dispatches every pending group now (adapter stop or reload); returns how many fired. */
+  flushAll(): number;
+  pendingCount(): number;
+}
+
+interface Group {
+  offer(event: AcceptedEvent): void;
+  flush(): void;
+}
+
+const REAL_CLOCK: TimerClock = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
+};
+
+/** The first line of a coalesced run's prompt (only when more than one event merged). */
+export function coalesceNote(superseded: number): string {
+  const covered = superseded + 1;
+  return `[Coalesced: this run covers ${covered} events; ${superseded} earlier ${superseded === 1 ? "event" : "events"} for this key ${superseded === 1 ? "was" : "were"} superseded]`;
+}
+
+/** The event a group dispatches: the latest one, its prompt prefixed with the note when events merged. */
+export function withCoalesceNote(event: AcceptedEvent, superseded: number): AcceptedEvent {
+  return superseded === 0 ? event : { ...event, prompt: `${coalesceNote(superseded)}\n\n${event.prompt}` };
+}
+
+/**
+ * What a pending group keeps of an event: everything a run reads (rendered prompt and extras, route,
+ * ids), not the parsed payload or the headers, so 100,000 pending groups fit in a small heap.
+ */
+function pendingCopy(event: AcceptedEvent): AcceptedEvent {
+  // A literal (not a spread) so V8 keeps every field in-object: a spread copy costs ~3x the memory.
+  return {
+    routeName: event.routeName,
+    route: event.route,
+    profile: event.profile,
+    event: event.event,
+    deliveryId: event.deliveryId,
+    payload: NO_FIELDS,
+    headers: NO_FIELDS,
+    prompt: event.prompt,
+    extra: event.extra,
+    receivedAt: event.receivedAt,
+  };
+}
+const NO_FIELDS: Readonly<Record<string, never>> = Object.freeze({});
+
+/**
+ * A light group: the machine's transitions (quiet timer restarts on offer, max wait does not) on two
+ * timers. A class, so 100,000 groups share their methods instead of holding five closures each.
+ */
+class LightGroup implements Group {
+  private merged = 1;
+  private finished = false;
+  private quiet: unknown;
+  private readonly max: unknown;
+
+  constructor(
+    private latest: AcceptedEvent,
+    private readonly quietMs: number,
+    maxMs: number,
+    private readonly clock: TimerClock,
+    private readonly done: (output: CoalesceGroupOutput) => void,
+  ) {
+    this.quiet = clock.setTimeout(() => this.fire("quiet_window"), quietMs);
+    this.max = clock.setTimeout(() => this.fire("max_wait"), maxMs);
+  }
+
+  offer(event: AcceptedEvent): void {
+    if (this.finished) return;
+    this.latest = event;
+    this.merged += 1;
+    this.clock.clearTimeout(this.quiet);
+    this.quiet = this.clock.setTimeout(() => this.fire("quiet_window"), this.quietMs);
+  }
+
+  flush(): void {
+    this.fire("flush");
+  }
+
+  private fire(reason: CoalesceGroupOutput["reason"]): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.clock.clearTimeout(this.quiet);
+    this.clock.clearTimeout(this.max);
+    this.done({ item: this.latest, superseded: this.merged - 1, reason });
+  }
+}
+
+function actorGroup(id: string, first: AcceptedEvent, quietMs: number, maxMs: number, parent: AnyActorRef, done: (o: CoalesceGroupOutput) => void): Group {
+  const actor = createActor(coalesceGroupMachine, { parent, id, input: { item: first, quietWindowMs: quietMs, maxWaitMs: maxMs } });
+  actor.subscribe({ complete: () => done(actor.getSnapshot().output as CoalesceGroupOutput) });
+  actor.start();
+  return {
+    offer: (event) => actor.send({ type: "offer", item: event }),
+    flush: () => actor.send({ type: "flush" }),
+  };
+}
+
+/** One coalescing group per (route, rendered key) (spec 3.1); a fired group is removed at once. */
+export function createCoalescer(options: CoalescerOptions): Coalescer {
+  const groups = new Map<string, Group>();
+  const clock = options.clock ?? REAL_CLOCK;
+  let seq = 0;
+  function fired(id: string, output: CoalesceGroupOutput): void {
+    groups.delete(id);
+    const latest = output.item as AcceptedEvent;
+    options.logger?.info(
+      { route: latest.routeName, delivery_id: latest.deliveryId, superseded: output.superseded, reason: output.reason },
+      `[webhook] ${latest.routeName}: coalesced group dispatched`,
+    );
+    options.dispatch(latest, output.superseded);
+  }
+  return {
+    offer(event) {
+      const policy = event.route.coalesce;
+      if (policy === undefined) return "not_grouped";
+      const key = renderCoalesceKey(policy.key, event.payload);
+      if (key === undefined) {
+        options.logger?.debug(`[webhook] ${event.routeName}: coalesce key ${policy.key} did not resolve; dispatched at once`);
+        return "not_grouped";
+      }
+      const id = `${event.routeName}\u0000${key}`;
+      const existing = groups.get(id);
+      if (existing !== undefined) {
+        existing.offer(pendingCopy(event));
+        return "coalesced";
+      }
+      const quietMs = policy.window_seconds * 1000;
+      const maxMs = policy.max_wait_seconds * 1000;
+      seq += 1;
+      const group =
+        options.parent === undefined
+          ? new LightGroup(pendingCopy(event), quietMs, maxMs, clock, (output) => fired(id, output))
+          : actorGroup(`coalesce-${seq}:${event.routeName}:${key}`, pendingCopy(event), quietMs, maxMs, options.parent, (output) => fired(id, output));
+      groups.set(id, group);
+      return "coalesced";
+    },
+    flushAll() {
+      const pending = [...groups.values()];
+      for (const group of pending) group.flush();
+      return pending.length;
+    },
+    pendingCount: () => groups.size,
+  };
+}
+
+/** The coalescer's place under the root system; `{type: "flush"}` flushes every group. */
+export function coalescerActor(coalescer: () => Coalescer | undefined) {
+  return fromCallback<{ type: "flush" }>(({ receive }) => {
+    receive((event) => {
+      if (event.type === "flush") coalescer()?.flushAll();
+    });
+  });
+}

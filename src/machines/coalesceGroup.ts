@@ -1,0 +1,113 @@
+import { assign, setup } from "xstate";
+import { lookupPath } from "../streams/payloadPath.js";
+
+/**
+ * One coalescing group: the pending events of one route for one rendered key (spec 3.1).
+ *
+ *   pending.quiet ──offer──▶ pending.quiet   (latest event replaced, quiet timer restarts)
+ *   pending ──quietWindow | maxWait | flush──▶ dispatched (final; output = latest + superseded)
+ *
+ * `maxWait` lives on the outer `pending` state, so re-entering `quiet` on each offer never restarts it:
+ * it is counted from the group's first event. The item is opaque to the machine.
+ */
+export interface CoalesceGroupInput {
+  readonly item: unknown;
+  readonly quietWindowMs: number;
+  readonly maxWaitMs: number;
+}
+
+export interface CoalesceGroupContext {
+  readonly latest: unknown;
+  /** Events merged into this group, the first one included. */
+  readonly merged: number;
+  readonly quietWindowMs: number;
+  readonly maxWaitMs: number;
+}
+
+export interface CoalesceGroupOutput {
+  readonly item: unknown;
+  /** Earlier events replaced by `item` (merged - 1). */
+  readonly superseded: number;
+  readonly reason: "quiet_window" | "max_wait" | "flush";
+}
+
+export type CoalesceGroupEvent = { type: "offer"; item: unknown } | { type: "flush" };
+
+export const coalesceGroupMachine = setup({
+  types: {
+    input: {} as CoalesceGroupInput,
+    context: {} as CoalesceGroupContext & { reason: CoalesceGroupOutput["reason"] },
+    events: {} as CoalesceGroupEvent,
+    output: {} as CoalesceGroupOutput,
+  },
+  delays: {
+    quietWindow: ({ context }) => context.quietWindowMs,
+    maxWait: ({ context }) => context.maxWaitMs,
+  },
+  actions: {
+    merge: assign(({ context, event }) =>
+      event.type === "offer" ? { latest: event.item, merged: context.merged + 1 } : {},
+    ),
+  },
+}).createMachine({
+  id: "coalesceGroup",
+  context: ({ input }) => ({
+    latest: input.item,
+    merged: 1,
+    quietWindowMs: input.quietWindowMs,
+    maxWaitMs: input.maxWaitMs,
+    reason: "quiet_window",
+  }),
+  initial: "pending",
+  states: {
+    pending: {
+      initial: "quiet",
+      after: {
+        maxWait: { target: "dispatched", actions: assign({ reason: "max_wait" as const }) },
+      },
+      on: {
+        flush: { target: "dispatched", actions: assign({ reason: "flush" as const }) },
+      },
+      states: {
+        quiet: {
+          after: {
+            quietWindow: { target: "#coalesceGroup.dispatched", actions: assign({ reason: "quiet_window" as const }) },
+          },
+          on: {
+            offer: { target: "quiet", reenter: true, actions: "merge" },
+          },
+        },
+      },
+    },
+    dispatched: { type: "final" },
+  },
+  output: ({ context }) => ({ item: context.latest, superseded: context.merged - 1, reason: context.reason }),
+});
+
+const PLACEHOLDER = /\{([^{}]+)\}/g;
+
+function keyText(value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return text === undefined || text === "" ? undefined : text;
+}
+
+/**
+ * The rendered key of `coalesce.key` (a bare dotted path, or a template with `{dotted.path}` placeholders) for a payload, or `undefined` when it does not resolve: a missing
+ * path, a `null` or empty-string value, or (for a template) any placeholder left unresolved.
+ * Scalars render as text, objects and lists as compact JSON.
+ */
+export function renderCoalesceKey(spec: string, payload: unknown): string | undefined {
+  if (!spec.includes("{")) {
+    const hit = lookupPath(payload, spec.trim());
+    return hit.found ? keyText(hit.value) : undefined;
+  }
+  let unresolved = false;
+  const rendered = spec.replace(PLACEHOLDER, (_match, path: string) => {
+    const hit = lookupPath(payload, path.trim());
+    const text = hit.found ? keyText(hit.value) : undefined;
+    if (text === undefined) unresolved = true;
+    return text ?? "";
+  });
+  return unresolved ? undefined : rendered;
+}

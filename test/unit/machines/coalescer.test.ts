@@ -1,0 +1,159 @@
+import fc from "fast-check";
+import { SimulatedClock, createActor, fromCallback } from "xstate";
+import { describe, expect, it } from "vitest";
+import { type Coalescer, coalesceNote, createCoalescer, withCoalesceNote } from "../../../src/actors/coalescer.js";
+import type { Route } from "../../../src/config/sections/webhook.js";
+import type { AcceptedEvent } from "../../../src/streams/context.js";
+
+const ROUTE: Route = {
+  deliver: "log",
+  deliver_only: false,
+  mirror_to_session: false,
+  coalesce: { key: "pull_request.number", window_seconds: 30, max_wait_seconds: 300 },
+};
+
+function accepted(deliveryId: string, pr: number | undefined, route: Route = ROUTE, routeName = "gh"): AcceptedEvent {
+  return {
+    routeName,
+    route,
+    profile: "default",
+    event: "pull_request",
+    deliveryId,
+    payload: pr === undefined ? { action: "opened" } : { pull_request: { number: pr } },
+    headers: {},
+    prompt: `PR ${pr} (${deliveryId})`,
+    extra: {},
+    receivedAt: 0,
+  };
+}
+
+type Mode = "light" | "actor";
+
+function harness(mode: Mode) {
+  const clock = new SimulatedClock();
+  const fired: Array<{ id: string; superseded: number }> = [];
+  const parent = mode === "actor" ? createActor(fromCallback(() => {}), { clock }).start() : undefined;
+  const coalescer: Coalescer = createCoalescer({
+    dispatch: (event, superseded) => fired.push({ id: event.deliveryId, superseded }),
+    clock,
+    ...(parent === undefined ? {} : { parent }),
+  });
+  return { clock, fired, coalescer };
+}
+
+describe.each<Mode>(["light", "actor"])("coalescer (%s groups)", (mode) => {
+  it("groups events with the same key and dispatches the latest once after the quiet window", () => {
+    const { clock, fired, coalescer } = harness(mode);
+    expect(coalescer.offer(accepted("d1", 1))).toBe("coalesced");
+    clock.increment(10_000);
+    expect(coalescer.offer(accepted("d2", 1))).toBe("coalesced");
+    expect(coalescer.offer(accepted("d3", 1))).toBe("coalesced");
+    expect(coalescer.pendingCount()).toBe(1);
+    clock.increment(29_999);
+    expect(fired).toEqual([]);
+    clock.increment(1);
+    expect(fired).toEqual([{ id: "d3", superseded: 2 }]);
+    expect(coalescer.pendingCount()).toBe(0);
+  });
+
+  it("keeps one group per (route, key)", () => {
+    const { clock, fired, coalescer } = harness(mode);
+    coalescer.offer(accepted("a1", 1));
+    coalescer.offer(accepted("b1", 2));
+    coalescer.offer(accepted("c1", 1, ROUTE, "other"));
+    coalescer.offer(accepted("a2", 1));
+    expect(coalescer.pendingCount()).toBe(3);
+    clock.increment(30_000);
+    expect(fired.sort((x, y) => x.id.localeCompare(y.id))).toEqual([
+      { id: "a2", superseded: 1 },
+      { id: "b1", superseded: 0 },
+      { id: "c1", superseded: 0 },
+    ]);
+  });
+
+  it("max wait caps a group that keeps receiving events", () => {
+    const { clock, fired, coalescer } = harness(mode);
+    coalescer.offer(accepted("e0", 5));
+    for (let i = 1; i <= 29; i++) {
+      clock.increment(10_000);
+      coalescer.offer(accepted(`e${i}`, 5));
+    }
+    expect(fired).toEqual([]);
+    clock.increment(10_000); // 300 s since the first event
+    expect(fired).toEqual([{ id: "e29", superseded: 29 }]);
+    // The next event opens a new group.
+    expect(coalescer.offer(accepted("f0", 5))).toBe("coalesced");
+    expect(coalescer.pendingCount()).toBe(1);
+  });
+
+  it("a key that does not resolve is not grouped", () => {
+    const { fired, coalescer } = harness(mode);
+    expect(coalescer.offer(accepted("x", undefined))).toBe("not_grouped");
+    expect(coalescer.pendingCount()).toBe(0);
+    expect(fired).toEqual([]);
+  });
+
+  it("a route without coalesce is not grouped", () => {
+    const { coalescer } = harness(mode);
+    const { coalesce: _c, ...plain } = ROUTE;
+    expect(coalescer.offer(accepted("x", 1, plain))).toBe("not_grouped");
+  });
+
+  it("flushAll dispatches every pending group at once, none dropped", () => {
+    const { clock, fired, coalescer } = harness(mode);
+    for (let pr = 0; pr < 50; pr++) {
+      coalescer.offer(accepted(`p${pr}-a`, pr));
+      coalescer.offer(accepted(`p${pr}-b`, pr));
+    }
+    expect(coalescer.flushAll()).toBe(50);
+    expect(fired).toHaveLength(50);
+    expect(fired.every((f) => f.id.endsWith("-b") && f.superseded === 1)).toBe(true);
+    expect(coalescer.pendingCount()).toBe(0);
+    clock.increment(600_000);
+    expect(fired).toHaveLength(50);
+  });
+});
+
+describe("light groups follow the coalesceGroup machine", () => {
+  type Step = { kind: "offer"; pr: number } | { kind: "wait"; ms: number } | { kind: "flush" };
+  const step = fc.oneof(
+    fc.record({ kind: fc.constant("offer" as const), pr: fc.integer({ min: 0, max: 3 }) }),
+    fc.record({ kind: fc.constant("wait" as const), ms: fc.integer({ min: 0, max: 40_000 }) }),
+    fc.constant({ kind: "flush" as const }),
+  );
+
+  function replay(mode: Mode, steps: readonly Step[]) {
+    const { clock, fired, coalescer } = harness(mode);
+    const route: Route = { ...ROUTE, coalesce: { key: "pull_request.number", window_seconds: 10, max_wait_seconds: 35 } };
+    const answers: string[] = [];
+    steps.forEach((s, i) => {
+      if (s.kind === "offer") answers.push(coalescer.offer(accepted(`s${i}`, s.pr, route)));
+      else if (s.kind === "wait") clock.increment(s.ms);
+      else coalescer.flushAll();
+      answers.push(`pending=${coalescer.pendingCount()} fired=${JSON.stringify(fired)}`);
+    });
+    return answers;
+  }
+
+  it("same answers, same dispatches at the same moments, for random schedules", () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        expect(replay("light", steps)).toEqual(replay("actor", steps));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("coalesce note", () => {
+  it("names how many events the run covers and how many were superseded", () => {
+    expect(coalesceNote(2)).toBe("[Coalesced: this run covers 3 events; 2 earlier events for this key were superseded]");
+    expect(coalesceNote(1)).toBe("[Coalesced: this run covers 2 events; 1 earlier event for this key was superseded]");
+  });
+
+  it("is prefixed to the prompt only when events merged", () => {
+    const event = accepted("d", 1);
+    expect(withCoalesceNote(event, 0)).toBe(event);
+    expect(withCoalesceNote(event, 3).prompt).toBe(`${coalesceNote(3)}\n\nPR 1 (d)`);
+  });
+});
