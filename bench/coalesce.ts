@@ -45,7 +45,7 @@ gc?.();
 const before = process.memoryUsage();
 let fired = 0;
 const parent = mode === "actor" ? createActor(fromCallback(() => {})).start() : undefined;
-const coalescer = createCoalescer({ dispatch: () => void (fired += 1), ...(parent === undefined ? {} : { parent }) });
+const coalescer = createCoalescer({ dispatch: () => void (fired += 1), ...(parent === undefined ? {} : { parent, actorGroupLimit: groups }) });
 const started = performance.now();
 for (let n = 0; n < groups; n++) coalescer.offer(event(n));
 const openMs = performance.now() - started;

@@ -17,11 +17,13 @@ export interface CoalescerOptions {
   /** Called once per group when it fires, with the latest event and how many earlier ones it replaced. */
   dispatch(event: AcceptedEvent, superseded: number): void;
   /**
-   * When set, every group runs as a real `coalesceGroup` actor in this actor's system (visible in the
-   * inspector; about 5 KB per group). Otherwise groups are light records driven by `clock` with the
-   * same transitions (about 1 KB per group; see docs/coalescing-and-cron.md and bench/coalesce.ts).
+   * When set (the gateway under `--inspect`), groups run as real `coalesceGroup` actors in this actor's
+   * system, visible in the inspector, up to `actorGroupLimit` at a time (default 1000: an actor costs
+   * ~5 KB and XState's scheduler cancels timers in O(all timers)). Other groups are light records
+   * driven by `clock` with the same transitions (~1 KB each; docs/coalescing-and-cron.md).
    */
   readonly parent?: AnyActorRef;
+  readonly actorGroupLimit?: number;
   readonly clock?: TimerClock;
   readonly logger?: Logger;
 }
@@ -132,9 +134,12 @@ function actorGroup(id: string, first: AcceptedEvent, quietMs: number, maxMs: nu
 export function createCoalescer(options: CoalescerOptions): Coalescer {
   const groups = new Map<string, Group>();
   const clock = options.clock ?? REAL_CLOCK;
+  const actorLimit = options.parent === undefined ? 0 : (options.actorGroupLimit ?? 1000);
+  const actorGroups = new Set<string>();
   let seq = 0;
   function fired(id: string, output: CoalesceGroupOutput): void {
     groups.delete(id);
+    actorGroups.delete(id);
     const latest = output.item as AcceptedEvent;
     options.logger?.info(
       { route: latest.routeName, delivery_id: latest.deliveryId, superseded: output.superseded, reason: output.reason },
@@ -160,10 +165,13 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       const quietMs = policy.window_seconds * 1000;
       const maxMs = policy.max_wait_seconds * 1000;
       seq += 1;
-      const group =
-        options.parent === undefined
-          ? new LightGroup(pendingCopy(event), quietMs, maxMs, clock, (output) => fired(id, output))
-          : actorGroup(`coalesce-${seq}:${event.routeName}:${key}`, pendingCopy(event), quietMs, maxMs, options.parent, (output) => fired(id, output));
+      let group: Group;
+      if (options.parent !== undefined && actorGroups.size < actorLimit) {
+        actorGroups.add(id);
+        group = actorGroup(`coalesce-${seq}:${event.routeName}:${key}`, pendingCopy(event), quietMs, maxMs, options.parent, (output) => fired(id, output));
+      } else {
+        group = new LightGroup(pendingCopy(event), quietMs, maxMs, clock, (output) => fired(id, output));
+      }
       groups.set(id, group);
       return "coalesced";
     },

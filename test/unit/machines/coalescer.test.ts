@@ -27,21 +27,23 @@ function accepted(deliveryId: string, pr: number | undefined, route: Route = ROU
   };
 }
 
-type Mode = "light" | "actor";
+type Mode = "light" | "actor" | "mixed";
 
 function harness(mode: Mode) {
   const clock = new SimulatedClock();
   const fired: Array<{ id: string; superseded: number }> = [];
-  const parent = mode === "actor" ? createActor(fromCallback(() => {}), { clock }).start() : undefined;
+  const parent = mode !== "light" ? createActor(fromCallback(() => {}), { clock }).start() : undefined;
   const coalescer: Coalescer = createCoalescer({
     dispatch: (event, superseded) => fired.push({ id: event.deliveryId, superseded }),
     clock,
     ...(parent === undefined ? {} : { parent }),
+    // "mixed": the first two groups are actors, the rest light records (the --inspect cap).
+    ...(mode === "mixed" ? { actorGroupLimit: 2 } : {}),
   });
   return { clock, fired, coalescer };
 }
 
-describe.each<Mode>(["light", "actor"])("coalescer (%s groups)", (mode) => {
+describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode) => {
   it("groups events with the same key and dispatches the latest once after the quiet window", () => {
     const { clock, fired, coalescer } = harness(mode);
     expect(coalescer.offer(accepted("d1", 1))).toBe("coalesced");
