@@ -10,8 +10,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import autocannon from "autocannon";
 import examples from "@octokit/webhooks-examples";
+import autocannon from "autocannon";
 import { stringify } from "yaml";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -21,7 +21,9 @@ const SECRET = "bench-secret";
 /** A pull_request payload trimmed to about 1 KB. */
 function payload(action: string): string {
   const defs = examples as unknown as Array<{ name: string; examples: Array<Record<string, unknown>> }>;
-  const pr = defs.find((d) => d.name === "pull_request")?.examples.find((e) => e.action === "opened") as Record<string, any>;
+  const pr = defs
+    .find((d) => d.name === "pull_request")
+    ?.examples.find((e) => e.action === "opened") as Record<string, any>;
   const body = {
     action,
     number: pr.number,
@@ -35,7 +37,11 @@ function payload(action: string): string {
       head: { ref: pr.pull_request.head.ref, sha: pr.pull_request.head.sha },
       base: { ref: pr.pull_request.base.ref, sha: pr.pull_request.base.sha },
     },
-    repository: { full_name: pr.repository.full_name, html_url: pr.repository.html_url, default_branch: pr.repository.default_branch },
+    repository: {
+      full_name: pr.repository.full_name,
+      html_url: pr.repository.html_url,
+      default_branch: pr.repository.default_branch,
+    },
     sender: { login: pr.sender.login, id: pr.sender.id },
   };
   let text = JSON.stringify(body);
@@ -44,9 +50,13 @@ function payload(action: string): string {
 }
 
 async function startServer(args: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "server.ts"), ...args], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(import.meta.dirname, "server.ts"), ...args],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   for await (const line of lines) {
     if (line.startsWith("{")) return { child, port: (JSON.parse(line) as { port: number }).port };
@@ -71,7 +81,14 @@ interface Row {
   peakMb: number;
 }
 
-async function load(name: string, port: number, pid: number, path: string, body: string, headers: () => Record<string, string>): Promise<Row> {
+async function load(
+  name: string,
+  port: number,
+  pid: number,
+  path: string,
+  body: string,
+  headers: () => Record<string, string>,
+): Promise<Row> {
   const before = memory(pid);
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
@@ -82,7 +99,10 @@ async function load(name: string, port: number, pid: number, path: string, body:
         method: "POST",
         path,
         body,
-        setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: { "content-type": "application/json", ...headers() } }),
+        setupRequest: (req: Record<string, unknown>) => ({
+          ...req,
+          headers: { "content-type": "application/json", ...headers() },
+        }),
       },
     ],
   });
@@ -117,7 +137,8 @@ async function main(): Promise<void> {
               secret: SECRET,
               events: ["pull_request"],
               filters: [{ field: "action", in: ["opened", "synchronize", "reopened"] }],
-              prompt: "Review PR #{number} {pull_request.title} by {pull_request.user.login} in {repository.full_name}",
+              prompt:
+                "Review PR #{number} {pull_request.title} by {pull_request.user.login} in {repository.full_name}",
             },
           },
         },
@@ -133,7 +154,16 @@ async function main(): Promise<void> {
 
   const bare = await startServer(["bare"]);
   try {
-    rows.push(await load("bare uWS (ceiling)", bare.port, bare.child.pid as number, "/webhooks/pr", opened, () => ({})));
+    rows.push(
+      await load(
+        "bare uWS (ceiling)",
+        bare.port,
+        bare.child.pid as number,
+        "/webhooks/pr",
+        opened,
+        () => ({}),
+      ),
+    );
   } finally {
     bare.child.kill("SIGTERM");
   }
@@ -174,17 +204,28 @@ async function main(): Promise<void> {
   // The machine is shared: measure the ceiling again after the gateway runs and keep the better one.
   const bareAgain = await startServer(["bare"]);
   try {
-    const again = await load("bare uWS (ceiling, again)", bareAgain.port, bareAgain.child.pid as number, "/webhooks/pr", opened, () => ({}));
+    const again = await load(
+      "bare uWS (ceiling, again)",
+      bareAgain.port,
+      bareAgain.child.pid as number,
+      "/webhooks/pr",
+      opened,
+      () => ({}),
+    );
     rows.push(again);
   } finally {
     bareAgain.child.kill("SIGTERM");
   }
 
-  console.log(`\nautocannon: ${CONNECTIONS} connections, ${DURATION} s per run, body ${opened.length} bytes, node ${process.version}\n`);
+  console.log(
+    `\nautocannon: ${CONNECTIONS} connections, ${DURATION} s per run, body ${opened.length} bytes, node ${process.version}\n`,
+  );
   console.log("| run | req/s | p50 ms | p99 ms | statuses | RSS start→end MB | peak RSS MB |");
   console.log("|---|---|---|---|---|---|---|");
   for (const r of rows) {
-    console.log(`| ${r.name} | ${r.reqPerSec} | ${r.p50} | ${r.p99} | ${r.statuses} | ${r.rssStartMb}→${r.rssEndMb} | ${r.peakMb} |`);
+    console.log(
+      `| ${r.name} | ${r.reqPerSec} | ${r.p50} | ${r.p99} | ${r.statuses} | ${r.rssStartMb}→${r.rssEndMb} | ${r.peakMb} |`,
+    );
   }
   const ceiling = Math.max(rows[0]?.reqPerSec ?? 1, rows.at(-1)?.reqPerSec ?? 1);
   const accepted = rows[1]?.reqPerSec ?? 0;

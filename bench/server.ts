@@ -4,8 +4,9 @@
  *   node --import tsx bench/server.ts bare                  a bare uWS handler that reads the body and answers 202
  * Prints `{"port": N}` on stdout once listening; exits on SIGTERM.
  */
-import { join } from "node:path";
+
 import uWS from "uWebSockets.js";
+import { join } from "node:path";
 import { startGateway } from "../src/gateway.js";
 import { createLogger } from "../src/io/log.js";
 
@@ -24,7 +25,10 @@ if (mode === "bare") {
       if (!isLast || aborted) return;
       Buffer.concat(chunks);
       res.cork(() => {
-        res.writeStatus("202 Accepted").writeHeader("Content-Type", "application/json").end('{"status":"accepted"}');
+        res
+          .writeStatus("202 Accepted")
+          .writeHeader("Content-Type", "application/json")
+          .end('{"status":"accepted"}');
       });
     });
   });

@@ -1,27 +1,26 @@
 import { randomUUID } from "node:crypto";
-import { type InspectionEvent, fromCallback } from "xstate";
-import { createDeliverer } from "./actors/deliver.js";
+import { fromCallback, type InspectionEvent } from "xstate";
 import { createRunExecutor, createRunner } from "./actors/agent/index.js";
 import type { AgentRunner } from "./actors/agent/runner.js";
-import { type RouteSource, createRouteRegistry, routeTable, routesActor } from "./actors/routes.js";
-import { type RunsRef, drainRuns, enqueueRun, runsMachine, unfinishedRuns } from "./actors/runs.js";
-import { startSystem } from "./actors/system.js";
+import { createDeliverer } from "./actors/deliver.js";
 import { startGatewayMcp } from "./actors/mcp/gatewayHub.js";
+import { createRouteRegistry, type RouteSource, routesActor, routeTable } from "./actors/routes.js";
+import { drainRuns, enqueueRun, type RunsRef, runsMachine, unfinishedRuns } from "./actors/runs.js";
+import { startSystem } from "./actors/system.js";
 import { type LoadedConfig, loadConfig } from "./config/load.js";
 import { svcPaths } from "./config/paths.js";
 import { webhookStartupProblems } from "./config/validate.js";
 import { SvcError } from "./errors.js";
-import { type ServerHandle, startHttpServer } from "./io/http/server.js";
 import { createRequestHandler } from "./io/http/core.js";
+import { type ServerHandle, startHttpServer } from "./io/http/server.js";
 import { createListReader } from "./io/listFiles.js";
-import { type Logger, createLogger } from "./io/log.js";
+import { createLogger, type Logger } from "./io/log.js";
 import { runScript } from "./io/scripts.js";
 import { createTargets } from "./io/targets/registry.js";
-import type { EventModes } from "./streams/context.js";
+import type { AcceptedEvent, EventModes } from "./streams/context.js";
 import { createPipeline } from "./streams/pipeline.js";
 import { createFixedWindowLimiter } from "./streams/rateLimiter.js";
 import { createSeenCache } from "./streams/seenCache.js";
-import type { AcceptedEvent } from "./streams/context.js";
 import { verifySignature } from "./streams/signatures.js";
 
 export interface GatewayOptions {
@@ -60,10 +59,16 @@ export const SEEN_CACHE_MAX_ENTRIES = 100_000;
 const SEEN_TTL_MS = 60 * 60 * 1000;
 
 function checkedConfig(options: GatewayOptions): LoadedConfig {
-  const loaded = loadConfig({ ...(options.home === undefined ? {} : { home: options.home }), ...(options.env === undefined ? {} : { env: options.env }) });
+  const loaded = loadConfig({
+    ...(options.home === undefined ? {} : { home: options.home }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
   const webhook = loaded.config.platforms.webhook;
   const host = options.host ?? webhook.host;
-  const check = { ...loaded.config, platforms: { ...loaded.config.platforms, webhook: { ...webhook, host } } };
+  const check = {
+    ...loaded.config,
+    platforms: { ...loaded.config.platforms, webhook: { ...webhook, host } },
+  };
   const problems = webhookStartupProblems(check, loaded.paths.config);
   if (problems.length > 0) throw new SvcError("startup_refused", problems.join("\n"));
   return loaded;
@@ -82,7 +87,9 @@ function pipelineLogHooks(logger: Logger) {
       onLegacyV1(route: string) {
         if (warnedV1.has(route)) return;
         warnedV1.add(route);
-        logger.warn(`[webhook] ${route}: sender uses the deprecated generic V1 signature (X-Webhook-Signature, no replay protection) — switch it to X-Webhook-Signature-V2 with X-Webhook-Timestamp`);
+        logger.warn(
+          `[webhook] ${route}: sender uses the deprecated generic V1 signature (X-Webhook-Signature, no replay protection) — switch it to X-Webhook-Signature-V2 with X-Webhook-Timestamp`,
+        );
       },
       onRejected(route: string, reason: string) {
         logger.debug(`[webhook] ${route}: rejected (401): ${reason}`);
@@ -96,35 +103,51 @@ function pipelineLogHooks(logger: Logger) {
     },
     onDeliveryFailed(event: AcceptedEvent, err: unknown) {
       logger.error(
-        { route: event.routeName, delivery_id: event.deliveryId, target: event.route.deliver, err: (err as Error)?.message ?? String(err) },
+        {
+          route: event.routeName,
+          delivery_id: event.deliveryId,
+          target: event.route.deliver,
+          err: (err as Error)?.message ?? String(err),
+        },
         `[webhook] ${event.routeName}: direct delivery to ${event.route.deliver} failed`,
       );
     },
     onCronUnavailable(event: AcceptedEvent) {
-      logger.warn(`[webhook] ${event.routeName}: cron_job ${event.route.cron_job} not fired — cron is not available in this gateway`);
+      logger.warn(
+        `[webhook] ${event.routeName}: cron_job ${event.route.cron_job} not fired — cron is not available in this gateway`,
+      );
     },
     onCoalesceUnavailable(event: AcceptedEvent) {
       if (coalesceWarned) return;
       coalesceWarned = true;
-      logger.warn(`[webhook] ${event.routeName}: coalescing is not available in this gateway; events run one by one`);
+      logger.warn(
+        `[webhook] ${event.routeName}: coalescing is not available in this gateway; events run one by one`,
+      );
     },
     onStageFailure(stage: string, err: unknown, _ctx: unknown) {
-      logger.error({ stage, err: err instanceof Error ? err.stack ?? err.message : String(err) }, `[webhook] internal error in the ${stage} stage`);
+      logger.error(
+        { stage, err: err instanceof Error ? (err.stack ?? err.message) : String(err) },
+        `[webhook] internal error in the ${stage} stage`,
+      );
     },
     onRunsAbandoned(events: readonly AcceptedEvent[]) {
       for (const event of events) {
-        logger.warn({ route: event.routeName, delivery_id: event.deliveryId }, `[webhook] ${event.routeName}: agent run not finished at shutdown`);
+        logger.warn(
+          { route: event.routeName, delivery_id: event.deliveryId },
+          `[webhook] ${event.routeName}: agent run not finished at shutdown`,
+        );
       }
     },
     printHowToAddRoute(configFile: string) {
       logger.info(
         [
-          "[webhook] No routes yet. Add one to " + configFile + ", for example:",
+          `[webhook] No routes yet. Add one to ${configFile}, for example:`,
           "  platforms:",
           "    webhook:",
           "      enabled: true",
           "      routes:",
           "        github:",
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: config interpolation syntax shown to the user
           "          secret: ${GITHUB_WEBHOOK_SECRET}",
           "          events: [pull_request]",
           '          prompt: "Review PR #{number}: {pull_request.title}"',
@@ -160,19 +183,30 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const profileCache = new Map<string, ReturnType<typeof svcPaths>>();
   const profilePaths = (profile: string) => {
     let found = profileCache.get(profile);
-    if (found === undefined) profileCache.set(profile, (found = svcPaths(paths.home, profile)));
+    if (found === undefined) {
+      found = svcPaths(paths.home, profile);
+      profileCache.set(profile, found);
+    }
     return found;
   };
   const listReaders = new Map<string, ReturnType<typeof createListReader>>();
   const runs: RunsRef = system.spawn("runs", runsMachine, {
     maxConcurrent: loaded.config.agent.max_concurrent_runs,
     logger,
-    execute: createRunExecutor({ runner: () => runner, deliverer, logger, skillsDir: (p) => profilePaths(p).skills }),
+    execute: createRunExecutor({
+      runner: () => runner,
+      deliverer,
+      logger,
+      skillsDir: (p) => profilePaths(p).skills,
+    }),
   });
   const hooks = pipelineLogHooks(logger);
 
   const pipeline = createPipeline({
-    routes: { lookup: (name) => registry.lookup(name), multiplexProfiles: () => registry.current().multiplexProfiles },
+    routes: {
+      lookup: (name) => registry.lookup(name),
+      multiplexProfiles: () => registry.current().multiplexProfiles,
+    },
     maxBodyBytes: () => registry.current().maxBodyBytes,
     tryAcquire: (route) => limiter.tryAcquire(route),
     auth: { verify: verifySignature, ...hooks.auth },
@@ -210,7 +244,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         try {
           await deliverer.deliver({
             target: event.route.deliver,
-            message: { text: event.prompt, extra: event.extra, route: event.routeName, deliveryId: event.deliveryId, profile: event.profile === "default" ? undefined : event.profile },
+            message: {
+              text: event.prompt,
+              extra: event.extra,
+              route: event.routeName,
+              deliveryId: event.deliveryId,
+              profile: event.profile === "default" ? undefined : event.profile,
+            },
             mode: "direct",
             mirrorToSession: event.route.mirror_to_session,
           });
@@ -250,13 +290,28 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       );
     }
   }
-  system.spawn("webhook-ingress", fromCallback(() => () => server.close()));
-  const mcp = startGatewayMcp({ paths, servers: loaded.config.mcp_servers, approvals: loaded.config.gateway.approvals, logger, runner: () => runner, ...(options.env === undefined ? {} : { env: options.env }), ...(options.inspect === undefined ? {} : { inspect: options.inspect }) });
+  system.spawn(
+    "webhook-ingress",
+    fromCallback(() => () => server.close()),
+  );
+  const mcp = startGatewayMcp({
+    paths,
+    servers: loaded.config.mcp_servers,
+    approvals: loaded.config.gateway.approvals,
+    logger,
+    runner: () => runner,
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+  });
   if (webhook.enabled) {
-    logger.info(`[webhook] Listening on ${host}:${server.port} — routes: ${describeRoutes(registry.names())}`);
+    logger.info(
+      `[webhook] Listening on ${host}:${server.port} — routes: ${describeRoutes(registry.names())}`,
+    );
     if (registry.names().length === 0) hooks.printHowToAddRoute(paths.config);
   } else {
-    logger.warn(`[webhook] Adapter disabled (platforms.webhook.enabled is false); running MCP servers only. ${howToEnable}`);
+    logger.warn(
+      `[webhook] Adapter disabled (platforms.webhook.enabled is false); running MCP servers only. ${howToEnable}`,
+    );
   }
 
   let stopping: Promise<void> | undefined;
@@ -272,10 +327,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         limiter = createFixedWindowLimiter({ limit: nextWebhook.rate_limit, windowMs: 60_000, now });
       }
       runner = createRunner(next.config.agent);
-      if (nextWebhook.port !== loaded.config.platforms.webhook.port || nextWebhook.host !== loaded.config.platforms.webhook.host) {
+      if (
+        nextWebhook.port !== loaded.config.platforms.webhook.port ||
+        nextWebhook.host !== loaded.config.platforms.webhook.host
+      ) {
         logger.warn("[webhook] host/port changes take effect after a restart");
       }
-      void mcp.reload(next.config.mcp_servers).catch((err: unknown) => logger.error({ err: String(err) }, "[mcp] reload failed"));
+      void mcp
+        .reload(next.config.mcp_servers)
+        .catch((err: unknown) => logger.error({ err: String(err) }, "[mcp] reload failed"));
       loaded = next;
       logger.info(`[webhook] Reloaded ${paths.config} — routes: ${describeRoutes(registry.names())}`);
       return { routes: registry.names() };

@@ -20,7 +20,11 @@ export interface RouteTable {
   readonly staticRoutes: ReadonlyMap<string, ResolvedRoute>;
 }
 
-export function resolveRoute(name: string, route: Route, globalSecret: string | undefined): ResolvedRoute | undefined {
+export function resolveRoute(
+  name: string,
+  route: Route,
+  globalSecret: string | undefined,
+): ResolvedRoute | undefined {
   const secret = route.secret ?? globalSecret;
   if (secret === undefined) return undefined;
   return { name, route, secret, profile: route.profile ?? DEFAULT_PROFILE };

@@ -72,7 +72,11 @@ export const runsMachine = setup({
           context.active.delete(id);
           if (match[1] === "error") {
             context.logger.error(
-              { route: finished.routeName, delivery_id: finished.deliveryId, err: describe((event as { error?: unknown }).error) },
+              {
+                route: finished.routeName,
+                delivery_id: finished.deliveryId,
+                err: describe((event as { error?: unknown }).error),
+              },
               `[webhook] ${finished.routeName}: agent run failed`,
             );
           }
@@ -111,7 +115,9 @@ export function enqueueRun(ref: RunsRef, event: AcceptedEvent, cap = RUN_QUEUE_C
 /** Waits until no run is waiting or running; resolves false when `timeoutMs` passes first. */
 export async function drainRuns(ref: RunsRef, timeoutMs: number): Promise<boolean> {
   try {
-    await waitFor(ref, (s) => s.context.running === 0 && s.context.waiting.length === 0, { timeout: timeoutMs });
+    await waitFor(ref, (s) => s.context.running === 0 && s.context.waiting.length === 0, {
+      timeout: timeoutMs,
+    });
     return true;
   } catch {
     return false;

@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import type { Command } from "commander";
 import { svcHome, svcPaths } from "../config/paths.js";
-import { SvcError, describeError } from "../errors.js";
+import { describeError, SvcError } from "../errors.js";
 import { type Gateway, startGateway } from "../gateway.js";
 import { writeFileAtomic } from "../io/stores/atomicFile.js";
 
@@ -13,7 +13,8 @@ interface RunOptions {
 function parsePort(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new SvcError("usage", `--port: expected a port number (0-65535), got "${text}"`);
+  if (!/^\d+$/.test(text) || port > 65535)
+    throw new SvcError("usage", `--port: expected a port number (0-65535), got "${text}"`);
   return port;
 }
 

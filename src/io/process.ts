@@ -46,7 +46,10 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   if (result.timedOut) return { ok: false, why: `timed out after ${request.timeoutMs} ms`, stderr };
   if (result.isCanceled) return { ok: false, why: "canceled", stderr };
   if (result.failed) {
-    const why = result.exitCode !== undefined ? `exited with code ${result.exitCode}` : (result.shortMessage ?? "failed to start");
+    const why =
+      result.exitCode !== undefined
+        ? `exited with code ${result.exitCode}`
+        : (result.shortMessage ?? "failed to start");
     return { ok: false, why, stderr };
   }
   return { ok: true, stdout: typeof result.stdout === "string" ? result.stdout : "", stderr };

@@ -19,7 +19,10 @@ function inside(dir: string, path: string): boolean {
 }
 
 /** The script's real path when it exists inside `scriptsDir` (after following symlinks), else why not. */
-export async function resolveScript(scriptsDir: string, script: string): Promise<{ path: string } | { why: string }> {
+export async function resolveScript(
+  scriptsDir: string,
+  script: string,
+): Promise<{ path: string } | { why: string }> {
   const candidate = resolve(scriptsDir, script);
   if (!inside(resolve(scriptsDir), candidate)) return { why: "path leaves the scripts directory" };
   let real: string;

@@ -1,19 +1,25 @@
-import { Subject, map } from "rxjs";
+import { map, Subject } from "rxjs";
 import type { PipelineCtx } from "./context.js";
-import { type AuthDeps, authStage } from "./stages/auth.js";
 import { acceptStage } from "./stages/accept.js";
+import { type AuthDeps, authStage } from "./stages/auth.js";
 import { type DeliverDeps, deliverStage, needsDirectDelivery } from "./stages/deliver.js";
 import { type DispatchDeps, dispatchStage } from "./stages/dispatch.js";
 import { eventCheckStage } from "./stages/events.js";
 import { type FilterDeps, filterStage } from "./stages/filters.js";
 import { type IdempotencyDeps, idempotencyStage } from "./stages/idempotency.js";
-import { INTERNAL_ERROR, type StageFailure, applyStage, asyncStageOperator, stageOperator } from "./stages/operator.js";
+import {
+  applyStage,
+  asyncStageOperator,
+  INTERNAL_ERROR,
+  type StageFailure,
+  stageOperator,
+} from "./stages/operator.js";
 import { parseStage } from "./stages/parse.js";
 import { rateLimitStage } from "./stages/rateLimit.js";
 import { type RouteLookupDeps, routeLookupStage } from "./stages/route.js";
 import { type ScriptDeps, scriptStage } from "./stages/script.js";
 import { bodySizeStage } from "./stages/size.js";
-import { type Inbound, type Outcome, errorOutcome } from "./types.js";
+import { errorOutcome, type Inbound, type Outcome } from "./types.js";
 
 const SHUTTING_DOWN = errorOutcome(503, "Shutting down");
 
@@ -63,11 +69,23 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     stageOperator("filters", filterStage(deps.filters), deps.onFailure),
   );
   const answered = checked.pipe(
-    asyncStageOperator("script", scriptStage(deps.script), deps.scriptConcurrency ?? 16, deps.onFailure, hasScript),
+    asyncStageOperator(
+      "script",
+      scriptStage(deps.script),
+      deps.scriptConcurrency ?? 16,
+      deps.onFailure,
+      hasScript,
+    ),
     stageOperator("idempotency", idempotencyStage(deps.idempotency), deps.onFailure),
     stageOperator("accept", acceptStage, deps.onFailure),
     stageOperator("dispatch", dispatchStage(deps.dispatch), deps.onFailure),
-    asyncStageOperator("deliver", deliverStage(deps.deliver), deps.deliveryConcurrency ?? 64, deps.onFailure, needsDirectDelivery),
+    asyncStageOperator(
+      "deliver",
+      deliverStage(deps.deliver),
+      deps.deliveryConcurrency ?? 64,
+      deps.onFailure,
+      needsDirectDelivery,
+    ),
   );
 
   const done = new Promise<void>((resolve) => {
@@ -91,7 +109,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   return {
     preflight(head) {
-      const ctx = applyStage("size", size, applyStage("route", route, { inbound: head }, deps.onFailure), deps.onFailure);
+      const ctx = applyStage(
+        "size",
+        size,
+        applyStage("route", route, { inbound: head }, deps.onFailure),
+        deps.onFailure,
+      );
       return ctx.outcome;
     },
     submit(inbound) {
@@ -108,4 +131,3 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     },
   };
 }
-

@@ -5,6 +5,11 @@ import { type Gateway, type GatewayOptions, startGateway } from "../../src/gatew
 import { createLogger } from "../../src/io/log.js";
 import { type TempHome, tempHome } from "./home.js";
 
+/** `${SVC_HOME}/<relative>`, for config values the gateway interpolates (the helper puts SVC_HOME in its env). */
+export function inHome(relative: string): string {
+  return `$\{SVC_HOME}/${relative}`;
+}
+
 /** A clock tests move by hand: no sleeping. */
 export interface FakeClock {
   now(): number;
@@ -13,7 +18,12 @@ export interface FakeClock {
 
 export function fakeClock(start = Date.parse("2026-11-22T12:00:00Z")): FakeClock {
   let t = start;
-  return { now: () => t, advance: (ms) => void (t += ms) };
+  return {
+    now: () => t,
+    advance(ms) {
+      t += ms;
+    },
+  };
 }
 
 export interface TestGatewayOptions {
@@ -46,7 +56,13 @@ export function webhookConfig(
   webhook: Record<string, unknown> = {},
   rest: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  return { ...rest, platforms: { ...((rest.platforms as object) ?? {}), webhook: { enabled: true, host: "127.0.0.1", ...webhook, routes } } };
+  return {
+    ...rest,
+    platforms: {
+      ...((rest.platforms as object) ?? {}),
+      webhook: { enabled: true, host: "127.0.0.1", ...webhook, routes },
+    },
+  };
 }
 
 /** Writes config.yaml into a fresh SVC_HOME and starts the real gateway in-process on port 0. */

@@ -13,7 +13,11 @@ export async function postJson(
   headers: Record<string, string> = {},
 ): Promise<JsonAnswer> {
   const text = typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: text });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: text,
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
 }
 

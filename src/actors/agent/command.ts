@@ -24,7 +24,8 @@ function baseEnv(source: Readonly<Record<string, string | undefined>>): Record<s
  */
 export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   const [file, ...args] = options.argv;
-  if (file === undefined) throw new SvcError("config_invalid", "agent.command: empty — give [executable, args...]");
+  if (file === undefined)
+    throw new SvcError("config_invalid", "agent.command: empty — give [executable, args...]");
   const env = baseEnv(options.env ?? process.env);
   return {
     async run(request, signal) {
@@ -32,7 +33,12 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
         file,
         args,
         input: request.skill === undefined ? request.prompt : withSkill(request.skill, request.prompt),
-        env: { ...env, SVC_ROUTE: request.route, SVC_EVENT: request.event, SVC_DELIVERY_ID: request.deliveryId },
+        env: {
+          ...env,
+          SVC_ROUTE: request.route,
+          SVC_EVENT: request.event,
+          SVC_DELIVERY_ID: request.deliveryId,
+        },
         timeoutMs: options.timeoutMs,
         signal,
       });

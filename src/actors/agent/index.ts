@@ -77,7 +77,13 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
     await deps.deliverer.deliver(
       {
         target: route.deliver,
-        message: { text: reply, extra: event.extra, route: event.routeName, deliveryId: event.deliveryId, profile: request.profile },
+        message: {
+          text: reply,
+          extra: event.extra,
+          route: event.routeName,
+          deliveryId: event.deliveryId,
+          profile: request.profile,
+        },
         mode: "agent",
         mirrorToSession: route.mirror_to_session,
       },

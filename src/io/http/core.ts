@@ -1,7 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import type { Pipeline } from "../../streams/pipeline.js";
 import { PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
-import { type Inbound, type Outcome, errorOutcome, outcome } from "../../streams/types.js";
+import { errorOutcome, type Inbound, type Outcome, outcome } from "../../streams/types.js";
 
 /** Method, path and headers: what an adapter copies out of the request before anything async happens. */
 export interface RequestHead {
@@ -35,7 +35,10 @@ export const HEALTH = outcome(200, { status: "ok", platform: "webhook" });
 export const NOT_FOUND = errorOutcome(404, "Not found");
 export const METHOD_NOT_ALLOWED = errorOutcome(405, "Method not allowed");
 
-type Target = { kind: "health" } | { kind: "webhook"; routeName: string; profile: string | undefined } | { kind: "none" };
+type Target =
+  | { kind: "health" }
+  | { kind: "webhook"; routeName: string; profile: string | undefined }
+  | { kind: "none" };
 
 const SEGMENT = /^[^/]+$/;
 
@@ -49,7 +52,12 @@ export function endpointOf(path: string, multiplex: boolean): Target {
   if (multiplex && path.startsWith("/p/")) {
     const parts = path.split("/");
     // ["", "p", profile, "webhooks", route]
-    if (parts.length === 5 && parts[3] === "webhooks" && SEGMENT.test(parts[2] ?? "") && SEGMENT.test(parts[4] ?? "")) {
+    if (
+      parts.length === 5 &&
+      parts[3] === "webhooks" &&
+      SEGMENT.test(parts[2] ?? "") &&
+      SEGMENT.test(parts[4] ?? "")
+    ) {
       return { kind: "webhook", routeName: parts[4] as string, profile: parts[2] as string };
     }
   }

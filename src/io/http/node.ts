@@ -55,7 +55,9 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
   });
   server.keepAliveTimeout = 5000;
   return new Promise((resolve, reject) => {
-    server.once("error", (err) => reject(new Error(`cannot listen on ${options.host}:${options.port} (${err.message})`)));
+    server.once("error", (err) =>
+      reject(new Error(`cannot listen on ${options.host}:${options.port} (${err.message})`)),
+    );
     server.listen(options.port, options.host, () => {
       const address = server.address();
       const port = typeof address === "object" && address !== null ? address.port : options.port;

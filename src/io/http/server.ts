@@ -29,7 +29,9 @@ export async function startHttpServer(options: StartServerOptions): Promise<Serv
   if (options.impl !== "node") {
     const loaded = await loadUws();
     if ("uws" in loaded) return listenUws(loaded.uws, options.handler, listen);
-    options.logger.warn(`[webhook] uWebSockets.js cannot load here (${loaded.error}); using the node:http server`);
+    options.logger.warn(
+      `[webhook] uWebSockets.js cannot load here (${loaded.error}); using the node:http server`,
+    );
   }
   return listenNode(options.handler, listen);
 }

@@ -10,7 +10,7 @@ export async function loadUws(): Promise<{ uws: Uws } | { error: string }> {
     const mod = (await import("uWebSockets.js")) as Uws & { default?: Uws };
     return { uws: mod.default ?? mod };
   } catch (err) {
-    return { error: err instanceof Error ? err.message.split("\n")[0] ?? String(err) : String(err) };
+    return { error: err instanceof Error ? (err.message.split("\n")[0] ?? String(err)) : String(err) };
   }
 }
 

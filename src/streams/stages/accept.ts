@@ -6,7 +6,8 @@ import { payloadOf, routeOf } from "./require.js";
 export function acceptEvent(ctx: PipelineCtx): AcceptedEvent {
   const route = routeOf(ctx);
   const payload = payloadOf(ctx);
-  if (ctx.deliveryId === undefined) throw new Error("pipeline context has no delivery id: idempotency did not run");
+  if (ctx.deliveryId === undefined)
+    throw new Error("pipeline context has no delivery id: idempotency did not run");
   return {
     routeName: route.name,
     route: route.route,
@@ -25,6 +26,7 @@ export function acceptEvent(ctx: PipelineCtx): AcceptedEvent {
 export const acceptStage: Stage = (ctx) => ({ ...ctx, accepted: acceptEvent(ctx) });
 
 export function acceptedOf(ctx: PipelineCtx): AcceptedEvent {
-  if (ctx.accepted === undefined) throw new Error("pipeline context has no accepted event: the accept stage did not run");
+  if (ctx.accepted === undefined)
+    throw new Error("pipeline context has no accepted event: the accept stage did not run");
   return ctx.accepted;
 }

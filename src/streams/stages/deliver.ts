@@ -22,7 +22,12 @@ export function deliverStage(deps: DeliverDeps): AsyncStage {
   return async (ctx) => {
     const event = acceptedOf(ctx);
     if (await deps.deliverDirect(event)) {
-      return outcome(200, { status: "delivered", route: event.routeName, target: event.route.deliver, delivery_id: event.deliveryId });
+      return outcome(200, {
+        status: "delivered",
+        route: event.routeName,
+        target: event.route.deliver,
+        delivery_id: event.deliveryId,
+      });
     }
     deps.forget(seenKey(event.routeName, event.deliveryId));
     return DELIVERY_FAILED;

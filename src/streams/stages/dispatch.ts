@@ -1,5 +1,5 @@
 import type { AcceptedEvent, EventModes, Stage } from "../context.js";
-import { type Outcome, errorOutcome, outcome } from "../types.js";
+import { errorOutcome, type Outcome, outcome } from "../types.js";
 import { acceptedOf } from "./accept.js";
 import { seenKey } from "./idempotency.js";
 
@@ -16,7 +16,12 @@ export interface DispatchDeps {
 }
 
 export function acceptedOutcome(event: AcceptedEvent): Outcome {
-  return outcome(202, { status: "accepted", route: event.routeName, event: event.event ?? null, delivery_id: event.deliveryId });
+  return outcome(202, {
+    status: "accepted",
+    route: event.routeName,
+    event: event.event ?? null,
+    delivery_id: event.deliveryId,
+  });
 }
 
 /**

@@ -1,19 +1,19 @@
 import {
-  type MonoTypeOperatorFunction,
-  type ObservableInput,
   catchError,
   connect,
   defaultIfEmpty,
   filter,
   from,
+  type MonoTypeOperatorFunction,
   map,
   merge,
   mergeMap,
+  type ObservableInput,
   of,
   take,
 } from "rxjs";
 import type { PipelineCtx, Stage } from "../context.js";
-import { type Outcome, errorOutcome, isOutcome } from "../types.js";
+import { errorOutcome, isOutcome, type Outcome } from "../types.js";
 
 /** Told about a stage that threw; the request is answered 500 and the stream goes on. */
 export type StageFailure = (stage: string, err: unknown, ctx: PipelineCtx) => void;
@@ -25,7 +25,12 @@ function settle(ctx: PipelineCtx, result: PipelineCtx | Outcome): PipelineCtx {
 }
 
 /** Runs one synchronous stage on a context that has no outcome yet; a throw becomes a 500. */
-export function applyStage(name: string, stage: Stage, ctx: PipelineCtx, onFailure?: StageFailure): PipelineCtx {
+export function applyStage(
+  name: string,
+  stage: Stage,
+  ctx: PipelineCtx,
+  onFailure?: StageFailure,
+): PipelineCtx {
   if (ctx.outcome !== undefined) return ctx;
   try {
     return settle(ctx, stage(ctx));
@@ -36,7 +41,11 @@ export function applyStage(name: string, stage: Stage, ctx: PipelineCtx, onFailu
 }
 
 /** A synchronous stage as an operator: finished contexts pass through untouched. */
-export function stageOperator(name: string, stage: Stage, onFailure?: StageFailure): MonoTypeOperatorFunction<PipelineCtx> {
+export function stageOperator(
+  name: string,
+  stage: Stage,
+  onFailure?: StageFailure,
+): MonoTypeOperatorFunction<PipelineCtx> {
   return map((ctx) => applyStage(name, stage, ctx, onFailure));
 }
 

@@ -7,6 +7,7 @@ export function routeOf(ctx: PipelineCtx): ResolvedRoute {
 }
 
 export function payloadOf(ctx: PipelineCtx): Record<string, unknown> {
-  if (ctx.payload === undefined) throw new Error("pipeline context has no payload: the parse stage did not run");
+  if (ctx.payload === undefined)
+    throw new Error("pipeline context has no payload: the parse stage did not run");
   return ctx.payload;
 }

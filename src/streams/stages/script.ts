@@ -27,7 +27,12 @@ export function scriptStage(deps: ScriptDeps): AsyncStage {
     const route = routeOf(ctx);
     const script = route.route.script;
     if (script === undefined) return ctx;
-    const result = await deps.runScript({ routeName: route.name, script, profile: route.profile, payload: payloadOf(ctx) });
+    const result = await deps.runScript({
+      routeName: route.name,
+      script,
+      profile: route.profile,
+      payload: payloadOf(ctx),
+    });
     if (result.kind === "ignore") {
       deps.onIgnored?.(route.name, result.why);
       return IGNORED_BY_SCRIPT;

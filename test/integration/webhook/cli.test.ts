@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { stringify } from "yaml";
 import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 
@@ -33,7 +33,8 @@ async function waitForLine(run: Running, pattern: RegExp, timeoutMs = 20_000): P
   for (;;) {
     const match = pattern.exec(run.stdout());
     if (match) return match;
-    if (run.child.exitCode !== null) throw new Error(`svc exited (${run.child.exitCode}): ${run.stdout()}\n${run.stderr()}`);
+    if (run.child.exitCode !== null)
+      throw new Error(`svc exited (${run.child.exitCode}): ${run.stdout()}\n${run.stderr()}`);
     if (Date.now() > deadline) throw new Error(`no ${pattern} in: ${run.stdout()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -58,7 +59,13 @@ describe("svc gateway run (subprocess)", () => {
     home.write(
       "config.yaml",
       stringify({
-        platforms: { webhook: { enabled: true, host: "127.0.0.1", routes: { github: { secret: "INSECURE_NO_AUTH" }, stripe: { secret: "x" } } } },
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            routes: { github: { secret: "INSECURE_NO_AUTH" }, stripe: { secret: "x" } },
+          },
+        },
       }),
     );
     running = runSvc(home, ["gateway", "run", "--port", "0"]);
@@ -66,7 +73,9 @@ describe("svc gateway run (subprocess)", () => {
     expect(routes).toBe("github, stripe");
     expect(Number(port)).toBeGreaterThan(0);
     expect(readFileSync(join(home.dir, "gateway.pid"), "utf8").trim()).toBe(String(running.child.pid));
-    expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(`[webhook] Listening on 127.0.0.1:${port} — routes: github, stripe`);
+    expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(
+      `[webhook] Listening on 127.0.0.1:${port} — routes: github, stripe`,
+    );
     expect(await postJson(`http://127.0.0.1:${port}/webhooks/github`, {})).toMatchObject({ status: 202 });
     running.child.kill("SIGTERM");
     expect(await running.exited).toBe(0);
@@ -93,7 +102,10 @@ describe("svc gateway run (subprocess)", () => {
     const [, port] = await waitForLine(running, LISTENING);
     const url = `http://127.0.0.1:${port}/webhooks/two`;
     expect((await postJson(url, {})).status).toBe(404);
-    home.write("config.yaml", config({ one: { secret: "INSECURE_NO_AUTH" }, two: { secret: "INSECURE_NO_AUTH" } }));
+    home.write(
+      "config.yaml",
+      config({ one: { secret: "INSECURE_NO_AUTH" }, two: { secret: "INSECURE_NO_AUTH" } }),
+    );
     running.child.kill("SIGHUP");
     await waitForLine(running, /Reloaded .* routes: one, two/);
     expect((await postJson(url, {})).status).toBe(202);
@@ -127,13 +139,22 @@ describe("svc gateway run (subprocess)", () => {
     expect(err).toContain("platforms.webhook.routes.logonly.deliver_only: needs a real delivery target");
     expect(err).toContain("platforms.webhook.routes.both: deliver_only and cron_job cannot be combined");
     expect(err).toContain("platforms.webhook.routes.grouped.coalesce: cannot be combined");
-    expect(err).toContain("platforms.webhook.routes.open.secret: INSECURE_NO_AUTH is only allowed on a loopback bind");
+    expect(err).toContain(
+      "platforms.webhook.routes.open.secret: INSECURE_NO_AUTH is only allowed on a loopback bind",
+    );
     expect(running.stdout()).not.toContain("Listening");
   });
 
   it("INSECURE_NO_AUTH on a non-loopback --host override is refused", async () => {
     home = tempHome();
-    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", routes: { open: { secret: "INSECURE_NO_AUTH" } } } } }));
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: { enabled: true, host: "127.0.0.1", routes: { open: { secret: "INSECURE_NO_AUTH" } } },
+        },
+      }),
+    );
     running = runSvc(home, ["gateway", "run", "--port", "0", "--host", "0.0.0.0"]);
     expect(await running.exited).toBe(1);
     expect(running.stderr()).toContain("INSECURE_NO_AUTH is only allowed on a loopback bind");
@@ -144,7 +165,9 @@ describe("svc gateway run (subprocess)", () => {
     home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, prot: 1 } } }));
     running = runSvc(home, ["gateway", "run", "--port", "0"]);
     expect(await running.exited).toBe(1);
-    expect(running.stderr()).toContain(`${join(home.dir, "config.yaml")}: platforms.webhook: unknown key "prot"`);
+    expect(running.stderr()).toContain(
+      `${join(home.dir, "config.yaml")}: platforms.webhook: unknown key "prot"`,
+    );
     home.write("config.yaml", stringify({ platforms: { webhook: { enabled: false } } }));
     running = runSvc(home, ["gateway", "run", "--port", "0"]);
     expect(await running.exited).toBe(1);

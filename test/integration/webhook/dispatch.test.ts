@@ -1,12 +1,22 @@
-import { type IncomingMessage, type Server, createServer } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
-import { RECORDER_AGENT, type TestGateway, readRun, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import {
+  inHome,
+  RECORDER_AGENT,
+  readRun,
+  startTestGateway,
+  type TestGateway,
+  webhookConfig,
+} from "../../helpers/gateway.js";
 import { postJson, request } from "../../helpers/http.js";
 
 const OPEN = "INSECURE_NO_AUTH";
-const recorderAgent = (...args: string[]) => ({ provider: "command", command: ["bash", "${SVC_HOME}/agent/recorder.sh", ...args] });
+const recorderAgent = (...args: string[]) => ({
+  provider: "command",
+  command: ["bash", inHome("agent/recorder.sh"), ...args],
+});
 
 async function waitForRun(gw: TestGateway, deliveryId: string) {
   return vi.waitFor(
@@ -20,11 +30,18 @@ async function waitForRun(gw: TestGateway, deliveryId: string) {
 }
 
 function replyLines(gw: TestGateway, route: string): string[] {
-  return gw.logs().filter((l) => l.msg.startsWith(`[webhook] ${route} reply:`)).map((l) => l.msg);
+  return gw
+    .logs()
+    .filter((l) => l.msg.startsWith(`[webhook] ${route} reply:`))
+    .map((l) => l.msg);
 }
 
 /** A fake Telegram Bot API on loopback: records sendMessage calls; answers `ok: false` for chat "refuse". */
-async function fakeTelegram(): Promise<{ server: Server; url: string; calls: Array<{ path: string; json: Record<string, unknown> }> }> {
+async function fakeTelegram(): Promise<{
+  server: Server;
+  url: string;
+  calls: Array<{ path: string; json: Record<string, unknown> }>;
+}> {
   const calls: Array<{ path: string; json: Record<string, unknown> }> = [];
   const server = createServer(async (req: IncomingMessage, res) => {
     let text = "";
@@ -66,11 +83,26 @@ describe("agent dispatch (202 now, run in the background)", () => {
   afterAll(() => gw.stop());
 
   it("the command runner gets the prompt on stdin and SVC_ROUTE / SVC_EVENT / SVC_DELIVERY_ID; the reply goes to the log target", async () => {
-    const res = await postJson(gw.url("/webhooks/run"), { number: 7 }, { "X-GitHub-Event": "pull_request", "X-GitHub-Delivery": "abc-1" });
-    expect(res).toMatchObject({ status: 202, body: { status: "accepted", route: "run", event: "pull_request", delivery_id: "abc-1" } });
+    const res = await postJson(
+      gw.url("/webhooks/run"),
+      { number: 7 },
+      { "X-GitHub-Event": "pull_request", "X-GitHub-Delivery": "abc-1" },
+    );
+    expect(res).toMatchObject({
+      status: 202,
+      body: { status: "accepted", route: "run", event: "pull_request", delivery_id: "abc-1" },
+    });
     const run = await waitForRun(gw, "abc-1");
-    expect(run).toMatchObject({ prompt: "PR 7", route: "run", event: "pull_request", delivery_id: "abc-1", secret_in_env: false });
-    await vi.waitFor(() => expect(replyLines(gw, "run").some((m) => m.endsWith("reply to abc-1"))).toBe(true));
+    expect(run).toMatchObject({
+      prompt: "PR 7",
+      route: "run",
+      event: "pull_request",
+      delivery_id: "abc-1",
+      secret_in_env: false,
+    });
+    await vi.waitFor(() =>
+      expect(replyLines(gw, "run").some((m) => m.endsWith("reply to abc-1"))).toBe(true),
+    );
   });
 
   it("skills: the first listed skill that exists is loaded (prepended under a header); later ones are ignored", async () => {
@@ -83,7 +115,9 @@ describe("agent dispatch (202 now, run in the background)", () => {
   it("unknown toolset names are dropped with a log line", async () => {
     const res = await postJson(gw.url("/webhooks/tools"), {});
     await waitForRun(gw, res.body.delivery_id as string);
-    expect(gw.logs().some((l) => l.msg === '[webhook] tools: unknown toolset "no_such_toolset" dropped')).toBe(true);
+    expect(
+      gw.logs().some((l) => l.msg === '[webhook] tools: unknown toolset "no_such_toolset" dropped'),
+    ).toBe(true);
   });
 });
 
@@ -106,7 +140,13 @@ describe("run queue bounds and failures", () => {
       config: webhookConfig(
         { q: { secret: OPEN }, boom: { secret: OPEN }, skip: { secret: OPEN } },
         { rate_limit: 1000 },
-        { agent: { provider: "command", command: ["bash", "${SVC_HOME}/agent/slow.sh"], max_concurrent_runs: 2 } },
+        {
+          agent: {
+            provider: "command",
+            command: ["bash", inHome("agent/slow.sh")],
+            max_concurrent_runs: 2,
+          },
+        },
       ),
     });
   });
@@ -116,13 +156,20 @@ describe("run queue bounds and failures", () => {
     const { readdirSync, readFileSync } = await import("node:fs");
     const { join } = await import("node:path");
     const ids: string[] = [];
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => postJson(gw.url("/webhooks/q"), { i }, { "X-Request-ID": `q-${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        postJson(gw.url("/webhooks/q"), { i }, { "X-Request-ID": `q-${i}` }),
+      ),
+    );
     for (const a of answers) {
       expect(a.status).toBe(202);
       ids.push(a.body.delivery_id as string);
     }
     const dir = join(gw.home.dir, "q");
-    await vi.waitFor(() => expect(readdirSync(join(dir, "done")).sort()).toEqual([...ids].sort()), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(() => expect(readdirSync(join(dir, "done")).sort()).toEqual([...ids].sort()), {
+      timeout: 10_000,
+      interval: 50,
+    });
     const counts = ids.map((id) => Number(readFileSync(join(dir, "counts", id), "utf8").trim()));
     expect(Math.max(...counts)).toBeLessThanOrEqual(2);
     expect(Math.max(...counts)).toBe(2);
@@ -131,7 +178,10 @@ describe("run queue bounds and failures", () => {
   it("a failing run is logged and the server keeps serving", async () => {
     const res = await postJson(gw.url("/webhooks/boom"), {});
     expect(res.status).toBe(202);
-    await vi.waitFor(() => expect(gw.logs().some((l) => l.msg === "[webhook] boom: agent run failed")).toBe(true), { timeout: 10_000 });
+    await vi.waitFor(
+      () => expect(gw.logs().some((l) => l.msg === "[webhook] boom: agent run failed")).toBe(true),
+      { timeout: 10_000 },
+    );
     const failed = gw.logs().find((l) => l.msg === "[webhook] boom: agent run failed");
     expect(String(failed?.err)).toContain("exited with code 9");
     expect(await request(gw.url("/health"))).toMatchObject({ status: 200 });
@@ -143,7 +193,9 @@ describe("run queue bounds and failures", () => {
     await postJson(gw.url("/webhooks/skip"), {}, { "X-Request-ID": "skip-1" });
     await vi.waitFor(
       () => {
-        expect(gw.logs().some((l) => l.msg === "[webhook] q reply:\n" && l.delivery_id === "empty-1")).toBe(true);
+        expect(gw.logs().some((l) => l.msg === "[webhook] q reply:\n" && l.delivery_id === "empty-1")).toBe(
+          true,
+        );
         expect(gw.logs().some((l) => l.msg === "[webhook] skip reply:\nSKIP")).toBe(true);
       },
       { timeout: 10_000 },
@@ -178,8 +230,15 @@ describe("direct delivery (deliver_only)", () => {
   });
 
   it("success: 200 {status: delivered, route, target, delivery_id}; the rendered prompt is the message and deliver_extra is rendered", async () => {
-    const res = await postJson(gw.url("/webhooks/notify"), { service: "api", status: "ok", chat: "4242" }, { "X-Request-ID": "dd-1" });
-    expect(res).toMatchObject({ status: 200, body: { status: "delivered", route: "notify", target: "telegram", delivery_id: "dd-1" } });
+    const res = await postJson(
+      gw.url("/webhooks/notify"),
+      { service: "api", status: "ok", chat: "4242" },
+      { "X-Request-ID": "dd-1" },
+    );
+    expect(res).toMatchObject({
+      status: 200,
+      body: { status: "delivered", route: "notify", target: "telegram", delivery_id: "dd-1" },
+    });
     expect(telegram.calls.at(-1)?.json).toMatchObject({ chat_id: 4242, text: "Deploy api finished: ok" });
   });
 
@@ -193,7 +252,10 @@ describe("direct delivery (deliver_only)", () => {
     expect(retry.status).toBe(502);
     const ok = await postJson(gw.url("/webhooks/notify"), { ...body, chat: "1" }, { "X-Request-ID": "dd-2" });
     expect(ok).toMatchObject({ status: 200, body: { status: "delivered" } });
-    expect(await postJson(gw.url("/webhooks/notify"), body, { "X-Request-ID": "dd-2" })).toMatchObject({ status: 200, body: { status: "duplicate" } });
+    expect(await postJson(gw.url("/webhooks/notify"), body, { "X-Request-ID": "dd-2" })).toMatchObject({
+      status: 200,
+      body: { status: "duplicate" },
+    });
   });
 });
 
@@ -218,12 +280,28 @@ describe("cron_job and coalesce hooks (EventModes)", () => {
       }),
     });
     try {
-      const res = await postJson(gw.url("/webhooks/nightly"), { id: 5 }, { "X-Forge-Event": "push", "X-Forge-Delivery": "c-1" });
-      expect(res).toMatchObject({ status: 202, body: { status: "accepted", route: "nightly", event: "push", delivery_id: "c-1" } });
+      const res = await postJson(
+        gw.url("/webhooks/nightly"),
+        { id: 5 },
+        { "X-Forge-Event": "push", "X-Forge-Delivery": "c-1" },
+      );
+      expect(res).toMatchObject({
+        status: 202,
+        body: { status: "accepted", route: "nightly", event: "push", delivery_id: "c-1" },
+      });
       expect(fired).toHaveLength(1);
       expect(fired[0]?.[0]).toBe("nightly-report");
-      expect(fired[0]?.[1]).toMatchObject({ routeName: "nightly", event: "push", deliveryId: "c-1", prompt: "event 5", payload: { id: 5 } });
-      expect(await postJson(gw.url("/webhooks/grouped"), { key: "pr-1" })).toMatchObject({ status: 202, body: { status: "coalesced" } });
+      expect(fired[0]?.[1]).toMatchObject({
+        routeName: "nightly",
+        event: "push",
+        deliveryId: "c-1",
+        prompt: "event 5",
+        payload: { id: 5 },
+      });
+      expect(await postJson(gw.url("/webhooks/grouped"), { key: "pr-1" })).toMatchObject({
+        status: 202,
+        body: { status: "coalesced" },
+      });
       const direct = await postJson(gw.url("/webhooks/grouped"), {});
       expect(direct).toMatchObject({ status: 202, body: { status: "accepted", route: "grouped" } });
       expect(coalesced).toHaveLength(2);
@@ -234,10 +312,17 @@ describe("cron_job and coalesce hooks (EventModes)", () => {
   });
 
   it("without a cron hook a cron_job route still answers 202 and logs that cron is unavailable", async () => {
-    const gw = await startTestGateway({ config: webhookConfig({ nightly: { secret: OPEN, cron_job: "nightly-report" } }) });
+    const gw = await startTestGateway({
+      config: webhookConfig({ nightly: { secret: OPEN, cron_job: "nightly-report" } }),
+    });
     try {
-      expect(await postJson(gw.url("/webhooks/nightly"), {})).toMatchObject({ status: 202, body: { status: "accepted" } });
-      expect(gw.logs().some((l) => l.msg.includes("cron_job nightly-report not fired — cron is not available"))).toBe(true);
+      expect(await postJson(gw.url("/webhooks/nightly"), {})).toMatchObject({
+        status: 202,
+        body: { status: "accepted" },
+      });
+      expect(
+        gw.logs().some((l) => l.msg.includes("cron_job nightly-report not fired — cron is not available")),
+      ).toBe(true);
     } finally {
       await gw.stop();
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestGateway, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawHttp, request } from "../../helpers/http.js";
 
 const OPEN = "INSECURE_NO_AUTH";
@@ -30,23 +30,39 @@ describe.each(["uws", "node"] as const)("HTTP endpoints (spec 4.1, 2.7, 7) on th
 
   it("an unknown path is 404 and a wrong method is 405, both JSON errors", async () => {
     expect(await request(gw.url("/nowhere"))).toMatchObject({ status: 404, body: { error: "Not found" } });
-    expect(await request(gw.url("/health"), { method: "POST" })).toMatchObject({ status: 405, body: { error: "Method not allowed" } });
-    expect(await request(gw.url("/webhooks/open"))).toMatchObject({ status: 405, body: { error: "Method not allowed" } });
-    expect(await request(gw.url("/p/default/webhooks/open"), { method: "POST", body: "{}" })).toMatchObject({ status: 404 });
+    expect(await request(gw.url("/health"), { method: "POST" })).toMatchObject({
+      status: 405,
+      body: { error: "Method not allowed" },
+    });
+    expect(await request(gw.url("/webhooks/open"))).toMatchObject({
+      status: 405,
+      body: { error: "Method not allowed" },
+    });
+    expect(await request(gw.url("/p/default/webhooks/open"), { method: "POST", body: "{}" })).toMatchObject({
+      status: 404,
+    });
   });
 
   it("an unknown route is 404 Unknown route", async () => {
-    expect(await postJson(gw.url("/webhooks/missing"), {})).toMatchObject({ status: 404, body: { error: "Unknown route" } });
+    expect(await postJson(gw.url("/webhooks/missing"), {})).toMatchObject({
+      status: 404,
+      body: { error: "Unknown route" },
+    });
   });
 
   it("an unknown route is answered before the body is read: no body is ever sent", async () => {
-    const answer = await rawHttp(gw.gateway.port, ["POST /webhooks/missing HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n"]);
+    const answer = await rawHttp(gw.gateway.port, [
+      "POST /webhooks/missing HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n",
+    ]);
     expect(answer.status).toBe(404);
     expect(JSON.parse(answer.body)).toEqual({ error: "Unknown route" });
   });
 
   it("malformed JSON is 400; valid JSON that is not an object is 400 too", async () => {
-    expect(await postJson(gw.url("/webhooks/open"), "{not json")).toMatchObject({ status: 400, body: { error: "Invalid JSON body" } });
+    expect(await postJson(gw.url("/webhooks/open"), "{not json")).toMatchObject({
+      status: 400,
+      body: { error: "Invalid JSON body" },
+    });
     for (const body of ["[1,2]", '"text"', "42", "null"]) {
       expect(await postJson(gw.url("/webhooks/open"), body)).toMatchObject({
         status: 400,
@@ -56,11 +72,18 @@ describe.each(["uws", "node"] as const)("HTTP endpoints (spec 4.1, 2.7, 7) on th
   });
 
   it("an accepted event answers 202 {status: accepted, route, event, delivery_id}", async () => {
-    const res = await postJson(gw.url("/webhooks/prs"), { action: "opened" }, {
-      "X-GitHub-Event": "pull_request",
-      "X-GitHub-Delivery": "d-1",
+    const res = await postJson(
+      gw.url("/webhooks/prs"),
+      { action: "opened" },
+      {
+        "X-GitHub-Event": "pull_request",
+        "X-GitHub-Delivery": "d-1",
+      },
+    );
+    expect(res).toMatchObject({
+      status: 202,
+      body: { status: "accepted", route: "prs", event: "pull_request", delivery_id: "d-1" },
     });
-    expect(res).toMatchObject({ status: 202, body: { status: "accepted", route: "prs", event: "pull_request", delivery_id: "d-1" } });
     expect(Object.keys(res.body).sort()).toEqual(["delivery_id", "event", "route", "status"]);
   });
 
@@ -79,7 +102,10 @@ describe.each(["uws", "node"] as const)("HTTP endpoints (spec 4.1, 2.7, 7) on th
       [{}, { event_type: "pull_request" }, "pull_request"],
     ];
     for (const [headers, body, event] of cases) {
-      expect(await postJson(gw.url("/webhooks/prs"), body, headers)).toMatchObject({ status: 202, body: { event } });
+      expect(await postJson(gw.url("/webhooks/prs"), body, headers)).toMatchObject({
+        status: 202,
+        body: { event },
+      });
     }
   });
 
@@ -92,11 +118,16 @@ describe.each(["uws", "node"] as const)("HTTP endpoints (spec 4.1, 2.7, 7) on th
       status: 200,
       body: { status: "ignored", event: "merge_request" },
     });
-    expect(await postJson(gw.url("/webhooks/prs"), {})).toMatchObject({ status: 200, body: { status: "ignored", event: null } });
+    expect(await postJson(gw.url("/webhooks/prs"), {})).toMatchObject({
+      status: 200,
+      body: { status: "ignored", event: null },
+    });
   });
 
   it("a ping is ignored (logged at DEBUG only) unless the events list names it", async () => {
-    expect(await postJson(gw.url("/webhooks/open"), { zen: "hi" }, { "X-GitHub-Event": "ping" })).toMatchObject({
+    expect(
+      await postJson(gw.url("/webhooks/open"), { zen: "hi" }, { "X-GitHub-Event": "ping" }),
+    ).toMatchObject({
       status: 200,
       body: { status: "ignored", event: "ping" },
     });
@@ -110,6 +141,9 @@ describe.each(["uws", "node"] as const)("HTTP endpoints (spec 4.1, 2.7, 7) on th
   });
 
   it("a query string does not change the route", async () => {
-    expect(await postJson(gw.url("/webhooks/open?x=1"), { a: 1 })).toMatchObject({ status: 202, body: { route: "open" } });
+    expect(await postJson(gw.url("/webhooks/open?x=1"), { a: 1 })).toMatchObject({
+      status: 202,
+      body: { route: "open" },
+    });
   });
 });

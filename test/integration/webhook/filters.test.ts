@@ -2,7 +2,7 @@ import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestGateway, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
 const OPEN = "INSECURE_NO_AUTH";
@@ -10,7 +10,9 @@ const IGNORED = { status: 200, body: { status: "ignored", reason: "filter" } };
 const ACCEPTED = { status: 202, body: { status: "accepted" } };
 
 function examplesOf(name: string): Array<Record<string, unknown> & { action?: string }> {
-  const found = (examples as unknown as Array<{ name: string; examples: Array<Record<string, unknown>> }>).find((d) => d.name === name);
+  const found = (
+    examples as unknown as Array<{ name: string; examples: Array<Record<string, unknown>> }>
+  ).find((d) => d.name === name);
   if (found === undefined) throw new Error(`no ${name} examples`);
   return found.examples as Array<Record<string, unknown> & { action?: string }>;
 }
@@ -31,7 +33,10 @@ describe("filters (spec 2.3) over HTTP", () => {
           pr_actions: {
             secret: OPEN,
             events: ["pull_request"],
-            filters: [{ field: "action", in: ["opened", "synchronize", "reopened"] }, { field: "pull_request.draft", equals: false }],
+            filters: [
+              { field: "action", in: ["opened", "synchronize", "reopened"] },
+              { field: "pull_request.draft", equals: false },
+            ],
           },
           exists: route([{ field: "a.b", exists: true }]),
           not_exists: route([{ field: "a.b", exists: false }]),
@@ -47,8 +52,22 @@ describe("filters (spec 2.3) over HTTP", () => {
           in_lines: route([{ field: "label", in_file: "lists/labels.txt" }]),
           regex: route([{ field: "s", regex: "^rel(ease)?-[0-9]+$" }]),
           evil_regex: route([{ field: "s", regex: "^(a+)+$" }]),
-          all: route([{ all: [{ field: "a", equals: 1 }, { field: "b", equals: 2 }] }]),
-          any: route([{ any: [{ field: "a", equals: 1 }, { field: "b", equals: 2 }] }]),
+          all: route([
+            {
+              all: [
+                { field: "a", equals: 1 },
+                { field: "b", equals: 2 },
+              ],
+            },
+          ]),
+          any: route([
+            {
+              any: [
+                { field: "a", equals: 1 },
+                { field: "b", equals: 2 },
+              ],
+            },
+          ]),
           not: route([{ not: { field: "a", equals: 1 } }]),
           by_event: route([{ field: "event", equals: "push" }]),
           by_event_type: route([{ field: "event_type", equals: "push" }]),
@@ -61,13 +80,15 @@ describe("filters (spec 2.3) over HTTP", () => {
     });
   });
   afterAll(() => gw.stop());
-  const post = (name: string, body: unknown, headers: Record<string, string> = {}) => postJson(gw.url(`/webhooks/${name}`), body, headers);
+  const post = (name: string, body: unknown, headers: Record<string, string> = {}) =>
+    postJson(gw.url(`/webhooks/${name}`), body, headers);
 
   it("real GitHub pull_request payloads: only opened/synchronize/reopened non-draft PRs pass", async () => {
     let accepted = 0;
     for (const payload of examplesOf("pull_request")) {
       const pr = payload.pull_request as { draft?: boolean };
-      const expected = ["opened", "synchronize", "reopened"].includes(payload.action ?? "") && pr.draft === false;
+      const expected =
+        ["opened", "synchronize", "reopened"].includes(payload.action ?? "") && pr.draft === false;
       const res = await post("pr_actions", payload, { "X-GitHub-Event": "pull_request" });
       expect(res, `action ${payload.action}`).toMatchObject(expected ? ACCEPTED : IGNORED);
       if (expected) accepted += 1;
@@ -110,7 +131,9 @@ describe("filters (spec 2.3) over HTTP", () => {
     expect(await post("in_json", opened)).toMatchObject(ACCEPTED);
     expect(await post("in_json", { ...opened, sender: { login: "mallory" } })).toMatchObject(IGNORED);
     expect(await post("in_keys", opened)).toMatchObject(ACCEPTED);
-    expect(await post("in_keys", { ...opened, repository: { full_name: "other/repo" } })).toMatchObject(IGNORED);
+    expect(await post("in_keys", { ...opened, repository: { full_name: "other/repo" } })).toMatchObject(
+      IGNORED,
+    );
     expect(await post("in_lines", { label: "enhancement" })).toMatchObject(ACCEPTED);
     expect(await post("in_lines", { label: "bug enhancement" })).toMatchObject(IGNORED);
   });

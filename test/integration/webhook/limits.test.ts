@@ -1,6 +1,13 @@
 import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { RECORDER_AGENT, type TestGateway, readRun, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import {
+  inHome,
+  RECORDER_AGENT,
+  readRun,
+  startTestGateway,
+  type TestGateway,
+  webhookConfig,
+} from "../../helpers/gateway.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
 
 const OPEN = "INSECURE_NO_AUTH";
@@ -8,13 +15,18 @@ const OPEN = "INSECURE_NO_AUTH";
 describe("rate limit (spec 8: per route, fixed window, fake clock)", () => {
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startTestGateway({ config: webhookConfig({ a: { secret: "s" }, b: { secret: OPEN } }, { rate_limit: 3 }) });
+    gw = await startTestGateway({
+      config: webhookConfig({ a: { secret: "s" }, b: { secret: OPEN } }, { rate_limit: 3 }),
+    });
   });
   afterAll(() => gw.stop());
 
   it("the 4th request in a minute is 429 Rate limit exceeded, counted per route, before the signature check", async () => {
     for (let i = 0; i < 3; i++) expect((await postJson(gw.url("/webhooks/a"), {})).status).toBe(401);
-    expect(await postJson(gw.url("/webhooks/a"), {})).toMatchObject({ status: 429, body: { error: "Rate limit exceeded" } });
+    expect(await postJson(gw.url("/webhooks/a"), {})).toMatchObject({
+      status: 429,
+      body: { error: "Rate limit exceeded" },
+    });
     expect(await postJson(gw.url("/webhooks/b"), {})).toMatchObject({ status: 202 });
   });
 
@@ -28,12 +40,17 @@ describe("rate limit (spec 8: per route, fixed window, fake clock)", () => {
 describe.each(["uws", "node"] as const)("body size (spec 4.2 step 2, %s server)", (http) => {
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startTestGateway({ http, config: webhookConfig({ r: { secret: OPEN } }, { max_body_bytes: 100 }) });
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig({ r: { secret: OPEN } }, { max_body_bytes: 100 }),
+    });
   });
   afterAll(() => gw.stop());
 
   it("a Content-Length over max_body_bytes is 413 before any body byte is sent", async () => {
-    const answer = await rawHttp(gw.gateway.port, ["POST /webhooks/r HTTP/1.1\r\nHost: x\r\nContent-Length: 101\r\n\r\n"]);
+    const answer = await rawHttp(gw.gateway.port, [
+      "POST /webhooks/r HTTP/1.1\r\nHost: x\r\nContent-Length: 101\r\n\r\n",
+    ]);
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toEqual({ error: "Payload too large" });
   });
@@ -46,8 +63,14 @@ describe.each(["uws", "node"] as const)("body size (spec 4.2 step 2, %s server)"
 
   it("a chunked body (no Content-Length) is cut off with 413 once it passes the limit", async () => {
     const chunk = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n`;
-    const head = "POST /webhooks/r HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n";
-    const answer = await rawHttp(gw.gateway.port, [head, chunk(`{"a":"${"y".repeat(60)}`), chunk(`${"z".repeat(60)}"}`), "0\r\n\r\n"]);
+    const head =
+      "POST /webhooks/r HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n";
+    const answer = await rawHttp(gw.gateway.port, [
+      head,
+      chunk(`{"a":"${"y".repeat(60)}`),
+      chunk(`${"z".repeat(60)}"}`),
+      "0\r\n\r\n",
+    ]);
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toEqual({ error: "Payload too large" });
   });
@@ -55,7 +78,10 @@ describe.each(["uws", "node"] as const)("body size (spec 4.2 step 2, %s server)"
   it("a small chunked body is accepted", async () => {
     const body = '{"small":true}';
     const head = "POST /webhooks/r HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
-    const answer = await rawHttp(gw.gateway.port, [head, `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`]);
+    const answer = await rawHttp(gw.gateway.port, [
+      head,
+      `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+    ]);
     expect(answer.status).toBe(202);
   });
 });
@@ -68,26 +94,36 @@ describe("idempotency (spec 6)", () => {
       config: webhookConfig(
         { r: { secret: OPEN, filters: [{ field: "go", equals: true }] }, other: { secret: OPEN } },
         { rate_limit: 1000 },
-        { agent: { provider: "command", command: ["bash", "${SVC_HOME}/agent/recorder.sh"] } },
+        { agent: { provider: "command", command: ["bash", inHome("agent/recorder.sh")] } },
       ),
     });
   });
   afterAll(() => gw.stop());
   const runs = () => gw.logs().filter((l) => l.msg.startsWith("[webhook] r reply:"));
 
-  it.each([["X-Forge-Delivery"], ["X-GitHub-Delivery"], ["vendor-id"], ["svix-id"], ["webhook-id"], ["X-Request-ID"]])(
-    "a repeated %s is 200 {status: duplicate} with no second run",
-    async (header) => {
-      const id = `${header}-1`;
-      expect(await postJson(gw.url("/webhooks/r"), { go: true }, { [header]: id })).toMatchObject({ status: 202, body: { delivery_id: id } });
-      expect(await postJson(gw.url("/webhooks/r"), { go: true }, { [header]: id })).toEqual(
-        expect.objectContaining({ status: 200, body: { status: "duplicate" } }),
-      );
-      await vi.waitFor(() => expect(readRun(gw.home, id)).toBeDefined(), { timeout: 10_000 });
-      await vi.waitFor(() => expect(runs().length).toBeGreaterThan(0));
-      expect(gw.logs().filter((l) => l.msg.startsWith("[webhook] r reply:") && l.delivery_id === id)).toHaveLength(1);
-    },
-  );
+  it.each([
+    ["X-Forge-Delivery"],
+    ["X-GitHub-Delivery"],
+    ["vendor-id"],
+    ["svix-id"],
+    ["webhook-id"],
+    ["X-Request-ID"],
+  ])("a repeated %s is 200 {status: duplicate} with no second run", async (header) => {
+    const id = `${header}-1`;
+    expect(await postJson(gw.url("/webhooks/r"), { go: true }, { [header]: id })).toMatchObject({
+      status: 202,
+      body: { delivery_id: id },
+    });
+    expect(await postJson(gw.url("/webhooks/r"), { go: true }, { [header]: id })).toEqual(
+      expect.objectContaining({ status: 200, body: { status: "duplicate" } }),
+    );
+    await vi.waitFor(() => expect(readRun(gw.home, id)).toBeDefined(), { timeout: 10_000 });
+    // The duplicate was answered before the first run finished, so no second run can follow this one.
+    await vi.waitFor(() => expect(runs().filter((l) => l.delivery_id === id).length).toBeGreaterThan(0), {
+      timeout: 10_000,
+    });
+    expect(runs().filter((l) => l.delivery_id === id)).toHaveLength(1);
+  });
 
   it("without a delivery id every request gets a fresh random id (never deduplicated)", async () => {
     const a = await postJson(gw.url("/webhooks/r"), { go: true });
@@ -98,16 +134,22 @@ describe("idempotency (spec 6)", () => {
   });
 
   it("ids are remembered per route", async () => {
-    expect((await postJson(gw.url("/webhooks/r"), { go: true }, { "X-Request-ID": "shared" })).status).toBe(202);
+    expect((await postJson(gw.url("/webhooks/r"), { go: true }, { "X-Request-ID": "shared" })).status).toBe(
+      202,
+    );
     expect((await postJson(gw.url("/webhooks/other"), {}, { "X-Request-ID": "shared" })).status).toBe(202);
   });
 
   it("an event ignored by a filter is not recorded: its retry is processed", async () => {
-    expect(await postJson(gw.url("/webhooks/r"), { go: false }, { "X-Request-ID": "retry-me" })).toMatchObject({
+    expect(
+      await postJson(gw.url("/webhooks/r"), { go: false }, { "X-Request-ID": "retry-me" }),
+    ).toMatchObject({
       status: 200,
       body: { status: "ignored", reason: "filter" },
     });
-    expect(await postJson(gw.url("/webhooks/r"), { go: true }, { "X-Request-ID": "retry-me" })).toMatchObject({ status: 202 });
+    expect(await postJson(gw.url("/webhooks/r"), { go: true }, { "X-Request-ID": "retry-me" })).toMatchObject(
+      { status: 202 },
+    );
   });
 
   it("ids expire after 1 hour", async () => {
@@ -129,7 +171,10 @@ describe("templates (spec 2.5) with real GitHub payloads", () => {
       files: { "agent/recorder.sh": RECORDER_AGENT },
       config: webhookConfig(
         {
-          nested: { secret: OPEN, prompt: "#{number} {pull_request.title} by {pull_request.user.login} in {repository.full_name}" },
+          nested: {
+            secret: OPEN,
+            prompt: "#{number} {pull_request.title} by {pull_request.user.login} in {repository.full_name}",
+          },
           missing: { secret: OPEN, prompt: "{pull_request.nope} and {nothing}" },
           object: { secret: OPEN, prompt: "labels={pull_request.labels} big={big}" },
           raw: { secret: OPEN, prompt: "[{action}] {__raw__}" },
@@ -137,7 +182,7 @@ describe("templates (spec 2.5) with real GitHub payloads", () => {
           plain: { secret: OPEN, prompt: "{{action}} {% if x %} { action } {action" },
         },
         { rate_limit: 1000 },
-        { agent: { provider: "command", command: ["bash", "${SVC_HOME}/agent/recorder.sh"] } },
+        { agent: { provider: "command", command: ["bash", inHome("agent/recorder.sh")] } },
       ),
     });
   });
@@ -157,8 +202,14 @@ describe("templates (spec 2.5) with real GitHub payloads", () => {
   };
 
   it("rule 1: {a.b.c} resolves nested values", async () => {
-    const p = pr as { number: number; pull_request: { title: string; user: { login: string } }; repository: { full_name: string } };
-    expect(await promptFor("nested", pr)).toBe(`#${p.number} ${p.pull_request.title} by ${p.pull_request.user.login} in ${p.repository.full_name}`);
+    const p = pr as {
+      number: number;
+      pull_request: { title: string; user: { login: string } };
+      repository: { full_name: string };
+    };
+    expect(await promptFor("nested", pr)).toBe(
+      `#${p.number} ${p.pull_request.title} by ${p.pull_request.user.login} in ${p.repository.full_name}`,
+    );
   });
 
   it("rule 2: a missing key leaves the literal text", async () => {
@@ -184,6 +235,8 @@ describe("templates (spec 2.5) with real GitHub payloads", () => {
   });
 
   it("rule 6: only {field} and {nested.field} are substituted; anything else passes through", async () => {
-    expect(await promptFor("plain", { action: "opened", x: 1 })).toBe("{{action}} {% if x %} { action } {action");
+    expect(await promptFor("plain", { action: "opened", x: 1 })).toBe(
+      "{{action}} {% if x %} { action } {action",
+    );
   });
 });

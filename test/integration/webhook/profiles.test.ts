@@ -1,6 +1,13 @@
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { RECORDER_AGENT, type TestGateway, readRun, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import {
+  inHome,
+  RECORDER_AGENT,
+  readRun,
+  startTestGateway,
+  type TestGateway,
+  webhookConfig,
+} from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
 const SECRET = "profile-secret";
@@ -21,7 +28,10 @@ describe("profile-prefixed routing (spec 4.1, 5 rule 3) with gateway.multiplex_p
           unbound: { secret: SECRET, script: "tag.sh", prompt: "{script_output}" },
         },
         { rate_limit: 1000 },
-        { gateway: { multiplex_profiles: true }, agent: { provider: "command", command: ["bash", "${SVC_HOME}/agent/recorder.sh"] } },
+        {
+          gateway: { multiplex_profiles: true },
+          agent: { provider: "command", command: ["bash", inHome("agent/recorder.sh")] },
+        },
       ),
     });
   });
@@ -69,9 +79,14 @@ describe("profile-prefixed routing (spec 4.1, 5 rule 3) with gateway.multiplex_p
 
 describe("with multiplexing off", () => {
   it("profile-prefixed paths do not exist and a profile binding is not enforced", async () => {
-    const gw = await startTestGateway({ config: webhookConfig({ bound: { secret: "INSECURE_NO_AUTH", profile: "work" } }) });
+    const gw = await startTestGateway({
+      config: webhookConfig({ bound: { secret: "INSECURE_NO_AUTH", profile: "work" } }),
+    });
     try {
-      expect(await postJson(gw.url("/p/work/webhooks/bound"), {})).toMatchObject({ status: 404, body: { error: "Not found" } });
+      expect(await postJson(gw.url("/p/work/webhooks/bound"), {})).toMatchObject({
+        status: 404,
+        body: { error: "Not found" },
+      });
       expect(await postJson(gw.url("/webhooks/bound"), {})).toMatchObject({ status: 202 });
     } finally {
       await gw.stop();

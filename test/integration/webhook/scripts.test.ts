@@ -1,7 +1,14 @@
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { RECORDER_AGENT, type TestGateway, readRun, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import {
+  inHome,
+  RECORDER_AGENT,
+  readRun,
+  startTestGateway,
+  type TestGateway,
+  webhookConfig,
+} from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
 const OPEN = "INSECURE_NO_AUTH";
@@ -15,16 +22,19 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
     gw = await startTestGateway({
       files: {
         "agent/recorder.sh": RECORDER_AGENT,
-        "scripts/replace.sh": 'payload="$(cat)"\necho "{\\"title\\": \\"replaced\\", \\"len\\": ${#payload}}"\n',
+        "scripts/replace.sh":
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion
+          'payload="$(cat)"\necho "{\\"title\\": \\"replaced\\", \\"len\\": ${#payload}}"\n',
         "scripts/text.py": "import sys, json\nd = json.load(sys.stdin)\nprint('python saw', d['title'])\n",
         "scripts/nested/ok.bash": 'cat >/dev/null\necho \'{"title": "from nested"}\'\n',
         "scripts/empty.sh": "cat >/dev/null\n",
         "scripts/silent.sh": "cat >/dev/null\necho '[SILENT]'\n",
         "scripts/ignore.py": "import sys\nsys.stdin.read()\nprint('{\"__svc_ignore__\": true}')\n",
         "scripts/slow.sh": "exec sleep 10\n",
-        "scripts/fail.sh": "cat >/dev/null\necho '{\"title\": \"never\"}'\nexit 3\n",
-        "scripts/env.py": "import os, json, sys\nsys.stdin.read()\nprint(json.dumps({'title': ','.join(sorted(os.environ))}))\n",
-        "evil.sh": "echo '{\"title\": \"escaped\"}'\n",
+        "scripts/fail.sh": 'cat >/dev/null\necho \'{"title": "never"}\'\nexit 3\n',
+        "scripts/env.py":
+          "import os, json, sys\nsys.stdin.read()\nprint(json.dumps({'title': ','.join(sorted(os.environ))}))\n",
+        "evil.sh": 'echo \'{"title": "escaped"}\'\n',
       },
       config: webhookConfig(
         {
@@ -43,7 +53,7 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           env: withScript("env.py"),
         },
         { script_timeout_seconds: 0.5, rate_limit: 1000 },
-        { agent: { provider: "command", command: ["bash", "${SVC_HOME}/agent/recorder.sh"] } },
+        { agent: { provider: "command", command: ["bash", inHome("agent/recorder.sh")] } },
       ),
     });
     symlinkSync(join(gw.home.dir, "evil.sh"), join(gw.home.dir, "scripts", "link.sh"));
@@ -109,6 +119,10 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
   it("ignored events are logged with the reason", () => {
     const lines = gw.logs().map((l) => l.msg);
     expect(lines.some((m) => m.includes("slow: script ignored the event (timed out"))).toBe(true);
-    expect(lines.some((m) => m.includes("traversal: script ignored the event (path leaves the scripts directory)"))).toBe(true);
+    expect(
+      lines.some((m) =>
+        m.includes("traversal: script ignored the event (path leaves the scripts directory)"),
+      ),
+    ).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { createActor } from "xstate";
 import { afterEach, describe, expect, it } from "vitest";
+import { createActor } from "xstate";
 import { runToolsets } from "../../../src/actors/agent/index.js";
 import { DEFAULT_WEBHOOK_TOOLSETS } from "../../../src/actors/agent/runner.js";
 import { loadFirstSkill } from "../../../src/actors/agent/skills.js";
@@ -10,16 +10,31 @@ import { drainRuns, enqueueRun, runsMachine, unfinishedRuns } from "../../../src
 import { configSchema } from "../../../src/config/schema.js";
 import { endpointOf } from "../../../src/io/http/core.js";
 import { silentLogger } from "../../../src/io/log.js";
-import { interpretScriptOutput, interpreterFor, resolveScript } from "../../../src/io/scripts.js";
+import { interpreterFor, interpretScriptOutput, resolveScript } from "../../../src/io/scripts.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 describe("endpointOf (spec 4.1 paths)", () => {
   it("maps health, plain and profile-prefixed webhook paths", () => {
     expect(endpointOf("/health", false)).toEqual({ kind: "health" });
-    expect(endpointOf("/webhooks/gh", false)).toEqual({ kind: "webhook", routeName: "gh", profile: undefined });
-    expect(endpointOf("/p/work/webhooks/gh", true)).toEqual({ kind: "webhook", routeName: "gh", profile: "work" });
-    for (const path of ["/p/work/webhooks/gh", "/webhooks/", "/webhooks/a/b", "/webhooks", "/p/work/hooks/gh", "/"]) {
+    expect(endpointOf("/webhooks/gh", false)).toEqual({
+      kind: "webhook",
+      routeName: "gh",
+      profile: undefined,
+    });
+    expect(endpointOf("/p/work/webhooks/gh", true)).toEqual({
+      kind: "webhook",
+      routeName: "gh",
+      profile: "work",
+    });
+    for (const path of [
+      "/p/work/webhooks/gh",
+      "/webhooks/",
+      "/webhooks/a/b",
+      "/webhooks",
+      "/p/work/hooks/gh",
+      "/",
+    ]) {
       expect(endpointOf(path, false), path).toEqual({ kind: "none" });
     }
     expect(endpointOf("/p//webhooks/gh", true)).toEqual({ kind: "none" });
@@ -30,12 +45,21 @@ describe("script output (spec 2.4)", () => {
   const payload = { a: 1 };
   it("JSON object replaces, other text becomes script_output, the ignore cases ignore", () => {
     expect(interpretScriptOutput('{"b":2}\n', payload)).toEqual({ kind: "payload", payload: { b: 2 } });
-    expect(interpretScriptOutput("hello\n", payload)).toEqual({ kind: "payload", payload: { a: 1, script_output: "hello" } });
-    expect(interpretScriptOutput("[1,2]", payload)).toEqual({ kind: "payload", payload: { a: 1, script_output: "[1,2]" } });
+    expect(interpretScriptOutput("hello\n", payload)).toEqual({
+      kind: "payload",
+      payload: { a: 1, script_output: "hello" },
+    });
+    expect(interpretScriptOutput("[1,2]", payload)).toEqual({
+      kind: "payload",
+      payload: { a: 1, script_output: "[1,2]" },
+    });
     for (const out of ["", "  \n", "[SILENT]", "[SILENT]\n", '{"__svc_ignore__": true}']) {
       expect(interpretScriptOutput(out, payload).kind, JSON.stringify(out)).toBe("ignore");
     }
-    expect(interpretScriptOutput('{"__svc_ignore__": false, "c": 1}', payload)).toEqual({ kind: "payload", payload: { __svc_ignore__: false, c: 1 } });
+    expect(interpretScriptOutput('{"__svc_ignore__": false, "c": 1}', payload)).toEqual({
+      kind: "payload",
+      payload: { __svc_ignore__: false, c: 1 },
+    });
   });
   it("interpreter by extension", () => {
     expect(interpreterFor("a.sh")).toBe("bash");
@@ -60,8 +84,12 @@ describe("resolveScript", () => {
     expect(await resolveScript(dir, "sub/inner.py")).toEqual({ path: join(dir, "sub", "inner.py") });
     expect(await resolveScript(dir, "alias.sh")).toEqual({ path: join(dir, "ok.sh") });
     expect(await resolveScript(dir, "../outside.sh")).toEqual({ why: "path leaves the scripts directory" });
-    expect(await resolveScript(dir, join(home.dir, "outside.sh"))).toEqual({ why: "path leaves the scripts directory" });
-    expect(await resolveScript(dir, "escape.sh")).toEqual({ why: "script resolves outside the scripts directory (symlink)" });
+    expect(await resolveScript(dir, join(home.dir, "outside.sh"))).toEqual({
+      why: "path leaves the scripts directory",
+    });
+    expect(await resolveScript(dir, "escape.sh")).toEqual({
+      why: "script resolves outside the scripts directory (symlink)",
+    });
     expect(await resolveScript(dir, "nope.sh")).toEqual({ why: "script not found" });
     expect(await resolveScript(dir, ".")).toEqual({ why: "path leaves the scripts directory" });
   });
@@ -93,9 +121,17 @@ describe("skills and toolsets", () => {
 describe("route registry", () => {
   it("static routes win over dynamic ones of the same name; the global secret is the fallback", () => {
     const config = configSchema.parse({
-      platforms: { webhook: { enabled: true, secret: "global", routes: { gh: { secret: "own" }, plain: {} } } },
+      platforms: {
+        webhook: { enabled: true, secret: "global", routes: { gh: { secret: "own" }, plain: {} } },
+      },
     });
-    const dynamic = { lookup: (n: string) => (n === "gh" || n === "dyn" ? { deliver: "log", deliver_only: false, mirror_to_session: false } : undefined), names: () => ["gh", "dyn"] };
+    const dynamic = {
+      lookup: (n: string) =>
+        n === "gh" || n === "dyn"
+          ? { deliver: "log", deliver_only: false, mirror_to_session: false }
+          : undefined,
+      names: () => ["gh", "dyn"],
+    };
     const registry = createRouteRegistry(routeTable(config), dynamic);
     expect(registry.lookup("gh")?.secret).toBe("own");
     expect(registry.lookup("plain")?.secret).toBe("global");
@@ -112,7 +148,8 @@ describe("runs queue actor", () => {
     const finish = new Map<string, (ok: boolean) => void>();
     const errors: string[] = [];
     const logger = silentLogger();
-    logger.error = ((obj: { delivery_id: string }) => void errors.push(obj.delivery_id)) as typeof logger.error;
+    logger.error = ((obj: { delivery_id: string }) =>
+      void errors.push(obj.delivery_id)) as typeof logger.error;
     const actor = createActor(runsMachine, {
       input: {
         maxConcurrent: 2,

@@ -1,8 +1,13 @@
 import { TestScheduler } from "rxjs/testing";
 import { describe, expect, it } from "vitest";
 import type { PipelineCtx } from "../../../src/streams/context.js";
-import { INTERNAL_ERROR, applyStage, asyncStageOperator, stageOperator } from "../../../src/streams/stages/operator.js";
-import { type Inbound, type Outcome, errorOutcome } from "../../../src/streams/types.js";
+import {
+  applyStage,
+  asyncStageOperator,
+  INTERNAL_ERROR,
+  stageOperator,
+} from "../../../src/streams/stages/operator.js";
+import { errorOutcome, type Inbound, type Outcome } from "../../../src/streams/types.js";
 
 const inbound = (routeName: string): Inbound => ({
   method: "POST",
@@ -13,7 +18,8 @@ const inbound = (routeName: string): Inbound => ({
   body: Buffer.alloc(0),
   receivedAt: 0,
 });
-const ctx = (name: string, outcome?: Outcome): PipelineCtx => (outcome ? { inbound: inbound(name), outcome } : { inbound: inbound(name) });
+const ctx = (name: string, outcome?: Outcome): PipelineCtx =>
+  outcome ? { inbound: inbound(name), outcome } : { inbound: inbound(name) };
 const TEAPOT = errorOutcome(418, "teapot");
 
 function scheduler() {
@@ -77,7 +83,10 @@ describe("asyncStageOperator (marbles)", () => {
       const done = ctx("d", TEAPOT);
       const source = hot("ab|", { a: ctx("a"), b: done });
       const stage = (c: PipelineCtx) => cold("--x|", { x: c });
-      expectObservable(source.pipe(asyncStageOperator("s", stage, 1))).toBe("-b(x|)", { x: ctx("a"), b: done });
+      expectObservable(source.pipe(asyncStageOperator("s", stage, 1))).toBe("-b(x|)", {
+        x: ctx("a"),
+        b: done,
+      });
     });
     scheduler().run(({ cold, hot, expectObservable }) => {
       const source = hot("ab|", { a: ctx("slow"), b: ctx("skip") });
@@ -93,7 +102,10 @@ describe("asyncStageOperator (marbles)", () => {
   it("an erroring or empty stage answers 500 and the stream continues", () => {
     scheduler().run(({ cold, hot, expectObservable }) => {
       const source = hot("ab-|", { a: ctx("err"), b: ctx("empty") });
-      const stage = (c: PipelineCtx) => (c.inbound.routeName === "err" ? cold<PipelineCtx>("-#", {}, new Error("x")) : cold<PipelineCtx>("--|"));
+      const stage = (c: PipelineCtx) =>
+        c.inbound.routeName === "err"
+          ? cold<PipelineCtx>("-#", {}, new Error("x"))
+          : cold<PipelineCtx>("--|");
       expectObservable(source.pipe(asyncStageOperator("s", stage, 4))).toBe("-a-(b|)", {
         a: { ...ctx("err"), outcome: INTERNAL_ERROR },
         b: { ...ctx("empty"), outcome: INTERNAL_ERROR },
@@ -117,10 +129,14 @@ describe("applyStage", () => {
     let called = false;
     const done = ctx("x", TEAPOT);
     expect(
-      applyStage("t", (c) => {
-        called = true;
-        return c;
-      }, done),
+      applyStage(
+        "t",
+        (c) => {
+          called = true;
+          return c;
+        },
+        done,
+      ),
     ).toBe(done);
     expect(called).toBe(false);
   });

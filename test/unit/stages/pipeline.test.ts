@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Route } from "../../../src/config/sections/webhook.js";
 import type { AcceptedEvent, ResolvedRoute } from "../../../src/streams/context.js";
-import { type PipelineDeps, createPipeline } from "../../../src/streams/pipeline.js";
+import { createPipeline, type PipelineDeps } from "../../../src/streams/pipeline.js";
 import { createFixedWindowLimiter } from "../../../src/streams/rateLimiter.js";
 import { createSeenCache } from "../../../src/streams/seenCache.js";
 import { verifySignature } from "../../../src/streams/signatures.js";
@@ -17,7 +17,10 @@ const route = (over: Partial<Route> = {}): ResolvedRoute => ({
   profile: "default",
 });
 
-function harness(r: ResolvedRoute, options: { limit?: number; script?: (req: ScriptRequest) => Promise<ScriptResult> } = {}) {
+function harness(
+  r: ResolvedRoute,
+  options: { limit?: number; script?: (req: ScriptRequest) => Promise<ScriptResult> } = {},
+) {
   const log: string[] = [];
   const queued: AcceptedEvent[] = [];
   const failures: string[] = [];
@@ -25,18 +28,50 @@ function harness(r: ResolvedRoute, options: { limit?: number; script?: (req: Scr
     routes: { lookup: (name) => (name === "r" ? r : undefined), multiplexProfiles: () => false },
     maxBodyBytes: () => 1000,
     tryAcquire: (() => {
-      const limiter = createFixedWindowLimiter({ limit: options.limit ?? 100, windowMs: 60_000, now: () => 0 });
-      return (name: string) => (log.push("rate"), limiter.tryAcquire(name));
+      const limiter = createFixedWindowLimiter({
+        limit: options.limit ?? 100,
+        windowMs: 60_000,
+        now: () => 0,
+      });
+      return (name: string) => {
+        log.push("rate");
+        return limiter.tryAcquire(name);
+      };
     })(),
-    auth: { verify: (input) => (log.push("auth"), verifySignature(input)) },
+    auth: {
+      verify: (input) => {
+        log.push("auth");
+        return verifySignature(input);
+      },
+    },
     filters: { listReader: () => ({ readList: () => new Set() }) },
-    script: { runScript: options.script ?? (async (req) => (log.push("script"), { kind: "payload", payload: req.payload })) },
+    script: {
+      runScript:
+        options.script ??
+        (async (req) => {
+          log.push("script");
+          return { kind: "payload", payload: req.payload };
+        }),
+    },
     idempotency: (() => {
       const seen = createSeenCache({ ttlMs: 3_600_000, maxEntries: 10, now: () => 0 });
       let n = 0;
-      return { checkAndAdd: (k: string) => (log.push("seen"), seen.checkAndAdd(k)), randomId: () => `rnd-${++n}` };
+      return {
+        checkAndAdd: (k: string) => {
+          log.push("seen");
+          return seen.checkAndAdd(k);
+        },
+        randomId: () => `rnd-${++n}`,
+      };
     })(),
-    dispatch: { modes: {}, enqueueRun: (e) => (queued.push(e), true), forget: () => {} },
+    dispatch: {
+      modes: {},
+      enqueueRun: (e) => {
+        queued.push(e);
+        return true;
+      },
+      forget: () => {},
+    },
     deliver: { deliverDirect: async () => true, forget: () => {} },
     onFailure: (stage) => failures.push(stage),
   };
@@ -53,7 +88,8 @@ const request = (body: string, headers: Record<string, string> = {}): Inbound =>
   body: Buffer.from(body),
   receivedAt: 0,
 });
-const signed = (body: string, headers: Record<string, string> = {}) => request(body, { "x-hub-signature-256": sign(body), ...headers });
+const signed = (body: string, headers: Record<string, string> = {}) =>
+  request(body, { "x-hub-signature-256": sign(body), ...headers });
 
 describe("createPipeline: spec 4.2 order", () => {
   it("rate limit is counted before auth, auth before JSON parse", async () => {
@@ -64,14 +100,22 @@ describe("createPipeline: spec 4.2 order", () => {
   });
 
   it("a signed malformed body is 400; events before filters; filters before script; idempotency last", async () => {
-    const { pipeline, log, queued } = harness(route({ events: ["push"], filters: [{ field: "go", equals: true }], script: "s.sh" }));
+    const { pipeline, log, queued } = harness(
+      route({ events: ["push"], filters: [{ field: "go", equals: true }], script: "s.sh" }),
+    );
     expect((await pipeline.submit(signed("{bad"))).status).toBe(400);
-    expect(await pipeline.submit(signed('{"go":true}', { "x-github-event": "issues" }))).toMatchObject({ body: { status: "ignored", event: "issues" } });
-    expect(await pipeline.submit(signed('{"go":false}', { "x-github-event": "push" }))).toMatchObject({ body: { reason: "filter" } });
+    expect(await pipeline.submit(signed('{"go":true}', { "x-github-event": "issues" }))).toMatchObject({
+      body: { status: "ignored", event: "issues" },
+    });
+    expect(await pipeline.submit(signed('{"go":false}', { "x-github-event": "push" }))).toMatchObject({
+      body: { reason: "filter" },
+    });
     expect(log).not.toContain("script");
     expect(log).not.toContain("seen");
     log.length = 0;
-    expect(await pipeline.submit(signed('{"go":true}', { "x-github-event": "push", "x-request-id": "1" }))).toMatchObject({ status: 202 });
+    expect(
+      await pipeline.submit(signed('{"go":true}', { "x-github-event": "push", "x-request-id": "1" })),
+    ).toMatchObject({ status: 202 });
     expect(log).toEqual(["rate", "auth", "script", "seen"]);
     expect(queued.map((e) => e.deliveryId)).toEqual(["1"]);
   });
@@ -90,7 +134,10 @@ describe("createPipeline: spec 4.2 order", () => {
         return { kind: "payload", payload: req.payload };
       },
     });
-    expect(await pipeline.submit(signed('{"boom":1}'))).toEqual({ status: 500, body: { error: "Internal error" } });
+    expect(await pipeline.submit(signed('{"boom":1}'))).toEqual({
+      status: 500,
+      body: { error: "Internal error" },
+    });
     expect(failures).toEqual(["script"]);
     expect((await pipeline.submit(signed('{"ok":1}'))).status).toBe(202);
   });
@@ -98,7 +145,8 @@ describe("createPipeline: spec 4.2 order", () => {
   it("a slow script does not hold up requests that end earlier", async () => {
     let release: () => void = () => {};
     const { pipeline } = harness(route({ script: "s.sh" }), {
-      script: (req) => new Promise((resolve) => (release = () => resolve({ kind: "payload", payload: req.payload }))),
+      script: (req) =>
+        new Promise((resolve) => (release = () => resolve({ kind: "payload", payload: req.payload }))),
     });
     const slow = pipeline.submit(signed("{}"));
     expect((await pipeline.submit(request("{}"))).status).toBe(401);
@@ -109,7 +157,8 @@ describe("createPipeline: spec 4.2 order", () => {
   it("close() waits for requests in flight; later submissions get 503", async () => {
     let release: () => void = () => {};
     const { pipeline } = harness(route({ script: "s.sh" }), {
-      script: (req) => new Promise((resolve) => (release = () => resolve({ kind: "payload", payload: req.payload }))),
+      script: (req) =>
+        new Promise((resolve) => (release = () => resolve({ kind: "payload", payload: req.payload }))),
     });
     const inFlight = pipeline.submit(signed("{}"));
     let closed = false;

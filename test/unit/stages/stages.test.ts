@@ -4,17 +4,17 @@ import type { Route } from "../../../src/config/sections/webhook.js";
 import type { AcceptedEvent, PipelineCtx, ResolvedRoute } from "../../../src/streams/context.js";
 import { verifySignature } from "../../../src/streams/signatures.js";
 import { acceptStage } from "../../../src/streams/stages/accept.js";
-import { INVALID_SIGNATURE, authStage } from "../../../src/streams/stages/auth.js";
+import { authStage, INVALID_SIGNATURE } from "../../../src/streams/stages/auth.js";
 import { DELIVERY_FAILED, deliverStage } from "../../../src/streams/stages/deliver.js";
 import { dispatchStage } from "../../../src/streams/stages/dispatch.js";
 import { eventCheckStage } from "../../../src/streams/stages/events.js";
-import { IGNORED_BY_FILTER, filterStage } from "../../../src/streams/stages/filters.js";
+import { filterStage, IGNORED_BY_FILTER } from "../../../src/streams/stages/filters.js";
 import { DUPLICATE, idempotencyStage } from "../../../src/streams/stages/idempotency.js";
 import { INVALID_JSON, NOT_AN_OBJECT, parseStage } from "../../../src/streams/stages/parse.js";
 import { RATE_LIMITED, rateLimitStage } from "../../../src/streams/stages/rateLimit.js";
-import { UNKNOWN_ROUTE, routeLookupStage } from "../../../src/streams/stages/route.js";
+import { routeLookupStage, UNKNOWN_ROUTE } from "../../../src/streams/stages/route.js";
 import { IGNORED_BY_SCRIPT, scriptStage } from "../../../src/streams/stages/script.js";
-import { PAYLOAD_TOO_LARGE, bodySizeStage } from "../../../src/streams/stages/size.js";
+import { bodySizeStage, PAYLOAD_TOO_LARGE } from "../../../src/streams/stages/size.js";
 import { type Inbound, isOutcome } from "../../../src/streams/types.js";
 
 const baseRoute: Route = { deliver: "log", deliver_only: false, mirror_to_session: false };
@@ -35,10 +35,16 @@ const inbound = (over: Partial<Inbound> = {}): Inbound => ({
   receivedAt: 1_700_000_000_000,
   ...over,
 });
-const ctxWith = (over: Partial<PipelineCtx> = {}): PipelineCtx => ({ inbound: inbound(), route: resolved(), payload: {}, ...over });
+const ctxWith = (over: Partial<PipelineCtx> = {}): PipelineCtx => ({
+  inbound: inbound(),
+  route: resolved(),
+  payload: {},
+  ...over,
+});
 
 describe("route lookup stage", () => {
-  const lookup = (name: string) => (name === "r" ? resolved() : name === "w" ? resolved({}, { name: "w", profile: "work" }) : undefined);
+  const lookup = (name: string) =>
+    name === "r" ? resolved() : name === "w" ? resolved({}, { name: "w", profile: "work" }) : undefined;
   it("unknown route → 404 Unknown route; known → context with the route", () => {
     const stage = routeLookupStage({ lookup, multiplexProfiles: () => false });
     expect(stage({ inbound: inbound({ routeName: "x" }) })).toBe(UNKNOWN_ROUTE);
@@ -46,26 +52,39 @@ describe("route lookup stage", () => {
   });
   it("with multiplexing, a profile mismatch is the same 404 as an unknown route", () => {
     const stage = routeLookupStage({ lookup, multiplexProfiles: () => true });
-    expect(stage({ inbound: inbound({ routeName: "w", profile: "work" }) })).toMatchObject({ route: { name: "w" } });
+    expect(stage({ inbound: inbound({ routeName: "w", profile: "work" }) })).toMatchObject({
+      route: { name: "w" },
+    });
     expect(stage({ inbound: inbound({ routeName: "w" }) })).toBe(UNKNOWN_ROUTE);
     expect(stage({ inbound: inbound({ routeName: "r", profile: "work" }) })).toBe(UNKNOWN_ROUTE);
-    expect(stage({ inbound: inbound({ routeName: "r", profile: "default" }) })).toMatchObject({ route: { name: "r" } });
+    expect(stage({ inbound: inbound({ routeName: "r", profile: "default" }) })).toMatchObject({
+      route: { name: "r" },
+    });
   });
 });
 
 describe("body size stage", () => {
   const stage = bodySizeStage({ maxBodyBytes: () => 10 });
   it("checks the declared Content-Length and the real body", () => {
-    expect(stage({ inbound: inbound({ headers: { "content-length": "11" }, body: Buffer.alloc(0) }) })).toBe(PAYLOAD_TOO_LARGE);
+    expect(stage({ inbound: inbound({ headers: { "content-length": "11" }, body: Buffer.alloc(0) }) })).toBe(
+      PAYLOAD_TOO_LARGE,
+    );
     expect(stage({ inbound: inbound({ body: Buffer.alloc(11) }) })).toBe(PAYLOAD_TOO_LARGE);
-    expect(isOutcome(stage({ inbound: inbound({ headers: { "content-length": "10" }, body: Buffer.alloc(10) }) }))).toBe(false);
+    expect(
+      isOutcome(stage({ inbound: inbound({ headers: { "content-length": "10" }, body: Buffer.alloc(10) }) })),
+    ).toBe(false);
   });
 });
 
 describe("rate limit stage", () => {
   it("asks the limiter with the route name", () => {
     const asked: string[] = [];
-    const stage = rateLimitStage({ tryAcquire: (name) => (asked.push(name), name !== "r") });
+    const stage = rateLimitStage({
+      tryAcquire: (name) => {
+        asked.push(name);
+        return name !== "r";
+      },
+    });
     expect(stage({ inbound: inbound() })).toBe(RATE_LIMITED);
     expect(asked).toEqual(["r"]);
   });
@@ -77,15 +96,23 @@ describe("auth stage (real verifySignature)", () => {
   const body = Buffer.from('{"a":1}');
   it("accepts a valid HMAC, rejects a wrong one with 401 Invalid signature", () => {
     const good = `sha256=${createHmac("sha256", "sekrit").update(body).digest("hex")}`;
-    expect(isOutcome(stage(ctxWith({ inbound: inbound({ body, headers: { "x-hub-signature-256": good } }) })))).toBe(false);
-    expect(stage(ctxWith({ inbound: inbound({ body, headers: { "x-hub-signature-256": "sha256=00" } }) }))).toBe(INVALID_SIGNATURE);
+    expect(
+      isOutcome(stage(ctxWith({ inbound: inbound({ body, headers: { "x-hub-signature-256": good } }) }))),
+    ).toBe(false);
+    expect(
+      stage(ctxWith({ inbound: inbound({ body, headers: { "x-hub-signature-256": "sha256=00" } }) })),
+    ).toBe(INVALID_SIGNATURE);
   });
   it("uses the request's receive time for timestamped schemes", () => {
     const ts = String(1_700_000_000 - 400);
     const sig = createHmac("sha256", "sekrit").update(`${ts}.`).update(body).digest("hex");
     const headers = { "x-webhook-signature-v2": sig, "x-webhook-timestamp": ts };
     expect(stage(ctxWith({ inbound: inbound({ body, headers }) }))).toBe(INVALID_SIGNATURE);
-    expect(isOutcome(stage(ctxWith({ inbound: inbound({ body, headers, receivedAt: (1_700_000_000 - 300) * 1000 }) })))).toBe(false);
+    expect(
+      isOutcome(
+        stage(ctxWith({ inbound: inbound({ body, headers, receivedAt: (1_700_000_000 - 300) * 1000 }) })),
+      ),
+    ).toBe(false);
   });
   it("reports generic V1 successes; INSECURE_NO_AUTH skips the check", () => {
     const sig = createHmac("sha256", "sekrit").update(body).digest("hex");
@@ -98,7 +125,9 @@ describe("auth stage (real verifySignature)", () => {
 
 describe("parse stage", () => {
   it("objects parse; malformed JSON and non-objects are 400", () => {
-    expect(parseStage({ inbound: inbound({ body: Buffer.from('{"a":[1]}') }) })).toMatchObject({ payload: { a: [1] } });
+    expect(parseStage({ inbound: inbound({ body: Buffer.from('{"a":[1]}') }) })).toMatchObject({
+      payload: { a: [1] },
+    });
     expect(parseStage({ inbound: inbound({ body: Buffer.from("{") }) })).toBe(INVALID_JSON);
     expect(parseStage({ inbound: inbound({ body: Buffer.from("[]") }) })).toBe(NOT_AN_OBJECT);
     expect(parseStage({ inbound: inbound({ body: Buffer.from("null") }) })).toBe(NOT_AN_OBJECT);
@@ -109,13 +138,21 @@ describe("event check stage", () => {
   const pings: string[] = [];
   const stage = eventCheckStage({ onPing: (_r, e) => pings.push(e) });
   const withEvent = (events: string[] | undefined, header?: string) =>
-    stage(ctxWith({ route: resolved(events === undefined ? {} : { events }), inbound: inbound({ headers: header ? { "x-github-event": header } : {} }) }));
+    stage(
+      ctxWith({
+        route: resolved(events === undefined ? {} : { events }),
+        inbound: inbound({ headers: header ? { "x-github-event": header } : {} }),
+      }),
+    );
   it("empty list accepts all; a listed event passes with ctx.event set", () => {
     expect(withEvent(undefined, "push")).toMatchObject({ event: "push" });
     expect(withEvent(["push"], "push")).toMatchObject({ event: "push" });
   });
   it("an unlisted event → 200 ignored with the event (null when none)", () => {
-    expect(withEvent(["push"], "issues")).toEqual({ status: 200, body: { status: "ignored", event: "issues" } });
+    expect(withEvent(["push"], "issues")).toEqual({
+      status: 200,
+      body: { status: "ignored", event: "issues" },
+    });
     expect(withEvent(["push"])).toEqual({ status: 200, body: { status: "ignored", event: null } });
   });
   it("ping is ignored unless listed, and reported for the DEBUG log", () => {
@@ -128,7 +165,12 @@ describe("event check stage", () => {
 describe("filter stage", () => {
   const stage = filterStage({ listReader: () => ({ readList: () => new Set(["a"]) }) });
   it("all top-level filters must match", () => {
-    const route = resolved({ filters: [{ field: "x", equals: 1 }, { field: "y", in_file: "list.txt" }] });
+    const route = resolved({
+      filters: [
+        { field: "x", equals: 1 },
+        { field: "y", in_file: "list.txt" },
+      ],
+    });
     expect(isOutcome(stage(ctxWith({ route, payload: { x: 1, y: "a" } })))).toBe(false);
     expect(stage(ctxWith({ route, payload: { x: 1, y: "b" } }))).toBe(IGNORED_BY_FILTER);
   });
@@ -137,10 +179,15 @@ describe("filter stage", () => {
 describe("script stage", () => {
   it("replaces the payload or ignores with reason script; routes without a script pass", async () => {
     const stage = scriptStage({
-      runScript: async (req) => (req.payload.drop ? { kind: "ignore", why: "x" } : { kind: "payload", payload: { replaced: true } }),
+      runScript: async (req) =>
+        req.payload.drop ? { kind: "ignore", why: "x" } : { kind: "payload", payload: { replaced: true } },
     });
-    expect(await stage(ctxWith({ route: resolved({ script: "s.sh" }) }))).toMatchObject({ payload: { replaced: true } });
-    expect(await stage(ctxWith({ route: resolved({ script: "s.sh" }), payload: { drop: 1 } }))).toBe(IGNORED_BY_SCRIPT);
+    expect(await stage(ctxWith({ route: resolved({ script: "s.sh" }) }))).toMatchObject({
+      payload: { replaced: true },
+    });
+    expect(await stage(ctxWith({ route: resolved({ script: "s.sh" }), payload: { drop: 1 } }))).toBe(
+      IGNORED_BY_SCRIPT,
+    );
     const plain = ctxWith();
     expect(await stage(plain)).toBe(plain);
   });
@@ -149,7 +196,14 @@ describe("script stage", () => {
 describe("idempotency stage", () => {
   it("keys per route, generates an id when none is sent, answers duplicate", () => {
     const seen = new Set<string>();
-    const stage = idempotencyStage({ checkAndAdd: (k) => (seen.has(k) ? true : (seen.add(k), false)), randomId: () => "rnd" });
+    const stage = idempotencyStage({
+      checkAndAdd: (k) => {
+        if (seen.has(k)) return true;
+        seen.add(k);
+        return false;
+      },
+      randomId: () => "rnd",
+    });
     const sent = ctxWith({ inbound: inbound({ headers: { "x-request-id": "id-1" } }) });
     expect(stage(sent)).toMatchObject({ deliveryId: "id-1" });
     expect(stage(sent)).toBe(DUPLICATE);
@@ -161,23 +215,48 @@ describe("idempotency stage", () => {
 
 describe("accept, dispatch and deliver stages", () => {
   const accepted = (route: Partial<Route>) =>
-    acceptStage(ctxWith({ route: resolved({ prompt: "hi {n}", ...route }), payload: { n: 2 }, deliveryId: "d", event: "push" })) as PipelineCtx;
+    acceptStage(
+      ctxWith({
+        route: resolved({ prompt: "hi {n}", ...route }),
+        payload: { n: 2 },
+        deliveryId: "d",
+        event: "push",
+      }),
+    ) as PipelineCtx;
 
   it("accept renders the prompt", () => {
-    expect(accepted({}).accepted).toMatchObject({ prompt: "hi 2", deliveryId: "d", event: "push", routeName: "r" });
+    expect(accepted({}).accepted).toMatchObject({
+      prompt: "hi 2",
+      deliveryId: "d",
+      event: "push",
+      routeName: "r",
+    });
   });
 
   it("agent routes are enqueued and answered 202 accepted", () => {
     const queued: AcceptedEvent[] = [];
-    const stage = dispatchStage({ modes: {}, enqueueRun: (e) => (queued.push(e), true), forget: () => {} });
-    expect(stage(accepted({}))).toEqual({ status: 202, body: { status: "accepted", route: "r", event: "push", delivery_id: "d" } });
+    const stage = dispatchStage({
+      modes: {},
+      enqueueRun: (e) => {
+        queued.push(e);
+        return true;
+      },
+      forget: () => {},
+    });
+    expect(stage(accepted({}))).toEqual({
+      status: 202,
+      body: { status: "accepted", route: "r", event: "push", delivery_id: "d" },
+    });
     expect(queued).toHaveLength(1);
   });
 
   it("a full run queue answers 503 and forgets the delivery id so the retry is not a duplicate", () => {
     const forgotten: string[] = [];
     const stage = dispatchStage({ modes: {}, enqueueRun: () => false, forget: (k) => forgotten.push(k) });
-    expect(stage(accepted({}))).toEqual({ status: 503, body: { error: "Agent run queue is full, retry later" } });
+    expect(stage(accepted({}))).toEqual({
+      status: 503,
+      body: { error: "Agent run queue is full, retry later" },
+    });
     expect(forgotten).toEqual(["r:d"]);
   });
 
@@ -187,7 +266,10 @@ describe("accept, dispatch and deliver stages", () => {
     expect(stage(ctx)).toBe(ctx);
     const forgotten: string[] = [];
     const ok = deliverStage({ deliverDirect: async () => true, forget: (k) => forgotten.push(k) });
-    expect(await ok(ctx)).toEqual({ status: 200, body: { status: "delivered", route: "r", target: "telegram", delivery_id: "d" } });
+    expect(await ok(ctx)).toEqual({
+      status: 200,
+      body: { status: "delivered", route: "r", target: "telegram", delivery_id: "d" },
+    });
     const bad = deliverStage({ deliverDirect: async () => false, forget: (k) => forgotten.push(k) });
     expect(await bad(ctx)).toBe(DELIVERY_FAILED);
     expect(forgotten).toEqual(["r:d"]);
@@ -195,16 +277,33 @@ describe("accept, dispatch and deliver stages", () => {
 
   it("cron and coalesce hooks decide their routes; absent hooks are reported", () => {
     const notes: string[] = [];
-    const none = dispatchStage({ modes: {}, enqueueRun: () => (notes.push("run"), true), forget: () => {}, onCronUnavailable: () => notes.push("no-cron"), onCoalesceUnavailable: () => notes.push("no-coalesce") });
+    const none = dispatchStage({
+      modes: {},
+      enqueueRun: () => {
+        notes.push("run");
+        return true;
+      },
+      forget: () => {},
+      onCronUnavailable: () => notes.push("no-cron"),
+      onCoalesceUnavailable: () => notes.push("no-coalesce"),
+    });
     expect(none(accepted({ cron_job: "j" }))).toMatchObject({ status: 202, body: { status: "accepted" } });
-    expect(none(accepted({ coalesce: { key: "k", window_seconds: 30, max_wait_seconds: 300 } }))).toMatchObject({ status: 202 });
+    expect(
+      none(accepted({ coalesce: { key: "k", window_seconds: 30, max_wait_seconds: 300 } })),
+    ).toMatchObject({ status: 202 });
     expect(notes).toEqual(["no-cron", "no-coalesce", "run"]);
     const hooked = dispatchStage({
       modes: { coalesce: () => "coalesced", fireCronJob: () => "skipped" },
-      enqueueRun: () => (notes.push("run2"), true),
+      enqueueRun: () => {
+        notes.push("run2");
+        return true;
+      },
       forget: () => {},
     });
-    expect(hooked(accepted({ coalesce: { key: "k", window_seconds: 30, max_wait_seconds: 300 } }))).toEqual({ status: 202, body: { status: "coalesced" } });
+    expect(hooked(accepted({ coalesce: { key: "k", window_seconds: 30, max_wait_seconds: 300 } }))).toEqual({
+      status: 202,
+      body: { status: "coalesced" },
+    });
     expect(hooked(accepted({ cron_job: "j" }))).toMatchObject({ status: 202, body: { status: "accepted" } });
     expect(notes).not.toContain("run2");
   });
