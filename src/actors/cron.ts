@@ -1,0 +1,172 @@
+import { fromCallback } from "xstate";
+import type { Logger } from "../io/log.js";
+import { type CronJob, type CronStore, findJob, nextRunAfter } from "../io/stores/cronStore.js";
+import type { AcceptedEvent } from "../streams/context.js";
+import type { Deliverer } from "./deliver.js";
+import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
+
+/** Runs one job's prompt as an agent run; resolves with the reply once it is delivered. */
+export type CronJobRunner = (job: CronJob, prompt: string, trigger: string) => Promise<string>;
+
+export interface CronClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(id: unknown): void;
+}
+
+export interface CronSchedulerOptions {
+  readonly store: CronStore;
+  readonly runJob: CronJobRunner;
+  readonly logger: Logger;
+  readonly clock?: CronClock;
+  /** How often the store is checked for due jobs (default 1 s). */
+  readonly tickMs?: number;
+}
+
+export interface CronScheduler {
+  /** Runs every enabled job whose next run is due; returns the ids started. */
+  tick(): Promise<string[]>;
+  /** Fires a job for a webhook event (spec 3.2): paused, disabled or unknown → `skipped`, logged. */
+  fire(jobRef: string, event: AcceptedEvent): "fired" | "skipped";
+  /** Resolves when every run started so far has finished. */
+  idle(): Promise<void>;
+  start(): void;
+  stop(): void;
+}
+
+const EVENT_JSON_LIMIT = 4000;
+
+/** A fired job's prompt: the job's own prompt, then the triggering event (route, type, delivery id, payload JSON). */
+export function eventPrompt(job: CronJob, event: AcceptedEvent): string {
+  let json = JSON.stringify(event.payload, null, 2);
+  if (json.length > EVENT_JSON_LIMIT) json = `${json.slice(0, EVENT_JSON_LIMIT)}…`;
+  return `${job.prompt}\n\n[Webhook event: route ${event.routeName}, event ${event.event ?? "(none)"}, delivery ${event.deliveryId}]\n${json}`;
+}
+
+const REAL_CLOCK: CronClock = {
+  now: Date.now,
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
+};
+
+export function createCronScheduler(options: CronSchedulerOptions): CronScheduler {
+  const clock = options.clock ?? REAL_CLOCK;
+  const { store, logger } = options;
+  const running = new Set<Promise<void>>();
+  let timer: unknown;
+  let stopped = true;
+
+  async function record(id: string, change: (job: CronJob) => CronJob): Promise<void> {
+    try {
+      await store.update((jobs) => {
+        const job = jobs[id];
+        if (job !== undefined) jobs[id] = change(job); // a job removed meanwhile stays removed
+      });
+    } catch (err) {
+      logger.error({ job: id, err: (err as Error).message }, "[cron] could not record the job's run");
+    }
+  }
+
+  function launch(job: CronJob, prompt: string, trigger: string): void {
+    const run = (async () => {
+      let status: "ok" | "error" = "ok";
+      let error: string | undefined;
+      try {
+        await options.runJob(job, prompt, trigger);
+        logger.info({ job: job.id, trigger }, `[cron] ${job.name}: run finished`);
+      } catch (err) {
+        status = "error";
+        error = (err as Error)?.message ?? String(err);
+        logger.error({ job: job.id, trigger, err: error }, `[cron] ${job.name}: run failed`);
+      }
+      const at = new Date(clock.now()).toISOString();
+      await record(job.id, (current) => ({ ...current, last_run: { at, status, trigger, ...(error === undefined ? {} : { error }) } }));
+    })();
+    running.add(run);
+    void run.finally(() => running.delete(run));
+  }
+
+  async function tick(): Promise<string[]> {
+    const now = clock.now();
+    let due: CronJob[];
+    try {
+      due = Object.values(store.read().records).filter(
+        (job) => job.state === "enabled" && (job.next_run === undefined || Date.parse(job.next_run) <= now),
+      );
+    } catch (err) {
+      logger.error(`[cron] ${(err as Error).message}`);
+      return [];
+    }
+    for (const job of due) {
+      // Advance next_run before running, so a slow or failing job is not started twice.
+      await record(job.id, (current) => ({ ...current, next_run: new Date(nextRunAfter(current.schedule, now)).toISOString() }));
+      if (job.next_run !== undefined) launch(job, job.prompt, "schedule");
+    }
+    return due.filter((job) => job.next_run !== undefined).map((job) => job.id);
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    timer = clock.setTimeout(() => {
+      void tick().finally(schedule);
+    }, options.tickMs ?? 1000);
+  }
+
+  return {
+    tick,
+    fire(jobRef, event) {
+      let job: CronJob | undefined;
+      try {
+        job = findJob(store.read().records, jobRef);
+      } catch (err) {
+        logger.error(`[webhook] ${event.routeName}: cron_job ${jobRef} not fired — ${(err as Error).message}`);
+        return "skipped";
+      }
+      if (job === undefined || job.state !== "enabled") {
+        logger.warn(
+          { route: event.routeName, delivery_id: event.deliveryId, job: jobRef },
+          `[webhook] ${event.routeName}: cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}; event dropped`,
+        );
+        return "skipped";
+      }
+      launch(job, eventPrompt(job, event), `webhook:${event.routeName}:${event.deliveryId}`);
+      return "fired";
+    },
+    async idle() {
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      schedule();
+    },
+    stop() {
+      stopped = true;
+      if (timer !== undefined) clock.clearTimeout(timer);
+    },
+  };
+}
+
+/** The scheduler's place under the root system: started with it, stopped with it. */
+export function cronActor(scheduler: CronScheduler) {
+  return fromCallback(() => {
+    scheduler.start();
+    return () => scheduler.stop();
+  });
+}
+
+/** Runs a job's prompt with the configured agent and delivers the reply to the job's target. */
+export async function runCronJob(deps: { runner: AgentRunner; deliverer: Deliverer }, job: CronJob, prompt: string, trigger: string, signal: AbortSignal = new AbortController().signal): Promise<string> {
+  const deliveryId = `cron-${job.id}-${Date.now()}`;
+  const reply = await deps.runner.run(
+    { route: `cron:${job.name}`, event: trigger, deliveryId, prompt, toolsets: DEFAULT_WEBHOOK_TOOLSETS, profile: undefined },
+    signal,
+  );
+  await deps.deliverer.deliver({
+    target: job.deliver,
+    message: { text: reply, extra: job.deliver_extra, route: `cron:${job.name}`, deliveryId, profile: undefined },
+    mode: "agent",
+    mirrorToSession: false,
+  });
+  return reply;
+}

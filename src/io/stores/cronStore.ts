@@ -1,0 +1,78 @@
+import { randomBytes } from "node:crypto";
+import { CronExpressionParser } from "cron-parser";
+import { SvcError } from "../../errors.js";
+import { type VersionedStore, createVersionedStore } from "./versionedJson.js";
+
+export type CronJobState = "enabled" | "paused" | "disabled";
+
+export interface CronJob {
+  readonly id: string;
+  readonly name: string;
+  /** A 5-field cron expression (UTC), an `@hourly`-style macro, or an interval (`every 15m`, `30s`, `2h`). */
+  readonly schedule: string;
+  readonly prompt: string;
+  readonly deliver: string;
+  readonly deliver_extra: Readonly<Record<string, string>>;
+  readonly state: CronJobState;
+  readonly last_run?: { readonly at: string; readonly status: "ok" | "error"; readonly trigger: string; readonly error?: string };
+  /** ISO time of the next scheduled run; absent while the job is not enabled. */
+  readonly next_run?: string;
+  readonly created_at: string;
+}
+
+const INTERVAL = /^(?:every\s+)?(\d+)\s*(s|m|h|d)$/i;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** How often a job runs: a fixed interval, or a cron expression evaluated in UTC. */
+export type Schedule = { kind: "interval"; ms: number } | { kind: "cron"; expression: string };
+
+export function parseSchedule(text: string): Schedule {
+  const trimmed = text.trim();
+  const interval = INTERVAL.exec(trimmed);
+  if (interval !== null) {
+    const ms = Number(interval[1]) * (UNIT_MS[(interval[2] as string).toLowerCase()] as number);
+    if (ms < 1000) throw new SvcError("usage", `schedule "${text}": an interval must be at least 1s`);
+    return { kind: "interval", ms };
+  }
+  const fields = trimmed.split(/\s+/);
+  if (!trimmed.startsWith("@") && fields.length !== 5) {
+    throw new SvcError(
+      "usage",
+      `schedule "${text}": expected 5 cron fields (minute hour day-of-month month day-of-week, e.g. "*/15 * * * *") or an interval like "every 15m", "30s", "2h", "1d"`,
+    );
+  }
+  try {
+    CronExpressionParser.parse(trimmed, { tz: "UTC" });
+  } catch (err) {
+    throw new SvcError("usage", `schedule "${text}": not a valid cron expression (${(err as Error).message})`);
+  }
+  return { kind: "cron", expression: trimmed };
+}
+
+/** The first run strictly after `afterMs`. */
+export function nextRunAfter(schedule: string, afterMs: number): number {
+  const parsed = parseSchedule(schedule);
+  if (parsed.kind === "interval") return afterMs + parsed.ms;
+  return CronExpressionParser.parse(parsed.expression, { tz: "UTC", currentDate: new Date(afterMs) }).next().getTime();
+}
+
+export const JOB_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function newJobId(): string {
+  return randomBytes(4).toString("hex");
+}
+
+/** A job by id, else by name. */
+export function findJob(jobs: Readonly<Record<string, CronJob>>, ref: string): CronJob | undefined {
+  return jobs[ref] ?? Object.values(jobs).find((job) => job.name === ref);
+}
+
+export type CronStore = VersionedStore<CronJob>;
+
+export function cronStore(path: string): CronStore {
+  return createVersionedStore<CronJob>(path, "jobs", "the cron job store changed since it was read — run the command again");
+}
+
+export function unknownJob(ref: string, path: string): SvcError {
+  return new SvcError("usage", `cron job "${ref}" not found in ${path} — see \`svc cron list\` for ids and names`);
+}

@@ -1,0 +1,121 @@
+import { statSync } from "node:fs";
+import { z } from "zod";
+import { formatIssues } from "../../config/format.js";
+import { INSECURE_NO_AUTH, ROUTE_NAME, type Route, routeShape } from "../../config/sections/webhook.js";
+import { describeError } from "../../errors.js";
+import type { Logger } from "../log.js";
+import { type VersionedStore, createVersionedStore } from "./versionedJson.js";
+
+/** A dynamic subscription (spec 2.6): every route property plus its own secret, a description, a switch and timestamps. */
+export const subscriptionSchema = z.strictObject({
+  ...routeShape,
+  secret: z.string().min(1),
+  description: z.string().optional(),
+  enabled: z.boolean().default(true),
+  created_at: z.string().optional(),
+  updated_at: z.string().optional(),
+});
+export type Subscription = z.infer<typeof subscriptionSchema>;
+
+export const STALE_SUBSCRIPTION_STORE = "the subscription store changed since it was read — run the command again";
+
+export function subscriptionStore(path: string): VersionedStore<unknown> {
+  return createVersionedStore<unknown>(path, "subscriptions", STALE_SUBSCRIPTION_STORE);
+}
+
+/** The route-level startup rules of spec 2.2 (3, 4 and 2) as they apply to one record. */
+export function subscriptionProblems(name: string, record: Route): string[] {
+  const problems: string[] = [];
+  if (!ROUTE_NAME.test(name)) problems.push(`${name}: route names use letters, digits, '.', '_' and '-' (1-64)`);
+  if (record.deliver_only && record.deliver === "log") {
+    problems.push(`${name}: --deliver-only needs a real delivery target — add --deliver <platform> (not log)`);
+  }
+  if (record.deliver_only && record.cron_job !== undefined) {
+    problems.push(`${name}: --deliver-only and --cron-job cannot be combined — keep one of them`);
+  }
+  if (record.coalesce !== undefined && (record.deliver_only || record.cron_job !== undefined)) {
+    problems.push(`${name}: coalesce cannot be combined with deliver_only or cron_job — remove one of them`);
+  }
+  return problems;
+}
+
+/** Parses one stored record; returns the problems instead when it is invalid. */
+export function parseSubscription(file: string, name: string, raw: unknown): { ok: true; value: Subscription } | { ok: false; problems: string[] } {
+  const parsed = subscriptionSchema.safeParse(raw);
+  if (!parsed.success) {
+    return { ok: false, problems: formatIssues(`${file}: subscriptions.${name}`, parsed.error.issues).split("\n") };
+  }
+  const problems = subscriptionProblems(name, parsed.data);
+  return problems.length === 0 ? { ok: true, value: parsed.data } : { ok: false, problems };
+}
+
+/** Where the gateway reads dynamic routes from; a static route of the same name wins (the registry merges). */
+export interface SubscriptionSource {
+  /** Enabled, valid subscriptions by name. */
+  current(): ReadonlyMap<string, Subscription>;
+  lookup(name: string): Route | undefined;
+  names(): readonly string[];
+}
+
+export interface SubscriptionSourceOptions {
+  /** The bind host: INSECURE_NO_AUTH records are dropped unless it is loopback (spec 2.2 rule 5). */
+  readonly loopback?: boolean;
+}
+
+/**
+ * Reads `webhook_subscriptions.json` again only when its inode, size or mtime changed (one `statSync`
+ * per call). A corrupt file is logged and the last good set kept; invalid and disabled records are dropped.
+ */
+export function createSubscriptionSource(path: string, logger: Logger, options: SubscriptionSourceOptions = {}): SubscriptionSource {
+  const store = subscriptionStore(path);
+  let stamp = "";
+  let active = new Map<string, Subscription>();
+
+  function refresh(): ReadonlyMap<string, Subscription> {
+    let next: string;
+    try {
+      const st = statSync(path);
+      next = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    } catch {
+      next = "absent";
+    }
+    if (next === stamp) return active;
+    stamp = next;
+    if (next === "absent") {
+      active = new Map();
+      return active;
+    }
+    try {
+      const loaded = new Map<string, Subscription>();
+      for (const [name, raw] of Object.entries(store.read().records)) {
+        const parsed = parseSubscription(path, name, raw);
+        if (!parsed.ok) {
+          logger.error(`[webhook] dynamic subscription ${name} ignored: ${parsed.problems.join("; ")}`);
+          continue;
+        }
+        if (!parsed.value.enabled) continue;
+        if (parsed.value.secret === INSECURE_NO_AUTH && options.loopback === false) {
+          logger.error(`[webhook] dynamic subscription ${name} ignored: INSECURE_NO_AUTH is only allowed on a loopback bind`);
+          continue;
+        }
+        loaded.set(name, parsed.value);
+      }
+      active = loaded;
+      logger.info(`[webhook] loaded ${loaded.size} dynamic subscription(s) from ${path}`);
+    } catch (err) {
+      logger.error(`[webhook] ${describeError(err)}; keeping the last good set of ${active.size} subscription(s)`);
+    }
+    return active;
+  }
+
+  return {
+    current: refresh,
+    lookup(name) {
+      const found = refresh().get(name);
+      if (found === undefined) return undefined;
+      const { description: _d, enabled: _e, created_at: _c, updated_at: _u, ...route } = found;
+      return route;
+    },
+    names: () => [...refresh().keys()],
+  };
+}

@@ -1,0 +1,160 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createCronScheduler, eventPrompt } from "../../../src/actors/cron.js";
+import { silentLogger } from "../../../src/io/log.js";
+import { type CronJob, cronStore, findJob, nextRunAfter, parseSchedule } from "../../../src/io/stores/cronStore.js";
+import type { AcceptedEvent } from "../../../src/streams/context.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+const T0 = Date.parse("2026-11-22T12:00:00Z");
+let home: TempHome;
+afterEach(() => home?.cleanup());
+
+function job(id: string, overrides: Partial<CronJob> = {}): CronJob {
+  return {
+    id,
+    name: `job-${id}`,
+    schedule: "every 15m",
+    prompt: `prompt of ${id}`,
+    deliver: "log",
+    deliver_extra: {},
+    state: "enabled",
+    next_run: new Date(T0 + 60_000).toISOString(),
+    created_at: new Date(T0).toISOString(),
+    ...overrides,
+  };
+}
+
+async function setup(jobs: CronJob[], runJob: (job: CronJob, prompt: string) => Promise<string>) {
+  home = tempHome();
+  const store = cronStore(join(home.dir, "cron", "jobs.json"));
+  await store.update((records) => {
+    for (const j of jobs) records[j.id] = j;
+  });
+  let now = T0;
+  const scheduler = createCronScheduler({
+    store,
+    runJob,
+    logger: silentLogger(),
+    clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+  });
+  return { store, scheduler, advance: (ms: number) => void (now += ms) };
+}
+
+const ACCEPTED: AcceptedEvent = {
+  routeName: "deploys",
+  route: { deliver: "log", deliver_only: false, mirror_to_session: false, cron_job: "job-a" },
+  profile: "default",
+  event: "deployment",
+  deliveryId: "d-1",
+  payload: { environment: "prod" },
+  headers: {},
+  prompt: "unused",
+  extra: {},
+  receivedAt: T0,
+};
+
+describe("schedule grammar", () => {
+  it("accepts intervals with s/m/h/d, with or without 'every'", () => {
+    expect(parseSchedule("every 15m")).toEqual({ kind: "interval", ms: 900_000 });
+    expect(parseSchedule("30s")).toEqual({ kind: "interval", ms: 30_000 });
+    expect(parseSchedule("2h")).toEqual({ kind: "interval", ms: 7_200_000 });
+    expect(parseSchedule("every 1d")).toEqual({ kind: "interval", ms: 86_400_000 });
+  });
+
+  it("accepts 5-field cron expressions and computes the next run in UTC", () => {
+    expect(parseSchedule("*/15 * * * *")).toEqual({ kind: "cron", expression: "*/15 * * * *" });
+    expect(new Date(nextRunAfter("*/15 * * * *", T0 + 60_000)).toISOString()).toBe("2026-11-22T12:15:00.000Z");
+    expect(nextRunAfter("every 15m", T0)).toBe(T0 + 900_000);
+  });
+
+  it("rejects bad schedules with a message that shows the grammar", () => {
+    expect(() => parseSchedule("0 * * * * *")).toThrow(/expected 5 cron fields/);
+    expect(() => parseSchedule("61 * * * *")).toThrow(/not a valid cron expression/);
+    expect(() => parseSchedule("every 0s")).toThrow(/at least 1s/);
+    expect(() => parseSchedule("soon")).toThrow(/every 15m/);
+  });
+
+  it("finds a job by id or by name", () => {
+    const jobs = { a1: job("a1") };
+    expect(findJob(jobs, "a1")?.id).toBe("a1");
+    expect(findJob(jobs, "job-a1")?.id).toBe("a1");
+    expect(findJob(jobs, "nope")).toBeUndefined();
+  });
+});
+
+describe("cron scheduler", () => {
+  it("runs only enabled jobs that are due, advances next_run, records last_run", async () => {
+    const ran: string[] = [];
+    const { store, scheduler, advance } = await setup(
+      [job("a"), job("b", { state: "paused" }), job("c", { next_run: new Date(T0 + 3_600_000).toISOString() })],
+      async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+    );
+    expect(await scheduler.tick()).toEqual([]);
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual(["a"]);
+    await scheduler.idle();
+    expect(ran).toEqual(["a"]);
+    const a = store.read().records.a as CronJob;
+    expect(a.next_run).toBe(new Date(T0 + 60_000 + 900_000).toISOString());
+    expect(a.last_run).toMatchObject({ status: "ok", trigger: "schedule" });
+    expect(await scheduler.tick()).toEqual([]);
+  });
+
+  it("survives a failing job: the failure is recorded and the next job still runs", async () => {
+    const ran: string[] = [];
+    const { store, scheduler, advance } = await setup([job("bad"), job("good")], async (j) => {
+      ran.push(j.id);
+      if (j.id === "bad") throw new Error("agent exploded");
+      return "fine";
+    });
+    advance(60_000);
+    await scheduler.tick();
+    await scheduler.idle();
+    expect(ran.sort()).toEqual(["bad", "good"]);
+    expect((store.read().records.bad as CronJob).last_run).toMatchObject({ status: "error", error: "agent exploded" });
+    advance(900_000);
+    expect((await scheduler.tick()).sort()).toEqual(["bad", "good"]);
+  });
+
+  it("fire() runs an enabled job with the event appended to its prompt", async () => {
+    const prompts: string[] = [];
+    const { store, scheduler } = await setup([job("a")], async (_j, prompt) => {
+      prompts.push(prompt);
+      return "ok";
+    });
+    expect(scheduler.fire("job-a", ACCEPTED)).toBe("fired");
+    await scheduler.idle();
+    expect(prompts).toEqual([eventPrompt(job("a"), ACCEPTED)]);
+    expect(prompts[0]).toContain("prompt of a\n\n[Webhook event: route deploys, event deployment, delivery d-1]");
+    expect(prompts[0]).toContain('"environment": "prod"');
+    expect((store.read().records.a as CronJob).last_run?.trigger).toBe("webhook:deploys:d-1");
+  });
+
+  it("fire() skips paused, disabled and unknown jobs without running anything (spec 3.2)", async () => {
+    const ran: string[] = [];
+    const { scheduler } = await setup([job("p", { state: "paused" }), job("d", { state: "disabled" })], async (j) => {
+      ran.push(j.id);
+      return "ok";
+    });
+    expect(scheduler.fire("p", ACCEPTED)).toBe("skipped");
+    expect(scheduler.fire("job-d", ACCEPTED)).toBe("skipped");
+    expect(scheduler.fire("missing", ACCEPTED)).toBe("skipped");
+    await scheduler.idle();
+    expect(ran).toEqual([]);
+  });
+
+  it("a job removed while it runs stays removed", async () => {
+    let release: () => void = () => {};
+    const { store, scheduler, advance } = await setup([job("a")], () => new Promise((resolve) => (release = () => resolve("ok"))));
+    advance(60_000);
+    await scheduler.tick();
+    await store.update((records) => void delete records.a);
+    release();
+    await scheduler.idle();
+    expect(store.read().records.a).toBeUndefined();
+  });
+});
