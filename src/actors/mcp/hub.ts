@@ -1,27 +1,27 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type ActorOptions, type AnyActorLogic, createActor, fromPromise, waitFor } from "xstate";
 import type { InterpolationScope } from "../../config/interpolate.js";
-import { isTrusted, type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
+import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
-import { type ConnectOptions, connectServer, type OAuthProviderFor } from "../../io/mcp/connect.js";
-import { fingerprint, readSchemaCache, writeSchemaCache } from "../../io/mcp/schemaCache.js";
+import type { OAuthProviderFor } from "../../io/mcp/connect.js";
+import { fingerprint, readSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import {
   type Connected,
   connectionState,
-  type McpConnectionActor,
-  type McpConnectionInput,
   mcpConnectionMachine,
   type StartIn,
 } from "../../machines/mcpConnection.js";
 import type { ApprovalSurface } from "./approvals.js";
-import { isRequestTimeout, isSessionExpired } from "./callErrors.js";
 import { CallQueue } from "./callQueue.js";
-import { type SamplingRunner, serverRequestHandlers } from "./serverRequests.js";
+import { connectionInput, connectRuntime, ensureConnected, type Runtime, SETTLED } from "./runtime.js";
+import type { SamplingRunner } from "./serverRequests.js";
 import type { ServerStatus } from "./status.js";
+import { approveCall, invokeTool } from "./toolCall.js";
 import { buildToolset, mergeToolsets, type RegisteredTool, type Toolset } from "./toolNames.js";
-import { runUtilityTool } from "./utilityTools.js";
+
+export { connectionInput } from "./runtime.js";
 
 export interface HubOptions {
   readonly servers: Readonly<Record<string, McpServerEntry>>;
@@ -50,40 +50,6 @@ export interface ReloadSummary {
   readonly changed: string[];
   readonly unchanged: string[];
 }
-
-interface Runtime {
-  readonly name: string;
-  readonly entry: McpServerEntry;
-  readonly print: string;
-  readonly actor: McpConnectionActor;
-  readonly queue: CallQueue;
-  toolset: Toolset;
-  cachedToolCount: number | undefined;
-  era: string | undefined;
-}
-
-/** Machine input from an entry: keepalive (HTTP default 180 s, stdio only when set, floor 5 s), recycling, timeouts. */
-export function connectionInput(
-  name: string,
-  entry: McpServerEntry,
-  startIn: StartIn,
-  cachedToolCount?: number,
-): McpConnectionInput {
-  const kind = transportKind(entry);
-  const keepalive = entry.keepalive_interval ?? (kind === "stdio" ? 0 : 180);
-  return {
-    name,
-    kind,
-    startIn,
-    connectTimeoutMs: entry.connect_timeout * 1000,
-    keepaliveMs: keepalive === 0 ? 0 : Math.max(5, keepalive) * 1000,
-    idleMs: entry.idle_timeout_seconds * 1000,
-    maxLifetimeMs: entry.max_lifetime_seconds * 1000,
-    ...(cachedToolCount === undefined ? {} : { cachedToolCount }),
-  };
-}
-
-const SETTLED = new Set(["connected", "failed", "disabled", "stopped"]);
 
 /** Owns one `mcpConnection` actor per configured server and the merged tool registry (DESIGN.md 4). */
 export class McpHub {
@@ -166,7 +132,7 @@ export class McpHub {
         let session: McpSession | undefined;
         let tool = rt.toolset.tools.find((t) => t.original === toolName);
         if (tool === undefined) {
-          session = await this.ensureConnected(rt);
+          session = await ensureConnected(rt);
           tool = rt.toolset.tools.find((t) => t.original === toolName);
         }
         if (tool === undefined) {
@@ -175,9 +141,9 @@ export class McpHub {
             `mcp_servers.${server}: no tool "${toolName}" is registered — run svc mcp tools ${server} (tools.include/exclude match the server's own names)`,
           );
         }
-        await this.approve(rt, tool, args, signal);
-        session ??= await this.ensureConnected(rt);
-        return await this.invoke(rt, session, tool, args, signal);
+        await approveCall(rt, this.options.approvals, tool, args, signal);
+        session ??= await ensureConnected(rt);
+        return await invokeTool(rt, this.options.logger, session, tool, args, signal);
       } finally {
         rt.actor.send({ type: "CALL_END" });
       }
@@ -236,7 +202,11 @@ export class McpHub {
     const machine = mcpConnectionMachine.provide({
       actors: {
         connect: fromPromise<Connected, { name: string; attempt: number }>(({ signal }) =>
-          this.connect(holder.rt as Runtime, signal),
+          connectRuntime(
+            holder.rt as Runtime,
+            { ...this.options, onToolsChanged: () => this.rebuild() },
+            signal,
+          ),
         ),
         ping: fromPromise<void, { session: unknown }>(({ input }) =>
           (input.session as McpSession).ping(entry.connect_timeout * 1000),
@@ -296,156 +266,7 @@ export class McpHub {
     rt.actor.stop();
   }
 
-  private async connect(rt: Runtime, signal: AbortSignal): Promise<Connected> {
-    const { logger } = this.options;
-    const options: ConnectOptions = {
-      scope: this.options.scope,
-      interactive: this.options.interactive ?? false,
-      handlers: serverRequestHandlers({
-        server: rt.name,
-        entry: rt.entry,
-        approvals: this.options.approvals,
-        logger,
-        ...(this.options.runner === undefined ? {} : { runner: this.options.runner }),
-        ...(this.options.now === undefined ? {} : { now: this.options.now }),
-      }),
-      onStderr: (line) => logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`),
-      onLost: (reason) => rt.actor.send({ type: "SESSION_LOST", reason }),
-      signal,
-      ...(this.options.oauthProviderFor === undefined
-        ? {}
-        : { oauthProviderFor: this.options.oauthProviderFor }),
-      ...(this.options.parentEnv === undefined ? {} : { parentEnv: this.options.parentEnv }),
-    };
-    const session = await connectServer(rt.name, rt.entry, options);
-    try {
-      const tools =
-        session.capabilities.tools === undefined && session.era === "legacy"
-          ? []
-          : await session.listTools(rt.entry.connect_timeout * 1000);
-      if (signal.aborted) throw new Error("connect was cancelled");
-      const capabilities = {
-        resources: session.capabilities.resources !== undefined,
-        prompts: session.capabilities.prompts !== undefined,
-      };
-      rt.toolset = buildToolset(rt.name, tools, capabilities, rt.entry.tools);
-      rt.era = session.era;
-      try {
-        writeSchemaCache(this.options.cacheDir, rt.name, rt.entry, tools, capabilities);
-        rt.cachedToolCount = rt.toolset.tools.length;
-      } catch (err) {
-        logger.warn(
-          { server: rt.name, err: describeError(err) },
-          `[mcp] ${rt.name}: could not write the schema cache`,
-        );
-      }
-      for (const collision of rt.toolset.collisions)
-        logger.warn({ server: rt.name }, `[mcp] tool name collision: ${collision}`);
-      if (rt.toolset.tools.length === 0)
-        logger.info(
-          { server: rt.name },
-          `[mcp] ${rt.name}: no tools left after filtering; no toolset registered`,
-        );
-      this.rebuild();
-      logger.info(
-        { server: rt.name, era: session.era, tools: rt.toolset.tools.length },
-        `[mcp] ${rt.name}: connected`,
-      );
-      return { session, toolCount: rt.toolset.tools.length };
-    } catch (err) {
-      await session.close().catch(() => undefined);
-      throw err;
-    }
-  }
-
   private rebuild(): void {
     this.registry = mergeToolsets([...this.runtimes.values()].map((rt) => [rt.name, rt.toolset] as const));
-  }
-
-  private async ensureConnected(rt: Runtime): Promise<McpSession> {
-    const state = connectionState(rt.actor.getSnapshot());
-    if (state === "disabled") {
-      throw new SvcError(
-        "mcp_connect",
-        `mcp_servers.${rt.name} is disabled (enabled: false) — set enabled: true to use it`,
-      );
-    }
-    if (state !== "connected" && state !== "connecting") rt.actor.send({ type: "CONNECT" });
-    const snapshot = await waitFor(rt.actor, (s) => {
-      if (s.matches("backoff")) queueMicrotask(() => rt.actor.send({ type: "CONNECT" }));
-      return SETTLED.has(connectionState(s));
-    });
-    if (connectionState(snapshot) === "connected") return snapshot.context.session as McpSession;
-    const reason = snapshot.context.lastError ?? connectionState(snapshot);
-    throw new SvcError(
-      "mcp_connect",
-      reason.startsWith("mcp_servers.") ? reason : `mcp_servers.${rt.name}: ${reason}`,
-    );
-  }
-
-  private async approve(
-    rt: Runtime,
-    tool: RegisteredTool,
-    args: Record<string, unknown>,
-    outer?: AbortSignal,
-  ): Promise<void> {
-    if (isTrusted(rt.entry) || tool.readOnly) return;
-    const signal = AbortSignal.any([AbortSignal.timeout(rt.entry.timeout * 1000), ...(outer ? [outer] : [])]);
-    const approved = await this.options.approvals
-      .approve({ server: rt.name, tool: tool.original, args }, signal)
-      .catch(() => false);
-    if (!approved || signal.aborted) {
-      throw new SvcError(
-        "approval_denied",
-        `mcp_servers.${rt.name}: calling "${tool.original}" needs approval (trust: ${rt.entry.trust}) and it was ${signal.aborted ? "not given in time" : "denied"}`,
-      );
-    }
-  }
-
-  private async invoke(
-    rt: Runtime,
-    session: McpSession,
-    tool: RegisteredTool,
-    args: Record<string, unknown>,
-    signal?: AbortSignal,
-  ): Promise<CallToolResult> {
-    const timeoutMs = rt.entry.timeout * 1000;
-    const run = (s: McpSession) =>
-      tool.kind === "utility"
-        ? runUtilityTool(s, tool.original, args, timeoutMs)
-        : s.callTool(tool.original, args, timeoutMs, signal);
-    try {
-      return await run(session);
-    } catch (err) {
-      if (isSessionExpired(err)) {
-        rt.actor.send({
-          type: "SESSION_LOST",
-          reason: "the server ended the session (HTTP 404)",
-          immediate: true,
-        });
-        if (!tool.readOnly) {
-          throw new SvcError(
-            "outcome_uncertain",
-            `mcp_servers.${rt.name}: the session expired while "${tool.original}" was being called; it may or may not have run — verify its effect before calling it again`,
-          );
-        }
-        this.options.logger.info(
-          { server: rt.name, tool: tool.original },
-          `[mcp] ${rt.name}: session expired; replaying read-only ${tool.original}`,
-        );
-        return run(await this.ensureConnected(rt));
-      }
-      if (isRequestTimeout(err)) {
-        throw new SvcError(
-          "mcp_timeout",
-          `mcp_servers.${rt.name}: "${tool.original}" did not answer within ${rt.entry.timeout} s (timeout)`,
-        );
-      }
-      throw new SvcError(
-        "mcp_call",
-        `mcp_servers.${rt.name}: "${tool.original}" failed: ${describeError(err)}`,
-        { cause: err },
-      );
-    }
   }
 }

@@ -1,0 +1,144 @@
+import { waitFor } from "xstate";
+import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
+import { describeError, SvcError } from "../../errors.js";
+import { type ConnectOptions, connectServer } from "../../io/mcp/connect.js";
+import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
+import type { McpSession } from "../../io/mcp/session.js";
+import {
+  type Connected,
+  connectionState,
+  type McpConnectionActor,
+  type McpConnectionInput,
+  type StartIn,
+} from "../../machines/mcpConnection.js";
+import type { CallQueue } from "./callQueue.js";
+import type { HubOptions } from "./hub.js";
+import { serverRequestHandlers } from "./serverRequests.js";
+import { buildToolset, type Toolset } from "./toolNames.js";
+
+/** One configured server inside the hub: its entry, its connection actor and its current toolset. */
+export interface Runtime {
+  readonly name: string;
+  readonly entry: McpServerEntry;
+  readonly print: string;
+  readonly actor: McpConnectionActor;
+  readonly queue: CallQueue;
+  toolset: Toolset;
+  cachedToolCount: number | undefined;
+  era: string | undefined;
+}
+
+/** Machine input from an entry: keepalive (HTTP default 180 s, stdio only when set, floor 5 s), recycling, timeouts. */
+export function connectionInput(
+  name: string,
+  entry: McpServerEntry,
+  startIn: StartIn,
+  cachedToolCount?: number,
+): McpConnectionInput {
+  const kind = transportKind(entry);
+  const keepalive = entry.keepalive_interval ?? (kind === "stdio" ? 0 : 180);
+  return {
+    name,
+    kind,
+    startIn,
+    connectTimeoutMs: entry.connect_timeout * 1000,
+    keepaliveMs: keepalive === 0 ? 0 : Math.max(5, keepalive) * 1000,
+    idleMs: entry.idle_timeout_seconds * 1000,
+    maxLifetimeMs: entry.max_lifetime_seconds * 1000,
+    ...(cachedToolCount === undefined ? {} : { cachedToolCount }),
+  };
+}
+
+export const SETTLED = new Set(["connected", "failed", "disabled", "stopped"]);
+
+export type ConnectDeps = Omit<HubOptions, "servers" | "onStatus" | "clock" | "inspect"> & {
+  /** The toolset changed: rebuild the merged registry. */
+  readonly onToolsChanged: () => void;
+};
+
+/** Opens a session for a runtime, lists and registers its tools and caches their schemas. */
+export async function connectRuntime(
+  rt: Runtime,
+  deps: ConnectDeps,
+  signal: AbortSignal,
+): Promise<Connected> {
+  const { logger } = deps;
+  const options: ConnectOptions = {
+    scope: deps.scope,
+    interactive: deps.interactive ?? false,
+    handlers: serverRequestHandlers({
+      server: rt.name,
+      entry: rt.entry,
+      approvals: deps.approvals,
+      logger,
+      ...(deps.runner === undefined ? {} : { runner: deps.runner }),
+      ...(deps.now === undefined ? {} : { now: deps.now }),
+    }),
+    onStderr: (line) => logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`),
+    onLost: (reason) => rt.actor.send({ type: "SESSION_LOST", reason }),
+    signal,
+    ...(deps.oauthProviderFor === undefined ? {} : { oauthProviderFor: deps.oauthProviderFor }),
+    ...(deps.parentEnv === undefined ? {} : { parentEnv: deps.parentEnv }),
+  };
+  const session = await connectServer(rt.name, rt.entry, options);
+  try {
+    const tools =
+      session.capabilities.tools === undefined && session.era === "legacy"
+        ? []
+        : await session.listTools(rt.entry.connect_timeout * 1000);
+    if (signal.aborted) throw new Error("connect was cancelled");
+    const capabilities = {
+      resources: session.capabilities.resources !== undefined,
+      prompts: session.capabilities.prompts !== undefined,
+    };
+    rt.toolset = buildToolset(rt.name, tools, capabilities, rt.entry.tools);
+    rt.era = session.era;
+    try {
+      writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
+      rt.cachedToolCount = rt.toolset.tools.length;
+    } catch (err) {
+      logger.warn(
+        { server: rt.name, err: describeError(err) },
+        `[mcp] ${rt.name}: could not write the schema cache`,
+      );
+    }
+    for (const collision of rt.toolset.collisions)
+      logger.warn({ server: rt.name }, `[mcp] tool name collision: ${collision}`);
+    if (rt.toolset.tools.length === 0)
+      logger.info(
+        { server: rt.name },
+        `[mcp] ${rt.name}: no tools left after filtering; no toolset registered`,
+      );
+    deps.onToolsChanged();
+    logger.info(
+      { server: rt.name, era: session.era, tools: rt.toolset.tools.length },
+      `[mcp] ${rt.name}: connected`,
+    );
+    return { session, toolCount: rt.toolset.tools.length };
+  } catch (err) {
+    await session.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The runtime's live session: waits for (or starts) a connect; throws the connect error. */
+export async function ensureConnected(rt: Runtime): Promise<McpSession> {
+  const state = connectionState(rt.actor.getSnapshot());
+  if (state === "disabled") {
+    throw new SvcError(
+      "mcp_connect",
+      `mcp_servers.${rt.name} is disabled (enabled: false) — set enabled: true to use it`,
+    );
+  }
+  if (state !== "connected" && state !== "connecting") rt.actor.send({ type: "CONNECT" });
+  const snapshot = await waitFor(rt.actor, (s) => {
+    if (s.matches("backoff")) queueMicrotask(() => rt.actor.send({ type: "CONNECT" }));
+    return SETTLED.has(connectionState(s));
+  });
+  if (connectionState(snapshot) === "connected") return snapshot.context.session as McpSession;
+  const reason = snapshot.context.lastError ?? connectionState(snapshot);
+  throw new SvcError(
+    "mcp_connect",
+    reason.startsWith("mcp_servers.") ? reason : `mcp_servers.${rt.name}: ${reason}`,
+  );
+}

@@ -1,0 +1,80 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { isTrusted } from "../../config/sections/mcp.js";
+import { describeError, SvcError } from "../../errors.js";
+import type { Logger } from "../../io/log.js";
+import type { McpSession } from "../../io/mcp/session.js";
+import type { ApprovalSurface } from "./approvals.js";
+import { isRequestTimeout, isSessionExpired } from "./callErrors.js";
+import { ensureConnected, type Runtime } from "./runtime.js";
+import type { RegisteredTool } from "./toolNames.js";
+import { runUtilityTool } from "./utilityTools.js";
+
+/** Spec 2.1 trust rules: untrusted servers need a yes before a tool without readOnlyHint runs. */
+export async function approveCall(
+  rt: Runtime,
+  approvals: ApprovalSurface,
+  tool: RegisteredTool,
+  args: Record<string, unknown>,
+  outer?: AbortSignal,
+): Promise<void> {
+  if (isTrusted(rt.entry) || tool.readOnly) return;
+  const signal = AbortSignal.any([AbortSignal.timeout(rt.entry.timeout * 1000), ...(outer ? [outer] : [])]);
+  const approved = await approvals
+    .approve({ server: rt.name, tool: tool.original, args }, signal)
+    .catch(() => false);
+  if (!approved || signal.aborted) {
+    throw new SvcError(
+      "approval_denied",
+      `mcp_servers.${rt.name}: calling "${tool.original}" needs approval (trust: ${rt.entry.trust}) and it was ${signal.aborted ? "not given in time" : "denied"}`,
+    );
+  }
+}
+
+/** Runs the call; after a session expiry only read-only tools are replayed (spec 2.1). */
+export async function invokeTool(
+  rt: Runtime,
+  logger: Logger,
+  session: McpSession,
+  tool: RegisteredTool,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<CallToolResult> {
+  const timeoutMs = rt.entry.timeout * 1000;
+  const run = (s: McpSession) =>
+    tool.kind === "utility"
+      ? runUtilityTool(s, tool.original, args, timeoutMs)
+      : s.callTool(tool.original, args, timeoutMs, signal);
+  try {
+    return await run(session);
+  } catch (err) {
+    if (isSessionExpired(err)) {
+      rt.actor.send({
+        type: "SESSION_LOST",
+        reason: "the server ended the session (HTTP 404)",
+        immediate: true,
+      });
+      if (!tool.readOnly) {
+        throw new SvcError(
+          "outcome_uncertain",
+          `mcp_servers.${rt.name}: the session expired while "${tool.original}" was being called; it may or may not have run — verify its effect before calling it again`,
+        );
+      }
+      logger.info(
+        { server: rt.name, tool: tool.original },
+        `[mcp] ${rt.name}: session expired; replaying read-only ${tool.original}`,
+      );
+      return run(await ensureConnected(rt));
+    }
+    if (isRequestTimeout(err)) {
+      throw new SvcError(
+        "mcp_timeout",
+        `mcp_servers.${rt.name}: "${tool.original}" did not answer within ${rt.entry.timeout} s (timeout)`,
+      );
+    }
+    throw new SvcError(
+      "mcp_call",
+      `mcp_servers.${rt.name}: "${tool.original}" failed: ${describeError(err)}`,
+      { cause: err },
+    );
+  }
+}
