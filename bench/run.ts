@@ -77,6 +77,8 @@ interface Row {
   p99: number;
   statuses: string;
   rssStartMb: number;
+  /** RSS a quarter into the run: against the end value it shows whether memory stays flat. */
+  rssQuarterMb: number;
   rssEndMb: number;
   peakMb: number;
 }
@@ -90,6 +92,8 @@ async function load(
   headers: () => Record<string, string>,
 ): Promise<Row> {
   const before = memory(pid);
+  const samples: number[] = [];
+  const sampler = setInterval(() => samples.push(memory(pid).rssMb), 1000);
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
@@ -106,7 +110,9 @@ async function load(
       },
     ],
   });
+  clearInterval(sampler);
   const after = memory(pid);
+  const quarter = samples[Math.floor(samples.length / 4)] ?? before.rssMb;
   const codes = Object.entries(result.statusCodeStats ?? {})
     .map(([code, s]) => `${code}:${(s as { count: number }).count}`)
     .join(" ");
@@ -117,6 +123,7 @@ async function load(
     p99: result.latency.p99,
     statuses: codes || `2xx:${result["2xx"]} non2xx:${result.non2xx}`,
     rssStartMb: Math.round(before.rssMb),
+    rssQuarterMb: Math.round(quarter),
     rssEndMb: Math.round(after.rssMb),
     peakMb: Math.round(after.peakMb),
   };
@@ -220,11 +227,11 @@ async function main(): Promise<void> {
   console.log(
     `\nautocannon: ${CONNECTIONS} connections, ${DURATION} s per run, body ${opened.length} bytes, node ${process.version}\n`,
   );
-  console.log("| run | req/s | p50 ms | p99 ms | statuses | RSS start→end MB | peak RSS MB |");
+  console.log("| run | req/s | p50 ms | p99 ms | statuses | RSS start → ¼ → end MB | peak RSS MB |");
   console.log("|---|---|---|---|---|---|---|");
   for (const r of rows) {
     console.log(
-      `| ${r.name} | ${r.reqPerSec} | ${r.p50} | ${r.p99} | ${r.statuses} | ${r.rssStartMb}→${r.rssEndMb} | ${r.peakMb} |`,
+      `| ${r.name} | ${r.reqPerSec} | ${r.p50} | ${r.p99} | ${r.statuses} | ${r.rssStartMb} → ${r.rssQuarterMb} → ${r.rssEndMb} | ${r.peakMb} |`,
     );
   }
   const ceiling = Math.max(rows[0]?.reqPerSec ?? 1, rows.at(-1)?.reqPerSec ?? 1);

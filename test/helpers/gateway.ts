@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { vi } from "vitest";
 import { stringify } from "yaml";
 import { type Gateway, type GatewayOptions, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/io/log.js";
@@ -136,4 +137,21 @@ export interface RecordedRun {
 export function readRun(home: TempHome, deliveryId: string): RecordedRun | undefined {
   const path = join(home.dir, "runs", `${deliveryId}.json`);
   return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as RecordedRun) : undefined;
+}
+
+/** Waits (polling, up to 10 s) until the recorder agent has recorded the run of `deliveryId`. */
+export function waitForRun(gw: TestGateway, deliveryId: string): Promise<RecordedRun> {
+  return vi.waitFor(
+    () => {
+      const run = readRun(gw.home, deliveryId);
+      if (run === undefined) throw new Error(`run ${deliveryId} not recorded yet`);
+      return run;
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+}
+
+/** The `agent:` section that runs the recorder written to `agent/recorder.sh`; `args` become its reply. */
+export function recorderAgent(...args: string[]): Record<string, unknown> {
+  return { provider: "command", command: ["bash", inHome("agent/recorder.sh"), ...args] };
 }

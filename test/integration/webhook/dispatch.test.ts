@@ -6,28 +6,15 @@ import {
   inHome,
   RECORDER_AGENT,
   readRun,
+  recorderAgent,
   startTestGateway,
   type TestGateway,
+  waitForRun,
   webhookConfig,
 } from "../../helpers/gateway.js";
 import { postJson, request } from "../../helpers/http.js";
 
 const OPEN = "INSECURE_NO_AUTH";
-const recorderAgent = (...args: string[]) => ({
-  provider: "command",
-  command: ["bash", inHome("agent/recorder.sh"), ...args],
-});
-
-async function waitForRun(gw: TestGateway, deliveryId: string) {
-  return vi.waitFor(
-    () => {
-      const run = readRun(gw.home, deliveryId);
-      if (run === undefined) throw new Error("not yet");
-      return run;
-    },
-    { timeout: 10_000, interval: 20 },
-  );
-}
 
 function replyLines(gw: TestGateway, route: string): string[] {
   return gw

@@ -1,11 +1,11 @@
 import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
-  inHome,
   RECORDER_AGENT,
-  readRun,
+  recorderAgent,
   startTestGateway,
   type TestGateway,
+  waitForRun,
   webhookConfig,
 } from "../../helpers/gateway.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
@@ -94,7 +94,7 @@ describe("idempotency (spec 6)", () => {
       config: webhookConfig(
         { r: { secret: OPEN, filters: [{ field: "go", equals: true }] }, other: { secret: OPEN } },
         { rate_limit: 1000 },
-        { agent: { provider: "command", command: ["bash", inHome("agent/recorder.sh")] } },
+        { agent: recorderAgent() },
       ),
     });
   });
@@ -117,7 +117,7 @@ describe("idempotency (spec 6)", () => {
     expect(await postJson(gw.url("/webhooks/r"), { go: true }, { [header]: id })).toEqual(
       expect.objectContaining({ status: 200, body: { status: "duplicate" } }),
     );
-    await vi.waitFor(() => expect(readRun(gw.home, id)).toBeDefined(), { timeout: 10_000 });
+    await waitForRun(gw, id);
     // The duplicate was answered before the first run finished, so no second run can follow this one.
     await vi.waitFor(() => expect(runs().filter((l) => l.delivery_id === id).length).toBeGreaterThan(0), {
       timeout: 10_000,
@@ -182,7 +182,7 @@ describe("templates (spec 2.5) with real GitHub payloads", () => {
           plain: { secret: OPEN, prompt: "{{action}} {% if x %} { action } {action" },
         },
         { rate_limit: 1000 },
-        { agent: { provider: "command", command: ["bash", inHome("agent/recorder.sh")] } },
+        { agent: recorderAgent() },
       ),
     });
   });
@@ -191,14 +191,7 @@ describe("templates (spec 2.5) with real GitHub payloads", () => {
   const promptFor = async (route: string, body: Record<string, unknown>) => {
     const res = await postJson(gw.url(`/webhooks/${route}`), body);
     expect(res.status).toBe(202);
-    return vi.waitFor(
-      () => {
-        const run = readRun(gw.home, res.body.delivery_id as string);
-        if (run === undefined) throw new Error("not yet");
-        return run.prompt;
-      },
-      { timeout: 10_000, interval: 20 },
-    );
+    return (await waitForRun(gw, res.body.delivery_id as string)).prompt;
   };
 
   it("rule 1: {a.b.c} resolves nested values", async () => {

@@ -1,11 +1,11 @@
 import { sign } from "@octokit/webhooks-methods";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  inHome,
   RECORDER_AGENT,
-  readRun,
+  recorderAgent,
   startTestGateway,
   type TestGateway,
+  waitForRun,
   webhookConfig,
 } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
@@ -30,7 +30,7 @@ describe("profile-prefixed routing (spec 4.1, 5 rule 3) with gateway.multiplex_p
         { rate_limit: 1000 },
         {
           gateway: { multiplex_profiles: true },
-          agent: { provider: "command", command: ["bash", inHome("agent/recorder.sh")] },
+          agent: recorderAgent(),
         },
       ),
     });
@@ -41,15 +41,7 @@ describe("profile-prefixed routing (spec 4.1, 5 rule 3) with gateway.multiplex_p
     const text = JSON.stringify(body);
     return postJson(gw.url(path), text, { "X-Hub-Signature-256": await sign(SECRET, text) });
   };
-  const prompt = (id: string) =>
-    vi.waitFor(
-      () => {
-        const run = readRun(gw.home, id);
-        if (run === undefined) throw new Error("not yet");
-        return run.prompt;
-      },
-      { timeout: 10_000, interval: 20 },
-    );
+  const prompt = async (id: string) => (await waitForRun(gw, id)).prompt;
 
   it("a bound route answers under its own profile, and its script comes from that profile's scripts/", async () => {
     const res = await signed("/p/work/webhooks/work_only");

@@ -1,12 +1,12 @@
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  inHome,
   RECORDER_AGENT,
-  readRun,
+  recorderAgent,
   startTestGateway,
   type TestGateway,
+  waitForRun,
   webhookConfig,
 } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
@@ -53,7 +53,7 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           env: withScript("env.py"),
         },
         { script_timeout_seconds: 0.5, rate_limit: 1000 },
-        { agent: { provider: "command", command: ["bash", inHome("agent/recorder.sh")] } },
+        { agent: recorderAgent() },
       ),
     });
     symlinkSync(join(gw.home.dir, "evil.sh"), join(gw.home.dir, "scripts", "link.sh"));
@@ -64,15 +64,7 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
   });
 
   const post = (route: string, body: unknown) => postJson(gw.url(`/webhooks/${route}`), body);
-  const promptOf = async (deliveryId: string) =>
-    vi.waitFor(
-      () => {
-        const run = readRun(gw.home, deliveryId);
-        if (run === undefined) throw new Error("run not recorded yet");
-        return run.prompt;
-      },
-      { timeout: 10_000, interval: 20 },
-    );
+  const promptOf = async (deliveryId: string) => (await waitForRun(gw, deliveryId)).prompt;
 
   it("a JSON-object output replaces the payload used by the prompt (bash, payload JSON on stdin)", async () => {
     const res = await post("replace", { title: "original" });
