@@ -1,6 +1,206 @@
+import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import type { Command } from "commander";
+import { type LoadedConfig, loadConfig } from "../config/load.js";
+import { ROUTE_NAME } from "../config/sections/webhook.js";
+import { SvcError } from "../errors.js";
+import { cronStore, findJob } from "../io/stores/cronStore.js";
+import { type Subscription, parseSubscription, subscriptionStore } from "../io/stores/subscriptions.js";
+import { formatTable } from "./cron.js";
 
-/** `svc webhook ...` */
+interface SubscribeOptions {
+  events?: string;
+  prompt?: string;
+  deliver?: string;
+  deliverChatId?: string;
+  deliverOnly?: boolean;
+  cronJob?: string;
+  description?: string;
+  routeProfile?: string;
+  secret?: string;
+  mirrorToSession?: boolean;
+}
+
+function config(): LoadedConfig {
+  const loaded = loadConfig();
+  if (!loaded.config.platforms.webhook.enabled) {
+    process.stderr.write(
+      `Note: the webhook adapter is not enabled (platforms.webhook.enabled in ${loaded.paths.config}, or WEBHOOK_ENABLED in ${loaded.paths.env}); ` +
+        "subscriptions are stored but nothing receives them until you enable it: svc gateway setup --enable\n",
+    );
+  }
+  return loaded;
+}
+
+/** Where a sender reaches a route: the configured bind, with a wildcard bind shown as loopback. */
+export function subscriptionUrl(loaded: LoadedConfig, name: string, profile: string | undefined, port?: number): string {
+  const webhook = loaded.config.platforms.webhook;
+  const host = webhook.host === "0.0.0.0" || webhook.host === "::" ? "127.0.0.1" : webhook.host;
+  const hostPart = host.includes(":") ? `[${host}]` : host;
+  const prefix = loaded.config.gateway.multiplex_profiles && profile !== undefined && profile !== "default" ? `/p/${profile}` : "";
+  return `http://${hostPart}:${port ?? webhook.port}${prefix}/webhooks/${name}`;
+}
+
+function checkName(name: string): void {
+  if (!ROUTE_NAME.test(name)) {
+    throw new SvcError("usage", `"${name}" is not a valid route name: use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)`);
+  }
+}
+
+function existingRecord(path: string, name: string, raw: unknown): Subscription | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = parseSubscription(path, name, raw);
+  if (!parsed.ok) throw new SvcError("store_corrupt", `the stored subscription is invalid — fix ${path} or remove it (svc webhook remove ${name}):\n${parsed.problems.join("\n")}`);
+  return parsed.value;
+}
+
+async function subscribe(name: string, options: SubscribeOptions): Promise<void> {
+  checkName(name);
+  const loaded = config();
+  if (options.cronJob !== undefined) {
+    const jobs = cronStore(loaded.paths.cronJobs);
+    if (findJob(jobs.read().records, options.cronJob) === undefined) {
+      throw new SvcError("usage", `--cron-job ${options.cronJob}: no such cron job in ${jobs.path} — create it with svc cron create, or see svc cron list`);
+    }
+  }
+  const store = subscriptionStore(loaded.paths.subscriptions);
+  const snapshot = store.read();
+  const previous = existingRecord(store.path, name, snapshot.records[name]);
+  const now = new Date().toISOString();
+  const rebinding = previous !== undefined && options.routeProfile !== undefined && options.routeProfile !== previous.profile;
+  const secret = options.secret ?? (previous === undefined || rebinding ? randomBytes(32).toString("hex") : previous.secret);
+  const extra = { ...(previous?.deliver_extra ?? {}), ...(options.deliverChatId === undefined ? {} : { chat_id: options.deliverChatId }) };
+  const raw: Record<string, unknown> = {
+    ...(previous ?? {}),
+    ...(options.events === undefined ? {} : { events: options.events.split(",").map((e) => e.trim()).filter((e) => e !== "") }),
+    ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+    ...(options.deliver === undefined ? {} : { deliver: options.deliver }),
+    ...(Object.keys(extra).length === 0 ? {} : { deliver_extra: extra }),
+    ...(options.deliverOnly === undefined ? {} : { deliver_only: options.deliverOnly }),
+    ...(options.cronJob === undefined ? {} : { cron_job: options.cronJob }),
+    ...(options.description === undefined ? {} : { description: options.description }),
+    ...(options.routeProfile === undefined ? {} : { profile: options.routeProfile }),
+    ...(options.mirrorToSession === undefined ? {} : { mirror_to_session: options.mirrorToSession }),
+    secret,
+    enabled: previous?.enabled ?? true,
+    created_at: previous?.created_at ?? now,
+    updated_at: now,
+  };
+  const parsed = parseSubscription(store.path, name, raw);
+  if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
+  await store.update((records) => {
+    records[name] = parsed.value;
+  }, snapshot.revision);
+  if (loaded.config.platforms.webhook.routes[name] !== undefined) {
+    process.stderr.write(`Warning: config.yaml also defines a static route "${name}"; the static route wins over this subscription\n`);
+  }
+  process.stdout.write(
+    `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
+      `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile)}\n` +
+      `Secret: ${parsed.value.secret}${previous !== undefined && secret !== previous.secret ? " (rotated)" : ""}\n` +
+      "Sign requests with X-Webhook-Signature-V2 (hex HMAC-SHA256 of <timestamp>.<body>) and X-Webhook-Timestamp, or the sender's own scheme.\n",
+  );
+}
+
+function list(): void {
+  const loaded = config();
+  const store = subscriptionStore(loaded.paths.subscriptions);
+  const entries = Object.entries(store.read().records);
+  if (entries.length === 0) {
+    process.stdout.write("No dynamic subscriptions. Create one: svc webhook subscribe <name> --prompt <text>\n");
+    return;
+  }
+  const rows = entries
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, raw]) => {
+      const parsed = parseSubscription(store.path, name, raw);
+      if (!parsed.ok) return [name, "-", "-", "-", "invalid", parsed.problems[0] ?? ""];
+      const s = parsed.value;
+      const deliver = s.cron_job !== undefined ? `cron:${s.cron_job}` : `${s.deliver}${s.deliver_only ? " (direct)" : ""}`;
+      return [name, s.events?.join(",") || "(all)", deliver, s.profile ?? "default", s.enabled ? "yes" : "no", s.description ?? ""];
+    });
+  process.stdout.write(`${formatTable([["NAME", "EVENTS", "DELIVER", "PROFILE", "ENABLED", "DESCRIPTION"], ...rows])}\n`);
+}
+
+async function change(name: string, action: "remove" | "enable" | "disable"): Promise<void> {
+  const loaded = config();
+  const store = subscriptionStore(loaded.paths.subscriptions);
+  const snapshot = store.read();
+  if (snapshot.records[name] === undefined) {
+    throw new SvcError("usage", `no dynamic subscription named "${name}" in ${store.path} — see svc webhook list`);
+  }
+  await store.update((records) => {
+    const current = records[name] as Record<string, unknown>;
+    if (action === "remove") delete records[name];
+    else records[name] = { ...current, enabled: action === "enable", updated_at: new Date().toISOString() };
+  }, snapshot.revision);
+  process.stdout.write(`${action === "remove" ? "Removed" : action === "enable" ? "Enabled" : "Disabled"} ${name}\n`);
+}
+
+/** Headers of the generic V2 scheme: hex HMAC-SHA256 of `<timestamp>.<body>`. */
+export function signGenericV2(secret: string, body: string, nowSeconds: number): Record<string, string> {
+  const timestamp = String(nowSeconds);
+  const signature = createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
+  return { "x-webhook-timestamp": timestamp, "x-webhook-signature-v2": signature };
+}
+
+async function test(name: string, options: { payload?: string; event?: string; port?: string }): Promise<void> {
+  const loaded = config();
+  const store = subscriptionStore(loaded.paths.subscriptions);
+  const sub = existingRecord(store.path, name, store.read().records[name]);
+  if (sub === undefined) throw new SvcError("usage", `no dynamic subscription named "${name}" in ${store.path} — svc webhook test only sends to subscriptions (see svc webhook list)`);
+  if (!sub.enabled) process.stderr.write(`Note: ${name} is disabled; the gateway will answer 404 until svc webhook enable ${name}\n`);
+  let body = options.payload ?? JSON.stringify({ event_type: "test", message: `Test event from svc webhook test ${name}`, sent_at: new Date().toISOString() });
+  try {
+    JSON.parse(body);
+  } catch {
+    throw new SvcError("usage", "--payload: not valid JSON");
+  }
+  body = body.trim();
+  const event = options.event ?? sub.events?.[0] ?? "test";
+  const port = options.port === undefined ? undefined : Number(options.port);
+  const url = subscriptionUrl(loaded, name, sub.profile, port);
+  const headers = {
+    "content-type": "application/json",
+    "x-forge-event": event,
+    "x-request-id": `svc-test-${randomUUID()}`,
+    ...signGenericV2(sub.secret, body, Math.floor(Date.now() / 1000)),
+  };
+  let response: Response;
+  try {
+    response = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.timeout(10_000) });
+  } catch (err) {
+    throw new SvcError("delivery_failed", `cannot reach the gateway at ${url} (${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}) — start it with svc gateway start (or svc gateway run)`);
+  }
+  process.stdout.write(`POST ${url}\n${response.status} ${response.statusText}\n${await response.text()}\n`);
+  if (response.status >= 400) process.exitCode = 1;
+}
+
+/** `svc webhook ...` (spec 4.3): dynamic subscriptions in $SVC_HOME/webhook_subscriptions.json. */
 export function registerWebhookCommands(program: Command): void {
-  program.command("webhook").description("webhook commands (not built yet)");
+  const webhook = program.command("webhook").description("dynamic webhook subscriptions");
+  webhook
+    .command("subscribe <name>")
+    .description("create or update a subscription; prints its URL and secret")
+    .option("--events <list>", "comma-separated event types (default: all)")
+    .option("--prompt <template>", "prompt template with {dot.path} fields")
+    .option("--deliver <target>", "delivery target (default log)")
+    .option("--deliver-chat-id <id>", "deliver_extra.chat_id for chat targets")
+    .option("--deliver-only", "no agent: the rendered prompt is the message")
+    .option("--cron-job <id-or-name>", "fire this cron job on each event")
+    .option("--description <text>", "what this subscription is for")
+    .option("--route-profile <profile>", "profile that runs the route (rebinding rotates the secret)")
+    .option("--secret <secret>", "use this secret instead of a generated one")
+    .option("--mirror-to-session", "write chat deliveries into the chat's session")
+    .action(subscribe);
+  webhook.command("list").description("list subscriptions (no secrets)").action(list);
+  webhook.command("remove <name>").description("remove a subscription").action((name: string) => change(name, "remove"));
+  webhook.command("enable <name>").description("enable a subscription").action((name: string) => change(name, "enable"));
+  webhook.command("disable <name>").description("disable a subscription (the gateway answers 404)").action((name: string) => change(name, "disable"));
+  webhook
+    .command("test <name>")
+    .description("send a signed test event to a subscription on the running gateway")
+    .option("--payload <json>", "request body (default: a small test event)")
+    .option("--event <type>", "event type header (default: the first of --events, else test)")
+    .option("--port <port>", "gateway port (default: platforms.webhook.port)")
+    .action(test);
 }
