@@ -46,7 +46,9 @@ export function registeredName(server: string, tool: string): string {
 /** `readOnlyHint: true` from the server (the snake-case `read_only_hint` spelling counts too). */
 export function isReadOnly(tool: Pick<Tool, "annotations">): boolean {
   const annotations = (tool.annotations ?? {}) as Record<string, unknown>;
-  return annotations.readOnlyHint === true || annotations.read_only_hint === true;
+  // Some servers put the hint beside the annotations instead of inside them.
+  const top = tool as Record<string, unknown>;
+  return [annotations.readOnlyHint, annotations.read_only_hint, top.readOnlyHint, top.read_only_hint].includes(true);
 }
 
 function matcher(patterns: readonly string[]): (name: string) => boolean {

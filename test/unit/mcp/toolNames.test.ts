@@ -26,6 +26,7 @@ describe("tool names (spec 2.5)", () => {
     expect(isReadOnly(tool("a", { read_only_hint: true }))).toBe(true);
     expect(isReadOnly(tool("a", { readOnlyHint: false }))).toBe(false);
     expect(isReadOnly(tool("a"))).toBe(false);
+    expect(isReadOnly({ ...tool("a"), read_only_hint: true } as Tool)).toBe(true);
   });
 });
 
