@@ -7,6 +7,11 @@ import { startGatewayMcp } from "./actors/mcp/gatewayHub.js";
 import { createRouteRegistry, type RouteSource, routesActor, routeTable } from "./actors/routes.js";
 import { drainRuns, enqueueRun, type RunsRef, runsMachine, unfinishedRuns } from "./actors/runs.js";
 import { startSystem } from "./actors/system.js";
+import { coalescerActor, createCoalescer, withCoalesceNote } from "./actors/coalescer.js";
+import { createCronScheduler, cronActor, runCronJob } from "./actors/cron.js";
+import { cronStore } from "./io/stores/cronStore.js";
+import { createSubscriptionSource } from "./io/stores/subscriptions.js";
+import { LOOPBACK_HOSTS } from "./config/validate.js";
 import { type LoadedConfig, loadConfig } from "./config/load.js";
 import { svcPaths } from "./config/paths.js";
 import { webhookStartupProblems } from "./config/validate.js";
@@ -175,7 +180,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const system = startSystem({ logger, ...(options.inspect ? { inspect: options.inspect } : {}) });
   const targets = createTargets(loaded.config, { logger });
   const deliverer = createDeliverer({ targets, logger, paths });
-  const registry = createRouteRegistry(routeTable(loaded.config), options.dynamicRoutes);
+  const dynamicRoutes =
+    options.dynamicRoutes ??
+    createSubscriptionSource(paths.subscriptions, logger, { loopback: LOOPBACK_HOSTS.has(options.host ?? webhook.host) });
+  const registry = createRouteRegistry(routeTable(loaded.config), dynamicRoutes);
   const routesRef = system.spawn("routes", routesActor(registry));
   let limiter = createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now });
   const seen = createSeenCache({ ttlMs: SEEN_TTL_MS, maxEntries: SEEN_CACHE_MAX_ENTRIES, now });
@@ -201,6 +209,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     }),
   });
   const hooks = pipelineLogHooks(logger);
+  // Coalescing groups and cron jobs (issue 3): flushed on stop and reload, so no pending group is dropped.
+  const coalescerRef = system.spawn("coalescer", coalescerActor(() => coalescer));
+  const coalescer = createCoalescer({
+    logger,
+    dispatch: (event, superseded) => enqueueRun(runs, withCoalesceNote(event, superseded)),
+    ...(options.inspect === undefined ? {} : { parent: coalescerRef }),
+  });
+  const scheduler = createCronScheduler({
+    store: cronStore(paths.cronJobs),
+    logger,
+    runJob: (job, prompt, trigger) => runCronJob({ runner, deliverer }, job, prompt, trigger),
+  });
+  system.spawn("cron", cronActor(scheduler));
 
   const pipeline = createPipeline({
     routes: {
@@ -233,7 +254,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     },
     idempotency: { checkAndAdd: (key) => seen.checkAndAdd(key), randomId: randomUUID },
     dispatch: {
-      modes: options.eventModes ?? {},
+      modes: {
+        coalesce: (event) => coalescer.offer(event),
+        fireCronJob: (jobRef, event) => scheduler.fire(jobRef, event),
+        ...options.eventModes,
+      },
       enqueueRun: (event) => enqueueRun(runs, event),
       forget: (key) => seen.delete(key),
       onCronUnavailable: hooks.onCronUnavailable,
@@ -321,6 +346,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     routes: () => registry.names(),
     reload() {
       const next = checkedConfig(options);
+      coalescer.flushAll();
       routesRef.send({ type: "replace", table: routeTable(next.config) });
       const nextWebhook = next.config.platforms.webhook;
       if (nextWebhook.rate_limit !== loaded.config.platforms.webhook.rate_limit) {
@@ -344,8 +370,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       stopping ??= (async () => {
         server.close();
         await pipeline.close();
+        coalescer.flushAll();
+        scheduler.stop();
         const drained = await drainRuns(runs, options.drainTimeoutMs ?? 30_000);
         if (!drained) hooks.onRunsAbandoned(unfinishedRuns(runs));
+        await Promise.race([scheduler.idle(), new Promise((resolve) => setTimeout(resolve, options.drainTimeoutMs ?? 30_000).unref())]);
         await mcp.stop();
         system.shutdown();
       })();
