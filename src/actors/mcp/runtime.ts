@@ -63,17 +63,28 @@ export async function connectRuntime(
   signal: AbortSignal,
 ): Promise<Connected> {
   const { logger } = deps;
+  let current: McpSession | undefined;
+  const refresh = () => {
+    const session = current;
+    if (session === undefined || session.isClosing) return;
+    listAndRegister(rt, deps, session).catch((err: unknown) =>
+      logger.warn({ server: rt.name, err: describeError(err) }, `[mcp] ${rt.name}: tool list refresh failed`),
+    );
+  };
   const options: ConnectOptions = {
     scope: deps.scope,
     interactive: deps.interactive ?? false,
-    handlers: serverRequestHandlers({
-      server: rt.name,
-      entry: rt.entry,
-      approvals: deps.approvals,
-      logger,
-      ...(deps.runner === undefined ? {} : { runner: deps.runner }),
-      ...(deps.now === undefined ? {} : { now: deps.now }),
-    }),
+    handlers: {
+      ...serverRequestHandlers({
+        server: rt.name,
+        entry: rt.entry,
+        approvals: deps.approvals,
+        logger,
+        ...(deps.runner === undefined ? {} : { runner: deps.runner }),
+        ...(deps.now === undefined ? {} : { now: deps.now }),
+      }),
+      onToolsChanged: refresh,
+    },
     onStderr: (line) => logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`),
     onLost: (reason) => rt.actor.send({ type: "SESSION_LOST", reason }),
     signal,
@@ -82,34 +93,9 @@ export async function connectRuntime(
   };
   const session = await connectServer(rt.name, rt.entry, options);
   try {
-    const tools =
-      session.capabilities.tools === undefined && session.era === "legacy"
-        ? []
-        : await session.listTools(rt.entry.connect_timeout * 1000);
-    if (signal.aborted) throw new Error("connect was cancelled");
-    const capabilities = {
-      resources: session.capabilities.resources !== undefined,
-      prompts: session.capabilities.prompts !== undefined,
-    };
-    rt.toolset = buildToolset(rt.name, tools, capabilities, rt.entry.tools);
+    await listAndRegister(rt, deps, session, signal);
+    current = session;
     rt.era = session.era;
-    try {
-      writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
-      rt.cachedToolCount = rt.toolset.tools.length;
-    } catch (err) {
-      logger.warn(
-        { server: rt.name, err: describeError(err) },
-        `[mcp] ${rt.name}: could not write the schema cache`,
-      );
-    }
-    for (const collision of rt.toolset.collisions)
-      logger.warn({ server: rt.name }, `[mcp] tool name collision: ${collision}`);
-    if (rt.toolset.tools.length === 0)
-      logger.info(
-        { server: rt.name },
-        `[mcp] ${rt.name}: no tools left after filtering; no toolset registered`,
-      );
-    deps.onToolsChanged();
     logger.info(
       { server: rt.name, era: session.era, tools: rt.toolset.tools.length },
       `[mcp] ${rt.name}: connected`,
@@ -119,6 +105,44 @@ export async function connectRuntime(
     await session.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** Lists the server's tools, builds the toolset, caches the schemas; on connect and on `tools/list_changed`. */
+async function listAndRegister(
+  rt: Runtime,
+  deps: ConnectDeps,
+  session: McpSession,
+  signal?: AbortSignal,
+): Promise<void> {
+  const { logger } = deps;
+  const tools =
+    session.capabilities.tools === undefined && session.era === "legacy"
+      ? []
+      : await session.listTools(rt.entry.connect_timeout * 1000);
+  if (signal?.aborted === true) throw new Error("connect was cancelled");
+  const capabilities = {
+    resources: session.capabilities.resources !== undefined,
+    prompts: session.capabilities.prompts !== undefined,
+  };
+  rt.toolset = buildToolset(rt.name, tools, capabilities, rt.entry.tools);
+  try {
+    writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
+    rt.cachedToolCount = rt.toolset.tools.length;
+  } catch (err) {
+    logger.warn(
+      { server: rt.name, err: describeError(err) },
+      `[mcp] ${rt.name}: could not write the schema cache`,
+    );
+  }
+  for (const collision of rt.toolset.collisions)
+    logger.warn({ server: rt.name }, `[mcp] tool name collision: ${collision}`);
+  if (rt.toolset.tools.length === 0) {
+    logger.info(
+      { server: rt.name },
+      `[mcp] ${rt.name}: no tools left after filtering; no toolset registered`,
+    );
+  }
+  deps.onToolsChanged();
 }
 
 /** The runtime's live session: waits for (or starts) a connect; throws the connect error. */

@@ -48,7 +48,12 @@ export function isReadOnly(tool: Pick<Tool, "annotations">): boolean {
   const annotations = (tool.annotations ?? {}) as Record<string, unknown>;
   // Some servers put the hint beside the annotations instead of inside them.
   const top = tool as Record<string, unknown>;
-  return [annotations.readOnlyHint, annotations.read_only_hint, top.readOnlyHint, top.read_only_hint].includes(true);
+  return [
+    annotations.readOnlyHint,
+    annotations.read_only_hint,
+    top.readOnlyHint,
+    top.read_only_hint,
+  ].includes(true);
 }
 
 function matcher(patterns: readonly string[]): (name: string) => boolean {

@@ -13,6 +13,7 @@ import {
   type Implementation,
   type ServerCapabilities,
   type Tool,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { VERSION } from "../../cli/version.js";
@@ -45,6 +46,8 @@ export type ProtocolChoice = "auto" | "stateless" | "legacy";
 export interface SessionHandlers {
   sampling?: (params: CreateMessageRequest["params"], signal: AbortSignal) => Promise<CreateMessageResult>;
   elicitation?: (params: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
+  /** The server sent `notifications/tools/list_changed`. */
+  onToolsChanged?: () => void;
 }
 
 export interface OpenSessionOptions {
@@ -140,6 +143,9 @@ function newClient(handlers: SessionHandlers): Client {
   const sampling = handlers.sampling;
   if (sampling)
     client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => sampling(req.params, extra.signal));
+  const onToolsChanged = handlers.onToolsChanged;
+  if (onToolsChanged)
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged());
   const elicitation = handlers.elicitation;
   if (elicitation)
     client.setRequestHandler(ElicitRequestSchema, (req, extra) => elicitation(req.params, extra.signal));

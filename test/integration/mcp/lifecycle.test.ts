@@ -178,6 +178,20 @@ describe("server-initiated requests (spec 6)", () => {
   });
 });
 
+describe("tools/list_changed", () => {
+  it("re-lists, re-registers and re-caches the server's tools", async () => {
+    const h = hub(ctx.home, { fx: stdioEntry() });
+    await h.settled("fx");
+    expect(h.tools().map((t) => t.name)).not.toContain("mcp__fx__late_one");
+    await h.call("fx", "add-tool", { name: "late.one" });
+    await vi.waitFor(() => expect(h.tools().map((t) => t.name)).toContain("mcp__fx__late_one"), {
+      timeout: 3000,
+      interval: 20,
+    });
+    expect(text(await h.call("fx", "late.one", {}))).toBe("late late.one");
+  });
+});
+
 describe("reload", () => {
   it("reconnects only servers whose entry changed", async () => {
     const same = stdioEntry();
