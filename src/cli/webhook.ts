@@ -6,6 +6,7 @@ import { SvcError } from "../errors.js";
 import { cronStore, findJob } from "../io/stores/cronStore.js";
 import { type Subscription, parseSubscription, subscriptionStore } from "../io/stores/subscriptions.js";
 import { formatTable } from "./cron.js";
+import { gatewayAddress, runningPid } from "./gatewayLifecycle.js";
 
 interface SubscribeOptions {
   events?: string;
@@ -157,7 +158,8 @@ async function test(name: string, options: { payload?: string; event?: string; p
   }
   body = body.trim();
   const event = options.event ?? sub.events?.[0] ?? "test";
-  const port = options.port === undefined ? undefined : Number(options.port);
+  const pid = runningPid(loaded.paths);
+  const port = options.port !== undefined ? Number(options.port) : pid === undefined ? undefined : gatewayAddress(loaded.paths, pid).port;
   const url = subscriptionUrl(loaded, name, sub.profile, port);
   const headers = {
     "content-type": "application/json",
@@ -201,6 +203,6 @@ export function registerWebhookCommands(program: Command): void {
     .description("send a signed test event to a subscription on the running gateway")
     .option("--payload <json>", "request body (default: a small test event)")
     .option("--event <type>", "event type header (default: the first of --events, else test)")
-    .option("--port <port>", "gateway port (default: platforms.webhook.port)")
+    .option("--port <port>", "gateway port (default: the running gateway's, else platforms.webhook.port)")
     .action(test);
 }

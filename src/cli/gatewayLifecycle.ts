@@ -1,0 +1,161 @@
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Command } from "commander";
+import { loadConfig } from "../config/load.js";
+import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
+import { SvcError } from "../errors.js";
+import { writeJsonAtomic } from "../io/stores/atomicFile.js";
+import { runSetup, type SetupOptions } from "./setupWizard.js";
+
+/** What `svc gateway start` learned about the gateway it started (`$SVC_HOME/gateway.json`). */
+export interface GatewayState {
+  readonly pid: number;
+  readonly host: string;
+  readonly port: number;
+  readonly started_at: string;
+}
+
+export function gatewayStateFile(paths: SvcPaths): string {
+  return join(paths.home, "gateway.json");
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The pid in `gateway.pid` when that process is alive; a stale file is removed. */
+export function runningPid(paths: SvcPaths): number | undefined {
+  if (!existsSync(paths.pidFile)) return undefined;
+  const pid = Number(readFileSync(paths.pidFile, "utf8").trim());
+  if (Number.isInteger(pid) && pid > 0 && alive(pid)) return pid;
+  rmSync(paths.pidFile, { force: true });
+  return undefined;
+}
+
+/** Host and port of the running gateway: from `gateway.json` when it describes this pid, else the configuration. */
+export function gatewayAddress(paths: SvcPaths, pid?: number): { host: string; port: number } {
+  try {
+    const state = JSON.parse(readFileSync(gatewayStateFile(paths), "utf8")) as GatewayState;
+    if (pid === undefined || state.pid === pid) return { host: state.host, port: state.port };
+  } catch {
+    // No state file: fall back to the configuration.
+  }
+  const webhook = loadConfig().config.platforms.webhook;
+  return { host: webhook.host, port: webhook.port };
+}
+
+const connectHost = (host: string) => (host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host);
+
+async function health(host: string, port: number): Promise<boolean> {
+  try {
+    const res = await fetch(`http://${connectHost(host)}:${port}/health`, { signal: AbortSignal.timeout(1000) });
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+const LISTENING = /\[webhook\] Listening on (\S+):(\d+) /;
+
+async function start(options: { host?: string; port?: string; timeout: string }): Promise<void> {
+  const paths = svcPaths(svcHome());
+  const existing = runningPid(paths);
+  if (existing !== undefined) throw new SvcError("usage", `the gateway is already running (pid ${existing}, ${paths.pidFile}) — stop it with svc gateway stop`);
+  mkdirSync(paths.logs, { recursive: true, mode: 0o700 });
+  const outFile = join(paths.logs, "gateway.out");
+  const offset = existsSync(outFile) ? statSync(outFile).size : 0;
+  const out = openSync(outFile, "a", 0o600);
+  const args = [...process.execArgv, process.argv[1] as string, "gateway", "run"];
+  if (options.host !== undefined) args.push("--host", options.host);
+  if (options.port !== undefined) args.push("--port", options.port);
+  const child = spawn(process.execPath, args, { detached: true, stdio: ["ignore", out, out], env: process.env });
+  closeSync(out);
+  let exited: number | null | undefined;
+  child.on("exit", (code) => void (exited = code));
+  child.unref();
+  const deadline = Date.now() + Number(options.timeout) * 1000;
+  const output = () => readFileSync(outFile, "utf8").slice(offset);
+  while (Date.now() < deadline) {
+    if (exited !== undefined) {
+      throw new SvcError("startup_refused", `the gateway exited (code ${exited}) before it answered /health:\n${output().trim()}\n(full output: ${outFile})`);
+    }
+    const match = LISTENING.exec(output());
+    if (match !== null && (await health(match[1] as string, Number(match[2])))) {
+      const state: GatewayState = { pid: child.pid as number, host: match[1] as string, port: Number(match[2]), started_at: new Date().toISOString() };
+      writeJsonAtomic(gatewayStateFile(paths), state);
+      process.stdout.write(`Gateway started: pid ${state.pid}, listening on ${state.host}:${state.port}\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`);
+      return;
+    }
+    await sleep(100);
+  }
+  throw new SvcError("startup_refused", `the gateway (pid ${child.pid}) did not answer /health within ${options.timeout}s — see ${outFile}`);
+}
+
+async function stop(options: { timeout: string }): Promise<void> {
+  const paths = svcPaths(svcHome());
+  const hadFile = existsSync(paths.pidFile);
+  const pid = runningPid(paths);
+  if (pid === undefined) {
+    process.stdout.write(hadFile ? `The gateway is not running (removed the stale ${paths.pidFile})\n` : "The gateway is not running\n");
+    return;
+  }
+  process.kill(pid, "SIGTERM");
+  process.stdout.write(`Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and runs in flight finish…\n`);
+  const deadline = Date.now() + Number(options.timeout) * 1000;
+  while (alive(pid)) {
+    if (Date.now() > deadline) {
+      throw new SvcError("usage", `the gateway (pid ${pid}) is still running after ${options.timeout}s — wait, or kill it with: kill -9 ${pid} (pending events are then lost)`);
+    }
+    await sleep(100);
+  }
+  rmSync(gatewayStateFile(paths), { force: true });
+  process.stdout.write("Gateway stopped\n");
+}
+
+async function status(): Promise<void> {
+  const paths = svcPaths(svcHome());
+  const pid = runningPid(paths);
+  if (pid === undefined) {
+    process.stdout.write("Gateway: not running\n");
+    process.exitCode = 3;
+    return;
+  }
+  const { host, port } = gatewayAddress(paths, pid);
+  const ok = await health(host, port);
+  process.stdout.write(`Gateway: running (pid ${pid})\nListening: ${host}:${port}\nHealth: ${ok ? "ok" : "not answering"}\n`);
+  if (!ok) process.exitCode = 1;
+}
+
+/** `svc gateway start|stop|status|setup` (registered on the `gateway` command). */
+export function registerGatewayLifecycleCommands(gateway: Command): void {
+  gateway
+    .command("start")
+    .description("start the gateway in the background; returns once it answers /health")
+    .option("--host <host>", "bind address (overrides platforms.webhook.host)")
+    .option("--port <port>", "listen port (overrides platforms.webhook.port; 0 picks a free port)")
+    .option("--timeout <seconds>", "how long to wait for /health", "15")
+    .action(start);
+  gateway
+    .command("stop")
+    .description("stop the background gateway gracefully (flushes coalesced events, finishes runs)")
+    .option("--timeout <seconds>", "how long to wait for it to exit", "60")
+    .action(stop);
+  gateway.command("status").description("is the gateway running, where, and does it answer /health (exit 3 when not running)").action(status);
+  gateway
+    .command("setup")
+    .description("enable the webhook adapter, choose its port and global secret (interactive, or with flags)")
+    .option("--enable", "enable the webhook adapter")
+    .option("--disable", "disable the webhook adapter")
+    .option("--port <port>", "listen port")
+    .option("--secret <secret>", "global secret (WEBHOOK_SECRET)")
+    .option("--generate-secret", "generate a new global secret")
+    .option("--non-interactive", "use the flags and defaults without asking")
+    .action((options: SetupOptions) => runSetup(options));
+}

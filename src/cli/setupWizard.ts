@@ -1,0 +1,99 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { createInterface } from "node:readline/promises";
+import { readEnvFile } from "../config/load.js";
+import { svcHome, svcPaths } from "../config/paths.js";
+import { SvcError } from "../errors.js";
+import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
+
+export interface SetupOptions {
+  enable?: boolean;
+  disable?: boolean;
+  port?: string;
+  secret?: string;
+  generateSecret?: boolean;
+  nonInteractive?: boolean;
+}
+
+interface SetupAnswers {
+  readonly enabled: boolean;
+  readonly port: number;
+  /** undefined = keep the current secret. */
+  readonly secret: string | undefined;
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text.trim()) || port < 1 || port > 65535) throw new SvcError("usage", `port: expected 1-65535, got "${text}"`);
+  return port;
+}
+
+const generate = () => randomBytes(32).toString("hex");
+
+function fromFlags(options: SetupOptions, current: Record<string, string>): SetupAnswers {
+  if (options.enable && options.disable) throw new SvcError("usage", "--enable and --disable cannot be combined");
+  if (options.secret !== undefined && options.generateSecret) throw new SvcError("usage", "--secret and --generate-secret cannot be combined");
+  const currentPort = current.WEBHOOK_PORT ?? "8644";
+  return {
+    enabled: options.disable ? false : true,
+    port: parsePort(options.port ?? currentPort),
+    secret: options.secret ?? (options.generateSecret || current.WEBHOOK_SECRET === undefined ? generate() : undefined),
+  };
+}
+
+async function ask(options: SetupOptions, current: Record<string, string>): Promise<SetupAnswers> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true });
+  try {
+    const yes = (await rl.question("Enable the webhook adapter? [Y/n] ")).trim().toLowerCase();
+    const enabled = options.disable ? false : !(yes === "n" || yes === "no");
+    const defaultPort = options.port ?? current.WEBHOOK_PORT ?? "8644";
+    const portText = (await rl.question(`Port [${defaultPort}]: `)).trim() || defaultPort;
+    const port = parsePort(portText);
+    const hasSecret = current.WEBHOOK_SECRET !== undefined;
+    const choice = (
+      await rl.question(
+        hasSecret ? "Global secret: [k]eep the current one, [g]enerate a new one, or [e]nter your own? [k] " : "Global secret: [g]enerate one, or [e]nter your own? [g] ",
+      )
+    )
+      .trim()
+      .toLowerCase();
+    let secret: string | undefined;
+    if (choice.startsWith("e")) {
+      secret = (await rl.question("Secret: ")).trim();
+      if (secret === "") throw new SvcError("usage", "the secret cannot be empty");
+    } else if (choice.startsWith("g") || (!hasSecret && !choice.startsWith("k"))) {
+      secret = generate();
+    }
+    return { enabled, port, secret: options.secret ?? secret };
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * `svc gateway setup`: enablement, port and global secret go to `.env` as WEBHOOK_ENABLED / WEBHOOK_PORT /
+ * WEBHOOK_SECRET (mode 0600; they override config.yaml). When config.yaml exists, `enabled` and `port`
+ * are mirrored into `platforms.webhook` with comments kept; the secret never goes into config.yaml.
+ */
+export async function runSetup(options: SetupOptions): Promise<void> {
+  const paths = svcPaths(svcHome());
+  const current = readEnvFile(paths.env);
+  const flagged = options.enable || options.disable || options.port !== undefined || options.secret !== undefined || options.generateSecret;
+  const answers = options.nonInteractive || (flagged && !process.stdin.isTTY) ? fromFlags(options, current) : await ask(options, current);
+  setEnvValues(paths.env, {
+    WEBHOOK_ENABLED: String(answers.enabled),
+    WEBHOOK_PORT: String(answers.port),
+    ...(answers.secret === undefined ? {} : { WEBHOOK_SECRET: answers.secret }),
+  });
+  const lines = [`Wrote WEBHOOK_ENABLED=${answers.enabled}, WEBHOOK_PORT=${answers.port}${answers.secret === undefined ? "" : ", WEBHOOK_SECRET"} to ${paths.env}`];
+  if (existsSync(paths.config)) {
+    setYamlValues(paths.config, [
+      [webhookKeyPath(paths.config, "enabled"), answers.enabled],
+      [webhookKeyPath(paths.config, "port"), answers.port],
+    ]);
+    lines.push(`Updated platforms.webhook.enabled and port in ${paths.config} (other settings and comments kept)`);
+  }
+  if (answers.secret !== undefined) lines.push(`Global webhook secret: ${answers.secret}`);
+  lines.push(answers.enabled ? "Start the gateway with: svc gateway start" : "The webhook adapter is disabled.");
+  process.stdout.write(`${lines.join("\n")}\n`);
+}

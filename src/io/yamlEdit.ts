@@ -1,0 +1,54 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { isMap, parseDocument } from "yaml";
+import { SvcError } from "../errors.js";
+import { writeFileAtomic } from "./stores/atomicFile.js";
+
+/**
+ * Sets keys in a YAML file through the `yaml` Document API, so the user's comments, key order and other
+ * settings survive. `path` is a list of keys from the top (`["platforms", "webhook", "port"]`).
+ * The file keeps its mode (0600 when new).
+ */
+export function setYamlValues(file: string, values: ReadonlyArray<readonly [readonly string[], unknown]>): void {
+  const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) {
+    throw new SvcError("config_invalid", `${file}: not valid YAML (${doc.errors[0]?.message.split("\n")[0]}) — fix it before running setup`);
+  }
+  if (doc.contents !== null && !isMap(doc.contents)) {
+    throw new SvcError("config_invalid", `${file}: the top level must be a mapping of sections`);
+  }
+  for (const [path, value] of values) doc.setIn([...path], value);
+  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o600;
+  writeFileAtomic(file, doc.toString(), mode);
+}
+
+/** Whether `platforms.webhook` keeps its settings under `extra` (where they win, spec 2.1). */
+export function webhookKeyPath(file: string, key: string): string[] {
+  if (!existsSync(file)) return ["platforms", "webhook", key];
+  const doc = parseDocument(readFileSync(file, "utf8"));
+  return isMap(doc.getIn(["platforms", "webhook", "extra"])) ? ["platforms", "webhook", "extra", key] : ["platforms", "webhook", key];
+}
+
+/**
+ * Sets `KEY=value` lines in a dotenv file: an existing line (also `export KEY=`) is replaced in place,
+ * new keys are appended; every other line and comment is kept. Written atomically with mode 0600.
+ */
+export function setEnvValues(file: string, values: Readonly<Record<string, string>>): void {
+  const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n") : [];
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  const pending = new Map(Object.entries(values));
+  const out = lines.map((line) => {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(line);
+    const key = match?.[1];
+    if (key === undefined || !pending.has(key)) return line;
+    const value = pending.get(key) as string;
+    pending.delete(key);
+    return `${key}=${quoteEnv(value)}`;
+  });
+  for (const [key, value] of pending) out.push(`${key}=${quoteEnv(value)}`);
+  writeFileAtomic(file, `${out.join("\n")}\n`, 0o600);
+}
+
+function quoteEnv(value: string): string {
+  return /^[A-Za-z0-9_./:@+-]*$/.test(value) ? value : `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}
