@@ -41,6 +41,12 @@ export function subscriptionUrl(loaded: LoadedConfig, name: string, profile: str
   return `http://${hostPart}:${port ?? webhook.port}${prefix}/webhooks/${name}`;
 }
 
+/** The port of the gateway `svc gateway start` started, when it is running. */
+function runningPort(loaded: LoadedConfig): number | undefined {
+  const pid = runningPid(loaded.paths);
+  return pid === undefined ? undefined : gatewayAddress(loaded.paths, pid).port;
+}
+
 function checkName(name: string): void {
   if (!ROUTE_NAME.test(name)) {
     throw new SvcError("usage", `"${name}" is not a valid route name: use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)`);
@@ -96,7 +102,7 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   }
   process.stdout.write(
     `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
-      `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile)}\n` +
+      `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile, runningPort(loaded))}\n` +
       `Secret: ${parsed.value.secret}${previous !== undefined && secret !== previous.secret ? " (rotated)" : ""}\n` +
       "Sign requests with X-Webhook-Signature-V2 (hex HMAC-SHA256 of <timestamp>.<body>) and X-Webhook-Timestamp, or the sender's own scheme.\n",
   );
@@ -158,8 +164,7 @@ async function test(name: string, options: { payload?: string; event?: string; p
   }
   body = body.trim();
   const event = options.event ?? sub.events?.[0] ?? "test";
-  const pid = runningPid(loaded.paths);
-  const port = options.port !== undefined ? Number(options.port) : pid === undefined ? undefined : gatewayAddress(loaded.paths, pid).port;
+  const port = options.port !== undefined ? Number(options.port) : runningPort(loaded);
   const url = subscriptionUrl(loaded, name, sub.profile, port);
   const headers = {
     "content-type": "application/json",

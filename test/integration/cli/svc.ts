@@ -1,0 +1,37 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import type { TempHome } from "../../helpers/home.js";
+
+export const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
+
+export interface SvcResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `svc <args>` as a real subprocess against `home` and waits for it to exit. */
+export function svc(home: TempHome, args: readonly string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<SvcResult> {
+  return runNode(home, [MAIN, ...args], options);
+}
+
+export function runNode(home: TempHome, args: readonly string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<SvcResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+      env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** config.yaml for CLI tests: loopback, port 0 (a free port), the given routes and agent. */
+export function cliConfig(routes: Record<string, unknown> = {}, rest: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...rest, platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, rate_limit: 1000, routes } } };
+}

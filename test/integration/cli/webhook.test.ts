@@ -1,0 +1,121 @@
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
+import { RECORDER_AGENT, recorderAgent } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { cliConfig, svc } from "./svc.js";
+
+const SECRET_LINE = /^Secret: ([0-9a-f]{64})/m;
+
+describe("svc webhook (real subprocesses, real gateway)", () => {
+  let home: TempHome;
+  beforeAll(() => {
+    home = tempHome();
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    home.write("config.yaml", stringify(cliConfig({ fixed: { secret: "s", prompt: "x" } }, { agent: recorderAgent() })));
+  });
+  afterAll(async () => {
+    await svc(home, ["gateway", "stop"]);
+    home.cleanup();
+  });
+  const store = () => JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8"));
+
+  it("subscribe stores a 0600 record with a generated secret, prints the URL and the secret", async () => {
+    const res = await svc(home, ["webhook", "subscribe", "gh", "--events", "pull_request,push", "--prompt", "PR {number}", "--description", "GitHub PRs", "--deliver-chat-id", "77"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("URL:    http://127.0.0.1:0/webhooks/gh");
+    const secret = SECRET_LINE.exec(res.stdout)?.[1];
+    const record = store().subscriptions.gh;
+    expect(record).toMatchObject({ events: ["pull_request", "push"], prompt: "PR {number}", description: "GitHub PRs", deliver: "log", deliver_extra: { chat_id: "77" }, enabled: true, secret });
+    expect(record.created_at).toBe(record.updated_at);
+    expect(statSync(join(home.dir, "webhook_subscriptions.json")).mode & 0o777).toBe(0o600);
+  });
+
+  it("re-subscribing updates and keeps the secret; rebinding the profile rotates it; --secret overrides", async () => {
+    const before = store().subscriptions.gh.secret;
+    await svc(home, ["webhook", "subscribe", "gh", "--prompt", "PR #{number}"]);
+    expect(store().subscriptions.gh).toMatchObject({ prompt: "PR #{number}", secret: before, events: ["pull_request", "push"] });
+    const rebound = await svc(home, ["webhook", "subscribe", "gh", "--route-profile", "work"]);
+    expect(rebound.stdout).toContain("(rotated)");
+    const rotated = store().subscriptions.gh.secret;
+    expect(rotated).not.toBe(before);
+    expect(rotated).toMatch(/^[0-9a-f]{64}$/);
+    await svc(home, ["webhook", "subscribe", "gh", "--route-profile", "home", "--secret", "chosen-by-receiver"]);
+    expect(store().subscriptions.gh).toMatchObject({ profile: "home", secret: "chosen-by-receiver" });
+  });
+
+  it("refuses bad names, unknown cron jobs and the startup rules of 2.2 with clear messages", async () => {
+    const name = await svc(home, ["webhook", "subscribe", "../evil"]);
+    expect(name.code).not.toBe(0);
+    expect(name.stderr).toContain('"../evil" is not a valid route name');
+    const cron = await svc(home, ["webhook", "subscribe", "c", "--cron-job", "ghost"]);
+    expect(cron.stderr).toContain("--cron-job ghost: no such cron job");
+    const direct = await svc(home, ["webhook", "subscribe", "d", "--deliver-only"]);
+    expect(direct.stderr).toContain("--deliver-only needs a real delivery target");
+    await svc(home, ["cron", "create", "--name", "triage", "--schedule", "1h", "--prompt", "p"]);
+    const both = await svc(home, ["webhook", "subscribe", "d", "--deliver-only", "--deliver", "chat_1", "--cron-job", "triage"]);
+    expect(both.stderr).toContain("--deliver-only and --cron-job cannot be combined");
+    expect(Object.keys(store().subscriptions)).toEqual(["gh"]);
+  });
+
+  it("list shows name, events, deliver, profile, enabled and description but never a secret", async () => {
+    await svc(home, ["webhook", "subscribe", "fire", "--cron-job", "triage"]);
+    const list = await svc(home, ["webhook", "list"]);
+    expect(list.stdout).toMatch(/^NAME\s+EVENTS\s+DELIVER\s+PROFILE\s+ENABLED\s+DESCRIPTION$/m);
+    expect(list.stdout).toMatch(/^gh\s+pull_request,push\s+log\s+home\s+yes\s+GitHub PRs$/m);
+    expect(list.stdout).toMatch(/^fire\s+\(all\)\s+cron:triage\s+default\s+yes/m);
+    expect(list.stdout).not.toContain("chosen-by-receiver");
+  });
+
+  it("test signs with the record's secret and reaches the running gateway; disable → 404; remove; unreachable → hint", async () => {
+    await svc(home, ["webhook", "subscribe", "t", "--prompt", "got {message}"]);
+    const started = await svc(home, ["gateway", "start"]);
+    expect(started.code).toBe(0);
+    expect(started.stdout).toMatch(/Gateway started: pid \d+, listening on 127\.0\.0\.1:\d+/);
+    const again = await svc(home, ["gateway", "start"]);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain("already running");
+    const status = await svc(home, ["gateway", "status"]);
+    expect(status.stdout).toMatch(/running \(pid \d+\)[\s\S]*Health: ok/);
+
+    const sent = await svc(home, ["webhook", "test", "t"]);
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(/^202 /m);
+    const id = /"delivery_id":"([^"]+)"/.exec(sent.stdout)?.[1] as string;
+    const run = await vi.waitFor(() => JSON.parse(readFileSync(join(home.dir, "runs", `${id}.json`), "utf8")), { timeout: 10_000, interval: 50 });
+    expect(run.prompt).toBe("got Test event from svc webhook test t");
+
+    expect((await svc(home, ["webhook", "test", "fixed"])).stderr).toContain('no dynamic subscription named "fixed"');
+    expect((await svc(home, ["webhook", "disable", "t"])).stdout).toBe("Disabled t\n");
+    const disabled = await svc(home, ["webhook", "test", "t"]);
+    expect(disabled.stdout).toMatch(/^404 /m);
+    expect(disabled.code).toBe(1);
+    await svc(home, ["webhook", "enable", "t"]);
+    expect((await svc(home, ["webhook", "test", "t"])).stdout).toMatch(/^202 /m);
+    expect((await svc(home, ["webhook", "remove", "t"])).stdout).toBe("Removed t\n");
+    expect((await svc(home, ["webhook", "remove", "t"])).stderr).toContain('no dynamic subscription named "t"');
+
+    const stopped = await svc(home, ["gateway", "stop"]);
+    expect(stopped.stdout).toContain("Gateway stopped");
+    expect((await svc(home, ["gateway", "status"])).code).toBe(3);
+    await svc(home, ["webhook", "subscribe", "t2"]);
+    const unreachable = await svc(home, ["webhook", "test", "t2", "--port", "1"]);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain("cannot reach the gateway");
+    expect(unreachable.stderr).toContain("svc gateway start");
+    expect(readdirSync(join(home.dir, "runs")).length).toBe(2);
+  });
+
+  it("says so when the webhook adapter is disabled, and how to enable it", async () => {
+    const off = tempHome();
+    try {
+      off.write("config.yaml", stringify({ platforms: { webhook: { enabled: false } } }));
+      const res = await svc(off, ["webhook", "list"]);
+      expect(res.stderr).toContain("the webhook adapter is not enabled");
+      expect(res.stderr).toContain("svc gateway setup --enable");
+    } finally {
+      off.cleanup();
+    }
+  });
+});
