@@ -1,4 +1,4 @@
-import { type ActorRefFrom, assign, enqueueActions, fromPromise, setup, waitFor } from "xstate";
+import { type ActorRefFrom, fromCallback, setup } from "xstate";
 import type { Logger } from "../io/log.js";
 import type { AcceptedEvent } from "../streams/context.js";
 
@@ -11,121 +11,142 @@ export interface RunsInput {
   readonly logger: Logger;
 }
 
-interface RunsContext extends RunsInput {
-  /**
-   * Waiting events, first in first out. Held by reference and mutated in place: a burst of thousands of
-   * events must not copy the list on every enqueue. Capped by `enqueueRun` (RUN_QUEUE_CAP).
-   */
-  readonly waiting: AcceptedEvent[];
-  /** Runs in progress by child actor id. */
-  readonly active: Map<string, AcceptedEvent>;
-  readonly running: number;
-  readonly seq: number;
-}
-
-type RunsEvent = { type: "enqueue"; event: AcceptedEvent } | { type: string; error?: unknown };
-
-const runLogic = fromPromise<void, { event: AcceptedEvent; execute: RunExecutor }>(({ input, signal }) =>
-  input.execute(input.event, signal),
-);
-
-const RUN_DONE = /^xstate\.(done|error)\.actor\.(run-\d+)$/;
-
-/** The bounded run queue (`agent.max_concurrent_runs`); each run is a child actor, a failing run is only logged. */
-export const runsMachine = setup({
-  types: { context: {} as RunsContext, events: {} as RunsEvent, input: {} as RunsInput },
-  actors: { run: runLogic },
-  actions: {
-    remember: ({ context, event }) => {
-      context.waiting.push((event as { event: AcceptedEvent }).event);
-    },
-    startWaiting: assign(({ context, spawn }) => {
-      let { running, seq } = context;
-      while (running < context.maxConcurrent && context.waiting.length > 0) {
-        const event = context.waiting.shift() as AcceptedEvent;
-        seq += 1;
-        const id = `run-${seq}`;
-        context.active.set(id, event);
-        spawn("run", { id, input: { event, execute: context.execute } });
-        running += 1;
-      }
-      return { running, seq };
-    }),
-  },
-}).createMachine({
-  id: "runs",
-  context: ({ input }) => ({ ...input, waiting: [], active: new Map(), running: 0, seq: 0 }),
-  on: {
-    enqueue: [
-      // At capacity the event only joins the list: no spawn, no context change.
-      { guard: ({ context }) => context.running >= context.maxConcurrent, actions: "remember" },
-      { actions: ["remember", "startWaiting"] },
-    ],
-    "*": {
-      actions: [
-        assign(({ context, event }) => {
-          const match = RUN_DONE.exec(event.type);
-          if (match === null) return {};
-          const id = match[2] as string;
-          const finished = context.active.get(id);
-          if (finished === undefined) return {};
-          context.active.delete(id);
-          if (match[1] === "error") {
-            context.logger.error(
-              {
-                route: finished.routeName,
-                delivery_id: finished.deliveryId,
-                err: describe((event as { error?: unknown }).error),
-              },
-              `[webhook] ${finished.routeName}: agent run failed`,
-            );
-          }
-          return { running: context.running - 1 };
-        }),
-        // A finished child must leave the snapshot, or every later event copies an ever-growing children map.
-        enqueueActions(({ event, enqueue }) => {
-          const match = RUN_DONE.exec(event.type);
-          if (match !== null) enqueue.stopChild(match[2] as string);
-        }),
-        "startWaiting",
-      ],
-    },
-  },
-});
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-export type RunsRef = ActorRefFrom<typeof runsMachine>;
-
 /**
  * Waiting runs kept at most; past it new agent events are answered 503 (retry later) instead of
  * growing memory without bound under sustained overload. A burst below the cap loses nothing.
  */
 export const RUN_QUEUE_CAP = 10_000;
 
+/** The shared FIFO the run slots pull from; plain data so the hot path never goes through a transition. */
+export class RunQueue {
+  readonly waiting: AcceptedEvent[] = [];
+  readonly active = new Set<AcceptedEvent>();
+  private readonly idleSlots: Array<() => void> = [];
+  private readonly idleWaiters = new Set<() => void>();
+
+  push(event: AcceptedEvent): void {
+    this.waiting.push(event);
+    this.idleSlots.pop()?.();
+  }
+  /** A slot asks for work; `wake` is called once when work arrives while it waits. */
+  take(wake: () => void): AcceptedEvent | undefined {
+    const event = this.waiting.shift();
+    if (event === undefined) this.idleSlots.push(wake);
+    else this.active.add(event);
+    return event;
+  }
+  finish(event: AcceptedEvent): void {
+    this.active.delete(event);
+    if (this.isIdle()) for (const notify of this.idleWaiters) notify();
+  }
+  isIdle(): boolean {
+    return this.active.size === 0 && this.waiting.length === 0;
+  }
+  whenIdle(timeoutMs: number): Promise<boolean> {
+    if (this.isIdle()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (idle: boolean) => {
+        clearTimeout(timer);
+        this.idleWaiters.delete(onIdle);
+        resolve(idle);
+      };
+      const onIdle = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.idleWaiters.add(onIdle);
+    });
+  }
+}
+
+interface SlotInput {
+  readonly queue: RunQueue;
+  readonly execute: RunExecutor;
+  readonly logger: Logger;
+}
+
+/** One run slot: takes runs from the queue one at a time; a failing run is logged and the slot goes on. */
+const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) => {
+  const { queue, execute, logger } = input;
+  const abort = new AbortController();
+  let busy = false;
+  const pump = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      while (!abort.signal.aborted) {
+        const event = queue.take(wake);
+        if (event === undefined) break;
+        try {
+          await execute(event, abort.signal);
+        } catch (err) {
+          logger.error(
+            {
+              route: event.routeName,
+              delivery_id: event.deliveryId,
+              err: err instanceof Error ? err.message : String(err),
+            },
+            `[webhook] ${event.routeName}: agent run failed`,
+          );
+        } finally {
+          queue.finish(event);
+        }
+      }
+    } finally {
+      busy = false;
+    }
+  };
+  const wake = () => void pump();
+  receive(wake);
+  wake();
+  return () => abort.abort();
+});
+
+/**
+ * The bounded run queue (`agent.max_concurrent_runs`): one child actor per run slot under the root
+ * system, each running one agent run at a time from a shared FIFO. Slots are long-lived on purpose:
+ * spawning an XState child per run cost ~70 µs and kept ~320 bytes per spawned actor alive (measured
+ * with xstate 5.33, see bench/README.md), which a gateway that runs for months cannot afford.
+ */
+export const runsMachine = setup({
+  types: {
+    context: {} as RunsInput & { readonly queue: RunQueue },
+    events: {} as { type: "enqueue"; event: AcceptedEvent },
+    input: {} as RunsInput,
+  },
+  actors: { slot: runSlot },
+}).createMachine({
+  id: "runs",
+  context: ({ input, spawn }) => {
+    const queue = new RunQueue();
+    for (let i = 0; i < input.maxConcurrent; i++) {
+      spawn("slot", {
+        id: `run-slot-${i + 1}`,
+        input: { queue, execute: input.execute, logger: input.logger },
+      });
+    }
+    return { ...input, queue };
+  },
+  on: {
+    enqueue: { actions: ({ context, event }) => context.queue.push(event.event) },
+  },
+});
+
+export type RunsRef = ActorRefFrom<typeof runsMachine>;
+
 /** Enqueues unless the waiting list is at its cap; false means the event was not taken. */
 export function enqueueRun(ref: RunsRef, event: AcceptedEvent, cap = RUN_QUEUE_CAP): boolean {
-  if (ref.getSnapshot().context.waiting.length >= cap) return false;
-  ref.send({ type: "enqueue", event });
+  const { queue } = ref.getSnapshot().context;
+  if (queue.waiting.length >= cap) return false;
+  queue.push(event);
   return true;
 }
 
 /** Waits until no run is waiting or running; resolves false when `timeoutMs` passes first. */
-export async function drainRuns(ref: RunsRef, timeoutMs: number): Promise<boolean> {
-  try {
-    await waitFor(ref, (s) => s.context.running === 0 && s.context.waiting.length === 0, {
-      timeout: timeoutMs,
-    });
-    return true;
-  } catch {
-    return false;
-  }
+export function drainRuns(ref: RunsRef, timeoutMs: number): Promise<boolean> {
+  return ref.getSnapshot().context.queue.whenIdle(timeoutMs);
 }
 
 /** Events not yet finished (running, then waiting), for the shutdown log. */
 export function unfinishedRuns(ref: RunsRef): AcceptedEvent[] {
-  const { active, waiting } = ref.getSnapshot().context;
-  return [...active.values(), ...waiting];
+  const { queue } = ref.getSnapshot().context;
+  return [...queue.active, ...queue.waiting];
 }

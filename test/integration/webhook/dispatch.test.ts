@@ -297,23 +297,6 @@ describe("cron_job and coalesce hooks (EventModes)", () => {
       await gw.stop();
     }
   });
-
-  it("without a cron hook a cron_job route still answers 202 and logs that cron is unavailable", async () => {
-    const gw = await startTestGateway({
-      config: webhookConfig({ nightly: { secret: OPEN, cron_job: "nightly-report" } }),
-    });
-    try {
-      expect(await postJson(gw.url("/webhooks/nightly"), {})).toMatchObject({
-        status: 202,
-        body: { status: "accepted" },
-      });
-      expect(
-        gw.logs().some((l) => l.msg.includes("cron_job nightly-report not fired — cron is not available")),
-      ).toBe(true);
-    } finally {
-      await gw.stop();
-    }
-  });
 });
 
 describe("stop()", () => {

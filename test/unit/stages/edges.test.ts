@@ -174,7 +174,8 @@ describe("runs queue actor", () => {
     expect(started).toEqual(["a", "b", "c", "d"]);
     finish.get("d")?.(true);
     expect(await drainRuns(actor, 1000)).toBe(true);
-    expect(actor.getSnapshot().context.running).toBe(0);
+    expect(actor.getSnapshot().context.queue.isIdle()).toBe(true);
+    expect(Object.keys(actor.getSnapshot().children)).toEqual(["run-slot-1", "run-slot-2"]);
     actor.stop();
   });
 
