@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { createInterface } from "node:readline/promises";
+import { createInterface } from "node:readline";
 import { readEnvFile } from "../config/load.js";
 import { svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
@@ -43,15 +43,22 @@ function fromFlags(options: SetupOptions, current: Record<string, string>): Setu
 
 async function ask(options: SetupOptions, current: Record<string, string>): Promise<SetupAnswers> {
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true });
+  // Lines are read through the iterator, not rl.question(): piped answers that arrive at once are kept.
+  const lines = rl[Symbol.asyncIterator]();
+  const question = async (prompt: string) => {
+    process.stdout.write(prompt);
+    const next = await lines.next();
+    return next.done ? "" : String(next.value);
+  };
   try {
-    const yes = (await rl.question("Enable the webhook adapter? [Y/n] ")).trim().toLowerCase();
+    const yes = (await question("Enable the webhook adapter? [Y/n] ")).trim().toLowerCase();
     const enabled = options.disable ? false : !(yes === "n" || yes === "no");
     const defaultPort = options.port ?? current.WEBHOOK_PORT ?? "8644";
-    const portText = (await rl.question(`Port [${defaultPort}]: `)).trim() || defaultPort;
+    const portText = (await question(`Port [${defaultPort}]: `)).trim() || defaultPort;
     const port = parsePort(portText);
     const hasSecret = current.WEBHOOK_SECRET !== undefined;
     const choice = (
-      await rl.question(
+      await question(
         hasSecret ? "Global secret: [k]eep the current one, [g]enerate a new one, or [e]nter your own? [k] " : "Global secret: [g]enerate one, or [e]nter your own? [g] ",
       )
     )
@@ -59,7 +66,7 @@ async function ask(options: SetupOptions, current: Record<string, string>): Prom
       .toLowerCase();
     let secret: string | undefined;
     if (choice.startsWith("e")) {
-      secret = (await rl.question("Secret: ")).trim();
+      secret = (await question("Secret: ")).trim();
       if (secret === "") throw new SvcError("usage", "the secret cannot be empty");
     } else if (choice.startsWith("g") || (!hasSecret && !choice.startsWith("k"))) {
       secret = generate();

@@ -1,0 +1,67 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+const CONFIG = `# my gateway
+agent:
+  provider: echo # the default
+platforms:
+  webhook:
+    enabled: false   # off for now
+    host: 127.0.0.1
+    port: 9000
+    routes:
+      github:
+        secret: \${GH_SECRET}  # from .env
+        prompt: "PR {number}"
+`;
+
+describe("svc gateway setup", () => {
+  it("non-interactive: writes WEBHOOK_* to .env (0600) keeping other lines, mirrors enabled/port into config.yaml keeping comments", async () => {
+    home = tempHome();
+    home.write(".env", "# secrets\nGH_SECRET=abc\nexport WEBHOOK_PORT=1\n");
+    home.write("config.yaml", CONFIG);
+    const res = await svc(home, ["gateway", "setup", "--non-interactive", "--enable", "--port", "9100", "--generate-secret"]);
+    expect(res.code).toBe(0);
+    const secret = /Global webhook secret: ([0-9a-f]{64})/.exec(res.stdout)?.[1];
+    expect(secret).toBeDefined();
+    const env = readFileSync(join(home.dir, ".env"), "utf8");
+    expect(env).toBe(`# secrets\nGH_SECRET=abc\nWEBHOOK_PORT=9100\nWEBHOOK_ENABLED=true\nWEBHOOK_SECRET=${secret}\n`);
+    expect(statSync(join(home.dir, ".env")).mode & 0o777).toBe(0o600);
+    const yaml = readFileSync(join(home.dir, "config.yaml"), "utf8");
+    expect(yaml).toContain("# my gateway");
+    expect(yaml).toContain("provider: echo # the default");
+    expect(yaml).toMatch(/enabled: true\s+# off for now/);
+    expect(yaml).toContain("port: 9100");
+    expect(yaml).toContain("secret: ${GH_SECRET} # from .env");
+    expect(yaml).not.toContain(secret as string);
+    const loaded = loadConfig({ home: home.dir, env: {} });
+    expect(loaded.config.platforms.webhook).toMatchObject({ enabled: true, port: 9100, secret });
+    expect(loaded.config.platforms.webhook.routes.github?.secret).toBe("abc");
+  });
+
+  it("keeps the current secret unless asked to generate or given one; --disable turns the adapter off", async () => {
+    home = tempHome();
+    home.write(".env", "WEBHOOK_SECRET=keep-me\n");
+    await svc(home, ["gateway", "setup", "--non-interactive", "--disable"]);
+    expect(readFileSync(join(home.dir, ".env"), "utf8")).toBe("WEBHOOK_SECRET=keep-me\nWEBHOOK_ENABLED=false\nWEBHOOK_PORT=8644\n");
+    await svc(home, ["gateway", "setup", "--non-interactive", "--secret", "mine with spaces"]);
+    expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.secret).toBe("mine with spaces");
+  });
+
+  it("interactive: answers on stdin (defaults: enable, port, generate a secret)", async () => {
+    home = tempHome();
+    const res = await svc(home, ["gateway", "setup"], { input: "\n9200\n\n" });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("Enable the webhook adapter? [Y/n]");
+    expect(res.stdout).toContain("Port [8644]:");
+    const env = readFileSync(join(home.dir, ".env"), "utf8");
+    expect(env).toMatch(/^WEBHOOK_ENABLED=true\nWEBHOOK_PORT=9200\nWEBHOOK_SECRET=[0-9a-f]{64}\n$/);
+  });
+});
