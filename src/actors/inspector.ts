@@ -20,8 +20,8 @@ export interface GatewayInspector {
  */
 export function startInspector(port: number, note: (line: string) => void = () => {}): GatewayInspector {
   const server = createInspectorServer({ port, autoOpen: false });
+  // Starts itself (autoStart); a second start() would open a second socket and break the first.
   const inspector = createWebSocketInspector({ url: `ws://127.0.0.1:${port}` });
-  inspector.start();
   const url = `http://localhost:${port}`;
   note(`[inspect] Stately inspector bridge on ${url} (events: ws://localhost:${port}); it shows prompts and payloads — trusted machines only`);
   return {
