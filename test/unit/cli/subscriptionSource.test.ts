@@ -1,0 +1,82 @@
+import { statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../../src/io/log.js";
+import { createSubscriptionSource, subscriptionStore } from "../../../src/io/stores/subscriptions.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+function setup() {
+  home = tempHome();
+  const file = join(home.dir, "webhook_subscriptions.json");
+  const lines: string[] = [];
+  const logger = createLogger({ stdout: false, file: join(home.dir, "log.jsonl") });
+  logger.error = ((msg: string) => void lines.push(msg)) as typeof logger.error;
+  logger.info = (() => {}) as typeof logger.info;
+  return { file, lines, source: createSubscriptionSource(file, logger, { loopback: false }) };
+}
+
+const doc = (records: Record<string, unknown>) => JSON.stringify({ revision: 1, subscriptions: records });
+
+describe("dynamic subscription source", () => {
+  it("serves enabled valid records as routes, drops disabled, invalid and non-loopback INSECURE_NO_AUTH records, keeps hand-edited toolsets", () => {
+    const { file, lines, source } = setup();
+    writeFileSync(
+      file,
+      doc({
+        ok: { secret: "s", toolsets: ["web"], description: "d", enabled: true, created_at: "t" },
+        off: { secret: "s", enabled: false },
+        bad: { secret: "s", deliver_only: true },
+        typo: { secret: "s", colaesce: {} },
+        open: { secret: "INSECURE_NO_AUTH" },
+      }),
+    );
+    expect(source.names()).toEqual(["ok"]);
+    expect(source.lookup("ok")).toEqual({ secret: "s", toolsets: ["web"], deliver: "log", deliver_only: false, mirror_to_session: false });
+    expect(source.lookup("off")).toBeUndefined();
+    expect(lines.join("\n")).toMatch(/bad ignored: .*deliver-only needs a real delivery target/);
+    expect(lines.join("\n")).toMatch(/typo ignored/);
+    expect(lines.join("\n")).toMatch(/open ignored: INSECURE_NO_AUTH is only allowed on a loopback bind/);
+  });
+
+  it("re-reads only when the file's metadata changed", () => {
+    const { file, source } = setup();
+    const when = new Date("2026-11-22T12:00:00Z");
+    writeFileSync(file, doc({ aa: { secret: "s" } }));
+    utimesSync(file, when, when);
+    expect(source.names()).toEqual(["aa"]);
+    // Same inode, same size, same mtime: the new content is not seen (no read on the hot path).
+    writeFileSync(file, doc({ bb: { secret: "s" } }));
+    utimesSync(file, when, when);
+    expect(source.names()).toEqual(["aa"]);
+    // A real change (new mtime) is picked up on the next call.
+    utimesSync(file, when, new Date(when.getTime() + 5000));
+    expect(source.names()).toEqual(["bb"]);
+  });
+
+  it("keeps the last good set when the file becomes corrupt, and logs it; an absent file means no subscriptions", () => {
+    const { file, lines, source } = setup();
+    writeFileSync(file, doc({ aa: { secret: "s" } }));
+    expect(source.names()).toEqual(["aa"]);
+    writeFileSync(file, "{ broken");
+    expect(source.names()).toEqual(["aa"]);
+    expect(lines.some((l) => l.includes("not valid JSON") && l.includes("keeping the last good set of 1"))).toBe(true);
+    home.cleanup();
+    expect(source.names()).toEqual([]);
+  });
+
+  it("store writes are atomic, 0600, and bump the revision; a stale revision is refused", async () => {
+    const { file } = setup();
+    const store = subscriptionStore(file);
+    const first = await store.update((r) => void (r.aa = { secret: "s" }));
+    expect(first.revision).toBe(1);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    await store.update((r) => void delete r.aa, 1);
+    await expect(store.update((r) => void (r.aa = { secret: "s" }), 1)).rejects.toThrow(
+      "the subscription store changed since it was read — run the command again",
+    );
+    expect(store.read()).toEqual({ revision: 2, records: {} });
+  });
+});

@@ -1,0 +1,25 @@
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { setEnvValues, setYamlValues, webhookKeyPath } from "../../../src/io/yamlEdit.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+describe("comment-preserving edits", () => {
+  it("setYamlValues changes only the named keys and keeps comments and order", () => {
+    home = tempHome();
+    const file = home.write("config.yaml", "# top\nagent:\n  provider: echo # why\nplatforms:\n  webhook:\n    extra:\n      port: 1 # old\n");
+    const portPath = webhookKeyPath(file, "port");
+    expect(portPath).toEqual(["platforms", "webhook", "extra", "port"]);
+    setYamlValues(file, [[portPath, 9000], [webhookKeyPath(file, "enabled"), true]]);
+    expect(readFileSync(file, "utf8")).toBe("# top\nagent:\n  provider: echo # why\nplatforms:\n  webhook:\n    extra:\n      port: 9000 # old\n      enabled: true\n");
+  });
+
+  it("setEnvValues replaces keys in place (also export KEY=), appends new ones, quotes values that need it", () => {
+    home = tempHome();
+    const file = home.write(".env", "# c\nA=1\nexport B=2\n\nC=3\n");
+    setEnvValues(file, { B: "two", D: 'has space "q"' });
+    expect(readFileSync(file, "utf8")).toBe('# c\nA=1\nB=two\n\nC=3\nD="has space \\"q\\""\n');
+  });
+});
