@@ -19,21 +19,42 @@ export interface SeenCacheOptions {
   now: () => number;
 }
 
+interface Entry {
+  readonly key: string;
+  readonly expiry: number;
+}
+
+/**
+ * A Map for lookups plus an insertion-ordered array (with a moving head) for expiry and eviction.
+ * Deleting from the front of a V8 Map and iterating it from the front again is not O(1): the
+ * iterator walks every deleted slot until the table is rehashed, which made a full cache cost
+ * ~100 µs per request. The array front is O(1); stale array entries (deleted or re-added keys) are
+ * recognised by identity and skipped.
+ */
 export function createSeenCache(options: SeenCacheOptions): SeenCache {
   const { ttlMs, now } = options;
   const maxEntries = Math.max(1, Math.floor(options.maxEntries));
-  const expiresAt = new Map<string, number>();
+  const entries = new Map<string, Entry>();
+  let order: Entry[] = [];
+  let head = 0;
 
-  function sweep(at: number): void {
-    for (const [key, expiry] of expiresAt) {
-      if (expiry > at) return;
-      expiresAt.delete(key);
+  function dropFront(): void {
+    const entry = order[head] as Entry;
+    head += 1;
+    if (entries.get(entry.key) === entry) entries.delete(entry.key);
+    if (head > 1024 && head * 2 > order.length) {
+      order = order.slice(head);
+      head = 0;
     }
   }
 
+  function sweep(at: number): void {
+    while (head < order.length && (order[head] as Entry).expiry <= at) dropFront();
+  }
+
   function live(key: string, at: number): boolean {
-    const expiry = expiresAt.get(key);
-    return expiry !== undefined && expiry > at;
+    const entry = entries.get(key);
+    return entry !== undefined && entry.expiry > at;
   }
 
   return {
@@ -41,13 +62,11 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
       const at = now();
       sweep(at);
       if (live(key, at)) return true;
-      expiresAt.delete(key);
-      while (expiresAt.size >= maxEntries) {
-        const oldest = expiresAt.keys().next();
-        if (oldest.done === true) break;
-        expiresAt.delete(oldest.value);
-      }
-      expiresAt.set(key, at + ttlMs);
+      entries.delete(key);
+      while (entries.size >= maxEntries && head < order.length) dropFront();
+      const entry = { key, expiry: at + ttlMs };
+      entries.set(key, entry);
+      order.push(entry);
       return false;
     },
     has(key) {
@@ -55,10 +74,10 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
     },
     size() {
       sweep(now());
-      return expiresAt.size;
+      return entries.size;
     },
     delete(key) {
-      expiresAt.delete(key);
+      entries.delete(key);
     },
   };
 }
