@@ -21,7 +21,11 @@ function event(n: number): AcceptedEvent {
   const payload = {
     action: "synchronize",
     number: n,
-    pull_request: { number: n, title: `Change ${n}: ${"x".repeat(Number(process.env.TITLE ?? 600))}`, head: { sha: n.toString(16).padStart(40, "0") } },
+    pull_request: {
+      number: n,
+      title: `Change ${n}: ${"x".repeat(Number(process.env.TITLE ?? 600))}`,
+      head: { sha: n.toString(16).padStart(40, "0") },
+    },
     repository: { full_name: "octo/repo" },
     sender: { login: "someone" },
   };
@@ -32,7 +36,11 @@ function event(n: number): AcceptedEvent {
     event: "pull_request",
     deliveryId: `d-${n}`,
     payload,
-    headers: { "x-github-event": "pull_request", "x-github-delivery": `d-${n}`, "content-type": "application/json" },
+    headers: {
+      "x-github-event": "pull_request",
+      "x-github-delivery": `d-${n}`,
+      "content-type": "application/json",
+    },
     prompt: `Review PR #${n}: Change ${n}`,
     extra: {},
     receivedAt: Date.now(),
@@ -45,7 +53,12 @@ gc?.();
 const before = process.memoryUsage();
 let fired = 0;
 const parent = mode === "actor" ? createActor(fromCallback(() => {})).start() : undefined;
-const coalescer = createCoalescer({ dispatch: () => void (fired += 1), ...(parent === undefined ? {} : { parent, actorGroupLimit: groups }) });
+const coalescer = createCoalescer({
+  dispatch: () => {
+    fired += 1;
+  },
+  ...(parent === undefined ? {} : { parent, actorGroupLimit: groups }),
+});
 const started = performance.now();
 for (let n = 0; n < groups; n++) coalescer.offer(event(n));
 const openMs = performance.now() - started;
@@ -57,6 +70,8 @@ console.log(
 );
 const flushStart = performance.now();
 coalescer.flushAll();
-console.log(`flushAll: ${fired} dispatched in ${(performance.now() - flushStart).toFixed(0)} ms; pending now ${coalescer.pendingCount()}`);
+console.log(
+  `flushAll: ${fired} dispatched in ${(performance.now() - flushStart).toFixed(0)} ms; pending now ${coalescer.pendingCount()}`,
+);
 if (fired !== groups) process.exitCode = 1;
 process.exit();

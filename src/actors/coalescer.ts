@@ -120,8 +120,19 @@ class LightGroup implements Group {
   }
 }
 
-function actorGroup(id: string, first: AcceptedEvent, quietMs: number, maxMs: number, parent: AnyActorRef, done: (o: CoalesceGroupOutput) => void): Group {
-  const actor = createActor(coalesceGroupMachine, { parent, id, input: { item: first, quietWindowMs: quietMs, maxWaitMs: maxMs } });
+function actorGroup(
+  id: string,
+  first: AcceptedEvent,
+  quietMs: number,
+  maxMs: number,
+  parent: AnyActorRef,
+  done: (o: CoalesceGroupOutput) => void,
+): Group {
+  const actor = createActor(coalesceGroupMachine, {
+    parent,
+    id,
+    input: { item: first, quietWindowMs: quietMs, maxWaitMs: maxMs },
+  });
   actor.subscribe({ complete: () => done(actor.getSnapshot().output as CoalesceGroupOutput) });
   actor.start();
   return {
@@ -142,7 +153,12 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     actorGroups.delete(id);
     const latest = output.item as AcceptedEvent;
     options.logger?.info(
-      { route: latest.routeName, delivery_id: latest.deliveryId, superseded: output.superseded, reason: output.reason },
+      {
+        route: latest.routeName,
+        delivery_id: latest.deliveryId,
+        superseded: output.superseded,
+        reason: output.reason,
+      },
       `[webhook] ${latest.routeName}: coalesced group dispatched`,
     );
     options.dispatch(latest, output.superseded);
@@ -153,7 +169,9 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       if (policy === undefined) return "not_grouped";
       const key = renderCoalesceKey(policy.key, event.payload);
       if (key === undefined) {
-        options.logger?.debug(`[webhook] ${event.routeName}: coalesce key ${policy.key} did not resolve; dispatched at once`);
+        options.logger?.debug(
+          `[webhook] ${event.routeName}: coalesce key ${policy.key} did not resolve; dispatched at once`,
+        );
         return "not_grouped";
       }
       const id = `${event.routeName}\u0000${key}`;
@@ -168,7 +186,14 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       let group: Group;
       if (options.parent !== undefined && actorGroups.size < actorLimit) {
         actorGroups.add(id);
-        group = actorGroup(`coalesce-${seq}:${event.routeName}:${key}`, pendingCopy(event), quietMs, maxMs, options.parent, (output) => fired(id, output));
+        group = actorGroup(
+          `coalesce-${seq}:${event.routeName}:${key}`,
+          pendingCopy(event),
+          quietMs,
+          maxMs,
+          options.parent,
+          (output) => fired(id, output),
+        );
       } else {
         group = new LightGroup(pendingCopy(event), quietMs, maxMs, clock, (output) => fired(id, output));
       }

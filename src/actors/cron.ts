@@ -2,8 +2,8 @@ import { fromCallback } from "xstate";
 import type { Logger } from "../io/log.js";
 import { type CronJob, type CronStore, findJob, nextRunAfter } from "../io/stores/cronStore.js";
 import type { AcceptedEvent } from "../streams/context.js";
-import type { Deliverer } from "./deliver.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
+import type { Deliverer } from "./deliver.js";
 
 /** Runs one job's prompt as an agent run; resolves with the reply once it is delivered. */
 export type CronJobRunner = (job: CronJob, prompt: string, trigger: string) => Promise<string>;
@@ -80,7 +80,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         logger.error({ job: job.id, trigger, err: error }, `[cron] ${job.name}: run failed`);
       }
       const at = new Date(clock.now()).toISOString();
-      await record(job.id, (current) => ({ ...current, last_run: { at, status, trigger, ...(error === undefined ? {} : { error }) } }));
+      await record(job.id, (current) => ({
+        ...current,
+        last_run: { at, status, trigger, ...(error === undefined ? {} : { error }) },
+      }));
     })();
     running.add(run);
     void run.finally(() => running.delete(run));
@@ -99,7 +102,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
     for (const job of due) {
       // Advance next_run before running, so a slow or failing job is not started twice.
-      await record(job.id, (current) => ({ ...current, next_run: new Date(nextRunAfter(current.schedule, now)).toISOString() }));
+      await record(job.id, (current) => ({
+        ...current,
+        next_run: new Date(nextRunAfter(current.schedule, now)).toISOString(),
+      }));
       if (job.next_run !== undefined) launch(job, job.prompt, "schedule");
     }
     return due.filter((job) => job.next_run !== undefined).map((job) => job.id);
@@ -119,7 +125,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       try {
         job = findJob(store.read().records, jobRef);
       } catch (err) {
-        logger.error(`[webhook] ${event.routeName}: cron_job ${jobRef} not fired — ${(err as Error).message}`);
+        logger.error(
+          `[webhook] ${event.routeName}: cron_job ${jobRef} not fired — ${(err as Error).message}`,
+        );
         return "skipped";
       }
       if (job === undefined || job.state !== "enabled") {
@@ -156,15 +164,34 @@ export function cronActor(scheduler: CronScheduler) {
 }
 
 /** Runs a job's prompt with the configured agent and delivers the reply to the job's target. */
-export async function runCronJob(deps: { runner: AgentRunner; deliverer: Deliverer }, job: CronJob, prompt: string, trigger: string, signal: AbortSignal = new AbortController().signal): Promise<string> {
+export async function runCronJob(
+  deps: { runner: AgentRunner; deliverer: Deliverer },
+  job: CronJob,
+  prompt: string,
+  trigger: string,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<string> {
   const deliveryId = `cron-${job.id}-${Date.now()}`;
   const reply = await deps.runner.run(
-    { route: `cron:${job.name}`, event: trigger, deliveryId, prompt, toolsets: DEFAULT_WEBHOOK_TOOLSETS, profile: undefined },
+    {
+      route: `cron:${job.name}`,
+      event: trigger,
+      deliveryId,
+      prompt,
+      toolsets: DEFAULT_WEBHOOK_TOOLSETS,
+      profile: undefined,
+    },
     signal,
   );
   await deps.deliverer.deliver({
     target: job.deliver,
-    message: { text: reply, extra: job.deliver_extra, route: `cron:${job.name}`, deliveryId, profile: undefined },
+    message: {
+      text: reply,
+      extra: job.deliver_extra,
+      route: `cron:${job.name}`,
+      deliveryId,
+      profile: undefined,
+    },
     mode: "agent",
     mirrorToSession: false,
   });

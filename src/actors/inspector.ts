@@ -23,7 +23,9 @@ export function startInspector(port: number, note: (line: string) => void = () =
   // Starts itself (autoStart); a second start() would open a second socket and break the first.
   const inspector = createWebSocketInspector({ url: `ws://127.0.0.1:${port}` });
   const url = `http://localhost:${port}`;
-  note(`[inspect] Stately inspector bridge on ${url} (events: ws://localhost:${port}); it shows prompts and payloads — trusted machines only`);
+  note(
+    `[inspect] Stately inspector bridge on ${url} (events: ws://localhost:${port}); it shows prompts and payloads — trusted machines only`,
+  );
   return {
     inspect: (event) => inspector.inspect.next?.(event),
     url,

@@ -9,9 +9,9 @@ import { createLogger } from "../io/log.js";
 import {
   type CronJob,
   type CronJobState,
-  JOB_NAME,
   cronStore,
   findJob,
+  JOB_NAME,
   newJobId,
   nextRunAfter,
   parseSchedule,
@@ -22,8 +22,14 @@ import { createTargets } from "../io/targets/registry.js";
 /** Left-aligned columns separated by two spaces; the first row is the header. */
 export function formatTable(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n");
+  for (const row of rows) {
+    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+  }
+  return rows
+    .map((row) =>
+      row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  "),
+    )
+    .join("\n");
 }
 
 /** Collects repeated `--deliver-extra key=value` options. */
@@ -65,17 +71,24 @@ async function create(options: CreateOptions): Promise<void> {
   };
   await jobs.update((records) => {
     if (Object.values(records).some((other) => other.name === job.name)) {
-      throw new SvcError("usage", `a cron job named "${job.name}" already exists — choose another --name or remove it first`);
+      throw new SvcError(
+        "usage",
+        `a cron job named "${job.name}" already exists — choose another --name or remove it first`,
+      );
     }
     records[job.id] = job;
   });
-  process.stdout.write(`Created cron job ${job.id} (${job.name}), schedule "${job.schedule}", next run ${job.next_run}\n`);
+  process.stdout.write(
+    `Created cron job ${job.id} (${job.name}), schedule "${job.schedule}", next run ${job.next_run}\n`,
+  );
 }
 
 function list(): void {
   const jobs = Object.values(store().read().records);
   if (jobs.length === 0) {
-    process.stdout.write('No cron jobs. Create one: svc cron create --name <name> --schedule "every 1h" --prompt <text>\n');
+    process.stdout.write(
+      'No cron jobs. Create one: svc cron create --name <name> --schedule "every 1h" --prompt <text>\n',
+    );
     return;
   }
   const rows = jobs
@@ -88,7 +101,9 @@ function list(): void {
       job.state === "enabled" ? (job.next_run ?? "-") : "-",
       job.last_run === undefined ? "never" : `${job.last_run.at} ${job.last_run.status}`,
     ]);
-  process.stdout.write(`${formatTable([["ID", "NAME", "SCHEDULE", "STATE", "NEXT RUN", "LAST RUN"], ...rows])}\n`);
+  process.stdout.write(
+    `${formatTable([["ID", "NAME", "SCHEDULE", "STATE", "NEXT RUN", "LAST RUN"], ...rows])}\n`,
+  );
 }
 
 async function setState(ref: string, state: CronJobState): Promise<void> {
@@ -96,12 +111,15 @@ async function setState(ref: string, state: CronJobState): Promise<void> {
   const { result } = await jobs.update((records) => {
     const job = findJob(records, ref);
     if (job === undefined) throw unknownJob(ref, jobs.path);
-    const next_run = state === "enabled" ? new Date(nextRunAfter(job.schedule, Date.now())).toISOString() : undefined;
+    const next_run =
+      state === "enabled" ? new Date(nextRunAfter(job.schedule, Date.now())).toISOString() : undefined;
     const { next_run: _old, ...rest } = job;
     records[job.id] = { ...rest, state, ...(next_run === undefined ? {} : { next_run }) };
     return job;
   });
-  process.stdout.write(`Cron job ${result.id} (${result.name}) is now ${state === "enabled" ? "enabled" : state}\n`);
+  process.stdout.write(
+    `Cron job ${result.id} (${result.name}) is now ${state === "enabled" ? "enabled" : state}\n`,
+  );
 }
 
 async function remove(ref: string): Promise<void> {
@@ -122,11 +140,20 @@ async function runNow(ref: string): Promise<void> {
   const job = findJob(jobs.read().records, ref);
   if (job === undefined) throw unknownJob(ref, jobs.path);
   const logger = createLogger({ file: loaded.paths.gatewayLog, stdout: false });
-  const deliverer = createDeliverer({ targets: createTargets(loaded.config, { logger }), logger, paths: loaded.paths });
+  const deliverer = createDeliverer({
+    targets: createTargets(loaded.config, { logger }),
+    logger,
+    paths: loaded.paths,
+  });
   let status: "ok" | "error" = "ok";
   let error: string | undefined;
   try {
-    const reply = await runCronJob({ runner: createRunner(loaded.config.agent), deliverer }, job, job.prompt, "manual");
+    const reply = await runCronJob(
+      { runner: createRunner(loaded.config.agent), deliverer },
+      job,
+      job.prompt,
+      "manual",
+    );
     process.stdout.write(`${reply}${reply.endsWith("\n") ? "" : "\n"}`);
   } catch (err) {
     status = "error";
@@ -136,27 +163,48 @@ async function runNow(ref: string): Promise<void> {
     const at = new Date().toISOString();
     await jobs.update((records) => {
       const current = records[job.id];
-      if (current !== undefined) records[job.id] = { ...current, last_run: { at, status, trigger: "manual", ...(error === undefined ? {} : { error }) } };
+      if (current !== undefined)
+        records[job.id] = {
+          ...current,
+          last_run: { at, status, trigger: "manual", ...(error === undefined ? {} : { error }) },
+        };
     });
   }
 }
 
 /** `svc cron ...` */
 export function registerCronCommands(program: Command): void {
-  const cron = program.command("cron").description("scheduled agent jobs (also fired by cron_job webhook routes)");
+  const cron = program
+    .command("cron")
+    .description("scheduled agent jobs (also fired by cron_job webhook routes)");
   cron
     .command("create")
     .description("create a job")
     .requiredOption("--name <name>", "unique name")
-    .requiredOption("--schedule <expr>", 'cron expression (5 fields, UTC) or interval: "every 15m", "30s", "2h", "1d"')
+    .requiredOption(
+      "--schedule <expr>",
+      'cron expression (5 fields, UTC) or interval: "every 15m", "30s", "2h", "1d"',
+    )
     .requiredOption("--prompt <text>", "the prompt the agent runs")
     .option("--deliver <target>", "delivery target for the reply (default log)")
     .option("--deliver-extra <key=value>", "target-specific key (repeatable)", collectPairs)
     .action((options: CreateOptions) => create(options));
   cron.command("list").description("list jobs").action(list);
-  cron.command("pause <id-or-name>").description("stop running a job until resumed").action((ref: string) => setState(ref, "paused"));
-  cron.command("resume <id-or-name>").description("run a paused or disabled job on its schedule again").action((ref: string) => setState(ref, "enabled"));
-  cron.command("disable <id-or-name>").description("disable a job").action((ref: string) => setState(ref, "disabled"));
+  cron
+    .command("pause <id-or-name>")
+    .description("stop running a job until resumed")
+    .action((ref: string) => setState(ref, "paused"));
+  cron
+    .command("resume <id-or-name>")
+    .description("run a paused or disabled job on its schedule again")
+    .action((ref: string) => setState(ref, "enabled"));
+  cron
+    .command("disable <id-or-name>")
+    .description("disable a job")
+    .action((ref: string) => setState(ref, "disabled"));
   cron.command("remove <id-or-name>").description("delete a job").action(remove);
-  cron.command("run <id-or-name>").description("run a job once now with the configured agent and target, print the reply").action(runNow);
+  cron
+    .command("run <id-or-name>")
+    .description("run a job once now with the configured agent and target, print the reply")
+    .action(runNow);
 }

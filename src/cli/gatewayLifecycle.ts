@@ -51,11 +51,14 @@ export function gatewayAddress(paths: SvcPaths, pid?: number): { host: string; p
   return { host: webhook.host, port: webhook.port };
 }
 
-const connectHost = (host: string) => (host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host);
+const connectHost = (host: string) =>
+  host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
 
 async function health(host: string, port: number): Promise<boolean> {
   try {
-    const res = await fetch(`http://${connectHost(host)}:${port}/health`, { signal: AbortSignal.timeout(1000) });
+    const res = await fetch(`http://${connectHost(host)}:${port}/health`, {
+      signal: AbortSignal.timeout(1000),
+    });
     return res.status === 200;
   } catch {
     return false;
@@ -67,7 +70,11 @@ const LISTENING = /\[webhook\] Listening on (\S+):(\d+) /;
 async function start(options: { host?: string; port?: string; timeout: string }): Promise<void> {
   const paths = svcPaths(svcHome());
   const existing = runningPid(paths);
-  if (existing !== undefined) throw new SvcError("usage", `the gateway is already running (pid ${existing}, ${paths.pidFile}) — stop it with svc gateway stop`);
+  if (existing !== undefined)
+    throw new SvcError(
+      "usage",
+      `the gateway is already running (pid ${existing}, ${paths.pidFile}) — stop it with svc gateway stop`,
+    );
   mkdirSync(paths.logs, { recursive: true, mode: 0o700 });
   const outFile = join(paths.logs, "gateway.out");
   const offset = existsSync(outFile) ? statSync(outFile).size : 0;
@@ -75,27 +82,46 @@ async function start(options: { host?: string; port?: string; timeout: string })
   const args = [...process.execArgv, process.argv[1] as string, "gateway", "run"];
   if (options.host !== undefined) args.push("--host", options.host);
   if (options.port !== undefined) args.push("--port", options.port);
-  const child = spawn(process.execPath, args, { detached: true, stdio: ["ignore", out, out], env: process.env });
+  const child = spawn(process.execPath, args, {
+    detached: true,
+    stdio: ["ignore", out, out],
+    env: process.env,
+  });
   closeSync(out);
   let exited: number | null | undefined;
-  child.on("exit", (code) => void (exited = code));
+  child.on("exit", (code) => {
+    exited = code;
+  });
   child.unref();
   const deadline = Date.now() + Number(options.timeout) * 1000;
   const output = () => readFileSync(outFile, "utf8").slice(offset);
   while (Date.now() < deadline) {
     if (exited !== undefined) {
-      throw new SvcError("startup_refused", `the gateway exited (code ${exited}) before it answered /health:\n${output().trim()}\n(full output: ${outFile})`);
+      throw new SvcError(
+        "startup_refused",
+        `the gateway exited (code ${exited}) before it answered /health:\n${output().trim()}\n(full output: ${outFile})`,
+      );
     }
     const match = LISTENING.exec(output());
     if (match !== null && (await health(match[1] as string, Number(match[2])))) {
-      const state: GatewayState = { pid: child.pid as number, host: match[1] as string, port: Number(match[2]), started_at: new Date().toISOString() };
+      const state: GatewayState = {
+        pid: child.pid as number,
+        host: match[1] as string,
+        port: Number(match[2]),
+        started_at: new Date().toISOString(),
+      };
       writeJsonAtomic(gatewayStateFile(paths), state);
-      process.stdout.write(`Gateway started: pid ${state.pid}, listening on ${state.host}:${state.port}\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`);
+      process.stdout.write(
+        `Gateway started: pid ${state.pid}, listening on ${state.host}:${state.port}\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
+      );
       return;
     }
     await sleep(100);
   }
-  throw new SvcError("startup_refused", `the gateway (pid ${child.pid}) did not answer /health within ${options.timeout}s — see ${outFile}`);
+  throw new SvcError(
+    "startup_refused",
+    `the gateway (pid ${child.pid}) did not answer /health within ${options.timeout}s — see ${outFile}`,
+  );
 }
 
 async function stop(options: { timeout: string }): Promise<void> {
@@ -103,15 +129,24 @@ async function stop(options: { timeout: string }): Promise<void> {
   const hadFile = existsSync(paths.pidFile);
   const pid = runningPid(paths);
   if (pid === undefined) {
-    process.stdout.write(hadFile ? `The gateway is not running (removed the stale ${paths.pidFile})\n` : "The gateway is not running\n");
+    process.stdout.write(
+      hadFile
+        ? `The gateway is not running (removed the stale ${paths.pidFile})\n`
+        : "The gateway is not running\n",
+    );
     return;
   }
   process.kill(pid, "SIGTERM");
-  process.stdout.write(`Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and runs in flight finish…\n`);
+  process.stdout.write(
+    `Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and runs in flight finish…\n`,
+  );
   const deadline = Date.now() + Number(options.timeout) * 1000;
   while (alive(pid)) {
     if (Date.now() > deadline) {
-      throw new SvcError("usage", `the gateway (pid ${pid}) is still running after ${options.timeout}s — wait, or kill it with: kill -9 ${pid} (pending events are then lost)`);
+      throw new SvcError(
+        "usage",
+        `the gateway (pid ${pid}) is still running after ${options.timeout}s — wait, or kill it with: kill -9 ${pid} (pending events are then lost)`,
+      );
     }
     await sleep(100);
   }
@@ -129,7 +164,9 @@ async function status(): Promise<void> {
   }
   const { host, port } = gatewayAddress(paths, pid);
   const ok = await health(host, port);
-  process.stdout.write(`Gateway: running (pid ${pid})\nListening: ${host}:${port}\nHealth: ${ok ? "ok" : "not answering"}\n`);
+  process.stdout.write(
+    `Gateway: running (pid ${pid})\nListening: ${host}:${port}\nHealth: ${ok ? "ok" : "not answering"}\n`,
+  );
   if (!ok) process.exitCode = 1;
 }
 
@@ -147,7 +184,10 @@ export function registerGatewayLifecycleCommands(gateway: Command): void {
     .description("stop the background gateway gracefully (flushes coalesced events, finishes runs)")
     .option("--timeout <seconds>", "how long to wait for it to exit", "60")
     .action(stop);
-  gateway.command("status").description("is the gateway running, where, and does it answer /health (exit 3 when not running)").action(status);
+  gateway
+    .command("status")
+    .description("is the gateway running, where, and does it answer /health (exit 3 when not running)")
+    .action(status);
   gateway
     .command("setup")
     .description("enable the webhook adapter, choose its port and global secret (interactive, or with flags)")

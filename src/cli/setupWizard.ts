@@ -24,25 +24,34 @@ interface SetupAnswers {
 
 function parsePort(text: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text.trim()) || port < 1 || port > 65535) throw new SvcError("usage", `port: expected 1-65535, got "${text}"`);
+  if (!/^\d+$/.test(text.trim()) || port < 1 || port > 65535)
+    throw new SvcError("usage", `port: expected 1-65535, got "${text}"`);
   return port;
 }
 
 const generate = () => randomBytes(32).toString("hex");
 
 function fromFlags(options: SetupOptions, current: Record<string, string>): SetupAnswers {
-  if (options.enable && options.disable) throw new SvcError("usage", "--enable and --disable cannot be combined");
-  if (options.secret !== undefined && options.generateSecret) throw new SvcError("usage", "--secret and --generate-secret cannot be combined");
+  if (options.enable && options.disable)
+    throw new SvcError("usage", "--enable and --disable cannot be combined");
+  if (options.secret !== undefined && options.generateSecret)
+    throw new SvcError("usage", "--secret and --generate-secret cannot be combined");
   const currentPort = current.WEBHOOK_PORT ?? "8644";
   return {
-    enabled: options.disable ? false : true,
+    enabled: !options.disable,
     port: parsePort(options.port ?? currentPort),
-    secret: options.secret ?? (options.generateSecret || current.WEBHOOK_SECRET === undefined ? generate() : undefined),
+    secret:
+      options.secret ??
+      (options.generateSecret || current.WEBHOOK_SECRET === undefined ? generate() : undefined),
   };
 }
 
 async function ask(options: SetupOptions, current: Record<string, string>): Promise<SetupAnswers> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true });
+  const rl = createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    terminal: process.stdin.isTTY === true,
+  });
   // Lines are read through the iterator, not rl.question(): piped answers that arrive at once are kept.
   const lines = rl[Symbol.asyncIterator]();
   const question = async (prompt: string) => {
@@ -59,7 +68,9 @@ async function ask(options: SetupOptions, current: Record<string, string>): Prom
     const hasSecret = current.WEBHOOK_SECRET !== undefined;
     const choice = (
       await question(
-        hasSecret ? "Global secret: [k]eep the current one, [g]enerate a new one, or [e]nter your own? [k] " : "Global secret: [g]enerate one, or [e]nter your own? [g] ",
+        hasSecret
+          ? "Global secret: [k]eep the current one, [g]enerate a new one, or [e]nter your own? [k] "
+          : "Global secret: [g]enerate one, or [e]nter your own? [g] ",
       )
     )
       .trim()
@@ -85,22 +96,36 @@ async function ask(options: SetupOptions, current: Record<string, string>): Prom
 export async function runSetup(options: SetupOptions): Promise<void> {
   const paths = svcPaths(svcHome());
   const current = readEnvFile(paths.env);
-  const flagged = options.enable || options.disable || options.port !== undefined || options.secret !== undefined || options.generateSecret;
-  const answers = options.nonInteractive || (flagged && !process.stdin.isTTY) ? fromFlags(options, current) : await ask(options, current);
+  const flagged =
+    options.enable ||
+    options.disable ||
+    options.port !== undefined ||
+    options.secret !== undefined ||
+    options.generateSecret;
+  const answers =
+    options.nonInteractive || (flagged && !process.stdin.isTTY)
+      ? fromFlags(options, current)
+      : await ask(options, current);
   setEnvValues(paths.env, {
     WEBHOOK_ENABLED: String(answers.enabled),
     WEBHOOK_PORT: String(answers.port),
     ...(answers.secret === undefined ? {} : { WEBHOOK_SECRET: answers.secret }),
   });
-  const lines = [`Wrote WEBHOOK_ENABLED=${answers.enabled}, WEBHOOK_PORT=${answers.port}${answers.secret === undefined ? "" : ", WEBHOOK_SECRET"} to ${paths.env}`];
+  const lines = [
+    `Wrote WEBHOOK_ENABLED=${answers.enabled}, WEBHOOK_PORT=${answers.port}${answers.secret === undefined ? "" : ", WEBHOOK_SECRET"} to ${paths.env}`,
+  ];
   if (existsSync(paths.config)) {
     setYamlValues(paths.config, [
       [webhookKeyPath(paths.config, "enabled"), answers.enabled],
       [webhookKeyPath(paths.config, "port"), answers.port],
     ]);
-    lines.push(`Updated platforms.webhook.enabled and port in ${paths.config} (other settings and comments kept)`);
+    lines.push(
+      `Updated platforms.webhook.enabled and port in ${paths.config} (other settings and comments kept)`,
+    );
   }
   if (answers.secret !== undefined) lines.push(`Global webhook secret: ${answers.secret}`);
-  lines.push(answers.enabled ? "Start the gateway with: svc gateway start" : "The webhook adapter is disabled.");
+  lines.push(
+    answers.enabled ? "Start the gateway with: svc gateway start" : "The webhook adapter is disabled.",
+  );
   process.stdout.write(`${lines.join("\n")}\n`);
 }

@@ -4,7 +4,7 @@ import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { ROUTE_NAME } from "../config/sections/webhook.js";
 import { SvcError } from "../errors.js";
 import { cronStore, findJob } from "../io/stores/cronStore.js";
-import { type Subscription, parseSubscription, subscriptionStore } from "../io/stores/subscriptions.js";
+import { parseSubscription, type Subscription, subscriptionStore } from "../io/stores/subscriptions.js";
 import { formatTable } from "./cron.js";
 import { gatewayAddress, runningPid } from "./gatewayLifecycle.js";
 
@@ -33,11 +33,19 @@ function config(): LoadedConfig {
 }
 
 /** Where a sender reaches a route: the configured bind, with a wildcard bind shown as loopback. */
-export function subscriptionUrl(loaded: LoadedConfig, name: string, profile: string | undefined, port?: number): string {
+export function subscriptionUrl(
+  loaded: LoadedConfig,
+  name: string,
+  profile: string | undefined,
+  port?: number,
+): string {
   const webhook = loaded.config.platforms.webhook;
   const host = webhook.host === "0.0.0.0" || webhook.host === "::" ? "127.0.0.1" : webhook.host;
   const hostPart = host.includes(":") ? `[${host}]` : host;
-  const prefix = loaded.config.gateway.multiplex_profiles && profile !== undefined && profile !== "default" ? `/p/${profile}` : "";
+  const prefix =
+    loaded.config.gateway.multiplex_profiles && profile !== undefined && profile !== "default"
+      ? `/p/${profile}`
+      : "";
   return `http://${hostPart}:${port ?? webhook.port}${prefix}/webhooks/${name}`;
 }
 
@@ -49,14 +57,21 @@ function runningPort(loaded: LoadedConfig): number | undefined {
 
 function checkName(name: string): void {
   if (!ROUTE_NAME.test(name)) {
-    throw new SvcError("usage", `"${name}" is not a valid route name: use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)`);
+    throw new SvcError(
+      "usage",
+      `"${name}" is not a valid route name: use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)`,
+    );
   }
 }
 
 function existingRecord(path: string, name: string, raw: unknown): Subscription | undefined {
   if (raw === undefined) return undefined;
   const parsed = parseSubscription(path, name, raw);
-  if (!parsed.ok) throw new SvcError("store_corrupt", `the stored subscription is invalid — fix ${path} or remove it (svc webhook remove ${name}):\n${parsed.problems.join("\n")}`);
+  if (!parsed.ok)
+    throw new SvcError(
+      "store_corrupt",
+      `the stored subscription is invalid — fix ${path} or remove it (svc webhook remove ${name}):\n${parsed.problems.join("\n")}`,
+    );
   return parsed.value;
 }
 
@@ -66,19 +81,35 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   if (options.cronJob !== undefined) {
     const jobs = cronStore(loaded.paths.cronJobs);
     if (findJob(jobs.read().records, options.cronJob) === undefined) {
-      throw new SvcError("usage", `--cron-job ${options.cronJob}: no such cron job in ${jobs.path} — create it with svc cron create, or see svc cron list`);
+      throw new SvcError(
+        "usage",
+        `--cron-job ${options.cronJob}: no such cron job in ${jobs.path} — create it with svc cron create, or see svc cron list`,
+      );
     }
   }
   const store = subscriptionStore(loaded.paths.subscriptions);
   const snapshot = store.read();
   const previous = existingRecord(store.path, name, snapshot.records[name]);
   const now = new Date().toISOString();
-  const rebinding = previous !== undefined && options.routeProfile !== undefined && options.routeProfile !== previous.profile;
-  const secret = options.secret ?? (previous === undefined || rebinding ? randomBytes(32).toString("hex") : previous.secret);
-  const extra = { ...(previous?.deliver_extra ?? {}), ...(options.deliverChatId === undefined ? {} : { chat_id: options.deliverChatId }) };
+  const rebinding =
+    previous !== undefined && options.routeProfile !== undefined && options.routeProfile !== previous.profile;
+  const secret =
+    options.secret ??
+    (previous === undefined || rebinding ? randomBytes(32).toString("hex") : previous.secret);
+  const extra = {
+    ...(previous?.deliver_extra ?? {}),
+    ...(options.deliverChatId === undefined ? {} : { chat_id: options.deliverChatId }),
+  };
   const raw: Record<string, unknown> = {
     ...(previous ?? {}),
-    ...(options.events === undefined ? {} : { events: options.events.split(",").map((e) => e.trim()).filter((e) => e !== "") }),
+    ...(options.events === undefined
+      ? {}
+      : {
+          events: options.events
+            .split(",")
+            .map((e) => e.trim())
+            .filter((e) => e !== ""),
+        }),
     ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
     ...(options.deliver === undefined ? {} : { deliver: options.deliver }),
     ...(Object.keys(extra).length === 0 ? {} : { deliver_extra: extra }),
@@ -98,7 +129,9 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
     records[name] = parsed.value;
   }, snapshot.revision);
   if (loaded.config.platforms.webhook.routes[name] !== undefined) {
-    process.stderr.write(`Warning: config.yaml also defines a static route "${name}"; the static route wins over this subscription\n`);
+    process.stderr.write(
+      `Warning: config.yaml also defines a static route "${name}"; the static route wins over this subscription\n`,
+    );
   }
   process.stdout.write(
     `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
@@ -113,7 +146,9 @@ function list(): void {
   const store = subscriptionStore(loaded.paths.subscriptions);
   const entries = Object.entries(store.read().records);
   if (entries.length === 0) {
-    process.stdout.write("No dynamic subscriptions. Create one: svc webhook subscribe <name> --prompt <text>\n");
+    process.stdout.write(
+      "No dynamic subscriptions. Create one: svc webhook subscribe <name> --prompt <text>\n",
+    );
     return;
   }
   const rows = entries
@@ -122,10 +157,20 @@ function list(): void {
       const parsed = parseSubscription(store.path, name, raw);
       if (!parsed.ok) return [name, "-", "-", "-", "invalid", parsed.problems[0] ?? ""];
       const s = parsed.value;
-      const deliver = s.cron_job !== undefined ? `cron:${s.cron_job}` : `${s.deliver}${s.deliver_only ? " (direct)" : ""}`;
-      return [name, s.events?.join(",") || "(all)", deliver, s.profile ?? "default", s.enabled ? "yes" : "no", s.description ?? ""];
+      const deliver =
+        s.cron_job !== undefined ? `cron:${s.cron_job}` : `${s.deliver}${s.deliver_only ? " (direct)" : ""}`;
+      return [
+        name,
+        s.events?.join(",") || "(all)",
+        deliver,
+        s.profile ?? "default",
+        s.enabled ? "yes" : "no",
+        s.description ?? "",
+      ];
     });
-  process.stdout.write(`${formatTable([["NAME", "EVENTS", "DELIVER", "PROFILE", "ENABLED", "DESCRIPTION"], ...rows])}\n`);
+  process.stdout.write(
+    `${formatTable([["NAME", "EVENTS", "DELIVER", "PROFILE", "ENABLED", "DESCRIPTION"], ...rows])}\n`,
+  );
 }
 
 async function change(name: string, action: "remove" | "enable" | "disable"): Promise<void> {
@@ -133,14 +178,19 @@ async function change(name: string, action: "remove" | "enable" | "disable"): Pr
   const store = subscriptionStore(loaded.paths.subscriptions);
   const snapshot = store.read();
   if (snapshot.records[name] === undefined) {
-    throw new SvcError("usage", `no dynamic subscription named "${name}" in ${store.path} — see svc webhook list`);
+    throw new SvcError(
+      "usage",
+      `no dynamic subscription named "${name}" in ${store.path} — see svc webhook list`,
+    );
   }
   await store.update((records) => {
     const current = records[name] as Record<string, unknown>;
     if (action === "remove") delete records[name];
     else records[name] = { ...current, enabled: action === "enable", updated_at: new Date().toISOString() };
   }, snapshot.revision);
-  process.stdout.write(`${action === "remove" ? "Removed" : action === "enable" ? "Enabled" : "Disabled"} ${name}\n`);
+  process.stdout.write(
+    `${action === "remove" ? "Removed" : action === "enable" ? "Enabled" : "Disabled"} ${name}\n`,
+  );
 }
 
 /** Headers of the generic V2 scheme: hex HMAC-SHA256 of `<timestamp>.<body>`. */
@@ -150,13 +200,29 @@ export function signGenericV2(secret: string, body: string, nowSeconds: number):
   return { "x-webhook-timestamp": timestamp, "x-webhook-signature-v2": signature };
 }
 
-async function test(name: string, options: { payload?: string; event?: string; port?: string }): Promise<void> {
+async function test(
+  name: string,
+  options: { payload?: string; event?: string; port?: string },
+): Promise<void> {
   const loaded = config();
   const store = subscriptionStore(loaded.paths.subscriptions);
   const sub = existingRecord(store.path, name, store.read().records[name]);
-  if (sub === undefined) throw new SvcError("usage", `no dynamic subscription named "${name}" in ${store.path} — svc webhook test only sends to subscriptions (see svc webhook list)`);
-  if (!sub.enabled) process.stderr.write(`Note: ${name} is disabled; the gateway will answer 404 until svc webhook enable ${name}\n`);
-  let body = options.payload ?? JSON.stringify({ event_type: "test", message: `Test event from svc webhook test ${name}`, sent_at: new Date().toISOString() });
+  if (sub === undefined)
+    throw new SvcError(
+      "usage",
+      `no dynamic subscription named "${name}" in ${store.path} — svc webhook test only sends to subscriptions (see svc webhook list)`,
+    );
+  if (!sub.enabled)
+    process.stderr.write(
+      `Note: ${name} is disabled; the gateway will answer 404 until svc webhook enable ${name}\n`,
+    );
+  let body =
+    options.payload ??
+    JSON.stringify({
+      event_type: "test",
+      message: `Test event from svc webhook test ${name}`,
+      sent_at: new Date().toISOString(),
+    });
   try {
     JSON.parse(body);
   } catch {
@@ -176,7 +242,10 @@ async function test(name: string, options: { payload?: string; event?: string; p
   try {
     response = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.timeout(10_000) });
   } catch (err) {
-    throw new SvcError("delivery_failed", `cannot reach the gateway at ${url} (${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}) — start it with svc gateway start (or svc gateway run)`);
+    throw new SvcError(
+      "delivery_failed",
+      `cannot reach the gateway at ${url} (${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}) — start it with svc gateway start (or svc gateway run)`,
+    );
   }
   process.stdout.write(`POST ${url}\n${response.status} ${response.statusText}\n${await response.text()}\n`);
   if (response.status >= 400) process.exitCode = 1;
@@ -200,9 +269,18 @@ export function registerWebhookCommands(program: Command): void {
     .option("--mirror-to-session", "write chat deliveries into the chat's session")
     .action(subscribe);
   webhook.command("list").description("list subscriptions (no secrets)").action(list);
-  webhook.command("remove <name>").description("remove a subscription").action((name: string) => change(name, "remove"));
-  webhook.command("enable <name>").description("enable a subscription").action((name: string) => change(name, "enable"));
-  webhook.command("disable <name>").description("disable a subscription (the gateway answers 404)").action((name: string) => change(name, "disable"));
+  webhook
+    .command("remove <name>")
+    .description("remove a subscription")
+    .action((name: string) => change(name, "remove"));
+  webhook
+    .command("enable <name>")
+    .description("enable a subscription")
+    .action((name: string) => change(name, "enable"));
+  webhook
+    .command("disable <name>")
+    .description("disable a subscription (the gateway answers 404)")
+    .action((name: string) => change(name, "disable"));
   webhook
     .command("test <name>")
     .description("send a signed test event to a subscription on the running gateway")

@@ -8,11 +8,17 @@ import { writeFileAtomic } from "./stores/atomicFile.js";
  * settings survive. `path` is a list of keys from the top (`["platforms", "webhook", "port"]`).
  * The file keeps its mode (0600 when new).
  */
-export function setYamlValues(file: string, values: ReadonlyArray<readonly [readonly string[], unknown]>): void {
+export function setYamlValues(
+  file: string,
+  values: ReadonlyArray<readonly [readonly string[], unknown]>,
+): void {
   const text = existsSync(file) ? readFileSync(file, "utf8") : "";
   const doc = parseDocument(text);
   if (doc.errors.length > 0) {
-    throw new SvcError("config_invalid", `${file}: not valid YAML (${doc.errors[0]?.message.split("\n")[0]}) — fix it before running setup`);
+    throw new SvcError(
+      "config_invalid",
+      `${file}: not valid YAML (${doc.errors[0]?.message.split("\n")[0]}) — fix it before running setup`,
+    );
   }
   if (doc.contents !== null && !isMap(doc.contents)) {
     throw new SvcError("config_invalid", `${file}: the top level must be a mapping of sections`);
@@ -26,7 +32,9 @@ export function setYamlValues(file: string, values: ReadonlyArray<readonly [read
 export function webhookKeyPath(file: string, key: string): string[] {
   if (!existsSync(file)) return ["platforms", "webhook", key];
   const doc = parseDocument(readFileSync(file, "utf8"));
-  return isMap(doc.getIn(["platforms", "webhook", "extra"])) ? ["platforms", "webhook", "extra", key] : ["platforms", "webhook", key];
+  return isMap(doc.getIn(["platforms", "webhook", "extra"]))
+    ? ["platforms", "webhook", "extra", key]
+    : ["platforms", "webhook", key];
 }
 
 /**
@@ -50,5 +58,7 @@ export function setEnvValues(file: string, values: Readonly<Record<string, strin
 }
 
 function quoteEnv(value: string): string {
-  return /^[A-Za-z0-9_./:@+-]*$/.test(value) ? value : `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+  return /^[A-Za-z0-9_./:@+-]*$/.test(value)
+    ? value
+    : `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 }

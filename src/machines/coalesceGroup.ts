@@ -71,7 +71,10 @@ export const coalesceGroupMachine = setup({
       states: {
         quiet: {
           after: {
-            quietWindow: { target: "#coalesceGroup.dispatched", actions: assign({ reason: "quiet_window" as const }) },
+            quietWindow: {
+              target: "#coalesceGroup.dispatched",
+              actions: assign({ reason: "quiet_window" as const }),
+            },
           },
           on: {
             offer: { target: "quiet", reenter: true, actions: "merge" },

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { CronExpressionParser } from "cron-parser";
 import { SvcError } from "../../errors.js";
-import { type VersionedStore, createVersionedStore } from "./versionedJson.js";
+import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
 
 export type CronJobState = "enabled" | "paused" | "disabled";
 
@@ -14,7 +14,12 @@ export interface CronJob {
   readonly deliver: string;
   readonly deliver_extra: Readonly<Record<string, string>>;
   readonly state: CronJobState;
-  readonly last_run?: { readonly at: string; readonly status: "ok" | "error"; readonly trigger: string; readonly error?: string };
+  readonly last_run?: {
+    readonly at: string;
+    readonly status: "ok" | "error";
+    readonly trigger: string;
+    readonly error?: string;
+  };
   /** ISO time of the next scheduled run; absent while the job is not enabled. */
   readonly next_run?: string;
   readonly created_at: string;
@@ -44,7 +49,10 @@ export function parseSchedule(text: string): Schedule {
   try {
     CronExpressionParser.parse(trimmed, { tz: "UTC" });
   } catch (err) {
-    throw new SvcError("usage", `schedule "${text}": not a valid cron expression (${(err as Error).message})`);
+    throw new SvcError(
+      "usage",
+      `schedule "${text}": not a valid cron expression (${(err as Error).message})`,
+    );
   }
   return { kind: "cron", expression: trimmed };
 }
@@ -53,7 +61,9 @@ export function parseSchedule(text: string): Schedule {
 export function nextRunAfter(schedule: string, afterMs: number): number {
   const parsed = parseSchedule(schedule);
   if (parsed.kind === "interval") return afterMs + parsed.ms;
-  return CronExpressionParser.parse(parsed.expression, { tz: "UTC", currentDate: new Date(afterMs) }).next().getTime();
+  return CronExpressionParser.parse(parsed.expression, { tz: "UTC", currentDate: new Date(afterMs) })
+    .next()
+    .getTime();
 }
 
 export const JOB_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -70,9 +80,16 @@ export function findJob(jobs: Readonly<Record<string, CronJob>>, ref: string): C
 export type CronStore = VersionedStore<CronJob>;
 
 export function cronStore(path: string): CronStore {
-  return createVersionedStore<CronJob>(path, "jobs", "the cron job store changed since it was read — run the command again");
+  return createVersionedStore<CronJob>(
+    path,
+    "jobs",
+    "the cron job store changed since it was read — run the command again",
+  );
 }
 
 export function unknownJob(ref: string, path: string): SvcError {
-  return new SvcError("usage", `cron job "${ref}" not found in ${path} — see \`svc cron list\` for ids and names`);
+  return new SvcError(
+    "usage",
+    `cron job "${ref}" not found in ${path} — see \`svc cron list\` for ids and names`,
+  );
 }

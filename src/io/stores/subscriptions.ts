@@ -4,7 +4,7 @@ import { formatIssues } from "../../config/format.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME, type Route, routeShape } from "../../config/sections/webhook.js";
 import { describeError } from "../../errors.js";
 import type { Logger } from "../log.js";
-import { type VersionedStore, createVersionedStore } from "./versionedJson.js";
+import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
 
 /** A dynamic subscription (spec 2.6): every route property plus its own secret, a description, a switch and timestamps. */
 export const subscriptionSchema = z.strictObject({
@@ -17,7 +17,8 @@ export const subscriptionSchema = z.strictObject({
 });
 export type Subscription = z.infer<typeof subscriptionSchema>;
 
-export const STALE_SUBSCRIPTION_STORE = "the subscription store changed since it was read — run the command again";
+export const STALE_SUBSCRIPTION_STORE =
+  "the subscription store changed since it was read — run the command again";
 
 export function subscriptionStore(path: string): VersionedStore<unknown> {
   return createVersionedStore<unknown>(path, "subscriptions", STALE_SUBSCRIPTION_STORE);
@@ -26,9 +27,12 @@ export function subscriptionStore(path: string): VersionedStore<unknown> {
 /** The route-level startup rules of spec 2.2 (3, 4 and 2) as they apply to one record. */
 export function subscriptionProblems(name: string, record: Route): string[] {
   const problems: string[] = [];
-  if (!ROUTE_NAME.test(name)) problems.push(`${name}: route names use letters, digits, '.', '_' and '-' (1-64)`);
+  if (!ROUTE_NAME.test(name))
+    problems.push(`${name}: route names use letters, digits, '.', '_' and '-' (1-64)`);
   if (record.deliver_only && record.deliver === "log") {
-    problems.push(`${name}: --deliver-only needs a real delivery target — add --deliver <platform> (not log)`);
+    problems.push(
+      `${name}: --deliver-only needs a real delivery target — add --deliver <platform> (not log)`,
+    );
   }
   if (record.deliver_only && record.cron_job !== undefined) {
     problems.push(`${name}: --deliver-only and --cron-job cannot be combined — keep one of them`);
@@ -40,10 +44,17 @@ export function subscriptionProblems(name: string, record: Route): string[] {
 }
 
 /** Parses one stored record; returns the problems instead when it is invalid. */
-export function parseSubscription(file: string, name: string, raw: unknown): { ok: true; value: Subscription } | { ok: false; problems: string[] } {
+export function parseSubscription(
+  file: string,
+  name: string,
+  raw: unknown,
+): { ok: true; value: Subscription } | { ok: false; problems: string[] } {
   const parsed = subscriptionSchema.safeParse(raw);
   if (!parsed.success) {
-    return { ok: false, problems: formatIssues(`${file}: subscriptions.${name}`, parsed.error.issues).split("\n") };
+    return {
+      ok: false,
+      problems: formatIssues(`${file}: subscriptions.${name}`, parsed.error.issues).split("\n"),
+    };
   }
   const problems = subscriptionProblems(name, parsed.data);
   return problems.length === 0 ? { ok: true, value: parsed.data } : { ok: false, problems };
@@ -66,7 +77,11 @@ export interface SubscriptionSourceOptions {
  * Reads `webhook_subscriptions.json` again only when its inode, size or mtime changed (one `statSync`
  * per call). A corrupt file is logged and the last good set kept; invalid and disabled records are dropped.
  */
-export function createSubscriptionSource(path: string, logger: Logger, options: SubscriptionSourceOptions = {}): SubscriptionSource {
+export function createSubscriptionSource(
+  path: string,
+  logger: Logger,
+  options: SubscriptionSourceOptions = {},
+): SubscriptionSource {
   const store = subscriptionStore(path);
   let stamp = "";
   let active = new Map<string, Subscription>();
@@ -95,7 +110,9 @@ export function createSubscriptionSource(path: string, logger: Logger, options: 
         }
         if (!parsed.value.enabled) continue;
         if (parsed.value.secret === INSECURE_NO_AUTH && options.loopback === false) {
-          logger.error(`[webhook] dynamic subscription ${name} ignored: INSECURE_NO_AUTH is only allowed on a loopback bind`);
+          logger.error(
+            `[webhook] dynamic subscription ${name} ignored: INSECURE_NO_AUTH is only allowed on a loopback bind`,
+          );
           continue;
         }
         loaded.set(name, parsed.value);
@@ -103,7 +120,9 @@ export function createSubscriptionSource(path: string, logger: Logger, options: 
       active = loaded;
       logger.info(`[webhook] loaded ${loaded.size} dynamic subscription(s) from ${path}`);
     } catch (err) {
-      logger.error(`[webhook] ${describeError(err)}; keeping the last good set of ${active.size} subscription(s)`);
+      logger.error(
+        `[webhook] ${describeError(err)}; keeping the last good set of ${active.size} subscription(s)`,
+      );
     }
     return active;
   }

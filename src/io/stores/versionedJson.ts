@@ -22,10 +22,17 @@ export interface VersionedStore<T> {
    * Applies `change` to the freshest records under the lock and writes revision + 1. With
    * `expectedRevision`, refuses (`store_conflict`) when the file is no longer at that revision.
    */
-  update<R>(change: (records: Record<string, T>) => R, expectedRevision?: number): Promise<{ result: R; revision: number }>;
+  update<R>(
+    change: (records: Record<string, T>) => R,
+    expectedRevision?: number,
+  ): Promise<{ result: R; revision: number }>;
 }
 
-export function createVersionedStore<T>(path: string, field: string, conflictMessage: string): VersionedStore<T> {
+export function createVersionedStore<T>(
+  path: string,
+  field: string,
+  conflictMessage: string,
+): VersionedStore<T> {
   function read(): VersionedSnapshot<T> {
     let text: string;
     try {
@@ -38,7 +45,10 @@ export function createVersionedStore<T>(path: string, field: string, conflictMes
     try {
       parsed = JSON.parse(text);
     } catch (err) {
-      throw new SvcError("store_corrupt", `${path}: not valid JSON (${(err as Error).message}) — fix or remove the file`);
+      throw new SvcError(
+        "store_corrupt",
+        `${path}: not valid JSON (${(err as Error).message}) — fix or remove the file`,
+      );
     }
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
       throw new SvcError("store_corrupt", `${path}: expected a JSON object with "${field}"`);

@@ -15,24 +15,57 @@ describe("svc cron (real subprocesses)", () => {
   });
   afterAll(() => home.cleanup());
 
-  const jobs = () => JSON.parse(readFileSync(join(home.dir, "cron", "jobs.json"), "utf8")).jobs as Record<string, Record<string, unknown>>;
+  const jobs = () =>
+    JSON.parse(readFileSync(join(home.dir, "cron", "jobs.json"), "utf8")).jobs as Record<
+      string,
+      Record<string, unknown>
+    >;
 
   it("create stores the job (0600) with its next run; list shows it", async () => {
-    const created = await svc(home, ["cron", "create", "--name", "digest", "--schedule", "every 15m", "--prompt", "Summarize the day", "--deliver-extra", "chat_id=42"]);
+    const created = await svc(home, [
+      "cron",
+      "create",
+      "--name",
+      "digest",
+      "--schedule",
+      "every 15m",
+      "--prompt",
+      "Summarize the day",
+      "--deliver-extra",
+      "chat_id=42",
+    ]);
     expect(created.code).toBe(0);
     const id = /Created cron job ([0-9a-f]+) \(digest\)/.exec(created.stdout)?.[1];
     expect(id).toBeDefined();
     const job = jobs()[id as string];
-    expect(job).toMatchObject({ name: "digest", schedule: "every 15m", prompt: "Summarize the day", deliver: "log", deliver_extra: { chat_id: "42" }, state: "enabled" });
+    expect(job).toMatchObject({
+      name: "digest",
+      schedule: "every 15m",
+      prompt: "Summarize the day",
+      deliver: "log",
+      deliver_extra: { chat_id: "42" },
+      state: "enabled",
+    });
     expect(Date.parse(job?.next_run as string) - Date.parse(job?.created_at as string)).toBe(15 * 60_000);
     expect((await import("node:fs")).statSync(join(home.dir, "cron", "jobs.json")).mode & 0o777).toBe(0o600);
     const list = await svc(home, ["cron", "list"]);
     expect(list.stdout).toMatch(/^ID\s+NAME\s+SCHEDULE\s+STATE\s+NEXT RUN\s+LAST RUN$/m);
-    expect(list.stdout).toMatch(new RegExp(`^${id}\\s+digest\\s+every 15m\\s+enabled\\s+\\S+Z\\s+never$`, "m"));
+    expect(list.stdout).toMatch(
+      new RegExp(`^${id}\\s+digest\\s+every 15m\\s+enabled\\s+\\S+Z\\s+never$`, "m"),
+    );
   });
 
   it("refuses a bad schedule, a duplicate name and an unknown job with clear messages", async () => {
-    const bad = await svc(home, ["cron", "create", "--name", "x", "--schedule", "61 * * * *", "--prompt", "p"]);
+    const bad = await svc(home, [
+      "cron",
+      "create",
+      "--name",
+      "x",
+      "--schedule",
+      "61 * * * *",
+      "--prompt",
+      "p",
+    ]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('schedule "61 * * * *": not a valid cron expression');
     const dup = await svc(home, ["cron", "create", "--name", "digest", "--schedule", "1h", "--prompt", "p"]);

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -21,7 +21,13 @@ describe("graceful stop observed from outside (issue 3 Tests)", () => {
       "config.yaml",
       stringify(
         cliConfig(
-          { gh: { secret: "INSECURE_NO_AUTH", prompt: "PR {pull_request.number} rev {rev}", coalesce: { key: "pull_request.number", window_seconds: 120 } } },
+          {
+            gh: {
+              secret: "INSECURE_NO_AUTH",
+              prompt: "PR {pull_request.number} rev {rev}",
+              coalesce: { key: "pull_request.number", window_seconds: 120 },
+            },
+          },
           { agent: recorderAgent() },
         ),
       ),
@@ -33,7 +39,11 @@ describe("graceful stop observed from outside (issue 3 Tests)", () => {
     for (let rev = 0; rev < 4; rev++) {
       for (let number = 1; number <= 3; number++) {
         sends.push(
-          postJson(`http://127.0.0.1:${port}/webhooks/gh`, { pull_request: { number }, rev }, { "x-forge-delivery": `pr${number}-rev${rev}` }),
+          postJson(
+            `http://127.0.0.1:${port}/webhooks/gh`,
+            { pull_request: { number }, rev },
+            { "x-forge-delivery": `pr${number}-rev${rev}` },
+          ),
         );
       }
       await Promise.all(sends);
@@ -44,7 +54,9 @@ describe("graceful stop observed from outside (issue 3 Tests)", () => {
     const stopped = await svc(home, ["gateway", "stop"]);
     expect(stopped.code).toBe(0);
     expect(stopped.stdout).toContain("Gateway stopped");
-    const runs = readdirSync(join(home.dir, "runs")).filter((f) => f.endsWith(".json")).sort();
+    const runs = readdirSync(join(home.dir, "runs"))
+      .filter((f) => f.endsWith(".json"))
+      .sort();
     expect(runs).toEqual(["pr1-rev3.json", "pr2-rev3.json", "pr3-rev3.json"]);
     for (const number of [1, 2, 3]) {
       const run = JSON.parse(readFileSync(join(home.dir, "runs", `pr${number}-rev3.json`), "utf8"));

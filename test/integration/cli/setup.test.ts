@@ -27,18 +27,29 @@ describe("svc gateway setup", () => {
     home = tempHome();
     home.write(".env", "# secrets\nGH_SECRET=abc\nexport WEBHOOK_PORT=1\n");
     home.write("config.yaml", CONFIG);
-    const res = await svc(home, ["gateway", "setup", "--non-interactive", "--enable", "--port", "9100", "--generate-secret"]);
+    const res = await svc(home, [
+      "gateway",
+      "setup",
+      "--non-interactive",
+      "--enable",
+      "--port",
+      "9100",
+      "--generate-secret",
+    ]);
     expect(res.code).toBe(0);
     const secret = /Global webhook secret: ([0-9a-f]{64})/.exec(res.stdout)?.[1];
     expect(secret).toBeDefined();
     const env = readFileSync(join(home.dir, ".env"), "utf8");
-    expect(env).toBe(`# secrets\nGH_SECRET=abc\nWEBHOOK_PORT=9100\nWEBHOOK_ENABLED=true\nWEBHOOK_SECRET=${secret}\n`);
+    expect(env).toBe(
+      `# secrets\nGH_SECRET=abc\nWEBHOOK_PORT=9100\nWEBHOOK_ENABLED=true\nWEBHOOK_SECRET=${secret}\n`,
+    );
     expect(statSync(join(home.dir, ".env")).mode & 0o777).toBe(0o600);
     const yaml = readFileSync(join(home.dir, "config.yaml"), "utf8");
     expect(yaml).toContain("# my gateway");
     expect(yaml).toContain("provider: echo # the default");
     expect(yaml).toMatch(/enabled: true\s+# off for now/);
     expect(yaml).toContain("port: 9100");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own interpolation syntax
     expect(yaml).toContain("secret: ${GH_SECRET} # from .env");
     expect(yaml).not.toContain(secret as string);
     const loaded = loadConfig({ home: home.dir, env: {} });
@@ -50,7 +61,9 @@ describe("svc gateway setup", () => {
     home = tempHome();
     home.write(".env", "WEBHOOK_SECRET=keep-me\n");
     await svc(home, ["gateway", "setup", "--non-interactive", "--disable"]);
-    expect(readFileSync(join(home.dir, ".env"), "utf8")).toBe("WEBHOOK_SECRET=keep-me\nWEBHOOK_ENABLED=false\nWEBHOOK_PORT=8644\n");
+    expect(readFileSync(join(home.dir, ".env"), "utf8")).toBe(
+      "WEBHOOK_SECRET=keep-me\nWEBHOOK_ENABLED=false\nWEBHOOK_PORT=8644\n",
+    );
     await svc(home, ["gateway", "setup", "--non-interactive", "--secret", "mine with spaces"]);
     expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.secret).toBe("mine with spaces");
   });

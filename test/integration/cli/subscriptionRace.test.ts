@@ -11,17 +11,33 @@ afterEach(() => home.cleanup());
 /** Starts the stale writer; resolves once it has read the store, with a function that lets it write. */
 function staleWriter(name: string) {
   const go = join(home.dir, "go");
-  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "fixtures/staleWriter.ts"), join(home.dir, "webhook_subscriptions.json"), name, go], {
-    env: { PATH: process.env.PATH ?? "", SVC_HOME: home.dir },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(import.meta.dirname, "fixtures/staleWriter.ts"),
+      join(home.dir, "webhook_subscriptions.json"),
+      name,
+      go,
+    ],
+    {
+      env: { PATH: process.env.PATH ?? "", SVC_HOME: home.dir },
+    },
+  );
   let out = "";
   child.stdout.on("data", (d) => (out += d));
-  const done = new Promise<{ code: number | null; out: string }>((resolve) => child.on("close", (code) => resolve({ code, out })));
-  const ready = new Promise<void>((resolve) => child.stdout.on("data", () => out.includes("read revision") && resolve()));
+  const done = new Promise<{ code: number | null; out: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code, out })),
+  );
+  const ready = new Promise<void>((resolve) =>
+    child.stdout.on("data", () => out.includes("read revision") && resolve()),
+  );
   return { ready, release: () => writeFileSync(go, ""), done };
 }
 
-const subscriptions = () => JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8")).subscriptions;
+const subscriptions = () =>
+  JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8")).subscriptions;
 
 describe("subscription store: serialized updates, stale writers refused (spec 3.2), two real processes", () => {
   it("a writer that read before `svc webhook remove` cannot bring the route back", async () => {
@@ -61,9 +77,14 @@ describe("subscription store: serialized updates, stale writers refused (spec 3.
 
   it("two CLI processes subscribing at once: the file stays valid and holds every write that reported success", async () => {
     home = tempHome();
-    const [a, b] = await Promise.all([svc(home, ["webhook", "subscribe", "one"]), svc(home, ["webhook", "subscribe", "two"])]);
+    const [a, b] = await Promise.all([
+      svc(home, ["webhook", "subscribe", "one"]),
+      svc(home, ["webhook", "subscribe", "two"]),
+    ]);
     const stored = Object.keys(subscriptions()).sort();
-    const succeeded = [a.code === 0 ? "one" : undefined, b.code === 0 ? "two" : undefined].filter((n) => n !== undefined);
+    const succeeded = [a.code === 0 ? "one" : undefined, b.code === 0 ? "two" : undefined].filter(
+      (n) => n !== undefined,
+    );
     expect(stored).toEqual(succeeded.sort());
     for (const r of [a, b]) if (r.code !== 0) expect(r.stderr).toContain("run the command again");
   });

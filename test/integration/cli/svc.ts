@@ -11,11 +11,19 @@ export interface SvcResult {
 }
 
 /** Runs `svc <args>` as a real subprocess against `home` and waits for it to exit. */
-export function svc(home: TempHome, args: readonly string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<SvcResult> {
+export function svc(
+  home: TempHome,
+  args: readonly string[],
+  options: { input?: string; env?: Record<string, string> } = {},
+): Promise<SvcResult> {
   return runNode(home, [MAIN, ...args], options);
 }
 
-export function runNode(home: TempHome, args: readonly string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<SvcResult> {
+export function runNode(
+  home: TempHome,
+  args: readonly string[],
+  options: { input?: string; env?: Record<string, string> } = {},
+): Promise<SvcResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", ...args], {
       env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, ...options.env },
@@ -32,6 +40,12 @@ export function runNode(home: TempHome, args: readonly string[], options: { inpu
 }
 
 /** config.yaml for CLI tests: loopback, port 0 (a free port), the given routes and agent. */
-export function cliConfig(routes: Record<string, unknown> = {}, rest: Record<string, unknown> = {}): Record<string, unknown> {
-  return { ...rest, platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, rate_limit: 1000, routes } } };
+export function cliConfig(
+  routes: Record<string, unknown> = {},
+  rest: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    ...rest,
+    platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, rate_limit: 1000, routes } },
+  };
 }

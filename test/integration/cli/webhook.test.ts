@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -13,7 +13,10 @@ describe("svc webhook (real subprocesses, real gateway)", () => {
   beforeAll(() => {
     home = tempHome();
     home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
-    home.write("config.yaml", stringify(cliConfig({ fixed: { secret: "s", prompt: "x" } }, { agent: recorderAgent() })));
+    home.write(
+      "config.yaml",
+      stringify(cliConfig({ fixed: { secret: "s", prompt: "x" } }, { agent: recorderAgent() })),
+    );
   });
   afterAll(async () => {
     await svc(home, ["gateway", "stop"]);
@@ -22,12 +25,32 @@ describe("svc webhook (real subprocesses, real gateway)", () => {
   const store = () => JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8"));
 
   it("subscribe stores a 0600 record with a generated secret, prints the URL and the secret", async () => {
-    const res = await svc(home, ["webhook", "subscribe", "gh", "--events", "pull_request,push", "--prompt", "PR {number}", "--description", "GitHub PRs", "--deliver-chat-id", "77"]);
+    const res = await svc(home, [
+      "webhook",
+      "subscribe",
+      "gh",
+      "--events",
+      "pull_request,push",
+      "--prompt",
+      "PR {number}",
+      "--description",
+      "GitHub PRs",
+      "--deliver-chat-id",
+      "77",
+    ]);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("URL:    http://127.0.0.1:0/webhooks/gh");
     const secret = SECRET_LINE.exec(res.stdout)?.[1];
     const record = store().subscriptions.gh;
-    expect(record).toMatchObject({ events: ["pull_request", "push"], prompt: "PR {number}", description: "GitHub PRs", deliver: "log", deliver_extra: { chat_id: "77" }, enabled: true, secret });
+    expect(record).toMatchObject({
+      events: ["pull_request", "push"],
+      prompt: "PR {number}",
+      description: "GitHub PRs",
+      deliver: "log",
+      deliver_extra: { chat_id: "77" },
+      enabled: true,
+      secret,
+    });
     expect(record.created_at).toBe(record.updated_at);
     expect(statSync(join(home.dir, "webhook_subscriptions.json")).mode & 0o777).toBe(0o600);
   });
@@ -35,13 +58,25 @@ describe("svc webhook (real subprocesses, real gateway)", () => {
   it("re-subscribing updates and keeps the secret; rebinding the profile rotates it; --secret overrides", async () => {
     const before = store().subscriptions.gh.secret;
     await svc(home, ["webhook", "subscribe", "gh", "--prompt", "PR #{number}"]);
-    expect(store().subscriptions.gh).toMatchObject({ prompt: "PR #{number}", secret: before, events: ["pull_request", "push"] });
+    expect(store().subscriptions.gh).toMatchObject({
+      prompt: "PR #{number}",
+      secret: before,
+      events: ["pull_request", "push"],
+    });
     const rebound = await svc(home, ["webhook", "subscribe", "gh", "--route-profile", "work"]);
     expect(rebound.stdout).toContain("(rotated)");
     const rotated = store().subscriptions.gh.secret;
     expect(rotated).not.toBe(before);
     expect(rotated).toMatch(/^[0-9a-f]{64}$/);
-    await svc(home, ["webhook", "subscribe", "gh", "--route-profile", "home", "--secret", "chosen-by-receiver"]);
+    await svc(home, [
+      "webhook",
+      "subscribe",
+      "gh",
+      "--route-profile",
+      "home",
+      "--secret",
+      "chosen-by-receiver",
+    ]);
     expect(store().subscriptions.gh).toMatchObject({ profile: "home", secret: "chosen-by-receiver" });
   });
 
@@ -54,7 +89,16 @@ describe("svc webhook (real subprocesses, real gateway)", () => {
     const direct = await svc(home, ["webhook", "subscribe", "d", "--deliver-only"]);
     expect(direct.stderr).toContain("--deliver-only needs a real delivery target");
     await svc(home, ["cron", "create", "--name", "triage", "--schedule", "1h", "--prompt", "p"]);
-    const both = await svc(home, ["webhook", "subscribe", "d", "--deliver-only", "--deliver", "chat_1", "--cron-job", "triage"]);
+    const both = await svc(home, [
+      "webhook",
+      "subscribe",
+      "d",
+      "--deliver-only",
+      "--deliver",
+      "chat_1",
+      "--cron-job",
+      "triage",
+    ]);
     expect(both.stderr).toContain("--deliver-only and --cron-job cannot be combined");
     expect(Object.keys(store().subscriptions)).toEqual(["gh"]);
   });
@@ -83,10 +127,15 @@ describe("svc webhook (real subprocesses, real gateway)", () => {
     expect(sent.code).toBe(0);
     expect(sent.stdout).toMatch(/^202 /m);
     const id = /"delivery_id":"([^"]+)"/.exec(sent.stdout)?.[1] as string;
-    const run = await vi.waitFor(() => JSON.parse(readFileSync(join(home.dir, "runs", `${id}.json`), "utf8")), { timeout: 10_000, interval: 50 });
+    const run = await vi.waitFor(
+      () => JSON.parse(readFileSync(join(home.dir, "runs", `${id}.json`), "utf8")),
+      { timeout: 10_000, interval: 50 },
+    );
     expect(run.prompt).toBe("got Test event from svc webhook test t");
 
-    expect((await svc(home, ["webhook", "test", "fixed"])).stderr).toContain('no dynamic subscription named "fixed"');
+    expect((await svc(home, ["webhook", "test", "fixed"])).stderr).toContain(
+      'no dynamic subscription named "fixed"',
+    );
     expect((await svc(home, ["webhook", "disable", "t"])).stdout).toBe("Disabled t\n");
     const disabled = await svc(home, ["webhook", "test", "t"]);
     expect(disabled.stdout).toMatch(/^404 /m);
@@ -94,7 +143,9 @@ describe("svc webhook (real subprocesses, real gateway)", () => {
     await svc(home, ["webhook", "enable", "t"]);
     expect((await svc(home, ["webhook", "test", "t"])).stdout).toMatch(/^202 /m);
     expect((await svc(home, ["webhook", "remove", "t"])).stdout).toBe("Removed t\n");
-    expect((await svc(home, ["webhook", "remove", "t"])).stderr).toContain('no dynamic subscription named "t"');
+    expect((await svc(home, ["webhook", "remove", "t"])).stderr).toContain(
+      'no dynamic subscription named "t"',
+    );
 
     const stopped = await svc(home, ["gateway", "stop"]);
     expect(stopped.stdout).toContain("Gateway stopped");

@@ -15,6 +15,11 @@ import {
 import { postJson } from "../../helpers/http.js";
 
 let gw: TestGateway | undefined;
+/** The gateway of the running test. */
+function live(): TestGateway {
+  if (gw === undefined) throw new Error("no gateway running");
+  return gw;
+}
 afterEach(async () => {
   await gw?.stop();
   gw = undefined;
@@ -25,10 +30,14 @@ const pr = (id: string, number?: number) => ({
   body: number === undefined ? { action: "edited" } : { action: "synchronize", pull_request: { number } },
   headers: { "x-forge-delivery": id, "x-forge-event": "pull_request" },
 });
-const send = (path: string, event: { body: unknown; headers: Record<string, string> }) => postJson(gw!.url(path), event.body, event.headers);
+const send = (path: string, event: { body: unknown; headers: Record<string, string> }) =>
+  postJson(live().url(path), event.body, event.headers);
 const recorded = (g: TestGateway) => {
   try {
-    return readdirSync(join(g.home.dir, "runs")).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5)).sort();
+    return readdirSync(join(g.home.dir, "runs"))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => f.slice(0, -5))
+      .sort();
   } catch {
     return [];
   }
@@ -39,16 +48,35 @@ describe("coalescing over HTTP (spec 3.1, short windows)", () => {
     gw = await startTestGateway({
       files: { "agent/recorder.sh": RECORDER_AGENT },
       config: webhookConfig(
-        { gh: { secret: OPEN, prompt: "PR {pull_request.number} {action}", coalesce: { key: "pull_request.number", window_seconds: 0.3, max_wait_seconds: 10 } } },
+        {
+          gh: {
+            secret: OPEN,
+            prompt: "PR {pull_request.number} {action}",
+            coalesce: { key: "pull_request.number", window_seconds: 0.3, max_wait_seconds: 10 },
+          },
+        },
         { rate_limit: 1000 },
         { agent: recorderAgent() },
       ),
     });
     const answers = [];
-    for (const [id, n] of [["a1", 1], ["b1", 2], ["a2", 1], ["a3", 1], ["b2", 2]] as const) answers.push(await send("/webhooks/gh", pr(id, n)));
+    for (const [id, n] of [
+      ["a1", 1],
+      ["b1", 2],
+      ["a2", 1],
+      ["a3", 1],
+      ["b2", 2],
+    ] as const)
+      answers.push(await send("/webhooks/gh", pr(id, n)));
     expect(answers.map((a) => [a.status, a.body.status])).toEqual(Array(5).fill([202, "coalesced"]));
-    expect(await send("/webhooks/gh", pr("a3", 1))).toMatchObject({ status: 200, body: { status: "duplicate" } });
-    expect(await send("/webhooks/gh", pr("x1"))).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "x1" } });
+    expect(await send("/webhooks/gh", pr("a3", 1))).toMatchObject({
+      status: 200,
+      body: { status: "duplicate" },
+    });
+    expect(await send("/webhooks/gh", pr("x1"))).toMatchObject({
+      status: 202,
+      body: { status: "accepted", delivery_id: "x1" },
+    });
 
     const a3 = await waitForRun(gw, "a3");
     const b2 = await waitForRun(gw, "b2");
@@ -62,20 +90,30 @@ describe("coalescing over HTTP (spec 3.1, short windows)", () => {
     gw = await startTestGateway({
       files: { "agent/recorder.sh": RECORDER_AGENT },
       config: webhookConfig(
-        { gh: { secret: OPEN, prompt: "{action}", coalesce: { key: "pull_request.number", window_seconds: 0.4, max_wait_seconds: 0.9 } } },
+        {
+          gh: {
+            secret: OPEN,
+            prompt: "{action}",
+            coalesce: { key: "pull_request.number", window_seconds: 0.4, max_wait_seconds: 0.9 },
+          },
+        },
         { rate_limit: 1000 },
         { agent: recorderAgent() },
       ),
     });
     const started = Date.now();
     let i = 0;
-    while (readRun(gw.home, `m${i - 1}`) === undefined && recorded(gw).length === 0 && Date.now() - started < 5000) {
+    while (
+      readRun(gw.home, `m${i - 1}`) === undefined &&
+      recorded(gw).length === 0 &&
+      Date.now() - started < 5000
+    ) {
       await send("/webhooks/gh", pr(`m${i}`, 9));
       i += 1;
       await new Promise((r) => setTimeout(r, 100));
     }
     const runs = await vi.waitFor(() => {
-      const found = recorded(gw!);
+      const found = recorded(live());
       if (found.length === 0) throw new Error("no run yet");
       return found;
     });
@@ -87,7 +125,13 @@ describe("coalescing over HTTP (spec 3.1, short windows)", () => {
     gw = await startTestGateway({
       files: { "agent/recorder.sh": RECORDER_AGENT },
       config: webhookConfig(
-        { gh: { secret: OPEN, prompt: "{action}", coalesce: { key: "pull_request.number", window_seconds: 60 } } },
+        {
+          gh: {
+            secret: OPEN,
+            prompt: "{action}",
+            coalesce: { key: "pull_request.number", window_seconds: 60 },
+          },
+        },
         { rate_limit: 1000 },
         { agent: recorderAgent() },
       ),
@@ -103,17 +147,33 @@ describe("coalescing over HTTP (spec 3.1, short windows)", () => {
 });
 
 describe("dynamic subscriptions through the gateway (spec 2.6, 4.3)", () => {
-  const record = (secret: string, extra: Record<string, unknown> = {}) => ({ secret, prompt: "dyn {action}", enabled: true, ...extra });
+  const record = (secret: string, extra: Record<string, unknown> = {}) => ({
+    secret,
+    prompt: "dyn {action}",
+    enabled: true,
+    ...extra,
+  });
   const signed = (path: string, secret: string, id: string) => {
     const body = JSON.stringify({ action: id });
-    return postJson(gw!.url(path), body, { ...signGenericV2(secret, body, Math.floor(gw!.clock.now() / 1000)), "x-request-id": id });
+    return postJson(live().url(path), body, {
+      ...signGenericV2(secret, body, Math.floor(live().clock.now() / 1000)),
+      "x-request-id": id,
+    });
   };
 
   it("serves subscriptions from the file, re-reads it when it changes, keeps the last good set when corrupt, and lets static routes win", async () => {
-    const subs = (records: Record<string, unknown>) => JSON.stringify({ revision: 1, subscriptions: records });
+    const subs = (records: Record<string, unknown>) =>
+      JSON.stringify({ revision: 1, subscriptions: records });
     gw = await startTestGateway({
-      files: { "agent/recorder.sh": RECORDER_AGENT, "webhook_subscriptions.json": subs({ dyn: record("s1"), fixed: record("dynamic-secret") }) },
-      config: webhookConfig({ fixed: { secret: "static-secret", prompt: "static {action}" } }, { rate_limit: 1000 }, { agent: recorderAgent() }),
+      files: {
+        "agent/recorder.sh": RECORDER_AGENT,
+        "webhook_subscriptions.json": subs({ dyn: record("s1"), fixed: record("dynamic-secret") }),
+      },
+      config: webhookConfig(
+        { fixed: { secret: "static-secret", prompt: "static {action}" } },
+        { rate_limit: 1000 },
+        { agent: recorderAgent() },
+      ),
     });
     const file = join(gw.home.dir, "webhook_subscriptions.json");
     expect(await signed("/webhooks/dyn", "s1", "r1")).toMatchObject({ status: 202 });
@@ -135,15 +195,25 @@ describe("dynamic subscriptions through the gateway (spec 2.6, 4.3)", () => {
 
 describe("cron_job routes (spec 3.2)", () => {
   const job = (id: string, name: string, state: string) => ({
-    id, name, schedule: "every 1d", prompt: `job ${name}`, deliver: "log", deliver_extra: {}, state,
-    next_run: "2099-01-01T00:00:00.000Z", created_at: "2026-11-22T00:00:00.000Z",
+    id,
+    name,
+    schedule: "every 1d",
+    prompt: `job ${name}`,
+    deliver: "log",
+    deliver_extra: {},
+    state,
+    next_run: "2099-01-01T00:00:00.000Z",
+    created_at: "2026-11-22T00:00:00.000Z",
   });
 
   it("an enabled job is fired with the event (202); a paused job is not fired, the event is logged and dropped (202)", async () => {
     gw = await startTestGateway({
       files: {
         "agent/recorder.sh": RECORDER_AGENT,
-        "cron/jobs.json": JSON.stringify({ revision: 1, jobs: { j1: job("j1", "triage", "enabled"), j2: job("j2", "sleepy", "paused") } }),
+        "cron/jobs.json": JSON.stringify({
+          revision: 1,
+          jobs: { j1: job("j1", "triage", "enabled"), j2: job("j2", "sleepy", "paused") },
+        }),
       },
       config: webhookConfig(
         { fire: { secret: OPEN, cron_job: "triage" }, held: { secret: OPEN, cron_job: "j2" } },
@@ -151,18 +221,28 @@ describe("cron_job routes (spec 3.2)", () => {
         { agent: recorderAgent() },
       ),
     });
-    expect(await send("/webhooks/fire", pr("c1", 4))).toMatchObject({ status: 202, body: { status: "accepted" } });
-    const run = await vi.waitFor(() => {
-      const found = recorded(gw!);
-      if (found.length === 0) throw new Error("no run yet");
-      return readRun(gw!.home, found[0] as string);
+    expect(await send("/webhooks/fire", pr("c1", 4))).toMatchObject({
+      status: 202,
+      body: { status: "accepted" },
     });
-    expect(run?.prompt).toContain("job triage\n\n[Webhook event: route fire, event pull_request, delivery c1]");
+    const run = await vi.waitFor(() => {
+      const found = recorded(live());
+      if (found.length === 0) throw new Error("no run yet");
+      return readRun(live().home, found[0] as string);
+    });
+    expect(run?.prompt).toContain(
+      "job triage\n\n[Webhook event: route fire, event pull_request, delivery c1]",
+    );
     expect(run?.route).toBe("cron:triage");
 
     expect(await send("/webhooks/held", pr("c2", 5))).toMatchObject({ status: 202 });
     await vi.waitFor(() => {
-      if (!gw!.logs().some((l) => l.msg.includes("cron_job j2 is paused; event dropped"))) throw new Error("not logged yet");
+      if (
+        !live()
+          .logs()
+          .some((l) => l.msg.includes("cron_job j2 is paused; event dropped"))
+      )
+        throw new Error("not logged yet");
     });
     expect(recorded(gw)).toHaveLength(1);
   });

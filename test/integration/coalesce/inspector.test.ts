@@ -1,7 +1,7 @@
-import { stringify } from "yaml";
-import type { InspectionEvent } from "xstate";
-import { afterEach, describe, expect, it, vi } from "vitest";
 import { createWebSocketReceiver } from "@statelyai/inspect";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { AnyActorRef, InspectionEvent } from "xstate";
+import { stringify } from "yaml";
 import { startInspector } from "../../../src/actors/inspector.js";
 import { type Gateway, startGateway } from "../../../src/gateway.js";
 import { silentLogger } from "../../../src/io/log.js";
@@ -21,7 +21,9 @@ const CONFIG = {
     webhook: {
       enabled: true,
       host: "127.0.0.1",
-      routes: { gh: { secret: "INSECURE_NO_AUTH", coalesce: { key: "pull_request.number", window_seconds: 60 } } },
+      routes: {
+        gh: { secret: "INSECURE_NO_AUTH", coalesce: { key: "pull_request.number", window_seconds: 60 } },
+      },
     },
   },
 };
@@ -29,7 +31,13 @@ const CONFIG = {
 async function start(inspect: (event: InspectionEvent) => void) {
   home = tempHome();
   home.write("config.yaml", stringify(CONFIG));
-  gateway = await startGateway({ home: home.dir, env: { SVC_HOME: home.dir }, port: 0, logger: silentLogger(), inspect });
+  gateway = await startGateway({
+    home: home.dir,
+    env: { SVC_HOME: home.dir },
+    port: 0,
+    logger: silentLogger(),
+    inspect,
+  });
   return `http://127.0.0.1:${gateway.port}/webhooks/gh`;
 }
 
@@ -39,11 +47,16 @@ describe("--inspect: the root system's inspection events", () => {
     const url = await start((e) => events.push(e));
     await postJson(url, { pull_request: { number: 5 } }, { "x-request-id": "i1" });
     await postJson(url, { pull_request: { number: 5 } }, { "x-request-id": "i2" });
-    const actorIds = events.filter((e) => e.type === "@xstate.actor").map((e) => e.actorRef.id);
+    const actorIds = events
+      .filter((e) => e.type === "@xstate.actor")
+      .map((e) => (e.actorRef as AnyActorRef).id);
     expect(actorIds).toEqual(expect.arrayContaining(["coalescer", "cron", "runs", "routes"]));
     const group = actorIds.find((id) => id.startsWith("coalesce-1:gh:5"));
     expect(group).toBeDefined();
-    const groupEvents = () => events.filter((e) => e.type === "@xstate.event" && e.actorRef.id === group).map((e) => (e as { event: { type: string } }).event.type);
+    const groupEvents = () =>
+      events
+        .filter((e) => e.type === "@xstate.event" && (e.actorRef as AnyActorRef).id === group)
+        .map((e) => (e as { event: { type: string } }).event.type);
     expect(groupEvents()).toContain("offer");
     await gateway?.stop();
     gateway = undefined;
@@ -55,13 +68,18 @@ describe("--inspect: the root system's inspection events", () => {
     const bridge = startInspector(port);
     const received: string[] = [];
     const receiver = createWebSocketReceiver({ server: `ws://127.0.0.1:${port}` });
-    receiver.subscribe((event) => received.push(`${event.type}:${(event as { sessionId?: string }).sessionId ?? ""}`));
+    receiver.subscribe((event) =>
+      received.push(`${event.type}:${(event as { sessionId?: string }).sessionId ?? ""}`),
+    );
     try {
       const url = await start(bridge.inspect);
       await postJson(url, { pull_request: { number: 9 } }, { "x-request-id": "w1" });
-      await vi.waitFor(() => {
-        if (!received.some((r) => r.startsWith("@xstate.actor"))) throw new Error("no events relayed yet");
-      }, { timeout: 10_000, interval: 50 });
+      await vi.waitFor(
+        () => {
+          if (!received.some((r) => r.startsWith("@xstate.actor"))) throw new Error("no events relayed yet");
+        },
+        { timeout: 10_000, interval: 50 },
+      );
     } finally {
       bridge.stop();
     }

@@ -34,7 +34,13 @@ describe("dynamic subscription source", () => {
       }),
     );
     expect(source.names()).toEqual(["ok"]);
-    expect(source.lookup("ok")).toEqual({ secret: "s", toolsets: ["web"], deliver: "log", deliver_only: false, mirror_to_session: false });
+    expect(source.lookup("ok")).toEqual({
+      secret: "s",
+      toolsets: ["web"],
+      deliver: "log",
+      deliver_only: false,
+      mirror_to_session: false,
+    });
     expect(source.lookup("off")).toBeUndefined();
     expect(lines.join("\n")).toMatch(/bad ignored: .*deliver-only needs a real delivery target/);
     expect(lines.join("\n")).toMatch(/typo ignored/);
@@ -62,7 +68,9 @@ describe("dynamic subscription source", () => {
     expect(source.names()).toEqual(["aa"]);
     writeFileSync(file, "{ broken");
     expect(source.names()).toEqual(["aa"]);
-    expect(lines.some((l) => l.includes("not valid JSON") && l.includes("keeping the last good set of 1"))).toBe(true);
+    expect(
+      lines.some((l) => l.includes("not valid JSON") && l.includes("keeping the last good set of 1")),
+    ).toBe(true);
     home.cleanup();
     expect(source.names()).toEqual([]);
   });
@@ -70,13 +78,17 @@ describe("dynamic subscription source", () => {
   it("store writes are atomic, 0600, and bump the revision; a stale revision is refused", async () => {
     const { file } = setup();
     const store = subscriptionStore(file);
-    const first = await store.update((r) => void (r.aa = { secret: "s" }));
+    const first = await store.update((r) => {
+      r.aa = { secret: "s" };
+    });
     expect(first.revision).toBe(1);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     await store.update((r) => void delete r.aa, 1);
-    await expect(store.update((r) => void (r.aa = { secret: "s" }), 1)).rejects.toThrow(
-      "the subscription store changed since it was read — run the command again",
-    );
+    await expect(
+      store.update((r) => {
+        r.aa = { secret: "s" };
+      }, 1),
+    ).rejects.toThrow("the subscription store changed since it was read — run the command again");
     expect(store.read()).toEqual({ revision: 2, records: {} });
   });
 });

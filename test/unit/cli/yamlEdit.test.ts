@@ -9,11 +9,19 @@ afterEach(() => home.cleanup());
 describe("comment-preserving edits", () => {
   it("setYamlValues changes only the named keys and keeps comments and order", () => {
     home = tempHome();
-    const file = home.write("config.yaml", "# top\nagent:\n  provider: echo # why\nplatforms:\n  webhook:\n    extra:\n      port: 1 # old\n");
+    const file = home.write(
+      "config.yaml",
+      "# top\nagent:\n  provider: echo # why\nplatforms:\n  webhook:\n    extra:\n      port: 1 # old\n",
+    );
     const portPath = webhookKeyPath(file, "port");
     expect(portPath).toEqual(["platforms", "webhook", "extra", "port"]);
-    setYamlValues(file, [[portPath, 9000], [webhookKeyPath(file, "enabled"), true]]);
-    expect(readFileSync(file, "utf8")).toBe("# top\nagent:\n  provider: echo # why\nplatforms:\n  webhook:\n    extra:\n      port: 9000 # old\n      enabled: true\n");
+    setYamlValues(file, [
+      [portPath, 9000],
+      [webhookKeyPath(file, "enabled"), true],
+    ]);
+    expect(readFileSync(file, "utf8")).toBe(
+      "# top\nagent:\n  provider: echo # why\nplatforms:\n  webhook:\n    extra:\n      port: 9000 # old\n      enabled: true\n",
+    );
   });
 
   it("setEnvValues replaces keys in place (also export KEY=), appends new ones, quotes values that need it", () => {

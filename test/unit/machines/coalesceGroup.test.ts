@@ -1,6 +1,10 @@
-import { SimulatedClock, createActor, fromCallback } from "xstate";
 import { describe, expect, it } from "vitest";
-import { type CoalesceGroupOutput, coalesceGroupMachine, renderCoalesceKey } from "../../../src/machines/coalesceGroup.js";
+import { createActor, fromCallback, SimulatedClock } from "xstate";
+import {
+  type CoalesceGroupOutput,
+  coalesceGroupMachine,
+  renderCoalesceKey,
+} from "../../../src/machines/coalesceGroup.js";
 
 function startGroup(item: unknown, quietWindowMs = 30_000, maxWaitMs = 300_000) {
   const clock = new SimulatedClock();
@@ -74,8 +78,14 @@ describe("coalesceGroup machine (spec 3.1, simulated clock)", () => {
 
   it("timers come from the system clock, so a group spawned under a parent uses the parent's clock", () => {
     const clock = new SimulatedClock();
-    const parent = createActor(fromCallback(() => {}), { clock }).start();
-    const actor = createActor(coalesceGroupMachine, { parent, input: { item: "x", quietWindowMs: 1000, maxWaitMs: 5000 } });
+    const parent = createActor(
+      fromCallback(() => {}),
+      { clock },
+    ).start();
+    const actor = createActor(coalesceGroupMachine, {
+      parent,
+      input: { item: "x", quietWindowMs: 1000, maxWaitMs: 5000 },
+    });
     const done: unknown[] = [];
     actor.subscribe({ complete: () => done.push(actor.getSnapshot().output) });
     actor.start();
@@ -85,7 +95,14 @@ describe("coalesceGroup machine (spec 3.1, simulated clock)", () => {
 });
 
 describe("renderCoalesceKey", () => {
-  const payload = { number: 7, pull_request: { number: 42, head: { sha: "abc" } }, repository: { full_name: "o/r" }, empty: "", nil: null, labels: ["a", "b"] };
+  const payload = {
+    number: 7,
+    pull_request: { number: 42, head: { sha: "abc" } },
+    repository: { full_name: "o/r" },
+    empty: "",
+    nil: null,
+    labels: ["a", "b"],
+  };
 
   it("a bare dotted path resolves to the value as text", () => {
     expect(renderCoalesceKey("pull_request.number", payload)).toBe("42");

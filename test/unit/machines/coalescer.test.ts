@@ -1,7 +1,12 @@
 import fc from "fast-check";
-import { SimulatedClock, createActor, fromCallback } from "xstate";
 import { describe, expect, it } from "vitest";
-import { type Coalescer, coalesceNote, createCoalescer, withCoalesceNote } from "../../../src/actors/coalescer.js";
+import { createActor, fromCallback, SimulatedClock } from "xstate";
+import {
+  type Coalescer,
+  coalesceNote,
+  createCoalescer,
+  withCoalesceNote,
+} from "../../../src/actors/coalescer.js";
 import type { Route } from "../../../src/config/sections/webhook.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
 
@@ -12,7 +17,12 @@ const ROUTE: Route = {
   coalesce: { key: "pull_request.number", window_seconds: 30, max_wait_seconds: 300 },
 };
 
-function accepted(deliveryId: string, pr: number | undefined, route: Route = ROUTE, routeName = "gh"): AcceptedEvent {
+function accepted(
+  deliveryId: string,
+  pr: number | undefined,
+  route: Route = ROUTE,
+  routeName = "gh",
+): AcceptedEvent {
   return {
     routeName,
     route,
@@ -32,7 +42,13 @@ type Mode = "light" | "actor" | "mixed";
 function harness(mode: Mode) {
   const clock = new SimulatedClock();
   const fired: Array<{ id: string; superseded: number }> = [];
-  const parent = mode !== "light" ? createActor(fromCallback(() => {}), { clock }).start() : undefined;
+  const parent =
+    mode !== "light"
+      ? createActor(
+          fromCallback(() => {}),
+          { clock },
+        ).start()
+      : undefined;
   const coalescer: Coalescer = createCoalescer({
     dispatch: (event, superseded) => fired.push({ id: event.deliveryId, superseded }),
     clock,
@@ -126,7 +142,10 @@ describe("light groups follow the coalesceGroup machine", () => {
 
   function replay(mode: Mode, steps: readonly Step[]) {
     const { clock, fired, coalescer } = harness(mode);
-    const route: Route = { ...ROUTE, coalesce: { key: "pull_request.number", window_seconds: 10, max_wait_seconds: 35 } };
+    const route: Route = {
+      ...ROUTE,
+      coalesce: { key: "pull_request.number", window_seconds: 10, max_wait_seconds: 35 },
+    };
     const answers: string[] = [];
     steps.forEach((s, i) => {
       if (s.kind === "offer") answers.push(coalescer.offer(accepted(`s${i}`, s.pr, route)));
@@ -149,8 +168,12 @@ describe("light groups follow the coalesceGroup machine", () => {
 
 describe("coalesce note", () => {
   it("names how many events the run covers and how many were superseded", () => {
-    expect(coalesceNote(2)).toBe("[Coalesced: this run covers 3 events; 2 earlier events for this key were superseded]");
-    expect(coalesceNote(1)).toBe("[Coalesced: this run covers 2 events; 1 earlier event for this key was superseded]");
+    expect(coalesceNote(2)).toBe(
+      "[Coalesced: this run covers 3 events; 2 earlier events for this key were superseded]",
+    );
+    expect(coalesceNote(1)).toBe(
+      "[Coalesced: this run covers 2 events; 1 earlier event for this key was superseded]",
+    );
   });
 
   it("is prefixed to the prompt only when events merged", () => {

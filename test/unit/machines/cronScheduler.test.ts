@@ -2,7 +2,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCronScheduler, eventPrompt } from "../../../src/actors/cron.js";
 import { silentLogger } from "../../../src/io/log.js";
-import { type CronJob, cronStore, findJob, nextRunAfter, parseSchedule } from "../../../src/io/stores/cronStore.js";
+import {
+  type CronJob,
+  cronStore,
+  findJob,
+  nextRunAfter,
+  parseSchedule,
+} from "../../../src/io/stores/cronStore.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -38,7 +44,13 @@ async function setup(jobs: CronJob[], runJob: (job: CronJob, prompt: string) => 
     logger: silentLogger(),
     clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
   });
-  return { store, scheduler, advance: (ms: number) => void (now += ms) };
+  return {
+    store,
+    scheduler,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 const ACCEPTED: AcceptedEvent = {
@@ -64,7 +76,9 @@ describe("schedule grammar", () => {
 
   it("accepts 5-field cron expressions and computes the next run in UTC", () => {
     expect(parseSchedule("*/15 * * * *")).toEqual({ kind: "cron", expression: "*/15 * * * *" });
-    expect(new Date(nextRunAfter("*/15 * * * *", T0 + 60_000)).toISOString()).toBe("2026-11-22T12:15:00.000Z");
+    expect(new Date(nextRunAfter("*/15 * * * *", T0 + 60_000)).toISOString()).toBe(
+      "2026-11-22T12:15:00.000Z",
+    );
     expect(nextRunAfter("every 15m", T0)).toBe(T0 + 900_000);
   });
 
@@ -87,7 +101,11 @@ describe("cron scheduler", () => {
   it("runs only enabled jobs that are due, advances next_run, records last_run", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup(
-      [job("a"), job("b", { state: "paused" }), job("c", { next_run: new Date(T0 + 3_600_000).toISOString() })],
+      [
+        job("a"),
+        job("b", { state: "paused" }),
+        job("c", { next_run: new Date(T0 + 3_600_000).toISOString() }),
+      ],
       async (j) => {
         ran.push(j.id);
         return "ok";
@@ -115,7 +133,10 @@ describe("cron scheduler", () => {
     await scheduler.tick();
     await scheduler.idle();
     expect(ran.sort()).toEqual(["bad", "good"]);
-    expect((store.read().records.bad as CronJob).last_run).toMatchObject({ status: "error", error: "agent exploded" });
+    expect((store.read().records.bad as CronJob).last_run).toMatchObject({
+      status: "error",
+      error: "agent exploded",
+    });
     advance(900_000);
     expect((await scheduler.tick()).sort()).toEqual(["bad", "good"]);
   });
@@ -129,17 +150,22 @@ describe("cron scheduler", () => {
     expect(scheduler.fire("job-a", ACCEPTED)).toBe("fired");
     await scheduler.idle();
     expect(prompts).toEqual([eventPrompt(job("a"), ACCEPTED)]);
-    expect(prompts[0]).toContain("prompt of a\n\n[Webhook event: route deploys, event deployment, delivery d-1]");
+    expect(prompts[0]).toContain(
+      "prompt of a\n\n[Webhook event: route deploys, event deployment, delivery d-1]",
+    );
     expect(prompts[0]).toContain('"environment": "prod"');
     expect((store.read().records.a as CronJob).last_run?.trigger).toBe("webhook:deploys:d-1");
   });
 
   it("fire() skips paused, disabled and unknown jobs without running anything (spec 3.2)", async () => {
     const ran: string[] = [];
-    const { scheduler } = await setup([job("p", { state: "paused" }), job("d", { state: "disabled" })], async (j) => {
-      ran.push(j.id);
-      return "ok";
-    });
+    const { scheduler } = await setup(
+      [job("p", { state: "paused" }), job("d", { state: "disabled" })],
+      async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+    );
     expect(scheduler.fire("p", ACCEPTED)).toBe("skipped");
     expect(scheduler.fire("job-d", ACCEPTED)).toBe("skipped");
     expect(scheduler.fire("missing", ACCEPTED)).toBe("skipped");
@@ -149,7 +175,10 @@ describe("cron scheduler", () => {
 
   it("a job removed while it runs stays removed", async () => {
     let release: () => void = () => {};
-    const { store, scheduler, advance } = await setup([job("a")], () => new Promise((resolve) => (release = () => resolve("ok"))));
+    const { store, scheduler, advance } = await setup(
+      [job("a")],
+      () => new Promise((resolve) => (release = () => resolve("ok"))),
+    );
     advance(60_000);
     await scheduler.tick();
     await store.update((records) => void delete records.a);
