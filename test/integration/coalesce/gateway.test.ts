@@ -43,21 +43,23 @@ const recorded = (g: TestGateway) => {
   }
 };
 
+/** A gateway with one coalescing route `gh` keyed on the PR number, and the recorder agent. */
+function coalescingGateway(prompt: string, windows: Record<string, number>): Promise<TestGateway> {
+  return startTestGateway({
+    files: { "agent/recorder.sh": RECORDER_AGENT },
+    config: webhookConfig(
+      { gh: { secret: OPEN, prompt, coalesce: { key: "pull_request.number", ...windows } } },
+      { rate_limit: 1000 },
+      { agent: recorderAgent() },
+    ),
+  });
+}
+
 describe("coalescing over HTTP (spec 3.1, short windows)", () => {
   it("each key produces one run with the latest event and the superseded count; duplicates and unresolved keys are not grouped", async () => {
-    gw = await startTestGateway({
-      files: { "agent/recorder.sh": RECORDER_AGENT },
-      config: webhookConfig(
-        {
-          gh: {
-            secret: OPEN,
-            prompt: "PR {pull_request.number} {action}",
-            coalesce: { key: "pull_request.number", window_seconds: 0.3, max_wait_seconds: 10 },
-          },
-        },
-        { rate_limit: 1000 },
-        { agent: recorderAgent() },
-      ),
+    gw = await coalescingGateway("PR {pull_request.number} {action}", {
+      window_seconds: 0.3,
+      max_wait_seconds: 10,
     });
     const answers = [];
     for (const [id, n] of [
@@ -87,20 +89,7 @@ describe("coalescing over HTTP (spec 3.1, short windows)", () => {
   });
 
   it("max_wait_seconds caps a group that never goes quiet", async () => {
-    gw = await startTestGateway({
-      files: { "agent/recorder.sh": RECORDER_AGENT },
-      config: webhookConfig(
-        {
-          gh: {
-            secret: OPEN,
-            prompt: "{action}",
-            coalesce: { key: "pull_request.number", window_seconds: 0.4, max_wait_seconds: 0.9 },
-          },
-        },
-        { rate_limit: 1000 },
-        { agent: recorderAgent() },
-      ),
-    });
+    gw = await coalescingGateway("{action}", { window_seconds: 0.4, max_wait_seconds: 0.9 });
     const started = Date.now();
     let i = 0;
     while (
@@ -122,20 +111,7 @@ describe("coalescing over HTTP (spec 3.1, short windows)", () => {
   });
 
   it("stop flushes every pending group: each produces exactly one run before stop resolves", async () => {
-    gw = await startTestGateway({
-      files: { "agent/recorder.sh": RECORDER_AGENT },
-      config: webhookConfig(
-        {
-          gh: {
-            secret: OPEN,
-            prompt: "{action}",
-            coalesce: { key: "pull_request.number", window_seconds: 60 },
-          },
-        },
-        { rate_limit: 1000 },
-        { agent: recorderAgent() },
-      ),
-    });
+    gw = await coalescingGateway("{action}", { window_seconds: 60 });
     for (let n = 0; n < 5; n++) for (const v of ["a", "b"]) await send("/webhooks/gh", pr(`p${n}${v}`, n));
     expect(recorded(gw)).toEqual([]);
     const g = gw;
