@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { coalesceNote } from "../../../src/actors/coalescer.js";
@@ -120,6 +120,15 @@ describe("coalescing over HTTP (spec 3.1, short windows)", () => {
     expect(recorded(g)).toEqual(["p0b", "p1b", "p2b", "p3b", "p4b"]);
     g.home.cleanup();
   });
+
+  it("a config reload (SIGHUP) flushes pending groups too", async () => {
+    gw = await coalescingGateway("{action}", { window_seconds: 60 });
+    await send("/webhooks/gh", pr("r1", 1));
+    await send("/webhooks/gh", pr("r2", 1));
+    live().gateway.reload();
+    expect((await waitForRun(live(), "r2")).prompt).toBe(`${coalesceNote(1)}\n\nsynchronize`);
+    expect(recorded(live())).toEqual(["r2"]);
+  });
 });
 
 describe("dynamic subscriptions through the gateway (spec 2.6, 4.3)", () => {
@@ -169,7 +178,7 @@ describe("dynamic subscriptions through the gateway (spec 2.6, 4.3)", () => {
   });
 });
 
-describe("cron_job routes (spec 3.2)", () => {
+describe("cron jobs in the gateway (spec 3.2)", () => {
   const job = (id: string, name: string, state: string) => ({
     id,
     name,
@@ -180,6 +189,35 @@ describe("cron_job routes (spec 3.2)", () => {
     state,
     next_run: "2099-01-01T00:00:00.000Z",
     created_at: "2026-11-22T00:00:00.000Z",
+  });
+
+  it("the scheduler runs a due job on its own and records the run", async () => {
+    gw = await startTestGateway({
+      files: {
+        "agent/recorder.sh": RECORDER_AGENT,
+        "cron/jobs.json": JSON.stringify({
+          revision: 1,
+          jobs: { j1: { ...job("j1", "due", "enabled"), next_run: "2026-01-01T00:00:00.000Z" } },
+        }),
+      },
+      config: webhookConfig({}, {}, { agent: recorderAgent() }),
+    });
+    const run = await vi.waitFor(
+      () => {
+        const found = recorded(live());
+        if (found.length === 0) throw new Error("no run yet");
+        return readRun(live().home, found[0] as string);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(run).toMatchObject({ prompt: "job due", route: "cron:due", event: "schedule" });
+    const stored = await vi.waitFor(() => {
+      const j = JSON.parse(readFileSync(join(live().home.dir, "cron", "jobs.json"), "utf8")).jobs.j1;
+      if (j.last_run === undefined) throw new Error("not recorded yet");
+      return j;
+    });
+    expect(stored.last_run).toMatchObject({ status: "ok", trigger: "schedule" });
+    expect(Date.parse(stored.next_run)).toBeGreaterThan(Date.now() + 23 * 3_600_000);
   });
 
   it("an enabled job is fired with the event (202); a paused job is not fired, the event is logged and dropped (202)", async () => {
