@@ -2,25 +2,24 @@ import { randomUUID } from "node:crypto";
 import { fromCallback, type InspectionEvent } from "xstate";
 import { createRunExecutor, createRunner } from "./actors/agent/index.js";
 import type { AgentRunner } from "./actors/agent/runner.js";
+import { coalescerActor, createCoalescer, withCoalesceNote } from "./actors/coalescer.js";
+import { createCronScheduler, cronActor, runCronJob } from "./actors/cron.js";
 import { createDeliverer } from "./actors/deliver.js";
 import { startGatewayMcp } from "./actors/mcp/gatewayHub.js";
 import { createRouteRegistry, type RouteSource, routesActor, routeTable } from "./actors/routes.js";
 import { drainRuns, enqueueRun, type RunsRef, runsMachine, unfinishedRuns } from "./actors/runs.js";
 import { startSystem } from "./actors/system.js";
-import { coalescerActor, createCoalescer, withCoalesceNote } from "./actors/coalescer.js";
-import { createCronScheduler, cronActor, runCronJob } from "./actors/cron.js";
-import { cronStore } from "./io/stores/cronStore.js";
-import { createSubscriptionSource } from "./io/stores/subscriptions.js";
-import { LOOPBACK_HOSTS } from "./config/validate.js";
 import { type LoadedConfig, loadConfig } from "./config/load.js";
 import { svcPaths } from "./config/paths.js";
-import { webhookStartupProblems } from "./config/validate.js";
+import { LOOPBACK_HOSTS, webhookStartupProblems } from "./config/validate.js";
 import { SvcError } from "./errors.js";
 import { createRequestHandler } from "./io/http/core.js";
 import { type ServerHandle, startHttpServer } from "./io/http/server.js";
 import { createListReader } from "./io/listFiles.js";
 import { createLogger, type Logger } from "./io/log.js";
 import { runScript } from "./io/scripts.js";
+import { cronStore } from "./io/stores/cronStore.js";
+import { createSubscriptionSource } from "./io/stores/subscriptions.js";
 import { createTargets } from "./io/targets/registry.js";
 import type { AcceptedEvent, EventModes } from "./streams/context.js";
 import { createPipeline } from "./streams/pipeline.js";
@@ -182,7 +181,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const deliverer = createDeliverer({ targets, logger, paths });
   const dynamicRoutes =
     options.dynamicRoutes ??
-    createSubscriptionSource(paths.subscriptions, logger, { loopback: LOOPBACK_HOSTS.has(options.host ?? webhook.host) });
+    createSubscriptionSource(paths.subscriptions, logger, {
+      loopback: LOOPBACK_HOSTS.has(options.host ?? webhook.host),
+    });
   const registry = createRouteRegistry(routeTable(loaded.config), dynamicRoutes);
   const routesRef = system.spawn("routes", routesActor(registry));
   let limiter = createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now });
@@ -210,7 +211,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   });
   const hooks = pipelineLogHooks(logger);
   // Coalescing groups and cron jobs (issue 3): flushed on stop and reload, so no pending group is dropped.
-  const coalescerRef = system.spawn("coalescer", coalescerActor(() => coalescer));
+  const coalescerRef = system.spawn(
+    "coalescer",
+    coalescerActor(() => coalescer),
+  );
   const coalescer = createCoalescer({
     logger,
     dispatch: (event, superseded) => enqueueRun(runs, withCoalesceNote(event, superseded)),
@@ -374,7 +378,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         scheduler.stop();
         const drained = await drainRuns(runs, options.drainTimeoutMs ?? 30_000);
         if (!drained) hooks.onRunsAbandoned(unfinishedRuns(runs));
-        await Promise.race([scheduler.idle(), new Promise((resolve) => setTimeout(resolve, options.drainTimeoutMs ?? 30_000).unref())]);
+        await Promise.race([
+          scheduler.idle(),
+          new Promise((resolve) => setTimeout(resolve, options.drainTimeoutMs ?? 30_000).unref()),
+        ]);
         await mcp.stop();
         system.shutdown();
       })();

@@ -1,10 +1,10 @@
 import { rmSync } from "node:fs";
 import type { Command } from "commander";
+import { DEFAULT_INSPECT_PORT, startInspector } from "../actors/inspector.js";
 import { svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import { type Gateway, startGateway } from "../gateway.js";
 import { writeFileAtomic } from "../io/stores/atomicFile.js";
-import { DEFAULT_INSPECT_PORT, startInspector } from "../actors/inspector.js";
 import { registerGatewayLifecycleCommands } from "./gatewayLifecycle.js";
 
 interface RunOptions {
@@ -59,7 +59,12 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       ...(port === undefined ? {} : { port }),
       ...(options.inspect === undefined
         ? {}
-        : { inspect: startInspector(options.inspect === true ? DEFAULT_INSPECT_PORT : Number(options.inspect), (line) => process.stdout.write(`${line}\n`)).inspect }),
+        : {
+            inspect: startInspector(
+              options.inspect === true ? DEFAULT_INSPECT_PORT : Number(options.inspect),
+              (line) => process.stdout.write(`${line}\n`),
+            ).inspect,
+          }),
     });
   } catch (err) {
     process.stderr.write(`${describeError(err)}\n`);
@@ -84,7 +89,10 @@ export function registerGatewayCommands(program: Command): Command {
     .description("run the gateway in the foreground (logs to stdout and $SVC_HOME/logs/gateway.log)")
     .option("--host <host>", "bind address (overrides platforms.webhook.host)")
     .option("--port <port>", "listen port (overrides platforms.webhook.port; 0 picks a free port)")
-    .option("--inspect [port]", `watch the actor system in the Stately inspector (bridge on port, default ${DEFAULT_INSPECT_PORT})`)
+    .option(
+      "--inspect [port]",
+      `watch the actor system in the Stately inspector (bridge on port, default ${DEFAULT_INSPECT_PORT})`,
+    )
     .action(async (options: RunOptions) => runGatewayForeground(options));
   registerGatewayLifecycleCommands(gateway);
   return gateway;
