@@ -1,0 +1,38 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+describe("svc gateway start/stop/status edge cases", () => {
+  it("stop and status handle a stale pid file (process gone)", async () => {
+    home = tempHome();
+    home.write("gateway.pid", "999999\n");
+    const status = await svc(home, ["gateway", "status"]);
+    expect(status).toMatchObject({ code: 3, stdout: "Gateway: not running\n" });
+    home.write("gateway.pid", "999999\n");
+    const stop = await svc(home, ["gateway", "stop"]);
+    expect(stop.code).toBe(0);
+    expect(stop.stdout).toContain("not running (removed the stale");
+    expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
+  });
+
+  it("start reports a gateway that exits during startup, with its output", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, routes: { r: { prompt: "x" } } } },
+      }),
+    );
+    const res = await svc(home, ["gateway", "start"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("the gateway exited (code 1) before it answered /health");
+    expect(res.stderr).toContain("platforms.webhook.routes.r.secret: missing");
+    expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
+  });
+});
