@@ -5,6 +5,8 @@ import { ROUTE_NAME } from "../config/sections/webhook.js";
 import { SvcError } from "../errors.js";
 import { cronStore, findJob } from "../io/stores/cronStore.js";
 import { parseSubscription, type Subscription, subscriptionStore } from "../io/stores/subscriptions.js";
+import { canonicalTarget } from "../io/targets/registry.js";
+import { targetStartupProblems } from "../io/targets/validate.js";
 import { formatTable } from "./cron.js";
 import { gatewayAddress, runningPid } from "./gatewayLifecycle.js";
 
@@ -53,6 +55,19 @@ export function subscriptionUrl(
 function runningPort(loaded: LoadedConfig): number | undefined {
   const pid = runningPid(loaded.paths);
   return pid === undefined ? undefined : gatewayAddress(loaded.paths, pid).port;
+}
+
+/** An unknown `deliver` is refused; a target whose platform is not set up yet is only a warning. */
+function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): void {
+  const webhook = { ...loaded.config.platforms.webhook, routes: { [name]: record } };
+  const at = `${loaded.paths.config}: platforms.webhook.routes.${name}.`;
+  const problems = targetStartupProblems(
+    { ...loaded.config, platforms: { ...loaded.config.platforms, webhook } },
+    loaded.paths.config,
+  ).map((problem) => `${name}: ${problem.startsWith(at) ? problem.slice(at.length) : problem}`);
+  if (canonicalTarget(record.deliver) === undefined)
+    throw new SvcError("usage", problems[0] ?? `${name}: unknown delivery target ${record.deliver}`);
+  for (const problem of problems) process.stderr.write(`Warning: ${problem}\n`);
 }
 
 function checkName(name: string): void {
@@ -125,6 +140,7 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   };
   const parsed = parseSubscription(store.path, name, raw);
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
+  checkTarget(loaded, name, parsed.value);
   await store.update((records) => {
     records[name] = parsed.value;
   }, snapshot.revision);

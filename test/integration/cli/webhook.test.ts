@@ -86,6 +86,12 @@ describe("svc webhook (real subprocesses, real gateway)", () => {
     expect(name.stderr).toContain('"../evil" is not a valid route name');
     const cron = await svc(home, ["webhook", "subscribe", "c", "--cron-job", "ghost"]);
     expect(cron.stderr).toContain("--cron-job ghost: no such cron job");
+    const target = await svc(home, ["webhook", "subscribe", "d", "--deliver", "pigeon"]);
+    expect(target.stderr).toContain('d: deliver: unknown target "pigeon" — use one of log,');
+    const unready = await svc(home, ["webhook", "subscribe", "tg", "--deliver", "chat_1"]);
+    expect(unready.code).toBe(0);
+    expect(unready.stderr).toContain("Warning: tg: deliver: chat_1 needs platforms.telegram enabled");
+    await svc(home, ["webhook", "remove", "tg"]);
     const direct = await svc(home, ["webhook", "subscribe", "d", "--deliver-only"]);
     expect(direct.stderr).toContain("--deliver-only needs a real delivery target");
     await svc(home, ["cron", "create", "--name", "triage", "--schedule", "1h", "--prompt", "p"]);
