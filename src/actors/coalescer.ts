@@ -133,7 +133,13 @@ function actorGroup(
     id,
     input: { item: first, quietWindowMs: quietMs, maxWaitMs: maxMs },
   });
-  actor.subscribe({ complete: () => done(actor.getSnapshot().output as CoalesceGroupOutput) });
+  actor.subscribe({
+    complete: () => {
+      // A stopped actor completes too (system shutdown); only a group that reached `dispatched` fires.
+      const snapshot = actor.getSnapshot();
+      if (snapshot.status === "done") done(snapshot.output as CoalesceGroupOutput);
+    },
+  });
   actor.start();
   return {
     offer: (event) => actor.send({ type: "offer", item: event }),
