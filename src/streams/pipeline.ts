@@ -43,7 +43,9 @@ export interface PipelineDeps {
 export interface Pipeline {
   /** Runs spec 4.2 steps 1–2 on the headers alone, before the body is read; an Outcome ends the request. */
   preflight(head: Inbound): Outcome | undefined;
-  /** Pushes a request into the stream; resolves with its one answer (never rejects). */
+  /** Pushes a request into the stream; `reply` is called exactly once with its answer. */
+  push(inbound: Inbound, reply: (answer: Outcome) => void): void;
+  /** `push` as a Promise (never rejects). */
   submit(inbound: Inbound): Promise<Outcome>;
   /** Stops taking requests and resolves once every request in flight has been answered. */
   close(): Promise<void>;
@@ -93,7 +95,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       next: (ctx) => {
         const reply = waiting.get(ctx.inbound);
         waiting.delete(ctx.inbound);
-        reply?.(ctx.outcome ?? INTERNAL_ERROR);
+        try {
+          reply?.(ctx.outcome ?? INTERNAL_ERROR);
+        } catch (err) {
+          // A failing writer (e.g. a vanished socket) must never error the shared stream.
+          deps.onFailure("reply", err, ctx);
+        }
       },
       error: (err: unknown) => {
         // Unreachable by construction (every stage catches); answer whoever waits rather than hang.
@@ -117,12 +124,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       );
       return ctx.outcome;
     },
+    push(inbound, reply) {
+      if (closed) return reply(SHUTTING_DOWN);
+      waiting.set(inbound, reply);
+      input.next(inbound);
+    },
     submit(inbound) {
-      if (closed) return Promise.resolve(SHUTTING_DOWN);
-      return new Promise<Outcome>((resolve) => {
-        waiting.set(inbound, resolve);
-        input.next(inbound);
-      });
+      return new Promise<Outcome>((resolve) => this.push(inbound, resolve));
     },
     async close() {
       closed = true;

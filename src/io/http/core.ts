@@ -64,9 +64,16 @@ export function endpointOf(path: string, multiplex: boolean): Target {
   return { kind: "none" };
 }
 
-/** `200 OK`-style status line for adapters that need one. */
+const STATUS_LINES = new Map<number, string>();
+
+/** `200 OK`-style status line for adapters that need one (cached: the hot path answers a handful of codes). */
 export function statusLine(status: number): string {
-  return `${status} ${STATUS_CODES[status] ?? "Unknown"}`;
+  let line = STATUS_LINES.get(status);
+  if (line === undefined) {
+    line = `${status} ${STATUS_CODES[status] ?? "Unknown"}`;
+    STATUS_LINES.set(status, line);
+  }
+  return line;
 }
 
 /** The request flow both adapters share: endpoint, preflight (route + size before reading), body, pipeline. */
@@ -90,13 +97,12 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
     if (early !== undefined) return reply(early, true);
     body.read(core.maxBodyBytes(), (received) => {
       if (received === "too_large") return reply(PAYLOAD_TOO_LARGE, true);
-      core.pipeline.submit({ ...headOnly, body: received }).then(
-        (answer) => reply(answer),
-        (err: unknown) => {
-          core.onInternalError(err);
-          reply(errorOutcome(500, "Internal error"));
-        },
-      );
+      try {
+        core.pipeline.push({ ...headOnly, body: received }, (answer) => reply(answer));
+      } catch (err) {
+        core.onInternalError(err);
+        reply(errorOutcome(500, "Internal error"));
+      }
     });
   };
 }

@@ -154,6 +154,15 @@ describe("createPipeline: spec 4.2 order", () => {
     expect((await slow).status).toBe(202);
   });
 
+  it("a reply callback that throws is contained: the next request is still answered", async () => {
+    const { pipeline, failures } = harness(route());
+    pipeline.push(signed("{}"), () => {
+      throw new Error("socket gone");
+    });
+    expect(failures).toEqual(["reply"]);
+    expect((await pipeline.submit(signed("{}"))).status).toBe(202);
+  });
+
   it("close() waits for requests in flight; later submissions get 503", async () => {
     let release: () => void = () => {};
     const { pipeline } = harness(route({ script: "s.sh" }), {
