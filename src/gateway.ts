@@ -20,7 +20,9 @@ import { createLogger, type Logger } from "./io/log.js";
 import { runScript } from "./io/scripts.js";
 import { cronStore } from "./io/stores/cronStore.js";
 import { createSubscriptionSource } from "./io/stores/subscriptions.js";
+import { checkTargets } from "./io/targets/check.js";
 import { createTargets } from "./io/targets/registry.js";
+import { targetStartupProblems } from "./io/targets/validate.js";
 import type { AcceptedEvent, EventModes } from "./streams/context.js";
 import { createPipeline } from "./streams/pipeline.js";
 import { createFixedWindowLimiter } from "./streams/rateLimiter.js";
@@ -73,7 +75,10 @@ function checkedConfig(options: GatewayOptions): LoadedConfig {
     ...loaded.config,
     platforms: { ...loaded.config.platforms, webhook: { ...webhook, host } },
   };
-  const problems = webhookStartupProblems(check, loaded.paths.config);
+  const problems = [
+    ...webhookStartupProblems(check, loaded.paths.config),
+    ...targetStartupProblems(check, loaded.paths.config),
+  ];
   if (problems.length > 0) throw new SvcError("startup_refused", problems.join("\n"));
   return loaded;
 }
@@ -179,6 +184,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const system = startSystem({ logger, ...(options.inspect ? { inspect: options.inspect } : {}) });
   const targets = createTargets(loaded.config, { logger });
   const deliverer = createDeliverer({ targets, logger, paths });
+  // Credentials checks report each platform's state; they do not hold up the listener.
+  void checkTargets(targets, logger);
   const dynamicRoutes =
     options.dynamicRoutes ??
     createSubscriptionSource(paths.subscriptions, logger, {
@@ -207,6 +214,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       deliverer,
       logger,
       skillsDir: (p) => profilePaths(p).skills,
+      home: paths.home,
     }),
   });
   const hooks = pipelineLogHooks(logger);

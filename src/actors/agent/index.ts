@@ -1,6 +1,7 @@
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
 import type { Logger } from "../../io/log.js";
+import { recordWebhookRun } from "../../io/sessions/mirror.js";
 import type { Deliverer } from "../deliver.js";
 import type { RunExecutor } from "../runs.js";
 import { commandRunner } from "./command.js";
@@ -54,6 +55,8 @@ export interface RunExecutorDeps {
   readonly logger: Logger;
   /** The `skills/` directory of a profile. */
   skillsDir(profile: string): string;
+  /** SVC_HOME: each run is recorded as its own session `webhook:<route>:<delivery_id>`. */
+  readonly home?: string;
 }
 
 /** One agent run for an accepted event: load the skill, run the agent, deliver the reply (even empty or `SKIP`). */
@@ -74,6 +77,19 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
       ...(skill === undefined ? {} : { skill }),
     };
     const reply = await deps.runner().run(request, signal);
+    if (deps.home !== undefined) {
+      // Best-effort: a session store problem never blocks the delivery.
+      await recordWebhookRun({
+        home: deps.home,
+        profile: request.profile,
+        route: event.routeName,
+        deliveryId: event.deliveryId,
+        prompt: event.prompt,
+        reply,
+      }).catch((err: unknown) =>
+        deps.logger.warn({ err: String(err) }, `[webhook] ${event.routeName}: run session not recorded`),
+      );
+    }
     await deps.deliverer.deliver(
       {
         target: route.deliver,
