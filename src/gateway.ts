@@ -18,6 +18,7 @@ import { type ServerHandle, startHttpServer } from "./io/http/server.js";
 import { createListReader } from "./io/listFiles.js";
 import { createLogger, type Logger } from "./io/log.js";
 import { runScript } from "./io/scripts.js";
+import { createRunJournal, type RunJournal } from "./io/sessions/runJournal.js";
 import { cronStore } from "./io/stores/cronStore.js";
 import { createSubscriptionSource } from "./io/stores/subscriptions.js";
 import { checkTargets } from "./io/targets/check.js";
@@ -205,6 +206,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     }
     return found;
   };
+  const journals = new Map<string, RunJournal>();
+  const runJournal = (profile: string) => {
+    let journal = journals.get(profile);
+    if (journal === undefined) {
+      journal = createRunJournal(profilePaths(profile).sessions, (err) =>
+        logger.warn({ err: String(err) }, "[webhook] run session not recorded"),
+      );
+      journals.set(profile, journal);
+    }
+    return journal;
+  };
   const listReaders = new Map<string, ReturnType<typeof createListReader>>();
   const runs: RunsRef = system.spawn("runs", runsMachine, {
     maxConcurrent: loaded.config.agent.max_concurrent_runs,
@@ -214,7 +226,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       deliverer,
       logger,
       skillsDir: (p) => profilePaths(p).skills,
-      home: paths.home,
+      recordRun: (profile, run) => runJournal(profile).record(run),
     }),
   });
   const hooks = pipelineLogHooks(logger);
@@ -391,6 +403,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           new Promise((resolve) => setTimeout(resolve, options.drainTimeoutMs ?? 30_000).unref()),
         ]);
         await mcp.stop();
+        await Promise.all([...journals.values()].map((journal) => journal.close()));
         system.shutdown();
       })();
       return stopping;

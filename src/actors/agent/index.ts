@@ -1,7 +1,7 @@
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
 import type { Logger } from "../../io/log.js";
-import { recordWebhookRun } from "../../io/sessions/mirror.js";
+import type { RunToRecord } from "../../io/sessions/runJournal.js";
 import type { Deliverer } from "../deliver.js";
 import type { RunExecutor } from "../runs.js";
 import { commandRunner } from "./command.js";
@@ -55,8 +55,8 @@ export interface RunExecutorDeps {
   readonly logger: Logger;
   /** The `skills/` directory of a profile. */
   skillsDir(profile: string): string;
-  /** SVC_HOME: each run is recorded as its own session `webhook:<route>:<delivery_id>`. */
-  readonly home?: string;
+  /** Records each run as its own session `webhook:<route>:<delivery_id>` (see io/sessions/runJournal.ts). */
+  recordRun?(profile: string, run: RunToRecord): void;
 }
 
 /** One agent run for an accepted event: load the skill, run the agent, deliver the reply (even empty or `SKIP`). */
@@ -77,19 +77,12 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
       ...(skill === undefined ? {} : { skill }),
     };
     const reply = await deps.runner().run(request, signal);
-    if (deps.home !== undefined) {
-      // Best-effort: a session store problem never blocks the delivery.
-      await recordWebhookRun({
-        home: deps.home,
-        profile: request.profile,
-        route: event.routeName,
-        deliveryId: event.deliveryId,
-        prompt: event.prompt,
-        reply,
-      }).catch((err: unknown) =>
-        deps.logger.warn({ err: String(err) }, `[webhook] ${event.routeName}: run session not recorded`),
-      );
-    }
+    deps.recordRun?.(event.profile, {
+      route: event.routeName,
+      deliveryId: event.deliveryId,
+      prompt: event.prompt,
+      reply,
+    });
     await deps.deliverer.deliver(
       {
         target: route.deliver,

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { chatSessionKey, fileSegment, runSessionKey, SessionStore } from "./store.js";
+import { chatSessionKey, fileSegment, SessionStore } from "./store.js";
 
 export interface MirrorRequest {
   readonly home: string;
@@ -25,26 +25,4 @@ export function mirrorDelivery(request: MirrorRequest, now?: () => Date): Promis
       source: `webhook:${request.route}`,
     },
   ]);
-}
-
-export interface WebhookRunRecord {
-  readonly home: string;
-  readonly profile: string | undefined;
-  readonly route: string;
-  readonly deliveryId: string;
-  readonly prompt: string;
-  readonly reply: string;
-}
-
-/** Records an agent run started by a webhook as its own session `webhook:<route>:<delivery_id>`. */
-export async function recordWebhookRun(run: WebhookRunRecord, now?: () => Date): Promise<string> {
-  const store = SessionStore.forProfile(run.home, run.profile, now);
-  const key = runSessionKey(run.route, run.deliveryId);
-  const file = join("webhook", fileSegment(run.route), `${fileSegment(run.deliveryId)}.jsonl`);
-  await store.open(key, file, { route: run.route, delivery_id: run.deliveryId });
-  await store.append(key, [
-    { role: "user", content: run.prompt },
-    { role: "assistant", content: run.reply },
-  ]);
-  return key;
 }

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDeliverer } from "../../../src/actors/deliver.js";
 import { svcPaths } from "../../../src/config/paths.js";
-import { recordWebhookRun } from "../../../src/io/sessions/mirror.js";
 import { SessionStore } from "../../../src/io/sessions/store.js";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { captureLogger } from "../../fakes/logCapture.js";
@@ -113,29 +112,5 @@ describe("mirror_to_session", () => {
     expect(lines).toHaveLength(10);
     for (const line of lines)
       expect(JSON.parse(line)).toMatchObject({ content: "[Webhook delivery: gh-merges]\nPR #7 merged" });
-  });
-});
-
-describe("webhook run sessions", () => {
-  it("records an agent run as webhook:<route>:<delivery_id> with prompt and reply", async () => {
-    home = tempHome();
-    const key = await recordWebhookRun(
-      {
-        home: home.dir,
-        profile: undefined,
-        route: "gh",
-        deliveryId: "abc/../1",
-        prompt: "Summarise PR",
-        reply: "Looks good",
-      },
-      () => NOW,
-    );
-    expect(key).toBe("webhook:gh:abc/../1");
-    const store = SessionStore.forProfile(home.dir, undefined);
-    expect(store.get(key)?.file).toBe("webhook/gh/abc%2F..%2F1.jsonl");
-    expect(store.entries(key).map((e) => [e.role, e.content])).toEqual([
-      ["user", "Summarise PR"],
-      ["assistant", "Looks good"],
-    ]);
   });
 });

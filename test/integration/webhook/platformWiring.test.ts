@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { findRunSession } from "../../../src/io/sessions/runJournal.js";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
@@ -55,11 +55,14 @@ describe("agent-run sessions", () => {
     gw = await startTestGateway({ config: webhookConfig({ gh: { ...insecure, prompt: "PR {number}" } }) });
     const answer = await postJson(gw.url("/webhooks/gh"), { number: 12 }, { "x-request-id": "run-1" });
     expect(answer.status).toBe(202);
-    const file = join(gw.home.dir, "sessions", "webhook", "gh", "run-1.jsonl");
-    await vi.waitFor(() => expect(existsSync(file)).toBe(true), { timeout: 5000 });
-    const text = readFileSync(file, "utf8");
-    expect(text).toContain("PR 12");
-    const index = JSON.parse(readFileSync(join(gw.home.dir, "sessions", "index.json"), "utf8"));
-    expect(JSON.stringify(index)).toContain("webhook:gh:run-1");
+    const sessions = join(gw.home.dir, "sessions");
+    // The journal is flushed when the gateway stops.
+    const running = gw;
+    await vi.waitFor(() =>
+      expect(running.logs().map((l) => l.msg)).toContainEqual(expect.stringContaining("PR 12")),
+    );
+    await running.gateway.stop();
+    const session = findRunSession(sessions, "webhook:gh:run-1");
+    expect(session?.entries.map((e) => e.content)).toEqual(["PR 12", "PR 12"]);
   });
 });

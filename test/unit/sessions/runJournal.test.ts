@@ -1,0 +1,73 @@
+import { appendFileSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createRunJournal, findRunSession, RUN_JOURNAL_DIR } from "../../../src/io/sessions/runJournal.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home?.cleanup());
+
+describe("webhook run sessions (journal)", () => {
+  it("records a run as session webhook:<route>:<delivery_id> with the prompt and the reply", async () => {
+    home = tempHome();
+    const errors: unknown[] = [];
+    const journal = createRunJournal(
+      home.dir,
+      (e) => errors.push(e),
+      () => new Date("2026-11-22T10:00:00Z"),
+    );
+    journal.record({ route: "gh", deliveryId: "abc/../1", prompt: "Summarise PR", reply: "Looks good" });
+    await journal.close();
+    const session = findRunSession(home.dir, "webhook:gh:abc/../1");
+    expect(session?.entries.map((e) => [e.role, e.content])).toEqual([
+      ["user", "Summarise PR"],
+      ["assistant", "Looks good"],
+    ]);
+    const file = join(home.dir, RUN_JOURNAL_DIR, "2026-11-22.jsonl");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(errors).toEqual([]);
+  });
+
+  it("starts a new journal file when the day changes and finds runs in older days", async () => {
+    home = tempHome();
+    let now = new Date("2026-11-22T23:59:59Z");
+    const journal = createRunJournal(
+      home.dir,
+      () => {},
+      () => now,
+    );
+    journal.record({ route: "gh", deliveryId: "1", prompt: "p1", reply: "r1" });
+    now = new Date("2026-11-23T00:00:01Z");
+    journal.record({ route: "gh", deliveryId: "2", prompt: "p2", reply: "r2" });
+    await journal.close();
+    expect(readFileSync(join(home.dir, RUN_JOURNAL_DIR, "2026-11-22.jsonl"), "utf8")).toContain(
+      '"delivery_id":"1"',
+    );
+    expect(readFileSync(join(home.dir, RUN_JOURNAL_DIR, "2026-11-23.jsonl"), "utf8")).toContain(
+      '"delivery_id":"2"',
+    );
+    expect(findRunSession(home.dir, "webhook:gh:1")?.entries[1]?.content).toBe("r1");
+  });
+
+  it("keeps every line of a burst, in order, and skips a torn last line", async () => {
+    home = tempHome();
+    const journal = createRunJournal(
+      home.dir,
+      () => {},
+      () => new Date("2026-11-22T10:00:00Z"),
+    );
+    for (let i = 0; i < 2000; i++)
+      journal.record({ route: "r", deliveryId: String(i), prompt: `p${i}`, reply: `r${i}` });
+    await journal.close();
+    const file = join(home.dir, RUN_JOURNAL_DIR, "2026-11-22.jsonl");
+    appendFileSync(file, '{"key":"webhook:r:torn","entr');
+    const ids = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .slice(0, -1)
+      .map((l) => JSON.parse(l).delivery_id);
+    expect(ids).toEqual(Array.from({ length: 2000 }, (_, i) => String(i)));
+    expect(findRunSession(home.dir, "webhook:r:1999")?.entries[0]?.content).toBe("p1999");
+    expect(findRunSession(home.dir, "webhook:r:torn")).toBeUndefined();
+  });
+});
