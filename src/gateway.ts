@@ -349,8 +349,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     approvals: loaded.config.gateway.approvals,
     logger,
     runner: () => runner,
+    system,
     ...(options.env === undefined ? {} : { env: options.env }),
-    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
   });
   if (webhook.enabled) {
     logger.info(

@@ -38,6 +38,7 @@ export interface TestGatewayOptions {
   readonly http?: "uws" | "node";
   readonly eventModes?: GatewayOptions["eventModes"];
   readonly drainTimeoutMs?: number;
+  readonly inspect?: GatewayOptions["inspect"];
 }
 
 export interface TestGateway {
@@ -87,6 +88,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
       ...(options.http === undefined ? {} : { http: options.http }),
       ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),
       drainTimeoutMs: options.drainTimeoutMs ?? 5000,
+      ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     });
   } catch (err) {
     home.cleanup();

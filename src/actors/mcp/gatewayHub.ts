@@ -22,6 +22,7 @@ export interface GatewayMcpOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly oauthProviderFor?: OAuthProviderFor;
   readonly inspect?: HubOptions["inspect"];
+  readonly system?: HubOptions["system"];
 }
 
 export interface GatewayMcp {
@@ -81,6 +82,7 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
       ((server, entry, { interactive }) => oauthProviderFor(server, entry, { interactive, paths, logger })),
     onStatus: publish,
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+    ...(options.system === undefined ? {} : { system: options.system }),
   });
   hub.start();
   const count = Object.keys(options.servers).length;

@@ -13,6 +13,7 @@ import {
   mcpConnectionMachine,
   type StartIn,
 } from "../../machines/mcpConnection.js";
+import type { GatewaySystem } from "../system.js";
 import type { ApprovalSurface } from "./approvals.js";
 import { CallQueue } from "./callQueue.js";
 import { connectionInput, connectRuntime, ensureConnected, type Runtime, SETTLED } from "./runtime.js";
@@ -36,8 +37,10 @@ export interface HubOptions {
   /** True only for a login started from a terminal; background (re)connects are never interactive. */
   readonly interactive?: boolean;
   readonly clock?: ActorOptions<AnyActorLogic>["clock"];
-  /** The Stately inspector (`svc gateway run --inspect`). */
+  /** The Stately inspector (`svc gateway run --inspect`), for a hub outside the gateway's system. */
   readonly inspect?: ActorOptions<AnyActorLogic>["inspect"];
+  /** The gateway's root system: connection actors become its supervised children (`mcp:<server>`). */
+  readonly system?: GatewaySystem;
   readonly now?: () => number;
   readonly parentEnv?: NodeJS.ProcessEnv;
   /** Called after every status change (the gateway persists it for `svc mcp list`). */
@@ -220,12 +223,22 @@ export class McpHub {
       cache === undefined
         ? { tools: [], collisions: [] }
         : buildToolset(name, cache.tools, cache.capabilities, entry.tools);
-    const actor = createActor(machine, {
-      id: `mcp:${name}`,
-      input: connectionInput(name, entry, startIn, cache === undefined ? undefined : toolset.tools.length),
-      ...(this.options.inspect === undefined ? {} : { inspect: this.options.inspect }),
-      ...(this.options.clock === undefined ? {} : { clock: this.options.clock }),
-    });
+    const input = connectionInput(
+      name,
+      entry,
+      startIn,
+      cache === undefined ? undefined : toolset.tools.length,
+    );
+    const system = this.options.system;
+    const actor =
+      system === undefined
+        ? createActor(machine, {
+            id: `mcp:${name}`,
+            input,
+            ...(this.options.inspect === undefined ? {} : { inspect: this.options.inspect }),
+            ...(this.options.clock === undefined ? {} : { clock: this.options.clock }),
+          })
+        : system.spawn(`mcp:${name}`, machine, input);
     const rt: Runtime = {
       name,
       entry,
@@ -263,7 +276,8 @@ export class McpHub {
       rt.actor.send({ type: "STOP" });
       await waitFor(rt.actor, (s) => s.status === "done").catch(() => undefined);
     }
-    rt.actor.stop();
+    if (this.options.system === undefined) rt.actor.stop();
+    else this.options.system.stopChild(`mcp:${rt.name}`);
   }
 
   private rebuild(): void {

@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { AnyActorRef, InspectionEvent } from "xstate";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { STDIO_FIXTURE } from "./harness.js";
+
+let gw: TestGateway | undefined;
+afterEach(async () => {
+  await gw?.stop();
+  gw = undefined;
+});
+
+describe("MCP connections in the gateway's root system (DESIGN.md 4)", () => {
+  it("runs each server's mcpConnection actor as a child of the root, visible to the inspector", async () => {
+    const events: InspectionEvent[] = [];
+    gw = await startTestGateway({
+      config: webhookConfig(
+        {},
+        {},
+        { mcp_servers: { fixture: { command: process.execPath, args: [STDIO_FIXTURE] } } },
+      ),
+      inspect: (event) => events.push(event),
+    });
+    const actors = () =>
+      events.filter((e) => e.type === "@xstate.actor").map((e) => e.actorRef as AnyActorRef);
+    await vi.waitFor(() => expect(actors().map((a) => a.id)).toContain("mcp:fixture"));
+    const child = actors().find((a) => a.id === "mcp:fixture");
+    const parent = child?._parent as AnyActorRef | undefined;
+    expect((parent as unknown as { logic?: { id?: string } } | undefined)?.logic?.id).toBe("gateway");
+    expect(parent?._parent).toBeUndefined();
+  });
+});
