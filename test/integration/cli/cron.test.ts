@@ -6,7 +6,7 @@ import { RECORDER_AGENT, recorderAgent } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, svc } from "./svc.js";
 
-describe("svc cron (real subprocesses)", () => {
+describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
   let home: TempHome;
   beforeAll(() => {
     home = tempHome();

@@ -8,7 +8,7 @@ import { tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { cliConfig, svc } from "./svc.js";
 
-describe("graceful stop observed from outside (issue 3 Tests)", () => {
+describe("graceful stop observed from outside (issue 3 Tests)", { timeout: 90_000 }, () => {
   const home = tempHome();
   afterAll(async () => {
     await svc(home, ["gateway", "stop"]);
@@ -32,7 +32,7 @@ describe("graceful stop observed from outside (issue 3 Tests)", () => {
         ),
       ),
     );
-    const started = await svc(home, ["gateway", "start"]);
+    const started = await svc(home, ["gateway", "start", "--timeout", "60"]);
     expect(started.code).toBe(0);
     const port = /listening on 127\.0\.0\.1:(\d+)/.exec(started.stdout)?.[1];
     const sends = [];

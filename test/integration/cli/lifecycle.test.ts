@@ -8,7 +8,7 @@ import { svc } from "./svc.js";
 let home: TempHome;
 afterEach(() => home.cleanup());
 
-describe("svc gateway start/stop/status edge cases", () => {
+describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => {
   it("stop and status handle a stale pid file (process gone)", async () => {
     home = tempHome();
     home.write("gateway.pid", "999999\n");

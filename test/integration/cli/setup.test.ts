@@ -22,7 +22,7 @@ platforms:
         prompt: "PR {number}"
 `;
 
-describe("svc gateway setup", () => {
+describe("svc gateway setup", { timeout: 90_000 }, () => {
   it("non-interactive: writes WEBHOOK_* to .env (0600) keeping other lines, mirrors enabled/port into config.yaml keeping comments", async () => {
     home = tempHome();
     home.write(".env", "# secrets\nGH_SECRET=abc\nexport WEBHOOK_PORT=1\n");

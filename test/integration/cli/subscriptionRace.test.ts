@@ -39,7 +39,9 @@ function staleWriter(name: string) {
 const subscriptions = () =>
   JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8")).subscriptions;
 
-describe("subscription store: serialized updates, stale writers refused (spec 3.2), two real processes", () => {
+describe("subscription store: serialized updates, stale writers refused (spec 3.2), two real processes", {
+  timeout: 90_000,
+}, () => {
   it("a writer that read before `svc webhook remove` cannot bring the route back", async () => {
     home = tempHome();
     expect((await svc(home, ["webhook", "subscribe", "gh"])).code).toBe(0);

@@ -8,7 +8,7 @@ import { cliConfig, svc } from "./svc.js";
 
 const SECRET_LINE = /^Secret: ([0-9a-f]{64})/m;
 
-describe("svc webhook (real subprocesses, real gateway)", () => {
+describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, () => {
   let home: TempHome;
   beforeAll(() => {
     home = tempHome();
@@ -81,31 +81,37 @@ describe("svc webhook (real subprocesses, real gateway)", () => {
   });
 
   it("refuses bad names, unknown cron jobs and the startup rules of 2.2 with clear messages", async () => {
-    const name = await svc(home, ["webhook", "subscribe", "../evil"]);
+    // Refused commands write nothing, so they can run side by side.
+    const [name, cron, target, direct, created] = await Promise.all([
+      svc(home, ["webhook", "subscribe", "../evil"]),
+      svc(home, ["webhook", "subscribe", "c", "--cron-job", "ghost"]),
+      svc(home, ["webhook", "subscribe", "d", "--deliver", "pigeon"]),
+      svc(home, ["webhook", "subscribe", "d", "--deliver-only"]),
+      svc(home, ["cron", "create", "--name", "triage", "--schedule", "1h", "--prompt", "p"]),
+    ]);
     expect(name.code).not.toBe(0);
     expect(name.stderr).toContain('"../evil" is not a valid route name');
-    const cron = await svc(home, ["webhook", "subscribe", "c", "--cron-job", "ghost"]);
     expect(cron.stderr).toContain("--cron-job ghost: no such cron job");
-    const target = await svc(home, ["webhook", "subscribe", "d", "--deliver", "pigeon"]);
     expect(target.stderr).toContain('d: deliver: unknown target "pigeon" — use one of log,');
-    const unready = await svc(home, ["webhook", "subscribe", "tg", "--deliver", "chat_1"]);
+    expect(direct.stderr).toContain("--deliver-only needs a real delivery target");
+    expect(created.code).toBe(0);
+    const [both, unready] = await Promise.all([
+      svc(home, [
+        "webhook",
+        "subscribe",
+        "d",
+        "--deliver-only",
+        "--deliver",
+        "chat_1",
+        "--cron-job",
+        "triage",
+      ]),
+      svc(home, ["webhook", "subscribe", "tg", "--deliver", "chat_1"]),
+    ]);
+    expect(both.stderr).toContain("--deliver-only and --cron-job cannot be combined");
     expect(unready.code).toBe(0);
     expect(unready.stderr).toContain("Warning: tg: deliver: chat_1 needs platforms.telegram enabled");
     await svc(home, ["webhook", "remove", "tg"]);
-    const direct = await svc(home, ["webhook", "subscribe", "d", "--deliver-only"]);
-    expect(direct.stderr).toContain("--deliver-only needs a real delivery target");
-    await svc(home, ["cron", "create", "--name", "triage", "--schedule", "1h", "--prompt", "p"]);
-    const both = await svc(home, [
-      "webhook",
-      "subscribe",
-      "d",
-      "--deliver-only",
-      "--deliver",
-      "chat_1",
-      "--cron-job",
-      "triage",
-    ]);
-    expect(both.stderr).toContain("--deliver-only and --cron-job cannot be combined");
     expect(Object.keys(store().subscriptions)).toEqual(["gh"]);
   });
 
@@ -118,18 +124,25 @@ describe("svc webhook (real subprocesses, real gateway)", () => {
     expect(list.stdout).not.toContain("chosen-by-receiver");
   });
 
-  it("test signs with the record's secret and reaches the running gateway; disable → 404; remove; unreachable → hint", async () => {
+  it("gateway start returns once /health answers, refuses a second start, status reports it", async () => {
     await svc(home, ["webhook", "subscribe", "t", "--prompt", "got {message}"]);
-    const started = await svc(home, ["gateway", "start"]);
+    const started = await svc(home, ["gateway", "start", "--timeout", "60"]);
     expect(started.code).toBe(0);
     expect(started.stdout).toMatch(/Gateway started: pid \d+, listening on 127\.0\.0\.1:\d+/);
-    const again = await svc(home, ["gateway", "start"]);
+    const [again, status] = await Promise.all([
+      svc(home, ["gateway", "start", "--timeout", "60"]),
+      svc(home, ["gateway", "status"]),
+    ]);
     expect(again.code).not.toBe(0);
     expect(again.stderr).toContain("already running");
-    const status = await svc(home, ["gateway", "status"]);
     expect(status.stdout).toMatch(/running \(pid \d+\)[\s\S]*Health: ok/);
+  });
 
-    const sent = await svc(home, ["webhook", "test", "t"]);
+  it("test signs with the record's secret and reaches the running gateway; it never reads config.yaml routes", async () => {
+    const [sent, fixed] = await Promise.all([
+      svc(home, ["webhook", "test", "t"]),
+      svc(home, ["webhook", "test", "fixed"]),
+    ]);
     expect(sent.code).toBe(0);
     expect(sent.stdout).toMatch(/^202 /m);
     const id = /"delivery_id":"([^"]+)"/.exec(sent.stdout)?.[1] as string;
@@ -138,10 +151,10 @@ describe("svc webhook (real subprocesses, real gateway)", () => {
       { timeout: 10_000, interval: 50 },
     );
     expect(run.prompt).toBe("got Test event from svc webhook test t");
+    expect(fixed.stderr).toContain('no dynamic subscription named "fixed"');
+  });
 
-    expect((await svc(home, ["webhook", "test", "fixed"])).stderr).toContain(
-      'no dynamic subscription named "fixed"',
-    );
+  it("disable → the gateway answers 404 (test exits 1); enable → 202 again; remove", async () => {
     expect((await svc(home, ["webhook", "disable", "t"])).stdout).toBe("Disabled t\n");
     const disabled = await svc(home, ["webhook", "test", "t"]);
     expect(disabled.stdout).toMatch(/^404 /m);
@@ -152,11 +165,16 @@ describe("svc webhook (real subprocesses, real gateway)", () => {
     expect((await svc(home, ["webhook", "remove", "t"])).stderr).toContain(
       'no dynamic subscription named "t"',
     );
+  });
 
+  it("gateway stop, then test says the gateway is unreachable and how to start it", async () => {
     const stopped = await svc(home, ["gateway", "stop"]);
     expect(stopped.stdout).toContain("Gateway stopped");
-    expect((await svc(home, ["gateway", "status"])).code).toBe(3);
-    await svc(home, ["webhook", "subscribe", "t2"]);
+    const [status] = await Promise.all([
+      svc(home, ["gateway", "status"]),
+      svc(home, ["webhook", "subscribe", "t2"]),
+    ]);
+    expect(status.code).toBe(3);
     const unreachable = await svc(home, ["webhook", "test", "t2", "--port", "1"]);
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain("cannot reach the gateway");
