@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
+import { PROFILE_NAME } from "../config/paths.js";
 import { ROUTE_NAME } from "../config/sections/webhook.js";
 import { SvcError } from "../errors.js";
 import { cronStore, findJob } from "../io/stores/cronStore.js";
@@ -93,6 +94,12 @@ function existingRecord(path: string, name: string, raw: unknown): Subscription 
 async function subscribe(name: string, options: SubscribeOptions): Promise<void> {
   checkName(name);
   const loaded = config();
+  if (options.routeProfile !== undefined && !PROFILE_NAME.test(options.routeProfile)) {
+    throw new SvcError(
+      "usage",
+      `--route-profile "${options.routeProfile}": profile names use letters, digits, "_" and "-"`,
+    );
+  }
   if (options.cronJob !== undefined) {
     const jobs = cronStore(loaded.paths.cronJobs);
     if (findJob(jobs.read().records, options.cronJob) === undefined) {

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { z } from "zod";
 import { formatIssues } from "../../config/format.js";
+import { PROFILE_NAME } from "../../config/paths.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME, type Route, routeShape } from "../../config/sections/webhook.js";
 import { describeError } from "../../errors.js";
 import type { Logger } from "../log.js";
@@ -29,6 +30,11 @@ export function subscriptionProblems(name: string, record: Route): string[] {
   const problems: string[] = [];
   if (!ROUTE_NAME.test(name))
     problems.push(`${name}: route names use letters, digits, '.', '_' and '-' (1-64)`);
+  if (record.profile !== undefined && !PROFILE_NAME.test(record.profile)) {
+    problems.push(
+      `${name}: profile "${record.profile}" is not a valid profile name (letters, digits, "_" and "-")`,
+    );
+  }
   if (record.deliver_only && record.deliver === "log") {
     problems.push(
       `${name}: --deliver-only needs a real delivery target — add --deliver <platform> (not log)`,
