@@ -178,6 +178,18 @@ describe("dynamic subscriptions through the gateway (spec 2.6, 4.3)", () => {
   });
 });
 
+/** The first run the recorder agent wrote (cron runs have generated delivery ids). */
+function firstRun() {
+  return vi.waitFor(
+    () => {
+      const found = recorded(live());
+      if (found.length === 0) throw new Error("no run yet");
+      return readRun(live().home, found[0] as string);
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+}
+
 describe("cron jobs in the gateway (spec 3.2)", () => {
   const job = (id: string, name: string, state: string) => ({
     id,
@@ -202,14 +214,7 @@ describe("cron jobs in the gateway (spec 3.2)", () => {
       },
       config: webhookConfig({}, {}, { agent: recorderAgent() }),
     });
-    const run = await vi.waitFor(
-      () => {
-        const found = recorded(live());
-        if (found.length === 0) throw new Error("no run yet");
-        return readRun(live().home, found[0] as string);
-      },
-      { timeout: 10_000, interval: 50 },
-    );
+    const run = await firstRun();
     expect(run).toMatchObject({ prompt: "job due", route: "cron:due", event: "schedule" });
     const stored = await vi.waitFor(() => {
       const j = JSON.parse(readFileSync(join(live().home.dir, "cron", "jobs.json"), "utf8")).jobs.j1;
@@ -239,11 +244,7 @@ describe("cron jobs in the gateway (spec 3.2)", () => {
       status: 202,
       body: { status: "accepted" },
     });
-    const run = await vi.waitFor(() => {
-      const found = recorded(live());
-      if (found.length === 0) throw new Error("no run yet");
-      return readRun(live().home, found[0] as string);
-    });
+    const run = await firstRun();
     expect(run?.prompt).toContain(
       "job triage\n\n[Webhook event: route fire, event pull_request, delivery c1]",
     );
