@@ -1,6 +1,6 @@
 import { createWebSocketInspector } from "@statelyai/inspect";
-import { createInspectorServer } from "@statelyai/inspect/server";
 import type { InspectionEvent } from "xstate";
+import { startInspectRelay } from "../io/inspectRelay.js";
 
 export const DEFAULT_INSPECT_PORT = 8090;
 
@@ -12,20 +12,17 @@ export interface GatewayInspector {
 }
 
 /**
- * `svc gateway run --inspect [port]`: a local bridge (`@statelyai/inspect/server`) that relays the root
- * system's inspection events over a WebSocket on `port`. Open http://localhost:<port> in a browser with
- * internet access (it embeds stately.ai/inspect), or read the raw JSON events with any WebSocket client
- * (`ws://localhost:<port>`), which works offline. The bridge listens on every interface (a limitation of
- * the package) and the events carry prompts and payloads: use it on a trusted machine only.
+ * `svc gateway run --inspect [port]`: a relay on 127.0.0.1:`port` that passes the root system's inspection
+ * events over a WebSocket. Open http://127.0.0.1:<port> in a browser with internet access (it embeds
+ * stately.ai/inspect), or read the raw JSON events with any WebSocket client (`ws://127.0.0.1:<port>`),
+ * which works offline. The events carry prompts and payloads, so the relay listens on loopback only.
  */
 export function startInspector(port: number, note: (line: string) => void = () => {}): GatewayInspector {
-  const server = createInspectorServer({ port, autoOpen: false });
+  const server = startInspectRelay(port);
   // Starts itself (autoStart); a second start() would open a second socket and break the first.
   const inspector = createWebSocketInspector({ url: `ws://127.0.0.1:${port}` });
-  const url = `http://localhost:${port}`;
-  note(
-    `[inspect] Stately inspector bridge on ${url} (events: ws://localhost:${port}); it shows prompts and payloads — trusted machines only`,
-  );
+  const url = server.url;
+  note(`[inspect] Stately inspector on ${url} (raw events: ws://127.0.0.1:${port}); loopback only`);
   return {
     inspect: (event) => inspector.inspect.next?.(event),
     url,

@@ -85,3 +85,31 @@ describe("--inspect: the root system's inspection events", () => {
     }
   });
 });
+
+describe("--inspect relay exposure", () => {
+  it("listens on loopback only: payload-bearing events never reach another interface", async () => {
+    const { networkInterfaces } = await import("node:os");
+    const { connect } = await import("node:net");
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const bridge = startInspector(port);
+    try {
+      expect(bridge.url).toBe(`http://127.0.0.1:${port}`);
+      const reach = (host: string) =>
+        new Promise<boolean>((resolve) => {
+          const socket = connect({ host, port }, () => {
+            socket.destroy();
+            resolve(true);
+          });
+          socket.on("error", () => resolve(false));
+        });
+      await vi.waitFor(async () => expect(await reach("127.0.0.1")).toBe(true));
+      const external = Object.values(networkInterfaces())
+        .flat()
+        .filter((a) => a !== undefined && a.family === "IPv4" && !a.internal)
+        .map((a) => a?.address as string);
+      for (const address of external) expect(await reach(address)).toBe(false);
+    } finally {
+      bridge.stop();
+    }
+  });
+});

@@ -1,0 +1,56 @@
+import { createServer } from "node:http";
+import { WebSocket, WebSocketServer } from "ws";
+
+export interface InspectRelay {
+  readonly url: string;
+  stop(): void;
+}
+
+const BUFFERED_EVENTS = 200;
+
+/** The page stately.ai/inspect is embedded in; it relays the WebSocket's events into the iframe. */
+function bridgePage(port: number): string {
+  return `<!DOCTYPE html><html><head><title>svc — Stately inspector</title>
+<style>html,body,iframe{margin:0;width:100%;height:100%;border:none}</style></head>
+<body><iframe id="inspector" src="https://stately.ai/inspect"></iframe><script>
+const frame = document.getElementById("inspector"); const pending = []; let ready = false;
+addEventListener("message", (e) => { if (e.data && e.data.type === "@statelyai.connected") {
+  ready = true; for (const ev of pending) frame.contentWindow.postMessage(ev, "*"); pending.length = 0; } });
+const ws = new WebSocket("ws://127.0.0.1:${port}");
+ws.onmessage = (e) => { const ev = JSON.parse(e.data); if (ready) frame.contentWindow.postMessage(ev, "*"); else pending.push(ev); };
+</script></body></html>`;
+}
+
+/**
+ * The inspector's WebSocket relay, bound to loopback only: inspection events carry prompts and payloads,
+ * so they never leave the machine. Every message from one client goes to all others; the last 200 are
+ * replayed to a client that connects late.
+ */
+export function startInspectRelay(port: number, host = "127.0.0.1"): InspectRelay {
+  const http = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(bridgePage(port));
+  });
+  const wss = new WebSocketServer({ server: http });
+  const recent: string[] = [];
+  wss.on("connection", (socket) => {
+    for (const message of recent) socket.send(message);
+    socket.on("message", (data) => {
+      const message = data.toString();
+      recent.push(message);
+      if (recent.length > BUFFERED_EVENTS) recent.shift();
+      for (const client of wss.clients) {
+        if (client !== socket && client.readyState === WebSocket.OPEN) client.send(message);
+      }
+    });
+  });
+  http.listen(port, host);
+  return {
+    url: `http://${host}:${port}`,
+    stop() {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+      http.close();
+    },
+  };
+}
