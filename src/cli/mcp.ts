@@ -12,24 +12,8 @@ import { transportKind } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
 import { createLogger } from "../io/log.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
+import { runningPid } from "./gatewayLifecycle.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
-
-/** The running gateway's pid from `$SVC_HOME/gateway.pid`, when that process is alive. */
-export function runningGatewayPid(pidFile: string): number | undefined {
-  let pid: number;
-  try {
-    pid = Number.parseInt(readFileSync(pidFile, "utf8").trim(), 10);
-  } catch {
-    return undefined;
-  }
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM" ? pid : undefined;
-  }
-}
 
 /** A hub for one CLI command: only the named servers, terminal approvals, connects may log in. */
 function cliHub(loaded: LoadedConfig, names: readonly string[]): McpHub {
@@ -95,7 +79,7 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
 
 function listServers(): void {
   const loaded = loadConfig();
-  const pid = runningGatewayPid(loaded.paths.pidFile);
+  const pid = runningPid(loaded.paths);
   const file = pid === undefined ? undefined : readStatusFile(loaded.paths.mcpCache);
   const live = file !== undefined && file.pid === pid;
   const statuses = live ? file.servers : offlineStatus(loaded);
@@ -193,7 +177,7 @@ async function callTool(server: string, tool: string, options: { args?: string }
 
 async function reloadGateway(options: { wait?: string }): Promise<void> {
   const loaded = loadConfig();
-  const pid = runningGatewayPid(loaded.paths.pidFile);
+  const pid = runningPid(loaded.paths);
   if (pid === undefined) {
     process.stdout.write(
       `No gateway is running (no live pid in ${loaded.paths.pidFile}); the next start reads ${loaded.paths.config}.\n`,
