@@ -2,11 +2,11 @@ import {
   type ActorRefFrom,
   type AnyActorLogic,
   type AnyActorRef,
+  assign,
+  createActor,
   type InputFrom,
   type InspectionEvent,
   type Observer,
-  assign,
-  createActor,
   setup,
 } from "xstate";
 import type { Logger } from "../io/log.js";
@@ -17,7 +17,10 @@ interface SpawnEvent {
   logic: AnyActorLogic;
   input: unknown;
 }
-type SpawnFn = (logic: AnyActorLogic, options: { id: string; systemId: string; input: unknown }) => AnyActorRef;
+type SpawnFn = (
+  logic: AnyActorLogic,
+  options: { id: string; systemId: string; input: unknown },
+) => AnyActorRef;
 interface StopEvent {
   type: "stopChild";
   id: string;
@@ -41,7 +44,11 @@ export function rootMachine(logger: Logger) {
         actions: assign({
           children: ({ context, event, spawn }) => ({
             ...context.children,
-            [event.id]: (spawn as unknown as SpawnFn)(event.logic, { id: event.id, systemId: event.id, input: event.input }),
+            [event.id]: (spawn as unknown as SpawnFn)(event.logic, {
+              id: event.id,
+              systemId: event.id,
+              input: event.input,
+            }),
           }),
         }),
       },
@@ -62,7 +69,10 @@ export function rootMachine(logger: Logger) {
             const type = (event as { type: string }).type;
             if (type.startsWith("xstate.error.actor.")) {
               logger.error(
-                { actor: type.slice("xstate.error.actor.".length), err: (event as { error?: unknown }).error },
+                {
+                  actor: type.slice("xstate.error.actor.".length),
+                  err: (event as { error?: unknown }).error,
+                },
                 "[system] actor failed and was stopped",
               );
             }
@@ -70,7 +80,8 @@ export function rootMachine(logger: Logger) {
           assign({
             children: ({ context, event }) => {
               const type = (event as { type: string }).type;
-              if (!type.startsWith("xstate.error.actor.") && !type.startsWith("xstate.done.actor.")) return context.children;
+              if (!type.startsWith("xstate.error.actor.") && !type.startsWith("xstate.done.actor."))
+                return context.children;
               const id = type.replace(/^xstate\.(error|done)\.actor\./, "");
               const { [id]: _gone, ...rest } = context.children;
               return rest;

@@ -4,8 +4,8 @@ import { describeError, isSvcError } from "../errors.js";
 import { registerCronCommands } from "./cron.js";
 import { registerGatewayCommands } from "./gateway.js";
 import { registerMcpCommands } from "./mcp.js";
-import { registerWebhookCommands } from "./webhook.js";
 import { VERSION } from "./version.js";
+import { registerWebhookCommands } from "./webhook.js";
 
 export function buildProgram(): Command {
   const program = new Command("svc")

@@ -4,7 +4,7 @@ import { parseDocument } from "yaml";
 import { SvcError } from "../errors.js";
 import { formatIssues } from "./format.js";
 import { type InterpolationScope, interpolateDeep } from "./interpolate.js";
-import { svcHome, svcPaths, type SvcPaths } from "./paths.js";
+import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
 
 export interface LoadedConfig {
@@ -56,8 +56,10 @@ function lookupVar(name: string, scope: InterpolationScope): string | undefined 
 
 /** WEBHOOK_ENABLED / WEBHOOK_PORT / WEBHOOK_SECRET (process environment, then `.env`) override the file. */
 function applyWebhookEnv(raw: Record<string, unknown>, scope: InterpolationScope, file: string): void {
-  const platforms = (raw.platforms ??= {}) as Record<string, unknown>;
-  const webhook = (platforms.webhook ??= {}) as Record<string, unknown>;
+  raw.platforms ??= {};
+  const platforms = raw.platforms as Record<string, unknown>;
+  platforms.webhook ??= {};
+  const webhook = platforms.webhook as Record<string, unknown>;
   const target = (webhook.extra && typeof webhook.extra === "object" ? webhook.extra : webhook) as Record<
     string,
     unknown
@@ -67,7 +69,10 @@ function applyWebhookEnv(raw: Record<string, unknown>, scope: InterpolationScope
     const on = /^(1|true|yes|on)$/i.test(enabled);
     const off = /^(0|false|no|off)$/i.test(enabled);
     if (!on && !off) {
-      throw new SvcError("config_invalid", `${file}: WEBHOOK_ENABLED: expected true or false, got "${enabled}"`);
+      throw new SvcError(
+        "config_invalid",
+        `${file}: WEBHOOK_ENABLED: expected true or false, got "${enabled}"`,
+      );
     }
     target.enabled = on;
   }

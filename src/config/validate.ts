@@ -11,7 +11,9 @@ export function webhookStartupProblems(config: Config, file: string): string[] {
     const at = `${file}: platforms.webhook.routes.${name}`;
     const secret = route.secret ?? webhook.secret;
     if (secret === undefined) {
-      problems.push(`${at}.secret: missing — set a secret on the route, platforms.webhook.secret, or WEBHOOK_SECRET`);
+      problems.push(
+        `${at}.secret: missing — set a secret on the route, platforms.webhook.secret, or WEBHOOK_SECRET`,
+      );
     }
     if (route.deliver_only && route.deliver === "log") {
       problems.push(`${at}.deliver_only: needs a real delivery target — set deliver to a platform (not log)`);
@@ -20,7 +22,9 @@ export function webhookStartupProblems(config: Config, file: string): string[] {
       problems.push(`${at}: deliver_only and cron_job cannot be combined — keep one of them`);
     }
     if (route.coalesce !== undefined && (route.deliver_only || route.cron_job !== undefined)) {
-      problems.push(`${at}.coalesce: cannot be combined with deliver_only or cron_job — remove coalesce or the other mode`);
+      problems.push(
+        `${at}.coalesce: cannot be combined with deliver_only or cron_job — remove coalesce or the other mode`,
+      );
     }
     if (secret === INSECURE_NO_AUTH && !LOOPBACK_HOSTS.has(webhook.host)) {
       problems.push(

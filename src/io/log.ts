@@ -24,12 +24,26 @@ export const REDACTED_KEYS = [
   "*.refresh_token",
 ];
 
-const LEVEL_NAMES: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
+const LEVEL_NAMES: Record<number, string> = {
+  10: "TRACE",
+  20: "DEBUG",
+  30: "INFO",
+  40: "WARN",
+  50: "ERROR",
+  60: "FATAL",
+};
 
 /** Human-readable lines for a terminal: `2026-11-22T20:00:00.000Z INFO [webhook] Listening on ...`. */
 function textLine(json: string): string {
   try {
-    const { level, time, msg, pid: _pid, hostname: _host, ...rest } = JSON.parse(json) as Record<string, unknown>;
+    const {
+      level,
+      time,
+      msg,
+      pid: _pid,
+      hostname: _host,
+      ...rest
+    } = JSON.parse(json) as Record<string, unknown>;
     const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : "";
     return `${new Date(Number(time)).toISOString()} ${LEVEL_NAMES[Number(level)] ?? level} ${String(msg ?? "")}${extra}\n`;
   } catch {

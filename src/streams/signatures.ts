@@ -2,7 +2,13 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 
 /** Sender authentication (spec 5). Pure: no I/O, never throws, never puts the secret in a reason. */
 
-export type AuthScheme = "forge_hmac" | "token" | "standard_webhooks" | "stripe" | "generic_v2" | "generic_v1";
+export type AuthScheme =
+  | "forge_hmac"
+  | "token"
+  | "standard_webhooks"
+  | "stripe"
+  | "generic_v2"
+  | "generic_v1";
 export type AuthResult = { ok: true; scheme: AuthScheme } | { ok: false; reason: string };
 
 export interface VerifyInput {

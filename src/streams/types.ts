@@ -28,5 +28,11 @@ export function errorOutcome(status: number, error: string): Outcome {
 }
 
 export function isOutcome(value: unknown): value is Outcome {
-  return typeof value === "object" && value !== null && "status" in value && "body" in value && !("inbound" in value);
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "status" in value &&
+    "body" in value &&
+    !("inbound" in value)
+  );
 }

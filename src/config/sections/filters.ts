@@ -49,9 +49,7 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
       const keys = Object.keys(raw);
       const groups = keys.filter((k) => (GROUPS as readonly string[]).includes(k));
       const ops = keys.filter((k) => (FILTER_OPERATORS as readonly string[]).includes(k));
-      const unknown = keys.filter(
-        (k) => k !== "field" && !groups.includes(k) && !ops.includes(k),
-      );
+      const unknown = keys.filter((k) => k !== "field" && !groups.includes(k) && !ops.includes(k));
       if (unknown.length > 0) {
         ctx.addIssue({
           code: "custom",
@@ -80,11 +78,16 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
       }
       const op = ops[0] as FilterOperator;
       if (typeof raw.field !== "string" || raw.field.length === 0) {
-        ctx.addIssue({ code: "custom", path: ["field"], message: `the "${op}" operator needs a field (a dotted path)` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["field"],
+          message: `the "${op}" operator needs a field (a dotted path)`,
+        });
       }
       const parsed = leafShapes[op].safeParse(raw[op]);
       if (!parsed.success) {
-        for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [op, ...issue.path] } as never);
+        for (const issue of parsed.error.issues)
+          ctx.addIssue({ ...issue, path: [op, ...issue.path] } as never);
       }
     })
     .transform((raw) => raw as Filter),

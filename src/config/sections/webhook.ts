@@ -42,20 +42,20 @@ const adapterShape = {
   max_body_bytes: z.number().int().positive().default(1_048_576),
   script_timeout_seconds: z.number().positive().default(30),
   routes: z
-    .record(z.string().regex(ROUTE_NAME, "route names use letters, digits, '.', '_' and '-' (1-64)"), routeSchema)
+    .record(
+      z.string().regex(ROUTE_NAME, "route names use letters, digits, '.', '_' and '-' (1-64)"),
+      routeSchema,
+    )
     .default({}),
 };
 
 /** `platforms.webhook`: keys may sit directly or under `extra`; the `extra` value wins (spec 2.1). */
-export const webhookSchema = z.preprocess(
-  (raw) => {
-    if (raw === null || raw === undefined) return {};
-    if (typeof raw !== "object" || Array.isArray(raw)) return raw;
-    const { extra, ...direct } = raw as Record<string, unknown>;
-    if (extra === undefined || extra === null) return direct;
-    if (typeof extra !== "object" || Array.isArray(extra)) return { ...direct, extra };
-    return { ...direct, ...(extra as Record<string, unknown>) };
-  },
-  z.strictObject(adapterShape),
-);
+export const webhookSchema = z.preprocess((raw) => {
+  if (raw === null || raw === undefined) return {};
+  if (typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const { extra, ...direct } = raw as Record<string, unknown>;
+  if (extra === undefined || extra === null) return direct;
+  if (typeof extra !== "object" || Array.isArray(extra)) return { ...direct, extra };
+  return { ...direct, ...(extra as Record<string, unknown>) };
+}, z.strictObject(adapterShape));
 export type WebhookSettings = z.infer<typeof webhookSchema>;

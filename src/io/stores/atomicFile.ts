@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { dirname, join, basename } from "node:path";
+import { basename, dirname, join } from "node:path";
 
 /**
  * Writes `data` so that readers see either the old or the new file, never a half-written one:

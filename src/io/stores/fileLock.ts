@@ -41,7 +41,11 @@ function tryAcquire(lockPath: string, staleMs: number): boolean {
 }
 
 /** Runs `fn` while holding `<path>.lock`, an exclusive lock shared by every process on this machine. */
-export async function withFileLock<T>(path: string, fn: () => T | Promise<T>, options: LockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  path: string,
+  fn: () => T | Promise<T>,
+  options: LockOptions = {},
+): Promise<T> {
   const lockPath = `${path}.lock`;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
@@ -50,7 +54,10 @@ export async function withFileLock<T>(path: string, fn: () => T | Promise<T>, op
   let wait = 5;
   while (!tryAcquire(lockPath, staleMs)) {
     if (Date.now() - started > timeoutMs) {
-      throw new SvcError("lock_timeout", `${lockPath}: another svc process holds this lock — try again, or remove the file if no svc is running`);
+      throw new SvcError(
+        "lock_timeout",
+        `${lockPath}: another svc process holds this lock — try again, or remove the file if no svc is running`,
+      );
     }
     await sleep(wait);
     wait = Math.min(wait * 2, 100);

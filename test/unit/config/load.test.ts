@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
 import { webhookStartupProblems } from "../../../src/config/validate.js";
-import { tempHome, type TempHome } from "../../helpers/home.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome;
 afterEach(() => home?.cleanup());
@@ -33,16 +33,26 @@ describe("config loading (spec 2.1)", () => {
   });
 
   it("lets the extra mapping win over direct keys", () => {
-    const { config } = load("platforms:\n  webhook:\n    port: 9000\n    rate_limit: 5\n    extra:\n      port: 9100\n");
+    const { config } = load(
+      "platforms:\n  webhook:\n    port: 9000\n    rate_limit: 5\n    extra:\n      port: 9100\n",
+    );
     expect(config.platforms.webhook.port).toBe(9100);
     expect(config.platforms.webhook.rate_limit).toBe(5);
   });
 
   it("reads WEBHOOK_ENABLED, WEBHOOK_PORT and WEBHOOK_SECRET from the environment and from .env", () => {
-    const fromEnv = load("platforms: {}\n", { WEBHOOK_ENABLED: "true", WEBHOOK_PORT: "9001", WEBHOOK_SECRET: "s3" });
+    const fromEnv = load("platforms: {}\n", {
+      WEBHOOK_ENABLED: "true",
+      WEBHOOK_PORT: "9001",
+      WEBHOOK_SECRET: "s3",
+    });
     expect(fromEnv.config.platforms.webhook).toMatchObject({ enabled: true, port: 9001, secret: "s3" });
     home.cleanup();
-    const fromDotenv = load("platforms: {}\n", {}, "WEBHOOK_ENABLED=1\nWEBHOOK_PORT=9002\nWEBHOOK_SECRET=s4\n");
+    const fromDotenv = load(
+      "platforms: {}\n",
+      {},
+      "WEBHOOK_ENABLED=1\nWEBHOOK_PORT=9002\nWEBHOOK_SECRET=s4\n",
+    );
     expect(fromDotenv.config.platforms.webhook).toMatchObject({ enabled: true, port: 9002, secret: "s4" });
   });
 
@@ -69,7 +79,9 @@ describe("config loading (spec 2.1)", () => {
 
   it("rejects a filter with two operators", () => {
     expect(() =>
-      load("platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          - {field: a, equals: 1, in: [1]}\n"),
+      load(
+        "platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          - {field: a, equals: 1, in: [1]}\n",
+      ),
     ).toThrow(/routes\.gh\.filters\.0: a filter needs exactly one operator/);
   });
 
@@ -87,7 +99,9 @@ describe("startup validation rules (spec 2.2)", () => {
     `platforms:\n  webhook:\n    enabled: true\n    host: ${host}\n    routes:\n      r:\n${body}`;
 
   it("rule 1: a route without any secret", () => {
-    expect(problems(route("        prompt: hi\n"))).toEqual([expect.stringMatching(/routes\.r\.secret: missing/)]);
+    expect(problems(route("        prompt: hi\n"))).toEqual([
+      expect.stringMatching(/routes\.r\.secret: missing/),
+    ]);
     expect(problems(route("        prompt: hi\n"), { WEBHOOK_SECRET: "g" })).toEqual([]);
   });
   it("rule 2: deliver_only with log delivery", () => {
@@ -96,9 +110,13 @@ describe("startup validation rules (spec 2.2)", () => {
     ]);
   });
   it("rule 3: deliver_only together with cron_job", () => {
-    expect(problems(route("        secret: s\n        deliver_only: true\n        deliver: telegram\n        cron_job: j\n"))).toEqual([
-      expect.stringMatching(/deliver_only and cron_job cannot be combined/),
-    ]);
+    expect(
+      problems(
+        route(
+          "        secret: s\n        deliver_only: true\n        deliver: telegram\n        cron_job: j\n",
+        ),
+      ),
+    ).toEqual([expect.stringMatching(/deliver_only and cron_job cannot be combined/)]);
   });
   it("rule 4: coalesce together with cron_job", () => {
     expect(problems(route("        secret: s\n        cron_job: j\n        coalesce: {key: a}\n"))).toEqual([

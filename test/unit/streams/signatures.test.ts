@@ -329,7 +329,10 @@ describe("Stripe (Stripe-Signature, a real payment sender)", () => {
 
   it("accepts t=<unix>,v1=<hex HMAC of '<t>.<body>'> keyed by the whole whsec_ string", () => {
     const sig = hex(secret, `${NOW}.${body}`);
-    expect(check({ "stripe-signature": header(NOW, sig) }, body, secret)).toEqual({ ok: true, scheme: "stripe" });
+    expect(check({ "stripe-signature": header(NOW, sig) }, body, secret)).toEqual({
+      ok: true,
+      scheme: "stripe",
+    });
   });
 
   it("accepts when any of several v1 entries matches (secret rotation)", () => {
@@ -342,7 +345,9 @@ describe("Stripe (Stripe-Signature, a real payment sender)", () => {
     expect(check({ "stripe-signature": header(NOW, sig) }, `${body} `, secret).ok).toBe(false);
     expect(check({ "stripe-signature": header(NOW, sig) }, body, "whsec_other").ok).toBe(false);
     const old = NOW - 301;
-    expect(check({ "stripe-signature": header(old, hex(secret, `${old}.${body}`)) }, body, secret).ok).toBe(false);
+    expect(check({ "stripe-signature": header(old, hex(secret, `${old}.${body}`)) }, body, secret).ok).toBe(
+      false,
+    );
   });
 
   it("rejects a header without a timestamp or without v1 entries", () => {
