@@ -11,7 +11,7 @@ function describeInput(input: unknown): string {
 }
 
 const EXPECTED_WORDS: Record<string, string> = {
-  number: "a number (seconds or a count)",
+  number: "a number",
   boolean: "true or false",
   string: "a string",
   array: "a list",
