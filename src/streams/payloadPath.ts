@@ -11,11 +11,18 @@ const NOT_FOUND: PathLookup = { found: false };
  */
 export function lookupPath(root: unknown, dotted: string): PathLookup {
   if (dotted.length === 0) return NOT_FOUND;
+  return lookupSegments(root, dotted.split("."));
+}
+
+const INDEX = /^(0|[1-9][0-9]*)$/;
+
+/** `lookupPath` on a path already split at its dots (callers that look the same path up often keep the split). */
+export function lookupSegments(root: unknown, segments: readonly string[]): PathLookup {
   let current: unknown = root;
-  for (const segment of dotted.split(".")) {
+  for (const segment of segments) {
     if (segment.length === 0) return NOT_FOUND;
     if (Array.isArray(current)) {
-      if (!/^(0|[1-9][0-9]*)$/.test(segment)) return NOT_FOUND;
+      if (!INDEX.test(segment)) return NOT_FOUND;
       const index = Number(segment);
       if (index >= current.length) return NOT_FOUND;
       current = current[index];

@@ -1,4 +1,4 @@
-import { lookupPath } from "./payloadPath.js";
+import { lookupSegments } from "./payloadPath.js";
 
 /** Prompt and `deliver_extra` templates (spec 2.5). Pure and single-pass. */
 
@@ -35,13 +35,52 @@ function valueText(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
+/** A template split once into literal text and placeholders (`segments` undefined: `{__raw__}`). */
+interface Compiled {
+  /** Literal text around the placeholders: one more entry than `placeholders`. */
+  readonly literals: readonly string[];
+  readonly placeholders: ReadonlyArray<{ readonly literal: string; readonly segments?: readonly string[] }>;
+}
+
+const COMPILED_CACHE_LIMIT = 512;
+const compiledCache = new Map<string, Compiled>();
+
+/** Templates come from the configuration (a handful), so each is parsed once, not per request. */
+function compile(template: string): Compiled {
+  const cached = compiledCache.get(template);
+  if (cached !== undefined) return cached;
+  const literals: string[] = [];
+  const placeholders: Array<{ literal: string; segments?: readonly string[] }> = [];
+  let at = 0;
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    const path = match[1] as string;
+    literals.push(template.slice(at, match.index));
+    placeholders.push(
+      path === RAW_PLACEHOLDER ? { literal: match[0] } : { literal: match[0], segments: path.split(".") },
+    );
+    at = match.index + match[0].length;
+  }
+  literals.push(template.slice(at));
+  const compiled = { literals, placeholders };
+  if (compiledCache.size >= COMPILED_CACHE_LIMIT) compiledCache.clear();
+  compiledCache.set(template, compiled);
+  return compiled;
+}
+
 /** Substitutes every placeholder once; text taken from the payload is never expanded again. */
 export function substitute(template: string, payload: unknown): string {
-  return template.replace(PLACEHOLDER, (literal, path: string) => {
-    if (path === RAW_PLACEHOLDER) return rawDump(payload);
-    const hit = lookupPath(payload, path);
-    return hit.found ? valueText(hit.value) : literal;
-  });
+  const { literals, placeholders } = compile(template);
+  let out = literals[0] as string;
+  for (let i = 0; i < placeholders.length; i++) {
+    const { literal, segments } = placeholders[i] as Compiled["placeholders"][number];
+    if (segments === undefined) out += rawDump(payload);
+    else {
+      const hit = lookupSegments(payload, segments);
+      out += hit.found ? valueText(hit.value) : literal;
+    }
+    out += literals[i + 1] as string;
+  }
+  return out;
 }
 
 /** No prompt (undefined or empty) → the default dump (rule 5); otherwise the substituted template. */
