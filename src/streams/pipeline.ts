@@ -9,10 +9,12 @@ import { type FilterDeps, filterStage } from "./stages/filters.js";
 import { type IdempotencyDeps, idempotencyStage } from "./stages/idempotency.js";
 import {
   applyStage,
+  applyStages,
   asyncStageOperator,
   INTERNAL_ERROR,
+  type NamedStage,
   type StageFailure,
-  stageOperator,
+  stagesOperator,
 } from "./stages/operator.js";
 import { parseStage } from "./stages/parse.js";
 import { rateLimitStage } from "./stages/rateLimit.js";
@@ -60,16 +62,22 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const input = new Subject<Inbound>();
   const waiting = new Map<Inbound, (outcome: Outcome) => void>();
 
-  const checked = input.pipe(
-    map((inbound): PipelineCtx => ({ inbound })),
-    stageOperator("route", route, deps.onFailure),
-    stageOperator("size", size, deps.onFailure),
-    stageOperator("rate_limit", rateLimitStage(deps), deps.onFailure),
-    stageOperator("auth", authStage(deps.auth), deps.onFailure),
-    stageOperator("parse", parseStage, deps.onFailure),
-    stageOperator("events", eventCheckStage(deps.onPing ? { onPing: deps.onPing } : {}), deps.onFailure),
-    stageOperator("filters", filterStage(deps.filters), deps.onFailure),
-  );
+  // Consecutive synchronous stages run fused in one operator each (spec 4.2 order unchanged).
+  const checks: readonly NamedStage[] = [
+    ["route", route],
+    ["size", size],
+    ["rate_limit", rateLimitStage(deps)],
+    ["auth", authStage(deps.auth)],
+    ["parse", parseStage],
+    ["events", eventCheckStage(deps.onPing ? { onPing: deps.onPing } : {})],
+    ["filters", filterStage(deps.filters)],
+  ];
+  const decisions: readonly NamedStage[] = [
+    ["idempotency", idempotencyStage(deps.idempotency)],
+    ["accept", acceptStage],
+    ["dispatch", dispatchStage(deps.dispatch)],
+  ];
+  const checked = input.pipe(map((inbound): PipelineCtx => applyStages(checks, { inbound }, deps.onFailure)));
   const answered = checked.pipe(
     asyncStageOperator(
       "script",
@@ -78,9 +86,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       deps.onFailure,
       hasScript,
     ),
-    stageOperator("idempotency", idempotencyStage(deps.idempotency), deps.onFailure),
-    stageOperator("accept", acceptStage, deps.onFailure),
-    stageOperator("dispatch", dispatchStage(deps.dispatch), deps.onFailure),
+    stagesOperator(decisions, deps.onFailure),
     asyncStageOperator(
       "deliver",
       deliverStage(deps.deliver),
