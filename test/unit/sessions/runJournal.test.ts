@@ -1,7 +1,13 @@
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createRunJournal, findRunSession, RUN_JOURNAL_DIR } from "../../../src/io/sessions/runJournal.js";
+import {
+  createRunJournal,
+  findRunSession,
+  RUN_JOURNAL_DIR,
+  type RunSession,
+  runSessionLine,
+} from "../../../src/io/sessions/runJournal.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome;
@@ -69,5 +75,25 @@ describe("webhook run sessions (journal)", () => {
     expect(ids).toEqual(Array.from({ length: 2000 }, (_, i) => String(i)));
     expect(findRunSession(home.dir, "webhook:r:1999")?.entries[0]?.content).toBe("p1999");
     expect(findRunSession(home.dir, "webhook:r:torn")).toBeUndefined();
+  });
+
+  it("writes each line exactly as JSON.stringify of the session would", () => {
+    const at = "2026-11-22T10:00:00.000Z";
+    for (const [route, id, prompt, reply] of [
+      ["gh", "1", "Summarise PR", "Looks good"],
+      ['r"q', "a/../\u2028", 'line\n"quoted"\t\\ \u0000 😀 \ud800', ""],
+    ] as const) {
+      const session: RunSession = {
+        key: `webhook:${route}:${id}`,
+        route,
+        delivery_id: id,
+        at,
+        entries: [
+          { role: "user", content: prompt, at },
+          { role: "assistant", content: reply, at },
+        ],
+      };
+      expect(runSessionLine(route, id, at, prompt, reply)).toBe(`${JSON.stringify(session)}\n`);
+    }
   });
 });
