@@ -63,7 +63,11 @@ export interface RunExecutorDeps {
 export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
   return async (event, signal) => {
     const { route } = event;
-    const skill = await loadFirstSkill(deps.skillsDir(event.profile), route.skills);
+    // No skills listed (the common case): no file lookup and no extra await per run.
+    const skill =
+      route.skills === undefined || route.skills.length === 0
+        ? undefined
+        : await loadFirstSkill(deps.skillsDir(event.profile), route.skills);
     const toolsets = runToolsets(route.toolsets, (name) =>
       deps.logger.warn(`[webhook] ${event.routeName}: unknown toolset "${name}" dropped`),
     );
