@@ -61,6 +61,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const size = bodySizeStage(deps);
   const input = new Subject<Inbound>();
   const waiting = new Map<Inbound, (outcome: Outcome) => void>();
+  // The request being pushed: when every stage it meets is synchronous (no script, no direct delivery)
+  // it is answered inside `input.next` and never needs a `waiting` entry.
+  let pushing: Inbound | undefined;
+  let pushingReply: ((outcome: Outcome) => void) | undefined;
 
   // Consecutive synchronous stages run fused in one operator each (spec 4.2 order unchanged).
   const checks: readonly NamedStage[] = [
@@ -99,8 +103,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const done = new Promise<void>((resolve) => {
     answered.subscribe({
       next: (ctx) => {
-        const reply = waiting.get(ctx.inbound);
-        waiting.delete(ctx.inbound);
+        let reply: ((outcome: Outcome) => void) | undefined;
+        if (ctx.inbound === pushing) {
+          reply = pushingReply;
+          pushing = undefined;
+          pushingReply = undefined;
+        } else {
+          reply = waiting.get(ctx.inbound);
+          waiting.delete(ctx.inbound);
+        }
         try {
           reply?.(ctx.outcome ?? INTERNAL_ERROR);
         } catch (err) {
@@ -110,6 +121,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       },
       error: (err: unknown) => {
         // Unreachable by construction (every stage catches); answer whoever waits rather than hang.
+        if (pushing !== undefined && pushingReply !== undefined) waiting.set(pushing, pushingReply);
+        pushing = undefined;
+        pushingReply = undefined;
         deps.onFailure("pipeline", err, { inbound: [...waiting.keys()][0] as Inbound });
         for (const reply of waiting.values()) reply(INTERNAL_ERROR);
         waiting.clear();
@@ -132,8 +146,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     },
     push(inbound, reply) {
       if (closed) return reply(SHUTTING_DOWN);
-      waiting.set(inbound, reply);
+      pushing = inbound;
+      pushingReply = reply;
       input.next(inbound);
+      if (pushing === inbound) {
+        // Not answered yet: an asynchronous stage holds it and answers later through `waiting`.
+        pushing = undefined;
+        pushingReply = undefined;
+        waiting.set(inbound, reply);
+      }
     },
     submit(inbound) {
       return new Promise<Outcome>((resolve) => this.push(inbound, resolve));

@@ -28,11 +28,12 @@ export function errorOutcome(status: number, error: string): Outcome {
 }
 
 export function isOutcome(value: unknown): value is Outcome {
+  // `inbound` first: a context (the common stage result) is told apart by one own-property hit.
   return (
     typeof value === "object" &&
     value !== null &&
+    !("inbound" in value) &&
     "status" in value &&
-    "body" in value &&
-    !("inbound" in value)
+    "body" in value
   );
 }

@@ -21,6 +21,7 @@ export type StageFailure = (stage: string, err: unknown, ctx: PipelineCtx) => vo
 export const INTERNAL_ERROR: Outcome = errorOutcome(500, "Internal error");
 
 function settle(ctx: PipelineCtx, result: PipelineCtx | Outcome): PipelineCtx {
+  if (result === ctx) return ctx;
   return isOutcome(result) ? { ...ctx, outcome: result } : result;
 }
 
