@@ -98,7 +98,16 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
     body.read(core.maxBodyBytes(), (received) => {
       if (received === "too_large") return reply(PAYLOAD_TOO_LARGE, true);
       try {
-        core.pipeline.push({ ...headOnly, body: received }, (answer) => reply(answer));
+        const inbound: Inbound = {
+          method: headOnly.method,
+          path: headOnly.path,
+          routeName: headOnly.routeName,
+          profile: headOnly.profile,
+          headers: headOnly.headers,
+          body: received,
+          receivedAt,
+        };
+        core.pipeline.push(inbound, reply);
       } catch (err) {
         core.onInternalError(err);
         reply(errorOutcome(500, "Internal error"));
