@@ -47,7 +47,10 @@ export function runSessionLine(
 ): string {
   const q = JSON.stringify;
   const when = q(at);
-  return `{"key":${q(runSessionKey(route, deliveryId))},"route":${q(route)},"delivery_id":${q(deliveryId)},"at":${when},"entries":[{"role":"user","content":${q(prompt)},"at":${when}},{"role":"assistant","content":${q(reply)},"at":${when}}]}\n`;
+  const asked = q(prompt);
+  // An echo run's reply is the prompt itself: the same string escapes the same way.
+  const answered = reply === prompt ? asked : q(reply);
+  return `{"key":${q(runSessionKey(route, deliveryId))},"route":${q(route)},"delivery_id":${q(deliveryId)},"at":${when},"entries":[{"role":"user","content":${asked},"at":${when}},{"role":"assistant","content":${answered},"at":${when}}]}\n`;
 }
 
 /**

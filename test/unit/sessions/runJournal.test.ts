@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   createRunJournal,
   findRunSession,
@@ -81,6 +81,7 @@ describe("webhook run sessions (journal)", () => {
     const at = "2026-11-22T10:00:00.000Z";
     for (const [route, id, prompt, reply] of [
       ["gh", "1", "Summarise PR", "Looks good"],
+      ["gh", "2", 'echo: "same"\n', 'echo: "same"\n'],
       ['r"q', "a/../\u2028", 'line\n"quoted"\t\\ \u0000 😀 \ud800', ""],
     ] as const) {
       const session: RunSession = {
@@ -95,5 +96,19 @@ describe("webhook run sessions (journal)", () => {
       };
       expect(runSessionLine(route, id, at, prompt, reply)).toBe(`${JSON.stringify(session)}\n`);
     }
+  });
+
+  it("writes a batch without waiting for close", async () => {
+    home = tempHome();
+    const journal = createRunJournal(
+      home.dir,
+      () => {},
+      () => new Date("2026-11-22T10:00:00Z"),
+    );
+    journal.record({ route: "gh", deliveryId: "early", prompt: "p", reply: "r" });
+    await vi.waitFor(() =>
+      expect(findRunSession(home.dir, "webhook:gh:early")?.entries[1]?.content).toBe("r"),
+    );
+    await journal.close();
   });
 });
