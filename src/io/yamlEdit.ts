@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { isMap, parseDocument } from "yaml";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
+import { withFileLockSync } from "./stores/fileLock.js";
 
 /**
  * Sets keys in a YAML file through the `yaml` Document API, so the user's comments, key order and other
@@ -9,6 +10,13 @@ import { writeFileAtomic } from "./stores/atomicFile.js";
  * The file keeps its mode (0600 when new).
  */
 export function setYamlValues(
+  file: string,
+  values: ReadonlyArray<readonly [readonly string[], unknown]>,
+): void {
+  withFileLockSync(file, () => setYamlValuesLocked(file, values));
+}
+
+function setYamlValuesLocked(
   file: string,
   values: ReadonlyArray<readonly [readonly string[], unknown]>,
 ): void {
@@ -42,6 +50,10 @@ export function webhookKeyPath(file: string, key: string): string[] {
  * new keys are appended; every other line and comment is kept. Written atomically with mode 0600.
  */
 export function setEnvValues(file: string, values: Readonly<Record<string, string>>): void {
+  withFileLockSync(file, () => setEnvValuesLocked(file, values));
+}
+
+function setEnvValuesLocked(file: string, values: Readonly<Record<string, string>>): void {
   const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n") : [];
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   const pending = new Map(Object.entries(values));

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { isMap, parseDocument } from "yaml";
 import { SvcError } from "../../errors.js";
 import { writeFileAtomic } from "../stores/atomicFile.js";
+import { withFileLockSync } from "../stores/fileLock.js";
 
 function load(configPath: string) {
   const text = existsSync(configPath) ? readFileSync(configPath, "utf8") : "";
@@ -27,6 +28,10 @@ export function existingServerNames(configPath: string): Set<string> {
  * atomically. Never overwrites an existing server.
  */
 export function addServerToConfig(configPath: string, name: string, entry: Record<string, unknown>): void {
+  withFileLockSync(configPath, () => addServerLocked(configPath, name, entry));
+}
+
+function addServerLocked(configPath: string, name: string, entry: Record<string, unknown>): void {
   const doc = load(configPath);
   if (doc.contents === null) doc.contents = doc.createNode({}) as never;
   const servers = doc.get("mcp_servers");

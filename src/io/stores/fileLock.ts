@@ -40,6 +40,37 @@ function tryAcquire(lockPath: string, staleMs: number): boolean {
   return false;
 }
 
+function lockTimeout(lockPath: string): SvcError {
+  return new SvcError(
+    "lock_timeout",
+    `${lockPath}: another svc process holds this lock — try again, or remove the file if no svc is running`,
+  );
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * `withFileLock` for synchronous read-modify-write edits (config.yaml, .env) made by CLI commands:
+ * waits by blocking the thread, so only use it where nothing else runs on the event loop.
+ */
+export function withFileLockSync<T>(path: string, fn: () => T, options: LockOptions = {}): T {
+  const lockPath = `${path}.lock`;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
+  const started = Date.now();
+  let wait = 5;
+  while (!tryAcquire(lockPath, options.staleMs ?? 30_000)) {
+    if (Date.now() - started > timeoutMs) throw lockTimeout(lockPath);
+    Atomics.wait(sleeper, 0, 0, wait);
+    wait = Math.min(wait * 2, 100);
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lockPath, { force: true });
+  }
+}
+
 /** Runs `fn` while holding `<path>.lock`, an exclusive lock shared by every process on this machine. */
 export async function withFileLock<T>(
   path: string,
