@@ -13,10 +13,14 @@ import { createInterface } from "node:readline";
 import examples from "@octokit/webhooks-examples";
 import autocannon from "autocannon";
 import { stringify } from "yaml";
+import { runWrk, wrkAvailable } from "./wrk.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SECRET = "bench-secret";
+/** `BENCH_TOOL=autocannon|wrk`; default wrk when installed (`apt-get install wrk`), pinned apart from the server. */
+const TOOL = process.env.BENCH_TOOL ?? (wrkAvailable() ? "wrk" : "autocannon");
+const WORK_DIR = mkdtempSync(join(tmpdir(), "svc-bench-wrk-"));
 
 /** A pull_request payload trimmed to about 1 KB. */
 function payload(action: string): string {
@@ -50,13 +54,12 @@ function payload(action: string): string {
 }
 
 async function startServer(args: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", join(import.meta.dirname, "server.ts"), ...args],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
+  const argv = [process.execPath, "--import", "tsx", join(import.meta.dirname, "server.ts"), ...args];
+  // With wrk on CPU 1, the server gets CPU 0 to itself.
+  const pinned = TOOL === "wrk" ? ["taskset", "-c", "0", ...argv] : argv;
+  const child = spawn(pinned[0] as string, pinned.slice(1), {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   for await (const line of lines) {
     if (line.startsWith("{")) return { child, port: (JSON.parse(line) as { port: number }).port };
@@ -94,6 +97,21 @@ async function load(
   const before = memory(pid);
   const samples: number[] = [];
   const sampler = setInterval(() => samples.push(memory(pid).rssMb), 1000);
+  if (TOOL === "wrk") {
+    const { "x-github-delivery": _perRequest, ...fixed } = headers();
+    const tag = name.replace(/[^a-z0-9]+/gi, "-");
+    const r = await runWrk(WORK_DIR, port, path, body, fixed, CONNECTIONS, DURATION, tag);
+    clearInterval(sampler);
+    const after = memory(pid);
+    return {
+      name,
+      ...r,
+      rssStartMb: Math.round(before.rssMb),
+      rssQuarterMb: Math.round(samples[Math.floor(samples.length / 4)] ?? before.rssMb),
+      rssEndMb: Math.round(after.rssMb),
+      peakMb: Math.round(after.peakMb),
+    };
+  }
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
@@ -225,7 +243,7 @@ async function main(): Promise<void> {
   }
 
   console.log(
-    `\nautocannon: ${CONNECTIONS} connections, ${DURATION} s per run, body ${opened.length} bytes, node ${process.version}\n`,
+    `\n${TOOL === "wrk" ? "wrk (1 thread on CPU 1, server on CPU 0)" : "autocannon"}: ${CONNECTIONS} connections, ${DURATION} s per run, body ${opened.length} bytes, node ${process.version}\n`,
   );
   console.log("| run | req/s | p50 ms | p99 ms | statuses | RSS start → ¼ → end MB | peak RSS MB |");
   console.log("|---|---|---|---|---|---|---|");
@@ -240,3 +258,4 @@ async function main(): Promise<void> {
 }
 
 await main();
+rmSync(WORK_DIR, { recursive: true, force: true });
