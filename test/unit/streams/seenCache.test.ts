@@ -99,4 +99,68 @@ describe("seen cache (spec 6: delivery IDs remembered for 1 hour)", () => {
       }),
     );
   });
+
+  it("agrees with the reference model when deletes (sender retries after a 503) are mixed in", () => {
+    const ops = fc.array(
+      fc.record({
+        key: fc.constantFrom("a", "b", "c", "d", "e", "f", "g"),
+        dt: fc.nat({ max: 30 }),
+        remove: fc.boolean(),
+      }),
+      { maxLength: 300 },
+    );
+    fc.assert(
+      fc.property(ops, fc.integer({ min: 1, max: 5 }), (steps, max) => {
+        const c = clock(0);
+        const ttl = 100;
+        const cache = createSeenCache({ ttlMs: ttl, maxEntries: max, now: c.now });
+        let model: { key: string; at: number }[] = [];
+        for (const { key, dt, remove } of steps) {
+          c.advance(dt);
+          const t = c.now();
+          model = model.filter((e) => t < e.at + ttl);
+          if (remove) {
+            cache.delete(key);
+            model = model.filter((e) => e.key !== key);
+          } else {
+            const seen = model.some((e) => e.key === key);
+            expect(cache.checkAndAdd(key)).toBe(seen);
+            if (!seen) {
+              model.push({ key, at: t });
+              while (model.length > max) model.shift();
+            }
+          }
+          expect(cache.size()).toBe(model.length);
+          for (const e of model) expect(cache.has(e.key)).toBe(true);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("keeps the newest 100 000 ids across many ring wraps and compactions", () => {
+    const c = clock(0);
+    const cache = createSeenCache({ ttlMs: 3_600_000, maxEntries: 100_000, now: c.now });
+    const deleted = new Set<string>();
+    let duplicates = 0;
+    for (let i = 0; i < 350_000; i++) {
+      if (i % 7 === 0) {
+        cache.delete(`id-${i - 3}`);
+        deleted.add(`id-${i - 3}`);
+      }
+      if (cache.checkAndAdd(`id-${i}`)) duplicates += 1;
+    }
+    expect(duplicates).toBe(0);
+    // The model: the newest 100 000 ids that were not deleted.
+    const kept: string[] = [];
+    for (let i = 349_999; i >= 0 && kept.length < 100_001; i--) {
+      if (!deleted.has(`id-${i}`)) kept.push(`id-${i}`);
+    }
+    expect(cache.size()).toBe(100_000);
+    expect(cache.has(kept[0] as string)).toBe(true);
+    expect(cache.has(kept[99_999] as string)).toBe(true);
+    expect(cache.has(kept[100_000] as string)).toBe(false);
+    expect(cache.has("id-349990")).toBe(false); // deleted at i = 349993
+    expect(cache.checkAndAdd(kept[1] as string)).toBe(true);
+  });
 });
