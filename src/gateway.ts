@@ -17,6 +17,7 @@ import { createRequestHandler } from "./io/http/core.js";
 import { type ServerHandle, startHttpServer } from "./io/http/server.js";
 import { createListReader } from "./io/listFiles.js";
 import { createLogger, type Logger } from "./io/log.js";
+import { existingProfiles } from "./io/profiles.js";
 import { runScript } from "./io/scripts.js";
 import { createRunJournal, type RunJournal } from "./io/sessions/runJournal.js";
 import { cronStore } from "./io/stores/cronStore.js";
@@ -240,10 +241,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     dispatch: (event, superseded) => enqueueRun(runs, withCoalesceNote(event, superseded)),
     ...(options.inspect === undefined ? {} : { parent: coalescerRef }),
   });
+  // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.
   const scheduler = createCronScheduler({
-    store: cronStore(paths.cronJobs),
+    stores: {
+      profiles: () => existingProfiles(paths.home),
+      store: (profile) => cronStore(profilePaths(profile).cronJobs),
+    },
     logger,
-    runJob: (job, prompt, trigger) => runCronJob({ runner, deliverer }, job, prompt, trigger),
+    runJob: (job, prompt, trigger, profile) =>
+      runCronJob({ runner, deliverer }, job, prompt, trigger, profile),
   });
   system.spawn("cron", cronActor(scheduler));
 

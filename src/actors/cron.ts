@@ -1,12 +1,18 @@
 import { fromCallback } from "xstate";
+import { DEFAULT_PROFILE, inProfile, namedProfile } from "../config/paths.js";
 import type { Logger } from "../io/log.js";
 import { type CronJob, type CronStore, findJob, nextRunAfter } from "../io/stores/cronStore.js";
 import type { AcceptedEvent } from "../streams/context.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
 
-/** Runs one job's prompt as an agent run; resolves with the reply once it is delivered. */
-export type CronJobRunner = (job: CronJob, prompt: string, trigger: string) => Promise<string>;
+/** Runs one job's prompt as an agent run of its profile; resolves with the reply once it is delivered. */
+export type CronJobRunner = (
+  job: CronJob,
+  prompt: string,
+  trigger: string,
+  profile: string,
+) => Promise<string>;
 
 export interface CronClock {
   now(): number;
@@ -14,19 +20,30 @@ export interface CronClock {
   clearTimeout(id: unknown): void;
 }
 
+/** Each profile has its own cron store; the scheduler serves all of them. */
+export interface CronStores {
+  /** The profiles whose scheduled jobs run, asked on every tick (a profile created later is picked up). */
+  profiles(): readonly string[];
+  /** A profile's store; may throw for a name that cannot be a profile. */
+  store(profile: string): CronStore;
+}
+
 export interface CronSchedulerOptions {
-  readonly store: CronStore;
+  readonly stores: CronStores;
   readonly runJob: CronJobRunner;
   readonly logger: Logger;
   readonly clock?: CronClock;
-  /** How often the store is checked for due jobs (default 1 s). */
+  /** How often the stores are checked for due jobs (default 1 s). */
   readonly tickMs?: number;
 }
 
 export interface CronScheduler {
-  /** Runs every enabled job whose next run is due; returns the ids started. */
+  /** Runs every enabled job of every profile whose next run is due; returns the ids started. */
   tick(): Promise<string[]>;
-  /** Fires a job for a webhook event (spec 3.2): paused, disabled or unknown → `skipped`, logged. */
+  /**
+   * Fires a job of the event's profile (the route's `profile`) for a webhook event (spec 3.2):
+   * paused, disabled or unknown in that profile → `skipped`, logged.
+   */
   fire(jobRef: string, event: AcceptedEvent): "fired" | "skipped";
   /** Resolves when every run started so far has finished. */
   idle(): Promise<void>;
@@ -51,12 +68,13 @@ const REAL_CLOCK: CronClock = {
 
 export function createCronScheduler(options: CronSchedulerOptions): CronScheduler {
   const clock = options.clock ?? REAL_CLOCK;
-  const { store, logger } = options;
+  const { stores, logger } = options;
   const running = new Set<Promise<void>>();
   let timer: unknown;
   let stopped = true;
+  let listFailed = false;
 
-  async function record(id: string, change: (job: CronJob) => CronJob): Promise<void> {
+  async function record(store: CronStore, id: string, change: (job: CronJob) => CronJob): Promise<void> {
     try {
       await store.update((jobs) => {
         const job = jobs[id];
@@ -67,20 +85,21 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
   }
 
-  function launch(job: CronJob, prompt: string, trigger: string): void {
+  function launch(profile: string, store: CronStore, job: CronJob, prompt: string, trigger: string): void {
+    const label = `[cron] ${job.name}${inProfile(profile)}`;
     const run = (async () => {
       let status: "ok" | "error" = "ok";
       let error: string | undefined;
       try {
-        await options.runJob(job, prompt, trigger);
-        logger.info({ job: job.id, trigger }, `[cron] ${job.name}: run finished`);
+        await options.runJob(job, prompt, trigger, profile);
+        logger.info({ job: job.id, profile, trigger }, `${label}: run finished`);
       } catch (err) {
         status = "error";
         error = (err as Error)?.message ?? String(err);
-        logger.error({ job: job.id, trigger, err: error }, `[cron] ${job.name}: run failed`);
+        logger.error({ job: job.id, profile, trigger, err: error }, `${label}: run failed`);
       }
       const at = new Date(clock.now()).toISOString();
-      await record(job.id, (current) => ({
+      await record(store, job.id, (current) => ({
         ...current,
         last_run: { at, status, trigger, ...(error === undefined ? {} : { error }) },
       }));
@@ -89,10 +108,28 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     void run.finally(() => running.delete(run));
   }
 
-  async function tick(): Promise<string[]> {
-    const now = clock.now();
+  /** The profiles to tick; when they cannot be listed, the default profile alone (logged once). */
+  function profiles(): readonly string[] {
+    try {
+      const found = stores.profiles();
+      listFailed = false;
+      return found;
+    } catch (err) {
+      if (!listFailed) {
+        logger.error(
+          `[cron] cannot list the profiles (${(err as Error).message}); running the default profile's jobs only`,
+        );
+      }
+      listFailed = true;
+      return [DEFAULT_PROFILE];
+    }
+  }
+
+  async function tickProfile(profile: string, now: number): Promise<string[]> {
+    let store: CronStore;
     let due: CronJob[];
     try {
+      store = stores.store(profile);
       due = Object.values(store.read().records).filter(
         (job) => job.state === "enabled" && (job.next_run === undefined || Date.parse(job.next_run) <= now),
       );
@@ -102,13 +139,20 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
     for (const job of due) {
       // Advance next_run before running, so a slow or failing job is not started twice.
-      await record(job.id, (current) => ({
+      await record(store, job.id, (current) => ({
         ...current,
         next_run: new Date(nextRunAfter(current.schedule, now)).toISOString(),
       }));
-      if (job.next_run !== undefined) launch(job, job.prompt, "schedule");
+      if (job.next_run !== undefined) launch(profile, store, job, job.prompt, "schedule");
     }
     return due.filter((job) => job.next_run !== undefined).map((job) => job.id);
+  }
+
+  async function tick(): Promise<string[]> {
+    const now = clock.now();
+    const started: string[] = [];
+    for (const profile of profiles()) started.push(...(await tickProfile(profile, now)));
+    return started;
   }
 
   function schedule(): void {
@@ -121,23 +165,26 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   return {
     tick,
     fire(jobRef, event) {
+      const { profile } = event;
+      let store: CronStore;
       let job: CronJob | undefined;
       try {
+        store = stores.store(profile);
         job = findJob(store.read().records, jobRef);
       } catch (err) {
         logger.error(
-          `[webhook] ${event.routeName}: cron_job ${jobRef} not fired — ${(err as Error).message}`,
+          `[webhook] ${event.routeName}: cron_job ${jobRef}${inProfile(profile)} not fired — ${(err as Error).message}`,
         );
         return "skipped";
       }
       if (job === undefined || job.state !== "enabled") {
         logger.warn(
-          { route: event.routeName, delivery_id: event.deliveryId, job: jobRef },
-          `[webhook] ${event.routeName}: cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}; event dropped`,
+          { route: event.routeName, delivery_id: event.deliveryId, job: jobRef, profile },
+          `[webhook] ${event.routeName}: cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}${inProfile(profile)}; event dropped`,
         );
         return "skipped";
       }
-      launch(job, eventPrompt(job, event), `webhook:${event.routeName}:${event.deliveryId}`);
+      launch(profile, store, job, eventPrompt(job, event), `webhook:${event.routeName}:${event.deliveryId}`);
       return "fired";
     },
     async idle() {
@@ -163,12 +210,13 @@ export function cronActor(scheduler: CronScheduler) {
   });
 }
 
-/** Runs a job's prompt with the configured agent and delivers the reply to the job's target. */
+/** Runs a job's prompt with the configured agent, as its profile, and delivers the reply to the job's target. */
 export async function runCronJob(
   deps: { runner: AgentRunner; deliverer: Deliverer },
   job: CronJob,
   prompt: string,
   trigger: string,
+  profile: string = DEFAULT_PROFILE,
   signal: AbortSignal = new AbortController().signal,
 ): Promise<string> {
   const deliveryId = `cron-${job.id}-${Date.now()}`;
@@ -179,7 +227,7 @@ export async function runCronJob(
       deliveryId,
       prompt,
       toolsets: DEFAULT_WEBHOOK_TOOLSETS,
-      profile: undefined,
+      profile: namedProfile(profile),
     },
     signal,
   );
@@ -190,7 +238,7 @@ export async function runCronJob(
       extra: job.deliver_extra,
       route: `cron:${job.name}`,
       deliveryId,
-      profile: undefined,
+      profile: namedProfile(profile),
     },
     mode: "agent",
     mirrorToSession: false,

@@ -3,7 +3,7 @@ import { createRunner } from "../actors/agent/index.js";
 import { runCronJob } from "../actors/cron.js";
 import { createDeliverer } from "../actors/deliver.js";
 import { loadConfig } from "../config/load.js";
-import { svcHome, svcPaths } from "../config/paths.js";
+import { inProfile, namedProfile, svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 import { createLogger } from "../io/log.js";
 import {
@@ -39,11 +39,26 @@ export function collectPairs(value: string, previous: Record<string, string> = {
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
-function store() {
-  return cronStore(svcPaths(svcHome()).cronJobs);
+/** `--profile <name>`: which profile's cron store a command works on (the default profile without it). */
+interface ProfileOption {
+  profile?: string;
 }
 
-interface CreateOptions {
+function store(options: ProfileOption) {
+  return cronStore(svcPaths(svcHome(), options.profile).cronJobs);
+}
+
+/** ` --profile <name>` for a named profile, so printed commands work as shown. */
+export function profileFlag(profile: string | undefined): string {
+  const named = namedProfile(profile);
+  return named === undefined ? "" : ` --profile ${named}`;
+}
+
+function notFound(ref: string, path: string, options: ProfileOption): SvcError {
+  return unknownJob(ref, path, `svc cron list${profileFlag(options.profile)}`);
+}
+
+interface CreateOptions extends ProfileOption {
   name: string;
   schedule: string;
   prompt: string;
@@ -56,7 +71,7 @@ async function create(options: CreateOptions): Promise<void> {
     throw new SvcError("usage", `--name "${options.name}": use letters, digits, '.', '_' and '-' (1-64)`);
   }
   parseSchedule(options.schedule);
-  const jobs = store();
+  const jobs = store(options);
   const now = Date.now();
   const job: CronJob = {
     id: newJobId(),
@@ -79,15 +94,15 @@ async function create(options: CreateOptions): Promise<void> {
     records[job.id] = job;
   });
   process.stdout.write(
-    `Created cron job ${job.id} (${job.name}), schedule "${job.schedule}", next run ${job.next_run}\n`,
+    `Created cron job ${job.id} (${job.name})${inProfile(options.profile)}, schedule "${job.schedule}", next run ${job.next_run}\n`,
   );
 }
 
-function list(): void {
-  const jobs = Object.values(store().read().records);
+function list(options: ProfileOption): void {
+  const jobs = Object.values(store(options).read().records);
   if (jobs.length === 0) {
     process.stdout.write(
-      'No cron jobs. Create one: svc cron create --name <name> --schedule "every 1h" --prompt <text>\n',
+      `No cron jobs. Create one: svc cron create${profileFlag(options.profile)} --name <name> --schedule "every 1h" --prompt <text>\n`,
     );
     return;
   }
@@ -106,11 +121,11 @@ function list(): void {
   );
 }
 
-async function setState(ref: string, state: CronJobState): Promise<void> {
-  const jobs = store();
+async function setState(ref: string, state: CronJobState, options: ProfileOption): Promise<void> {
+  const jobs = store(options);
   const { result } = await jobs.update((records) => {
     const job = findJob(records, ref);
-    if (job === undefined) throw unknownJob(ref, jobs.path);
+    if (job === undefined) throw notFound(ref, jobs.path, options);
     const next_run =
       state === "enabled" ? new Date(nextRunAfter(job.schedule, Date.now())).toISOString() : undefined;
     const { next_run: _old, ...rest } = job;
@@ -122,11 +137,11 @@ async function setState(ref: string, state: CronJobState): Promise<void> {
   );
 }
 
-async function remove(ref: string): Promise<void> {
-  const jobs = store();
+async function remove(ref: string, options: ProfileOption): Promise<void> {
+  const jobs = store(options);
   const { result } = await jobs.update((records) => {
     const job = findJob(records, ref);
-    if (job === undefined) throw unknownJob(ref, jobs.path);
+    if (job === undefined) throw notFound(ref, jobs.path, options);
     delete records[job.id];
     return job;
   });
@@ -134,11 +149,11 @@ async function remove(ref: string): Promise<void> {
 }
 
 /** Runs the job once in this process with the configured agent and target, and prints the reply. */
-async function runNow(ref: string): Promise<void> {
+async function runNow(ref: string, options: ProfileOption): Promise<void> {
   const loaded = loadConfig();
-  const jobs = store();
+  const jobs = store(options);
   const job = findJob(jobs.read().records, ref);
-  if (job === undefined) throw unknownJob(ref, jobs.path);
+  if (job === undefined) throw notFound(ref, jobs.path, options);
   const logger = createLogger({ file: loaded.paths.gatewayLog, stdout: false });
   const deliverer = createDeliverer({
     targets: createTargets(loaded.config, { logger }),
@@ -153,6 +168,7 @@ async function runNow(ref: string): Promise<void> {
       job,
       job.prompt,
       "manual",
+      options.profile,
     );
     process.stdout.write(`${reply}${reply.endsWith("\n") ? "" : "\n"}`);
   } catch (err) {
@@ -193,18 +209,22 @@ export function registerCronCommands(program: Command): void {
   cron
     .command("pause <id-or-name>")
     .description("stop running a job until resumed")
-    .action((ref: string) => setState(ref, "paused"));
+    .action((ref: string, options: ProfileOption) => setState(ref, "paused", options));
   cron
     .command("resume <id-or-name>")
     .description("run a paused or disabled job on its schedule again")
-    .action((ref: string) => setState(ref, "enabled"));
+    .action((ref: string, options: ProfileOption) => setState(ref, "enabled", options));
   cron
     .command("disable <id-or-name>")
     .description("disable a job")
-    .action((ref: string) => setState(ref, "disabled"));
+    .action((ref: string, options: ProfileOption) => setState(ref, "disabled", options));
   cron.command("remove <id-or-name>").description("delete a job").action(remove);
   cron
     .command("run <id-or-name>")
     .description("run a job once now with the configured agent and target, print the reply")
     .action(runNow);
+  // Each profile has its own cron store, like its own MCP tokens (`svc mcp login --profile`).
+  for (const command of cron.commands) {
+    command.option("--profile <name>", "profile whose cron jobs to use (default: the default profile)");
+  }
 }

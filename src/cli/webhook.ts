@@ -1,14 +1,14 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
-import { PROFILE_NAME } from "../config/paths.js";
+import { inProfile, PROFILE_NAME, svcPaths } from "../config/paths.js";
 import { ROUTE_NAME } from "../config/sections/webhook.js";
 import { SvcError } from "../errors.js";
 import { cronStore, findJob } from "../io/stores/cronStore.js";
 import { parseSubscription, type Subscription, subscriptionStore } from "../io/stores/subscriptions.js";
 import { canonicalTarget } from "../io/targets/registry.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
-import { formatTable } from "./cron.js";
+import { formatTable, profileFlag } from "./cron.js";
 import { gatewayAddress, runningPid } from "./gatewayLifecycle.js";
 
 interface SubscribeOptions {
@@ -71,6 +71,19 @@ function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): 
   for (const problem of problems) process.stderr.write(`Warning: ${problem}\n`);
 }
 
+/** A `cron_job` must name a job of the route's own profile: that is the store the gateway fires it from. */
+function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
+  if (record.cron_job === undefined) return;
+  const jobs = cronStore(svcPaths(loaded.paths.home, record.profile).cronJobs);
+  if (findJob(jobs.read().records, record.cron_job) === undefined) {
+    const flag = profileFlag(record.profile);
+    throw new SvcError(
+      "usage",
+      `--cron-job ${record.cron_job}: no such cron job${inProfile(record.profile)} (${jobs.path}) — create it with svc cron create${flag}, or see svc cron list${flag}`,
+    );
+  }
+}
+
 function checkName(name: string): void {
   if (!ROUTE_NAME.test(name)) {
     throw new SvcError(
@@ -99,15 +112,6 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
       "usage",
       `--route-profile "${options.routeProfile}": profile names use letters, digits, "_" and "-"`,
     );
-  }
-  if (options.cronJob !== undefined) {
-    const jobs = cronStore(loaded.paths.cronJobs);
-    if (findJob(jobs.read().records, options.cronJob) === undefined) {
-      throw new SvcError(
-        "usage",
-        `--cron-job ${options.cronJob}: no such cron job in ${jobs.path} — create it with svc cron create, or see svc cron list`,
-      );
-    }
   }
   const store = subscriptionStore(loaded.paths.subscriptions);
   const snapshot = store.read();
@@ -147,6 +151,7 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   };
   const parsed = parseSubscription(store.path, name, raw);
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
+  if (options.cronJob !== undefined || options.routeProfile !== undefined) checkCronJob(loaded, parsed.value);
   checkTarget(loaded, name, parsed.value);
   await store.update((records) => {
     records[name] = parsed.value;

@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { SvcError } from "../errors.js";
 
 /** Layout of the data directory (`~/.svc`, or `$SVC_HOME`); a named profile has the same layout below `profiles/<name>/`. */
 export interface SvcPaths {
@@ -28,11 +29,28 @@ export function svcHome(env: NodeJS.ProcessEnv = process.env): string {
   return fromEnv ? resolve(fromEnv) : join(homedir(), ".svc");
 }
 
+/** A profile's name as requests and deliveries carry it: `undefined` for the default profile. */
+export function namedProfile(profile: string | undefined): string | undefined {
+  return profile !== undefined && profile !== DEFAULT_PROFILE ? profile : undefined;
+}
+
+/** ` in profile <name>` for a named profile, nothing for the default one (messages and log lines). */
+export function inProfile(profile: string | undefined): string {
+  const named = namedProfile(profile);
+  return named === undefined ? "" : ` in profile ${named}`;
+}
+
+/** The profiles among the names found in `<home>/profiles/`: the default first, then each valid name, sorted. */
+export function profilesAmong(dirNames: readonly string[]): string[] {
+  const named = dirNames.filter((name) => name !== DEFAULT_PROFILE && PROFILE_NAME.test(name));
+  return [DEFAULT_PROFILE, ...[...new Set(named)].sort()];
+}
+
 /** Paths for the default profile (no name, or "default") or a named one. */
 export function svcPaths(home: string = svcHome(), profile?: string): SvcPaths {
-  const named = profile !== undefined && profile !== DEFAULT_PROFILE ? profile : undefined;
+  const named = namedProfile(profile);
   if (named !== undefined && !PROFILE_NAME.test(named)) {
-    throw new Error(`profile name "${named}" is not valid: use letters, digits, "_" and "-"`);
+    throw new SvcError("usage", `profile name "${named}" is not valid: use letters, digits, "_" and "-"`);
   }
   const root = named === undefined ? home : join(home, "profiles", named);
   return {

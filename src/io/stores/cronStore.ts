@@ -87,9 +87,9 @@ export function cronStore(path: string): CronStore {
   );
 }
 
-export function unknownJob(ref: string, path: string): SvcError {
+export function unknownJob(ref: string, path: string, listCommand = "svc cron list"): SvcError {
   return new SvcError(
     "usage",
-    `cron job "${ref}" not found in ${path} — see \`svc cron list\` for ids and names`,
+    `cron job "${ref}" not found in ${path} — see \`${listCommand}\` for ids and names`,
   );
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -6,20 +6,27 @@ import { RECORDER_AGENT, recorderAgent } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, svc } from "./svc.js";
 
+/** A fresh SVC_HOME whose agent is the recorder, replying `reply`. */
+function recorderHome(reply: string): TempHome {
+  const home = tempHome();
+  home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+  home.write("config.yaml", stringify(cliConfig({}, { agent: recorderAgent(reply) })));
+  return home;
+}
+
+/** The jobs of a cron store: `<home>/cron/jobs.json`, or below `dir` (a profile's root). */
+function storedJobs(home: TempHome, ...dir: string[]): Record<string, Record<string, unknown>> {
+  return JSON.parse(readFileSync(join(home.dir, ...dir, "cron", "jobs.json"), "utf8")).jobs;
+}
+
 describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
   let home: TempHome;
   beforeAll(() => {
-    home = tempHome();
-    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
-    home.write("config.yaml", stringify(cliConfig({}, { agent: recorderAgent("the agent's reply") })));
+    home = recorderHome("the agent's reply");
   });
   afterAll(() => home.cleanup());
 
-  const jobs = () =>
-    JSON.parse(readFileSync(join(home.dir, "cron", "jobs.json"), "utf8")).jobs as Record<
-      string,
-      Record<string, unknown>
-    >;
+  const jobs = () => storedJobs(home);
 
   it("create stores the job (0600) with its next run; list shows it", async () => {
     const created = await svc(home, [
@@ -86,5 +93,80 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     expect(job?.last_run).toMatchObject({ status: "ok", trigger: "manual" });
     expect((await svc(home, ["cron", "remove", "digest"])).stdout).toContain("Removed cron job");
     expect(jobs()).toEqual({});
+  });
+});
+
+describe("svc cron --profile and cron_job subscriptions (each profile has its own cron store)", {
+  timeout: 90_000,
+}, () => {
+  let home: TempHome;
+  beforeAll(() => {
+    home = recorderHome("work reply");
+  });
+  afterAll(() => home.cleanup());
+
+  const workJobs = () => storedJobs(home, "profiles", "work");
+
+  it("create, list, pause, resume and run work on the chosen profile's store only", async () => {
+    const created = await svc(home, [
+      "cron",
+      "create",
+      "--profile",
+      "work",
+      "--name",
+      "nightly",
+      "--schedule",
+      "1d",
+      "--prompt",
+      "p",
+    ]);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^Created cron job [0-9a-f]+ \(nightly\) in profile work, /);
+    expect(Object.values(workJobs())).toMatchObject([{ name: "nightly", state: "enabled" }]);
+    expect(existsSync(join(home.dir, "cron", "jobs.json"))).toBe(false);
+
+    expect((await svc(home, ["cron", "list", "--profile", "work"])).stdout).toMatch(
+      /\snightly\s+1d\s+enabled/,
+    );
+    expect((await svc(home, ["cron", "list"])).stdout).toContain("No cron jobs.");
+    expect((await svc(home, ["cron", "list", "--profile", "home"])).stdout).toContain(
+      "Create one: svc cron create --profile home --name",
+    );
+    const elsewhere = await svc(home, ["cron", "pause", "nightly"]);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain('cron job "nightly" not found in');
+    const paused = await svc(home, ["cron", "pause", "nightly", "--profile", "work"]);
+    expect(paused.stdout).toContain("is now paused");
+    expect(Object.values(workJobs())[0]?.state).toBe("paused");
+    await svc(home, ["cron", "resume", "--profile", "work", "nightly"]);
+
+    const run = await svc(home, ["cron", "run", "nightly", "--profile", "work"]);
+    expect(run.stdout).toBe("work reply\n");
+    expect(Object.values(workJobs())[0]?.last_run).toMatchObject({ status: "ok", trigger: "manual" });
+
+    const bad = await svc(home, ["cron", "list", "--profile", "../evil"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('profile name "../evil" is not valid');
+  });
+
+  it("webhook subscribe --cron-job is checked against the --route-profile's store, also when rebinding", async () => {
+    const [inWork, inDefault, inHome] = await Promise.all([
+      svc(home, ["webhook", "subscribe", "w", "--cron-job", "nightly", "--route-profile", "work"]),
+      svc(home, ["webhook", "subscribe", "d", "--cron-job", "nightly"]),
+      svc(home, ["webhook", "subscribe", "h", "--cron-job", "nightly", "--route-profile", "home"]),
+    ]);
+    expect(inWork.code).toBe(0);
+    expect(inDefault.code).toBe(2);
+    expect(inDefault.stderr).toContain("--cron-job nightly: no such cron job (");
+    expect(inHome.code).toBe(2);
+    expect(inHome.stderr).toContain("--cron-job nightly: no such cron job in profile home (");
+    expect(inHome.stderr).toContain("svc cron create --profile home");
+
+    const rebind = await svc(home, ["webhook", "subscribe", "w", "--route-profile", "home"]);
+    expect(rebind.code).toBe(2);
+    expect(rebind.stderr).toContain("--cron-job nightly: no such cron job in profile home");
+    const stored = JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8"));
+    expect(Object.keys(stored.subscriptions)).toEqual(["w"]);
+    expect(stored.subscriptions.w).toMatchObject({ cron_job: "nightly", profile: "work" });
   });
 });

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCronScheduler, eventPrompt } from "../../../src/actors/cron.js";
+import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
 import {
   type CronJob,
@@ -10,6 +11,7 @@ import {
   parseSchedule,
 } from "../../../src/io/stores/cronStore.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 const T0 = Date.parse("2026-11-22T12:00:00Z");
@@ -39,7 +41,7 @@ async function setup(jobs: CronJob[], runJob: (job: CronJob, prompt: string) => 
   });
   let now = T0;
   const scheduler = createCronScheduler({
-    store,
+    stores: { profiles: () => ["default"], store: () => store },
     runJob,
     logger: silentLogger(),
     clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
@@ -185,5 +187,96 @@ describe("cron scheduler", () => {
     release();
     await scheduler.idle();
     expect(store.read().records.a).toBeUndefined();
+  });
+});
+
+describe("cron scheduler across profiles (each profile has its own store)", () => {
+  /** One home with the given jobs per profile; `profiles` is what the scheduler is told exists. */
+  async function profilesSetup(jobsOf: Record<string, CronJob[]>, profiles: () => readonly string[]) {
+    home = tempHome();
+    const storeOf = (profile: string) => cronStore(svcPaths(home.dir, profile).cronJobs);
+    for (const [profile, jobs] of Object.entries(jobsOf)) {
+      await storeOf(profile).update((records) => {
+        for (const j of jobs) records[j.id] = j;
+      });
+    }
+    const ran: Array<{ profile: string; id: string; prompt: string }> = [];
+    const log = captureLogger();
+    let now = T0;
+    const scheduler = createCronScheduler({
+      stores: { profiles, store: storeOf },
+      runJob: async (j, prompt, _trigger, profile) => {
+        ran.push({ profile, id: j.id, prompt });
+        return "ok";
+      },
+      logger: log.logger,
+      clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+    });
+    const advance = (ms: number) => {
+      now += ms;
+    };
+    return { scheduler, storeOf, ran, log, advance };
+  }
+
+  it("tick runs the due jobs of every listed profile, each recorded in its own store", async () => {
+    const { scheduler, storeOf, ran, advance } = await profilesSetup(
+      { default: [job("a")], work: [job("w")] },
+      () => ["default", "work"],
+    );
+    advance(60_000);
+    expect((await scheduler.tick()).sort()).toEqual(["a", "w"]);
+    await scheduler.idle();
+    expect(ran.map((r) => `${r.profile}/${r.id}`).sort()).toEqual(["default/a", "work/w"]);
+    expect((storeOf("work").read().records.w as CronJob).last_run).toMatchObject({ trigger: "schedule" });
+    expect(storeOf("default").read().records.w).toBeUndefined();
+    expect(storeOf("work").read().records.a).toBeUndefined();
+  });
+
+  it("a profile that appears later is scheduled from the next tick on", async () => {
+    const listed = ["default"];
+    const { scheduler, ran, advance } = await profilesSetup({ work: [job("w")] }, () => listed);
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual([]);
+    listed.push("work");
+    expect(await scheduler.tick()).toEqual(["w"]);
+    await scheduler.idle();
+    expect(ran).toMatchObject([{ profile: "work", id: "w" }]);
+  });
+
+  it("fire() takes the job from the event's profile, never from another profile's store", async () => {
+    const { scheduler, storeOf, ran, log } = await profilesSetup(
+      {
+        default: [job("d1", { name: "nightly", prompt: "default nightly" })],
+        work: [job("w1", { name: "nightly", prompt: "work nightly" })],
+      },
+      () => ["default", "work"],
+    );
+    expect(scheduler.fire("nightly", { ...ACCEPTED, profile: "work" })).toBe("fired");
+    await scheduler.idle();
+    expect(ran).toMatchObject([{ profile: "work", id: "w1" }]);
+    expect(ran[0]?.prompt.startsWith("work nightly\n\n[Webhook event: route deploys")).toBe(true);
+    expect((storeOf("work").read().records.w1 as CronJob).last_run?.trigger).toBe("webhook:deploys:d-1");
+    expect((storeOf("default").read().records.d1 as CronJob).last_run).toBeUndefined();
+
+    // A job only the default profile has does not exist for a route of profile "home".
+    expect(scheduler.fire("d1", { ...ACCEPTED, profile: "home" })).toBe("skipped");
+    expect(log.messages()).toContain(
+      "[webhook] deploys: cron_job d1 does not exist in profile home; event dropped",
+    );
+    expect(scheduler.fire("nightly", { ...ACCEPTED, profile: "not a profile/.." })).toBe("skipped");
+    await scheduler.idle();
+    expect(ran).toHaveLength(1);
+  });
+
+  it("when the profiles cannot be listed, the default profile's jobs still run (logged once)", async () => {
+    const { scheduler, ran, log, advance } = await profilesSetup({ default: [job("a")] }, () => {
+      throw new Error("EACCES: permission denied, scandir 'profiles'");
+    });
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual(["a"]);
+    await scheduler.tick();
+    await scheduler.idle();
+    expect(ran).toMatchObject([{ profile: "default", id: "a" }]);
+    expect(log.messages().filter((m) => m.includes("cannot list the profiles"))).toHaveLength(1);
   });
 });
