@@ -182,7 +182,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
   }
   const now = options.now ?? Date.now;
-  const logger = options.logger ?? createLogger({ file: paths.gatewayLog });
+  const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
   const system = startSystem({ logger, ...(options.inspect ? { inspect: options.inspect } : {}) });
   const targets = createTargets(loaded.config, { logger });
   const deliverer = createDeliverer({ targets, logger, paths });

@@ -1,6 +1,6 @@
 import pino from "pino";
 import type { Logger } from "../../src/io/log.js";
-import { REDACTED_KEYS } from "../../src/io/log.js";
+import { pinoOptions } from "../../src/io/log.js";
 
 export interface CapturedLog {
   readonly logger: Logger;
@@ -13,10 +13,7 @@ export interface CapturedLog {
 /** A pino logger (same redaction as the gateway's) writing into memory. */
 export function captureLogger(): CapturedLog {
   const lines: string[] = [];
-  const logger = pino(
-    { level: "debug", base: null, redact: { paths: REDACTED_KEYS, censor: "[redacted]" } },
-    { write: (line: string) => lines.push(line) },
-  );
+  const logger = pino(pinoOptions("debug"), { write: (line: string) => lines.push(line) });
   return {
     logger,
     lines: () => [...lines],

@@ -1,12 +1,6 @@
-import {
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  type WriteStream,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { type BatchedWriter, createBatchedFileWriter } from "../batchedWriter.js";
 import { runSessionKey, type SessionEntry } from "./store.js";
 
 /** One webhook-started agent run: its own session `webhook:<route>:<delivery_id>`. */
@@ -26,7 +20,7 @@ export interface RunToRecord {
 }
 
 export interface RunJournal {
-  /** Queues one line; never blocks the event loop and never throws (errors go to `onError`). */
+  /** Queues one line, written at the end of this event-loop turn; never throws (errors go to `onError`). */
   record(run: RunToRecord): void;
   /** Resolves once everything recorded so far is written and the file is closed. */
   close(): Promise<void>;
@@ -55,10 +49,9 @@ export function runSessionLine(
 
 /**
  * Run sessions go to a daily journal `sessions/webhook-runs/<YYYY-MM-DD>.jsonl`, one JSON line a run,
- * through one O_APPEND stream: a burst of thousands of runs costs no lock, no index rewrite and no
- * synchronous write on the request path. Chat sessions (few, long-lived) keep the indexed store.
- * Lines recorded in the same turn of the event loop go out as one write (flushed on `setImmediate`,
- * on a change of day and on `close`), so a busy gateway pays one stream write per batch, not per run.
+ * appended (O_APPEND, mode 0600): a burst of thousands of runs costs no lock and no index rewrite.
+ * Lines recorded in the same turn of the event loop go out as one write at the end of that turn (and on
+ * a change of day, on `close` and at process exit). Chat sessions (few, long-lived) keep the indexed store.
  */
 export function createRunJournal(
   sessionsDir: string,
@@ -67,30 +60,15 @@ export function createRunJournal(
 ): RunJournal {
   const dir = join(sessionsDir, RUN_JOURNAL_DIR);
   let day = "";
-  let stream: WriteStream | undefined;
-  let pending: string[] = [];
-  let flushScheduled = false;
+  let writer: BatchedWriter | undefined;
   let lastMs = Number.NaN;
   let lastAt = "";
-  const flush = () => {
-    flushScheduled = false;
-    if (pending.length === 0) return;
-    const lines = pending;
-    pending = [];
-    try {
-      stream?.write(lines.join(""));
-    } catch (err) {
-      onError(err);
-    }
-  };
   const open = (today: string) => {
-    flush();
-    stream?.end();
+    writer?.close();
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    stream = createWriteStream(join(dir, `${today}.jsonl`), { flags: "a", mode: 0o600 });
-    stream.on("error", onError);
+    writer = createBatchedFileWriter(join(dir, `${today}.jsonl`), 0o600, onError);
     day = today;
-    return stream;
+    return writer;
   };
   /** ISO time of a run; formatted once per millisecond (a burst of runs shares it). */
   const isoOf = (date: Date) => {
@@ -106,23 +84,21 @@ export function createRunJournal(
       try {
         const at = isoOf(now());
         const today = at.slice(0, 10);
-        if (today !== day || stream === undefined) open(today);
-        pending.push(runSessionLine(run.route, run.deliveryId, at, run.prompt, run.reply));
-        if (!flushScheduled) {
-          flushScheduled = true;
-          setImmediate(flush);
-        }
+        const current = today !== day || writer === undefined ? open(today) : writer;
+        current.write(runSessionLine(run.route, run.deliveryId, at, run.prompt, run.reply));
       } catch (err) {
         onError(err);
       }
     },
     close() {
-      flush();
-      const current = stream;
-      stream = undefined;
+      try {
+        writer?.close();
+      } catch (err) {
+        onError(err);
+      }
+      writer = undefined;
       day = "";
-      if (current === undefined) return Promise.resolve();
-      return new Promise((resolve) => current.end(resolve));
+      return Promise.resolve();
     },
   };
 }

@@ -1,0 +1,115 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterEach, describe, expect, it } from "vitest";
+import { createBatchedFileWriter, createBatchedWriter } from "../../../src/io/batchedWriter.js";
+import { createLogger } from "../../../src/io/log.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+describe("batched writer", () => {
+  it("writes everything from one event-loop turn as one batch, in order, at the end of the turn", async () => {
+    const batches: string[] = [];
+    const writer = createBatchedWriter(
+      (text) => batches.push(text),
+      (err) => expect.fail(String(err)),
+    );
+    writer.write("a\n");
+    writer.write("b\n");
+    writer.write("c\n");
+    expect(batches).toEqual([]);
+    await nextTurn();
+    expect(batches).toEqual(["a\nb\nc\n"]);
+    writer.write("d\n");
+    await nextTurn();
+    expect(batches).toEqual(["a\nb\nc\n", "d\n"]);
+    writer.close();
+  });
+
+  it("flush and close write what is pending at once; a write after close is reported, not kept", () => {
+    const batches: string[] = [];
+    const errors: unknown[] = [];
+    let closed = 0;
+    const writer = createBatchedWriter(
+      (text) => batches.push(text),
+      (err) => errors.push(err),
+      () => {
+        closed += 1;
+      },
+    );
+    writer.write("one\n");
+    writer.flush();
+    expect(batches).toEqual(["one\n"]);
+    writer.write("two\n");
+    writer.close();
+    writer.close();
+    expect(batches).toEqual(["one\n", "two\n"]);
+    expect(closed).toBe(1);
+    writer.write("three\n");
+    expect(batches).toEqual(["one\n", "two\n"]);
+    expect(String(errors[0])).toContain("write after close");
+  });
+
+  it("reports a failing sink and keeps writing later batches", async () => {
+    let fail = true;
+    const batches: string[] = [];
+    const errors: unknown[] = [];
+    const writer = createBatchedWriter(
+      (text) => {
+        if (fail) throw new Error("ENOSPC: no space left on device");
+        batches.push(text);
+      },
+      (err) => errors.push(err),
+    );
+    writer.write("lost\n");
+    await nextTurn();
+    fail = false;
+    writer.write("kept\n");
+    await nextTurn();
+    expect(errors.map(String)).toEqual(["Error: ENOSPC: no space left on device"]);
+    expect(batches).toEqual(["kept\n"]);
+    writer.close();
+  });
+
+  it("appends to a file created with the given mode, keeping what was there", async () => {
+    home = tempHome();
+    const file = home.write("log.jsonl", "old\n");
+    const fresh = join(home.dir, "fresh.jsonl");
+    const writer = createBatchedFileWriter(file, 0o600, (err) => expect.fail(String(err)));
+    const other = createBatchedFileWriter(fresh, 0o600, (err) => expect.fail(String(err)));
+    writer.write("new ✓\n");
+    other.write("x\n");
+    await nextTurn();
+    expect(readFileSync(file, "utf8")).toBe("old\nnew ✓\n");
+    expect(statSync(fresh).mode & 0o777).toBe(0o600);
+    writer.close();
+    other.close();
+  });
+
+  it("a buffered logger's last lines reach the file and stdout when the process exits right after", async () => {
+    home = tempHome();
+    const file = join(home.dir, "logs", "gateway.log");
+    const script = `
+      import { createLogger } from ${JSON.stringify(new URL("../../../src/io/log.ts", import.meta.url).href)};
+      const logger = createLogger({ file: ${JSON.stringify(file)}, buffered: true });
+      for (let i = 0; i < 3; i++) logger.info("line " + i);
+      process.exit(0);
+    `;
+    const child = await execa(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    expect(lines.map((l) => JSON.parse(l).msg)).toEqual(["line 0", "line 1", "line 2"]);
+    expect(child.stdout).toMatch(/INFO line 0\n.*INFO line 1\n.*INFO line 2$/);
+  });
+
+  it("an unbuffered logger (CLI commands, tests) has each line in the file as soon as it is logged", () => {
+    home = tempHome();
+    const file = join(home.dir, "gateway.log");
+    const logger = createLogger({ file, stdout: false });
+    logger.warn("at once");
+    expect(readFileSync(file, "utf8")).toContain('"msg":"at once"');
+  });
+});

@@ -1,0 +1,86 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { createLogger, pinoOptions, redactSecrets, textLine } from "../../../src/io/log.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+describe("log redaction", () => {
+  it("hides secret-named values at the top level and one level down, in any case", () => {
+    const fields = {
+      route: "pr",
+      token: "t-123",
+      Authorization: "Bearer abc",
+      headers: { authorization: "Bearer def", "x-github-event": "push" },
+      oauth: { client_secret: "cs", refresh_token: "rt", Access_Token: "at", api_key: "k" },
+    };
+    expect(redactSecrets(fields)).toEqual({
+      route: "pr",
+      token: "[redacted]",
+      Authorization: "[redacted]",
+      headers: { authorization: "[redacted]", "x-github-event": "push" },
+      oauth: {
+        client_secret: "[redacted]",
+        refresh_token: "[redacted]",
+        Access_Token: "[redacted]",
+        api_key: "[redacted]",
+      },
+    });
+    // The caller's object is left as it was.
+    expect(fields.token).toBe("t-123");
+    expect(fields.headers.authorization).toBe("Bearer def");
+  });
+
+  it("returns the same object when there is nothing to hide", () => {
+    const fields = { route: "pr", delivery_id: "d-1", nested: { a: 1 } };
+    expect(redactSecrets(fields)).toBe(fields);
+  });
+
+  it("keeps secrets out of the gateway log file", () => {
+    home = tempHome();
+    const file = join(home.dir, "gateway.log");
+    const logger = createLogger({ file, stdout: false });
+    logger.info({ secret: "s3cr3t-value", headers: { authorization: "Bearer tok-42" } }, "request");
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain('"msg":"request"');
+    expect(text).not.toContain("s3cr3t-value");
+    expect(text).not.toContain("tok-42");
+  });
+});
+
+describe("terminal log lines", () => {
+  const lineOf = (log: (logger: ReturnType<typeof pino>) => void): string => {
+    let out = "";
+    log(pino(pinoOptions("debug"), { write: (line: string) => (out = line) }));
+    return out;
+  };
+
+  it("formats a pino line as time, level, message and the call's fields, exactly as parsing it would", () => {
+    const samples = [
+      lineOf((l) => l.info("plain")),
+      lineOf((l) => l.warn({ route: "pr", delivery_id: "d-1" }, 'reply:\nsaid "hi" ,"msg":"x" ✓')),
+      lineOf((l) => l.error({ nested: { msg: "inner" }, n: 3 }, "outer")),
+      lineOf((l) => l.info({ token: "t" }, "hidden")),
+    ];
+    for (const json of samples) {
+      const { level, time, msg, ...rest } = JSON.parse(json) as Record<string, unknown>;
+      const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : "";
+      const names: Record<number, string> = { 30: "INFO", 40: "WARN", 50: "ERROR" };
+      expect(textLine(json)).toBe(
+        `${new Date(Number(time)).toISOString()} ${names[Number(level)]} ${String(msg)}${extra}\n`,
+      );
+    }
+    expect(textLine(samples[1] as string)).toContain(
+      ' WARN reply:\nsaid "hi" ,"msg":"x" ✓ {"route":"pr","delivery_id":"d-1"}\n',
+    );
+  });
+
+  it("handles a line without a message and passes anything that is not JSON through", () => {
+    const json = lineOf((l) => l.info({ only: "fields" }));
+    expect(textLine(json)).toMatch(/ INFO {2}\{"only":"fields"\}\n$/);
+    expect(textLine("not json\n")).toBe("not json\n");
+  });
+});
