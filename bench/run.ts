@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: load on loopback with autocannon against the real gateway (accepted, 401 and
- * filter-ignored paths) and against a bare uWS handler (the ceiling). Prints req/s, p50/p99 latency and
+ * `npm run bench`: load on loopback (wrk when installed, else autocannon) against the real gateway
+ * (accepted, 401 and filter-ignored paths), against a bare uWS handler (the ceiling) and against the
+ * floor (bare plus header copy, HMAC check and JSON parse: what any receiver must do). Prints req/s, p50/p99 latency and
  * the server's peak RSS (VmHWM) and RSS at the start and end of each run.
  * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 32) tune the runs.
  */
@@ -53,18 +54,32 @@ function payload(action: string): string {
   return text;
 }
 
-async function startServer(args: string[]): Promise<{ child: ChildProcess; port: number }> {
+async function startServer(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; port: number }> {
   const argv = [process.execPath, "--import", "tsx", join(import.meta.dirname, "server.ts"), ...args];
   // With wrk on CPU 1, the server gets CPU 0 to itself.
   const pinned = TOOL === "wrk" ? ["taskset", "-c", "0", ...argv] : argv;
   const child = spawn(pinned[0] as string, pinned.slice(1), {
     stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  for await (const line of lines) {
-    if (line.startsWith("{")) return { child, port: (JSON.parse(line) as { port: number }).port };
-  }
-  throw new Error("server exited before listening");
+  const port = await new Promise<number>((resolve, reject) => {
+    lines.on("line", (line) => {
+      if (line.startsWith('{"port"')) resolve((JSON.parse(line) as { port: number }).port);
+    });
+    child.once("exit", () => reject(new Error("server exited before listening")));
+  });
+  // Keep reading: a server that logs to stdout (BENCH_LOG_LEVEL=info) must never block on a full pipe.
+  return { child, port };
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
 }
 
 function memory(pid: number): { rssMb: number; peakMb: number } {
@@ -193,6 +208,24 @@ async function main(): Promise<void> {
     bare.child.kill("SIGTERM");
   }
 
+  // The floor: bare plus the work every receiver must do (headers, HMAC check, JSON parse).
+  const floor = await startServer(["floor", SECRET]);
+  try {
+    const signedOpened = sign(opened);
+    rows.push(
+      await load(
+        "floor: bare + headers + HMAC + JSON.parse",
+        floor.port,
+        floor.child.pid as number,
+        "/webhooks/pr",
+        opened,
+        () => ({ "x-github-event": "pull_request", "x-hub-signature-256": signedOpened }),
+      ),
+    );
+  } finally {
+    floor.child.kill("SIGTERM");
+  }
+
   const gateway = await startServer(["gateway", home]);
   const pid = gateway.child.pid as number;
   try {
@@ -220,9 +253,30 @@ async function main(): Promise<void> {
       })),
     );
   } finally {
-    const exited = new Promise((resolve) => gateway.child.once("exit", resolve));
-    gateway.child.kill("SIGTERM");
-    await exited;
+    await stopServer(gateway.child);
+  }
+
+  // The same accepted load with the log at INFO, as `svc gateway run` logs by default: one log-target
+  // line per run, to the log file and to stdout (here a pipe this process drains).
+  const logged = await startServer(["gateway", home], { BENCH_LOG_LEVEL: "info" });
+  try {
+    const signedOpened = sign(opened);
+    rows.push(
+      await load(
+        "gateway accepted, log at INFO (202)",
+        logged.port,
+        logged.child.pid as number,
+        "/webhooks/pr",
+        opened,
+        () => ({
+          "x-github-event": "pull_request",
+          "x-github-delivery": `i-${++seq}`,
+          "x-hub-signature-256": signedOpened,
+        }),
+      ),
+    );
+  } finally {
+    await stopServer(logged.child);
     rmSync(home, { recursive: true, force: true });
   }
 
@@ -253,8 +307,12 @@ async function main(): Promise<void> {
     );
   }
   const ceiling = Math.max(rows[0]?.reqPerSec ?? 1, rows.at(-1)?.reqPerSec ?? 1);
-  const accepted = rows[1]?.reqPerSec ?? 0;
-  console.log(`\naccepted path = ${((accepted / ceiling) * 100).toFixed(0)}% of the bare uWS ceiling`);
+  const share = (name: string) => {
+    const row = rows.find((r) => r.name.startsWith(name));
+    return `${(((row?.reqPerSec ?? 0) / ceiling) * 100).toFixed(0)}%`;
+  };
+  console.log(`\naccepted path = ${share("gateway accepted")} of the bare uWS ceiling`);
+  console.log(`floor (no receiver logic beyond HMAC + parse) = ${share("floor")} of the ceiling`);
 }
 
 await main();

@@ -2,19 +2,42 @@
  * One server for the load test, in its own process so its memory can be read from /proc:
  *   node --import tsx bench/server.ts gateway <svc-home>   the real gateway (echo agent, log delivery at WARN)
  *   node --import tsx bench/server.ts bare                  a bare uWS handler that reads the body and answers 202
+ *   node --import tsx bench/server.ts floor <secret>        bare, plus the work no receiver can skip: copy the
+ *                                                           headers, check X-Hub-Signature-256, parse the JSON body
  * Prints `{"port": N}` on stdout once listening; exits on SIGTERM.
  */
 
 import uWS from "uWebSockets.js";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
 import { startGateway } from "../src/gateway.js";
 import { createLogger } from "../src/io/log.js";
 
-const [mode, home] = process.argv.slice(2);
+const [mode, arg] = process.argv.slice(2);
 
-if (mode === "bare") {
+/** `floor` mode: what a minimal JavaScript receiver must do per request besides reading the body. */
+function mandatoryWork(headers: Record<string, string>, body: Buffer, secret: string): number {
+  const sent = Buffer.from((headers["x-hub-signature-256"] ?? "").slice("sha256=".length), "hex");
+  const expected = createHmac("sha256", secret).update(body).digest();
+  if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) return 401;
+  try {
+    const payload: unknown = JSON.parse(body.toString("utf8"));
+    return typeof payload === "object" && payload !== null ? 202 : 400;
+  } catch {
+    return 400;
+  }
+}
+
+if (mode === "bare" || (mode === "floor" && arg !== undefined)) {
+  const floorSecret = mode === "floor" ? arg : undefined;
   const app = uWS.App();
-  app.post("/*", (res) => {
+  app.post("/*", (res, req) => {
+    const headers: Record<string, string> = {};
+    if (floorSecret !== undefined) {
+      req.forEach((key, value) => {
+        headers[key] = value;
+      });
+    }
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
@@ -23,29 +46,38 @@ if (mode === "bare") {
     res.onData((chunk, isLast) => {
       chunks.push(Buffer.from(Buffer.from(chunk)));
       if (!isLast || aborted) return;
-      Buffer.concat(chunks);
+      const body = Buffer.concat(chunks);
+      const status = floorSecret === undefined ? 202 : mandatoryWork(headers, body, floorSecret);
       res.cork(() => {
         res
-          .writeStatus("202 Accepted")
+          .writeStatus(status === 202 ? "202 Accepted" : `${status} Rejected`)
           .writeHeader("Content-Type", "application/json")
           .end('{"status":"accepted"}');
       });
     });
   });
   app.listen("127.0.0.1", 0, (socket) => {
-    if (!socket) throw new Error("bare server cannot listen");
+    if (!socket) throw new Error(`${mode} server cannot listen`);
     process.stdout.write(`${JSON.stringify({ port: uWS.us_socket_local_port(socket) })}\n`);
   });
   process.on("SIGTERM", () => process.exit(0));
-} else if (mode === "gateway" && home !== undefined) {
-  // WARN level: every accepted run delivers to the log target at INFO, which would dominate the measurement.
-  const logger = createLogger({ file: join(home, "logs", "gateway.log"), stdout: false, level: "warn" });
+} else if (mode === "gateway" && arg !== undefined) {
+  const home = arg;
+  // WARN by default: the log target's per-run INFO line is measured separately (`BENCH_LOG_LEVEL=info`
+  // logs as `svc gateway run` does: to the log file and to stdout, here a pipe to /dev/null).
+  const level = process.env.BENCH_LOG_LEVEL ?? "warn";
+  const logger = createLogger({
+    file: join(home, "logs", "gateway.log"),
+    stdout: level !== "warn",
+    level,
+    buffered: true,
+  });
   const gateway = await startGateway({ home, port: 0, logger, env: { PATH: process.env.PATH ?? "" } });
   process.stdout.write(`${JSON.stringify({ port: gateway.port })}\n`);
   process.on("SIGTERM", () => {
     void gateway.stop().finally(() => process.exit(0));
   });
 } else {
-  process.stderr.write("usage: server.ts bare | gateway <svc-home>\n");
+  process.stderr.write("usage: server.ts bare | floor <secret> | gateway <svc-home>\n");
   process.exit(2);
 }

@@ -52,9 +52,10 @@ describe("log redaction", () => {
 });
 
 describe("terminal log lines", () => {
-  const lineOf = (log: (logger: ReturnType<typeof pino>) => void): string => {
+  const lineOf = (log: (logger: pino.Logger) => void): string => {
     let out = "";
-    log(pino(pinoOptions("debug"), { write: (line: string) => (out = line) }));
+    const logger: pino.Logger = pino(pinoOptions("debug"), { write: (line: string) => (out = line) });
+    log(logger);
     return out;
   };
 
