@@ -80,11 +80,10 @@ export function findJob(jobs: Readonly<Record<string, CronJob>>, ref: string): C
 export type CronStore = VersionedStore<CronJob>;
 
 export function cronStore(path: string): CronStore {
-  return createVersionedStore<CronJob>(
-    path,
-    "jobs",
-    "the cron job store changed since it was read — run the command again",
-  );
+  return createVersionedStore<CronJob>(path, {
+    field: "jobs",
+    conflictMessage: "the cron job store changed since it was read — run the command again",
+  });
 }
 
 export function unknownJob(ref: string, path: string, listCommand = "svc cron list"): SvcError {

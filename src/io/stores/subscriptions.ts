@@ -22,7 +22,11 @@ export const STALE_SUBSCRIPTION_STORE =
   "the subscription store changed since it was read — run the command again";
 
 export function subscriptionStore(path: string): VersionedStore<unknown> {
-  return createVersionedStore<unknown>(path, "subscriptions", STALE_SUBSCRIPTION_STORE);
+  // Keyed by route name (spec 2.6); a `{revision, subscriptions}` file of earlier versions is still read.
+  return createVersionedStore<unknown>(path, {
+    legacyField: "subscriptions",
+    conflictMessage: STALE_SUBSCRIPTION_STORE,
+  });
 }
 
 /** The route-level startup rules of spec 2.2 (3, 4 and 2) as they apply to one record. */

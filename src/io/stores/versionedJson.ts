@@ -1,81 +1,117 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { SvcError } from "../../errors.js";
-import { writeJsonAtomic } from "./atomicFile.js";
+import { writeFileAtomic } from "./atomicFile.js";
 import { withFileLock } from "./fileLock.js";
 
 /**
- * A JSON store of named records with a revision counter: `{ "revision": N, "<field>": { name: record } }`.
- * Every write holds the file lock, re-reads, and replaces the file atomically (mode 0600). A writer that
- * passes the revision it read is refused when the file changed since (optimistic concurrency), so a
- * stale update never brings back a record another process removed or disabled.
+ * A JSON store of named records. Every write holds the file lock, re-reads, and replaces the file
+ * atomically (mode 0600). A writer that passes the revision it read is refused when the file changed
+ * since (optimistic concurrency), so a stale update never brings back a record another process removed
+ * or disabled. The revision is a fingerprint of the file's bytes, so it works for any layout, also for a
+ * file edited by hand.
  */
 export interface VersionedSnapshot<T> {
-  readonly revision: number;
+  /** Opaque: compare only for equality. An absent file is `""`. */
+  readonly revision: string;
   readonly records: Readonly<Record<string, T>>;
 }
 
 export interface VersionedStore<T> {
   readonly path: string;
-  /** The current content; an absent file is revision 0 with no records. Throws `store_corrupt`. */
+  /** The current content; an absent file has no records. Throws `store_corrupt`. */
   read(): VersionedSnapshot<T>;
   /**
-   * Applies `change` to the freshest records under the lock and writes revision + 1. With
-   * `expectedRevision`, refuses (`store_conflict`) when the file is no longer at that revision.
+   * Applies `change` to the freshest records under the lock and writes them. With `expectedRevision`,
+   * refuses (`store_conflict`) when the file is no longer at that revision.
    */
   update<R>(
     change: (records: Record<string, T>) => R,
-    expectedRevision?: number,
-  ): Promise<{ result: R; revision: number }>;
+    expectedRevision?: string,
+  ): Promise<{ result: R; revision: string }>;
 }
 
-export function createVersionedStore<T>(
-  path: string,
-  field: string,
-  conflictMessage: string,
-): VersionedStore<T> {
-  function read(): VersionedSnapshot<T> {
+export interface StoreLayout {
+  /**
+   * `{ "revision": N, "<field>": { name: record } }`. Without it the file is the records object itself,
+   * keyed by name (`{ "<name>": record }`).
+   */
+  readonly field?: string;
+  /** Flat layout only: a `{ "revision": N, "<legacyField>": {...} }` file (older versions) is read as its records. */
+  readonly legacyField?: string;
+  readonly conflictMessage: string;
+}
+
+const fingerprint = (text: string) => createHash("sha256").update(text).digest("base64url");
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+export function createVersionedStore<T>(path: string, layout: StoreLayout): VersionedStore<T> {
+  const { field, legacyField } = layout;
+  function recordsOf(doc: Record<string, unknown>): unknown {
+    if (field !== undefined) return doc[field] ?? {};
+    const keys = Object.keys(doc);
+    const legacy =
+      legacyField !== undefined &&
+      typeof doc.revision === "number" &&
+      isObject(doc[legacyField]) &&
+      keys.every((key) => key === "revision" || key === legacyField);
+    return legacy ? doc[legacyField as string] : doc;
+  }
+
+  function readWithCounter(): VersionedSnapshot<T> & { counter: number } {
     let text: string;
     try {
       text = readFileSync(path, "utf8");
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return { revision: 0, records: {} };
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return { revision: "", records: {}, counter: 0 };
       throw new SvcError("store_corrupt", `${path}: cannot be read (${(err as Error).message})`);
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
     } catch (err) {
       throw new SvcError(
         "store_corrupt",
         `${path}: not valid JSON (${(err as Error).message}) — fix or remove the file`,
       );
     }
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      throw new SvcError("store_corrupt", `${path}: expected a JSON object with "${field}"`);
+    if (!isObject(parsed)) {
+      throw new SvcError(
+        "store_corrupt",
+        field === undefined
+          ? `${path}: expected a JSON object keyed by name — fix or remove the file`
+          : `${path}: expected a JSON object with "${field}"`,
+      );
     }
-    const doc = parsed as Record<string, unknown>;
-    const records = doc[field] ?? {};
-    if (typeof records !== "object" || records === null || Array.isArray(records)) {
+    const records = recordsOf(parsed);
+    if (!isObject(records)) {
       throw new SvcError("store_corrupt", `${path}: "${field}" must be an object keyed by name`);
     }
-    const revision = typeof doc.revision === "number" && Number.isInteger(doc.revision) ? doc.revision : 0;
-    return { revision, records: records as Record<string, T> };
+    const counter =
+      typeof parsed.revision === "number" && Number.isInteger(parsed.revision) ? parsed.revision : 0;
+    return { revision: fingerprint(text), records: records as Record<string, T>, counter };
   }
 
   return {
     path,
-    read,
+    read() {
+      const { revision, records } = readWithCounter();
+      return { revision, records };
+    },
     update(change, expectedRevision) {
       return withFileLock(path, () => {
-        const current = read();
+        const current = readWithCounter();
         if (expectedRevision !== undefined && current.revision !== expectedRevision) {
-          throw new SvcError("store_conflict", `${path}: ${conflictMessage}`);
+          throw new SvcError("store_conflict", `${path}: ${layout.conflictMessage}`);
         }
         const records = structuredClone(current.records) as Record<string, T>;
         const result = change(records);
-        const revision = current.revision + 1;
-        writeJsonAtomic(path, { revision, [field]: records });
-        return { result, revision };
+        const doc = field === undefined ? records : { revision: current.counter + 1, [field]: records };
+        const text = `${JSON.stringify(doc, null, 2)}\n`;
+        writeFileAtomic(path, text);
+        return { result, revision: fingerprint(text) };
       });
     },
   };

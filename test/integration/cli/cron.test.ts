@@ -166,7 +166,7 @@ describe("svc cron --profile and cron_job subscriptions (each profile has its ow
     expect(rebind.code).toBe(2);
     expect(rebind.stderr).toContain("--cron-job nightly: no such cron job in profile home");
     const stored = JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8"));
-    expect(Object.keys(stored.subscriptions)).toEqual(["w"]);
-    expect(stored.subscriptions.w).toMatchObject({ cron_job: "nightly", profile: "work" });
+    expect(Object.keys(stored)).toEqual(["w"]);
+    expect(stored.w).toMatchObject({ cron_job: "nightly", profile: "work" });
   });
 });

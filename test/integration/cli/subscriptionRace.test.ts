@@ -36,8 +36,7 @@ function staleWriter(name: string) {
   return { ready, release: () => writeFileSync(go, ""), done };
 }
 
-const subscriptions = () =>
-  JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8")).subscriptions;
+const subscriptions = () => JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8"));
 
 describe("subscription store: serialized updates, stale writers refused (spec 3.2), two real processes", {
   timeout: 90_000,

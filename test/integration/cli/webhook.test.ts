@@ -41,7 +41,7 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("URL:    http://127.0.0.1:0/webhooks/gh");
     const secret = SECRET_LINE.exec(res.stdout)?.[1];
-    const record = store().subscriptions.gh;
+    const record = store().gh;
     expect(record).toMatchObject({
       events: ["pull_request", "push"],
       prompt: "PR {number}",
@@ -56,16 +56,16 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
   });
 
   it("re-subscribing updates and keeps the secret; rebinding the profile rotates it; --secret overrides", async () => {
-    const before = store().subscriptions.gh.secret;
+    const before = store().gh.secret;
     await svc(home, ["webhook", "subscribe", "gh", "--prompt", "PR #{number}"]);
-    expect(store().subscriptions.gh).toMatchObject({
+    expect(store().gh).toMatchObject({
       prompt: "PR #{number}",
       secret: before,
       events: ["pull_request", "push"],
     });
     const rebound = await svc(home, ["webhook", "subscribe", "gh", "--route-profile", "work"]);
     expect(rebound.stdout).toContain("(rotated)");
-    const rotated = store().subscriptions.gh.secret;
+    const rotated = store().gh.secret;
     expect(rotated).not.toBe(before);
     expect(rotated).toMatch(/^[0-9a-f]{64}$/);
     await svc(home, [
@@ -77,7 +77,7 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
       "--secret",
       "chosen-by-receiver",
     ]);
-    expect(store().subscriptions.gh).toMatchObject({ profile: "home", secret: "chosen-by-receiver" });
+    expect(store().gh).toMatchObject({ profile: "home", secret: "chosen-by-receiver" });
   });
 
   it("refuses bad names, unknown cron jobs and the startup rules of 2.2 with clear messages", async () => {
@@ -112,7 +112,7 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
     expect(unready.code).toBe(0);
     expect(unready.stderr).toContain("Warning: tg: deliver: chat_1 needs platforms.telegram enabled");
     await svc(home, ["webhook", "remove", "tg"]);
-    expect(Object.keys(store().subscriptions)).toEqual(["gh"]);
+    expect(Object.keys(store())).toEqual(["gh"]);
   });
 
   it("list shows name, events, deliver, profile, enabled and description but never a secret", async () => {

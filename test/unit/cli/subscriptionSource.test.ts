@@ -1,4 +1,4 @@
-import { statSync, utimesSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/io/log.js";
@@ -18,7 +18,8 @@ function setup() {
   return { file, lines, source: createSubscriptionSource(file, logger, { loopback: false }) };
 }
 
-const doc = (records: Record<string, unknown>) => JSON.stringify({ revision: 1, subscriptions: records });
+/** The store is keyed by route name (spec 2.6), as a user writes it by hand. */
+const doc = (records: Record<string, unknown>) => JSON.stringify(records);
 
 describe("dynamic subscription source", () => {
   it("serves enabled valid records as routes, drops disabled, invalid and non-loopback INSECURE_NO_AUTH records, keeps hand-edited toolsets", () => {
@@ -75,20 +76,33 @@ describe("dynamic subscription source", () => {
     expect(source.names()).toEqual([]);
   });
 
-  it("store writes are atomic, 0600, and bump the revision; a stale revision is refused", async () => {
+  it("reads a store of an earlier version ({revision, subscriptions}) and rewrites it keyed by route name", async () => {
+    const { file, source } = setup();
+    writeFileSync(file, JSON.stringify({ revision: 3, subscriptions: { aa: { secret: "s" } } }));
+    expect(source.names()).toEqual(["aa"]);
+    await subscriptionStore(file).update((r) => {
+      r.bb = { secret: "t" };
+    });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ aa: { secret: "s" }, bb: { secret: "t" } });
+  });
+
+  it("store writes are atomic, 0600, keyed by route name; a stale revision is refused", async () => {
     const { file } = setup();
     const store = subscriptionStore(file);
+    const empty = store.read().revision;
     const first = await store.update((r) => {
       r.aa = { secret: "s" };
     });
-    expect(first.revision).toBe(1);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ aa: { secret: "s" } });
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    await store.update((r) => void delete r.aa, 1);
+    expect(store.read().revision).toBe(first.revision);
+    await store.update((r) => void delete r.aa, first.revision);
     await expect(
       store.update((r) => {
         r.aa = { secret: "s" };
-      }, 1),
+      }, first.revision),
     ).rejects.toThrow("the subscription store changed since it was read — run the command again");
-    expect(store.read()).toEqual({ revision: 2, records: {} });
+    await expect(store.update(() => {}, empty)).rejects.toThrow("changed since it was read");
+    expect(store.read().records).toEqual({});
   });
 });
