@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
-import { resolve } from "node:path";
 import type { FilterDeps } from "../streams/filters.js";
 import { valueToText } from "../streams/payloadPath.js";
+import { resolveProfilePath } from "./profiles.js";
 
 /**
  * `in_file` lists. Each read costs one stat; the file is parsed again only when its mtime or size
@@ -10,7 +10,7 @@ import { valueToText } from "../streams/payloadPath.js";
  * (`42`, `true`, compact JSON).
  */
 export interface ListReaderOptions {
-  /** Relative list paths resolve here (default: the process working directory). */
+  /** The profile root: relative list paths and `~/.svc/...` resolve here (default: the working directory). */
   baseDir?: string;
 }
 
@@ -41,7 +41,7 @@ export function createListReader(options: ListReaderOptions = {}): FilterDeps {
 
   return {
     readList(path) {
-      const file = resolve(baseDir, path);
+      const file = resolveProfilePath(path, baseDir);
       let stats: { mtimeMs: number; size: number; isFile(): boolean };
       try {
         stats = statSync(file);

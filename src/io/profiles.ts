@@ -1,5 +1,6 @@
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { expandHome } from "../config/interpolate.js";
 import { profilesAmong } from "../config/paths.js";
 
 /**
@@ -17,4 +18,15 @@ export function existingProfiles(home: string): string[] {
     names = [];
   }
   return profilesAmong(names);
+}
+
+/**
+ * A path a user wrote in a route (`in_file`, `script`): `~/.svc` and `~/.svc/...` name the active
+ * profile's root, as the spec writes the data directory (so they follow `$SVC_HOME` and profiles);
+ * any other `~/...` is the user's home; an absolute path stays; a relative one resolves under `base`.
+ */
+export function resolveProfilePath(path: string, profileRoot: string, base: string = profileRoot): string {
+  if (path === "~/.svc" || path === "~/.svc/") return resolve(profileRoot);
+  if (path.startsWith("~/.svc/")) return resolve(profileRoot, path.slice("~/.svc/".length));
+  return resolve(base, expandHome(path));
 }

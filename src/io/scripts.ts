@@ -1,10 +1,11 @@
 import { realpath } from "node:fs/promises";
-import { extname, isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
 import type { ScriptResult } from "../streams/stages/script.js";
 import { minimalEnv, runProcess } from "./process.js";
+import { resolveProfilePath } from "./profiles.js";
 
 export interface ScriptRunOptions {
-  /** The profile's `scripts/` directory. */
+  /** The profile's `scripts/` directory (`<profile root>/scripts`). */
   readonly scriptsDir: string;
   readonly script: string;
   readonly payload: Record<string, unknown>;
@@ -18,12 +19,15 @@ function inside(dir: string, path: string): boolean {
   return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
 }
 
-/** The script's real path when it exists inside `scriptsDir` (after following symlinks), else why not. */
+/**
+ * The script's real path when it exists inside `scriptsDir` (after following symlinks), else why not.
+ * `scriptsDir` is `<profile root>/scripts`, so `~/.svc/scripts/x.sh` names `x.sh` in it.
+ */
 export async function resolveScript(
   scriptsDir: string,
   script: string,
 ): Promise<{ path: string } | { why: string }> {
-  const candidate = resolve(scriptsDir, script);
+  const candidate = resolveProfilePath(script, dirname(resolve(scriptsDir)), scriptsDir);
   if (!inside(resolve(scriptsDir), candidate)) return { why: "path leaves the scripts directory" };
   let real: string;
   let realDir: string;

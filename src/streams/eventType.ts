@@ -12,9 +12,15 @@ export const EVENT_TYPE_HEADERS = [
 ] as const;
 
 /**
- * The event type as sent: the first non-empty header above, else a string `event_type` at the top of
- * the JSON body. Never case-folded or trimmed, because `events` compares it verbatim
- * (`Merge Request Hook` and `merge_request` are different events).
+ * Body fields that name the event when no header does: the spec's `event_type`, then `type`, where
+ * Standard Webhooks, Svix and Stripe put it (they send no event header).
+ */
+export const EVENT_TYPE_FIELDS = ["event_type", "type"] as const;
+
+/**
+ * The event type as sent: the first non-empty header above, else the first non-empty string field
+ * above at the top of the JSON body. Never case-folded or trimmed, because `events` compares it
+ * verbatim (`Merge Request Hook` and `merge_request` are different events).
  */
 export function resolveEventType(
   headers: Readonly<Record<string, string>>,
@@ -24,8 +30,9 @@ export function resolveEventType(
     const value = headers[name];
     if (typeof value === "string" && value.length > 0) return value;
   }
-  if (isPlainRecord(payload)) {
-    const fromBody = payload.event_type;
+  if (!isPlainRecord(payload)) return undefined;
+  for (const field of EVENT_TYPE_FIELDS) {
+    const fromBody = Object.hasOwn(payload, field) ? payload[field] : undefined;
     if (typeof fromBody === "string" && fromBody.length > 0) return fromBody;
   }
   return undefined;

@@ -77,12 +77,17 @@ function token(value: string | null, secret: string): AuthResult {
   return timingSafeEqual(sent, expected) ? { ok: true, scheme: "token" } : fail("token does not match");
 }
 
-/** `whsec_<base64>` is a base64 key (Standard Webhooks / Svix); any other secret is used as UTF-8 bytes. */
-function standardWebhooksKey(secret: string): Buffer | undefined {
-  if (!secret.startsWith("whsec_")) return Buffer.from(secret, "utf8");
-  const encoded = secret.slice("whsec_".length);
-  if (encoded.length === 0 || !BASE64.test(encoded)) return undefined;
-  return Buffer.from(encoded, "base64");
+/**
+ * The HMAC keys a Standard Webhooks secret may stand for. The reference libraries (standardwebhooks,
+ * svix) strip an optional `whsec_` prefix and base64-decode the rest; senders that sign by hand key the
+ * HMAC with the secret's UTF-8 text. Every candidate is derived from the secret, so accepting any of
+ * them proves the sender holds it.
+ */
+function standardWebhooksKeys(secret: string): Buffer[] {
+  const keys = [Buffer.from(secret, "utf8")];
+  const encoded = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret;
+  if (encoded.length > 0 && BASE64.test(encoded)) keys.unshift(Buffer.from(encoded, "base64"));
+  return keys;
 }
 
 function standardWebhooks(prefix: "webhook-" | "svix-", headers: Headers, input: VerifyInput): AuthResult {
@@ -93,16 +98,17 @@ function standardWebhooks(prefix: "webhook-" | "svix-", headers: Headers, input:
   const stale = checkTimestamp(timestamp, input.nowSeconds);
   if (stale !== undefined) return fail(`${prefix}${stale}`);
   if (signatures === undefined || signatures === null) return fail(`${prefix}signature missing or malformed`);
-  const key = standardWebhooksKey(input.secret);
-  if (key === undefined) return fail("route secret starts with whsec_ but is not valid base64");
-  const expected = hmac(key, `${id}.${timestamp}.`, input.body);
-  let matched = false;
+  const sent: Buffer[] = [];
   for (const entry of signatures.split(" ")) {
     const comma = entry.indexOf(",");
     if (comma < 0 || entry.slice(0, comma) !== "v1") continue;
     const encoded = entry.slice(comma + 1);
-    if (!BASE64.test(encoded)) continue;
-    if (equalDigests(Buffer.from(encoded, "base64"), expected)) matched = true;
+    if (BASE64.test(encoded)) sent.push(Buffer.from(encoded, "base64"));
+  }
+  let matched = false;
+  for (const key of standardWebhooksKeys(input.secret)) {
+    const expected = hmac(key, `${id}.${timestamp}.`, input.body);
+    for (const candidate of sent) if (equalDigests(candidate, expected)) matched = true;
   }
   return matched
     ? { ok: true, scheme: "standard_webhooks" }

@@ -21,6 +21,14 @@ describe("resolveEventType (spec 2.2, 6)", () => {
     expect(resolveEventType({}, body)).toBe("e");
   });
 
+  it("falls back to the body's top-level type (Standard Webhooks, Svix, Stripe), after event_type", () => {
+    expect(resolveEventType({}, { type: "invoice.paid", data: {} })).toBe("invoice.paid");
+    expect(resolveEventType({}, { event_type: "e", type: "t" })).toBe("e");
+    expect(resolveEventType({ "x-github-event": "push" }, { type: "t" })).toBe("push");
+    expect(resolveEventType({}, { type: 3 })).toBeUndefined();
+    expect(resolveEventType({}, { type: "" })).toBeUndefined();
+  });
+
   it("returns the value verbatim: no case folding or trimming", () => {
     expect(resolveEventType({ "x-gitlab-event": "Merge Request Hook" }, {})).toBe("Merge Request Hook");
     expect(resolveEventType({ "x-github-event": "Pull_Request " }, {})).toBe("Pull_Request ");

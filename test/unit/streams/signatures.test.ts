@@ -147,16 +147,43 @@ describe("Standard Webhooks (webhook-* and svix-* headers)", () => {
     expect(check(bad, stdwh.payload, stdwh.secret, stdwh.timestamp).ok).toBe(false);
   });
 
-  it("uses a whsec_ secret as base64 key bytes and rejects one that is not base64", () => {
+  it("uses a whsec_ secret as base64 key bytes; a whsec_ secret that is not base64 matches nothing signed with a base64 key", () => {
     const raw = `whsec_${stdwh.secret.slice(6)}`;
     expect(check(vectorHeaders(stdwh.signature), stdwh.payload, raw, stdwh.timestamp).ok).toBe(true);
-    // Without the prefix the same text is a plain UTF-8 secret, so the vector no longer matches.
-    expect(
-      check(vectorHeaders(stdwh.signature), stdwh.payload, stdwh.secret.slice(6), stdwh.timestamp).ok,
-    ).toBe(false);
     expect(
       check(vectorHeaders(stdwh.signature), stdwh.payload, "whsec_not*base64!", stdwh.timestamp).ok,
     ).toBe(false);
+  });
+
+  it("like the reference libraries, base64-decodes a secret pasted without its whsec_ prefix", () => {
+    const bare = stdwh.secret.slice("whsec_".length);
+    expect(check(vectorHeaders(stdwh.signature), stdwh.payload, bare, stdwh.timestamp)).toEqual({
+      ok: true,
+      scheme: "standard_webhooks",
+    });
+    const body = JSON.stringify({ type: "invoice.paid" });
+    const headers = {
+      "webhook-id": "msg_bare",
+      "webhook-timestamp": String(NOW),
+      "webhook-signature": new StandardWebhook(bare).sign("msg_bare", new Date(NOW * 1000), body),
+    };
+    expect(check(headers, body, bare).ok).toBe(true);
+    expect(check(headers, body, `${bare}x`).ok).toBe(false);
+  });
+
+  it("also accepts a signature keyed with the secret's UTF-8 text, whsec_ prefix included (hand-rolled senders)", () => {
+    const body = '{"a":1}';
+    const signed = `msg_text.${NOW}.${body}`;
+    for (const secret of [stdwh.secret, "whsec_not*base64!", "plain-secret"]) {
+      const signature = `v1,${createHmac("sha256", secret).update(signed).digest("base64")}`;
+      const headers = {
+        "webhook-id": "msg_text",
+        "webhook-timestamp": String(NOW),
+        "webhook-signature": signature,
+      };
+      expect(check(headers, body, secret).ok).toBe(true);
+      expect(check(headers, body, `${secret}x`).ok).toBe(false);
+    }
   });
 
   // The library signs text (it decodes a Buffer as UTF-8 first), so bodies here are strings.
