@@ -1,7 +1,8 @@
 /**
- * Fixed-window rate limit (spec 8: `rate_limit` requests per minute, counted per route). A window
- * starts at floor(now / windowMs) * windowMs for every key alike, so when time enters a new window all
- * older counters are dropped at once: memory holds only the keys seen in the current window.
+ * Fixed-window rate limit (spec 8: `rate_limit` requests per minute, counted per route). Each route's
+ * window opens at its first request and lasts `windowMs`; the first request after it closes opens the
+ * next one. A burst therefore gets exactly one budget wherever it falls on the clock (windows aligned
+ * to the clock minute would give a burst across a minute boundary two).
  */
 export interface FixedWindowLimiter {
   /** True when the request fits in `key`'s current window (and counts it); false → answer 429. */
@@ -14,22 +15,38 @@ export interface FixedWindowOptions {
   now: () => number;
 }
 
+interface Window {
+  start: number;
+  used: number;
+}
+
+/** Past this many keys, windows that have closed are dropped (keys are route names: normally a handful). */
+const PRUNE_ABOVE = 1024;
+
 export function createFixedWindowLimiter(options: FixedWindowOptions): FixedWindowLimiter {
   const { limit, now } = options;
   const windowMs = Math.max(1, options.windowMs);
-  let windowStart = Number.NaN;
-  const counts = new Map<string, number>();
+  const windows = new Map<string, Window>();
+
+  const prune = (at: number) => {
+    for (const [key, window] of windows) if (at - window.start >= windowMs) windows.delete(key);
+  };
 
   return {
     tryAcquire(key) {
-      const start = Math.floor(now() / windowMs) * windowMs;
-      if (start !== windowStart) {
-        windowStart = start;
-        counts.clear();
+      const at = now();
+      let window = windows.get(key);
+      if (window === undefined) {
+        if (windows.size >= PRUNE_ABOVE) prune(at);
+        window = { start: at, used: 0 };
+        windows.set(key, window);
+      } else if (at - window.start >= windowMs || at < window.start) {
+        // A closed window (or a clock that stepped back) opens a new one.
+        window.start = at;
+        window.used = 0;
       }
-      const used = counts.get(key) ?? 0;
-      if (used >= limit) return false;
-      counts.set(key, used + 1);
+      if (window.used >= limit) return false;
+      window.used++;
       return true;
     },
   };

@@ -29,13 +29,25 @@ describe("fixed-window rate limiter (spec 8: per route, per minute)", () => {
     expect(limiter.tryAcquire("a")).toBe(false);
   });
 
-  it("windows are aligned to floor(now / window): a burst across the boundary gets two budgets", () => {
+  it("a window starts at the route's first request, so a burst across a clock minute gets one budget", () => {
     const { limiter, set } = limiterAt(2 * MINUTE - 1);
-    expect(take(4, () => limiter.tryAcquire("r"))).toEqual([true, true, true, false]);
-    set(2 * MINUTE);
-    expect(take(4, () => limiter.tryAcquire("r"))).toEqual([true, true, true, false]);
-    set(3 * MINUTE - 1);
+    expect(take(2, () => limiter.tryAcquire("r"))).toEqual([true, true]);
+    set(2 * MINUTE + 5);
+    expect(take(2, () => limiter.tryAcquire("r"))).toEqual([true, false]);
+    set(3 * MINUTE - 2);
     expect(limiter.tryAcquire("r")).toBe(false);
+    set(3 * MINUTE - 1);
+    expect(take(4, () => limiter.tryAcquire("r"))).toEqual([true, true, true, false]);
+  });
+
+  it("each route's window starts at its own first request", () => {
+    const { limiter, set } = limiterAt(0, 1);
+    expect(limiter.tryAcquire("a")).toBe(true);
+    set(MINUTE / 2);
+    expect(limiter.tryAcquire("b")).toBe(true);
+    set(MINUTE);
+    expect(limiter.tryAcquire("a")).toBe(true);
+    expect(limiter.tryAcquire("b")).toBe(false);
   });
 
   it("starts a fresh count after a long pause", () => {
