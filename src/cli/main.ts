@@ -25,7 +25,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
     await buildProgram().parseAsync([...argv]);
   } catch (err) {
     if (err instanceof CommanderError) {
-      process.exitCode = err.exitCode;
+      // The parser already printed the reason; a usage error exits 2 like every other (docs/cli.md).
+      process.exitCode = err.exitCode === 0 || err.code === "commander.help" ? err.exitCode : 2;
       return;
     }
     process.stderr.write(`svc: ${isSvcError(err) ? err.message : describeError(err)}\n`);

@@ -19,6 +19,20 @@ const EXPECTED_WORDS: Record<string, string> = {
   record: "a mapping",
 };
 
+/** A size or range problem in words (zod's own text otherwise reads "Too big: expected number to be <=65535"). */
+function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall): string {
+  const bound =
+    issue.code === "too_big"
+      ? `${issue.inclusive ? "at most" : "less than"} ${String(issue.maximum)}`
+      : `${issue.inclusive ? "at least" : "more than"} ${String(issue.minimum)}`;
+  if (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint")
+    return `expected ${bound}, got ${describeInput(issue.input)}`;
+  if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) === 1)
+    return "must not be empty";
+  const unit = issue.origin === "string" ? "characters" : "entries";
+  return `expected ${bound} ${unit}, got ${describeInput(issue.input)}`;
+}
+
 /** One line per problem: `<file>: <key.path>: <what is wrong>`. */
 export function formatIssue(file: string, issue: z.core.$ZodIssue): string {
   const path = issue.path.map(String).join(".") || "(top level)";
@@ -31,6 +45,8 @@ export function formatIssue(file: string, issue: z.core.$ZodIssue): string {
         : `expected ${expected}, got ${describeInput(issue.input)}`;
   } else if (issue.code === "unrecognized_keys") {
     message = `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")} — check the spelling (see docs/configuration.md)`;
+  } else if ((issue.code === "too_big" || issue.code === "too_small") && /^Too (big|small)/.test(message)) {
+    message = describeBound(issue);
   } else if (issue.code === "invalid_value") {
     message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeInput(issue.input)}`;
   }

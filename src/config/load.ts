@@ -49,43 +49,53 @@ function readYaml(file: string): unknown {
   return doc.toJS() ?? {};
 }
 
-function lookupVar(name: string, scope: InterpolationScope): string | undefined {
-  const value = scope.env[name] ?? scope.secrets[name];
-  return value === undefined || value === "" ? undefined : value;
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A variable's value (the process environment first, then `.env`) and where it came from, for messages. */
+function lookupVar(name: string, scope: InterpolationScope, envFile: string) {
+  const fromEnv = scope.env[name];
+  if (fromEnv !== undefined && fromEnv !== "")
+    return { value: fromEnv, from: `environment variable ${name}` };
+  const fromFile = scope.secrets[name];
+  if (fromFile !== undefined && fromFile !== "") return { value: fromFile, from: `${envFile}: ${name}` };
+  return undefined;
 }
 
-/** WEBHOOK_ENABLED / WEBHOOK_PORT / WEBHOOK_SECRET (process environment, then `.env`) override the file. */
-function applyWebhookEnv(raw: Record<string, unknown>, scope: InterpolationScope, file: string): void {
+/**
+ * WEBHOOK_ENABLED / WEBHOOK_PORT / WEBHOOK_SECRET (process environment, then `.env`) override the file;
+ * they go under `extra` when the file uses it, since `extra` wins there. A section of the wrong type is
+ * left alone for the schema to report.
+ */
+function applyWebhookEnv(raw: Record<string, unknown>, scope: InterpolationScope, envFile: string): void {
+  const enabled = lookupVar("WEBHOOK_ENABLED", scope, envFile);
+  const port = lookupVar("WEBHOOK_PORT", scope, envFile);
+  const secret = lookupVar("WEBHOOK_SECRET", scope, envFile);
+  if (enabled === undefined && port === undefined && secret === undefined) return;
   raw.platforms ??= {};
-  const platforms = raw.platforms as Record<string, unknown>;
-  platforms.webhook ??= {};
-  const webhook = platforms.webhook as Record<string, unknown>;
-  const target = (webhook.extra && typeof webhook.extra === "object" ? webhook.extra : webhook) as Record<
-    string,
-    unknown
-  >;
-  const enabled = lookupVar("WEBHOOK_ENABLED", scope);
+  if (!isMapping(raw.platforms)) return;
+  raw.platforms.webhook ??= {};
+  const webhook = raw.platforms.webhook;
+  if (!isMapping(webhook)) return;
+  const target = isMapping(webhook.extra) ? webhook.extra : webhook;
   if (enabled !== undefined) {
-    const on = /^(1|true|yes|on)$/i.test(enabled);
-    const off = /^(0|false|no|off)$/i.test(enabled);
-    if (!on && !off) {
-      throw new SvcError(
-        "config_invalid",
-        `${file}: WEBHOOK_ENABLED: expected true or false, got "${enabled}"`,
-      );
+    const on = /^(1|true|yes|on)$/i.test(enabled.value);
+    if (!on && !/^(0|false|no|off)$/i.test(enabled.value)) {
+      throw new SvcError("config_invalid", `${enabled.from}: expected true or false, got "${enabled.value}"`);
     }
     target.enabled = on;
   }
-  const port = lookupVar("WEBHOOK_PORT", scope);
   if (port !== undefined) {
-    const n = Number(port);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) {
-      throw new SvcError("config_invalid", `${file}: WEBHOOK_PORT: expected a port number, got "${port}"`);
+    const n = Number(port.value);
+    if (!/^\d+$/.test(port.value.trim()) || n > 65535) {
+      throw new SvcError(
+        "config_invalid",
+        `${port.from}: expected a port number (0-65535), got "${port.value}"`,
+      );
     }
     target.port = n;
   }
-  const secret = lookupVar("WEBHOOK_SECRET", scope);
-  if (secret !== undefined) target.secret = secret;
+  if (secret !== undefined) target.secret = secret.value;
 }
 
 /** Reads config.yaml (or the embedded default), `.env` and the environment, and validates the result. */
@@ -102,7 +112,7 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   // MCP entries stay raw: they are rendered at connect time (a `${VAR}` set later must be picked up).
   const { mcp_servers, ...rest } = record;
   const rendered = interpolateDeep(rest, scope);
-  applyWebhookEnv(rendered, scope, paths.config);
+  applyWebhookEnv(rendered, scope, paths.env);
   const parsed = configSchema.safeParse({ ...rendered, mcp_servers }, { reportInput: true });
   if (!parsed.success) {
     throw new SvcError("config_invalid", formatIssues(paths.config, parsed.error.issues));

@@ -50,12 +50,18 @@ const adapterShape = {
 };
 
 /** `platforms.webhook`: keys may sit directly or under `extra`; the `extra` value wins (spec 2.1). */
-export const webhookSchema = z.preprocess((raw) => {
-  if (raw === null || raw === undefined) return {};
-  if (typeof raw !== "object" || Array.isArray(raw)) return raw;
-  const { extra, ...direct } = raw as Record<string, unknown>;
-  if (extra === undefined || extra === null) return direct;
-  if (typeof extra !== "object" || Array.isArray(extra)) return { ...direct, extra };
-  return { ...direct, ...(extra as Record<string, unknown>) };
-}, z.strictObject(adapterShape));
+export const webhookSchema = z.preprocess(
+  (raw) => {
+    if (raw === null || raw === undefined) return {};
+    if (typeof raw !== "object" || Array.isArray(raw)) return raw;
+    const { extra, ...direct } = raw as Record<string, unknown>;
+    if (extra === undefined || extra === null) return direct;
+    // Not a mapping: kept so the schema says `extra: expected a mapping`.
+    if (typeof extra !== "object" || Array.isArray(extra)) return { ...direct, extra };
+    return { ...direct, ...(extra as Record<string, unknown>) };
+  },
+  z
+    .strictObject({ ...adapterShape, extra: z.record(z.string(), z.unknown()).optional() })
+    .transform(({ extra: _extra, ...settings }) => settings),
+);
 export type WebhookSettings = z.infer<typeof webhookSchema>;

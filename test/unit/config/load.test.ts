@@ -85,6 +85,42 @@ describe("config loading (spec 2.1)", () => {
     ).toThrow(/routes\.gh\.filters\.0: a filter needs exactly one operator/);
   });
 
+  it("reports a section of the wrong type by key, also when WEBHOOK_* variables are set", () => {
+    expect(() => load("platforms: hello\n", { WEBHOOK_SECRET: "s" })).toThrow(
+      /config\.yaml: platforms: expected a mapping, got "hello"/,
+    );
+    home.cleanup();
+    expect(() => load("platforms:\n  webhook: [1]\n", { WEBHOOK_PORT: "9000" })).toThrow(
+      /config\.yaml: platforms\.webhook: expected a mapping, got \[1\]/,
+    );
+  });
+
+  it("says platforms.webhook.extra must be a mapping (not that extra is unknown)", () => {
+    expect(() => load("platforms:\n  webhook:\n    extra: 5\n")).toThrow(
+      /config\.yaml: platforms\.webhook\.extra: expected a mapping, got 5/,
+    );
+  });
+
+  it("names where a bad WEBHOOK_PORT / WEBHOOK_ENABLED came from: the .env file or the environment", () => {
+    const fromDotenv = () => load("platforms: {}\n", {}, "WEBHOOK_PORT=soon\n");
+    expect(fromDotenv).toThrow(/\.env: WEBHOOK_PORT: expected a port number \(0-65535\), got "soon"/);
+    expect(fromDotenv).not.toThrow(/config\.yaml/);
+    home.cleanup();
+    expect(() => load("platforms: {}\n", { WEBHOOK_ENABLED: "maybe" })).toThrow(
+      /^environment variable WEBHOOK_ENABLED: expected true or false, got "maybe"/,
+    );
+  });
+
+  it("says which limit a number breaks", () => {
+    expect(() => load("platforms:\n  webhook:\n    port: 70000\n")).toThrow(
+      /config\.yaml: platforms\.webhook\.port: expected at most 65535, got 70000/,
+    );
+    home.cleanup();
+    expect(() => load("platforms:\n  webhook:\n    rate_limit: 0\n")).toThrow(
+      /config\.yaml: platforms\.webhook\.rate_limit: expected more than 0, got 0/,
+    );
+  });
+
   it("reports YAML syntax errors with the file and line", () => {
     expect(() => load("platforms:\n  webhook: [\n")).toThrow(/config\.yaml: line \d+: not valid YAML/);
   });

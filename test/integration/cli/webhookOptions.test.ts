@@ -1,0 +1,95 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+const stored = () => JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8"));
+
+describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout: 90_000 }, () => {
+  it("parser errors (missing argument, unknown option, unknown command) exit 2 with the reason on stderr", async () => {
+    home = tempHome();
+    const [missing, unknownOption, unknownCommand, badPayload] = await Promise.all([
+      svc(home, ["webhook", "subscribe"]),
+      svc(home, ["webhook", "subscribe", "gh", "--toolsets", "terminal"]),
+      svc(home, ["webhook", "frob"]),
+      svc(home, ["webhook", "test", "gh", "--payload", "{bad"]),
+    ]);
+    expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining("missing required argument") });
+    expect(unknownOption).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("unknown option '--toolsets'"),
+    });
+    expect(unknownCommand).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown command") });
+    expect(badPayload.code).toBe(2);
+    const help = await svc(home, ["webhook", "subscribe", "--help"]);
+    expect(help.code).toBe(0);
+    for (const option of [
+      "--events",
+      "--prompt",
+      "--deliver ",
+      "--deliver-chat-id",
+      "--deliver-only",
+      "--cron-job",
+      "--description",
+      "--route-profile",
+      "--secret",
+      "--mirror-to-session",
+    ])
+      expect(help.stdout).toContain(option);
+    expect(help.stdout).not.toContain("toolsets");
+  });
+
+  it("--deliver-only with a real target, --mirror-to-session and --secret on a new subscription; the URL carries /p/<profile> when multiplexing", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        gateway: { multiplex_profiles: true },
+        platforms: { webhook: { enabled: true, host: "0.0.0.0", port: 9123 } },
+      }),
+    );
+    const res = await svc(home, [
+      "webhook",
+      "subscribe",
+      "alerts",
+      "--deliver-only",
+      "--deliver",
+      "chat_1",
+      "--deliver-chat-id",
+      "-100",
+      "--mirror-to-session",
+      "--secret",
+      "chosen-by-receiver",
+      "--route-profile",
+      "work",
+      "--events",
+      "a, b",
+    ]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("URL:    http://127.0.0.1:9123/p/work/webhooks/alerts\n");
+    expect(res.stdout).toContain("Secret: chosen-by-receiver\n");
+    expect(stored()).toEqual({
+      alerts: {
+        events: ["a", "b"],
+        deliver: "chat_1",
+        deliver_extra: { chat_id: "-100" },
+        deliver_only: true,
+        mirror_to_session: true,
+        secret: "chosen-by-receiver",
+        profile: "work",
+        enabled: true,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
+    });
+    expect(statSync(join(home.dir, "webhook_subscriptions.json")).mode & 0o777).toBe(0o600);
+    const list = await svc(home, ["webhook", "list"]);
+    expect(list.stdout).toMatch(/^alerts\s+a,b\s+chat_1 \(direct\)\s+work\s+yes/m);
+    expect(list.stdout).not.toContain("chosen-by-receiver");
+  });
+});
