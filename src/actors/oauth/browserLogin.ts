@@ -16,6 +16,7 @@ import {
   type PreparedLogin,
   type PrepareInput,
 } from "../../machines/oauthLogin.js";
+import { sdkClientAuth } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify, wantsPinnedPort } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import { DocumentRejectedError, lastFailureAt, tokenEndpointError } from "./tokenErrors.js";
@@ -123,6 +124,7 @@ async function exchange({ input }: { input: ExchangeInput }): Promise<StoredToke
       codeVerifier: h.codeVerifier,
       redirectUri: h.callback.redirectUri,
       resource: h.resource,
+      addClientAuthentication: sdkClientAuth(job.serverName, client.info),
       fetchFn: fetches.token,
     });
   } catch (err) {

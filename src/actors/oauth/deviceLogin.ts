@@ -14,6 +14,7 @@ import {
   type PollResult,
 } from "../../machines/deviceLogin.js";
 import { resourceFor, scopeFor } from "./browserLogin.js";
+import { clientAuthFor } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import { tokenEndpointError } from "./tokenErrors.js";
@@ -40,13 +41,12 @@ function requestOptions(meta: StoredMetadata, fetchFn: OAuthFetches["discovery"]
   };
 }
 
-function clientAuth(client: ClientChoice): oauth.ClientAuth {
-  const info = client.info as OAuthClientInformationFull;
-  const secret = info.client_secret;
-  if (secret === undefined) return oauth.None();
-  return info.token_endpoint_auth_method === "client_secret_post"
-    ? oauth.ClientSecretPost(secret)
-    : oauth.ClientSecretBasic(secret);
+function clientAuth(serverName: string, client: ClientChoice, meta: StoredMetadata): oauth.ClientAuth {
+  return clientAuthFor(
+    serverName,
+    client.info,
+    meta.authorizationServerMetadata.token_endpoint_auth_methods_supported ?? [],
+  );
 }
 
 function asServer(meta: AuthorizationServerMetadata): oauth.AuthorizationServer {
@@ -70,7 +70,7 @@ async function requestCode({ input }: { input: DeviceLoginInput }): Promise<Devi
     const res = await oauth.deviceAuthorizationRequest(
       as,
       { client_id: client.info.client_id },
-      clientAuth(client),
+      clientAuth(job.serverName, client, meta),
       params,
       requestOptions(meta, fetches.discovery),
     );
@@ -100,10 +100,16 @@ async function poll({
   const as = asServer(h.meta.authorizationServerMetadata);
   const client = { client_id: h.client.info.client_id };
   try {
-    const res = await oauth.deviceCodeGrantRequest(as, client, clientAuth(h.client), h.deviceCode, {
-      ...requestOptions(h.meta, h.fetches.token),
-      additionalParameters: { resource: h.resource },
-    });
+    const res = await oauth.deviceCodeGrantRequest(
+      as,
+      client,
+      clientAuth(h.job.serverName, h.client, h.meta),
+      h.deviceCode,
+      {
+        ...requestOptions(h.meta, h.fetches.token),
+        additionalParameters: { resource: h.resource },
+      },
+    );
     const tokens = await oauth.processDeviceCodeResponse(as, client, res);
     return { kind: "tokens", tokens };
   } catch (err) {

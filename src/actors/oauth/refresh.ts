@@ -4,6 +4,7 @@ import { SvcError } from "../../errors.js";
 import { discoverForFlow } from "../../io/oauth/discovery.js";
 import { oauthFetches } from "../../io/oauth/fetch.js";
 import { type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
+import { sdkClientAuth } from "./clientAuth.js";
 import { configuredClient } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import { tokenEndpointError } from "./tokenErrors.js";
@@ -56,6 +57,7 @@ export async function usableTokens(
         clientInformation: client,
         refreshToken: current.refresh_token,
         ...(current.resource !== undefined ? { resource: current.resource } : {}),
+        addClientAuthentication: sdkClientAuth(serverName, client),
         fetchFn: fetches.token,
       });
     } catch (err) {

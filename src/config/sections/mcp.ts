@@ -65,35 +65,60 @@ export const toolsPolicySchema = z
   })
   .default({ resources: false, prompts: false });
 
-export const oauthSchema = z.strictObject({
-  flow: z.enum(["browser", "device"]).optional(),
-  timeout: seconds(300, { positive: true }),
-  client_id: z.string().min(1).optional(),
-  client_secret: z.string().min(1).optional(),
-  token_endpoint_auth_method: z
-    .enum(["none", "client_secret_basic", "client_secret_post", "private_key_jwt", "client_secret_jwt"])
-    .optional(),
-  client_name: z.string().min(1).optional(),
-  scope: z
-    .union([z.string(), z.array(z.string().min(1))])
-    .transform((v) => (Array.isArray(v) ? v.join(" ") : v))
-    .optional(),
-  redirect_uri: z.string().min(1).optional(),
-  redirect_port: z
-    .number({ error: (i) => `expected a port number (1-65535), got ${describe(i.input)}` })
-    .int()
-    .min(1)
-    .max(65535)
-    .optional(),
-  client_metadata_url: z.string().min(1).optional(),
-  cimd: z.boolean().optional(),
-  /** Empty or null is ignored (spec 2.4). */
-  user_agent: z
-    .string()
-    .nullable()
-    .optional()
-    .transform((v) => (v === null || v === undefined || v.trim() === "" ? undefined : v)),
-});
+const SECRET_METHODS = new Set(["client_secret_basic", "client_secret_post", "client_secret_jwt"]);
+
+export const oauthSchema = z
+  .strictObject({
+    flow: z.enum(["browser", "device"]).optional(),
+    timeout: seconds(300, { positive: true }),
+    client_id: z.string().min(1).optional(),
+    client_secret: z.string().min(1).optional(),
+    token_endpoint_auth_method: z
+      .enum(["none", "client_secret_basic", "client_secret_post", "private_key_jwt", "client_secret_jwt"])
+      .optional(),
+    client_name: z.string().min(1).optional(),
+    scope: z
+      .union([z.string(), z.array(z.string().min(1))])
+      .transform((v) => (Array.isArray(v) ? v.join(" ") : v))
+      .optional(),
+    redirect_uri: z.string().min(1).optional(),
+    redirect_port: z
+      .number({ error: (i) => `expected a port number (1-65535), got ${describe(i.input)}` })
+      .int()
+      .min(1)
+      .max(65535)
+      .optional(),
+    client_metadata_url: z.string().min(1).optional(),
+    cimd: z.boolean().optional(),
+    /** Empty or null is ignored (spec 2.4). */
+    user_agent: z
+      .string()
+      .nullable()
+      .optional()
+      .transform((v) => (v === null || v === undefined || v.trim() === "" ? undefined : v)),
+  })
+  .superRefine((o, ctx) => {
+    const method = o.token_endpoint_auth_method;
+    if (method === "private_key_jwt") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["token_endpoint_auth_method"],
+        message:
+          "private_key_jwt is not supported (svc has no client key setting) — use client_secret_jwt, client_secret_basic, client_secret_post or none",
+      });
+    } else if (
+      method !== undefined &&
+      SECRET_METHODS.has(method) &&
+      o.client_id !== undefined &&
+      o.client_secret === undefined
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["client_secret"],
+        message: `missing — token_endpoint_auth_method ${method} needs the client secret issued with client_id ${o.client_id}`,
+      });
+    }
+  });
 export type OAuthSettings = z.infer<typeof oauthSchema>;
 
 /** Sampling policy (spec 6, fields defined by svc): off unless enabled; answered by the agent runner. */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair } from "jose";
-import Provider from "oidc-provider";
+import Provider, { type ClientMetadata } from "oidc-provider";
 
 /**
  * A real OAuth 2.1 / OpenID authorization server (`oidc-provider`) on loopback: PKCE, dynamic
@@ -18,7 +18,7 @@ export interface OidcServer {
 
 export async function startOidc(
   resource: () => string,
-  options: { accessTtl?: number } = {},
+  options: { accessTtl?: number; clients?: ClientMetadata[] } = {},
 ): Promise<OidcServer> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -27,6 +27,7 @@ export async function startOidc(
   const jwk = { ...(await exportJWK(privateKey)), kid: "k1", alg: "RS256", use: "sig" };
   const provider = new Provider(issuer, {
     jwks: { keys: [jwk] },
+    ...(options.clients === undefined ? {} : { clients: options.clients }),
     cookies: { keys: ["svc-test-cookie-key"] },
     scopes: ["openid", "offline_access", "mcp"],
     features: {

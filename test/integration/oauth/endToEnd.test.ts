@@ -1,35 +1,26 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createActor, SimulatedClock, waitFor } from "xstate";
-import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
 import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { connectServer } from "../../../src/io/mcp/connect.js";
 import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
-import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
-import { type OidcServer, startOidc } from "../../fakes/authServer/oidc.js";
+import type { ProtectedMcp } from "../../fakes/authServer/mcpServer.js";
+import type { OidcServer } from "../../fakes/authServer/oidc.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, loginWith } from "./helpers.js";
+import { approveDeviceLogin, harness, loginWith, startOidcWithMcp } from "./helpers.js";
 
 let oidc: OidcServer;
 let mcp: ProtectedMcp;
 let home: TempHome;
 
+let stop: () => Promise<void>;
+
 beforeAll(async () => {
-  let mcpUrl = "";
-  oidc = await startOidc(() => mcpUrl);
-  mcp = await startProtectedMcp(
-    () => oidc.issuer,
-    async (token, resource) => (await oidc.audienceOf(token)) === resource,
-  );
-  mcpUrl = mcp.url;
+  ({ oidc, mcp, close: stop } = await startOidcWithMcp());
 });
-afterAll(async () => {
-  await mcp.close();
-  await oidc.close();
-});
+afterAll(() => stop());
 afterEach(() => home?.cleanup());
 
 async function callWhoami(provider: ReturnType<typeof oauthProviderFor>): Promise<string> {
@@ -163,22 +154,7 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
   it("device flow against oidc-provider: the user approves on the verification page, tokens work on the MCP server", async () => {
     home = tempHome();
     const h = harness(home.dir, "device", mcp.url, { scope: "mcp offline_access" });
-    const clock = new SimulatedClock();
-    const actor = createActor(deviceLoginLogic, {
-      input: { serverName: "device", job: h.job, timeoutMs: 300_000 },
-      clock,
-    }).start();
-    const waiting = await waitFor(
-      actor,
-      (s) => s.status !== "active" || s.matches({ authorizing: "waiting" }),
-    );
-    expect(waiting.status).toBe("active");
-    const complete = /Or open this link directly: (\S+)/.exec(h.printed.join("\n"))?.[1] as string;
-    const page = await followAuthorization(complete, 20, true);
-    expect(page.status).toBe(200);
-    clock.increment(waiting.context.intervalMs);
-    await waitFor(actor, (s) => s.status === "done");
-    expect(actor.getSnapshot().output?.ok).toBe(true);
+    expect(await approveDeviceLogin(h)).toEqual({ ok: true });
     const provider = oauthProviderFor("device", entry({ scope: "mcp offline_access" }), {
       interactive: false,
       paths: svcPaths(home.dir),

@@ -1,4 +1,6 @@
+import { createActor, SimulatedClock, waitFor } from "xstate";
 import { makeJob, type OAuthJob } from "../../../src/actors/oauth/context.js";
+import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
 import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { type GatewaySystem, startSystem } from "../../../src/actors/system.js";
 import { svcPaths } from "../../../src/config/paths.js";
@@ -6,6 +8,8 @@ import { silentLogger } from "../../../src/io/log.js";
 import type { OAuthSettings } from "../../../src/io/oauth/settings.js";
 import type { StoredTokens } from "../../../src/io/oauth/tokenStore.js";
 import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
+import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
+import { type OidcServer, startOidc } from "../../fakes/authServer/oidc.js";
 
 export interface JobHarness {
   readonly job: OAuthJob;
@@ -54,4 +58,45 @@ export async function loginWith(
   } finally {
     system.shutdown();
   }
+}
+
+/** oidc-provider and a bearer-protected MCP server whose tokens must carry its URL as audience. */
+export async function startOidcWithMcp(
+  options: Parameters<typeof startOidc>[1] = {},
+): Promise<{ oidc: OidcServer; mcp: ProtectedMcp; close(): Promise<void> }> {
+  let mcpUrl = "";
+  const oidc = await startOidc(() => mcpUrl, options);
+  const mcp = await startProtectedMcp(
+    () => oidc.issuer,
+    async (token, resource) => (await oidc.audienceOf(token)) === resource,
+  );
+  mcpUrl = mcp.url;
+  return {
+    oidc,
+    mcp,
+    async close() {
+      await mcp.close();
+      await oidc.close();
+    },
+  };
+}
+
+/**
+ * Runs a device login on a simulated clock: waits for the printed code, approves it on the
+ * verification page, lets one poll interval pass and returns the machine's output.
+ */
+export async function approveDeviceLogin(h: JobHarness): Promise<{ ok: boolean }> {
+  const clock = new SimulatedClock();
+  const actor = createActor(deviceLoginLogic, {
+    input: { serverName: h.job.serverName, job: h.job, timeoutMs: 300_000 },
+    clock,
+  }).start();
+  const waiting = await waitFor(actor, (s) => s.status !== "active" || s.matches({ authorizing: "waiting" }));
+  if (waiting.status !== "active") return { ok: false };
+  const complete = /Or open this link directly: (\S+)/.exec(h.printed.join("\n"))?.[1] as string;
+  const page = await followAuthorization(complete, 20, true);
+  if (page.status !== 200) throw new Error(`verification page answered ${page.status}`);
+  clock.increment(waiting.context.intervalMs);
+  await waitFor(actor, (s) => s.status === "done");
+  return { ok: actor.getSnapshot().output?.ok === true };
 }

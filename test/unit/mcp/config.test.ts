@@ -117,6 +117,22 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     );
   });
 
+  it("refuses private_key_jwt and a secret-based auth method without client_secret, naming the key", () => {
+    const oauth = (lines: string) =>
+      load(`mcp_servers:\n  o:\n    url: https://x\n    auth: oauth\n    oauth:\n${lines}`);
+    expect(() => oauth("      client_id: c\n      token_endpoint_auth_method: private_key_jwt\n")).toThrow(
+      /mcp_servers\.o\.oauth\.token_endpoint_auth_method: private_key_jwt is not supported .* use client_secret_jwt/,
+    );
+    expect(() => oauth("      client_id: c\n      token_endpoint_auth_method: client_secret_jwt\n")).toThrow(
+      /mcp_servers\.o\.oauth\.client_secret: missing — token_endpoint_auth_method client_secret_jwt needs/,
+    );
+    for (const method of ["none", "client_secret_basic", "client_secret_post", "client_secret_jwt"]) {
+      const secret = method === "none" ? "" : "      client_secret: s\n";
+      const { config } = oauth(`      client_id: c\n${secret}      token_endpoint_auth_method: ${method}\n`);
+      expect(config.mcp_servers.o?.oauth?.token_endpoint_auth_method).toBe(method);
+    }
+  });
+
   it("treats trust values other than full as untrusted, and picks the transport", () => {
     const parse = (raw: Record<string, unknown>) => mcpServerSchema.parse(raw);
     expect(isTrusted(parse({ command: "x" }))).toBe(true);
