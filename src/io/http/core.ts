@@ -81,7 +81,10 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
   return (head, body, reply) => {
     const target = endpointOf(head.path, core.multiplexProfiles());
     if (target.kind === "none") return reply(NOT_FOUND);
-    if (target.kind === "health") return reply(head.method === "GET" ? HEALTH : METHOD_NOT_ALLOWED);
+    if (target.kind === "health") {
+      // HEAD too, as health checkers send it; the adapters write no body for HEAD.
+      return reply(head.method === "GET" || head.method === "HEAD" ? HEALTH : METHOD_NOT_ALLOWED);
+    }
     if (head.method !== "POST") return reply(METHOD_NOT_ALLOWED);
     const receivedAt = core.now();
     const headOnly: Inbound = {

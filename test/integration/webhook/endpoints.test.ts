@@ -28,6 +28,17 @@ describe.each(["uws", "node"] as const)("HTTP endpoints (spec 4.1, 2.7, 7) on th
     expect(await res.json()).toEqual({ status: "ok", platform: "webhook" });
   });
 
+  it("HEAD /health answers 200 with no body, and the connection stays usable", async () => {
+    const head = await fetch(gw.url("/health"), { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("application/json");
+    expect(await head.text()).toBe("");
+    for (let i = 0; i < 3; i++) {
+      expect((await fetch(gw.url("/health"), { method: "HEAD" })).status).toBe(200);
+      expect(await request(gw.url("/health"))).toMatchObject({ status: 200, body: { status: "ok" } });
+    }
+  });
+
   it("an unknown path is 404 and a wrong method is 405, both JSON errors", async () => {
     expect(await request(gw.url("/nowhere"))).toMatchObject({ status: 404, body: { error: "Not found" } });
     expect(await request(gw.url("/health"), { method: "POST" })).toMatchObject({
