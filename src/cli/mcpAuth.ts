@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { makeJob } from "../actors/oauth/context.js";
 import { type LoginFlow, runLogin } from "../actors/oauth/runLogin.js";
 import { startSystem } from "../actors/system.js";
-import { loadConfig } from "../config/load.js";
+import { loadConfig, secretScope } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import { describeInstall, INSTALL_NAME, type InstallRequest, parseInstallLink } from "../io/installLink.js";
@@ -38,15 +38,19 @@ function terminalIO(): PromptIO {
 
 interface ServerRef {
   readonly name: string;
-  readonly entry: unknown;
+  readonly entry: () => unknown;
 }
 
-function oauthServers(paths: SvcPaths): { servers: ServerRef[]; load: ReturnType<typeof loadConfig> } {
+/**
+ * The enabled `auth: oauth` servers. Each entry is rendered only when its login runs (with the
+ * profile's `.env`), so one server's unset `${VAR}` never blocks another's login.
+ */
+function oauthServers(paths: SvcPaths): ServerRef[] {
   const load = loadConfig({ home: paths.home });
-  const servers = Object.entries(load.config.mcp_servers as Record<string, Record<string, unknown>>)
-    .filter(([, e]) => e.auth === "oauth" && e.enabled !== false)
-    .map(([name, entry]) => ({ name, entry: renderEntry(name, entry as never, load.scope) }));
-  return { servers, load };
+  const scope = secretScope(paths);
+  return Object.entries(load.config.mcp_servers)
+    .filter(([, e]) => e.auth === "oauth" && e.enabled)
+    .map(([name, entry]) => ({ name, entry: () => renderEntry(name, entry, scope) }));
 }
 
 export interface LoginCommandOptions {
@@ -62,7 +66,7 @@ export async function loginServer(
   options: LoginCommandOptions,
 ): Promise<void> {
   const logger = createLogger({ level: process.env.SVC_LOG_LEVEL ?? "warn", stdout: false });
-  const entry = oauthEntryOf(server.name, server.entry);
+  const entry = oauthEntryOf(server.name, server.entry());
   const job = { ...makeJob(server.name, entry, { paths, logger }), freshClient: options.fresh };
   if (options.fresh) job.store.clearCimdOff();
   const system = startSystem({ logger });
@@ -127,7 +131,7 @@ export function registerMcpAuthCommands(mcp: Command): void {
         throw new SvcError("usage", `--flow: expected device or browser, got "${opts.flow}"`);
       }
       const paths = pathsFor(opts.profile);
-      const { servers } = oauthServers(paths);
+      const servers = oauthServers(paths);
       const target = servers.find((s) => s.name === server);
       if (target === undefined) {
         throw new SvcError(
@@ -151,7 +155,7 @@ export function registerMcpAuthCommands(mcp: Command): void {
       if ((server === undefined) === (opts.all !== true))
         throw new SvcError("usage", "give one server name or --all");
       const paths = pathsFor(opts.profile);
-      const { servers } = oauthServers(paths);
+      const servers = oauthServers(paths);
       const chosen = opts.all ? servers : servers.filter((s) => s.name === server);
       if (chosen.length === 0)
         throw new SvcError(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { type Certs, makeCerts } from "../../fixtures/mcp/certs.js";
-import { type FixtureHttp, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
+import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { entry, makeHub, text } from "./harness.js";
 
@@ -9,6 +9,7 @@ let home: TempHome;
 let certs: Certs;
 let mtls: FixtureHttp;
 let plainTls: FixtureHttp;
+let mtlsSse: FixtureHttp;
 const hubs: McpHub[] = [];
 
 beforeAll(async () => {
@@ -18,10 +19,11 @@ beforeAll(async () => {
   const cert = certs.read(certs.serverCert);
   mtls = await startStreamableHttp({ tls: { key, cert, ca: certs.read(certs.caCert) } });
   plainTls = await startStreamableHttp({ tls: { key, cert } });
+  mtlsSse = await startSse({ tls: { key, cert, ca: certs.read(certs.caCert) } });
 }, 60_000);
 afterAll(async () => {
   await Promise.all(hubs.map((h) => h.stop()));
-  await Promise.all([mtls?.close(), plainTls?.close()]);
+  await Promise.all([mtls?.close(), plainTls?.close(), mtlsSse?.close()]);
   home.cleanup();
 });
 
@@ -92,6 +94,21 @@ describe("TLS: ssl_verify and client certificates (spec 2.1, 5.2)", () => {
     });
     expect(stranger.status.state).toBe("failed");
     expect(stranger.status.lastError).toMatch(/^mcp_servers\.s: fetch failed: /);
+  });
+
+  it("SSE (transport: sse) uses the same CA bundle and client certificate; refused without them", async () => {
+    const base = { url: mtlsSse.url, transport: "sse", skip_preflight: true, connect_timeout: 5 };
+    const ok = await connect({
+      ...base,
+      ssl_verify: certs.caCert,
+      client_cert: [certs.clientCert, certs.clientKey],
+    });
+    expect(ok.status.state).toBe("connected");
+    expect(text(await ok.hub.call("s", "echo", { text: "sse over mtls" }))).toBe("sse over mtls");
+    const noCert = await connect({ ...base, ssl_verify: certs.caCert });
+    expect(noCert.status.state).toBe("failed");
+    const missing = await connect({ ...base, client_cert: [`${certs.dir}/gone.crt`, certs.clientKey] });
+    expect(missing.status.lastError).toBe(`mcp_servers.s: client_cert file not found: ${certs.dir}/gone.crt`);
   });
 
   it("a missing certificate or CA file fails fast with a server-scoped message", async () => {

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
@@ -77,6 +77,28 @@ describe("svc mcp install / login / reauth (subprocess)", () => {
     const r = await svc(["mcp", "login", "srv", "--flow", "device"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/srv: the device login needs a terminal/);
+  });
+
+  it("login renders only the named server, with the profile's .env; another server's unset ${VAR} does not matter", async () => {
+    home = tempHome();
+    const as = await startFakeAs();
+    closers.push(as.close);
+    const rs = await startFakeResource([as.url]);
+    closers.push(rs.close);
+    const port = new URL(rs.url).port;
+    home.write(
+      "config.yaml",
+      "mcp_servers:\n  other:\n    url: https://${OTHER_HOST}/mcp\n    auth: oauth\n" +
+        `  mine:\n    url: http://127.0.0.1:\${MINE_PORT}${new URL(rs.url).pathname}\n    auth: oauth\n    oauth: {cimd: false}\n`,
+    );
+    home.write("profiles/work/.env", `MINE_PORT=${port}\n`);
+    const browser = `${process.execPath} ${FOLLOW}`;
+    const r = await svc(["mcp", "login", "mine", "--profile", "work"], { BROWSER: browser });
+    expect(r.stderr).not.toMatch(/OTHER_HOST/);
+    expect(r.stdout).toContain("mine: logged in");
+    expect(r.code).toBe(0);
+    const mode = statSync(join(home.dir, "profiles", "work", "mcp-tokens", "mine.json")).mode & 0o777;
+    expect(mode).toBe(0o600);
   });
 
   it("login names the file and key when the server is not an oauth server", async () => {
