@@ -14,9 +14,12 @@ export async function loadUws(): Promise<{ uws: Uws } | { error: string }> {
   }
 }
 
-function send(res: HttpResponse, status: number, json: string, close: boolean): void {
+function send(res: HttpResponse, status: number, json: string, close: boolean, head: boolean): void {
   res.cork(() => {
-    res.writeStatus(statusLine(status)).writeHeader("Content-Type", "application/json").end(json, close);
+    res.writeStatus(statusLine(status)).writeHeader("Content-Type", "application/json");
+    // A HEAD answer reports the length its GET would have, and carries no body.
+    if (head) res.endWithoutBody(Buffer.byteLength(json), close);
+    else res.end(json, close);
   });
 }
 
@@ -56,7 +59,7 @@ export function listenUws(uws: Uws, handler: RequestHandler, options: ListenOpti
       (answer, close = false) => {
         if (finished) return;
         finished = true;
-        send(res, answer.status, JSON.stringify(answer.body), close);
+        send(res, answer.status, JSON.stringify(answer.body), close, head.method === "HEAD");
       },
     );
   });
