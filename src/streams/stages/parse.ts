@@ -9,9 +9,12 @@ export const NOT_AN_OBJECT = errorOutcome(400, "Invalid JSON body: expected a JS
  * also a 400: filters, templates and `event_type` all address fields of an object.
  */
 export const parseStage: Stage = (ctx) => {
+  const { body } = ctx.inbound;
+  // A UTF-8 byte order mark some senders prepend is not JSON; RFC 8259 §8.1 lets parsers ignore it.
+  const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
   let value: unknown;
   try {
-    value = JSON.parse(ctx.inbound.body.toString("utf8"));
+    value = JSON.parse(body.toString("utf8", start));
   } catch {
     return INVALID_JSON;
   }

@@ -132,6 +132,12 @@ describe("parse stage", () => {
     expect(parseStage({ inbound: inbound({ body: Buffer.from("[]") }) })).toBe(NOT_AN_OBJECT);
     expect(parseStage({ inbound: inbound({ body: Buffer.from("null") }) })).toBe(NOT_AN_OBJECT);
   });
+
+  it("a UTF-8 byte order mark before the JSON is skipped (RFC 8259 §8.1 lets a parser ignore it)", () => {
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]);
+    expect(parseStage({ inbound: inbound({ body: withBom }) })).toMatchObject({ payload: { a: 1 } });
+    expect(parseStage({ inbound: inbound({ body: Buffer.from([0xef, 0xbb, 0xbf]) }) })).toBe(INVALID_JSON);
+  });
 });
 
 describe("event check stage", () => {
