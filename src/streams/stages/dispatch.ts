@@ -15,10 +15,13 @@ export interface DispatchDeps {
   onCoalesceUnavailable?: (event: AcceptedEvent) => void;
 }
 
+/** 202 accepted (spec 2.7); a cron_job route's answer also names the job it fires. */
 export function acceptedOutcome(event: AcceptedEvent): Outcome {
+  const { cron_job } = event.route;
   return outcome(202, {
     status: "accepted",
     route: event.routeName,
+    ...(cron_job === undefined ? {} : { cron_job }),
     event: event.event ?? null,
     delivery_id: event.deliveryId,
   });

@@ -247,7 +247,7 @@ describe("direct delivery (deliver_only)", () => {
 });
 
 describe("cron_job and coalesce hooks (EventModes)", () => {
-  it("a cron_job route calls fireCronJob with the job ref and the rendered event, and answers 202", async () => {
+  it("a cron_job route calls fireCronJob with the job ref and the rendered event, and answers 202 naming the job", async () => {
     const fired: Array<[string, AcceptedEvent]> = [];
     const coalesced: AcceptedEvent[] = [];
     const gw = await startTestGateway({
@@ -274,7 +274,13 @@ describe("cron_job and coalesce hooks (EventModes)", () => {
       );
       expect(res).toMatchObject({
         status: 202,
-        body: { status: "accepted", route: "nightly", event: "push", delivery_id: "c-1" },
+        body: {
+          status: "accepted",
+          route: "nightly",
+          cron_job: "nightly-report",
+          event: "push",
+          delivery_id: "c-1",
+        },
       });
       expect(fired).toHaveLength(1);
       expect(fired[0]?.[0]).toBe("nightly-report");
