@@ -38,6 +38,16 @@ export function fingerprint(server: string, entry: McpServerEntry): string {
     .slice(0, 32);
 }
 
+/**
+ * The cache key: the fingerprint without `lazy` and `enabled`, which say whether and when to connect,
+ * not what the server is. So the live connects made before `lazy: true` was set count as the
+ * "earlier live connect" a lazy start needs (spec 2.1).
+ */
+export function cacheKey(server: string, entry: McpServerEntry): string {
+  const { lazy: _lazy, enabled: _enabled, ...identity } = entry;
+  return fingerprint(server, identity as McpServerEntry);
+}
+
 export function cachePath(cacheDir: string, print: string): string {
   return join(cacheDir, `${print}.json`);
 }
@@ -48,7 +58,7 @@ export function readSchemaCache(
   server: string,
   entry: McpServerEntry,
 ): CachedSchemas | undefined {
-  const print = fingerprint(server, entry);
+  const print = cacheKey(server, entry);
   try {
     const cached = JSON.parse(readFileSync(cachePath(cacheDir, print), "utf8")) as CachedSchemas;
     if (cached.version !== 1 || cached.fingerprint !== print || !Array.isArray(cached.tools))
@@ -66,7 +76,7 @@ export function writeSchemaCache(
   tools: Tool[],
   capabilities: { resources: boolean; prompts: boolean },
 ): void {
-  const print = fingerprint(server, entry);
+  const print = cacheKey(server, entry);
   const record: CachedSchemas = {
     version: 1,
     server,

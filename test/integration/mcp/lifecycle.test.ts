@@ -27,6 +27,15 @@ describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
     expect(second.status()[0]?.state).toBe("connected");
   });
 
+  it("a live connect made before lazy: true was set is the earlier connect a lazy start needs", async () => {
+    const eager = hub(ctx.home, { fx: stdioEntry("legacy") });
+    expect((await eager.settled("fx")).state).toBe("connected");
+    await eager.stop();
+    const lazy = hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true }) });
+    expect(lazy.status()[0]).toMatchObject({ state: "lazy", cached: true });
+    expect(lazy.tools().map((t) => t.name)).toContain("mcp__fx__echo");
+  });
+
   it("a changed entry makes the cache stale: eager connect", async () => {
     const a = hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true }) });
     await a.settled("fx");
