@@ -20,7 +20,13 @@ import { connectionInput, connectRuntime, ensureConnected, type Runtime, SETTLED
 import type { SamplingRunner } from "./serverRequests.js";
 import type { ServerStatus } from "./status.js";
 import { approveCall, invokeTool } from "./toolCall.js";
-import { buildToolset, mergeToolsets, type RegisteredTool, type Toolset } from "./toolNames.js";
+import {
+  buildToolset,
+  mergeToolsets,
+  type RegisteredTool,
+  registeredName,
+  type Toolset,
+} from "./toolNames.js";
 
 export { connectionInput } from "./runtime.js";
 
@@ -52,6 +58,19 @@ export interface ReloadSummary {
   readonly removed: string[];
   readonly changed: string[];
   readonly unchanged: string[];
+}
+
+/**
+ * A server's tool by its own name; failing that, by its registered `mcp__<server>__<tool>` name or the
+ * sanitized tool name (`write_note` for `write-note`), as the agent and `svc mcp tools` show them.
+ */
+function findTool(
+  tools: readonly RegisteredTool[],
+  server: string,
+  name: string,
+): RegisteredTool | undefined {
+  const registered = name.startsWith("mcp__") ? name : registeredName(server, name);
+  return tools.find((t) => t.original === name) ?? tools.find((t) => t.name === registered);
 }
 
 /** Owns one `mcpConnection` actor per configured server and the merged tool registry (DESIGN.md 4). */
@@ -133,10 +152,10 @@ export class McpHub {
       rt.actor.send({ type: "CALL_START" });
       try {
         let session: McpSession | undefined;
-        let tool = rt.toolset.tools.find((t) => t.original === toolName);
+        let tool = findTool(rt.toolset.tools, server, toolName);
         if (tool === undefined) {
           session = await ensureConnected(rt);
-          tool = rt.toolset.tools.find((t) => t.original === toolName);
+          tool = findTool(rt.toolset.tools, server, toolName);
         }
         if (tool === undefined) {
           throw new SvcError(

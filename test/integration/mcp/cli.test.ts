@@ -77,6 +77,10 @@ describe("svc mcp (subprocess)", () => {
     expect(call).toMatchObject({ code: 0, stdout: "from the cli\n" });
     const secret = await run(home, ["mcp", "call", "fx.1", "env", "--args", '{"name":"SECRET_TOKEN"}']);
     expect(secret.stdout).toBe("(unset)\n");
+    for (const name of ["mcp__fx_1__echo", "mcp__fx_1__write_note", "write_note"]) {
+      const byRegistered = await run(home, ["mcp", "call", "fx.1", name, "--args", '{"text":"by name"}']);
+      expect(byRegistered, name).toMatchObject({ code: 0 });
+    }
   });
 
   it("call exits non-zero on an error result, bad JSON args, an unknown server and a denied approval", async () => {
