@@ -44,7 +44,8 @@ export function parseInstallLink(link: string): InstallRequest {
   if (names.length !== 1 || configs.length !== 1)
     reject("exactly one name and one config parameter are required");
   const name = names[0] as string;
-  const encoded = configs[0] as string;
+  // Standard base64 pasted unescaped: the query decoding turned each '+' into a space (never base64).
+  const encoded = (configs[0] as string).replace(/ /g, "+");
   if (!INSTALL_NAME.test(name)) reject(`name "${name.slice(0, 80)}" must match ${INSTALL_NAME.source}`);
   if (encoded.length > Math.ceil((MAX_INSTALL_PAYLOAD * 4) / 3) + 4) reject("config payload is over 32 KB");
   const bytes = decodeBase64Loose(encoded);

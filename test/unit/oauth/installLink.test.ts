@@ -42,6 +42,14 @@ describe("install link parser (spec 4.1)", () => {
     );
   });
 
+  it("accepts standard base64 pasted into the link unescaped (a '+' arrives as a space)", () => {
+    // {"url":"https://a.test/mcp?>>>"} encodes with '+' and '/' in standard base64.
+    const config = { url: "https://a.test/mcp?>>>", headers: { "X-Key": "~~~???" } };
+    const raw = b64(config);
+    expect(raw).toMatch(/\+/);
+    expect(parseInstallLink(`svc://mcp/install?name=srv&config=${raw}`).config).toEqual(config);
+  });
+
   it("accepts command servers and marks them for the extra warning", () => {
     fc.assert(
       fc.property(validName, commandConfig, (name, config) => {
