@@ -79,7 +79,7 @@ function checkedConfig(options: GatewayOptions): LoadedConfig {
   };
   const problems = [
     ...webhookStartupProblems(check, loaded.paths.config),
-    ...targetStartupProblems(check, loaded.paths.config),
+    ...targetStartupProblems(check, loaded.paths.config).refused,
   ];
   if (problems.length > 0) throw new SvcError("startup_refused", problems.join("\n"));
   return loaded;
@@ -184,7 +184,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const now = options.now ?? Date.now;
   const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
   const system = startSystem({ logger, ...(options.inspect ? { inspect: options.inspect } : {}) });
-  const targets = createTargets(loaded.config, { logger });
+  const targets = createTargets(loaded.config, {
+    logger,
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
+  for (const warning of targetStartupProblems(loaded.config, paths.config).warnings) logger.warn(warning);
   const deliverer = createDeliverer({ targets, logger, paths });
   // Credentials checks report each platform's state; they do not hold up the listener.
   void checkTargets(targets, logger);
@@ -376,6 +380,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     routes: () => registry.names(),
     reload() {
       const next = checkedConfig(options);
+      for (const warning of targetStartupProblems(next.config, paths.config).warnings) logger.warn(warning);
       coalescer.flushAll();
       routesRef.send({ type: "replace", table: routeTable(next.config) });
       const nextWebhook = next.config.platforms.webhook;

@@ -6,7 +6,6 @@ import { ROUTE_NAME } from "../config/sections/webhook.js";
 import { SvcError } from "../errors.js";
 import { cronStore, findJob } from "../io/stores/cronStore.js";
 import { parseSubscription, type Subscription, subscriptionStore } from "../io/stores/subscriptions.js";
-import { canonicalTarget } from "../io/targets/registry.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
 import { formatTable, profileFlag } from "./cron.js";
 import { gatewayAddress, runningPid } from "./gatewayLifecycle.js";
@@ -62,13 +61,14 @@ function runningPort(loaded: LoadedConfig): number | undefined {
 function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): void {
   const webhook = { ...loaded.config.platforms.webhook, routes: { [name]: record } };
   const at = `${loaded.paths.config}: platforms.webhook.routes.${name}.`;
-  const problems = targetStartupProblems(
+  const { refused, warnings } = targetStartupProblems(
     { ...loaded.config, platforms: { ...loaded.config.platforms, webhook } },
     loaded.paths.config,
-  ).map((problem) => `${name}: ${problem.startsWith(at) ? problem.slice(at.length) : problem}`);
-  if (canonicalTarget(record.deliver) === undefined)
-    throw new SvcError("usage", problems[0] ?? `${name}: unknown delivery target ${record.deliver}`);
-  for (const problem of problems) process.stderr.write(`Warning: ${problem}\n`);
+  );
+  const short = (problem: string) =>
+    `${name}: ${problem.startsWith(at) ? problem.slice(at.length) : problem}`;
+  if (refused.length > 0) throw new SvcError("usage", refused.map(short).join("\n"));
+  for (const problem of warnings) process.stderr.write(`Warning: ${short(problem)}\n`);
 }
 
 /** A `cron_job` must name a job of the route's own profile: that is the store the gateway fires it from. */

@@ -2,6 +2,7 @@ import type { Config } from "../../config/schema.js";
 import {
   PLATFORM_ALIASES,
   PLATFORM_NAMES,
+  PLATFORM_SCHEMAS,
   type PlatformConfig,
   type PlatformName,
 } from "../../config/sections/platforms.js";
@@ -88,7 +89,11 @@ function build<N extends PlatformName>(
   return (BUILDERS[name] as (s: PlatformConfig<N>, d: TargetDeps) => DeliveryTarget)(settings, deps);
 }
 
-/** Builds the targets the configuration enables (`log` always). */
+/**
+ * Builds the targets the configuration enables (`log` always). forge_comment needs no keys (spec 4.4: the
+ * `gh` client on PATH), so with no `platforms.forge_comment` section it is built on first use, without a
+ * startup check; `enabled: false` turns it off.
+ */
 export function createTargets(config: Config, deps: TargetDeps): TargetRegistry {
   const targets = new Map<string, DeliveryTarget>([["log", logTarget(deps)]]);
   const states = new Map<string, TargetState>([["log", "connected"]]);
@@ -99,10 +104,16 @@ export function createTargets(config: Config, deps: TargetDeps): TargetRegistry 
     targets.set(name, build(name, settings, deps));
     states.set(name, "unchecked");
   }
+  let implicitForge: DeliveryTarget | undefined;
+  const implicit = (canonical: string) => {
+    if (canonical !== "forge_comment" || platforms.forge_comment !== undefined) return undefined;
+    implicitForge ??= build("forge_comment", PLATFORM_SCHEMAS.forge_comment.parse({}), deps);
+    return implicitForge;
+  };
   return {
     get: (name) => {
       const canonical = canonicalTarget(name);
-      return canonical === undefined ? undefined : targets.get(canonical);
+      return canonical === undefined ? undefined : (targets.get(canonical) ?? implicit(canonical));
     },
     enabled: () => [...targets.keys()],
     all: () => [...targets.values()],

@@ -5,11 +5,29 @@ import { canonicalTarget, isChatPlatform, TARGET_ALIASES } from "./registry.js";
 
 const isTemplate = (value: string) => /\{[^}]+\}/.test(value);
 
+export interface TargetProblems {
+  /** An unknown `deliver` name: the gateway refuses to start. */
+  readonly refused: string[];
+  /**
+   * A target that is not ready (platform not enabled, no recipient, forge_comment without repo or
+   * pr_number). Not a startup rule of spec 2.2: the gateway starts and logs these; deliveries fail.
+   */
+  readonly warnings: string[];
+}
+
+/** Whether a platform's target exists: enabled in config, or forge_comment with no section at all (`gh` needs no keys). */
+export function platformEnabled(platforms: Config["platforms"], name: string): boolean {
+  const settings = (platforms as Record<string, { enabled?: boolean } | undefined>)[name];
+  return settings === undefined ? name === "forge_comment" : settings.enabled === true;
+}
+
 /**
- * Delivery rules checked at startup next to spec 2.2: every `deliver` names a known target whose
- * platform is enabled; forge_comment routes carry `repo` and `pr_number`. One message per problem.
+ * Delivery rules checked at startup next to spec 2.2: every `deliver` names a known target (refused
+ * otherwise) whose platform is enabled and has a recipient; forge_comment routes carry `repo` and
+ * `pr_number` (warnings). One message per problem.
  */
-export function targetStartupProblems(config: Config, file: string): string[] {
+export function targetStartupProblems(config: Config, file: string): TargetProblems {
+  const refused: string[] = [];
   const problems: string[] = [];
   const platforms = config.platforms as Record<
     string,
@@ -20,12 +38,12 @@ export function targetStartupProblems(config: Config, file: string): string[] {
     const at = `${file}: platforms.webhook.routes.${name}`;
     const canonical = canonicalTarget(route.deliver);
     if (canonical === undefined) {
-      problems.push(`${at}.deliver: unknown target "${route.deliver}" — use one of ${validNames}`);
+      refused.push(`${at}.deliver: unknown target "${route.deliver}" — use one of ${validNames}`);
       continue;
     }
     if (canonical === "log") continue;
     const settings = platforms[canonical as PlatformName];
-    if (settings?.enabled !== true) {
+    if (!platformEnabled(config.platforms, canonical)) {
       problems.push(
         `${at}.deliver: ${route.deliver} needs platforms.${canonical} enabled — set platforms.${canonical}.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
       );
@@ -53,11 +71,11 @@ export function targetStartupProblems(config: Config, file: string): string[] {
     }
     const chatLike = isChatPlatform(canonical) || canonical === "sms" || canonical === "email";
     const recipient = extra.chat_id ?? (canonical === "sms" || canonical === "email" ? extra.to : undefined);
-    if (chatLike && recipient === undefined && settings.home_channel === undefined) {
+    if (chatLike && recipient === undefined && settings?.home_channel === undefined) {
       problems.push(
         `${at}.deliver_extra.chat_id: missing and platforms.${canonical}.home_channel is not set — set one of them so ${route.deliver} knows where to deliver`,
       );
     }
   }
-  return problems;
+  return { refused, warnings: problems };
 }

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { findRunSession } from "../../../src/io/sessions/runJournal.js";
+import { createFakeGh, type FakeGh } from "../../fakes/fakeGh.js";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
@@ -8,7 +9,10 @@ import { postJson } from "../../helpers/http.js";
 
 let gw: TestGateway | undefined;
 let telegram: FakeApi | undefined;
+let gh: FakeGh | undefined;
 afterEach(async () => {
+  gh?.cleanup();
+  gh = undefined;
   await gw?.stop();
   await telegram?.close();
   gw = undefined;
@@ -18,10 +22,48 @@ afterEach(async () => {
 const insecure = { secret: "INSECURE_NO_AUTH" };
 
 describe("delivery platforms in the gateway (spec 4.4)", () => {
-  it("refuses to start when a route delivers to a platform that is not enabled", async () => {
-    await expect(
-      startTestGateway({ config: webhookConfig({ alerts: { ...insecure, deliver: "telegram" } }) }),
-    ).rejects.toThrow(/platforms\.webhook\.routes\.alerts.*telegram/);
+  it("starts with a route whose platform is not enabled (not a startup rule of spec 2.2): warns with the fix, and a direct delivery answers 502 Delivery failed", async () => {
+    gw = await startTestGateway({
+      config: webhookConfig({
+        alerts: { ...insecure, deliver: "chat_1", deliver_only: true, prompt: "alert {id}" },
+      }),
+    });
+    const warnings = gw
+      .logs()
+      .filter((l) => l.level === 40)
+      .map((l) => l.msg);
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /routes\.alerts\.deliver: chat_1 needs platforms\.telegram enabled — set platforms\.telegram\.enabled: true/,
+      ),
+    );
+    const answer = await postJson(gw.url("/webhooks/alerts"), { id: 1 }, { "x-request-id": "a-1" });
+    expect(answer.status).toBe(502);
+    expect(JSON.stringify(answer.body)).toContain("Delivery failed");
+  });
+
+  it("delivers forge_comment through gh on PATH with no platforms section (spec 4.4 needs only the client)", async () => {
+    gh = createFakeGh();
+    gw = await startTestGateway({
+      env: { PATH: gh.path },
+      config: webhookConfig({
+        pr: {
+          ...insecure,
+          deliver: "forge_comment",
+          deliver_only: true,
+          prompt: "Thanks for #{number}",
+          deliver_extra: { repo: "octo/hello", pr_number: "{number}" },
+        },
+      }),
+    });
+    const answer = await postJson(gw.url("/webhooks/pr"), { number: 5 }, { "x-request-id": "pr-5" });
+    expect(answer).toMatchObject({
+      status: 200,
+      body: { status: "delivered", route: "pr", target: "forge_comment" },
+    });
+    expect(gh.calls()).toEqual([
+      { argv: ["pr", "comment", "5", "--repo", "octo/hello", "--body-file", "-"], stdin: "Thanks for #5" },
+    ]);
   });
 
   it("refuses an unknown delivery target by name", async () => {

@@ -75,19 +75,35 @@ describe("targetStartupProblems", () => {
     const { config, paths } = load(
       `${route("chat_1", "        deliver_extra: {chat_id: 5}\n")}  telegram: {enabled: true, token: t}\n`,
     );
-    expect(targetStartupProblems(config, paths.config)).toEqual([]);
+    expect(targetStartupProblems(config, paths.config)).toEqual({ refused: [], warnings: [] });
   });
 
-  it("refuses a route whose platform is not enabled, naming the route and the fix", () => {
+  it("warns (does not refuse: not a spec 2.2 startup rule) about a route whose platform is not enabled, naming the route and the fix", () => {
     const { config, paths } = load(route("telegram"));
-    expect(targetStartupProblems(config, paths.config)).toEqual([
-      `${paths.config}: platforms.webhook.routes.r1.deliver: telegram needs platforms.telegram enabled — set platforms.telegram.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
+    expect(targetStartupProblems(config, paths.config)).toEqual({
+      refused: [],
+      warnings: [
+        `${paths.config}: platforms.webhook.routes.r1.deliver: telegram needs platforms.telegram enabled — set platforms.telegram.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
+      ],
+    });
+  });
+
+  it("forge_comment needs no platforms section (gh on PATH); an explicit enabled: false turns it off", () => {
+    const extra = "        deliver_extra: {repo: a/b, pr_number: 1}\n";
+    const implicit = load(route("forge_comment", extra));
+    expect(targetStartupProblems(implicit.config, implicit.paths.config).warnings).toEqual([]);
+    home.cleanup();
+    const off = load(`${route("forge_comment", extra)}  forge_comment: {enabled: false}\n`);
+    expect(targetStartupProblems(off.config, off.paths.config).warnings).toEqual([
+      expect.stringMatching(/forge_comment needs platforms\.forge_comment enabled/),
     ]);
   });
 
-  it("lists the valid names for an unknown target", () => {
+  it("refuses an unknown target, listing the valid names", () => {
     const { config, paths } = load(route("pager"));
-    const [problem] = targetStartupProblems(config, paths.config);
+    const {
+      refused: [problem],
+    } = targetStartupProblems(config, paths.config);
     expect(problem).toMatch(
       /routes\.r1\.deliver: unknown target "pager" — use one of log, telegram, .*chat_1, .*github_comment/,
     );
@@ -95,7 +111,7 @@ describe("targetStartupProblems", () => {
 
   it("requires repo and pr_number for forge_comment", () => {
     const { config, paths } = load(`${route("github_comment")}  forge_comment: {enabled: true}\n`);
-    const problems = targetStartupProblems(config, paths.config);
+    const problems = targetStartupProblems(config, paths.config).warnings;
     expect(problems).toHaveLength(2);
     expect(problems[0]).toMatch(/deliver_extra\.repo: required for forge_comment/);
     expect(problems[1]).toMatch(/deliver_extra\.pr_number: required for forge_comment/);
@@ -105,19 +121,19 @@ describe("targetStartupProblems", () => {
     const templated = load(
       `${route("forge_comment", "        deliver_extra: {repo: '{repository.full_name}', pr_number: '{number}'}\n")}  forge_comment: {enabled: true}\n`,
     );
-    expect(targetStartupProblems(templated.config, templated.paths.config)).toEqual([]);
+    expect(targetStartupProblems(templated.config, templated.paths.config).warnings).toEqual([]);
     home.cleanup();
     const literal = load(
       `${route("forge_comment", "        deliver_extra: {repo: 'not a repo', pr_number: -3}\n")}  forge_comment: {enabled: true}\n`,
     );
-    const problems = targetStartupProblems(literal.config, literal.paths.config);
+    const problems = targetStartupProblems(literal.config, literal.paths.config).warnings;
     expect(problems.join("\n")).toMatch(/"not a repo" is not owner\/name/);
     expect(problems.join("\n")).toMatch(/"-3" is not a positive integer/);
   });
 
   it("asks for a chat when neither deliver_extra.chat_id nor home_channel is set", () => {
     const { config, paths } = load(`${route("discord")}  discord: {enabled: true, token: t}\n`);
-    expect(targetStartupProblems(config, paths.config)).toEqual([
+    expect(targetStartupProblems(config, paths.config).warnings).toEqual([
       `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: missing and platforms.discord.home_channel is not set — set one of them so discord knows where to deliver`,
     ]);
   });
