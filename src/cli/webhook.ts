@@ -208,7 +208,9 @@ async function change(name: string, action: "remove" | "enable" | "disable"): Pr
   if (snapshot.records[name] === undefined) {
     throw new SvcError(
       "usage",
-      `no dynamic subscription named "${name}" in ${store.path} — see svc webhook list`,
+      loaded.config.platforms.webhook.routes[name] !== undefined
+        ? `"${name}" is a static route of config.yaml (platforms.webhook.routes.${name}) — edit that file to change it (${loaded.paths.config}); svc webhook ${action} works on dynamic subscriptions only`
+        : `no dynamic subscription named "${name}" in ${store.path} — see svc webhook list`,
     );
   }
   await store.update((records) => {

@@ -139,10 +139,17 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
   });
 
   it("test signs with the record's secret and reaches the running gateway; it never reads config.yaml routes", async () => {
-    const [sent, fixed] = await Promise.all([
+    const [sent, fixed, custom] = await Promise.all([
       svc(home, ["webhook", "test", "t"]),
       svc(home, ["webhook", "test", "fixed"]),
+      svc(home, ["webhook", "test", "t", "--payload", '{"message":"from --payload"}']),
     ]);
+    const customId = /"delivery_id":"([^"]+)"/.exec(custom.stdout)?.[1] as string;
+    const customRun = await vi.waitFor(
+      () => JSON.parse(readFileSync(join(home.dir, "runs", `${customId}.json`), "utf8")),
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(customRun.prompt).toBe("got from --payload");
     expect(sent.code).toBe(0);
     expect(sent.stdout).toMatch(/^202 /m);
     const id = /"delivery_id":"([^"]+)"/.exec(sent.stdout)?.[1] as string;
@@ -179,7 +186,7 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain("cannot reach the gateway");
     expect(unreachable.stderr).toContain("svc gateway start");
-    expect(readdirSync(join(home.dir, "runs")).length).toBe(2);
+    expect(readdirSync(join(home.dir, "runs")).length).toBe(3);
   });
 
   it("says so when the webhook adapter is disabled, and how to enable it", async () => {

@@ -92,4 +92,21 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(list.stdout).toMatch(/^alerts\s+a,b\s+chat_1 \(direct\)\s+work\s+yes/m);
     expect(list.stdout).not.toContain("chosen-by-receiver");
   });
+
+  it("remove, enable and disable of a config.yaml route say it is static and where to change it", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({ platforms: { webhook: { enabled: true, routes: { fixed: { secret: "s" } } } } }),
+    );
+    const results = await Promise.all(
+      ["remove", "enable", "disable"].map((command) => svc(home, ["webhook", command, "fixed"])),
+    );
+    for (const res of results) {
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain(
+        '"fixed" is a static route of config.yaml (platforms.webhook.routes.fixed) — edit that file to change it',
+      );
+    }
+  });
 });
