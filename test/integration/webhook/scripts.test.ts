@@ -52,7 +52,7 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           symlink: withScript("link.sh"),
           env: withScript("env.py"),
         },
-        { script_timeout_seconds: 0.5, rate_limit: 1000 },
+        { script_timeout_seconds: 2, rate_limit: 1000 },
         { agent: recorderAgent() },
       ),
     });
