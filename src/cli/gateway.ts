@@ -4,8 +4,13 @@ import { DEFAULT_INSPECT_PORT, startInspector } from "../actors/inspector.js";
 import { svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import { type Gateway, startGateway } from "../gateway.js";
-import { writeFileAtomic } from "../io/stores/atomicFile.js";
-import { registerGatewayLifecycleCommands } from "./gatewayLifecycle.js";
+import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
+import {
+  type GatewayState,
+  gatewayStateFile,
+  recordedPid,
+  registerGatewayLifecycleCommands,
+} from "./gatewayLifecycle.js";
 
 interface RunOptions {
   host?: string;
@@ -28,7 +33,11 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const paths = svcPaths(svcHome());
   let gateway: Gateway | undefined;
   let stopSignal: string | undefined;
-  const removePid = () => rmSync(paths.pidFile, { force: true });
+  const stateFile = gatewayStateFile(paths);
+  const removePid = () => {
+    rmSync(paths.pidFile, { force: true });
+    if (recordedPid(stateFile) === process.pid) rmSync(stateFile, { force: true });
+  };
   const stop = (signal: string) => {
     if (stopSignal !== undefined) return;
     stopSignal = signal;
@@ -71,6 +80,14 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     process.exit(1);
   }
   writeFileAtomic(paths.pidFile, `${process.pid}\n`);
+  // Where this gateway listens (`--port 0` picks one): `svc webhook subscribe|test` and `status` read it.
+  const state: GatewayState = {
+    pid: process.pid,
+    host: gateway.host,
+    port: gateway.port,
+    started_at: new Date().toISOString(),
+  };
+  writeJsonAtomic(stateFile, state);
   process.on("exit", removePid);
   const early = stopSignal;
   if (early !== undefined) {

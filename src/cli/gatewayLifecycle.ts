@@ -39,6 +39,15 @@ export function runningPid(paths: SvcPaths): number | undefined {
   return undefined;
 }
 
+/** The pid `gateway.json` describes, if it can be read. */
+export function recordedPid(stateFile: string): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(stateFile, "utf8")) as GatewayState).pid;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Host and port of the running gateway: from `gateway.json` when it describes this pid, else the configuration. */
 export function gatewayAddress(paths: SvcPaths, pid?: number): { host: string; port: number } {
   try {
