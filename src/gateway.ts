@@ -24,7 +24,7 @@ import { cronStore } from "./io/stores/cronStore.js";
 import { createSubscriptionSource } from "./io/stores/subscriptions.js";
 import { checkTargets } from "./io/targets/check.js";
 import { createTargets } from "./io/targets/registry.js";
-import { targetStartupProblems } from "./io/targets/validate.js";
+import { refusedTargets, targetStartupProblems } from "./io/targets/validate.js";
 import type { AcceptedEvent, EventModes } from "./streams/context.js";
 import { createPipeline } from "./streams/pipeline.js";
 import { createFixedWindowLimiter } from "./streams/rateLimiter.js";
@@ -79,7 +79,7 @@ function checkedConfig(options: GatewayOptions): LoadedConfig {
   };
   const problems = [
     ...webhookStartupProblems(check, loaded.paths.config),
-    ...targetStartupProblems(check, loaded.paths.config).refused,
+    ...refusedTargets(targetStartupProblems(check, loaded.paths.config)),
   ];
   if (problems.length > 0) throw new SvcError("startup_refused", problems.join("\n"));
   return loaded;

@@ -57,18 +57,18 @@ function runningPort(loaded: LoadedConfig): number | undefined {
   return pid === undefined ? undefined : gatewayAddress(loaded.paths, pid).port;
 }
 
-/** An unknown `deliver` is refused; a target whose platform is not set up yet is only a warning. */
+/** An unknown `deliver` is refused; a target whose platform is not set up yet is only a warning here. */
 function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): void {
   const webhook = { ...loaded.config.platforms.webhook, routes: { [name]: record } };
   const at = `${loaded.paths.config}: platforms.webhook.routes.${name}.`;
-  const { refused, warnings } = targetStartupProblems(
+  const { unknown, notEnabled, warnings } = targetStartupProblems(
     { ...loaded.config, platforms: { ...loaded.config.platforms, webhook } },
     loaded.paths.config,
   );
   const short = (problem: string) =>
     `${name}: ${problem.startsWith(at) ? problem.slice(at.length) : problem}`;
-  if (refused.length > 0) throw new SvcError("usage", refused.map(short).join("\n"));
-  for (const problem of warnings) process.stderr.write(`Warning: ${short(problem)}\n`);
+  if (unknown.length > 0) throw new SvcError("usage", unknown.map(short).join("\n"));
+  for (const problem of [...notEnabled, ...warnings]) process.stderr.write(`Warning: ${short(problem)}\n`);
 }
 
 /** A `cron_job` must name a job of the route's own profile: that is the store the gateway fires it from. */

@@ -6,11 +6,16 @@ import { canonicalTarget, isChatPlatform, TARGET_ALIASES } from "./registry.js";
 const isTemplate = (value: string) => /\{[^}]+\}/.test(value);
 
 export interface TargetProblems {
-  /** An unknown `deliver` name: the gateway refuses to start. */
-  readonly refused: string[];
+  /** An unknown `deliver` name: refused everywhere. */
+  readonly unknown: string[];
   /**
-   * A target that is not ready (platform not enabled, no recipient, forge_comment without repo or
-   * pr_number). Not a startup rule of spec 2.2: the gateway starts and logs these; deliveries fail.
+   * A target whose platform is not enabled (spec 4.4: a target other than `log` needs its platform
+   * enabled): the gateway refuses to start; `svc webhook subscribe` only warns (it may be enabled later).
+   */
+  readonly notEnabled: string[];
+  /**
+   * A target that may not be able to deliver (no recipient, forge_comment without repo or pr_number,
+   * which templates or a later config may still supply): logged at startup; such deliveries fail.
    */
   readonly warnings: string[];
 }
@@ -22,12 +27,13 @@ export function platformEnabled(platforms: Config["platforms"], name: string): b
 }
 
 /**
- * Delivery rules checked at startup next to spec 2.2: every `deliver` names a known target (refused
- * otherwise) whose platform is enabled and has a recipient; forge_comment routes carry `repo` and
+ * Delivery rules checked at startup next to spec 2.2: every `deliver` names a known target whose
+ * platform is enabled (refused otherwise) and has a recipient; forge_comment routes carry `repo` and
  * `pr_number` (warnings). One message per problem.
  */
 export function targetStartupProblems(config: Config, file: string): TargetProblems {
-  const refused: string[] = [];
+  const unknown: string[] = [];
+  const notEnabled: string[] = [];
   const problems: string[] = [];
   const platforms = config.platforms as Record<
     string,
@@ -38,13 +44,13 @@ export function targetStartupProblems(config: Config, file: string): TargetProbl
     const at = `${file}: platforms.webhook.routes.${name}`;
     const canonical = canonicalTarget(route.deliver);
     if (canonical === undefined) {
-      refused.push(`${at}.deliver: unknown target "${route.deliver}" — use one of ${validNames}`);
+      unknown.push(`${at}.deliver: unknown target "${route.deliver}" — use one of ${validNames}`);
       continue;
     }
     if (canonical === "log") continue;
     const settings = platforms[canonical as PlatformName];
     if (!platformEnabled(config.platforms, canonical)) {
-      problems.push(
+      notEnabled.push(
         `${at}.deliver: ${route.deliver} needs platforms.${canonical} enabled — set platforms.${canonical}.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
       );
       continue;
@@ -77,5 +83,10 @@ export function targetStartupProblems(config: Config, file: string): TargetProbl
       );
     }
   }
-  return { refused, warnings: problems };
+  return { unknown, notEnabled, warnings: problems };
+}
+
+/** What stops the gateway from starting: unknown targets and targets whose platform is not enabled. */
+export function refusedTargets(problems: TargetProblems): string[] {
+  return [...problems.unknown, ...problems.notEnabled];
 }

@@ -22,24 +22,16 @@ afterEach(async () => {
 const insecure = { secret: "INSECURE_NO_AUTH" };
 
 describe("delivery platforms in the gateway (spec 4.4)", () => {
-  it("starts with a route whose platform is not enabled (not a startup rule of spec 2.2): warns with the fix, and a direct delivery answers 502 Delivery failed", async () => {
-    gw = await startTestGateway({
-      config: webhookConfig({
-        alerts: { ...insecure, deliver: "chat_1", deliver_only: true, prompt: "alert {id}" },
+  it("refuses to start when a route delivers to a platform that is not enabled, naming the route and the fix", async () => {
+    await expect(
+      startTestGateway({
+        config: webhookConfig({
+          alerts: { ...insecure, deliver: "chat_1", deliver_only: true, prompt: "alert {id}" },
+        }),
       }),
-    });
-    const warnings = gw
-      .logs()
-      .filter((l) => l.level === 40)
-      .map((l) => l.msg);
-    expect(warnings).toContainEqual(
-      expect.stringMatching(
-        /routes\.alerts\.deliver: chat_1 needs platforms\.telegram enabled — set platforms\.telegram\.enabled: true/,
-      ),
+    ).rejects.toThrow(
+      /routes\.alerts\.deliver: chat_1 needs platforms\.telegram enabled — set platforms\.telegram\.enabled: true/,
     );
-    const answer = await postJson(gw.url("/webhooks/alerts"), { id: 1 }, { "x-request-id": "a-1" });
-    expect(answer.status).toBe(502);
-    expect(JSON.stringify(answer.body)).toContain("Delivery failed");
   });
 
   it("delivers forge_comment through gh on PATH with no platforms section (spec 4.4 needs only the client)", async () => {

@@ -75,14 +75,19 @@ describe("targetStartupProblems", () => {
     const { config, paths } = load(
       `${route("chat_1", "        deliver_extra: {chat_id: 5}\n")}  telegram: {enabled: true, token: t}\n`,
     );
-    expect(targetStartupProblems(config, paths.config)).toEqual({ refused: [], warnings: [] });
+    expect(targetStartupProblems(config, paths.config)).toEqual({
+      unknown: [],
+      notEnabled: [],
+      warnings: [],
+    });
   });
 
-  it("warns (does not refuse: not a spec 2.2 startup rule) about a route whose platform is not enabled, naming the route and the fix", () => {
+  it("refuses a route whose platform is not enabled (spec 4.4), naming the route and the fix", () => {
     const { config, paths } = load(route("telegram"));
     expect(targetStartupProblems(config, paths.config)).toEqual({
-      refused: [],
-      warnings: [
+      unknown: [],
+      warnings: [],
+      notEnabled: [
         `${paths.config}: platforms.webhook.routes.r1.deliver: telegram needs platforms.telegram enabled — set platforms.telegram.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
       ],
     });
@@ -91,10 +96,14 @@ describe("targetStartupProblems", () => {
   it("forge_comment needs no platforms section (gh on PATH); an explicit enabled: false turns it off", () => {
     const extra = "        deliver_extra: {repo: a/b, pr_number: 1}\n";
     const implicit = load(route("forge_comment", extra));
-    expect(targetStartupProblems(implicit.config, implicit.paths.config).warnings).toEqual([]);
+    expect(targetStartupProblems(implicit.config, implicit.paths.config)).toEqual({
+      unknown: [],
+      notEnabled: [],
+      warnings: [],
+    });
     home.cleanup();
     const off = load(`${route("forge_comment", extra)}  forge_comment: {enabled: false}\n`);
-    expect(targetStartupProblems(off.config, off.paths.config).warnings).toEqual([
+    expect(targetStartupProblems(off.config, off.paths.config).notEnabled).toEqual([
       expect.stringMatching(/forge_comment needs platforms\.forge_comment enabled/),
     ]);
   });
@@ -102,7 +111,7 @@ describe("targetStartupProblems", () => {
   it("refuses an unknown target, listing the valid names", () => {
     const { config, paths } = load(route("pager"));
     const {
-      refused: [problem],
+      unknown: [problem],
     } = targetStartupProblems(config, paths.config);
     expect(problem).toMatch(
       /routes\.r1\.deliver: unknown target "pager" — use one of log, telegram, .*chat_1, .*github_comment/,
