@@ -49,6 +49,8 @@ const CASES: AdapterCase[] = [
       expect(r.method).toBe("POST");
       expect(r.path).toBe("/api/v10/channels/555000111/messages");
       expect(r.headers.authorization).toBe("Bot DISCORD-SECRET");
+      // https://discord.com/developers/docs/reference#user-agent
+      expect(r.headers["user-agent"]).toMatch(/^DiscordBot \(.+, .+\)$/);
       expect(r.json).toEqual({ content: text });
     },
     checkPath: "/api/v10/users/@me",
@@ -438,6 +440,18 @@ describe("chat_id fallback", () => {
       /set deliver_extra\.chat_id.*home_channel/,
     );
     expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe("threads and topics", () => {
+  it("posts a Discord message with deliver_extra.thread_id to the thread's own channel", async () => {
+    fake.requests.length = 0;
+    fake.setHandler(() => ok({ id: "1" }));
+    const registry = registryFor({ discord: { enabled: true, token: "t0ken", base_url: fake.url } });
+    await registry.get("discord")?.send(message("hi", { chat_id: "100", thread_id: "200" }));
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /api/v10/channels/200/messages",
+    ]);
   });
 });
 
