@@ -1,4 +1,4 @@
-import { type HttpAnswer, httpCall, joinUrl } from "./httpJson.js";
+import { type HttpAnswer, type HttpCall, httpCall, joinUrl } from "./httpJson.js";
 
 export interface CallOptions {
   readonly json?: unknown;
@@ -24,6 +24,7 @@ export interface ClientSettings {
   readonly timeoutSeconds: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly secrets?: readonly (string | undefined)[];
+  readonly transientRefusal?: HttpCall["transientRefusal"];
 }
 
 /** Paths starting with `/` are joined to the base URL; absolute URLs (token endpoints) are used as they are. */
@@ -42,6 +43,7 @@ export function platformClient(platform: string, settings: ClientSettings): Plat
         timeoutMs: settings.timeoutSeconds * 1000,
         signal: options.signal,
         secrets: [...(settings.secrets ?? []), ...(options.secrets ?? [])],
+        transientRefusal: settings.transientRefusal,
       });
     },
   };

@@ -14,6 +14,8 @@ export interface HttpCall {
   readonly signal?: AbortSignal | undefined;
   /** Values scrubbed from any text that ends up in an error message. */
   readonly secrets?: readonly (string | undefined)[];
+  /** Platform-documented transient refusals beyond 429/5xx/408 (e.g. Graph API throttling codes in a 400). */
+  readonly transientRefusal?: ((status: number, body: unknown) => boolean) | undefined;
 }
 
 export interface HttpAnswer {
@@ -127,7 +129,11 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
     const retryAfter = parseRetryAfter(response.headers.get("retry-after")) ?? retryAfterFromBody(parsed);
     throw new DeliveryError(message, true, retryAfter);
   }
-  throw new DeliveryError(message, response.status >= 500 || response.status === 408);
+  const transient =
+    response.status >= 500 ||
+    response.status === 408 ||
+    call.transientRefusal?.(response.status, parsed) === true;
+  throw new DeliveryError(message, transient);
 }
 
 /** A refusal reported inside a 2xx body (Slack `ok: false`, Feishu `code != 0`, WeCom `errcode != 0`). */

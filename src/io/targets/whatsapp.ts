@@ -1,13 +1,31 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
-import { stringField, tokenClient } from "./client.js";
+import { platformClient, stringField } from "./client.js";
 import type { DeliveryTarget } from "./target.js";
 
 /** WhatsApp Cloud API text messages: `text.body` up to 4096 characters. */
 export const WHATSAPP_LIMIT = 4096;
 
+/**
+ * Cloud API error codes that mean "try again later", whatever the HTTP status (Meta: handle errors by
+ * `error.code`, not by status): throttling 4, 80007, 130429, 131056 and the temporary 2, 131000, 133004.
+ */
+const TRANSIENT_CODES = new Set([2, 4, 80007, 130429, 131000, 131056, 133004]);
+
+export function whatsappTransient(_status: number, body: unknown): boolean {
+  const code = (body as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return typeof code === "number" && TRANSIENT_CODES.has(code);
+}
+
 export function whatsappTarget(settings: PlatformConfig<"whatsapp">): DeliveryTarget {
-  const api = tokenClient("whatsapp", settings);
+  const token = settings.token ?? "";
+  const api = platformClient("whatsapp", {
+    baseUrl: settings.base_url,
+    timeoutSeconds: settings.timeout_seconds,
+    headers: { authorization: `Bearer ${token}` },
+    secrets: [token],
+    transientRefusal: whatsappTransient,
+  });
   const phonePath = `/${encodeURIComponent(settings.api_version)}/${encodeURIComponent(settings.phone_number_id ?? "")}`;
   return chatTarget({
     name: "whatsapp",

@@ -455,6 +455,32 @@ describe("threads and topics", () => {
   });
 });
 
+describe("platform-specific transient refusals", () => {
+  it("treats WhatsApp Cloud API throttling (error.code 130429 in an HTTP 400) as transient, and 131030 as final", async () => {
+    const registry = registryFor({
+      whatsapp: { enabled: true, token: "t0ken", phone_number_id: "1", base_url: fake.url },
+    });
+    const outcome = async (code: number) => {
+      fake.setHandler(() => ({
+        status: 400,
+        json: { error: { message: `(#${code}) refused`, type: "OAuthException", code } },
+      }));
+      const error = await registry
+        .get("whatsapp")
+        ?.send(message("hi", { chat_id: "4915112345678" }))
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(DeliveryError);
+      return (error as DeliveryError).transient;
+    };
+    expect(await outcome(130429)).toBe(true);
+    expect(await outcome(131056)).toBe(true);
+    expect(await outcome(131030)).toBe(false);
+  });
+});
+
 describe("long messages", () => {
   it("splits to Telegram's 4096-character limit on line boundaries and sends the parts in order", async () => {
     fake.requests.length = 0;
