@@ -24,7 +24,7 @@ export interface ClientSettings {
   readonly timeoutSeconds: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly secrets?: readonly (string | undefined)[];
-  readonly transientRefusal?: HttpCall["transientRefusal"];
+  readonly throttled?: HttpCall["throttled"];
 }
 
 /** Paths starting with `/` are joined to the base URL; absolute URLs (token endpoints) are used as they are. */
@@ -43,7 +43,7 @@ export function platformClient(platform: string, settings: ClientSettings): Plat
         timeoutMs: settings.timeoutSeconds * 1000,
         signal: options.signal,
         secrets: [...(settings.secrets ?? []), ...(options.secrets ?? [])],
-        transientRefusal: settings.transientRefusal,
+        throttled: settings.throttled,
       });
     },
   };

@@ -1,7 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
-import { refused } from "./httpJson.js";
+import { parseRetryAfter, refused, type ThrottleRule } from "./httpJson.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
 import { appTokens } from "./tokenCache.js";
 
@@ -20,6 +20,15 @@ export function receiveIdType(id: string): string {
   return "chat_id";
 }
 
+/**
+ * Rate limits (open.feishu.cn/document/server-docs/api-call-guide/frequency-control): HTTP 429, or 400 on
+ * older APIs, with `code` 99991400 and the seconds to wait in the `x-ogw-ratelimit-reset` header.
+ */
+export const feishuThrottle: ThrottleRule = (status, body, headers) => {
+  if (status !== 429 && (body as FeishuAnswer | undefined)?.code !== 99991400) return undefined;
+  return { retryAfterSeconds: parseRetryAfter(headers.get("x-ogw-ratelimit-reset")) };
+};
+
 interface FeishuAnswer {
   code?: number;
   msg?: string;
@@ -31,6 +40,7 @@ export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDep
     baseUrl: settings.base_url,
     timeoutSeconds: settings.timeout_seconds,
     secrets: [appSecret],
+    throttled: feishuThrottle,
   });
   const tokens = appTokens(
     api,

@@ -14,9 +14,19 @@ export interface HttpCall {
   readonly signal?: AbortSignal | undefined;
   /** Values scrubbed from any text that ends up in an error message. */
   readonly secrets?: readonly (string | undefined)[];
-  /** Platform-documented transient refusals beyond 429/5xx/408 (e.g. Graph API throttling codes in a 400). */
-  readonly transientRefusal?: ((status: number, body: unknown) => boolean) | undefined;
+  /** Platform-documented rate limits and temporary refusals beyond 429/5xx/408 and `Retry-After`. */
+  readonly throttled?: ThrottleRule | undefined;
 }
+
+/**
+ * Reads a platform's own throttling signal from a refusal (Graph API `error.code` 130429 in a 400,
+ * Feishu's `x-ogw-ratelimit-reset` header): undefined = not throttled, else the seconds to wait, if given.
+ */
+export type ThrottleRule = (
+  status: number,
+  body: unknown,
+  headers: Headers,
+) => { readonly retryAfterSeconds?: number | undefined } | undefined;
 
 export interface HttpAnswer {
   readonly status: number;
@@ -125,15 +135,15 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
   }
   const detail = scrub(platformErrorText(parsed, text), call.secrets);
   const message = `${where}: HTTP ${response.status} — ${detail}`;
-  if (response.status === 429) {
-    const retryAfter = parseRetryAfter(response.headers.get("retry-after")) ?? retryAfterFromBody(parsed);
+  const throttle = call.throttled?.(response.status, parsed, response.headers);
+  if (response.status === 429 || throttle !== undefined) {
+    const retryAfter =
+      parseRetryAfter(response.headers.get("retry-after")) ??
+      throttle?.retryAfterSeconds ??
+      retryAfterFromBody(parsed);
     throw new DeliveryError(message, true, retryAfter);
   }
-  const transient =
-    response.status >= 500 ||
-    response.status === 408 ||
-    call.transientRefusal?.(response.status, parsed) === true;
-  throw new DeliveryError(message, transient);
+  throw new DeliveryError(message, response.status >= 500 || response.status === 408);
 }
 
 /** A refusal reported inside a 2xx body (Slack `ok: false`, Feishu `code != 0`, WeCom `errcode != 0`). */

@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
+import type { ThrottleRule } from "./httpJson.js";
 import type { DeliveryTarget } from "./target.js";
 
 /** WhatsApp Cloud API text messages: `text.body` up to 4096 characters. */
@@ -12,10 +13,10 @@ export const WHATSAPP_LIMIT = 4096;
  */
 const TRANSIENT_CODES = new Set([2, 4, 80007, 130429, 131000, 131056, 133004]);
 
-export function whatsappTransient(_status: number, body: unknown): boolean {
+export const whatsappThrottle: ThrottleRule = (_status, body) => {
   const code = (body as { error?: { code?: unknown } } | undefined)?.error?.code;
-  return typeof code === "number" && TRANSIENT_CODES.has(code);
-}
+  return typeof code === "number" && TRANSIENT_CODES.has(code) ? {} : undefined;
+};
 
 export function whatsappTarget(settings: PlatformConfig<"whatsapp">): DeliveryTarget {
   const token = settings.token ?? "";
@@ -24,7 +25,7 @@ export function whatsappTarget(settings: PlatformConfig<"whatsapp">): DeliveryTa
     timeoutSeconds: settings.timeout_seconds,
     headers: { authorization: `Bearer ${token}` },
     secrets: [token],
-    transientRefusal: whatsappTransient,
+    throttled: whatsappThrottle,
   });
   const phonePath = `/${encodeURIComponent(settings.api_version)}/${encodeURIComponent(settings.phone_number_id ?? "")}`;
   return chatTarget({

@@ -481,6 +481,36 @@ describe("platform-specific transient refusals", () => {
   });
 });
 
+describe("Feishu rate limits (HTTP 429, or 400 with code 99991400, and x-ogw-ratelimit-reset)", () => {
+  it.each([429, 400])(
+    "HTTP %i with code 99991400 is transient and waits x-ogw-ratelimit-reset",
+    async (status) => {
+      fake.setHandler((r) =>
+        r.path.includes("tenant_access_token")
+          ? ok({ code: 0, tenant_access_token: "t-1", expire: 7200 })
+          : {
+              status,
+              headers: { "x-ogw-ratelimit-limit": "100", "x-ogw-ratelimit-reset": "52" },
+              json: { code: 99991400, msg: "request trigger frequency limit" },
+            },
+      );
+      const registry = registryFor({
+        feishu: { enabled: true, app_id: "cli_1", app_secret: "s3cret", base_url: fake.url },
+      });
+      const error = await registry
+        .get("feishu")
+        ?.send(message("hi", { chat_id: "oc_1" }))
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(DeliveryError);
+      expect((error as DeliveryError).transient).toBe(true);
+      expect((error as DeliveryError).retryAfterSeconds).toBe(52);
+    },
+  );
+});
+
 describe("long messages", () => {
   it("splits to Telegram's 4096-character limit on line boundaries and sends the parts in order", async () => {
     fake.requests.length = 0;
