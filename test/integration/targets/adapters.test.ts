@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeliveryError } from "../../../src/io/targets/target.js";
 import { type FakeApi, type FakeReply, type RecordedRequest, startFakeApi } from "../../fakes/httpFake.js";
-import { message, registryFor } from "./support.js";
+import { message, registryFor, sendError } from "./support.js";
 
 interface AdapterCase {
   readonly name: string;
@@ -465,13 +465,7 @@ describe("platform-specific transient refusals", () => {
         status: 400,
         json: { error: { message: `(#${code}) refused`, type: "OAuthException", code } },
       }));
-      const error = await registry
-        .get("whatsapp")
-        ?.send(message("hi", { chat_id: "4915112345678" }))
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
+      const error = await sendError(registry, "whatsapp", message("hi", { chat_id: "4915112345678" }));
       expect(error).toBeInstanceOf(DeliveryError);
       return (error as DeliveryError).transient;
     };
@@ -497,13 +491,7 @@ describe("Feishu rate limits (HTTP 429, or 400 with code 99991400, and x-ogw-rat
       const registry = registryFor({
         feishu: { enabled: true, app_id: "cli_1", app_secret: "s3cret", base_url: fake.url },
       });
-      const error = await registry
-        .get("feishu")
-        ?.send(message("hi", { chat_id: "oc_1" }))
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
+      const error = await sendError(registry, "feishu", message("hi", { chat_id: "oc_1" }));
       expect(error).toBeInstanceOf(DeliveryError);
       expect((error as DeliveryError).transient).toBe(true);
       expect((error as DeliveryError).retryAfterSeconds).toBe(52);

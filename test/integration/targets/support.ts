@@ -16,3 +16,19 @@ export function message(
 ): DeliveryMessage {
   return { text, extra, route: "alerts", deliveryId: "d1", profile: undefined, ...overrides };
 }
+
+/** The error `registry.get(name).send(msg)` fails with; throws when the target is missing or the send succeeds. */
+export async function sendError(
+  registry: TargetRegistry,
+  name: string,
+  msg: DeliveryMessage,
+): Promise<unknown> {
+  const target = registry.get(name);
+  if (target === undefined) throw new Error(`${name} not built`);
+  return target.send(msg).then(
+    () => {
+      throw new Error(`${name}: the send succeeded`);
+    },
+    (e: unknown) => e,
+  );
+}
