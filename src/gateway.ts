@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { fromCallback, type InspectionEvent } from "xstate";
 import { createRunExecutor, createRunner } from "./actors/agent/index.js";
 import type { AgentRunner } from "./actors/agent/runner.js";
-import { coalescerActor, createCoalescer, withCoalesceNote } from "./actors/coalescer.js";
+import { coalescerActor, createCoalescer, type TimerClock, withCoalesceNote } from "./actors/coalescer.js";
 import { createCronScheduler, cronActor, runCronJob } from "./actors/cron.js";
 import { createDeliverer } from "./actors/deliver.js";
 import { startGatewayMcp } from "./actors/mcp/gatewayHub.js";
@@ -40,6 +40,8 @@ export interface GatewayOptions {
   readonly port?: number;
   /** Clock for rate limiting, idempotency and signature timestamps (tests inject a fake one). */
   readonly now?: () => number;
+  /** Timers of the coalescing groups (tests inject a fake clock; `--inspect` actor groups use the system's). */
+  readonly timers?: TimerClock;
   readonly logger?: Logger;
   readonly eventModes?: EventModes;
   /** Dynamic subscriptions; static routes of the same name win. */
@@ -243,6 +245,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const coalescer = createCoalescer({
     logger,
     dispatch: (event, superseded) => enqueueRun(runs, withCoalesceNote(event, superseded)),
+    ...(options.timers === undefined ? {} : { clock: options.timers }),
     ...(options.inspect === undefined ? {} : { parent: coalescerRef }),
   });
   // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.

@@ -11,19 +11,52 @@ export function inHome(relative: string): string {
   return `$\{SVC_HOME}/${relative}`;
 }
 
-/** A clock tests move by hand: no sleeping. */
+/**
+ * A clock tests move by hand: no sleeping. Its timers (`setTimeout` / `clearTimeout`, what the
+ * coalescer takes as `timers` with `fakeTimers: true`) fire inside `advance`, in due order, each at its
+ * own moment (`now()` reads the timer's due time while it runs).
+ */
 export interface FakeClock {
   now(): number;
   advance(ms: number): void;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(id: unknown): void;
+  /** Timers scheduled and not yet fired or cleared. */
+  pendingTimers(): number;
 }
 
 export function fakeClock(start = Date.parse("2026-11-22T12:00:00Z")): FakeClock {
   let t = start;
+  let seq = 0;
+  const timers = new Map<number, { due: number; fn: () => void }>();
+  const nextDue = (limit: number) => {
+    let found: [number, { due: number; fn: () => void }] | undefined;
+    for (const entry of timers) {
+      if (entry[1].due > limit) continue;
+      if (found === undefined || entry[1].due < found[1].due) found = entry;
+    }
+    return found;
+  };
   return {
     now: () => t,
     advance(ms) {
-      t += ms;
+      const target = t + ms;
+      for (let due = nextDue(target); due !== undefined; due = nextDue(target)) {
+        timers.delete(due[0]);
+        t = Math.max(t, due[1].due);
+        due[1].fn();
+      }
+      t = target;
     },
+    setTimeout(fn, ms) {
+      seq += 1;
+      timers.set(seq, { due: t + Math.max(0, ms), fn });
+      return seq;
+    },
+    clearTimeout(id) {
+      timers.delete(id as number);
+    },
+    pendingTimers: () => timers.size,
   };
 }
 
@@ -35,6 +68,8 @@ export interface TestGatewayOptions {
   /** The environment the gateway sees (nothing from this process except PATH and HOME). */
   readonly env?: Record<string, string>;
   readonly clock?: FakeClock;
+  /** Coalescing groups run on `clock`'s timers (fire on `clock.advance`), not on real ones. */
+  readonly fakeTimers?: boolean;
   readonly http?: "uws" | "node";
   readonly eventModes?: GatewayOptions["eventModes"];
   readonly drainTimeoutMs?: number;
@@ -84,6 +119,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir, ...options.env },
       port: 0,
       now: clock.now,
+      ...(options.fakeTimers === true ? { timers: clock } : {}),
       logger,
       ...(options.http === undefined ? {} : { http: options.http }),
       ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),

@@ -46,6 +46,7 @@ const recorded = (g: TestGateway) => {
 /** A gateway with one coalescing route `gh` keyed on the PR number, and the recorder agent. */
 function coalescingGateway(prompt: string, windows: Record<string, number>): Promise<TestGateway> {
   return startTestGateway({
+    fakeTimers: true,
     files: { "agent/recorder.sh": RECORDER_AGENT },
     config: webhookConfig(
       { gh: { secret: OPEN, prompt, coalesce: { key: "pull_request.number", ...windows } } },
@@ -55,61 +56,7 @@ function coalescingGateway(prompt: string, windows: Record<string, number>): Pro
   });
 }
 
-describe("coalescing over HTTP (spec 3.1, short windows)", () => {
-  it("each key produces one run with the latest event and the superseded count; duplicates and unresolved keys are not grouped", async () => {
-    gw = await coalescingGateway("PR {pull_request.number} {action}", {
-      window_seconds: 0.3,
-      max_wait_seconds: 10,
-    });
-    const answers = [];
-    for (const [id, n] of [
-      ["a1", 1],
-      ["b1", 2],
-      ["a2", 1],
-      ["a3", 1],
-      ["b2", 2],
-    ] as const)
-      answers.push(await send("/webhooks/gh", pr(id, n)));
-    expect(answers.map((a) => [a.status, a.body.status])).toEqual(Array(5).fill([202, "coalesced"]));
-    expect(await send("/webhooks/gh", pr("a3", 1))).toMatchObject({
-      status: 200,
-      body: { status: "duplicate" },
-    });
-    expect(await send("/webhooks/gh", pr("x1"))).toMatchObject({
-      status: 202,
-      body: { status: "accepted", delivery_id: "x1" },
-    });
-
-    const a3 = await waitForRun(gw, "a3");
-    const b2 = await waitForRun(gw, "b2");
-    expect(a3.prompt).toBe(`${coalesceNote(2)}\n\nPR 1 synchronize`);
-    expect(b2.prompt).toBe(`${coalesceNote(1)}\n\nPR 2 synchronize`);
-    expect((await waitForRun(gw, "x1")).prompt).toBe("PR {pull_request.number} edited");
-    expect(recorded(gw)).toEqual(["a3", "b2", "x1"]);
-  });
-
-  it("max_wait_seconds caps a group that never goes quiet", async () => {
-    gw = await coalescingGateway("{action}", { window_seconds: 0.4, max_wait_seconds: 0.9 });
-    const started = Date.now();
-    let i = 0;
-    while (
-      readRun(gw.home, `m${i - 1}`) === undefined &&
-      recorded(gw).length === 0 &&
-      Date.now() - started < 5000
-    ) {
-      await send("/webhooks/gh", pr(`m${i}`, 9));
-      i += 1;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const runs = await vi.waitFor(() => {
-      const found = recorded(live());
-      if (found.length === 0) throw new Error("no run yet");
-      return found;
-    });
-    expect(runs).toHaveLength(1);
-    expect(Date.now() - started).toBeLessThan(3000);
-  });
-
+describe("coalescing over HTTP: flush on stop and reload (spec 3.1; the other rows: transitions.test.ts)", () => {
   it("stop flushes every pending group: each produces exactly one run before stop resolves", async () => {
     gw = await coalescingGateway("{action}", { window_seconds: 60 });
     for (let n = 0; n < 5; n++) for (const v of ["a", "b"]) await send("/webhooks/gh", pr(`p${n}${v}`, n));
