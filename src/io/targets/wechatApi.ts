@@ -6,6 +6,8 @@ import { appTokens } from "./tokenCache.js";
 
 /** errcodes meaning "the access_token expired or is invalid": fetch a new one and retry. */
 const STALE_TOKEN = new Set([40001, 40014, 42001]);
+/** errcode -1: "system busy, try again later" in both APIs' global error-code tables. */
+const SYSTEM_BUSY = -1;
 
 export interface WechatStyleSpec {
   readonly platform: "wecom" | "weixin";
@@ -26,6 +28,8 @@ interface Errcode {
   errcode?: number;
   errmsg?: string;
 }
+
+const errmsg = (body: unknown): string => (body as Errcode | undefined)?.errmsg ?? "";
 
 /**
  * WeCom (`/cgi-bin/gettoken` + `/cgi-bin/message/send`) and WeChat Official Accounts
@@ -75,8 +79,14 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
         });
         const code = (answer.body as Errcode | undefined)?.errcode ?? 0;
         if (code === 0) return;
+        if (code === SYSTEM_BUSY) {
+          throw new DeliveryError(
+            `${platform}: send message: ${code} ${errmsg(answer.body)} (system busy)`,
+            true,
+          );
+        }
         if (!STALE_TOKEN.has(code)) {
-          throw refused(platform, "send message", `${code} ${(answer.body as Errcode).errmsg ?? ""}`.trim(), [
+          throw refused(platform, "send message", `${code} ${errmsg(answer.body)}`.trim(), [
             spec.secret,
             token,
           ]);

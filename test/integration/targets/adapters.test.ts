@@ -499,6 +499,28 @@ describe("Feishu rate limits (HTTP 429, or 400 with code 99991400, and x-ogw-rat
   );
 });
 
+describe("WeCom / Weixin errcode -1 (system busy, try again later)", () => {
+  it.each([
+    ["wecom", { corp_id: "c", corp_secret: "s3cret", agent_id: 1 }, "/cgi-bin/gettoken"],
+    ["weixin", { app_id: "wx1", app_secret: "s3cret" }, "/cgi-bin/token"],
+  ] as const)(
+    "%s: a 200 answer with errcode -1 is transient; 40003 is final",
+    async (name, settings, tokenPath) => {
+      const registry = registryFor({ [name]: { enabled: true, ...settings, base_url: fake.url } });
+      const outcome = async (errcode: number) => {
+        fake.setHandler((r) =>
+          ok(r.path === tokenPath ? { access_token: "A", expires_in: 7200 } : { errcode, errmsg: "refused" }),
+        );
+        const error = await sendError(registry, name, message("hi", { chat_id: "u1" }));
+        expect(error).toBeInstanceOf(DeliveryError);
+        return (error as DeliveryError).transient;
+      };
+      expect(await outcome(-1)).toBe(true);
+      expect(await outcome(40003)).toBe(false);
+    },
+  );
+});
+
 describe("long messages", () => {
   it("splits to Telegram's 4096-character limit on line boundaries and sends the parts in order", async () => {
     fake.requests.length = 0;
