@@ -4,6 +4,7 @@ import {
   type CoalesceGroupOutput,
   coalesceGroupMachine,
   renderCoalesceKey,
+  timerDelay,
 } from "../machines/coalesceGroup.js";
 import type { AcceptedEvent } from "../streams/context.js";
 
@@ -186,8 +187,8 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         existing.offer(pendingCopy(event));
         return "coalesced";
       }
-      const quietMs = policy.window_seconds * 1000;
-      const maxMs = policy.max_wait_seconds * 1000;
+      const quietMs = timerDelay(policy.window_seconds * 1000);
+      const maxMs = timerDelay(policy.max_wait_seconds * 1000);
       seq += 1;
       let group: Group;
       if (options.parent !== undefined && actorGroups.size < actorLimit) {

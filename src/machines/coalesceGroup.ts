@@ -31,6 +31,13 @@ export interface CoalesceGroupOutput {
   readonly reason: "quiet_window" | "max_wait" | "flush";
 }
 
+/**
+ * The longest delay a JS timer holds (2^31-1 ms, ~24.8 days); a longer one fires after 1 ms. Longer
+ * windows and max waits are capped here rather than dispatching at once.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+export const timerDelay = (ms: number): number => Math.min(ms, MAX_TIMER_MS);
+
 export type CoalesceGroupEvent = { type: "offer"; item: unknown } | { type: "flush" };
 
 export const coalesceGroupMachine = setup({
@@ -41,8 +48,8 @@ export const coalesceGroupMachine = setup({
     output: {} as CoalesceGroupOutput,
   },
   delays: {
-    quietWindow: ({ context }) => context.quietWindowMs,
-    maxWait: ({ context }) => context.maxWaitMs,
+    quietWindow: ({ context }) => timerDelay(context.quietWindowMs),
+    maxWait: ({ context }) => timerDelay(context.maxWaitMs),
   },
   actions: {
     merge: assign(({ context, event }) =>

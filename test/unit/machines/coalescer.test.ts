@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createActor, fromCallback, SimulatedClock } from "xstate";
 import {
   type Coalescer,
@@ -181,4 +181,42 @@ describe("coalesce note", () => {
     expect(withCoalesceNote(event, 0)).toBe(event);
     expect(withCoalesceNote(event, 3).prompt).toBe(`${coalesceNote(3)}\n\nPR 1 (d)`);
   });
+});
+
+describe("windows longer than a JS timer can hold (2^31-1 ms, ~24.8 days)", () => {
+  const DAY = 86_400;
+  const longRoute: Route = {
+    ...ROUTE,
+    coalesce: { key: "pull_request.number", window_seconds: 30 * DAY, max_wait_seconds: 60 * DAY },
+  };
+
+  it.each<"light" | "actor">(["light", "actor"])(
+    "a 30-day window does not fire at once on the platform's timers (%s groups)",
+    (mode) => {
+      // vitest's fake timers behave like Node's: a delay above 2^31-1 ms becomes 1 ms.
+      vi.useFakeTimers();
+      try {
+        const fired: string[] = [];
+        const parent =
+          mode === "actor"
+            ? createActor(
+                fromCallback(() => {}),
+                {},
+              ).start()
+            : undefined;
+        const coalescer = createCoalescer({
+          dispatch: (event) => fired.push(event.deliveryId),
+          ...(parent === undefined ? {} : { parent }),
+        });
+        expect(coalescer.offer(accepted("long", 1, longRoute))).toBe("coalesced");
+        vi.advanceTimersByTime(60_000);
+        expect(fired).toEqual([]);
+        expect(coalescer.pendingCount()).toBe(1);
+        vi.advanceTimersByTime(30 * DAY * 1000);
+        expect(fired).toEqual(["long"]);
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 });
