@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { chatTarget } from "./chat.js";
+import { chatTarget, threadOf } from "./chat.js";
 import { stringField, tokenClient } from "./client.js";
+import { refused } from "./httpJson.js";
 import type { DeliveryTarget } from "./target.js";
 
 /**
@@ -11,6 +12,21 @@ export const MATRIX_LIMIT = 32_000;
 
 export function matrixTarget(settings: PlatformConfig<"matrix">): DeliveryTarget {
   const api = tokenClient("matrix", settings);
+  const roomIds = new Map<string, string>();
+
+  /** The send endpoint takes a room ID: a `#alias:server` is resolved through the room directory first. */
+  async function roomId(chatId: string, signal?: AbortSignal): Promise<string> {
+    if (!chatId.startsWith("#")) return chatId;
+    const known = roomIds.get(chatId);
+    if (known !== undefined) return known;
+    const path = `/_matrix/client/v3/directory/room/${encodeURIComponent(chatId)}`;
+    const answer = await api.call("resolve room alias", "GET", path, { signal });
+    const id = stringField(answer, "room_id");
+    if (id === undefined) throw refused("matrix", "resolve room alias", `no room_id for ${chatId}`);
+    roomIds.set(chatId, id);
+    return id;
+  }
+
   return chatTarget({
     name: "matrix",
     limit: MATRIX_LIMIT,
@@ -22,11 +38,16 @@ export function matrixTarget(settings: PlatformConfig<"matrix">): DeliveryTarget
         "user_id",
       ),
     // A transaction id derived from the delivery makes a retried PUT idempotent on the homeserver.
-    sendPart({ chatId, text, index, message, signal }) {
+    async sendPart({ chatId, text, index, message, signal }) {
+      const room = await roomId(chatId, signal);
       const txn = encodeURIComponent(`svc-${message.deliveryId}-${index}`);
-      const path = `/_matrix/client/v3/rooms/${encodeURIComponent(chatId)}/send/m.room.message/${txn}`;
+      const path = `/_matrix/client/v3/rooms/${encodeURIComponent(room)}/send/m.room.message/${txn}`;
+      // deliver_extra.thread_id: the thread root's event id (spec v1.4 threads, `rel_type: m.thread`).
+      const thread = threadOf(message);
+      const relation =
+        thread === undefined ? {} : { "m.relates_to": { rel_type: "m.thread", event_id: thread } };
       return api.call("send m.room.message", "PUT", path, {
-        json: { msgtype: "m.text", body: text },
+        json: { msgtype: "m.text", body: text, ...relation },
         signal,
       });
     },

@@ -521,6 +521,38 @@ describe("WeCom / Weixin errcode -1 (system busy, try again later)", () => {
   );
 });
 
+describe("Matrix rooms and threads", () => {
+  const matrix = () => registryFor({ matrix: { enabled: true, token: "syt_x", base_url: fake.url } });
+
+  it("resolves a #alias:server chat id through the room directory, once, and sends to the room ID", async () => {
+    fake.requests.length = 0;
+    fake.setHandler((r) =>
+      ok(r.method === "GET" ? { room_id: "!abc:example.org", servers: ["example.org"] } : { event_id: "$1" }),
+    );
+    const registry = matrix();
+    await registry.get("matrix")?.send(message("one", { chat_id: "#ops:example.org" }));
+    await registry.get("matrix")?.send(message("two", { chat_id: "#ops:example.org" }, { deliveryId: "d2" }));
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "GET /_matrix/client/v3/directory/room/%23ops%3Aexample.org",
+      "PUT /_matrix/client/v3/rooms/!abc%3Aexample.org/send/m.room.message/svc-d1-0",
+      "PUT /_matrix/client/v3/rooms/!abc%3Aexample.org/send/m.room.message/svc-d2-0",
+    ]);
+  });
+
+  it("sends into a thread with m.relates_to rel_type m.thread when deliver_extra.thread_id is set", async () => {
+    fake.requests.length = 0;
+    fake.setHandler(() => ok({ event_id: "$2" }));
+    await matrix()
+      .get("matrix")
+      ?.send(message("hi", { chat_id: "!abc:example.org", thread_id: "$root" }));
+    expect(fake.requests[0]?.json).toEqual({
+      msgtype: "m.text",
+      body: "hi",
+      "m.relates_to": { rel_type: "m.thread", event_id: "$root" },
+    });
+  });
+});
+
 describe("long messages", () => {
   it("splits to Telegram's 4096-character limit on line boundaries and sends the parts in order", async () => {
     fake.requests.length = 0;
