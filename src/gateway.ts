@@ -244,7 +244,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   );
   const coalescer = createCoalescer({
     logger,
-    dispatch: (event, superseded) => enqueueRun(runs, withCoalesceNote(event, superseded)),
+    // Past the queue's cap: the events were answered 202 and the group already held them in memory.
+    dispatch: (event, superseded) => enqueueRun(runs, withCoalesceNote(event, superseded), Infinity),
     ...(options.timers === undefined ? {} : { clock: options.timers }),
     ...(options.inspect === undefined ? {} : { parent: coalescerRef }),
   });

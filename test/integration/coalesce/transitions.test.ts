@@ -1,7 +1,10 @@
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { coalesceNote } from "../../../src/actors/coalescer.js";
+import { RUN_QUEUE_CAP } from "../../../src/actors/runs.js";
 import {
   RECORDER_AGENT,
   readRun,
@@ -225,5 +228,34 @@ describe("spec 3.1 coalescing group, over HTTP with a fake clock", () => {
     );
     await expect.poll(() => calls.length).toBe(1);
     expect(calls[0]).toMatchObject({ chat_id: 202, text: "reply to c2" });
+  });
+});
+
+describe("a dispatched group always gets its run", () => {
+  it("groups firing together beyond the run queue's cap (10,000 waiting) all run: none is dropped", {
+    timeout: 120_000,
+  }, async () => {
+    gw = await startTestGateway({
+      fakeTimers: true,
+      config: webhookConfig(
+        { many: { secret: OPEN, prompt: "n{n}", coalesce: { key: "n" } } },
+        { rate_limit: 1_000_000 },
+        { agent: { provider: "echo", max_concurrent_runs: 1 } },
+      ),
+    });
+    const total = RUN_QUEUE_CAP + 100;
+    let next = 0;
+    const answers: number[] = [];
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        for (let n = next++; n < total; n = next++) answers.push((await post(`q${n}`, { n }, "many")).status);
+      }),
+    );
+    expect(answers.filter((status) => status === 202)).toHaveLength(total);
+    gw.clock.advance(30_000);
+    const replies = () =>
+      readFileSync(join(live().home.dir, "logs", "gateway.log"), "utf8").split("[webhook] many reply:")
+        .length - 1;
+    await vi.waitFor(() => expect(replies()).toBe(total), { timeout: 60_000, interval: 250 });
   });
 });
