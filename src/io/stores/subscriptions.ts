@@ -84,8 +84,16 @@ export interface SubscriptionSourceOptions {
 }
 
 /**
+ * File timestamps advance in coarse ticks (a few ms on Linux, 2 s on some filesystems): a same-size
+ * rewrite in the tick of the last read keeps inode, size and mtime. While the file is this young its
+ * bytes are compared too (git's "racily clean" rule), so such a change is not missed.
+ */
+export const RACY_WINDOW_MS = 2000;
+
+/**
  * Reads `webhook_subscriptions.json` again only when its inode, size or mtime changed (one `statSync`
- * per call). A corrupt file is logged and the last good set kept; invalid and disabled records are dropped.
+ * per call), or, within RACY_WINDOW_MS of its mtime, when its bytes changed. A corrupt file is logged
+ * and the last good set kept; invalid and disabled records are dropped.
  */
 export function createSubscriptionSource(
   path: string,
@@ -94,25 +102,37 @@ export function createSubscriptionSource(
 ): SubscriptionSource {
   const store = subscriptionStore(path);
   let stamp = "";
+  let racy = false;
+  let revision: string | undefined;
+  let lastError: string | undefined;
   let active = new Map<string, Subscription>();
 
   function refresh(): ReadonlyMap<string, Subscription> {
     let next: string;
+    let mtimeMs = 0;
     try {
       const st = statSync(path);
       next = `${st.ino}:${st.size}:${st.mtimeMs}`;
+      mtimeMs = st.mtimeMs;
     } catch {
       next = "absent";
     }
-    if (next === stamp) return active;
+    if (next === stamp && !racy) return active;
     stamp = next;
     if (next === "absent") {
       active = new Map();
+      racy = false;
+      revision = undefined;
       return active;
     }
+    racy = Date.now() - mtimeMs < RACY_WINDOW_MS;
     try {
+      const snapshot = store.read();
+      if (snapshot.revision === revision) return active;
+      revision = snapshot.revision;
+      lastError = undefined;
       const loaded = new Map<string, Subscription>();
-      for (const [name, raw] of Object.entries(store.read().records)) {
+      for (const [name, raw] of Object.entries(snapshot.records)) {
         const parsed = parseSubscription(path, name, raw);
         if (!parsed.ok) {
           logger.error(`[webhook] dynamic subscription ${name} ignored: ${parsed.problems.join("; ")}`);
@@ -130,9 +150,10 @@ export function createSubscriptionSource(
       active = loaded;
       logger.info(`[webhook] loaded ${loaded.size} dynamic subscription(s) from ${path}`);
     } catch (err) {
-      logger.error(
-        `[webhook] ${describeError(err)}; keeping the last good set of ${active.size} subscription(s)`,
-      );
+      const message = `[webhook] ${describeError(err)}; keeping the last good set of ${active.size} subscription(s)`;
+      if (message !== lastError) logger.error(message);
+      lastError = message;
+      revision = undefined;
     }
     return active;
   }

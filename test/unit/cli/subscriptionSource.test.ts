@@ -63,6 +63,20 @@ describe("dynamic subscription source", () => {
     expect(source.names()).toEqual(["bb"]);
   });
 
+  it("a same-size rewrite in the timestamp tick of the last read (same inode, size and mtime) is still seen", () => {
+    const { file, source } = setup();
+    const tick = new Date(Date.now() - 1); // a write the moment before the gateway read the file
+    writeFileSync(file, doc({ aa: { secret: "s1" } }));
+    utimesSync(file, tick, tick);
+    expect(source.lookup("aa")?.secret).toBe("s1");
+    const before = statSync(file);
+    writeFileSync(file, doc({ aa: { secret: "s2" } }));
+    utimesSync(file, tick, tick);
+    const after = statSync(file);
+    expect([after.ino, after.size, after.mtimeMs]).toEqual([before.ino, before.size, before.mtimeMs]);
+    expect(source.lookup("aa")?.secret).toBe("s2");
+  });
+
   it("keeps the last good set when the file becomes corrupt, and logs it; an absent file means no subscriptions", () => {
     const { file, lines, source } = setup();
     writeFileSync(file, doc({ aa: { secret: "s" } }));
