@@ -7,11 +7,12 @@ export const RAW_DUMP_LIMIT = 4000;
 export const RAW_PLACEHOLDER = "__raw__";
 
 /**
- * `{name}` or `{a.b.c}`: segments of letters, digits, `_` or `-`, joined by single dots. A brace
- * directly before or after (`{{x}}`) means the text is not a placeholder, so it passes through, as do
- * `{a b}`, `{ }`, `{#if}` and anything else.
+ * `{name}` or `{a.b.c}`: segments of any characters but whitespace, braces and dots (payload keys such
+ * as `@timestamp` or `título` too), joined by single dots. A brace directly before or after (`{{x}}`)
+ * means the text is not a placeholder, so it passes through, as do `{a b}`, `{ }`, `{x.}`; a
+ * placeholder whose path is not in the payload (`{#if}`, `{x!}`) stays as written (rule 2).
  */
-const PLACEHOLDER = /(?<!\{)\{([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\}(?!\})/g;
+const PLACEHOLDER = /(?<!\{)\{([^\s{}.]+(?:\.[^\s{}.]+)*)\}(?!\})/g;
 
 /** Cuts at `limit` UTF-16 units without leaving half of a surrogate pair at the end. */
 export function truncate(text: string, limit: number): string {

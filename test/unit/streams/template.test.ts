@@ -24,6 +24,18 @@ describe("renderTemplate (spec 2.5)", () => {
     expect(renderTemplate("{issue.labels.0.name}", issues)).toBe(issues.issue.labels[0].name);
   });
 
+  it("rule 1: any payload key resolves, not only ASCII words (@timestamp, título, $schema)", () => {
+    const payload = {
+      "@timestamp": "2026-11-22T12:00:00Z",
+      título: "olá",
+      $schema: "v1",
+      "a-b": { "c:d": 1 },
+    };
+    expect(renderTemplate("{@timestamp} {título} {$schema} {a-b.c:d}", payload)).toBe(
+      "2026-11-22T12:00:00Z olá v1 1",
+    );
+  });
+
   it("rule 2: a missing key leaves the literal placeholder", () => {
     expect(renderTemplate("ref {ref} by {pusher.nickname} / {nope}", push)).toBe(
       `ref ${push.ref} by {pusher.nickname} / {nope}`,
