@@ -171,17 +171,25 @@ describe("cron jobs in the gateway (spec 3.2)", () => {
     expect(Date.parse(stored.next_run)).toBeGreaterThan(Date.now() + 23 * 3_600_000);
   });
 
-  it("an enabled job is fired with the event (202); a paused job is not fired, the event is logged and dropped (202)", async () => {
+  it("an enabled job is fired with the event (202); a paused or disabled job is not fired, the event is logged and dropped (202)", async () => {
     gw = await startTestGateway({
       files: {
         "agent/recorder.sh": RECORDER_AGENT,
         "cron/jobs.json": JSON.stringify({
           revision: 1,
-          jobs: { j1: job("j1", "triage", "enabled"), j2: job("j2", "sleepy", "paused") },
+          jobs: {
+            j1: job("j1", "triage", "enabled"),
+            j2: job("j2", "sleepy", "paused"),
+            j3: job("j3", "gone", "disabled"),
+          },
         }),
       },
       config: webhookConfig(
-        { fire: { secret: OPEN, cron_job: "triage" }, held: { secret: OPEN, cron_job: "j2" } },
+        {
+          fire: { secret: OPEN, cron_job: "triage" },
+          held: { secret: OPEN, cron_job: "j2" },
+          off: { secret: OPEN, cron_job: "gone" },
+        },
         { rate_limit: 1000 },
         { agent: recorderAgent() },
       ),
@@ -197,12 +205,14 @@ describe("cron jobs in the gateway (spec 3.2)", () => {
     expect(run?.route).toBe("cron:triage");
 
     expect(await send("/webhooks/held", pr("c2", 5))).toMatchObject({ status: 202 });
+    expect(await send("/webhooks/off", pr("c3", 6))).toMatchObject({ status: 202 });
     await vi.waitFor(() => {
-      if (
-        !live()
-          .logs()
-          .some((l) => l.msg.includes("cron_job j2 is paused; event dropped"))
-      )
+      const msgs = live()
+        .logs()
+        .map((l) => l.msg);
+      if (!msgs.some((m) => m.includes("cron_job j2 is paused; event dropped")))
+        throw new Error("not logged yet");
+      if (!msgs.some((m) => m.includes("cron_job gone is disabled; event dropped")))
         throw new Error("not logged yet");
     });
     expect(recorded(gw)).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -228,6 +228,38 @@ describe("spec 3.1 coalescing group, over HTTP with a fake clock", () => {
     );
     await expect.poll(() => calls.length).toBe(1);
     expect(calls[0]).toMatchObject({ chat_id: 202, text: "reply to c2" });
+  });
+});
+
+describe("coalescing on dynamic subscriptions (spec 2.6, 4.3)", () => {
+  it("a subscription's coalesce policy applies; a static route of the same name wins; a group outlives the route's removal", async () => {
+    const coalescing = { secret: OPEN, prompt: "dyn {rev}", coalesce: { key: "pr.number" }, enabled: true };
+    gw = await startTestGateway({
+      fakeTimers: true,
+      files: {
+        "agent/recorder.sh": RECORDER_AGENT,
+        "webhook_subscriptions.json": JSON.stringify({ dyn: coalescing, same: coalescing }),
+      },
+      config: webhookConfig(
+        { same: { secret: OPEN, prompt: "static {rev}" } },
+        { rate_limit: 1000 },
+        { agent: recorderAgent() },
+      ),
+    });
+    expect((await post("y1", { pr: { number: 1 }, rev: 1 }, "dyn")).body).toEqual({ status: "coalesced" });
+    expect((await post("y2", { pr: { number: 1 }, rev: 2 }, "dyn")).body).toEqual({ status: "coalesced" });
+    expect(await post("s1", { pr: { number: 1 }, rev: 3 }, "same")).toMatchObject({
+      status: 202,
+      body: { status: "accepted", route: "same" },
+    });
+    expect((await waitForRun(gw, "s1")).prompt).toBe("static 3");
+    writeFileSync(
+      join(gw.home.dir, "webhook_subscriptions.json"),
+      JSON.stringify({ dyn: { ...coalescing, enabled: false } }),
+    );
+    expect((await post("y3", { pr: { number: 1 }, rev: 4 }, "dyn")).status).toBe(404);
+    gw.clock.advance(30_000);
+    expect((await waitForRun(gw, "y2")).prompt).toBe(`${coalesceNote(1)}\n\ndyn 2`);
   });
 });
 
