@@ -6,8 +6,8 @@ export const INSECURE_NO_AUTH = "INSECURE_NO_AUTH";
 
 export const coalesceSchema = z.strictObject({
   key: z.string().min(1, "coalesce.key is required: a dotted payload path or a {template}"),
-  window_seconds: z.number().positive().default(30),
-  max_wait_seconds: z.number().positive().default(300),
+  window_seconds: z.number().nonnegative().default(30),
+  max_wait_seconds: z.number().nonnegative().default(300),
 });
 
 const extraValue = z.union([z.string(), z.number(), z.boolean()]);

@@ -120,6 +120,13 @@ describe("spec 3.1 coalescing group, over HTTP with a fake clock", () => {
     expect(dispatched().at(-1)).toEqual({ id: "w4", superseded: 0, reason: "quiet_window" });
   });
 
+  it("window_seconds: 0 is accepted: events are answered 202 coalesced and each group fires at the next tick", async () => {
+    gw = await start(prRoute({ coalesce: { key: "pr.number", window_seconds: 0 } }));
+    expect((await post("z1", { pr: { number: 1 }, rev: 1 })).body).toEqual({ status: "coalesced" });
+    gw.clock.advance(0);
+    expect(dispatched()).toEqual([{ id: "z1", superseded: 0, reason: "quiet_window" }]);
+  });
+
   it("one group per (route, rendered key): a template key, two keys, two routes", async () => {
     const key = { key: "{repo}#{pr.number}" };
     gw = await start({
