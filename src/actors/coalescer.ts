@@ -80,6 +80,14 @@ function pendingCopy(event: AcceptedEvent): AcceptedEvent {
 const NO_FIELDS: Readonly<Record<string, never>> = Object.freeze({});
 
 /**
+ * The group's latest event after `next` joined it: `next`, unless it was received before `current`
+ * (a slow script let a newer request pass it); in the same millisecond, the one offered last.
+ */
+function newer(current: AcceptedEvent, next: AcceptedEvent): AcceptedEvent {
+  return next.receivedAt < current.receivedAt ? current : next;
+}
+
+/**
  * A light group: the machine's transitions (quiet timer restarts on offer, max wait does not) on two
  * timers. A class, so 100,000 groups share their methods instead of holding five closures each.
  */
@@ -102,7 +110,7 @@ class LightGroup implements Group {
 
   offer(event: AcceptedEvent): void {
     if (this.finished) return;
-    this.latest = event;
+    this.latest = newer(this.latest, event);
     this.merged += 1;
     this.clock.clearTimeout(this.quiet);
     this.quiet = this.clock.setTimeout(() => this.fire("quiet_window"), this.quietMs);
@@ -142,8 +150,12 @@ function actorGroup(
     },
   });
   actor.start();
+  let latest = first;
   return {
-    offer: (event) => actor.send({ type: "offer", item: event }),
+    offer: (event) => {
+      latest = newer(latest, event);
+      actor.send({ type: "offer", item: latest });
+    },
     flush: () => actor.send({ type: "flush" }),
   };
 }

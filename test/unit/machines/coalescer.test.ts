@@ -74,6 +74,21 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
     expect(coalescer.pendingCount()).toBe(0);
   });
 
+  it("an event received earlier but finishing the pipeline later (a slow script) counts, but does not replace a newer one", () => {
+    const { clock, fired, coalescer } = harness(mode);
+    const at = (id: string, receivedAt: number) => ({ ...accepted(id, 1), receivedAt });
+    coalescer.offer(at("first", 100));
+    coalescer.offer(at("third", 300));
+    coalescer.offer(at("second", 200));
+    clock.increment(30_000);
+    expect(fired).toEqual([{ id: "third", superseded: 2 }]);
+    // Received in the same millisecond: the one offered last is the latest.
+    coalescer.offer(at("x", 500));
+    coalescer.offer(at("y", 500));
+    clock.increment(30_000);
+    expect(fired.at(-1)).toEqual({ id: "y", superseded: 1 });
+  });
+
   it("keeps one group per (route, key)", () => {
     const { clock, fired, coalescer } = harness(mode);
     coalescer.offer(accepted("a1", 1));
