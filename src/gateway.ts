@@ -7,7 +7,15 @@ import { createCronScheduler, cronActor, runCronJob } from "./actors/cron.js";
 import { createDeliverer } from "./actors/deliver.js";
 import { startGatewayMcp } from "./actors/mcp/gatewayHub.js";
 import { createRouteRegistry, type RouteSource, routesActor, routeTable } from "./actors/routes.js";
-import { drainRuns, enqueueRun, type RunsRef, runsMachine, unfinishedRuns } from "./actors/runs.js";
+import {
+  drainRuns,
+  enqueueRun,
+  type QueuedRun,
+  RUN_QUEUE_CAP,
+  type RunsRef,
+  runsMachine,
+  unfinishedRuns,
+} from "./actors/runs.js";
 import { startSystem } from "./actors/system.js";
 import { type LoadedConfig, loadConfig } from "./config/load.js";
 import { svcPaths } from "./config/paths.js";
@@ -51,6 +59,8 @@ export interface GatewayOptions {
   readonly http?: "uws" | "node";
   /** How long `stop()` waits for agent runs in flight (default 30 s). */
   readonly drainTimeoutMs?: number;
+  /** Agent runs kept waiting at most before new agent events are answered 503 (default `RUN_QUEUE_CAP`). */
+  readonly runQueueCap?: number;
 }
 
 export interface Gateway {
@@ -143,7 +153,7 @@ function pipelineLogHooks(logger: Logger) {
         `[webhook] internal error in the ${stage} stage`,
       );
     },
-    onRunsAbandoned(events: readonly AcceptedEvent[]) {
+    onRunsAbandoned(events: readonly QueuedRun[]) {
       for (const event of events) {
         logger.warn(
           { route: event.routeName, delivery_id: event.deliveryId },
@@ -297,7 +307,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         fireCronJob: (jobRef, event) => scheduler.fire(jobRef, event),
         ...options.eventModes,
       },
-      enqueueRun: (event) => enqueueRun(runs, event),
+      enqueueRun: (event) => enqueueRun(runs, event, options.runQueueCap ?? RUN_QUEUE_CAP),
       forget: (key) => seen.delete(key),
       onCronUnavailable: hooks.onCronUnavailable,
       onCoalesceUnavailable: hooks.onCoalesceUnavailable,

@@ -2,8 +2,15 @@ import { type ActorRefFrom, fromCallback, setup } from "xstate";
 import type { Logger } from "../io/log.js";
 import type { AcceptedEvent } from "../streams/context.js";
 
+/**
+ * What a waiting run keeps of its accepted event: everything but the parsed payload and the request
+ * headers, which the run never reads (the prompt and `deliver_extra` are already rendered). A queued run
+ * then costs about its prompt, so a burst can wait in memory without holding every payload.
+ */
+export type QueuedRun = Omit<AcceptedEvent, "payload" | "headers">;
+
 /** Does one agent run for an accepted event: agent, then delivery. Rejects on failure. */
-export type RunExecutor = (event: AcceptedEvent, signal: AbortSignal) => Promise<void>;
+export type RunExecutor = (run: QueuedRun, signal: AbortSignal) => Promise<void>;
 
 export interface RunsInput {
   readonly maxConcurrent: number;
@@ -12,30 +19,31 @@ export interface RunsInput {
 }
 
 /**
- * Waiting runs kept at most; past it new agent events are answered 503 (retry later) instead of
- * growing memory without bound under sustained overload. A burst below the cap loses nothing.
+ * Waiting runs kept at most (default; `startGateway({ runQueueCap })`); past it new agent events are
+ * answered 503 (retry later) instead of growing memory without bound under sustained overload. A burst
+ * below the cap loses nothing: 100,000 waiting runs with 1 KB prompts hold ~100 MB.
  */
-export const RUN_QUEUE_CAP = 10_000;
+export const RUN_QUEUE_CAP = 100_000;
 
 /** The shared FIFO the run slots pull from; plain data so the hot path never goes through a transition. */
 export class RunQueue {
-  readonly waiting: AcceptedEvent[] = [];
-  readonly active = new Set<AcceptedEvent>();
+  readonly waiting: QueuedRun[] = [];
+  readonly active = new Set<QueuedRun>();
   private readonly idleSlots: Array<() => void> = [];
   private readonly idleWaiters = new Set<() => void>();
 
-  push(event: AcceptedEvent): void {
+  push(event: QueuedRun): void {
     this.waiting.push(event);
     this.idleSlots.pop()?.();
   }
   /** A slot asks for work; `wake` is called once when work arrives while it waits. */
-  take(wake: () => void): AcceptedEvent | undefined {
+  take(wake: () => void): QueuedRun | undefined {
     const event = this.waiting.shift();
     if (event === undefined) this.idleSlots.push(wake);
     else this.active.add(event);
     return event;
   }
-  finish(event: AcceptedEvent): void {
+  finish(event: QueuedRun): void {
     this.active.delete(event);
     if (this.isIdle()) for (const notify of this.idleWaiters) notify();
   }
@@ -109,7 +117,7 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
 export const runsMachine = setup({
   types: {
     context: {} as RunsInput & { readonly queue: RunQueue },
-    events: {} as { type: "enqueue"; event: AcceptedEvent },
+    events: {} as { type: "enqueue"; event: QueuedRun },
     input: {} as RunsInput,
   },
   actors: { slot: runSlot },
@@ -132,11 +140,17 @@ export const runsMachine = setup({
 
 export type RunsRef = ActorRefFrom<typeof runsMachine>;
 
+/** The part of an accepted event a run needs (see `QueuedRun`). */
+export function queuedRun(event: AcceptedEvent): QueuedRun {
+  const { payload: _payload, headers: _headers, ...run } = event;
+  return run;
+}
+
 /** Enqueues unless the waiting list is at its cap; false means the event was not taken. */
 export function enqueueRun(ref: RunsRef, event: AcceptedEvent, cap = RUN_QUEUE_CAP): boolean {
   const { queue } = ref.getSnapshot().context;
   if (queue.waiting.length >= cap) return false;
-  queue.push(event);
+  queue.push(queuedRun(event));
   return true;
 }
 
@@ -146,7 +160,7 @@ export function drainRuns(ref: RunsRef, timeoutMs: number): Promise<boolean> {
 }
 
 /** Events not yet finished (running, then waiting), for the shutdown log. */
-export function unfinishedRuns(ref: RunsRef): AcceptedEvent[] {
+export function unfinishedRuns(ref: RunsRef): QueuedRun[] {
   const { queue } = ref.getSnapshot().context;
   return [...queue.active, ...queue.waiting];
 }

@@ -73,6 +73,7 @@ export interface TestGatewayOptions {
   readonly http?: "uws" | "node";
   readonly eventModes?: GatewayOptions["eventModes"];
   readonly drainTimeoutMs?: number;
+  readonly runQueueCap?: number;
   readonly inspect?: GatewayOptions["inspect"];
 }
 
@@ -124,6 +125,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
       ...(options.http === undefined ? {} : { http: options.http }),
       ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),
       drainTimeoutMs: options.drainTimeoutMs ?? 5000,
+      ...(options.runQueueCap === undefined ? {} : { runQueueCap: options.runQueueCap }),
       ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     });
   } catch (err) {

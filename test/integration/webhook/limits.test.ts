@@ -1,6 +1,7 @@
 import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
+  inHome,
   RECORDER_AGENT,
   recorderAgent,
   startTestGateway,
@@ -231,5 +232,50 @@ describe("templates (spec 2.5) with real GitHub payloads", () => {
     expect(await promptFor("plain", { action: "opened", x: 1 })).toBe(
       "{{action}} {% if x %} { action } {action",
     );
+  });
+});
+
+describe("run queue cap (agent runs waiting for a slot)", () => {
+  // One slot, held by a run that waits for agent/go to exist; at most two more may wait.
+  const BLOCKING_AGENT = `#!/usr/bin/env bash
+while [ ! -e "$(dirname "$0")/go" ]; do sleep 0.05; done
+printf 'done %s' "$SVC_DELIVERY_ID"
+`;
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      runQueueCap: 2,
+      files: { "agent/block.sh": BLOCKING_AGENT },
+      config: webhookConfig(
+        { q: { secret: OPEN, prompt: "n{n}" } },
+        {},
+        {
+          agent: {
+            provider: "command",
+            command: ["bash", inHome("agent/block.sh")],
+            max_concurrent_runs: 1,
+          },
+        },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  it("past the cap an agent event is 503 and its id is not remembered, so the sender's retry is accepted later", async () => {
+    const send = (id: string) => postJson(gw.url("/webhooks/q"), { n: id }, { "x-request-id": id });
+    // r1 takes the only slot at once; then two may wait.
+    expect((await send("r1")).status).toBe(202);
+    const waiting = [await send("r2"), await send("r3")];
+    expect(waiting.map((a) => a.status)).toEqual([202, 202]);
+    expect(await send("r4")).toMatchObject({
+      status: 503,
+      body: { error: "Agent run queue is full, retry later" },
+    });
+    gw.home.write("agent/go", "");
+    await vi.waitFor(() => expect(gw.logs().filter((l) => l.msg.includes("q reply:")).length).toBe(3), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    expect((await send("r4")).status).toBe(202);
   });
 });

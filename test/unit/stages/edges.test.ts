@@ -141,7 +141,8 @@ describe("route registry", () => {
 });
 
 describe("runs queue actor", () => {
-  const event = (id: string) => ({ routeName: "r", deliveryId: id }) as AcceptedEvent;
+  const event = (id: string) =>
+    ({ routeName: "r", deliveryId: id, payload: { n: id }, headers: { "x-request-id": id } }) as AcceptedEvent;
 
   it("runs at most maxConcurrent at once, in order, and a failing run is logged without stopping the queue", async () => {
     const started: string[] = [];
@@ -188,6 +189,11 @@ describe("runs queue actor", () => {
     expect(enqueueRun(actor, event("w2"), 2)).toBe(true);
     expect(enqueueRun(actor, event("w3"), 2)).toBe(false);
     expect(unfinishedRuns(actor).map((e) => e.deliveryId)).toEqual(["running", "w1", "w2"]);
+    // A waiting run keeps what the run reads, not the parsed payload or the request headers.
+    for (const run of unfinishedRuns(actor)) {
+      expect(run).not.toHaveProperty("payload");
+      expect(run).not.toHaveProperty("headers");
+    }
     actor.stop();
   });
 });
