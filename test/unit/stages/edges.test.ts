@@ -141,8 +141,18 @@ describe("route registry", () => {
 });
 
 describe("runs queue actor", () => {
-  const event = (id: string) =>
-    ({ routeName: "r", deliveryId: id, payload: { n: id }, headers: { "x-request-id": id } }) as AcceptedEvent;
+  const event = (id: string): AcceptedEvent => ({
+    routeName: "r",
+    route: {} as AcceptedEvent["route"],
+    profile: "default",
+    event: undefined,
+    deliveryId: id,
+    payload: { n: id },
+    headers: { "x-request-id": id },
+    prompt: `run ${id}`,
+    extra: {},
+    receivedAt: 0,
+  });
 
   it("runs at most maxConcurrent at once, in order, and a failing run is logged without stopping the queue", async () => {
     const started: string[] = [];
