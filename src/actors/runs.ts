@@ -141,7 +141,7 @@ export const runsMachine = setup({
 export type RunsRef = ActorRefFrom<typeof runsMachine>;
 
 /** The part of an accepted event a run needs (see `QueuedRun`). */
-export function queuedRun(event: AcceptedEvent): QueuedRun {
+function queuedRun(event: AcceptedEvent): QueuedRun {
   const { payload: _payload, headers: _headers, ...run } = event;
   return run;
 }

@@ -6,7 +6,7 @@ import { createBatchedFileWriter, createBatchedWriter } from "./batchedWriter.js
 export type { Logger } from "pino";
 
 /** Keys whose values never reach a log line (any case), at the top level or one level down. */
-export const REDACTED_KEYS: ReadonlySet<string> = new Set([
+const REDACTED_KEYS: ReadonlySet<string> = new Set([
   "secret",
   "token",
   "password",

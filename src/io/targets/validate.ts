@@ -21,7 +21,7 @@ export interface TargetProblems {
 }
 
 /** Whether a platform's target exists: enabled in config, or forge_comment with no section at all (`gh` needs no keys). */
-export function platformEnabled(platforms: Config["platforms"], name: string): boolean {
+function platformEnabled(platforms: Config["platforms"], name: string): boolean {
   const settings = (platforms as Record<string, { enabled?: boolean } | undefined>)[name];
   return settings === undefined ? name === "forge_comment" : settings.enabled === true;
 }
