@@ -1,4 +1,5 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -120,6 +121,34 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       if (!this.options.interactive) throw err;
     }
     await this.login();
+  }
+
+  /**
+   * Wraps the MCP transport's fetch: when the server refuses the access token we sent (HTTP 401), the
+   * token is refreshed under the lock and that request sent once more with the new one, so a revoked
+   * token costs the user neither a failed call nor a failed connect (spec 5.3). A 401 is answered
+   * before the server acts on the request, so sending it again cannot run a tool twice. When the
+   * refresh fails, the 401 goes on to the SDK, which asks `redirectToAuthorization` (login or error).
+   */
+  authorizedFetch(base: FetchLike): FetchLike {
+    return async (url, init) => {
+      const res = await base(url, init);
+      if (res.status !== 401) return res;
+      const sent = /^Bearer (.+)$/i.exec(new Headers(init?.headers).get("authorization") ?? "")?.[1];
+      if (sent === undefined) return res;
+      let renewed: StoredTokens;
+      try {
+        renewed = await usableTokens(this.job, { rejected: sent });
+      } catch {
+        return res;
+      }
+      if (renewed.access_token === sent) return res;
+      await res.body?.cancel().catch(() => undefined);
+      this.lastHanded = renewed.access_token;
+      const headers = new Headers(init?.headers);
+      headers.set("authorization", `Bearer ${renewed.access_token}`);
+      return base(url, { ...init, headers });
+    };
   }
 
   saveCodeVerifier(verifier: string): void {

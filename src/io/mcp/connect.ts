@@ -1,4 +1,5 @@
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { InterpolationScope } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
@@ -56,13 +57,14 @@ export async function connectServer(
       await preflight(name, rendered.url as string, rendered.headers, tls.fetch, Math.min(timeoutMs, 10_000));
     }
     const authProvider = rendered.auth === "oauth" ? await oauthProvider(name, rendered, options) : undefined;
+    const fetch = authProvider === undefined ? tls.fetch : retryingFetch(authProvider, tls.fetch);
     const session = await openSession({
       name,
       protocol: rendered.protocol,
       makeTransport: () =>
         createTransport(rendered, {
           ...transportOptions,
-          fetch: tls.fetch,
+          fetch,
           ...(authProvider === undefined ? {} : { authProvider }),
         }),
       timeoutMs,
@@ -94,6 +96,12 @@ function scoped(name: string, err: unknown, command?: string): unknown {
     cause = cause.cause;
   }
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
+}
+
+/** A provider that can renew a refused token and resend the request (svc's own) wraps the fetch. */
+function retryingFetch(provider: OAuthClientProvider, base: FetchLike): FetchLike {
+  const wrap = (provider as { authorizedFetch?: (base: FetchLike) => FetchLike }).authorizedFetch;
+  return wrap === undefined ? base : wrap.call(provider, base);
 }
 
 function sessionExtras(options: ConnectOptions) {

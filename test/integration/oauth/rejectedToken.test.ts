@@ -1,0 +1,85 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
+import { McpHub } from "../../../src/actors/mcp/hub.js";
+import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
+import { silentLogger } from "../../../src/io/log.js";
+import type { ProtectedMcp } from "../../fakes/authServer/mcpServer.js";
+import type { OidcServer } from "../../fakes/authServer/oidc.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { harness, loginWith, startOidcWithMcp } from "./helpers.js";
+
+/**
+ * Spec 5.3: tokens are "refreshed automatically; re-authorization only when refresh fails". A token
+ * the MCP server refuses (revoked, rotated keys) must be refreshed and the refused request sent again
+ * with the new token — the user's tool call or connect does not fail because of it.
+ */
+let oidc: OidcServer;
+let mcp: ProtectedMcp;
+let home: TempHome;
+let stop: () => Promise<void>;
+const hubs: McpHub[] = [];
+
+beforeAll(async () => {
+  ({ oidc, mcp, close: stop } = await startOidcWithMcp());
+});
+afterAll(() => stop());
+afterEach(async () => {
+  await Promise.all(hubs.splice(0).map((h) => h.stop()));
+  home?.cleanup();
+});
+
+function oauthHub(name: string): McpHub {
+  const hub = new McpHub({
+    servers: { [name]: mcpServerSchema.parse({ url: mcp.url, auth: "oauth", oauth: { cimd: false } }) },
+    cacheDir: `${home.dir}/mcp-cache`,
+    scope: () => ({ secrets: {}, env: {} }),
+    logger: silentLogger(),
+    approvals: policyApprovals("deny", silentLogger()),
+    oauthProviderFor: (server, e, { interactive }) =>
+      oauthProviderFor(server, e, { interactive, paths: svcPaths(home.dir) }),
+  });
+  hubs.push(hub);
+  hub.start();
+  return hub;
+}
+
+const revoke = async (token: string) => (await oidc.provider.AccessToken.find(token))?.destroy();
+const text = (r: { content: unknown }) => (r.content as Array<{ text: string }>)[0]?.text;
+
+describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
+  it("is refreshed and the connect succeeds on the first attempt", async () => {
+    home = tempHome();
+    const first = await loginWith(harness(home.dir, "fresh", mcp.url, { cimd: false }));
+    await revoke(first.access_token);
+    const hub = oauthHub("fresh");
+    const status = await hub.settled("fresh");
+    expect(status).toMatchObject({ state: "connected", toolCount: 1 });
+    expect(mcp.authHeaders.at(-1)).not.toBe(`Bearer ${first.access_token}`);
+  });
+
+  it("mid-session: the tool call is sent again with the refreshed token and succeeds", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "mid", mcp.url, { cimd: false });
+    const first = await loginWith(h);
+    const hub = oauthHub("mid");
+    expect((await hub.settled("mid")).state).toBe("connected");
+    await revoke(first.access_token);
+    expect(text(await hub.call("mid", "whoami", {}))).toBe("hello alice");
+    const renewed = h.job.store.readTokens();
+    expect(renewed?.access_token).not.toBe(first.access_token);
+    expect(mcp.authHeaders.at(-1)).toBe(`Bearer ${renewed?.access_token}`);
+  });
+
+  it("when the refresh fails too, the call fails telling the user to run svc mcp login", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "dead", mcp.url, { cimd: false });
+    const first = await loginWith(h);
+    const hub = oauthHub("dead");
+    expect((await hub.settled("dead")).state).toBe("connected");
+    await revoke(first.access_token);
+    h.job.store.saveTokens({ ...first, refresh_token: "not-a-real-refresh-token" });
+    await expect(hub.call("dead", "whoami", {})).rejects.toThrow(/run `svc mcp login dead`/);
+  });
+});
