@@ -43,6 +43,10 @@ export class RunQueue {
     else this.active.add(event);
     return event;
   }
+  /** Empties the waiting list (shutdown: what no slot has started stays unstarted) and returns it. */
+  takeWaiting(): QueuedRun[] {
+    return this.waiting.splice(0);
+  }
   finish(event: QueuedRun): void {
     this.active.delete(event);
     if (this.isIdle()) for (const notify of this.idleWaiters) notify();
@@ -152,6 +156,22 @@ export function enqueueRun(ref: RunsRef, event: AcceptedEvent, cap = RUN_QUEUE_C
   if (queue.waiting.length >= cap) return false;
   queue.push(queuedRun(event));
   return true;
+}
+
+/** Queues runs accepted before a restart (no cap: they were answered 202 long ago). */
+export function resumeRuns(ref: RunsRef, queued: readonly QueuedRun[]): void {
+  const { queue } = ref.getSnapshot().context;
+  for (const run of queued) queue.push(run);
+}
+
+/** Stops starting waiting runs and hands them back (shutdown after the drain timeout). */
+export function takeWaitingRuns(ref: RunsRef): QueuedRun[] {
+  return ref.getSnapshot().context.queue.takeWaiting();
+}
+
+/** Runs a slot has started and not finished. */
+export function activeRuns(ref: RunsRef): QueuedRun[] {
+  return [...ref.getSnapshot().context.queue.active];
 }
 
 /** Waits until no run is waiting or running; resolves false when `timeoutMs` passes first. */

@@ -19,6 +19,8 @@ export interface SvcPaths {
   readonly mcpTokens: string;
   readonly mcpCache: string;
   readonly pidFile: string;
+  /** Agent runs accepted but unfinished at the last shutdown; run again at the next start. */
+  readonly pendingRuns: string;
 }
 
 export const DEFAULT_PROFILE = "default";
@@ -69,5 +71,6 @@ export function svcPaths(home: string = svcHome(), profile?: string): SvcPaths {
     mcpTokens: join(root, "mcp-tokens"),
     mcpCache: join(root, "mcp-cache"),
     pidFile: join(home, "gateway.pid"),
+    pendingRuns: join(home, "webhook-pending-runs.json"),
   };
 }

@@ -1,0 +1,68 @@
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { z } from "zod";
+import { SvcError } from "../../errors.js";
+import { writeJsonAtomic } from "./atomicFile.js";
+
+/**
+ * An accepted agent run that had not finished when the gateway stopped: what it needs to run again
+ * after a restart. The route is kept by name (its configuration, which may hold its secret, is not
+ * written here); the prompt and delivery extras are already rendered.
+ */
+export interface PendingRun {
+  readonly profile: string;
+  readonly routeName: string;
+  readonly event: string | undefined;
+  readonly deliveryId: string;
+  readonly prompt: string;
+  readonly extra: Readonly<Record<string, string>>;
+  readonly receivedAt: number;
+}
+
+const pendingRunSchema = z.object({
+  profile: z.string(),
+  routeName: z.string(),
+  event: z.string().optional(),
+  deliveryId: z.string(),
+  prompt: z.string(),
+  extra: z.record(z.string(), z.string()),
+  receivedAt: z.number(),
+});
+
+const fileSchema = z.object({ version: z.literal(1), runs: z.array(z.unknown()) });
+
+export interface PendingRunsFile {
+  readonly runs: PendingRun[];
+  /** Entries that are not pending runs: written back as they were, never dropped. */
+  readonly unreadable: unknown[];
+}
+
+/** The runs saved at earlier shutdowns; no file is none. A file that is not such a list throws. */
+export function readPendingRuns(path: string): PendingRunsFile {
+  if (!existsSync(path)) return { runs: [], unreadable: [] };
+  let parsed: z.infer<typeof fileSchema>;
+  try {
+    parsed = fileSchema.parse(JSON.parse(readFileSync(path, "utf8")));
+  } catch {
+    throw new SvcError(
+      "store_corrupt",
+      `${path}: not a list of pending agent runs ({"version": 1, "runs": [...]})`,
+    );
+  }
+  const runs: PendingRun[] = [];
+  const unreadable: unknown[] = [];
+  for (const entry of parsed.runs) {
+    const run = pendingRunSchema.safeParse(entry);
+    if (run.success) runs.push({ ...run.data, event: run.data.event });
+    else unreadable.push(entry);
+  }
+  return { runs, unreadable };
+}
+
+/** Replaces the file (atomically, mode 0600: prompts carry payload text); nothing left removes it. */
+export function writePendingRuns(path: string, file: PendingRunsFile): void {
+  if (file.runs.length === 0 && file.unreadable.length === 0) {
+    rmSync(path, { force: true });
+    return;
+  }
+  writeJsonAtomic(path, { version: 1, runs: [...file.runs, ...file.unreadable] });
+}

@@ -1,0 +1,168 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { sign } from "@octokit/webhooks-methods";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
+import { type Gateway, startGateway } from "../../../src/gateway.js";
+import { createLogger } from "../../../src/io/log.js";
+import { inHome, RECORDER_AGENT, readRun, recorderAgent, webhookConfig } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { postJson } from "../../helpers/http.js";
+
+const SECRET = "pending-runs-route-secret";
+const PENDING = "webhook-pending-runs.json";
+
+/** An agent that marks its run as started, then never finishes on its own. */
+const STUCK_AGENT = {
+  provider: "command",
+  command: ["bash", "-c", 'touch "$0/started-$SVC_DELIVERY_ID"; exec sleep 30', inHome("")],
+  max_concurrent_runs: 1,
+};
+
+function config(
+  agent: Record<string, unknown>,
+  routes: Record<string, unknown> = { pr: { secret: SECRET, prompt: "PR {number}" } },
+) {
+  return stringify(webhookConfig(routes, {}, { agent }));
+}
+
+function readLog(home: TempHome): Array<{ msg: string; level: number }> {
+  const file = join(home.dir, "logs", "gateway.log");
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as { msg: string; level: number });
+}
+
+function start(home: TempHome, drainTimeoutMs = 300): Promise<Gateway> {
+  return startGateway({
+    home: home.dir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
+    port: 0,
+    logger: createLogger({ file: join(home.dir, "logs", "gateway.log"), stdout: false, level: "debug" }),
+    drainTimeoutMs,
+  });
+}
+
+async function send(gateway: Gateway, id: string, number: number) {
+  const body = JSON.stringify({ number });
+  return postJson(`http://127.0.0.1:${gateway.port}/webhooks/pr`, body, {
+    "X-GitHub-Event": "pull_request",
+    "X-GitHub-Delivery": id,
+    "X-Hub-Signature-256": await sign(SECRET, body),
+  });
+}
+
+describe("agent runs unfinished at shutdown are saved and run at the next start", () => {
+  const homes: TempHome[] = [];
+  const running: Gateway[] = [];
+  afterEach(async () => {
+    for (const gateway of running.splice(0)) await gateway.stop();
+    for (const home of homes.splice(0)) home.cleanup();
+  });
+  const newHome = () => {
+    const home = tempHome();
+    homes.push(home);
+    return home;
+  };
+
+  it("saves the running and the waiting runs (0600, no route secret), then runs each once after a restart", async () => {
+    const home = newHome();
+    home.write("config.yaml", config(STUCK_AGENT));
+    const first = await start(home);
+    for (const [i, id] of ["d1", "d2", "d3"].entries()) {
+      expect(await send(first, id, i + 1)).toMatchObject({
+        status: 202,
+        body: { status: "accepted", delivery_id: id },
+      });
+    }
+    await vi.waitFor(() => expect(existsSync(join(home.dir, "started-d1"))).toBe(true), { timeout: 5000 });
+    await first.stop();
+
+    const file = join(home.dir, PENDING);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const text = readFileSync(file, "utf8");
+    expect(text).not.toContain(SECRET);
+    const saved = JSON.parse(text) as { version: number; runs: Array<Record<string, unknown>> };
+    expect(saved.version).toBe(1);
+    expect(saved.runs.map((run) => [run.deliveryId, run.prompt, run.routeName])).toEqual([
+      ["d1", "PR 1", "pr"],
+      ["d2", "PR 2", "pr"],
+      ["d3", "PR 3", "pr"],
+    ]);
+    expect(readLog(home).filter((line) => line.msg.includes("saved to")).length).toBe(3);
+    // Only the first run ever started.
+    expect(readdirSync(home.dir).filter((name) => name.startsWith("started-"))).toEqual(["started-d1"]);
+
+    home.write("config.yaml", config(recorderAgent()));
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    const second = await start(home);
+    running.push(second);
+    for (const [i, id] of ["d1", "d2", "d3"].entries()) {
+      await vi.waitFor(
+        () =>
+          expect(readRun(home, id)).toMatchObject({
+            prompt: `PR ${i + 1}`,
+            route: "pr",
+            event: "pull_request",
+          }),
+        {
+          timeout: 10_000,
+        },
+      );
+    }
+    expect(existsSync(file)).toBe(false);
+    expect(
+      readLog(home).some((line) =>
+        line.msg.includes("3 agent run(s) left unfinished at the last shutdown queued again"),
+      ),
+    ).toBe(true);
+  });
+
+  it("a saved run whose route is gone stays saved until the route is back", async () => {
+    const home = newHome();
+    home.write("config.yaml", config(STUCK_AGENT));
+    const first = await start(home);
+    expect((await send(first, "gone-1", 7)).status).toBe(202);
+    await vi.waitFor(() => expect(existsSync(join(home.dir, "started-gone-1"))).toBe(true), {
+      timeout: 5000,
+    });
+    await first.stop();
+
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    home.write("config.yaml", config(recorderAgent(), { other: { secret: SECRET } }));
+    const second = await start(home);
+    await second.stop();
+    const kept = JSON.parse(readFileSync(join(home.dir, PENDING), "utf8")) as {
+      runs: Array<{ deliveryId: string }>;
+    };
+    expect(kept.runs.map((run) => run.deliveryId)).toEqual(["gone-1"]);
+    expect(readLog(home).some((line) => line.msg.includes("the route no longer exists"))).toBe(true);
+    expect(readRun(home, "gone-1")).toBeUndefined();
+
+    home.write("config.yaml", config(recorderAgent()));
+    const third = await start(home);
+    running.push(third);
+    await vi.waitFor(() => expect(readRun(home, "gone-1")).toMatchObject({ prompt: "PR 7" }), {
+      timeout: 10_000,
+    });
+    expect(existsSync(join(home.dir, PENDING))).toBe(false);
+  });
+
+  it("an unreadable pending file is moved aside, reported, and does not stop the gateway", async () => {
+    const home = newHome();
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    home.write("config.yaml", config(recorderAgent()));
+    home.write(PENDING, "{ not json");
+    const gateway = await start(home);
+    running.push(gateway);
+    expect((await send(gateway, "after", 1)).status).toBe(202);
+    const aside = readdirSync(home.dir).filter((name) => name.startsWith(`${PENDING}.unreadable-`));
+    expect(aside.length).toBe(1);
+    expect(readFileSync(join(home.dir, aside[0] as string), "utf8")).toBe("{ not json");
+    expect(
+      readLog(home).some((line) => line.level === 50 && line.msg.includes("cannot be read; moved to")),
+    ).toBe(true);
+  });
+});
