@@ -2,7 +2,7 @@ import type { SvcPaths } from "../config/paths.js";
 import { describeError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { mirrorDelivery } from "../io/sessions/mirror.js";
-import type { TargetRegistry } from "../io/targets/registry.js";
+import { canonicalTarget, type TargetRegistry } from "../io/targets/registry.js";
 import {
   DEFAULT_RETRY,
   type RetryPolicy,
@@ -93,7 +93,12 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       };
       const target = targets.get(request.target);
       if (target === undefined) {
-        const error = new DeliveryError(`delivery target "${request.target}" is not enabled`, false);
+        const platform = canonicalTarget(request.target) ?? request.target;
+        const named = platform === request.target ? `"${platform}"` : `"${request.target}" (${platform})`;
+        const error = new DeliveryError(
+          `delivery target ${named} is not enabled — set platforms.${platform}.enabled: true with its credentials`,
+          false,
+        );
         logger.error(log, `[delivery] route ${message.route}: ${error.message}`);
         throw error;
       }
