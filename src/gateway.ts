@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { renameSync } from "node:fs";
 import { fromCallback, type InspectionEvent } from "xstate";
 import { createRunExecutor, createRunner } from "./actors/agent/index.js";
 import type { AgentRunner } from "./actors/agent/runner.js";
@@ -7,14 +8,17 @@ import { createCronScheduler, cronActor, runCronJob } from "./actors/cron.js";
 import { createDeliverer } from "./actors/deliver.js";
 import { startGatewayMcp } from "./actors/mcp/gatewayHub.js";
 import { createRouteRegistry, type RouteSource, routesActor, routeTable } from "./actors/routes.js";
+import { pendingRunOf, resumablePendingRuns } from "./actors/pendingRuns.js";
 import {
+  activeRuns,
   drainRuns,
   enqueueRun,
   type QueuedRun,
   RUN_QUEUE_CAP,
   type RunsRef,
+  resumeRuns,
   runsMachine,
-  unfinishedRuns,
+  takeWaitingRuns,
 } from "./actors/runs.js";
 import { startSystem } from "./actors/system.js";
 import { type LoadedConfig, loadConfig } from "./config/load.js";
@@ -29,6 +33,7 @@ import { existingProfiles } from "./io/profiles.js";
 import { runScript } from "./io/scripts.js";
 import { createRunJournal, type RunJournal } from "./io/sessions/runJournal.js";
 import { cronStore } from "./io/stores/cronStore.js";
+import { type PendingRun, readPendingRuns, writePendingRuns } from "./io/stores/pendingRuns.js";
 import { createSubscriptionSource } from "./io/stores/subscriptions.js";
 import { checkTargets } from "./io/targets/check.js";
 import { createTargets } from "./io/targets/registry.js";
@@ -153,13 +158,40 @@ function pipelineLogHooks(logger: Logger) {
         `[webhook] internal error in the ${stage} stage`,
       );
     },
-    onRunsAbandoned(events: readonly QueuedRun[]) {
+    onRunsSaved(events: readonly QueuedRun[], file: string) {
       for (const event of events) {
         logger.warn(
           { route: event.routeName, delivery_id: event.deliveryId },
-          `[webhook] ${event.routeName}: agent run not finished at shutdown`,
+          `[webhook] ${event.routeName}: agent run not finished at shutdown — saved to ${file}, it runs at the next start`,
         );
       }
+    },
+    onRunsLost(events: readonly QueuedRun[], file: string, err: unknown) {
+      for (const event of events) {
+        logger.error(
+          { route: event.routeName, delivery_id: event.deliveryId, err: String(err) },
+          `[webhook] ${event.routeName}: agent run not finished at shutdown and could not be saved to ${file}`,
+        );
+      }
+    },
+    onRunsResumed(count: number, file: string) {
+      logger.info(
+        `[webhook] ${count} agent run(s) left unfinished at the last shutdown queued again (from ${file})`,
+      );
+    },
+    onRunsKept(kept: readonly PendingRun[], file: string) {
+      for (const run of kept) {
+        logger.warn(
+          { route: run.routeName, delivery_id: run.deliveryId },
+          `[webhook] ${run.routeName}: saved agent run not resumed — the route no longer exists${run.profile === "default" ? "" : ` in profile ${run.profile}`}; it stays in ${file} until the route is back`,
+        );
+      }
+    },
+    onPendingUnreadable(file: string, movedTo: string, err: unknown) {
+      logger.error(
+        { err: String(err) },
+        `[webhook] ${file} cannot be read; moved to ${movedTo} so no saved run is lost — inspect it and fix or delete it`,
+      );
     },
     printHowToAddRoute(configFile: string) {
       logger.info(
@@ -179,6 +211,53 @@ function pipelineLogHooks(logger: Logger) {
       );
     },
   };
+}
+
+/** Queues the runs saved at the last shutdown whose route still exists; the rest stay in the file. */
+function resumeSavedRuns(
+  file: string,
+  runs: RunsRef,
+  lookup: Parameters<typeof resumablePendingRuns>[1],
+  hooks: ReturnType<typeof pipelineLogHooks>,
+): void {
+  let saved: ReturnType<typeof readPendingRuns>;
+  try {
+    saved = readPendingRuns(file);
+  } catch (err) {
+    const movedTo = `${file}.unreadable-${Date.now()}`;
+    try {
+      renameSync(file, movedTo);
+      hooks.onPendingUnreadable(file, movedTo, err);
+    } catch (renameErr) {
+      hooks.onPendingUnreadable(file, file, renameErr);
+    }
+    return;
+  }
+  if (saved.runs.length === 0 && saved.unreadable.length === 0) return;
+  const { queued, unmatched } = resumablePendingRuns(saved.runs, lookup);
+  writePendingRuns(file, { runs: unmatched, unreadable: saved.unreadable });
+  resumeRuns(runs, queued);
+  if (queued.length > 0) hooks.onRunsResumed(queued.length, file);
+  if (unmatched.length > 0) hooks.onRunsKept(unmatched, file);
+}
+
+/** Adds the runs unfinished at shutdown to the file (kept with any saved earlier and not yet resumed). */
+function saveUnfinishedRuns(
+  file: string,
+  unfinished: readonly QueuedRun[],
+  hooks: ReturnType<typeof pipelineLogHooks>,
+): void {
+  if (unfinished.length === 0) return;
+  try {
+    const earlier = readPendingRuns(file);
+    writePendingRuns(file, {
+      runs: [...earlier.runs, ...unfinished.map(pendingRunOf)],
+      unreadable: earlier.unreadable,
+    });
+    hooks.onRunsSaved(unfinished, file);
+  } catch (err) {
+    hooks.onRunsLost(unfinished, file, err);
+  }
 }
 
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
@@ -387,6 +466,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
   }
 
+  resumeSavedRuns(paths.pendingRuns, runs, (name) => registry.lookup(name), hooks);
+
   let stopping: Promise<void> | undefined;
   return {
     host,
@@ -423,12 +504,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         coalescer.flushAll();
         scheduler.stop();
         const drained = await drainRuns(runs, options.drainTimeoutMs ?? 30_000);
-        if (!drained) hooks.onRunsAbandoned(unfinishedRuns(runs));
+        // Past the drain timeout no waiting run starts any more; with the ones still running at the end
+        // they are saved for the next start.
+        const waiting = drained ? [] : takeWaitingRuns(runs);
         await Promise.race([
           scheduler.idle(),
           new Promise((resolve) => setTimeout(resolve, options.drainTimeoutMs ?? 30_000).unref()),
         ]);
         await mcp.stop();
+        saveUnfinishedRuns(paths.pendingRuns, [...activeRuns(runs), ...waiting], hooks);
         await Promise.all([...journals.values()].map((journal) => journal.close()));
         system.shutdown();
       })();
