@@ -42,23 +42,35 @@ type Target =
 
 const SEGMENT = /^[^/]+$/;
 
+/**
+ * One path segment as a name: percent-escapes decoded (RFC 3986 §6.2.2.2: `my%2Droute` is `my-route`),
+ * undefined when empty, badly escaped, or decoding to something with a `/`.
+ */
+function segmentName(raw: string | undefined): string | undefined {
+  if (raw === undefined || !SEGMENT.test(raw)) return undefined;
+  if (!raw.includes("%")) return raw;
+  try {
+    const name = decodeURIComponent(raw);
+    return SEGMENT.test(name) ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Which endpoint a path names (spec 4.1); the profile prefix exists only when multiplexing is on. */
 export function endpointOf(path: string, multiplex: boolean): Target {
   if (path === "/health") return { kind: "health" };
   if (path.startsWith("/webhooks/")) {
-    const routeName = path.slice("/webhooks/".length);
-    return SEGMENT.test(routeName) ? { kind: "webhook", routeName, profile: undefined } : { kind: "none" };
+    const routeName = segmentName(path.slice("/webhooks/".length));
+    return routeName === undefined ? { kind: "none" } : { kind: "webhook", routeName, profile: undefined };
   }
   if (multiplex && path.startsWith("/p/")) {
     const parts = path.split("/");
     // ["", "p", profile, "webhooks", route]
-    if (
-      parts.length === 5 &&
-      parts[3] === "webhooks" &&
-      SEGMENT.test(parts[2] ?? "") &&
-      SEGMENT.test(parts[4] ?? "")
-    ) {
-      return { kind: "webhook", routeName: parts[4] as string, profile: parts[2] as string };
+    const profile = segmentName(parts[2]);
+    const routeName = segmentName(parts[4]);
+    if (parts.length === 5 && parts[3] === "webhooks" && profile !== undefined && routeName !== undefined) {
+      return { kind: "webhook", routeName, profile };
     }
   }
   return { kind: "none" };

@@ -1,15 +1,53 @@
+import { isUtf8 } from "node:buffer";
 import type { Stage } from "../context.js";
 import { errorOutcome } from "../types.js";
 
 export const INVALID_JSON = errorOutcome(400, "Invalid JSON body");
 export const NOT_AN_OBJECT = errorOutcome(400, "Invalid JSON body: expected a JSON object");
+export const NOT_UTF8 = errorOutcome(400, "Invalid JSON body: not UTF-8");
+export const TOO_DEEP = errorOutcome(400, "Invalid JSON body: nested too deeply");
+
+/**
+ * Deepest array/object nesting accepted. Real payloads nest a handful of levels; far deeper ones would
+ * overflow the stack of the recursive steps after parsing (prompt rendering, filters, the script's stdin).
+ */
+export const MAX_JSON_DEPTH = 512;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+
+/** True when the JSON text nests arrays/objects deeper than `max` (brackets inside strings do not count). */
+export function nestsDeeperThan(body: Buffer, max: number): boolean {
+  // Nesting deeper than `max` needs more than `max` opening brackets.
+  if (body.length <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const byte = body[i];
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      if (++depth > max) return true;
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth--;
+  }
+  return false;
+}
 
 /**
  * Step 5 of spec 4.2. A body that is valid JSON but not an object (array, string, number, null) is
- * also a 400: filters, templates and `event_type` all address fields of an object.
+ * also a 400: filters, templates and `event_type` all address fields of an object. JSON text is UTF-8
+ * (RFC 8259 §8.1), so other bytes are a 400 rather than silently replaced by U+FFFD.
  */
 export const parseStage: Stage = (ctx) => {
   const { body } = ctx.inbound;
+  if (!isUtf8(body)) return NOT_UTF8;
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) return TOO_DEEP;
   // A UTF-8 byte order mark some senders prepend is not JSON; RFC 8259 §8.1 lets parsers ignore it.
   const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
   let value: unknown;

@@ -1,0 +1,72 @@
+import { createHmac } from "node:crypto";
+import { sign as signGithub } from "@octokit/webhooks-methods";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+/** Request shapes a real client or proxy may produce that the spec's happy path does not show. */
+
+const SECRET = "edge-secret";
+const OPEN = "INSECURE_NO_AUTH";
+
+describe.each(["uws", "node"] as const)("HTTP edge cases on the %s server", (http) => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig(
+        { "my-route": { secret: SECRET }, open: { secret: OPEN } },
+        { rate_limit: 1000, max_body_bytes: 1_048_576 },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  it("a percent-encoded route name names the same route (RFC 3986: %2D is '-')", async () => {
+    const body = '{"a":1}';
+    const headers = { "X-Hub-Signature-256": await signGithub(SECRET, body) };
+    for (const path of ["/webhooks/my%2Droute", "/webhooks/%6Dy-route", "/webhooks/my%2droute"]) {
+      expect(await postJson(gw.url(path), body, headers), path).toMatchObject({
+        status: 202,
+        body: { status: "accepted", route: "my-route" },
+      });
+    }
+    // A bad escape or an escaped slash never names a route.
+    for (const path of ["/webhooks/my%2", "/webhooks/my%2Froute", "/webhooks/%E0%A4%A"]) {
+      expect((await postJson(gw.url(path), body, headers)).status, path).toBe(404);
+    }
+  });
+
+  it("a body that is not UTF-8 is 400 Invalid JSON body, after the signature check", async () => {
+    // {"name":"café"} in Latin-1: 0xE9 alone is not UTF-8.
+    const latin1 = Buffer.from('{"name":"caf\xe9"}', "latin1");
+    const signature = `sha256=${createHmac("sha256", SECRET).update(latin1).digest("hex")}`;
+    expect(
+      await postJson(gw.url("/webhooks/my-route"), latin1, { "X-Hub-Signature-256": signature }),
+    ).toEqual(expect.objectContaining({ status: 400, body: { error: "Invalid JSON body: not UTF-8" } }));
+    expect(
+      await postJson(gw.url("/webhooks/my-route"), latin1, { "X-Hub-Signature-256": "sha256=00" }),
+    ).toMatchObject({ status: 401, body: { error: "Invalid signature" } });
+    // The same text in UTF-8 is fine.
+    expect(await postJson(gw.url("/webhooks/open"), Buffer.from('{"name":"café"}', "utf8"))).toMatchObject({
+      status: 202,
+    });
+  });
+
+  it("valid JSON nested thousands deep is 400 (not a 500), and its delivery id is not remembered", async () => {
+    const deep = `{"a":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    const headers = { "X-GitHub-Delivery": "deep-1" };
+    expect(await postJson(gw.url("/webhooks/open"), deep, headers)).toMatchObject({
+      status: 400,
+      body: { error: "Invalid JSON body: nested too deeply" },
+    });
+    // Brackets inside strings are text, not nesting.
+    const bracketText = JSON.stringify({ text: "[{".repeat(2000) });
+    expect(await postJson(gw.url("/webhooks/open"), bracketText, headers)).toMatchObject({
+      status: 202,
+      body: { status: "accepted", delivery_id: "deep-1" },
+    });
+    const nested = JSON.stringify({ a: JSON.parse(`${"[".repeat(100)}1${"]".repeat(100)}`) });
+    expect(await postJson(gw.url("/webhooks/open"), nested)).toMatchObject({ status: 202 });
+  });
+});
