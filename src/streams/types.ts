@@ -17,6 +17,8 @@ export interface Inbound {
 export interface Outcome {
   readonly status: number;
   readonly body: Readonly<Record<string, unknown>>;
+  /** Extra response headers (e.g. `Allow` on a 405); Content-Type is always application/json. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export function outcome(status: number, body: Record<string, unknown>): Outcome {

@@ -33,7 +33,15 @@ export interface IngressCore {
 
 export const HEALTH = outcome(200, { status: "ok", platform: "webhook" });
 export const NOT_FOUND = errorOutcome(404, "Not found");
-export const METHOD_NOT_ALLOWED = errorOutcome(405, "Method not allowed");
+/** RFC 9110 §15.5.6: a 405 names the methods the path does allow. */
+export const METHOD_NOT_ALLOWED: Outcome = {
+  ...errorOutcome(405, "Method not allowed"),
+  headers: { Allow: "POST" },
+};
+const HEALTH_METHOD_NOT_ALLOWED: Outcome = {
+  ...errorOutcome(405, "Method not allowed"),
+  headers: { Allow: "GET, HEAD" },
+};
 
 type Target =
   | { kind: "health" }
@@ -95,7 +103,7 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
     if (target.kind === "none") return reply(NOT_FOUND);
     if (target.kind === "health") {
       // HEAD too, as health checkers send it; the adapters write no body for HEAD.
-      return reply(head.method === "GET" || head.method === "HEAD" ? HEALTH : METHOD_NOT_ALLOWED);
+      return reply(head.method === "GET" || head.method === "HEAD" ? HEALTH : HEALTH_METHOD_NOT_ALLOWED);
     }
     if (head.method !== "POST") return reply(METHOD_NOT_ALLOWED);
     const receivedAt = core.now();

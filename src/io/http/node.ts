@@ -43,6 +43,7 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
         finished = true;
         const json = JSON.stringify(answer.body);
         res.writeHead(answer.status, {
+          ...answer.headers,
           "Content-Type": "application/json",
           "Content-Length": Buffer.byteLength(json),
           ...(close ? { Connection: "close" } : {}),

@@ -17,6 +17,7 @@ export async function loadUws(): Promise<{ uws: Uws } | { error: string }> {
 interface Answer {
   readonly res: HttpResponse;
   readonly status: number;
+  readonly headers: Readonly<Record<string, string>> | undefined;
   readonly json: string;
   readonly close: boolean;
   readonly head: boolean;
@@ -43,9 +44,10 @@ function createOutbox(): (answer: Answer) => void {
   };
 }
 
-function send({ res, status, json, close, head }: Answer): void {
+function send({ res, status, headers, json, close, head }: Answer): void {
   res.cork(() => {
     res.writeStatus(statusLine(status)).writeHeader("Content-Type", "application/json");
+    if (headers !== undefined) for (const name in headers) res.writeHeader(name, headers[name] as string);
     // A HEAD answer reports the length its GET would have, and carries no body.
     if (head) res.endWithoutBody(Buffer.byteLength(json), close);
     else res.end(json, close);
@@ -94,6 +96,7 @@ export function listenUws(uws: Uws, handler: RequestHandler, options: ListenOpti
         answer = {
           res,
           status: outcome.status,
+          headers: outcome.headers,
           json: JSON.stringify(outcome.body),
           close,
           head: head.method === "HEAD",

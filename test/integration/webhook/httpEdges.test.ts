@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
-import { postJson } from "../../helpers/http.js";
+import { postJson, request } from "../../helpers/http.js";
 
 /** Request shapes a real client or proxy may produce that the spec's happy path does not show. */
 
@@ -68,5 +68,24 @@ describe.each(["uws", "node"] as const)("HTTP edge cases on the %s server", (htt
     });
     const nested = JSON.stringify({ a: JSON.parse(`${"[".repeat(100)}1${"]".repeat(100)}`) });
     expect(await postJson(gw.url("/webhooks/open"), nested)).toMatchObject({ status: 202 });
+  });
+
+  it("405 names the allowed methods in Allow (RFC 9110 §15.5.6): POST on webhook paths, GET, HEAD on /health", async () => {
+    for (const method of ["GET", "PUT", "DELETE", "PATCH", "OPTIONS"]) {
+      const res = await request(gw.url("/webhooks/my-route"), {
+        method,
+        ...(method === "GET" ? {} : { body: "{}" }),
+      });
+      expect(res, method).toMatchObject({ status: 405, body: { error: "Method not allowed" } });
+      expect(res.headers.get("allow"), method).toBe("POST");
+    }
+    const head = await fetch(gw.url("/webhooks/my-route"), { method: "HEAD" });
+    expect(head.status).toBe(405);
+    expect(head.headers.get("allow")).toBe("POST");
+    expect(await head.text()).toBe("");
+    const health = await request(gw.url("/health"), { method: "POST", body: "{}" });
+    expect(health).toMatchObject({ status: 405, body: { error: "Method not allowed" } });
+    expect(health.headers.get("allow")).toBe("GET, HEAD");
+    expect((await fetch(gw.url("/health"))).headers.get("allow")).toBeNull();
   });
 });
