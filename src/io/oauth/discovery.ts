@@ -1,7 +1,9 @@
 import {
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
 } from "@modelcontextprotocol/sdk/client/auth.js";
+import { checkResourceAllowed } from "@modelcontextprotocol/sdk/shared/auth-utils.js";
 import type {
   AuthorizationServerMetadata,
   OAuthProtectedResourceMetadata,
@@ -78,6 +80,64 @@ function statuses(fetches: OAuthFetches): string {
 }
 
 /**
+ * RFC 9728 section 5.1: an unauthenticated request to the resource is answered 401 with
+ * `WWW-Authenticate: Bearer resource_metadata="<url>"`. The probe's 401 is expected, so it is not
+ * kept among the failures a discovery error reports.
+ */
+async function challengedMetadataUrl(serverUrl: string, fetches: OAuthFetches): Promise<URL | undefined> {
+  const recorded = fetches.failures.length;
+  try {
+    const res = await fetches.discovery(serverUrl, {
+      headers: { accept: "application/json, text/event-stream" },
+    });
+    await res.body?.cancel().catch(() => undefined);
+    return res.status === 401 ? extractWWWAuthenticateParams(res).resourceMetadataUrl : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    fetches.failures.length = recorded;
+  }
+}
+
+/**
+ * The resource's RFC 9728 metadata: from the URL its 401 challenge names, else from the well-known
+ * locations. Its `resource` must cover the configured URL (RFC 9728 section 3.3: same origin, the
+ * URL's path under the resource's), or a server could obtain tokens meant for another resource.
+ * Undefined when there is none: the server's origin is then its own authorization server (MCP
+ * 2025-03-26 fallback).
+ */
+async function protectedResourceMetadata(
+  serverName: string,
+  serverUrl: string,
+  fetches: OAuthFetches,
+): Promise<OAuthProtectedResourceMetadata | undefined> {
+  const advertised = await challengedMetadataUrl(serverUrl, fetches);
+  let metadata: OAuthProtectedResourceMetadata | undefined;
+  for (const options of advertised === undefined ? [{}] : [{ resourceMetadataUrl: advertised }, {}]) {
+    try {
+      metadata = await discoverOAuthProtectedResourceMetadata(serverUrl, options, fetches.discovery);
+      break;
+    } catch {
+      // try the next location
+    }
+  }
+  if (metadata === undefined) return undefined;
+  let covered = false;
+  try {
+    covered = checkResourceAllowed({ requestedResource: serverUrl, configuredResource: metadata.resource });
+  } catch {
+    covered = false;
+  }
+  if (!covered) {
+    throw new SvcError(
+      "oauth",
+      `${serverName}: the server's protected resource metadata names resource "${String(metadata.resource)}", which does not cover ${serverUrl} — login refused (RFC 9728 section 3.3). Check mcp_servers.${serverName}.url.`,
+    );
+  }
+  return metadata;
+}
+
+/**
  * RFC 9728 protected-resource metadata, then each advertised authorization server in order
  * (RFC 8414 / OIDC discovery); the first whose issuer checks out and that supports `flow` wins.
  */
@@ -88,12 +148,7 @@ export async function discoverForFlow(
   fetches: OAuthFetches,
   now = Date.now(),
 ): Promise<StoredMetadata> {
-  let resourceMetadata: OAuthProtectedResourceMetadata | undefined;
-  try {
-    resourceMetadata = await discoverOAuthProtectedResourceMetadata(serverUrl, {}, fetches.discovery);
-  } catch {
-    // No RFC 9728 document: the server's origin is its own authorization server (MCP 2025-03-26 fallback).
-  }
+  const resourceMetadata = await protectedResourceMetadata(serverName, serverUrl, fetches);
   const advertised = resourceMetadata?.authorization_servers?.length
     ? resourceMetadata.authorization_servers
     : [new URL(serverUrl).origin];

@@ -212,10 +212,14 @@ export interface FakeResource {
   close(): Promise<void>;
 }
 
-/** A protected resource that only publishes RFC 9728 metadata (for discovery tests). */
+/**
+ * A protected resource that only publishes RFC 9728 metadata (for discovery tests). `metadataPath`
+ * serves the document only there (named by the 401 challenge, not at a well-known location);
+ * `resource` overrides the identifier the document claims (default: the resource's own URL).
+ */
 export async function startFakeResource(
   authorizationServers: string[],
-  opts: { status?: number } = {},
+  opts: { status?: number; metadataPath?: string; resource?: (base: string) => string } = {},
 ): Promise<FakeResource> {
   const seen: Seen[] = [];
   let base = "";
@@ -229,19 +233,17 @@ export async function startFakeResource(
       body: new URLSearchParams(),
       raw,
     });
-    if (url.pathname.startsWith("/.well-known/oauth-protected-resource")) {
+    const metadataPath = opts.metadataPath ?? "/.well-known/oauth-protected-resource";
+    if (url.pathname.startsWith(metadataPath)) {
       if (opts.status !== undefined) return json(res, opts.status, { error: "nope" });
       return json(res, 200, {
-        resource: `${base}/mcp`,
+        resource: opts.resource ? opts.resource(base) : `${base}/mcp`,
         authorization_servers: authorizationServers,
         scopes_supported: ["mcp"],
       });
     }
-    res
-      .writeHead(401, {
-        "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
-      })
-      .end();
+    const advertised = opts.metadataPath ?? "/.well-known/oauth-protected-resource/mcp";
+    res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}${advertised}"` }).end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type FakeAs,
+  type FakeResource,
+  startFakeAs,
+  startFakeResource,
+} from "../../fakes/authServer/fakeAs.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { harness, loginWith } from "./helpers.js";
+
+/** RFC 9728 protected-resource metadata as a real MCP server publishes it (spec 5.3 "metadata discovery"). */
+let home: TempHome;
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+  home?.cleanup();
+});
+
+async function as(): Promise<FakeAs> {
+  const s = await startFakeAs();
+  closers.push(s.close);
+  return s;
+}
+async function resource(
+  servers: string[],
+  opts: Parameters<typeof startFakeResource>[1] = {},
+): Promise<FakeResource> {
+  const r = await startFakeResource(servers, opts);
+  closers.push(r.close);
+  return r;
+}
+
+describe("protected resource metadata (RFC 9728)", () => {
+  it("follows the resource_metadata URL of the server's 401 challenge (section 5.1), not only well-known paths", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url], { metadataPath: "/meta/prm.json" });
+    const h = harness(home.dir, "custom", rs.url, { cimd: false });
+    const tokens = await loginWith(h);
+    expect(tokens.access_token).toBe(auth.issued[0]);
+    expect(h.job.store.readTokens()?.issuer).toBe(auth.url);
+    expect(rs.seen.some((r) => r.path === "/meta/prm.json")).toBe(true);
+    // The authorization server came from the document, not from the "origin is its own AS" fallback.
+    expect(new URL(h.opened[0] as string).origin).toBe(auth.url);
+  });
+
+  it("refuses metadata whose resource does not cover the configured URL (section 3.3)", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url], { resource: () => "https://other.example/mcp" });
+    const h = harness(home.dir, "foreign", rs.url, { cimd: false });
+    await expect(loginWith(h)).rejects.toThrow(
+      /foreign: the server's protected resource metadata names resource "https:\/\/other\.example\/mcp", which does not cover http:\/\/127\.0\.0\.1:\d+\/mcp — login refused/,
+    );
+    expect(h.opened).toHaveLength(0);
+    expect(auth.seen.some((r) => r.path === "/register" || r.path === "/token")).toBe(false);
+  });
+
+  it("accepts a resource identifier that is the server's origin (the URL's path lies under it)", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url], { resource: (base) => base });
+    const h = harness(home.dir, "origin", rs.url, { cimd: false });
+    await loginWith(h);
+    expect(new URL(h.opened[0] as string).searchParams.get("resource")).toBe(new URL(rs.url).origin);
+  });
+});
