@@ -5,7 +5,12 @@ import { inProfile, PROFILE_NAME, svcPaths } from "../config/paths.js";
 import { ROUTE_NAME } from "../config/sections/webhook.js";
 import { SvcError } from "../errors.js";
 import { cronStore, findJob } from "../io/stores/cronStore.js";
-import { parseSubscription, type Subscription, subscriptionStore } from "../io/stores/subscriptions.js";
+import {
+  assertUnchanged,
+  parseSubscription,
+  type Subscription,
+  subscriptionStore,
+} from "../io/stores/subscriptions.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
 import { formatTable, profileFlag } from "./cron.js";
 import { gatewayAddress, runningPid } from "./gatewayLifecycle.js";
@@ -154,8 +159,9 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   if (options.cronJob !== undefined || options.routeProfile !== undefined) checkCronJob(loaded, parsed.value);
   checkTarget(loaded, name, parsed.value);
   await store.update((records) => {
+    assertUnchanged(store.path, records, name, snapshot.records[name]);
     records[name] = parsed.value;
-  }, snapshot.revision);
+  });
   if (loaded.config.platforms.webhook.routes[name] !== undefined) {
     process.stderr.write(
       `Warning: config.yaml also defines a static route "${name}"; the static route wins over this subscription\n`,
@@ -214,10 +220,11 @@ async function change(name: string, action: "remove" | "enable" | "disable"): Pr
     );
   }
   await store.update((records) => {
+    assertUnchanged(store.path, records, name, snapshot.records[name]);
     const current = records[name] as Record<string, unknown>;
     if (action === "remove") delete records[name];
     else records[name] = { ...current, enabled: action === "enable", updated_at: new Date().toISOString() };
-  }, snapshot.revision);
+  });
   process.stdout.write(
     `${action === "remove" ? "Removed" : action === "enable" ? "Enabled" : "Disabled"} ${name}\n`,
   );

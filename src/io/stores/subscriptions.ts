@@ -3,7 +3,7 @@ import { z } from "zod";
 import { formatIssues } from "../../config/format.js";
 import { PROFILE_NAME } from "../../config/paths.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME, type Route, routeShape } from "../../config/sections/webhook.js";
-import { describeError } from "../../errors.js";
+import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../log.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
 
@@ -20,6 +20,22 @@ export type Subscription = z.infer<typeof subscriptionSchema>;
 
 export const STALE_SUBSCRIPTION_STORE =
   "the subscription store changed since it was read — run the command again";
+
+/**
+ * For a read-modify-write of one record: refuses (`store_conflict`) when record `name` in the freshest
+ * `records` is no longer what the command read, so a stale update never brings back a removed or disabled
+ * route. Changes to other records made in between are kept and do not conflict.
+ */
+export function assertUnchanged(
+  path: string,
+  records: Readonly<Record<string, unknown>>,
+  name: string,
+  read: unknown,
+): void {
+  if (JSON.stringify(records[name]) !== JSON.stringify(read)) {
+    throw new SvcError("store_conflict", `${path}: ${STALE_SUBSCRIPTION_STORE}`);
+  }
+}
 
 export function subscriptionStore(path: string): VersionedStore<unknown> {
   // Keyed by route name (spec 2.6); a `{revision, subscriptions}` file of earlier versions is still read.

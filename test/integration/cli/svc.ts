@@ -2,6 +2,13 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import type { TempHome } from "../../helpers/home.js";
 
+export interface SvcOptions {
+  readonly input?: string;
+  readonly env?: Record<string, string>;
+  /** Sees stderr as it arrives, e.g. to wait until the command reached a step. */
+  readonly onStderr?: (chunk: string) => void;
+}
+
 export const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
 
 export interface SvcResult {
@@ -11,18 +18,14 @@ export interface SvcResult {
 }
 
 /** Runs `svc <args>` as a real subprocess against `home` and waits for it to exit. */
-export function svc(
-  home: TempHome,
-  args: readonly string[],
-  options: { input?: string; env?: Record<string, string> } = {},
-): Promise<SvcResult> {
+export function svc(home: TempHome, args: readonly string[], options: SvcOptions = {}): Promise<SvcResult> {
   return runNode(home, [MAIN, ...args], options);
 }
 
 export function runNode(
   home: TempHome,
   args: readonly string[],
-  options: { input?: string; env?: Record<string, string> } = {},
+  options: SvcOptions = {},
 ): Promise<SvcResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", ...args], {
@@ -32,7 +35,10 @@ export function runNode(
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
+    child.stderr.on("data", (d) => {
+      stderr += d;
+      options.onStderr?.(String(d));
+    });
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.input ?? "");
