@@ -189,8 +189,14 @@ const entryShape = {
   oauth: oauthSchema.optional(),
   sampling: samplingSchema,
   elicitation: elicitationSchema,
-  /** `full` (default) or anything else, which is treated as `untrusted`. */
-  trust: z.string().default("full"),
+  /**
+   * `full` (default) or anything else, which is treated as `untrusted` — non-string values too
+   * (`trust: true`, `trust: 1`): an unrecognized trust value must fail safe, not stop the gateway.
+   */
+  trust: z
+    .unknown()
+    .optional()
+    .transform((v) => (v === undefined || v === null ? "full" : typeof v === "string" ? v : describe(v))),
 };
 
 /** `lifecycle: { idle_timeout_seconds, max_lifetime_seconds }` fills the top-level keys when they are absent. */

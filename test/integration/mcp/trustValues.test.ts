@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { STDIO_FIXTURE, text, useHubs } from "./harness.js";
+
+const ctx = useHubs();
+
+/** Spec 2.1: `trust` is `full` or `untrusted`; "unrecognized values are treated as untrusted" — any YAML value. */
+describe("trust values from config.yaml", () => {
+  it("a boolean, a number or a mapping is an unrecognized value: the server runs untrusted, the gateway still starts", async () => {
+    const server = (trust: string) =>
+      `    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(STDIO_FIXTURE)}]\n    trust: ${trust}\n`;
+    ctx.home.write(
+      "config.yaml",
+      `mcp_servers:\n  b:\n${server("true")}  n:\n${server("1")}  m:\n${server("{level: full}")}  f:\n${server("full")}`,
+    );
+    const { config } = loadConfig({ home: ctx.home.dir, env: {} });
+    const h = ctx.hub(ctx.home, config.mcp_servers);
+    for (const name of ["b", "n", "m"]) {
+      await expect(h.call(name, "add", { a: 1, b: 2 })).rejects.toMatchObject({ code: "approval_denied" });
+      expect(text(await h.call(name, "echo", { text: "ro" }))).toBe("ro");
+    }
+    expect(text(await h.call("f", "add", { a: 1, b: 2 }))).toBe("3");
+  });
+});
