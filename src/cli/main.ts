@@ -25,8 +25,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
     await buildProgram().parseAsync([...argv]);
   } catch (err) {
     if (err instanceof CommanderError) {
-      // The parser already printed the reason; a usage error exits 2 like every other (docs/cli.md).
-      process.exitCode = err.exitCode === 0 || err.code === "commander.help" ? err.exitCode : 2;
+      // The parser already printed the reason (or, for a missing subcommand, the usage): exit 2 (docs/cli.md).
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
       return;
     }
     process.stderr.write(`svc: ${isSvcError(err) ? err.message : describeError(err)}\n`);
