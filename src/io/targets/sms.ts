@@ -11,11 +11,12 @@ export const SMS_LIMIT = 1600;
 export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
   const sid = settings.account_sid ?? "";
   const authToken = settings.auth_token ?? "";
+  const basic = Buffer.from(`${sid}:${authToken}`).toString("base64");
   const api = platformClient("sms", {
     baseUrl: settings.base_url,
     timeoutSeconds: settings.timeout_seconds,
-    headers: { authorization: `Basic ${Buffer.from(`${sid}:${authToken}`).toString("base64")}` },
-    secrets: [authToken],
+    headers: { authorization: `Basic ${basic}` },
+    secrets: [authToken, basic],
   });
   const account = `/2010-04-01/Accounts/${encodeURIComponent(sid)}`;
   return {

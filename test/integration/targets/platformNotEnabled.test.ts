@@ -22,7 +22,9 @@ describe("a route whose delivery platform is not enabled (spec 2.2, 4.4, 7)", ()
     });
     const warning = gw.logs().find((l) => l.msg.includes("routes.alerts.deliver"));
     expect(warning?.level).toBe(40);
-    expect(warning?.msg).toMatch(/telegram needs platforms\.telegram enabled — set platforms\.telegram\.enabled: true/);
+    expect(warning?.msg).toMatch(
+      /telegram needs platforms\.telegram enabled — set platforms\.telegram\.enabled: true/,
+    );
   });
 
   it("a direct delivery to it answers 502 Delivery failed, details only in the log", async () => {
