@@ -101,7 +101,9 @@ function standardWebhooks(prefix: "webhook-" | "svix-", headers: Headers, input:
   if (stale !== undefined) return fail(`${prefix}${stale}`);
   if (signatures === undefined || signatures === null) return fail(`${prefix}signature missing or malformed`);
   const sent: Buffer[] = [];
-  for (const entry of signatures.split(" ")) {
+  for (const part of signatures.split(" ")) {
+    // A repeated header arrives joined with ", ": "v1,<a>, v1,<b>" leaves a trailing comma on <a>.
+    const entry = part.endsWith(",") ? part.slice(0, -1) : part;
     const comma = entry.indexOf(",");
     if (comma < 0 || entry.slice(0, comma) !== "v1") continue;
     const encoded = entry.slice(comma + 1);
