@@ -154,7 +154,10 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
       retryAfterFromBody(parsed);
     throw new DeliveryError(message, true, retryAfter);
   }
-  throw new DeliveryError(message, response.status >= 500 || response.status === 408);
+  const transient = response.status >= 500 || response.status === 408;
+  // RFC 9110: a 503 (or any transient refusal) may say when to come back, as a 429 does.
+  const retryAfter = transient ? parseRetryAfter(response.headers.get("retry-after")) : undefined;
+  throw new DeliveryError(message, transient, retryAfter);
 }
 
 /** A refusal reported inside a 2xx body (Slack `ok: false`, Feishu `code != 0`, WeCom `errcode != 0`). */
