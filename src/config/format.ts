@@ -47,6 +47,10 @@ export function formatIssue(file: string, issue: z.core.$ZodIssue): string {
     message = `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")} — check the spelling (see docs/configuration.md)`;
   } else if ((issue.code === "too_big" || issue.code === "too_small") && /^Too (big|small)/.test(message)) {
     message = describeBound(issue);
+  } else if (issue.code === "invalid_key") {
+    // zod says "Invalid key in record"; the key's own check says what a valid name looks like.
+    const reason = issue.issues[0]?.message;
+    message = `invalid name${reason === undefined ? "" : ` — ${reason}`}`;
   } else if (issue.code === "invalid_value") {
     message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeInput(issue.input)}`;
   }

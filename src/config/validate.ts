@@ -27,8 +27,13 @@ export function webhookStartupProblems(config: Config, file: string): string[] {
       );
     }
     if (secret === INSECURE_NO_AUTH && !LOOPBACK_HOSTS.has(webhook.host)) {
+      // Name the key that holds the value: the route's own, or the global one it falls back to.
+      const key =
+        route.secret === undefined
+          ? `${file}: platforms.webhook.secret (global secret or WEBHOOK_SECRET, used by route ${name})`
+          : `${at}.secret`;
       problems.push(
-        `${at}.secret: INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1), but host is ${webhook.host} — set a real secret or bind to 127.0.0.1`,
+        `${key}: INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1), but host is ${webhook.host} — set a real secret or bind to 127.0.0.1`,
       );
     }
   }

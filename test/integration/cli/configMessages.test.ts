@@ -1,0 +1,37 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+const webhook = (settings: Record<string, unknown>) =>
+  stringify({ platforms: { webhook: { enabled: true, port: 0, ...settings } } });
+
+describe("svc gateway run refuses a bad configuration with file, key and fix", { timeout: 90_000 }, () => {
+  it("a route name that cannot be a URL path segment says what a valid name is", async () => {
+    home = tempHome();
+    home.write("config.yaml", webhook({ host: "127.0.0.1", routes: { "git hub": { secret: "s" } } }));
+    const res = await svc(home, ["gateway", "run"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(
+      `${join(home.dir, "config.yaml")}: platforms.webhook.routes.git hub: invalid name — route names use letters, digits, '.', '_' and '-' (1-64)`,
+    );
+    expect(res.stderr).not.toContain("Invalid key in record");
+  });
+
+  it("INSECURE_NO_AUTH as the global secret off loopback names platforms.webhook.secret / WEBHOOK_SECRET, not the route's key", async () => {
+    home = tempHome();
+    home.write("config.yaml", webhook({ host: "0.0.0.0", routes: { open: {} } }));
+    home.write(".env", "WEBHOOK_SECRET=INSECURE_NO_AUTH\n");
+    const res = await svc(home, ["gateway", "run"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(
+      "platforms.webhook.secret (global secret or WEBHOOK_SECRET, used by route open): INSECURE_NO_AUTH is only allowed on a loopback bind",
+    );
+    expect(res.stderr).toContain("set a real secret or bind to 127.0.0.1");
+    expect(res.stderr).not.toContain("routes.open.secret");
+  });
+});
