@@ -32,7 +32,8 @@ export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarg
         "create message",
         "POST",
         `/api/v10/channels/${encodeURIComponent(threadOf(message) ?? chatId)}/messages`,
-        { json: { content: text }, signal },
+        // Payload text is untrusted (spec 5 rule 6): mentions in it render but never ping anyone.
+        { json: { content: text, allowed_mentions: { parse: [] } }, signal },
       ),
   });
 }

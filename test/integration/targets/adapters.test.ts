@@ -51,7 +51,7 @@ const CASES: AdapterCase[] = [
       expect(r.headers.authorization).toBe("Bot DISCORD-SECRET");
       // https://discord.com/developers/docs/reference#user-agent
       expect(r.headers["user-agent"]).toMatch(/^DiscordBot \(.+, .+\)$/);
-      expect(r.json).toEqual({ content: text });
+      expect(r.json).toEqual({ content: text, allowed_mentions: { parse: [] } });
     },
     checkPath: "/api/v10/users/@me",
     refusal: { status: 403, json: { message: "Missing Access", code: 50001 } },
