@@ -1,6 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { SvcPaths } from "../../config/paths.js";
 import type { Logger } from "../../io/log.js";
+import { createOAuthTlsFetch } from "../../io/mcp/tlsFetch.js";
 import { openInBrowser } from "../../io/oauth/browser.js";
 import type { OAuthServerEntry } from "../../io/oauth/settings.js";
 import { TokenStore } from "../../io/oauth/tokenStore.js";
@@ -16,7 +17,7 @@ export interface OAuthJob {
   readonly print: (line: string) => void;
   /** Opens the authorization URL; default: `$BROWSER`, else the `open` package. */
   readonly openBrowser: (url: string) => Promise<void>;
-  /** Base fetch for OAuth requests (tests inject TLS trust); User-Agent is added on top. */
+  /** Base fetch for OAuth requests (the entry's TLS settings, or one a test injects); User-Agent is added on top. */
   readonly fetch?: FetchLike;
   readonly now: () => number;
   /** `svc mcp login`: ignore the stored client registration (replaced when the login succeeds). */
@@ -34,6 +35,7 @@ export interface JobOptions {
 }
 
 export function makeJob(serverName: string, entry: OAuthServerEntry, options: JobOptions): OAuthJob {
+  const fetch = options.fetch ?? createOAuthTlsFetch(serverName, entry);
   return {
     serverName,
     entry,
@@ -41,7 +43,7 @@ export function makeJob(serverName: string, entry: OAuthServerEntry, options: Jo
     logger: options.logger,
     print: options.print ?? ((line) => process.stderr.write(`${line}\n`)),
     openBrowser: options.openBrowser ?? ((url) => openInBrowser(url)),
-    ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+    ...(fetch !== undefined ? { fetch } : {}),
     now: options.now ?? Date.now,
   };
 }

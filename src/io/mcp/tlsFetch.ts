@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { rootCertificates } from "node:tls";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
@@ -11,6 +12,7 @@ export interface TlsFetch {
 }
 
 type TlsEntry = Pick<McpServerEntry, "ssl_verify" | "client_cert" | "client_key">;
+type PartialTlsEntry = Partial<TlsEntry>;
 
 function readPem(server: string, what: string, path: string): Buffer {
   try {
@@ -60,4 +62,30 @@ export function createTlsFetch(server: string, entry: TlsEntry): TlsFetch {
       typeof undiciFetch
     >[1])) as unknown as FetchLike;
   return { fetch, close: () => agent.close() };
+}
+
+/**
+ * The fetch under a server's OAuth requests (discovery, registration, token endpoint): its
+ * `ssl_verify` and client certificate, like the MCP transport, so a private-CA server can log in.
+ * A CA bundle is added to the system CAs rather than replacing them, because the authorization
+ * server is often another host with a public certificate. Undefined when the entry sets no TLS key.
+ */
+export function createOAuthTlsFetch(server: string, entry: PartialTlsEntry): FetchLike | undefined {
+  const sslVerify = entry.ssl_verify ?? true;
+  if (sslVerify === true && entry.client_cert === undefined) return undefined;
+  const connect = tlsConnectOptions(server, {
+    ssl_verify: sslVerify,
+    ...(entry.client_cert === undefined ? {} : { client_cert: entry.client_cert }),
+    ...(entry.client_key === undefined ? {} : { client_key: entry.client_key }),
+  });
+  const agent = new Agent({
+    connect:
+      connect.ca === undefined
+        ? connect
+        : { ...connect, ca: [...rootCertificates, connect.ca.toString("utf8")] },
+  });
+  return ((url: string | URL, init?: RequestInit) =>
+    undiciFetch(url, { ...(init as object), dispatcher: agent } as Parameters<
+      typeof undiciFetch
+    >[1])) as unknown as FetchLike;
 }

@@ -3,11 +3,11 @@ import {
   discoverOAuthProtectedResourceMetadata,
   extractWWWAuthenticateParams,
 } from "@modelcontextprotocol/sdk/client/auth.js";
-import { checkResourceAllowed } from "@modelcontextprotocol/sdk/shared/auth-utils.js";
 import type {
   AuthorizationServerMetadata,
   OAuthProtectedResourceMetadata,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { checkResourceAllowed } from "@modelcontextprotocol/sdk/shared/auth-utils.js";
 import { SvcError } from "../../errors.js";
 import type { OAuthFetches } from "./fetch.js";
 import type { StoredMetadata } from "./tokenStore.js";
@@ -74,9 +74,11 @@ async function fetchAsMetadata(
 }
 
 function statuses(fetches: OAuthFetches): string {
-  return fetches.failures
-    .map((f) => `${f.method} ${f.url} → ${f.status === 0 ? `unreachable (${f.body})` : f.status}`)
-    .join("; ");
+  // The SDK repeats a fetch that threw (its CORS retry): report each failure once.
+  const lines = fetches.failures.map(
+    (f) => `${f.method} ${f.url} → ${f.status === 0 ? `unreachable (${f.body})` : f.status}`,
+  );
+  return [...new Set(lines)].join("; ");
 }
 
 /**

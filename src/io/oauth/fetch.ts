@@ -27,7 +27,10 @@ function withUserAgent(base: FetchLike, userAgent: string, failures: FailedFetch
     try {
       res = await base(url, { ...init, headers });
     } catch (err) {
-      failures.push({ url: String(url), method, status: 0, body: (err as Error).message });
+      // "fetch failed" alone hides the reason (TLS verification, refused connection): add the cause.
+      const cause = (err as Error).cause;
+      const why = cause instanceof Error && cause.message !== "" ? `: ${cause.message}` : "";
+      failures.push({ url: String(url), method, status: 0, body: `${(err as Error).message}${why}` });
       throw err;
     }
     if (res.status >= 400) {

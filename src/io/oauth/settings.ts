@@ -22,6 +22,10 @@ export interface OAuthServerEntry {
   readonly url: string;
   readonly auth?: string;
   readonly oauth?: OAuthSettings;
+  /** The server's TLS keys (spec 2.1): OAuth requests honour them like the MCP transport does. */
+  readonly ssl_verify?: boolean | string;
+  readonly client_cert?: string | [string, string] | [string, string, string];
+  readonly client_key?: string;
 }
 
 export const DEFAULT_DEVICE_TIMEOUT_S = 300;
@@ -62,9 +66,18 @@ export function oauthEntryOf(serverName: string, raw: unknown): OAuthServerEntry
     settings.redirect_port = port;
   if (typeof o.cimd === "boolean") settings.cimd = o.cimd;
   else if (o.cimd === "false") settings.cimd = false;
+  const cert = entry.client_cert;
+  const certOk =
+    typeof cert === "string" ||
+    (Array.isArray(cert) && cert.length >= 2 && cert.length <= 3 && cert.every((c) => typeof c === "string"));
   return {
     url,
     ...(str(entry.auth) ? { auth: str(entry.auth) as string } : {}),
     oauth: settings as OAuthSettings,
+    ...(typeof entry.ssl_verify === "boolean" || str(entry.ssl_verify) !== undefined
+      ? { ssl_verify: entry.ssl_verify as boolean | string }
+      : {}),
+    ...(certOk ? { client_cert: cert as NonNullable<OAuthServerEntry["client_cert"]> } : {}),
+    ...(str(entry.client_key) !== undefined ? { client_key: str(entry.client_key) as string } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 
 /** One request seen by a fake server. */
@@ -219,11 +220,17 @@ export interface FakeResource {
  */
 export async function startFakeResource(
   authorizationServers: string[],
-  opts: { status?: number; metadataPath?: string; resource?: (base: string) => string } = {},
+  opts: {
+    status?: number;
+    metadataPath?: string;
+    resource?: (base: string) => string;
+    /** Serve HTTPS with this key and certificate. */
+    tls?: { key: string; cert: string };
+  } = {},
 ): Promise<FakeResource> {
   const seen: Seen[] = [];
   let base = "";
-  const server = createServer(async (req, res) => {
+  const handler = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", base);
     const raw = await readBody(req);
     seen.push({
@@ -244,9 +251,13 @@ export async function startFakeResource(
     }
     const advertised = opts.metadataPath ?? "/.well-known/oauth-protected-resource/mcp";
     res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}${advertised}"` }).end();
-  });
+  };
+  const server: Server =
+    opts.tls === undefined
+      ? createServer(handler)
+      : (createHttpsServer(opts.tls, handler) as unknown as Server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = `${opts.tls === undefined ? "http" : "https"}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: `${base}/mcp`,
     seen,

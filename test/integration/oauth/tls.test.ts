@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeJob } from "../../../src/actors/oauth/context.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { silentLogger } from "../../../src/io/log.js";
+import { oauthEntryOf } from "../../../src/io/oauth/settings.js";
+import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
+import {
+  type FakeAs,
+  type FakeResource,
+  startFakeAs,
+  startFakeResource,
+} from "../../fakes/authServer/fakeAs.js";
+import { type Certs, makeCerts } from "../../fixtures/mcp/certs.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { loginWith } from "./helpers.js";
+
+/**
+ * Spec 5.2 + 5.3: an `auth: oauth` server behind a private CA (`ssl_verify: <bundle>`) or a
+ * self-signed certificate (`ssl_verify: false`) can log in — OAuth discovery at the MCP server uses
+ * the same TLS settings as the MCP transport.
+ */
+let home: TempHome;
+let certs: Certs;
+let auth: FakeAs;
+let rs: FakeResource;
+
+beforeAll(async () => {
+  home = tempHome();
+  certs = await makeCerts(home.dir);
+  auth = await startFakeAs();
+  rs = await startFakeResource([auth.url], {
+    tls: { key: certs.read(certs.serverKey), cert: certs.read(certs.serverCert) },
+  });
+}, 60_000);
+afterAll(async () => {
+  await rs?.close();
+  await auth?.close();
+  home.cleanup();
+});
+
+function job(name: string, raw: Record<string, unknown>) {
+  const entry = oauthEntryOf(name, { url: rs.url, auth: "oauth", oauth: { cimd: false }, ...raw });
+  const opened: string[] = [];
+  const j = makeJob(name, entry, {
+    paths: svcPaths(home.dir),
+    logger: silentLogger(),
+    print: () => {},
+    openBrowser: async (u) => {
+      opened.push(u);
+      await followAuthorization(u);
+    },
+  });
+  return { job: j, printed: [], opened };
+}
+
+describe("OAuth login to an HTTPS MCP server with its own TLS settings", () => {
+  it("ssl_verify: <CA bundle> is used for discovery at the server; the login completes", async () => {
+    const h = job("private-ca", { ssl_verify: certs.caCert });
+    const tokens = await loginWith(h);
+    expect(tokens.access_token).toBe(auth.issued.at(-1));
+    expect(new URL(h.opened[0] as string).searchParams.get("resource")).toBe(rs.url);
+    expect(rs.seen.some((r) => r.path.startsWith("/.well-known/oauth-protected-resource"))).toBe(true);
+  });
+
+  it("ssl_verify: false skips verification for the OAuth requests too", async () => {
+    const tokens = await loginWith(job("insecure", { ssl_verify: false }));
+    expect(tokens.access_token).toBe(auth.issued.at(-1));
+  });
+
+  it("without ssl_verify the private CA is refused, naming the TLS failure", async () => {
+    const err = (await loginWith(job("default", {})).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(
+      /^default: OAuth discovery failed — GET https:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp → unreachable \(fetch failed: unable to verify the first certificate\); GET/,
+    );
+    // Each failed request is listed once.
+    expect(err.message.match(/oauth-protected-resource\/mcp →/g)).toHaveLength(1);
+  });
+
+  it("a missing CA bundle fails with a server-scoped message", async () => {
+    expect(() => job("nofile", { ssl_verify: `${home.dir}/missing-ca.pem` })).toThrow(
+      /mcp_servers\.nofile: ssl_verify CA bundle file not found: .*missing-ca\.pem/,
+    );
+  });
+});
