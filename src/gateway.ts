@@ -357,6 +357,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     },
     maxBodyBytes: () => registry.current().maxBodyBytes,
     tryAcquire: (route) => limiter.tryAcquire(route),
+    msUntilReset: (route) => limiter.msUntilReset(route),
     auth: { verify: verifySignature, ...hooks.auth },
     onPing: hooks.onPing,
     filters: {

@@ -29,6 +29,7 @@ export interface PipelineDeps {
   readonly routes: RouteLookupDeps;
   maxBodyBytes(): number;
   tryAcquire(routeName: string): boolean;
+  msUntilReset?(routeName: string): number;
   readonly auth: AuthDeps;
   onPing?: (routeName: string, event: string) => void;
   readonly filters: FilterDeps;

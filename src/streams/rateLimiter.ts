@@ -7,6 +7,8 @@
 export interface FixedWindowLimiter {
   /** True when the request fits in `key`'s current window (and counts it); false → answer 429. */
   tryAcquire(key: string): boolean;
+  /** Milliseconds until `key`'s current window closes (0 when it has none open). */
+  msUntilReset(key: string): number;
 }
 
 export interface FixedWindowOptions {
@@ -48,6 +50,11 @@ export function createFixedWindowLimiter(options: FixedWindowOptions): FixedWind
       if (window.used >= limit) return false;
       window.used++;
       return true;
+    },
+    msUntilReset(key) {
+      const window = windows.get(key);
+      if (window === undefined) return 0;
+      return Math.max(0, Math.min(windowMs, window.start + windowMs - now()));
     },
   };
 }
