@@ -47,7 +47,8 @@ export function matrixTarget(settings: PlatformConfig<"matrix">): DeliveryTarget
       const relation =
         thread === undefined ? {} : { "m.relates_to": { rel_type: "m.thread", event_id: thread } };
       return api.call("send m.room.message", "PUT", path, {
-        json: { msgtype: "m.text", body: text, ...relation },
+        // An empty m.mentions turns off the body-based push rules (@room, names): payload text is untrusted.
+        json: { msgtype: "m.text", body: text, "m.mentions": {}, ...relation },
         signal,
       });
     },

@@ -127,7 +127,7 @@ const CASES: AdapterCase[] = [
       expect(r.method).toBe("PUT");
       expect(r.path).toBe("/_matrix/client/v3/rooms/!room%3Aexample.org/send/m.room.message/svc-d1-0");
       expect(r.headers.authorization).toBe("Bearer syt_MATRIX_SECRET");
-      expect(r.json).toEqual({ msgtype: "m.text", body: text });
+      expect(r.json).toEqual({ msgtype: "m.text", body: text, "m.mentions": {} });
     },
     checkPath: "/_matrix/client/v3/account/whoami",
     refusal: { status: 403, json: { errcode: "M_FORBIDDEN", error: "User @svc:example.org not in room" } },
@@ -548,6 +548,7 @@ describe("Matrix rooms and threads", () => {
     expect(fake.requests[0]?.json).toEqual({
       msgtype: "m.text",
       body: "hi",
+      "m.mentions": {},
       "m.relates_to": { rel_type: "m.thread", event_id: "$root" },
     });
   });
