@@ -13,26 +13,30 @@ import { addServerToConfig, existingServerNames } from "../io/oauth/installWrite
 import { registerSchemeHandler } from "../io/oauth/schemeHandler.js";
 import { oauthEntryOf } from "../io/oauth/settings.js";
 
-/** Terminal questions; `ask` resolves undefined when stdin is closed. */
+/** Questions to the person running the command; `ask` resolves undefined when stdin is closed. */
 export interface PromptIO {
-  readonly isTTY: boolean;
   ask(question: string): Promise<string | undefined>;
   print(text: string): void;
 }
 
-function terminalIO(): PromptIO {
+/**
+ * Questions on stderr, answers one line each from stdin: a terminal, or answers piped in by whoever runs
+ * the command (`echo y | svc mcp install ...`). One reader serves every question, so piped lines are not
+ * lost between them; end of input answers undefined (no).
+ */
+function stdinIO(): PromptIO & { close(): void } {
+  let rl: ReturnType<typeof createInterface> | undefined;
+  let lines: AsyncIterator<string> | undefined;
   return {
-    isTTY: process.stdin.isTTY === true,
     async ask(question) {
-      const rl = createInterface({ input: process.stdin, output: process.stderr });
-      const closed = new Promise<undefined>((resolve) => rl.once("close", () => resolve(undefined)));
-      try {
-        return await Promise.race([rl.question(question), closed]);
-      } finally {
-        rl.close();
-      }
+      process.stderr.write(question);
+      rl ??= createInterface({ input: process.stdin, terminal: false });
+      lines ??= rl[Symbol.asyncIterator]();
+      const next = await lines.next();
+      return next.done === true ? undefined : next.value;
     },
     print: (text) => process.stdout.write(`${text}\n`),
+    close: () => rl?.close(),
   };
 }
 
@@ -85,17 +89,13 @@ function pathsFor(profile: string | undefined): SvcPaths {
   return svcPaths(svcHome(), profile);
 }
 
-/** Asks for confirmation and a free name; writes nothing unless the person at the terminal says yes. */
+/** Asks for confirmation and a free name; writes nothing unless the answer is yes (closed stdin: no). */
 export async function confirmAndInstall(
   configPath: string,
   request: InstallRequest,
   io: PromptIO,
 ): Promise<string | undefined> {
   io.print(describeInstall(request));
-  if (!io.isTTY) {
-    io.print("Not installed: confirmation needs an interactive terminal.");
-    return undefined;
-  }
   let name = request.name;
   const taken = existingServerNames(configPath);
   while (taken.has(name)) {
@@ -192,7 +192,12 @@ export function registerMcpAuthCommands(mcp: Command): void {
       if (link === undefined)
         throw new SvcError("usage", "give an svc://mcp/install?name=...&config=... link");
       const request = parseInstallLink(link);
-      const installed = await confirmAndInstall(svcPaths(svcHome()).config, request, terminalIO());
-      if (installed === undefined) process.exitCode = 1;
+      const io = stdinIO();
+      try {
+        const installed = await confirmAndInstall(svcPaths(svcHome()).config, request, io);
+        if (installed === undefined) process.exitCode = 1;
+      } finally {
+        io.close();
+      }
     });
 }

@@ -37,7 +37,7 @@ const link = (name: string, config: unknown) =>
   `svc://mcp/install?name=${name}&config=${Buffer.from(JSON.stringify(config)).toString("base64url")}`;
 
 describe("svc mcp install / login / reauth (subprocess)", () => {
-  it("install shows the config but writes nothing when stdin is not a terminal", async () => {
+  it("install shows the config but writes nothing when stdin closes without an answer", async () => {
     home = tempHome();
     const original = "# my servers\nmcp_servers: {}\n";
     home.write("config.yaml", original);
@@ -45,7 +45,7 @@ describe("svc mcp install / login / reauth (subprocess)", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('Install MCP server "tools"');
     expect(r.stdout).toContain("WARNING: this server runs a program");
-    expect(r.stdout).toContain("Not installed: confirmation needs an interactive terminal.");
+    expect(r.stdout).toContain("Cancelled; nothing was installed.");
     expect(readFileSync(join(home.dir, "config.yaml"), "utf8")).toBe(original);
   });
 

@@ -10,14 +10,10 @@ let home: TempHome;
 afterEach(() => home?.cleanup());
 
 /** A terminal that answers from a script; `undefined` answers mean stdin closed. */
-function scripted(
-  answers: Array<string | undefined>,
-  isTTY = true,
-): PromptIO & { out: string[]; asked: string[] } {
+function scripted(answers: Array<string | undefined>): PromptIO & { out: string[]; asked: string[] } {
   const out: string[] = [];
   const asked: string[] = [];
   return {
-    isTTY,
     out,
     asked,
     print: (t) => out.push(t),
@@ -76,10 +72,10 @@ describe("install confirmation (spec 4.1)", () => {
     expect(readFileSync(path, "utf8")).toBe(before);
   });
 
-  it("anything but yes, a closed stdin, or no terminal installs nothing", async () => {
+  it("anything but yes, or a closed stdin, installs nothing", async () => {
     home = tempHome();
     const path = home.write("config.yaml", CONFIG);
-    for (const io of [scripted(["n"]), scripted([""]), scripted([undefined]), scripted(["y"], false)]) {
+    for (const io of [scripted(["n"]), scripted([""]), scripted([undefined]), scripted(["yes please"])]) {
       expect(
         await confirmAndInstall(path, request("cmd", { command: "rm", args: ["-rf", "/"] }), io),
       ).toBeUndefined();
