@@ -7,6 +7,14 @@ import type { DeliveryTarget } from "./target.js";
 /** https://api.slack.com/methods/chat.postMessage — `text` is truncated past 40,000 characters. */
 export const SLACK_LIMIT = 40_000;
 
+/**
+ * Slack reads `<!channel>`, `<@U…>` and `<url|text>` in `text` as mentions and links; payload text is
+ * untrusted (spec 5 rule 6), so `&`, `<`, `>` are escaped as Slack's formatting guide asks.
+ */
+export function escapeSlackText(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+}
+
 export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
   const token = settings.token ?? "";
   const api = tokenClient("slack", settings);
@@ -31,7 +39,11 @@ export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
       const thread = message.extra.thread_ts?.trim() || threadOf(message);
       return call(
         "chat.postMessage",
-        { channel: chatId, text, ...(thread === undefined ? {} : { thread_ts: thread }) },
+        {
+          channel: chatId,
+          text: escapeSlackText(text),
+          ...(thread === undefined ? {} : { thread_ts: thread }),
+        },
         signal,
       );
     },
