@@ -1,6 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import picomatch from "picomatch";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
+import { fnmatchAny } from "./fnmatch.js";
 
 /** A tool as the agent sees it (spec 2.5). */
 export interface RegisteredTool {
@@ -56,23 +56,17 @@ export function isReadOnly(tool: Pick<Tool, "annotations">): boolean {
   ].includes(true);
 }
 
-function matcher(patterns: readonly string[]): (name: string) => boolean {
-  // fnmatch semantics: `*` also crosses dots and slashes, names match whole.
-  const test = picomatch(patterns as string[], { dot: true, bash: true, nonegate: true, noextglob: true });
-  return (name) => patterns.includes(name) || test(name);
-}
-
 /** Spec 2.2 rules 1-3 and 6: include wins over exclude; both match the server's original names. */
 export function selectTools<T extends { name: string }>(
   tools: readonly T[],
   policy: McpServerEntry["tools"],
 ): T[] {
   if (policy.include !== undefined) {
-    const included = matcher(policy.include);
+    const included = fnmatchAny(policy.include);
     return tools.filter((t) => included(t.name));
   }
   if (policy.exclude !== undefined) {
-    const excluded = matcher(policy.exclude);
+    const excluded = fnmatchAny(policy.exclude);
     return tools.filter((t) => !excluded(t.name));
   }
   return [...tools];

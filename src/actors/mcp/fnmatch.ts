@@ -1,0 +1,49 @@
+/**
+ * fnmatch-style globs (spec 2.2), as Python's `fnmatch.fnmatchcase`: `*` any run of characters (dots
+ * and slashes too), `?` one character, `[abc]` / `[a-z]` a set, `[!abc]` its complement, an unclosed `[`
+ * a literal. Whole-name, case-sensitive; no other character is special.
+ */
+export function fnmatchRegExp(pattern: string): RegExp {
+  let out = "";
+  let i = 0;
+  while (i < pattern.length) {
+    const c = pattern[i++] as string;
+    if (c === "*") {
+      if (!out.endsWith(".*")) out += ".*";
+    } else if (c === "?") {
+      out += ".";
+    } else if (c === "[") {
+      let j = i;
+      if (pattern[j] === "!") j++;
+      if (pattern[j] === "]") j++;
+      while (j < pattern.length && pattern[j] !== "]") j++;
+      if (j >= pattern.length) {
+        out += "\\[";
+        continue;
+      }
+      let set = pattern.slice(i, j).replace(/\\/g, "\\\\");
+      i = j + 1;
+      if (set === "!") out += ".";
+      else {
+        if (set.startsWith("!")) set = `^${set.slice(1)}`;
+        else if (set.startsWith("^")) set = `\\${set}`;
+        out += `[${set}]`;
+      }
+    } else {
+      out += c.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+    }
+  }
+  return new RegExp(`^(?:${out})$`, "s");
+}
+
+/** True when `name` is one of `patterns` or matches one of them as a glob. */
+export function fnmatchAny(patterns: readonly string[]): (name: string) => boolean {
+  const globs = patterns.flatMap((p) => {
+    try {
+      return [fnmatchRegExp(p)];
+    } catch {
+      return []; // e.g. a reversed range [z-a]: such a pattern can only match by its exact text
+    }
+  });
+  return (name) => patterns.includes(name) || globs.some((g) => g.test(name));
+}
