@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import type { Pipeline } from "../../streams/pipeline.js";
+import { UNKNOWN_ROUTE } from "../../streams/stages/route.js";
 import { PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
 import { errorOutcome, type Inbound, type Outcome, outcome } from "../../streams/types.js";
 
@@ -46,6 +47,8 @@ const HEALTH_METHOD_NOT_ALLOWED: Outcome = {
 type Target =
   | { kind: "health" }
   | { kind: "webhook"; routeName: string; profile: string | undefined }
+  /** Under a webhook prefix but not a route name (`/webhooks/`, `/webhooks/a/b`, a trailing slash). */
+  | { kind: "unknown_route" }
   | { kind: "none" };
 
 const SEGMENT = /^[^/]+$/;
@@ -70,7 +73,9 @@ export function endpointOf(path: string, multiplex: boolean): Target {
   if (path === "/health") return { kind: "health" };
   if (path.startsWith("/webhooks/")) {
     const routeName = segmentName(path.slice("/webhooks/".length));
-    return routeName === undefined ? { kind: "none" } : { kind: "webhook", routeName, profile: undefined };
+    return routeName === undefined
+      ? { kind: "unknown_route" }
+      : { kind: "webhook", routeName, profile: undefined };
   }
   if (multiplex && path.startsWith("/p/")) {
     const parts = path.split("/");
@@ -80,6 +85,7 @@ export function endpointOf(path: string, multiplex: boolean): Target {
     if (parts.length === 5 && parts[3] === "webhooks" && profile !== undefined && routeName !== undefined) {
       return { kind: "webhook", routeName, profile };
     }
+    if (parts.length >= 5 && parts[3] === "webhooks") return { kind: "unknown_route" };
   }
   return { kind: "none" };
 }
@@ -101,6 +107,8 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
   return (head, body, reply) => {
     const target = endpointOf(head.path, core.multiplexProfiles());
     if (target.kind === "none") return reply(NOT_FOUND);
+    // As for an unknown route name (preflight): answered before the body is read, connection closed.
+    if (target.kind === "unknown_route") return reply(UNKNOWN_ROUTE, true);
     if (target.kind === "health") {
       // HEAD too, as health checkers send it; the adapters write no body for HEAD.
       return reply(head.method === "GET" || head.method === "HEAD" ? HEALTH : HEALTH_METHOD_NOT_ALLOWED);

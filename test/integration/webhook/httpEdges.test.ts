@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
-import { postJson, request } from "../../helpers/http.js";
+import { postJson, rawHttp, request } from "../../helpers/http.js";
 
 /** Request shapes a real client or proxy may produce that the spec's happy path does not show. */
 
@@ -35,6 +35,23 @@ describe.each(["uws", "node"] as const)("HTTP edge cases on the %s server", (htt
     for (const path of ["/webhooks/my%2", "/webhooks/my%2Froute", "/webhooks/%E0%A4%A"]) {
       expect((await postJson(gw.url(path), body, headers)).status, path).toBe(404);
     }
+  });
+
+  it("a webhook path that names no route (empty, nested, trailing slash) is 404 Unknown route, unread", async () => {
+    for (const path of ["/webhooks/", "/webhooks/my-route/", "/webhooks/a/b", "/webhooks/my%2Froute"]) {
+      expect(await postJson(gw.url(path), "{}"), path).toEqual(
+        expect.objectContaining({ status: 404, body: { error: "Unknown route" } }),
+      );
+      const answer = await rawHttp(gw.gateway.port, [
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n`,
+      ]);
+      expect(answer.status, path).toBe(404);
+      expect(JSON.parse(answer.body)).toEqual({ error: "Unknown route" });
+    }
+    expect(await request(gw.url("/elsewhere"), { method: "POST", body: "{}" })).toMatchObject({
+      status: 404,
+      body: { error: "Not found" },
+    });
   });
 
   it("a body that is not UTF-8 is 400 Invalid JSON body, after the signature check", async () => {

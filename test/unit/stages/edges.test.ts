@@ -27,17 +27,19 @@ describe("endpointOf (spec 4.1 paths)", () => {
       routeName: "gh",
       profile: "work",
     });
-    for (const path of [
-      "/p/work/webhooks/gh",
-      "/webhooks/",
-      "/webhooks/a/b",
-      "/webhooks",
-      "/p/work/hooks/gh",
-      "/",
-    ]) {
+    for (const path of ["/p/work/webhooks/gh", "/webhooks", "/p/work/hooks/gh", "/"]) {
       expect(endpointOf(path, false), path).toEqual({ kind: "none" });
     }
-    expect(endpointOf("/p//webhooks/gh", true)).toEqual({ kind: "none" });
+    for (const path of ["/webhooks/", "/webhooks/a/b", "/webhooks/gh/", "/webhooks/a%2Fb", "/webhooks/%zz"]) {
+      expect(endpointOf(path, false), path).toEqual({ kind: "unknown_route" });
+    }
+    expect(endpointOf("/webhooks/g%68", false)).toEqual({
+      kind: "webhook",
+      routeName: "gh",
+      profile: undefined,
+    });
+    expect(endpointOf("/p//webhooks/gh", true)).toEqual({ kind: "unknown_route" });
+    expect(endpointOf("/p/work/webhooks/gh/", true)).toEqual({ kind: "unknown_route" });
   });
 });
 
