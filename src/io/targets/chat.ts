@@ -55,10 +55,36 @@ export interface ChatTargetSpec {
 }
 
 /**
+ * Runs `task` after every earlier task of the same key has finished (a FIFO per key); keys whose queue
+ * is empty are forgotten, so the map only holds chats with a delivery in progress.
+ */
+function serialiser() {
+  const tails = new Map<string, Promise<void>>();
+  return async <T>(key: string, task: () => Promise<T>): Promise<T> => {
+    const previous = tails.get(key) ?? Promise.resolve();
+    let release = () => {};
+    const done = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tail = previous.then(() => done);
+    tails.set(key, tail);
+    await previous;
+    try {
+      return await task();
+    } finally {
+      release();
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
+}
+
+/**
  * A chat platform target (chat_1..chat_13): resolves the chat, splits the text to the platform's limit
- * and sends the parts in order, each as one (retryable) step.
+ * and sends the parts in order, each as one (retryable) step. Deliveries to one chat go one after
+ * another, so the parts of two long texts never interleave (and a rate-limit wait holds the others back).
  */
 export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
+  const oneAtATime = serialiser();
   return {
     name: spec.name,
     chat: true,
@@ -67,9 +93,11 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
       const chatId = resolveChatId(spec.name, message, spec.homeChannel);
       const runStep = options.runStep ?? runOnce;
       const parts = splitMessage(message.text, spec.limit, spec.unit);
-      for (const [index, text] of parts.entries()) {
-        await runStep(() => spec.sendPart({ chatId, text, index, message, signal }));
-      }
+      await oneAtATime(chatId, async () => {
+        for (const [index, text] of parts.entries()) {
+          await runStep(() => spec.sendPart({ chatId, text, index, message, signal }));
+        }
+      });
       return { chatId, parts: parts.length };
     },
   };
