@@ -36,13 +36,13 @@ function fromFlags(options: SetupOptions, current: Record<string, string>): Setu
     throw new SvcError("usage", "--enable and --disable cannot be combined");
   if (options.secret !== undefined && options.generateSecret)
     throw new SvcError("usage", "--secret and --generate-secret cannot be combined");
-  const currentPort = current.WEBHOOK_PORT ?? "8644";
+  if (options.secret !== undefined && options.secret.trim() === "")
+    throw new SvcError("usage", "--secret: the secret cannot be empty (or use --generate-secret)");
+  const currentPort = current.WEBHOOK_PORT || "8644";
   return {
     enabled: !options.disable,
     port: parsePort(options.port ?? currentPort),
-    secret:
-      options.secret ??
-      (options.generateSecret || current.WEBHOOK_SECRET === undefined ? generate() : undefined),
+    secret: options.secret ?? (options.generateSecret || !current.WEBHOOK_SECRET ? generate() : undefined),
   };
 }
 
@@ -62,10 +62,11 @@ async function ask(options: SetupOptions, current: Record<string, string>): Prom
   try {
     const yes = (await question("Enable the webhook adapter? [Y/n] ")).trim().toLowerCase();
     const enabled = options.disable ? false : !(yes === "n" || yes === "no");
-    const defaultPort = options.port ?? current.WEBHOOK_PORT ?? "8644";
+    const defaultPort = options.port ?? (current.WEBHOOK_PORT || "8644");
     const portText = (await question(`Port [${defaultPort}]: `)).trim() || defaultPort;
     const port = parsePort(portText);
-    const hasSecret = current.WEBHOOK_SECRET !== undefined;
+    // An empty value counts as unset (docs/configuration.md).
+    const hasSecret = Boolean(current.WEBHOOK_SECRET);
     const choice = (
       await question(
         hasSecret

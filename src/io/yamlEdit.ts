@@ -69,8 +69,17 @@ function setEnvValuesLocked(file: string, values: Readonly<Record<string, string
   writeFileAtomic(file, `${out.join("\n")}\n`, 0o600);
 }
 
+/**
+ * A value dotenv reads back unchanged. dotenv unescapes nothing inside quotes (double quotes only expand
+ * `\n` and `\r`), so backslash escaping cannot be used: pick a quote character the value does not contain.
+ */
 function quoteEnv(value: string): string {
-  return /^[A-Za-z0-9_./:@+-]*$/.test(value)
-    ? value
-    : `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+  if (/^[A-Za-z0-9_./:@+-]*$/.test(value)) return value;
+  if (!value.includes("'")) return `'${value}'`;
+  if (!value.includes("`")) return `\`${value}\``;
+  if (!value.includes('"') && !/\\[nr]/.test(value)) return `"${value}"`;
+  throw new SvcError(
+    "usage",
+    "the value contains ', ` and \" (or a \\n sequence) — a .env file cannot hold it; choose another one",
+  );
 }

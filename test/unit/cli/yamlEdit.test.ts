@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { readEnvFile } from "../../../src/config/load.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../../../src/io/yamlEdit.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -28,6 +29,19 @@ describe("comment-preserving edits", () => {
     home = tempHome();
     const file = home.write(".env", "# c\nA=1\nexport B=2\n\nC=3\n");
     setEnvValues(file, { B: "two", D: 'has space "q"' });
-    expect(readFileSync(file, "utf8")).toBe('# c\nA=1\nB=two\n\nC=3\nD="has space \\"q\\""\n');
+    expect(readFileSync(file, "utf8")).toBe("# c\nA=1\nB=two\n\nC=3\nD='has space \"q\"'\n");
+  });
+
+  it("setEnvValues writes every value so that dotenv reads it back unchanged", () => {
+    home = tempHome();
+    const file = home.write(".env", "");
+    const values = {
+      A: 'has space "q"',
+      B: "it's # not a comment",
+      C: 'it\'s "both" \\n',
+      D: "back\\slash",
+    };
+    setEnvValues(file, values);
+    expect(readEnvFile(file)).toEqual(values);
   });
 });

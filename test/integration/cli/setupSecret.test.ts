@@ -1,0 +1,53 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { signGenericV2 } from "../../../src/cli/webhook.js";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { postJson } from "../../helpers/http.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+let gw: TestGateway | undefined;
+afterEach(async () => {
+  await gw?.stop();
+  gw = undefined;
+  home.cleanup();
+});
+
+const envText = () => readFileSync(join(home.dir, ".env"), "utf8");
+
+describe("svc gateway setup: the global secret the gateway uses is the one it printed", {
+  timeout: 90_000,
+}, () => {
+  it("a --secret with spaces, quotes, # and a backslash reaches the gateway unchanged through .env", async () => {
+    home = tempHome();
+    const secret = `it's a "secret" #1 \\n`;
+    const res = await svc(home, ["gateway", "setup", "--non-interactive", "--secret", secret]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(`Global webhook secret: ${secret}\n`);
+    gw = await startTestGateway({
+      config: webhookConfig({ global: { prompt: "x" } }),
+      files: { ".env": envText() },
+    });
+    const body = JSON.stringify({ event_type: "push" });
+    const signed = await postJson(
+      gw.url("/webhooks/global"),
+      body,
+      signGenericV2(secret, body, Math.floor(Date.now() / 1000)),
+    );
+    expect(signed.status).toBe(202);
+  });
+
+  it("an empty --secret is refused (exit 2); an empty WEBHOOK_SECRET in .env counts as none, so one is generated", async () => {
+    home = tempHome();
+    const empty = await svc(home, ["gateway", "setup", "--non-interactive", "--secret", ""]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain("--secret");
+    home.write(".env", "WEBHOOK_SECRET=\n");
+    const res = await svc(home, ["gateway", "setup", "--non-interactive"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^Global webhook secret: [0-9a-f]{64}$/m);
+    expect(envText()).toMatch(/^WEBHOOK_SECRET=[0-9a-f]{64}$/m);
+  });
+});
