@@ -260,13 +260,19 @@ async function test(
       message: `Test event from svc webhook test ${name}`,
       sent_at: new Date().toISOString(),
     });
+  let parsed: unknown;
   try {
-    JSON.parse(body);
+    parsed = JSON.parse(body);
   } catch {
     throw new SvcError("usage", "--payload: not valid JSON");
   }
   body = body.trim();
-  const event = options.event ?? sub.events?.[0] ?? "test";
+  // The header wins over the payload's own event_type at the gateway, so it must not contradict --payload.
+  const payloadEvent =
+    options.payload !== undefined && typeof (parsed as { event_type?: unknown })?.event_type === "string"
+      ? (parsed as { event_type: string }).event_type
+      : undefined;
+  const event = options.event ?? payloadEvent ?? sub.events?.[0] ?? "test";
   const port = options.port !== undefined ? Number(options.port) : runningPort(loaded);
   const url = subscriptionUrl(loaded, name, sub.profile, port);
   const headers = {
