@@ -4,7 +4,7 @@ import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import type { ApprovalSurface } from "./approvals.js";
-import { isRequestTimeout, isSessionExpired } from "./callErrors.js";
+import { isConnectionClosed, isRequestTimeout, isSessionExpired } from "./callErrors.js";
 import { ensureConnected, type Runtime } from "./runtime.js";
 import type { RegisteredTool } from "./toolNames.js";
 import { runUtilityTool } from "./utilityTools.js";
@@ -47,21 +47,24 @@ export async function invokeTool(
   try {
     return await run(session);
   } catch (err) {
-    if (isSessionExpired(err)) {
+    const expired = isSessionExpired(err);
+    // The connection closed under the call (a stdio process died) while nobody was closing it on purpose.
+    const lost = !expired && isConnectionClosed(err) && session.lostUnexpectedly;
+    if (expired || lost) {
       rt.actor.send({
         type: "SESSION_LOST",
-        reason: "the server ended the session (HTTP 404)",
+        reason: expired ? "the server ended the session (HTTP 404)" : "the connection closed",
         immediate: true,
       });
       if (!tool.readOnly) {
         throw new SvcError(
           "outcome_uncertain",
-          `mcp_servers.${rt.name}: the session expired while "${tool.original}" was being called; it may or may not have run — verify its effect before calling it again`,
+          `mcp_servers.${rt.name}: the ${expired ? "session expired" : "connection was lost"} while "${tool.original}" was being called; it may or may not have run — verify its effect before calling it again`,
         );
       }
       logger.info(
         { server: rt.name, tool: tool.original },
-        `[mcp] ${rt.name}: session expired; replaying read-only ${tool.original}`,
+        `[mcp] ${rt.name}: ${expired ? "session expired" : "connection lost"}; replaying read-only ${tool.original}`,
       );
       return run(await ensureConnected(rt));
     }

@@ -67,6 +67,8 @@ export const CLIENT_INFO: Implementation = { name: "svc", version: VERSION };
 /** One live MCP connection, in either protocol era. */
 export class McpSession {
   private closing = false;
+  /** The connection closed without `close()` (process exit, stream end). */
+  lostUnexpectedly = false;
   private readonly cleanups: Array<() => Promise<void>> = [];
   constructor(
     readonly era: Era,
@@ -157,6 +159,7 @@ function watchLoss(session: McpSession, options: OpenSessionOptions): void {
   session.client.onclose = () => {
     if (reported || session.isClosing) return;
     reported = true;
+    session.lostUnexpectedly = true;
     options.onLost?.("the connection closed");
   };
 }

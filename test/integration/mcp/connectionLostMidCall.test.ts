@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { stdioEntry, text, useHubs } from "./harness.js";
+
+const ctx = useHubs();
+
+async function pidOf(h: ReturnType<typeof ctx.hub>, server: string): Promise<number> {
+  return Number(text(await h.call(server, "pid", {})));
+}
+
+/**
+ * Spec 2.1 trust rules: when the session is lost under a call, only `readOnlyHint: true` tools are
+ * replayed; others return `outcome_uncertain` — the same when a stdio server process dies mid-call.
+ */
+describe("a stdio server that dies while a call is in flight", () => {
+  it("a readOnlyHint tool is replayed on the respawned process", async () => {
+    const h = ctx.hub(ctx.home, { fx: stdioEntry("legacy", { supports_parallel_tool_calls: true }) });
+    const pid = await pidOf(h, "fx");
+    const call = h.call("fx", "slow", { ms: 800 });
+    await new Promise((r) => setTimeout(r, 200));
+    process.kill(pid, "SIGKILL");
+    expect(text(await call)).toBe("slept 800");
+    expect(await pidOf(h, "fx")).not.toBe(pid);
+  });
+
+  it("any other tool fails with outcome_uncertain, telling the user to verify before calling again", async () => {
+    let asked: () => void = () => undefined;
+    const waiting = new Promise<void>((r) => {
+      asked = r;
+    });
+    const h = ctx.hub(
+      ctx.home,
+      { fx: stdioEntry("legacy", { supports_parallel_tool_calls: true }) },
+      {
+        approvals: {
+          approve: async () => false,
+          // The "ask" tool (no readOnlyHint) waits on this elicitation, which never gets an answer.
+          elicit: () => {
+            asked();
+            return new Promise(() => undefined);
+          },
+        },
+      },
+    );
+    const pid = await pidOf(h, "fx");
+    const call = h.call("fx", "ask", {});
+    await waiting;
+    process.kill(pid, "SIGKILL");
+    await expect(call).rejects.toMatchObject({
+      code: "outcome_uncertain",
+      message: expect.stringMatching(
+        /^mcp_servers\.fx: the connection was lost while "ask" was being called; it may or may not have run — verify its effect before calling it again$/,
+      ),
+    });
+    expect(text(await h.call("fx", "echo", { text: "back" }))).toBe("back");
+  });
+});
