@@ -55,20 +55,37 @@ export interface ChatTargetSpec {
 }
 
 /**
- * Runs `task` after every earlier task of the same key has finished (a FIFO per key); keys whose queue
- * is empty are forgotten, so the map only holds chats with a delivery in progress.
+ * How long a delivery waits for the earlier ones to the same chat. A delivery waiting out a long
+ * Retry-After must not hold a direct delivery (whose sender is waiting for the HTTP answer) for minutes:
+ * past this, it goes ahead (its parts may then interleave with the stalled one's).
  */
-function serialiser() {
+const CHAT_QUEUE_WAIT_MS = 10_000;
+
+/**
+ * Runs `task` after every earlier task of the same key has finished (a FIFO per key), or after
+ * `maxWaitMs`; keys whose queue is empty are forgotten, so the map only holds chats being delivered to.
+ */
+function serialiser(maxWaitMs: number) {
   const tails = new Map<string, Promise<void>>();
   return async <T>(key: string, task: () => Promise<T>): Promise<T> => {
-    const previous = tails.get(key) ?? Promise.resolve();
+    const previous = tails.get(key);
     let release = () => {};
     const done = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const tail = previous.then(() => done);
+    const tail = previous === undefined ? done : previous.then(() => done);
     tails.set(key, tail);
-    await previous;
+    if (previous !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        previous,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, maxWaitMs);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
+    }
     try {
       return await task();
     } finally {
@@ -81,10 +98,10 @@ function serialiser() {
 /**
  * A chat platform target (chat_1..chat_13): resolves the chat, splits the text to the platform's limit
  * and sends the parts in order, each as one (retryable) step. Deliveries to one chat go one after
- * another, so the parts of two long texts never interleave (and a rate-limit wait holds the others back).
+ * another (up to CHAT_QUEUE_WAIT_MS each), so the parts of two long texts do not interleave.
  */
 export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
-  const oneAtATime = serialiser();
+  const oneAtATime = serialiser(CHAT_QUEUE_WAIT_MS);
   return {
     name: spec.name,
     chat: true,
