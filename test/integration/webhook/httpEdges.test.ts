@@ -54,6 +54,18 @@ describe.each(["uws", "node"] as const)("HTTP edge cases on the %s server", (htt
     });
   });
 
+  it("an empty body: a valid signature of it (octokit refuses to sign one) gets 400 Invalid JSON body, a missing one 401", async () => {
+    expect(
+      await postJson(gw.url("/webhooks/my-route"), "", {
+        "X-Hub-Signature-256": `sha256=${createHmac("sha256", SECRET).update("").digest("hex")}`,
+      }),
+    ).toEqual(expect.objectContaining({ status: 400, body: { error: "Invalid JSON body" } }));
+    expect(await postJson(gw.url("/webhooks/my-route"), "")).toMatchObject({
+      status: 401,
+      body: { error: "Invalid signature" },
+    });
+  });
+
   it("a body that is not UTF-8 is 400 Invalid JSON body, after the signature check", async () => {
     // {"name":"café"} in Latin-1: 0xE9 alone is not UTF-8.
     const latin1 = Buffer.from('{"name":"caf\xe9"}', "latin1");
