@@ -1,5 +1,19 @@
+import { dirname, join } from "node:path";
 import type { Config } from "./schema.js";
 import { INSECURE_NO_AUTH } from "./sections/webhook.js";
+
+/** A `${VAR}` left in a value after interpolation: the variable is not set anywhere. */
+const UNSET_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/;
+
+/**
+ * An unset `${VAR}` keeps its literal text; as a secret that text would be the HMAC key, and it is
+ * printed in the README. Refused instead.
+ */
+function unsetSecretProblem(key: string, secret: string | undefined, file: string): string | undefined {
+  const name = secret === undefined ? undefined : UNSET_VARIABLE.exec(secret)?.[1];
+  if (name === undefined) return undefined;
+  return `${key}: \${${name}} is not set — set ${name} in ${join(dirname(file), ".env")} or the environment`;
+}
 
 export const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
 
@@ -7,6 +21,9 @@ export const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
 export function webhookStartupProblems(config: Config, file: string): string[] {
   const webhook = config.platforms.webhook;
   const problems: string[] = [];
+  const globalUnset = unsetSecretProblem(`${file}: platforms.webhook.secret`, webhook.secret, file);
+  if (globalUnset !== undefined && Object.values(webhook.routes).some((r) => r.secret === undefined))
+    problems.push(globalUnset);
   for (const [name, route] of Object.entries(webhook.routes)) {
     const at = `${file}: platforms.webhook.routes.${name}`;
     const secret = route.secret ?? webhook.secret;
@@ -15,6 +32,8 @@ export function webhookStartupProblems(config: Config, file: string): string[] {
         `${at}.secret: missing — set a secret on the route, platforms.webhook.secret, or WEBHOOK_SECRET`,
       );
     }
+    const routeUnset = unsetSecretProblem(`${at}.secret`, route.secret, file);
+    if (routeUnset !== undefined) problems.push(routeUnset);
     if (route.deliver_only && route.deliver === "log") {
       problems.push(`${at}.deliver_only: needs a real delivery target — set deliver to a platform (not log)`);
     }

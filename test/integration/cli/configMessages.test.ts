@@ -34,4 +34,30 @@ describe("svc gateway run refuses a bad configuration with file, key and fix", {
     expect(res.stderr).toContain("set a real secret or bind to 127.0.0.1");
     expect(res.stderr).not.toContain("routes.open.secret");
   });
+
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own interpolation syntax
+  it("a secret whose ${VAR} is not set is refused (its literal text would be the HMAC key)", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      webhook({
+        host: "127.0.0.1",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own interpolation syntax
+        secret: "${env:GLOBAL_HOOK_SECRET}",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own interpolation syntax
+        routes: { github: { secret: "${GITHUB_WEBHOOK_SECRET}" }, other: {} },
+      }),
+    );
+    const res = await svc(home, ["gateway", "run"]);
+    expect(res.code).toBe(1);
+    const config = join(home.dir, "config.yaml");
+    const env = join(home.dir, ".env");
+    expect(res.stderr).toContain(
+      `${config}: platforms.webhook.routes.github.secret: \${GITHUB_WEBHOOK_SECRET} is not set — set GITHUB_WEBHOOK_SECRET in ${env} or the environment`,
+    );
+    expect(res.stderr).toContain(
+      `${config}: platforms.webhook.secret: \${GLOBAL_HOOK_SECRET} is not set — set GLOBAL_HOOK_SECRET in ${env} or the environment`,
+    );
+    expect(res.stdout).not.toContain("Listening");
+  });
 });
