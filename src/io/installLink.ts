@@ -1,3 +1,5 @@
+import { formatIssue } from "../config/format.js";
+import { mcpServerSchema } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
 
 /** Spec 4.1 limits. */
@@ -73,11 +75,20 @@ export function parseInstallLink(link: string): InstallRequest {
       reject(`"url" is not a valid URL`);
     }
     if (target.protocol !== "http:" && target.protocol !== "https:") reject('"url" must use http or https');
+    checkEntry(entry);
     return { name, config: entry, kind: "url" };
   }
   if (typeof entry.command !== "string" || entry.command === "")
     reject('"command" must be a non-empty string');
+  checkEntry(entry);
   return { name, config: entry, kind: "command" };
+}
+
+/** The entry must be one `config.yaml` accepts: an unknown key or a bad value would stop the gateway. */
+function checkEntry(entry: Record<string, unknown>): void {
+  const checked = mcpServerSchema.safeParse(entry);
+  const issue = checked.success ? undefined : checked.error.issues[0];
+  if (issue !== undefined) reject(formatIssue("config", issue));
 }
 
 /** What the confirmation prompt shows. */

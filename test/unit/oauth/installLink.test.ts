@@ -98,7 +98,7 @@ describe("install link parser (spec 4.1)", () => {
   });
 
   it("rejects payloads over 32 KB and accepts one just under", () => {
-    const filler = (n: number) => ({ url: "https://a.test/mcp", note: "x".repeat(n) });
+    const filler = (n: number) => ({ url: "https://a.test/mcp", headers: { "X-Note": "x".repeat(n) } });
     const base = JSON.stringify(filler(0)).length;
     expect(parseInstallLink(link("big", b64url(filler(MAX_INSTALL_PAYLOAD - base)))).kind).toBe("url");
     expect(

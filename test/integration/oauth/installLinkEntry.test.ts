@@ -1,0 +1,65 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
+
+let home: TempHome;
+afterEach(() => home?.cleanup());
+
+function svc(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+      env: { ...process.env, SVC_HOME: home.dir },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d));
+    child.stderr.on("data", (d: Buffer) => (stderr += d));
+    child.stdin.end("y\n");
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+const link = (name: string, config: unknown) =>
+  `svc://mcp/install?name=${name}&config=${Buffer.from(JSON.stringify(config)).toString("base64url")}`;
+
+/**
+ * Spec 4.1: the link's config "may carry any server key above". A key svc does not know, or a bad
+ * value, would make config.yaml unloadable (every later svc command and the gateway would refuse it),
+ * so such a link is rejected with the key and the problem before anything is shown or written.
+ */
+describe("svc mcp install: the entry must be a valid server entry", () => {
+  const original = "# my servers\nmcp_servers: {}\n";
+  for (const [what, config, reason] of [
+    [
+      "an unknown key",
+      { url: "https://x.test/mcp", colour: "blue" },
+      /config: \(top level\): unknown key "colour"/,
+    ],
+    [
+      "a bad duration",
+      { url: "https://x.test/mcp", timeout: "soon" },
+      /config: timeout: expected seconds, got "soon"/,
+    ],
+    [
+      "a bad enum",
+      { command: "npx", protocol: "modern" },
+      /config: protocol: expected one of "auto", "stateless", "legacy"/,
+    ],
+  ] as const) {
+    it(`rejects ${what}, naming it, and writes nothing`, async () => {
+      home = tempHome();
+      home.write("config.yaml", original);
+      const r = await svc(["mcp", "install", link("srv", config)]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/install link rejected: /);
+      expect(r.stderr).toMatch(reason);
+      expect(r.stdout).not.toContain("Install MCP server");
+      expect(readFileSync(join(home.dir, "config.yaml"), "utf8")).toBe(original);
+    });
+  }
+});
