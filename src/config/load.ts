@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parse as parseEnv } from "dotenv";
 import { parseDocument } from "yaml";
+import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { formatIssues } from "./format.js";
 import { type InterpolationScope, interpolateDeep } from "./interpolate.js";
@@ -98,6 +99,41 @@ function applyWebhookEnv(raw: Record<string, unknown>, scope: InterpolationScope
   if (secret !== undefined) target.secret = secret.value;
 }
 
+function webhookExtraKeys(raw: Record<string, unknown>): ReadonlySet<string> {
+  const webhook = isMapping(raw.platforms) ? raw.platforms.webhook : undefined;
+  const extra = isMapping(webhook) ? webhook.extra : undefined;
+  return new Set(isMapping(extra) ? Object.keys(extra) : []);
+}
+
+/**
+ * The schema sees `platforms.webhook.extra` merged into `platforms.webhook`; a problem with a key that
+ * came from `extra` is reported at `platforms.webhook.extra.<key>`, where the user wrote it.
+ */
+function pointIntoExtra(
+  issues: readonly z.core.$ZodIssue[],
+  extraKeys: ReadonlySet<string>,
+): z.core.$ZodIssue[] {
+  if (extraKeys.size === 0) return [...issues];
+  const atWebhook = (path: readonly PropertyKey[]) =>
+    path.length >= 2 && path[0] === "platforms" && path[1] === "webhook";
+  return issues.flatMap((issue): z.core.$ZodIssue[] => {
+    if (!atWebhook(issue.path)) return [issue];
+    if (issue.path.length === 2 && issue.code === "unrecognized_keys") {
+      const fromExtra = issue.keys.filter((k) => extraKeys.has(k));
+      const direct = issue.keys.filter((k) => !extraKeys.has(k));
+      return [
+        ...(direct.length > 0 ? [{ ...issue, keys: direct }] : []),
+        ...(fromExtra.length > 0
+          ? [{ ...issue, keys: fromExtra, path: ["platforms", "webhook", "extra"] }]
+          : []),
+      ];
+    }
+    const key = issue.path[2];
+    if (typeof key !== "string" || !extraKeys.has(key)) return [issue];
+    return [{ ...issue, path: ["platforms", "webhook", "extra", ...issue.path.slice(2)] }];
+  });
+}
+
 /** Reads config.yaml (or the embedded default), `.env` and the environment, and validates the result. */
 export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } = {}): LoadedConfig {
   const env = options.env ?? process.env;
@@ -115,7 +151,10 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   applyWebhookEnv(rendered, scope, paths.env);
   const parsed = configSchema.safeParse({ ...rendered, mcp_servers }, { reportInput: true });
   if (!parsed.success) {
-    throw new SvcError("config_invalid", formatIssues(paths.config, parsed.error.issues));
+    throw new SvcError(
+      "config_invalid",
+      formatIssues(paths.config, pointIntoExtra(parsed.error.issues, webhookExtraKeys(rendered))),
+    );
   }
   return { config: parsed.data, paths, scope, fromFile };
 }

@@ -60,4 +60,25 @@ describe("svc gateway run refuses a bad configuration with file, key and fix", {
     );
     expect(res.stdout).not.toContain("Listening");
   });
+
+  it("a problem with a key written under platforms.webhook.extra is reported there, not at the merged key", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      webhook({
+        host: "127.0.0.1",
+        prot: 1,
+        extra: { port: "9000", colour: "blue", routes: { a: { secret: 5 } } },
+      }),
+    );
+    const res = await svc(home, ["gateway", "run"]);
+    expect(res.code).toBe(1);
+    const config = join(home.dir, "config.yaml");
+    expect(res.stderr).toContain(`${config}: platforms.webhook.extra.port: expected a number, got "9000"`);
+    expect(res.stderr).toContain(
+      `${config}: platforms.webhook.extra.routes.a.secret: expected a string, got 5`,
+    );
+    expect(res.stderr).toContain(`${config}: platforms.webhook.extra: unknown key "colour"`);
+    expect(res.stderr).toContain(`${config}: platforms.webhook: unknown key "prot"`);
+  });
 });
