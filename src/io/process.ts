@@ -27,9 +27,24 @@ export function minimalEnv(source: NodeJS.ProcessEnv = process.env): Record<stri
   return env;
 }
 
-/** Runs an argv (never a shell string) with `input` on stdin, only `env` in its environment, and a timeout. */
+/** Signals every process of the group led by `pid` (ESRCH: the group is already gone). */
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // No process left in the group.
+  }
+}
+
+/**
+ * Runs an argv (never a shell string) with `input` on stdin, only `env` in its environment, and a timeout.
+ * The process leads its own process group; when it exits (by itself, on timeout or on cancel) whatever it
+ * left running in that group is killed, because such a child (`sleep 60` in a shell script) keeps the
+ * output pipes open and the result would otherwise wait for it, past the timeout.
+ */
 export async function runProcess(request: ProcessRequest): Promise<ProcessResult> {
-  const result = await execa(request.file, [...request.args], {
+  const subprocess = execa(request.file, [...request.args], {
     input: request.input,
     env: request.env,
     extendEnv: false,
@@ -39,9 +54,12 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
     reject: false,
     stripFinalNewline: false,
     encoding: "utf8",
+    detached: true,
     ...(request.cwd === undefined ? {} : { cwd: request.cwd }),
     ...(request.signal === undefined ? {} : { cancelSignal: request.signal }),
   });
+  subprocess.once("exit", () => signalGroup(subprocess.pid, "SIGKILL"));
+  const result = await subprocess;
   const stderr = typeof result.stderr === "string" ? result.stderr : "";
   if (result.timedOut) return { ok: false, why: `timed out after ${request.timeoutMs} ms`, stderr };
   if (result.isCanceled) return { ok: false, why: "canceled", stderr };
