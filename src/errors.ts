@@ -6,6 +6,7 @@ export type ErrorCode =
   | "store_conflict"
   | "store_corrupt"
   | "lock_timeout"
+  | "gateway_timeout"
   | "delivery_failed"
   | "script_failed"
   | "agent_failed"

@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import type { Command } from "commander";
 import { DEFAULT_INSPECT_PORT, startInspector } from "../actors/inspector.js";
 import { svcHome, svcPaths } from "../config/paths.js";
-import { describeError, SvcError } from "../errors.js";
+import { describeError } from "../errors.js";
 import { type Gateway, startGateway } from "../gateway.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import {
@@ -11,6 +11,7 @@ import {
   recordedPid,
   registerGatewayLifecycleCommands,
 } from "./gatewayLifecycle.js";
+import { parsePortOption } from "./options.js";
 
 interface RunOptions {
   host?: string;
@@ -19,17 +20,9 @@ interface RunOptions {
   inspect?: string | boolean;
 }
 
-function parsePort(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535)
-    throw new SvcError("usage", `--port: expected a port number (0-65535), got "${text}"`);
-  return port;
-}
-
 /** `svc gateway run`: foreground gateway; SIGHUP reloads config.yaml, SIGINT/SIGTERM stop cleanly (exit 0). */
 export async function runGatewayForeground(options: RunOptions): Promise<void> {
-  const port = parsePort(options.port);
+  const port = options.port === undefined ? undefined : parsePortOption(options.port);
   const paths = svcPaths(svcHome());
   let gateway: Gateway | undefined;
   let stopSignal: string | undefined;

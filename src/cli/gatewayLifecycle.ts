@@ -7,6 +7,7 @@ import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 import { writeJsonAtomic } from "../io/stores/atomicFile.js";
+import { parsePortOption, parseSecondsOption } from "./options.js";
 import { runSetup, type SetupOptions } from "./setupWizard.js";
 
 /** What `svc gateway start` learned about the gateway it started (`$SVC_HOME/gateway.json`). */
@@ -77,6 +78,8 @@ async function health(host: string, port: number): Promise<boolean> {
 const LISTENING = /\[webhook\] Listening on (\S+):(\d+) /;
 
 async function start(options: { host?: string; port?: string; timeout: string }): Promise<void> {
+  const timeoutSeconds = parseSecondsOption(options.timeout);
+  if (options.port !== undefined) parsePortOption(options.port);
   const paths = svcPaths(svcHome());
   const existing = runningPid(paths);
   if (existing !== undefined)
@@ -102,7 +105,7 @@ async function start(options: { host?: string; port?: string; timeout: string })
     exited = code;
   });
   child.unref();
-  const deadline = Date.now() + Number(options.timeout) * 1000;
+  const deadline = Date.now() + timeoutSeconds * 1000;
   const output = () => readFileSync(outFile, "utf8").slice(offset);
   while (Date.now() < deadline) {
     if (exited !== undefined) {
@@ -134,6 +137,7 @@ async function start(options: { host?: string; port?: string; timeout: string })
 }
 
 async function stop(options: { timeout: string }): Promise<void> {
+  const timeoutSeconds = parseSecondsOption(options.timeout);
   const paths = svcPaths(svcHome());
   const hadFile = existsSync(paths.pidFile);
   const pid = runningPid(paths);
@@ -149,11 +153,11 @@ async function stop(options: { timeout: string }): Promise<void> {
   process.stdout.write(
     `Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and runs in flight finish…\n`,
   );
-  const deadline = Date.now() + Number(options.timeout) * 1000;
+  const deadline = Date.now() + timeoutSeconds * 1000;
   while (alive(pid)) {
     if (Date.now() > deadline) {
       throw new SvcError(
-        "usage",
+        "gateway_timeout",
         `the gateway (pid ${pid}) is still running after ${options.timeout}s — wait, or kill it with: kill -9 ${pid} (pending events are then lost)`,
       );
     }

@@ -14,6 +14,7 @@ import {
 import { targetStartupProblems } from "../io/targets/validate.js";
 import { formatTable, profileFlag } from "./cron.js";
 import { gatewayAddress, runningPid } from "./gatewayLifecycle.js";
+import { parsePortOption } from "./options.js";
 
 interface SubscribeOptions {
   events?: string;
@@ -273,7 +274,7 @@ async function test(
       ? (parsed as { event_type: string }).event_type
       : undefined;
   const event = options.event ?? payloadEvent ?? sub.events?.[0] ?? "test";
-  const port = options.port !== undefined ? Number(options.port) : runningPort(loaded);
+  const port = options.port !== undefined ? parsePortOption(options.port) : runningPort(loaded);
   const url = subscriptionUrl(loaded, name, sub.profile, port);
   const headers = {
     "content-type": "application/json",

@@ -1,0 +1,17 @@
+import { SvcError } from "../errors.js";
+
+/** A `--port` value: 0-65535 (0 picks a free port where a listener takes it). */
+export function parsePortOption(text: string, flag = "--port"): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535)
+    throw new SvcError("usage", `${flag}: expected a port number (0-65535), got "${text}"`);
+  return port;
+}
+
+/** A `--timeout <seconds>` value: a positive number. */
+export function parseSecondsOption(text: string, flag = "--timeout"): number {
+  const seconds = Number(text);
+  if (text.trim() === "" || !Number.isFinite(seconds) || seconds <= 0)
+    throw new SvcError("usage", `${flag}: expected a number of seconds greater than 0, got "${text}"`);
+  return seconds;
+}

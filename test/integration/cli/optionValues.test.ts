@@ -1,0 +1,43 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { cliConfig, svc } from "./svc.js";
+
+let home: TempHome;
+beforeAll(() => {
+  home = tempHome();
+  home.write("config.yaml", stringify(cliConfig()));
+});
+afterAll(() => home.cleanup());
+
+describe("bad option values are usage errors (exit 2) caught before anything runs", {
+  timeout: 90_000,
+}, () => {
+  it("gateway start --timeout / --port, gateway stop --timeout, webhook test --port", async () => {
+    await svc(home, ["webhook", "subscribe", "gh"]);
+    const [startTimeout, startPort, stopTimeout, testPort] = await Promise.all([
+      svc(home, ["gateway", "start", "--timeout", "soon"]),
+      svc(home, ["gateway", "start", "--port", "http"]),
+      svc(home, ["gateway", "stop", "--timeout", "-1"]),
+      svc(home, ["webhook", "test", "gh", "--port", "abc"]),
+    ]);
+    expect(startTimeout).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--timeout: expected a number of seconds greater than 0, got "soon"'),
+    });
+    expect(startPort).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--port: expected a port number (0-65535), got "http"'),
+    });
+    expect(stopTimeout).toMatchObject({ code: 2, stderr: expect.stringContaining("--timeout") });
+    expect(testPort).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--port: expected a port number (0-65535), got "abc"'),
+    });
+    // Nothing was started by the refused `start` commands.
+    expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
+    expect((await svc(home, ["gateway", "status"])).code).toBe(3);
+  });
+});
