@@ -247,6 +247,7 @@ export class McpHub {
       entry,
       startIn,
       cache === undefined ? undefined : toolset.tools.length,
+      { interactive: this.options.interactive === true },
     );
     const system = this.options.system;
     const actor =

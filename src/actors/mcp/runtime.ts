@@ -4,6 +4,7 @@ import { describeError, SvcError } from "../../errors.js";
 import { type ConnectOptions, connectServer } from "../../io/mcp/connect.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
+import { BROWSER_LOGIN_TIMEOUT_MS } from "../../io/oauth/settings.js";
 import {
   type Connected,
   connectionState,
@@ -28,20 +29,26 @@ export interface Runtime {
   era: string | undefined;
 }
 
-/** Machine input from an entry: keepalive (HTTP default 180 s, stdio only when set, floor 5 s), recycling, timeouts. */
+/**
+ * Machine input from an entry: keepalive (HTTP default 180 s, stdio only when set, floor 5 s), recycling,
+ * timeouts. An interactive connect of an OAuth server may include a browser login (up to five minutes),
+ * which is the person's time, not the server's: it is added to the connect budget.
+ */
 export function connectionInput(
   name: string,
   entry: McpServerEntry,
   startIn: StartIn,
   cachedToolCount?: number,
+  options: { interactive?: boolean } = {},
 ): McpConnectionInput {
   const kind = transportKind(entry);
   const keepalive = entry.keepalive_interval ?? (kind === "stdio" ? 0 : 180);
+  const loginMs = options.interactive === true && entry.auth === "oauth" ? BROWSER_LOGIN_TIMEOUT_MS : 0;
   return {
     name,
     kind,
     startIn,
-    connectTimeoutMs: entry.connect_timeout * 1000,
+    connectTimeoutMs: entry.connect_timeout * 1000 + loginMs,
     keepaliveMs: keepalive === 0 ? 0 : Math.max(5, keepalive) * 1000,
     idleMs: entry.idle_timeout_seconds * 1000,
     maxLifetimeMs: entry.max_lifetime_seconds * 1000,

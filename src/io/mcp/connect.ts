@@ -57,6 +57,8 @@ export async function connectServer(
       await preflight(name, rendered.url as string, rendered.headers, tls.fetch, Math.min(timeoutMs, 10_000));
     }
     const authProvider = rendered.auth === "oauth" ? await oauthProvider(name, rendered, options) : undefined;
+    // A browser login happens here, before the handshake, so its minutes never run on the SDK's request timers.
+    if (authProvider !== undefined && options.interactive) await authProvider.tokens();
     const fetch = authProvider === undefined ? tls.fetch : retryingFetch(authProvider, tls.fetch);
     const session = await openSession({
       name,
