@@ -10,9 +10,9 @@ export interface TargetProblems {
   readonly unknown: string[];
   /**
    * A target whose platform is not enabled (spec 4.4: a target other than `log` needs its platform
-   * enabled and connected). Not one of the spec 2.2 startup rules, so the gateway only warns and its
-   * deliveries fail (direct delivery: 502 `Delivery failed`), as they do for a platform that is enabled
-   * but not connected; `svc webhook subscribe` warns too.
+   * enabled; issue 4: such a route is refused at startup with a clear message). `svc webhook subscribe`
+   * only warns (the platform may be enabled before the next start); until then a dynamic route's
+   * deliveries fail (direct delivery: 502 `Delivery failed`).
    */
   readonly notEnabled: string[];
   /**
@@ -53,7 +53,7 @@ export function targetStartupProblems(config: Config, file: string): TargetProbl
     const settings = platforms[canonical as PlatformName];
     if (!platformEnabled(config.platforms, canonical)) {
       notEnabled.push(
-        `${at}.deliver: ${route.deliver} needs platforms.${canonical} enabled — set platforms.${canonical}.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log; until then its deliveries fail`,
+        `${at}.deliver: ${route.deliver} needs platforms.${canonical} enabled — set platforms.${canonical}.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
       );
       continue;
     }
@@ -88,12 +88,12 @@ export function targetStartupProblems(config: Config, file: string): TargetProbl
   return { unknown, notEnabled, warnings: problems };
 }
 
-/** What stops the gateway from starting: unknown targets (`deliver` is an enum). */
+/** What stops the gateway from starting (and a reload from applying): unknown targets and targets whose platform is not enabled. */
 export function refusedTargets(problems: TargetProblems): string[] {
-  return [...problems.unknown];
+  return [...problems.unknown, ...problems.notEnabled];
 }
 
-/** What the gateway logs as warnings at startup and reload: targets that cannot deliver yet. */
+/** What the gateway logs as warnings at startup and reload: targets that may not be able to deliver. */
 export function targetWarnings(problems: TargetProblems): string[] {
-  return [...problems.notEnabled, ...problems.warnings];
+  return [...problems.warnings];
 }

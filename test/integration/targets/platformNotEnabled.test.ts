@@ -10,42 +10,39 @@ afterEach(async () => {
   gw = undefined;
 });
 
-// Spec 2.2 lists the five conditions that refuse startup; a target whose platform is not enabled is not
-// one of them. Spec 4.4: such a target cannot deliver, and spec 7: a direct delivery whose target
-// adapter rejected or raised is 502 "Delivery failed".
-describe("a route whose delivery platform is not enabled (spec 2.2, 4.4, 7)", () => {
-  it("the gateway starts and warns, naming the route and the fix", async () => {
-    gw = await startTestGateway({
-      config: webhookConfig({
-        alerts: { secret: OPEN, deliver: "telegram", deliver_only: true, prompt: "alert {id}" },
-      }),
-    });
-    const warning = gw.logs().find((l) => l.msg.includes("routes.alerts.deliver"));
-    expect(warning?.level).toBe(40);
-    expect(warning?.msg).toMatch(
-      /telegram needs platforms\.telegram enabled — set platforms\.telegram\.enabled: true/,
-    );
-  });
+/** Dynamic subscriptions (spec 2.6) to a platform that is not enabled: `subscribe` only warns, so they exist. */
+function subscriptions(records: Record<string, Record<string, unknown>>): string {
+  const file: Record<string, unknown> = {};
+  for (const [name, record] of Object.entries(records)) file[name] = { secret: OPEN, enabled: true, ...record };
+  return JSON.stringify(file);
+}
 
-  it("a direct delivery to it answers 502 Delivery failed, details only in the log", async () => {
+// A static route to such a platform refuses startup (test/integration/webhook/platformWiring.test.ts);
+// a subscription made while the platform is off is served, and its deliveries fail as spec 4.4/7 say.
+describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", () => {
+  it("a direct delivery to it answers 502 Delivery failed, the log names the platform and the fix", async () => {
     gw = await startTestGateway({
-      config: webhookConfig({
-        alerts: { secret: OPEN, deliver: "chat_2", deliver_only: true, prompt: "alert {id}" },
-      }),
+      config: webhookConfig({}),
+      files: {
+        "webhook_subscriptions.json": subscriptions({
+          alerts: { deliver: "chat_2", deliver_only: true, prompt: "alert {id}" },
+        }),
+      },
     });
     const res = await postJson(gw.url("/webhooks/alerts"), { id: 7 }, { "X-Request-ID": "ne-1" });
     expect(res.status).toBe(502);
     expect(res.body).toEqual({ error: "Delivery failed" });
-    expect(gw.logs().map((l) => l.msg)).toContainEqual(expect.stringMatching(/discord.*not enabled/));
+    expect(gw.logs().map((l) => l.msg)).toContainEqual(
+      expect.stringMatching(/"chat_2" \(discord\) is not enabled — set platforms\.discord\.enabled: true/),
+    );
   });
 
-  it("an agent-mode route to it accepts the event (202) and logs the failed delivery", async () => {
+  it("an agent-mode subscription to it accepts the event (202) and logs the failed delivery", async () => {
     gw = await startTestGateway({
-      config: webhookConfig(
-        { alerts: { secret: OPEN, deliver: "slack", prompt: "alert {id}" } },
-        {},
-        { agent: { provider: "echo" } },
-      ),
+      config: webhookConfig({}, {}, { agent: { provider: "echo" } }),
+      files: {
+        "webhook_subscriptions.json": subscriptions({ alerts: { deliver: "slack", prompt: "alert {id}" } }),
+      },
     });
     const res = await postJson(gw.url("/webhooks/alerts"), { id: 7 }, { "X-Request-ID": "ne-2" });
     expect(res).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "ne-2" } });

@@ -22,6 +22,18 @@ afterEach(async () => {
 const insecure = { secret: "INSECURE_NO_AUTH" };
 
 describe("delivery platforms in the gateway (spec 4.4)", () => {
+  it("refuses to start when a route delivers to a platform that is not enabled, naming the route and the fix", async () => {
+    await expect(
+      startTestGateway({
+        config: webhookConfig({
+          alerts: { ...insecure, deliver: "chat_1", deliver_only: true, prompt: "alert {id}" },
+        }),
+      }),
+    ).rejects.toThrow(
+      /routes\.alerts\.deliver: chat_1 needs platforms\.telegram enabled — set platforms\.telegram\.enabled: true/,
+    );
+  });
+
   it("delivers forge_comment through gh on PATH with no platforms section (spec 4.4 needs only the client)", async () => {
     gh = createFakeGh();
     gw = await startTestGateway({

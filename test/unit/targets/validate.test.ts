@@ -82,13 +82,13 @@ describe("targetStartupProblems", () => {
     });
   });
 
-  it("reports a route whose platform is not enabled (spec 4.4), naming the route and the fix", () => {
+  it("refuses a route whose platform is not enabled (spec 4.4), naming the route and the fix", () => {
     const { config, paths } = load(route("telegram"));
     expect(targetStartupProblems(config, paths.config)).toEqual({
       unknown: [],
       warnings: [],
       notEnabled: [
-        `${paths.config}: platforms.webhook.routes.r1.deliver: telegram needs platforms.telegram enabled — set platforms.telegram.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log; until then its deliveries fail`,
+        `${paths.config}: platforms.webhook.routes.r1.deliver: telegram needs platforms.telegram enabled — set platforms.telegram.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
       ],
     });
   });
