@@ -186,8 +186,10 @@ async function status(): Promise<void> {
 /** `svc gateway start|stop|status|setup` (registered on the `gateway` command). */
 export function registerGatewayLifecycleCommands(gateway: Command): void {
   gateway
-    .command("start")
-    .description("start the gateway in the background; returns once it answers /health")
+    .command("start", { isDefault: true })
+    .description(
+      "start the gateway in the background (also plain svc gateway); returns once it answers /health",
+    )
     .option("--host <host>", "bind address (overrides platforms.webhook.host)")
     .option("--port <port>", "listen port (overrides platforms.webhook.port; 0 picks a free port)")
     .option("--timeout <seconds>", "how long to wait for /health", "15")

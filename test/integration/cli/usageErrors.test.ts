@@ -10,9 +10,7 @@ afterAll(() => home.cleanup());
 
 describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 }, () => {
   it("a missing command or subcommand prints the usage on stderr and exits 2", async () => {
-    const results = await Promise.all(
-      [[], ["webhook"], ["gateway"], ["mcp"], ["cron"]].map((args) => svc(home, args)),
-    );
+    const results = await Promise.all([[], ["webhook"], ["mcp"], ["cron"]].map((args) => svc(home, args)));
     for (const r of results) {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe("");
