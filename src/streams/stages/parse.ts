@@ -25,14 +25,20 @@ export function nestsDeeperThan(body: Buffer, max: number): boolean {
   // Nesting deeper than `max` needs more than `max` opening brackets.
   if (body.length <= max) return false;
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < body.length; i++) {
     const byte = body[i];
-    if (inString) {
-      if (byte === BACKSLASH) i++;
-      else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) inString = true;
-    else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+    if (byte === QUOTE) {
+      // Jump over the string natively (most of a webhook body is string text): to the next quote that
+      // an even number of backslashes precedes. UTF-8 continuation bytes are never quotes or backslashes.
+      for (;;) {
+        const close = body.indexOf(QUOTE, i + 1);
+        if (close === -1) return false;
+        let k = close - 1;
+        while (body[k] === BACKSLASH) k--;
+        i = close;
+        if ((close - 1 - k) % 2 === 0) break;
+      }
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       if (++depth > max) return true;
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth--;
   }
