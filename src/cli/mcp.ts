@@ -112,6 +112,12 @@ async function listTools(server: string): Promise<void> {
   const hub = cliHub(loaded, [server]);
   try {
     const status = await hub.settled(server, { connect: true });
+    if (status.state === "disabled") {
+      throw new SvcError(
+        "mcp_config",
+        `${loaded.paths.config}: mcp_servers.${server}.enabled is false — set enabled: true to use it`,
+      );
+    }
     if (status.state !== "connected") {
       throw new SvcError("mcp_connect", status.lastError ?? `mcp_servers.${server}: ${status.state}`);
     }

@@ -1,0 +1,28 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+const SERVER = join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+describe("svc mcp on a server with enabled: false (spec 2.1: no connection, entry stays)", {
+  timeout: 90_000,
+}, () => {
+  it("tools says which file and key disable it and how to turn it on; nothing is spawned", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({ mcp_servers: { off: { command: process.execPath, args: [SERVER], enabled: false } } }),
+    );
+    const res = await svc(home, ["mcp", "tools", "off"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(
+      `${join(home.dir, "config.yaml")}: mcp_servers.off.enabled is false — set enabled: true to use it`,
+    );
+    expect(res.stderr).not.toContain("fixture legacy ready");
+  });
+});
