@@ -2,7 +2,8 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { inProfile, PROFILE_NAME, svcPaths } from "../config/paths.js";
-import { ROUTE_NAME } from "../config/sections/webhook.js";
+import { INSECURE_NO_AUTH, ROUTE_NAME } from "../config/sections/webhook.js";
+import { LOOPBACK_HOSTS } from "../config/validate.js";
 import { SvcError } from "../errors.js";
 import { cronStore, findJob } from "../io/stores/cronStore.js";
 import {
@@ -90,6 +91,16 @@ function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
   }
 }
 
+/** Spec 2.2 rule 5 on the record: the gateway would ignore it, so refuse it here with the reason. */
+function checkInsecure(loaded: LoadedConfig, name: string, record: Subscription): void {
+  const host = loaded.config.platforms.webhook.host;
+  if (record.secret !== INSECURE_NO_AUTH || LOOPBACK_HOSTS.has(host)) return;
+  throw new SvcError(
+    "usage",
+    `${name}: --secret INSECURE_NO_AUTH is only allowed when the gateway binds to loopback (127.0.0.1, localhost, ::1), but platforms.webhook.host is ${host} (${loaded.paths.config}) — use a real secret, or bind to 127.0.0.1`,
+  );
+}
+
 function checkName(name: string): void {
   if (!ROUTE_NAME.test(name)) {
     throw new SvcError(
@@ -157,6 +168,7 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   };
   const parsed = parseSubscription(store.path, name, raw);
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
+  checkInsecure(loaded, name, parsed.value);
   if (options.cronJob !== undefined || options.routeProfile !== undefined) checkCronJob(loaded, parsed.value);
   checkTarget(loaded, name, parsed.value);
   await store.update((records) => {

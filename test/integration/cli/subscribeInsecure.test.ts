@@ -1,0 +1,31 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+const bound = (host: string) => stringify({ platforms: { webhook: { enabled: true, host } } });
+
+describe("svc webhook subscribe --secret INSECURE_NO_AUTH (spec 2.2 rule 5)", { timeout: 90_000 }, () => {
+  it("is refused when the gateway binds to a non-loopback host, naming the file, the host and the fix", async () => {
+    home = tempHome();
+    home.write("config.yaml", bound("0.0.0.0"));
+    const res = await svc(home, ["webhook", "subscribe", "open", "--secret", "INSECURE_NO_AUTH"]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(
+      `open: --secret INSECURE_NO_AUTH is only allowed when the gateway binds to loopback (127.0.0.1, localhost, ::1), but platforms.webhook.host is 0.0.0.0 (${join(home.dir, "config.yaml")}) — use a real secret, or bind to 127.0.0.1`,
+    );
+    expect(existsSync(join(home.dir, "webhook_subscriptions.json"))).toBe(false);
+  });
+
+  it("is accepted on a loopback bind", async () => {
+    home = tempHome();
+    home.write("config.yaml", bound("localhost"));
+    const res = await svc(home, ["webhook", "subscribe", "open", "--secret", "INSECURE_NO_AUTH"]);
+    expect(res).toMatchObject({ code: 0, stdout: expect.stringContaining("Secret: INSECURE_NO_AUTH") });
+  });
+});
