@@ -1,4 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -156,11 +157,17 @@ function newClient(handlers: SessionHandlers): Client {
 
 function watchLoss(session: McpSession, options: OpenSessionOptions): void {
   let reported = false;
-  session.client.onclose = () => {
+  const lost = (reason: string) => {
     if (reported || session.isClosing) return;
     reported = true;
     session.lostUnexpectedly = true;
-    options.onLost?.("the connection closed");
+    options.onLost?.(reason);
+  };
+  session.client.onclose = () => lost("the connection closed");
+  // On the SSE transport the event stream is the session: when it drops, the server's session is gone
+  // even though the EventSource reconnects by itself (into a new, never-initialized server session).
+  session.client.onerror = (err) => {
+    if (err instanceof SseError) lost(`the SSE stream closed (${err.message || "disconnected"})`);
   };
 }
 
