@@ -1,6 +1,13 @@
 import { sign as signGithub } from "@octokit/webhooks-methods";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  RECORDER_AGENT,
+  recorderAgent,
+  startTestGateway,
+  type TestGateway,
+  waitForRun,
+  webhookConfig,
+} from "../../helpers/gateway.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
 
 /**
@@ -154,4 +161,44 @@ describe("rate limit position and Retry-After (spec 4.2 step 3, fake clock)", ()
     gw.clock.advance(full * 1000 - 30_000);
     expect((await post("gh", "{}", await signed("{}"))).status).toBe(202);
   });
+});
+
+describe("concurrent retries of one delivery (spec 6)", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      files: {
+        "agent/recorder.sh": RECORDER_AGENT,
+        "scripts/pass.sh": "cat\n",
+      },
+      config: webhookConfig(
+        { plain: { secret: SECRET }, scripted: { secret: SECRET, script: "pass.sh" } },
+        { rate_limit: 1000 },
+        { agent: recorderAgent() },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  it.each(["plain", "scripted"])(
+    "20 copies sent at once to the %s route: one accepted, 19 duplicate, one run",
+    async (route) => {
+      const body = '{"n":1}';
+      const id = `burst-${route}`;
+      const headers = await signed(body, { "X-GitHub-Delivery": id });
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => postJson(gw.url(`/webhooks/${route}`), body, headers)),
+      );
+      const accepted = answers.filter((a) => a.status === 202);
+      expect(accepted.map((a) => a.body)).toEqual([
+        { status: "accepted", route, event: null, delivery_id: id },
+      ]);
+      expect(answers.filter((a) => a.status === 200 && a.body.status === "duplicate")).toHaveLength(19);
+      await waitForRun(gw, id);
+      const replies = () =>
+        gw.logs().filter((l) => l.msg.startsWith(`[webhook] ${route} reply:`) && l.delivery_id === id);
+      await vi.waitFor(() => expect(replies().length).toBeGreaterThan(0), { timeout: 10_000 });
+      expect(replies()).toHaveLength(1);
+    },
+  );
 });
