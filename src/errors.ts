@@ -40,3 +40,16 @@ export function describeError(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
 }
+
+/** The message with up to three causes appended: "fetch failed" alone says little, its cause says why. */
+export function describeWithCauses(err: unknown): string {
+  let text = describeError(err);
+  let cause = err instanceof Error ? err.cause : undefined;
+  for (let depth = 0; cause instanceof Error && depth < 3; depth++) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (cause.message !== "" && !text.includes(cause.message))
+      text += `: ${cause.message}${code !== undefined && !cause.message.includes(code) ? ` (${code})` : ""}`;
+    cause = cause.cause;
+  }
+  return text;
+}

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isTrusted } from "../../config/sections/mcp.js";
-import { describeError, SvcError } from "../../errors.js";
+import { describeWithCauses, SvcError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import type { ApprovalSurface } from "./approvals.js";
@@ -76,7 +76,7 @@ export async function invokeTool(
     }
     throw new SvcError(
       "mcp_call",
-      `mcp_servers.${rt.name}: "${tool.original}" failed: ${describeError(err)}`,
+      `mcp_servers.${rt.name}: "${tool.original}" failed: ${describeWithCauses(err)}`,
       { cause: err },
     );
   }

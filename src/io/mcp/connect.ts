@@ -2,7 +2,7 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { InterpolationScope } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
-import { SvcError } from "../../errors.js";
+import { describeWithCauses, SvcError } from "../../errors.js";
 import { preflight } from "./preflight.js";
 import { renderEntry } from "./render.js";
 import { type McpSession, openSession, type SessionHandlers } from "./session.js";
@@ -90,14 +90,7 @@ function scoped(name: string, err: unknown, command?: string): unknown {
       { cause: err },
     );
   }
-  let text = err instanceof Error ? err.message : String(err);
-  let cause = err instanceof Error ? err.cause : undefined;
-  for (let depth = 0; cause instanceof Error && depth < 3; depth++) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    text += `: ${cause.message}${code !== undefined && !cause.message.includes(code) ? ` (${code})` : ""}`;
-    cause = cause.cause;
-  }
-  return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
+  return new SvcError("mcp_connect", `mcp_servers.${name}: ${describeWithCauses(err)}`, { cause: err });
 }
 
 /** A provider that can renew a refused token and resend the request (svc's own) wraps the fetch. */

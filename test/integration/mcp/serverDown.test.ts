@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
+import { entry, text, useHubs } from "./harness.js";
+
+const ctx = useHubs();
+
+/** A remote server that stopped answering: the user sees why the call failed, not just "fetch failed". */
+describe("a call to a Streamable HTTP server that went away", () => {
+  it("fails naming the network cause; after the server is back (same port) calls work again", async () => {
+    const first = await startStreamableHttp();
+    const port = Number(new URL(first.url).port);
+    const h = ctx.hub(ctx.home, { web: entry({ url: first.url }) });
+    expect((await h.settled("web")).state).toBe("connected");
+    await first.close();
+    await expect(h.call("web", "echo", { text: "x" })).rejects.toMatchObject({
+      code: "mcp_call",
+      message: expect.stringMatching(
+        /^mcp_servers\.web: "echo" failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
+      ),
+    });
+    const second = await startStreamableHttp({ port });
+    try {
+      expect(text(await h.call("web", "echo", { text: "back" }))).toBe("back");
+    } finally {
+      await h.stop();
+      await second.close();
+    }
+  });
+});
