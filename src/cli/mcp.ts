@@ -15,7 +15,11 @@ import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { runningPid } from "./gatewayLifecycle.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
 
-/** A hub for one CLI command: only the named servers, terminal approvals, connects may log in. */
+/**
+ * A hub for one CLI command: only the named servers, terminal approvals. The command is the user's own
+ * first connect, so it may open a browser login (spec 5.3) with or without a terminal on stdin — the
+ * URL is printed too; the device flow still needs `svc mcp login --flow device` at a terminal.
+ */
 function cliHub(loaded: LoadedConfig, names: readonly string[]): McpHub {
   const servers = Object.fromEntries(
     names.map((n) => [n, loaded.config.mcp_servers[n]]).filter(([, e]) => e !== undefined),
@@ -37,7 +41,7 @@ function cliHub(loaded: LoadedConfig, names: readonly string[]): McpHub {
     logger,
     approvals: terminalApprovals(),
     runner: agentSampler(() => runner),
-    interactive: process.stdin.isTTY === true,
+    interactive: true,
     oauthProviderFor: (server, entry, { interactive }) =>
       oauthProviderFor(server, entry, {
         interactive,
