@@ -45,14 +45,35 @@ export function nestsDeeperThan(body: Buffer, max: number): boolean {
   return false;
 }
 
+const FORM = "application/x-www-form-urlencoded";
+
+/**
+ * The JSON text of a form-encoded body: its `payload` field, as GitHub sends it when a hook's content
+ * type is `application/x-www-form-urlencoded` (the default in GitHub's form). Undefined without one.
+ */
+function formPayload(text: string): Buffer | undefined {
+  const payload = new URLSearchParams(text).get("payload");
+  return payload === null ? undefined : Buffer.from(payload, "utf8");
+}
+
+function isForm(headers: Readonly<Record<string, string>>): boolean {
+  const type = headers["content-type"];
+  return type !== undefined && type.split(";", 1)[0]?.trim().toLowerCase() === FORM;
+}
+
 /**
  * Step 5 of spec 4.2. A body that is valid JSON but not an object (array, string, number, null) is
  * also a 400: filters, templates and `event_type` all address fields of an object. JSON text is UTF-8
- * (RFC 8259 §8.1), so other bytes are a 400 rather than silently replaced by U+FFFD.
+ * (RFC 8259 §8.1), so other bytes are a 400 rather than silently replaced by U+FFFD. The signature was
+ * checked on the raw body, so a form-encoded body is unwrapped only here.
  */
 export const parseStage: Stage = (ctx) => {
-  const { body } = ctx.inbound;
+  let body: Buffer | undefined = ctx.inbound.body;
   if (!isUtf8(body)) return NOT_UTF8;
+  if (isForm(ctx.inbound.headers)) {
+    body = formPayload(body.toString("utf8"));
+    if (body === undefined) return INVALID_JSON;
+  }
   if (nestsDeeperThan(body, MAX_JSON_DEPTH)) return TOO_DEEP;
   // A UTF-8 byte order mark some senders prepend is not JSON; RFC 8259 §8.1 lets parsers ignore it.
   const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;

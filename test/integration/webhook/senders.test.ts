@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import examples from "@octokit/webhooks-examples";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import Stripe from "stripe";
@@ -19,10 +20,12 @@ describe("real senders' signatures at the edges", () => {
   beforeAll(async () => {
     gw = await startTestGateway({
       config: webhookConfig(
-        { stripe: { secret: WHSEC }, sw: { secret: WHSEC }, generic: { secret: GENERIC } },
         {
-          rate_limit: 1000,
+          stripe: { secret: WHSEC },
+          sw: { secret: WHSEC },
+          generic: { secret: GENERIC },
         },
+        { rate_limit: 1000 },
       ),
     });
   });
@@ -186,5 +189,59 @@ describe("real senders' signatures at the edges", () => {
     ]);
     expect(answer.status).toBe(202);
     expect(JSON.parse(answer.body)).toMatchObject({ status: "accepted", delivery_id: "msg_twice" });
+  });
+});
+
+describe("GitHub hooks with content type application/x-www-form-urlencoded (GitHub's form default)", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      config: webhookConfig(
+        {
+          prs: {
+            secret: GENERIC,
+            events: ["pull_request"],
+            filters: [{ field: "action", equals: "opened" }],
+          },
+        },
+        { rate_limit: 1000 },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  const pullRequests = (
+    examples as unknown as Array<{ name: string; examples: Array<{ action?: string }> }>
+  ).find((e) => e.name === "pull_request")?.examples;
+  /** What GitHub sends: `payload=<urlencoded JSON>`, signed over exactly those bytes. */
+  const sendForm = async (form: string, delivery: string) =>
+    postJson(gw.url("/webhooks/prs"), form, {
+      "content-type": "application/x-www-form-urlencoded",
+      "X-GitHub-Event": "pull_request",
+      "X-GitHub-Delivery": delivery,
+      "X-Hub-Signature-256": await signGithub(GENERIC, form),
+    });
+
+  it("the JSON in the payload field is the event: events, filters and the delivery id work as for JSON", async () => {
+    const opened = pullRequests?.find((e) => e.action === "opened");
+    const closed = pullRequests?.find((e) => e.action === "closed");
+    const form = (payload: unknown) => new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    expect(await sendForm(form(opened), "form-1")).toMatchObject({
+      status: 202,
+      body: { status: "accepted", route: "prs", event: "pull_request", delivery_id: "form-1" },
+    });
+    expect(await sendForm(form(closed), "form-2")).toMatchObject({
+      status: 200,
+      body: { status: "ignored", reason: "filter" },
+    });
+  });
+
+  it("a form body without a payload field, or with bad JSON in it, is 400 Invalid JSON body", async () => {
+    for (const form of ["action=opened", "payload=%7Bnot%20json"]) {
+      expect(await sendForm(form, `bad-${form}`), form).toMatchObject({
+        status: 400,
+        body: { error: "Invalid JSON body" },
+      });
+    }
   });
 });
