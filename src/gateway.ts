@@ -7,8 +7,8 @@ import { coalescerActor, createCoalescer, type TimerClock, withCoalesceNote } fr
 import { createCronScheduler, cronActor, runCronJob } from "./actors/cron.js";
 import { createDeliverer } from "./actors/deliver.js";
 import { startGatewayMcp } from "./actors/mcp/gatewayHub.js";
-import { createRouteRegistry, type RouteSource, routesActor, routeTable } from "./actors/routes.js";
 import { pendingRunOf, resumablePendingRuns } from "./actors/pendingRuns.js";
+import { createRouteRegistry, type RouteSource, routesActor, routeTable } from "./actors/routes.js";
 import {
   activeRuns,
   drainRuns,
@@ -26,6 +26,7 @@ import { svcPaths } from "./config/paths.js";
 import { LOOPBACK_HOSTS, webhookStartupProblems } from "./config/validate.js";
 import { SvcError } from "./errors.js";
 import { createRequestHandler } from "./io/http/core.js";
+import { listenFailureHint } from "./io/http/listenHint.js";
 import { type ServerHandle, startHttpServer } from "./io/http/server.js";
 import { createListReader } from "./io/listFiles.js";
 import { createLogger, type Logger } from "./io/log.js";
@@ -279,7 +280,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger,
     ...(options.env === undefined ? {} : { env: options.env }),
   });
-  for (const warning of targetWarnings(targetStartupProblems(loaded.config, paths.config))) logger.warn(warning);
+  for (const warning of targetWarnings(targetStartupProblems(loaded.config, paths.config)))
+    logger.warn(warning);
   const deliverer = createDeliverer({ targets, logger, paths });
   // Credentials checks report each platform's state; they do not hold up the listener.
   void checkTargets(targets, logger);
@@ -437,10 +439,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       });
     } catch (err) {
       system.shutdown();
-      throw new SvcError(
-        "startup_refused",
-        `${(err as Error).message} — is another gateway running? Stop it, or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)`,
-      );
+      throw new SvcError("startup_refused", `${(err as Error).message} — ${listenFailureHint(host)}`);
     }
   }
   system.spawn(

@@ -1,0 +1,16 @@
+import { networkInterfaces } from "node:os";
+
+const ANY_OR_LOOPBACK = new Set(["0.0.0.0", "::", "localhost", "127.0.0.1", "::1"]);
+
+function isLocalAddress(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "");
+  if (ANY_OR_LOOPBACK.has(bare) || bare.startsWith("127.")) return true;
+  return Object.values(networkInterfaces()).some((list) => list?.some((a) => a.address === bare));
+}
+
+/** What to do when the listener cannot bind: a busy port, or a host that is not this machine's address. */
+export function listenFailureHint(host: string): string {
+  return isLocalAddress(host)
+    ? "is another gateway running? Stop it, or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)"
+    : `${host} is not an address of this machine — set platforms.webhook.host (or --host) to one of its addresses, 0.0.0.0 or 127.0.0.1`;
+}
