@@ -69,7 +69,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
           }),
     });
   } catch (err) {
-    process.stderr.write(`${describeError(err)}\n`);
+    process.stderr.write(`svc: ${describeError(err)}\n`);
     process.exit(1);
   }
   writeFileAtomic(paths.pidFile, `${process.pid}\n`);

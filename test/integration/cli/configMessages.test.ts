@@ -20,6 +20,8 @@ describe("svc gateway run refuses a bad configuration with file, key and fix", {
       `${join(home.dir, "config.yaml")}: platforms.webhook.routes.git hub: invalid name — route names use letters, digits, '.', '_' and '-' (1-64)`,
     );
     expect(res.stderr).not.toContain("Invalid key in record");
+    // Like every other command's errors (docs/cli.md): prefixed svc:.
+    expect(res.stderr.startsWith(`svc: ${join(home.dir, "config.yaml")}: `)).toBe(true);
   });
 
   it("INSECURE_NO_AUTH as the global secret off loopback names platforms.webhook.secret / WEBHOOK_SECRET, not the route's key", async () => {
