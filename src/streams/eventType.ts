@@ -2,13 +2,14 @@ import { isPlainRecord } from "./payloadPath.js";
 
 /**
  * Event-type sources in priority order (spec 2.2 and 6): each spec header name is followed by the
- * real sender's name for the same header (GitHub, then GitLab).
+ * real sender's name for the same header (GitHub, then GitLab), then Bitbucket's `X-Event-Key`.
  */
 export const EVENT_TYPE_HEADERS = [
   "x-forge-event",
   "x-github-event",
   "x-alt-forge-event",
   "x-gitlab-event",
+  "x-event-key",
 ] as const;
 
 /**

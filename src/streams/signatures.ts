@@ -65,10 +65,10 @@ function checkTimestamp(raw: string | undefined | null, nowSeconds: number): str
   return undefined;
 }
 
-function forgeHmac(value: string | null, input: VerifyInput): AuthResult {
-  if (value === null || !value.startsWith("sha256=")) return fail("x-hub-signature-256 is not sha256=<hex>");
+function forgeHmac(value: string | null, input: VerifyInput, name = "x-hub-signature-256"): AuthResult {
+  if (value === null || !value.startsWith("sha256=")) return fail(`${name} is not sha256=<hex>`);
   const ok = checkHexHmac(value.slice("sha256=".length), hmac(input.secret, input.body));
-  return ok ? { ok: true, scheme: "forge_hmac" } : fail("x-hub-signature-256 does not match");
+  return ok ? { ok: true, scheme: "forge_hmac" } : fail(`${name} does not match`);
 }
 
 function token(value: string | null, secret: string): AuthResult {
@@ -161,6 +161,10 @@ function verify(input: VerifyInput): AuthResult {
 
   const hub = header(headers, "x-hub-signature-256");
   if (hub !== undefined) return forgeHmac(hub, input);
+  // Bitbucket (Cloud and Data Center) sends the same sha256=<hex> in X-Hub-Signature, the header where
+  // GitHub puts its legacy sha1 (which is not a recognized scheme: such a request falls through).
+  const bitbucket = header(headers, "x-hub-signature");
+  if (bitbucket?.startsWith("sha256=")) return forgeHmac(bitbucket, input, "x-hub-signature");
 
   const forgeToken = header(headers, "x-alt-forge-token");
   if (forgeToken !== undefined) return token(forgeToken, input.secret);

@@ -24,6 +24,7 @@ describe("real senders' signatures at the edges", () => {
           stripe: { secret: WHSEC },
           sw: { secret: WHSEC },
           generic: { secret: GENERIC },
+          bitbucket: { secret: GENERIC, events: ["pullrequest:created", "repo:refs_changed"] },
         },
         { rate_limit: 1000 },
       ),
@@ -176,6 +177,39 @@ describe("real senders' signatures at the edges", () => {
         status: 202,
       });
     }
+  });
+
+  it("Bitbucket: sha256=<hex> in X-Hub-Signature is checked, X-Event-Key names the event; GitHub's sha1 there is not a scheme", async () => {
+    const body = JSON.stringify({ pullrequest: { id: 1, title: "Fix" } });
+    const mac = `sha256=${hex(GENERIC, body)}`;
+    expect(
+      await post("bitbucket", body, {
+        "X-Hub-Signature": mac,
+        "X-Event-Key": "pullrequest:created",
+        "X-Request-UUID": "bb-1",
+      }),
+    ).toMatchObject({
+      status: 202,
+      body: { status: "accepted", route: "bitbucket", event: "pullrequest:created" },
+    });
+    expect(
+      await post("bitbucket", body, {
+        "X-Hub-Signature": `sha256=${hex("wrong", body)}`,
+        "X-Event-Key": "repo:refs_changed",
+      }),
+    ).toMatchObject({ status: 401, body: { error: "Invalid signature" } });
+    expect(
+      await post("bitbucket", body, { "X-Hub-Signature": mac, "X-Event-Key": "pullrequest:fulfilled" }),
+    ).toMatchObject({ status: 200, body: { status: "ignored", event: "pullrequest:fulfilled" } });
+    const sha1 = `sha1=${createHmac("sha1", GENERIC).update(body).digest("hex")}`;
+    expect(await post("generic", body, { "X-Hub-Signature": sha1 })).toMatchObject({ status: 401 });
+    // GitHub sends both: X-Hub-Signature-256 decides.
+    expect(
+      await post("generic", body, {
+        "X-Hub-Signature": sha1,
+        "X-Hub-Signature-256": await signGithub(GENERIC, body),
+      }),
+    ).toMatchObject({ status: 202 });
   });
 
   it("Standard Webhooks: a signature header sent twice (joined with ', ' on the way) still finds its v1 entry", async () => {
