@@ -199,6 +199,22 @@ const entryShape = {
     .transform((v) => (v === undefined || v === null ? "full" : typeof v === "string" ? v : describe(v))),
 };
 
+/**
+ * Why `url` cannot be a remote MCP endpoint (not a URL, or not http/https), or undefined when it can.
+ * `shown` is what the message quotes (the url as written, so no rendered secret is echoed).
+ */
+export function httpUrlProblem(url: string, shown = url): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `expected an http:// or https:// URL, got ${describe(shown)}`;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    return `expected an http:// or https:// URL, got ${describe(shown)} (${parsed.protocol.slice(0, -1)} is not supported)`;
+  return undefined;
+}
+
 /** `lifecycle: { idle_timeout_seconds, max_lifetime_seconds }` fills the top-level keys when they are absent. */
 function hoistLifecycle(raw: unknown): unknown {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
@@ -225,6 +241,11 @@ export const mcpServerSchema = z.preprocess(
           ? "has both command and url — keep command (stdio) or url (HTTP), not both"
           : "needs command (a local stdio server) or url (a remote server)",
       });
+    }
+    // A url with ${VAR} is checked once rendered, at connect time.
+    if (hasUrl && !entry.url?.includes("${")) {
+      const problem = httpUrlProblem(entry.url as string);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["url"], message: problem });
     }
     if (hasCommand && entry.transport === "sse") {
       ctx.addIssue({ code: "custom", path: ["transport"], message: "sse applies to url servers only" });

@@ -4,7 +4,7 @@ import {
   interpolate,
   interpolateDeep,
 } from "../../config/interpolate.js";
-import type { McpServerEntry } from "../../config/sections/mcp.js";
+import { httpUrlProblem, type McpServerEntry } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 
 /**
@@ -19,6 +19,8 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   if (url !== undefined) {
     const r = interpolate(url, scope);
     failOnUnset(name, "url", r.unresolved);
+    const problem = httpUrlProblem(r.value, url);
+    if (problem !== undefined) throw new SvcError("mcp_connect", `mcp_servers.${name}.url: ${problem}`);
     out.url = r.value;
   }
   for (const [key, value] of Object.entries(headers)) {
