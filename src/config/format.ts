@@ -43,6 +43,9 @@ export function formatIssue(file: string, issue: z.core.$ZodIssue): string {
       issue.input === undefined
         ? `missing — expected ${expected}`
         : `expected ${expected}, got ${describeInput(issue.input)}`;
+    // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
+    if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
+      message += ` — put it in quotes if it is meant as text`;
   } else if (issue.code === "unrecognized_keys") {
     message = `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")} — check the spelling (see docs/configuration.md)`;
   } else if ((issue.code === "too_big" || issue.code === "too_small") && /^Too (big|small)/.test(message)) {

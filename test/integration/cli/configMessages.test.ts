@@ -83,4 +83,14 @@ describe("svc gateway run refuses a bad configuration with file, key and fix", {
     expect(res.stderr).toContain(`${config}: platforms.webhook.extra: unknown key "colour"`);
     expect(res.stderr).toContain(`${config}: platforms.webhook: unknown key "prot"`);
   });
+
+  it("a secret YAML reads as a number says to quote it", async () => {
+    home = tempHome();
+    home.write("config.yaml", webhook({ host: "127.0.0.1", routes: { a: { secret: 12345 } } }));
+    const res = await svc(home, ["gateway", "run"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(
+      "platforms.webhook.routes.a.secret: expected a string, got 12345 — put it in quotes if it is meant as text",
+    );
+  });
 });
