@@ -1,3 +1,4 @@
+import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -24,6 +25,54 @@ function readPem(server: string, what: string, path: string): Buffer {
   }
 }
 
+/**
+ * Checks what TLS would otherwise report as an OpenSSL code at connect ("DECODER routines::unsupported",
+ * "bad decrypt"): a CA bundle without certificates, a client certificate without a key, an encrypted key
+ * without or with the wrong password, a key that does not belong to the certificate.
+ */
+function checkPem(
+  server: string,
+  paths: { ca?: string; cert?: string; key?: string },
+  pem: { ca?: Buffer; cert?: Buffer; key?: Buffer; passphrase?: string },
+): void {
+  const fail = (message: string) => {
+    throw new SvcError("mcp_config", `mcp_servers.${server}: ${message}`);
+  };
+  if (pem.ca !== undefined && !pem.ca.includes("-----BEGIN CERTIFICATE-----"))
+    fail(`ssl_verify CA bundle ${paths.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  if (pem.cert === undefined || pem.key === undefined) return;
+  if (!pem.cert.includes("-----BEGIN CERTIFICATE-----"))
+    fail(`client_cert ${paths.cert} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem.key.toString("latin1"))) {
+    fail(
+      paths.key === paths.cert
+        ? `client_cert ${paths.cert} holds no private key — add it to the file, name the key file with client_key, or use [cert, key]`
+        : `client_cert key ${paths.key} holds no PEM private key`,
+    );
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({
+      key: pem.key,
+      ...(pem.passphrase === undefined ? {} : { passphrase: pem.passphrase }),
+    });
+  } catch {
+    fail(
+      pem.passphrase === undefined
+        ? `the private key in ${paths.key} is encrypted — give its password as the third element: client_cert: [cert, key, password]`
+        : `the private key in ${paths.key} cannot be decrypted with the configured password (client_cert[2])`,
+    );
+    return;
+  }
+  let matches = true;
+  try {
+    matches = new X509Certificate(pem.cert).checkPrivateKey(key);
+  } catch {
+    // An unparsable certificate is left for TLS to report.
+  }
+  if (!matches) fail(`the private key in ${paths.key} does not belong to the certificate in ${paths.cert}`);
+}
+
 /** Connection options for undici: CA bundle, verification switch and client certificate (mTLS). */
 export function tlsConnectOptions(server: string, entry: TlsEntry) {
   const options: {
@@ -35,19 +84,27 @@ export function tlsConnectOptions(server: string, entry: TlsEntry) {
   } = {
     rejectUnauthorized: entry.ssl_verify !== false,
   };
-  if (typeof entry.ssl_verify === "string")
+  const paths: { ca?: string; cert?: string; key?: string } = {};
+  if (typeof entry.ssl_verify === "string") {
     options.ca = readPem(server, "ssl_verify CA bundle", entry.ssl_verify);
+    paths.ca = entry.ssl_verify;
+  }
   const cert = entry.client_cert;
   if (typeof cert === "string") {
     options.cert = readPem(server, "client_cert", cert);
     // A single PEM carries both certificate and key unless client_key names the key file.
     options.key =
       entry.client_key === undefined ? options.cert : readPem(server, "client_key", entry.client_key);
+    paths.cert = cert;
+    paths.key = entry.client_key ?? cert;
   } else if (cert !== undefined) {
     options.cert = readPem(server, "client_cert", cert[0]);
     options.key = readPem(server, "client_cert key", cert[1]);
     if (cert[2] !== undefined) options.passphrase = cert[2];
+    paths.cert = cert[0];
+    paths.key = cert[1];
   }
+  checkPem(server, paths, options);
   return options;
 }
 
