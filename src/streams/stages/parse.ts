@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import type { Stage } from "../context.js";
-import { errorOutcome } from "../types.js";
+import { errorOutcome, type Outcome } from "../types.js";
 
 export const INVALID_JSON = errorOutcome(400, "Invalid JSON body");
 export const NOT_AN_OBJECT = errorOutcome(400, "Invalid JSON body: expected a JSON object");
@@ -61,6 +61,22 @@ function isForm(headers: Readonly<Record<string, string>>): boolean {
   return type !== undefined && type.split(";", 1)[0]?.trim().toLowerCase() === FORM;
 }
 
+type Parsed = { readonly payload: Record<string, unknown> } | { readonly failed: Outcome };
+
+function parseJsonObject(body: Buffer): Parsed {
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) return { failed: TOO_DEEP };
+  // A UTF-8 byte order mark some senders prepend is not JSON; RFC 8259 §8.1 lets parsers ignore it.
+  const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString("utf8", start));
+  } catch {
+    return { failed: INVALID_JSON };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { failed: NOT_AN_OBJECT };
+  return { payload: value as Record<string, unknown> };
+}
+
 /**
  * Step 5 of spec 4.2. A body that is valid JSON but not an object (array, string, number, null) is
  * also a 400: filters, templates and `event_type` all address fields of an object. JSON text is UTF-8
@@ -68,21 +84,14 @@ function isForm(headers: Readonly<Record<string, string>>): boolean {
  * checked on the raw body, so a form-encoded body is unwrapped only here.
  */
 export const parseStage: Stage = (ctx) => {
-  let body: Buffer | undefined = ctx.inbound.body;
+  const { body } = ctx.inbound;
   if (!isUtf8(body)) return NOT_UTF8;
-  if (isForm(ctx.inbound.headers)) {
-    body = formPayload(body.toString("utf8"));
-    if (body === undefined) return INVALID_JSON;
+  let parsed = parseJsonObject(body);
+  // The body is tried as JSON first whatever its content type says: `curl -d '{...}'` labels plain
+  // JSON as a form. Only when that fails is a form's `payload` field (GitHub's form hooks) read.
+  if ("failed" in parsed && parsed.failed === INVALID_JSON && isForm(ctx.inbound.headers)) {
+    const inner = formPayload(body.toString("utf8"));
+    if (inner !== undefined) parsed = parseJsonObject(inner);
   }
-  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) return TOO_DEEP;
-  // A UTF-8 byte order mark some senders prepend is not JSON; RFC 8259 §8.1 lets parsers ignore it.
-  const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString("utf8", start));
-  } catch {
-    return INVALID_JSON;
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return NOT_AN_OBJECT;
-  return { ...ctx, payload: value as Record<string, unknown> };
+  return "failed" in parsed ? parsed.failed : { ...ctx, payload: parsed.payload };
 };

@@ -270,6 +270,14 @@ describe("GitHub hooks with content type application/x-www-form-urlencoded (GitH
     });
   });
 
+  it("plain JSON labelled as a form (what `curl -d '{...}'` sends) is still read as JSON", async () => {
+    const opened = pullRequests?.find((e) => e.action === "opened");
+    expect(await sendForm(JSON.stringify(opened), "form-curl")).toMatchObject({
+      status: 202,
+      body: { status: "accepted", event: "pull_request", delivery_id: "form-curl" },
+    });
+  });
+
   it("a form body without a payload field, or with bad JSON in it, is 400 Invalid JSON body", async () => {
     for (const form of ["action=opened", "payload=%7Bnot%20json"]) {
       expect(await sendForm(form, `bad-${form}`), form).toMatchObject({
