@@ -1,0 +1,74 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
+const FOLLOW = join(import.meta.dirname, "../../fakes/authServer/followBrowser.mjs");
+
+let home: TempHome;
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+  home?.cleanup();
+});
+
+function svc(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+      env: { ...process.env, SVC_HOME: home.dir, BROWSER: `${process.execPath} ${FOLLOW}`, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d));
+    child.stderr.on("data", (d: Buffer) => (stderr += d));
+    child.stdin.end();
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+const json = (file: string) => JSON.parse(readFileSync(join(home.dir, "mcp-tokens", file), "utf8"));
+
+/** Spec 4: `svc mcp login <server> [--flow device or browser]`. */
+describe("svc mcp login", () => {
+  it("--flow browser overrides oauth.flow: device for one login; a new login replaces the registration and keeps the metadata", async () => {
+    home = tempHome();
+    const as = await startFakeAs({ device: true });
+    closers.push(as.close);
+    const rs = await startFakeResource([as.url]);
+    closers.push(rs.close);
+    home.write(
+      "config.yaml",
+      `mcp_servers:\n  dev:\n    url: ${rs.url}\n    auth: oauth\n    oauth:\n      flow: device\n      cimd: false\n`,
+    );
+    // Without --flow the configured device flow needs a terminal: refused, nothing written.
+    const refused = await svc(["mcp", "login", "dev"]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/terminal/);
+
+    const first = await svc(["mcp", "login", "dev", "--flow", "browser"]);
+    expect(first.stdout).toContain("dev: logged in");
+    expect(first.code).toBe(0);
+    expect(json("dev.json")).toMatchObject({ flow: "browser", access_token: as.issued[0] });
+    const firstClient = json("dev.client.json").client_id as string;
+    expect(json("dev.meta.json").authorizationServerUrl).toBe(as.url);
+
+    const second = await svc(["mcp", "login", "dev", "--flow", "browser"]);
+    expect(second.code).toBe(0);
+    expect(json("dev.json").access_token).toBe(as.issued[1]);
+    expect(json("dev.client.json").client_id).not.toBe(firstClient);
+    expect(json("dev.meta.json").authorizationServerUrl).toBe(as.url);
+    expect(as.seen.filter((r) => r.path === "/device")).toEqual([]);
+  });
+
+  it("rejects an unknown --flow value as a usage error", async () => {
+    home = tempHome();
+    home.write("config.yaml", "mcp_servers:\n  s:\n    url: http://127.0.0.1:9/mcp\n    auth: oauth\n");
+    const r = await svc(["mcp", "login", "s", "--flow", "magic"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--flow: expected device or browser, got "magic"/);
+  });
+});
