@@ -187,6 +187,11 @@ export class McpHub {
       if (rt !== undefined && rt.print === fingerprint(name, entry)) {
         this.runtimes.set(name, rt);
         summary.unchanged.push(name);
+        // A reload is also "try again now" for a server waiting out its backoff (a secret added to
+        // .env, a login just done): it does not wait up to five minutes for the next attempt.
+        const state = connectionState(rt.actor.getSnapshot());
+        if (state === "failed" || rt.actor.getSnapshot().matches("backoff"))
+          rt.actor.send({ type: "CONNECT" });
         continue;
       }
       if (rt !== undefined) await this.remove(rt);
