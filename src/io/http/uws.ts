@@ -21,29 +21,15 @@ interface Answer {
   readonly json: string;
   readonly close: boolean;
   readonly head: boolean;
-  /** Set by `onAborted`: the response object must not be touched any more. */
-  aborted: boolean;
 }
 
 /**
- * Answers given during one turn of the event loop go out together at its end (`setImmediate`).
- * Every answer sent from inside a uWS callback is a `sendto` that wakes the client's event loop; on a
- * busy gateway, answering between requests instead of after the turn's batch measured ~4 µs of extra
- * kernel time per request (cross-CPU wake-ups), a fifth of the accepted path (bench/README.md).
+ * Sent at once, inside the handler when the pipeline answers synchronously: uWS serves pipelined
+ * requests (a second request in the same read) only when each answer is complete before the next
+ * request is parsed; an answer still pending then closes the connection. Holding answers to the end of
+ * the event-loop turn saved ~4 µs of kernel time per request under wrk (fewer client wake-ups) but
+ * broke pipelining, so it was taken out (bench/README.md).
  */
-function createOutbox(): (answer: Answer) => void {
-  let queued: Answer[] = [];
-  const flush = (): void => {
-    const batch = queued;
-    queued = [];
-    for (const answer of batch) if (!answer.aborted) send(answer);
-  };
-  return (answer) => {
-    if (queued.length === 0) setImmediate(flush);
-    queued.push(answer);
-  };
-}
-
 function send({ res, status, headers, json, close, head }: Answer): void {
   res.cork(() => {
     res.writeStatus(statusLine(status)).writeHeader("Content-Type", "application/json");
@@ -57,13 +43,10 @@ function send({ res, status, headers, json, close, head }: Answer): void {
 /** The uWS adapter: copies the request synchronously, then only translates to the shared handler. */
 export function listenUws(uws: Uws, handler: RequestHandler, options: ListenOptions): Promise<ServerHandle> {
   const app: TemplatedApp = uws.App();
-  const post = createOutbox();
   app.any("/*", (res, req) => {
     let finished = false;
-    let answer: Answer | undefined;
     res.onAborted(() => {
       finished = true;
-      if (answer !== undefined) answer.aborted = true;
     });
     const headers: Record<string, string> = {};
     req.forEach((key, value) => {
@@ -93,16 +76,14 @@ export function listenUws(uws: Uws, handler: RequestHandler, options: ListenOpti
       (outcome, close = false) => {
         if (finished) return;
         finished = true;
-        answer = {
+        send({
           res,
           status: outcome.status,
           headers: outcome.headers,
           json: JSON.stringify(outcome.body),
           close,
           head: head.method === "HEAD",
-          aborted: false,
-        };
-        post(answer);
+        });
       },
     );
   });

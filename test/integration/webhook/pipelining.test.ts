@@ -1,0 +1,54 @@
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+
+/** Writes `bytes` in one piece on a fresh connection and returns everything read until the server closes. */
+function exchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (data) => {
+      received += data.toString("utf8");
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(received));
+    socket.on("connect", () => socket.write(bytes));
+  });
+}
+
+function post(path: string, body: string, extra = ""): string {
+  return `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
+}
+
+// HTTP/1.1 lets a client send its next request before the answer to the previous one (RFC 9112 9.3.2).
+describe.each(["uws", "node"] as const)("pipelined requests on one connection (%s server)", (http) => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig(
+        { open: { secret: "INSECURE_NO_AUTH" }, signed: { secret: "s3cret" } },
+        { rate_limit: 1000 },
+        { agent: { provider: "echo" } },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  it("each request sent in one write gets its own answer, in order", async () => {
+    const port = Number(new URL(gw.base).port);
+    const raw = await exchange(
+      port,
+      post("/webhooks/open", '{"n":1}', "X-Request-ID: pipe-1\r\n") +
+        post("/webhooks/signed", '{"n":2}', "X-Hub-Signature-256: sha256=00\r\n") +
+        post("/webhooks/open", '{"n":3}', "X-Request-ID: pipe-1\r\n") +
+        "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    );
+    const statuses = [...raw.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+    expect(statuses).toEqual([202, 401, 200, 200]);
+    expect(raw).toContain('"delivery_id":"pipe-1"');
+    expect(raw).toContain('{"error":"Invalid signature"}');
+    expect(raw).toContain('"status":"duplicate"');
+    expect(raw).toContain('{"status":"ok","platform":"webhook"}');
+  });
+});
