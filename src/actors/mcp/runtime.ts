@@ -42,14 +42,15 @@ export function connectionInput(
   options: { interactive?: boolean } = {},
 ): McpConnectionInput {
   const kind = transportKind(entry);
-  const keepalive = entry.keepalive_interval ?? (kind === "stdio" ? 0 : 180);
+  // Spec 2.1: floored at 5; stdio pings only when a value is set — any value, 0 included.
+  const keepalive = entry.keepalive_interval ?? (kind === "stdio" ? undefined : 180);
   const loginMs = options.interactive === true && entry.auth === "oauth" ? BROWSER_LOGIN_TIMEOUT_MS : 0;
   return {
     name,
     kind,
     startIn,
     connectTimeoutMs: entry.connect_timeout * 1000 + loginMs,
-    keepaliveMs: keepalive === 0 ? 0 : Math.max(5, keepalive) * 1000,
+    keepaliveMs: keepalive === undefined ? 0 : Math.max(5, keepalive) * 1000,
     idleMs: entry.idle_timeout_seconds * 1000,
     maxLifetimeMs: entry.max_lifetime_seconds * 1000,
     ...(cachedToolCount === undefined ? {} : { cachedToolCount }),
