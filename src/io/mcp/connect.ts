@@ -54,7 +54,14 @@ export async function connectServer(
   const tls = createTlsFetch(name, rendered);
   try {
     if (!rendered.skip_preflight) {
-      await preflight(name, rendered.url as string, rendered.headers, tls.fetch, Math.min(timeoutMs, 10_000));
+      await preflight(
+        name,
+        rendered.url as string,
+        rendered.headers,
+        tls.fetch,
+        Math.min(timeoutMs, 10_000),
+        entry.url,
+      );
     }
     const authProvider = rendered.auth === "oauth" ? await oauthProvider(name, rendered, options) : undefined;
     // A browser login happens here, before the handshake, so its minutes never run on the SDK's request timers.

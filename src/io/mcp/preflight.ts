@@ -19,6 +19,8 @@ export async function preflight(
   headers: Readonly<Record<string, string>>,
   fetch: FetchLike,
   timeoutMs: number,
+  /** The url as written (`${VAR}` unrendered): messages never echo a secret rendered into it. */
+  shownUrl = url,
 ): Promise<void> {
   for (const method of ["HEAD", "GET"] as const) {
     const verdict = await probe(url, method, headers, fetch, timeoutMs);
@@ -26,7 +28,7 @@ export async function preflight(
     if (verdict !== undefined) {
       throw new SvcError(
         "mcp_connect",
-        `mcp_servers.${server}: ${url} answered ${method} with content type "${verdict}", not an MCP endpoint — check the url, or set skip_preflight: true if the server only answers MCP on POST`,
+        `mcp_servers.${server}: ${shownUrl} answered ${method} with content type "${verdict}", not an MCP endpoint — check the url, or set skip_preflight: true if the server only answers MCP on POST`,
       );
     }
   }

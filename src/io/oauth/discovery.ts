@@ -16,6 +16,12 @@ export const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
 export type FlowKind = "browser" | "device";
 
+/** A URL for a message: its query (where some servers take an API key) left out. */
+function withoutQuery(url: string): string {
+  const i = url.search(/[?#]/);
+  return i === -1 ? url : `${url.slice(0, i)}?…`;
+}
+
 function trimSlash(url: string): string {
   return url.endsWith("/") ? url.slice(0, -1) : url;
 }
@@ -133,7 +139,7 @@ async function protectedResourceMetadata(
   if (!covered) {
     throw new SvcError(
       "oauth",
-      `${serverName}: the server's protected resource metadata names resource "${String(metadata.resource)}", which does not cover ${serverUrl} — login refused (RFC 9728 section 3.3). Check mcp_servers.${serverName}.url.`,
+      `${serverName}: the server's protected resource metadata names resource "${String(metadata.resource)}", which does not cover ${withoutQuery(serverUrl)} — login refused (RFC 9728 section 3.3). Check mcp_servers.${serverName}.url.`,
     );
   }
   return metadata;
