@@ -1,4 +1,6 @@
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { InterpolationScope } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
@@ -83,12 +85,19 @@ export async function connectServer(
     return session;
   } catch (err) {
     await tls.close().catch(() => undefined);
-    throw scoped(name, err);
+    throw scoped(name, err, undefined, rendered.auth);
   }
 }
 
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
-function scoped(name: string, err: unknown, command?: string): unknown {
+/** The HTTP status a transport error carries. */
+function httpStatusOf(err: unknown): number | undefined {
+  if (!(err instanceof StreamableHTTPError || err instanceof SseError)) return undefined;
+  const code = err.code;
+  return typeof code === "number" && code >= 100 ? code : undefined;
+}
+
+function scoped(name: string, err: unknown, command?: string, auth?: string): unknown {
   if (err instanceof SvcError) return err;
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
     return new SvcError(
@@ -97,7 +106,16 @@ function scoped(name: string, err: unknown, command?: string): unknown {
       { cause: err },
     );
   }
-  return new SvcError("mcp_connect", `mcp_servers.${name}: ${describeWithCauses(err)}`, { cause: err });
+  let text = describeWithCauses(err);
+  const status = httpStatusOf(err);
+  if (status !== undefined) {
+    // The SDK's message may end in an empty body ("Error POSTing to endpoint: "): the status says what happened.
+    if (!text.includes(String(status))) text = `${text.replace(/:\s*$/, "")} (HTTP ${status})`;
+    if (status === 401 && auth !== "oauth") {
+      text += ` — the server requires authorization: set an Authorization header under mcp_servers.${name}.headers (e.g. "Bearer \${TOKEN}") or auth: oauth`;
+    }
+  }
+  return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
 }
 
 /** A provider that can renew a refused token and resend the request (svc's own) wraps the fetch. */

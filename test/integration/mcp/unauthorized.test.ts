@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
+import { entry, useHubs } from "./harness.js";
+
+let mcp: ProtectedMcp;
+beforeAll(async () => {
+  mcp = await startProtectedMcp(
+    () => "http://127.0.0.1:9",
+    async (token) => token === "right-token",
+  );
+});
+afterAll(() => mcp.close());
+const ctx = useHubs();
+
+/** A server that answers 401: the status says so and what to configure (spec 5.1 headers, 5.3 auth: oauth). */
+describe("a remote server that requires authorization", () => {
+  it("Streamable HTTP and SSE without credentials: HTTP 401 and the keys to set", async () => {
+    const h = ctx.hub(ctx.home, {
+      plain: entry({ url: mcp.url }),
+      sse: entry({ url: mcp.url, transport: "sse" }),
+    });
+    const hint =
+      'the server requires authorization: set an Authorization header under mcp_servers.%s.headers (e.g. "Bearer ${TOKEN}") or auth: oauth';
+    const plain = await h.settled("plain");
+    expect(plain.lastError).toMatch(/^mcp_servers\.plain: .*\(HTTP 401\) — /);
+    expect(plain.lastError).toContain(hint.replace("%s", "plain"));
+    const sse = await h.settled("sse");
+    expect(sse.lastError).toMatch(/^mcp_servers\.sse: .*401/);
+    expect(sse.lastError).toContain(hint.replace("%s", "sse"));
+  });
+
+  it("with the right header it connects", async () => {
+    ctx.home.write(".env", "TOKEN=right-token\n");
+    const h = ctx.hub(ctx.home, {
+      ok: entry({ url: mcp.url, headers: { Authorization: "Bearer ${TOKEN}" } }),
+    });
+    expect((await h.settled("ok")).state).toBe("connected");
+  });
+});
