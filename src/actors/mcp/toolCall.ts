@@ -1,8 +1,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isTrusted } from "../../config/sections/mcp.js";
-import { describeWithCauses, SvcError } from "../../errors.js";
+import { SvcError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
 import type { McpSession } from "../../io/mcp/session.js";
+import { describeTransportError } from "../../io/mcp/transportErrors.js";
 import type { ApprovalSurface } from "./approvals.js";
 import { isConnectionClosed, isRequestTimeout, isSessionExpired } from "./callErrors.js";
 import { ensureConnected, type Runtime } from "./runtime.js";
@@ -76,7 +77,7 @@ export async function invokeTool(
     }
     throw new SvcError(
       "mcp_call",
-      `mcp_servers.${rt.name}: "${tool.original}" failed: ${describeWithCauses(err)}`,
+      `mcp_servers.${rt.name}: "${tool.original}" failed: ${describeTransportError(err)}`,
       { cause: err },
     );
   }

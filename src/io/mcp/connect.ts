@@ -1,15 +1,14 @@
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { InterpolationScope } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
-import { describeWithCauses, SvcError } from "../../errors.js";
+import { SvcError } from "../../errors.js";
 import { preflight } from "./preflight.js";
 import { renderEntry } from "./render.js";
 import { type McpSession, openSession, type SessionHandlers } from "./session.js";
 import { createTlsFetch } from "./tlsFetch.js";
 import { createTransport } from "./transport.js";
+import { describeTransportError, httpStatusOf } from "./transportErrors.js";
 
 /** Supplies the OAuth provider of an `auth: oauth` server (issue 6); `interactive: false` for background connects. */
 export type OAuthProviderFor = (
@@ -90,13 +89,6 @@ export async function connectServer(
 }
 
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
-/** The HTTP status a transport error carries. */
-function httpStatusOf(err: unknown): number | undefined {
-  if (!(err instanceof StreamableHTTPError || err instanceof SseError)) return undefined;
-  const code = err.code;
-  return typeof code === "number" && code >= 100 ? code : undefined;
-}
-
 function scoped(name: string, err: unknown, command?: string, auth?: string): unknown {
   if (err instanceof SvcError) return err;
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
@@ -106,11 +98,9 @@ function scoped(name: string, err: unknown, command?: string, auth?: string): un
       { cause: err },
     );
   }
-  let text = describeWithCauses(err);
+  let text = describeTransportError(err);
   const status = httpStatusOf(err);
   if (status !== undefined) {
-    // The SDK's message may end in an empty body ("Error POSTing to endpoint: "): the status says what happened.
-    if (!text.includes(String(status))) text = `${text.replace(/:\s*$/, "")} (HTTP ${status})`;
     if (status === 401 && auth !== "oauth") {
       text += ` — the server requires authorization: set an Authorization header under mcp_servers.${name}.headers (e.g. "Bearer \${TOKEN}") or auth: oauth`;
     }
