@@ -26,10 +26,8 @@ async function failingCalls(): Promise<string> {
       res.writeHead(500).end();
       return;
     }
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
+    // No sessionIdGenerator: a stateless server.
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     const mcp = buildServer("legacy");
     await mcp.connect(transport);
     res.on("close", () => void mcp.close());
