@@ -121,8 +121,27 @@ export const oauthSchema = z
   });
 export type OAuthSettings = z.infer<typeof oauthSchema>;
 
+/**
+ * The spec leaves sampling's inner fields "not shown": keys other than svc's are accepted and ignored
+ * (a mapping written for another client must not stop the gateway), and the common spellings
+ * `max_tokens_cap` and `max_rpm` stand for `max_tokens` and `max_requests_per_minute`.
+ */
+function samplingAliases(raw: unknown): unknown {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const { max_tokens_cap, max_rpm, ...rest } = raw as Record<string, unknown>;
+  const known = new Set(["enabled", "max_tokens", "model", "max_requests_per_minute", "timeout"]);
+  const kept = Object.fromEntries(Object.entries(rest).filter(([k]) => known.has(k)));
+  return {
+    ...kept,
+    ...(kept.max_tokens === undefined && max_tokens_cap !== undefined ? { max_tokens: max_tokens_cap } : {}),
+    ...(kept.max_requests_per_minute === undefined && max_rpm !== undefined
+      ? { max_requests_per_minute: max_rpm }
+      : {}),
+  };
+}
+
 /** Sampling policy (spec 6, fields defined by svc): off unless enabled; answered by the agent runner. */
-export const samplingSchema = z
+const samplingFields = z
   .strictObject({
     enabled: z.boolean().default(false),
     /** Upper bound on the server's `maxTokens`; larger requests are clamped to it. */
@@ -134,7 +153,8 @@ export const samplingSchema = z
     timeout: seconds(300, { positive: true }),
   })
   .default({ enabled: false, max_tokens: 4096, max_requests_per_minute: 10, timeout: 300 });
-export type SamplingSettings = z.infer<typeof samplingSchema>;
+export const samplingSchema = z.preprocess(samplingAliases, samplingFields);
+export type SamplingSettings = z.infer<typeof samplingFields>;
 
 export const elicitationSchema = z
   .strictObject({
