@@ -8,7 +8,14 @@ import { createCronScheduler, cronActor, runCronJob } from "./actors/cron.js";
 import { createDeliverer } from "./actors/deliver.js";
 import { startGatewayMcp } from "./actors/mcp/gatewayHub.js";
 import { pendingRunOf, resumablePendingRuns } from "./actors/pendingRuns.js";
-import { createRouteRegistry, type RouteSource, routesActor, routeTable } from "./actors/routes.js";
+import { missingReferenceWarnings } from "./actors/routeReferences.js";
+import {
+  createRouteRegistry,
+  type RouteSource,
+  type RouteTable,
+  routesActor,
+  routeTable,
+} from "./actors/routes.js";
 import {
   activeRuns,
   drainRuns,
@@ -351,6 +358,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       runCronJob({ runner, deliverer }, job, prompt, trigger, profile),
   });
   system.spawn("cron", cronActor(scheduler));
+  const warnMissingReferences = (table: RouteTable) => {
+    void missingReferenceWarnings(table, {
+      configFile: paths.config,
+      scriptsDir: (profile) => profilePaths(profile).scripts,
+      cronStore: (profile) => ({
+        store: cronStore(profilePaths(profile).cronJobs),
+        path: profilePaths(profile).cronJobs,
+      }),
+    }).then((warnings) => {
+      for (const warning of warnings) logger.warn(warning);
+    });
+  };
+  warnMissingReferences(registry.current());
 
   const pipeline = createPipeline({
     routes: {
@@ -478,7 +498,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       for (const warning of targetWarnings(targetStartupProblems(next.config, paths.config)))
         logger.warn(warning);
       coalescer.flushAll();
-      routesRef.send({ type: "replace", table: routeTable(next.config) });
+      const table = routeTable(next.config);
+      routesRef.send({ type: "replace", table });
+      warnMissingReferences(table);
       const nextWebhook = next.config.platforms.webhook;
       if (nextWebhook.rate_limit !== loaded.config.platforms.webhook.rate_limit) {
         limiter = createFixedWindowLimiter({ limit: nextWebhook.rate_limit, windowMs: 60_000, now });

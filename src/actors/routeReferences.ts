@@ -1,0 +1,45 @@
+import { inProfile } from "../config/paths.js";
+import { resolveScript } from "../io/scripts.js";
+import { type CronStore, findJob } from "../io/stores/cronStore.js";
+import type { RouteTable } from "./routes.js";
+
+export interface ReferenceDeps {
+  readonly configFile: string;
+  scriptsDir(profile: string): string;
+  cronStore(profile: string): { readonly store: CronStore; readonly path: string };
+}
+
+/**
+ * Static routes that name a script or a cron job that is not there: the gateway still starts (the file
+ * or job may be added while it runs), but says so now rather than only when the first event is dropped.
+ */
+export async function missingReferenceWarnings(table: RouteTable, deps: ReferenceDeps): Promise<string[]> {
+  const warnings: string[] = [];
+  for (const [name, { route, profile }] of table.staticRoutes) {
+    const at = `${deps.configFile}: platforms.webhook.routes.${name}`;
+    if (route.script !== undefined) {
+      const scriptsDir = deps.scriptsDir(profile);
+      const found = await resolveScript(scriptsDir, route.script);
+      if ("why" in found) {
+        warnings.push(
+          `${at}.script: ${route.script} — ${found.why} (scripts live in ${scriptsDir}${inProfile(profile)}); until it is there every event on this route is ignored`,
+        );
+      }
+    }
+    if (route.cron_job !== undefined) {
+      const { store, path } = deps.cronStore(profile);
+      let missing: string | undefined;
+      try {
+        if (findJob(store.read().records, route.cron_job) === undefined) missing = `no such job in ${path}`;
+      } catch (err) {
+        missing = `${path} cannot be read: ${(err as Error).message}`;
+      }
+      if (missing !== undefined) {
+        warnings.push(
+          `${at}.cron_job: ${route.cron_job} — ${missing}${inProfile(profile)} (\`svc cron list\`); until it exists every event on this route is dropped`,
+        );
+      }
+    }
+  }
+  return warnings;
+}

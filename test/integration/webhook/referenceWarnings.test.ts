@@ -1,0 +1,56 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+
+let gw: TestGateway | undefined;
+afterEach(async () => {
+  await gw?.stop();
+  gw = undefined;
+});
+
+const OPEN = { secret: "INSECURE_NO_AUTH" };
+
+describe("a static route naming a script or cron job that is not there is reported at startup and reload", () => {
+  it("warns for the missing script and the unknown job, not for the ones that exist", async () => {
+    gw = await startTestGateway({
+      config: webhookConfig({
+        missing: { ...OPEN, script: "absent.sh" },
+        escapes: { ...OPEN, script: "../config.yaml" },
+        present: { ...OPEN, script: "here.sh" },
+        nojob: { ...OPEN, cron_job: "nightly" },
+      }),
+      files: { "scripts/here.sh": "#!/bin/sh\ncat\n" },
+    });
+    const running = gw;
+    const warnings = () =>
+      running
+        .logs()
+        .filter((l) => l.level === 40)
+        .map((l) => l.msg);
+    await vi.waitFor(() => expect(warnings().length).toBeGreaterThanOrEqual(3));
+    expect(warnings()).toContainEqual(
+      expect.stringMatching(
+        /routes\.missing\.script: absent\.sh — script not found .*every event on this route is ignored/,
+      ),
+    );
+    expect(warnings()).toContainEqual(
+      expect.stringMatching(
+        /routes\.escapes\.script: \.\.\/config\.yaml — path leaves the scripts directory/,
+      ),
+    );
+    expect(warnings()).toContainEqual(
+      expect.stringMatching(
+        /routes\.nojob\.cron_job: nightly — no such job in .*cron\/jobs\.json .*every event on this route is dropped/,
+      ),
+    );
+    expect(warnings().some((w) => w.includes("routes.present"))).toBe(false);
+
+    running.home.write("config.yaml", stringify(webhookConfig({ later: { ...OPEN, script: "gone.py" } })));
+    running.gateway.reload();
+    await vi.waitFor(() =>
+      expect(warnings()).toContainEqual(
+        expect.stringMatching(/routes\.later\.script: gone\.py — script not found/),
+      ),
+    );
+  });
+});
