@@ -15,3 +15,23 @@ export function isRequestTimeout(err: unknown): boolean {
 export function isConnectionClosed(err: unknown): boolean {
   return err instanceof McpError && err.code === ErrorCode.ConnectionClosed;
 }
+
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+]);
+
+/** The request could not reach the server at all (refused, reset, no route): the connection is gone. */
+export function isUnreachable(err: unknown): boolean {
+  let cause: unknown = err;
+  for (let depth = 0; cause instanceof Error && depth < 4; depth++) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (typeof code === "string" && UNREACHABLE.has(code)) return true;
+    cause = cause.cause;
+  }
+  return false;
+}

@@ -5,7 +5,7 @@ import type { Logger } from "../../io/log.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import { describeTransportError } from "../../io/mcp/transportErrors.js";
 import type { ApprovalSurface } from "./approvals.js";
-import { isConnectionClosed, isRequestTimeout, isSessionExpired } from "./callErrors.js";
+import { isConnectionClosed, isRequestTimeout, isSessionExpired, isUnreachable } from "./callErrors.js";
 import { ensureConnected, type Runtime } from "./runtime.js";
 import type { RegisteredTool } from "./toolNames.js";
 import { runUtilityTool } from "./utilityTools.js";
@@ -75,10 +75,12 @@ export async function invokeTool(
         `mcp_servers.${rt.name}: "${tool.original}" did not answer within ${rt.entry.timeout} s (timeout)`,
       );
     }
-    throw new SvcError(
-      "mcp_call",
-      `mcp_servers.${rt.name}: "${tool.original}" failed: ${describeTransportError(err)}`,
-      { cause: err },
-    );
+    const reason = describeTransportError(err);
+    // The server went away: show it (status leaves "connected") and reconnect with the usual backoff.
+    if (isUnreachable(err))
+      rt.actor.send({ type: "SESSION_LOST", reason: `the server is unreachable: ${reason}` });
+    throw new SvcError("mcp_call", `mcp_servers.${rt.name}: "${tool.original}" failed: ${reason}`, {
+      cause: err,
+    });
   }
 }

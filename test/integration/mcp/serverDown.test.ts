@@ -6,7 +6,7 @@ const ctx = useHubs();
 
 /** A remote server that stopped answering: the user sees why the call failed, not just "fetch failed". */
 describe("a call to a Streamable HTTP server that went away", () => {
-  it("fails naming the network cause; after the server is back (same port) calls work again", async () => {
+  it("fails naming the network cause, the status leaves connected; after the server is back calls work again", async () => {
     const first = await startStreamableHttp();
     const port = Number(new URL(first.url).port);
     const h = ctx.hub(ctx.home, { web: entry({ url: first.url }) });
@@ -18,6 +18,10 @@ describe("a call to a Streamable HTTP server that went away", () => {
         /^mcp_servers\.web: "echo" failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
       ),
     });
+    // The hub no longer reports the server as connected: it reconnects (and fails while it is down).
+    const state = h.status()[0]?.state;
+    expect(state === "reconnecting" || state === "failed" || state === "connecting").toBe(true);
+    expect(h.status()[0]?.lastError).toMatch(/ECONNREFUSED/);
     const second = await startStreamableHttp({ port });
     try {
       expect(text(await h.call("web", "echo", { text: "back" }))).toBe("back");
