@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
-import { inProfile, PROFILE_NAME, svcPaths } from "../config/paths.js";
+import { DEFAULT_PROFILE, inProfile, PROFILE_NAME, svcPaths } from "../config/paths.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME } from "../config/sections/webhook.js";
 import { LOOPBACK_HOSTS } from "../config/validate.js";
 import { SvcError } from "../errors.js";
@@ -134,8 +134,11 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   const snapshot = store.read();
   const previous = existingRecord(store.path, name, snapshot.records[name]);
   const now = new Date().toISOString();
+  // An unbound route already belongs to the default profile: `--route-profile default` does not move it.
   const rebinding =
-    previous !== undefined && options.routeProfile !== undefined && options.routeProfile !== previous.profile;
+    previous !== undefined &&
+    options.routeProfile !== undefined &&
+    options.routeProfile !== (previous.profile ?? DEFAULT_PROFILE);
   const secret =
     options.secret ??
     (previous === undefined || rebinding ? randomBytes(32).toString("hex") : previous.secret);
