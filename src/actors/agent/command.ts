@@ -20,7 +20,9 @@ function baseEnv(source: Readonly<Record<string, string | undefined>>): Record<s
 
 /**
  * `provider: command` — runs `agent.command` (an argv list, no shell) with the prompt on stdin; stdout is
- * the reply. The run sees `SVC_ROUTE`, `SVC_EVENT` (empty when none) and `SVC_DELIVERY_ID`.
+ * the reply. The run sees `SVC_ROUTE`, `SVC_EVENT` (empty when none), `SVC_DELIVERY_ID` and
+ * `SVC_TOOLSETS` (the run's toolsets, comma-separated: the route's `toolsets` or the `svc-webhook`
+ * default), so the operator's agent can enforce what spec 5 rule 5 allows the run.
  */
 export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   const [file, ...args] = options.argv;
@@ -38,6 +40,7 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
           SVC_ROUTE: request.route,
           SVC_EVENT: request.event,
           SVC_DELIVERY_ID: request.deliveryId,
+          SVC_TOOLSETS: request.toolsets.join(","),
         },
         timeoutMs: options.timeoutMs,
         signal,
