@@ -2,10 +2,12 @@ import { readFileSync, statSync } from "node:fs";
 import type { FilterDeps } from "../streams/filters.js";
 import { valueToText } from "../streams/payloadPath.js";
 import { resolveProfilePath } from "./profiles.js";
+import { RACY_WINDOW_MS } from "./stores/subscriptions.js";
 
 /**
- * `in_file` lists. Each read costs one stat; the file is parsed again only when its mtime or size
- * changed. Contents: a JSON array → its items, a JSON object → its keys, anything else → its
+ * `in_file` lists. Each read costs one stat; the file is parsed again only when its inode, size or
+ * mtime changed, or, while it is younger than RACY_WINDOW_MS, when its bytes changed (a same-size
+ * rewrite within one coarse timestamp tick keeps all three). Contents: a JSON array → its items, a JSON object → its keys, anything else → its
  * non-empty trimmed lines. Items that are not strings use the same text as filters compare
  * (`42`, `true`, compact JSON).
  */
@@ -15,8 +17,11 @@ export interface ListReaderOptions {
 }
 
 interface CachedList {
-  mtimeMs: number;
-  size: number;
+  /** `<inode>:<size>:<mtimeMs>` when read. */
+  stamp: string;
+  /** The file was young when read: its metadata alone cannot prove it unchanged. */
+  racy: boolean;
+  text: string;
   entries: ReadonlySet<string>;
 }
 
@@ -42,7 +47,7 @@ export function createListReader(options: ListReaderOptions = {}): FilterDeps {
   return {
     readList(path) {
       const file = resolveProfilePath(path, baseDir);
-      let stats: { mtimeMs: number; size: number; isFile(): boolean };
+      let stats: { ino: number; mtimeMs: number; size: number; isFile(): boolean };
       try {
         stats = statSync(file);
       } catch (err) {
@@ -53,12 +58,13 @@ export function createListReader(options: ListReaderOptions = {}): FilterDeps {
         cache.delete(file);
         throw new Error(`in_file list ${file} is not a regular file`);
       }
+      const stamp = `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
       const cached = cache.get(file);
-      if (cached !== undefined && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size) {
-        return cached.entries;
-      }
-      const entries = parseList(readFileSync(file, "utf8"));
-      cache.set(file, { mtimeMs: stats.mtimeMs, size: stats.size, entries });
+      if (cached !== undefined && cached.stamp === stamp && !cached.racy) return cached.entries;
+      const text = readFileSync(file, "utf8");
+      const racy = Date.now() - stats.mtimeMs < RACY_WINDOW_MS;
+      const entries = cached !== undefined && cached.text === text ? cached.entries : parseList(text);
+      cache.set(file, { stamp, racy, text, entries });
       return entries;
     },
   };
