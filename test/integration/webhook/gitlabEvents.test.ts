@@ -1,0 +1,134 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  RECORDER_AGENT,
+  recorderAgent,
+  startTestGateway,
+  type TestGateway,
+  waitForRun,
+  webhookConfig,
+} from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+/**
+ * GitLab as the token host of spec 5 and 6, with GitLab's documented webhook payloads
+ * (test/fixtures/gitlab): the `X-Gitlab-Event` value is compared verbatim (`Merge Request Hook`, not
+ * the body's `merge_request`), the token is `X-Gitlab-Token`, and filters and templates read the
+ * real payload shapes.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: fixtures are read by deep dotted access
+const fixture = (name: string): Record<string, any> =>
+  JSON.parse(readFileSync(new URL(`../../fixtures/gitlab/${name}.json`, import.meta.url), "utf8"));
+
+const TOKEN = "gitlab-secret-token";
+
+describe("GitLab webhooks (token host)", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      files: { "agent/recorder.sh": RECORDER_AGENT },
+      config: webhookConfig(
+        {
+          mr_by_header: {
+            secret: TOKEN,
+            events: ["Merge Request Hook"],
+            filters: [{ field: "object_attributes.action", in: ["open", "reopen", "update"] }],
+            prompt:
+              "Review !{object_attributes.iid} '{object_attributes.title}' ({object_attributes.source_branch} -> {object_attributes.target_branch}) by {user.username}; labels {labels}",
+          },
+          mr_by_body_name: { secret: TOKEN, events: ["merge_request"] },
+          mr_comments: {
+            secret: TOKEN,
+            events: ["Note Hook"],
+            filters: [
+              { field: "object_attributes.noteable_type", equals: "MergeRequest" },
+              { field: "headers.X-Gitlab-Event", equals: "Note Hook" },
+            ],
+            prompt: "{user.username} on !{merge_request.iid}: {object_attributes.note}",
+          },
+          pushes: {
+            secret: TOKEN,
+            events: ["Push Hook"],
+            filters: [{ field: "ref", regex: "^refs/heads/(master|main)$" }],
+            prompt: "{user_name} pushed {total_commits_count} commits to {project.path_with_namespace}: {commits.1.title}",
+          },
+        },
+        { rate_limit: 1000 },
+        { agent: recorderAgent() },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  const send = (route: string, event: string, body: unknown, extra: Record<string, string> = {}) =>
+    postJson(gw.url(`/webhooks/${route}`), body, {
+      "X-Gitlab-Event": event,
+      "X-Gitlab-Token": TOKEN,
+      ...extra,
+    });
+
+  it("Merge Request Hook: accepted by the header value, the event as sent reaches the agent, templates read the real payload", async () => {
+    const res = await send("mr_by_header", "Merge Request Hook", fixture("merge_request"), {
+      "Idempotency-Key": "gl-mr-1",
+    });
+    expect(res).toMatchObject({
+      status: 202,
+      body: { status: "accepted", route: "mr_by_header", event: "Merge Request Hook", delivery_id: "gl-mr-1" },
+    });
+    const run = await waitForRun(gw, "gl-mr-1");
+    expect(run.event).toBe("Merge Request Hook");
+    const labels = JSON.stringify(fixture("merge_request").labels);
+    expect(run.prompt).toBe(`Review !1 'MS-Viewport' (ms-viewport -> master) by root; labels ${labels}`);
+  });
+
+  it("the body's event_type (merge_request) does not stand in for the header: a route listing it ignores the real hook", async () => {
+    const res = await send("mr_by_body_name", "Merge Request Hook", fixture("merge_request"));
+    expect(res).toMatchObject({ status: 200, body: { status: "ignored", event: "Merge Request Hook" } });
+  });
+
+  it("a merged MR fails the action filter; a wrong X-Gitlab-Token is 401", async () => {
+    const merged = fixture("merge_request");
+    merged.object_attributes.action = "merge";
+    expect(await send("mr_by_header", "Merge Request Hook", merged)).toMatchObject({
+      status: 200,
+      body: { status: "ignored", reason: "filter" },
+    });
+    const res = await postJson(gw.url("/webhooks/mr_by_header"), fixture("merge_request"), {
+      "X-Gitlab-Event": "Merge Request Hook",
+      "X-Gitlab-Token": `${TOKEN}x`,
+    });
+    expect(res).toMatchObject({ status: 401, body: { error: "Invalid signature" } });
+  });
+
+  it("Note Hook on a merge request: filters on the payload and on headers.X-Gitlab-Event", async () => {
+    const res = await send("mr_comments", "Note Hook", fixture("note_merge_request"), {
+      "Idempotency-Key": "gl-note-1",
+    });
+    expect(res.status).toBe(202);
+    expect((await waitForRun(gw, "gl-note-1")).prompt).toBe("root on !1: This MR needs work.");
+    const onIssue = fixture("note_merge_request");
+    onIssue.object_attributes.noteable_type = "Issue";
+    expect(await send("mr_comments", "Note Hook", onIssue)).toMatchObject({
+      status: 200,
+      body: { status: "ignored", reason: "filter" },
+    });
+  });
+
+  it("Push Hook: a regex on ref selects the default branch; list items are addressed by index", async () => {
+    const res = await send("pushes", "Push Hook", fixture("push"), { "Idempotency-Key": "gl-push-1" });
+    expect(res.status).toBe(202);
+    expect((await waitForRun(gw, "gl-push-1")).prompt).toBe(
+      "John Smith pushed 4 commits to mike/diaspora: fixed readme",
+    );
+    const tag = { ...fixture("push"), ref: "refs/heads/feature/x" };
+    expect(await send("pushes", "Push Hook", tag)).toMatchObject({
+      status: 200,
+      body: { status: "ignored", reason: "filter" },
+    });
+    // Case and spelling matter: GitLab's own value only.
+    expect(await send("pushes", "push hook", fixture("push"))).toMatchObject({
+      status: 200,
+      body: { status: "ignored", event: "push hook" },
+    });
+  });
+});
