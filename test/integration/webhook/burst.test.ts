@@ -1,0 +1,70 @@
+import { sign } from "@octokit/webhooks-methods";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+/**
+ * Spec 6 (idempotency) and 4.2 step 9 under load: thousands of signed deliveries sent at once, each on
+ * its own connection, must each be answered and run exactly once; repeated ids must run once.
+ */
+
+const SECRET = "burst-secret";
+
+async function deliver(gw: TestGateway, id: string, n: number) {
+  const body = JSON.stringify({ action: "opened", number: n });
+  return postJson(gw.url("/webhooks/pr"), body, {
+    "X-GitHub-Event": "pull_request",
+    "X-GitHub-Delivery": id,
+    "X-Hub-Signature-256": await sign(SECRET, body),
+  });
+}
+
+describe("a burst of signed deliveries sent at once", { timeout: 20_000 }, () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      config: webhookConfig(
+        { pr: { secret: SECRET, prompt: "PR {number}" } },
+        { rate_limit: 100_000 },
+        { agent: appendAgent() },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  it("1000 unique delivery ids: every request is 202 accepted and every event runs exactly once", async () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => `u-${i}`);
+    const answers = await Promise.all(ids.map((id, i) => deliver(gw, id, i)));
+    expect(answers.filter((a) => a.status !== 202)).toEqual([]);
+    expect(answers.map((a) => a.body.delivery_id)).toEqual(ids);
+    await vi.waitFor(() => expect(appendedRuns(gw.home.dir).size).toBeGreaterThanOrEqual(ids.length), {
+      timeout: 15_000,
+      interval: 100,
+    });
+    const counts = appendedRuns(gw.home.dir);
+    expect([...counts.entries()].filter(([id, n]) => n !== 1 || !id.startsWith("u-"))).toEqual([]);
+    expect(counts.size).toBe(ids.length);
+  });
+
+  it("500 ids each sent 4 times (2000 requests), interleaved: one 202 and three 200 duplicate per id, one run per id", async () => {
+    const unique = Array.from({ length: 500 }, (_, i) => `d-${i}`);
+    const sends = [0, 1, 2, 3].flatMap(() => unique);
+    const answers = await Promise.all(sends.map((id, i) => deliver(gw, id, i)));
+    const perId = new Map<string, number[]>();
+    for (const [i, answer] of answers.entries()) {
+      const id = sends[i] as string;
+      perId.set(id, [...(perId.get(id) ?? []), answer.status]);
+      if (answer.status === 200) expect(answer.body).toEqual({ status: "duplicate" });
+    }
+    for (const id of unique) expect(perId.get(id)?.sort()).toEqual([200, 200, 200, 202]);
+    const done = () => [...appendedRuns(gw.home.dir).keys()].filter((id) => id.startsWith("d-"));
+    await vi.waitFor(() => expect(done().length).toBeGreaterThanOrEqual(unique.length), {
+      timeout: 15_000,
+      interval: 100,
+    });
+    const counts = appendedRuns(gw.home.dir);
+    expect(unique.filter((id) => counts.get(id) !== 1)).toEqual([]);
+    expect(done().length).toBe(unique.length);
+  });
+});

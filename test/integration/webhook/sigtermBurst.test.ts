@@ -1,0 +1,212 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { sign } from "@octokit/webhooks-methods";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type Gateway, startGateway } from "../../../src/gateway.js";
+import { createLogger } from "../../../src/io/log.js";
+import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
+import { webhookConfig } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+/**
+ * docs/webhook.md, SIGINT/SIGTERM: every request already in the pipeline is answered and every accepted
+ * run is finished before exit or saved to webhook-pending-runs.json and run at the next start. Seen from
+ * a sender: an event answered 202 runs exactly once, one refused (503, reset, refused) never runs.
+ * The real CLI process (`npm run build` first: `npm test` does).
+ */
+
+const MAIN = join(import.meta.dirname, "../../../dist/cli/main.js");
+const SECRET = "sigterm-burst-secret";
+
+interface Running {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly exited: Promise<number | null>;
+}
+
+function startCli(home: TempHome, children: ChildProcess[]): Promise<Running> {
+  const child = spawn(process.execPath, [MAIN, "gateway", "run", "--port", "0"], {
+    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  let out = "";
+  return new Promise((resolve, reject) => {
+    child.stdout?.on("data", (d) => {
+      out += d;
+      const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(out);
+      if (match) resolve({ child, port: Number(match[1]), exited });
+    });
+    child.stderr?.on("data", (d) => (out += d));
+    void exited.then((code) => reject(new Error(`gateway exited ${code}: ${out}`)));
+  });
+}
+
+type Answer = { status: number; body: Record<string, unknown> } | { error: string };
+
+async function deliver(port: number, id: string): Promise<Answer> {
+  const body = JSON.stringify({ number: id });
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/webhooks/pr`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "X-GitHub-Event": "pull_request",
+        "X-GitHub-Delivery": id,
+        "X-Hub-Signature-256": await sign(SECRET, body),
+      },
+      body,
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  } catch (err) {
+    return { error: String((err as Error).cause ?? err) };
+  }
+}
+
+describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 30_000 }, () => {
+  const homes: TempHome[] = [];
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+    for (const home of homes.splice(0)) home.cleanup();
+  });
+
+  it("every event answered 202 runs exactly once (before exit or after the restart); no refused one runs", async () => {
+    const home = tempHome();
+    homes.push(home);
+    home.write(
+      "config.yaml",
+      stringify(
+        webhookConfig(
+          { pr: { secret: SECRET, prompt: "PR {number}" } },
+          { port: 0, rate_limit: 100_000 },
+          { agent: appendAgent(8) },
+        ),
+      ),
+    );
+    const first = await startCli(home, children);
+    // 600 sent at once; at the 150th answer SIGTERM, and 100 more sent right after the signal.
+    const ids = Array.from({ length: 700 }, (_, i) => `t-${i}`);
+    let answered = 0;
+    let late: Promise<Answer[]> | undefined;
+    const early = Promise.all(
+      ids.slice(0, 600).map(async (id) => {
+        const answer = await deliver(first.port, id);
+        answered += 1;
+        if (answered === 150) {
+          first.child.kill("SIGTERM");
+          late = Promise.all(ids.slice(600).map((lateId) => deliver(first.port, lateId)));
+        }
+        return answer;
+      }),
+    );
+    const answers = [...(await early), ...((await late) ?? [])];
+    expect(await first.exited).toBe(0);
+
+    const accepted = ids.filter((_, i) => (answers[i] as { status?: number }).status === 202);
+    const refused = ids.filter((_, i) => (answers[i] as { status?: number }).status !== 202);
+    // The burst straddled the signal: some were accepted, some came too late.
+    expect(accepted.length).toBeGreaterThanOrEqual(150);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const [i, answer] of answers.entries()) {
+      if ("error" in answer || answer.status === 202) continue;
+      expect({ id: ids[i], answer }).toEqual({
+        id: ids[i],
+        answer: { status: 503, body: { error: "Shutting down" } },
+      });
+    }
+
+    // A restart on the same SVC_HOME runs whatever was saved, then is stopped the same way.
+    const second = await startCli(home, children);
+    const pending = join(home.dir, "webhook-pending-runs.json");
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const runs = appendedRuns(home.dir);
+      if (!existsSync(pending) && accepted.every((id) => runs.has(id))) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+    expect(existsSync(pending)).toBe(false);
+
+    const runs = appendedRuns(home.dir);
+    expect(accepted.filter((id) => runs.get(id) !== 1)).toEqual([]);
+    // A 503 tells the sender to retry: that event must not have run, or the retry would run it twice.
+    const answeredRefused = refused.filter((id) => !("error" in (answers[ids.indexOf(id)] as Answer)));
+    expect(answeredRefused.filter((id) => runs.has(id))).toEqual([]);
+    expect([...runs.keys()].filter((id) => !ids.includes(id))).toEqual([]);
+  });
+});
+
+describe("stopping in the middle of a burst with a drain shorter than the queue", { timeout: 30_000 }, () => {
+  const homes: TempHome[] = [];
+  const running: Gateway[] = [];
+  afterEach(async () => {
+    for (const gateway of running.splice(0)) await gateway.stop();
+    for (const home of homes.splice(0)) home.cleanup();
+  });
+  const start = (home: TempHome) =>
+    startGateway({
+      home: home.dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
+      port: 0,
+      logger: createLogger({ file: join(home.dir, "logs", "gateway.log"), stdout: false, level: "info" }),
+      drainTimeoutMs: 200,
+    });
+
+  it("the runs left waiting are saved and run once at the next start; only an interrupted one may run twice", async () => {
+    const home = tempHome();
+    homes.push(home);
+    home.write(
+      "config.yaml",
+      stringify(
+        webhookConfig(
+          { pr: { secret: SECRET, prompt: "PR {number}" } },
+          { rate_limit: 100_000 },
+          { agent: appendAgent(4, 0.02) },
+        ),
+      ),
+    );
+    const first = await start(home);
+    const ids = Array.from({ length: 200 }, (_, i) => `s-${i}`);
+    let answered = 0;
+    let stopped: Promise<void> | undefined;
+    const answers = await Promise.all(
+      ids.map(async (id) => {
+        const answer = await deliver(first.port, id);
+        answered += 1;
+        if (answered === 50) stopped = first.stop();
+        return answer;
+      }),
+    );
+    await stopped;
+    const accepted = ids.filter((_, i) => (answers[i] as { status?: number }).status === 202);
+    const pending = join(home.dir, "webhook-pending-runs.json");
+    // The drain (200 ms, four slots, >= 20 ms a run) cannot have run them all: the rest were saved.
+    expect(existsSync(pending)).toBe(true);
+    expect(appendedRuns(home.dir).size).toBeLessThan(accepted.length);
+
+    const second = await start(home);
+    running.push(second);
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !accepted.every((id) => appendedRuns(home.dir).has(id))) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await second.stop();
+    running.splice(0);
+    expect(existsSync(pending)).toBe(false);
+
+    const runs = appendedRuns(home.dir);
+    expect(accepted.filter((id) => !runs.has(id))).toEqual([]);
+    // A run still running when the drain ended is saved too and runs again from the start (at-least-once):
+    // at most one per slot.
+    const twice = [...runs.entries()].filter(([, n]) => n > 1);
+    expect(twice.length).toBeLessThanOrEqual(4);
+    expect(twice.filter(([, n]) => n > 2)).toEqual([]);
+    const refused = ids.filter((id) => !accepted.includes(id));
+    expect(refused.filter((id) => runs.has(id))).toEqual([]);
+  });
+});
