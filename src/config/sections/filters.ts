@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { regexProblem } from "../../streams/filters.js";
 
 /** Leaf operators of spec 2.3; a leaf filter is `field` plus exactly one of these. */
 export const FILTER_OPERATORS = [
@@ -88,6 +89,17 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
       if (!parsed.success) {
         for (const issue of parsed.error.issues)
           ctx.addIssue({ ...issue, path: [op, ...issue.path] } as never);
+      }
+      // An unusable pattern would fail closed on every event (all ignored, silently): refuse it here.
+      if (parsed.success && op === "regex") {
+        const problem = regexProblem(raw.regex as string);
+        if (problem !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["regex"],
+            message: `not a valid RE2 pattern (${problem}); RE2 has no lookaround or backreferences — express "does not match" with not: {field: ..., regex: ...}`,
+          });
+        }
       }
     })
     .transform((raw) => raw as Filter),
