@@ -110,7 +110,11 @@ function checkName(name: string): void {
   }
 }
 
-function existingRecord(path: string, name: string, raw: unknown): Subscription | undefined {
+function storedRecord(
+  path: string,
+  name: string,
+  raw: unknown,
+): { value: Subscription; extra: Record<string, unknown> } | undefined {
   if (raw === undefined) return undefined;
   const parsed = parseSubscription(path, name, raw);
   if (!parsed.ok)
@@ -118,7 +122,11 @@ function existingRecord(path: string, name: string, raw: unknown): Subscription 
       "store_corrupt",
       `the stored subscription is invalid — fix ${path} or remove it (svc webhook remove ${name}):\n${parsed.problems.join("\n")}`,
     );
-  return parsed.value;
+  return parsed;
+}
+
+function existingRecord(path: string, name: string, raw: unknown): Subscription | undefined {
+  return storedRecord(path, name, raw)?.value;
 }
 
 async function subscribe(name: string, options: SubscribeOptions): Promise<void> {
@@ -132,7 +140,8 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   }
   const store = subscriptionStore(loaded.paths.subscriptions);
   const snapshot = store.read();
-  const previous = existingRecord(store.path, name, snapshot.records[name]);
+  const stored = storedRecord(store.path, name, snapshot.records[name]);
+  const previous = stored?.value;
   const now = new Date().toISOString();
   // An unbound route already belongs to the default profile: `--route-profile default` does not move it.
   const rebinding =
@@ -176,7 +185,8 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   checkTarget(loaded, name, parsed.value);
   await store.update((records) => {
     assertUnchanged(store.path, records, name, snapshot.records[name]);
-    records[name] = parsed.value;
+    // Fields of the record's own (written by hand or another tool) stay as they were.
+    records[name] = { ...stored?.extra, ...parsed.value };
   });
   if (loaded.config.platforms.webhook.routes[name] !== undefined) {
     process.stderr.write(

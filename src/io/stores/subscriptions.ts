@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { z } from "zod";
 import { formatIssues } from "../../config/format.js";
+import { nearMiss } from "../../config/nearMiss.js";
 import { PROFILE_NAME } from "../../config/paths.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME, type Route, routeShape } from "../../config/sections/webhook.js";
 import { describeError, SvcError } from "../../errors.js";
@@ -13,10 +14,32 @@ export const subscriptionSchema = z.strictObject({
   secret: z.string().min(1),
   description: z.string().optional(),
   enabled: z.boolean().default(true),
-  created_at: z.string().optional(),
-  updated_at: z.string().optional(),
+  // Timestamps are "not shown" in spec 2.6: ISO text (what the CLI writes) or a number (epoch) are kept as they are.
+  created_at: z.union([z.string(), z.number()]).optional(),
+  updated_at: z.union([z.string(), z.number()]).optional(),
 });
 export type Subscription = z.infer<typeof subscriptionSchema>;
+
+const RECORD_KEYS = new Set(Object.keys(subscriptionSchema.shape));
+const ROUTE_KEYS = Object.keys(routeShape);
+
+/**
+ * Spec 2.6 leaves a record's other stored fields (identifiers, timestamps) open, so a record written by
+ * hand or by another tool may carry keys of its own: they are set aside (`extra`, kept when the CLI
+ * rewrites the record) instead of costing the route. A key that is a near miss of a route property
+ * (`colaesce`; not of the record's own fields: `createdAt` is a field of its own) is a typo, and stays in the record for the schema to refuse. A `null` value is an absent
+ * one, as JSON writers emit for unset optional fields.
+ */
+function splitRecord(raw: unknown): { record: unknown; extra: Record<string, unknown> } {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { record: raw, extra: {} };
+  const record: Record<string, unknown> = {};
+  const extra: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!RECORD_KEYS.has(key) && nearMiss(key, ROUTE_KEYS) === undefined) extra[key] = value;
+    else if (value !== null) record[key] = value;
+  }
+  return { record, extra };
+}
 
 export const STALE_SUBSCRIPTION_STORE =
   "the subscription store changed since it was read — run the command again";
@@ -74,8 +97,9 @@ export function parseSubscription(
   file: string,
   name: string,
   raw: unknown,
-): { ok: true; value: Subscription } | { ok: false; problems: string[] } {
-  const parsed = subscriptionSchema.safeParse(raw);
+): { ok: true; value: Subscription; extra: Record<string, unknown> } | { ok: false; problems: string[] } {
+  const { record, extra } = splitRecord(raw);
+  const parsed = subscriptionSchema.safeParse(record);
   if (!parsed.success) {
     return {
       ok: false,
@@ -83,7 +107,7 @@ export function parseSubscription(
     };
   }
   const problems = subscriptionProblems(name, parsed.data);
-  return problems.length === 0 ? { ok: true, value: parsed.data } : { ok: false, problems };
+  return problems.length === 0 ? { ok: true, value: parsed.data, extra } : { ok: false, problems };
 }
 
 /** Where the gateway reads dynamic routes from; a static route of the same name wins (the registry merges). */
@@ -155,6 +179,12 @@ export function createSubscriptionSource(
           continue;
         }
         if (!parsed.value.enabled) continue;
+        const extra = Object.keys(parsed.extra);
+        if (extra.length > 0) {
+          logger.warn(
+            `[webhook] dynamic subscription ${name}: ignoring fields that are not route properties: ${extra.join(", ")}`,
+          );
+        }
         if (parsed.value.secret === INSECURE_NO_AUTH && options.loopback === false) {
           logger.error(
             `[webhook] dynamic subscription ${name} ignored: INSECURE_NO_AUTH is only allowed on a loopback bind`,

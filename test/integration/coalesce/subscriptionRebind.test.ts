@@ -18,7 +18,8 @@ function live(): TestGateway {
   return gw;
 }
 const secretOf = (name: string) =>
-  JSON.parse(readFileSync(join(live().home.dir, "webhook_subscriptions.json"), "utf8"))[name].secret as string;
+  JSON.parse(readFileSync(join(live().home.dir, "webhook_subscriptions.json"), "utf8"))[name]
+    .secret as string;
 const subscribe = async (...args: string[]) => {
   const res = await svc(live().home, ["webhook", "subscribe", ...args]);
   expect(res.stderr).toBe("");
@@ -44,7 +45,10 @@ describe("rebinding a subscription with --route-profile (spec 4.3 item 3, 4.1)",
     expect(second).not.toBe(first);
     expect(out).toContain(`Secret: ${second} (rotated)`);
     expect(out).toContain("/p/work/webhooks/hook");
-    expect(await post("/webhooks/hook", second)).toMatchObject({ status: 404, body: { error: "Unknown route" } });
+    expect(await post("/webhooks/hook", second)).toMatchObject({
+      status: 404,
+      body: { error: "Unknown route" },
+    });
     expect((await post("/p/work/webhooks/hook", first)).status).toBe(401);
     expect((await post("/p/work/webhooks/hook", second)).status).toBe(202);
 

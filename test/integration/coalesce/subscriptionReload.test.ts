@@ -20,7 +20,11 @@ const file = () => join(live().home.dir, "webhook_subscriptions.json");
 const records = (secret: string) => JSON.stringify({ dyn: { secret, prompt: "p {n}" } });
 const post = (secret: string) => {
   const body = JSON.stringify({ n: 1 });
-  return postJson(live().url("/webhooks/dyn"), body, signGenericV2(secret, body, Math.floor(Date.now() / 1000)));
+  return postJson(
+    live().url("/webhooks/dyn"),
+    body,
+    signGenericV2(secret, body, Math.floor(Date.now() / 1000)),
+  );
 };
 
 describe("dynamic subscription reload (spec 4.3 item 1)", () => {
