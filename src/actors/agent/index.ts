@@ -61,6 +61,8 @@ export interface RunExecutorDeps {
 
 /** One agent run for an accepted event: load the skill, run the agent, deliver the reply (even empty or `SKIP`). */
 export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
+  // Once per route and name: the route's config is the same on every run, its log need not repeat.
+  const warnedToolsets = new Set<string>();
   return async (event, signal) => {
     const { route } = event;
     // No skills listed (the common case): no file lookup and no extra await per run.
@@ -68,9 +70,12 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
       route.skills === undefined || route.skills.length === 0
         ? undefined
         : await loadFirstSkill(deps.skillsDir(event.profile), route.skills);
-    const toolsets = runToolsets(route.toolsets, (name) =>
-      deps.logger.warn(`[webhook] ${event.routeName}: unknown toolset "${name}" dropped`),
-    );
+    const toolsets = runToolsets(route.toolsets, (name) => {
+      const key = `${event.routeName}\u0000${name}`;
+      if (warnedToolsets.has(key)) return;
+      warnedToolsets.add(key);
+      deps.logger.warn(`[webhook] ${event.routeName}: unknown toolset "${name}" dropped`);
+    });
     const request: AgentRequest = {
       route: event.routeName,
       event: event.event ?? "",
