@@ -10,9 +10,22 @@ function headersOf(raw: NodeJS.Dict<string | string[]>): Record<string, string> 
   return headers;
 }
 
+/**
+ * What uWS does on its own, so both servers treat slow senders and big headers alike: a request not
+ * complete (headers and body) within 10 s is answered 408 and its connection closed, instead of node's
+ * 60 s / 300 s defaults that let a trickling sender hold a connection for minutes; headers up to
+ * ~128 KiB are read (uWS's limit; node's default is 16 KiB).
+ */
+const SLOW_SENDER_LIMITS = {
+  requestTimeout: 10_000,
+  headersTimeout: 10_000,
+  connectionsCheckingInterval: 1_000,
+  maxHeaderSize: 128 * 1024,
+} as const;
+
 /** The node:http fallback, used when the uWS binary cannot load; it only translates to the shared handler. */
 export function listenNode(handler: RequestHandler, options: ListenOptions): Promise<ServerHandle> {
-  const server = createServer((req, res) => {
+  const server = createServer(SLOW_SENDER_LIMITS, (req, res) => {
     let finished = false;
     const url = req.url ?? "/";
     const query = url.indexOf("?");
