@@ -148,6 +148,7 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
     previous !== undefined &&
     options.routeProfile !== undefined &&
     options.routeProfile !== (previous.profile ?? DEFAULT_PROFILE);
+  // A hand-written record without a secret keeps using the global one until a rebinding gives it its own.
   const secret =
     options.secret ??
     (previous === undefined || rebinding ? randomBytes(32).toString("hex") : previous.secret);
@@ -173,7 +174,7 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
     ...(options.description === undefined ? {} : { description: options.description }),
     ...(options.routeProfile === undefined ? {} : { profile: options.routeProfile }),
     ...(options.mirrorToSession === undefined ? {} : { mirror_to_session: options.mirrorToSession }),
-    secret,
+    ...(secret === undefined ? {} : { secret }),
     enabled: previous?.enabled ?? true,
     created_at: previous?.created_at ?? now,
     updated_at: now,
@@ -196,7 +197,7 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   process.stdout.write(
     `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
       `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile, runningPort(loaded))}\n` +
-      `Secret: ${parsed.value.secret}${previous !== undefined && secret !== previous.secret ? " (rotated)" : ""}\n` +
+      `Secret: ${parsed.value.secret ?? "none of its own: the global secret (platforms.webhook.secret or WEBHOOK_SECRET)"}${previous !== undefined && secret !== previous.secret ? " (rotated)" : ""}\n` +
       "Sign requests with X-Webhook-Signature-V2 (hex HMAC-SHA256 of <timestamp>.<body>) and X-Webhook-Timestamp, or the sender's own scheme.\n",
   );
 }
@@ -298,6 +299,12 @@ async function test(
     options.payload !== undefined && typeof (parsed as { event_type?: unknown })?.event_type === "string"
       ? (parsed as { event_type: string }).event_type
       : undefined;
+  const secret = sub.secret ?? loaded.config.platforms.webhook.secret;
+  if (secret === undefined)
+    throw new SvcError(
+      "usage",
+      `${name} has no secret of its own and there is no global secret (platforms.webhook.secret in ${loaded.paths.config}, or WEBHOOK_SECRET) — the gateway does not serve it; set one with svc webhook subscribe ${name} --secret <secret>`,
+    );
   const event = options.event ?? payloadEvent ?? sub.events?.[0] ?? "test";
   const port = options.port !== undefined ? parsePortOption(options.port) : runningPort(loaded);
   const url = subscriptionUrl(loaded, name, sub.profile, port);
@@ -305,7 +312,7 @@ async function test(
     "content-type": "application/json",
     "x-forge-event": event,
     "x-request-id": `svc-test-${randomUUID()}`,
-    ...signGenericV2(sub.secret, body, Math.floor(Date.now() / 1000)),
+    ...signGenericV2(secret, body, Math.floor(Date.now() / 1000)),
   };
   let response: Response;
   try {

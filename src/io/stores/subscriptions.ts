@@ -11,7 +11,9 @@ import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
 /** A dynamic subscription (spec 2.6): every route property plus its own secret, a description, a switch and timestamps. */
 export const subscriptionSchema = z.strictObject({
   ...routeShape,
-  secret: z.string().min(1),
+  // A record has the capabilities of a static route (spec 2.6), so one written by hand without a secret
+  // falls back to the global secret like a static route; the CLI always writes one.
+  secret: z.string().min(1).optional(),
   description: z.string().optional(),
   enabled: z.boolean().default(true),
   // Timestamps are "not shown" in spec 2.6: ISO text (what the CLI writes) or a number (epoch) are kept as they are.
@@ -179,6 +181,11 @@ export function createSubscriptionSource(
           continue;
         }
         if (!parsed.value.enabled) continue;
+        if (parsed.value.secret === undefined) {
+          logger.info(
+            `[webhook] dynamic subscription ${name} has no secret of its own: the global secret applies (without one it is not served)`,
+          );
+        }
         const extra = Object.keys(parsed.extra);
         if (extra.length > 0) {
           logger.warn(

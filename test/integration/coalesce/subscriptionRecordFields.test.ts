@@ -114,4 +114,42 @@ describe("hand-written subscription records with fields of their own (spec 2.6)"
     const list = await svc(live().home, ["webhook", "list"]);
     expect(list.stdout).toMatch(/^mine\s+\(all\)\s+log\s+default\s+yes/m);
   });
+
+  it("a record without a secret falls back to the global secret, as a static route does (spec 2.2, 2.6)", async () => {
+    gw = await startTestGateway({
+      files: {
+        "agent/recorder.sh": RECORDER_AGENT,
+        "webhook_subscriptions.json": JSON.stringify({ shared: { prompt: "shared {n}" } }),
+      },
+      config: webhookConfig({}, { rate_limit: 1000, secret: "global-secret" }, { agent: recorderAgent() }),
+    });
+    expect((await post("shared", "other-secret", "g1")).status).toBe(401);
+    expect(await post("shared", "global-secret", "g2")).toMatchObject({
+      status: 202,
+      body: { route: "shared" },
+    });
+    expect((await waitForRun(live(), "g2")).prompt).toBe("shared g2");
+    // The CLI signs its test event with the global secret too, and an update keeps the record without one.
+    const test = await svc(live().home, ["webhook", "test", "shared", "--port", String(live().gateway.port)]);
+    expect(test.stdout).toContain("202");
+    const update = await svc(live().home, ["webhook", "subscribe", "shared", "--description", "d"]);
+    expect(update.code).toBe(0);
+    expect(update.stdout).toContain("Secret: none of its own: the global secret");
+    expect(stored().shared.secret).toBeUndefined();
+    expect((await post("shared", "global-secret", "g3")).status).toBe(202);
+  });
+
+  it("without a global secret such a record is not served", async () => {
+    gw = await startTestGateway({
+      files: { "webhook_subscriptions.json": JSON.stringify({ shared: { prompt: "p" } }) },
+      config: webhookConfig({}, { rate_limit: 1000 }),
+    });
+    expect(await post("shared", "anything", "n1")).toMatchObject({
+      status: 404,
+      body: { error: "Unknown route" },
+    });
+    const test = await svc(live().home, ["webhook", "test", "shared", "--port", String(live().gateway.port)]);
+    expect(test.code).not.toBe(0);
+    expect(test.stderr).toContain("shared has no secret of its own and there is no global secret");
+  });
 });
