@@ -246,9 +246,16 @@ async function change(name: string, action: "remove" | "enable" | "disable"): Pr
         : `no dynamic subscription named "${name}" in ${store.path} — see svc webhook list`,
     );
   }
+  // Applied to the record as it is under the lock: removing or switching a route can never bring back
+  // anything stale, so a concurrent change of the record does not refuse it (only one that removed it).
   await store.update((records) => {
-    assertUnchanged(store.path, records, name, snapshot.records[name]);
-    const current = records[name] as Record<string, unknown>;
+    const current = records[name] as Record<string, unknown> | undefined;
+    if (current === undefined) {
+      throw new SvcError(
+        "store_conflict",
+        `${store.path}: ${name} was removed meanwhile — see svc webhook list`,
+      );
+    }
     if (action === "remove") delete records[name];
     else records[name] = { ...current, enabled: action === "enable", updated_at: new Date().toISOString() };
   });
