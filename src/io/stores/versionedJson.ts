@@ -68,6 +68,9 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return { revision: "", records: {}, counter: 0 };
       throw new SvcError("store_corrupt", `${path}: cannot be read (${(err as Error).message})`);
     }
+    // An empty file (`touch`ed, or truncated by hand) holds no records yet, like an absent one.
+    if (text.replace(/^\uFEFF/, "").trim() === "")
+      return { revision: fingerprint(text), records: {}, counter: 0 };
     let parsed: unknown;
     try {
       parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
