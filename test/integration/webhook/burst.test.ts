@@ -68,3 +68,48 @@ describe("a burst of signed deliveries sent at once", { timeout: 20_000 }, () =>
     expect(done().length).toBe(unique.length);
   });
 });
+
+describe("a burst past the run queue cap", { timeout: 20_000 }, () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      runQueueCap: 50,
+      config: webhookConfig(
+        { pr: { secret: SECRET, prompt: "PR {number}" } },
+        { rate_limit: 100_000 },
+        { agent: appendAgent(2, 0.01) },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  it("300 at once: the overflow is 503 and never runs; retried later, each event runs exactly once", async () => {
+    let pending = Array.from({ length: 300 }, (_, i) => `c-${i}`);
+    const refusedOnce = new Set<string>();
+    for (let round = 0; pending.length > 0 && round < 40; round++) {
+      const answers = await Promise.all(pending.map((id, i) => deliver(gw, id, i)));
+      const refused = pending.filter((_, i) => answers[i]?.status === 503);
+      for (const [i, answer] of answers.entries()) {
+        if (answer.status === 503) {
+          expect(answer.body).toEqual({ error: "Agent run queue is full, retry later" });
+        } else {
+          expect([pending[i], answer.status]).toEqual([pending[i], 202]);
+        }
+      }
+      // A refused event has not run, and is not remembered as a duplicate for its retry.
+      const ran = appendedRuns(gw.home.dir);
+      expect(refused.filter((id) => ran.has(id))).toEqual([]);
+      for (const id of refused) refusedOnce.add(id);
+      pending = refused;
+      if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(pending).toEqual([]);
+    expect(refusedOnce.size).toBeGreaterThan(0);
+    await vi.waitFor(
+      () =>
+        expect([...appendedRuns(gw.home.dir).keys()].filter((id) => id.startsWith("c-")).length).toBe(300),
+      { timeout: 15_000, interval: 100 },
+    );
+    expect([...appendedRuns(gw.home.dir).values()].filter((n) => n !== 1)).toEqual([]);
+  });
+});
