@@ -70,7 +70,7 @@ export interface GatewayOptions {
   readonly inspect?: (event: InspectionEvent) => void;
   /** Force the HTTP implementation (default: uWS, node:http when uWS cannot load). */
   readonly http?: "uws" | "node";
-  /** How long `stop()` waits for agent runs in flight (default 30 s). */
+  /** How long `stop()` waits for agent runs in flight (default `gateway.drain_timeout_seconds`, 30 s). */
   readonly drainTimeoutMs?: number;
   /** Agent runs kept waiting at most before new agent events are answered 503 (default `RUN_QUEUE_CAP`). */
   readonly runQueueCap?: number;
@@ -525,13 +525,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         await pipeline.close();
         coalescer.flushAll();
         scheduler.stop();
-        const drained = await drainRuns(runs, options.drainTimeoutMs ?? 30_000);
+        const drainMs = options.drainTimeoutMs ?? loaded.config.gateway.drain_timeout_seconds * 1000;
+        const drained = await drainRuns(runs, drainMs);
         // Past the drain timeout no waiting run starts any more; with the ones still running at the end
         // they are saved for the next start.
         const waiting = drained ? [] : takeWaitingRuns(runs);
         await Promise.race([
           scheduler.idle(),
-          new Promise((resolve) => setTimeout(resolve, options.drainTimeoutMs ?? 30_000).unref()),
+          new Promise((resolve) => setTimeout(resolve, drainMs).unref()),
         ]);
         await mcp.stop();
         saveUnfinishedRuns(paths.pendingRuns, [...activeRuns(runs), ...waiting], hooks);

@@ -59,7 +59,11 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
     ...(request.signal === undefined ? {} : { cancelSignal: request.signal }),
   });
   subprocess.once("exit", () => signalGroup(subprocess.pid, "SIGKILL"));
-  const result = await subprocess;
+  // Cancel signals the whole group at once: execa's own kill comes a tick later, and at shutdown the
+  // gateway exits before that, leaving the run (saved to run again at the next start) running orphaned.
+  const onCancel = () => signalGroup(subprocess.pid, "SIGTERM");
+  request.signal?.addEventListener("abort", onCancel, { once: true });
+  const result = await subprocess.finally(() => request.signal?.removeEventListener("abort", onCancel));
   const stderr = typeof result.stderr === "string" ? result.stderr : "";
   if (result.timedOut) return { ok: false, why: `timed out after ${request.timeoutMs} ms`, stderr };
   if (result.isCanceled) return { ok: false, why: "canceled", stderr };

@@ -25,6 +25,11 @@ export const gatewaySchema = z
     multiplex_profiles: z.boolean().default(false),
     /** Answer to tool approvals and form elicitations when no terminal is attached. */
     approvals: z.enum(["deny", "allow"]).default("deny"),
+    /**
+     * How long SIGINT/SIGTERM waits for agent runs before saving the unfinished ones for the next start;
+     * keep it under the supervisor's kill timeout (docker stop: 10 s), or the runs die with the process.
+     */
+    drain_timeout_seconds: z.number().min(0).max(3600).default(30),
   })
-  .default({ multiplex_profiles: false, approvals: "deny" });
+  .default({ multiplex_profiles: false, approvals: "deny", drain_timeout_seconds: 30 });
 export type GatewaySettings = z.infer<typeof gatewaySchema>;

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it } from "vitest";
@@ -7,7 +7,7 @@ import { stringify } from "yaml";
 import { type Gateway, startGateway } from "../../../src/gateway.js";
 import { createLogger } from "../../../src/io/log.js";
 import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
-import { webhookConfig } from "../../helpers/gateway.js";
+import { inHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 /**
@@ -138,6 +138,77 @@ describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 30_
     const answeredRefused = refused.filter((id) => !("error" in (answers[ids.indexOf(id)] as Answer)));
     expect(answeredRefused.filter((id) => runs.has(id))).toEqual([]);
     expect([...runs.keys()].filter((id) => !ids.includes(id))).toEqual([]);
+  });
+});
+
+describe("SIGTERM past gateway.drain_timeout_seconds", { timeout: 20_000 }, () => {
+  const homes: TempHome[] = [];
+  const children: ChildProcess[] = [];
+  const agents: number[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+    for (const pid of agents.splice(0)) {
+      try {
+        // The agent's whole process group (only left when the test failed).
+        const group = Number(execFileSync("ps", ["-o", "pgid=", "-p", String(pid)], { encoding: "utf8" }));
+        process.kill(-group, "SIGKILL");
+      } catch {
+        // Already gone, as it should be.
+      }
+    }
+    for (const home of homes.splice(0)) home.cleanup();
+  });
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it("saves the running and the waiting run and stops the running agent (its whole process group) before exit", async () => {
+    const home = tempHome();
+    homes.push(home);
+    // The agent's work runs in a grandchild, as with a wrapper script around a real agent CLI.
+    const work = `echo $$ > "$0/agent.pid"; sleep 30; echo "$SVC_DELIVERY_ID" >> "$0/finished.log"`;
+    home.write(
+      "config.yaml",
+      stringify(
+        webhookConfig(
+          { pr: { secret: SECRET, prompt: "PR {number}" } },
+          { port: 0 },
+          {
+            gateway: { drain_timeout_seconds: 0.5 },
+            agent: {
+              provider: "command",
+              command: ["sh", "-c", `sh -c '${work}' "$0"`, inHome("")],
+              max_concurrent_runs: 1,
+            },
+          },
+        ),
+      ),
+    );
+    const gw = await startCli(home, children);
+    expect(await deliver(gw.port, "r1")).toMatchObject({ status: 202 });
+    expect(await deliver(gw.port, "r2")).toMatchObject({ status: 202 });
+    const pidFile = join(home.dir, "agent.pid");
+    const deadline = Date.now() + 5000;
+    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const agent = Number(readFileSync(pidFile, "utf8"));
+    agents.push(agent);
+    expect(alive(agent)).toBe(true);
+
+    gw.child.kill("SIGTERM");
+    expect(await gw.exited).toBe(0);
+    const saved = JSON.parse(readFileSync(join(home.dir, "webhook-pending-runs.json"), "utf8")) as {
+      runs: Array<{ deliveryId: string }>;
+    };
+    expect(saved.runs.map((run) => run.deliveryId)).toEqual(["r1", "r2"]);
+    // r1 runs again from the start at the next start: the interrupted copy must not go on meanwhile.
+    const gone = Date.now() + 2000;
+    while (alive(agent) && Date.now() < gone) await new Promise((r) => setTimeout(r, 20));
+    expect(alive(agent)).toBe(false);
   });
 });
 
