@@ -194,6 +194,11 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
       `Warning: config.yaml also defines a static route "${name}"; the static route wins over this subscription\n`,
     );
   }
+  if (!parsed.value.enabled) {
+    process.stderr.write(
+      `Note: ${name} is disabled; the gateway answers 404 until svc webhook enable ${name}\n`,
+    );
+  }
   process.stdout.write(
     `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
       `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile, runningPort(loaded))}\n` +

@@ -75,3 +75,16 @@ describe("svc webhook disable/remove against a concurrent writer (spec 3.2)", { 
     expect(records().hook).toBeUndefined();
   });
 });
+
+describe("svc webhook subscribe on a disabled subscription", { timeout: 60_000 }, () => {
+  it("updating a disabled subscription keeps it disabled and says how to enable it", async () => {
+    expect((await svc(home, ["webhook", "subscribe", "hook", "--prompt", "old"])).code).toBe(0);
+    expect((await svc(home, ["webhook", "disable", "hook"])).code).toBe(0);
+    const res = await svc(home, ["webhook", "subscribe", "hook", "--prompt", "new"]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(
+      "Note: hook is disabled; the gateway answers 404 until svc webhook enable hook",
+    );
+    expect(records().hook).toMatchObject({ prompt: "new", enabled: false });
+  });
+});
