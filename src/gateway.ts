@@ -26,6 +26,7 @@ import {
   resumeRuns,
   runsMachine,
   takeWaitingRuns,
+  unfinishedRuns,
 } from "./actors/runs.js";
 import { startSystem } from "./actors/system.js";
 import { type LoadedConfig, loadConfig } from "./config/load.js";
@@ -249,20 +250,46 @@ function resumeSavedRuns(
   if (unmatched.length > 0) hooks.onRunsKept(unmatched, file);
 }
 
-/** Adds the runs unfinished at shutdown to the file (kept with any saved earlier and not yet resumed). */
-function saveUnfinishedRuns(
-  file: string,
-  unfinished: readonly QueuedRun[],
-  hooks: ReturnType<typeof pipelineLogHooks>,
-): void {
-  if (unfinished.length === 0) return;
+type SavedRuns = ReturnType<typeof readPendingRuns>;
+
+/**
+ * Written when the stop begins, before the drain: a supervisor that kills sooner than the drain timeout
+ * (`docker stop` sends SIGKILL after 10 s) then loses no accepted run; the ones finished meanwhile would
+ * run again (at-least-once). Returns what the file held before (runs kept from earlier starts), or
+ * undefined when nothing was written.
+ */
+function checkpointUnfinishedRuns(file: string, unfinished: readonly QueuedRun[]): SavedRuns | undefined {
+  if (unfinished.length === 0) return undefined;
   try {
     const earlier = readPendingRuns(file);
     writePendingRuns(file, {
       runs: [...earlier.runs, ...unfinished.map(pendingRunOf)],
       unreadable: earlier.unreadable,
     });
-    hooks.onRunsSaved(unfinished, file);
+    return earlier;
+  } catch {
+    return undefined; // the final save reports the problem
+  }
+}
+
+/**
+ * Adds the runs unfinished at shutdown to the file (kept with any saved earlier and not yet resumed),
+ * replacing the checkpoint written when the stop began.
+ */
+function saveUnfinishedRuns(
+  file: string,
+  unfinished: readonly QueuedRun[],
+  hooks: ReturnType<typeof pipelineLogHooks>,
+  beforeCheckpoint: SavedRuns | undefined,
+): void {
+  if (unfinished.length === 0 && beforeCheckpoint === undefined) return;
+  try {
+    const earlier = beforeCheckpoint ?? readPendingRuns(file);
+    writePendingRuns(file, {
+      runs: [...earlier.runs, ...unfinished.map(pendingRunOf)],
+      unreadable: earlier.unreadable,
+    });
+    if (unfinished.length > 0) hooks.onRunsSaved(unfinished, file);
   } catch (err) {
     hooks.onRunsLost(unfinished, file, err);
   }
@@ -526,6 +553,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         coalescer.flushAll();
         scheduler.stop();
         const drainMs = options.drainTimeoutMs ?? loaded.config.gateway.drain_timeout_seconds * 1000;
+        const checkpoint = checkpointUnfinishedRuns(paths.pendingRuns, unfinishedRuns(runs));
         const drained = await drainRuns(runs, drainMs);
         // Past the drain timeout no waiting run starts any more; with the ones still running at the end
         // they are saved for the next start.
@@ -535,7 +563,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           new Promise((resolve) => setTimeout(resolve, drainMs).unref()),
         ]);
         await mcp.stop();
-        saveUnfinishedRuns(paths.pendingRuns, [...activeRuns(runs), ...waiting], hooks);
+        saveUnfinishedRuns(paths.pendingRuns, [...activeRuns(runs), ...waiting], hooks, checkpoint);
         await Promise.all([...journals.values()].map((journal) => journal.close()));
         system.shutdown();
       })();

@@ -212,6 +212,57 @@ describe("SIGTERM past gateway.drain_timeout_seconds", { timeout: 20_000 }, () =
   });
 });
 
+describe("SIGKILL during the drain (a supervisor's stop timeout shorter than the drain)", {
+  timeout: 20_000,
+}, () => {
+  const homes: TempHome[] = [];
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+    for (const home of homes.splice(0)) home.cleanup();
+  });
+
+  it("loses no accepted run: the unfinished ones are saved when the stop begins and run at the next start", async () => {
+    const home = tempHome();
+    homes.push(home);
+    const routes = { pr: { secret: SECRET, prompt: "PR {number}" } };
+    // One slot held by a run that waits for `go`; r2 and r3 wait behind it.
+    const gated = `echo $$ > "$0/agent.pid"; while [ ! -e "$0/go" ]; do sleep 0.05; done; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
+    home.write(
+      "config.yaml",
+      stringify(
+        webhookConfig(
+          routes,
+          { port: 0 },
+          {
+            agent: { provider: "command", command: ["sh", "-c", gated, inHome("")], max_concurrent_runs: 1 },
+          },
+        ),
+      ),
+    );
+    const first = await startCli(home, children);
+    for (const id of ["r1", "r2", "r3"]) expect(await deliver(first.port, id)).toMatchObject({ status: 202 });
+    first.child.kill("SIGTERM");
+    // The drain (30 s) has begun; a supervisor that waits less kills the gateway now.
+    const pending = join(home.dir, "webhook-pending-runs.json");
+    const deadline = Date.now() + 3000;
+    while (!existsSync(pending) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    first.child.kill("SIGKILL");
+    await first.exited;
+    // As docker and systemd do, the kill takes the gateway's children too (the agent leads its own group).
+    process.kill(-Number(readFileSync(join(home.dir, "agent.pid"), "utf8")), "SIGKILL");
+
+    home.write("go", "");
+    const second = await startCli(home, children);
+    const done = Date.now() + 8000;
+    while (appendedRuns(home.dir).size < 3 && Date.now() < done) await new Promise((r) => setTimeout(r, 50));
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+    expect(Object.fromEntries(appendedRuns(home.dir))).toEqual({ r1: 1, r2: 1, r3: 1 });
+    expect(existsSync(pending)).toBe(false);
+  });
+});
+
 describe("stopping in the middle of a burst with a drain shorter than the queue", { timeout: 30_000 }, () => {
   const homes: TempHome[] = [];
   const running: Gateway[] = [];
