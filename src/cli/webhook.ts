@@ -82,7 +82,14 @@ function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): 
 function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
   if (record.cron_job === undefined) return;
   const jobs = cronStore(svcPaths(loaded.paths.home, record.profile).cronJobs);
-  if (findJob(jobs.read().records, record.cron_job) === undefined) {
+  const job = findJob(jobs.read().records, record.cron_job);
+  if (job !== undefined && job.state !== "enabled") {
+    const flag = profileFlag(record.profile);
+    process.stderr.write(
+      `Warning: cron job ${record.cron_job} is ${job.state}: events are logged and dropped until svc cron resume ${job.name}${flag}\n`,
+    );
+  }
+  if (job === undefined) {
     const flag = profileFlag(record.profile);
     throw new SvcError(
       "usage",
