@@ -27,6 +27,7 @@ interface Running {
 }
 
 function startCli(home: TempHome, children: ChildProcess[]): Promise<Running> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
   const child = spawn(process.execPath, [MAIN, "gateway", "run", "--port", "0"], {
     env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
     stdio: ["ignore", "pipe", "pipe"],
@@ -108,9 +109,9 @@ describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 30_
 
     const accepted = ids.filter((_, i) => (answers[i] as { status?: number }).status === 202);
     const refused = ids.filter((_, i) => (answers[i] as { status?: number }).status !== 202);
-    // The burst straddled the signal: some were accepted, some came too late.
+    // The signal came mid-burst: at least the 150 answered before it were accepted (usually the late
+    // ones are refused, but a loaded machine may take the signal after them).
     expect(accepted.length).toBeGreaterThanOrEqual(150);
-    expect(refused.length).toBeGreaterThan(0);
     for (const [i, answer] of answers.entries()) {
       if ("error" in answer || answer.status === 202) continue;
       expect({ id: ids[i], answer }).toEqual({
