@@ -32,7 +32,7 @@ import { startSystem } from "./actors/system.js";
 import { type LoadedConfig, loadConfig } from "./config/load.js";
 import { svcPaths } from "./config/paths.js";
 import { LOOPBACK_HOSTS, webhookStartupProblems } from "./config/validate.js";
-import { SvcError } from "./errors.js";
+import { describeError, SvcError } from "./errors.js";
 import { createRequestHandler } from "./io/http/core.js";
 import { listenFailureHint } from "./io/http/listenHint.js";
 import { type ServerHandle, startHttpServer } from "./io/http/server.js";
@@ -43,6 +43,7 @@ import { runScript } from "./io/scripts.js";
 import { createRunJournal, type RunJournal } from "./io/sessions/runJournal.js";
 import { cronStore } from "./io/stores/cronStore.js";
 import { type PendingRun, readPendingRuns, writePendingRuns } from "./io/stores/pendingRuns.js";
+import { saveSeenIds, takeSeenIds } from "./io/stores/seenIds.js";
 import { createSubscriptionSource } from "./io/stores/subscriptions.js";
 import { checkTargets } from "./io/targets/check.js";
 import { createTargets } from "./io/targets/registry.js";
@@ -328,6 +329,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const routesRef = system.spawn("routes", routesActor(registry));
   let limiter = createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now });
   const seen = createSeenCache({ ttlMs: SEEN_TTL_MS, maxEntries: SEEN_CACHE_MAX_ENTRIES, now });
+  try {
+    seen.restore(takeSeenIds(paths.seenIds));
+  } catch (err) {
+    logger.warn(
+      { err: describeError(err) },
+      `[webhook] ${paths.seenIds} could not be read; delivery ids seen before the restart are forgotten (their retries will run)`,
+    );
+  }
   let runner: AgentRunner = createRunner(loaded.config.agent);
   const profileCache = new Map<string, ReturnType<typeof svcPaths>>();
   const profilePaths = (profile: string) => {
@@ -550,6 +559,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       stopping ??= (async () => {
         server.close();
         await pipeline.close();
+        try {
+          saveSeenIds(paths.seenIds, seen.entries());
+        } catch (err) {
+          logger.warn(
+            { err: describeError(err) },
+            `[webhook] delivery ids not saved to ${paths.seenIds}; retries after the restart will run again`,
+          );
+        }
         coalescer.flushAll();
         scheduler.stop();
         const drainMs = options.drainTimeoutMs ?? loaded.config.gateway.drain_timeout_seconds * 1000;

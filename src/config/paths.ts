@@ -21,6 +21,8 @@ export interface SvcPaths {
   readonly pidFile: string;
   /** Agent runs accepted but unfinished at the last shutdown; run again at the next start. */
   readonly pendingRuns: string;
+  /** Delivery ids of the last hour, saved at shutdown so retries after a restart stay duplicates. */
+  readonly seenIds: string;
 }
 
 export const DEFAULT_PROFILE = "default";
@@ -72,5 +74,6 @@ export function svcPaths(home: string = svcHome(), profile?: string): SvcPaths {
     mcpCache: join(root, "mcp-cache"),
     pidFile: join(home, "gateway.pid"),
     pendingRuns: join(home, "webhook-pending-runs.json"),
+    seenIds: join(home, "webhook-seen-ids.json"),
   };
 }

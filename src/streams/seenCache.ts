@@ -9,6 +9,10 @@ export interface SeenCache {
   size(): number;
   /** Forgets `key`, e.g. so a sender's retry is processed after a failed dispatch. */
   delete(key: string): void;
+  /** The live entries, oldest first, with the time each expires (kept across a restart). */
+  entries(): Array<[key: string, expiresAt: number]>;
+  /** Adds entries saved by `entries()` (at startup, before any request); expired ones and keys already present are skipped. */
+  restore(entries: ReadonlyArray<readonly [string, number]>): void;
 }
 
 export interface SeenCacheOptions {
@@ -75,6 +79,17 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
     used = liveKeys.length;
   }
 
+  /** Adds `key` at the ring's tail (expiries only grow along the ring), evicting the oldest at the cap. */
+  function append(key: string, expiresAt: number): void {
+    while (slots.size >= maxEntries && used > 0) dropHead();
+    if (used === capacity) compact();
+    const slot = (head + used) % capacity;
+    keys[slot] = key;
+    expiries[slot] = expiresAt;
+    slots.set(key, slot);
+    used += 1;
+  }
+
   function sweep(at: number): void {
     while (used > 0 && (expiries[head] as number) <= at) dropHead();
   }
@@ -93,13 +108,7 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
         if ((expiries[found] as number) > at) return true;
         slots.delete(key);
       }
-      while (slots.size >= maxEntries && used > 0) dropHead();
-      if (used === capacity) compact();
-      const slot = (head + used) % capacity;
-      keys[slot] = key;
-      expiries[slot] = at + ttlMs;
-      slots.set(key, slot);
-      used += 1;
+      append(key, at + ttlMs);
       return false;
     },
     has(key) {
@@ -111,6 +120,24 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
     },
     delete(key) {
       slots.delete(key);
+    },
+    entries() {
+      const at = now();
+      sweep(at);
+      const out: Array<[string, number]> = [];
+      for (let i = 0; i < used; i++) {
+        const slot = (head + i) % capacity;
+        if (current(slot)) out.push([keys[slot] as string, expiries[slot] as number]);
+      }
+      return out;
+    },
+    restore(saved) {
+      const at = now();
+      for (const [key, expiresAt] of saved) {
+        if (expiresAt <= at || slots.has(key)) continue;
+        // Never longer than the TTL from now: a clock moved back must not make an id live for days.
+        append(key, Math.min(expiresAt, at + ttlMs));
+      }
     },
   };
 }

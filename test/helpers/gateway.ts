@@ -103,6 +103,20 @@ export function webhookConfig(
   };
 }
 
+/**
+ * Starts the real gateway in-process on port 0 in an existing SVC_HOME (restart tests: the caller owns
+ * the home and stops the gateway itself). Logs at DEBUG to the home's `logs/gateway.log`.
+ */
+export function startGatewayInHome(home: TempHome, drainTimeoutMs = 300): Promise<Gateway> {
+  return startGateway({
+    home: home.dir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
+    port: 0,
+    logger: createLogger({ file: join(home.dir, "logs", "gateway.log"), stdout: false, level: "debug" }),
+    drainTimeoutMs,
+  });
+}
+
 /** Writes config.yaml into a fresh SVC_HOME and starts the real gateway in-process on port 0. */
 export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
   const home = tempHome();

@@ -3,9 +3,15 @@ import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
-import { type Gateway, startGateway } from "../../../src/gateway.js";
-import { createLogger } from "../../../src/io/log.js";
-import { inHome, RECORDER_AGENT, readRun, recorderAgent, webhookConfig } from "../../helpers/gateway.js";
+import type { Gateway } from "../../../src/gateway.js";
+import {
+  inHome,
+  RECORDER_AGENT,
+  readRun,
+  recorderAgent,
+  startGatewayInHome,
+  webhookConfig,
+} from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 
@@ -35,15 +41,7 @@ function readLog(home: TempHome): Array<{ msg: string; level: number }> {
     .map((line) => JSON.parse(line) as { msg: string; level: number });
 }
 
-function start(home: TempHome, drainTimeoutMs = 300): Promise<Gateway> {
-  return startGateway({
-    home: home.dir,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
-    port: 0,
-    logger: createLogger({ file: join(home.dir, "logs", "gateway.log"), stdout: false, level: "debug" }),
-    drainTimeoutMs,
-  });
-}
+const start = startGatewayInHome;
 
 async function send(gateway: Gateway, id: string, number: number) {
   const body = JSON.stringify({ number });

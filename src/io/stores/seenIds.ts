@@ -1,0 +1,30 @@
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { z } from "zod";
+import { writeJsonAtomic } from "./atomicFile.js";
+
+/**
+ * Delivery ids seen in the last hour (spec 6), kept across a restart so a sender's retry of an event
+ * accepted before the restart is still a duplicate. Written at shutdown, read (and removed) at start.
+ */
+const fileSchema = z.object({
+  version: z.literal(1),
+  ids: z.array(z.tuple([z.string(), z.number()])),
+});
+
+export type SeenIds = ReadonlyArray<readonly [key: string, expiresAt: number]>;
+
+/** The saved ids; the file is removed once read (a stale copy must not come back after a crash). Throws on a bad file. */
+export function takeSeenIds(path: string): SeenIds {
+  if (!existsSync(path)) return [];
+  try {
+    return fileSchema.parse(JSON.parse(readFileSync(path, "utf8"))).ids;
+  } finally {
+    rmSync(path, { force: true });
+  }
+}
+
+/** Atomically, mode 0600 (ids can name private repositories' deliveries). */
+export function saveSeenIds(path: string, ids: SeenIds): void {
+  if (ids.length === 0) rmSync(path, { force: true });
+  else writeJsonAtomic(path, { version: 1, ids });
+}

@@ -1,0 +1,64 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import type { Gateway } from "../../../src/gateway.js";
+import { seenKey } from "../../../src/streams/stages/idempotency.js";
+import { startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { postJson } from "../../helpers/http.js";
+
+const SEEN = "webhook-seen-ids.json";
+
+describe("delivery ids seen before a restart are still duplicates after it (spec 6: cached for 1 hour)", () => {
+  let home: TempHome;
+  let gateway: Gateway | undefined;
+  afterEach(async () => {
+    await gateway?.stop();
+    gateway = undefined;
+    home.cleanup();
+  });
+
+  const post = (id: string) =>
+    postJson(`http://127.0.0.1:${gateway?.port}/webhooks/open`, { n: 1 }, { "X-Request-ID": id });
+
+  it("a retry after a restart answers 200 duplicate; ids saved 0600; a new id still runs", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify(webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } })),
+    );
+    gateway = await startGatewayInHome(home);
+    expect(await post("before-restart")).toMatchObject({ status: 202, body: { status: "accepted" } });
+    await gateway.stop();
+    expect(statSync(join(home.dir, SEEN)).mode & 0o777).toBe(0o600);
+
+    gateway = await startGatewayInHome(home);
+    expect(existsSync(join(home.dir, SEEN))).toBe(false);
+    expect(await post("before-restart")).toMatchObject({ status: 200, body: { status: "duplicate" } });
+    expect(await post("after-restart")).toMatchObject({ status: 202, body: { status: "accepted" } });
+  });
+
+  it("ids whose hour is over are not restored; an unreadable file is reported and ignored", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify(webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } })),
+    );
+    const ids = [
+      [seenKey("open", "old"), Date.now() - 1000],
+      [seenKey("open", "recent"), Date.now() + 60_000],
+    ];
+    home.write(SEEN, JSON.stringify({ version: 1, ids }));
+    gateway = await startGatewayInHome(home);
+    expect((await post("old")).status).toBe(202);
+    expect((await post("recent")).body).toEqual({ status: "duplicate" });
+    await gateway.stop();
+
+    home.write(SEEN, "{ not json");
+    gateway = await startGatewayInHome(home);
+    expect((await post("fresh")).status).toBe(202);
+    const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+    expect(log).toContain("could not be read; delivery ids seen before the restart are forgotten");
+  });
+});
