@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { vi } from "vitest";
+import { afterEach, vi } from "vitest";
 import { stringify } from "yaml";
 import { type Gateway, type GatewayOptions, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/io/log.js";
@@ -163,6 +163,32 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     async stop() {
       await gateway.stop();
       home.cleanup();
+    },
+  };
+}
+
+/**
+ * A test file's one running gateway: `start` starts it (any earlier one of the same test is stopped after
+ * the test too), `live()` returns it or throws, and it is stopped after each test.
+ */
+export function gatewayPerTest(): {
+  start(options: TestGatewayOptions): Promise<TestGateway>;
+  live(): TestGateway;
+} {
+  const running: TestGateway[] = [];
+  afterEach(async () => {
+    for (const gw of running.splice(0)) await gw.stop();
+  });
+  return {
+    async start(options) {
+      const gw = await startTestGateway(options);
+      running.push(gw);
+      return gw;
+    },
+    live() {
+      const gw = running.at(-1);
+      if (gw === undefined) throw new Error("no gateway running");
+      return gw;
     },
   };
 }

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { coalesceNote } from "../../../src/actors/coalescer.js";
 import { signGenericV2 } from "../../../src/cli/webhook.js";
 import {
+  gatewayPerTest,
   RECORDER_AGENT,
   readRun,
   recorderAgent,
@@ -16,14 +17,8 @@ import { postJson } from "../../helpers/http.js";
 
 let gw: TestGateway | undefined;
 /** The gateway of the running test. */
-function live(): TestGateway {
-  if (gw === undefined) throw new Error("no gateway running");
-  return gw;
-}
-afterEach(async () => {
-  await gw?.stop();
-  gw = undefined;
-});
+const perTest = gatewayPerTest();
+const live = perTest.live;
 
 const OPEN = "INSECURE_NO_AUTH";
 const pr = (id: string, number?: number) => ({
@@ -45,7 +40,7 @@ const recorded = (g: TestGateway) => {
 
 /** A gateway with one coalescing route `gh` keyed on the PR number, and the recorder agent. */
 function coalescingGateway(prompt: string, windows: Record<string, number>): Promise<TestGateway> {
-  return startTestGateway({
+  return perTest.start({
     fakeTimers: true,
     files: { "agent/recorder.sh": RECORDER_AGENT },
     config: webhookConfig(
@@ -95,7 +90,7 @@ describe("dynamic subscriptions through the gateway (spec 2.6, 4.3)", () => {
 
   it("serves subscriptions from the file (keyed by route name), re-reads it when it changes, keeps the last good set when corrupt, and lets static routes win", async () => {
     const subs = (records: Record<string, unknown>) => JSON.stringify(records);
-    gw = await startTestGateway({
+    gw = await perTest.start({
       files: {
         "agent/recorder.sh": RECORDER_AGENT,
         "webhook_subscriptions.json": subs({ dyn: record("s1"), fixed: record("dynamic-secret") }),
@@ -150,7 +145,7 @@ describe("cron jobs in the gateway (spec 3.2)", () => {
   });
 
   it("the scheduler runs a due job on its own and records the run", async () => {
-    gw = await startTestGateway({
+    gw = await perTest.start({
       files: {
         "agent/recorder.sh": RECORDER_AGENT,
         "cron/jobs.json": JSON.stringify({
@@ -172,7 +167,7 @@ describe("cron jobs in the gateway (spec 3.2)", () => {
   });
 
   it("an enabled job is fired with the event (202); a paused or disabled job is not fired, the event is logged and dropped (202)", async () => {
-    gw = await startTestGateway({
+    gw = await perTest.start({
       files: {
         "agent/recorder.sh": RECORDER_AGENT,
         "cron/jobs.json": JSON.stringify({

@@ -1,6 +1,6 @@
 import { sign } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { gatewayPerTest, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
 
 /**
@@ -9,14 +9,8 @@ import { postJson, rawHttp } from "../../helpers/http.js";
  */
 
 let gw: TestGateway | undefined;
-afterEach(async () => {
-  await gw?.stop();
-  gw = undefined;
-});
-function live(): TestGateway {
-  if (gw === undefined) throw new Error("no gateway running");
-  return gw;
-}
+const perTest = gatewayPerTest();
+const live = perTest.live;
 const SECRET = "bound-secret";
 const signed = async (path: string, id: string) => {
   const text = JSON.stringify({ id });
@@ -28,7 +22,7 @@ const signed = async (path: string, id: string) => {
 
 describe.each(["uws", "node"] as const)("profile mismatch looks like an unknown route (%s)", (http) => {
   it("same status, body and headers as an unknown route; wrong-prefix probes do not use the route's rate limit", async () => {
-    gw = await startTestGateway({
+    gw = await perTest.start({
       http,
       config: webhookConfig(
         { bound: { secret: SECRET, profile: "work", prompt: "x" } },

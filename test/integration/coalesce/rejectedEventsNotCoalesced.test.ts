@@ -2,6 +2,7 @@ import { sign } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it } from "vitest";
 import { coalesceNote } from "../../../src/actors/coalescer.js";
 import {
+  gatewayPerTest,
   RECORDER_AGENT,
   recorderAgent,
   startTestGateway,
@@ -17,14 +18,8 @@ import { postJson } from "../../helpers/http.js";
  */
 
 let gw: TestGateway | undefined;
-afterEach(async () => {
-  await gw?.stop();
-  gw = undefined;
-});
-function live(): TestGateway {
-  if (gw === undefined) throw new Error("no gateway running");
-  return gw;
-}
+const perTest = gatewayPerTest();
+const live = perTest.live;
 const SECRET = "coalesce-secret";
 const send = async (id: string, body: Record<string, unknown>, event = "pull_request", secret = SECRET) => {
   const text = JSON.stringify(body);
@@ -42,7 +37,7 @@ const dispatched = () =>
 
 describe("events refused before coalescing do not touch the pending group", () => {
   it("events list, filter, signature and rate limit: the group keeps its latest accepted event and count", async () => {
-    gw = await startTestGateway({
+    gw = await perTest.start({
       fakeTimers: true,
       files: { "agent/recorder.sh": RECORDER_AGENT },
       config: webhookConfig(

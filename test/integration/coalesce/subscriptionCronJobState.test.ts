@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { signGenericV2 } from "../../../src/cli/webhook.js";
 import {
+  gatewayPerTest,
   RECORDER_AGENT,
   recorderAgent,
   startTestGateway,
@@ -15,14 +16,8 @@ import { svc } from "../cli/svc.js";
 /** Spec 3.2 through the CLI: a subscription firing a paused cron job drops its events until the job resumes. */
 
 let gw: TestGateway | undefined;
-afterEach(async () => {
-  await gw?.stop();
-  gw = undefined;
-});
-function live(): TestGateway {
-  if (gw === undefined) throw new Error("no gateway running");
-  return gw;
-}
+const perTest = gatewayPerTest();
+const live = perTest.live;
 const send = (secret: string, id: string) => {
   const body = JSON.stringify({ id });
   return postJson(live().url("/webhooks/fire"), body, {
@@ -40,7 +35,7 @@ const lastRun = () =>
 
 describe("svc webhook subscribe --cron-job with a paused job", { timeout: 60_000 }, () => {
   it("warns at subscribe; events are answered 202 and dropped with a log line; after resume they fire", async () => {
-    gw = await startTestGateway({
+    gw = await perTest.start({
       files: { "agent/recorder.sh": RECORDER_AGENT },
       config: webhookConfig({}, { rate_limit: 1000 }, { agent: recorderAgent() }),
     });

@@ -2,21 +2,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { signGenericV2 } from "../../../src/cli/webhook.js";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { gatewayPerTest, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { svc } from "../cli/svc.js";
 
 /** Spec 4.3 item 3 against a running gateway: the CLI edits the store, the gateway serves it without restart. */
 
 let gw: TestGateway | undefined;
-afterEach(async () => {
-  await gw?.stop();
-  gw = undefined;
-});
-function live(): TestGateway {
-  if (gw === undefined) throw new Error("no gateway running");
-  return gw;
-}
+const perTest = gatewayPerTest();
+const live = perTest.live;
 const secretOf = (name: string) =>
   JSON.parse(readFileSync(join(live().home.dir, "webhook_subscriptions.json"), "utf8"))[name]
     .secret as string;
@@ -33,7 +27,7 @@ const post = (path: string, secret: string) => {
 
 describe("rebinding a subscription with --route-profile (spec 4.3 item 3, 4.1)", { timeout: 60_000 }, () => {
   it("moves the route to the new profile's path and rotates the secret: the old secret and the old path stop working", async () => {
-    gw = await startTestGateway({
+    gw = await perTest.start({
       config: webhookConfig({}, { rate_limit: 1000 }, { gateway: { multiplex_profiles: true } }),
     });
     await subscribe("hook", "--prompt", "p {n}");
@@ -61,7 +55,7 @@ describe("rebinding a subscription with --route-profile (spec 4.3 item 3, 4.1)",
   });
 
   it("naming the profile a route is already bound to is not a rebinding: the secret stays (an unbound route is the default profile's)", async () => {
-    gw = await startTestGateway({
+    gw = await perTest.start({
       config: webhookConfig({}, { rate_limit: 1000 }, { gateway: { multiplex_profiles: true } }),
     });
     await subscribe("plain", "--prompt", "p");
@@ -79,7 +73,7 @@ describe("rebinding a subscription with --route-profile (spec 4.3 item 3, 4.1)",
   });
 
   it("--secret on a rebinding sets the chosen value instead of a rotated one", async () => {
-    gw = await startTestGateway({
+    gw = await perTest.start({
       config: webhookConfig({}, { rate_limit: 1000 }, { gateway: { multiplex_profiles: true } }),
     });
     await subscribe("chosen", "--prompt", "p");

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { signGenericV2 } from "../../../src/cli/webhook.js";
 import {
+  gatewayPerTest,
   RECORDER_AGENT,
   recorderAgent,
   startTestGateway,
@@ -19,14 +20,8 @@ import { svc } from "../cli/svc.js";
  */
 
 let gw: TestGateway | undefined;
-afterEach(async () => {
-  await gw?.stop();
-  gw = undefined;
-});
-function live(): TestGateway {
-  if (gw === undefined) throw new Error("no gateway running");
-  return gw;
-}
+const perTest = gatewayPerTest();
+const live = perTest.live;
 const post = (route: string, secret: string, id: string) => {
   const body = JSON.stringify({ n: id });
   return postJson(live().url(`/webhooks/${route}`), body, {
@@ -38,7 +33,7 @@ const stored = () => JSON.parse(readFileSync(join(live().home.dir, "webhook_subs
 
 describe("hand-written subscription records with fields of their own (spec 2.6)", { timeout: 60_000 }, () => {
   it("are served: an identifier, an epoch timestamp and null optional fields do not cost the route; a misspelt route property does", async () => {
-    gw = await startTestGateway({
+    gw = await perTest.start({
       files: {
         "agent/recorder.sh": RECORDER_AGENT,
         "webhook_subscriptions.json": JSON.stringify({
@@ -90,7 +85,7 @@ describe("hand-written subscription records with fields of their own (spec 2.6)"
   });
 
   it("svc webhook subscribe, disable and enable keep a record's own fields and its timestamp as written", async () => {
-    gw = await startTestGateway({
+    gw = await perTest.start({
       files: {
         "webhook_subscriptions.json": JSON.stringify({
           mine: { id: "sub_9", secret: "s9", prompt: "old", created_at: 1_700_000_000 },
@@ -116,7 +111,7 @@ describe("hand-written subscription records with fields of their own (spec 2.6)"
   });
 
   it("a record without a secret falls back to the global secret, as a static route does (spec 2.2, 2.6)", async () => {
-    gw = await startTestGateway({
+    gw = await perTest.start({
       files: {
         "agent/recorder.sh": RECORDER_AGENT,
         "webhook_subscriptions.json": JSON.stringify({ shared: { prompt: "shared {n}" } }),
@@ -140,7 +135,7 @@ describe("hand-written subscription records with fields of their own (spec 2.6)"
   });
 
   it("without a global secret such a record is not served", async () => {
-    gw = await startTestGateway({
+    gw = await perTest.start({
       files: { "webhook_subscriptions.json": JSON.stringify({ shared: { prompt: "p" } }) },
       config: webhookConfig({}, { rate_limit: 1000 }),
     });

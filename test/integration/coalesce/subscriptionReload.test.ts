@@ -2,20 +2,14 @@ import { renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { signGenericV2 } from "../../../src/cli/webhook.js";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { gatewayPerTest, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
 /** Spec 4.3 item 1: the subscription file is re-read on a request when its metadata changed; no restart. */
 
 let gw: TestGateway | undefined;
-afterEach(async () => {
-  await gw?.stop();
-  gw = undefined;
-});
-function live(): TestGateway {
-  if (gw === undefined) throw new Error("no gateway running");
-  return gw;
-}
+const perTest = gatewayPerTest();
+const live = perTest.live;
 const file = () => join(live().home.dir, "webhook_subscriptions.json");
 const records = (secret: string) => JSON.stringify({ dyn: { secret, prompt: "p {n}" } });
 const post = (secret: string) => {
@@ -29,7 +23,7 @@ const post = (secret: string) => {
 
 describe("dynamic subscription reload (spec 4.3 item 1)", () => {
   it("a same-size rewrite that keeps inode, size and mtime (a coarse timestamp tick) is still picked up", async () => {
-    gw = await startTestGateway({ config: webhookConfig({}, { rate_limit: 1000 }) });
+    gw = await perTest.start({ config: webhookConfig({}, { rate_limit: 1000 }) });
     // A whole-second mtime just behind the clock: what a filesystem with coarse timestamps records.
     const tick = new Date(Math.floor(Date.now() / 1000) * 1000);
     writeFileSync(file(), records("secret-aaaa"));
@@ -43,7 +37,7 @@ describe("dynamic subscription reload (spec 4.3 item 1)", () => {
   });
 
   it("an atomic replace (rename) is seen at once; a removed file removes every subscription; recreating it serves them again", async () => {
-    gw = await startTestGateway({ config: webhookConfig({}, { rate_limit: 1000 }) });
+    gw = await perTest.start({ config: webhookConfig({}, { rate_limit: 1000 }) });
     writeFileSync(file(), records("one"));
     expect((await post("one")).status).toBe(202);
     writeFileSync(`${file()}.tmp`, records("two"));
