@@ -67,14 +67,15 @@ async function deliver(port: number, id: string): Promise<Answer> {
   }
 }
 
-describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 30_000 }, () => {
-  const homes: TempHome[] = [];
-  const children: ChildProcess[] = [];
-  afterEach(() => {
-    for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-    for (const home of homes.splice(0)) home.cleanup();
-  });
+// Shared by both describes: each test registers its homes and child processes for cleanup.
+const homes: TempHome[] = [];
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  for (const home of homes.splice(0)) home.cleanup();
+});
 
+describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 30_000 }, () => {
   it("every event answered 202 runs exactly once (before exit or after the restart); no refused one runs", async () => {
     const home = tempHome();
     homes.push(home);
@@ -143,11 +144,8 @@ describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 30_
 });
 
 describe("SIGTERM past gateway.drain_timeout_seconds", { timeout: 20_000 }, () => {
-  const homes: TempHome[] = [];
-  const children: ChildProcess[] = [];
   const agents: number[] = [];
   afterEach(() => {
-    for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
     for (const pid of agents.splice(0)) {
       try {
         // The agent's whole process group (only left when the test failed).
@@ -157,7 +155,6 @@ describe("SIGTERM past gateway.drain_timeout_seconds", { timeout: 20_000 }, () =
         // Already gone, as it should be.
       }
     }
-    for (const home of homes.splice(0)) home.cleanup();
   });
   const alive = (pid: number) => {
     try {
@@ -216,13 +213,6 @@ describe("SIGTERM past gateway.drain_timeout_seconds", { timeout: 20_000 }, () =
 describe("SIGKILL during the drain (a supervisor's stop timeout shorter than the drain)", {
   timeout: 20_000,
 }, () => {
-  const homes: TempHome[] = [];
-  const children: ChildProcess[] = [];
-  afterEach(() => {
-    for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-    for (const home of homes.splice(0)) home.cleanup();
-  });
-
   it("loses no accepted run: the unfinished ones are saved when the stop begins and run at the next start", async () => {
     const home = tempHome();
     homes.push(home);
