@@ -299,6 +299,10 @@ async function test(
     process.stderr.write(
       `Note: ${name} is disabled; the gateway will answer 404 until svc webhook enable ${name}\n`,
     );
+  if (loaded.config.platforms.webhook.routes[name] !== undefined)
+    process.stderr.write(
+      `Note: config.yaml defines a static route "${name}" too; the gateway answers with it (static routes win), so this subscription's secret and settings do not apply\n`,
+    );
   let body =
     options.payload ??
     JSON.stringify({
