@@ -206,6 +206,16 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
       `Note: ${name} is disabled; the gateway answers 404 until svc webhook enable ${name}\n`,
     );
   }
+  const boundProfile = parsed.value.profile;
+  if (
+    boundProfile !== undefined &&
+    boundProfile !== DEFAULT_PROFILE &&
+    !loaded.config.gateway.multiplex_profiles
+  ) {
+    process.stderr.write(
+      `Note: gateway.multiplex_profiles is off in ${loaded.paths.config}, so the binding to profile ${boundProfile} is not enforced yet: the route answers at /webhooks/${name}; turn multiplexing on to serve it at /p/${boundProfile}/webhooks/${name} only\n`,
+    );
+  }
   process.stdout.write(
     `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
       `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile, runningPort(loaded))}\n` +

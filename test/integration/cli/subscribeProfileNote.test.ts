@@ -1,0 +1,25 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { webhookConfig } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+describe("svc webhook subscribe --route-profile while multiplexing is off", () => {
+  let home: TempHome;
+  afterEach(() => home.cleanup());
+
+  it("notes that the binding is not enforced until gateway.multiplex_profiles is on; no note once it is", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(webhookConfig({})));
+    const off = await svc(home, ["webhook", "subscribe", "bound", "--route-profile", "work"]);
+    expect(off.code).toBe(0);
+    expect(off.stderr).toContain("gateway.multiplex_profiles is off");
+    expect(off.stderr).toContain("/p/work/webhooks/bound");
+
+    home.write("config.yaml", stringify(webhookConfig({}, {}, { gateway: { multiplex_profiles: true } })));
+    const on = await svc(home, ["webhook", "subscribe", "bound2", "--route-profile", "work"]);
+    expect(on.code).toBe(0);
+    expect(on.stderr).not.toContain("multiplex_profiles is off");
+    expect(on.stdout).toContain("/p/work/webhooks/bound2");
+  });
+});
