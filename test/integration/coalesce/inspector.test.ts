@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from "node:net";
 import { createWebSocketReceiver } from "@statelyai/inspect";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AnyActorRef, InspectionEvent } from "xstate";
@@ -7,6 +8,17 @@ import { type Gateway, startGateway } from "../../../src/gateway.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 let home: TempHome;
 let gateway: Gateway | undefined;
@@ -64,7 +76,8 @@ describe("--inspect: the root system's inspection events", () => {
   });
 
   it("the WebSocket bridge relays those events to a client (what the Stately UI or any ws client reads)", async () => {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    // A port the kernel just handed out and freed: a random pick could hit one in use (it did, EADDRINUSE).
+    const port = await freePort();
     const bridge = startInspector(port);
     const received: string[] = [];
     const receiver = createWebSocketReceiver({ server: `ws://127.0.0.1:${port}` });
@@ -90,7 +103,8 @@ describe("--inspect relay exposure", () => {
   it("listens on loopback only: payload-bearing events never reach another interface", async () => {
     const { networkInterfaces } = await import("node:os");
     const { connect } = await import("node:net");
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    // A port the kernel just handed out and freed: a random pick could hit one in use (it did, EADDRINUSE).
+    const port = await freePort();
     const bridge = startInspector(port);
     try {
       expect(bridge.url).toBe(`http://127.0.0.1:${port}`);
