@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Command } from "commander";
 import { createRunner } from "../actors/agent/index.js";

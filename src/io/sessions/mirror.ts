@@ -1,5 +1,4 @@
-import { join } from "node:path";
-import { chatSessionKey, fileSegment, SessionStore } from "./store.js";
+import { chatSessionKey, SessionStore } from "./store.js";
 
 export interface MirrorRequest {
   readonly home: string;

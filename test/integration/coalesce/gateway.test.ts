@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { coalesceNote } from "../../../src/actors/coalescer.js";
 import { signGenericV2 } from "../../../src/cli/webhook.js";
 import {
@@ -8,7 +8,6 @@ import {
   RECORDER_AGENT,
   readRun,
   recorderAgent,
-  startTestGateway,
   type TestGateway,
   waitForRun,
   webhookConfig,

@@ -1,6 +1,6 @@
 import { sign } from "@octokit/webhooks-methods";
-import { afterEach, describe, expect, it } from "vitest";
-import { gatewayPerTest, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { describe, expect, it } from "vitest";
+import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
 
 /**
@@ -8,7 +8,6 @@ import { postJson, rawHttp } from "../../helpers/http.js";
  * the wrong prefix must not be told apart from an unknown route by any answer, nor spend the route's budget.
  */
 
-let gw: TestGateway | undefined;
 const perTest = gatewayPerTest();
 const live = perTest.live;
 const SECRET = "bound-secret";
@@ -22,7 +21,7 @@ const signed = async (path: string, id: string) => {
 
 describe.each(["uws", "node"] as const)("profile mismatch looks like an unknown route (%s)", (http) => {
   it("same status, body and headers as an unknown route; wrong-prefix probes do not use the route's rate limit", async () => {
-    gw = await perTest.start({
+    await perTest.start({
       http,
       config: webhookConfig(
         { bound: { secret: SECRET, profile: "work", prompt: "x" } },

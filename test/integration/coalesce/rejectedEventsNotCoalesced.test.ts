@@ -1,12 +1,10 @@
 import { sign } from "@octokit/webhooks-methods";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { coalesceNote } from "../../../src/actors/coalescer.js";
 import {
   gatewayPerTest,
   RECORDER_AGENT,
   recorderAgent,
-  startTestGateway,
-  type TestGateway,
   waitForRun,
   webhookConfig,
 } from "../../helpers/gateway.js";
@@ -17,7 +15,6 @@ import { postJson } from "../../helpers/http.js";
  * events list, a filter, a bad signature or the rate limit neither replaces the pending event nor counts.
  */
 
-let gw: TestGateway | undefined;
 const perTest = gatewayPerTest();
 const live = perTest.live;
 const SECRET = "coalesce-secret";
@@ -37,7 +34,7 @@ const dispatched = () =>
 
 describe("events refused before coalescing do not touch the pending group", () => {
   it("events list, filter, signature and rate limit: the group keeps its latest accepted event and count", async () => {
-    gw = await perTest.start({
+    await perTest.start({
       fakeTimers: true,
       files: { "agent/recorder.sh": RECORDER_AGENT },
       config: webhookConfig(

@@ -1,21 +1,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { signGenericV2 } from "../../../src/cli/webhook.js";
-import {
-  gatewayPerTest,
-  RECORDER_AGENT,
-  recorderAgent,
-  startTestGateway,
-  type TestGateway,
-  webhookConfig,
-} from "../../helpers/gateway.js";
+import { gatewayPerTest, RECORDER_AGENT, recorderAgent, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { svc } from "../cli/svc.js";
 
 /** Spec 3.2 through the CLI: a subscription firing a paused cron job drops its events until the job resumes. */
 
-let gw: TestGateway | undefined;
 const perTest = gatewayPerTest();
 const live = perTest.live;
 const send = (secret: string, id: string) => {
@@ -35,7 +27,7 @@ const lastRun = () =>
 
 describe("svc webhook subscribe --cron-job with a paused job", { timeout: 60_000 }, () => {
   it("warns at subscribe; events are answered 202 and dropped with a log line; after resume they fire", async () => {
-    gw = await perTest.start({
+    await perTest.start({
       files: { "agent/recorder.sh": RECORDER_AGENT },
       config: webhookConfig({}, { rate_limit: 1000 }, { agent: recorderAgent() }),
     });

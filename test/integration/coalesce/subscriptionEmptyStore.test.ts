@@ -1,20 +1,19 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signGenericV2 } from "../../../src/cli/webhook.js";
-import { gatewayPerTest, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { svc } from "../cli/svc.js";
 
 /** An empty webhook_subscriptions.json (created with `touch`) is a store without subscriptions, not a corrupt one. */
 
-let gw: TestGateway | undefined;
 const perTest = gatewayPerTest();
 const live = perTest.live;
 
 describe("an empty subscription store (spec 2.6)", { timeout: 60_000 }, () => {
   it("the gateway serves no subscriptions without an error; list says none; subscribe fills it and is served", async () => {
-    gw = await perTest.start({
+    await perTest.start({
       files: { "webhook_subscriptions.json": "" },
       config: webhookConfig({}, { rate_limit: 1000 }),
     });

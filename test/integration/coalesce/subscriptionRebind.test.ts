@@ -1,14 +1,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signGenericV2 } from "../../../src/cli/webhook.js";
-import { gatewayPerTest, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { svc } from "../cli/svc.js";
 
 /** Spec 4.3 item 3 against a running gateway: the CLI edits the store, the gateway serves it without restart. */
 
-let gw: TestGateway | undefined;
 const perTest = gatewayPerTest();
 const live = perTest.live;
 const secretOf = (name: string) =>
@@ -27,7 +26,7 @@ const post = (path: string, secret: string) => {
 
 describe("rebinding a subscription with --route-profile (spec 4.3 item 3, 4.1)", { timeout: 60_000 }, () => {
   it("moves the route to the new profile's path and rotates the secret: the old secret and the old path stop working", async () => {
-    gw = await perTest.start({
+    await perTest.start({
       config: webhookConfig({}, { rate_limit: 1000 }, { gateway: { multiplex_profiles: true } }),
     });
     await subscribe("hook", "--prompt", "p {n}");
@@ -55,7 +54,7 @@ describe("rebinding a subscription with --route-profile (spec 4.3 item 3, 4.1)",
   });
 
   it("naming the profile a route is already bound to is not a rebinding: the secret stays (an unbound route is the default profile's)", async () => {
-    gw = await perTest.start({
+    await perTest.start({
       config: webhookConfig({}, { rate_limit: 1000 }, { gateway: { multiplex_profiles: true } }),
     });
     await subscribe("plain", "--prompt", "p");
@@ -73,7 +72,7 @@ describe("rebinding a subscription with --route-profile (spec 4.3 item 3, 4.1)",
   });
 
   it("--secret on a rebinding sets the chosen value instead of a rotated one", async () => {
-    gw = await perTest.start({
+    await perTest.start({
       config: webhookConfig({}, { rate_limit: 1000 }, { gateway: { multiplex_profiles: true } }),
     });
     await subscribe("chosen", "--prompt", "p");

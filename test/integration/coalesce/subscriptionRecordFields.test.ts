@@ -1,13 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signGenericV2 } from "../../../src/cli/webhook.js";
 import {
   gatewayPerTest,
   RECORDER_AGENT,
   recorderAgent,
-  startTestGateway,
-  type TestGateway,
   waitForRun,
   webhookConfig,
 } from "../../helpers/gateway.js";
@@ -19,7 +17,6 @@ import { svc } from "../cli/svc.js";
  * hand-written record may carry its own: the route is still served, and the CLI keeps them when it rewrites.
  */
 
-let gw: TestGateway | undefined;
 const perTest = gatewayPerTest();
 const live = perTest.live;
 const post = (route: string, secret: string, id: string) => {
@@ -33,7 +30,7 @@ const stored = () => JSON.parse(readFileSync(join(live().home.dir, "webhook_subs
 
 describe("hand-written subscription records with fields of their own (spec 2.6)", { timeout: 60_000 }, () => {
   it("are served: an identifier, an epoch timestamp and null optional fields do not cost the route; a misspelt route property does", async () => {
-    gw = await perTest.start({
+    await perTest.start({
       files: {
         "agent/recorder.sh": RECORDER_AGENT,
         "webhook_subscriptions.json": JSON.stringify({
@@ -85,7 +82,7 @@ describe("hand-written subscription records with fields of their own (spec 2.6)"
   });
 
   it("svc webhook subscribe, disable and enable keep a record's own fields and its timestamp as written", async () => {
-    gw = await perTest.start({
+    await perTest.start({
       files: {
         "webhook_subscriptions.json": JSON.stringify({
           mine: { id: "sub_9", secret: "s9", prompt: "old", created_at: 1_700_000_000 },
@@ -111,7 +108,7 @@ describe("hand-written subscription records with fields of their own (spec 2.6)"
   });
 
   it("a record without a secret falls back to the global secret, as a static route does (spec 2.2, 2.6)", async () => {
-    gw = await perTest.start({
+    await perTest.start({
       files: {
         "agent/recorder.sh": RECORDER_AGENT,
         "webhook_subscriptions.json": JSON.stringify({ shared: { prompt: "shared {n}" } }),
@@ -135,7 +132,7 @@ describe("hand-written subscription records with fields of their own (spec 2.6)"
   });
 
   it("without a global secret such a record is not served", async () => {
-    gw = await perTest.start({
+    await perTest.start({
       files: { "webhook_subscriptions.json": JSON.stringify({ shared: { prompt: "p" } }) },
       config: webhookConfig({}, { rate_limit: 1000 }),
     });

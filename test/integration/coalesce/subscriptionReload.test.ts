@@ -1,13 +1,12 @@
 import { renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signGenericV2 } from "../../../src/cli/webhook.js";
-import { gatewayPerTest, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
 /** Spec 4.3 item 1: the subscription file is re-read on a request when its metadata changed; no restart. */
 
-let gw: TestGateway | undefined;
 const perTest = gatewayPerTest();
 const live = perTest.live;
 const file = () => join(live().home.dir, "webhook_subscriptions.json");
@@ -23,7 +22,7 @@ const post = (secret: string) => {
 
 describe("dynamic subscription reload (spec 4.3 item 1)", () => {
   it("a same-size rewrite that keeps inode, size and mtime (a coarse timestamp tick) is still picked up", async () => {
-    gw = await perTest.start({ config: webhookConfig({}, { rate_limit: 1000 }) });
+    await perTest.start({ config: webhookConfig({}, { rate_limit: 1000 }) });
     // A whole-second mtime just behind the clock: what a filesystem with coarse timestamps records.
     const tick = new Date(Math.floor(Date.now() / 1000) * 1000);
     writeFileSync(file(), records("secret-aaaa"));
@@ -37,7 +36,7 @@ describe("dynamic subscription reload (spec 4.3 item 1)", () => {
   });
 
   it("an atomic replace (rename) is seen at once; a removed file removes every subscription; recreating it serves them again", async () => {
-    gw = await perTest.start({ config: webhookConfig({}, { rate_limit: 1000 }) });
+    await perTest.start({ config: webhookConfig({}, { rate_limit: 1000 }) });
     writeFileSync(file(), records("one"));
     expect((await post("one")).status).toBe(202);
     writeFileSync(`${file()}.tmp`, records("two"));
