@@ -484,7 +484,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         host,
         port: options.port ?? webhook.port,
         logger,
-        ...(options.http === undefined ? {} : { impl: options.http }),
+        impl: options.http ?? webhook.http_server,
         handler: createRequestHandler({
           pipeline,
           multiplexProfiles: () => registry.current().multiplexProfiles,
@@ -544,9 +544,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       runner = createRunner(next.config.agent);
       if (
         nextWebhook.port !== loaded.config.platforms.webhook.port ||
-        nextWebhook.host !== loaded.config.platforms.webhook.host
+        nextWebhook.host !== loaded.config.platforms.webhook.host ||
+        nextWebhook.http_server !== loaded.config.platforms.webhook.http_server
       ) {
-        logger.warn("[webhook] host/port changes take effect after a restart");
+        logger.warn("[webhook] host, port and http_server changes take effect after a restart");
       }
       void mcp
         .reload(next.config.mcp_servers)

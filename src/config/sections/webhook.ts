@@ -41,6 +41,8 @@ const adapterShape = {
   rate_limit: z.number().int().positive().default(30),
   max_body_bytes: z.number().int().positive().default(1_048_576),
   script_timeout_seconds: z.number().positive().default(30),
+  /** `uws` (default) or `node`: node:http also answers HTTP/1.0 clients, e.g. nginx's default upstream. */
+  http_server: z.enum(["uws", "node"]).default("uws"),
   routes: z
     .record(
       z.string().regex(ROUTE_NAME, "route names use letters, digits, '.', '_' and '-' (1-64)"),

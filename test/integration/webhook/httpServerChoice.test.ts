@@ -1,0 +1,56 @@
+import { sign as signGithub } from "@octokit/webhooks-methods";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
+import { tempHome } from "../../helpers/home.js";
+import { rawHttp } from "../../helpers/http.js";
+
+/** `platforms.webhook.http_server`: uWS speaks HTTP/1.1 only; `node` serves HTTP/1.0 clients too. */
+
+const SECRET = "choice-secret";
+const gw = gatewayPerTest();
+
+/** What nginx sends upstream with its default `proxy_http_version 1.0`. */
+function nginxStyle(path: string, body: string, headers: Record<string, string>): string {
+  const lines = [`POST ${path} HTTP/1.0`, "Host: svc-upstream", "Connection: close"];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  lines.push("Content-Type: application/json", `Content-Length: ${Buffer.byteLength(body)}`);
+  return `${lines.join("\r\n")}\r\n\r\n${body}`;
+}
+
+describe("platforms.webhook.http_server", () => {
+  it("node: an HTTP/1.0 request (nginx's default upstream) is answered — 202 on a route, 200 on /health", async () => {
+    const live = await gw.start({
+      config: webhookConfig({ pr: { secret: SECRET } }, { http_server: "node" }),
+    });
+    const body = '{"action":"opened","number":7}';
+    const headers = {
+      "X-GitHub-Event": "pull_request",
+      "X-GitHub-Delivery": "d-http10",
+      "X-Hub-Signature-256": await signGithub(SECRET, body),
+    };
+    const accepted = await rawHttp(live.gateway.port, [nginxStyle("/webhooks/pr", body, headers)]);
+    expect(accepted.status).toBe(202);
+    expect(JSON.parse(accepted.body)).toEqual({
+      status: "accepted",
+      route: "pr",
+      event: "pull_request",
+      delivery_id: "d-http10",
+    });
+    const health = await rawHttp(live.gateway.port, ["GET /health HTTP/1.0\r\n\r\n"]);
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.body)).toEqual({ status: "ok", platform: "webhook" });
+  });
+
+  it("is uws by default, and a value other than uws or node is a config error naming the key", () => {
+    const home = tempHome();
+    try {
+      home.write("config.yaml", "platforms:\n  webhook:\n    enabled: true\n");
+      expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.http_server).toBe("uws");
+      home.write("config.yaml", "platforms:\n  webhook:\n    enabled: true\n    http_server: nginx\n");
+      expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(/platforms\.webhook\.http_server/);
+    } finally {
+      home.cleanup();
+    }
+  });
+});
