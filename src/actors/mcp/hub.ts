@@ -254,6 +254,18 @@ export class McpHub {
       cache === undefined ? undefined : toolset.tools.length,
       { interactive: this.options.interactive === true },
     );
+    // The runtime exists before its actor: an actor spawned into the gateway's system starts at once,
+    // and its first connect reads the runtime.
+    const rt = {
+      name,
+      entry,
+      print: fingerprint(name, entry),
+      queue: new CallQueue(entry.supports_parallel_tool_calls),
+      toolset,
+      cachedToolCount: cache === undefined ? undefined : toolset.tools.length,
+      era: undefined,
+    } as Omit<Runtime, "actor"> as Runtime;
+    holder.rt = rt;
     const system = this.options.system;
     const actor =
       system === undefined
@@ -264,17 +276,7 @@ export class McpHub {
             ...(this.options.clock === undefined ? {} : { clock: this.options.clock }),
           })
         : system.spawn(`mcp:${name}`, machine, input);
-    const rt: Runtime = {
-      name,
-      entry,
-      print: fingerprint(name, entry),
-      actor,
-      queue: new CallQueue(entry.supports_parallel_tool_calls),
-      toolset,
-      cachedToolCount: cache === undefined ? undefined : toolset.tools.length,
-      era: undefined,
-    };
-    holder.rt = rt;
+    (rt as { actor: Runtime["actor"] }).actor = actor;
     this.runtimes.set(name, rt);
     let last = "";
     actor.subscribe({
