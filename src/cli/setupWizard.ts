@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { readEnvFile } from "../config/load.js";
-import { svcHome, svcPaths } from "../config/paths.js";
+import { loadConfig, readEnvFile } from "../config/load.js";
+import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
 
@@ -31,22 +31,45 @@ function parsePort(text: string): number {
 
 const generate = () => randomBytes(32).toString("hex");
 
-function fromFlags(options: SetupOptions, current: Record<string, string>): SetupAnswers {
+/** What the gateway would use now: the port and whether a global secret is set. */
+interface Current {
+  readonly port: string;
+  readonly hasSecret: boolean;
+}
+
+/**
+ * The effective settings (`.env` and the environment over config.yaml), so a port or global secret kept in
+ * config.yaml is the default to keep, not replaced by 8644 or a new secret that would override it. An
+ * unreadable config falls back to `.env` alone: setup must still work to repair things.
+ */
+function currentSettings(paths: SvcPaths): Current {
+  const env = readEnvFile(paths.env);
+  try {
+    const webhook = loadConfig({ home: paths.home }).config.platforms.webhook;
+    return {
+      port: webhook.port >= 1 ? String(webhook.port) : "8644",
+      hasSecret: webhook.secret !== undefined,
+    };
+  } catch {
+    return { port: env.WEBHOOK_PORT || "8644", hasSecret: Boolean(env.WEBHOOK_SECRET) };
+  }
+}
+
+function fromFlags(options: SetupOptions, current: Current): SetupAnswers {
   if (options.enable && options.disable)
     throw new SvcError("usage", "--enable and --disable cannot be combined");
   if (options.secret !== undefined && options.generateSecret)
     throw new SvcError("usage", "--secret and --generate-secret cannot be combined");
   if (options.secret !== undefined && options.secret.trim() === "")
     throw new SvcError("usage", "--secret: the secret cannot be empty (or use --generate-secret)");
-  const currentPort = current.WEBHOOK_PORT || "8644";
   return {
     enabled: !options.disable,
-    port: parsePort(options.port ?? currentPort),
-    secret: options.secret ?? (options.generateSecret || !current.WEBHOOK_SECRET ? generate() : undefined),
+    port: parsePort(options.port ?? current.port),
+    secret: options.secret ?? (options.generateSecret || !current.hasSecret ? generate() : undefined),
   };
 }
 
-async function ask(options: SetupOptions, current: Record<string, string>): Promise<SetupAnswers> {
+async function ask(options: SetupOptions, current: Current): Promise<SetupAnswers> {
   const rl = createInterface({
     input: process.stdin,
     output: process.stdout,
@@ -62,11 +85,10 @@ async function ask(options: SetupOptions, current: Record<string, string>): Prom
   try {
     const yes = (await question("Enable the webhook adapter? [Y/n] ")).trim().toLowerCase();
     const enabled = options.disable ? false : !(yes === "n" || yes === "no");
-    const defaultPort = options.port ?? (current.WEBHOOK_PORT || "8644");
+    const defaultPort = options.port ?? current.port;
     const portText = (await question(`Port [${defaultPort}]: `)).trim() || defaultPort;
     const port = parsePort(portText);
-    // An empty value counts as unset (docs/configuration.md).
-    const hasSecret = Boolean(current.WEBHOOK_SECRET);
+    const hasSecret = current.hasSecret;
     const choice = (
       await question(
         hasSecret
@@ -96,7 +118,7 @@ async function ask(options: SetupOptions, current: Record<string, string>): Prom
  */
 export async function runSetup(options: SetupOptions): Promise<void> {
   const paths = svcPaths(svcHome());
-  const current = readEnvFile(paths.env);
+  const current = currentSettings(paths);
   const flagged =
     options.enable ||
     options.disable ||

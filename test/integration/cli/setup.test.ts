@@ -68,6 +68,33 @@ describe("svc gateway setup", { timeout: 90_000 }, () => {
     expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.secret).toBe("mine with spaces");
   });
 
+  it("the port and global secret of config.yaml are the current values: kept, not replaced by 8644 and a new secret", async () => {
+    home = tempHome();
+    const asking = tempHome();
+    const yaml = "platforms:\n  webhook:\n    enabled: false\n    port: 9000\n    secret: senders-know-this\n";
+    home.write("config.yaml", yaml);
+    asking.write("config.yaml", yaml);
+    try {
+      const [flags, asked] = await Promise.all([
+        svc(home, ["gateway", "setup", "--non-interactive", "--enable"]),
+        svc(asking, ["gateway", "setup"], { input: "\n\n\n" }),
+      ]);
+      expect(flags.code).toBe(0);
+      expect(flags.stdout).not.toContain("Global webhook secret");
+      expect(readFileSync(join(home.dir, ".env"), "utf8")).toBe("WEBHOOK_ENABLED=true\nWEBHOOK_PORT=9000\n");
+      expect(asked.stdout).toContain("Port [9000]:");
+      expect(asked.stdout).toContain("[k]eep the current one");
+      for (const dir of [home.dir, asking.dir])
+        expect(loadConfig({ home: dir, env: {} }).config.platforms.webhook).toMatchObject({
+          enabled: true,
+          port: 9000,
+          secret: "senders-know-this",
+        });
+    } finally {
+      asking.cleanup();
+    }
+  });
+
   it("interactive: answers on stdin (defaults: enable, port, generate a secret)", async () => {
     home = tempHome();
     const res = await svc(home, ["gateway", "setup"], { input: "\n9200\n\n" });
