@@ -25,7 +25,7 @@ export interface DeviceCode {
 
 export type PollResult =
   | { readonly kind: "pending" }
-  | { readonly kind: "slow_down" }
+  | { readonly kind: "slow_down"; readonly interval?: number }
   | { readonly kind: "tokens"; readonly tokens: unknown }
   | { readonly kind: "denied"; readonly message: string }
   | { readonly kind: "expired"; readonly message: string };
@@ -40,7 +40,10 @@ interface Context {
   readonly error?: LoginFailure;
 }
 
-/** RFC 8628 3.5: `slow_down` adds five seconds to the polling interval for this and later requests. */
+/**
+ * RFC 8628 3.5: `slow_down` adds five seconds to the polling interval for this and later requests;
+ * a longer interval stated with it (GitHub) wins.
+ */
 export const SLOW_DOWN_STEP_MS = 5000;
 
 export function deviceDeadlineMs(input: DeviceLoginInput, device: DeviceCode | undefined): number {
@@ -122,7 +125,11 @@ export const deviceLoginMachine = setup({
                 target: "waiting",
                 actions: assign({
                   polls: ({ context }) => context.polls + 1,
-                  intervalMs: ({ context }) => context.intervalMs + SLOW_DOWN_STEP_MS,
+                  intervalMs: ({ context, event }) =>
+                    Math.max(
+                      context.intervalMs + SLOW_DOWN_STEP_MS,
+                      ((event.output as { interval?: number }).interval ?? 0) * 1000,
+                    ),
                 }),
               },
               {

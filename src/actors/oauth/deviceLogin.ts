@@ -118,8 +118,13 @@ async function poll({
       switch (err.error) {
         case "authorization_pending":
           return { kind: "pending" };
-        case "slow_down":
-          return { kind: "slow_down" };
+        case "slow_down": {
+          // GitHub states the new interval in the answer; RFC 8628's +5 s applies when it does not.
+          const interval = Number((err.cause as { interval?: unknown } | undefined)?.interval);
+          return Number.isFinite(interval) && interval > 0
+            ? { kind: "slow_down", interval }
+            : { kind: "slow_down" };
+        }
         case "access_denied":
           return {
             kind: "denied",

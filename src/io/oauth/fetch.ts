@@ -18,7 +18,35 @@ export interface OAuthFetches {
   readonly failures: FailedFetch[];
 }
 
-function withUserAgent(base: FetchLike, userAgent: string, failures: FailedFetch[]): FetchLike {
+/**
+ * An OAuth error answered with status 200 (GitHub's token endpoint: `authorization_pending`,
+ * `slow_down`, `bad_verification_code`, ...) as the 400 RFC 6749 section 5.2 prescribes, so the
+ * libraries read it as the error it is instead of failing on a token response without a token.
+ */
+async function errorAnswered200(res: Response): Promise<{ body: string; response: Response } | undefined> {
+  if (res.status !== 200 || !/json/i.test(res.headers.get("content-type") ?? "")) return undefined;
+  const body = await res.clone().text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const fields = parsed as { error?: unknown; access_token?: unknown } | null;
+  if (typeof fields?.error !== "string" || fields.access_token !== undefined) return undefined;
+  await res.body?.cancel().catch(() => undefined);
+  const headers = new Headers(res.headers);
+  headers.delete("content-length");
+  headers.delete("content-encoding");
+  return { body, response: new Response(body, { status: 400, statusText: "Bad Request", headers }) };
+}
+
+function withUserAgent(
+  base: FetchLike,
+  userAgent: string,
+  failures: FailedFetch[],
+  tokenEndpoint = false,
+): FetchLike {
   return async (url, init) => {
     const headers = new Headers(init?.headers);
     headers.set("user-agent", userAgent);
@@ -32,6 +60,13 @@ function withUserAgent(base: FetchLike, userAgent: string, failures: FailedFetch
       const why = cause instanceof Error && cause.message !== "" ? `: ${cause.message}` : "";
       failures.push({ url: String(url), method, status: 0, body: `${(err as Error).message}${why}` });
       throw err;
+    }
+    if (tokenEndpoint) {
+      const rewritten = await errorAnswered200(res).catch(() => undefined);
+      if (rewritten !== undefined) {
+        failures.push({ url: String(url), method, status: 200, body: rewritten.body.slice(0, 2000) });
+        return rewritten.response;
+      }
     }
     if (res.status >= 400) {
       let body = "";
@@ -56,7 +91,7 @@ export function oauthFetches(userAgentOverride?: string | null, base: FetchLike 
     typeof userAgentOverride === "string" && userAgentOverride.trim() !== "" ? userAgentOverride : USER_AGENT;
   return {
     discovery: withUserAgent(base, USER_AGENT, failures),
-    token: withUserAgent(base, custom, failures),
+    token: withUserAgent(base, custom, failures, true),
     failures,
   };
 }

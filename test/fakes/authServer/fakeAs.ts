@@ -26,6 +26,10 @@ export interface FakeAsOptions {
   /** Answers of successive device polls before tokens are issued (`authorization_pending`, `slow_down`, ...). */
   readonly devicePolls?: string[];
   readonly deviceInterval?: number;
+  /** Status of device poll errors: 400 per RFC 8628; GitHub answers them with 200. */
+  readonly deviceErrorStatus?: number;
+  /** `interval` sent with `slow_down` (GitHub states the new interval there). */
+  readonly slowDownInterval?: number;
   /** Metadata endpoint status (e.g. 500 to make discovery fail). */
   readonly metadataStatus?: number;
   /** Token endpoint error for the authorization_code grant. */
@@ -186,7 +190,13 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       }
       if (grant === "urn:ietf:params:oauth:grant-type:device_code") {
         const next = polls.shift();
-        if (next !== undefined) return json(res, 400, { error: next });
+        if (next !== undefined)
+          return json(res, options.deviceErrorStatus ?? 400, {
+            error: next,
+            ...(next === "slow_down" && options.slowDownInterval !== undefined
+              ? { interval: options.slowDownInterval }
+              : {}),
+          });
         return json(res, 200, newTokens());
       }
       return json(res, 400, { error: "unsupported_grant_type" });

@@ -124,6 +124,26 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     expect(h.job.store.readTokens()?.access_token).toBe("old");
   });
 
+  it("an error the token endpoint answers with 200 (GitHub) is reported as a failed exchange with its excerpt", async () => {
+    home = tempHome();
+    const gh = await as({
+      tokenError: {
+        status: 200,
+        body: JSON.stringify({
+          error: "bad_verification_code",
+          error_description: "The code passed is incorrect or expired.",
+        }),
+      },
+    });
+    const rs = await resource([gh.url]);
+    const h = harness(home.dir, "gh", rs.url, { cimd: false });
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(
+      /gh: token exchange failed — http:\/\/127\.0\.0\.1:\d+\/token answered 200: .*bad_verification_code/,
+    );
+    expect(h.job.store.readTokens()).toBeUndefined();
+  });
+
   it("uses a pre-registered client (secret via HTTP Basic) without registering, on a random port", async () => {
     home = tempHome();
     const auth = await as();

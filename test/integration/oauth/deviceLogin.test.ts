@@ -72,6 +72,49 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     for (const p of polls) expect(p.headers["user-agent"]).toBe("Poller/1");
   });
 
+  it("GitHub-style polls (errors answered 200) keep polling on authorization_pending and slow_down", async () => {
+    home = tempHome();
+    const auth = await as({
+      device: true,
+      devicePolls: ["authorization_pending", "slow_down", "authorization_pending"],
+      deviceInterval: 5,
+      deviceErrorStatus: 200,
+    });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "gh", rs.url);
+    const { output, waits } = await drive(h);
+    expect(output?.ok).toBe(true);
+    expect(waits).toEqual([5000, 5000, 10000, 10000]);
+    expect(h.job.store.readTokens()?.access_token).toBe(auth.issued[0]);
+  });
+
+  it("GitHub-style access_denied answered 200 stops the login with the denial, not a parse error", async () => {
+    home = tempHome();
+    const auth = await as({
+      device: true,
+      devicePolls: ["access_denied"],
+      deviceInterval: 1,
+      deviceErrorStatus: 200,
+    });
+    const rs = await resource([auth.url]);
+    const { output } = await drive(harness(home.dir, "ghdenied", rs.url));
+    expect(output && !output.ok && output.error.message).toMatch(/device login was denied/);
+  });
+
+  it("slow_down that states a longer interval (GitHub) is honoured", async () => {
+    home = tempHome();
+    const auth = await as({
+      device: true,
+      devicePolls: ["slow_down", "authorization_pending"],
+      deviceInterval: 5,
+      slowDownInterval: 30,
+    });
+    const rs = await resource([auth.url]);
+    const { output, waits } = await drive(harness(home.dir, "slow30", rs.url));
+    expect(output?.ok).toBe(true);
+    expect(waits).toEqual([5000, 30000, 30000]);
+  });
+
   it("stops on access_denied and keeps the saved credentials", async () => {
     home = tempHome();
     const auth = await as({
