@@ -5,6 +5,7 @@ import { agentSampler } from "../actors/mcp/gatewayHub.js";
 import { McpHub } from "../actors/mcp/hub.js";
 import { readStatusFile, type ServerStatus } from "../actors/mcp/status.js";
 import { terminalApprovals } from "../actors/mcp/terminalApprovals.js";
+import { buildToolset } from "../actors/mcp/toolNames.js";
 import { oauthProviderFor } from "../actors/oauth/provider.js";
 import { type LoadedConfig, loadConfig, secretScope } from "../config/load.js";
 import { transportKind } from "../config/sections/mcp.js";
@@ -72,7 +73,9 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
       name,
       transport: transportKind(entry),
       state: entry.enabled ? "stopped" : "disabled",
-      toolCount: cache?.tools.length ?? 0,
+      // What the gateway would register from it: the filters apply, utility tools count.
+      toolCount:
+        cache === undefined ? 0 : buildToolset(name, cache.tools, cache.capabilities, entry.tools).tools.length,
       lazy: entry.lazy,
       cached: cache !== undefined,
       collisions: [],

@@ -100,12 +100,16 @@ describe("svc mcp (subprocess)", () => {
     expect(denied.stderr).toMatch(/needs approval \(trust: untrusted\) and it was denied/);
   });
 
-  it("list without a gateway shows configured servers; reload says no gateway is running", async () => {
-    writeConfig({ fx: fixture({ lazy: true }), off: fixture({ enabled: false }) });
+  it("list without a gateway shows configured servers and the tool count they would register; reload says no gateway is running", async () => {
+    writeConfig({
+      fx: fixture({ lazy: true, tools: { include: ["e*"], prompts: true } }),
+      off: fixture({ enabled: false }),
+    });
     await run(home, ["mcp", "tools", "fx"]);
     const list = await run(home, ["mcp", "list"]);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/fx\s+stdio\s+stopped\s+\d+\s+yes\s+yes/);
+    // echo, env, list_prompts, get_prompt: the filtered count a gateway shows, not the server's 12 tools.
+    expect(list.stdout).toMatch(/fx\s+stdio\s+stopped\s+4\s+yes\s+yes/);
     expect(list.stdout).toMatch(/off\s+stdio\s+disabled\s+0\s+no\s+no/);
     expect(list.stdout).toContain("no gateway is running");
     const reload = await run(home, ["mcp", "reload"]);
