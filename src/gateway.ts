@@ -362,13 +362,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const runs: RunsRef = system.spawn("runs", runsMachine, {
     maxConcurrent: loaded.config.agent.max_concurrent_runs,
     logger,
-    execute: createRunExecutor({
-      runner: () => runner,
-      deliverer,
-      logger,
-      skillsDir: (p) => profilePaths(p).skills,
-      recordRun: (profile, run) => runJournal(profile).record(run),
-    }),
+    execute: (run, signal) =>
+      run.route.cron_job === undefined ? executeRun(run, signal) : scheduler.runFired(run, signal),
+  });
+  const executeRun = createRunExecutor({
+    runner: () => runner,
+    deliverer,
+    logger,
+    skillsDir: (p) => profilePaths(p).skills,
+    recordRun: (profile, run) => runJournal(profile).record(run),
   });
   const hooks = pipelineLogHooks(logger);
   // Coalescing groups and cron jobs (issue 3): flushed on stop and reload, so no pending group is dropped.
@@ -390,8 +392,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       store: (profile) => cronStore(profilePaths(profile).cronJobs),
     },
     logger,
-    runJob: (job, prompt, trigger, profile) =>
-      runCronJob({ runner, deliverer }, job, prompt, trigger, profile),
+    runJob: (job, prompt, trigger, profile, signal) =>
+      runCronJob({ runner, deliverer }, job, prompt, trigger, profile, signal),
+    // Jobs fired by webhook events share the agent runs' bound (agent.max_concurrent_runs) and queue.
+    enqueue: (event) => enqueueRun(runs, event, options.runQueueCap ?? RUN_QUEUE_CAP),
   });
   system.spawn("cron", cronActor(scheduler));
   const warnMissingReferences = (table: RouteTable) => {

@@ -5,6 +5,7 @@ import { type CronJob, type CronStore, findJob, nextRunAfter } from "../io/store
 import type { AcceptedEvent } from "../streams/context.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
+import type { QueuedRun } from "./runs.js";
 
 /** Runs one job's prompt as an agent run of its profile; resolves with the reply once it is delivered. */
 export type CronJobRunner = (
@@ -12,6 +13,7 @@ export type CronJobRunner = (
   prompt: string,
   trigger: string,
   profile: string,
+  signal?: AbortSignal,
 ) => Promise<string>;
 
 export interface CronClock {
@@ -35,6 +37,12 @@ export interface CronSchedulerOptions {
   readonly clock?: CronClock;
   /** How often the stores are checked for due jobs (default 1 s). */
   readonly tickMs?: number;
+  /**
+   * The gateway's bounded run queue: a job fired by a webhook event waits there like any agent run
+   * (`agent.max_concurrent_runs`, saved at stop) and is run by `runFired`; false when the queue is full.
+   * Without it, a fired job starts at once.
+   */
+  readonly enqueue?: (run: AcceptedEvent) => boolean;
 }
 
 export interface CronScheduler {
@@ -44,7 +52,12 @@ export interface CronScheduler {
    * Fires a job of the event's profile (the route's `profile`) for a webhook event (spec 3.2):
    * paused, disabled or unknown in that profile → `skipped`, logged.
    */
-  fire(jobRef: string, event: AcceptedEvent): "fired" | "skipped";
+  fire(jobRef: string, event: AcceptedEvent): "fired" | "skipped" | "queue_full";
+  /**
+   * Runs a fired job taken from the run queue (its `prompt` is the job's prompt with the event), after
+   * checking again that the job is still enabled (paused meanwhile: dropped, logged).
+   */
+  runFired(run: QueuedRun, signal: AbortSignal): Promise<void>;
   /** Resolves when every run started so far has finished. */
   idle(): Promise<void>;
   start(): void;
@@ -85,28 +98,68 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
   }
 
-  function launch(profile: string, store: CronStore, job: CronJob, prompt: string, trigger: string): void {
+  /** Runs the job and records its `last_run`; never rejects (a failure is logged and recorded). */
+  async function execute(
+    profile: string,
+    store: CronStore,
+    job: CronJob,
+    prompt: string,
+    trigger: string,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const label = `[cron] ${job.name}${inProfile(profile)}`;
-    const run = (async () => {
-      let status: "ok" | "error" = "ok";
-      let error: string | undefined;
-      try {
-        await options.runJob(job, prompt, trigger, profile);
-        logger.info({ job: job.id, profile, trigger }, `${label}: run finished`);
-      } catch (err) {
-        status = "error";
-        error = (err as Error)?.message ?? String(err);
-        logger.error({ job: job.id, profile, trigger, err: error }, `${label}: run failed`);
-      }
-      const at = new Date(clock.now()).toISOString();
-      await record(store, job.id, (current) => ({
-        ...current,
-        last_run: { at, status, trigger, ...(error === undefined ? {} : { error }) },
-      }));
-    })();
+    let status: "ok" | "error" = "ok";
+    let error: string | undefined;
+    try {
+      await options.runJob(job, prompt, trigger, profile, signal);
+      logger.info({ job: job.id, profile, trigger }, `${label}: run finished`);
+    } catch (err) {
+      status = "error";
+      error = (err as Error)?.message ?? String(err);
+      logger.error({ job: job.id, profile, trigger, err: error }, `${label}: run failed`);
+    }
+    const at = new Date(clock.now()).toISOString();
+    await record(store, job.id, (current) => ({
+      ...current,
+      last_run: { at, status, trigger, ...(error === undefined ? {} : { error }) },
+    }));
+  }
+
+  function launch(profile: string, store: CronStore, job: CronJob, prompt: string, trigger: string): void {
+    const run = execute(profile, store, job, prompt, trigger);
     running.add(run);
     void run.finally(() => running.delete(run));
   }
+
+  /** The job `jobRef` of the event's profile when it may be fired; otherwise logs why not (spec 3.2). */
+  function firable(
+    jobRef: string,
+    event: Pick<AcceptedEvent, "routeName" | "deliveryId" | "profile">,
+  ): { store: CronStore; job: CronJob } | undefined {
+    const { profile } = event;
+    let store: CronStore;
+    let job: CronJob | undefined;
+    try {
+      store = stores.store(profile);
+      job = findJob(store.read().records, jobRef);
+    } catch (err) {
+      logger.error(
+        `[webhook] ${event.routeName}: cron_job ${jobRef}${inProfile(profile)} not fired — ${(err as Error).message}`,
+      );
+      return undefined;
+    }
+    if (job === undefined || job.state !== "enabled") {
+      logger.warn(
+        { route: event.routeName, delivery_id: event.deliveryId, job: jobRef, profile },
+        `[webhook] ${event.routeName}: cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}${inProfile(profile)}; event dropped`,
+      );
+      return undefined;
+    }
+    return { store, job };
+  }
+
+  const firedTrigger = (event: Pick<AcceptedEvent, "routeName" | "deliveryId">) =>
+    `webhook:${event.routeName}:${event.deliveryId}`;
 
   /** The profiles to tick; when they cannot be listed, the default profile alone (logged once). */
   function profiles(): readonly string[] {
@@ -165,27 +218,19 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   return {
     tick,
     fire(jobRef, event) {
-      const { profile } = event;
-      let store: CronStore;
-      let job: CronJob | undefined;
-      try {
-        store = stores.store(profile);
-        job = findJob(store.read().records, jobRef);
-      } catch (err) {
-        logger.error(
-          `[webhook] ${event.routeName}: cron_job ${jobRef}${inProfile(profile)} not fired — ${(err as Error).message}`,
-        );
-        return "skipped";
-      }
-      if (job === undefined || job.state !== "enabled") {
-        logger.warn(
-          { route: event.routeName, delivery_id: event.deliveryId, job: jobRef, profile },
-          `[webhook] ${event.routeName}: cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}${inProfile(profile)}; event dropped`,
-        );
-        return "skipped";
-      }
-      launch(profile, store, job, eventPrompt(job, event), `webhook:${event.routeName}:${event.deliveryId}`);
+      const found = firable(jobRef, event);
+      if (found === undefined) return "skipped";
+      const prompt = eventPrompt(found.job, event);
+      if (options.enqueue !== undefined)
+        return options.enqueue({ ...event, prompt }) ? "fired" : "queue_full";
+      launch(event.profile, found.store, found.job, prompt, firedTrigger(event));
       return "fired";
+    },
+    async runFired(run, signal) {
+      const jobRef = run.route.cron_job;
+      const found = jobRef === undefined ? undefined : firable(jobRef, run);
+      if (found === undefined) return;
+      await execute(run.profile, found.store, found.job, run.prompt, firedTrigger(run), signal);
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
@@ -231,17 +276,20 @@ export async function runCronJob(
     },
     signal,
   );
-  await deps.deliverer.deliver({
-    target: job.deliver,
-    message: {
-      text: reply,
-      extra: job.deliver_extra,
-      route: `cron:${job.name}`,
-      deliveryId,
-      profile: namedProfile(profile),
+  await deps.deliverer.deliver(
+    {
+      target: job.deliver,
+      message: {
+        text: reply,
+        extra: job.deliver_extra,
+        route: `cron:${job.name}`,
+        deliveryId,
+        profile: namedProfile(profile),
+      },
+      mode: "agent",
+      mirrorToSession: false,
     },
-    mode: "agent",
-    mirrorToSession: false,
-  });
+    signal,
+  );
   return reply;
 }

@@ -57,5 +57,6 @@ export interface AcceptedEvent {
  */
 export interface EventModes {
   coalesce?: (event: AcceptedEvent) => "coalesced" | "not_grouped";
-  fireCronJob?: (jobRef: string, event: AcceptedEvent) => "fired" | "skipped";
+  /** `queue_full`: the run queue is at its cap; the event is answered 503 like an agent event. */
+  fireCronJob?: (jobRef: string, event: AcceptedEvent) => "fired" | "skipped" | "queue_full";
 }

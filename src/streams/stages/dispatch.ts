@@ -37,7 +37,7 @@ export function dispatchStage(deps: DispatchDeps): Stage {
     const { route } = event;
     if (route.cron_job !== undefined) {
       if (deps.modes.fireCronJob === undefined) deps.onCronUnavailable?.(event);
-      else deps.modes.fireCronJob(route.cron_job, event);
+      else if (deps.modes.fireCronJob(route.cron_job, event) === "queue_full") return queueFull(deps, event);
       return acceptedOutcome(event);
     }
     if (route.coalesce !== undefined) {
@@ -45,10 +45,12 @@ export function dispatchStage(deps: DispatchDeps): Stage {
       else if (deps.modes.coalesce(event) === "coalesced") return outcome(202, { status: "coalesced" });
     }
     if (route.deliver_only) return ctx;
-    if (!deps.enqueueRun(event)) {
-      deps.forget(seenKey(event.routeName, event.deliveryId));
-      return QUEUE_FULL;
-    }
+    if (!deps.enqueueRun(event)) return queueFull(deps, event);
     return acceptedOutcome(event);
   };
+}
+
+function queueFull(deps: DispatchDeps, event: AcceptedEvent): Outcome {
+  deps.forget(seenKey(event.routeName, event.deliveryId));
+  return QUEUE_FULL;
 }

@@ -1,0 +1,87 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { gatewayPerTest, inHome, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+/** Jobs fired by cron_job routes (spec 3.2) are agent runs like any other: bounded and queued. */
+
+const perTest = gatewayPerTest();
+const OPEN = "INSECURE_NO_AUTH";
+
+/** An agent that records how many runs were active when it started, then takes 300 ms. */
+const COUNTING_AGENT = [
+  'dir="$(dirname "$0")/../q"; mkdir -p "$dir/active" "$dir/counts"',
+  'cat >/dev/null; touch "$dir/active/$$"',
+  'ls "$dir/active" | wc -l > "$dir/counts/$$"',
+  "sleep 0.3",
+  'rm "$dir/active/$$"',
+  "printf done",
+].join("\n");
+
+const JOBS = JSON.stringify({
+  revision: 1,
+  jobs: {
+    j1: {
+      id: "j1",
+      name: "triage",
+      schedule: "every 1d",
+      prompt: "job triage",
+      deliver: "log",
+      deliver_extra: {},
+      state: "enabled",
+      next_run: "2099-01-01T00:00:00.000Z",
+      created_at: "2026-11-22T00:00:00.000Z",
+    },
+  },
+});
+
+function start(runQueueCap?: number) {
+  return perTest.start({
+    files: { "agent/count.sh": COUNTING_AGENT, "cron/jobs.json": JOBS },
+    ...(runQueueCap === undefined ? {} : { runQueueCap }),
+    config: webhookConfig(
+      { fire: { secret: OPEN, cron_job: "triage" } },
+      { rate_limit: 1000 },
+      { agent: { provider: "command", command: ["bash", inHome("agent/count.sh")], max_concurrent_runs: 2 } },
+    ),
+  });
+}
+
+describe("cron_job routes share the run queue (agent.max_concurrent_runs)", () => {
+  it("a burst of events fires the job once per event, never more than max_concurrent_runs at once", async () => {
+    const gw = await start();
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        postJson(gw.url("/webhooks/fire"), { i }, { "x-request-id": `f${i}` }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202, 202]);
+    const counts = join(gw.home.dir, "q", "counts");
+    await vi.waitFor(
+      () => {
+        expect(existsSync(counts) ? readdirSync(counts) : []).toHaveLength(6);
+        expect(gw.logs().filter((l) => l.msg.endsWith("triage: run finished"))).toHaveLength(6);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    const active = readdirSync(counts).map((f) => Number(readFileSync(join(counts, f), "utf8").trim()));
+    expect(Math.max(...active)).toBe(2);
+  });
+
+  it("past the queue's cap the event is answered 503 and not fired; the sender's retry is not a duplicate", async () => {
+    const gw = await start(1);
+    const answers = [];
+    for (let i = 0; i < 4; i++)
+      answers.push(await postJson(gw.url("/webhooks/fire"), { i }, { "x-request-id": `c${i}` }));
+    // Two run at once, one waits, the fourth finds the waiting list full.
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 503]);
+    expect(answers[3]?.body).toEqual({ error: "Agent run queue is full, retry later" });
+    await vi.waitFor(
+      () => expect(gw.logs().filter((l) => l.msg.endsWith("triage: run finished"))).toHaveLength(3),
+      { timeout: 10_000, interval: 50 },
+    );
+    const retry = await postJson(gw.url("/webhooks/fire"), { i: 3 }, { "x-request-id": "c3" });
+    expect(retry).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "c3" } });
+  });
+});
