@@ -136,8 +136,25 @@ function existingRecord(path: string, name: string, raw: unknown): Subscription 
   return storedRecord(path, name, raw)?.value;
 }
 
+/** A blank value of these would be stored as-is (a blank secret signs nothing): refused, naming the flag. */
+function checkNotBlank(options: SubscribeOptions): void {
+  const values: [string, string | undefined][] = [
+    ["--deliver", options.deliver],
+    ["--cron-job", options.cronJob],
+    ["--secret", options.secret],
+  ];
+  for (const [flag, value] of values) {
+    if (value !== undefined && value.trim() === "")
+      throw new SvcError(
+        "usage",
+        `${flag}: must not be empty — leave the option out to keep the current value`,
+      );
+  }
+}
+
 async function subscribe(name: string, options: SubscribeOptions): Promise<void> {
   checkName(name);
+  checkNotBlank(options);
   const loaded = config();
   if (options.routeProfile !== undefined && !PROFILE_NAME.test(options.routeProfile)) {
     throw new SvcError(

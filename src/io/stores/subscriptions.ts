@@ -101,12 +101,12 @@ export function parseSubscription(
   raw: unknown,
 ): { ok: true; value: Subscription; extra: Record<string, unknown> } | { ok: false; problems: string[] } {
   const { record, extra } = splitRecord(raw);
-  const parsed = subscriptionSchema.safeParse(record);
+  // The input is reported so a wrong value reads "expected a string, got 5", not "missing".
+  const parsed = subscriptionSchema.safeParse(record, { reportInput: true });
   if (!parsed.success) {
-    return {
-      ok: false,
-      problems: formatIssues(`${file}: subscriptions.${name}`, parsed.error.issues).split("\n"),
-    };
+    // The file is keyed by route name, so the key path starts with it: `<name>.<property>`.
+    const issues = parsed.error.issues.map((issue) => ({ ...issue, path: [name, ...issue.path] }));
+    return { ok: false, problems: formatIssues(file, issues).split("\n") };
   }
   const problems = subscriptionProblems(name, parsed.data);
   return problems.length === 0 ? { ok: true, value: parsed.data, extra } : { ok: false, problems };

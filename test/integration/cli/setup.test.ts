@@ -71,7 +71,8 @@ describe("svc gateway setup", { timeout: 90_000 }, () => {
   it("the port and global secret of config.yaml are the current values: kept, not replaced by 8644 and a new secret", async () => {
     home = tempHome();
     const asking = tempHome();
-    const yaml = "platforms:\n  webhook:\n    enabled: false\n    port: 9000\n    secret: senders-know-this\n";
+    const yaml =
+      "platforms:\n  webhook:\n    enabled: false\n    port: 9000\n    secret: senders-know-this\n";
     home.write("config.yaml", yaml);
     asking.write("config.yaml", yaml);
     try {

@@ -109,4 +109,33 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       );
     }
   });
+
+  it("a hand-written record of the wrong type names the file, <name>.<key> and the value; blank option values name the flag", async () => {
+    home = tempHome();
+    const file = join(home.dir, "webhook_subscriptions.json");
+    home.write(
+      "webhook_subscriptions.json",
+      JSON.stringify({ a: { secret: 5, events: "push" }, b: "str", ok: { secret: "s" } }),
+    );
+    const [list, change, blankSecret, blankDeliver] = await Promise.all([
+      svc(home, ["webhook", "list"]),
+      svc(home, ["webhook", "subscribe", "a", "--prompt", "x"]),
+      svc(home, ["webhook", "subscribe", "n", "--secret", " "]),
+      svc(home, ["webhook", "subscribe", "n", "--deliver", ""]),
+    ]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^b\s.*invalid\s.* b: expected a mapping, got "str"$/m);
+    expect(change.code).toBe(1);
+    expect(change.stderr).toContain(`${file}: a.secret: expected a string, got 5`);
+    expect(change.stderr).toContain(`${file}: a.events: expected a list, got "push"`);
+    expect(blankSecret).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("svc: --secret: must not be empty"),
+    });
+    expect(blankDeliver).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("svc: --deliver: must not be empty"),
+    });
+    expect(Object.keys(stored())).toEqual(["a", "b", "ok"]);
+  });
 });
