@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { createRunner } from "../actors/agent/index.js";
 import { agentSampler } from "../actors/mcp/gatewayHub.js";
 import { McpHub } from "../actors/mcp/hub.js";
+import { serverScoped } from "../actors/mcp/runtime.js";
 import { readStatusFile, type ServerStatus } from "../actors/mcp/status.js";
 import { terminalApprovals } from "../actors/mcp/terminalApprovals.js";
 import { buildToolset } from "../actors/mcp/toolNames.js";
@@ -125,7 +126,7 @@ async function listTools(server: string): Promise<void> {
       );
     }
     if (status.state !== "connected") {
-      throw new SvcError("mcp_connect", status.lastError ?? `mcp_servers.${server}: ${status.state}`);
+      throw new SvcError("mcp_connect", serverScoped(server, status.lastError ?? status.state));
     }
     const tools = hub.toolsOf(server);
     if (tools.length === 0)

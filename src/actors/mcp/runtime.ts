@@ -168,9 +168,13 @@ export async function ensureConnected(rt: Runtime): Promise<McpSession> {
     return SETTLED.has(connectionState(s));
   });
   if (connectionState(snapshot) === "connected") return snapshot.context.session as McpSession;
-  const reason = snapshot.context.lastError ?? connectionState(snapshot);
   throw new SvcError(
     "mcp_connect",
-    reason.startsWith("mcp_servers.") ? reason : `mcp_servers.${rt.name}: ${reason}`,
+    serverScoped(rt.name, snapshot.context.lastError ?? connectionState(snapshot)),
   );
+}
+
+/** A connection's error as the CLI shows it: naming the server (the machine's own texts do not). */
+export function serverScoped(server: string, reason: string): string {
+  return reason.startsWith("mcp_servers.") ? reason : `mcp_servers.${server}: ${reason}`;
 }

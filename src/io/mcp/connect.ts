@@ -42,14 +42,26 @@ export async function connectServer(
     ...(options.parentEnv === undefined ? {} : { parentEnv: options.parentEnv }),
   };
   if (transportKind(rendered) === "stdio") {
+    const child: ChildReport = { stderr: [] };
     return openSession({
       name,
       protocol: rendered.protocol,
-      makeTransport: () => createTransport(rendered, transportOptions),
+      makeTransport: () =>
+        createTransport(rendered, {
+          ...transportOptions,
+          onStderr: (line) => {
+            child.stderr.push(line);
+            if (child.stderr.length > STDERR_TAIL_LINES) child.stderr.shift();
+            options.onStderr?.(line);
+          },
+          onExit: (how) => {
+            child.exit = how;
+          },
+        }),
       timeoutMs,
       ...sessionExtras(options),
     }).catch((err: unknown) => {
-      throw scoped(name, err, rendered.command);
+      throw scoped(name, err, rendered.command, undefined, child);
     });
   }
   const tls = createTlsFetch(name, rendered);
@@ -88,13 +100,33 @@ export async function connectServer(
   }
 }
 
+/** What a stdio server process left behind: its last stderr lines and how it exited. */
+interface ChildReport {
+  readonly stderr: string[];
+  exit?: string;
+}
+
+const STDERR_TAIL_LINES = 5;
+const STDERR_TAIL_CHARS = 400;
+
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
-function scoped(name: string, err: unknown, command?: string, auth?: string): unknown {
+function scoped(name: string, err: unknown, command?: string, auth?: string, child?: ChildReport): unknown {
   if (err instanceof SvcError) return err;
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
     return new SvcError(
       "mcp_connect",
       `mcp_servers.${name}: command not found: ${command} — check command (and PATH)`,
+      { cause: err },
+    );
+  }
+  // The SDK says only "Connection closed" when the process exits during the handshake: say that it
+  // exited, how, and what it wrote on stderr (usually the reason: a missing key, a bad argument).
+  if (child !== undefined && /Connection closed/i.test(describeTransportError(err))) {
+    const stderr = child.stderr.join(" | ");
+    const tail = stderr.length > STDERR_TAIL_CHARS ? `...${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
+    return new SvcError(
+      "mcp_connect",
+      `mcp_servers.${name}: the server process ${child.exit === undefined ? "closed the connection" : `exited (${child.exit})`} before the MCP handshake finished — ${tail === "" ? "it wrote nothing on stderr; check command and args" : `its stderr: ${tail}`}`,
       { cause: err },
     );
   }

@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -13,6 +14,8 @@ export interface TransportOptions {
   readonly fetch?: FetchLike;
   /** Receives each stderr line of a stdio server. */
   readonly onStderr?: (line: string) => void;
+  /** A stdio server process exited: `code 3` or `signal SIGKILL`. */
+  readonly onExit?: (how: string) => void;
   readonly parentEnv?: NodeJS.ProcessEnv;
 }
 
@@ -34,6 +37,16 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
       pending = lines.pop() ?? "";
       for (const line of lines) if (line.trim() !== "") onStderr?.(line);
     });
+    const onExit = options.onExit;
+    if (onExit !== undefined) {
+      const start = transport.start.bind(transport);
+      transport.start = async () => {
+        await start();
+        // The SDK keeps the child private; its exit code is what tells "crashed" from "closed stdout".
+        const child = (transport as unknown as { _process?: ChildProcess })._process;
+        child?.once("exit", (code, signal) => onExit(signal === null ? `code ${code}` : `signal ${signal}`));
+      };
+    }
     return transport;
   }
   const url = new URL(entry.url as string);

@@ -100,6 +100,16 @@ describe("svc mcp (subprocess)", () => {
     expect(denied.stderr).toMatch(/needs approval \(trust: untrusted\) and it was denied/);
   });
 
+  it("tools names the server in a connect timeout", async () => {
+    // Reads stdin and never answers: the handshake times out; it exits when its stdin closes.
+    writeConfig({
+      mute: { command: process.execPath, args: ["-e", "process.stdin.resume()"], connect_timeout: 0.5 },
+    });
+    const r = await run(home, ["mcp", "tools", "mute"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("mcp_servers.mute: connect timed out after 0.5 s (connect_timeout)");
+  });
+
   it("list without a gateway shows configured servers and the tool count they would register; reload says no gateway is running", async () => {
     writeConfig({
       fx: fixture({ lazy: true, tools: { include: ["e*"], prompts: true } }),

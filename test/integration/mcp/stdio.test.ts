@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { silentLogger } from "../../../src/io/log.js";
-import { stdioEntry, text, useHubs } from "./harness.js";
+import { entry, stdioEntry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
 const hub = ctx.hub;
@@ -124,6 +124,24 @@ describe("stdio servers (real subprocess)", () => {
     expect(h.collisions()).toEqual([
       expect.stringMatching(/a_b: "echo" registers as mcp__a_b__echo, already taken by server a\.b/),
     ]);
+  });
+
+  it("a process that exits during the handshake: the status says how it exited and what it wrote on stderr", async () => {
+    const h = hub(ctx.home, {
+      crash: entry({
+        command: process.execPath,
+        args: ["-e", "console.error('starting'); console.error('FOO_API_KEY is not set'); process.exit(3)"],
+      }),
+      quiet: entry({ command: process.execPath, args: ["-e", "process.exit(0)"] }),
+    });
+    expect(await h.settled("crash")).toMatchObject({
+      state: "failed",
+      lastError:
+        "mcp_servers.crash: the server process exited (code 3) before the MCP handshake finished — its stderr: starting | FOO_API_KEY is not set",
+    });
+    expect((await h.settled("quiet")).lastError).toBe(
+      "mcp_servers.quiet: the server process exited (code 0) before the MCP handshake finished — it wrote nothing on stderr; check command and args",
+    );
   });
 
   it("enabled: false: no process, no discovery, no tools", async () => {
