@@ -14,7 +14,7 @@ import type { StoredTokens } from "../../io/oauth/tokenStore.js";
 import { startSystem } from "../system.js";
 import { configuredClient } from "./clientIdentity.js";
 import { type JobOptions, makeJob, type OAuthJob } from "./context.js";
-import { needsLoginError, usableTokens } from "./refresh.js";
+import { loginFlowFor, needsLoginError, usableTokens } from "./refresh.js";
 import { runLogin } from "./runLogin.js";
 
 export interface ProviderOptions extends Partial<JobOptions> {
@@ -67,7 +67,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   /** Browser logins only: spec 5.4 starts the device flow solely from `svc mcp login --flow device`. */
   private async login(): Promise<StoredTokens> {
     const name = this.job.serverName;
-    if (this.job.entry.oauth?.flow === "device") {
+    if (loginFlowFor(this.job, this.job.store.readTokens()) === "device") {
       throw new SvcError(
         "oauth",
         `${name}: not logged in — run \`svc mcp login ${name} --flow device\` in a terminal`,
@@ -104,6 +104,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       return this.hand(await usableTokens(this.job));
     } catch (err) {
       if (!this.options.interactive || !isSvcError(err, "oauth")) throw err;
+      if (loginFlowFor(this.job, this.job.store.readTokens()) === "device") throw err;
       return this.hand(await this.login());
     }
   }
@@ -118,7 +119,8 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       await usableTokens(this.job, this.lastHanded !== undefined ? { rejected: this.lastHanded } : {});
       return;
     } catch (err) {
-      if (!this.options.interactive) throw err;
+      if (!this.options.interactive || loginFlowFor(this.job, this.job.store.readTokens()) === "device")
+        throw err;
     }
     await this.login();
   }

@@ -7,13 +7,23 @@ import { type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js"
 import { sdkClientAuth } from "./clientAuth.js";
 import { configuredClient } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
+import type { LoginFlow } from "./runLogin.js";
 import { tokenEndpointError } from "./tokenErrors.js";
 
 /** Refresh this long before the recorded expiry, so a request never leaves with a dying token. */
 export const REFRESH_MARGIN_MS = 60_000;
 
-export function needsLoginError(serverName: string, why: string): SvcError {
-  return new SvcError("oauth", `${serverName}: ${why} — run \`svc mcp login ${serverName}\``);
+export function needsLoginError(serverName: string, why: string, flow: LoginFlow = "browser"): SvcError {
+  const command = `svc mcp login ${serverName}${flow === "device" ? " --flow device" : ""}`;
+  return new SvcError("oauth", `${serverName}: ${why} — run \`${command}\``);
+}
+
+/**
+ * The flow a new login of this server must use: device when configured, or when the saved grant came
+ * from a device login (spec 5.4: such a grant, once unusable, needs another explicit login).
+ */
+export function loginFlowFor(job: OAuthJob, saved: StoredTokens | undefined): LoginFlow {
+  return job.entry.oauth?.flow === "device" || saved?.flow === "device" ? "device" : "browser";
 }
 
 export function expiringSoon(tokens: StoredTokens, now: number): boolean {
@@ -31,25 +41,26 @@ export async function usableTokens(
 ): Promise<StoredTokens> {
   const { store, serverName } = job;
   const quick = store.readTokens();
-  if (quick === undefined) throw needsLoginError(serverName, "not logged in");
+  if (quick === undefined) throw needsLoginError(serverName, "not logged in", loginFlowFor(job, quick));
   if (options.rejected === undefined && !expiringSoon(quick, job.now())) return quick;
   return store.withLock(async () => {
     const current = store.readTokens();
-    if (current === undefined) throw needsLoginError(serverName, "not logged in");
+    if (current === undefined) throw needsLoginError(serverName, "not logged in", loginFlowFor(job, current));
+    const flow = loginFlowFor(job, current);
     const stale =
       options.rejected !== undefined
         ? current.access_token === options.rejected
         : expiringSoon(current, job.now());
     if (!stale) return current;
     if (current.refresh_token === undefined)
-      throw needsLoginError(serverName, "the access token expired and there is no refresh token");
+      throw needsLoginError(serverName, "the access token expired and there is no refresh token", flow);
     const settings = job.entry.oauth ?? {};
     const fetches = oauthFetches(settings.user_agent, job.fetch);
     const meta =
       store.readMetadata() ??
       (await discoverForFlow(serverName, job.entry.url, current.flow, fetches, job.now()));
     const client = configuredClient(settings)?.info ?? store.readClient();
-    if (client === undefined) throw needsLoginError(serverName, "the client registration is missing");
+    if (client === undefined) throw needsLoginError(serverName, "the client registration is missing", flow);
     let fresh: OAuthTokens;
     try {
       fresh = await refreshAuthorization(meta.authorizationServerUrl, {
@@ -68,7 +79,7 @@ export async function usableTokens(
         meta.authorizationServerMetadata.token_endpoint,
         err,
       );
-      throw needsLoginError(serverName, failure.message.slice(serverName.length + 2));
+      throw needsLoginError(serverName, failure.message.slice(serverName.length + 2), flow);
     }
     const saved = toStoredTokens(fresh, {
       issuer: current.issuer,

@@ -161,4 +161,30 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
     });
     expect(await callWhoami(provider)).toBe("hello alice");
   });
+
+  it("an expired device grant without a refresh token needs an explicit device login: a CLI connect opens no browser", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "headless", mcp.url);
+    h.job.store.saveTokens({
+      access_token: "expired",
+      token_type: "Bearer",
+      expires_at: Date.now() - 1000,
+      issuer: oidc.issuer,
+      flow: "device",
+    });
+    const opened: string[] = [];
+    const provider = oauthProviderFor("headless", entry(), {
+      interactive: true,
+      isTTY: true,
+      paths: svcPaths(home.dir),
+      print: (line) => opened.push(line),
+      openBrowser: async (u) => {
+        opened.push(u);
+      },
+    });
+    await expect(provider.tokens()).rejects.toThrow(
+      /headless: the access token expired and there is no refresh token — run `svc mcp login headless --flow device`/,
+    );
+    expect(opened).toHaveLength(0);
+  });
 });
