@@ -38,7 +38,8 @@ function readYaml(file: string): unknown {
   } catch (err) {
     throw new SvcError("config_unreadable", `${file}: cannot be read (${(err as Error).message})`);
   }
-  const doc = parseDocument(text, { prettyErrors: true });
+  // Integers are read exactly: a Discord or Slack id written unquoted (19 digits) is past 2^53.
+  const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true });
   if (doc.errors.length > 0) {
     const first = doc.errors[0];
     const where = first?.linePos?.[0] ? ` line ${first.linePos[0].line}` : "";
@@ -47,7 +48,21 @@ function readYaml(file: string): unknown {
       `${file}:${where}: not valid YAML — ${first?.message.split("\n")[0]}`,
     );
   }
-  return doc.toJS() ?? {};
+  return exactIntegers(doc.toJS()) ?? {};
+}
+
+/** YAML integers as numbers, except those a number cannot hold exactly: they stay their digits (text). */
+function exactIntegers(value: unknown): unknown {
+  if (typeof value === "bigint") {
+    const n = Number(value);
+    return Number.isSafeInteger(n) ? n : value.toString();
+  }
+  if (Array.isArray(value)) return value.map(exactIntegers);
+  if (typeof value === "object" && value !== null) {
+    for (const [key, item] of Object.entries(value))
+      (value as Record<string, unknown>)[key] = exactIntegers(item);
+  }
+  return value;
 }
 
 const isMapping = (value: unknown): value is Record<string, unknown> =>
