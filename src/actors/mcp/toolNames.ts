@@ -34,9 +34,9 @@ export const UTILITY_TOOLS = {
 } as const;
 export type UtilityName = keyof typeof UTILITY_TOOLS;
 
-/** Every character outside `[A-Za-z0-9_]` becomes `_`. */
+/** Every character outside `[A-Za-z0-9_]` becomes one `_` (an emoji is one character, not two code units). */
 export function sanitize(name: string): string {
-  return name.replace(/[^A-Za-z0-9_]/g, "_");
+  return name.replace(/[^A-Za-z0-9_]/gu, "_");
 }
 
 export function registeredName(server: string, tool: string): string {

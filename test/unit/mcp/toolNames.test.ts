@@ -19,6 +19,9 @@ describe("tool names (spec 2.5)", () => {
   it("prefixes mcp__<server>__<tool> and replaces every character outside [A-Za-z0-9_]", () => {
     expect(registeredName("git-hub.io", "search.issues-v2")).toBe("mcp__git_hub_io__search_issues_v2");
     expect(sanitize("ünï côde/é")).toBe("_n__c_de__");
+    // One underscore per character, also for characters outside the BMP (two UTF-16 code units).
+    expect(sanitize("deploy🚀now")).toBe("deploy_now");
+    expect(registeredName("𝔣iles", "read𐐷")).toBe("mcp___iles__read_");
   });
 
   it("accepts readOnlyHint and read_only_hint", () => {
