@@ -19,8 +19,17 @@ export interface BodySource {
   read(limit: number, done: (body: Buffer | "too_large") => void): void;
 }
 
-/** Writes the one answer; `close` asks the adapter to drop the connection (unread body left behind). */
+/**
+ * Writes the one answer; `close` says the body is left unread and the connection must not serve another
+ * request. The adapter answers at once with `Connection: close` and then reads and drops the rest of
+ * the body (up to `LINGER_BYTES`) before closing: a close with unread bytes resets the connection, and
+ * a sender still writing its body (fetch, most HTTP clients) then reports ECONNRESET/EPIPE instead of
+ * the answer already sent.
+ */
 export type Reply = (answer: Outcome, close?: boolean) => void;
+
+/** How much of an unread body is read and dropped after an early answer before the connection is cut. */
+export const LINGER_BYTES = 64 * 1024 * 1024;
 
 export type RequestHandler = (head: RequestHead, body: BodySource, reply: Reply) => void;
 

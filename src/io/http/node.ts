@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import { BodyCollector, type RequestHandler } from "./core.js";
+import { BodyCollector, LINGER_BYTES, type RequestHandler } from "./core.js";
 import type { ListenOptions, ServerHandle } from "./server.js";
 
 function headersOf(raw: NodeJS.Dict<string | string[]>): Record<string, string> {
@@ -39,15 +39,16 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
       {
         read(limit, done) {
           const collector = new BodyCollector(limit);
+          let over = false;
           req.on("data", (chunk: Buffer) => {
-            if (finished) return;
+            if (finished || over) return;
             if (!collector.add(chunk)) {
-              req.pause();
+              over = true;
               done("too_large");
             }
           });
           req.on("end", () => {
-            if (!finished) done(collector.body());
+            if (!finished && !over) done(collector.body());
           });
         },
       },
@@ -61,9 +62,21 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
           "Content-Length": Buffer.byteLength(json),
           ...(close ? { Connection: "close" } : {}),
         });
-        res.end(json, () => {
-          if (close) req.socket.destroy();
+        if (!close || req.complete) {
+          res.end(json);
+          return;
+        }
+        // The answer is complete for the sender (Content-Length) but the response is ended only once
+        // the rest of the body has been read and dropped: node closes the socket when it ends, and a
+        // close with unread bytes resets the connection under a sender still writing.
+        res.write(json);
+        let dropped = 0;
+        req.on("data", (chunk: Buffer) => {
+          dropped += chunk.length;
+          if (dropped > LINGER_BYTES) req.socket.destroy();
         });
+        req.on("end", () => res.end());
+        req.resume();
       },
     );
   });

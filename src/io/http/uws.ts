@@ -1,5 +1,7 @@
 import type { HttpResponse, TemplatedApp, us_listen_socket } from "uWebSockets.js";
-import { BodyCollector, type RequestHandler, statusLine } from "./core.js";
+import { declaredLength } from "../../streams/stages/size.js";
+import type { Outcome } from "../../streams/types.js";
+import { BodyCollector, LINGER_BYTES, type RequestHandler, statusLine } from "./core.js";
 import type { ListenOptions, ServerHandle } from "./server.js";
 
 type Uws = typeof import("uWebSockets.js");
@@ -13,6 +15,8 @@ export async function loadUws(): Promise<{ uws: Uws } | { error: string }> {
     return { error: err instanceof Error ? (err.message.split("\n")[0] ?? String(err)) : String(err) };
   }
 }
+
+const CONNECTION_CLOSE = { Connection: "close" } as const;
 
 interface Answer {
   readonly res: HttpResponse;
@@ -40,6 +44,9 @@ function send({ res, status, headers, json, close, head }: Answer): void {
   });
 }
 
+type Chunk = (chunk: ArrayBuffer, isLast: boolean) => void;
+const DROP: Chunk = () => {};
+
 /** The uWS adapter: copies the request synchronously, then only translates to the shared handler. */
 export function listenUws(uws: Uws, handler: RequestHandler, options: ListenOptions): Promise<ServerHandle> {
   const app: TemplatedApp = uws.App();
@@ -54,36 +61,71 @@ export function listenUws(uws: Uws, handler: RequestHandler, options: ListenOpti
       headers[key] = seen === undefined ? value : `${seen}, ${value}`;
     });
     const head = { method: req.getCaseSensitiveMethod().toUpperCase(), path: req.getUrl(), headers };
+    // One onData per request, registered before the answer (uWS forbids touching `res` after it):
+    // chunks go to `onChunk`, which collects, then drops what is left after an early answer.
+    let onChunk: Chunk = DROP;
+    let listening = false;
+    let bodyRead = false;
+    let received = 0;
+    const listen = () => {
+      if (listening) return;
+      listening = true;
+      res.onData((chunk, isLast) => {
+        received += chunk.byteLength;
+        if (isLast) bodyRead = true;
+        onChunk(chunk, isLast);
+      });
+    };
+    const answer = (outcome: Outcome, close: boolean, extraHeaders?: Record<string, string>) => {
+      finished = true;
+      send({
+        res,
+        status: outcome.status,
+        headers: extraHeaders === undefined ? outcome.headers : { ...outcome.headers, ...extraHeaders },
+        json: JSON.stringify(outcome.body),
+        close,
+        head: head.method === "HEAD",
+      });
+    };
     handler(
       head,
       {
         read(limit, done) {
           const collector = new BodyCollector(limit);
-          let stopped = false;
-          res.onData((chunk, isLast) => {
-            if (stopped || finished) return;
+          onChunk = (chunk, isLast) => {
+            if (finished) return;
             // uWS reuses the ArrayBuffer after this callback returns: copy it.
             if (!collector.add(Buffer.from(Buffer.from(chunk)))) {
-              stopped = true;
+              onChunk = DROP;
               done("too_large");
             } else if (isLast) {
-              stopped = true;
+              onChunk = DROP;
               done(collector.body());
             }
-          });
+          };
+          listen();
         },
       },
       (outcome, close = false) => {
         if (finished) return;
-        finished = true;
-        send({
-          res,
-          status: outcome.status,
-          headers: outcome.headers,
-          json: JSON.stringify(outcome.body),
-          close,
-          head: head.method === "HEAD",
-        });
+        if (!close || bodyRead) return answer(outcome, close);
+        const declared = declaredLength(headers);
+        if (declared !== undefined) {
+          // uWS reads (and drops) the rest of a declared body itself before the connection goes idle.
+          if (declared - received > LINGER_BYTES) return answer(outcome, true);
+          onChunk = DROP;
+          listen();
+          return answer(outcome, false, CONNECTION_CLOSE);
+        }
+        // Chunked: the rest is read and dropped before the answer, which then closes cleanly; a body
+        // going on past LINGER_BYTES is answered and cut there. (uWS allows no close after an answer.)
+        let dropped = 0;
+        onChunk = (chunk, isLast) => {
+          if (finished) return;
+          dropped += chunk.byteLength;
+          if (isLast || dropped > LINGER_BYTES) answer(outcome, true);
+        };
+        listen();
       },
     );
   });

@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -12,6 +14,32 @@ import {
 import { postJson, rawHttp } from "../../helpers/http.js";
 
 const OPEN = "INSECURE_NO_AUTH";
+const execFileAsync = promisify(execFile);
+
+/**
+ * POSTs a 24 MB body to each path from a separate node process (chunked: as a stream, no
+ * Content-Length) and returns each answer, or the connection error fetch threw instead.
+ */
+async function fetchFromChild(base: string, sends: ReadonlyArray<readonly [string, boolean]>) {
+  const script = `
+    const big = "x".repeat(24 * 1024 * 1024);
+    const out = [];
+    for (const [path, chunked] of ${JSON.stringify(sends)}) {
+      const body = chunked
+        ? new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(big)); c.close(); } })
+        : big;
+      try {
+        const res = await fetch(${JSON.stringify(base)} + path, { method: "POST", body, duplex: "half" });
+        out.push({ status: res.status, body: await res.json() });
+      } catch (err) {
+        out.push({ error: String(err.cause?.code ?? err.message) });
+      }
+    }
+    console.log(JSON.stringify(out));
+  `;
+  const { stdout } = await execFileAsync(process.execPath, ["--input-type=module", "-e", script]);
+  return JSON.parse(stdout) as unknown[];
+}
 
 describe("rate limit (spec 8: per route, fixed window, fake clock)", () => {
   let gw: TestGateway;
@@ -74,6 +102,24 @@ describe.each(["uws", "node"] as const)("body size (spec 4.2 step 2, %s server)"
     ]);
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toEqual({ error: "Payload too large" });
+  });
+
+  it("a sender that writes its whole oversized body (fetch, 24 MB) reads the 413, not a reset", async () => {
+    // Closing with unread body bytes resets the connection: fetch then fails with EPIPE/ECONNRESET
+    // instead of returning the answer the server already wrote. The sender is its own process, as a
+    // real one is (in this process the server's close and the client's writes interleave differently).
+    const answers = await fetchFromChild(gw.base, [
+      ["/webhooks/r", false],
+      ["/webhooks/r", true],
+      ["/webhooks/missing", false],
+      ["/webhooks/r", false],
+      ["/webhooks/r", true],
+      ["/webhooks/missing", false],
+    ]);
+    const tooLarge = { status: 413, body: { error: "Payload too large" } };
+    const unknown = { status: 404, body: { error: "Unknown route" } };
+    expect(answers).toEqual([tooLarge, tooLarge, unknown, tooLarge, tooLarge, unknown]);
+    expect((await postJson(gw.url("/webhooks/r"), {})).status).toBe(202);
   });
 
   it("a small chunked body is accepted", async () => {
