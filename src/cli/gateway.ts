@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import type { Command } from "commander";
 import { DEFAULT_INSPECT_PORT, startInspector } from "../actors/inspector.js";
 import { svcHome, svcPaths } from "../config/paths.js";
-import { describeError } from "../errors.js";
+import { describeError, SvcError } from "../errors.js";
 import { type Gateway, startGateway } from "../gateway.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import {
@@ -10,6 +10,7 @@ import {
   gatewayStateFile,
   recordedPid,
   registerGatewayLifecycleCommands,
+  runningPid,
 } from "./gatewayLifecycle.js";
 import { parsePortOption } from "./options.js";
 
@@ -24,6 +25,14 @@ interface RunOptions {
 export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const port = options.port === undefined ? undefined : parsePortOption(options.port);
   const paths = svcPaths(svcHome());
+  // A second gateway of the same home would take over gateway.pid and, when it exits, leave the first
+  // one running where `svc gateway stop|status` no longer see it.
+  const other = runningPid(paths);
+  if (other !== undefined)
+    throw new SvcError(
+      "usage",
+      `a gateway is already running for ${paths.home} (pid ${other}, ${paths.pidFile}) — stop it with svc gateway stop, or use another SVC_HOME`,
+    );
   let gateway: Gateway | undefined;
   let stopSignal: string | undefined;
   const stateFile = gatewayStateFile(paths);

@@ -31,11 +31,26 @@ function alive(pid: number): boolean {
   }
 }
 
-/** The pid in `gateway.pid` when that process is alive; a stale file is removed. */
+/**
+ * After a crash or a container restart the pid of a stale `gateway.pid` may belong to another process
+ * (or to this one): where /proc shows command lines, only a process with a `gateway` argument counts.
+ */
+function isGateway(pid: number): boolean {
+  if (pid === process.pid) return false;
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return true; // no /proc (macOS) or not readable: trust the pid
+  }
+  return cmdline.split("\0").includes("gateway");
+}
+
+/** The pid in `gateway.pid` when that process is a live gateway; a stale file is removed. */
 export function runningPid(paths: SvcPaths): number | undefined {
   if (!existsSync(paths.pidFile)) return undefined;
   const pid = Number(readFileSync(paths.pidFile, "utf8").trim());
-  if (Number.isInteger(pid) && pid > 0 && alive(pid)) return pid;
+  if (Number.isInteger(pid) && pid > 0 && alive(pid) && isGateway(pid)) return pid;
   rmSync(paths.pidFile, { force: true });
   return undefined;
 }

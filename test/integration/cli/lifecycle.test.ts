@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -34,5 +35,33 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
     expect(res.stderr).toContain("the gateway exited (code 1) before it answered /health");
     expect(res.stderr).toContain("platforms.webhook.routes.r.secret: missing");
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
+  });
+
+  it("a pid reused by another process is not the gateway; a second gateway run of the same home is refused", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0 } } }),
+    );
+    const other = spawn("sleep", ["60"], { stdio: "ignore" });
+    try {
+      home.write("gateway.pid", `${other.pid}\n`);
+      const [status, stop] = [await svc(home, ["gateway", "status"]), await svc(home, ["gateway", "stop"])];
+      expect(status).toMatchObject({ code: 3, stdout: "Gateway: not running\n" });
+      expect(stop.code).toBe(0);
+      expect(other.exitCode).toBeNull();
+      expect(other.signalCode).toBeNull();
+      const started = await svc(home, ["gateway", "start", "--timeout", "60"]);
+      expect(started.code).toBe(0);
+      const pid = /pid (\d+)/.exec(started.stdout)?.[1];
+      const second = await svc(home, ["gateway", "run", "--port", "0"]);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toContain(`a gateway is already running for ${home.dir} (pid ${pid}`);
+      const after = await svc(home, ["gateway", "status"]);
+      expect(after.stdout).toContain(`running (pid ${pid})`);
+    } finally {
+      other.kill();
+      await svc(home, ["gateway", "stop"]);
+    }
   });
 });
