@@ -1,5 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
+import { extendObject, parseJson, stringifyJson } from "../streams/jsonNumbers.js";
 import type { ScriptResult } from "../streams/stages/script.js";
 import { minimalEnv, runProcess } from "./process.js";
 import { resolveProfilePath } from "./profiles.js";
@@ -54,16 +55,16 @@ export function interpretScriptOutput(stdout: string, payload: Record<string, un
   if (text === "[SILENT]") return { kind: "ignore", why: "[SILENT]" };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJson(text);
   } catch {
-    return { kind: "payload", payload: { ...payload, script_output: text } };
+    return { kind: "payload", payload: extendObject(payload, { script_output: text }) };
   }
   if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
     const object = parsed as Record<string, unknown>;
     if (object[IGNORE_MARKER] === true) return { kind: "ignore", why: `${IGNORE_MARKER} set` };
     return { kind: "payload", payload: object };
   }
-  return { kind: "payload", payload: { ...payload, script_output: text } };
+  return { kind: "payload", payload: extendObject(payload, { script_output: text }) };
 }
 
 /** Runs a route script with the payload JSON on stdin, in the scripts directory, with a minimal environment. */
@@ -73,7 +74,7 @@ export async function runScript(options: ScriptRunOptions): Promise<ScriptResult
   const result = await runProcess({
     file: interpreterFor(found.path),
     args: [found.path],
-    input: JSON.stringify(options.payload),
+    input: stringifyJson(options.payload) ?? "{}",
     env: minimalEnv(),
     timeoutMs: options.timeoutMs,
     cwd: options.scriptsDir,

@@ -1,3 +1,4 @@
+import { numberText, stringifyJson } from "./jsonNumbers.js";
 import { lookupSegments } from "./payloadPath.js";
 
 /** Prompt and `deliver_extra` templates (spec 2.5). Pure and single-pass. */
@@ -24,14 +25,21 @@ export function truncate(text: string, limit: number): string {
 
 /** The whole payload as 2-space indented JSON, truncated at 4000 characters (rules 4 and 5). */
 export function rawDump(payload: unknown): string {
-  return truncate(JSON.stringify(payload, null, 2) ?? "null", RAW_DUMP_LIMIT);
+  return truncate(stringifyJson(payload, 2) ?? "null", RAW_DUMP_LIMIT);
 }
 
-/** Strings as-is; numbers, booleans and null as JSON text; objects and arrays as compact JSON, capped. */
-function valueText(value: unknown): string {
+/**
+ * Strings as-is; numbers as the sender wrote them (`1.0` stays `1.0`); booleans and null as JSON text;
+ * objects and arrays as compact JSON, capped.
+ */
+function valueText(payload: unknown, segments: readonly string[], value: unknown): string {
   if (typeof value === "string") return value;
+  if (typeof value === "number") {
+    const holder = lookupSegments(payload, segments.slice(0, -1));
+    return numberText(holder.found ? holder.value : undefined, segments.at(-1) as string, value);
+  }
   if (typeof value === "object" && value !== null) {
-    return truncate(JSON.stringify(value) ?? "", NESTED_VALUE_LIMIT);
+    return truncate(stringifyJson(value) ?? "", NESTED_VALUE_LIMIT);
   }
   return JSON.stringify(value) ?? String(value);
 }
@@ -77,7 +85,7 @@ export function substitute(template: string, payload: unknown): string {
     if (segments === undefined) out += rawDump(payload);
     else {
       const hit = lookupSegments(payload, segments);
-      out += hit.found ? valueText(hit.value) : literal;
+      out += hit.found ? valueText(payload, segments, hit.value) : literal;
     }
     out += literals[i + 1] as string;
   }

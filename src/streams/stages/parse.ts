@@ -1,5 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import type { Stage } from "../context.js";
+import { parseJson } from "../jsonNumbers.js";
 import { errorOutcome, type Outcome } from "../types.js";
 
 export const INVALID_JSON = errorOutcome(400, "Invalid JSON body");
@@ -69,7 +70,8 @@ function parseJsonObject(body: Buffer): Parsed {
   const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
   let value: unknown;
   try {
-    value = JSON.parse(body.toString("utf8", start));
+    // parseJson: numbers keep the text the sender wrote (`1.0`, ids past 2^53) for templates and scripts.
+    value = parseJson(body.toString("utf8", start));
   } catch {
     return { failed: INVALID_JSON };
   }

@@ -34,6 +34,8 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
         "scripts/fail.sh": 'cat >/dev/null\necho \'{"title": "never"}\'\nexit 3\n',
         "scripts/env.py":
           "import os, json, sys\nsys.stdin.read()\nprint(json.dumps({'title': ','.join(sorted(os.environ))}))\n",
+        "scripts/numbers.py":
+          "import sys, json\nd = json.load(sys.stdin)\nprint(json.dumps({'title': repr(d['amount']) + ' ' + repr(d['big'])})[:-1] + ', \"price\": 2.50}')\n",
         "evil.sh": 'echo \'{"title": "escaped"}\'\n',
       },
       config: webhookConfig(
@@ -51,6 +53,7 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           traversal: withScript("../evil.sh"),
           symlink: withScript("link.sh"),
           env: withScript("env.py"),
+          numbers: withScript("numbers.py", "{title}|{price}"),
         },
         { script_timeout_seconds: 2, rate_limit: 1000 },
         { agent: recorderAgent() },
@@ -106,6 +109,12 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
     expect(names).toContain("PATH");
     expect(names).not.toContain("SVC_TEST_PARENT_SECRET");
     expect(names).not.toContain("SVC_HOME");
+  });
+
+  it("the script reads the numbers the sender wrote (1.0 stays a float, no precision lost), and its own output's numbers reach the prompt as written", async () => {
+    const res = await post("numbers", '{"amount": 1.0, "big": 12345678901234567890}');
+    expect(res.status).toBe(202);
+    expect(await promptOf(res.body.delivery_id as string)).toBe("1.0 12345678901234567890|2.50");
   });
 
   it("ignored events are logged with the reason", () => {

@@ -1,0 +1,227 @@
+import { randomBytes } from "node:crypto";
+
+/**
+ * Numbers as the sender wrote them. `JSON.parse` turns `1.0` into `1` and `12345678901234567890` into
+ * `12345678901234567000`; templates (spec 2.5 rule 1: "the nested payload value") and the script's stdin
+ * must show the value that was sent. Node 20 has no JSON source-text access, so after `JSON.parse` a
+ * scan of the text finds numbers whose JavaScript text differs from their source (rare: most payloads
+ * have none, and then this costs one pass over the text) and remembers their source per holder object.
+ */
+
+/** holder object or array → key (array index as a string) → the number's source text. */
+const sourceTexts = new WeakMap<object, Map<string, string>>();
+/** Containers with such a number somewhere inside: only these need the slower serialization. */
+const tainted = new WeakSet<object>();
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function isNumberStart(code: number): boolean {
+  return code === 0x2d || (code >= 0x30 && code <= 0x39);
+}
+
+function isNumberPart(code: number): boolean {
+  // digits, minus, plus, dot, e, E
+  return (
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x2d ||
+    code === 0x2b ||
+    code === 0x2e ||
+    code === 0x65 ||
+    code === 0x45
+  );
+}
+
+/** Index just past the string token that starts (with its quote) at `at`, or -1 when unterminated. */
+function skipString(text: string, at: number): number {
+  let i = at;
+  for (;;) {
+    const close = text.indexOf('"', i + 1);
+    if (close === -1) return -1;
+    let k = close - 1;
+    while (text.charCodeAt(k) === BACKSLASH) k--;
+    i = close;
+    if ((close - 1 - k) % 2 === 0) return close + 1;
+  }
+}
+
+/** A number token whose JavaScript text (`String(Number(token))`) is not the token itself. */
+function differs(token: string): boolean {
+  return String(Number(token)) !== token;
+}
+
+/** True when some number in the JSON text would not print back as written. */
+export function hasAlteredNumbers(text: string): boolean {
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      const end = skipString(text, i);
+      if (end === -1) return false;
+      i = end - 1;
+    } else if (isNumberStart(code)) {
+      let end = i + 1;
+      let plain = true;
+      for (; end < length; end++) {
+        const part = text.charCodeAt(end);
+        if (part >= 0x30 && part <= 0x39) continue;
+        if (!isNumberPart(part)) break;
+        plain = false;
+      }
+      // Short plain integers (the usual ids and counts) always print back as written, except -0.
+      const short = end - i <= 15;
+      if (!(plain && short && !(code === 0x2d && text.charCodeAt(i + 1) === 0x30 && end - i === 2))) {
+        if (differs(text.slice(i, end))) return true;
+      }
+      i = end - 1;
+    }
+  }
+  return false;
+}
+
+class Mismatch extends Error {}
+
+/** Walks the JSON text beside the tree `JSON.parse` built from it, recording altered numbers' source. */
+function record(text: string, root: unknown): void {
+  let i = 0;
+  const path: object[] = [];
+  const ws = () => {
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
+      else return;
+    }
+  };
+  const value = (holder: object | undefined, key: string, parsed: unknown): void => {
+    ws();
+    const c = text.charCodeAt(i);
+    if (c === 0x7b /* { */) {
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Mismatch();
+      const seen = new Set<string>();
+      path.push(parsed);
+      i++;
+      ws();
+      if (text.charCodeAt(i) === 0x7d) i++;
+      else {
+        for (;;) {
+          ws();
+          const end = skipString(text, i);
+          if (end === -1) throw new Mismatch();
+          const name = JSON.parse(text.slice(i, end)) as string;
+          // A repeated key: JSON.parse kept only the last value, so the walk would pair the wrong subtrees.
+          if (seen.has(name)) throw new Mismatch();
+          seen.add(name);
+          i = end;
+          ws();
+          i++; // :
+          value(parsed, name, (parsed as Record<string, unknown>)[name]);
+          ws();
+          if (text.charCodeAt(i++) === 0x7d) break;
+        }
+      }
+      path.pop();
+    } else if (c === 0x5b /* [ */) {
+      if (!Array.isArray(parsed)) throw new Mismatch();
+      path.push(parsed);
+      i++;
+      ws();
+      if (text.charCodeAt(i) === 0x5d) i++;
+      else {
+        for (let index = 0; ; index++) {
+          value(parsed, String(index), parsed[index]);
+          ws();
+          if (text.charCodeAt(i++) === 0x5d) break;
+        }
+      }
+      path.pop();
+    } else if (c === QUOTE) {
+      i = skipString(text, i);
+      if (i === -1) throw new Mismatch();
+    } else if (isNumberStart(c)) {
+      const start = i;
+      while (i < text.length && isNumberPart(text.charCodeAt(i))) i++;
+      const token = text.slice(start, i);
+      if (holder !== undefined && typeof parsed === "number" && differs(token)) {
+        found.push({ holder, key, token, containers: [...path] });
+      }
+    } else {
+      // true, false, null
+      i += c === 0x66 /* f */ ? 5 : 4;
+    }
+  };
+  const found: Array<{ holder: object; key: string; token: string; containers: object[] }> = [];
+  value(undefined, "", root);
+  // Only a complete walk is trusted: a repeated key found late must not leave earlier entries behind.
+  for (const { holder, key, token, containers } of found) {
+    const texts = sourceTexts.get(holder) ?? new Map<string, string>();
+    sourceTexts.set(holder, texts);
+    texts.set(key, token);
+    for (const container of containers) tainted.add(container);
+  }
+}
+
+/**
+ * `JSON.parse(text)`, remembering the source text of numbers that would not print back as written
+ * (`1.0`, `1e3`, integers past 2^53). Throws like `JSON.parse` on invalid JSON.
+ */
+export function parseJson(text: string): unknown {
+  const parsed: unknown = JSON.parse(text);
+  if (typeof parsed === "object" && parsed !== null && hasAlteredNumbers(text)) {
+    try {
+      record(text, parsed);
+    } catch {
+      // Not walkable (repeated keys): numbers print as JavaScript does.
+    }
+  }
+  return parsed;
+}
+
+/** The text of `holder[key]`, a number: as the sender wrote it when known, else its JSON text. */
+export function numberText(holder: unknown, key: string, value: number): string {
+  if (typeof holder === "object" && holder !== null) {
+    const text = sourceTexts.get(holder)?.get(key);
+    if (text !== undefined) return text;
+  }
+  return JSON.stringify(value);
+}
+
+const NONCE = randomBytes(12).toString("hex");
+const MARKER = new RegExp(`"${NONCE}:(\\d+)"`, "g");
+
+/**
+ * `JSON.stringify(value, null, indent)` with numbers as the sender wrote them. A marker string with a
+ * per-process random nonce stands in for each such number and is swapped back after serialization.
+ */
+export function stringifyJson(value: unknown, indent?: number): string | undefined {
+  if (typeof value !== "object" || value === null || !tainted.has(value)) {
+    return JSON.stringify(value, null, indent);
+  }
+  const texts: string[] = [];
+  const out = JSON.stringify(
+    value,
+    function (this: unknown, key: string, item: unknown) {
+      if (typeof item !== "number") return item;
+      const text = sourceTexts.get(this as object)?.get(key);
+      if (text === undefined) return item;
+      texts.push(text);
+      return `${NONCE}:${texts.length - 1}`;
+    },
+    indent,
+  );
+  return out.replace(MARKER, (_m, index: string) => texts[Number(index)] as string);
+}
+
+/** `{ ...object, ...extra }` that keeps the sender's number texts of `object`'s own keys. */
+export function extendObject(
+  object: Record<string, unknown>,
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
+  const copy = { ...object, ...extra };
+  const texts = sourceTexts.get(object);
+  if (texts !== undefined) {
+    const kept = new Map([...texts].filter(([key]) => !Object.hasOwn(extra, key)));
+    if (kept.size > 0) sourceTexts.set(copy, kept);
+  }
+  if (tainted.has(object)) tainted.add(copy);
+  return copy;
+}

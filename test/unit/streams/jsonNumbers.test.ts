@@ -1,0 +1,67 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  extendObject,
+  hasAlteredNumbers,
+  numberText,
+  parseJson,
+  stringifyJson,
+} from "../../../src/streams/jsonNumbers.js";
+import { renderTemplate } from "../../../src/streams/template.js";
+
+describe("numbers keep the text the sender wrote (spec 2.5 rule 1: the payload value)", () => {
+  const body =
+    '{"amount": 1.0, "big": 12345678901234567890, "exp": 1E3, "neg": -0, "ok": 42, "f": 2.5,' +
+    ' "nested": {"list": [1.50, 7, {"x": 9007199254740993}]}, "s": "1.0 in a string"}';
+
+  it("finds numbers that JavaScript would print differently, and ignores digits inside strings", () => {
+    expect(hasAlteredNumbers('{"a": 1, "b": 2.5, "c": -3, "d": "1.0", "e": 123456789012345}')).toBe(false);
+    for (const altered of ["1.0", "1E3", "-0", "12345678901234567890", "1.50", "0.10", "1e+2"]) {
+      expect(hasAlteredNumbers(`{"a": [true, null, ${altered}]}`), altered).toBe(true);
+    }
+  });
+
+  it("templates render scalars as sent: 1.0, 1E3, -0, integers past 2^53", () => {
+    const payload = parseJson(body);
+    expect(
+      renderTemplate("{amount}|{big}|{exp}|{neg}|{ok}|{f}|{nested.list.0}|{nested.list.2.x}", payload),
+    ).toBe("1.0|12345678901234567890|1E3|-0|42|2.5|1.50|9007199254740993");
+  });
+
+  it("nested values and {__raw__} serialize those numbers as sent; everything else as JSON.stringify", () => {
+    const payload = parseJson(body);
+    expect(renderTemplate("{nested}", payload)).toBe('{"list":[1.50,7,{"x":9007199254740993}]}');
+    const raw = renderTemplate("{__raw__}", payload);
+    expect(raw).toContain('"amount": 1.0,');
+    expect(raw).toContain('"big": 12345678901234567890,');
+    expect(raw).toContain('"s": "1.0 in a string"');
+    expect(JSON.parse(raw)).toEqual(JSON.parse(body));
+  });
+
+  it("payload text shaped like the internal marker cannot inject a number", () => {
+    const payload = parseJson('{"n": 1.0, "t": ":0", "u": "0"}');
+    expect(stringifyJson(payload)).toBe('{"n":1.0,"t":":0","u":"0"}');
+  });
+
+  it("a body with a repeated key falls back to JavaScript's number text (no misattribution)", () => {
+    const payload = parseJson('{"a": {"x": 1.0}, "a": {"x": 2, "y": 3.0}}');
+    expect(renderTemplate("{a.x} {a.y}", payload)).toBe("2 3");
+  });
+
+  it("extendObject (script_output added to the payload) keeps the sender's numbers", () => {
+    const payload = parseJson('{"n": 1.0, "o": {"m": 2.0}}') as Record<string, unknown>;
+    const extended = extendObject(payload, { script_output: "hi" });
+    expect(stringifyJson(extended)).toBe('{"n":1.0,"o":{"m":2.0},"script_output":"hi"}');
+    expect(numberText(extended, "n", 1)).toBe("1.0");
+  });
+
+  it("round-trips any JSON value: parseJson then stringifyJson reads back equal to JSON.parse", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = JSON.stringify(value, null, 1);
+        const again = stringifyJson(parseJson(text));
+        expect(again === undefined ? undefined : JSON.parse(again)).toEqual(JSON.parse(text));
+      }),
+    );
+  });
+});
