@@ -1,7 +1,17 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it, vi } from "vitest";
-import { gatewayPerTest, inHome, webhookConfig } from "../../helpers/gateway.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
+import type { Gateway } from "../../../src/gateway.js";
+import {
+  gatewayPerTest,
+  inHome,
+  RECORDER_AGENT,
+  recorderAgent,
+  startGatewayInHome,
+  webhookConfig,
+} from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 
 /** Jobs fired by cron_job routes (spec 3.2) are agent runs like any other: bounded and queued. */
@@ -83,5 +93,55 @@ describe("cron_job routes share the run queue (agent.max_concurrent_runs)", () =
     );
     const retry = await postJson(gw.url("/webhooks/fire"), { i: 3 }, { "x-request-id": "c3" });
     expect(retry).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "c3" } });
+  });
+});
+
+describe("fired jobs unfinished at shutdown", () => {
+  const homes: TempHome[] = [];
+  const running: Gateway[] = [];
+  afterEach(async () => {
+    for (const gateway of running.splice(0)) await gateway.stop();
+    for (const home of homes.splice(0)) home.cleanup();
+  });
+
+  it("are saved at stop and run once each, with the event in the prompt, at the next start", async () => {
+    const home = tempHome();
+    homes.push(home);
+    home.write("cron/jobs.json", JOBS);
+    const stuck = ["bash", "-c", 'touch "$0/started-$$"; exec sleep 30', inHome("")];
+    const routes = { fire: { secret: OPEN, cron_job: "triage" } };
+    home.write(
+      "config.yaml",
+      stringify(
+        webhookConfig(routes, {}, { agent: { provider: "command", command: stuck, max_concurrent_runs: 1 } }),
+      ),
+    );
+    const first = await startGatewayInHome(home);
+    for (const id of ["s1", "s2"])
+      expect(
+        await postJson(`http://127.0.0.1:${first.port}/webhooks/fire`, { id }, { "x-request-id": id }),
+      ).toMatchObject({ status: 202 });
+    await vi.waitFor(() => expect(readdirSync(home.dir).some((f) => f.startsWith("started-"))).toBe(true));
+    await first.stop();
+    const saved = JSON.parse(readFileSync(join(home.dir, "webhook-pending-runs.json"), "utf8"));
+    expect(JSON.stringify(saved)).toContain("[Webhook event: route fire, event (none), delivery s2]");
+
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    home.write("config.yaml", stringify(webhookConfig(routes, {}, { agent: recorderAgent() })));
+    const second = await startGatewayInHome(home);
+    running.push(second);
+    const runs = await vi.waitFor(
+      () => {
+        const dir = join(home.dir, "runs");
+        const found = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".json")) : [];
+        if (found.length < 2) throw new Error("not yet");
+        return found.map(
+          (f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as { prompt: string; route: string },
+        );
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(runs.map((r) => r.route)).toEqual(["cron:triage", "cron:triage"]);
+    expect(runs.map((r) => /delivery (s\d)\]/.exec(r.prompt)?.[1]).sort()).toEqual(["s1", "s2"]);
   });
 });
