@@ -21,7 +21,11 @@ export function fnmatchRegExp(pattern: string): RegExp {
         out += "\\[";
         continue;
       }
-      let set = pattern.slice(i, j).replace(/\\/g, "\\\\");
+      // A `]` right after `[` (or `[!`) is a member, as in Python; JS needs it (and `[`) escaped.
+      let set = pattern
+        .slice(i, j)
+        .replace(/\\/g, "\\\\")
+        .replace(/[[\]]/g, "\\$&");
       i = j + 1;
       if (set === "!") out += ".";
       else {
@@ -30,10 +34,11 @@ export function fnmatchRegExp(pattern: string): RegExp {
         out += `[${set}]`;
       }
     } else {
-      out += c.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+      out += c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
     }
   }
-  return new RegExp(`^(?:${out})$`, "s");
+  // `u`: `?` and a set match one character, as in Python, also one outside the BMP (two code units).
+  return new RegExp(`^(?:${out})$`, "su");
 }
 
 /** True when `name` is one of `patterns` or matches one of them as a glob. */

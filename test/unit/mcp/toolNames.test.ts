@@ -51,6 +51,16 @@ describe("tools policy (spec 2.2)", () => {
       "git.push",
     ]);
   });
+  it("globs match characters, not UTF-16 code units: ? and [!...] take one emoji", () => {
+    const tools = [tool("ship🚀"), tool("ship-"), tool("ship"), tool("a-b"), tool("a/b")];
+    expect(names(selectTools(tools, policy({ include: "ship?" })))).toEqual(["ship🚀", "ship-"]);
+    expect(names(selectTools(tools, policy({ include: "ship[!-]" })))).toEqual(["ship🚀"]);
+    expect(names(selectTools(tools, policy({ include: ["a-?", "a/*"] })))).toEqual(["a-b", "a/b"]);
+    const brackets = [tool("x]"), tool("xa"), tool("x["), tool("xb")];
+    expect(names(selectTools(brackets, policy({ include: "x[]a]" })))).toEqual(["x]", "xa"]);
+    expect(names(selectTools(brackets, policy({ include: "x[![]" })))).toEqual(["x]", "xa", "xb"]);
+  });
+
   it("rule 6: filters use the original names with hyphens and dots, not sanitized ones", () => {
     expect(names(selectTools(all, policy({ include: "web_fetch" })))).toEqual([]);
     expect(names(selectTools(all, policy({ include: "web-fetch" })))).toEqual(["web-fetch"]);
