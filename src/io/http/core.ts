@@ -111,9 +111,17 @@ export function statusLine(status: number): string {
   return line;
 }
 
+/**
+ * RFC 9112 §6.3: several Content-Length values (repeated headers arrive joined with ", ") make the body's
+ * framing ambiguous, the shape of request smuggling behind a proxy that reads the other value. node:http
+ * refuses them itself; uWS frames by the first, so the shared flow refuses them too.
+ */
+export const AMBIGUOUS_LENGTH = errorOutcome(400, "Bad request: more than one Content-Length");
+
 /** The request flow both adapters share: endpoint, preflight (route + size before reading), body, pipeline. */
 export function createRequestHandler(core: IngressCore): RequestHandler {
   return (head, body, reply) => {
+    if (head.headers["content-length"]?.includes(",")) return reply(AMBIGUOUS_LENGTH, true);
     const target = endpointOf(head.path, core.multiplexProfiles());
     if (target.kind === "none") return reply(NOT_FOUND);
     // As for an unknown route name (preflight): answered before the body is read, connection closed.

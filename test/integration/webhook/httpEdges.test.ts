@@ -117,4 +117,21 @@ describe.each(["uws", "node"] as const)("HTTP edge cases on the %s server", (htt
     expect(health.headers.get("allow")).toBe("GET, HEAD");
     expect((await fetch(gw.url("/health"))).headers.get("allow")).toBeNull();
   });
+
+  it("two Content-Length headers are 400 and never processed (RFC 9112 §6.3: a request smuggling shape)", async () => {
+    // A proxy in front may frame the body by the other value; the request must not be acted on.
+    for (const lengths of [
+      [2, 7],
+      [2, 2],
+    ]) {
+      const answer = await rawHttp(gw.gateway.port, [
+        `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: smuggle-${lengths[1]}\r\n` +
+          `Content-Length: ${lengths[0]}\r\nContent-Length: ${lengths[1]}\r\n\r\n{}{"a":1}`,
+      ]);
+      expect(answer.status, String(lengths)).toBe(400);
+      expect(
+        await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": `smuggle-${lengths[1]}` }),
+      ).toMatchObject({ status: 202, body: { status: "accepted" } });
+    }
+  });
 });
