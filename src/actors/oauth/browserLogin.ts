@@ -37,8 +37,17 @@ export function resourceFor(meta: StoredMetadata, serverUrl: string): string {
   return meta.resourceMetadata?.resource ?? serverUrl;
 }
 
+/**
+ * `oauth.scope`; else the scope the resource's 401 challenge names; else every scope its metadata
+ * lists (the MCP authorization spec's scope selection); else none.
+ */
 export function scopeFor(job: OAuthJob, meta: StoredMetadata): string | undefined {
-  return job.entry.oauth?.scope ?? meta.resourceMetadata?.scopes_supported?.join(" ") ?? undefined;
+  return (
+    job.entry.oauth?.scope ??
+    meta.challengedScope ??
+    meta.resourceMetadata?.scopes_supported?.join(" ") ??
+    undefined
+  );
 }
 
 async function prepare({

@@ -1,7 +1,6 @@
 import {
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
-  extractWWWAuthenticateParams,
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
   AuthorizationServerMetadata,
@@ -11,6 +10,7 @@ import { checkResourceAllowed } from "@modelcontextprotocol/sdk/shared/auth-util
 import { SvcError } from "../../errors.js";
 import type { OAuthFetches } from "./fetch.js";
 import type { StoredMetadata } from "./tokenStore.js";
+import { bearerParams } from "./wwwAuthenticate.js";
 
 export const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
@@ -87,21 +87,36 @@ function statuses(fetches: OAuthFetches): string {
   return [...new Set(lines)].join("; ");
 }
 
+interface ResourceChallenge {
+  readonly metadataUrl?: URL;
+  /** The scope the resource asks for (MCP scope selection: before the metadata's `scopes_supported`). */
+  readonly scope?: string;
+}
+
 /**
  * RFC 9728 section 5.1: an unauthenticated request to the resource is answered 401 with
- * `WWW-Authenticate: Bearer resource_metadata="<url>"`. The probe's 401 is expected, so it is not
- * kept among the failures a discovery error reports.
+ * `WWW-Authenticate: Bearer resource_metadata="<url>"` (and possibly `scope`). The probe's 401 is
+ * expected, so it is not kept among the failures a discovery error reports.
  */
-async function challengedMetadataUrl(serverUrl: string, fetches: OAuthFetches): Promise<URL | undefined> {
+async function resourceChallenge(serverUrl: string, fetches: OAuthFetches): Promise<ResourceChallenge> {
   const recorded = fetches.failures.length;
   try {
     const res = await fetches.discovery(serverUrl, {
       headers: { accept: "application/json, text/event-stream" },
     });
     await res.body?.cancel().catch(() => undefined);
-    return res.status === 401 ? extractWWWAuthenticateParams(res).resourceMetadataUrl : undefined;
+    const params = res.status === 401 ? bearerParams(res.headers) : undefined;
+    if (params === undefined) return {};
+    let metadataUrl: URL | undefined;
+    try {
+      metadataUrl = params.resource_metadata ? new URL(params.resource_metadata) : undefined;
+    } catch {
+      metadataUrl = undefined;
+    }
+    const scope = params.scope?.trim();
+    return { ...(metadataUrl ? { metadataUrl } : {}), ...(scope ? { scope } : {}) };
   } catch {
-    return undefined;
+    return {};
   } finally {
     fetches.failures.length = recorded;
   }
@@ -118,8 +133,8 @@ async function protectedResourceMetadata(
   serverName: string,
   serverUrl: string,
   fetches: OAuthFetches,
+  advertised: URL | undefined,
 ): Promise<OAuthProtectedResourceMetadata | undefined> {
-  const advertised = await challengedMetadataUrl(serverUrl, fetches);
   let metadata: OAuthProtectedResourceMetadata | undefined;
   for (const options of advertised === undefined ? [{}] : [{ resourceMetadataUrl: advertised }, {}]) {
     try {
@@ -156,7 +171,13 @@ export async function discoverForFlow(
   fetches: OAuthFetches,
   now = Date.now(),
 ): Promise<StoredMetadata> {
-  const resourceMetadata = await protectedResourceMetadata(serverName, serverUrl, fetches);
+  const challenge = await resourceChallenge(serverUrl, fetches);
+  const resourceMetadata = await protectedResourceMetadata(
+    serverName,
+    serverUrl,
+    fetches,
+    challenge.metadataUrl,
+  );
   const advertised = resourceMetadata?.authorization_servers?.length
     ? resourceMetadata.authorization_servers
     : [new URL(serverUrl).origin];
@@ -183,6 +204,7 @@ export async function discoverForFlow(
     }
     return {
       ...(resourceMetadata ? { resourceMetadata } : {}),
+      ...(challenge.scope !== undefined ? { challengedScope: challenge.scope } : {}),
       authorizationServerUrl: as,
       authorizationServerMetadata: meta,
       fetched_at: now,

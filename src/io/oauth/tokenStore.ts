@@ -35,6 +35,8 @@ export interface StoredClient extends OAuthClientInformationFull {
 
 export interface StoredMetadata {
   readonly resourceMetadata?: OAuthProtectedResourceMetadata;
+  /** `scope` of the resource's 401 challenge, when it named one. */
+  readonly challengedScope?: string;
   readonly authorizationServerUrl: string;
   readonly authorizationServerMetadata: AuthorizationServerMetadata;
   readonly fetched_at: number;

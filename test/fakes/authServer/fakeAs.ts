@@ -236,6 +236,8 @@ export async function startFakeResource(
     resource?: (base: string) => string;
     /** Serve HTTPS with this key and certificate. */
     tls?: { key: string; cert: string };
+    /** The WWW-Authenticate value of the 401, given the metadata URL (default: one Bearer challenge naming it). */
+    challenge?: (metadataUrl: string) => string;
   } = {},
 ): Promise<FakeResource> {
   const seen: Seen[] = [];
@@ -260,7 +262,9 @@ export async function startFakeResource(
       });
     }
     const advertised = opts.metadataPath ?? "/.well-known/oauth-protected-resource/mcp";
-    res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}${advertised}"` }).end();
+    const metadataUrl = `${base}${advertised}`;
+    const challenge = opts.challenge?.(metadataUrl) ?? `Bearer resource_metadata="${metadataUrl}"`;
+    res.writeHead(401, { "www-authenticate": challenge }).end();
   };
   const server: Server =
     opts.tls === undefined

@@ -44,6 +44,34 @@ describe("protected resource metadata (RFC 9728)", () => {
     expect(new URL(h.opened[0] as string).origin).toBe(auth.url);
   });
 
+  it("finds resource_metadata in a Bearer challenge that is not the first one of the header (RFC 9110 11.6.1)", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url], {
+      metadataPath: "/meta/prm.json",
+      challenge: (m) => `DPoP algs="ES256 PS256", bearer realm="mcp", resource_metadata="${m}"`,
+    });
+    const h = harness(home.dir, "second", rs.url, { cimd: false });
+    await loginWith(h);
+    expect(rs.seen.some((r) => r.path === "/meta/prm.json")).toBe(true);
+    expect(new URL(h.opened[0] as string).origin).toBe(auth.url);
+  });
+
+  it("requests the scope the 401 challenge names before the metadata's scopes_supported; oauth.scope wins over both", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url], {
+      challenge: (m) =>
+        `Bearer error="invalid_token", scope="files:read files:write", resource_metadata="${m}"`,
+    });
+    const h = harness(home.dir, "scoped", rs.url, { cimd: false });
+    await loginWith(h);
+    expect(new URL(h.opened[0] as string).searchParams.get("scope")).toBe("files:read files:write");
+    const configured = harness(home.dir, "configured", rs.url, { cimd: false, scope: "mine" });
+    await loginWith(configured);
+    expect(new URL(configured.opened[0] as string).searchParams.get("scope")).toBe("mine");
+  });
+
   it("refuses metadata whose resource does not cover the configured URL (section 3.3)", async () => {
     home = tempHome();
     const auth = await as();

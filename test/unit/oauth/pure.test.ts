@@ -4,6 +4,7 @@ import { clientMetadataUrlProblem } from "../../../src/io/oauth/cimd.js";
 import { DEVICE_GRANT, issuerMatches, unsupportedReason } from "../../../src/io/oauth/discovery.js";
 import { redactedExcerpt } from "../../../src/io/oauth/redact.js";
 import { oauthEntryOf } from "../../../src/io/oauth/settings.js";
+import { bearerParams, parseChallenges } from "../../../src/io/oauth/wwwAuthenticate.js";
 
 describe("client metadata document URL rules (spec 5.8)", () => {
   it.each([
@@ -127,5 +128,31 @@ describe("$BROWSER", () => {
     expect(browserCommand(url, { BROWSER: "w3m %s" })).toEqual(["w3m", url]);
     expect(browserCommand(url, {})).toBeUndefined();
     expect(browserCommand(url, { BROWSER: "" })).toBeUndefined();
+  });
+});
+
+describe("WWW-Authenticate challenges (RFC 9110 11.6.1)", () => {
+  it("splits several challenges, with token68, quoted strings and escapes, names case-insensitive", () => {
+    expect(
+      parseChallenges(
+        'Basic abc+/d==, DPoP algs="ES256", BEARER Realm=mcp, error="invalid_token", error_description="say \\"hi\\", ok"',
+      ),
+    ).toEqual([
+      { scheme: "basic", params: {} },
+      { scheme: "dpop", params: { algs: "ES256" } },
+      {
+        scheme: "bearer",
+        params: { realm: "mcp", error: "invalid_token", error_description: 'say "hi", ok' },
+      },
+    ]);
+  });
+
+  it("reads the Bearer challenge's parameters wherever it stands", () => {
+    const h = new Headers({
+      "www-authenticate": 'DPoP algs="ES256", Bearer resource_metadata="https://x/prm", scope="a b"',
+    });
+    expect(bearerParams(h)).toEqual({ resource_metadata: "https://x/prm", scope: "a b" });
+    expect(bearerParams(new Headers({ "www-authenticate": 'Basic realm="x"' }))).toBeUndefined();
+    expect(bearerParams(new Headers())).toBeUndefined();
   });
 });
