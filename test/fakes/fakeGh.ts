@@ -19,7 +19,14 @@ export interface FakeGh {
  * Writes an executable `gh` (a small node script) into a temp dir that records its argv and stdin
  * as JSON lines, then exits with `exitCode` after printing `stderr`.
  */
-export function createFakeGh(options: { exitCode?: number; stderr?: string } = {}): FakeGh {
+export function createFakeGh(
+  options: {
+    exitCode?: number;
+    stderr?: string;
+    /** Only `gh pr comment` fails, with exit 1 and this stderr (as gh does for an issue's number). */
+    prCommentStderr?: string;
+  } = {},
+): FakeGh {
   const dir = mkdtempSync(join(tmpdir(), "svc-fake-gh-"));
   const log = join(dir, "calls.jsonl");
   const script = `#!${process.execPath}
@@ -28,6 +35,10 @@ const chunks = [];
 const isComment = process.argv.includes("--body-file");
 function finish() {
   fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ argv: process.argv.slice(2), stdin: Buffer.concat(chunks).toString("utf8") }) + "\\n");
+  if (${JSON.stringify(options.prCommentStderr ?? "")} && process.argv[2] === "pr") {
+    process.stderr.write(${JSON.stringify(options.prCommentStderr ?? "")});
+    process.exit(1);
+  }
   if (${JSON.stringify(options.stderr ?? "")}) process.stderr.write(${JSON.stringify(options.stderr ?? "")});
   process.exit(${options.exitCode ?? 0});
 }

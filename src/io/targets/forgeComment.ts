@@ -12,6 +12,7 @@ import {
 
 /** GitHub comment bodies hold up to 65536 characters. */
 export const FORGE_COMMENT_LIMIT = 65_536;
+const NOT_A_PULL_REQUEST = /Could not resolve to a PullRequest/i;
 export const REPO_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
 export interface ForgeDestination {
@@ -85,6 +86,20 @@ export function forgeCommentTarget(
     return result;
   }
 
+  /**
+   * `gh pr comment`; when the number is an issue, not a pull request (GitHub: "Could not resolve to a
+   * PullRequest"), `gh issue comment`, which comments on either (spec 4.4: a pull-request/issue comment).
+   */
+  async function comment(repo: string, number: number, body: string, signal?: AbortSignal) {
+    const args = (kind: string) => [kind, "comment", String(number), "--repo", repo, "--body-file", "-"];
+    try {
+      await gh(args("pr"), body, signal);
+    } catch (err) {
+      if (!(err instanceof DeliveryError) || !NOT_A_PULL_REQUEST.test(err.message)) throw err;
+      await gh(args("issue"), body, signal);
+    }
+  }
+
   return {
     name: "forge_comment",
     async check(signal) {
@@ -94,9 +109,7 @@ export function forgeCommentTarget(
       const { repo, prNumber } = forgeDestination(message);
       const parts = splitMessage(message.text, FORGE_COMMENT_LIMIT);
       for (const body of parts) {
-        await (options.runStep ?? runOnce)(() =>
-          gh(["pr", "comment", String(prNumber), "--repo", repo, "--body-file", "-"], body, signal),
-        );
+        await (options.runStep ?? runOnce)(() => comment(repo, prNumber, body, signal));
       }
       return { chatId: `${repo}#${prNumber}`, parts: parts.length };
     },

@@ -22,6 +22,18 @@ describe("forge_comment through a fake gh on PATH", () => {
     expect(receipt?.chatId).toBe("octo-org/hello.world#42");
   });
 
+  it("comments on an issue: when gh finds no pull request of that number, gh issue comment posts it", async () => {
+    gh = createFakeGh({
+      prCommentStderr:
+        "GraphQL: Could not resolve to a PullRequest with the number of 7. (repository.pullRequest)",
+    });
+    await forge(gh.path)?.send(message("triaged", { repo: "octo/repo", pr_number: "7" }));
+    expect(gh.calls()).toEqual([
+      { argv: ["pr", "comment", "7", "--repo", "octo/repo", "--body-file", "-"], stdin: "triaged" },
+      { argv: ["issue", "comment", "7", "--repo", "octo/repo", "--body-file", "-"], stdin: "triaged" },
+    ]);
+  });
+
   it("checks gh auth status at startup", async () => {
     gh = createFakeGh();
     await forge(gh.path)?.check?.();
