@@ -23,7 +23,8 @@ export function childEnvironment(
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(parent)) {
     if (value === undefined || value.startsWith("()")) continue;
-    if (INHERITED_ENV.includes(key) || key.startsWith("LC_")) env[key] = value;
+    // XDG_* name where a server keeps its config, cache and runtime files (XDG_RUNTIME_DIR for sockets).
+    if (INHERITED_ENV.includes(key) || key.startsWith("LC_") || key.startsWith("XDG_")) env[key] = value;
   }
   return { ...env, ...entryEnv };
 }

@@ -73,7 +73,7 @@ describe("interpolation at connect time (spec 2.3)", () => {
 });
 
 describe("stdio child environment", () => {
-  it("passes the allow-list and LC_*, plus env; never other parent variables", () => {
+  it("passes the allow-list, LC_* and XDG_*, plus env; never other parent variables", () => {
     const env = childEnvironment(
       { EXTRA: "1" },
       {
@@ -81,11 +81,19 @@ describe("stdio child environment", () => {
         HOME: "/h",
         LANG: "C",
         LC_CTYPE: "UTF-8",
+        XDG_CONFIG_HOME: "/h/.config",
         SECRET_TOKEN: "x",
         OPENAI_API_KEY: "y",
         FN: "() { :; }",
       },
     );
-    expect(env).toEqual({ PATH: "/bin", HOME: "/h", LANG: "C", LC_CTYPE: "UTF-8", EXTRA: "1" });
+    expect(env).toEqual({
+      PATH: "/bin",
+      HOME: "/h",
+      LANG: "C",
+      LC_CTYPE: "UTF-8",
+      XDG_CONFIG_HOME: "/h/.config",
+      EXTRA: "1",
+    });
   });
 });
