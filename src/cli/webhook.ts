@@ -41,27 +41,34 @@ function config(): LoadedConfig {
   return loaded;
 }
 
-/** Where a sender reaches a route: the configured bind, with a wildcard bind shown as loopback. */
+/** Where the gateway listens: the running one's address (`--host`/`--port` may differ from the config). */
+interface Address {
+  readonly host?: string;
+  readonly port?: number;
+}
+
+/** Where a sender reaches a route: the given or configured bind, with a wildcard bind shown as loopback. */
 export function subscriptionUrl(
   loaded: LoadedConfig,
   name: string,
   profile: string | undefined,
-  port?: number,
+  address: Address = {},
 ): string {
   const webhook = loaded.config.platforms.webhook;
-  const host = webhook.host === "0.0.0.0" || webhook.host === "::" ? "127.0.0.1" : webhook.host;
+  const bind = address.host ?? webhook.host;
+  const host = bind === "0.0.0.0" || bind === "::" ? "127.0.0.1" : bind;
   const hostPart = host.includes(":") ? `[${host}]` : host;
   const prefix =
     loaded.config.gateway.multiplex_profiles && profile !== undefined && profile !== "default"
       ? `/p/${profile}`
       : "";
-  return `http://${hostPart}:${port ?? webhook.port}${prefix}/webhooks/${name}`;
+  return `http://${hostPart}:${address.port ?? webhook.port}${prefix}/webhooks/${name}`;
 }
 
-/** The port of the gateway `svc gateway start` started, when it is running. */
-function runningPort(loaded: LoadedConfig): number | undefined {
+/** The address of the running gateway (`svc gateway start` or `run`), when there is one. */
+function runningAddress(loaded: LoadedConfig): Address {
   const pid = runningPid(loaded.paths);
-  return pid === undefined ? undefined : gatewayAddress(loaded.paths, pid).port;
+  return pid === undefined ? {} : gatewayAddress(loaded.paths, pid);
 }
 
 /** An unknown `deliver` is refused; a target whose platform is not set up yet is only a warning here. */
@@ -235,7 +242,7 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   }
   process.stdout.write(
     `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
-      `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile, runningPort(loaded))}\n` +
+      `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile, runningAddress(loaded))}\n` +
       `Secret: ${parsed.value.secret ?? "none of its own: the global secret (platforms.webhook.secret or WEBHOOK_SECRET)"}${previous !== undefined && secret !== previous.secret ? " (rotated)" : ""}\n` +
       "Sign requests with X-Webhook-Signature-V2 (hex HMAC-SHA256 of <timestamp>.<body>) and X-Webhook-Timestamp, or the sender's own scheme.\n",
   );
@@ -356,8 +363,12 @@ async function test(
       `${name} has no secret of its own and there is no global secret (platforms.webhook.secret in ${loaded.paths.config}, or WEBHOOK_SECRET) — the gateway does not serve it; set one with svc webhook subscribe ${name} --secret <secret>`,
     );
   const event = options.event ?? payloadEvent ?? sub.events?.[0] ?? "test";
-  const port = options.port !== undefined ? parsePortOption(options.port) : runningPort(loaded);
-  const url = subscriptionUrl(loaded, name, sub.profile, port);
+  const running = runningAddress(loaded);
+  const port = options.port !== undefined ? parsePortOption(options.port) : running.port;
+  const url = subscriptionUrl(loaded, name, sub.profile, {
+    ...running,
+    ...(port === undefined ? {} : { port }),
+  });
   const headers = {
     "content-type": "application/json",
     "x-forge-event": event,
