@@ -105,12 +105,32 @@ async function awaitRedirect({
         "[oauth] could not open a browser; use the printed URL",
       );
     });
-    const result = await h.callback.waitForCode(h.state);
-    const issuer = h.meta.authorizationServerMetadata.issuer;
+    const name = h.job.serverName;
+    let result: CallbackResult;
+    try {
+      result = await h.callback.waitForCode(h.state);
+    } catch (err) {
+      throw new SvcError(
+        "oauth",
+        `${name}: the ${(err as Error).message} — run \`svc mcp login ${name}\` to try again`,
+        { cause: err },
+      );
+    }
+    const metadata = h.meta.authorizationServerMetadata as typeof h.meta.authorizationServerMetadata & {
+      authorization_response_iss_parameter_supported?: boolean;
+    };
+    const issuer = metadata.issuer;
+    // RFC 9207 section 2.4: mix-up defence.
+    if (result.iss === undefined && metadata.authorization_response_iss_parameter_supported === true) {
+      throw new SvcError(
+        "oauth",
+        `${name}: the redirect carried no iss although ${issuer} advertises it (RFC 9207) — login refused`,
+      );
+    }
     if (result.iss !== undefined && result.iss !== issuer) {
       throw new SvcError(
         "oauth",
-        `${h.job.serverName}: the redirect came from issuer ${result.iss}, expected ${issuer} — login refused`,
+        `${name}: the redirect came from issuer ${result.iss}, expected ${issuer} — login refused`,
       );
     }
     return result;

@@ -114,7 +114,7 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
       res
         .writeHead(400, { "content-type": "text/html; charset=utf-8" })
         .end(PAGE("The redirect carried no code."));
-      current.reject(new SvcError("oauth", "the authorization redirect carried no code"));
+      current.reject(new SvcError("oauth", "authorization redirect carried no code"));
       return;
     }
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE("svc is logged in."));

@@ -36,6 +36,10 @@ export interface FakeAsOptions {
   readonly tokenError?: { status: number; body: string };
   readonly refreshError?: { status: number; body: string };
   readonly accessTtl?: number;
+  /** RFC 9207: advertise `authorization_response_iss_parameter_supported`, and the `iss` the redirect carries. */
+  readonly issParameter?: { readonly advertise: boolean; readonly send?: (issuer: string) => string };
+  /** The authorize endpoint redirects back with this `error` (and the state) instead of a code. */
+  readonly authorizeError?: string;
 }
 
 export interface FakeAs {
@@ -107,6 +111,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         code_challenge_methods_supported: options.s256 === false ? ["plain"] : ["S256"],
         token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
         ...(options.cimd ? { client_id_metadata_document_supported: true } : {}),
+        ...(options.issParameter?.advertise ? { authorization_response_iss_parameter_supported: true } : {}),
       });
     }
     if (url.pathname === "/register" && req.method === "POST") {
@@ -132,8 +137,10 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         resource: q.get("resource"),
       });
       const to = new URL(q.get("redirect_uri") ?? "");
-      to.searchParams.set("code", code);
+      if (options.authorizeError !== undefined) to.searchParams.set("error", options.authorizeError);
+      else to.searchParams.set("code", code);
       to.searchParams.set("state", q.get("state") ?? "");
+      if (options.issParameter?.send) to.searchParams.set("iss", options.issParameter.send(issuer));
       res.writeHead(302, { location: to.href }).end();
       return;
     }

@@ -144,6 +144,34 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     expect(h.job.store.readTokens()).toBeUndefined();
   });
 
+  it("RFC 9207: a redirect without iss from a server that advertises it, or with another issuer, is refused", async () => {
+    home = tempHome();
+    const silent = await as({ issParameter: { advertise: true } });
+    const h = harness(home.dir, "mixup", (await resource([silent.url])).url, { cimd: false });
+    await expect(loginWith(h)).rejects.toThrow(/mixup: the redirect carried no iss .*login refused/);
+    expect(silent.seen.some((r) => r.path === "/token")).toBe(false);
+    expect(h.job.store.readTokens()).toBeUndefined();
+
+    const other = await as({ issParameter: { advertise: false, send: () => "https://attacker.test" } });
+    const h2 = harness(home.dir, "mixup2", (await resource([other.url])).url, { cimd: false });
+    await expect(loginWith(h2)).rejects.toThrow(
+      /mixup2: the redirect came from issuer https:\/\/attacker\.test/,
+    );
+
+    const honest = await as({ issParameter: { advertise: true, send: (iss) => iss } });
+    const h3 = harness(home.dir, "honest", (await resource([honest.url])).url, { cimd: false });
+    expect((await loginWith(h3)).access_token).toBe(honest.issued[0]);
+  });
+
+  it("a refusal redirected back (access_denied) names the server and how to try again", async () => {
+    home = tempHome();
+    const auth = await as({ authorizeError: "access_denied" });
+    const h = harness(home.dir, "nope", (await resource([auth.url])).url, { cimd: false });
+    await expect(loginWith(h)).rejects.toThrow(
+      /^nope: the authorization server refused the login: access_denied — run `svc mcp login nope` to try again$/,
+    );
+  });
+
   it("uses a pre-registered client (secret via HTTP Basic) without registering, on a random port", async () => {
     home = tempHome();
     const auth = await as();
