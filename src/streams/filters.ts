@@ -1,6 +1,6 @@
 import { RE2JS } from "re2js";
 import type { Filter, Scalar } from "../config/sections/filters.js";
-import { isPlainRecord, lookupPath, type PathLookup, valueToText } from "./payloadPath.js";
+import { foundText, isPlainRecord, lookupPath, type PathLookup, valueToText } from "./payloadPath.js";
 
 /**
  * Payload filters (spec 2.3). Pure apart from `deps.readList`; never throws. A filter that cannot be
@@ -62,13 +62,47 @@ function contains(value: unknown, needle: Scalar): boolean {
 const REGEX_CACHE_LIMIT = 512;
 const regexCache = new Map<string, RE2JS | null>();
 
+const HEX = /^[0-9A-Fa-f]+$/;
+
+/**
+ * Escapes that Python and JavaScript patterns use but RE2 spells differently: `\uXXXX`, `\u{X…}`,
+ * `\UXXXXXXXX` → `\x{…}`, and Python's end-of-text `\Z` → `\z`. Everything else is left to RE2.
+ */
+export function toRe2(pattern: string): string {
+  if (!pattern.includes("\\")) return pattern;
+  let out = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c !== "\\" || i + 1 >= pattern.length) {
+      out += c;
+      continue;
+    }
+    const next = pattern[i + 1];
+    const braced = next === "u" && pattern[i + 2] === "{" ? pattern.indexOf("}", i + 3) : -1;
+    if (braced !== -1 && HEX.test(pattern.slice(i + 3, braced))) {
+      out += `\\x{${pattern.slice(i + 3, braced)}}`;
+      i = braced;
+    } else if (next === "u" && HEX.test(pattern.slice(i + 2, i + 6)) && i + 6 <= pattern.length) {
+      out += `\\x{${pattern.slice(i + 2, i + 6)}}`;
+      i += 5;
+    } else if (next === "U" && HEX.test(pattern.slice(i + 2, i + 10)) && i + 10 <= pattern.length) {
+      out += `\\x{${pattern.slice(i + 2, i + 10)}}`;
+      i += 9;
+    } else {
+      out += next === "Z" ? "\\z" : `\\${next}`;
+      i += 1;
+    }
+  }
+  return out;
+}
+
 /** Compiled once per pattern; an invalid pattern is remembered as `null`. */
 function compiled(pattern: string): RE2JS | null {
   const cached = regexCache.get(pattern);
   if (cached !== undefined) return cached;
   let re: RE2JS | null;
   try {
-    re = RE2JS.compile(pattern);
+    re = RE2JS.compile(toRe2(pattern));
   } catch {
     re = null;
   }
@@ -80,21 +114,21 @@ function compiled(pattern: string): RE2JS | null {
 /** Why a `regex` pattern cannot be used (RE2 syntax: no backreferences or lookaround), or undefined. */
 export function regexProblem(pattern: string): string | undefined {
   try {
-    RE2JS.compile(pattern);
+    RE2JS.compile(toRe2(pattern));
     return undefined;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
 }
 
-function inFile(value: unknown, path: string, deps: FilterDeps): boolean {
+function inFile(hit: PathLookup & { found: true }, path: string, deps: FilterDeps): boolean {
   let list: ReadonlySet<string>;
   try {
     list = deps.readList(path);
   } catch {
     throw new Unevaluable();
   }
-  return list.has(valueToText(value));
+  return list.has(foundText(hit));
 }
 
 type LeafFilter = Extract<Filter, { field: string }>;
@@ -109,11 +143,12 @@ function leaf(filter: LeafFilter, hit: PathLookup, deps: FilterDeps): boolean {
   if ("equals" in filter) return sameScalar(value, filter.equals);
   if ("contains" in filter) return contains(value, filter.contains);
   if ("in" in filter) return filter.in.some((item) => sameScalar(value, item));
-  if ("in_file" in filter) return inFile(value, filter.in_file, deps);
+  if ("in_file" in filter) return inFile(hit, filter.in_file, deps);
   if ("regex" in filter) {
     const re = compiled(filter.regex);
     if (re === null) throw new Unevaluable();
-    return re.test(valueToText(value));
+    // Numbers as the sender wrote them: `^\d+\.\d\d$` matches an amount sent as 10.50.
+    return re.test(foundText(hit));
   }
   return false;
 }

@@ -1,6 +1,9 @@
+import { numberText, stringifyJson } from "./jsonNumbers.js";
+
 /** Dotted-path lookup into a parsed JSON payload, shared by filters, templates and coalesce keys. */
 
-export type PathLookup = { found: true; value: unknown } | { found: false };
+/** `holder[key]` is the value found (for numbers kept as the sender wrote them: streams/jsonNumbers.ts). */
+export type PathLookup = { found: true; value: unknown; holder?: object; key?: string } | { found: false };
 
 const NOT_FOUND: PathLookup = { found: false };
 
@@ -19,21 +22,26 @@ const INDEX = /^(0|[1-9][0-9]*)$/;
 /** `lookupPath` on a path already split at its dots (callers that look the same path up often keep the split). */
 export function lookupSegments(root: unknown, segments: readonly string[]): PathLookup {
   let current: unknown = root;
+  let holder: object | undefined;
   for (const segment of segments) {
     if (segment.length === 0) return NOT_FOUND;
     if (Array.isArray(current)) {
       if (!INDEX.test(segment)) return NOT_FOUND;
       const index = Number(segment);
       if (index >= current.length) return NOT_FOUND;
+      holder = current;
       current = current[index];
     } else if (isPlainRecord(current)) {
       if (!Object.hasOwn(current, segment)) return NOT_FOUND;
+      holder = current;
       current = current[segment];
     } else {
       return NOT_FOUND;
     }
   }
-  return { found: true, value: current };
+  return holder === undefined
+    ? { found: true, value: current }
+    : { found: true, value: current, holder, key: segments.at(-1) as string };
 }
 
 export function isPlainRecord(value: unknown): value is Record<string, unknown> {
@@ -47,4 +55,12 @@ export function isPlainRecord(value: unknown): value is Record<string, unknown> 
 export function valueToText(value: unknown): string {
   if (typeof value === "string") return value;
   return JSON.stringify(value) ?? String(value);
+}
+
+/** `valueToText` of a found value, with numbers and nested values as the sender wrote them (`1.0`). */
+export function foundText(hit: { value: unknown; holder?: object; key?: string }): string {
+  const { value } = hit;
+  if (typeof value === "string") return value;
+  if (typeof value === "number") return numberText(hit.holder, hit.key ?? "", value);
+  return stringifyJson(value) ?? String(value);
 }

@@ -1,5 +1,5 @@
-import { numberText, stringifyJson } from "./jsonNumbers.js";
-import { lookupSegments } from "./payloadPath.js";
+import { stringifyJson } from "./jsonNumbers.js";
+import { foundText, lookupSegments } from "./payloadPath.js";
 
 /** Prompt and `deliver_extra` templates (spec 2.5). Pure and single-pass. */
 
@@ -32,16 +32,9 @@ export function rawDump(payload: unknown): string {
  * Strings as-is; numbers as the sender wrote them (`1.0` stays `1.0`); booleans and null as JSON text;
  * objects and arrays as compact JSON, capped.
  */
-function valueText(payload: unknown, segments: readonly string[], value: unknown): string {
-  if (typeof value === "string") return value;
-  if (typeof value === "number") {
-    const holder = lookupSegments(payload, segments.slice(0, -1));
-    return numberText(holder.found ? holder.value : undefined, segments.at(-1) as string, value);
-  }
-  if (typeof value === "object" && value !== null) {
-    return truncate(stringifyJson(value) ?? "", NESTED_VALUE_LIMIT);
-  }
-  return JSON.stringify(value) ?? String(value);
+function valueText(hit: { value: unknown; holder?: object; key?: string }): string {
+  const text = foundText(hit);
+  return typeof hit.value === "object" && hit.value !== null ? truncate(text, NESTED_VALUE_LIMIT) : text;
 }
 
 /** A template split once into literal text and placeholders (`segments` undefined: `{__raw__}`). */
@@ -85,7 +78,7 @@ export function substitute(template: string, payload: unknown): string {
     if (segments === undefined) out += rawDump(payload);
     else {
       const hit = lookupSegments(payload, segments);
-      out += hit.found ? valueText(payload, segments, hit.value) : literal;
+      out += hit.found ? valueText(hit) : literal;
     }
     out += literals[i + 1] as string;
   }

@@ -9,6 +9,7 @@ import {
   matchesAll,
   regexProblem,
 } from "../../../src/streams/filters.js";
+import { parseJson } from "../../../src/streams/jsonNumbers.js";
 import { githubExample } from "./octokitExamples.js";
 
 const lists: Record<string, ReadonlySet<string>> = {
@@ -135,6 +136,28 @@ describe("leaf operators", () => {
     expect(is({ field: "number", regex: "^\\d+$" })).toBe(true);
     expect(is({ field: "text", regex: "(?i)CRASH" }, s)).toBe(true);
     expect(is({ field: "absent", regex: ".*" }, s)).toBe(false);
+  });
+
+  it("regex and in_file see numbers as the sender wrote them (10.50, 1.0), not as JavaScript prints them", () => {
+    const sent = subject(parseJson('{"amount": 10.50, "version": 1.0, "nested": {"v": [2.0]}}'));
+    expect(is({ field: "amount", regex: "^\\d+\\.\\d{2}$" }, sent)).toBe(true);
+    expect(is({ field: "version", regex: "^1\\.0$" }, sent)).toBe(true);
+    expect(is({ field: "nested", regex: "\\[2\\.0\\]" }, sent)).toBe(true);
+    expect(matches({ field: "version", in_file: "v.txt" }, sent, { readList: () => new Set(["1.0"]) })).toBe(
+      true,
+    );
+  });
+
+  it("regex: the escapes Python and JavaScript patterns use (\\uXXXX, \\u{…}, \\UXXXXXXXX, \\Z) work", () => {
+    const text = subject({ text: "café 😀 end" });
+    expect(is({ field: "text", regex: "caf\\u00e9" }, text)).toBe(true);
+    expect(is({ field: "text", regex: "\\u{1F600}" }, text)).toBe(true);
+    expect(is({ field: "text", regex: "\\U0001F600 end\\Z" }, text)).toBe(true);
+    expect(is({ field: "text", regex: "caf\\u00e8" }, text)).toBe(false);
+    expect(is({ field: "text", regex: "^café\\Z" }, text)).toBe(false);
+    // An escaped backslash followed by u is a literal backslash and u, not a code point.
+    expect(is({ field: "text", regex: "\\\\u00e9" }, subject({ text: "\\u00e9" }))).toBe(true);
+    expect(regexProblem("caf\\u00e9\\Z")).toBeUndefined();
   });
 
   it("regex: invalid or non-RE2 patterns (backreferences, lookaround) never match", () => {

@@ -5,12 +5,12 @@ import { lookupPath, valueToText } from "../../../src/streams/payloadPath.js";
 describe("lookupPath", () => {
   const root = { a: { b: { c: 0 } }, list: [{ id: "x" }, null], nil: null, "dotted-key": 1 };
 
-  it("walks nested objects and array indexes", () => {
-    expect(lookupPath(root, "a.b.c")).toEqual({ found: true, value: 0 });
-    expect(lookupPath(root, "list.0.id")).toEqual({ found: true, value: "x" });
-    expect(lookupPath(root, "list.1")).toEqual({ found: true, value: null });
-    expect(lookupPath(root, "nil")).toEqual({ found: true, value: null });
-    expect(lookupPath(root, "dotted-key")).toEqual({ found: true, value: 1 });
+  it("walks nested objects and array indexes, naming the holder and key of the value found", () => {
+    expect(lookupPath(root, "a.b.c")).toEqual({ found: true, value: 0, holder: root.a.b, key: "c" });
+    expect(lookupPath(root, "list.0.id")).toMatchObject({ found: true, value: "x", key: "id" });
+    expect(lookupPath(root, "list.1")).toEqual({ found: true, value: null, holder: root.list, key: "1" });
+    expect(lookupPath(root, "nil")).toMatchObject({ found: true, value: null });
+    expect(lookupPath(root, "dotted-key")).toMatchObject({ found: true, value: 1 });
   });
 
   it("does not find absent keys, bad indexes, empty segments or paths through scalars", () => {
@@ -46,7 +46,7 @@ describe("lookupPath", () => {
         ),
         (obj) => {
           for (const [key, value] of Object.entries(obj))
-            expect(lookupPath(obj, key)).toEqual({ found: true, value });
+            expect(lookupPath(obj, key)).toEqual({ found: true, value, holder: obj, key });
         },
       ),
     );
