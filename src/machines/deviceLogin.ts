@@ -28,6 +28,8 @@ export type PollResult =
   | { readonly kind: "slow_down"; readonly interval?: number }
   | { readonly kind: "tokens"; readonly tokens: unknown }
   | { readonly kind: "denied"; readonly message: string }
+  /** No OAuth answer (network failure, 5xx, 429): retried with backoff a few times (RFC 8628 3.5). */
+  | { readonly kind: "unreachable"; readonly message: string }
   | { readonly kind: "expired"; readonly message: string };
 
 interface Context {
@@ -35,6 +37,8 @@ interface Context {
   readonly device?: DeviceCode;
   readonly intervalMs: number;
   readonly polls: number;
+  /** Consecutive polls that got no OAuth answer. */
+  readonly unreachable: number;
   readonly tokens?: unknown;
   readonly result?: unknown;
   readonly error?: LoginFailure;
@@ -45,6 +49,9 @@ interface Context {
  * a longer interval stated with it (GitHub) wins.
  */
 export const SLOW_DOWN_STEP_MS = 5000;
+
+/** Polls in a row without an OAuth answer that are retried (each after twice the previous wait). */
+export const MAX_UNREACHABLE_POLLS = 3;
 
 export function deviceDeadlineMs(input: DeviceLoginInput, device: DeviceCode | undefined): number {
   const lifetime = (device?.expiresIn ?? Number.POSITIVE_INFINITY) * 1000;
@@ -83,7 +90,7 @@ export const deviceLoginMachine = setup({
   },
 }).createMachine({
   id: "deviceLogin",
-  context: ({ input }) => ({ input, intervalMs: 5000, polls: 0 }),
+  context: ({ input }) => ({ input, intervalMs: 5000, polls: 0, unreachable: 0 }),
   initial: "requesting",
   states: {
     requesting: {
@@ -118,13 +125,24 @@ export const deviceLoginMachine = setup({
               {
                 guard: ({ event }) => event.output.kind === "pending",
                 target: "waiting",
-                actions: assign({ polls: ({ context }) => context.polls + 1 }),
+                actions: assign({ polls: ({ context }) => context.polls + 1, unreachable: 0 }),
+              },
+              {
+                guard: ({ context, event }) =>
+                  event.output.kind === "unreachable" && context.unreachable < MAX_UNREACHABLE_POLLS,
+                target: "waiting",
+                actions: assign({
+                  polls: ({ context }) => context.polls + 1,
+                  unreachable: ({ context }) => context.unreachable + 1,
+                  intervalMs: ({ context }) => context.intervalMs * 2,
+                }),
               },
               {
                 guard: ({ event }) => event.output.kind === "slow_down",
                 target: "waiting",
                 actions: assign({
                   polls: ({ context }) => context.polls + 1,
+                  unreachable: 0,
                   intervalMs: ({ context, event }) =>
                     Math.max(
                       context.intervalMs + SLOW_DOWN_STEP_MS,

@@ -99,6 +99,7 @@ async function poll({
   const h = input.device.handle as DeviceHandle;
   const as = asServer(h.meta.authorizationServerMetadata);
   const client = { client_id: h.client.info.client_id };
+  const seen = h.fetches.failures.length;
   try {
     const res = await oauth.deviceCodeGrantRequest(
       as,
@@ -137,13 +138,25 @@ async function poll({
           };
       }
     }
-    throw tokenEndpointError(
+    const error = tokenEndpointError(
       h.job.serverName,
       "device token request",
       h.fetches,
       h.meta.authorizationServerMetadata.token_endpoint,
       err,
     );
+    // RFC 8628 3.5: a poll that got no OAuth answer (connection failure, 5xx, 429) is retried with backoff.
+    const transient = h.fetches.failures
+      .slice(seen)
+      .some((f) => f.status === 0 || f.status === 429 || f.status >= 500);
+    if (transient && !(err instanceof oauth.ResponseBodyError)) {
+      h.job.logger.warn(
+        { server: h.job.serverName, err: error.message },
+        "[oauth] device poll failed; retrying",
+      );
+      return { kind: "unreachable", message: error.message };
+    }
+    throw error;
   }
 }
 

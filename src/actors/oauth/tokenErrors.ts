@@ -38,8 +38,10 @@ export function tokenEndpointError(
 ): SvcError {
   const failure = lastFailureAt(fetches, endpoint);
   const detail =
-    failure !== undefined
-      ? `${endpoint} answered ${failure.status}${failure.excerpt ? `: ${failure.excerpt}` : ""}`
-      : redactedExcerpt((err as Error)?.message ?? String(err));
+    failure === undefined
+      ? redactedExcerpt((err as Error)?.message ?? String(err))
+      : failure.status === 0
+        ? `${endpoint} unreachable (${failure.excerpt})`
+        : `${endpoint} answered ${failure.status}${failure.excerpt ? `: ${failure.excerpt}` : ""}`;
   return new SvcError("oauth", `${serverName}: ${what} failed — ${detail}`, { cause: err });
 }

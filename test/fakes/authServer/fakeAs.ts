@@ -28,6 +28,8 @@ export interface FakeAsOptions {
   readonly deviceInterval?: number;
   /** Status of device poll errors: 400 per RFC 8628; GitHub answers them with 200. */
   readonly deviceErrorStatus?: number;
+  /** The first this many device polls get their connection closed without an answer. */
+  readonly dropPolls?: number;
   /** `interval` sent with `slow_down` (GitHub states the new interval there). */
   readonly slowDownInterval?: number;
   /** Metadata endpoint status (e.g. 500 to make discovery fail). */
@@ -72,6 +74,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
   >();
   const refreshTokens = new Set<string>();
   const polls = [...(options.devicePolls ?? [])];
+  let drops = options.dropPolls ?? 0;
   let base = "";
   const newTokens = () => {
     const access = `at-${randomBytes(8).toString("hex")}`;
@@ -196,6 +199,11 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         return json(res, 200, newTokens());
       }
       if (grant === "urn:ietf:params:oauth:grant-type:device_code") {
+        if (drops > 0) {
+          drops--;
+          req.socket.destroy();
+          return;
+        }
         const next = polls.shift();
         if (next !== undefined)
           return json(res, options.deviceErrorStatus ?? 400, {

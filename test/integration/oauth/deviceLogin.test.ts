@@ -115,6 +115,33 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     expect(waits).toEqual([5000, 30000, 30000]);
   });
 
+  it("a poll that gets no answer (connection dropped) is retried with a doubled interval, not the end of the login", async () => {
+    home = tempHome();
+    const auth = await as({
+      device: true,
+      devicePolls: ["authorization_pending"],
+      deviceInterval: 1,
+      dropPolls: 2,
+    });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "flaky", rs.url);
+    const { output, waits } = await drive(h);
+    expect(output?.ok).toBe(true);
+    expect(waits).toEqual([1000, 2000, 4000, 4000]);
+    expect(h.job.store.readTokens()?.access_token).toBe(auth.issued[0]);
+  });
+
+  it("gives up after four polls in a row without an answer, naming the failure", async () => {
+    home = tempHome();
+    const auth = await as({ device: true, deviceInterval: 1, dropPolls: 10 });
+    const rs = await resource([auth.url]);
+    const { output, waits } = await drive(harness(home.dir, "down", rs.url));
+    expect(output && !output.ok && output.error.message).toMatch(
+      /^down: device token request failed — http:\/\/127\.0\.0\.1:\d+\/token unreachable \(fetch failed: other side closed\)$/,
+    );
+    expect(waits).toEqual([1000, 2000, 4000, 8000]);
+  });
+
   it("stops on access_denied and keeps the saved credentials", async () => {
     home = tempHome();
     const auth = await as({
