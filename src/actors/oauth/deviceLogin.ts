@@ -53,6 +53,35 @@ function asServer(meta: AuthorizationServerMetadata): oauth.AuthorizationServer 
   return meta as unknown as oauth.AuthorizationServer;
 }
 
+/**
+ * Google's device endpoint names the verification URL `verification_url` (the name of the RFC 8628
+ * drafts): read it as `verification_uri` when that is missing.
+ */
+function acceptingVerificationUrl(base: OAuthFetches["discovery"]): OAuthFetches["discovery"] {
+  return async (url, init) => {
+    const res = await base(url, init);
+    if (!res.ok || !/json/i.test(res.headers.get("content-type") ?? "")) return res;
+    const body = (await res
+      .clone()
+      .json()
+      .catch(() => undefined)) as Record<string, unknown> | undefined;
+    if (
+      body === undefined ||
+      body.verification_uri !== undefined ||
+      typeof body.verification_url !== "string"
+    )
+      return res;
+    await res.body?.cancel().catch(() => undefined);
+    const headers = new Headers(res.headers);
+    headers.delete("content-length");
+    headers.delete("content-encoding");
+    return new Response(JSON.stringify({ ...body, verification_uri: body.verification_url }), {
+      status: res.status,
+      headers,
+    });
+  };
+}
+
 async function requestCode({ input }: { input: DeviceLoginInput }): Promise<DeviceCode> {
   const job = input.job as OAuthJob;
   const fetches = oauthFetches(job.entry.oauth?.user_agent, job.fetch);
@@ -72,7 +101,7 @@ async function requestCode({ input }: { input: DeviceLoginInput }): Promise<Devi
       { client_id: client.info.client_id },
       clientAuth(job.serverName, client, meta),
       params,
-      requestOptions(meta, fetches.discovery),
+      requestOptions(meta, acceptingVerificationUrl(fetches.discovery)),
     );
     response = await oauth.processDeviceAuthorizationResponse(as, { client_id: client.info.client_id }, res);
   } catch (err) {

@@ -28,6 +28,8 @@ export interface FakeAsOptions {
   readonly deviceInterval?: number;
   /** Status of device poll errors: 400 per RFC 8628; GitHub answers them with 200. */
   readonly deviceErrorStatus?: number;
+  /** Device authorization answers `verification_url` instead of `verification_uri` (Google). */
+  readonly verificationUrlField?: boolean;
   /** The first this many device polls get their connection closed without an answer. */
   readonly dropPolls?: number;
   /** `interval` sent with `slow_down` (GitHub states the new interval there). */
@@ -151,8 +153,10 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       return json(res, 200, {
         device_code: "dev-code-1",
         user_code: "WDJB-MJHT",
-        verification_uri: `${base}/activate`,
-        verification_uri_complete: `${base}/activate?user_code=WDJB-MJHT`,
+        [options.verificationUrlField ? "verification_url" : "verification_uri"]: `${base}/activate`,
+        ...(options.verificationUrlField
+          ? {}
+          : { verification_uri_complete: `${base}/activate?user_code=WDJB-MJHT` }),
         expires_in: 600,
         interval: options.deviceInterval ?? 5,
       });

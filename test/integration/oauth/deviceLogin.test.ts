@@ -142,6 +142,16 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     expect(waits).toEqual([1000, 2000, 4000, 8000]);
   });
 
+  it("accepts verification_url for verification_uri (Google's device endpoint)", async () => {
+    home = tempHome();
+    const auth = await as({ device: true, deviceInterval: 1, verificationUrlField: true });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "google", rs.url);
+    const { output } = await drive(h);
+    expect(output?.ok).toBe(true);
+    expect(h.printed.join("\n")).toContain(`open ${auth.url}/activate and enter the code: WDJB-MJHT`);
+  });
+
   it("stops on access_denied and keeps the saved credentials", async () => {
     home = tempHome();
     const auth = await as({
