@@ -17,6 +17,10 @@ export async function loadUws(): Promise<{ uws: Uws } | { error: string }> {
 }
 
 const CONNECTION_CLOSE = { Connection: "close" } as const;
+/** A chunked sender silent this long after its body passed the limit is answered (and closed). */
+const LINGER_IDLE_MS = 250;
+/** At most this long is a chunked body past the limit read and dropped before its answer. */
+const LINGER_MS = 5000;
 
 interface Answer {
   readonly res: HttpResponse;
@@ -111,23 +115,43 @@ export function listenUws(uws: Uws, handler: RequestHandler, options: ListenOpti
         if (!close || bodyRead) return answer(outcome, close);
         const declared = declaredLength(headers);
         if (declared !== undefined) {
-          // uWS reads (and drops) the rest of a declared body itself before the connection goes idle.
+          // Answered now; uWS then reads (and drops) the rest of the declared body itself before the
+          // connection goes idle. One far past LINGER_BYTES is cut at once.
           if (declared - received > LINGER_BYTES) return answer(outcome, true);
           onChunk = DROP;
           listen();
           return answer(outcome, false, CONNECTION_CLOSE);
         }
-        // Chunked: the rest is read and dropped before the answer, which then closes cleanly; a body
-        // going on past LINGER_BYTES is answered and cut there. (uWS allows no close after an answer.)
-        let dropped = 0;
-        onChunk = (chunk, isLast) => {
-          if (finished) return;
-          dropped += chunk.byteLength;
-          if (isLast || dropped > LINGER_BYTES) answer(outcome, true);
-        };
-        listen();
+        lingerChunked(outcome);
       },
     );
+    /**
+     * A chunked body has no end uWS would stop at, and uWS allows no close after an answer: the rest is
+     * read and dropped first, and the answer (which closes) is written when the body ends, when the
+     * sender pauses (it may be waiting for the answer; its close then loses nothing), or once
+     * LINGER_BYTES or LINGER_MS are passed.
+     */
+    function lingerChunked(outcome: Outcome): void {
+      const started = Date.now();
+      let dropped = 0;
+      let idle: NodeJS.Timeout | undefined;
+      const finish = () => {
+        clearTimeout(idle);
+        if (!finished) answer(outcome, true);
+      };
+      const wait = () => {
+        clearTimeout(idle);
+        idle = setTimeout(finish, LINGER_IDLE_MS);
+      };
+      onChunk = (chunk, isLast) => {
+        dropped += chunk.byteLength;
+        if (finished) clearTimeout(idle);
+        else if (isLast || dropped > LINGER_BYTES || Date.now() - started > LINGER_MS) finish();
+        else wait();
+      };
+      listen();
+      wait();
+    }
   });
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (socket: us_listen_socket | false) => {

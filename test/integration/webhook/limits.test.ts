@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { connect } from "node:net";
 import { promisify } from "node:util";
 import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -102,6 +103,42 @@ describe.each(["uws", "node"] as const)("body size (spec 4.2 step 2, %s server)"
     ]);
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toEqual({ error: "Payload too large" });
+  });
+
+  it("a chunked body past the limit is answered 413 while the sender is still sending it", async () => {
+    const head = "POST /webhooks/r HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+    const text = `{"a":"${"y".repeat(150)}"}`;
+    // No terminating chunk: the body never ends, the answer must not wait for its end.
+    const answer = await rawHttp(gw.gateway.port, [head, `${text.length.toString(16)}\r\n${text}\r\n`]);
+    expect(answer.status).toBe(413);
+    expect(answer.head.toLowerCase()).toContain("connection: close");
+    expect(JSON.parse(answer.body)).toEqual({ error: "Payload too large" });
+  });
+
+  it("a chunked body that never ends is answered 413 and its connection closed, not read forever", async () => {
+    const socket = connect(gw.gateway.port, "127.0.0.1");
+    let received = "";
+    let sent = 0;
+    socket.on("data", (data) => {
+      received += data.toString("latin1");
+    });
+    socket.on("error", () => {});
+    const chunk = Buffer.from(`10000\r\n${"y".repeat(0x10000)}\r\n`);
+    const pump = () => {
+      while (!socket.destroyed && socket.write(chunk)) sent += 0x10000;
+    };
+    socket.on("drain", pump);
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    socket.on("connect", () => {
+      socket.write("POST /webhooks/r HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+      pump();
+    });
+    const started = Date.now();
+    await closed;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(sent).toBeLessThan(512 * 1024 * 1024);
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(received).toContain('{"error":"Payload too large"}');
   });
 
   it("a sender that writes its whole oversized body (fetch, 24 MB) reads the 413, not a reset", async () => {
