@@ -129,6 +129,14 @@ export async function runSetup(options: SetupOptions): Promise<void> {
     options.nonInteractive || (flagged && !process.stdin.isTTY)
       ? fromFlags(options, current)
       : await ask(options, current);
+  // config.yaml first: when it cannot be edited nothing is written, and no generated secret goes unseen.
+  const edited = existsSync(paths.config);
+  if (edited) {
+    setYamlValues(paths.config, [
+      [webhookKeyPath(paths.config, "enabled"), answers.enabled],
+      [webhookKeyPath(paths.config, "port"), answers.port],
+    ]);
+  }
   setEnvValues(paths.env, {
     WEBHOOK_ENABLED: String(answers.enabled),
     WEBHOOK_PORT: String(answers.port),
@@ -137,11 +145,7 @@ export async function runSetup(options: SetupOptions): Promise<void> {
   const lines = [
     `Wrote WEBHOOK_ENABLED=${answers.enabled}, WEBHOOK_PORT=${answers.port}${answers.secret === undefined ? "" : ", WEBHOOK_SECRET"} to ${paths.env}`,
   ];
-  if (existsSync(paths.config)) {
-    setYamlValues(paths.config, [
-      [webhookKeyPath(paths.config, "enabled"), answers.enabled],
-      [webhookKeyPath(paths.config, "port"), answers.port],
-    ]);
+  if (edited) {
     lines.push(
       `Updated platforms.webhook.enabled and port in ${paths.config} (other settings and comments kept)`,
     );

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { isMap, parseDocument } from "yaml";
+import { type Document, isMap, isScalar, parseDocument } from "yaml";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
 import { withFileLockSync } from "./stores/fileLock.js";
@@ -31,9 +31,36 @@ function setYamlValuesLocked(
   if (doc.contents !== null && !isMap(doc.contents)) {
     throw new SvcError("config_invalid", `${file}: the top level must be a mapping of sections`);
   }
-  for (const [path, value] of values) doc.setIn([...path], value);
+  for (const [path, value] of values) {
+    prepareParents(doc, file, path);
+    doc.setIn([...path], value);
+  }
   const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o600;
   writeFileAtomic(file, doc.toString(), mode);
+}
+
+/**
+ * A section written with nothing under it (`webhook:` on its own line, as in many starter files) is null:
+ * it becomes an empty mapping, keeping its comment. A section of another type is refused by key, since
+ * the `yaml` library would only say "Expected YAML collection".
+ */
+function prepareParents(doc: Document, file: string, path: readonly string[]): void {
+  for (let i = 1; i < path.length; i++) {
+    const parent = path.slice(0, i);
+    const node = doc.getIn(parent, true);
+    if (node === undefined || isMap(node)) continue;
+    if (isScalar(node) && node.value === null) {
+      const map = doc.createNode({});
+      if (node.comment) map.commentBefore = node.comment;
+      doc.setIn(parent, map);
+      continue;
+    }
+    const got = isScalar(node) ? JSON.stringify(node.value) : "a list";
+    throw new SvcError(
+      "config_invalid",
+      `${file}: ${parent.join(".")}: expected a mapping, got ${got} — fix it before running setup`,
+    );
+  }
 }
 
 /** Whether `platforms.webhook` keeps its settings under `extra` (where they win, spec 2.1). */

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
@@ -93,6 +93,31 @@ describe("svc gateway setup", { timeout: 90_000 }, () => {
         });
     } finally {
       asking.cleanup();
+    }
+  });
+
+  it("an empty section (`webhook:` alone) is filled in; a section that is not a mapping is named and nothing is written", async () => {
+    home = tempHome();
+    const broken = tempHome();
+    home.write("config.yaml", "# top\nplatforms:\n  webhook:  # the receiver\nagent:\n  provider: echo\n");
+    broken.write("config.yaml", "platforms:\n  webhook: 5\n");
+    try {
+      const [filled, refused] = await Promise.all([
+        svc(home, ["gateway", "setup", "--non-interactive", "--port", "9001"]),
+        svc(broken, ["gateway", "setup", "--non-interactive"]),
+      ]);
+      expect(filled.code).toBe(0);
+      expect(readFileSync(join(home.dir, "config.yaml"), "utf8")).toBe(
+        "# top\nplatforms:\n  webhook:\n    # the receiver\n    enabled: true\n    port: 9001\nagent:\n  provider: echo\n",
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe(
+        `svc: ${join(broken.dir, "config.yaml")}: platforms.webhook: expected a mapping, got 5 — fix it before running setup\n`,
+      );
+      // No .env with a generated secret that was never shown.
+      expect(existsSync(join(broken.dir, ".env"))).toBe(false);
+    } finally {
+      broken.cleanup();
     }
   });
 
