@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -63,6 +64,8 @@ export interface OpenSessionOptions {
   readonly signal?: AbortSignal;
 }
 
+const TERMINATE_TIMEOUT_MS = 2000;
+
 export const CLIENT_INFO: Implementation = { name: "svc", version: VERSION };
 
 /** One live MCP connection, in either protocol era. */
@@ -118,13 +121,33 @@ export class McpSession {
     return this.closing;
   }
 
+  /**
+   * Streamable HTTP: ends the server's session with `DELETE` (as the Python SDK's client does), so the
+   * server frees it now rather than at its own timeout. Best-effort and bounded: a server that is gone
+   * or does not support it (405) does not hold up the close.
+   */
+  private async terminate(): Promise<void> {
+    const transport = this.transport as Partial<StreamableHTTPClientTransport>;
+    if (typeof transport.terminateSession !== "function" || transport.sessionId === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      transport.terminateSession().catch(() => undefined),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, TERMINATE_TIMEOUT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
   /** Runs after the transport closed (e.g. releasing the TLS connection pool). */
   addCleanup(cleanup: () => Promise<void>): void {
     this.cleanups.push(cleanup);
   }
 
   async close(): Promise<void> {
+    const wasClosing = this.closing;
     this.closing = true;
+    if (!wasClosing && !this.lostUnexpectedly) await this.terminate();
     try {
       await this.client.close();
     } finally {

@@ -32,6 +32,16 @@ describe("Streamable HTTP", () => {
     expect(s.lastHeaders().authorization).toBe("Bearer tok-123");
   });
 
+  it("ends its session with DELETE (with the configured headers) when it disconnects", async () => {
+    const s = await serve(startStreamableHttp());
+    const h = hub(ctx.home, { web: entry({ url: s.url, headers: { Authorization: "Bearer t" } }) });
+    expect((await h.settled("web")).state).toBe("connected");
+    expect(s.requests).not.toContain("DELETE /mcp");
+    await h.stop();
+    expect(s.requests.at(-1)).toBe("DELETE /mcp");
+    expect(s.lastHeaders()).toMatchObject({ authorization: "Bearer t", "mcp-session-id": expect.any(String) });
+  });
+
   it("an unset ${VAR} in url or headers fails closed naming it; the next connect re-renders", async () => {
     const s = await serve(startStreamableHttp());
     const h = hub(ctx.home, {
