@@ -11,6 +11,22 @@ export interface ScriptRunOptions {
   readonly script: string;
   readonly payload: Record<string, unknown>;
   readonly timeoutMs: number;
+  /** `SVC_ROUTE`, `SVC_EVENT` (empty when none) and `SVC_DELIVERY_ID` (only when the sender named one). */
+  readonly route?: string;
+  readonly event?: string | undefined;
+  readonly deliveryId?: string | undefined;
+}
+
+/** The minimal environment plus what the event is, as the `command` agent gets it (no secrets). */
+export function scriptEnv(
+  options: Pick<ScriptRunOptions, "route" | "event" | "deliveryId">,
+): Record<string, string> {
+  return {
+    ...minimalEnv(),
+    ...(options.route === undefined ? {} : { SVC_ROUTE: options.route }),
+    SVC_EVENT: options.event ?? "",
+    ...(options.deliveryId === undefined ? {} : { SVC_DELIVERY_ID: options.deliveryId }),
+  };
 }
 
 const IGNORE_MARKER = "__svc_ignore__";
@@ -67,7 +83,7 @@ export function interpretScriptOutput(stdout: string, payload: Record<string, un
   return { kind: "payload", payload: extendObject(payload, { script_output: text }) };
 }
 
-/** Runs a route script with the payload JSON on stdin, in the scripts directory, with a minimal environment. */
+/** Runs a route script with the payload JSON on stdin, in the scripts directory, with `scriptEnv`. */
 export async function runScript(options: ScriptRunOptions): Promise<ScriptResult> {
   const found = await resolveScript(options.scriptsDir, options.script);
   if ("why" in found) return { kind: "ignore", why: found.why };
@@ -75,7 +91,7 @@ export async function runScript(options: ScriptRunOptions): Promise<ScriptResult
     file: interpreterFor(found.path),
     args: [found.path],
     input: stringifyJson(options.payload) ?? "{}",
-    env: minimalEnv(),
+    env: scriptEnv(options),
     timeoutMs: options.timeoutMs,
     cwd: options.scriptsDir,
   });

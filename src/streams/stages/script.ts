@@ -1,4 +1,5 @@
 import type { AsyncStage } from "../context.js";
+import { resolveDeliveryId } from "../deliveryId.js";
 import { outcome } from "../types.js";
 import { payloadOf, routeOf } from "./require.js";
 
@@ -14,6 +15,10 @@ export interface ScriptRequest {
   readonly script: string;
   readonly profile: string;
   readonly payload: Record<string, unknown>;
+  /** The resolved event type (from a header or `event_type`), which the payload alone may not show. */
+  readonly event: string | undefined;
+  /** The delivery id the sender named, if any (a random one is only made after the script). */
+  readonly deliveryId: string | undefined;
 }
 
 export interface ScriptDeps {
@@ -32,6 +37,8 @@ export function scriptStage(deps: ScriptDeps): AsyncStage {
       script,
       profile: route.profile,
       payload: payloadOf(ctx),
+      event: ctx.event,
+      deliveryId: resolveDeliveryId(ctx.inbound.headers),
     });
     if (result.kind === "ignore") {
       deps.onIgnored?.(route.name, result.why);

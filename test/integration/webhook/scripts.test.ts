@@ -34,6 +34,9 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
         "scripts/fail.sh": 'cat >/dev/null\necho \'{"title": "never"}\'\nexit 3\n',
         "scripts/env.py":
           "import os, json, sys\nsys.stdin.read()\nprint(json.dumps({'title': ','.join(sorted(os.environ))}))\n",
+        "scripts/whoami.sh":
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion
+          'cat >/dev/null\nprintf \'{"title": "%s %s %s"}\' "$SVC_ROUTE" "$SVC_EVENT" "${SVC_DELIVERY_ID-unset}"\n',
         "scripts/numbers.py":
           "import sys, json\nd = json.load(sys.stdin)\nprint(json.dumps({'title': repr(d['amount']) + ' ' + repr(d['big'])})[:-1] + ', \"price\": 2.50}')\n",
         "evil.sh": 'echo \'{"title": "escaped"}\'\n',
@@ -54,6 +57,7 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           symlink: withScript("link.sh"),
           env: withScript("env.py"),
           numbers: withScript("numbers.py", "{title}|{price}"),
+          whoami: withScript("whoami.sh"),
         },
         { script_timeout_seconds: 2, rate_limit: 1000 },
         { agent: recorderAgent() },
@@ -66,7 +70,8 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
     await gw.stop();
   });
 
-  const post = (route: string, body: unknown) => postJson(gw.url(`/webhooks/${route}`), body);
+  const post = (route: string, body: unknown, headers: Record<string, string> = {}) =>
+    postJson(gw.url(`/webhooks/${route}`), body, headers);
   const promptOf = async (deliveryId: string) => (await waitForRun(gw, deliveryId)).prompt;
 
   it("a JSON-object output replaces the payload used by the prompt (bash, payload JSON on stdin)", async () => {
@@ -109,6 +114,16 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
     expect(names).toContain("PATH");
     expect(names).not.toContain("SVC_TEST_PARENT_SECRET");
     expect(names).not.toContain("SVC_HOME");
+  });
+
+  it("the script is told the route, the resolved event type (from a header: not in the payload) and the sender's delivery id", async () => {
+    const named = await post("whoami", '{"title": "t"}', {
+      "X-GitHub-Event": "push",
+      "X-GitHub-Delivery": "gh-77",
+    });
+    expect(await promptOf(named.body.delivery_id as string)).toBe("whoami push gh-77|{script_output}");
+    const anonymous = await post("whoami", { title: "t" });
+    expect(await promptOf(anonymous.body.delivery_id as string)).toBe("whoami  unset|{script_output}");
   });
 
   it("the script reads the numbers the sender wrote (1.0 stays a float, no precision lost), and its own output's numbers reach the prompt as written", async () => {
