@@ -21,10 +21,9 @@ export interface BodySource {
 
 /**
  * Writes the one answer; `close` says the body is left unread and the connection must not serve another
- * request. The adapter answers at once with `Connection: close` and then reads and drops the rest of
- * the body (up to `LINGER_BYTES`) before closing: a close with unread bytes resets the connection, and
- * a sender still writing its body (fetch, most HTTP clients) then reports ECONNRESET/EPIPE instead of
- * the answer already sent.
+ * request. The adapter answers with `Connection: close` and reads and drops the rest of the body (up to
+ * `LINGER_BYTES`) before closing: a close with unread bytes resets the connection, and a sender still
+ * writing its body (fetch, most HTTP clients) then reports ECONNRESET/EPIPE instead of the answer.
  */
 export type Reply = (answer: Outcome, close?: boolean) => void;
 
