@@ -128,7 +128,8 @@ function inFile(hit: PathLookup & { found: true }, path: string, deps: FilterDep
   } catch {
     throw new Unevaluable();
   }
-  return list.has(foundText(hit));
+  // A number matches as written (`1.0` in a text list) or as its value (`1.0` in the JSON list `[1]`).
+  return list.has(foundText(hit)) || (typeof hit.value === "number" && list.has(valueToText(hit.value)));
 }
 
 type LeafFilter = Extract<Filter, { field: string }>;
