@@ -52,8 +52,14 @@ export async function usableTokens(
         ? current.access_token === options.rejected
         : expiringSoon(current, job.now());
     if (!stale) return current;
-    if (current.refresh_token === undefined)
-      throw needsLoginError(serverName, "the access token expired and there is no refresh token", flow);
+    if (current.refresh_token === undefined) {
+      // Nothing to refresh with: the token serves until it actually expires.
+      if (options.rejected === undefined && (current.expires_at ?? Number.POSITIVE_INFINITY) > job.now())
+        return current;
+      const why =
+        options.rejected !== undefined ? "the server refused the access token" : "the access token expired";
+      throw needsLoginError(serverName, `${why} and there is no refresh token`, flow);
+    }
     const settings = job.entry.oauth ?? {};
     const fetches = oauthFetches(settings.user_agent, job.fetch);
     const meta =

@@ -42,6 +42,27 @@ describe("token refresh", () => {
     ).toHaveLength(1);
   });
 
+  it("without a refresh token, a token in its last minute is still used; only an expired one needs a login", async () => {
+    home = tempHome();
+    const job = makeJob(
+      "norefresh",
+      { url: "http://127.0.0.1:9/mcp", auth: "oauth", oauth: { cimd: false } },
+      { paths: svcPaths(home.dir), logger: silentLogger(), now: () => 1_000_000 },
+    );
+    job.store.saveTokens({
+      access_token: "last-minute",
+      token_type: "Bearer",
+      expires_at: 1_000_000 + 30_000,
+      issuer: "http://127.0.0.1:9",
+      flow: "browser",
+    });
+    expect((await usableTokens(job)).access_token).toBe("last-minute");
+    const later = { ...job, now: () => 1_000_000 + 30_000 };
+    await expect(usableTokens(later)).rejects.toThrow(
+      /norefresh: the access token expired and there is no refresh token — run `svc mcp login norefresh`/,
+    );
+  });
+
   it("does not refresh a token that is still valid", async () => {
     const { as, url } = await loggedIn();
     const job = makeJob(
