@@ -149,6 +149,31 @@ function pointIntoExtra(
   });
 }
 
+/**
+ * YAML reads a key with nothing under it (`routes:` whose entries are all commented out) as null. A null
+ * section, platform, route list or route property counts as absent and a null route as one with no
+ * properties, as a reader of the file expects. Deeper values (a filter's `equals: null`) are left alone.
+ */
+function dropNullSections(raw: Record<string, unknown>): void {
+  const dropNulls = (map: Record<string, unknown>) => {
+    for (const [key, value] of Object.entries(map)) if (value === null) delete map[key];
+  };
+  dropNulls(raw);
+  if (!isMapping(raw.platforms)) return;
+  dropNulls(raw.platforms);
+  const webhook = raw.platforms.webhook;
+  if (!isMapping(webhook)) return;
+  for (const level of [webhook, webhook.extra]) {
+    if (!isMapping(level)) continue;
+    dropNulls(level);
+    if (!isMapping(level.routes)) continue;
+    for (const [name, route] of Object.entries(level.routes)) {
+      if (route === null) level.routes[name] = {};
+      else if (isMapping(route)) dropNulls(route);
+    }
+  }
+}
+
 /** Reads config.yaml (or the embedded default), `.env` and the environment, and validates the result. */
 export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } = {}): LoadedConfig {
   const env = options.env ?? process.env;
@@ -160,6 +185,7 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
     throw new SvcError("config_invalid", `${paths.config}: the top level must be a mapping of sections`);
   }
   const record = raw as Record<string, unknown>;
+  dropNullSections(record);
   // MCP entries stay raw: they are rendered at connect time (a `${VAR}` set later must be picked up).
   const { mcp_servers, ...rest } = record;
   const rendered = interpolateDeep(rest, scope);

@@ -121,6 +121,22 @@ describe("config loading (spec 2.1)", () => {
     );
   });
 
+  it("a key with nothing under it (entries commented out) is absent: sections, routes, a route and its properties", () => {
+    const { config } = load(
+      "gateway:\nplatforms:\n  webhook:\n    secret: s\n    routes:\n      # gh:\n      #   events: [push]\n",
+    );
+    expect(config.platforms.webhook.routes).toEqual({});
+    expect(config.gateway.multiplex_profiles).toBe(false);
+    const bare = load(
+      "platforms:\n  webhook:\n    secret: s\n    extra:\n      routes:\n        a:\n        b:\n          events:\n          prompt:\n          filters:\n            - field: x\n              equals: null\n",
+    ).config.platforms.webhook.routes;
+    expect(bare.a).toMatchObject({ deliver: "log" });
+    expect(bare.a?.events).toBeUndefined();
+    expect(bare.b?.events).toBeUndefined();
+    expect(bare.b?.prompt).toBeUndefined();
+    expect(bare.b?.filters).toEqual([{ field: "x", equals: null }]);
+  });
+
   it("reports YAML syntax errors with the file and line", () => {
     expect(() => load("platforms:\n  webhook: [\n")).toThrow(/config\.yaml: line \d+: not valid YAML/);
   });
