@@ -6,7 +6,6 @@ import type {
   AuthorizationServerMetadata,
   OAuthProtectedResourceMetadata,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { checkResourceAllowed } from "@modelcontextprotocol/sdk/shared/auth-utils.js";
 import { SvcError } from "../../errors.js";
 import type { OAuthFetches } from "./fetch.js";
 import type { StoredMetadata } from "./tokenStore.js";
@@ -50,6 +49,25 @@ export function issuerMatches(advertised: string, issuer: string | undefined): b
     `${trimSlash(iss.href)}/.well-known/openid-configuration`,
   ];
   return candidates.includes(trimSlash(advertised));
+}
+
+/**
+ * RFC 9728 section 3.3, read as "the resource covers the configured URL": same origin and the URL's
+ * path at or under the resource's path. A trailing slash on either side is not a different resource
+ * (FastMCP mounted at root advertises `https://host/mcp/` for `https://host/mcp`).
+ */
+export function resourceCovers(serverUrl: string, resource: unknown): boolean {
+  let requested: URL;
+  let advertised: URL;
+  try {
+    requested = new URL(serverUrl);
+    advertised = new URL(String(resource));
+  } catch {
+    return false;
+  }
+  if (typeof resource !== "string" || requested.origin !== advertised.origin) return false;
+  const withSlash = (path: string) => (path.endsWith("/") ? path : `${path}/`);
+  return withSlash(requested.pathname).startsWith(withSlash(advertised.pathname));
 }
 
 /** Why an authorization server cannot serve `flow`, or undefined when it can. */
@@ -145,13 +163,7 @@ async function protectedResourceMetadata(
     }
   }
   if (metadata === undefined) return undefined;
-  let covered = false;
-  try {
-    covered = checkResourceAllowed({ requestedResource: serverUrl, configuredResource: metadata.resource });
-  } catch {
-    covered = false;
-  }
-  if (!covered) {
+  if (!resourceCovers(serverUrl, metadata.resource)) {
     throw new SvcError(
       "oauth",
       `${serverName}: the server's protected resource metadata names resource "${String(metadata.resource)}", which does not cover ${withoutQuery(serverUrl)} — login refused (RFC 9728 section 3.3). Check mcp_servers.${serverName}.url.`,

@@ -84,6 +84,24 @@ describe("protected resource metadata (RFC 9728)", () => {
     expect(auth.seen.some((r) => r.path === "/register" || r.path === "/token")).toBe(false);
   });
 
+  it("accepts a resource identifier that differs only by a trailing slash (FastMCP mounted at root) and sends it as is", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url], { resource: (base) => `${base}/mcp/` });
+    const h = harness(home.dir, "slash", rs.url, { cimd: false });
+    await loginWith(h);
+    expect(new URL(h.opened[0] as string).searchParams.get("resource")).toBe(`${rs.url}/`);
+  });
+
+  it("still refuses a resource on a sibling path (/mcp2 for /mcp)", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url], { resource: (base) => `${base}/mcp2` });
+    await expect(loginWith(harness(home.dir, "sibling", rs.url, { cimd: false }))).rejects.toThrow(
+      /does not cover/,
+    );
+  });
+
   it("accepts a resource identifier that is the server's origin (the URL's path lies under it)", async () => {
     home = tempHome();
     const auth = await as();
