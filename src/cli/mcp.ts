@@ -76,7 +76,9 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
       state: entry.enabled ? "stopped" : "disabled",
       // What the gateway would register from it: the filters apply, utility tools count.
       toolCount:
-        cache === undefined ? 0 : buildToolset(name, cache.tools, cache.capabilities, entry.tools).tools.length,
+        cache === undefined
+          ? 0
+          : buildToolset(name, cache.tools, cache.capabilities, entry.tools).tools.length,
       lazy: entry.lazy,
       cached: cache !== undefined,
       collisions: [],
@@ -114,20 +116,26 @@ function listServers(): void {
   }
 }
 
+/** Connects one server (waking a lazy one); a usage or connect error when it does not connect. */
+async function connected(loaded: LoadedConfig, hub: McpHub, server: string): Promise<ServerStatus> {
+  const status = await hub.settled(server, { connect: true });
+  if (status.state === "disabled") {
+    throw new SvcError(
+      "mcp_config",
+      `${loaded.paths.config}: mcp_servers.${server}.enabled is false — set enabled: true to use it`,
+    );
+  }
+  if (status.state !== "connected") {
+    throw new SvcError("mcp_connect", serverScoped(server, status.lastError ?? status.state));
+  }
+  return status;
+}
+
 async function listTools(server: string): Promise<void> {
   const loaded = loadConfig();
   const hub = cliHub(loaded, [server]);
   try {
-    const status = await hub.settled(server, { connect: true });
-    if (status.state === "disabled") {
-      throw new SvcError(
-        "mcp_config",
-        `${loaded.paths.config}: mcp_servers.${server}.enabled is false — set enabled: true to use it`,
-      );
-    }
-    if (status.state !== "connected") {
-      throw new SvcError("mcp_connect", serverScoped(server, status.lastError ?? status.state));
-    }
+    const status = await connected(loaded, hub, server);
     const tools = hub.toolsOf(server);
     if (tools.length === 0)
       process.stdout.write(`${server}: no tools registered (tools.include/exclude left none)\n`);
@@ -135,6 +143,29 @@ async function listTools(server: string): Promise<void> {
       process.stdout.write(
         `${table([["REGISTERED NAME", "SERVER TOOL"], ...tools.map((t) => [t.name, t.original])])}\n`,
       );
+    for (const collision of status.collisions) process.stderr.write(`collision: ${collision}\n`);
+  } finally {
+    await hub.stop();
+  }
+}
+
+/** `svc mcp test <server>`: one connect, what it took and what it registered; exit 1 when it fails. */
+async function testServer(server: string): Promise<void> {
+  const loaded = loadConfig();
+  const entry = loaded.config.mcp_servers[server];
+  const hub = cliHub(loaded, [server]);
+  try {
+    const where = entry?.url ?? [entry?.command, ...(entry?.args ?? [])].join(" ");
+    process.stdout.write(
+      `Testing ${server} (${entry === undefined ? "?" : transportKind(entry)}: ${where})\n`,
+    );
+    const started = performance.now();
+    const status = await connected(loaded, hub, server);
+    const ms = Math.round(performance.now() - started);
+    const tools = hub.toolsOf(server);
+    process.stdout.write(
+      `  connected in ${ms} ms (protocol era: ${status.era ?? "legacy"})\n  ${tools.length} tool${tools.length === 1 ? "" : "s"} registered${tools.length === 0 ? " (tools.include/exclude left none)" : `: ${tools.map((t) => t.name).join(", ")}`}\n`,
+    );
     for (const collision of status.collisions) process.stderr.write(`collision: ${collision}\n`);
   } finally {
     await hub.stop();
@@ -224,7 +255,7 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
 export function registerMcpCommands(program: Command): void {
   const mcp = program
     .command("mcp")
-    .description("MCP servers: list, tools, call, reload, log in, re-authorize, install");
+    .description("MCP servers: list, test, tools, call, reload, log in, re-authorize, install");
   mcp
     .command("list")
     .description("configured servers: transport, state, tool count, lazy/cached")
@@ -233,6 +264,10 @@ export function registerMcpCommands(program: Command): void {
     .command("tools <server>")
     .description("connect to a server and show each registered mcp__ name beside the server's own tool name")
     .action(listTools);
+  mcp
+    .command("test <server>")
+    .description("connect to a server once and report how long it took and which tools it registers")
+    .action(testServer);
   mcp
     .command("call <server> <tool>")
     .description("call a tool by the server's own name and print the result (exit 1 on any failure)")

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -57,6 +58,15 @@ afterEach(async () => {
   home.cleanup();
 });
 
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 function writeConfig(servers: Record<string, unknown>): void {
   home.write(
     "config.yaml",
@@ -98,6 +108,21 @@ describe("svc mcp (subprocess)", () => {
     const denied = await run(home, ["mcp", "call", "u", "write-note", "--args", '{"text":"x"}']);
     expect(denied.code).toBe(1);
     expect(denied.stderr).toMatch(/needs approval \(trust: untrusted\) and it was denied/);
+  });
+
+  it("test connects once and reports the time, era and registered tools; exit 1 when the connect fails", async () => {
+    writeConfig({
+      fx: fixture({ tools: { include: ["echo", "add"] } }),
+      gone: { url: `http://127.0.0.1:${await closedPort()}/mcp`, skip_preflight: true },
+    });
+    const ok = await run(home, ["mcp", "test", "fx"]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(
+      /^Testing fx \(stdio: .*stdio-server\.mjs\)\n {2}connected in \d+ ms \(protocol era: legacy\)\n {2}2 tools registered: mcp__fx__echo, mcp__fx__add\n$/,
+    );
+    const gone = await run(home, ["mcp", "test", "gone"]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/mcp_servers\.gone: fetch failed: .*ECONNREFUSED/);
   });
 
   it("tools names the server in a connect timeout", async () => {
