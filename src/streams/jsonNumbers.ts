@@ -81,10 +81,29 @@ export function hasAlteredNumbers(text: string): boolean {
 
 class Mismatch extends Error {}
 
-/** Walks the JSON text beside the tree `JSON.parse` built from it, recording altered numbers' source. */
-function record(text: string, root: unknown): void {
+/** `token` (a JSON number) is one that always prints back as written: a short plain integer, not -0. */
+function plainToken(text: string, start: number, end: number): boolean {
+  if (end - start > 15) return false;
+  for (let k = start; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 0x30 || c > 0x39) {
+      if (k !== start) return false; // . e E + -
+    }
+  }
+  return !(text.charCodeAt(start) === 0x2d && text.charCodeAt(start + 1) === 0x30);
+}
+
+/**
+ * Walks the JSON text beside the tree `JSON.parse` built from it and records the source of numbers
+ * that print differently. Throws Mismatch when text and tree disagree (then nothing is recorded).
+ * A repeated key: JSON.parse kept the last value, so an earlier occurrence is only recorded when its
+ * number equals the kept one, and a later plain occurrence drops an earlier record.
+ */
+function record(text: string, root: object): void {
   let i = 0;
   const path: object[] = [];
+  const pending = new Map<object, Map<string, string>>();
+  const marked = new Set<object>();
   const ws = () => {
     for (;;) {
       const c = text.charCodeAt(i);
@@ -92,12 +111,11 @@ function record(text: string, root: unknown): void {
       else return;
     }
   };
-  const value = (holder: object | undefined, key: string, parsed: unknown): void => {
+  const value = (holder: object | undefined, key: string | number, parsed: unknown): void => {
     ws();
     const c = text.charCodeAt(i);
     if (c === 0x7b /* { */) {
       if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Mismatch();
-      const seen = new Set<string>();
       path.push(parsed);
       i++;
       ws();
@@ -107,10 +125,8 @@ function record(text: string, root: unknown): void {
           ws();
           const end = skipString(text, i);
           if (end === -1) throw new Mismatch();
-          const name = JSON.parse(text.slice(i, end)) as string;
-          // A repeated key: JSON.parse kept only the last value, so the walk would pair the wrong subtrees.
-          if (seen.has(name)) throw new Mismatch();
-          seen.add(name);
+          const raw = text.slice(i + 1, end - 1);
+          const name = raw.includes("\\") ? (JSON.parse(text.slice(i, end)) as string) : raw;
           i = end;
           ws();
           i++; // :
@@ -128,7 +144,7 @@ function record(text: string, root: unknown): void {
       if (text.charCodeAt(i) === 0x5d) i++;
       else {
         for (let index = 0; ; index++) {
-          value(parsed, String(index), parsed[index]);
+          value(parsed, index, parsed[index]);
           ws();
           if (text.charCodeAt(i++) === 0x5d) break;
         }
@@ -140,24 +156,32 @@ function record(text: string, root: unknown): void {
     } else if (isNumberStart(c)) {
       const start = i;
       while (i < text.length && isNumberPart(text.charCodeAt(i))) i++;
-      const token = text.slice(start, i);
-      if (holder !== undefined && typeof parsed === "number" && differs(token)) {
-        found.push({ holder, key, token, containers: [...path] });
+      // Not the kept value (an earlier occurrence of a repeated key): nothing to record.
+      if (holder === undefined || typeof parsed !== "number") return;
+      const texts = pending.get(holder);
+      if (plainToken(text, start, i)) {
+        texts?.delete(String(key));
+        return;
       }
+      const token = text.slice(start, i);
+      if (Number(token) !== parsed) return;
+      if (!differs(token)) {
+        texts?.delete(String(key));
+        return;
+      }
+      if (texts === undefined) pending.set(holder, new Map([[String(key), token]]));
+      else texts.set(String(key), token);
+      for (let d = path.length - 1; d >= 0 && !marked.has(path[d] as object); d--)
+        marked.add(path[d] as object);
     } else {
       // true, false, null
       i += c === 0x66 /* f */ ? 5 : 4;
     }
   };
-  const found: Array<{ holder: object; key: string; token: string; containers: object[] }> = [];
   value(undefined, "", root);
-  // Only a complete walk is trusted: a repeated key found late must not leave earlier entries behind.
-  for (const { holder, key, token, containers } of found) {
-    const texts = sourceTexts.get(holder) ?? new Map<string, string>();
-    sourceTexts.set(holder, texts);
-    texts.set(key, token);
-    for (const container of containers) tainted.add(container);
-  }
+  // Only a complete walk is trusted: nothing is recorded when text and tree disagree somewhere.
+  for (const [holder, texts] of pending) sourceTexts.set(holder, texts);
+  for (const container of marked) tainted.add(container);
 }
 
 /**
@@ -168,7 +192,7 @@ export function parseJson(text: string): unknown {
   const parsed: unknown = JSON.parse(text);
   if (typeof parsed === "object" && parsed !== null && hasAlteredNumbers(text)) {
     try {
-      record(text, parsed);
+      record(text, parsed as object);
     } catch {
       // Not walkable (repeated keys): numbers print as JavaScript does.
     }

@@ -43,9 +43,21 @@ describe("numbers keep the text the sender wrote (spec 2.5 rule 1: the payload v
     expect(stringifyJson(payload)).toBe('{"n":1.0,"t":":0","u":"0"}');
   });
 
-  it("a body with a repeated key falls back to JavaScript's number text (no misattribution)", () => {
-    const payload = parseJson('{"a": {"x": 1.0}, "a": {"x": 2, "y": 3.0}}');
-    expect(renderTemplate("{a.x} {a.y}", payload)).toBe("2 3");
+  it("a repeated key: the kept (last) value's text, never an earlier occurrence's", () => {
+    const payload = parseJson(
+      '{"a": {"x": 1.0}, "a": {"x": 2, "y": 3.0}, "b": 1.0, "b": 1, "c": "s", "c": 2.50}',
+    );
+    expect(renderTemplate("{a.x} {a.y} {b} {c}", payload)).toBe("2 3.0 1 2.50");
+    const shapes = parseJson('{"a": [1.0], "a": {"x": 1.5e0}}');
+    expect(renderTemplate("{a.x}", shapes)).toBe("1.5");
+  });
+
+  it("stays fast on a hostile body full of altered numbers", () => {
+    const body = `{"a":[${Array(100_000).fill('{"k":1.0}').join(",")}]}`;
+    const started = performance.now();
+    const payload = parseJson(body);
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(renderTemplate("{a.99999.k}", payload)).toBe("1.0");
   });
 
   it("extendObject (script_output added to the payload) keeps the sender's numbers", () => {
