@@ -21,15 +21,17 @@ export const UTILITY_TOOLS = {
     capability: "resources",
     description: "Read one resource by URI",
     input: { uri: { type: "string", description: "Resource URI" } },
+    required: ["uri"],
   },
   list_prompts: { capability: "prompts", description: "List the server's prompts", input: {} },
   get_prompt: {
     capability: "prompts",
     description: "Render one prompt",
     input: {
-      name: { type: "string" },
+      name: { type: "string", description: "Prompt name" },
       arguments: { type: "object", additionalProperties: { type: "string" } },
     },
+    required: ["name"],
   },
 } as const;
 export type UtilityName = keyof typeof UTILITY_TOOLS;
@@ -123,7 +125,11 @@ export function buildToolset(
       original: name,
       kind: "utility",
       description: spec.description,
-      inputSchema: { type: "object", properties: spec.input },
+      inputSchema: {
+        type: "object",
+        properties: spec.input,
+        ...("required" in spec ? { required: [...spec.required] } : {}),
+      },
       readOnly: true,
     });
   }

@@ -6,6 +6,28 @@ function asText(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };
 }
 
+function page(cursor: string | undefined): { cursor?: string } {
+  return cursor === undefined ? {} : { cursor };
+}
+
+const MAX_PAGES = 100;
+
+/** Every page of a paginated list (bounded, so a server that always returns a cursor cannot loop us). */
+async function allPages<R extends { nextCursor?: string | undefined }, T>(
+  fetchPage: (cursor: string | undefined) => Promise<R>,
+  items: (result: R) => T[],
+): Promise<T[]> {
+  const out: T[] = [];
+  let cursor: string | undefined;
+  for (let n = 0; n < MAX_PAGES; n++) {
+    const result = await fetchPage(cursor);
+    out.push(...items(result));
+    cursor = result.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return out;
+}
+
 /** `list_resources`, `read_resource`, `list_prompts`, `get_prompt` (spec 2.5) answered from the session. */
 export async function runUtilityTool(
   session: McpSession,
@@ -16,17 +38,28 @@ export async function runUtilityTool(
   const options = { timeout: timeoutMs };
   switch (name) {
     case "list_resources": {
-      const [resources, templates] = await Promise.all([
-        session.client.listResources({}, options),
-        session.client.listResourceTemplates({}, options).catch(() => ({ resourceTemplates: [] })),
+      const [resources, resourceTemplates] = await Promise.all([
+        allPages(
+          (cursor) => session.client.listResources(page(cursor), options),
+          (r) => r.resources,
+        ),
+        allPages(
+          (cursor) => session.client.listResourceTemplates(page(cursor), options),
+          (r) => r.resourceTemplates,
+        ).catch(() => []),
       ]);
-      return asText({ resources: resources.resources, resourceTemplates: templates.resourceTemplates });
+      return asText({ resources, resourceTemplates });
     }
     case "read_resource":
       if (typeof args.uri !== "string") throw new SvcError("mcp_call", "read_resource needs a string uri");
       return asText(await session.client.readResource({ uri: args.uri }, options));
     case "list_prompts":
-      return asText((await session.client.listPrompts({}, options)).prompts);
+      return asText(
+        await allPages(
+          (cursor) => session.client.listPrompts(page(cursor), options),
+          (r) => r.prompts,
+        ),
+      );
     case "get_prompt": {
       if (typeof args.name !== "string") throw new SvcError("mcp_call", "get_prompt needs a string name");
       const promptArgs = (args.arguments ?? {}) as Record<string, string>;

@@ -1,9 +1,11 @@
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { entry, stdioEntry, text, useHubs } from "./harness.js";
 
+const PAGED_SERVER = resolve(import.meta.dirname, "paged-server.mjs");
 const ctx = useHubs();
 const hub = ctx.hub;
 
@@ -111,6 +113,38 @@ describe("stdio servers (real subprocess)", () => {
     expect(text(await h.call("on", "get_prompt", { name: "greet", arguments: { who: "x" } }))).toContain(
       "hello x",
     );
+  });
+
+  it("utility tools declare their required arguments and list every page of a paginated server", async () => {
+    const h = hub(ctx.home, {
+      paged: entry({
+        command: process.execPath,
+        args: [PAGED_SERVER],
+        tools: { resources: true, prompts: true },
+      }),
+    });
+    await h.settled("paged");
+    const schema = (name: string) => h.toolsOf("paged").find((t) => t.original === name)?.inputSchema;
+    expect(schema("read_resource")).toMatchObject({ required: ["uri"] });
+    expect(schema("get_prompt")).toMatchObject({ required: ["name"] });
+    expect(h.toolsOf("paged").filter((t) => t.kind === "native")).toHaveLength(5);
+    const resources = JSON.parse(text(await h.call("paged", "list_resources", {})));
+    expect(resources.resources.map((r: { name: string }) => r.name)).toEqual([
+      "res1",
+      "res2",
+      "res3",
+      "res4",
+      "res5",
+    ]);
+    expect(resources.resourceTemplates).toHaveLength(5);
+    const prompts = JSON.parse(text(await h.call("paged", "list_prompts", {})));
+    expect(prompts.map((p: { name: string }) => p.name)).toEqual([
+      "prompt1",
+      "prompt2",
+      "prompt3",
+      "prompt4",
+      "prompt5",
+    ]);
   });
 
   it("reports a cross-server name collision and does not shadow the first server's tool", async () => {

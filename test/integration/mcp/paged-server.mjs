@@ -1,0 +1,40 @@
+// A stdio MCP server that pages every list (two items per page): tools, resources, templates, prompts.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import {
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+
+const server = new Server(
+  { name: "paged", version: "1.0.0" },
+  { capabilities: { tools: {}, resources: {}, prompts: {} } },
+);
+const paged = (items, cursor) => {
+  const start = cursor === undefined ? 0 : Number(cursor);
+  const next = start + 2;
+  return { items: items.slice(start, next), ...(next < items.length ? { nextCursor: String(next) } : {}) };
+};
+const names = (prefix) => [1, 2, 3, 4, 5].map((n) => `${prefix}${n}`);
+server.setRequestHandler(ListToolsRequestSchema, ({ params }) => {
+  const { items, nextCursor } = paged(names("tool"), params?.cursor);
+  return { tools: items.map((name) => ({ name, inputSchema: { type: "object" } })), nextCursor };
+});
+server.setRequestHandler(ListResourcesRequestSchema, ({ params }) => {
+  const { items, nextCursor } = paged(names("res"), params?.cursor);
+  return { resources: items.map((name) => ({ name, uri: `note://${name}` })), nextCursor };
+});
+server.setRequestHandler(ListResourceTemplatesRequestSchema, ({ params }) => {
+  const { items, nextCursor } = paged(names("tpl"), params?.cursor);
+  return {
+    resourceTemplates: items.map((name) => ({ name, uriTemplate: `note://${name}/{id}` })),
+    nextCursor,
+  };
+});
+server.setRequestHandler(ListPromptsRequestSchema, ({ params }) => {
+  const { items, nextCursor } = paged(names("prompt"), params?.cursor);
+  return { prompts: items.map((name) => ({ name })), nextCursor };
+});
+await server.connect(new StdioServerTransport());
