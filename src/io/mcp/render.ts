@@ -26,6 +26,13 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   for (const [key, value] of Object.entries(headers)) {
     const r = interpolate(value, scope);
     failOnUnset(name, `headers.${key}`, r.unresolved);
+    // fetch would refuse it with an error that quotes the value: usually a secret from .env.
+    if (/[\0\r\n]/.test(r.value)) {
+      throw new SvcError(
+        "mcp_connect",
+        `mcp_servers.${name}.headers.${key}: the value${r.value === value ? "" : " rendered from ${...}"} contains a line break or NUL character, which an HTTP header cannot carry — check it (not shown here) in config.yaml or the profile's .env`,
+      );
+    }
     out.headers[key] = r.value;
   }
   if (out.command !== undefined) out.command = expandHome(out.command);

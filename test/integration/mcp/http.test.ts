@@ -42,6 +42,21 @@ describe("Streamable HTTP", () => {
     expect(s.lastHeaders()).toMatchObject({ authorization: "Bearer t", "mcp-session-id": expect.any(String) });
   });
 
+  it("a header whose rendered value has a line break fails closed without quoting the value", async () => {
+    const s = await serve(startStreamableHttp());
+    ctx.home.write(".env", 'MULTI_TOKEN="sekrit-1\\nsekrit-2"\n');
+    const h = hub(ctx.home, {
+      web: entry({ url: s.url, headers: { Authorization: "Bearer ${MULTI_TOKEN}" } }),
+    });
+    const status = await h.settled("web");
+    expect(status.state).toBe("failed");
+    expect(status.lastError).toMatch(
+      /^mcp_servers\.web\.headers\.Authorization: the value rendered from \$\{\.\.\.\} contains a line break/,
+    );
+    expect(status.lastError).not.toContain("sekrit");
+    expect(s.requests).toEqual([]);
+  });
+
   it("an unset ${VAR} in url or headers fails closed naming it; the next connect re-renders", async () => {
     const s = await serve(startStreamableHttp());
     const h = hub(ctx.home, {
