@@ -50,6 +50,18 @@ function differs(token: string): boolean {
   return String(Number(token)) !== token;
 }
 
+/** The number token at `start..end` always prints back as written: a short plain integer other than -0. */
+function plainToken(text: string, start: number, end: number): boolean {
+  if (end - start > 15) return false;
+  for (let k = start; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 0x30 || c > 0x39) {
+      if (k !== start) return false; // . e E + -
+    }
+  }
+  return !(text.charCodeAt(start) === 0x2d && text.charCodeAt(start + 1) === 0x30);
+}
+
 /** True when some number in the JSON text would not print back as written. */
 export function hasAlteredNumbers(text: string): boolean {
   const length = text.length;
@@ -61,18 +73,8 @@ export function hasAlteredNumbers(text: string): boolean {
       i = end - 1;
     } else if (isNumberStart(code)) {
       let end = i + 1;
-      let plain = true;
-      for (; end < length; end++) {
-        const part = text.charCodeAt(end);
-        if (part >= 0x30 && part <= 0x39) continue;
-        if (!isNumberPart(part)) break;
-        plain = false;
-      }
-      // Short plain integers (the usual ids and counts) always print back as written, except -0.
-      const short = end - i <= 15;
-      if (!(plain && short && !(code === 0x2d && text.charCodeAt(i + 1) === 0x30 && end - i === 2))) {
-        if (differs(text.slice(i, end))) return true;
-      }
+      while (end < length && isNumberPart(text.charCodeAt(end))) end++;
+      if (!plainToken(text, i, end) && differs(text.slice(i, end))) return true;
       i = end - 1;
     }
   }
@@ -80,18 +82,6 @@ export function hasAlteredNumbers(text: string): boolean {
 }
 
 class Mismatch extends Error {}
-
-/** `token` (a JSON number) is one that always prints back as written: a short plain integer, not -0. */
-function plainToken(text: string, start: number, end: number): boolean {
-  if (end - start > 15) return false;
-  for (let k = start; k < end; k++) {
-    const c = text.charCodeAt(k);
-    if (c < 0x30 || c > 0x39) {
-      if (k !== start) return false; // . e E + -
-    }
-  }
-  return !(text.charCodeAt(start) === 0x2d && text.charCodeAt(start + 1) === 0x30);
-}
 
 /**
  * Walks the JSON text beside the tree `JSON.parse` built from it and records the source of numbers
