@@ -96,7 +96,7 @@ function listServers(): void {
     process.stdout.write(`No MCP servers in ${loaded.paths.config} (add entries under mcp_servers).\n`);
     return;
   }
-  const rows = [["NAME", "TRANSPORT", "STATE", "TOOLS", "LAZY", "CACHED", "LAST ERROR"]];
+  const rows = [["NAME", "TRANSPORT", "STATE", "TOOLS", "LAZY", "CACHED", "DETAIL"]];
   for (const s of statuses) {
     rows.push([
       s.name,
@@ -105,7 +105,8 @@ function listServers(): void {
       String(s.toolCount),
       s.lazy ? "yes" : "no",
       s.cached ? "yes" : "no",
-      s.lastError ?? "",
+      // Spec 3 calls a disabled server "skipped": no connection, discovery or registration.
+      s.lastError ?? (s.state === "disabled" ? "skipped (enabled: false)" : ""),
     ]);
   }
   process.stdout.write(`${table(rows)}\n`);
