@@ -21,9 +21,19 @@ interface RunOptions {
   inspect?: string | boolean;
 }
 
+/** The inspector's page is opened at this port, so "any free one" (0) cannot be shown: 1-65535. */
+function parseInspectPort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port < 1 || port > 65535)
+    throw new SvcError("usage", `--inspect: expected a port number (1-65535), got "${text}"`);
+  return port;
+}
+
 /** `svc gateway run`: foreground gateway; SIGHUP reloads config.yaml, SIGINT/SIGTERM stop cleanly (exit 0). */
 export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const port = options.port === undefined ? undefined : parsePortOption(options.port);
+  const inspectPort =
+    typeof options.inspect === "string" ? parseInspectPort(options.inspect) : DEFAULT_INSPECT_PORT;
   const paths = svcPaths(svcHome());
   // A second gateway of the same home would take over gateway.pid and, when it exits, leave the first
   // one running where `svc gateway stop|status` no longer see it.
@@ -71,10 +81,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       ...(options.inspect === undefined
         ? {}
         : {
-            inspect: startInspector(
-              options.inspect === true ? DEFAULT_INSPECT_PORT : Number(options.inspect),
-              (line) => process.stdout.write(`${line}\n`),
-            ).inspect,
+            inspect: startInspector(inspectPort, (line) => process.stdout.write(`${line}\n`)).inspect,
           }),
     });
   } catch (err) {

@@ -92,7 +92,17 @@ async function health(host: string, port: number): Promise<boolean> {
 
 const LISTENING = /\[webhook\] Listening on (\S+):(\d+) /;
 
-async function start(options: { host?: string; port?: string; timeout: string }): Promise<void> {
+async function start(
+  options: { host?: string; port?: string; timeout: string },
+  command: Command,
+): Promise<void> {
+  // `start` is the default subcommand, so `svc gateway frob` arrives here as an argument.
+  const [unknown] = command.args;
+  if (unknown !== undefined)
+    throw new SvcError(
+      "usage",
+      `unknown command 'gateway ${unknown}' — use svc gateway run|start|stop|status|setup (svc gateway --help)`,
+    );
   const timeoutSeconds = parseSecondsOption(options.timeout);
   if (options.port !== undefined) parsePortOption(options.port);
   const paths = svcPaths(svcHome());
@@ -208,6 +218,7 @@ export function registerGatewayLifecycleCommands(gateway: Command): void {
     .option("--host <host>", "bind address (overrides platforms.webhook.host)")
     .option("--port <port>", "listen port (overrides platforms.webhook.port; 0 picks a free port)")
     .option("--timeout <seconds>", "how long to wait for /health", "15")
+    .allowExcessArguments()
     .action(start);
   gateway
     .command("stop")

@@ -22,10 +22,11 @@ interface SetupAnswers {
   readonly secret: string | undefined;
 }
 
-function parsePort(text: string): number {
+/** `what` names where the value came from: the `--port` flag or the answer to the question. */
+function parsePort(text: string, what: string): number {
   const port = Number(text);
   if (!/^\d+$/.test(text.trim()) || port < 1 || port > 65535)
-    throw new SvcError("usage", `port: expected 1-65535, got "${text}"`);
+    throw new SvcError("usage", `${what}: expected a port number (1-65535), got "${text}"`);
   return port;
 }
 
@@ -64,7 +65,7 @@ function fromFlags(options: SetupOptions, current: Current): SetupAnswers {
     throw new SvcError("usage", "--secret: the secret cannot be empty (or use --generate-secret)");
   return {
     enabled: !options.disable,
-    port: parsePort(options.port ?? current.port),
+    port: parsePort(options.port ?? current.port, options.port === undefined ? "port" : "--port"),
     secret: options.secret ?? (options.generateSecret || !current.hasSecret ? generate() : undefined),
   };
 }
@@ -87,7 +88,7 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
     const enabled = options.disable ? false : !(yes === "n" || yes === "no");
     const defaultPort = options.port ?? current.port;
     const portText = (await question(`Port [${defaultPort}]: `)).trim() || defaultPort;
-    const port = parsePort(portText);
+    const port = parsePort(portText, "port");
     const hasSecret = current.hasSecret;
     const choice = (
       await question(

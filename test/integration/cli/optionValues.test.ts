@@ -40,4 +40,28 @@ describe("bad option values are usage errors (exit 2) caught before anything run
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
     expect((await svc(home, ["gateway", "status"])).code).toBe(3);
   });
+
+  it("gateway run --inspect, gateway setup --port and an unknown gateway subcommand name the flag or command", async () => {
+    const [inspect, inspectZero, setupPort, unknown] = await Promise.all([
+      svc(home, ["gateway", "run", "--inspect", "abc"]),
+      svc(home, ["gateway", "run", "--inspect", "0"]),
+      svc(home, ["gateway", "setup", "--non-interactive", "--port", "0"]),
+      svc(home, ["gateway", "frob"]),
+    ]);
+    expect(inspect).toMatchObject({
+      code: 2,
+      stderr: 'svc: --inspect: expected a port number (1-65535), got "abc"\n',
+    });
+    expect(inspectZero).toMatchObject({ code: 2, stderr: expect.stringContaining('got "0"') });
+    expect(setupPort).toMatchObject({
+      code: 2,
+      stderr: 'svc: --port: expected a port number (1-65535), got "0"\n',
+    });
+    expect(unknown).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("unknown command 'gateway frob'"),
+    });
+    expect(existsSync(join(home.dir, ".env"))).toBe(false);
+    expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
+  });
 });
