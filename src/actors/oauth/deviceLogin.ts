@@ -101,7 +101,7 @@ async function requestCode({ input }: { input: DeviceLoginInput }): Promise<Devi
       { client_id: client.info.client_id },
       clientAuth(job.serverName, client, meta),
       params,
-      requestOptions(meta, acceptingVerificationUrl(fetches.discovery)),
+      requestOptions(meta, acceptingVerificationUrl(fetches.deviceAuthorization)),
     );
     response = await oauth.processDeviceAuthorizationResponse(as, { client_id: client.info.client_id }, res);
   } catch (err) {

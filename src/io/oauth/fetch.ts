@@ -14,6 +14,8 @@ export interface OAuthFetches {
   readonly discovery: FetchLike;
   /** Token endpoint (exchange, refresh, device polling): `oauth.user_agent` when set. */
   readonly token: FetchLike;
+  /** Device authorization endpoint: `Svc-Agent/<version>`, OAuth errors answered 200 read as errors. */
+  readonly deviceAuthorization: FetchLike;
   /** Every response with status >= 400 (and network failures as status 0), in order. */
   readonly failures: FailedFetch[];
 }
@@ -45,7 +47,7 @@ function withUserAgent(
   base: FetchLike,
   userAgent: string,
   failures: FailedFetch[],
-  tokenEndpoint = false,
+  oauthEndpoint = false,
 ): FetchLike {
   return async (url, init) => {
     const headers = new Headers(init?.headers);
@@ -61,7 +63,7 @@ function withUserAgent(
       failures.push({ url: String(url), method, status: 0, body: `${(err as Error).message}${why}` });
       throw err;
     }
-    if (tokenEndpoint) {
+    if (oauthEndpoint) {
       const rewritten = await errorAnswered200(res).catch(() => undefined);
       if (rewritten !== undefined) {
         failures.push({ url: String(url), method, status: 200, body: rewritten.body.slice(0, 2000) });
@@ -92,6 +94,7 @@ export function oauthFetches(userAgentOverride?: string | null, base: FetchLike 
   return {
     discovery: withUserAgent(base, USER_AGENT, failures),
     token: withUserAgent(base, custom, failures, true),
+    deviceAuthorization: withUserAgent(base, USER_AGENT, failures, true),
     failures,
   };
 }

@@ -28,6 +28,8 @@ export interface FakeAsOptions {
   readonly deviceInterval?: number;
   /** Status of device poll errors: 400 per RFC 8628; GitHub answers them with 200. */
   readonly deviceErrorStatus?: number;
+  /** The device authorization endpoint answers this instead of a code. */
+  readonly deviceAuthorizationError?: { status: number; body: string };
   /** Device authorization answers `verification_url` instead of `verification_uri` (Google). */
   readonly verificationUrlField?: boolean;
   /** The first this many device polls get their connection closed without an answer. */
@@ -150,6 +152,12 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       return;
     }
     if (url.pathname === "/device" && req.method === "POST") {
+      if (options.deviceAuthorizationError) {
+        res
+          .writeHead(options.deviceAuthorizationError.status, { "content-type": "application/json" })
+          .end(options.deviceAuthorizationError.body);
+        return;
+      }
       return json(res, 200, {
         device_code: "dev-code-1",
         user_code: "WDJB-MJHT",

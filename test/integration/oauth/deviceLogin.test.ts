@@ -152,6 +152,25 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     expect(h.printed.join("\n")).toContain(`open ${auth.url}/activate and enter the code: WDJB-MJHT`);
   });
 
+  it("a device authorization refusal answered 200 (GitHub: device_flow_disabled) is reported with its error", async () => {
+    home = tempHome();
+    const auth = await as({
+      device: true,
+      deviceAuthorizationError: {
+        status: 200,
+        body: JSON.stringify({
+          error: "device_flow_disabled",
+          error_description: "Device Flow must be enabled",
+        }),
+      },
+    });
+    const rs = await resource([auth.url]);
+    const { output } = await drive(harness(home.dir, "disabled", rs.url));
+    expect(output && !output.ok && output.error.message).toMatch(
+      /^disabled: device authorization request failed — http:\/\/127\.0\.0\.1:\d+\/device answered 200: .*device_flow_disabled/,
+    );
+  });
+
   it("stops on access_denied and keeps the saved credentials", async () => {
     home = tempHome();
     const auth = await as({
