@@ -83,6 +83,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const clock = options.clock ?? REAL_CLOCK;
   const { stores, logger } = options;
   const running = new Set<Promise<void>>();
+  /** `<profile>\0<job id>` of the scheduled runs in progress. */
+  const scheduledRuns = new Set<string>();
   let timer: unknown;
   let stopped = true;
   let listFailed = false;
@@ -125,10 +127,20 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }));
   }
 
-  function launch(profile: string, store: CronStore, job: CronJob, prompt: string, trigger: string): void {
+  function launch(
+    profile: string,
+    store: CronStore,
+    job: CronJob,
+    prompt: string,
+    trigger: string,
+    finished?: () => void,
+  ): void {
     const run = execute(profile, store, job, prompt, trigger);
     running.add(run);
-    void run.finally(() => running.delete(run));
+    void run.finally(() => {
+      running.delete(run);
+      finished?.();
+    });
   }
 
   /** The job `jobRef` of the event's profile when it may be fired; otherwise logs why not (spec 3.2). */
@@ -190,15 +202,28 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       logger.error(`[cron] ${(err as Error).message}`);
       return [];
     }
+    const started: string[] = [];
     for (const job of due) {
       // Advance next_run before running, so a slow or failing job is not started twice.
       await record(store, job.id, (current) => ({
         ...current,
         next_run: new Date(nextRunAfter(current.schedule, now)).toISOString(),
       }));
-      if (job.next_run !== undefined) launch(profile, store, job, job.prompt, "schedule");
+      if (job.next_run === undefined) continue;
+      const key = `${profile}\u0000${job.id}`;
+      // A run that outlasts the interval is not overlapped by the next one: that occurrence is skipped.
+      if (scheduledRuns.has(key)) {
+        logger.warn(
+          { job: job.id, profile },
+          `[cron] ${job.name}${inProfile(profile)}: the previous scheduled run is still running; this one is skipped`,
+        );
+        continue;
+      }
+      scheduledRuns.add(key);
+      launch(profile, store, job, job.prompt, "schedule", () => scheduledRuns.delete(key));
+      started.push(job.id);
     }
-    return due.filter((job) => job.next_run !== undefined).map((job) => job.id);
+    return started;
   }
 
   async function tick(): Promise<string[]> {

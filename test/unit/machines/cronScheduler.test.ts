@@ -124,6 +124,32 @@ describe("cron scheduler", () => {
     expect(await scheduler.tick()).toEqual([]);
   });
 
+  it("a scheduled run that outlasts the interval is not overlapped: the occurrences due meanwhile are skipped", async () => {
+    let finish = () => {};
+    const ran: string[] = [];
+    const { store, scheduler, advance } = await setup([job("slow", { schedule: "every 1m" })], (j) => {
+      ran.push(j.id);
+      return new Promise((resolve) => {
+        finish = () => resolve("done");
+      });
+    });
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual(["slow"]);
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual([]);
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual([]);
+    expect(ran).toEqual(["slow"]);
+    expect((store.read().records.slow as CronJob).next_run).toBe(new Date(T0 + 240_000).toISOString());
+    finish();
+    await scheduler.idle();
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual(["slow"]);
+    expect(ran).toEqual(["slow", "slow"]);
+    finish();
+    await scheduler.idle();
+  });
+
   it("survives a failing job: the failure is recorded and the next job still runs", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup([job("bad"), job("good")], async (j) => {
