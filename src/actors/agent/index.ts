@@ -7,7 +7,7 @@ import type { RunExecutor } from "../runs.js";
 import { commandRunner } from "./command.js";
 import { echoRunner } from "./echo.js";
 import { type AgentRequest, type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./runner.js";
-import { loadFirstSkill } from "./skills.js";
+import { findFirstSkill } from "./skills.js";
 
 export type { AgentRequest, AgentRunner } from "./runner.js";
 
@@ -63,13 +63,24 @@ export interface RunExecutorDeps {
 export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
   // Once per route and name: the route's config is the same on every run, its log need not repeat.
   const warnedToolsets = new Set<string>();
+  const warnedSkills = new Set<string>();
   return async (event, signal) => {
     const { route } = event;
     // No skills listed (the common case): no file lookup and no extra await per run.
-    const skill =
-      route.skills === undefined || route.skills.length === 0
-        ? undefined
-        : await loadFirstSkill(deps.skillsDir(event.profile), route.skills);
+    let skill: AgentRequest["skill"];
+    if (route.skills !== undefined && route.skills.length > 0) {
+      const skillsDir = deps.skillsDir(event.profile);
+      const found = await findFirstSkill(skillsDir, route.skills);
+      skill = found.skill;
+      for (const name of found.missing) {
+        const key = `${event.profile}\u0000${event.routeName}\u0000${name}`;
+        if (warnedSkills.has(key)) continue;
+        warnedSkills.add(key);
+        deps.logger.warn(
+          `[webhook] ${event.routeName}: skill "${name}" not found (no ${skillsDir}/${name}/SKILL.md)${skill === undefined ? "" : `; loaded "${skill.name}" instead`}`,
+        );
+      }
+    }
     const toolsets = runToolsets(route.toolsets, (name) => {
       const key = `${event.routeName}\u0000${name}`;
       if (warnedToolsets.has(key)) return;

@@ -55,11 +55,13 @@ describe("agent dispatch (202 now, run in the background)", () => {
         "agent/recorder.sh": RECORDER_AGENT,
         "skills/second/SKILL.md": "Always answer in haiku.\n",
         "skills/third/SKILL.md": "never loaded\n",
+        "skills/github/review/SKILL.md": "Review the diff.\n",
       },
       config: webhookConfig(
         {
           run: { secret: OPEN, prompt: "PR {number}", events: ["pull_request"] },
           skilled: { secret: OPEN, prompt: "go", skills: ["first", "second", "third"] },
+          categorized: { secret: OPEN, prompt: "go", skills: ["review"] },
           tools: { secret: OPEN, toolsets: ["terminal", "no_such_toolset"] },
         },
         { rate_limit: 1000 },
@@ -97,6 +99,19 @@ describe("agent dispatch (202 now, run in the background)", () => {
     const run = await waitForRun(gw, res.body.delivery_id as string);
     expect(run.prompt).toBe("# Skill: second\n\nAlways answer in haiku.\n\n# Event\n\ngo");
     expect(run.prompt).not.toContain("never loaded");
+  });
+
+  it("skills: a skill one category level down (skills/<category>/<name>/SKILL.md) is found; a listed skill not installed is logged once", async () => {
+    const res = await postJson(gw.url("/webhooks/categorized"), {});
+    const run = await waitForRun(gw, res.body.delivery_id as string);
+    expect(run.prompt).toBe("# Skill: review\n\nReview the diff.\n\n# Event\n\ngo");
+    for (let i = 0; i < 2; i++) {
+      const again = await postJson(gw.url("/webhooks/skilled"), {});
+      await waitForRun(gw, again.body.delivery_id as string);
+    }
+    const warnings = gw.logs().filter((l) => l.msg.startsWith('[webhook] skilled: skill "first" not found'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.msg).toContain('loaded "second" instead');
   });
 
   it("unknown toolset names are dropped with a log line, once per route and name however many runs", async () => {
