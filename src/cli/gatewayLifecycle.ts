@@ -49,7 +49,16 @@ function isGateway(pid: number): boolean {
 /** The pid in `gateway.pid` when that process is a live gateway; a stale file is removed. */
 export function runningPid(paths: SvcPaths): number | undefined {
   if (!existsSync(paths.pidFile)) return undefined;
-  const pid = Number(readFileSync(paths.pidFile, "utf8").trim());
+  let text: string;
+  try {
+    text = readFileSync(paths.pidFile, "utf8");
+  } catch (err) {
+    throw new SvcError(
+      "store_corrupt",
+      `${paths.pidFile}: cannot be read (${(err as Error).message}) — remove it if no gateway is running`,
+    );
+  }
+  const pid = Number(text.trim());
   if (Number.isInteger(pid) && pid > 0 && alive(pid) && isGateway(pid)) return pid;
   rmSync(paths.pidFile, { force: true });
   return undefined;

@@ -24,7 +24,11 @@ export const EMBEDDED_DEFAULT = {
 
 export function readEnvFile(path: string): Record<string, string> {
   if (!existsSync(path)) return {};
-  return parseEnv(readFileSync(path));
+  try {
+    return parseEnv(readFileSync(path));
+  } catch (err) {
+    throw new SvcError("config_unreadable", `${path}: cannot be read (${(err as Error).message})`);
+  }
 }
 
 export function secretScope(paths: SvcPaths, env: NodeJS.ProcessEnv = process.env): InterpolationScope {

@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -92,5 +93,30 @@ describe("svc gateway run refuses a bad configuration with file, key and fix", {
     expect(res.stderr).toContain(
       "platforms.webhook.routes.a.secret: expected a string, got 12345 — put it in quotes if it is meant as text",
     );
+  });
+});
+
+describe("files that cannot be read are named", { timeout: 90_000 }, () => {
+  it(".env and gateway.pid (here directories: EISDIR, which root cannot chmod away)", async () => {
+    home = tempHome();
+    const other = tempHome();
+    try {
+      mkdirSync(join(home.dir, ".env"));
+      mkdirSync(join(other.dir, "gateway.pid"));
+      const [env, pid] = await Promise.all([
+        svc(home, ["webhook", "list"]),
+        svc(other, ["gateway", "status"]),
+      ]);
+      expect(env.code).toBe(1);
+      expect(env.stderr).toMatch(new RegExp(`^svc: ${join(home.dir, ".env")}: cannot be read \\(EISDIR`));
+      expect(pid.code).toBe(1);
+      expect(pid.stderr).toMatch(
+        new RegExp(
+          `^svc: ${join(other.dir, "gateway.pid")}: cannot be read \\(EISDIR.*remove it if no gateway is running`,
+        ),
+      );
+    } finally {
+      other.cleanup();
+    }
   });
 });
