@@ -13,7 +13,8 @@ afterEach(async () => {
 /** Dynamic subscriptions (spec 2.6) to a platform that is not enabled: `subscribe` only warns, so they exist. */
 function subscriptions(records: Record<string, Record<string, unknown>>): string {
   const file: Record<string, unknown> = {};
-  for (const [name, record] of Object.entries(records)) file[name] = { secret: OPEN, enabled: true, ...record };
+  for (const [name, record] of Object.entries(records))
+    file[name] = { secret: OPEN, enabled: true, ...record };
   return JSON.stringify(file);
 }
 
