@@ -74,7 +74,9 @@ export interface BindOptions {
 export async function bindCallbackServer(options: BindOptions): Promise<CallbackServer> {
   const fixed = options.redirectUri !== undefined ? new URL(options.redirectUri) : undefined;
   const path = fixed?.pathname ?? CALLBACK_PATH;
-  const bindHost = options.host ?? "127.0.0.1";
+  // RFC 8252 7.3 allows either loopback literal; listen where the configured redirect points.
+  const ipv6 = fixed?.hostname === "[::1]";
+  const bindHost = options.host ?? (ipv6 ? "::1" : "127.0.0.1");
   let waiter: { state: string; resolve: (r: CallbackResult) => void; reject: (e: Error) => void } | undefined;
   let port = 0;
   const server = createServer((req, res) => {
@@ -83,7 +85,7 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
     if (
       req.method !== "GET" ||
       url.pathname !== path ||
-      (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`)
+      (host !== `127.0.0.1:${port}` && host !== `localhost:${port}` && !(ipv6 && host === `[::1]:${port}`))
     ) {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
       return;

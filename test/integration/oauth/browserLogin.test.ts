@@ -212,4 +212,23 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     await loginWith(h);
     expect(new URL(h.opened[0] as string).searchParams.get("redirect_uri")).toBe(redirect);
   });
+
+  it("listens on the IPv6 loopback when oauth.redirect_uri names [::1] (RFC 8252 7.3)", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url]);
+    const port = await import("node:net").then(
+      (net) =>
+        new Promise<number>((resolve) => {
+          const s = net.createServer().listen(0, "::1", () => {
+            const p = (s.address() as { port: number }).port;
+            s.close(() => resolve(p));
+          });
+        }),
+    );
+    const redirect = `http://[::1]:${port}/callback`;
+    const h = harness(home.dir, "v6", rs.url, { cimd: false, redirect_uri: redirect });
+    expect((await loginWith(h)).access_token).toBe(auth.issued[0]);
+    expect(new URL(h.opened[0] as string).searchParams.get("redirect_uri")).toBe(redirect);
+  });
 });
