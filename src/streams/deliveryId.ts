@@ -4,7 +4,8 @@ import { createHash } from "node:crypto";
  * Delivery-ID headers in priority order. Spec 6 names four (`X-Forge-Delivery`, `vendor-id`,
  * `webhook-id`, `X-Request-ID`); each is followed by the real sender's alias (GitHub's
  * `X-GitHub-Delivery`, Svix's `svix-id`). GitLab's `Idempotency-Key` (stable across GitLab's
- * retries) comes before `X-Request-ID`, which proxies often set per request.
+ * retries) comes before `X-Request-ID`, which proxies often set per request. Bitbucket Cloud's
+ * `X-Request-UUID` (kept across its retries, which count in `X-Attempt-Number`) comes last.
  */
 export const DELIVERY_ID_HEADERS = [
   "x-forge-delivery",
@@ -14,6 +15,7 @@ export const DELIVERY_ID_HEADERS = [
   "webhook-id",
   "idempotency-key",
   "x-request-id",
+  "x-request-uuid",
 ] as const;
 
 /** Longer IDs are replaced by a fixed-size digest so a hostile sender cannot store huge keys. */

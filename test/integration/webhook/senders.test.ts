@@ -190,8 +190,17 @@ describe("real senders' signatures at the edges", () => {
       }),
     ).toMatchObject({
       status: 202,
-      body: { status: "accepted", route: "bitbucket", event: "pullrequest:created" },
+      body: { status: "accepted", route: "bitbucket", event: "pullrequest:created", delivery_id: "bb-1" },
     });
+    // Bitbucket Cloud retries keep X-Request-UUID (and count in X-Attempt-Number): a duplicate.
+    expect(
+      await post("bitbucket", body, {
+        "X-Hub-Signature": mac,
+        "X-Event-Key": "pullrequest:created",
+        "X-Request-UUID": "bb-1",
+        "X-Attempt-Number": "2",
+      }),
+    ).toMatchObject({ status: 200, body: { status: "duplicate" } });
     expect(
       await post("bitbucket", body, {
         "X-Hub-Signature": `sha256=${hex("wrong", body)}`,

@@ -16,7 +16,7 @@ describe("resolveDeliveryId (spec 6)", () => {
     expect(resolveDeliveryId(headers)).toBeUndefined();
   });
 
-  it("keeps the spec's four in spec order, each followed by its real alias", () => {
+  it("keeps the spec's four in spec order, each followed by its real alias (Bitbucket Cloud's X-Request-UUID last)", () => {
     expect(DELIVERY_ID_HEADERS).toEqual([
       "x-forge-delivery",
       "x-github-delivery",
@@ -25,6 +25,7 @@ describe("resolveDeliveryId (spec 6)", () => {
       "webhook-id",
       "idempotency-key",
       "x-request-id",
+      "x-request-uuid",
     ]);
   });
 
