@@ -10,7 +10,10 @@ import type { OAuthJob } from "./context.js";
 import type { LoginFlow } from "./runLogin.js";
 import { tokenEndpointError } from "./tokenErrors.js";
 
-/** Refresh this long before the recorded expiry, so a request never leaves with a dying token. */
+/**
+ * Refresh this long before the recorded expiry, so a request never leaves with a dying token; a tenth
+ * of the lifetime when that is shorter, so a token living less than a minute is not refreshed at once.
+ */
 export const REFRESH_MARGIN_MS = 60_000;
 
 export function needsLoginError(serverName: string, why: string, flow: LoginFlow = "browser"): SvcError {
@@ -27,7 +30,11 @@ export function loginFlowFor(job: OAuthJob, saved: StoredTokens | undefined): Lo
 }
 
 export function expiringSoon(tokens: StoredTokens, now: number): boolean {
-  return tokens.expires_at !== undefined && tokens.expires_at - now <= REFRESH_MARGIN_MS;
+  if (tokens.expires_at === undefined) return false;
+  const lifetime = tokens.obtained_at !== undefined ? tokens.expires_at - tokens.obtained_at : undefined;
+  const margin =
+    lifetime !== undefined && lifetime > 0 ? Math.min(REFRESH_MARGIN_MS, lifetime / 10) : REFRESH_MARGIN_MS;
+  return tokens.expires_at - now <= margin;
 }
 
 /**

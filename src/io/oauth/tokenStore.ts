@@ -19,6 +19,8 @@ export interface StoredTokens {
   readonly id_token?: string;
   /** Absolute expiry, epoch milliseconds; absent when the server gave no `expires_in`. */
   readonly expires_at?: number;
+  /** When the token was obtained, epoch milliseconds (its lifetime sets the refresh margin). */
+  readonly obtained_at?: number;
   /** Authorization server that issued them. */
   readonly issuer: string;
   readonly resource?: string;
@@ -164,7 +166,9 @@ export function toStoredTokens(
     ...(refresh !== undefined ? { refresh_token: refresh } : {}),
     ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}),
     ...(tokens.id_token !== undefined ? { id_token: tokens.id_token } : {}),
-    ...(typeof tokens.expires_in === "number" ? { expires_at: extra.now + tokens.expires_in * 1000 } : {}),
+    ...(typeof tokens.expires_in === "number"
+      ? { expires_at: extra.now + tokens.expires_in * 1000, obtained_at: extra.now }
+      : {}),
     issuer: extra.issuer,
     ...(extra.resource !== undefined ? { resource: extra.resource } : {}),
     flow: extra.flow,

@@ -63,6 +63,31 @@ describe("token refresh", () => {
     );
   });
 
+  it("a short-lived token (10 s) is used right after login, not refreshed at once; it is refreshed near its end", async () => {
+    home = tempHome();
+    const as = await startFakeAs({ accessTtl: 10 });
+    closers.push(as.close);
+    const rs = await startFakeResource([as.url]);
+    closers.push(rs.close);
+    const t0 = 5_000_000;
+    const h = harness(home.dir, "short", rs.url, { cimd: false }, { now: () => t0 });
+    await loginWith(h);
+    const at = (ms: number) =>
+      makeJob(
+        "short",
+        { url: rs.url, auth: "oauth", oauth: { cimd: false } },
+        {
+          paths: svcPaths(home.dir),
+          logger: silentLogger(),
+          now: () => t0 + ms,
+        },
+      );
+    expect((await usableTokens(at(1000))).access_token).toBe(as.issued[0]);
+    expect((await usableTokens(at(8000))).access_token).toBe(as.issued[0]);
+    expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(0);
+    expect((await usableTokens(at(9500))).access_token).toBe(as.issued[1]);
+  });
+
   it("does not refresh a token that is still valid", async () => {
     const { as, url } = await loggedIn();
     const job = makeJob(
