@@ -18,7 +18,7 @@ export async function loadUws(): Promise<{ uws: Uws } | { error: string }> {
 
 const CONNECTION_CLOSE = { Connection: "close" } as const;
 /** A chunked sender silent this long after its body passed the limit is answered (and closed). */
-const LINGER_IDLE_MS = 250;
+const LINGER_IDLE_MS = 1000;
 /** At most this long is a chunked body past the limit read and dropped before its answer. */
 const LINGER_MS = 5000;
 
