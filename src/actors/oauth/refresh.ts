@@ -2,13 +2,18 @@ import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
 import { discoverForFlow } from "../../io/oauth/discovery.js";
-import { oauthFetches } from "../../io/oauth/fetch.js";
-import { type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
+import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
+import {
+  type StoredClient,
+  type StoredMetadata,
+  type StoredTokens,
+  toStoredTokens,
+} from "../../io/oauth/tokenStore.js";
 import { sdkClientAuth } from "./clientAuth.js";
 import { configuredClient } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import type { LoginFlow } from "./runLogin.js";
-import { tokenEndpointError } from "./tokenErrors.js";
+import { lastFailureAt, tokenEndpointError } from "./tokenErrors.js";
 
 /**
  * Refresh this long before the recorded expiry, so a request never leaves with a dying token; a tenth
@@ -35,6 +40,29 @@ export function expiringSoon(tokens: StoredTokens, now: number): boolean {
   const margin =
     lifetime !== undefined && lifetime > 0 ? Math.min(REFRESH_MARGIN_MS, lifetime / 10) : REFRESH_MARGIN_MS;
   return tokens.expires_at - now <= margin;
+}
+
+/**
+ * `invalid_client` at the token endpoint for a stored client: a client metadata document is recorded
+ * as rejected (spec 5.7: registration from then on), and either kind of registration is dropped so the
+ * next login does not present a client the server refuses. Configured clients are the user's to fix.
+ */
+function forgetRefusedClient(
+  job: OAuthJob,
+  client: StoredClient,
+  fetches: OAuthFetches,
+  meta: StoredMetadata,
+): void {
+  if (lastFailureAt(fetches, meta.authorizationServerMetadata.token_endpoint)?.error !== "invalid_client")
+    return;
+  if (client.kind === "cimd") {
+    job.logger.warn(
+      { server: job.serverName },
+      "[oauth] the authorization server rejected the client metadata document (invalid_client); using dynamic registration from now on",
+    );
+    job.store.recordCimdOff("invalid_client at the token endpoint (refresh)");
+  }
+  job.store.clearClient();
 }
 
 /**
@@ -72,7 +100,9 @@ export async function usableTokens(
     const meta =
       store.readMetadata() ??
       (await discoverForFlow(serverName, job.entry.url, current.flow, fetches, job.now()));
-    const client = configuredClient(settings)?.info ?? store.readClient();
+    const configured = configuredClient(settings)?.info;
+    const stored = configured === undefined ? store.readClient() : undefined;
+    const client = configured ?? stored;
     if (client === undefined) throw needsLoginError(serverName, "the client registration is missing", flow);
     let fresh: OAuthTokens;
     try {
@@ -92,6 +122,7 @@ export async function usableTokens(
         meta.authorizationServerMetadata.token_endpoint,
         err,
       );
+      if (stored !== undefined) forgetRefusedClient(job, stored, fetches, meta);
       throw needsLoginError(serverName, failure.message.slice(serverName.length + 2), flow);
     }
     const saved = toStoredTokens(fresh, {

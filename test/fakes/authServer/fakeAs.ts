@@ -199,6 +199,12 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         return json(res, 200, newTokens());
       }
       if (grant === "refresh_token") {
+        if (options.rejectDocument && clientId.startsWith("https://")) {
+          return json(res, 401, {
+            error: "invalid_client",
+            error_description: "client metadata document rejected",
+          });
+        }
         if (options.refreshError) {
           res
             .writeHead(options.refreshError.status, { "content-type": "application/json" })

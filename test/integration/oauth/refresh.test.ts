@@ -88,6 +88,64 @@ describe("token refresh", () => {
     expect((await usableTokens(at(9500))).access_token).toBe(as.issued[1]);
   });
 
+  it("invalid_client for the client metadata document at refresh is recorded in .cimd-off (spec 5.7) and the registration dropped", async () => {
+    home = tempHome();
+    const as = await startFakeAs({ cimd: true, rejectDocument: true });
+    closers.push(as.close);
+    const rs = await startFakeResource([as.url]);
+    closers.push(rs.close);
+    const later = Date.now() + 2 * 3600_000;
+    const job = makeJob(
+      "doc",
+      { url: rs.url, auth: "oauth", oauth: {} },
+      {
+        paths: svcPaths(home.dir),
+        logger: silentLogger(),
+        now: () => later,
+      },
+    );
+    job.store.saveClient({
+      client_id: "https://app.example/svc.json",
+      redirect_uris: [],
+      issuer: as.url,
+      kind: "cimd",
+    });
+    job.store.saveTokens({
+      access_token: "old",
+      token_type: "Bearer",
+      refresh_token: "rt-old",
+      expires_at: Date.now(),
+      issuer: as.url,
+      flow: "browser",
+    });
+    await expect(usableTokens(job)).rejects.toThrow(
+      /doc: token refresh failed — .*401.*invalid_client.*run `svc mcp login doc`/,
+    );
+    expect(job.store.cimdOff()).toBe(true);
+    expect(job.store.readClient()).toBeUndefined();
+  });
+
+  it("a dynamic registration the server no longer knows (invalid_client at refresh) is dropped so the next login registers again", async () => {
+    const { as, url } = await loggedIn({
+      refreshError: { status: 401, body: JSON.stringify({ error: "invalid_client" }) },
+    });
+    const later = Date.now() + 2 * 3600_000;
+    const job = makeJob(
+      "srv",
+      { url, auth: "oauth", oauth: { cimd: false } },
+      {
+        paths: svcPaths(home.dir),
+        logger: silentLogger(),
+        now: () => later,
+      },
+    );
+    expect(job.store.readClient()?.kind).toBe("dcr");
+    await expect(usableTokens(job)).rejects.toThrow(/invalid_client.*run `svc mcp login srv`/);
+    expect(job.store.readClient()).toBeUndefined();
+    expect(job.store.cimdOff()).toBe(false);
+    expect(job.store.readTokens()?.access_token).toBe(as.issued[0]);
+  });
+
   it("does not refresh a token that is still valid", async () => {
     const { as, url } = await loggedIn();
     const job = makeJob(
