@@ -96,7 +96,7 @@ export async function connectServer(
     return session;
   } catch (err) {
     await tls.close().catch(() => undefined);
-    throw scoped(name, err, undefined, rendered.auth);
+    throw scoped(name, err, undefined, rendered.auth, undefined, transportKind(rendered));
   }
 }
 
@@ -110,7 +110,14 @@ const STDERR_TAIL_LINES = 5;
 const STDERR_TAIL_CHARS = 400;
 
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
-function scoped(name: string, err: unknown, command?: string, auth?: string, child?: ChildReport): unknown {
+function scoped(
+  name: string,
+  err: unknown,
+  command?: string,
+  auth?: string,
+  child?: ChildReport,
+  kind?: "stdio" | "http" | "sse",
+): unknown {
   if (err instanceof SvcError) return err;
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
     return new SvcError(
@@ -136,8 +143,23 @@ function scoped(name: string, err: unknown, command?: string, auth?: string, chi
     if (status === 401 && auth !== "oauth") {
       text += ` — the server requires authorization: set an Authorization header under mcp_servers.${name}.headers (e.g. "Bearer \${TOKEN}") or auth: oauth`;
     }
+    text += wrongEndpointHint(status, kind);
   }
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
+}
+
+/**
+ * The usual causes of a refused first request: a wrong path, or the other HTTP transport (an SSE server
+ * refuses the POST of Streamable HTTP with 405; a Streamable HTTP server refuses the bare GET of SSE).
+ */
+function wrongEndpointHint(status: number, kind: "stdio" | "http" | "sse" | undefined): string {
+  if (status === 404)
+    return " — no MCP endpoint at this url: check its path (often /mcp, or /sse for SSE servers)";
+  if (kind === "http" && status === 405)
+    return " — the url does not take POST: if the server speaks the older SSE transport, set transport: sse";
+  if (kind === "sse" && (status === 400 || status === 405 || status === 406))
+    return " — the url refused the SSE stream: if the server speaks Streamable HTTP, remove transport: sse";
+  return "";
 }
 
 /** A provider that can renew a refused token and resend the request (svc's own) wraps the fetch. */

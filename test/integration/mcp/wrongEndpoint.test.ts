@@ -1,0 +1,49 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
+import { entry, useHubs } from "./harness.js";
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+const ctx = useHubs();
+
+async function serve(start: Promise<FixtureHttp>): Promise<FixtureHttp> {
+  const s = await start;
+  closers.push(() => s.close());
+  return s;
+}
+
+/** A web server with no MCP endpoint: every request is a 404 page. */
+async function notFoundServer(): Promise<string> {
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(404, { "content-type": "text/plain" }).end("Cannot POST");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe("a url that is not the configured transport's endpoint", () => {
+  it("says which key to change: transport: sse for an SSE server, no transport: sse for Streamable HTTP, the path for a 404", async () => {
+    const sse = await serve(startSse());
+    const http = await serve(startStreamableHttp());
+    const web = await notFoundServer();
+    const h = ctx.hub(ctx.home, {
+      needsSse: entry({ url: sse.url }),
+      notSse: entry({ url: http.url, transport: "sse" }),
+      nothing: entry({ url: `${web}/mpc` }),
+    });
+    expect((await h.settled("needsSse")).lastError).toMatch(
+      /^mcp_servers\.needsSse: .*\(HTTP 405\) — the url does not take POST: if the server speaks the older SSE transport, set transport: sse$/,
+    );
+    expect((await h.settled("notSse")).lastError).toMatch(
+      /^mcp_servers\.notSse: SSE error: .*400.* — the url refused the SSE stream: if the server speaks Streamable HTTP, remove transport: sse$/,
+    );
+    expect((await h.settled("nothing")).lastError).toMatch(
+      /^mcp_servers\.nothing: .*404.* — no MCP endpoint at this url: check its path \(often \/mcp, or \/sse for SSE servers\)$/,
+    );
+  });
+});
