@@ -13,7 +13,7 @@ import {
   subscriptionStore,
 } from "../io/stores/subscriptions.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
-import { formatTable, profileFlag } from "./cron.js";
+import { collectPairs, formatTable, profileFlag } from "./cron.js";
 import { gatewayAddress, runningPid } from "./gatewayLifecycle.js";
 import { parsePortOption } from "./options.js";
 
@@ -22,6 +22,7 @@ interface SubscribeOptions {
   prompt?: string;
   deliver?: string;
   deliverChatId?: string;
+  deliverExtra?: Record<string, string>;
   deliverOnly?: boolean;
   cronJob?: string;
   description?: string;
@@ -83,6 +84,10 @@ function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): 
     `${name}: ${problem.startsWith(at) ? problem.slice(at.length) : problem}`;
   if (unknown.length > 0) throw new SvcError("usage", unknown.map(short).join("\n"));
   for (const problem of [...notEnabled, ...warnings]) process.stderr.write(`Warning: ${short(problem)}\n`);
+  if (warnings.some((problem) => problem.includes(".deliver_extra.")))
+    process.stderr.write(
+      `Set deliver_extra keys with: svc webhook subscribe ${name} --deliver-extra <key>=<value>\n`,
+    );
 }
 
 /** A `cron_job` must name a job of the route's own profile: that is the store the gateway fires it from. */
@@ -183,10 +188,13 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   const secret =
     options.secret ??
     (previous === undefined || rebinding ? randomBytes(32).toString("hex") : previous.secret);
-  const extra = {
+  const extra: Record<string, string | number | boolean> = {
     ...(previous?.deliver_extra ?? {}),
+    ...options.deliverExtra,
     ...(options.deliverChatId === undefined ? {} : { chat_id: options.deliverChatId }),
   };
+  // `--deliver-extra key=` (no value) removes the key.
+  for (const [key, value] of Object.entries(extra)) if (value === "") delete extra[key];
   const raw: Record<string, unknown> = {
     ...(previous ?? {}),
     ...(options.events === undefined
@@ -199,7 +207,7 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
         }),
     ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
     ...(options.deliver === undefined ? {} : { deliver: options.deliver }),
-    ...(Object.keys(extra).length === 0 ? {} : { deliver_extra: extra }),
+    deliver_extra: Object.keys(extra).length === 0 ? undefined : extra,
     ...(options.deliverOnly === undefined ? {} : { deliver_only: options.deliverOnly }),
     ...(options.cronJob === undefined ? {} : { cron_job: options.cronJob }),
     ...(options.description === undefined ? {} : { description: options.description }),
@@ -398,6 +406,11 @@ export function registerWebhookCommands(program: Command): void {
     .option("--prompt <template>", "prompt template with {dot.path} fields")
     .option("--deliver <target>", "delivery target (default log)")
     .option("--deliver-chat-id <id>", "deliver_extra.chat_id for chat targets")
+    .option(
+      "--deliver-extra <key=value>",
+      "deliver_extra key, e.g. repo=owner/name, pr_number={number} (repeatable; key= removes it)",
+      collectPairs,
+    )
     .option("--deliver-only", "no agent: the rendered prompt is the message")
     .option("--cron-job <id-or-name>", "fire this cron job on each event")
     .option("--description <text>", "what this subscription is for")

@@ -138,4 +138,42 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     });
     expect(Object.keys(stored())).toEqual(["a", "b", "ok"]);
   });
+
+  it("--deliver-extra key=value sets what forge_comment needs (repeatable, templates kept, key= removes)", async () => {
+    home = tempHome();
+    const bare = await svc(home, ["webhook", "subscribe", "pr", "--deliver", "forge_comment"]);
+    expect(bare.stderr).toContain("Warning: pr: deliver_extra.repo: required for forge_comment");
+    expect(bare.stderr).toContain("svc webhook subscribe pr --deliver-extra <key>=<value>");
+    const set = await svc(home, [
+      "webhook",
+      "subscribe",
+      "pr",
+      "--deliver-extra",
+      "repo={repository.full_name}",
+      "--deliver-extra",
+      "pr_number={pull_request.number}",
+      "--deliver-extra",
+      "note=a=b",
+    ]);
+    expect(set.code).toBe(0);
+    expect(set.stderr).not.toContain("Warning");
+    expect(stored().pr.deliver_extra).toEqual({
+      repo: "{repository.full_name}",
+      pr_number: "{pull_request.number}",
+      note: "a=b",
+    });
+    const [removed, bad] = await Promise.all([
+      svc(home, ["webhook", "subscribe", "pr", "--deliver-extra", "note="]),
+      svc(home, ["webhook", "subscribe", "other", "--deliver-extra", "repo"]),
+    ]);
+    expect(removed.code).toBe(0);
+    expect(stored().pr.deliver_extra).toEqual({
+      repo: "{repository.full_name}",
+      pr_number: "{pull_request.number}",
+    });
+    expect(bad).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--deliver-extra: expected key=value, got "repo"'),
+    });
+  });
 });
