@@ -73,7 +73,8 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
     return {
       name,
       transport: transportKind(entry),
-      state: entry.enabled ? "stopped" : "disabled",
+      // A lazy server with a cache is lazy here too: a command registers it from the cache (spec 2.1).
+      state: !entry.enabled ? "disabled" : entry.lazy && cache !== undefined ? "lazy" : "stopped",
       // What the gateway would register from it: the filters apply, utility tools count.
       toolCount:
         cache === undefined

@@ -144,7 +144,7 @@ describe("svc mcp (subprocess)", () => {
     const list = await run(home, ["mcp", "list"]);
     expect(list.code).toBe(0);
     // echo, env, list_prompts, get_prompt: the filtered count a gateway shows, not the server's 12 tools.
-    expect(list.stdout).toMatch(/fx\s+stdio\s+stopped\s+4\s+yes\s+yes/);
+    expect(list.stdout).toMatch(/fx\s+stdio\s+lazy\s+4\s+yes\s+yes/);
     expect(list.stdout).toMatch(/off\s+stdio\s+disabled\s+0\s+no\s+no\s+skipped \(enabled: false\)\n/);
     expect(list.stdout).toContain("no gateway is running");
     const reload = await run(home, ["mcp", "reload"]);
