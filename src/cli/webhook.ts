@@ -24,7 +24,8 @@ interface SubscribeOptions {
   deliverChatId?: string;
   deliverExtra?: Record<string, string>;
   deliverOnly?: boolean;
-  cronJob?: string;
+  /** false: `--no-cron-job` (back to an agent route). */
+  cronJob?: string | false;
   description?: string;
   routeProfile?: string;
   secret?: string;
@@ -152,7 +153,7 @@ function existingRecord(path: string, name: string, raw: unknown): Subscription 
 function checkNotBlank(options: SubscribeOptions): void {
   const values: [string, string | undefined][] = [
     ["--deliver", options.deliver],
-    ["--cron-job", options.cronJob],
+    ["--cron-job", options.cronJob === false ? undefined : options.cronJob],
     ["--secret", options.secret],
   ];
   for (const [flag, value] of values) {
@@ -209,7 +210,9 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
     ...(options.deliver === undefined ? {} : { deliver: options.deliver }),
     deliver_extra: Object.keys(extra).length === 0 ? undefined : extra,
     ...(options.deliverOnly === undefined ? {} : { deliver_only: options.deliverOnly }),
-    ...(options.cronJob === undefined ? {} : { cron_job: options.cronJob }),
+    ...(options.cronJob === undefined
+      ? {}
+      : { cron_job: options.cronJob === false ? undefined : options.cronJob }),
     ...(options.description === undefined ? {} : { description: options.description }),
     ...(options.routeProfile === undefined ? {} : { profile: options.routeProfile }),
     ...(options.mirrorToSession === undefined ? {} : { mirror_to_session: options.mirrorToSession }),
@@ -221,7 +224,8 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   const parsed = parseSubscription(store.path, name, raw);
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
   checkInsecure(loaded, name, parsed.value);
-  if (options.cronJob !== undefined || options.routeProfile !== undefined) checkCronJob(loaded, parsed.value);
+  if (typeof options.cronJob === "string" || options.routeProfile !== undefined)
+    checkCronJob(loaded, parsed.value);
   checkTarget(loaded, name, parsed.value);
   await store.update((records) => {
     assertUnchanged(store.path, records, name, snapshot.records[name]);
@@ -412,11 +416,14 @@ export function registerWebhookCommands(program: Command): void {
       collectPairs,
     )
     .option("--deliver-only", "no agent: the rendered prompt is the message")
+    .option("--no-deliver-only", "an agent run again (after --deliver-only)")
     .option("--cron-job <id-or-name>", "fire this cron job on each event")
+    .option("--no-cron-job", "stop firing the cron job: an agent run again")
     .option("--description <text>", "what this subscription is for")
     .option("--route-profile <profile>", "profile that runs the route (rebinding rotates the secret)")
     .option("--secret <secret>", "use this secret instead of a generated one")
     .option("--mirror-to-session", "write chat deliveries into the chat's session")
+    .option("--no-mirror-to-session", "stop mirroring")
     .action(subscribe);
   webhook.command("list").description("list subscriptions (no secrets)").action(list);
   webhook

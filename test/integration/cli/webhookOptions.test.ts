@@ -176,4 +176,28 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       stderr: expect.stringContaining('--deliver-extra: expected key=value, got "repo"'),
     });
   });
+
+  it("--no-deliver-only, --no-cron-job and --no-mirror-to-session switch a subscription back, keeping its secret", async () => {
+    home = tempHome();
+    await svc(home, ["cron", "create", "--name", "triage", "--schedule", "1h", "--prompt", "p"]);
+    await svc(home, ["webhook", "subscribe", "fire", "--cron-job", "triage", "--mirror-to-session"]);
+    await svc(home, ["webhook", "subscribe", "direct", "--deliver-only", "--deliver", "chat_1"]);
+    const before = stored();
+    const [fire, direct] = await Promise.all([
+      svc(home, ["webhook", "subscribe", "fire", "--no-cron-job", "--no-mirror-to-session"]),
+      svc(home, ["webhook", "subscribe", "direct", "--no-deliver-only"]),
+    ]);
+    expect(fire.code).toBe(0);
+    expect(direct.code).toBe(0);
+    const after = stored();
+    expect(before.fire).toMatchObject({ cron_job: "triage", mirror_to_session: true });
+    expect(after.fire.cron_job).toBeUndefined();
+    expect(after.fire).toMatchObject({ mirror_to_session: false, secret: before.fire.secret });
+    expect(before.direct.deliver_only).toBe(true);
+    expect(after.direct).toMatchObject({
+      deliver_only: false,
+      deliver: "chat_1",
+      secret: before.direct.secret,
+    });
+  });
 });
