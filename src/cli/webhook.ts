@@ -206,14 +206,17 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
             .map((e) => e.trim())
             .filter((e) => e !== ""),
         }),
-    ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+    // An empty prompt would send the agent nothing: `--prompt ''` goes back to the payload dump (spec 2.5 rule 5).
+    ...(options.prompt === undefined ? {} : { prompt: options.prompt === "" ? undefined : options.prompt }),
     ...(options.deliver === undefined ? {} : { deliver: options.deliver }),
     deliver_extra: Object.keys(extra).length === 0 ? undefined : extra,
     ...(options.deliverOnly === undefined ? {} : { deliver_only: options.deliverOnly }),
     ...(options.cronJob === undefined
       ? {}
       : { cron_job: options.cronJob === false ? undefined : options.cronJob }),
-    ...(options.description === undefined ? {} : { description: options.description }),
+    ...(options.description === undefined
+      ? {}
+      : { description: options.description === "" ? undefined : options.description }),
     ...(options.routeProfile === undefined ? {} : { profile: options.routeProfile }),
     ...(options.mirrorToSession === undefined ? {} : { mirror_to_session: options.mirrorToSession }),
     ...(secret === undefined ? {} : { secret }),

@@ -177,20 +177,45 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     });
   });
 
-  it("--no-deliver-only, --no-cron-job and --no-mirror-to-session switch a subscription back, keeping its secret", async () => {
+  it("--no-deliver-only, --no-cron-job, --no-mirror-to-session and --prompt '' switch a subscription back, keeping its secret", async () => {
     home = tempHome();
     await svc(home, ["cron", "create", "--name", "triage", "--schedule", "1h", "--prompt", "p"]);
-    await svc(home, ["webhook", "subscribe", "fire", "--cron-job", "triage", "--mirror-to-session"]);
+    await svc(home, [
+      "webhook",
+      "subscribe",
+      "fire",
+      "--cron-job",
+      "triage",
+      "--mirror-to-session",
+      "--prompt",
+      "PR {number}",
+      "--description",
+      "d",
+    ]);
     await svc(home, ["webhook", "subscribe", "direct", "--deliver-only", "--deliver", "chat_1"]);
     const before = stored();
     const [fire, direct] = await Promise.all([
-      svc(home, ["webhook", "subscribe", "fire", "--no-cron-job", "--no-mirror-to-session"]),
+      svc(home, [
+        "webhook",
+        "subscribe",
+        "fire",
+        "--no-cron-job",
+        "--no-mirror-to-session",
+        "--prompt",
+        "",
+        "--description",
+        "",
+      ]),
       svc(home, ["webhook", "subscribe", "direct", "--no-deliver-only"]),
     ]);
     expect(fire.code).toBe(0);
     expect(direct.code).toBe(0);
     const after = stored();
     expect(before.fire).toMatchObject({ cron_job: "triage", mirror_to_session: true });
+    expect(before.fire).toMatchObject({ prompt: "PR {number}", description: "d" });
+    // An empty --prompt is the default (the payload as JSON), not an empty prompt for the agent.
+    expect(Object.keys(after.fire)).not.toContain("prompt");
+    expect(Object.keys(after.fire)).not.toContain("description");
     expect(after.fire.cron_job).toBeUndefined();
     expect(after.fire).toMatchObject({ mirror_to_session: false, secret: before.fire.secret });
     expect(before.direct.deliver_only).toBe(true);
