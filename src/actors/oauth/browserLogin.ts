@@ -9,7 +9,12 @@ import {
   type CallbackServer,
 } from "../../io/oauth/callbackServer.js";
 import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
-import { type StoredMetadata, type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
+import {
+  mergeScopes,
+  type StoredMetadata,
+  type StoredTokens,
+  toStoredTokens,
+} from "../../io/oauth/tokenStore.js";
 import {
   type ExchangeInput,
   oauthLoginMachine,
@@ -42,12 +47,9 @@ export function resourceFor(meta: StoredMetadata, serverUrl: string): string {
  * lists (the MCP authorization spec's scope selection); else none.
  */
 export function scopeFor(job: OAuthJob, meta: StoredMetadata): string | undefined {
-  return (
-    job.entry.oauth?.scope ??
-    meta.challengedScope ??
-    meta.resourceMetadata?.scopes_supported?.join(" ") ??
-    undefined
-  );
+  const base =
+    job.entry.oauth?.scope ?? meta.challengedScope ?? meta.resourceMetadata?.scopes_supported?.join(" ");
+  return mergeScopes(base, meta.requiredScope);
 }
 
 async function prepare({

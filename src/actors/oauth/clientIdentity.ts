@@ -145,7 +145,14 @@ export async function discoverAndIdentify(
   fetches: OAuthFetches,
   extra: { redirectUri?: string; documentRetried?: boolean } = {},
 ): Promise<{ meta: StoredMetadata; client: ClientChoice }> {
-  const meta = await discoverForFlow(job.serverName, job.entry.url, flow, fetches, job.now());
+  const discovered = await discoverForFlow(job.serverName, job.entry.url, flow, fetches, job.now());
+  // A scope the resource required earlier (step-up) is asked for again from the same server.
+  const previous = job.store.readMetadata();
+  const meta =
+    previous?.requiredScope !== undefined &&
+    previous.authorizationServerUrl === discovered.authorizationServerUrl
+      ? { ...discovered, requiredScope: previous.requiredScope }
+      : discovered;
   job.store.saveMetadata(meta);
   const retried = extra.documentRetried === true;
   const client = await chooseClient({

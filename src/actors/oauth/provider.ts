@@ -11,6 +11,7 @@ import { silentLogger } from "../../io/log.js";
 import { CALLBACK_PATH, PINNED_PORTS } from "../../io/oauth/callbackServer.js";
 import { oauthEntryOf } from "../../io/oauth/settings.js";
 import type { StoredTokens } from "../../io/oauth/tokenStore.js";
+import { bearerParams } from "../../io/oauth/wwwAuthenticate.js";
 import { startSystem } from "../system.js";
 import { configuredClient } from "./clientIdentity.js";
 import { type JobOptions, makeJob, type OAuthJob } from "./context.js";
@@ -135,6 +136,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   authorizedFetch(base: FetchLike): FetchLike {
     return async (url, init) => {
       const res = await base(url, init);
+      if (res.status === 403) return this.stepUp(base, url, init, res);
       if (res.status !== 401) return res;
       const sent = /^Bearer (.+)$/i.exec(new Headers(init?.headers).get("authorization") ?? "")?.[1];
       if (sent === undefined) return res;
@@ -151,6 +153,40 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       headers.set("authorization", `Bearer ${renewed.access_token}`);
       return base(url, { ...init, headers });
     };
+  }
+
+  /**
+   * MCP step-up authorization: 403 with a Bearer `insufficient_scope` challenge naming a scope. The
+   * scope is recorded for the next login; a CLI-driven connect logs in again at once (browser flow)
+   * and sends the request once more, anything else fails saying which login grants it. A 403 is
+   * answered before the server acts, so the request cannot run twice.
+   */
+  private async stepUp(
+    base: FetchLike,
+    url: Parameters<FetchLike>[0],
+    init: Parameters<FetchLike>[1],
+    res: Response,
+  ): Promise<Response> {
+    const params = bearerParams(res.headers);
+    const scope = params?.scope?.trim();
+    if (params?.error !== "insufficient_scope" || !scope) return res;
+    const name = this.job.serverName;
+    this.job.store.requireScope(scope);
+    const flow = loginFlowFor(this.job, this.job.store.readTokens());
+    if (!this.options.interactive || flow === "device") {
+      await res.body?.cancel().catch(() => undefined);
+      const command = `svc mcp login ${name}${flow === "device" ? " --flow device" : ""}`;
+      throw new SvcError(
+        "oauth",
+        `${name}: the server needs scope "${scope}" for this request — run \`${command}\``,
+      );
+    }
+    await res.body?.cancel().catch(() => undefined);
+    const renewed = await this.login();
+    this.lastHanded = renewed.access_token;
+    const headers = new Headers(init?.headers);
+    headers.set("authorization", `Bearer ${renewed.access_token}`);
+    return base(url, { ...init, headers });
   }
 
   saveCodeVerifier(verifier: string): void {

@@ -39,6 +39,8 @@ export interface StoredMetadata {
   readonly resourceMetadata?: OAuthProtectedResourceMetadata;
   /** `scope` of the resource's 401 challenge, when it named one. */
   readonly challengedScope?: string;
+  /** Scope the resource asked for with 403 `insufficient_scope` (step-up): added to later logins. */
+  readonly requiredScope?: string;
   readonly authorizationServerUrl: string;
   readonly authorizationServerMetadata: AuthorizationServerMetadata;
   readonly fetched_at: number;
@@ -121,6 +123,15 @@ export class TokenStore {
     writeJsonAtomic(this.metaPath, meta);
   }
 
+  /** Records a scope the resource requires (403 `insufficient_scope`) for the next login. */
+  requireScope(scope: string): void {
+    const meta = this.readMetadata();
+    if (meta === undefined) return;
+    const requiredScope = mergeScopes(meta.requiredScope, scope);
+    if (requiredScope !== meta.requiredScope)
+      this.saveMetadata({ ...meta, ...(requiredScope ? { requiredScope } : {}) });
+  }
+
   cimdOff(): boolean {
     return existsSync(this.cimdOffPath);
   }
@@ -146,6 +157,12 @@ export class TokenStore {
   withLock<T>(fn: () => T | Promise<T>): Promise<T> {
     return withFileLock(this.tokensPath, fn, { timeoutMs: 30_000, staleMs: 60_000 });
   }
+}
+
+/** Space-separated scopes of `a` then those of `b` not already in it. */
+export function mergeScopes(a: string | undefined, b: string | undefined): string | undefined {
+  const all = [...new Set(`${a ?? ""} ${b ?? ""}`.split(/\s+/).filter((x) => x !== ""))];
+  return all.length > 0 ? all.join(" ") : undefined;
 }
 
 /** Converts a token response into what is stored, with an absolute expiry from `now`. */

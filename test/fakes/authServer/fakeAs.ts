@@ -52,6 +52,8 @@ export interface FakeAs {
   readonly url: string;
   readonly seen: Seen[];
   readonly issued: string[];
+  /** The scope granted with an access token (the scope of its authorization request). */
+  scopeOf(accessToken: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -74,17 +76,19 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
   const issued: string[] = [];
   const codes = new Map<
     string,
-    { challenge: string; redirect: string; clientId: string; resource: string | null }
+    { challenge: string; redirect: string; clientId: string; resource: string | null; scope: string }
   >();
-  const refreshTokens = new Set<string>();
+  const refreshTokens = new Map<string, string>();
+  const scopes = new Map<string, string>();
   const polls = [...(options.devicePolls ?? [])];
   let drops = options.dropPolls ?? 0;
   let base = "";
-  const newTokens = () => {
+  const newTokens = (scope = "") => {
     const access = `at-${randomBytes(8).toString("hex")}`;
     const refresh = `rt-${randomBytes(8).toString("hex")}`;
     issued.push(access);
-    refreshTokens.add(refresh);
+    refreshTokens.set(refresh, scope);
+    scopes.set(access, scope);
     return {
       access_token: access,
       token_type: "Bearer",
@@ -142,6 +146,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         redirect: q.get("redirect_uri") ?? "",
         clientId,
         resource: q.get("resource"),
+        scope: q.get("scope") ?? "",
       });
       const to = new URL(q.get("redirect_uri") ?? "");
       if (options.authorizeError !== undefined) to.searchParams.set("error", options.authorizeError);
@@ -196,7 +201,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         }
         if (entry.resource !== body.get("resource")) return json(res, 400, { error: "invalid_target" });
         codes.delete(body.get("code") ?? "");
-        return json(res, 200, newTokens());
+        return json(res, 200, newTokens(entry.scope));
       }
       if (grant === "refresh_token") {
         if (options.rejectDocument && clientId.startsWith("https://")) {
@@ -212,9 +217,10 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
           return;
         }
         const rt = body.get("refresh_token") ?? "";
-        if (!refreshTokens.delete(rt))
+        const granted = refreshTokens.get(rt);
+        if (granted === undefined || !refreshTokens.delete(rt))
           return json(res, 400, { error: "invalid_grant", error_description: "refresh token already used" });
-        return json(res, 200, newTokens());
+        return json(res, 200, newTokens(granted));
       }
       if (grant === "urn:ietf:params:oauth:grant-type:device_code") {
         if (drops > 0) {
@@ -242,6 +248,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
     url: base,
     seen,
     issued,
+    scopeOf: (token) => scopes.get(token),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -271,6 +278,11 @@ export async function startFakeResource(
     tls?: { key: string; cert: string };
     /** The WWW-Authenticate value of the 401, given the metadata URL (default: one Bearer challenge naming it). */
     challenge?: (metadataUrl: string) => string;
+    /**
+     * Requests with a bearer token are answered 200 when the token's scope (from `scopeOf`) holds
+     * `scope`, else 403 `insufficient_scope` naming it (RFC 6750 3.1; MCP step-up authorization).
+     */
+    requireScope?: { scope: string; scopeOf: (token: string) => string | undefined };
   } = {},
 ): Promise<FakeResource> {
   const seen: Seen[] = [];
@@ -296,6 +308,18 @@ export async function startFakeResource(
     }
     const advertised = opts.metadataPath ?? "/.well-known/oauth-protected-resource/mcp";
     const metadataUrl = `${base}${advertised}`;
+    const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? "")?.[1];
+    if (bearer !== undefined && opts.requireScope !== undefined) {
+      const held = (opts.requireScope.scopeOf(bearer) ?? "").split(" ");
+      if (opts.requireScope.scope.split(" ").every((s) => held.includes(s)))
+        return json(res, 200, { ok: true });
+      res
+        .writeHead(403, {
+          "www-authenticate": `Bearer error="insufficient_scope", scope="${opts.requireScope.scope}", resource_metadata="${metadataUrl}"`,
+        })
+        .end();
+      return;
+    }
     const challenge = opts.challenge?.(metadataUrl) ?? `Bearer resource_metadata="${metadataUrl}"`;
     res.writeHead(401, { "www-authenticate": challenge }).end();
   };

@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { oauthProviderFor, type SvcOAuthProvider } from "../../../src/actors/oauth/provider.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
+import {
+  type FakeAs,
+  type FakeResource,
+  startFakeAs,
+  startFakeResource,
+} from "../../fakes/authServer/fakeAs.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { harness, loginWith } from "./helpers.js";
+
+/** MCP step-up authorization: 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`. */
+let home: TempHome;
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+  home?.cleanup();
+});
+
+async function loggedIn(): Promise<{ as: FakeAs; rs: FakeResource; h: ReturnType<typeof harness> }> {
+  home = tempHome();
+  const as = await startFakeAs();
+  closers.push(as.close);
+  const rs = await startFakeResource([as.url], { requireScope: { scope: "mcp admin", scopeOf: as.scopeOf } });
+  closers.push(rs.close);
+  const h = harness(home.dir, "up", rs.url, { cimd: false });
+  await loginWith(h);
+  expect(as.scopeOf(as.issued[0] as string)).toBe("mcp");
+  return { as, rs, h };
+}
+
+function post(fetchFn: ReturnType<SvcOAuthProvider["authorizedFetch"]>, url: string, token: string) {
+  return fetchFn(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: "{}",
+  });
+}
+
+describe("403 insufficient_scope (step-up)", () => {
+  it("a CLI-driven connect logs in again asking for the extra scope, then sends the request again", async () => {
+    const { as, rs, h } = await loggedIn();
+    const opened: string[] = [];
+    const provider = oauthProviderFor(
+      "up",
+      { url: rs.url, auth: "oauth", oauth: { cimd: false } },
+      {
+        interactive: true,
+        paths: svcPaths(home.dir),
+        print: () => {},
+        openBrowser: async (u) => {
+          opened.push(u);
+          await followAuthorization(u);
+        },
+      },
+    ) as SvcOAuthProvider;
+    const res = await post(
+      provider.authorizedFetch(fetch),
+      rs.url,
+      h.job.store.readTokens()?.access_token ?? "",
+    );
+    expect(res.status).toBe(200);
+    expect(opened).toHaveLength(1);
+    expect(new URL(opened[0] as string).searchParams.get("scope")).toBe("mcp admin");
+    expect(as.scopeOf(h.job.store.readTokens()?.access_token ?? "")).toBe("mcp admin");
+  });
+
+  it("a background connect fails naming the scope and svc mcp login; the next login asks for that scope", async () => {
+    const { rs, h } = await loggedIn();
+    const provider = oauthProviderFor(
+      "up",
+      { url: rs.url, auth: "oauth", oauth: { cimd: false } },
+      {
+        interactive: false,
+        paths: svcPaths(home.dir),
+      },
+    ) as SvcOAuthProvider;
+    const first = h.job.store.readTokens()?.access_token ?? "";
+    await expect(post(provider.authorizedFetch(fetch), rs.url, first)).rejects.toThrow(
+      /^up: the server needs scope "mcp admin" for this request — run `svc mcp login up`$/,
+    );
+    expect(h.job.store.readTokens()?.access_token).toBe(first);
+    const again = harness(home.dir, "up", rs.url, { cimd: false }, { freshClient: true });
+    await loginWith(again);
+    expect(new URL(again.opened[0] as string).searchParams.get("scope")).toBe("mcp admin");
+  });
+});
