@@ -95,11 +95,13 @@ export async function usableTokens(
         options.rejected !== undefined ? "the server refused the access token" : "the access token expired";
       throw needsLoginError(serverName, `${why} and there is no refresh token`, flow);
     }
+    // A file written by hand or by an older svc may lack `flow`: such a grant is a browser one.
+    const grantFlow = current.flow === "device" ? "device" : "browser";
     const settings = job.entry.oauth ?? {};
     const fetches = oauthFetches(settings.user_agent, job.fetch);
     const meta =
       store.readMetadata() ??
-      (await discoverForFlow(serverName, job.entry.url, current.flow, fetches, job.now()));
+      (await discoverForFlow(serverName, job.entry.url, grantFlow, fetches, job.now()));
     const configured = configuredClient(settings)?.info;
     const stored = configured === undefined ? store.readClient() : undefined;
     const client = configured ?? stored;
@@ -128,7 +130,7 @@ export async function usableTokens(
     const saved = toStoredTokens(fresh, {
       issuer: current.issuer,
       resource: current.resource,
-      flow: current.flow,
+      flow: grantFlow,
       now: job.now(),
       previousRefresh: current.refresh_token,
     });

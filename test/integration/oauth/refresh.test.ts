@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeJob } from "../../../src/actors/oauth/context.js";
 import { usableTokens } from "../../../src/actors/oauth/refresh.js";
@@ -144,6 +145,26 @@ describe("token refresh", () => {
     expect(job.store.readClient()).toBeUndefined();
     expect(job.store.cimdOff()).toBe(false);
     expect(job.store.readTokens()?.access_token).toBe(as.issued[0]);
+  });
+
+  it("refreshes a token file written without flow or cached metadata (by hand or an older svc) as a browser grant", async () => {
+    const { as, url } = await loggedIn();
+    const job = makeJob(
+      "srv",
+      { url, auth: "oauth", oauth: { cimd: false } },
+      {
+        paths: svcPaths(home.dir),
+        logger: silentLogger(),
+      },
+    );
+    const { flow: _flow, ...bare } = job.store.readTokens() as NonNullable<
+      ReturnType<typeof job.store.readTokens>
+    >;
+    job.store.saveTokens({ ...bare, expires_at: Date.now() - 1000 } as typeof bare & { flow: "browser" });
+    rmSync(job.store.metaPath);
+    const t = await usableTokens(job);
+    expect(t.access_token).toBe(as.issued[1]);
+    expect(t.flow).toBe("browser");
   });
 
   it("does not refresh a token that is still valid", async () => {
