@@ -12,7 +12,7 @@ import {
   registerGatewayLifecycleCommands,
   runningPid,
 } from "./gatewayLifecycle.js";
-import { parsePortOption } from "./options.js";
+import { parseHostOption, parsePortOption } from "./options.js";
 
 interface RunOptions {
   host?: string;
@@ -32,6 +32,7 @@ function parseInspectPort(text: string): number {
 /** `svc gateway run`: foreground gateway; SIGHUP reloads config.yaml, SIGINT/SIGTERM stop cleanly (exit 0). */
 export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const port = options.port === undefined ? undefined : parsePortOption(options.port);
+  const host = options.host === undefined ? undefined : parseHostOption(options.host);
   const inspectPort =
     typeof options.inspect === "string" ? parseInspectPort(options.inspect) : DEFAULT_INSPECT_PORT;
   const paths = svcPaths(svcHome());
@@ -76,7 +77,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   });
   try {
     gateway = await startGateway({
-      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(host === undefined ? {} : { host }),
       ...(port === undefined ? {} : { port }),
       ...(options.inspect === undefined
         ? {}

@@ -7,7 +7,7 @@ import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 import { writeJsonAtomic } from "../io/stores/atomicFile.js";
-import { parsePortOption, parseSecondsOption } from "./options.js";
+import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
 import { runSetup, type SetupOptions } from "./setupWizard.js";
 
 /** What `svc gateway start` learned about the gateway it started (`$SVC_HOME/gateway.json`). */
@@ -114,6 +114,7 @@ async function start(
     );
   const timeoutSeconds = parseSecondsOption(options.timeout);
   if (options.port !== undefined) parsePortOption(options.port);
+  if (options.host !== undefined) parseHostOption(options.host);
   const paths = svcPaths(svcHome());
   const existing = runningPid(paths);
   if (existing !== undefined)

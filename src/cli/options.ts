@@ -15,3 +15,13 @@ export function parseSecondsOption(text: string, flag = "--timeout"): number {
     throw new SvcError("usage", `${flag}: expected a number of seconds greater than 0, got "${text}"`);
   return seconds;
 }
+
+/** A `--host` value: an address or name; an empty one would bind every interface while printing none. */
+export function parseHostOption(text: string): string {
+  if (text.trim() === "")
+    throw new SvcError(
+      "usage",
+      "--host: expected an address such as 127.0.0.1 or 0.0.0.0, got an empty value",
+    );
+  return text.trim();
+}

@@ -41,13 +41,21 @@ describe("bad option values are usage errors (exit 2) caught before anything run
     expect((await svc(home, ["gateway", "status"])).code).toBe(3);
   });
 
-  it("gateway run --inspect, gateway setup --port and an unknown gateway subcommand name the flag or command", async () => {
-    const [inspect, inspectZero, setupPort, unknown] = await Promise.all([
+  it("gateway run --inspect, an empty --host, gateway setup --port and an unknown gateway subcommand name the flag or command", async () => {
+    const [inspect, inspectZero, setupPort, unknown, runHost, startHost] = await Promise.all([
       svc(home, ["gateway", "run", "--inspect", "abc"]),
       svc(home, ["gateway", "run", "--inspect", "0"]),
       svc(home, ["gateway", "setup", "--non-interactive", "--port", "0"]),
       svc(home, ["gateway", "frob"]),
+      // An empty host binds every interface while the log names none.
+      svc(home, ["gateway", "run", "--host", "", "--port", "0"]),
+      svc(home, ["gateway", "start", "--host", " "]),
     ]);
+    for (const empty of [runHost, startHost])
+      expect(empty).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining("--host: expected an address"),
+      });
     expect(inspect).toMatchObject({
       code: 2,
       stderr: 'svc: --inspect: expected a port number (1-65535), got "abc"\n',
