@@ -47,7 +47,8 @@ export function parseChallenges(header: string): Challenge[] {
         value = q.value;
         i = q.end;
       } else {
-        value = TOKEN.exec(header.slice(i))?.[0] ?? "";
+        // Lenient: an unquoted URL (`resource_metadata=https://...`) is not a token but is meant whole.
+        value = /^[^\s,]+/.exec(header.slice(i))?.[0] ?? "";
         i += value.length;
       }
       const key = name.toLowerCase();

@@ -154,5 +154,10 @@ describe("WWW-Authenticate challenges (RFC 9110 11.6.1)", () => {
     expect(bearerParams(h)).toEqual({ resource_metadata: "https://x/prm", scope: "a b" });
     expect(bearerParams(new Headers({ "www-authenticate": 'Basic realm="x"' }))).toBeUndefined();
     expect(bearerParams(new Headers())).toBeUndefined();
+    expect(
+      bearerParams(
+        new Headers({ "www-authenticate": "Bearer resource_metadata=https://x/.well-known/prm, scope=a" }),
+      ),
+    ).toEqual({ resource_metadata: "https://x/.well-known/prm", scope: "a" });
   });
 });
