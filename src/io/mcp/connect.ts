@@ -74,6 +74,7 @@ export async function connectServer(
         tls.fetch,
         Math.min(timeoutMs, 10_000),
         entry.url,
+        transportKind(rendered) === "sse" ? ["GET"] : ["HEAD", "GET"],
       );
     }
     const authProvider = rendered.auth === "oauth" ? await oauthProvider(name, rendered, options) : undefined;

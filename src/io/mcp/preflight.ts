@@ -2,6 +2,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { SvcError } from "../../errors.js";
 
 const MCP_TYPES = ["application/json", "text/event-stream"];
+const HEAD_BUDGET_MS = 3000;
 
 function mediaType(header: string | null): string {
   return (header ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
@@ -21,9 +22,17 @@ export async function preflight(
   timeoutMs: number,
   /** The url as written (`${VAR}` unrendered): messages never echo a secret rendered into it. */
   shownUrl = url,
+  /**
+   * SSE: GET only. A Node SSE server (the TypeScript SDK's, Express-based ones) never sends the headers
+   * of a HEAD on its event stream, so HEAD would wait out the whole probe budget.
+   */
+  methods: ReadonlyArray<"HEAD" | "GET"> = ["HEAD", "GET"],
 ): Promise<void> {
-  for (const method of ["HEAD", "GET"] as const) {
-    const verdict = await probe(url, method, headers, fetch, timeoutMs);
+  for (const method of methods) {
+    // A HEAD that hangs must not eat the GET's time, nor the connect's.
+    const budget =
+      method === "HEAD" && methods.length > 1 ? Math.min(timeoutMs / 3, HEAD_BUDGET_MS) : timeoutMs;
+    const verdict = await probe(url, method, headers, fetch, budget);
     if (verdict === "mcp") return;
     if (verdict !== undefined) {
       throw new SvcError(
