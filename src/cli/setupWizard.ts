@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { loadConfig, readEnvFile } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
-import { SvcError } from "../errors.js";
+import { isSvcError, SvcError } from "../errors.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
 
 export interface SetupOptions {
@@ -78,17 +78,32 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
   });
   // Lines are read through the iterator, not rl.question(): piped answers that arrive at once are kept.
   const lines = rl[Symbol.asyncIterator]();
+  let ended = false;
   const question = async (prompt: string) => {
     process.stdout.write(prompt);
     const next = await lines.next();
+    ended ||= next.done === true;
     return next.done ? "" : String(next.value);
+  };
+  // A wrong answer is explained and the question asked again, as long as there are answers to read.
+  const askUntilValid = async <T>(prompt: string, parse: (answer: string) => T): Promise<T> => {
+    for (;;) {
+      const answer = await question(prompt);
+      try {
+        return parse(answer);
+      } catch (err) {
+        if (ended || !isSvcError(err)) throw err;
+        process.stdout.write(`${err.message}\n`);
+      }
+    }
   };
   try {
     const yes = (await question("Enable the webhook adapter? [Y/n] ")).trim().toLowerCase();
     const enabled = options.disable ? false : !(yes === "n" || yes === "no");
     const defaultPort = options.port ?? current.port;
-    const portText = (await question(`Port [${defaultPort}]: `)).trim() || defaultPort;
-    const port = parsePort(portText, "port");
+    const port = await askUntilValid(`Port [${defaultPort}]: `, (answer) =>
+      parsePort(answer.trim() || defaultPort, "port"),
+    );
     const hasSecret = current.hasSecret;
     const choice = (
       await question(
@@ -101,8 +116,10 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
       .toLowerCase();
     let secret: string | undefined;
     if (choice.startsWith("e")) {
-      secret = (await question("Secret: ")).trim();
-      if (secret === "") throw new SvcError("usage", "the secret cannot be empty");
+      secret = await askUntilValid("Secret: ", (answer) => {
+        if (answer.trim() === "") throw new SvcError("usage", "the secret cannot be empty");
+        return answer.trim();
+      });
     } else if (choice.startsWith("g") || (!hasSecret && !choice.startsWith("k"))) {
       secret = generate();
     }

@@ -130,4 +130,16 @@ describe("svc gateway setup", { timeout: 90_000 }, () => {
     const env = readFileSync(join(home.dir, ".env"), "utf8");
     expect(env).toMatch(/^WEBHOOK_ENABLED=true\nWEBHOOK_PORT=9200\nWEBHOOK_SECRET=[0-9a-f]{64}\n$/);
   });
+
+  it("interactive: a wrong port or an empty entered secret is explained and asked again", async () => {
+    home = tempHome();
+    const res = await svc(home, ["gateway", "setup"], { input: "y\nabc\n70000\n9300\ne\n\nmine\n" });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('port: expected a port number (1-65535), got "abc"\nPort [8644]: ');
+    expect(res.stdout).toContain('got "70000"\nPort [8644]: ');
+    expect(res.stdout).toContain("the secret cannot be empty\nSecret: ");
+    expect(readFileSync(join(home.dir, ".env"), "utf8")).toBe(
+      "WEBHOOK_ENABLED=true\nWEBHOOK_PORT=9300\nWEBHOOK_SECRET=mine\n",
+    );
+  });
 });
