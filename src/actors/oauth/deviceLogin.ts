@@ -28,16 +28,12 @@ interface DeviceHandle {
   readonly resource: string;
 }
 
-function isLoopbackHttp(url: string): boolean {
-  const u = new URL(url);
-  return u.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(u.hostname);
-}
-
 function requestOptions(meta: StoredMetadata, fetchFn: OAuthFetches["discovery"]) {
   return {
     [oauth.customFetch]: fetchFn as typeof fetch,
-    // Plain HTTP only for loopback authorization servers (local test and development servers).
-    [oauth.allowInsecureRequests]: isLoopbackHttp(meta.authorizationServerMetadata.issuer),
+    // An authorization server the resource advertises on plain http (a local or docker-network server)
+    // is spoken to over http, as the browser flow does; https servers stay https-only.
+    [oauth.allowInsecureRequests]: new URL(meta.authorizationServerMetadata.issuer).protocol === "http:",
   };
 }
 

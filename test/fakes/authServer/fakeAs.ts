@@ -42,6 +42,8 @@ export interface FakeAsOptions {
   readonly tokenError?: { status: number; body: string };
   readonly refreshError?: { status: number; body: string };
   readonly accessTtl?: number;
+  /** Loopback address to listen on (default 127.0.0.1; 127.0.0.2 stands in for a non-loopback name). */
+  readonly host?: string;
   /** RFC 9207: advertise `authorization_response_iss_parameter_supported`, and the `iss` the redirect carries. */
   readonly issParameter?: { readonly advertise: boolean; readonly send?: (issuer: string) => string };
   /** The authorize endpoint redirects back with this `error` (and the state) instead of a code. */
@@ -242,8 +244,9 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
     }
     res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const host = options.host ?? "127.0.0.1";
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  base = `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     url: base,
     seen,

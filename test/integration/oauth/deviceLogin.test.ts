@@ -6,7 +6,7 @@ import { USER_AGENT } from "../../../src/cli/version.js";
 import { DEVICE_GRANT } from "../../../src/io/oauth/discovery.js";
 import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, testSystem } from "./helpers.js";
+import { harness, loginWith, testSystem } from "./helpers.js";
 
 let home: TempHome;
 const closers: Array<() => Promise<void>> = [];
@@ -169,6 +169,18 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     expect(output && !output.ok && output.error.message).toMatch(
       /^disabled: device authorization request failed — http:\/\/127\.0\.0\.1:\d+\/device answered 200: .*device_flow_disabled/,
     );
+  });
+
+  it("works with a plain-http authorization server that is not 127.0.0.1/localhost, as the browser flow does (docker service names)", async () => {
+    home = tempHome();
+    const auth = await as({ device: true, deviceInterval: 1, host: "127.0.0.2" });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "plain", rs.url);
+    const { output } = await drive(h);
+    expect(output?.ok).toBe(true);
+    expect(h.job.store.readTokens()?.issuer).toBe(auth.url);
+    const browser = harness(home.dir, "plainb", rs.url, { cimd: false });
+    expect((await loginWith(browser)).issuer).toBe(auth.url);
   });
 
   it("stops on access_denied and keeps the saved credentials", async () => {
