@@ -100,6 +100,8 @@ async function health(host: string, port: number): Promise<boolean> {
 }
 
 const LISTENING = /\[webhook\] Listening on (\S+):(\d+) /;
+/** Logged instead when the webhook adapter is off and the gateway runs for its MCP servers only. */
+const NO_LISTENER = "[webhook] Adapter disabled";
 
 async function start(
   options: { host?: string; port?: string; timeout: string },
@@ -148,6 +150,13 @@ async function start(
         "startup_refused",
         `the gateway exited (code ${exited}) before it answered /health:\n${output().trim()}\n(full output: ${outFile})`,
       );
+    }
+    if (output().includes(NO_LISTENER)) {
+      // Nothing answers /health: being up and past startup is all there is to wait for.
+      process.stdout.write(
+        `Gateway started: pid ${child.pid} — webhook adapter off, MCP servers only (no HTTP listener)\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
+      );
+      return;
     }
     const match = LISTENING.exec(output());
     if (match !== null && (await health(match[1] as string, Number(match[2])))) {
@@ -211,6 +220,13 @@ async function status(): Promise<void> {
     return;
   }
   const { host, port } = gatewayAddress(paths, pid);
+  if (port === 0) {
+    // A listener never has port 0: the gateway recorded that it runs without one (adapter off).
+    process.stdout.write(
+      `Gateway: running (pid ${pid})\nListening: no HTTP listener — webhook adapter off, MCP servers only\n`,
+    );
+    return;
+  }
   const ok = await health(host, port);
   process.stdout.write(
     `Gateway: running (pid ${pid})\nListening: ${host}:${port}\nHealth: ${ok ? "ok" : "not answering"}\n`,

@@ -64,4 +64,25 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
       await svc(home, ["gateway", "stop"]);
     }
   });
+
+  it("an MCP-only gateway (webhook adapter off) is started and reported without waiting for a listener", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: { webhook: { enabled: false } },
+        mcp_servers: { idle: { command: "cat", lazy: true } },
+      }),
+    );
+    try {
+      const started = await svc(home, ["gateway", "start", "--timeout", "60"]);
+      expect(started.code).toBe(0);
+      expect(started.stdout).toMatch(/^Gateway started: pid \d+ — webhook adapter off, MCP servers only/);
+      const status = await svc(home, ["gateway", "status"]);
+      expect(status.code).toBe(0);
+      expect(status.stdout).toContain("no HTTP listener — webhook adapter off, MCP servers only");
+    } finally {
+      expect((await svc(home, ["gateway", "stop"])).stdout).toContain("Gateway stopped");
+    }
+  });
 });
