@@ -59,7 +59,7 @@ async function prepare({
 }): Promise<PreparedLogin> {
   const job = input.job as OAuthJob;
   const settings = job.entry.oauth ?? {};
-  const fetches = oauthFetches(settings.user_agent, job.fetch);
+  const fetches = oauthFetches(settings.user_agent, job.fetch, job.requestTimeoutMs);
   const callback = await bindCallbackServer({
     pinned: !documentRetried && wantsPinnedPort(settings, job.store, job.freshClient === true),
     ...(settings.redirect_port !== undefined ? { port: settings.redirect_port } : {}),

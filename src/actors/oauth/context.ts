@@ -22,6 +22,8 @@ export interface OAuthJob {
   readonly now: () => number;
   /** `svc mcp login`: ignore the stored client registration (replaced when the login succeeds). */
   readonly freshClient?: boolean;
+  /** Bound on each OAuth request (default `OAUTH_REQUEST_TIMEOUT_MS`); tests shorten it. */
+  readonly requestTimeoutMs?: number;
 }
 
 export interface JobOptions {

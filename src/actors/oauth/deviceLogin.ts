@@ -80,7 +80,7 @@ function acceptingVerificationUrl(base: OAuthFetches["discovery"]): OAuthFetches
 
 async function requestCode({ input }: { input: DeviceLoginInput }): Promise<DeviceCode> {
   const job = input.job as OAuthJob;
-  const fetches = oauthFetches(job.entry.oauth?.user_agent, job.fetch);
+  const fetches = oauthFetches(job.entry.oauth?.user_agent, job.fetch, job.requestTimeoutMs);
   const { meta, client } = await discoverAndIdentify(job, "device", fetches);
   const resource = resourceFor(meta, job.entry.url);
   const scope = scopeFor(job, meta);

@@ -98,7 +98,7 @@ export async function usableTokens(
     // A file written by hand or by an older svc may lack `flow`: such a grant is a browser one.
     const grantFlow = current.flow === "device" ? "device" : "browser";
     const settings = job.entry.oauth ?? {};
-    const fetches = oauthFetches(settings.user_agent, job.fetch);
+    const fetches = oauthFetches(settings.user_agent, job.fetch, job.requestTimeoutMs);
     const meta =
       store.readMetadata() ??
       (await discoverForFlow(serverName, job.entry.url, grantFlow, fetches, job.now()));

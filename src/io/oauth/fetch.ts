@@ -43,24 +43,33 @@ async function errorAnswered200(res: Response): Promise<{ body: string; response
   return { body, response: new Response(body, { status: 400, statusText: "Bad Request", headers }) };
 }
 
+/** A server that accepts the connection and never answers must not hang a login or hold the token lock. */
+export const OAUTH_REQUEST_TIMEOUT_MS = 30_000;
+
 function withUserAgent(
   base: FetchLike,
   userAgent: string,
   failures: FailedFetch[],
+  timeoutMs: number,
   oauthEndpoint = false,
 ): FetchLike {
   return async (url, init) => {
     const headers = new Headers(init?.headers);
     headers.set("user-agent", userAgent);
     const method = init?.method ?? "GET";
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     let res: Response;
     try {
-      res = await base(url, { ...init, headers });
+      res = await base(url, { ...init, headers, signal });
     } catch (err) {
       // "fetch failed" alone hides the reason (TLS verification, refused connection): add the cause.
       const cause = (err as Error).cause;
       const why = cause instanceof Error && cause.message !== "" ? `: ${cause.message}` : "";
-      failures.push({ url: String(url), method, status: 0, body: `${(err as Error).message}${why}` });
+      const what = timeout.aborted
+        ? `timed out after ${Math.round(timeoutMs / 100) / 10} s`
+        : `${(err as Error).message}${why}`;
+      failures.push({ url: String(url), method, status: 0, body: what });
       throw err;
     }
     if (oauthEndpoint) {
@@ -87,14 +96,18 @@ function withUserAgent(
  * The fetch functions every OAuth request goes through (spec 5.9). MCP traffic never uses them,
  * so `oauth.user_agent` cannot leak onto it.
  */
-export function oauthFetches(userAgentOverride?: string | null, base: FetchLike = fetch): OAuthFetches {
+export function oauthFetches(
+  userAgentOverride?: string | null,
+  base: FetchLike = fetch,
+  timeoutMs = OAUTH_REQUEST_TIMEOUT_MS,
+): OAuthFetches {
   const failures: FailedFetch[] = [];
   const custom =
     typeof userAgentOverride === "string" && userAgentOverride.trim() !== "" ? userAgentOverride : USER_AGENT;
   return {
-    discovery: withUserAgent(base, USER_AGENT, failures),
-    token: withUserAgent(base, custom, failures, true),
-    deviceAuthorization: withUserAgent(base, USER_AGENT, failures, true),
+    discovery: withUserAgent(base, USER_AGENT, failures, timeoutMs),
+    token: withUserAgent(base, custom, failures, timeoutMs, true),
+    deviceAuthorization: withUserAgent(base, USER_AGENT, failures, timeoutMs, true),
     failures,
   };
 }

@@ -194,6 +194,28 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     expect(h.job.store.readClient()).toBeUndefined();
   });
 
+  it("a server that accepts the connection but never answers fails the login naming the timeout, instead of hanging", async () => {
+    home = tempHome();
+    const { createServer } = await import("node:net");
+    const sockets: import("node:net").Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          for (const s of sockets) s.destroy();
+          silent.close(() => resolve());
+        }),
+    );
+    const url = `http://127.0.0.1:${(silent.address() as import("node:net").AddressInfo).port}/mcp`;
+    const h = harness(home.dir, "hung", url, { cimd: false }, { requestTimeoutMs: 200 });
+    const started = Date.now();
+    await expect(loginWith(h)).rejects.toThrow(
+      /^hung: OAuth discovery failed — GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp → unreachable \(timed out after 0\.2 s\)/,
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it("honours oauth.redirect_uri exactly", async () => {
     home = tempHome();
     const auth = await as();
