@@ -12,6 +12,7 @@ import { type LoadedConfig, loadConfig, secretScope } from "../config/load.js";
 import { transportKind } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
 import { createLogger } from "../io/log.js";
+import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { runningPid } from "./gatewayLifecycle.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
@@ -68,6 +69,7 @@ function table(rows: string[][]): string {
 }
 
 function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
+  const scope = secretScope(loaded.paths);
   return Object.entries(loaded.config.mcp_servers).map(([name, entry]) => {
     const cache = readSchemaCache(loaded.paths.mcpCache, name, entry);
     return {
@@ -79,7 +81,7 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
       toolCount:
         cache === undefined
           ? 0
-          : buildToolset(name, cache.tools, cache.capabilities, entry.tools).tools.length,
+          : buildToolset(name, cache.tools, cache.capabilities, renderToolsPolicy(entry, scope)).tools.length,
       lazy: entry.lazy,
       cached: cache !== undefined,
       collisions: [],

@@ -5,6 +5,7 @@ import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js
 import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
 import type { OAuthProviderFor } from "../../io/mcp/connect.js";
+import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { fingerprint, readSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import {
@@ -246,7 +247,7 @@ export class McpHub {
     const toolset =
       cache === undefined
         ? { tools: [], collisions: [] }
-        : buildToolset(name, cache.tools, cache.capabilities, entry.tools);
+        : buildToolset(name, cache.tools, cache.capabilities, renderToolsPolicy(entry, this.options.scope()));
     const input = connectionInput(
       name,
       entry,

@@ -2,6 +2,7 @@ import { waitFor } from "xstate";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { describeError, SvcError } from "../../errors.js";
 import { type ConnectOptions, connectServer } from "../../io/mcp/connect.js";
+import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import { BROWSER_LOGIN_TIMEOUT_MS } from "../../io/oauth/settings.js";
@@ -132,7 +133,7 @@ async function listAndRegister(
     resources: session.capabilities.resources !== undefined,
     prompts: session.capabilities.prompts !== undefined,
   };
-  rt.toolset = buildToolset(rt.name, tools, capabilities, rt.entry.tools);
+  rt.toolset = buildToolset(rt.name, tools, capabilities, renderToolsPolicy(rt.entry, deps.scope()));
   try {
     writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
     rt.cachedToolCount = rt.toolset.tools.length;

@@ -58,3 +58,8 @@ function failOnUnset(name: string, key: string, unresolved: readonly string[]): 
     `mcp_servers.${name}.${key}: \${${first}} is not set — add ${first}=... to the profile's .env or the environment (the next connect picks it up)`,
   );
 }
+
+/** The `tools` policy with `${VAR}` rendered in its names and globs (spec 2.3: strings anywhere in an entry). */
+export function renderToolsPolicy(entry: McpServerEntry, scope: InterpolationScope): McpServerEntry["tools"] {
+  return interpolateDeep(entry.tools, scope);
+}

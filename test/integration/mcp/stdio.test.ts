@@ -84,6 +84,19 @@ describe("stdio servers (real subprocess)", () => {
     await expect(h.call("inc", "add", { a: 1, b: 1 })).rejects.toMatchObject({ code: "mcp_call" });
   });
 
+  it("renders ${VAR} in tools.include / exclude from the profile's .env (spec 2.3: strings anywhere)", async () => {
+    ctx.home.write(".env", "ALLOWED_TOOL=echo\nHIDDEN=wri*\n");
+    const h = hub(ctx.home, {
+      inc: stdioEntry("legacy", { tools: { include: ["${ALLOWED_TOOL}", "add"] } }),
+      exc: stdioEntry("legacy", { tools: { exclude: "${env:HIDDEN}" } }),
+    });
+    await Promise.all([h.settled("inc"), h.settled("exc")]);
+    expect(h.toolsOf("inc").map((t) => t.original)).toEqual(["echo", "add"]);
+    const excluded = h.toolsOf("exc").map((t) => t.original);
+    expect(excluded).toContain("echo");
+    expect(excluded).not.toContain("write-note");
+  });
+
   it("registers utility tools only when enabled and the server has the capability", async () => {
     const h = hub(ctx.home, {
       on: stdioEntry("legacy", { tools: { include: "none-match", resources: true, prompts: "yes" } }),
