@@ -17,7 +17,14 @@ import {
 import type { GatewaySystem } from "../system.js";
 import type { ApprovalSurface } from "./approvals.js";
 import { CallQueue } from "./callQueue.js";
-import { connectionInput, connectRuntime, ensureConnected, type Runtime, SETTLED } from "./runtime.js";
+import {
+  connectionInput,
+  connectRuntime,
+  ensureConnected,
+  type Runtime,
+  SETTLED,
+  serverScoped,
+} from "./runtime.js";
 import type { SamplingRunner } from "./serverRequests.js";
 import type { ServerStatus } from "./status.js";
 import { approveCall, invokeTool } from "./toolCall.js";
@@ -285,8 +292,14 @@ export class McpHub {
         const key = `${connectionState(snapshot)}|${snapshot.context.lastError ?? ""}|${rt.toolset.tools.length}`;
         if (key === last) return;
         last = key;
-        if (snapshot.context.lastError !== undefined && connectionState(snapshot) === "failed") {
-          this.options.logger.warn({ server: name }, `[mcp] ${name}: ${snapshot.context.lastError}`);
+        // A lost connection is worth a line too, not only a failed reconnect (a server restart that
+        // succeeds at once would otherwise leave no trace).
+        const state = connectionState(snapshot);
+        if (snapshot.context.lastError !== undefined && (state === "failed" || state === "reconnecting")) {
+          this.options.logger.warn(
+            { server: name },
+            `[mcp] ${serverScoped(name, snapshot.context.lastError)}${state === "reconnecting" ? " — reconnecting" : ""}`,
+          );
         }
         this.options.onStatus?.(this.status());
       },

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { stdioEntry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
@@ -52,5 +53,18 @@ describe("a stdio server that dies while a call is in flight", () => {
       ),
     });
     expect(text(await h.call("fx", "echo", { text: "back" }))).toBe("back");
+  });
+});
+
+describe("a connection lost while idle", () => {
+  it("is logged as a warning naming the server and the cause, then reconnects", async () => {
+    const log = captureLogger();
+    const h = ctx.hub(ctx.home, { fx: stdioEntry() }, { logger: log.logger });
+    const pid = await pidOf(h, "fx");
+    process.kill(pid, "SIGKILL");
+    await vi.waitFor(() =>
+      expect(log.messages()).toContain("[mcp] mcp_servers.fx: the connection closed — reconnecting"),
+    );
+    await vi.waitFor(async () => expect(await pidOf(h, "fx")).not.toBe(pid), { timeout: 5000 });
   });
 });
