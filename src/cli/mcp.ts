@@ -176,14 +176,39 @@ async function testServer(server: string): Promise<void> {
   }
 }
 
-function printResult(result: CallToolResult): void {
+type ContentBlock = NonNullable<CallToolResult["content"]>[number];
+
+function base64Bytes(data: unknown): number {
+  return typeof data === "string" ? Buffer.from(data, "base64").length : 0;
+}
+
+/** One content block for a person: text as is; media and resources as a short line, not their base64. */
+function formatBlock(block: ContentBlock): string {
+  switch (block.type) {
+    case "text":
+      return block.text;
+    case "image":
+    case "audio":
+      return `[${block.type} ${block.mimeType}, ${base64Bytes(block.data)} bytes — --json prints the data]`;
+    case "resource_link":
+      return `[resource link: ${block.uri}${block.name ? ` (${block.name})` : ""}]`;
+    case "resource": {
+      const resource = block.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
+      if (typeof resource.text === "string") return resource.text;
+      return `[resource ${resource.uri}${resource.mimeType ? ` ${resource.mimeType}` : ""}, ${base64Bytes(resource.blob)} bytes — --json prints the data]`;
+    }
+    default:
+      return JSON.stringify(block);
+  }
+}
+
+/** What `svc mcp call` prints: each content block on its own line, else the structured content. */
+export function formatResult(result: CallToolResult): string {
   const blocks = result.content ?? [];
-  for (const block of blocks) {
-    process.stdout.write(block.type === "text" ? `${block.text}\n` : `${JSON.stringify(block)}\n`);
-  }
-  if (blocks.length === 0 && result.structuredContent !== undefined) {
-    process.stdout.write(`${JSON.stringify(result.structuredContent, null, 2)}\n`);
-  }
+  const lines = blocks.map(formatBlock);
+  if (blocks.length === 0 && result.structuredContent !== undefined)
+    lines.push(JSON.stringify(result.structuredContent, null, 2));
+  return lines.map((line) => `${line}\n`).join("");
 }
 
 /** Parses `--args`: a JSON object, else a usage error naming the problem. */
@@ -207,13 +232,19 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
   return value as Record<string, unknown>;
 }
 
-async function callTool(server: string, tool: string, options: { args?: string }): Promise<void> {
+async function callTool(
+  server: string,
+  tool: string,
+  options: { args?: string; json?: boolean },
+): Promise<void> {
   const args = parseToolArgs(options.args);
   const loaded = loadConfig();
   const hub = cliHub(loaded, [server]);
   try {
     const result = await hub.call(server, tool, args);
-    printResult(result);
+    process.stdout.write(
+      options.json === true ? `${JSON.stringify(result, null, 2)}\n` : formatResult(result),
+    );
     if (result.isError === true) {
       process.stderr.write(`svc: ${server}/${tool} returned an error result\n`);
       process.exitCode = 1;
@@ -276,6 +307,10 @@ export function registerMcpCommands(program: Command): void {
     .command("call <server> <tool>")
     .description("call a tool by the server's own name and print the result (exit 1 on any failure)")
     .option("--args <json>", "tool arguments as a JSON object", "{}")
+    .option(
+      "--json",
+      "print the whole result as JSON (content blocks with their data, structuredContent, isError)",
+    )
     .action(callTool);
   mcp
     .command("reload")

@@ -85,6 +85,8 @@ describe("svc mcp (subprocess)", () => {
     expect(tools.stdout).toMatch(/mcp__fx_1__write_note\s+write-note/);
     const call = await run(home, ["mcp", "call", "fx.1", "echo", "--args", '{"text":"from the cli"}']);
     expect(call).toMatchObject({ code: 0, stdout: "from the cli\n" });
+    const json = await run(home, ["mcp", "call", "fx.1", "echo", "--json", "--args", '{"text":"raw"}']);
+    expect(JSON.parse(json.stdout)).toEqual({ content: [{ type: "text", text: "raw" }] });
     const secret = await run(home, ["mcp", "call", "fx.1", "env", "--args", '{"name":"SECRET_TOKEN"}']);
     expect(secret.stdout).toBe("(unset)\n");
     for (const name of ["mcp__fx_1__echo", "mcp__fx_1__write_note", "write_note"]) {

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { formatResult } from "../../../src/cli/mcp.js";
+
+const png = Buffer.alloc(1500, 7).toString("base64");
+
+describe("svc mcp call output", () => {
+  it("prints text as is and media or resources as one short line, never their base64", () => {
+    const out = formatResult({
+      content: [
+        { type: "text", text: "Here it is:" },
+        { type: "image", mimeType: "image/png", data: png },
+        { type: "audio", mimeType: "audio/wav", data: "AAAA" },
+        { type: "resource_link", uri: "demo://r/1", name: "First" },
+        { type: "resource", resource: { uri: "demo://r/2", text: "embedded text" } },
+        { type: "resource", resource: { uri: "demo://r/3", mimeType: "application/zip", blob: "AAAA" } },
+      ],
+    });
+    expect(out).toBe(
+      [
+        "Here it is:",
+        "[image image/png, 1500 bytes — --json prints the data]",
+        "[audio audio/wav, 3 bytes — --json prints the data]",
+        "[resource link: demo://r/1 (First)]",
+        "embedded text",
+        "[resource demo://r/3 application/zip, 3 bytes — --json prints the data]",
+        "",
+      ].join("\n"),
+    );
+    expect(out).not.toContain(png.slice(0, 40));
+  });
+
+  it("prints structured content when there are no content blocks", () => {
+    expect(formatResult({ content: [], structuredContent: { temperature: 21 } })).toBe(
+      '{\n  "temperature": 21\n}\n',
+    );
+  });
+});
