@@ -62,23 +62,43 @@ function plainToken(text: string, start: number, end: number): boolean {
   return !(text.charCodeAt(start) === 0x2d && text.charCodeAt(start + 1) === 0x30);
 }
 
-/** True when some number in the JSON text would not print back as written. */
-export function hasAlteredNumbers(text: string): boolean {
+/** `scanJsonText` found nesting deeper than its limit (the scan stops there). */
+export const TOO_DEEP = 1;
+/** `scanJsonText` found a number that would not print back as written. */
+export const ALTERED_NUMBERS = 2;
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * One pass over a JSON text (strings jumped over natively, so brackets and digits inside them do not
+ * count): `TOO_DEEP` when arrays/objects nest deeper than `maxDepth`, `ALTERED_NUMBERS` when some number
+ * would not print back as written. One pass for both, since the string jumping is most of the cost.
+ */
+export function scanJsonText(text: string, maxDepth: number): number {
   const length = text.length;
+  let depth = 0;
+  let found = 0;
   for (let i = 0; i < length; i++) {
     const code = text.charCodeAt(i);
     if (code === QUOTE) {
       const end = skipString(text, i);
-      if (end === -1) return false;
+      if (end === -1) break;
       i = end - 1;
-    } else if (isNumberStart(code)) {
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      if (++depth > maxDepth) return found | TOO_DEEP;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--;
+    } else if (found === 0 && isNumberStart(code)) {
       let end = i + 1;
       while (end < length && isNumberPart(text.charCodeAt(end))) end++;
-      if (!plainToken(text, i, end) && differs(text.slice(i, end))) return true;
+      if (!plainToken(text, i, end) && differs(text.slice(i, end))) found = ALTERED_NUMBERS;
       i = end - 1;
     }
   }
-  return false;
+  return found;
 }
 
 class Mismatch extends Error {}
@@ -175,16 +195,31 @@ function record(text: string, root: object): void {
 }
 
 /**
+ * Deepest array/object nesting `parseJson` accepts. Real payloads nest a handful of levels; far deeper
+ * ones parse, but overflow the stack of what renders them (`JSON.stringify` fails near 10 000 levels).
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** `parseJson` met nesting deeper than `MAX_JSON_DEPTH`. */
+export class JsonTooDeep extends Error {
+  constructor() {
+    super(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+}
+
+/**
  * `JSON.parse(text)`, remembering the source text of numbers that would not print back as written
- * (`1.0`, `1e3`, integers past 2^53). Throws like `JSON.parse` on invalid JSON.
+ * (`1.0`, `1e3`, integers past 2^53). Throws like `JSON.parse` on invalid JSON, and `JsonTooDeep`.
  */
 export function parseJson(text: string): unknown {
+  const found = scanJsonText(text, MAX_JSON_DEPTH);
+  if ((found & TOO_DEEP) !== 0) throw new JsonTooDeep();
   const parsed: unknown = JSON.parse(text);
-  if (typeof parsed === "object" && parsed !== null && hasAlteredNumbers(text)) {
+  if ((found & ALTERED_NUMBERS) !== 0 && typeof parsed === "object" && parsed !== null) {
     try {
       record(text, parsed as object);
     } catch {
-      // Not walkable (repeated keys): numbers print as JavaScript does.
+      // Not walkable (text and tree disagree): numbers print as JavaScript does.
     }
   }
   return parsed;

@@ -1,50 +1,12 @@
 import { isUtf8 } from "node:buffer";
 import type { Stage } from "../context.js";
-import { parseJson } from "../jsonNumbers.js";
+import { JsonTooDeep, parseJson } from "../jsonNumbers.js";
 import { errorOutcome, type Outcome } from "../types.js";
 
 export const INVALID_JSON = errorOutcome(400, "Invalid JSON body");
 export const NOT_AN_OBJECT = errorOutcome(400, "Invalid JSON body: expected a JSON object");
 export const NOT_UTF8 = errorOutcome(400, "Invalid JSON body: not UTF-8");
 export const TOO_DEEP = errorOutcome(400, "Invalid JSON body: nested too deeply");
-
-/**
- * Deepest array/object nesting accepted. Real payloads nest a handful of levels; far deeper ones would
- * overflow the stack of the recursive steps after parsing (prompt rendering, filters, the script's stdin).
- */
-export const MAX_JSON_DEPTH = 512;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-
-/** True when the JSON text nests arrays/objects deeper than `max` (brackets inside strings do not count). */
-export function nestsDeeperThan(body: Buffer, max: number): boolean {
-  // Nesting deeper than `max` needs more than `max` opening brackets.
-  if (body.length <= max) return false;
-  let depth = 0;
-  for (let i = 0; i < body.length; i++) {
-    const byte = body[i];
-    if (byte === QUOTE) {
-      // Jump over the string natively (most of a webhook body is string text): to the next quote that
-      // an even number of backslashes precedes. UTF-8 continuation bytes are never quotes or backslashes.
-      for (;;) {
-        const close = body.indexOf(QUOTE, i + 1);
-        if (close === -1) return false;
-        let k = close - 1;
-        while (body[k] === BACKSLASH) k--;
-        i = close;
-        if ((close - 1 - k) % 2 === 0) break;
-      }
-    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-      if (++depth > max) return true;
-    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth--;
-  }
-  return false;
-}
 
 const FORM = "application/x-www-form-urlencoded";
 
@@ -65,15 +27,15 @@ function isForm(headers: Readonly<Record<string, string>>): boolean {
 type Parsed = { readonly payload: Record<string, unknown> } | { readonly failed: Outcome };
 
 function parseJsonObject(body: Buffer): Parsed {
-  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) return { failed: TOO_DEEP };
   // A UTF-8 byte order mark some senders prepend is not JSON; RFC 8259 §8.1 lets parsers ignore it.
   const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
   let value: unknown;
   try {
-    // parseJson: numbers keep the text the sender wrote (`1.0`, ids past 2^53) for templates and scripts.
+    // parseJson: numbers keep the text the sender wrote (`1.0`, ids past 2^53) for templates and scripts;
+    // nesting past MAX_JSON_DEPTH (512) is refused, as what renders the payload would overflow its stack.
     value = parseJson(body.toString("utf8", start));
-  } catch {
-    return { failed: INVALID_JSON };
+  } catch (err) {
+    return { failed: err instanceof JsonTooDeep ? TOO_DEEP : INVALID_JSON };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return { failed: NOT_AN_OBJECT };
   return { payload: value as Record<string, unknown> };
