@@ -22,10 +22,7 @@ export function fnmatchRegExp(pattern: string): RegExp {
         continue;
       }
       // A `]` right after `[` (or `[!`) is a member, as in Python; JS needs it (and `[`) escaped.
-      let set = pattern
-        .slice(i, j)
-        .replace(/\\/g, "\\\\")
-        .replace(/[[\]]/g, "\\$&");
+      let set = pattern.slice(i, j).replace(/\\/g, "\\\\").replace(/[[\]]/g, "\\$&");
       i = j + 1;
       if (set === "!") out += ".";
       else {

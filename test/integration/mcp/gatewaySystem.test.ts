@@ -43,8 +43,7 @@ describe("the gateway's first connect of each server", () => {
     });
     const live = gw;
     await vi.waitFor(
-      () =>
-        expect(readStatusFile(join(live.home.dir, "mcp-cache"))?.servers[0]?.state).toBe("connected"),
+      () => expect(readStatusFile(join(live.home.dir, "mcp-cache"))?.servers[0]?.state).toBe("connected"),
       { timeout: 5000 },
     );
     const mine = live.logs().filter((l) => l.server === "fixture");

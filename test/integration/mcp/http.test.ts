@@ -39,7 +39,10 @@ describe("Streamable HTTP", () => {
     expect(s.requests).not.toContain("DELETE /mcp");
     await h.stop();
     expect(s.requests.at(-1)).toBe("DELETE /mcp");
-    expect(s.lastHeaders()).toMatchObject({ authorization: "Bearer t", "mcp-session-id": expect.any(String) });
+    expect(s.lastHeaders()).toMatchObject({
+      authorization: "Bearer t",
+      "mcp-session-id": expect.any(String),
+    });
   });
 
   it("a header whose rendered value has a line break fails closed without quoting the value", async () => {
