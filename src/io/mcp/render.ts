@@ -23,6 +23,8 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
     if (problem !== undefined) throw new SvcError("mcp_connect", `mcp_servers.${name}.url: ${problem}`);
     out.url = r.value;
   }
+  const userinfo = out.url === undefined ? undefined : splitUserinfo(out.url);
+  if (userinfo !== undefined) out.url = userinfo.url;
   for (const [key, value] of Object.entries(headers)) {
     const r = interpolate(value, scope);
     failOnUnset(name, `headers.${key}`, r.unresolved);
@@ -35,6 +37,10 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
     }
     out.headers[key] = r.value;
   }
+  // fetch refuses a URL with user:password@ and quotes it whole in its error; httpx and curl send them
+  // as Basic credentials, so do that (unless an Authorization header is configured).
+  if (userinfo !== undefined && !Object.keys(out.headers).some((k) => k.toLowerCase() === "authorization"))
+    out.headers.Authorization = userinfo.authorization;
   if (out.command !== undefined) out.command = expandHome(out.command);
   out.args = out.args.map(expandHome);
   if (typeof out.ssl_verify === "string") out.ssl_verify = expandHome(out.ssl_verify);
@@ -62,4 +68,14 @@ function failOnUnset(name: string, key: string, unresolved: readonly string[]): 
 /** The `tools` policy with `${VAR}` rendered in its names and globs (spec 2.3: strings anywhere in an entry). */
 export function renderToolsPolicy(entry: McpServerEntry, scope: InterpolationScope): McpServerEntry["tools"] {
   return interpolateDeep(entry.tools, scope);
+}
+
+/** `https://user:pass@host/p` → the url without them and their `Basic` header; undefined without userinfo. */
+function splitUserinfo(url: string): { url: string; authorization: string } | undefined {
+  const parsed = new URL(url);
+  if (parsed.username === "" && parsed.password === "") return undefined;
+  const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+  parsed.username = "";
+  parsed.password = "";
+  return { url: parsed.href, authorization: `Basic ${Buffer.from(credentials, "utf8").toString("base64")}` };
 }

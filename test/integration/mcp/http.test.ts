@@ -45,6 +45,20 @@ describe("Streamable HTTP", () => {
     });
   });
 
+  it("user:password@ in the url is sent as Basic credentials (fetch would refuse the url and quote it)", async () => {
+    const [one, two] = [await serve(startStreamableHttp()), await serve(startStreamableHttp())];
+    ctx.home.write(".env", "MCP_PW=s3cr%2Ft\n");
+    const withUser = (url: string) => url.replace("http://", "http://me:${MCP_PW}@");
+    const h = hub(ctx.home, {
+      basic: entry({ url: withUser(one.url) }),
+      header: entry({ url: withUser(two.url), headers: { Authorization: "Bearer configured" } }),
+    });
+    expect((await h.settled("basic")).state).toBe("connected");
+    expect(one.lastHeaders().authorization).toBe(`Basic ${Buffer.from("me:s3cr/t").toString("base64")}`);
+    expect((await h.settled("header")).state).toBe("connected");
+    expect(two.lastHeaders().authorization).toBe("Bearer configured");
+  });
+
   it("a header whose rendered value has a line break fails closed without quoting the value", async () => {
     const s = await serve(startStreamableHttp());
     ctx.home.write(".env", 'MULTI_TOKEN="sekrit-1\\nsekrit-2"\n');
