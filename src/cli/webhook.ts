@@ -409,7 +409,12 @@ export function registerWebhookCommands(program: Command): void {
   webhook
     .command("subscribe <name>")
     .description("create or update a subscription; prints its URL and secret")
-    .option("--events <list>", "comma-separated event types (default: all)")
+    .option(
+      "--events <list>",
+      "comma-separated event types, or the option repeated (default: all)",
+      // Repeated `--events a --events b` adds up instead of keeping only the last one.
+      (value: string, previous?: string) => (previous === undefined ? value : `${previous},${value}`),
+    )
     .option("--prompt <template>", "prompt template with {dot.path} fields")
     .option("--deliver <target>", "delivery target (default log)")
     .option("--deliver-chat-id <id>", "deliver_extra.chat_id for chat targets")

@@ -154,9 +154,15 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       "pr_number={pull_request.number}",
       "--deliver-extra",
       "note=a=b",
+      "--events",
+      "pull_request",
+      "--events",
+      "issue_comment,push",
     ]);
     expect(set.code).toBe(0);
     expect(set.stderr).not.toContain("Warning");
+    // A repeated --events adds up, like the repeated --deliver-extra.
+    expect(stored().pr.events).toEqual(["pull_request", "issue_comment", "push"]);
     expect(stored().pr.deliver_extra).toEqual({
       repo: "{repository.full_name}",
       pr_number: "{pull_request.number}",
