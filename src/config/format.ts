@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { nearMiss } from "./nearMiss.js";
 
 function describeInput(input: unknown): string {
   if (input === undefined) return "nothing";
@@ -33,8 +34,23 @@ function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall)
   return `expected ${bound} ${unit}, got ${describeInput(issue.input)}`;
 }
 
+/** The keys a mapping at an issue's path may have, to suggest the one a misspelt key meant. */
+export type KnownKeys = (path: readonly PropertyKey[]) => readonly string[];
+
+function unknownKeys(keys: readonly string[], known: readonly string[]): string {
+  const meant = keys.flatMap((key) => {
+    const match = nearMiss(key, known);
+    return match === undefined || keys.includes(match) ? [] : [[key, match] as const];
+  });
+  const hint =
+    meant.length === 0
+      ? "check the spelling"
+      : `did you mean ${meant.map(([key, match]) => (keys.length === 1 ? `"${match}"` : `"${match}" for "${key}"`)).join(", ")}?`;
+  return `unknown key${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")} — ${hint} (see docs/configuration.md)`;
+}
+
 /** One line per problem: `<file>: <key.path>: <what is wrong>`. */
-export function formatIssue(file: string, issue: z.core.$ZodIssue): string {
+export function formatIssue(file: string, issue: z.core.$ZodIssue, known?: KnownKeys): string {
   const path = issue.path.map(String).join(".") || "(top level)";
   let message = issue.message;
   if (issue.code === "invalid_type") {
@@ -47,7 +63,7 @@ export function formatIssue(file: string, issue: z.core.$ZodIssue): string {
     if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
       message += ` — put it in quotes if it is meant as text`;
   } else if (issue.code === "unrecognized_keys") {
-    message = `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")} — check the spelling (see docs/configuration.md)`;
+    message = unknownKeys(issue.keys, known?.(issue.path) ?? []);
   } else if ((issue.code === "too_big" || issue.code === "too_small") && /^Too (big|small)/.test(message)) {
     message = describeBound(issue);
   } else if (issue.code === "invalid_key") {
@@ -60,6 +76,6 @@ export function formatIssue(file: string, issue: z.core.$ZodIssue): string {
   return `${file}: ${path}: ${message}`;
 }
 
-export function formatIssues(file: string, issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map((issue) => formatIssue(file, issue)).join("\n");
+export function formatIssues(file: string, issues: readonly z.core.$ZodIssue[], known?: KnownKeys): string {
+  return issues.map((issue) => formatIssue(file, issue, known)).join("\n");
 }

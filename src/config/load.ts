@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { formatIssues } from "./format.js";
 import { type InterpolationScope, interpolateDeep } from "./interpolate.js";
+import { knownKeysAt } from "./knownKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
 
@@ -198,7 +199,13 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   if (!parsed.success) {
     throw new SvcError(
       "config_invalid",
-      formatIssues(paths.config, pointIntoExtra(parsed.error.issues, webhookExtraKeys(rendered))),
+      formatIssues(paths.config, pointIntoExtra(parsed.error.issues, webhookExtraKeys(rendered)), (path) =>
+        // A key under `extra` is one of platforms.webhook's own.
+        knownKeysAt(
+          configSchema,
+          path.filter((segment, i) => !(i === 2 && segment === "extra" && path[1] === "webhook")),
+        ),
+      ),
     );
   }
   return { config: parsed.data, paths, scope, fromFile };

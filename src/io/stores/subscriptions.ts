@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { z } from "zod";
 import { formatIssues } from "../../config/format.js";
+import { knownKeysAt } from "../../config/knownKeys.js";
 import { nearMiss } from "../../config/nearMiss.js";
 import { PROFILE_NAME } from "../../config/paths.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME, type Route, routeShape } from "../../config/sections/webhook.js";
@@ -106,7 +107,8 @@ export function parseSubscription(
   if (!parsed.success) {
     // The file is keyed by route name, so the key path starts with it: `<name>.<property>`.
     const issues = parsed.error.issues.map((issue) => ({ ...issue, path: [name, ...issue.path] }));
-    return { ok: false, problems: formatIssues(file, issues).split("\n") };
+    const known = (path: readonly PropertyKey[]) => knownKeysAt(subscriptionSchema, path.slice(1));
+    return { ok: false, problems: formatIssues(file, issues, known).split("\n") };
   }
   const problems = subscriptionProblems(name, parsed.data);
   return problems.length === 0 ? { ok: true, value: parsed.data, extra } : { ok: false, problems };

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
 import { webhookStartupProblems } from "../../../src/config/validate.js";
+import { parseSubscription } from "../../../src/io/stores/subscriptions.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome;
@@ -74,6 +75,35 @@ describe("config loading (spec 2.1)", () => {
   it("rejects unknown route keys by name", () => {
     expect(() => load("platforms:\n  webhook:\n    routes:\n      gh:\n        evnts: [push]\n")).toThrow(
       /platforms\.webhook\.routes\.gh: unknown key "evnts"/,
+    );
+  });
+
+  it("suggests the key a misspelt one meant, at its own level (also under extra and in the subscription store)", () => {
+    let message = "";
+    try {
+      load(
+        "gateway:\n  multiplex_profile: true\nplatforms:\n  webhook:\n    prot: 1\n    extra:\n      rate_limt: 3\n    routes:\n      gh:\n        evnts: [push]\n        zzz: 1\n        coalesce: {key: a, windw_seconds: 3}\n",
+      );
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(
+      'gateway: unknown key "multiplex_profile" — did you mean "multiplex_profiles"?',
+    );
+    expect(message).toContain('platforms.webhook: unknown key "prot" — did you mean "port"?');
+    expect(message).toContain(
+      'platforms.webhook.extra: unknown key "rate_limt" — did you mean "rate_limit"?',
+    );
+    expect(message).toContain(
+      'platforms.webhook.routes.gh: unknown keys "evnts", "zzz" — did you mean "events" for "evnts"?',
+    );
+    expect(message).toContain(
+      'routes.gh.coalesce: unknown key "windw_seconds" — did you mean "window_seconds"?',
+    );
+    const stored = parseSubscription("subs.json", "gh", { secret: "s", colaesce: { key: "a" } });
+    expect(stored.ok).toBe(false);
+    expect(stored.ok ? "" : stored.problems.join("\n")).toContain(
+      'subs.json: gh: unknown key "colaesce" — did you mean "coalesce"?',
     );
   });
 
