@@ -95,7 +95,19 @@ function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): 
 function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
   if (record.cron_job === undefined) return;
   const jobs = cronStore(svcPaths(loaded.paths.home, record.profile).cronJobs);
-  const job = findJob(jobs.read().records, record.cron_job);
+  const records = jobs.read().records;
+  const job = findJob(records, record.cron_job);
+  // A job written by hand without a known state (or name) is never fired: refused like an unknown one.
+  if (
+    job !== undefined &&
+    (!["enabled", "paused", "disabled"].includes(job.state) || typeof job.name !== "string")
+  ) {
+    const key = Object.entries(records).find(([, j]) => j === job)?.[0] ?? record.cron_job;
+    throw new SvcError(
+      "usage",
+      `--cron-job ${record.cron_job}: ${jobs.path}: jobs.${key} is not a valid cron job (state ${JSON.stringify(job.state ?? null)}, name ${JSON.stringify(job.name ?? null)}; state must be enabled, paused or disabled) — fix it, or recreate it with svc cron create`,
+    );
+  }
   if (job !== undefined && job.state !== "enabled") {
     const flag = profileFlag(record.profile);
     process.stderr.write(
