@@ -50,7 +50,8 @@ describe("GitLab webhooks (token host)", () => {
             secret: TOKEN,
             events: ["Push Hook"],
             filters: [{ field: "ref", regex: "^refs/heads/(master|main)$" }],
-            prompt: "{user_name} pushed {total_commits_count} commits to {project.path_with_namespace}: {commits.1.title}",
+            prompt:
+              "{user_name} pushed {total_commits_count} commits to {project.path_with_namespace}: {commits.1.title}",
           },
         },
         { rate_limit: 1000 },
@@ -73,7 +74,12 @@ describe("GitLab webhooks (token host)", () => {
     });
     expect(res).toMatchObject({
       status: 202,
-      body: { status: "accepted", route: "mr_by_header", event: "Merge Request Hook", delivery_id: "gl-mr-1" },
+      body: {
+        status: "accepted",
+        route: "mr_by_header",
+        event: "Merge Request Hook",
+        delivery_id: "gl-mr-1",
+      },
     });
     const run = await waitForRun(gw, "gl-mr-1");
     expect(run.event).toBe("Merge Request Hook");

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { githubExample } from "../../unit/streams/octokitExamples.js";
 import {
   RECORDER_AGENT,
   recorderAgent,
@@ -9,6 +8,7 @@ import {
   webhookConfig,
 } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+import { githubExample } from "../../unit/streams/octokitExamples.js";
 
 const OPEN = "INSECURE_NO_AUTH";
 

@@ -1,14 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { resolveField } from "../../../src/streams/filters.js";
 import {
-  extendObject,
   ALTERED_NUMBERS,
+  extendObject,
   numberText,
   parseJson,
   scanJsonText,
   stringifyJson,
 } from "../../../src/streams/jsonNumbers.js";
-import { resolveField } from "../../../src/streams/filters.js";
 import { foundText, type PathLookup } from "../../../src/streams/payloadPath.js";
 import { renderTemplate } from "../../../src/streams/template.js";
 
