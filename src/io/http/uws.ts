@@ -6,6 +6,9 @@ import type { ListenOptions, ServerHandle } from "./server.js";
 
 type Uws = typeof import("uWebSockets.js");
 
+/** uWS's listen option for a port no other socket may share (exported by the binary, not in its types). */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
 /** Loads the native uWS binary; `undefined` with the reason when it cannot load on this platform. */
 export async function loadUws(): Promise<{ uws: Uws } | { error: string }> {
   try {
@@ -154,7 +157,15 @@ export function listenUws(uws: Uws, handler: RequestHandler, options: ListenOpti
     }
   });
   return new Promise((resolve, reject) => {
-    app.listen(options.host, options.port, (socket: us_listen_socket | false) => {
+    // uWS binds with SO_REUSEPORT unless told otherwise: a second gateway (or a leftover one) on the same
+    // port would start without an error and the kernel would split the senders' requests between them.
+    const listen = app.listen as unknown as (
+      host: string,
+      port: number,
+      options: number,
+      cb: (socket: us_listen_socket | false) => void,
+    ) => TemplatedApp;
+    listen.call(app, options.host, options.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
       if (!socket) {
         reject(new Error(`cannot listen on ${options.host}:${options.port}`));
         return;

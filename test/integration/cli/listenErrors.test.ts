@@ -1,6 +1,10 @@
 import { createServer, type Server } from "node:net";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { startGateway } from "../../../src/gateway.js";
+import { createLogger } from "../../../src/io/log.js";
+import { webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, svc } from "./svc.js";
 
@@ -39,4 +43,39 @@ describe("svc gateway run: why it cannot listen, and what to do", { timeout: 90_
     expect(res.stderr).toContain(`cannot listen on 127.0.0.1:${port}`);
     expect(res.stderr).toContain("is another gateway running? Stop it, or choose another port");
   });
+
+  it("a port another gateway listens on is refused, not shared (uWS would bind it with SO_REUSEPORT)", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })));
+    const other = tempHome();
+    // A configured port, as two gateways meet in practice (the kernel shares no port it picked for 0).
+    const port = await freePort();
+    other.write("config.yaml", stringify(webhookConfig({ a: { secret: "s" } }, { port })));
+    const first = await startGateway({
+      home: other.dir,
+      env: { PATH: process.env.PATH ?? "" },
+      http: "uws",
+      logger: createLogger({ file: join(other.dir, "gateway.log"), stdout: false, level: "warn" }),
+    });
+    try {
+      expect(first.port).toBe(port);
+      const res = await svc(home, ["gateway", "run", "--port", String(port)], { timeoutMs: 30_000 });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain(`cannot listen on 127.0.0.1:${port}`);
+      expect(res.stderr).toContain("is another gateway running?");
+    } finally {
+      await first.stop();
+      other.cleanup();
+    }
+  });
 });
+
+function freePort(): Promise<number> {
+  const probe = createServer();
+  return new Promise((resolve) =>
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    }),
+  );
+}

@@ -7,6 +7,8 @@ export interface SvcOptions {
   readonly env?: Record<string, string>;
   /** Sees stderr as it arrives, e.g. to wait until the command reached a step. */
   readonly onStderr?: (chunk: string) => void;
+  /** Stops the command (SIGTERM) when it runs longer, e.g. a gateway that should have refused to start. */
+  readonly timeoutMs?: number;
 }
 
 export const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
@@ -31,6 +33,7 @@ export function runNode(
     const child = spawn(process.execPath, ["--import", "tsx", ...args], {
       env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
+      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
     });
     let stdout = "";
     let stderr = "";
