@@ -136,9 +136,10 @@ export function createLogger(options: LogOptions = {}): Logger {
   }
   if (options.file !== undefined) {
     mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
+    // 0600 like every other file svc writes: a log names routes, senders' ids and payload excerpts.
     const file = buffered
-      ? createBatchedFileWriter(options.file, 0o644, reportOnce(options.file))
-      : pino.destination({ dest: options.file, sync: true, mkdir: true });
+      ? createBatchedFileWriter(options.file, 0o600, reportOnce(options.file))
+      : pino.destination({ dest: options.file, sync: true, mkdir: true, mode: 0o600 });
     streams.push({ level, stream: file });
   }
   return pino(pinoOptions(level), pino.multistream(streams));

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
@@ -7,6 +7,17 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
 afterEach(() => home?.cleanup());
+
+describe("log file", () => {
+  it.each([true, false])("is created with mode 0600 (buffered: %s)", (buffered) => {
+    home = tempHome();
+    const file = join(home.dir, "logs", "gateway.log");
+    const logger = createLogger({ file, stdout: false, level: "info", buffered });
+    logger.info("hello");
+    logger.flush();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
 
 describe("log redaction", () => {
   it("hides secret-named values at the top level and one level down, in any case", () => {
