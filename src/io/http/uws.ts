@@ -1,7 +1,14 @@
 import type { HttpResponse, TemplatedApp, us_listen_socket } from "uWebSockets.js";
 import { declaredLength } from "../../streams/stages/size.js";
 import type { Outcome } from "../../streams/types.js";
-import { BodyCollector, LINGER_BYTES, type RequestHandler, statusLine } from "./core.js";
+import {
+  BodyCollector,
+  type BodySource,
+  LINGER_BYTES,
+  type RequestHandler,
+  type RequestHead,
+  statusLine,
+} from "./core.js";
 import type { ListenOptions, ServerHandle } from "./server.js";
 
 type Uws = typeof import("uWebSockets.js");
@@ -25,13 +32,25 @@ const LINGER_IDLE_MS = 1000;
 /** At most this long is a chunked body past the limit read and dropped before its answer. */
 const LINGER_MS = 5000;
 
-interface Answer {
-  readonly res: HttpResponse;
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>> | undefined;
-  readonly json: string;
-  readonly close: boolean;
-  readonly head: boolean;
+/** The answer `res.cork` is writing (cork runs its callback at once; one shared callback, no closure). */
+let corking:
+  | {
+      res: HttpResponse;
+      status: number;
+      headers: Readonly<Record<string, string>> | undefined;
+      json: string;
+      close: boolean;
+      head: boolean;
+    }
+  | undefined;
+
+function writeCorked(): void {
+  const { res, status, headers, json, close, head } = corking as NonNullable<typeof corking>;
+  res.writeStatus(statusLine(status)).writeHeader("Content-Type", "application/json");
+  if (headers !== undefined) for (const name in headers) res.writeHeader(name, headers[name] as string);
+  // A HEAD answer reports the length its GET would have, and carries no body.
+  if (head) res.endWithoutBody(Buffer.byteLength(json), close);
+  else res.end(json, close);
 }
 
 /**
@@ -41,120 +60,163 @@ interface Answer {
  * the event-loop turn saved ~4 µs of kernel time per request under wrk (fewer client wake-ups) but
  * broke pipelining, so it was taken out (bench/README.md).
  */
-function send({ res, status, headers, json, close, head }: Answer): void {
-  res.cork(() => {
-    res.writeStatus(statusLine(status)).writeHeader("Content-Type", "application/json");
-    if (headers !== undefined) for (const name in headers) res.writeHeader(name, headers[name] as string);
-    // A HEAD answer reports the length its GET would have, and carries no body.
-    if (head) res.endWithoutBody(Buffer.byteLength(json), close);
-    else res.end(json, close);
-  });
+function send(
+  res: HttpResponse,
+  outcome: Outcome,
+  close: boolean,
+  head: boolean,
+  extraHeaders?: Readonly<Record<string, string>>,
+): void {
+  corking = {
+    res,
+    status: outcome.status,
+    headers: extraHeaders === undefined ? outcome.headers : { ...outcome.headers, ...extraHeaders },
+    json: JSON.stringify(outcome.body),
+    close,
+    head,
+  };
+  try {
+    res.cork(writeCorked);
+  } finally {
+    corking = undefined;
+  }
 }
 
-type Chunk = (chunk: ArrayBuffer, isLast: boolean) => void;
-const DROP: Chunk = () => {};
+/** What `onData` does with the chunks: nothing, collect the body, or drop the rest after an early answer. */
+enum Reading {
+  Drop,
+  Collect,
+  Linger,
+}
+
+/**
+ * One request on uWS: its state and the `BodySource` the shared handler reads. A class, so a request
+ * costs one object and three callbacks uWS needs (abort, data, reply) instead of a closure per step.
+ */
+class UwsExchange implements BodySource {
+  finished = false;
+  private reading = Reading.Drop;
+  private listening = false;
+  private bodyRead = false;
+  private received = 0;
+  private collector: BodyCollector | undefined;
+  private done: ((body: Buffer | "too_large") => void) | undefined;
+  private lingering:
+    | { outcome: Outcome; started: number; dropped: number; idle?: NodeJS.Timeout }
+    | undefined;
+
+  constructor(
+    private readonly res: HttpResponse,
+    readonly head: RequestHead,
+  ) {}
+
+  read(limit: number, done: (body: Buffer | "too_large") => void): void {
+    this.collector = new BodyCollector(limit);
+    this.done = done;
+    this.reading = Reading.Collect;
+    this.listen();
+  }
+
+  /** One onData per request, registered before the answer (uWS forbids touching `res` after it). */
+  private listen(): void {
+    if (this.listening) return;
+    this.listening = true;
+    this.res.onData((chunk, isLast) => this.chunk(chunk, isLast));
+  }
+
+  private chunk(chunk: ArrayBuffer, isLast: boolean): void {
+    this.received += chunk.byteLength;
+    if (isLast) this.bodyRead = true;
+    if (this.reading === Reading.Collect) {
+      if (this.finished) return;
+      // uWS reuses the ArrayBuffer after this callback returns: copy it.
+      if (!(this.collector as BodyCollector).add(Buffer.from(Buffer.from(chunk)))) {
+        this.reading = Reading.Drop;
+        this.done?.("too_large");
+      } else if (isLast) {
+        this.reading = Reading.Drop;
+        this.done?.((this.collector as BodyCollector).body());
+      }
+    } else if (this.reading === Reading.Linger) {
+      const linger = this.lingering as NonNullable<typeof this.lingering>;
+      linger.dropped += chunk.byteLength;
+      if (this.finished) clearTimeout(linger.idle);
+      else if (isLast || linger.dropped > LINGER_BYTES || Date.now() - linger.started > LINGER_MS) {
+        this.finishLinger();
+      } else this.waitLinger();
+    }
+  }
+
+  reply(outcome: Outcome, close: boolean): void {
+    if (this.finished) return;
+    if (!close || this.bodyRead) return this.answer(outcome, close);
+    const declared = declaredLength(this.head.headers);
+    if (declared !== undefined) {
+      // Answered now; uWS then reads (and drops) the rest of the declared body itself before the
+      // connection goes idle. One far past LINGER_BYTES is cut at once.
+      if (declared - this.received > LINGER_BYTES) return this.answer(outcome, true);
+      this.reading = Reading.Drop;
+      this.listen();
+      return this.answer(outcome, false, CONNECTION_CLOSE);
+    }
+    this.lingerChunked(outcome);
+  }
+
+  private answer(outcome: Outcome, close: boolean, extraHeaders?: Readonly<Record<string, string>>): void {
+    this.finished = true;
+    send(this.res, outcome, close, this.head.method === "HEAD", extraHeaders);
+  }
+
+  /**
+   * A chunked body has no end uWS would stop at, and uWS allows no close after an answer: the rest is
+   * read and dropped first, and the answer (which closes) is written when the body ends, when the
+   * sender pauses (it may be waiting for the answer; its close then loses nothing), or once
+   * LINGER_BYTES or LINGER_MS are passed.
+   */
+  private lingerChunked(outcome: Outcome): void {
+    this.lingering = { outcome, started: Date.now(), dropped: 0 };
+    this.reading = Reading.Linger;
+    this.listen();
+    this.waitLinger();
+  }
+
+  private waitLinger(): void {
+    const linger = this.lingering as NonNullable<typeof this.lingering>;
+    clearTimeout(linger.idle);
+    linger.idle = setTimeout(() => this.finishLinger(), LINGER_IDLE_MS);
+  }
+
+  private finishLinger(): void {
+    const linger = this.lingering as NonNullable<typeof this.lingering>;
+    clearTimeout(linger.idle);
+    if (!this.finished) this.answer(linger.outcome, true);
+  }
+}
+
+/** Headers of the request being copied (`req.forEach` calls back synchronously: one shared callback). */
+let copying: Record<string, string> = {};
+
+function copyHeader(key: string, value: string): void {
+  const seen = copying[key];
+  copying[key] = seen === undefined ? value : `${seen}, ${value}`;
+}
 
 /** The uWS adapter: copies the request synchronously, then only translates to the shared handler. */
 export function listenUws(uws: Uws, handler: RequestHandler, options: ListenOptions): Promise<ServerHandle> {
   const app: TemplatedApp = uws.App();
   app.any("/*", (res, req) => {
-    let finished = false;
-    res.onAborted(() => {
-      finished = true;
-    });
     const headers: Record<string, string> = {};
-    req.forEach((key, value) => {
-      const seen = headers[key];
-      headers[key] = seen === undefined ? value : `${seen}, ${value}`;
+    copying = headers;
+    req.forEach(copyHeader);
+    const exchange = new UwsExchange(res, {
+      method: req.getCaseSensitiveMethod().toUpperCase(),
+      path: req.getUrl(),
+      headers,
     });
-    const head = { method: req.getCaseSensitiveMethod().toUpperCase(), path: req.getUrl(), headers };
-    // One onData per request, registered before the answer (uWS forbids touching `res` after it):
-    // chunks go to `onChunk`, which collects, then drops what is left after an early answer.
-    let onChunk: Chunk = DROP;
-    let listening = false;
-    let bodyRead = false;
-    let received = 0;
-    const listen = () => {
-      if (listening) return;
-      listening = true;
-      res.onData((chunk, isLast) => {
-        received += chunk.byteLength;
-        if (isLast) bodyRead = true;
-        onChunk(chunk, isLast);
-      });
-    };
-    const answer = (outcome: Outcome, close: boolean, extraHeaders?: Record<string, string>) => {
-      finished = true;
-      send({
-        res,
-        status: outcome.status,
-        headers: extraHeaders === undefined ? outcome.headers : { ...outcome.headers, ...extraHeaders },
-        json: JSON.stringify(outcome.body),
-        close,
-        head: head.method === "HEAD",
-      });
-    };
-    handler(
-      head,
-      {
-        read(limit, done) {
-          const collector = new BodyCollector(limit);
-          onChunk = (chunk, isLast) => {
-            if (finished) return;
-            // uWS reuses the ArrayBuffer after this callback returns: copy it.
-            if (!collector.add(Buffer.from(Buffer.from(chunk)))) {
-              onChunk = DROP;
-              done("too_large");
-            } else if (isLast) {
-              onChunk = DROP;
-              done(collector.body());
-            }
-          };
-          listen();
-        },
-      },
-      (outcome, close = false) => {
-        if (finished) return;
-        if (!close || bodyRead) return answer(outcome, close);
-        const declared = declaredLength(headers);
-        if (declared !== undefined) {
-          // Answered now; uWS then reads (and drops) the rest of the declared body itself before the
-          // connection goes idle. One far past LINGER_BYTES is cut at once.
-          if (declared - received > LINGER_BYTES) return answer(outcome, true);
-          onChunk = DROP;
-          listen();
-          return answer(outcome, false, CONNECTION_CLOSE);
-        }
-        lingerChunked(outcome);
-      },
-    );
-    /**
-     * A chunked body has no end uWS would stop at, and uWS allows no close after an answer: the rest is
-     * read and dropped first, and the answer (which closes) is written when the body ends, when the
-     * sender pauses (it may be waiting for the answer; its close then loses nothing), or once
-     * LINGER_BYTES or LINGER_MS are passed.
-     */
-    function lingerChunked(outcome: Outcome): void {
-      const started = Date.now();
-      let dropped = 0;
-      let idle: NodeJS.Timeout | undefined;
-      const finish = () => {
-        clearTimeout(idle);
-        if (!finished) answer(outcome, true);
-      };
-      const wait = () => {
-        clearTimeout(idle);
-        idle = setTimeout(finish, LINGER_IDLE_MS);
-      };
-      onChunk = (chunk, isLast) => {
-        dropped += chunk.byteLength;
-        if (finished) clearTimeout(idle);
-        else if (isLast || dropped > LINGER_BYTES || Date.now() - started > LINGER_MS) finish();
-        else wait();
-      };
-      listen();
-      wait();
-    }
+    res.onAborted(() => {
+      exchange.finished = true;
+    });
+    handler(exchange.head, exchange, (outcome, close = false) => exchange.reply(outcome, close));
   });
   return new Promise((resolve, reject) => {
     // uWS binds with SO_REUSEPORT unless told otherwise: a second gateway (or a leftover one) on the same
