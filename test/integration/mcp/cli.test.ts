@@ -93,7 +93,7 @@ describe("svc mcp (subprocess)", () => {
       const byRegistered = await run(home, ["mcp", "call", "fx.1", name, "--args", '{"text":"by name"}']);
       expect(byRegistered, name).toMatchObject({ code: 0 });
     }
-  });
+  }, 90_000); // seven CLI processes, each starting the stdio fixture
 
   it("call exits non-zero on an error result, bad JSON args, an unknown server and a denied approval", async () => {
     writeConfig({ fx: fixture(), u: fixture({ trust: "untrusted" }) });

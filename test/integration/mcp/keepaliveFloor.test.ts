@@ -43,7 +43,8 @@ describe("keepalive_interval below the floor (simulated clock)", () => {
     const clock = new SimulatedClock();
     const h = ctx.hub(
       ctx.home,
-      { fx: stdioEntry("legacy", { keepalive_interval: 0, connect_timeout: 0.5 }) },
+      // connect_timeout also bounds the ping: long enough for a start under load, short for the test.
+      { fx: stdioEntry("legacy", { keepalive_interval: 0, connect_timeout: 3 }) },
       { clock },
     );
     const pid = Number(text(await h.call("fx", "pid", {})));
@@ -56,13 +57,13 @@ describe("keepalive_interval below the floor (simulated clock)", () => {
         expect(status?.state).toBe("reconnecting");
         expect(status?.lastError).toMatch(/keepalive ping failed/);
       },
-      { timeout: 5000, interval: 20 },
+      { timeout: 10_000, interval: 20 },
     );
   });
 
   it("stdio without keepalive_interval sends no pings", async () => {
     const clock = new SimulatedClock();
-    const h = ctx.hub(ctx.home, { fx: stdioEntry("legacy", { connect_timeout: 0.5 }) }, { clock });
+    const h = ctx.hub(ctx.home, { fx: stdioEntry("legacy", { connect_timeout: 3 }) }, { clock });
     const pid = Number(text(await h.call("fx", "pid", {})));
     stopped.push(pid);
     process.kill(pid, "SIGSTOP");
