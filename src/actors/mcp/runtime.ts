@@ -175,7 +175,12 @@ export async function ensureConnected(rt: Runtime): Promise<McpSession> {
   );
 }
 
-/** A connection's error as the CLI shows it: naming the server (the machine's own texts do not). */
+/**
+ * A connection's error as the CLI shows it: naming the server once (the machine's own texts do not name
+ * it; OAuth errors start with `<server>: `, which becomes `mcp_servers.<server>: `).
+ */
 export function serverScoped(server: string, reason: string): string {
-  return reason.startsWith("mcp_servers.") ? reason : `mcp_servers.${server}: ${reason}`;
+  if (reason.startsWith("mcp_servers.")) return reason;
+  if (reason.startsWith(`${server}: `)) return `mcp_servers.${reason}`;
+  return `mcp_servers.${server}: ${reason}`;
 }
