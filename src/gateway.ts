@@ -31,6 +31,7 @@ import {
 import { startSystem } from "./actors/system.js";
 import { type LoadedConfig, loadConfig } from "./config/load.js";
 import { svcPaths } from "./config/paths.js";
+import { restartOnlyChanges } from "./config/restartOnly.js";
 import { LOOPBACK_HOSTS, webhookStartupProblems } from "./config/validate.js";
 import { describeError, SvcError } from "./errors.js";
 import { createRequestHandler } from "./io/http/core.js";
@@ -298,6 +299,8 @@ function saveUnfinishedRuns(
 
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   let loaded = checkedConfig(options);
+  /** What the listener, the run slots and MCP approvals were built from (a reload cannot change them). */
+  const startedConfig = loaded.config;
   const { paths } = loaded;
   const webhook = loaded.config.platforms.webhook;
   const howToEnable = `Turn it on with \`svc gateway setup\`, WEBHOOK_ENABLED=true (environment or ${paths.env}), or enabled: true in the file`;
@@ -549,12 +552,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         limiter = createFixedWindowLimiter({ limit: nextWebhook.rate_limit, windowMs: 60_000, now });
       }
       runner = createRunner(next.config.agent);
-      if (
-        nextWebhook.port !== loaded.config.platforms.webhook.port ||
-        nextWebhook.host !== loaded.config.platforms.webhook.host ||
-        nextWebhook.http_server !== loaded.config.platforms.webhook.http_server
-      ) {
-        logger.warn("[webhook] host, port and http_server changes take effect after a restart");
+      const needRestart = restartOnlyChanges(startedConfig, next.config);
+      if (needRestart.length > 0) {
+        logger.warn(`[gateway] ${needRestart.join(", ")} changed: this takes effect after a restart`);
       }
       void mcp
         .reload(next.config.mcp_servers)

@@ -1,0 +1,15 @@
+import type { Config } from "./schema.js";
+
+/** Settings a SIGHUP reload cannot apply (the listener, the run slots and MCP approvals are built once). */
+const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]> = [
+  ["platforms.webhook.host", (c) => c.platforms.webhook.host],
+  ["platforms.webhook.port", (c) => c.platforms.webhook.port],
+  ["platforms.webhook.http_server", (c) => c.platforms.webhook.http_server],
+  ["agent.max_concurrent_runs", (c) => c.agent.max_concurrent_runs],
+  ["gateway.approvals", (c) => c.gateway.approvals],
+];
+
+/** The restart-only keys whose value differs between the running and the re-read configuration. */
+export function restartOnlyChanges(running: Config, next: Config): string[] {
+  return RESTART_ONLY.filter(([, read]) => read(running) !== read(next)).map(([key]) => key);
+}

@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+
+let gw: TestGateway | undefined;
+afterEach(async () => {
+  await gw?.stop();
+  gw = undefined;
+});
+
+const ROUTES = { r: { secret: "INSECURE_NO_AUTH" } };
+const STARTED = { agent: { max_concurrent_runs: 4 }, gateway: { approvals: "deny" } };
+
+describe("SIGHUP reload names the changed settings that only a restart applies", () => {
+  it("warns for agent.max_concurrent_runs and gateway.approvals, and not when nothing of the kind changed", async () => {
+    gw = await startTestGateway({
+      config: webhookConfig(
+        ROUTES,
+        {},
+        { agent: { max_concurrent_runs: 4 }, gateway: { approvals: "deny" } },
+      ),
+    });
+    const running = gw;
+    const restartWarnings = () =>
+      running
+        .logs()
+        .filter((l) => l.level === 40 && l.msg.includes("after a restart"))
+        .map((l) => l.msg);
+
+    running.home.write(
+      "config.yaml",
+      stringify(
+        webhookConfig(
+          ROUTES,
+          { rate_limit: 5 },
+          { agent: { max_concurrent_runs: 4 }, gateway: { approvals: "deny" } },
+        ),
+      ),
+    );
+    running.gateway.reload();
+    expect(restartWarnings()).toEqual([]);
+
+    running.home.write(
+      "config.yaml",
+      stringify(
+        webhookConfig(ROUTES, {}, { agent: { max_concurrent_runs: 1 }, gateway: { approvals: "allow" } }),
+      ),
+    );
+    running.gateway.reload();
+    await expect
+      .poll(restartWarnings)
+      .toEqual([
+        "[gateway] agent.max_concurrent_runs, gateway.approvals changed: this takes effect after a restart",
+      ]);
+
+    // Back to what the gateway started with: nothing waits for a restart any more.
+    running.home.write("config.yaml", stringify(webhookConfig(ROUTES, {}, STARTED)));
+    running.gateway.reload();
+    running.home.write("config.yaml", stringify(webhookConfig(ROUTES, { rate_limit: 7 }, STARTED)));
+    running.gateway.reload();
+    await expect
+      .poll(() => running.logs().filter((l) => l.msg.startsWith("[webhook] Reloaded")).length)
+      .toBe(4);
+    expect(restartWarnings()).toHaveLength(1);
+  });
+});
