@@ -17,7 +17,7 @@ import {
   parseSchedule,
   unknownJob,
 } from "../io/stores/cronStore.js";
-import { createTargets } from "../io/targets/registry.js";
+import { canonicalTarget, createTargets, TARGET_ALIASES } from "../io/targets/registry.js";
 
 /** Left-aligned columns separated by two spaces; the first row is the header. */
 export function formatTable(rows: readonly (readonly string[])[]): string {
@@ -71,6 +71,13 @@ async function create(options: CreateOptions): Promise<void> {
     throw new SvcError("usage", `--name "${options.name}": use letters, digits, '.', '_' and '-' (1-64)`);
   }
   parseSchedule(options.schedule);
+  // Every run would otherwise fail on it: refused here as `svc webhook subscribe --deliver` does.
+  if (options.deliver !== undefined && canonicalTarget(options.deliver) === undefined) {
+    throw new SvcError(
+      "usage",
+      `--deliver: unknown target "${options.deliver}" — use one of ${Object.keys(TARGET_ALIASES).join(", ")}`,
+    );
+  }
   const jobs = store(options);
   const now = Date.now();
   const job: CronJob = {

@@ -62,7 +62,7 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     );
   });
 
-  it("refuses a bad schedule, a duplicate name and an unknown job with clear messages", async () => {
+  it("refuses a bad schedule, a duplicate name, an unknown --deliver target and an unknown job with clear messages", async () => {
     const bad = await svc(home, [
       "cron",
       "create",
@@ -77,6 +77,21 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     expect(bad.stderr).toContain('schedule "61 * * * *": not a valid cron expression');
     const dup = await svc(home, ["cron", "create", "--name", "digest", "--schedule", "1h", "--prompt", "p"]);
     expect(dup.stderr).toContain('a cron job named "digest" already exists');
+    const target = await svc(home, [
+      "cron",
+      "create",
+      "--name",
+      "x",
+      "--schedule",
+      "1h",
+      "--prompt",
+      "p",
+      "--deliver",
+      "telegarm",
+    ]);
+    expect(target.code).toBe(2);
+    expect(target.stderr).toContain('--deliver: unknown target "telegarm" — use one of log, telegram,');
+    expect(Object.values(jobs()).some((job) => job.name === "x")).toBe(false);
     const unknown = await svc(home, ["cron", "pause", "nope"]);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('cron job "nope" not found');
