@@ -149,17 +149,17 @@ class UwsExchange implements BodySource {
 
   reply(outcome: Outcome, close: boolean): void {
     if (this.finished) return;
-    if (!close || this.bodyRead) return this.answer(outcome, close);
-    const declared = declaredLength(this.head.headers);
-    if (declared !== undefined) {
-      // Answered now; uWS then reads (and drops) the rest of the declared body itself before the
-      // connection goes idle. One far past LINGER_BYTES is cut at once.
-      if (declared - this.received > LINGER_BYTES) return this.answer(outcome, true);
+    const declared = close && !this.bodyRead ? declaredLength(this.head.headers) : undefined;
+    if (!close || this.bodyRead) this.answer(outcome, close);
+    else if (declared === undefined) this.lingerChunked(outcome);
+    // Answered now; uWS then reads (and drops) the rest of the declared body itself before the
+    // connection goes idle. One far past LINGER_BYTES is cut at once.
+    else if (declared - this.received > LINGER_BYTES) this.answer(outcome, true);
+    else {
       this.reading = Reading.Drop;
       this.listen();
-      return this.answer(outcome, false, CONNECTION_CLOSE);
+      this.answer(outcome, false, CONNECTION_CLOSE);
     }
-    this.lingerChunked(outcome);
   }
 
   private answer(outcome: Outcome, close: boolean, extraHeaders?: Readonly<Record<string, string>>): void {
