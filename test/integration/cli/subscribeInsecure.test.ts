@@ -27,5 +27,8 @@ describe("svc webhook subscribe --secret INSECURE_NO_AUTH (spec 2.2 rule 5)", { 
     home.write("config.yaml", bound("localhost"));
     const res = await svc(home, ["webhook", "subscribe", "open", "--secret", "INSECURE_NO_AUTH"]);
     expect(res).toMatchObject({ code: 0, stdout: expect.stringContaining("Secret: INSECURE_NO_AUTH") });
+    // No signing instructions for a route that checks no signature.
+    expect(res.stdout).toContain("No signature is checked (INSECURE_NO_AUTH)");
+    expect(res.stdout).not.toContain("Sign requests with");
   });
 });
