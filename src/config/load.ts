@@ -102,7 +102,7 @@ function applyWebhookEnv(raw: Record<string, unknown>, scope: InterpolationScope
   if (enabled !== undefined) {
     const on = /^(1|true|yes|on)$/i.test(enabled.value);
     if (!on && !/^(0|false|no|off)$/i.test(enabled.value)) {
-      throw new SvcError("config_invalid", `${enabled.from}: expected true or false, got "${enabled.value}"`);
+      throw new SvcError("config_invalid", `${enabled.from}: expected true or false (or yes/no, on/off, 1/0), got "${enabled.value}"`);
     }
     target.enabled = on;
   }

@@ -137,7 +137,7 @@ describe("config loading (spec 2.1)", () => {
     expect(fromDotenv).not.toThrow(/config\.yaml/);
     home.cleanup();
     expect(() => load("platforms: {}\n", { WEBHOOK_ENABLED: "maybe" })).toThrow(
-      /^environment variable WEBHOOK_ENABLED: expected true or false, got "maybe"/,
+      /^environment variable WEBHOOK_ENABLED: expected true or false \(or yes\/no, on\/off, 1\/0\), got "maybe"/,
     );
   });
 
