@@ -63,7 +63,7 @@ function plainToken(text: string, start: number, end: number): boolean {
 }
 
 /** `scanJsonText` found nesting deeper than its limit (the scan stops there). */
-export const TOO_DEEP = 1;
+export const NESTED_TOO_DEEP = 1;
 /** `scanJsonText` found a number that would not print back as written. */
 export const ALTERED_NUMBERS = 2;
 
@@ -74,7 +74,7 @@ const CLOSE_BRACKET = 0x5d;
 
 /**
  * One pass over a JSON text (strings jumped over natively, so brackets and digits inside them do not
- * count): `TOO_DEEP` when arrays/objects nest deeper than `maxDepth`, `ALTERED_NUMBERS` when some number
+ * count): `NESTED_TOO_DEEP` when arrays/objects nest deeper than `maxDepth`, `ALTERED_NUMBERS` when some number
  * would not print back as written. One pass for both, since the string jumping is most of the cost.
  */
 export function scanJsonText(text: string, maxDepth: number): number {
@@ -88,7 +88,7 @@ export function scanJsonText(text: string, maxDepth: number): number {
       if (end === -1) break;
       i = end - 1;
     } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      if (++depth > maxDepth) return found | TOO_DEEP;
+      if (++depth > maxDepth) return found | NESTED_TOO_DEEP;
     } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
       depth--;
     } else if (found === 0 && isNumberStart(code)) {
@@ -213,7 +213,7 @@ export class JsonTooDeep extends Error {
  */
 export function parseJson(text: string): unknown {
   const found = scanJsonText(text, MAX_JSON_DEPTH);
-  if ((found & TOO_DEEP) !== 0) throw new JsonTooDeep();
+  if ((found & NESTED_TOO_DEEP) !== 0) throw new JsonTooDeep();
   const parsed: unknown = JSON.parse(text);
   if ((found & ALTERED_NUMBERS) !== 0 && typeof parsed === "object" && parsed !== null) {
     try {

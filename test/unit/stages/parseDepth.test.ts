@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { scanJsonText, TOO_DEEP } from "../../../src/streams/jsonNumbers.js";
+import { NESTED_TOO_DEEP, scanJsonText } from "../../../src/streams/jsonNumbers.js";
 
-const nestsDeeperThan = (text: string, max: number) => (scanJsonText(text, max) & TOO_DEEP) !== 0;
+const nestsDeeperThan = (text: string, max: number) => (scanJsonText(text, max) & NESTED_TOO_DEEP) !== 0;
 
 /** Array/object nesting depth of a parsed JSON value (a scalar is 0). */
 function depthOf(value: unknown): number {
@@ -11,7 +11,7 @@ function depthOf(value: unknown): number {
   return 1 + Math.max(0, ...children.map(depthOf));
 }
 
-describe("scanJsonText TOO_DEEP (JSON nesting guard of the parse stage)", () => {
+describe("scanJsonText NESTED_TOO_DEEP (JSON nesting guard of the parse stage)", () => {
   it("agrees with the depth of the parsed value, whatever the strings hold", () => {
     const text = fc.string({ unit: fc.constantFrom("[", "]", "{", "}", '"', "\\", "a", "é") });
     const json = fc.letrec((tie) => ({
