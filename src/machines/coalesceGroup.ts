@@ -1,5 +1,5 @@
 import { assign, setup } from "xstate";
-import { lookupPath } from "../streams/payloadPath.js";
+import { foundText, lookupPath, type PathLookup } from "../streams/payloadPath.js";
 
 /**
  * One coalescing group: the pending events of one route for one rendered key (spec 3.1).
@@ -96,26 +96,25 @@ export const coalesceGroupMachine = setup({
 
 const PLACEHOLDER = /\{([^{}]+)\}/g;
 
-function keyText(value: unknown): string | undefined {
-  if (value === null || value === undefined) return undefined;
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  return text === undefined || text === "" ? undefined : text;
+/** The value as the sender wrote it: `9007199254740993` and `...992` (one JavaScript number) are two keys. */
+function keyText(hit: PathLookup): string | undefined {
+  if (!hit.found || hit.value === null || hit.value === undefined) return undefined;
+  const text = foundText(hit);
+  return text === "" ? undefined : text;
 }
 
 /**
  * The rendered key of `coalesce.key` (a bare dotted path, or a template with `{dotted.path}` placeholders) for a payload, or `undefined` when it does not resolve: a missing
  * path, a `null` or empty-string value, or (for a template) any placeholder left unresolved.
- * Scalars render as text, objects and lists as compact JSON.
+ * Scalars render as the sender wrote them, objects and lists as compact JSON.
  */
 export function renderCoalesceKey(spec: string, payload: unknown): string | undefined {
   if (!spec.includes("{")) {
-    const hit = lookupPath(payload, spec.trim());
-    return hit.found ? keyText(hit.value) : undefined;
+    return keyText(lookupPath(payload, spec.trim()));
   }
   let unresolved = false;
   const rendered = spec.replace(PLACEHOLDER, (_match, path: string) => {
-    const hit = lookupPath(payload, path.trim());
-    const text = hit.found ? keyText(hit.value) : undefined;
+    const text = keyText(lookupPath(payload, path.trim()));
     if (text === undefined) unresolved = true;
     return text ?? "";
   });

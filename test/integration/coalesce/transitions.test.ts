@@ -153,6 +153,26 @@ describe("spec 3.1 coalescing group, over HTTP with a fake clock", () => {
     expect((await waitForRun(gw, "k4")).prompt).toBe("b o/x#1 1");
   });
 
+  it("the key is the value as sent: 64-bit ids that JavaScript rounds to one number are two groups", async () => {
+    gw = await start({ big: { secret: OPEN, prompt: "id {issue.id} rev {rev}", coalesce: { key: "issue.id" } } });
+    // Both parse to 9007199254740992 in JavaScript; a sender (Sentry, Discord snowflakes) means two entities.
+    for (const [id, n, rev] of [
+      ["b1", "9007199254740993", 1],
+      ["b2", "9007199254740992", 1],
+      ["b3", "9007199254740993", 2],
+    ] as const) {
+      const body = `{"issue":{"id":${n}},"rev":${rev}}`;
+      expect((await post(id, body, "big")).body).toEqual({ status: "coalesced" });
+    }
+    gw.clock.advance(30_000);
+    expect(dispatched().sort((x, y) => String(x.id).localeCompare(String(y.id)))).toEqual([
+      { id: "b2", superseded: 0, reason: "quiet_window" },
+      { id: "b3", superseded: 1, reason: "quiet_window" },
+    ]);
+    expect((await waitForRun(gw, "b2")).prompt).toBe("id 9007199254740992 rev 1");
+    expect((await waitForRun(gw, "b3")).prompt).toBe(`${coalesceNote(1)}\n\nid 9007199254740993 rev 2`);
+  });
+
   it("none + key does not resolve → dispatched at once (202 accepted), never grouped, the pending group untouched", async () => {
     gw = await start({
       ...prRoute(),
