@@ -77,6 +77,7 @@ export const mcpConnectionMachine = setup({
   actions: {
     started: assign({ inFlight: ({ context }) => context.inFlight + 1 }),
     ended: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }),
+    recycledSession: assign({ session: undefined, recyclePending: false }),
   },
   delays: {
     connectTimeout: ({ context }) => context.connectTimeoutMs,
@@ -96,6 +97,7 @@ export const mcpConnectionMachine = setup({
     lastCall: ({ context }) => context.inFlight <= 1,
     lastCallAndRecyclePending: ({ context }) => context.inFlight <= 1 && context.recyclePending,
     retryNow: ({ context }) => context.retryNow,
+    wantedAgain: ({ context }) => context.retryNow || context.inFlight > 0,
   },
 }).createMachine({
   id: "mcpConnection",
@@ -226,11 +228,20 @@ export const mcpConnectionMachine = setup({
       },
     },
     recycling: {
+      // Closing a process can take seconds (SDK: stdin EOF, then SIGTERM after 2 s): a call or CONNECT
+      // arriving meanwhile is remembered and connects as soon as the old process is gone.
+      on: { CONNECT: { actions: assign({ retryNow: true }) } },
       invoke: {
         src: "close",
         input: ({ context }) => ({ session: context.session }),
-        onDone: { target: "recycled", actions: assign({ session: undefined, recyclePending: false }) },
-        onError: { target: "recycled", actions: assign({ session: undefined, recyclePending: false }) },
+        onDone: [
+          { guard: "wantedAgain", target: "connecting", actions: "recycledSession" },
+          { target: "recycled", actions: "recycledSession" },
+        ],
+        onError: [
+          { guard: "wantedAgain", target: "connecting", actions: "recycledSession" },
+          { target: "recycled", actions: "recycledSession" },
+        ],
       },
     },
     recycled: {

@@ -60,6 +60,19 @@ describe("recycling a real stdio process (spec 3)", () => {
     const secondPid = text(await h.call("fx", "pid", {}));
     expect(secondPid).not.toBe(firstPid);
   });
+
+  it("a call made while an idle process is still exiting waits for it and runs on a new process", async () => {
+    const h = hub(ctx.home, {
+      fx: stdioEntry("legacy", { idle_timeout_seconds: 0.3 }, ["--linger-ms", "800"]),
+    });
+    const firstPid = text(await h.call("fx", "pid", {}));
+    await vi.waitFor(() => expect(h.status()[0]?.state).toBe("recycled"), { timeout: 5000, interval: 10 });
+    // The old process has not exited yet (it lingers 800 ms after its stdin closes).
+    expect(() => process.kill(Number(firstPid), 0)).not.toThrow();
+    const secondPid = text(await h.call("fx", "pid", {}));
+    expect(secondPid).not.toBe(firstPid);
+    expect(h.status()[0]?.state).toBe("connected");
+  });
 });
 
 describe("protocol eras (spec 9)", () => {

@@ -15,6 +15,8 @@ interface Harness {
   failPing: boolean;
   failConnect: boolean;
   hangConnect: boolean;
+  /** When set, `close` waits for it (a process slow to exit). */
+  holdClose?: Promise<void>;
 }
 
 function start(overrides: Partial<McpConnectionInput> = {}) {
@@ -41,6 +43,7 @@ function start(overrides: Partial<McpConnectionInput> = {}) {
       }),
       close: fromPromise<void, { session: unknown }>(async () => {
         h.closes++;
+        await h.holdClose;
       }),
     },
   });
@@ -137,6 +140,24 @@ describe("mcpConnection machine (spec 3)", () => {
     expect(h.closes).toBe(1);
     actor.send({ type: "CALL_START" });
     await until("connected");
+    expect(h.connects).toBe(2);
+  });
+
+  it("a call that arrives while the process is being recycled connects once it is gone, not never", async () => {
+    let finishClose: () => void = () => undefined;
+    const { actor, h, until, tick, state } = start({ idleMs: 10_000 });
+    await until("connected");
+    h.holdClose = new Promise<void>((r) => {
+      finishClose = r;
+    });
+    await tick(10_000);
+    expect(actor.getSnapshot().matches("recycling")).toBe(true);
+    // What the hub sends for a call: CALL_START, then CONNECT since the status is not connected.
+    actor.send({ type: "CALL_START" });
+    actor.send({ type: "CONNECT" });
+    finishClose();
+    await until("connected");
+    expect(state()).toBe("connected");
     expect(h.connects).toBe(2);
   });
 
