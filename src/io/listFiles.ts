@@ -8,8 +8,8 @@ import { RACY_WINDOW_MS } from "./stores/subscriptions.js";
  * `in_file` lists. Each read costs one stat; the file is parsed again only when its inode, size or
  * mtime changed, or, while it is younger than RACY_WINDOW_MS, when its bytes changed (a same-size
  * rewrite within one coarse timestamp tick keeps all three). Contents: a JSON array → its items, a JSON object → its keys, anything else → its
- * non-empty trimmed lines. Items that are not strings use the same text as filters compare
- * (`42`, `true`, compact JSON).
+ * non-empty trimmed lines, except comment lines (first non-blank character `#`). Items that are not
+ * strings use the same text as filters compare (`42`, `true`, compact JSON).
  */
 export interface ListReaderOptions {
   /** The profile root: relative list paths and `~/.svc/...` resolve here (default: the working directory). */
@@ -36,8 +36,9 @@ export function parseList(text: string): ReadonlySet<string> {
       // Not JSON after all (a line list whose first line starts with a bracket): fall through.
     }
   }
-  const lines = text.split(/\r?\n/).map((line) => line.trim());
-  return new Set(lines.filter((line) => line.length > 0));
+  // `#` lines are comments, as in hosts or .gitignore files; a value starting with `#` needs a JSON list.
+  const lines = text.split(/\r?\n|\r/).map((line) => line.trim());
+  return new Set(lines.filter((line) => line.length > 0 && !line.startsWith("#")));
 }
 
 export function createListReader(options: ListReaderOptions = {}): FilterDeps {

@@ -27,6 +27,9 @@ describe("filters (spec 2.3) over HTTP", () => {
         "lists/users.json": JSON.stringify(["Codertocat", "octocat"]),
         "lists/repos.json": JSON.stringify({ "Codertocat/Hello-World": true }),
         "lists/labels.txt": "bug\nenhancement\n",
+        // Saved on Windows: CRLF line ends, a comment header, blank and indented lines.
+        "lists/bots.txt":
+          "# bots we never run an agent for\r\ndependabot[bot]\r\n\r\n  # renovate is handled elsewhere\r\n  snyk-bot  \r\n",
       },
       config: webhookConfig(
         {
@@ -50,6 +53,7 @@ describe("filters (spec 2.3) over HTTP", () => {
           in_json: route([{ field: "sender.login", in_file: "lists/users.json" }]),
           in_keys: route([{ field: "repository.full_name", in_file: "lists/repos.json" }]),
           in_lines: route([{ field: "label", in_file: "lists/labels.txt" }]),
+          not_bots: route([{ not: { field: "sender.login", in_file: "lists/bots.txt" } }]),
           regex: route([{ field: "s", regex: "^rel(ease)?-[0-9]+$" }]),
           evil_regex: route([{ field: "s", regex: "^(a+)+$" }]),
           all: route([
@@ -136,6 +140,16 @@ describe("filters (spec 2.3) over HTTP", () => {
     );
     expect(await post("in_lines", { label: "enhancement" })).toMatchObject(ACCEPTED);
     expect(await post("in_lines", { label: "bug enhancement" })).toMatchObject(IGNORED);
+  });
+
+  it("in_file: a text list's CRLF line ends, blank lines and indentation are ignored, and # lines are comments", async () => {
+    const from = (login: string) => ({ sender: { login } });
+    expect(await post("not_bots", from("dependabot[bot]"))).toMatchObject(IGNORED);
+    expect(await post("not_bots", from("snyk-bot"))).toMatchObject(IGNORED);
+    expect(await post("not_bots", from("octocat"))).toMatchObject(ACCEPTED);
+    expect(await post("not_bots", from(""))).toMatchObject(ACCEPTED);
+    expect(await post("not_bots", from("# bots we never run an agent for"))).toMatchObject(ACCEPTED);
+    expect(await post("not_bots", from("# renovate is handled elsewhere"))).toMatchObject(ACCEPTED);
   });
 
   it("in_file: an unreadable list fails closed (ignored, not a 500)", async () => {

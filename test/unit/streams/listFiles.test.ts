@@ -15,6 +15,16 @@ describe("parseList", () => {
     expect([...parseList("[bot] one\nsecond")]).toEqual(["[bot] one", "second"]);
     expect([...parseList('"just a string"')]).toEqual(['"just a string"']);
   });
+
+  it("skips comment lines (first non-blank character #) and splits CRLF, LF and lone CR line ends", () => {
+    expect([...parseList("# header\r\nalice\r\n  # indented comment\nbob\rcarol\r\n#\n")]).toEqual([
+      "alice",
+      "bob",
+      "carol",
+    ]);
+    // In a JSON list a leading # is part of the value.
+    expect([...parseList('["#general", "ops"]')]).toEqual(["#general", "ops"]);
+  });
 });
 
 describe("createListReader (in_file cache)", () => {
