@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { SvcError } from "../../errors.js";
-import type { McpSession } from "../../io/mcp/session.js";
+import { MAX_LIST_PAGES, type McpSession, nextPage } from "../../io/mcp/session.js";
 
 function asText(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };
@@ -10,19 +10,18 @@ function page(cursor: string | undefined): { cursor?: string } {
   return cursor === undefined ? {} : { cursor };
 }
 
-const MAX_PAGES = 100;
-
 /** Every page of a paginated list (bounded, so a server that always returns a cursor cannot loop us). */
 async function allPages<R extends { nextCursor?: string | undefined }, T>(
   fetchPage: (cursor: string | undefined) => Promise<R>,
   items: (result: R) => T[],
 ): Promise<T[]> {
   const out: T[] = [];
+  const seen = new Set<string>();
   let cursor: string | undefined;
-  for (let n = 0; n < MAX_PAGES; n++) {
+  for (let n = 0; n < MAX_LIST_PAGES; n++) {
     const result = await fetchPage(cursor);
     out.push(...items(result));
-    cursor = result.nextCursor;
+    cursor = nextPage(result.nextCursor, seen);
     if (cursor === undefined) break;
   }
   return out;

@@ -38,8 +38,19 @@ const LooseToolListSchema = z.looseObject({
       annotations: z.looseObject({}).optional(),
     }),
   ),
-  nextCursor: z.string().optional(),
+  // Hand-written servers end the list with `null` or "" as well as by leaving the cursor out.
+  nextCursor: z.string().nullish(),
 });
+
+/** Pages fetched at most per list: a server that keeps answering a new cursor cannot loop us forever. */
+export const MAX_LIST_PAGES = 100;
+
+/** The cursor to ask for next, or undefined when the list is complete (absent, empty or already asked). */
+export function nextPage(cursor: string | null | undefined, seen: Set<string>): string | undefined {
+  if (cursor === undefined || cursor === null || cursor === "" || seen.has(cursor)) return undefined;
+  seen.add(cursor);
+  return cursor;
+}
 
 export type Era = "legacy" | "stateless";
 export type ProtocolChoice = "auto" | "stateless" | "legacy";
@@ -84,8 +95,9 @@ export class McpSession {
 
   async listTools(timeoutMs: number): Promise<Tool[]> {
     const tools: Tool[] = [];
+    const seen = new Set<string>();
     let cursor: string | undefined;
-    do {
+    for (let n = 0; n < MAX_LIST_PAGES; n++) {
       // A loose schema: the SDK's strips unknown annotation keys such as the snake-case `read_only_hint`.
       const page = await this.client.request(
         { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
@@ -93,8 +105,9 @@ export class McpSession {
         { timeout: timeoutMs },
       );
       tools.push(...(page.tools as Tool[]));
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
+      cursor = nextPage(page.nextCursor, seen);
+      if (cursor === undefined) break;
+    }
     return tools;
   }
 

@@ -1,4 +1,6 @@
 // A stdio MCP server that pages every list (two items per page): tools, resources, templates, prompts.
+// --tools-end null|empty: the last tools page says nextCursor: null or "" (hand-written servers do).
+// --tools-cursor-stuck: every tools page after the first answers the same nextCursor (a buggy server).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
@@ -18,9 +20,18 @@ const paged = (items, cursor) => {
   return { items: items.slice(start, next), ...(next < items.length ? { nextCursor: String(next) } : {}) };
 };
 const names = (prefix) => [1, 2, 3, 4, 5].map((n) => `${prefix}${n}`);
+const argv = process.argv.slice(2);
+const toolsEnd = argv.includes("--tools-end") ? argv[argv.indexOf("--tools-end") + 1] : undefined;
+const stuck = argv.includes("--tools-cursor-stuck");
 server.setRequestHandler(ListToolsRequestSchema, ({ params }) => {
-  const { items, nextCursor } = paged(names("tool"), params?.cursor);
-  return { tools: items.map((name) => ({ name, inputSchema: { type: "object" } })), nextCursor };
+  const { items, nextCursor } = stuck
+    ? paged(names("tool"), params?.cursor === undefined ? undefined : "2")
+    : paged(names("tool"), params?.cursor);
+  const end = toolsEnd === "null" ? null : toolsEnd === "empty" ? "" : undefined;
+  return {
+    tools: items.map((name) => ({ name, inputSchema: { type: "object" } })),
+    nextCursor: stuck ? "2" : (nextCursor ?? end),
+  };
 });
 server.setRequestHandler(ListResourcesRequestSchema, ({ params }) => {
   const { items, nextCursor } = paged(names("res"), params?.cursor);

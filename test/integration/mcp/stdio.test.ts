@@ -252,3 +252,28 @@ describe("trust (spec 2.1 trust rules)", () => {
     });
   });
 });
+
+describe("tools/list paging from odd servers", () => {
+  const paged = (flags: string[]) =>
+    entry({ command: process.execPath, args: [PAGED_SERVER, ...flags], connect_timeout: 5 });
+  const natives = (h: McpHub, server: string) =>
+    h
+      .toolsOf(server)
+      .filter((t) => t.kind === "native")
+      .map((t) => t.original);
+
+  it('a last page with nextCursor null or "" ends the list', async () => {
+    const h = hub(ctx.home, { n: paged(["--tools-end", "null"]), e: paged(["--tools-end", "empty"]) });
+    for (const server of ["n", "e"]) {
+      expect((await h.settled(server)).state).toBe("connected");
+      expect(natives(h, server)).toEqual(["tool1", "tool2", "tool3", "tool4", "tool5"]);
+    }
+  });
+
+  it("a cursor the server answers again stops the listing instead of looping until connect_timeout", async () => {
+    const h = hub(ctx.home, { s: paged(["--tools-cursor-stuck"]) });
+    const status = await h.settled("s");
+    expect(status.state).toBe("connected");
+    expect(natives(h, "s")).toEqual(["tool1", "tool2", "tool3", "tool4"]);
+  });
+});
