@@ -83,6 +83,28 @@ export function interpretScriptOutput(stdout: string, payload: Record<string, un
   return { kind: "payload", payload: extendObject(payload, { script_output: text }) };
 }
 
+const STDERR_TAIL_LINES = 3;
+const STDERR_TAIL_CHARS = 500;
+
+/**
+ * The last lines a script wrote to stderr (a Python traceback ends with the exception), for the log line
+ * of an ignored event: without them a failing script is a bare "exited with code 1".
+ */
+export function stderrTail(stderr: string): string {
+  const lines = stderr
+    .split(/\r?\n/)
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim() !== "");
+  if (lines.length === 0) return "";
+  const tail = lines.slice(-STDERR_TAIL_LINES).join(" | ");
+  return tail.length > STDERR_TAIL_CHARS ? `…${tail.slice(-STDERR_TAIL_CHARS)}` : tail;
+}
+
+function withStderr(why: string, stderr: string): string {
+  const tail = stderrTail(stderr);
+  return tail === "" ? why : `${why}; stderr: ${tail}`;
+}
+
 /** Runs a route script with the payload JSON on stdin, in the scripts directory, with `scriptEnv`. */
 export async function runScript(options: ScriptRunOptions): Promise<ScriptResult> {
   const found = await resolveScript(options.scriptsDir, options.script);
@@ -95,6 +117,9 @@ export async function runScript(options: ScriptRunOptions): Promise<ScriptResult
     timeoutMs: options.timeoutMs,
     cwd: options.scriptsDir,
   });
-  if (!result.ok) return { kind: "ignore", why: result.why };
-  return interpretScriptOutput(result.stdout, options.payload);
+  if (!result.ok) return { kind: "ignore", why: withStderr(result.why, result.stderr) };
+  const decided = interpretScriptOutput(result.stdout, options.payload);
+  return decided.kind === "ignore"
+    ? { kind: "ignore", why: withStderr(decided.why, result.stderr) }
+    : decided;
 }

@@ -1,6 +1,6 @@
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   RECORDER_AGENT,
   recorderAgent,
@@ -39,6 +39,9 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           'cat >/dev/null\nprintf \'{"title": "%s %s %s"}\' "$SVC_ROUTE" "$SVC_EVENT" "${SVC_DELIVERY_ID-unset}"\n',
         "scripts/numbers.py":
           "import sys, json\nd = json.load(sys.stdin)\nprint(json.dumps({'title': repr(d['amount']) + ' ' + repr(d['big'])})[:-1] + ', \"price\": 2.50}')\n",
+        "scripts/crash.py":
+          "import json, sys\nd = json.load(sys.stdin)\nprint('starting', file=sys.stderr)\nprint(d['no_such_key'])\n",
+        "scripts/quiet_fail.sh": "cat >/dev/null\necho 'no repo in payload' >&2\n",
         "evil.sh": 'echo \'{"title": "escaped"}\'\n',
       },
       config: webhookConfig(
@@ -58,6 +61,8 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           env: withScript("env.py"),
           numbers: withScript("numbers.py", "{title}|{price}"),
           whoami: withScript("whoami.sh"),
+          crash: withScript("crash.py"),
+          quiet_fail: withScript("quiet_fail.sh"),
         },
         { script_timeout_seconds: 2, rate_limit: 1000 },
         { agent: recorderAgent() },
@@ -130,6 +135,20 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
     const res = await post("numbers", '{"amount": 1.0, "big": 12345678901234567890}');
     expect(res.status).toBe(202);
     expect(await promptOf(res.body.delivery_id as string)).toBe("1.0 12345678901234567890|2.50");
+  });
+
+  it("a failing script's last stderr lines (a Python traceback's exception) are in the log line of the ignored event", async () => {
+    expect(await post("crash", { title: "t" })).toMatchObject(IGNORED);
+    expect(await post("quiet_fail", { title: "t" })).toMatchObject(IGNORED);
+    await vi.waitFor(() => {
+      const lines = gw.logs().map((l) => l.msg);
+      expect(
+        lines.find((m) => m.includes("crash: script ignored the event (exited with code 1; stderr: ")),
+      ).toMatch(/KeyError: 'no_such_key'\)$/);
+      expect(lines).toContain(
+        "[webhook] quiet_fail: script ignored the event (empty output; stderr: no repo in payload)",
+      );
+    });
   });
 
   it("ignored events are logged with the reason", () => {
