@@ -14,7 +14,10 @@ export const FILTER_OPERATORS = [
 ] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
-const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()], {
+  error:
+    "expected one value (text, a number, true/false or null) — to match any of several values use in: [...]",
+});
 export type Scalar = z.infer<typeof scalar>;
 
 export type Filter =
@@ -68,8 +71,17 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
       const group = groups[0];
       if (group !== undefined) {
         if ("field" in raw) ctx.addIssue({ code: "custom", message: `a "${group}" group takes no field` });
+        if (group === "not" && Array.isArray(raw.not)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["not"],
+            message:
+              "not takes one filter (a mapping), not a list — to negate several, write not: {all: [...]} or not: {any: [...]}",
+          });
+          return;
+        }
         const inner = group === "not" ? filterSchema : z.array(filterSchema).min(1);
-        const parsed = inner.safeParse(raw[group]);
+        const parsed = inner.safeParse(raw[group], { reportInput: true });
         if (!parsed.success) {
           for (const issue of parsed.error.issues) {
             ctx.addIssue({ ...issue, path: [group, ...issue.path] } as never);
@@ -85,7 +97,7 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
           message: `the "${op}" operator needs a field (a dotted path)`,
         });
       }
-      const parsed = leafShapes[op].safeParse(raw[op]);
+      const parsed = leafShapes[op].safeParse(raw[op], { reportInput: true });
       if (!parsed.success) {
         for (const issue of parsed.error.issues)
           ctx.addIssue({ ...issue, path: [op, ...issue.path] } as never);

@@ -115,6 +115,26 @@ describe("config loading (spec 2.1)", () => {
     ).toThrow(/routes\.gh\.filters\.0: a filter needs exactly one operator/);
   });
 
+  it("a bad filter value is reported with that value and how to write it, not the whole filter", () => {
+    const filter = (text: string) => () =>
+      load(`platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          - ${text}\n`);
+    expect(filter("{field: action, equals: [opened, closed]}")).toThrow(
+      /routes\.gh\.filters\.0\.equals: expected one value \(text, a number, true\/false or null\) — to match any of several values use in: \[\.\.\.\]$/,
+    );
+    expect(filter("{field: action, in: opened}")).toThrow(
+      /routes\.gh\.filters\.0\.in: expected a list, got "opened"$/,
+    );
+    expect(filter("{field: draft, exists: 'yes'}")).toThrow(
+      /routes\.gh\.filters\.0\.exists: expected true or false, got "yes"$/,
+    );
+    expect(filter("{not: [{field: a, equals: 1}]}")).toThrow(
+      /routes\.gh\.filters\.0\.not: not takes one filter \(a mapping\), not a list — to negate several, write not: \{all: \[\.\.\.\]\}/,
+    );
+    expect(filter("{any: [{field: a, contains: [x]}]}")).toThrow(
+      /routes\.gh\.filters\.0\.any\.0\.contains: expected one value/,
+    );
+  });
+
   it("reports a section of the wrong type by key, also when WEBHOOK_* variables are set", () => {
     expect(() => load("platforms: hello\n", { WEBHOOK_SECRET: "s" })).toThrow(
       /config\.yaml: platforms: expected a mapping, got "hello"/,
