@@ -8,6 +8,7 @@ import { SvcError } from "../errors.js";
 import { cronStore, findJob } from "../io/stores/cronStore.js";
 import {
   assertUnchanged,
+  ownRecord,
   parseSubscription,
   type Subscription,
   subscriptionStore,
@@ -189,7 +190,7 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   }
   const store = subscriptionStore(loaded.paths.subscriptions);
   const snapshot = store.read();
-  const stored = storedRecord(store.path, name, snapshot.records[name]);
+  const stored = storedRecord(store.path, name, ownRecord(snapshot.records, name));
   const previous = stored?.value;
   const now = new Date().toISOString();
   // An unbound route already belongs to the default profile: `--route-profile default` does not move it.
@@ -243,11 +244,11 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
     checkCronJob(loaded, parsed.value);
   checkTarget(loaded, name, parsed.value);
   await store.update((records) => {
-    assertUnchanged(store.path, records, name, snapshot.records[name]);
+    assertUnchanged(store.path, records, name, ownRecord(snapshot.records, name));
     // Fields of the record's own (written by hand or another tool) stay as they were.
     records[name] = { ...stored?.extra, ...parsed.value };
   });
-  if (loaded.config.platforms.webhook.routes[name] !== undefined) {
+  if (Object.hasOwn(loaded.config.platforms.webhook.routes, name)) {
     process.stderr.write(
       `Warning: config.yaml also defines a static route "${name}"; the static route wins over this subscription\n`,
     );
@@ -313,10 +314,10 @@ async function change(name: string, action: "remove" | "enable" | "disable"): Pr
   const loaded = config();
   const store = subscriptionStore(loaded.paths.subscriptions);
   const snapshot = store.read();
-  if (snapshot.records[name] === undefined) {
+  if (ownRecord(snapshot.records, name) === undefined) {
     throw new SvcError(
       "usage",
-      loaded.config.platforms.webhook.routes[name] !== undefined
+      Object.hasOwn(loaded.config.platforms.webhook.routes, name)
         ? `"${name}" is a static route of config.yaml (platforms.webhook.routes.${name}) — edit that file to change it (${loaded.paths.config}); svc webhook ${action} works on dynamic subscriptions only`
         : `no dynamic subscription named "${name}" in ${store.path} — see svc webhook list`,
     );
@@ -324,7 +325,7 @@ async function change(name: string, action: "remove" | "enable" | "disable"): Pr
   // Applied to the record as it is under the lock: removing or switching a route can never bring back
   // anything stale, so a concurrent change of the record does not refuse it (only one that removed it).
   await store.update((records) => {
-    const current = records[name] as Record<string, unknown> | undefined;
+    const current = ownRecord(records, name) as Record<string, unknown> | undefined;
     if (current === undefined) {
       throw new SvcError(
         "store_conflict",
@@ -352,7 +353,7 @@ async function test(
 ): Promise<void> {
   const loaded = config();
   const store = subscriptionStore(loaded.paths.subscriptions);
-  const sub = existingRecord(store.path, name, store.read().records[name]);
+  const sub = existingRecord(store.path, name, ownRecord(store.read().records, name));
   if (sub === undefined)
     throw new SvcError(
       "usage",
@@ -362,7 +363,7 @@ async function test(
     process.stderr.write(
       `Note: ${name} is disabled; the gateway will answer 404 until svc webhook enable ${name}\n`,
     );
-  if (loaded.config.platforms.webhook.routes[name] !== undefined)
+  if (Object.hasOwn(loaded.config.platforms.webhook.routes, name))
     process.stderr.write(
       `Note: config.yaml defines a static route "${name}" too; the gateway answers with it (static routes win), so this subscription's secret and settings do not apply\n`,
     );

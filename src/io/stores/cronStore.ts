@@ -72,9 +72,14 @@ export function newJobId(): string {
   return randomBytes(4).toString("hex");
 }
 
-/** A job by id, else by name. */
+/**
+ * A job by id, else by name. Own keys only: `constructor` or `toString` is an unknown job, not a member
+ * of Object.prototype (which `svc cron pause` would otherwise write back as a record).
+ */
 export function findJob(jobs: Readonly<Record<string, CronJob>>, ref: string): CronJob | undefined {
-  return jobs[ref] ?? Object.values(jobs).find((job) => job.name === ref);
+  const byId = Object.hasOwn(jobs, ref) ? jobs[ref] : undefined;
+  if (typeof byId === "object" && byId !== null) return byId;
+  return Object.values(jobs).find((job) => typeof job === "object" && job !== null && job.name === ref);
 }
 
 export type CronStore = VersionedStore<CronJob>;

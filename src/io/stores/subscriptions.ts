@@ -44,6 +44,14 @@ function splitRecord(raw: unknown): { record: unknown; extra: Record<string, unk
   return { record, extra };
 }
 
+/**
+ * `records[name]` for a name the store holds, else undefined. Route names such as `constructor` or
+ * `toString` are valid, and must not find Object.prototype's members in a parsed JSON object.
+ */
+export function ownRecord(records: Readonly<Record<string, unknown>>, name: string): unknown {
+  return Object.hasOwn(records, name) ? records[name] : undefined;
+}
+
 export const STALE_SUBSCRIPTION_STORE =
   "the subscription store changed since it was read — run the command again";
 
@@ -58,7 +66,7 @@ export function assertUnchanged(
   name: string,
   read: unknown,
 ): void {
-  if (JSON.stringify(records[name]) !== JSON.stringify(read)) {
+  if (JSON.stringify(ownRecord(records, name)) !== JSON.stringify(read)) {
     throw new SvcError("store_conflict", `${path}: ${STALE_SUBSCRIPTION_STORE}`);
   }
 }

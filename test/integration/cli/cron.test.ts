@@ -95,6 +95,17 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     const unknown = await svc(home, ["cron", "pause", "nope"]);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('cron job "nope" not found');
+    // Names of Object.prototype's members are unknown jobs too: nothing is written, list still works.
+    const before = readFileSync(join(home.dir, "cron", "jobs.json"), "utf8");
+    for (const [command, ref] of [
+      ["pause", "constructor"],
+      ["run", "toString"],
+    ] as const) {
+      const answer = await svc(home, ["cron", command, ref]);
+      expect(answer.code).toBe(2);
+      expect(answer.stderr).toContain(`cron job "${ref}" not found`);
+    }
+    expect(readFileSync(join(home.dir, "cron", "jobs.json"), "utf8")).toBe(before);
   });
 
   it("pause, resume, run (prints the reply, records last_run) and remove by name", async () => {

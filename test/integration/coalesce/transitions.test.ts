@@ -154,7 +154,9 @@ describe("spec 3.1 coalescing group, over HTTP with a fake clock", () => {
   });
 
   it("the key is the value as sent: 64-bit ids that JavaScript rounds to one number are two groups", async () => {
-    gw = await start({ big: { secret: OPEN, prompt: "id {issue.id} rev {rev}", coalesce: { key: "issue.id" } } });
+    gw = await start({
+      big: { secret: OPEN, prompt: "id {issue.id} rev {rev}", coalesce: { key: "issue.id" } },
+    });
     // Both parse to 9007199254740992 in JavaScript; a sender (Sentry, Discord snowflakes) means two entities.
     for (const [id, n, rev] of [
       ["b1", "9007199254740993", 1],

@@ -96,6 +96,8 @@ describe("schedule grammar", () => {
     expect(findJob(jobs, "a1")?.id).toBe("a1");
     expect(findJob(jobs, "job-a1")?.id).toBe("a1");
     expect(findJob(jobs, "nope")).toBeUndefined();
+    for (const member of ["constructor", "__proto__", "toString", "hasOwnProperty"])
+      expect(findJob(jobs, member)).toBeUndefined();
   });
 });
 
