@@ -71,6 +71,9 @@ async function create(options: CreateOptions): Promise<void> {
     throw new SvcError("usage", `--name "${options.name}": use letters, digits, '.', '_' and '-' (1-64)`);
   }
   parseSchedule(options.schedule);
+  // An empty prompt gives the agent nothing to do on every run.
+  if (options.prompt.trim() === "")
+    throw new SvcError("usage", "--prompt: must not be empty — give the text the agent runs");
   // Every run would otherwise fail on it: refused here as `svc webhook subscribe --deliver` does.
   if (options.deliver !== undefined && canonicalTarget(options.deliver) === undefined) {
     throw new SvcError(

@@ -91,6 +91,9 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     ]);
     expect(target.code).toBe(2);
     expect(target.stderr).toContain('--deliver: unknown target "telegarm" — use one of log, telegram,');
+    const empty = await svc(home, ["cron", "create", "--name", "x", "--schedule", "1h", "--prompt", " "]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain("--prompt: must not be empty");
     expect(Object.values(jobs()).some((job) => job.name === "x")).toBe(false);
     const unknown = await svc(home, ["cron", "pause", "nope"]);
     expect(unknown.code).not.toBe(0);
