@@ -429,7 +429,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       listReader(profile) {
         let reader = listReaders.get(profile);
         if (reader === undefined) {
-          reader = createListReader({ baseDir: profilePaths(profile).root });
+          reader = createListReader({
+            baseDir: profilePaths(profile).root,
+            onUnreadable: (file, problem) =>
+              logger.warn(
+                `[webhook] in_file list ${file} cannot be used (${problem}) — filters naming it do not match, so their events are ignored until it can`,
+              ),
+          });
           listReaders.set(profile, reader);
         }
         return reader;

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
+import { extname } from "node:path";
 import type { FilterDeps } from "../streams/filters.js";
-import { valueToText } from "../streams/payloadPath.js";
+import { isPlainRecord, valueToText } from "../streams/payloadPath.js";
 import { resolveProfilePath } from "./profiles.js";
 import { RACY_WINDOW_MS } from "./stores/subscriptions.js";
 
@@ -14,6 +15,8 @@ import { RACY_WINDOW_MS } from "./stores/subscriptions.js";
 export interface ListReaderOptions {
   /** The profile root: relative list paths and `~/.svc/...` resolve here (default: the working directory). */
   baseDir?: string;
+  /** A list file cannot be used (missing, not a file, a `.json` file that is not a JSON list); once until it can. */
+  onUnreadable?: (file: string, problem: string) => void;
 }
 
 interface CachedList {
@@ -25,16 +28,24 @@ interface CachedList {
   entries: ReadonlySet<string>;
 }
 
-export function parseList(text: string): ReadonlySet<string> {
+/**
+ * A `.json` file must be a JSON array or object: one with a syntax error (a trailing comma) throws, so a
+ * blocklist under `not` fails closed instead of becoming a one-line text list that blocks nothing. Other
+ * files are JSON when they parse as an array or object, else lines (`[bot] one` is a line).
+ */
+export function parseList(text: string, file = ""): ReadonlySet<string> {
   const trimmed = text.trim();
-  if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
+  const isJsonFile = extname(file).toLowerCase() === ".json";
+  if (isJsonFile || trimmed.startsWith("[") || trimmed.startsWith("{")) {
+    let parsed: unknown;
     try {
-      const parsed: unknown = JSON.parse(trimmed);
-      if (Array.isArray(parsed)) return new Set(parsed.map(valueToText));
-      if (typeof parsed === "object" && parsed !== null) return new Set(Object.keys(parsed));
-    } catch {
-      // Not JSON after all (a line list whose first line starts with a bracket): fall through.
+      parsed = JSON.parse(trimmed);
+    } catch (err) {
+      if (isJsonFile) throw new Error(`not valid JSON: ${(err as Error).message}`);
     }
+    if (Array.isArray(parsed)) return new Set(parsed.map(valueToText));
+    if (isPlainRecord(parsed)) return new Set(Object.keys(parsed));
+    if (isJsonFile) throw new Error("a .json list must be a JSON array or object");
   }
   // `#` lines are comments, as in hosts or .gitignore files; a value starting with `#` needs a JSON list.
   const lines = text.split(/\r?\n|\r/).map((line) => line.trim());
@@ -44,29 +55,36 @@ export function parseList(text: string): ReadonlySet<string> {
 export function createListReader(options: ListReaderOptions = {}): FilterDeps {
   const baseDir = options.baseDir ?? process.cwd();
   const cache = new Map<string, CachedList>();
+  const reported = new Set<string>();
+
+  const read = (file: string): ReadonlySet<string> => {
+    const stats = statSync(file);
+    if (!stats.isFile()) throw new Error("not a regular file");
+    const stamp = `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+    const cached = cache.get(file);
+    if (cached !== undefined && cached.stamp === stamp && !cached.racy) return cached.entries;
+    const text = readFileSync(file, "utf8");
+    const racy = Date.now() - stats.mtimeMs < RACY_WINDOW_MS;
+    const entries = cached !== undefined && cached.text === text ? cached.entries : parseList(text, file);
+    cache.set(file, { stamp, racy, text, entries });
+    return entries;
+  };
 
   return {
     readList(path) {
       const file = resolveProfilePath(path, baseDir);
-      let stats: { ino: number; mtimeMs: number; size: number; isFile(): boolean };
       try {
-        stats = statSync(file);
+        const entries = read(file);
+        reported.delete(file);
+        return entries;
       } catch (err) {
         cache.delete(file);
+        if (!reported.has(file)) {
+          reported.add(file);
+          options.onUnreadable?.(file, (err as Error).message);
+        }
         throw err;
       }
-      if (!stats.isFile()) {
-        cache.delete(file);
-        throw new Error(`in_file list ${file} is not a regular file`);
-      }
-      const stamp = `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
-      const cached = cache.get(file);
-      if (cached !== undefined && cached.stamp === stamp && !cached.racy) return cached.entries;
-      const text = readFileSync(file, "utf8");
-      const racy = Date.now() - stats.mtimeMs < RACY_WINDOW_MS;
-      const entries = cached !== undefined && cached.text === text ? cached.entries : parseList(text);
-      cache.set(file, { stamp, racy, text, entries });
-      return entries;
     },
   };
 }

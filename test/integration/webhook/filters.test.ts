@@ -1,7 +1,7 @@
 import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import examples from "@octokit/webhooks-examples";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
@@ -26,6 +26,7 @@ describe("filters (spec 2.3) over HTTP", () => {
       files: {
         "lists/users.json": JSON.stringify(["Codertocat", "octocat"]),
         "lists/repos.json": JSON.stringify({ "Codertocat/Hello-World": true }),
+        "lists/blocked.json": '["mallory", "eve",]\n',
         "lists/labels.txt": "bug\nenhancement\n",
         // Saved on Windows: CRLF line ends, a comment header, blank and indented lines.
         "lists/bots.txt":
@@ -78,6 +79,7 @@ describe("filters (spec 2.3) over HTTP", () => {
           by_header: route([{ field: "headers.X-Custom", equals: "yes" }]),
           wrapped: route([{ field: "payload.x", equals: 1 }]),
           lost_list: route([{ field: "s", in_file: "lists/absent.txt" }]),
+          not_blocked: route([{ not: { field: "sender.login", in_file: "lists/blocked.json" } }]),
         },
         { rate_limit: 100_000 },
       ),
@@ -154,6 +156,20 @@ describe("filters (spec 2.3) over HTTP", () => {
 
   it("in_file: an unreadable list fails closed (ignored, not a 500)", async () => {
     expect(await post("lost_list", { s: "a" })).toMatchObject(IGNORED);
+  });
+
+  it("in_file: a .json blocklist with a syntax error (trailing comma) fails closed and is logged once as a WARN", async () => {
+    expect(await post("not_blocked", { sender: { login: "mallory" } })).toMatchObject(IGNORED);
+    expect(await post("not_blocked", { sender: { login: "octocat" } })).toMatchObject(IGNORED);
+    await vi.waitFor(() => {
+      const warnings = gw.logs().filter((l) => l.msg.includes("lists/blocked.json cannot be used"));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ level: 40 });
+      expect(warnings[0]?.msg).toMatch(/not valid JSON.*filters naming it do not match/);
+    });
+    writeFileSync(join(gw.home.dir, "lists/blocked.json"), '["mallory", "eve"]\n');
+    expect(await post("not_blocked", { sender: { login: "octocat" } })).toMatchObject(ACCEPTED);
+    expect(await post("not_blocked", { sender: { login: "eve" } })).toMatchObject(IGNORED);
   });
 
   it("in_file: a changed list file is picked up", async () => {

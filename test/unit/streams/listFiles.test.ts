@@ -25,6 +25,14 @@ describe("parseList", () => {
     // In a JSON list a leading # is part of the value.
     expect([...parseList('["#general", "ops"]')]).toEqual(["#general", "ops"]);
   });
+
+  it("a .json file must be a JSON array or object (a syntax error throws); other files fall back to lines", () => {
+    expect([...parseList('["a", "b"]', "/x/allow.JSON")]).toEqual(["a", "b"]);
+    expect(() => parseList('["dependabot[bot]", "snyk-bot",]', "/x/bots.json")).toThrow(/not valid JSON/);
+    expect(() => parseList('"alice"', "/x/one.json")).toThrow(/must be a JSON array or object/);
+    expect(() => parseList("", "/x/empty.json")).toThrow(/not valid JSON/);
+    expect([...parseList('["a", "b",]', "/x/bots.txt")]).toEqual(['["a", "b",]']);
+  });
 });
 
 describe("createListReader (in_file cache)", () => {
@@ -66,5 +74,27 @@ describe("createListReader (in_file cache)", () => {
     const subject = { payload: { user: "x" }, event: undefined, headers: {} };
     expect(matches({ field: "user", in_file: "nope.txt" }, subject, reader)).toBe(false);
     expect(matches({ field: "user", in_file: "dir/x.txt" }, subject, reader)).toBe(true);
+  });
+
+  it("reports an unusable list once until it is usable again, then again if it breaks", () => {
+    home = tempHome();
+    const reports: string[] = [];
+    const reader = createListReader({
+      baseDir: home.dir,
+      onUnreadable: (file, problem) => reports.push(`${file}: ${problem}`),
+    });
+    const file = `${home.dir}/bots.json`;
+    for (let i = 0; i < 3; i++) expect(() => reader.readList("bots.json")).toThrow();
+    expect(reports).toEqual([expect.stringMatching(/^.*\/bots\.json: ENOENT/)]);
+    home.write("bots.json", '["a",]');
+    expect(() => reader.readList("bots.json")).toThrow();
+    expect(reports).toHaveLength(1);
+    home.write("bots.json", '["a"]');
+    expect([...reader.readList("bots.json")]).toEqual(["a"]);
+    home.write("bots.json", '["a", "b",]');
+    expect(() => reader.readList(file)).toThrow();
+    expect(() => reader.readList(file)).toThrow();
+    expect(reports).toHaveLength(2);
+    expect(reports[1]).toMatch(/bots\.json: not valid JSON/);
   });
 });
