@@ -167,9 +167,15 @@ function verify(input: VerifyInput): AuthResult {
   if (bitbucket?.startsWith("sha256=")) return forgeHmac(bitbucket, input, "x-hub-signature");
 
   const forgeToken = header(headers, "x-alt-forge-token");
-  if (forgeToken !== undefined) return token(forgeToken, input.secret);
-  const gitlabToken = header(headers, "x-gitlab-token");
-  if (gitlabToken !== undefined) return token(gitlabToken, input.secret);
+  const sentToken = forgeToken !== undefined ? forgeToken : header(headers, "x-gitlab-token");
+  if (sentToken !== undefined) {
+    const byToken = token(sentToken, input.secret);
+    // GitLab with both a secret token and a signing token configured sends X-Gitlab-Token and a
+    // Standard Webhooks signature; the route secret may hold either one. A request carrying the token
+    // in clear gains nothing from the signature's replay window, so either passing is enough.
+    if (byToken.ok || !Object.hasOwn(headers, "webhook-signature")) return byToken;
+    return standardWebhooks("webhook-", headers, input);
+  }
 
   // Keyed on the signature header alone: `webhook-id` by itself is also a delivery-ID header (spec 6)
   // that generic senders may send, and must not turn their request into a Standard Webhooks one.

@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { Webhook as StandardWebhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   RECORDER_AGENT,
@@ -136,5 +138,66 @@ describe("GitLab webhooks (token host)", () => {
       status: 200,
       body: { status: "ignored", event: "push hook" },
     });
+  });
+});
+
+/**
+ * GitLab's signing token (GitLab 18): a `whsec_` key GitLab signs with in Standard Webhooks form
+ * (`webhook-id` = the Idempotency-Key, `webhook-timestamp`, `webhook-signature: v1,<base64>`). A hook
+ * with both a secret token and a signing token sends `X-Gitlab-Token` beside the signature, and the
+ * route's one secret may be either of them.
+ */
+describe("GitLab with a signing token and a secret token both configured", () => {
+  const SIGNING = `whsec_${randomBytes(32).toString("base64")}`;
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      config: webhookConfig(
+        { by_signing: { secret: SIGNING }, by_token: { secret: TOKEN } },
+        { rate_limit: 1000 },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  const gitlab = (route: string, id: string, body: string, token: string, signingKey = SIGNING) => {
+    const at = new Date(gw.clock.now());
+    return postJson(gw.url(`/webhooks/${route}`), body, {
+      "X-Gitlab-Event": "Push Hook",
+      "X-Gitlab-Token": token,
+      "Idempotency-Key": id,
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": new StandardWebhook(signingKey).sign(id, at, body),
+    });
+  };
+  const body = JSON.stringify(fixture("push"));
+
+  it("a route holding the signing token accepts the signed request although X-Gitlab-Token is the other secret", async () => {
+    expect(await gitlab("by_signing", "gl-both-1", body, TOKEN)).toMatchObject({
+      status: 202,
+      body: { status: "accepted", route: "by_signing", event: "Push Hook", delivery_id: "gl-both-1" },
+    });
+  });
+
+  it("a route holding the secret token accepts it whatever key signed", async () => {
+    expect(await gitlab("by_token", "gl-both-2", body, TOKEN)).toMatchObject({ status: 202 });
+  });
+
+  it("neither matching is 401, and a tampered body is 401 on the signing-token route", async () => {
+    const otherKey = `whsec_${randomBytes(32).toString("base64")}`;
+    expect(await gitlab("by_signing", "gl-both-3", body, "not-it", otherKey)).toMatchObject({
+      status: 401,
+      body: { error: "Invalid signature" },
+    });
+    expect(await gitlab("by_token", "gl-both-4", body, `${TOKEN}x`)).toMatchObject({ status: 401 });
+    const at = new Date(gw.clock.now());
+    const tampered = await postJson(gw.url("/webhooks/by_signing"), `${body} `, {
+      "X-Gitlab-Token": TOKEN,
+      "webhook-id": "gl-both-5",
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": new StandardWebhook(SIGNING).sign("gl-both-5", at, body),
+    });
+    expect(tampered.status).toBe(401);
   });
 });

@@ -302,6 +302,29 @@ describe("header families and malformed input", () => {
     );
   });
 
+  it("a token that does not match is rescued only by a Standard Webhooks signature beside it (GitLab's signing token)", () => {
+    const key = Buffer.from("gitlab-signing-key-32-bytes-long");
+    const secret = `whsec_${key.toString("base64")}`;
+    const sw = (id: string, body: string, signingKey = key) => ({
+      "webhook-id": id,
+      "webhook-timestamp": String(NOW),
+      "webhook-signature": `v1,${createHmac("sha256", signingKey).update(`${id}.${NOW}.${body}`).digest("base64")}`,
+    });
+    expect(check({ "x-gitlab-token": "legacy", ...sw("m1", "{}") }, "{}", secret)).toEqual({
+      ok: true,
+      scheme: "standard_webhooks",
+    });
+    expect(check({ "x-alt-forge-token": "legacy", ...sw("m1", "{}") }, "{}", secret).ok).toBe(true);
+    expect(check({ "x-gitlab-token": "legacy", ...sw("m1", "{}") }, "{ }", secret).ok).toBe(false);
+    expect(check({ "x-gitlab-token": "legacy", ...sw("m1", "{}", Buffer.from("x")) }, "{}", secret).ok).toBe(
+      false,
+    );
+    expect(check({ "x-gitlab-token": secret, ...sw("m1", "{}", Buffer.from("x")) }, "{}", secret)).toEqual({
+      ok: true,
+      scheme: "token",
+    });
+  });
+
   it("rejects non-ASCII header values, even a token equal to a non-ASCII secret", () => {
     expect(check({ "x-gitlab-token": SECRET }, "{}").ok).toBe(false);
     expect(check({ "x-hub-signature-256": `sha256=${hex(SECRET, "{}")}\u00a0` }, "{}").ok).toBe(false);
