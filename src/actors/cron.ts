@@ -3,6 +3,7 @@ import { DEFAULT_PROFILE, inProfile, namedProfile } from "../config/paths.js";
 import type { Logger } from "../io/log.js";
 import { type CronJob, type CronStore, findJob, nextRunAfter } from "../io/stores/cronStore.js";
 import type { AcceptedEvent } from "../streams/context.js";
+import { rawDump } from "../streams/template.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
 import type { QueuedRun } from "./runs.js";
@@ -64,13 +65,12 @@ export interface CronScheduler {
   stop(): void;
 }
 
-const EVENT_JSON_LIMIT = 4000;
-
-/** A fired job's prompt: the job's own prompt, then the triggering event (route, type, delivery id, payload JSON). */
+/**
+ * A fired job's prompt: the job's own prompt, then the triggering event (route, type, delivery id) and
+ * the payload dumped as spec 2.5 rule 5 dumps it (indented, numbers as sent, cut at 4000 characters).
+ */
 export function eventPrompt(job: CronJob, event: AcceptedEvent): string {
-  let json = JSON.stringify(event.payload, null, 2);
-  if (json.length > EVENT_JSON_LIMIT) json = `${json.slice(0, EVENT_JSON_LIMIT)}…`;
-  return `${job.prompt}\n\n[Webhook event: route ${event.routeName}, event ${event.event ?? "(none)"}, delivery ${event.deliveryId}]\n${json}`;
+  return `${job.prompt}\n\n[Webhook event: route ${event.routeName}, event ${event.event ?? "(none)"}, delivery ${event.deliveryId}]\n${rawDump(event.payload)}`;
 }
 
 const REAL_CLOCK: CronClock = {

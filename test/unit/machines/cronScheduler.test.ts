@@ -11,6 +11,7 @@ import {
   parseSchedule,
 } from "../../../src/io/stores/cronStore.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
+import { parseJson } from "../../../src/streams/jsonNumbers.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -185,6 +186,15 @@ describe("cron scheduler", () => {
     );
     expect(prompts[0]).toContain('"environment": "prod"');
     expect((store.read().records.a as CronJob).last_run?.trigger).toBe("webhook:deploys:d-1");
+  });
+
+  it("a fired job's prompt shows the payload as sent (numbers past 2^53 keep their digits), cut at 4000 characters", () => {
+    const payload = parseJson(`{"id":9007199254740993,"ratio":1.0,"text":"${"é".repeat(5000)}"}`);
+    const prompt = eventPrompt(job("a"), { ...ACCEPTED, payload });
+    const dump = prompt.slice(prompt.indexOf("]\n") + 2);
+    expect(dump).toContain('"id": 9007199254740993');
+    expect(dump).toContain('"ratio": 1.0');
+    expect(dump).toHaveLength(4000);
   });
 
   it("fire() skips paused, disabled and unknown jobs without running anything (spec 3.2)", async () => {
