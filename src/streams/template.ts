@@ -69,8 +69,14 @@ function compile(template: string): Compiled {
   return compiled;
 }
 
+/**
+ * `{event}` and `{event_type}` name the resolved event type (as in filters) when the payload has no such
+ * key: a GitHub body has no `event_type`, its type comes in `X-GitHub-Event`.
+ */
+const EVENT_NAMES = new Set(["event", "event_type"]);
+
 /** Substitutes every placeholder once; text taken from the payload is never expanded again. */
-export function substitute(template: string, payload: unknown): string {
+export function substitute(template: string, payload: unknown, event?: string): string {
   const { literals, placeholders } = compile(template);
   let out = literals[0] as string;
   for (let i = 0; i < placeholders.length; i++) {
@@ -78,7 +84,10 @@ export function substitute(template: string, payload: unknown): string {
     if (segments === undefined) out += rawDump(payload);
     else {
       const hit = lookupSegments(payload, segments);
-      out += hit.found ? valueText(hit) : literal;
+      if (hit.found) out += valueText(hit);
+      else if (event !== undefined && segments.length === 1 && EVENT_NAMES.has(segments[0] as string))
+        out += event;
+      else out += literal;
     }
     out += literals[i + 1] as string;
   }
@@ -86,20 +95,21 @@ export function substitute(template: string, payload: unknown): string {
 }
 
 /** No prompt (undefined or empty) → the default dump (rule 5); otherwise the substituted template. */
-export function renderTemplate(template: string | undefined, payload: unknown): string {
+export function renderTemplate(template: string | undefined, payload: unknown, event?: string): string {
   if (template === undefined || template.length === 0) return rawDump(payload);
-  return substitute(template, payload);
+  return substitute(template, payload, event);
 }
 
 /** `deliver_extra`: string values are templates; numbers and booleans become their text. */
 export function renderExtra(
   extra: Readonly<Record<string, string | number | boolean>> | undefined,
   payload: unknown,
+  event?: string,
 ): Record<string, string> {
   const out: Record<string, string> = {};
   if (extra === undefined) return out;
   for (const [key, value] of Object.entries(extra)) {
-    out[key] = typeof value === "string" ? substitute(value, payload) : String(value);
+    out[key] = typeof value === "string" ? substitute(value, payload, event) : String(value);
   }
   return out;
 }

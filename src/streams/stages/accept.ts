@@ -16,8 +16,8 @@ export function acceptEvent(ctx: PipelineCtx): AcceptedEvent {
     deliveryId: ctx.deliveryId,
     payload,
     headers: ctx.inbound.headers,
-    prompt: renderTemplate(route.route.prompt, payload),
-    extra: renderExtra(route.route.deliver_extra, payload),
+    prompt: renderTemplate(route.route.prompt, payload, ctx.event),
+    extra: renderExtra(route.route.deliver_extra, payload, ctx.event),
     receivedAt: ctx.inbound.receivedAt,
   };
 }

@@ -70,6 +70,14 @@ describe("renderTemplate (spec 2.5)", () => {
     );
   });
 
+  it("{event_type} / {event} fall back to the resolved event type only when the payload has no such key", () => {
+    expect(renderTemplate("{event_type}: {event}", { a: 1 }, "push")).toBe("push: push");
+    expect(renderTemplate("{event_type}", { event_type: "body" }, "header")).toBe("body");
+    expect(renderTemplate("{event_type} {event.x}", {}, "push")).toBe("push {event.x}");
+    expect(renderTemplate("{event_type}", {})).toBe("{event_type}");
+    expect(renderExtra({ kind: "{event}" }, {}, "issues")).toEqual({ kind: "issues" });
+  });
+
   it("is single-pass: payload text that looks like a placeholder stays literal", () => {
     const payload = { title: "{__raw__} and {secret}", secret: "s3cr3t" };
     expect(renderTemplate("T: {title}", payload)).toBe("T: {__raw__} and {secret}");
