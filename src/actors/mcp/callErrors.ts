@@ -1,5 +1,6 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { STREAM_DROPPED } from "../../io/mcp/droppedStreams.js";
 
 /** The server forgot our session (Streamable HTTP: 404 for the session id; SSE: 404 on the message endpoint). */
 export function isSessionExpired(err: unknown): boolean {
@@ -9,6 +10,27 @@ export function isSessionExpired(err: unknown): boolean {
 
 export function isRequestTimeout(err: unknown): boolean {
   return err instanceof McpError && err.code === ErrorCode.RequestTimeout;
+}
+
+/** A Streamable HTTP response stream ended before the call's answer (see `answerDroppedStreams`). */
+export function isStreamDropped(err: unknown): boolean {
+  return err instanceof McpError && err.code === ErrorCode.ConnectionClosed && err.data === STREAM_DROPPED;
+}
+
+/**
+ * The request went out but its answer can no longer come: the response stream ended early, or the
+ * server closed the connection after the request was written (undici: `other side closed`, or a body cut
+ * off: `terminated`). Unlike a refused connection, the server may have run the call.
+ */
+export function isAnswerLost(err: unknown): boolean {
+  if (isStreamDropped(err)) return true;
+  let cause: unknown = err;
+  for (let depth = 0; cause instanceof Error && depth < 4; depth++) {
+    if ((cause as NodeJS.ErrnoException).code === "UND_ERR_SOCKET") return true;
+    if (cause instanceof TypeError && cause.message === "terminated") return true;
+    cause = cause.cause;
+  }
+  return false;
 }
 
 /** The connection went away under a call (process exit, closed stream). */

@@ -5,7 +5,13 @@ import type { Logger } from "../../io/log.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import { describeTransportError } from "../../io/mcp/transportErrors.js";
 import type { ApprovalSurface } from "./approvals.js";
-import { isConnectionClosed, isRequestTimeout, isSessionExpired, isUnreachable } from "./callErrors.js";
+import {
+  isAnswerLost,
+  isConnectionClosed,
+  isRequestTimeout,
+  isSessionExpired,
+  isUnreachable,
+} from "./callErrors.js";
 import { ensureConnected, type Runtime } from "./runtime.js";
 import type { RegisteredTool } from "./toolNames.js";
 import { runUtilityTool } from "./utilityTools.js";
@@ -50,11 +56,15 @@ export async function invokeTool(
   } catch (err) {
     const expired = isSessionExpired(err);
     // The connection closed under the call (a stdio process died) while nobody was closing it on purpose.
-    const lost = !expired && isConnectionClosed(err) && session.lostUnexpectedly;
+    const lost = !expired && ((isConnectionClosed(err) && session.lostUnexpectedly) || isAnswerLost(err));
     if (expired || lost) {
       rt.actor.send({
         type: "SESSION_LOST",
-        reason: expired ? "the server ended the session (HTTP 404)" : "the connection closed",
+        reason: expired
+          ? "the server ended the session (HTTP 404)"
+          : isAnswerLost(err)
+            ? `the connection dropped before the answer to a call came (${describeTransportError(err)})`
+            : "the connection closed",
         immediate: true,
       });
       if (!tool.readOnly) {

@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { childEnvironment } from "./childEnv.js";
+import { answerDroppedStreams } from "./droppedStreams.js";
 
 export interface TransportOptions {
   /** OAuth (issue 6) plugs in here; both HTTP transports take it. */
@@ -57,5 +58,8 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
     ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
   };
   if (kind === "sse") return new SSEClientTransport(url, common);
-  return new StreamableHTTPClientTransport(url, common);
+  return new StreamableHTTPClientTransport(url, {
+    ...common,
+    fetch: answerDroppedStreams(options.fetch ?? ((input, init) => fetch(input, init))),
+  });
 }

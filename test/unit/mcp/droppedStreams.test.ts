@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { answerDroppedStreams, STREAM_DROPPED } from "../../../src/io/mcp/droppedStreams.js";
+
+const call = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "x" } });
+
+async function bodyOf(sse: string, request = call): Promise<string> {
+  const fetch = answerDroppedStreams(
+    async () => new Response(sse, { status: 200, headers: { "content-type": "text/event-stream" } }),
+  );
+  return (await fetch("http://127.0.0.1/mcp", { method: "POST", body: request })).text();
+}
+
+describe("answerDroppedStreams (Streamable HTTP response streams)", () => {
+  it("answers a request whose stream ended without its answer with a marked JSON-RPC error", async () => {
+    const text = await bodyOf(
+      'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n',
+    );
+    const data = text.split("\n").filter((l) => l.startsWith("data: "));
+    expect(JSON.parse(data[1]?.slice(6) ?? "")).toMatchObject({
+      id: 7,
+      error: { code: -32000, data: STREAM_DROPPED },
+    });
+  });
+
+  it("passes the stream through untouched when the answer came, when it can be resumed, or for notifications", async () => {
+    const answered = 'data: {"jsonrpc":"2.0","id":7,"result":{}}\r\n\r\n';
+    expect(await bodyOf(answered)).toBe(answered);
+    const resumable = "id: ev-1\ndata: \n\n";
+    expect(await bodyOf(resumable)).toBe(resumable);
+    const notification = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
+    expect(await bodyOf("", notification)).toBe("");
+  });
+});
