@@ -333,6 +333,12 @@ async function change(name: string, action: "remove" | "enable" | "disable"): Pr
       );
     }
     if (action === "remove") delete records[name];
+    else if (typeof current !== "object" || current === null || Array.isArray(current))
+      // Spreading a number or a list would replace it with a half record: the file needs a human.
+      throw new SvcError(
+        "store_corrupt",
+        `${store.path}: ${name} is not a subscription record (${JSON.stringify(current)}) — fix it in the file, or svc webhook remove ${name}`,
+      );
     else records[name] = { ...current, enabled: action === "enable", updated_at: new Date().toISOString() };
   });
   process.stdout.write(

@@ -9,7 +9,7 @@ import { cliConfig, svc } from "./svc.js";
  * `constructor`, `toString` and `hasOwnProperty` are valid route names (letters only), and also members
  * of every parsed JSON object's prototype: the store must treat them as names like any other.
  */
-describe("svc webhook with names of Object.prototype's members (spec 4.3)", { timeout: 60_000 }, () => {
+describe("svc webhook never writes a half record (spec 4.3)", { timeout: 60_000 }, () => {
   let home: TempHome;
   beforeAll(() => {
     home = tempHome();
@@ -37,5 +37,22 @@ describe("svc webhook with names of Object.prototype's members (spec 4.3)", { ti
       expect(answer.stderr).toContain(`no dynamic subscription named "${name}"`);
     }
     expect(storeText()).toBe(before);
+  });
+
+  it("enable and disable of a hand-written record that is not a mapping are refused; remove removes it", async () => {
+    home.write("webhook_subscriptions.json", JSON.stringify({ odd: 5, list: ["x"] }));
+    const before = storeText();
+    for (const [action, name] of [
+      ["disable", "odd"],
+      ["enable", "list"],
+    ] as const) {
+      const answer = await svc(home, ["webhook", action, name]);
+      expect(answer.code).toBe(1);
+      expect(answer.stderr).toContain(`${name} is not a subscription record`);
+      expect(answer.stderr).toContain(`svc webhook remove ${name}`);
+    }
+    expect(storeText()).toBe(before);
+    expect((await svc(home, ["webhook", "remove", "odd"])).code).toBe(0);
+    expect(JSON.parse(storeText())).toEqual({ list: ["x"] });
   });
 });
