@@ -105,7 +105,7 @@ function withStderr(why: string, stderr: string): string {
   return tail === "" ? why : `${why}; stderr: ${tail}`;
 }
 
-/** Runs a route script with the payload JSON on stdin, in the scripts directory, with `scriptEnv`. */
+/** Runs a route script with the payload JSON on stdin, in the script's directory, with `scriptEnv`. */
 export async function runScript(options: ScriptRunOptions): Promise<ScriptResult> {
   const found = await resolveScript(options.scriptsDir, options.script);
   if ("why" in found) return { kind: "ignore", why: found.why };
@@ -115,7 +115,8 @@ export async function runScript(options: ScriptRunOptions): Promise<ScriptResult
     input: stringifyJson(options.payload) ?? "{}",
     env: scriptEnv(options),
     timeoutMs: options.timeoutMs,
-    cwd: options.scriptsDir,
+    // The script's own directory, so `scripts/github/pr.py` finds the files beside it by relative path.
+    cwd: dirname(found.path),
   });
   if (!result.ok) return { kind: "ignore", why: withStderr(result.why, result.stderr) };
   const decided = interpretScriptOutput(result.stdout, options.payload);

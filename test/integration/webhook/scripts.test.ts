@@ -39,6 +39,9 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           'cat >/dev/null\nprintf \'{"title": "%s %s %s"}\' "$SVC_ROUTE" "$SVC_EVENT" "${SVC_DELIVERY_ID-unset}"\n',
         "scripts/numbers.py":
           "import sys, json\nd = json.load(sys.stdin)\nprint(json.dumps({'title': repr(d['amount']) + ' ' + repr(d['big'])})[:-1] + ', \"price\": 2.50}')\n",
+        "scripts/github/pr.py":
+          "import json, sys\nsys.stdin.read()\nprint(json.dumps({'title': open('template.txt').read().strip()}))\n",
+        "scripts/github/template.txt": "read beside the script\n",
         "scripts/crash.py":
           "import json, sys\nd = json.load(sys.stdin)\nprint('starting', file=sys.stderr)\nprint(d['no_such_key'])\n",
         "scripts/quiet_fail.sh": "cat >/dev/null\necho 'no repo in payload' >&2\n",
@@ -62,6 +65,7 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           numbers: withScript("numbers.py", "{title}|{price}"),
           whoami: withScript("whoami.sh"),
           crash: withScript("crash.py"),
+          sibling: withScript("github/pr.py"),
           quiet_fail: withScript("quiet_fail.sh"),
         },
         { script_timeout_seconds: 2, rate_limit: 1000 },
@@ -94,6 +98,12 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
   it("relative paths resolve under the profile's scripts/ directory; .bash runs under bash", async () => {
     const res = await post("nested", { title: "x" });
     expect(await promptOf(res.body.delivery_id as string)).toBe("from nested|{script_output}");
+  });
+
+  it("a script runs in its own directory: scripts/github/pr.py opens github/template.txt as template.txt", async () => {
+    const res = await post("sibling", { title: "t" });
+    expect(res.status).toBe(202);
+    expect(await promptOf(res.body.delivery_id as string)).toBe("read beside the script|{script_output}");
   });
 
   it.each([
