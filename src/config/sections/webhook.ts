@@ -18,7 +18,13 @@ export const routeShape = {
   secret: z.string().min(1).optional(),
   profile: z.string().min(1).optional(),
   prompt: z.string().optional(),
-  filters: z.array(filterSchema).optional(),
+  // One filter written as a mapping instead of a one-entry list is taken as that list.
+  filters: z
+    .preprocess(
+      (raw) => (typeof raw === "object" && raw !== null && !Array.isArray(raw) ? [raw] : raw),
+      z.array(filterSchema),
+    )
+    .optional(),
   script: z.string().min(1).optional(),
   skills: z.array(z.string()).optional(),
   toolsets: z.array(z.string()).optional(),

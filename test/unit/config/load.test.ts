@@ -115,6 +115,18 @@ describe("config loading (spec 2.1)", () => {
     ).toThrow(/routes\.gh\.filters\.0: a filter needs exactly one operator/);
   });
 
+  it("filters written as one mapping instead of a list is that one filter", () => {
+    const { config } = load(
+      "platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        filters:\n          field: action\n          in: [opened]\n",
+    );
+    expect(config.platforms.webhook.routes.gh?.filters).toEqual([{ field: "action", in: ["opened"] }]);
+    expect(() =>
+      load(
+        "platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          field: action\n          in: opened\n",
+      ),
+    ).toThrow(/routes\.gh\.filters\.0\.in: expected a list, got "opened"/);
+  });
+
   it("a bad filter value is reported with that value and how to write it, not the whole filter", () => {
     const filter = (text: string) => () =>
       load(`platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          - ${text}\n`);
