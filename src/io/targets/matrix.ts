@@ -37,10 +37,11 @@ export function matrixTarget(settings: PlatformConfig<"matrix">): DeliveryTarget
         await api.call("whoami", "GET", "/_matrix/client/v3/account/whoami", { signal }),
         "user_id",
       ),
-    // A transaction id derived from the delivery makes a retried PUT idempotent on the homeserver.
+    // A transaction id derived from the delivery makes a retried PUT idempotent on the homeserver. Delivery
+    // ids are unique per route only (idempotency is per route), so the route is part of it.
     async sendPart({ chatId, text, index, message, signal }) {
       const room = await roomId(chatId, signal);
-      const txn = encodeURIComponent(`svc-${message.deliveryId}-${index}`);
+      const txn = encodeURIComponent(`svc-${message.route}-${message.deliveryId}-${index}`);
       const path = `/_matrix/client/v3/rooms/${encodeURIComponent(room)}/send/m.room.message/${txn}`;
       // deliver_extra.thread_id: the thread root's event id (spec v1.4 threads, `rel_type: m.thread`).
       const thread = threadOf(message);

@@ -125,7 +125,7 @@ const CASES: AdapterCase[] = [
     answer: (r) => ok(r.method === "GET" ? { user_id: "@svc:example.org" } : { event_id: "$e1" }),
     expectSend(r, text) {
       expect(r.method).toBe("PUT");
-      expect(r.path).toBe("/_matrix/client/v3/rooms/!room%3Aexample.org/send/m.room.message/svc-d1-0");
+      expect(r.path).toBe("/_matrix/client/v3/rooms/!room%3Aexample.org/send/m.room.message/svc-alerts-d1-0");
       expect(r.headers.authorization).toBe("Bearer syt_MATRIX_SECRET");
       expect(r.json).toEqual({ msgtype: "m.text", body: text, "m.mentions": {} });
     },
@@ -534,9 +534,19 @@ describe("Matrix rooms and threads", () => {
     await registry.get("matrix")?.send(message("two", { chat_id: "#ops:example.org" }, { deliveryId: "d2" }));
     expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       "GET /_matrix/client/v3/directory/room/%23ops%3Aexample.org",
-      "PUT /_matrix/client/v3/rooms/!abc%3Aexample.org/send/m.room.message/svc-d1-0",
-      "PUT /_matrix/client/v3/rooms/!abc%3Aexample.org/send/m.room.message/svc-d2-0",
+      "PUT /_matrix/client/v3/rooms/!abc%3Aexample.org/send/m.room.message/svc-alerts-d1-0",
+      "PUT /_matrix/client/v3/rooms/!abc%3Aexample.org/send/m.room.message/svc-alerts-d2-0",
     ]);
+  });
+
+  it("the transaction id names the route: one delivery id on two routes is two messages, not one the homeserver deduplicates", async () => {
+    fake.requests.length = 0;
+    fake.setHandler(() => ok({ event_id: "$3" }));
+    const target = matrix().get("matrix");
+    await target?.send(message("to ops", { chat_id: "!abc:example.org" }, { route: "ops" }));
+    await target?.send(message("to dev", { chat_id: "!abc:example.org" }, { route: "dev" }));
+    const txns = fake.requests.map((r) => r.path.split("/").at(-1));
+    expect(txns).toEqual(["svc-ops-d1-0", "svc-dev-d1-0"]);
   });
 
   it("sends into a thread with m.relates_to rel_type m.thread when deliver_extra.thread_id is set", async () => {
