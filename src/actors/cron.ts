@@ -88,6 +88,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   let timer: unknown;
   let stopped = true;
   let listFailed = false;
+  /** The last store error logged per profile: the stores are read every second, the log says it once. */
+  const storeErrors = new Map<string, string>();
 
   async function record(store: CronStore, id: string, change: (job: CronJob) => CronJob): Promise<void> {
     try {
@@ -199,9 +201,12 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         (job) => job.state === "enabled" && (job.next_run === undefined || Date.parse(job.next_run) <= now),
       );
     } catch (err) {
-      logger.error(`[cron] ${(err as Error).message}`);
+      const message = `[cron] ${(err as Error).message}`;
+      if (storeErrors.get(profile) !== message) logger.error(message);
+      storeErrors.set(profile, message);
       return [];
     }
+    storeErrors.delete(profile);
     const started: string[] = [];
     for (const job of due) {
       // Advance next_run before running, so a slow or failing job is not started twice.

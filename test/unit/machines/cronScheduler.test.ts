@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCronScheduler, eventPrompt } from "../../../src/actors/cron.js";
@@ -304,6 +305,27 @@ describe("cron scheduler across profiles (each profile has its own store)", () =
     expect(scheduler.fire("nightly", { ...ACCEPTED, profile: "not a profile/.." })).toBe("skipped");
     await scheduler.idle();
     expect(ran).toHaveLength(1);
+  });
+
+  it("a store that cannot be read is logged once while it stays broken (the scheduler checks every second), again after a repair", async () => {
+    const { scheduler, storeOf, ran, log, advance } = await profilesSetup(
+      { default: [job("a")], work: [job("w")] },
+      () => ["default", "work"],
+    );
+    const path = storeOf("work").path;
+    const good = readFileSync(path, "utf8");
+    writeFileSync(path, "{ not json");
+    advance(60_000);
+    for (let i = 0; i < 5; i++) await scheduler.tick();
+    const broken = () => log.messages().filter((m) => m.includes(path) && m.includes("not valid JSON"));
+    expect(broken()).toHaveLength(1);
+    writeFileSync(path, good);
+    expect(await scheduler.tick()).toEqual(["w"]);
+    await scheduler.idle();
+    expect(ran.map((r) => r.id).sort()).toEqual(["a", "w"]);
+    writeFileSync(path, "{ not json");
+    await scheduler.tick();
+    expect(broken()).toHaveLength(2);
   });
 
   it("when the profiles cannot be listed, the default profile's jobs still run (logged once)", async () => {
