@@ -70,10 +70,10 @@ function compile(template: string): Compiled {
 }
 
 /**
- * `{event}` and `{event_type}` name the resolved event type (as in filters) when the payload has no such
- * key: a GitHub body has no `event_type`, its type comes in `X-GitHub-Event`.
+ * `{event_type}` names the resolved event type (as in filters) when the payload has no such key: a GitHub
+ * body has no `event_type`, its type comes in `X-GitHub-Event`.
  */
-const EVENT_NAMES = new Set(["event", "event_type"]);
+const EVENT_TYPE = "event_type";
 
 /** Substitutes every placeholder once; text taken from the payload is never expanded again. */
 export function substitute(template: string, payload: unknown, event?: string): string {
@@ -85,8 +85,7 @@ export function substitute(template: string, payload: unknown, event?: string): 
     else {
       const hit = lookupSegments(payload, segments);
       if (hit.found) out += valueText(hit);
-      else if (event !== undefined && segments.length === 1 && EVENT_NAMES.has(segments[0] as string))
-        out += event;
+      else if (event !== undefined && segments.length === 1 && segments[0] === EVENT_TYPE) out += event;
       else out += literal;
     }
     out += literals[i + 1] as string;

@@ -27,7 +27,7 @@ describe("prompt templates over HTTP (spec 2.5): values render as the JSON the s
           nested: { secret: OPEN, prompt: "{labels} {user}" },
           raw: { secret: OPEN, prompt: "#{n}: {__raw__}" },
           dump: { secret: OPEN },
-          typed: { secret: OPEN, prompt: "{event_type}/{event} on {repo}: {nope}" },
+          typed: { secret: OPEN, prompt: "{event_type} on {repo}: {nope}" },
         },
         { rate_limit: 1000 },
         { agent: recorderAgent() },
@@ -50,21 +50,19 @@ describe("prompt templates over HTTP (spec 2.5): values render as the JSON the s
     expect(await promptFor("nested")).toBe('["bug","p1"] {"login":"octocat","score":9.50}');
   });
 
-  it("{event_type} and {event} name the resolved event type (from the header) when the payload has no such key", async () => {
+  it("{event_type} names the resolved event type (from the header) when the payload has no such key", async () => {
     const post = async (body: unknown, headers: Record<string, string>) => {
       const res = await postJson(gw.url("/webhooks/typed"), body, headers);
       expect(res.status).toBe(202);
       return (await waitForRun(gw, res.body.delivery_id as string)).prompt;
     };
-    expect(await post({ repo: "o/r" }, { "X-GitHub-Event": "push" })).toBe("push/push on o/r: {nope}");
+    expect(await post({ repo: "o/r" }, { "X-GitHub-Event": "push" })).toBe("push on o/r: {nope}");
     expect(await post({ repo: "o/r" }, { "X-Gitlab-Event": "Merge Request Hook" })).toBe(
-      "Merge Request Hook/Merge Request Hook on o/r: {nope}",
+      "Merge Request Hook on o/r: {nope}",
     );
     // A payload key of that name is the payload's value (rule 1); no event type at all keeps the text.
-    expect(await post({ repo: "o/r", event: "created" }, { "X-GitHub-Event": "issues" })).toBe(
-      "issues/created on o/r: {nope}",
-    );
-    expect(await post({ repo: "o/r" }, {})).toBe("{event_type}/{event} on o/r: {nope}");
+    expect(await post({ repo: "o/r", event_type: "created" }, {})).toBe("created on o/r: {nope}");
+    expect(await post({ repo: "o/r" }, {})).toBe("{event_type} on o/r: {nope}");
   });
 
   it("{__raw__} and the default dump are indented JSON with the sender's numbers", async () => {

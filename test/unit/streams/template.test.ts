@@ -70,12 +70,12 @@ describe("renderTemplate (spec 2.5)", () => {
     );
   });
 
-  it("{event_type} / {event} fall back to the resolved event type only when the payload has no such key", () => {
-    expect(renderTemplate("{event_type}: {event}", { a: 1 }, "push")).toBe("push: push");
+  it("{event_type} falls back to the resolved event type only when the payload has no such key", () => {
+    expect(renderTemplate("{event_type}: {event}", { a: 1 }, "push")).toBe("push: {event}");
     expect(renderTemplate("{event_type}", { event_type: "body" }, "header")).toBe("body");
-    expect(renderTemplate("{event_type} {event.x}", {}, "push")).toBe("push {event.x}");
+    expect(renderTemplate("{event_type} {event_type.x}", {}, "push")).toBe("push {event_type.x}");
     expect(renderTemplate("{event_type}", {})).toBe("{event_type}");
-    expect(renderExtra({ kind: "{event}" }, {}, "issues")).toEqual({ kind: "issues" });
+    expect(renderExtra({ kind: "{event_type}" }, {}, "issues")).toEqual({ kind: "issues" });
   });
 
   it("is single-pass: payload text that looks like a placeholder stays literal", () => {
