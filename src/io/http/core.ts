@@ -10,7 +10,7 @@ export interface RequestHead {
   readonly method: string;
   /** Without the query string. */
   readonly path: string;
-  /** Lower-cased names; repeated headers joined with ", ". */
+  /** Lower-cased names; repeated headers joined with ", " (`addHeaderLine`). */
   readonly headers: Readonly<Record<string, string>>;
 }
 
@@ -164,6 +164,32 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * Adds one header line (name lower-cased) to `headers`. A repeated header is joined with ", " (RFC 9110
+ * §5.3), but a line repeating a value already there adds nothing: a proxy or sender that sends
+ * `X-GitHub-Event`, a delivery id or a signature twice would otherwise name no event ("push, push"),
+ * a new delivery id and no valid signature. Content-Length is always joined, so two of them stay
+ * visible as ambiguous framing (AMBIGUOUS_LENGTH).
+ */
+export function addHeaderLine(headers: Record<string, string>, name: string, value: string): void {
+  if (!Object.hasOwn(headers, name)) {
+    headers[name] = value;
+    return;
+  }
+  const seen = headers[name] as string;
+  if (name !== "content-length" && listHas(seen, value)) return;
+  headers[name] = `${seen}, ${value}`;
+}
+
+function listHas(joined: string, value: string): boolean {
+  return (
+    joined === value ||
+    joined.startsWith(`${value}, `) ||
+    joined.endsWith(`, ${value}`) ||
+    joined.includes(`, ${value}, `)
+  );
+}
 
 /** Collects body chunks up to a limit; `add` returns false once the total passes it. */
 export class BodyCollector {

@@ -1,11 +1,12 @@
 import { createServer } from "node:http";
-import { BodyCollector, LINGER_BYTES, type RequestHandler } from "./core.js";
+import { addHeaderLine, BodyCollector, LINGER_BYTES, type RequestHandler } from "./core.js";
 import type { ListenOptions, ServerHandle } from "./server.js";
 
-function headersOf(raw: NodeJS.Dict<string | string[]>): Record<string, string> {
+/** From the raw lines, as uWS gives them: node's `req.headers` keeps only the first of some repeats. */
+function headersOf(raw: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(", ") : value;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    addHeaderLine(headers, (raw[i] as string).toLowerCase(), raw[i + 1] as string);
   }
   return headers;
 }
@@ -32,7 +33,7 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
     const head = {
       method: (req.method ?? "GET").toUpperCase(),
       path: query === -1 ? url : url.slice(0, query),
-      headers: headersOf(req.headers),
+      headers: headersOf(req.rawHeaders),
     };
     handler(
       head,

@@ -2,6 +2,7 @@ import type { HttpResponse, TemplatedApp, us_listen_socket } from "uWebSockets.j
 import { declaredLength } from "../../streams/stages/size.js";
 import type { Outcome } from "../../streams/types.js";
 import {
+  addHeaderLine,
   BodyCollector,
   type BodySource,
   LINGER_BYTES,
@@ -197,8 +198,7 @@ class UwsExchange implements BodySource {
 let copying: Record<string, string> = {};
 
 function copyHeader(key: string, value: string): void {
-  const seen = copying[key];
-  copying[key] = seen === undefined ? value : `${seen}, ${value}`;
+  addHeaderLine(copying, key, value);
 }
 
 /** The uWS adapter: copies the request synchronously, then only translates to the shared handler. */

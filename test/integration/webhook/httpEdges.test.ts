@@ -118,6 +118,31 @@ describe.each(["uws", "node"] as const)("HTTP edge cases on the %s server", (htt
     expect((await fetch(gw.url("/health"))).headers.get("allow")).toBeNull();
   });
 
+  it("a header line sent twice with the same value counts once: signature, event and delivery id", async () => {
+    const body = '{"a":1}';
+    const signature = await signGithub(SECRET, body);
+    const twice = (name: string, value: string) => `${name}: ${value}\r\n${name}: ${value}\r\n`;
+    const send = (lines: string) =>
+      rawHttp(gw.gateway.port, [
+        `POST /webhooks/my-route HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n${lines}\r\n${body}`,
+      ]);
+    const answer = await send(
+      twice("X-Hub-Signature-256", signature) +
+        twice("X-GitHub-Event", "push") +
+        twice("X-GitHub-Delivery", `twice-${http}`),
+    );
+    expect(answer.status).toBe(202);
+    expect(JSON.parse(answer.body)).toMatchObject({ event: "push", delivery_id: `twice-${http}` });
+    // The retry with each header once is the same delivery.
+    const retry = await send(`X-Hub-Signature-256: ${signature}\r\nX-GitHub-Delivery: twice-${http}\r\n`);
+    expect(JSON.parse(retry.body)).toEqual({ status: "duplicate" });
+    // Two different signatures are no signature: 401 even though one of them is valid.
+    const differing = await send(
+      `X-Hub-Signature-256: ${signature}\r\nX-Hub-Signature-256: sha256=${"0".repeat(64)}\r\n`,
+    );
+    expect(differing.status).toBe(401);
+  });
+
   it("two Content-Length headers are 400 and never processed (RFC 9112 §6.3: a request smuggling shape)", async () => {
     // A proxy in front may frame the body by the other value; the request must not be acted on.
     for (const lengths of [
