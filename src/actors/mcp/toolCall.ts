@@ -51,46 +51,59 @@ export async function invokeTool(
     tool.kind === "utility"
       ? runUtilityTool(s, tool.original, args, timeoutMs)
       : s.callTool(tool.original, args, timeoutMs, signal);
-  try {
-    return await run(session);
-  } catch (err) {
-    const expired = isSessionExpired(err);
-    // The connection closed under the call (a stdio process died) while nobody was closing it on purpose.
-    const lost = !expired && ((isConnectionClosed(err) && session.lostUnexpectedly) || isAnswerLost(err));
-    if (expired || lost) {
-      rt.actor.send({
-        type: "SESSION_LOST",
-        reason: expired
-          ? "the server ended the session (HTTP 404)"
-          : isAnswerLost(err)
-            ? `the connection dropped before the answer to a call came (${describeTransportError(err)})`
-            : "the connection closed",
-        immediate: true,
-      });
-      if (!tool.readOnly) {
+  // `replay`: a read-only tool may be sent once more after a lost session; the replay's own errors are
+  // reported like any call's (timeout, failure), never as a raw transport error.
+  const attempt = async (s: McpSession, replay: boolean): Promise<CallToolResult> => {
+    try {
+      return await run(s);
+    } catch (err) {
+      const expired = isSessionExpired(err);
+      // The connection closed under the call (a stdio process died) while nobody was closing it on purpose.
+      const lost = !expired && ((isConnectionClosed(err) && s.lostUnexpectedly) || isAnswerLost(err));
+      if (expired || lost) {
+        rt.actor.send({
+          type: "SESSION_LOST",
+          reason: expired
+            ? "the server ended the session (HTTP 404)"
+            : isAnswerLost(err)
+              ? `the connection dropped before the answer to a call came (${describeTransportError(err)})`
+              : "the connection closed",
+          immediate: true,
+        });
+        const what = expired ? "session expired" : "connection was lost";
+        if (!tool.readOnly) {
+          throw new SvcError(
+            "outcome_uncertain",
+            `mcp_servers.${rt.name}: the ${what} while "${tool.original}" was being called; it may or may not have run — verify its effect before calling it again`,
+          );
+        }
+        if (!replay) {
+          throw new SvcError(
+            "mcp_call",
+            `mcp_servers.${rt.name}: "${tool.original}" failed: the ${what} again while it was replayed`,
+            { cause: err },
+          );
+        }
+        logger.info(
+          { server: rt.name, tool: tool.original },
+          `[mcp] ${rt.name}: ${expired ? "session expired" : "connection lost"}; replaying read-only ${tool.original}`,
+        );
+        return attempt(await ensureConnected(rt), false);
+      }
+      if (isRequestTimeout(err)) {
         throw new SvcError(
-          "outcome_uncertain",
-          `mcp_servers.${rt.name}: the ${expired ? "session expired" : "connection was lost"} while "${tool.original}" was being called; it may or may not have run — verify its effect before calling it again`,
+          "mcp_timeout",
+          `mcp_servers.${rt.name}: "${tool.original}" did not answer within ${rt.entry.timeout} s (timeout)`,
         );
       }
-      logger.info(
-        { server: rt.name, tool: tool.original },
-        `[mcp] ${rt.name}: ${expired ? "session expired" : "connection lost"}; replaying read-only ${tool.original}`,
-      );
-      return run(await ensureConnected(rt));
+      const reason = describeTransportError(err);
+      // The server went away: show it (status leaves "connected") and reconnect with the usual backoff.
+      if (isUnreachable(err))
+        rt.actor.send({ type: "SESSION_LOST", reason: `the server is unreachable: ${reason}` });
+      throw new SvcError("mcp_call", `mcp_servers.${rt.name}: "${tool.original}" failed: ${reason}`, {
+        cause: err,
+      });
     }
-    if (isRequestTimeout(err)) {
-      throw new SvcError(
-        "mcp_timeout",
-        `mcp_servers.${rt.name}: "${tool.original}" did not answer within ${rt.entry.timeout} s (timeout)`,
-      );
-    }
-    const reason = describeTransportError(err);
-    // The server went away: show it (status leaves "connected") and reconnect with the usual backoff.
-    if (isUnreachable(err))
-      rt.actor.send({ type: "SESSION_LOST", reason: `the server is unreachable: ${reason}` });
-    throw new SvcError("mcp_call", `mcp_servers.${rt.name}: "${tool.original}" failed: ${reason}`, {
-      cause: err,
-    });
-  }
+  };
+  return attempt(session, true);
 }

@@ -130,6 +130,17 @@ describe("Streamable HTTP", () => {
     // The hub reconnected: the next call works on a fresh session.
     expect(text(await h.call("web", "add", { a: 1, b: 1 }))).toBe("2");
   });
+
+  it("a read-only replay that runs past timeout fails as a timeout naming the tool, not a raw SDK error", async () => {
+    const s = await serve(startStreamableHttp());
+    const h = hub(ctx.home, { web: entry({ url: s.url, timeout: 0.5 }) });
+    await h.settled("web");
+    s.expireSessions();
+    await expect(h.call("web", "slow", { ms: 3000 })).rejects.toMatchObject({
+      code: "mcp_timeout",
+      message: 'mcp_servers.web: "slow" did not answer within 0.5 s (timeout)',
+    });
+  });
 });
 
 describe("keepalive against a real server (simulated clock)", () => {
