@@ -32,6 +32,7 @@ import { startSystem } from "./actors/system.js";
 import { type LoadedConfig, loadConfig } from "./config/load.js";
 import { svcPaths } from "./config/paths.js";
 import { restartOnlyChanges } from "./config/restartOnly.js";
+import type { Config } from "./config/schema.js";
 import { LOOPBACK_HOSTS, webhookStartupProblems } from "./config/validate.js";
 import { describeError, SvcError } from "./errors.js";
 import { createRequestHandler } from "./io/http/core.js";
@@ -297,6 +298,10 @@ function saveUnfinishedRuns(
   }
 }
 
+/** The delivery platforms' settings (all of `platforms` but the webhook adapter), to see whether a reload changed them. */
+const platformSettings = (config: Config): string =>
+  JSON.stringify({ ...config.platforms, webhook: undefined });
+
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   let loaded = checkedConfig(options);
   /** What the listener, the run slots and MCP approvals were built from (a reload cannot change them). */
@@ -314,13 +319,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const now = options.now ?? Date.now;
   const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
   const system = startSystem({ logger, ...(options.inspect ? { inspect: options.inspect } : {}) });
-  const targets = createTargets(loaded.config, {
-    logger,
-    ...(options.env === undefined ? {} : { env: options.env }),
-  });
+  const targetDeps = { logger, ...(options.env === undefined ? {} : { env: options.env }) };
+  // Rebuilt by a reload that changes platforms.<name> (a new token, a platform enabled).
+  let targets = createTargets(loaded.config, targetDeps);
   for (const warning of targetWarnings(targetStartupProblems(loaded.config, paths.config)))
     logger.warn(warning);
-  const deliverer = createDeliverer({ targets, logger, paths });
+  const deliverer = createDeliverer({ targets: () => targets, logger, paths });
   // Credentials checks report each platform's state; they do not hold up the listener.
   void checkTargets(targets, logger);
   const dynamicRoutes =
@@ -558,6 +562,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         limiter = createFixedWindowLimiter({ limit: nextWebhook.rate_limit, windowMs: 60_000, now });
       }
       runner = createRunner(next.config.agent);
+      if (platformSettings(next.config) !== platformSettings(loaded.config)) {
+        targets = createTargets(next.config, targetDeps);
+        void checkTargets(targets, logger);
+      }
       const needRestart = restartOnlyChanges(startedConfig, next.config);
       if (needRestart.length > 0) {
         logger.warn(`[gateway] ${needRestart.join(", ")} changed: this takes effect after a restart`);

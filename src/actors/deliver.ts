@@ -31,7 +31,8 @@ export interface Deliverer {
 }
 
 export interface DelivererDeps {
-  readonly targets: TargetRegistry;
+  /** The registry, or how to get the current one (a reload may rebuild it from new platform settings). */
+  readonly targets: TargetRegistry | (() => TargetRegistry);
   readonly logger: Logger;
   readonly paths: SvcPaths;
   /** Waits between retries; tests inject one that does not sleep. */
@@ -42,7 +43,8 @@ export interface DelivererDeps {
 }
 
 export function createDeliverer(deps: DelivererDeps): Deliverer {
-  const { targets, logger, paths } = deps;
+  const { logger, paths } = deps;
+  const registry = typeof deps.targets === "function" ? deps.targets : () => deps.targets as TargetRegistry;
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...deps.retry };
   const sleep = deps.sleep ?? realSleep;
 
@@ -91,7 +93,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         target: request.target,
         mode: request.mode,
       };
-      const target = targets.get(request.target);
+      const target = registry().get(request.target);
       if (target === undefined) {
         const platform = canonicalTarget(request.target) ?? request.target;
         const named = platform === request.target ? `"${platform}"` : `"${request.target}" (${platform})`;

@@ -191,7 +191,7 @@ describe("cron scheduler", () => {
 
   it("a fired job's prompt shows the payload as sent (numbers past 2^53 keep their digits), cut at 4000 characters", () => {
     const payload = parseJson(`{"id":9007199254740993,"ratio":1.0,"text":"${"é".repeat(5000)}"}`);
-    const prompt = eventPrompt(job("a"), { ...ACCEPTED, payload });
+    const prompt = eventPrompt(job("a"), { ...ACCEPTED, payload: payload as Record<string, unknown> });
     const dump = prompt.slice(prompt.indexOf("]\n") + 2);
     expect(dump).toContain('"id": 9007199254740993');
     expect(dump).toContain('"ratio": 1.0');
