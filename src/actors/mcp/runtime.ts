@@ -13,6 +13,7 @@ import {
   type McpConnectionInput,
   type StartIn,
 } from "../../machines/mcpConnection.js";
+import { isConnectionClosed } from "./callErrors.js";
 import type { CallQueue } from "./callQueue.js";
 import type { HubOptions } from "./hub.js";
 import { serverRequestHandlers } from "./serverRequests.js";
@@ -112,7 +113,13 @@ export async function connectRuntime(
     return { session, toolCount: rt.toolset.tools.length };
   } catch (err) {
     await session.close().catch(() => undefined);
-    throw err;
+    // A process that dies right after the handshake (at its first tools/list): say how, not only
+    // "Connection closed".
+    const exit = isConnectionClosed(err)
+      ? session.exitReport?.("while its tools were being listed")
+      : undefined;
+    if (exit === undefined) throw err;
+    throw new SvcError("mcp_connect", `mcp_servers.${rt.name}: ${exit}`, { cause: err });
   }
 }
 

@@ -60,9 +60,14 @@ export async function connectServer(
         }),
       timeoutMs,
       ...sessionExtras(options),
-    }).catch((err: unknown) => {
-      throw scoped(name, err, rendered.command, undefined, child);
-    });
+    })
+      .then((session) => {
+        session.exitReport = (when) => describeExit(child, when);
+        return session;
+      })
+      .catch((err: unknown) => {
+        throw scoped(name, err, rendered.command, undefined, child);
+      });
   }
   const tls = createTlsFetch(name, rendered);
   try {
@@ -110,6 +115,18 @@ interface ChildReport {
 const STDERR_TAIL_LINES = 5;
 const STDERR_TAIL_CHARS = 400;
 
+function stderrTail(child: ChildReport): string {
+  const stderr = child.stderr.join(" | ");
+  const tail = stderr.length > STDERR_TAIL_CHARS ? `...${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
+  return tail === "" ? "it wrote nothing on stderr; check command and args" : `its stderr: ${tail}`;
+}
+
+/** `the server process exited (code 3) <when> — its stderr: ...`, or undefined while it runs. */
+function describeExit(child: ChildReport, when?: string): string | undefined {
+  if (child.exit === undefined) return undefined;
+  return `the server process exited (${child.exit})${when === undefined ? "" : ` ${when}`} — ${stderrTail(child)}`;
+}
+
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
 function scoped(
   name: string,
@@ -130,11 +147,9 @@ function scoped(
   // The SDK says only "Connection closed" when the process exits during the handshake: say that it
   // exited, how, and what it wrote on stderr (usually the reason: a missing key, a bad argument).
   if (child !== undefined && /Connection closed/i.test(describeTransportError(err))) {
-    const stderr = child.stderr.join(" | ");
-    const tail = stderr.length > STDERR_TAIL_CHARS ? `...${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
     return new SvcError(
       "mcp_connect",
-      `mcp_servers.${name}: the server process ${child.exit === undefined ? "closed the connection" : `exited (${child.exit})`} before the MCP handshake finished — ${tail === "" ? "it wrote nothing on stderr; check command and args" : `its stderr: ${tail}`}`,
+      `mcp_servers.${name}: the server process ${child.exit === undefined ? "closed the connection" : `exited (${child.exit})`} before the MCP handshake finished — ${stderrTail(child)}`,
       { cause: err },
     );
   }

@@ -84,6 +84,8 @@ export class McpSession {
   private closing = false;
   /** The connection closed without `close()` (process exit, stream end). */
   lostUnexpectedly = false;
+  /** stdio: how the server process ended (and `when`) with its last stderr lines, once it has exited. */
+  exitReport: ((when?: string) => string | undefined) | undefined;
   private readonly cleanups: Array<() => Promise<void>> = [];
   constructor(
     readonly era: Era,
@@ -199,7 +201,10 @@ function watchLoss(session: McpSession, options: OpenSessionOptions): void {
     session.lostUnexpectedly = true;
     options.onLost?.(reason);
   };
-  session.client.onclose = () => lost("the connection closed");
+  session.client.onclose = () => {
+    const exit = session.exitReport?.();
+    lost(exit === undefined ? "the connection closed" : `the connection closed: ${exit}`);
+  };
   // On the SSE transport the event stream is the session: when it drops, the server's session is gone
   // even though the EventSource reconnects by itself (into a new, never-initialized server session).
   session.client.onerror = (err) => {

@@ -57,14 +57,27 @@ describe("a stdio server that dies while a call is in flight", () => {
 });
 
 describe("a connection lost while idle", () => {
-  it("is logged as a warning naming the server and the cause, then reconnects", async () => {
+  it("is logged as a warning naming the server, how its process ended and its stderr, then reconnects", async () => {
     const log = captureLogger();
     const h = ctx.hub(ctx.home, { fx: stdioEntry() }, { logger: log.logger });
     const pid = await pidOf(h, "fx");
     process.kill(pid, "SIGKILL");
     await vi.waitFor(() =>
-      expect(log.messages()).toContain("[mcp] mcp_servers.fx: the connection closed — reconnecting"),
+      expect(log.messages()).toContain(
+        `[mcp] mcp_servers.fx: the connection closed: the server process exited (signal SIGKILL) — its stderr: fixture legacy ready pid ${pid} — reconnecting`,
+      ),
     );
     await vi.waitFor(async () => expect(await pidOf(h, "fx")).not.toBe(pid), { timeout: 5000 });
+  });
+});
+
+describe("a stdio server that exits right after the handshake", () => {
+  it("fails the connect saying how it exited, at which step and what it wrote on stderr", async () => {
+    const h = ctx.hub(ctx.home, { fx: stdioEntry("legacy", {}, ["--exit-on-list"]) });
+    const status = await h.settled("fx");
+    expect(status.state).toBe("failed");
+    expect(status.lastError).toMatch(
+      /^mcp_servers\.fx: the server process exited \(code 3\) while its tools were being listed — its stderr: fixture legacy ready pid \d+ \| fatal: database locked$/,
+    );
   });
 });
