@@ -30,6 +30,8 @@ export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
   return chatTarget({
     name: "slack",
     limit: SLACK_LIMIT,
+    // The limit applies to the escaped text Slack receives: `<` counts as the 4 characters of `&lt;`.
+    unit: (ch) => escapeSlackText(ch).length,
     homeChannel: settings.home_channel,
     async check(signal) {
       const me = await call("auth.test", {}, signal);

@@ -1,5 +1,11 @@
-/** How a platform counts its message-size limit. */
-export type SizeUnit = "chars" | "utf8";
+/**
+ * How a platform counts its message-size limit: UTF-16 characters, UTF-8 bytes, or the size of each
+ * character as sent (a target that escapes text, e.g. Slack's `&lt;`, counts what the platform receives).
+ */
+export type SizeUnit = "chars" | "utf8" | ((ch: string) => number);
+
+const charSize = (unit: Exclude<SizeUnit, "chars">) =>
+  unit === "utf8" ? (ch: string) => Buffer.byteLength(ch, "utf8") : unit;
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
@@ -12,10 +18,11 @@ function fittingPrefix(text: string, limit: number, unit: SizeUnit): number {
     if (end < text.length && end > 0 && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
     return end;
   }
+  const sizeOfChar = charSize(unit);
   let bytes = 0;
   let end = 0;
   for (const ch of text) {
-    const size = Buffer.byteLength(ch, "utf8");
+    const size = sizeOfChar(ch);
     if (bytes + size > limit) break;
     bytes += size;
     end += ch.length;
@@ -24,7 +31,11 @@ function fittingPrefix(text: string, limit: number, unit: SizeUnit): number {
 }
 
 export function sizeOf(text: string, unit: SizeUnit): number {
-  return unit === "chars" ? text.length : Buffer.byteLength(text, "utf8");
+  if (unit === "chars") return text.length;
+  if (unit === "utf8") return Buffer.byteLength(text, "utf8");
+  let size = 0;
+  for (const ch of text) size += unit(ch);
+  return size;
 }
 
 /** Where to cut inside `window`: after its last newline, else after its last whitespace, else at its end. */
@@ -37,7 +48,7 @@ function cutPoint(window: string): number {
 }
 
 /**
- * Splits `text` into parts of at most `limit` (characters or UTF-8 bytes), in order, cutting on
+ * Splits `text` into parts of at most `limit` (in `unit`), in order, cutting on
  * line boundaries where possible, then on spaces, then anywhere. Joining the parts gives back `text`.
  */
 export function splitMessage(text: string, limit: number, unit: SizeUnit = "chars"): string[] {

@@ -46,4 +46,19 @@ describe("slack: control characters in payload text are escaped", () => {
       text: "New issue: &lt;!channel&gt; win &lt;https://evil.example|prizes&gt; &amp; a&lt;b&gt;c",
     });
   });
+
+  it("the 40,000-character limit counts the escaped text Slack receives: each part's text stays within it", async () => {
+    slack.requests.length = 0;
+    const title = "<a> & ".repeat(5000); // 30,000 characters, 95,000 once escaped
+    const res = await postJson(gw.url("/webhooks/issue"), { issue: { title } });
+    expect(res.status).toBe(200);
+    const texts = slack.requests
+      .filter((r) => r.path === "/api/chat.postMessage")
+      .map((r) => (r.json as { text: string }).text);
+    expect(texts.length).toBe(3);
+    for (const text of texts) expect(text.length).toBeLessThanOrEqual(40_000);
+    const unescape = (t: string) =>
+      t.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
+    expect(texts.map(unescape).join("")).toBe(`New issue: ${title}`);
+  });
 });
