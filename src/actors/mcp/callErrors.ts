@@ -2,10 +2,15 @@ import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamable
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { STREAM_DROPPED } from "../../io/mcp/droppedStreams.js";
 
-/** The server forgot our session (Streamable HTTP: 404 for the session id; SSE: 404 on the message endpoint). */
+/**
+ * The server forgot our session (Streamable HTTP: 404 for the session id; SSE: 404 on the message
+ * endpoint). Servers built from the TypeScript SDK's examples answer 400 instead ("Bad Request: No valid
+ * session ID provided", "No transport found for sessionId"): a 400 that names the session counts too.
+ */
 export function isSessionExpired(err: unknown): boolean {
-  if (err instanceof StreamableHTTPError) return err.code === 404;
-  return err instanceof Error && /\(HTTP 404\)/.test(err.message);
+  if (err instanceof StreamableHTTPError)
+    return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
+  return err instanceof Error && /\(HTTP 404\)|\(HTTP 400\):.*session/is.test(err.message);
 }
 
 export function isRequestTimeout(err: unknown): boolean {

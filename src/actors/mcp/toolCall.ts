@@ -3,7 +3,7 @@ import { isTrusted } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
 import type { McpSession } from "../../io/mcp/session.js";
-import { describeTransportError } from "../../io/mcp/transportErrors.js";
+import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErrors.js";
 import type { ApprovalSurface } from "./approvals.js";
 import {
   isAnswerLost,
@@ -64,7 +64,7 @@ export async function invokeTool(
         rt.actor.send({
           type: "SESSION_LOST",
           reason: expired
-            ? "the server ended the session (HTTP 404)"
+            ? `the server no longer knows the session (HTTP ${httpStatusOf(err) ?? 404})`
             : isAnswerLost(err)
               ? `the connection dropped before the answer to a call came (${describeTransportError(err)})`
               : "the connection closed",

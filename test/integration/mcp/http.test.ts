@@ -131,6 +131,19 @@ describe("Streamable HTTP", () => {
     expect(text(await h.call("web", "add", { a: 1, b: 1 }))).toBe("2");
   });
 
+  it("a server that answers 400 'No valid session ID provided' for a forgotten session (TypeScript SDK examples) counts as an expiry", async () => {
+    const s = await serve(startStreamableHttp({ staleSessionStatus: 400 }));
+    const h = hub(ctx.home, { web: entry({ url: s.url }) });
+    await h.settled("web");
+    s.expireSessions();
+    expect(text(await h.call("web", "echo", { text: "replayed" }))).toBe("replayed");
+    s.expireSessions();
+    await expect(h.call("web", "write-note", { text: "x" })).rejects.toMatchObject({
+      code: "outcome_uncertain",
+    });
+    expect(text(await h.call("web", "add", { a: 1, b: 1 }))).toBe("2");
+  });
+
   it("a read-only replay that runs past timeout fails as a timeout naming the tool, not a raw SDK error", async () => {
     const s = await serve(startStreamableHttp());
     const h = hub(ctx.home, { web: entry({ url: s.url, timeout: 0.5 }) });

@@ -32,6 +32,19 @@ describe("session expiry detection", () => {
     expect(isSessionExpired(new Error("Error POSTing to endpoint (HTTP 404): unknown session"))).toBe(true);
     expect(isSessionExpired(new StreamableHTTPError(500, "boom"))).toBe(false);
   });
+
+  it("is also a 400 that names the session (TypeScript SDK example servers), but not any 400", () => {
+    const body =
+      '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}';
+    expect(isSessionExpired(new StreamableHTTPError(400, `Error POSTing to endpoint: ${body}`))).toBe(true);
+    expect(
+      isSessionExpired(new Error("Error POSTing to endpoint (HTTP 400): No transport found for sessionId")),
+    ).toBe(true);
+    expect(isSessionExpired(new StreamableHTTPError(400, "Error POSTing to endpoint: Invalid JSON"))).toBe(
+      false,
+    );
+    expect(isSessionExpired(new Error("Error POSTing to endpoint (HTTP 400): Invalid JSON"))).toBe(false);
+  });
 });
 
 describe("svc mcp call --args", () => {
