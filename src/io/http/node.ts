@@ -2,11 +2,19 @@ import { createServer } from "node:http";
 import { addHeaderLine, BodyCollector, LINGER_BYTES, type RequestHandler } from "./core.js";
 import type { ListenOptions, ServerHandle } from "./server.js";
 
-/** From the raw lines, as uWS gives them: node's `req.headers` keeps only the first of some repeats. */
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * From the raw lines, as uWS gives them: node's `req.headers` keeps only the first of some repeats, and
+ * node reads header bytes as Latin-1 where uWS reads UTF-8 (`X-Forge-Event: déploiement` must name the
+ * same event on both servers; bytes that are not UTF-8 become U+FFFD on both).
+ */
 function headersOf(raw: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    addHeaderLine(headers, (raw[i] as string).toLowerCase(), raw[i + 1] as string);
+    const value = raw[i + 1] as string;
+    const text = NON_ASCII.test(value) ? Buffer.from(value, "latin1").toString("utf8") : value;
+    addHeaderLine(headers, (raw[i] as string).toLowerCase(), text);
   }
   return headers;
 }
