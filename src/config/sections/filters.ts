@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { regexProblem } from "../../streams/filters.js";
+import { nearMiss } from "../nearMiss.js";
 
 /** Leaf operators of spec 2.3; a leaf filter is `field` plus exactly one of these. */
 export const FILTER_OPERATORS = [
@@ -55,9 +56,11 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
       const ops = keys.filter((k) => (FILTER_OPERATORS as readonly string[]).includes(k));
       const unknown = keys.filter((k) => k !== "field" && !groups.includes(k) && !ops.includes(k));
       if (unknown.length > 0) {
+        const key = unknown[0] as string;
+        const meant = nearMiss(key, ["field", ...FILTER_OPERATORS, ...GROUPS]);
         ctx.addIssue({
           code: "custom",
-          message: `unknown filter key "${unknown[0]}": use field plus one of ${FILTER_OPERATORS.join(", ")}, or all/any/not`,
+          message: `unknown filter key "${key}"${meant === undefined ? "" : ` — did you mean "${meant}"?`} (a filter is field plus one of ${FILTER_OPERATORS.join(", ")}, or all/any/not)`,
         });
         return;
       }

@@ -10,7 +10,9 @@ export const coalesceSchema = z.strictObject({
   max_wait_seconds: z.number().nonnegative().default(300),
 });
 
-const extraValue = z.union([z.string(), z.number(), z.boolean()]);
+const extraValue = z.union([z.string(), z.number(), z.boolean()], {
+  error: "expected text (a {template}), a number or true/false",
+});
 
 /** Properties shared by static routes and dynamic subscriptions (spec 2.2, 2.6). */
 export const routeShape = {

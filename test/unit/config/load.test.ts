@@ -145,6 +145,14 @@ describe("config loading (spec 2.1)", () => {
     expect(filter("{any: [{field: a, contains: [x]}]}")).toThrow(
       /routes\.gh\.filters\.0\.any\.0\.contains: expected one value/,
     );
+    expect(filter("{field: action, equal: opened}")).toThrow(
+      /routes\.gh\.filters\.0: unknown filter key "equal" — did you mean "equals"\? \(a filter is field plus one of exists, missing, equals/,
+    );
+    expect(() =>
+      load("platforms:\n  webhook:\n    routes:\n      gh:\n        deliver_extra:\n          chat_id:\n"),
+    ).toThrow(
+      /routes\.gh\.deliver_extra\.chat_id: expected text \(a \{template\}\), a number or true\/false$/,
+    );
   });
 
   it("reports a section of the wrong type by key, also when WEBHOOK_* variables are set", () => {
