@@ -4,6 +4,7 @@ import { SvcError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErrors.js";
+import { connectionState } from "../../machines/mcpConnection.js";
 import type { ApprovalSurface } from "./approvals.js";
 import {
   isAnswerLost,
@@ -57,6 +58,15 @@ export async function invokeTool(
     try {
       return await run(s);
     } catch (err) {
+      // svc itself ended the connection (the gateway stopping, the entry reloaded): no replay on a
+      // runtime that is going away, and a message that says what happened.
+      if (connectionState(rt.actor.getSnapshot()) === "stopped") {
+        throw new SvcError(
+          "mcp_call",
+          `mcp_servers.${rt.name}: "${tool.original}" was cut off: the server was stopped or reloaded while the call ran; it may or may not have run`,
+          { cause: err },
+        );
+      }
       const expired = isSessionExpired(err);
       // The connection closed under the call (a stdio process died) while nobody was closing it on purpose.
       const lost = !expired && ((isConnectionClosed(err) && s.lostUnexpectedly) || isAnswerLost(err));

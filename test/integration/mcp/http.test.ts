@@ -144,6 +144,21 @@ describe("Streamable HTTP", () => {
     expect(text(await h.call("web", "add", { a: 1, b: 1 }))).toBe("2");
   });
 
+  it("a call in flight when its entry is reloaded is cut off with a message saying so, not replayed on the removed server", async () => {
+    const s = await serve(startStreamableHttp());
+    const h = hub(ctx.home, { web: entry({ url: s.url }) });
+    await h.settled("web");
+    const call = h.call("web", "slow", { ms: 5000 });
+    await new Promise((r) => setTimeout(r, 200));
+    await h.reload({ web: entry({ url: s.url, timeout: 100 }) });
+    await expect(call).rejects.toMatchObject({
+      code: "mcp_call",
+      message:
+        'mcp_servers.web: "slow" was cut off: the server was stopped or reloaded while the call ran; it may or may not have run',
+    });
+    expect(text(await h.call("web", "echo", { text: "new" }))).toBe("new");
+  });
+
   it("a read-only replay that runs past timeout fails as a timeout naming the tool, not a raw SDK error", async () => {
     const s = await serve(startStreamableHttp());
     const h = hub(ctx.home, { web: entry({ url: s.url, timeout: 0.5 }) });
