@@ -2,6 +2,7 @@ import type { Config } from "./schema.js";
 
 /** Settings a SIGHUP reload cannot apply (the listener, the run slots and MCP approvals are built once). */
 const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]> = [
+  ["platforms.webhook.enabled", (c) => c.platforms.webhook.enabled],
   ["platforms.webhook.host", (c) => c.platforms.webhook.host],
   ["platforms.webhook.port", (c) => c.platforms.webhook.port],
   ["platforms.webhook.http_server", (c) => c.platforms.webhook.http_server],

@@ -63,4 +63,21 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
       .toBe(4);
     expect(restartWarnings()).toHaveLength(1);
   });
+
+  it("warns when platforms.webhook.enabled changes: the listener keeps serving until a restart", async () => {
+    gw = await startTestGateway({ config: webhookConfig(ROUTES, {}, STARTED) });
+    const running = gw;
+    const config = webhookConfig(ROUTES, {}, STARTED) as { platforms: { webhook: Record<string, unknown> } };
+    config.platforms.webhook.enabled = false;
+    running.home.write("config.yaml", stringify(config));
+    running.gateway.reload();
+    await expect
+      .poll(() =>
+        running
+          .logs()
+          .filter((l) => l.level === 40 && l.msg.includes("after a restart"))
+          .map((l) => l.msg),
+      )
+      .toEqual(["[gateway] platforms.webhook.enabled changed: this takes effect after a restart"]);
+  });
 });
