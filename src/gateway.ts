@@ -334,7 +334,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     });
   const registry = createRouteRegistry(routeTable(loaded.config), dynamicRoutes);
   const routesRef = system.spawn("routes", routesActor(registry));
-  let limiter = createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now });
+  const limiter = createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now });
   const seen = createSeenCache({ ttlMs: SEEN_TTL_MS, maxEntries: SEEN_CACHE_MAX_ENTRIES, now });
   try {
     seen.restore(takeSeenIds(paths.seenIds));
@@ -558,9 +558,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       routesRef.send({ type: "replace", table });
       warnMissingReferences(table);
       const nextWebhook = next.config.platforms.webhook;
-      if (nextWebhook.rate_limit !== loaded.config.platforms.webhook.rate_limit) {
-        limiter = createFixedWindowLimiter({ limit: nextWebhook.rate_limit, windowMs: 60_000, now });
-      }
+      // Open windows keep their count: a reload must not hand every route a fresh budget.
+      limiter.setLimit(nextWebhook.rate_limit);
       runner = createRunner(next.config.agent);
       if (platformSettings(next.config) !== platformSettings(loaded.config)) {
         targets = createTargets(next.config, targetDeps);

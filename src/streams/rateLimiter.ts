@@ -9,6 +9,8 @@ export interface FixedWindowLimiter {
   tryAcquire(key: string): boolean;
   /** Milliseconds until `key`'s current window closes (0 when it has none open). */
   msUntilReset(key: string): number;
+  /** A new limit (config reload): open windows keep their start and their count. */
+  setLimit(limit: number): void;
 }
 
 export interface FixedWindowOptions {
@@ -26,7 +28,8 @@ interface Window {
 const PRUNE_ABOVE = 1024;
 
 export function createFixedWindowLimiter(options: FixedWindowOptions): FixedWindowLimiter {
-  const { limit, now } = options;
+  const { now } = options;
+  let { limit } = options;
   const windowMs = Math.max(1, options.windowMs);
   const windows = new Map<string, Window>();
 
@@ -50,6 +53,9 @@ export function createFixedWindowLimiter(options: FixedWindowOptions): FixedWind
       if (window.used >= limit) return false;
       window.used++;
       return true;
+    },
+    setLimit(next) {
+      limit = next;
     },
     msUntilReset(key) {
       const window = windows.get(key);

@@ -3,6 +3,7 @@ import { connect } from "node:net";
 import { promisify } from "node:util";
 import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
 import {
   inHome,
   RECORDER_AGENT,
@@ -64,6 +65,27 @@ describe("rate limit (spec 8: per route, fixed window, fake clock)", () => {
     expect((await postJson(gw.url("/webhooks/a"), {})).status).toBe(429);
     gw.clock.advance(60_000);
     expect((await postJson(gw.url("/webhooks/a"), {})).status).toBe(401);
+  });
+});
+
+describe("rate limit across a config reload (SIGHUP)", () => {
+  it("a reload keeps each route's window and count; a new rate_limit applies to the window in progress", async () => {
+    const gw = await startTestGateway({ config: webhookConfig({ b: { secret: OPEN } }, { rate_limit: 2 }) });
+    try {
+      const post = async () => (await postJson(gw.url("/webhooks/b"), {})).status;
+      expect([await post(), await post(), await post()]).toEqual([202, 202, 429]);
+      gw.home.write("config.yaml", stringify(webhookConfig({ b: { secret: OPEN } }, { rate_limit: 3 })));
+      gw.gateway.reload();
+      expect([await post(), await post()]).toEqual([202, 429]);
+      // Reloads that change nothing (or anything else) hand out no fresh budget either.
+      gw.gateway.reload();
+      gw.gateway.reload();
+      expect(await post()).toBe(429);
+      gw.clock.advance(60_000);
+      expect([await post(), await post(), await post(), await post()]).toEqual([202, 202, 202, 429]);
+    } finally {
+      await gw.stop();
+    }
   });
 });
 
