@@ -90,6 +90,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   let listFailed = false;
   /** The last store error logged per profile: the stores are read every second, the log says it once. */
   const storeErrors = new Map<string, string>();
+  /** `<profile>\0<job id>\0<schedule>` of jobs whose schedule was reported as invalid. */
+  const badSchedules = new Set<string>();
 
   async function record(store: CronStore, id: string, change: (job: CronJob) => CronJob): Promise<void> {
     try {
@@ -209,10 +211,28 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     storeErrors.delete(profile);
     const started: string[] = [];
     for (const job of due) {
+      let next: number;
+      try {
+        next = nextRunAfter(job.schedule, now);
+      } catch (err) {
+        // A hand-edited schedule the grammar refuses: next_run could never advance, so running it would
+        // repeat on every tick. It is not run, and said once (until its schedule changes).
+        const key = `${profile}\u0000${job.id}\u0000${job.schedule}`;
+        if (!badSchedules.has(key)) {
+          badSchedules.add(key);
+          logger.error(
+            { job: job.id, profile },
+            `[cron] ${job.name}${inProfile(profile)}: ${(err as Error).message} — the job does not run until its schedule is fixed in ${store.path} (or the job is recreated with svc cron create${profile === DEFAULT_PROFILE ? "" : ` --profile ${profile}`})`,
+          );
+        }
+        continue;
+      }
       // Advance next_run before running, so a slow or failing job is not started twice.
       await record(store, job.id, (current) => ({
         ...current,
-        next_run: new Date(nextRunAfter(current.schedule, now)).toISOString(),
+        next_run: new Date(
+          current.schedule === job.schedule ? next : nextRunAfter(current.schedule, now),
+        ).toISOString(),
       }));
       if (job.next_run === undefined) continue;
       const key = `${profile}\u0000${job.id}`;

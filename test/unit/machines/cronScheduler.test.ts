@@ -104,6 +104,37 @@ describe("schedule grammar", () => {
 });
 
 describe("cron scheduler", () => {
+  it("a job whose schedule is not valid (hand-edited) never runs, and is reported once; the others run", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      records.bad = job("bad", { schedule: "every tuesday" });
+      records.good = job("good", { schedule: "every 1s" });
+    });
+    const ran: string[] = [];
+    const log = captureLogger();
+    let now = T0 + 60_000;
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+      logger: log.logger,
+      clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+    });
+    for (let i = 0; i < 5; i++) {
+      await scheduler.tick();
+      await scheduler.idle();
+      now += 1000;
+    }
+    expect(ran.filter((id) => id === "bad")).toEqual([]);
+    expect(ran.filter((id) => id === "good")).toHaveLength(5);
+    const reports = log.messages().filter((m) => m.includes("job-bad") && m.includes("every tuesday"));
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toContain("svc cron");
+  });
+
   it("runs only enabled jobs that are due, advances next_run, records last_run", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup(
