@@ -47,14 +47,31 @@ export function resolveField(field: string, subject: FilterSubject): PathLookup 
   return lookupPath(subject.payload, field);
 }
 
-/** JSON equality of scalars: `1` and `"1"` differ, as do `true` and `"true"`. */
-function sameScalar(value: unknown, expected: Scalar): boolean {
-  return value === expected;
+/** An integer too large for a number: config/load.ts keeps such a YAML value as its digits. */
+const BIG_INTEGER = /^-?[0-9]{16,}$/;
+
+/**
+ * JSON equality of scalars: `1` and `"1"` differ, as do `true` and `"true"`. Except an integer past 2^53
+ * (a 64-bit id written unquoted in YAML arrives as its digits): it equals a payload number the sender
+ * wrote with the same digits, which a float could not tell from its neighbours.
+ */
+function sameScalar(value: unknown, expected: Scalar, written: () => string): boolean {
+  if (value === expected) return true;
+  return (
+    typeof value === "number" &&
+    typeof expected === "string" &&
+    BIG_INTEGER.test(expected) &&
+    !Number.isSafeInteger(Number(expected)) &&
+    written() === expected
+  );
 }
 
 function contains(value: unknown, needle: Scalar): boolean {
   if (typeof value === "string") return value.includes(valueToText(needle));
-  if (Array.isArray(value)) return value.some((item) => sameScalar(item, needle));
+  if (Array.isArray(value))
+    return value.some((item, i) =>
+      sameScalar(item, needle, () => foundText({ value: item, holder: value, key: String(i) })),
+    );
   if (isPlainRecord(value)) return Object.hasOwn(value, valueToText(needle));
   return false;
 }
@@ -138,12 +155,14 @@ function leaf(filter: LeafFilter, hit: PathLookup, deps: FilterDeps): boolean {
   if ("exists" in filter) return hit.found === filter.exists;
   if ("missing" in filter) return !hit.found;
   // A missing field is "not equal" to anything: not_equals is exactly the negation of equals.
-  if ("not_equals" in filter) return !(hit.found && sameScalar(hit.value, filter.not_equals));
+  if ("not_equals" in filter)
+    return !(hit.found && sameScalar(hit.value, filter.not_equals, () => foundText(hit)));
   if (!hit.found) return false;
   const { value } = hit;
-  if ("equals" in filter) return sameScalar(value, filter.equals);
+  const written = () => foundText(hit);
+  if ("equals" in filter) return sameScalar(value, filter.equals, written);
   if ("contains" in filter) return contains(value, filter.contains);
-  if ("in" in filter) return filter.in.some((item) => sameScalar(value, item));
+  if ("in" in filter) return filter.in.some((item) => sameScalar(value, item, written));
   if ("in_file" in filter) return inFile(hit, filter.in_file, deps);
   if ("regex" in filter) {
     const re = compiled(filter.regex);

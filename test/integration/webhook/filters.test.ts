@@ -213,3 +213,42 @@ describe("filters (spec 2.3) over HTTP", () => {
     expect(await post("wrapped", { payload: { x: 2 }, x: 1 })).toMatchObject(IGNORED);
   });
 });
+
+describe("filters on 64-bit ids written unquoted in YAML", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      config: `platforms:
+  webhook:
+    enabled: true
+    host: 127.0.0.1
+    secret: ${OPEN}
+    routes:
+      guild:
+        filters:
+          - field: guild_id
+            equals: 1234567890123456789012
+      guilds:
+        filters:
+          - field: guild_id
+            in: [1234567890123456789012, 42]
+      member:
+        filters:
+          - field: role_ids
+            contains: 1234567890123456789012
+`,
+    });
+  });
+  afterAll(() => gw.stop());
+  const post = (name: string, body: string) => postJson(gw.url(`/webhooks/${name}`), body);
+
+  it("equals / in / contains match the payload number with the same digits, and not its float neighbour", async () => {
+    for (const route of ["guild", "guilds"]) {
+      expect(await post(route, '{"guild_id": 1234567890123456789012}')).toMatchObject(ACCEPTED);
+      // The same float, other digits: never equal.
+      expect(await post(route, '{"guild_id": 1234567890123456789013}')).toMatchObject(IGNORED);
+    }
+    expect(await post("member", '{"role_ids": [7, 1234567890123456789012]}')).toMatchObject(ACCEPTED);
+    expect(await post("member", '{"role_ids": [7, 1234567890123456789013]}')).toMatchObject(IGNORED);
+  });
+});
