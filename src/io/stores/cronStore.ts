@@ -31,12 +31,17 @@ const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 8
 /** How often a job runs: a fixed interval, or a cron expression evaluated in UTC. */
 export type Schedule = { kind: "interval"; ms: number } | { kind: "cron"; expression: string };
 
+const MAX_INTERVAL_MS = 36_500 * 86_400_000;
+
 export function parseSchedule(text: string): Schedule {
   const trimmed = text.trim();
   const interval = INTERVAL.exec(trimmed);
   if (interval !== null) {
     const ms = Number(interval[1]) * (UNIT_MS[(interval[2] as string).toLowerCase()] as number);
     if (ms < 1000) throw new SvcError("usage", `schedule "${text}": an interval must be at least 1s`);
+    // Past this the next run is not a date JavaScript can hold ("Invalid time value").
+    if (!(ms <= MAX_INTERVAL_MS))
+      throw new SvcError("usage", `schedule "${text}": an interval must be at most 36500d (100 years)`);
     return { kind: "interval", ms };
   }
   const fields = trimmed.split(/\s+/);

@@ -90,6 +90,9 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("0 * * * * *")).toThrow(/expected 5 cron fields/);
     expect(() => parseSchedule("61 * * * *")).toThrow(/not a valid cron expression/);
     expect(() => parseSchedule("every 0s")).toThrow(/at least 1s/);
+    expect(() => parseSchedule("every 99999999d")).toThrow(/at most 36500d/);
+    expect(() => parseSchedule("999999999999999999999s")).toThrow(/at most 36500d/);
+    expect(parseSchedule("36500d")).toEqual({ kind: "interval", ms: 36_500 * 86_400_000 });
     expect(() => parseSchedule("soon")).toThrow(/every 15m/);
   });
 
