@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from "node:fs";
 import { extname } from "node:path";
 import type { FilterDeps } from "../streams/filters.js";
-import { isPlainRecord, valueToText } from "../streams/payloadPath.js";
+import { parseJson } from "../streams/jsonNumbers.js";
+import { foundText, isPlainRecord, isUnsafeInteger, valueToText } from "../streams/payloadPath.js";
 import { resolveProfilePath } from "./profiles.js";
 import { RACY_WINDOW_MS } from "./stores/subscriptions.js";
 
@@ -29,6 +30,17 @@ interface CachedList {
 }
 
 /**
+ * A JSON list item as filters compare it: a number both as written (`1.0`, a 64-bit id's exact digits)
+ * and as its value's text (`1`), so a payload's `1` and `1.0` both match either spelling.
+ */
+function itemTexts(list: unknown[], index: number, item: unknown): string[] {
+  const written = foundText({ value: item, holder: list, key: String(index) });
+  // An integer past 2^53 is only its digits: its value's text is shared with its float neighbours.
+  if (written === valueToText(item) || isUnsafeInteger(item)) return [written];
+  return [written, valueToText(item)];
+}
+
+/**
  * A `.json` file must be a JSON array or object: one with a syntax error (a trailing comma) throws, so a
  * blocklist under `not` fails closed instead of becoming a one-line text list that blocks nothing. Other
  * files are JSON when they parse as an array or object, else lines (`[bot] one` is a line).
@@ -39,11 +51,11 @@ export function parseList(text: string, file = ""): ReadonlySet<string> {
   if (isJsonFile || trimmed.startsWith("[") || trimmed.startsWith("{")) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(trimmed);
+      parsed = parseJson(trimmed);
     } catch (err) {
       if (isJsonFile) throw new Error(`not valid JSON: ${(err as Error).message}`);
     }
-    if (Array.isArray(parsed)) return new Set(parsed.map(valueToText));
+    if (Array.isArray(parsed)) return new Set(parsed.flatMap((item, i) => itemTexts(parsed, i, item)));
     if (isPlainRecord(parsed)) return new Set(Object.keys(parsed));
     if (isJsonFile) throw new Error("a .json list must be a JSON array or object");
   }

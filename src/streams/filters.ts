@@ -1,6 +1,13 @@
 import { RE2JS } from "re2js";
 import type { Filter, Scalar } from "../config/sections/filters.js";
-import { foundText, isPlainRecord, lookupPath, type PathLookup, valueToText } from "./payloadPath.js";
+import {
+  foundText,
+  isPlainRecord,
+  isUnsafeInteger,
+  lookupPath,
+  type PathLookup,
+  valueToText,
+} from "./payloadPath.js";
 
 /**
  * Payload filters (spec 2.3). Pure apart from `deps.readList`; never throws. A filter that cannot be
@@ -145,8 +152,10 @@ function inFile(hit: PathLookup & { found: true }, path: string, deps: FilterDep
   } catch {
     throw new Unevaluable();
   }
-  // A number matches as written (`1.0` in a text list) or as its value (`1.0` in the JSON list `[1]`).
-  return list.has(foundText(hit)) || (typeof hit.value === "number" && list.has(valueToText(hit.value)));
+  // A number matches as written (`1.0` in a text list) or as its value (`1.0` in the JSON list `[1]`);
+  // an integer past 2^53 only by its digits.
+  if (list.has(foundText(hit))) return true;
+  return typeof hit.value === "number" && !isUnsafeInteger(hit.value) && list.has(valueToText(hit.value));
 }
 
 type LeafFilter = Extract<Filter, { field: string }>;

@@ -44,6 +44,11 @@ export function lookupSegments(root: unknown, segments: readonly string[]): Path
     : { found: true, value: current, holder, key: segments.at(-1) as string };
 }
 
+/** An integer a float cannot hold exactly: its text, not its value, says which one the sender meant. */
+export function isUnsafeInteger(value: unknown): boolean {
+  return typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value);
+}
+
 export function isPlainRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -218,6 +218,7 @@ describe("filters on 64-bit ids written unquoted in YAML", () => {
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway({
+      files: { "lists/guilds.json": "[42, 1234567890123456789012, 1.0]\n" },
       config: `platforms:
   webhook:
     enabled: true
@@ -236,6 +237,10 @@ describe("filters on 64-bit ids written unquoted in YAML", () => {
         filters:
           - field: role_ids
             contains: 1234567890123456789012
+      listed:
+        filters:
+          - field: guild_id
+            in_file: lists/guilds.json
 `,
     });
   });
@@ -250,5 +255,14 @@ describe("filters on 64-bit ids written unquoted in YAML", () => {
     }
     expect(await post("member", '{"role_ids": [7, 1234567890123456789012]}')).toMatchObject(ACCEPTED);
     expect(await post("member", '{"role_ids": [7, 1234567890123456789013]}')).toMatchObject(IGNORED);
+  });
+
+  it("in_file: a JSON list's 64-bit id matches only those digits; 1.0 in the list matches 1 and 1.0", async () => {
+    expect(await post("listed", '{"guild_id": 1234567890123456789012}')).toMatchObject(ACCEPTED);
+    expect(await post("listed", '{"guild_id": 1234567890123456789013}')).toMatchObject(IGNORED);
+    expect(await post("listed", '{"guild_id": 1234567890123456800000}')).toMatchObject(IGNORED);
+    expect(await post("listed", '{"guild_id": 1}')).toMatchObject(ACCEPTED);
+    expect(await post("listed", '{"guild_id": 1.0}')).toMatchObject(ACCEPTED);
+    expect(await post("listed", '{"guild_id": "42"}')).toMatchObject(ACCEPTED);
   });
 });

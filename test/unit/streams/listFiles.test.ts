@@ -33,6 +33,16 @@ describe("parseList", () => {
     expect(() => parseList("", "/x/empty.json")).toThrow(/not valid JSON/);
     expect([...parseList('["a", "b",]', "/x/bots.txt")]).toEqual(['["a", "b",]']);
   });
+
+  it("keeps a JSON list's numbers as written (1.0 also as 1; a 64-bit id only as its exact digits)", () => {
+    expect([...parseList('[1.0, 2, 1234567890123456789012, "x"]', "/x/ids.json")]).toEqual([
+      "1.0",
+      "1",
+      "2",
+      "1234567890123456789012",
+      "x",
+    ]);
+  });
 });
 
 describe("createListReader (in_file cache)", () => {
