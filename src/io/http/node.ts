@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import { addHeaderLine, BodyCollector, LINGER_BYTES, type RequestHandler } from "./core.js";
 import type { ListenOptions, ServerHandle } from "./server.js";
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * From the raw lines, as uWS gives them: node's `req.headers` keeps only the first of some repeats, and
