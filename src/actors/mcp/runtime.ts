@@ -59,6 +59,9 @@ export function connectionInput(
   };
 }
 
+/** The tool-name limit of the common model APIs (`^[a-zA-Z0-9_-]{1,64}$`). */
+const MODEL_TOOL_NAME_LIMIT = 64;
+
 export const SETTLED = new Set(["connected", "failed", "disabled", "stopped"]);
 
 export type ConnectDeps = Omit<HubOptions, "servers" | "onStatus" | "clock" | "inspect"> & {
@@ -152,6 +155,14 @@ async function listAndRegister(
   }
   for (const collision of rt.toolset.collisions)
     logger.warn({ server: rt.name }, `[mcp] tool name collision: ${collision}`);
+  const long = rt.toolset.tools.filter((t) => t.name.length > MODEL_TOOL_NAME_LIMIT).map((t) => t.name);
+  if (long.length > 0) {
+    // The names stay as spec 2.5 builds them; many model APIs refuse function names over 64 characters.
+    logger.warn(
+      { server: rt.name },
+      `[mcp] ${rt.name}: ${long.join(", ")} ${long.length === 1 ? "is" : "are"} longer than ${MODEL_TOOL_NAME_LIMIT} characters, which many model APIs refuse as tool names — use a shorter server name or tools.exclude`,
+    );
+  }
   if (rt.toolset.tools.length === 0) {
     logger.info(
       { server: rt.name },

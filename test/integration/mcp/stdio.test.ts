@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { silentLogger } from "../../../src/io/log.js";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { entry, stdioEntry, text, useHubs } from "./harness.js";
 
 const PAGED_SERVER = resolve(import.meta.dirname, "paged-server.mjs");
@@ -275,5 +276,24 @@ describe("tools/list paging from odd servers", () => {
     const status = await h.settled("s");
     expect(status.state).toBe("connected");
     expect(natives(h, "s")).toEqual(["tool1", "tool2", "tool3", "tool4"]);
+  });
+});
+
+describe("registered names longer than model APIs accept", () => {
+  it("are registered as spec 2.5 builds them, with a warning naming them and the fix", async () => {
+    const log = captureLogger();
+    const server = "s".repeat(50);
+    const h = hub(
+      ctx.home,
+      { [server]: stdioEntry("legacy", { tools: { include: ["echo", "write-note"] } }) },
+      {
+        logger: log.logger,
+      },
+    );
+    await h.settled(server);
+    expect(h.tools().map((t) => t.name)).toEqual([`mcp__${server}__echo`, `mcp__${server}__write_note`]);
+    expect(log.messages()).toContain(
+      `[mcp] ${server}: mcp__${server}__write_note is longer than 64 characters, which many model APIs refuse as tool names — use a shorter server name or tools.exclude`,
+    );
   });
 });
