@@ -550,7 +550,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     port: server.port,
     routes: () => registry.names(),
     reload() {
-      const next = checkedConfig(options);
+      // Judged against the address actually bound (a host change waits for a restart): a config that
+      // moves to 127.0.0.1 with INSECURE_NO_AUTH must not open routes on a public listener (spec 5 rule 4).
+      const next = checkedConfig({ ...options, host });
       for (const warning of targetWarnings(targetStartupProblems(next.config, paths.config)))
         logger.warn(warning);
       coalescer.flushAll();

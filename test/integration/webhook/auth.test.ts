@@ -3,6 +3,7 @@ import { sign as signGithub } from "@octokit/webhooks-methods";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Webhook as SvixWebhook } from "svix";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import githubVector from "../../fixtures/vectors/github-hmac-sha256.json" with { type: "json" };
 import swVector from "../../fixtures/vectors/standard-webhooks.json" with { type: "json" };
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
@@ -236,5 +237,28 @@ describe("authentication (spec 5) with the real signing libraries", () => {
     const text = JSON.stringify(gw.logs());
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+  });
+});
+
+describe("INSECURE_NO_AUTH only on loopback binds (spec 5 rule 4) across a SIGHUP reload", () => {
+  it("a reload to host 127.0.0.1 with INSECURE_NO_AUTH is refused while the listener is still on 0.0.0.0", async () => {
+    const gw = await startTestGateway({
+      config: webhookConfig({ r: { secret: SECRET } }, { host: "0.0.0.0" }),
+    });
+    try {
+      expect((await postJson(gw.url("/webhooks/r"), {})).status).toBe(401);
+      gw.home.write(
+        "config.yaml",
+        stringify(webhookConfig({ r: { secret: "INSECURE_NO_AUTH" } }, { host: "127.0.0.1" })),
+      );
+      expect(() => gw.gateway.reload()).toThrow(/INSECURE_NO_AUTH is only allowed on a loopback bind/);
+      // The running routes are kept: still signed-only on the public listener.
+      expect(await postJson(gw.url("/webhooks/r"), {})).toMatchObject({
+        status: 401,
+        body: { error: "Invalid signature" },
+      });
+    } finally {
+      await gw.stop();
+    }
   });
 });
