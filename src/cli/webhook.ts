@@ -271,7 +271,11 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   process.stdout.write(
     `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
       `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile, runningAddress(loaded))}\n` +
-      `Secret: ${parsed.value.secret ?? "none of its own: the global secret (platforms.webhook.secret or WEBHOOK_SECRET)"}${previous !== undefined && secret !== previous.secret ? " (rotated)" : ""}\n` +
+      // The secret alone on its line, so a script can take the rest of the line as it is.
+      `Secret: ${parsed.value.secret ?? "none of its own: the global secret (platforms.webhook.secret or WEBHOOK_SECRET)"}\n` +
+      (previous !== undefined && secret !== previous.secret
+        ? "The secret changed (rotated): the previous one no longer works — give senders this one.\n"
+        : "") +
       (parsed.value.secret === INSECURE_NO_AUTH
         ? "No signature is checked (INSECURE_NO_AUTH): anyone who can reach this loopback address can post.\n"
         : "Sign requests with X-Webhook-Signature-V2 (hex HMAC-SHA256 of <timestamp>.<body>) and X-Webhook-Timestamp, or the sender's own scheme.\n"),
