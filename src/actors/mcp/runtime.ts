@@ -77,12 +77,32 @@ export async function connectRuntime(
 ): Promise<Connected> {
   const { logger } = deps;
   let current: McpSession | undefined;
+  // A burst of list_changed notifications (a server registering tools one by one) costs at most one
+  // listing in flight plus one after it, not one listing each, and the last listing is the newest.
+  let refreshing = false;
+  let again = false;
   const refresh = () => {
     const session = current;
     if (session === undefined || session.isClosing) return;
-    listAndRegister(rt, deps, session).catch((err: unknown) =>
-      logger.warn({ server: rt.name, err: describeError(err) }, `[mcp] ${rt.name}: tool list refresh failed`),
-    );
+    if (refreshing) {
+      again = true;
+      return;
+    }
+    refreshing = true;
+    listAndRegister(rt, deps, session)
+      .catch((err: unknown) =>
+        logger.warn(
+          { server: rt.name, err: describeError(err) },
+          `[mcp] ${rt.name}: tool list refresh failed`,
+        ),
+      )
+      .finally(() => {
+        refreshing = false;
+        if (again) {
+          again = false;
+          refresh();
+        }
+      });
   };
   const options: ConnectOptions = {
     scope: deps.scope,

@@ -212,6 +212,20 @@ describe("tools/list_changed", () => {
     });
     expect(text(await h.call("fx", "late.one", {}))).toBe("late late.one");
   });
+
+  it("a burst of notifications (one per tool added) re-lists at most twice and ends with the full list", async () => {
+    const h = hub(ctx.home, { fx: stdioEntry("legacy", {}, ["--count-lists"]) });
+    await h.settled("fx");
+    expect(text(await h.call("fx", "list-count", {}))).toBe("1");
+    await h.call("fx", "add-tools", { count: 10 });
+    await vi.waitFor(() => expect(h.tools().map((t) => t.name)).toContain("mcp__fx__burst10"), {
+      timeout: 3000,
+      interval: 20,
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(h.tools().filter((t) => t.original.startsWith("burst"))).toHaveLength(10);
+    expect(Number(text(await h.call("fx", "list-count", {})))).toBeLessThanOrEqual(3);
+  });
 });
 
 describe("reload", () => {
