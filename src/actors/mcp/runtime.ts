@@ -17,7 +17,7 @@ import { isConnectionClosed } from "./callErrors.js";
 import type { CallQueue } from "./callQueue.js";
 import type { HubOptions } from "./hub.js";
 import { serverRequestHandlers } from "./serverRequests.js";
-import { buildToolset, type Toolset } from "./toolNames.js";
+import { buildToolset, type Toolset, unmatchedFilters } from "./toolNames.js";
 
 /** One configured server inside the hub: its entry, its connection actor and its current toolset. */
 export interface Runtime {
@@ -163,7 +163,10 @@ async function listAndRegister(
     resources: session.capabilities.resources !== undefined,
     prompts: session.capabilities.prompts !== undefined,
   };
-  rt.toolset = buildToolset(rt.name, tools, capabilities, renderToolsPolicy(rt.entry, deps.scope()));
+  const policy = renderToolsPolicy(rt.entry, deps.scope());
+  rt.toolset = buildToolset(rt.name, tools, capabilities, policy);
+  for (const problem of unmatchedFilters(tools, policy))
+    logger.warn({ server: rt.name }, `[mcp] mcp_servers.${rt.name}.${problem}`);
   try {
     writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
     rt.cachedToolCount = rt.toolset.tools.length;

@@ -74,6 +74,28 @@ export function selectTools<T extends { name: string }>(
   return [...tools];
 }
 
+/**
+ * One warning per `tools.include` / `tools.exclude` entry (the one in force, spec 2.2 rule 3) that
+ * matches none of the server's tools: usually a sanitized name (`write_note`) written for the server's
+ * own (`write-note`), which rule 6 does not match.
+ */
+export function unmatchedFilters(
+  tools: readonly { name: string }[],
+  policy: McpServerEntry["tools"],
+): string[] {
+  const key = policy.include !== undefined ? "include" : "exclude";
+  const patterns = policy.include ?? policy.exclude ?? [];
+  return patterns.flatMap((pattern) => {
+    if (tools.some((t) => fnmatchAny([pattern])(t.name))) return [];
+    const meant = tools.filter((t) => sanitize(t.name) === pattern).map((t) => `"${t.name}"`);
+    const hint =
+      meant.length > 0
+        ? ` — filters use the server's own names: did you mean ${meant.join(" or ")}?`
+        : " — filters use the server's own names (svc mcp tools <server> shows them)";
+    return [`tools.${key}: "${pattern}" matches no tool of this server${hint}`];
+  });
+}
+
 export interface Toolset {
   readonly tools: RegisteredTool[];
   /** Human-readable reports of names that could not be registered. */

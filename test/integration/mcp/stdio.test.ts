@@ -297,3 +297,21 @@ describe("registered names longer than model APIs accept", () => {
     );
   });
 });
+
+describe("a tools filter entry that matches nothing", () => {
+  it("is logged at connect naming the key and the server's own name it probably meant", async () => {
+    const log = captureLogger();
+    const h = hub(
+      ctx.home,
+      { fx: stdioEntry("legacy", { tools: { include: ["echo", "write_note"] } }) },
+      {
+        logger: log.logger,
+      },
+    );
+    await h.settled("fx");
+    expect(h.tools().map((t) => t.name)).toEqual(["mcp__fx__echo"]);
+    expect(log.messages()).toContain(
+      '[mcp] mcp_servers.fx.tools.include: "write_note" matches no tool of this server — filters use the server\'s own names: did you mean "write-note"?',
+    );
+  });
+});

@@ -7,6 +7,7 @@ import {
   registeredName,
   sanitize,
   selectTools,
+  unmatchedFilters,
 } from "../../../src/actors/mcp/toolNames.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 
@@ -66,6 +67,16 @@ describe("tools policy (spec 2.2)", () => {
     expect(names(selectTools(all, policy({ include: "web-fetch" })))).toEqual(["web-fetch"]);
     expect(names(selectTools(all, policy({ include: "web?fetch" })))).toEqual(["web-fetch"]);
   });
+  it("an include or exclude entry that matches no tool is reported, with the server's own name when a sanitized one was written", () => {
+    expect(unmatchedFilters(all, policy({ include: ["web_fetch", "git.*", "nope"] }))).toEqual([
+      'tools.include: "web_fetch" matches no tool of this server — filters use the server\'s own names: did you mean "web-fetch"?',
+      'tools.include: "nope" matches no tool of this server — filters use the server\'s own names (svc mcp tools <server> shows them)',
+    ]);
+    expect(unmatchedFilters(all, policy({ exclude: "shel" }))).toHaveLength(1);
+    // Rule 3: exclude is ignored when include is set, so it is not checked either.
+    expect(unmatchedFilters(all, policy({ include: "shell", exclude: "nope" }))).toEqual([]);
+  });
+
   it("rule 4: utility tools only when enabled and the capability exists", () => {
     const both = { resources: true, prompts: true };
     expect(names(buildToolset("s", [], both, policy({ resources: true })).tools)).toEqual([
