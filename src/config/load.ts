@@ -102,7 +102,10 @@ function applyWebhookEnv(raw: Record<string, unknown>, scope: InterpolationScope
   if (enabled !== undefined) {
     const on = /^(1|true|yes|on)$/i.test(enabled.value);
     if (!on && !/^(0|false|no|off)$/i.test(enabled.value)) {
-      throw new SvcError("config_invalid", `${enabled.from}: expected true or false (or yes/no, on/off, 1/0), got "${enabled.value}"`);
+      throw new SvcError(
+        "config_invalid",
+        `${enabled.from}: expected true or false (or yes/no, on/off, 1/0), got "${enabled.value}"`,
+      );
     }
     target.enabled = on;
   }
@@ -119,10 +122,19 @@ function applyWebhookEnv(raw: Record<string, unknown>, scope: InterpolationScope
   if (secret !== undefined) target.secret = secret.value;
 }
 
-function webhookExtraKeys(raw: Record<string, unknown>): ReadonlySet<string> {
+/** The keys written under `platforms.webhook.extra`; for `routes`, the route names written there. */
+function webhookExtraKeys(raw: Record<string, unknown>): {
+  keys: ReadonlySet<string>;
+  /** Set when `routes` is written on both sides (then merged by name). */
+  routes: ReadonlySet<string> | undefined;
+} {
   const webhook = isMapping(raw.platforms) ? raw.platforms.webhook : undefined;
   const extra = isMapping(webhook) ? webhook.extra : undefined;
-  return new Set(isMapping(extra) ? Object.keys(extra) : []);
+  const keys = new Set(isMapping(extra) ? Object.keys(extra) : []);
+  const routes = isMapping(extra) && isMapping(extra.routes) ? Object.keys(extra.routes) : undefined;
+  const directRoutes = isMapping(webhook) && isMapping(webhook.routes);
+  // Both sides have routes: they merge by name, so only the names under extra were written there.
+  return { keys, routes: directRoutes && routes !== undefined ? new Set(routes) : undefined };
 }
 
 /**
@@ -131,7 +143,7 @@ function webhookExtraKeys(raw: Record<string, unknown>): ReadonlySet<string> {
  */
 function pointIntoExtra(
   issues: readonly z.core.$ZodIssue[],
-  extraKeys: ReadonlySet<string>,
+  { keys: extraKeys, routes: extraRoutes }: ReturnType<typeof webhookExtraKeys>,
 ): z.core.$ZodIssue[] {
   if (extraKeys.size === 0) return [...issues];
   const atWebhook = (path: readonly PropertyKey[]) =>
@@ -150,6 +162,8 @@ function pointIntoExtra(
     }
     const key = issue.path[2];
     if (typeof key !== "string" || !extraKeys.has(key)) return [issue];
+    if (key === "routes" && extraRoutes !== undefined && !extraRoutes.has(String(issue.path[3])))
+      return [issue];
     return [{ ...issue, path: ["platforms", "webhook", "extra", ...issue.path.slice(2)] }];
   });
 }

@@ -68,7 +68,13 @@ export const webhookSchema = z.preprocess(
     if (extra === undefined || extra === null) return direct;
     // Not a mapping: kept so the schema says `extra: expected a mapping`.
     if (typeof extra !== "object" || Array.isArray(extra)) return { ...direct, extra };
-    return { ...direct, ...(extra as Record<string, unknown>) };
+    const merged = { ...direct, ...(extra as Record<string, unknown>) };
+    // Routes merge by name (the one under extra wins): a route added directly beside an extra.routes
+    // written for another gateway is served, not silently dropped.
+    const routes = [direct.routes, (extra as Record<string, unknown>).routes];
+    if (routes.every((r) => typeof r === "object" && r !== null && !Array.isArray(r)))
+      merged.routes = { ...(routes[0] as object), ...(routes[1] as object) };
+    return merged;
   },
   z
     .strictObject({ ...adapterShape, extra: z.record(z.string(), z.unknown()).optional() })

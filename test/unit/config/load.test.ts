@@ -41,6 +41,25 @@ describe("config loading (spec 2.1)", () => {
     expect(config.platforms.webhook.rate_limit).toBe(5);
   });
 
+  it("routes written both directly and under extra merge by name; the extra one wins a shared name", () => {
+    const yaml = (direct: string, extra: string) =>
+      `platforms:\n  webhook:\n    secret: s\n    routes:\n${direct}    extra:\n      routes:\n${extra}`;
+    const { config } = load(
+      yaml(
+        "      direct_only: {prompt: d}\n      both: {prompt: direct}\n",
+        "        extra_only: {prompt: e}\n        both: {prompt: extra}\n",
+      ),
+    );
+    const routes = config.platforms.webhook.routes;
+    expect(Object.keys(routes).sort()).toEqual(["both", "direct_only", "extra_only"]);
+    expect(routes.both?.prompt).toBe("extra");
+    expect(routes.direct_only?.prompt).toBe("d");
+    // Each problem is reported where its route was written.
+    expect(() => load(yaml("      a: {evnts: [push]}\n", "        b: {events: push}\n"))).toThrow(
+      /platforms\.webhook\.routes\.a: unknown key "evnts"[^\n]*\n[^\n]*platforms\.webhook\.extra\.routes\.b\.events: expected a list/,
+    );
+  });
+
   it("reads WEBHOOK_ENABLED, WEBHOOK_PORT and WEBHOOK_SECRET from the environment and from .env", () => {
     const fromEnv = load("platforms: {}\n", {
       WEBHOOK_ENABLED: "true",
