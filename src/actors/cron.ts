@@ -3,7 +3,6 @@ import { DEFAULT_PROFILE, inProfile, namedProfile } from "../config/paths.js";
 import type { Logger } from "../io/log.js";
 import { type CronJob, type CronStore, findJob, nextRunAfter } from "../io/stores/cronStore.js";
 import type { AcceptedEvent } from "../streams/context.js";
-import { rawDump } from "../streams/template.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
 import type { QueuedRun } from "./runs.js";
@@ -67,10 +66,11 @@ export interface CronScheduler {
 
 /**
  * A fired job's prompt: the job's own prompt, then the triggering event (route, type, delivery id) and
- * the payload dumped as spec 2.5 rule 5 dumps it (indented, numbers as sent, cut at 4000 characters).
+ * the route's rendered prompt as that event's context (a route without `prompt` renders the payload as
+ * spec 2.5 rule 5 dumps it: indented, numbers as sent, cut at 4000 characters).
  */
 export function eventPrompt(job: CronJob, event: AcceptedEvent): string {
-  return `${job.prompt}\n\n[Webhook event: route ${event.routeName}, event ${event.event ?? "(none)"}, delivery ${event.deliveryId}]\n${rawDump(event.payload)}`;
+  return `${job.prompt}\n\n[Webhook event: route ${event.routeName}, event ${event.event ?? "(none)"}, delivery ${event.deliveryId}]\n${event.prompt}`;
 }
 
 const REAL_CLOCK: CronClock = {

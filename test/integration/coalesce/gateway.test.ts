@@ -211,4 +211,22 @@ describe("cron jobs in the gateway (spec 3.2)", () => {
     });
     expect(recorded(gw)).toHaveLength(1);
   });
+
+  it("the fired job's run gets the route's rendered prompt as the event's context (no prompt: the payload dump)", async () => {
+    gw = await perTest.start({
+      files: {
+        "agent/recorder.sh": RECORDER_AGENT,
+        "cron/jobs.json": JSON.stringify({ revision: 1, jobs: { j1: job("j1", "triage", "enabled") } }),
+      },
+      config: webhookConfig(
+        { fire: { secret: OPEN, cron_job: "triage", prompt: "PR #{pull_request.number} was {action}" } },
+        { rate_limit: 1000 },
+        { agent: recorderAgent() },
+      ),
+    });
+    expect((await send("/webhooks/fire", pr("c1", 4))).status).toBe(202);
+    expect((await firstRun())?.prompt).toBe(
+      "job triage\n\n[Webhook event: route fire, event pull_request, delivery c1]\nPR #4 was synchronize",
+    );
+  });
 });

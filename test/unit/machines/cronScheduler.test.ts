@@ -12,7 +12,6 @@ import {
   parseSchedule,
 } from "../../../src/io/stores/cronStore.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
-import { parseJson } from "../../../src/streams/jsonNumbers.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -65,7 +64,7 @@ const ACCEPTED: AcceptedEvent = {
   deliveryId: "d-1",
   payload: { environment: "prod" },
   headers: {},
-  prompt: "unused",
+  prompt: '{\n  "environment": "prod"\n}',
   extra: {},
   receivedAt: T0,
 };
@@ -223,13 +222,11 @@ describe("cron scheduler", () => {
     expect((store.read().records.a as CronJob).last_run?.trigger).toBe("webhook:deploys:d-1");
   });
 
-  it("a fired job's prompt shows the payload as sent (numbers past 2^53 keep their digits), cut at 4000 characters", () => {
-    const payload = parseJson(`{"id":9007199254740993,"ratio":1.0,"text":"${"é".repeat(5000)}"}`);
-    const prompt = eventPrompt(job("a"), { ...ACCEPTED, payload: payload as Record<string, unknown> });
-    const dump = prompt.slice(prompt.indexOf("]\n") + 2);
-    expect(dump).toContain('"id": 9007199254740993');
-    expect(dump).toContain('"ratio": 1.0');
-    expect(dump).toHaveLength(4000);
+  it("a fired job's prompt is the job's prompt, the event line, then the route's rendered prompt as is", () => {
+    const prompt = eventPrompt(job("a"), { ...ACCEPTED, prompt: "Deploy of {x} to prod: 9007199254740993" });
+    expect(prompt).toBe(
+      "prompt of a\n\n[Webhook event: route deploys, event deployment, delivery d-1]\nDeploy of {x} to prod: 9007199254740993",
+    );
   });
 
   it("fire() skips paused, disabled and unknown jobs without running anything (spec 3.2)", async () => {
