@@ -433,6 +433,8 @@ export function registerWebhookCommands(program: Command): void {
   const webhook = program.command("webhook").description("dynamic webhook subscriptions");
   webhook
     .command("subscribe <name>")
+    // The short names other agent gateways' `webhook` commands accept.
+    .alias("add")
     .description("create or update a subscription; prints its URL and secret")
     .option(
       "--events <list>",
@@ -458,9 +460,10 @@ export function registerWebhookCommands(program: Command): void {
     .option("--mirror-to-session", "write chat deliveries into the chat's session")
     .option("--no-mirror-to-session", "stop mirroring")
     .action(subscribe);
-  webhook.command("list").description("list subscriptions (no secrets)").action(list);
+  webhook.command("list").alias("ls").description("list subscriptions (no secrets)").action(list);
   webhook
     .command("remove <name>")
+    .alias("rm")
     .description("remove a subscription")
     .action((name: string) => change(name, "remove"));
   webhook

@@ -1,0 +1,29 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { cliConfig, svc } from "./svc.js";
+
+describe("svc webhook short command names (add, ls, rm)", { timeout: 60_000 }, () => {
+  let home: TempHome;
+  beforeAll(() => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig({})));
+  });
+  afterAll(() => home.cleanup());
+  const names = () =>
+    Object.keys(JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8")));
+
+  it("add subscribes, ls lists, rm removes, as subscribe, list and remove do", async () => {
+    const added = await svc(home, ["webhook", "add", "hook", "--prompt", "p"]);
+    expect(added.code).toBe(0);
+    expect(added.stdout).toMatch(/^Secret: [0-9a-f]{64}$/m);
+    expect(names()).toEqual(["hook"]);
+    const listed = await svc(home, ["webhook", "ls"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^hook\s+\(all\)\s+log\s+default\s+yes/m);
+    expect((await svc(home, ["webhook", "rm", "hook"])).code).toBe(0);
+    expect(names()).toEqual([]);
+  });
+});
