@@ -24,14 +24,16 @@ export function isStreamDropped(err: unknown): boolean {
 
 /**
  * The request went out but its answer can no longer come: the response stream ended early, or the
- * server closed the connection after the request was written (undici: `other side closed`, or a body cut
- * off: `terminated`). Unlike a refused connection, the server may have run the call.
+ * server closed or reset the connection after the request was written (undici: `other side closed`,
+ * a body cut off: `terminated`, `ECONNRESET`, `EPIPE`). Unlike a refused connection, the server may
+ * have run the call.
  */
 export function isAnswerLost(err: unknown): boolean {
   if (isStreamDropped(err)) return true;
   let cause: unknown = err;
   for (let depth = 0; cause instanceof Error && depth < 4; depth++) {
-    if ((cause as NodeJS.ErrnoException).code === "UND_ERR_SOCKET") return true;
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE") return true;
     if (cause instanceof TypeError && cause.message === "terminated") return true;
     cause = cause.cause;
   }

@@ -1,7 +1,7 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { isSessionExpired } from "../../../src/actors/mcp/callErrors.js";
+import { isAnswerLost, isSessionExpired } from "../../../src/actors/mcp/callErrors.js";
 import { parseToolArgs } from "../../../src/cli/mcp.js";
 import { isModernOnlyRejection } from "../../../src/io/mcp/eras.js";
 
@@ -53,5 +53,18 @@ describe("svc mcp call --args", () => {
     expect(parseToolArgs(undefined)).toEqual({});
     expect(() => parseToolArgs("{a:")).toThrow(/--args: not valid JSON/);
     expect(() => parseToolArgs("[1]")).toThrow(/expected a JSON object/);
+  });
+});
+
+describe("an answer lost after the request went out", () => {
+  const failed = (code: string) =>
+    new TypeError("fetch failed", { cause: Object.assign(new Error(code), { code }) });
+  it("is a reset or closed socket, or a cut-off body; a refused or unresolvable connection is not", () => {
+    expect(isAnswerLost(failed("UND_ERR_SOCKET"))).toBe(true);
+    expect(isAnswerLost(failed("ECONNRESET"))).toBe(true);
+    expect(isAnswerLost(failed("EPIPE"))).toBe(true);
+    expect(isAnswerLost(new TypeError("terminated"))).toBe(true);
+    expect(isAnswerLost(failed("ECONNREFUSED"))).toBe(false);
+    expect(isAnswerLost(failed("ENOTFOUND"))).toBe(false);
   });
 });
