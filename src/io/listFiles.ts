@@ -10,7 +10,7 @@ import { RACY_WINDOW_MS } from "./stores/subscriptions.js";
  * `in_file` lists. Each read costs one stat; the file is parsed again only when its inode, size or
  * mtime changed, or, while it is younger than RACY_WINDOW_MS, when its bytes changed (a same-size
  * rewrite within one coarse timestamp tick keeps all three). Contents: a JSON array → its items, a JSON object → its keys, anything else → its
- * non-empty trimmed lines, except comment lines (first non-blank character `#`). Items that are not
+ * non-empty trimmed lines (every one: `#general` is an entry, not a comment). Items that are not
  * strings use the same text as filters compare (`42`, `true`, compact JSON).
  */
 export interface ListReaderOptions {
@@ -59,9 +59,8 @@ export function parseList(text: string, file = ""): ReadonlySet<string> {
     if (isPlainRecord(parsed)) return new Set(Object.keys(parsed));
     if (isJsonFile) throw new Error("a .json list must be a JSON array or object");
   }
-  // `#` lines are comments, as in hosts or .gitignore files; a value starting with `#` needs a JSON list.
   const lines = text.split(/\r?\n|\r/).map((line) => line.trim());
-  return new Set(lines.filter((line) => line.length > 0 && !line.startsWith("#")));
+  return new Set(lines.filter((line) => line.length > 0));
 }
 
 export function createListReader(options: ListReaderOptions = {}): FilterDeps {

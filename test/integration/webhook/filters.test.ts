@@ -28,9 +28,8 @@ describe("filters (spec 2.3) over HTTP", () => {
         "lists/repos.json": JSON.stringify({ "Codertocat/Hello-World": true }),
         "lists/blocked.json": '["mallory", "eve",]\n',
         "lists/labels.txt": "bug\nenhancement\n",
-        // Saved on Windows: CRLF line ends, a comment header, blank and indented lines.
-        "lists/bots.txt":
-          "# bots we never run an agent for\r\ndependabot[bot]\r\n\r\n  # renovate is handled elsewhere\r\n  snyk-bot  \r\n",
+        // Saved on Windows: CRLF line ends, blank and indented lines, an entry starting with #.
+        "lists/bots.txt": "#ops-bot\r\ndependabot[bot]\r\n\r\n  snyk-bot  \r\n",
       },
       config: webhookConfig(
         {
@@ -144,14 +143,14 @@ describe("filters (spec 2.3) over HTTP", () => {
     expect(await post("in_lines", { label: "bug enhancement" })).toMatchObject(IGNORED);
   });
 
-  it("in_file: a text list's CRLF line ends, blank lines and indentation are ignored, and # lines are comments", async () => {
+  it("in_file: a text list's CRLF line ends, blank lines and indentation are ignored; a # line is an entry", async () => {
     const from = (login: string) => ({ sender: { login } });
     expect(await post("not_bots", from("dependabot[bot]"))).toMatchObject(IGNORED);
     expect(await post("not_bots", from("snyk-bot"))).toMatchObject(IGNORED);
     expect(await post("not_bots", from("octocat"))).toMatchObject(ACCEPTED);
     expect(await post("not_bots", from(""))).toMatchObject(ACCEPTED);
-    expect(await post("not_bots", from("# bots we never run an agent for"))).toMatchObject(ACCEPTED);
-    expect(await post("not_bots", from("# renovate is handled elsewhere"))).toMatchObject(ACCEPTED);
+    expect(await post("not_bots", from("#ops-bot"))).toMatchObject(IGNORED);
+    expect(await post("not_bots", from("ops-bot"))).toMatchObject(ACCEPTED);
   });
 
   it("in_file: an unreadable list fails closed (ignored, not a 500)", async () => {

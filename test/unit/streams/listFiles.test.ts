@@ -16,11 +16,14 @@ describe("parseList", () => {
     expect([...parseList('"just a string"')]).toEqual(['"just a string"']);
   });
 
-  it("skips comment lines (first non-blank character #) and splits CRLF, LF and lone CR line ends", () => {
-    expect([...parseList("# header\r\nalice\r\n  # indented comment\nbob\rcarol\r\n#\n")]).toEqual([
+  it("keeps lines starting with # as entries (no comment syntax) and splits CRLF, LF and lone CR line ends", () => {
+    expect([...parseList("#general\r\nalice\r\n  #random \nbob\rcarol\r\n#\n")]).toEqual([
+      "#general",
       "alice",
+      "#random",
       "bob",
       "carol",
+      "#",
     ]);
     // In a JSON list a leading # is part of the value.
     expect([...parseList('["#general", "ops"]')]).toEqual(["#general", "ops"]);
