@@ -115,8 +115,17 @@ export class TokenStore {
     writeJsonAtomic(this.clientPath, client);
   }
 
+  /**
+   * The cached discovery results; a file that is not valid JSON is a cache miss (discovery runs again and
+   * rewrites it), never an error that `svc mcp login` itself would stop on.
+   */
   readMetadata(): StoredMetadata | undefined {
-    return readJson<StoredMetadata>(this.metaPath);
+    try {
+      return readJson<StoredMetadata>(this.metaPath);
+    } catch (err) {
+      if (err instanceof SvcError && err.code === "store_corrupt") return undefined;
+      throw err;
+    }
   }
 
   saveMetadata(meta: StoredMetadata): void {
