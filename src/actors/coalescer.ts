@@ -186,7 +186,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     offer(event) {
       const policy = event.route.coalesce;
       if (policy === undefined) return "not_grouped";
-      const key = renderCoalesceKey(policy.key, event.payload);
+      const key = renderCoalesceKey(policy.key, event.payload, event.event);
       if (key === undefined) {
         options.logger?.debug(
           `[webhook] ${event.routeName}: coalesce key ${policy.key} did not resolve; dispatched at once`,

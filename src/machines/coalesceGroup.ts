@@ -103,18 +103,26 @@ function keyText(hit: PathLookup): string | undefined {
   return text === "" ? undefined : text;
 }
 
+/** `event_type` names the resolved event type when the payload has no such key, as in prompt templates. */
+const EVENT_TYPE = "event_type";
+
+function keyPart(payload: unknown, path: string, event: string | undefined): string | undefined {
+  const hit = lookupPath(payload, path);
+  if (!hit.found && path === EVENT_TYPE && event !== undefined && event !== "") return event;
+  return keyText(hit);
+}
+
 /**
  * The rendered key of `coalesce.key` (a bare dotted path, or a template with `{dotted.path}` placeholders) for a payload, or `undefined` when it does not resolve: a missing
  * path, a `null` or empty-string value, or (for a template) any placeholder left unresolved.
- * Scalars render as the sender wrote them, objects and lists as compact JSON.
+ * Scalars render as the sender wrote them, objects and lists as compact JSON; `event_type` falls back
+ * to the resolved event type (`event`, from the sender's header).
  */
-export function renderCoalesceKey(spec: string, payload: unknown): string | undefined {
-  if (!spec.includes("{")) {
-    return keyText(lookupPath(payload, spec.trim()));
-  }
+export function renderCoalesceKey(spec: string, payload: unknown, event?: string): string | undefined {
+  if (!spec.includes("{")) return keyPart(payload, spec.trim(), event);
   let unresolved = false;
   const rendered = spec.replace(PLACEHOLDER, (_match, path: string) => {
-    const text = keyText(lookupPath(payload, path.trim()));
+    const text = keyPart(payload, path.trim(), event);
     if (text === undefined) unresolved = true;
     return text ?? "";
   });

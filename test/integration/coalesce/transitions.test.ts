@@ -175,6 +175,34 @@ describe("spec 3.1 coalescing group, over HTTP with a fake clock", () => {
     expect((await waitForRun(gw, "b3")).prompt).toBe(`${coalesceNote(1)}\n\nid 9007199254740993 rev 2`);
   });
 
+  it("{event_type} in a key is the resolved event type (the header's, as in prompts) when the payload has none", async () => {
+    gw = await start({
+      typed: {
+        secret: OPEN,
+        prompt: "{event_type} {pr.number} {rev}",
+        coalesce: { key: "{event_type}#{pr.number}" },
+      },
+    });
+    const typed = (id: string, event: string, rev: number) =>
+      postJson(
+        live().url("/webhooks/typed"),
+        { pr: { number: 1 }, rev },
+        { "x-request-id": id, "x-github-event": event },
+      );
+    for (const [id, event, rev] of [
+      ["t1", "pull_request", 1],
+      ["t2", "pull_request_review", 1],
+      ["t3", "pull_request", 2],
+    ] as const)
+      expect((await typed(id, event, rev)).body).toEqual({ status: "coalesced" });
+    gw.clock.advance(30_000);
+    expect(dispatched().sort((x, y) => String(x.id).localeCompare(String(y.id)))).toEqual([
+      { id: "t2", superseded: 0, reason: "quiet_window" },
+      { id: "t3", superseded: 1, reason: "quiet_window" },
+    ]);
+    expect((await waitForRun(gw, "t2")).prompt).toBe("pull_request_review 1 1");
+  });
+
   it("none + key does not resolve → dispatched at once (202 accepted), never grouped, the pending group untouched", async () => {
     gw = await start({
       ...prRoute(),
