@@ -120,6 +120,11 @@ function listServers(): void {
   }
 }
 
+function printProblems(status: ServerStatus): void {
+  for (const collision of status.collisions) process.stderr.write(`collision: ${collision}\n`);
+  for (const warning of status.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
+}
+
 /** Connects one server (waking a lazy one); a usage or connect error when it does not connect. */
 async function connected(loaded: LoadedConfig, hub: McpHub, server: string): Promise<ServerStatus> {
   const status = await hub.settled(server, { connect: true });
@@ -147,7 +152,7 @@ async function listTools(server: string): Promise<void> {
       process.stdout.write(
         `${table([["REGISTERED NAME", "SERVER TOOL"], ...tools.map((t) => [t.name, t.original])])}\n`,
       );
-    for (const collision of status.collisions) process.stderr.write(`collision: ${collision}\n`);
+    printProblems(status);
   } finally {
     await hub.stop();
   }
@@ -170,7 +175,7 @@ async function testServer(server: string): Promise<void> {
     process.stdout.write(
       `  connected in ${ms} ms (protocol era: ${status.era ?? "legacy"})\n  ${tools.length} tool${tools.length === 1 ? "" : "s"} registered${tools.length === 0 ? " (tools.include/exclude left none)" : `: ${tools.map((t) => t.name).join(", ")}`}\n`,
     );
-    for (const collision of status.collisions) process.stderr.write(`collision: ${collision}\n`);
+    printProblems(status);
   } finally {
     await hub.stop();
   }

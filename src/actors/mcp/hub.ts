@@ -124,6 +124,7 @@ export class McpHub {
         ...(rt.era === undefined ? {} : { era: rt.era }),
         ...(snapshot.context.lastError === undefined ? {} : { lastError: snapshot.context.lastError }),
         collisions: rt.toolset.collisions,
+        ...(rt.warnings.length === 0 ? {} : { warnings: rt.warnings }),
       };
     });
   }
@@ -270,6 +271,7 @@ export class McpHub {
       print: fingerprint(name, entry),
       queue: new CallQueue(entry.supports_parallel_tool_calls),
       toolset,
+      warnings: [],
       cachedToolCount: cache === undefined ? undefined : toolset.tools.length,
       era: undefined,
     } as Omit<Runtime, "actor"> as Runtime;

@@ -27,6 +27,8 @@ export interface Runtime {
   readonly actor: McpConnectionActor;
   readonly queue: CallQueue;
   toolset: Toolset;
+  /** Problems of the last listing (filters matching nothing, names too long), shown by `svc mcp tools`/`test`. */
+  warnings: string[];
   cachedToolCount: number | undefined;
   era: string | undefined;
 }
@@ -165,8 +167,7 @@ async function listAndRegister(
   };
   const policy = renderToolsPolicy(rt.entry, deps.scope());
   rt.toolset = buildToolset(rt.name, tools, capabilities, policy);
-  for (const problem of unmatchedFilters(tools, policy))
-    logger.warn({ server: rt.name }, `[mcp] mcp_servers.${rt.name}.${problem}`);
+  const warnings = unmatchedFilters(tools, policy).map((problem) => `mcp_servers.${rt.name}.${problem}`);
   try {
     writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
     rt.cachedToolCount = rt.toolset.tools.length;
@@ -181,11 +182,12 @@ async function listAndRegister(
   const long = rt.toolset.tools.filter((t) => t.name.length > MODEL_TOOL_NAME_LIMIT).map((t) => t.name);
   if (long.length > 0) {
     // The names stay as spec 2.5 builds them; many model APIs refuse function names over 64 characters.
-    logger.warn(
-      { server: rt.name },
-      `[mcp] ${rt.name}: ${long.join(", ")} ${long.length === 1 ? "is" : "are"} longer than ${MODEL_TOOL_NAME_LIMIT} characters, which many model APIs refuse as tool names — use a shorter server name or tools.exclude`,
+    warnings.push(
+      `${rt.name}: ${long.join(", ")} ${long.length === 1 ? "is" : "are"} longer than ${MODEL_TOOL_NAME_LIMIT} characters, which many model APIs refuse as tool names — use a shorter server name or tools.exclude`,
     );
   }
+  rt.warnings = warnings;
+  for (const warning of warnings) logger.warn({ server: rt.name }, `[mcp] ${warning}`);
   if (rt.toolset.tools.length === 0) {
     logger.info(
       { server: rt.name },

@@ -16,6 +16,8 @@ export interface ServerStatus {
   readonly era?: string;
   readonly lastError?: string;
   readonly collisions: readonly string[];
+  /** Problems of the last tool listing: a filter entry matching nothing, a name over 64 characters. */
+  readonly warnings?: readonly string[];
 }
 
 /** What the running gateway publishes for the CLI (`<profile root>/mcp-cache/status.json`). */

@@ -83,6 +83,12 @@ describe("svc mcp (subprocess)", () => {
     const tools = await run(home, ["mcp", "tools", "fx.1"]);
     expect(tools.code).toBe(0);
     expect(tools.stdout).toMatch(/mcp__fx_1__write_note\s+write-note/);
+    writeConfig({ "fx.1": fixture({ tools: { include: ["echo", "write_note"] } }) });
+    const filtered = await run(home, ["mcp", "tools", "fx.1"]);
+    expect(filtered.stderr).toContain(
+      'warning: mcp_servers.fx.1.tools.include: "write_note" matches no tool of this server — filters use the server\'s own names: did you mean "write-note"?',
+    );
+    writeConfig({ "fx.1": fixture() });
     const call = await run(home, ["mcp", "call", "fx.1", "echo", "--args", '{"text":"from the cli"}']);
     expect(call).toMatchObject({ code: 0, stdout: "from the cli\n" });
     const json = await run(home, ["mcp", "call", "fx.1", "echo", "--json", "--args", '{"text":"raw"}']);
