@@ -68,8 +68,10 @@ export async function invokeTool(
         );
       }
       const expired = isSessionExpired(err);
-      // The connection closed under the call (a stdio process died) while nobody was closing it on purpose.
-      const lost = !expired && ((isConnectionClosed(err) && s.lostUnexpectedly) || isAnswerLost(err));
+      // The connection closed under the call: a stdio process died, or svc closed the session because it
+      // was lost (a failed ping, another call's expiry) — a stop or reload was handled above.
+      const lost =
+        !expired && ((isConnectionClosed(err) && (s.lostUnexpectedly || s.isClosing)) || isAnswerLost(err));
       if (expired || lost) {
         rt.actor.send({
           type: "SESSION_LOST",

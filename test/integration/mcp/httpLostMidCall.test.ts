@@ -74,3 +74,29 @@ describe.each([
     }
   });
 });
+
+describe("parallel calls when one of them finds the session expired", () => {
+  it("the other call in flight on the closed session fails with outcome_uncertain, not a bare 'Connection closed'", async () => {
+    const s = await startStreamableHttp();
+    const { asked, approvals } = pendingElicitation();
+    const h = ctx.hub(
+      ctx.home,
+      { web: entry({ url: s.url, supports_parallel_tool_calls: true }) },
+      approvals,
+    );
+    await h.settled("web");
+    const pending = h.call("web", "ask", {}).catch((err: unknown) => err);
+    await asked;
+    s.expireSessions();
+    // The 404 of this call ends the session (reconnect at once); "ask" was in flight on it.
+    expect(text(await h.call("web", "echo", { text: "replayed" }))).toBe("replayed");
+    expect(await pending).toMatchObject({
+      code: "outcome_uncertain",
+      message: expect.stringMatching(
+        /^mcp_servers\.web: the connection was lost while "ask" was being called/,
+      ),
+    });
+    await h.stop();
+    await s.close();
+  });
+});
