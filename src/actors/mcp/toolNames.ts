@@ -77,7 +77,7 @@ export function selectTools<T extends { name: string }>(
 /**
  * One warning per `tools.include` / `tools.exclude` entry (the one in force, spec 2.2 rule 3) that
  * matches none of the server's tools: usually a sanitized name (`write_note`) written for the server's
- * own (`write-note`), which rule 6 does not match.
+ * own (`write-note`), which rule 6 does not match. Plus one when both are set: `exclude` does nothing.
  */
 export function unmatchedFilters(
   tools: readonly { name: string }[],
@@ -85,15 +85,21 @@ export function unmatchedFilters(
 ): string[] {
   const key = policy.include !== undefined ? "include" : "exclude";
   const patterns = policy.include ?? policy.exclude ?? [];
-  return patterns.flatMap((pattern) => {
-    if (tools.some((t) => fnmatchAny([pattern])(t.name))) return [];
-    const meant = tools.filter((t) => sanitize(t.name) === pattern).map((t) => `"${t.name}"`);
-    const hint =
-      meant.length > 0
-        ? ` — filters use the server's own names: did you mean ${meant.join(" or ")}?`
-        : " — filters use the server's own names (svc mcp tools <server> shows them)";
-    return [`tools.${key}: "${pattern}" matches no tool of this server${hint}`];
-  });
+  const ignored =
+    policy.include !== undefined && policy.exclude !== undefined
+      ? ["tools.exclude is ignored because tools.include is set (include wins) — remove one of them"]
+      : [];
+  return ignored.concat(
+    patterns.flatMap((pattern) => {
+      if (tools.some((t) => fnmatchAny([pattern])(t.name))) return [];
+      const meant = tools.filter((t) => sanitize(t.name) === pattern).map((t) => `"${t.name}"`);
+      const hint =
+        meant.length > 0
+          ? ` — filters use the server's own names: did you mean ${meant.join(" or ")}?`
+          : " — filters use the server's own names (svc mcp tools <server> shows them)";
+      return [`tools.${key}: "${pattern}" matches no tool of this server${hint}`];
+    }),
+  );
 }
 
 export interface Toolset {

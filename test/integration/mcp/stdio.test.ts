@@ -83,6 +83,10 @@ describe("stdio servers (real subprocess)", () => {
     expect(exc).not.toContain("snake.ro");
     expect(exc).toContain("echo");
     await expect(h.call("inc", "add", { a: 1, b: 1 })).rejects.toMatchObject({ code: "mcp_call" });
+    // Rule 3 is said where the user looks (svc mcp tools/test print status warnings).
+    expect(h.status().find((st) => st.name === "inc")?.warnings).toEqual([
+      "mcp_servers.inc.tools.exclude is ignored because tools.include is set (include wins) — remove one of them",
+    ]);
   });
 
   it("renders ${VAR} in tools.include / exclude from the profile's .env (spec 2.3: strings anywhere)", async () => {

@@ -73,8 +73,10 @@ describe("tools policy (spec 2.2)", () => {
       'tools.include: "nope" matches no tool of this server — filters use the server\'s own names (svc mcp tools <server> shows them)',
     ]);
     expect(unmatchedFilters(all, policy({ exclude: "shel" }))).toHaveLength(1);
-    // Rule 3: exclude is ignored when include is set, so it is not checked either.
-    expect(unmatchedFilters(all, policy({ include: "shell", exclude: "nope" }))).toEqual([]);
+    // Rule 3: exclude is ignored when include is set: said once, its entries not checked.
+    expect(unmatchedFilters(all, policy({ include: "shell", exclude: "nope" }))).toEqual([
+      "tools.exclude is ignored because tools.include is set (include wins) — remove one of them",
+    ]);
   });
 
   it("rule 4: utility tools only when enabled and the capability exists", () => {
