@@ -21,6 +21,14 @@ describe("stdio servers (real subprocess)", () => {
     expect(text(await h.callRegistered("mcp__fx_one__add", { a: 2, b: 3 }))).toBe("5");
   });
 
+  it("a server that writes a banner and log lines on stdout still connects and answers calls", async () => {
+    const h = hub(ctx.home, { noisy: stdioEntry("legacy", {}, ["--noisy"]) });
+    expect((await h.settled("noisy")).state).toBe("connected");
+    for (let i = 0; i < 5; i++)
+      expect(text(await h.call("noisy", "echo", { text: `hi ${i}` }))).toBe(`hi ${i}`);
+    expect(h.status()[0]?.state).toBe("connected");
+  });
+
   it("gives the child a minimal environment plus env, never the parent's secrets; ${VAR} comes from .env", async () => {
     ctx.home.write(".env", "API_KEY=from-dotenv\n");
     const h = hub(
