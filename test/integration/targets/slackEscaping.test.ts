@@ -57,8 +57,8 @@ describe("slack: control characters in payload text are escaped", () => {
       .map((r) => (r.json as { text: string }).text);
     expect(texts.length).toBe(3);
     for (const text of texts) expect(text.length).toBeLessThanOrEqual(40_000);
-    const unescape = (t: string) =>
+    const unescapeSlack = (t: string) =>
       t.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
-    expect(texts.map(unescape).join("")).toBe(`New issue: ${title}`);
+    expect(texts.map(unescapeSlack).join("")).toBe(`New issue: ${title}`);
   });
 });
