@@ -5,8 +5,10 @@ import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
 const SERVICE_NAME = /^[a-z0-9_]+$/;
 
 /**
- * Home Assistant REST API: `POST /api/services/notify/<service>` with a long-lived access token.
- * The service is `deliver_extra.chat_id` (or `service`), else `home_channel`, else `notify`.
+ * Home Assistant REST API with a long-lived access token: `POST /api/services/notify/<service>` when a
+ * notify service is named (`deliver_extra.chat_id` or `service`, else `home_channel`), otherwise
+ * `POST /api/services/persistent_notification/create`, the one notification every Home Assistant has
+ * (`notify.notify` exists only once a notify platform is set up).
  */
 export function homeAutomationTarget(settings: PlatformConfig<"home_automation">): DeliveryTarget {
   const api = tokenClient("home_automation", settings);
@@ -15,16 +17,27 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
     check: async (signal) => stringField(await api.call("api status", "GET", "/api/", { signal }), "message"),
     async send(message, signal, options = {}) {
       const service =
-        message.extra.chat_id?.trim() || message.extra.service?.trim() || settings.home_channel || "notify";
-      if (!SERVICE_NAME.test(service)) {
+        message.extra.chat_id?.trim() || message.extra.service?.trim() || settings.home_channel?.trim() || "";
+      if (service !== "" && !SERVICE_NAME.test(service)) {
         throw new DeliveryError(
           `home_automation: "${service}" is not a notify service name (lower-case letters, digits, "_")`,
           false,
         );
       }
       const title = message.extra.title;
+      const runStep = options.runStep ?? runOnce;
+      if (service === "") {
+        const json = { message: message.text, title: title ?? `svc: ${message.route}` };
+        await runStep(() =>
+          api.call("persistent_notification.create", "POST", "/api/services/persistent_notification/create", {
+            json,
+            signal,
+          }),
+        );
+        return { chatId: "persistent_notification" };
+      }
       const json = { message: message.text, ...(title === undefined ? {} : { title }) };
-      await (options.runStep ?? runOnce)(() =>
+      await runStep(() =>
         api.call(`notify.${service}`, "POST", `/api/services/notify/${service}`, { json, signal }),
       );
       return { chatId: service };

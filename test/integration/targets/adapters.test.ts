@@ -443,6 +443,25 @@ describe("chat_id fallback", () => {
   });
 });
 
+describe("Home Assistant without a notify service", () => {
+  it("creates a persistent notification (a service every Home Assistant has; notify.notify exists only with a notify platform)", async () => {
+    fake.requests.length = 0;
+    fake.setHandler(() => ok([]));
+    const registry = registryFor({
+      homeassistant: { enabled: true, token: "HA-SECRET", base_url: fake.url },
+    });
+    await registry.get("homeassistant")?.send(message("Door open"));
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /api/services/persistent_notification/create",
+    ]);
+    expect(fake.requests[0]?.headers.authorization).toBe("Bearer HA-SECRET");
+    expect(fake.requests[0]?.json).toEqual({ message: "Door open", title: "svc: alerts" });
+    fake.requests.length = 0;
+    await registry.get("homeassistant")?.send(message("Door open", { title: "Front door" }));
+    expect(fake.requests[0]?.json).toEqual({ message: "Door open", title: "Front door" });
+  });
+});
+
 describe("threads and topics", () => {
   it("posts a Discord message with deliver_extra.thread_id to the thread's own channel", async () => {
     fake.requests.length = 0;
