@@ -20,7 +20,7 @@ async function deliver(gw: TestGateway, id: string, n: number) {
   });
 }
 
-describe("a burst of signed deliveries sent at once", { timeout: 20_000 }, () => {
+describe("a burst of signed deliveries sent at once", { timeout: 60_000 }, () => {
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway({
@@ -39,7 +39,7 @@ describe("a burst of signed deliveries sent at once", { timeout: 20_000 }, () =>
     expect(answers.filter((a) => a.status !== 202)).toEqual([]);
     expect(answers.map((a) => a.body.delivery_id)).toEqual(ids);
     await vi.waitFor(() => expect(appendedRuns(gw.home.dir).size).toBeGreaterThanOrEqual(ids.length), {
-      timeout: 15_000,
+      timeout: 50_000,
       interval: 100,
     });
     const counts = appendedRuns(gw.home.dir);
@@ -60,7 +60,7 @@ describe("a burst of signed deliveries sent at once", { timeout: 20_000 }, () =>
     for (const id of unique) expect(perId.get(id)?.sort()).toEqual([200, 200, 200, 202]);
     const done = () => [...appendedRuns(gw.home.dir).keys()].filter((id) => id.startsWith("d-"));
     await vi.waitFor(() => expect(done().length).toBeGreaterThanOrEqual(unique.length), {
-      timeout: 15_000,
+      timeout: 50_000,
       interval: 100,
     });
     const counts = appendedRuns(gw.home.dir);
@@ -69,7 +69,7 @@ describe("a burst of signed deliveries sent at once", { timeout: 20_000 }, () =>
   });
 });
 
-describe("a burst past the run queue cap", { timeout: 20_000 }, () => {
+describe("a burst past the run queue cap", { timeout: 60_000 }, () => {
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway({
@@ -108,7 +108,7 @@ describe("a burst past the run queue cap", { timeout: 20_000 }, () => {
     await vi.waitFor(
       () =>
         expect([...appendedRuns(gw.home.dir).keys()].filter((id) => id.startsWith("c-")).length).toBe(300),
-      { timeout: 15_000, interval: 100 },
+      { timeout: 50_000, interval: 100 },
     );
     expect([...appendedRuns(gw.home.dir).values()].filter((n) => n !== 1)).toEqual([]);
   });
