@@ -144,6 +144,13 @@ function scoped(
       { cause: err },
     );
   }
+  if ((err as NodeJS.ErrnoException).code === "EACCES" && command !== undefined) {
+    return new SvcError(
+      "mcp_connect",
+      `mcp_servers.${name}: command is not an executable file: ${command} — make it executable (chmod +x) or set command to its interpreter and args to the script`,
+      { cause: err },
+    );
+  }
   // The SDK says only "Connection closed" when the process exits during the handshake: say that it
   // exited, how, and what it wrote on stderr (usually the reason: a missing key, a bad argument).
   if (child !== undefined && /Connection closed/i.test(describeTransportError(err))) {

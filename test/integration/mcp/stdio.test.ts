@@ -21,6 +21,20 @@ describe("stdio servers (real subprocess)", () => {
     expect(text(await h.callRegistered("mcp__fx_one__add", { a: 2, b: 3 }))).toBe("5");
   });
 
+  it("a command that does not exist, or is not executable, fails naming it and the fix", async () => {
+    const script = ctx.home.write("server.sh", "#!/bin/sh\n", 0o644);
+    const h = hub(ctx.home, {
+      missing: entry({ command: "no-such-mcp-server-xyz" }),
+      noexec: entry({ command: script }),
+    });
+    expect((await h.settled("missing")).lastError).toBe(
+      "mcp_servers.missing: command not found: no-such-mcp-server-xyz — check command (and PATH)",
+    );
+    expect((await h.settled("noexec")).lastError).toBe(
+      `mcp_servers.noexec: command is not an executable file: ${script} — make it executable (chmod +x) or set command to its interpreter and args to the script`,
+    );
+  });
+
   it("a server that writes a banner and log lines on stdout still connects and answers calls", async () => {
     const h = hub(ctx.home, { noisy: stdioEntry("legacy", {}, ["--noisy"]) });
     expect((await h.settled("noisy")).state).toBe("connected");
