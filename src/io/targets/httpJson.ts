@@ -103,8 +103,29 @@ function encodeForm(form: Readonly<Record<string, string>>): string {
   return new URLSearchParams(Object.entries(form)).toString();
 }
 
+/**
+ * The password of a `base_url` written as `https://user:password@host`, as written and decoded: fetch
+ * refuses such a URL with an error that quotes it whole.
+ */
+function urlPassword(url: string): string[] {
+  let password: string;
+  try {
+    password = new URL(url).password;
+  } catch {
+    return [];
+  }
+  if (password === "") return [];
+  try {
+    return [password, decodeURIComponent(password)];
+  } catch {
+    return [password];
+  }
+}
+
 /** Sends one HTTP request with a timeout; non-2xx answers and network failures become DeliveryErrors. */
-export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
+export async function httpCall(request: HttpCall): Promise<HttpAnswer> {
+  const inUrl = urlPassword(request.url);
+  const call = inUrl.length === 0 ? request : { ...request, secrets: [...(request.secrets ?? []), ...inUrl] };
   const where = `${call.platform}: ${call.action}`;
   const timeout = AbortSignal.timeout(call.timeoutMs);
   const signal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]);
