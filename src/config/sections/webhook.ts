@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PROFILE_NAME } from "../paths.js";
 import { filterSchema } from "./filters.js";
 
 export const ROUTE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -18,7 +19,14 @@ const extraValue = z.union([z.string(), z.number(), z.boolean()], {
 export const routeShape = {
   events: z.array(z.string()).optional(),
   secret: z.string().min(1).optional(),
-  profile: z.string().min(1).optional(),
+  // The profile's directory is <home>/profiles/<name>: a name that cannot be one would fail every run.
+  profile: z
+    .string()
+    .regex(
+      PROFILE_NAME,
+      'profile names use letters, digits, "_" and "-" (1-64, starting with a letter or digit)',
+    )
+    .optional(),
   prompt: z.string().optional(),
   // One filter written as a mapping instead of a one-entry list is taken as that list.
   filters: z

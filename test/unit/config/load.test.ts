@@ -91,6 +91,18 @@ describe("config loading (spec 2.1)", () => {
     );
   });
 
+  it("refuses a route profile that is not a profile name (its runs could never find the profile's directory)", () => {
+    for (const profile of ["my team", "../work", "ü", "-x"]) {
+      expect(() =>
+        load(`platforms:\n  webhook:\n    routes:\n      gh:\n        profile: "${profile}"\n`),
+      ).toThrow(/platforms\.webhook\.routes\.gh\.profile: .*letters, digits, "_" and "-"/);
+    }
+    expect(
+      load("platforms:\n  webhook:\n    routes:\n      gh:\n        profile: Work_2-b\n").config.platforms
+        .webhook.routes.gh?.profile,
+    ).toBe("Work_2-b");
+  });
+
   it("rejects unknown route keys by name", () => {
     expect(() => load("platforms:\n  webhook:\n    routes:\n      gh:\n        evnts: [push]\n")).toThrow(
       /platforms\.webhook\.routes\.gh: unknown key "evnts"/,
