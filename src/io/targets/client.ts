@@ -1,4 +1,5 @@
 import { type HttpAnswer, type HttpCall, httpCall, joinUrl } from "./httpJson.js";
+import { DeliveryError } from "./target.js";
 
 export interface CallOptions {
   readonly json?: unknown;
@@ -27,11 +28,32 @@ export interface ClientSettings {
   readonly throttled?: HttpCall["throttled"];
 }
 
+/** `.`, `..` and their percent-encoded spellings, which URL parsing resolves (WHATWG URL "dot segments"). */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
+/**
+ * Whether a path svc built holds a dot segment: ids from the event (a chat or thread id) go into paths
+ * percent-encoded, but encoding leaves `..` as it is, and `/channels/../messages` would call another
+ * endpoint with the platform's credentials.
+ */
+export function hasDotSegment(path: string): boolean {
+  return (path.split(/[?#]/)[0] ?? "").split("/").some((segment) => DOT_SEGMENT.test(segment));
+}
+
 /** Paths starting with `/` are joined to the base URL; absolute URLs (token endpoints) are used as they are. */
 export function platformClient(platform: string, settings: ClientSettings): PlatformClient {
   return {
     call(action, method, pathOrUrl, options = {}) {
-      const url = /^https?:\/\//.test(pathOrUrl) ? pathOrUrl : joinUrl(settings.baseUrl, pathOrUrl);
+      const absolute = /^https?:\/\//.test(pathOrUrl);
+      if (!absolute && hasDotSegment(pathOrUrl)) {
+        return Promise.reject(
+          new DeliveryError(
+            `${platform}: ${action}: refused — an id in the request path is "." or "..", which would address another API endpoint; check deliver_extra.chat_id and the thread id`,
+            false,
+          ),
+        );
+      }
+      const url = absolute ? pathOrUrl : joinUrl(settings.baseUrl, pathOrUrl);
       return httpCall({
         platform,
         action,
