@@ -16,6 +16,7 @@ import {
 import { isConnectionClosed } from "./callErrors.js";
 import type { CallQueue } from "./callQueue.js";
 import type { HubOptions } from "./hub.js";
+import { logServerMessage } from "./serverLog.js";
 import { serverRequestHandlers } from "./serverRequests.js";
 import { buildToolset, type Toolset, unmatchedFilters } from "./toolNames.js";
 
@@ -119,6 +120,7 @@ export async function connectRuntime(
         ...(deps.now === undefined ? {} : { now: deps.now }),
       }),
       onToolsChanged: refresh,
+      onLog: (params) => logServerMessage(logger, rt.name, params),
     },
     onStderr: (line) => logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`),
     onLost: (reason) => rt.actor.send({ type: "SESSION_LOST", reason }),

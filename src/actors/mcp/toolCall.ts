@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { isTrusted } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
@@ -38,6 +38,16 @@ export async function approveCall(
   }
 }
 
+/**
+ * A call the server refused with -32042 until the user has been to a URL (the error path of URL-mode
+ * elicitation). svc opens no browser (spec 6 declines URL mode); the message names the URL so the user
+ * can open it and call again.
+ */
+function urlElicitationRequired(server: string, tool: string, err: UrlElicitationRequiredError): string {
+  const urls = err.elicitations.map((e) => `${e.url}${e.message ? ` (${e.message})` : ""}`).join("; ");
+  return `mcp_servers.${server}: "${tool}" needs the user to open ${urls || "a URL"} first (URL-mode elicitation; svc opens no browser) — open it, then call the tool again`;
+}
+
 /** Runs the call; after a session expiry only read-only tools are replayed (spec 2.1). */
 export async function invokeTool(
   rt: Runtime,
@@ -51,7 +61,15 @@ export async function invokeTool(
   const run = (s: McpSession) =>
     tool.kind === "utility"
       ? runUtilityTool(s, tool.original, args, timeoutMs)
-      : s.callTool(tool.original, args, timeoutMs, signal);
+      : s.callTool(tool.original, args, timeoutMs, {
+          ...(signal === undefined ? {} : { signal }),
+          ...(tool.task === true ? { task: true } : {}),
+          onProgress: (p) =>
+            logger.debug(
+              { server: rt.name, tool: tool.original, progress: p.progress, total: p.total },
+              `[mcp] ${rt.name}: "${tool.original}" progress ${p.progress}${p.total === undefined ? "" : `/${p.total}`}${p.message === undefined ? "" : ` — ${p.message}`}`,
+            ),
+        });
   // `replay`: a read-only tool may be sent once more after a lost session; the replay's own errors are
   // reported like any call's (timeout, failure), never as a raw transport error.
   const attempt = async (s: McpSession, replay: boolean): Promise<CallToolResult> => {
@@ -107,6 +125,9 @@ export async function invokeTool(
           "mcp_timeout",
           `mcp_servers.${rt.name}: "${tool.original}" did not answer within ${rt.entry.timeout} s (timeout)`,
         );
+      }
+      if (err instanceof UrlElicitationRequiredError) {
+        throw new SvcError("mcp_call", urlElicitationRequired(rt.name, tool.original, err), { cause: err });
       }
       const reason = describeTransportError(err);
       // The server went away: show it (status leaves "connected") and reconnect with the usual backoff.

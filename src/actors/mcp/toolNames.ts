@@ -13,6 +13,8 @@ export interface RegisteredTool {
   readonly description?: string;
   readonly inputSchema: Record<string, unknown>;
   readonly readOnly: boolean;
+  /** The server runs it only as a task (`execution.taskSupport: "required"`). */
+  readonly task?: boolean;
 }
 
 export const UTILITY_TOOLS = {
@@ -56,6 +58,11 @@ export function isReadOnly(tool: Pick<Tool, "annotations">): boolean {
     top.readOnlyHint,
     top.read_only_hint,
   ].includes(true);
+}
+
+function taskRequired(tool: Tool): boolean {
+  const execution = (tool as { execution?: { taskSupport?: unknown } }).execution;
+  return execution?.taskSupport === "required";
 }
 
 /** Spec 2.2 rules 1-3 and 6: include wins over exclude; both match the server's original names. */
@@ -142,6 +149,7 @@ export function buildToolset(
       ...(tool.description === undefined ? {} : { description: tool.description }),
       inputSchema: tool.inputSchema as Record<string, unknown>,
       readOnly: isReadOnly(tool),
+      ...(taskRequired(tool) ? { task: true } : {}),
     });
   }
   for (const [name, spec] of Object.entries(UTILITY_TOOLS)) {

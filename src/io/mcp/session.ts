@@ -5,6 +5,7 @@ import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
+  CallToolResultSchema,
   type ClientCapabilities,
   type CreateMessageRequest,
   CreateMessageRequestSchema,
@@ -12,7 +13,12 @@ import {
   type ElicitRequest,
   ElicitRequestSchema,
   type ElicitResult,
+  ErrorCode,
   type Implementation,
+  type LoggingMessageNotification,
+  LoggingMessageNotificationSchema,
+  McpError,
+  type Progress,
   type ServerCapabilities,
   type Tool,
   ToolListChangedNotificationSchema,
@@ -61,7 +67,20 @@ export interface SessionHandlers {
   elicitation?: (params: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
   /** The server sent `notifications/tools/list_changed`. */
   onToolsChanged?: () => void;
+  /** The server sent a log message (`notifications/message`). */
+  onLog?: (params: LoggingMessageNotification["params"]) => void;
 }
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** The tool's `execution.taskSupport` is `required`: the call is task-augmented and polled. */
+  readonly task?: boolean;
+  /** `notifications/progress` for this call (svc sends a progress token with every call). */
+  readonly onProgress?: (progress: Progress) => void;
+}
+
+/** How long cancelling a timed-out task may take before the timeout is reported anyway. */
+const TASK_CANCEL_TIMEOUT_MS = 2000;
 
 export interface OpenSessionOptions {
   readonly name: string;
@@ -117,12 +136,54 @@ export class McpSession {
     name: string,
     args: Record<string, unknown>,
     timeoutMs: number,
-    signal?: AbortSignal,
+    options: CallOptions = {},
   ): Promise<CallToolResult> {
+    if (options.task === true) return this.callAsTask(name, args, timeoutMs, options);
     return this.client.callTool({ name, arguments: args }, undefined, {
       timeout: timeoutMs,
-      ...(signal === undefined ? {} : { signal }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
     }) as Promise<CallToolResult>;
+  }
+
+  /**
+   * A tool that only runs as a task (`execution.taskSupport: "required"`): `tools/call` with `task`, then
+   * `tasks/get` polls until it ends and `tasks/result` fetches the result. `timeoutMs` bounds the whole
+   * call, not each poll; when it passes, the task is cancelled (best-effort) and a timeout is reported.
+   */
+  private async callAsTask(
+    name: string,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal === undefined ? deadline : AbortSignal.any([options.signal, deadline]);
+    let taskId: string | undefined;
+    const stream = this.client.experimental.tasks.callToolStream(
+      { name, arguments: args },
+      CallToolResultSchema,
+      {
+        timeout: timeoutMs,
+        signal,
+        task: {},
+        ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
+      },
+    );
+    for await (const message of stream) {
+      if (message.type === "taskCreated") taskId = message.task.taskId;
+      if (message.type === "result") return message.result as CallToolResult;
+      if (message.type !== "error") continue;
+      if (!signal.aborted) throw message.error;
+      if (taskId !== undefined) {
+        await this.client.experimental.tasks
+          .cancelTask(taskId, { timeout: TASK_CANCEL_TIMEOUT_MS })
+          .catch(() => undefined);
+      }
+      if (deadline.aborted) throw new McpError(ErrorCode.RequestTimeout, "Request timed out");
+      throw message.error;
+    }
+    throw new McpError(ErrorCode.InternalError, `task for ${name} ended without a result`);
   }
 
   /** Liveness: `ping` in the legacy era; `server/discover` in the stateless one (it has no ping). */
@@ -187,6 +248,8 @@ function newClient(handlers: SessionHandlers): Client {
   const onToolsChanged = handlers.onToolsChanged;
   if (onToolsChanged)
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged());
+  const onLog = handlers.onLog;
+  if (onLog) client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => onLog(n.params));
   const elicitation = handlers.elicitation;
   if (elicitation)
     client.setRequestHandler(ElicitRequestSchema, (req, extra) => elicitation(req.params, extra.signal));

@@ -14,7 +14,9 @@ export function httpStatusOf(err: unknown): number | undefined {
  * (an empty body leaves "Error POSTing to endpoint: " with nothing after it).
  */
 export function describeTransportError(err: unknown): string {
-  const text = describeWithCauses(err);
+  // A TypeScript-SDK server sends an McpError's message with its "MCP error <code>: " prefix, and the
+  // client adds the prefix again: "MCP error -32002: MCP error -32002: Resource ... not found".
+  const text = describeWithCauses(err).replace(/(MCP error -?\d+: )\1+/g, "$1");
   const status = httpStatusOf(err);
   if (status === undefined || text.includes(String(status))) return text;
   return `${text.replace(/:\s*$/, "")} (HTTP ${status})`;

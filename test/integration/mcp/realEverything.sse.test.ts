@@ -1,0 +1,3 @@
+import { everythingSuite } from "./everythingSuite.js";
+
+everythingSuite("sse");
