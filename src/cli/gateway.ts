@@ -4,6 +4,7 @@ import { DEFAULT_INSPECT_PORT, startInspector } from "../actors/inspector.js";
 import { svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import { type Gateway, startGateway } from "../gateway.js";
+import { createLogger } from "../io/log.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import {
   type GatewayState,
@@ -44,6 +45,13 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       "usage",
       `a gateway is already running for ${paths.home} (pid ${other}, ${paths.pidFile}) — stop it with svc gateway stop, or use another SVC_HOME`,
     );
+  // A reader of stdout that went away (`svc gateway run | head`, a log collector that died) makes every
+  // later write fail with EPIPE, an 'error' event that would kill the gateway mid-run; gateway.log keeps
+  // every line, so stdout is given up instead.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+  // Created here, not in startGateway, so what happens around it (a reload refused, the stop) reaches
+  // gateway.log too, where a gateway started in the background is looked at.
+  const logger = createLogger({ file: paths.gatewayLog, buffered: true });
   let gateway: Gateway | undefined;
   let stopSignal: string | undefined;
   const stateFile = gatewayStateFile(paths);
@@ -55,10 +63,10 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     if (stopSignal !== undefined) return;
     stopSignal = signal;
     if (gateway === undefined) return; // still starting: stopped as soon as it is up
-    process.stdout.write(`[gateway] ${signal} received, stopping\n`);
+    logger.info(`[gateway] ${signal} received, stopping`);
     gateway
       .stop()
-      .catch((err: unknown) => process.stderr.write(`[gateway] stop failed: ${describeError(err)}\n`))
+      .catch((err: unknown) => logger.error(`[gateway] stop failed: ${describeError(err)}`))
       .finally(() => {
         removePid();
         process.exit(0);
@@ -68,15 +76,19 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGHUP", () => {
-    if (gateway === undefined) return;
+    // Still starting (it reads the file now) or stopping (a reload would restart MCP servers being stopped).
+    if (gateway === undefined || stopSignal !== undefined) return;
     try {
       gateway.reload();
     } catch (err) {
-      process.stderr.write(`[gateway] reload refused, keeping the running config:\n${describeError(err)}\n`);
+      const why = `[gateway] reload refused, keeping the running config:\n${describeError(err)}`;
+      logger.error(why);
+      process.stderr.write(`${why}\n`);
     }
   });
   try {
     gateway = await startGateway({
+      logger,
       ...(host === undefined ? {} : { host }),
       ...(port === undefined ? {} : { port }),
       ...(options.inspect === undefined

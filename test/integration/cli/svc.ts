@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import type { TempHome } from "../../helpers/home.js";
 
@@ -57,4 +57,37 @@ export function cliConfig(
     ...rest,
     platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, rate_limit: 1000, routes } },
   };
+}
+
+export interface Foreground {
+  readonly child: ChildProcess;
+  /** The port of its `Listening on 127.0.0.1:<port>` line. */
+  readonly port: number;
+  stdout(): string;
+  stderr(): string;
+  readonly exited: Promise<number | null>;
+}
+
+/** Starts `svc gateway run <args>` and resolves once it logged its listening line; kill it in afterEach. */
+export function runForeground(
+  home: TempHome,
+  args: readonly string[] = ["--port", "0"],
+  env: Record<string, string> = {},
+): Promise<Foreground> {
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "run", ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    child.stdout?.on("data", (d) => {
+      out += d;
+      const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(out);
+      if (match) resolve({ child, port: Number(match[1]), stdout: () => out, stderr: () => err, exited });
+    });
+    child.stderr?.on("data", (d) => (err += d));
+    void exited.then((code) => reject(new Error(`gateway exited ${code}: ${out}\n${err}`)));
+  });
 }

@@ -1,0 +1,71 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { postJson } from "../../helpers/http.js";
+import { cliConfig, type Foreground, runForeground } from "./svc.js";
+
+/** `svc gateway run` as a user runs it: its output piped somewhere, signals from a shell or a supervisor. */
+describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
+  let home: TempHome;
+  let gateway: Foreground | undefined;
+  afterEach(async () => {
+    if (gateway !== undefined && gateway.child.exitCode === null) {
+      gateway.child.kill("SIGKILL");
+      await gateway.exited;
+    }
+    gateway = undefined;
+    home.cleanup();
+  });
+
+  const waitFor = async (check: () => boolean, what: string) => {
+    const deadline = Date.now() + 15_000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const gatewayLog = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+
+  it("keeps running when the reader of its stdout goes away (svc gateway run | head -1), and still stops cleanly", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig({ r: { secret: "INSECURE_NO_AUTH" } })));
+    gateway = await runForeground(home);
+    const { port } = gateway;
+    // The pipe's read end is closed, as when `head` exits: every later write to stdout fails with EPIPE.
+    gateway.child.stdout?.destroy();
+    gateway.child.stderr?.destroy();
+    for (let i = 0; i < 3; i++) {
+      const res = await postJson(`http://127.0.0.1:${port}/webhooks/r`, { i });
+      expect(res.status).toBe(202);
+      // The run's reply is logged (stdout and gateway.log): wait for it before the next request.
+      await waitFor(() => gatewayLog().split("r reply:").length - 1 === i + 1, `reply ${i + 1}`);
+    }
+    expect(gateway.child.exitCode).toBeNull();
+    gateway.child.kill("SIGTERM");
+    expect(await gateway.exited).toBe(0);
+    expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
+    expect(gatewayLog()).toContain("[gateway] SIGTERM received, stopping");
+  });
+
+  it("a config.yaml broken before SIGHUP: the running config is kept, and why is in gateway.log and on stderr", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig({ one: { secret: "INSECURE_NO_AUTH" } })));
+    gateway = await runForeground(home);
+    const run = gateway;
+    home.write(
+      "config.yaml",
+      stringify(cliConfig({ one: { secret: "INSECURE_NO_AUTH", evnts: ["push"] }, two: {} })),
+    );
+    run.child.kill("SIGHUP");
+    await waitFor(() => run.stderr().includes("reload refused"), "the refusal on stderr");
+    expect(run.stderr()).toMatch(/platforms\.webhook\.routes\.one: unknown key "evnts"/);
+    const logged = gatewayLog();
+    expect(logged).toContain("reload refused, keeping the running config");
+    expect(logged).toMatch(/config\.yaml: platforms\.webhook\.routes\.one: unknown key \\"evnts\\"/);
+    expect(await postJson(`http://127.0.0.1:${run.port}/webhooks/one`, {})).toMatchObject({ status: 202 });
+    expect((await postJson(`http://127.0.0.1:${run.port}/webhooks/two`, {})).status).toBe(404);
+    expect(run.child.exitCode).toBeNull();
+  });
+});
