@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { McpHub } from "../../../src/actors/mcp/hub.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import {
+  type EverythingHttp,
+  everythingStdio,
+  startEverything,
+  stdioChildren,
+} from "../../fixtures/mcp/everything.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { entry, makeHub, text } from "./harness.js";
+
+/** The real server-everything killed under svc and started again: svc reconnects by itself. */
+describe("server-everything killed and restarted", () => {
+  let http: EverythingHttp;
+  let sse: EverythingHttp;
+  let home: TempHome;
+  let hub: McpHub;
+  const log = captureLogger();
+  const state = (name: string) => hub.status().find((s) => s.name === name)?.state;
+
+  beforeAll(async () => {
+    [http, sse] = await Promise.all([startEverything("streamableHttp"), startEverything("sse")]);
+    home = tempHome();
+    hub = makeHub(
+      home,
+      {
+        stdio: entry(everythingStdio()),
+        http: entry({ url: http.url }),
+        sse: entry({ url: sse.url, transport: "sse" }),
+      },
+      { logger: log.logger },
+    );
+    await Promise.all(["stdio", "http", "sse"].map((s) => hub.settled(s)));
+  }, 20_000);
+
+  afterAll(async () => {
+    await hub?.stop();
+    await Promise.all([http?.kill(), sse?.kill()]);
+    home?.cleanup();
+  });
+
+  it("stdio: a killed process is seen at once, respawned, and the next call works", async () => {
+    const [pid] = stdioChildren();
+    expect(pid).toBeDefined();
+    process.kill(pid as number, "SIGKILL");
+    await vi.waitFor(() => expect(state("stdio")).toBe("reconnecting"), { timeout: 3000, interval: 20 });
+    expect(log.messages()).toContain(
+      "[mcp] mcp_servers.stdio: the connection closed: the server process exited (signal SIGKILL) — its stderr: Starting default (STDIO) server... — reconnecting",
+    );
+    expect(text(await hub.call("stdio", "echo", { message: "back" }))).toBe("Echo: back");
+    expect(state("stdio")).toBe("connected");
+    expect(stdioChildren()).not.toContain(pid);
+  });
+
+  it("Streamable HTTP: a call while the server is down fails at once; after the restart calls work", async () => {
+    await http.kill();
+    await expect(hub.call("http", "get-sum", { a: 1, b: 1 })).rejects.toThrow(
+      /^mcp_servers\.http: "get-sum" failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
+    );
+    expect(state("http")).not.toBe("connected");
+    await http.restart();
+    expect(text(await hub.call("http", "get-sum", { a: 1, b: 1 }))).toBe("The sum of 1 and 1 is 2.");
+    expect(state("http")).toBe("connected");
+  });
+
+  it("Streamable HTTP restarted between calls: a read-only tool is replayed on a new session, another is outcome_uncertain", async () => {
+    await http.kill();
+    await http.restart();
+    // The new process does not know svc's session (400 "No valid session ID provided").
+    expect(text(await hub.call("http", "echo", { message: "replayed" }))).toBe("Echo: replayed");
+    await http.kill();
+    await http.restart();
+    await expect(hub.call("http", "toggle-subscriber-updates", {})).rejects.toThrow(
+      'mcp_servers.http: the session expired while "toggle-subscriber-updates" was being called; it may or may not have run — verify its effect before calling it again',
+    );
+    expect(text(await hub.call("http", "toggle-subscriber-updates", {}))).toMatch(/^Started simulated resource updated notifications/);
+  });
+
+  it("SSE: the dropped stream shows at once; after the restart svc initializes a new session and calls work", async () => {
+    await sse.kill();
+    await vi.waitFor(() => expect(state("sse")).not.toBe("connected"), { timeout: 3000, interval: 20 });
+    await sse.restart();
+    expect(text(await hub.call("sse", "echo", { message: "again" }))).toBe("Echo: again");
+    expect(text(await hub.call("sse", "toggle-subscriber-updates", {}))).toMatch(/^Started simulated resource updated notifications/);
+    expect(state("sse")).toBe("connected");
+  });
+});
