@@ -28,9 +28,16 @@ export interface SvcPaths {
 export const DEFAULT_PROFILE = "default";
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
+/**
+ * `$SVC_HOME`, else `~/.svc`. A leading `~` is the user's home: a shell expands it, but a value set in a
+ * systemd unit, a compose file or a quoted string arrives as written (`~/.svc-work` would otherwise be a
+ * directory named `~` under the working directory).
+ */
 export function svcHome(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env.SVC_HOME?.trim();
-  return fromEnv ? resolve(fromEnv) : join(homedir(), ".svc");
+  if (!fromEnv) return join(homedir(), ".svc");
+  if (fromEnv === "~" || fromEnv.startsWith("~/")) return join(homedir(), fromEnv.slice(1));
+  return resolve(fromEnv);
 }
 
 /** A profile's name as requests and deliveries carry it: `undefined` for the default profile. */
