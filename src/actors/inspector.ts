@@ -1,8 +1,52 @@
 import { createWebSocketInspector } from "@statelyai/inspect";
 import type { InspectionEvent } from "xstate";
 import { startInspectRelay } from "../io/inspectRelay.js";
+import { isSecretKey } from "../io/log.js";
 
 export const DEFAULT_INSPECT_PORT = 8090;
+
+/** As deep as the inspector library serializes (its `serializationDepthLimit`). */
+const DEPTH_LIMIT = 10;
+
+/**
+ * A JSON-ready copy of an inspection event with every secret-named field (`secret`, `token`,
+ * `Authorization`, ...) replaced by `[redacted]`: a coalescing group's context holds its route, secret
+ * included, and the events are for watching the gateway work, not for reading its credentials.
+ */
+export function redactInspection(value: unknown, depth = 0, ancestors = new Set<object>()): unknown {
+  if (typeof value === "function" || typeof value === "symbol") return undefined;
+  if (typeof value === "bigint") return String(value);
+  if (value === null || typeof value !== "object") return value;
+  let object: object = value;
+  const json = (value as { toJSON?: () => unknown }).toJSON;
+  // As JSON.stringify does: toJSON once, and what it returns is taken as it is.
+  if (typeof json === "function") {
+    const replaced = json.call(value);
+    if (replaced === null || typeof replaced !== "object")
+      return redactInspection(replaced, depth, ancestors);
+    object = replaced;
+  }
+  return redactObject(object, depth, ancestors);
+}
+
+function redactObject(value: object, depth: number, ancestors: Set<object>): unknown {
+  if (ancestors.has(value)) return "[Circular]";
+  if (depth >= DEPTH_LIMIT) return Array.isArray(value) ? "[Array]" : "[Object]";
+  ancestors.add(value);
+  try {
+    if (Array.isArray(value))
+      return value.map((item) => redactInspection(item, depth + 1, ancestors) ?? null);
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const kept =
+        isSecretKey(key) && item !== undefined ? "[redacted]" : redactInspection(item, depth + 1, ancestors);
+      if (kept !== undefined) out[key] = kept;
+    }
+    return out;
+  } finally {
+    ancestors.delete(value);
+  }
+}
 
 export interface GatewayInspector {
   /** Pass to `startGateway({ inspect })`: receives every actor, event and snapshot of the root system. */
@@ -20,7 +64,10 @@ export interface GatewayInspector {
 export function startInspector(port: number, note: (line: string) => void = () => {}): GatewayInspector {
   const server = startInspectRelay(port);
   // Starts itself (autoStart); a second start() would open a second socket and break the first.
-  const inspector = createWebSocketInspector({ url: `ws://127.0.0.1:${port}` });
+  const inspector = createWebSocketInspector({
+    url: `ws://127.0.0.1:${port}`,
+    serialize: (event) => redactInspection(event) as typeof event,
+  });
   const url = server.url;
   note(`[inspect] Stately inspector on ${url} (raw events: ws://127.0.0.1:${port}); loopback only`);
   return {

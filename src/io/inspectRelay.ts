@@ -1,4 +1,5 @@
 import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
 
 export interface InspectRelay {
@@ -31,7 +32,16 @@ export function startInspectRelay(port: number, host = "127.0.0.1"): InspectRela
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     res.end(bridgePage(port));
   });
-  const wss = new WebSocketServer({ server: http });
+  // A browser lets any web page open a WebSocket to 127.0.0.1 (no same-origin rule for WebSockets), so
+  // only the bridge page's own origin and clients sending none (the gateway, ws tools) may connect.
+  const wss = new WebSocketServer({
+    server: http,
+    verifyClient: ({ origin }: { origin?: string }) => {
+      if (origin === undefined || origin === "") return true;
+      const own = (http.address() as AddressInfo | null)?.port ?? port;
+      return origin === `http://127.0.0.1:${own}` || origin === `http://localhost:${own}`;
+    },
+  });
   const recent: string[] = [];
   wss.on("connection", (socket) => {
     for (const message of recent) socket.send(message);

@@ -18,6 +18,11 @@ const REDACTED_KEYS: ReadonlySet<string> = new Set([
 ]);
 const CENSOR = "[redacted]";
 
+/** Whether a field of this name holds a secret (`secret`, `token`, `Authorization`, ...), in any case. */
+export function isSecretKey(key: string): boolean {
+  return REDACTED_KEYS.has(key.toLowerCase());
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
@@ -35,7 +40,7 @@ export function redactSecrets(fields: Record<string, unknown>, depth = 0): Recor
   for (const key of Object.keys(fields)) {
     const value = fields[key];
     let kept = value;
-    if (REDACTED_KEYS.has(key.toLowerCase())) kept = CENSOR;
+    if (isSecretKey(key)) kept = CENSOR;
     else if (depth === 0 && isPlainObject(value)) kept = redactSecrets(value, 1);
     if (kept !== value) {
       if (out === fields) out = { ...fields };

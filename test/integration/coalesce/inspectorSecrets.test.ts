@@ -1,0 +1,110 @@
+import { createHmac } from "node:crypto";
+import { type AddressInfo, createServer } from "node:net";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { WebSocket } from "ws";
+import { stringify } from "yaml";
+import { startInspector } from "../../../src/actors/inspector.js";
+import { type Gateway, startGateway } from "../../../src/gateway.js";
+import { silentLogger } from "../../../src/io/log.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { postJson } from "../../helpers/http.js";
+
+/**
+ * `--inspect` relays the gateway's inspection events on 127.0.0.1. A coalescing group's context holds its
+ * route, secret included; and any web page open in the user's browser can open a WebSocket to loopback
+ * (WebSockets have no same-origin rule). Secret fields are redacted from the events, and the relay takes
+ * only its own bridge page's origin or clients that send none.
+ */
+const SECRET = "route-secret-for-inspector-7f3a";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Opens a raw WebSocket; resolves with its messages so far (a live array) or rejects with the refusal. */
+function open(port: number, origin?: string): Promise<{ socket: WebSocket; messages: string[] }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}`, origin === undefined ? {} : { origin });
+    const messages: string[] = [];
+    socket.on("message", (data) => messages.push(data.toString()));
+    socket.once("open", () => resolve({ socket, messages }));
+    socket.once("unexpected-response", (_req, res) => reject(new Error(`refused: ${res.statusCode}`)));
+    socket.once("error", reject);
+  });
+}
+
+let home: TempHome | undefined;
+let gateway: Gateway | undefined;
+const cleanups: Array<() => void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+  await gateway?.stop();
+  gateway = undefined;
+  home?.cleanup();
+  home = undefined;
+});
+
+describe("--inspect relay: no secrets, no foreign web pages", () => {
+  it("a route's secret in a coalescing group's context reaches the relay as [redacted]", async () => {
+    const port = await freePort();
+    const bridge = startInspector(port);
+    cleanups.push(() => bridge.stop());
+    const client = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
+    cleanups.push(() => client.socket.terminate());
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            routes: { gh: { secret: SECRET, coalesce: { key: "n", window_seconds: 60 } } },
+          },
+        },
+      }),
+    );
+    gateway = await startGateway({
+      home: home.dir,
+      env: { SVC_HOME: home.dir },
+      port: 0,
+      logger: silentLogger(),
+      inspect: bridge.inspect,
+    });
+    const body = JSON.stringify({ n: 1 });
+    const signature = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
+    const res = await postJson(`http://127.0.0.1:${gateway.port}/webhooks/gh`, body, {
+      "x-hub-signature-256": signature,
+      "x-request-id": "s1",
+    });
+    expect(res.status).toBe(202);
+    await vi.waitFor(
+      () => {
+        const text = client.messages.join("\n");
+        if (!text.includes('"secret":"[redacted]"')) throw new Error("no group context relayed yet");
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(client.messages.join("\n")).not.toContain(SECRET);
+  });
+
+  it("refuses a WebSocket from another web page's origin; its own page and origin-less clients connect", async () => {
+    const port = await freePort();
+    const bridge = startInspector(port);
+    cleanups.push(() => bridge.stop());
+    await vi.waitFor(() => open(port).then((c) => c.socket.terminate()), { timeout: 5000, interval: 50 });
+    await expect(open(port, "https://evil.example")).rejects.toThrow("refused: 401");
+    await expect(open(port, "http://127.0.0.1.evil.example")).rejects.toThrow("refused: 401");
+    const own = await open(port, `http://127.0.0.1:${port}`);
+    own.socket.terminate();
+    const local = await open(port, `http://localhost:${port}`);
+    local.socket.terminate();
+  });
+});
