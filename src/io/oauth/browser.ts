@@ -1,4 +1,5 @@
 import { execa } from "execa";
+import { SvcError } from "../../errors.js";
 
 /**
  * `$BROWSER` (colon-separated commands, `%s` for the URL, else the URL appended): the first entry
@@ -13,8 +14,19 @@ export function browserCommand(url: string, env: NodeJS.ProcessEnv = process.env
   return words.some((w) => w.includes("%s")) ? words.map((w) => w.replaceAll("%s", url)) : [...words, url];
 }
 
-/** Opens the authorization URL: `$BROWSER` when set, else the `open` package (xdg-open, open, start). */
+/**
+ * Opens the authorization URL: `$BROWSER` when set, else the `open` package (xdg-open, open, start).
+ * Only http(s): the URL comes from the authorization server's metadata, and xdg-open or the desktop would
+ * hand a `file:` or custom-scheme URL to whatever program handles it.
+ */
 export async function openInBrowser(url: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
+  if (scheme !== "http" && scheme !== "https") {
+    throw new SvcError(
+      "oauth",
+      `not opening a ${scheme === undefined ? "relative" : `${scheme}:`} URL in a browser — a login URL must be http or https; check the authorization server's authorization_endpoint`,
+    );
+  }
   const argv = browserCommand(url, env);
   if (argv !== undefined) {
     const [file, ...args] = argv as [string, ...string[]];

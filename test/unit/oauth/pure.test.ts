@@ -1,4 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
 import { pinnedRedirectUris } from "../../../src/io/oauth/callbackServer.js";
 import { clientMetadataUrlProblem } from "../../../src/io/oauth/cimd.js";
 import { DEVICE_GRANT, issuerMatches, unsupportedReason } from "../../../src/io/oauth/discovery.js";
@@ -128,6 +131,25 @@ describe("$BROWSER", () => {
     expect(browserCommand(url, { BROWSER: "w3m %s" })).toEqual(["w3m", url]);
     expect(browserCommand(url, {})).toBeUndefined();
     expect(browserCommand(url, { BROWSER: "" })).toBeUndefined();
+  });
+
+  it("opens only http(s) URLs: a file: or custom-scheme authorization_endpoint is never handed to a program", async () => {
+    const { openInBrowser } = await import("../../../src/io/oauth/browser.js");
+    const dir = mkdtempSync(join(tmpdir(), "svc-browser-"));
+    const opener = join(dir, "opener.sh");
+    writeFileSync(opener, `#!/bin/sh\nprintf '%s\\n' "$1" >> "${dir}/opened"\n`, { mode: 0o755 });
+    const env = { PATH: process.env.PATH, BROWSER: `${opener} %s` };
+    try {
+      for (const url of ["file:///etc/passwd", "ms-officecmd:x", "smb://host/share", "//as.test/authorize"]) {
+        await expect(openInBrowser(url, env)).rejects.toThrow("a login URL must be http or https");
+      }
+      await openInBrowser("https://as.test/authorize?x=1", env);
+      await vi.waitFor(() =>
+        expect(readFileSync(join(dir, "opened"), "utf8")).toBe("https://as.test/authorize?x=1\n"),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
