@@ -29,7 +29,7 @@ import {
   unfinishedRuns,
 } from "./actors/runs.js";
 import { startSystem } from "./actors/system.js";
-import { type LoadedConfig, loadConfig } from "./config/load.js";
+import { howToEnableWebhook, type LoadedConfig, loadConfig } from "./config/load.js";
 import { svcPaths } from "./config/paths.js";
 import { restartOnlyChanges } from "./config/restartOnly.js";
 import type { Config } from "./config/schema.js";
@@ -308,12 +308,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const startedConfig = loaded.config;
   const { paths } = loaded;
   const webhook = loaded.config.platforms.webhook;
-  const howToEnable = `Turn it on with \`svc gateway setup\`, WEBHOOK_ENABLED=true (environment or ${paths.env}), or enabled: true in the file`;
+  const howToEnable = howToEnableWebhook(loaded);
   // With the adapter off the gateway still runs for its MCP servers; with nothing at all to run it refuses.
   if (!webhook.enabled && Object.keys(loaded.config.mcp_servers).length === 0) {
     throw new SvcError(
       "startup_refused",
-      `${paths.config}: platforms.webhook.enabled is false — the webhook adapter is off and no mcp_servers are configured, so there is nothing to run. ${howToEnable}`,
+      `${loaded.enabledFrom} is false — the webhook adapter is off and no mcp_servers are configured, so there is nothing to run. ${howToEnable}`,
     );
   }
   const now = options.now ?? Date.now;
@@ -538,7 +538,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     if (registry.names().length === 0) hooks.printHowToAddRoute(paths.config);
   } else {
     logger.warn(
-      `[webhook] Adapter disabled (platforms.webhook.enabled is false); running MCP servers only. ${howToEnable}`,
+      `[webhook] Adapter disabled (${loaded.enabledFrom} is false); running MCP servers only. ${howToEnable}`,
     );
   }
 

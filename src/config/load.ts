@@ -16,6 +16,21 @@ export interface LoadedConfig {
   readonly scope: InterpolationScope;
   /** False when no config.yaml exists and the embedded default is in use. */
   readonly fromFile: boolean;
+  /**
+   * Where `platforms.webhook.enabled` was decided, for messages: `environment variable WEBHOOK_ENABLED`,
+   * `<SVC_HOME>/.env: WEBHOOK_ENABLED`, or the key of config.yaml.
+   */
+  readonly enabledFrom: string;
+}
+
+/** How to turn the webhook adapter on, given where `enabled: false` came from (the environment wins over the file). */
+export function howToEnableWebhook(loaded: LoadedConfig): string {
+  const { enabledFrom, paths } = loaded;
+  if (enabledFrom.startsWith("environment variable"))
+    return "Turn it on with WEBHOOK_ENABLED=true in the environment (it overrides .env and config.yaml)";
+  if (enabledFrom.startsWith(paths.env))
+    return `Turn it on with \`svc gateway setup --enable\` or WEBHOOK_ENABLED=true in ${paths.env} (it overrides config.yaml)`;
+  return `Turn it on with \`svc gateway setup\`, WEBHOOK_ENABLED=true (environment or ${paths.env}), or enabled: true in the file`;
 }
 
 /** With no config file the gateway still runs: webhook adapter on loopback, echo agent, log delivery. */
@@ -88,16 +103,20 @@ function lookupVar(name: string, scope: InterpolationScope, envFile: string) {
  * they go under `extra` when the file uses it, since `extra` wins there. A section of the wrong type is
  * left alone for the schema to report.
  */
-function applyWebhookEnv(raw: Record<string, unknown>, scope: InterpolationScope, envFile: string): void {
+function applyWebhookEnv(
+  raw: Record<string, unknown>,
+  scope: InterpolationScope,
+  envFile: string,
+): string | undefined {
   const enabled = lookupVar("WEBHOOK_ENABLED", scope, envFile);
   const port = lookupVar("WEBHOOK_PORT", scope, envFile);
   const secret = lookupVar("WEBHOOK_SECRET", scope, envFile);
-  if (enabled === undefined && port === undefined && secret === undefined) return;
+  if (enabled === undefined && port === undefined && secret === undefined) return undefined;
   raw.platforms ??= {};
-  if (!isMapping(raw.platforms)) return;
+  if (!isMapping(raw.platforms)) return undefined;
   raw.platforms.webhook ??= {};
   const webhook = raw.platforms.webhook;
-  if (!isMapping(webhook)) return;
+  if (!isMapping(webhook)) return undefined;
   const target = isMapping(webhook.extra) ? webhook.extra : webhook;
   if (enabled !== undefined) {
     const on = /^(1|true|yes|on)$/i.test(enabled.value);
@@ -120,6 +139,7 @@ function applyWebhookEnv(raw: Record<string, unknown>, scope: InterpolationScope
     target.port = n;
   }
   if (secret !== undefined) target.secret = secret.value;
+  return enabled?.from;
 }
 
 /** The keys written under `platforms.webhook.extra`; for `routes`, the route names written there. */
@@ -208,7 +228,7 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   // MCP entries stay raw: they are rendered at connect time (a `${VAR}` set later must be picked up).
   const { mcp_servers, ...rest } = record;
   const rendered = interpolateDeep(rest, scope);
-  applyWebhookEnv(rendered, scope, paths.env);
+  const enabledFromEnv = applyWebhookEnv(rendered, scope, paths.env);
   const parsed = configSchema.safeParse({ ...rendered, mcp_servers }, { reportInput: true });
   if (!parsed.success) {
     throw new SvcError(
@@ -222,5 +242,7 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
       ),
     );
   }
-  return { config: parsed.data, paths, scope, fromFile };
+  const enabledKey = webhookExtraKeys(rendered).keys.has("enabled") ? "extra.enabled" : "enabled";
+  const enabledFrom = enabledFromEnv ?? `${paths.config}: platforms.webhook.${enabledKey}`;
+  return { config: parsed.data, paths, scope, fromFile, enabledFrom };
 }
