@@ -1,0 +1,37 @@
+import { Command } from "commander";
+import { VERSION } from "./version.js";
+
+type RegisterCommands = (program: Command) => void;
+
+/**
+ * Each command group's module, loaded only when that group runs: `svc webhook list` does not load the
+ * gateway (uWebSockets.js, XState, RxJS, the MCP SDK, every delivery platform), which was most of a
+ * command's start-up time. In help order.
+ */
+const COMMAND_GROUPS: Readonly<Record<string, () => Promise<RegisterCommands>>> = {
+  gateway: async () => (await import("./gateway.js")).registerGatewayCommands,
+  webhook: async () => (await import("./webhook.js")).registerWebhookCommands,
+  cron: async () => (await import("./cron.js")).registerCronCommands,
+  mcp: async () => (await import("./mcp.js")).registerMcpCommands,
+};
+
+/**
+ * The program with the group named by `argv` registered; none for `--version`; every group otherwise
+ * (help, an unknown command, which then gets its did-you-mean).
+ */
+export async function buildProgram(argv: readonly string[] = process.argv): Promise<Command> {
+  const program = new Command("svc")
+    .description("Agent gateway: signed webhook receiver and MCP client")
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+  const named = argv[2];
+  const groups =
+    named === "--version" || named === "-V"
+      ? []
+      : named !== undefined && Object.hasOwn(COMMAND_GROUPS, named)
+        ? [COMMAND_GROUPS[named] as () => Promise<RegisterCommands>]
+        : Object.values(COMMAND_GROUPS);
+  for (const register of await Promise.all(groups.map((load) => load()))) register(program);
+  return program;
+}
