@@ -256,6 +256,9 @@ function newClient(handlers: SessionHandlers): Client {
   return client;
 }
 
+/** The SDK's report of one failed attempt to reopen a Streamable HTTP event stream. */
+const REOPEN_FAILED = "Failed to reconnect SSE stream: ";
+
 function watchLoss(session: McpSession, options: OpenSessionOptions): void {
   let reported = false;
   const lost = (reason: string) => {
@@ -270,8 +273,19 @@ function watchLoss(session: McpSession, options: OpenSessionOptions): void {
   };
   // On the SSE transport the event stream is the session: when it drops, the server's session is gone
   // even though the EventSource reconnects by itself (into a new, never-initialized server session).
+  // On Streamable HTTP the SDK reopens a dropped event stream by itself, twice; when that fails too (the
+  // server is gone, or a restarted one no longer knows the session) it only reports it, and the session
+  // would look alive until the next call or ping — with server→client messages silently lost meanwhile.
+  let reopenFailure: string | undefined;
   session.client.onerror = (err) => {
     if (err instanceof SseError) lost(`the SSE stream closed (${err.message || "disconnected"})`);
+    const text = err instanceof Error ? err.message : String(err);
+    if (text.startsWith(REOPEN_FAILED)) reopenFailure = text.slice(REOPEN_FAILED.length);
+    else if (/^Maximum reconnection attempts \(\d+\) exceeded/.test(text)) {
+      lost(
+        `the server's event stream dropped and could not be reopened${reopenFailure === undefined ? "" : ` (${reopenFailure})`}`,
+      );
+    }
   };
 }
 

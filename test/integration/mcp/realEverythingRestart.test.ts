@@ -74,7 +74,24 @@ describe("server-everything killed and restarted", () => {
     await expect(hub.call("http", "toggle-subscriber-updates", {})).rejects.toThrow(
       'mcp_servers.http: the session expired while "toggle-subscriber-updates" was being called; it may or may not have run — verify its effect before calling it again',
     );
-    expect(text(await hub.call("http", "toggle-subscriber-updates", {}))).toMatch(/^Started simulated resource updated notifications/);
+    expect(text(await hub.call("http", "toggle-subscriber-updates", {}))).toMatch(
+      /^Started simulated resource updated notifications/,
+    );
+  });
+
+  it("Streamable HTTP: a server gone for good leaves connected once its event stream cannot be reopened; after the restart the next call runs on a new session", async () => {
+    await http.kill();
+    // The SDK reopens the GET event stream twice (1 s, then 1.5 s later) before giving up.
+    await vi.waitFor(() => expect(state("http")).not.toBe("connected"), { timeout: 5000, interval: 20 });
+    expect(log.messages()).toContain(
+      "[mcp] mcp_servers.http: the server's event stream dropped and could not be reopened (fetch failed) — reconnecting",
+    );
+    await http.restart();
+    // Not outcome_uncertain: svc already knew the old session was gone and connects before calling.
+    expect(text(await hub.call("http", "toggle-subscriber-updates", {}))).toMatch(
+      /^Started simulated resource updated notifications/,
+    );
+    expect(state("http")).toBe("connected");
   });
 
   it("SSE: the dropped stream shows at once; after the restart svc initializes a new session and calls work", async () => {
@@ -82,7 +99,9 @@ describe("server-everything killed and restarted", () => {
     await vi.waitFor(() => expect(state("sse")).not.toBe("connected"), { timeout: 3000, interval: 20 });
     await sse.restart();
     expect(text(await hub.call("sse", "echo", { message: "again" }))).toBe("Echo: again");
-    expect(text(await hub.call("sse", "toggle-subscriber-updates", {}))).toMatch(/^Started simulated resource updated notifications/);
+    expect(text(await hub.call("sse", "toggle-subscriber-updates", {}))).toMatch(
+      /^Started simulated resource updated notifications/,
+    );
     expect(state("sse")).toBe("connected");
   });
 });
