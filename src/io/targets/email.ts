@@ -5,6 +5,8 @@ import { scrub } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
 
 const TRANSIENT_CODES = new Set(["ECONNECTION", "ESOCKET", "ETIMEDOUT", "EDNS"]);
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function asDeliveryError(err: unknown, secrets: readonly (string | undefined)[]): DeliveryError {
   const e = err as { code?: string; responseCode?: number; response?: string; message?: string };
@@ -40,6 +42,14 @@ export function emailTarget(settings: PlatformConfig<"email">): DeliveryTarget {
     },
     async send(message, _signal, options = {}) {
       const to = resolveChatId("email", message, settings.home_channel, ["chat_id", "to"]);
+      // A recipient rendered from the payload is untrusted: nodemailer reads "a@x\r\nBcc: b@y" as a
+      // group and sends to b@y as well.
+      if (CONTROL.test(to)) {
+        throw new DeliveryError(
+          `email: route "${message.route}": the recipient contains a line break or control character — refused`,
+          false,
+        );
+      }
       const subject = message.extra.subject ?? settings.subject.replaceAll("{route}", message.route);
       await (options.runStep ?? runOnce)(async () => {
         try {

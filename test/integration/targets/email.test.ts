@@ -85,6 +85,21 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(received.map((r) => r.to)).toEqual([["to@example.org"], ["ops@example.org"]]);
   });
 
+  it("refuses a recipient with a line break (from payload text) instead of sending to an injected Bcc", async () => {
+    received.length = 0;
+    const target = registryFor({ email: settings() }).get("email");
+    for (const chat_id of [
+      "dev@example.org\r\nBcc: other@example.net",
+      "dev@example.org\nother@example.net",
+    ]) {
+      const error = await target?.send(message("x", { chat_id })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DeliveryError);
+      expect((error as DeliveryError).transient).toBe(false);
+      expect((error as Error).message).toContain("the recipient contains a line break or control character");
+    }
+    expect(received).toEqual([]);
+  });
+
   it("verifies the SMTP login at startup and fails it with bad credentials (no password in the error)", async () => {
     await expect(registryFor({ email: settings() }).get("email")?.check?.()).resolves.toBe(
       `127.0.0.1:${port}`,
