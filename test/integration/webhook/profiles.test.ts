@@ -26,6 +26,7 @@ describe("profile-prefixed routing (spec 4.1, 5 rule 3) with gateway.multiplex_p
         {
           work_only: { secret: SECRET, profile: "work", script: "tag.sh", prompt: "{script_output}" },
           unbound: { secret: SECRET, script: "tag.sh", prompt: "{script_output}" },
+          bound_default: { secret: SECRET, profile: "default" },
         },
         { rate_limit: 1000 },
         {
@@ -58,6 +59,14 @@ describe("profile-prefixed routing (spec 4.1, 5 rule 3) with gateway.multiplex_p
 
   it("the mismatch is decided before auth: an unsigned probe gets the same 404, not a 401", async () => {
     expect(await postJson(gw.url("/p/home/webhooks/work_only"), {})).toMatchObject(UNKNOWN);
+  });
+
+  it("a route bound to default answers like an unbound one; the profile segment is compared exactly, after percent-decoding", async () => {
+    expect((await signed("/webhooks/bound_default")).status).toBe(202);
+    expect((await signed("/p/default/webhooks/bound_default")).status).toBe(202);
+    expect(await signed("/p/work/webhooks/bound_default")).toMatchObject(UNKNOWN);
+    expect(await signed("/p/Work/webhooks/work_only")).toMatchObject(UNKNOWN);
+    expect((await signed("/p/w%6Frk/webhooks/work_only")).status).toBe(202);
   });
 
   it("an unbound route is default-profile-only: /webhooks/<r> and /p/default/webhooks/<r>", async () => {
