@@ -2,7 +2,8 @@ import type { SvcPaths } from "../config/paths.js";
 import { describeError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { mirrorDelivery } from "../io/sessions/mirror.js";
-import { canonicalTarget, type TargetRegistry } from "../io/targets/registry.js";
+import { canonicalTarget } from "../io/targets/names.js";
+import type { TargetRegistry } from "../io/targets/registry.js";
 import {
   DEFAULT_RETRY,
   type RetryPolicy,

@@ -1,11 +1,7 @@
 import type { Command } from "commander";
-import { createRunner } from "../actors/agent/index.js";
-import { runCronJob } from "../actors/cron.js";
-import { createDeliverer } from "../actors/deliver.js";
 import { loadConfig } from "../config/load.js";
-import { inProfile, namedProfile, svcHome, svcPaths } from "../config/paths.js";
+import { inProfile, svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
-import { createLogger } from "../io/log.js";
 import {
   type CronJob,
   type CronJobState,
@@ -17,27 +13,8 @@ import {
   parseSchedule,
   unknownJob,
 } from "../io/stores/cronStore.js";
-import { canonicalTarget, createTargets, TARGET_ALIASES } from "../io/targets/registry.js";
-
-/** Left-aligned columns separated by two spaces; the first row is the header. */
-export function formatTable(rows: readonly (readonly string[])[]): string {
-  const widths: number[] = [];
-  for (const row of rows) {
-    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
-  }
-  return rows
-    .map((row) =>
-      row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  "),
-    )
-    .join("\n");
-}
-
-/** Collects repeated `--deliver-extra key=value` options. */
-export function collectPairs(value: string, previous: Record<string, string> = {}): Record<string, string> {
-  const eq = value.indexOf("=");
-  if (eq <= 0) throw new SvcError("usage", `--deliver-extra: expected key=value, got "${value}"`);
-  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
-}
+import { canonicalTarget, TARGET_ALIASES } from "../io/targets/names.js";
+import { collectPairs, formatTable, profileFlag } from "./format.js";
 
 /** `--profile <name>`: which profile's cron store a command works on (the default profile without it). */
 interface ProfileOption {
@@ -46,12 +23,6 @@ interface ProfileOption {
 
 function store(options: ProfileOption) {
   return cronStore(svcPaths(svcHome(), options.profile).cronJobs);
-}
-
-/** ` --profile <name>` for a named profile, so printed commands work as shown. */
-export function profileFlag(profile: string | undefined): string {
-  const named = namedProfile(profile);
-  return named === undefined ? "" : ` --profile ${named}`;
 }
 
 function notFound(ref: string, path: string, options: ProfileOption): SvcError {
@@ -164,6 +135,15 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
   const jobs = store(options);
   const job = findJob(jobs.read().records, ref);
   if (job === undefined) throw notFound(ref, jobs.path, options);
+  // The agent, the delivery platforms and the scheduler load only for a run, not for list or create.
+  const [{ createRunner }, { runCronJob }, { createDeliverer }, { createLogger }, { createTargets }] =
+    await Promise.all([
+      import("../actors/agent/index.js"),
+      import("../actors/cron.js"),
+      import("../actors/deliver.js"),
+      import("../io/log.js"),
+      import("../io/targets/registry.js"),
+    ]);
   const logger = createLogger({ file: loaded.paths.gatewayLog, stdout: false });
   const deliverer = createDeliverer({
     targets: createTargets(loaded.config, { logger }),

@@ -14,7 +14,7 @@ import {
   subscriptionStore,
 } from "../io/stores/subscriptions.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
-import { collectPairs, formatTable, profileFlag } from "./cron.js";
+import { collectPairs, formatTable, profileFlag } from "./format.js";
 import { gatewayAddress, runningPid } from "./gatewayLifecycle.js";
 import { parsePortOption } from "./options.js";
 

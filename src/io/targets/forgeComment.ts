@@ -9,11 +9,11 @@ import {
   runOnce,
   type TargetDeps,
 } from "./target.js";
+import { REPO_NAME } from "./validate.js";
 
 /** GitHub comment bodies hold up to 65536 characters. */
 export const FORGE_COMMENT_LIMIT = 65_536;
 const NOT_A_PULL_REQUEST = /Could not resolve to a PullRequest/i;
-export const REPO_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
 export interface ForgeDestination {
   readonly repo: string;

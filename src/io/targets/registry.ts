@@ -1,6 +1,5 @@
 import type { Config } from "../../config/schema.js";
 import {
-  PLATFORM_ALIASES,
   PLATFORM_NAMES,
   PLATFORM_SCHEMAS,
   type PlatformConfig,
@@ -16,6 +15,7 @@ import { homeAutomationTarget } from "./homeAutomation.js";
 import { logTarget } from "./log.js";
 import { matrixTarget } from "./matrix.js";
 import { mattermostTarget } from "./mattermost.js";
+import { canonicalTarget } from "./names.js";
 import { qqbotTarget } from "./qqbot.js";
 import { signalTarget } from "./signal.js";
 import { slackTarget } from "./slack.js";
@@ -25,26 +25,6 @@ import { telegramTarget } from "./telegram.js";
 import { wecomTarget } from "./wecom.js";
 import { weixinTarget } from "./weixin.js";
 import { whatsappTarget } from "./whatsapp.js";
-
-/** Target names users may write in `deliver`, mapped to the canonical platform name. */
-export const TARGET_ALIASES: Readonly<Record<string, string>> = {
-  log: "log",
-  ...Object.fromEntries(PLATFORM_NAMES.map((name) => [name, name])),
-  ...PLATFORM_ALIASES,
-};
-
-export function canonicalTarget(name: string): string | undefined {
-  return Object.hasOwn(TARGET_ALIASES, name) ? TARGET_ALIASES[name] : undefined;
-}
-
-/** True for the chat platforms (chat_1..chat_13), whose deliveries can be mirrored into sessions. */
-export function isChatPlatform(name: string): boolean {
-  const canonical = canonicalTarget(name);
-  return (
-    canonical !== undefined &&
-    Object.entries(PLATFORM_ALIASES).some(([alias, to]) => alias.startsWith("chat_") && to === canonical)
-  );
-}
 
 export type TargetState = "connected" | "failed" | "unchecked";
 

@@ -1,7 +1,8 @@
 import type { Config } from "../../config/schema.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
-import { REPO_NAME } from "./forgeComment.js";
-import { canonicalTarget, isChatPlatform, TARGET_ALIASES } from "./registry.js";
+import { canonicalTarget, isChatPlatform, TARGET_ALIASES } from "./names.js";
+
+export const REPO_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
 const isTemplate = (value: string) => /\{[^}]+\}/.test(value);
 

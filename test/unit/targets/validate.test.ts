@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
-import { canonicalTarget } from "../../../src/io/targets/registry.js";
+import { canonicalTarget } from "../../../src/io/targets/names.js";
 import { targetStartupProblems } from "../../../src/io/targets/validate.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 

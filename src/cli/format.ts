@@ -1,0 +1,28 @@
+import { namedProfile } from "../config/paths.js";
+import { SvcError } from "../errors.js";
+
+/** Left-aligned columns separated by two spaces; the first row is the header. */
+export function formatTable(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+  }
+  return rows
+    .map((row) =>
+      row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  "),
+    )
+    .join("\n");
+}
+
+/** Collects repeated `--deliver-extra key=value` options. */
+export function collectPairs(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = value.indexOf("=");
+  if (eq <= 0) throw new SvcError("usage", `--deliver-extra: expected key=value, got "${value}"`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+/** ` --profile <name>` for a named profile, so printed commands work as shown. */
+export function profileFlag(profile: string | undefined): string {
+  const named = namedProfile(profile);
+  return named === undefined ? "" : ` --profile ${named}`;
+}

@@ -1,0 +1,21 @@
+import { PLATFORM_ALIASES, PLATFORM_NAMES } from "../../config/sections/platforms.js";
+
+/** Target names users may write in `deliver`, mapped to the canonical platform name. */
+export const TARGET_ALIASES: Readonly<Record<string, string>> = {
+  log: "log",
+  ...Object.fromEntries(PLATFORM_NAMES.map((name) => [name, name])),
+  ...PLATFORM_ALIASES,
+};
+
+export function canonicalTarget(name: string): string | undefined {
+  return Object.hasOwn(TARGET_ALIASES, name) ? TARGET_ALIASES[name] : undefined;
+}
+
+/** True for the chat platforms (chat_1..chat_13), whose deliveries can be mirrored into sessions. */
+export function isChatPlatform(name: string): boolean {
+  const canonical = canonicalTarget(name);
+  return (
+    canonical !== undefined &&
+    Object.entries(PLATFORM_ALIASES).some(([alias, to]) => alias.startsWith("chat_") && to === canonical)
+  );
+}
