@@ -5,6 +5,7 @@ import { loadConfig, readEnvFile } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { isSvcError, SvcError } from "../errors.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
+import { runningPid } from "./gatewayLifecycle.js";
 
 export interface SetupOptions {
   enable?: boolean;
@@ -169,8 +170,24 @@ export async function runSetup(options: SetupOptions): Promise<void> {
     );
   }
   if (answers.secret !== undefined) lines.push(`Global webhook secret: ${answers.secret}`);
-  lines.push(
-    answers.enabled ? "Start the gateway with: svc gateway start" : "The webhook adapter is disabled.",
+  // The process environment wins over .env: a value set there hides what was just written.
+  const shadowed = ["WEBHOOK_ENABLED", "WEBHOOK_PORT", "WEBHOOK_SECRET"].filter(
+    (name) => (process.env[name] ?? "") !== "",
   );
+  for (const name of shadowed) {
+    lines.push(
+      `Note: ${name} is set in this shell's environment and overrides ${paths.env} for a gateway started from it — unset it (unset ${name}) or change it there`,
+    );
+  }
+  const pid = runningPid(paths);
+  if (pid !== undefined) {
+    lines.push(
+      `The gateway is running (pid ${pid}) with the old settings: restart it to apply them (svc gateway stop, then svc gateway start)`,
+    );
+  } else {
+    lines.push(
+      answers.enabled ? "Start the gateway with: svc gateway start" : "The webhook adapter is disabled.",
+    );
+  }
   process.stdout.write(`${lines.join("\n")}\n`);
 }

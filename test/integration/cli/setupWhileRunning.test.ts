@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { cliConfig, type Foreground, runForeground, svc } from "./svc.js";
+
+describe("svc gateway setup: what the new settings do not reach yet", { timeout: 60_000 }, () => {
+  let home: TempHome;
+  let gateway: Foreground | undefined;
+  afterEach(async () => {
+    if (gateway !== undefined && gateway.child.exitCode === null) {
+      gateway.child.kill("SIGKILL");
+      await gateway.exited;
+    }
+    gateway = undefined;
+    home.cleanup();
+  });
+
+  it("with the gateway running, says it runs on the old settings until restarted (not 'start the gateway')", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig()));
+    gateway = await runForeground(home);
+    const res = await svc(home, ["gateway", "setup", "--non-interactive", "--port", "9101"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(
+      `The gateway is running (pid ${gateway.child.pid}) with the old settings: restart it to apply them`,
+    );
+    expect(res.stdout).not.toContain("Start the gateway with");
+  });
+
+  it("a WEBHOOK_* variable of the shell's environment, which wins over .env, is named", async () => {
+    home = tempHome();
+    const res = await svc(home, ["gateway", "setup", "--non-interactive", "--port", "9101"], {
+      env: { WEBHOOK_PORT: "9000" },
+    });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/WEBHOOK_PORT is set in this shell's environment and overrides .*\.env/);
+    expect(res.stdout).not.toContain("WEBHOOK_SECRET is set");
+    expect(res.stdout).toContain("Start the gateway with: svc gateway start");
+  });
+});
