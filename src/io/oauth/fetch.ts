@@ -1,5 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { USER_AGENT } from "../../cli/version.js";
+import { scrub } from "../targets/httpJson.js";
 
 /** A failed response seen by an OAuth fetch: kept so errors can report status and an excerpt. */
 export interface FailedFetch {
@@ -43,6 +44,50 @@ async function errorAnswered200(res: Response): Promise<{ body: string; response
   return { body, response: new Response(body, { status: 400, statusText: "Bad Request", headers }) };
 }
 
+/** Request fields that carry a credential: an answer quoting one back must not show it. */
+const SENT_SECRETS = new Set([
+  "client_secret",
+  "client_assertion",
+  "assertion",
+  "code",
+  "code_verifier",
+  "device_code",
+  "refresh_token",
+  "access_token",
+  "token",
+  "password",
+]);
+
+/**
+ * The credentials a request carried (form fields above, Basic or Bearer authorization), so that an error
+ * body quoting them in free text ("client secret x is wrong") is recorded without them.
+ */
+function sentSecrets(init: RequestInit | undefined, headers: Headers): string[] {
+  const secrets: string[] = [];
+  const body = init?.body;
+  const form =
+    body instanceof URLSearchParams ? body : typeof body === "string" ? new URLSearchParams(body) : undefined;
+  for (const [key, value] of form ?? []) if (SENT_SECRETS.has(key)) secrets.push(value);
+  const [scheme, credentials] = (headers.get("authorization") ?? "").split(/\s+/, 2);
+  if (credentials !== undefined && credentials !== "") {
+    secrets.push(credentials);
+    if (scheme?.toLowerCase() === "basic") {
+      const decoded = Buffer.from(credentials, "base64").toString("utf8");
+      const colon = decoded.indexOf(":");
+      if (colon >= 0) {
+        const password = decoded.slice(colon + 1);
+        secrets.push(password);
+        try {
+          secrets.push(decodeURIComponent(password.replace(/\+/g, " ")));
+        } catch {
+          // not form-encoded: the raw form is scrubbed already
+        }
+      }
+    }
+  }
+  return secrets;
+}
+
 /** A server that accepts the connection and never answers must not hang a login or hold the token lock. */
 export const OAUTH_REQUEST_TIMEOUT_MS = 30_000;
 
@@ -69,13 +114,18 @@ function withUserAgent(
       const what = timeout.aborted
         ? `timed out after ${Math.round(timeoutMs / 100) / 10} s`
         : `${(err as Error).message}${why}`;
-      failures.push({ url: String(url), method, status: 0, body: what });
+      failures.push({ url: String(url), method, status: 0, body: scrub(what, sentSecrets(init, headers)) });
       throw err;
     }
     if (oauthEndpoint) {
       const rewritten = await errorAnswered200(res).catch(() => undefined);
       if (rewritten !== undefined) {
-        failures.push({ url: String(url), method, status: 200, body: rewritten.body.slice(0, 2000) });
+        failures.push({
+          url: String(url),
+          method,
+          status: 200,
+          body: scrub(rewritten.body.slice(0, 2000), sentSecrets(init, headers)),
+        });
         return rewritten.response;
       }
     }
@@ -86,7 +136,12 @@ function withUserAgent(
       } catch {
         // body unreadable: status alone is reported
       }
-      failures.push({ url: String(url), method, status: res.status, body });
+      failures.push({
+        url: String(url),
+        method,
+        status: res.status,
+        body: scrub(body, sentSecrets(init, headers)),
+      });
     }
     return res;
   };

@@ -124,6 +124,32 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     expect(h.job.store.readTokens()?.access_token).toBe("old");
   });
 
+  it("a token endpoint quoting the client secret it was sent in free text: the secret is redacted from the error", async () => {
+    home = tempHome();
+    const SECRET = "sh0rt-s3cret";
+    const bad = await as({
+      tokenError: {
+        status: 401,
+        body: JSON.stringify({
+          error: "invalid_client",
+          error_description: `client svc-pre with secret ${SECRET} is not allowed`,
+        }),
+      },
+    });
+    const rs = await resource([bad.url]);
+    const h = harness(home.dir, "quoted", rs.url, {
+      cimd: false,
+      client_id: "svc-pre",
+      client_secret: SECRET,
+      token_endpoint_auth_method: "client_secret_post",
+    });
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(bad.seen.find((r) => r.path === "/token")?.body.get("client_secret")).toBe(SECRET);
+    expect(err.message).toMatch(/quoted: token exchange failed — \S+\/token answered 401: .*invalid_client/);
+    expect(err.message).toContain("with secret [redacted] is not allowed");
+    expect(err.message).not.toContain(SECRET);
+  });
+
   it("an error the token endpoint answers with 200 (GitHub) is reported as a failed exchange with its excerpt", async () => {
     home = tempHome();
     const gh = await as({
