@@ -27,6 +27,60 @@ function ask(terminal: Terminal, question: string, signal: AbortSignal): Promise
   });
 }
 
+/** A property of a form's `requestedSchema` (MCP allows flat primitives, enums and multi-select arrays). */
+interface FormField {
+  readonly type?: string;
+  readonly description?: string;
+  readonly default?: unknown;
+  readonly enum?: readonly unknown[];
+  readonly enumNames?: readonly string[];
+  readonly oneOf?: ReadonlyArray<{ const?: unknown; title?: string }>;
+  readonly items?: {
+    readonly enum?: readonly unknown[];
+    readonly anyOf?: ReadonlyArray<{ const?: unknown; title?: string }>;
+  };
+}
+
+interface Choice {
+  readonly value: string;
+  readonly title?: string;
+}
+
+/** The values a field allows (single or multi-select), with their titles when the schema gives them. */
+function choices(field: FormField): Choice[] {
+  const titled = (list: ReadonlyArray<{ const?: unknown; title?: string }>) =>
+    list.map((o) => ({ value: String(o.const), ...(o.title === undefined ? {} : { title: o.title }) }));
+  if (field.oneOf !== undefined) return titled(field.oneOf);
+  if (field.items?.anyOf !== undefined) return titled(field.items.anyOf);
+  const values = field.enum ?? field.items?.enum ?? [];
+  return values.map((v, i) => {
+    const title = field.enumNames?.[i];
+    return { value: String(v), ...(title === undefined ? {} : { title }) };
+  });
+}
+
+/** A default as the user types it: a list comma-separated. */
+function fieldText(value: unknown): string {
+  return Array.isArray(value) ? value.map(String).join(", ") : String(value);
+}
+
+/** A typed answer as the schema's type: numbers, yes/no, comma-separated lists; a choice's title is its value. */
+function fieldValue(field: FormField, text: string, options: Choice[]): string | number | boolean | string[] {
+  const pick = (answer: string) =>
+    options.find((o) => o.value === answer)?.value ??
+    options.find((o) => o.title?.toLowerCase() === answer.toLowerCase())?.value ??
+    answer;
+  if (field.type === "number" || field.type === "integer") return Number(text);
+  if (field.type === "boolean") return /^(y|yes|true|1)$/i.test(text);
+  if (field.type === "array")
+    return text
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part !== "")
+      .map(pick);
+  return pick(text);
+}
+
 /**
  * The CLI's surface: a prompt on the terminal. When stdin is not a terminal, or closes before an answer,
  * the answer is no (deny, decline).
@@ -48,24 +102,25 @@ export function terminalApprovals(
     async elicit(request, signal): Promise<ElicitResult> {
       if (terminal.input.isTTY !== true) return { action: "decline" };
       terminal.output.write(`Server "${request.server}" asks: ${request.message}\n`);
-      const content: Record<string, string | number | boolean> = {};
+      const content: Record<string, string | number | boolean | string[]> = {};
       for (const [key, property] of Object.entries(request.requestedSchema.properties)) {
-        const p = property as { type?: string; default?: unknown; description?: string };
-        const hint = p.default === undefined ? "" : ` [${String(p.default)}]`;
+        const field = property as FormField;
+        const options = choices(field);
+        const shown =
+          options.length === 0
+            ? ""
+            : ` {${options.map((o) => (o.title === undefined ? o.value : `${o.value} = ${o.title}`)).join(", ")}}`;
+        const fallback = field.default === undefined ? undefined : fieldText(field.default);
+        const hint = fallback === undefined ? "" : ` [${fallback}]`;
         const answer = await ask(
           terminal,
-          `  ${key}${p.description ? ` (${p.description})` : ""}${hint}: `,
+          `  ${key}${field.description ? ` (${field.description})` : ""}${shown}${hint}: `,
           signal,
         );
         if (answer === undefined) return { action: "cancel" };
-        const text = answer.trim() === "" && p.default !== undefined ? String(p.default) : answer.trim();
+        const text = answer.trim() === "" && fallback !== undefined ? fallback : answer.trim();
         if (text === "" && !(request.requestedSchema.required ?? []).includes(key)) continue;
-        content[key] =
-          p.type === "number" || p.type === "integer"
-            ? Number(text)
-            : p.type === "boolean"
-              ? /^(y|yes|true|1)$/i.test(text)
-              : text;
+        content[key] = fieldValue(field, text, options);
       }
       const confirm = await ask(terminal, "Send these answers? [y/N] ", signal);
       if (confirm === undefined) return { action: "cancel" };
