@@ -21,6 +21,11 @@ function withoutQuery(url: string): string {
   return i === -1 ? url : `${url.slice(0, i)}?…`;
 }
 
+/** A URL for a message: no query (see above) and no password in its userinfo (`https://u:…@host`). */
+function shownUrl(url: string): string {
+  return withoutQuery(url).replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/@:]*:)[^/@]*@/, "$1…@");
+}
+
 function trimSlash(url: string): string {
   return url.endsWith("/") ? url.slice(0, -1) : url;
 }
@@ -100,7 +105,8 @@ async function fetchAsMetadata(
 function statuses(fetches: OAuthFetches): string {
   // The SDK repeats a fetch that threw (its CORS retry): report each failure once.
   const lines = fetches.failures.map(
-    (f) => `${f.method} ${f.url} → ${f.status === 0 ? `unreachable (${f.body})` : f.status}`,
+    (f) =>
+      `${f.method} ${shownUrl(f.url)} → ${f.status === 0 ? `unreachable (${f.body.split(f.url).join(shownUrl(f.url))})` : f.status}`,
   );
   return [...new Set(lines)].join("; ");
 }

@@ -8,6 +8,7 @@ import {
   startFakeAs,
   startFakeResource,
 } from "../../fakes/authServer/fakeAs.js";
+import { startFakeApi } from "../../fakes/httpFake.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { harness, loginWith } from "./helpers.js";
 
@@ -99,6 +100,31 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
       /^down2: OAuth discovery failed — GET \S+\/\.well-known\/oauth-authorization-server → 500/,
     );
     expect(broken.seen.some((r) => r.path === "/register")).toBe(false);
+  });
+
+  it("a failed discovery names each URL without the server url's query (an API key) or userinfo password", async () => {
+    home = tempHome();
+    const api = await startFakeApi(() => ({ status: 404, text: "no" }));
+    closers.push(api.close);
+    const withKey = harness(home.dir, "keyed", `${api.url}/mcp?api_key=k3y-in-the-query`, { cimd: false });
+    const err = (await loginWith(withKey).catch((e: unknown) => e)) as Error;
+    expect(api.requests.some((r) => r.url.includes("api_key=k3y-in-the-query"))).toBe(true);
+    expect(err.message).toContain(
+      `keyed: OAuth discovery failed — GET ${api.url}/.well-known/oauth-protected-resource/mcp?… → 404`,
+    );
+    expect(err.message).not.toContain("k3y-in-the-query");
+
+    const withPassword = harness(
+      home.dir,
+      "basic",
+      `${api.url.replace("http://", "http://u:pa55word@")}/mcp`,
+      {
+        cimd: false,
+      },
+    );
+    const err2 = (await loginWith(withPassword).catch((e: unknown) => e)) as Error;
+    expect(err2.message).toContain("basic: OAuth discovery failed — GET http://u:…@127.0.0.1");
+    expect(err2.message).not.toContain("pa55word");
   });
 
   it("a failed token exchange reports the status and a redacted excerpt, and keeps the saved credentials", async () => {
