@@ -27,6 +27,23 @@ async function allPages<R extends { nextCursor?: string | undefined }, T>(
   return out;
 }
 
+/**
+ * MCP prompt arguments are strings; a model often writes `{"count": 2}`. Other values are sent as their
+ * JSON text (`"2"`) rather than refused by the server's validation.
+ */
+function promptArguments(value: unknown): Record<string, string> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new SvcError(
+      "mcp_call",
+      `get_prompt: arguments must be an object of strings, like {"city": "Paris"} — got ${JSON.stringify(value)}`,
+    );
+  }
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) => [key, typeof v === "string" ? v : JSON.stringify(v)]),
+  );
+}
+
 /** `list_resources`, `read_resource`, `list_prompts`, `get_prompt` (spec 2.5) answered from the session. */
 export async function runUtilityTool(
   session: McpSession,
@@ -61,8 +78,12 @@ export async function runUtilityTool(
       );
     case "get_prompt": {
       if (typeof args.name !== "string") throw new SvcError("mcp_call", "get_prompt needs a string name");
-      const promptArgs = (args.arguments ?? {}) as Record<string, string>;
-      return asText(await session.client.getPrompt({ name: args.name, arguments: promptArgs }, options));
+      return asText(
+        await session.client.getPrompt(
+          { name: args.name, arguments: promptArguments(args.arguments) },
+          options,
+        ),
+      );
     }
     default:
       throw new SvcError("mcp_call", `unknown utility tool ${name}`);

@@ -313,6 +313,23 @@ export function everythingSuite(transport: EverythingTransport): void {
         ),
       ) as { messages: Array<{ content: { text: string } }> };
       expect(prompt.messages[0]?.content.text).toBe("What's weather in Lyon?");
+      // Prompt arguments are strings in MCP: a number from the model is sent as its text.
+      const embedded = JSON.parse(
+        text(
+          await hub.call("everything", "get_prompt", {
+            name: "resource-prompt",
+            arguments: { resourceType: "Text", resourceId: 2 },
+          }),
+        ),
+      ) as { messages: Array<{ content: { type: string; resource?: { uri: string } } }> };
+      expect(embedded.messages.map((m) => m.content.resource?.uri).filter(Boolean)).toEqual([
+        "demo://resource/dynamic/text/2",
+      ]);
+      await expect(
+        hub.call("everything", "get_prompt", { name: "args-prompt", arguments: "city=Lyon" }),
+      ).rejects.toThrow(
+        'get_prompt: arguments must be an object of strings, like {"city": "Paris"} — got "city=Lyon"',
+      );
     });
 
     it("writes the server's log notifications to the gateway log at the matching level", async () => {
