@@ -118,7 +118,18 @@ export async function invokeTool(
           { server: rt.name, tool: tool.original },
           `[mcp] ${rt.name}: ${expired ? "session expired" : "connection lost"}; replaying read-only ${tool.original}`,
         );
-        return attempt(await ensureConnected(rt), false);
+        let next: McpSession;
+        try {
+          next = await ensureConnected(rt);
+        } catch (reconnectError) {
+          const why = (reconnectError as Error).message.replace(`mcp_servers.${rt.name}: `, "");
+          throw new SvcError(
+            "mcp_call",
+            `mcp_servers.${rt.name}: the ${what} while "${tool.original}" was being called, and reconnecting to replay it failed: ${why}`,
+            { cause: reconnectError },
+          );
+        }
+        return attempt(next, false);
       }
       if (isRequestTimeout(err)) {
         throw new SvcError(

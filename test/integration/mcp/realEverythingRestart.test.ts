@@ -94,6 +94,18 @@ describe("server-everything killed and restarted", () => {
     expect(state("http")).toBe("connected");
   });
 
+  it("SSE: a read-only call cut off by the server's death is replayed once; with the server still down it fails at once, saying both", async () => {
+    const call = hub.call("sse", "trigger-long-running-operation", { duration: 2, steps: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const killed = Date.now();
+    await sse.kill();
+    await expect(call).rejects.toThrow(
+      /^mcp_servers\.sse: the connection was lost while "trigger-long-running-operation" was being called, and reconnecting to replay it failed: SSE error: TypeError: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
+    );
+    expect(Date.now() - killed).toBeLessThan(1500);
+    await sse.restart();
+  });
+
   it("SSE: the dropped stream shows at once; after the restart svc initializes a new session and calls work", async () => {
     await sse.kill();
     await vi.waitFor(() => expect(state("sse")).not.toBe("connected"), { timeout: 3000, interval: 20 });
