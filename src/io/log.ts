@@ -23,6 +23,27 @@ export function isSecretKey(key: string): boolean {
   return REDACTED_KEYS.has(key.toLowerCase());
 }
 
+/** `Bearer <token>` / `Basic <credentials>` as an Authorization header value reads (RFC 9110 token68). */
+const CREDENTIAL = /\b(Bearer|Basic)(\s+)([A-Za-z0-9._~+/-]+=*)/g;
+
+/** A credential has a digit or a symbol, or is long; an auth-param (`realm=`, `error="..."`) is none. */
+function isCredential(value: string): boolean {
+  if (/^[A-Za-z_-]+=$/.test(value)) return false;
+  return /[0-9._~+/=-]/.test(value) || value.length >= 20;
+}
+
+/**
+ * Authorization credentials quoted in a text replaced by `[redacted]`: a server answering a refused
+ * request with "invalid token Bearer <token>" puts the token into error messages we log. Words after
+ * the scheme (`Basic authentication required`, `Bearer realm="mcp"`) are kept.
+ */
+export function redactCredentials(text: string): string {
+  if (!text.includes("Bearer") && !text.includes("Basic")) return text;
+  return text.replace(CREDENTIAL, (whole, scheme: string, space: string, value: string) =>
+    isCredential(value) ? `${scheme}${space}${CENSOR}` : whole,
+  );
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
@@ -41,6 +62,7 @@ export function redactSecrets(fields: Record<string, unknown>, depth = 0): Recor
     const value = fields[key];
     let kept = value;
     if (isSecretKey(key)) kept = CENSOR;
+    else if (typeof value === "string") kept = redactCredentials(value);
     else if (depth === 0 && isPlainObject(value)) kept = redactSecrets(value, 1);
     if (kept !== value) {
       if (out === fields) out = { ...fields };
@@ -52,7 +74,20 @@ export function redactSecrets(fields: Record<string, unknown>, depth = 0): Recor
 
 /** pino options every svc logger shares (also the tests' capturing logger). */
 export function pinoOptions(level: string): pino.LoggerOptions {
-  return { level, base: null, formatters: { log: (fields) => redactSecrets(fields) } };
+  return {
+    level,
+    base: null,
+    formatters: { log: (fields) => redactSecrets(fields) },
+    hooks: {
+      logMethod(args, method) {
+        for (let i = 0; i < args.length; i++) {
+          const arg: unknown = args[i];
+          if (typeof arg === "string") args[i] = redactCredentials(arg);
+        }
+        return method.apply(this, args);
+      },
+    },
+  };
 }
 
 const LEVEL_NAMES: Record<number, string> = {

@@ -2,7 +2,13 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLogger, pinoOptions, redactSecrets, textLine } from "../../../src/io/log.js";
+import {
+  createLogger,
+  pinoOptions,
+  redactCredentials,
+  redactSecrets,
+  textLine,
+} from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
@@ -43,6 +49,30 @@ describe("log redaction", () => {
     // The caller's object is left as it was.
     expect(fields.token).toBe("t-123");
     expect(fields.headers.authorization).toBe("Bearer def");
+  });
+
+  it("hides Bearer and Basic credentials quoted in any text (a server echoing the header it refused)", () => {
+    const basic = Buffer.from("user:pa55word").toString("base64");
+    expect(redactCredentials('{"error":"invalid token Bearer sk-live-1234"}')).toBe(
+      '{"error":"invalid token Bearer [redacted]"}',
+    );
+    expect(redactCredentials(`authorization=Basic ${basic} refused`)).toBe(
+      "authorization=Basic [redacted] refused",
+    );
+    expect(redactCredentials("Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig")).toBe("Bearer [redacted]");
+    for (const kept of [
+      "Basic authentication required",
+      "send a Bearer token",
+      'WWW-Authenticate: Bearer realm="mcp", error="invalid_token"',
+      `set an Authorization header (e.g. "Bearer $\{TOKEN}")`,
+    ]) {
+      expect(redactCredentials(kept)).toBe(kept);
+    }
+    const captured: string[] = [];
+    const logger = pino(pinoOptions("info"), { write: (line: string) => captured.push(line) });
+    logger.warn({ err: "answered: Bearer tok-9876" }, "[mcp] m: 401 Bearer tok-9876");
+    expect(captured.join("")).not.toContain("tok-9876");
+    expect(captured.join("")).toContain("Bearer [redacted]");
   });
 
   it("returns the same object when there is nothing to hide", () => {

@@ -1,0 +1,42 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
+import { gatewayPerTest } from "../../helpers/gateway.js";
+
+/**
+ * A server refusing a request often quotes what it refused ("invalid token Bearer sk-..."), and the
+ * connect error svc logs carries the server's answer. The token (from .env, rendered into the header)
+ * must not reach the gateway log.
+ */
+const TOKEN = "sk-live-0123456789abcdef";
+const gw = gatewayPerTest();
+let api: FakeApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+describe("an MCP server echoing the Authorization header it refused", () => {
+  it("the gateway log shows the refusal with the credential [redacted]", async () => {
+    api = await startFakeApi((r) => ({
+      status: 401,
+      json: { error: `invalid token ${String(r.headers.authorization)}` },
+    }));
+    const url = `${api.url}/mcp`;
+    const g = await gw.start({
+      config: {
+        platforms: { webhook: { enabled: true, host: "127.0.0.1", routes: {} } },
+        mcp_servers: { m: { url, headers: { Authorization: `Bearer $\{MCP_TOKEN}` } } },
+      },
+      files: { ".env": `MCP_TOKEN=${TOKEN}\n` },
+    });
+    await vi.waitFor(
+      () => {
+        const refused = g.logs().find((l) => l.msg.startsWith("[mcp] mcp_servers.m:"));
+        expect(refused?.msg).toContain("invalid token Bearer [redacted]");
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(api.requests.some((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    expect(JSON.stringify(g.logs())).not.toContain(TOKEN);
+  });
+});
