@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { CommanderError } from "commander";
 import { describeError, isSvcError } from "../errors.js";
+import { redactCredentials } from "../io/credentials.js";
 import { buildProgram } from "./program.js";
 
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
@@ -12,7 +13,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
       process.exitCode = err.exitCode === 0 ? 0 : 2;
       return;
     }
-    process.stderr.write(`svc: ${isSvcError(err) ? err.message : describeError(err)}\n`);
+    // A server's answer quoted in the error may repeat the credential it refused.
+    process.stderr.write(`svc: ${redactCredentials(isSvcError(err) ? err.message : describeError(err))}\n`);
     process.exitCode = isSvcError(err, "usage") ? 2 : 1;
   }
 }

@@ -11,6 +11,7 @@ import { oauthProviderFor } from "../actors/oauth/provider.js";
 import { type LoadedConfig, loadConfig, secretScope } from "../config/load.js";
 import { transportKind } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
+import { redactCredentials } from "../io/credentials.js";
 import { createLogger } from "../io/log.js";
 import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
@@ -109,7 +110,11 @@ function listServers(): void {
       s.lazy ? "yes" : "no",
       s.cached ? "yes" : "no",
       // Spec 3 calls a disabled server "skipped": no connection, discovery or registration.
-      s.lastError ?? (s.state === "disabled" ? "skipped (enabled: false)" : ""),
+      s.lastError !== undefined
+        ? redactCredentials(s.lastError)
+        : s.state === "disabled"
+          ? "skipped (enabled: false)"
+          : "",
     ]);
   }
   process.stdout.write(`${table(rows)}\n`);

@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { gatewayPerTest } from "../../helpers/gateway.js";
+import { tempHome } from "../../helpers/home.js";
+import { svc } from "../cli/svc.js";
 
 /**
  * A server refusing a request often quotes what it refused ("invalid token Bearer sk-..."), and the
  * connect error svc logs carries the server's answer. The token (from .env, rendered into the header)
- * must not reach the gateway log.
+ * must not reach the gateway log nor the CLI's error output.
  */
 const TOKEN = "sk-live-0123456789abcdef";
 const gw = gatewayPerTest();
@@ -38,5 +40,27 @@ describe("an MCP server echoing the Authorization header it refused", () => {
     );
     expect(api.requests.some((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
     expect(JSON.stringify(g.logs())).not.toContain(TOKEN);
+  });
+
+  it("svc mcp test prints the refusal with the credential [redacted]", async () => {
+    api = await startFakeApi((r) => ({
+      status: 401,
+      json: { error: `invalid token ${String(r.headers.authorization)}` },
+    }));
+    const home = tempHome();
+    try {
+      home.write(
+        "config.yaml",
+        `mcp_servers:\n  m:\n    url: ${api.url}/mcp\n    headers: { Authorization: "Bearer \${MCP_TOKEN}" }\n`,
+      );
+      home.write(".env", `MCP_TOKEN=${TOKEN}\n`);
+      const result = await svc(home, ["mcp", "test", "m"]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("invalid token Bearer [redacted]");
+      expect(result.stdout + result.stderr).not.toContain(TOKEN);
+      expect(api.requests.some((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    } finally {
+      home.cleanup();
+    }
   });
 });

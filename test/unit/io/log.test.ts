@@ -2,13 +2,8 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createLogger,
-  pinoOptions,
-  redactCredentials,
-  redactSecrets,
-  textLine,
-} from "../../../src/io/log.js";
+import { redactCredentials } from "../../../src/io/credentials.js";
+import { createLogger, pinoOptions, redactSecrets, textLine } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;

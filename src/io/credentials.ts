@@ -1,0 +1,20 @@
+/** `Bearer <token>` / `Basic <credentials>` as an Authorization header value reads (RFC 9110 token68). */
+const CREDENTIAL = /\b(Bearer|Basic)(\s+)([A-Za-z0-9._~+/-]+=*)/g;
+
+/** A credential has a digit or a symbol, or is long; an auth-param (`realm=`, `error="..."`) is none. */
+function isCredential(value: string): boolean {
+  if (/^[A-Za-z_-]+=$/.test(value)) return false;
+  return /[0-9._~+/=-]/.test(value) || value.length >= 20;
+}
+
+/**
+ * Authorization credentials quoted in a text replaced by `[redacted]`: a server answering a refused
+ * request with "invalid token Bearer <token>" puts the token into error messages we log. Words after
+ * the scheme (`Basic authentication required`, `Bearer realm="mcp"`) are kept.
+ */
+export function redactCredentials(text: string): string {
+  if (!text.includes("Bearer") && !text.includes("Basic")) return text;
+  return text.replace(CREDENTIAL, (whole, scheme: string, space: string, value: string) =>
+    isCredential(value) ? `${scheme}${space}[redacted]` : whole,
+  );
+}
