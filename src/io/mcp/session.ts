@@ -170,18 +170,29 @@ export class McpSession {
         ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
       },
     );
-    for await (const message of stream) {
-      if (message.type === "taskCreated") taskId = message.task.taskId;
-      if (message.type === "result") return message.result as CallToolResult;
-      if (message.type !== "error") continue;
-      if (!signal.aborted) throw message.error;
+    // The SDK sleeps `pollInterval` (the server's choice) between polls and looks at the signal only
+    // after it: race each step against the signal so the timeout holds whatever the server asks for.
+    const iterator = stream[Symbol.asyncIterator]();
+    const stopped = new Promise<"stopped">((resolve) => {
+      if (signal.aborted) resolve("stopped");
+      signal.addEventListener("abort", () => resolve("stopped"), { once: true });
+    });
+    for (;;) {
+      const step = await Promise.race([iterator.next(), stopped]);
+      const message = step === "stopped" || step.done === true ? undefined : step.value;
+      if (message?.type === "taskCreated") taskId = message.task.taskId;
+      if (message?.type === "result") return message.result as CallToolResult;
+      if (message !== undefined && message.type !== "error") continue;
+      if (message !== undefined && !signal.aborted) throw message.error;
+      if (step !== "stopped" && step.done === true) break;
+      void iterator.return?.(undefined).catch(() => undefined);
       if (taskId !== undefined) {
         await this.client.experimental.tasks
           .cancelTask(taskId, { timeout: TASK_CANCEL_TIMEOUT_MS })
           .catch(() => undefined);
       }
       if (deadline.aborted) throw new McpError(ErrorCode.RequestTimeout, "Request timed out");
-      throw message.error;
+      throw message?.error ?? signal.reason;
     }
     throw new McpError(ErrorCode.InternalError, `task for ${name} ended without a result`);
   }
