@@ -27,11 +27,11 @@ function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall)
       ? `${issue.inclusive ? "at most" : "less than"} ${String(issue.maximum)}`
       : `${issue.inclusive ? "at least" : "more than"} ${String(issue.minimum)}`;
   if (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint")
-    return `expected ${bound}, got ${describeInput(issue.input)}`;
+    return `expected ${bound}, got ${describeValue(issue.path, issue.input)}`;
   if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) === 1)
     return "must not be empty";
   const unit = issue.origin === "string" ? "characters" : "entries";
-  return `expected ${bound} ${unit}, got ${describeInput(issue.input)}`;
+  return `expected ${bound} ${unit}, got ${describeValue(issue.path, issue.input)}`;
 }
 
 /** The keys a mapping at an issue's path may have, to suggest the one a misspelt key meant. */
@@ -49,6 +49,17 @@ function unknownKeys(keys: readonly string[], known: readonly string[]): string 
   return `unknown key${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")} — ${hint} (see docs/configuration.md)`;
 }
 
+/** Keys whose value is a credential (`secret`, `token`, `auth_token`, `client_secret`, `password`, ...). */
+const SECRET_KEY = /(?:^|_)(?:secret|token|password)$|^(?:api_key|authorization)$/i;
+
+/** What a message says about a value: the value itself, except under a secret key (its type only). */
+function describeValue(path: readonly PropertyKey[], input: unknown): string {
+  const key = path.at(-1);
+  if (typeof key === "string" && SECRET_KEY.test(key) && input !== undefined && input !== null)
+    return `a ${Array.isArray(input) ? "list" : typeof input} (not shown: the key holds a secret)`;
+  return describeInput(input);
+}
+
 /** One line per problem: `<file>: <key.path>: <what is wrong>`. */
 export function formatIssue(file: string, issue: z.core.$ZodIssue, known?: KnownKeys): string {
   const path = issue.path.map(String).join(".") || "(top level)";
@@ -58,7 +69,7 @@ export function formatIssue(file: string, issue: z.core.$ZodIssue, known?: Known
     message =
       issue.input === undefined
         ? `missing — expected ${expected}`
-        : `expected ${expected}, got ${describeInput(issue.input)}`;
+        : `expected ${expected}, got ${describeValue(issue.path, issue.input)}`;
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
       message += ` — put it in quotes if it is meant as text`;
@@ -71,7 +82,7 @@ export function formatIssue(file: string, issue: z.core.$ZodIssue, known?: Known
     const reason = issue.issues[0]?.message;
     message = `invalid name${reason === undefined ? "" : ` — ${reason}`}`;
   } else if (issue.code === "invalid_value") {
-    message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeInput(issue.input)}`;
+    message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeValue(issue.path, issue.input)}`;
   }
   return `${file}: ${path}: ${message}`;
 }

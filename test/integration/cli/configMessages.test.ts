@@ -79,20 +79,33 @@ describe("svc gateway run refuses a bad configuration with file, key and fix", {
     const config = join(home.dir, "config.yaml");
     expect(res.stderr).toContain(`${config}: platforms.webhook.extra.port: expected a number, got "9000"`);
     expect(res.stderr).toContain(
-      `${config}: platforms.webhook.extra.routes.a.secret: expected a string, got 5`,
+      `${config}: platforms.webhook.extra.routes.a.secret: expected a string, got a number (not shown: the key holds a secret)`,
     );
     expect(res.stderr).toContain(`${config}: platforms.webhook.extra: unknown key "colour"`);
     expect(res.stderr).toContain(`${config}: platforms.webhook: unknown key "prot"`);
   });
 
-  it("a secret YAML reads as a number says to quote it", async () => {
+  it("a secret YAML reads as a number says to quote it, without showing the secret", async () => {
     home = tempHome();
-    home.write("config.yaml", webhook({ host: "127.0.0.1", routes: { a: { secret: 12345 } } }));
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          telegram: { enabled: true, token: 7700112233 },
+          sms: { enabled: true, account_sid: "AC1", auth_token: 4455667788, from: "+1" },
+          webhook: { enabled: true, port: 0, host: "127.0.0.1", routes: { a: { secret: 31415926535 } } },
+        },
+      }),
+    );
     const res = await svc(home, ["gateway", "run"]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(
-      "platforms.webhook.routes.a.secret: expected a string, got 12345 — put it in quotes if it is meant as text",
+      "platforms.webhook.routes.a.secret: expected a string, got a number (not shown: the key holds a secret) — put it in quotes if it is meant as text",
     );
+    expect(res.stderr).toContain("platforms.telegram.token: expected a string, got a number (not shown");
+    expect(res.stderr).toContain("platforms.sms.auth_token: expected a string, got a number (not shown");
+    for (const secret of ["31415926535", "7700112233", "4455667788"])
+      expect(res.stderr).not.toContain(secret);
   });
 });
 

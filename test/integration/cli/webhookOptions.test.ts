@@ -126,7 +126,9 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^b\s.*invalid\s.* b: expected a mapping, got "str"$/m);
     expect(change.code).toBe(1);
-    expect(change.stderr).toContain(`${file}: a.secret: expected a string, got 5`);
+    expect(change.stderr).toContain(
+      `${file}: a.secret: expected a string, got a number (not shown: the key holds a secret)`,
+    );
     expect(change.stderr).toContain(`${file}: a.events: expected a list, got "push"`);
     expect(blankSecret).toMatchObject({
       code: 2,
