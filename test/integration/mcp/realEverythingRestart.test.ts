@@ -79,15 +79,24 @@ describe("server-everything killed and restarted", () => {
     );
   });
 
-  it("Streamable HTTP: a server gone for good leaves connected once its event stream cannot be reopened; after the restart the next call runs on a new session", async () => {
+  it("Streamable HTTP: a call whose resumable response stream dies with the server fails within seconds, not at the tool timeout, and the connection shows lost", async () => {
+    // server-everything keeps an event store: its response streams carry event ids, so the SDK tries to
+    // resume the stream (twice) instead of failing the request, which would then wait out `timeout` (300 s).
+    const call = hub.call("http", "trigger-long-running-operation", { duration: 3, steps: 3 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const killed = Date.now();
     await http.kill();
-    // The SDK reopens the GET event stream twice (1 s, then 1.5 s later) before giving up.
-    await vi.waitFor(() => expect(state("http")).not.toBe("connected"), { timeout: 5000, interval: 20 });
+    await expect(call).rejects.toThrow(
+      /^mcp_servers\.http: the connection was lost while "trigger-long-running-operation" was being called, and reconnecting to replay it failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
+    );
+    expect(Date.now() - killed).toBeLessThan(4000);
+    // The same give-up marks the connection lost with no call at all (a server gone between calls).
     expect(log.messages()).toContain(
       "[mcp] mcp_servers.http: the server's event stream dropped and could not be reopened (fetch failed) — reconnecting",
     );
+    expect(state("http")).not.toBe("connected");
     await http.restart();
-    // Not outcome_uncertain: svc already knew the old session was gone and connects before calling.
+    // Not outcome_uncertain: svc knows the old session is gone and connects before calling.
     expect(text(await hub.call("http", "toggle-subscriber-updates", {}))).toMatch(
       /^Started simulated resource updated notifications/,
     );
