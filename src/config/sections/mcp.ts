@@ -175,9 +175,15 @@ const clientCert = z.union(
     z.tuple([z.string().min(1), z.string().min(1), z.string()]),
   ],
   {
-    error: (i) => `expected a PEM path, [cert, key] or [cert, key, password], got ${describe(i.input)}`,
+    error: (i) => `expected a PEM path, [cert, key] or [cert, key, password], got ${describeCert(i.input)}`,
   },
 );
+
+/** A wrong client_cert for a message: a list's third entry onwards (where the key password goes) is not shown. */
+function describeCert(input: unknown): string {
+  if (!Array.isArray(input) || input.length <= 2) return describe(input);
+  return `a list of ${input.length} entries, [${input.slice(0, 2).map(describe).join(", ")}, …] (the rest not shown: the third is the key's password)`;
+}
 
 const entryShape = {
   command: z.string().min(1).optional(),

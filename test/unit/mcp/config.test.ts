@@ -41,6 +41,19 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     );
   });
 
+  it("a wrong client_cert list is described without its password entry", () => {
+    let message = "";
+    try {
+      load("mcp_servers:\n  a: {url: https://x, client_cert: [c.pem, k.pem, 12345678]}\n");
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(
+      'client_cert: expected a PEM path, [cert, key] or [cert, key, password], got a list of 3 entries, ["c.pem", "k.pem", …]',
+    );
+    expect(message).not.toContain("12345678");
+  });
+
   it("applies the spec defaults", () => {
     const { config } = load("mcp_servers:\n  a: {command: x}\n");
     expect(config.mcp_servers.a).toMatchObject({
