@@ -6,6 +6,7 @@ import { describeError, SvcError } from "../errors.js";
 import { type Gateway, startGateway } from "../gateway.js";
 import { createLogger } from "../io/log.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
+import { releaseStopSignals } from "./earlySignals.js";
 import {
   type GatewayState,
   gatewayStateFile,
@@ -75,6 +76,12 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   // Installed before anything else: a signal that arrives during startup must not kill the process mid-way.
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+  const heldSignal = releaseStopSignals();
+  if (heldSignal !== undefined) {
+    // Arrived while the gateway's modules loaded: nothing has started, so there is nothing to stop.
+    logger.info(`[gateway] ${heldSignal} received during startup, stopping`);
+    process.exit(0);
+  }
   process.on("SIGHUP", () => {
     // Still starting (it reads the file now) or stopping (a reload would restart MCP servers being stopped).
     if (gateway === undefined || stopSignal !== undefined) return;

@@ -2,6 +2,7 @@
 import { CommanderError } from "commander";
 import { describeError, isSvcError } from "../errors.js";
 import { redactCredentials } from "../io/credentials.js";
+import { holdStopSignals } from "./earlySignals.js";
 import { buildProgram } from "./program.js";
 
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
@@ -19,4 +20,5 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
   }
 }
 
+if (process.argv[2] === "gateway" && process.argv[3] === "run") holdStopSignals();
 await main();
