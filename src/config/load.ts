@@ -40,11 +40,36 @@ export const EMBEDDED_DEFAULT = {
 
 export function readEnvFile(path: string): Record<string, string> {
   if (!existsSync(path)) return {};
+  let text: string;
   try {
-    return parseEnv(readFileSync(path));
+    text = readFileSync(path, "utf8");
   } catch (err) {
     throw new SvcError("config_unreadable", `${path}: cannot be read (${(err as Error).message})`);
   }
+  return { ...parseEnv(text), ...unquotedHashValues(text) };
+}
+
+const ENV_LINE = /^\s*(?:export\s+)?([\w.-]+)\s*=[ \t]*(.*)$/;
+
+/**
+ * dotenv cuts an unquoted value at its first `#` (`SECRET=abc#def` reads `abc`), where a shell, docker
+ * compose and systemd read `abc#def`: `#` starts a comment only after whitespace. A cut HMAC secret
+ * fails every signature, so such values are read as those tools read them. Only the last line of a key
+ * counts, as in dotenv.
+ */
+function unquotedHashValues(text: string): Record<string, string> {
+  const last = new Map<string, string>();
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    const match = ENV_LINE.exec(line);
+    if (match !== null) last.set(match[1] as string, match[2] as string);
+  }
+  const values: Record<string, string> = {};
+  for (const [key, raw] of last) {
+    if (/^['"`]/.test(raw)) continue;
+    const value = raw.replace(/\s#.*$/, "").trim();
+    if (value.includes("#")) values[key] = value;
+  }
+  return values;
 }
 
 export function secretScope(paths: SvcPaths, env: NodeJS.ProcessEnv = process.env): InterpolationScope {

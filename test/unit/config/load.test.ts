@@ -76,6 +76,29 @@ describe("config loading (spec 2.1)", () => {
     expect(fromDotenv.config.platforms.webhook).toMatchObject({ enabled: true, port: 9002, secret: "s4" });
   });
 
+  it(".env as a shell reads it: export prefixes, quotes, comments; a # inside an unquoted value is part of it", () => {
+    const dotenv = [
+      "# the webhook adapter",
+      "export WEBHOOK_ENABLED=true   # on",
+      'WEBHOOK_PORT="9003"',
+      "WEBHOOK_SECRET=abc#def",
+      "GH_SECRET=x # a comment after a space",
+      "HASHED='quoted#kept'",
+      "TWICE=first#one",
+      "TWICE=second",
+      "",
+    ].join("\r\n");
+    const { config } = load(
+      "platforms:\n  webhook:\n    routes:\n      a: {secret: '${GH_SECRET}'}\n      b: {secret: '${HASHED}'}\n      c: {secret: '${TWICE}'}\n",
+      {},
+      dotenv,
+    );
+    expect(config.platforms.webhook).toMatchObject({ enabled: true, port: 9003, secret: "abc#def" });
+    expect(config.platforms.webhook.routes.a?.secret).toBe("x");
+    expect(config.platforms.webhook.routes.b?.secret).toBe("quoted#kept");
+    expect(config.platforms.webhook.routes.c?.secret).toBe("second");
+  });
+
   it("renders ${VAR} from .env in non-MCP sections", () => {
     const { config } = load(
       "platforms:\n  webhook:\n    routes:\n      gh:\n        secret: ${GH_SECRET}\n",
