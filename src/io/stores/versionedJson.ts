@@ -42,6 +42,17 @@ export interface StoreLayout {
   readonly conflictMessage: string;
 }
 
+/**
+ * JSON.parse's reason without the excerpt of the file V8 quotes for an unexpected token
+ * (`Unexpected token 'T', ..."secret": TOPSECRET}" is not valid JSON`): the file may hold secrets.
+ */
+function parseProblem(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return /^Unexpected token .*is not valid JSON$/s.test(message)
+    ? "an unexpected character (the text around it is not shown: the file holds secrets)"
+    : message;
+}
+
 const fingerprint = (text: string) => createHash("sha256").update(text).digest("base64url");
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -77,7 +88,7 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
     } catch (err) {
       throw new SvcError(
         "store_corrupt",
-        `${path}: not valid JSON (${(err as Error).message}) — fix or remove the file`,
+        `${path}: not valid JSON (${parseProblem(err)}) — fix or remove the file`,
       );
     }
     if (!isObject(parsed)) {

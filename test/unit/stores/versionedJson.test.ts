@@ -1,0 +1,37 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createVersionedStore } from "../../../src/io/stores/versionedJson.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+/**
+ * webhook_subscriptions.json holds every subscription's secret. V8's JSON.parse error for an unexpected
+ * token quotes the text around it (`..."secret": TOPSECRET}" is not valid JSON`), so a hand-edited file
+ * with an unquoted secret would put part of it on stderr and into the gateway log.
+ */
+describe("a store file that is not valid JSON", () => {
+  it("is reported without the excerpt around an unexpected token", () => {
+    home = tempHome();
+    const path = home.write("webhook_subscriptions.json", '{"a": {"secret": TOPSECRET-4242, "events": []}}');
+    const store = createVersionedStore(path, { conflictMessage: "changed" });
+    expect(() => store.read()).toThrow(
+      `${path}: not valid JSON (an unexpected character (the text around it is not shown: the file holds secrets)) — fix or remove the file`,
+    );
+    try {
+      store.read();
+    } catch (err) {
+      expect((err as Error).message).not.toContain("TOPSECRET");
+    }
+  });
+
+  it("keeps a reason that quotes nothing (a position, the end of the input)", () => {
+    home = tempHome();
+    const path = join(home.dir, "cron.json");
+    home.write("cron.json", '{"a": {"secret": "s3cr3t"');
+    expect(() => createVersionedStore(path, { conflictMessage: "changed" }).read()).toThrow(
+      /cron\.json: not valid JSON \((Unexpected end of JSON input|Expected .* at position \d+.*)\)/,
+    );
+  });
+});
