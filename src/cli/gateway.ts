@@ -55,6 +55,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const logger = createLogger({ file: paths.gatewayLog, buffered: true });
   let gateway: Gateway | undefined;
   let stopSignal: string | undefined;
+  let exitCode = 0;
   const stateFile = gatewayStateFile(paths);
   const removePid = () => {
     rmSync(paths.pidFile, { force: true });
@@ -70,9 +71,25 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       .catch((err: unknown) => logger.error(`[gateway] stop failed: ${describeError(err)}`))
       .finally(() => {
         removePid();
-        process.exit(0);
+        process.exit(exitCode);
       });
   };
+  // A bug (an error nothing caught) must not take accepted runs down with the process, as Node's default
+  // would: a rejected promise is logged and the gateway goes on; after an uncaught exception its state is
+  // unknown, so it stops as on SIGTERM (runs finished or saved) and exits 1 for a supervisor to restart it.
+  const stack = (err: unknown) => (err instanceof Error ? (err.stack ?? err.message) : String(err));
+  process.on("unhandledRejection", (reason) => {
+    logger.error(
+      { err: stack(reason) },
+      "[gateway] internal error (a promise rejected unhandled); running on",
+    );
+  });
+  process.on("uncaughtException", (err) => {
+    logger.error({ err: stack(err) }, "[gateway] internal error (an uncaught exception); stopping");
+    exitCode = 1;
+    if (gateway === undefined && stopSignal === undefined) process.exit(1);
+    stop("internal error");
+  });
   // Installed before anything else: a signal that arrives during startup must not kill the process mid-way.
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));

@@ -89,4 +89,36 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
     if (!out.includes("Listening on")) expect(out).toContain("SIGTERM received during startup");
   });
+
+  it("a bug's unhandled rejection is logged and the gateway runs on; an uncaught exception stops it like SIGTERM (runs saved), exit 1", async () => {
+    home = tempHome();
+    const agent = {
+      provider: "command",
+      command: ["sh", "-c", "cat >/dev/null; sleep 30"],
+    };
+    home.write(
+      "config.yaml",
+      stringify({
+        ...cliConfig({ r: { secret: "INSECURE_NO_AUTH" } }),
+        agent,
+        gateway: { drain_timeout_seconds: 0.5 },
+      }),
+    );
+    // Stands in for a bug anywhere in the process: SIGUSR2 rejects a promise nobody handles, then throws.
+    const bug =
+      'data:text/javascript,let n=0;process.on("SIGUSR2",()=>{n++;if(n===1)Promise.reject(new Error("injected rejection"));else setImmediate(()=>{throw new Error("injected exception")})})';
+    gateway = await runForeground(home, ["--port", "0"], {}, ["--import", bug]);
+    const run = gateway;
+    run.child.kill("SIGUSR2");
+    await waitFor(() => gatewayLog().includes("injected rejection"), "the rejection in the log");
+    expect(gatewayLog()).toContain("promise rejected unhandled); running on");
+    const accepted = await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {});
+    expect(accepted.status).toBe(202);
+    run.child.kill("SIGUSR2");
+    expect(await run.exited).toBe(1);
+    expect(gatewayLog()).toContain("an uncaught exception); stopping");
+    const saved = readFileSync(join(home.dir, "webhook-pending-runs.json"), "utf8");
+    expect(saved).toContain(accepted.body.delivery_id as string);
+    expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
+  });
 });

@@ -73,8 +73,9 @@ export function runForeground(
   home: TempHome,
   args: readonly string[] = ["--port", "0"],
   env: Record<string, string> = {},
+  nodeArgs: readonly string[] = [],
 ): Promise<Foreground> {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "run", ...args], {
+  const child = spawn(process.execPath, ["--import", "tsx", ...nodeArgs, MAIN, "gateway", "run", ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
