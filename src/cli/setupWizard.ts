@@ -179,12 +179,21 @@ export async function runSetup(options: SetupOptions): Promise<void> {
       `Note: ${name} is set in this shell's environment and overrides ${paths.env} for a gateway started from it — unset it (unset ${name}) or change it there`,
     );
   }
+  let problem: string | undefined;
+  try {
+    loadConfig({ home: paths.home });
+  } catch (err) {
+    problem = isSvcError(err) ? err.message : String(err);
+  }
+  if (problem !== undefined) {
+    lines.push(`Note: the gateway will not start until this is fixed:\n${problem}`);
+  }
   const pid = runningPid(paths);
   if (pid !== undefined) {
     lines.push(
       `The gateway is running (pid ${pid}) with the old settings: restart it to apply them (svc gateway stop, then svc gateway start)`,
     );
-  } else {
+  } else if (problem === undefined) {
     lines.push(
       answers.enabled ? "Start the gateway with: svc gateway start" : "The webhook adapter is disabled.",
     );

@@ -37,4 +37,14 @@ describe("svc gateway setup: what the new settings do not reach yet", { timeout:
     expect(res.stdout).not.toContain("WEBHOOK_SECRET is set");
     expect(res.stdout).toContain("Start the gateway with: svc gateway start");
   });
+
+  it("a config.yaml the gateway would refuse is named after the settings are written, instead of 'start the gateway'", async () => {
+    home = tempHome();
+    home.write("config.yaml", "platforms:\n  webhook:\n    routes:\n      a:\n        evnts: [push]\n");
+    const res = await svc(home, ["gateway", "setup", "--non-interactive"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("Note: the gateway will not start until this is fixed:");
+    expect(res.stdout).toMatch(/config\.yaml: platforms\.webhook\.routes\.a: unknown key "evnts"/);
+    expect(res.stdout).not.toContain("Start the gateway with");
+  });
 });
