@@ -2,7 +2,9 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { InterpolationScope } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
-import { SvcError } from "../../errors.js";
+import { describeError, SvcError } from "../../errors.js";
+import { scrub } from "../targets/httpJson.js";
+import { entrySecrets } from "./entrySecrets.js";
 import { preflight } from "./preflight.js";
 import { renderEntry } from "./render.js";
 import { type McpSession, openSession, type SessionHandlers } from "./session.js";
@@ -36,6 +38,8 @@ export async function connectServer(
   options: ConnectOptions,
 ): Promise<McpSession> {
   const rendered = renderEntry(name, entry, options.scope());
+  const secrets = entrySecrets(rendered);
+  const hide = (err: unknown) => withoutSecrets(err, secrets);
   const timeoutMs = rendered.connect_timeout * 1000;
   const transportOptions = {
     ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
@@ -49,7 +53,8 @@ export async function connectServer(
       makeTransport: () =>
         createTransport(rendered, {
           ...transportOptions,
-          onStderr: (line) => {
+          onStderr: (raw) => {
+            const line = scrub(raw, secrets);
             child.stderr.push(line);
             if (child.stderr.length > STDERR_TAIL_LINES) child.stderr.shift();
             options.onStderr?.(line);
@@ -66,7 +71,7 @@ export async function connectServer(
         return session;
       })
       .catch((err: unknown) => {
-        throw scoped(name, err, rendered.command, undefined, child);
+        throw hide(scoped(name, err, rendered.command, undefined, child));
       });
   }
   const tls = createTlsFetch(name, rendered);
@@ -102,8 +107,21 @@ export async function connectServer(
     return session;
   } catch (err) {
     await tls.close().catch(() => undefined);
-    throw scoped(name, err, undefined, rendered.auth, undefined, transportKind(rendered));
+    throw hide(scoped(name, err, undefined, rendered.auth, undefined, transportKind(rendered)));
   }
+}
+
+/**
+ * A connect error whose text quotes one of the entry's credentials (a server echoing what it refused):
+ * its text with them redacted, and no cause (error descriptions append causes' messages, which quote
+ * the same text).
+ */
+function withoutSecrets(err: unknown, secrets: readonly string[]): unknown {
+  if (!(err instanceof Error)) return err;
+  const text = describeError(err);
+  const message = scrub(text, secrets);
+  if (message === text) return err;
+  return new SvcError(err instanceof SvcError ? err.code : "mcp_connect", message);
 }
 
 /** What a stdio server process left behind: its last stderr lines and how it exited. */

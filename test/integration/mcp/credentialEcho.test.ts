@@ -64,3 +64,49 @@ describe("an MCP server echoing the Authorization header it refused", () => {
     }
   });
 });
+
+describe("credentials other than Authorization, echoed back", () => {
+  const KEY = "ak-9f8e7d6c5b4a3921";
+  const secretOnly = (home: ReturnType<typeof tempHome>, config: string) => {
+    home.write("config.yaml", config);
+    home.write(".env", `MCP_KEY=${KEY}\n`);
+  };
+
+  it("an X-Api-Key value quoted in a 403 is [redacted] in svc mcp test", async () => {
+    api = await startFakeApi((r) => ({
+      status: 403,
+      json: { error: `key ${String(r.headers["x-api-key"])} is not valid` },
+    }));
+    const home = tempHome();
+    try {
+      secretOnly(
+        home,
+        `mcp_servers:\n  m:\n    url: ${api.url}/mcp\n    headers: { X-Api-Key: "\${MCP_KEY}" }\n`,
+      );
+      const result = await svc(home, ["mcp", "test", "m"]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("key [redacted] is not valid");
+      expect(result.stdout + result.stderr).not.toContain(KEY);
+      expect(api.requests.some((r) => r.headers["x-api-key"] === KEY)).toBe(true);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("a stdio server printing its API key on stderr before exiting: the key is [redacted], the rest shown", async () => {
+    const home = tempHome();
+    try {
+      const script = 'process.stderr.write("bad key: " + process.env.API_KEY + "\\n"); process.exit(3)';
+      secretOnly(
+        home,
+        `mcp_servers:\n  s:\n    command: ${JSON.stringify(process.execPath)}\n    args: ["-e", ${JSON.stringify(script)}]\n    env: { API_KEY: "\${MCP_KEY}" }\n`,
+      );
+      const result = await svc(home, ["mcp", "test", "s"]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("bad key: [redacted]");
+      expect(result.stdout + result.stderr).not.toContain(KEY);
+    } finally {
+      home.cleanup();
+    }
+  });
+});
