@@ -1,4 +1,15 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SvcError } from "../../errors.js";
@@ -10,10 +21,19 @@ export interface LockOptions {
   readonly staleMs?: number;
 }
 
-function ownerAlive(lockPath: string): boolean {
+/** The lock file's text: `<pid> <random>`; the random part tells one holder's lock from the next one's. */
+function readLock(lockPath: string): string | undefined {
   try {
-    const pid = Number(readFileSync(lockPath, "utf8").trim());
-    if (!Number.isInteger(pid) || pid <= 0) return false;
+    return readFileSync(lockPath, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function ownerAlive(text: string): boolean {
+  const pid = Number(text.trim().split(/\s+/)[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
     process.kill(pid, 0);
     return true;
   } catch (err) {
@@ -21,23 +41,58 @@ function ownerAlive(lockPath: string): boolean {
   }
 }
 
-function tryAcquire(lockPath: string, staleMs: number): boolean {
+/** Creates the lock file; its text when it is ours, undefined when another process holds it. */
+function tryAcquire(lockPath: string, staleMs: number): string | undefined {
+  const text = `${process.pid} ${randomBytes(8).toString("hex")}`;
   try {
     const fd = openSync(lockPath, "wx", 0o600);
-    writeSync(fd, String(process.pid));
-    closeSync(fd);
-    return true;
+    try {
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+    return text;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
   }
+  takeOverIfStale(lockPath, staleMs);
+  return undefined;
+}
+
+/**
+ * Removes a stale lock (its owner gone, or held past `staleMs`) so the next attempt can take it. The
+ * lock judged is the lock removed: it is renamed aside and its text compared, so a waiter that judged
+ * an old lock cannot delete the fresh one another waiter created meanwhile (that one is put back).
+ */
+function takeOverIfStale(lockPath: string, staleMs: number): void {
+  let age: number;
   try {
-    const age = Date.now() - statSync(lockPath).mtimeMs;
-    if (!ownerAlive(lockPath) && age > Math.min(staleMs, 1000)) rmSync(lockPath, { force: true });
-    else if (age > staleMs) rmSync(lockPath, { force: true });
+    age = Date.now() - statSync(lockPath).mtimeMs;
   } catch {
-    // The holder released it between our attempts; try again.
+    return; // released between our attempts
   }
-  return false;
+  const judged = readLock(lockPath);
+  if (judged === undefined) return;
+  const stale = (!ownerAlive(judged) && age > Math.min(staleMs, 1000)) || age > staleMs;
+  if (!stale) return;
+  const aside = `${lockPath}.${process.pid}.${randomBytes(4).toString("hex")}.stale`;
+  try {
+    renameSync(lockPath, aside);
+  } catch {
+    return; // someone else took it over first
+  }
+  try {
+    if (readLock(aside) !== judged) linkSync(aside, lockPath);
+  } catch {
+    // A third process already holds a new lock: leave it.
+  } finally {
+    rmSync(aside, { force: true });
+  }
+}
+
+/** Removes the lock only if it is still the one this process created (not one taken over meanwhile). */
+function release(lockPath: string, text: string): void {
+  if (readLock(lockPath) === text) rmSync(lockPath, { force: true });
 }
 
 function lockTimeout(lockPath: string): SvcError {
@@ -59,15 +114,17 @@ export function withFileLockSync<T>(path: string, fn: () => T, options: LockOpti
   mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
   const started = Date.now();
   let wait = 5;
-  while (!tryAcquire(lockPath, options.staleMs ?? 30_000)) {
+  let held = tryAcquire(lockPath, options.staleMs ?? 30_000);
+  while (held === undefined) {
     if (Date.now() - started > timeoutMs) throw lockTimeout(lockPath);
     Atomics.wait(sleeper, 0, 0, wait);
     wait = Math.min(wait * 2, 100);
+    held = tryAcquire(lockPath, options.staleMs ?? 30_000);
   }
   try {
     return fn();
   } finally {
-    rmSync(lockPath, { force: true });
+    release(lockPath, held);
   }
 }
 
@@ -83,19 +140,16 @@ export async function withFileLock<T>(
   mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
   const started = Date.now();
   let wait = 5;
-  while (!tryAcquire(lockPath, staleMs)) {
-    if (Date.now() - started > timeoutMs) {
-      throw new SvcError(
-        "lock_timeout",
-        `${lockPath}: another svc process holds this lock — try again, or remove the file if no svc is running`,
-      );
-    }
+  let held = tryAcquire(lockPath, staleMs);
+  while (held === undefined) {
+    if (Date.now() - started > timeoutMs) throw lockTimeout(lockPath);
     await sleep(wait);
     wait = Math.min(wait * 2, 100);
+    held = tryAcquire(lockPath, staleMs);
   }
   try {
     return await fn();
   } finally {
-    rmSync(lockPath, { force: true });
+    release(lockPath, held);
   }
 }

@@ -1,0 +1,73 @@
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { withFileLock, withFileLockSync } from "../../../src/io/stores/fileLock.js";
+
+const dirs: string[] = [];
+function store(): { path: string; lock: string; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), "svc-lock-"));
+  dirs.push(dir);
+  const path = join(dir, "store.json");
+  return { path, lock: `${path}.lock`, dir };
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ["-e", "0"]).pid as number;
+}
+
+describe("cross-process file lock", () => {
+  it("releasing leaves alone a lock another process took over meanwhile (it is not ours any more)", async () => {
+    const { path, lock } = store();
+    await withFileLock(path, () => {
+      // Held past staleMs: another process judged it stale, removed it and holds its own now.
+      rmSync(lock);
+      writeFileSync(lock, "424242");
+    });
+    expect(readFileSync(lock, "utf8")).toBe("424242");
+
+    rmSync(lock);
+    withFileLockSync(path, () => {
+      rmSync(lock);
+      writeFileSync(lock, "434343");
+    });
+    expect(readFileSync(lock, "utf8")).toBe("434343");
+  });
+
+  it("releasing removes its own lock", async () => {
+    const { path, lock } = store();
+    expect(await withFileLock(path, () => existsSync(lock))).toBe(true);
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it("a lock left by a process that died is taken over, and no renamed-aside file stays behind", async () => {
+    const { path, lock, dir } = store();
+    writeFileSync(lock, String(deadPid()));
+    const old = new Date(Date.now() - 5000);
+    utimesSync(lock, old, old);
+    expect(await withFileLock(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("a fresh lock of a live process is waited for, then the wait gives up naming the lock file", async () => {
+    const { path, lock } = store();
+    writeFileSync(lock, String(process.pid));
+    await expect(withFileLock(path, () => "ran", { timeoutMs: 150 })).rejects.toThrow(
+      `${lock}: another svc process holds this lock`,
+    );
+    expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
+  });
+});
