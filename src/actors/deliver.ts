@@ -43,6 +43,11 @@ export interface DelivererDeps {
   readonly now?: () => Date;
 }
 
+/** `slack: <reason>` once: a target's own errors already start with its name. */
+function platformNamed(name: string, reason: string): string {
+  return reason.startsWith(`${name}: `) ? reason : `${name}: ${reason}`;
+}
+
 export function createDeliverer(deps: DelivererDeps): Deliverer {
   const { logger, paths } = deps;
   const registry = typeof deps.targets === "function" ? deps.targets : () => deps.targets as TargetRegistry;
@@ -113,7 +118,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
               ({ error, retry, delayMs }) =>
                 logger.warn(
                   log,
-                  `[delivery] ${target.name}: ${describeError(error)} — retry ${retry + 1}/${policy.retries} in ${delayMs} ms`,
+                  `[delivery] ${platformNamed(target.name, describeError(error))} — retry ${retry + 1}/${policy.retries} in ${delayMs} ms`,
                 ),
               signal,
             )
