@@ -81,7 +81,9 @@ describe("transient failures", () => {
     // Each retry is logged with the platform named once.
     const retries = log.messages().filter((m) => m.includes("— retry"));
     expect(retries).toHaveLength(3);
-    expect(retries[0]).toMatch(/^\[delivery\] telegram: (?!telegram: ).*HTTP 502 — Bad Gateway — retry 1\/3 in 1000 ms$/);
+    expect(retries[0]).toMatch(
+      /^\[delivery\] telegram: (?!telegram: ).*HTTP 502 — Bad Gateway — retry 1\/3 in 1000 ms$/,
+    );
     home.cleanup();
   });
 
