@@ -121,8 +121,14 @@ function parsedTextLine(json: string): string {
 }
 
 export interface LogOptions {
-  /** Also append JSON lines to this file (the gateway log). */
+  /** Also append the lines to this file (the gateway log). */
   readonly file?: string;
+  /**
+   * `text` (default): the file holds the same lines as stdout, messages as written (a multi-line reply
+   * stays multi-line, quotes unescaped), so what a user greps for in the log is there as they wrote it.
+   * `json`: pino's JSON lines, for tests that read fields back.
+   */
+  readonly fileFormat?: "text" | "json";
   readonly level?: string;
   /** Print to stdout (default true). */
   readonly stdout?: boolean;
@@ -147,12 +153,22 @@ function reportOnce(sink: string): (err: unknown) => void {
 
 export function createLogger(options: LogOptions = {}): Logger {
   const streams: pino.StreamEntry[] = [];
+  // stdout and the file get the same text line: convert each pino line once.
+  let lastJson = "";
+  let lastText = "";
+  const text = (json: string) => {
+    if (json !== lastJson) {
+      lastJson = json;
+      lastText = textLine(json);
+    }
+    return lastText;
+  };
   const level = (options.level ?? process.env.SVC_LOG_LEVEL ?? "info") as pino.Level;
   const buffered = options.buffered === true;
   if (options.stdout !== false) {
     const toStdout = (text: string) => process.stdout.write(text);
     const out = buffered ? createBatchedWriter(toStdout, reportOnce("stdout")) : { write: toStdout };
-    streams.push({ level, stream: { write: (line: string) => out.write(textLine(line)) } });
+    streams.push({ level, stream: { write: (line: string) => out.write(text(line)) } });
   }
   if (options.file !== undefined) {
     mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
@@ -160,7 +176,8 @@ export function createLogger(options: LogOptions = {}): Logger {
     const file = buffered
       ? createBatchedFileWriter(options.file, 0o600, reportOnce(options.file))
       : pino.destination({ dest: options.file, sync: true, mkdir: true, mode: 0o600 });
-    streams.push({ level, stream: file });
+    const asJson = options.fileFormat === "json";
+    streams.push({ level, stream: asJson ? file : { write: (line: string) => file.write(text(line)) } });
   }
   return pino(pinoOptions(level), pino.multistream(streams));
 }

@@ -83,7 +83,7 @@ export interface TestGateway {
   readonly clock: FakeClock;
   readonly base: string;
   url(path: string): string;
-  /** Parsed JSON lines of $SVC_HOME/logs/gateway.log. */
+  /** Parsed lines of $SVC_HOME/logs/gateway.log (written as JSON lines for the tests). */
   logs(): Array<Record<string, unknown> & { msg: string; level: number }>;
   stop(): Promise<void>;
 }
@@ -105,14 +105,19 @@ export function webhookConfig(
 
 /**
  * Starts the real gateway in-process on port 0 in an existing SVC_HOME (restart tests: the caller owns
- * the home and stops the gateway itself). Logs at DEBUG to the home's `logs/gateway.log`.
+ * the home and stops the gateway itself). Logs at DEBUG to the home's `logs/gateway.log`, as JSON lines.
  */
 export function startGatewayInHome(home: TempHome, drainTimeoutMs = 300): Promise<Gateway> {
   return startGateway({
     home: home.dir,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
     port: 0,
-    logger: createLogger({ file: join(home.dir, "logs", "gateway.log"), stdout: false, level: "debug" }),
+    logger: createLogger({
+      file: join(home.dir, "logs", "gateway.log"),
+      fileFormat: "json",
+      stdout: false,
+      level: "debug",
+    }),
     drainTimeoutMs,
   });
 }
@@ -126,7 +131,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   }
   const clock = options.clock ?? fakeClock(Date.now());
   const logFile = join(home.dir, "logs", "gateway.log");
-  const logger = createLogger({ file: logFile, stdout: false, level: "debug" });
+  const logger = createLogger({ file: logFile, fileFormat: "json", stdout: false, level: "debug" });
   let gateway: Gateway;
   try {
     gateway = await startGateway({

@@ -101,7 +101,7 @@ describe("batched writer", () => {
     `;
     const child = await execa(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
     const lines = readFileSync(file, "utf8").trim().split("\n");
-    expect(lines.map((l) => JSON.parse(l).msg)).toEqual(["line 0", "line 1", "line 2"]);
+    expect(lines.map((l) => l.replace(/^\S+ /, ""))).toEqual(["INFO line 0", "INFO line 1", "INFO line 2"]);
     expect(child.stdout).toMatch(/INFO line 0\n.*INFO line 1\n.*INFO line 2$/);
   });
 
@@ -110,6 +110,6 @@ describe("batched writer", () => {
     const file = join(home.dir, "gateway.log");
     const logger = createLogger({ file, stdout: false });
     logger.warn("at once");
-    expect(readFileSync(file, "utf8")).toContain('"msg":"at once"');
+    expect(readFileSync(file, "utf8")).toMatch(/^\S+ WARN at once\n$/);
   });
 });

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { redactCredentials } from "../../../src/io/credentials.js";
@@ -81,9 +82,32 @@ describe("log redaction", () => {
     const logger = createLogger({ file, stdout: false });
     logger.info({ secret: "s3cr3t-value", headers: { authorization: "Bearer tok-42" } }, "request");
     const text = readFileSync(file, "utf8");
-    expect(text).toContain('"msg":"request"');
+    expect(text).toMatch(/^\S+ INFO request \{"secret":"\[redacted\]"/);
     expect(text).not.toContain("s3cr3t-value");
     expect(text).not.toContain("tok-42");
+  });
+});
+
+describe("the gateway log file", () => {
+  it("holds the same text lines as stdout: a multi-line message with quotes as written, fields after it", async () => {
+    home = tempHome();
+    const file = join(home.dir, "logs", "gateway.log");
+    const script = `
+      import { createLogger } from ${JSON.stringify(new URL("../../../src/io/log.ts", import.meta.url).href)};
+      const logger = createLogger({ file: ${JSON.stringify(file)}, buffered: true });
+      logger.info({ route: "demo" }, 'demo reply:\\n{\\n  "title": "Fix \\\\"the\\\\" parser"\\n}');
+    `;
+    const child = await execa(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
+    const logged = readFileSync(file, "utf8");
+    expect(logged).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z INFO demo reply:\n\{\n {2}"title": "Fix \\"the\\" parser"\n\} \{"route":"demo"\}\n$/);
+    expect(child.stdout).toBe(logged.trimEnd());
+  });
+
+  it("fileFormat json keeps pino's JSON lines", () => {
+    home = tempHome();
+    const file = join(home.dir, "gateway.log");
+    createLogger({ file, fileFormat: "json", stdout: false }).warn({ route: "r" }, "two\nlines");
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ level: 40, route: "r", msg: "two\nlines" });
   });
 });
 
