@@ -99,7 +99,9 @@ describe("the gateway log file", () => {
     `;
     const child = await execa(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
     const logged = readFileSync(file, "utf8");
-    expect(logged).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z INFO demo reply:\n\{\n {2}"title": "Fix \\"the\\" parser"\n\} \{"route":"demo"\}\n$/);
+    expect(logged).toMatch(
+      /^\d{4}-\d\d-\d\dT[\d:.]+Z INFO demo reply:\n\{\n {2}"title": "Fix \\"the\\" parser"\n\} \{"route":"demo"\}\n$/,
+    );
     expect(child.stdout).toBe(logged.trimEnd());
   });
 
@@ -107,7 +109,11 @@ describe("the gateway log file", () => {
     home = tempHome();
     const file = join(home.dir, "gateway.log");
     createLogger({ file, fileFormat: "json", stdout: false }).warn({ route: "r" }, "two\nlines");
-    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ level: 40, route: "r", msg: "two\nlines" });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
+      level: 40,
+      route: "r",
+      msg: "two\nlines",
+    });
   });
 });
 
