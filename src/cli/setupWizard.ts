@@ -21,6 +21,8 @@ interface SetupAnswers {
   readonly port: number;
   /** undefined = keep the current secret. */
   readonly secret: string | undefined;
+  /** The secret was generated here (printed once so it can be given to senders), not given by the user. */
+  readonly secretGenerated: boolean;
 }
 
 /** `what` names where the value came from: the `--port` flag or the answer to the question. */
@@ -64,10 +66,12 @@ function fromFlags(options: SetupOptions, current: Current): SetupAnswers {
     throw new SvcError("usage", "--secret and --generate-secret cannot be combined");
   if (options.secret !== undefined && options.secret.trim() === "")
     throw new SvcError("usage", "--secret: the secret cannot be empty (or use --generate-secret)");
+  const generated = options.secret === undefined && (options.generateSecret || !current.hasSecret);
   return {
     enabled: !options.disable,
     port: parsePort(options.port ?? current.port, options.port === undefined ? "port" : "--port"),
-    secret: options.secret ?? (options.generateSecret || !current.hasSecret ? generate() : undefined),
+    secret: options.secret ?? (generated ? generate() : undefined),
+    secretGenerated: generated === true,
   };
 }
 
@@ -116,6 +120,7 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
       .trim()
       .toLowerCase();
     let secret: string | undefined;
+    let generated = false;
     if (choice.startsWith("e")) {
       secret = await askUntilValid("Secret: ", (answer) => {
         if (answer.trim() === "") throw new SvcError("usage", "the secret cannot be empty");
@@ -123,8 +128,9 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
       });
     } else if (choice.startsWith("g") || (!hasSecret && !choice.startsWith("k"))) {
       secret = generate();
+      generated = options.secret === undefined;
     }
-    return { enabled, port, secret: options.secret ?? secret };
+    return { enabled, port, secret: options.secret ?? secret, secretGenerated: generated };
   } finally {
     rl.close();
   }
@@ -169,7 +175,10 @@ export async function runSetup(options: SetupOptions): Promise<void> {
       `Updated platforms.webhook.enabled and port in ${paths.config} (other settings and comments kept)`,
     );
   }
-  if (answers.secret !== undefined) lines.push(`Global webhook secret: ${answers.secret}`);
+  // A generated secret is shown once, to give to senders; one the user typed or passed is not echoed.
+  if (answers.secretGenerated) lines.push(`Global webhook secret: ${answers.secret}`);
+  else if (answers.secret !== undefined)
+    lines.push(`Global webhook secret: the one you gave (saved as WEBHOOK_SECRET in ${paths.env})`);
   // The process environment wins over .env: a value set there hides what was just written.
   const shadowed = ["WEBHOOK_ENABLED", "WEBHOOK_PORT", "WEBHOOK_SECRET"].filter(
     (name) => (process.env[name] ?? "") !== "",
