@@ -3,8 +3,6 @@ import type { InspectionEvent } from "xstate";
 import { startInspectRelay } from "../io/inspectRelay.js";
 import { isSecretKey } from "../io/log.js";
 
-export const DEFAULT_INSPECT_PORT = 8090;
-
 /** As deep as the inspector library serializes (its `serializationDepthLimit`). */
 const DEPTH_LIMIT = 10;
 

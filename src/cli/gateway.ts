@@ -1,9 +1,8 @@
 import { rmSync } from "node:fs";
 import type { Command } from "commander";
-import { DEFAULT_INSPECT_PORT, startInspector } from "../actors/inspector.js";
 import { svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
-import { type Gateway, startGateway } from "../gateway.js";
+import type { Gateway } from "../gateway.js";
 import { createLogger } from "../io/log.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { releaseStopSignals } from "./earlySignals.js";
@@ -15,6 +14,9 @@ import {
   runningPid,
 } from "./gatewayLifecycle.js";
 import { parseHostOption, parsePortOption } from "./options.js";
+
+/** `--inspect` without a port. */
+const DEFAULT_INSPECT_PORT = 8090;
 
 interface RunOptions {
   host?: string;
@@ -111,14 +113,18 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     }
   });
   try {
+    // Loaded here, not at the top: `svc gateway status|stop|setup` never load the gateway itself.
+    const { startGateway } = await import("../gateway.js");
+    const inspector = options.inspect === undefined ? undefined : await import("../actors/inspector.js");
     gateway = await startGateway({
       logger,
       ...(host === undefined ? {} : { host }),
       ...(port === undefined ? {} : { port }),
-      ...(options.inspect === undefined
+      ...(inspector === undefined
         ? {}
         : {
-            inspect: startInspector(inspectPort, (line) => process.stdout.write(`${line}\n`)).inspect,
+            inspect: inspector.startInspector(inspectPort, (line) => process.stdout.write(`${line}\n`))
+              .inspect,
           }),
     });
   } catch (err) {
