@@ -478,7 +478,10 @@ export function registerWebhookCommands(program: Command): void {
     .command("test <name>")
     .description("send a signed test event to a subscription on the running gateway")
     .option("--payload <json>", "request body (default: a small test event)")
-    .option("--event <type>", "event type header (default: the first of --events, else test)")
+    .option(
+      "--event <type>",
+      "event type header (default: the payload's event_type, else the first of the subscription's events, else test)",
+    )
     .option("--port <port>", "gateway port (default: the running gateway's, else platforms.webhook.port)")
     .action(test);
 }

@@ -1,0 +1,11 @@
+import { describe, expect, it } from "vitest";
+import { buildProgram } from "../../../src/cli/program.js";
+
+describe("svc webhook test --help", () => {
+  it("names every source of the default event type, in the order the command uses them (docs/cli.md)", async () => {
+    const program = await buildProgram(["node", "svc", "webhook", "test", "--help"]);
+    const test = program.commands.find((c) => c.name() === "webhook")?.commands.find((c) => c.name() === "test");
+    const event = test?.options.find((o) => o.long === "--event");
+    expect(event?.description).toMatch(/payload's event_type, else the first of the subscription's events, else test/);
+  });
+});
