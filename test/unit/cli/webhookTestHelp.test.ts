@@ -4,8 +4,12 @@ import { buildProgram } from "../../../src/cli/program.js";
 describe("svc webhook test --help", () => {
   it("names every source of the default event type, in the order the command uses them (docs/cli.md)", async () => {
     const program = await buildProgram(["node", "svc", "webhook", "test", "--help"]);
-    const test = program.commands.find((c) => c.name() === "webhook")?.commands.find((c) => c.name() === "test");
+    const test = program.commands
+      .find((c) => c.name() === "webhook")
+      ?.commands.find((c) => c.name() === "test");
     const event = test?.options.find((o) => o.long === "--event");
-    expect(event?.description).toMatch(/payload's event_type, else the first of the subscription's events, else test/);
+    expect(event?.description).toMatch(
+      /payload's event_type, else the first of the subscription's events, else test/,
+    );
   });
 });
