@@ -10,6 +10,7 @@ import type { OAuthFetches } from "../../io/oauth/fetch.js";
 import type { OAuthSettings } from "../../io/oauth/settings.js";
 import type { StoredClient, StoredMetadata, TokenStore } from "../../io/oauth/tokenStore.js";
 import type { OAuthJob } from "./context.js";
+import { tokenEndpointError } from "./tokenErrors.js";
 
 export interface ClientChoice {
   readonly info: OAuthClientInformationMixed;
@@ -59,12 +60,26 @@ export function wantsPinnedPort(settings: OAuthSettings, store: TokenStore, fres
   return true;
 }
 
+/**
+ * RFC 7591 section 3.2.1: `client_secret_expires_at` (seconds since the epoch, 0 = never) past means the
+ * registration's secret no longer authenticates the client, so a login registers again.
+ */
+export function secretExpired(
+  client: { client_secret_expires_at?: number | undefined },
+  now: number,
+): boolean {
+  const at = client.client_secret_expires_at;
+  return typeof at === "number" && at > 0 && at * 1000 <= now;
+}
+
 function storedUsable(
   stored: StoredClient | undefined,
   meta: StoredMetadata,
   flow: FlowKind,
+  now: number,
 ): stored is StoredClient {
   if (stored === undefined || stored.issuer !== meta.authorizationServerUrl) return false;
+  if (stored.client_secret !== undefined && secretExpired(stored, now)) return false;
   if (flow === "device") return stored.kind === "dcr" && (stored.grant_types ?? []).includes(DEVICE_GRANT);
   return (
     stored.kind === "cimd" || !(stored.grant_types ?? ["authorization_code"]).every((g) => g === DEVICE_GRANT)
@@ -85,12 +100,16 @@ export async function chooseClient(args: {
   fetches: OAuthFetches;
   avoidDocument?: boolean;
   freshClient?: boolean;
+  now?: number;
 }): Promise<ClientChoice> {
   const { serverName, settings, store, meta, flow, fetches } = args;
   const configured = configuredClient(settings);
   if (configured !== undefined) return configured;
   const stored = args.freshClient ? undefined : store.readClient();
-  if (storedUsable(stored, meta, flow) && !(args.avoidDocument && stored.kind === "cimd"))
+  if (
+    storedUsable(stored, meta, flow, args.now ?? Date.now()) &&
+    !(args.avoidDocument && stored.kind === "cimd")
+  )
     return { kind: stored.kind, info: stored };
   const asMeta = meta.authorizationServerMetadata;
   const documentUrl = settings.client_metadata_url;
@@ -129,9 +148,18 @@ export async function chooseClient(args: {
       fetchFn: fetches.discovery,
     });
   } catch (err) {
+    // The status and a redacted excerpt of what the endpoint answered: the SDK's message keeps only an
+    // error_description (empty when the server sent just the code) or quotes a whole HTML page.
+    const failure = tokenEndpointError(
+      serverName,
+      "dynamic client registration",
+      fetches,
+      asMeta.registration_endpoint,
+      err,
+    );
     throw new SvcError(
       "oauth",
-      `${serverName}: dynamic client registration failed — ${(err as Error).message}`,
+      `${failure.message} — register a client there and set mcp_servers.${serverName}.oauth.client_id, or fix what the server names`,
       { cause: err },
     );
   }
@@ -165,6 +193,7 @@ export async function discoverAndIdentify(
     ...(extra.redirectUri !== undefined ? { redirectUri: extra.redirectUri } : {}),
     avoidDocument: retried,
     freshClient: job.freshClient === true || retried,
+    now: job.now(),
   });
   return { meta, client };
 }

@@ -48,6 +48,8 @@ export interface FakeAsOptions {
   readonly issParameter?: { readonly advertise: boolean; readonly send?: (issuer: string) => string };
   /** The authorize endpoint redirects back with this `error` (and the state) instead of a code. */
   readonly authorizeError?: string;
+  /** The registration endpoint answers this instead of registering (RFC 7591 section 3.2.2 errors). */
+  readonly registrationError?: { status: number; body: string; contentType?: string };
 }
 
 export interface FakeAs {
@@ -128,6 +130,14 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       });
     }
     if (url.pathname === "/register" && req.method === "POST") {
+      if (options.registrationError) {
+        res
+          .writeHead(options.registrationError.status, {
+            "content-type": options.registrationError.contentType ?? "application/json",
+          })
+          .end(options.registrationError.body);
+        return;
+      }
       const meta = JSON.parse(raw) as Record<string, unknown>;
       return json(res, 201, { ...meta, client_id: `dcr-${randomBytes(4).toString("hex")}` });
     }

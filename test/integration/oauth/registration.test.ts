@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type FakeAs,
+  type FakeResource,
+  startFakeAs,
+  startFakeResource,
+} from "../../fakes/authServer/fakeAs.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { harness, loginWith } from "./helpers.js";
+
+let home: TempHome;
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+  home?.cleanup();
+});
+
+async function as(options: Parameters<typeof startFakeAs>[0] = {}): Promise<FakeAs> {
+  const s = await startFakeAs(options);
+  closers.push(s.close);
+  return s;
+}
+async function resource(servers: string[]): Promise<FakeResource> {
+  const r = await startFakeResource(servers);
+  closers.push(r.close);
+  return r;
+}
+
+describe("dynamic client registration (RFC 7591)", () => {
+  it("a stored registration whose client_secret_expires_at has passed is not reused: the login registers again", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "expiring", rs.url, { cimd: false });
+    const nowSec = Math.floor(Date.now() / 1000);
+    h.job.store.saveClient({
+      client_id: "dcr-old",
+      client_secret: "old-secret",
+      client_secret_expires_at: nowSec - 60,
+      redirect_uris: [],
+      issuer: auth.url,
+      kind: "dcr",
+    });
+    await loginWith(h);
+    expect(auth.seen.filter((r) => r.path === "/register")).toHaveLength(1);
+    expect(h.job.store.readClient()?.client_id).not.toBe("dcr-old");
+    const token = auth.seen.find((r) => r.path === "/token");
+    expect(token?.body.get("client_id")).not.toBe("dcr-old");
+  });
+
+  it("a stored registration whose secret never expires (0) or expires later is reused", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url]);
+    const nowSec = Math.floor(Date.now() / 1000);
+    for (const [name, expiresAt] of [
+      ["never", 0],
+      ["later", nowSec + 3600],
+    ] as const) {
+      const h = harness(home.dir, name, rs.url, { cimd: false });
+      h.job.store.saveClient({
+        client_id: `dcr-${name}`,
+        client_secret: "s3cret-value",
+        client_secret_expires_at: expiresAt,
+        redirect_uris: [],
+        issuer: auth.url,
+        kind: "dcr",
+      });
+      await loginWith(h);
+      expect(h.job.store.readClient()?.client_id).toBe(`dcr-${name}`);
+    }
+    expect(auth.seen.filter((r) => r.path === "/register")).toHaveLength(0);
+  });
+
+  it("a registration error names the status and the OAuth error code, not an empty reason", async () => {
+    home = tempHome();
+    const auth = await as({
+      registrationError: { status: 400, body: JSON.stringify({ error: "invalid_client_metadata" }) },
+    });
+    const h = harness(home.dir, "refused", (await resource([auth.url])).url, { cimd: false });
+    await expect(loginWith(h)).rejects.toThrow(
+      /^refused: dynamic client registration failed — \S+\/register answered 400: .*invalid_client_metadata/,
+    );
+    expect(h.job.store.readClient()).toBeUndefined();
+  });
+
+  it("an HTML error page from the registration endpoint is reported as a short excerpt, not the whole page", async () => {
+    home = tempHome();
+    const page = `<html><body>${"Forbidden by policy. ".repeat(200)}</body></html>`;
+    const auth = await as({ registrationError: { status: 403, body: page, contentType: "text/html" } });
+    const h = harness(home.dir, "html", (await resource([auth.url])).url, { cimd: false });
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/^html: dynamic client registration failed — \S+\/register answered 403: /);
+    expect(err.message.length).toBeLessThan(600);
+  });
+});
