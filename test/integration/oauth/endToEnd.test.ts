@@ -139,6 +139,47 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
     expect(h.job.store.readTokens()).toEqual(stale);
   });
 
+  it("refresh-token rotation: the rotated refresh token replaces the used one, and the next refresh uses it", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "rotate", mcp.url, { cimd: false });
+    const first = await loginWith(h);
+    h.job.store.saveTokens({ ...first, expires_at: Date.now() - 1000 });
+    const provider = oauthProviderFor("rotate", entry(), { interactive: false, paths: svcPaths(home.dir) });
+    expect(await callWhoami(provider)).toBe("hello alice");
+    const second = h.job.store.readTokens();
+    expect(second?.refresh_token).toBeDefined();
+    expect(second?.refresh_token).not.toBe(first.refresh_token);
+    // oidc-provider rotates a public client's refresh token: the first one is spent now.
+    expect((await oidc.provider.RefreshToken.find(first.refresh_token as string))?.consumed).toBeTruthy();
+    h.job.store.saveTokens({ ...(second as NonNullable<typeof second>), expires_at: Date.now() - 1000 });
+    expect(await callWhoami(provider)).toBe("hello alice");
+    const third = h.job.store.readTokens();
+    expect(third?.access_token).not.toBe(second?.access_token);
+    expect(third?.refresh_token).not.toBe(second?.refresh_token);
+  });
+
+  it("an interactive connect whose refresh gets invalid_grant logs in once in the browser and connects (no refresh loop)", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "relogin", mcp.url, { cimd: false });
+    const first = await loginWith(h);
+    h.job.store.saveTokens({ ...first, refresh_token: "revoked-refresh", expires_at: Date.now() - 1000 });
+    const opened: string[] = [];
+    const provider = oauthProviderFor("relogin", entry(), {
+      interactive: true,
+      paths: svcPaths(home.dir),
+      print: () => {},
+      openBrowser: async (u) => {
+        opened.push(u);
+        await followAuthorization(u);
+      },
+    });
+    expect(await callWhoami(provider)).toBe("hello alice");
+    expect(opened).toHaveLength(1);
+    const after = h.job.store.readTokens();
+    expect(after?.refresh_token).not.toBe("revoked-refresh");
+    expect(after?.expires_at).toBeGreaterThan(Date.now());
+  });
+
   it("a token the server refuses before its expiry is refreshed once under the lock; the retry connects", async () => {
     home = tempHome();
     const h = harness(home.dir, "revoked", mcp.url, { cimd: false });
