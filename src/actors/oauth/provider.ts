@@ -15,7 +15,7 @@ import { bearerParams } from "../../io/oauth/wwwAuthenticate.js";
 import { startSystem } from "../system.js";
 import { configuredClient } from "./clientIdentity.js";
 import { type JobOptions, makeJob, type OAuthJob } from "./context.js";
-import { loginFlowFor, needsLoginError, usableTokens } from "./refresh.js";
+import { loginFlowFor, needsLoginError, RefreshUnavailableError, usableTokens } from "./refresh.js";
 import { runLogin } from "./runLogin.js";
 
 export interface ProviderOptions extends Partial<JobOptions> {
@@ -120,7 +120,11 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       await usableTokens(this.job, this.lastHanded !== undefined ? { rejected: this.lastHanded } : {});
       return;
     } catch (err) {
-      if (!this.options.interactive || loginFlowFor(this.job, this.job.store.readTokens()) === "device")
+      if (
+        !this.options.interactive ||
+        err instanceof RefreshUnavailableError ||
+        loginFlowFor(this.job, this.job.store.readTokens()) === "device"
+      )
         throw err;
     }
     await this.login();

@@ -34,6 +34,15 @@ export function loginFlowFor(job: OAuthJob, saved: StoredTokens | undefined): Lo
   return job.entry.oauth?.flow === "device" || saved?.flow === "device" ? "device" : "browser";
 }
 
+/** The token endpoint gave no OAuth answer: the refresh may succeed later, no login is needed. */
+export class RefreshUnavailableError extends SvcError {
+  readonly transient = true;
+}
+
+function isTransient(status: number): boolean {
+  return status === 0 || status === 429 || status >= 500;
+}
+
 export function expiringSoon(tokens: StoredTokens, now: number): boolean {
   if (tokens.expires_at === undefined) return false;
   const lifetime = tokens.obtained_at !== undefined ? tokens.expires_at - tokens.obtained_at : undefined;
@@ -117,13 +126,25 @@ export async function usableTokens(
         fetchFn: fetches.token,
       });
     } catch (err) {
-      const failure = tokenEndpointError(
-        serverName,
-        "token refresh",
-        fetches,
-        meta.authorizationServerMetadata.token_endpoint,
-        err,
-      );
+      const endpoint = meta.authorizationServerMetadata.token_endpoint;
+      const failure = tokenEndpointError(serverName, "token refresh", fetches, endpoint, err);
+      const answered = lastFailureAt(fetches, endpoint);
+      // No OAuth answer (unreachable, 5xx, 429): the grant may well be fine, so no new login is asked
+      // for; a token that has not expired yet keeps serving, and the next connect tries again.
+      if (answered !== undefined && isTransient(answered.status)) {
+        if (options.rejected === undefined && (current.expires_at ?? Number.POSITIVE_INFINITY) > job.now()) {
+          job.logger.warn(
+            { server: serverName, err: failure.message },
+            "[oauth] token refresh failed; using the current token",
+          );
+          return current;
+        }
+        throw new RefreshUnavailableError(
+          "mcp_connect",
+          `${failure.message} — the saved login is kept; svc tries again on the next connect`,
+          { cause: err },
+        );
+      }
       if (stored !== undefined) forgetRefusedClient(job, stored, fetches, meta);
       throw needsLoginError(serverName, failure.message.slice(serverName.length + 2), flow);
     }

@@ -1,9 +1,11 @@
 import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeJob } from "../../../src/actors/oauth/context.js";
+import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
 import { usableTokens } from "../../../src/actors/oauth/refresh.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
+import type { TokenStore } from "../../../src/io/oauth/tokenStore.js";
 import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { harness, loginWith } from "./helpers.js";
@@ -191,5 +193,58 @@ describe("token refresh", () => {
     const refresh = as.seen.find((r) => r.body.get("grant_type") === "refresh_token");
     expect(refresh?.headers["user-agent"]).toBe("Refresher/2");
     expect(refresh?.body.get("resource")).toBe(url);
+  });
+
+  describe("a token endpoint that gives no OAuth answer (503, unreachable) during refresh", () => {
+    const jobAt = (url: string, ms: number) =>
+      makeJob(
+        "srv",
+        { url, auth: "oauth", oauth: { cimd: false } },
+        { paths: svcPaths(home.dir), logger: silentLogger(), now: () => ms },
+      );
+
+    it("a token in its last minute keeps serving; the saved login is untouched", async () => {
+      const { as, url } = await loggedIn({ refreshError: { status: 503, body: "upstream down" } });
+      const saved = jobAt(url, 0).store.readTokens() as NonNullable<ReturnType<TokenStore["readTokens"]>>;
+      const job = jobAt(url, (saved.expires_at as number) - 30_000);
+      expect((await usableTokens(job)).access_token).toBe(as.issued[0]);
+      expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
+      expect(job.store.readTokens()).toEqual(saved);
+      expect(job.store.readClient()?.kind).toBe("dcr");
+    });
+
+    it("an expired token fails the connect naming the status, without asking for a new login", async () => {
+      const { url } = await loggedIn({ refreshError: { status: 503, body: "upstream down" } });
+      const job = jobAt(url, Date.now() + 2 * 3600_000);
+      const saved = job.store.readTokens();
+      const err = (await usableTokens(job).catch((e: unknown) => e)) as Error;
+      expect(err.message).toMatch(/^srv: token refresh failed — \S+\/token answered 503: upstream down/);
+      expect(err.message).not.toMatch(/svc mcp login/);
+      expect(job.store.readTokens()).toEqual(saved);
+      expect(job.store.readClient()?.kind).toBe("dcr");
+    });
+
+    it("an interactive connect does not open a browser when the authorization server is unreachable", async () => {
+      const { as, url } = await loggedIn();
+      const saved = jobAt(url, 0).store.readTokens() as NonNullable<ReturnType<TokenStore["readTokens"]>>;
+      jobAt(url, 0).store.saveTokens({ ...saved, expires_at: Date.now() - 1000 });
+      await as.close();
+      const opened: string[] = [];
+      const provider = oauthProviderFor(
+        "srv",
+        { url, auth: "oauth", oauth: { cimd: false } },
+        {
+          interactive: true,
+          isTTY: true,
+          paths: svcPaths(home.dir),
+          print: () => {},
+          openBrowser: async (u) => {
+            opened.push(u);
+          },
+        },
+      );
+      await expect(provider.tokens()).rejects.toThrow(/srv: token refresh failed — .*unreachable/);
+      expect(opened).toHaveLength(0);
+    });
   });
 });
