@@ -80,7 +80,14 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
   let waiter: { state: string; resolve: (r: CallbackResult) => void; reject: (e: Error) => void } | undefined;
   let port = 0;
   const server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://placeholder");
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://placeholder");
+    } catch {
+      // An absolute-form target Node's parser lets through (`GET http://[ HTTP/1.1`).
+      res.writeHead(400, { "content-type": "text/plain" }).end("bad request\n");
+      return;
+    }
     const host = req.headers.host ?? "";
     if (
       req.method !== "GET" ||

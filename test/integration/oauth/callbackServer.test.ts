@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { bindCallbackServer } from "../../../src/io/oauth/callbackServer.js";
 
@@ -58,5 +59,44 @@ describe("loopback callback listener", () => {
     } finally {
       await cb.close();
     }
+  });
+
+  it("a request line whose absolute-form target is not a URL gets 400; the listener keeps waiting for the login", async () => {
+    const cb = await bindCallbackServer({ pinned: false });
+    try {
+      const code = cb.waitForCode("s");
+      const status = await new Promise<string>((resolve, reject) => {
+        const socket = connect(cb.port, "127.0.0.1");
+        let text = "";
+        socket.on("data", (d) => {
+          text += String(d);
+        });
+        socket.on("error", reject);
+        socket.on("close", () => resolve(text.split("\r\n")[0] ?? ""));
+        socket.end(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${cb.port}\r\nConnection: close\r\n\r\n`);
+      });
+      expect(status).toBe("HTTP/1.1 400 Bad Request");
+      expect(await get(cb.port, "/callback?code=ok&state=s", `127.0.0.1:${cb.port}`)).toBe(200);
+      await expect(code).resolves.toEqual({ code: "ok" });
+    } finally {
+      await cb.close();
+    }
+  });
+
+  it("an error redirect with a wrong state does not end the login; a second callback after the code gets an error page", async () => {
+    const cb = await bindCallbackServer({ pinned: false });
+    try {
+      const code = cb.waitForCode("s");
+      const host = `127.0.0.1:${cb.port}`;
+      expect(await get(cb.port, "/callback?error=access_denied&state=forged", host)).toBe(400);
+      expect(await get(cb.port, "/callback?code=first&state=s", host)).toBe(200);
+      await expect(code).resolves.toEqual({ code: "first" });
+      expect(await get(cb.port, "/callback?code=second&state=s", host)).toBe(400);
+    } finally {
+      await cb.close();
+    }
+    await expect(get(cb.port, "/callback?code=late&state=s", `127.0.0.1:${cb.port}`)).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
   });
 });
