@@ -36,9 +36,13 @@ interface SubscribeOptions {
 function config(): LoadedConfig {
   const loaded = loadConfig();
   if (!loaded.config.platforms.webhook.enabled) {
+    // The environment wins over .env and config.yaml: `svc gateway setup --enable` cannot turn it on then.
+    const how = loaded.enabledFrom.startsWith("environment variable")
+      ? "set WEBHOOK_ENABLED=true in the environment (it overrides .env and config.yaml)"
+      : "svc gateway setup --enable";
     process.stderr.write(
-      `Note: the webhook adapter is not enabled (platforms.webhook.enabled in ${loaded.paths.config}, or WEBHOOK_ENABLED in ${loaded.paths.env}); ` +
-        "subscriptions are stored but nothing receives them until you enable it: svc gateway setup --enable\n",
+      `Note: the webhook adapter is not enabled (${loaded.enabledFrom} is false); ` +
+        `subscriptions are stored but nothing receives them until you enable it: ${how}\n`,
     );
   }
   return loaded;

@@ -196,6 +196,21 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
       const res = await svc(off, ["webhook", "list"]);
       expect(res.stderr).toContain("the webhook adapter is not enabled");
       expect(res.stderr).toContain("svc gateway setup --enable");
+      expect(res.stderr).toContain(`${join(off.dir, "config.yaml")}: platforms.webhook.enabled is false`);
+    } finally {
+      off.cleanup();
+    }
+  });
+
+  it("names WEBHOOK_ENABLED of the environment when that turned the adapter off (setup's .env cannot override it)", async () => {
+    const off = tempHome();
+    try {
+      off.write("config.yaml", stringify({ platforms: { webhook: { enabled: true } } }));
+      const res = await svc(off, ["webhook", "list"], { env: { WEBHOOK_ENABLED: "false" } });
+      expect(res.code).toBe(0);
+      expect(res.stderr).toContain("environment variable WEBHOOK_ENABLED is false");
+      expect(res.stderr).toContain("set WEBHOOK_ENABLED=true in the environment");
+      expect(res.stderr).not.toContain("svc gateway setup --enable");
     } finally {
       off.cleanup();
     }
