@@ -102,6 +102,19 @@ async function fetchAsMetadata(
   return (await res.json()) as AuthorizationServerMetadata;
 }
 
+/** A schema failure as "jwks_uri: expected string, received undefined, …" instead of zod's JSON dump. */
+function unusableReason(err: unknown): string {
+  const issues = (err as { issues?: Array<{ path?: PropertyKey[]; message?: string }> }).issues;
+  if (!Array.isArray(issues)) return (err as Error).message;
+  const shown = issues
+    .slice(0, 4)
+    .map(
+      (i) =>
+        `${(i.path ?? []).map(String).join(".") || "document"}: ${(i.message ?? "").replace(/^Invalid input: /, "")}`,
+    );
+  return `${shown.join(", ")}${issues.length > 4 ? `, and ${issues.length - 4} more` : ""}`;
+}
+
 function statuses(fetches: OAuthFetches): string {
   // The SDK repeats a fetch that threw (its CORS retry): report each failure once.
   const lines = fetches.failures.map(
@@ -200,13 +213,17 @@ export async function discoverForFlow(
     ? resourceMetadata.authorization_servers
     : [new URL(serverUrl).origin];
   const rejected: string[] = [];
+  /** Metadata that was fetched but failed validation (the fetch failures say nothing about it). */
+  const invalid: string[] = [];
   let found = 0;
   for (const as of advertised) {
     let meta: AuthorizationServerMetadata | undefined;
     try {
       meta = await fetchAsMetadata(as, fetches);
     } catch (err) {
-      rejected.push(`${as}: metadata unusable (${(err as Error).message})`);
+      const reason = `${as}: metadata unusable (${unusableReason(err)})`;
+      rejected.push(reason);
+      if (Array.isArray((err as { issues?: unknown }).issues)) invalid.push(reason);
       continue;
     }
     if (meta === undefined) continue;
@@ -229,9 +246,11 @@ export async function discoverForFlow(
     };
   }
   if (found === 0) {
+    // Spec 7: the fetch statuses lead; a document that was fetched but failed validation follows.
+    const reasons = [statuses(fetches), ...invalid].filter((r) => r !== "").join("; ");
     throw new SvcError(
       "oauth",
-      `${serverName}: OAuth discovery failed — ${statuses(fetches) || "no metadata found"}. ` +
+      `${serverName}: OAuth discovery failed — ${reasons || "no metadata found"}. ` +
         `Check mcp_servers.${serverName}.url and that the server supports OAuth (RFC 9728 / RFC 8414).`,
     );
   }

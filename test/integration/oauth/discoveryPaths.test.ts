@@ -1,0 +1,116 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { discoverForFlow } from "../../../src/io/oauth/discovery.js";
+import { oauthFetches } from "../../../src/io/oauth/fetch.js";
+import { type FakeApi, type FakeReply, type RecordedRequest, startFakeApi } from "../../fakes/httpFake.js";
+
+const closers: FakeApi[] = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.close();
+});
+
+function asMetadata(issuer: string, extra: Record<string, unknown> = {}) {
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    registration_endpoint: `${issuer}/register`,
+    response_types_supported: ["code"],
+    code_challenge_methods_supported: ["S256"],
+    ...extra,
+  };
+}
+
+/**
+ * One origin serving both the MCP resource (401 without a resource_metadata hint) and a tenant
+ * authorization server whose issuer has a path; `routes` maps exact paths to answers, anything else 404.
+ */
+async function site(routes: (base: string) => Record<string, FakeReply>): Promise<FakeApi> {
+  let table: Record<string, FakeReply> = {};
+  const api = await startFakeApi((req: RecordedRequest) => table[req.path] ?? { status: 404, json: {} });
+  closers.push(api);
+  table = routes(api.url);
+  return api;
+}
+
+const unauthorized: FakeReply = { status: 401, headers: { "www-authenticate": "Bearer" }, json: {} };
+
+describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
+  it("finds protected-resource metadata at the path-inserted well-known URL and tenant metadata at the RFC 8414 path-inserted URL", async () => {
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource/mcp": {
+        json: { resource: `${base}/mcp`, authorization_servers: [`${base}/tenant`] },
+      },
+      "/.well-known/oauth-authorization-server/tenant": { json: asMetadata(`${base}/tenant`) },
+    }));
+    const meta = await discoverForFlow("t", `${api.url}/mcp`, "browser", oauthFetches());
+    expect(meta.authorizationServerUrl).toBe(`${api.url}/tenant`);
+    expect(meta.authorizationServerMetadata.issuer).toBe(`${api.url}/tenant`);
+    expect(meta.resourceMetadata?.resource).toBe(`${api.url}/mcp`);
+  });
+
+  it("falls back to OpenID Connect discovery appended to the issuer path (Keycloak realms)", async () => {
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource": {
+        json: { resource: `${base}/mcp`, authorization_servers: [`${base}/realms/dev`] },
+      },
+      "/realms/dev/.well-known/openid-configuration": {
+        json: asMetadata(`${base}/realms/dev`, {
+          jwks_uri: `${base}/realms/dev/certs`,
+          subject_types_supported: ["public"],
+          id_token_signing_alg_values_supported: ["RS256"],
+        }),
+      },
+    }));
+    const meta = await discoverForFlow("kc", `${api.url}/mcp`, "browser", oauthFetches());
+    expect(meta.authorizationServerMetadata.issuer).toBe(`${api.url}/realms/dev`);
+    expect(meta.resourceMetadata?.resource).toBe(`${api.url}/mcp`);
+  });
+
+  it("metadata found but invalid is named in the discovery error (which fields), not hidden behind the 404s before it", async () => {
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource": {
+        json: { resource: `${base}/mcp`, authorization_servers: [`${base}/realms/dev`] },
+      },
+      "/realms/dev/.well-known/openid-configuration": { json: asMetadata(`${base}/realms/dev`) },
+    }));
+    const err = (await discoverForFlow("kc", `${api.url}/mcp`, "browser", oauthFetches()).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(err.message).toMatch(/^kc: OAuth discovery failed — GET \S+ → 404/);
+    expect(err.message).toMatch(
+      /; http:\/\/127\.0\.0\.1:\d+\/realms\/dev: metadata unusable \(jwks_uri: expected string, received undefined, subject_types_supported: /,
+    );
+    expect(err.message).not.toContain("\n");
+  });
+
+  it("refuses tenant metadata whose issuer is the bare origin (RFC 8414 3.3 mismatch), naming both", async () => {
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource/mcp": {
+        json: { resource: `${base}/mcp`, authorization_servers: [`${base}/tenant`] },
+      },
+      "/.well-known/oauth-authorization-server/tenant": { json: asMetadata(base) },
+    }));
+    await expect(discoverForFlow("mix", `${api.url}/mcp`, "browser", oauthFetches())).rejects.toThrow(
+      /^mix: no usable authorization server — http:\/\/127\.0\.0\.1:\d+\/tenant: metadata issuer "http:\/\/127\.0\.0\.1:\d+" does not match/,
+    );
+  });
+
+  it("refuses a server advertising only the plain PKCE method", async () => {
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource/mcp": {
+        json: { resource: `${base}/mcp`, authorization_servers: [base] },
+      },
+      "/.well-known/oauth-authorization-server": {
+        json: asMetadata(base, { code_challenge_methods_supported: ["plain"] }),
+      },
+    }));
+    await expect(discoverForFlow("plain", `${api.url}/mcp`, "browser", oauthFetches())).rejects.toThrow(
+      /does not advertise PKCE S256/,
+    );
+  });
+});
