@@ -87,6 +87,20 @@ function storedUsable(
 }
 
 /**
+ * The client authentication a dynamic registration asks for: `none` (a public native client, RFC 8252
+ * 8.4) unless the server lists methods without it; then the secret method it lists (basic first).
+ */
+export function registrationAuthMethod(meta: {
+  token_endpoint_auth_methods_supported?: string[] | undefined;
+}): string {
+  const supported = meta.token_endpoint_auth_methods_supported;
+  if (supported === undefined || supported.length === 0 || supported.includes("none")) return "none";
+  if (supported.includes("client_secret_basic")) return "client_secret_basic";
+  if (supported.includes("client_secret_post")) return "client_secret_post";
+  return "none";
+}
+
+/**
  * Picks the client for a login: configured values; a stored registration for this issuer; the client
  * metadata document when the server supports it (browser flow only); else dynamic registration.
  */
@@ -136,7 +150,7 @@ export async function chooseClient(args: {
     grant_types:
       flow === "device" ? [DEVICE_GRANT, "refresh_token"] : ["authorization_code", "refresh_token"],
     response_types: flow === "device" ? [] : ["code"],
-    token_endpoint_auth_method: settings.token_endpoint_auth_method ?? "none",
+    token_endpoint_auth_method: settings.token_endpoint_auth_method ?? registrationAuthMethod(asMeta),
     application_type: "native",
     ...(settings.scope !== undefined ? { scope: settings.scope } : {}),
   };

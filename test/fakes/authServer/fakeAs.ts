@@ -48,6 +48,8 @@ export interface FakeAsOptions {
   readonly issParameter?: { readonly advertise: boolean; readonly send?: (issuer: string) => string };
   /** The authorize endpoint redirects back with this `error` (and the state) instead of a code. */
   readonly authorizeError?: string;
+  /** `token_endpoint_auth_methods_supported`; a registration asking for another method is refused, and one asking for a secret method gets a secret. */
+  readonly authMethods?: string[];
   /** The registration endpoint answers this instead of registering (RFC 7591 section 3.2.2 errors). */
   readonly registrationError?: { status: number; body: string; contentType?: string };
 }
@@ -124,7 +126,11 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
           ...(options.device ? ["urn:ietf:params:oauth:grant-type:device_code"] : []),
         ],
         code_challenge_methods_supported: options.s256 === false ? ["plain"] : ["S256"],
-        token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
+        token_endpoint_auth_methods_supported: options.authMethods ?? [
+          "none",
+          "client_secret_basic",
+          "client_secret_post",
+        ],
         ...(options.cimd ? { client_id_metadata_document_supported: true } : {}),
         ...(options.issParameter?.advertise ? { authorization_response_iss_parameter_supported: true } : {}),
       });
@@ -139,7 +145,19 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         return;
       }
       const meta = JSON.parse(raw) as Record<string, unknown>;
-      return json(res, 201, { ...meta, client_id: `dcr-${randomBytes(4).toString("hex")}` });
+      const method = String(meta.token_endpoint_auth_method ?? "client_secret_basic");
+      if (options.authMethods !== undefined && !options.authMethods.includes(method))
+        return json(res, 400, {
+          error: "invalid_client_metadata",
+          error_description: `token_endpoint_auth_method ${method} is not allowed`,
+        });
+      return json(res, 201, {
+        ...meta,
+        client_id: `dcr-${randomBytes(4).toString("hex")}`,
+        ...(method.startsWith("client_secret")
+          ? { client_secret: "dcr-secret", client_secret_expires_at: 0 }
+          : {}),
+      });
     }
     if (url.pathname === "/authorize") {
       const q = url.searchParams;

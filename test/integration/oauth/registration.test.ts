@@ -93,4 +93,27 @@ describe("dynamic client registration (RFC 7591)", () => {
     expect(err.message).toMatch(/^html: dynamic client registration failed — \S+\/register answered 403: /);
     expect(err.message.length).toBeLessThan(600);
   });
+
+  it("a server that lists no `none` client authentication gets a registration for client_secret_basic, used at the token endpoint", async () => {
+    home = tempHome();
+    const auth = await as({ authMethods: ["client_secret_basic", "private_key_jwt"] });
+    const h = harness(home.dir, "confidential", (await resource([auth.url])).url, { cimd: false });
+    await loginWith(h);
+    const registration = auth.seen.find((r) => r.path === "/register");
+    expect(JSON.parse(registration?.raw ?? "{}").token_endpoint_auth_method).toBe("client_secret_basic");
+    const client = h.job.store.readClient();
+    expect(client?.client_secret).toBe("dcr-secret");
+    const token = auth.seen.find((r) => r.path === "/token");
+    const basic = Buffer.from(`${client?.client_id}:dcr-secret`).toString("base64");
+    expect(token?.headers.authorization).toBe(`Basic ${basic}`);
+  });
+
+  it("a server that lists `none` (or no methods) gets a public-client registration", async () => {
+    home = tempHome();
+    const auth = await as({ authMethods: ["client_secret_post", "none"] });
+    const h = harness(home.dir, "public", (await resource([auth.url])).url, { cimd: false });
+    await loginWith(h);
+    const registration = auth.seen.find((r) => r.path === "/register");
+    expect(JSON.parse(registration?.raw ?? "{}").token_endpoint_auth_method).toBe("none");
+  });
 });
