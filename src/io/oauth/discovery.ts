@@ -130,6 +130,24 @@ interface ResourceChallenge {
   readonly scope?: string;
 }
 
+/** The Bearer challenge's parameters of a 401 answer to an unauthenticated `method` request (throws when unreachable). */
+async function challengeOf(
+  serverUrl: string,
+  fetches: OAuthFetches,
+  method: "GET" | "POST",
+): Promise<Record<string, string> | undefined> {
+  const res = await fetches.discovery(serverUrl, {
+    method,
+    headers: {
+      accept: "application/json, text/event-stream",
+      ...(method === "POST" ? { "content-type": "application/json" } : {}),
+    },
+    ...(method === "POST" ? { body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping" }) } : {}),
+  });
+  await res.body?.cancel().catch(() => undefined);
+  return res.status === 401 ? bearerParams(res.headers) : undefined;
+}
+
 /**
  * RFC 9728 section 5.1: an unauthenticated request to the resource is answered 401 with
  * `WWW-Authenticate: Bearer resource_metadata="<url>"` (and possibly `scope`). The probe's 401 is
@@ -138,11 +156,9 @@ interface ResourceChallenge {
 async function resourceChallenge(serverUrl: string, fetches: OAuthFetches): Promise<ResourceChallenge> {
   const recorded = fetches.failures.length;
   try {
-    const res = await fetches.discovery(serverUrl, {
-      headers: { accept: "application/json, text/event-stream" },
-    });
-    await res.body?.cancel().catch(() => undefined);
-    const params = res.status === 401 ? bearerParams(res.headers) : undefined;
+    let params = await challengeOf(serverUrl, fetches, "GET");
+    // A server that protects only POST (the MCP request a client sends first) answers GET 404/405.
+    if (params === undefined) params = await challengeOf(serverUrl, fetches, "POST");
     if (params === undefined) return {};
     let metadataUrl: URL | undefined;
     try {

@@ -113,4 +113,35 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
       /does not advertise PKCE S256/,
     );
   });
+
+  it("follows resource_metadata from the 401 of a server that protects only POST (GET answers 405)", async () => {
+    const api = await site(() => ({}));
+    const routes = new Map<string, FakeReply>([
+      ["GET", { status: 405, json: { error: "method not allowed" } }],
+      [
+        "POST",
+        {
+          status: 401,
+          headers: {
+            "www-authenticate": `Bearer resource_metadata="${api.url}/custom/prm.json", scope="mcp:read"`,
+          },
+          json: {},
+        },
+      ],
+    ]);
+    const fallback = { status: 404, json: {} };
+    api.setHandler((req) => {
+      if (req.path === "/mcp") return routes.get(req.method) ?? fallback;
+      if (req.path === "/custom/prm.json")
+        return { json: { resource: `${api.url}/mcp`, authorization_servers: [`${api.url}/tenant`] } };
+      if (req.path === "/.well-known/oauth-authorization-server/tenant")
+        return { json: asMetadata(`${api.url}/tenant`) };
+      return fallback;
+    });
+    const meta = await discoverForFlow("post", `${api.url}/mcp`, "browser", oauthFetches());
+    expect(meta.authorizationServerUrl).toBe(`${api.url}/tenant`);
+    expect(meta.challengedScope).toBe("mcp:read");
+    const probe = api.requests.find((r) => r.path === "/mcp" && r.method === "POST");
+    expect(probe?.headers.authorization).toBeUndefined();
+  });
 });
