@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { loadConfig } from "../config/load.js";
+import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { inProfile, svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 import {
@@ -13,7 +13,9 @@ import {
   parseSchedule,
   unknownJob,
 } from "../io/stores/cronStore.js";
+import type { Route } from "../config/schema.js";
 import { canonicalTarget, TARGET_ALIASES } from "../io/targets/names.js";
+import { targetStartupProblems } from "../io/targets/validate.js";
 import { collectPairs, formatTable, profileFlag } from "./format.js";
 
 /** `--profile <name>`: which profile's cron store a command works on (the default profile without it). */
@@ -77,6 +79,35 @@ async function create(options: CreateOptions): Promise<void> {
   process.stdout.write(
     `Created cron job ${job.id} (${job.name})${inProfile(options.profile)}, schedule "${job.schedule}", next run ${job.next_run}\n`,
   );
+  warnAboutTarget(job, options.profile);
+}
+
+/**
+ * A target whose platform is not enabled, or that lacks a recipient, is accepted (it may be set up
+ * before the first run) but said, as `svc webhook subscribe` does: until then every run fails.
+ */
+function warnAboutTarget(job: CronJob, profile: string | undefined): void {
+  if (canonicalTarget(job.deliver) === "log") return;
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig();
+  } catch {
+    return; // a broken config.yaml is reported by the gateway and svc cron run; the job is stored
+  }
+  const { config, paths } = loaded;
+  const route = { deliver: job.deliver, deliver_extra: job.deliver_extra } as Route;
+  const webhook = { ...config.platforms.webhook, routes: { [job.name]: route } };
+  const { notEnabled, warnings } = targetStartupProblems(
+    { ...config, platforms: { ...config.platforms, webhook } },
+    paths.config,
+  );
+  const at = `${paths.config}: platforms.webhook.routes.${job.name}.`;
+  for (const problem of [...notEnabled, ...warnings])
+    process.stderr.write(`Warning: ${problem.startsWith(at) ? problem.slice(at.length) : problem}\n`);
+  if (warnings.some((problem) => problem.includes(".deliver_extra.")))
+    process.stderr.write(
+      `Set deliver_extra keys with --deliver-extra <key>=<value>: svc cron remove ${job.name}${profileFlag(profile)}, then create it again\n`,
+    );
 }
 
 function list(options: ProfileOption): void {

@@ -111,6 +111,35 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     expect(readFileSync(join(home.dir, "cron", "jobs.json"), "utf8")).toBe(before);
   });
 
+  it("create accepts a target whose platform is not set up yet but warns that its runs fail until it is", async () => {
+    const create = (name: string, ...extra: string[]) =>
+      svc(home, ["cron", "create", "--name", name, "--schedule", "1h", "--prompt", "p", ...extra]);
+    const telegram = await create("to-telegram", "--deliver", "telegram");
+    expect(telegram.code).toBe(0);
+    expect(telegram.stderr).toContain(
+      "Warning: deliver: telegram needs platforms.telegram enabled — set platforms.telegram.enabled: true",
+    );
+    const comment = await create("to-pr", "--deliver", "forge_comment", "--deliver-extra", "pr_number=7");
+    expect(comment.code).toBe(0);
+    expect(comment.stderr).toContain("Warning: deliver_extra.repo: required for forge_comment");
+    expect(comment.stderr).not.toContain("pr_number");
+    expect(comment.stderr).toContain("--deliver-extra <key>=<value>: svc cron remove to-pr");
+    const complete = await create(
+      "to-pr-7",
+      "--deliver",
+      "forge_comment",
+      "--deliver-extra",
+      "repo=o/r",
+      "--deliver-extra",
+      "pr_number=7",
+    );
+    expect(complete.stderr).toBe("");
+    const names = Object.values(jobs()).map((job) => job.name);
+    expect(names).toEqual(expect.arrayContaining(["to-telegram", "to-pr", "to-pr-7"]));
+    for (const name of ["to-telegram", "to-pr", "to-pr-7"])
+      expect((await svc(home, ["cron", "remove", name])).code).toBe(0);
+  });
+
   it("pause, resume, run (prints the reply, records last_run) and remove by name", async () => {
     expect((await svc(home, ["cron", "pause", "digest"])).stdout).toContain("is now paused");
     expect((await svc(home, ["cron", "list"])).stdout).toMatch(/digest\s+every 15m\s+paused\s+-\s+never/);
