@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { inProfile, svcHome, svcPaths } from "../config/paths.js";
+import type { Route } from "../config/schema.js";
 import { SvcError } from "../errors.js";
 import {
   type CronJob,
@@ -13,7 +14,6 @@ import {
   parseSchedule,
   unknownJob,
 } from "../io/stores/cronStore.js";
-import type { Route } from "../config/schema.js";
 import { canonicalTarget, TARGET_ALIASES } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
 import { collectPairs, formatTable, profileFlag } from "./format.js";
