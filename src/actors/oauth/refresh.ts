@@ -1,7 +1,7 @@
 import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
-import { discoverForFlow } from "../../io/oauth/discovery.js";
+import { discoverForFlow, resourceCovers } from "../../io/oauth/discovery.js";
 import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
 import {
   type StoredClient,
@@ -86,6 +86,15 @@ export async function usableTokens(
   const { store, serverName } = job;
   const quick = store.readTokens();
   if (quick === undefined) throw needsLoginError(serverName, "not logged in", loginFlowFor(job, quick));
+  // Tokens obtained for another resource (the entry's url was changed since the login) are never sent
+  // to this one: the MCP authorization spec forbids passing a token to a server it was not issued for.
+  if (quick.resource !== undefined && !resourceCovers(job.entry.url, quick.resource)) {
+    throw needsLoginError(
+      serverName,
+      `the saved login is for ${quick.resource}, not ${job.entry.url.split(/[?#]/)[0]} (mcp_servers.${serverName}.url changed)`,
+      loginFlowFor(job, quick),
+    );
+  }
   if (options.rejected === undefined && !expiringSoon(quick, job.now())) return quick;
   return store.withLock(async () => {
     const current = store.readTokens();

@@ -247,4 +247,34 @@ describe("token refresh", () => {
       expect(opened).toHaveLength(0);
     });
   });
+
+  it("tokens saved for another resource (the entry's url changed) are never handed out: a login is asked for", async () => {
+    const { as, url } = await loggedIn();
+    const other = await startFakeResource([as.url]);
+    closers.push(other.close);
+    const moved = makeJob(
+      "srv",
+      { url: other.url, auth: "oauth", oauth: { cimd: false } },
+      { paths: svcPaths(home.dir), logger: silentLogger() },
+    );
+    await expect(usableTokens(moved)).rejects.toThrow(
+      `srv: the saved login is for ${url}, not ${other.url} (mcp_servers.srv.url changed) — run \`svc mcp login srv\``,
+    );
+    const provider = oauthProviderFor(
+      "srv",
+      { url: other.url, auth: "oauth", oauth: { cimd: false } },
+      {
+        interactive: false,
+        paths: svcPaths(home.dir),
+      },
+    );
+    await expect(provider.tokens()).rejects.toThrow(/the saved login is for/);
+    // The same server under its own URL still gets them.
+    const same = makeJob(
+      "srv",
+      { url, auth: "oauth", oauth: { cimd: false } },
+      { paths: svcPaths(home.dir), logger: silentLogger() },
+    );
+    expect((await usableTokens(same)).access_token).toBe(as.issued[0]);
+  });
 });
