@@ -155,12 +155,33 @@ export async function chooseClient(args: {
     ...(settings.scope !== undefined ? { scope: settings.scope } : {}),
   };
   let full: OAuthClientInformationFull;
+  // RFC 7591 3.2.1 / RFC 7592: the SDK's schema drops the registration management credentials; they
+  // are read from the answer itself and kept with the registration (mode 0600).
+  let management: Record<string, string> = {};
+  const capturing: OAuthFetches["discovery"] = async (url, init) => {
+    const res = await fetches.discovery(url, init);
+    if (res.ok) {
+      const body = (await res
+        .clone()
+        .json()
+        .catch(() => undefined)) as Record<string, unknown> | undefined;
+      management = Object.fromEntries(
+        ["registration_access_token", "registration_client_uri"].flatMap((k) =>
+          typeof body?.[k] === "string" ? [[k, body[k] as string]] : [],
+        ),
+      );
+    }
+    return res;
+  };
   try {
-    full = await registerClient(meta.authorizationServerUrl, {
-      metadata: asMeta,
-      clientMetadata,
-      fetchFn: fetches.discovery,
-    });
+    full = {
+      ...(await registerClient(meta.authorizationServerUrl, {
+        metadata: asMeta,
+        clientMetadata,
+        fetchFn: capturing,
+      })),
+      ...management,
+    };
   } catch (err) {
     // The status and a redacted excerpt of what the endpoint answered: the SDK's message keeps only an
     // error_description (empty when the server sent just the code) or quotes a whole HTML page.

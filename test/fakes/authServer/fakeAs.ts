@@ -154,6 +154,8 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       return json(res, 201, {
         ...meta,
         client_id: `dcr-${randomBytes(4).toString("hex")}`,
+        registration_access_token: `rat-${randomBytes(8).toString("hex")}`,
+        registration_client_uri: `${base}/register/client`,
         ...(method.startsWith("client_secret")
           ? { client_secret: "dcr-secret", client_secret_expires_at: 0 }
           : {}),

@@ -1,3 +1,4 @@
+import { readFileSync, statSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type FakeAs,
@@ -115,5 +116,17 @@ describe("dynamic client registration (RFC 7591)", () => {
     await loginWith(h);
     const registration = auth.seen.find((r) => r.path === "/register");
     expect(JSON.parse(registration?.raw ?? "{}").token_endpoint_auth_method).toBe("none");
+  });
+
+  it("keeps the registration_access_token and registration_client_uri in <server>.client.json, mode 0600", async () => {
+    home = tempHome();
+    const auth = await as();
+    const h = harness(home.dir, "kept", (await resource([auth.url])).url, { cimd: false });
+    await loginWith(h);
+    const path = h.job.store.clientPath;
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const saved = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    expect(saved.registration_access_token).toMatch(/^rat-/);
+    expect(saved.registration_client_uri).toBe(`${auth.url}/register/client`);
   });
 });
