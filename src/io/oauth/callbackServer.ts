@@ -126,7 +126,9 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
       current.reject(new SvcError("oauth", "authorization redirect carried no code"));
       return;
     }
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE("svc is logged in."));
+    res
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      .end(PAGE("svc received the authorization; the terminal shows whether the login completed."));
     const iss = url.searchParams.get("iss");
     current.resolve(iss !== null ? { code, iss } : { code });
   });

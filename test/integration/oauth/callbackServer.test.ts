@@ -89,7 +89,12 @@ describe("loopback callback listener", () => {
       const code = cb.waitForCode("s");
       const host = `127.0.0.1:${cb.port}`;
       expect(await get(cb.port, "/callback?error=access_denied&state=forged", host)).toBe(400);
-      expect(await get(cb.port, "/callback?code=first&state=s", host)).toBe(200);
+      // The page cannot know yet whether the exchange and the issuer check succeed: it claims no login.
+      const page = await fetch(`http://${host}/callback?code=first&state=s`);
+      expect(page.status).toBe(200);
+      const text = await page.text();
+      expect(text).toContain("the terminal shows whether the login completed");
+      expect(text).not.toMatch(/logged in/);
       await expect(code).resolves.toEqual({ code: "first" });
       expect(await get(cb.port, "/callback?code=second&state=s", host)).toBe(400);
     } finally {
