@@ -239,7 +239,8 @@ export async function discoverForFlow(
     } catch (err) {
       const reason = `${as}: metadata unusable (${unusableReason(err)})`;
       rejected.push(reason);
-      if (Array.isArray((err as { issues?: unknown }).issues)) invalid.push(reason);
+      if (Array.isArray((err as { issues?: unknown }).issues) || err instanceof SyntaxError)
+        invalid.push(reason);
       continue;
     }
     if (meta === undefined) continue;

@@ -114,6 +114,25 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
     );
   });
 
+  it("metadata answered 200 with an HTML page is named in the discovery error (not 'no metadata found')", async () => {
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource/mcp": {
+        json: { resource: `${base}/mcp`, authorization_servers: [base] },
+      },
+      "/.well-known/oauth-authorization-server": {
+        headers: { "content-type": "text/html" },
+        text: "<html>login portal</html>",
+      },
+    }));
+    const err = (await discoverForFlow("portal", `${api.url}/mcp`, "browser", oauthFetches()).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(err.message).toMatch(
+      /^portal: OAuth discovery failed — http:\/\/127\.0\.0\.1:\d+: metadata unusable \(.*JSON/,
+    );
+  });
+
   it("follows resource_metadata from the 401 of a server that protects only POST (GET answers 405)", async () => {
     const api = await site(() => ({}));
     const routes = new Map<string, FakeReply>([
