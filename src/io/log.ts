@@ -85,6 +85,17 @@ export function textLine(json: string): string {
 }
 
 const HEAD = /^\{"level":(\d+),"time":(\d+)/;
+
+/** pino's epoch-ms time as ISO text; lines of the same millisecond (a busy gateway) format it once. */
+let lastTime = "";
+let lastIso = "";
+function isoTime(epochMs: string): string {
+  if (epochMs !== lastTime) {
+    lastTime = epochMs;
+    lastIso = new Date(Number(epochMs)).toISOString();
+  }
+  return lastIso;
+}
 const MSG = ',"msg":"';
 
 /**
@@ -107,7 +118,7 @@ function fastTextLine(json: string): string | undefined {
   const fields = json.slice(head[0].length, at);
   const extra = fields.length > 0 ? ` {${fields.slice(1)}}` : "";
   const level = Number(head[1]);
-  return `${new Date(Number(head[2])).toISOString()} ${LEVEL_NAMES[level] ?? level} ${msg}${extra}\n`;
+  return `${isoTime(head[2] as string)} ${LEVEL_NAMES[level] ?? level} ${msg}${extra}\n`;
 }
 
 function parsedTextLine(json: string): string {
