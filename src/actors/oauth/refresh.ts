@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
@@ -41,6 +42,25 @@ export class RefreshUnavailableError extends SvcError {
 
 function isTransient(status: number): boolean {
   return status === 0 || status === 429 || status >= 500;
+}
+
+/**
+ * Refresh tokens the authorization server answered `invalid_grant` for (by SHA-256), with the reason:
+ * a refused refresh token stays refused, so later connects fail at once asking for a login instead of
+ * sending it again on every reconnect (which servers with reuse detection may punish by revoking the
+ * whole grant). The saved file is left as it is (a failed grant never replaces saved credentials); a
+ * new login writes a new refresh token.
+ */
+const refusedRefreshes = new Map<string, string>();
+const MAX_REMEMBERED_REFUSALS = 1000;
+
+function refreshKey(issuer: string, token: string): string {
+  return createHash("sha256").update(`${issuer}\n${token}`).digest("hex");
+}
+
+function rememberRefused(issuer: string, token: string, why: string): void {
+  if (refusedRefreshes.size >= MAX_REMEMBERED_REFUSALS) refusedRefreshes.clear();
+  refusedRefreshes.set(refreshKey(issuer, token), why);
 }
 
 export function expiringSoon(tokens: StoredTokens, now: number): boolean {
@@ -124,6 +144,8 @@ export async function usableTokens(
     const stored = configured === undefined ? store.readClient() : undefined;
     const client = configured ?? stored;
     if (client === undefined) throw needsLoginError(serverName, "the client registration is missing", flow);
+    const refusal = refusedRefreshes.get(refreshKey(current.issuer, current.refresh_token));
+    if (refusal !== undefined) throw needsLoginError(serverName, refusal, flow);
     let fresh: OAuthTokens;
     try {
       fresh = await refreshAuthorization(meta.authorizationServerUrl, {
@@ -155,7 +177,9 @@ export async function usableTokens(
         );
       }
       if (stored !== undefined) forgetRefusedClient(job, stored, fetches, meta);
-      throw needsLoginError(serverName, failure.message.slice(serverName.length + 2), flow);
+      const why = failure.message.slice(serverName.length + 2);
+      if (answered?.error === "invalid_grant") rememberRefused(current.issuer, current.refresh_token, why);
+      throw needsLoginError(serverName, why, flow);
     }
     const saved = toStoredTokens(fresh, {
       issuer: current.issuer,

@@ -277,4 +277,32 @@ describe("token refresh", () => {
     );
     expect((await usableTokens(same)).access_token).toBe(as.issued[0]);
   });
+
+  it("a refresh token refused with invalid_grant is not sent again: later connects ask for a login at once, a new login works", async () => {
+    const { as, url } = await loggedIn({
+      refreshError: {
+        status: 400,
+        body: JSON.stringify({ error: "invalid_grant", error_description: "revoked" }),
+      },
+    });
+    const at = (ms: number) =>
+      makeJob(
+        "srv",
+        { url, auth: "oauth", oauth: { cimd: false } },
+        { paths: svcPaths(home.dir), logger: silentLogger(), now: () => ms },
+      );
+    const later = Date.now() + 2 * 3600_000;
+    const refreshes = () => as.seen.filter((r) => r.body.get("grant_type") === "refresh_token").length;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await expect(usableTokens(at(later + attempt * 60_000))).rejects.toThrow(
+        /srv: token refresh failed — .*answered 400.*invalid_grant.*run `svc mcp login srv`/,
+      );
+    }
+    expect(refreshes()).toBe(1);
+    // A new login stores a new refresh token, which is tried again.
+    const saved = at(0).store.readTokens() as NonNullable<ReturnType<TokenStore["readTokens"]>>;
+    at(0).store.saveTokens({ ...saved, refresh_token: "rt-from-a-new-login" });
+    await expect(usableTokens(at(later))).rejects.toThrow(/invalid_grant/);
+    expect(refreshes()).toBe(2);
+  });
 });
