@@ -33,7 +33,7 @@ import { howToEnableWebhook, type LoadedConfig, loadConfig } from "./config/load
 import { svcPaths } from "./config/paths.js";
 import { restartOnlyChanges } from "./config/restartOnly.js";
 import type { Config } from "./config/schema.js";
-import { LOOPBACK_HOSTS, webhookStartupProblems } from "./config/validate.js";
+import { LOOPBACK_HOSTS } from "./config/validate.js";
 import { describeError, SvcError } from "./errors.js";
 import { createRequestHandler } from "./io/http/core.js";
 import { listenFailureHint } from "./io/http/listenHint.js";
@@ -49,7 +49,8 @@ import { saveSeenIds, takeSeenIds } from "./io/stores/seenIds.js";
 import { createSubscriptionSource } from "./io/stores/subscriptions.js";
 import { checkTargets } from "./io/targets/check.js";
 import { createTargets } from "./io/targets/registry.js";
-import { refusedTargets, targetStartupProblems, targetWarnings } from "./io/targets/validate.js";
+import { targetStartupProblems, targetWarnings } from "./io/targets/validate.js";
+import { startupProblems } from "./startupProblems.js";
 import type { AcceptedEvent, EventModes } from "./streams/context.js";
 import { createPipeline } from "./streams/pipeline.js";
 import { createFixedWindowLimiter } from "./streams/rateLimiter.js";
@@ -100,16 +101,7 @@ function checkedConfig(options: GatewayOptions): LoadedConfig {
     ...(options.home === undefined ? {} : { home: options.home }),
     ...(options.env === undefined ? {} : { env: options.env }),
   });
-  const webhook = loaded.config.platforms.webhook;
-  const host = options.host ?? webhook.host;
-  const check = {
-    ...loaded.config,
-    platforms: { ...loaded.config.platforms, webhook: { ...webhook, host } },
-  };
-  const problems = [
-    ...webhookStartupProblems(check, loaded.paths.config),
-    ...refusedTargets(targetStartupProblems(check, loaded.paths.config)),
-  ];
+  const problems = startupProblems(loaded.config, loaded.paths.config, options.host);
   if (problems.length > 0) throw new SvcError("startup_refused", problems.join("\n"));
   return loaded;
 }
@@ -212,6 +204,7 @@ function pipelineLogHooks(logger: Logger) {
           "  platforms:",
           "    webhook:",
           "      enabled: true",
+          "      host: 127.0.0.1   # this machine only; 0.0.0.0 for every interface",
           "      routes:",
           "        github:",
           // biome-ignore lint/suspicious/noTemplateCurlyInString: config interpolation syntax shown to the user

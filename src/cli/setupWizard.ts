@@ -5,6 +5,7 @@ import { loadConfig, readEnvFile } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { isSvcError, SvcError } from "../errors.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
+import { startupProblems } from "../startupProblems.js";
 import { runningPid } from "./gatewayLifecycle.js";
 
 export interface SetupOptions {
@@ -190,7 +191,9 @@ export async function runSetup(options: SetupOptions): Promise<void> {
   }
   let problem: string | undefined;
   try {
-    loadConfig({ home: paths.home });
+    const loaded = loadConfig({ home: paths.home });
+    const refused = startupProblems(loaded.config, loaded.paths.config);
+    if (refused.length > 0) problem = refused.join("\n");
   } catch (err) {
     problem = isSvcError(err) ? err.message : String(err);
   }

@@ -47,4 +47,20 @@ describe("svc gateway setup: what the new settings do not reach yet", { timeout:
     expect(res.stdout).toMatch(/config\.yaml: platforms\.webhook\.routes\.a: unknown key "evnts"/);
     expect(res.stdout).not.toContain("Start the gateway with");
   });
+
+  it("a config.yaml that loads but breaks a startup rule (INSECURE_NO_AUTH on every interface) is named too", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      "platforms:\n  webhook:\n    host: 0.0.0.0\n    routes:\n      open:\n        secret: INSECURE_NO_AUTH\n",
+    );
+    const res = await svc(home, ["gateway", "setup", "--non-interactive"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("Note: the gateway will not start until this is fixed:");
+    expect(res.stdout).toMatch(/config\.yaml: platforms\.webhook\.routes\.open.*INSECURE_NO_AUTH/);
+    expect(res.stdout).not.toContain("Start the gateway with");
+    const start = await svc(home, ["gateway", "run", "--port", "0"], { timeoutMs: 20_000 });
+    expect(start.code).not.toBe(0);
+    expect(start.stderr).toMatch(/routes\.open.*INSECURE_NO_AUTH/);
+  });
 });
