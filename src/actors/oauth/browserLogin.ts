@@ -64,6 +64,13 @@ async function prepare({
     pinned: !documentRetried && wantsPinnedPort(settings, job.store, job.freshClient === true),
     ...(settings.redirect_port !== undefined ? { port: settings.redirect_port } : {}),
     ...(settings.redirect_uri !== undefined ? { redirectUri: settings.redirect_uri } : {}),
+  }).catch((err: unknown) => {
+    // Name the server entry whose oauth.redirect_uri / redirect_port is the problem.
+    if (err instanceof SvcError && err.message.startsWith("oauth."))
+      throw new SvcError("oauth", `${job.serverName}: mcp_servers.${job.serverName}.${err.message}`, {
+        cause: err,
+      });
+    throw err;
   });
   try {
     const { meta, client } = await discoverAndIdentify(job, "browser", fetches, {

@@ -71,8 +71,31 @@ export interface BindOptions {
  * Binds the callback listener on loopback. Pinned: the first free port of 27890–27894, else a random
  * port. Requests are accepted only on the exact path, with Host `127.0.0.1:<port>` or `localhost:<port>`.
  */
+/**
+ * `oauth.redirect_uri` as a URL the listener can serve: http on a loopback host (RFC 8252 7.3), since
+ * the listener binds loopback only and a redirect elsewhere would never reach it.
+ */
+export function parseRedirectUri(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SvcError(
+      "oauth",
+      `oauth.redirect_uri "${raw}" is not a URL — use http://127.0.0.1:<port>/callback`,
+    );
+  }
+  if (url.protocol !== "http:" || !["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)) {
+    throw new SvcError(
+      "oauth",
+      `oauth.redirect_uri ${raw} must be http:// on 127.0.0.1, localhost or [::1] (svc receives the redirect on a loopback listener) — e.g. http://127.0.0.1:8976/callback`,
+    );
+  }
+  return url;
+}
+
 export async function bindCallbackServer(options: BindOptions): Promise<CallbackServer> {
-  const fixed = options.redirectUri !== undefined ? new URL(options.redirectUri) : undefined;
+  const fixed = options.redirectUri !== undefined ? parseRedirectUri(options.redirectUri) : undefined;
   const path = fixed?.pathname ?? CALLBACK_PATH;
   // RFC 8252 7.3 allows either loopback literal; listen where the configured redirect points.
   const ipv6 = fixed?.hostname === "[::1]";

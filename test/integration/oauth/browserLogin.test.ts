@@ -305,4 +305,15 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     expect((await loginWith(h)).access_token).toBe(auth.issued[0]);
     expect(new URL(h.opened[0] as string).searchParams.get("redirect_uri")).toBe(redirect);
   });
+
+  it("a login with an oauth.redirect_uri that is not loopback fails naming the server entry's key", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "remote", rs.url, { redirect_uri: "http://example.com:8976/callback" });
+    await expect(loginWith(h)).rejects.toThrow(
+      /^remote: mcp_servers\.remote\.oauth\.redirect_uri http:\/\/example\.com:8976\/callback must be http:\/\/ on 127\.0\.0\.1/,
+    );
+    expect(auth.seen).toHaveLength(0);
+  });
 });

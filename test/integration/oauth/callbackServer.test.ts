@@ -104,4 +104,12 @@ describe("loopback callback listener", () => {
       /ECONNREFUSED/,
     );
   });
+
+  it("refuses an oauth.redirect_uri that is not a loopback http URL, naming the key and an example", async () => {
+    for (const bad of ["not a url", "https://127.0.0.1:8976/callback", "http://example.com:8976/callback"]) {
+      await expect(bindCallbackServer({ pinned: false, redirectUri: bad })).rejects.toThrow(
+        /^oauth\.redirect_uri .* (is not a URL|must be http:\/\/ on 127\.0\.0\.1, localhost or \[::1\]).* — (use|e\.g\.) http:\/\/127\.0\.0\.1:/,
+      );
+    }
+  });
 });
