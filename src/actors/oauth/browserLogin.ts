@@ -37,9 +37,18 @@ interface BrowserHandle {
   readonly resource: string;
 }
 
-/** RFC 8707 resource indicator: the protected resource's own identifier, else the server URL. */
+/**
+ * RFC 8707 resource indicator: the protected resource's own identifier, else the server URL without
+ * its query and fragment (the MCP canonical server URI; a `?api_key=` there must not travel to the
+ * authorization server, the browser's history and the printed authorization URL).
+ */
 export function resourceFor(meta: StoredMetadata, serverUrl: string): string {
-  return meta.resourceMetadata?.resource ?? serverUrl;
+  if (meta.resourceMetadata?.resource !== undefined) return meta.resourceMetadata.resource;
+  if (!/[?#]/.test(serverUrl)) return serverUrl;
+  const url = new URL(serverUrl);
+  url.search = "";
+  url.hash = "";
+  return url.href;
 }
 
 /**

@@ -316,4 +316,19 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     );
     expect(auth.seen).toHaveLength(0);
   });
+
+  it("without protected-resource metadata the resource indicator is the server URL without its query (an API key stays home)", async () => {
+    home = tempHome();
+    const auth = await as();
+    const url = `${auth.url}/mcp?api_key=SECRET-KEY-123`;
+    const h = harness(home.dir, "keyed", url, { cimd: false });
+    const tokens = await loginWith(h);
+    const authorize = new URL(h.opened[0] as string);
+    expect(authorize.searchParams.get("resource")).toBe(`${auth.url}/mcp`);
+    expect(h.printed.join("\n")).not.toContain("SECRET-KEY-123");
+    const token = auth.seen.find((r) => r.path === "/token");
+    expect(token?.body.get("resource")).toBe(`${auth.url}/mcp`);
+    expect(tokens.resource).toBe(`${auth.url}/mcp`);
+    expect(auth.seen.filter((r) => r.raw.includes("SECRET-KEY-123"))).toHaveLength(0);
+  });
 });
