@@ -2,33 +2,14 @@ import { statSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { USER_AGENT } from "../../../src/cli/version.js";
 import { PINNED_PORTS } from "../../../src/io/oauth/callbackServer.js";
-import {
-  type FakeAs,
-  type FakeResource,
-  startFakeAs,
-  startFakeResource,
-} from "../../fakes/authServer/fakeAs.js";
 import { startFakeApi } from "../../fakes/httpFake.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, loginWith } from "./helpers.js";
+import { harness, loginWith, oauthFakesPerTest } from "./helpers.js";
 
 let home: TempHome;
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (closers.length) await closers.pop()?.();
-  home?.cleanup();
-});
+const { as, resource, closeLater } = oauthFakesPerTest();
+afterEach(() => home?.cleanup());
 
-async function as(options: Parameters<typeof startFakeAs>[0] = {}): Promise<FakeAs> {
-  const s = await startFakeAs(options);
-  closers.push(s.close);
-  return s;
-}
-async function resource(servers: string[], opts: { status?: number } = {}): Promise<FakeResource> {
-  const r = await startFakeResource(servers, opts);
-  closers.push(r.close);
-  return r;
-}
 describe("browser login (PKCE + dynamic registration) against a loopback authorization server", () => {
   it("discovers, registers, authorizes with S256 and resource, and stores tokens 0600 with an absolute expiry", async () => {
     home = tempHome();
@@ -105,7 +86,7 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
   it("a failed discovery names each URL without the server url's query (an API key) or userinfo password", async () => {
     home = tempHome();
     const api = await startFakeApi(() => ({ status: 404, text: "no" }));
-    closers.push(api.close);
+    closeLater(api.close);
     const withKey = harness(home.dir, "keyed", `${api.url}/mcp?api_key=k3y-in-the-query`, { cimd: false });
     const err = (await loginWith(withKey).catch((e: unknown) => e)) as Error;
     expect(api.requests.some((r) => r.url.includes("api_key=k3y-in-the-query"))).toBe(true);
@@ -252,7 +233,7 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     const sockets: import("node:net").Socket[] = [];
     const silent = createServer((socket) => void sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    closers.push(
+    closeLater(
       () =>
         new Promise<void>((resolve) => {
           for (const s of sockets) s.destroy();

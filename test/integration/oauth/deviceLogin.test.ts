@@ -4,27 +4,12 @@ import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
 import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { USER_AGENT } from "../../../src/cli/version.js";
 import { DEVICE_GRANT } from "../../../src/io/oauth/discovery.js";
-import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, loginWith, testSystem } from "./helpers.js";
+import { harness, loginWith, oauthFakesPerTest, testSystem } from "./helpers.js";
 
 let home: TempHome;
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (closers.length) await closers.pop()?.();
-  home?.cleanup();
-});
-
-async function as(options: Parameters<typeof startFakeAs>[0]): Promise<FakeAs> {
-  const s = await startFakeAs(options);
-  closers.push(s.close);
-  return s;
-}
-async function resource(servers: string[]) {
-  const r = await startFakeResource(servers);
-  closers.push(r.close);
-  return r;
-}
+const { as, resource } = oauthFakesPerTest();
+afterEach(() => home?.cleanup());
 
 /** Runs the device-login actor on a simulated clock, advancing it whenever the actor waits to poll. */
 async function drive(h: ReturnType<typeof harness>, timeoutMs = 300_000) {

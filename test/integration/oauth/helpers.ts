@@ -1,3 +1,4 @@
+import { afterEach } from "vitest";
 import { createActor, SimulatedClock, waitFor } from "xstate";
 import { makeJob, type OAuthJob } from "../../../src/actors/oauth/context.js";
 import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
@@ -8,6 +9,12 @@ import { silentLogger } from "../../../src/io/log.js";
 import type { OAuthSettings } from "../../../src/io/oauth/settings.js";
 import type { StoredTokens } from "../../../src/io/oauth/tokenStore.js";
 import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
+import {
+  type FakeAs,
+  type FakeResource,
+  startFakeAs,
+  startFakeResource,
+} from "../../fakes/authServer/fakeAs.js";
 import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { type OidcServer, startOidc } from "../../fakes/authServer/oidc.js";
 
@@ -99,4 +106,30 @@ export async function approveDeviceLogin(h: JobHarness): Promise<{ ok: boolean }
   clock.increment(waiting.context.intervalMs);
   await waitFor(actor, (s) => s.status === "done");
   return { ok: actor.getSnapshot().output?.ok === true };
+}
+
+/**
+ * Fake authorization servers and protected resources for the tests of one file: each one started is
+ * closed after its test, as is anything handed to `closeLater` (in reverse order of starting).
+ */
+export function oauthFakesPerTest() {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    while (closers.length) await closers.pop()?.();
+  });
+  return {
+    closeLater(close: () => Promise<void>): void {
+      closers.push(close);
+    },
+    async as(options: Parameters<typeof startFakeAs>[0] = {}): Promise<FakeAs> {
+      const server = await startFakeAs(options);
+      closers.push(server.close);
+      return server;
+    },
+    async resource(...args: Parameters<typeof startFakeResource>): Promise<FakeResource> {
+      const resource = await startFakeResource(...args);
+      closers.push(resource.close);
+      return resource;
+    },
+  };
 }

@@ -1,31 +1,11 @@
 import { readFileSync, statSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type FakeAs,
-  type FakeResource,
-  startFakeAs,
-  startFakeResource,
-} from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, loginWith } from "./helpers.js";
+import { harness, loginWith, oauthFakesPerTest } from "./helpers.js";
 
 let home: TempHome;
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (closers.length) await closers.pop()?.();
-  home?.cleanup();
-});
-
-async function as(options: Parameters<typeof startFakeAs>[0] = {}): Promise<FakeAs> {
-  const s = await startFakeAs(options);
-  closers.push(s.close);
-  return s;
-}
-async function resource(servers: string[]): Promise<FakeResource> {
-  const r = await startFakeResource(servers);
-  closers.push(r.close);
-  return r;
-}
+const { as, resource } = oauthFakesPerTest();
+afterEach(() => home?.cleanup());
 
 describe("dynamic client registration (RFC 7591)", () => {
   it("a stored registration whose client_secret_expires_at has passed is not reused: the login registers again", async () => {

@@ -1,34 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type FakeAs,
-  type FakeResource,
-  startFakeAs,
-  startFakeResource,
-} from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, loginWith } from "./helpers.js";
+import { harness, loginWith, oauthFakesPerTest } from "./helpers.js";
 
 /** RFC 9728 protected-resource metadata as a real MCP server publishes it (spec 5.3 "metadata discovery"). */
 let home: TempHome;
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (closers.length) await closers.pop()?.();
-  home?.cleanup();
-});
-
-async function as(): Promise<FakeAs> {
-  const s = await startFakeAs();
-  closers.push(s.close);
-  return s;
-}
-async function resource(
-  servers: string[],
-  opts: Parameters<typeof startFakeResource>[1] = {},
-): Promise<FakeResource> {
-  const r = await startFakeResource(servers, opts);
-  closers.push(r.close);
-  return r;
-}
+const { as, resource } = oauthFakesPerTest();
+afterEach(() => home?.cleanup());
 
 describe("protected resource metadata (RFC 9728)", () => {
   it("follows the resource_metadata URL of the server's 401 challenge (section 5.1), not only well-known paths", async () => {
