@@ -1,21 +1,15 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ProtectedMcp } from "../../fakes/authServer/mcpServer.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { startOidcWithMcp } from "./helpers.js";
+import { oidcWithMcpPerFile } from "./helpers.js";
 
 const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
 const FOLLOW = join(import.meta.dirname, "../../fakes/authServer/followBrowser.mjs");
 
-let mcp: ProtectedMcp;
-let stop: () => Promise<void>;
+const shared = oidcWithMcpPerFile();
 let home: TempHome;
-beforeAll(async () => {
-  ({ mcp, close: stop } = await startOidcWithMcp());
-});
-afterAll(() => stop());
 afterEach(() => home?.cleanup());
 
 function svc(
@@ -46,7 +40,7 @@ describe("svc mcp call on an auth: oauth server never logged in to", () => {
     home = tempHome();
     home.write(
       "config.yaml",
-      `mcp_servers:\n  srv:\n    url: ${mcp.url}\n    auth: oauth\n    oauth:\n      cimd: false\n`,
+      `mcp_servers:\n  srv:\n    url: ${shared.mcp.url}\n    auth: oauth\n    oauth:\n      cimd: false\n`,
     );
     const first = await svc(["mcp", "call", "srv", "whoami"], { BROWSER: `${process.execPath} ${FOLLOW}` });
     expect(first.stderr).toContain("Open this URL to log in to srv:");

@@ -1,25 +1,19 @@
 import { readFileSync, statSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { usableTokens } from "../../../src/actors/oauth/refresh.js";
-import type { ProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, loginWith, startOidcWithMcp } from "./helpers.js";
+import { harness, loginWith, oidcWithMcpPerFile } from "./helpers.js";
 
-let mcp: ProtectedMcp;
-let stop: () => Promise<void>;
+const shared = oidcWithMcpPerFile();
 let home: TempHome;
-beforeAll(async () => {
-  ({ mcp, close: stop } = await startOidcWithMcp());
-});
-afterAll(() => stop());
 afterEach(() => home?.cleanup());
 
 /** Two `svc mcp login` of one server at once: each registers its own client; the files must stay a pair. */
 describe("two logins of one server at the same time", () => {
   it("leave one whole token file (0600) and the registration its tokens were issued to", async () => {
     home = tempHome();
-    const a = harness(home.dir, "s", mcp.url, { cimd: false }, { freshClient: true });
-    const b = harness(home.dir, "s", mcp.url, { cimd: false }, { freshClient: true });
+    const a = harness(home.dir, "s", shared.mcp.url, { cimd: false }, { freshClient: true });
+    const b = harness(home.dir, "s", shared.mcp.url, { cimd: false }, { freshClient: true });
     const [ta, tb] = await Promise.all([loginWith(a), loginWith(b)]);
     expect(ta.access_token).not.toBe(tb.access_token);
     const saved = JSON.parse(readFileSync(a.job.store.tokensPath, "utf8"));

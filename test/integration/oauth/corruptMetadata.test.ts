@@ -1,31 +1,25 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { usableTokens } from "../../../src/actors/oauth/refresh.js";
-import type { ProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, loginWith, startOidcWithMcp } from "./helpers.js";
+import { harness, loginWith, oidcWithMcpPerFile } from "./helpers.js";
 
-let mcp: ProtectedMcp;
-let stop: () => Promise<void>;
+const shared = oidcWithMcpPerFile();
 let home: TempHome;
-beforeAll(async () => {
-  ({ mcp, close: stop } = await startOidcWithMcp());
-});
-afterAll(() => stop());
 afterEach(() => home?.cleanup());
 
 /** `<server>.meta.json` is a cache of discovery results: a damaged one must not stop the login it tells you to run. */
 describe("a cached metadata file that is not valid JSON", () => {
   it("is rediscovered by svc mcp login (fresh or not) and by a refresh, and rewritten", async () => {
     home = tempHome();
-    const first = harness(home.dir, "s", mcp.url, { cimd: false }, { freshClient: true });
+    const first = harness(home.dir, "s", shared.mcp.url, { cimd: false }, { freshClient: true });
     await loginWith(first);
     const meta = first.job.store.metaPath;
     writeFileSync(meta, "{garbage");
-    await loginWith(harness(home.dir, "s", mcp.url, { cimd: false }, { freshClient: true }));
+    await loginWith(harness(home.dir, "s", shared.mcp.url, { cimd: false }, { freshClient: true }));
     expect(() => JSON.parse(readFileSync(meta, "utf8"))).not.toThrow();
     writeFileSync(meta, "{garbage");
-    await loginWith(harness(home.dir, "s", mcp.url, { cimd: false }));
+    await loginWith(harness(home.dir, "s", shared.mcp.url, { cimd: false }));
     writeFileSync(meta, "{garbage");
     const tokens = first.job.store.readTokens();
     first.job.store.saveTokens({ ...(tokens as NonNullable<typeof tokens>), expires_at: Date.now() - 1000 });

@@ -1,4 +1,4 @@
-import { afterEach } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { createActor, SimulatedClock, waitFor } from "xstate";
 import { makeJob, type OAuthJob } from "../../../src/actors/oauth/context.js";
 import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
@@ -130,6 +130,21 @@ export function oauthFakesPerTest() {
       const resource = await startFakeResource(...args);
       closers.push(resource.close);
       return resource;
+    },
+  };
+}
+
+/** A real OIDC provider and a protected MCP server shared by the tests of one file (started once, stopped after them). */
+export function oidcWithMcpPerFile(): { readonly mcp: ProtectedMcp } {
+  let started: Awaited<ReturnType<typeof startOidcWithMcp>> | undefined;
+  beforeAll(async () => {
+    started = await startOidcWithMcp();
+  });
+  afterAll(() => started?.close());
+  return {
+    get mcp(): ProtectedMcp {
+      if (started === undefined) throw new Error("oidcWithMcpPerFile: used outside a test");
+      return started.mcp;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import { McpHub } from "../../../src/actors/mcp/hub.js";
 import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
@@ -6,24 +6,18 @@ import { svcPaths } from "../../../src/config/paths.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
-import type { ProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { startOidcWithMcp } from "./helpers.js";
+import { oidcWithMcpPerFile } from "./helpers.js";
 
 /**
  * Spec 2.1 `connect_timeout` bounds the connection; spec 5.3 "first connect opens a browser window"
  * and the browser login may take up to five minutes (section 8). The person logging in is not the
  * server being slow: time spent in the browser does not count against connect_timeout.
  */
-let mcp: ProtectedMcp;
+const shared = oidcWithMcpPerFile();
 let home: TempHome;
-let stop: () => Promise<void>;
 const hubs: McpHub[] = [];
 
-beforeAll(async () => {
-  ({ mcp, close: stop } = await startOidcWithMcp());
-});
-afterAll(() => stop());
 afterEach(async () => {
   await Promise.all(hubs.splice(0).map((h) => h.stop()));
   home?.cleanup();
@@ -36,7 +30,7 @@ describe("an interactive first connect of an auth: oauth server", () => {
     const hub = new McpHub({
       servers: {
         slowuser: mcpServerSchema.parse({
-          url: mcp.url,
+          url: shared.mcp.url,
           auth: "oauth",
           oauth: { cimd: false },
           connect_timeout: 1,
