@@ -40,6 +40,21 @@ const entry = (oauth: Record<string, unknown> = {}) => ({
   oauth: { cimd: false, ...oauth },
 });
 
+/** An interactive provider whose "browser" follows the authorization redirects; `opened` lists each URL it opened. */
+function browserLogin(server: string, homeDir: string) {
+  const opened: string[] = [];
+  const provider = oauthProviderFor(server, entry(), {
+    interactive: true,
+    paths: svcPaths(homeDir),
+    print: () => {},
+    openBrowser: async (u) => {
+      opened.push(u);
+      await followAuthorization(u);
+    },
+  });
+  return { provider, opened };
+}
+
 describe("oidc-provider + a bearer-protected MCP server", () => {
   it("browser login (PKCE, registration, resource indicator) then a tool call through the provider", async () => {
     home = tempHome();
@@ -98,16 +113,7 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
 
   it("an interactive first connect opens the browser, logs in and connects", async () => {
     home = tempHome();
-    const opened: string[] = [];
-    const provider = oauthProviderFor("first", entry(), {
-      interactive: true,
-      paths: svcPaths(home.dir),
-      print: () => {},
-      openBrowser: async (u) => {
-        opened.push(u);
-        await followAuthorization(u);
-      },
-    });
+    const { provider, opened } = browserLogin("first", home.dir);
     expect(await callWhoami(provider)).toBe("hello alice");
     expect(opened).toHaveLength(1);
   });
@@ -163,16 +169,7 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
     const h = harness(home.dir, "relogin", mcp.url, { cimd: false });
     const first = await loginWith(h);
     h.job.store.saveTokens({ ...first, refresh_token: "revoked-refresh", expires_at: Date.now() - 1000 });
-    const opened: string[] = [];
-    const provider = oauthProviderFor("relogin", entry(), {
-      interactive: true,
-      paths: svcPaths(home.dir),
-      print: () => {},
-      openBrowser: async (u) => {
-        opened.push(u);
-        await followAuthorization(u);
-      },
-    });
+    const { provider, opened } = browserLogin("relogin", home.dir);
     expect(await callWhoami(provider)).toBe("hello alice");
     expect(opened).toHaveLength(1);
     const after = h.job.store.readTokens();
