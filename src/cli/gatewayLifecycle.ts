@@ -180,9 +180,27 @@ async function start(
   );
 }
 
-async function stop(options: { timeout: string }): Promise<void> {
-  const timeoutSeconds = parseSecondsOption(options.timeout);
+/**
+ * How long `svc gateway stop` waits by default: the gateway's stop may take its drain timeout twice
+ * (agent runs, then cron runs) plus MCP servers' shutdown, so a long `drain_timeout_seconds` must not
+ * make stop give up (and suggest kill -9) while the gateway is still draining as configured.
+ */
+export function defaultStopWaitSeconds(drainTimeoutSeconds: number): number {
+  return Math.max(60, 2 * drainTimeoutSeconds + 30);
+}
+
+function configuredStopWait(paths: SvcPaths): number {
+  try {
+    return defaultStopWaitSeconds(loadConfig({ home: paths.home }).config.gateway.drain_timeout_seconds);
+  } catch {
+    return defaultStopWaitSeconds(0); // a config that no longer loads: the running gateway read an older one
+  }
+}
+
+async function stop(options: { timeout?: string }): Promise<void> {
   const paths = svcPaths(svcHome());
+  const timeoutSeconds =
+    options.timeout === undefined ? configuredStopWait(paths) : parseSecondsOption(options.timeout);
   const hadFile = existsSync(paths.pidFile);
   const pid = runningPid(paths);
   if (pid === undefined) {
@@ -202,7 +220,7 @@ async function stop(options: { timeout: string }): Promise<void> {
     if (Date.now() > deadline) {
       throw new SvcError(
         "gateway_timeout",
-        `the gateway (pid ${pid}) is still running after ${options.timeout}s — wait, or kill it with: kill -9 ${pid} (pending events are then lost)`,
+        `the gateway (pid ${pid}) is still running after ${timeoutSeconds}s — wait, or kill it with: kill -9 ${pid} (pending events are then lost)`,
       );
     }
     await sleep(100);
@@ -249,7 +267,10 @@ export function registerGatewayLifecycleCommands(gateway: Command): void {
   gateway
     .command("stop")
     .description("stop the background gateway gracefully (flushes coalesced events, finishes runs)")
-    .option("--timeout <seconds>", "how long to wait for it to exit", "60")
+    .option(
+      "--timeout <seconds>",
+      "how long to wait for it to exit (default: twice gateway.drain_timeout_seconds + 30, at least 60)",
+    )
     .action(stop);
   gateway
     .command("status")
