@@ -1,4 +1,4 @@
-import { connect } from "node:net";
+import { type AddressInfo, connect, createServer } from "node:net";
 
 export interface JsonAnswer {
   readonly status: number;
@@ -70,6 +70,18 @@ export function rawHttp(port: number, chunks: readonly (string | Buffer)[]): Pro
         if (socket.destroyed) return;
         socket.write(chunk);
       }
+    });
+  });
+}
+
+/** A loopback TCP port that is free right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
     });
   });
 }

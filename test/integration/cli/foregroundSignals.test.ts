@@ -5,17 +5,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
-import { cliConfig, type Foreground, MAIN, runForeground } from "./svc.js";
+import { cliConfig, type Foreground, killIfRunning, MAIN, runForeground } from "./svc.js";
 
 /** `svc gateway run` as a user runs it: its output piped somewhere, signals from a shell or a supervisor. */
 describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
   let home: TempHome;
   let gateway: Foreground | undefined;
   afterEach(async () => {
-    if (gateway !== undefined && gateway.child.exitCode === null) {
-      gateway.child.kill("SIGKILL");
-      await gateway.exited;
-    }
+    await killIfRunning(gateway);
     gateway = undefined;
     home.cleanup();
   });

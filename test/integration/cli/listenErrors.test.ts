@@ -6,6 +6,7 @@ import { startGateway } from "../../../src/gateway.js";
 import { createLogger } from "../../../src/io/log.js";
 import { webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { freePort } from "../../helpers/http.js";
 import { cliConfig, svc } from "./svc.js";
 
 let home: TempHome;
@@ -69,13 +70,3 @@ describe("svc gateway run: why it cannot listen, and what to do", { timeout: 90_
     }
   });
 });
-
-function freePort(): Promise<number> {
-  const probe = createServer();
-  return new Promise((resolve) =>
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    }),
-  );
-}

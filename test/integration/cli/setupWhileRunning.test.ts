@@ -1,16 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { cliConfig, type Foreground, runForeground, svc } from "./svc.js";
+import { cliConfig, type Foreground, killIfRunning, runForeground, svc } from "./svc.js";
 
 describe("svc gateway setup: what the new settings do not reach yet", { timeout: 60_000 }, () => {
   let home: TempHome;
   let gateway: Foreground | undefined;
   afterEach(async () => {
-    if (gateway !== undefined && gateway.child.exitCode === null) {
-      gateway.child.kill("SIGKILL");
-      await gateway.exited;
-    }
+    await killIfRunning(gateway);
     gateway = undefined;
     home.cleanup();
   });

@@ -92,3 +92,12 @@ export function runForeground(
     void exited.then((code) => reject(new Error(`gateway exited ${code}: ${out}\n${err}`)));
   });
 }
+
+/** SIGKILLs a gateway a test left running and waits for it to exit (afterEach). */
+export async function killIfRunning(
+  gateway: { readonly child: ChildProcess; readonly exited: Promise<unknown> } | undefined,
+): Promise<void> {
+  if (gateway === undefined || gateway.child.exitCode !== null) return;
+  gateway.child.kill("SIGKILL");
+  await gateway.exited;
+}

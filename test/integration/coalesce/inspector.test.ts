@@ -1,4 +1,3 @@
-import { type AddressInfo, createServer } from "node:net";
 import { createWebSocketReceiver } from "@statelyai/inspect";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AnyActorRef, InspectionEvent } from "xstate";
@@ -7,18 +6,7 @@ import { startInspector } from "../../../src/actors/inspector.js";
 import { type Gateway, startGateway } from "../../../src/gateway.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { postJson } from "../../helpers/http.js";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+import { freePort, postJson } from "../../helpers/http.js";
 
 let home: TempHome;
 let gateway: Gateway | undefined;

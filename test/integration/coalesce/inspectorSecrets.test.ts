@@ -1,5 +1,4 @@
 import { createHmac } from "node:crypto";
-import { type AddressInfo, createServer } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
 import { stringify } from "yaml";
@@ -7,7 +6,7 @@ import { startInspector } from "../../../src/actors/inspector.js";
 import { type Gateway, startGateway } from "../../../src/gateway.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { postJson } from "../../helpers/http.js";
+import { freePort, postJson } from "../../helpers/http.js";
 
 /**
  * `--inspect` relays the gateway's inspection events on 127.0.0.1. A coalescing group's context holds its
@@ -16,17 +15,6 @@ import { postJson } from "../../helpers/http.js";
  * only its own bridge page's origin or clients that send none.
  */
 const SECRET = "route-secret-for-inspector-7f3a";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Opens a raw WebSocket; resolves with its messages so far (a live array) or rejects with the refusal. */
 function open(port: number, origin?: string): Promise<{ socket: WebSocket; messages: string[] }> {

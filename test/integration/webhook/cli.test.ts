@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
+import { killIfRunning } from "../cli/svc.js";
 
 const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
 
@@ -46,10 +47,7 @@ describe("svc gateway run (subprocess)", () => {
   let home: TempHome;
   let running: Running | undefined;
   afterEach(async () => {
-    if (running && running.child.exitCode === null) {
-      running.child.kill("SIGKILL");
-      await running.exited;
-    }
+    await killIfRunning(running);
     running = undefined;
     home.cleanup();
   });
