@@ -3,7 +3,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { InterpolationScope } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { describeError, SvcError } from "../../errors.js";
-import { scrub } from "../targets/httpJson.js";
+import { scrub } from "../credentials.js";
 import { entrySecrets } from "./entrySecrets.js";
 import { preflight } from "./preflight.js";
 import { renderEntry } from "./render.js";

@@ -1,7 +1,7 @@
 import nodemailer from "nodemailer";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
+import { scrub } from "../credentials.js";
 import { resolveChatId } from "./chat.js";
-import { scrub } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
 
 const TRANSIENT_CODES = new Set(["ECONNECTION", "ESOCKET", "ETIMEDOUT", "EDNS"]);

@@ -1,6 +1,6 @@
 import { execa } from "execa";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { scrub } from "./httpJson.js";
+import { scrub } from "../credentials.js";
 import { splitMessage } from "./split.js";
 import {
   DeliveryError,

@@ -1,3 +1,4 @@
+import { scrub } from "../credentials.js";
 import { DeliveryError } from "./target.js";
 
 export interface HttpCall {
@@ -34,26 +35,6 @@ export interface HttpAnswer {
   readonly text: string;
   /** Parsed JSON body, or undefined when the body is not JSON. */
   readonly body: unknown;
-}
-
-/** A secret as it may be echoed back: verbatim, percent-encoded (paths, query strings) and form-encoded. */
-function secretForms(secret: string): string[] {
-  const forms = new Set([
-    secret,
-    encodeURIComponent(secret),
-    new URLSearchParams({ s: secret }).toString().slice(2),
-  ]);
-  return [...forms].sort((a, b) => b.length - a.length);
-}
-
-/** Replaces every secret in `text` (in any of its encoded forms) with `[redacted]`. */
-export function scrub(text: string, secrets: readonly (string | undefined)[] = []): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret === undefined || secret.length < 4) continue;
-    for (const form of secretForms(secret)) out = out.split(form).join("[redacted]");
-  }
-  return out;
 }
 
 /** Retry-After as seconds: delta-seconds or an HTTP date. */
