@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isMap, parseDocument } from "yaml";
+import { EMBEDDED_DEFAULT } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
 import { writeFileAtomic } from "../stores/atomicFile.js";
 import { withFileLockSync } from "../stores/fileLock.js";
@@ -31,8 +32,21 @@ export function addServerToConfig(configPath: string, name: string, entry: Recor
   withFileLockSync(configPath, () => addServerLocked(configPath, name, entry));
 }
 
+/**
+ * Without config.yaml the gateway runs on the embedded default (webhook adapter on loopback); a new file
+ * holding only `mcp_servers` would silently turn that adapter off, so it starts from that default.
+ */
+function newConfig() {
+  const doc = parseDocument("");
+  doc.contents = doc.createNode(structuredClone(EMBEDDED_DEFAULT)) as never;
+  doc.commentBefore =
+    " Created by svc mcp install from the embedded default (webhook adapter on 127.0.0.1:8644),\n" +
+    " which applied while there was no config.yaml. See docs/configuration.md.";
+  return doc;
+}
+
 function addServerLocked(configPath: string, name: string, entry: Record<string, unknown>): void {
-  const doc = load(configPath);
+  const doc = existsSync(configPath) ? load(configPath) : newConfig();
   if (doc.contents === null) doc.contents = doc.createNode({}) as never;
   const servers = doc.get("mcp_servers");
   if (servers !== undefined && servers !== null && !isMap(servers)) {

@@ -13,7 +13,7 @@ const link = (name: string, config: unknown) =>
 const servers = () => parse(readFileSync(join(home.dir, "config.yaml"), "utf8"))?.mcp_servers;
 
 describe("svc mcp install <link> (spec 4.1): confirmation answered on stdin", { timeout: 90_000 }, () => {
-  it("installs after a piped yes, into a new config.yaml (0600)", async () => {
+  it("installs after a piped yes, into a new config.yaml (0600) that keeps the webhook adapter of the embedded default on", async () => {
     home = tempHome();
     const res = await svc(
       home,
@@ -27,6 +27,10 @@ describe("svc mcp install <link> (spec 4.1): confirmation answered on stdin", { 
     expect(res.stdout).toContain("Installed mcp_servers.docs.");
     expect(servers()).toEqual({ docs: { url: "https://docs.test/mcp", timeout: 30 } });
     expect(statSync(join(home.dir, "config.yaml")).mode & 0o777).toBe(0o600);
+    // Without config.yaml the embedded default ran the webhook adapter; the new file must not turn it off.
+    const list = await svc(home, ["webhook", "list"]);
+    expect(list.code).toBe(0);
+    expect(list.stderr).not.toContain("not enabled");
   });
 
   it("a taken name is never overwritten: the next piped line renames, then yes installs", async () => {

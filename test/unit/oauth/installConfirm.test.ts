@@ -83,11 +83,12 @@ describe("install confirmation (spec 4.1)", () => {
     expect(readFileSync(path, "utf8")).toBe(CONFIG);
   });
 
-  it("creates config.yaml when there is none", async () => {
+  it("creates config.yaml when there is none, from the embedded default (the webhook adapter stays on)", async () => {
     home = tempHome();
     const path = join(home.dir, "config.yaml");
     await confirmAndInstall(path, request("one", { url: "http://127.0.0.1:8080/mcp" }), scripted(["y"]));
     expect(parse(readFileSync(path, "utf8"))).toEqual({
+      platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 8644 } },
       mcp_servers: { one: { url: "http://127.0.0.1:8080/mcp" } },
     });
   });
