@@ -354,6 +354,9 @@ async function change(name: string, action: "remove" | "enable" | "disable"): Pr
   );
 }
 
+/** An event type sent as a header: printable ASCII (fetch refuses control characters and non-Latin-1). */
+const HEADER_EVENT = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
 /** Headers of the generic V2 scheme: hex HMAC-SHA256 of `<timestamp>.<body>`. */
 export function signGenericV2(secret: string, body: string, nowSeconds: number): Record<string, string> {
   const timestamp = String(nowSeconds);
@@ -406,6 +409,11 @@ async function test(
       "usage",
       `${name} has no secret of its own and there is no global secret (platforms.webhook.secret in ${loaded.paths.config}, or WEBHOOK_SECRET) — the gateway does not serve it; set one with svc webhook subscribe ${name} --secret <secret>`,
     );
+  if (options.event !== undefined && !HEADER_EVENT.test(options.event))
+    throw new SvcError(
+      "usage",
+      `--event ${JSON.stringify(options.event)}: cannot be sent as the X-Forge-Event header (it must be non-empty printable ASCII) — leave --event out and put the type in the payload's event_type (--payload '{"event_type": ...}')`,
+    );
   const event = options.event ?? payloadEvent ?? sub.events?.[0] ?? "test";
   const running = runningAddress(loaded);
   const port = options.port !== undefined ? parsePortOption(options.port) : running.port;
@@ -415,7 +423,8 @@ async function test(
   });
   const headers = {
     "content-type": "application/json",
-    "x-forge-event": event,
+    // An event type a header cannot carry (non-ASCII, a newline) is left to the payload's event_type.
+    ...(HEADER_EVENT.test(event) ? { "x-forge-event": event } : {}),
     "x-request-id": `svc-test-${randomUUID()}`,
     ...signGenericV2(secret, body, Math.floor(Date.now() / 1000)),
   };
