@@ -1,7 +1,8 @@
 import { type FakeApi, startFakeApi } from "./httpFake.js";
 
 /**
- * A fake Telegram Bot API: answers getMe and sendMessage like the real one (`{ok: true, result}`).
+ * A fake Telegram Bot API: answers getMe and sendMessage like the real one (`{ok: true, result}`, and
+ * 400 for a text that is empty after trimming or longer than 4096 characters).
  * Point `platforms.telegram.base_url` at `fake.url`. Use `enqueue` to make the next call fail, e.g.
  * `{status: 400, json: {ok: false, error_code: 400, description: "Bad Request: chat not found"}}`.
  */
@@ -12,12 +13,20 @@ export async function startFakeTelegram(): Promise<FakeApi> {
       return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
     if (request.path.endsWith("/sendMessage")) {
       const body = request.json as { chat_id?: unknown; text?: string };
+      // The real Bot API: text is 1-4096 characters after trimming; anything else is a 400.
+      const text = (body.text ?? "").trim();
+      if (text === "") return badRequest("Bad Request: message text is empty");
+      if (text.length > 4096) return badRequest("Bad Request: message is too long");
       return {
         json: { ok: true, result: { message_id: nextId++, chat: { id: body.chat_id }, text: body.text } },
       };
     }
     return { status: 404, json: { ok: false, error_code: 404, description: "Not Found" } };
   });
+}
+
+function badRequest(description: string) {
+  return { status: 400, json: { ok: false, error_code: 400, description } };
 }
 
 /** The text of every sendMessage the fake received, in order. */

@@ -1,4 +1,4 @@
-import { type SizeUnit, splitMessage } from "./split.js";
+import { messageParts, type SizeUnit } from "./split.js";
 import {
   DeliveryError,
   type DeliveryMessage,
@@ -49,6 +49,8 @@ export interface ChatTargetSpec {
   /** The platform's documented message-size limit. */
   readonly limit: number;
   readonly unit?: SizeUnit;
+  /** The platform renders Markdown: a split keeps fenced code blocks closed in every part. */
+  readonly markdown?: boolean;
   readonly homeChannel: string | undefined;
   check?(signal?: AbortSignal): Promise<string | undefined>;
   sendPart(part: ChatPart): Promise<unknown>;
@@ -109,7 +111,10 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
     async send(message, signal, options: SendOptions = {}): Promise<DeliveryReceipt> {
       const chatId = resolveChatId(spec.name, message, spec.homeChannel);
       const runStep = options.runStep ?? runOnce;
-      const parts = splitMessage(message.text, spec.limit, spec.unit);
+      const parts = messageParts(message.text, spec.limit, {
+        ...(spec.unit === undefined ? {} : { unit: spec.unit }),
+        markdown: spec.markdown === true,
+      });
       await oneAtATime(chatId, async () => {
         for (const [index, text] of parts.entries()) {
           await runStep(() => spec.sendPart({ chatId, text, index, message, signal }));

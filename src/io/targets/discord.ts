@@ -23,6 +23,7 @@ export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarg
   return chatTarget({
     name: "discord",
     limit: DISCORD_LIMIT,
+    markdown: true,
     homeChannel: settings.home_channel,
     check: async (signal) =>
       stringField(await api.call("users/@me", "GET", "/api/v10/users/@me", { signal }), "username"),

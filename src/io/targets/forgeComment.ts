@@ -1,7 +1,7 @@
 import { execa } from "execa";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
-import { splitMessage } from "./split.js";
+import { messageParts } from "./split.js";
 import {
   DeliveryError,
   type DeliveryMessage,
@@ -107,7 +107,7 @@ export function forgeCommentTarget(
     },
     async send(message, signal, options = {}) {
       const { repo, prNumber } = forgeDestination(message);
-      const parts = splitMessage(message.text, FORGE_COMMENT_LIMIT);
+      const parts = messageParts(message.text, FORGE_COMMENT_LIMIT, { markdown: true });
       for (const body of parts) {
         await (options.runStep ?? runOnce)(() => comment(repo, prNumber, body, signal));
       }

@@ -11,6 +11,7 @@ export function mattermostTarget(settings: PlatformConfig<"mattermost">): Delive
   return chatTarget({
     name: "mattermost",
     limit: MATTERMOST_LIMIT,
+    markdown: true,
     homeChannel: settings.home_channel,
     check: async (signal) =>
       stringField(await api.call("users/me", "GET", "/api/v4/users/me", { signal }), "username"),

@@ -30,6 +30,7 @@ export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
   return chatTarget({
     name: "slack",
     limit: SLACK_LIMIT,
+    markdown: true,
     // The limit applies to the escaped text Slack receives: `<` counts as the 4 characters of `&lt;`.
     unit: (ch) => escapeSlackText(ch).length,
     homeChannel: settings.home_channel,

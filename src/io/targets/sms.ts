@@ -1,7 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { resolveChatId } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
-import { splitMessage } from "./split.js";
+import { messageParts } from "./split.js";
 import { type DeliveryTarget, runOnce } from "./target.js";
 
 /** Twilio Messages API: `Body` up to 1600 characters. */
@@ -25,7 +25,7 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
       stringField(await api.call("account", "GET", `${account}.json`, { signal }), "friendly_name"),
     async send(message, signal, options = {}) {
       const to = resolveChatId("sms", message, settings.home_channel, ["chat_id", "to"]);
-      const parts = splitMessage(message.text, SMS_LIMIT);
+      const parts = messageParts(message.text, SMS_LIMIT);
       for (const body of parts) {
         const form = { To: to, From: settings.from ?? "", Body: body };
         await (options.runStep ?? runOnce)(() =>

@@ -66,3 +66,121 @@ export function splitMessage(text: string, limit: number, unit: SizeUnit = "char
   if (rest.length > 0) parts.push(rest);
   return parts;
 }
+
+/** An open fenced code block: the line that opened it and its fence (``` or ~~~, 3 or more). */
+interface Fence {
+  readonly opener: string;
+  readonly closer: string;
+  /** Offset in the chunk where the opening line starts, when it opened in that chunk. */
+  readonly openedAt?: number;
+}
+
+const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+const HAS_FENCE = /^ {0,3}(?:`{3}|~{3})/m;
+
+/** The code block still open after `chunk` (CommonMark fences), starting from `open`. */
+function fenceAfter(chunk: string, open: Fence | undefined): Fence | undefined {
+  let state = open;
+  let at = 0;
+  for (const rawLine of chunk.split("\n")) {
+    const line = rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine;
+    const match = FENCE_LINE.exec(line);
+    if (match !== null) {
+      const run = match[1] ?? "";
+      const info = match[2] ?? "";
+      if (state === undefined) {
+        // A backtick run followed by more backticks on the line is inline code, not a fence.
+        if (!(run.startsWith("`") && info.includes("`")))
+          state = { opener: line.trim(), closer: run, openedAt: at };
+      } else if (run[0] === state.closer[0] && run.length >= state.closer.length && info.trim() === "") {
+        state = undefined;
+      }
+    }
+    at += rawLine.length + 1;
+  }
+  return state;
+}
+
+/**
+ * The longest prefix of `text` within `budget`, cut on a line, word or character boundary after its
+ * first `keep` characters (at least one character).
+ */
+function chunkWithin(text: string, budget: number, unit: SizeUnit, keep = 0): string {
+  let end = fittingPrefix(text, budget, unit);
+  if (end === 0) end = (text.codePointAt(0) ?? 0) > 0xffff ? 2 : 1;
+  if (keep > 0 && end > keep) return text.slice(0, keep + cutPoint(text.slice(keep, end)));
+  return text.slice(0, cutPoint(text.slice(0, end)));
+}
+
+/**
+ * Like splitMessage, for platforms that render Markdown (Discord, Slack, Mattermost, WhatsApp, GitHub): a
+ * cut inside a fenced code block closes the block at the end of the part and reopens it, with the same
+ * opening line (language), at the start of the next, so every part renders its code as code. A cut
+ * right after an opening fence line moves before that line. Texts without fences split as splitMessage.
+ */
+export function splitMarkdown(text: string, limit: number, unit: SizeUnit = "chars"): string[] {
+  if (sizeOf(text, unit) <= limit || !HAS_FENCE.test(text)) return splitMessage(text, limit, unit);
+  const parts: string[] = [];
+  let rest = text;
+  let open: Fence | undefined;
+  while (rest.length > 0) {
+    // An absurdly long info string is not repeated: the bare fence reopens the block.
+    const reopen =
+      open === undefined ? "" : `${open.opener.length > limit / 4 ? open.closer : open.opener}\n`;
+    if (sizeOf(reopen + rest, unit) <= limit) {
+      parts.push(reopen + rest);
+      break;
+    }
+    let reserve = 4; // "\n```", grown when the block open at the cut has a longer fence
+    for (;;) {
+      const budget = limit - sizeOf(reopen, unit) - reserve;
+      if (budget < 1) return splitMessage(text, limit, unit);
+      let chunk = chunkWithin(rest, budget, unit);
+      let after = fenceAfter(chunk, open);
+      // Do not end a part with an opening fence line and nothing of its block: move that line to the next
+      // part, or, when the part starts with it and the block's first line is too long, cut inside that line.
+      if (after?.openedAt !== undefined) {
+        const tail = chunk.slice(after.openedAt);
+        const newline = tail.indexOf("\n");
+        if (newline === -1 || tail.slice(newline + 1).trim() === "") {
+          if (after.openedAt > 0) chunk = chunk.slice(0, after.openedAt);
+          else if (
+            newline !== -1 &&
+            !rest.slice(newline + 1, fittingPrefix(rest, budget, unit)).includes("\n")
+          )
+            chunk = chunkWithin(rest, budget, unit, newline + 1);
+          after = fenceAfter(chunk, open);
+        }
+      }
+      const close = after === undefined ? "" : `${chunk.endsWith("\n") ? "" : "\n"}${after.closer}`;
+      if (sizeOf(close, unit) > reserve) {
+        reserve = sizeOf(close, unit);
+        continue;
+      }
+      parts.push(reopen + chunk + close);
+      rest = rest.slice(chunk.length);
+      open = after === undefined ? undefined : { opener: after.opener, closer: after.closer };
+      break;
+    }
+  }
+  return parts;
+}
+
+/**
+ * The parts of `text` as a platform receives them: split to `limit` (Markdown-aware when the platform
+ * renders Markdown), without parts that are only whitespace — a cut just before trailing blank lines
+ * would otherwise send a part that Telegram, Discord and Slack refuse as an empty message. A text that is
+ * nothing but whitespace (or empty) still goes out as one message (spec 4.4: delivery is attempted).
+ */
+export function messageParts(
+  text: string,
+  limit: number,
+  options: { readonly unit?: SizeUnit; readonly markdown?: boolean } = {},
+): string[] {
+  const unit = options.unit ?? "chars";
+  const parts =
+    options.markdown === true ? splitMarkdown(text, limit, unit) : splitMessage(text, limit, unit);
+  if (parts.length === 1) return parts;
+  const kept = parts.filter((part) => part.trim() !== "");
+  return kept.length === 0 ? parts.slice(0, 1) : kept;
+}

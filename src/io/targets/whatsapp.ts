@@ -31,6 +31,7 @@ export function whatsappTarget(settings: PlatformConfig<"whatsapp">): DeliveryTa
   return chatTarget({
     name: "whatsapp",
     limit: WHATSAPP_LIMIT,
+    markdown: true,
     homeChannel: settings.home_channel,
     check: async (signal) =>
       stringField(await api.call("phone number", "GET", phonePath, { signal }), "display_phone_number"),
