@@ -7,7 +7,7 @@ import { coalescerActor, createCoalescer, type TimerClock, withCoalesceNote } fr
 import { createCronScheduler, cronActor, runCronJob } from "./actors/cron.js";
 import { createDeliverer } from "./actors/deliver.js";
 import { startGatewayMcp } from "./actors/mcp/gatewayHub.js";
-import { pendingRunOf, resumablePendingRuns } from "./actors/pendingRuns.js";
+import { createShutdownSaver, resumablePendingRuns } from "./actors/pendingRuns.js";
 import { missingReferenceWarnings } from "./actors/routeReferences.js";
 import {
   createRouteRegistry,
@@ -244,51 +244,6 @@ function resumeSavedRuns(
   resumeRuns(runs, queued);
   if (queued.length > 0) hooks.onRunsResumed(queued.length, file);
   if (unmatched.length > 0) hooks.onRunsKept(unmatched, file);
-}
-
-type SavedRuns = ReturnType<typeof readPendingRuns>;
-
-/**
- * Written when the stop begins, before the drain: a supervisor that kills sooner than the drain timeout
- * (`docker stop` sends SIGKILL after 10 s) then loses no accepted run; the ones finished meanwhile would
- * run again (at-least-once). Returns what the file held before (runs kept from earlier starts), or
- * undefined when nothing was written.
- */
-function checkpointUnfinishedRuns(file: string, unfinished: readonly QueuedRun[]): SavedRuns | undefined {
-  if (unfinished.length === 0) return undefined;
-  try {
-    const earlier = readPendingRuns(file);
-    writePendingRuns(file, {
-      runs: [...earlier.runs, ...unfinished.map(pendingRunOf)],
-      unreadable: earlier.unreadable,
-    });
-    return earlier;
-  } catch {
-    return undefined; // the final save reports the problem
-  }
-}
-
-/**
- * Adds the runs unfinished at shutdown to the file (kept with any saved earlier and not yet resumed),
- * replacing the checkpoint written when the stop began.
- */
-function saveUnfinishedRuns(
-  file: string,
-  unfinished: readonly QueuedRun[],
-  hooks: ReturnType<typeof pipelineLogHooks>,
-  beforeCheckpoint: SavedRuns | undefined,
-): void {
-  if (unfinished.length === 0 && beforeCheckpoint === undefined) return;
-  try {
-    const earlier = beforeCheckpoint ?? readPendingRuns(file);
-    writePendingRuns(file, {
-      runs: [...earlier.runs, ...unfinished.map(pendingRunOf)],
-      unreadable: earlier.unreadable,
-    });
-    if (unfinished.length > 0) hooks.onRunsSaved(unfinished, file);
-  } catch (err) {
-    hooks.onRunsLost(unfinished, file, err);
-  }
 }
 
 /** The delivery platforms' settings (all of `platforms` but the webhook adapter), to see whether a reload changed them. */
@@ -537,6 +492,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
 
   resumeSavedRuns(paths.pendingRuns, runs, (name) => registry.lookup(name), hooks);
 
+  let seenSaveFailed = false;
+  const saveSeen = () => {
+    try {
+      saveSeenIds(paths.seenIds, seen.entries());
+    } catch (err) {
+      if (seenSaveFailed) return;
+      seenSaveFailed = true;
+      logger.warn(
+        { err: describeError(err) },
+        `[webhook] delivery ids not saved to ${paths.seenIds}; retries after the restart will run again`,
+      );
+    }
+  };
   let stopping: Promise<void> | undefined;
   return {
     host,
@@ -574,19 +542,27 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     stop() {
       stopping ??= (async () => {
         server.close();
-        await pipeline.close();
-        try {
-          saveSeenIds(paths.seenIds, seen.entries());
-        } catch (err) {
-          logger.warn(
-            { err: describeError(err) },
-            `[webhook] delivery ids not saved to ${paths.seenIds}; retries after the restart will run again`,
-          );
-        }
-        coalescer.flushAll();
+        // Intake closes at once; requests still in the pipeline (a script, a direct delivery) are answered.
+        const pipelineClosed = pipeline.close();
         scheduler.stop();
+        const savePending = createShutdownSaver(readPendingRuns, writePendingRuns, paths.pendingRuns);
+        // Before waiting for anything (a script may run for script_timeout_seconds): a supervisor that
+        // kills sooner than the drain (`docker stop` sends SIGKILL after 10 s) then loses no accepted run
+        // and no remembered delivery id; the runs finished meanwhile run again (at-least-once).
+        const checkpoint = () => {
+          coalescer.flushAll();
+          saveSeen();
+          try {
+            savePending(unfinishedRuns(runs));
+          } catch {
+            // The final save reports the problem.
+          }
+        };
+        checkpoint();
+        await pipelineClosed;
+        // With what the requests answered meanwhile accepted, coalesced or remembered.
+        checkpoint();
         const drainMs = options.drainTimeoutMs ?? loaded.config.gateway.drain_timeout_seconds * 1000;
-        const checkpoint = checkpointUnfinishedRuns(paths.pendingRuns, unfinishedRuns(runs));
         const drained = await drainRuns(runs, drainMs);
         // Past the drain timeout no waiting run starts any more; with the ones still running at the end
         // they are saved for the next start.
@@ -596,7 +572,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           new Promise((resolve) => setTimeout(resolve, drainMs).unref()),
         ]);
         await mcp.stop();
-        saveUnfinishedRuns(paths.pendingRuns, [...activeRuns(runs), ...waiting], hooks, checkpoint);
+        const unfinished = [...activeRuns(runs), ...waiting];
+        try {
+          savePending(unfinished);
+          if (unfinished.length > 0) hooks.onRunsSaved(unfinished, paths.pendingRuns);
+        } catch (err) {
+          hooks.onRunsLost(unfinished, paths.pendingRuns, err);
+        }
         await Promise.all([...journals.values()].map((journal) => journal.close()));
         system.shutdown();
       })();

@@ -1,4 +1,4 @@
-import type { PendingRun } from "../io/stores/pendingRuns.js";
+import type { PendingRun, PendingRunsFile } from "../io/stores/pendingRuns.js";
 import type { ResolvedRoute } from "../streams/context.js";
 import type { QueuedRun } from "./runs.js";
 
@@ -31,4 +31,24 @@ export function resumablePendingRuns(
     else queued.push({ ...run, route: found.route });
   }
   return { queued, unmatched };
+}
+
+/**
+ * Writes the runs unfinished at shutdown into the pending-runs file, as often as the stop needs
+ * (when it begins, after the requests still in the pipeline were answered, at the end). Each save
+ * replaces the previous one: the file holds what it held before this stop (runs kept from earlier
+ * starts, entries it cannot read) plus the runs unfinished now. Throws when the file cannot be written.
+ */
+export function createShutdownSaver(
+  read: (path: string) => PendingRunsFile,
+  write: (path: string, file: PendingRunsFile) => void,
+  path: string,
+): (unfinished: readonly QueuedRun[]) => void {
+  let before: PendingRunsFile | undefined;
+  return (unfinished) => {
+    // Nothing unfinished and nothing written yet: the file stays as it is (a clean stop writes nothing).
+    if (before === undefined && unfinished.length === 0) return;
+    before ??= read(path);
+    write(path, { runs: [...before.runs, ...unfinished.map(pendingRunOf)], unreadable: before.unreadable });
+  };
 }
