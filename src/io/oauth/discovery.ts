@@ -75,8 +75,33 @@ export function resourceCovers(serverUrl: string, resource: unknown): boolean {
   return withSlash(requested.pathname).startsWith(withSlash(advertised.pathname));
 }
 
+const ENDPOINTS = [
+  "authorization_endpoint",
+  "token_endpoint",
+  "registration_endpoint",
+  "device_authorization_endpoint",
+] as const;
+
+/**
+ * An https issuer whose endpoints are not all https would receive codes, verifiers, secrets and
+ * tokens in clear text (OAuth 2.1 section 1.5; MCP: authorization server endpoints are served over
+ * HTTPS). A plain-http issuer (a local or docker-network server) is used as it is.
+ */
+function cleartextEndpoint(meta: AuthorizationServerMetadata): string | undefined {
+  if (!/^https:/i.test(String(meta.issuer))) return undefined;
+  const fields = meta as unknown as Record<string, unknown>;
+  for (const name of ENDPOINTS) {
+    const value = fields[name];
+    if (typeof value === "string" && !/^https:/i.test(value))
+      return `its ${name} ${withoutQuery(value)} is not https although its issuer is (codes and tokens would travel in clear text) — the server's operator must serve it over https`;
+  }
+  return undefined;
+}
+
 /** Why an authorization server cannot serve `flow`, or undefined when it can. */
 export function unsupportedReason(meta: AuthorizationServerMetadata, flow: FlowKind): string | undefined {
+  const cleartext = cleartextEndpoint(meta);
+  if (cleartext !== undefined) return cleartext;
   if (flow === "browser") {
     if (!meta.code_challenge_methods_supported?.includes("S256")) {
       return "does not advertise PKCE S256 in code_challenge_methods_supported";

@@ -52,6 +52,10 @@ export interface FakeAsOptions {
   readonly authMethods?: string[];
   /** The registration endpoint answers this instead of registering (RFC 7591 section 3.2.2 errors). */
   readonly registrationError?: { status: number; body: string; contentType?: string };
+  /** Serve HTTPS with this key and certificate (the issuer is then an https URL). */
+  readonly tls?: { key: string; cert: string };
+  /** Metadata fields replacing the defaults (e.g. an endpoint on another URL), given the base URL. */
+  readonly metadata?: (base: string) => Record<string, unknown>;
 }
 
 export interface FakeAs {
@@ -102,7 +106,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       refresh_token: refresh,
     };
   };
-  const server: Server = createServer(async (req, res) => {
+  const handler = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", base);
     const raw = await readBody(req);
     const body = new URLSearchParams(req.headers["content-type"]?.includes("json") ? "" : raw);
@@ -133,6 +137,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         ],
         ...(options.cimd ? { client_id_metadata_document_supported: true } : {}),
         ...(options.issParameter?.advertise ? { authorization_response_iss_parameter_supported: true } : {}),
+        ...options.metadata?.(base),
       });
     }
     if (url.pathname === "/register" && req.method === "POST") {
@@ -273,10 +278,14 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       return json(res, 400, { error: "unsupported_grant_type" });
     }
     res.writeHead(404).end();
-  });
+  };
+  const server: Server =
+    options.tls === undefined
+      ? createServer(handler)
+      : (createHttpsServer(options.tls, handler) as unknown as Server);
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  base = `http://${host}:${(server.address() as AddressInfo).port}`;
+  base = `${options.tls === undefined ? "http" : "https"}://${host}:${(server.address() as AddressInfo).port}`;
   return {
     url: base,
     seen,

@@ -1,3 +1,4 @@
+import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeJob } from "../../../src/actors/oauth/context.js";
 import { svcPaths } from "../../../src/config/paths.js";
@@ -74,6 +75,47 @@ describe("OAuth login to an HTTPS MCP server with its own TLS settings", () => {
     );
     // Each failed request is listed once.
     expect(err.message.match(/oauth-protected-resource\/mcp →/g)).toHaveLength(1);
+  });
+
+  it("an https authorization server whose token endpoint is plain http is refused before the browser opens", async () => {
+    const tls = { key: certs.read(certs.serverKey), cert: certs.read(certs.serverCert) };
+    const plain = await startFakeAs();
+    const secure = await startFakeAs({ tls, metadata: () => ({ token_endpoint: `${plain.url}/token` }) });
+    const resource = await startFakeResource([secure.url], { tls });
+    const trusting = new Agent({ connect: { ca: certs.read(certs.caCert) } });
+    try {
+      const entry = oauthEntryOf("downgrade", {
+        url: resource.url,
+        auth: "oauth",
+        oauth: { cimd: false },
+        ssl_verify: certs.caCert,
+      });
+      const opened: string[] = [];
+      const j = makeJob("downgrade", entry, {
+        paths: svcPaths(home.dir),
+        logger: silentLogger(),
+        print: () => {},
+        // The browser trusts the private CA: it follows the https authorization redirect to the callback.
+        openBrowser: async (u) => {
+          opened.push(u);
+          const res = await undiciFetch(u, { redirect: "manual", dispatcher: trusting });
+          await fetch(res.headers.get("location") as string);
+        },
+      });
+      const err = (await loginWith({ job: j, printed: [], opened }).catch((e: unknown) => e)) as Error;
+      expect(err).toBeInstanceOf(Error);
+      expect(err.message).toContain(
+        `downgrade: no usable authorization server — ${secure.url}: its token_endpoint ${plain.url}/token is not https`,
+      );
+      expect(opened).toEqual([]);
+      // No code, verifier or registration ever travels in clear text.
+      expect(plain.seen).toEqual([]);
+    } finally {
+      await trusting.close();
+      await resource.close();
+      await secure.close();
+      await plain.close();
+    }
   });
 
   it("a missing CA bundle fails with a server-scoped message", async () => {
