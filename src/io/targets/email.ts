@@ -50,7 +50,7 @@ export function emailTarget(settings: PlatformConfig<"email">): DeliveryTarget {
           false,
         );
       }
-      const subject = message.extra.subject ?? settings.subject.replaceAll("{route}", message.route);
+      const subject = message.extra.subject?.trim() || settings.subject.replaceAll("{route}", message.route);
       await (options.runStep ?? runOnce)(async () => {
         try {
           await transport.sendMail({ from: settings.from, to, subject, text: message.text });

@@ -16,8 +16,14 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
     name: "home_automation",
     check: async (signal) => stringField(await api.call("api status", "GET", "/api/", { signal }), "message"),
     async send(message, signal, options = {}) {
-      const service =
-        message.extra.chat_id?.trim() || message.extra.service?.trim() || settings.home_channel?.trim() || "";
+      // Home Assistant names services by domain (`notify.mobile_app_pixel_8` in its developer tools): the
+      // `notify.` prefix is accepted and dropped.
+      const service = (
+        message.extra.chat_id?.trim() ||
+        message.extra.service?.trim() ||
+        settings.home_channel?.trim() ||
+        ""
+      ).replace(/^notify\./, "");
       if (service !== "" && !SERVICE_NAME.test(service)) {
         throw new DeliveryError(
           `home_automation: "${service}" is not a notify service name (lower-case letters, digits, "_")`,

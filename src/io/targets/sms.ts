@@ -7,6 +7,8 @@ import { type DeliveryTarget, runOnce } from "./target.js";
 /** Twilio Messages API: `Body` up to 1600 characters. */
 export const SMS_LIMIT = 1600;
 
+const MESSAGING_SERVICE = /^MG[0-9a-f]{32}$/i;
+
 /** Twilio-compatible `POST /2010-04-01/Accounts/{sid}/Messages.json`, form-encoded, HTTP basic auth. */
 export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
   const sid = settings.account_sid ?? "";
@@ -19,6 +21,9 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
     secrets: [authToken, basic],
   });
   const account = `/2010-04-01/Accounts/${encodeURIComponent(sid)}`;
+  // Twilio sends either from a number (`From`) or through a Messaging Service (`MessagingServiceSid`, MG…).
+  const from = settings.from ?? "";
+  const sender = MESSAGING_SERVICE.test(from) ? { MessagingServiceSid: from } : { From: from };
   return {
     name: "sms",
     check: async (signal) =>
@@ -27,7 +32,7 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
       const to = resolveChatId("sms", message, settings.home_channel, ["chat_id", "to"]);
       const parts = messageParts(message.text, SMS_LIMIT);
       for (const body of parts) {
-        const form = { To: to, From: settings.from ?? "", Body: body };
+        const form = { To: to, ...sender, Body: body };
         await (options.runStep ?? runOnce)(() =>
           api.call("create message", "POST", `${account}/Messages.json`, { form, signal }),
         );

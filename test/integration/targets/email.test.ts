@@ -77,6 +77,12 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(received[0]?.data).toContain("Deploy finished.\r\nAll green.");
   });
 
+  it("a deliver_extra.subject that renders blank falls back to the platform's subject", async () => {
+    const registry = registryFor({ email: settings() });
+    await registry.get("email")?.send(message("Disk full", { chat_id: "a@example.org", subject: "  " }));
+    expect(received.at(-1)?.data).toMatch(/^Subject: \[svc\] alerts\r$/m);
+  });
+
   it("falls back to deliver_extra.to, then home_channel", async () => {
     received.length = 0;
     const target = registryFor({ email: settings() }).get("email");

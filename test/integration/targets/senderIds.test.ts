@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
+import { startFakeTwilio } from "../../fakes/twilio.js";
+import { message, registryFor } from "./support.js";
+
+/**
+ * Ids as users copy them from the platform's console: a Twilio Messaging Service SID (MG…) as the sender
+ * (Twilio takes it as `MessagingServiceSid`, not as `From`), and a Home Assistant service written with its
+ * domain (`notify.mobile_app_pixel_8`, as its developer tools show it).
+ */
+const SID = `AC${"1".repeat(32)}`;
+let twilio: FakeApi;
+let ha: FakeApi;
+beforeAll(async () => {
+  twilio = await startFakeTwilio(SID, "TW-TOKEN");
+  ha = await startFakeApi(() => ({ json: [] }));
+});
+afterAll(async () => {
+  await twilio.close();
+  await ha.close();
+});
+
+describe("sms: sender", () => {
+  const sms = (from: string) =>
+    registryFor({
+      sms: { enabled: true, account_sid: SID, auth_token: "TW-TOKEN", from, base_url: twilio.url },
+    }).get("sms");
+
+  it("a Messaging Service SID is sent as MessagingServiceSid", async () => {
+    twilio.requests.length = 0;
+    const service = `MG${"a".repeat(32)}`;
+    await sms(service)?.send(message("Disk full", { chat_id: "+15551112222" }));
+    expect(Object.fromEntries(twilio.requests[0]?.form ?? [])).toEqual({
+      To: "+15551112222",
+      MessagingServiceSid: service,
+      Body: "Disk full",
+    });
+  });
+
+  it("a phone number is sent as From", async () => {
+    twilio.requests.length = 0;
+    await sms("+15550000000")?.send(message("Disk full", { chat_id: "+15551112222" }));
+    expect(Object.fromEntries(twilio.requests[0]?.form ?? [])).toEqual({
+      To: "+15551112222",
+      From: "+15550000000",
+      Body: "Disk full",
+    });
+  });
+
+  it("a text over 1600 characters goes out as several messages Twilio accepts", async () => {
+    twilio.requests.length = 0;
+    const text = Array.from({ length: 60 }, (_, i) => `line ${i} ${"x".repeat(40)}`).join("\n");
+    await expect(
+      sms("+15550000000")?.send(message(text, { chat_id: "+15551112222" })),
+    ).resolves.toMatchObject({
+      parts: 2,
+    });
+    expect(twilio.requests.map((r) => r.form?.get("Body")).join("")).toBe(text);
+  });
+});
+
+describe("home_automation: service names", () => {
+  it("notify.<service> calls notify/<service>", async () => {
+    ha.requests.length = 0;
+    const registry = registryFor({ home_automation: { enabled: true, token: "HA", base_url: ha.url } });
+    await registry
+      .get("home_automation")
+      ?.send(message("Door open", { chat_id: "notify.mobile_app_pixel_8" }));
+    expect(ha.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /api/services/notify/mobile_app_pixel_8",
+    ]);
+    expect(ha.requests[0]?.json).toEqual({ message: "Door open" });
+  });
+});
