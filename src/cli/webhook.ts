@@ -15,7 +15,7 @@ import {
 } from "../io/stores/subscriptions.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
 import { collectPairs, formatTable, profileFlag } from "./format.js";
-import { gatewayAddress, runningPid } from "./gatewayLifecycle.js";
+import { gatewayAddress, gatewayStateFile, runningPid } from "./gatewayLifecycle.js";
 import { parsePortOption } from "./options.js";
 
 interface SubscribeOptions {
@@ -128,14 +128,24 @@ function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
   }
 }
 
-/** Spec 2.2 rule 5 on the record: the gateway would ignore it, so refuse it here with the reason. */
-function checkInsecure(loaded: LoadedConfig, name: string, record: Subscription): void {
+/**
+ * Spec 2.2 rule 5 on the record: the gateway would ignore it, so refuse it here with the reason. The
+ * running gateway's bind counts too: `svc gateway start --host 0.0.0.0` overrides a loopback config.
+ */
+function checkInsecure(loaded: LoadedConfig, name: string, record: Subscription, running: Address): void {
+  if (record.secret !== INSECURE_NO_AUTH) return;
   const host = loaded.config.platforms.webhook.host;
-  if (record.secret !== INSECURE_NO_AUTH || LOOPBACK_HOSTS.has(host)) return;
-  throw new SvcError(
-    "usage",
-    `${name}: --secret INSECURE_NO_AUTH is only allowed when the gateway binds to loopback (127.0.0.1, localhost, ::1), but platforms.webhook.host is ${host} (${loaded.paths.config}) — use a real secret, or bind to 127.0.0.1`,
-  );
+  const allowed = "only allowed when the gateway binds to loopback (127.0.0.1, localhost, ::1)";
+  if (!LOOPBACK_HOSTS.has(host))
+    throw new SvcError(
+      "usage",
+      `${name}: --secret INSECURE_NO_AUTH is ${allowed}, but platforms.webhook.host is ${host} (${loaded.paths.config}) — use a real secret, or bind to 127.0.0.1`,
+    );
+  if (running.host !== undefined && !LOOPBACK_HOSTS.has(running.host))
+    throw new SvcError(
+      "usage",
+      `${name}: --secret INSECURE_NO_AUTH is ${allowed}, but the running gateway binds to ${running.host} (started with --host ${running.host}, ${gatewayStateFile(loaded.paths)}) — use a real secret, or restart it on loopback: svc gateway stop, then svc gateway start`,
+    );
 }
 
 function checkName(name: string): void {
@@ -243,7 +253,8 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   };
   const parsed = parseSubscription(store.path, name, raw);
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
-  checkInsecure(loaded, name, parsed.value);
+  const running = runningAddress(loaded);
+  checkInsecure(loaded, name, parsed.value, running);
   if (typeof options.cronJob === "string" || options.routeProfile !== undefined)
     checkCronJob(loaded, parsed.value);
   checkTarget(loaded, name, parsed.value);
@@ -274,7 +285,7 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
   }
   process.stdout.write(
     `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
-      `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile, runningAddress(loaded))}\n` +
+      `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile, running)}\n` +
       // The secret alone on its line, so a script can take the rest of the line as it is.
       `Secret: ${parsed.value.secret ?? "none of its own: the global secret (platforms.webhook.secret or WEBHOOK_SECRET)"}\n` +
       (previous !== undefined && secret !== previous.secret
