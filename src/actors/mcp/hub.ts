@@ -5,6 +5,7 @@ import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js
 import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
 import type { OAuthProviderFor } from "../../io/mcp/connect.js";
+import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { fingerprint, readSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
@@ -175,6 +176,9 @@ export class McpHub {
         await approveCall(rt, this.options.approvals, tool, args, signal);
         session ??= await ensureConnected(rt);
         return await invokeTool(rt, this.options.logger, session, tool, args, signal);
+      } catch (err) {
+        // A server that quotes a credential of the entry in its refusal (`token sk-… lacks scope`).
+        throw withoutSecrets(err, rt.secrets);
       } finally {
         rt.actor.send({ type: "CALL_END" });
       }
@@ -274,6 +278,7 @@ export class McpHub {
       warnings: [],
       cachedToolCount: cache === undefined ? undefined : toolset.tools.length,
       era: undefined,
+      secrets: [],
     } as Omit<Runtime, "actor"> as Runtime;
     holder.rt = rt;
     const system = this.options.system;

@@ -1,6 +1,7 @@
 import { waitFor } from "xstate";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { describeError, SvcError } from "../../errors.js";
+import { scrub } from "../../io/credentials.js";
 import { type ConnectOptions, connectServer } from "../../io/mcp/connect.js";
 import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
@@ -32,6 +33,8 @@ export interface Runtime {
   warnings: string[];
   cachedToolCount: number | undefined;
   era: string | undefined;
+  /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
+  secrets: readonly string[];
 }
 
 /**
@@ -95,7 +98,7 @@ export async function connectRuntime(
     listAndRegister(rt, deps, session)
       .catch((err: unknown) =>
         logger.warn(
-          { server: rt.name, err: describeError(err) },
+          { server: rt.name, err: scrub(describeError(err), rt.secrets) },
           `[mcp] ${rt.name}: tool list refresh failed`,
         ),
       )
@@ -123,12 +126,13 @@ export async function connectRuntime(
       onLog: (params) => logServerMessage(logger, rt.name, params),
     },
     onStderr: (line) => logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`),
-    onLost: (reason) => rt.actor.send({ type: "SESSION_LOST", reason }),
+    onLost: (reason) => rt.actor.send({ type: "SESSION_LOST", reason: scrub(reason, rt.secrets) }),
     signal,
     ...(deps.oauthProviderFor === undefined ? {} : { oauthProviderFor: deps.oauthProviderFor }),
     ...(deps.parentEnv === undefined ? {} : { parentEnv: deps.parentEnv }),
   };
   const session = await connectServer(rt.name, rt.entry, options);
+  rt.secrets = session.secrets;
   try {
     await listAndRegister(rt, deps, session, signal);
     current = session;

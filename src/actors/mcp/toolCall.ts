@@ -1,6 +1,7 @@
 import { type CallToolResult, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { isTrusted } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
+import { scrub } from "../../io/credentials.js";
 import type { Logger } from "../../io/log.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErrors.js";
@@ -93,11 +94,14 @@ export async function invokeTool(
       if (expired || lost) {
         rt.actor.send({
           type: "SESSION_LOST",
-          reason: expired
-            ? `the server no longer knows the session (HTTP ${httpStatusOf(err) ?? 404})`
-            : isAnswerLost(err)
-              ? `the connection dropped before the answer to a call came (${describeTransportError(err)})`
-              : "the connection closed",
+          reason: scrub(
+            expired
+              ? `the server no longer knows the session (HTTP ${httpStatusOf(err) ?? 404})`
+              : isAnswerLost(err)
+                ? `the connection dropped before the answer to a call came (${describeTransportError(err)})`
+                : "the connection closed",
+            rt.secrets,
+          ),
           immediate: true,
         });
         const what = expired ? "session expired" : "connection was lost";
@@ -143,7 +147,10 @@ export async function invokeTool(
       const reason = describeTransportError(err);
       // The server went away: show it (status leaves "connected") and reconnect with the usual backoff.
       if (isUnreachable(err))
-        rt.actor.send({ type: "SESSION_LOST", reason: `the server is unreachable: ${reason}` });
+        rt.actor.send({
+          type: "SESSION_LOST",
+          reason: scrub(`the server is unreachable: ${reason}`, rt.secrets),
+        });
       throw new SvcError("mcp_call", `mcp_servers.${rt.name}: "${tool.original}" failed: ${reason}`, {
         cause: err,
       });

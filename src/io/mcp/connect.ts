@@ -2,9 +2,9 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { InterpolationScope } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
-import { describeError, SvcError } from "../../errors.js";
+import { SvcError } from "../../errors.js";
 import { scrub } from "../credentials.js";
-import { entrySecrets } from "./entrySecrets.js";
+import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { preflight } from "./preflight.js";
 import { renderEntry } from "./render.js";
 import { type McpSession, openSession, type SessionHandlers } from "./session.js";
@@ -37,8 +37,9 @@ export async function connectServer(
   entry: McpServerEntry,
   options: ConnectOptions,
 ): Promise<McpSession> {
-  const rendered = renderEntry(name, entry, options.scope());
-  const secrets = entrySecrets(rendered);
+  const scope = options.scope();
+  const rendered = renderEntry(name, entry, scope);
+  const secrets = [...entrySecrets(rendered), ...referencedSecrets(entry, scope)];
   const hide = (err: unknown) => withoutSecrets(err, secrets);
   const timeoutMs = rendered.connect_timeout * 1000;
   const transportOptions = {
@@ -68,6 +69,7 @@ export async function connectServer(
     })
       .then((session) => {
         session.exitReport = (when) => describeExit(child, when);
+        session.secrets = secrets;
         return session;
       })
       .catch((err: unknown) => {
@@ -104,24 +106,12 @@ export async function connectServer(
       ...sessionExtras(options),
     });
     session.addCleanup(() => tls.close());
+    session.secrets = secrets;
     return session;
   } catch (err) {
     await tls.close().catch(() => undefined);
     throw hide(scoped(name, err, undefined, rendered.auth, undefined, transportKind(rendered)));
   }
-}
-
-/**
- * A connect error whose text quotes one of the entry's credentials (a server echoing what it refused):
- * its text with them redacted, and no cause (error descriptions append causes' messages, which quote
- * the same text).
- */
-function withoutSecrets(err: unknown, secrets: readonly string[]): unknown {
-  if (!(err instanceof Error)) return err;
-  const text = describeError(err);
-  const message = scrub(text, secrets);
-  if (message === text) return err;
-  return new SvcError(err instanceof SvcError ? err.code : "mcp_connect", message);
 }
 
 /** What a stdio server process left behind: its last stderr lines and how it exited. */

@@ -1,14 +1,32 @@
+import type { InterpolationScope } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
+import { describeError, SvcError } from "../../errors.js";
+import { scrub } from "../credentials.js";
 
 /** An `env` name that holds a credential (API_KEY, GITHUB_TOKEN, DB_PASSWORD, AUTH, ...). */
 const CREDENTIAL_NAME = /key|token|secret|pass|auth|cred|session|cookie/i;
 
+/** The password of a `scheme://user:password@host` inside a value (a DATABASE_URL, a proxy URL). */
+const URL_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:([^\s@/]+)@/gi;
+
+function urlPasswords(value: string): string[] {
+  return [...value.matchAll(URL_PASSWORD)].map((m) => {
+    const password = m[1] as string;
+    try {
+      return decodeURIComponent(password);
+    } catch {
+      return password;
+    }
+  });
+}
+
 /**
  * The credentials a rendered MCP entry carries: header values (the token after `Bearer `/`Basic `),
- * credential-named `env` values and url query values (`?api_key=`), the url's password, the OAuth client secret and the
- * client certificate's key password. A server that echoes one in an error body, or a stdio process that
- * prints one on stderr, must not put it into lastError, the log or `svc mcp test` (spec 5 rule 6 and
- * the brief: no secret in any log line).
+ * credential-named `env` values and url query values (`?api_key=`), the url's password (and the password
+ * of a URL inside an `env` value or an argument), the OAuth client secret and the client certificate's
+ * key password. A server that echoes one in an error body, or a stdio process that prints one on stderr,
+ * must not put it into lastError, the log or `svc mcp test` (spec 5 rule 6 and the brief: no secret in
+ * any log line).
  */
 export function entrySecrets(entry: McpServerEntry): string[] {
   const secrets: string[] = [];
@@ -19,7 +37,9 @@ export function entrySecrets(entry: McpServerEntry): string[] {
   }
   for (const [name, value] of Object.entries(entry.env ?? {})) {
     if (CREDENTIAL_NAME.test(name)) secrets.push(value);
+    else secrets.push(...urlPasswords(value));
   }
+  for (const arg of entry.args ?? []) secrets.push(...urlPasswords(arg));
   if (entry.url !== undefined) {
     try {
       const url = new URL(entry.url);
@@ -33,4 +53,45 @@ export function entrySecrets(entry: McpServerEntry): string[] {
   if (Array.isArray(entry.client_cert) && entry.client_cert[2] !== undefined)
     secrets.push(entry.client_cert[2]);
   return secrets;
+}
+
+const REFERENCE = /\$\{(?:env:)?([^}]*)\}/g;
+
+function strings(value: unknown, out: string[] = []): string[] {
+  if (typeof value === "string") out.push(value);
+  else if (Array.isArray(value)) for (const item of value) strings(item, out);
+  else if (value !== null && typeof value === "object")
+    for (const item of Object.values(value)) strings(item, out);
+  return out;
+}
+
+/**
+ * The values an entry as written takes from `${VAR}` that are secrets wherever they end up (an argument,
+ * an `env` value of any name): every variable of the profile's `.env` (where spec 2.3 puts secrets), and
+ * credential-named variables of the process environment (`${GITHUB_TOKEN}`).
+ */
+export function referencedSecrets(entry: McpServerEntry, scope: InterpolationScope): string[] {
+  const secrets: string[] = [];
+  for (const text of strings(entry)) {
+    for (const match of text.matchAll(REFERENCE)) {
+      const name = match[1] as string;
+      const fromFile = scope.secrets[name];
+      if (fromFile !== undefined) secrets.push(fromFile);
+      else if (CREDENTIAL_NAME.test(name) && scope.env[name] !== undefined)
+        secrets.push(scope.env[name] as string);
+    }
+  }
+  return secrets;
+}
+
+/**
+ * An error whose text quotes one of the entry's credentials (a server echoing what it refused): its text
+ * with them redacted, and no cause (error descriptions append causes' messages, which quote the same text).
+ */
+export function withoutSecrets(err: unknown, secrets: readonly string[]): unknown {
+  if (!(err instanceof Error)) return err;
+  const text = describeError(err);
+  const message = scrub(text, secrets);
+  if (message === text) return err;
+  return new SvcError(err instanceof SvcError ? err.code : "mcp_connect", message);
 }

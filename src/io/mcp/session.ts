@@ -105,6 +105,8 @@ export class McpSession {
   lostUnexpectedly = false;
   /** stdio: how the server process ended (and `when`) with its last stderr lines, once it has exited. */
   exitReport: ((when?: string) => string | undefined) | undefined;
+  /** The entry's credentials (see `entrySecrets`): redacted from call errors as from connect errors. */
+  secrets: readonly string[] = [];
   private readonly cleanups: Array<() => Promise<void>> = [];
   constructor(
     readonly era: Era,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { McpServerEntry } from "../../../src/config/sections/mcp.js";
-import { entrySecrets } from "../../../src/io/mcp/entrySecrets.js";
+import { entrySecrets, referencedSecrets } from "../../../src/io/mcp/entrySecrets.js";
 
 const entry = (fields: Record<string, unknown>) => fields as unknown as McpServerEntry;
 
@@ -27,5 +27,28 @@ describe("entrySecrets: the credentials a rendered MCP entry carries", () => {
         }),
       ),
     ).toEqual(["a1", "g2", "p3"]);
+  });
+
+  it("a URL's password inside any env value or argument", () => {
+    expect(
+      entrySecrets(
+        entry({
+          command: "x",
+          args: ["--db", "mysql://u:p%40ss@h/d"],
+          env: { DATABASE_URL: "postgres://a:pw1@h/d" },
+        }),
+      ),
+    ).toEqual(["pw1", "p@ss"]);
+  });
+});
+
+describe("referencedSecrets: values ${VAR} takes from .env, or from credential-named environment variables", () => {
+  it("takes every .env value the entry references, a credential-named environment one, not HOME", () => {
+    const raw = entry({ command: "x", args: ["${A}", "${env:HOME}"], env: { X: "${B}-${GITHUB_TOKEN}" } });
+    const scope = {
+      secrets: { A: "from-env-file", B: "b-value" },
+      env: { HOME: "/home/me", GITHUB_TOKEN: "ghp_1" },
+    };
+    expect(referencedSecrets(raw, scope)).toEqual(["from-env-file", "b-value", "ghp_1"]);
   });
 });

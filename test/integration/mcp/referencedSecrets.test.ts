@@ -1,0 +1,83 @@
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { describe, expect, it } from "vitest";
+import { buildServer } from "../../fixtures/mcp/server.mjs";
+import { entry, useHubs } from "./harness.js";
+
+/**
+ * Spec 2.3 puts secrets in the profile's `.env`. A value taken from it is a secret wherever the entry
+ * puts it — an `env` value of any name, an argument — and a server that quotes a credential in a tool
+ * call's refusal must not put it into the call's error either.
+ */
+const PAT = "ghp_0123456789abcdefSECRET";
+const DB_PASSWORD = "hunter2-db-pw";
+const hubs = useHubs();
+
+async function body(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+}
+
+describe("secrets referenced from .env", () => {
+  it("a stdio server printing them (env of any name, an argument, a URL's password) shows [redacted]", async () => {
+    hubs.home.write(".env", `GH_PAT=${PAT}\nDBPW=${DB_PASSWORD}\n`);
+    const script =
+      'console.error("GH=" + process.env.GH + " DB=" + process.env.DATABASE_URL + " arg=" + process.argv[1]); process.exit(3)';
+    const hub = hubs.hub(hubs.home, {
+      s: entry({
+        command: process.execPath,
+        args: ["-e", script, "${GH_PAT}"],
+        env: { GH: "${GH_PAT}", DATABASE_URL: "postgres://app:${env:DBPW}@db.internal/app" },
+      }),
+    });
+    const status = await hub.settled("s");
+    expect(status.state).toBe("failed");
+    expect(status.lastError).toContain(
+      "GH=[redacted] DB=postgres://app:[redacted]@db.internal/app arg=[redacted]",
+    );
+    expect(status.lastError).not.toContain(PAT);
+    expect(status.lastError).not.toContain(DB_PASSWORD);
+  });
+
+  it("a tool call refused with a body quoting the X-Api-Key header fails with the key [redacted]", async () => {
+    // An API gateway in front of a real SDK server that refuses tools/call for a key lacking a scope.
+    const server = createServer(async (req, res) => {
+      if (req.method !== "POST") return void res.writeHead(405).end();
+      const message = (await body(req)) as { method?: string };
+      if (message.method === "tools/call") {
+        res
+          .writeHead(403, { "content-type": "text/plain" })
+          .end(`key ${req.headers["x-api-key"]} lacks scope tools:call`);
+        return;
+      }
+      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+      await buildServer("legacy").connect(transport);
+      await transport.handleRequest(req, res, message);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      hubs.home.write(".env", "API_KEY=ak-live-verysecret-42\n");
+      const hub = hubs.hub(hubs.home, {
+        g: entry({
+          url: `http://127.0.0.1:${port}/mcp`,
+          headers: { "X-Api-Key": "${API_KEY}" },
+          skip_preflight: true,
+        }),
+      });
+      expect((await hub.settled("g")).state).toBe("connected");
+      const failure = await hub.call("g", "add", { a: 1, b: 2 }).then(
+        () => "answered",
+        (err: Error) => err.message,
+      );
+      expect(failure).toContain("key [redacted] lacks scope tools:call");
+      expect(failure).not.toContain("ak-live-verysecret-42");
+      expect(JSON.stringify(hub.status())).not.toContain("ak-live-verysecret-42");
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
