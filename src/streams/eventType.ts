@@ -2,7 +2,8 @@ import { isPlainRecord } from "./payloadPath.js";
 
 /**
  * Event-type sources in priority order (spec 2.2 and 6): each spec header name is followed by the
- * real sender's name for the same header (GitHub, then GitLab), then Bitbucket's `X-Event-Key`.
+ * real sender's name for the same header (GitHub, then GitLab), then Bitbucket's `X-Event-Key` and
+ * Linear's `Linear-Event` (the same value as its body's `type`).
  */
 export const EVENT_TYPE_HEADERS = [
   "x-forge-event",
@@ -10,6 +11,7 @@ export const EVENT_TYPE_HEADERS = [
   "x-alt-forge-event",
   "x-gitlab-event",
   "x-event-key",
+  "linear-event",
 ] as const;
 
 /**

@@ -7,6 +7,7 @@ export type AuthScheme =
   | "token"
   | "standard_webhooks"
   | "stripe"
+  | "linear"
   | "generic_v2"
   | "generic_v1";
 export type AuthResult = { ok: true; scheme: AuthScheme } | { ok: false; reason: string };
@@ -18,7 +19,7 @@ export interface VerifyInput {
   nowSeconds: number;
 }
 
-/** Replay window for timestamped schemes (Standard Webhooks and generic V2), both directions. */
+/** Replay window for timestamped schemes (Standard Webhooks, Stripe, Linear, generic V2), both directions. */
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
@@ -139,6 +140,42 @@ function stripe(value: string | null, input: VerifyInput): AuthResult {
   return matched ? { ok: true, scheme: "stripe" } : fail("stripe-signature has no matching v1 entry");
 }
 
+/** `webhookTimestamp` (Unix milliseconds) at the top of a JSON body, the field Linear signs its time in. */
+function bodyTimestampMs(body: Buffer): unknown {
+  try {
+    const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+    const value: unknown = JSON.parse(body.toString("utf8", start));
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+    return Object.hasOwn(value, "webhookTimestamp")
+      ? (value as Record<string, unknown>).webhookTimestamp
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Linear: `Linear-Signature` = hex HMAC-SHA256 of the raw body. Linear signs its send time into the body
+ * (`webhookTimestamp`, Unix ms) instead of a header, and its own verifier rejects a stale one; a body
+ * that carries it must be within the replay window too. A body without it (hand-made senders) passes
+ * on the HMAC alone, like the code-host scheme.
+ */
+function linear(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail("linear-signature is malformed");
+  if (!checkHexHmac(value, hmac(input.secret, input.body))) return fail("linear-signature does not match");
+  const sentMs = bodyTimestampMs(input.body);
+  if (sentMs === undefined) return { ok: true, scheme: "linear" };
+  if (typeof sentMs !== "number" || !Number.isFinite(sentMs)) {
+    return fail("linear webhookTimestamp is not Unix milliseconds");
+  }
+  if (Math.abs(input.nowSeconds - sentMs / 1000) > TIMESTAMP_TOLERANCE_SECONDS) {
+    return fail(
+      `linear webhookTimestamp is more than ${TIMESTAMP_TOLERANCE_SECONDS} s from the server clock`,
+    );
+  }
+  return { ok: true, scheme: "linear" };
+}
+
 function genericV2(value: string | null, headers: Headers, input: VerifyInput): AuthResult {
   const timestamp = header(headers, "x-webhook-timestamp");
   const stale = checkTimestamp(timestamp, input.nowSeconds);
@@ -184,6 +221,9 @@ function verify(input: VerifyInput): AuthResult {
 
   const stripeSignature = header(headers, "stripe-signature");
   if (stripeSignature !== undefined) return stripe(stripeSignature, input);
+
+  const linearSignature = header(headers, "linear-signature");
+  if (linearSignature !== undefined) return linear(linearSignature, input);
 
   // Once the V2 header is present the request is judged as V2 only: never downgraded to V1.
   const v2 = header(headers, "x-webhook-signature-v2");

@@ -24,6 +24,7 @@ describe("resolveDeliveryId (spec 6)", () => {
       "svix-id",
       "webhook-id",
       "idempotency-key",
+      "linear-delivery",
       "x-request-id",
       "x-request-uuid",
     ]);

@@ -405,3 +405,34 @@ describe("Stripe (Stripe-Signature, a real payment sender)", () => {
     expect(check({ "stripe-signature": `t=${NOW},v0=abc` }, body, secret).ok).toBe(false);
   });
 });
+
+describe("Linear (Linear-Signature, an issue tracker sender)", () => {
+  const secret = "lin_wh_test_signing_secret";
+  const at = (ms: number) => JSON.stringify({ action: "create", type: "Issue", webhookTimestamp: ms });
+
+  it("accepts the hex HMAC-SHA256 of the raw body with webhookTimestamp (ms) inside 300 s", () => {
+    for (const ms of [NOW * 1000, (NOW - 300) * 1000, (NOW + 300) * 1000]) {
+      const body = at(ms);
+      expect(check({ "linear-signature": hex(secret, body) }, body, secret)).toEqual({
+        ok: true,
+        scheme: "linear",
+      });
+    }
+    const noTimestamp = '{"type":"Issue"}';
+    expect(check({ "linear-signature": hex(secret, noTimestamp) }, noTimestamp, secret).ok).toBe(true);
+  });
+
+  it("rejects a changed body, a wrong secret, a stale or non-numeric webhookTimestamp", () => {
+    const body = at(NOW * 1000);
+    expect(check({ "linear-signature": hex(secret, body) }, `${body} `, secret).ok).toBe(false);
+    expect(check({ "linear-signature": hex("other", body) }, body, secret).ok).toBe(false);
+    for (const stale of [
+      at((NOW - 301) * 1000),
+      at((NOW + 301) * 1000),
+      '{"webhookTimestamp":"1700000000000"}',
+    ]) {
+      const result = check({ "linear-signature": hex(secret, stale) }, stale, secret);
+      expect(result.ok, stale).toBe(false);
+    }
+  });
+});
