@@ -45,7 +45,7 @@ import { runScript } from "./io/scripts.js";
 import { createRunJournal, type RunJournal } from "./io/sessions/runJournal.js";
 import { cronStore } from "./io/stores/cronStore.js";
 import { type PendingRun, readPendingRuns, writePendingRuns } from "./io/stores/pendingRuns.js";
-import { saveSeenIds, takeSeenIds } from "./io/stores/seenIds.js";
+import { readSeenIds, removeSeenIds, saveSeenIds } from "./io/stores/seenIds.js";
 import { createSubscriptionSource } from "./io/stores/subscriptions.js";
 import { checkTargets } from "./io/targets/check.js";
 import { createTargets } from "./io/targets/registry.js";
@@ -285,7 +285,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const limiter = createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now });
   const seen = createSeenCache({ ttlMs: SEEN_TTL_MS, maxEntries: SEEN_CACHE_MAX_ENTRIES, now });
   try {
-    seen.restore(takeSeenIds(paths.seenIds));
+    seen.restore(readSeenIds(paths.seenIds));
   } catch (err) {
     logger.warn(
       { err: describeError(err) },
@@ -466,6 +466,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       throw new SvcError("startup_refused", `${(err as Error).message} — ${listenFailureHint(host)}`);
     }
   }
+  removeSeenIds(paths.seenIds);
   system.spawn(
     "webhook-ingress",
     fromCallback(() => () => server.close()),

@@ -4,7 +4,7 @@ import { writeJsonAtomic } from "./atomicFile.js";
 
 /**
  * Delivery ids seen in the last hour (spec 6), kept across a restart so a sender's retry of an event
- * accepted before the restart is still a duplicate. Written at shutdown, read (and removed) at start.
+ * accepted before the restart is still a duplicate. Written at shutdown, read at start and removed once the gateway is up.
  */
 const fileSchema = z.object({
   version: z.literal(1),
@@ -13,14 +13,18 @@ const fileSchema = z.object({
 
 export type SeenIds = ReadonlyArray<readonly [key: string, expiresAt: number]>;
 
-/** The saved ids; the file is removed once read (a stale copy must not come back after a crash). Throws on a bad file. */
-export function takeSeenIds(path: string): SeenIds {
+/** The saved ids (none without a file). Throws on a file that is not such a list. */
+export function readSeenIds(path: string): SeenIds {
   if (!existsSync(path)) return [];
-  try {
-    return fileSchema.parse(JSON.parse(readFileSync(path, "utf8"))).ids;
-  } finally {
-    rmSync(path, { force: true });
-  }
+  return fileSchema.parse(JSON.parse(readFileSync(path, "utf8"))).ids;
+}
+
+/**
+ * Removed once the gateway that read it is up (a stale copy must not come back after a crash), not
+ * when it is read: a start that fails (its port is taken) must leave the ids for the next one.
+ */
+export function removeSeenIds(path: string): void {
+  rmSync(path, { force: true });
 }
 
 /** Atomically, mode 0600 (ids can name private repositories' deliveries). */

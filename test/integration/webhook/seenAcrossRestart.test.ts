@@ -1,12 +1,14 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import type { Gateway } from "../../../src/gateway.js";
+import { type Gateway, startGateway } from "../../../src/gateway.js";
+import { createLogger } from "../../../src/io/log.js";
 import { seenKey } from "../../../src/streams/stages/idempotency.js";
 import { startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { postJson } from "../../helpers/http.js";
+import { freePort, postJson } from "../../helpers/http.js";
 
 const SEEN = "webhook-seen-ids.json";
 
@@ -60,5 +62,38 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
     expect((await post("fresh")).status).toBe(202);
     const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
     expect(log).toContain("could not be read; delivery ids seen before the restart are forgotten");
+  });
+
+  it("a start that fails (its port is taken) keeps the saved ids for the next start", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify(webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } })),
+    );
+    gateway = await startGatewayInHome(home);
+    expect((await post("before-restart")).status).toBe(202);
+    await gateway.stop();
+    gateway = undefined;
+
+    const port = await freePort();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(port, "127.0.0.1", resolve));
+    try {
+      await expect(
+        startGateway({
+          home: home.dir,
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
+          port,
+          logger: createLogger({ file: join(home.dir, "logs", "gateway.log"), stdout: false }),
+        }),
+      ).rejects.toThrow(/cannot listen/);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+    expect(existsSync(join(home.dir, SEEN))).toBe(true);
+
+    gateway = await startGatewayInHome(home);
+    expect(existsSync(join(home.dir, SEEN))).toBe(false);
+    expect(await post("before-restart")).toMatchObject({ status: 200, body: { status: "duplicate" } });
   });
 });
