@@ -15,6 +15,12 @@ export function escapeSlackText(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
+/** Size of one character once escaped (`&amp;` 5, `&lt;`/`&gt;` 4), without building the escaped text. */
+function escapedSize(ch: string): number {
+  if (ch === "&") return 5;
+  return ch === "<" || ch === ">" ? 4 : ch.length;
+}
+
 export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
   const token = settings.token ?? "";
   const api = tokenClient("slack", settings);
@@ -32,7 +38,7 @@ export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
     limit: SLACK_LIMIT,
     markdown: true,
     // The limit applies to the escaped text Slack receives: `<` counts as the 4 characters of `&lt;`.
-    unit: (ch) => escapeSlackText(ch).length,
+    unit: escapedSize,
     homeChannel: settings.home_channel,
     async check(signal) {
       const me = await call("auth.test", {}, signal);

@@ -4,8 +4,15 @@
  */
 export type SizeUnit = "chars" | "utf8" | ((ch: string) => number);
 
-const charSize = (unit: Exclude<SizeUnit, "chars">) =>
-  unit === "utf8" ? (ch: string) => Buffer.byteLength(ch, "utf8") : unit;
+/** UTF-8 size of one character (a code point; a lone surrogate is sent as U+FFFD, 3 bytes). */
+function utf8Size(ch: string): number {
+  const code = ch.codePointAt(0) ?? 0;
+  if (code < 0x80) return 1;
+  if (code < 0x800) return 2;
+  return code < 0x10000 ? 3 : 4;
+}
+
+const charSize = (unit: Exclude<SizeUnit, "chars">) => (unit === "utf8" ? utf8Size : unit);
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
@@ -28,6 +35,11 @@ function fittingPrefix(text: string, limit: number, unit: SizeUnit): number {
     end += ch.length;
   }
   return end;
+}
+
+/** Whether `text` fits `limit`, measuring no more of it than the limit. */
+function fits(text: string, limit: number, unit: SizeUnit): boolean {
+  return fittingPrefix(text, limit, unit) >= text.length;
 }
 
 export function sizeOf(text: string, unit: SizeUnit): number {
@@ -54,17 +66,23 @@ function cutPoint(window: string): number {
 export function splitMessage(text: string, limit: number, unit: SizeUnit = "chars"): string[] {
   if (!Number.isInteger(limit) || limit < 4)
     throw new RangeError(`message limit must be an integer >= 4, got ${limit}`);
-  if (sizeOf(text, unit) <= limit) return [text];
   const parts: string[] = [];
   let rest = text;
-  while (sizeOf(rest, unit) > limit) {
+  // Each step measures at most `limit` of the text (never all of the rest): a 1 MB reply to Slack, whose
+  // size is counted character by character, must not hold the event loop for seconds.
+  for (;;) {
     const end = fittingPrefix(rest, limit, unit);
-    const cut = cutPoint(rest.slice(0, end));
-    parts.push(rest.slice(0, cut));
-    rest = rest.slice(cut);
+    if (end >= rest.length) break;
+    parts.push(rest.slice(0, cutPoint(rest.slice(0, Math.max(end, firstCharLength(rest))))));
+    rest = rest.slice(parts.at(-1)?.length);
   }
-  if (rest.length > 0) parts.push(rest);
+  if (rest.length > 0 || parts.length === 0) parts.push(rest);
   return parts;
+}
+
+/** Length of the first character (code point) of `text`, in UTF-16 units. */
+function firstCharLength(text: string): number {
+  return (text.codePointAt(0) ?? 0) > 0xffff ? 2 : 1;
 }
 
 /** An open fenced code block: the line that opened it and its fence (``` or ~~~, 3 or more). */
@@ -106,8 +124,7 @@ function fenceAfter(chunk: string, open: Fence | undefined): Fence | undefined {
  * first `keep` characters (at least one character).
  */
 function chunkWithin(text: string, budget: number, unit: SizeUnit, keep = 0): string {
-  let end = fittingPrefix(text, budget, unit);
-  if (end === 0) end = (text.codePointAt(0) ?? 0) > 0xffff ? 2 : 1;
+  const end = Math.max(fittingPrefix(text, budget, unit), firstCharLength(text));
   if (keep > 0 && end > keep) return text.slice(0, keep + cutPoint(text.slice(keep, end)));
   return text.slice(0, cutPoint(text.slice(0, end)));
 }
@@ -119,7 +136,7 @@ function chunkWithin(text: string, budget: number, unit: SizeUnit, keep = 0): st
  * right after an opening fence line moves before that line. Texts without fences split as splitMessage.
  */
 export function splitMarkdown(text: string, limit: number, unit: SizeUnit = "chars"): string[] {
-  if (sizeOf(text, unit) <= limit || !HAS_FENCE.test(text)) return splitMessage(text, limit, unit);
+  if (fits(text, limit, unit) || !HAS_FENCE.test(text)) return splitMessage(text, limit, unit);
   const parts: string[] = [];
   let rest = text;
   let open: Fence | undefined;
@@ -127,7 +144,7 @@ export function splitMarkdown(text: string, limit: number, unit: SizeUnit = "cha
     // An absurdly long info string is not repeated: the bare fence reopens the block.
     const reopen =
       open === undefined ? "" : `${open.opener.length > limit / 4 ? open.closer : open.opener}\n`;
-    if (sizeOf(reopen + rest, unit) <= limit) {
+    if (fits(rest, limit - sizeOf(reopen, unit), unit)) {
       parts.push(reopen + rest);
       break;
     }
