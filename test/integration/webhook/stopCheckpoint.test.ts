@@ -52,7 +52,9 @@ describe("stop while a request is still in the pipeline (a slow route script)", 
             grouped: { secret: OPEN, coalesce: { key: "n", window_seconds: 60 } },
           },
           { rate_limit: 1000 },
-          { agent: { provider: "command", command: ["sh", "-c", GATED, inHome("")], max_concurrent_runs: 1 } },
+          {
+            agent: { provider: "command", command: ["sh", "-c", GATED, inHome("")], max_concurrent_runs: 1 },
+          },
         ),
       ),
     );
@@ -67,7 +69,10 @@ describe("stop while a request is still in the pipeline (a slow route script)", 
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     const stopped = gw.stop();
-    await vi.waitFor(() => expect(savedIds(home)).toEqual(["a1", "a2", "c1"]), { timeout: 2000, interval: 20 });
+    await vi.waitFor(() => expect(savedIds(home)).toEqual(["a1", "a2", "c1"]), {
+      timeout: 2000,
+      interval: 20,
+    });
     const seen = JSON.parse(readFileSync(join(home.dir, "webhook-seen-ids.json"), "utf8")) as {
       ids: Array<[string, number]>;
     };
