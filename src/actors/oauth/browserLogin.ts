@@ -24,7 +24,7 @@ import {
 import { sdkClientAuth } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify, wantsPinnedPort } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
-import { DocumentRejectedError, lastFailureAt, tokenEndpointError } from "./tokenErrors.js";
+import { DocumentRejectedError, lastFailureAt, loginAdvice, tokenEndpointError } from "./tokenErrors.js";
 
 interface BrowserHandle {
   readonly job: OAuthJob;
@@ -139,16 +139,17 @@ async function awaitRedirect({
     };
     const issuer = metadata.issuer;
     // RFC 9207 section 2.4: mix-up defence.
+    const retry = `run \`svc mcp login ${name}\` to try again, and tell the server's operator if it repeats`;
     if (result.iss === undefined && metadata.authorization_response_iss_parameter_supported === true) {
       throw new SvcError(
         "oauth",
-        `${name}: the redirect carried no iss although ${issuer} advertises it (RFC 9207) — login refused`,
+        `${name}: the redirect carried no iss although ${issuer} advertises it (RFC 9207) — login refused; ${retry}`,
       );
     }
     if (result.iss !== undefined && result.iss !== issuer) {
       throw new SvcError(
         "oauth",
-        `${name}: the redirect came from issuer ${result.iss}, expected ${issuer} — login refused`,
+        `${name}: the redirect came from issuer ${result.iss}, expected ${issuer} — login refused; ${retry}`,
       );
     }
     return result;
@@ -188,7 +189,14 @@ async function exchange({ input }: { input: ExchangeInput }): Promise<StoredToke
         `${job.serverName}: the authorization server rejected the client metadata document (invalid_client)`,
       );
     }
-    throw tokenEndpointError(job.serverName, "token exchange", fetches, endpoint, err);
+    throw tokenEndpointError(
+      job.serverName,
+      "token exchange",
+      fetches,
+      endpoint,
+      err,
+      loginAdvice(job.serverName, fetches, endpoint, client.kind === "configured", "browser"),
+    );
   }
   const stored = toStoredTokens(tokens, {
     issuer: meta.authorizationServerUrl,

@@ -17,7 +17,7 @@ import { resourceFor, scopeFor } from "./browserLogin.js";
 import { clientAuthFor } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
-import { tokenEndpointError } from "./tokenErrors.js";
+import { loginAdvice, tokenEndpointError } from "./tokenErrors.js";
 
 interface DeviceHandle {
   readonly job: OAuthJob;
@@ -101,7 +101,14 @@ async function requestCode({ input }: { input: DeviceLoginInput }): Promise<Devi
     );
     response = await oauth.processDeviceAuthorizationResponse(as, { client_id: client.info.client_id }, res);
   } catch (err) {
-    throw tokenEndpointError(job.serverName, "device authorization request", fetches, endpoint, err);
+    throw tokenEndpointError(
+      job.serverName,
+      "device authorization request",
+      fetches,
+      endpoint,
+      err,
+      `${loginAdvice(job.serverName, fetches, endpoint, client.kind === "configured", "device")}, or log in with \`svc mcp login ${job.serverName} --flow browser\``,
+    );
   }
   const handle: DeviceHandle = { job, fetches, meta, client, deviceCode: response.device_code, resource };
   return {
@@ -163,13 +170,9 @@ async function poll({
           };
       }
     }
-    const error = tokenEndpointError(
-      h.job.serverName,
-      "device token request",
-      h.fetches,
-      h.meta.authorizationServerMetadata.token_endpoint,
-      err,
-    );
+    const endpoint = h.meta.authorizationServerMetadata.token_endpoint;
+    const error = tokenEndpointError(h.job.serverName, "device token request", h.fetches, endpoint, err);
+    const advice = loginAdvice(h.job.serverName, h.fetches, endpoint, h.client.kind === "configured", "device");
     // RFC 8628 3.5: a poll that got no OAuth answer (connection failure, 5xx, 429) is retried with backoff.
     const transient = h.fetches.failures
       .slice(seen)
@@ -179,9 +182,9 @@ async function poll({
         { server: h.job.serverName, err: error.message },
         "[oauth] device poll failed; retrying",
       );
-      return { kind: "unreachable", message: error.message };
+      return { kind: "unreachable", message: `${error.message} — ${advice}` };
     }
-    throw error;
+    throw new SvcError("oauth", `${error.message} — ${advice}`, { cause: err });
   }
 }
 

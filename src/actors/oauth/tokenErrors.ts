@@ -28,13 +28,17 @@ export function lastFailureAt(
   };
 }
 
-/** Spec 7: a failed token exchange reports the status and a short redacted excerpt of the body. */
+/**
+ * Spec 7: a failed token exchange reports the status and a short redacted excerpt of the body;
+ * `advice` (what the user can do about it) follows them.
+ */
 export function tokenEndpointError(
   serverName: string,
   what: string,
   fetches: OAuthFetches,
   endpoint: string,
   err: unknown,
+  advice?: string,
 ): SvcError {
   const failure = lastFailureAt(fetches, endpoint);
   const detail =
@@ -43,5 +47,21 @@ export function tokenEndpointError(
       : failure.status === 0
         ? `${endpoint} unreachable (${failure.excerpt})`
         : `${endpoint} answered ${failure.status}${failure.excerpt ? `: ${failure.excerpt}` : ""}`;
-  return new SvcError("oauth", `${serverName}: ${what} failed — ${detail}`, { cause: err });
+  return new SvcError("oauth", `${serverName}: ${what} failed — ${detail}${advice ? ` — ${advice}` : ""}`, {
+    cause: err,
+  });
+}
+
+/** What to do after a failed login request: try again, or fix the configured client it refused. */
+export function loginAdvice(
+  serverName: string,
+  fetches: OAuthFetches,
+  endpoint: string,
+  configuredClient: boolean,
+  flow: "browser" | "device",
+): string {
+  const command = `svc mcp login ${serverName}${flow === "device" ? " --flow device" : ""}`;
+  if (configuredClient && lastFailureAt(fetches, endpoint)?.error === "invalid_client")
+    return `check mcp_servers.${serverName}.oauth.client_id, client_secret and token_endpoint_auth_method, then run \`${command}\``;
+  return `run \`${command}\` to try again`;
 }

@@ -127,6 +127,7 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     expect(err.message).toMatch(
       /bad: token exchange failed — http:\/\/127\.0\.0\.1:\d+\/token answered 400: .*invalid_grant/,
     );
+    expect(err.message).toMatch(/ — run `svc mcp login bad` to try again$/);
     expect(err.message).not.toContain("leaky-secret-value");
     expect(h.job.store.readTokens()?.access_token).toBe("old");
   });
@@ -154,6 +155,10 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     expect(bad.seen.find((r) => r.path === "/token")?.body.get("client_secret")).toBe(SECRET);
     expect(err.message).toMatch(/quoted: token exchange failed — \S+\/token answered 401: .*invalid_client/);
     expect(err.message).toContain("with secret [redacted] is not allowed");
+    // The configured client was refused: the advice names the keys to check.
+    expect(err.message).toMatch(
+      / — check mcp_servers\.quoted\.oauth\.client_id, client_secret and token_endpoint_auth_method, then run `svc mcp login quoted`$/,
+    );
     expect(err.message).not.toContain(SECRET);
   });
 
@@ -181,7 +186,9 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     home = tempHome();
     const silent = await as({ issParameter: { advertise: true } });
     const h = harness(home.dir, "mixup", (await resource([silent.url])).url, { cimd: false });
-    await expect(loginWith(h)).rejects.toThrow(/mixup: the redirect carried no iss .*login refused/);
+    await expect(loginWith(h)).rejects.toThrow(
+      /mixup: the redirect carried no iss .*login refused; run `svc mcp login mixup` to try again/,
+    );
     expect(silent.seen.some((r) => r.path === "/token")).toBe(false);
     expect(h.job.store.readTokens()).toBeUndefined();
 

@@ -122,9 +122,19 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     const rs = await resource([auth.url]);
     const { output, waits } = await drive(harness(home.dir, "down", rs.url));
     expect(output && !output.ok && output.error.message).toMatch(
-      /^down: device token request failed — http:\/\/127\.0\.0\.1:\d+\/token unreachable \(fetch failed: other side closed\)$/,
+      /^down: device token request failed — http:\/\/127\.0\.0\.1:\d+\/token unreachable \(fetch failed: other side closed\) — run `svc mcp login down --flow device` to try again$/,
     );
     expect(waits).toEqual([1000, 2000, 4000, 8000]);
+  });
+
+  it("a poll refused with another OAuth error (invalid_client) ends the login with the answer and what to do", async () => {
+    home = tempHome();
+    const auth = await as({ device: true, deviceInterval: 1, devicePolls: ["invalid_client"] });
+    const rs = await resource([auth.url]);
+    const { output } = await drive(harness(home.dir, "refused", rs.url));
+    expect(output && !output.ok && output.error.message).toMatch(
+      /^refused: device token request failed — http:\/\/127\.0\.0\.1:\d+\/token answered 400: .*invalid_client.* — run `svc mcp login refused --flow device` to try again$/,
+    );
   });
 
   it("accepts verification_url for verification_uri (Google's device endpoint)", async () => {
@@ -152,7 +162,7 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     const rs = await resource([auth.url]);
     const { output } = await drive(harness(home.dir, "disabled", rs.url));
     expect(output && !output.ok && output.error.message).toMatch(
-      /^disabled: device authorization request failed — http:\/\/127\.0\.0\.1:\d+\/device answered 200: .*device_flow_disabled/,
+      /^disabled: device authorization request failed — http:\/\/127\.0\.0\.1:\d+\/device answered 200: .*device_flow_disabled.* — run `svc mcp login disabled --flow device` to try again, or log in with `svc mcp login disabled --flow browser`$/,
     );
   });
 
