@@ -4,7 +4,8 @@ import { createHash } from "node:crypto";
  * Delivery-ID headers in priority order. Spec 6 names four (`X-Forge-Delivery`, `vendor-id`,
  * `webhook-id`, `X-Request-ID`); each is followed by the real sender's alias (GitHub's
  * `X-GitHub-Delivery`, Svix's `svix-id`). GitLab's `Idempotency-Key` (stable across GitLab's
- * retries) and Linear's `Linear-Delivery` come before `X-Request-ID`, which proxies often set per request. Bitbucket Cloud's
+ * retries), Linear's `Linear-Delivery` and Jira's `X-Atlassian-Webhook-Identifier` (kept across its
+ * retries) come before `X-Request-ID`, which proxies often set per request. Bitbucket Cloud's
  * `X-Request-UUID` (kept across its retries, which count in `X-Attempt-Number`) comes last.
  */
 export const DELIVERY_ID_HEADERS = [
@@ -15,6 +16,7 @@ export const DELIVERY_ID_HEADERS = [
   "webhook-id",
   "idempotency-key",
   "linear-delivery",
+  "x-atlassian-webhook-identifier",
   "x-request-id",
   "x-request-uuid",
 ] as const;

@@ -4,21 +4,29 @@ import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers
 import { postJson } from "../../helpers/http.js";
 
 /**
- * Linear (an issue tracker, spec 1's "issue trackers") as it sends: `Linear-Signature` = hex HMAC-SHA256
+ * Issue trackers (spec 1) as they send. Linear: `Linear-Signature` = hex HMAC-SHA256
  * of the raw body, `Linear-Event` = the entity type, `Linear-Delivery` = the delivery UUID, and its send
  * time as `webhookTimestamp` (Unix ms) inside the signed body, which Linear's own verifier
- * (`@linear/sdk/webhooks` LinearWebhookClient.verify) requires to be recent.
+ * (`@linear/sdk/webhooks` LinearWebhookClient.verify) requires to be recent. Jira Cloud (admin webhooks
+ * with a secret): `X-Hub-Signature: sha256=<hex>` (WebSub), the event only in the body's `webhookEvent`,
+ * and `X-Atlassian-Webhook-Identifier`, unchanged across Jira's retries (counted in
+ * `X-Atlassian-Webhook-Retry`).
  */
 
 const SECRET = "lin_wh_5c3b8b7e0f3a4b6c9d2e1f0a";
+const JIRA_SECRET = "kQ2mX9vR4tY7wZ1aB3cD5eF8";
 
-describe.each(["uws", "node"] as const)("a Linear webhook on the %s server", (http) => {
+describe.each(["uws", "node"] as const)("issue tracker webhooks on the %s server", (http) => {
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway({
       http,
       config: webhookConfig(
-        { linear: { secret: SECRET }, issues: { secret: SECRET, events: ["Issue"] } },
+        {
+          linear: { secret: SECRET },
+          issues: { secret: SECRET, events: ["Issue"] },
+          jira: { secret: JIRA_SECRET, events: ["jira:issue_created"] },
+        },
         { rate_limit: 1000 },
       ),
     });
@@ -45,7 +53,7 @@ describe.each(["uws", "node"] as const)("a Linear webhook on the %s server", (ht
   const post = (route: string, body: string, headers: Record<string, string>) =>
     postJson(gw.url(`/webhooks/${route}`), body, headers);
 
-  it("is accepted: the event is Linear-Event, the delivery id Linear-Delivery, and a retry is a duplicate", async () => {
+  it("Linear: accepted; the event is Linear-Event, the delivery id Linear-Delivery, and a retry is a duplicate", async () => {
     const body = issueEvent(gw.clock.now());
     const delivery = randomUUID();
     expect(await post("linear", body, linearHeaders(body, delivery))).toMatchObject({
@@ -58,7 +66,7 @@ describe.each(["uws", "node"] as const)("a Linear webhook on the %s server", (ht
     });
   });
 
-  it("the events list selects on the Linear entity type", async () => {
+  it("Linear: the events list selects on the entity type", async () => {
     const body = issueEvent(gw.clock.now(), "Comment");
     expect(await post("issues", body, linearHeaders(body, randomUUID(), "Comment"))).toMatchObject({
       status: 200,
@@ -66,7 +74,7 @@ describe.each(["uws", "node"] as const)("a Linear webhook on the %s server", (ht
     });
   });
 
-  it("a wrong secret, a changed body or a webhookTimestamp more than 300 s away is 401", async () => {
+  it("Linear: a wrong secret, a changed body or a webhookTimestamp more than 300 s away is 401", async () => {
     const now = gw.clock.now();
     const body = issueEvent(now);
     const tampered = body.replace("Crash on save", "Crash on load");
@@ -83,5 +91,38 @@ describe.each(["uws", "node"] as const)("a Linear webhook on the %s server", (ht
     }
     const edge = issueEvent(now - 300_000);
     expect((await post("linear", edge, linearHeaders(edge, randomUUID()))).status).toBe(202);
+  });
+
+  const jiraEvent = (webhookEvent: string) =>
+    JSON.stringify({
+      timestamp: gw.clock.now(),
+      webhookEvent,
+      issue_event_type_name: "issue_created",
+      user: { accountId: "5b10a2844c20165700ede21g", displayName: "Ada" },
+      issue: { id: "10002", key: "ENG-7", fields: { summary: "Login fails" } },
+    });
+  const jiraHeaders = (body: string, identifier: string, retry?: number) => ({
+    "X-Hub-Signature": `sha256=${createHmac("sha256", JIRA_SECRET).update(body).digest("hex")}`,
+    "X-Atlassian-Webhook-Identifier": identifier,
+    "X-Atlassian-Webhook-Flow": "Primary",
+    ...(retry === undefined ? {} : { "X-Atlassian-Webhook-Retry": String(retry) }),
+  });
+
+  it("Jira: the event is the body's webhookEvent, and a retry with the same identifier is a duplicate", async () => {
+    const body = jiraEvent("jira:issue_created");
+    const identifier = String(Date.now());
+    expect(await post("jira", body, jiraHeaders(body, identifier))).toMatchObject({
+      status: 202,
+      body: { status: "accepted", route: "jira", event: "jira:issue_created", delivery_id: identifier },
+    });
+    expect(await post("jira", body, jiraHeaders(body, identifier, 1))).toMatchObject({
+      status: 200,
+      body: { status: "duplicate" },
+    });
+    const updated = jiraEvent("jira:issue_updated");
+    expect(await post("jira", updated, jiraHeaders(updated, `${identifier}-2`))).toMatchObject({
+      status: 200,
+      body: { status: "ignored", event: "jira:issue_updated" },
+    });
   });
 });

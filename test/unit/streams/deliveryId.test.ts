@@ -25,6 +25,7 @@ describe("resolveDeliveryId (spec 6)", () => {
       "webhook-id",
       "idempotency-key",
       "linear-delivery",
+      "x-atlassian-webhook-identifier",
       "x-request-id",
       "x-request-uuid",
     ]);

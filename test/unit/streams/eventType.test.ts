@@ -29,6 +29,14 @@ describe("resolveEventType (spec 2.2, 6)", () => {
     expect(resolveEventType({}, { type: "" })).toBeUndefined();
   });
 
+  it("then Jira's webhookEvent, after event_type and type", () => {
+    expect(resolveEventType({}, { webhookEvent: "jira:issue_created", issue: {} })).toBe(
+      "jira:issue_created",
+    );
+    expect(resolveEventType({}, { type: "t", webhookEvent: "w" })).toBe("t");
+    expect(resolveEventType({ "x-event-key": "k" }, { webhookEvent: "w" })).toBe("k");
+  });
+
   it("returns the value verbatim: no case folding or trimming", () => {
     expect(resolveEventType({ "x-gitlab-event": "Merge Request Hook" }, {})).toBe("Merge Request Hook");
     expect(resolveEventType({ "x-github-event": "Pull_Request " }, {})).toBe("Pull_Request ");
