@@ -49,6 +49,8 @@ export interface ChatTargetSpec {
   /** The platform's documented message-size limit. */
   readonly limit: number;
   readonly unit?: SizeUnit;
+  /** Rewrites the text before it is split (so the limit applies to what the platform receives). */
+  prepare?(text: string): string;
   /** The platform renders Markdown: a split keeps fenced code blocks closed in every part. */
   readonly markdown?: boolean;
   readonly homeChannel: string | undefined;
@@ -111,7 +113,8 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
     async send(message, signal, options: SendOptions = {}): Promise<DeliveryReceipt> {
       const chatId = resolveChatId(spec.name, message, spec.homeChannel);
       const runStep = options.runStep ?? runOnce;
-      const parts = messageParts(message.text, spec.limit, {
+      const text = spec.prepare === undefined ? message.text : spec.prepare(message.text);
+      const parts = messageParts(text, spec.limit, {
         ...(spec.unit === undefined ? {} : { unit: spec.unit }),
         markdown: spec.markdown === true,
       });

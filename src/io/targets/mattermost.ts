@@ -6,11 +6,21 @@ import type { DeliveryTarget } from "./target.js";
 /** REST API v4 `POST /api/v4/posts`; a post's `message` holds up to 16383 characters. */
 export const MATTERMOST_LIMIT = 16_383;
 
+/**
+ * `@channel`, `@all` and `@here` in a post notify every member of the channel, and Mattermost has no
+ * request flag to turn that off. Payload text is untrusted (spec 5 rule 6), so a zero-width space goes
+ * after such an `@`: Mattermost splits words there, the text reads the same and notifies no one.
+ */
+export function defuseChannelMentions(text: string): string {
+  return text.replace(/(?<![\p{L}\p{N}_@])@(?=(?:channel|all|here)(?![\p{L}\p{N}_@]))/giu, "@\u200B");
+}
+
 export function mattermostTarget(settings: PlatformConfig<"mattermost">): DeliveryTarget {
   const api = tokenClient("mattermost", settings);
   return chatTarget({
     name: "mattermost",
     limit: MATTERMOST_LIMIT,
+    prepare: defuseChannelMentions,
     markdown: true,
     homeChannel: settings.home_channel,
     check: async (signal) =>
