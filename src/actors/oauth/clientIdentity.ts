@@ -135,7 +135,12 @@ export async function chooseClient(args: {
     !store.cimdOff() &&
     asMeta.client_id_metadata_document_supported === true
   ) {
-    await validateClientMetadataDocument(documentUrl, fetches.discovery);
+    await validateClientMetadataDocument(documentUrl, fetches.discovery).catch((err: unknown) => {
+      // Name the server entry whose key is at fault.
+      if (err instanceof SvcError)
+        throw new SvcError("oauth", `${serverName}: mcp_servers.${serverName}.${err.message}`, { cause: err });
+      throw err;
+    });
     return { kind: "cimd", info: { client_id: documentUrl } };
   }
   if (asMeta.registration_endpoint === undefined) {

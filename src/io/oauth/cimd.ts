@@ -22,6 +22,8 @@ export function clientMetadataUrlProblem(raw: string): string | undefined {
   return undefined;
 }
 
+const FIX = "fix the document or set cimd: false";
+
 /**
  * Fetches and checks a self-hosted client metadata document (spec 5.8): 200, `application/json`,
  * no redirect, all ten loopback redirect URIs, and `client_id` equal to its own URL.
@@ -35,7 +37,7 @@ export async function validateClientMetadataDocument(
   if (problem !== undefined)
     throw new SvcError(
       "oauth",
-      `${where}: ${problem} (spec: https URL with a path, no fragment, userinfo or dot segments)`,
+      `${where}: ${problem} (spec: https URL with a path, no fragment, userinfo or dot segments) — ${FIX}`,
     );
   let res: Response;
   try {
@@ -55,20 +57,20 @@ export async function validateClientMetadataDocument(
   }
   const type = (res.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json") {
-    throw new SvcError("oauth", `${where}: Content-Type is "${type}", expected application/json`);
+    throw new SvcError("oauth", `${where}: Content-Type is "${type}", expected application/json — ${FIX}`);
   }
   let doc: Record<string, unknown>;
   try {
     doc = (await res.json()) as Record<string, unknown>;
   } catch {
-    throw new SvcError("oauth", `${where}: body is not JSON`);
+    throw new SvcError("oauth", `${where}: body is not JSON — ${FIX}`);
   }
   if (doc === null || typeof doc !== "object" || Array.isArray(doc))
-    throw new SvcError("oauth", `${where}: body is not a JSON object`);
+    throw new SvcError("oauth", `${where}: body is not a JSON object — ${FIX}`);
   if (doc.client_id !== url) {
     throw new SvcError(
       "oauth",
-      `${where}: client_id must be the document's own URL (found ${JSON.stringify(doc.client_id)})`,
+      `${where}: client_id must be the document's own URL (found ${JSON.stringify(doc.client_id)}) — ${FIX}`,
     );
   }
   const declared = Array.isArray(doc.redirect_uris) ? doc.redirect_uris : [];
@@ -76,7 +78,7 @@ export async function validateClientMetadataDocument(
   if (missing.length > 0) {
     throw new SvcError(
       "oauth",
-      `${where}: redirect_uris must declare all ten loopback callbacks; missing ${missing.join(", ")}`,
+      `${where}: redirect_uris must declare all ten loopback callbacks; missing ${missing.join(", ")} — ${FIX}`,
     );
   }
   return doc;

@@ -218,6 +218,19 @@ describe("client metadata document and pinned callback ports", () => {
     await vi_waitFor(async () => (await occupy(port)) !== undefined);
   });
 
+  it("a login whose document breaks a rule fails naming the server entry's key, the rule and the fix", async () => {
+    serveDocument({}, 200, "text/html");
+    const { as, rs } = await setup({ cimd: true });
+    const url = `${docs.base}/oauth/client.json`;
+    const h = harness(home.dir, "baddoc", rs.url, { client_metadata_url: url }, { fetch: docs.fetch });
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toBe(
+      `baddoc: mcp_servers.baddoc.oauth.client_metadata_url ${url}: Content-Type is "text/html", expected application/json — fix the document or set cimd: false`,
+    );
+    expect(h.opened).toEqual([]);
+    expect(as.seen.some((r) => r.path === "/register")).toBe(false);
+  });
+
   it("validates the document exactly as spec 5.8 says", async () => {
     const url = `${docs.base}/oauth/client.json`;
     serveDocument();
