@@ -29,6 +29,15 @@ export const feishuThrottle: ThrottleRule = (status, body, headers) => {
   return { retryAfterSeconds: parseRetryAfter(headers.get("x-ogw-ratelimit-reset")) };
 };
 
+/**
+ * Feishu text content turns `<at user_id="all"></at>` into an @all (and `<at user_id="ou_…">` into a
+ * mention). Payload text is untrusted (spec 5 rule 6): a zero-width space after the `<` leaves such a
+ * tag as the text it was, notifying no one.
+ */
+export function defuseAtTags(text: string): string {
+  return text.replace(/<(?=at[\s>/])/gi, "<\u200B");
+}
+
 interface FeishuAnswer {
   code?: number;
   msg?: string;
@@ -62,6 +71,7 @@ export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDep
   return chatTarget({
     name: "feishu",
     limit: FEISHU_LIMIT,
+    prepare: defuseAtTags,
     unit: "utf8",
     homeChannel: settings.home_channel,
     async check(signal) {
