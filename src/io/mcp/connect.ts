@@ -63,6 +63,9 @@ export async function connectServer(
           onExit: (how) => {
             child.exit = how;
           },
+          onProtocolError: (reason) => {
+            child.brokeProtocol = reason;
+          },
         }),
       timeoutMs,
       ...sessionExtras(options),
@@ -118,6 +121,8 @@ export async function connectServer(
 interface ChildReport {
   readonly stderr: string[];
   exit?: string;
+  /** Why svc closed the connection itself (a message over the size limit). */
+  brokeProtocol?: string;
 }
 
 const STDERR_TAIL_LINES = 5;
@@ -131,6 +136,7 @@ function stderrTail(child: ChildReport): string {
 
 /** `the server process exited (code 3) <when> — its stderr: ...`, or undefined while it runs. */
 function describeExit(child: ChildReport, when?: string): string | undefined {
+  if (child.brokeProtocol !== undefined) return child.brokeProtocol;
   if (child.exit === undefined) return undefined;
   return `the server process exited (${child.exit})${when === undefined ? "" : ` ${when}`} — ${stderrTail(child)}`;
 }
@@ -161,6 +167,8 @@ function scoped(
   }
   // The SDK says only "Connection closed" when the process exits during the handshake: say that it
   // exited, how, and what it wrote on stderr (usually the reason: a missing key, a bad argument).
+  if (child?.brokeProtocol !== undefined)
+    return new SvcError("mcp_connect", `mcp_servers.${name}: ${child.brokeProtocol}`, { cause: err });
   if (child !== undefined && /Connection closed/i.test(describeTransportError(err))) {
     return new SvcError(
       "mcp_connect",

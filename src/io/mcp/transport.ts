@@ -1,12 +1,15 @@
-import type { ChildProcess } from "node:child_process";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { childEnvironment } from "./childEnv.js";
 import { answerDroppedStreams } from "./droppedStreams.js";
+import { StdioTransport } from "./stdioTransport.js";
+
+/** A stderr line longer than this is cut (a process that never writes a newline). */
+const MAX_STDERR_LINE = 64 * 1024;
 
 export interface TransportOptions {
   /** OAuth (issue 6) plugs in here; both HTTP transports take it. */
@@ -17,6 +20,8 @@ export interface TransportOptions {
   readonly onStderr?: (line: string) => void;
   /** A stdio server process exited: `code 3` or `signal SIGKILL`. */
   readonly onExit?: (how: string) => void;
+  /** svc closed a stdio connection because the server broke the protocol (a message over the limit). */
+  readonly onProtocolError?: (reason: string) => void;
   readonly parentEnv?: NodeJS.ProcessEnv;
 }
 
@@ -24,30 +29,27 @@ export interface TransportOptions {
 export function createTransport(entry: McpServerEntry, options: TransportOptions = {}): Transport {
   const kind = transportKind(entry);
   if (kind === "stdio") {
-    const transport = new StdioClientTransport({
+    const transport = new StdioTransport({
       command: entry.command as string,
       args: entry.args,
-      env: childEnvironment(entry.env, options.parentEnv),
-      stderr: "pipe",
+      // The SDK's transport put its defaults (HOME, PATH, USER, ... of this process) under the entry's.
+      env: { ...getDefaultEnvironment(), ...childEnvironment(entry.env, options.parentEnv) },
+      ...(options.onExit === undefined ? {} : { onExit: options.onExit }),
+      ...(options.onProtocolError === undefined ? {} : { onProtocolError: options.onProtocolError }),
     });
     const onStderr = options.onStderr;
     let pending = "";
-    transport.stderr?.on("data", (chunk: Buffer) => {
+    transport.stderr.on("data", (chunk: Buffer) => {
       pending += chunk.toString("utf8");
       const lines = pending.split("\n");
       pending = lines.pop() ?? "";
+      // A process writing on stderr without ever ending a line must not grow this buffer forever.
+      if (pending.length > MAX_STDERR_LINE) {
+        lines.push(`${pending.slice(0, MAX_STDERR_LINE)}…`);
+        pending = "";
+      }
       for (const line of lines) if (line.trim() !== "") onStderr?.(line);
     });
-    const onExit = options.onExit;
-    if (onExit !== undefined) {
-      const start = transport.start.bind(transport);
-      transport.start = async () => {
-        await start();
-        // The SDK keeps the child private; its exit code is what tells "crashed" from "closed stdout".
-        const child = (transport as unknown as { _process?: ChildProcess })._process;
-        child?.once("exit", (code, signal) => onExit(signal === null ? `code ${code}` : `signal ${signal}`));
-      };
-    }
     return transport;
   }
   const url = new URL(entry.url as string);

@@ -1,0 +1,175 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { PassThrough } from "node:stream";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+
+/**
+ * The largest message a stdio server may write (one line of JSON). The SDK's own transport stops at
+ * 10 MB of buffered output, which a tool returning a large file or image reaches; HTTP transports have
+ * no such limit. Past this one svc closes the connection and says why, rather than buffering forever.
+ */
+export const MAX_STDIO_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** How long a server gets after its stdin closes, then after SIGTERM, before the next step. */
+const EXIT_GRACE_MS = 2000;
+
+export interface StdioOptions {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+  /** The server process exited: `code 3` or `signal SIGKILL`. */
+  readonly onExit?: (how: string) => void;
+  /** svc closed the connection because the server broke the protocol (a message over the limit). */
+  readonly onProtocolError?: (reason: string) => void;
+  readonly maxMessageBytes?: number;
+}
+
+/**
+ * JSON-RPC over a child's stdin/stdout, newline-delimited, as the SDK's `StdioClientTransport` — with
+ * two differences: the child leads its own process group, and closing it signals the whole group, so a
+ * server started through a wrapper (`sh run.sh`, a launcher) that outlives its stdin leaves no orphaned
+ * grandchild behind; and stdout is split into lines without re-copying the buffer (large results stay
+ * linear), up to `MAX_STDIO_MESSAGE_BYTES` per line. Lines that are not JSON-RPC (a banner) are reported
+ * through `onerror` and skipped, as the SDK does.
+ */
+export class StdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** The child's stderr, available before `start()` so no early line is lost. */
+  readonly stderr = new PassThrough();
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> | undefined;
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private closed = false;
+
+  constructor(private readonly options: StdioOptions) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(): Promise<void> {
+    if (this.child !== undefined) throw new Error("StdioTransport already started");
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.options.command, [...this.options.args], {
+        env: this.options.env,
+        stdio: ["pipe", "pipe", "pipe"],
+        shell: false,
+        detached: process.platform !== "win32",
+        windowsHide: true,
+      });
+      this.child = child;
+      this.exited = new Promise((done) => child.once("close", () => done()));
+      child.once("error", (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.once("spawn", () => resolve());
+      child.once("exit", (code, signal) =>
+        this.options.onExit?.(signal === null ? `code ${code}` : `signal ${signal}`),
+      );
+      child.once("close", () => {
+        this.child = undefined;
+        this.onclose?.();
+      });
+      child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
+      child.stdout?.on("error", (error) => this.onerror?.(error));
+      child.stderr?.pipe(this.stderr);
+    });
+  }
+
+  private read(chunk: Buffer): void {
+    let rest = chunk;
+    for (;;) {
+      const newline = rest.indexOf(0x0a);
+      if (newline === -1) break;
+      const line =
+        this.chunks.length === 0
+          ? rest.subarray(0, newline)
+          : Buffer.concat([...this.chunks, rest.subarray(0, newline)]);
+      this.chunks = [];
+      this.buffered = 0;
+      rest = rest.subarray(newline + 1);
+      this.deliver(line);
+      if (this.closed) return;
+    }
+    if (rest.length === 0) return;
+    this.buffered += rest.length;
+    this.chunks.push(rest);
+    const limit = this.options.maxMessageBytes ?? MAX_STDIO_MESSAGE_BYTES;
+    if (this.buffered > limit) {
+      this.chunks = [];
+      this.buffered = 0;
+      const reason = `the server wrote a message of more than ${Math.round(limit / 1024 / 1024)} MiB on stdout (svc's limit for one stdio message), so svc closed the connection`;
+      this.options.onProtocolError?.(reason);
+      this.onerror?.(new Error(reason));
+      // No point waiting for it to finish a message nobody reads.
+      void this.close(true);
+    }
+  }
+
+  private deliver(line: Buffer): void {
+    const text = line.toString("utf8").replace(/\r$/, "");
+    if (text.trim() === "") return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(text));
+    } catch (error) {
+      this.onerror?.(error as Error);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin;
+      if (this.closed || stdin === undefined || stdin === null) {
+        reject(new Error("Not connected"));
+        return;
+      }
+      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  /** stdin closed; SIGTERM to the process group after 2 s (at once when `now`); SIGKILL after 2 more. */
+  async close(now = false): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const child = this.child;
+    this.chunks = [];
+    if (child === undefined || this.exited === undefined) return;
+    const exited = this.exited;
+    const within = (ms: number) =>
+      Promise.race([
+        exited.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref()),
+      ]);
+    try {
+      child.stdin?.end();
+    } catch {
+      // already gone
+    }
+    const gone = now ? false : await within(EXIT_GRACE_MS);
+    // Even when the leader is gone, a grandchild it started may still hold the group.
+    signalGroup(child, "SIGTERM");
+    if (gone) return;
+    if (await within(EXIT_GRACE_MS)) return;
+    signalGroup(child, "SIGKILL");
+  }
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  try {
+    if (process.platform === "win32") child.kill(signal);
+    else process.kill(-pid, signal);
+  } catch {
+    // ESRCH: nothing left of the group.
+  }
+}

@@ -1,0 +1,39 @@
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { STDIO_FIXTURE, entry, stdioEntry, text, useHubs } from "./harness.js";
+
+const hubs = useHubs();
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("stdio server processes", () => {
+  it("a server started through a wrapper script that outlives its stdin leaves no process behind after stop", async () => {
+    // A launcher script (`command: ./run.sh`) whose server keeps running after stdin closes: the
+    // wrapper gets the signals, the server is its child.
+    const wrapper = join(hubs.home.dir, "run.sh");
+    writeFileSync(wrapper, `#!/bin/sh\n"${process.execPath}" "${STDIO_FIXTURE}" legacy --linger-ms 600000\n`);
+    chmodSync(wrapper, 0o755);
+    const hub = hubs.hub(hubs.home, { w: entry({ command: wrapper }) });
+    expect((await hub.settled("w")).state).toBe("connected");
+    const pid = Number(text(await hub.call("w", "pid", {})));
+    expect(alive(pid)).toBe(true);
+    await hub.stop();
+    await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 5000, interval: 100 });
+  });
+
+  it("a tool result larger than 10 MB (the SDK transport's buffer) arrives whole", async () => {
+    const hub = hubs.hub(hubs.home, { b: stdioEntry("legacy", {}, ["--big-tool"]) });
+    expect((await hub.settled("b")).state).toBe("connected");
+    const result = text(await hub.call("b", "big", { bytes: 12 * 1024 * 1024 }));
+    expect(result.length).toBe(12 * 1024 * 1024);
+    expect(hub.status()[0]?.state).toBe("connected");
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it, vi } from "vitest";
+import { StdioTransport } from "../../../src/io/mcp/stdioTransport.js";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("StdioTransport", () => {
+  it("a line over the message limit closes the connection at once, saying why, instead of buffering on", async () => {
+    const reasons: string[] = [];
+    let closed = false;
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ["-e", "process.stdout.write('x'.repeat(4096)); setInterval(() => {}, 1000)"],
+      env: { PATH: process.env.PATH ?? "" },
+      maxMessageBytes: 1024,
+      onProtocolError: (reason) => reasons.push(reason),
+    });
+    transport.onclose = () => {
+      closed = true;
+    };
+    await transport.start();
+    const pid = transport.pid as number;
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 3000, interval: 20 });
+    expect(reasons).toEqual([expect.stringContaining("the server wrote a message of more than")]);
+    expect(alive(pid)).toBe(false);
+  });
+
+  it("skips lines that are not JSON-RPC and delivers the messages around them", async () => {
+    const messages: unknown[] = [];
+    const errors: Error[] = [];
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: [
+        "-e",
+        'process.stdout.write("banner\\n{bad json\\n" + JSON.stringify({jsonrpc:"2.0",method:"a"}) + "\\r\\n\\n" + JSON.stringify({jsonrpc:"2.0",method:"b"}).slice(0,10)); setTimeout(() => process.stdout.write(JSON.stringify({jsonrpc:"2.0",method:"b"}).slice(10) + "\\n"), 50)',
+      ],
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    transport.onmessage = (m) => messages.push(m);
+    transport.onerror = (e) => errors.push(e);
+    await transport.start();
+    await vi.waitFor(() => expect(messages).toHaveLength(2), { timeout: 3000, interval: 20 });
+    expect(messages).toEqual([
+      { jsonrpc: "2.0", method: "a" },
+      { jsonrpc: "2.0", method: "b" },
+    ]);
+    expect(errors).toHaveLength(2);
+    await transport.close();
+  });
+});
