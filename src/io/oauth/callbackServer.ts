@@ -96,6 +96,14 @@ export function parseRedirectUri(raw: string): URL {
 
 export async function bindCallbackServer(options: BindOptions): Promise<CallbackServer> {
   const fixed = options.redirectUri !== undefined ? parseRedirectUri(options.redirectUri) : undefined;
+  // The listener and the redirect URI sent to the server must name the same port, or the redirect
+  // goes nowhere and the login only ends at its five-minute timeout.
+  if (fixed?.port && options.port !== undefined && Number(fixed.port) !== options.port) {
+    throw new SvcError(
+      "oauth",
+      `oauth.redirect_uri ${options.redirectUri} names port ${fixed.port} but oauth.redirect_port is ${options.port} — set only one of them`,
+    );
+  }
   const path = fixed?.pathname ?? CALLBACK_PATH;
   // RFC 8252 7.3 allows either loopback literal; listen where the configured redirect points.
   const ipv6 = fixed?.hostname === "[::1]";

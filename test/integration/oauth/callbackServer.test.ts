@@ -112,4 +112,30 @@ describe("loopback callback listener", () => {
       );
     }
   });
+
+  it("oauth.redirect_port and an oauth.redirect_uri naming another port are refused; a port-less redirect_uri takes redirect_port", async () => {
+    await expect(
+      bindCallbackServer({ pinned: false, port: 28123, redirectUri: "http://127.0.0.1:28124/callback" }),
+    ).rejects.toThrow(
+      /^oauth\.redirect_uri http:\/\/127\.0\.0\.1:28124\/callback names port 28124 but oauth\.redirect_port is 28123 — set only one of them$/,
+    );
+    const same = await bindCallbackServer({
+      pinned: false,
+      port: 28125,
+      redirectUri: "http://localhost:28125/cb",
+    });
+    try {
+      expect(same.redirectUri).toBe("http://localhost:28125/cb");
+      expect(same.port).toBe(28125);
+    } finally {
+      await same.close();
+    }
+    const portless = await bindCallbackServer({ pinned: false, port: 28126, redirectUri: "http://localhost/cb" });
+    try {
+      expect(portless.redirectUri).toBe("http://localhost:28126/cb");
+      expect(portless.port).toBe(28126);
+    } finally {
+      await portless.close();
+    }
+  });
 });
