@@ -548,19 +548,20 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         scheduler.stop();
         const savePending = createShutdownSaver(readPendingRuns, writePendingRuns, paths.pendingRuns);
         // Before waiting for anything (a script may run for script_timeout_seconds): a supervisor that
-        // kills sooner than the drain (`docker stop` sends SIGKILL after 10 s) then loses no accepted run
-        // and no remembered delivery id; the runs finished meanwhile run again (at-least-once).
+        // kills sooner than the drain (`docker stop` sends SIGKILL after 10 s) then loses no accepted run,
+        // pending coalescing group or remembered delivery id; runs finished meanwhile run again
+        // (at-least-once). The groups fire once the pipeline is empty, so a late event still joins its group.
         const checkpoint = () => {
-          coalescer.flushAll();
           saveSeen();
           try {
-            savePending(unfinishedRuns(runs));
+            savePending([...unfinishedRuns(runs), ...coalescer.pendingEvents()]);
           } catch {
             // The final save reports the problem.
           }
         };
         checkpoint();
         await pipelineClosed;
+        coalescer.flushAll();
         // With what the requests answered meanwhile accepted, coalesced or remembered.
         checkpoint();
         const drainMs = options.drainTimeoutMs ?? loaded.config.gateway.drain_timeout_seconds * 1000;

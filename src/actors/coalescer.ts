@@ -35,11 +35,15 @@ export interface Coalescer {
   /** Dispatches every pending group now (adapter stop or reload); returns how many fired. */
   flushAll(): number;
   pendingCount(): number;
+  /** The event each pending group would dispatch now (note included), without firing it (a stop's first save). */
+  pendingEvents(): AcceptedEvent[];
 }
 
 interface Group {
   offer(event: AcceptedEvent): void;
   flush(): void;
+  /** The latest event and how many earlier ones it replaced so far. */
+  peek(): { latest: AcceptedEvent; superseded: number };
 }
 
 const REAL_CLOCK: TimerClock = {
@@ -120,6 +124,10 @@ class LightGroup implements Group {
     this.fire("flush");
   }
 
+  peek(): { latest: AcceptedEvent; superseded: number } {
+    return { latest: this.latest, superseded: this.merged - 1 };
+  }
+
   private fire(reason: CoalesceGroupOutput["reason"]): void {
     if (this.finished) return;
     this.finished = true;
@@ -157,6 +165,7 @@ function actorGroup(
       actor.send({ type: "offer", item: latest });
     },
     flush: () => actor.send({ type: "flush" }),
+    peek: () => ({ latest, superseded: actor.getSnapshot().context.merged - 1 }),
   };
 }
 
@@ -225,6 +234,11 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       return pending.length;
     },
     pendingCount: () => groups.size,
+    pendingEvents: () =>
+      [...groups.values()].map((group) => {
+        const { latest, superseded } = group.peek();
+        return withCoalesceNote(latest, superseded);
+      }),
   };
 }
 
