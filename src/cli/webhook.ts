@@ -72,10 +72,21 @@ export function subscriptionUrl(
   return `http://${hostPart}:${address.port ?? webhook.port}${prefix}/webhooks/${name}`;
 }
 
-/** The address of the running gateway (`svc gateway start` or `run`), when there is one. */
-function runningAddress(loaded: LoadedConfig): Address {
+/**
+ * The address of the running gateway (`svc gateway start` or `run`), when there is one. One that runs MCP
+ * servers only (webhook adapter off) records port 0: it has no address, `withoutListener` names its pid.
+ */
+function runningAddress(loaded: LoadedConfig): Address & { readonly withoutListener?: number } {
   const pid = runningPid(loaded.paths);
-  return pid === undefined ? {} : gatewayAddress(loaded.paths, pid);
+  if (pid === undefined) return {};
+  const address = gatewayAddress(loaded.paths, pid);
+  return address.port === 0 ? { withoutListener: pid } : address;
+}
+
+/** Port 0 in config.yaml: the gateway picks a free port when it starts, so no URL can be printed yet. */
+function portNote(loaded: LoadedConfig, name: string, address: Address): string {
+  if ((address.port ?? loaded.config.platforms.webhook.port) !== 0) return "";
+  return `Note: platforms.webhook.port is 0 (${loaded.paths.config}): the gateway picks a free port when it starts, so the URL's port is not known yet — svc gateway status shows it, and svc webhook subscribe ${name} prints the full URL once the gateway runs\n`;
 }
 
 /** An unknown `deliver` is refused; a target whose platform is not set up yet is only a warning here. */
@@ -283,6 +294,7 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
       `Note: gateway.multiplex_profiles is off in ${loaded.paths.config}, so the binding to profile ${boundProfile} is not enforced yet: the route answers at /webhooks/${name}; turn multiplexing on to serve it at /p/${boundProfile}/webhooks/${name} only\n`,
     );
   }
+  process.stderr.write(portNote(loaded, name, running));
   process.stdout.write(
     `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
       `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile, running)}\n` +
@@ -428,6 +440,18 @@ async function test(
   const event = options.event ?? payloadEvent ?? sub.events?.[0] ?? "test";
   const running = runningAddress(loaded);
   const port = options.port !== undefined ? parsePortOption(options.port) : running.port;
+  if (port === undefined && running.withoutListener !== undefined)
+    throw new SvcError(
+      "delivery_failed",
+      `the running gateway (pid ${running.withoutListener}) has no webhook listener: the webhook adapter is off (${loaded.enabledFrom} is false) — enable it with svc gateway setup --enable, then restart the gateway: svc gateway stop, then svc gateway start`,
+    );
+  if ((port ?? loaded.config.platforms.webhook.port) === 0)
+    throw new SvcError(
+      "usage",
+      options.port !== undefined
+        ? "--port 0: give the port the gateway listens on (svc gateway status shows it)"
+        : `platforms.webhook.port is 0 in ${loaded.paths.config} and no gateway is running, so there is no port to send to — start it with svc gateway start, or give --port <port>`,
+    );
   const url = subscriptionUrl(loaded, name, sub.profile, {
     ...running,
     ...(port === undefined ? {} : { port }),

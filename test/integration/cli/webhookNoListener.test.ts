@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(async () => {
+  await svc(home, ["gateway", "stop"]);
+  home.cleanup();
+});
+
+describe("svc webhook subscribe|test when there is no port to show or send to", { timeout: 90_000 }, () => {
+  it("a running MCP-only gateway (adapter off): the URL shows the configured port, not :0; test says the adapter is off, not 'start it'", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: { webhook: { enabled: false, port: 9123 } },
+        mcp_servers: { idle: { command: "cat", lazy: true } },
+      }),
+    );
+    expect((await svc(home, ["gateway", "start", "--timeout", "60"])).code).toBe(0);
+    const subscribed = await svc(home, ["webhook", "subscribe", "a"]);
+    expect(subscribed.stdout).toContain("URL:    http://127.0.0.1:9123/webhooks/a\n");
+    const sent = await svc(home, ["webhook", "test", "a"]);
+    expect(sent.code).toBe(1);
+    expect(sent.stderr).toMatch(
+      /svc: the running gateway \(pid \d+\) has no webhook listener: the webhook adapter is off \(.*config\.yaml: platforms\.webhook\.enabled is false\) — enable it with svc gateway setup --enable, then restart the gateway/,
+    );
+    expect(sent.stderr).not.toContain("cannot reach");
+  });
+
+  it("port 0 in config.yaml and no gateway running: subscribe says the port is not known yet; test refuses to send to :0", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0 } } }),
+    );
+    const subscribed = await svc(home, ["webhook", "subscribe", "a"]);
+    expect(subscribed.code).toBe(0);
+    expect(subscribed.stderr).toContain("platforms.webhook.port is 0 (");
+    expect(subscribed.stderr).toContain("the URL's port is not known yet — svc gateway status shows it");
+    const sent = await svc(home, ["webhook", "test", "a"]);
+    expect(sent.code).toBe(2);
+    expect(sent.stderr).toContain("platforms.webhook.port is 0 in ");
+    expect(sent.stderr).toContain("no gateway is running, so there is no port to send to");
+  });
+});
