@@ -19,6 +19,19 @@ function headersOf(raw: readonly string[]): Record<string, string> {
   return headers;
 }
 
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * The path and query of a request target. RFC 9112 §3.2.2: a server must accept the absolute form
+ * (`POST http://host/webhooks/r`, sent through forward proxies), which names the same resource.
+ */
+function originForm(target: string): string {
+  const authority = ABSOLUTE_FORM.exec(target);
+  if (authority === null) return target;
+  const rest = target.slice(authority[0].length);
+  return rest.startsWith("/") ? rest : `/${rest}`;
+}
+
 /**
  * What uWS does on its own, so both servers treat slow senders and big headers alike: a request not
  * complete (headers and body) within 10 s is answered 408 and its connection closed, instead of node's
@@ -36,7 +49,7 @@ const SLOW_SENDER_LIMITS = {
 export function listenNode(handler: RequestHandler, options: ListenOptions): Promise<ServerHandle> {
   const server = createServer(SLOW_SENDER_LIMITS, (req, res) => {
     let finished = false;
-    const url = req.url ?? "/";
+    const url = originForm(req.url ?? "/");
     const query = url.indexOf("?");
     const head = {
       method: (req.method ?? "GET").toUpperCase(),

@@ -42,6 +42,28 @@ describe("platforms.webhook.http_server", () => {
     expect(JSON.parse(health.body)).toEqual({ status: "ok", platform: "webhook" });
   });
 
+  it("node: a request target in absolute form (through a forward proxy) names the same route (RFC 9112 §3.2.2)", async () => {
+    const live = await gw.start({
+      config: webhookConfig({ pr: { secret: SECRET } }, { http_server: "node" }),
+    });
+    const body = '{"number":8}';
+    const signature = await signGithub(SECRET, body);
+    for (const target of ["http://svc.example:8644/webhooks/pr?x=1", "HTTPS://svc.example/webhooks/pr"]) {
+      const answer = await rawHttp(live.gateway.port, [
+        `POST ${target} HTTP/1.1\r\nHost: svc.example\r\nX-Hub-Signature-256: ${signature}\r\n` +
+          `Content-Length: ${body.length}\r\n\r\n${body}`,
+      ]);
+      expect({ status: answer.status, body: JSON.parse(answer.body) }, target).toMatchObject({
+        status: 202,
+        body: { status: "accepted", route: "pr" },
+      });
+    }
+    const health = await rawHttp(live.gateway.port, [
+      "GET http://svc.example/health HTTP/1.1\r\nHost: svc.example\r\n\r\n",
+    ]);
+    expect(health.status).toBe(200);
+  });
+
   it("is uws by default, and a value other than uws or node is a config error naming the key", () => {
     const home = tempHome();
     try {
