@@ -36,7 +36,7 @@ export interface McpConnectionContext extends McpConnectionInput {
   session: unknown;
   toolCount: number;
   lastError: string | undefined;
-  /** Consecutive failed attempts; drives the backoff. */
+  /** Failed connects and connections lost before they were stable, in a row; drives the backoff. */
   attempt: number;
   inFlight: number;
   recyclePending: boolean;
@@ -51,6 +51,12 @@ export type McpConnectionEvent =
   | { type: "STOP" };
 
 const MAX_BACKOFF_MS = 300_000;
+
+/**
+ * A connection that stays up this long starts the backoff over. One that drops sooner (a server that
+ * crashes right after its handshake) keeps growing it, instead of being respawned every second forever.
+ */
+export const STABLE_CONNECTION_MS = 30_000;
 
 /** 1 s, 2 s, 4 s ... capped at 5 minutes. */
 export function backoffMs(attempt: number): number {
@@ -77,7 +83,7 @@ export const mcpConnectionMachine = setup({
   actions: {
     started: assign({ inFlight: ({ context }) => context.inFlight + 1 }),
     ended: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }),
-    recycledSession: assign({ session: undefined, recyclePending: false }),
+    recycledSession: assign({ session: undefined, recyclePending: false, attempt: 0 }),
   },
   delays: {
     connectTimeout: ({ context }) => context.connectTimeoutMs,
@@ -85,6 +91,7 @@ export const mcpConnectionMachine = setup({
     idleTimeout: ({ context }) => context.idleMs,
     maxLifetime: ({ context }) => context.maxLifetimeMs,
     retryDelay: ({ context }) => backoffMs(context.attempt),
+    stable: STABLE_CONNECTION_MS,
   },
   guards: {
     startDisabled: ({ context }) => context.startIn === "disabled",
@@ -140,7 +147,6 @@ export const mcpConnectionMachine = setup({
             session: ({ event }) => event.output.session,
             toolCount: ({ event }) => event.output.toolCount,
             lastError: undefined,
-            attempt: 0,
             recyclePending: false,
           }),
         },
@@ -171,10 +177,12 @@ export const mcpConnectionMachine = setup({
           actions: assign({
             lastError: ({ event }) => event.reason,
             retryNow: ({ event }) => event.immediate === true,
+            attempt: ({ context }) => context.attempt + 1,
           }),
         },
       },
       after: {
+        stable: { actions: assign({ attempt: 0 }) },
         // Age recycling never interrupts a call: it waits for the last one to end.
         maxLifetime: [
           { guard: and(["ageRecycleOn", "idleNow"]), target: "recycling" },
@@ -195,6 +203,7 @@ export const mcpConnectionMachine = setup({
                   target: "#mcpConnection.reconnecting",
                   actions: assign({
                     lastError: ({ event }) => `keepalive ping failed: ${errorText(event.error)}`,
+                    attempt: ({ context }) => context.attempt + 1,
                   }),
                 },
               },

@@ -6,6 +6,7 @@ import {
   connectionState,
   type McpConnectionInput,
   mcpConnectionMachine,
+  STABLE_CONNECTION_MS,
 } from "../../../src/machines/mcpConnection.js";
 
 interface Harness {
@@ -220,5 +221,29 @@ describe("mcpConnection machine (spec 3)", () => {
     await until("connected");
     expect(h.connects).toBe(2);
     expect(h.closes).toBe(1);
+  });
+
+  it("a connection lost right after connecting keeps growing the backoff; one that stayed up starts it over", async () => {
+    const { actor, h, state, tick } = start();
+    await tick(0);
+    expect(state()).toBe("connected");
+    // A server that crashes 200 ms after each handshake: 1 s, 2 s, 4 s — not a respawn every second.
+    for (const delay of [1000, 2000, 4000]) {
+      await tick(200);
+      actor.send({ type: "SESSION_LOST", reason: "the server process exited (code 7)" });
+      await tick(0);
+      const before = h.connects;
+      await tick(delay - 1);
+      expect(h.connects).toBe(before);
+      await tick(1);
+      expect(h.connects).toBe(before + 1);
+      expect(state()).toBe("connected");
+    }
+    await tick(STABLE_CONNECTION_MS);
+    actor.send({ type: "SESSION_LOST", reason: "the connection closed" });
+    await tick(0);
+    const before = h.connects;
+    await tick(backoffMs(1));
+    expect(h.connects).toBe(before + 1);
   });
 });
