@@ -6,13 +6,29 @@ import { type FakeApi, startFakeApi } from "./httpFake.js";
  * Point `platforms.telegram.base_url` at `fake.url`. Use `enqueue` to make the next call fail, e.g.
  * `{status: 400, json: {ok: false, error_code: 400, description: "Bad Request: chat not found"}}`.
  */
-export async function startFakeTelegram(): Promise<FakeApi> {
+export async function startFakeTelegram(
+  options: {
+    /** Groups upgraded to supergroups (old chat id → new): sending to the old id answers as the Bot API does. */
+    readonly migrated?: Readonly<Record<string, number>>;
+  } = {},
+): Promise<FakeApi> {
   let nextId = 1;
   return startFakeApi((request) => {
     if (request.path.endsWith("/getMe"))
       return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
     if (request.path.endsWith("/sendMessage")) {
       const body = request.json as { chat_id?: unknown; text?: string };
+      const moved = options.migrated?.[String(body.chat_id)];
+      if (moved !== undefined)
+        return {
+          status: 400,
+          json: {
+            ok: false,
+            error_code: 400,
+            description: "Bad Request: group chat was upgraded to a supergroup chat",
+            parameters: { migrate_to_chat_id: moved },
+          },
+        };
       // The real Bot API: text is 1-4096 characters after trimming; anything else is a 400.
       const text = (body.text ?? "").trim();
       if (text === "") return badRequest("Bad Request: message text is empty");

@@ -154,12 +154,12 @@ export async function httpCall(request: HttpCall): Promise<HttpAnswer> {
       parseRetryAfter(response.headers.get("retry-after")) ??
       throttle?.retryAfterSeconds ??
       retryAfterFromBody(parsed);
-    throw new DeliveryError(message, true, retryAfter);
+    throw new DeliveryError(message, true, retryAfter, parsed);
   }
   const transient = response.status >= 500 || response.status === 408;
   // RFC 9110: a 503 (or any transient refusal) may say when to come back, as a 429 does.
   const retryAfter = transient ? parseRetryAfter(response.headers.get("retry-after")) : undefined;
-  throw new DeliveryError(message, transient, retryAfter);
+  throw new DeliveryError(message, transient, retryAfter, parsed);
 }
 
 /** A refusal reported inside a 2xx body (Slack `ok: false`, Feishu `code != 0`, WeCom `errcode != 0`). */

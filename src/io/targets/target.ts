@@ -49,6 +49,8 @@ export class DeliveryError extends Error {
     readonly transient: boolean,
     /** Seconds the platform asked us to wait (Retry-After). */
     readonly retryAfterSeconds?: number,
+    /** The platform's parsed answer to a refused request, for adapters that act on its fields. */
+    readonly answer?: unknown,
   ) {
     super(message);
   }

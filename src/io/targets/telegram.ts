@@ -2,12 +2,25 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget, numericOrString, threadOf } from "./chat.js";
 import { platformClient } from "./client.js";
 import { refused } from "./httpJson.js";
-import type { DeliveryTarget } from "./target.js";
+import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
 /** Bot API: https://core.telegram.org/bots/api#sendmessage (text 1-4096 characters). */
 export const TELEGRAM_LIMIT = 4096;
 
-export function telegramTarget(settings: PlatformConfig<"telegram">): DeliveryTarget {
+/**
+ * The supergroup a refused chat moved to: a group upgraded to a supergroup (e.g. when topics are turned
+ * on) gets a new id, and the Bot API answers 400 with `parameters.migrate_to_chat_id`.
+ */
+function migratedTo(err: unknown): string | undefined {
+  if (!(err instanceof DeliveryError)) return undefined;
+  const id = (err.answer as { parameters?: { migrate_to_chat_id?: unknown } } | undefined)?.parameters
+    ?.migrate_to_chat_id;
+  return typeof id === "number" && Number.isSafeInteger(id) ? String(id) : undefined;
+}
+
+export function telegramTarget(settings: PlatformConfig<"telegram">, deps: TargetDeps): DeliveryTarget {
+  /** Chats the Bot API reported as migrated: old id → supergroup id (until the config is updated). */
+  const migrated = new Map<string, string>();
   const token = settings.token ?? "";
   const api = platformClient("telegram", {
     baseUrl: settings.base_url,
@@ -31,10 +44,23 @@ export function telegramTarget(settings: PlatformConfig<"telegram">): DeliveryTa
       const me = (await call("getMe", {}, signal)) as { username?: string } | undefined;
       return me?.username === undefined ? undefined : `@${me.username}`;
     },
-    sendPart({ chatId, text, message, signal }) {
+    async sendPart({ chatId, text, message, signal }) {
       const thread = threadOf(message);
       const topic = thread === undefined ? {} : { message_thread_id: numericOrString(thread) };
-      return call("sendMessage", { chat_id: numericOrString(chatId), text, ...topic }, signal);
+      const send = (id: string) =>
+        call("sendMessage", { chat_id: numericOrString(id), text, ...topic }, signal);
+      try {
+        return await send(migrated.get(chatId) ?? chatId);
+      } catch (err) {
+        const to = migratedTo(err);
+        if (to === undefined || migrated.get(chatId) === to) throw err;
+        migrated.set(chatId, to);
+        deps.logger.warn(
+          { route: message.route, platform: "telegram" },
+          `[delivery] telegram: chat ${chatId} was upgraded to supergroup ${to}; delivering there — set deliver_extra.chat_id or platforms.telegram.home_channel to ${to}`,
+        );
+        return send(to);
+      }
     },
   });
 }
