@@ -128,17 +128,20 @@ interface ChildReport {
 const STDERR_TAIL_LINES = 5;
 const STDERR_TAIL_CHARS = 400;
 
-function stderrTail(child: ChildReport): string {
+function stderrTail(child: ChildReport, started = false): string {
   const stderr = child.stderr.join(" | ");
   const tail = stderr.length > STDERR_TAIL_CHARS ? `...${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
-  return tail === "" ? "it wrote nothing on stderr; check command and args" : `its stderr: ${tail}`;
+  // After a handshake, command and args were fine: that hint would only mislead.
+  if (tail === "")
+    return started ? "it wrote nothing on stderr" : "it wrote nothing on stderr; check command and args";
+  return `its stderr: ${tail}`;
 }
 
 /** `the server process exited (code 3) <when> — its stderr: ...`, or undefined while it runs. */
 function describeExit(child: ChildReport, when?: string): string | undefined {
   if (child.brokeProtocol !== undefined) return child.brokeProtocol;
   if (child.exit === undefined) return undefined;
-  return `the server process exited (${child.exit})${when === undefined ? "" : ` ${when}`} — ${stderrTail(child)}`;
+  return `the server process exited (${child.exit})${when === undefined ? "" : ` ${when}`} — ${stderrTail(child, true)}`;
 }
 
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */

@@ -36,4 +36,12 @@ describe("stdio server processes", () => {
     expect(result.length).toBe(12 * 1024 * 1024);
     expect(hub.status()[0]?.state).toBe("connected");
   });
+
+  it("a server that dies after its handshake: the status says how, without the 'check command and args' hint", async () => {
+    const hub = hubs.hub(hubs.home, { c: stdioEntry("legacy", {}, ["--crash-after-ms", "100"]) });
+    await vi.waitFor(() => expect(hub.status()[0]?.lastError).toBeDefined(), { timeout: 5000, interval: 20 });
+    expect(hub.status()[0]?.lastError).toBe(
+      "the connection closed: the server process exited (code 7) — it wrote nothing on stderr",
+    );
+  });
 });
