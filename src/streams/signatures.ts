@@ -9,7 +9,8 @@ export type AuthScheme =
   | "stripe"
   | "linear"
   | "generic_v2"
-  | "generic_v1";
+  | "generic_v1"
+  | "authorization";
 export type AuthResult = { ok: true; scheme: AuthScheme } | { ok: false; reason: string };
 
 export interface VerifyInput {
@@ -72,12 +73,43 @@ function forgeHmac(value: string | null, input: VerifyInput, name = "x-hub-signa
   return ok ? { ok: true, scheme: "forge_hmac" } : fail(`${name} does not match`);
 }
 
-function token(value: string | null, secret: string): AuthResult {
-  if (value === null) return fail("token header is malformed");
-  // Digests are compared so neither the secret's length nor its prefix leaks through timing.
+/** Digests are compared so neither the secret's length nor its prefix leaks through timing. */
+function equalsSecret(value: string, secret: string): boolean {
   const sent = createHash("sha256").update(value, "utf8").digest();
   const expected = createHash("sha256").update(secret, "utf8").digest();
-  return timingSafeEqual(sent, expected) ? { ok: true, scheme: "token" } : fail("token does not match");
+  return timingSafeEqual(sent, expected);
+}
+
+function token(value: string | null, secret: string): AuthResult {
+  if (value === null) return fail("token header is malformed");
+  return equalsSecret(value, secret) ? { ok: true, scheme: "token" } : fail("token does not match");
+}
+
+const BEARER = /^bearer +(\S+) *$/i;
+const BASIC = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i;
+
+/**
+ * `Authorization: Bearer <secret>`, or `Basic` credentials whose password is the secret (or whose user
+ * is, with no password: `https://<secret>@host/...`). Monitors that cannot sign (Prometheus
+ * Alertmanager, Grafana, uptime checkers) can send only these; like the token scheme, the secret
+ * travels in clear, so use HTTPS.
+ */
+function authorization(value: string | null, secret: string): AuthResult {
+  if (value === null) return fail("authorization header is malformed");
+  const bearer = BEARER.exec(value);
+  if (bearer !== null) {
+    return equalsSecret(bearer[1] as string, secret)
+      ? { ok: true, scheme: "authorization" }
+      : fail("bearer token does not match");
+  }
+  const basic = BASIC.exec(value);
+  if (basic === null) return fail("authorization is neither Bearer nor Basic");
+  const decoded = Buffer.from(basic[1] as string, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  const user = colon < 0 ? decoded : decoded.slice(0, colon);
+  const password = colon < 0 ? "" : decoded.slice(colon + 1);
+  const ok = password === "" ? equalsSecret(user, secret) : equalsSecret(password, secret);
+  return ok ? { ok: true, scheme: "authorization" } : fail("basic credentials do not match");
 }
 
 /**
@@ -230,6 +262,9 @@ function verify(input: VerifyInput): AuthResult {
   if (v2 !== undefined) return genericV2(v2, headers, input);
   const v1 = header(headers, "x-webhook-signature");
   if (v1 !== undefined) return genericV1(v1, input);
+
+  const credentials = header(headers, "authorization");
+  if (credentials !== undefined) return authorization(credentials, input.secret);
 
   return fail("no recognized signature or token header");
 }

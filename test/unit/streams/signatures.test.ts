@@ -344,11 +344,14 @@ describe("header families and malformed input", () => {
       "x-webhook-signature-v2",
       "x-webhook-timestamp",
       "x-webhook-signature",
+      "stripe-signature",
+      "linear-signature",
+      "authorization",
     );
     const values = fc.oneof(
       fc.string(),
       fc.string({ unit: "binary" }),
-      fc.constantFrom("v1,", "sha256=", "v1,====", " v1,a"),
+      fc.constantFrom("v1,", "sha256=", "v1,====", " v1,a", "Bearer ", "Basic ", "Basic Og==", "t=,v1="),
     );
     fc.assert(
       fc.property(
@@ -434,5 +437,42 @@ describe("Linear (Linear-Signature, an issue tracker sender)", () => {
       const result = check({ "linear-signature": hex(secret, stale) }, stale, secret);
       expect(result.ok, stale).toBe(false);
     }
+  });
+});
+
+describe("Authorization (monitors that cannot sign: Alertmanager, Grafana, uptime checkers)", () => {
+  const secret = "monitor-secret-7f3a";
+  const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString("base64")}`;
+
+  it("accepts Bearer <secret> and Basic credentials whose password (or user, with no password) is the secret", () => {
+    for (const value of [
+      `Bearer ${secret}`,
+      `bearer  ${secret}`,
+      basic(`alertmanager:${secret}`),
+      basic(`${secret}:`),
+      basic(secret),
+    ]) {
+      expect(check({ authorization: value }, "{}", secret), value).toEqual({
+        ok: true,
+        scheme: "authorization",
+      });
+    }
+  });
+
+  it("rejects another token or password, other schemes, and is only consulted when no signature header is present", () => {
+    for (const value of [
+      "Bearer other",
+      `Bearer ${secret}x`,
+      basic(`${secret}:other`),
+      basic("user:"),
+      `Token ${secret}`,
+      `Digest ${secret}`,
+      secret,
+    ]) {
+      expect(check({ authorization: value }, "{}", secret).ok, value).toBe(false);
+    }
+    expect(
+      check({ authorization: `Bearer ${secret}`, "x-hub-signature-256": "sha256=00" }, "{}", secret).ok,
+    ).toBe(false);
   });
 });
