@@ -138,7 +138,9 @@ export async function chooseClient(args: {
     await validateClientMetadataDocument(documentUrl, fetches.discovery).catch((err: unknown) => {
       // Name the server entry whose key is at fault.
       if (err instanceof SvcError)
-        throw new SvcError("oauth", `${serverName}: mcp_servers.${serverName}.${err.message}`, { cause: err });
+        throw new SvcError("oauth", `${serverName}: mcp_servers.${serverName}.${err.message}`, {
+          cause: err,
+        });
       throw err;
     });
     return { kind: "cimd", info: { client_id: documentUrl } };

@@ -172,7 +172,13 @@ async function poll({
     }
     const endpoint = h.meta.authorizationServerMetadata.token_endpoint;
     const error = tokenEndpointError(h.job.serverName, "device token request", h.fetches, endpoint, err);
-    const advice = loginAdvice(h.job.serverName, h.fetches, endpoint, h.client.kind === "configured", "device");
+    const advice = loginAdvice(
+      h.job.serverName,
+      h.fetches,
+      endpoint,
+      h.client.kind === "configured",
+      "device",
+    );
     // RFC 8628 3.5: a poll that got no OAuth answer (connection failure, 5xx, 429) is retried with backoff.
     const transient = h.fetches.failures
       .slice(seen)

@@ -47,8 +47,26 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     return { client_name: this.job.entry.oauth?.client_name ?? "svc", redirect_uris: [this.redirectUrl] };
   }
 
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    return configuredClient(this.job.entry.oauth ?? {})?.info ?? this.job.store.readClient();
+  /**
+   * Asked only by the SDK's own auth flow, reached after svc could not renew a refused token. With no
+   * client known the SDK would register one itself (another User-Agent, a redirect URI nobody listens
+   * on, from background reconnects too): a login is needed instead, which svc's own actors perform.
+   */
+  async clientInformation(): Promise<OAuthClientInformationMixed> {
+    const known = () => configuredClient(this.job.entry.oauth ?? {})?.info ?? this.job.store.readClient();
+    const client = known();
+    if (client !== undefined) return client;
+    const name = this.job.serverName;
+    if (!this.options.interactive)
+      throw needsLoginError(
+        name,
+        "the client registration is missing",
+        loginFlowFor(this.job, this.job.store.readTokens()),
+      );
+    await this.login();
+    const registered = known();
+    if (registered === undefined) throw needsLoginError(name, "the client registration is missing");
+    return registered;
   }
 
   saveClientInformation(): void {

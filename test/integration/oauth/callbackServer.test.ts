@@ -130,7 +130,11 @@ describe("loopback callback listener", () => {
     } finally {
       await same.close();
     }
-    const portless = await bindCallbackServer({ pinned: false, port: 28126, redirectUri: "http://localhost/cb" });
+    const portless = await bindCallbackServer({
+      pinned: false,
+      port: 28126,
+      redirectUri: "http://localhost/cb",
+    });
     try {
       expect(portless.redirectUri).toBe("http://localhost:28126/cb");
       expect(portless.port).toBe(28126);

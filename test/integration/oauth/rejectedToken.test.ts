@@ -82,4 +82,30 @@ describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
     h.job.store.saveTokens({ ...first, refresh_token: "not-a-real-refresh-token" });
     await expect(hub.call("dead", "whoami", {})).rejects.toThrow(/run `svc mcp login dead`/);
   });
+
+  it("without a stored client registration, a refused token asks for a login; nothing registers a client behind svc's back", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "noclient", mcp.url, { cimd: false });
+    const first = await loginWith(h);
+    await revoke(first.access_token);
+    // The registration is gone (deleted, or dropped after the server refused it with invalid_client).
+    h.job.store.clearClient();
+    let registrations = 0;
+    const count = () => {
+      registrations++;
+    };
+    oidc.provider.on("registration_create.success", count);
+    try {
+      const hub = oauthHub("noclient");
+      const status = await hub.settled("noclient");
+      expect(status.state).not.toBe("connected");
+      expect(JSON.stringify(status)).toMatch(
+        /noclient: the client registration is missing — run `svc mcp login noclient`/,
+      );
+      expect(registrations).toBe(0);
+      expect(h.job.store.readClient()).toBeUndefined();
+    } finally {
+      oidc.provider.off("registration_create.success", count);
+    }
+  });
 });
