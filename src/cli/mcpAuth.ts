@@ -6,7 +6,12 @@ import { startSystem } from "../actors/system.js";
 import { loadConfig, secretScope } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
-import { describeInstall, INSTALL_NAME, type InstallRequest, parseInstallLink } from "../io/installLink.js";
+import {
+  describeInstall,
+  type InstallRequest,
+  installNameProblem,
+  parseInstallLink,
+} from "../io/installLink.js";
 import { createLogger } from "../io/log.js";
 import { renderEntry } from "../io/mcp/render.js";
 import { addServerToConfig, existingServerNames } from "../io/oauth/installWriter.js";
@@ -106,7 +111,8 @@ export async function confirmAndInstall(
       io.print("Cancelled; nothing was installed.");
       return undefined;
     }
-    if (!INSTALL_NAME.test(answer)) io.print(`"${answer}" is not a valid name (${INSTALL_NAME.source}).`);
+    const problem = installNameProblem(answer);
+    if (problem !== undefined) io.print(`Not a valid name: ${problem}.`);
     else name = answer;
   }
   const yes = (await io.ask(`Install "${name}" into ${configPath}? [y/N] `))?.trim().toLowerCase();

@@ -6,6 +6,17 @@ import { SvcError } from "../errors.js";
 export const INSTALL_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 export const MAX_INSTALL_PAYLOAD = 32 * 1024;
 
+/**
+ * Why `name` cannot be a server name, or undefined when it can: it must match INSTALL_NAME (spec 4.1), and
+ * `__proto__`, which matches, is a key the loaded configuration cannot hold (the entry would be written
+ * to config.yaml and then never appear).
+ */
+export function installNameProblem(name: string): string | undefined {
+  if (!INSTALL_NAME.test(name)) return `name "${name.slice(0, 80)}" must match ${INSTALL_NAME.source}`;
+  if (name === "__proto__") return 'name "__proto__" cannot be used as a server name — choose another';
+  return undefined;
+}
+
 export interface InstallRequest {
   readonly name: string;
   readonly config: Record<string, unknown>;
@@ -48,7 +59,8 @@ export function parseInstallLink(link: string): InstallRequest {
   const name = names[0] as string;
   // Standard base64 pasted unescaped: the query decoding turned each '+' into a space (never base64).
   const encoded = (configs[0] as string).replace(/ /g, "+");
-  if (!INSTALL_NAME.test(name)) reject(`name "${name.slice(0, 80)}" must match ${INSTALL_NAME.source}`);
+  const nameProblem = installNameProblem(name);
+  if (nameProblem !== undefined) reject(nameProblem);
   if (encoded.length > Math.ceil((MAX_INSTALL_PAYLOAD * 4) / 3) + 4) reject("config payload is over 32 KB");
   const bytes = decodeBase64Loose(encoded);
   if (bytes === undefined) reject("config is not base64url or base64");
