@@ -2,7 +2,7 @@ import { type FakeApi, startFakeApi } from "./httpFake.js";
 
 /**
  * A fake Telegram Bot API: answers getMe and sendMessage like the real one (`{ok: true, result}`, and
- * 400 for a text that is empty after trimming or longer than 4096 characters).
+ * 400 for a text that is empty after trimming, longer than 4096 characters or not valid UTF-8).
  * Point `platforms.telegram.base_url` at `fake.url`. Use `enqueue` to make the next call fail, e.g.
  * `{status: 400, json: {ok: false, error_code: 400, description: "Bad Request: chat not found"}}`.
  */
@@ -31,6 +31,7 @@ export async function startFakeTelegram(
         };
       // The real Bot API: text is 1-4096 characters after trimming; anything else is a 400.
       const text = (body.text ?? "").trim();
+      if (!isWellFormed(text)) return badRequest("Bad Request: text must be encoded in UTF-8");
       if (text === "") return badRequest("Bad Request: message text is empty");
       if (text.length > 4096) return badRequest("Bad Request: message is too long");
       return {
@@ -39,6 +40,11 @@ export async function startFakeTelegram(
     }
     return { status: 404, json: { ok: false, error_code: 404, description: "Not Found" } };
   });
+}
+
+/** A lone surrogate (sent as a `\ud800` JSON escape) is no UTF-8 text. */
+function isWellFormed(text: string): boolean {
+  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 }
 
 function badRequest(description: string) {

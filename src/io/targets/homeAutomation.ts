@@ -1,5 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { stringField, tokenClient } from "./client.js";
+import { wellFormed } from "./split.js";
 import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
 
 const SERVICE_NAME = /^[a-z0-9_]+$/;
@@ -30,10 +31,11 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
           false,
         );
       }
-      const title = message.extra.title;
+      const title = message.extra.title === undefined ? undefined : wellFormed(message.extra.title);
+      const text = wellFormed(message.text);
       const runStep = options.runStep ?? runOnce;
       if (service === "") {
-        const json = { message: message.text, title: title ?? `svc: ${message.route}` };
+        const json = { message: text, title: title ?? `svc: ${message.route}` };
         await runStep(() =>
           api.call("persistent_notification.create", "POST", "/api/services/persistent_notification/create", {
             json,
@@ -42,7 +44,7 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
         );
         return { chatId: "persistent_notification" };
       }
-      const json = { message: message.text, ...(title === undefined ? {} : { title }) };
+      const json = { message: text, ...(title === undefined ? {} : { title }) };
       await runStep(() =>
         api.call(`notify.${service}`, "POST", `/api/services/notify/${service}`, { json, signal }),
       );

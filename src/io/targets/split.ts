@@ -183,8 +183,19 @@ export function splitMarkdown(text: string, limit: number, unit: SizeUnit = "cha
   return parts;
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 /**
- * The parts of `text` as a platform receives them: split to `limit` (Markdown-aware when the platform
+ * `text` with each lone surrogate (a JSON payload may carry `"\ud800"`) replaced by U+FFFD: JSON.stringify
+ * sends it as an escape that is no UTF-8 text, and Telegram refuses the whole message ("text must be
+ * encoded in UTF-8").
+ */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, "\ufffd");
+}
+
+/**
+ * The parts of `text` as a platform receives them (lone surrogates replaced by U+FFFD): split to `limit` (Markdown-aware when the platform
  * renders Markdown), without parts that are only whitespace — a cut just before trailing blank lines
  * would otherwise send a part that Telegram, Discord and Slack refuse as an empty message. A text that is
  * nothing but whitespace (or empty) still goes out as one message (spec 4.4: delivery is attempted).
@@ -195,8 +206,9 @@ export function messageParts(
   options: { readonly unit?: SizeUnit; readonly markdown?: boolean } = {},
 ): string[] {
   const unit = options.unit ?? "chars";
+  const sendable = wellFormed(text);
   const parts =
-    options.markdown === true ? splitMarkdown(text, limit, unit) : splitMessage(text, limit, unit);
+    options.markdown === true ? splitMarkdown(sendable, limit, unit) : splitMessage(sendable, limit, unit);
   if (parts.length === 1) return parts;
   const kept = parts.filter((part) => part.trim() !== "");
   return kept.length === 0 ? parts.slice(0, 1) : kept;
