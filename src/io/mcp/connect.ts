@@ -90,11 +90,14 @@ export async function connectServer(
         Math.min(timeoutMs, 10_000),
         entry.url,
         transportKind(rendered) === "sse" ? ["GET"] : ["HEAD", "GET"],
+        options.signal,
       );
     }
     const authProvider = rendered.auth === "oauth" ? await oauthProvider(name, rendered, options) : undefined;
     // A browser login happens here, before the handshake, so its minutes never run on the SDK's request timers.
     if (authProvider !== undefined && options.interactive) await authProvider.tokens();
+    // Given up meanwhile (connect_timeout, stop, reload): no session may open that nobody would close.
+    if (options.signal?.aborted === true) throw new Error("connect was cancelled");
     const fetch = authProvider === undefined ? tls.fetch : retryingFetch(authProvider, tls.fetch);
     const session = await openSession({
       name,

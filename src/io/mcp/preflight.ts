@@ -27,12 +27,15 @@ export async function preflight(
    * of a HEAD on its event stream, so HEAD would wait out the whole probe budget.
    */
   methods: ReadonlyArray<"HEAD" | "GET"> = ["HEAD", "GET"],
+  /** The connect was given up (connect_timeout, stop): the probe ends with it. */
+  signal?: AbortSignal,
 ): Promise<void> {
   for (const method of methods) {
+    if (signal?.aborted) return;
     // A HEAD that hangs must not eat the GET's time, nor the connect's.
     const budget =
       method === "HEAD" && methods.length > 1 ? Math.min(timeoutMs / 3, HEAD_BUDGET_MS) : timeoutMs;
-    const verdict = await probe(url, method, headers, fetch, budget);
+    const verdict = await probe(url, method, headers, fetch, budget, signal);
     if (verdict === "mcp") return;
     if (verdict !== undefined) {
       throw new SvcError(
@@ -50,9 +53,12 @@ async function probe(
   headers: Readonly<Record<string, string>>,
   fetch: FetchLike,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<string | undefined> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const stop = () => controller.abort();
+  signal?.addEventListener("abort", stop, { once: true });
   try {
     const response = await fetch(url, {
       method,
@@ -68,6 +74,7 @@ async function probe(
     return undefined;
   } finally {
     clearTimeout(timer);
+    signal?.removeEventListener("abort", stop);
     controller.abort();
   }
 }

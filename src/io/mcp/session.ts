@@ -302,7 +302,11 @@ function watchLoss(session: McpSession, options: OpenSessionOptions): void {
   };
 }
 
+const CANCELLED = "connect was cancelled";
+
 async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
+  // A listener added to an already aborted signal never runs: a given-up connect must not start.
+  if (options.signal?.aborted === true) throw new Error(CANCELLED);
   const handlers = options.handlers ?? {};
   const client = newClient(handlers);
   const transport = options.makeTransport();
@@ -361,6 +365,7 @@ function stampRequests(client: Client, capabilities: ClientCapabilities): void {
  * list 2026-07-28 among `supportedVersions`, the probe counts as failed.
  */
 async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
+  if (options.signal?.aborted === true) throw new Error(CANCELLED);
   const handlers = options.handlers ?? {};
   const client = newClient(handlers);
   stampRequests(client, clientCapabilities(handlers));

@@ -1,0 +1,46 @@
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { describe, expect, it } from "vitest";
+import { buildServer } from "../../fixtures/mcp/server.mjs";
+import { entry, useHubs } from "./harness.js";
+
+const hubs = useHubs();
+
+async function body(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+}
+
+describe("a connect given up by connect_timeout", () => {
+  it("opens no session afterwards: the preflight ends with it and no initialize is sent", async () => {
+    // A real SDK server behind a front that never answers HEAD or GET (the preflight's probes).
+    const posts: number[] = [];
+    const started = Date.now();
+    const server = createServer(async (req, res) => {
+      if (req.method !== "POST") return; // hangs
+      posts.push(Date.now() - started);
+      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+      await buildServer("legacy").connect(transport);
+      await transport.handleRequest(req, res, await body(req));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const hub = hubs.hub(hubs.home, {
+        h: entry({ url: `http://127.0.0.1:${port}/mcp`, connect_timeout: 1 }),
+      });
+      const status = await hub.settled("h");
+      expect(status.lastError).toBe("connect timed out after 1 s (connect_timeout)");
+      await hub.stop();
+      // The probes would have ended at 1.33 s (HEAD 1/3 of the budget, then GET) and the abandoned connect
+      // would then have initialized a session nobody closes.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(posts).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
