@@ -6,7 +6,8 @@ import { createHash } from "node:crypto";
  * `X-GitHub-Delivery`, Svix's `svix-id`). GitLab's `Idempotency-Key` (stable across GitLab's
  * retries), Linear's `Linear-Delivery` and Jira's `X-Atlassian-Webhook-Identifier` (kept across its
  * retries) come before `X-Request-ID`, which proxies often set per request. Bitbucket Cloud's
- * `X-Request-UUID` (kept across its retries, which count in `X-Attempt-Number`) comes last.
+ * `X-Request-UUID` (kept across its retries, which count in `X-Attempt-Number`) and Sentry's `Request-ID`
+ * come last.
  */
 export const DELIVERY_ID_HEADERS = [
   "x-forge-delivery",
@@ -19,6 +20,7 @@ export const DELIVERY_ID_HEADERS = [
   "x-atlassian-webhook-identifier",
   "x-request-id",
   "x-request-uuid",
+  "request-id",
 ] as const;
 
 /** Longer IDs are replaced by a fixed-size digest so a hostile sender cannot store huge keys. */

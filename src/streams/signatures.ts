@@ -8,6 +8,8 @@ export type AuthScheme =
   | "standard_webhooks"
   | "stripe"
   | "linear"
+  | "sentry"
+  | "pagerduty"
   | "generic_v2"
   | "generic_v1"
   | "authorization";
@@ -208,6 +210,28 @@ function linear(value: string | null, input: VerifyInput): AuthResult {
   return { ok: true, scheme: "linear" };
 }
 
+/** Sentry integrations: `Sentry-Hook-Signature` = hex HMAC-SHA256 of the raw body (nothing else is signed). */
+function sentry(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail("sentry-hook-signature is malformed");
+  const ok = checkHexHmac(value, hmac(input.secret, input.body));
+  return ok ? { ok: true, scheme: "sentry" } : fail("sentry-hook-signature does not match");
+}
+
+/**
+ * PagerDuty v3 webhooks: `X-PagerDuty-Signature: v1=<hex>[,v1=<hex>...]`, hex HMAC-SHA256 of the raw body;
+ * several entries while a secret is rotated, any may match.
+ */
+function pagerduty(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail("x-pagerduty-signature is malformed");
+  const expected = hmac(input.secret, input.body);
+  let matched = false;
+  for (const part of value.split(",")) {
+    const entry = part.trim();
+    if (entry.startsWith("v1=") && checkHexHmac(entry.slice(3), expected)) matched = true;
+  }
+  return matched ? { ok: true, scheme: "pagerduty" } : fail("x-pagerduty-signature has no matching v1 entry");
+}
+
 function genericV2(value: string | null, headers: Headers, input: VerifyInput): AuthResult {
   const timestamp = header(headers, "x-webhook-timestamp");
   const stale = checkTimestamp(timestamp, input.nowSeconds);
@@ -256,6 +280,10 @@ function verify(input: VerifyInput): AuthResult {
 
   const linearSignature = header(headers, "linear-signature");
   if (linearSignature !== undefined) return linear(linearSignature, input);
+  const sentrySignature = header(headers, "sentry-hook-signature");
+  if (sentrySignature !== undefined) return sentry(sentrySignature, input);
+  const pagerdutySignature = header(headers, "x-pagerduty-signature");
+  if (pagerdutySignature !== undefined) return pagerduty(pagerdutySignature, input);
 
   // Once the V2 header is present the request is judged as V2 only: never downgraded to V1.
   const v2 = header(headers, "x-webhook-signature-v2");

@@ -1,11 +1,13 @@
+import { createHmac, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
 /**
- * Monitors (spec 1) that cannot compute an HMAC and authenticate with what their webhook settings
+ * Monitors (spec 1). Those that cannot compute an HMAC authenticate with what their webhook settings
  * offer: Prometheus Alertmanager's `http_config.authorization` (Bearer) or `basic_auth`, Grafana's
- * contact point credentials, uptime checkers' basic auth. The route secret is the token or password.
+ * contact point credentials, uptime checkers' basic auth; the route secret is the token or password.
+ * Sentry and PagerDuty sign the raw body in headers of their own.
  */
 
 const SECRET = "am-7Qf2kZ9xW4";
@@ -85,3 +87,82 @@ describe.each(["uws", "node"] as const)(
     });
   },
 );
+
+describe.each(["uws", "node"] as const)("monitors that sign, on the %s server", (http) => {
+  const SENTRY = "3c5e0a9f7b2d4e6a8c1f0b3d5e7a9c2e4f6a8b0d2c4e6f8a0b2c4d6e8f0a2b4c";
+  const PAGERDUTY = "pd-webhook-secret-Zk8sY3vQ";
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig(
+        {
+          sentry: { secret: SENTRY, events: ["issue"] },
+          pagerduty: {
+            secret: PAGERDUTY,
+            filters: [{ field: "event.event_type", equals: "incident.triggered" }],
+          },
+        },
+        { rate_limit: 1000 },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+  const hex = (key: string, body: string) => createHmac("sha256", key).update(body).digest("hex");
+
+  it("Sentry: Sentry-Hook-Signature is checked, Sentry-Hook-Resource is the event, Request-ID the delivery id", async () => {
+    const body = JSON.stringify({
+      action: "created",
+      installation: { uuid: "7a485448-a9e2-4c85-8a3c-4f44175783c9" },
+      data: { issue: { id: "1170820242", title: "ZeroDivisionError: division by zero", level: "error" } },
+      actor: { type: "application", id: "sentry", name: "Sentry" },
+    });
+    const requestId = randomUUID();
+    const headers = (resource: string, signature = hex(SENTRY, body)) => ({
+      "Request-ID": requestId,
+      "Sentry-Hook-Resource": resource,
+      "Sentry-Hook-Timestamp": String(Math.floor(gw.clock.now() / 1000)),
+      "Sentry-Hook-Signature": signature,
+    });
+    const post = (h: Record<string, string>) => postJson(gw.url("/webhooks/sentry"), body, h);
+    expect(await post(headers("issue"))).toMatchObject({
+      status: 202,
+      body: { status: "accepted", event: "issue", delivery_id: requestId },
+    });
+    expect(await post(headers("issue"))).toMatchObject({ status: 200, body: { status: "duplicate" } });
+    expect(await post(headers("comment"))).toMatchObject({
+      status: 200,
+      body: { status: "ignored", event: "comment" },
+    });
+    expect(await post(headers("issue", hex("wrong", body)))).toMatchObject({ status: 401 });
+  });
+
+  it("PagerDuty v3: X-PagerDuty-Signature v1=<hex> entries are checked; filters read event.event_type", async () => {
+    const event = (type: string) =>
+      JSON.stringify({
+        event: {
+          id: "01DEN6YWQF1AV5VSXGJ2BSUMHR",
+          event_type: type,
+          resource_type: "incident",
+          occurred_at: "2026-11-22T11:58:00.000Z",
+          data: { id: "PGR0VU2", type: "incident", title: "db-1 disk full", status: "triggered" },
+        },
+      });
+    const post = (body: string, signature: string) =>
+      postJson(gw.url("/webhooks/pagerduty"), body, {
+        "Content-Type": "application/json; charset=utf-8",
+        "User-Agent": "PagerDuty-Webhook/V3.0",
+        "X-Webhook-Subscription": "PY1OVR2",
+        "X-PagerDuty-Signature": signature,
+      });
+    const triggered = event("incident.triggered");
+    const rotating = `v1=${hex("previous-secret", triggered)},v1=${hex(PAGERDUTY, triggered)}`;
+    expect(await post(triggered, rotating)).toMatchObject({ status: 202, body: { status: "accepted" } });
+    const resolved = event("incident.resolved");
+    expect(await post(resolved, `v1=${hex(PAGERDUTY, resolved)}`)).toMatchObject({
+      status: 200,
+      body: { status: "ignored", reason: "filter" },
+    });
+    expect(await post(triggered, `v1=${hex("previous-secret", triggered)}`)).toMatchObject({ status: 401 });
+  });
+});

@@ -28,6 +28,7 @@ describe("resolveDeliveryId (spec 6)", () => {
       "x-atlassian-webhook-identifier",
       "x-request-id",
       "x-request-uuid",
+      "request-id",
     ]);
   });
 

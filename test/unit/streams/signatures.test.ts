@@ -346,6 +346,8 @@ describe("header families and malformed input", () => {
       "x-webhook-signature",
       "stripe-signature",
       "linear-signature",
+      "sentry-hook-signature",
+      "x-pagerduty-signature",
       "authorization",
     );
     const values = fc.oneof(
@@ -474,5 +476,33 @@ describe("Authorization (monitors that cannot sign: Alertmanager, Grafana, uptim
     expect(
       check({ authorization: `Bearer ${secret}`, "x-hub-signature-256": "sha256=00" }, "{}", secret).ok,
     ).toBe(false);
+  });
+});
+
+describe("Sentry and PagerDuty (monitors that sign the raw body)", () => {
+  const secret = "monitor-signing-secret";
+  const body = '{"action":"created","data":{"issue":{"id":"1"}}}';
+
+  it("Sentry-Hook-Signature: the hex HMAC-SHA256 of the raw body", () => {
+    expect(check({ "sentry-hook-signature": hex(secret, body) }, body, secret)).toEqual({
+      ok: true,
+      scheme: "sentry",
+    });
+    expect(check({ "sentry-hook-signature": hex(secret, body) }, `${body} `, secret).ok).toBe(false);
+    expect(check({ "sentry-hook-signature": hex("other", body) }, body, secret).ok).toBe(false);
+  });
+
+  it("X-PagerDuty-Signature: any v1=<hex> entry of the list may match (secret rotation)", () => {
+    const good = hex(secret, body);
+    expect(check({ "x-pagerduty-signature": `v1=${good}` }, body, secret)).toEqual({
+      ok: true,
+      scheme: "pagerduty",
+    });
+    expect(check({ "x-pagerduty-signature": `v1=${"ab".repeat(32)},v1=${good}` }, body, secret).ok).toBe(
+      true,
+    );
+    expect(check({ "x-pagerduty-signature": `v1=${"ab".repeat(32)}` }, body, secret).ok).toBe(false);
+    expect(check({ "x-pagerduty-signature": good }, body, secret).ok).toBe(false);
+    expect(check({ "x-pagerduty-signature": `v0=${good}` }, body, secret).ok).toBe(false);
   });
 });
