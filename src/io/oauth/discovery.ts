@@ -140,6 +140,10 @@ function unusableReason(err: unknown): string {
   return `${shown.join(", ")}${issues.length > 4 ? `, and ${issues.length - 4} more` : ""}`;
 }
 
+function isValidationError(err: unknown): boolean {
+  return Array.isArray((err as { issues?: unknown }).issues) || err instanceof SyntaxError;
+}
+
 function statuses(fetches: OAuthFetches): string {
   // The SDK repeats a fetch that threw (its CORS retry): report each failure once.
   const lines = fetches.failures.map(
@@ -212,14 +216,24 @@ async function protectedResourceMetadata(
   serverUrl: string,
   fetches: OAuthFetches,
   advertised: URL | undefined,
+  invalid: string[],
 ): Promise<OAuthProtectedResourceMetadata | undefined> {
   let metadata: OAuthProtectedResourceMetadata | undefined;
+  // The location that answered, so a document that fails validation can be named.
+  let answered = "";
+  const recording: OAuthFetches["discovery"] = async (url, init) => {
+    const res = await fetches.discovery(url, init);
+    if (res.ok) answered = String(url);
+    return res;
+  };
   for (const options of advertised === undefined ? [{}] : [{ resourceMetadataUrl: advertised }, {}]) {
     try {
-      metadata = await discoverOAuthProtectedResourceMetadata(serverUrl, options, fetches.discovery);
+      metadata = await discoverOAuthProtectedResourceMetadata(serverUrl, options, recording);
       break;
-    } catch {
-      // try the next location
+    } catch (err) {
+      // A document that was found but is unusable is reported with the discovery error; try the next location.
+      if (isValidationError(err))
+        invalid.push(`${shownUrl(answered)}: protected resource metadata unusable (${unusableReason(err)})`);
     }
   }
   if (metadata === undefined) return undefined;
@@ -243,19 +257,20 @@ export async function discoverForFlow(
   fetches: OAuthFetches,
   now = Date.now(),
 ): Promise<StoredMetadata> {
+  /** Metadata that was fetched but failed validation (the fetch failures say nothing about it). */
+  const invalid: string[] = [];
   const challenge = await resourceChallenge(serverUrl, fetches);
   const resourceMetadata = await protectedResourceMetadata(
     serverName,
     serverUrl,
     fetches,
     challenge.metadataUrl,
+    invalid,
   );
   const advertised = resourceMetadata?.authorization_servers?.length
     ? resourceMetadata.authorization_servers
     : [new URL(serverUrl).origin];
   const rejected: string[] = [];
-  /** Metadata that was fetched but failed validation (the fetch failures say nothing about it). */
-  const invalid: string[] = [];
   let found = 0;
   for (const as of advertised) {
     let meta: AuthorizationServerMetadata | undefined;
@@ -264,8 +279,7 @@ export async function discoverForFlow(
     } catch (err) {
       const reason = `${as}: metadata unusable (${unusableReason(err)})`;
       rejected.push(reason);
-      if (Array.isArray((err as { issues?: unknown }).issues) || err instanceof SyntaxError)
-        invalid.push(reason);
+      if (isValidationError(err)) invalid.push(reason);
       continue;
     }
     if (meta === undefined) continue;

@@ -86,6 +86,36 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
     expect(err.message).not.toContain("\n");
   });
 
+  it("protected-resource metadata found but invalid is named in the discovery error, not hidden behind the origin's 404s", async () => {
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource/mcp": { json: { authorization_servers: [`${base}/as`] } },
+    }));
+    const err = (await discoverForFlow("prm", `${api.url}/mcp`, "browser", oauthFetches()).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(err.message).toMatch(/^prm: OAuth discovery failed — GET \S+ → 404/);
+    expect(err.message).toContain(
+      `; ${api.url}/.well-known/oauth-protected-resource/mcp: protected resource metadata unusable (resource: expected string, received undefined)`,
+    );
+  });
+
+  it("an authorization_servers entry that is not a URL is named in the discovery error", async () => {
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource/mcp": {
+        json: { resource: `${base}/mcp`, authorization_servers: ["auth.example.com"] },
+      },
+    }));
+    const err = (await discoverForFlow("nourl", `${api.url}/mcp`, "browser", oauthFetches()).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(err.message).toMatch(/^nourl: OAuth discovery failed — /);
+    expect(err.message).toContain(
+      `; ${api.url}/.well-known/oauth-protected-resource/mcp: protected resource metadata unusable (authorization_servers.0: Invalid URL`,
+    );
+  });
+
   it("refuses tenant metadata whose issuer is the bare origin (RFC 8414 3.3 mismatch), naming both", async () => {
     const api = await site((base) => ({
       "/mcp": unauthorized,
