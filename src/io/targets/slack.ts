@@ -1,11 +1,17 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget, threadOf } from "./chat.js";
 import { tokenClient } from "./client.js";
-import { refused } from "./httpJson.js";
-import type { DeliveryTarget } from "./target.js";
+import { parseRetryAfter, refused } from "./httpJson.js";
+import { DeliveryError, type DeliveryTarget } from "./target.js";
 
 /** https://api.slack.com/methods/chat.postMessage — `text` is truncated past 40,000 characters. */
 export const SLACK_LIMIT = 40_000;
+
+/**
+ * `ok: false` error codes of the Web API that mean "try again later" (api.slack.com/methods/chat.postMessage
+ * "Errors"): a rate limit, and Slack's own transient failures.
+ */
+const TRANSIENT_ERRORS = new Set(["ratelimited", "service_unavailable", "internal_error"]);
 
 /**
  * Slack reads `<!channel>`, `<@U…>` and `<url|text>` in `text` as mentions and links; payload text is
@@ -29,7 +35,11 @@ export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
   async function call(method: string, json: unknown, signal?: AbortSignal) {
     const answer = await api.call(method, "POST", `/api/${method}`, { json, signal });
     const body = answer.body as { ok?: boolean; error?: string; user?: string; team?: string } | undefined;
-    if (body?.ok !== true) throw refused("slack", method, body?.error ?? answer.text, [token]);
+    if (body?.ok !== true) {
+      const error = refused("slack", method, body?.error ?? answer.text, [token]);
+      if (body?.error === undefined || !TRANSIENT_ERRORS.has(body.error)) throw error;
+      throw new DeliveryError(error.message, true, parseRetryAfter(answer.headers.get("retry-after")));
+    }
     return body;
   }
 
