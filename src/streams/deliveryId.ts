@@ -4,8 +4,8 @@ import { createHash } from "node:crypto";
  * Delivery-ID headers in priority order. Spec 6 names four (`X-Forge-Delivery`, `vendor-id`,
  * `webhook-id`, `X-Request-ID`); each is followed by the real sender's alias (GitHub's
  * `X-GitHub-Delivery`, Svix's `svix-id`). GitLab's `Idempotency-Key` (stable across GitLab's
- * retries), Linear's `Linear-Delivery` and Jira's `X-Atlassian-Webhook-Identifier` (kept across its
- * retries) come before `X-Request-ID`, which proxies often set per request. Bitbucket Cloud's
+ * retries), Linear's `Linear-Delivery` and Jira's `X-Atlassian-Webhook-Identifier` and Shopify's
+ * `X-Shopify-Webhook-Id` (both kept across retries) come before `X-Request-ID`, which proxies often set per request. Bitbucket Cloud's
  * `X-Request-UUID` (kept across its retries, which count in `X-Attempt-Number`) and Sentry's `Request-ID`
  * come last.
  */
@@ -18,6 +18,7 @@ export const DELIVERY_ID_HEADERS = [
   "idempotency-key",
   "linear-delivery",
   "x-atlassian-webhook-identifier",
+  "x-shopify-webhook-id",
   "x-request-id",
   "x-request-uuid",
   "request-id",

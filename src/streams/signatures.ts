@@ -10,6 +10,7 @@ export type AuthScheme =
   | "linear"
   | "sentry"
   | "pagerduty"
+  | "shopify"
   | "generic_v2"
   | "generic_v1"
   | "authorization";
@@ -232,6 +233,15 @@ function pagerduty(value: string | null, input: VerifyInput): AuthResult {
   return matched ? { ok: true, scheme: "pagerduty" } : fail("x-pagerduty-signature has no matching v1 entry");
 }
 
+/** Shopify: `X-Shopify-Hmac-Sha256` = base64 HMAC-SHA256 of the raw body, keyed with the app's client secret. */
+function shopify(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null || value.length !== 44 || !BASE64.test(value)) {
+    return fail("x-shopify-hmac-sha256 is not a base64 SHA-256 digest");
+  }
+  const ok = equalDigests(Buffer.from(value, "base64"), hmac(input.secret, input.body));
+  return ok ? { ok: true, scheme: "shopify" } : fail("x-shopify-hmac-sha256 does not match");
+}
+
 function genericV2(value: string | null, headers: Headers, input: VerifyInput): AuthResult {
   const timestamp = header(headers, "x-webhook-timestamp");
   const stale = checkTimestamp(timestamp, input.nowSeconds);
@@ -284,6 +294,8 @@ function verify(input: VerifyInput): AuthResult {
   if (sentrySignature !== undefined) return sentry(sentrySignature, input);
   const pagerdutySignature = header(headers, "x-pagerduty-signature");
   if (pagerdutySignature !== undefined) return pagerduty(pagerdutySignature, input);
+  const shopifySignature = header(headers, "x-shopify-hmac-sha256");
+  if (shopifySignature !== undefined) return shopify(shopifySignature, input);
 
   // Once the V2 header is present the request is judged as V2 only: never downgraded to V1.
   const v2 = header(headers, "x-webhook-signature-v2");

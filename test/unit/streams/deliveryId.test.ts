@@ -26,6 +26,7 @@ describe("resolveDeliveryId (spec 6)", () => {
       "idempotency-key",
       "linear-delivery",
       "x-atlassian-webhook-identifier",
+      "x-shopify-webhook-id",
       "x-request-id",
       "x-request-uuid",
       "request-id",

@@ -348,6 +348,7 @@ describe("header families and malformed input", () => {
       "linear-signature",
       "sentry-hook-signature",
       "x-pagerduty-signature",
+      "x-shopify-hmac-sha256",
       "authorization",
     );
     const values = fc.oneof(
@@ -504,5 +505,21 @@ describe("Sentry and PagerDuty (monitors that sign the raw body)", () => {
     expect(check({ "x-pagerduty-signature": `v1=${"ab".repeat(32)}` }, body, secret).ok).toBe(false);
     expect(check({ "x-pagerduty-signature": good }, body, secret).ok).toBe(false);
     expect(check({ "x-pagerduty-signature": `v0=${good}` }, body, secret).ok).toBe(false);
+  });
+});
+
+describe("Shopify (X-Shopify-Hmac-Sha256)", () => {
+  const secret = "shpss_0123456789abcdef0123456789abcdef";
+  const body = '{"id":820982911946154500,"email":"jon@example.com"}';
+  const b64 = (key: string, data: string) => createHmac("sha256", key).update(data).digest("base64");
+
+  it("accepts the base64 HMAC-SHA256 of the raw body, and nothing else", () => {
+    expect(check({ "x-shopify-hmac-sha256": b64(secret, body) }, body, secret)).toEqual({
+      ok: true,
+      scheme: "shopify",
+    });
+    expect(check({ "x-shopify-hmac-sha256": b64(secret, body) }, `${body} `, secret).ok).toBe(false);
+    expect(check({ "x-shopify-hmac-sha256": b64("other", body) }, body, secret).ok).toBe(false);
+    expect(check({ "x-shopify-hmac-sha256": hex(secret, body) }, body, secret).ok).toBe(false);
   });
 });
