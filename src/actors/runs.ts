@@ -34,7 +34,9 @@ export class RunQueue {
 
   push(event: QueuedRun): void {
     this.waiting.push(event);
-    this.idleSlots.pop()?.();
+    const wake = this.idleSlots.pop();
+    // After the current turn: the request that queued the run is answered (202) before its agent starts.
+    if (wake !== undefined) setImmediate(wake);
   }
   /** A slot asks for work; `wake` is called once when work arrives while it waits. */
   take(wake: () => void): QueuedRun | undefined {

@@ -175,6 +175,7 @@ describe("runs queue actor", () => {
       },
     }).start();
     for (const id of ["a", "b", "c", "d"]) actor.send({ type: "enqueue", event: event(id) });
+    await new Promise((r) => setImmediate(r));
     expect(started).toEqual(["a", "b"]);
     expect(unfinishedRuns(actor).map((e) => e.deliveryId)).toEqual(["a", "b", "c", "d"]);
     finish.get("a")?.(false);
@@ -192,11 +193,29 @@ describe("runs queue actor", () => {
     actor.stop();
   });
 
-  it("enqueueRun refuses past the waiting cap (the caller answers 503) and takes events again once there is room", () => {
+  it("a queued run starts on a later turn of the event loop: the request that queued it is answered (202) first", async () => {
+    const started: string[] = [];
+    const actor = createActor(runsMachine, {
+      input: {
+        maxConcurrent: 2,
+        logger: silentLogger(),
+        execute: async (e) => void started.push(e.deliveryId),
+      },
+    }).start();
+    expect(enqueueRun(actor, event("a"), 10)).toBe(true);
+    // An idle slot does not start the agent (a process spawn costs milliseconds) inside the request handler.
+    expect(started).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(["a"]);
+    actor.stop();
+  });
+
+  it("enqueueRun refuses past the waiting cap (the caller answers 503) and takes events again once there is room", async () => {
     const actor = createActor(runsMachine, {
       input: { maxConcurrent: 1, logger: silentLogger(), execute: () => new Promise<void>(() => {}) },
     }).start();
     expect(enqueueRun(actor, event("running"), 2)).toBe(true);
+    await new Promise((r) => setImmediate(r));
     expect(enqueueRun(actor, event("w1"), 2)).toBe(true);
     expect(enqueueRun(actor, event("w2"), 2)).toBe(true);
     expect(enqueueRun(actor, event("w3"), 2)).toBe(false);
