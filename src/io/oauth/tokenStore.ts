@@ -61,7 +61,7 @@ export function safeFileStem(serverName: string): string {
   return encoded.startsWith(".") ? `%2E${encoded.slice(1)}` : encoded;
 }
 
-function readJson<T>(path: string): T | undefined {
+function readJson<T>(path: string, serverName: string): T | undefined {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -74,7 +74,7 @@ function readJson<T>(path: string): T | undefined {
   } catch {
     throw new SvcError(
       "store_corrupt",
-      `${path}: not valid JSON — delete it and run \`svc mcp login\` again`,
+      `${path}: not valid JSON — run \`svc mcp login ${serverName}\`, which replaces it`,
     );
   }
 }
@@ -98,7 +98,7 @@ export class TokenStore {
   }
 
   readTokens(): StoredTokens | undefined {
-    const t = readJson<StoredTokens>(this.tokensPath);
+    const t = readJson<StoredTokens>(this.tokensPath, this.serverName);
     return t && typeof t.access_token === "string" ? t : undefined;
   }
 
@@ -107,7 +107,7 @@ export class TokenStore {
   }
 
   readClient(): StoredClient | undefined {
-    const c = readJson<StoredClient>(this.clientPath);
+    const c = readJson<StoredClient>(this.clientPath, this.serverName);
     return c && typeof c.client_id === "string" ? c : undefined;
   }
 
@@ -121,7 +121,7 @@ export class TokenStore {
    */
   readMetadata(): StoredMetadata | undefined {
     try {
-      return readJson<StoredMetadata>(this.metaPath);
+      return readJson<StoredMetadata>(this.metaPath, this.serverName);
     } catch (err) {
       if (err instanceof SvcError && err.code === "store_corrupt") return undefined;
       throw err;

@@ -27,3 +27,19 @@ describe("a cached metadata file that is not valid JSON", () => {
     expect(renewed.access_token).not.toBe(tokens?.access_token);
   });
 });
+
+describe("a damaged tokens or registration file", () => {
+  it("fails the connect naming the file and the login to run; that login replaces both", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "dmg", shared.mcp.url, { cimd: false }, { freshClient: true });
+    await loginWith(h);
+    writeFileSync(h.job.store.tokensPath, "{garbage");
+    writeFileSync(h.job.store.clientPath, "{garbage");
+    await expect(usableTokens(h.job)).rejects.toThrow(
+      /dmg\.json: not valid JSON — run `svc mcp login dmg`, which replaces it$/,
+    );
+    await loginWith(harness(home.dir, "dmg", shared.mcp.url, { cimd: false }, { freshClient: true }));
+    expect((await usableTokens(h.job)).access_token).toMatch(/./);
+    expect(h.job.store.readClient()?.client_id).toMatch(/./);
+  });
+});

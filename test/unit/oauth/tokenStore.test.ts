@@ -65,7 +65,9 @@ describe("token store", () => {
     home = tempHome();
     const store = new TokenStore(join(home.dir, "mcp-tokens"), "srv");
     home.write("mcp-tokens/srv.json", "{oops");
-    expect(() => store.readTokens()).toThrow(/srv\.json: not valid JSON — delete it and run `svc mcp login`/);
+    expect(() => store.readTokens()).toThrow(
+      /srv\.json: not valid JSON — run `svc mcp login srv`, which replaces it$/,
+    );
   });
 
   it("records and clears the document rejection marker", () => {
