@@ -61,7 +61,14 @@ export class StdioTransport implements Transport {
         windowsHide: true,
       });
       this.child = child;
-      this.exited = new Promise((done) => child.once("close", () => done()));
+      if (child.pid !== undefined) liveGroups.add(child.pid);
+      this.exited = new Promise((done) =>
+        child.once("close", () => {
+          if (child.pid !== undefined) liveGroups.delete(child.pid);
+          done();
+        }),
+      );
+      watchOwnExit();
       child.once("error", (error) => {
         reject(error);
         this.onerror?.(error);
@@ -171,5 +178,40 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
     else process.kill(-pid, signal);
   } catch {
     // ESRCH: nothing left of the group.
+  }
+}
+
+/**
+ * Process groups of servers still running. A child in its own group no longer gets the Ctrl-C (or the
+ * hangup) of the terminal with us: when this process ends without stopping its servers — killed by a
+ * signal it has no handler for (Ctrl-C on `svc mcp call`), or `process.exit()` — their groups get
+ * SIGTERM here. A program with its own handler for the signal (the gateway) stops them itself, gracefully.
+ */
+const liveGroups = new Set<number>();
+let watching = false;
+
+function terminateLiveGroups(): void {
+  for (const pid of liveGroups) {
+    try {
+      process.kill(-pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function watchOwnExit(): void {
+  if (watching || process.platform === "win32") return;
+  watching = true;
+  process.on("exit", terminateLiveGroups);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    const onSignal = () => {
+      if (process.listenerCount(signal) > 1) return;
+      terminateLiveGroups();
+      process.removeListener(signal, onSignal);
+      // What the signal would have done without this listener: end the process.
+      process.kill(process.pid, signal);
+    };
+    process.on(signal, onSignal);
   }
 }

@@ -1,6 +1,8 @@
-import { chmodSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { MAIN } from "../cli/svc.js";
 import { entry, STDIO_FIXTURE, stdioEntry, text, useHubs } from "./harness.js";
 
 const hubs = useHubs();
@@ -25,8 +27,12 @@ describe("stdio server processes", () => {
     expect((await hub.settled("w")).state).toBe("connected");
     const pid = Number(text(await hub.call("w", "pid", {})));
     expect(alive(pid)).toBe(true);
-    await hub.stop();
-    await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 5000, interval: 100 });
+    try {
+      await hub.stop();
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 5000, interval: 100 });
+    } finally {
+      if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
   });
 
   it("a tool result larger than 10 MB (the SDK transport's buffer) arrives whole", async () => {
@@ -43,5 +49,38 @@ describe("stdio server processes", () => {
     expect(hub.status()[0]?.lastError).toBe(
       "the connection closed: the server process exited (code 7) — it wrote nothing on stderr",
     );
+  });
+});
+
+describe("svc mcp call stopped by a signal it has no handler for (Ctrl-C)", () => {
+  it("takes its stdio server down with it", async () => {
+    const home = hubs.home;
+    const pidFile = join(home.dir, "server.pid");
+    const wrapper = join(home.dir, "run.sh");
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\necho $$ > "${pidFile}"\nexec "${process.execPath}" "${STDIO_FIXTURE}" legacy --linger-ms 600000\n`,
+    );
+    chmodSync(wrapper, 0o755);
+    home.write("config.yaml", `mcp_servers:\n  l:\n    command: ${wrapper}\n`);
+    const cli = spawn(
+      process.execPath,
+      ["--import", "tsx", MAIN, "mcp", "call", "l", "slow", "--args", '{"ms":60000}'],
+      {
+        env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+        stdio: ["ignore", "ignore", "ignore"],
+      },
+    );
+    const exited = new Promise((resolve) => cli.once("exit", (code, signal) => resolve(signal ?? code)));
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000, interval: 50 });
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    try {
+      cli.kill("SIGINT");
+      expect(await exited).toBe("SIGINT");
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000, interval: 50 });
+    } finally {
+      if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
   });
 });
