@@ -1,8 +1,12 @@
 import { namedProfile } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 
-/** Left-aligned columns separated by two spaces; the first row is the header. */
-export function formatTable(rows: readonly (readonly string[])[]): string {
+/**
+ * Left-aligned columns separated by two spaces; the first row is the header. A line break or other
+ * control character in a cell (a description written with one) is shown as a space: one row per line.
+ */
+export function formatTable(input: readonly (readonly string[])[]): string {
+  const rows = input.map((row) => row.map((cell) => cell.replace(/[\x00-\x1f\x7f]+/g, " ")));
   const widths: number[] = [];
   for (const row of rows) {
     for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);

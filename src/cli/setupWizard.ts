@@ -36,6 +36,11 @@ function parsePort(text: string, what: string): number {
 
 const generate = () => randomBytes(32).toString("hex");
 
+/** A token sender's header cannot carry a control character; a line break in one is a paste accident. */
+const CONTROL = /[\x00-\x1f\x7f]/;
+const NO_CONTROL =
+  "must not contain a line break, tab or other control character (pasted along with it?) — give the secret alone";
+
 /** What the gateway would use now: the port and whether a global secret is set. */
 interface Current {
   readonly port: string;
@@ -125,6 +130,7 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
     if (choice.startsWith("e")) {
       secret = await askUntilValid("Secret: ", (answer) => {
         if (answer.trim() === "") throw new SvcError("usage", "the secret cannot be empty");
+        if (CONTROL.test(answer.trim())) throw new SvcError("usage", `the secret ${NO_CONTROL}`);
         return answer.trim();
       });
     } else if (choice.startsWith("g") || (!hasSecret && !choice.startsWith("k"))) {
@@ -143,6 +149,8 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
  * are mirrored into `platforms.webhook` with comments kept; the secret never goes into config.yaml.
  */
 export async function runSetup(options: SetupOptions): Promise<void> {
+  if (options.secret !== undefined && CONTROL.test(options.secret))
+    throw new SvcError("usage", `--secret: ${NO_CONTROL}`);
   const paths = svcPaths(svcHome());
   const current = currentSettings(paths);
   const flagged =

@@ -201,6 +201,12 @@ function checkNotBlank(options: SubscribeOptions): void {
         `${flag}: must not be empty — leave the option out to keep the current value`,
       );
   }
+  // A token sender's header cannot carry one, and the printed Secret: line would be cut by a line break.
+  if (options.secret !== undefined && /[\x00-\x1f\x7f]/.test(options.secret))
+    throw new SvcError(
+      "usage",
+      "--secret: must not contain a line break, tab or other control character (pasted along with it?) — give the secret alone",
+    );
 }
 
 async function subscribe(name: string, options: SubscribeOptions): Promise<void> {

@@ -1,0 +1,45 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+describe("a secret with a line break or tab (pasted along with it) is refused; a description with one is listed on one line", {
+  timeout: 90_000,
+}, () => {
+  it("webhook subscribe --secret and gateway setup --secret refuse it (exit 2), writing nothing", async () => {
+    home = tempHome();
+    const [subscribed, setup, tab] = await Promise.all([
+      svc(home, ["webhook", "subscribe", "gh", "--secret", "abc\ndef"]),
+      svc(home, ["gateway", "setup", "--non-interactive", "--secret", "abc\r\n"]),
+      svc(home, ["webhook", "subscribe", "gh", "--secret", "abc\tdef"]),
+    ]);
+    for (const res of [subscribed, setup, tab]) {
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain("--secret: must not contain a line break, tab or other control character");
+    }
+    expect(existsSync(join(home.dir, "webhook_subscriptions.json"))).toBe(false);
+    expect(existsSync(join(home.dir, ".env"))).toBe(false);
+  });
+
+  it("interactive setup explains an entered secret with a tab and asks again", async () => {
+    home = tempHome();
+    const res = await svc(home, ["gateway", "setup"], { input: "y\n\ne\nab\tcd\ngood-secret\n" });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("the secret must not contain a line break, tab or other control character");
+    expect(readFileSync(join(home.dir, ".env"), "utf8")).toContain("WEBHOOK_SECRET=good-secret\n");
+  });
+
+  it("list shows a description written with a line break on its row", async () => {
+    home = tempHome();
+    expect(
+      (await svc(home, ["webhook", "subscribe", "gh", "--description", "line one\nline two"])).code,
+    ).toBe(0);
+    const list = await svc(home, ["webhook", "list"]);
+    expect(list.stdout.trimEnd().split("\n")).toHaveLength(2);
+    expect(list.stdout).toMatch(/^gh .* line one line two$/m);
+  });
+});
