@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget, threadOf } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
@@ -12,6 +13,9 @@ export const DISCORD_LIMIT = 2000;
  */
 export const DISCORD_USER_AGENT = "DiscordBot (svc, 0.1.0)";
 
+/** A bucket reset further away than this is not waited for (the request goes out and may draw a 429). */
+const MAX_BUCKET_WAIT_MS = 10_000;
+
 export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarget {
   const token = settings.token ?? "";
   const api = platformClient("discord", {
@@ -20,6 +24,27 @@ export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarg
     headers: { authorization: `Bot ${token}`, "user-agent": DISCORD_USER_AGENT },
     secrets: [token],
   });
+  /**
+   * Discord answers each message with its rate-limit bucket (`X-RateLimit-Remaining`,
+   * `X-RateLimit-Reset-After` seconds; discord.com/developers/docs/topics/rate-limits). When a channel's
+   * bucket is empty, the next part waits for its reset instead of drawing a 429 (which a direct delivery
+   * does not retry: the long message would be cut off).
+   */
+  const resetAt = new Map<string, number>();
+  async function waitForBucket(channel: string, signal?: AbortSignal) {
+    const until = resetAt.get(channel);
+    if (until === undefined) return;
+    resetAt.delete(channel);
+    const ms = until - Date.now();
+    if (ms > 0 && ms <= MAX_BUCKET_WAIT_MS)
+      await delay(ms, undefined, signal === undefined ? {} : { signal });
+  }
+  function noteBucket(channel: string, headers: Headers) {
+    const resetAfter = Number(headers.get("x-ratelimit-reset-after"));
+    if (headers.get("x-ratelimit-remaining") === "0" && Number.isFinite(resetAfter) && resetAfter > 0)
+      resetAt.set(channel, Date.now() + resetAfter * 1000);
+  }
+
   return chatTarget({
     name: "discord",
     limit: DISCORD_LIMIT,
@@ -28,13 +53,18 @@ export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarg
     check: async (signal) =>
       stringField(await api.call("users/@me", "GET", "/api/v10/users/@me", { signal }), "username"),
     // A thread is a channel of its own: messages to it go to /channels/<thread id>/messages.
-    sendPart: ({ chatId, text, message, signal }) =>
-      api.call(
+    async sendPart({ chatId, text, message, signal }) {
+      const channel = threadOf(message) ?? chatId;
+      await waitForBucket(channel, signal);
+      const answer = await api.call(
         "create message",
         "POST",
-        `/api/v10/channels/${encodeURIComponent(threadOf(message) ?? chatId)}/messages`,
+        `/api/v10/channels/${encodeURIComponent(channel)}/messages`,
         // Payload text is untrusted (spec 5 rule 6): mentions in it render but never ping anyone.
         { json: { content: text, allowed_mentions: { parse: [] } }, signal },
-      ),
+      );
+      noteBucket(channel, answer.headers);
+      return answer;
+    },
   });
 }
