@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+} from "node:fs";
 import { join } from "node:path";
 import { type BatchedWriter, createBatchedFileWriter } from "../batchedWriter.js";
 import { runSessionKey, type SessionEntry } from "./store.js";
@@ -66,7 +75,11 @@ export function createRunJournal(
   const open = (today: string) => {
     writer?.close();
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writer = createBatchedFileWriter(join(dir, `${today}.jsonl`), 0o600, onError);
+    const file = join(dir, `${today}.jsonl`);
+    const torn = endsMidLine(file);
+    writer = createBatchedFileWriter(file, 0o600, onError);
+    // A line cut short (a full disk, a crash mid-write) is closed first, so the next run's line is not glued to it.
+    if (torn) writer.write("\n");
     day = today;
     return writer;
   };
@@ -101,6 +114,25 @@ export function createRunJournal(
       return Promise.resolve();
     },
   };
+}
+
+/** Whether `file` exists and its last byte is not a newline. */
+function endsMidLine(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return false;
+  }
+  try {
+    const { size } = fstatSync(fd);
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Finds a run session by key (`webhook:<route>:<delivery_id>`), newest journal first. */

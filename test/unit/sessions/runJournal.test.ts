@@ -77,6 +77,25 @@ describe("webhook run sessions (journal)", () => {
     expect(findRunSession(home.dir, "webhook:r:torn")).toBeUndefined();
   });
 
+  it("a journal left with a torn last line (a crash, a full disk) gets the next run on a line of its own", async () => {
+    home = tempHome();
+    const at = () => new Date("2026-11-22T10:00:00Z");
+    const first = createRunJournal(home.dir, () => {}, at);
+    first.record({ route: "r", deliveryId: "before", prompt: "p", reply: "r" });
+    await first.close();
+    const file = join(home.dir, RUN_JOURNAL_DIR, "2026-11-22.jsonl");
+    appendFileSync(file, '{"key":"webhook:r:torn","entr');
+    // The next gateway appends to the same day's journal.
+    const second = createRunJournal(home.dir, () => {}, at);
+    second.record({ route: "r", deliveryId: "after", prompt: "p2", reply: "r2" });
+    await second.close();
+    const lines = readFileSync(file, "utf8").split("\n");
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toBe('{"key":"webhook:r:torn","entr');
+    expect(JSON.parse(lines[2] as string).delivery_id).toBe("after");
+    expect(findRunSession(home.dir, "webhook:r:after")?.entries[1]?.content).toBe("r2");
+  });
+
   it("writes each line exactly as JSON.stringify of the session would", () => {
     const at = "2026-11-22T10:00:00.000Z";
     for (const [route, id, prompt, reply] of [
