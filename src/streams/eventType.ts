@@ -46,9 +46,10 @@ export function resolveEventType(
 }
 
 /**
- * Exactly `ping` (GitHub's hook-created event). GitLab has no ping event (its "Test" button sends a
- * real event type such as `Push Hook`), so nothing else is treated as a ping.
+ * `ping` (GitHub's hook-created event) and `diagnostics:ping` (Bitbucket Data Center's "Test
+ * connection"). GitLab has no ping event (its "Test" button sends a real event type such as
+ * `Push Hook`), so nothing else is treated as a ping.
  */
 export function isPingEvent(event: string | undefined): boolean {
-  return event === "ping";
+  return event === "ping" || event === "diagnostics:ping";
 }

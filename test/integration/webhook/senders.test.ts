@@ -221,6 +221,18 @@ describe("real senders' signatures at the edges", () => {
     ).toMatchObject({ status: 202 });
   });
 
+  it("Bitbucket Data Center's Test connection (X-Event-Key: diagnostics:ping) is a ping: ignored even by a route with no events list", async () => {
+    const body = JSON.stringify({ test: true });
+    const headers = { "X-Hub-Signature": `sha256=${hex(GENERIC, body)}`, "X-Request-Id": "bbdc-ping-1" };
+    expect(await post("generic", body, { ...headers, "X-Event-Key": "diagnostics:ping" })).toMatchObject({
+      status: 200,
+      body: { status: "ignored", event: "diagnostics:ping" },
+    });
+    const pingLines = gw.logs().filter((l) => l.msg.includes("ping event ignored"));
+    expect(pingLines.some((l) => JSON.stringify(l).includes("diagnostics:ping"))).toBe(true);
+    expect(pingLines.every((l) => l.level === 20)).toBe(true);
+  });
+
   it("Standard Webhooks: a signature header sent twice (joined with ', ' on the way) still finds its v1 entry", async () => {
     const body = "{}";
     const ts = String(nowSeconds());

@@ -58,9 +58,10 @@ describe("resolveEventType (spec 2.2, 6)", () => {
 });
 
 describe("isPingEvent", () => {
-  it("is exactly 'ping'", () => {
+  it("is exactly 'ping', or Bitbucket Data Center's 'diagnostics:ping'", () => {
     expect(isPingEvent("ping")).toBe(true);
-    for (const other of ["Ping", "ping ", "System Hook", "push", undefined])
+    expect(isPingEvent("diagnostics:ping")).toBe(true);
+    for (const other of ["Ping", "ping ", "System Hook", "push", "diagnostics:Ping", "pagey.ping", undefined])
       expect(isPingEvent(other)).toBe(false);
   });
 });
