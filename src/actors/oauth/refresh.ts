@@ -137,9 +137,12 @@ export async function usableTokens(
     const grantFlow = current.flow === "device" ? "device" : "browser";
     const settings = job.entry.oauth ?? {};
     const fetches = oauthFetches(settings.user_agent, job.fetch, job.requestTimeoutMs);
-    const meta =
-      store.readMetadata() ??
-      (await discoverForFlow(serverName, job.entry.url, grantFlow, fetches, job.now()));
+    let meta = store.readMetadata();
+    if (meta === undefined) {
+      // Cached again (as a login does), so later connects and the SDK's own auth code find it.
+      meta = await discoverForFlow(serverName, job.entry.url, grantFlow, fetches, job.now());
+      store.saveMetadata(meta);
+    }
     const configured = configuredClient(settings)?.info;
     const stored = configured === undefined ? store.readClient() : undefined;
     const client = configured ?? stored;

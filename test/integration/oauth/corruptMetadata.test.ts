@@ -25,6 +25,10 @@ describe("a cached metadata file that is not valid JSON", () => {
     first.job.store.saveTokens({ ...(tokens as NonNullable<typeof tokens>), expires_at: Date.now() - 1000 });
     const renewed = await usableTokens(first.job);
     expect(renewed.access_token).not.toBe(tokens?.access_token);
+    // The refresh's discovery is cached again, so later connects (and the SDK's auth code) use it.
+    expect(JSON.parse(readFileSync(meta, "utf8")).authorizationServerMetadata.token_endpoint).toMatch(
+      /\/token$/,
+    );
   });
 });
 
