@@ -20,9 +20,9 @@ export const EVENT_TYPE_HEADERS = [
 /**
  * Body fields that name the event when no header does: the spec's `event_type`, then `type`, where
  * Standard Webhooks, Svix and Stripe put it (they send no event header), then Jira's `webhookEvent`
- * (`jira:issue_created`).
+ * (`jira:issue_created`) and Azure DevOps' `eventType` (`git.push`).
  */
-export const EVENT_TYPE_FIELDS = ["event_type", "type", "webhookEvent"] as const;
+export const EVENT_TYPE_FIELDS = ["event_type", "type", "webhookEvent", "eventType"] as const;
 
 /**
  * The event type as sent: the first non-empty header above, else the first non-empty string field

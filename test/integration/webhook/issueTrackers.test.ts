@@ -10,7 +10,8 @@ import { postJson } from "../../helpers/http.js";
  * (`@linear/sdk/webhooks` LinearWebhookClient.verify) requires to be recent. Jira Cloud (admin webhooks
  * with a secret): `X-Hub-Signature: sha256=<hex>` (WebSub), the event only in the body's `webhookEvent`,
  * and `X-Atlassian-Webhook-Identifier`, unchanged across Jira's retries (counted in
- * `X-Atlassian-Webhook-Retry`).
+ * `X-Atlassian-Webhook-Retry`). Azure DevOps Boards (service hooks): basic authentication with the
+ * secret as password, the event only in the body's `eventType`.
  */
 
 const SECRET = "lin_wh_5c3b8b7e0f3a4b6c9d2e1f0a";
@@ -26,6 +27,7 @@ describe.each(["uws", "node"] as const)("issue tracker webhooks on the %s server
           linear: { secret: SECRET },
           issues: { secret: SECRET, events: ["Issue"] },
           jira: { secret: JIRA_SECRET, events: ["jira:issue_created"] },
+          boards: { secret: JIRA_SECRET, events: ["workitem.created"] },
         },
         { rate_limit: 1000 },
       ),
@@ -124,5 +126,31 @@ describe.each(["uws", "node"] as const)("issue tracker webhooks on the %s server
       status: 200,
       body: { status: "ignored", event: "jira:issue_updated" },
     });
+  });
+
+  it("Azure DevOps: basic authentication with the route secret as password; the event is the body's eventType", async () => {
+    const workItem = (eventType: string) =>
+      JSON.stringify({
+        subscriptionId: "00000000-0000-0000-0000-000000000000",
+        notificationId: 3,
+        id: "1ca023d6-6cff-49dd-b3d1-302b69311810",
+        eventType,
+        publisherId: "tfs",
+        message: { text: "Bug #5 (Some great new idea!) created by Jamal Hartnett." },
+        resource: { id: 5, rev: 1, fields: { "System.Title": "Some great new idea!" } },
+        createdDate: new Date(gw.clock.now()).toISOString(),
+      });
+    const auth = (password: string) => ({
+      Authorization: `Basic ${Buffer.from(`azure-devops:${password}`).toString("base64")}`,
+    });
+    expect(await post("boards", workItem("workitem.created"), auth(JIRA_SECRET))).toMatchObject({
+      status: 202,
+      body: { status: "accepted", route: "boards", event: "workitem.created" },
+    });
+    expect(await post("boards", workItem("workitem.updated"), auth(JIRA_SECRET))).toMatchObject({
+      status: 200,
+      body: { status: "ignored", event: "workitem.updated" },
+    });
+    expect(await post("boards", workItem("workitem.created"), auth("wrong"))).toMatchObject({ status: 401 });
   });
 });

@@ -37,6 +37,11 @@ describe("resolveEventType (spec 2.2, 6)", () => {
     expect(resolveEventType({ "x-event-key": "k" }, { webhookEvent: "w" })).toBe("k");
   });
 
+  it("then Azure DevOps' eventType, last", () => {
+    expect(resolveEventType({}, { eventType: "git.push", resource: {} })).toBe("git.push");
+    expect(resolveEventType({}, { webhookEvent: "w", eventType: "e" })).toBe("w");
+  });
+
   it("returns the value verbatim: no case folding or trimming", () => {
     expect(resolveEventType({ "x-gitlab-event": "Merge Request Hook" }, {})).toBe("Merge Request Hook");
     expect(resolveEventType({ "x-github-event": "Pull_Request " }, {})).toBe("Pull_Request ");
