@@ -123,9 +123,12 @@ export async function connectRuntime(
         ...(deps.now === undefined ? {} : { now: deps.now }),
       }),
       onToolsChanged: refresh,
-      onLog: (params) => logServerMessage(logger, rt.name, params),
+      onLog: (params) => logServerMessage(logger, rt.name, params, rt.secrets),
     },
     onStderr: (line) => logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`),
+    onSecrets: (secrets) => {
+      rt.secrets = secrets;
+    },
     onLost: (reason) => rt.actor.send({ type: "SESSION_LOST", reason: scrub(reason, rt.secrets) }),
     signal,
     ...(deps.oauthProviderFor === undefined ? {} : { oauthProviderFor: deps.oauthProviderFor }),

@@ -1,4 +1,5 @@
 import type { LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
+import { scrub } from "../../io/credentials.js";
 import type { Logger } from "../../io/log.js";
 
 type McpLogParams = LoggingMessageNotification["params"];
@@ -28,10 +29,18 @@ export function serverLogText(params: McpLogParams): string {
   return text.length > SERVER_LOG_MAX_CHARS ? `${text.slice(0, SERVER_LOG_MAX_CHARS)}…` : text;
 }
 
-/** `notifications/message` from a server, written to the gateway log at the matching level. */
-export function logServerMessage(logger: Logger, server: string, params: McpLogParams): void {
+/**
+ * `notifications/message` from a server, written to the gateway log at the matching level, with the
+ * entry's credentials redacted (a server logging the configuration it started with).
+ */
+export function logServerMessage(
+  logger: Logger,
+  server: string,
+  params: McpLogParams,
+  secrets: readonly string[] = [],
+): void {
   logger[gatewayLevel(params.level)](
     { server, mcpLevel: params.level },
-    `[mcp:${server}] ${serverLogText(params)}`,
+    `[mcp:${server}] ${scrub(serverLogText(params), secrets)}`,
   );
 }

@@ -27,6 +27,8 @@ export interface ConnectOptions {
   readonly handlers?: SessionHandlers;
   readonly onStderr?: (line: string) => void;
   readonly onLost?: (reason: string) => void;
+  /** The entry's credentials, known before the server can send anything (a log message in the handshake). */
+  readonly onSecrets?: (secrets: readonly string[]) => void;
   readonly signal?: AbortSignal;
   readonly parentEnv?: NodeJS.ProcessEnv;
 }
@@ -40,6 +42,7 @@ export async function connectServer(
   const scope = options.scope();
   const rendered = renderEntry(name, entry, scope);
   const secrets = [...entrySecrets(rendered), ...referencedSecrets(entry, scope)];
+  options.onSecrets?.(secrets);
   const hide = (err: unknown) => withoutSecrets(err, secrets);
   const timeoutMs = rendered.connect_timeout * 1000;
   const transportOptions = {

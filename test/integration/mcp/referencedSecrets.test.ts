@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
-import { entry, useHubs } from "./harness.js";
+import { entry, stdioEntry, useHubs } from "./harness.js";
 
 /**
  * Spec 2.3 puts secrets in the profile's `.env`. A value taken from it is a secret wherever the entry
@@ -79,5 +80,19 @@ describe("secrets referenced from .env", () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it("a server's log message (notifications/message) quoting a credential is written [redacted]", async () => {
+    hubs.home.write(".env", `GH_PAT=${PAT}\n`);
+    const log = captureLogger();
+    const hub = hubs.hub(
+      hubs.home,
+      { s: stdioEntry("legacy", { env: { GITHUB: "${GH_PAT}" } }, ["--log-tool"]) },
+      { logger: log.logger },
+    );
+    expect((await hub.settled("s")).state).toBe("connected");
+    await hub.call("s", "log-env", { name: "GITHUB" });
+    await vi.waitFor(() => expect(log.messages()).toContain("[mcp:s] cfg: using [redacted]"));
+    expect(log.lines().join("\n")).not.toContain(PAT);
   });
 });
