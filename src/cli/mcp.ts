@@ -17,6 +17,12 @@ import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { runningPid } from "./gatewayLifecycle.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
+import { parseSecondsOption } from "./options.js";
+
+/** The entry named `name`; a name such as `constructor` must not find Object.prototype's member. */
+function serverEntry(loaded: LoadedConfig, name: string) {
+  return Object.hasOwn(loaded.config.mcp_servers, name) ? loaded.config.mcp_servers[name] : undefined;
+}
 
 /**
  * A hub for one CLI command: only the named servers, terminal approvals. The command is the user's own
@@ -25,9 +31,9 @@ import { registerMcpAuthCommands } from "./mcpAuth.js";
  */
 function cliHub(loaded: LoadedConfig, names: readonly string[]): McpHub {
   const servers = Object.fromEntries(
-    names.map((n) => [n, loaded.config.mcp_servers[n]]).filter(([, e]) => e !== undefined),
+    names.map((n) => [n, serverEntry(loaded, n)]).filter(([, e]) => e !== undefined),
   );
-  const unknown = names.filter((n) => loaded.config.mcp_servers[n] === undefined);
+  const unknown = names.filter((n) => serverEntry(loaded, n) === undefined);
   if (unknown.length > 0) {
     const known = Object.keys(loaded.config.mcp_servers);
     throw new SvcError(
@@ -166,7 +172,7 @@ async function listTools(server: string): Promise<void> {
 /** `svc mcp test <server>`: one connect, what it took and what it registered; exit 1 when it fails. */
 async function testServer(server: string): Promise<void> {
   const loaded = loadConfig();
-  const entry = loaded.config.mcp_servers[server];
+  const entry = serverEntry(loaded, server);
   const hub = cliHub(loaded, [server]);
   try {
     const where = entry?.url ?? [entry?.command, ...(entry?.args ?? [])].join(" ");
@@ -265,6 +271,7 @@ async function callTool(
 }
 
 async function reloadGateway(options: { wait?: string }): Promise<void> {
+  const waitMs = parseSecondsOption(options.wait ?? "10", "--wait") * 1000;
   const loaded = loadConfig();
   const pid = runningPid(loaded.paths);
   if (pid === undefined) {
@@ -276,7 +283,6 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   }
   const sentAt = Date.now();
   process.kill(pid, "SIGHUP");
-  const waitMs = Number(options.wait ?? "10") * 1000;
   while (Date.now() - sentAt < waitMs) {
     const reload = readStatusFile(loaded.paths.mcpCache)?.lastReload;
     if (reload !== undefined && Date.parse(reload.at) >= sentAt - 1000) {
