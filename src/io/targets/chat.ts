@@ -28,10 +28,24 @@ export function resolveChatId(
   return chatId;
 }
 
-/** The forum topic / thread of `deliver_extra` (`message_thread_id`, else `thread_id`). */
-export function threadOf(message: DeliveryMessage): string | undefined {
-  const thread = message.extra.message_thread_id?.trim() || message.extra.thread_id?.trim();
-  return thread === "" ? undefined : thread;
+/** A template whose path the payload did not have (spec 2.5 rule 2 leaves it as `{path}`). */
+const UNRESOLVED = /^\{[^{}\s]+\}$/;
+
+/**
+ * The forum topic / thread of `deliver_extra` (the first of `keys` that is set: `message_thread_id`,
+ * else `thread_id`). A thread template the payload had no value for (e.g. `{message.thread}` on an event
+ * outside any thread) names no thread: the message goes to the chat itself rather than failing on a
+ * topic id `{message.thread}` that no platform accepts.
+ */
+export function threadOf(
+  message: DeliveryMessage,
+  keys: readonly string[] = ["message_thread_id", "thread_id"],
+): string | undefined {
+  for (const key of keys) {
+    const thread = message.extra[key]?.trim();
+    if (thread !== undefined && thread !== "" && !UNRESOLVED.test(thread)) return thread;
+  }
+  return undefined;
 }
 
 /** One part of a (possibly split) message, as a chat adapter sends it. */

@@ -55,7 +55,7 @@ export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
       return me.user === undefined ? undefined : `${me.user}${me.team === undefined ? "" : ` (${me.team})`}`;
     },
     sendPart({ chatId, text, message, signal }) {
-      const thread = message.extra.thread_ts?.trim() || threadOf(message);
+      const thread = threadOf(message, ["thread_ts", "message_thread_id", "thread_id"]);
       return call(
         "chat.postMessage",
         {

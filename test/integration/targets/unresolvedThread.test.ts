@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FakeApi } from "../../fakes/httpFake.js";
+import { startFakeApi } from "../../fakes/httpFake.js";
+import { startFakeTelegram } from "../../fakes/telegram.js";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+import { message, registryFor } from "./support.js";
+
+/**
+ * A route's thread id is often a template (`message_thread_id: "{topic}"`) that only some events fill.
+ * For an event without it, spec 2.5 rule 2 leaves the text `{topic}`; no platform has such a topic
+ * (Telegram wants an integer), so sending it would fail the delivery. It names no thread: the message
+ * goes to the chat itself.
+ */
+const OPEN = "INSECURE_NO_AUTH";
+let telegram: FakeApi;
+let gw: TestGateway;
+beforeAll(async () => {
+  telegram = await startFakeTelegram();
+  gw = await startTestGateway({
+    config: webhookConfig(
+      {
+        note: {
+          secret: OPEN,
+          prompt: "{text}",
+          deliver: "telegram",
+          deliver_only: true,
+          deliver_extra: { chat_id: "-100", message_thread_id: "{topic}" },
+        },
+      },
+      { rate_limit: 1000 },
+      { platforms: { telegram: { enabled: true, token: "1:T", base_url: telegram.url } } },
+    ),
+  });
+});
+afterAll(async () => {
+  await gw.stop();
+  await telegram.close();
+});
+
+const lastSend = () => telegram.requests.filter((r) => r.path.endsWith("/sendMessage")).at(-1)?.json;
+
+describe("a thread template the payload does not fill", () => {
+  it("telegram: the message goes to the chat without message_thread_id", async () => {
+    const res = await postJson(gw.url("/webhooks/note"), { text: "no topic" });
+    expect(res).toMatchObject({ status: 200, body: { status: "delivered" } });
+    expect(lastSend()).toEqual({ chat_id: -100, text: "no topic" });
+  });
+
+  it("telegram: a filled template still selects the topic", async () => {
+    await postJson(gw.url("/webhooks/note"), { text: "topic", topic: 17 });
+    expect(lastSend()).toEqual({ chat_id: -100, text: "topic", message_thread_id: 17 });
+  });
+
+  it("discord, slack, mattermost: the chat itself", async () => {
+    const api = await startFakeApi((r) => ({
+      json: r.path.startsWith("/api/chat") ? { ok: true } : { id: "1" },
+    }));
+    const registry = registryFor({
+      discord: { enabled: true, token: "D", base_url: api.url },
+      slack: { enabled: true, token: "S", base_url: api.url },
+      mattermost: { enabled: true, token: "M", base_url: api.url },
+    });
+    const unfilled = { chat_id: "555", thread_id: "{thread.id}", thread_ts: "{event.thread_ts}" };
+    for (const name of ["discord", "slack", "mattermost"])
+      await registry.get(name)?.send(message("hi", unfilled));
+    expect(api.requests.map((r) => r.path)).toEqual([
+      "/api/v10/channels/555/messages",
+      "/api/chat.postMessage",
+      "/api/v4/posts",
+    ]);
+    expect(api.requests[1]?.json).toEqual({ channel: "555", text: "hi" });
+    expect(api.requests[2]?.json).toEqual({ channel_id: "555", message: "hi" });
+    await api.close();
+  });
+});
