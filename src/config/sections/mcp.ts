@@ -185,12 +185,21 @@ function describeCert(input: unknown): string {
   return `a list of ${input.length} entries, [${input.slice(0, 2).map(describe).join(", ")}, …] (the rest not shown: the third is the key's password)`;
 }
 
+/** A value of `env` or `headers`: a string (numbers and booleans as their text); `KEY:` alone is an error that says to quote "". */
+const textValue = (booleans: boolean) =>
+  z.union(booleans ? [z.string(), z.number(), z.boolean()] : [z.string(), z.number()], {
+    error: (i) =>
+      i.input === null || i.input === undefined
+        ? `has no value — write KEY: "" for an empty string, or remove the key`
+        : `expected a string, got ${describe(i.input)}`,
+  });
+
 const entryShape = {
   command: z.string().min(1).optional(),
   args: z.array(z.union([z.string(), z.number()]).transform(String)).default([]),
-  env: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).default({}),
+  env: z.record(z.string(), textValue(true).transform(String)).default({}),
   url: z.string().min(1).optional(),
-  headers: z.record(z.string(), z.union([z.string(), z.number()]).transform(String)).default({}),
+  headers: z.record(z.string(), textValue(false).transform(String)).default({}),
   ssl_verify: z
     .union([z.boolean(), z.string().min(1)], {
       error: (i) => `expected true, false or a CA bundle path, got ${describe(i.input)}`,

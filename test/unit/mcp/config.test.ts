@@ -22,6 +22,15 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     );
   });
 
+  it("an env or headers key without a value names the key and says how to write an empty string", () => {
+    expect(() => load("mcp_servers:\n  a:\n    command: x\n    env:\n      DEBUG:\n")).toThrow(
+      /mcp_servers\.a\.env\.DEBUG: has no value — write KEY: "" for an empty string, or remove the key/,
+    );
+    expect(() => load("mcp_servers:\n  a:\n    url: https://x\n    headers: { X-Team: [a, b] }\n")).toThrow(
+      /mcp_servers\.a\.headers\.X-Team: expected a string, got \["a","b"\]/,
+    );
+  });
+
   it("needs exactly one of command and url", () => {
     expect(() => load("mcp_servers:\n  a: {}\n")).toThrow(/mcp_servers\.a: needs command .* or url/);
     expect(() => load("mcp_servers:\n  a: {command: x, url: https://y}\n")).toThrow(
