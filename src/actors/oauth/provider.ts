@@ -165,8 +165,12 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       let renewed: StoredTokens;
       try {
         renewed = await usableTokens(this.job, { rejected: sent });
-      } catch {
-        return res;
+      } catch (err) {
+        // A CLI-driven connect logs in here and sends the request again: left to the SDK, the login
+        // succeeded but the connect still failed with "Unauthorized".
+        if (!this.canLogInAfter(err)) return res;
+        await res.body?.cancel().catch(() => undefined);
+        renewed = await this.login();
       }
       if (renewed.access_token === sent) return res;
       await res.body?.cancel().catch(() => undefined);
@@ -175,6 +179,16 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       headers.set("authorization", `Bearer ${renewed.access_token}`);
       return base(url, { ...init, headers });
     };
+  }
+
+  /** Whether a failed renewal may be followed by a login here: interactive, browser flow, an OAuth answer. */
+  private canLogInAfter(err: unknown): boolean {
+    return (
+      this.options.interactive &&
+      isSvcError(err, "oauth") &&
+      !(err instanceof RefreshUnavailableError) &&
+      loginFlowFor(this.job, this.job.store.readTokens()) !== "device"
+    );
   }
 
   /**

@@ -177,6 +177,29 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
     expect(after?.expires_at).toBeGreaterThan(Date.now());
   });
 
+  it("an interactive connect whose refused token cannot be refreshed logs in once in the browser and connects", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "revoked-cli", mcp.url, { cimd: false });
+    const first = await loginWith(h);
+    await (await oidc.provider.AccessToken.find(first.access_token))?.destroy();
+    h.job.store.saveTokens({ ...first, refresh_token: "not-a-real-refresh-token" });
+    const { provider, opened } = browserLogin("revoked-cli", home.dir);
+    const session = await connectServer(
+      "revoked-cli",
+      mcpServerSchema.parse({ url: mcp.url, auth: "oauth", oauth: { cimd: false }, skip_preflight: true }),
+      { scope: () => ({ secrets: {}, env: {} }), interactive: true, oauthProviderFor: () => provider },
+    );
+    try {
+      expect((await session.listTools(5000)).map((t) => t.name)).toEqual(["whoami"]);
+    } finally {
+      await session.close();
+    }
+    expect(opened).toHaveLength(1);
+    const after = h.job.store.readTokens();
+    expect(after?.access_token).not.toBe(first.access_token);
+    expect(mcp.authHeaders.at(-1)).toBe(`Bearer ${after?.access_token}`);
+  });
+
   it("a token the server refuses before its expiry is refreshed once under the lock; the retry connects", async () => {
     home = tempHome();
     const h = harness(home.dir, "revoked", mcp.url, { cimd: false });
