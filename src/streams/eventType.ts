@@ -4,7 +4,8 @@ import { isPlainRecord } from "./payloadPath.js";
  * Event-type sources in priority order (spec 2.2 and 6): each spec header name is followed by the
  * real sender's name for the same header (GitHub, then GitLab), then Bitbucket's `X-Event-Key` and
  * Linear's `Linear-Event` (the same value as its body's `type`) and Sentry's `Sentry-Hook-Resource`
- * (`issue`, `error`, `event_alert`, ...), and Shopify's `X-Shopify-Topic` (`orders/create`).
+ * (`issue`, `error`, `event_alert`, ...), Shopify's `X-Shopify-Topic` (`orders/create`) and Lemon Squeezy's
+ * `X-Event-Name` (`order_created`).
  */
 export const EVENT_TYPE_HEADERS = [
   "x-forge-event",
@@ -15,6 +16,7 @@ export const EVENT_TYPE_HEADERS = [
   "linear-event",
   "sentry-hook-resource",
   "x-shopify-topic",
+  "x-event-name",
 ] as const;
 
 /**

@@ -11,6 +11,8 @@ export type AuthScheme =
   | "sentry"
   | "pagerduty"
   | "shopify"
+  | "paddle"
+  | "lemon_squeezy"
   | "generic_v2"
   | "generic_v1"
   | "authorization";
@@ -23,7 +25,7 @@ export interface VerifyInput {
   nowSeconds: number;
 }
 
-/** Replay window for timestamped schemes (Standard Webhooks, Stripe, Linear, generic V2), both directions. */
+/** Replay window for timestamped schemes (Standard Webhooks, Stripe, Paddle, Linear, generic V2), both directions. */
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
@@ -242,6 +244,36 @@ function shopify(value: string | null, input: VerifyInput): AuthResult {
   return ok ? { ok: true, scheme: "shopify" } : fail("x-shopify-hmac-sha256 does not match");
 }
 
+/**
+ * Paddle Billing: `Paddle-Signature: ts=<unix>;h1=<hex>[;h1=<hex>...]`, hex HMAC-SHA256 of `<ts>:<raw body>`
+ * keyed with the notification destination's secret key; any `h1` may match (rotation); timestamp within
+ * the replay window.
+ */
+function paddle(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail("paddle-signature is malformed");
+  let timestamp: string | undefined;
+  const sent: string[] = [];
+  for (const part of value.split(";")) {
+    const eq = part.indexOf("=");
+    const key = part.slice(0, eq).trim();
+    if (key === "ts") timestamp = part.slice(eq + 1).trim();
+    else if (key === "h1") sent.push(part.slice(eq + 1).trim());
+  }
+  const stale = checkTimestamp(timestamp, input.nowSeconds);
+  if (stale !== undefined) return fail(`paddle-signature ${stale}`);
+  const expected = hmac(input.secret, `${timestamp}:`, input.body);
+  let matched = false;
+  for (const candidate of sent) if (checkHexHmac(candidate, expected)) matched = true;
+  return matched ? { ok: true, scheme: "paddle" } : fail("paddle-signature has no matching h1 entry");
+}
+
+/** Lemon Squeezy: `X-Signature` = hex HMAC-SHA256 of the raw body, keyed with the webhook's signing secret. */
+function lemonSqueezy(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail("x-signature is malformed");
+  const ok = checkHexHmac(value, hmac(input.secret, input.body));
+  return ok ? { ok: true, scheme: "lemon_squeezy" } : fail("x-signature does not match");
+}
+
 function genericV2(value: string | null, headers: Headers, input: VerifyInput): AuthResult {
   const timestamp = header(headers, "x-webhook-timestamp");
   const stale = checkTimestamp(timestamp, input.nowSeconds);
@@ -296,12 +328,17 @@ function verify(input: VerifyInput): AuthResult {
   if (pagerdutySignature !== undefined) return pagerduty(pagerdutySignature, input);
   const shopifySignature = header(headers, "x-shopify-hmac-sha256");
   if (shopifySignature !== undefined) return shopify(shopifySignature, input);
+  const paddleSignature = header(headers, "paddle-signature");
+  if (paddleSignature !== undefined) return paddle(paddleSignature, input);
 
   // Once the V2 header is present the request is judged as V2 only: never downgraded to V1.
   const v2 = header(headers, "x-webhook-signature-v2");
   if (v2 !== undefined) return genericV2(v2, headers, input);
   const v1 = header(headers, "x-webhook-signature");
   if (v1 !== undefined) return genericV1(v1, input);
+  // A header name other senders may use for other formats: consulted only after the spec's schemes.
+  const lemonSignature = header(headers, "x-signature");
+  if (lemonSignature !== undefined) return lemonSqueezy(lemonSignature, input);
 
   const credentials = header(headers, "authorization");
   if (credentials !== undefined) return authorization(credentials, input.secret);

@@ -349,6 +349,8 @@ describe("header families and malformed input", () => {
       "sentry-hook-signature",
       "x-pagerduty-signature",
       "x-shopify-hmac-sha256",
+      "paddle-signature",
+      "x-signature",
       "authorization",
     );
     const values = fc.oneof(
@@ -521,5 +523,38 @@ describe("Shopify (X-Shopify-Hmac-Sha256)", () => {
     expect(check({ "x-shopify-hmac-sha256": b64(secret, body) }, `${body} `, secret).ok).toBe(false);
     expect(check({ "x-shopify-hmac-sha256": b64("other", body) }, body, secret).ok).toBe(false);
     expect(check({ "x-shopify-hmac-sha256": hex(secret, body) }, body, secret).ok).toBe(false);
+  });
+});
+
+describe("Paddle (Paddle-Signature) and Lemon Squeezy (X-Signature), payment senders", () => {
+  const secret = "pdl_ntfset_01gkpjp8bkh3ph6m2mm4n3b1jk_6oB9T6hN0pp3rT0";
+  const body = '{"event_id":"evt_01h8","event_type":"transaction.completed","data":{}}';
+  const paddle = (ts: number, ...sigs: string[]) => [`ts=${ts}`, ...sigs.map((h) => `h1=${h}`)].join(";");
+
+  it("Paddle: h1 = hex HMAC-SHA256 of '<ts>:<body>'; any h1 may match; ts within 300 s", () => {
+    const good = hex(secret, `${NOW}:${body}`);
+    expect(check({ "paddle-signature": paddle(NOW, good) }, body, secret)).toEqual({
+      ok: true,
+      scheme: "paddle",
+    });
+    expect(check({ "paddle-signature": paddle(NOW, "ab".repeat(32), good) }, body, secret).ok).toBe(true);
+    expect(check({ "paddle-signature": paddle(NOW, hex(secret, `${NOW}.${body}`)) }, body, secret).ok).toBe(
+      false,
+    );
+    expect(check({ "paddle-signature": paddle(NOW, good) }, `${body} `, secret).ok).toBe(false);
+    const old = NOW - 301;
+    expect(check({ "paddle-signature": paddle(old, hex(secret, `${old}:${body}`)) }, body, secret).ok).toBe(
+      false,
+    );
+    expect(check({ "paddle-signature": `h1=${good}` }, body, secret).ok).toBe(false);
+  });
+
+  it("Lemon Squeezy: X-Signature = hex HMAC-SHA256 of the raw body", () => {
+    expect(check({ "x-signature": hex(secret, body) }, body, secret)).toEqual({
+      ok: true,
+      scheme: "lemon_squeezy",
+    });
+    expect(check({ "x-signature": hex(secret, body) }, `${body} `, secret).ok).toBe(false);
+    expect(check({ "x-signature": hex("other", body) }, body, secret).ok).toBe(false);
   });
 });
