@@ -112,9 +112,11 @@ export async function invokeTool(
           );
         }
         if (!replay) {
+          // Twice in a row is rarely chance: say what the connection ended with (a crash, a size limit).
+          const why = rt.actor.getSnapshot().context.lastError;
           throw new SvcError(
             "mcp_call",
-            `mcp_servers.${rt.name}: "${tool.original}" failed: the ${what} again while it was replayed`,
+            `mcp_servers.${rt.name}: "${tool.original}" failed: the ${what} again while it was replayed${why === undefined ? "" : ` (${why})`}`,
             { cause: err },
           );
         }

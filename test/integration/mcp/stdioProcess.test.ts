@@ -43,6 +43,14 @@ describe("stdio server processes", () => {
     expect(hub.status()[0]?.state).toBe("connected");
   });
 
+  it("a read-only call whose server dies under it twice fails saying how the connection ended", async () => {
+    const hub = hubs.hub(hubs.home, { c: stdioEntry("legacy", {}, ["--crash-after-ms", "300"]) });
+    expect((await hub.settled("c")).state).toBe("connected");
+    await expect(hub.call("c", "slow", { ms: 5000 })).rejects.toThrow(
+      'mcp_servers.c: "slow" failed: the connection was lost again while it was replayed (the connection closed: the server process exited (code 7) — it wrote nothing on stderr)',
+    );
+  });
+
   it("a server that dies after its handshake: the status says how, without the 'check command and args' hint", async () => {
     const hub = hubs.hub(hubs.home, { c: stdioEntry("legacy", {}, ["--crash-after-ms", "100"]) });
     await vi.waitFor(() => expect(hub.status()[0]?.lastError).toBeDefined(), { timeout: 5000, interval: 20 });
