@@ -83,7 +83,8 @@ export const PLATFORM_SCHEMAS = {
     ...base,
     host: text.optional(),
     port: z.number().int().min(1).max(65535).default(587),
-    secure: z.boolean().default(false),
+    /** Implicit TLS; unset means true on port 465 (SMTPS), else STARTTLS when offered. */
+    secure: z.boolean().optional(),
     user: text.optional(),
     password: text.optional(),
     from: text.optional(),

@@ -18,18 +18,26 @@ function asDeliveryError(err: unknown, secrets: readonly (string | undefined)[])
 }
 
 /** SMTP through nodemailer; the recipient is `deliver_extra.chat_id` or `to`, else `home_channel`. */
-export function emailTarget(settings: PlatformConfig<"email">): DeliveryTarget {
+/**
+ * nodemailer's SMTP options. Port 465 is SMTPS (implicit TLS, RFC 8314): without `secure` set, a
+ * connection there would wait for a plain-text greeting that never comes until the timeout.
+ */
+export function smtpOptions(settings: PlatformConfig<"email">) {
   const timeoutMs = settings.timeout_seconds * 1000;
-  const secrets = [settings.password];
-  const transport = nodemailer.createTransport({
+  return {
     host: settings.host,
     port: settings.port,
-    secure: settings.secure,
+    secure: settings.secure ?? settings.port === 465,
     ...(settings.user === undefined ? {} : { auth: { user: settings.user, pass: settings.password ?? "" } }),
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
-  });
+  };
+}
+
+export function emailTarget(settings: PlatformConfig<"email">): DeliveryTarget {
+  const secrets = [settings.password];
+  const transport = nodemailer.createTransport(smtpOptions(settings));
   return {
     name: "email",
     async check() {
