@@ -174,10 +174,25 @@ async function start(
     }
     await sleep(100);
   }
+  // A failed start leaves nothing behind: a gateway that came up after the deadline would run unnoticed.
+  const stopped = await stopStarted(child.pid as number, () => exited !== undefined);
   throw new SvcError(
     "startup_refused",
-    `the gateway (pid ${child.pid}) did not answer /health within ${options.timeout}s — see ${outFile}`,
+    `the gateway (pid ${child.pid}) did not answer /health within ${options.timeout}s, so it was ${stopped ? "stopped" : "sent SIGTERM (it has not exited yet; svc gateway stop waits for it)"} — see ${outFile}; if it only needs longer to start (many MCP servers, a slow disk), give it more time: svc gateway start --timeout <seconds>`,
   );
+}
+
+/** SIGTERM to a gateway that missed its start deadline; true once it exited (10 s at most). */
+async function stopStarted(pid: number, hasExited: () => boolean): Promise<boolean> {
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    return true; // already gone
+  }
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(100)) {
+    if (hasExited()) return true;
+  }
+  return false;
 }
 
 /**
