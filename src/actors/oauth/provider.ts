@@ -33,6 +33,8 @@ export interface ProviderOptions extends Partial<JobOptions> {
 export class SvcOAuthProvider implements OAuthClientProvider {
   private verifier = "";
   private lastHanded: string | undefined;
+  /** Set when the server refused the token it was just sent after a refresh or login: why, for the error. */
+  private freshTokenRefused: string | undefined;
 
   constructor(
     readonly job: OAuthJob,
@@ -134,6 +136,16 @@ export class SvcOAuthProvider implements OAuthClientProvider {
 
   /** Reached when the server refused our access token: refresh once under the lock, else log in or fail. */
   async redirectToAuthorization(): Promise<void> {
+    const refusal = this.freshTokenRefused;
+    this.freshTokenRefused = undefined;
+    if (refusal !== undefined) {
+      // Another refresh or login would only get another token the server refuses.
+      const name = this.job.serverName;
+      throw new SvcError(
+        "oauth",
+        `${name}: the server refused a newly issued access token too${refusal} — the authorization server may issue tokens for another resource (RFC 8707 resource indicators) or the server may not accept its tokens; check mcp_servers.${name}.url and the server's authorization setup, then run \`svc mcp login ${name}\``,
+      );
+    }
     try {
       await usableTokens(this.job, this.lastHanded !== undefined ? { rejected: this.lastHanded } : {});
       return;
@@ -177,7 +189,9 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       this.lastHanded = renewed.access_token;
       const headers = new Headers(init?.headers);
       headers.set("authorization", `Bearer ${renewed.access_token}`);
-      return base(url, { ...init, headers });
+      const again = await base(url, { ...init, headers });
+      if (again.status === 401) this.freshTokenRefused = refusalDetail(again);
+      return again;
     };
   }
 
@@ -236,6 +250,13 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   invalidateCredentials(): void {
     // Saved credentials are replaced only by a successful login (spec 5.4: a failed grant keeps them).
   }
+}
+
+/** ` (invalid_token: Token was not issued for this resource)` from a 401's Bearer challenge, or "". */
+function refusalDetail(res: Response): string {
+  const params = bearerParams(res.headers);
+  const why = [params?.error, params?.error_description?.slice(0, 200)].filter((x) => x);
+  return why.length > 0 ? ` (${why.join(": ")})` : "";
 }
 
 /**

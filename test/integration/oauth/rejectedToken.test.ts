@@ -5,8 +5,10 @@ import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { silentLogger } from "../../../src/io/log.js";
-import type { ProtectedMcp } from "../../fakes/authServer/mcpServer.js";
-import type { OidcServer } from "../../fakes/authServer/oidc.js";
+import { connectServer } from "../../../src/io/mcp/connect.js";
+import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
+import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
+import { type OidcServer, startOidc } from "../../fakes/authServer/oidc.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { harness, loginWith, startOidcWithMcp } from "./helpers.js";
 
@@ -106,6 +108,52 @@ describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
       expect(h.job.store.readClient()).toBeUndefined();
     } finally {
       oidc.provider.off("registration_create.success", count);
+    }
+  });
+
+  it("a server that refuses even a newly issued token: the connect says so and what to check, without looping", async () => {
+    home = tempHome();
+    let deafUrl = "";
+    const ownAs = await startOidc(() => deafUrl);
+    const deaf = await startProtectedMcp(
+      () => ownAs.issuer,
+      async () => false,
+    );
+    deafUrl = deaf.url;
+    try {
+      await loginWith(harness(home.dir, "deaf", deaf.url, { cimd: false }));
+      const parsed = mcpServerSchema.parse({
+        url: deaf.url,
+        auth: "oauth",
+        oauth: { cimd: false },
+        skip_preflight: true,
+      });
+      const opened: string[] = [];
+      for (const interactive of [false, true]) {
+        const err = (await connectServer("deaf", parsed, {
+          scope: () => ({ secrets: {}, env: {} }),
+          interactive,
+          oauthProviderFor: (server, e) =>
+            oauthProviderFor(server, e, {
+              interactive,
+              paths: svcPaths(home.dir),
+              print: () => {},
+              openBrowser: async (u) => {
+                opened.push(u);
+                await followAuthorization(u);
+              },
+            }),
+        }).catch((e: unknown) => e)) as Error;
+        expect(err.message).toMatch(
+          /deaf: the server refused a newly issued access token too — the authorization server may issue tokens for another resource \(RFC 8707 resource indicators\).* then run `svc mcp login deaf`/,
+        );
+      }
+      // The interactive connect logged in once (its refresh token was fine, so only when that
+      // token was refused too would a login help; it is not repeated).
+      expect(opened.length).toBeLessThanOrEqual(1);
+    } finally {
+      await deaf.close();
+      await ownAs.close();
     }
   });
 });
