@@ -1,0 +1,161 @@
+import {
+  type AuthResult,
+  BASE64,
+  checkHexHmac,
+  checkTimestamp,
+  equalDigests,
+  equalsSecret,
+  fail,
+  hmac,
+  TIMESTAMP_TOLERANCE_SECONDS,
+  type VerifyInput,
+} from "./signatureChecks.js";
+
+/**
+ * Schemes of real senders beyond the spec's five (spec 1 names code hosts, issue trackers, payment
+ * systems and monitors): each checks one vendor's header. Pure, never throws, no secret in a reason.
+ */
+
+/** Stripe: `Stripe-Signature: t=<unix>,v1=<hex>[,v1=<hex>...]` over `<t>.<body>`, keyed by the whole `whsec_...` string. */
+export function stripe(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail("stripe-signature is malformed");
+  let timestamp: string | undefined;
+  const sent: string[] = [];
+  for (const part of value.split(",")) {
+    const eq = part.indexOf("=");
+    const key = part.slice(0, eq).trim();
+    const item = part.slice(eq + 1).trim();
+    if (key === "t") timestamp = item;
+    else if (key === "v1") sent.push(item);
+  }
+  const stale = checkTimestamp(timestamp, input.nowSeconds);
+  if (stale !== undefined) return fail(`stripe-signature ${stale}`);
+  const expected = hmac(input.secret, `${timestamp}.`, input.body);
+  let matched = false;
+  for (const candidate of sent) if (checkHexHmac(candidate, expected)) matched = true;
+  return matched ? { ok: true, scheme: "stripe" } : fail("stripe-signature has no matching v1 entry");
+}
+
+/** `webhookTimestamp` (Unix milliseconds) at the top of a JSON body, the field Linear signs its time in. */
+function bodyTimestampMs(body: Buffer): unknown {
+  try {
+    const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+    const value: unknown = JSON.parse(body.toString("utf8", start));
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+    return Object.hasOwn(value, "webhookTimestamp")
+      ? (value as Record<string, unknown>).webhookTimestamp
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Linear: `Linear-Signature` = hex HMAC-SHA256 of the raw body. Linear signs its send time into the body
+ * (`webhookTimestamp`, Unix ms) instead of a header, and its own verifier rejects a stale one; a body
+ * that carries it must be within the replay window too. A body without it (hand-made senders) passes
+ * on the HMAC alone, like the code-host scheme.
+ */
+export function linear(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail("linear-signature is malformed");
+  if (!checkHexHmac(value, hmac(input.secret, input.body))) return fail("linear-signature does not match");
+  const sentMs = bodyTimestampMs(input.body);
+  if (sentMs === undefined) return { ok: true, scheme: "linear" };
+  if (typeof sentMs !== "number" || !Number.isFinite(sentMs)) {
+    return fail("linear webhookTimestamp is not Unix milliseconds");
+  }
+  if (Math.abs(input.nowSeconds - sentMs / 1000) > TIMESTAMP_TOLERANCE_SECONDS) {
+    return fail(
+      `linear webhookTimestamp is more than ${TIMESTAMP_TOLERANCE_SECONDS} s from the server clock`,
+    );
+  }
+  return { ok: true, scheme: "linear" };
+}
+
+/** Sentry integrations: `Sentry-Hook-Signature` = hex HMAC-SHA256 of the raw body (nothing else is signed). */
+export function sentry(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail("sentry-hook-signature is malformed");
+  const ok = checkHexHmac(value, hmac(input.secret, input.body));
+  return ok ? { ok: true, scheme: "sentry" } : fail("sentry-hook-signature does not match");
+}
+
+/**
+ * PagerDuty v3 webhooks: `X-PagerDuty-Signature: v1=<hex>[,v1=<hex>...]`, hex HMAC-SHA256 of the raw body;
+ * several entries while a secret is rotated, any may match.
+ */
+export function pagerduty(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail("x-pagerduty-signature is malformed");
+  const expected = hmac(input.secret, input.body);
+  let matched = false;
+  for (const part of value.split(",")) {
+    const entry = part.trim();
+    if (entry.startsWith("v1=") && checkHexHmac(entry.slice(3), expected)) matched = true;
+  }
+  return matched ? { ok: true, scheme: "pagerduty" } : fail("x-pagerduty-signature has no matching v1 entry");
+}
+
+/** Shopify: `X-Shopify-Hmac-Sha256` = base64 HMAC-SHA256 of the raw body, keyed with the app's client secret. */
+export function shopify(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null || value.length !== 44 || !BASE64.test(value)) {
+    return fail("x-shopify-hmac-sha256 is not a base64 SHA-256 digest");
+  }
+  const ok = equalDigests(Buffer.from(value, "base64"), hmac(input.secret, input.body));
+  return ok ? { ok: true, scheme: "shopify" } : fail("x-shopify-hmac-sha256 does not match");
+}
+
+/**
+ * Paddle Billing: `Paddle-Signature: ts=<unix>;h1=<hex>[;h1=<hex>...]`, hex HMAC-SHA256 of `<ts>:<raw body>`
+ * keyed with the notification destination's secret key; any `h1` may match (rotation); timestamp within
+ * the replay window.
+ */
+export function paddle(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail("paddle-signature is malformed");
+  let timestamp: string | undefined;
+  const sent: string[] = [];
+  for (const part of value.split(";")) {
+    const eq = part.indexOf("=");
+    const key = part.slice(0, eq).trim();
+    if (key === "ts") timestamp = part.slice(eq + 1).trim();
+    else if (key === "h1") sent.push(part.slice(eq + 1).trim());
+  }
+  const stale = checkTimestamp(timestamp, input.nowSeconds);
+  if (stale !== undefined) return fail(`paddle-signature ${stale}`);
+  const expected = hmac(input.secret, `${timestamp}:`, input.body);
+  let matched = false;
+  for (const candidate of sent) if (checkHexHmac(candidate, expected)) matched = true;
+  return matched ? { ok: true, scheme: "paddle" } : fail("paddle-signature has no matching h1 entry");
+}
+
+/** Lemon Squeezy: `X-Signature` = hex HMAC-SHA256 of the raw body, keyed with the webhook's signing secret. */
+export function lemonSqueezy(value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail("x-signature is malformed");
+  const ok = checkHexHmac(value, hmac(input.secret, input.body));
+  return ok ? { ok: true, scheme: "lemon_squeezy" } : fail("x-signature does not match");
+}
+
+const BEARER = /^bearer +(\S+) *$/i;
+const BASIC = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i;
+
+/**
+ * `Authorization: Bearer <secret>`, or `Basic` credentials whose password is the secret (or whose user
+ * is, with no password: `https://<secret>@host/...`). Monitors that cannot sign (Prometheus
+ * Alertmanager, Grafana, uptime checkers) can send only these; like the token scheme, the secret
+ * travels in clear, so use HTTPS.
+ */
+export function authorization(value: string | null, secret: string): AuthResult {
+  if (value === null) return fail("authorization header is malformed");
+  const bearer = BEARER.exec(value);
+  if (bearer !== null) {
+    return equalsSecret(bearer[1] as string, secret)
+      ? { ok: true, scheme: "authorization" }
+      : fail("bearer token does not match");
+  }
+  const basic = BASIC.exec(value);
+  if (basic === null) return fail("authorization is neither Bearer nor Basic");
+  const decoded = Buffer.from(basic[1] as string, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  const user = colon < 0 ? decoded : decoded.slice(0, colon);
+  const password = colon < 0 ? "" : decoded.slice(colon + 1);
+  const ok = password === "" ? equalsSecret(user, secret) : equalsSecret(password, secret);
+  return ok ? { ok: true, scheme: "authorization" } : fail("basic credentials do not match");
+}
