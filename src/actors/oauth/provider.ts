@@ -236,7 +236,15 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     this.lastHanded = renewed.access_token;
     const headers = new Headers(init?.headers);
     headers.set("authorization", `Bearer ${renewed.access_token}`);
-    return base(url, { ...init, headers });
+    const again = await base(url, { ...init, headers });
+    const still = again.status === 403 ? bearerParams(again.headers) : undefined;
+    if (still?.error !== "insufficient_scope") return again;
+    // Another login would be refused the scope just the same.
+    await again.body?.cancel().catch(() => undefined);
+    throw new SvcError(
+      "oauth",
+      `${name}: the server still needs scope "${still.scope?.trim() || scope}" after a new login — the authorization server did not grant it; ask its operator to allow that scope for this client, then run \`svc mcp login ${name}\``,
+    );
   }
 
   saveCodeVerifier(verifier: string): void {

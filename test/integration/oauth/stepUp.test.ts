@@ -86,4 +86,37 @@ describe("403 insufficient_scope (step-up)", () => {
     await loginWith(again);
     expect(new URL(again.opened[0] as string).searchParams.get("scope")).toBe("mcp admin");
   });
+
+  it("when the new login is not granted the scope either, the request fails saying so instead of logging in again", async () => {
+    home = tempHome();
+    const as = await startFakeAs();
+    closers.push(as.close);
+    // The authorization server never grants "admin": every token holds only "mcp".
+    const rs = await startFakeResource([as.url], {
+      requireScope: { scope: "mcp admin", scopeOf: () => "mcp" },
+    });
+    closers.push(rs.close);
+    const h = harness(home.dir, "stingy", rs.url, { cimd: false });
+    await loginWith(h);
+    const opened: string[] = [];
+    const provider = oauthProviderFor(
+      "stingy",
+      { url: rs.url, auth: "oauth", oauth: { cimd: false } },
+      {
+        interactive: true,
+        paths: svcPaths(home.dir),
+        print: () => {},
+        openBrowser: async (u) => {
+          opened.push(u);
+          await followAuthorization(u);
+        },
+      },
+    ) as SvcOAuthProvider;
+    await expect(
+      post(provider.authorizedFetch(fetch), rs.url, h.job.store.readTokens()?.access_token ?? ""),
+    ).rejects.toThrow(
+      /^stingy: the server still needs scope "mcp admin" after a new login — the authorization server did not grant it; ask its operator to allow that scope for this client, then run `svc mcp login stingy`$/,
+    );
+    expect(opened).toHaveLength(1);
+  });
 });
