@@ -22,6 +22,9 @@ export function formatTable(input: readonly (readonly string[])[]): string {
 export function collectPairs(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = value.indexOf("=");
   if (eq <= 0) throw new SvcError("usage", `--deliver-extra: expected key=value, got "${value}"`);
+  // Stored nowhere: the record's deliver_extra cannot hold that key, so it would vanish without a word.
+  if (value.slice(0, eq) === "__proto__")
+    throw new SvcError("usage", '--deliver-extra: "__proto__" cannot be a deliver_extra key');
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { type Document, isMap, isScalar, parseDocument } from "yaml";
+import { type Document, isAlias, isMap, isScalar, parseDocument } from "yaml";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
 import { withFileLockSync } from "./stores/fileLock.js";
@@ -55,6 +55,12 @@ function prepareParents(doc: Document, file: string, path: readonly string[]): v
       doc.setIn(parent, map);
       continue;
     }
+    if (isAlias(node))
+      // Editing through it would change the anchored mapping, and every other place that uses it.
+      throw new SvcError(
+        "config_invalid",
+        `${file}: ${parent.join(".")}: is a YAML alias (*${node.source}) — setup edits only a mapping written out there; write the section out in full, or set its keys by hand`,
+      );
     const got = isScalar(node) ? JSON.stringify(node.value) : "a list";
     throw new SvcError(
       "config_invalid",

@@ -25,6 +25,16 @@ describe("comment-preserving edits", () => {
     );
   });
 
+  it("setYamlValues refuses to edit through a YAML alias (it would change the anchored mapping), naming it; the file is kept", () => {
+    home = tempHome();
+    const text = "shared: &s\n  enabled: false\nplatforms:\n  webhook: *s\n";
+    const file = home.write("config.yaml", text);
+    expect(() => setYamlValues(file, [[["platforms", "webhook", "enabled"], true]])).toThrow(
+      "platforms.webhook: is a YAML alias (*s) — setup edits only a mapping written out there",
+    );
+    expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
   it("setEnvValues replaces keys in place (also export KEY=), appends new ones, quotes values that need it", () => {
     home = tempHome();
     const file = home.write(".env", "# c\nA=1\nexport B=2\n\nC=3\n");
