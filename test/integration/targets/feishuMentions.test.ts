@@ -17,6 +17,9 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
+/** The `content` of the last message request. */
+const lastContent = () => (api.requests.at(-1)?.json as { content?: string } | undefined)?.content ?? "";
+
 /** The <at> tags Feishu would find in a text message's content. */
 const atTags = (text: string) => text.match(/<at\s[^>]*>/gi) ?? [];
 

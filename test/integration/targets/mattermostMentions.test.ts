@@ -12,6 +12,8 @@ function mattermostWords(text: string): string[] {
   const words = text.split(/[^\p{L}\p{N}:.\-_@]+/u).filter((w) => w !== "");
   return words.flatMap((word) => [word, ...word.split(/[.\-:]+/).filter((w) => w !== "")]);
 }
+/** The `message` of the last post request. */
+const lastMessage = () => (api.requests.at(-1)?.json as { message?: string } | undefined)?.message ?? "";
 const CHANNEL_WIDE = new Set(["@channel", "@all", "@here"]);
 
 let api: FakeApi;
@@ -29,7 +31,7 @@ describe("mattermost: channel-wide mentions from payload text notify no one", ()
       mattermost: { enabled: true, token: "MM", base_url: api.url, home_channel: "town" },
     });
     await registry.get("mattermost")?.send(message(`Issue: ${title}`));
-    const sent = (api.requests.at(-1)?.json as { message: string }).message;
+    const sent = lastMessage();
     expect(mattermostWords(`Issue: ${title}`).filter((w) => CHANNEL_WIDE.has(w.toLowerCase()))).not.toEqual(
       [],
     );
@@ -43,6 +45,6 @@ describe("mattermost: channel-wide mentions from payload text notify no one", ()
       mattermost: { enabled: true, token: "MM", base_url: api.url, home_channel: "town" },
     });
     await registry.get("mattermost")?.send(message(text));
-    expect((api.requests.at(-1)?.json as { message: string }).message).toBe(text);
+    expect(lastMessage()).toBe(text);
   });
 });
