@@ -30,9 +30,7 @@ describe("feishu: <at> tags from payload text notify no one", () => {
       feishu: { enabled: true, app_id: "cli_1", app_secret: "S", base_url: api.url, home_channel: "oc_1" },
     });
     await registry.get("feishu")?.send(message(title));
-    const content = JSON.parse((api.requests.at(-1)?.json as { content: string }).content) as {
-      text: string;
-    };
+    const content = JSON.parse(lastContent()) as { text: string };
     expect(atTags(title)).toHaveLength(2);
     expect(atTags(content.text)).toEqual([]);
     expect(content.text.replaceAll("\u200B", "")).toBe(title);
@@ -43,9 +41,7 @@ describe("feishu: <at> tags from payload text notify no one", () => {
       feishu: { enabled: true, app_id: "cli_1", app_secret: "S", base_url: api.url, home_channel: "oc_1" },
     });
     await registry.get("feishu")?.send(message("a <b> <attention> x<at"));
-    const content = JSON.parse((api.requests.at(-1)?.json as { content: string }).content) as {
-      text: string;
-    };
+    const content = JSON.parse(lastContent()) as { text: string };
     expect(content.text).toBe("a <b> <attention> x<at");
   });
 });
