@@ -219,8 +219,15 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   ): Promise<Response> {
     const params = bearerParams(res.headers);
     const scope = params?.scope?.trim();
-    if (params?.error !== "insufficient_scope" || !scope) return res;
+    if (params?.error !== "insufficient_scope") return res;
     const name = this.job.serverName;
+    if (!scope) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new SvcError(
+        "oauth",
+        `${name}: the server refused the request for lack of scope (403 insufficient_scope) without naming the scope — set mcp_servers.${name}.oauth.scope to the scopes it needs, then run \`svc mcp login ${name}\``,
+      );
+    }
     this.job.store.requireScope(scope);
     const flow = loginFlowFor(this.job, this.job.store.readTokens());
     if (!this.options.interactive || flow === "device") {

@@ -324,7 +324,12 @@ export async function startFakeResource(
      * Requests with a bearer token are answered 200 when the token's scope (from `scopeOf`) holds
      * `scope`, else 403 `insufficient_scope` naming it (RFC 6750 3.1; MCP step-up authorization).
      */
-    requireScope?: { scope: string; scopeOf: (token: string) => string | undefined };
+    requireScope?: {
+      scope: string;
+      scopeOf: (token: string) => string | undefined;
+      /** The 403 challenge leaves the `scope` parameter out. */
+      unnamed?: boolean;
+    };
   } = {},
 ): Promise<FakeResource> {
   const seen: Seen[] = [];
@@ -357,7 +362,7 @@ export async function startFakeResource(
         return json(res, 200, { ok: true });
       res
         .writeHead(403, {
-          "www-authenticate": `Bearer error="insufficient_scope", scope="${opts.requireScope.scope}", resource_metadata="${metadataUrl}"`,
+          "www-authenticate": `Bearer error="insufficient_scope", ${opts.requireScope.unnamed ? "" : `scope="${opts.requireScope.scope}", `}resource_metadata="${metadataUrl}"`,
         })
         .end();
       return;

@@ -119,4 +119,35 @@ describe("403 insufficient_scope (step-up)", () => {
     );
     expect(opened).toHaveLength(1);
   });
+
+  it("a 403 insufficient_scope that names no scope fails saying which key to set, without a login", async () => {
+    home = tempHome();
+    const as = await startFakeAs();
+    closers.push(as.close);
+    const rs = await startFakeResource([as.url], {
+      requireScope: { scope: "mcp admin", scopeOf: as.scopeOf, unnamed: true },
+    });
+    closers.push(rs.close);
+    const h = harness(home.dir, "vague", rs.url, { cimd: false });
+    await loginWith(h);
+    const opened: string[] = [];
+    const provider = oauthProviderFor(
+      "vague",
+      { url: rs.url, auth: "oauth", oauth: { cimd: false } },
+      {
+        interactive: true,
+        paths: svcPaths(home.dir),
+        print: () => {},
+        openBrowser: async (u) => {
+          opened.push(u);
+        },
+      },
+    ) as SvcOAuthProvider;
+    await expect(
+      post(provider.authorizedFetch(fetch), rs.url, h.job.store.readTokens()?.access_token ?? ""),
+    ).rejects.toThrow(
+      /^vague: the server refused the request for lack of scope \(403 insufficient_scope\) without naming the scope — set mcp_servers\.vague\.oauth\.scope to the scopes it needs, then run `svc mcp login vague`$/,
+    );
+    expect(opened).toHaveLength(0);
+  });
 });
