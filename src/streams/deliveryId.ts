@@ -2,16 +2,19 @@ import { createHash } from "node:crypto";
 
 /**
  * Delivery-ID headers in priority order. Spec 6 names four (`X-Forge-Delivery`, `vendor-id`,
- * `webhook-id`, `X-Request-ID`); each is followed by the real sender's alias (GitHub's
- * `X-GitHub-Delivery`, Svix's `svix-id`). GitLab's `Idempotency-Key` (stable across GitLab's
- * retries), Linear's `Linear-Delivery` and Jira's `X-Atlassian-Webhook-Identifier` and Shopify's
- * `X-Shopify-Webhook-Id` (both kept across retries) come before `X-Request-ID`, which proxies often set per request. Bitbucket Cloud's
- * `X-Request-UUID` (kept across its retries, which count in `X-Attempt-Number`) and Sentry's `Request-ID`
- * come last.
+ * `webhook-id`, `X-Request-ID`); each is followed by the real senders' aliases (GitHub's
+ * `X-GitHub-Delivery` and the Gitea, Forgejo and Gogs names for it; Svix's `svix-id`). GitLab's
+ * `Idempotency-Key`, Linear's `Linear-Delivery`, Jira's `X-Atlassian-Webhook-Identifier` and Shopify's
+ * `X-Shopify-Webhook-Id` (kept across their senders' retries) come before `X-Request-ID`, which proxies
+ * often set per request. Bitbucket Cloud's `X-Request-UUID` (kept across its retries, which count in
+ * `X-Attempt-Number`) and Sentry's `Request-ID` come last.
  */
 export const DELIVERY_ID_HEADERS = [
   "x-forge-delivery",
   "x-github-delivery",
+  "x-gitea-delivery",
+  "x-forgejo-delivery",
+  "x-gogs-delivery",
   "vendor-id",
   "svix-id",
   "webhook-id",

@@ -1,17 +1,20 @@
 import { isPlainRecord } from "./payloadPath.js";
 
 /**
- * Event-type sources in priority order (spec 2.2 and 6): each spec header name is followed by the
- * real sender's name for the same header (GitHub, then GitLab), then Bitbucket's `X-Event-Key` and
- * Linear's `Linear-Event` (the same value as its body's `type`) and Sentry's `Sentry-Hook-Resource`
- * (`issue`, `error`, `event_alert`, ...), Shopify's `X-Shopify-Topic` (`orders/create`) and Lemon Squeezy's
- * `X-Event-Name` (`order_created`).
+ * Event-type sources in priority order (spec 2.2 and 6): each spec header name is followed by the real
+ * sender's name for the same header (GitHub, then GitLab), then the senders' own: Gitea, Forgejo and
+ * Gogs (the first two also send `X-GitHub-Event`), Bitbucket's `X-Event-Key`, Linear's `Linear-Event`
+ * (its body's `type`), Sentry's `Sentry-Hook-Resource` (`issue`), Shopify's `X-Shopify-Topic`
+ * (`orders/create`) and Lemon Squeezy's `X-Event-Name` (`order_created`).
  */
 export const EVENT_TYPE_HEADERS = [
   "x-forge-event",
   "x-github-event",
   "x-alt-forge-event",
   "x-gitlab-event",
+  "x-gitea-event",
+  "x-forgejo-event",
+  "x-gogs-event",
   "x-event-key",
   "linear-event",
   "sentry-hook-resource",

@@ -13,6 +13,7 @@ import {
 } from "./signatureChecks.js";
 import {
   authorization,
+  giteaFamily,
   lemonSqueezy,
   linear,
   paddle,
@@ -33,6 +34,9 @@ export {
  * Sender authentication (spec 5): the spec's schemes and the order in which the header families are
  * examined (the first present decides). Pure: no I/O, never throws, never puts the secret in a reason.
  */
+
+/** Self-hosted code hosts' own signature headers (hex, no `sha256=` prefix), after GitHub's names. */
+const GITEA_FAMILY = ["x-gitea-signature", "x-forgejo-signature", "x-gogs-signature"] as const;
 
 function forgeHmac(value: string | null, input: VerifyInput, name = "x-hub-signature-256"): AuthResult {
   if (value === null || !value.startsWith("sha256=")) return fail(`${name} is not sha256=<hex>`);
@@ -111,6 +115,10 @@ function verify(input: VerifyInput): AuthResult {
   // GitHub puts its legacy sha1 (which is not a recognized scheme: such a request falls through).
   const bitbucket = header(headers, "x-hub-signature");
   if (bitbucket?.startsWith("sha256=")) return forgeHmac(bitbucket, input, "x-hub-signature");
+  for (const name of GITEA_FAMILY) {
+    const value = header(headers, name);
+    if (value !== undefined) return giteaFamily(name, value, input);
+  }
 
   const forgeToken = header(headers, "x-alt-forge-token");
   const sentToken = forgeToken !== undefined ? forgeToken : header(headers, "x-gitlab-token");

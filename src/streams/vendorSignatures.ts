@@ -126,6 +126,17 @@ export function paddle(value: string | null, input: VerifyInput): AuthResult {
   return matched ? { ok: true, scheme: "paddle" } : fail("paddle-signature has no matching h1 entry");
 }
 
+/**
+ * Gitea, Forgejo and Gogs: `X-Gitea-Signature` / `X-Forgejo-Signature` / `X-Gogs-Signature` = hex
+ * HMAC-SHA256 of the raw body, no prefix (recent Gitea and Forgejo also send `X-Hub-Signature-256`,
+ * which is examined first; Gogs and older Gitea send only these).
+ */
+export function giteaFamily(name: string, value: string | null, input: VerifyInput): AuthResult {
+  if (value === null) return fail(`${name} is malformed`);
+  const ok = checkHexHmac(value, hmac(input.secret, input.body));
+  return ok ? { ok: true, scheme: "forge_hmac" } : fail(`${name} does not match`);
+}
+
 /** Lemon Squeezy: `X-Signature` = hex HMAC-SHA256 of the raw body, keyed with the webhook's signing secret. */
 export function lemonSqueezy(value: string | null, input: VerifyInput): AuthResult {
   if (value === null) return fail("x-signature is malformed");

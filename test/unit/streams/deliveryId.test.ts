@@ -20,6 +20,9 @@ describe("resolveDeliveryId (spec 6)", () => {
     expect(DELIVERY_ID_HEADERS).toEqual([
       "x-forge-delivery",
       "x-github-delivery",
+      "x-gitea-delivery",
+      "x-forgejo-delivery",
+      "x-gogs-delivery",
       "vendor-id",
       "svix-id",
       "webhook-id",

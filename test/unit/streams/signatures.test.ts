@@ -351,6 +351,8 @@ describe("header families and malformed input", () => {
       "x-shopify-hmac-sha256",
       "paddle-signature",
       "x-signature",
+      "x-gitea-signature",
+      "x-gogs-signature",
       "authorization",
     );
     const values = fc.oneof(
@@ -556,5 +558,24 @@ describe("Paddle (Paddle-Signature) and Lemon Squeezy (X-Signature), payment sen
     });
     expect(check({ "x-signature": hex(secret, body) }, `${body} `, secret).ok).toBe(false);
     expect(check({ "x-signature": hex("other", body) }, body, secret).ok).toBe(false);
+  });
+});
+
+describe("Gitea, Forgejo and Gogs (their own hex signature headers)", () => {
+  const body = '{"ref":"refs/heads/main"}';
+  it("X-Gitea-Signature, X-Forgejo-Signature and X-Gogs-Signature: hex HMAC-SHA256 of the raw body, no prefix", () => {
+    for (const name of ["x-gitea-signature", "x-forgejo-signature", "x-gogs-signature"]) {
+      expect(check({ [name]: hex(SECRET, body) }, body), name).toEqual({ ok: true, scheme: "forge_hmac" });
+      expect(check({ [name]: hex(SECRET, body) }, `${body} `).ok, name).toBe(false);
+      expect(check({ [name]: `sha256=${hex(SECRET, body)}` }, body).ok, name).toBe(false);
+    }
+  });
+
+  it("X-Hub-Signature-256, which recent Gitea and Forgejo send too, is examined first", () => {
+    const headers = {
+      "x-hub-signature-256": `sha256=${hex("other", body)}`,
+      "x-gitea-signature": hex(SECRET, body),
+    };
+    expect(check(headers, body).ok).toBe(false);
   });
 });
