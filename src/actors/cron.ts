@@ -5,6 +5,7 @@ import { type CronJob, type CronStore, findJob, nextRunAfter } from "../io/store
 import type { AcceptedEvent } from "../streams/context.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
+import { createLastRunWriter } from "./lastRuns.js";
 import type { QueuedRun } from "./runs.js";
 
 /** Runs one job's prompt as an agent run of its profile; resolves with the reply once it is delivered. */
@@ -104,7 +105,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
   }
 
-  /** Runs the job and records its `last_run`; never rejects (a failure is logged and recorded). */
+  const lastRuns = createLastRunWriter(record);
+
+  /** Runs the job and records its `last_run` (written behind); never rejects (a failure is logged and recorded). */
   async function execute(
     profile: string,
     store: CronStore,
@@ -125,10 +128,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       logger.error({ job: job.id, profile, trigger, err: error }, `${label}: run failed`);
     }
     const at = new Date(clock.now()).toISOString();
-    await record(store, job.id, (current) => ({
-      ...current,
-      last_run: { at, status, trigger, ...(error === undefined ? {} : { error }) },
-    }));
+    lastRuns.record(store, job.id, { at, status, trigger, ...(error === undefined ? {} : { error }) });
   }
 
   function launch(
@@ -284,6 +284,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
+      await lastRuns.idle();
     },
     start() {
       if (!stopped) return;
