@@ -313,7 +313,7 @@ export async function discoverForFlow(
   const hint =
     flow === "device"
       ? `the device flow is not available here: log in with \`svc mcp login ${serverName} --flow browser\` or remove oauth.flow: device`
-      : "this server cannot be used with a PKCE browser login";
+      : `ask the server's operator to correct its authorization server metadata (svc needs an issuer that matches the advertised URL, PKCE S256 and https endpoints), or check mcp_servers.${serverName}.url`;
   throw new SvcError(
     "oauth",
     `${serverName}: no usable authorization server — ${rejected.join("; ")}. Fix: ${hint}.`,

@@ -140,7 +140,7 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
       },
     }));
     await expect(discoverForFlow("plain", `${api.url}/mcp`, "browser", oauthFetches())).rejects.toThrow(
-      /does not advertise PKCE S256/,
+      /does not advertise PKCE S256 in code_challenge_methods_supported\. Fix: ask the server's operator to correct its authorization server metadata \(svc needs an issuer that matches the advertised URL, PKCE S256 and https endpoints\), or check mcp_servers\.plain\.url\.$/,
     );
   });
 
