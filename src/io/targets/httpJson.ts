@@ -127,6 +127,9 @@ export async function httpCall(request: HttpCall): Promise<HttpAnswer> {
       headers,
       ...(body === undefined ? {} : { body }),
       signal,
+      // A followed 301/302 turns a POST into a body-less GET (Fetch standard): the message would be lost
+      // while the platform answers the GET, perhaps with 200. A redirect is reported instead.
+      redirect: "manual",
     });
     text = await response.text();
   } catch (err) {
@@ -145,6 +148,14 @@ export async function httpCall(request: HttpCall): Promise<HttpAnswer> {
   }
   if (response.status >= 200 && response.status < 300) {
     return { status: response.status, headers: response.headers, text, body: parsed };
+  }
+  if (response.status >= 300 && response.status < 400) {
+    const location = response.headers.get("location");
+    const to = location === null ? "" : ` to ${scrub(redirectTarget(location, call.url), call.secrets)}`;
+    throw new DeliveryError(
+      `${where}: HTTP ${response.status} — the API redirects${to}; set base_url to the address it redirects to (svc does not follow redirects: they would turn a POST into a GET)`,
+      false,
+    );
   }
   const detail = scrub(platformErrorText(parsed, text), call.secrets);
   const message = `${where}: HTTP ${response.status} — ${detail}`;
@@ -170,6 +181,15 @@ export function refused(
   secrets?: readonly (string | undefined)[],
 ): DeliveryError {
   return new DeliveryError(`${platform}: ${action}: ${scrub(detail, secrets)}`, false);
+}
+
+/** Where a redirect points, as scheme, host and port only: its path and query may repeat a token. */
+function redirectTarget(location: string, base: string): string {
+  try {
+    return new URL(location, base).origin;
+  } catch {
+    return "another address";
+  }
 }
 
 export function joinUrl(base: string, path: string): string {
