@@ -211,6 +211,14 @@ export class McpSession {
   }
 
   /**
+   * The session sits in its connection actor's context, which the inspector (`--inspect`) serializes:
+   * only a summary, never the client and transport (the child's env, the request headers) or `secrets`.
+   */
+  toJSON(): { era: Era; capabilities: ServerCapabilities; closing: boolean } {
+    return { era: this.era, capabilities: this.capabilities, closing: this.closing };
+  }
+
+  /**
    * Streamable HTTP: ends the server's session with `DELETE` (as the Python SDK's client does), so the
    * server frees it now rather than at its own timeout. Best-effort and bounded: a server that is gone
    * or does not support it (405) does not hold up the close.

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { describe, expect, it, vi } from "vitest";
+import { redactInspection } from "../../../src/actors/inspector.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
 import { entry, stdioEntry, useHubs } from "./harness.js";
@@ -94,5 +95,18 @@ describe("secrets referenced from .env", () => {
     await hub.call("s", "log-env", { name: "GITHUB" });
     await vi.waitFor(() => expect(log.messages()).toContain("[mcp:s] cfg: using [redacted]"));
     expect(log.lines().join("\n")).not.toContain(PAT);
+  });
+
+  it("the inspector's events (svc gateway run --inspect) carry no env value or header of the entry", async () => {
+    hubs.home.write(".env", `GH_PAT=${PAT}\nAPI_KEY=ak-live-verysecret-42\n`);
+    const events: string[] = [];
+    const hub = hubs.hub(
+      hubs.home,
+      { s: stdioEntry("legacy", { env: { GH: "${GH_PAT}" } }) },
+      { inspect: (event) => void events.push(JSON.stringify(redactInspection(event))) },
+    );
+    expect((await hub.settled("s")).state).toBe("connected");
+    expect(events.some((e) => e.includes('"era":"legacy"'))).toBe(true);
+    expect(events.join("\n")).not.toContain(PAT);
   });
 });
