@@ -361,7 +361,7 @@ async function change(name: string, action: "remove" | "enable" | "disable"): Pr
   }
   // Applied to the record as it is under the lock: removing or switching a route can never bring back
   // anything stale, so a concurrent change of the record does not refuse it (only one that removed it).
-  await store.update((records) => {
+  const { result: changed } = await store.update((records) => {
     const current = ownRecord(records, name) as Record<string, unknown> | undefined;
     if (current === undefined) {
       throw new SvcError(
@@ -377,10 +377,29 @@ async function change(name: string, action: "remove" | "enable" | "disable"): Pr
         `${store.path}: ${name} is not a subscription record (${JSON.stringify(current)}) — fix it in the file, or svc webhook remove ${name}`,
       );
     else records[name] = { ...current, enabled: action === "enable", updated_at: new Date().toISOString() };
+    return records[name];
   });
   process.stdout.write(
     `${action === "remove" ? "Removed" : action === "enable" ? "Enabled" : "Disabled"} ${name}\n`,
   );
+  const unserved = action === "enable" ? notServed(loaded, store.path, name, changed) : undefined;
+  if (unserved !== undefined)
+    process.stderr.write(
+      `Warning: ${name} is enabled, but the gateway does not serve it (it answers 404): ${unserved}\n`,
+    );
+}
+
+/** Why the gateway would skip this record (invalid, no secret at all, INSECURE_NO_AUTH off loopback). */
+function notServed(loaded: LoadedConfig, path: string, name: string, raw: unknown): string | undefined {
+  const parsed = parseSubscription(path, name, raw);
+  if (!parsed.ok) return `the record is invalid — fix it in ${path}:\n${parsed.problems.join("\n")}`;
+  const webhook = loaded.config.platforms.webhook;
+  const setSecret = `set one with svc webhook subscribe ${name} --secret <secret>`;
+  if (parsed.value.secret === undefined && webhook.secret === undefined)
+    return `it has no secret of its own and there is no global secret (platforms.webhook.secret or WEBHOOK_SECRET) — ${setSecret}`;
+  if (parsed.value.secret === INSECURE_NO_AUTH && !LOOPBACK_HOSTS.has(webhook.host))
+    return `its secret is INSECURE_NO_AUTH, which is served only on a loopback bind, but platforms.webhook.host is ${webhook.host} — ${setSecret}`;
+  return undefined;
 }
 
 /** An event type sent as a header: printable ASCII (fetch refuses control characters and non-Latin-1). */
