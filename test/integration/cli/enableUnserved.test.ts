@@ -18,9 +18,11 @@ describe("svc webhook enable of a record the gateway will not serve", { timeout:
         ok: { secret: "s", enabled: false },
       }),
     );
-    const [bad, nosecret, ok] = await Promise.all(
-      ["bad", "nosecret", "ok"].map((name) => svc(gw.home, ["webhook", "enable", name])),
-    );
+    const [bad, nosecret, ok] = await Promise.all([
+      svc(gw.home, ["webhook", "enable", "bad"]),
+      svc(gw.home, ["webhook", "enable", "nosecret"]),
+      svc(gw.home, ["webhook", "enable", "ok"]),
+    ]);
     expect(bad).toMatchObject({ code: 0, stdout: "Enabled bad\n" });
     expect(bad.stderr).toContain(
       "Warning: bad is enabled, but the gateway does not serve it (it answers 404): the record is invalid — fix it in ",
