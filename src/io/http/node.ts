@@ -1,4 +1,4 @@
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { addHeaderLine, BodyCollector, LINGER_BYTES, type RequestHandler } from "./core.js";
 import type { ListenOptions, ServerHandle } from "./server.js";
 
@@ -47,8 +47,11 @@ const SLOW_SENDER_LIMITS = {
 
 /** The node:http fallback, used when the uWS binary cannot load; it only translates to the shared handler. */
 export function listenNode(handler: RequestHandler, options: ListenOptions): Promise<ServerHandle> {
-  const server = createServer(SLOW_SENDER_LIMITS, (req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     let finished = false;
+    // Only requests that reach `read` are told to send their body (RFC 9110 §10.1.1): a route or size
+    // refusal is answered at once, and a sender waiting for 100 Continue never uploads it.
+    let continued = !expectsContinue;
     const url = originForm(req.url ?? "/");
     const query = url.indexOf("?");
     const head = {
@@ -60,6 +63,10 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
       head,
       {
         read(limit, done) {
+          if (!continued) {
+            continued = true;
+            res.writeContinue();
+          }
           const collector = new BodyCollector(limit);
           let over = false;
           req.on("data", (chunk: Buffer) => {
@@ -78,13 +85,15 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
         if (finished || res.writableEnded) return;
         finished = true;
         const json = JSON.stringify(answer.body);
+        // A sender still waiting for 100 Continue has its body unsent: the connection cannot carry
+        // another request after this answer.
         res.writeHead(answer.status, {
           ...answer.headers,
           "Content-Type": "application/json",
           "Content-Length": Buffer.byteLength(json),
-          ...(close ? { Connection: "close" } : {}),
+          ...(close || !continued ? { Connection: "close" } : {}),
         });
-        if (!close || req.complete) {
+        if (!close || req.complete || !continued) {
           res.end(json);
           return;
         }
@@ -101,7 +110,9 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
         req.resume();
       },
     );
-  });
+  };
+  const server = createServer(SLOW_SENDER_LIMITS, (req, res) => serve(req, res, false));
+  server.on("checkContinue", (req, res) => serve(req, res, true));
   server.keepAliveTimeout = 5000;
   return new Promise((resolve, reject) => {
     server.once("error", (err) =>

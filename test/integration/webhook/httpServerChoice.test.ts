@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
@@ -62,6 +63,51 @@ describe("platforms.webhook.http_server", () => {
       "GET http://svc.example/health HTTP/1.1\r\nHost: svc.example\r\n\r\n",
     ]);
     expect(health.status).toBe(200);
+  });
+
+  it("node: Expect: 100-continue (curl, above 1 MiB) — a refused request is answered at once, with no 100 and no upload", async () => {
+    const live = await gw.start({
+      config: webhookConfig({ pr: { secret: SECRET } }, { http_server: "node", max_body_bytes: 1024 }),
+    });
+    const body = '{"number":9}';
+    const signature = await signGithub(SECRET, body);
+    const head = (path: string, length: number) =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nX-Hub-Signature-256: ${signature}\r\n` +
+      `Content-Length: ${length}\r\n\r\n`;
+    /** Sends the head, and the body only once 100 Continue arrives; resolves with all that was read. */
+    const exchange = (path: string, length: number) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(live.gateway.port, "127.0.0.1");
+        let received = "";
+        socket.on("data", (data) => {
+          received += data.toString("utf8");
+          if (received === "HTTP/1.1 100 Continue\r\n\r\n") socket.write(body);
+        });
+        socket.on("close", () => resolve(received));
+        socket.setTimeout(3000, () => socket.destroy());
+        socket.write(head(path, length));
+      });
+    for (const [path, length, status] of [
+      ["/webhooks/pr", 5_000_000, "413"],
+      ["/webhooks/nope", body.length, "404"],
+    ] as const) {
+      const answer = await exchange(path, length);
+      expect(answer.startsWith(`HTTP/1.1 ${status} `), answer).toBe(true);
+      expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+    }
+    const accepted = await new Promise<string>((resolve) => {
+      const socket = connect(live.gateway.port, "127.0.0.1");
+      let received = "";
+      socket.on("data", (data) => {
+        received += data.toString("utf8");
+        if (received === "HTTP/1.1 100 Continue\r\n\r\n") socket.write(body);
+        if (received.includes('"status":"accepted"')) socket.destroy();
+      });
+      socket.on("close", () => resolve(received));
+      socket.setTimeout(3000, () => socket.destroy());
+      socket.write(head("/webhooks/pr", body.length));
+    });
+    expect(accepted).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 202 /);
   });
 
   it("is uws by default, and a value other than uws or node is a config error naming the key", () => {
