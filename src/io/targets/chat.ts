@@ -134,12 +134,23 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
       });
       await oneAtATime(chatId, async () => {
         for (const [index, text] of parts.entries()) {
-          await runStep(() => spec.sendPart({ chatId, text, index, message, signal }));
+          try {
+            await runStep(() => spec.sendPart({ chatId, text, index, message, signal }));
+          } catch (err) {
+            throw index === 0 ? err : partlyDelivered(err, index, parts.length);
+          }
         }
       });
       return { chatId, parts: parts.length };
     },
   };
+}
+
+/** A failure after earlier parts went out: the operator needs to know the chat holds part of the text. */
+function partlyDelivered(err: unknown, index: number, total: number): unknown {
+  if (!(err instanceof DeliveryError)) return err;
+  const note = ` (part ${index + 1} of ${total}; part${index === 1 ? " 1 was" : `s 1-${index} were`} delivered)`;
+  return new DeliveryError(`${err.message}${note}`, err.transient, err.retryAfterSeconds, err.answer);
 }
 
 /** Converts a numeric id (`"12"`) to a number, as JSON APIs expect; other ids stay strings. */

@@ -122,6 +122,24 @@ describe("transient failures", () => {
     home.cleanup();
   });
 
+  it("a final failure after earlier parts went out says which part failed and that the first were delivered", async () => {
+    const { deliverer, log, home } = setup();
+    const text = `${"a".repeat(4000)}\n${"b".repeat(4000)}\n${"c".repeat(100)}`;
+    fake.enqueue(
+      { json: { ok: true, result: {} } },
+      {
+        status: 400,
+        json: { ok: false, error_code: 400, description: "Bad Request: message thread not found" },
+      },
+    );
+    await expect(deliverer.deliver(agent(text))).rejects.toThrow(
+      "telegram: sendMessage: HTTP 400 — Bad Request: message thread not found (part 2 of 3; part 1 was delivered)",
+    );
+    expect(sentTexts(fake).map((t) => t[0])).toEqual(["a", "b"]);
+    expect(log.messages().some((m) => m.endsWith("(part 2 of 3; part 1 was delivered)"))).toBe(true);
+    home.cleanup();
+  });
+
   it("treats a refused connection as transient and never puts the token in an error or a log line", async () => {
     const closed = await startFakeApi();
     const url = closed.url;
