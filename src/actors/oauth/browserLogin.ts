@@ -211,6 +211,9 @@ async function exchange({ input }: { input: ExchangeInput }): Promise<StoredToke
         issuer: meta.authorizationServerUrl,
         kind: client.kind,
       });
+    } else {
+      // Spec 4: a login clears the stale registration; the configured client is never stored.
+      job.store.clearClient();
     }
     job.store.saveTokens(stored);
   });

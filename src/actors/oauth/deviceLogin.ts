@@ -214,6 +214,9 @@ async function save({ input }: { input: { device: DeviceCode; tokens: unknown } 
         issuer: h.meta.authorizationServerUrl,
         kind: "dcr",
       });
+    } else if (h.client.kind === "configured") {
+      // Spec 4: a login clears the stale registration; the configured client is never stored.
+      h.job.store.clearClient();
     }
     h.job.store.saveTokens(stored);
   });

@@ -66,4 +66,15 @@ describe("pre-registered client with each token_endpoint_auth_method (oidc-provi
       expect(await oidc.audienceOf(h.job.store.readTokens()?.access_token ?? "")).toBe(mcp.url);
     });
   }
+
+  it("a login with a configured client clears the dynamic registration an earlier login left on disk", async () => {
+    home = tempHome();
+    await loginWith(harness(home.dir, "switch", mcp.url, { cimd: false }));
+    const h = harness(home.dir, "switch", mcp.url, configured("client_secret_basic"), { freshClient: true });
+    expect(h.job.store.readClient()?.client_id).toMatch(/./);
+    await loginWith(h);
+    // The stale registration is gone: removing client_id later registers anew instead of reviving it.
+    expect(h.job.store.readClient()).toBeUndefined();
+    expect(await oidc.audienceOf(h.job.store.readTokens()?.access_token ?? "")).toBe(mcp.url);
+  });
 });
