@@ -43,6 +43,7 @@ export class StdioTransport implements Transport {
   private chunks: Buffer[] = [];
   private buffered = 0;
   private closed = false;
+  private closing: Promise<void> | undefined;
 
   constructor(private readonly options: StdioOptions) {}
 
@@ -144,8 +145,13 @@ export class StdioTransport implements Transport {
   }
 
   /** stdin closed; SIGTERM to the process group after 2 s (at once when `now`); SIGKILL after 2 more. */
-  async close(now = false): Promise<void> {
-    if (this.closed) return;
+  close(now = false): Promise<void> {
+    // A second caller (a stop during a recycle) waits for the same end, not less.
+    this.closing ??= this.end(now);
+    return this.closing;
+  }
+
+  private async end(now: boolean): Promise<void> {
     this.closed = true;
     const child = this.child;
     this.chunks = [];

@@ -53,4 +53,18 @@ describe("StdioTransport", () => {
     expect(errors).toHaveLength(2);
     await transport.close();
   });
+
+  it("a second close (a stop during a recycle) resolves only once the process is gone", async () => {
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ["-e", "setInterval(() => {}, 1000)"],
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    await transport.start();
+    const pid = transport.pid as number;
+    const first = transport.close();
+    await transport.close();
+    expect(alive(pid)).toBe(false);
+    await first;
+  });
 });
