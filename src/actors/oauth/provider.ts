@@ -172,6 +172,8 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       const res = await base(url, init);
       if (res.status === 403) return this.stepUp(base, url, init, res);
       if (res.status !== 401) return res;
+      // Only the outcome of this refusal may reach redirectToAuthorization.
+      this.freshTokenRefused = undefined;
       const sent = /^Bearer (.+)$/i.exec(new Headers(init?.headers).get("authorization") ?? "")?.[1];
       if (sent === undefined) return res;
       let renewed: StoredTokens;
