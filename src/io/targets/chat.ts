@@ -147,7 +147,7 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
 }
 
 /** A failure after earlier parts went out: the operator needs to know the chat holds part of the text. */
-function partlyDelivered(err: unknown, index: number, total: number): unknown {
+export function partlyDelivered(err: unknown, index: number, total: number): unknown {
   if (!(err instanceof DeliveryError)) return err;
   const note = ` (part ${index + 1} of ${total}; part${index === 1 ? " 1 was" : `s 1-${index} were`} delivered)`;
   return new DeliveryError(`${err.message}${note}`, err.transient, err.retryAfterSeconds, err.answer);

@@ -1,6 +1,7 @@
 import { execa } from "execa";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
+import { partlyDelivered } from "./chat.js";
 import { messageParts } from "./split.js";
 import {
   DeliveryError,
@@ -108,8 +109,12 @@ export function forgeCommentTarget(
     async send(message, signal, options = {}) {
       const { repo, prNumber } = forgeDestination(message);
       const parts = messageParts(message.text, FORGE_COMMENT_LIMIT, { markdown: true });
-      for (const body of parts) {
-        await (options.runStep ?? runOnce)(() => comment(repo, prNumber, body, signal));
+      for (const [index, body] of parts.entries()) {
+        await (options.runStep ?? runOnce)(() => comment(repo, prNumber, body, signal)).catch(
+          (err: unknown) => {
+            throw index === 0 ? err : partlyDelivered(err, index, parts.length);
+          },
+        );
       }
       return { chatId: `${repo}#${prNumber}`, parts: parts.length };
     },

@@ -1,5 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { resolveChatId } from "./chat.js";
+import { partlyDelivered, resolveChatId } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
 import { messageParts } from "./split.js";
 import { type DeliveryTarget, runOnce } from "./target.js";
@@ -31,11 +31,13 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
     async send(message, signal, options = {}) {
       const to = resolveChatId("sms", message, settings.home_channel, ["chat_id", "to"]);
       const parts = messageParts(message.text, SMS_LIMIT);
-      for (const body of parts) {
+      for (const [index, body] of parts.entries()) {
         const form = { To: to, ...sender, Body: body };
         await (options.runStep ?? runOnce)(() =>
           api.call("create message", "POST", `${account}/Messages.json`, { form, signal }),
-        );
+        ).catch((err: unknown) => {
+          throw index === 0 ? err : partlyDelivered(err, index, parts.length);
+        });
       }
       return { chatId: to, parts: parts.length };
     },

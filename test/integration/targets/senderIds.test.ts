@@ -59,6 +59,31 @@ describe("sms: sender", () => {
   });
 });
 
+describe("sms: a refusal after the first message went out", () => {
+  it("names the part that failed and that part 1 was delivered", async () => {
+    const text = Array.from({ length: 60 }, (_, i) => `line ${i} ${"x".repeat(40)}`).join("\n");
+    twilio.enqueue(
+      { status: 201, json: { sid: "SM1", status: "queued" } },
+      {
+        status: 400,
+        json: { code: 21610, message: "Attempt to send to unsubscribed recipient", status: 400 },
+      },
+    );
+    const registry = registryFor({
+      sms: {
+        enabled: true,
+        account_sid: SID,
+        auth_token: "TW-TOKEN",
+        from: "+15550000000",
+        base_url: twilio.url,
+      },
+    });
+    await expect(registry.get("sms")?.send(message(text, { chat_id: "+15551112222" }))).rejects.toThrow(
+      "sms: create message: HTTP 400 — Attempt to send to unsubscribed recipient (part 2 of 2; part 1 was delivered)",
+    );
+  });
+});
+
 describe("home_automation: service names", () => {
   it("notify.<service> calls notify/<service>", async () => {
     ha.requests.length = 0;
