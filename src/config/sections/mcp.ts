@@ -199,7 +199,15 @@ const entryShape = {
   args: z.array(z.union([z.string(), z.number()]).transform(String)).default([]),
   env: z.record(z.string(), textValue(true).transform(String)).default({}),
   url: z.string().min(1).optional(),
-  headers: z.record(z.string(), textValue(false).transform(String)).default({}),
+  headers: z
+    .record(
+      z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, {
+        error: (i) =>
+          `${describe(i.input)} is not a valid HTTP header name (letters, digits and - _ . ! # $ % & ' * + ^ \` | ~; no spaces or colons)`,
+      }),
+      textValue(false).transform(String),
+    )
+    .default({}),
   ssl_verify: z
     .union([z.boolean(), z.string().min(1)], {
       error: (i) => `expected true, false or a CA bundle path, got ${describe(i.input)}`,

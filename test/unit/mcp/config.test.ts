@@ -31,6 +31,18 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     );
   });
 
+  it("a header name HTTP cannot carry fails at load naming it", () => {
+    expect(() => load('mcp_servers:\n  a:\n    url: https://x\n    headers: { "X Api Key": v }\n')).toThrow(
+      /mcp_servers\.a\.headers\.X Api Key: .*"X Api Key" is not a valid HTTP header name/,
+    );
+    expect(() =>
+      load('mcp_servers:\n  a:\n    url: https://x\n    headers: { "Authorization:": v }\n'),
+    ).toThrow(/"Authorization:" is not a valid HTTP header name/);
+    expect(
+      load("mcp_servers:\n  a:\n    url: https://x\n    headers: { X-Api-Key: v, x_trace: t }\n"),
+    ).toBeDefined();
+  });
+
   it("needs exactly one of command and url", () => {
     expect(() => load("mcp_servers:\n  a: {}\n")).toThrow(/mcp_servers\.a: needs command .* or url/);
     expect(() => load("mcp_servers:\n  a: {command: x, url: https://y}\n")).toThrow(
