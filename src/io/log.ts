@@ -86,6 +86,24 @@ export function textLine(json: string): string {
 
 const HEAD = /^\{"level":(\d+),"time":(\d+)/;
 
+const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/;
+const BREAK_OR_CONTROL = /\r\n|[\r\n\u2028\u2029]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Messages quote untrusted text (an agent reply echoing a PR title): every line after the first is
+ * indented, so no text can start a line that reads as a log record of its own (a bare carriage return
+ * breaks a line too), and other control characters (a terminal escape) are shown as `\u001b` instead of
+ * acting on the terminal.
+ */
+export function safeMessage(msg: string): string {
+  if (!UNSAFE.test(msg)) return msg;
+  return msg.replace(BREAK_OR_CONTROL, (c) =>
+    c.length > 1 || c === "\n" || c === "\r" || c === "\u2028" || c === "\u2029"
+      ? "\n  "
+      : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 /** pino's epoch-ms time as ISO text; lines of the same millisecond (a busy gateway) format it once. */
 let lastTime = "";
 let lastIso = "";
@@ -118,14 +136,14 @@ function fastTextLine(json: string): string | undefined {
   const fields = json.slice(head[0].length, at);
   const extra = fields.length > 0 ? ` {${fields.slice(1)}}` : "";
   const level = Number(head[1]);
-  return `${isoTime(head[2] as string)} ${LEVEL_NAMES[level] ?? level} ${msg}${extra}\n`;
+  return `${isoTime(head[2] as string)} ${LEVEL_NAMES[level] ?? level} ${safeMessage(msg)}${extra}\n`;
 }
 
 function parsedTextLine(json: string): string {
   try {
     const { level, time, msg, ...rest } = JSON.parse(json) as Record<string, unknown>;
     const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : "";
-    return `${new Date(Number(time)).toISOString()} ${LEVEL_NAMES[Number(level)] ?? level} ${String(msg ?? "")}${extra}\n`;
+    return `${new Date(Number(time)).toISOString()} ${LEVEL_NAMES[Number(level)] ?? level} ${safeMessage(String(msg ?? ""))}${extra}\n`;
   } catch {
     return json;
   }

@@ -4,7 +4,7 @@ import { execa } from "execa";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { redactCredentials } from "../../../src/io/credentials.js";
-import { createLogger, pinoOptions, redactSecrets, textLine } from "../../../src/io/log.js";
+import { createLogger, pinoOptions, redactSecrets, safeMessage, textLine } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
@@ -89,7 +89,7 @@ describe("log redaction", () => {
 });
 
 describe("the gateway log file", () => {
-  it("holds the same text lines as stdout: a multi-line message with quotes as written, fields after it", async () => {
+  it("holds the same text lines as stdout: a multi-line message with quotes as written, later lines indented, fields after it", async () => {
     home = tempHome();
     const file = join(home.dir, "logs", "gateway.log");
     const script = `
@@ -100,7 +100,7 @@ describe("the gateway log file", () => {
     const child = await execa(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
     const logged = readFileSync(file, "utf8");
     expect(logged).toMatch(
-      /^\d{4}-\d\d-\d\dT[\d:.]+Z INFO demo reply:\n\{\n {2}"title": "Fix \\"the\\" parser"\n\} \{"route":"demo"\}\n$/,
+      /^\d{4}-\d\d-\d\dT[\d:.]+Z INFO demo reply:\n {2}\{\n {4}"title": "Fix \\"the\\" parser"\n {2}\} \{"route":"demo"\}\n$/,
     );
     expect(child.stdout).toBe(logged.trimEnd());
   });
@@ -137,12 +137,25 @@ describe("terminal log lines", () => {
       const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : "";
       const names: Record<number, string> = { 30: "INFO", 40: "WARN", 50: "ERROR" };
       expect(textLine(json)).toBe(
-        `${new Date(Number(time)).toISOString()} ${names[Number(level)]} ${String(msg)}${extra}\n`,
+        `${new Date(Number(time)).toISOString()} ${names[Number(level)]} ${safeMessage(String(msg))}${extra}\n`,
       );
     }
     expect(textLine(samples[1] as string)).toContain(
-      ' WARN reply:\nsaid "hi" ,"msg":"x" ✓ {"route":"pr","delivery_id":"d-1"}\n',
+      ' WARN reply:\n  said "hi" ,"msg":"x" ✓ {"route":"pr","delivery_id":"d-1"}\n',
     );
+  });
+
+  it("never lets message text start a line of its own or act on the terminal", () => {
+    const forged = "looks fine\n2026-01-01T00:00:00.000Z ERROR [gateway] forged\r2026-01-01T00:00:00.000Z WARN x";
+    const line = textLine(lineOf((l) => l.info(`reply: ${forged}\u001b[2J\u0007 end\u2028next`)));
+    const lines = line.trimEnd().split("\n");
+    expect(lines).toHaveLength(4);
+    expect(lines.slice(1).every((rest) => rest.startsWith("  "))).toBe(true);
+    expect(lines[1]).toBe("  2026-01-01T00:00:00.000Z ERROR [gateway] forged");
+    expect(line).not.toMatch(/[\r\u0000-\u0009\u000b-\u001f\u2028]/);
+    expect(lines[2]).toBe("  2026-01-01T00:00:00.000Z WARN x\\u001b[2J\\u0007 end");
+    expect(lines[3]).toBe("  next");
+    expect(safeMessage("tab\tkept, plain text untouched")).toBe("tab\tkept, plain text untouched");
   });
 
   it("handles a line without a message and passes anything that is not JSON through", () => {
