@@ -86,7 +86,9 @@ export function textLine(json: string): string {
 
 const HEAD = /^\{"level":(\d+),"time":(\d+)/;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
 const BREAK_OR_CONTROL = /\r\n|[\r\n\u2028\u2029]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /**
