@@ -146,7 +146,8 @@ describe("terminal log lines", () => {
   });
 
   it("never lets message text start a line of its own or act on the terminal", () => {
-    const forged = "looks fine\n2026-01-01T00:00:00.000Z ERROR [gateway] forged\r2026-01-01T00:00:00.000Z WARN x";
+    const forged =
+      "looks fine\n2026-01-01T00:00:00.000Z ERROR [gateway] forged\r2026-01-01T00:00:00.000Z WARN x";
     const line = textLine(lineOf((l) => l.info(`reply: ${forged}\u001b[2J\u0007 end\u2028next`)));
     const lines = line.trimEnd().split("\n");
     expect(lines).toHaveLength(4);
