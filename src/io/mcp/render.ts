@@ -16,9 +16,21 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   const { url, headers, ...rest } = entry;
   const rendered = interpolateDeep(rest, scope);
   const out: McpServerEntry = { ...rendered, headers: {} };
+  // Every unset variable of url and headers at once: fixing them one connect at a time is tedious.
+  // Only a remote server's: a stdio entry's headers are not used, and keep unset names literally.
+  const unset =
+    url === undefined
+      ? []
+      : [
+          { key: "url", names: interpolate(url, scope).unresolved },
+          ...Object.entries(headers).map(([key, value]) => ({
+            key: `headers.${key}`,
+            names: interpolate(value, scope).unresolved,
+          })),
+        ].filter((u) => u.names.length > 0);
+  failOnUnset(name, unset);
   if (url !== undefined) {
     const r = interpolate(url, scope);
-    failOnUnset(name, "url", r.unresolved);
     const problem = httpUrlProblem(r.value, url);
     if (problem !== undefined) throw new SvcError("mcp_connect", `mcp_servers.${name}.url: ${problem}`);
     out.url = r.value;
@@ -27,7 +39,6 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   if (userinfo !== undefined) out.url = userinfo.url;
   for (const [key, value] of Object.entries(headers)) {
     const r = interpolate(value, scope);
-    failOnUnset(name, `headers.${key}`, r.unresolved);
     // fetch would refuse it with an error that quotes the value: usually a secret from .env.
     if (/[\0\r\n]/.test(r.value)) {
       throw new SvcError(
@@ -56,12 +67,20 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   return out;
 }
 
-function failOnUnset(name: string, key: string, unresolved: readonly string[]): void {
-  const first = unresolved[0];
+function failOnUnset(name: string, unset: ReadonlyArray<{ key: string; names: readonly string[] }>): void {
+  const all = [...new Set(unset.flatMap((u) => u.names))];
+  const first = unset[0];
   if (first === undefined) return;
+  if (all.length === 1) {
+    throw new SvcError(
+      "mcp_connect",
+      `mcp_servers.${name}.${first.key}: \${${all[0]}} is not set — add ${all[0]}=... to the profile's .env or the environment (the next connect picks it up)`,
+    );
+  }
+  const where = unset.map((u) => `${u.names.map((n) => `\${${n}}`).join(", ")} in ${u.key}`).join("; ");
   throw new SvcError(
     "mcp_connect",
-    `mcp_servers.${name}.${key}: \${${first}} is not set — add ${first}=... to the profile's .env or the environment (the next connect picks it up)`,
+    `mcp_servers.${name}: ${where} are not set — add ${all.map((n) => `${n}=...`).join(", ")} to the profile's .env or the environment (the next connect picks them up)`,
   );
 }
 

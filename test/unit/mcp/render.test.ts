@@ -40,9 +40,29 @@ describe("interpolation at connect time (spec 2.3)", () => {
     expect(out.args).toEqual([homedir(), "/work/space", basename("/work/space"), `a${sep}b`, `c${sep}d`]);
   });
 
+  it("names every unset variable of url and headers in one message", () => {
+    expect(() =>
+      renderEntry(
+        "gh",
+        parse({
+          url: "https://${HOST}/mcp",
+          headers: { Authorization: "Bearer ${NOPE}", "X-Team": "${TEAM}" },
+        }),
+        scope,
+      ),
+    ).toThrow(
+      "mcp_servers.gh: ${HOST} in url; ${NOPE} in headers.Authorization; ${TEAM} in headers.X-Team are not set — add HOST=..., NOPE=..., TEAM=... to the profile's .env or the environment (the next connect picks them up)",
+    );
+  });
+
   it("keeps an unset variable literally outside url and headers", () => {
-    const out = renderEntry("s", parse({ command: "x", env: { K: "${MISSING}" } }), scope);
+    const out = renderEntry(
+      "s",
+      parse({ command: "x", env: { K: "${MISSING}" }, headers: { H: "${MISSING}" } }),
+      scope,
+    );
     expect(out.env.K).toBe("${MISSING}");
+    expect(out.headers.H).toBe("${MISSING}");
   });
 
   it("fails closed on an unset variable in a remote url or header, naming it", () => {
