@@ -125,6 +125,15 @@ export async function confirmAndInstall(
   return name;
 }
 
+/**
+ * The command a desktop runs for an svc:// link: this node with its loader flags and this svc, and the
+ * SVC_HOME this command was given (the desktop's environment has none: links would go to ~/.svc).
+ */
+function handlerCommand(): string[] {
+  const home = process.env.SVC_HOME?.trim() ? ["env", `SVC_HOME=${svcHome()}`] : [];
+  return [...home, process.execPath, ...process.execArgv, process.argv[1] ?? "svc"];
+}
+
 /** `svc mcp login|reauth|install`: attached to the `mcp` command group. */
 export function registerMcpAuthCommands(mcp: Command): void {
   mcp
@@ -189,7 +198,7 @@ export function registerMcpAuthCommands(mcp: Command): void {
     .option("--register-handler", "register svc as the handler of svc:// links (Linux .desktop file)")
     .action(async (link: string | undefined, opts: { registerHandler?: boolean }) => {
       if (opts.registerHandler) {
-        const { file, xdgMime } = await registerSchemeHandler([process.execPath, process.argv[1] ?? "svc"]);
+        const { file, xdgMime } = await registerSchemeHandler(handlerCommand());
         process.stdout.write(
           `Wrote ${file}${xdgMime ? " and set it as the svc:// handler (xdg-mime)" : "; xdg-mime not found, register it with your desktop"}\n`,
         );

@@ -1,0 +1,57 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+let desktop: TempHome;
+afterEach(() => {
+  home.cleanup();
+  desktop.cleanup();
+});
+
+/** The Exec= line's arguments (Desktop Entry quoting: "..." with \-escapes), `%u` replaced by `link`. */
+function execArgs(entry: string, link: string): string[] {
+  const exec = /^Exec=(.*)$/m.exec(entry)?.[1] ?? "";
+  return [...exec.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map(([, quoted, bare]) =>
+    quoted !== undefined ? quoted.replace(/\\(.)/g, "$1") : bare === "%u" ? link : (bare as string),
+  );
+}
+
+function run(argv: string[], env: Record<string, string>, input: string): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0] as string, argv.slice(1), {
+      env,
+      cwd: join(import.meta.dirname, "../../.."),
+      stdio: ["pipe", "ignore", "ignore"],
+    });
+    child.on("error", reject);
+    child.on("close", resolve);
+    child.stdin.end(input);
+  });
+}
+
+describe("svc mcp install --register-handler (spec 4.1): the registered command works as the desktop runs it", {
+  timeout: 90_000,
+}, () => {
+  it("runs this svc with its node flags, and installs into the SVC_HOME it was registered from", async () => {
+    home = tempHome();
+    desktop = tempHome();
+    const xdg = join(desktop.dir, "share");
+    const registered = await svc(home, ["mcp", "install", "--register-handler"], {
+      env: { XDG_DATA_HOME: xdg },
+    });
+    expect(registered.code).toBe(0);
+    const entry = readFileSync(join(xdg, "applications", "svc-mcp-install.desktop"), "utf8");
+    const link = `svc://mcp/install?name=docs&config=${Buffer.from('{"url":"https://docs.test/mcp"}').toString("base64url")}`;
+    // The desktop's environment: another HOME and no SVC_HOME.
+    const code = await run(execArgs(entry, link), { PATH: process.env.PATH ?? "", HOME: desktop.dir }, "y\n");
+    expect(code).toBe(0);
+    expect(parse(readFileSync(join(home.dir, "config.yaml"), "utf8")).mcp_servers).toEqual({
+      docs: { url: "https://docs.test/mcp" },
+    });
+  });
+});
