@@ -551,19 +551,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         // kills sooner than the drain (`docker stop` sends SIGKILL after 10 s) then loses no accepted run,
         // pending coalescing group or remembered delivery id; runs finished meanwhile run again
         // (at-least-once). The groups fire once the pipeline is empty, so a late event still joins its group.
-        const checkpoint = () => {
+        const checkpoint = (onlyWhenNew: boolean) => {
           saveSeen();
           try {
-            savePending([...unfinishedRuns(runs), ...coalescer.pendingEvents()]);
+            savePending([...unfinishedRuns(runs), ...coalescer.pendingEvents()], { onlyWhenNew });
           } catch {
             // The final save reports the problem.
           }
         };
-        checkpoint();
+        checkpoint(false);
         await pipelineClosed;
         coalescer.flushAll();
         // With what the requests answered meanwhile accepted, coalesced or remembered.
-        checkpoint();
+        checkpoint(true);
         const drainMs = options.drainTimeoutMs ?? loaded.config.gateway.drain_timeout_seconds * 1000;
         const drained = await drainRuns(runs, drainMs);
         // Past the drain timeout no waiting run starts any more; with the ones still running at the end

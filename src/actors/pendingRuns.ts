@@ -33,22 +33,35 @@ export function resumablePendingRuns(
   return { queued, unmatched };
 }
 
+/** Saves the runs unfinished now; `onlyWhenNew` skips the write when the file already holds each of them. */
+export type ShutdownSave = (unfinished: readonly QueuedRun[], options?: { onlyWhenNew?: boolean }) => void;
+
+const runKey = (run: QueuedRun) => `${run.routeName}\u0000${run.deliveryId}\u0000${run.prompt.length}`;
+
 /**
  * Writes the runs unfinished at shutdown into the pending-runs file, as often as the stop needs
  * (when it begins, after the requests still in the pipeline were answered, at the end). Each save
  * replaces the previous one: the file holds what it held before this stop (runs kept from earlier
  * starts, entries it cannot read) plus the runs unfinished now. Throws when the file cannot be written.
+ * A full queue (100,000 runs with 4 KB prompts) takes seconds to write, so a save that would add no run
+ * to the last one (only runs finished since, which then run again: at-least-once) can be skipped.
  */
 export function createShutdownSaver(
   read: (path: string) => PendingRunsFile,
   write: (path: string, file: PendingRunsFile) => void,
   path: string,
-): (unfinished: readonly QueuedRun[]) => void {
+): ShutdownSave {
   let before: PendingRunsFile | undefined;
-  return (unfinished) => {
+  let written: Set<string> | undefined;
+  return (unfinished, options = {}) => {
     // Nothing unfinished and nothing written yet: the file stays as it is (a clean stop writes nothing).
     if (before === undefined && unfinished.length === 0) return;
+    if (options.onlyWhenNew === true && written !== undefined) {
+      const saved = written;
+      if (unfinished.every((run) => saved.has(runKey(run)))) return;
+    }
     before ??= read(path);
     write(path, { runs: [...before.runs, ...unfinished.map(pendingRunOf)], unreadable: before.unreadable });
+    written = new Set(unfinished.map(runKey));
   };
 }
