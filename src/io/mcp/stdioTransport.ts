@@ -120,7 +120,11 @@ export class StdioTransport implements Transport {
   }
 
   private deliver(line: Buffer): void {
-    const text = line.toString("utf8").replace(/\r$/, "");
+    // A byte-order mark (a .NET or PowerShell server writing UTF-8 with BOM) would make the first line unreadable.
+    const text = line
+      .toString("utf8")
+      .replace(/^\uFEFF/, "")
+      .replace(/\r$/, "");
     if (text.trim() === "") return;
     let message: JSONRPCMessage;
     try {

@@ -31,14 +31,14 @@ describe("StdioTransport", () => {
     expect(alive(pid)).toBe(false);
   });
 
-  it("skips lines that are not JSON-RPC and delivers the messages around them", async () => {
+  it("skips lines that are not JSON-RPC and delivers the messages around them (a BOM before one too)", async () => {
     const messages: unknown[] = [];
     const errors: Error[] = [];
     const transport = new StdioTransport({
       command: process.execPath,
       args: [
         "-e",
-        'process.stdout.write("banner\\n{bad json\\n" + JSON.stringify({jsonrpc:"2.0",method:"a"}) + "\\r\\n\\n" + JSON.stringify({jsonrpc:"2.0",method:"b"}).slice(0,10)); setTimeout(() => process.stdout.write(JSON.stringify({jsonrpc:"2.0",method:"b"}).slice(10) + "\\n"), 50)',
+        'process.stdout.write("banner\\n{bad json\\n\\uFEFF" + JSON.stringify({jsonrpc:"2.0",method:"a"}) + "\\r\\n\\n" + JSON.stringify({jsonrpc:"2.0",method:"b"}).slice(0,10)); setTimeout(() => process.stdout.write(JSON.stringify({jsonrpc:"2.0",method:"b"}).slice(10) + "\\n"), 50)',
       ],
       env: { PATH: process.env.PATH ?? "" },
     });
