@@ -83,6 +83,13 @@ function runningAddress(loaded: LoadedConfig): Address & { readonly withoutListe
   return address.port === 0 ? { withoutListener: pid } : address;
 }
 
+/** A wildcard bind is shown as 127.0.0.1, which only this machine can use: say what senders elsewhere use. */
+function wildcardNote(loaded: LoadedConfig, address: Address): string {
+  const bind = address.host ?? loaded.config.platforms.webhook.host;
+  if (bind !== "0.0.0.0" && bind !== "::") return "";
+  return `Note: the gateway listens on every interface (${bind}); the URL shows 127.0.0.1 — a sender on another machine uses this machine's address or name in its place\n`;
+}
+
 /** Port 0 in config.yaml: the gateway picks a free port when it starts, so no URL can be printed yet. */
 function portNote(loaded: LoadedConfig, name: string, address: Address): string {
   if ((address.port ?? loaded.config.platforms.webhook.port) !== 0) return "";
@@ -300,7 +307,7 @@ async function subscribe(name: string, options: SubscribeOptions): Promise<void>
       `Note: gateway.multiplex_profiles is off in ${loaded.paths.config}, so the binding to profile ${boundProfile} is not enforced yet: the route answers at /webhooks/${name}; turn multiplexing on to serve it at /p/${boundProfile}/webhooks/${name} only\n`,
     );
   }
-  process.stderr.write(portNote(loaded, name, running));
+  process.stderr.write(portNote(loaded, name, running) + wildcardNote(loaded, running));
   process.stdout.write(
     `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
       `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile, running)}\n` +
