@@ -103,17 +103,25 @@ export async function confirmAndInstall(
   io.print(describeInstall(request));
   let name = request.name;
   const taken = existingServerNames(configPath);
-  while (taken.has(name)) {
+  for (let invalid = 0; taken.has(name); ) {
     const answer = (
       await io.ask(`A server named "${name}" already exists. New name (empty to cancel): `)
     )?.trim();
-    if (answer === undefined || answer === "") {
-      io.print("Cancelled; nothing was installed.");
+    // A yes/no here answers the confirmation the user expected (`yes | svc mcp install`), not a name.
+    if (answer === undefined || answer === "" || /^(y|yes|n|no)$/i.test(answer)) {
+      io.print(
+        answer === undefined || answer === ""
+          ? "Cancelled; nothing was installed."
+          : `Cancelled; nothing was installed ("${answer}" answers yes/no; a new name for the server was asked for).`,
+      );
       return undefined;
     }
     const problem = installNameProblem(answer);
-    if (problem !== undefined) io.print(`Not a valid name: ${problem}.`);
-    else name = answer;
+    if (problem === undefined) name = answer;
+    else if (++invalid >= 3) {
+      io.print(`Not a valid name: ${problem}. Cancelled after three invalid names; nothing was installed.`);
+      return undefined;
+    } else io.print(`Not a valid name: ${problem}.`);
   }
   const yes = (await io.ask(`Install "${name}" into ${configPath}? [y/N] `))?.trim().toLowerCase();
   if (yes !== "y" && yes !== "yes") {

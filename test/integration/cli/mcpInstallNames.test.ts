@@ -29,4 +29,19 @@ describe("svc mcp install: a name the configuration cannot hold (spec 4.1)", { t
     expect(list.stdout).toMatch(/^docs2 /m);
     expect(readFileSync(join(home.dir, "config.yaml"), "utf8")).not.toContain("__proto__");
   });
+
+  it("a taken name answered with y (yes | svc mcp install) cancels instead of installing a server named y; endless invalid names stop", async () => {
+    home = tempHome();
+    const original = "mcp_servers:\n  docs:\n    url: https://mine.test/mcp\n";
+    home.write("config.yaml", original);
+    const [yes, invalid] = await Promise.all([
+      svc(home, ["mcp", "install", link("docs")], { input: "y\n".repeat(50) }),
+      svc(home, ["mcp", "install", link("docs")], { input: "a b\n".repeat(50) }),
+    ]);
+    expect(yes.code).toBe(1);
+    expect(yes.stdout).toContain('Cancelled; nothing was installed ("y" answers yes/no');
+    expect(invalid.code).toBe(1);
+    expect(invalid.stdout).toContain("Cancelled after three invalid names; nothing was installed.");
+    expect(readFileSync(join(home.dir, "config.yaml"), "utf8")).toBe(original);
+  });
 });
