@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { renameSync } from "node:fs";
+import { dirname } from "node:path";
 import { fromCallback, type InspectionEvent } from "xstate";
 import { createRunExecutor, createRunner } from "./actors/agent/index.js";
 import type { AgentRunner } from "./actors/agent/runner.js";
@@ -43,6 +44,7 @@ import { createLogger, type Logger } from "./io/log.js";
 import { existingProfiles } from "./io/profiles.js";
 import { runScript } from "./io/scripts.js";
 import { createRunJournal, type RunJournal } from "./io/sessions/runJournal.js";
+import { removeStaleTempFiles } from "./io/stores/atomicFile.js";
 import { cronStore } from "./io/stores/cronStore.js";
 import { type PendingRun, readPendingRuns, writePendingRuns } from "./io/stores/pendingRuns.js";
 import { readSeenIds, removeSeenIds, saveSeenIds } from "./io/stores/seenIds.js";
@@ -467,6 +469,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     }
   }
   removeSeenIds(paths.seenIds);
+  for (const dir of [paths.home, dirname(paths.cronJobs)]) removeStaleTempFiles(dir);
   system.spawn(
     "webhook-ingress",
     fromCallback(() => () => server.close()),

@@ -4,6 +4,7 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
+  readdirSync,
   realpathSync,
   renameSync,
   rmSync,
@@ -60,4 +61,42 @@ function resolveLink(path: string): string {
 
 export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): void {
   writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, mode);
+}
+
+/** `.<name>.<pid>.<12 hex>.tmp`, the temp file `writeFileAtomic` renames over `<name>`. */
+const TEMP_FILE = /^\..+\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes the temp files of atomic writes cut short by a killed process (SIGKILL mid-write): the store
+ * files themselves are whole, but the half-written copies would stay beside them for good. Files of a
+ * process still running (a CLI command writing right now) are left alone. Returns what was removed.
+ */
+export function removeStaleTempFiles(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const match = TEMP_FILE.exec(name);
+    if (match === null || alive(Number(match[1]))) continue;
+    try {
+      rmSync(join(dir, name), { force: true });
+      removed.push(name);
+    } catch {
+      // Not ours to remove (permissions): left as it is.
+    }
+  }
+  return removed;
 }
