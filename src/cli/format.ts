@@ -1,12 +1,15 @@
 import { namedProfile } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
+const CONTROL_RUNS = /[\x00-\x1f\x7f]+/g;
+
 /**
  * Left-aligned columns separated by two spaces; the first row is the header. A line break or other
  * control character in a cell (a description written with one) is shown as a space: one row per line.
  */
 export function formatTable(input: readonly (readonly string[])[]): string {
-  const rows = input.map((row) => row.map((cell) => cell.replace(/[\x00-\x1f\x7f]+/g, " ")));
+  const rows = input.map((row) => row.map((cell) => cell.replace(CONTROL_RUNS, " ")));
   const widths: number[] = [];
   for (const row of rows) {
     for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);

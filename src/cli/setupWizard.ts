@@ -37,6 +37,7 @@ function parsePort(text: string, what: string): number {
 const generate = () => randomBytes(32).toString("hex");
 
 /** A token sender's header cannot carry a control character; a line break in one is a paste accident. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 const CONTROL = /[\x00-\x1f\x7f]/;
 const NO_CONTROL =
   "must not contain a line break, tab or other control character (pasted along with it?) — give the secret alone";

@@ -209,6 +209,7 @@ function checkNotBlank(options: SubscribeOptions): void {
       );
   }
   // A token sender's header cannot carry one, and the printed Secret: line would be cut by a line break.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
   if (options.secret !== undefined && /[\x00-\x1f\x7f]/.test(options.secret))
     throw new SvcError(
       "usage",
