@@ -68,7 +68,7 @@ export async function invokeTool(
           onProgress: (p) =>
             logger.debug(
               { server: rt.name, tool: tool.original, progress: p.progress, total: p.total },
-              `[mcp] ${rt.name}: "${tool.original}" progress ${p.progress}${p.total === undefined ? "" : `/${p.total}`}${p.message === undefined ? "" : ` — ${p.message}`}`,
+              `[mcp] ${rt.name}: "${tool.original}" progress ${p.progress}${p.total === undefined ? "" : `/${p.total}`}${p.message === undefined ? "" : ` — ${scrub(p.message, rt.secrets)}`}`,
             ),
         });
   // `replay`: a read-only tool may be sent once more after a lost session; the replay's own errors are

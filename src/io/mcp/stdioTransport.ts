@@ -44,6 +44,7 @@ export class StdioTransport implements Transport {
   private buffered = 0;
   private closed = false;
   private closing: Promise<void> | undefined;
+  private delivery: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: StdioOptions) {}
 
@@ -101,7 +102,10 @@ export class StdioTransport implements Transport {
       this.chunks = [];
       this.buffered = 0;
       rest = rest.subarray(newline + 1);
-      this.deliver(line);
+      // One message per microtask: the SDK runs a notification's handler a microtask later, so a
+      // progress notification read in the same chunk as the call's answer would otherwise reach it after
+      // the answer had removed its handler ("unknown token"), and be lost.
+      this.delivery = this.delivery.then(() => this.deliver(line));
       if (this.closed) return;
     }
     if (rest.length === 0) return;

@@ -83,7 +83,7 @@ describe("secrets referenced from .env", () => {
     }
   });
 
-  it("a server's log message (notifications/message) quoting a credential is written [redacted]", async () => {
+  it("a server's log message or progress message quoting a credential is written [redacted]", async () => {
     hubs.home.write(".env", `GH_PAT=${PAT}\n`);
     const log = captureLogger();
     const hub = hubs.hub(
@@ -94,6 +94,8 @@ describe("secrets referenced from .env", () => {
     expect((await hub.settled("s")).state).toBe("connected");
     await hub.call("s", "log-env", { name: "GITHUB" });
     await vi.waitFor(() => expect(log.messages()).toContain("[mcp:s] cfg: using [redacted]"));
+    // The progress notification comes right before the answer, often in the same read: it is logged too.
+    expect(log.messages()).toContain('[mcp] s: "log-env" progress 1/2 — connecting with [redacted]');
     expect(log.lines().join("\n")).not.toContain(PAT);
   });
 
