@@ -110,22 +110,36 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
     }
   };
   try {
-    const yes = (await question("Enable the webhook adapter? [Y/n] ")).trim().toLowerCase();
+    const yes = await askUntilValid("Enable the webhook adapter? [Y/n] ", (answer) => {
+      const a = answer.trim().toLowerCase();
+      if (!["", "y", "yes", "n", "no"].includes(a))
+        throw new SvcError("usage", `answer y or n (empty: y), not "${answer.trim()}"`);
+      return a;
+    });
     const enabled = options.disable ? false : !(yes === "n" || yes === "no");
     const defaultPort = options.port ?? current.port;
     const port = await askUntilValid(`Port [${defaultPort}]: `, (answer) =>
       parsePort(answer.trim() || defaultPort, "port"),
     );
     const hasSecret = current.hasSecret;
-    const choice = (
-      await question(
-        hasSecret
-          ? "Global secret: [k]eep the current one, [g]enerate a new one, or [e]nter your own? [k] "
-          : "Global secret: [g]enerate one, or [e]nter your own? [g] ",
-      )
-    )
-      .trim()
-      .toLowerCase();
+    // A typo must not decide about the secret senders sign with: only the offered answers count.
+    const offered = hasSecret
+      ? ["k", "keep", "g", "generate", "e", "enter"]
+      : ["g", "generate", "e", "enter"];
+    const choice = await askUntilValid(
+      hasSecret
+        ? "Global secret: [k]eep the current one, [g]enerate a new one, or [e]nter your own? [k] "
+        : "Global secret: [g]enerate one, or [e]nter your own? [g] ",
+      (answer) => {
+        const a = answer.trim().toLowerCase();
+        if (a !== "" && !offered.includes(a))
+          throw new SvcError(
+            "usage",
+            `answer ${hasSecret ? "k, g or e" : "g or e (there is no current secret to keep)"}, not "${answer.trim()}"`,
+          );
+        return a;
+      },
+    );
     let secret: string | undefined;
     let generated = false;
     if (choice.startsWith("e")) {
