@@ -22,6 +22,11 @@ export interface PipelineCtx {
   readonly deliveryId?: string;
   /** Set by the accept stage: the event with its prompt and extras rendered. */
   readonly accepted?: AcceptedEvent;
+  /**
+   * A repeated delivery id whose original is still being delivered directly: the answer waits for it
+   * (true: delivered, so `duplicate`; false: failed, so 502 like the original).
+   */
+  readonly duplicateOf?: Promise<boolean>;
   /** The terminal answer, once a stage has decided it; later stages pass the context through untouched. */
   readonly outcome?: Outcome;
 }

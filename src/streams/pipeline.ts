@@ -7,6 +7,7 @@ import { type DispatchDeps, dispatchStage } from "./stages/dispatch.js";
 import { eventCheckStage } from "./stages/events.js";
 import { type FilterDeps, filterStage } from "./stages/filters.js";
 import { type IdempotencyDeps, idempotencyStage } from "./stages/idempotency.js";
+import { DirectDeliveries } from "./stages/inFlight.js";
 import {
   applyStage,
   applyStages,
@@ -61,6 +62,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const route = routeLookupStage(deps.routes);
   const size = bodySizeStage(deps);
   const input = new Subject<Inbound>();
+  const direct = new DirectDeliveries();
   const waiting = new Map<Inbound, (outcome: Outcome) => void>();
   // The request being pushed: when every stage it meets is synchronous (no script, no direct delivery)
   // it is answered inside `input.next` and never needs a `waiting` entry.
@@ -78,9 +80,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     ["filters", filterStage(deps.filters)],
   ];
   const decisions: readonly NamedStage[] = [
-    ["idempotency", idempotencyStage(deps.idempotency)],
+    ["idempotency", idempotencyStage({ ...deps.idempotency, inFlight: (key) => direct.outcomeOf(key) })],
     ["accept", acceptStage],
-    ["dispatch", dispatchStage(deps.dispatch)],
+    ["dispatch", dispatchStage({ ...deps.dispatch, beginDirect: (key) => direct.begin(key) })],
   ];
   const checked = input.pipe(map((inbound): PipelineCtx => applyStages(checks, { inbound }, deps.onFailure)));
   const answered = checked.pipe(
@@ -94,7 +96,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     stagesOperator(decisions, deps.onFailure),
     asyncStageOperator(
       "deliver",
-      deliverStage(deps.deliver),
+      deliverStage({ ...deps.deliver, endDirect: (key, ok) => direct.end(key, ok) }),
       deps.deliveryConcurrency ?? 64,
       deps.onFailure,
       needsDirectDelivery,

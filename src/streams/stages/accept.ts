@@ -23,7 +23,8 @@ export function acceptEvent(ctx: PipelineCtx): AcceptedEvent {
 }
 
 /** After idempotency: the event is accepted; dispatch and delivery read `ctx.accepted`. */
-export const acceptStage: Stage = (ctx) => ({ ...ctx, accepted: acceptEvent(ctx) });
+export const acceptStage: Stage = (ctx) =>
+  ctx.duplicateOf === undefined ? { ...ctx, accepted: acceptEvent(ctx) } : ctx;
 
 export function acceptedOf(ctx: PipelineCtx): AcceptedEvent {
   if (ctx.accepted === undefined)

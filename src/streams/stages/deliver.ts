@@ -1,7 +1,7 @@
 import type { AcceptedEvent, AsyncStage, PipelineCtx } from "../context.js";
 import { errorOutcome, outcome } from "../types.js";
 import { acceptedOf } from "./accept.js";
-import { seenKey } from "./idempotency.js";
+import { DUPLICATE, seenKey } from "./idempotency.js";
 
 export const DELIVERY_FAILED = errorOutcome(502, "Delivery failed");
 
@@ -10,26 +10,34 @@ export interface DeliverDeps {
   deliverDirect(event: AcceptedEvent): Promise<boolean>;
   /** Forgets a recorded delivery id so the sender's retry of a failed delivery is processed. */
   forget(key: string): void;
+  /** The direct delivery of `key` is over (see `DirectDeliveries`). */
+  endDirect?(key: string, ok: boolean): void;
 }
 
-/** Only `deliver_only` routes reach this stage with no outcome yet. */
+/** Only `deliver_only` routes (and duplicates of their deliveries under way) reach this stage with no outcome yet. */
 export function needsDirectDelivery(ctx: PipelineCtx): boolean {
-  return ctx.accepted?.route.deliver_only === true;
+  return ctx.duplicateOf !== undefined || ctx.accepted?.route.deliver_only === true;
 }
 
 /** Step 9, direct delivery (no agent): 200 delivered, or 502 with details only in the log. */
 export function deliverStage(deps: DeliverDeps): AsyncStage {
   return async (ctx) => {
+    if (ctx.duplicateOf !== undefined) return (await ctx.duplicateOf) ? DUPLICATE : DELIVERY_FAILED;
     const event = acceptedOf(ctx);
-    if (await deps.deliverDirect(event)) {
-      return outcome(200, {
-        status: "delivered",
-        route: event.routeName,
-        target: event.route.deliver,
-        delivery_id: event.deliveryId,
-      });
+    const key = seenKey(event.routeName, event.deliveryId);
+    let delivered = false;
+    try {
+      delivered = await deps.deliverDirect(event);
+    } finally {
+      if (!delivered) deps.forget(key);
+      deps.endDirect?.(key, delivered);
     }
-    deps.forget(seenKey(event.routeName, event.deliveryId));
-    return DELIVERY_FAILED;
+    if (!delivered) return DELIVERY_FAILED;
+    return outcome(200, {
+      status: "delivered",
+      route: event.routeName,
+      target: event.route.deliver,
+      delivery_id: event.deliveryId,
+    });
   };
 }

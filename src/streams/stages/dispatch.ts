@@ -11,6 +11,8 @@ export interface DispatchDeps {
   enqueueRun(event: AcceptedEvent): boolean;
   /** Forgets a recorded delivery id (a 503 must not make the sender's retry a duplicate). */
   forget(key: string): void;
+  /** A direct delivery of `key` begins (the deliver stage ends it). */
+  beginDirect?(key: string): void;
   onCronUnavailable?: (event: AcceptedEvent) => void;
   onCoalesceUnavailable?: (event: AcceptedEvent) => void;
 }
@@ -34,6 +36,7 @@ export function acceptedOutcome(event: AcceptedEvent): Outcome {
  */
 export function dispatchStage(deps: DispatchDeps): Stage {
   return (ctx) => {
+    if (ctx.duplicateOf !== undefined) return ctx; // answered by the deliver stage
     const event = acceptedOf(ctx);
     const { route } = event;
     if (route.cron_job !== undefined) {
@@ -45,7 +48,10 @@ export function dispatchStage(deps: DispatchDeps): Stage {
       if (deps.modes.coalesce === undefined) deps.onCoalesceUnavailable?.(event);
       else if (deps.modes.coalesce(event) === "coalesced") return outcome(202, { status: "coalesced" });
     }
-    if (route.deliver_only) return ctx;
+    if (route.deliver_only) {
+      deps.beginDirect?.(seenKey(event.routeName, event.deliveryId));
+      return ctx;
+    }
     if (!deps.enqueueRun(event)) return queueFull(deps, event);
     return acceptedOutcome(event);
   };

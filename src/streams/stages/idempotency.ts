@@ -9,6 +9,8 @@ export interface IdempotencyDeps {
   /** Records the key; `true` when it was already recorded (a duplicate). */
   checkAndAdd(key: string): boolean;
   randomId(): string;
+  /** The outcome of a direct delivery of `key` still under way (see `DirectDeliveries`). */
+  inFlight?(key: string): Promise<boolean> | undefined;
 }
 
 /** Deliveries are remembered per route: the same id sent to two routes is two events. */
@@ -25,7 +27,11 @@ export function idempotencyStage(deps: IdempotencyDeps): Stage {
     const route = routeOf(ctx);
     const sent = resolveDeliveryId(ctx.inbound.headers);
     if (sent === undefined) return { ...ctx, deliveryId: deps.randomId() };
-    if (deps.checkAndAdd(seenKey(route.name, sent))) return DUPLICATE;
+    const key = seenKey(route.name, sent);
+    if (deps.checkAndAdd(key)) {
+      const original = deps.inFlight?.(key);
+      return original === undefined ? DUPLICATE : { ...ctx, deliveryId: sent, duplicateOf: original };
+    }
     return { ...ctx, deliveryId: sent };
   };
 }

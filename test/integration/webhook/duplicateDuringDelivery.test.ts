@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import type { FakeReply } from "../../fakes/httpFake.js";
+import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
+import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+/**
+ * Spec 6: a duplicate delivery answers 200 duplicate and causes no second delivery. A sender that
+ * retries on a timeout (or sends twice at once) can send the duplicate while the original's direct
+ * delivery is still under way; answered `duplicate` at once, it was told the event was handled even when
+ * the original then failed (502, its id forgotten), and the event was lost. The duplicate waits for the
+ * original now: `duplicate` when it was delivered, 502 like it when it failed.
+ */
+
+const perTest = gatewayPerTest();
+
+async function start() {
+  const telegram = await startFakeTelegram();
+  const gw = await perTest.start({
+    config: webhookConfig(
+      {
+        notify: {
+          secret: "INSECURE_NO_AUTH",
+          deliver: "telegram",
+          deliver_only: true,
+          prompt: "Deploy {n}",
+          deliver_extra: { chat_id: "7" },
+        },
+      },
+      { rate_limit: 1000 },
+      { platforms: { telegram: { enabled: true, token: "123:abc", base_url: telegram.url } } },
+    ),
+  });
+  return { telegram, gw };
+}
+
+type Fake = Awaited<ReturnType<typeof startFakeTelegram>>;
+
+/** The first sendMessage is answered `reply` (after its delay); getMe and later calls as the fake does. */
+function slowSendMessage(fake: Fake, reply: FakeReply): void {
+  let first = true;
+  const ok = { json: { ok: true, result: { message_id: 2, chat: { id: 7 }, text: "" } } };
+  fake.setHandler((request) => {
+    if (!request.path.endsWith("/sendMessage"))
+      return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
+    if (!first) return ok;
+    first = false;
+    return reply;
+  });
+}
+
+const sendMessages = (fake: Awaited<ReturnType<typeof startFakeTelegram>>) =>
+  fake.requests.filter((r) => r.path.endsWith("/sendMessage")).length;
+
+describe("a duplicate sent while the original's direct delivery is under way", { timeout: 20_000 }, () => {
+  it("the original fails: the duplicates are 502 too (not duplicate), and the sender's next retry is delivered", async () => {
+    const { telegram, gw } = await start();
+    try {
+      slowSendMessage(telegram, {
+        status: 400,
+        json: { ok: false, error_code: 400, description: "Bad Request: chat not found" },
+        delayMs: 1000,
+      });
+      const original = postJson(gw.url("/webhooks/notify"), { n: 1 }, { "X-Request-ID": "slow-1" });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const duplicates = await Promise.all(
+        [1, 2, 3].map(() => postJson(gw.url("/webhooks/notify"), { n: 1 }, { "X-Request-ID": "slow-1" })),
+      );
+      expect((await original).status).toBe(502);
+      expect(duplicates.map((d) => [d.status, d.body])).toEqual(
+        [1, 2, 3].map(() => [502, { error: "Delivery failed" }]),
+      );
+      // One attempt (refused) for the four requests; the retry's is delivered.
+      expect(sendMessages(telegram)).toBe(1);
+      const retry = await postJson(gw.url("/webhooks/notify"), { n: 1 }, { "X-Request-ID": "slow-1" });
+      expect(retry.body).toMatchObject({ status: "delivered", delivery_id: "slow-1" });
+      expect(sentTexts(telegram)).toEqual(["Deploy 1", "Deploy 1"]);
+    } finally {
+      await telegram.close();
+    }
+  });
+
+  it("the original is delivered: the duplicates are 200 duplicate and nothing is sent twice", async () => {
+    const { telegram, gw } = await start();
+    try {
+      slowSendMessage(telegram, {
+        json: { ok: true, result: { message_id: 1, chat: { id: 7 }, text: "Deploy 2" } },
+        delayMs: 1000,
+      });
+      const original = postJson(gw.url("/webhooks/notify"), { n: 2 }, { "X-Request-ID": "slow-2" });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const duplicates = await Promise.all(
+        [1, 2, 3].map(() => postJson(gw.url("/webhooks/notify"), { n: 2 }, { "X-Request-ID": "slow-2" })),
+      );
+      expect((await original).body).toMatchObject({ status: "delivered", delivery_id: "slow-2" });
+      expect(duplicates.map((d) => [d.status, d.body])).toEqual(
+        [1, 2, 3].map(() => [200, { status: "duplicate" }]),
+      );
+      expect(sendMessages(telegram)).toBe(1);
+    } finally {
+      await telegram.close();
+    }
+  });
+});
