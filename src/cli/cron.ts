@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
-import { inProfile, svcHome, svcPaths } from "../config/paths.js";
+import { DEFAULT_PROFILE, inProfile, svcHome, svcPaths } from "../config/paths.js";
 import type { Route } from "../config/schema.js";
 import { SvcError } from "../errors.js";
 import {
@@ -14,6 +14,7 @@ import {
   parseSchedule,
   unknownJob,
 } from "../io/stores/cronStore.js";
+import { parseSubscription, type Subscription, subscriptionStore } from "../io/stores/subscriptions.js";
 import { canonicalTarget, TARGET_ALIASES } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
 import { collectPairs, formatTable, profileFlag } from "./format.js";
@@ -158,6 +159,39 @@ async function remove(ref: string, options: ProfileOption): Promise<void> {
     return job;
   });
   process.stdout.write(`Removed cron job ${result.id} (${result.name})\n`);
+  const firing = routesFiring(result, options.profile);
+  if (firing.length > 0)
+    process.stderr.write(
+      `Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped until the job they name exists again${inProfile(options.profile)} (svc cron create${profileFlag(options.profile)} --name ${result.name} ...; a route naming it by id needs the new id), or the route changes (svc webhook subscribe <name> --no-cron-job)\n`,
+    );
+}
+
+/** Webhook routes of `profile` (static and dynamic) whose cron_job names this job by id or name. */
+function routesFiring(job: CronJob, profile: string | undefined): string[] {
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig();
+  } catch {
+    return []; // a broken config.yaml is reported by every other command; the job is removed
+  }
+  const own = (route: { profile?: string | undefined }) =>
+    (route.profile ?? DEFAULT_PROFILE) === (profile ?? DEFAULT_PROFILE);
+  const fires = (route: Route | Subscription) =>
+    own(route) && (route.cron_job === job.id || route.cron_job === job.name);
+  const names = Object.entries(loaded.config.platforms.webhook.routes)
+    .filter(([, route]) => fires(route))
+    .map(([name]) => `route ${name} (config.yaml)`);
+  let records: Record<string, unknown> = {};
+  try {
+    records = subscriptionStore(loaded.paths.subscriptions).read().records;
+  } catch {
+    // an unreadable store is reported by svc webhook commands
+  }
+  for (const [name, raw] of Object.entries(records)) {
+    const parsed = parseSubscription(loaded.paths.subscriptions, name, raw);
+    if (parsed.ok && parsed.value.enabled && fires(parsed.value)) names.push(`subscription ${name}`);
+  }
+  return names;
 }
 
 /** Runs the job once in this process with the configured agent and target, and prints the reply. */

@@ -1,0 +1,38 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+describe("svc cron remove of a job that webhook routes fire", { timeout: 90_000 }, () => {
+  it("removes it and warns which static routes and subscriptions of that profile now drop their events", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            routes: { st: { secret: "s", cron_job: "nightly" }, other: { secret: "s", cron_job: "weekly" } },
+          },
+        },
+      }),
+    );
+    const create = (name: string) =>
+      svc(home, ["cron", "create", "--name", name, "--schedule", "every 1h", "--prompt", "x"]);
+    expect((await create("nightly")).code).toBe(0);
+    expect((await svc(home, ["webhook", "subscribe", "dyn", "--cron-job", "nightly"])).code).toBe(0);
+    const removed = await svc(home, ["cron", "remove", "nightly"]);
+    expect(removed.code).toBe(0);
+    expect(removed.stderr).toContain(
+      "Warning: route st (config.yaml), subscription dyn fire this job (cron_job): their events are now logged and dropped",
+    );
+    expect(removed.stderr).not.toContain("other");
+    // A job nothing fires is removed without a warning.
+    await create("solo");
+    expect((await svc(home, ["cron", "remove", "solo"])).stderr).toBe("");
+  });
+});
