@@ -221,7 +221,7 @@ const entryShape = {
   protocol: z.enum(["auto", "stateless", "legacy"]).default("auto"),
   supports_parallel_tool_calls: z.boolean().default(false),
   skip_preflight: z.boolean().default(false),
-  transport: z.enum(["sse", "http", "streamable_http", "streamable-http"]).optional(),
+  transport: z.enum(["sse", "http", "streamable_http", "streamable-http", "stdio"]).optional(),
   keepalive_interval: seconds(undefined),
   lazy: z.boolean().default(false),
   idle_timeout_seconds: seconds(0),
@@ -290,8 +290,10 @@ export const mcpServerSchema = z.preprocess(
       const problem = httpUrlProblem(entry.url as string);
       if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["url"], message: problem });
     }
-    if (hasCommand && entry.transport === "sse") {
-      ctx.addIssue({ code: "custom", path: ["transport"], message: "sse applies to url servers only" });
+    // `stdio` and the Streamable HTTP spellings are accepted as other clients' configs write them.
+    if (entry.transport !== undefined && hasCommand !== hasUrl && hasCommand !== (entry.transport === "stdio")) {
+      const fits = entry.transport === "stdio" ? "command (stdio) servers" : "url servers";
+      ctx.addIssue({ code: "custom", path: ["transport"], message: `${entry.transport} applies to ${fits} only` });
     }
     if (hasCommand && entry.auth === "oauth") {
       ctx.addIssue({ code: "custom", path: ["auth"], message: "oauth applies to url servers only" });

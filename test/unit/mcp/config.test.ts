@@ -176,4 +176,19 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     expect(transportKind(parse({ url: "https://x" }))).toBe("http");
     expect(transportKind(parse({ url: "https://x", transport: "sse" }))).toBe("sse");
   });
+
+  it("accepts transport as other clients' configs write it (stdio, http) and refuses one that contradicts command/url", () => {
+    const parse = (raw: Record<string, unknown>) => mcpServerSchema.parse(raw);
+    expect(transportKind(parse({ command: "x", transport: "stdio" }))).toBe("stdio");
+    expect(transportKind(parse({ url: "https://x", transport: "streamable-http" }))).toBe("http");
+    expect(() => load("mcp_servers:\n  a:\n    url: https://x\n    transport: stdio\n")).toThrow(
+      /mcp_servers\.a\.transport: stdio applies to command \(stdio\) servers only/,
+    );
+    expect(() => load("mcp_servers:\n  a:\n    command: x\n    transport: sse\n")).toThrow(
+      /mcp_servers\.a\.transport: sse applies to url servers only/,
+    );
+    expect(() => load("mcp_servers:\n  a:\n    command: x\n    transport: http\n")).toThrow(
+      /mcp_servers\.a\.transport: http applies to url servers only/,
+    );
+  });
 });
