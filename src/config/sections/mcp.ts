@@ -291,9 +291,17 @@ export const mcpServerSchema = z.preprocess(
       if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["url"], message: problem });
     }
     // `stdio` and the Streamable HTTP spellings are accepted as other clients' configs write them.
-    if (entry.transport !== undefined && hasCommand !== hasUrl && hasCommand !== (entry.transport === "stdio")) {
+    if (
+      entry.transport !== undefined &&
+      hasCommand !== hasUrl &&
+      hasCommand !== (entry.transport === "stdio")
+    ) {
       const fits = entry.transport === "stdio" ? "command (stdio) servers" : "url servers";
-      ctx.addIssue({ code: "custom", path: ["transport"], message: `${entry.transport} applies to ${fits} only` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["transport"],
+        message: `${entry.transport} applies to ${fits} only`,
+      });
     }
     if (hasCommand && entry.auth === "oauth") {
       ctx.addIssue({ code: "custom", path: ["auth"], message: "oauth applies to url servers only" });
