@@ -21,7 +21,8 @@ const rejected = (fn: () => unknown) => {
   return false;
 };
 
-const validName = fc.stringMatching(/^[A-Za-z0-9._-]{1,64}$/);
+// `__proto__` matches the pattern but is refused (a configuration cannot hold it): see mcpInstallNames.test.ts.
+const validName = fc.stringMatching(/^[A-Za-z0-9._-]{1,64}$/).filter((name) => name !== "__proto__");
 const urlConfig = fc.record({
   url: fc.constantFrom("http", "https").chain((s) => fc.domain().map((d) => `${s}://${d}/mcp`)),
   timeout: fc.option(fc.integer({ min: 1, max: 600 }), { nil: undefined }),
