@@ -1,5 +1,7 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { parseDocument } from "yaml";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { DEFAULT_PROFILE, inProfile, PROFILE_NAME, svcPaths } from "../config/paths.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME } from "../config/sections/webhook.js";
@@ -14,6 +16,7 @@ import {
   subscriptionStore,
 } from "../io/stores/subscriptions.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
+import { webhookKeyPath } from "../io/yamlEdit.js";
 import { collectPairs, formatTable, profileFlag } from "./format.js";
 import { gatewayAddress, gatewayStateFile, runningPid } from "./gatewayLifecycle.js";
 import { parsePortOption } from "./options.js";
@@ -41,11 +44,23 @@ function config(): LoadedConfig {
       ? "set WEBHOOK_ENABLED=true in the environment (it overrides .env and config.yaml)"
       : "svc gateway setup --enable";
     process.stderr.write(
-      `Note: the webhook adapter is not enabled (${loaded.enabledFrom} is false); ` +
+      `Note: the webhook adapter is not enabled (${loaded.enabledFrom} ${enabledIsSet(loaded) ? "is false" : "is not set, and false is its default in a config.yaml"}); ` +
         `subscriptions are stored but nothing receives them until you enable it: ${how}\n`,
     );
   }
   return loaded;
+}
+
+/** Whether config.yaml writes `enabled` at all (where it decided): "is false" would point at a missing line. */
+function enabledIsSet(loaded: LoadedConfig): boolean {
+  if (!loaded.fromFile || !loaded.enabledFrom.startsWith(`${loaded.paths.config}:`)) return true;
+  try {
+    return parseDocument(readFileSync(loaded.paths.config, "utf8")).hasIn(
+      webhookKeyPath(loaded.paths.config, "enabled"),
+    );
+  } catch {
+    return true;
+  }
 }
 
 /** Where the gateway listens: the running one's address (`--host`/`--port` may differ from the config). */
