@@ -1,0 +1,50 @@
+import type { LoadedConfig } from "../../config/load.js";
+import { gatewayAddress, runningPid } from "../gatewayLifecycle.js";
+
+/** Where the gateway listens: the running one's address (`--host`/`--port` may differ from the config). */
+export interface Address {
+  readonly host?: string;
+  readonly port?: number;
+}
+
+/** Where a sender reaches a route: the given or configured bind, with a wildcard bind shown as loopback. */
+export function subscriptionUrl(
+  loaded: LoadedConfig,
+  name: string,
+  profile: string | undefined,
+  address: Address = {},
+): string {
+  const webhook = loaded.config.platforms.webhook;
+  const bind = address.host ?? webhook.host;
+  const host = bind === "0.0.0.0" || bind === "::" ? "127.0.0.1" : bind;
+  const hostPart = host.includes(":") ? `[${host}]` : host;
+  const prefix =
+    loaded.config.gateway.multiplex_profiles && profile !== undefined && profile !== "default"
+      ? `/p/${profile}`
+      : "";
+  return `http://${hostPart}:${address.port ?? webhook.port}${prefix}/webhooks/${name}`;
+}
+
+/**
+ * The address of the running gateway (`svc gateway start` or `run`), when there is one. One that runs MCP
+ * servers only (webhook adapter off) records port 0: it has no address, `withoutListener` names its pid.
+ */
+export function runningAddress(loaded: LoadedConfig): Address & { readonly withoutListener?: number } {
+  const pid = runningPid(loaded.paths);
+  if (pid === undefined) return {};
+  const address = gatewayAddress(loaded.paths, pid);
+  return address.port === 0 ? { withoutListener: pid } : address;
+}
+
+/** A wildcard bind is shown as 127.0.0.1, which only this machine can use: say what senders elsewhere use. */
+export function wildcardNote(loaded: LoadedConfig, address: Address): string {
+  const bind = address.host ?? loaded.config.platforms.webhook.host;
+  if (bind !== "0.0.0.0" && bind !== "::") return "";
+  return `Note: the gateway listens on every interface (${bind}); the URL shows 127.0.0.1 — a sender on another machine uses this machine's address or name in its place\n`;
+}
+
+/** Port 0 in config.yaml: the gateway picks a free port when it starts, so no URL can be printed yet. */
+export function portNote(loaded: LoadedConfig, name: string, address: Address): string {
+  if ((address.port ?? loaded.config.platforms.webhook.port) !== 0) return "";
+  return `Note: platforms.webhook.port is 0 (${loaded.paths.config}): the gateway picks a free port when it starts, so the URL's port is not known yet — svc gateway status shows it, and svc webhook subscribe ${name} prints the full URL once the gateway runs\n`;
+}

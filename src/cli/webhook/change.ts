@@ -1,0 +1,62 @@
+import type { LoadedConfig } from "../../config/load.js";
+import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
+import { LOOPBACK_HOSTS } from "../../config/validate.js";
+import { SvcError } from "../../errors.js";
+import { ownRecord, parseSubscription, subscriptionStore } from "../../io/stores/subscriptions.js";
+import { configWithEnabledNote } from "./config.js";
+
+/** `svc webhook remove|enable|disable <name>` on a dynamic subscription. */
+export async function change(name: string, action: "remove" | "enable" | "disable"): Promise<void> {
+  const loaded = configWithEnabledNote();
+  const store = subscriptionStore(loaded.paths.subscriptions);
+  const snapshot = store.read();
+  if (ownRecord(snapshot.records, name) === undefined) {
+    throw new SvcError(
+      "usage",
+      Object.hasOwn(loaded.config.platforms.webhook.routes, name)
+        ? `"${name}" is a static route of config.yaml (platforms.webhook.routes.${name}) — edit that file to change it (${loaded.paths.config}); svc webhook ${action} works on dynamic subscriptions only`
+        : `no dynamic subscription named "${name}" in ${store.path} — see svc webhook list`,
+    );
+  }
+  // Applied to the record as it is under the lock: removing or switching a route can never bring back
+  // anything stale, so a concurrent change of the record does not refuse it (only one that removed it).
+  const { result: changed } = await store.update((records) => {
+    const current = ownRecord(records, name) as Record<string, unknown> | undefined;
+    if (current === undefined) {
+      throw new SvcError(
+        "store_conflict",
+        `${store.path}: ${name} was removed meanwhile — see svc webhook list`,
+      );
+    }
+    if (action === "remove") delete records[name];
+    else if (typeof current !== "object" || current === null || Array.isArray(current))
+      // Spreading a number or a list would replace it with a half record: the file needs a human.
+      throw new SvcError(
+        "store_corrupt",
+        `${store.path}: ${name} is not a subscription record (${JSON.stringify(current)}) — fix it in the file, or svc webhook remove ${name}`,
+      );
+    else records[name] = { ...current, enabled: action === "enable", updated_at: new Date().toISOString() };
+    return records[name];
+  });
+  process.stdout.write(
+    `${action === "remove" ? "Removed" : action === "enable" ? "Enabled" : "Disabled"} ${name}\n`,
+  );
+  const unserved = action === "enable" ? notServed(loaded, store.path, name, changed) : undefined;
+  if (unserved !== undefined)
+    process.stderr.write(
+      `Warning: ${name} is enabled, but the gateway does not serve it (it answers 404): ${unserved}\n`,
+    );
+}
+
+/** Why the gateway would skip this record (invalid, no secret at all, INSECURE_NO_AUTH off loopback). */
+function notServed(loaded: LoadedConfig, path: string, name: string, raw: unknown): string | undefined {
+  const parsed = parseSubscription(path, name, raw);
+  if (!parsed.ok) return `the record is invalid — fix it in ${path}:\n${parsed.problems.join("\n")}`;
+  const webhook = loaded.config.platforms.webhook;
+  const setSecret = `set one with svc webhook subscribe ${name} --secret <secret>`;
+  if (parsed.value.secret === undefined && webhook.secret === undefined)
+    return `it has no secret of its own and there is no global secret (platforms.webhook.secret or WEBHOOK_SECRET) — ${setSecret}`;
+  if (parsed.value.secret === INSECURE_NO_AUTH && !LOOPBACK_HOSTS.has(webhook.host))
+    return `its secret is INSECURE_NO_AUTH, which is served only on a loopback bind, but platforms.webhook.host is ${webhook.host} — ${setSecret}`;
+  return undefined;
+}

@@ -1,0 +1,119 @@
+import type { LoadedConfig } from "../../config/load.js";
+import { inProfile, svcPaths } from "../../config/paths.js";
+import { INSECURE_NO_AUTH, ROUTE_NAME } from "../../config/sections/webhook.js";
+import { LOOPBACK_HOSTS } from "../../config/validate.js";
+import { SvcError } from "../../errors.js";
+import { cronStore, findJob } from "../../io/stores/cronStore.js";
+import type { Subscription } from "../../io/stores/subscriptions.js";
+import { targetStartupProblems } from "../../io/targets/validate.js";
+import { profileFlag } from "../format.js";
+import { gatewayStateFile } from "../gatewayLifecycle.js";
+import type { Address } from "./address.js";
+import type { SubscribeOptions } from "./subscribe.js";
+
+/** An unknown `deliver` is refused; a target whose platform is not set up yet is only a warning here. */
+export function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): void {
+  const webhook = { ...loaded.config.platforms.webhook, routes: { [name]: record } };
+  const at = `${loaded.paths.config}: platforms.webhook.routes.${name}.`;
+  const { unknown, notEnabled, warnings } = targetStartupProblems(
+    { ...loaded.config, platforms: { ...loaded.config.platforms, webhook } },
+    loaded.paths.config,
+  );
+  const short = (problem: string) =>
+    `${name}: ${problem.startsWith(at) ? problem.slice(at.length) : problem}`;
+  if (unknown.length > 0) throw new SvcError("usage", unknown.map(short).join("\n"));
+  for (const problem of [...notEnabled, ...warnings]) process.stderr.write(`Warning: ${short(problem)}\n`);
+  if (warnings.some((problem) => problem.includes(".deliver_extra.")))
+    process.stderr.write(
+      `Set deliver_extra keys with: svc webhook subscribe ${name} --deliver-extra <key>=<value>\n`,
+    );
+}
+
+/** A `cron_job` must name a job of the route's own profile: that is the store the gateway fires it from. */
+export function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
+  if (record.cron_job === undefined) return;
+  const jobs = cronStore(svcPaths(loaded.paths.home, record.profile).cronJobs);
+  const records = jobs.read().records;
+  const job = findJob(records, record.cron_job);
+  // A job written by hand without a known state (or name) is never fired: refused like an unknown one.
+  if (
+    job !== undefined &&
+    (!["enabled", "paused", "disabled"].includes(job.state) || typeof job.name !== "string")
+  ) {
+    const key = Object.entries(records).find(([, j]) => j === job)?.[0] ?? record.cron_job;
+    throw new SvcError(
+      "usage",
+      `--cron-job ${record.cron_job}: ${jobs.path}: jobs.${key} is not a valid cron job (state ${JSON.stringify(job.state ?? null)}, name ${JSON.stringify(job.name ?? null)}; state must be enabled, paused or disabled) — fix it, or recreate it with svc cron create`,
+    );
+  }
+  if (job !== undefined && job.state !== "enabled") {
+    const flag = profileFlag(record.profile);
+    process.stderr.write(
+      `Warning: cron job ${record.cron_job} is ${job.state}: events are logged and dropped until svc cron resume ${job.name}${flag}\n`,
+    );
+  }
+  if (job === undefined) {
+    const flag = profileFlag(record.profile);
+    throw new SvcError(
+      "usage",
+      `--cron-job ${record.cron_job}: no such cron job${inProfile(record.profile)} (${jobs.path}) — create it with svc cron create${flag}, or see svc cron list${flag}`,
+    );
+  }
+}
+
+/**
+ * Spec 2.2 rule 5 on the record: the gateway would ignore it, so refuse it here with the reason. The
+ * running gateway's bind counts too: `svc gateway start --host 0.0.0.0` overrides a loopback config.
+ */
+export function checkInsecure(
+  loaded: LoadedConfig,
+  name: string,
+  record: Subscription,
+  running: Address,
+): void {
+  if (record.secret !== INSECURE_NO_AUTH) return;
+  const host = loaded.config.platforms.webhook.host;
+  const allowed = "only allowed when the gateway binds to loopback (127.0.0.1, localhost, ::1)";
+  if (!LOOPBACK_HOSTS.has(host))
+    throw new SvcError(
+      "usage",
+      `${name}: --secret INSECURE_NO_AUTH is ${allowed}, but platforms.webhook.host is ${host} (${loaded.paths.config}) — use a real secret, or bind to 127.0.0.1`,
+    );
+  if (running.host !== undefined && !LOOPBACK_HOSTS.has(running.host))
+    throw new SvcError(
+      "usage",
+      `${name}: --secret INSECURE_NO_AUTH is ${allowed}, but the running gateway binds to ${running.host} (started with --host ${running.host}, ${gatewayStateFile(loaded.paths)}) — use a real secret, or restart it on loopback: svc gateway stop, then svc gateway start`,
+    );
+}
+
+export function checkName(name: string): void {
+  if (!ROUTE_NAME.test(name)) {
+    throw new SvcError(
+      "usage",
+      `"${name}" is not a valid route name: use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)`,
+    );
+  }
+}
+
+/** A blank value of these would be stored as-is (a blank secret signs nothing): refused, naming the flag. */
+export function checkNotBlank(options: SubscribeOptions): void {
+  const values: [string, string | undefined][] = [
+    ["--deliver", options.deliver],
+    ["--cron-job", options.cronJob === false ? undefined : options.cronJob],
+    ["--secret", options.secret],
+  ];
+  for (const [flag, value] of values) {
+    if (value !== undefined && value.trim() === "")
+      throw new SvcError(
+        "usage",
+        `${flag}: must not be empty — leave the option out to keep the current value`,
+      );
+  }
+  // A token sender's header cannot carry one, and the printed Secret: line would be cut by a line break.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+  if (options.secret !== undefined && /[\x00-\x1f\x7f]/.test(options.secret))
+    throw new SvcError(
+      "usage",
+      "--secret: must not contain a line break, tab or other control character (pasted along with it?) — give the secret alone",
+    );
+}

@@ -1,0 +1,136 @@
+import { randomBytes } from "node:crypto";
+import { DEFAULT_PROFILE, PROFILE_NAME } from "../../config/paths.js";
+import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
+import { SvcError } from "../../errors.js";
+import {
+  assertUnchanged,
+  ownRecord,
+  parseSubscription,
+  subscriptionStore,
+} from "../../io/stores/subscriptions.js";
+import { portNote, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
+import { checkCronJob, checkInsecure, checkName, checkNotBlank, checkTarget } from "./checks.js";
+import { configWithEnabledNote } from "./config.js";
+import { storedRecord } from "./storedRecord.js";
+
+export interface SubscribeOptions {
+  events?: string;
+  prompt?: string;
+  deliver?: string;
+  deliverChatId?: string;
+  deliverExtra?: Record<string, string>;
+  deliverOnly?: boolean;
+  /** false: `--no-cron-job` (back to an agent route). */
+  cronJob?: string | false;
+  description?: string;
+  routeProfile?: string;
+  secret?: string;
+  mirrorToSession?: boolean;
+}
+
+/** `svc webhook subscribe <name>`: creates or updates the record, then prints its URL and secret. */
+export async function subscribe(name: string, options: SubscribeOptions): Promise<void> {
+  checkName(name);
+  checkNotBlank(options);
+  const loaded = configWithEnabledNote();
+  if (options.routeProfile !== undefined && !PROFILE_NAME.test(options.routeProfile)) {
+    throw new SvcError(
+      "usage",
+      `--route-profile "${options.routeProfile}": profile names use letters, digits, "_" and "-"`,
+    );
+  }
+  const store = subscriptionStore(loaded.paths.subscriptions);
+  const snapshot = store.read();
+  const stored = storedRecord(store.path, name, ownRecord(snapshot.records, name));
+  const previous = stored?.value;
+  const now = new Date().toISOString();
+  // An unbound route already belongs to the default profile: `--route-profile default` does not move it.
+  const rebinding =
+    previous !== undefined &&
+    options.routeProfile !== undefined &&
+    options.routeProfile !== (previous.profile ?? DEFAULT_PROFILE);
+  // A hand-written record without a secret keeps using the global one until a rebinding gives it its own.
+  const secret =
+    options.secret ??
+    (previous === undefined || rebinding ? randomBytes(32).toString("hex") : previous.secret);
+  const extra: Record<string, string | number | boolean> = {
+    ...(previous?.deliver_extra ?? {}),
+    ...options.deliverExtra,
+    ...(options.deliverChatId === undefined ? {} : { chat_id: options.deliverChatId }),
+  };
+  // `--deliver-extra key=` (no value) removes the key.
+  for (const [key, value] of Object.entries(extra)) if (value === "") delete extra[key];
+  const raw: Record<string, unknown> = {
+    ...(previous ?? {}),
+    ...(options.events === undefined
+      ? {}
+      : {
+          events: options.events
+            .split(",")
+            .map((e) => e.trim())
+            .filter((e) => e !== ""),
+        }),
+    // An empty prompt would send the agent nothing: `--prompt ''` goes back to the payload dump (spec 2.5 rule 5).
+    ...(options.prompt === undefined ? {} : { prompt: options.prompt === "" ? undefined : options.prompt }),
+    ...(options.deliver === undefined ? {} : { deliver: options.deliver }),
+    deliver_extra: Object.keys(extra).length === 0 ? undefined : extra,
+    ...(options.deliverOnly === undefined ? {} : { deliver_only: options.deliverOnly }),
+    ...(options.cronJob === undefined
+      ? {}
+      : { cron_job: options.cronJob === false ? undefined : options.cronJob }),
+    ...(options.description === undefined
+      ? {}
+      : { description: options.description === "" ? undefined : options.description }),
+    ...(options.routeProfile === undefined ? {} : { profile: options.routeProfile }),
+    ...(options.mirrorToSession === undefined ? {} : { mirror_to_session: options.mirrorToSession }),
+    ...(secret === undefined ? {} : { secret }),
+    enabled: previous?.enabled ?? true,
+    created_at: previous?.created_at ?? now,
+    updated_at: now,
+  };
+  const parsed = parseSubscription(store.path, name, raw);
+  if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
+  const running = runningAddress(loaded);
+  checkInsecure(loaded, name, parsed.value, running);
+  if (typeof options.cronJob === "string" || options.routeProfile !== undefined)
+    checkCronJob(loaded, parsed.value);
+  checkTarget(loaded, name, parsed.value);
+  await store.update((records) => {
+    assertUnchanged(store.path, records, name, ownRecord(snapshot.records, name));
+    // Fields of the record's own (written by hand or another tool) stay as they were.
+    records[name] = { ...stored?.extra, ...parsed.value };
+  });
+  if (Object.hasOwn(loaded.config.platforms.webhook.routes, name)) {
+    process.stderr.write(
+      `Warning: config.yaml also defines a static route "${name}"; the static route wins over this subscription\n`,
+    );
+  }
+  if (!parsed.value.enabled) {
+    process.stderr.write(
+      `Note: ${name} is disabled; the gateway answers 404 until svc webhook enable ${name}\n`,
+    );
+  }
+  const boundProfile = parsed.value.profile;
+  if (
+    boundProfile !== undefined &&
+    boundProfile !== DEFAULT_PROFILE &&
+    !loaded.config.gateway.multiplex_profiles
+  ) {
+    process.stderr.write(
+      `Note: gateway.multiplex_profiles is off in ${loaded.paths.config}, so the binding to profile ${boundProfile} is not enforced yet: the route answers at /webhooks/${name}; turn multiplexing on to serve it at /p/${boundProfile}/webhooks/${name} only\n`,
+    );
+  }
+  process.stderr.write(portNote(loaded, name, running) + wildcardNote(loaded, running));
+  process.stdout.write(
+    `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
+      `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile, running)}\n` +
+      // The secret alone on its line, so a script can take the rest of the line as it is.
+      `Secret: ${parsed.value.secret ?? "none of its own: the global secret (platforms.webhook.secret or WEBHOOK_SECRET)"}\n` +
+      (previous !== undefined && secret !== previous.secret
+        ? "The secret changed (rotated): the previous one no longer works — give senders this one.\n"
+        : "") +
+      (parsed.value.secret === INSECURE_NO_AUTH
+        ? "No signature is checked (INSECURE_NO_AUTH): anyone who can reach this loopback address can post.\n"
+        : "Sign requests with X-Webhook-Signature-V2 (hex HMAC-SHA256 of <timestamp>.<body>) and X-Webhook-Timestamp, or the sender's own scheme.\n"),
+  );
+}
