@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parse as parseEnv } from "dotenv";
-import { parseDocument } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { formatIssues } from "./format.js";
@@ -8,6 +8,7 @@ import { type InterpolationScope, interpolateDeep } from "./interpolate.js";
 import { knownKeysAt } from "./knownKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
+import { prepareConfigDocument } from "./yamlNodes.js";
 
 export interface LoadedConfig {
   readonly config: Config;
@@ -84,7 +85,8 @@ function readYaml(file: string): unknown {
     throw new SvcError("config_unreadable", `${file}: cannot be read (${(err as Error).message})`);
   }
   // Integers are read exactly: a Discord or Slack id written unquoted (19 digits) is past 2^53.
-  const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true });
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true, lineCounter });
   if (doc.errors.length > 0) {
     const first = doc.errors[0];
     const where = first?.linePos?.[0] ? ` line ${first.linePos[0].line}` : "";
@@ -93,6 +95,7 @@ function readYaml(file: string): unknown {
       `${file}:${where}: not valid YAML — ${first?.message.split("\n")[0]}`,
     );
   }
+  prepareConfigDocument(doc, text, file, lineCounter);
   return exactIntegers(doc.toJS()) ?? {};
 }
 

@@ -306,3 +306,58 @@ describe("startup validation rules (spec 2.2)", () => {
     expect(problems(route("        secret: INSECURE_NO_AUTH\n", "127.0.0.1"))).toEqual([]);
   });
 });
+
+describe("names JavaScript objects reserve, in config.yaml", () => {
+  it("__proto__ as a route, server or key is refused, naming the file, line and key path", () => {
+    const route =
+      "platforms:\n  webhook:\n    enabled: true\n    routes:\n      __proto__:\n        secret: s\n";
+    expect(() => load(route)).toThrow(
+      /config\.yaml: line 5: platforms\.webhook\.routes\.__proto__: "__proto__" cannot be used as a name[^\n]*rename it/,
+    );
+    expect(() => load("mcp_servers:\n  __proto__:\n    url: http://127.0.0.1:1/mcp\n")).toThrow(
+      /config\.yaml: line 2: mcp_servers\.__proto__: "__proto__" cannot be used/,
+    );
+    const extra =
+      "platforms:\n  webhook:\n    extra:\n      routes:\n        r:\n          secret: s\n          deliver_extra:\n            __proto__: x\n";
+    expect(() => load(extra)).toThrow(
+      /line 8: platforms\.webhook\.extra\.routes\.r\.deliver_extra\.__proto__: "__proto__" cannot be used/,
+    );
+  });
+
+  it("constructor and toString are ordinary route and server names", () => {
+    const { config } = load(
+      "platforms:\n  webhook:\n    enabled: true\n    routes:\n      constructor: {secret: a}\n      toString: {secret: b}\n" +
+        "mcp_servers:\n  constructor:\n    url: http://127.0.0.1:1/mcp\n",
+    );
+    expect(Object.entries(config.platforms.webhook.routes).map(([name, r]) => [name, r.secret])).toEqual([
+      ["constructor", "a"],
+      ["toString", "b"],
+    ]);
+    expect(Object.keys(config.mcp_servers)).toEqual(["constructor"]);
+  });
+});
+
+describe("deliver_extra values keep the text written in config.yaml", () => {
+  it("an unquoted Slack thread_ts, a long chat id or 1.50 is read as written, not as a number", () => {
+    const { config } = load(
+      "platforms:\n  webhook:\n    enabled: true\n    port: 9000\n    routes:\n      r:\n        secret: s\n" +
+        "        filters: [{field: n, equals: 1.50}]\n        deliver: slack\n        deliver_extra:\n" +
+        "          channel: C123\n          thread_ts: 1700000000.000100\n          chat_id: 123456789012345678901\n" +
+        "          message_thread_id: 42\n          price: 1.50\n          hex: 0x1F\n          notify: true\n" +
+        "          quoted: '007'\n",
+    );
+    expect(config.platforms.webhook.routes.r?.deliver_extra).toEqual({
+      channel: "C123",
+      thread_ts: "1700000000.000100",
+      chat_id: "123456789012345678901",
+      message_thread_id: "42",
+      price: "1.50",
+      hex: "0x1F",
+      notify: true,
+      quoted: "007",
+    });
+    // Other keys are typed as before.
+    expect(config.platforms.webhook.port).toBe(9000);
+    expect(config.platforms.webhook.routes.r?.filters?.[0]).toMatchObject({ equals: 1.5 });
+  });
+});

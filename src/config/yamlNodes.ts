@@ -1,0 +1,42 @@
+import { type Document, isMap, isScalar, isSeq, type LineCounter, Scalar } from "yaml";
+import { SvcError } from "../errors.js";
+
+/**
+ * Checks and adjusts config.yaml as parsed, before it becomes plain values:
+ * - a `__proto__` key is refused: a JavaScript object cannot hold it as an ordinary name, so the route,
+ *   server or key would otherwise vanish without a word;
+ * - a number under `deliver_extra` keeps the text written in the file: those values are ids (a Slack
+ *   `thread_ts: 1700000000.000100` read as a float is `1700000000.0001`, another thread).
+ */
+export function prepareConfigDocument(doc: Document, text: string, file: string, lines: LineCounter): void {
+  const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
+    if (isSeq(node)) {
+      for (const [i, item] of node.items.entries()) walk(item, [...path, String(i)], false);
+      return;
+    }
+    if (!isMap(node)) return;
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const at = [...path, key];
+      if (key === "__proto__") {
+        const offset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
+        const line = offset === undefined ? "" : ` line ${lines.linePos(offset).line}:`;
+        throw new SvcError(
+          "config_invalid",
+          `${file}:${line} ${at.join(".")}: "__proto__" cannot be used as a name (JavaScript reserves it) — rename it`,
+        );
+      }
+      if (idValues) keepNumberText(pair.value, text);
+      walk(pair.value, at, key === "deliver_extra");
+    }
+  };
+  walk(doc.contents, [], false);
+}
+
+/** A plain (unquoted) number scalar becomes the string written in the file. */
+function keepNumberText(node: unknown, text: string): void {
+  if (!isScalar(node) || node.type !== Scalar.PLAIN || node.range === undefined || node.range === null)
+    return;
+  if (typeof node.value !== "number" && typeof node.value !== "bigint") return;
+  node.value = text.slice(node.range[0], node.range[1]);
+}
