@@ -43,6 +43,10 @@ platforms:
     });
     expect(await postJson(gw.url("/webhooks/thread"), {})).toMatchObject({ status: 200 });
     const post = slack.requests.find((r) => r.path === "/api/chat.postMessage");
-    expect(post?.json).toMatchObject({ channel: "C0123", thread_ts: "1700000000.000100", text: "in the thread" });
+    expect(post?.json).toMatchObject({
+      channel: "C0123",
+      thread_ts: "1700000000.000100",
+      text: "in the thread",
+    });
   });
 });
