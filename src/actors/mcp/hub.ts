@@ -189,7 +189,7 @@ export class McpHub {
   async reload(servers: Readonly<Record<string, McpServerEntry>>): Promise<ReloadSummary> {
     const summary: ReloadSummary = { added: [], removed: [], changed: [], unchanged: [] };
     for (const [name, rt] of [...this.runtimes]) {
-      if (servers[name] !== undefined) continue;
+      if (Object.hasOwn(servers, name)) continue;
       await this.remove(rt);
       summary.removed.push(name);
     }
