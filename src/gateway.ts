@@ -1,252 +1,63 @@
 import { randomUUID } from "node:crypto";
-import { renameSync } from "node:fs";
 import { dirname } from "node:path";
-import { fromCallback, type InspectionEvent } from "xstate";
+import { fromCallback } from "xstate";
 import { createRunExecutor, createRunner } from "./actors/agent/index.js";
 import type { AgentRunner } from "./actors/agent/runner.js";
-import { coalescerActor, createCoalescer, type TimerClock, withCoalesceNote } from "./actors/coalescer.js";
+import { coalescerActor, createCoalescer, withCoalesceNote } from "./actors/coalescer.js";
 import { createCronScheduler, cronActor, runCronJob } from "./actors/cron.js";
 import { createDeliverer } from "./actors/deliver.js";
 import { startGatewayMcp } from "./actors/mcp/gatewayHub.js";
-import { createShutdownSaver, resumablePendingRuns } from "./actors/pendingRuns.js";
+import { createShutdownSaver } from "./actors/pendingRuns.js";
 import { missingReferenceWarnings } from "./actors/routeReferences.js";
-import {
-  createRouteRegistry,
-  type RouteSource,
-  type RouteTable,
-  routesActor,
-  routeTable,
-} from "./actors/routes.js";
+import { createRouteRegistry, type RouteTable, routesActor, routeTable } from "./actors/routes.js";
 import {
   activeRuns,
   drainRuns,
   enqueueRun,
-  type QueuedRun,
   RUN_QUEUE_CAP,
   type RunsRef,
-  resumeRuns,
   runsMachine,
   takeWaitingRuns,
   unfinishedRuns,
 } from "./actors/runs.js";
 import { startSystem } from "./actors/system.js";
-import { howToEnableWebhook, type LoadedConfig, loadConfig } from "./config/load.js";
+import { howToEnableWebhook } from "./config/load.js";
 import { svcPaths } from "./config/paths.js";
 import { restartOnlyChanges } from "./config/restartOnly.js";
 import type { Config } from "./config/schema.js";
 import { LOOPBACK_HOSTS } from "./config/validate.js";
 import { describeError, SvcError } from "./errors.js";
+import { checkedConfig, describeRoutes } from "./gatewayConfig.js";
+import type { Gateway, GatewayOptions } from "./gatewayTypes.js";
 import { createRequestHandler } from "./io/http/core.js";
 import { listenFailureHint } from "./io/http/listenHint.js";
 import { type ServerHandle, startHttpServer } from "./io/http/server.js";
 import { createListReader } from "./io/listFiles.js";
-import { createLogger, type Logger } from "./io/log.js";
+import { createLogger } from "./io/log.js";
 import { existingProfiles } from "./io/profiles.js";
 import { runScript } from "./io/scripts.js";
 import { createRunJournal, type RunJournal } from "./io/sessions/runJournal.js";
 import { removeStaleTempFiles } from "./io/stores/atomicFile.js";
 import { cronStore } from "./io/stores/cronStore.js";
-import { type PendingRun, readPendingRuns, writePendingRuns } from "./io/stores/pendingRuns.js";
+import { readPendingRuns, writePendingRuns } from "./io/stores/pendingRuns.js";
 import { readSeenIds, removeSeenIds, saveSeenIds } from "./io/stores/seenIds.js";
 import { createSubscriptionSource } from "./io/stores/subscriptions.js";
 import { checkTargets } from "./io/targets/check.js";
 import { createTargets } from "./io/targets/registry.js";
 import { targetStartupProblems, targetWarnings } from "./io/targets/validate.js";
-import { startupProblems } from "./startupProblems.js";
-import type { AcceptedEvent, EventModes } from "./streams/context.js";
+import { pipelineLogHooks } from "./pipelineLogHooks.js";
+import { resumeSavedRuns } from "./resumeSavedRuns.js";
 import { createPipeline } from "./streams/pipeline.js";
 import { createFixedWindowLimiter } from "./streams/rateLimiter.js";
 import { createSeenCache } from "./streams/seenCache.js";
 import { verifySignature } from "./streams/signatures.js";
 
-export interface GatewayOptions {
-  /** SVC_HOME; defaults to the environment's. */
-  readonly home?: string;
-  readonly env?: NodeJS.ProcessEnv;
-  /** Overrides of `platforms.webhook.host` / `port` (`--host`, `--port`; 0 picks a free port). */
-  readonly host?: string;
-  readonly port?: number;
-  /** Clock for rate limiting, idempotency and signature timestamps (tests inject a fake one). */
-  readonly now?: () => number;
-  /** Timers of the coalescing groups (tests inject a fake clock; `--inspect` actor groups use the system's). */
-  readonly timers?: TimerClock;
-  readonly logger?: Logger;
-  readonly eventModes?: EventModes;
-  /** Dynamic subscriptions; static routes of the same name win. */
-  readonly dynamicRoutes?: RouteSource;
-  readonly inspect?: (event: InspectionEvent) => void;
-  /** Force the HTTP implementation (default: uWS, node:http when uWS cannot load). */
-  readonly http?: "uws" | "node";
-  /** How long `stop()` waits for agent runs in flight (default `gateway.drain_timeout_seconds`, 30 s). */
-  readonly drainTimeoutMs?: number;
-  /** Agent runs kept waiting at most before new agent events are answered 503 (default `RUN_QUEUE_CAP`). */
-  readonly runQueueCap?: number;
-}
-
-export interface Gateway {
-  readonly host: string;
-  /** The real listening port; 0 when the webhook adapter is disabled. */
-  readonly port: number;
-  readonly routes: () => string[];
-  /** Re-reads config.yaml and swaps routes, limits and the agent runner; host and port need a restart. */
-  reload(): { routes: string[] };
-  /** Stops accepting, answers requests in flight, waits for runs (bounded), then stops every actor. */
-  stop(): Promise<void>;
-}
+export { describeRoutes } from "./gatewayConfig.js";
+export type { Gateway, GatewayOptions } from "./gatewayTypes.js";
 
 /** The idempotency cache keeps 1 hour (spec 6) and at most this many ids; the oldest are evicted first. */
 export const SEEN_CACHE_MAX_ENTRIES = 100_000;
 const SEEN_TTL_MS = 60 * 60 * 1000;
-
-function checkedConfig(options: GatewayOptions): LoadedConfig {
-  const loaded = loadConfig({
-    ...(options.home === undefined ? {} : { home: options.home }),
-    ...(options.env === undefined ? {} : { env: options.env }),
-  });
-  const problems = startupProblems(loaded.config, loaded.paths.config, options.host);
-  if (problems.length > 0) throw new SvcError("startup_refused", problems.join("\n"));
-  return loaded;
-}
-
-export function describeRoutes(names: readonly string[]): string {
-  return names.length === 0 ? "(none)" : names.join(", ");
-}
-
-/** Log lines of the request path: cheap (no per-request INFO line), never a secret or a payload. */
-function pipelineLogHooks(logger: Logger) {
-  const warnedV1 = new Set<string>();
-  let coalesceWarned = false;
-  return {
-    auth: {
-      onLegacyV1(route: string) {
-        if (warnedV1.has(route)) return;
-        warnedV1.add(route);
-        logger.warn(
-          `[webhook] ${route}: sender uses the deprecated generic V1 signature (X-Webhook-Signature, no replay protection) — switch it to X-Webhook-Signature-V2 with X-Webhook-Timestamp`,
-        );
-      },
-      onRejected(route: string, reason: string) {
-        logger.debug(`[webhook] ${route}: rejected (401): ${reason}`);
-      },
-    },
-    onPing(route: string, event: string) {
-      logger.debug(`[webhook] ${route}: ${event} event ignored`);
-    },
-    onScriptIgnored(route: string, why: string) {
-      logger.info(`[webhook] ${route}: script ignored the event (${why})`);
-    },
-    onDeliveryFailed(event: AcceptedEvent, err: unknown) {
-      logger.error(
-        {
-          route: event.routeName,
-          delivery_id: event.deliveryId,
-          target: event.route.deliver,
-          err: (err as Error)?.message ?? String(err),
-        },
-        `[webhook] ${event.routeName}: direct delivery to ${event.route.deliver} failed`,
-      );
-    },
-    onCronUnavailable(event: AcceptedEvent) {
-      logger.warn(
-        `[webhook] ${event.routeName}: cron_job ${event.route.cron_job} not fired — cron is not available in this gateway`,
-      );
-    },
-    onCoalesceUnavailable(event: AcceptedEvent) {
-      if (coalesceWarned) return;
-      coalesceWarned = true;
-      logger.warn(
-        `[webhook] ${event.routeName}: coalescing is not available in this gateway; events run one by one`,
-      );
-    },
-    onStageFailure(stage: string, err: unknown, _ctx: unknown) {
-      logger.error(
-        { stage, err: err instanceof Error ? (err.stack ?? err.message) : String(err) },
-        `[webhook] internal error in the ${stage} stage`,
-      );
-    },
-    onRunsSaved(events: readonly QueuedRun[], file: string) {
-      for (const event of events) {
-        logger.warn(
-          { route: event.routeName, delivery_id: event.deliveryId },
-          `[webhook] ${event.routeName}: agent run not finished at shutdown — saved to ${file}, it runs at the next start`,
-        );
-      }
-    },
-    onRunsLost(events: readonly QueuedRun[], file: string, err: unknown) {
-      for (const event of events) {
-        logger.error(
-          { route: event.routeName, delivery_id: event.deliveryId, err: String(err) },
-          `[webhook] ${event.routeName}: agent run not finished at shutdown and could not be saved to ${file}`,
-        );
-      }
-    },
-    onRunsResumed(count: number, file: string) {
-      logger.info(
-        `[webhook] ${count} agent run(s) left unfinished at the last shutdown queued again (from ${file})`,
-      );
-    },
-    onRunsKept(kept: readonly PendingRun[], file: string) {
-      for (const run of kept) {
-        logger.warn(
-          { route: run.routeName, delivery_id: run.deliveryId },
-          `[webhook] ${run.routeName}: saved agent run not resumed — the route no longer exists${run.profile === "default" ? "" : ` in profile ${run.profile}`}; it stays in ${file} until the route is back`,
-        );
-      }
-    },
-    onPendingUnreadable(file: string, movedTo: string, err: unknown) {
-      logger.error(
-        { err: String(err) },
-        `[webhook] ${file} cannot be read; moved to ${movedTo} so no saved run is lost — inspect it and fix or delete it`,
-      );
-    },
-    printHowToAddRoute(configFile: string) {
-      logger.info(
-        [
-          `[webhook] No routes yet. Add one to ${configFile}, for example:`,
-          "  platforms:",
-          "    webhook:",
-          "      enabled: true",
-          "      host: 127.0.0.1   # this machine only; 0.0.0.0 for every interface",
-          "      routes:",
-          "        github:",
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: config interpolation syntax shown to the user
-          "          secret: ${GITHUB_WEBHOOK_SECRET}",
-          "          events: [pull_request]",
-          '          prompt: "Review PR #{number}: {pull_request.title}"',
-          "or create one without editing the file: svc webhook subscribe <name>",
-        ].join("\n"),
-      );
-    },
-  };
-}
-
-/** Queues the runs saved at the last shutdown whose route still exists; the rest stay in the file. */
-function resumeSavedRuns(
-  file: string,
-  runs: RunsRef,
-  lookup: Parameters<typeof resumablePendingRuns>[1],
-  hooks: ReturnType<typeof pipelineLogHooks>,
-): void {
-  let saved: ReturnType<typeof readPendingRuns>;
-  try {
-    saved = readPendingRuns(file);
-  } catch (err) {
-    const movedTo = `${file}.unreadable-${Date.now()}`;
-    try {
-      renameSync(file, movedTo);
-      hooks.onPendingUnreadable(file, movedTo, err);
-    } catch (renameErr) {
-      hooks.onPendingUnreadable(file, file, renameErr);
-    }
-    return;
-  }
-  if (saved.runs.length === 0 && saved.unreadable.length === 0) return;
-  const { queued, unmatched } = resumablePendingRuns(saved.runs, lookup);
-  writePendingRuns(file, { runs: unmatched, unreadable: saved.unreadable });
-  resumeRuns(runs, queued);
-  if (queued.length > 0) hooks.onRunsResumed(queued.length, file);
-  if (unmatched.length > 0) hooks.onRunsKept(unmatched, file);
-}
 
 /** The delivery platforms' settings (all of `platforms` but the webhook adapter), to see whether a reload changed them. */
 const platformSettings = (config: Config): string =>

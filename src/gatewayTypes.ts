@@ -1,0 +1,40 @@
+import type { InspectionEvent } from "xstate";
+import type { TimerClock } from "./actors/coalescer.js";
+import type { RouteSource } from "./actors/routes.js";
+import type { Logger } from "./io/log.js";
+import type { EventModes } from "./streams/context.js";
+
+export interface GatewayOptions {
+  /** SVC_HOME; defaults to the environment's. */
+  readonly home?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Overrides of `platforms.webhook.host` / `port` (`--host`, `--port`; 0 picks a free port). */
+  readonly host?: string;
+  readonly port?: number;
+  /** Clock for rate limiting, idempotency and signature timestamps (tests inject a fake one). */
+  readonly now?: () => number;
+  /** Timers of the coalescing groups (tests inject a fake clock; `--inspect` actor groups use the system's). */
+  readonly timers?: TimerClock;
+  readonly logger?: Logger;
+  readonly eventModes?: EventModes;
+  /** Dynamic subscriptions; static routes of the same name win. */
+  readonly dynamicRoutes?: RouteSource;
+  readonly inspect?: (event: InspectionEvent) => void;
+  /** Force the HTTP implementation (default: uWS, node:http when uWS cannot load). */
+  readonly http?: "uws" | "node";
+  /** How long `stop()` waits for agent runs in flight (default `gateway.drain_timeout_seconds`, 30 s). */
+  readonly drainTimeoutMs?: number;
+  /** Agent runs kept waiting at most before new agent events are answered 503 (default `RUN_QUEUE_CAP`). */
+  readonly runQueueCap?: number;
+}
+
+export interface Gateway {
+  readonly host: string;
+  /** The real listening port; 0 when the webhook adapter is disabled. */
+  readonly port: number;
+  readonly routes: () => string[];
+  /** Re-reads config.yaml and swaps routes, limits and the agent runner; host and port need a restart. */
+  reload(): { routes: string[] };
+  /** Stops accepting, answers requests in flight, waits for runs (bounded), then stops every actor. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,114 @@
+import type { QueuedRun } from "./actors/runs.js";
+import type { Logger } from "./io/log.js";
+import type { PendingRun } from "./io/stores/pendingRuns.js";
+import type { AcceptedEvent } from "./streams/context.js";
+
+/** Log lines of the request path: cheap (no per-request INFO line), never a secret or a payload. */
+export function pipelineLogHooks(logger: Logger) {
+  const warnedV1 = new Set<string>();
+  let coalesceWarned = false;
+  return {
+    auth: {
+      onLegacyV1(route: string) {
+        if (warnedV1.has(route)) return;
+        warnedV1.add(route);
+        logger.warn(
+          `[webhook] ${route}: sender uses the deprecated generic V1 signature (X-Webhook-Signature, no replay protection) — switch it to X-Webhook-Signature-V2 with X-Webhook-Timestamp`,
+        );
+      },
+      onRejected(route: string, reason: string) {
+        logger.debug(`[webhook] ${route}: rejected (401): ${reason}`);
+      },
+    },
+    onPing(route: string, event: string) {
+      logger.debug(`[webhook] ${route}: ${event} event ignored`);
+    },
+    onScriptIgnored(route: string, why: string) {
+      logger.info(`[webhook] ${route}: script ignored the event (${why})`);
+    },
+    onDeliveryFailed(event: AcceptedEvent, err: unknown) {
+      logger.error(
+        {
+          route: event.routeName,
+          delivery_id: event.deliveryId,
+          target: event.route.deliver,
+          err: (err as Error)?.message ?? String(err),
+        },
+        `[webhook] ${event.routeName}: direct delivery to ${event.route.deliver} failed`,
+      );
+    },
+    onCronUnavailable(event: AcceptedEvent) {
+      logger.warn(
+        `[webhook] ${event.routeName}: cron_job ${event.route.cron_job} not fired — cron is not available in this gateway`,
+      );
+    },
+    onCoalesceUnavailable(event: AcceptedEvent) {
+      if (coalesceWarned) return;
+      coalesceWarned = true;
+      logger.warn(
+        `[webhook] ${event.routeName}: coalescing is not available in this gateway; events run one by one`,
+      );
+    },
+    onStageFailure(stage: string, err: unknown, _ctx: unknown) {
+      logger.error(
+        { stage, err: err instanceof Error ? (err.stack ?? err.message) : String(err) },
+        `[webhook] internal error in the ${stage} stage`,
+      );
+    },
+    onRunsSaved(events: readonly QueuedRun[], file: string) {
+      for (const event of events) {
+        logger.warn(
+          { route: event.routeName, delivery_id: event.deliveryId },
+          `[webhook] ${event.routeName}: agent run not finished at shutdown — saved to ${file}, it runs at the next start`,
+        );
+      }
+    },
+    onRunsLost(events: readonly QueuedRun[], file: string, err: unknown) {
+      for (const event of events) {
+        logger.error(
+          { route: event.routeName, delivery_id: event.deliveryId, err: String(err) },
+          `[webhook] ${event.routeName}: agent run not finished at shutdown and could not be saved to ${file}`,
+        );
+      }
+    },
+    onRunsResumed(count: number, file: string) {
+      logger.info(
+        `[webhook] ${count} agent run(s) left unfinished at the last shutdown queued again (from ${file})`,
+      );
+    },
+    onRunsKept(kept: readonly PendingRun[], file: string) {
+      for (const run of kept) {
+        logger.warn(
+          { route: run.routeName, delivery_id: run.deliveryId },
+          `[webhook] ${run.routeName}: saved agent run not resumed — the route no longer exists${run.profile === "default" ? "" : ` in profile ${run.profile}`}; it stays in ${file} until the route is back`,
+        );
+      }
+    },
+    onPendingUnreadable(file: string, movedTo: string, err: unknown) {
+      logger.error(
+        { err: String(err) },
+        `[webhook] ${file} cannot be read; moved to ${movedTo} so no saved run is lost — inspect it and fix or delete it`,
+      );
+    },
+    printHowToAddRoute(configFile: string) {
+      logger.info(
+        [
+          `[webhook] No routes yet. Add one to ${configFile}, for example:`,
+          "  platforms:",
+          "    webhook:",
+          "      enabled: true",
+          "      host: 127.0.0.1   # this machine only; 0.0.0.0 for every interface",
+          "      routes:",
+          "        github:",
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: config interpolation syntax shown to the user
+          "          secret: ${GITHUB_WEBHOOK_SECRET}",
+          "          events: [pull_request]",
+          '          prompt: "Review PR #{number}: {pull_request.title}"',
+          "or create one without editing the file: svc webhook subscribe <name>",
+        ].join("\n"),
+      );
+    },
+  };
+}
+
+export type PipelineLogHooks = ReturnType<typeof pipelineLogHooks>;

@@ -1,0 +1,33 @@
+import { renameSync } from "node:fs";
+import { resumablePendingRuns } from "./actors/pendingRuns.js";
+import { type RunsRef, resumeRuns } from "./actors/runs.js";
+import { readPendingRuns, writePendingRuns } from "./io/stores/pendingRuns.js";
+import type { PipelineLogHooks } from "./pipelineLogHooks.js";
+
+/** Queues the runs saved at the last shutdown whose route still exists; the rest stay in the file. */
+export function resumeSavedRuns(
+  file: string,
+  runs: RunsRef,
+  lookup: Parameters<typeof resumablePendingRuns>[1],
+  hooks: PipelineLogHooks,
+): void {
+  let saved: ReturnType<typeof readPendingRuns>;
+  try {
+    saved = readPendingRuns(file);
+  } catch (err) {
+    const movedTo = `${file}.unreadable-${Date.now()}`;
+    try {
+      renameSync(file, movedTo);
+      hooks.onPendingUnreadable(file, movedTo, err);
+    } catch (renameErr) {
+      hooks.onPendingUnreadable(file, file, renameErr);
+    }
+    return;
+  }
+  if (saved.runs.length === 0 && saved.unreadable.length === 0) return;
+  const { queued, unmatched } = resumablePendingRuns(saved.runs, lookup);
+  writePendingRuns(file, { runs: unmatched, unreadable: saved.unreadable });
+  resumeRuns(runs, queued);
+  if (queued.length > 0) hooks.onRunsResumed(queued.length, file);
+  if (unmatched.length > 0) hooks.onRunsKept(unmatched, file);
+}
