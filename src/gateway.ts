@@ -22,7 +22,6 @@ import {
 } from "./actors/runs.js";
 import { startSystem } from "./actors/system.js";
 import { howToEnableWebhook } from "./config/load.js";
-import { svcPaths } from "./config/paths.js";
 import { restartOnlyChanges } from "./config/restartOnly.js";
 import type { Config } from "./config/schema.js";
 import { LOOPBACK_HOSTS } from "./config/validate.js";
@@ -32,11 +31,9 @@ import type { Gateway, GatewayOptions } from "./gatewayTypes.js";
 import { createRequestHandler } from "./io/http/core.js";
 import { listenFailureHint } from "./io/http/listenHint.js";
 import { type ServerHandle, startHttpServer } from "./io/http/server.js";
-import { createListReader } from "./io/listFiles.js";
 import { createLogger } from "./io/log.js";
 import { existingProfiles } from "./io/profiles.js";
 import { runScript } from "./io/scripts.js";
-import { createRunJournal, type RunJournal } from "./io/sessions/runJournal.js";
 import { removeStaleTempFiles } from "./io/stores/atomicFile.js";
 import { cronStore } from "./io/stores/cronStore.js";
 import { readPendingRuns, writePendingRuns } from "./io/stores/pendingRuns.js";
@@ -46,6 +43,7 @@ import { checkTargets } from "./io/targets/check.js";
 import { createTargets } from "./io/targets/registry.js";
 import { targetStartupProblems, targetWarnings } from "./io/targets/validate.js";
 import { pipelineLogHooks } from "./pipelineLogHooks.js";
+import { createProfileResources } from "./profileResources.js";
 import { resumeSavedRuns } from "./resumeSavedRuns.js";
 import { createPipeline } from "./streams/pipeline.js";
 import { createFixedWindowLimiter } from "./streams/rateLimiter.js";
@@ -106,27 +104,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
   }
   let runner: AgentRunner = createRunner(loaded.config.agent);
-  const profileCache = new Map<string, ReturnType<typeof svcPaths>>();
-  const profilePaths = (profile: string) => {
-    let found = profileCache.get(profile);
-    if (found === undefined) {
-      found = svcPaths(paths.home, profile);
-      profileCache.set(profile, found);
-    }
-    return found;
-  };
-  const journals = new Map<string, RunJournal>();
-  const runJournal = (profile: string) => {
-    let journal = journals.get(profile);
-    if (journal === undefined) {
-      journal = createRunJournal(profilePaths(profile).sessions, (err) =>
-        logger.warn({ err: String(err) }, "[webhook] run session not recorded"),
-      );
-      journals.set(profile, journal);
-    }
-    return journal;
-  };
-  const listReaders = new Map<string, ReturnType<typeof createListReader>>();
+  const {
+    paths: profilePaths,
+    runJournal,
+    listReader,
+    closeJournals,
+  } = createProfileResources(paths.home, logger);
   const runs: RunsRef = system.spawn("runs", runsMachine, {
     maxConcurrent: loaded.config.agent.max_concurrent_runs,
     logger,
@@ -191,20 +174,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     auth: { verify: verifySignature, ...hooks.auth },
     onPing: hooks.onPing,
     filters: {
-      listReader(profile) {
-        let reader = listReaders.get(profile);
-        if (reader === undefined) {
-          reader = createListReader({
-            baseDir: profilePaths(profile).root,
-            onUnreadable: (file, problem) =>
-              logger.warn(
-                `[webhook] in_file list ${file} cannot be used (${problem}) — filters naming it do not match, so their events are ignored until it can`,
-              ),
-          });
-          listReaders.set(profile, reader);
-        }
-        return reader;
-      },
+      listReader,
     },
     script: {
       runScript: (request) =>
@@ -395,7 +365,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         } catch (err) {
           hooks.onRunsLost(unfinished, paths.pendingRuns, err);
         }
-        await Promise.all([...journals.values()].map((journal) => journal.close()));
+        await closeJournals();
         system.shutdown();
       })();
       return stopping;

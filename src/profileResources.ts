@@ -1,0 +1,50 @@
+import { svcPaths } from "./config/paths.js";
+import { createListReader } from "./io/listFiles.js";
+import type { Logger } from "./io/log.js";
+import { createRunJournal, type RunJournal } from "./io/sessions/runJournal.js";
+
+/** What the gateway keeps per profile, made on first use: its paths, its run journal, its in_file lists. */
+export function createProfileResources(home: string, logger: Logger) {
+  const profileCache = new Map<string, ReturnType<typeof svcPaths>>();
+  const profilePaths = (profile: string) => {
+    let found = profileCache.get(profile);
+    if (found === undefined) {
+      found = svcPaths(home, profile);
+      profileCache.set(profile, found);
+    }
+    return found;
+  };
+  const journals = new Map<string, RunJournal>();
+  const runJournal = (profile: string) => {
+    let journal = journals.get(profile);
+    if (journal === undefined) {
+      journal = createRunJournal(profilePaths(profile).sessions, (err) =>
+        logger.warn({ err: String(err) }, "[webhook] run session not recorded"),
+      );
+      journals.set(profile, journal);
+    }
+    return journal;
+  };
+  const listReaders = new Map<string, ReturnType<typeof createListReader>>();
+  const listReader = (profile: string) => {
+    let reader = listReaders.get(profile);
+    if (reader === undefined) {
+      reader = createListReader({
+        baseDir: profilePaths(profile).root,
+        onUnreadable: (file, problem) =>
+          logger.warn(
+            `[webhook] in_file list ${file} cannot be used (${problem}) — filters naming it do not match, so their events are ignored until it can`,
+          ),
+      });
+      listReaders.set(profile, reader);
+    }
+    return reader;
+  };
+  return {
+    paths: profilePaths,
+    runJournal,
+    listReader,
+    /** At stop: every journal's pending lines written. */
+    closeJournals: () => Promise.all([...journals.values()].map((journal) => journal.close())),
+  };
+}
