@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { dirname } from "node:path";
 import { fromCallback } from "xstate";
 import { createRunExecutor, createRunner } from "./actors/agent/index.js";
 import type { AgentRunner } from "./actors/agent/runner.js";
@@ -34,7 +33,7 @@ import { type ServerHandle, startHttpServer } from "./io/http/server.js";
 import { createLogger } from "./io/log.js";
 import { existingProfiles } from "./io/profiles.js";
 import { runScript } from "./io/scripts.js";
-import { removeStaleTempFiles } from "./io/stores/atomicFile.js";
+import { removeStaleStoreTempFiles } from "./io/stores/atomicFile.js";
 import { cronStore } from "./io/stores/cronStore.js";
 import { readPendingRuns, writePendingRuns } from "./io/stores/pendingRuns.js";
 import { readSeenIds, removeSeenIds, saveSeenIds } from "./io/stores/seenIds.js";
@@ -250,7 +249,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     }
   }
   removeSeenIds(paths.seenIds);
-  for (const dir of [paths.home, dirname(paths.cronJobs)]) removeStaleTempFiles(dir);
+  removeStaleStoreTempFiles(paths.home);
   system.spawn(
     "webhook-ingress",
     fromCallback(() => () => server.close()),

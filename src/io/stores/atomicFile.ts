@@ -11,6 +11,8 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { svcPaths } from "../../config/paths.js";
+import { existingProfiles } from "../profiles.js";
 
 /**
  * Writes `data` so that readers see either the old or the new file, never a half-written one:
@@ -64,7 +66,7 @@ export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): voi
 }
 
 /** `.<name>.<pid>.<12 hex>.tmp`, the temp file `writeFileAtomic` renames over `<name>`. */
-const TEMP_FILE = /^\..+\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+const TEMP_FILE = /^\.(.+)\.(\d+)\.[0-9a-f]{12}\.tmp$/;
 
 function alive(pid: number): boolean {
   try {
@@ -78,9 +80,10 @@ function alive(pid: number): boolean {
 /**
  * Removes the temp files of atomic writes cut short by a killed process (SIGKILL mid-write): the store
  * files themselves are whole, but the half-written copies would stay beside them for good. Files of a
- * process still running (a CLI command writing right now) are left alone. Returns what was removed.
+ * process still running (a CLI command writing right now) are left alone. With `onlyFor`, only the temp
+ * files of those file names are touched (a directory that is not svc's own). Returns what was removed.
  */
-export function removeStaleTempFiles(dir: string): string[] {
+export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -90,13 +93,44 @@ export function removeStaleTempFiles(dir: string): string[] {
   const removed: string[] = [];
   for (const name of names) {
     const match = TEMP_FILE.exec(name);
-    if (match === null || alive(Number(match[1]))) continue;
+    if (match === null || (onlyFor !== undefined && !onlyFor.has(match[1] as string))) continue;
+    if (alive(Number(match[2]))) continue;
     try {
       rmSync(join(dir, name), { force: true });
-      removed.push(name);
+      removed.push(join(dir, name));
     } catch {
       // Not ours to remove (permissions): left as it is.
     }
   }
   return removed;
+}
+
+/**
+ * The startup clean-up of every profile's stores. svc's own directories (`$SVC_HOME`, each profile's root
+ * and `cron/`) are scanned whole; a store file that is a symlink (config.yaml kept in a dotfiles
+ * repository) was written beside its target, so the target's directory is scanned too, for the temp
+ * files of that target's name only.
+ */
+export function removeStaleStoreTempFiles(home: string): string[] {
+  const own = new Set<string>();
+  const storeFiles: string[] = [];
+  for (const profile of existingProfiles(home)) {
+    const paths = svcPaths(home, profile);
+    own.add(resolveLink(paths.root));
+    own.add(resolveLink(dirname(paths.cronJobs)));
+    storeFiles.push(paths.config, paths.env, paths.subscriptions, paths.pendingRuns, paths.seenIds);
+    storeFiles.push(paths.cronJobs);
+  }
+  const elsewhere = new Map<string, Set<string>>();
+  for (const file of storeFiles) {
+    const target = resolveLink(file);
+    if (target === file || own.has(dirname(target))) continue;
+    const names = elsewhere.get(dirname(target)) ?? new Set<string>();
+    names.add(basename(target));
+    elsewhere.set(dirname(target), names);
+  }
+  return [
+    ...[...own].flatMap((dir) => removeStaleTempFiles(dir)),
+    ...[...elsewhere].flatMap(([dir, names]) => removeStaleTempFiles(dir, names)),
+  ];
 }

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -15,10 +16,13 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
 let gateway: Gateway | undefined;
+let dotfiles: string | undefined;
 afterEach(async () => {
   await gateway?.stop();
   gateway = undefined;
   home?.cleanup();
+  if (dotfiles !== undefined) rmSync(dotfiles, { recursive: true, force: true });
+  dotfiles = undefined;
 });
 
 describe("temp files of atomic writes cut short", () => {
@@ -43,5 +47,35 @@ describe("temp files of atomic writes cut short", () => {
     for (const name of stale) expect([name, existsSync(join(home.dir, name))]).toEqual([name, false]);
     expect(existsSync(join(home.dir, live))).toBe(true);
     expect(existsSync(join(home.dir, "notes.tmp"))).toBe(true);
+  });
+
+  it("beside the target of a symlinked store file (dotfiles), only that target's, and in named profiles", async () => {
+    home = tempHome();
+    const elsewhere = mkdtempSync(join(tmpdir(), "svc-dotfiles-"));
+    dotfiles = elsewhere;
+    const config = stringify(
+      webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } }),
+    );
+    writeFileSync(join(elsewhere, "svc-config.yaml"), config);
+    writeFileSync(join(elsewhere, "svc.env"), "A=1\n");
+    symlinkSync(join(elsewhere, "svc-config.yaml"), join(home.dir, "config.yaml"));
+    symlinkSync(join(elsewhere, "svc.env"), join(home.dir, ".env"));
+    home.write("profiles/work/cron/jobs.json", '{"version": 1, "jobs": []}');
+    const gone = spawnSync("true").pid;
+    const stale = [
+      join(elsewhere, `.svc-config.yaml.${gone}.0123456789ab.tmp`),
+      join(elsewhere, `.svc.env.${gone}.a1b2c3d4e5f6.tmp`),
+      join(home.dir, "profiles", "work", "cron", `.jobs.json.${gone}.00ff00ff00ff.tmp`),
+    ];
+    // Not svc's directory: another program's temp file of the same shape, and a live write, stay.
+    const kept = [
+      join(elsewhere, `.zshrc.${gone}.0123456789ab.tmp`),
+      join(elsewhere, `.svc-config.yaml.${process.pid}.abcdefabcdef.tmp`),
+    ];
+    for (const path of [...stale, ...kept]) writeFileSync(path, "half");
+
+    gateway = await startGatewayInHome(home);
+    for (const path of stale) expect([path, existsSync(path)]).toEqual([path, false]);
+    for (const path of kept) expect([path, existsSync(path)]).toEqual([path, true]);
   });
 });
