@@ -34,8 +34,10 @@ function contextVariable(name: string, scope: InterpolationScope): string | unde
   }
 }
 
+// Own keys only: `${constructor}` or `${toString}` must not render Object.prototype's members.
 function lookup(name: string, scope: InterpolationScope): string | undefined {
-  return scope.secrets[name] ?? scope.env[name];
+  if (Object.hasOwn(scope.secrets, name)) return scope.secrets[name];
+  return Object.hasOwn(scope.env, name) ? scope.env[name] : undefined;
 }
 
 /** Renders `${VAR}`, `${env:VAR}` and the context variables; an unset variable keeps its literal text. */

@@ -361,3 +361,17 @@ describe("deliver_extra values keep the text written in config.yaml", () => {
     expect(config.platforms.webhook.routes.r?.filters?.[0]).toMatchObject({ equals: 1.5 });
   });
 });
+
+describe("${VAR} named like an Object.prototype member", () => {
+  it("an unset ${toString} or ${constructor} keeps its text (a secret is refused as not set), a set one is its value", () => {
+    const yaml =
+      "platforms:\n  webhook:\n    enabled: true\n    routes:\n      r:\n        secret: '${toString}'\n        prompt: 'a ${constructor} b ${__proto__}'\n";
+    const { config, paths } = load(yaml);
+    expect(config.platforms.webhook.routes.r?.prompt).toBe("a ${constructor} b ${__proto__}");
+    expect(webhookStartupProblems(config, paths.config)).toEqual([
+      expect.stringContaining("platforms.webhook.routes.r.secret: ${toString} is not set — set toString in"),
+    ]);
+    const set = load(yaml, { constructor: "ctor" }, "toString=s3cret\n").config.platforms.webhook.routes.r;
+    expect([set?.secret, set?.prompt]).toEqual(["s3cret", "a ctor b ${__proto__}"]);
+  });
+});
