@@ -106,18 +106,18 @@ export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>)
 }
 
 /**
- * The startup clean-up of every profile's stores. svc's own directories (`$SVC_HOME`, each profile's root
- * and `cron/`) are scanned whole; a store file that is a symlink (config.yaml kept in a dotfiles
- * repository) was written beside its target, so the target's directory is scanned too, for the temp
- * files of that target's name only.
+ * The startup clean-up of every profile's stores. svc's own directories (`$SVC_HOME`, each profile's
+ * root, its `cron/`, `mcp-cache/` and `mcp-tokens/`) are scanned whole; a store file that is a symlink
+ * (config.yaml kept in a dotfiles repository) was written beside its target, so the target's directory
+ * is scanned too, for the temp files of that target's name only.
  */
 export function removeStaleStoreTempFiles(home: string): string[] {
   const own = new Set<string>();
   const storeFiles: string[] = [];
   for (const profile of existingProfiles(home)) {
     const paths = svcPaths(home, profile);
-    own.add(resolveLink(paths.root));
-    own.add(resolveLink(dirname(paths.cronJobs)));
+    for (const dir of [paths.root, dirname(paths.cronJobs), paths.mcpCache, paths.mcpTokens])
+      own.add(resolveLink(dir));
     storeFiles.push(paths.config, paths.env, paths.subscriptions, paths.pendingRuns, paths.seenIds);
     storeFiles.push(paths.cronJobs);
   }
