@@ -21,7 +21,8 @@ function setYamlValuesLocked(
   values: ReadonlyArray<readonly [readonly string[], unknown]>,
 ): void {
   const text = existsSync(file) ? readFileSync(file, "utf8") : "";
-  const doc = parseDocument(text);
+  // Integers stay exact: an unquoted 19-digit chat id read as a number would be written back rounded.
+  const doc = parseDocument(text, { intAsBigInt: true });
   if (doc.errors.length > 0) {
     throw new SvcError(
       "config_invalid",

@@ -7,7 +7,8 @@ import { withFileLockSync } from "../stores/fileLock.js";
 
 function load(configPath: string) {
   const text = existsSync(configPath) ? readFileSync(configPath, "utf8") : "";
-  const doc = parseDocument(text);
+  // Integers stay exact: an unquoted 19-digit chat id read as a number would be written back rounded.
+  const doc = parseDocument(text, { intAsBigInt: true });
   if (doc.errors.length > 0) {
     throw new SvcError(
       "config_invalid",
