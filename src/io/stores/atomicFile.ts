@@ -11,7 +11,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { svcPaths } from "../../config/paths.js";
+import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { existingProfiles } from "../profiles.js";
 
 /**
@@ -114,7 +114,7 @@ export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>)
 export function removeStaleStoreTempFiles(home: string): string[] {
   const own = new Set<string>();
   const storeFiles: string[] = [];
-  for (const profile of existingProfiles(home)) {
+  for (const profile of profilesOf(home)) {
     const paths = svcPaths(home, profile);
     for (const dir of [paths.root, dirname(paths.cronJobs), paths.mcpCache, paths.mcpTokens])
       own.add(resolveLink(dir));
@@ -133,4 +133,13 @@ export function removeStaleStoreTempFiles(home: string): string[] {
     ...[...own].flatMap((dir) => removeStaleTempFiles(dir)),
     ...[...elsewhere].flatMap(([dir, names]) => removeStaleTempFiles(dir, names)),
   ];
+}
+
+/** A clean-up never stops a start: an unreadable `profiles/` (or a file of that name) leaves the default. */
+function profilesOf(home: string): string[] {
+  try {
+    return existingProfiles(home);
+  } catch {
+    return [DEFAULT_PROFILE];
+  }
 }

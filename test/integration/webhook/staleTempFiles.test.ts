@@ -80,4 +80,16 @@ describe("temp files of atomic writes cut short", () => {
     for (const path of stale) expect([path, existsSync(path)]).toEqual([path, false]);
     for (const path of kept) expect([path, existsSync(path)]).toEqual([path, true]);
   });
+
+  it("a profiles entry that is not a directory does not stop the start; SVC_HOME is still cleaned", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify(webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } })),
+    );
+    home.write("profiles", "not a directory");
+    const stale = home.write(`.webhook-seen-ids.json.${spawnSync("true").pid}.a1b2c3d4e5f6.tmp`, "{");
+    gateway = await startGatewayInHome(home);
+    expect(existsSync(stale)).toBe(false);
+  });
 });
