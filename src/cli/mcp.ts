@@ -11,8 +11,9 @@ import { oauthProviderFor } from "../actors/oauth/provider.js";
 import { type LoadedConfig, loadConfig, secretScope } from "../config/load.js";
 import { transportKind } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
-import { redactCredentials } from "../io/credentials.js";
+import { redactCredentials, scrub } from "../io/credentials.js";
 import { createLogger } from "../io/log.js";
+import { entrySecrets } from "../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { runningPid } from "./gatewayLifecycle.js";
@@ -175,7 +176,9 @@ async function testServer(server: string): Promise<void> {
   const entry = serverEntry(loaded, server);
   const hub = cliHub(loaded, [server]);
   try {
-    const where = entry?.url ?? [entry?.command, ...(entry?.args ?? [])].join(" ");
+    // The entry as written: a url's `user:password@`, an `?api_key=`, a `Bearer` in an argument stay out of the output.
+    const written = entry?.url ?? [entry?.command, ...(entry?.args ?? [])].join(" ");
+    const where = entry === undefined ? written : scrub(redactCredentials(written), entrySecrets(entry));
     process.stdout.write(
       `Testing ${server} (${entry === undefined ? "?" : transportKind(entry)}: ${where})\n`,
     );

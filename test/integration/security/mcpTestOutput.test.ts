@@ -1,0 +1,47 @@
+import { execFile } from "node:child_process";
+import { type AddressInfo, createServer } from "node:net";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+let home: TempHome;
+beforeEach(() => {
+  home = tempHome();
+});
+afterEach(() => home.cleanup());
+
+it("svc mcp test does not print the credentials written in the entry's url or arguments", async () => {
+  const port = await closedPort();
+  home.write(
+    "config.yaml",
+    stringify({
+      mcp_servers: {
+        remote: { url: `http://me:urlPassw0rd9@127.0.0.1:${port}/mcp?api_key=queryKey77`, skip_preflight: true },
+        local: { command: "/bin/false", args: ["--header", "Authorization: Bearer argToken123"] },
+      },
+    }),
+  );
+  const env = { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir };
+  const outputs: string[] = [];
+  for (const server of ["remote", "local"]) {
+    const result = await promisify(execFile)(process.execPath, ["--import", "tsx", MAIN, "mcp", "test", server], {
+      env,
+    }).catch((err: { stdout: string; stderr: string }) => err);
+    outputs.push(result.stdout + result.stderr);
+  }
+  expect(outputs[0]).toMatch(/^Testing remote \(http: http:\/\/me:\[redacted\]@127\.0\.0\.1:\d+\/mcp\?api_key=\[redacted\]\)/);
+  expect(outputs[1]).toMatch(/^Testing local \(stdio: \/bin\/false --header Authorization: Bearer \[redacted\]\)/);
+  for (const secret of ["urlPassw0rd9", "queryKey77", "argToken123"]) expect(outputs.join("\n")).not.toContain(secret);
+}, 30_000);
