@@ -6,7 +6,8 @@ import { SvcError } from "../errors.js";
  * - a `__proto__` key is refused: a JavaScript object cannot hold it as an ordinary name, so the route,
  *   server or key would otherwise vanish without a word;
  * - a number under `deliver_extra` keeps the text written in the file: those values are ids (a Slack
- *   `thread_ts: 1700000000.000100` read as a float is `1700000000.0001`, another thread).
+ *   `thread_ts: 1700000000.000100` read as a float is `1700000000.0001`, another thread), and so does a
+ *   route's `cron_job` (a job id is 8 random hex characters: `00012345` or `1234e567` copied unquoted).
  */
 export function prepareConfigDocument(doc: Document, text: string, file: string, lines: LineCounter): void {
   const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
@@ -26,7 +27,7 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
           `${file}:${line} ${at.join(".")}: "__proto__" cannot be used as a name (JavaScript reserves it) — rename it`,
         );
       }
-      if (idValues) keepNumberText(pair.value, text);
+      if (idValues || key === "cron_job") keepNumberText(pair.value, text);
       walk(pair.value, at, key === "deliver_extra");
     }
   };
