@@ -1,3 +1,4 @@
+import { bindHost } from "../config/host.js";
 import { SvcError } from "../errors.js";
 
 /** A `--port` value: 0-65535 (0 picks a free port where a listener takes it). */
@@ -23,5 +24,7 @@ export function parseHostOption(text: string): string {
       "usage",
       "--host: expected an address such as 127.0.0.1 or 0.0.0.0, got an empty value",
     );
-  return text.trim();
+  const bind = bindHost(text, "--port");
+  if ("problem" in bind) throw new SvcError("usage", `--host: ${bind.problem}`);
+  return bind.host;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bindHost } from "../host.js";
 import { PROFILE_NAME } from "../paths.js";
 import { filterSchema } from "./filters.js";
 
@@ -51,7 +52,16 @@ export type Route = z.infer<typeof routeSchema>;
 
 const adapterShape = {
   enabled: z.boolean().default(false),
-  host: z.string().min(1).default("0.0.0.0"),
+  host: z
+    .string()
+    .min(1)
+    .transform((text, ctx) => {
+      const bind = bindHost(text);
+      if ("host" in bind) return bind.host;
+      ctx.addIssue({ code: "custom", message: bind.problem, input: text });
+      return z.NEVER;
+    })
+    .default("0.0.0.0"),
   port: z.number().int().min(0).max(65535).default(8644),
   secret: z.string().min(1).optional(),
   rate_limit: z.number().int().positive().default(30),

@@ -1,0 +1,28 @@
+/**
+ * A bind address as users write it, in the form the HTTP servers take: `[::1]` (URL style) is `::1`, and a
+ * name is compared without case (`LOCALHOST` is `localhost`, so it counts as loopback). A value holding a
+ * scheme or a port would fail at listen time with a misleading "address in use", so it is refused here.
+ */
+export function bindHost(
+  text: string,
+  portIn = "platforms.webhook.port (or WEBHOOK_PORT)",
+): { host: string } | { problem: string } {
+  const value = text.trim();
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\/([^/]*)/i.exec(value);
+  if (scheme !== null)
+    return { problem: `"${value}" is a URL — write the address only (e.g. ${hostOnly(scheme[1] ?? "")})` };
+  const withPort = /^(\[[^\]]*\]|[^:[\]]+):(\d*)$/.exec(value);
+  if (withPort !== null) {
+    const host = hostOnly(withPort[1] ?? "");
+    return {
+      problem: `"${value}" includes a port — write ${host} and put the port in ${portIn}`,
+    };
+  }
+  const bracketed = /^\[([^\]]+)\]$/.exec(value);
+  return { host: (bracketed?.[1] ?? value).toLowerCase() };
+}
+
+function hostOnly(authority: string): string {
+  const host = authority.replace(/:\d*$/, "").replace(/^\[(.*)\]$/, "$1");
+  return host === "" ? "127.0.0.1" : host;
+}

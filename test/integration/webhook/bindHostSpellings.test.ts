@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { parseHostOption } from "../../../src/cli/options.js";
+import { loadConfig } from "../../../src/config/load.js";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { postJson } from "../../helpers/http.js";
+
+const OPEN_ROUTE = { open: { secret: "INSECURE_NO_AUTH" } };
+
+let gw: TestGateway | undefined;
+let home: TempHome | undefined;
+afterEach(async () => {
+  await gw?.stop();
+  gw = undefined;
+  home?.cleanup();
+  home = undefined;
+});
+
+describe("platforms.webhook.host as users write it (spec 2.1; INSECURE_NO_AUTH on loopback, 2.2 rule 5)", () => {
+  it("a bracketed IPv6 literal [::1] binds ::1 and counts as loopback", async () => {
+    gw = await startTestGateway({ config: webhookConfig(OPEN_ROUTE, { host: "[::1]" }) });
+    const res = await postJson(`http://[::1]:${gw.gateway.port}/webhooks/open`, { a: 1 });
+    expect(res.status).toBe(202);
+    expect(gw.logs().some((l) => l.msg.startsWith(`[webhook] Listening on ::1:${gw?.gateway.port} `))).toBe(
+      true,
+    );
+  });
+
+  it("LOCALHOST in capitals is localhost: INSECURE_NO_AUTH is allowed", async () => {
+    gw = await startTestGateway({ config: webhookConfig(OPEN_ROUTE, { host: "LOCALHOST" }) });
+    expect(gw.logs().some((l) => l.msg.startsWith("[webhook] Listening on localhost:"))).toBe(true);
+  });
+
+  it.each([
+    [
+      "127.0.0.1:9000",
+      '"127.0.0.1:9000" includes a port — write 127.0.0.1 and put the port in platforms.webhook.port',
+    ],
+    ["[::1]:8644", '"[::1]:8644" includes a port — write ::1 and put the port in platforms.webhook.port'],
+    ["localhost:", '"localhost:" includes a port — write localhost'],
+    ["http://127.0.0.1:8644/", '"http://127.0.0.1:8644/" is a URL — write the address only (e.g. 127.0.0.1)'],
+  ])(
+    "host %s is refused at load naming file, key and fix (not a misleading 'address in use' at listen)",
+    (host, message) => {
+      const h = tempHome();
+      home = h;
+      const file = h.write("config.yaml", `platforms:\n  webhook:\n    enabled: true\n    host: "${host}"\n`);
+      expect(() => loadConfig({ home: h.dir, env: {} })).toThrow(
+        `${file}: platforms.webhook.host: ${message}`,
+      );
+    },
+  );
+
+  it("a problem with host written under extra is reported there", () => {
+    const h = tempHome();
+    home = h;
+    const file = h.write("config.yaml", "platforms:\n  webhook:\n    extra:\n      host: 0.0.0.0:80\n");
+    expect(() => loadConfig({ home: h.dir, env: {} })).toThrow(
+      `${file}: platforms.webhook.extra.host: "0.0.0.0:80" includes a port`,
+    );
+  });
+
+  it("--host takes the same spellings and refuses a port with a pointer to --port", () => {
+    expect(parseHostOption("[::1]")).toBe("::1");
+    expect(() => parseHostOption("127.0.0.1:9000")).toThrow(
+      '--host: "127.0.0.1:9000" includes a port — write 127.0.0.1 and put the port in --port',
+    );
+  });
+});
