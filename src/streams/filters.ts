@@ -33,6 +33,7 @@ class Unevaluable extends Error {}
 /**
  * `event` / `event_type` → the resolved event type; `headers.<Name>` → a header, case-insensitively;
  * `payload.x` → `x` inside a top-level `payload` object when the body has one, else at the body root;
+ * `payload` → the body's `payload` field of any type when it has one, else the whole body;
  * anything else → a path from the body root.
  */
 export function resolveField(field: string, subject: FilterSubject): PathLookup {
@@ -44,12 +45,17 @@ export function resolveField(field: string, subject: FilterSubject): PathLookup 
     const value = Object.hasOwn(subject.headers, name) ? subject.headers[name] : undefined;
     return value === undefined ? NOT_FOUND : { found: true, value };
   }
-  if (field === "payload" || field.startsWith("payload.")) {
+  if (field === "payload") {
+    // The body's own `payload` field, whatever it holds (`"text"`, a list); without one, the whole body.
+    const root = subject.payload;
+    return isPlainRecord(root) && Object.hasOwn(root, "payload")
+      ? { found: true, value: root.payload, holder: root, key: "payload" }
+      : { found: true, value: root };
+  }
+  if (field.startsWith("payload.")) {
     const root = subject.payload;
     const inner = isPlainRecord(root) && isPlainRecord(root.payload) ? root.payload : root;
-    return field === "payload"
-      ? { found: true, value: inner }
-      : lookupPath(inner, field.slice("payload.".length));
+    return lookupPath(inner, field.slice("payload.".length));
   }
   return lookupPath(subject.payload, field);
 }
@@ -160,18 +166,28 @@ function inFile(hit: PathLookup & { found: true }, path: string, deps: FilterDep
 
 type LeafFilter = Extract<Filter, { field: string }>;
 
-function leaf(filter: LeafFilter, hit: PathLookup, deps: FilterDeps): boolean {
+/**
+ * Headers and the event type are text with no JSON type, so `equals: 5` or `in: [1, 2]` written
+ * unquoted in YAML compares with the header's text ("5"), not never-matching as a number would.
+ */
+function isTextField(field: string): boolean {
+  return field === "event" || field === "event_type" || field.startsWith("headers.");
+}
+
+function leaf(filter: LeafFilter, hit: PathLookup, deps: FilterDeps, text: boolean): boolean {
   if ("exists" in filter) return hit.found === filter.exists;
   if ("missing" in filter) return !hit.found;
+  const same = (value: unknown, expected: Scalar) =>
+    text
+      ? expected !== null && value === valueToText(expected)
+      : sameScalar(value, expected, () => foundText(hit as PathLookup & { found: true }));
   // A missing field is "not equal" to anything: not_equals is exactly the negation of equals.
-  if ("not_equals" in filter)
-    return !(hit.found && sameScalar(hit.value, filter.not_equals, () => foundText(hit)));
+  if ("not_equals" in filter) return !(hit.found && same(hit.value, filter.not_equals));
   if (!hit.found) return false;
   const { value } = hit;
-  const written = () => foundText(hit);
-  if ("equals" in filter) return sameScalar(value, filter.equals, written);
+  if ("equals" in filter) return same(value, filter.equals);
   if ("contains" in filter) return contains(value, filter.contains);
-  if ("in" in filter) return filter.in.some((item) => sameScalar(value, item, written));
+  if ("in" in filter) return filter.in.some((item) => same(value, item));
   if ("in_file" in filter) return inFile(hit, filter.in_file, deps);
   if ("regex" in filter) {
     const re = compiled(filter.regex);
@@ -186,7 +202,7 @@ function evaluate(filter: Filter, subject: FilterSubject, deps: FilterDeps): boo
   if ("all" in filter) return filter.all.every((f) => evaluate(f, subject, deps));
   if ("any" in filter) return filter.any.some((f) => evaluate(f, subject, deps));
   if ("not" in filter) return !evaluate(filter.not, subject, deps);
-  return leaf(filter, resolveField(filter.field, subject), deps);
+  return leaf(filter, resolveField(filter.field, subject), deps, isTextField(filter.field));
 }
 
 export function matches(filter: Filter, subject: FilterSubject, deps: FilterDeps): boolean {

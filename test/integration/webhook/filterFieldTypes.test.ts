@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+/** Spec 2.3 field paths whose value is not a plain JSON field of the body: `payload`, headers, event. */
+
+const OPEN = "INSECURE_NO_AUTH";
+const IGNORED = { status: 200, body: { status: "ignored", reason: "filter" } };
+const route = (filters: unknown[]) => ({ secret: OPEN, filters });
+
+describe("filter fields: payload, headers.<Name>, event (spec 2.3) over HTTP", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      // Unquoted YAML numbers and booleans, as an operator writes `equals: 5` for a header.
+      config: `platforms:
+  webhook:
+    enabled: true
+    host: 127.0.0.1
+    rate_limit: 1000
+    routes:
+      payload_text: {secret: ${OPEN}, filters: [{field: payload, equals: text}]}
+      payload_list: {secret: ${OPEN}, filters: [{field: payload, contains: b}]}
+      payload_absent: {secret: ${OPEN}, filters: [{field: payload, exists: true}, {field: payload.a, equals: 1}]}
+      header_number: {secret: ${OPEN}, filters: [{field: headers.X-Attempt, equals: 5}]}
+      header_in: {secret: ${OPEN}, filters: [{field: headers.x-priority, in: [1, 2]}]}
+      header_bool: {secret: ${OPEN}, filters: [{field: headers.X-Dry-Run, not_equals: true}]}
+      event_number: {secret: ${OPEN}, filters: [{field: event, equals: 2}]}
+`,
+    });
+  });
+  afterAll(() => gw.stop());
+
+  const post = async (route: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await postJson(gw.url(`/webhooks/${route}`), body, headers);
+    return { status: res.status, body: res.status === 202 ? { status: res.body.status } : res.body };
+  };
+  const ACCEPTED = { status: 202, body: { status: "accepted" } };
+
+  it("`payload` is the body's payload field whatever it holds (a string, a list); without one, the body", async () => {
+    expect(await post("payload_text", { payload: "text" })).toEqual(ACCEPTED);
+    expect(await post("payload_text", { payload: "other" })).toEqual(IGNORED);
+    expect(await post("payload_list", { payload: ["a", "b"] })).toEqual(ACCEPTED);
+    expect(await post("payload_list", { payload: ["a"] })).toEqual(IGNORED);
+    // Without a payload field, `payload` is the whole body and `payload.x` reads the root.
+    expect(await post("payload_absent", { a: 1 })).toEqual(ACCEPTED);
+    expect(await post("payload_absent", { a: 2 })).toEqual(IGNORED);
+  });
+
+  it("a header is text: an unquoted YAML number or boolean compares with the header's text", async () => {
+    expect(await post("header_number", {}, { "X-Attempt": "5" })).toEqual(ACCEPTED);
+    expect(await post("header_number", {}, { "X-Attempt": "6" })).toEqual(IGNORED);
+    expect(await post("header_in", {}, { "X-Priority": "2" })).toEqual(ACCEPTED);
+    expect(await post("header_in", {}, { "X-Priority": "3" })).toEqual(IGNORED);
+    expect(await post("header_bool", {}, { "X-Dry-Run": "true" })).toEqual(IGNORED);
+    expect(await post("header_bool", {}, { "X-Dry-Run": "false" })).toEqual(ACCEPTED);
+    expect(await post("header_bool", {})).toEqual(ACCEPTED);
+  });
+
+  it("the event type is text too: `equals: 2` matches the event `2`", async () => {
+    expect(await post("event_number", {}, { "X-Forge-Event": "2" })).toEqual(ACCEPTED);
+  });
+});
