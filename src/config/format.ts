@@ -18,7 +18,25 @@ const EXPECTED_WORDS: Record<string, string> = {
   array: "a list",
   object: "a mapping",
   record: "a mapping",
+  int: "a whole number",
 };
+
+/**
+ * How to write a number or a boolean that arrived as text: quoted in the file (`port: "8644"`), from a
+ * `${VAR}` (always text), or in the YAML 1.1 spelling other tools accept (`enabled: yes`).
+ */
+function textForTypeHint(expected: string, input: string): string {
+  if (expected === "number" || expected === "int") {
+    if (input.trim() !== "" && Number.isFinite(Number(input)))
+      return " — write the number without quotes (a ${VAR} always gives text)";
+    return " — write a plain number, without units or quotes";
+  }
+  if (expected === "boolean")
+    return /^(yes|no|on|off|y|n)$/i.test(input)
+      ? " — write true or false (YAML 1.2 reads yes/no/on/off as text)"
+      : " — write true or false, without quotes";
+  return "";
+}
 
 /** A size or range problem in words (zod's own text otherwise reads "Too big: expected number to be <=65535"). */
 function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall): string {
@@ -73,6 +91,7 @@ export function formatIssue(file: string, issue: z.core.$ZodIssue, known?: Known
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
       message += ` — put it in quotes if it is meant as text`;
+    else if (typeof issue.input === "string") message += textForTypeHint(issue.expected, issue.input);
   } else if (issue.code === "unrecognized_keys") {
     message = unknownKeys(issue.keys, known?.(issue.path) ?? []);
   } else if ((issue.code === "too_big" || issue.code === "too_small") && /^Too (big|small)/.test(message)) {

@@ -92,11 +92,21 @@ function readYaml(file: string): unknown {
     const where = first?.linePos?.[0] ? ` line ${first.linePos[0].line}` : "";
     throw new SvcError(
       "config_invalid",
-      `${file}:${where}: not valid YAML — ${first?.message.split("\n")[0]}`,
+      `${file}:${where}: not valid YAML — ${yamlProblem(first?.message.split("\n")[0] ?? "", text.split(/\r?\n/)[(first?.linePos?.[0]?.line ?? 0) - 1])}`,
     );
   }
   prepareConfigDocument(doc, text, file, lineCounter);
   return exactIntegers(doc.toJS()) ?? {};
+}
+
+/** The parser's first line, with what to do where the fix is not obvious from it. */
+function yamlProblem(message: string, line = ""): string {
+  const text = message.replace(/:$/, "");
+  if (/^Tabs are not allowed/.test(text)) return `${text} — indent with spaces`;
+  // `secret: {x: ${VAR}}`: in a flow mapping `{` starts a mapping, so `${VAR}` must be quoted.
+  if (/flow-map-start/.test(text) && line.includes("${"))
+    return `${text} — put values written as \${VAR} in quotes`;
+  return text;
 }
 
 /** YAML integers as numbers, except those a number cannot hold exactly: they stay their digits (text). */

@@ -191,7 +191,7 @@ describe("config loading (spec 2.1)", () => {
       /routes\.gh\.filters\.0\.in: expected a list, got "opened"$/,
     );
     expect(filter("{field: draft, exists: 'yes'}")).toThrow(
-      /routes\.gh\.filters\.0\.exists: expected true or false, got "yes"$/,
+      /routes\.gh\.filters\.0\.exists: expected true or false, got "yes" — write true or false \(YAML 1\.2 reads yes\/no\/on\/off as text\)$/,
     );
     expect(filter("{not: [{field: a, equals: 1}]}")).toThrow(
       /routes\.gh\.filters\.0\.not: not takes one filter \(a mapping\), not a list — to negate several, write not: \{all: \[\.\.\.\]\}/,

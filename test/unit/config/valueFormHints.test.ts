@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+/** The error loading `yaml` as config.yaml gives, with the file's path replaced by FILE. */
+function refusal(yaml: string, dotenv?: string): string {
+  const h = tempHome();
+  home = h;
+  const file = h.write("config.yaml", yaml);
+  if (dotenv !== undefined) h.write(".env", dotenv);
+  try {
+    loadConfig({ home: h.dir, env: {} });
+  } catch (err) {
+    return (err as Error).message.replaceAll(file, "FILE");
+  }
+  throw new Error("loaded without an error");
+}
+
+const webhook = (body: string) => `platforms:\n  webhook:\n${body}`;
+
+describe("a value of the wrong form is refused with how to write it (spec 2.1 types)", () => {
+  it("a quoted port or one from ${VAR}: write the number without quotes", () => {
+    expect(refusal(webhook('    port: "8644"\n'))).toBe(
+      'FILE: platforms.webhook.port: expected a number, got "8644" — write the number without quotes (a ${VAR} always gives text)',
+    );
+    expect(refusal(webhook("    port: ${PORT}\n"), "PORT=9000\n")).toContain(
+      'platforms.webhook.port: expected a number, got "9000" — write the number without quotes',
+    );
+  });
+
+  it("a size with a unit: write a plain number", () => {
+    expect(refusal(webhook("    max_body_bytes: 1mb\n"))).toBe(
+      'FILE: platforms.webhook.max_body_bytes: expected a number, got "1mb" — write a plain number, without units or quotes',
+    );
+  });
+
+  it("a fractional port names a whole number, not zod's 'int'", () => {
+    expect(refusal(webhook("    port: 8644.5\n"))).toBe(
+      "FILE: platforms.webhook.port: expected a whole number, got 8644.5",
+    );
+  });
+
+  it("enabled: yes (YAML 1.1) and enabled: 'true' say to write true or false", () => {
+    expect(refusal(webhook("    enabled: yes\n"))).toBe(
+      'FILE: platforms.webhook.enabled: expected true or false, got "yes" — write true or false (YAML 1.2 reads yes/no/on/off as text)',
+    );
+    expect(refusal(webhook('    enabled: "true"\n'))).toBe(
+      'FILE: platforms.webhook.enabled: expected true or false, got "true" — write true or false, without quotes',
+    );
+  });
+
+  it("a tab-indented file names the line and says to indent with spaces", () => {
+    expect(refusal("platforms:\n\twebhook:\n\t\tenabled: true\n")).toBe(
+      "FILE: line 2: not valid YAML — Tabs are not allowed as indentation at line 2, column 1 — indent with spaces",
+    );
+  });
+
+  it("an unquoted ${VAR} inside a {flow: mapping} says to quote it", () => {
+    expect(refusal(webhook("    routes:\n      gh: {secret: ${GH}}\n"), "GH=x\n")).toMatch(
+      /^FILE: line 4: not valid YAML — .* — put values written as \$\{VAR\} in quotes$/,
+    );
+  });
+});
