@@ -15,9 +15,14 @@ export const mirrorText = (route: string, text: string) => `[Webhook delivery: $
  * `mirror_to_session`: appends the delivered text to the chat's transcript in the message's profile.
  * Returns false when that chat has no session (nothing is created).
  */
-export function mirrorDelivery(request: MirrorRequest, now?: () => Date): Promise<boolean> {
+export async function mirrorDelivery(request: MirrorRequest, now?: () => Date): Promise<boolean> {
   const store = SessionStore.forProfile(request.home, request.profile, now);
-  return store.append(chatSessionKey(request.platform, request.chatId), [
+  const key = chatSessionKey(request.platform, request.chatId);
+  // Looked up before taking the index lock: the lock would create the profile's sessions/ directory
+  // (and make every delivery to a chat without a session queue for it). The index is replaced
+  // atomically, so this read needs no lock; `append` checks again under it.
+  if (store.get(key) === undefined) return false;
+  return store.append(key, [
     {
       role: "assistant",
       content: mirrorText(request.route, request.text),
