@@ -96,7 +96,8 @@ export async function connectServer(
         options.signal,
       );
     }
-    const authProvider = rendered.auth === "oauth" ? await oauthProvider(name, rendered, options) : undefined;
+    const authProvider =
+      rendered.auth === "oauth" ? hidingTokens(await oauthProvider(name, rendered, options), secrets) : undefined;
     // A browser login happens here, before the handshake, so its minutes never run on the SDK's request timers.
     if (authProvider !== undefined && options.interactive) await authProvider.tokens();
     // Given up meanwhile (connect_timeout, stop, reload): no session may open that nobody would close.
@@ -222,6 +223,30 @@ function sessionExtras(options: ConnectOptions) {
     ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   };
+}
+
+/** Tokens remembered as secrets per connection: the current ones and a few replaced by refreshes. */
+const REMEMBERED_TOKENS = 6;
+
+/**
+ * The provider, with the tokens it hands out added to `secrets` (the array the session and its runtime
+ * scrub errors and log lines with): a server that quotes the access token it was sent in an error body
+ * must not put it into lastError or the log.
+ */
+function hidingTokens(provider: OAuthClientProvider, secrets: string[]): OAuthClientProvider {
+  const tokens = provider.tokens.bind(provider);
+  const added: string[] = [];
+  provider.tokens = async () => {
+    const current = await tokens();
+    for (const token of [current?.access_token, current?.refresh_token]) {
+      if (token === undefined || token === "" || secrets.includes(token)) continue;
+      secrets.push(token);
+      added.push(token);
+      if (added.length > REMEMBERED_TOKENS) secrets.splice(secrets.indexOf(added.shift() as string), 1);
+    }
+    return current;
+  };
+  return provider;
 }
 
 async function oauthProvider(
