@@ -8,7 +8,7 @@ export interface ProcessRequest {
   readonly timeoutMs: number;
   readonly cwd?: string;
   readonly signal?: AbortSignal;
-  /** Bytes of stdout/stderr kept (default 4 MiB); past it the run fails. */
+  /** Bytes of stdout kept (default 4 MiB); past it the run fails. Only stderr's last 64 KiB are kept. */
   readonly maxBuffer?: number;
 }
 
@@ -26,6 +26,9 @@ export function minimalEnv(source: NodeJS.ProcessEnv = process.env): Record<stri
   env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
   return env;
 }
+
+/** Characters of stderr kept: the end, where an error message is. */
+const STDERR_KEPT = 64 * 1024;
 
 /** Signals every process of the group led by `pid` (ESRCH: the group is already gone). */
 function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
@@ -51,6 +54,9 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
     timeout: request.timeoutMs,
     forceKillAfterDelay: 2000,
     maxBuffer: request.maxBuffer ?? 4 * 1024 * 1024,
+    // stderr is diagnostics: a chatty program (debug logging) must not fail on its volume, so only its
+    // tail is kept, read below, instead of counting against maxBuffer.
+    buffer: { stdout: true, stderr: false },
     reject: false,
     stripFinalNewline: false,
     encoding: "utf8",
@@ -58,13 +64,18 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
     ...(request.cwd === undefined ? {} : { cwd: request.cwd }),
     ...(request.signal === undefined ? {} : { cancelSignal: request.signal }),
   });
+  let stderrTail = "";
+  subprocess.stderr?.setEncoding("utf8");
+  subprocess.stderr?.on("data", (chunk: string) => {
+    stderrTail = (stderrTail + chunk).slice(-STDERR_KEPT);
+  });
   subprocess.once("exit", () => signalGroup(subprocess.pid, "SIGKILL"));
   // Cancel signals the whole group at once: execa's own kill comes a tick later, and at shutdown the
   // gateway exits before that, leaving the run (saved to run again at the next start) running orphaned.
   const onCancel = () => signalGroup(subprocess.pid, "SIGTERM");
   request.signal?.addEventListener("abort", onCancel, { once: true });
   const result = await subprocess.finally(() => request.signal?.removeEventListener("abort", onCancel));
-  const stderr = typeof result.stderr === "string" ? result.stderr : "";
+  const stderr = stderrTail;
   if (result.timedOut) return { ok: false, why: `timed out after ${request.timeoutMs} ms`, stderr };
   if (result.isCanceled) return { ok: false, why: "canceled", stderr };
   if (result.failed) {
