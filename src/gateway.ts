@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import { fromCallback } from "xstate";
 import { createRunExecutor, createRunner } from "./actors/agent/index.js";
 import type { AgentRunner } from "./actors/agent/runner.js";
@@ -21,6 +22,7 @@ import {
 } from "./actors/runs.js";
 import { startSystem } from "./actors/system.js";
 import { howToEnableWebhook } from "./config/load.js";
+import { profileBindingWarnings } from "./config/profileWarnings.js";
 import { restartOnlyChanges } from "./config/restartOnly.js";
 import type { Config } from "./config/schema.js";
 import { LOOPBACK_HOSTS } from "./config/validate.js";
@@ -31,7 +33,7 @@ import { createRequestHandler } from "./io/http/core.js";
 import { listenFailureHint } from "./io/http/listenHint.js";
 import { type ServerHandle, startHttpServer } from "./io/http/server.js";
 import { createLogger } from "./io/log.js";
-import { existingProfiles } from "./io/profiles.js";
+import { existingProfiles, profilesOnDisk } from "./io/profiles.js";
 import { runScript } from "./io/scripts.js";
 import { removeStaleStoreTempFiles } from "./io/stores/atomicFile.js";
 import { cronStore } from "./io/stores/cronStore.js";
@@ -142,13 +144,20 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       store: (profile) => cronStore(profilePaths(profile).cronJobs),
     },
     logger,
-    runJob: (job, prompt, trigger, profile, signal) =>
-      runCronJob({ runner, deliverer }, job, prompt, trigger, profile, signal),
+    runJob: (job, prompt, trigger, profile, signal, firedBy) =>
+      runCronJob({ runner, deliverer }, job, prompt, trigger, profile, signal, firedBy),
     // Jobs fired by webhook events share the agent runs' bound (agent.max_concurrent_runs) and queue.
     enqueue: (event) => enqueueRun(runs, event, options.runQueueCap ?? RUN_QUEUE_CAP),
   });
   system.spawn("cron", cronActor(scheduler));
   const warnMissingReferences = (table: RouteTable) => {
+    for (const warning of profileBindingWarnings(table.staticRoutes.values(), {
+      file: paths.config,
+      multiplex: table.multiplexProfiles,
+      profiles: profilesOnDisk(paths.home),
+      profilesDir: join(paths.home, "profiles"),
+    }))
+      logger.warn(warning);
     void missingReferenceWarnings(table, {
       configFile: paths.config,
       scriptsDir: (profile) => profilePaths(profile).scripts,

@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expandHome } from "../config/interpolate.js";
-import { profilesAmong } from "../config/paths.js";
+import { DEFAULT_PROFILE, profilesAmong } from "../config/paths.js";
 
 /**
  * The profiles that exist on disk: `default` (always), then each directory under `<home>/profiles/`
@@ -18,6 +18,15 @@ export function existingProfiles(home: string): string[] {
     names = [];
   }
   return profilesAmong(names);
+}
+
+/** `existingProfiles` for a warning: an unreadable `profiles/` counts as the default profile only. */
+export function profilesOnDisk(home: string): string[] {
+  try {
+    return existingProfiles(home);
+  } catch {
+    return [DEFAULT_PROFILE];
+  }
 }
 
 /**

@@ -1,0 +1,37 @@
+import { nearMiss } from "./nearMiss.js";
+import { DEFAULT_PROFILE } from "./paths.js";
+
+export interface BoundRoute {
+  readonly name: string;
+  /** The route's profile (`default` when unbound). */
+  readonly profile: string;
+}
+
+/**
+ * A route's `profile` that cannot do what it was written for is named at startup instead of ignored:
+ * with multiplexing off the path binding is not enforced; with it on, a profile with no directory whose
+ * name is near an existing one (a typo, such as `wrok`) leaves the route answering only at a path no sender was given.
+ */
+export function profileBindingWarnings(
+  routes: Iterable<BoundRoute>,
+  options: { file: string; multiplex: boolean; profiles: readonly string[]; profilesDir: string },
+): string[] {
+  const warnings: string[] = [];
+  for (const { name, profile } of routes) {
+    if (profile === DEFAULT_PROFILE) continue;
+    const at = `${options.file}: platforms.webhook.routes.${name}.profile`;
+    if (!options.multiplex) {
+      warnings.push(
+        `[webhook] ${at}: the binding to profile ${profile} is not enforced — gateway.multiplex_profiles is off, so the route answers at /webhooks/${name}; set gateway.multiplex_profiles: true to serve it at /p/${profile}/webhooks/${name} only`,
+      );
+    } else if (!options.profiles.includes(profile)) {
+      // A profile needs its directory only for the files it holds, so only a likely typo is named.
+      const meant = nearMiss(profile, options.profiles);
+      if (meant !== undefined)
+        warnings.push(
+          `[webhook] ${at}: profile ${profile} has no directory ${options.profilesDir}/${profile} — did you mean ${meant}? The route answers only at /p/${profile}/webhooks/${name}`,
+        );
+    }
+  }
+  return warnings;
+}

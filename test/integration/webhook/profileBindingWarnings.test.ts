@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+
+let gw: TestGateway | undefined;
+afterEach(async () => {
+  await gw?.stop();
+  gw = undefined;
+});
+
+const warnings = (g: TestGateway) =>
+  g
+    .logs()
+    .filter((l) => l.level === 40)
+    .map((l) => l.msg);
+
+describe("a route's profile that cannot work as written is named at startup (spec 4.1), not ignored", () => {
+  it("multiplexing off: the binding is not enforced, and the warning names the key and the fix", async () => {
+    gw = await startTestGateway({
+      config: webhookConfig({ bound: { secret: "s", profile: "work" }, plain: { secret: "s" } }),
+      files: { "profiles/work/.keep": "" },
+    });
+    const file = `${gw.home.dir}/config.yaml`;
+    expect(warnings(gw)).toContain(
+      `[webhook] ${file}: platforms.webhook.routes.bound.profile: the binding to profile work is not enforced — gateway.multiplex_profiles is off, so the route answers at /webhooks/bound; set gateway.multiplex_profiles: true to serve it at /p/work/webhooks/bound only`,
+    );
+    expect(warnings(gw).filter((w) => w.includes("routes.plain"))).toEqual([]);
+  });
+
+  it("multiplexing on: a profile with no directory near an existing one is named; a new one without files, existing and default ones are not", async () => {
+    gw = await startTestGateway({
+      config: webhookConfig(
+        {
+          typo: { secret: "s", profile: "wrok" },
+          fresh: { secret: "s", profile: "billing" },
+          good: { secret: "s", profile: "work" },
+          home: { secret: "s", profile: "default" },
+        },
+        {},
+        { gateway: { multiplex_profiles: true } },
+      ),
+      files: { "profiles/work/.keep": "" },
+    });
+    const file = `${gw.home.dir}/config.yaml`;
+    const profileWarnings = warnings(gw).filter((w) => w.includes(".profile:"));
+    expect(profileWarnings).toEqual([
+      `[webhook] ${file}: platforms.webhook.routes.typo.profile: profile wrok has no directory ${gw.home.dir}/profiles/wrok — did you mean work? The route answers only at /p/wrok/webhooks/typo`,
+    ]);
+  });
+});
