@@ -16,6 +16,7 @@ export interface Rendered {
 }
 
 const PLACEHOLDER = /\$\{([^}]*)\}/g;
+const FALLBACK = /^([A-Za-z_][A-Za-z0-9_]*):-(.*)$/s;
 
 function contextVariable(name: string, scope: InterpolationScope): string | undefined {
   const workspace = scope.workspaceFolder ?? process.cwd();
@@ -40,14 +41,21 @@ function lookup(name: string, scope: InterpolationScope): string | undefined {
   return Object.hasOwn(scope.env, name) ? scope.env[name] : undefined;
 }
 
-/** Renders `${VAR}`, `${env:VAR}` and the context variables; an unset variable keeps its literal text. */
+/**
+ * Renders `${VAR}`, `${env:VAR}`, `${VAR:-fallback}` and the context variables; an unset variable without
+ * a fallback keeps its literal text.
+ */
 export function interpolate(text: string, scope: InterpolationScope): Rendered {
   const unresolved: string[] = [];
   const value = text.replace(PLACEHOLDER, (whole, inner: string) => {
     const context = contextVariable(inner, scope);
     if (context !== undefined) return context;
-    const name = inner.startsWith("env:") ? inner.slice(4) : inner;
+    const variable = inner.startsWith("env:") ? inner.slice(4) : inner;
+    // `${NAME:-fallback}` as a shell and docker compose read it: the fallback when NAME is unset or empty.
+    const withFallback = FALLBACK.exec(variable);
+    const name = withFallback?.[1] ?? variable;
     const found = lookup(name, scope);
+    if (withFallback !== null) return found === undefined || found === "" ? (withFallback[2] ?? "") : found;
     if (found === undefined) {
       unresolved.push(name);
       return whole;

@@ -5,13 +5,22 @@ import { INSECURE_NO_AUTH } from "./sections/webhook.js";
 /** A `${VAR}` left in a value after interpolation: the variable is not set anywhere. */
 const UNSET_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/;
 
+const OTHER_PLACEHOLDER = /\$\{[^}]*\}/;
+
 /**
  * An unset `${VAR}` keeps its literal text; as a secret that text would be the HMAC key, and it is
  * printed in the README. Refused instead.
  */
 function unsetSecretProblem(key: string, secret: string | undefined, file: string): string | undefined {
-  const name = secret === undefined ? undefined : UNSET_VARIABLE.exec(secret)?.[1];
-  if (name === undefined) return undefined;
+  if (secret === undefined) return undefined;
+  const name = UNSET_VARIABLE.exec(secret)?.[1];
+  if (name === undefined) {
+    // `${GH-x}`, `${GH:?set it}`: shell forms `svc` does not read would make the literal text the HMAC key.
+    const other = OTHER_PLACEHOLDER.exec(secret)?.[0];
+    return other === undefined
+      ? undefined
+      : `${key}: ${other} is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}`;
+  }
   return `${key}: \${${name}} is not set — set ${name} in ${join(dirname(file), ".env")} or the environment`;
 }
 

@@ -1,0 +1,41 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { startupProblems } from "../../../src/startupProblems.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+function load(yaml: string, dotenv: string, env: Record<string, string> = {}) {
+  const h = tempHome();
+  home = h;
+  const file = h.write("config.yaml", yaml);
+  h.write(".env", dotenv);
+  const loaded = loadConfig({ home: h.dir, env });
+  return { file, loaded, problems: startupProblems(loaded.config, loaded.paths.config) };
+}
+
+const routeSecret = (secret: string) =>
+  `platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    routes:\n      gh:\n        secret: '${secret}'\n`;
+
+describe("${VAR:-fallback} in config.yaml, as a shell and docker compose read it", () => {
+  it("is the variable when set, the fallback when unset or empty", () => {
+    const secretOf = (dotenv: string, env: Record<string, string> = {}) =>
+      load(routeSecret("${GH_SECRET:-from-fallback}"), dotenv, env).loaded.config.platforms.webhook.routes.gh
+        ?.secret;
+    expect(secretOf("GH_SECRET=from-dotenv\n")).toBe("from-dotenv");
+    expect(secretOf("", { GH_SECRET: "from-env" })).toBe("from-env");
+    expect(secretOf("")).toBe("from-fallback");
+    expect(secretOf("GH_SECRET=\n")).toBe("from-fallback");
+    expect(secretOf("export GH_SECRET = 'quoted value'\n")).toBe("quoted value");
+  });
+
+  it("a shell form svc does not read is refused as a secret instead of becoming the literal HMAC key", () => {
+    for (const form of ["${GH_SECRET-x}", "${GH_SECRET:?set it}"]) {
+      const { file, problems } = load(routeSecret(form), "");
+      expect(problems).toEqual([
+        `${file}: platforms.webhook.routes.gh.secret: ${form} is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}`,
+      ]);
+    }
+  });
+});
