@@ -36,7 +36,8 @@ export type Filter =
 
 const leafShapes = {
   exists: z.boolean(),
-  missing: z.literal(true, { error: "missing takes true (use exists: true for the opposite)" }),
+  // A custom issue: the generic invalid_value wording ("expected one of true") would replace the hint.
+  missing: z.boolean().refine((v) => v, "missing takes true (for a field that must be present, use exists: true)"),
   equals: scalar,
   not_equals: scalar,
   contains: scalar,

@@ -1,0 +1,26 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+function loadFilters(filters: string) {
+  home = tempHome();
+  home.write(
+    "config.yaml",
+    `platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        filters:\n          - ${filters}\n`,
+  );
+  return loadConfig({ home: home.dir, env: {} });
+}
+
+describe("filter config errors (spec 2.3 operator values)", () => {
+  it("missing: false names the operator to use instead, not zod's 'expected one of true'", () => {
+    expect(() => loadFilters("{field: pull_request, missing: false}")).toThrow(
+      /routes\.gh\.filters\.0\.missing: missing takes true \(for a field that must be present, use exists: true\)/,
+    );
+    expect(loadFilters("{field: pull_request, missing: true}").config.platforms.webhook.routes.gh?.filters).toEqual([
+      { field: "pull_request", missing: true },
+    ]);
+  });
+});
