@@ -86,7 +86,7 @@ function readYaml(file: string): unknown {
   }
   // Integers are read exactly: a Discord or Slack id written unquoted (19 digits) is past 2^53.
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true, lineCounter });
+  const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true, lineCounter, merge: true });
   if (doc.errors.length > 0) {
     const first = doc.errors[0];
     const where = first?.linePos?.[0] ? ` line ${first.linePos[0].line}` : "";
@@ -102,6 +102,8 @@ function readYaml(file: string): unknown {
 /** The parser's first line, with what to do where the fix is not obvious from it. */
 function yamlProblem(message: string, line = ""): string {
   const text = message.replace(/:$/, "");
+  if (/^Source contains multiple documents/.test(text))
+    return `the file holds more than one YAML document (a --- line)${text.replace(/^.*?( at line \d+, column \d+)$/, "$1")} — keep one document`;
   if (/^Tabs are not allowed/.test(text)) return `${text} — indent with spaces`;
   // `secret: {x: ${VAR}}`: in a flow mapping `{` starts a mapping, so `${VAR}` must be quoted.
   if (/flow-map-start/.test(text) && line.includes("${"))
@@ -259,7 +261,10 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   const fromFile = existsSync(paths.config);
   const raw = fromFile ? readYaml(paths.config) : structuredClone(EMBEDDED_DEFAULT);
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw new SvcError("config_invalid", `${paths.config}: the top level must be a mapping of sections`);
+    throw new SvcError(
+      "config_invalid",
+      `${paths.config}: the top level must be a mapping of sections (platforms:, agent:, gateway:, mcp_servers:), got ${Array.isArray(raw) ? "a list" : JSON.stringify(raw)}`,
+    );
   }
   const record = raw as Record<string, unknown>;
   dropNullSections(record);

@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+function write(yaml: string): { dir: string; file: string } {
+  const h = tempHome();
+  home = h;
+  return { dir: h.dir, file: h.write("config.yaml", yaml) };
+}
+
+describe("config.yaml written the ways YAML users write it", () => {
+  it("merge keys (<<: *anchor) share route settings, the route's own keys win", () => {
+    const { dir } = write(
+      [
+        "platforms:",
+        "  webhook:",
+        "    routes:",
+        "      github: &gh",
+        "        secret: shared",
+        "        events: [push]",
+        "      github-prs:",
+        "        <<: *gh",
+        "        events: [pull_request]",
+        "",
+      ].join("\n"),
+    );
+    const routes = loadConfig({ home: dir, env: {} }).config.platforms.webhook.routes;
+    expect(routes["github-prs"]).toMatchObject({ secret: "shared", events: ["pull_request"] });
+    expect(routes.github).toMatchObject({ secret: "shared", events: ["push"] });
+  });
+
+  it("a second document after --- is refused in words, not the parser's API advice", () => {
+    const { dir, file } = write("platforms:\n  webhook:\n    port: 1\n---\nagent: {}\n");
+    expect(() => loadConfig({ home: dir, env: {} })).toThrow(
+      `${file}: line 4: not valid YAML — the file holds more than one YAML document (a --- line) at line 4, column 1 — keep one document`,
+    );
+  });
+
+  it("a top level that is a list or a scalar names what it got and what it should be", () => {
+    const list = write("- platforms\n- agent\n");
+    expect(() => loadConfig({ home: list.dir, env: {} })).toThrow(
+      `${list.file}: the top level must be a mapping of sections (platforms:, agent:, gateway:, mcp_servers:), got a list`,
+    );
+  });
+});
