@@ -2,6 +2,7 @@ import { realpath } from "node:fs/promises";
 import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
 import { extendObject, parseJson, stringifyJson } from "../streams/jsonNumbers.js";
 import type { ScriptResult } from "../streams/stages/script.js";
+import { envValue } from "./envValue.js";
 import { minimalEnv, runProcess } from "./process.js";
 import { resolveProfilePath } from "./profiles.js";
 
@@ -24,7 +25,7 @@ export function scriptEnv(
   return {
     ...minimalEnv(),
     ...(options.route === undefined ? {} : { SVC_ROUTE: options.route }),
-    SVC_EVENT: options.event ?? "",
+    SVC_EVENT: envValue(options.event ?? ""),
     ...(options.deliveryId === undefined ? {} : { SVC_DELIVERY_ID: options.deliveryId }),
   };
 }

@@ -1,4 +1,5 @@
 import { SvcError } from "../../errors.js";
+import { envValue } from "../../io/envValue.js";
 import { runProcess } from "../../io/process.js";
 import { withSkill } from "./echo.js";
 import type { AgentRunner } from "./runner.js";
@@ -38,7 +39,7 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
         env: {
           ...env,
           SVC_ROUTE: request.route,
-          SVC_EVENT: request.event,
+          SVC_EVENT: envValue(request.event),
           SVC_DELIVERY_ID: request.deliveryId,
           SVC_TOOLSETS: request.toolsets.join(","),
         },

@@ -97,7 +97,9 @@ export async function connectServer(
       );
     }
     const authProvider =
-      rendered.auth === "oauth" ? hidingTokens(await oauthProvider(name, rendered, options), secrets) : undefined;
+      rendered.auth === "oauth"
+        ? hidingTokens(await oauthProvider(name, rendered, options), secrets)
+        : undefined;
     // A browser login happens here, before the handshake, so its minutes never run on the SDK's request timers.
     if (authProvider !== undefined && options.interactive) await authProvider.tokens();
     // Given up meanwhile (connect_timeout, stop, reload): no session may open that nobody would close.

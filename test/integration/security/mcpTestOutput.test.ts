@@ -28,7 +28,10 @@ it("svc mcp test does not print the credentials written in the entry's url or ar
     "config.yaml",
     stringify({
       mcp_servers: {
-        remote: { url: `http://me:urlPassw0rd9@127.0.0.1:${port}/mcp?api_key=queryKey77`, skip_preflight: true },
+        remote: {
+          url: `http://me:urlPassw0rd9@127.0.0.1:${port}/mcp?api_key=queryKey77`,
+          skip_preflight: true,
+        },
         local: { command: "/bin/false", args: ["--header", "Authorization: Bearer argToken123"] },
       },
     }),
@@ -36,12 +39,21 @@ it("svc mcp test does not print the credentials written in the entry's url or ar
   const env = { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir };
   const outputs: string[] = [];
   for (const server of ["remote", "local"]) {
-    const result = await promisify(execFile)(process.execPath, ["--import", "tsx", MAIN, "mcp", "test", server], {
-      env,
-    }).catch((err: { stdout: string; stderr: string }) => err);
+    const result = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", MAIN, "mcp", "test", server],
+      {
+        env,
+      },
+    ).catch((err: { stdout: string; stderr: string }) => err);
     outputs.push(result.stdout + result.stderr);
   }
-  expect(outputs[0]).toMatch(/^Testing remote \(http: http:\/\/me:\[redacted\]@127\.0\.0\.1:\d+\/mcp\?api_key=\[redacted\]\)/);
-  expect(outputs[1]).toMatch(/^Testing local \(stdio: \/bin\/false --header Authorization: Bearer \[redacted\]\)/);
-  for (const secret of ["urlPassw0rd9", "queryKey77", "argToken123"]) expect(outputs.join("\n")).not.toContain(secret);
+  expect(outputs[0]).toMatch(
+    /^Testing remote \(http: http:\/\/me:\[redacted\]@127\.0\.0\.1:\d+\/mcp\?api_key=\[redacted\]\)/,
+  );
+  expect(outputs[1]).toMatch(
+    /^Testing local \(stdio: \/bin\/false --header Authorization: Bearer \[redacted\]\)/,
+  );
+  for (const secret of ["urlPassw0rd9", "queryKey77", "argToken123"])
+    expect(outputs.join("\n")).not.toContain(secret);
 }, 30_000);
