@@ -37,7 +37,9 @@ export type Filter =
 const leafShapes = {
   exists: z.boolean(),
   // A custom issue: the generic invalid_value wording ("expected one of true") would replace the hint.
-  missing: z.boolean().refine((v) => v, "missing takes true (for a field that must be present, use exists: true)"),
+  missing: z
+    .boolean()
+    .refine((v) => v, "missing takes true (for a field that must be present, use exists: true)"),
   equals: scalar,
   not_equals: scalar,
   contains: scalar,

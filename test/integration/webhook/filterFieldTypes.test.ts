@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
 /** Spec 2.3 field paths whose value is not a plain JSON field of the body: `payload`, headers, event. */
 
 const OPEN = "INSECURE_NO_AUTH";
 const IGNORED = { status: 200, body: { status: "ignored", reason: "filter" } };
-const route = (filters: unknown[]) => ({ secret: OPEN, filters });
 
 describe("filter fields: payload, headers.<Name>, event (spec 2.3) over HTTP", () => {
   let gw: TestGateway;

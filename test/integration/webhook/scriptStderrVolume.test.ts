@@ -21,7 +21,8 @@ describe("route script stderr volume (spec 2.4)", () => {
         // 5 MB of debug logging on stderr (past the 4 MiB output cap), then a valid JSON object.
         "scripts/chatty.sh":
           "cat >/dev/null\nhead -c 5000000 /dev/zero | tr '\\0' d >&2\necho 'last line' >&2\necho '{\"title\": \"kept\"}'\n",
-        "scripts/chatty_fail.sh": "cat >/dev/null\nhead -c 5000000 /dev/zero | tr '\\0' d >&2\necho >&2\necho 'boom: no repo' >&2\nexit 2\n",
+        "scripts/chatty_fail.sh":
+          "cat >/dev/null\nhead -c 5000000 /dev/zero | tr '\\0' d >&2\necho >&2\necho 'boom: no repo' >&2\nexit 2\n",
       },
       config: webhookConfig(
         {

@@ -19,8 +19,8 @@ describe("filter config errors (spec 2.3 operator values)", () => {
     expect(() => loadFilters("{field: pull_request, missing: false}")).toThrow(
       /routes\.gh\.filters\.0\.missing: missing takes true \(for a field that must be present, use exists: true\)/,
     );
-    expect(loadFilters("{field: pull_request, missing: true}").config.platforms.webhook.routes.gh?.filters).toEqual([
-      { field: "pull_request", missing: true },
-    ]);
+    expect(
+      loadFilters("{field: pull_request, missing: true}").config.platforms.webhook.routes.gh?.filters,
+    ).toEqual([{ field: "pull_request", missing: true }]);
   });
 });
