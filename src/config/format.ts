@@ -78,10 +78,31 @@ function describeValue(path: readonly PropertyKey[], input: unknown): string {
   return describeInput(input);
 }
 
+/** An MCP entry's `env` or `headers` name that carries a credential (DB_PASSWORD, X-Api-Key, Cookie, ...). */
+const CREDENTIAL_NAME = /key|token|secret|pass|auth|cred|session|cookie/i;
+
+/**
+ * A wrong `env`/`headers` value under a credential name: its kind only. Its schema quotes the value (a
+ * team name in a list is worth seeing); a key or password written as a list or mapping by mistake is not.
+ */
+function hiddenEntryValue(issue: z.core.$ZodIssue): string | undefined {
+  const [section, name] = issue.path.slice(-2);
+  if ((section !== "env" && section !== "headers") || typeof name !== "string" || !CREDENTIAL_NAME.test(name))
+    return undefined;
+  if (!issue.message.startsWith("expected a string, got ")) return undefined;
+  const received =
+    issue.code === "invalid_union"
+      ? /received (\w+)/.exec(issue.errors[0]?.[0]?.message ?? "")?.[1]
+      : undefined;
+  const kind =
+    received === "array" ? "a list" : received === "object" ? "a mapping" : "a value that is not text";
+  return `expected a string, got ${kind} (not shown: the key holds a secret)`;
+}
+
 /** One line per problem: `<file>: <key.path>: <what is wrong>`. */
 export function formatIssue(file: string, issue: z.core.$ZodIssue, known?: KnownKeys): string {
   const path = issue.path.map(String).join(".") || "(top level)";
-  let message = issue.message;
+  let message = hiddenEntryValue(issue) ?? issue.message;
   if (issue.code === "invalid_type") {
     const expected = EXPECTED_WORDS[issue.expected] ?? issue.expected;
     message =

@@ -1,0 +1,42 @@
+import { afterEach, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+function problems(yaml: string): string {
+  home = tempHome();
+  home.write("config.yaml", yaml);
+  try {
+    loadConfig({ home: home.dir, env: {} });
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error("the config loaded");
+}
+
+it("a wrong env or headers value under a credential name is described by its kind, never quoted", () => {
+  const message = problems(
+    [
+      "mcp_servers:",
+      "  x:",
+      "    url: https://mcp.example.com/",
+      "    headers: { Authorization: [Bearer, sk-live-4242], X-Api-Key: { k: ak-7777 }, X-Team: [a, b] }",
+      "    env: { DB_PASSWORD: [pw-9911] }",
+      "",
+    ].join("\n"),
+  );
+  expect(message).toContain(
+    "mcp_servers.x.headers.Authorization: expected a string, got a list (not shown: the key holds a secret)",
+  );
+  expect(message).toContain(
+    "mcp_servers.x.headers.X-Api-Key: expected a string, got a mapping (not shown: the key holds a secret)",
+  );
+  expect(message).toContain(
+    "mcp_servers.x.env.DB_PASSWORD: expected a string, got a list (not shown: the key holds a secret)",
+  );
+  // A name that is not a credential keeps its value in the message.
+  expect(message).toContain('mcp_servers.x.headers.X-Team: expected a string, got ["a","b"]');
+  for (const secret of ["sk-live-4242", "ak-7777", "pw-9911"]) expect(message).not.toContain(secret);
+});
