@@ -8,6 +8,12 @@ import type { Deliverer } from "./deliver.js";
 import { createLastRunWriter } from "./lastRuns.js";
 import type { QueuedRun } from "./runs.js";
 
+/** The webhook route whose event fired a job: with `mirror_to_session`, the job's chat reply is mirrored under its name. */
+export interface FiredBy {
+  readonly route: string;
+  readonly mirrorToSession: boolean;
+}
+
 /** Runs one job's prompt as an agent run of its profile; resolves with the reply once it is delivered. */
 export type CronJobRunner = (
   job: CronJob,
@@ -15,6 +21,7 @@ export type CronJobRunner = (
   trigger: string,
   profile: string,
   signal?: AbortSignal,
+  firedBy?: FiredBy,
 ) => Promise<string>;
 
 export interface CronClock {
@@ -115,12 +122,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     prompt: string,
     trigger: string,
     signal?: AbortSignal,
+    firedBy?: FiredBy,
   ): Promise<void> {
     const label = `[cron] ${job.name}${inProfile(profile)}`;
     let status: "ok" | "error" = "ok";
     let error: string | undefined;
     try {
-      await options.runJob(job, prompt, trigger, profile, signal);
+      await options.runJob(job, prompt, trigger, profile, signal, firedBy);
       logger.info({ job: job.id, profile, trigger }, `${label}: run finished`);
     } catch (err) {
       status = "error";
@@ -138,8 +146,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     prompt: string,
     trigger: string,
     finished?: () => void,
+    firedBy?: FiredBy,
   ): void {
-    const run = execute(profile, store, job, prompt, trigger);
+    const run = execute(profile, store, job, prompt, trigger, undefined, firedBy);
     running.add(run);
     void run.finally(() => {
       running.delete(run);
@@ -176,6 +185,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
 
   const firedTrigger = (event: Pick<AcceptedEvent, "routeName" | "deliveryId">) =>
     `webhook:${event.routeName}:${event.deliveryId}`;
+  const firedBy = (event: Pick<AcceptedEvent, "routeName" | "route">): FiredBy => ({
+    route: event.routeName,
+    mirrorToSession: event.route.mirror_to_session === true,
+  });
 
   /** The profiles to tick; when they cannot be listed, the default profile alone (logged once). */
   function profiles(): readonly string[] {
@@ -273,14 +286,14 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       const prompt = eventPrompt(found.job, event);
       if (options.enqueue !== undefined)
         return options.enqueue({ ...event, prompt }) ? "fired" : "queue_full";
-      launch(event.profile, found.store, found.job, prompt, firedTrigger(event));
+      launch(event.profile, found.store, found.job, prompt, firedTrigger(event), undefined, firedBy(event));
       return "fired";
     },
     async runFired(run, signal) {
       const jobRef = run.route.cron_job;
       const found = jobRef === undefined ? undefined : firable(jobRef, run);
       if (found === undefined) return;
-      await execute(run.profile, found.store, found.job, run.prompt, firedTrigger(run), signal);
+      await execute(run.profile, found.store, found.job, run.prompt, firedTrigger(run), signal, firedBy(run));
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
@@ -306,7 +319,10 @@ export function cronActor(scheduler: CronScheduler) {
   });
 }
 
-/** Runs a job's prompt with the configured agent, as its profile, and delivers the reply to the job's target. */
+/**
+ * Runs a job's prompt with the configured agent, as its profile, and delivers the reply to the job's target;
+ * fired by a `mirror_to_session` route, a chat reply is also mirrored as `[Webhook delivery: <route>]`.
+ */
 export async function runCronJob(
   deps: { runner: AgentRunner; deliverer: Deliverer },
   job: CronJob,
@@ -314,6 +330,7 @@ export async function runCronJob(
   trigger: string,
   profile: string = DEFAULT_PROFILE,
   signal: AbortSignal = new AbortController().signal,
+  firedBy?: FiredBy,
 ): Promise<string> {
   const deliveryId = `cron-${job.id}-${Date.now()}`;
   const reply = await deps.runner.run(
@@ -338,7 +355,8 @@ export async function runCronJob(
         profile: namedProfile(profile),
       },
       mode: "agent",
-      mirrorToSession: false,
+      mirrorToSession: firedBy?.mirrorToSession === true,
+      ...(firedBy === undefined ? {} : { mirrorRoute: firedBy.route }),
     },
     signal,
   );

@@ -25,6 +25,8 @@ export interface DeliveryRequest {
   readonly message: DeliveryMessage;
   readonly mode: "agent" | "direct";
   readonly mirrorToSession: boolean;
+  /** The route named in the mirrored entry when not `message.route` (a cron job fired by a webhook route). */
+  readonly mirrorRoute?: string;
 }
 
 export interface Deliverer {
@@ -72,7 +74,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
           profile: message.profile,
           platform: target.name,
           chatId: receipt.chatId,
-          route: message.route,
+          route: request.mirrorRoute ?? message.route,
           text: message.text,
         },
         deps.now,
