@@ -251,11 +251,21 @@ export function httpUrlProblem(url: string, shown = url): string | undefined {
   try {
     parsed = new URL(url);
   } catch {
-    return `expected an http:// or https:// URL, got ${describe(shown)}`;
+    return `expected an http:// or https:// URL, got ${describe(withoutCredentials(shown))}`;
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
-    return `expected an http:// or https:// URL, got ${describe(shown)} (${parsed.protocol.slice(0, -1)} is not supported)`;
+    return `expected an http:// or https:// URL, got ${describe(withoutCredentials(shown))} (${parsed.protocol.slice(0, -1)} is not supported)`;
   return undefined;
+}
+
+/** A url as a message may quote it: the password of `user:password@` and credential-named query values hidden. */
+function withoutCredentials(url: string): string {
+  return url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)[^\s@/]+@/i, "$1[redacted]@")
+    .replace(
+      /([?&][^=&#]*(?:key|token|secret|pass|auth|cred|session|cookie)[^=&#]*=)[^&#]*/gi,
+      "$1[redacted]",
+    );
 }
 
 /** `lifecycle: { idle_timeout_seconds, max_lifetime_seconds }` fills the top-level keys when they are absent. */

@@ -40,3 +40,17 @@ it("a wrong env or headers value under a credential name is described by its kin
   expect(message).toContain('mcp_servers.x.headers.X-Team: expected a string, got ["a","b"]');
   for (const secret of ["sk-live-4242", "ak-7777", "pw-9911"]) expect(message).not.toContain(secret);
 });
+
+it("a url refused at load is quoted without its user:password@ password or credential query values", () => {
+  const message = problems(
+    'mcp_servers:\n  x:\n    url: "ftp://me:pw-5150@h/?api_key=ak-3131&t=1"\n',
+  );
+  expect(message).toContain(
+    'mcp_servers.x.url: expected an http:// or https:// URL, got "ftp://me:[redacted]@h/?api_key=[redacted]&t=1" (ftp is not supported)',
+  );
+  const broken = problems('mcp_servers:\n  y:\n    url: "http://me:pw-5151@"\n');
+  expect(broken).toContain(
+    'mcp_servers.y.url: expected an http:// or https:// URL, got "http://me:[redacted]@"',
+  );
+  for (const secret of ["pw-5150", "ak-3131", "pw-5151"]) expect(message + broken).not.toContain(secret);
+});
