@@ -62,7 +62,9 @@ function prepareParents(doc: Document, file: string, path: readonly string[]): v
         "config_invalid",
         `${file}: ${parent.join(".")}: is a YAML alias (*${node.source}) — setup edits only a mapping written out there; write the section out in full, or set its keys by hand`,
       );
-    const got = isScalar(node) ? JSON.stringify(node.value) : "a list";
+    // Integers are read as BigInt (ids past 2^53 stay exact), which JSON.stringify cannot print.
+    const value = isScalar(node) && typeof node.value === "bigint" ? node.value.toString() : undefined;
+    const got = value ?? (isScalar(node) ? JSON.stringify(node.value) : "a list");
     throw new SvcError(
       "config_invalid",
       `${file}: ${parent.join(".")}: expected a mapping, got ${got} — fix it before running setup`,
