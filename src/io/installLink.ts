@@ -103,16 +103,34 @@ function checkEntry(entry: Record<string, unknown>): void {
   if (issue !== undefined) reject(formatIssue("config", issue));
 }
 
-/** What the confirmation prompt shows. */
+/**
+ * Characters that change how the text around them is displayed without showing themselves (C1 controls,
+ * which some terminals obey as escapes; bidi overrides and isolates; zero-width characters; line and
+ * paragraph separators): JSON.stringify keeps them, so they are escaped as `\uXXXX`.
+ */
+const INVISIBLE = /[\u0080-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+function visible(text: string): string {
+  return text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** One argv word as the warning shows it: plain when unambiguous, else JSON-quoted (spaces, escapes, quotes). */
+function shownWord(word: unknown): string {
+  const text = String(word);
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : visible(JSON.stringify(text));
+}
+
+/** What the confirmation prompt shows. The link is untrusted: no control character reaches the terminal raw. */
 export function describeInstall(request: InstallRequest): string {
   const lines = [
     `Install MCP server "${request.name}" with this configuration:`,
-    JSON.stringify(request.config, null, 2),
+    visible(JSON.stringify(request.config, null, 2)),
   ];
   if (request.kind === "command") {
+    const args = Array.isArray(request.config.args) ? request.config.args : [];
     lines.push(
       "WARNING: this server runs a program on this machine with your permissions:",
-      `  ${String(request.config.command)} ${Array.isArray(request.config.args) ? request.config.args.map(String).join(" ") : ""}`.trimEnd(),
+      `  ${[request.config.command, ...args].map(shownWord).join(" ")}`,
       "Only continue if you trust where this link came from.",
     );
   }
