@@ -47,7 +47,44 @@ export function readEnvFile(path: string): Record<string, string> {
   } catch (err) {
     throw new SvcError("config_unreadable", `${path}: cannot be read (${(err as Error).message})`);
   }
+  const stray = strayEnvLine(text);
+  if (stray !== undefined) {
+    throw new SvcError(
+      "config_invalid",
+      `${path}: line ${stray.line}: not a NAME=value line — write ${stray.name ?? "NAME"}=<value>, or start the line with # to keep it as a comment`,
+    );
+  }
   return { ...parseEnv(text), ...unquotedHashValues(text) };
+}
+
+const ASSIGNMENT = /^\s*(?:export\s+)?[\w.-]+\s*=(.*)$/;
+
+/**
+ * The first line of `.env` that no reader takes as a variable: dotenv skips it without a word, so a
+ * `WEBHOOK_SECRET: abc` written YAML-style would leave the secret unset. Lines inside a quoted value
+ * that spans several lines are part of that value.
+ */
+function strayEnvLine(text: string): { line: number; name: string | undefined } | undefined {
+  const lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
+  let openQuote: string | undefined;
+  for (const [i, line] of lines.entries()) {
+    if (openQuote !== undefined) {
+      if (line.includes(openQuote)) openQuote = undefined;
+      continue;
+    }
+    const trimmed = line.trim();
+    if (trimmed === "" || trimmed.startsWith("#") || /^export\s+[\w.-]+$/.test(trimmed)) continue;
+    const assignment = ASSIGNMENT.exec(line);
+    if (assignment === null) {
+      // The value is not quoted back: the line may hold a secret.
+      return { line: i + 1, name: /^(?:export\s+)?([\w.-]+)\s*[:\s]/.exec(trimmed)?.[1] };
+    }
+    const value = (assignment[1] ?? "").trim();
+    const quote = value[0];
+    if ((quote === '"' || quote === "'" || quote === "`") && !value.slice(1).includes(quote))
+      openQuote = quote;
+  }
+  return undefined;
 }
 
 const ENV_LINE = /^\s*(?:export\s+)?([\w.-]+)\s*=[ \t]*(.*)$/;
