@@ -47,6 +47,20 @@ export function readEnvFile(path: string): Record<string, string> {
   } catch (err) {
     throw new SvcError("config_unreadable", `${path}: cannot be read (${(err as Error).message})`);
   }
+  return { ...parseEnv(text), ...unquotedHashValues(text) };
+}
+
+/**
+ * Refuses a `.env` line that sets nothing. Checked when the configuration is loaded (start, reload, every
+ * command), not on the lookups a running gateway makes later (MCP connects), which must not throw.
+ */
+function checkEnvFile(path: string): void {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return; // missing: nothing to check; unreadable: readEnvFile says so
+  }
   const stray = strayEnvLine(text);
   if (stray !== undefined) {
     throw new SvcError(
@@ -54,7 +68,6 @@ export function readEnvFile(path: string): Record<string, string> {
       `${path}: line ${stray.line}: not a NAME=value line — write ${stray.name ?? "NAME"}=<value>, or start the line with # to keep it as a comment`,
     );
   }
-  return { ...parseEnv(text), ...unquotedHashValues(text) };
 }
 
 const ASSIGNMENT = /^\s*(?:export\s+)?[\w.-]+\s*=(.*)$/;
@@ -295,6 +308,7 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   const env = options.env ?? process.env;
   const paths = svcPaths(options.home ?? svcHome(env));
   const scope = secretScope(paths, env);
+  checkEnvFile(paths.env);
   const fromFile = existsSync(paths.config);
   const raw = fromFile ? readYaml(paths.config) : structuredClone(EMBEDDED_DEFAULT);
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
