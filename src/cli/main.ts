@@ -4,6 +4,7 @@ import { describeError, isSvcError } from "../errors.js";
 import { redactCredentials } from "../io/credentials.js";
 import { holdStopSignals } from "./earlySignals.js";
 import { buildProgram } from "./program.js";
+import { terminalText } from "./terminalText.js";
 
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
   try {
@@ -15,7 +16,9 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
       return;
     }
     // A server's answer quoted in the error may repeat the credential it refused.
-    process.stderr.write(`svc: ${redactCredentials(isSvcError(err) ? err.message : describeError(err))}\n`);
+    process.stderr.write(
+      `svc: ${terminalText(redactCredentials(isSvcError(err) ? err.message : describeError(err)))}\n`,
+    );
     process.exitCode = isSvcError(err, "usage") ? 2 : 1;
   }
 }
