@@ -1,7 +1,10 @@
+import { isIPv6 } from "node:net";
+
 /**
- * A bind address as users write it, in the form the HTTP servers take: `[::1]` (URL style) is `::1`, and a
- * name is compared without case (`LOCALHOST` is `localhost`, so it counts as loopback). A value holding a
- * scheme or a port would fail at listen time with a misleading "address in use", so it is refused here.
+ * A bind address as users write it, in the form the HTTP servers take: `[::1]` (URL style) is `::1`, an
+ * IPv6 address takes its short form (`0:0:0:0:0:0:0:1` is `::1`) and a name is compared without case
+ * (`LOCALHOST` is `localhost`), so the loopback check sees each spelling. A value holding a scheme or a
+ * port would fail at listen time with a misleading "address in use", so it is refused here.
  */
 export function bindHost(
   text: string,
@@ -19,7 +22,11 @@ export function bindHost(
     };
   }
   const bracketed = /^\[([^\]]+)\]$/.exec(value);
-  return { host: (bracketed?.[1] ?? value).toLowerCase() };
+  const host = (bracketed?.[1] ?? value).toLowerCase();
+  // One spelling per IPv6 address (0:0:0:0:0:0:0:1 is ::1), so the loopback check sees it.
+  return {
+    host: isIPv6(host) && !host.includes("%") ? new URL(`http://[${host}]`).hostname.slice(1, -1) : host,
+  };
 }
 
 function hostOnly(authority: string): string {

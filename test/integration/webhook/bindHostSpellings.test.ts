@@ -26,6 +26,13 @@ describe("platforms.webhook.host as users write it (spec 2.1; INSECURE_NO_AUTH o
     );
   });
 
+  it("0:0:0:0:0:0:0:1 is ::1: INSECURE_NO_AUTH is allowed and the log shows the short form", async () => {
+    gw = await startTestGateway({ config: webhookConfig(OPEN_ROUTE, { host: "0:0:0:0:0:0:0:1" }) });
+    expect(gw.logs().some((l) => l.msg.startsWith(`[webhook] Listening on ::1:${gw?.gateway.port} `))).toBe(
+      true,
+    );
+  });
+
   it("LOCALHOST in capitals is localhost: INSECURE_NO_AUTH is allowed", async () => {
     gw = await startTestGateway({ config: webhookConfig(OPEN_ROUTE, { host: "LOCALHOST" }) });
     expect(gw.logs().some((l) => l.msg.startsWith("[webhook] Listening on localhost:"))).toBe(true);
