@@ -19,6 +19,7 @@ import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { runningPid } from "./gatewayLifecycle.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
 import { parseSecondsOption } from "./options.js";
+import { terminalText } from "./terminalText.js";
 
 /** The entry named `name`; a name such as `constructor` must not find Object.prototype's member. */
 function serverEntry(loaded: LoadedConfig, name: string) {
@@ -117,8 +118,9 @@ function listServers(): void {
       s.lazy ? "yes" : "no",
       s.cached ? "yes" : "no",
       // Spec 3 calls a disabled server "skipped": no connection, discovery or registration.
+      // One line, no escape sequence: the error quotes the server's answer.
       s.lastError !== undefined
-        ? redactCredentials(s.lastError)
+        ? terminalText(redactCredentials(s.lastError)).replace(/\n/g, " ")
         : s.state === "disabled"
           ? "skipped (enabled: false)"
           : "",
@@ -133,8 +135,9 @@ function listServers(): void {
 }
 
 function printProblems(status: ServerStatus): void {
-  for (const collision of status.collisions) process.stderr.write(`collision: ${collision}\n`);
-  for (const warning of status.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
+  // Both quote the server's tool names.
+  for (const collision of status.collisions) process.stderr.write(`collision: ${terminalText(collision)}\n`);
+  for (const warning of status.warnings ?? []) process.stderr.write(`warning: ${terminalText(warning)}\n`);
 }
 
 /** Connects one server (waking a lazy one); a usage or connect error when it does not connect. */

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -11,27 +11,62 @@ const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
 
 let home: TempHome;
 let server: Server;
+let gateway: ChildProcess | undefined;
 afterEach(async () => {
+  if (gateway !== undefined && gateway.exitCode === null) {
+    const exited = new Promise((r) => gateway?.once("exit", r));
+    gateway.kill("SIGTERM");
+    await exited;
+  }
+  gateway = undefined;
   await new Promise((r) => server.close(r));
   home.cleanup();
 });
 
-it("an MCP server's error body quoted in a CLI error cannot send escape sequences to the terminal", async () => {
-  // Erases the line, retitles the window (OSC ... BEL), then a C1 CSI.
+const BODY = "boom\u001b[2K\r\u001b]0;pwned\u0007FAKE\u009b31m";
+const SHOWN = "boom\\u001b[2K\\u000d\\u001b]0;pwned\\u0007FAKE\\u009b31m (HTTP 500)";
+
+/** A remote MCP entry whose server answers every request 500 with `BODY`. */
+async function escapingServer(): Promise<void> {
   server = createServer((_req, res) => {
-    res
-      .writeHead(500, { "content-type": "text/plain" })
-      .end("boom\u001b[2K\r\u001b]0;pwned\u0007FAKE\u009b31m");
+    res.writeHead(500, { "content-type": "text/plain" }).end(BODY);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   home = tempHome();
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
   home.write("config.yaml", stringify({ mcp_servers: { e: { url, skip_preflight: true } } }));
+}
+
+const env = () => ({ PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir });
+
+it("svc mcp list shows a running gateway's last error on one line with its control characters escaped", async () => {
+  await escapingServer();
+  gateway = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "run"], {
+    env: env(),
+    stdio: "ignore",
+  });
+  const deadline = Date.now() + 20_000;
+  let stdout = "";
+  for (;;) {
+    ({ stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", MAIN, "mcp", "list"], {
+      env: env(),
+    }));
+    if (/\be\s+http\s+failed/.test(stdout)) break;
+    if (Date.now() > deadline) throw new Error(`the gateway never reported the failure: ${stdout}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  expect(stdout).toContain(SHOWN);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+  expect(stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+}, 40_000);
+
+it("an MCP server's error body quoted in a CLI error cannot send escape sequences to the terminal", async () => {
+  await escapingServer();
   const result = await promisify(execFile)(process.execPath, ["--import", "tsx", MAIN, "mcp", "test", "e"], {
     env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
   }).catch((err: { stdout: string; stderr: string; code: number }) => err);
   expect((result as { code?: number }).code).toBe(1);
-  expect(result.stderr).toContain("boom\\u001b[2K\\u000d\\u001b]0;pwned\\u0007FAKE\\u009b31m (HTTP 500)");
+  expect(result.stderr).toContain(SHOWN);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
   expect(result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
 }, 30_000);
