@@ -55,15 +55,73 @@ function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall)
 /** The keys a mapping at an issue's path may have, to suggest the one a misspelt key meant. */
 export type KnownKeys = (path: readonly PropertyKey[]) => readonly string[];
 
-function unknownKeys(keys: readonly string[], known: readonly string[]): string {
+/** Keys of config.yaml that users put one level off: where each one goes. */
+const HOME_OF_KEY: Readonly<Record<string, string>> = {
+  multiplex_profiles: "gateway",
+  approvals: "gateway",
+  drain_timeout_seconds: "gateway",
+  provider: "agent",
+  max_concurrent_runs: "agent",
+  webhook: "platforms",
+  routes: "platforms.webhook",
+  rate_limit: "platforms.webhook",
+  max_body_bytes: "platforms.webhook",
+  events: "platforms.webhook.routes.<name>",
+  deliver: "platforms.webhook.routes.<name>",
+  deliver_only: "platforms.webhook.routes.<name>",
+  filters: "platforms.webhook.routes.<name>",
+  prompt: "platforms.webhook.routes.<name>",
+};
+
+/**
+ * Where an unknown key belongs instead: another section's key (`multiplex_profiles` under
+ * `platforms.webhook` is `gateway.multiplex_profiles`), or, directly under `platforms.webhook`, a
+ * mapping that reads as a route written without the `routes:` level.
+ */
+function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): string | undefined {
+  const at = path.map(String);
+  if (at[0] !== undefined && !["gateway", "agent", "platforms"].includes(at[0])) return undefined;
+  if (
+    at[0] === "platforms" &&
+    at[1] === "webhook" &&
+    (at.length === 2 || (at.length === 3 && at[2] === "extra"))
+  ) {
+    const value =
+      typeof input === "object" && input !== null ? (input as Record<string, unknown>)[key] : undefined;
+    if (
+      typeof value === "object" &&
+      value !== null &&
+      !Array.isArray(value) &&
+      !Object.hasOwn(HOME_OF_KEY, key)
+    )
+      return `a route goes under platforms.webhook.routes (routes: {${key}: ...})`;
+  }
+  const home = Object.hasOwn(HOME_OF_KEY, key) ? HOME_OF_KEY[key] : undefined;
+  if (home === undefined) return undefined;
+  const here = at.join(".");
+  if (here === home || (home.endsWith("<name>") && at.length === 4 && at[2] === "routes")) return undefined;
+  return `it belongs under ${home} (${home}.${key})`;
+}
+
+function unknownKeys(
+  keys: readonly string[],
+  known: readonly string[],
+  at?: { path: readonly PropertyKey[]; input?: unknown },
+): string {
   const meant = keys.flatMap((key) => {
     const match = nearMiss(key, known);
     return match === undefined || keys.includes(match) ? [] : [[key, match] as const];
   });
+  const moved =
+    at !== undefined && meant.length === 0 && keys.length === 1
+      ? elsewhere(at.path, keys[0] as string, at.input)
+      : undefined;
   const hint =
-    meant.length === 0
-      ? "check the spelling"
-      : `did you mean ${meant.map(([key, match]) => (keys.length === 1 ? `"${match}"` : `"${match}" for "${key}"`)).join(", ")}?`;
+    moved !== undefined
+      ? moved
+      : meant.length === 0
+        ? "check the spelling"
+        : `did you mean ${meant.map(([key, match]) => (keys.length === 1 ? `"${match}"` : `"${match}" for "${key}"`)).join(", ")}?`;
   return `unknown key${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")} — ${hint} (see docs/configuration.md)`;
 }
 
@@ -99,8 +157,16 @@ function hiddenEntryValue(issue: z.core.$ZodIssue): string | undefined {
   return `expected a string, got ${kind} (not shown: the key holds a secret)`;
 }
 
-/** One line per problem: `<file>: <key.path>: <what is wrong>`. */
-export function formatIssue(file: string, issue: z.core.$ZodIssue, known?: KnownKeys): string {
+/**
+ * One line per problem: `<file>: <key.path>: <what is wrong>`. `placement` (config.yaml only) adds where
+ * an unknown key belongs when it is another section's key.
+ */
+export function formatIssue(
+  file: string,
+  issue: z.core.$ZodIssue,
+  known?: KnownKeys,
+  placement = false,
+): string {
   const path = issue.path.map(String).join(".") || "(top level)";
   let message = hiddenEntryValue(issue) ?? issue.message;
   if (issue.code === "invalid_type") {
@@ -114,7 +180,7 @@ export function formatIssue(file: string, issue: z.core.$ZodIssue, known?: Known
       message += ` — put it in quotes if it is meant as text`;
     else if (typeof issue.input === "string") message += textForTypeHint(issue.expected, issue.input);
   } else if (issue.code === "unrecognized_keys") {
-    message = unknownKeys(issue.keys, known?.(issue.path) ?? []);
+    message = unknownKeys(issue.keys, known?.(issue.path) ?? [], placement ? issue : undefined);
   } else if ((issue.code === "too_big" || issue.code === "too_small") && /^Too (big|small)/.test(message)) {
     message = describeBound(issue);
   } else if (issue.code === "invalid_key") {
@@ -127,6 +193,11 @@ export function formatIssue(file: string, issue: z.core.$ZodIssue, known?: Known
   return `${file}: ${path}: ${message}`;
 }
 
-export function formatIssues(file: string, issues: readonly z.core.$ZodIssue[], known?: KnownKeys): string {
-  return issues.map((issue) => formatIssue(file, issue, known)).join("\n");
+export function formatIssues(
+  file: string,
+  issues: readonly z.core.$ZodIssue[],
+  known?: KnownKeys,
+  placement = false,
+): string {
+  return issues.map((issue) => formatIssue(file, issue, known, placement)).join("\n");
 }

@@ -327,12 +327,16 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   if (!parsed.success) {
     throw new SvcError(
       "config_invalid",
-      formatIssues(paths.config, pointIntoExtra(parsed.error.issues, webhookExtraKeys(rendered)), (path) =>
-        // A key under `extra` is one of platforms.webhook's own.
-        knownKeysAt(
-          configSchema,
-          path.filter((segment, i) => !(i === 2 && segment === "extra" && path[1] === "webhook")),
-        ),
+      formatIssues(
+        paths.config,
+        pointIntoExtra(parsed.error.issues, webhookExtraKeys(rendered)),
+        (path) =>
+          // A key under `extra` is one of platforms.webhook's own.
+          knownKeysAt(
+            configSchema,
+            path.filter((segment, i) => !(i === 2 && segment === "extra" && path[1] === "webhook")),
+          ),
+        true,
       ),
     );
   }

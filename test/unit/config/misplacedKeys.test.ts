@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+function refusal(yaml: string): string {
+  const h = tempHome();
+  home = h;
+  const file = h.write("config.yaml", yaml);
+  try {
+    loadConfig({ home: h.dir, env: {} });
+  } catch (err) {
+    return (err as Error).message.replaceAll(file, "FILE");
+  }
+  throw new Error("loaded without an error");
+}
+
+const SEE = " (see docs/configuration.md)";
+
+describe("a key written one level off is named with where it belongs (not just 'check the spelling')", () => {
+  it("gateway.multiplex_profiles written under platforms.webhook", () => {
+    expect(refusal("platforms:\n  webhook:\n    multiplex_profiles: true\n")).toBe(
+      `FILE: platforms.webhook: unknown key "multiplex_profiles" — it belongs under gateway (gateway.multiplex_profiles)${SEE}`,
+    );
+  });
+
+  it("a route written without the routes: level, directly or under extra", () => {
+    expect(refusal("platforms:\n  webhook:\n    enabled: true\n    github:\n      secret: x\n")).toBe(
+      `FILE: platforms.webhook: unknown key "github" — a route goes under platforms.webhook.routes (routes: {github: ...})${SEE}`,
+    );
+    expect(refusal("platforms:\n  webhook:\n    extra:\n      github:\n        secret: x\n")).toBe(
+      `FILE: platforms.webhook.extra: unknown key "github" — a route goes under platforms.webhook.routes (routes: {github: ...})${SEE}`,
+    );
+  });
+
+  it("routes at the top level, and an adapter setting inside a route", () => {
+    expect(refusal("routes:\n  a: {secret: s}\n")).toBe(
+      `FILE: (top level): unknown key "routes" — it belongs under platforms.webhook (platforms.webhook.routes)${SEE}`,
+    );
+    expect(refusal("platforms:\n  webhook:\n    routes:\n      a: {secret: s, rate_limit: 5}\n")).toBe(
+      `FILE: platforms.webhook.routes.a: unknown key "rate_limit" — it belongs under platforms.webhook (platforms.webhook.rate_limit)${SEE}`,
+    );
+  });
+
+  it("a plain misspelling still gets did-you-mean, an unrelated key 'check the spelling'", () => {
+    expect(refusal("gateway:\n  multiplex_profile: true\n")).toContain('did you mean "multiplex_profiles"?');
+    expect(refusal("platforms:\n  webhook:\n    routes:\n      a: {secret: s, bogus: 1}\n")).toBe(
+      `FILE: platforms.webhook.routes.a: unknown key "bogus" — check the spelling${SEE}`,
+    );
+  });
+});
