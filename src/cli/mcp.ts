@@ -165,7 +165,7 @@ async function listTools(server: string): Promise<void> {
       process.stdout.write(`${server}: no tools registered (tools.include/exclude left none)\n`);
     else
       process.stdout.write(
-        `${table([["REGISTERED NAME", "SERVER TOOL"], ...tools.map((t) => [t.name, t.original])])}\n`,
+        `${table([["REGISTERED NAME", "SERVER TOOL"], ...tools.map((t) => [t.name, terminalText(t.original)])])}\n`,
       );
     printProblems(status);
   } finally {

@@ -70,3 +70,35 @@ it("an MCP server's error body quoted in a CLI error cannot send escape sequence
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
   expect(result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
 }, 30_000);
+
+it("svc mcp tools shows a server's own tool name with its control characters escaped", async () => {
+  await escapingServer();
+  const sdk = (path: string) => import.meta.resolve(`@modelcontextprotocol/sdk/${path}`);
+  home.write(
+    "evil-server.mjs",
+    [
+      `import { McpServer } from ${JSON.stringify(sdk("server/mcp.js"))};`,
+      `import { StdioServerTransport } from ${JSON.stringify(sdk("server/stdio.js"))};`,
+      'const server = new McpServer({ name: "evil", version: "1" });',
+      'server.registerTool("ok\\u001b]0;pwned\\u0007", { description: "d" }, async () => ({ content: [] }));',
+      "await server.connect(new StdioServerTransport());",
+      "",
+    ].join("\n"),
+  );
+  home.write(
+    "config.yaml",
+    stringify({
+      mcp_servers: { ev: { command: process.execPath, args: [join(home.dir, "evil-server.mjs")] } },
+    }),
+  );
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--import", "tsx", MAIN, "mcp", "tools", "ev"],
+    {
+      env: env(),
+    },
+  );
+  expect(stdout).toContain("ok\\u001b]0;pwned\\u0007");
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+  expect(stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+}, 30_000);
