@@ -2,9 +2,9 @@
 import { CommanderError } from "commander";
 import { describeError, isSvcError } from "../errors.js";
 import { redactCredentials } from "../io/credentials.js";
+import { terminalText } from "../io/terminalText.js";
 import { holdStopSignals } from "./earlySignals.js";
 import { buildProgram } from "./program.js";
-import { terminalText } from "./terminalText.js";
 
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
   try {

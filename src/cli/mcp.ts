@@ -16,10 +16,10 @@ import { createLogger } from "../io/log.js";
 import { entrySecrets } from "../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
+import { terminalText } from "../io/terminalText.js";
 import { runningPid } from "./gatewayLifecycle.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
 import { parseSecondsOption } from "./options.js";
-import { terminalText } from "./terminalText.js";
 
 /** The entry named `name`; a name such as `constructor` must not find Object.prototype's member. */
 function serverEntry(loaded: LoadedConfig, name: string) {

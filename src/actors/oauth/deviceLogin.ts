@@ -7,6 +7,7 @@ import { fromPromise } from "xstate";
 import { SvcError } from "../../errors.js";
 import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
 import { type StoredMetadata, type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
+import { terminalText } from "../../io/terminalText.js";
 import {
   type DeviceCode,
   type DeviceLoginInput,
@@ -233,12 +234,14 @@ export function assertTerminal(serverName: string, isTTY: boolean): void {
   }
 }
 
+/** The authorization server's URL and code are its own text: no escape sequence in them reaches the terminal. */
 export function printDeviceCode(job: OAuthJob, device: DeviceCode): void {
+  const shown = (text: string) => terminalText(text).replace(/\n/g, "\\n");
   job.print(
-    `To log in to ${job.serverName}, open ${device.verificationUri} and enter the code: ${device.userCode}`,
+    `To log in to ${job.serverName}, open ${shown(device.verificationUri)} and enter the code: ${shown(device.userCode)}`,
   );
   if (device.verificationUriComplete !== undefined)
-    job.print(`Or open this link directly: ${device.verificationUriComplete}`);
+    job.print(`Or open this link directly: ${shown(device.verificationUriComplete)}`);
 }
 
 export const deviceLoginLogic = deviceLoginMachine.provide({
