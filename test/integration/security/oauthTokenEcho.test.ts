@@ -42,7 +42,9 @@ it("an OAuth access token the MCP server quotes in an error body is redacted in 
   writeFileSync(join(paths.mcpTokens, "o.client.json"), JSON.stringify({ client_id: "cid" }));
   const log = captureLogger();
   hub = new McpHub({
-    servers: { o: mcpServerSchema.parse({ url, auth: "oauth", skip_preflight: true, oauth: { cimd: false } }) },
+    servers: {
+      o: mcpServerSchema.parse({ url, auth: "oauth", skip_preflight: true, oauth: { cimd: false } }),
+    },
     cacheDir: join(home.dir, "mcp-cache"),
     scope: () => ({ secrets: {}, env: {} }),
     logger: log.logger,

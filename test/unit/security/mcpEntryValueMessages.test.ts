@@ -42,9 +42,7 @@ it("a wrong env or headers value under a credential name is described by its kin
 });
 
 it("a url refused at load is quoted without its user:password@ password or credential query values", () => {
-  const message = problems(
-    'mcp_servers:\n  x:\n    url: "ftp://me:pw-5150@h/?api_key=ak-3131&t=1"\n',
-  );
+  const message = problems('mcp_servers:\n  x:\n    url: "ftp://me:pw-5150@h/?api_key=ak-3131&t=1"\n');
   expect(message).toContain(
     'mcp_servers.x.url: expected an http:// or https:// URL, got "ftp://me:[redacted]@h/?api_key=[redacted]&t=1" (ftp is not supported)',
   );
