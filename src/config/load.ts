@@ -209,8 +209,8 @@ function applyWebhookEnv(
   if (!isMapping(webhook)) return undefined;
   const target = isMapping(webhook.extra) ? webhook.extra : webhook;
   if (enabled !== undefined) {
-    const on = /^(1|true|yes|on)$/i.test(enabled.value);
-    if (!on && !/^(0|false|no|off)$/i.test(enabled.value)) {
+    const on = /^\s*(1|true|yes|on)\s*$/i.test(enabled.value);
+    if (!on && !/^\s*(0|false|no|off)\s*$/i.test(enabled.value)) {
       throw new SvcError(
         "config_invalid",
         `${enabled.from}: expected true or false (or yes/no, on/off, 1/0), got "${enabled.value}"`,

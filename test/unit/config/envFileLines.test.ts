@@ -2,12 +2,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
-let home: TempHome | undefined;
-afterEach(() => home?.cleanup());
+const homes: TempHome[] = [];
+afterEach(() => {
+  for (const home of homes.splice(0)) home.cleanup();
+});
 
 function withDotenv(dotenv: string) {
   const h = tempHome();
-  home = h;
+  homes.push(h);
   h.write("config.yaml", "platforms:\n  webhook:\n    enabled: true\n");
   const env = h.write(".env", dotenv);
   return { env, load: () => loadConfig({ home: h.dir, env: {} }) };
@@ -32,5 +34,29 @@ describe(".env lines that set nothing are refused, not skipped (spec 2.1: WEBHOO
       "\uFEFF# c\r\n\r\nexport WEBHOOK_PORT=9000\r\nexport OTHER\r\nKEY=\"line1\r\nline two: with colon\r\n\"\r\nWEBHOOK_SECRET='a b' # note\r\n",
     );
     expect(load().config.platforms.webhook).toMatchObject({ port: 9000, secret: "a b" });
+  });
+});
+
+describe("WEBHOOK_ENABLED / WEBHOOK_PORT value forms (spec 2.1)", () => {
+  it("accepts 1/yes/TRUE/on in any case, with spaces kept by quotes, from .env or the environment", () => {
+    for (const value of ["1", "yes", "TRUE", "on", "' on '", '" Yes "']) {
+      const { load } = withDotenv(`WEBHOOK_ENABLED=${value}\n`);
+      expect(load().config.platforms.webhook.enabled, value).toBe(true);
+    }
+    const { load } = withDotenv("WEBHOOK_ENABLED=' off '\nWEBHOOK_PORT=' 9000 '\n");
+    expect(load().config.platforms.webhook).toMatchObject({ enabled: false, port: 9000 });
+  });
+
+  it("refuses a value that is not a boolean or a port, naming where it came from", () => {
+    const enabled = withDotenv("WEBHOOK_ENABLED=enable\n");
+    expect(enabled.load).toThrow(
+      `${enabled.env}: WEBHOOK_ENABLED: expected true or false (or yes/no, on/off, 1/0), got "enable"`,
+    );
+    for (const port of ["abc", "65536", "-1", "80.5", "0x50"]) {
+      const bad = withDotenv(`WEBHOOK_PORT=${port}\n`);
+      expect(bad.load, port).toThrow(
+        `${bad.env}: WEBHOOK_PORT: expected a port number (0-65535), got "${port}"`,
+      );
+    }
   });
 });
