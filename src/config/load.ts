@@ -86,7 +86,8 @@ function strayEnvLine(text: string): { line: number; name: string | undefined } 
       continue;
     }
     const trimmed = line.trim();
-    if (trimmed === "" || trimmed.startsWith("#") || /^export\s+[\w.-]+$/.test(trimmed)) continue;
+    // `export NAME` and a bare `NAME` (docker --env-file: take it from the environment) set nothing here on purpose.
+    if (trimmed === "" || trimmed.startsWith("#") || /^(?:export\s+)?[\w.-]+$/.test(trimmed)) continue;
     const assignment = ASSIGNMENT.exec(line);
     if (assignment === null) {
       // The value is not quoted back: the line may hold a secret.

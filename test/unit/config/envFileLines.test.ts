@@ -29,9 +29,9 @@ describe(".env lines that set nothing are refused, not skipped (spec 2.1: WEBHOO
     expect(load).toThrow(`${env}: line 2: not a NAME=value line — write WEBHOOK_SECRET=<value>`);
   });
 
-  it("still reads what shells and dotenv read: export, comments, blank lines, CRLF, BOM, multi-line quoted values", () => {
+  it("still reads what shells and dotenv read: export, comments, blank lines, CRLF, BOM, multi-line quoted values, a bare NAME (docker --env-file)", () => {
     const { load } = withDotenv(
-      "\uFEFF# c\r\n\r\nexport WEBHOOK_PORT=9000\r\nexport OTHER\r\nKEY=\"line1\r\nline two: with colon\r\n\"\r\nWEBHOOK_SECRET='a b' # note\r\n",
+      "\uFEFF# c\r\n\r\nexport WEBHOOK_PORT=9000\r\nexport OTHER\r\nPASSED_THROUGH\r\nKEY=\"line1\r\nline two: with colon\r\n\"\r\nWEBHOOK_SECRET='a b' # note\r\n",
     );
     expect(load().config.platforms.webhook).toMatchObject({ port: 9000, secret: "a b" });
   });
