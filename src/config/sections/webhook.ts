@@ -79,7 +79,7 @@ const adapterShape = {
 
 /** `platforms.webhook`: keys may sit directly or under `extra`; the `extra` value wins (spec 2.1). */
 export const webhookSchema = z.preprocess(
-  (raw) => {
+  (raw, ctx) => {
     if (raw === null || raw === undefined) return {};
     if (typeof raw !== "object" || Array.isArray(raw)) return raw;
     const { extra, ...direct } = raw as Record<string, unknown>;
@@ -87,6 +87,15 @@ export const webhookSchema = z.preprocess(
     // Not a mapping: kept so the schema says `extra: expected a mapping`.
     if (typeof extra !== "object" || Array.isArray(extra)) return { ...direct, extra };
     const merged = { ...direct, ...(extra as Record<string, unknown>) };
+    // `extra` is read one level deep; the keys of an `extra` inside it would be dropped without a word.
+    // (Reported at platforms.webhook.extra.extra: a key written under extra is pointed back there.)
+    if (Object.hasOwn(extra, "extra"))
+      ctx.addIssue({
+        code: "custom",
+        path: ["extra"],
+        message: "extra inside extra is not read — move its keys up into platforms.webhook.extra",
+        input: (extra as Record<string, unknown>).extra,
+      });
     // Routes merge by name (the one under extra wins): a route added directly beside an extra.routes
     // written for another gateway is served, not silently dropped.
     const routes = [direct.routes, (extra as Record<string, unknown>).routes];

@@ -44,6 +44,12 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("an extra inside extra is refused, not dropped with its keys (spec 2.1: extra is one level)", () => {
+    expect(refusal("platforms:\n  webhook:\n    extra:\n      extra:\n        port: 1\n")).toBe(
+      "FILE: platforms.webhook.extra.extra: extra inside extra is not read — move its keys up into platforms.webhook.extra",
+    );
+  });
+
   it("a plain misspelling still gets did-you-mean, an unrelated key 'check the spelling'", () => {
     expect(refusal("gateway:\n  multiplex_profile: true\n")).toContain('did you mean "multiplex_profiles"?');
     expect(refusal("platforms:\n  webhook:\n    routes:\n      a: {secret: s, bogus: 1}\n")).toBe(
