@@ -178,7 +178,14 @@ export function formatIssue(
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
       message += ` — put it in quotes if it is meant as text`;
-    else if (typeof issue.input === "string") message += textForTypeHint(issue.expected, issue.input);
+    else if (typeof issue.input === "string") {
+      message += textForTypeHint(issue.expected, issue.input);
+      // `events: push` for `events: [push]`; the value is quoted back only where describeValue shows it.
+      if (issue.expected === "array") {
+        const shown = describeValue(issue.path, issue.input);
+        message += ` — write a list: [${shown.startsWith('"') ? issue.input : "..."}]`;
+      }
+    }
   } else if (issue.code === "unrecognized_keys") {
     message = unknownKeys(issue.keys, known?.(issue.path) ?? [], placement ? issue : undefined);
   } else if ((issue.code === "too_big" || issue.code === "too_small") && /^Too (big|small)/.test(message)) {

@@ -188,7 +188,7 @@ describe("config loading (spec 2.1)", () => {
       /routes\.gh\.filters\.0\.equals: expected one value \(text, a number, true\/false or null\) — to match any of several values use in: \[\.\.\.\]$/,
     );
     expect(filter("{field: action, in: opened}")).toThrow(
-      /routes\.gh\.filters\.0\.in: expected a list, got "opened"$/,
+      /routes\.gh\.filters\.0\.in: expected a list, got "opened" — write a list: \[opened\]$/,
     );
     expect(filter("{field: draft, exists: 'yes'}")).toThrow(
       /routes\.gh\.filters\.0\.exists: expected true or false, got "yes" — write true or false \(YAML 1\.2 reads yes\/no\/on\/off as text\)$/,

@@ -37,6 +37,12 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("events: push (a string for a list) shows the list to write", () => {
+    expect(refusal(webhook("    routes:\n      gh: {secret: s, events: pull_request}\n"))).toBe(
+      'FILE: platforms.webhook.routes.gh.events: expected a list, got "pull_request" — write a list: [pull_request]',
+    );
+  });
+
   it("a fractional port names a whole number, not zod's 'int'", () => {
     expect(refusal(webhook("    port: 8644.5\n"))).toBe(
       "FILE: platforms.webhook.port: expected a whole number, got 8644.5",
