@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
+import { processAlive } from "../io/processAlive.js";
 import { writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
 import { runSetup, type SetupOptions } from "./setupWizard.js";
@@ -20,15 +21,6 @@ export interface GatewayState {
 
 export function gatewayStateFile(paths: SvcPaths): string {
   return join(paths.home, "gateway.json");
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**
@@ -59,7 +51,7 @@ export function runningPid(paths: SvcPaths): number | undefined {
     );
   }
   const pid = Number(text.trim());
-  if (Number.isInteger(pid) && pid > 0 && alive(pid) && isGateway(pid)) return pid;
+  if (Number.isInteger(pid) && pid > 0 && processAlive(pid) && isGateway(pid)) return pid;
   rmSync(paths.pidFile, { force: true });
   return undefined;
 }
@@ -231,7 +223,7 @@ async function stop(options: { timeout?: string }): Promise<void> {
     `Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and runs in flight finish…\n`,
   );
   const deadline = Date.now() + timeoutSeconds * 1000;
-  while (alive(pid)) {
+  while (processAlive(pid)) {
     if (Date.now() > deadline) {
       throw new SvcError(
         "gateway_timeout",

@@ -12,6 +12,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
+import { processAlive } from "../processAlive.js";
 import { existingProfiles } from "../profiles.js";
 
 /**
@@ -68,15 +69,6 @@ export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): voi
 /** `.<name>.<pid>.<12 hex>.tmp`, the temp file `writeFileAtomic` renames over `<name>`. */
 const TEMP_FILE = /^\.(.+)\.(\d+)\.[0-9a-f]{12}\.tmp$/;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Removes the temp files of atomic writes cut short by a killed process (SIGKILL mid-write): the store
  * files themselves are whole, but the half-written copies would stay beside them for good. Files of a
@@ -94,7 +86,7 @@ export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>)
   for (const name of names) {
     const match = TEMP_FILE.exec(name);
     if (match === null || (onlyFor !== undefined && !onlyFor.has(match[1] as string))) continue;
-    if (alive(Number(match[2]))) continue;
+    if (processAlive(Number(match[2]))) continue;
     try {
       rmSync(join(dir, name), { force: true });
       removed.push(join(dir, name));

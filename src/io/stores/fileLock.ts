@@ -13,6 +13,7 @@ import {
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SvcError } from "../../errors.js";
+import { processAlive } from "../processAlive.js";
 
 export interface LockOptions {
   /** Give up after this long (ms). */
@@ -32,13 +33,7 @@ function readLock(lockPath: string): string | undefined {
 
 function ownerAlive(text: string): boolean {
   const pid = Number(text.trim().split(/\s+/)[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return Number.isInteger(pid) && pid > 0 && processAlive(pid);
 }
 
 /** Creates the lock file; its text when it is ours, undefined when another process holds it. */
