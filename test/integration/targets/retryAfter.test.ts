@@ -42,7 +42,7 @@ describe("Retry-After on a 503 (agent mode)", () => {
     });
     const res = await postJson(gw.url("/webhooks/ci"), { n: 5 }, { "X-Request-ID": "ra-1" });
     expect(res).toMatchObject({ status: 202, body: { status: "accepted" } });
-    await vi.waitFor(() => expect(sendTimes()).toHaveLength(2), { timeout: 6000, interval: 50 });
+    await vi.waitFor(() => expect(sendTimes()).toHaveLength(2), { timeout: 15_000, interval: 50 });
     expect((at[1] as number) - (at[0] as number)).toBeGreaterThanOrEqual(1950);
     expect(sentTexts(tg)).toEqual(["build 5", "build 5"]);
     expect(gw.logs().map((l) => l.msg)).toContainEqual(
