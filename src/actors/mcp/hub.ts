@@ -34,6 +34,7 @@ import {
   mergeToolsets,
   type RegisteredTool,
   registeredName,
+  sanitize,
   type Toolset,
 } from "./toolNames.js";
 
@@ -71,15 +72,19 @@ export interface ReloadSummary {
 
 /**
  * A server's tool by its own name; failing that, by its registered `mcp__<server>__<tool>` name or the
- * sanitized tool name (`write_note` for `write-note`), as the agent and `svc mcp tools` show them.
+ * sanitized tool name (`write_note` for `write-note`), as the agent and `svc mcp tools` show them. A name
+ * with characters sanitizing changes (`a-b`) is a server's own name only: it never finds another tool
+ * that registers as the same `a_b` (`a.b`, when `a-b` was filtered out or lost a collision).
  */
 function findTool(
   tools: readonly RegisteredTool[],
   server: string,
   name: string,
 ): RegisteredTool | undefined {
-  const registered = name.startsWith("mcp__") ? name : registeredName(server, name);
-  return tools.find((t) => t.original === name) ?? tools.find((t) => t.name === registered);
+  const own = tools.find((t) => t.original === name);
+  if (own !== undefined || name.startsWith("mcp__")) return own ?? tools.find((t) => t.name === name);
+  if (sanitize(name) !== name) return undefined;
+  return tools.find((t) => t.name === registeredName(server, name));
 }
 
 /** Owns one `mcpConnection` actor per configured server and the merged tool registry (DESIGN.md 4). */
