@@ -14,7 +14,13 @@ function describe(value: unknown): string {
   }
 }
 
-/** A duration in seconds (numbers, or numeric strings); the message names the unit the user must give. */
+/** The longest timer Node.js sets (2^31 - 1 ms, about 24.8 days); a longer one would fire after 1 ms. */
+export const MAX_DURATION_SECONDS = Math.floor(2_147_483_647 / 1000);
+
+/**
+ * A duration in seconds (numbers, or numeric strings); the message names the unit the user must give.
+ * Values above MAX_DURATION_SECONDS count as it (`timeout: 3000000` for "practically never").
+ */
 function seconds<D extends number | undefined>(fallback: D, options: { positive?: boolean } = {}) {
   return z
     .unknown()
@@ -29,7 +35,7 @@ function seconds<D extends number | undefined>(fallback: D, options: { positive?
         });
         return z.NEVER;
       }
-      return n as never;
+      return Math.min(n, MAX_DURATION_SECONDS) as never;
     });
 }
 
