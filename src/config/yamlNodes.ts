@@ -7,12 +7,17 @@ import { SvcError } from "../errors.js";
  *   server or key would otherwise vanish without a word;
  * - a number under `deliver_extra` keeps the text written in the file: those values are ids (a Slack
  *   `thread_ts: 1700000000.000100` read as a float is `1700000000.0001`, another thread), and so does a
- *   route's `cron_job` (a job id is 8 random hex characters: `00012345` or `1234e567` copied unquoted).
+ *   route's `cron_job` (a job id is 8 random hex characters: `00012345` or `1234e567` copied unquoted);
+ * - so does a number among an MCP server's `args`, `env` and `headers` values, which reach the process
+ *   or the request as text (`PYTHON_VERSION: 3.10` is not `3.1`, `UMASK: 0755` is not `755`).
  */
 export function prepareConfigDocument(doc: Document, text: string, file: string, lines: LineCounter): void {
   const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
     if (isSeq(node)) {
-      for (const [i, item] of node.items.entries()) walk(item, [...path, String(i)], false);
+      for (const [i, item] of node.items.entries()) {
+        if (idValues) keepNumberText(item, text);
+        walk(item, [...path, String(i)], false);
+      }
       return;
     }
     if (!isMap(node)) return;
@@ -28,10 +33,17 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
         );
       }
       if (idValues || key === "cron_job") keepNumberText(pair.value, text);
-      walk(pair.value, at, key === "deliver_extra");
+      walk(pair.value, at, key === "deliver_extra" || isServerText(at));
     }
   };
   walk(doc.contents, [], false);
+}
+
+/** `mcp_servers.<name>.args`, `.env` or `.headers`: values passed on as text. */
+function isServerText(path: readonly string[]): boolean {
+  return (
+    path.length === 3 && path[0] === "mcp_servers" && ["args", "env", "headers"].includes(path[2] as string)
+  );
 }
 
 /** A plain (unquoted) number scalar becomes the string written in the file. */
