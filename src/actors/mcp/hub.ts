@@ -72,19 +72,17 @@ export interface ReloadSummary {
 
 /**
  * A server's tool by its own name; failing that, by its registered `mcp__<server>__<tool>` name or the
- * sanitized tool name (`write_note` for `write-note`), as the agent and `svc mcp tools` show them. A name
- * with characters sanitizing changes (`a-b`) is a server's own name only: it never finds another tool
- * that registers as the same `a_b` (`a.b`, when `a-b` was filtered out or lost a collision).
+ * sanitized tool name (`write_note` for `write-note`), as the agent and `svc mcp tools` show them. The
+ * server's own name of a tool that is not registered (filtered out, or lost a collision), and any name
+ * with characters sanitizing replaces (`a-b`), never finds another tool registered as the same `a_b`.
  */
-function findTool(
-  tools: readonly RegisteredTool[],
-  server: string,
-  name: string,
-): RegisteredTool | undefined {
+function findTool(rt: Runtime, name: string): RegisteredTool | undefined {
+  const tools = rt.toolset.tools;
   const own = tools.find((t) => t.original === name);
-  if (own !== undefined || name.startsWith("mcp__")) return own ?? tools.find((t) => t.name === name);
-  if (sanitize(name) !== name) return undefined;
-  return tools.find((t) => t.name === registeredName(server, name));
+  if (own !== undefined) return own;
+  if (name.startsWith("mcp__")) return tools.find((t) => t.name === name);
+  if (rt.listed.has(name) || sanitize(name) !== name) return undefined;
+  return tools.find((t) => t.name === registeredName(rt.name, name));
 }
 
 /** Owns one `mcpConnection` actor per configured server and the merged tool registry (DESIGN.md 4). */
@@ -167,10 +165,10 @@ export class McpHub {
       rt.actor.send({ type: "CALL_START" });
       try {
         let session: McpSession | undefined;
-        let tool = findTool(rt.toolset.tools, server, toolName);
+        let tool = findTool(rt, toolName);
         if (tool === undefined) {
           session = await ensureConnected(rt);
-          tool = findTool(rt.toolset.tools, server, toolName);
+          tool = findTool(rt, toolName);
         }
         if (tool === undefined) {
           throw new SvcError(
@@ -282,6 +280,7 @@ export class McpHub {
       toolset,
       warnings: [],
       cachedToolCount: cache === undefined ? undefined : toolset.tools.length,
+      listed: new Set(cache?.tools.map((t) => t.name)),
       era: undefined,
       secrets: [],
     } as Omit<Runtime, "actor"> as Runtime;

@@ -32,6 +32,8 @@ export interface Runtime {
   /** Problems of the last listing (filters matching nothing, names too long), shown by `svc mcp tools`/`test`. */
   warnings: string[];
   cachedToolCount: number | undefined;
+  /** The server's own names of every tool of the last listing (or the cache), registered or not. */
+  listed: ReadonlySet<string>;
   era: string | undefined;
   /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
   secrets: readonly string[];
@@ -176,6 +178,7 @@ async function listAndRegister(
   };
   const policy = renderToolsPolicy(rt.entry, deps.scope());
   rt.toolset = buildToolset(rt.name, tools, capabilities, policy);
+  rt.listed = new Set(tools.map((t) => t.name));
   const warnings = unmatchedFilters(tools, policy).map((problem) => `mcp_servers.${rt.name}.${problem}`);
   try {
     writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
