@@ -86,9 +86,10 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
       transport: transportKind(entry),
       // A lazy server with a cache is lazy here too: a command registers it from the cache (spec 2.1).
       state: !entry.enabled ? "disabled" : entry.lazy && cache !== undefined ? "lazy" : "stopped",
-      // What the gateway would register from it: the filters apply, utility tools count.
+      // What the gateway would register from it: the filters apply, utility tools count; a disabled
+      // server registers nothing (spec 3), whatever an earlier connect cached.
       toolCount:
-        cache === undefined
+        cache === undefined || !entry.enabled
           ? 0
           : buildToolset(name, cache.tools, cache.capabilities, renderToolsPolicy(entry, scope)).tools.length,
       lazy: entry.lazy,

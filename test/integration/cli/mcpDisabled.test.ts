@@ -25,4 +25,19 @@ describe("svc mcp on a server with enabled: false (spec 2.1: no connection, entr
     );
     expect(res.stderr).not.toContain("fixture legacy ready");
   });
+
+  it("list without a gateway counts no tools for it, even with a schema cache from an earlier connect", async () => {
+    home = tempHome();
+    const write = (enabled: boolean) =>
+      home.write(
+        "config.yaml",
+        stringify({ mcp_servers: { off: { command: process.execPath, args: [SERVER], enabled } } }),
+      );
+    write(true);
+    expect((await svc(home, ["mcp", "tools", "off"])).code).toBe(0);
+    write(false);
+    const res = await svc(home, ["mcp", "list"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/off\s+stdio\s+disabled\s+0\s+no\s+yes\s+skipped \(enabled: false\)\n/);
+  });
 });
