@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type ActorOptions, type AnyActorLogic, createActor, fromPromise, waitFor } from "xstate";
-import type { InterpolationScope } from "../../config/interpolate.js";
+import { type InterpolationScope, interpolate } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
@@ -176,7 +176,8 @@ export class McpHub {
             `mcp_servers.${server}: no tool "${toolName}" is registered — run svc mcp tools ${server} (tools.include/exclude match the server's own names)`,
           );
         }
-        await approveCall(rt, this.options.approvals, tool, args, signal);
+        const trust = interpolate(rt.entry.trust, this.options.scope()).value;
+        await approveCall(rt, this.options.approvals, tool, args, trust, signal);
         session ??= await ensureConnected(rt);
         return await invokeTool(rt, this.options.logger, session, tool, args, signal);
       } catch (err) {

@@ -18,15 +18,19 @@ import { ensureConnected, type Runtime } from "./runtime.js";
 import type { RegisteredTool } from "./toolNames.js";
 import { runUtilityTool } from "./utilityTools.js";
 
-/** Spec 2.1 trust rules: untrusted servers need a yes before a tool without readOnlyHint runs. */
+/**
+ * Spec 2.1 trust rules: untrusted servers need a yes before a tool without readOnlyHint runs. `trust` is
+ * the entry's value with `${VAR}` rendered (spec 2.3: string values anywhere in an entry).
+ */
 export async function approveCall(
   rt: Runtime,
   approvals: ApprovalSurface,
   tool: RegisteredTool,
   args: Record<string, unknown>,
+  trust: string,
   outer?: AbortSignal,
 ): Promise<void> {
-  if (isTrusted(rt.entry) || tool.readOnly) return;
+  if (isTrusted({ trust }) || tool.readOnly) return;
   const signal = AbortSignal.any([AbortSignal.timeout(rt.entry.timeout * 1000), ...(outer ? [outer] : [])]);
   const approved = await approvals
     .approve({ server: rt.name, tool: tool.original, args }, signal)

@@ -346,6 +346,6 @@ export function transportKind(entry: McpServerEntry): "stdio" | "http" | "sse" {
 }
 
 /** `trust: full` is the only trusted value; anything else (typos included) is untrusted. */
-export function isTrusted(entry: McpServerEntry): boolean {
+export function isTrusted(entry: Pick<McpServerEntry, "trust">): boolean {
   return entry.trust.trim().toLowerCase() === "full";
 }
