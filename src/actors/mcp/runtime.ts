@@ -1,4 +1,5 @@
 import { waitFor } from "xstate";
+import { interpolateDeep } from "../../config/interpolate.js";
 import { MAX_DURATION_SECONDS, type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { describeError, SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
@@ -118,7 +119,8 @@ export async function connectRuntime(
     handlers: {
       ...serverRequestHandlers({
         server: rt.name,
-        entry: rt.entry,
+        // `sampling.model: ${MODEL}`: rendered like every string of the entry (spec 2.3).
+        entry: { ...rt.entry, sampling: interpolateDeep(rt.entry.sampling, deps.scope()) },
         approvals: deps.approvals,
         logger,
         ...(deps.runner === undefined ? {} : { runner: deps.runner }),

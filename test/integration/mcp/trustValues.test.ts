@@ -22,19 +22,21 @@ describe("trust values from config.yaml", () => {
     expect(text(await h.call("f", "add", { a: 1, b: 2 }))).toBe("3");
   });
 
-  it("${VAR} in trust is rendered at call time from the profile's .env (spec 2.3: string values anywhere)", async () => {
+  it("a variable in trust is rendered at call time from the profile's .env (spec 2.3: string values anywhere)", async () => {
     ctx.home.write(".env", "FX_TRUST=full\nRO_TRUST=untrusted\n");
+    // `${NAME}` as config.yaml writes it.
+    const variable = (name: string) => `$\{${name}}`;
     const server = (trust: string) =>
-      `    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(STDIO_FIXTURE)}]\n    trust: ${trust}\n`;
+      `    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(STDIO_FIXTURE)}]\n    trust: "${variable(trust)}"\n`;
     ctx.home.write(
       "config.yaml",
-      `mcp_servers:\n  f:\n${server('"${FX_TRUST}"')}  u:\n${server('"${env:RO_TRUST}"')}  x:\n${server('"${NOT_SET}"')}`,
+      `mcp_servers:\n  f:\n${server("FX_TRUST")}  u:\n${server("env:RO_TRUST")}  x:\n${server("NOT_SET")}`,
     );
     const { config } = loadConfig({ home: ctx.home.dir, env: {} });
     const h = ctx.hub(ctx.home, config.mcp_servers);
     expect(text(await h.call("f", "add", { a: 1, b: 2 }))).toBe("3");
     await expect(h.call("u", "add", { a: 1, b: 2 })).rejects.toThrow(
-      'mcp_servers.u: calling "add" needs approval (trust: ${env:RO_TRUST}) and it was denied',
+      `mcp_servers.u: calling "add" needs approval (trust: ${variable("env:RO_TRUST")}) and it was denied`,
     );
     await expect(h.call("x", "add", { a: 1, b: 2 })).rejects.toMatchObject({ code: "approval_denied" });
   });
