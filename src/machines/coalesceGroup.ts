@@ -1,4 +1,5 @@
 import { assign, setup } from "xstate";
+import { MAX_TIMER_MS } from "../config/timerSeconds.js";
 import { foundText, lookupPath, type PathLookup } from "../streams/payloadPath.js";
 
 /**
@@ -31,11 +32,7 @@ export interface CoalesceGroupOutput {
   readonly reason: "quiet_window" | "max_wait" | "flush";
 }
 
-/**
- * The longest delay a JS timer holds (2^31-1 ms, ~24.8 days); a longer one fires after 1 ms. Longer
- * windows and max waits are capped here rather than dispatching at once.
- */
-export const MAX_TIMER_MS = 2_147_483_647;
+/** Longer windows and max waits than a timer holds are capped here rather than dispatching at once. */
 export const timerDelay = (ms: number): number => Math.min(ms, MAX_TIMER_MS);
 
 export type CoalesceGroupEvent = { type: "offer"; item: unknown } | { type: "flush" };

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { timerSeconds } from "../timerSeconds.js";
 
 /** The agent runner (DESIGN.md section 6): `echo` replies with the prompt, `command` runs an argv. */
 export const agentSchema = z
   .strictObject({
     provider: z.enum(["echo", "command"]).default("echo"),
     command: z.array(z.string().min(1)).min(1).optional(),
-    timeout_seconds: z.number().positive().default(600),
+    timeout_seconds: timerSeconds(600),
     max_concurrent_runs: z.number().int().positive().default(4),
   })
   .superRefine((agent, ctx) => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { timerSeconds } from "../timerSeconds.js";
 import { webhookSchema } from "./webhook.js";
 
 /** Settings every delivery platform has. */
@@ -8,7 +9,7 @@ const base = {
     .union([z.string(), z.number()])
     .transform((v) => String(v))
     .optional(),
-  timeout_seconds: z.number().positive().default(15),
+  timeout_seconds: timerSeconds(15),
 };
 
 const text = z.string().min(1);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { bindHost } from "../host.js";
 import { PROFILE_NAME } from "../paths.js";
+import { timerSeconds } from "../timerSeconds.js";
 import { filterSchema } from "./filters.js";
 
 export const ROUTE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -66,7 +67,7 @@ const adapterShape = {
   secret: z.string().min(1).optional(),
   rate_limit: z.number().int().positive().default(30),
   max_body_bytes: z.number().int().positive().default(1_048_576),
-  script_timeout_seconds: z.number().positive().default(30),
+  script_timeout_seconds: timerSeconds(30),
   /** `uws` (default) or `node`: node:http also answers HTTP/1.0 clients, e.g. nginx's default upstream. */
   http_server: z.enum(["uws", "node"]).default("uws"),
   routes: z
