@@ -89,6 +89,10 @@ function findTool(rt: Runtime, name: string): RegisteredTool | undefined {
 export class McpHub {
   private readonly runtimes = new Map<string, Runtime>();
   private registry: Toolset = { tools: [], collisions: [] };
+  /** Runtimes whose first connect has ended (listed tools or failed): they no longer hold names back. */
+  private readonly settledOnce = new WeakSet<Runtime>();
+  /** Cross-server collisions already logged: each is reported once, not at every rebuild. */
+  private readonly reported = new Set<string>();
   private servers: Readonly<Record<string, McpServerEntry>>;
 
   constructor(private readonly options: HubOptions) {
@@ -307,6 +311,10 @@ export class McpHub {
         // A lost connection is worth a line too, not only a failed reconnect (a server restart that
         // succeeds at once would otherwise leave no trace).
         const state = connectionState(snapshot);
+        if (state !== "connecting" && !this.settledOnce.has(rt)) {
+          this.settledOnce.add(rt);
+          this.rebuild();
+        }
         if (snapshot.context.lastError !== undefined && (state === "failed" || state === "reconnecting")) {
           this.options.logger.warn(
             { server: name },
@@ -334,6 +342,14 @@ export class McpHub {
   }
 
   private rebuild(): void {
-    this.registry = mergeToolsets([...this.runtimes.values()].map((rt) => [rt.name, rt.toolset] as const));
+    this.registry = mergeToolsets(
+      [...this.runtimes.values()].map((rt) => [rt.name, rt.toolset, !this.settledOnce.has(rt)] as const),
+    );
+    const own = new Set([...this.runtimes.values()].flatMap((rt) => rt.toolset.collisions));
+    for (const collision of this.registry.collisions) {
+      if (own.has(collision) || this.reported.has(collision)) continue;
+      this.reported.add(collision);
+      this.options.logger.warn({}, `[mcp] tool name collision: ${collision}`);
+    }
   }
 }

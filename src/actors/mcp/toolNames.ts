@@ -172,24 +172,35 @@ export function buildToolset(
   return { tools: out, collisions };
 }
 
-/** Across servers (in configuration order) the first server keeps a name; later ones are reported. */
-export function mergeToolsets(toolsets: ReadonlyArray<readonly [string, Toolset]>): Toolset {
+/** One server's part of the merge: `pending` while its first connect has not listed its tools yet. */
+export type MergeEntry = readonly [server: string, toolset: Toolset, pending?: boolean];
+
+/**
+ * Across servers, configuration order decides: the server listed first keeps a name and later ones are
+ * reported, whatever order they connect in. So that a name never moves from a later server to an
+ * earlier one mid-run, a later server's tools under the prefix of an earlier server still making its
+ * first connect (`mcp__<server>__`) are held back until that server has listed its tools or failed.
+ */
+export function mergeToolsets(toolsets: ReadonlyArray<MergeEntry>): Toolset {
   const taken = new Map<string, string>();
+  const reserved: string[] = [];
   const tools: RegisteredTool[] = [];
   const collisions: string[] = [];
-  for (const [server, set] of toolsets) {
+  for (const [server, set, pending] of toolsets) {
     collisions.push(...set.collisions);
     for (const tool of set.tools) {
       const holder = taken.get(tool.name);
       if (holder !== undefined && holder !== server) {
         collisions.push(
-          `${server}: "${tool.original}" registers as ${tool.name}, already taken by server ${holder}; skipped`,
+          `${server}: "${tool.original}" registers as ${tool.name}, already taken by server ${holder} (listed earlier in mcp_servers); skipped`,
         );
         continue;
       }
+      if (reserved.some((prefix) => tool.name.startsWith(prefix))) continue;
       taken.set(tool.name, server);
       tools.push(tool);
     }
+    if (pending === true) reserved.push(`mcp__${sanitize(server)}__`);
   }
   return { tools, collisions };
 }

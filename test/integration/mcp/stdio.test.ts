@@ -196,7 +196,9 @@ describe("stdio servers (real subprocess)", () => {
     const echo = h.tools().filter((t) => t.name === "mcp__a_b__echo");
     expect(echo).toEqual([expect.objectContaining({ server: "a.b" })]);
     expect(h.collisions()).toEqual([
-      expect.stringMatching(/a_b: "echo" registers as mcp__a_b__echo, already taken by server a\.b/),
+      expect.stringMatching(
+        /a_b: "echo" registers as mcp__a_b__echo, already taken by server a\.b \(listed earlier in mcp_servers\)/,
+      ),
     ]);
   });
 
