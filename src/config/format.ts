@@ -167,7 +167,11 @@ export function formatIssue(
   known?: KnownKeys,
   placement = false,
 ): string {
-  const path = issue.path.map(String).join(".") || "(top level)";
+  // A list entry as `args[1]`, a mapping key as `.key`.
+  const path =
+    issue.path
+      .map((key, i) => (typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${String(key)}`))
+      .join("") || "(top level)";
   let message = hiddenEntryValue(issue) ?? issue.message;
   if (issue.code === "invalid_type") {
     const expected = EXPECTED_WORDS[issue.expected] ?? issue.expected;

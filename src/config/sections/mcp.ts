@@ -200,9 +200,19 @@ const textValue = (booleans: boolean) =>
         : `expected a string, got ${describe(i.input)}`,
   });
 
+/** One `args` entry: a string (a number as its text); `true`, `null` and the like say to quote them. */
+const argValue = z.union([z.string(), z.number()], {
+  error: (i) =>
+    i.input === null || i.input === undefined
+      ? `has no value — write "" for an empty argument, or remove the entry`
+      : typeof i.input === "boolean"
+        ? `expected a string, got ${i.input} — put it in quotes ("${i.input}") to pass it as an argument`
+        : `expected a string, got ${describe(i.input)}`,
+});
+
 const entryShape = {
   command: z.string().min(1).optional(),
-  args: z.array(z.union([z.string(), z.number()]).transform(String)).default([]),
+  args: z.array(argValue.transform(String)).default([]),
   env: z.record(z.string(), textValue(true).transform(String)).default({}),
   url: z.string().min(1).optional(),
   headers: z

@@ -12,13 +12,13 @@ describe("regex filters", () => {
           prs: { secret: OPEN, filters: [{ field: "pull_request.title", regex: "^(?!WIP)" }] },
         }),
       }),
-    ).rejects.toThrow(/routes\.prs\.filters\.0\.regex: not a valid RE2 pattern .*not: \{field/);
+    ).rejects.toThrow(/routes\.prs\.filters\[0\]\.regex: not a valid RE2 pattern .*not: \{field/);
     await expect(
       startTestGateway({
         config: webhookConfig({
           dup: { secret: OPEN, filters: [{ any: [{ field: "s", regex: "(a)\\1" }] }] },
         }),
       }),
-    ).rejects.toThrow(/routes\.dup\.filters\.0\.any\.0\.regex: not a valid RE2 pattern/);
+    ).rejects.toThrow(/routes\.dup\.filters\[0\]\.any\[0\]\.regex: not a valid RE2 pattern/);
   });
 });

@@ -17,7 +17,7 @@ function loadFilters(filters: string) {
 describe("filter config errors (spec 2.3 operator values)", () => {
   it("missing: false names the operator to use instead, not zod's 'expected one of true'", () => {
     expect(() => loadFilters("{field: pull_request, missing: false}")).toThrow(
-      /routes\.gh\.filters\.0\.missing: missing takes true \(for a field that must be present, use exists: true\)/,
+      /routes\.gh\.filters\[0\]\.missing: missing takes true \(for a field that must be present, use exists: true\)/,
     );
     expect(
       loadFilters("{field: pull_request, missing: true}").config.platforms.webhook.routes.gh?.filters,

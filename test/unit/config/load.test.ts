@@ -166,7 +166,7 @@ describe("config loading (spec 2.1)", () => {
       load(
         "platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          - {field: a, equals: 1, in: [1]}\n",
       ),
-    ).toThrow(/routes\.gh\.filters\.0: a filter needs exactly one operator/);
+    ).toThrow(/routes\.gh\.filters\[0\]: a filter needs exactly one operator/);
   });
 
   it("filters written as one mapping instead of a list is that one filter", () => {
@@ -178,29 +178,29 @@ describe("config loading (spec 2.1)", () => {
       load(
         "platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          field: action\n          in: opened\n",
       ),
-    ).toThrow(/routes\.gh\.filters\.0\.in: expected a list, got "opened"/);
+    ).toThrow(/routes\.gh\.filters\[0\]\.in: expected a list, got "opened"/);
   });
 
   it("a bad filter value is reported with that value and how to write it, not the whole filter", () => {
     const filter = (text: string) => () =>
       load(`platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          - ${text}\n`);
     expect(filter("{field: action, equals: [opened, closed]}")).toThrow(
-      /routes\.gh\.filters\.0\.equals: expected one value \(text, a number, true\/false or null\) — to match any of several values use in: \[\.\.\.\]$/,
+      /routes\.gh\.filters\[0\]\.equals: expected one value \(text, a number, true\/false or null\) — to match any of several values use in: \[\.\.\.\]$/,
     );
     expect(filter("{field: action, in: opened}")).toThrow(
-      /routes\.gh\.filters\.0\.in: expected a list, got "opened" — write a list: \[opened\]$/,
+      /routes\.gh\.filters\[0\]\.in: expected a list, got "opened" — write a list: \[opened\]$/,
     );
     expect(filter("{field: draft, exists: 'yes'}")).toThrow(
-      /routes\.gh\.filters\.0\.exists: expected true or false, got "yes" — write true or false \(YAML 1\.2 reads yes\/no\/on\/off as text\)$/,
+      /routes\.gh\.filters\[0\]\.exists: expected true or false, got "yes" — write true or false \(YAML 1\.2 reads yes\/no\/on\/off as text\)$/,
     );
     expect(filter("{not: [{field: a, equals: 1}]}")).toThrow(
-      /routes\.gh\.filters\.0\.not: not takes one filter \(a mapping\), not a list — to negate several, write not: \{all: \[\.\.\.\]\}/,
+      /routes\.gh\.filters\[0\]\.not: not takes one filter \(a mapping\), not a list — to negate several, write not: \{all: \[\.\.\.\]\}/,
     );
     expect(filter("{any: [{field: a, contains: [x]}]}")).toThrow(
-      /routes\.gh\.filters\.0\.any\.0\.contains: expected one value/,
+      /routes\.gh\.filters\[0\]\.any\[0\]\.contains: expected one value/,
     );
     expect(filter("{field: action, equal: opened}")).toThrow(
-      /routes\.gh\.filters\.0: unknown filter key "equal" — did you mean "equals"\? \(a filter is field plus one of exists, missing, equals/,
+      /routes\.gh\.filters\[0\]: unknown filter key "equal" — did you mean "equals"\? \(a filter is field plus one of exists, missing, equals/,
     );
     expect(() =>
       load("platforms:\n  webhook:\n    routes:\n      gh:\n        deliver_extra:\n          chat_id:\n"),
