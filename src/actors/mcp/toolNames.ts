@@ -128,16 +128,22 @@ export function buildToolset(
 ): Toolset {
   const out: RegisteredTool[] = [];
   const collisions: string[] = [];
-  const owner = new Map<string, string>();
+  const owner = new Map<string, RegisteredTool>();
+  // A server tool named like a utility tool (`list_resources`): the message says which one is which.
+  const shown = (tool: RegisteredTool) =>
+    tool.kind === "utility" ? `the utility tool ${tool.original}` : `"${tool.original}"`;
   const add = (tool: RegisteredTool) => {
     const first = owner.get(tool.name);
     if (first !== undefined) {
+      const mixed = first.kind !== tool.kind;
+      const firstShown =
+        mixed && first.kind === "native" ? `the server's tool ${shown(first)}` : shown(first);
       collisions.push(
-        `${server}: "${tool.original}" and "${first}" both register as ${tool.name}; "${tool.original}" is skipped`,
+        `${server}: ${shown(tool)} and ${firstShown} both register as ${tool.name}; ${shown(tool)} is skipped`,
       );
       return;
     }
-    owner.set(tool.name, tool.original);
+    owner.set(tool.name, tool);
     out.push(tool);
   };
   for (const tool of selectTools(tools, policy)) {
