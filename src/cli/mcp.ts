@@ -156,6 +156,10 @@ async function connected(loaded: LoadedConfig, hub: McpHub, server: string): Pro
   return status;
 }
 
+function noTools(hub: McpHub, server: string): string {
+  return terminalText(hub.noToolsReason(server) ?? "none listed");
+}
+
 async function listTools(server: string): Promise<void> {
   const loaded = loadConfig();
   const hub = cliHub(loaded, [server]);
@@ -163,7 +167,7 @@ async function listTools(server: string): Promise<void> {
     const status = await connected(loaded, hub, server);
     const tools = hub.toolsOf(server);
     if (tools.length === 0)
-      process.stdout.write(`${server}: no tools registered (tools.include/exclude left none)\n`);
+      process.stdout.write(`${server}: no tools registered (${noTools(hub, server)})\n`);
     else
       process.stdout.write(
         `${table([["REGISTERED NAME", "SERVER TOOL"], ...tools.map((t) => [t.name, terminalText(t.original)])])}\n`,
@@ -191,7 +195,7 @@ async function testServer(server: string): Promise<void> {
     const ms = Math.round(performance.now() - started);
     const tools = hub.toolsOf(server);
     process.stdout.write(
-      `  connected in ${ms} ms (protocol era: ${status.era ?? "legacy"})\n  ${tools.length} tool${tools.length === 1 ? "" : "s"} registered${tools.length === 0 ? " (tools.include/exclude left none)" : `: ${tools.map((t) => t.name).join(", ")}`}\n`,
+      `  connected in ${ms} ms (protocol era: ${status.era ?? "legacy"})\n  ${tools.length} tool${tools.length === 1 ? "" : "s"} registered${tools.length === 0 ? ` (${noTools(hub, server)})` : `: ${tools.map((t) => t.name).join(", ")}`}\n`,
     );
     printProblems(status);
   } finally {

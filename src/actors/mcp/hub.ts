@@ -114,6 +114,11 @@ export class McpHub {
     return [...this.runtime(server).toolset.tools];
   }
 
+  /** Why a server's last listing registered no tool (undefined when it registered some, or never listed). */
+  noToolsReason(server: string): string | undefined {
+    return this.runtime(server).toolset.empty;
+  }
+
   collisions(): string[] {
     return [...this.registry.collisions];
   }

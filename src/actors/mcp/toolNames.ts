@@ -113,6 +113,31 @@ export interface Toolset {
   readonly tools: RegisteredTool[];
   /** Human-readable reports of names that could not be registered. */
   readonly collisions: string[];
+  /** Why no tool is registered, when none is (`svc mcp tools` / `test` print it). */
+  readonly empty?: string;
+}
+
+/**
+ * The true reason a listing registered nothing: no tools at all, or filters that left none; plus each
+ * utility switch that is on without the capability behind it, or off beside a capability (rule 4).
+ */
+export function emptyReason(
+  listed: number,
+  capabilities: { resources: boolean; prompts: boolean },
+  policy: McpServerEntry["tools"],
+): string {
+  const reasons = [
+    listed === 0
+      ? "the server lists no tools"
+      : `tools.include/exclude left none of its ${listed} tool${listed === 1 ? "" : "s"}`,
+  ];
+  for (const key of ["resources", "prompts"] as const) {
+    if (policy[key] && !capabilities[key])
+      reasons.push(`tools.${key} is on but the server does not offer ${key}`);
+    else if (!policy[key] && capabilities[key])
+      reasons.push(`the server offers ${key}: tools.${key}: true registers their utility tools`);
+  }
+  return reasons.join("; ");
 }
 
 /**
@@ -175,7 +200,9 @@ export function buildToolset(
       readOnly: true,
     });
   }
-  return { tools: out, collisions };
+  return out.length > 0
+    ? { tools: out, collisions }
+    : { tools: out, collisions, empty: emptyReason(tools.length, capabilities, policy) };
 }
 
 /** One server's part of the merge: `pending` while its first connect has not listed its tools yet. */

@@ -1,0 +1,50 @@
+import { spawnSync } from "node:child_process";
+import { join, resolve } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { STDIO_FIXTURE } from "../mcp/harness.js";
+
+const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
+const EMPTY_SERVER = resolve(import.meta.dirname, "../../fixtures/mcp/empty-server.mjs");
+
+let home: TempHome;
+beforeEach(() => {
+  home = tempHome();
+});
+afterEach(() => home.cleanup());
+
+function svc(args: string[], servers: Record<string, unknown>) {
+  home.write("config.yaml", stringify({ mcp_servers: servers }));
+  return spawnSync(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+}
+
+/** `svc mcp tools` / `test` with nothing registered say why: not always tools.include/exclude. */
+describe("svc mcp tools on a server that registers nothing", () => {
+  it("a server with no tools: says so, and that resources/prompts it lacks cannot register", () => {
+    const servers = {
+      empty: { command: process.execPath, args: [EMPTY_SERVER], tools: { resources: true } },
+    };
+    const tools = svc(["mcp", "tools", "empty"], servers);
+    expect(tools.stdout).toBe(
+      "empty: no tools registered (the server lists no tools; tools.resources is on but the server does not offer resources)\n",
+    );
+    const test = svc(["mcp", "test", "empty"], servers);
+    expect(test.stdout).toContain(
+      "0 tools registered (the server lists no tools; tools.resources is on but the server does not offer resources)",
+    );
+  });
+
+  it("filters that leave none: says how many tools they left out, and what the server offers", () => {
+    const tools = svc(["mcp", "tools", "fx"], {
+      fx: { command: process.execPath, args: [STDIO_FIXTURE, "legacy"], tools: { include: "nothing*" } },
+    });
+    expect(tools.stdout).toMatch(
+      /^fx: no tools registered \(tools\.include\/exclude left none of its \d+ tools; the server offers resources: tools\.resources: true registers their utility tools; the server offers prompts: tools\.prompts: true registers their utility tools\)\n$/,
+    );
+  });
+});
