@@ -12,8 +12,15 @@ export function applicationsDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 function desktopEntry(svcCommand: readonly string[]): string {
-  // Desktop Entry spec: each argument quoted, with ", `, $ and \ escaped inside quotes; %u is the link.
-  const quote = (arg: string) => `"${arg.replace(/(["`$\\])/g, "\\$1")}"`;
+  // Desktop Entry spec, Exec key: each argument quoted, with ", `, $ and \ escaped by a backslash inside
+  // the quotes; string values are unescaped before that quoting, so the backslash is written \\ (a
+  // literal \ is \\\\), and a literal % is %% (else `%d` in a path is a field code and is dropped).
+  const quote = (arg: string) =>
+    `"${arg
+      .replace(/\\/g, "\\\\\\\\")
+      .replace(/(["`$])/g, "\\\\$1")
+      .replace(/%/g, "%%")
+      .replace(/\n/g, "\\n")}"`;
   return [
     "[Desktop Entry]",
     "Type=Application",
