@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { runAnswering, svc } from "./svc.js";
 
 let home: TempHome;
 let desktop: TempHome;
@@ -21,19 +20,6 @@ function execArgs(entry: string, link: string): string[] {
   );
 }
 
-function run(argv: string[], env: Record<string, string>, input: string): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(argv[0] as string, argv.slice(1), {
-      env,
-      cwd: join(import.meta.dirname, "../../.."),
-      stdio: ["pipe", "ignore", "ignore"],
-    });
-    child.on("error", reject);
-    child.on("close", resolve);
-    child.stdin.end(input);
-  });
-}
-
 describe("svc mcp install --register-handler (spec 4.1): the registered command works as the desktop runs it", {
   timeout: 90_000,
 }, () => {
@@ -48,7 +34,11 @@ describe("svc mcp install --register-handler (spec 4.1): the registered command 
     const entry = readFileSync(join(xdg, "applications", "svc-mcp-install.desktop"), "utf8");
     const link = `svc://mcp/install?name=docs&config=${Buffer.from('{"url":"https://docs.test/mcp"}').toString("base64url")}`;
     // The desktop's environment: another HOME and no SVC_HOME.
-    const code = await run(execArgs(entry, link), { PATH: process.env.PATH ?? "", HOME: desktop.dir }, "y\n");
+    const code = await runAnswering(
+      execArgs(entry, link),
+      { PATH: process.env.PATH ?? "", HOME: desktop.dir },
+      "y\n",
+    );
     expect(code).toBe(0);
     expect(parse(readFileSync(join(home.dir, "config.yaml"), "utf8")).mcp_servers).toEqual({
       docs: { url: "https://docs.test/mcp" },

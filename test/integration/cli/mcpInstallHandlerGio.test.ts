@@ -1,10 +1,10 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { runAnswering, svc } from "./svc.js";
 
 const hasGio = spawnSync("gio", ["version"]).status === 0;
 
@@ -28,19 +28,6 @@ function fakeTerminal(dir: string, argvFile: string): string {
     { mode: 0o755 },
   );
   return bin;
-}
-
-function run(argv: string[], env: Record<string, string>, input: string): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(argv[0] as string, argv.slice(1), {
-      env,
-      cwd: join(import.meta.dirname, "../../.."),
-      stdio: ["pipe", "ignore", "ignore"],
-    });
-    child.on("error", reject);
-    child.on("close", resolve);
-    child.stdin.end(input);
-  });
 }
 
 describe("svc mcp install --register-handler: the .desktop file as GLib (gio launch) reads it", {
@@ -81,7 +68,7 @@ describe("svc mcp install --register-handler: the .desktop file as GLib (gio lau
       }
       const argv = JSON.parse(readFileSync(argvFile, "utf8")) as string[];
       expect(argv).toContain(`SVC_HOME=${svcHome}`);
-      const code = await run(argv, { PATH: process.env.PATH ?? "", HOME: desktop.dir }, "y\n");
+      const code = await runAnswering(argv, { PATH: process.env.PATH ?? "", HOME: desktop.dir }, "y\n");
       expect(code).toBe(0);
       expect(parse(readFileSync(join(svcHome, "config.yaml"), "utf8")).mcp_servers).toEqual({
         docs: { url: "https://docs.test/mcp" },

@@ -101,3 +101,21 @@ export async function killIfRunning(
   gateway.child.kill("SIGKILL");
   await gateway.exited;
 }
+
+/** Runs an argv from the repository root with `input` piped in (a command as the desktop launches it); its exit code. */
+export function runAnswering(
+  argv: string[],
+  env: Record<string, string>,
+  input: string,
+): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0] as string, argv.slice(1), {
+      env,
+      cwd: join(import.meta.dirname, "../../.."),
+      stdio: ["pipe", "ignore", "ignore"],
+    });
+    child.on("error", reject);
+    child.on("close", resolve);
+    child.stdin.end(input);
+  });
+}
