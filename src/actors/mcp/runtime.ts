@@ -1,6 +1,7 @@
 import { waitFor } from "xstate";
 import { interpolateDeep } from "../../config/interpolate.js";
-import { MAX_DURATION_SECONDS, type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
+import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
+import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
 import { describeError, SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
 import { type ConnectOptions, connectServer } from "../../io/mcp/connect.js";
@@ -60,7 +61,7 @@ export function connectionInput(
     name,
     kind,
     startIn,
-    connectTimeoutMs: Math.min(entry.connect_timeout * 1000 + loginMs, MAX_DURATION_SECONDS * 1000),
+    connectTimeoutMs: Math.min(entry.connect_timeout * 1000 + loginMs, MAX_TIMER_MS),
     keepaliveMs: keepalive === undefined ? 0 : Math.max(5, keepalive) * 1000,
     idleMs: entry.idle_timeout_seconds * 1000,
     maxLifetimeMs: entry.max_lifetime_seconds * 1000,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_TIMER_SECONDS } from "../timerSeconds.js";
 
 /**
  * `mcp_servers` (spec mcp-client 2.1, 2.2, 2.4). String values stay raw here: `${VAR}` is rendered at
@@ -14,12 +15,9 @@ function describe(value: unknown): string {
   }
 }
 
-/** The longest timer Node.js sets (2^31 - 1 ms, about 24.8 days); a longer one would fire after 1 ms. */
-export const MAX_DURATION_SECONDS = Math.floor(2_147_483_647 / 1000);
-
 /**
  * A duration in seconds (numbers, or numeric strings); the message names the unit the user must give.
- * Values above MAX_DURATION_SECONDS count as it (`timeout: 3000000` for "practically never").
+ * Values above MAX_TIMER_SECONDS count as it (`timeout: 3000000` for "practically never").
  */
 function seconds<D extends number | undefined>(fallback: D, options: { positive?: boolean } = {}) {
   return z
@@ -35,7 +33,7 @@ function seconds<D extends number | undefined>(fallback: D, options: { positive?
         });
         return z.NEVER;
       }
-      return Math.min(n, MAX_DURATION_SECONDS) as never;
+      return Math.min(n, MAX_TIMER_SECONDS) as never;
     });
 }
 
