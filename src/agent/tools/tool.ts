@@ -1,0 +1,39 @@
+/**
+ * What the agent's tool loop, the built-in toolsets and the per-run MCP endpoint for command agents
+ * share: one tool shape, whatever the tool's origin (an MCP server through the hub, or built in).
+ */
+
+/** A JSON Schema object, passed to the model (and to MCP clients) unchanged. */
+export type JsonSchema = { readonly type: "object"; readonly [key: string]: unknown };
+
+/** One piece of a tool's answer, in MCP's content shape so MCP results pass through unchanged. */
+export type ToolContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+
+export type ToolOutcome =
+  | { readonly ok: true; readonly content: readonly ToolContent[] }
+  /** The model receives `error` as the tool's result and the run goes on. */
+  | { readonly ok: false; readonly error: string };
+
+/** What a tool knows of the run that calls it. */
+export interface ToolContext {
+  readonly signal: AbortSignal;
+  readonly route: string;
+  readonly deliveryId: string;
+  readonly profile: string;
+  /** True for webhook and cron runs: no one is present to approve a call or answer a question. */
+  readonly unattended: boolean;
+  /** The run's own working directory under `$SVC_HOME/workspaces/`, created on first use. */
+  workspace(): Promise<string>;
+  /** Asks the run's model about an image (for `vision_analyze`); absent for runners without a model. */
+  analyzeImage?(url: string, question: string, signal: AbortSignal): Promise<string>;
+}
+
+export interface AgentTool {
+  /** The name the model calls: `mcp__<server>__<tool>` for MCP tools, the bare name for built-ins. */
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  execute(args: unknown, context: ToolContext): Promise<ToolOutcome>;
+}
