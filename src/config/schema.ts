@@ -2,6 +2,7 @@ import { z } from "zod";
 import { agentSchema, gatewaySchema } from "./sections/agent.js";
 import { mcpServersSchema } from "./sections/mcp.js";
 import { platformsSchema } from "./sections/platforms.js";
+import { stateSchema } from "./sections/state.js";
 
 /** The one configuration schema; each section lives in `sections/`. */
 export const configSchema = z.strictObject({
@@ -9,6 +10,7 @@ export const configSchema = z.strictObject({
   agent: agentSchema,
   platforms: platformsSchema,
   mcp_servers: mcpServersSchema,
+  state: stateSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;
