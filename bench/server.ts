@@ -16,7 +16,7 @@ import { join } from "node:path";
  * on-the-fly transform of src/, which adds its own per-call helpers (measured ~10 % slower).
  */
 const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url).href;
-const { startGateway } = (await import(dist("gateway.js"))) as typeof import("../src/gateway.js");
+const { startGateway } = (await import(dist("gateway/index.js"))) as typeof import("../src/gateway/index.js");
 const { createLogger } = (await import(dist("io/log.js"))) as typeof import("../src/io/log.js");
 
 const [mode, arg] = process.argv.slice(2);

@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import type { Command } from "commander";
 import { svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
-import type { Gateway } from "../gateway.js";
+import type { Gateway } from "../gateway/index.js";
 import { createLogger } from "../io/log.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { releaseStopSignals } from "./earlySignals.js";
@@ -114,7 +114,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   });
   try {
     // Loaded here, not at the top: `svc gateway status|stop|setup` never load the gateway itself.
-    const { startGateway } = await import("../gateway.js");
+    const { startGateway } = await import("../gateway/index.js");
     const inspector = options.inspect === undefined ? undefined : await import("../actors/inspector.js");
     gateway = await startGateway({
       logger,

@@ -5,7 +5,7 @@ import { loadConfig, readEnvFile } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { isSvcError, SvcError } from "../errors.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
-import { startupProblems } from "../startupProblems.js";
+import { startupProblems } from "../gateway/startupProblems.js";
 import { runningPid } from "./gatewayLifecycle.js";
 
 export interface SetupOptions {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, vi } from "vitest";
 import { stringify } from "yaml";
-import { type Gateway, type GatewayOptions, startGateway } from "../../src/gateway.js";
+import { type Gateway, type GatewayOptions, startGateway } from "../../src/gateway/index.js";
 import { createLogger } from "../../src/io/log.js";
 import { type TempHome, tempHome } from "./home.js";
 

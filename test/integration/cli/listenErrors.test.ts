@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { startGateway } from "../../../src/gateway.js";
+import { startGateway } from "../../../src/gateway/index.js";
 import { createLogger } from "../../../src/io/log.js";
 import { webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
 import { stringify } from "yaml";
 import { startInspector } from "../../../src/actors/inspector.js";
-import { type Gateway, startGateway } from "../../../src/gateway.js";
+import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort, postJson } from "../../helpers/http.js";

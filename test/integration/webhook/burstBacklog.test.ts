@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
-import type { Gateway } from "../../../src/gateway.js";
+import type { Gateway } from "../../../src/gateway/index.js";
 import { RUN_JOURNAL_DIR } from "../../../src/io/sessions/runJournal.js";
 import { startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
-import type { Gateway } from "../../../src/gateway.js";
+import type { Gateway } from "../../../src/gateway/index.js";
 import {
   inHome,
   RECORDER_AGENT,

@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { type Gateway, startGateway } from "../../../src/gateway.js";
+import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { createLogger } from "../../../src/io/log.js";
 import { seenKey } from "../../../src/streams/stages/idempotency.js";
 import { startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";

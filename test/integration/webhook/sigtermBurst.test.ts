@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { type Gateway, startGateway } from "../../../src/gateway.js";
+import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { createLogger } from "../../../src/io/log.js";
 import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
 import { inHome, webhookConfig } from "../../helpers/gateway.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { coalesceNote } from "../../../src/actors/coalescer.js";
-import type { Gateway } from "../../../src/gateway.js";
+import type { Gateway } from "../../../src/gateway/index.js";
 import { appendedRuns } from "../../helpers/appendAgent.js";
 import { inHome, startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
-import { startupProblems } from "../../../src/startupProblems.js";
+import { startupProblems } from "../../../src/gateway/startupProblems.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;

@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { fromCallback } from "xstate";
-import { createRunExecutor, createRunner } from "./actors/agent/index.js";
-import type { AgentRunner } from "./actors/agent/runner.js";
-import { coalescerActor, createCoalescer, withCoalesceNote } from "./actors/coalescer.js";
-import { createCronScheduler, cronActor, runCronJob } from "./actors/cron.js";
-import { createDeliverer } from "./actors/deliver.js";
-import { startGatewayMcp } from "./actors/mcp/gatewayHub.js";
-import { createShutdownSaver } from "./actors/pendingRuns.js";
-import { missingReferenceWarnings } from "./actors/routeReferences.js";
-import { createRouteRegistry, type RouteTable, routesActor, routeTable } from "./actors/routes.js";
+import { createRunExecutor, createRunner } from "../actors/agent/index.js";
+import type { AgentRunner } from "../actors/agent/runner.js";
+import { coalescerActor, createCoalescer, withCoalesceNote } from "../actors/coalescer.js";
+import { createCronScheduler, cronActor, runCronJob } from "../actors/cron.js";
+import { createDeliverer } from "../actors/deliver.js";
+import { startGatewayMcp } from "../actors/mcp/gatewayHub.js";
+import { createShutdownSaver } from "../actors/pendingRuns.js";
+import { missingReferenceWarnings } from "../actors/routeReferences.js";
+import { createRouteRegistry, type RouteTable, routesActor, routeTable } from "../actors/routes.js";
 import {
   activeRuns,
   drainRuns,
@@ -19,40 +19,40 @@ import {
   runsMachine,
   takeWaitingRuns,
   unfinishedRuns,
-} from "./actors/runs.js";
-import { startSystem } from "./actors/system.js";
-import { howToEnableWebhook } from "./config/load.js";
-import { profileBindingWarnings } from "./config/profileWarnings.js";
-import { restartOnlyChanges } from "./config/restartOnly.js";
-import type { Config } from "./config/schema.js";
-import { LOOPBACK_HOSTS } from "./config/validate.js";
-import { describeError, SvcError } from "./errors.js";
-import { checkedConfig, describeRoutes } from "./gatewayConfig.js";
-import type { Gateway, GatewayOptions } from "./gatewayTypes.js";
-import { createRequestHandler } from "./io/http/core.js";
-import { listenFailureHint } from "./io/http/listenHint.js";
-import { type ServerHandle, startHttpServer } from "./io/http/server.js";
-import { createLogger } from "./io/log.js";
-import { existingProfiles, profilesOnDisk } from "./io/profiles.js";
-import { runScript } from "./io/scripts.js";
-import { removeStaleStoreTempFiles } from "./io/stores/atomicFile.js";
-import { cronStore } from "./io/stores/cronStore.js";
-import { readPendingRuns, writePendingRuns } from "./io/stores/pendingRuns.js";
-import { readSeenIds, removeSeenIds, saveSeenIds } from "./io/stores/seenIds.js";
-import { createSubscriptionSource } from "./io/stores/subscriptions.js";
-import { checkTargets } from "./io/targets/check.js";
-import { createTargets } from "./io/targets/registry.js";
-import { targetStartupProblems, targetWarnings } from "./io/targets/validate.js";
-import { pipelineLogHooks } from "./pipelineLogHooks.js";
+} from "../actors/runs.js";
+import { startSystem } from "../actors/system.js";
+import { howToEnableWebhook } from "../config/load.js";
+import { profileBindingWarnings } from "../config/profileWarnings.js";
+import { restartOnlyChanges } from "../config/restartOnly.js";
+import type { Config } from "../config/schema.js";
+import { LOOPBACK_HOSTS } from "../config/validate.js";
+import { describeError, SvcError } from "../errors.js";
+import { checkedConfig, describeRoutes } from "./config.js";
+import type { Gateway, GatewayOptions } from "./types.js";
+import { createRequestHandler } from "../io/http/core.js";
+import { listenFailureHint } from "../io/http/listenHint.js";
+import { type ServerHandle, startHttpServer } from "../io/http/server.js";
+import { createLogger } from "../io/log.js";
+import { existingProfiles, profilesOnDisk } from "../io/profiles.js";
+import { runScript } from "../io/scripts.js";
+import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
+import { cronStore } from "../io/stores/cronStore.js";
+import { readPendingRuns, writePendingRuns } from "../io/stores/pendingRuns.js";
+import { readSeenIds, removeSeenIds, saveSeenIds } from "../io/stores/seenIds.js";
+import { createSubscriptionSource } from "../io/stores/subscriptions.js";
+import { checkTargets } from "../io/targets/check.js";
+import { createTargets } from "../io/targets/registry.js";
+import { targetStartupProblems, targetWarnings } from "../io/targets/validate.js";
+import { pipelineLogHooks } from "./logHooks.js";
 import { createProfileResources } from "./profileResources.js";
 import { resumeSavedRuns } from "./resumeSavedRuns.js";
-import { createPipeline } from "./streams/pipeline.js";
-import { createFixedWindowLimiter } from "./streams/rateLimiter.js";
-import { createSeenCache } from "./streams/seenCache.js";
-import { verifySignature } from "./streams/signatures.js";
+import { createPipeline } from "../streams/pipeline.js";
+import { createFixedWindowLimiter } from "../streams/rateLimiter.js";
+import { createSeenCache } from "../streams/seenCache.js";
+import { verifySignature } from "../streams/signatures.js";
 
-export { describeRoutes } from "./gatewayConfig.js";
-export type { Gateway, GatewayOptions } from "./gatewayTypes.js";
+export { describeRoutes } from "./config.js";
+export type { Gateway, GatewayOptions } from "./types.js";
 
 /** The idempotency cache keeps 1 hour (spec 6) and at most this many ids; the oldest are evicted first. */
 export const SEEN_CACHE_MAX_ENTRIES = 100_000;

@@ -1,7 +1,7 @@
-import { svcPaths } from "./config/paths.js";
-import { createListReader } from "./io/listFiles.js";
-import type { Logger } from "./io/log.js";
-import { createRunJournal, type RunJournal } from "./io/sessions/runJournal.js";
+import { svcPaths } from "../config/paths.js";
+import { createListReader } from "../io/listFiles.js";
+import type { Logger } from "../io/log.js";
+import { createRunJournal, type RunJournal } from "../io/sessions/runJournal.js";
 
 /** What the gateway keeps per profile, made on first use: its paths, its run journal, its in_file lists. */
 export function createProfileResources(home: string, logger: Logger) {

@@ -1,8 +1,8 @@
 import { renameSync } from "node:fs";
-import { resumablePendingRuns } from "./actors/pendingRuns.js";
-import { type RunsRef, resumeRuns } from "./actors/runs.js";
-import { readPendingRuns, writePendingRuns } from "./io/stores/pendingRuns.js";
-import type { PipelineLogHooks } from "./pipelineLogHooks.js";
+import { resumablePendingRuns } from "../actors/pendingRuns.js";
+import { type RunsRef, resumeRuns } from "../actors/runs.js";
+import { readPendingRuns, writePendingRuns } from "../io/stores/pendingRuns.js";
+import type { PipelineLogHooks } from "./logHooks.js";
 
 /** Queues the runs saved at the last shutdown whose route still exists; the rest stay in the file. */
 export function resumeSavedRuns(

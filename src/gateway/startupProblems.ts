@@ -1,6 +1,6 @@
-import type { Config } from "./config/schema.js";
-import { webhookStartupProblems } from "./config/validate.js";
-import { refusedTargets, targetStartupProblems } from "./io/targets/validate.js";
+import type { Config } from "../config/schema.js";
+import { webhookStartupProblems } from "../config/validate.js";
+import { refusedTargets, targetStartupProblems } from "../io/targets/validate.js";
 
 /**
  * Every reason the gateway refuses to start with `config` (the route rules of spec 2.2, a route whose

@@ -1,8 +1,8 @@
 import type { InspectionEvent } from "xstate";
-import type { TimerClock } from "./actors/coalescer.js";
-import type { RouteSource } from "./actors/routes.js";
-import type { Logger } from "./io/log.js";
-import type { EventModes } from "./streams/context.js";
+import type { TimerClock } from "../actors/coalescer.js";
+import type { RouteSource } from "../actors/routes.js";
+import type { Logger } from "../io/log.js";
+import type { EventModes } from "../streams/context.js";
 
 export interface GatewayOptions {
   /** SVC_HOME; defaults to the environment's. */

@@ -1,7 +1,7 @@
-import type { QueuedRun } from "./actors/runs.js";
-import type { Logger } from "./io/log.js";
-import type { PendingRun } from "./io/stores/pendingRuns.js";
-import type { AcceptedEvent } from "./streams/context.js";
+import type { QueuedRun } from "../actors/runs.js";
+import type { Logger } from "../io/log.js";
+import type { PendingRun } from "../io/stores/pendingRuns.js";
+import type { AcceptedEvent } from "../streams/context.js";
 
 /** Log lines of the request path: cheap (no per-request INFO line), never a secret or a payload. */
 export function pipelineLogHooks(logger: Logger) {

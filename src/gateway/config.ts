@@ -1,6 +1,6 @@
-import { type LoadedConfig, loadConfig } from "./config/load.js";
-import { SvcError } from "./errors.js";
-import type { GatewayOptions } from "./gatewayTypes.js";
+import { type LoadedConfig, loadConfig } from "../config/load.js";
+import { SvcError } from "../errors.js";
+import type { GatewayOptions } from "./types.js";
 import { startupProblems } from "./startupProblems.js";
 
 /** The config, refused (startup_refused) with every problem that keeps the gateway from starting. */
