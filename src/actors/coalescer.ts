@@ -23,7 +23,7 @@ export interface CoalescerOptions {
    * ~5 KB and XState's scheduler cancels timers in O(all timers)). Other groups are light records
    * driven by `clock` with the same transitions (~1 KB each; docs/coalescing-and-cron.md).
    */
-  readonly parent?: AnyActorRef;
+  readonly parent?: AnyActorRef | (() => AnyActorRef);
   readonly actorGroupLimit?: number;
   readonly clock?: TimerClock;
   readonly logger?: Logger;
@@ -219,7 +219,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
           pendingCopy(event),
           quietMs,
           maxMs,
-          options.parent,
+          typeof options.parent === "function" ? options.parent() : options.parent,
           (output) => fired(id, output),
         );
       } else {
@@ -243,10 +243,10 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
 }
 
 /** The coalescer's place under the root system; `{type: "flush"}` flushes every group. */
-export function coalescerActor(coalescer: () => Coalescer | undefined) {
+export function coalescerActor(coalescer: Coalescer) {
   return fromCallback<{ type: "flush" }>(({ receive }) => {
     receive((event) => {
-      if (event.type === "flush") coalescer()?.flushAll();
+      if (event.type === "flush") coalescer.flushAll();
     });
   });
 }

@@ -16,7 +16,20 @@ export interface RunsInput {
   readonly maxConcurrent: number;
   readonly execute: RunExecutor;
   readonly logger: Logger;
+  /** The queue the slots pull from, when its owner made it (the gateway); else the machine makes one. */
+  readonly queue?: RunQueue;
 }
+
+/** The timers the queue's drain bound waits on (the gateway's clock). */
+export interface RunQueueTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(id: unknown): void;
+}
+
+const REAL_TIMERS: RunQueueTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
+};
 
 /**
  * Waiting runs kept at most (default; `startGateway({ runQueueCap })`); past it new agent events are
@@ -31,6 +44,8 @@ export class RunQueue {
   readonly active = new Set<QueuedRun>();
   private readonly idleSlots: Array<() => void> = [];
   private readonly idleWaiters = new Set<() => void>();
+
+  constructor(private readonly timers: RunQueueTimers = REAL_TIMERS) {}
 
   push(event: QueuedRun): void {
     this.waiting.push(event);
@@ -60,12 +75,12 @@ export class RunQueue {
     if (this.isIdle()) return Promise.resolve(true);
     return new Promise((resolve) => {
       const done = (idle: boolean) => {
-        clearTimeout(timer);
+        this.timers.clearTimeout(timer);
         this.idleWaiters.delete(onIdle);
         resolve(idle);
       };
       const onIdle = () => done(true);
-      const timer = setTimeout(() => done(false), timeoutMs);
+      const timer = this.timers.setTimeout(() => done(false), timeoutMs);
       this.idleWaiters.add(onIdle);
     });
   }
@@ -148,7 +163,7 @@ export const runsMachine = setup({
 }).createMachine({
   id: "runs",
   context: ({ input, spawn }) => {
-    const queue = new RunQueue();
+    const queue = input.queue ?? new RunQueue();
     for (let i = 0; i < input.maxConcurrent; i++) {
       spawn("slot", {
         id: `run-slot-${i + 1}`,
@@ -165,7 +180,7 @@ export const runsMachine = setup({
 export type RunsRef = ActorRefFrom<typeof runsMachine>;
 
 /** The part of an accepted event a run needs (see `QueuedRun`). */
-function queuedRun(event: AcceptedEvent): QueuedRun {
+export function queuedRun(event: AcceptedEvent): QueuedRun {
   const { payload: _payload, headers: _headers, ...run } = event;
   return run;
 }

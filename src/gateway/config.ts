@@ -1,7 +1,7 @@
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { SvcError } from "../errors.js";
-import type { GatewayOptions } from "./types.js";
 import { startupProblems } from "./startupProblems.js";
+import type { GatewayOptions } from "./types.js";
 
 /** The config, refused (startup_refused) with every problem that keeps the gateway from starting. */
 export function checkedConfig(options: GatewayOptions): LoadedConfig {

@@ -4,6 +4,8 @@ import type { Logger } from "../io/log.js";
 import { createRunJournal, type RunJournal } from "../io/sessions/runJournal.js";
 
 /** What the gateway keeps per profile, made on first use: its paths, its run journal, its in_file lists. */
+export type ProfileResources = ReturnType<typeof createProfileResources>;
+
 export function createProfileResources(home: string, logger: Logger) {
   const profileCache = new Map<string, ReturnType<typeof svcPaths>>();
   const profilePaths = (profile: string) => {

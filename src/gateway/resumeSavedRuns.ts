@@ -1,13 +1,13 @@
 import { renameSync } from "node:fs";
 import { resumablePendingRuns } from "../actors/pendingRuns.js";
-import { type RunsRef, resumeRuns } from "../actors/runs.js";
 import { readPendingRuns, writePendingRuns } from "../io/stores/pendingRuns.js";
 import type { PipelineLogHooks } from "./logHooks.js";
+import type { RunQueuePort } from "./runs.js";
 
 /** Queues the runs saved at the last shutdown whose route still exists; the rest stay in the file. */
 export function resumeSavedRuns(
   file: string,
-  runs: RunsRef,
+  runs: Pick<RunQueuePort, "resume">,
   lookup: Parameters<typeof resumablePendingRuns>[1],
   hooks: PipelineLogHooks,
 ): void {
@@ -27,7 +27,7 @@ export function resumeSavedRuns(
   if (saved.runs.length === 0 && saved.unreadable.length === 0) return;
   const { queued, unmatched } = resumablePendingRuns(saved.runs, lookup);
   writePendingRuns(file, { runs: unmatched, unreadable: saved.unreadable });
-  resumeRuns(runs, queued);
+  runs.resume(queued);
   if (queued.length > 0) hooks.onRunsResumed(queued.length, file);
   if (unmatched.length > 0) hooks.onRunsKept(unmatched, file);
 }

@@ -1,6 +1,7 @@
 import type { InspectionEvent } from "xstate";
 import type { TimerClock } from "../actors/coalescer.js";
 import type { RouteSource } from "../actors/routes.js";
+import type { Clock } from "../clock.js";
 import type { Logger } from "../io/log.js";
 import type { EventModes } from "../streams/context.js";
 
@@ -11,9 +12,14 @@ export interface GatewayOptions {
   /** Overrides of `platforms.webhook.host` / `port` (`--host`, `--port`; 0 picks a free port). */
   readonly host?: string;
   readonly port?: number;
-  /** Clock for rate limiting, idempotency and signature timestamps (tests inject a fake one). */
+  /**
+   * The gateway's clock: rate windows, idempotency, signature timestamps, coalescing windows, cron ticks,
+   * delivery retries and the stop's drain bound (default the system clock).
+   */
+  readonly clock?: Clock;
+  /** Overrides `clock.now` for rate limiting, idempotency and signature timestamps only. */
   readonly now?: () => number;
-  /** Timers of the coalescing groups (tests inject a fake clock; `--inspect` actor groups use the system's). */
+  /** Overrides `clock`'s timers for the coalescing groups only (`--inspect` actor groups use the system's). */
   readonly timers?: TimerClock;
   readonly logger?: Logger;
   readonly eventModes?: EventModes;

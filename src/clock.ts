@@ -1,0 +1,44 @@
+import { setTimeout as delay } from "node:timers/promises";
+
+/**
+ * Time as svc reads it: the wall clock, one-shot timers and an abortable sleep. The gateway makes one at
+ * its root and hands it to every timing rule (rate windows, coalescing windows, cron ticks, delivery
+ * retries, the stop's drain bound), so tests drive all of them with a fake clock instead of sleeping.
+ */
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(id: unknown): void;
+  /** Resolves after `ms`; rejects with the signal's reason when it is aborted first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** The process's real clock. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
+  sleep: async (ms, signal) => {
+    await delay(ms, undefined, signal === undefined ? {} : { signal });
+  },
+};
+
+/** `sleep` built on a clock's own timers (a fake clock's sleeps end when the test advances it). */
+export function sleepOn(timers: Pick<Clock, "setTimeout" | "clearTimeout">): Clock["sleep"] {
+  return (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const onAbort = () => {
+        timers.clearTimeout(id);
+        reject(signal?.reason);
+      };
+      const id = timers.setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+}

@@ -1,0 +1,42 @@
+import type { InspectionEvent } from "xstate";
+import {
+  type Coalescer,
+  coalescerActor,
+  createCoalescer,
+  type TimerClock,
+  withCoalesceNote,
+} from "../actors/coalescer.js";
+import type { GatewaySystem } from "../actors/system.js";
+import type { Logger } from "../io/log.js";
+import type { AcceptedEvent } from "../streams/context.js";
+
+export interface CoalescingDeps {
+  readonly system: GatewaySystem;
+  readonly logger: Logger;
+  readonly timers: TimerClock;
+  /** Under `--inspect` the groups are actors under the `coalescer` actor, visible in the inspector. */
+  readonly inspect?: (event: InspectionEvent) => void;
+  /** Where a fired group's run goes (past the queue's cap: its events were answered 202 long ago). */
+  readonly dispatch: (event: AcceptedEvent) => void;
+}
+
+export interface Coalescing {
+  readonly coalescer: Coalescer;
+  /** Fires every pending group now (stop, reload), through the `coalescer` actor's `flush` event. */
+  flush(): void;
+}
+
+/** Coalescing groups per (route, rendered key) and the `coalescer` actor that owns them. */
+export function createCoalescing(deps: CoalescingDeps): Coalescing {
+  const coalescer = createCoalescer({
+    logger: deps.logger,
+    dispatch: (event, superseded) => deps.dispatch(withCoalesceNote(event, superseded)),
+    clock: deps.timers,
+    ...(deps.inspect === undefined ? {} : { parent: () => ref }),
+  });
+  const ref = deps.system.spawn("coalescer", coalescerActor(coalescer));
+  return {
+    coalescer,
+    flush: () => ref.send({ type: "flush" }),
+  };
+}

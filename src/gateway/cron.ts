@@ -1,0 +1,54 @@
+import {
+  type CronClock,
+  type CronScheduler,
+  createCronScheduler,
+  cronActor,
+  runCronJob,
+} from "../actors/cron.js";
+import type { Deliverer } from "../actors/deliver.js";
+import type { GatewaySystem } from "../actors/system.js";
+import type { SvcPaths } from "../config/paths.js";
+import type { Logger } from "../io/log.js";
+import { existingProfiles } from "../io/profiles.js";
+import { cronStore } from "../io/stores/cronStore.js";
+import type { AcceptedEvent } from "../streams/context.js";
+import type { Agent } from "./agent.js";
+import type { ProfileResources } from "./profileResources.js";
+
+export interface CronDeps {
+  readonly system: GatewaySystem;
+  readonly paths: SvcPaths;
+  readonly logger: Logger;
+  readonly clock: CronClock;
+  readonly agent: Agent;
+  readonly deliverer: Deliverer;
+  readonly profiles: ProfileResources;
+  /** Jobs fired by webhook events share the agent runs' bound (agent.max_concurrent_runs) and queue. */
+  readonly enqueue: (event: AcceptedEvent) => boolean;
+}
+
+/** The cron scheduler over every profile's store, started and stopped as the `cron` actor. */
+export function createCron(deps: CronDeps): CronScheduler {
+  const { paths, profiles } = deps;
+  const scheduler = createCronScheduler({
+    stores: {
+      profiles: () => existingProfiles(paths.home),
+      store: (profile) => cronStore(profiles.paths(profile).cronJobs),
+    },
+    logger: deps.logger,
+    clock: deps.clock,
+    runJob: (job, prompt, trigger, profile, signal, firedBy) =>
+      runCronJob(
+        { runner: deps.agent.runner(), deliverer: deps.deliverer },
+        job,
+        prompt,
+        trigger,
+        profile,
+        signal,
+        firedBy,
+      ),
+    enqueue: deps.enqueue,
+  });
+  deps.system.spawn("cron", cronActor(scheduler));
+  return scheduler;
+}

@@ -1,0 +1,80 @@
+import { createDeliverer, type Deliverer } from "../actors/deliver.js";
+import type { Clock } from "../clock.js";
+import type { SvcPaths } from "../config/paths.js";
+import type { Config } from "../config/schema.js";
+import type { Logger } from "../io/log.js";
+import { checkTargets } from "../io/targets/check.js";
+import { createTargets } from "../io/targets/registry.js";
+import { targetStartupProblems, targetWarnings } from "../io/targets/validate.js";
+import type { AcceptedEvent } from "../streams/context.js";
+
+export interface DeliveriesDeps {
+  readonly config: Config;
+  readonly paths: SvcPaths;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export interface Deliveries {
+  readonly deliverer: Deliverer;
+  /** A direct-mode route's payload to its target; false (logged by `onFailed`) when it failed. */
+  deliverDirect(
+    event: AcceptedEvent,
+    onFailed: (event: AcceptedEvent, err: unknown) => void,
+  ): Promise<boolean>;
+  /** Logs the new config's target warnings (first thing a reload does). */
+  warn(config: Config): void;
+  /** Rebuilds the targets when `platforms.<name>` changed (a new token, a platform enabled). */
+  reload(config: Config): void;
+}
+
+/** The delivery platforms' settings (all of `platforms` but the webhook adapter), to see whether a reload changed them. */
+const platformSettings = (config: Config): string =>
+  JSON.stringify({ ...config.platforms, webhook: undefined });
+
+/** The delivery targets and the deliverer (agent-mode retries wait on the gateway's clock). */
+export function createDeliveries(deps: DeliveriesDeps): Deliveries {
+  const { logger, paths } = deps;
+  const targetDeps = { logger, ...(deps.env === undefined ? {} : { env: deps.env }) };
+  let current = deps.config;
+  let targets = createTargets(current, targetDeps);
+  const warn = (config: Config) => {
+    for (const warning of targetWarnings(targetStartupProblems(config, paths.config))) logger.warn(warning);
+  };
+  warn(current);
+  const deliverer = createDeliverer({ targets: () => targets, logger, paths, sleep: deps.clock.sleep });
+  // Credentials checks report each platform's state; they do not hold up the listener.
+  void checkTargets(targets, logger);
+  return {
+    deliverer,
+    async deliverDirect(event, onFailed) {
+      try {
+        await deliverer.deliver({
+          target: event.route.deliver,
+          message: {
+            text: event.prompt,
+            extra: event.extra,
+            route: event.routeName,
+            deliveryId: event.deliveryId,
+            profile: event.profile === "default" ? undefined : event.profile,
+          },
+          mode: "direct",
+          mirrorToSession: event.route.mirror_to_session,
+        });
+        return true;
+      } catch (err) {
+        onFailed(event, err);
+        return false;
+      }
+    },
+    warn,
+    reload(config) {
+      if (platformSettings(config) !== platformSettings(current)) {
+        targets = createTargets(config, targetDeps);
+        void checkTargets(targets, logger);
+      }
+      current = config;
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { randomUUID } from "node:crypto";
+import type { Coalescer } from "../actors/coalescer.js";
+import type { CronScheduler } from "../actors/cron.js";
+import type { RouteRegistry } from "../actors/routes.js";
+import type { GatewaySystem } from "../actors/system.js";
+import type { Config } from "../config/schema.js";
+import { SvcError } from "../errors.js";
+import { createRequestHandler } from "../io/http/core.js";
+import { listenFailureHint } from "../io/http/listenHint.js";
+import { type ServerHandle, startHttpServer } from "../io/http/server.js";
+import type { Logger } from "../io/log.js";
+import { runScript } from "../io/scripts.js";
+import type { AcceptedEvent, EventModes } from "../streams/context.js";
+import { createPipeline } from "../streams/pipeline.js";
+import { createFixedWindowLimiter } from "../streams/rateLimiter.js";
+import type { SeenCache } from "../streams/seenCache.js";
+import { verifySignature } from "../streams/signatures.js";
+import type { PipelineLogHooks } from "./logHooks.js";
+import type { ProfileResources } from "./profileResources.js";
+
+export interface IngressDeps {
+  readonly config: Config;
+  readonly host: string;
+  readonly port: number;
+  readonly http: "uws" | "node";
+  readonly logger: Logger;
+  readonly hooks: PipelineLogHooks;
+  readonly now: () => number;
+  readonly system: GatewaySystem;
+  readonly registry: RouteRegistry;
+  readonly profiles: ProfileResources;
+  readonly seen: SeenCache;
+  readonly coalescer: Coalescer;
+  readonly cron: CronScheduler;
+  readonly enqueueRun: (event: AcceptedEvent) => boolean;
+  readonly deliverDirect: (event: AcceptedEvent) => Promise<boolean>;
+  readonly eventModes?: EventModes;
+}
+
+export interface Ingress {
+  readonly host: string;
+  /** The real listening port; 0 when the webhook adapter is disabled. */
+  readonly port: number;
+  /** Closes the listener at once and starts answering the requests still in the pipeline. */
+  closeIntake(): void;
+  /** Resolves once every request taken in has been answered (after `closeIntake`). */
+  drained(): Promise<void>;
+  /** Applies a reload's rate limit (open windows keep their count). */
+  reload(config: Config): void;
+}
+
+/**
+ * The webhook adapter: the rate limiter, the stage pipeline and the HTTP listener. With the adapter off
+ * no listener opens; the pipeline exists all the same (nothing reaches it).
+ */
+export async function startIngress(deps: IngressDeps): Promise<Ingress> {
+  const { registry, hooks, seen, profiles, host } = deps;
+  const webhook = deps.config.platforms.webhook;
+  const limiter = createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now: deps.now });
+  const pipeline = createPipeline({
+    routes: {
+      lookup: (name) => registry.lookup(name),
+      multiplexProfiles: () => registry.current().multiplexProfiles,
+    },
+    maxBodyBytes: () => registry.current().maxBodyBytes,
+    tryAcquire: (route) => limiter.tryAcquire(route),
+    msUntilReset: (route) => limiter.msUntilReset(route),
+    auth: { verify: verifySignature, ...hooks.auth },
+    onPing: hooks.onPing,
+    filters: { listReader: profiles.listReader },
+    script: {
+      runScript: (request) =>
+        runScript({
+          scriptsDir: profiles.paths(request.profile).scripts,
+          script: request.script,
+          payload: request.payload,
+          timeoutMs: registry.current().scriptTimeoutMs,
+          route: request.routeName,
+          event: request.event,
+          deliveryId: request.deliveryId,
+        }),
+      onIgnored: hooks.onScriptIgnored,
+    },
+    idempotency: { checkAndAdd: (key) => seen.checkAndAdd(key), randomId: randomUUID },
+    dispatch: {
+      modes: {
+        coalesce: (event) => deps.coalescer.offer(event),
+        fireCronJob: (jobRef, event) => deps.cron.fire(jobRef, event),
+        ...deps.eventModes,
+      },
+      enqueueRun: deps.enqueueRun,
+      forget: (key) => seen.delete(key),
+      onCronUnavailable: hooks.onCronUnavailable,
+      onCoalesceUnavailable: hooks.onCoalesceUnavailable,
+    },
+    deliver: {
+      deliverDirect: deps.deliverDirect,
+      forget: (key) => seen.delete(key),
+    },
+    onFailure: hooks.onStageFailure,
+  });
+
+  let server: ServerHandle = { impl: "node", host, port: 0, close() {} };
+  if (webhook.enabled) {
+    try {
+      server = await startHttpServer({
+        host,
+        port: deps.port,
+        logger: deps.logger,
+        impl: deps.http,
+        handler: createRequestHandler({
+          pipeline,
+          multiplexProfiles: () => registry.current().multiplexProfiles,
+          maxBodyBytes: () => registry.current().maxBodyBytes,
+          now: deps.now,
+          onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
+        }),
+      });
+    } catch (err) {
+      deps.system.shutdown();
+      throw new SvcError("startup_refused", `${(err as Error).message} — ${listenFailureHint(host)}`);
+    }
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    host,
+    port: server.port,
+    closeIntake() {
+      server.close();
+      closing ??= pipeline.close();
+    },
+    drained: () => closing ?? Promise.resolve(),
+    reload(config) {
+      limiter.setLimit(config.platforms.webhook.rate_limit);
+    },
+  };
+}

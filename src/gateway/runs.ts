@@ -1,0 +1,96 @@
+import { createRunExecutor } from "../actors/agent/index.js";
+import type { CronScheduler } from "../actors/cron.js";
+import type { Deliverer } from "../actors/deliver.js";
+import { createShutdownSaver, type ShutdownSave } from "../actors/pendingRuns.js";
+import {
+  type QueuedRun,
+  queuedRun,
+  RUN_QUEUE_CAP,
+  RunQueue,
+  type RunQueueTimers,
+  runsMachine,
+} from "../actors/runs.js";
+import type { GatewaySystem } from "../actors/system.js";
+import type { Logger } from "../io/log.js";
+import { readPendingRuns, writePendingRuns } from "../io/stores/pendingRuns.js";
+import type { AcceptedEvent } from "../streams/context.js";
+import type { Agent } from "./agent.js";
+import type { ProfileResources } from "./profileResources.js";
+
+/**
+ * The bounded FIFO of accepted agent runs (webhook events, coalesced groups, fired cron jobs). Made before
+ * what feeds it and before the slots that work it off, so nothing is wired through a forward reference.
+ */
+export interface RunQueuePort {
+  /** Queues unless `cap` runs already wait (default the gateway's); false means the event was not taken. */
+  enqueue(event: AcceptedEvent, cap?: number): boolean;
+  /** Queues runs accepted before a restart (no cap: they were answered 202 long ago). */
+  resume(runs: readonly QueuedRun[]): void;
+  /** Runs not yet finished (running, then waiting), for the stop's checkpoints. */
+  unfinished(): QueuedRun[];
+  active(): QueuedRun[];
+  /** Stops starting waiting runs and hands them back (stop, past the drain timeout). */
+  takeWaiting(): QueuedRun[];
+  /** Waits until no run is waiting or running; false when `timeoutMs` passes first. */
+  drain(timeoutMs: number): Promise<boolean>;
+  /** A stop's saver of unfinished runs to pending-runs.json, for the next start. */
+  shutdownSaver(): ShutdownSave;
+  readonly queue: RunQueue;
+}
+
+export function createRunQueue(deps: {
+  cap?: number;
+  timers: RunQueueTimers;
+  pendingRunsFile: string;
+}): RunQueuePort {
+  const queue = new RunQueue(deps.timers);
+  const defaultCap = deps.cap ?? RUN_QUEUE_CAP;
+  return {
+    queue,
+    enqueue(event, cap = defaultCap) {
+      if (queue.waiting.length >= cap) return false;
+      queue.push(queuedRun(event));
+      return true;
+    },
+    resume(runs) {
+      for (const run of runs) queue.push(run);
+    },
+    unfinished: () => [...queue.active, ...queue.waiting],
+    active: () => [...queue.active],
+    takeWaiting: () => queue.takeWaiting(),
+    drain: (timeoutMs) => queue.whenIdle(timeoutMs),
+    shutdownSaver: () => createShutdownSaver(readPendingRuns, writePendingRuns, deps.pendingRunsFile),
+  };
+}
+
+export interface RunsDeps {
+  readonly system: GatewaySystem;
+  readonly queue: RunQueuePort;
+  /** `agent.max_concurrent_runs` (a restart-only setting). */
+  readonly maxConcurrent: number;
+  readonly logger: Logger;
+  readonly agent: Agent;
+  readonly deliverer: Deliverer;
+  readonly profiles: ProfileResources;
+  /** Runs a cron job fired by a webhook event, once its turn in the queue comes. */
+  readonly runFiredJob: CronScheduler["runFired"];
+}
+
+/** The run slots (the `runs` actor and its `run-slot-N` children) working off the queue. */
+export function createRuns(deps: RunsDeps): void {
+  const { logger, profiles } = deps;
+  const executeAgentRun = createRunExecutor({
+    runner: deps.agent.runner,
+    deliverer: deps.deliverer,
+    logger,
+    skillsDir: (profile) => profiles.paths(profile).skills,
+    recordRun: (profile, run) => profiles.runJournal(profile).record(run),
+  });
+  deps.system.spawn("runs", runsMachine, {
+    maxConcurrent: deps.maxConcurrent,
+    logger,
+    queue: deps.queue.queue,
+    execute: (run, signal) =>
+      run.route.cron_job === undefined ? executeAgentRun(run, signal) : deps.runFiredJob(run, signal),
+  });
+}
