@@ -3,16 +3,11 @@ import type { Command } from "commander";
 import { svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import type { Gateway } from "../gateway/index.js";
+import { type GatewayState, gatewayStateFile, recordedPid, runningPid } from "../io/gatewayState.js";
 import { createLogger } from "../io/log.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { releaseStopSignals } from "./earlySignals.js";
-import {
-  type GatewayState,
-  gatewayStateFile,
-  recordedPid,
-  registerGatewayLifecycleCommands,
-  runningPid,
-} from "./gatewayLifecycle.js";
+import { registerGatewayLifecycleCommands } from "./gatewayLifecycle.js";
 import { parseHostOption, parsePortOption } from "./options.js";
 
 /** `--inspect` without a port. */

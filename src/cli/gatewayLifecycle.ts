@@ -6,76 +6,11 @@ import type { Command } from "commander";
 import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
+import { type GatewayState, gatewayAddress, gatewayStateFile, runningPid } from "../io/gatewayState.js";
 import { processAlive } from "../io/processAlive.js";
 import { writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
 import { runSetup, type SetupOptions } from "./setupWizard.js";
-
-/** What `svc gateway start` learned about the gateway it started (`$SVC_HOME/gateway.json`). */
-export interface GatewayState {
-  readonly pid: number;
-  readonly host: string;
-  readonly port: number;
-  readonly started_at: string;
-}
-
-export function gatewayStateFile(paths: SvcPaths): string {
-  return join(paths.home, "gateway.json");
-}
-
-/**
- * After a crash or a container restart the pid of a stale `gateway.pid` may belong to another process
- * (or to this one): where /proc shows command lines, only a process with a `gateway` argument counts.
- */
-function isGateway(pid: number): boolean {
-  if (pid === process.pid) return false;
-  let cmdline: string;
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    return true; // no /proc (macOS) or not readable: trust the pid
-  }
-  return cmdline.split("\0").includes("gateway");
-}
-
-/** The pid in `gateway.pid` when that process is a live gateway; a stale file is removed. */
-export function runningPid(paths: SvcPaths): number | undefined {
-  if (!existsSync(paths.pidFile)) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(paths.pidFile, "utf8");
-  } catch (err) {
-    throw new SvcError(
-      "store_corrupt",
-      `${paths.pidFile}: cannot be read (${(err as Error).message}) — remove it if no gateway is running`,
-    );
-  }
-  const pid = Number(text.trim());
-  if (Number.isInteger(pid) && pid > 0 && processAlive(pid) && isGateway(pid)) return pid;
-  rmSync(paths.pidFile, { force: true });
-  return undefined;
-}
-
-/** The pid `gateway.json` describes, if it can be read. */
-export function recordedPid(stateFile: string): number | undefined {
-  try {
-    return (JSON.parse(readFileSync(stateFile, "utf8")) as GatewayState).pid;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Host and port of the running gateway: from `gateway.json` when it describes this pid, else the configuration. */
-export function gatewayAddress(paths: SvcPaths, pid?: number): { host: string; port: number } {
-  try {
-    const state = JSON.parse(readFileSync(gatewayStateFile(paths), "utf8")) as GatewayState;
-    if (pid === undefined || state.pid === pid) return { host: state.host, port: state.port };
-  } catch {
-    // No state file: fall back to the configuration.
-  }
-  const webhook = loadConfig().config.platforms.webhook;
-  return { host: webhook.host, port: webhook.port };
-}
 
 const connectHost = (host: string) =>
   host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { VERSION } from "./version.js";
+import { VERSION } from "../io/version.js";
 
 type RegisterCommands = (program: Command) => void;
 

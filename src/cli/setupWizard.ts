@@ -4,9 +4,9 @@ import { createInterface } from "node:readline";
 import { loadConfig, readEnvFile } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { isSvcError, SvcError } from "../errors.js";
-import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
 import { startupProblems } from "../gateway/startupProblems.js";
-import { runningPid } from "./gatewayLifecycle.js";
+import { runningPid } from "../io/gatewayState.js";
+import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
 
 export interface SetupOptions {
   enable?: boolean;

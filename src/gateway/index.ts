@@ -111,6 +111,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger,
     hooks,
     now,
+    clock,
     system,
     registry: routes.registry,
     profiles,

@@ -3,6 +3,7 @@ import type { Coalescer } from "../actors/coalescer.js";
 import type { CronScheduler } from "../actors/cron.js";
 import type { RouteRegistry } from "../actors/routes.js";
 import type { GatewaySystem } from "../actors/system.js";
+import type { Clock } from "../clock.js";
 import type { Config } from "../config/schema.js";
 import { SvcError } from "../errors.js";
 import { createRequestHandler } from "../io/http/core.js";
@@ -26,6 +27,8 @@ export interface IngressDeps {
   readonly logger: Logger;
   readonly hooks: PipelineLogHooks;
   readonly now: () => number;
+  /** Timers of the listener (a sender answered before its body ended lingers on them). */
+  readonly clock: Clock;
   readonly system: GatewaySystem;
   readonly registry: RouteRegistry;
   readonly profiles: ProfileResources;
@@ -106,6 +109,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
       server = await startHttpServer({
         host,
         port: deps.port,
+        clock: deps.clock,
         logger: deps.logger,
         impl: deps.http,
         handler: createRequestHandler({

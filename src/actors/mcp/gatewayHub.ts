@@ -5,12 +5,12 @@ import type { McpServers } from "../../config/sections/mcp.js";
 import { describeError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
 import type { OAuthProviderFor } from "../../io/mcp/connect.js";
+import { type StatusFile, writeStatusFile } from "../../io/mcp/statusFile.js";
 import type { AgentRunner } from "../agent/runner.js";
 import { oauthProviderFor } from "../oauth/provider.js";
 import { policyApprovals } from "./approvals.js";
 import { type HubOptions, McpHub, type ReloadSummary } from "./hub.js";
 import type { SamplingRunner } from "./serverRequests.js";
-import { type StatusFile, writeStatusFile } from "./status.js";
 
 export interface GatewayMcpOptions {
   readonly paths: SvcPaths;

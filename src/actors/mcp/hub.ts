@@ -9,6 +9,7 @@ import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { fingerprint, readSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
+import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
 import {
   type Connected,
   connectionState,
@@ -18,6 +19,7 @@ import {
 import type { GatewaySystem } from "../system.js";
 import type { ApprovalSurface } from "./approvals.js";
 import { CallQueue } from "./callQueue.js";
+import type { HubOptions } from "./hubOptions.js";
 import {
   connectionInput,
   connectRuntime,
@@ -26,8 +28,6 @@ import {
   SETTLED,
   serverScoped,
 } from "./runtime.js";
-import type { SamplingRunner } from "./serverRequests.js";
-import type { ServerStatus } from "./status.js";
 import { approveCall, invokeTool } from "./toolCall.js";
 import {
   buildToolset,
@@ -38,37 +38,10 @@ import {
   type Toolset,
 } from "./toolNames.js";
 
+export type { ReloadSummary } from "../../io/mcp/statusFile.js";
+
+export type { HubOptions } from "./hubOptions.js";
 export { connectionInput } from "./runtime.js";
-
-export interface HubOptions {
-  readonly servers: Readonly<Record<string, McpServerEntry>>;
-  /** `<profile root>/mcp-cache`. */
-  readonly cacheDir: string;
-  /** Re-read at every connect (the profile's `.env`, then the environment). */
-  readonly scope: () => InterpolationScope;
-  readonly logger: Logger;
-  readonly approvals: ApprovalSurface;
-  readonly runner?: SamplingRunner;
-  readonly oauthProviderFor?: OAuthProviderFor;
-  /** True only for a login started from a terminal; background (re)connects are never interactive. */
-  readonly interactive?: boolean;
-  readonly clock?: ActorOptions<AnyActorLogic>["clock"];
-  /** The Stately inspector (`svc gateway run --inspect`), for a hub outside the gateway's system. */
-  readonly inspect?: ActorOptions<AnyActorLogic>["inspect"];
-  /** The gateway's root system: connection actors become its supervised children (`mcp:<server>`). */
-  readonly system?: GatewaySystem;
-  readonly now?: () => number;
-  readonly parentEnv?: NodeJS.ProcessEnv;
-  /** Called after every status change (the gateway persists it for `svc mcp list`). */
-  readonly onStatus?: (statuses: ServerStatus[]) => void;
-}
-
-export interface ReloadSummary {
-  readonly added: string[];
-  readonly removed: string[];
-  readonly changed: string[];
-  readonly unchanged: string[];
-}
 
 /**
  * A server's tool by its own name; failing that, by its registered `mcp__<server>__<tool>` name or the

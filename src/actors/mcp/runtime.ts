@@ -18,7 +18,7 @@ import {
 } from "../../machines/mcpConnection.js";
 import { isConnectionClosed } from "./callErrors.js";
 import type { CallQueue } from "./callQueue.js";
-import type { HubOptions } from "./hub.js";
+import type { HubOptions } from "./hubOptions.js";
 import { logServerMessage } from "./serverLog.js";
 import { serverRequestHandlers } from "./serverRequests.js";
 import { buildToolset, type Toolset, unmatchedFilters } from "./toolNames.js";

@@ -1,5 +1,5 @@
 import type { LoadedConfig } from "../../config/load.js";
-import { gatewayAddress, runningPid } from "../gatewayLifecycle.js";
+import { gatewayAddress, runningPid } from "../../io/gatewayState.js";
 
 /** Where the gateway listens: the running one's address (`--host`/`--port` may differ from the config). */
 export interface Address {

@@ -3,13 +3,13 @@ import { inProfile, svcPaths } from "../../config/paths.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME } from "../../config/sections/webhook.js";
 import { LOOPBACK_HOSTS } from "../../config/validate.js";
 import { SvcError } from "../../errors.js";
+import { gatewayStateFile } from "../../io/gatewayState.js";
 import { cronStore, findJob } from "../../io/stores/cronStore.js";
 import type { Subscription } from "../../io/stores/subscriptions.js";
 import { targetStartupProblems } from "../../io/targets/validate.js";
 import { profileFlag } from "../format.js";
-import { gatewayStateFile } from "../gatewayLifecycle.js";
 import type { Address } from "./address.js";
-import type { SubscribeOptions } from "./subscribe.js";
+import type { SubscribeOptions } from "./subscribeOptions.js";
 
 /** An unknown `deliver` is refused; a target whose platform is not set up yet is only a warning here. */
 export function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): void {

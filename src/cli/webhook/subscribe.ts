@@ -12,21 +12,9 @@ import { portNote, runningAddress, subscriptionUrl, wildcardNote } from "./addre
 import { checkCronJob, checkInsecure, checkName, checkNotBlank, checkTarget } from "./checks.js";
 import { configWithEnabledNote } from "./config.js";
 import { storedRecord } from "./storedRecord.js";
+import type { SubscribeOptions } from "./subscribeOptions.js";
 
-export interface SubscribeOptions {
-  events?: string;
-  prompt?: string;
-  deliver?: string;
-  deliverChatId?: string;
-  deliverExtra?: Record<string, string>;
-  deliverOnly?: boolean;
-  /** false: `--no-cron-job` (back to an agent route). */
-  cronJob?: string | false;
-  description?: string;
-  routeProfile?: string;
-  secret?: string;
-  mirrorToSession?: boolean;
-}
+export type { SubscribeOptions } from "./subscribeOptions.js";
 
 /** `svc webhook subscribe <name>`: creates or updates the record, then prints its URL and secret. */
 export async function subscribe(name: string, options: SubscribeOptions): Promise<void> {

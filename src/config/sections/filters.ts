@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { regexProblem } from "../../streams/filters.js";
+import { regexProblem } from "../../streams/regex.js";
 import { nearMiss } from "../nearMiss.js";
 
 /** Leaf operators of spec 2.3; a leaf filter is `field` plus exactly one of these. */

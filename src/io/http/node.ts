@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { addHeaderLine, BodyCollector, LINGER_BYTES, type RequestHandler } from "./core.js";
-import type { ListenOptions, ServerHandle } from "./server.js";
+import type { ListenOptions, ServerHandle } from "./listen.js";
 
 const NON_ASCII = /[\u0080-\uffff]/;
 

@@ -1,21 +1,10 @@
 import type { Logger } from "../log.js";
 import type { RequestHandler } from "./core.js";
+import type { ListenOptions, ServerHandle } from "./listen.js";
 import { listenNode } from "./node.js";
 import { listenUws, loadUws } from "./uws.js";
 
-export interface ListenOptions {
-  readonly host: string;
-  readonly port: number;
-}
-
-export interface ServerHandle {
-  readonly impl: "uws" | "node";
-  readonly host: string;
-  /** The real port (the one picked when asked for 0). */
-  readonly port: number;
-  /** Stops accepting connections. */
-  close(): void;
-}
+export type { ListenOptions, ServerHandle } from "./listen.js";
 
 export interface StartServerOptions extends ListenOptions {
   readonly handler: RequestHandler;
@@ -25,7 +14,11 @@ export interface StartServerOptions extends ListenOptions {
 }
 
 export async function startHttpServer(options: StartServerOptions): Promise<ServerHandle> {
-  const listen = { host: options.host, port: options.port };
+  const listen = {
+    host: options.host,
+    port: options.port,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  };
   if (options.impl !== "node") {
     const loaded = await loadUws();
     if ("uws" in loaded) return listenUws(loaded.uws, options.handler, listen);

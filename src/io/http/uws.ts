@@ -1,4 +1,5 @@
 import type { HttpResponse, TemplatedApp, us_listen_socket } from "uWebSockets.js";
+import { type Clock, systemClock } from "../../clock.js";
 import { declaredLength } from "../../streams/stages/size.js";
 import type { Outcome } from "../../streams/types.js";
 import {
@@ -10,7 +11,7 @@ import {
   type RequestHead,
   statusLine,
 } from "./core.js";
-import type { ListenOptions, ServerHandle } from "./server.js";
+import type { ListenOptions, ServerHandle } from "./listen.js";
 
 type Uws = typeof import("uWebSockets.js");
 
@@ -102,13 +103,12 @@ class UwsExchange implements BodySource {
   private received = 0;
   private collector: BodyCollector | undefined;
   private done: ((body: Buffer | "too_large") => void) | undefined;
-  private lingering:
-    | { outcome: Outcome; started: number; dropped: number; idle?: NodeJS.Timeout }
-    | undefined;
+  private lingering: { outcome: Outcome; started: number; dropped: number; idle?: unknown } | undefined;
 
   constructor(
     private readonly res: HttpResponse,
     readonly head: RequestHead,
+    private readonly clock: Clock,
   ) {}
 
   read(limit: number, done: (body: Buffer | "too_large") => void): void {
@@ -141,8 +141,8 @@ class UwsExchange implements BodySource {
     } else if (this.reading === Reading.Linger) {
       const linger = this.lingering as NonNullable<typeof this.lingering>;
       linger.dropped += chunk.byteLength;
-      if (this.finished) clearTimeout(linger.idle);
-      else if (isLast || linger.dropped > LINGER_BYTES || Date.now() - linger.started > LINGER_MS) {
+      if (this.finished) this.clock.clearTimeout(linger.idle);
+      else if (isLast || linger.dropped > LINGER_BYTES || this.clock.now() - linger.started > LINGER_MS) {
         this.finishLinger();
       } else this.waitLinger();
     }
@@ -175,7 +175,7 @@ class UwsExchange implements BodySource {
    * LINGER_BYTES or LINGER_MS are passed.
    */
   private lingerChunked(outcome: Outcome): void {
-    this.lingering = { outcome, started: Date.now(), dropped: 0 };
+    this.lingering = { outcome, started: this.clock.now(), dropped: 0 };
     this.reading = Reading.Linger;
     this.listen();
     this.waitLinger();
@@ -183,13 +183,13 @@ class UwsExchange implements BodySource {
 
   private waitLinger(): void {
     const linger = this.lingering as NonNullable<typeof this.lingering>;
-    clearTimeout(linger.idle);
-    linger.idle = setTimeout(() => this.finishLinger(), LINGER_IDLE_MS);
+    this.clock.clearTimeout(linger.idle);
+    linger.idle = this.clock.setTimeout(() => this.finishLinger(), LINGER_IDLE_MS);
   }
 
   private finishLinger(): void {
     const linger = this.lingering as NonNullable<typeof this.lingering>;
-    clearTimeout(linger.idle);
+    this.clock.clearTimeout(linger.idle);
     if (!this.finished) this.answer(linger.outcome, true);
   }
 }
@@ -204,15 +204,20 @@ function copyHeader(key: string, value: string): void {
 /** The uWS adapter: copies the request synchronously, then only translates to the shared handler. */
 export function listenUws(uws: Uws, handler: RequestHandler, options: ListenOptions): Promise<ServerHandle> {
   const app: TemplatedApp = uws.App();
+  const clock = options.clock ?? systemClock;
   app.any("/*", (res, req) => {
     const headers: Record<string, string> = {};
     copying = headers;
     req.forEach(copyHeader);
-    const exchange = new UwsExchange(res, {
-      method: req.getCaseSensitiveMethod().toUpperCase(),
-      path: req.getUrl(),
-      headers,
-    });
+    const exchange = new UwsExchange(
+      res,
+      {
+        method: req.getCaseSensitiveMethod().toUpperCase(),
+        path: req.getUrl(),
+        headers,
+      },
+      clock,
+    );
     res.onAborted(() => {
       exchange.finished = true;
     });

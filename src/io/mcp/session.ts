@@ -24,7 +24,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { VERSION } from "../../cli/version.js";
+import { VERSION } from "../version.js";
 import {
   type DiscoverResult,
   DiscoverResultSchema,

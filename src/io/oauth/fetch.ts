@@ -1,6 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { USER_AGENT } from "../../cli/version.js";
 import { scrub } from "../credentials.js";
+import { USER_AGENT } from "../version.js";
 
 /** A failed response seen by an OAuth fetch: kept so errors can report status and an excerpt. */
 export interface FailedFetch {

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AnyActorRef, InspectionEvent } from "xstate";
-import { readStatusFile } from "../../../src/actors/mcp/status.js";
+import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { STDIO_FIXTURE } from "./harness.js";
 

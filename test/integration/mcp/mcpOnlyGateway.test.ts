@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { readStatusFile } from "../../../src/actors/mcp/status.js";
+import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { STDIO_FIXTURE } from "./harness.js";
 

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { readStatusFile } from "../../../src/actors/mcp/status.js";
+import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { type EverythingHttp, everythingStdio, startEverything } from "../../fixtures/mcp/everything.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 

@@ -5,5 +5,5 @@ const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.ur
 };
 
 export const VERSION: string = pkg.version;
-/** Sent on OAuth discovery, registration and token requests (mcp-client spec 5.9). */
+/** Sent on OAuth discovery, registration and token requests (the MCP authorization flow). */
 export const USER_AGENT = `Svc-Agent/${VERSION}`;

@@ -1,8 +1,15 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeJsonAtomic } from "../../io/stores/atomicFile.js";
 import type { ConnectionState } from "../../machines/mcpConnection.js";
-import type { ReloadSummary } from "./hub.js";
+import { writeJsonAtomic } from "../stores/atomicFile.js";
+
+/** What a reload of `mcp_servers` did to each server, by name. */
+export interface ReloadSummary {
+  readonly added: string[];
+  readonly removed: string[];
+  readonly changed: string[];
+  readonly unchanged: string[];
+}
 
 /** One server as `svc mcp list` and the inspector show it. */
 export interface ServerStatus {

@@ -1,0 +1,33 @@
+import type { ActorOptions, AnyActorLogic } from "xstate";
+import type { InterpolationScope } from "../../config/interpolate.js";
+import type { McpServerEntry } from "../../config/sections/mcp.js";
+import type { Logger } from "../../io/log.js";
+import type { OAuthProviderFor } from "../../io/mcp/connect.js";
+import type { ServerStatus } from "../../io/mcp/statusFile.js";
+import type { GatewaySystem } from "../system.js";
+import type { ApprovalSurface } from "./approvals.js";
+import type { SamplingRunner } from "./serverRequests.js";
+
+/** What an MCP hub is built from. */
+export interface HubOptions {
+  readonly servers: Readonly<Record<string, McpServerEntry>>;
+  /** `<profile root>/mcp-cache`. */
+  readonly cacheDir: string;
+  /** Re-read at every connect (the profile's `.env`, then the environment). */
+  readonly scope: () => InterpolationScope;
+  readonly logger: Logger;
+  readonly approvals: ApprovalSurface;
+  readonly runner?: SamplingRunner;
+  readonly oauthProviderFor?: OAuthProviderFor;
+  /** True only for a login started from a terminal; background (re)connects are never interactive. */
+  readonly interactive?: boolean;
+  readonly clock?: ActorOptions<AnyActorLogic>["clock"];
+  /** The Stately inspector (`svc gateway run --inspect`), for a hub outside the gateway's system. */
+  readonly inspect?: ActorOptions<AnyActorLogic>["inspect"];
+  /** The gateway's root system: connection actors become its supervised children (`mcp:<server>`). */
+  readonly system?: GatewaySystem;
+  readonly now?: () => number;
+  readonly parentEnv?: NodeJS.ProcessEnv;
+  /** Called after every status change (the gateway persists it for `svc mcp list`). */
+  readonly onStatus?: (statuses: ServerStatus[]) => void;
+}

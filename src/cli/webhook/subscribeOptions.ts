@@ -1,0 +1,15 @@
+/** The options of `svc webhook subscribe <name>`, as commander parses them. */
+export interface SubscribeOptions {
+  events?: string;
+  prompt?: string;
+  deliver?: string;
+  deliverChatId?: string;
+  deliverExtra?: Record<string, string>;
+  deliverOnly?: boolean;
+  /** false: `--no-cron-job` (back to an agent route). */
+  cronJob?: string | false;
+  description?: string;
+  routeProfile?: string;
+  secret?: string;
+  mirrorToSession?: boolean;
+}
