@@ -21,7 +21,7 @@ describe("htmlToText: readable text of a page for web_extract", () => {
   });
 
   it("handles hostile input (a megabyte of unclosed script tags) in one pass", () => {
-    const hostile = "<script".repeat(150_000) + "<p>x";
+    const hostile = `${"<script".repeat(150_000)}<p>x`;
     expect(htmlToText(hostile).text).toBe("");
     expect(htmlToText("<a ".repeat(300_000)).text).toBe("");
   });
