@@ -1,6 +1,6 @@
 import type { ToolsSettings } from "../../config/sections/tools.js";
 import { listInside, readInside, writeInside } from "../../io/workspaceFiles.js";
-import { argsObject, optionalString, stringArg, textOutcome, toolError } from "./outcome.js";
+import { argsObject, optionalString, stringArg, textOutcome, toolError, workspaceOf } from "./outcome.js";
 import type { AgentTool } from "./tool.js";
 
 /** Entries `file_list` shows of one directory. */
@@ -26,7 +26,9 @@ function fileRead(settings: ToolsSettings["file"]): AgentTool {
       if (typeof object === "string") return toolError(object);
       const path = stringArg(object, "path");
       if (typeof path !== "string") return toolError(path.error);
-      const read = await readInside(await context.workspace(), path, settings.max_bytes);
+      const root = await workspaceOf(context);
+      if (typeof root !== "string") return toolError(`file_read: ${root.error}`);
+      const read = await readInside(root, path, settings.max_bytes);
       if (!read.ok) return toolError(`file_read: ${read.error}`);
       const { text, size, truncated } = read.value;
       return textOutcome(
@@ -53,7 +55,9 @@ function fileWrite(settings: ToolsSettings["file"]): AgentTool {
       const path = stringArg(object, "path");
       if (typeof path !== "string") return toolError(path.error);
       if (typeof object.content !== "string") return toolError('argument "content" must be a string');
-      const written = await writeInside(await context.workspace(), path, object.content, settings.max_bytes);
+      const root = await workspaceOf(context);
+      if (typeof root !== "string") return toolError(`file_write: ${root.error}`);
+      const written = await writeInside(root, path, object.content, settings.max_bytes);
       if (!written.ok) return toolError(`file_write: ${written.error}`);
       return textOutcome(`wrote ${written.value} bytes to ${path}`);
     },
@@ -70,7 +74,9 @@ function fileList(): AgentTool {
       if (typeof object === "string") return toolError(object);
       const path = optionalString(object, "path");
       if (typeof path === "object") return toolError(path.error);
-      const listed = await listInside(await context.workspace(), path ?? ".", LIST_MAX_ENTRIES);
+      const root = await workspaceOf(context);
+      if (typeof root !== "string") return toolError(`file_list: ${root.error}`);
+      const listed = await listInside(root, path ?? ".", LIST_MAX_ENTRIES);
       if (!listed.ok) return toolError(`file_list: ${listed.error}`);
       const { entries, total } = listed.value;
       if (total === 0) return textOutcome("(empty)");

@@ -33,3 +33,14 @@ export function capped(text: string, max: number): string {
   if (text.length <= max) return text;
   return `${text.slice(0, max)}\n[truncated: ${text.length - max} more characters not shown]`;
 }
+
+/** The run's workspace directory, or a message saying why there is none (the tool then answers an error). */
+export async function workspaceOf(context: {
+  workspace(): Promise<string>;
+}): Promise<string | { error: string }> {
+  try {
+    return await context.workspace();
+  } catch (err) {
+    return { error: `this run has no working directory: ${(err as Error).message}` };
+  }
+}

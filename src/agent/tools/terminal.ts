@@ -1,7 +1,7 @@
 import type { ToolsSettings } from "../../config/sections/tools.js";
 import { runCappedProcess } from "../../io/cappedProcess.js";
 import { minimalEnv } from "../../io/process.js";
-import { argsObject, stringArg, textOutcome, toolError } from "./outcome.js";
+import { argsObject, stringArg, textOutcome, toolError, workspaceOf } from "./outcome.js";
 import type { AgentTool } from "./tool.js";
 
 export interface TerminalDeps {
@@ -39,7 +39,8 @@ export function terminalTool(settings: ToolsSettings["terminal"], deps: Terminal
       const command = stringArg(object, "command");
       if (typeof command !== "string") return toolError(command.error);
       if (command.includes("\0")) return toolError("the command contains a NUL character");
-      const cwd = await context.workspace();
+      const cwd = await workspaceOf(context);
+      if (typeof cwd !== "string") return toolError(`terminal: ${cwd.error}`);
       const result = await runCappedProcess({
         file: "bash",
         args: ["-c", command],

@@ -82,6 +82,14 @@ describe("file tools: read, write and list inside the run's workspace", () => {
     });
   });
 
+  it("answers a tool error when the run has no workspace", async () => {
+    const outcome = await (tools.file_list as AgentTool).execute({}, toolContext());
+    expect(outcome).toEqual({
+      ok: false,
+      error: "file_list: this run has no working directory: this test gives the run no workspace",
+    });
+  });
+
   it("says what is missing or wrong", async () => {
     expect(await call("file_read", { path: "nope.txt" })).toEqual({
       ok: false,
