@@ -115,6 +115,8 @@ function get(url: URL, options: GuardedFetchOptions, signal: AbortSignal): Promi
       "user-agent": "svc-agent/1 (web_extract)",
     },
     lookup: checkedLookup(options.resolve ?? systemResolver, allowed),
+    // A fresh connection per request: a pooled socket would skip the address check of this request.
+    agent: false,
     signal,
   };
   return new Promise((resolve, reject) => {

@@ -22,9 +22,9 @@ describe("config: tools section", () => {
   });
 
   it("reads a backend with its key from the environment", () => {
-    const { config } = load("tools:\n  web_search:\n    backend: brave\n    api_key: ${BRAVE_API_KEY}\n", {
-      BRAVE_API_KEY: "k-123",
-    });
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a config.yaml interpolation
+    const yaml = "tools:\n  web_search:\n    backend: brave\n    api_key: ${BRAVE_API_KEY}\n";
+    const { config } = load(yaml, { BRAVE_API_KEY: "k-123" });
     expect(config.tools.web_search).toMatchObject({ backend: "brave", api_key: "k-123", max_results: 5 });
   });
 
