@@ -11,8 +11,11 @@ import {
   type RunEndpoint,
 } from "../../../src/agent/mcpEndpoint/index.js";
 import { clarifyTool, NO_ONE_PRESENT } from "../../../src/agent/tools/clarify.js";
+import { builtinTools, lazyWorkspace } from "../../../src/agent/tools/index.js";
 import type { AgentTool, JsonSchema, ToolContent } from "../../../src/agent/tools/tool.js";
+import { toolsSchema } from "../../../src/config/sections/tools.js";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
+import { tempHome } from "../../helpers/home.js";
 import { toolContext } from "../../helpers/toolContext.js";
 
 const AGENT = join(import.meta.dirname, "../../fixtures/agent/mcpClientAgent.mjs");
@@ -143,6 +146,39 @@ describe("command agents reach their run's tools at SVC_MCP_URL with SVC_MCP_TOK
       content: [{ type: "text", text: 'unknown tool "terminal": this run does not offer it' }],
       isError: true,
     });
+  });
+
+  it("a command agent runs the terminal tool in the run's workspace through the endpoint", async () => {
+    const home = tempHome();
+    try {
+      const settings = toolsSchema.parse({});
+      const runner = commandRunner({
+        argv: [process.execPath, AGENT],
+        timeoutMs: 30_000,
+        tools: {
+          endpoint: host,
+          forRun: async (req) => ({
+            tools: builtinTools(req.toolsets, settings),
+            context: toolContext({ workspace: lazyWorkspace(home.dir, req.deliveryId) }),
+          }),
+        },
+      });
+      const reply = JSON.parse(
+        await runner.run(
+          {
+            ...request({ call: "terminal", arguments: { command: "echo hi > x; cat x; pwd" } }),
+            toolsets: ["terminal"],
+          },
+          new AbortController().signal,
+        ),
+      );
+      expect(reply.tools.map((t: { name: string }) => t.name)).toEqual(["terminal"]);
+      expect(reply.result.content[0].text).toMatch(
+        new RegExp(`^exit code 0\n--- stdout ---\nhi\n${home.dir}/workspaces/d-1-[0-9a-f]{12}\n$`),
+      );
+    } finally {
+      home.cleanup();
+    }
   });
 
   it("the token is refused once the run has ended", async () => {

@@ -26,6 +26,7 @@ describe("isPublicAddress: what web_extract may reach without tools.web.allow_pr
     "::ffff:10.0.0.1",
     "::ffff:169.254.169.254",
     "::127.0.0.1",
+    "::ffff:0:127.0.0.1",
     "64:ff9b::a00:1",
     "2002:7f00:1::",
     "2001:db8::1",

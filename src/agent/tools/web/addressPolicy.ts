@@ -58,6 +58,9 @@ function ipv6Public(groups: readonly number[]): boolean {
   const zeroTo4 = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0;
   if (zeroTo4 && g5 === 0xffff) return ipv4Public(embeddedIpv4(g6, g7)); // ::ffff:a.b.c.d (IPv4-mapped)
   if (zeroTo4 && g5 === 0) return g6 !== 0 && ipv4Public(embeddedIpv4(g6, g7)); // ::, ::1, ::a.b.c.d
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0xffff && g5 === 0) {
+    return ipv4Public(embeddedIpv4(g6, g7)); // ::ffff:0:a.b.c.d (IPv4-translated)
+  }
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
     return ipv4Public(embeddedIpv4(g6, g7)); // 64:ff9b::/96 NAT64
   }
