@@ -3,6 +3,7 @@ import { agentSchema, gatewaySchema } from "./sections/agent.js";
 import { mcpServersSchema } from "./sections/mcp.js";
 import { platformsSchema } from "./sections/platforms.js";
 import { stateSchema } from "./sections/state.js";
+import { toolsSchema } from "./sections/tools.js";
 
 /** The one configuration schema; each section lives in `sections/`. */
 export const configSchema = z.strictObject({
@@ -11,6 +12,7 @@ export const configSchema = z.strictObject({
   platforms: platformsSchema,
   mcp_servers: mcpServersSchema,
   state: stateSchema,
+  tools: toolsSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;

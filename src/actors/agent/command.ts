@@ -1,14 +1,28 @@
+import type { McpEndpointHost } from "../../agent/mcpEndpoint/index.js";
+import type { AgentTool, ToolContext } from "../../agent/tools/tool.js";
 import { SvcError } from "../../errors.js";
 import { envValue } from "../../io/envValue.js";
 import { runProcess } from "../../io/process.js";
 import { withSkill } from "./echo.js";
-import type { AgentRunner } from "./runner.js";
+import type { AgentRequest, AgentRunner } from "./runner.js";
+
+/** MCP access for command runs: the tools a run may use, served to it at `SVC_MCP_URL` (docs/agent-tools.md). */
+export interface CommandRunTools {
+  readonly endpoint: Pick<McpEndpointHost, "openRunEndpoint">;
+  /** The tools this run may use (toolsets and trust applied) and the context they run with. */
+  forRun(
+    request: AgentRequest,
+    signal: AbortSignal,
+  ): Promise<{ readonly tools: readonly AgentTool[]; readonly context: ToolContext }>;
+}
 
 export interface CommandRunnerOptions {
   readonly argv: readonly string[];
   readonly timeoutMs: number;
   /** Base environment; defaults to the process environment without WEBHOOK_SECRET. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** When given, each run gets `SVC_MCP_URL` and `SVC_MCP_TOKEN` for its tools, valid for that run only. */
+  readonly tools?: CommandRunTools;
 }
 
 function baseEnv(source: Readonly<Record<string, string | undefined>>): Record<string, string> {
@@ -19,11 +33,18 @@ function baseEnv(source: Readonly<Record<string, string | undefined>>): Record<s
   return env;
 }
 
+async function openEndpoint(tools: CommandRunTools, request: AgentRequest, signal: AbortSignal) {
+  const offered = await tools.forRun(request, signal);
+  return tools.endpoint.openRunEndpoint(offered.tools, offered.context);
+}
+
 /**
  * `provider: command` — runs `agent.command` (an argv list, no shell) with the prompt on stdin; stdout is
  * the reply. The run sees `SVC_ROUTE`, `SVC_EVENT` (empty when none), `SVC_DELIVERY_ID` and
  * `SVC_TOOLSETS` (the run's toolsets, comma-separated: the route's `toolsets` or the `svc-webhook`
- * default), so the operator's agent can enforce what spec 5 rule 5 allows the run.
+ * default), so the operator's agent can enforce what spec 5 rule 5 allows the run. With `tools`, it also
+ * sees `SVC_MCP_URL` and `SVC_MCP_TOKEN`: a loopback MCP endpoint with the run's tools, closed when the
+ * command ends.
  */
 export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   const [file, ...args] = options.argv;
@@ -32,6 +53,10 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   const env = baseEnv(options.env ?? process.env);
   return {
     async run(request, signal) {
+      const endpoint =
+        options.tools === undefined ? undefined : await openEndpoint(options.tools, request, signal);
+      const mcpEnv =
+        endpoint === undefined ? {} : { SVC_MCP_URL: endpoint.url, SVC_MCP_TOKEN: endpoint.token };
       const result = await runProcess({
         file,
         args,
@@ -42,10 +67,11 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
           SVC_EVENT: envValue(request.event),
           SVC_DELIVERY_ID: request.deliveryId,
           SVC_TOOLSETS: request.toolsets.join(","),
+          ...mcpEnv,
         },
         timeoutMs: options.timeoutMs,
         signal,
-      });
+      }).finally(() => endpoint?.close());
       if (!result.ok) {
         const detail = result.stderr.trim().split("\n").slice(-3).join(" | ");
         throw new SvcError("agent_failed", `agent command ${result.why}${detail ? `: ${detail}` : ""}`);

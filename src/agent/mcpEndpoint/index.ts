@@ -1,0 +1,46 @@
+import { type HttpHost, startHttpHost } from "../../io/mcpEndpoint/httpHost.js";
+import type { AgentTool, ToolContext } from "../tools/tool.js";
+import { RunRegistry } from "./runRegistry.js";
+import { toolServer } from "./toolServer.js";
+
+/** What a command agent gets: `SVC_MCP_URL` and `SVC_MCP_TOKEN`, valid until `close()`. */
+export interface RunEndpoint {
+  readonly url: string;
+  readonly token: string;
+  /** Invalidates the token and ends the run's calls still running. */
+  close(): void;
+}
+
+export interface McpEndpointHost {
+  /** An endpoint exposing exactly `tools`, run with `context`, for one run. */
+  openRunEndpoint(tools: readonly AgentTool[], context: ToolContext): Promise<RunEndpoint>;
+  /** Closes every run's endpoint and the listening socket. */
+  close(): Promise<void>;
+}
+
+/**
+ * One loopback Streamable HTTP MCP endpoint for the gateway, with a path and bearer token per run
+ * (docs/agent-tools.md). The socket is opened on the first run that needs it.
+ */
+export function createMcpEndpointHost(options: { readonly host?: string } = {}): McpEndpointHost {
+  const runs = new RunRegistry();
+  let listening: Promise<HttpHost> | undefined;
+  const authorize = (key: string, authorization: string | undefined) => {
+    const run = runs.authorize(key, authorization);
+    return run === undefined ? undefined : toolServer(run.tools, run.context, run.signal);
+  };
+  return {
+    async openRunEndpoint(tools, context) {
+      listening ??= startHttpHost(authorize, options.host);
+      const http = await listening;
+      const run = runs.open(tools, context);
+      return { url: `${http.origin}/mcp/${run.key}`, token: run.token, close: run.close };
+    },
+    async close() {
+      runs.closeAll();
+      const http = await listening?.catch(() => undefined);
+      listening = undefined;
+      await http?.close();
+    },
+  };
+}

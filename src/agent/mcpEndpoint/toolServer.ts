@@ -1,0 +1,63 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { AgentTool, ToolContext, ToolOutcome } from "../tools/tool.js";
+
+function asCallResult(outcome: ToolOutcome): CallToolResult {
+  return outcome.ok
+    ? { content: outcome.content.map((part) => ({ ...part })) }
+    : { content: [{ type: "text", text: outcome.error }], isError: true };
+}
+
+/** The run's context with a signal that also ends when the MCP client cancels the call or leaves. */
+function callContext(context: ToolContext, signal: AbortSignal): ToolContext {
+  const analyzeImage = context.analyzeImage?.bind(context);
+  return {
+    signal,
+    route: context.route,
+    deliveryId: context.deliveryId,
+    profile: context.profile,
+    unattended: context.unattended,
+    workspace: () => context.workspace(),
+    ...(analyzeImage === undefined ? {} : { analyzeImage }),
+  };
+}
+
+/**
+ * An MCP server (the SDK's low-level `Server`, so JSON Schemas pass unchanged) offering exactly `tools`
+ * and running them with the run's `context`. `runSignal` ends every call when the run's endpoint closes.
+ */
+export function toolServer(
+  tools: readonly AgentTool[],
+  context: ToolContext,
+  runSignal: AbortSignal,
+): Server {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const server = new Server({ name: "svc-run", version: "1.0.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = byName.get(request.params.name);
+    if (tool === undefined) {
+      return asCallResult({
+        ok: false,
+        error: `unknown tool "${request.params.name}": this run does not offer it`,
+      });
+    }
+    const signal = AbortSignal.any([context.signal, runSignal, extra.signal]);
+    try {
+      return asCallResult(await tool.execute(request.params.arguments ?? {}, callContext(context, signal)));
+    } catch (err) {
+      return asCallResult({ ok: false, error: `${tool.name} failed: ${(err as Error).message}` });
+    }
+  });
+  return server;
+}

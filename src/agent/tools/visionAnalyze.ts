@@ -1,0 +1,82 @@
+import type { WebSettings } from "../../config/sections/tools.js";
+import { guardedFetch } from "../../io/web/guardedFetch.js";
+import { argsObject, optionalString, stringArg, textOutcome, toolError } from "./outcome.js";
+import type { AgentTool } from "./tool.js";
+import type { WebDeps } from "./webExtract.js";
+
+/** Largest image downloaded for the model. */
+export const IMAGE_MAX_BYTES = 8 * 1024 * 1024;
+
+const DEFAULT_QUESTION = "Describe this image in detail.";
+
+/**
+ * The image as a `data:` URL: svc downloads it (same address rules as `web_extract`) so the model's
+ * provider, or the AI SDK on its behalf, never fetches an address chosen by the payload.
+ */
+async function imageDataUrl(url: string, settings: WebSettings, deps: WebDeps, signal: AbortSignal) {
+  if (url.startsWith("data:")) {
+    return /^data:image\/[a-z0-9.+-]+;base64,/i.test(url)
+      ? { ok: true as const, url }
+      : { ok: false as const, error: "a data: URL must hold a base64 image (data:image/png;base64,...)" };
+  }
+  const fetched = await guardedFetch(url, {
+    allowPrivate: settings.allow_private,
+    maxBytes: IMAGE_MAX_BYTES,
+    timeoutMs: settings.timeout_seconds * 1000,
+    signal,
+    accept: "image/*",
+    ...(deps.resolve === undefined ? {} : { resolve: deps.resolve }),
+    ...(deps.isPublic === undefined ? {} : { isPublic: deps.isPublic }),
+  });
+  if (!fetched.ok) return fetched;
+  if (fetched.status >= 400)
+    return { ok: false as const, error: `HTTP ${fetched.status} from ${fetched.url}` };
+  const type = fetched.contentType.split(";")[0]?.trim().toLowerCase() ?? "";
+  if (!type.startsWith("image/"))
+    return { ok: false as const, error: `not an image: ${fetched.url} is ${type || "untyped"}` };
+  if (fetched.truncated) return { ok: false as const, error: `image larger than ${IMAGE_MAX_BYTES} bytes` };
+  return { ok: true as const, url: `data:${type};base64,${fetched.body.toString("base64")}` };
+}
+
+/** `vision_analyze`: asks the run's model about an image (docs/agent-tools.md). */
+export function visionAnalyzeTool(settings: WebSettings, deps: WebDeps = {}): AgentTool {
+  return {
+    name: "vision_analyze",
+    description:
+      "Look at an image (http(s) URL or data:image URL) and answer a question about it with the run's model.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        image_url: { type: "string", description: "The image's http(s) URL" },
+        question: { type: "string", description: `What to find out (default: "${DEFAULT_QUESTION}")` },
+      },
+      required: ["image_url"],
+      additionalProperties: false,
+    },
+    async execute(args, context) {
+      if (context.analyzeImage === undefined) {
+        return toolError(
+          "vision_analyze is not available: this run's agent has no model that can see images",
+        );
+      }
+      const object = argsObject(args);
+      if (typeof object === "string") return toolError(object);
+      const url = stringArg(object, "image_url");
+      if (typeof url !== "string") return toolError(url.error);
+      const question = optionalString(object, "question");
+      if (typeof question === "object") return toolError(question.error);
+      const image = await imageDataUrl(url, settings, deps, context.signal);
+      if (!image.ok) return toolError(image.error);
+      try {
+        const answer = await context.analyzeImage(
+          image.url,
+          question?.trim() || DEFAULT_QUESTION,
+          context.signal,
+        );
+        return textOutcome(answer);
+      } catch (err) {
+        return toolError(`vision_analyze failed: ${(err as Error).message}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import type { WebSettings } from "../../config/sections/tools.js";
+import { guardedFetch, type Resolver } from "../../io/web/guardedFetch.js";
+import { argsObject, capped, stringArg, textOutcome, toolError } from "./outcome.js";
+import type { AgentTool } from "./tool.js";
+import { collapseWhitespace, htmlToText } from "./web/htmlText.js";
+
+export interface WebDeps {
+  /** DNS resolution (tests resolve names to chosen addresses); default: the system resolver. */
+  readonly resolve?: Resolver;
+  /** Which addresses count as public (tests); default: `isPublicAddress`. */
+  readonly isPublic?: (address: string) => boolean;
+}
+
+const TEXT_TYPES = /^(text\/|application\/(json|xml|[a-z.+-]*\+(json|xml))\b|application\/javascript\b)/;
+
+function charsetOf(contentType: string): string {
+  return /charset\s*=\s*"?([A-Za-z0-9_.:-]+)/i.exec(contentType)?.[1] ?? "utf-8";
+}
+
+function decodeBody(body: Buffer, contentType: string): string {
+  try {
+    return new TextDecoder(charsetOf(contentType)).decode(body);
+  } catch {
+    return new TextDecoder("utf-8").decode(body);
+  }
+}
+
+/** `web_extract`: the readable text of a web page (docs/agent-tools.md). */
+export function webExtractTool(settings: WebSettings, deps: WebDeps = {}): AgentTool {
+  return {
+    name: "web_extract",
+    description:
+      "Fetch a web page (http or https URL) and return its readable text: title and body text, without " +
+      `markup, scripts or styles. Long pages are cut at ${settings.max_chars} characters.`,
+    inputSchema: {
+      type: "object",
+      properties: { url: { type: "string", description: "The http(s) URL of the page" } },
+      required: ["url"],
+      additionalProperties: false,
+    },
+    async execute(args, context) {
+      const object = argsObject(args);
+      if (typeof object === "string") return toolError(object);
+      const url = stringArg(object, "url");
+      if (typeof url !== "string") return toolError(url.error);
+      const fetched = await guardedFetch(url, {
+        allowPrivate: settings.allow_private,
+        maxBytes: settings.max_bytes,
+        timeoutMs: settings.timeout_seconds * 1000,
+        signal: context.signal,
+        accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5",
+        ...(deps.resolve === undefined ? {} : { resolve: deps.resolve }),
+        ...(deps.isPublic === undefined ? {} : { isPublic: deps.isPublic }),
+      });
+      if (!fetched.ok) return toolError(fetched.error);
+      if (fetched.status >= 400) return toolError(`HTTP ${fetched.status} from ${fetched.url}`);
+      const type = fetched.contentType.toLowerCase();
+      const isHtml = type === "" || type.includes("html");
+      if (!isHtml && !TEXT_TYPES.test(type)) {
+        return toolError(`not a text page: ${fetched.url} is ${type.split(";")[0]}`);
+      }
+      const raw = decodeBody(fetched.body, type);
+      const page = isHtml ? htmlToText(raw) : { title: "", text: collapseWhitespace(raw) };
+      const header = [`URL: ${fetched.url}`, ...(page.title ? [`Title: ${page.title}`] : [])].join("\n");
+      const note = fetched.truncated ? `\n[page cut at ${settings.max_bytes} bytes]` : "";
+      return textOutcome(`${header}\n\n${capped(page.text, settings.max_chars)}${note}`);
+    },
+  };
+}

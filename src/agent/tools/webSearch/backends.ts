@@ -1,0 +1,79 @@
+import type { WebSearchSettings } from "../../../config/sections/tools.js";
+import type { JsonRequest } from "../../../io/web/fetchJson.js";
+import { htmlToText } from "../web/htmlText.js";
+
+export interface SearchHit {
+  readonly title: string;
+  readonly url: string;
+  readonly snippet: string;
+}
+
+export const BRAVE_URL = "https://api.search.brave.com/res/v1/web/search";
+export const TAVILY_URL = "https://api.tavily.com/search";
+
+/** SearXNG's `url` is the instance; its JSON answers come from `/search?format=json`. */
+function searxngEndpoint(base: string): URL {
+  const url = new URL(base);
+  if (!url.pathname.endsWith("/search")) url.pathname = `${url.pathname.replace(/\/$/, "")}/search`;
+  return url;
+}
+
+/** The HTTP request that asks `settings.backend` for `count` results of `query`. */
+export function searchRequest(settings: WebSearchSettings, query: string, count: number): JsonRequest {
+  const key = settings.api_key ?? "";
+  switch (settings.backend) {
+    case "searxng": {
+      const url = searxngEndpoint(settings.url ?? "");
+      url.searchParams.set("q", query);
+      url.searchParams.set("format", "json");
+      return { url: url.href, method: "GET", headers: { accept: "application/json" } };
+    }
+    case "brave": {
+      const url = new URL(settings.url ?? BRAVE_URL);
+      url.searchParams.set("q", query);
+      url.searchParams.set("count", String(count));
+      return {
+        url: url.href,
+        method: "GET",
+        headers: { accept: "application/json", "x-subscription-token": key },
+      };
+    }
+    case "tavily":
+      return {
+        url: settings.url ?? TAVILY_URL,
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify({ query, max_results: count, search_depth: "basic" }),
+      };
+  }
+}
+
+const str = (value: unknown): string => (typeof value === "string" ? value : "");
+
+function hitsFrom(items: unknown, snippetKey: string): SearchHit[] | undefined {
+  if (!Array.isArray(items)) return undefined;
+  return items
+    .filter((item): item is Record<string, unknown> => typeof item === "object" && item !== null)
+    .map((item) => ({
+      title: htmlToText(str(item.title)).text,
+      url: str(item.url),
+      snippet: htmlToText(str(item[snippetKey])).text,
+    }))
+    .filter((hit) => hit.url !== "");
+}
+
+/**
+ * The hits in a backend's answer: SearXNG `results[].{title,url,content}`, Brave
+ * `web.results[].{title,url,description}`, Tavily `results[].{title,url,content}`. Undefined when the
+ * answer does not have that shape.
+ */
+export function parseHits(backend: WebSearchSettings["backend"], json: unknown): SearchHit[] | undefined {
+  if (typeof json !== "object" || json === null) return undefined;
+  const answer = json as Record<string, unknown>;
+  if (backend === "brave") {
+    const web = answer.web as Record<string, unknown> | undefined;
+    // No `web` section: Brave found nothing for the query.
+    return web === undefined ? [] : hitsFrom(web.results, "description");
+  }
+  return hitsFrom(answer.results, "content");
+}

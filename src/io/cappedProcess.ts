@@ -1,0 +1,91 @@
+import type { Readable } from "node:stream";
+import { execa } from "execa";
+
+export interface CappedProcessRequest {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  /** Bytes kept of stdout and of stderr each; the rest is read and dropped. */
+  readonly maxOutputBytes: number;
+  readonly signal: AbortSignal;
+}
+
+export interface CappedOutput {
+  readonly text: string;
+  /** Bytes dropped past the cap. */
+  readonly dropped: number;
+}
+
+export interface CappedProcessResult {
+  readonly exitCode: number | undefined;
+  readonly signal: string | undefined;
+  readonly timedOut: boolean;
+  readonly canceled: boolean;
+  /** Set when the program could not be started. */
+  readonly startError: string | undefined;
+  readonly stdout: CappedOutput;
+  readonly stderr: CappedOutput;
+}
+
+function collect(stream: Readable | null, max: number): () => CappedOutput {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let dropped = 0;
+  stream?.on("data", (chunk: Buffer) => {
+    const room = max - kept;
+    if (room > 0) {
+      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      chunks.push(part);
+      kept += part.length;
+    }
+    dropped += Math.max(0, chunk.length - Math.max(room, 0));
+  });
+  return () => ({ text: Buffer.concat(chunks).toString("utf8"), dropped });
+}
+
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // No process left in the group.
+  }
+}
+
+/**
+ * Runs an argv (no shell of ours) in `cwd` with only `env`, no stdin, a timeout, and output kept up to a
+ * cap: unlike `runProcess`, a chatty command is not a failure; its output is cut. The process leads its
+ * own group, which is killed when it exits, times out or the run is canceled.
+ */
+export async function runCappedProcess(request: CappedProcessRequest): Promise<CappedProcessResult> {
+  const subprocess = execa(request.file, [...request.args], {
+    cwd: request.cwd,
+    env: request.env,
+    extendEnv: false,
+    stdin: "ignore",
+    buffer: false,
+    timeout: request.timeoutMs,
+    forceKillAfterDelay: 2000,
+    reject: false,
+    detached: true,
+    cancelSignal: request.signal,
+  });
+  const stdout = collect(subprocess.stdout, request.maxOutputBytes);
+  const stderr = collect(subprocess.stderr, request.maxOutputBytes);
+  subprocess.once("exit", () => signalGroup(subprocess.pid, "SIGKILL"));
+  const onCancel = () => signalGroup(subprocess.pid, "SIGTERM");
+  request.signal.addEventListener("abort", onCancel, { once: true });
+  const result = await subprocess.finally(() => request.signal.removeEventListener("abort", onCancel));
+  const notStarted = result.failed && result.exitCode === undefined && result.signal === undefined;
+  return {
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: result.timedOut,
+    canceled: result.isCanceled,
+    startError: notStarted && !result.timedOut && !result.isCanceled ? result.shortMessage : undefined,
+    stdout: stdout(),
+    stderr: stderr(),
+  };
+}

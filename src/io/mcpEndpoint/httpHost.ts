@@ -1,0 +1,91 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Server as McpServer } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+
+/** The MCP server for one authorized request, or a refusal. */
+export type Authorize = (runKey: string, authorization: string | undefined) => McpServer | undefined;
+
+export interface HttpHost {
+  /** `http://127.0.0.1:<port>` */
+  readonly origin: string;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 4 * 1024 * 1024;
+const PATH = /^\/mcp\/([0-9a-f]{32})$/;
+
+function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  res
+    .writeHead(status, { "content-type": "application/json", ...headers })
+    .end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new RangeError("too large");
+    chunks.push(chunk);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, authorize: Authorize): Promise<void> {
+  const key = PATH.exec(new URL(req.url ?? "/", "http://x").pathname)?.[1];
+  if (key === undefined) return jsonRpcError(res, 404, "Not found");
+  const server = authorize(key, req.headers.authorization);
+  if (server === undefined) {
+    return jsonRpcError(res, 401, "Unauthorized: a valid bearer token for this run is required", {
+      "www-authenticate": 'Bearer realm="svc"',
+    });
+  }
+  // Stateless Streamable HTTP: every POST is answered by a fresh transport; there is no GET stream.
+  if (req.method !== "POST") return jsonRpcError(res, 405, "Method not allowed", { allow: "POST" });
+  let body: unknown;
+  try {
+    body = await readJson(req);
+  } catch (err) {
+    return jsonRpcError(
+      res,
+      err instanceof RangeError ? 413 : 400,
+      err instanceof RangeError ? "Body too large" : "Parse error",
+    );
+  }
+  // No sessionIdGenerator: stateless mode.
+  const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+  res.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+/** A node:http server on 127.0.0.1 (port 0) that serves `/mcp/<run key>` to authorized requests only. */
+export async function startHttpHost(authorize: Authorize, host = "127.0.0.1"): Promise<HttpHost> {
+  const server: Server = createServer((req, res) => {
+    handle(req, res, authorize).catch(() => {
+      if (!res.headersSent) jsonRpcError(res, 500, "Internal error");
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://${host}:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,68 @@
+export interface JsonRequest {
+  readonly url: string;
+  readonly method: "GET" | "POST";
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+export type JsonResult =
+  | { readonly ok: true; readonly status: number; readonly json: unknown }
+  | { readonly ok: false; readonly error: string };
+
+const MAX_BYTES = 2 * 1024 * 1024;
+
+async function readCapped(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+    if (size > MAX_BYTES) {
+      await reader.cancel();
+      throw new Error(`answer larger than ${MAX_BYTES} bytes`);
+    }
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * One JSON API call (a search backend): a timeout, the answer capped at 2 MiB. Errors name the host and
+ * the status, never the request's headers, query or body (they carry API keys).
+ */
+export async function fetchJson(
+  request: JsonRequest,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<JsonResult> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const host = new URL(request.url).host;
+  try {
+    const response = await fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      signal: AbortSignal.any([signal, deadline.signal]),
+      redirect: "error",
+    });
+    const text = await readCapped(response);
+    if (!response.ok) return { ok: false, error: `${host} answered HTTP ${response.status}` };
+    try {
+      return { ok: true, status: response.status, json: JSON.parse(text) };
+    } catch {
+      return { ok: false, error: `${host} answered something that is not JSON` };
+    }
+  } catch (err) {
+    if (deadline.signal.aborted)
+      return { ok: false, error: `${host} did not answer within ${timeoutMs / 1000} s` };
+    if (signal.aborted) return { ok: false, error: "canceled: the run ended" };
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+    return { ok: false, error: `${host} could not be reached: ${cause}` };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,180 @@
+import { lookup as dnsLookup } from "node:dns/promises";
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { isIP, type LookupFunction } from "node:net";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { isPublicAddress } from "../../agent/tools/web/addressPolicy.js";
+
+export interface ResolvedAddress {
+  readonly address: string;
+  readonly family: number;
+}
+
+/** Every address a host name resolves to (all of them are checked, not only the first). */
+export type Resolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
+
+export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+export interface GuardedFetchOptions {
+  /** Also fetch private, link-local and loopback addresses. */
+  readonly allowPrivate: boolean;
+  /** Bytes of the (decoded) body kept; reading stops there. */
+  readonly maxBytes: number;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+  readonly accept: string;
+  readonly resolve?: Resolver;
+  /** Which addresses count as public (tests narrow it); default: `isPublicAddress`. */
+  readonly isPublic?: (address: string) => boolean;
+  readonly maxRedirects?: number;
+}
+
+export type GuardedFetchResult =
+  | {
+      readonly ok: true;
+      /** Where the body came from, after redirects. */
+      readonly url: string;
+      readonly status: number;
+      readonly contentType: string;
+      readonly body: Buffer;
+      readonly truncated: boolean;
+    }
+  | { readonly ok: false; readonly error: string };
+
+class Refused extends Error {}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+function refusal(host: string, address: string): Refused {
+  const shown = host === address ? address : `${host} (${address})`;
+  return new Refused(
+    `refused: ${shown} is a private, loopback or link-local address (set tools.web.allow_private: true to allow it)`,
+  );
+}
+
+/**
+ * The DNS lookup the socket uses: it resolves the name once, checks every address and connects only to
+ * checked ones, so a name cannot resolve to a public address for the check and a private one for the
+ * connection (DNS rebinding).
+ */
+function checkedLookup(resolve: Resolver, allowed: (address: string) => boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        const first = addresses[0];
+        const blocked = addresses.find((a) => !allowed(a.address));
+        if (first === undefined) callback(new Error(`${hostname}: no address found`), "", 0);
+        else if (blocked !== undefined) callback(refusal(hostname, blocked.address), "", 0);
+        else if (options.all) (callback as (e: null, a: readonly ResolvedAddress[]) => void)(null, addresses);
+        else callback(null, first.address, first.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, "", 0),
+    );
+  };
+}
+
+function decoded(response: IncomingMessage): NodeJS.ReadableStream {
+  const encoding = String(response.headers["content-encoding"] ?? "").toLowerCase();
+  if (encoding === "gzip" || encoding === "x-gzip") return response.pipe(createGunzip());
+  if (encoding === "deflate") return response.pipe(createInflate());
+  if (encoding === "br") return response.pipe(createBrotliDecompress());
+  return response;
+}
+
+async function readCapped(response: IncomingMessage, maxBytes: number) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  const stream = decoded(response);
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    if (size + chunk.length > maxBytes) {
+      chunks.push(chunk.subarray(0, maxBytes - size));
+      size = maxBytes;
+      truncated = true;
+      break;
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  response.destroy();
+  return { body: Buffer.concat(chunks), truncated };
+}
+
+function get(url: URL, options: GuardedFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const allowed = options.allowPrivate ? () => true : (options.isPublic ?? isPublicAddress);
+  if (isIP(host) !== 0 && !allowed(host)) {
+    return Promise.reject(refusal(host, host));
+  }
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  const requestOptions: RequestOptions = {
+    method: "GET",
+    headers: {
+      accept: options.accept,
+      "accept-encoding": "gzip, deflate, br",
+      "user-agent": "svc-agent/1 (web_extract)",
+    },
+    lookup: checkedLookup(options.resolve ?? systemResolver, allowed),
+    // A fresh connection per request: a pooled socket would skip the address check of this request.
+    agent: false,
+    signal,
+  };
+  return new Promise((resolve, reject) => {
+    const req = send(url, requestOptions, resolve);
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/**
+ * GET an http(s) URL from the agent's side: private, loopback and link-local addresses refused (checked
+ * on every resolved address and again on every redirect), a timeout, and at most `maxBytes` read.
+ */
+export async function guardedFetch(
+  target: string,
+  options: GuardedFetchOptions,
+): Promise<GuardedFetchResult> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  const signal = AbortSignal.any([options.signal, deadline.signal]);
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    clearTimeout(timer);
+    return { ok: false, error: `not a URL: ${target.slice(0, 200)}` };
+  }
+  try {
+    for (let hop = 0; ; hop++) {
+      if (url.protocol !== "http:" && url.protocol !== "https:") {
+        return { ok: false, error: `only http and https URLs can be fetched, not ${url.protocol}` };
+      }
+      const response = await get(url, options, signal);
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+      if (REDIRECTS.has(status) && location !== undefined) {
+        response.destroy();
+        if (hop >= (options.maxRedirects ?? 5)) return { ok: false, error: "too many redirects" };
+        url = new URL(location, url);
+        continue;
+      }
+      const { body, truncated } = await readCapped(response, options.maxBytes);
+      return {
+        ok: true,
+        url: url.href,
+        status,
+        contentType: String(response.headers["content-type"] ?? ""),
+        body,
+        truncated,
+      };
+    }
+  } catch (err) {
+    if (err instanceof Refused) return { ok: false, error: err.message };
+    if (deadline.signal.aborted) return { ok: false, error: `timed out after ${options.timeoutMs / 1000} s` };
+    if (options.signal.aborted) return { ok: false, error: "canceled: the run ended" };
+    const cause = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    return { ok: false, error: `fetch of ${url.host} failed: ${cause}` };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,170 @@
+import { randomBytes } from "node:crypto";
+import { lstat, mkdir, open, readdir, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, sep } from "node:path";
+
+export type Inside<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly error: string };
+
+const fail = (error: string): { ok: false; error: string } => ({ ok: false, error });
+
+/** A path the model gave, checked before touching the disk: relative, no `..`, no NUL. */
+export function checkRelative(path: string): string | undefined {
+  if (path.includes("\0")) return "the path contains a NUL character";
+  if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path))
+    return `"${path}" is absolute — give a path inside the workspace`;
+  if (path.split(/[\\/]/).includes(".."))
+    return `"${path}" contains ".." — paths must stay inside the workspace`;
+  return undefined;
+}
+
+function contains(root: string, real: string): boolean {
+  return real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+}
+
+function describe(err: unknown, path: string): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return `"${path}" does not exist`;
+  if (code === "ENOTDIR") return `"${path}": a part of it is not a directory`;
+  if (code === "EISDIR") return `"${path}" is a directory`;
+  return `"${path}": ${code ?? (err as Error).message}`;
+}
+
+/** The real path of an existing `rel` in `root`, refused when it (through symlinks) leaves `root`. */
+async function resolveInside(root: string, rel: string): Promise<Inside<string>> {
+  const problem = checkRelative(rel);
+  if (problem !== undefined) return fail(problem);
+  try {
+    const realRoot = await realpath(root);
+    const real = await realpath(join(realRoot, rel));
+    if (!contains(realRoot, real)) return fail(`"${rel}" leads outside the workspace (a symlink) — refused`);
+    return { ok: true, value: real };
+  } catch (err) {
+    return fail(describe(err, rel));
+  }
+}
+
+export interface ReadResult {
+  readonly text: string;
+  readonly size: number;
+  readonly truncated: boolean;
+}
+
+export async function readInside(root: string, rel: string, maxBytes: number): Promise<Inside<ReadResult>> {
+  const resolved = await resolveInside(root, rel);
+  if (!resolved.ok) return resolved;
+  try {
+    const info = await stat(resolved.value);
+    if (!info.isFile()) return fail(`"${rel}" is not a file`);
+    const handle = await open(resolved.value, "r");
+    try {
+      const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      const bytes = buffer.subarray(0, bytesRead);
+      if (bytes.includes(0)) return fail(`"${rel}" is a binary file (${info.size} bytes)`);
+      return {
+        ok: true,
+        value: { text: bytes.toString("utf8"), size: info.size, truncated: info.size > maxBytes },
+      };
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    return fail(describe(err, rel));
+  }
+}
+
+/** The real directory for `dirRel`, creating missing parts (0700); a symlinked part must stay inside. */
+async function directoryInside(realRoot: string, dirRel: string): Promise<Inside<string>> {
+  let current = realRoot;
+  for (const part of dirRel.split(/[\\/]/).filter((p) => p !== "" && p !== ".")) {
+    const next = join(current, part);
+    try {
+      const info = await lstat(next);
+      if (info.isSymbolicLink()) {
+        const real = await realpath(next);
+        if (!contains(realRoot, real))
+          return fail(`"${dirRel}" leads outside the workspace (a symlink) — refused`);
+        if (!(await stat(real)).isDirectory()) return fail(`"${dirRel}": "${part}" is not a directory`);
+        current = real;
+      } else if (info.isDirectory()) current = next;
+      else return fail(`"${dirRel}": "${part}" is not a directory`);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") return fail(describe(err, dirRel));
+      await mkdir(next, { mode: 0o700 });
+      current = next;
+    }
+  }
+  return { ok: true, value: current };
+}
+
+/**
+ * Writes `content` to `rel` in `root`: parents created, written to a temp file and renamed into place
+ * (a rename replaces a symlink at `rel` itself, never the file it points to).
+ */
+export async function writeInside(
+  root: string,
+  rel: string,
+  content: string,
+  maxBytes: number,
+): Promise<Inside<number>> {
+  const problem = checkRelative(rel);
+  if (problem !== undefined) return fail(problem);
+  const name = basename(rel);
+  if (name === "" || name === "." || rel.endsWith("/")) return fail(`"${rel}" names a directory, not a file`);
+  const size = Buffer.byteLength(content);
+  if (size > maxBytes) return fail(`content is ${size} bytes; the most file_write accepts is ${maxBytes}`);
+  try {
+    const realRoot = await realpath(root);
+    const dir = await directoryInside(realRoot, dirname(rel));
+    if (!dir.ok) return dir;
+    const target = join(dir.value, name);
+    const existing = await lstat(target).catch(() => undefined);
+    if (existing?.isDirectory()) return fail(`"${rel}" is a directory`);
+    const temp = join(dir.value, `.${name}.${randomBytes(6).toString("hex")}.tmp`);
+    try {
+      await writeFile(temp, content, { mode: 0o600, flag: "wx" });
+      await rename(temp, target);
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+    return { ok: true, value: size };
+  } catch (err) {
+    return fail(describe(err, rel));
+  }
+}
+
+export interface Entry {
+  readonly name: string;
+  readonly kind: "file" | "dir" | "link" | "other";
+  readonly size: number;
+}
+
+export async function listInside(
+  root: string,
+  rel: string,
+  maxEntries: number,
+): Promise<Inside<{ entries: Entry[]; total: number }>> {
+  const resolved = await resolveInside(root, rel === "" ? "." : rel);
+  if (!resolved.ok) return resolved;
+  try {
+    const dirents = await readdir(resolved.value, { withFileTypes: true });
+    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const entries: Entry[] = [];
+    for (const dirent of dirents.slice(0, maxEntries)) {
+      const kind = dirent.isSymbolicLink()
+        ? "link"
+        : dirent.isDirectory()
+          ? "dir"
+          : dirent.isFile()
+            ? "file"
+            : "other";
+      const size = kind === "file" ? (await lstat(join(resolved.value, dirent.name))).size : 0;
+      entries.push({ name: dirent.name, kind, size });
+    }
+    return { ok: true, value: { entries, total: dirents.length } };
+  } catch (err) {
+    return fail(describe(err, rel));
+  }
+}

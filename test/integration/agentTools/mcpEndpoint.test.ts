@@ -1,0 +1,239 @@
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { commandRunner } from "../../../src/actors/agent/command.js";
+import type { AgentRequest } from "../../../src/actors/agent/runner.js";
+import {
+  createMcpEndpointHost,
+  type McpEndpointHost,
+  type RunEndpoint,
+} from "../../../src/agent/mcpEndpoint/index.js";
+import { clarifyTool, NO_ONE_PRESENT } from "../../../src/agent/tools/clarify.js";
+import { builtinTools, lazyWorkspace } from "../../../src/agent/tools/index.js";
+import type { AgentTool, JsonSchema, ToolContent } from "../../../src/agent/tools/tool.js";
+import { toolsSchema } from "../../../src/config/sections/tools.js";
+import { buildServer } from "../../fixtures/mcp/server.mjs";
+import { tempHome } from "../../helpers/home.js";
+import { toolContext } from "../../helpers/toolContext.js";
+
+const AGENT = join(import.meta.dirname, "../../fixtures/agent/mcpClientAgent.mjs");
+
+/** The fixture MCP server's tools as AgentTools, the way the hub offers them: `mcp__fixture__<tool>`. */
+async function fixtureTools(names: readonly string[]): Promise<{ tools: AgentTool[]; client: Client }> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await buildServer("legacy").connect(serverSide);
+  const client = new Client({ name: "test-hub", version: "1.0.0" });
+  await client.connect(clientSide);
+  const listed = (await client.listTools()).tools.filter((tool) => names.includes(tool.name));
+  const tools = listed.map(
+    (tool): AgentTool => ({
+      name: `mcp__fixture__${tool.name}`,
+      description: tool.description ?? "",
+      inputSchema: tool.inputSchema as JsonSchema,
+      async execute(args, context) {
+        const result = (await client.callTool(
+          { name: tool.name, arguments: args as Record<string, unknown> },
+          undefined,
+          { signal: context.signal },
+        )) as CallToolResult;
+        const content = result.content.filter((c): c is ToolContent => c.type === "text");
+        return result.isError
+          ? { ok: false, error: content.map((c) => (c as { text: string }).text).join("") }
+          : { ok: true, content };
+      },
+    }),
+  );
+  return { tools, client };
+}
+
+function request(prompt: unknown): AgentRequest {
+  return {
+    route: "gh",
+    event: "push",
+    deliveryId: "d-1",
+    prompt: JSON.stringify(prompt),
+    toolsets: ["web_extract", "clarify", "fixture"],
+    profile: undefined,
+  };
+}
+
+async function post(url: string, authorization: string | undefined, body: unknown = initialize) {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(authorization === undefined ? {} : { authorization }),
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+};
+
+let host: McpEndpointHost;
+let opened: RunEndpoint[];
+let hub: Client;
+let tools: AgentTool[];
+beforeEach(async () => {
+  const inner = createMcpEndpointHost();
+  opened = [];
+  host = {
+    openRunEndpoint: async (offered, context) => {
+      const endpoint = await inner.openRunEndpoint(offered, context);
+      opened.push(endpoint);
+      return endpoint;
+    },
+    close: () => inner.close(),
+  };
+  const fixture = await fixtureTools(["echo", "add"]);
+  hub = fixture.client;
+  tools = [...fixture.tools, clarifyTool()];
+});
+afterEach(async () => {
+  await host.close();
+  await hub.close();
+});
+
+function agent() {
+  return commandRunner({
+    argv: [process.execPath, AGENT],
+    timeoutMs: 30_000,
+    tools: { endpoint: host, forRun: async () => ({ tools, context: toolContext() }) },
+  });
+}
+
+describe("command agents reach their run's tools at SVC_MCP_URL with SVC_MCP_TOKEN", () => {
+  it("lists exactly the run's tools (schemas unchanged) and calls an MCP server's tool through them", async () => {
+    const reply = JSON.parse(
+      await agent().run(
+        request({ call: "mcp__fixture__add", arguments: { a: 2, b: 3 } }),
+        new AbortController().signal,
+      ),
+    );
+    expect(reply.tools.map((t: { name: string }) => t.name)).toEqual([
+      "mcp__fixture__echo",
+      "mcp__fixture__add",
+      "clarify",
+    ]);
+    const add = (await hub.listTools()).tools.find((t) => t.name === "add");
+    expect(reply.tools[1].inputSchema).toEqual(add?.inputSchema);
+    expect(reply.result).toEqual({ content: [{ type: "text", text: "5" }] });
+  });
+
+  it("runs built-in tools with the run's context, and reports tool errors as MCP tool errors", async () => {
+    const clarify = JSON.parse(
+      await agent().run(
+        request({ call: "clarify", arguments: { question: "which?" } }),
+        new AbortController().signal,
+      ),
+    );
+    expect(clarify.result).toEqual({ content: [{ type: "text", text: NO_ONE_PRESENT }] });
+    const unknown = JSON.parse(
+      await agent().run(
+        request({ call: "terminal", arguments: { command: "id" } }),
+        new AbortController().signal,
+      ),
+    );
+    expect(unknown.result).toEqual({
+      content: [{ type: "text", text: 'unknown tool "terminal": this run does not offer it' }],
+      isError: true,
+    });
+  });
+
+  it("a command agent runs the terminal tool in the run's workspace through the endpoint", async () => {
+    const home = tempHome();
+    try {
+      const settings = toolsSchema.parse({});
+      const runner = commandRunner({
+        argv: [process.execPath, AGENT],
+        timeoutMs: 30_000,
+        tools: {
+          endpoint: host,
+          forRun: async (req) => ({
+            tools: builtinTools(req.toolsets, settings),
+            context: toolContext({ workspace: lazyWorkspace(home.dir, req.deliveryId) }),
+          }),
+        },
+      });
+      const reply = JSON.parse(
+        await runner.run(
+          {
+            ...request({ call: "terminal", arguments: { command: "echo hi > x; cat x; pwd" } }),
+            toolsets: ["terminal"],
+          },
+          new AbortController().signal,
+        ),
+      );
+      expect(reply.tools.map((t: { name: string }) => t.name)).toEqual(["terminal"]);
+      expect(reply.result.content[0].text).toMatch(
+        new RegExp(`^exit code 0\n--- stdout ---\nhi\n${home.dir}/workspaces/d-1-[0-9a-f]{12}\n$`),
+      );
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("the token is refused once the run has ended", async () => {
+    await agent().run(
+      request({ call: "mcp__fixture__echo", arguments: { text: "hi" } }),
+      new AbortController().signal,
+    );
+    const [endpoint] = opened;
+    if (endpoint === undefined) throw new Error("no endpoint was opened");
+    const response = await post(endpoint.url, `Bearer ${endpoint.token}`);
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toBe('Bearer realm="svc"');
+  });
+
+  it("refuses a missing, wrong or other run's token, and accepts the run's own", async () => {
+    const mine = await host.openRunEndpoint(tools, toolContext());
+    const other = await host.openRunEndpoint(tools, toolContext());
+    expect((await post(mine.url, undefined)).status).toBe(401);
+    expect((await post(mine.url, "Bearer wrong-token")).status).toBe(401);
+    expect((await post(mine.url, `Bearer ${other.token}`)).status).toBe(401);
+    expect((await post(mine.url, `Basic ${mine.token}`)).status).toBe(401);
+    const ok = await post(mine.url, `Bearer ${mine.token}`);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ id: 1, result: { serverInfo: { name: "svc-run" } } });
+    // Both runs share one listening socket, each under its own path.
+    expect(new URL(mine.url).host).toBe(new URL(other.url).host);
+    expect(new URL(mine.url).hostname).toBe("127.0.0.1");
+    mine.close();
+    expect((await post(mine.url, `Bearer ${mine.token}`)).status).toBe(401);
+    expect((await post(other.url, `Bearer ${other.token}`)).status).toBe(200);
+  });
+
+  it("closing a run's endpoint ends the calls still running", async () => {
+    let seen: AbortSignal | undefined;
+    const waiting: AgentTool = {
+      name: "wait",
+      description: "waits for the run to end",
+      inputSchema: { type: "object" },
+      execute: (_args, context) =>
+        new Promise((resolve) => {
+          seen = context.signal;
+          context.signal.addEventListener("abort", () => resolve({ ok: false, error: "aborted" }));
+        }),
+    };
+    const endpoint = await host.openRunEndpoint([waiting], toolContext());
+    const call = post(endpoint.url, `Bearer ${endpoint.token}`, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "wait", arguments: {} },
+    });
+    await expect.poll(() => seen !== undefined).toBe(true);
+    endpoint.close();
+    expect(await (await call).json()).toMatchObject({
+      result: { isError: true, content: [{ text: "aborted" }] },
+    });
+  });
+});

@@ -1,0 +1,62 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createWorkspace } from "../../../src/agent/tools/index.js";
+import { terminalTool } from "../../../src/agent/tools/terminal.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { outcomeText, toolContext } from "../../helpers/toolContext.js";
+
+let home: TempHome;
+let workspace: string;
+beforeEach(async () => {
+  home = tempHome();
+  workspace = await createWorkspace(home.dir, "d-1");
+});
+afterEach(() => home.cleanup());
+
+const env = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  WEBHOOK_SECRET: "whsec-123",
+  OPENAI_API_KEY: "sk-456",
+};
+const settings = { timeout_seconds: 10, max_output_bytes: 64 * 1024 };
+const run = (command: string, over: Partial<typeof settings> = {}) =>
+  terminalTool({ ...settings, ...over }, { env }).execute(
+    { command },
+    toolContext({ workspace: async () => workspace }),
+  );
+
+describe("terminal", () => {
+  it("runs the command with bash -c in the run's workspace and reports exit code, stdout, stderr", async () => {
+    const text = outcomeText(await run("echo hi > made.txt; cat made.txt; pwd; echo oops >&2; exit 3"));
+    expect(text).toBe(`exit code 3\n--- stdout ---\nhi\n${workspace}\n\n--- stderr ---\noops\n`);
+  });
+
+  it("gives the command no secrets of svc's environment, and HOME is the workspace", async () => {
+    const text = outcomeText(await run("env"));
+    expect(text).not.toMatch(/whsec-123|sk-456|WEBHOOK_SECRET|OPENAI_API_KEY/);
+    expect(text).toContain(`HOME=${workspace}`);
+  });
+
+  it("cuts output past max_output_bytes and says how much was dropped", async () => {
+    const text = outcomeText(await run("head -c 5000 /dev/zero | tr '\\0' a", { max_output_bytes: 1000 }));
+    expect(text).toBe(`exit code 0\n--- stdout ---\n${"a".repeat(1000)}\n[4000 more bytes not shown]`);
+  });
+
+  it("stops a command that runs past the timeout", async () => {
+    const outcome = await run("echo started; sleep 30", { timeout_seconds: 1 });
+    // What the command printed before the timeout comes with the error (if bash got that far).
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^terminal: timed out after 1 s(\n--- stdout ---\nstarted\n)?$/),
+    });
+  });
+
+  it("stops the command when the run is canceled", async () => {
+    const controller = new AbortController();
+    const pending = terminalTool(settings, { env }).execute(
+      { command: "sleep 30" },
+      toolContext({ workspace: async () => workspace, signal: controller.signal }),
+    );
+    controller.abort();
+    expect(await pending).toEqual({ ok: false, error: "terminal: canceled: the run ended" });
+  });
+});

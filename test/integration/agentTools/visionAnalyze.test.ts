@@ -1,0 +1,72 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { visionAnalyzeTool } from "../../../src/agent/tools/visionAnalyze.js";
+import { toolsSchema } from "../../../src/config/sections/tools.js";
+import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
+import { outcomeText, toolContext } from "../../helpers/toolContext.js";
+
+const web = toolsSchema.parse({}).web;
+const PNG = "\x89PNG-bytes";
+
+let site: FakeApi;
+beforeEach(async () => {
+  site = await startFakeApi(() => ({ text: PNG, headers: { "content-type": "image/png" } }));
+});
+afterEach(() => site.close());
+
+function recordingModel() {
+  const calls: { url: string; question: string }[] = [];
+  return {
+    calls,
+    analyzeImage: async (url: string, question: string) => {
+      calls.push({ url, question });
+      return "a cat on a keyboard";
+    },
+  };
+}
+
+describe("vision_analyze", () => {
+  it("without a model that can see images, answers with a clear tool error", async () => {
+    const outcome = await visionAnalyzeTool(web).execute({ image_url: `${site.url}/a.png` }, toolContext());
+    expect(outcome).toEqual({ ok: false, error: expect.stringContaining("no model that can see images") });
+    expect(site.requests).toHaveLength(0);
+  });
+
+  it("downloads the image and asks the run's model with it as a data: URL", async () => {
+    const model = recordingModel();
+    const tool = visionAnalyzeTool({ ...web, allow_private: true });
+    const outcome = await tool.execute(
+      { image_url: `${site.url}/a.png`, question: "What animal?" },
+      toolContext({ analyzeImage: model.analyzeImage }),
+    );
+    expect(outcomeText(outcome)).toBe("a cat on a keyboard");
+    expect(model.calls).toEqual([
+      { url: `data:image/png;base64,${Buffer.from(PNG).toString("base64")}`, question: "What animal?" },
+    ]);
+  });
+
+  it("refuses private addresses by default, before the model is asked", async () => {
+    const model = recordingModel();
+    const outcome = await visionAnalyzeTool(web).execute(
+      { image_url: `${site.url}/a.png` },
+      toolContext({ analyzeImage: model.analyzeImage }),
+    );
+    expect(outcome).toMatchObject({ ok: false, error: expect.stringContaining("is a private") });
+    expect(model.calls).toHaveLength(0);
+    expect(site.requests).toHaveLength(0);
+  });
+
+  it("refuses what is not an image, and passes data:image URLs through with the default question", async () => {
+    const model = recordingModel();
+    const context = toolContext({ analyzeImage: model.analyzeImage });
+    site.enqueue({ text: "<html>", headers: { "content-type": "text/html" } });
+    const tool = visionAnalyzeTool({ ...web, allow_private: true });
+    expect(await tool.execute({ image_url: `${site.url}/page` }, context)).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("not an image"),
+    });
+    await tool.execute({ image_url: "data:image/gif;base64,R0lGOD" }, context);
+    expect(model.calls).toEqual([
+      { url: "data:image/gif;base64,R0lGOD", question: "Describe this image in detail." },
+    ]);
+  });
+});

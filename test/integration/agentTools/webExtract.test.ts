@@ -1,0 +1,136 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { webExtractTool } from "../../../src/agent/tools/webExtract.js";
+import { toolsSchema, type WebSettings } from "../../../src/config/sections/tools.js";
+import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
+import { outcomeText, toolContext } from "../../helpers/toolContext.js";
+
+const defaults = toolsSchema.parse({}).web;
+const settings = (over: Partial<WebSettings> = {}): WebSettings => ({ ...defaults, ...over });
+
+const PAGE = `<html><head><title>Release notes</title><script>track()</script></head>
+<body><h1>v2.0</h1><p>Faster &amp; smaller.</p><style>.x{}</style></body></html>`;
+
+let site: FakeApi;
+beforeEach(async () => {
+  site = await startFakeApi(() => ({ text: PAGE, headers: { "content-type": "text/html; charset=utf-8" } }));
+});
+afterEach(() => site.close());
+
+const run = (tool = webExtractTool(settings()), url = `${site.url}/notes`) =>
+  tool.execute({ url }, toolContext());
+
+describe("web_extract", () => {
+  it("refuses a loopback address by default, and nothing reaches the server", async () => {
+    const outcome = await run();
+    expect(outcome).toEqual({ ok: false, error: expect.stringContaining("127.0.0.1 is a private") });
+    expect(!outcome.ok && outcome.error).toContain("tools.web.allow_private: true");
+    expect(site.requests).toHaveLength(0);
+  });
+
+  it("refuses a host name that resolves to loopback (localhost), checked after DNS", async () => {
+    const outcome = await run(webExtractTool(settings()), site.url.replace("127.0.0.1", "localhost"));
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/localhost \(.*\) is a private/),
+    });
+    expect(site.requests).toHaveLength(0);
+  });
+
+  it("checks every address a name resolves to, not only the first", async () => {
+    const tool = webExtractTool(settings(), {
+      resolve: async () => [
+        { address: "93.184.216.34", family: 4 },
+        { address: "10.0.0.7", family: 4 },
+      ],
+    });
+    const outcome = await tool.execute({ url: "http://mixed.example/" }, toolContext());
+    expect(outcome).toMatchObject({ ok: false, error: expect.stringContaining("mixed.example (10.0.0.7)") });
+  });
+
+  it("refuses IPv4-mapped IPv6 literals of private addresses", async () => {
+    const port = new URL(site.url).port;
+    const outcome = await run(webExtractTool(settings()), `http://[::ffff:127.0.0.1]:${port}/`);
+    expect(outcome).toMatchObject({ ok: false, error: expect.stringContaining("is a private") });
+    expect(site.requests).toHaveLength(0);
+  });
+
+  it("returns the readable text of a page with allow_private: true", async () => {
+    const text = outcomeText(await run(webExtractTool(settings({ allow_private: true }))));
+    expect(text).toBe(`URL: ${site.url}/notes\nTitle: Release notes\n\nv2.0\n\nFaster & smaller.`);
+    expect(site.requests[0]?.headers["user-agent"]).toContain("svc");
+  });
+
+  it("refuses a redirect to a refused address, checked on every hop", async () => {
+    // Only 127.0.0.1 counts as public here, so the first hop is fetched and the redirect is not.
+    const port = new URL(site.url).port;
+    site.enqueue({ status: 302, headers: { location: `http://localhost:${port}/inner` } });
+    const tool = webExtractTool(settings(), {
+      isPublic: (address) => address === "127.0.0.1",
+      resolve: async () => [{ address: "127.0.0.2", family: 4 }],
+    });
+    const outcome = await run(tool);
+    expect(outcome).toMatchObject({ ok: false, error: expect.stringContaining("localhost (127.0.0.2)") });
+    expect(site.requests.map((r) => r.path)).toEqual(["/notes"]);
+  });
+
+  it("follows redirects to allowed addresses and reports the final URL", async () => {
+    site.enqueue({ status: 301, headers: { location: "/moved" } });
+    const text = outcomeText(await run(webExtractTool(settings({ allow_private: true }))));
+    expect(text).toContain(`URL: ${site.url}/moved`);
+    expect(site.requests.map((r) => r.path)).toEqual(["/notes", "/moved"]);
+  });
+
+  it("reads at most max_bytes and returns at most max_chars", async () => {
+    const big = `<p>${"word ".repeat(100_000)}</p>`;
+    site.setHandler(() => ({ text: big, headers: { "content-type": "text/html" } }));
+    const cutBytes = outcomeText(
+      await run(webExtractTool(settings({ allow_private: true, max_bytes: 1000 }))),
+    );
+    expect(cutBytes).toContain("[page cut at 1000 bytes]");
+    expect(cutBytes.length).toBeLessThan(1200);
+    const cutChars = outcomeText(await run(webExtractTool(settings({ allow_private: true, max_chars: 50 }))));
+    expect(cutChars).toMatch(/^URL: .*\n\n(word ){10}\n\[truncated: \d+ more characters not shown\]$/);
+  });
+
+  it("decodes gzip bodies, the byte cap counting decoded bytes", async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" });
+      res.end(gzipSync(`<p>zipped</p>${"<p>z</p>".repeat(100_000)}`));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const tool = webExtractTool(settings({ allow_private: true, max_bytes: 5000 }));
+      const text = outcomeText(await tool.execute({ url: `http://127.0.0.1:${port}/` }, toolContext()));
+      expect(text).toMatch(/^URL: .*\n\nzipped\n\nz\n/);
+      expect(text).toContain("[page cut at 5000 bytes]");
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("times out on a server that does not answer", async () => {
+    site.enqueue({ delayMs: 10_000, text: "late" });
+    const outcome = await run(webExtractTool(settings({ allow_private: true, timeout_seconds: 0.2 })));
+    expect(outcome).toEqual({ ok: false, error: "timed out after 0.2 s" });
+  });
+
+  it("refuses other schemes, binary content and HTTP errors with a clear error", async () => {
+    const tool = webExtractTool(settings({ allow_private: true }));
+    expect(await tool.execute({ url: "file:///etc/passwd" }, toolContext())).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("only http and https"),
+    });
+    site.enqueue({ text: "PNG", headers: { "content-type": "image/png" } }, { status: 404, text: "no" });
+    expect(await run(tool)).toMatchObject({ ok: false, error: expect.stringContaining("not a text page") });
+    expect(await run(tool)).toMatchObject({ ok: false, error: `HTTP 404 from ${site.url}/notes` });
+    expect(await tool.execute({}, toolContext())).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('"url"'),
+    });
+  });
+});

@@ -1,0 +1,118 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { webSearchTool } from "../../../src/agent/tools/webSearch.js";
+import { toolsSchema, type WebSearchSettings } from "../../../src/config/sections/tools.js";
+import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
+import { outcomeText, toolContext } from "../../helpers/toolContext.js";
+
+const KEY = "brv-secret-key-12345";
+
+function settings(backend: WebSearchSettings["backend"], url: string): WebSearchSettings {
+  const parsed = toolsSchema.parse({
+    web_search: { backend, url, ...(backend === "searxng" ? {} : { api_key: KEY }) },
+  });
+  if (parsed.web_search === undefined) throw new Error("web_search not parsed");
+  return parsed.web_search;
+}
+
+let api: FakeApi;
+beforeEach(async () => {
+  api = await startFakeApi();
+});
+afterEach(() => api.close());
+
+describe("web_search against local fakes of each backend's JSON API", () => {
+  it("SearXNG: GET <instance>/search?q=&format=json, results[].title/url/content", async () => {
+    api.enqueue({
+      json: {
+        query: "svc gateway",
+        number_of_results: 2,
+        results: [
+          { url: "https://a.example/", title: "A <b>page</b>", content: "About &amp; more", engine: "x" },
+          { url: "https://b.example/", title: "B", content: "" },
+        ],
+        answers: [],
+        infoboxes: [],
+      },
+    });
+    const tool = webSearchTool(settings("searxng", `${api.url}/searx/`));
+    const text = outcomeText(await tool.execute({ query: "svc gateway" }, toolContext()));
+    expect(text).toBe("1. A page\n   https://a.example/\n   About & more\n2. B\n   https://b.example/");
+    expect(api.requests[0]?.path).toBe("/searx/search");
+    expect(Object.fromEntries(api.requests[0]?.query ?? [])).toEqual({ q: "svc gateway", format: "json" });
+  });
+
+  it("Brave: X-Subscription-Token header, count, web.results[].description", async () => {
+    api.enqueue({
+      json: {
+        type: "search",
+        query: { original: "node 20" },
+        web: {
+          type: "search",
+          results: [
+            { title: "Node.js 20", url: "https://nodejs.org/", description: "The <strong>LTS</strong> line" },
+            { title: "Other", url: "https://o.example/", description: "x" },
+            { title: "Third", url: "https://t.example/", description: "y" },
+          ],
+        },
+      },
+    });
+    const tool = webSearchTool(settings("brave", `${api.url}/res/v1/web/search`));
+    const text = outcomeText(await tool.execute({ query: "node 20", max_results: 2 }, toolContext()));
+    expect(text).toBe(
+      "1. Node.js 20\n   https://nodejs.org/\n   The LTS line\n2. Other\n   https://o.example/\n   x",
+    );
+    const request = api.requests[0];
+    expect(request?.headers["x-subscription-token"]).toBe(KEY);
+    expect(request?.query.get("q")).toBe("node 20");
+    expect(request?.query.get("count")).toBe("2");
+  });
+
+  it("Brave: an answer without a web section is no results", async () => {
+    api.enqueue({ json: { type: "search", query: { original: "zzz" } } });
+    const tool = webSearchTool(settings("brave", api.url));
+    expect(outcomeText(await tool.execute({ query: "zzz" }, toolContext()))).toBe("No results for: zzz");
+  });
+
+  it("Tavily: POST JSON with Authorization: Bearer, results[].title/url/content", async () => {
+    api.enqueue({
+      json: {
+        query: "svc",
+        answer: null,
+        results: [
+          { title: "T", url: "https://t.example/", content: "snippet", score: 0.9, raw_content: null },
+        ],
+        response_time: 1.2,
+      },
+    });
+    const tool = webSearchTool(settings("tavily", `${api.url}/search`));
+    const text = outcomeText(await tool.execute({ query: "svc" }, toolContext()));
+    expect(text).toBe("1. T\n   https://t.example/\n   snippet");
+    const request = api.requests[0];
+    expect(request?.method).toBe("POST");
+    expect(request?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(request?.json).toEqual({ query: "svc", max_results: 5, search_depth: "basic" });
+  });
+
+  it("reports backend errors without the API key, even when the backend echoes it", async () => {
+    api.enqueue({ status: 401, json: { error: `invalid key ${KEY}` } });
+    const tool = webSearchTool(settings("brave", api.url));
+    const outcome = await tool.execute({ query: "q" }, toolContext());
+    expect(outcome).toEqual({
+      ok: false,
+      error: `web_search (brave): ${new URL(api.url).host} answered HTTP 401`,
+    });
+    expect(JSON.stringify(outcome)).not.toContain(KEY);
+  });
+
+  it("reports an unexpected answer shape and a backend that is down", async () => {
+    api.enqueue({ json: { nope: true } });
+    const tool = webSearchTool(settings("tavily", api.url));
+    expect(await tool.execute({ query: "q" }, toolContext())).toEqual({
+      ok: false,
+      error: "web_search (tavily): unexpected answer shape",
+    });
+    await api.close();
+    const down = await tool.execute({ query: "q" }, toolContext());
+    expect(down).toMatchObject({ ok: false, error: expect.stringContaining("could not be reached") });
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { decodeEntities, htmlToText } from "../../../src/agent/tools/web/htmlText.js";
+
+describe("htmlToText: readable text of a page for web_extract", () => {
+  it("keeps the title and body text, drops scripts, styles, comments and markup", () => {
+    const page = `<!doctype html><html><head><title>The  &amp; Page</title>
+      <style>body { color: red }</style><script>var secret = "x";</script></head>
+      <body><h1>Heading</h1><!-- a comment --><p>First <b>bold</b>&nbsp;para&#8230;</p>
+      <script type="module">alert(1)</script><ul><li>one</li><li>two</li></ul>
+      <noscript>enable js</noscript><p>a &lt; b &#x263A;</p></body></html>`;
+    const { title, text } = htmlToText(page);
+    expect(title).toBe("The & Page");
+    expect(text).toBe("Heading\n\nFirst bold para…\n\none\n\ntwo\n\na < b ☺");
+    expect(text).not.toMatch(/secret|alert|color|comment|enable js|The &/);
+  });
+
+  it("ends cleanly on unterminated scripts, comments and tags", () => {
+    expect(htmlToText("<p>kept</p><script>never closed").text).toBe("kept");
+    expect(htmlToText("<p>kept</p><!-- never closed").text).toBe("kept");
+    expect(htmlToText("a < b and <p unterminated").text).toBe("a < b and");
+  });
+
+  it("handles hostile input (a megabyte of unclosed script tags) in one pass", () => {
+    const hostile = `${"<script".repeat(150_000)}<p>x`;
+    expect(htmlToText(hostile).text).toBe("");
+    expect(htmlToText("<a ".repeat(300_000)).text).toBe("");
+  });
+
+  it("decodes numeric and common named entities, leaves unknown ones", () => {
+    expect(decodeEntities("&#65;&#x42;&quot;&bogus;&#0;")).toBe('AB"&bogus;�');
+  });
+});

@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home?.cleanup());
+
+function load(yaml: string, env: Record<string, string> = {}) {
+  home = tempHome();
+  home.write("config.yaml", yaml);
+  return loadConfig({ home: home.dir, env });
+}
+
+describe("config: tools section", () => {
+  it("has safe defaults and no web_search backend", () => {
+    const { config } = load("agent:\n  provider: echo\n");
+    expect(config.tools).toEqual({
+      web: { allow_private: false, max_bytes: 2097152, max_chars: 20000, timeout_seconds: 20 },
+      terminal: { timeout_seconds: 60, max_output_bytes: 65536 },
+      file: { max_bytes: 1048576 },
+    });
+  });
+
+  it("reads a backend with its key from the environment", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a config.yaml interpolation
+    const yaml = "tools:\n  web_search:\n    backend: brave\n    api_key: ${BRAVE_API_KEY}\n";
+    const { config } = load(yaml, { BRAVE_API_KEY: "k-123" });
+    expect(config.tools.web_search).toMatchObject({ backend: "brave", api_key: "k-123", max_results: 5 });
+  });
+
+  it.each([
+    [
+      "tools:\n  web_search:\n    backend: searxng\n",
+      /tools\.web_search\.url: missing — backend "searxng" needs url/,
+    ],
+    [
+      "tools:\n  web_search:\n    backend: tavily\n",
+      /tools\.web_search\.api_key: missing — backend "tavily" needs api_key: \$\{TAVILY_API_KEY\}/,
+    ],
+    [
+      "tools:\n  web_search:\n    backend: searxng\n    url: ftp://x\n",
+      /tools\.web_search\.url: not an http\(s\) URL/,
+    ],
+    ["tools:\n  web_search:\n    backend: bing\n", /tools\.web_search\.backend/],
+    [
+      "tools:\n  web:\n    allow_privat: true\n",
+      /tools\.web: unknown key "allow_privat" — did you mean "allow_private"\?/,
+    ],
+  ])("refuses %j", (yaml, message) => {
+    expect(() => load(yaml)).toThrow(message);
+  });
+});
