@@ -21,6 +21,7 @@ import {
   unfinishedRuns,
 } from "./actors/runs.js";
 import { startSystem } from "./actors/system.js";
+import type { McpToolSource } from "./agent/mcpTools.js";
 import { howToEnableWebhook } from "./config/load.js";
 import { profileBindingWarnings } from "./config/profileWarnings.js";
 import { restartOnlyChanges } from "./config/restartOnly.js";
@@ -104,7 +105,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       `[webhook] ${paths.seenIds} could not be read; delivery ids seen before the restart are forgotten (their retries will run)`,
     );
   }
-  let runner: AgentRunner = createRunner(loaded.config.agent);
+  // Model runs use the MCP hub, which starts after the listener: the runner reads it when a run starts.
+  let mcpHub: McpToolSource | undefined;
+  const runnerDeps = { logger, mcp: () => mcpHub, workspacesDir: join(paths.home, "workspaces") };
+  let runner: AgentRunner = createRunner(loaded.config.agent, runnerDeps);
   const {
     paths: profilePaths,
     runJournal,
@@ -123,6 +127,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger,
     skillsDir: (p) => profilePaths(p).skills,
     recordRun: (profile, run) => runJournal(profile).record(run),
+    mcpServers: () => Object.keys(loaded.config.mcp_servers),
   });
   const hooks = pipelineLogHooks(logger);
   // Coalescing groups and cron jobs (issue 3): flushed on stop and reload, so no pending group is dropped.
@@ -272,6 +277,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     system,
     ...(options.env === undefined ? {} : { env: options.env }),
   });
+  mcpHub = mcp.hub;
   if (webhook.enabled) {
     logger.info(
       `[webhook] Listening on ${host}:${server.port} — routes: ${describeRoutes(registry.names())}`,
@@ -316,7 +322,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       const nextWebhook = next.config.platforms.webhook;
       // Open windows keep their count: a reload must not hand every route a fresh budget.
       limiter.setLimit(nextWebhook.rate_limit);
-      runner = createRunner(next.config.agent);
+      runner = createRunner(next.config.agent, runnerDeps);
       if (platformSettings(next.config) !== platformSettings(loaded.config)) {
         targets = createTargets(next.config, targetDeps);
         void checkTargets(targets, logger);

@@ -44,7 +44,7 @@ function cliHub(loaded: LoadedConfig, names: readonly string[]): McpHub {
     );
   }
   const logger = createLogger({ stdout: false, level: process.env.SVC_LOG_LEVEL ?? "warn" });
-  const runner = createRunner(loaded.config.agent);
+  const runner = createRunner(loaded.config.agent, { logger });
   const hub = new McpHub({
     servers,
     cacheDir: loaded.paths.mcpCache,

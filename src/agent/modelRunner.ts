@@ -1,0 +1,171 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { generateText } from "ai";
+import { type AgentRequest, AgentRunFailure, type AgentRunner } from "../actors/agent/runner.js";
+import type { AgentSettings } from "../config/sections/agent.js";
+import type { Logger } from "../io/log.js";
+import { type McpToolSource, mcpAgentTools } from "./mcpTools.js";
+import { describeModelError } from "./modelError.js";
+import { languageModel } from "./provider.js";
+import { type Sleep, withRetryPolicy } from "./retry.js";
+import { type RunOutcome, type RunRecord, runLogLine } from "./runRecord.js";
+import { sdkTools, ToolCallLog } from "./sdkTools.js";
+import { type LoopProgress, runToolLoop } from "./toolLoop.js";
+import { selectToolsets } from "./toolSelection.js";
+import type { AgentTool, ToolContext } from "./tools/tool.js";
+
+export interface ModelRunnerDeps {
+  readonly settings: AgentSettings & { readonly provider: "openai" | "anthropic"; readonly model: string };
+  readonly logger: Logger;
+  /** The gateway's MCP hub, once it exists (undefined outside the gateway: `svc cron run`, `svc mcp`). */
+  readonly mcp?: () => McpToolSource | undefined;
+  /** The built-in toolsets a run's toolsets name (src/agent/tools/index.ts). */
+  readonly builtins?: (toolsets: readonly string[]) => AgentTool[];
+  /** `$SVC_HOME/workspaces`: each run that needs a working directory gets its own below it. */
+  readonly workspacesDir?: string;
+  readonly sleep?: Sleep;
+  readonly now?: () => number;
+}
+
+/** The run's system text: `system_prompt`, then the route's skill under a header. */
+export function systemText(
+  systemPrompt: string | undefined,
+  skill: AgentRequest["skill"],
+): string | undefined {
+  const parts: string[] = [];
+  if (systemPrompt !== undefined && systemPrompt.trim() !== "") parts.push(systemPrompt.trim());
+  if (skill !== undefined) parts.push(`# Skill: ${skill.name}\n\n${skill.text.trimEnd()}`);
+  return parts.length === 0 ? undefined : parts.join("\n\n");
+}
+
+const safeSegment = (text: string) => text.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120);
+
+/**
+ * `provider: openai | anthropic` (DESIGN.md section 6): one run = system text + the prompt, a tool loop of
+ * at most `max_steps` turns over the tools the run's toolsets select, bounded by `timeout_seconds`.
+ * Each run logs one INFO line and returns its record; a failure is an `AgentRunFailure` carrying it.
+ */
+export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
+  const { settings, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const secrets = [settings.api_key];
+  return {
+    async run(request, signal) {
+      const started = now();
+      const modelId = request.model ?? settings.model;
+      const timeoutMs = settings.timeout_seconds * 1000;
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const runSignal = AbortSignal.any([signal, timeout]);
+      const model = withRetryPolicy(languageModel(settings, modelId), {
+        retries: settings.retries,
+        ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
+        now,
+        onRetry: (attempt, waitMs, error) =>
+          logger.warn(
+            { route: request.route, delivery_id: request.deliveryId, attempt, wait_ms: waitMs },
+            `[agent] ${request.route}: model call failed (${describeModelError(error, secrets)}); retry ${attempt} of ${settings.retries} in ${waitMs} ms`,
+          ),
+      });
+      const progress: LoopProgress = { steps: 0, inputTokens: 0, outputTokens: 0 };
+      const log = new ToolCallLog();
+      const record = (outcome: RunOutcome, error?: string): RunRecord => ({
+        provider: settings.provider,
+        model: modelId,
+        steps: progress.steps,
+        toolCalls: log.calls,
+        usage: { input: progress.inputTokens, output: progress.outputTokens },
+        outcome,
+        ...(error === undefined ? {} : { error }),
+        ms: Math.max(0, now() - started),
+      });
+      let workspace: Promise<string> | undefined;
+      const context: ToolContext = {
+        signal: runSignal,
+        route: request.route,
+        deliveryId: request.deliveryId,
+        profile: request.profile ?? "default",
+        unattended: true,
+        workspace() {
+          const root = deps.workspacesDir;
+          if (root === undefined) return Promise.reject(new Error("this run has no working directory"));
+          const dir = join(
+            root,
+            safeSegment(request.profile ?? "default"),
+            safeSegment(`${request.route}-${request.deliveryId}`),
+          );
+          workspace ??= mkdir(dir, { recursive: true, mode: 0o700 }).then(() => dir);
+          return workspace;
+        },
+        async analyzeImage(url, question, imageSignal) {
+          const answer = await generateText({
+            model,
+            maxRetries: 0,
+            maxOutputTokens: settings.max_tokens,
+            abortSignal: AbortSignal.any([imageSignal, runSignal]),
+            messages: [
+              {
+                role: "user",
+                content: [
+                  { type: "text", text: question },
+                  { type: "image", image: new URL(url) },
+                ],
+              },
+            ],
+          });
+          return answer.text;
+        },
+      };
+      try {
+        const hub = deps.mcp?.();
+        const selection = selectToolsets(request.toolsets, hub?.status().map((s) => s.name) ?? []);
+        const tools = [
+          ...(deps.builtins?.(selection.builtinToolsets) ?? []),
+          ...(hub === undefined ? [] : await mcpAgentTools(hub, selection.mcpServers, runSignal)),
+        ];
+        const result = await runToolLoop(
+          {
+            model,
+            system: systemText(settings.system_prompt, request.skill),
+            prompt: request.prompt,
+            tools: sdkTools(tools, context, log, now),
+            maxSteps: settings.max_steps,
+            maxTokens: request.maxTokens ?? settings.max_tokens,
+            signal: runSignal,
+            log,
+          },
+          progress,
+        );
+        const outcome: RunOutcome = result.stoppedAtMaxSteps ? "max_steps" : "ok";
+        const text =
+          result.stoppedAtMaxSteps && result.text.trim() === ""
+            ? `(stopped after ${settings.max_steps} model turns without a final answer — raise agent.max_steps)`
+            : result.text;
+        const done = record(outcome);
+        logger.info(
+          { route: request.route, delivery_id: request.deliveryId },
+          runLogLine(request.route, request.deliveryId, done),
+        );
+        return { text, record: done };
+      } catch (err) {
+        if (signal.aborted) {
+          // Shutdown: the run is saved for the next start, as any unfinished run.
+          const aborted = record("aborted", "the gateway stopped during the run");
+          logger.info(
+            { route: request.route, delivery_id: request.deliveryId },
+            runLogLine(request.route, request.deliveryId, aborted),
+          );
+          throw err;
+        }
+        const why = timeout.aborted
+          ? `the run took longer than agent.timeout_seconds (${settings.timeout_seconds} s)`
+          : describeModelError(err, secrets);
+        const failed = record("error", why);
+        logger.info(
+          { route: request.route, delivery_id: request.deliveryId },
+          runLogLine(request.route, request.deliveryId, failed),
+        );
+        throw new AgentRunFailure(why, failed);
+      }
+    },
+  };
+}
