@@ -49,6 +49,11 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
   const { settings, logger } = deps;
   const now = deps.now ?? Date.now;
   const secrets = [settings.api_key];
+  // The SDK's notes on unsupported settings go to svc's log, not to the console.
+  globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) => {
+    for (const warning of warnings)
+      logger.debug({ provider, model }, `[agent] model warning: ${JSON.stringify(warning)}`);
+  };
   return {
     async run(request, signal) {
       const started = now();
