@@ -232,12 +232,13 @@ describe("a webhook run with provider openai", () => {
     });
   });
 
-  it("a tool the model invents and arguments that are not JSON come back to the model as tool errors", async () => {
+  it("a tool the model invents, arguments that are not JSON and arguments the tool's schema refuses come back to the model as tool errors", async () => {
     model.script(
       {
         toolCalls: [
           { name: "mcp__nowhere__tool", args: {} },
           { name: "mcp__other__lookup", args: "{broken" },
+          { name: "mcp__other__lookup", args: { key: 5 } },
         ],
       },
       { text: "recovered" },
@@ -248,8 +249,13 @@ describe("a webhook run with provider openai", () => {
     const errors = toolMessages(1).join("\n");
     expect(errors).toMatch(/mcp__nowhere__tool/);
     expect(errors).toMatch(/JSON|parse|Invalid/i);
+    expect(errors).toMatch(/key/);
     const { run } = await journalled("invalid-1");
-    expect(((run?.toolCalls ?? []) as Array<{ ok: boolean }>).map((c) => c.ok)).toEqual([false, false]);
+    expect(((run?.toolCalls ?? []) as Array<{ ok: boolean }>).map((c) => c.ok)).toEqual([
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("max_steps bounds the loop: a model that keeps calling tools gets at most 3 turns", async () => {

@@ -143,6 +143,30 @@ describe("faults", () => {
     await chatMessages(2);
   });
 
+  it("a model that does not answer within agent.timeout_seconds: the run ends with a failure notice", async () => {
+    const model = await startFakeOpenAI();
+    try {
+      telegram.requests.length = 0;
+      model.script({ hang: true });
+      const gw = await perTest.start({
+        config: webhookConfig(
+          { slow: { secret: OPEN, prompt: "hello", toolsets: ["no_mcp"], ...chatTarget } },
+          {},
+          {
+            agent: { provider: "openai", model: "m", base_url: model.baseUrl, timeout_seconds: 0.3 },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/slow"), {})).status).toBe(202);
+      expect(await chatMessages(1)).toEqual([
+        "⚠️ Agent run failed: the run took longer than agent.timeout_seconds (0.3 s)",
+      ]);
+    } finally {
+      await model.close();
+    }
+  });
+
   it("shutdown aborts a run waiting on the model; it is saved for the next start, with no failure notice", async () => {
     const model = await startFakeOpenAI();
     const home = tempHome();
