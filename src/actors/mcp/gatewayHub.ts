@@ -54,7 +54,9 @@ export function agentSampler(runner: () => AgentRunner): SamplingRunner {
         },
         signal,
       )
-      .then((reply) => reply.text);
+      .then((reply) =>
+        reply.record === undefined ? reply.text : { text: reply.text, model: reply.record.model },
+      );
   };
 }
 

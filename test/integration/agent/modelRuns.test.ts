@@ -134,7 +134,7 @@ beforeAll(async () => {
             trust: "untrusted",
             sampling: { enabled: true, model: "sampler-model", max_tokens: 64 },
           },
-          other: { url: other.url },
+          other: { url: other.url, sampling: { enabled: true } },
         },
         platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram.url } },
       },
@@ -323,6 +323,18 @@ describe("a webhook run with provider openai", () => {
     expect(sampling.tools).toBeUndefined();
     expect(sampling.messages.at(-1)).toEqual({ role: "user", content: "user: summarize" });
     expect(toolMessages(2)).toEqual(["sampler-model: a summary"]);
+  });
+
+  it("without sampling.model, sampling uses agent.model and reports it as the model", async () => {
+    model.script(
+      callTool("mcp__other__ask_model", { prompt: "hi" }),
+      { text: "hello back" },
+      { text: "done" },
+    );
+    await signedPost("only_other", {}, "sample-2");
+    expect(await chatMessages(1)).toEqual(["done"]);
+    expect(chat(1).model).toBe("test-model");
+    expect(toolMessages(2)).toEqual(["test-model: hello back"]);
   });
 
   it("a cron job fired by a route runs through the same runner and tools", async () => {
