@@ -3,6 +3,7 @@ import { DEFAULT_PROFILE, inProfile, namedProfile } from "../config/paths.js";
 import type { Logger } from "../io/log.js";
 import { type CronJob, type CronStore, findJob, nextRunAfter } from "../io/stores/cronStore.js";
 import type { AcceptedEvent } from "../streams/context.js";
+import { failureNotice } from "./agent/failureNotice.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
 import { createLastRunWriter } from "./lastRuns.js";
@@ -333,17 +334,28 @@ export async function runCronJob(
   firedBy?: FiredBy,
 ): Promise<string> {
   const deliveryId = `cron-${job.id}-${Date.now()}`;
-  const reply = await deps.runner.run(
-    {
-      route: `cron:${job.name}`,
-      event: trigger,
-      deliveryId,
-      prompt,
-      toolsets: DEFAULT_WEBHOOK_TOOLSETS,
-      profile: namedProfile(profile),
-    },
-    signal,
-  );
+  let reply: string;
+  let failure: unknown;
+  try {
+    const answer = await deps.runner.run(
+      {
+        route: `cron:${job.name}`,
+        event: trigger,
+        deliveryId,
+        prompt,
+        toolsets: DEFAULT_WEBHOOK_TOOLSETS,
+        profile: namedProfile(profile),
+      },
+      signal,
+    );
+    reply = answer.text;
+  } catch (err) {
+    // A failed model run is delivered as a notice to the job's target, then fails the job.
+    const notice = signal.aborted ? undefined : failureNotice(err);
+    if (notice === undefined) throw err;
+    reply = notice.text;
+    failure = err;
+  }
   await deps.deliverer.deliver(
     {
       target: job.deliver,
@@ -360,5 +372,6 @@ export async function runCronJob(
     },
     signal,
   );
+  if (failure !== undefined) throw failure;
   return reply;
 }

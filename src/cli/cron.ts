@@ -219,7 +219,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
   let error: string | undefined;
   try {
     const reply = await runCronJob(
-      { runner: createRunner(loaded.config.agent), deliverer },
+      { runner: createRunner(loaded.config.agent, { logger }), deliverer },
       job,
       job.prompt,
       "manual",

@@ -7,8 +7,10 @@ import { serverScoped } from "../actors/mcp/runtime.js";
 import { terminalApprovals } from "../actors/mcp/terminalApprovals.js";
 import { buildToolset } from "../actors/mcp/toolNames.js";
 import { oauthProviderFor } from "../actors/oauth/provider.js";
+import { runsNote } from "../agent/routeTools.js";
+import { interpolate } from "../config/interpolate.js";
 import { type LoadedConfig, loadConfig, secretScope } from "../config/load.js";
-import { transportKind } from "../config/sections/mcp.js";
+import { isTrusted, transportKind } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
 import { redactCredentials, scrub } from "../io/credentials.js";
 import { runningPid } from "../io/gatewayState.js";
@@ -44,7 +46,7 @@ function cliHub(loaded: LoadedConfig, names: readonly string[]): McpHub {
     );
   }
   const logger = createLogger({ stdout: false, level: process.env.SVC_LOG_LEVEL ?? "warn" });
-  const runner = createRunner(loaded.config.agent);
+  const runner = createRunner(loaded.config.agent, { logger });
   const hub = new McpHub({
     servers,
     cacheDir: loaded.paths.mcpCache,
@@ -172,6 +174,17 @@ async function listTools(server: string): Promise<void> {
       process.stdout.write(
         `${table([["REGISTERED NAME", "SERVER TOOL"], ...tools.map((t) => [t.name, terminalText(t.original)])])}\n`,
       );
+    process.stdout.write(
+      runsNote(server, tools, {
+        provider: loaded.config.agent.provider,
+        routes: loaded.config.platforms.webhook.routes,
+        servers: Object.keys(loaded.config.mcp_servers),
+        trusted: isTrusted({
+          trust: interpolate(String(serverEntry(loaded, server)?.trust ?? "full"), loaded.scope).value,
+        }),
+        approvals: loaded.config.gateway.approvals,
+      }),
+    );
     printProblems(status);
   } finally {
     await hub.stop();

@@ -1,20 +1,48 @@
+import { join } from "node:path";
 import { createRunner } from "../actors/agent/index.js";
 import type { AgentRunner } from "../actors/agent/runner.js";
+import { createMcpEndpointHost } from "../agent/mcpEndpoint/index.js";
+import type { McpToolSource } from "../agent/mcpTools.js";
 import type { Config } from "../config/schema.js";
+import type { Logger } from "../io/log.js";
 
 export interface Agent {
   /** The runner of the current config (a reload swaps it; runs already started keep theirs). */
   runner(): AgentRunner;
+  /** The configured MCP servers' names (a route's `toolsets` may name them). */
+  mcpServers(): readonly string[];
+  /** Model runs reach the MCP hub, which starts after the listener. */
+  attachMcp(hub: McpToolSource): void;
   reload(config: Config): void;
+  /** Closes the command runs' MCP endpoint (after the runs have ended). */
+  stop(): Promise<void>;
 }
 
 /** The configured agent (`agent:`), shared by webhook runs, cron jobs and MCP sampling. */
-export function createAgent(config: Config): Agent {
-  let runner = createRunner(config.agent);
+export function createAgent(config: Config, deps: { logger: Logger; home: string }): Agent {
+  let mcpHub: McpToolSource | undefined;
+  let current = config;
+  // One loopback endpoint for every command run's tools; its socket opens on the first run.
+  const endpoint = createMcpEndpointHost();
+  const build = (next: Config) =>
+    createRunner(next.agent, {
+      logger: deps.logger,
+      mcp: () => mcpHub,
+      workspacesDir: join(deps.home, "workspaces"),
+      toolSettings: next.tools,
+      mcpEndpoint: endpoint,
+    });
+  let runner = build(config);
   return {
     runner: () => runner,
-    reload(next) {
-      runner = createRunner(next.agent);
+    mcpServers: () => Object.keys(current.mcp_servers),
+    attachMcp(hub) {
+      mcpHub = hub;
     },
+    reload(next) {
+      current = next;
+      runner = build(next);
+    },
+    stop: () => endpoint.close(),
   };
 }

@@ -68,7 +68,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       createSubscriptionSource(paths.subscriptions, logger, { loopback: LOOPBACK_HOSTS.has(host) }),
   });
   const idempotency = createIdempotency({ paths, logger, clock: { now } });
-  const agent = createAgent(config);
+  const agent = createAgent(config, { logger, home: paths.home });
   const queue = createRunQueue({
     timers: clock,
     pendingRunsFile: paths.pendingRuns,
@@ -125,6 +125,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   idempotency.start();
   removeStaleStoreTempFiles(paths.home);
   const mcp = createMcp({ config, paths, logger, system, agent, ...env });
+  agent.attachMcp(mcp.hub);
   if (webhook.enabled) {
     logger.info(
       `[webhook] Listening on ${host}:${ingress.port} — routes: ${describeRoutes(routes.registry.names())}`,
@@ -181,6 +182,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         },
       },
       { name: "stop MCP servers", run: () => mcp.stop() },
+      { name: "close the command runs' MCP endpoint", run: () => agent.stop() },
       {
         name: "save unfinished runs",
         run: () => {

@@ -85,6 +85,7 @@ export function createRuns(deps: RunsDeps): void {
     logger,
     skillsDir: (profile) => profiles.paths(profile).skills,
     recordRun: (profile, run) => profiles.runJournal(profile).record(run),
+    mcpServers: deps.agent.mcpServers,
   });
   deps.system.spawn("runs", runsMachine, {
     maxConcurrent: deps.maxConcurrent,

@@ -76,7 +76,7 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
         const detail = result.stderr.trim().split("\n").slice(-3).join(" | ");
         throw new SvcError("agent_failed", `agent command ${result.why}${detail ? `: ${detail}` : ""}`);
       }
-      return result.stdout.replace(/\n$/, "");
+      return { text: result.stdout.replace(/\n$/, "") };
     },
   };
 }

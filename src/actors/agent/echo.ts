@@ -4,7 +4,9 @@ import type { AgentRunner } from "./runner.js";
 export function echoRunner(): AgentRunner {
   return {
     async run(request) {
-      return request.skill === undefined ? request.prompt : withSkill(request.skill, request.prompt);
+      return {
+        text: request.skill === undefined ? request.prompt : withSkill(request.skill, request.prompt),
+      };
     },
   };
 }

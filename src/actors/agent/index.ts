@@ -1,20 +1,77 @@
+import type { McpEndpointHost } from "../../agent/mcpEndpoint/index.js";
+import type { McpToolSource } from "../../agent/mcpTools.js";
+import { modelRunner } from "../../agent/modelRunner.js";
+import type { Sleep } from "../../agent/retry.js";
+import { type RunToolsDeps, runContext, runTools } from "../../agent/runTools.js";
+import { builtinTools } from "../../agent/tools/index.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
-import type { Logger } from "../../io/log.js";
+import { type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
+import { type Logger, silentLogger } from "../../io/log.js";
 import type { RunToRecord } from "../../io/sessions/runJournal.js";
 import type { Deliverer } from "../deliver.js";
 import type { RunExecutor } from "../runs.js";
 import { commandRunner } from "./command.js";
 import { echoRunner } from "./echo.js";
-import { type AgentRequest, type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./runner.js";
+import { failureNotice } from "./failureNotice.js";
+import {
+  type AgentReply,
+  type AgentRequest,
+  type AgentRunner,
+  DEFAULT_WEBHOOK_TOOLSETS,
+  NO_MCP,
+} from "./runner.js";
 import { findFirstSkill } from "./skills.js";
 
-export type { AgentRequest, AgentRunner } from "./runner.js";
+export type { AgentReply, AgentRequest, AgentRunner } from "./runner.js";
+
+/** What a model runner may use besides its settings (all optional: `svc cron run` has no MCP hub). */
+export interface RunnerDeps {
+  readonly logger?: Logger;
+  /** The gateway's MCP hub; a getter, since the hub is started after the runner. */
+  readonly mcp?: () => McpToolSource | undefined;
+  /** `$SVC_HOME/workspaces`. */
+  readonly workspacesDir?: string;
+  /** Settings handed to the built-in toolsets (`tools:`); their defaults when absent. */
+  readonly toolSettings?: ToolsSettings;
+  /** The gateway's loopback MCP endpoint: command runs get `SVC_MCP_URL` and `SVC_MCP_TOKEN` from it. */
+  readonly mcpEndpoint?: Pick<McpEndpointHost, "openRunEndpoint">;
+  readonly sleep?: Sleep;
+}
 
 /** The runner the `agent:` section chooses (DESIGN.md section 6). */
-export function createRunner(agent: AgentSettings): AgentRunner {
+export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): AgentRunner {
+  const toolSettings = deps.toolSettings ?? toolsSchema.parse(undefined);
+  const toolDeps: RunToolsDeps = {
+    builtins: (toolsets) => builtinTools(toolsets, toolSettings),
+    ...(deps.mcp === undefined ? {} : { mcp: deps.mcp }),
+    ...(deps.workspacesDir === undefined ? {} : { workspacesDir: deps.workspacesDir }),
+  };
   if (agent.provider === "command" && agent.command !== undefined) {
-    return commandRunner({ argv: agent.command, timeoutMs: agent.timeout_seconds * 1000 });
+    const endpoint = deps.mcpEndpoint;
+    return commandRunner({
+      argv: agent.command,
+      timeoutMs: agent.timeout_seconds * 1000,
+      ...(endpoint === undefined
+        ? {}
+        : {
+            tools: {
+              endpoint,
+              forRun: async (request, signal) => ({
+                tools: await runTools(toolDeps, request, signal),
+                context: runContext(toolDeps, request, signal),
+              }),
+            },
+          }),
+    });
+  }
+  if ((agent.provider === "openai" || agent.provider === "anthropic") && agent.model !== undefined) {
+    return modelRunner({
+      settings: { ...agent, provider: agent.provider, model: agent.model },
+      logger: deps.logger ?? silentLogger(),
+      ...toolDeps,
+      ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
+    });
   }
   return echoRunner();
 }
@@ -22,7 +79,7 @@ export function createRunner(agent: AgentSettings): AgentRunner {
 /** The platform toolset name; listing it in a route's `toolsets` brings the default set back in. */
 export const WEBHOOK_TOOLSET = "svc-webhook";
 
-/** Toolsets a run may use; unknown names are dropped and reported. */
+/** Built-in toolsets a run may name; with MCP server names and `no_mcp` (unknown names are dropped and reported). */
 export const KNOWN_TOOLSETS: ReadonlySet<string> = new Set([
   ...DEFAULT_WEBHOOK_TOOLSETS,
   "web",
@@ -32,18 +89,23 @@ export const KNOWN_TOOLSETS: ReadonlySet<string> = new Set([
   "browser",
   "memory",
   "mcp",
+  NO_MCP,
 ]);
 
-/** A route's `toolsets` replace the default `svc-webhook` set (spec 5 rule 5). */
+/**
+ * A route's `toolsets` replace the default `svc-webhook` set (spec 5 rule 5); names of configured MCP
+ * servers (`isMcpServer`) are kept too: they pick which servers' tools the run is offered (docs/agent.md).
+ */
 export function runToolsets(
   routeToolsets: readonly string[] | undefined,
   onDropped?: (name: string) => void,
+  isMcpServer: (name: string) => boolean = () => false,
 ): readonly string[] {
   if (routeToolsets === undefined) return DEFAULT_WEBHOOK_TOOLSETS;
   const kept = new Set<string>();
   for (const name of routeToolsets) {
     if (name === WEBHOOK_TOOLSET) for (const tool of DEFAULT_WEBHOOK_TOOLSETS) kept.add(tool);
-    else if (KNOWN_TOOLSETS.has(name)) kept.add(name);
+    else if (KNOWN_TOOLSETS.has(name) || isMcpServer(name)) kept.add(name);
     else onDropped?.(name);
   }
   return [...kept];
@@ -57,6 +119,8 @@ export interface RunExecutorDeps {
   skillsDir(profile: string): string;
   /** Records each run as its own session `webhook:<route>:<delivery_id>` (see io/sessions/runJournal.ts). */
   recordRun?(profile: string, run: RunToRecord): void;
+  /** Names of the configured MCP servers (a route's `toolsets` may name them). */
+  mcpServers?(): readonly string[];
 }
 
 /** One agent run for an accepted event: load the skill, run the agent, deliver the reply (even empty or `SKIP`). */
@@ -81,12 +145,16 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
         );
       }
     }
-    const toolsets = runToolsets(route.toolsets, (name) => {
-      const key = `${event.routeName}\u0000${name}`;
-      if (warnedToolsets.has(key)) return;
-      warnedToolsets.add(key);
-      deps.logger.warn(`[webhook] ${event.routeName}: unknown toolset "${name}" dropped`);
-    });
+    const toolsets = runToolsets(
+      route.toolsets,
+      (name) => {
+        const key = `${event.routeName}\u0000${name}`;
+        if (warnedToolsets.has(key)) return;
+        warnedToolsets.add(key);
+        deps.logger.warn(`[webhook] ${event.routeName}: unknown toolset "${name}" dropped`);
+      },
+      (name) => deps.mcpServers?.().includes(name) === true,
+    );
     const request: AgentRequest = {
       route: event.routeName,
       event: event.event ?? "",
@@ -96,18 +164,29 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
       profile: event.profile === DEFAULT_PROFILE ? undefined : event.profile,
       ...(skill === undefined ? {} : { skill }),
     };
-    const reply = await deps.runner().run(request, signal);
+    let reply: AgentReply;
+    let failure: unknown;
+    try {
+      reply = await deps.runner().run(request, signal);
+    } catch (err) {
+      // A model run that failed still answers where the route delivers; anything else fails as before.
+      const notice = signal.aborted ? undefined : failureNotice(err);
+      if (notice === undefined) throw err;
+      reply = notice;
+      failure = err;
+    }
     deps.recordRun?.(event.profile, {
       route: event.routeName,
       deliveryId: event.deliveryId,
       prompt: event.prompt,
-      reply,
+      reply: reply.text,
+      ...(reply.record === undefined ? {} : { record: reply.record }),
     });
     await deps.deliverer.deliver(
       {
         target: route.deliver,
         message: {
-          text: reply,
+          text: reply.text,
           extra: event.extra,
           route: event.routeName,
           deliveryId: event.deliveryId,
@@ -118,5 +197,7 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
       },
       signal,
     );
+    // Logged by the run slot as a failed run.
+    if (failure !== undefined) throw failure;
   };
 }

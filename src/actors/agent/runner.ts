@@ -1,3 +1,5 @@
+import type { RunRecord } from "../../agent/runRecord.js";
+
 /** What a webhook (or cron job) hands the agent. */
 export interface AgentRequest {
   readonly route: string;
@@ -6,15 +8,44 @@ export interface AgentRequest {
   readonly prompt: string;
   /** Contents of the loaded skill (first listed skill found), if any. */
   readonly skill?: { readonly name: string; readonly text: string };
-  /** Toolsets for the run (route `toolsets`, else the platform default). */
+  /**
+   * Toolsets for the run (route `toolsets`, else the platform default): built-in toolset names, MCP
+   * server names, and `no_mcp` (docs/agent.md, "Tools in a run").
+   */
   readonly toolsets: readonly string[];
   readonly profile: string | undefined;
+  /** Overrides for one request (MCP sampling: `sampling.model`, the clamped `max_tokens`). */
+  readonly model?: string;
+  readonly maxTokens?: number;
+}
+
+/** A run's answer; model runners add what the run did (`record`), echo and command have none. */
+export interface AgentReply {
+  readonly text: string;
+  readonly record?: RunRecord;
 }
 
 /** An agent runner turns a prompt into a reply (DESIGN.md section 6). */
 export interface AgentRunner {
-  run(request: AgentRequest, signal: AbortSignal): Promise<string>;
+  run(request: AgentRequest, signal: AbortSignal): Promise<AgentReply>;
+}
+
+/**
+ * A model run that failed (endpoint down, 4xx/5xx after the retries, malformed answer, timeout): the
+ * route's target gets a failure notice and the record is journalled.
+ */
+export class AgentRunFailure extends Error {
+  constructor(
+    message: string,
+    readonly record: RunRecord,
+  ) {
+    super(message);
+    this.name = "AgentRunFailure";
+  }
 }
 
 /** Default webhook toolset (`svc-webhook`, spec 5 rule 5). */
 export const DEFAULT_WEBHOOK_TOOLSETS = ["web_search", "web_extract", "vision_analyze", "clarify"] as const;
+
+/** In a run's `toolsets`: offer no MCP server's tools. */
+export const NO_MCP = "no_mcp";

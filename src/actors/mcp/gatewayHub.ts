@@ -6,7 +6,7 @@ import { describeError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
 import type { OAuthProviderFor } from "../../io/mcp/connect.js";
 import { type StatusFile, writeStatusFile } from "../../io/mcp/statusFile.js";
-import type { AgentRunner } from "../agent/runner.js";
+import { type AgentRunner, NO_MCP } from "../agent/runner.js";
 import { oauthProviderFor } from "../oauth/provider.js";
 import { policyApprovals } from "./approvals.js";
 import { type HubOptions, McpHub, type ReloadSummary } from "./hub.js";
@@ -31,22 +31,32 @@ export interface GatewayMcp {
   stop(): Promise<void>;
 }
 
-/** Sampling through the gateway's agent runner: one run per request, on the `mcp:<server>` route. */
+/**
+ * Sampling through the gateway's agent runner: one run per request, on the `mcp:<server>` route; a model
+ * runner answers with `sampling.model` (else `agent.model`) and the clamped `max_tokens`.
+ */
 export function agentSampler(runner: () => AgentRunner): SamplingRunner {
   return (request, signal) => {
     const prompt =
       request.systemPrompt === undefined ? request.prompt : `${request.systemPrompt}\n\n${request.prompt}`;
-    return runner().run(
-      {
-        route: `mcp:${request.server}`,
-        event: "sampling",
-        deliveryId: randomUUID(),
-        prompt,
-        toolsets: [],
-        profile: undefined,
-      },
-      signal,
-    );
+    return runner()
+      .run(
+        {
+          route: `mcp:${request.server}`,
+          event: "sampling",
+          deliveryId: randomUUID(),
+          prompt,
+          // A plain completion: no tool, so a sampling request cannot call back into the servers.
+          toolsets: [NO_MCP],
+          profile: undefined,
+          maxTokens: request.maxTokens,
+          ...(request.model === undefined ? {} : { model: request.model }),
+        },
+        signal,
+      )
+      .then((reply) =>
+        reply.record === undefined ? reply.text : { text: reply.text, model: reply.record.model },
+      );
   };
 }
 

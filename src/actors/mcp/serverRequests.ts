@@ -9,11 +9,11 @@ import type { Logger } from "../../io/log.js";
 import type { SessionHandlers } from "../../io/mcp/session.js";
 import type { ApprovalSurface } from "./approvals.js";
 
-/** Answers a sampling request with the gateway's agent runner. */
+/** Answers a sampling request with the gateway's agent runner (and, from a model runner, the model it used). */
 export type SamplingRunner = (
   request: { server: string; prompt: string; systemPrompt?: string; maxTokens: number; model?: string },
   signal: AbortSignal,
-) => Promise<string>;
+) => Promise<string | { readonly text: string; readonly model?: string }>;
 
 function textOf(content: unknown): string {
   const blocks = Array.isArray(content) ? content : [content];
@@ -100,7 +100,7 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
         ...(settings.model === undefined ? {} : { model: settings.model }),
       };
       logger.info({ server, maxTokens }, `[mcp] sampling request from ${server}`);
-      const text = await within(
+      const answer = await within(
         (s) => runner(request, s),
         settings.timeout * 1000,
         signal,
@@ -108,8 +108,10 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
           throw new Error(`sampling timed out after ${settings.timeout} s`);
         },
       );
+      const text = typeof answer === "string" ? answer : answer.text;
+      const usedModel = typeof answer === "string" ? undefined : answer.model;
       return {
-        model: settings.model ?? "svc-agent",
+        model: usedModel ?? settings.model ?? "svc-agent",
         role: "assistant",
         content: { type: "text", text },
         stopReason: "endTurn",

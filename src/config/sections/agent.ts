@@ -1,11 +1,61 @@
 import { z } from "zod";
 import { timerSeconds } from "../timerSeconds.js";
 
-/** The agent runner (DESIGN.md section 6): `echo` replies with the prompt, `command` runs an argv. */
+export const AGENT_PROVIDERS = ["echo", "command", "openai", "anthropic"] as const;
+export type AgentProvider = (typeof AGENT_PROVIDERS)[number];
+
+/** Providers that call a model over HTTP (docs/agent.md). */
+export const MODEL_PROVIDERS: ReadonlySet<string> = new Set(["openai", "anthropic"]);
+
+/** Where a model provider sends its requests when `base_url` is not set. */
+export const DEFAULT_BASE_URLS = {
+  openai: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com/v1",
+} as const;
+
+const UNSET_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/;
+
+/** Why `url` cannot be a model endpoint, or undefined when it can. */
+export function baseUrlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `not a URL — write http://host:port/v1 or https://host/v1`;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    return `${parsed.protocol.replace(/:$/, "")} is not supported — the model endpoint must be http:// or https://`;
+  if (parsed.username !== "" || parsed.password !== "")
+    return "credentials in the URL are not allowed — put the key in agent.api_key";
+  return undefined;
+}
+
+/**
+ * The agent runner (DESIGN.md section 6): `echo` replies with the prompt, `command` runs an argv,
+ * `openai` (any Chat Completions endpoint) and `anthropic` (the Messages API) run a model with a tool loop.
+ */
 export const agentSchema = z
   .strictObject({
-    provider: z.enum(["echo", "command"]).default("echo"),
+    provider: z
+      .string()
+      .default("echo")
+      .superRefine((value, ctx) => {
+        if (!(AGENT_PROVIDERS as readonly string[]).includes(value))
+          ctx.addIssue({
+            code: "custom",
+            message: `unknown provider "${value}" — use one of ${AGENT_PROVIDERS.join(", ")}`,
+          });
+      })
+      .transform((value) => value as AgentProvider),
     command: z.array(z.string().min(1)).min(1).optional(),
+    model: z.string().min(1).optional(),
+    base_url: z.string().min(1).optional(),
+    /** Never logged, never in an error message: the issues below name the key, not its value. */
+    api_key: z.string().optional(),
+    max_steps: z.number().int().min(1).max(1000).default(10),
+    max_tokens: z.number().int().min(1).default(4096),
+    system_prompt: z.string().optional(),
+    retries: z.number().int().min(0).max(10).default(2),
     timeout_seconds: timerSeconds(600),
     max_concurrent_runs: z.number().int().positive().default(4),
   })
@@ -17,8 +67,34 @@ export const agentSchema = z
         message: 'missing — provider "command" needs command: [executable, args...]',
       });
     }
+    if (MODEL_PROVIDERS.has(agent.provider) && agent.model === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["model"],
+        message: `missing — provider "${agent.provider}" needs a model (for example model: ${agent.provider === "anthropic" ? "claude-sonnet-4-5" : "gpt-4.1-mini"})`,
+      });
+    }
+    if (agent.base_url !== undefined) {
+      const problem = baseUrlProblem(agent.base_url);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
+    }
+    const unset = agent.api_key === undefined ? undefined : UNSET_VARIABLE.exec(agent.api_key)?.[1];
+    if (unset !== undefined && MODEL_PROVIDERS.has(agent.provider)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["api_key"],
+        message: `\${${unset}} is not set — set ${unset} in the profile's .env or the environment, or remove api_key for a local endpoint`,
+      });
+    }
   })
-  .default({ provider: "echo", timeout_seconds: 600, max_concurrent_runs: 4 });
+  .default({
+    provider: "echo",
+    max_steps: 10,
+    max_tokens: 4096,
+    retries: 2,
+    timeout_seconds: 600,
+    max_concurrent_runs: 4,
+  });
 export type AgentSettings = z.infer<typeof agentSchema>;
 
 export const gatewaySchema = z

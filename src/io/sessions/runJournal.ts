@@ -9,6 +9,7 @@ import {
   readSync,
 } from "node:fs";
 import { join } from "node:path";
+import type { RunRecord } from "../../agent/runRecord.js";
 import { type BatchedWriter, createBatchedFileWriter } from "../batchedWriter.js";
 import { runSessionKey, type SessionEntry } from "./store.js";
 
@@ -19,6 +20,8 @@ export interface RunSession {
   readonly delivery_id: string;
   readonly at: string;
   readonly entries: readonly SessionEntry[];
+  /** What a model run did (steps, tool calls, tokens, model, outcome); absent for echo and command runs. */
+  readonly run?: RunRecord;
 }
 
 export interface RunToRecord {
@@ -26,6 +29,7 @@ export interface RunToRecord {
   readonly deliveryId: string;
   readonly prompt: string;
   readonly reply: string;
+  readonly record?: RunRecord;
 }
 
 export interface RunJournal {
@@ -47,13 +51,14 @@ export function runSessionLine(
   at: string,
   prompt: string,
   reply: string,
+  record?: RunRecord,
 ): string {
   const q = JSON.stringify;
   const when = q(at);
   const asked = q(prompt);
   // An echo run's reply is the prompt itself: the same string escapes the same way.
   const answered = reply === prompt ? asked : q(reply);
-  return `{"key":${q(runSessionKey(route, deliveryId))},"route":${q(route)},"delivery_id":${q(deliveryId)},"at":${when},"entries":[{"role":"user","content":${asked},"at":${when}},{"role":"assistant","content":${answered},"at":${when}}]}\n`;
+  return `{"key":${q(runSessionKey(route, deliveryId))},"route":${q(route)},"delivery_id":${q(deliveryId)},"at":${when},"entries":[{"role":"user","content":${asked},"at":${when}},{"role":"assistant","content":${answered},"at":${when}}]${record === undefined ? "" : `,"run":${q(record)}`}}\n`;
 }
 
 /**
@@ -98,7 +103,7 @@ export function createRunJournal(
         const at = isoOf(now());
         const today = at.slice(0, 10);
         const current = today !== day || writer === undefined ? open(today) : writer;
-        current.write(runSessionLine(run.route, run.deliveryId, at, run.prompt, run.reply));
+        current.write(runSessionLine(run.route, run.deliveryId, at, run.prompt, run.reply, run.record));
       } catch (err) {
         onError(err);
       }

@@ -113,10 +113,12 @@ function agent() {
 describe("command agents reach their run's tools at SVC_MCP_URL with SVC_MCP_TOKEN", () => {
   it("lists exactly the run's tools (schemas unchanged) and calls an MCP server's tool through them", async () => {
     const reply = JSON.parse(
-      await agent().run(
-        request({ call: "mcp__fixture__add", arguments: { a: 2, b: 3 } }),
-        new AbortController().signal,
-      ),
+      (
+        await agent().run(
+          request({ call: "mcp__fixture__add", arguments: { a: 2, b: 3 } }),
+          new AbortController().signal,
+        )
+      ).text,
     );
     expect(reply.tools.map((t: { name: string }) => t.name)).toEqual([
       "mcp__fixture__echo",
@@ -130,17 +132,21 @@ describe("command agents reach their run's tools at SVC_MCP_URL with SVC_MCP_TOK
 
   it("runs built-in tools with the run's context, and reports tool errors as MCP tool errors", async () => {
     const clarify = JSON.parse(
-      await agent().run(
-        request({ call: "clarify", arguments: { question: "which?" } }),
-        new AbortController().signal,
-      ),
+      (
+        await agent().run(
+          request({ call: "clarify", arguments: { question: "which?" } }),
+          new AbortController().signal,
+        )
+      ).text,
     );
     expect(clarify.result).toEqual({ content: [{ type: "text", text: NO_ONE_PRESENT }] });
     const unknown = JSON.parse(
-      await agent().run(
-        request({ call: "terminal", arguments: { command: "id" } }),
-        new AbortController().signal,
-      ),
+      (
+        await agent().run(
+          request({ call: "terminal", arguments: { command: "id" } }),
+          new AbortController().signal,
+        )
+      ).text,
     );
     expect(unknown.result).toEqual({
       content: [{ type: "text", text: 'unknown tool "terminal": this run does not offer it' }],
@@ -164,13 +170,15 @@ describe("command agents reach their run's tools at SVC_MCP_URL with SVC_MCP_TOK
         },
       });
       const reply = JSON.parse(
-        await runner.run(
-          {
-            ...request({ call: "terminal", arguments: { command: "echo hi > x; cat x; pwd" } }),
-            toolsets: ["terminal"],
-          },
-          new AbortController().signal,
-        ),
+        (
+          await runner.run(
+            {
+              ...request({ call: "terminal", arguments: { command: "echo hi > x; cat x; pwd" } }),
+              toolsets: ["terminal"],
+            },
+            new AbortController().signal,
+          )
+        ).text,
       );
       expect(reply.tools.map((t: { name: string }) => t.name)).toEqual(["terminal"]);
       expect(reply.result.content[0].text).toMatch(

@@ -1,0 +1,93 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { RegisteredTool } from "../actors/mcp/toolNames.js";
+import { describeError, isSvcError } from "../errors.js";
+import type { AgentTool, JsonSchema, ToolContent, ToolOutcome } from "./tools/tool.js";
+
+/** The part of the MCP hub a run uses (src/actors/mcp/hub.ts). */
+export interface McpToolSource {
+  tools(): RegisteredTool[];
+  status(): ReadonlyArray<{ readonly name: string; readonly state: string }>;
+  settled(server: string): Promise<unknown>;
+  callRegistered(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult>;
+}
+
+/** How long a run waits for a server's first connect before it goes on without that server's tools. */
+export const FIRST_CONNECT_WAIT_MS = 30_000;
+
+function contentOf(result: CallToolResult): ToolContent[] {
+  const parts: ToolContent[] = [];
+  for (const block of result.content ?? []) {
+    if (block.type === "text") parts.push({ type: "text", text: block.text });
+    else if (block.type === "image")
+      parts.push({ type: "image", data: block.data, mimeType: block.mimeType });
+    else parts.push({ type: "text", text: JSON.stringify(block) });
+  }
+  if (parts.length === 0 && result.structuredContent !== undefined)
+    parts.push({ type: "text", text: JSON.stringify(result.structuredContent) });
+  return parts;
+}
+
+/** A tool's answer as the model gets it: `isError` results become tool errors with the server's text. */
+export function outcomeOf(result: CallToolResult): ToolOutcome {
+  const content = contentOf(result);
+  if (result.isError === true) {
+    const text = content.map((c) => (c.type === "text" ? c.text : `[${c.mimeType}]`)).join("\n");
+    return { ok: false, error: text || "the tool reported an error" };
+  }
+  return { ok: true, content };
+}
+
+/** Why a call failed, for the model; a refusal says why and what the operator can change. */
+function callError(err: unknown, context: { unattended: boolean }): string {
+  const message = describeError(err);
+  if (isSvcError(err, "approval_denied") && context.unattended)
+    return `refused: ${message}. No one is present to approve calls in a webhook or cron run (the operator can set trust: full on the server, or gateway.approvals: allow); the tool was not run`;
+  return message;
+}
+
+/** One registered MCP tool as an agent tool: the call goes through the hub (trust, queue, lazy connect, timeout). */
+export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentTool {
+  const schema = tool.inputSchema as Record<string, unknown>;
+  return {
+    name: tool.name,
+    description: tool.description ?? `${tool.original} (MCP server ${tool.server})`,
+    inputSchema: (schema.type === "object" ? schema : { ...schema, type: "object" }) as JsonSchema,
+    async execute(args, context) {
+      const input = args !== null && typeof args === "object" ? (args as Record<string, unknown>) : {};
+      try {
+        return outcomeOf(await hub.callRegistered(tool.name, input, context.signal));
+      } catch (err) {
+        return { ok: false, error: callError(err, context) };
+      }
+    },
+  };
+}
+
+/**
+ * The registered tools of `servers` as agent tools. A server still making its first connect is waited
+ * for (bounded), so a run that starts with the gateway is offered its tools; lazy servers are offered
+ * their cached tools and connect on the first call.
+ */
+export async function mcpAgentTools(
+  hub: McpToolSource,
+  servers: readonly string[],
+  signal: AbortSignal,
+  waitMs = FIRST_CONNECT_WAIT_MS,
+): Promise<AgentTool[]> {
+  if (servers.length === 0) return [];
+  const wanted = new Set(servers);
+  const connecting = hub.status().filter((s) => wanted.has(s.name) && s.state === "connecting");
+  if (connecting.length > 0) {
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+      signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    await Promise.race([Promise.allSettled(connecting.map((s) => hub.settled(s.name))), giveUp]);
+    clearTimeout(timer);
+  }
+  return hub
+    .tools()
+    .filter((tool) => wanted.has(tool.server))
+    .map((tool) => mcpAgentTool(hub, tool));
+}

@@ -1,0 +1,26 @@
+import { APICallError } from "ai";
+import { scrub } from "../io/credentials.js";
+
+const MAX_DETAIL = 300;
+
+/**
+ * A model failure in one line for the log, the journal and the failure notice: what the endpoint said
+ * (status, short body) or why it could not be reached. The API key is cut out wherever it might echo.
+ */
+export function describeModelError(err: unknown, secrets: readonly (string | undefined)[]): string {
+  let text: string;
+  if (APICallError.isInstance(err)) {
+    const where = err.url.replace(/\?.*$/, "");
+    const body = (err.responseBody ?? "").replace(/\s+/g, " ").trim().slice(0, MAX_DETAIL);
+    text =
+      err.statusCode === undefined
+        ? `model endpoint ${where} could not be reached: ${err.message}`
+        : `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}`;
+  } else if (err instanceof Error) {
+    const cause = err.cause instanceof Error ? ` (${err.cause.message})` : "";
+    text = `${err.name === "Error" ? "" : `${err.name}: `}${err.message}${cause}`;
+  } else {
+    text = String(err);
+  }
+  return scrub(text.slice(0, MAX_DETAIL * 2), secrets);
+}

@@ -1,0 +1,140 @@
+import { generateText } from "ai";
+import { type AgentRequest, AgentRunFailure, type AgentRunner } from "../actors/agent/runner.js";
+import type { AgentSettings } from "../config/sections/agent.js";
+import type { Logger } from "../io/log.js";
+import { describeModelError } from "./modelError.js";
+import { languageModel } from "./provider.js";
+import { type Sleep, withRetryPolicy } from "./retry.js";
+import { type RunOutcome, type RunRecord, runLogLine } from "./runRecord.js";
+import { type RunToolsDeps, runContext, runTools } from "./runTools.js";
+import { sdkTools, ToolCallLog } from "./sdkTools.js";
+import { type LoopProgress, runToolLoop } from "./toolLoop.js";
+
+export interface ModelRunnerDeps extends RunToolsDeps {
+  readonly settings: AgentSettings & { readonly provider: "openai" | "anthropic"; readonly model: string };
+  readonly logger: Logger;
+  readonly sleep?: Sleep;
+  readonly now?: () => number;
+}
+
+/** The run's system text: `system_prompt`, then the route's skill under a header. */
+export function systemText(
+  systemPrompt: string | undefined,
+  skill: AgentRequest["skill"],
+): string | undefined {
+  const parts: string[] = [];
+  if (systemPrompt !== undefined && systemPrompt.trim() !== "") parts.push(systemPrompt.trim());
+  if (skill !== undefined) parts.push(`# Skill: ${skill.name}\n\n${skill.text.trimEnd()}`);
+  return parts.length === 0 ? undefined : parts.join("\n\n");
+}
+
+/**
+ * `provider: openai | anthropic` (DESIGN.md section 6): one run = system text + the prompt, a tool loop of
+ * at most `max_steps` turns over the tools the run's toolsets select, bounded by `timeout_seconds`.
+ * Each run logs one INFO line and returns its record; a failure is an `AgentRunFailure` carrying it.
+ */
+export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
+  const { settings, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const secrets = [settings.api_key];
+  // The SDK's notes on unsupported settings go to svc's log, not to the console.
+  globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) => {
+    for (const warning of warnings)
+      logger.debug({ provider, model }, `[agent] model warning: ${JSON.stringify(warning)}`);
+  };
+  return {
+    async run(request, signal) {
+      const started = now();
+      const modelId = request.model ?? settings.model;
+      const timeoutMs = settings.timeout_seconds * 1000;
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const runSignal = AbortSignal.any([signal, timeout]);
+      const model = withRetryPolicy(languageModel(settings, modelId), {
+        retries: settings.retries,
+        ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
+        now,
+        onRetry: (attempt, waitMs, error) =>
+          logger.warn(
+            { route: request.route, delivery_id: request.deliveryId, attempt, wait_ms: waitMs },
+            `[agent] ${request.route}: model call failed (${describeModelError(error, secrets)}); retry ${attempt} of ${settings.retries} in ${waitMs} ms`,
+          ),
+      });
+      const progress: LoopProgress = { steps: 0, inputTokens: 0, outputTokens: 0 };
+      const log = new ToolCallLog();
+      const record = (outcome: RunOutcome, error?: string): RunRecord => ({
+        provider: settings.provider,
+        model: modelId,
+        steps: progress.steps,
+        toolCalls: log.calls,
+        usage: { input: progress.inputTokens, output: progress.outputTokens },
+        outcome,
+        ...(error === undefined ? {} : { error }),
+        ms: Math.max(0, now() - started),
+      });
+      const context = runContext(deps, request, runSignal, async (url, question, imageSignal) => {
+        const answer = await generateText({
+          model,
+          maxRetries: 0,
+          maxOutputTokens: settings.max_tokens,
+          abortSignal: AbortSignal.any([imageSignal, runSignal]),
+          messages: [
+            {
+              role: "user",
+              content: [
+                { type: "text", text: question },
+                { type: "image", image: url },
+              ],
+            },
+          ],
+        });
+        return answer.text;
+      });
+      try {
+        const tools = await runTools(deps, request, runSignal);
+        const result = await runToolLoop(
+          {
+            model,
+            system: systemText(settings.system_prompt, request.skill),
+            prompt: request.prompt,
+            tools: sdkTools(tools, context, log, now),
+            maxSteps: settings.max_steps,
+            maxTokens: request.maxTokens ?? settings.max_tokens,
+            signal: runSignal,
+            log,
+          },
+          progress,
+        );
+        const outcome: RunOutcome = result.stoppedAtMaxSteps ? "max_steps" : "ok";
+        const text =
+          result.stoppedAtMaxSteps && result.text.trim() === ""
+            ? `(stopped after ${settings.max_steps} model turns without a final answer — raise agent.max_steps)`
+            : result.text;
+        const done = record(outcome);
+        logger.info(
+          { route: request.route, delivery_id: request.deliveryId },
+          runLogLine(request.route, request.deliveryId, done),
+        );
+        return { text, record: done };
+      } catch (err) {
+        if (signal.aborted) {
+          // Shutdown: the run is saved for the next start, as any unfinished run.
+          const aborted = record("aborted", "the gateway stopped during the run");
+          logger.info(
+            { route: request.route, delivery_id: request.deliveryId },
+            runLogLine(request.route, request.deliveryId, aborted),
+          );
+          throw err;
+        }
+        const why = timeout.aborted
+          ? `the run took longer than agent.timeout_seconds (${settings.timeout_seconds} s)`
+          : describeModelError(err, secrets);
+        const failed = record("error", why);
+        logger.info(
+          { route: request.route, delivery_id: request.deliveryId },
+          runLogLine(request.route, request.deliveryId, failed),
+        );
+        throw new AgentRunFailure(why, failed);
+      }
+    },
+  };
+}

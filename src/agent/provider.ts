@@ -1,0 +1,30 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { DEFAULT_BASE_URLS } from "../config/sections/agent.js";
+import type { ProviderModel } from "./retry.js";
+
+export interface ProviderSettings {
+  readonly provider: "openai" | "anthropic";
+  readonly model: string;
+  readonly base_url?: string | undefined;
+  readonly api_key?: string | undefined;
+}
+
+/**
+ * The language model for `agent.provider`: `openai` speaks Chat Completions (`<base_url>/chat/completions`,
+ * `Authorization: Bearer <api_key>`), so Ollama, vLLM, LM Studio and OpenRouter work as well as OpenAI;
+ * `anthropic` speaks the Messages API (`<base_url>/messages`, `x-api-key`). No environment variable is
+ * read behind the operator's back: the key is `agent.api_key` or nothing.
+ */
+export function languageModel(settings: ProviderSettings, modelId = settings.model): ProviderModel {
+  const baseURL = settings.base_url ?? DEFAULT_BASE_URLS[settings.provider];
+  if (settings.provider === "anthropic") {
+    return createAnthropic({ baseURL, apiKey: settings.api_key ?? "" })(modelId);
+  }
+  return createOpenAICompatible({
+    name: "openai",
+    baseURL,
+    ...(settings.api_key === undefined || settings.api_key === "" ? {} : { apiKey: settings.api_key }),
+    includeUsage: true,
+  }).chatModel(modelId);
+}

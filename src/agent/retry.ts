@@ -1,0 +1,93 @@
+import { APICallError, wrapLanguageModel } from "ai";
+
+/** The provider-level model `wrapLanguageModel` takes (`@ai-sdk/provider` is not a direct dependency). */
+export type ProviderModel = Parameters<typeof wrapLanguageModel>[0]["model"];
+
+/** Waits `ms`, or rejects when `signal` aborts first. */
+export type Sleep = (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+
+export const realSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+
+/** The longest a `Retry-After` is waited; a longer one is cut to this (the run's timeout still bounds it). */
+export const MAX_RETRY_WAIT_MS = 60_000;
+const FIRST_BACKOFF_MS = 1000;
+
+export interface RetryOptions {
+  readonly retries: number;
+  readonly sleep?: Sleep;
+  readonly now?: () => number;
+  /** Called before each wait (the run logs it). */
+  readonly onRetry?: (attempt: number, waitMs: number, error: unknown) => void;
+}
+
+/** 429, 5xx, 408/409 and connection errors are worth another try; the SDK marks them retryable. */
+export function isRetryable(error: unknown): boolean {
+  return APICallError.isInstance(error) && error.isRetryable;
+}
+
+/**
+ * How long to wait before retry number `attempt` (0-based): the server's `retry-after-ms` or
+ * `Retry-After` (seconds or an HTTP date) when it sent one, else 1 s, 2 s, 4 s, ...
+ */
+export function retryDelayMs(error: unknown, attempt: number, now: () => number = Date.now): number {
+  const backoff = Math.min(FIRST_BACKOFF_MS * 2 ** attempt, MAX_RETRY_WAIT_MS);
+  const headers = APICallError.isInstance(error) ? error.responseHeaders : undefined;
+  if (headers === undefined) return backoff;
+  const header = (name: string) =>
+    Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
+  let ms: number | undefined;
+  const afterMs = header("retry-after-ms");
+  if (afterMs !== undefined && Number.isFinite(Number.parseFloat(afterMs))) ms = Number.parseFloat(afterMs);
+  const after = header("retry-after");
+  if (ms === undefined && after !== undefined) {
+    const seconds = Number(after.trim());
+    ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(after) - now();
+  }
+  if (ms === undefined || Number.isNaN(ms)) return backoff;
+  return Math.min(Math.max(0, ms), MAX_RETRY_WAIT_MS);
+}
+
+async function withRetries<T>(
+  call: () => PromiseLike<T>,
+  options: RetryOptions,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  const sleep = options.sleep ?? realSleep;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (attempt >= options.retries || !isRetryable(error) || signal?.aborted) throw error;
+      const waitMs = retryDelayMs(error, attempt, options.now);
+      options.onRetry?.(attempt + 1, waitMs, error);
+      await sleep(waitMs, signal);
+    }
+  }
+}
+
+/**
+ * The model with svc's own retries around each model call (the SDK's are turned off with
+ * `maxRetries: 0`): the same rules, but the wait is injectable, so tests need no real clock.
+ */
+export function withRetryPolicy(model: ProviderModel, options: RetryOptions): ProviderModel {
+  return wrapLanguageModel({
+    model,
+    middleware: {
+      specificationVersion: "v3",
+      wrapGenerate: ({ doGenerate, params }) => withRetries(doGenerate, options, params.abortSignal),
+      wrapStream: ({ doStream, params }) => withRetries(doStream, options, params.abortSignal),
+    },
+  });
+}

@@ -1,0 +1,39 @@
+import { runToolsets } from "../actors/agent/index.js";
+import type { RegisteredTool } from "../actors/mcp/toolNames.js";
+import { MODEL_PROVIDERS } from "../config/sections/agent.js";
+import { selectToolsets } from "./toolSelection.js";
+
+export interface RunsView {
+  readonly provider: string;
+  /** The static routes (`platforms.webhook.routes`) with their `toolsets`. */
+  readonly routes: Readonly<Record<string, { readonly toolsets?: readonly string[] | undefined }>>;
+  readonly servers: readonly string[];
+  /** The server's `trust`, rendered. */
+  readonly trusted: boolean;
+  readonly approvals: "deny" | "allow";
+}
+
+/**
+ * What `svc mcp tools <server>` adds under the table for a model provider: which routes' runs are offered
+ * the server's tools (cron jobs use the default toolsets, so they get every server) and which tools an
+ * unattended run refuses because they need approval. Nothing for echo or command.
+ */
+export function runsNote(server: string, tools: readonly RegisteredTool[], view: RunsView): string {
+  if (!MODEL_PROVIDERS.has(view.provider)) return "";
+  const isServer = (name: string) => view.servers.includes(name);
+  const offered: string[] = [];
+  const withheld: string[] = [];
+  for (const [name, route] of Object.entries(view.routes)) {
+    const toolsets = runToolsets(route.toolsets, undefined, isServer);
+    (selectToolsets(toolsets, view.servers).mcpServers.includes(server) ? offered : withheld).push(name);
+  }
+  const lines = [
+    `Agent runs (agent.provider ${view.provider}): offered to cron jobs${offered.length > 0 ? ` and routes ${offered.join(", ")}` : ""}${withheld.length > 0 ? `; not to routes ${withheld.join(", ")} (their toolsets name no_mcp or other servers)` : ""}`,
+  ];
+  const refused = view.trusted || view.approvals === "allow" ? [] : tools.filter((t) => !t.readOnly);
+  if (refused.length > 0)
+    lines.push(
+      `Refused in runs (untrusted server, no readOnlyHint, gateway.approvals: deny): ${refused.map((t) => t.name).join(", ")}`,
+    );
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,33 @@
+/** What one model run records (docs/agent.md, "What a run records"): plain data, journalled as JSON. */
+
+export interface ToolCallRecord {
+  /** The name the model called (`mcp__<server>__<tool>` or a built-in's name). */
+  readonly name: string;
+  readonly ms: number;
+  readonly ok: boolean;
+  /** Why the call failed (refused, unknown tool, invalid arguments, the tool's own error). */
+  readonly error?: string;
+}
+
+export type RunOutcome = "ok" | "max_steps" | "error" | "aborted";
+
+export interface RunRecord {
+  readonly provider: string;
+  readonly model: string;
+  /** Model turns taken. */
+  readonly steps: number;
+  readonly toolCalls: readonly ToolCallRecord[];
+  readonly usage: { readonly input: number; readonly output: number };
+  readonly outcome: RunOutcome;
+  /** The failure, for `error` and `aborted`. */
+  readonly error?: string;
+  readonly ms: number;
+}
+
+/** The one INFO line a model run logs (the key and the prompt never appear in it). */
+export function runLogLine(route: string, deliveryId: string, record: RunRecord): string {
+  const calls = record.toolCalls.map((c) => `${c.name} ${c.ok ? "ok" : "error"} ${c.ms}ms`).join(", ");
+  const outcome =
+    record.outcome === "ok" ? "ok" : `${record.outcome}${record.error ? ` (${record.error})` : ""}`;
+  return `[agent] ${route} ${deliveryId}: ${outcome} — ${record.provider}/${record.model}, ${record.steps} step${record.steps === 1 ? "" : "s"}, ${record.toolCalls.length} tool call${record.toolCalls.length === 1 ? "" : "s"}${calls ? ` (${calls})` : ""}, tokens in ${record.usage.input} out ${record.usage.output}, ${record.ms}ms`;
+}

@@ -1,0 +1,61 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { AgentRequest } from "../actors/agent/runner.js";
+import { type McpToolSource, mcpAgentTools } from "./mcpTools.js";
+import { selectToolsets } from "./toolSelection.js";
+import type { AgentTool, ToolContext } from "./tools/tool.js";
+
+/** Where a run's tools come from; the model runner and the command runner's MCP endpoint share it. */
+export interface RunToolsDeps {
+  /** The gateway's MCP hub, once it exists (undefined outside the gateway: `svc cron run`, `svc mcp`). */
+  readonly mcp?: () => McpToolSource | undefined;
+  /** The built-in toolsets a run's toolsets name (src/agent/tools/index.ts). */
+  readonly builtins?: (toolsets: readonly string[]) => AgentTool[];
+  /** `$SVC_HOME/workspaces`: each run that needs a working directory gets its own below it. */
+  readonly workspacesDir?: string;
+}
+
+/** The tools a run may use: the built-ins its toolsets name, then the selected MCP servers' tools. */
+export async function runTools(
+  deps: RunToolsDeps,
+  request: AgentRequest,
+  signal: AbortSignal,
+): Promise<AgentTool[]> {
+  const hub = deps.mcp?.();
+  const selection = selectToolsets(request.toolsets, hub?.status().map((s) => s.name) ?? []);
+  return [
+    ...(deps.builtins?.(selection.builtinToolsets) ?? []),
+    ...(hub === undefined ? [] : await mcpAgentTools(hub, selection.mcpServers, signal)),
+  ];
+}
+
+const safeSegment = (text: string) => text.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120);
+
+/** What the run's tools know of it; webhook and cron runs are unattended. */
+export function runContext(
+  deps: RunToolsDeps,
+  request: AgentRequest,
+  signal: AbortSignal,
+  analyzeImage?: ToolContext["analyzeImage"],
+): ToolContext {
+  let workspace: Promise<string> | undefined;
+  return {
+    signal,
+    route: request.route,
+    deliveryId: request.deliveryId,
+    profile: request.profile ?? "default",
+    unattended: true,
+    workspace() {
+      const root = deps.workspacesDir;
+      if (root === undefined) return Promise.reject(new Error("this run has no working directory"));
+      const dir = join(
+        root,
+        safeSegment(request.profile ?? "default"),
+        safeSegment(`${request.route}-${request.deliveryId}`),
+      );
+      workspace ??= mkdir(dir, { recursive: true, mode: 0o700 }).then(() => dir);
+      return workspace;
+    },
+    ...(analyzeImage === undefined ? {} : { analyzeImage }),
+  };
+}

@@ -1,0 +1,77 @@
+import { jsonSchema, type ToolSet, tool } from "ai";
+import type { ToolCallRecord } from "./runRecord.js";
+import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
+
+/** The calls a run made, filled in as the tools run (and by the loop for calls that never ran). */
+export class ToolCallLog {
+  readonly calls: ToolCallRecord[] = [];
+  private readonly seen = new Set<string>();
+
+  add(callId: string, record: ToolCallRecord): void {
+    if (this.seen.has(callId)) return;
+    this.seen.add(callId);
+    this.calls.push(record);
+  }
+  has(callId: string): boolean {
+    return this.seen.has(callId);
+  }
+}
+
+type ModelOutput =
+  | { type: "text"; value: string }
+  | {
+      type: "content";
+      value: Array<{ type: "text"; text: string } | { type: "file-data"; data: string; mediaType: string }>;
+    };
+
+function modelOutput(content: readonly ToolContent[]): ModelOutput {
+  if (content.every((c) => c.type === "text"))
+    return { type: "text", value: content.map((c) => (c.type === "text" ? c.text : "")).join("\n") };
+  return {
+    type: "content",
+    value: content.map((c) =>
+      c.type === "text"
+        ? { type: "text" as const, text: c.text }
+        : { type: "file-data" as const, data: c.data, mediaType: c.mimeType },
+    ),
+  };
+}
+
+/**
+ * Agent tools as the AI SDK's tool set: the schema passes through unchanged (`jsonSchema`, no local
+ * validation: the tool's owner judges its arguments), a failed call is thrown so the model gets it as a
+ * tool error and the loop goes on, and every call is timed into `log`.
+ */
+export function sdkTools(
+  tools: readonly AgentTool[],
+  context: ToolContext,
+  log: ToolCallLog,
+  now: () => number = Date.now,
+): ToolSet {
+  const set: ToolSet = {};
+  for (const agentTool of tools) {
+    set[agentTool.name] = tool<unknown, readonly ToolContent[]>({
+      description: agentTool.description,
+      inputSchema: jsonSchema<unknown>(agentTool.inputSchema as Parameters<typeof jsonSchema>[0]),
+      async execute(input, options) {
+        const started = now();
+        const signal = options.abortSignal ?? context.signal;
+        let outcome: Awaited<ReturnType<AgentTool["execute"]>>;
+        try {
+          outcome = await agentTool.execute(input, { ...context, signal });
+        } catch (err) {
+          outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
+        }
+        const ms = Math.max(0, now() - started);
+        if (!outcome.ok) {
+          log.add(options.toolCallId, { name: agentTool.name, ms, ok: false, error: outcome.error });
+          throw new Error(outcome.error);
+        }
+        log.add(options.toolCallId, { name: agentTool.name, ms, ok: true });
+        return outcome.content;
+      },
+      toModelOutput: ({ output }) => modelOutput(output),
+    });
+  }
+  return set;
+}

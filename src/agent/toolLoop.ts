@@ -1,0 +1,61 @@
+import { generateText, type LanguageModel, stepCountIs, type ToolSet } from "ai";
+import type { ToolCallLog } from "./sdkTools.js";
+
+export interface ToolLoopInput {
+  readonly model: LanguageModel;
+  readonly system?: string | undefined;
+  readonly prompt: string;
+  readonly tools: ToolSet;
+  readonly maxSteps: number;
+  readonly maxTokens: number;
+  readonly signal: AbortSignal;
+  readonly log: ToolCallLog;
+}
+
+/** What a loop got through, kept up to date step by step so a failed run still reports it. */
+export interface LoopProgress {
+  steps: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface LoopResult {
+  readonly text: string;
+  /** The last turn still asked for tools: the loop stopped at `maxSteps`, not at an answer. */
+  readonly stoppedAtMaxSteps: boolean;
+}
+
+/**
+ * One run's tool loop: the prompt as the user message, at most `maxSteps` model turns, tool results fed
+ * back between turns. A call naming an unknown tool or with unparsable arguments comes back to the model
+ * as a tool error (the SDK does that); it is recorded here since no tool ran. Retries are the model's
+ * own (`withRetryPolicy`), so the SDK's are off.
+ */
+export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress): Promise<LoopResult> {
+  const hasTools = Object.keys(input.tools).length > 0;
+  const result = await generateText({
+    model: input.model,
+    ...(input.system === undefined ? {} : { system: input.system }),
+    prompt: input.prompt,
+    ...(hasTools ? { tools: input.tools } : {}),
+    stopWhen: stepCountIs(input.maxSteps),
+    maxOutputTokens: input.maxTokens,
+    maxRetries: 0,
+    abortSignal: input.signal,
+    onStepFinish(step) {
+      progress.steps += 1;
+      progress.inputTokens += step.usage.inputTokens ?? 0;
+      progress.outputTokens += step.usage.outputTokens ?? 0;
+      for (const part of step.content) {
+        if (part.type !== "tool-error" || input.log.has(part.toolCallId)) continue;
+        const error = part.error instanceof Error ? part.error.message : String(part.error);
+        input.log.add(part.toolCallId, { name: part.toolName, ms: 0, ok: false, error });
+      }
+    },
+  });
+  const last = result.steps.at(-1);
+  return {
+    text: result.text,
+    stoppedAtMaxSteps: last?.finishReason === "tool-calls" && result.steps.length >= input.maxSteps,
+  };
+}

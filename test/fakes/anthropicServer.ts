@@ -1,0 +1,99 @@
+import { type FakeModel, sse, startScriptedModel } from "./modelScript.js";
+
+export type { FakeModel, ModelTurn } from "./modelScript.js";
+
+/**
+ * A scripted Anthropic Messages server (`POST <baseUrl>/messages`) on 127.0.0.1: each request gets the
+ * next scripted turn as one message body or, for `stream: true`, as the Messages event stream.
+ * Usage: 10 tokens in, 5 out per turn.
+ */
+export function startFakeAnthropic(): Promise<FakeModel> {
+  return startScriptedModel("/messages", (turn, request, res, index) => {
+    const model = String(request.json.model ?? "fake");
+    const content = [
+      ...(turn.text === undefined ? [] : [{ type: "text", text: turn.text }]),
+      ...(turn.toolCalls ?? []).map((call, i) => ({
+        type: "tool_use",
+        id: `toolu_${index}_${i}`,
+        name: call.name,
+        input: typeof call.args === "string" ? JSON.parse(call.args) : call.args,
+      })),
+    ];
+    const stopReason = (turn.toolCalls ?? []).length > 0 ? "tool_use" : "end_turn";
+    const message = { id: `msg_${index}`, type: "message", role: "assistant", model };
+    if (request.json.stream !== true) {
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          ...message,
+          content,
+          stop_reason: stopReason,
+          stop_sequence: null,
+          usage: { input_tokens: 10, output_tokens: 5 },
+        }),
+      );
+      return;
+    }
+    const events: Array<{ event: string; data: unknown }> = [
+      {
+        event: "message_start",
+        data: {
+          type: "message_start",
+          message: {
+            ...message,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 10, output_tokens: 0 },
+          },
+        },
+      },
+    ];
+    content.forEach((block, i) => {
+      if (block.type === "text") {
+        events.push(
+          {
+            event: "content_block_start",
+            data: { type: "content_block_start", index: i, content_block: { type: "text", text: "" } },
+          },
+          {
+            event: "content_block_delta",
+            data: {
+              type: "content_block_delta",
+              index: i,
+              delta: { type: "text_delta", text: (block as { text: string }).text },
+            },
+          },
+        );
+      } else {
+        const { input, ...start } = block as { input: unknown };
+        events.push(
+          {
+            event: "content_block_start",
+            data: { type: "content_block_start", index: i, content_block: { ...start, input: {} } },
+          },
+          {
+            event: "content_block_delta",
+            data: {
+              type: "content_block_delta",
+              index: i,
+              delta: { type: "input_json_delta", partial_json: JSON.stringify(input) },
+            },
+          },
+        );
+      }
+      events.push({ event: "content_block_stop", data: { type: "content_block_stop", index: i } });
+    });
+    events.push(
+      {
+        event: "message_delta",
+        data: {
+          type: "message_delta",
+          delta: { stop_reason: stopReason, stop_sequence: null },
+          usage: { output_tokens: 5 },
+        },
+      },
+      { event: "message_stop", data: { type: "message_stop" } },
+    );
+    sse(res, events);
+  });
+}

@@ -1,0 +1,103 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+/** One model turn the fake answers with, in order. */
+export type ModelTurn =
+  /** An assistant message: text, tool calls, or both (`args` as an object, or a raw string sent as is). */
+  | { readonly text?: string; readonly toolCalls?: ReadonlyArray<{ name: string; args: unknown }> }
+  /** An HTTP error answer (429 with `retry-after`, 500, ...). */
+  | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string }
+  /** 200 with a body that is not JSON. */
+  | { readonly malformed: true }
+  /** Never answers (until the client gives up or the fake closes). */
+  | { readonly hang: true };
+
+export interface ModelRequest {
+  readonly path: string;
+  readonly headers: IncomingMessage["headers"];
+  readonly json: Record<string, unknown>;
+}
+
+export interface FakeModel {
+  /** The base URL to put in `agent.base_url` (`http://127.0.0.1:<port>/v1`). */
+  readonly baseUrl: string;
+  /** Every request received, in order. */
+  readonly requests: ModelRequest[];
+  /** Adds turns to the script; once it is used up the fake answers `(script ended)`. */
+  script(...turns: ModelTurn[]): void;
+  close(): Promise<void>;
+}
+
+export type AnswerWriter = (
+  turn: Extract<ModelTurn, { text?: string }>,
+  request: ModelRequest,
+  res: ServerResponse,
+  index: number,
+) => void;
+
+/** The shared scripted server: records each request and replays the next turn with `write`. */
+export async function startScriptedModel(path: string, write: AnswerWriter): Promise<FakeModel> {
+  const requests: ModelRequest[] = [];
+  const turns: ModelTurn[] = [];
+  const sockets = new Set<Socket>();
+  let answered = 0;
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
+    } catch {
+      // Recorded as {}.
+    }
+    const request = { path: req.url ?? "/", headers: req.headers, json };
+    requests.push(request);
+    if (req.method !== "POST" || !request.path.endsWith(path)) {
+      res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
+      return;
+    }
+    const turn = turns.shift() ?? { text: "(script ended)" };
+    if ("hang" in turn) return;
+    if ("malformed" in turn) {
+      res.writeHead(200, { "content-type": "application/json" }).end("{not json");
+      return;
+    }
+    if ("status" in turn) {
+      res
+        .writeHead(turn.status, { "content-type": "application/json", ...turn.headers })
+        .end(
+          turn.body ??
+            JSON.stringify({ error: { message: `scripted ${turn.status}`, type: "server_error" } }),
+        );
+      return;
+    }
+    write(turn, request, res, answered++);
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    script: (...more) => turns.push(...more),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export const argsText = (args: unknown) => (typeof args === "string" ? args : JSON.stringify(args));
+
+export function sse(res: ServerResponse, events: ReadonlyArray<{ event?: string; data: unknown }>): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  for (const { event, data } of events)
+    res.write(
+      `${event === undefined ? "" : `event: ${event}\n`}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`,
+    );
+  res.end();
+}

@@ -1,0 +1,61 @@
+import { argsText, type FakeModel, type ModelTurn, sse, startScriptedModel } from "./modelScript.js";
+
+export type { FakeModel, ModelTurn } from "./modelScript.js";
+
+/**
+ * A scripted OpenAI-compatible Chat Completions server (`POST <baseUrl>/chat/completions`) on 127.0.0.1:
+ * answers each request with the next scripted turn, as one JSON body or, when the request asks
+ * `stream: true`, as SSE chunks ending in `[DONE]`. Usage: 10 tokens in, 5 out per turn.
+ */
+export function startFakeOpenAI(): Promise<FakeModel> {
+  return startScriptedModel("/chat/completions", (turn, request, res, index) => {
+    const model = String(request.json.model ?? "fake");
+    const calls = (turn.toolCalls ?? []).map((call, i) => ({
+      id: `call_${index}_${i}`,
+      type: "function" as const,
+      function: { name: call.name, arguments: argsText(call.args) },
+    }));
+    const finish = calls.length > 0 ? "tool_calls" : "stop";
+    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+    const base = { id: `chatcmpl-${index}`, created: 1_700_000_000, model };
+    if (request.json.stream !== true) {
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          ...base,
+          object: "chat.completion",
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: "assistant",
+                content: turn.text ?? null,
+                ...(calls.length > 0 ? { tool_calls: calls } : {}),
+              },
+              finish_reason: finish,
+            },
+          ],
+          usage,
+        }),
+      );
+      return;
+    }
+    const chunk = (delta: unknown, finishReason: string | null = null) => ({
+      data: {
+        ...base,
+        object: "chat.completion.chunk",
+        choices: [{ index: 0, delta, finish_reason: finishReason }],
+      },
+    });
+    sse(res, [
+      chunk({ role: "assistant", content: "" }),
+      ...(turn.text === undefined ? [] : [chunk({ content: turn.text })]),
+      ...calls.map((call, i) => chunk({ tool_calls: [{ index: i, ...call }] })),
+      chunk({}, finish),
+      { data: { ...base, object: "chat.completion.chunk", choices: [], usage } },
+      { data: "[DONE]" },
+    ]);
+  });
+}
+
+/** A scripted turn asking for one tool. */
+export const callTool = (name: string, args: unknown = {}): ModelTurn => ({ toolCalls: [{ name, args }] });

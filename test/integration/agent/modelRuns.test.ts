@@ -1,0 +1,354 @@
+import { createHmac } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { FakeApi } from "../../fakes/httpFake.js";
+import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
+import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordingServer.js";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+/**
+ * `agent.provider: openai` end to end (docs/agent.md): a signed webhook starts a run, the scripted model
+ * asks for MCP tools on real MCP servers, the results go back to the model, and the final text reaches a
+ * fake Telegram chat. Everything runs over real sockets on 127.0.0.1.
+ */
+
+const SECRET = "hook-secret-for-agent-tests";
+const API_KEY = "sk-agent-test-key-0123456789";
+
+let model: FakeModel;
+let telegram: FakeApi;
+let notes: RecordingMcp;
+let other: RecordingMcp;
+let gw: TestGateway;
+
+const JOBS = {
+  revision: 1,
+  jobs: {
+    j1: {
+      id: "j1",
+      name: "digest",
+      schedule: "every 1d",
+      prompt: "daily digest",
+      deliver: "telegram",
+      deliver_extra: { chat_id: "-7" },
+      state: "enabled",
+      next_run: "2099-01-01T00:00:00.000Z",
+      created_at: "2026-11-22T00:00:00.000Z",
+    },
+  },
+};
+
+/** POSTs `body` signed with X-Hub-Signature-256, as a code host would. */
+function signedPost(route: string, body: unknown, id: string) {
+  const text = JSON.stringify(body);
+  const signature = `sha256=${createHmac("sha256", SECRET).update(text).digest("hex")}`;
+  return postJson(gw.url(`/webhooks/${route}`), text, {
+    "X-Hub-Signature-256": signature,
+    "X-GitHub-Event": "issues",
+    "X-GitHub-Delivery": id,
+  });
+}
+
+/** Waits until the chat received `count` messages in all and returns them. */
+async function chatMessages(count: number): Promise<string[]> {
+  return vi.waitFor(
+    () => {
+      const texts = sentTexts(telegram);
+      if (texts.length < count) throw new Error(`${texts.length} of ${count} messages`);
+      return texts;
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+}
+
+type ChatRequest = {
+  messages: Array<{ role: string; content: unknown; tool_calls?: unknown }>;
+  tools?: Array<{ type: string; function: { name: string; description?: string; parameters: unknown } }>;
+  model: string;
+  max_tokens?: number;
+};
+const chat = (i: number) => model.requests[i]?.json as unknown as ChatRequest;
+const offered = (i: number) => (chat(i).tools ?? []).map((t) => t.function.name).sort();
+const toolMessages = (i: number) =>
+  chat(i)
+    .messages.filter((m) => m.role === "tool")
+    .map((m) => String(m.content));
+
+function journal(): Array<Record<string, unknown> & { delivery_id: string; run?: Record<string, unknown> }> {
+  const dir = join(gw.home.dir, "sessions", "webhook-runs");
+  return readdirSync(dir).flatMap((file) =>
+    readFileSync(join(dir, file), "utf8")
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line)),
+  );
+}
+
+async function journalled(deliveryId: string) {
+  return vi.waitFor(
+    () => {
+      const line = journal().find((l) => l.delivery_id === deliveryId);
+      if (line === undefined) throw new Error("not journalled yet");
+      return line;
+    },
+    { timeout: 5000, interval: 20 },
+  );
+}
+
+beforeAll(async () => {
+  [model, telegram, notes, other] = await Promise.all([
+    startFakeOpenAI(),
+    startFakeTelegram(),
+    startRecordingMcp("notes: "),
+    startRecordingMcp("other: "),
+  ]);
+  const chatTarget = { deliver: "telegram", deliver_extra: { chat_id: "-100" } };
+  gw = await startTestGateway({
+    files: { "cron/jobs.json": JSON.stringify(JOBS) },
+    env: { MODEL_KEY: API_KEY },
+    config: webhookConfig(
+      {
+        triage: { prompt: "Issue: {issue.title}", ...chatTarget },
+        only_other: { prompt: "only other", toolsets: ["other"], ...chatTarget },
+        no_tools: { prompt: "no tools", toolsets: ["no_mcp"], ...chatTarget },
+        digest: { cron_job: "digest" },
+      },
+      { secret: SECRET, rate_limit: 1000 },
+      {
+        agent: {
+          provider: "openai",
+          model: "test-model",
+          base_url: model.baseUrl,
+          api_key: `$\{MODEL_KEY}`,
+          max_steps: 3,
+          max_tokens: 500,
+          retries: 2,
+          system_prompt: "You are the svc test agent.",
+        },
+        mcp_servers: {
+          notes: {
+            url: notes.url,
+            trust: "untrusted",
+            sampling: { enabled: true, model: "sampler-model", max_tokens: 64 },
+          },
+          other: { url: other.url, sampling: { enabled: true } },
+        },
+        platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram.url } },
+      },
+    ),
+  });
+});
+
+afterAll(async () => {
+  await gw?.stop();
+  await Promise.all([model?.close(), telegram?.close(), notes?.close(), other?.close()]);
+});
+
+beforeEach(() => {
+  model.requests.length = 0;
+  telegram.requests.length = 0;
+  notes.calls.length = 0;
+  other.calls.length = 0;
+});
+
+describe("a webhook run with provider openai", () => {
+  it("the model calls an MCP tool, gets its result, and its final text is delivered; the run is journalled and logged", async () => {
+    model.script(callTool("mcp__notes__lookup", { key: "release" }), { text: "The release is ready." });
+    const res = await signedPost("triage", { issue: { title: "Ship it" } }, "run-1");
+    expect(res.status).toBe(202);
+    expect(await chatMessages(1)).toEqual(["The release is ready."]);
+
+    // What the model was sent: system text, the prompt, every enabled server's tools with their schemas.
+    const first = chat(0);
+    expect(model.requests[0]?.path).toBe("/v1/chat/completions");
+    expect(model.requests[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(first.model).toBe("test-model");
+    expect(first.max_tokens).toBe(500);
+    expect(first.messages[0]).toEqual({ role: "system", content: "You are the svc test agent." });
+    expect(first.messages[1]).toEqual({ role: "user", content: "Issue: Ship it" });
+    // The default svc-webhook built-ins (web_search needs a backend), then every enabled server's tools.
+    expect(offered(0)).toEqual([
+      "clarify",
+      "mcp__notes__ask_model",
+      "mcp__notes__delete_item",
+      "mcp__notes__lookup",
+      "mcp__other__ask_model",
+      "mcp__other__delete_item",
+      "mcp__other__lookup",
+      "vision_analyze",
+      "web_extract",
+    ]);
+    const lookup = first.tools?.find((t) => t.function.name === "mcp__notes__lookup");
+    expect(lookup?.function.description).toBe("Look a key up");
+    expect(lookup?.function.parameters).toMatchObject({
+      type: "object",
+      properties: { key: { type: "string", description: "the key" } },
+      required: ["key"],
+    });
+    // The call reached the MCP server, and its answer went back to the model.
+    expect(notes.calls).toEqual([{ tool: "lookup", args: { key: "release" } }]);
+    expect(toolMessages(1)).toEqual(["notes: value of release"]);
+
+    const line = await journalled("run-1");
+    expect(line.run).toMatchObject({
+      provider: "openai",
+      model: "test-model",
+      steps: 2,
+      outcome: "ok",
+      usage: { input: 20, output: 10 },
+      toolCalls: [{ name: "mcp__notes__lookup", ok: true }],
+    });
+    const logged = gw.logs().filter((l) => l.msg.startsWith("[agent] triage run-1:"));
+    expect(logged).toHaveLength(1);
+    expect(logged[0]?.level).toBe(30);
+    expect(logged[0]?.msg).toMatch(
+      /ok — openai\/test-model, 2 steps, 1 tool call \(mcp__notes__lookup ok \d+ms\), tokens in 20 out 10/,
+    );
+    // The key is in no log line and no journal line.
+    expect(readFileSync(join(gw.home.dir, "logs", "gateway.log"), "utf8")).not.toContain(API_KEY);
+    expect(JSON.stringify(journal())).not.toContain(API_KEY);
+  });
+
+  it("a route's toolsets naming an MCP server offer only that server's tools; no_mcp offers none", async () => {
+    model.script({ text: "only other done" }, { text: "no tools done" });
+    await signedPost("only_other", {}, "sel-1");
+    await chatMessages(1);
+    expect(offered(0)).toEqual(["mcp__other__ask_model", "mcp__other__delete_item", "mcp__other__lookup"]);
+    await signedPost("no_tools", {}, "sel-2");
+    expect(await chatMessages(2)).toEqual(["only other done", "no tools done"]);
+    expect(chat(1).tools).toBeUndefined();
+  });
+
+  it("a call that needs approval (untrusted server, no read-only hint) is refused, never reaches the server, and the run goes on", async () => {
+    model.script(callTool("mcp__notes__delete_item", { id: "42" }), { text: "Could not delete." });
+    await signedPost("triage", { issue: { title: "delete" } }, "refuse-1");
+    expect(await chatMessages(1)).toEqual(["Could not delete."]);
+    expect(notes.calls).toEqual([]);
+    const [refusal] = toolMessages(1);
+    expect(refusal).toMatch(
+      /refused: .*needs approval \(trust: untrusted\).*denied.*No one is present to approve/,
+    );
+    expect((await journalled("refuse-1")).run).toMatchObject({
+      toolCalls: [{ name: "mcp__notes__delete_item", ok: false, error: expect.stringMatching(/^refused/) }],
+    });
+  });
+
+  it("a tool the model invents, arguments that are not JSON and arguments the tool's schema refuses come back to the model as tool errors", async () => {
+    model.script(
+      {
+        toolCalls: [
+          { name: "mcp__nowhere__tool", args: {} },
+          { name: "mcp__other__lookup", args: "{broken" },
+          { name: "mcp__other__lookup", args: { key: 5 } },
+        ],
+      },
+      { text: "recovered" },
+    );
+    await signedPost("triage", { issue: { title: "x" } }, "invalid-1");
+    expect(await chatMessages(1)).toEqual(["recovered"]);
+    expect(other.calls).toEqual([]);
+    const errors = toolMessages(1).join("\n");
+    expect(errors).toMatch(/mcp__nowhere__tool/);
+    expect(errors).toMatch(/JSON|parse|Invalid/i);
+    expect(errors).toMatch(/key/);
+    const { run } = await journalled("invalid-1");
+    expect(((run?.toolCalls ?? []) as Array<{ ok: boolean }>).map((c) => c.ok)).toEqual([
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it("max_steps bounds the loop: a model that keeps calling tools gets at most 3 turns", async () => {
+    model.script(
+      callTool("mcp__other__lookup", { key: "a" }),
+      callTool("mcp__other__lookup", { key: "b" }),
+      callTool("mcp__other__lookup", { key: "c" }),
+      callTool("mcp__other__lookup", { key: "d" }),
+    );
+    await signedPost("triage", { issue: { title: "loop" } }, "steps-1");
+    const [text] = await chatMessages(1);
+    expect(text).toMatch(/stopped after 3 model turns/);
+    expect(model.requests).toHaveLength(3);
+    expect(other.calls).toHaveLength(3);
+    expect((await journalled("steps-1")).run).toMatchObject({ outcome: "max_steps", steps: 3 });
+    // The unused turn stays in the script for no one: drop it.
+    model.requests.length = 0;
+    await signedPost("no_tools", {}, "steps-drain");
+    await chatMessages(2);
+  });
+
+  it("429 with Retry-After and a 500 are retried (agent.retries), then the answer is delivered", async () => {
+    model.script(
+      { status: 429, headers: { "retry-after": "0" } },
+      { status: 500, headers: { "retry-after-ms": "0" } },
+      { text: "after retries" },
+    );
+    await signedPost("no_tools", {}, "retry-1");
+    expect(await chatMessages(1)).toEqual(["after retries"]);
+    expect(model.requests).toHaveLength(3);
+    const retries = gw
+      .logs()
+      .filter((l) => /\[agent\] no_tools: model call failed .* retry \d of 2/.test(l.msg));
+    expect(retries.map((l) => l.wait_ms)).toEqual([0, 0]);
+  });
+
+  it("a malformed answer ends the run with a failure notice delivered where the route delivers", async () => {
+    model.script({ malformed: true });
+    await signedPost("no_tools", {}, "bad-1");
+    const [notice] = await chatMessages(1);
+    expect(notice).toMatch(/^⚠️ Agent run failed: /);
+    expect((await journalled("bad-1")).run).toMatchObject({ outcome: "error" });
+    await vi.waitFor(
+      () =>
+        expect(
+          gw
+            .logs()
+            .some((l) => l.msg === "[webhook] no_tools: agent run failed" && l.delivery_id === "bad-1"),
+        ).toBe(true),
+      { timeout: 5000, interval: 20 },
+    );
+  });
+
+  it("an MCP server's sampling request is answered by the model with sampling.model and the clamped max_tokens", async () => {
+    model.script(
+      callTool("mcp__notes__ask_model", { prompt: "summarize" }),
+      { text: "a summary" },
+      { text: "final" },
+    );
+    await signedPost("triage", { issue: { title: "sample" } }, "sample-1");
+    expect(await chatMessages(1)).toEqual(["final"]);
+    const sampling = chat(1);
+    expect(sampling.model).toBe("sampler-model");
+    expect(sampling.max_tokens).toBe(64);
+    expect(sampling.tools).toBeUndefined();
+    expect(sampling.messages.at(-1)).toEqual({ role: "user", content: "user: summarize" });
+    expect(toolMessages(2)).toEqual(["sampler-model: a summary"]);
+  });
+
+  it("without sampling.model, sampling uses agent.model and reports it as the model", async () => {
+    model.script(
+      callTool("mcp__other__ask_model", { prompt: "hi" }),
+      { text: "hello back" },
+      { text: "done" },
+    );
+    await signedPost("only_other", {}, "sample-2");
+    expect(await chatMessages(1)).toEqual(["done"]);
+    expect(chat(1).model).toBe("test-model");
+    expect(toolMessages(2)).toEqual(["test-model: hello back"]);
+  });
+
+  it("a cron job fired by a route runs through the same runner and tools", async () => {
+    model.script(callTool("mcp__other__lookup", { key: "digest" }), { text: "digest sent" });
+    await signedPost("digest", {}, "cron-1");
+    expect(await chatMessages(1)).toEqual(["digest sent"]);
+    expect(chat(0).messages.at(-1)).toMatchObject({
+      role: "user",
+      content: expect.stringMatching(/^daily digest/),
+    });
+    expect(other.calls).toEqual([{ tool: "lookup", args: { key: "digest" } }]);
+  });
+});

@@ -1,0 +1,211 @@
+import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
+import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
+import type { FakeApi } from "../../fakes/httpFake.js";
+import { startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
+import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordingServer.js";
+import { gatewayPerTest, startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
+import { tempHome } from "../../helpers/home.js";
+import { postJson } from "../../helpers/http.js";
+
+/** The Anthropic path, an endpoint that is down, and a shutdown during a run (docs/agent.md, "Faults"). */
+
+const OPEN = "INSECURE_NO_AUTH";
+const perTest = gatewayPerTest();
+let telegram: FakeApi;
+let notes: RecordingMcp;
+
+beforeAll(async () => {
+  [telegram, notes] = await Promise.all([startFakeTelegram(), startRecordingMcp()]);
+});
+afterAll(async () => {
+  await Promise.all([telegram?.close(), notes?.close()]);
+});
+
+const chatTarget = { deliver: "telegram", deliver_extra: { chat_id: "-5" } };
+const telegramPlatform = () => ({ telegram: { enabled: true, token: "1:tg", base_url: telegram.url } });
+
+async function chatMessages(count: number): Promise<string[]> {
+  return vi.waitFor(
+    () => {
+      const texts = sentTexts(telegram);
+      if (texts.length < count) throw new Error(`${texts.length} of ${count} messages`);
+      return texts;
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+}
+
+/** A loopback port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("provider anthropic", () => {
+  it("speaks the Messages API with x-api-key: system text with the skill, tool_use → MCP tool → tool_result, final text delivered", async () => {
+    const model = await startFakeAnthropic();
+    try {
+      model.script(
+        { text: "Let me look.", toolCalls: [{ name: "mcp__notes__lookup", args: { key: "k1" } }] },
+        { text: "Found it." },
+      );
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        files: { "skills/review/SKILL.md": "Review carefully.\n" },
+        env: { CLAUDE_KEY: "sk-ant-test-0123456789" },
+        config: webhookConfig(
+          { review: { secret: OPEN, prompt: "PR {n}", skills: ["review"], ...chatTarget } },
+          {},
+          {
+            agent: {
+              provider: "anthropic",
+              model: "claude-test",
+              base_url: model.baseUrl,
+              api_key: `$\{CLAUDE_KEY}`,
+              system_prompt: "Be brief.",
+            },
+            mcp_servers: { notes: { url: notes.url } },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/review"), { n: 9 })).status).toBe(202);
+      // The reply is the final turn's text.
+      expect(await chatMessages(1)).toEqual(["Found it."]);
+      const [first, second] = model.requests;
+      expect(first?.path).toBe("/v1/messages");
+      expect(first?.headers["x-api-key"]).toBe("sk-ant-test-0123456789");
+      expect(first?.headers.authorization).toBeUndefined();
+      expect(first?.json).toMatchObject({
+        model: "claude-test",
+        max_tokens: 4096,
+        system: [{ type: "text", text: "Be brief.\n\n# Skill: review\n\nReview carefully." }],
+        messages: [{ role: "user", content: [{ type: "text", text: "PR 9" }] }],
+      });
+      const tools = ((first?.json.tools ?? []) as Array<{ name: string }>).map((t) => t.name);
+      // The default svc-webhook built-ins (web_search needs a backend), then the server's tools.
+      expect(tools.sort()).toEqual([
+        "clarify",
+        "mcp__notes__ask_model",
+        "mcp__notes__delete_item",
+        "mcp__notes__lookup",
+        "vision_analyze",
+        "web_extract",
+      ]);
+      const messages = (second?.json.messages ?? []) as Array<{
+        role: string;
+        content: Array<Record<string, unknown>>;
+      }>;
+      expect(messages.at(-1)).toMatchObject({
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_0_0", content: "value of k1" }],
+      });
+      expect(readFileSync(join(gw.home.dir, "logs", "gateway.log"), "utf8")).not.toContain("sk-ant-test");
+    } finally {
+      await model.close();
+    }
+  });
+});
+
+describe("faults", () => {
+  it("a model endpoint that is down: the run fails with a clear error, a failure notice is delivered, the gateway stays up", async () => {
+    telegram.requests.length = 0;
+    const port = await closedPort();
+    const gw = await perTest.start({
+      config: webhookConfig(
+        { down: { secret: OPEN, prompt: "hello", toolsets: ["no_mcp"], ...chatTarget } },
+        {},
+        {
+          agent: { provider: "openai", model: "m", base_url: `http://127.0.0.1:${port}/v1`, retries: 0 },
+          platforms: telegramPlatform(),
+        },
+      ),
+    });
+    expect((await postJson(gw.url("/webhooks/down"), {}, { "X-Request-ID": "down-1" })).status).toBe(202);
+    const [notice] = await chatMessages(1);
+    expect(notice).toMatch(
+      new RegExp(
+        `^⚠️ Agent run failed: model endpoint http://127\\.0\\.0\\.1:${port}/v1/chat/completions could not be reached`,
+      ),
+    );
+    await vi.waitFor(() =>
+      expect(gw.logs().some((l) => l.msg.startsWith("[agent] down down-1: error (model endpoint"))).toBe(
+        true,
+      ),
+    );
+    // Still serving: the next event is accepted.
+    expect((await postJson(gw.url("/webhooks/down"), {}, { "X-Request-ID": "down-2" })).status).toBe(202);
+    await chatMessages(2);
+  });
+
+  it("a model that does not answer within agent.timeout_seconds: the run ends with a failure notice", async () => {
+    const model = await startFakeOpenAI();
+    try {
+      telegram.requests.length = 0;
+      model.script({ hang: true });
+      const gw = await perTest.start({
+        config: webhookConfig(
+          { slow: { secret: OPEN, prompt: "hello", toolsets: ["no_mcp"], ...chatTarget } },
+          {},
+          {
+            agent: { provider: "openai", model: "m", base_url: model.baseUrl, timeout_seconds: 0.3 },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/slow"), {})).status).toBe(202);
+      expect(await chatMessages(1)).toEqual([
+        "⚠️ Agent run failed: the run took longer than agent.timeout_seconds (0.3 s)",
+      ]);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("shutdown aborts a run waiting on the model; it is saved for the next start, with no failure notice", async () => {
+    const model = await startFakeOpenAI();
+    const home = tempHome();
+    try {
+      telegram.requests.length = 0;
+      model.script({ hang: true });
+      home.write(
+        "config.yaml",
+        stringify(
+          webhookConfig(
+            { slow: { secret: OPEN, prompt: "wait", toolsets: ["no_mcp"], ...chatTarget } },
+            { host: "127.0.0.1" },
+            {
+              agent: { provider: "openai", model: "m", base_url: model.baseUrl },
+              platforms: telegramPlatform(),
+            },
+          ),
+        ),
+      );
+      const gateway = await startGatewayInHome(home, 200);
+      const res = await postJson(
+        `http://127.0.0.1:${gateway.port}/webhooks/slow`,
+        {},
+        { "X-Request-ID": "slow-1" },
+      );
+      expect(res.status).toBe(202);
+      await vi.waitFor(() => expect(model.requests).toHaveLength(1), { timeout: 5000, interval: 20 });
+      await gateway.stop();
+      const pending = join(home.dir, "webhook-pending-runs.json");
+      expect(existsSync(pending)).toBe(true);
+      expect(readFileSync(pending, "utf8")).toContain("slow-1");
+      expect(sentTexts(telegram)).toEqual([]);
+    } finally {
+      await model.close();
+      home.cleanup();
+    }
+  });
+});

@@ -1,0 +1,109 @@
+import { APICallError, generateText, streamText } from "ai";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { languageModel } from "../../../src/agent/provider.js";
+import { MAX_RETRY_WAIT_MS, retryDelayMs, type Sleep, withRetryPolicy } from "../../../src/agent/retry.js";
+import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
+import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
+
+const apiError = (headers?: Record<string, string>) =>
+  new APICallError({
+    message: "busy",
+    url: "http://x/v1/chat/completions",
+    requestBodyValues: {},
+    statusCode: 429,
+    ...(headers === undefined ? {} : { responseHeaders: headers }),
+  });
+
+describe("retryDelayMs", () => {
+  it("honours Retry-After in seconds and as an HTTP date, and retry-after-ms", () => {
+    expect(retryDelayMs(apiError({ "retry-after": "7" }), 0)).toBe(7000);
+    const now = Date.parse("2026-11-28T00:00:00Z");
+    expect(retryDelayMs(apiError({ "retry-after": "Sat, 28 Nov 2026 00:00:03 GMT" }), 0, () => now)).toBe(
+      3000,
+    );
+    expect(retryDelayMs(apiError({ "retry-after-ms": "250" }), 0)).toBe(250);
+  });
+
+  it("backs off 1 s, 2 s, 4 s without a header, and never waits more than a minute", () => {
+    expect([0, 1, 2].map((attempt) => retryDelayMs(apiError(), attempt))).toEqual([1000, 2000, 4000]);
+    expect(retryDelayMs(apiError({ "retry-after": "3600" }), 0)).toBe(MAX_RETRY_WAIT_MS);
+    expect(retryDelayMs(apiError(), 20)).toBe(MAX_RETRY_WAIT_MS);
+  });
+});
+
+describe("withRetryPolicy against a scripted Chat Completions server", () => {
+  let model: FakeModel;
+  let waits: number[];
+  const sleep: Sleep = async (ms) => {
+    waits.push(ms);
+  };
+  const chatModel = (retries: number) =>
+    withRetryPolicy(languageModel({ provider: "openai", model: "m", base_url: model.baseUrl }), {
+      retries,
+      sleep,
+    });
+  beforeAll(async () => {
+    model = await startFakeOpenAI();
+  });
+  afterAll(() => model.close());
+  beforeEach(() => {
+    waits = [];
+    model.requests.length = 0;
+  });
+
+  it("retries 429 after its Retry-After and a 503 after the backoff, with the injected sleep", async () => {
+    model.script({ status: 429, headers: { "retry-after": "7" } }, { status: 503 }, { text: "third time" });
+    const result = await generateText({ model: chatModel(2), prompt: "hi", maxRetries: 0 });
+    expect(result.text).toBe("third time");
+    expect(waits).toEqual([7000, 2000]);
+    expect(model.requests).toHaveLength(3);
+  });
+
+  it("gives up after `retries` and throws the endpoint's error; a 400 is not retried", async () => {
+    model.script({ status: 500 }, { status: 500 });
+    await expect(generateText({ model: chatModel(1), prompt: "hi", maxRetries: 0 })).rejects.toMatchObject({
+      statusCode: 500,
+    });
+    expect(waits).toEqual([1000]);
+    model.script({ status: 400 });
+    waits = [];
+    await expect(generateText({ model: chatModel(3), prompt: "hi", maxRetries: 0 })).rejects.toMatchObject({
+      statusCode: 400,
+    });
+    expect(waits).toEqual([]);
+  });
+
+  it("retries a streamed call too, and the fake streams text and tool calls as SSE", async () => {
+    model.script(
+      { status: 429, headers: { "retry-after": "1" } },
+      {
+        text: "streamed",
+        toolCalls: [{ name: "t", args: { a: 1 } }],
+      },
+    );
+    const result = streamText({ model: chatModel(1), prompt: "hi", maxRetries: 0 });
+    expect(await result.text).toBe("streamed");
+    expect((await result.toolCalls).map((c) => [c.toolName, c.input])).toEqual([["t", { a: 1 }]]);
+    expect(waits).toEqual([1000]);
+    expect(model.requests.at(-1)?.json.stream).toBe(true);
+  });
+});
+
+describe("the scripted Anthropic server streams the Messages events", () => {
+  it("text and tool_use come through streamText", async () => {
+    const fake = await startFakeAnthropic();
+    try {
+      fake.script({ text: "hello", toolCalls: [{ name: "look", args: { q: "x" } }] });
+      const result = streamText({
+        model: languageModel({ provider: "anthropic", model: "c", base_url: fake.baseUrl, api_key: "k" }),
+        prompt: "hi",
+        maxRetries: 0,
+      });
+      expect(await result.text).toBe("hello");
+      expect((await result.toolCalls).map((c) => [c.toolName, c.input])).toEqual([["look", { q: "x" }]]);
+      expect((await result.usage).outputTokens).toBe(5);
+    } finally {
+      await fake.close();
+    }
+  });
+});

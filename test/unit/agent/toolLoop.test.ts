@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { outcomeOf } from "../../../src/agent/mcpTools.js";
+import { systemText } from "../../../src/agent/modelRunner.js";
+import { languageModel } from "../../../src/agent/provider.js";
+import { sdkTools, ToolCallLog } from "../../../src/agent/sdkTools.js";
+import { type LoopProgress, runToolLoop } from "../../../src/agent/toolLoop.js";
+import type { AgentTool, ToolContext } from "../../../src/agent/tools/tool.js";
+import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
+
+/** The tool loop alone: a plain AgentTool (no MCP hub) against the scripted Chat Completions server. */
+
+let model: FakeModel;
+beforeAll(async () => {
+  model = await startFakeOpenAI();
+});
+afterAll(() => model.close());
+beforeEach(() => {
+  model.requests.length = 0;
+});
+
+const context: ToolContext = {
+  signal: new AbortController().signal,
+  route: "r",
+  deliveryId: "d",
+  profile: "default",
+  unattended: true,
+  workspace: () => Promise.reject(new Error("none")),
+};
+
+const upper: AgentTool = {
+  name: "upper",
+  description: "Upper-cases text",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  async execute(args) {
+    const text = (args as { text?: unknown }).text;
+    if (typeof text !== "string") return { ok: false, error: "text must be a string" };
+    return { ok: true, content: [{ type: "text", text: text.toUpperCase() }] };
+  },
+};
+
+async function loop(maxSteps: number) {
+  const log = new ToolCallLog();
+  let t = 0;
+  const progress: LoopProgress = { steps: 0, inputTokens: 0, outputTokens: 0 };
+  const result = await runToolLoop(
+    {
+      model: languageModel({ provider: "openai", model: "m", base_url: model.baseUrl }),
+      system: "sys",
+      prompt: "go",
+      tools: sdkTools([upper], context, log, () => (t += 5)),
+      maxSteps,
+      maxTokens: 100,
+      signal: context.signal,
+      log,
+    },
+    progress,
+  );
+  return { result, log, progress };
+}
+
+describe("runToolLoop", () => {
+  it("runs the tool, feeds its result back, and counts steps, tokens and calls", async () => {
+    model.script(callTool("upper", { text: "hi" }), { text: "HI it is" });
+    const { result, log, progress } = await loop(5);
+    expect(result).toEqual({ text: "HI it is", stoppedAtMaxSteps: false });
+    expect(progress).toEqual({ steps: 2, inputTokens: 20, outputTokens: 10 });
+    expect(log.calls).toEqual([{ name: "upper", ms: 5, ok: true }]);
+    const second = model.requests[1]?.json.messages as Array<{ role: string; content: unknown }>;
+    expect(second.find((m) => m.role === "tool")?.content).toBe("HI");
+  });
+
+  it("a tool's failure goes back to the model as its result and the loop goes on", async () => {
+    model.script(callTool("upper", { text: 3 }), { text: "sorry" });
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("sorry");
+    expect(log.calls).toEqual([{ name: "upper", ms: 5, ok: false, error: "text must be a string" }]);
+    const second = model.requests[1]?.json.messages as Array<{ role: string; content: unknown }>;
+    expect(String(second.find((m) => m.role === "tool")?.content)).toContain("text must be a string");
+  });
+
+  it("stops at maxSteps when the model keeps asking for tools", async () => {
+    model.script(callTool("upper", { text: "a" }), callTool("upper", { text: "b" }), { text: "unused" });
+    const { result, progress } = await loop(2);
+    expect(result.stoppedAtMaxSteps).toBe(true);
+    expect(progress.steps).toBe(2);
+    expect(model.requests).toHaveLength(2);
+    // The unused turn is taken here, not by the next test.
+    await loop(1);
+  });
+});
+
+describe("pieces", () => {
+  it("outcomeOf: an MCP isError result is a tool error with the server's text", () => {
+    expect(outcomeOf({ content: [{ type: "text", text: "it broke" }], isError: true })).toEqual({
+      ok: false,
+      error: "it broke",
+    });
+    expect(outcomeOf({ content: [], structuredContent: { n: 1 } })).toEqual({
+      ok: true,
+      content: [{ type: "text", text: '{"n":1}' }],
+    });
+  });
+
+  it("systemText: system_prompt first, then the skill under a header", () => {
+    expect(systemText(" Be brief. ", { name: "review", text: "Look closely.\n" })).toBe(
+      "Be brief.\n\n# Skill: review\n\nLook closely.",
+    );
+    expect(systemText(undefined, undefined)).toBeUndefined();
+  });
+});

@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home?.cleanup());
+
+function load(agent: string, env: Record<string, string> = {}) {
+  home = tempHome();
+  home.write("config.yaml", `agent:\n${agent}`);
+  return loadConfig({ home: home.dir, env });
+}
+
+function problem(agent: string, env: Record<string, string> = {}): string {
+  try {
+    load(agent, env);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error("the config loaded");
+}
+
+describe("agent: model providers (docs/agent.md)", () => {
+  it("defaults max_steps 10, max_tokens 4096, retries 2 and reads model, base_url and api_key", () => {
+    const { config } = load(
+      "  provider: openai\n  model: llama3.1\n  base_url: http://127.0.0.1:11434/v1\n  api_key: " +
+        "$" +
+        "{KEY}\n",
+      { KEY: "sk-test" },
+    );
+    expect(config.agent).toMatchObject({
+      provider: "openai",
+      model: "llama3.1",
+      base_url: "http://127.0.0.1:11434/v1",
+      api_key: "sk-test",
+      max_steps: 10,
+      max_tokens: 4096,
+      retries: 2,
+    });
+  });
+
+  it("accepts anthropic with a model and no api_key (a local endpoint)", () => {
+    const { config } = load("  provider: anthropic\n  model: claude-sonnet-4-5\n");
+    expect(config.agent.provider).toBe("anthropic");
+    expect(config.agent.api_key).toBeUndefined();
+  });
+
+  it("names the file, the key, the problem and the fix for an unknown provider", () => {
+    expect(problem("  provider: gpt\n")).toMatch(
+      /config\.yaml: agent\.provider: unknown provider "gpt" — use one of echo, command, openai, anthropic/,
+    );
+  });
+
+  it("refuses openai and anthropic without a model", () => {
+    expect(problem("  provider: openai\n")).toMatch(
+      /config\.yaml: agent\.model: missing — provider "openai" needs a model/,
+    );
+    expect(problem("  provider: anthropic\n")).toMatch(
+      /config\.yaml: agent\.model: missing — provider "anthropic" needs a model/,
+    );
+  });
+
+  it("refuses a base_url that is not http(s), and credentials inside it", () => {
+    expect(problem("  provider: openai\n  model: m\n  base_url: ftp://example.com/v1\n")).toMatch(
+      /config\.yaml: agent\.base_url: ftp is not supported — the model endpoint must be http:\/\/ or https:\/\//,
+    );
+    expect(problem("  provider: openai\n  model: m\n  base_url: not a url\n")).toMatch(
+      /agent\.base_url: not a URL/,
+    );
+    const withSecret = problem("  provider: openai\n  model: m\n  base_url: https://u:sk-inline@x.test/v1\n");
+    expect(withSecret).toMatch(/agent\.base_url: credentials in the URL are not allowed/);
+    expect(withSecret).not.toContain("sk-inline");
+  });
+
+  it("names an unset variable in api_key without printing any key", () => {
+    const message = problem("  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
+    expect(message).toMatch(/agent\.api_key: \$\{OPENAI_API_KEY\} is not set — set OPENAI_API_KEY/);
+  });
+
+  it("never prints the api_key value in a config error", () => {
+    const message = problem("  provider: openai\n  api_key: sk-secret-value\n  max_steps: 0\n");
+    expect(message).toMatch(/agent\.max_steps/);
+    expect(message).not.toContain("sk-secret-value");
+  });
+});
