@@ -311,10 +311,16 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   };
 }
 
-/** The scheduler's place under the root system: started with it, stopped with it. */
+/**
+ * The scheduler's place under the root system: started with it; `{type: "stop"}` ends the schedule (the
+ * gateway's stop, before it waits for runs in flight) and so does stopping the actor.
+ */
 export function cronActor(scheduler: CronScheduler) {
-  return fromCallback(() => {
+  return fromCallback<{ type: "stop" }>(({ receive }) => {
     scheduler.start();
+    receive((event) => {
+      if (event.type === "stop") scheduler.stop();
+    });
     return () => scheduler.stop();
   });
 }
