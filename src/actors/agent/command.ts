@@ -23,7 +23,7 @@ function baseEnv(source: Readonly<Record<string, string | undefined>>): Record<s
  * `provider: command` — runs `agent.command` (an argv list, no shell) with the prompt on stdin; stdout is
  * the reply. The run sees `SVC_ROUTE`, `SVC_EVENT` (empty when none), `SVC_DELIVERY_ID` and
  * `SVC_TOOLSETS` (the run's toolsets, comma-separated: the route's `toolsets` or the `svc-webhook`
- * default), so the operator's agent can enforce what spec 5 rule 5 allows the run.
+ * default), so the operator's agent can enforce what the route allows the run.
  */
 export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   const [file, ...args] = options.argv;

@@ -11,7 +11,7 @@ import { findFirstSkill } from "./skills.js";
 
 export type { AgentRequest, AgentRunner } from "./runner.js";
 
-/** The runner the `agent:` section chooses (DESIGN.md section 6). */
+/** The runner the `agent:` section chooses . */
 export function createRunner(agent: AgentSettings): AgentRunner {
   if (agent.provider === "command" && agent.command !== undefined) {
     return commandRunner({ argv: agent.command, timeoutMs: agent.timeout_seconds * 1000 });
@@ -34,7 +34,7 @@ export const KNOWN_TOOLSETS: ReadonlySet<string> = new Set([
   "mcp",
 ]);
 
-/** A route's `toolsets` replace the default `svc-webhook` set (spec 5 rule 5). */
+/** A route's `toolsets` replace the default `svc-webhook` set. */
 export function runToolsets(
   routeToolsets: readonly string[] | undefined,
   onDropped?: (name: string) => void,

@@ -11,10 +11,10 @@ export interface AgentRequest {
   readonly profile: string | undefined;
 }
 
-/** An agent runner turns a prompt into a reply (DESIGN.md section 6). */
+/** An agent runner turns a prompt into a reply . */
 export interface AgentRunner {
   run(request: AgentRequest, signal: AbortSignal): Promise<string>;
 }
 
-/** Default webhook toolset (`svc-webhook`, spec 5 rule 5). */
+/** Default webhook toolset (`svc-webhook`). */
 export const DEFAULT_WEBHOOK_TOOLSETS = ["web_search", "web_extract", "vision_analyze", "clarify"] as const;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { timerSeconds } from "../timerSeconds.js";
 
-/** The agent runner (DESIGN.md section 6): `echo` replies with the prompt, `command` runs an argv. */
+/** The agent runner : `echo` replies with the prompt, `command` runs an argv. */
 export const agentSchema = z
   .strictObject({
     provider: z.enum(["echo", "command"]).default("echo"),
