@@ -169,7 +169,7 @@ function actorGroup(
   };
 }
 
-/** One coalescing group per (route, rendered key) (spec 3.1); a fired group is removed at once. */
+/** One coalescing group per (route, rendered key); a fired group is removed at once. */
 export function createCoalescer(options: CoalescerOptions): Coalescer {
   const groups = new Map<string, Group>();
   const clock = options.clock ?? REAL_CLOCK;

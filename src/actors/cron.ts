@@ -58,7 +58,7 @@ export interface CronScheduler {
   /** Runs every enabled job of every profile whose next run is due; returns the ids started. */
   tick(): Promise<string[]>;
   /**
-   * Fires a job of the event's profile (the route's `profile`) for a webhook event (spec 3.2):
+   * Fires a job of the event's profile (the route's `profile`) for a webhook event:
    * paused, disabled or unknown in that profile → `skipped`, logged.
    */
   fire(jobRef: string, event: AcceptedEvent): "fired" | "skipped" | "queue_full";
@@ -76,7 +76,7 @@ export interface CronScheduler {
 /**
  * A fired job's prompt: the job's own prompt, then the triggering event (route, type, delivery id) and
  * the route's rendered prompt as that event's context (a route without `prompt` renders the payload as
- * spec 2.5 rule 5 dumps it: indented, numbers as sent, cut at 4000 characters).
+ * a payload without a prompt is rendered: indented, numbers as sent, cut at 4000 characters).
  */
 export function eventPrompt(job: CronJob, event: AcceptedEvent): string {
   return `${job.prompt}\n\n[Webhook event: route ${event.routeName}, event ${event.event ?? "(none)"}, delivery ${event.deliveryId}]\n${event.prompt}`;
@@ -157,7 +157,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     });
   }
 
-  /** The job `jobRef` of the event's profile when it may be fired; otherwise logs why not (spec 3.2). */
+  /** The job `jobRef` of the event's profile when it may be fired; otherwise logs why not. */
   function firable(
     jobRef: string,
     event: Pick<AcceptedEvent, "routeName" | "deliveryId" | "profile">,
@@ -312,10 +312,16 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   };
 }
 
-/** The scheduler's place under the root system: started with it, stopped with it. */
+/**
+ * The scheduler's place under the root system: started with it; `{type: "stop"}` ends the schedule (the
+ * gateway's stop, before it waits for runs in flight) and so does stopping the actor.
+ */
 export function cronActor(scheduler: CronScheduler) {
-  return fromCallback(() => {
+  return fromCallback<{ type: "stop" }>(({ receive }) => {
     scheduler.start();
+    receive((event) => {
+      if (event.type === "stop") scheduler.stop();
+    });
     return () => scheduler.stop();
   });
 }

@@ -29,7 +29,7 @@ export function systemText(
 }
 
 /**
- * `provider: openai | anthropic` (DESIGN.md section 6): one run = system text + the prompt, a tool loop of
+ * `provider: openai | anthropic` (docs/agent.md): one run = system text + the prompt, a tool loop of
  * at most `max_steps` turns over the tools the run's toolsets select, bounded by `timeout_seconds`.
  * Each run logs one INFO line and returns its record; a failure is an `AgentRunFailure` carrying it.
  */

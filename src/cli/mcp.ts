@@ -30,7 +30,7 @@ function serverEntry(loaded: LoadedConfig, name: string) {
 
 /**
  * A hub for one CLI command: only the named servers, terminal approvals. The command is the user's own
- * first connect, so it may open a browser login (spec 5.3) with or without a terminal on stdin — the
+ * first connect, so it may open a browser login with or without a terminal on stdin — the
  * URL is printed too; the device flow still needs `svc mcp login --flow device` at a terminal.
  */
 function cliHub(loaded: LoadedConfig, names: readonly string[]): McpHub {
@@ -86,10 +86,10 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
     return {
       name,
       transport: transportKind(entry),
-      // A lazy server with a cache is lazy here too: a command registers it from the cache (spec 2.1).
+      // A lazy server with a cache is lazy here too: a command registers it from the cache.
       state: !entry.enabled ? "disabled" : entry.lazy && cache !== undefined ? "lazy" : "stopped",
       // What the gateway would register from it: the filters apply, utility tools count; a disabled
-      // server registers nothing (spec 3), whatever an earlier connect cached.
+      // server registers nothing, whatever an earlier connect cached.
       toolCount:
         cache === undefined || !entry.enabled
           ? 0

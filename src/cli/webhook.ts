@@ -8,7 +8,7 @@ import { subscribe } from "./webhook/subscribe.js";
 export { subscriptionUrl } from "./webhook/address.js";
 export { signGenericV2 } from "./webhook/signGenericV2.js";
 
-/** `svc webhook ...` (spec 4.3): dynamic subscriptions in $SVC_HOME/webhook_subscriptions.json. */
+/** `svc webhook ...`: dynamic subscriptions in $SVC_HOME/webhook_subscriptions.json. */
 export function registerWebhookCommands(program: Command): void {
   const webhook = program.command("webhook").description("dynamic webhook subscriptions");
   webhook

@@ -26,7 +26,7 @@ function unsetSecretProblem(key: string, secret: string | undefined, file: strin
 
 export const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
 
-/** The startup rules of spec 2.2; each broken rule yields one message naming the key and the fix. */
+/** The startup rules (docs/webhook.md); each broken rule yields one message naming the key and the fix. */
 export function webhookStartupProblems(config: Config, file: string): string[] {
   const webhook = config.platforms.webhook;
   const problems: string[] = [];

@@ -27,8 +27,14 @@ export interface CronDeps {
   readonly enqueue: (event: AcceptedEvent) => boolean;
 }
 
+export interface Cron {
+  readonly scheduler: CronScheduler;
+  /** Ends the schedule (no new scheduled run starts), through the `cron` actor's `stop` event. */
+  stop(): void;
+}
+
 /** The cron scheduler over every profile's store, started and stopped as the `cron` actor. */
-export function createCron(deps: CronDeps): CronScheduler {
+export function createCron(deps: CronDeps): Cron {
   const { paths, profiles } = deps;
   const scheduler = createCronScheduler({
     stores: {
@@ -49,6 +55,7 @@ export function createCron(deps: CronDeps): CronScheduler {
       ),
     enqueue: deps.enqueue,
   });
-  deps.system.spawn("cron", cronActor(scheduler));
-  return scheduler;
+  // A schedule that fails (a store that throws at start) is started again, a few times.
+  const ref = deps.system.spawn("cron", cronActor(scheduler), undefined, { restart: "on-error", max: 3 });
+  return { scheduler, stop: () => ref.send({ type: "stop" }) };
 }

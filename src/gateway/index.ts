@@ -101,7 +101,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     agent,
     deliverer: deliveries.deliverer,
     profiles,
-    runFiredJob: (run, signal) => cron.runFired(run, signal),
+    runFiredJob: (run, signal) => cron.scheduler.runFired(run, signal),
   });
   const ingress = await startIngress({
     config,
@@ -117,7 +117,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     profiles,
     seen: idempotency.seen,
     coalescer: coalescing.coalescer,
-    cron,
+    cron: cron.scheduler,
     enqueueRun: (event) => queue.enqueue(event),
     deliverDirect: (event) => deliveries.deliverDirect(event, hooks.onDeliveryFailed),
     ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),
@@ -177,7 +177,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         name: "wait for cron jobs",
         run: async () => {
           const bound = new AbortController();
-          await Promise.race([cron.idle(), clock.sleep(drainMs, bound.signal).catch(() => {})]);
+          await Promise.race([cron.scheduler.idle(), clock.sleep(drainMs, bound.signal).catch(() => {})]);
           bound.abort();
         },
       },

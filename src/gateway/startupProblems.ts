@@ -3,7 +3,7 @@ import { webhookStartupProblems } from "../config/validate.js";
 import { refusedTargets, targetStartupProblems } from "../io/targets/validate.js";
 
 /**
- * Every reason the gateway refuses to start with `config` (the route rules of spec 2.2, a route whose
+ * Every reason the gateway refuses to start with `config` (the route rules of docs/webhook.md, a route whose
  * delivery target cannot work), judged for the address it will bind (`host`, e.g. from `--host`).
  * `svc gateway setup` runs the same check, so it never says "start the gateway" for a config that won't.
  */

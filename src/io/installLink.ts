@@ -7,7 +7,7 @@ export const INSTALL_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 export const MAX_INSTALL_PAYLOAD = 32 * 1024;
 
 /**
- * Why `name` cannot be a server name, or undefined when it can: it must match INSTALL_NAME (spec 4.1), and
+ * Why `name` cannot be a server name, or undefined when it can: it must match INSTALL_NAME, and
  * `__proto__`, which matches, is a key the loaded configuration cannot hold (the entry would be written
  * to config.yaml and then never appear).
  */
@@ -37,7 +37,7 @@ export function decodeBase64Loose(text: string): Buffer | undefined {
 }
 
 /**
- * Parses `svc://mcp/install?name=<NAME>&config=<BASE64>` (spec 4.1). Pure: no I/O, throws
+ * Parses `svc://mcp/install?name=<NAME>&config=<BASE64>`. Pure: no I/O, throws
  * SvcError("install_link") naming the problem.
  */
 export function parseInstallLink(link: string): InstallRequest {

@@ -59,13 +59,13 @@ export async function resolveScript(
   return { path: real };
 }
 
-/** `.sh` / `.bash` run under bash, everything else under python3 (spec 2.4). */
+/** `.sh` / `.bash` run under bash, everything else under python3. */
 export function interpreterFor(path: string): string {
   const ext = extname(path).toLowerCase();
   return ext === ".sh" || ext === ".bash" ? "bash" : "python3";
 }
 
-/** Turns a script's stdout into the new payload, or the reason to ignore the event (spec 2.4). */
+/** Turns a script's stdout into the new payload, or the reason to ignore the event. */
 export function interpretScriptOutput(stdout: string, payload: Record<string, unknown>): ScriptResult {
   const text = stdout.trim();
   if (text === "") return { kind: "ignore", why: "empty output" };

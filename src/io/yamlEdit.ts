@@ -72,7 +72,7 @@ function prepareParents(doc: Document, file: string, path: readonly string[]): v
   }
 }
 
-/** Whether `platforms.webhook` keeps its settings under `extra` (where they win, spec 2.1). */
+/** Whether `platforms.webhook` keeps its settings under `extra` (where they win). */
 export function webhookKeyPath(file: string, key: string): string[] {
   if (!existsSync(file)) return ["platforms", "webhook", key];
   const doc = parseDocument(readFileSync(file, "utf8"));

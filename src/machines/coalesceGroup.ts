@@ -3,7 +3,7 @@ import { MAX_TIMER_MS } from "../config/timerSeconds.js";
 import { foundText, lookupPath, type PathLookup } from "../streams/payloadPath.js";
 
 /**
- * One coalescing group: the pending events of one route for one rendered key (spec 3.1).
+ * One coalescing group: the pending events of one route for one rendered key.
  *
  *   pending.quiet ──offer──▶ pending.quiet   (latest event replaced, quiet timer restarts)
  *   pending ──quietWindow | maxWait | flush──▶ dispatched (final; output = latest + superseded)

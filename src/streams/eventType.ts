@@ -1,7 +1,7 @@
 import { isPlainRecord } from "./payloadPath.js";
 
 /**
- * Event-type sources in priority order (spec 2.2 and 6): each spec header name is followed by the real
+ * Event-type sources in priority order: each documented header name is followed by the real
  * sender's name for the same header (GitHub, then GitLab), then the senders' own: Gitea, Forgejo and
  * Gogs (the first two also send `X-GitHub-Event`), Bitbucket's `X-Event-Key`, Linear's `Linear-Event`
  * (its body's `type`), Sentry's `Sentry-Hook-Resource` (`issue`), Shopify's `X-Shopify-Topic`

@@ -12,7 +12,7 @@ import { compiled } from "./regex.js";
 export { regexProblem, toRe2 } from "./regex.js";
 
 /**
- * Payload filters (spec 2.3). Pure apart from `deps.readList`; never throws. A filter that cannot be
+ * Payload filters. Pure apart from `deps.readList`; never throws. A filter that cannot be
  * evaluated (unreadable `in_file` list, invalid `regex`) fails closed: the whole filter it sits in does
  * not match, even under `not`, so a broken blocklist never lets everything through.
  */

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 
 /**
  * Numbers as the sender wrote them. `JSON.parse` turns `1.0` into `1` and `12345678901234567890` into
- * `12345678901234567000`; templates (spec 2.5 rule 1: "the nested payload value") and the script's stdin
+ * `12345678901234567000`; templates ("the nested payload value") and the script's stdin
  * must show the value that was sent. Node 20 has no JSON source-text access, so after `JSON.parse` a
  * scan of the text finds numbers whose JavaScript text differs from their source (rare: most payloads
  * have none, and then this costs one pass over the text) and remembers their source per holder object.

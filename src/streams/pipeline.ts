@@ -45,7 +45,7 @@ export interface PipelineDeps {
 }
 
 export interface Pipeline {
-  /** Runs spec 4.2 steps 1–2 on the headers alone, before the body is read; an Outcome ends the request. */
+  /** Runs processing steps 1–2 on the headers alone, before the body is read; an Outcome ends the request. */
   preflight(head: Inbound): Outcome | undefined;
   /** Pushes a request into the stream; `reply` is called exactly once with its answer. */
   push(inbound: Inbound, reply: (answer: Outcome) => void): void;
@@ -57,7 +57,7 @@ export interface Pipeline {
 
 const hasScript = (ctx: PipelineCtx) => ctx.route?.route.script !== undefined;
 
-/** The webhook request stream: spec 4.2 in order, one operator per stage. */
+/** The webhook request stream: the processing order of docs/webhook.md, one operator per stage. */
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const route = routeLookupStage(deps.routes);
   const size = bodySizeStage(deps);
@@ -69,7 +69,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   let pushing: Inbound | undefined;
   let pushingReply: ((outcome: Outcome) => void) | undefined;
 
-  // Consecutive synchronous stages run fused in one operator each (spec 4.2 order unchanged).
+  // Consecutive synchronous stages run fused in one operator each (the processing order unchanged).
   const checks: readonly NamedStage[] = [
     ["route", route],
     ["size", size],

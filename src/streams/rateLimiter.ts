@@ -1,5 +1,5 @@
 /**
- * Fixed-window rate limit (spec 8: `rate_limit` requests per minute, counted per route). Each route's
+ * Fixed-window rate limit (`rate_limit` requests per minute, counted per route). Each route's
  * window opens at its first request and lasts `windowMs`; the first request after it closes opens the
  * next one. A burst therefore gets exactly one budget wherever it falls on the clock (windows aligned
  * to the clock minute would give a burst across a minute boundary two).

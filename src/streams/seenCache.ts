@@ -1,5 +1,5 @@
 /**
- * Delivery-ID idempotency cache (spec 6: IDs remembered for 1 hour). Entries expire `ttlMs` after
+ * Delivery-ID idempotency cache (IDs remembered for 1 hour). Entries expire `ttlMs` after
  * they were first seen; seeing a duplicate does not extend its life.
  */
 export interface SeenCache {

@@ -31,7 +31,7 @@ export {
 } from "./signatureChecks.js";
 
 /**
- * Sender authentication (spec 5): the spec's schemes and the order in which the header families are
+ * Sender authentication: the spec's schemes and the order in which the header families are
  * examined (the first present decides). Pure: no I/O, never throws, never puts the secret in a reason.
  */
 
@@ -131,7 +131,7 @@ function verify(input: VerifyInput): AuthResult {
     return standardWebhooks("webhook-", headers, input);
   }
 
-  // Keyed on the signature header alone: `webhook-id` by itself is also a delivery-ID header (spec 6)
+  // Keyed on the signature header alone: `webhook-id` by itself is also a delivery-ID header
   // that generic senders may send, and must not turn their request into a Standard Webhooks one.
   if (Object.hasOwn(headers, "webhook-signature")) return standardWebhooks("webhook-", headers, input);
   if (Object.hasOwn(headers, "svix-signature")) return standardWebhooks("svix-", headers, input);
@@ -165,7 +165,7 @@ function verify(input: VerifyInput): AuthResult {
   return fail("no recognized signature or token header");
 }
 
-/** First header family present wins (spec 5 order); any malformed input is a plain failure. */
+/** First header family present wins; any malformed input is a plain failure. */
 export function verifySignature(input: VerifyInput): AuthResult {
   try {
     return verify(input);

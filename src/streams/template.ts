@@ -1,7 +1,7 @@
 import { stringifyJson } from "./jsonNumbers.js";
 import { foundText, lookupSegments } from "./payloadPath.js";
 
-/** Prompt and `deliver_extra` templates (spec 2.5). Pure and single-pass. */
+/** Prompt and `deliver_extra` templates. Pure and single-pass. */
 
 export const NESTED_VALUE_LIMIT = 2000;
 export const RAW_DUMP_LIMIT = 4000;

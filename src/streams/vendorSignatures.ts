@@ -12,7 +12,7 @@ import {
 } from "./signatureChecks.js";
 
 /**
- * Schemes of real senders beyond the spec's five (spec 1 names code hosts, issue trackers, payment
+ * Schemes of real senders beyond the five generic ones (svc serves code hosts, issue trackers, payment
  * systems and monitors): each checks one vendor's header. Pure, never throws, no secret in a reason.
  */
 

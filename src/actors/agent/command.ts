@@ -42,7 +42,7 @@ async function openEndpoint(tools: CommandRunTools, request: AgentRequest, signa
  * `provider: command` — runs `agent.command` (an argv list, no shell) with the prompt on stdin; stdout is
  * the reply. The run sees `SVC_ROUTE`, `SVC_EVENT` (empty when none), `SVC_DELIVERY_ID` and
  * `SVC_TOOLSETS` (the run's toolsets, comma-separated: the route's `toolsets` or the `svc-webhook`
- * default), so the operator's agent can enforce what spec 5 rule 5 allows the run. With `tools`, it also
+ * default), so the operator's agent can enforce what the route allows the run. With `tools`, it also
  * sees `SVC_MCP_URL` and `SVC_MCP_TOKEN`: a loopback MCP endpoint with the run's tools, closed when the
  * command ends.
  */

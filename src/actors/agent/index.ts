@@ -39,7 +39,7 @@ export interface RunnerDeps {
   readonly sleep?: Sleep;
 }
 
-/** The runner the `agent:` section chooses (DESIGN.md section 6). */
+/** The runner the `agent:` section chooses. */
 export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): AgentRunner {
   const toolSettings = deps.toolSettings ?? toolsSchema.parse(undefined);
   const toolDeps: RunToolsDeps = {
@@ -93,7 +93,7 @@ export const KNOWN_TOOLSETS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * A route's `toolsets` replace the default `svc-webhook` set (spec 5 rule 5); names of configured MCP
+ * A route's `toolsets` replace the default `svc-webhook` set; names of configured MCP
  * servers (`isMcpServer`) are kept too: they pick which servers' tools the run is offered (docs/agent.md).
  */
 export function runToolsets(

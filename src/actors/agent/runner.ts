@@ -25,7 +25,7 @@ export interface AgentReply {
   readonly record?: RunRecord;
 }
 
-/** An agent runner turns a prompt into a reply (DESIGN.md section 6). */
+/** An agent runner turns a prompt into a reply . */
 export interface AgentRunner {
   run(request: AgentRequest, signal: AbortSignal): Promise<AgentReply>;
 }
@@ -44,7 +44,7 @@ export class AgentRunFailure extends Error {
   }
 }
 
-/** Default webhook toolset (`svc-webhook`, spec 5 rule 5). */
+/** Default webhook toolset (`svc-webhook`). */
 export const DEFAULT_WEBHOOK_TOOLSETS = ["web_search", "web_extract", "vision_analyze", "clarify"] as const;
 
 /** In a run's `toolsets`: offer no MCP server's tools. */

@@ -33,7 +33,7 @@ async function categories(skillsDir: string): Promise<string[]> {
 
 /**
  * The first listed skill that exists at `<skillsDir>/<name>/SKILL.md`, or one category level down at
- * `<skillsDir>/<category>/<name>/SKILL.md`; later entries are ignored (spec 2.2). Names that could
+ * `<skillsDir>/<category>/<name>/SKILL.md`; later entries are ignored. Names that could
  * leave the skills directory are skipped (and reported missing).
  */
 export async function findFirstSkill(

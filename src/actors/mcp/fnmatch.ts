@@ -1,5 +1,5 @@
 /**
- * fnmatch-style globs (spec 2.2), as Python's `fnmatch.fnmatchcase`: `*` any run of characters (dots
+ * fnmatch-style globs, as Python's `fnmatch.fnmatchcase`: `*` any run of characters (dots
  * and slashes too), `?` one character, `[abc]` / `[a-z]` a set, `[!abc]` its complement, an unclosed `[`
  * a literal. Whole-name, case-sensitive; no other character is special.
  */

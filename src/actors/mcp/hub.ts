@@ -58,7 +58,7 @@ function findTool(rt: Runtime, name: string): RegisteredTool | undefined {
   return tools.find((t) => t.name === registeredName(rt.name, name));
 }
 
-/** Owns one `mcpConnection` actor per configured server and the merged tool registry (DESIGN.md 4). */
+/** Owns one `mcpConnection` actor per configured server and the merged tool registry. */
 export class McpHub {
   private readonly runtimes = new Map<string, Runtime>();
   private registry: Toolset = { tools: [], collisions: [] };

@@ -120,7 +120,7 @@ export async function connectRuntime(
     handlers: {
       ...serverRequestHandlers({
         server: rt.name,
-        // `sampling.model: ${MODEL}`: rendered like every string of the entry (spec 2.3).
+        // `sampling.model: ${MODEL}`: rendered like every string of the entry.
         entry: { ...rt.entry, sampling: interpolateDeep(rt.entry.sampling, deps.scope()) },
         approvals: deps.approvals,
         logger,
@@ -196,7 +196,7 @@ async function listAndRegister(
     logger.warn({ server: rt.name }, `[mcp] tool name collision: ${collision}`);
   const long = rt.toolset.tools.filter((t) => t.name.length > MODEL_TOOL_NAME_LIMIT).map((t) => t.name);
   if (long.length > 0) {
-    // The names stay as spec 2.5 builds them; many model APIs refuse function names over 64 characters.
+    // The names stay as svc builds them; many model APIs refuse function names over 64 characters.
     warnings.push(
       `${rt.name}: ${long.join(", ")} ${long.length === 1 ? "is" : "are"} longer than ${MODEL_TOOL_NAME_LIMIT} characters, which many model APIs refuse as tool names — use a shorter server name or tools.exclude`,
     );

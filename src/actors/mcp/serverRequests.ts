@@ -68,7 +68,7 @@ export interface ServerRequestDeps {
 }
 
 /**
- * Handlers for server-initiated requests (spec 6). Sampling is advertised only with `sampling.enabled`
+ * Handlers for server-initiated requests. Sampling is advertised only with `sampling.enabled`
  * and a runner; elicitation unless `elicitation.enabled: false`. URL-mode elicitation is always declined;
  * a form goes to the approval surface and is cancelled after `elicitation.timeout`.
  */

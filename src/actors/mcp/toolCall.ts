@@ -20,7 +20,7 @@ import { runUtilityTool } from "./utilityTools.js";
 
 /**
  * Spec 2.1 trust rules: untrusted servers need a yes before a tool without readOnlyHint runs. `trust` is
- * the entry's value with `${VAR}` rendered (spec 2.3: string values anywhere in an entry).
+ * the entry's value with `${VAR}` rendered (string values anywhere in an entry).
  */
 export async function approveCall(
   rt: Runtime,
@@ -45,7 +45,7 @@ export async function approveCall(
 
 /**
  * A call the server refused with -32042 until the user has been to a URL (the error path of URL-mode
- * elicitation). svc opens no browser (spec 6 declines URL mode); the message names the URL so the user
+ * elicitation). svc opens no browser (svc declines URL mode); the message names the URL so the user
  * can open it and call again.
  */
 function urlElicitationRequired(server: string, tool: string, err: UrlElicitationRequiredError): string {
@@ -53,7 +53,7 @@ function urlElicitationRequired(server: string, tool: string, err: UrlElicitatio
   return `mcp_servers.${server}: "${tool}" needs the user to open ${urls || "a URL"} first (URL-mode elicitation; svc opens no browser) — open it, then call the tool again`;
 }
 
-/** Runs the call; after a session expiry only read-only tools are replayed (spec 2.1). */
+/** Runs the call; after a session expiry only read-only tools are replayed. */
 export async function invokeTool(
   rt: Runtime,
   logger: Logger,

@@ -2,7 +2,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { fnmatchAny } from "./fnmatch.js";
 
-/** A tool as the agent sees it (spec 2.5). */
+/** A tool as the agent sees it. */
 export interface RegisteredTool {
   /** `mcp__<server>__<tool>`, sanitized. */
   readonly name: string;
@@ -82,7 +82,7 @@ export function selectTools<T extends { name: string }>(
 }
 
 /**
- * One warning per `tools.include` / `tools.exclude` entry (the one in force, spec 2.2 rule 3) that
+ * One warning per `tools.include` / `tools.exclude` entry (the one in force) that
  * matches none of the server's tools: usually a sanitized name (`write_note`) written for the server's
  * own (`write-note`), which rule 6 does not match. Plus one when both are set: `exclude` does nothing.
  */

@@ -44,7 +44,7 @@ function promptArguments(value: unknown): Record<string, string> {
   );
 }
 
-/** `list_resources`, `read_resource`, `list_prompts`, `get_prompt` (spec 2.5) answered from the session. */
+/** `list_resources`, `read_resource`, `list_prompts`, `get_prompt` answered from the session. */
 export async function runUtilityTool(
   session: McpSession,
   name: string,

@@ -3,7 +3,7 @@ import type { AuthorizationServerMetadata } from "@modelcontextprotocol/sdk/shar
 import * as oauth from "oauth4webapi";
 import { SvcError } from "../../errors.js";
 
-/** Client authentication at the token endpoint that svc implements (spec 2.4 `token_endpoint_auth_method`). */
+/** Client authentication at the token endpoint that svc implements (`token_endpoint_auth_method`). */
 export const CLIENT_AUTH_METHODS = [
   "none",
   "client_secret_basic",

@@ -85,7 +85,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     };
   }
 
-  /** Browser logins only: spec 5.4 starts the device flow solely from `svc mcp login --flow device`. */
+  /** Browser logins only: the device flow starts solely from `svc mcp login --flow device`. */
   private async login(): Promise<StoredTokens> {
     const name = this.job.serverName;
     if (loginFlowFor(this.job, this.job.store.readTokens()) === "device") {
@@ -163,7 +163,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   /**
    * Wraps the MCP transport's fetch: when the server refuses the access token we sent (HTTP 401), the
    * token is refreshed under the lock and that request sent once more with the new one, so a revoked
-   * token costs the user neither a failed call nor a failed connect (spec 5.3). A 401 is answered
+   * token costs the user neither a failed call nor a failed connect. A 401 is answered
    * before the server acts on the request, so sending it again cannot run a tool twice. When the
    * refresh fails, the 401 goes on to the SDK, which asks `redirectToAuthorization` (login or error).
    */
@@ -265,7 +265,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   }
 
   invalidateCredentials(): void {
-    // Saved credentials are replaced only by a successful login (spec 5.4: a failed grant keeps them).
+    // Saved credentials are replaced only by a successful login (a failed grant keeps them).
   }
 }
 

@@ -29,7 +29,7 @@ export function needsLoginError(serverName: string, why: string, flow: LoginFlow
 
 /**
  * The flow a new login of this server must use: device when configured, or when the saved grant came
- * from a device login (spec 5.4: such a grant, once unusable, needs another explicit login).
+ * from a device login (such a grant, once unusable, needs another explicit login).
  */
 export function loginFlowFor(job: OAuthJob, saved: StoredTokens | undefined): LoginFlow {
   return job.entry.oauth?.flow === "device" || saved?.flow === "device" ? "device" : "browser";
@@ -73,7 +73,7 @@ export function expiringSoon(tokens: StoredTokens, now: number): boolean {
 
 /**
  * `invalid_client` at the token endpoint for a stored client: a client metadata document is recorded
- * as rejected (spec 5.7: registration from then on), and either kind of registration is dropped so the
+ * as rejected (registration from then on), and either kind of registration is dropped so the
  * next login does not present a client the server refuses. Configured clients are the user's to fix.
  */
 function forgetRefusedClient(

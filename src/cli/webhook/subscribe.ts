@@ -58,7 +58,7 @@ export async function subscribe(name: string, options: SubscribeOptions): Promis
             .map((e) => e.trim())
             .filter((e) => e !== ""),
         }),
-    // An empty prompt would send the agent nothing: `--prompt ''` goes back to the payload dump (spec 2.5 rule 5).
+    // An empty prompt would send the agent nothing: `--prompt ''` goes back to the payload dump.
     ...(options.prompt === undefined ? {} : { prompt: options.prompt === "" ? undefined : options.prompt }),
     ...(options.deliver === undefined ? {} : { deliver: options.deliver }),
     deliver_extra: Object.keys(extra).length === 0 ? undefined : extra,

@@ -31,7 +31,7 @@ export function baseUrlProblem(url: string): string | undefined {
 }
 
 /**
- * The agent runner (DESIGN.md section 6): `echo` replies with the prompt, `command` runs an argv,
+ * The agent runner (docs/agent.md): `echo` replies with the prompt, `command` runs an argv,
  * `openai` (any Chat Completions endpoint) and `anthropic` (the Messages API) run a model with a tool loop.
  */
 export const agentSchema = z

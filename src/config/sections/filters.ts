@@ -2,7 +2,7 @@ import { z } from "zod";
 import { regexProblem } from "../../streams/regex.js";
 import { nearMiss } from "../nearMiss.js";
 
-/** Leaf operators of spec 2.3; a leaf filter is `field` plus exactly one of these. */
+/** Leaf operators; a leaf filter is `field` plus exactly one of these. */
 export const FILTER_OPERATORS = [
   "exists",
   "missing",

@@ -40,7 +40,7 @@ function seconds<D extends number | undefined>(fallback: D, options: { positive?
 const TRUTHY = new Set(["true", "yes", "on", "1", "enabled"]);
 const FALSY = new Set(["false", "no", "off", "0", "disabled", ""]);
 
-/** `resources: yes`, `prompts: 1` and friends (spec 2.2 "bool-like"). */
+/** `resources: yes`, `prompts: 1` and friends ("bool-like" values). */
 const boolLike = z
   .unknown()
   .optional()
@@ -94,7 +94,7 @@ export const oauthSchema = z
       .optional(),
     client_metadata_url: z.string().min(1).optional(),
     cimd: z.boolean().optional(),
-    /** Empty or null is ignored (spec 2.4). */
+    /** Empty or null is ignored. */
     user_agent: z
       .string()
       .nullable()
@@ -144,7 +144,7 @@ function samplingAliases(raw: unknown): unknown {
   };
 }
 
-/** Sampling policy (spec 6, fields defined by svc): off unless enabled; answered by the agent runner. */
+/** Sampling policy (fields defined by svc): off unless enabled; answered by the agent runner. */
 const samplingFields = z
   .strictObject({
     enabled: z.boolean().default(false),

@@ -17,7 +17,7 @@ const extraValue = z.union([z.string(), z.number(), z.boolean()], {
   error: "expected text (a {template}), a number or true/false",
 });
 
-/** Properties shared by static routes and dynamic subscriptions (spec 2.2, 2.6). */
+/** Properties shared by static routes and dynamic subscriptions. */
 export const routeShape = {
   events: z.array(z.string()).optional(),
   secret: z.string().min(1).optional(),
@@ -78,7 +78,7 @@ const adapterShape = {
     .default({}),
 };
 
-/** `platforms.webhook`: keys may sit directly or under `extra`; the `extra` value wins (spec 2.1). */
+/** `platforms.webhook`: keys may sit directly or under `extra`; the `extra` value wins. */
 export const webhookSchema = z.preprocess(
   (raw, ctx) => {
     if (raw === null || raw === undefined) return {};

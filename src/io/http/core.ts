@@ -76,7 +76,7 @@ function segmentName(raw: string | undefined): string | undefined {
   }
 }
 
-/** Which endpoint a path names (spec 4.1); the profile prefix exists only when multiplexing is on. */
+/** Which endpoint a path names; the profile prefix exists only when multiplexing is on. */
 export function endpointOf(path: string, multiplex: boolean): Target {
   if (path === "/health") return { kind: "health" };
   if (path.startsWith("/webhooks/")) {

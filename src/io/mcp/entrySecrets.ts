@@ -25,7 +25,7 @@ function urlPasswords(value: string): string[] {
  * credential-named `env` values and url query values (`?api_key=`), the url's password (and the password
  * of a URL inside an `env` value or an argument), the OAuth client secret and the client certificate's
  * key password. A server that echoes one in an error body, or a stdio process that prints one on stderr,
- * must not put it into lastError, the log or `svc mcp test` (spec 5 rule 6 and the brief: no secret in
+ * must not put it into lastError, the log or `svc mcp test` (no secret in
  * any log line).
  */
 export function entrySecrets(entry: McpServerEntry): string[] {
@@ -67,7 +67,7 @@ function strings(value: unknown, out: string[] = []): string[] {
 
 /**
  * The values an entry as written takes from `${VAR}` that are secrets wherever they end up (an argument,
- * an `env` value of any name): every variable of the profile's `.env` (where spec 2.3 puts secrets), and
+ * an `env` value of any name): every variable of the profile's `.env` (where secrets may be), and
  * credential-named variables of the process environment (`${GITHUB_TOKEN}`).
  */
 export function referencedSecrets(entry: McpServerEntry, scope: InterpolationScope): string[] {

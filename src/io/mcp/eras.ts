@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
-/** The stateless revision whose `server/discover` replaces the `initialize` handshake (spec 9). */
+/** The stateless revision whose `server/discover` replaces the `initialize` handshake. */
 export const STATELESS_VERSION = "2026-07-28";
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";

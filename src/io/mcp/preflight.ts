@@ -9,7 +9,7 @@ function mediaType(header: string | null): string {
 }
 
 /**
- * Fail-fast probe of a remote endpoint (spec 2.1 `skip_preflight`): HEAD, then GET when HEAD gives no
+ * Fail-fast probe of a remote endpoint (`skip_preflight`): HEAD, then GET when HEAD gives no
  * verdict. Only a 2xx answer with a content type that is neither JSON nor an event stream (a login page,
  * a docs site) fails; every other answer (401, 404, 405, network errors, no content type) proceeds to
  * the real connect, which reports its own error.

@@ -8,7 +8,7 @@ import { httpUrlProblem, type McpServerEntry } from "../../config/sections/mcp.j
 import { SvcError } from "../../errors.js";
 
 /**
- * Renders `${VAR}` in a server entry at connect time (spec 2.3). An unset variable keeps its literal text,
+ * Renders `${VAR}` in a server entry at connect time. An unset variable keeps its literal text,
  * except in a remote server's `url` and `headers`: there the connect fails closed, naming the variable,
  * so a half-rendered URL or credential never leaves the machine.
  */
@@ -84,7 +84,7 @@ function failOnUnset(name: string, unset: ReadonlyArray<{ key: string; names: re
   );
 }
 
-/** The `tools` policy with `${VAR}` rendered in its names and globs (spec 2.3: strings anywhere in an entry). */
+/** The `tools` policy with `${VAR}` rendered in its names and globs (strings anywhere in an entry). */
 export function renderToolsPolicy(entry: McpServerEntry, scope: InterpolationScope): McpServerEntry["tools"] {
   return interpolateDeep(entry.tools, scope);
 }

@@ -5,7 +5,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { writeJsonAtomic } from "../stores/atomicFile.js";
 
-/** What a lazy server registers from at startup (spec 2.1 `lazy`). */
+/** What a lazy server registers from at startup (`lazy`). */
 export interface CachedSchemas {
   readonly version: 1;
   readonly server: string;
@@ -41,7 +41,7 @@ export function fingerprint(server: string, entry: McpServerEntry): string {
 /**
  * The cache key: the fingerprint without `lazy` and `enabled`, which say whether and when to connect,
  * not what the server is. So the live connects made before `lazy: true` was set count as the
- * "earlier live connect" a lazy start needs (spec 2.1).
+ * "earlier live connect" a lazy start needs.
  */
 export function cacheKey(server: string, entry: McpServerEntry): string {
   const { lazy: _lazy, enabled: _enabled, ...identity } = entry;

@@ -411,7 +411,7 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
 }
 
 /**
- * Opens a session in the era `protocol` selects (spec 9):
+ * Opens a session in the era `protocol` selects:
  * - legacy: the `initialize` handshake only;
  * - stateless: `server/discover` first, then one legacy `initialize` retry when the probe fails;
  * - auto: `initialize` first; when the server rejects it as modern-only (see `isModernOnlyRejection`),

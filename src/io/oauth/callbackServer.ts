@@ -3,11 +3,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SvcError } from "../../errors.js";
 
-/** Ports a client metadata document declares (spec 5.6): both loopback hosts for each. */
+/** Ports a client metadata document declares: both loopback hosts for each. */
 export const PINNED_PORTS = [27890, 27891, 27892, 27893, 27894] as const;
 export const CALLBACK_PATH = "/callback";
 
-/** The ten redirect URIs a self-hosted client metadata document must declare (spec 5.8). */
+/** The ten redirect URIs a self-hosted client metadata document must declare. */
 export function pinnedRedirectUris(): string[] {
   return PINNED_PORTS.flatMap((p) => [
     `http://127.0.0.1:${p}${CALLBACK_PATH}`,

@@ -2,7 +2,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { SvcError } from "../../errors.js";
 import { pinnedRedirectUris } from "./callbackServer.js";
 
-/** Syntax rules of spec 5.8 for `oauth.client_metadata_url`; returns the problem or undefined. */
+/** Syntax rules for `oauth.client_metadata_url`; returns the problem or undefined. */
 export function clientMetadataUrlProblem(raw: string): string | undefined {
   let url: URL;
   try {
@@ -25,7 +25,7 @@ export function clientMetadataUrlProblem(raw: string): string | undefined {
 const FIX = "fix the document or set cimd: false";
 
 /**
- * Fetches and checks a self-hosted client metadata document (spec 5.8): 200, `application/json`,
+ * Fetches and checks a self-hosted client metadata document: 200, `application/json`,
  * no redirect, all ten loopback redirect URIs, and `client_id` equal to its own URL.
  */
 export async function validateClientMetadataDocument(

@@ -31,7 +31,7 @@ function trimSlash(url: string): string {
 }
 
 /**
- * Issuer check (RFC 8414 section 3.3, spec 5.4): the metadata's `issuer` must equal the URL the
+ * Issuer check (RFC 8414 section 3.3): the metadata's `issuer` must equal the URL the
  * protected resource advertised (ignoring one trailing slash). The only accepted mismatch is the
  * path-scoped advertisement: the resource advertised the issuer's well-known metadata URL itself,
  * `<origin>/.well-known/oauth-authorization-server<issuer path>` or

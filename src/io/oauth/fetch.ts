@@ -148,7 +148,7 @@ function withUserAgent(
 }
 
 /**
- * The fetch functions every OAuth request goes through (spec 5.9). MCP traffic never uses them,
+ * The fetch functions every OAuth request goes through. MCP traffic never uses them,
  * so `oauth.user_agent` cannot leak onto it.
  */
 export function oauthFetches(

@@ -1,5 +1,5 @@
 /**
- * The `oauth` mapping of an `auth: oauth` server entry (mcp-client spec 2.4), read defensively:
+ * The `oauth` mapping of an `auth: oauth` server entry, read defensively:
  * the config schema validates it, this only narrows the shape the OAuth code needs.
  */
 export interface OAuthSettings {
@@ -22,7 +22,7 @@ export interface OAuthServerEntry {
   readonly url: string;
   readonly auth?: string;
   readonly oauth?: OAuthSettings;
-  /** The server's TLS keys (spec 2.1): OAuth requests honour them like the MCP transport does. */
+  /** The server's TLS keys: OAuth requests honour them like the MCP transport does. */
   readonly ssl_verify?: boolean | string;
   readonly client_cert?: string | [string, string] | [string, string, string];
   readonly client_key?: string;

@@ -149,7 +149,7 @@ export class TokenStore {
     writeFileAtomic(this.cimdOffPath, `${new Date().toISOString()} ${reason}\n`);
   }
 
-  /** `svc mcp login` forgets a recorded document rejection (spec 4). */
+  /** `svc mcp login` forgets a recorded document rejection. */
   clearCimdOff(): void {
     rmSync(this.cimdOffPath, { force: true });
   }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { writeJsonAtomic } from "./atomicFile.js";
 
 /**
- * Delivery ids seen in the last hour (spec 6), kept across a restart so a sender's retry of an event
+ * Delivery ids seen in the last hour, kept across a restart so a sender's retry of an event
  * accepted before the restart is still a duplicate. Written at shutdown, read at start and removed once the gateway is up.
  */
 const fileSchema = z.object({

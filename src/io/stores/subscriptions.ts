@@ -9,15 +9,15 @@ import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../log.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
 
-/** A dynamic subscription (spec 2.6): every route property plus its own secret, a description, a switch and timestamps. */
+/** A dynamic subscription: every route property plus its own secret, a description, a switch and timestamps. */
 export const subscriptionSchema = z.strictObject({
   ...routeShape,
-  // A record has the capabilities of a static route (spec 2.6), so one written by hand without a secret
+  // A record has the capabilities of a static route, so one written by hand without a secret
   // falls back to the global secret like a static route; the CLI always writes one.
   secret: z.string().min(1).optional(),
   description: z.string().optional(),
   enabled: z.boolean().default(true),
-  // Timestamps are "not shown" in spec 2.6: ISO text (what the CLI writes) or a number (epoch) are kept as they are.
+  // Timestamps have no fixed format: ISO text (what the CLI writes) or a number (epoch) are kept as they are.
   created_at: z.union([z.string(), z.number()]).optional(),
   updated_at: z.union([z.string(), z.number()]).optional(),
 });
@@ -72,14 +72,14 @@ export function assertUnchanged(
 }
 
 export function subscriptionStore(path: string): VersionedStore<unknown> {
-  // Keyed by route name (spec 2.6); a `{revision, subscriptions}` file of earlier versions is still read.
+  // Keyed by route name; a `{revision, subscriptions}` file of earlier versions is still read.
   return createVersionedStore<unknown>(path, {
     legacyField: "subscriptions",
     conflictMessage: STALE_SUBSCRIPTION_STORE,
   });
 }
 
-/** The route-level startup rules of spec 2.2 (3, 4 and 2) as they apply to one record. */
+/** The route-level startup rules (3, 4 and 2) as they apply to one record. */
 export function subscriptionProblems(name: string, record: Route): string[] {
   const problems: string[] = [];
   if (!ROUTE_NAME.test(name))
@@ -131,7 +131,7 @@ export interface SubscriptionSource {
 }
 
 export interface SubscriptionSourceOptions {
-  /** The bind host: INSECURE_NO_AUTH records are dropped unless it is loopback (spec 2.2 rule 5). */
+  /** The bind host: INSECURE_NO_AUTH records are dropped unless it is loopback. */
   readonly loopback?: boolean;
 }
 

@@ -8,7 +8,7 @@ import {
   type SendOptions,
 } from "./target.js";
 
-/** `deliver_extra.chat_id`, else the platform's home channel (spec 4.4). */
+/** `deliver_extra.chat_id`, else the platform's home channel. */
 export function resolveChatId(
   platform: string,
   message: DeliveryMessage,
@@ -28,7 +28,7 @@ export function resolveChatId(
   return chatId;
 }
 
-/** A template whose path the payload did not have (spec 2.5 rule 2 leaves it as `{path}`). */
+/** A template whose path the payload did not have (it stays `{path}`). */
 const UNRESOLVED = /^\{[^{}\s]+\}$/;
 
 /**

@@ -60,7 +60,7 @@ export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarg
         "create message",
         "POST",
         `/api/v10/channels/${encodeURIComponent(channel)}/messages`,
-        // Payload text is untrusted (spec 5 rule 6): mentions in it render but never ping anyone.
+        // Payload text is untrusted: mentions in it render but never ping anyone.
         { json: { content: text, allowed_mentions: { parse: [] } }, signal },
       );
       noteBucket(channel, answer.headers);

@@ -31,7 +31,7 @@ export const feishuThrottle: ThrottleRule = (status, body, headers) => {
 
 /**
  * Feishu text content turns `<at user_id="all"></at>` into an @all (and `<at user_id="ou_…">` into a
- * mention). Payload text is untrusted (spec 5 rule 6): a zero-width space after the `<` leaves such a
+ * mention). Payload text is untrusted: a zero-width space after the `<` leaves such a
  * tag as the text it was, notifying no one.
  */
 export function defuseAtTags(text: string): string {

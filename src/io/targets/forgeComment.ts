@@ -89,7 +89,7 @@ export function forgeCommentTarget(
 
   /**
    * `gh pr comment`; when the number is an issue, not a pull request (GitHub: "Could not resolve to a
-   * PullRequest"), `gh issue comment`, which comments on either (spec 4.4: a pull-request/issue comment).
+   * PullRequest"), `gh issue comment`, which comments on either (a pull-request/issue comment).
    */
   async function comment(repo: string, number: number, body: string, signal?: AbortSignal) {
     const args = (kind: string) => [kind, "comment", String(number), "--repo", repo, "--body-file", "-"];

@@ -8,7 +8,7 @@ export const MATTERMOST_LIMIT = 16_383;
 
 /**
  * `@channel`, `@all` and `@here` in a post notify every member of the channel, and Mattermost has no
- * request flag to turn that off. Payload text is untrusted (spec 5 rule 6), so a zero-width space goes
+ * request flag to turn that off. Payload text is untrusted, so a zero-width space goes
  * after such an `@`: Mattermost splits words there, the text reads the same and notifies no one.
  */
 export function defuseChannelMentions(text: string): string {

@@ -70,7 +70,7 @@ function build<N extends PlatformName>(
 }
 
 /**
- * Builds the targets the configuration enables (`log` always). forge_comment needs no keys (spec 4.4: the
+ * Builds the targets the configuration enables (`log` always). forge_comment needs no keys (the
  * `gh` client on PATH), so with no `platforms.forge_comment` section it is built on first use, without a
  * startup check; `enabled: false` turns it off.
  */

@@ -15,7 +15,7 @@ const TRANSIENT_ERRORS = new Set(["ratelimited", "service_unavailable", "interna
 
 /**
  * Slack reads `<!channel>`, `<@U…>` and `<url|text>` in `text` as mentions and links; payload text is
- * untrusted (spec 5 rule 6), so `&`, `<`, `>` are escaped as Slack's formatting guide asks.
+ * untrusted, so `&`, `<`, `>` are escaped as Slack's formatting guide asks.
  */
 export function escapeSlackText(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");

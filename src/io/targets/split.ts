@@ -198,7 +198,7 @@ export function wellFormed(text: string): string {
  * The parts of `text` as a platform receives them (lone surrogates replaced by U+FFFD): split to `limit` (Markdown-aware when the platform
  * renders Markdown), without parts that are only whitespace — a cut just before trailing blank lines
  * would otherwise send a part that Telegram, Discord and Slack refuse as an empty message. A text that is
- * nothing but whitespace (or empty) still goes out as one message (spec 4.4: delivery is attempted).
+ * nothing but whitespace (or empty) still goes out as one message (delivery is attempted).
  */
 export function messageParts(
   text: string,

@@ -10,7 +10,7 @@ export interface TargetProblems {
   /** An unknown `deliver` name: refused everywhere. */
   readonly unknown: string[];
   /**
-   * A target whose platform is not enabled (spec 4.4: a target other than `log` needs its platform
+   * A target whose platform is not enabled (a target other than `log` needs its platform
    * enabled; issue 4: such a route is refused at startup with a clear message). `svc webhook subscribe`
    * only warns (the platform may be enabled before the next start); until then a dynamic route's
    * deliveries fail (direct delivery: 502 `Delivery failed`).
@@ -30,7 +30,7 @@ function platformEnabled(platforms: Config["platforms"], name: string): boolean 
 }
 
 /**
- * Delivery rules checked at startup next to spec 2.2: every `deliver` names a known target whose
+ * Delivery rules checked at startup next to the route rules: every `deliver` names a known target whose
  * platform is enabled (refused otherwise) and has a recipient; forge_comment routes carry `repo` and
  * `pr_number` (warnings). One message per problem.
  */

@@ -2,7 +2,7 @@ import type { AcceptedEvent, PipelineCtx, Stage } from "../context.js";
 import { renderExtra, renderTemplate } from "../template.js";
 import { payloadOf, routeOf } from "./require.js";
 
-/** Renders the prompt and `deliver_extra` of an event that passed every check (spec 2.5). */
+/** Renders the prompt and `deliver_extra` of an event that passed every check. */
 export function acceptEvent(ctx: PipelineCtx): AcceptedEvent {
   const route = routeOf(ctx);
   const payload = payloadOf(ctx);

@@ -21,7 +21,7 @@ export interface AuthDeps {
   readonly onRejected?: (routeName: string, reason: string) => void;
 }
 
-/** Step 4 of spec 4.2. `INSECURE_NO_AUTH` skips the check (startup allows it only on loopback binds). */
+/** Step 4 of the processing order (docs/webhook.md). `INSECURE_NO_AUTH` skips the check (startup allows it only on loopback binds). */
 export function authStage(deps: AuthDeps): Stage {
   return (ctx) => {
     const route = routeOf(ctx);

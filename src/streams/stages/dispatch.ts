@@ -18,7 +18,7 @@ export interface DispatchDeps {
 }
 
 /**
- * 202 accepted, exactly spec 2.7's shape, for agent runs and cron_job fires alike (the job is named in
+ * 202 accepted, the documented shape, for agent runs and cron_job fires alike (the job is named in
  * the log line, not in the answer: a sender or tester matching the documented body sees no extra key).
  */
 export function acceptedOutcome(event: AcceptedEvent): Outcome {
@@ -31,7 +31,7 @@ export function acceptedOutcome(event: AcceptedEvent): Outcome {
 }
 
 /**
- * Step 9 of spec 4.2, the synchronous modes: cron job fire, coalescing, agent run (all 202 at once).
+ * Step 9 of the processing order (docs/webhook.md), the synchronous modes: cron job fire, coalescing, agent run (all 202 at once).
  * `deliver_only` routes pass through to the direct-delivery stage.
  */
 export function dispatchStage(deps: DispatchDeps): Stage {

@@ -4,7 +4,7 @@ import { outcome } from "../types.js";
 import { payloadOf, routeOf } from "./require.js";
 
 /**
- * Step 6 of spec 4.2. Not in a non-empty `events` list → 200 ignored. A ping is ignored unless the
+ * Step 6 of the processing order (docs/webhook.md). Not in a non-empty `events` list → 200 ignored. A ping is ignored unless the
  * list names it, also when the list is empty (a ping is a hello, not an event to run an agent on);
  * `onPing` lets the caller log it at DEBUG only.
  */

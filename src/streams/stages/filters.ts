@@ -10,7 +10,7 @@ export interface FilterDeps {
   listReader(profile: string): { readList(path: string): ReadonlySet<string> };
 }
 
-/** Step 7a of spec 4.2: every top-level filter must match. */
+/** Step 7a of the processing order (docs/webhook.md): every top-level filter must match. */
 export function filterStage(deps: FilterDeps): Stage {
   return (ctx) => {
     const route = routeOf(ctx);

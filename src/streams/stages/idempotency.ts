@@ -19,7 +19,7 @@ export function seenKey(routeName: string, deliveryId: string): string {
 }
 
 /**
- * Step 8 of spec 4.2. Runs after filters and script, so an ignored or rejected event is never
+ * Step 8 of the processing order (docs/webhook.md). Runs after filters and script, so an ignored or rejected event is never
  * recorded and its retry is processed normally. A request without a delivery id gets a random one.
  */
 export function idempotencyStage(deps: IdempotencyDeps): Stage {

@@ -42,7 +42,7 @@ function parseJsonObject(body: Buffer): Parsed {
 }
 
 /**
- * Step 5 of spec 4.2. A body that is valid JSON but not an object (array, string, number, null) is
+ * Step 5 of the processing order (docs/webhook.md). A body that is valid JSON but not an object (array, string, number, null) is
  * also a 400: filters, templates and `event_type` all address fields of an object. JSON text is UTF-8
  * (RFC 8259 §8.1), so other bytes are a 400 rather than silently replaced by U+FFFD. The signature was
  * checked on the raw body, so a form-encoded body is unwrapped only here.

@@ -14,7 +14,7 @@ function rateLimited(ms: number | undefined): Outcome {
   return { ...RATE_LIMITED, headers: { "Retry-After": String(Math.max(1, Math.ceil(ms / 1000))) } };
 }
 
-/** Step 3 of spec 4.2: a fixed window per route name (not global). */
+/** Step 3 of the processing order (docs/webhook.md): a fixed window per route name (not global). */
 export function rateLimitStage(deps: RateLimitDeps): Stage {
   return (ctx) =>
     deps.tryAcquire(ctx.inbound.routeName) ? ctx : rateLimited(deps.msUntilReset?.(ctx.inbound.routeName));

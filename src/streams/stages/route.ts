@@ -10,7 +10,7 @@ export interface RouteLookupDeps {
 export const UNKNOWN_ROUTE = errorOutcome(404, "Unknown route");
 
 /**
- * Step 1 of spec 4.2. With multiplexing on, a route answers only under its bound profile (unbound:
+ * Step 1 of the processing order (docs/webhook.md). With multiplexing on, a route answers only under its bound profile (unbound:
  * default profile only); a mismatch gets exactly the unknown-route answer so it never reveals that the
  * route exists. The check runs here, before auth, so an unsigned probe learns nothing either.
  */

@@ -5,7 +5,7 @@ import { payloadOf, routeOf } from "./require.js";
 
 export const IGNORED_BY_SCRIPT = outcome(200, { status: "ignored", reason: "script" });
 
-/** What running a route script decided (spec 2.4). */
+/** What running a route script decided. */
 export type ScriptResult =
   | { readonly kind: "payload"; readonly payload: Record<string, unknown> }
   | { readonly kind: "ignore"; readonly why: string };
@@ -26,7 +26,7 @@ export interface ScriptDeps {
   onIgnored?: (routeName: string, why: string) => void;
 }
 
-/** Step 7b of spec 4.2: the route script may replace the payload or ignore the event. */
+/** Step 7b of the processing order (docs/webhook.md): the route script may replace the payload or ignore the event. */
 export function scriptStage(deps: ScriptDeps): AsyncStage {
   return async (ctx) => {
     const route = routeOf(ctx);

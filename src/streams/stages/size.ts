@@ -11,7 +11,7 @@ export function declaredLength(headers: Readonly<Record<string, string>>): numbe
 }
 
 /**
- * Step 2 of spec 4.2. The ingress runs this on the headers before reading (empty body) and stops a
+ * Step 2 of the processing order (docs/webhook.md). The ingress runs this on the headers before reading (empty body) and stops a
  * chunked body as soon as it passes the limit; here it is checked again on the full body.
  */
 export function bodySizeStage(deps: { maxBodyBytes(): number }): Stage {
