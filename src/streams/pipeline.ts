@@ -22,9 +22,9 @@ import { rateLimitStage } from "./stages/rateLimit.js";
 import { type RouteLookupDeps, routeLookupStage } from "./stages/route.js";
 import { type ScriptDeps, scriptStage } from "./stages/script.js";
 import { bodySizeStage } from "./stages/size.js";
-import { errorOutcome, type Inbound, type Outcome } from "./types.js";
+import { type Inbound, type Outcome, unavailableOutcome } from "./types.js";
 
-const SHUTTING_DOWN = errorOutcome(503, "Shutting down");
+const SHUTTING_DOWN = unavailableOutcome("Shutting down");
 
 export interface PipelineDeps {
   readonly routes: RouteLookupDeps;

@@ -373,10 +373,9 @@ printf 'done %s' "$SVC_DELIVERY_ID"
     expect((await send("r1")).status).toBe(202);
     const waiting = [await send("r2"), await send("r3")];
     expect(waiting.map((a) => a.status)).toEqual([202, 202]);
-    expect(await send("r4")).toMatchObject({
-      status: 503,
-      body: { error: "Agent run queue is full, retry later" },
-    });
+    const full = await send("r4");
+    expect(full).toMatchObject({ status: 503, body: { error: "Agent run queue is full, retry later" } });
+    expect(full.headers.get("retry-after")).toBe("30");
     gw.home.write("agent/go", "");
     await vi.waitFor(() => expect(gw.logs().filter((l) => l.msg.includes("q reply:")).length).toBe(3), {
       timeout: 10_000,

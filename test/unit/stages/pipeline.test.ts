@@ -177,6 +177,10 @@ describe("createPipeline: spec 4.2 order", () => {
     release();
     expect((await inFlight).status).toBe(202);
     await closing;
-    expect(await pipeline.submit(signed("{}"))).toEqual({ status: 503, body: { error: "Shutting down" } });
+    expect(await pipeline.submit(signed("{}"))).toEqual({
+      status: 503,
+      body: { error: "Shutting down" },
+      headers: { "Retry-After": "30" },
+    });
   });
 });

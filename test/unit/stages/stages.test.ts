@@ -262,6 +262,7 @@ describe("accept, dispatch and deliver stages", () => {
     expect(stage(accepted({}))).toEqual({
       status: 503,
       body: { error: "Agent run queue is full, retry later" },
+      headers: { "Retry-After": "30" },
     });
     expect(forgotten).toEqual(["r:d"]);
   });
