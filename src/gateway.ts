@@ -177,6 +177,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       multiplexProfiles: () => registry.current().multiplexProfiles,
     },
     maxBodyBytes: () => registry.current().maxBodyBytes,
+    isSpent: (route) => limiter.isSpent(route),
     tryAcquire: (route) => limiter.tryAcquire(route),
     msUntilReset: (route) => limiter.msUntilReset(route),
     auth: { verify: verifySignature, ...hooks.auth },
