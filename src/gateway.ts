@@ -26,6 +26,7 @@ import { profileBindingWarnings } from "./config/profileWarnings.js";
 import { restartOnlyChanges } from "./config/restartOnly.js";
 import type { Config } from "./config/schema.js";
 import { LOOPBACK_HOSTS } from "./config/validate.js";
+import { webhookOffReason } from "./config/webhookEnabled.js";
 import { describeError, SvcError } from "./errors.js";
 import { checkedConfig, describeRoutes } from "./gatewayConfig.js";
 import type { Gateway, GatewayOptions } from "./gatewayTypes.js";
@@ -52,6 +53,13 @@ import { createSeenCache } from "./streams/seenCache.js";
 import { verifySignature } from "./streams/signatures.js";
 
 export { describeRoutes } from "./gatewayConfig.js";
+
+import {
+  allInterfacesWarning,
+  enabledSubscriptions,
+  unservedSubscriptionsWarning,
+} from "./webhookStartupWarnings.js";
+
 export type { Gateway, GatewayOptions } from "./gatewayTypes.js";
 
 /** The idempotency cache keeps 1 hour (spec 6) and at most this many ids; the oldest are evicted first. */
@@ -73,7 +81,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   if (!webhook.enabled && Object.keys(loaded.config.mcp_servers).length === 0) {
     throw new SvcError(
       "startup_refused",
-      `${loaded.enabledFrom} is false — the webhook adapter is off and no mcp_servers are configured, so there is nothing to run. ${howToEnable}`,
+      `${webhookOffReason(loaded)} — the webhook adapter is off and no mcp_servers are configured, so there is nothing to run. ${howToEnable}`,
     );
   }
   const now = options.now ?? Date.now;
@@ -278,10 +286,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       `[webhook] Listening on ${host}:${server.port} — routes: ${describeRoutes(registry.names())}`,
     );
     if (registry.names().length === 0) hooks.printHowToAddRoute(paths.config);
+    const exposed = allInterfacesWarning(host, server.port);
+    if (exposed !== undefined) logger.warn(exposed);
   } else {
     logger.warn(
-      `[webhook] Adapter disabled (${loaded.enabledFrom} is false); running MCP servers only. ${howToEnable}`,
+      `[webhook] Adapter disabled (${webhookOffReason(loaded)}); running MCP servers only. ${howToEnable}`,
     );
+    const unserved = unservedSubscriptionsWarning(
+      enabledSubscriptions(paths.subscriptions),
+      paths.subscriptions,
+      webhookOffReason(loaded),
+      howToEnable,
+    );
+    if (unserved !== undefined) logger.warn(unserved);
   }
 
   resumeSavedRuns(paths.pendingRuns, runs, (name) => registry.lookup(name), hooks);
