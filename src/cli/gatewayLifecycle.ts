@@ -70,7 +70,8 @@ async function start(
   });
   child.unref();
   const deadline = Date.now() + timeoutSeconds * 1000;
-  const output = () => readFileSync(outFile, "utf8").slice(offset);
+  // offset counts bytes: slice the bytes, then decode (a string index would drift on multibyte text).
+  const output = () => readFileSync(outFile).subarray(offset).toString("utf8");
   while (Date.now() < deadline) {
     if (exited !== undefined) {
       throw new SvcError(

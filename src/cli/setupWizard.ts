@@ -7,6 +7,7 @@ import { isSvcError, SvcError } from "../errors.js";
 import { startupProblems } from "../gateway/startupProblems.js";
 import { runningPid } from "../io/gatewayState.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
+import { maskedOutput } from "./maskedOutput.js";
 
 export interface SetupOptions {
   enable?: boolean;
@@ -83,24 +84,38 @@ function fromFlags(options: SetupOptions, current: Current): SetupAnswers {
 }
 
 async function ask(options: SetupOptions, current: Current): Promise<SetupAnswers> {
+  const terminal = process.stdin.isTTY === true;
+  // On a terminal readline echoes each typed character; the secret's echo is hidden.
+  const echo = maskedOutput();
   const rl = createInterface({
     input: process.stdin,
-    output: process.stdout,
-    terminal: process.stdin.isTTY === true,
+    output: terminal ? echo.stream : process.stdout,
+    terminal,
   });
   // Lines are read through the iterator, not rl.question(): piped answers that arrive at once are kept.
   const lines = rl[Symbol.asyncIterator]();
   let ended = false;
-  const question = async (prompt: string) => {
+  const question = async (prompt: string, hidden = false) => {
     process.stdout.write(prompt);
-    const next = await lines.next();
-    ended ||= next.done === true;
-    return next.done ? "" : String(next.value);
+    echo.hidden = hidden;
+    try {
+      const next = await lines.next();
+      ended ||= next.done === true;
+      return next.done ? "" : String(next.value);
+    } finally {
+      echo.hidden = false;
+      // The Enter that ended a hidden answer was not echoed either.
+      if (hidden && terminal) process.stdout.write("\n");
+    }
   };
   // A wrong answer is explained and the question asked again, as long as there are answers to read.
-  const askUntilValid = async <T>(prompt: string, parse: (answer: string) => T): Promise<T> => {
+  const askUntilValid = async <T>(
+    prompt: string,
+    parse: (answer: string) => T,
+    hidden = false,
+  ): Promise<T> => {
     for (;;) {
-      const answer = await question(prompt);
+      const answer = await question(prompt, hidden);
       try {
         return parse(answer);
       } catch (err) {
@@ -143,11 +158,15 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
     let secret: string | undefined;
     let generated = false;
     if (choice.startsWith("e")) {
-      secret = await askUntilValid("Secret: ", (answer) => {
-        if (answer.trim() === "") throw new SvcError("usage", "the secret cannot be empty");
-        if (CONTROL.test(answer.trim())) throw new SvcError("usage", `the secret ${NO_CONTROL}`);
-        return answer.trim();
-      });
+      secret = await askUntilValid(
+        terminal ? "Secret (not shown as you type): " : "Secret: ",
+        (answer) => {
+          if (answer.trim() === "") throw new SvcError("usage", "the secret cannot be empty");
+          if (CONTROL.test(answer.trim())) throw new SvcError("usage", `the secret ${NO_CONTROL}`);
+          return answer.trim();
+        },
+        true,
+      );
     } else if (choice.startsWith("g") || (!hasSecret && !choice.startsWith("k"))) {
       secret = generate();
       generated = options.secret === undefined;

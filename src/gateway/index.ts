@@ -3,6 +3,7 @@ import { type Clock, systemClock } from "../clock.js";
 import { howToEnableWebhook } from "../config/load.js";
 import { restartOnlyChanges } from "../config/restartOnly.js";
 import { LOOPBACK_HOSTS } from "../config/validate.js";
+import { webhookOffReason } from "../config/webhookEnabled.js";
 import { SvcError } from "../errors.js";
 import { createLogger } from "../io/log.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
@@ -22,6 +23,11 @@ import { createRoutes } from "./routes.js";
 import { createRunQueue, createRuns } from "./runs.js";
 import { runStopSteps, type StopStep } from "./stopOrder.js";
 import type { Gateway, GatewayOptions } from "./types.js";
+import {
+  allInterfacesWarning,
+  enabledSubscriptions,
+  unservedSubscriptionsWarning,
+} from "./webhookStartupWarnings.js";
 
 export { describeRoutes } from "./config.js";
 export { SEEN_CACHE_MAX_ENTRIES } from "./idempotency.js";
@@ -42,7 +48,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   if (!webhook.enabled && Object.keys(config.mcp_servers).length === 0) {
     throw new SvcError(
       "startup_refused",
-      `${loaded.enabledFrom} is false — the webhook adapter is off and no mcp_servers are configured, so there is nothing to run. ${howToEnable}`,
+      `${webhookOffReason(loaded)} — the webhook adapter is off and no mcp_servers are configured, so there is nothing to run. ${howToEnable}`,
     );
   }
   // One clock for every timing rule; `now` and `timers` are narrower overrides tests use.
@@ -131,10 +137,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       `[webhook] Listening on ${host}:${ingress.port} — routes: ${describeRoutes(routes.registry.names())}`,
     );
     if (routes.registry.names().length === 0) hooks.printHowToAddRoute(paths.config);
+    const exposed = allInterfacesWarning(host, ingress.port);
+    if (exposed !== undefined) logger.warn(exposed);
   } else {
     logger.warn(
-      `[webhook] Adapter disabled (${loaded.enabledFrom} is false); running MCP servers only. ${howToEnable}`,
+      `[webhook] Adapter disabled (${webhookOffReason(loaded)}); running MCP servers only. ${howToEnable}`,
     );
+    const unserved = unservedSubscriptionsWarning(
+      enabledSubscriptions(paths.subscriptions),
+      paths.subscriptions,
+      webhookOffReason(loaded),
+      howToEnable,
+    );
+    if (unserved !== undefined) logger.warn(unserved);
   }
   resumeSavedRuns(paths.pendingRuns, queue, (name) => routes.registry.lookup(name), hooks);
 

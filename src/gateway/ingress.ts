@@ -66,6 +66,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
       multiplexProfiles: () => registry.current().multiplexProfiles,
     },
     maxBodyBytes: () => registry.current().maxBodyBytes,
+    isSpent: (route) => limiter.isSpent(route),
     tryAcquire: (route) => limiter.tryAcquire(route),
     msUntilReset: (route) => limiter.msUntilReset(route),
     auth: { verify: verifySignature, ...hooks.auth },

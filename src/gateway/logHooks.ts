@@ -2,6 +2,7 @@ import type { QueuedRun } from "../actors/runs.js";
 import type { Logger } from "../io/log.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent } from "../streams/context.js";
+import { runsByRoute } from "./runCounts.js";
 
 /** Log lines of the request path: cheap (no per-request INFO line), never a secret or a payload. */
 export function pipelineLogHooks(logger: Logger) {
@@ -55,21 +56,18 @@ export function pipelineLogHooks(logger: Logger) {
         `[webhook] internal error in the ${stage} stage`,
       );
     },
+    // One line per stop or start, whatever the backlog: 100,000 saved runs must not mean 100,000 lines.
     onRunsSaved(events: readonly QueuedRun[], file: string) {
-      for (const event of events) {
-        logger.warn(
-          { route: event.routeName, delivery_id: event.deliveryId },
-          `[webhook] ${event.routeName}: agent run not finished at shutdown — saved to ${file}, it runs at the next start`,
-        );
-      }
+      logger.warn(
+        { runs: events.length },
+        `[webhook] ${events.length} agent run(s) not finished at shutdown — saved to ${file}, they run at the next start (${runsByRoute(events)})`,
+      );
     },
     onRunsLost(events: readonly QueuedRun[], file: string, err: unknown) {
-      for (const event of events) {
-        logger.error(
-          { route: event.routeName, delivery_id: event.deliveryId, err: String(err) },
-          `[webhook] ${event.routeName}: agent run not finished at shutdown and could not be saved to ${file}`,
-        );
-      }
+      logger.error(
+        { runs: events.length, err: String(err) },
+        `[webhook] ${events.length} agent run(s) not finished at shutdown could not be saved to ${file} (${runsByRoute(events)}) — they are lost; their senders must send them again`,
+      );
     },
     onRunsResumed(count: number, file: string) {
       logger.info(
@@ -77,12 +75,13 @@ export function pipelineLogHooks(logger: Logger) {
       );
     },
     onRunsKept(kept: readonly PendingRun[], file: string) {
-      for (const run of kept) {
-        logger.warn(
-          { route: run.routeName, delivery_id: run.deliveryId },
-          `[webhook] ${run.routeName}: saved agent run not resumed — the route no longer exists${run.profile === "default" ? "" : ` in profile ${run.profile}`}; it stays in ${file} until the route is back`,
-        );
-      }
+      const named = kept.map((run) => ({
+        routeName: run.profile === "default" ? run.routeName : `${run.profile}/${run.routeName}`,
+      }));
+      logger.warn(
+        { runs: kept.length },
+        `[webhook] ${kept.length} saved agent run(s) not resumed — their route no longer exists (${runsByRoute(named)}); they stay in ${file} until the route is back`,
+      );
     },
     onPendingUnreadable(file: string, movedTo: string, err: unknown) {
       logger.error(

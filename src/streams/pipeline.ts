@@ -18,17 +18,20 @@ import {
   stagesOperator,
 } from "./stages/operator.js";
 import { parseStage } from "./stages/parse.js";
-import { rateLimitStage } from "./stages/rateLimit.js";
+import { rateLimitStage, rateSpendStage } from "./stages/rateLimit.js";
 import { type RouteLookupDeps, routeLookupStage } from "./stages/route.js";
 import { type ScriptDeps, scriptStage } from "./stages/script.js";
 import { bodySizeStage } from "./stages/size.js";
-import { errorOutcome, type Inbound, type Outcome } from "./types.js";
+import { type Inbound, type Outcome, unavailableOutcome } from "./types.js";
 
-const SHUTTING_DOWN = errorOutcome(503, "Shutting down");
+const SHUTTING_DOWN = unavailableOutcome("Shutting down");
 
 export interface PipelineDeps {
   readonly routes: RouteLookupDeps;
   maxBodyBytes(): number;
+  /** The route's quota is spent: answer 429 before authentication. */
+  isSpent(routeName: string): boolean;
+  /** Spends one unit of the route's quota (called only for authenticated requests). */
   tryAcquire(routeName: string): boolean;
   msUntilReset?(routeName: string): number;
   readonly auth: AuthDeps;
@@ -75,6 +78,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     ["size", size],
     ["rate_limit", rateLimitStage(deps)],
     ["auth", authStage(deps.auth)],
+    ["rate_spend", rateSpendStage(deps)],
     ["parse", parseStage],
     ["events", eventCheckStage(deps.onPing ? { onPing: deps.onPing } : {})],
     ["filters", filterStage(deps.filters)],

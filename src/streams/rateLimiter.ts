@@ -7,6 +7,8 @@
 export interface FixedWindowLimiter {
   /** True when the request fits in `key`'s current window (and counts it); false → answer 429. */
   tryAcquire(key: string): boolean;
+  /** True when `key`'s current window is open and its quota spent (counts nothing). */
+  isSpent(key: string): boolean;
   /** Milliseconds until `key`'s current window closes (0 when it has none open). */
   msUntilReset(key: string): number;
   /** A new limit (config reload): open windows keep their start and their count. */
@@ -53,6 +55,13 @@ export function createFixedWindowLimiter(options: FixedWindowOptions): FixedWind
       if (window.used >= limit) return false;
       window.used++;
       return true;
+    },
+    isSpent(key) {
+      const window = windows.get(key);
+      if (window === undefined) return false;
+      const at = now();
+      if (at - window.start >= windowMs || at < window.start) return false;
+      return window.used >= limit;
     },
     setLimit(next) {
       limit = next;

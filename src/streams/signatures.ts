@@ -50,15 +50,19 @@ function token(value: string | null, secret: string): AuthResult {
 }
 
 /**
- * The HMAC keys a Standard Webhooks secret may stand for. The reference libraries (standardwebhooks,
- * svix) strip an optional `whsec_` prefix and base64-decode the rest; senders that sign by hand key the
- * HMAC with the secret's UTF-8 text. Every candidate is derived from the secret, so accepting any of
- * them proves the sender holds it.
+ * The HMAC keys a Standard Webhooks secret may stand for. A `whsec_` secret is, by the Standard Webhooks
+ * specification, the base64 of the key: only the decoded bytes verify (as in the reference libraries,
+ * standardwebhooks and svix), never the UTF-8 text of the whole string, and a `whsec_` secret that is
+ * not base64 verifies nothing. A secret without the prefix may be either the base64 key pasted bare
+ * (the libraries decode it) or a plain text secret that hand-rolled senders key the HMAC with.
  */
 function standardWebhooksKeys(secret: string): Buffer[] {
+  if (secret.startsWith("whsec_")) {
+    const encoded = secret.slice("whsec_".length);
+    return encoded.length > 0 && BASE64.test(encoded) ? [Buffer.from(encoded, "base64")] : [];
+  }
   const keys = [Buffer.from(secret, "utf8")];
-  const encoded = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret;
-  if (encoded.length > 0 && BASE64.test(encoded)) keys.unshift(Buffer.from(encoded, "base64"));
+  if (BASE64.test(secret)) keys.unshift(Buffer.from(secret, "base64"));
   return keys;
 }
 
@@ -79,8 +83,10 @@ function standardWebhooks(prefix: "webhook-" | "svix-", headers: Headers, input:
     const encoded = entry.slice(comma + 1);
     if (BASE64.test(encoded)) sent.push(Buffer.from(encoded, "base64"));
   }
+  const keys = standardWebhooksKeys(input.secret);
+  if (keys.length === 0) return fail("the route secret starts with whsec_ but the rest is not base64");
   let matched = false;
-  for (const key of standardWebhooksKeys(input.secret)) {
+  for (const key of keys) {
     const expected = hmac(key, `${id}.${timestamp}.`, input.body);
     for (const candidate of sent) if (equalDigests(candidate, expected)) matched = true;
   }

@@ -29,6 +29,14 @@ export function errorOutcome(status: number, error: string): Outcome {
   return { status, body: { error } };
 }
 
+/** Seconds a 503 asks the sender to wait before it retries (RFC 9110 §10.2.3 Retry-After). */
+export const RETRY_AFTER_SECONDS = 30;
+
+/** 503 with `Retry-After`: the refusal is temporary (queue full, shutting down), so say when to come back. */
+export function unavailableOutcome(error: string): Outcome {
+  return { status: 503, body: { error }, headers: { "Retry-After": String(RETRY_AFTER_SECONDS) } };
+}
+
 export function isOutcome(value: unknown): value is Outcome {
   // `inbound` first: a context (the common stage result) is told apart by one own-property hit.
   return (

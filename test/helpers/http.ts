@@ -85,3 +85,34 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+export interface RawExchange {
+  /** Everything the server wrote, as latin1 (byte for byte). */
+  readonly received: string;
+  /** True when the server closed the connection within the wait; false when it was still open. */
+  readonly closed: boolean;
+}
+
+/**
+ * Writes raw bytes on a fresh TCP connection and collects what the server writes until it closes the
+ * connection, or `waitMs` passes with it still open (then `closed` is false).
+ */
+export function rawUntilClose(port: number, bytes: string | Buffer, waitMs = 3000): Promise<RawExchange> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ received, closed: false });
+    }, waitMs);
+    socket.on("data", (data) => {
+      received += data.toString("latin1");
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve({ received, closed: true });
+    });
+    socket.on("connect", () => socket.write(bytes));
+  });
+}

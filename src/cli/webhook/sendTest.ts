@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { ownRecord, subscriptionStore } from "../../io/stores/subscriptions.js";
 import { parsePortOption } from "../options.js";
@@ -67,7 +68,7 @@ export async function sendTest(
   if (port === undefined && running.withoutListener !== undefined)
     throw new SvcError(
       "delivery_failed",
-      `the running gateway (pid ${running.withoutListener}) has no webhook listener: the webhook adapter is off (${loaded.enabledFrom} is false) — enable it with svc gateway setup --enable, then restart the gateway: svc gateway stop, then svc gateway start`,
+      `the running gateway (pid ${running.withoutListener}) has no webhook listener: the webhook adapter is off (${webhookOffReason(loaded)}) — enable it with svc gateway setup --enable, then restart the gateway: svc gateway stop, then svc gateway start`,
     );
   if ((port ?? loaded.config.platforms.webhook.port) === 0)
     throw new SvcError(

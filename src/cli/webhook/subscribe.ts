@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../../config/paths.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
+import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import {
   assertUnchanged,
@@ -10,7 +12,7 @@ import {
 } from "../../io/stores/subscriptions.js";
 import { portNote, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
 import { checkCronJob, checkInsecure, checkName, checkNotBlank, checkTarget } from "./checks.js";
-import { configWithEnabledNote } from "./config.js";
+import { cliHowToEnable } from "./config.js";
 import { storedRecord } from "./storedRecord.js";
 import type { SubscribeOptions } from "./subscribeOptions.js";
 
@@ -20,7 +22,13 @@ export type { SubscribeOptions } from "./subscribeOptions.js";
 export async function subscribe(name: string, options: SubscribeOptions): Promise<void> {
   checkName(name);
   checkNotBlank(options);
-  const loaded = configWithEnabledNote();
+  const loaded = loadConfig();
+  if (!loaded.config.platforms.webhook.enabled) {
+    throw new SvcError(
+      "startup_refused",
+      `the webhook adapter is off (${webhookOffReason(loaded)}), so a subscription would reach nothing; nothing was written — enable it first (${cliHowToEnable(loaded)}), then run this command again`,
+    );
+  }
   if (options.routeProfile !== undefined && !PROFILE_NAME.test(options.routeProfile)) {
     throw new SvcError(
       "usage",

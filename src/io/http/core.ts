@@ -117,10 +117,24 @@ export function statusLine(status: number): string {
  */
 export const AMBIGUOUS_LENGTH = errorOutcome(400, "Bad request: more than one Content-Length");
 
+/**
+ * RFC 9112 §6.3: a request whose Transfer-Encoding does not end with `chunked` (`chunked, identity`, or
+ * the header sent twice) has no reliable body length and must be answered 400 and closed. node:http
+ * refuses it itself; uWS reads it as chunked, so the shared flow refuses it too.
+ */
+export const CHUNKED_NOT_LAST = errorOutcome(400, "Bad request: Transfer-Encoding must end with chunked");
+
+function chunkedNotLast(transferEncoding: string | undefined): boolean {
+  if (transferEncoding === undefined) return false;
+  const codings = transferEncoding.split(",");
+  return (codings[codings.length - 1] as string).trim().toLowerCase() !== "chunked";
+}
+
 /** The request flow both adapters share: endpoint, preflight (route + size before reading), body, pipeline. */
 export function createRequestHandler(core: IngressCore): RequestHandler {
   return (head, body, reply) => {
     if (head.headers["content-length"]?.includes(",")) return reply(AMBIGUOUS_LENGTH, true);
+    if (chunkedNotLast(head.headers["transfer-encoding"])) return reply(CHUNKED_NOT_LAST, true);
     const target = endpointOf(head.path, core.multiplexProfiles());
     if (target.kind === "none") return reply(NOT_FOUND);
     // As for an unknown route name (preflight): answered before the body is read, connection closed.

@@ -3,6 +3,13 @@ import { addHeaderLine, BodyCollector, LINGER_BYTES, type RequestHandler } from 
 import type { ListenOptions, ServerHandle } from "./listen.js";
 
 const NON_ASCII = /[\u0080-\uffff]/;
+/**
+ * Bytes uWS drops at either end of a header value: its parser trims every byte below 33 compared as a
+ * signed char, which takes 0x80-0xFF along with the whitespace. uWS exposes no raw header bytes, so
+ * the node server drops the same bytes: `X-Gitlab-Token: <secret>é` or a delivery ID `\xffid` must read
+ * the same on both servers (node reads header bytes as Latin-1: one character per byte here).
+ */
+const UWS_EDGE_BYTES = /^[\u0000-\u0020\u0080-\u00ff]+|[\u0000-\u0020\u0080-\u00ff]+$/g;
 
 /**
  * From the raw lines, as uWS gives them: node's `req.headers` keeps only the first of some repeats, and
@@ -13,7 +20,9 @@ function headersOf(raw: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const value = raw[i + 1] as string;
-    const text = NON_ASCII.test(value) ? Buffer.from(value, "latin1").toString("utf8") : value;
+    const text = NON_ASCII.test(value)
+      ? Buffer.from(value.replace(UWS_EDGE_BYTES, ""), "latin1").toString("utf8")
+      : value;
     addHeaderLine(headers, (raw[i] as string).toLowerCase(), text);
   }
   return headers;

@@ -1,9 +1,9 @@
 import type { AcceptedEvent, EventModes, Stage } from "../context.js";
-import { errorOutcome, type Outcome, outcome } from "../types.js";
+import { type Outcome, outcome, unavailableOutcome } from "../types.js";
 import { acceptedOf } from "./accept.js";
 import { seenKey } from "./idempotency.js";
 
-export const QUEUE_FULL = errorOutcome(503, "Agent run queue is full, retry later");
+export const QUEUE_FULL = unavailableOutcome("Agent run queue is full, retry later");
 
 export interface DispatchDeps {
   readonly modes: EventModes;

@@ -4,6 +4,9 @@ import { errorOutcome, type Outcome } from "../types.js";
 export const RATE_LIMITED = errorOutcome(429, "Rate limit exceeded");
 
 export interface RateLimitDeps {
+  /** True when the route's quota for the current window is spent; counts nothing. */
+  isSpent(routeName: string): boolean;
+  /** Spends one request of the route's quota; false when none is left. */
   tryAcquire(routeName: string): boolean;
   /** Milliseconds until the route's window reopens, sent as `Retry-After` (whole seconds, at least 1). */
   msUntilReset?(routeName: string): number;
@@ -14,8 +17,19 @@ function rateLimited(ms: number | undefined): Outcome {
   return { ...RATE_LIMITED, headers: { "Retry-After": String(Math.max(1, Math.ceil(ms / 1000))) } };
 }
 
-/** Step 3 of the processing order (docs/webhook.md): a fixed window per route name (not global). */
+/**
+ * Step 3 of the processing order (docs/webhook.md), a fixed window per route name (not global), split in two around authentication:
+ * this gate answers 429 before any signature work once the route's quota is spent, and
+ * `rateSpendStage` (right after auth) is what spends it. Requests that fail authentication therefore
+ * never spend the quota, so a flood of unsigned requests cannot lock the real sender out.
+ */
 export function rateLimitStage(deps: RateLimitDeps): Stage {
+  return (ctx) =>
+    deps.isSpent(ctx.inbound.routeName) ? rateLimited(deps.msUntilReset?.(ctx.inbound.routeName)) : ctx;
+}
+
+/** Spends one unit of the route's quota for an authenticated request (duplicates and ignored events too). */
+export function rateSpendStage(deps: RateLimitDeps): Stage {
   return (ctx) =>
     deps.tryAcquire(ctx.inbound.routeName) ? ctx : rateLimited(deps.msUntilReset?.(ctx.inbound.routeName));
 }

@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { type SvcResult, svc } from "./svc.js";
+import { MAIN, runNode, type SvcResult, svc } from "./svc.js";
+
+const MARK_READS = join(import.meta.dirname, "../../helpers/markStoreReads.mjs");
 
 let home: TempHome;
 afterEach(() => home.cleanup());
@@ -13,19 +15,21 @@ const stored = () => JSON.parse(readFileSync(storePath(), "utf8"));
 
 /**
  * Runs the commands as separate processes that all read the store before any of them may write: the test
- * holds the store's lock until each has printed the "adapter is not enabled" note, which every command
- * prints right before it reads (nothing in between yields), then lets them all write.
+ * holds the store's lock until each has read it (a preload marks each read on stderr), then lets them all
+ * write.
  */
 async function afterAllRead(commands: readonly (readonly string[])[]): Promise<SvcResult[]> {
   const lock = `${storePath()}.lock`;
   writeFileSync(lock, String(process.pid));
-  let noted = 0;
   let release: () => void = () => {};
   const allRead = new Promise<void>((resolve) => (release = resolve));
-  const runs = commands.map((args) =>
-    svc(home, ["webhook", ...args], {
+  const read = new Set<number>();
+  const runs = commands.map((args, i) =>
+    runNode(home, ["--import", MARK_READS, MAIN, "webhook", ...args], {
       onStderr: (chunk) => {
-        if (chunk.includes("the webhook adapter is not enabled") && ++noted === commands.length) release();
+        if (!chunk.includes("[test] read ") || read.has(i)) return;
+        read.add(i);
+        if (read.size === commands.length) release();
       },
     }),
   );
@@ -39,7 +43,7 @@ describe("svc webhook from two processes at once (spec 2.6): no record is lost, 
 }, () => {
   it("two concurrent subscribes of different names both succeed and both records are stored (0600)", async () => {
     home = tempHome();
-    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: false } } }));
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
     const results = await afterAllRead([
       ["subscribe", "one", "--prompt", "first"],
       ["subscribe", "two", "--prompt", "second"],
@@ -52,7 +56,7 @@ describe("svc webhook from two processes at once (spec 2.6): no record is lost, 
 
   it("a subscribe and a remove of another name at once both take effect", async () => {
     home = tempHome();
-    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: false } } }));
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
     expect((await svc(home, ["webhook", "subscribe", "old"])).code).toBe(0);
     const [added, removed] = await afterAllRead([
       ["subscribe", "new"],
@@ -65,7 +69,7 @@ describe("svc webhook from two processes at once (spec 2.6): no record is lost, 
 
   it("two concurrent updates of the same name: one wins, the other is refused and asked to run again", async () => {
     home = tempHome();
-    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: false } } }));
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
     expect((await svc(home, ["webhook", "subscribe", "gh"])).code).toBe(0);
     const results = await afterAllRead([
       ["subscribe", "gh", "--prompt", "a"],

@@ -37,6 +37,26 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
   });
 
+  it("start quotes this start's output whole when gateway.out already holds multibyte text from earlier starts", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, routes: { r: { prompt: "x" } } } },
+      }),
+    );
+    const earlier = "earlier start — café — 日本語 — ✓\n".repeat(40);
+    home.write("logs/gateway.out", earlier);
+    const res = await svc(home, ["gateway", "start"]);
+    expect(res.code).toBe(1);
+    const quoted = res.stderr.slice(res.stderr.indexOf("before it answered /health:\n"));
+    const line = quoted.split("\n").find((l) => l.includes("routes.r.secret")) ?? "";
+    expect(line).toBe(
+      `svc: ${join(home.dir, "config.yaml")}: platforms.webhook.routes.r.secret: missing — set a secret on the route, platforms.webhook.secret, or WEBHOOK_SECRET`,
+    );
+    expect(quoted).not.toContain("earlier start");
+  });
+
   it("a pid reused by another process is not the gateway; a second gateway run of the same home is refused", async () => {
     home = tempHome();
     home.write(

@@ -10,7 +10,7 @@ afterEach(async () => {
 });
 
 describe("svc webhook subscribe|test when there is no port to show or send to", { timeout: 90_000 }, () => {
-  it("a running MCP-only gateway (adapter off): the URL shows the configured port, not :0; test says the adapter is off, not 'start it'", async () => {
+  it("a running MCP-only gateway (adapter off): subscribe writes nothing; test says the adapter is off, not 'start it'", async () => {
     home = tempHome();
     home.write(
       "config.yaml",
@@ -21,7 +21,10 @@ describe("svc webhook subscribe|test when there is no port to show or send to", 
     );
     expect((await svc(home, ["gateway", "start", "--timeout", "60"])).code).toBe(0);
     const subscribed = await svc(home, ["webhook", "subscribe", "a"]);
-    expect(subscribed.stdout).toContain("URL:    http://127.0.0.1:9123/webhooks/a\n");
+    expect(subscribed.code).toBe(1);
+    expect(subscribed.stderr).toContain("the webhook adapter is off (");
+    // A record made before the adapter was turned off.
+    home.write("webhook_subscriptions.json", JSON.stringify({ a: { secret: "s" } }));
     const sent = await svc(home, ["webhook", "test", "a"]);
     expect(sent.code).toBe(1);
     expect(sent.stderr).toMatch(

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { createHmac } from "node:crypto";
 import { connect } from "node:net";
 import { promisify } from "node:util";
 import examples from "@octokit/webhooks-examples";
@@ -52,19 +53,47 @@ describe("rate limit (spec 8: per route, fixed window, fake clock)", () => {
   });
   afterAll(() => gw.stop());
 
-  it("the 4th request in a minute is 429 Rate limit exceeded, counted per route, before the signature check", async () => {
-    for (let i = 0; i < 3; i++) expect((await postJson(gw.url("/webhooks/a"), {})).status).toBe(401);
-    expect(await postJson(gw.url("/webhooks/a"), {})).toMatchObject({
-      status: 429,
-      body: { error: "Rate limit exceeded" },
+  const signedPost = (route: string, body: string, secret = "s") =>
+    postJson(gw.url(`/webhooks/${route}`), body, {
+      "x-hub-signature-256": `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`,
     });
+  const verifications = () =>
+    gw.logs().filter((line) => line.msg.startsWith("[webhook] a: rejected (401)")).length;
+
+  it("40 unsigned requests do not spend the quota: the signed sender is still served", async () => {
+    for (let i = 0; i < 40; i++) expect((await postJson(gw.url("/webhooks/a"), {})).status).toBe(401);
+    expect((await signedPost("a", '{"n":1}')).status).toBe(202);
+  });
+
+  it("the 4th authenticated request in a minute is 429; duplicates count; per route", async () => {
+    const body = '{"n":2}';
+    const headers = (id: string) => ({
+      "x-hub-signature-256": `sha256=${createHmac("sha256", "s").update(body).digest("hex")}`,
+      "x-github-delivery": id,
+    });
+    expect((await postJson(gw.url("/webhooks/a"), body, headers("dup"))).status).toBe(202);
+    expect(await postJson(gw.url("/webhooks/a"), body, headers("dup"))).toMatchObject({
+      status: 200,
+      body: { status: "duplicate" },
+    });
+    const limited = await signedPost("a", body);
+    expect(limited).toMatchObject({ status: 429, body: { error: "Rate limit exceeded" } });
+    expect(limited.headers.get("retry-after")).toBe("60");
     expect(await postJson(gw.url("/webhooks/b"), {})).toMatchObject({ status: 202 });
   });
 
-  it("the next window starts fresh", async () => {
+  it("once the quota is spent, a badly signed request is 429 before any signature check", async () => {
+    const checked = verifications();
+    expect((await signedPost("a", "{}", "wrong")).status).toBe(429);
     expect((await postJson(gw.url("/webhooks/a"), {})).status).toBe(429);
+    expect(verifications()).toBe(checked);
+  });
+
+  it("the next window starts fresh", async () => {
+    expect((await signedPost("a", "{}")).status).toBe(429);
     gw.clock.advance(60_000);
     expect((await postJson(gw.url("/webhooks/a"), {})).status).toBe(401);
+    expect((await signedPost("a", "{}")).status).toBe(202);
   });
 });
 
@@ -373,10 +402,9 @@ printf 'done %s' "$SVC_DELIVERY_ID"
     expect((await send("r1")).status).toBe(202);
     const waiting = [await send("r2"), await send("r3")];
     expect(waiting.map((a) => a.status)).toEqual([202, 202]);
-    expect(await send("r4")).toMatchObject({
-      status: 503,
-      body: { error: "Agent run queue is full, retry later" },
-    });
+    const full = await send("r4");
+    expect(full).toMatchObject({ status: 503, body: { error: "Agent run queue is full, retry later" } });
+    expect(full.headers.get("retry-after")).toBe("30");
     gw.home.write("agent/go", "");
     await vi.waitFor(() => expect(gw.logs().filter((l) => l.msg.includes("q reply:")).length).toBe(3), {
       timeout: 10_000,

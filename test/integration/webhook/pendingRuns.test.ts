@@ -89,7 +89,14 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
       ["d2", "PR 2", "pr"],
       ["d3", "PR 3", "pr"],
     ]);
-    expect(readLog(home).filter((line) => line.msg.includes("saved to")).length).toBe(3);
+    // One summary line for the whole backlog, not one per run.
+    expect(
+      readLog(home)
+        .filter((line) => line.msg.includes("saved to"))
+        .map((line) => line.msg),
+    ).toEqual([
+      `[webhook] 3 agent run(s) not finished at shutdown — saved to ${file}, they run at the next start (pr: 3)`,
+    ]);
     // Only the first run ever started.
     expect(readdirSync(home.dir).filter((name) => name.startsWith("started-"))).toEqual(["started-d1"]);
 
@@ -136,7 +143,13 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
       runs: Array<{ deliveryId: string }>;
     };
     expect(kept.runs.map((run) => run.deliveryId)).toEqual(["gone-1"]);
-    expect(readLog(home).some((line) => line.msg.includes("the route no longer exists"))).toBe(true);
+    expect(
+      readLog(home)
+        .filter((line) => line.msg.includes("not resumed"))
+        .map((line) => line.msg),
+    ).toEqual([
+      `[webhook] 1 saved agent run(s) not resumed — their route no longer exists (pr: 1); they stay in ${join(home.dir, PENDING)} until the route is back`,
+    ]);
     expect(readRun(home, "gone-1")).toBeUndefined();
 
     home.write("config.yaml", config(recorderAgent()));

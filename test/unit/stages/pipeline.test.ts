@@ -24,20 +24,18 @@ function harness(
   const log: string[] = [];
   const queued: AcceptedEvent[] = [];
   const failures: string[] = [];
+  const limiter = createFixedWindowLimiter({ limit: options.limit ?? 100, windowMs: 60_000, now: () => 0 });
   const deps: PipelineDeps = {
     routes: { lookup: (name) => (name === "r" ? r : undefined), multiplexProfiles: () => false },
     maxBodyBytes: () => 1000,
-    tryAcquire: (() => {
-      const limiter = createFixedWindowLimiter({
-        limit: options.limit ?? 100,
-        windowMs: 60_000,
-        now: () => 0,
-      });
-      return (name: string) => {
-        log.push("rate");
-        return limiter.tryAcquire(name);
-      };
-    })(),
+    isSpent: (name) => {
+      log.push("limit?");
+      return limiter.isSpent(name);
+    },
+    tryAcquire: (name) => {
+      log.push("rate");
+      return limiter.tryAcquire(name);
+    },
     auth: {
       verify: (input) => {
         log.push("auth");
@@ -92,11 +90,18 @@ const signed = (body: string, headers: Record<string, string> = {}) =>
   request(body, { "x-hub-signature-256": sign(body), ...headers });
 
 describe("createPipeline: spec 4.2 order", () => {
-  it("rate limit is counted before auth, auth before JSON parse", async () => {
+  it("an over-limit route is answered 429 before auth; only authenticated requests spend the quota", async () => {
     const { pipeline, log } = harness(route(), { limit: 1 });
     expect((await pipeline.submit(request("{bad"))).status).toBe(401);
-    expect(log).toEqual(["rate", "auth"]);
-    expect((await pipeline.submit(signed("{bad"))).status).toBe(429);
+    expect((await pipeline.submit(request("{bad"))).status).toBe(401);
+    expect(log).toEqual(["limit?", "auth", "limit?", "auth"]);
+    log.length = 0;
+    expect((await pipeline.submit(signed("{bad"))).status).toBe(400);
+    expect(log).toEqual(["limit?", "auth", "rate"]);
+    log.length = 0;
+    expect((await pipeline.submit(request("{bad"))).status).toBe(429);
+    expect((await pipeline.submit(signed("{}"))).status).toBe(429);
+    expect(log).toEqual(["limit?", "limit?"]);
   });
 
   it("a signed malformed body is 400; events before filters; filters before script; idempotency last", async () => {
@@ -116,7 +121,7 @@ describe("createPipeline: spec 4.2 order", () => {
     expect(
       await pipeline.submit(signed('{"go":true}', { "x-github-event": "push", "x-request-id": "1" })),
     ).toMatchObject({ status: 202 });
-    expect(log).toEqual(["rate", "auth", "script", "seen"]);
+    expect(log).toEqual(["limit?", "auth", "rate", "script", "seen"]);
     expect(queued.map((e) => e.deliveryId)).toEqual(["1"]);
   });
 
@@ -177,6 +182,10 @@ describe("createPipeline: spec 4.2 order", () => {
     release();
     expect((await inFlight).status).toBe(202);
     await closing;
-    expect(await pipeline.submit(signed("{}"))).toEqual({ status: 503, body: { error: "Shutting down" } });
+    expect(await pipeline.submit(signed("{}"))).toEqual({
+      status: 503,
+      body: { error: "Shutting down" },
+      headers: { "Retry-After": "30" },
+    });
   });
 });

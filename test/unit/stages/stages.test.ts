@@ -11,7 +11,7 @@ import { eventCheckStage } from "../../../src/streams/stages/events.js";
 import { filterStage, IGNORED_BY_FILTER } from "../../../src/streams/stages/filters.js";
 import { DUPLICATE, idempotencyStage } from "../../../src/streams/stages/idempotency.js";
 import { INVALID_JSON, NOT_AN_OBJECT, parseStage } from "../../../src/streams/stages/parse.js";
-import { RATE_LIMITED, rateLimitStage } from "../../../src/streams/stages/rateLimit.js";
+import { RATE_LIMITED, rateLimitStage, rateSpendStage } from "../../../src/streams/stages/rateLimit.js";
 import { routeLookupStage, UNKNOWN_ROUTE } from "../../../src/streams/stages/route.js";
 import { IGNORED_BY_SCRIPT, scriptStage } from "../../../src/streams/stages/script.js";
 import { bodySizeStage, PAYLOAD_TOO_LARGE } from "../../../src/streams/stages/size.js";
@@ -76,17 +76,28 @@ describe("body size stage", () => {
   });
 });
 
-describe("rate limit stage", () => {
-  it("asks the limiter with the route name", () => {
+describe("rate limit stages", () => {
+  it("the gate asks whether the route's quota is spent and spends nothing; the spend stage spends", () => {
     const asked: string[] = [];
-    const stage = rateLimitStage({
-      tryAcquire: (name) => {
-        asked.push(name);
-        return name !== "r";
+    const deps = {
+      isSpent: (name: string) => {
+        asked.push(`spent? ${name}`);
+        return name === "r";
       },
+      tryAcquire: (name: string) => {
+        asked.push(`spend ${name}`);
+        return false;
+      },
+      msUntilReset: () => 1500,
+    };
+    expect(rateLimitStage(deps)({ inbound: inbound() })).toEqual({
+      ...RATE_LIMITED,
+      headers: { "Retry-After": "2" },
     });
-    expect(stage({ inbound: inbound() })).toBe(RATE_LIMITED);
-    expect(asked).toEqual(["r"]);
+    expect(asked).toEqual(["spent? r"]);
+    asked.length = 0;
+    expect(rateSpendStage(deps)({ inbound: inbound() })).toMatchObject({ status: 429 });
+    expect(asked).toEqual(["spend r"]);
   });
 });
 
@@ -262,6 +273,7 @@ describe("accept, dispatch and deliver stages", () => {
     expect(stage(accepted({}))).toEqual({
       status: 503,
       body: { error: "Agent run queue is full, retry later" },
+      headers: { "Retry-After": "30" },
     });
     expect(forgotten).toEqual(["r:d"]);
   });

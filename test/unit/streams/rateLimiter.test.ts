@@ -22,6 +22,18 @@ describe("fixed-window rate limiter (spec 8: per route, per minute)", () => {
     expect(take(5, () => limiter.tryAcquire("github"))).toEqual([true, true, true, false, false]);
   });
 
+  it("isSpent tells a spent window from an open or closed one, and counts nothing", () => {
+    const { limiter, set } = limiterAt(0, 2);
+    expect(limiter.isSpent("r")).toBe(false);
+    expect(take(5, () => limiter.isSpent("r"))).toEqual([false, false, false, false, false]);
+    expect(take(2, () => limiter.tryAcquire("r"))).toEqual([true, true]);
+    expect(limiter.isSpent("r")).toBe(true);
+    expect(limiter.isSpent("other")).toBe(false);
+    set(MINUTE);
+    expect(limiter.isSpent("r")).toBe(false);
+    expect(limiter.tryAcquire("r")).toBe(true);
+  });
+
   it("counts each route on its own", () => {
     const { limiter } = limiterAt(0, 1);
     expect(limiter.tryAcquire("a")).toBe(true);

@@ -171,10 +171,37 @@ describe("Standard Webhooks (webhook-* and svix-* headers)", () => {
     expect(check(headers, body, `${bare}x`).ok).toBe(false);
   });
 
-  it("also accepts a signature keyed with the secret's UTF-8 text, whsec_ prefix included (hand-rolled senders)", () => {
+  it("with a whsec_ secret, accepts only the base64-decoded key (standardwebhooks, svix), never the UTF-8 text of the whole string", () => {
+    const body = '{"a":1}';
+    const date = new Date(NOW * 1000);
+    const byText = (secret: string) =>
+      `v1,${createHmac("sha256", secret).update(`msg_text.${NOW}.${body}`).digest("base64")}`;
+    const headers = (signature: string) => ({
+      "webhook-id": "msg_text",
+      "webhook-timestamp": String(NOW),
+      "webhook-signature": signature,
+    });
+    const libraries = [
+      new StandardWebhook(stdwh.secret).sign("msg_text", date, body),
+      new SvixWebhook(stdwh.secret).sign("msg_text", date, body),
+    ];
+    for (const signature of libraries) expect(check(headers(signature), body, stdwh.secret).ok).toBe(true);
+    expect(check(headers(byText(stdwh.secret)), body, stdwh.secret)).toEqual({
+      ok: false,
+      reason: "webhook-signature has no matching v1 entry",
+    });
+    expect(check(headers(byText("whsec_not*base64!")), body, "whsec_not*base64!")).toEqual({
+      ok: false,
+      reason: "the route secret starts with whsec_ but the rest is not base64",
+    });
+    // The reference libraries agree: the text-keyed signature is not theirs.
+    expect(() => new StandardWebhook(stdwh.secret).verify(body, headers(byText(stdwh.secret)))).toThrow();
+  });
+
+  it("without the whsec_ prefix, still accepts a signature keyed with the secret's UTF-8 text (hand-rolled senders)", () => {
     const body = '{"a":1}';
     const signed = `msg_text.${NOW}.${body}`;
-    for (const secret of [stdwh.secret, "whsec_not*base64!", "plain-secret"]) {
+    for (const secret of ["plain-secret", stdwh.secret.slice("whsec_".length)]) {
       const signature = `v1,${createHmac("sha256", secret).update(signed).digest("base64")}`;
       const headers = {
         "webhook-id": "msg_text",

@@ -1,0 +1,37 @@
+import { parseSubscription, subscriptionStore } from "../io/stores/subscriptions.js";
+
+/** Hosts that bind every network interface. */
+const ALL_INTERFACES = new Set(["0.0.0.0", "::", "[::]", "*", ""]);
+
+/** A listener on every interface is reachable from the network: said at each start, with the fix. */
+export function allInterfacesWarning(host: string, port: number): string | undefined {
+  if (!ALL_INTERFACES.has(host)) return undefined;
+  return `[webhook] Listening on every network interface (${host}:${port}): anyone who can reach this machine can post to its routes — set platforms.webhook.host: 127.0.0.1 to accept senders on this machine only, or keep it and make sure every route has a secret`;
+}
+
+/** The enabled dynamic subscriptions in `file` (none when it is missing or unreadable). */
+export function enabledSubscriptions(file: string): string[] {
+  try {
+    const { records } = subscriptionStore(file).read();
+    return Object.entries(records)
+      .filter(([name, raw]) => {
+        const parsed = parseSubscription(file, name, raw);
+        return parsed.ok && parsed.value.enabled;
+      })
+      .map(([name]) => name);
+  } catch {
+    return [];
+  }
+}
+
+/** Subscriptions made earlier that an adapter turned off leaves unserved: said loudly, not silently dropped. */
+export function unservedSubscriptionsWarning(
+  names: readonly string[],
+  file: string,
+  offReason: string,
+  howToEnable: string,
+): string | undefined {
+  if (names.length === 0) return undefined;
+  const shown = names.length > 10 ? `${names.slice(0, 10).join(", ")}, …` : names.join(", ");
+  return `[webhook] ${names.length} enabled subscription(s) in ${file} (${shown}) are not served: the webhook adapter is off (${offReason}). ${howToEnable}`;
+}

@@ -1,0 +1,34 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { readEnvFile } from "../../../src/config/load.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { runOnTerminal } from "../../helpers/pty.js";
+import { MAIN } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
+  it("does not show the secret as it is typed; the other answers are echoed as usual", async () => {
+    home = tempHome();
+    const secret = "typed-secret-Q7xv9";
+    const result = await runOnTerminal(
+      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
+      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+      [
+        { expect: "Enable the webhook adapter?", type: "y\r" },
+        { expect: "Port [", type: "9123\r" },
+        { expect: "[e]nter your own?", type: "e\r" },
+        { expect: "Secret", type: `${secret}\r` },
+      ],
+    );
+    expect(result.code).toBe(0);
+    expect(result.screen).toContain("9123");
+    expect(result.screen).not.toContain(secret);
+    expect(result.screen).toContain("Global webhook secret: the one you gave");
+    expect(readEnvFile(join(home.dir, ".env"))).toMatchObject({
+      WEBHOOK_PORT: "9123",
+      WEBHOOK_SECRET: secret,
+    });
+  });
+});

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson, rawUntilClose } from "../../helpers/http.js";
+
+/** Request framing both servers must agree on (RFC 9112 §6.1, §6.3, §3.2), sent as exact bytes. */
+
+const OPEN = "INSECURE_NO_AUTH";
+const statusOf = (received: string) => Number(received.split(" ")[1]);
+
+describe.each(["uws", "node"] as const)("request framing on the %s server", (http) => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig({ open: { secret: OPEN } }, { rate_limit: 1000 }),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  it("Transfer-Encoding whose last coding is not chunked is 400 and the connection closed, never processed (RFC 9112 §6.3)", async () => {
+    const shapes = {
+      "te-joined": "Transfer-Encoding: chunked, identity\r\n",
+      "te-twice": "Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n",
+    };
+    for (const [id, lines] of Object.entries(shapes)) {
+      const answer = await rawUntilClose(
+        gw.gateway.port,
+        `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\n${lines}\r\n2\r\n{}\r\n0\r\n\r\n`,
+      );
+      expect(statusOf(answer.received), id).toBe(400);
+      expect(answer.closed, id).toBe(true);
+      // Not processed: the same delivery id sent properly is accepted, not a duplicate.
+      expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), id).toMatchObject({
+        status: 202,
+        body: { status: "accepted" },
+      });
+    }
+  });
+
+  it("Transfer-Encoding ending in chunked is read as chunked", async () => {
+    const answer = await rawUntilClose(
+      gw.gateway.port,
+      "POST /webhooks/open HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: identity, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+    );
+    expect(statusOf(answer.received)).toBe(202);
+  });
+
+  it("an HTTP/1.1 request without Host is never processed: uWS closes the connection at once with no answer, node:http answers 400", async () => {
+    const answer = await rawUntilClose(
+      gw.gateway.port,
+      "POST /webhooks/open HTTP/1.1\r\nX-Request-ID: no-host\r\nContent-Length: 2\r\n\r\n{}",
+    );
+    expect(answer.closed).toBe(true);
+    if (http === "uws") expect(answer.received).toBe("");
+    else expect(statusOf(answer.received)).toBe(400);
+    expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": "no-host" })).toMatchObject({
+      status: 202,
+      body: { status: "accepted" },
+    });
+  });
+});

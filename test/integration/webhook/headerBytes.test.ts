@@ -1,0 +1,82 @@
+import { createHmac } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { rawHttp } from "../../helpers/http.js";
+
+/**
+ * Header bytes outside printable ASCII at either end of a value: uWebSockets.js drops them in its
+ * parser (it exposes no raw header bytes), so the node:http server drops them too and both servers read
+ * the same value. The same exact bytes go to both servers over a raw socket.
+ */
+
+const SECRET = "sekrit";
+const E_ACUTE = Buffer.from("é", "utf8");
+const FF = Buffer.from([0xff]);
+
+describe.each(["uws", "node"] as const)("header value bytes on the %s server", (http) => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig(
+        { tok: { secret: SECRET }, open: { secret: "INSECURE_NO_AUTH" } },
+        { rate_limit: 1000 },
+      ),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  const send = async (route: string, headerLines: Buffer[], body = "{}") => {
+    const answer = await rawHttp(gw.gateway.port, [
+      Buffer.concat([
+        Buffer.from(`POST /webhooks/${route} HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n`),
+        ...headerLines.flatMap((line) => [line, Buffer.from("\r\n")]),
+        Buffer.from(`\r\n${body}`),
+      ]),
+    ]);
+    return { status: answer.status, body: JSON.parse(answer.body) as Record<string, unknown> };
+  };
+  const line = (...parts: (string | Buffer)[]) =>
+    Buffer.concat(parts.map((part) => (typeof part === "string" ? Buffer.from(part, "latin1") : part)));
+
+  it("a credential's edge bytes outside printable ASCII are dropped alike; inside a value every byte counts", async () => {
+    const cases: Array<[string, Buffer[], number]> = [
+      ["token", [line("X-Gitlab-Token: ", SECRET)], 202],
+      ["token + é", [line("X-Gitlab-Token: ", SECRET, E_ACUTE)], 202],
+      ["é + token", [line("X-Gitlab-Token: ", E_ACUTE, SECRET)], 202],
+      ["token + \\xff", [line("X-Gitlab-Token: ", SECRET, FF)], 202],
+      ["é inside the token", [line("X-Gitlab-Token: sek", E_ACUTE, "rit")], 401],
+      ["bearer + é", [line("Authorization: Bearer ", SECRET, E_ACUTE)], 202],
+      ["other token", [line("X-Gitlab-Token: ", SECRET, "x")], 401],
+    ];
+    const answers = [];
+    for (const [name, lines] of cases) answers.push([name, (await send("tok", lines)).status]);
+    expect(answers).toEqual(cases.map(([name, , status]) => [name, status]));
+  });
+
+  it("a V2 signature or timestamp with a trailing é reads as without it", async () => {
+    const body = '{"v":2}';
+    const ts = String(Math.floor(gw.clock.now() / 1000));
+    const signature = createHmac("sha256", SECRET).update(`${ts}.${body}`).digest("hex");
+    const v2 = (sig: Buffer, stamp: Buffer) => [
+      line("X-Webhook-Signature-V2: ", sig),
+      line("X-Webhook-Timestamp: ", stamp),
+    ];
+    const plain = Buffer.from(signature);
+    const stamp = Buffer.from(ts);
+    expect((await send("tok", v2(line(plain, E_ACUTE), stamp), body)).status).toBe(202);
+    expect((await send("tok", v2(plain, line(stamp, E_ACUTE)), body)).status).toBe(202);
+    expect((await send("tok", v2(line(plain.subarray(1), E_ACUTE), stamp), body)).status).toBe(401);
+  });
+
+  it("delivery ids that differ only in edge bytes are the same id on both servers", async () => {
+    const first = await send("open", [line("X-Request-ID: ", FF, `edge-${http}`)]);
+    expect(first).toMatchObject({ status: 202, body: { delivery_id: `edge-${http}` } });
+    expect(await send("open", [line("X-Request-ID: ", `edge-${http}`)])).toMatchObject({
+      status: 200,
+      body: { status: "duplicate" },
+    });
+    // Inside the id a byte is kept (as U+FFFD): a different id.
+    expect(await send("open", [line("X-Request-ID: edge-", FF, http)])).toMatchObject({ status: 202 });
+  });
+});

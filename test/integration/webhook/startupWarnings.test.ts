@@ -1,0 +1,62 @@
+import { resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+
+/** A config.yaml that changes the defaults without a word: the start says so, loudly (WARN). */
+
+const EMPTY_SERVER = resolve(import.meta.dirname, "../../fixtures/mcp/empty-server.mjs");
+const WARN = 40;
+
+let gw: TestGateway | undefined;
+afterEach(async () => {
+  await gw?.stop();
+  gw = undefined;
+});
+
+describe("startup warnings about the webhook adapter", () => {
+  it("subscriptions exist but a config.yaml holding only mcp_servers turned the adapter off: WARN with the count and how to enable", async () => {
+    gw = await startTestGateway({
+      config: { mcp_servers: { empty: { command: process.execPath, args: [EMPTY_SERVER] } } },
+      files: {
+        "webhook_subscriptions.json": JSON.stringify({
+          one: { secret: "s1" },
+          two: { secret: "s2" },
+          off: { secret: "s3", enabled: false },
+        }),
+      },
+    });
+    const config = `${gw.home.dir}/config.yaml`;
+    const setting = `${config}: platforms.webhook.enabled is not set, and false is its default in a config.yaml`;
+    const warnings = gw
+      .logs()
+      .filter((line) => line.level === WARN)
+      .map((line) => line.msg);
+    expect(warnings).toContainEqual(
+      expect.stringContaining(
+        `[webhook] 2 enabled subscription(s) in ${gw.home.dir}/webhook_subscriptions.json (one, two) are not served: the webhook adapter is off (${setting}).`,
+      ),
+    );
+    // The log and the CLI say the same thing about where the off came from.
+    expect(warnings).toContainEqual(expect.stringContaining(`[webhook] Adapter disabled (${setting})`));
+  });
+
+  it("listening on every interface (host 0.0.0.0) is a WARN that names the fix", async () => {
+    gw = await startTestGateway({ config: webhookConfig({ r: { secret: "s" } }, { host: "0.0.0.0" }) });
+    const warnings = gw
+      .logs()
+      .filter((line) => line.level === WARN)
+      .map((line) => line.msg);
+    expect(warnings).toContainEqual(
+      `[webhook] Listening on every network interface (0.0.0.0:${gw.gateway.port}): anyone who can reach this machine can post to its routes — set platforms.webhook.host: 127.0.0.1 to accept senders on this machine only, or keep it and make sure every route has a secret`,
+    );
+  });
+
+  it("a loopback listener and no unserved subscriptions give neither warning", async () => {
+    gw = await startTestGateway({ config: webhookConfig({ r: { secret: "s" } }) });
+    const warnings = gw
+      .logs()
+      .filter((line) => line.level === WARN)
+      .map((line) => line.msg);
+    expect(warnings.filter((msg) => /every network interface|not served/.test(msg))).toEqual([]);
+  });
+});
