@@ -114,7 +114,7 @@ describe("svc mcp (subprocess)", () => {
     const denied = await run(home, ["mcp", "call", "u", "write-note", "--args", '{"text":"x"}']);
     expect(denied.code).toBe(1);
     expect(denied.stderr).toMatch(/needs approval \(trust: untrusted\) and it was denied/);
-  });
+  }, 90_000); // four CLI processes, three starting the stdio fixture
 
   it("test connects once and reports the time, era and registered tools; exit 1 when the connect fails", async () => {
     writeConfig({
