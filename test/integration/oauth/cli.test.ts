@@ -67,7 +67,8 @@ describe("svc mcp install / login / reauth (subprocess)", () => {
     const file = join(home.dir, "xdg", "applications", "svc-mcp-install.desktop");
     const text = readFileSync(file, "utf8");
     expect(text).toContain("MimeType=x-scheme-handler/svc;");
-    expect(text).toMatch(/^Exec=".*" ".*main\.ts" mcp install %u$/m);
+    // The entry this svc was started with: the build's main.js, or main.ts through tsx.
+    expect(text).toMatch(/^Exec=".*" ".*main\.(js|ts)" mcp install %u$/m);
     expect(r.stdout).toContain("xdg-mime not found");
   });
 
