@@ -23,14 +23,15 @@ async function signedHead(id: string, extra = "", body = BODY): Promise<string> 
 
 interface Watched {
   readonly socket: Socket;
-  /** Resolves when the server closes the connection: how many chunks were still unsent, what it had written. */
-  readonly closed: Promise<{ unsent: number; received: string }>;
+  /** Resolves when the server closes the connection: after how many ms, and what it had written. */
+  readonly closed: Promise<{ afterMs: number; received: string }>;
   /** Whether the connection has closed yet. */
   isClosed(): boolean;
 }
 
 /** Opens a connection and writes `chunks[i]` every `everyMs` (nothing more once they run out). */
 function trickle(port: number, chunks: readonly string[], everyMs: number): Watched {
+  const opened = Date.now();
   const socket = connect(port, "127.0.0.1");
   let received = "";
   let next = 0;
@@ -40,11 +41,11 @@ function trickle(port: number, chunks: readonly string[], everyMs: number): Watc
   socket.on("data", (d) => (received += d));
   socket.on("error", () => {});
   let isClosed = false;
-  const closed = new Promise<{ unsent: number; received: string }>((resolve) =>
+  const closed = new Promise<{ afterMs: number; received: string }>((resolve) =>
     socket.on("close", () => {
       isClosed = true;
       clearInterval(timer);
-      resolve({ unsent: chunks.length - next, received });
+      resolve({ afterMs: Date.now() - opened, received });
     }),
   );
   return { socket, closed, isClosed: () => isClosed };
@@ -60,7 +61,7 @@ describe.concurrent.each(["uws", "node"] as const)("misbehaving senders on the %
   });
   afterAll(() => gw.stop());
 
-  it("a trickled or stalled request does not delay others and its connection is closed before it completes", {
+  it("a trickled or stalled request does not delay others and its connection is closed within 15 s", {
     timeout: 40_000,
   }, async () => {
     const head = await signedHead("slow-body");
@@ -97,11 +98,9 @@ describe.concurrent.each(["uws", "node"] as const)("misbehaving senders on the %
     // those only after 10 s), not after the slow ones were done with.
     expect(slow.map((s) => s.isClosed())).toEqual([false, false, false, false]);
 
-    // Every slow connection is closed by the server (the test's timeout bounds the wait), the two trickles
-    // long before they would have sent their last byte (after ~24 s and ~50 s).
     const ends = await Promise.all(slow.map((s) => s.closed));
-    expect(ends.slice(0, 2).map((end) => end.unsent > 0)).toEqual([true, true]);
     for (const end of ends) {
+      expect(end.afterMs).toBeLessThan(15_000);
       // Closed without accepting: nothing, or a 408.
       expect(end.received === "" || end.received.startsWith("HTTP/1.1 408")).toBe(true);
     }
