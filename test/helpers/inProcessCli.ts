@@ -63,6 +63,9 @@ export async function runInProcess(
   const savedExitCode = process.exitCode;
   const restoreOut = capture(process.stdout, (text) => (stdout += text));
   const restoreErr = capture(process.stderr, (text) => (stderr += text));
+  // A spawned command's stdin is a pipe: no terminal to prompt on, whatever the worker's stdin is.
+  const stdinIsTTY = Object.getOwnPropertyDescriptor(process.stdin, "isTTY");
+  Object.defineProperty(process.stdin, "isTTY", { value: undefined, configurable: true, writable: true });
   process.env = { ...env };
   process.exitCode = undefined;
   let code: number | null;
@@ -74,6 +77,8 @@ export async function runInProcess(
     process.exitCode = savedExitCode;
     restoreOut();
     restoreErr();
+    if (stdinIsTTY === undefined) delete (process.stdin as { isTTY?: boolean }).isTTY;
+    else Object.defineProperty(process.stdin, "isTTY", stdinIsTTY);
     running = false;
   }
   return { code, stdout, stderr };
