@@ -25,8 +25,8 @@ export interface SvcResult {
 
 /**
  * Commands run inside the test worker (see inProcessCli.ts): they neither read stdin nor start or
- * re-run processes of svc. Everything else (`gateway run/start/setup`, `mcp`, `cron run`) runs as a
- * real process, as do the commands of a test that runs several at once.
+ * re-run processes of svc. Everything else (`gateway run/start`, an interactive `gateway setup`, `mcp`,
+ * `cron run`) runs as a real process, as do the commands of a test that runs several at once.
  */
 function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
   if (options.input !== undefined || options.onStderr !== undefined || options.timeoutMs !== undefined) {
@@ -35,7 +35,11 @@ function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
   const [group, command] = args;
   if (group === "webhook") return true;
   if (group === "cron") return command !== "run";
-  return group === "gateway" && (command === "status" || command === "stop");
+  if (group !== "gateway") return false;
+  // `setup` asks its questions on stdin unless told not to.
+  return (
+    command === "status" || command === "stop" || (command === "setup" && args.includes("--non-interactive"))
+  );
 }
 
 /** Runs `svc <args>` against `home` (its own process, or in-process for the quick commands) to its end. */
