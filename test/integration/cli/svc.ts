@@ -26,7 +26,8 @@ export interface SvcResult {
 /**
  * Commands run inside the test worker (see inProcessCli.ts): they neither read stdin nor start or
  * re-run processes of svc. Everything else (`gateway run/start`, an interactive `gateway setup`,
- * `mcp call/install/login`, `cron run`) runs as a real process, as do the commands of a test that runs several at once.
+ * `mcp call/install/login`, `cron run`) runs as a real process, as do the commands of a test that runs
+ * several at once.
  */
 function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
   if (options.input !== undefined || options.onStderr !== undefined || options.timeoutMs !== undefined) {
