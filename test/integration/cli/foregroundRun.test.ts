@@ -3,8 +3,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { cliConfig, MAIN, svc } from "./svc.js";
+import { cliConfig, svc } from "./svc.js";
 
 describe("svc gateway run (foreground) and the other commands", { timeout: 90_000 }, () => {
   let home: TempHome;
@@ -17,7 +18,7 @@ describe("svc gateway run (foreground) and the other commands", { timeout: 90_00
   it("subscribe and test find the port of a foreground gateway started with --port 0; it is forgotten on exit", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(cliConfig()));
-    const running = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "run", "--port", "0"], {
+    const running = spawn(process.execPath, [...SVC_ARGV, "gateway", "run", "--port", "0"], {
       env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -3,9 +3,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
-import { cliConfig, type Foreground, killIfRunning, MAIN, runForeground } from "./svc.js";
+import { cliConfig, type Foreground, killIfRunning, runForeground } from "./svc.js";
 
 /** `svc gateway run` as a user runs it: its output piped somewhere, signals from a shell or a supervisor. */
 describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
@@ -70,18 +71,23 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
   it("a SIGTERM while the gateway's modules still load (before it listens) ends it with exit 0, not killed by the signal", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(cliConfig({ r: { secret: "INSECURE_NO_AUTH" } })));
-    // Loading the gateway through tsx takes seconds; the signal comes in that window, after svc's entry ran.
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "run", "--port", "0"], {
-      env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    // The signal comes in the window while the gateway's modules load, after svc's entry ran: the process
+    // sends it to itself as soon as the entry has put its first SIGTERM handler in place.
+    const signalOnceHeld =
+      'data:text/javascript,let sent=false;process.on("newListener",(e)=>{if(e==="SIGTERM"&&!sent){sent=true;setImmediate(()=>process.kill(process.pid,"SIGTERM"))}})';
+    const child = spawn(
+      process.execPath,
+      ["--import", signalOnceHeld, ...SVC_ARGV, "gateway", "run", "--port", "0"],
+      {
+        env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     child.stdout?.on("data", (d) => (out += d));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.on("exit", (code, signal) => resolve({ code, signal })),
     );
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    child.kill("SIGTERM");
     expect(await exited).toEqual({ code: 0, signal: null });
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
     if (!out.includes("Listening on")) expect(out).toContain("SIGTERM received during startup");

@@ -1,11 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { STDIO_FIXTURE } from "../mcp/harness.js";
 
-const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
 const EMPTY_SERVER = resolve(import.meta.dirname, "../../fixtures/mcp/empty-server.mjs");
 
 let home: TempHome;
@@ -16,7 +16,7 @@ afterEach(() => home.cleanup());
 
 function svc(args: string[], servers: Record<string, unknown>) {
   home.write("config.yaml", stringify({ mcp_servers: servers }));
-  return spawnSync(process.execPath, ["--import", "tsx", MAIN, ...args], {
+  return spawnSync(process.execPath, [...SVC_ARGV, ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
     encoding: "utf8",
     timeout: 60_000,

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import { CLI_MAIN, CLI_NODE_ARGS } from "../../helpers/cliEntry.js";
 import type { TempHome } from "../../helpers/home.js";
+import { inProcessBusy, runInProcess } from "../../helpers/inProcessCli.js";
 
 export interface SvcOptions {
   readonly input?: string;
@@ -11,7 +13,9 @@ export interface SvcOptions {
   readonly timeoutMs?: number;
 }
 
-export const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
+/** The CLI entry the tests run (the build when current, see cliEntry.ts); spawn it with `CLI_NODE_ARGS` first. */
+export const MAIN = CLI_MAIN;
+export { CLI_NODE_ARGS };
 
 export interface SvcResult {
   readonly code: number | null;
@@ -19,19 +23,57 @@ export interface SvcResult {
   readonly stderr: string;
 }
 
-/** Runs `svc <args>` as a real subprocess against `home` and waits for it to exit. */
-export function svc(home: TempHome, args: readonly string[], options: SvcOptions = {}): Promise<SvcResult> {
-  return runNode(home, [MAIN, ...args], options);
+/**
+ * Commands run inside the test worker (see inProcessCli.ts): they neither read stdin nor start or
+ * re-run processes of svc. Everything else (`gateway run/start`, an interactive `gateway setup`,
+ * `mcp call/install/login`, `cron run`) runs as a real process, as do the commands of a test that runs
+ * several at once.
+ */
+function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
+  if (options.input !== undefined || options.onStderr !== undefined || options.timeoutMs !== undefined) {
+    return false;
+  }
+  const [group, command] = args;
+  if (group === "webhook") return true;
+  if (group === "cron") return command !== "run";
+  if (group === "mcp") return command === "list" || command === "tools" || command === "test";
+  if (group !== "gateway") return false;
+  // `setup` asks its questions on stdin unless told not to.
+  return (
+    command === "status" || command === "stop" || (command === "setup" && args.includes("--non-interactive"))
+  );
 }
 
+/** Runs `svc <args>` against `home` (its own process, or in-process for the quick commands) to its end. */
+export function svc(home: TempHome, args: readonly string[], options: SvcOptions = {}): Promise<SvcResult> {
+  if (process.env.SVC_TEST_CLI !== "spawn" && runsInProcess(args, options) && !inProcessBusy()) {
+    return runInProcess(args, svcEnv(home, options));
+  }
+  return svcProcess(home, args, options);
+}
+
+/** Runs `svc <args>` as a real subprocess against `home` and waits for it to exit. */
+export function svcProcess(
+  home: TempHome,
+  args: readonly string[],
+  options: SvcOptions = {},
+): Promise<SvcResult> {
+  return runNode(home, [...CLI_NODE_ARGS, MAIN, ...args], options);
+}
+
+function svcEnv(home: TempHome, options: SvcOptions): Record<string, string> {
+  return { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, ...options.env };
+}
+
+/** Runs node with `args` (loader flags, script, its arguments) against `home` and waits for it to exit. */
 export function runNode(
   home: TempHome,
   args: readonly string[],
   options: SvcOptions = {},
 ): Promise<SvcResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", ...args], {
-      env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, ...options.env },
+    const child = spawn(process.execPath, [...args], {
+      env: svcEnv(home, options),
       stdio: ["pipe", "pipe", "pipe"],
       ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
     });
@@ -75,7 +117,7 @@ export function runForeground(
   env: Record<string, string> = {},
   nodeArgs: readonly string[] = [],
 ): Promise<Foreground> {
-  const child = spawn(process.execPath, ["--import", "tsx", ...nodeArgs, MAIN, "gateway", "run", ...args], {
+  const child = spawn(process.execPath, [...CLI_NODE_ARGS, ...nodeArgs, MAIN, "gateway", "run", ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

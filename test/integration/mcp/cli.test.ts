@@ -1,12 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { type AddressInfo, createServer } from "node:net";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { STDIO_FIXTURE } from "./harness.js";
-
-const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
 
 interface Run {
   child: ChildProcess;
@@ -16,7 +14,7 @@ interface Run {
 }
 
 function svc(home: TempHome, args: string[]): Run {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+  const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, SECRET_TOKEN: "parent-secret" },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -116,7 +114,7 @@ describe("svc mcp (subprocess)", () => {
     const denied = await run(home, ["mcp", "call", "u", "write-note", "--args", '{"text":"x"}']);
     expect(denied.code).toBe(1);
     expect(denied.stderr).toMatch(/needs approval \(trust: untrusted\) and it was denied/);
-  });
+  }, 90_000); // four CLI processes, three starting the stdio fixture
 
   it("test connects once and reports the time, era and registered tools; exit 1 when the connect fails", async () => {
     writeConfig({

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { MAIN } from "../cli/svc.js";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { entry, STDIO_FIXTURE, stdioEntry, text, useHubs } from "./harness.js";
 
 const hubs = useHubs();
@@ -71,14 +71,10 @@ describe("svc mcp call stopped by a signal it has no handler for (Ctrl-C)", () =
     );
     chmodSync(wrapper, 0o755);
     home.write("config.yaml", `mcp_servers:\n  l:\n    command: ${wrapper}\n`);
-    const cli = spawn(
-      process.execPath,
-      ["--import", "tsx", MAIN, "mcp", "call", "l", "slow", "--args", '{"ms":60000}'],
-      {
-        env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
-        stdio: ["ignore", "ignore", "ignore"],
-      },
-    );
+    const cli = spawn(process.execPath, [...SVC_ARGV, "mcp", "call", "l", "slow", "--args", '{"ms":60000}'], {
+      env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+      stdio: ["ignore", "ignore", "ignore"],
+    });
     const exited = new Promise((resolve) => cli.once("exit", (code, signal) => resolve(signal ?? code)));
     await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000, interval: 50 });
     const pid = Number(readFileSync(pidFile, "utf8"));

@@ -3,9 +3,9 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
-const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
 const FOLLOW = join(import.meta.dirname, "../../fakes/authServer/followBrowser.mjs");
 
 let home: TempHome;
@@ -20,7 +20,7 @@ function svc(
   env: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
       env: { ...process.env, SVC_HOME: home.dir, BROWSER: "", ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -67,7 +67,8 @@ describe("svc mcp install / login / reauth (subprocess)", () => {
     const file = join(home.dir, "xdg", "applications", "svc-mcp-install.desktop");
     const text = readFileSync(file, "utf8");
     expect(text).toContain("MimeType=x-scheme-handler/svc;");
-    expect(text).toMatch(/^Exec=".*" ".*main\.ts" mcp install %u$/m);
+    // The entry this svc was started with: the build's main.js, or main.ts through tsx.
+    expect(text).toMatch(/^Exec=".*" ".*main\.(js|ts)" mcp install %u$/m);
     expect(r.stdout).toContain("xdg-mime not found");
   });
 

@@ -2,10 +2,10 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { oidcWithMcpPerFile } from "./helpers.js";
 
-const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
 const FOLLOW = join(import.meta.dirname, "../../fakes/authServer/followBrowser.mjs");
 
 const shared = oidcWithMcpPerFile();
@@ -17,7 +17,7 @@ function svc(
   env: Record<string, string>,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
       env: { ...process.env, SVC_HOME: home.dir, ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });

@@ -2,16 +2,15 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-
-const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
 
 let home: TempHome;
 afterEach(() => home?.cleanup());
 
 function svc(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
       env: { ...process.env, SVC_HOME: home.dir },
       stdio: ["pipe", "pipe", "pipe"],
     });

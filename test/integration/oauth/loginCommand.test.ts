@@ -3,9 +3,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
-const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
 const FOLLOW = join(import.meta.dirname, "../../fakes/authServer/followBrowser.mjs");
 
 let home: TempHome;
@@ -17,7 +17,7 @@ afterEach(async () => {
 
 function svc(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
       env: { ...process.env, SVC_HOME: home.dir, BROWSER: `${process.execPath} ${FOLLOW}`, ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });

@@ -5,9 +5,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-
-const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
 
 let home: TempHome;
 let server: Server;
@@ -41,14 +40,14 @@ const env = () => ({ PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: hom
 
 it("svc mcp list shows a running gateway's last error on one line with its control characters escaped", async () => {
   await escapingServer();
-  gateway = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "run"], {
+  gateway = spawn(process.execPath, [...SVC_ARGV, "gateway", "run"], {
     env: env(),
     stdio: "ignore",
   });
   const deadline = Date.now() + 20_000;
   let stdout = "";
   for (;;) {
-    ({ stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", MAIN, "mcp", "list"], {
+    ({ stdout } = await promisify(execFile)(process.execPath, [...SVC_ARGV, "mcp", "list"], {
       env: env(),
     }));
     if (/\be\s+http\s+failed/.test(stdout)) break;
@@ -62,7 +61,7 @@ it("svc mcp list shows a running gateway's last error on one line with its contr
 
 it("an MCP server's error body quoted in a CLI error cannot send escape sequences to the terminal", async () => {
   await escapingServer();
-  const result = await promisify(execFile)(process.execPath, ["--import", "tsx", MAIN, "mcp", "test", "e"], {
+  const result = await promisify(execFile)(process.execPath, [...SVC_ARGV, "mcp", "test", "e"], {
     env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
   }).catch((err: { stdout: string; stderr: string; code: number }) => err);
   expect((result as { code?: number }).code).toBe(1);
@@ -91,13 +90,9 @@ it("svc mcp tools shows a server's own tool name with its control characters esc
       mcp_servers: { ev: { command: process.execPath, args: [join(home.dir, "evil-server.mjs")] } },
     }),
   );
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ["--import", "tsx", MAIN, "mcp", "tools", "ev"],
-    {
-      env: env(),
-    },
-  );
+  const { stdout } = await promisify(execFile)(process.execPath, [...SVC_ARGV, "mcp", "tools", "ev"], {
+    env: env(),
+  });
   expect(stdout).toContain("ok\\u001b]0;pwned\\u0007");
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
   expect(stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);

@@ -1,12 +1,10 @@
 import { execFile } from "node:child_process";
 import { type AddressInfo, createServer } from "node:net";
-import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-
-const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
 
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -39,13 +37,9 @@ it("svc mcp test does not print the credentials written in the entry's url or ar
   const env = { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir };
   const outputs: string[] = [];
   for (const server of ["remote", "local"]) {
-    const result = await promisify(execFile)(
-      process.execPath,
-      ["--import", "tsx", MAIN, "mcp", "test", server],
-      {
-        env,
-      },
-    ).catch((err: { stdout: string; stderr: string }) => err);
+    const result = await promisify(execFile)(process.execPath, [...SVC_ARGV, "mcp", "test", server], {
+      env,
+    }).catch((err: { stdout: string; stderr: string }) => err);
     outputs.push(result.stdout + result.stderr);
   }
   expect(outputs[0]).toMatch(

@@ -34,7 +34,12 @@ const sendTimes = () => tg.requests.filter((r) => r.path.endsWith("/sendMessage"
 describe("Retry-After on a 503 (agent mode)", () => {
   it("waits the Retry-After seconds of a 503 before the retry, then delivers once", async () => {
     const at: number[] = [];
-    tg.setHandler(() => {
+    tg.setHandler((request) => {
+      // Only sendMessage fails: the gateway's getMe credentials check may still be on its way (a 503 to it
+      // would leave the delivery nothing to retry).
+      if (!request.path.endsWith("/sendMessage")) {
+        return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
+      }
       at.push(Date.now());
       return at.length === 1
         ? { status: 503, headers: { "retry-after": "2" }, text: "Service Unavailable" }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
@@ -11,13 +11,19 @@ import { postJson } from "../../helpers/http.js";
 const OPEN = "INSECURE_NO_AUTH";
 let tg: FakeApi;
 let gw: TestGateway;
+/** The slow chat (-2002) is answered only once this is released. */
+let releaseSlowChat: () => void = () => {};
+const slowChatReleased = new Promise<void>((resolve) => {
+  releaseSlowChat = resolve;
+});
 beforeAll(async () => {
   let id = 0;
-  tg = await startFakeApi((r) => {
+  tg = await startFakeApi(async (r) => {
     if (r.path.endsWith("/getMe")) return { json: { ok: true, result: { username: "bot" } } };
     id += 1;
-    const slow = (r.json as { chat_id?: unknown }).chat_id === -2002;
-    return { delayMs: slow ? 1500 : 25, json: { ok: true, result: { message_id: id } } };
+    const message_id = id;
+    if ((r.json as { chat_id?: unknown }).chat_id === -2002) await slowChatReleased;
+    return { delayMs: 25, json: { ok: true, result: { message_id } } };
   });
   gw = await startTestGateway({
     config: webhookConfig(
@@ -61,12 +67,22 @@ describe("split messages to one chat stay contiguous", () => {
   });
 
   it("a slow chat does not hold up deliveries to another chat", async () => {
-    const slow = postJson(gw.url("/webhooks/note"), { text: "to the slow chat", chat: "-2002" });
-    await new Promise((r) => setTimeout(r, 100));
-    const started = Date.now();
+    let slowAnswered = false;
+    const slow = postJson(gw.url("/webhooks/note"), { text: "to the slow chat", chat: "-2002" }).finally(
+      () => {
+        slowAnswered = true;
+      },
+    );
+    // The slow chat's message is at the platform, which holds its answer.
+    await vi.waitFor(
+      () => expect(tg.requests.some((r) => (r.json as { chat_id?: unknown }).chat_id === -2002)).toBe(true),
+      { timeout: 10_000, interval: 10 },
+    );
     const fast = await postJson(gw.url("/webhooks/note"), { text: "to another chat", chat: "-3003" });
     expect(fast.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Delivered while the slow chat's delivery still waits for its answer.
+    expect(slowAnswered).toBe(false);
+    releaseSlowChat();
     expect((await slow).status).toBe(200);
   });
 });

@@ -3,11 +3,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { killIfRunning } from "../cli/svc.js";
-
-const MAIN = join(import.meta.dirname, "../../../src/cli/main.ts");
 
 interface Running {
   child: ChildProcess;
@@ -17,7 +16,7 @@ interface Running {
 }
 
 function runSvc(home: TempHome, args: string[], env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+  const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

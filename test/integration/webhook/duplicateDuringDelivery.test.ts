@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { FakeReply } from "../../fakes/httpFake.js";
 import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
 import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
@@ -62,7 +62,8 @@ describe("a duplicate sent while the original's direct delivery is under way", {
         delayMs: 1000,
       });
       const original = postJson(gw.url("/webhooks/notify"), { n: 1 }, { "X-Request-ID": "slow-1" });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The original's sendMessage is at the platform (answered after its delay).
+      await vi.waitFor(() => expect(sendMessages(telegram)).toBe(1), { timeout: 5000, interval: 10 });
       const duplicates = await Promise.all(
         [1, 2, 3].map(() => postJson(gw.url("/webhooks/notify"), { n: 1 }, { "X-Request-ID": "slow-1" })),
       );
@@ -88,7 +89,8 @@ describe("a duplicate sent while the original's direct delivery is under way", {
         delayMs: 1000,
       });
       const original = postJson(gw.url("/webhooks/notify"), { n: 2 }, { "X-Request-ID": "slow-2" });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The original's sendMessage is at the platform (answered after its delay).
+      await vi.waitFor(() => expect(sendMessages(telegram)).toBe(1), { timeout: 5000, interval: 10 });
       const duplicates = await Promise.all(
         [1, 2, 3].map(() => postJson(gw.url("/webhooks/notify"), { n: 2 }, { "X-Request-ID": "slow-2" })),
       );

@@ -75,7 +75,7 @@ afterEach(() => {
   for (const home of homes.splice(0)) home.cleanup();
 });
 
-describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 30_000 }, () => {
+describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 90_000 }, () => {
   it("every event answered 202 runs exactly once (before exit or after the restart); no refused one runs", async () => {
     const home = tempHome();
     homes.push(home);
@@ -124,7 +124,8 @@ describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 30_
     // A restart on the same SVC_HOME runs whatever was saved, then is stopped the same way.
     const second = await startCli(home, children);
     const pending = join(home.dir, "webhook-pending-runs.json");
-    const deadline = Date.now() + 10_000;
+    // Bounded wait for the restarted gateway to run them (seconds; longer on a loaded machine).
+    const deadline = Date.now() + 45_000;
     while (Date.now() < deadline) {
       const runs = appendedRuns(home.dir);
       if (!existsSync(pending) && accepted.every((id) => runs.has(id))) break;
@@ -254,7 +255,7 @@ describe("SIGKILL during the drain (a supervisor's stop timeout shorter than the
   });
 });
 
-describe("stopping in the middle of a burst with a drain shorter than the queue", { timeout: 30_000 }, () => {
+describe("stopping in the middle of a burst with a drain shorter than the queue", { timeout: 90_000 }, () => {
   const homes: TempHome[] = [];
   const running: Gateway[] = [];
   afterEach(async () => {
@@ -304,7 +305,8 @@ describe("stopping in the middle of a burst with a drain shorter than the queue"
 
     const second = await start(home);
     running.push(second);
-    const deadline = Date.now() + 10_000;
+    // Bounded wait for the restarted gateway to run them (seconds; longer on a loaded machine).
+    const deadline = Date.now() + 45_000;
     while (Date.now() < deadline && !accepted.every((id) => appendedRuns(home.dir).has(id))) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

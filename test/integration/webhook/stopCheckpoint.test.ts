@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -19,9 +19,10 @@ import { postJson } from "../../helpers/http.js";
 const OPEN = "INSECURE_NO_AUTH";
 // One run slot, held until `go` exists; each finished run appends its delivery id to runs.log.
 const GATED = `while [ ! -e "$0/go" ]; do sleep 0.05; done; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
-// A route script that passes the payload on; one marked `hold` only once the test creates `release-script`.
+// A route script that passes the payload on; one marked `hold` (it leaves `holding.<pid>` while it
+// waits) only once the test creates `release-script`.
 const GATE_SCRIPT = `payload="$(cat)"
-case "$payload" in *hold*) while [ ! -e "$(dirname "$0")/../release-script" ]; do sleep 0.05; done;; esac
+case "$payload" in *hold*) : > "$(dirname "$0")/../holding.$$"; while [ ! -e "$(dirname "$0")/../release-script" ]; do sleep 0.05; done;; esac
 printf '%s' "$payload"
 `;
 
@@ -79,7 +80,10 @@ describe("stop while a request is still in the pipeline (a slow route script)", 
     const inFlight = send("slow", "s1", { hold: true });
     const inFlightGrouped = send("grouped", "c2", { n: 1, rev: 2, hold: true });
     // The scripts have both requests once the stop begins (they block until released).
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await vi.waitFor(
+      () => expect(readdirSync(home.dir).filter((name) => name.startsWith("holding."))).toHaveLength(2),
+      { timeout: 10_000, interval: 20 },
+    );
 
     const stopped = gw.stop();
     await vi.waitFor(() => expect(savedIds(home)).toEqual(["a1", "a2", "c1"]), {

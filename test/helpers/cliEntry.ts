@@ -1,0 +1,38 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dirname, "../..");
+const SRC = join(ROOT, "src");
+const DIST_MAIN = join(ROOT, "dist", "cli", "main.js");
+const SRC_MAIN = join(SRC, "cli", "main.ts");
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Whether `dist/` was built after the last change in `src/`. `npm test` builds before vitest, so the suite
+ * runs the built CLI (starting it through tsx costs about a second more per command); a lone
+ * `npx vitest run <file>` after editing `src/` falls back to tsx and so still tests the current source.
+ */
+function distIsFresh(): boolean {
+  if (process.env.SVC_TEST_CLI === "src") return false;
+  if (!existsSync(DIST_MAIN)) return false;
+  return statSync(DIST_MAIN).mtimeMs >= newestMtime(SRC);
+}
+
+const FRESH = distIsFresh();
+
+/** The CLI's entry script: `dist/cli/main.js` when the build is current, else `src/cli/main.ts`. */
+export const CLI_MAIN = FRESH ? DIST_MAIN : SRC_MAIN;
+
+/** Node's arguments before the entry script: none for the build, the tsx loader for the source. */
+export const CLI_NODE_ARGS: readonly string[] = FRESH ? [] : ["--import", "tsx"];
+
+/** `process.execPath` arguments that run `svc` (loader, then entry); append the command's argv. */
+export const SVC_ARGV: readonly string[] = [...CLI_NODE_ARGS, CLI_MAIN];

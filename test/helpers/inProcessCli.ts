@@ -1,0 +1,85 @@
+/**
+ * Runs one `svc` command line inside the test worker instead of a new node process (which costs a
+ * node start and the CLI's module loading, ~0.3 s built and over 1 s through tsx, per command).
+ *
+ * The CLI reads `process.env`, writes to `process.stdout`/`process.stderr` and reports its outcome in
+ * `process.exitCode`, as a process does; for the length of the command these are swapped for the test's
+ * environment and buffers, then restored. So one command at a time per worker: `svc()` in the CLI
+ * helpers runs a command in-process only when none is running here already, and spawns the others, so
+ * commands a test runs at the same time still run at the same time (in separate processes).
+ */
+
+export interface InProcessResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+let running = false;
+
+/** Whether a command is running in-process now (another one must spawn). */
+export function inProcessBusy(): boolean {
+  return running;
+}
+
+type Write = typeof process.stdout.write;
+
+/** Makes `stream` a pipe for the command's length: what it writes is collected, it is no terminal. */
+function capture(stream: NodeJS.WriteStream, sink: (text: string) => void): () => void {
+  const write = stream.write;
+  const ownIsTTY = Object.getOwnPropertyDescriptor(stream, "isTTY");
+  const ownColumns = Object.getOwnPropertyDescriptor(stream, "columns");
+  stream.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
+    sink(typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8"));
+    const done = typeof encoding === "function" ? encoding : callback;
+    if (typeof done === "function") queueMicrotask(() => (done as () => void)());
+    return true;
+  }) as Write;
+  Object.defineProperty(stream, "isTTY", { value: undefined, configurable: true, writable: true });
+  Object.defineProperty(stream, "columns", { value: undefined, configurable: true, writable: true });
+  return () => {
+    stream.write = write;
+    for (const [key, own] of [
+      ["isTTY", ownIsTTY],
+      ["columns", ownColumns],
+    ] as const) {
+      if (own === undefined) delete (stream as unknown as Record<string, unknown>)[key];
+      else Object.defineProperty(stream, key, own);
+    }
+  };
+}
+
+/** Runs `svc <args>` in this process with `env` as its whole environment. */
+export async function runInProcess(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<InProcessResult> {
+  if (running) throw new Error("an svc command is already running in this process");
+  running = true;
+  const { main } = await import("../../src/cli/run.js");
+  let stdout = "";
+  let stderr = "";
+  const savedEnv = process.env;
+  const savedExitCode = process.exitCode;
+  const restoreOut = capture(process.stdout, (text) => (stdout += text));
+  const restoreErr = capture(process.stderr, (text) => (stderr += text));
+  // A spawned command's stdin is a pipe: no terminal to prompt on, whatever the worker's stdin is.
+  const stdinIsTTY = Object.getOwnPropertyDescriptor(process.stdin, "isTTY");
+  Object.defineProperty(process.stdin, "isTTY", { value: undefined, configurable: true, writable: true });
+  process.env = { ...env };
+  process.exitCode = undefined;
+  let code: number | null;
+  try {
+    await main([process.execPath, "svc", ...args]);
+    code = Number(process.exitCode ?? 0);
+  } finally {
+    process.env = savedEnv;
+    process.exitCode = savedExitCode;
+    restoreOut();
+    restoreErr();
+    if (stdinIsTTY === undefined) delete (process.stdin as { isTTY?: boolean }).isTTY;
+    else Object.defineProperty(process.stdin, "isTTY", stdinIsTTY);
+    running = false;
+  }
+  return { code, stdout, stderr };
+}
