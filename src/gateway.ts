@@ -46,6 +46,7 @@ import { targetStartupProblems, targetWarnings } from "./io/targets/validate.js"
 import { pipelineLogHooks } from "./pipelineLogHooks.js";
 import { createProfileResources } from "./profileResources.js";
 import { resumeSavedRuns } from "./resumeSavedRuns.js";
+import { GatewayState, openStateStore } from "./state/gatewayState.js";
 import { createPipeline } from "./streams/pipeline.js";
 import { createFixedWindowLimiter } from "./streams/rateLimiter.js";
 import { createSeenCache } from "./streams/seenCache.js";
@@ -96,6 +97,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const routesRef = system.spawn("routes", routesActor(registry));
   const limiter = createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now });
   const seen = createSeenCache({ ttlMs: SEEN_TTL_MS, maxEntries: SEEN_CACHE_MAX_ENTRIES, now });
+  // Durable state (docs/durability.md): the journal is replayed before any request is read.
+  const state = new GatewayState(
+    options.stateStore ?? openStateStore(loaded.config.state, paths.home, logger, now),
+    now,
+    logger,
+  );
+  state.restoreSeen(seen);
   try {
     seen.restore(readSeenIds(paths.seenIds));
   } catch (err) {
@@ -114,8 +122,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const runs: RunsRef = system.spawn("runs", runsMachine, {
     maxConcurrent: loaded.config.agent.max_concurrent_runs,
     logger,
-    execute: (run, signal) =>
+    execute: state.trackRuns((run, signal) =>
       run.route.cron_job === undefined ? executeRun(run, signal) : scheduler.runFired(run, signal),
+    ),
   });
   const executeRun = createRunExecutor({
     runner: () => runner,
@@ -133,7 +142,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const coalescer = createCoalescer({
     logger,
     // Past the queue's cap: the events were answered 202 and the group already held them in memory.
-    dispatch: (event, superseded) => enqueueRun(runs, withCoalesceNote(event, superseded), Infinity),
+    dispatch: (event, superseded) =>
+      state.enqueue((e) => enqueueRun(runs, e, Infinity))(withCoalesceNote(event, superseded)),
+    observer: state.coalesceObserver,
     ...(options.timers === undefined ? {} : { clock: options.timers }),
     ...(options.inspect === undefined ? {} : { parent: coalescerRef }),
   });
@@ -199,18 +210,18 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     },
     idempotency: { checkAndAdd: (key) => seen.checkAndAdd(key), randomId: randomUUID },
     dispatch: {
-      modes: {
+      modes: state.eventModes({
         coalesce: (event) => coalescer.offer(event),
         fireCronJob: (jobRef, event) => scheduler.fire(jobRef, event),
         ...options.eventModes,
-      },
-      enqueueRun: (event) => enqueueRun(runs, event, options.runQueueCap ?? RUN_QUEUE_CAP),
+      }),
+      enqueueRun: state.enqueue((event) => enqueueRun(runs, event, options.runQueueCap ?? RUN_QUEUE_CAP)),
       forget: (key) => seen.delete(key),
       onCronUnavailable: hooks.onCronUnavailable,
       onCoalesceUnavailable: hooks.onCoalesceUnavailable,
     },
     deliver: {
-      async deliverDirect(event) {
+      deliverDirect: state.deliverDirect(async (event) => {
         try {
           await deliverer.deliver({
             target: event.route.deliver,
@@ -229,10 +240,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           hooks.onDeliveryFailed(event, err);
           return false;
         }
-      },
+      }),
       forget: (key) => seen.delete(key),
     },
     onFailure: hooks.onStageFailure,
+    ...state.pipelineDeps(),
   });
 
   const host = options.host ?? webhook.host;
@@ -283,7 +295,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
   }
 
-  resumeSavedRuns(paths.pendingRuns, runs, (name) => registry.lookup(name), hooks);
+  if (state.store.backend === "memory")
+    resumeSavedRuns(paths.pendingRuns, runs, (name) => registry.lookup(name), hooks);
+  else
+    await state.resume({
+      runs,
+      coalescer,
+      lookup: (name) => registry.lookup(name),
+      pendingRunsFile: paths.pendingRuns,
+      onPendingUnreadable: hooks.onPendingUnreadable,
+    });
 
   let seenSaveFailed = false;
   const saveSeen = () => {
@@ -374,6 +395,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           hooks.onRunsLost(unfinished, paths.pendingRuns, err);
         }
         await closeJournals();
+        await state.close();
         system.shutdown();
       })();
       return stopping;
