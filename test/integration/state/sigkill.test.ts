@@ -1,4 +1,7 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
 import {
@@ -161,6 +164,33 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
       status: 200,
       body: { status: "duplicate" },
     });
+    await kill(second, home);
+  });
+
+  it("a crash while the runs of webhook-pending-runs.json replay loses none of them (they are in the journal before the file goes)", async () => {
+    const home = tempHome();
+    homes.push(home);
+    writeConfig(home, { pr: { secret: SECRET, prompt: "pr {number}" } });
+    const saved = ids("saved", 60).map((id) => ({
+      profile: "default",
+      routeName: "pr",
+      deliveryId: id,
+      prompt: `pr ${id}`,
+      extra: {},
+      receivedAt: Date.now(),
+    }));
+    const file = join(home.dir, "webhook-pending-runs.json");
+    writePendingRuns(file, { runs: saved, unreadable: [] });
+    const first = await start(home);
+    // The slots hold the first runs; the file is gone once the journal has them all.
+    await vi.waitFor(() => expect(existsSync(file)).toBe(false), { timeout: 10_000, interval: 20 });
+    await kill(first, home);
+
+    openGate(home);
+    const second = await start(home);
+    await vi.waitFor(() => expect(runCounts(home).size).toBe(60), { timeout: 30_000, interval: 100 });
+    await allFinished(home);
+    expect([...runCounts(home).values()].every((n) => n === 1)).toBe(true);
     await kill(second, home);
   });
 });
