@@ -184,10 +184,10 @@ export class GatewayState {
       deps.onPendingUnreadable,
     );
     const queued = [];
-    let kept = 0;
+    const kept: PendingRun[] = [];
     for (const run of [...recovered.runs, ...imported]) {
       const route = routeFor(run, deps.lookup);
-      if (route === undefined) kept += 1;
+      if (route === undefined) kept.push(run);
       else queued.push({ ...run, route: route.route });
     }
     resumeRuns(deps.runs, queued);
@@ -197,7 +197,7 @@ export class GatewayState {
       const route = routeFor(group.latest, deps.lookup);
       const policy = route?.route.coalesce;
       if (route === undefined || policy === undefined) {
-        kept += 1;
+        kept.push(group.latest);
         continue;
       }
       groups += 1;
@@ -210,14 +210,20 @@ export class GatewayState {
         maxLeftMs: group.firstAt + policy.max_wait_seconds * 1000 - at,
       });
     }
-    if (queued.length > 0 || groups > 0)
+    if (queued.length > 0)
       this.logger.info(
-        `[state] resumed ${queued.length} accepted agent run(s) and ${groups} coalescing group(s) left unfinished before the restart`,
+        `[state] ${queued.length} agent run(s) left unfinished at the last shutdown queued again (from the journal)`,
       );
-    if (kept > 0)
+    if (groups > 0)
+      this.logger.info(
+        `[state] ${groups} pending coalescing group(s) reopened with what is left of their windows`,
+      );
+    for (const run of kept) {
       this.logger.warn(
-        `[state] ${kept} saved run(s) or group(s) not resumed — their route no longer exists; they stay in the journal until it is back`,
+        { route: run.routeName, delivery_id: run.deliveryId },
+        `[state] ${run.routeName}: saved agent run not resumed — the route no longer exists${run.profile === "default" ? "" : ` in profile ${run.profile}`} (or no longer coalesces); it stays in the journal until the route is back`,
       );
+    }
   }
 
   close(): Promise<void> {
