@@ -174,6 +174,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     const saved = ids("saved", 60).map((id) => ({
       profile: "default",
       routeName: "pr",
+      event: undefined,
       deliveryId: id,
       prompt: `pr ${id}`,
       extra: {},
