@@ -1,7 +1,7 @@
 import { close as closeFd } from "node:fs";
 import { type JournalFs, nodeJournalFs } from "./fsFacade.js";
 import { GroupCommitWriter } from "./groupCommit.js";
-import { encodeRecord } from "./records.js";
+import { encodeRecord, encodeRecords } from "./records.js";
 import {
   ensureJournalDir,
   readJournal,

@@ -10,11 +10,22 @@ export const HEADER_BYTES = 8;
 export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
 
 export function encodeRecord(record: unknown): Buffer {
-  const body = Buffer.from(JSON.stringify(record), "utf8");
-  const out = Buffer.allocUnsafe(HEADER_BYTES + body.length);
-  out.writeUInt32LE(body.length, 0);
-  out.writeUInt32LE(crc32(body), 4);
-  body.copy(out, HEADER_BYTES);
+  return encodeRecords([record]);
+}
+
+/** Several records framed into one buffer (a snapshot): one allocation, no copies. */
+export function encodeRecords(records: readonly unknown[]): Buffer {
+  const texts = records.map((record) => JSON.stringify(record));
+  let total = 0;
+  for (const text of texts) total += HEADER_BYTES + Buffer.byteLength(text, "utf8");
+  const out = Buffer.allocUnsafe(total);
+  let offset = 0;
+  for (const text of texts) {
+    const length = out.write(text, offset + HEADER_BYTES, "utf8");
+    out.writeUInt32LE(length, offset);
+    out.writeUInt32LE(crc32(out.subarray(offset + HEADER_BYTES, offset + HEADER_BYTES + length)), offset + 4);
+    offset += HEADER_BYTES + length;
+  }
   return out;
 }
 
