@@ -51,7 +51,8 @@ export class GroupCommitWriter {
 
   /** Queues one encoded record; it is written with the next flush. */
   append(record: Buffer): void {
-    if (this.closed) throw new Error("journal is closed");
+    // After close (the stop's last steps) a record is dropped: at worst a finished run runs once more.
+    if (this.closed) return;
     this.open.chunks.push(record);
     this.open.bytes += record.length;
     this.schedule();
@@ -78,8 +79,9 @@ export class GroupCommitWriter {
   /** Flushes what is queued and stops taking records. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.inFlight !== undefined || this.open.chunks.length > 0) {
-      await (this.durable() ?? Promise.resolve()).catch(() => {});
+    // Until nothing is queued and no flush (or the rotation after it) is under way.
+    while (this.busy || this.scheduled || this.open.chunks.length > 0) {
+      await (this.durable() ?? new Promise<void>((resolve) => setImmediate(resolve))).catch(() => {});
     }
   }
 
