@@ -173,8 +173,9 @@ export class GatewayState {
     readonly onPendingUnreadable: (file: string, movedTo: string, err: unknown) => void;
   }): Promise<void> {
     const recovered = this.recoveredOnce();
+    // Runs the journal took care of (pending, or finished within the hour); a cron fire's key is not one.
     const known = new Set<string>([
-      ...recovered.seen.map(([key]) => key),
+      ...recovered.runKeys,
       ...recovered.runs.map((run) => runKey(run.routeName, run.deliveryId)),
     ]);
     const imported = await importPendingRunsFile(

@@ -8,10 +8,16 @@ import type { Recovered, StoredGroup } from "./store.js";
 export type JournalRecord =
   | { t: "a"; run: PendingRun; at: number } // run accepted
   | { t: "f"; k: string } // run finished
-  | { t: "s"; k: string; at: number } // idempotency key
+  | { t: "s"; k: string; at: number; r?: 1 } // idempotency key (`r`: of an agent run or group)
   | { t: "d"; k: string; at: number } // direct delivery done
   | { t: "g"; g: StoredGroup } // coalescing group state
   | { t: "x"; id: string }; // coalescing group fired
+
+interface SeenEntry {
+  readonly at: number;
+  delivered: boolean;
+  run: boolean;
+}
 
 export const runKey = (routeName: string, deliveryId: string): string => `${routeName}:${deliveryId}`;
 
@@ -51,8 +57,11 @@ function isGroup(v: unknown): v is StoredGroup {
 export class LiveState {
   readonly runs = new Map<string, PendingRun>();
   readonly groups = new Map<string, StoredGroup>();
-  /** Idempotency key → [first accepted at, delivered directly]. Insertion order is time order. */
-  readonly seen = new Map<string, { at: number; delivered: boolean }>();
+  /**
+   * Idempotency key → first accepted at, delivered directly, and whether it was journaled as an agent run
+   * (so a run saved elsewhere under that key was already taken care of). Insertion order is time order.
+   */
+  readonly seen = new Map<string, SeenEntry>();
   /** Records replay skipped as unreadable (a newer format, a hand edit). */
   ignored = 0;
 
@@ -63,7 +72,7 @@ export class LiveState {
       case "a":
         if (!isRun(record.run) || !isNumber(record.at)) return this.skip();
         this.runs.set(runKey(record.run.routeName, record.run.deliveryId), record.run);
-        this.see(runKey(record.run.routeName, record.run.deliveryId), record.at, false);
+        this.see(runKey(record.run.routeName, record.run.deliveryId), record.at, { run: true });
         return true;
       case "f":
         if (!isString(record.k)) return this.skip();
@@ -72,12 +81,17 @@ export class LiveState {
       case "s":
       case "d":
         if (!isString(record.k) || !isNumber(record.at)) return this.skip();
-        this.see(record.k, record.at, record.t === "d");
+        this.see(record.k, record.at, {
+          delivered: record.t === "d",
+          run: record.t === "s" && record.r === 1,
+        });
         return true;
       case "g":
         if (!isGroup(record.g)) return this.skip();
         this.groups.set(record.g.id, record.g);
-        this.see(runKey(record.g.latest.routeName, record.g.latest.deliveryId), record.g.lastAt, false);
+        this.see(runKey(record.g.latest.routeName, record.g.latest.deliveryId), record.g.lastAt, {
+          run: true,
+        });
         return true;
       case "x":
         if (!isString(record.id)) return this.skip();
@@ -100,7 +114,10 @@ export class LiveState {
   snapshot(now: number): JournalRecord[] {
     this.prune(now);
     const out: JournalRecord[] = [];
-    for (const [k, entry] of this.seen) out.push({ t: entry.delivered ? "d" : "s", k, at: entry.at });
+    for (const [k, entry] of this.seen) {
+      if (entry.delivered) out.push({ t: "d", k, at: entry.at });
+      else out.push(entry.run ? { t: "s", k, at: entry.at, r: 1 } : { t: "s", k, at: entry.at });
+    }
     for (const g of this.groups.values()) out.push({ t: "g", g });
     for (const run of this.runs.values()) out.push({ t: "a", run, at: run.receivedAt });
     return out;
@@ -112,13 +129,18 @@ export class LiveState {
       runs: [...this.runs.values()],
       groups: [...this.groups.values()],
       seen: [...this.seen].map(([key, entry]) => [key, entry.at]),
+      runKeys: [...this.seen].filter(([, entry]) => entry.run).map(([key]) => key),
     };
   }
 
-  private see(key: string, at: number, delivered: boolean): void {
+  private see(key: string, at: number, kind: { delivered?: boolean; run?: boolean }): void {
     const known = this.seen.get(key);
-    if (known === undefined) this.seen.set(key, { at, delivered });
-    else if (delivered) known.delivered = true;
+    if (known === undefined) {
+      this.seen.set(key, { at, delivered: kind.delivered === true, run: kind.run === true });
+      return;
+    }
+    if (kind.delivered === true) known.delivered = true;
+    if (kind.run === true) known.run = true;
   }
 
   private skip(): boolean {

@@ -49,6 +49,8 @@ export interface Recovered {
   readonly groups: StoredGroup[];
   /** Idempotency keys with the time each was first accepted, oldest first. */
   readonly seen: Array<[key: string, at: number]>;
+  /** The keys among `seen` that were recorded as agent runs (pending or finished). */
+  readonly runKeys: string[];
 }
 
-export const NOTHING_RECOVERED: Recovered = { runs: [], groups: [], seen: [] };
+export const NOTHING_RECOVERED: Recovered = { runs: [], groups: [], seen: [], runKeys: [] };

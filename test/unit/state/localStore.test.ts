@@ -84,7 +84,7 @@ describe("the local state store across a restart", () => {
     await second.close();
     now += SEEN_TTL_MS;
     const third = storeIn(dir, () => now);
-    expect(third.recover()).toEqual({ runs: [], groups: [], seen: [] });
+    expect(third.recover()).toEqual({ runs: [], groups: [], seen: [], runKeys: [] });
   });
 
   it("stays bounded: rotation keeps only what is live", async () => {
