@@ -79,6 +79,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   }
   const now = options.now ?? Date.now;
   const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
+  // Durable state (docs/durability.md): the journal is replayed before any request is read.
+  const state = new GatewayState(
+    options.stateStore ?? openStateStore(loaded.config.state, paths.home, logger, now),
+    now,
+    logger,
+  );
   const system = startSystem({ logger, ...(options.inspect ? { inspect: options.inspect } : {}) });
   const targetDeps = { logger, ...(options.env === undefined ? {} : { env: options.env }) };
   // Rebuilt by a reload that changes platforms.<name> (a new token, a platform enabled).
@@ -97,12 +103,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const routesRef = system.spawn("routes", routesActor(registry));
   const limiter = createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now });
   const seen = createSeenCache({ ttlMs: SEEN_TTL_MS, maxEntries: SEEN_CACHE_MAX_ENTRIES, now });
-  // Durable state (docs/durability.md): the journal is replayed before any request is read.
-  const state = new GatewayState(
-    options.stateStore ?? openStateStore(loaded.config.state, paths.home, logger, now),
-    now,
-    logger,
-  );
   state.restoreSeen(seen);
   try {
     seen.restore(readSeenIds(paths.seenIds));
@@ -266,6 +266,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       });
     } catch (err) {
       system.shutdown();
+      await state.close();
       throw new SvcError("startup_refused", `${(err as Error).message} — ${listenFailureHint(host)}`);
     }
   }

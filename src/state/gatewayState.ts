@@ -31,17 +31,25 @@ export function openStateStore(
     );
   }
   const dir = stateDir(home);
-  const store = new LocalStateStore({
-    dir,
-    now,
-    onProblem: ({ file, problem }) =>
-      logger.warn(`[state] ${file}: ${problem} — the records before it were recovered, the rest skipped`),
-    onError: (err) =>
-      logger.error(
-        { err: describeError(err) },
-        `[state] writing the journal in ${dir} failed; requests answer 503`,
-      ),
-  });
+  let store: LocalStateStore;
+  try {
+    store = new LocalStateStore({
+      dir,
+      now,
+      onProblem: ({ file, problem }) =>
+        logger.warn(`[state] ${file}: ${problem} — the records before it were recovered, the rest skipped`),
+      onError: (err) =>
+        logger.error(
+          { err: describeError(err) },
+          `[state] writing the journal in ${dir} failed; requests answer 503`,
+        ),
+    });
+  } catch (err) {
+    throw new SvcError(
+      "startup_refused",
+      `${dir}: the state journal cannot be opened (${describeError(err)}) — check that the directory is writable by this user and the disk has room`,
+    );
+  }
   const opened = store.journal.opened;
   if (opened.records > 0 || opened.segments > 0)
     logger.info(

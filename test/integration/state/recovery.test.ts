@@ -170,4 +170,12 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     });
     expect(appendedRuns(home.dir).has("saved-2")).toBe(false);
   });
+
+  it("a state directory that cannot be opened refuses the start with the path and what to check", async () => {
+    const home = homeWith({ pr: { secret: OPEN } });
+    home.write("state", "a file where the directory should be");
+    await expect(start(home, fakeClock())).rejects.toThrow(
+      /state: the state journal cannot be opened \(.*\) — check that the directory is writable by this user and the disk has room/,
+    );
+  });
 });
