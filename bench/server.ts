@@ -78,7 +78,22 @@ if (mode === "bare" || (mode === "floor" && arg !== undefined)) {
     level,
     buffered: true,
   });
-  const gateway = await startGateway({ home, port: 0, logger, env: { PATH: process.env.PATH ?? "" } });
+  // BENCH_STATE=memory: the accepted path without the journal (what a 202 meant before it).
+  const memory =
+    process.env.BENCH_STATE === "memory"
+      ? {
+          stateStore: (
+            (await import(dist("state/memoryStore.js"))) as typeof import("../src/state/memoryStore.js")
+          ).memoryStateStore(),
+        }
+      : {};
+  const gateway = await startGateway({
+    home,
+    port: 0,
+    logger,
+    env: { PATH: process.env.PATH ?? "" },
+    ...memory,
+  });
   process.stdout.write(`${JSON.stringify({ port: gateway.port })}\n`);
   process.on("SIGTERM", () => {
     void gateway.stop().finally(() => process.exit(0));

@@ -27,6 +27,25 @@ export interface CoalescerOptions {
   readonly actorGroupLimit?: number;
   readonly clock?: TimerClock;
   readonly logger?: Logger;
+  /** Told each group's state as it changes, so a state store can keep it across a restart. */
+  readonly observer?: CoalesceObserver;
+}
+
+export interface CoalesceObserver {
+  /** An event opened (`merged` 1) or joined group `id`; `latest` is the event the group would dispatch. */
+  updated(id: string, latest: AcceptedEvent, merged: number): void;
+  /** Group `id` fired; its dispatch follows. */
+  fired(id: string): void;
+}
+
+/** A group kept across a restart: what is left of its windows decides when it fires. */
+export interface RestoredGroup {
+  readonly id: string;
+  readonly latest: AcceptedEvent;
+  readonly merged: number;
+  /** Milliseconds left of the quiet window and of the max wait (0: fire now). */
+  readonly quietLeftMs: number;
+  readonly maxLeftMs: number;
 }
 
 export interface Coalescer {
@@ -37,6 +56,8 @@ export interface Coalescer {
   pendingCount(): number;
   /** The event each pending group would dispatch now (note included), without firing it (a stop's first save). */
   pendingEvents(): AcceptedEvent[];
+  /** Reopens a group saved before a restart (at startup, before any request). */
+  restore(group: RestoredGroup): void;
 }
 
 interface Group {
@@ -96,7 +117,6 @@ function newer(current: AcceptedEvent, next: AcceptedEvent): AcceptedEvent {
  * timers. A class, so 100,000 groups share their methods instead of holding five closures each.
  */
 class LightGroup implements Group {
-  private merged = 1;
   private finished = false;
   private quiet: unknown;
   private readonly max: unknown;
@@ -107,8 +127,11 @@ class LightGroup implements Group {
     maxMs: number,
     private readonly clock: TimerClock,
     private readonly done: (output: CoalesceGroupOutput) => void,
+    // A restored group starts with its count and what is left of its quiet window.
+    private merged = 1,
+    firstQuietMs = quietMs,
   ) {
-    this.quiet = clock.setTimeout(() => this.fire("quiet_window"), quietMs);
+    this.quiet = clock.setTimeout(() => this.fire("quiet_window"), firstQuietMs);
     this.max = clock.setTimeout(() => this.fire("max_wait"), maxMs);
   }
 
@@ -189,6 +212,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       },
       `[webhook] ${latest.routeName}: coalesced group dispatched`,
     );
+    options.observer?.fired(id);
     options.dispatch(latest, output.superseded);
   }
   return {
@@ -206,6 +230,10 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       const existing = groups.get(id);
       if (existing !== undefined) {
         existing.offer(pendingCopy(event));
+        if (options.observer !== undefined) {
+          const { latest, superseded } = existing.peek();
+          options.observer.updated(id, latest, superseded + 1);
+        }
         return "coalesced";
       }
       const quietMs = timerDelay(policy.window_seconds * 1000);
@@ -226,7 +254,23 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         group = new LightGroup(pendingCopy(event), quietMs, maxMs, clock, (output) => fired(id, output));
       }
       groups.set(id, group);
+      options.observer?.updated(id, group.peek().latest, 1);
       return "coalesced";
+    },
+    restore(saved) {
+      if (groups.has(saved.id)) return;
+      const policy = saved.latest.route.coalesce;
+      const quietMs = timerDelay((policy?.window_seconds ?? 0) * 1000);
+      const group = new LightGroup(
+        pendingCopy(saved.latest),
+        quietMs,
+        Math.max(0, saved.maxLeftMs),
+        clock,
+        (output) => fired(saved.id, output),
+        saved.merged,
+        Math.max(0, Math.min(saved.quietLeftMs, saved.maxLeftMs)),
+      );
+      groups.set(saved.id, group);
     },
     flushAll() {
       const pending = [...groups.values()];

@@ -1,5 +1,6 @@
 import type { InspectionEvent } from "xstate";
 import {
+  type CoalesceObserver,
   type Coalescer,
   coalescerActor,
   createCoalescer,
@@ -18,6 +19,8 @@ export interface CoalescingDeps {
   readonly inspect?: (event: InspectionEvent) => void;
   /** Where a fired group's run goes (past the queue's cap: its events were answered 202 long ago). */
   readonly dispatch: (event: AcceptedEvent) => void;
+  /** Told of every group change (the state journal keeps pending groups across a crash). */
+  readonly observer?: CoalesceObserver;
 }
 
 export interface Coalescing {
@@ -32,6 +35,7 @@ export function createCoalescing(deps: CoalescingDeps): Coalescing {
     logger: deps.logger,
     dispatch: (event, superseded) => deps.dispatch(withCoalesceNote(event, superseded)),
     clock: deps.timers,
+    ...(deps.observer === undefined ? {} : { observer: deps.observer }),
     ...(deps.inspect === undefined ? {} : { parent: () => ref }),
   });
   const ref = deps.system.spawn("coalescer", coalescerActor(coalescer));

@@ -8,6 +8,7 @@ import { SvcError } from "../errors.js";
 import { createLogger } from "../io/log.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { createSubscriptionSource } from "../io/stores/subscriptions.js";
+import { GatewayState, openStateStore } from "../state/gatewayState.js";
 import { createAgent } from "./agent.js";
 import { createCoalescing } from "./coalescing.js";
 import { checkedConfig, describeRoutes } from "./config.js";
@@ -57,6 +58,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const groupTimers = options.timers ?? clock;
   const env = options.env === undefined ? {} : { env: options.env };
   const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
+  // Durable state (docs/durability.md): the journal is replayed before any request is read.
+  const state = new GatewayState(
+    options.stateStore ?? openStateStore(config.state, paths.home, logger, now),
+    now,
+    logger,
+  );
   const system = startSystem({ logger, ...(options.inspect ? { inspect: options.inspect } : {}) });
   const hooks = pipelineLogHooks(logger);
   const host = options.host ?? webhook.host;
@@ -74,6 +81,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       createSubscriptionSource(paths.subscriptions, logger, { loopback: LOOPBACK_HOSTS.has(host) }),
   });
   const idempotency = createIdempotency({ paths, logger, clock: { now } });
+  state.restoreSeen(idempotency.seen);
   const agent = createAgent(config, { logger, home: paths.home });
   const queue = createRunQueue({
     timers: clock,
@@ -86,7 +94,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger,
     timers: groupTimers,
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
-    dispatch: (event) => queue.enqueue(event, Infinity),
+    dispatch: state.enqueue((event) => queue.enqueue(event, Infinity)),
+    observer: state.coalesceObserver,
   });
   // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.
   const cron = createCron({
@@ -108,8 +117,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     deliverer: deliveries.deliverer,
     profiles,
     runFiredJob: (run, signal) => cron.scheduler.runFired(run, signal),
+    track: (execute) => state.trackRuns(execute),
   });
   const ingress = await startIngress({
+    durable: state.pipelineDeps().durable,
+    modes: (modes) => state.eventModes(modes),
     config,
     host,
     port: options.port ?? webhook.port,
@@ -124,8 +136,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     seen: idempotency.seen,
     coalescer: coalescing.coalescer,
     cron: cron.scheduler,
-    enqueueRun: (event) => queue.enqueue(event),
-    deliverDirect: (event) => deliveries.deliverDirect(event, hooks.onDeliveryFailed),
+    enqueueRun: state.enqueue((event) => queue.enqueue(event)),
+    deliverDirect: state.deliverDirect((event) => deliveries.deliverDirect(event, hooks.onDeliveryFailed)),
     ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),
   });
   idempotency.start();
@@ -151,7 +163,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
     if (unserved !== undefined) logger.warn(unserved);
   }
-  resumeSavedRuns(paths.pendingRuns, queue, (name) => routes.registry.lookup(name), hooks);
+  if (state.store.backend === "memory")
+    resumeSavedRuns(paths.pendingRuns, queue, (name) => routes.registry.lookup(name), hooks);
+  else
+    await state.resume({
+      resumeRuns: (runs) => queue.resume(runs),
+      coalescer: coalescing.coalescer,
+      lookup: (name) => routes.registry.lookup(name),
+      pendingRunsFile: paths.pendingRuns,
+      onPendingUnreadable: hooks.onPendingUnreadable,
+    });
 
   const stopSteps = (): StopStep[] => {
     const drainMs = options.drainTimeoutMs ?? loaded.config.gateway.drain_timeout_seconds * 1000;
@@ -211,6 +232,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         },
       },
       { name: "close run journals", run: async () => void (await profiles.closeJournals()) },
+      { name: "close the state journal", run: () => state.close() },
       { name: "stop actors", run: () => system.shutdown() },
     ];
   };

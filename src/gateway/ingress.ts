@@ -38,6 +38,10 @@ export interface IngressDeps {
   readonly enqueueRun: (event: AcceptedEvent) => boolean;
   readonly deliverDirect: (event: AcceptedEvent) => Promise<boolean>;
   readonly eventModes?: EventModes;
+  /** Wraps the event modes (the state journal records cron fires). */
+  readonly modes?: (modes: EventModes) => EventModes;
+  /** Accepted answers wait for this (the state journal's sync); absent for in-memory state. */
+  readonly durable?: (() => Promise<void> | undefined) | undefined;
 }
 
 export interface Ingress {
@@ -87,11 +91,11 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
     },
     idempotency: { checkAndAdd: (key) => seen.checkAndAdd(key), randomId: randomUUID },
     dispatch: {
-      modes: {
+      modes: (deps.modes ?? ((modes) => modes))({
         coalesce: (event) => deps.coalescer.offer(event),
         fireCronJob: (jobRef, event) => deps.cron.fire(jobRef, event),
         ...deps.eventModes,
-      },
+      }),
       enqueueRun: deps.enqueueRun,
       forget: (key) => seen.delete(key),
       onCronUnavailable: hooks.onCronUnavailable,
@@ -102,6 +106,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
       forget: (key) => seen.delete(key),
     },
     onFailure: hooks.onStageFailure,
+    ...(deps.durable === undefined ? {} : { durable: deps.durable }),
   });
 
   let server: ServerHandle = { impl: "node", host, port: 0, close() {} };

@@ -6,6 +6,7 @@ import {
   type QueuedRun,
   queuedRun,
   RUN_QUEUE_CAP,
+  type RunExecutor,
   RunQueue,
   type RunQueueTimers,
   runsMachine,
@@ -74,6 +75,8 @@ export interface RunsDeps {
   readonly profiles: ProfileResources;
   /** Runs a cron job fired by a webhook event, once its turn in the queue comes. */
   readonly runFiredJob: CronScheduler["runFired"];
+  /** Wraps each run (the state journal records it finished). */
+  readonly track?: (execute: RunExecutor) => RunExecutor;
 }
 
 /** The run slots (the `runs` actor and its `run-slot-N` children) working off the queue. */
@@ -91,7 +94,8 @@ export function createRuns(deps: RunsDeps): void {
     maxConcurrent: deps.maxConcurrent,
     logger,
     queue: deps.queue.queue,
-    execute: (run, signal) =>
+    execute: (deps.track ?? ((execute) => execute))((run, signal) =>
       run.route.cron_job === undefined ? executeAgentRun(run, signal) : deps.runFiredJob(run, signal),
+    ),
   });
 }

@@ -3,6 +3,7 @@ import type { TimerClock } from "../actors/coalescer.js";
 import type { RouteSource } from "../actors/routes.js";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../io/log.js";
+import type { StateStore } from "../state/store.js";
 import type { EventModes } from "../streams/context.js";
 
 export interface GatewayOptions {
@@ -32,6 +33,8 @@ export interface GatewayOptions {
   readonly drainTimeoutMs?: number;
   /** Agent runs kept waiting at most before new agent events are answered 503 (default `RUN_QUEUE_CAP`). */
   readonly runQueueCap?: number;
+  /** Overrides `state.backend` (tests and benchmarks pass `memoryStateStore()`). */
+  readonly stateStore?: StateStore;
 }
 
 export interface Gateway {

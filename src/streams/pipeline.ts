@@ -4,6 +4,7 @@ import { acceptStage } from "./stages/accept.js";
 import { type AuthDeps, authStage } from "./stages/auth.js";
 import { type DeliverDeps, deliverStage, needsDirectDelivery } from "./stages/deliver.js";
 import { type DispatchDeps, dispatchStage } from "./stages/dispatch.js";
+import { durableOperator } from "./stages/durable.js";
 import { eventCheckStage } from "./stages/events.js";
 import { type FilterDeps, filterStage } from "./stages/filters.js";
 import { type IdempotencyDeps, idempotencyStage } from "./stages/idempotency.js";
@@ -42,6 +43,8 @@ export interface PipelineDeps {
   readonly dispatch: DispatchDeps;
   readonly deliver: DeliverDeps;
   readonly onFailure: StageFailure;
+  /** The state store's durability (DESIGN.md 6a): 202s wait for it; absent, nothing waits (memory). */
+  durable?(): Promise<void> | undefined;
   /** Bounds on the asynchronous stages. */
   readonly scriptConcurrency?: number;
   readonly deliveryConcurrency?: number;
@@ -98,6 +101,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       hasScript,
     ),
     stagesOperator(decisions, deps.onFailure),
+    deps.durable === undefined
+      ? (ctxs) => ctxs
+      : durableOperator({ durable: () => deps.durable?.(), forget: (key) => deps.dispatch.forget(key) }),
     asyncStageOperator(
       "deliver",
       deliverStage({ ...deps.deliver, endDirect: (key, ok) => direct.end(key, ok) }),

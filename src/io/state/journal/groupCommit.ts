@@ -1,0 +1,127 @@
+import type { JournalFs } from "./fsFacade.js";
+
+interface Batch {
+  readonly chunks: Buffer[];
+  bytes: number;
+  promise?: Promise<void>;
+  resolve?: () => void;
+  reject?: (err: unknown) => void;
+}
+
+const newBatch = (): Batch => ({ chunks: [], bytes: 0 });
+
+function promiseOf(batch: Batch): Promise<void> {
+  if (batch.promise === undefined) {
+    batch.promise = new Promise<void>((resolve, reject) => {
+      batch.resolve = resolve;
+      batch.reject = reject;
+    });
+    // A batch nobody awaits must not become an unhandled rejection.
+    batch.promise.catch(() => {});
+  }
+  return batch.promise;
+}
+
+export interface GroupCommitOptions {
+  readonly fs: JournalFs;
+  /** Called between two flushes (nothing in flight) once the current file passed its size; may swap the file. */
+  readonly onIdleBetweenFlushes?: () => Promise<void>;
+  /** A failed write or sync (the waiting requests are answered 503 by the caller). */
+  readonly onError?: (err: unknown) => void;
+}
+
+/**
+ * Group commit: records appended while a write + fdatasync is in flight (or within the same turn of the
+ * event loop) are written together by the next one, so a burst of N requests costs a few syncs, not N.
+ * `durable()` is the promise a request waits for before it is answered.
+ */
+export class GroupCommitWriter {
+  private open: Batch = newBatch();
+  private inFlight: Batch | undefined;
+  private scheduled = false;
+  /** A flush or the rotation after it is under way; new records wait for the next flush. */
+  private busy = false;
+  private bytesInFile = 0;
+  private closed = false;
+
+  constructor(
+    private fd: number,
+    private readonly options: GroupCommitOptions,
+  ) {}
+
+  /** Queues one encoded record; it is written with the next flush. */
+  append(record: Buffer): void {
+    // After close (the stop's last steps) a record is dropped: at worst a finished run runs once more.
+    if (this.closed) return;
+    this.open.chunks.push(record);
+    this.open.bytes += record.length;
+    this.schedule();
+  }
+
+  /** Resolves once every record appended so far is on disk; undefined when that is already so. */
+  durable(): Promise<void> | undefined {
+    if (this.open.chunks.length > 0) return promiseOf(this.open);
+    if (this.inFlight !== undefined) return promiseOf(this.inFlight);
+    return undefined;
+  }
+
+  /** Bytes written to the current file through this writer (plus what `useFile` said it held). */
+  fileBytes(): number {
+    return this.bytesInFile;
+  }
+
+  /** Switches to another file (rotation); only from `onIdleBetweenFlushes`, when nothing is in flight. */
+  useFile(fd: number, bytes: number): void {
+    this.fd = fd;
+    this.bytesInFile = bytes;
+  }
+
+  /** Flushes what is queued and stops taking records. */
+  async close(): Promise<void> {
+    this.closed = true;
+    // Until nothing is queued and no flush (or the rotation after it) is under way.
+    while (this.busy || this.scheduled || this.open.chunks.length > 0) {
+      await (this.durable() ?? new Promise<void>((resolve) => setImmediate(resolve))).catch(() => {});
+    }
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.busy) return;
+    this.scheduled = true;
+    // After the current turn: every request read in this turn joins the batch.
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.busy || this.open.chunks.length === 0) return;
+    this.busy = true;
+    const batch = this.open;
+    this.open = newBatch();
+    this.inFlight = batch;
+    try {
+      const data =
+        batch.chunks.length === 1 ? (batch.chunks[0] as Buffer) : Buffer.concat(batch.chunks, batch.bytes);
+      await this.options.fs.write(this.fd, data);
+      this.bytesInFile += data.length;
+      await this.options.fs.fdatasync(this.fd);
+      batch.resolve?.();
+    } catch (err) {
+      this.options.onError?.(err);
+      batch.reject?.(err);
+    } finally {
+      this.inFlight = undefined;
+    }
+    if (this.options.onIdleBetweenFlushes !== undefined) {
+      try {
+        await this.options.onIdleBetweenFlushes();
+      } catch (err) {
+        this.options.onError?.(err);
+      }
+    }
+    this.busy = false;
+    if (this.open.chunks.length > 0) void this.flush();
+  }
+}

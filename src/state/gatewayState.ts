@@ -1,0 +1,242 @@
+import { join } from "node:path";
+import type { CoalesceObserver, Coalescer } from "../actors/coalescer.js";
+import { pendingRunOf } from "../actors/pendingRuns.js";
+import type { QueuedRun, RunExecutor } from "../actors/runs.js";
+import type { StateSettings } from "../config/sections/state.js";
+import { describeError, SvcError } from "../errors.js";
+import type { Logger } from "../io/log.js";
+import type { PendingRun } from "../io/stores/pendingRuns.js";
+import type { AcceptedEvent, EventModes, ResolvedRoute } from "../streams/context.js";
+import type { SeenCache } from "../streams/seenCache.js";
+import { seenKey } from "../streams/stages/idempotency.js";
+import { runKey, SEEN_TTL_MS } from "./liveState.js";
+import { LocalStateStore } from "./localStore.js";
+import { importPendingRunsFile } from "./pendingRunsImport.js";
+import type { Recovered, StateStore } from "./store.js";
+
+/** `$SVC_HOME/state`: the journal's segments. */
+export const stateDir = (home: string): string => join(home, "state");
+
+/** Opens the configured backend (replaying the journal: synchronous, before the listener opens). */
+export function openStateStore(
+  settings: StateSettings,
+  home: string,
+  logger: Logger,
+  now: () => number,
+): StateStore {
+  if (settings.backend === "redis") {
+    throw new SvcError(
+      "startup_refused",
+      "config.yaml: state.backend: redis is not available in this build — use state.backend: local",
+    );
+  }
+  const dir = stateDir(home);
+  let store: LocalStateStore;
+  try {
+    store = new LocalStateStore({
+      dir,
+      now,
+      onProblem: ({ file, problem }) =>
+        logger.warn(`[state] ${file}: ${problem} — the records before it were recovered, the rest skipped`),
+      onError: (err) =>
+        logger.error(
+          { err: describeError(err) },
+          `[state] writing the journal in ${dir} failed; requests answer 503`,
+        ),
+    });
+  } catch (err) {
+    throw new SvcError(
+      "startup_refused",
+      `${dir}: the state journal cannot be opened (${describeError(err)}) — check that the directory is writable by this user and the disk has room`,
+    );
+  }
+  const opened = store.journal.opened;
+  if (opened.records > 0 || opened.segments > 0)
+    logger.info(
+      `[state] journal ${dir}: ${opened.records} record(s) replayed from ${opened.segments} segment(s)`,
+    );
+  if (store.ignoredRecords() > 0)
+    logger.warn(`[state] journal ${dir}: ${store.ignoredRecords()} record(s) not understood were skipped`);
+  return store;
+}
+
+type Lookup = (routeName: string) => ResolvedRoute | undefined;
+
+function routeFor(run: PendingRun, lookup: Lookup): ResolvedRoute | undefined {
+  const found = lookup(run.routeName);
+  return found !== undefined && found.profile === run.profile ? found : undefined;
+}
+
+const asEvent = (run: PendingRun, route: ResolvedRoute): AcceptedEvent => ({
+  ...run,
+  route: route.route,
+  payload: {},
+  headers: {},
+});
+
+/**
+ * The gateway's side of the state store: wrappers that record each fact where it happens (run accepted,
+ * run finished, group changed, direct delivery done), and the recovery at startup. The gateway wires
+ * these in; the logic lives here.
+ */
+export class GatewayState {
+  private recovered: Recovered | undefined;
+  /** When each pending group's first event arrived (the max wait counts from it). */
+  private readonly groupFirstAt = new Map<string, number>();
+
+  constructor(
+    readonly store: StateStore,
+    private readonly now: () => number,
+    private readonly logger: Logger,
+  ) {}
+
+  private recoveredOnce(): Recovered {
+    this.recovered ??= this.store.recover();
+    return this.recovered;
+  }
+
+  /** The idempotency keys of the last hour, into the cache (before the first request). */
+  restoreSeen(seen: SeenCache): void {
+    const keys = this.recoveredOnce().seen;
+    seen.restore(keys.map(([key, at]) => [key, at + SEEN_TTL_MS] as const));
+  }
+
+  /** The pipeline's `durable` dependency: 202s wait for it (none for the memory backend). */
+  pipelineDeps(): { durable?: () => Promise<void> | undefined } {
+    return this.store.backend === "memory" ? {} : { durable: () => this.store.durable() };
+  }
+
+  /** Records each agent run the queue took. */
+  enqueue(enqueue: (event: AcceptedEvent) => boolean): (event: AcceptedEvent) => boolean {
+    return (event) => {
+      const taken = enqueue(event);
+      if (taken) this.store.runAccepted(pendingRunOf(event), this.now());
+      return taken;
+    };
+  }
+
+  /** Marks a run finished when it ends (done or failed), not when a stop aborted it: that one runs again. */
+  trackRuns(execute: RunExecutor): RunExecutor {
+    return async (run, signal) => {
+      try {
+        await execute(run, signal);
+      } finally {
+        if (!signal.aborted) this.store.runFinished(run.routeName, run.deliveryId);
+      }
+    };
+  }
+
+  /** Event-triggered cron fires are remembered for idempotency (the job itself is the cron store's). */
+  eventModes(modes: EventModes): EventModes {
+    const fire = modes.fireCronJob;
+    if (fire === undefined) return modes;
+    return {
+      ...modes,
+      fireCronJob: (jobRef, event) => {
+        const result = fire(jobRef, event);
+        if (result !== "queue_full")
+          this.store.remember(seenKey(event.routeName, event.deliveryId), this.now());
+        return result;
+      },
+    };
+  }
+
+  /** A successful direct delivery is recorded (and durable) before its 200: a retry after a restart is a duplicate. */
+  deliverDirect(
+    deliver: (event: AcceptedEvent) => Promise<boolean>,
+  ): (event: AcceptedEvent) => Promise<boolean> {
+    return async (event) => {
+      const ok = await deliver(event);
+      if (ok) {
+        this.store.delivered(seenKey(event.routeName, event.deliveryId), this.now());
+        await this.store.durable()?.catch(() => {});
+      }
+      return ok;
+    };
+  }
+
+  readonly coalesceObserver: CoalesceObserver = {
+    updated: (id, latest, merged) => {
+      const at = this.now();
+      const firstAt = this.groupFirstAt.get(id) ?? at;
+      this.groupFirstAt.set(id, firstAt);
+      this.store.groupUpdated({ id, latest: pendingRunOf(latest), merged, firstAt, lastAt: at });
+    },
+    fired: (id) => {
+      this.groupFirstAt.delete(id);
+      this.store.groupFired(id);
+    },
+  };
+
+  /**
+   * Queues the runs accepted and not finished before the restart, reopens the pending coalescing groups
+   * with what is left of their windows, and takes in an existing webhook-pending-runs.json (upgrades, and
+   * graceful stops) once it is durable in the journal. Runs and groups whose route is gone stay recorded.
+   */
+  async resume(deps: {
+    /** Puts recovered runs back on the run queue (no cap: they were answered 202 long ago). */
+    readonly resumeRuns: (runs: readonly QueuedRun[]) => void;
+    readonly coalescer: Coalescer;
+    readonly lookup: Lookup;
+    readonly pendingRunsFile: string;
+    readonly onPendingUnreadable: (file: string, movedTo: string, err: unknown) => void;
+  }): Promise<void> {
+    const recovered = this.recoveredOnce();
+    // Runs the journal took care of (pending, or finished within the hour); a cron fire's key is not one.
+    const known = new Set<string>([
+      ...recovered.runKeys,
+      ...recovered.runs.map((run) => runKey(run.routeName, run.deliveryId)),
+    ]);
+    const imported = await importPendingRunsFile(
+      deps.pendingRunsFile,
+      known,
+      this.store,
+      deps.onPendingUnreadable,
+    );
+    const queued = [];
+    const kept: PendingRun[] = [];
+    for (const run of [...recovered.runs, ...imported]) {
+      const route = routeFor(run, deps.lookup);
+      if (route === undefined) kept.push(run);
+      else queued.push({ ...run, route: route.route });
+    }
+    deps.resumeRuns(queued);
+    const at = this.now();
+    let groups = 0;
+    for (const group of recovered.groups) {
+      const route = routeFor(group.latest, deps.lookup);
+      const policy = route?.route.coalesce;
+      if (route === undefined || policy === undefined) {
+        kept.push(group.latest);
+        continue;
+      }
+      groups += 1;
+      this.groupFirstAt.set(group.id, group.firstAt);
+      deps.coalescer.restore({
+        id: group.id,
+        latest: asEvent(group.latest, route),
+        merged: group.merged,
+        quietLeftMs: group.lastAt + policy.window_seconds * 1000 - at,
+        maxLeftMs: group.firstAt + policy.max_wait_seconds * 1000 - at,
+      });
+    }
+    if (queued.length > 0)
+      this.logger.info(
+        `[state] ${queued.length} agent run(s) left unfinished at the last shutdown queued again (from the journal)`,
+      );
+    if (groups > 0)
+      this.logger.info(
+        `[state] ${groups} pending coalescing group(s) reopened with what is left of their windows`,
+      );
+    for (const run of kept) {
+      this.logger.warn(
+        { route: run.routeName, delivery_id: run.deliveryId },
+        `[state] ${run.routeName}: saved agent run not resumed — the route no longer exists${run.profile === "default" ? "" : ` in profile ${run.profile}`} (or no longer coalesces); it stays in the journal until the route is back`,
+      );
+    }
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}

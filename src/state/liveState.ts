@@ -1,0 +1,150 @@
+import type { PendingRun } from "../io/stores/pendingRuns.js";
+import type { Recovered, StoredGroup } from "./store.js";
+
+/**
+ * The journal's records (JSON bodies). Each is a whole fact that can be replayed twice without harm:
+ * a later record about the same key replaces or removes the earlier one.
+ */
+export type JournalRecord =
+  | { t: "a"; run: PendingRun; at: number } // run accepted
+  | { t: "f"; k: string } // run finished
+  | { t: "s"; k: string; at: number; r?: 1 } // idempotency key (`r`: of an agent run or group)
+  | { t: "d"; k: string; at: number } // direct delivery done
+  | { t: "g"; g: StoredGroup } // coalescing group state
+  | { t: "x"; id: string }; // coalescing group fired
+
+interface SeenEntry {
+  readonly at: number;
+  delivered: boolean;
+  run: boolean;
+}
+
+export const runKey = (routeName: string, deliveryId: string): string => `${routeName}:${deliveryId}`;
+
+/** Idempotency keys are kept an hour and at most this many (like the in-memory cache). */
+export const SEEN_TTL_MS = 60 * 60 * 1000;
+export const SEEN_MAX = 100_000;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+const isString = (v: unknown): v is string => typeof v === "string";
+const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+
+function isRun(v: unknown): v is PendingRun {
+  return (
+    isObject(v) &&
+    isString(v.profile) &&
+    isString(v.routeName) &&
+    (v.event === undefined || isString(v.event)) &&
+    isString(v.deliveryId) &&
+    isString(v.prompt) &&
+    isObject(v.extra) &&
+    isNumber(v.receivedAt)
+  );
+}
+
+function isGroup(v: unknown): v is StoredGroup {
+  return (
+    isObject(v) &&
+    isString(v.id) &&
+    isRun(v.latest) &&
+    isNumber(v.merged) &&
+    isNumber(v.firstAt) &&
+    isNumber(v.lastAt)
+  );
+}
+
+/** What is live now, mirrored in memory: replayed from the journal at start, restated in each snapshot. */
+export class LiveState {
+  readonly runs = new Map<string, PendingRun>();
+  readonly groups = new Map<string, StoredGroup>();
+  /**
+   * Idempotency key → first accepted at, delivered directly, and whether it was journaled as an agent run
+   * (so a run saved elsewhere under that key was already taken care of). Insertion order is time order.
+   */
+  readonly seen = new Map<string, SeenEntry>();
+  /** Records replay skipped as unreadable (a newer format, a hand edit). */
+  ignored = 0;
+
+  /** Applies one record; returns false for one it does not understand (skipped). */
+  apply(record: unknown): boolean {
+    if (!isObject(record)) return this.skip();
+    switch (record.t) {
+      case "a":
+        if (!isRun(record.run) || !isNumber(record.at)) return this.skip();
+        this.runs.set(runKey(record.run.routeName, record.run.deliveryId), record.run);
+        this.see(runKey(record.run.routeName, record.run.deliveryId), record.at, { run: true });
+        return true;
+      case "f":
+        if (!isString(record.k)) return this.skip();
+        this.runs.delete(record.k);
+        return true;
+      case "s":
+      case "d":
+        if (!isString(record.k) || !isNumber(record.at)) return this.skip();
+        this.see(record.k, record.at, {
+          delivered: record.t === "d",
+          run: record.t === "s" && record.r === 1,
+        });
+        return true;
+      case "g":
+        if (!isGroup(record.g)) return this.skip();
+        this.groups.set(record.g.id, record.g);
+        this.see(runKey(record.g.latest.routeName, record.g.latest.deliveryId), record.g.lastAt, {
+          run: true,
+        });
+        return true;
+      case "x":
+        if (!isString(record.id)) return this.skip();
+        this.groups.delete(record.id);
+        return true;
+      default:
+        return this.skip();
+    }
+  }
+
+  /** Drops idempotency keys older than the hour (and the oldest past the cap). */
+  prune(now: number): void {
+    for (const [key, entry] of this.seen) {
+      if (entry.at > now - SEEN_TTL_MS && this.seen.size <= SEEN_MAX) break;
+      this.seen.delete(key);
+    }
+  }
+
+  /** Records that restate everything live (the start of a new segment). */
+  snapshot(now: number): JournalRecord[] {
+    this.prune(now);
+    const out: JournalRecord[] = [];
+    for (const [k, entry] of this.seen) {
+      if (entry.delivered) out.push({ t: "d", k, at: entry.at });
+      else out.push(entry.run ? { t: "s", k, at: entry.at, r: 1 } : { t: "s", k, at: entry.at });
+    }
+    for (const g of this.groups.values()) out.push({ t: "g", g });
+    for (const run of this.runs.values()) out.push({ t: "a", run, at: run.receivedAt });
+    return out;
+  }
+
+  recovered(now: number): Recovered {
+    this.prune(now);
+    return {
+      runs: [...this.runs.values()],
+      groups: [...this.groups.values()],
+      seen: [...this.seen].map(([key, entry]) => [key, entry.at]),
+      runKeys: [...this.seen].filter(([, entry]) => entry.run).map(([key]) => key),
+    };
+  }
+
+  private see(key: string, at: number, kind: { delivered?: boolean; run?: boolean }): void {
+    const known = this.seen.get(key);
+    if (known === undefined) {
+      this.seen.set(key, { at, delivered: kind.delivered === true, run: kind.run === true });
+      return;
+    }
+    if (kind.delivered === true) known.delivered = true;
+    if (kind.run === true) known.run = true;
+  }
+
+  private skip(): boolean {
+    this.ignored += 1;
+    return false;
+  }
+}

@@ -1,0 +1,95 @@
+import type { JournalFs } from "../io/state/journal/fsFacade.js";
+import { Journal } from "../io/state/journal/journal.js";
+import type { SegmentProblem } from "../io/state/journal/segments.js";
+import type { PendingRun } from "../io/stores/pendingRuns.js";
+import { type JournalRecord, LiveState, runKey } from "./liveState.js";
+import type { Recovered, StateStore, StoredGroup } from "./store.js";
+
+export interface LocalStoreOptions {
+  /** `$SVC_HOME/state`. */
+  readonly dir: string;
+  readonly now: () => number;
+  readonly fs?: JournalFs;
+  readonly maxSegmentBytes?: number;
+  readonly onProblem?: (problem: SegmentProblem) => void;
+  readonly onError?: (err: unknown) => void;
+}
+
+/**
+ * The `local` backend: each fact is applied to the live mirror and appended to the journal; the
+ * journal's group commit makes it durable. Opening replays the journal (synchronously, at startup).
+ */
+export class LocalStateStore implements StateStore {
+  readonly backend = "local" as const;
+  readonly journal: Journal;
+  private readonly live = new LiveState();
+  private sincePrune = 0;
+
+  constructor(private readonly options: LocalStoreOptions) {
+    this.journal = new Journal(
+      {
+        dir: options.dir,
+        ...(options.fs === undefined ? {} : { fs: options.fs }),
+        ...(options.maxSegmentBytes === undefined ? {} : { maxSegmentBytes: options.maxSegmentBytes }),
+        ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }),
+        ...(options.onError === undefined ? {} : { onError: options.onError }),
+      },
+      (records) => {
+        for (const record of records) this.live.apply(record);
+      },
+      () => this.live.snapshot(options.now()),
+    );
+  }
+
+  /** Records replay could not read (reported once at startup). */
+  ignoredRecords(): number {
+    return this.live.ignored;
+  }
+
+  recover(): Recovered {
+    return this.live.recovered(this.options.now());
+  }
+
+  runAccepted(run: PendingRun, at: number): void {
+    this.record({ t: "a", run, at });
+  }
+
+  runFinished(routeName: string, deliveryId: string): void {
+    const k = runKey(routeName, deliveryId);
+    // Runs never journaled (cron jobs, or already finished) need no record.
+    if (this.live.runs.has(k)) this.record({ t: "f", k });
+  }
+
+  remember(key: string, at: number): void {
+    this.record({ t: "s", k: key, at });
+  }
+
+  delivered(key: string, at: number): void {
+    this.record({ t: "d", k: key, at });
+  }
+
+  groupUpdated(group: StoredGroup): void {
+    this.record({ t: "g", g: group });
+  }
+
+  groupFired(id: string): void {
+    if (this.live.groups.has(id)) this.record({ t: "x", id });
+  }
+
+  durable(): Promise<void> | undefined {
+    return this.journal.durable();
+  }
+
+  close(): Promise<void> {
+    return this.journal.close();
+  }
+
+  private record(record: JournalRecord): void {
+    this.live.apply(record);
+    this.journal.append(record);
+    if (++this.sincePrune >= 1024) {
+      this.sincePrune = 0;
+      this.live.prune(this.options.now());
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import type { PendingRun } from "../io/stores/pendingRuns.js";
+
+/**
+ * Everything a 202 promises, behind one interface (DESIGN.md 6a). The pipeline and the actors talk to
+ * this, never to a backend. Each recording method returns at once; what it recorded is kept across a
+ * crash once the promise from `durable()` taken afterwards resolves, and not before: a caller answers
+ * 202 only then.
+ */
+export interface StateStore {
+  /** `memory`: nothing outlives the process (tests, benchmarks); `local`: the journal under $SVC_HOME/state/. */
+  readonly backend: "memory" | "local";
+  /**
+   * What the previous process left: accepted runs not recorded finished, pending coalescing groups and
+   * the idempotency keys of the last hour. Called once, at startup, before the first request.
+   */
+  recover(): Recovered;
+  /** An agent run was accepted (queued): it runs after a restart until `runFinished` is recorded. */
+  runAccepted(run: PendingRun, at: number): void;
+  /** The run ended (done or failed for good): a restart never runs it again. */
+  runFinished(routeName: string, deliveryId: string): void;
+  /** An idempotency key (route:delivery id) accepted at `at`: a retry within the hour is a duplicate. */
+  remember(key: string, at: number): void;
+  /** A direct (`deliver_only`) delivery of `key` succeeded: a retry after a restart is a duplicate. */
+  delivered(key: string, at: number): void;
+  /** A coalescing group's state after an event joined it (the whole state: the last record wins). */
+  groupUpdated(group: StoredGroup): void;
+  /** The group fired (its run is recorded with `runAccepted` right after) or was dropped. */
+  groupFired(id: string): void;
+  /** Resolves once everything recorded so far is durable; undefined when it already is (or never will be: memory). */
+  durable(): Promise<void> | undefined;
+  /** Makes what is recorded durable and releases the files. */
+  close(): Promise<void>;
+}
+
+/** A pending coalescing group as stored: its latest event, how many merged, and when. */
+export interface StoredGroup {
+  readonly id: string;
+  readonly latest: PendingRun;
+  /** Events merged so far, the first one included. */
+  readonly merged: number;
+  /** When the first event joined (the max wait counts from here) and the last one (the quiet window). */
+  readonly firstAt: number;
+  readonly lastAt: number;
+}
+
+export interface Recovered {
+  /** Accepted and not finished, oldest first. */
+  readonly runs: PendingRun[];
+  readonly groups: StoredGroup[];
+  /** Idempotency keys with the time each was first accepted, oldest first. */
+  readonly seen: Array<[key: string, at: number]>;
+  /** The keys among `seen` that were recorded as agent runs (pending or finished). */
+  readonly runKeys: string[];
+}
+
+export const NOTHING_RECOVERED: Recovered = { runs: [], groups: [], seen: [], runKeys: [] };

@@ -1,0 +1,181 @@
+import { appendFileSync, existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
+import { type Gateway, startGateway } from "../../../src/gateway/index.js";
+import { createLogger } from "../../../src/io/log.js";
+import { writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
+import { stateDir } from "../../../src/state/gatewayState.js";
+import { LocalStateStore } from "../../../src/state/localStore.js";
+import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
+import { type FakeClock, fakeClock, webhookConfig } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { postJson } from "../../helpers/http.js";
+
+/**
+ * docs/durability.md, recovery: what an earlier process left in the journal (written here through the
+ * store, as that process would have) is picked up by the next start: pending groups fire with what is
+ * left of their windows, idempotency keys answer duplicate within the hour, a damaged tail is logged.
+ */
+
+const OPEN = "INSECURE_NO_AUTH";
+const homes: TempHome[] = [];
+const running: Gateway[] = [];
+afterEach(async () => {
+  for (const gateway of running.splice(0)) await gateway.stop();
+  for (const home of homes.splice(0)) home.cleanup();
+});
+
+const run = (id: string, receivedAt: number, routeName = "grouped") => ({
+  profile: "default",
+  routeName,
+  event: undefined,
+  deliveryId: id,
+  prompt: `prompt ${id}`,
+  extra: {},
+  receivedAt,
+});
+
+function homeWith(routes: Record<string, unknown>): TempHome {
+  const home = tempHome();
+  homes.push(home);
+  home.write(
+    "config.yaml",
+    stringify(webhookConfig(routes, { rate_limit: 1000 }, { agent: appendAgent(2) })),
+  );
+  return home;
+}
+
+/** Writes what a killed process would have left (no close: nothing flushed at exit but what was synced). */
+async function leaveInJournal(home: TempHome, now: number, write: (store: LocalStateStore) => void) {
+  const store = new LocalStateStore({ dir: stateDir(home.dir), now: () => now });
+  write(store);
+  await store.durable();
+  await store.close();
+}
+
+async function start(home: TempHome, clock: FakeClock): Promise<Gateway> {
+  const gateway = await startGateway({
+    home: home.dir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
+    port: 0,
+    now: clock.now,
+    timers: clock,
+    logger: createLogger({
+      file: join(home.dir, "logs", "gateway.log"),
+      fileFormat: "json",
+      stdout: false,
+      level: "debug",
+    }),
+    drainTimeoutMs: 5000,
+  });
+  running.push(gateway);
+  return gateway;
+}
+
+const GROUPED = { secret: OPEN, coalesce: { key: "n", window_seconds: 60, max_wait_seconds: 600 } };
+
+describe("recovery from the local journal", { timeout: 30_000 }, () => {
+  it("a pending group fires after what is left of its quiet window; an overdue one fires at once", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ grouped: GROUPED });
+    await leaveInJournal(home, t0, (store) => {
+      // 20 s of its 60 s quiet window gone: fires 40 s after the start.
+      store.groupUpdated({
+        id: "grouped\u00001",
+        latest: run("g1-b", t0 - 20_000),
+        merged: 2,
+        firstAt: t0 - 30_000,
+        lastAt: t0 - 20_000,
+      });
+      // Its max wait (600 s from the first event) passed while the gateway was down: fires at once.
+      store.groupUpdated({
+        id: "grouped\u00002",
+        latest: run("g2-a", t0 - 10_000),
+        merged: 1,
+        firstAt: t0 - 700_000,
+        lastAt: t0 - 10_000,
+      });
+    });
+    await start(home, clock);
+    // Due now (a zero delay on the test's clock).
+    clock.advance(0);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("g2-a")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.advance(39_000);
+    expect(appendedRuns(home.dir).has("g1-b")).toBe(false);
+    clock.advance(1_000);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("g1-b")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+  });
+
+  it("a delivery id accepted before the restart is a duplicate within the hour, a new event after it", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ pr: { secret: OPEN } });
+    await leaveInJournal(home, t0, (store) => {
+      store.remember("pr:recent", t0 - 59 * 60_000);
+      store.remember("pr:old", t0 - 61 * 60_000);
+      store.delivered("pr:direct", t0 - 60_000);
+    });
+    const gateway = await start(home, clock);
+    const send = (id: string) =>
+      postJson(`http://127.0.0.1:${gateway.port}/webhooks/pr`, { a: 1 }, { "X-Request-ID": id });
+    expect((await send("recent")).body).toEqual({ status: "duplicate" });
+    expect((await send("direct")).body).toEqual({ status: "duplicate" });
+    expect((await send("old")).status).toBe(202);
+  });
+
+  it("a corrupt journal tail: the gateway starts, logs where, and runs what came before it", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ pr: { secret: OPEN } });
+    await leaveInJournal(home, t0, (store) => {
+      store.runAccepted(run("before-tail", t0, "pr"), t0);
+    });
+    const dir = stateDir(home.dir);
+    const segment = readdirSync(dir).find((name) => name.endsWith(".seg")) as string;
+    appendFileSync(join(dir, segment), Buffer.from("\u0010\u0000\u0000\u0000garbage, not a record"));
+    await start(home, clock);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("before-tail")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    const { readFileSync } = await import("node:fs");
+    const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+    expect(log).toContain(`${segment}: CRC mismatch at byte`);
+  });
+
+  it("webhook-pending-runs.json from a graceful stop (or an older version) is taken into the journal, then removed", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ pr: { secret: OPEN } });
+    const file = join(home.dir, "webhook-pending-runs.json");
+    writePendingRuns(file, { runs: [run("saved-1", t0, "pr"), run("saved-2", t0, "pr")], unreadable: [] });
+    await leaveInJournal(home, t0, (store) => {
+      // Known to the journal already (it finished): not run a second time from the file.
+      store.runAccepted(run("saved-2", t0, "pr"), t0);
+      store.runFinished("pr", "saved-2");
+    });
+    await start(home, clock);
+    expect(existsSync(file)).toBe(false);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("saved-1")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(appendedRuns(home.dir).has("saved-2")).toBe(false);
+  });
+
+  it("a state directory that cannot be opened refuses the start with the path and what to check", async () => {
+    const home = homeWith({ pr: { secret: OPEN } });
+    home.write("state", "a file where the directory should be");
+    await expect(start(home, fakeClock())).rejects.toThrow(
+      /state: the state journal cannot be opened \(.*\) — check that the directory is writable by this user and the disk has room/,
+    );
+  });
+});

@@ -1,0 +1,197 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
+import {
+  agentsAlive,
+  burst,
+  closeGate,
+  deliver,
+  liveOnDisk,
+  openGate,
+  ranLines,
+  runCounts,
+  SECRET,
+  writeConfig,
+} from "./killHelpers.js";
+
+/**
+ * docs/durability.md: with `state.backend: local` a 202 means the event is in the journal and synced.
+ * The real CLI process is SIGKILLed (no shutdown code runs) and started again in the same SVC_HOME.
+ */
+
+const homes: TempHome[] = [];
+const gateways: Foreground[] = [];
+afterEach(async () => {
+  for (const gateway of gateways.splice(0)) await killIfRunning(gateway);
+  for (const home of homes.splice(0)) home.cleanup();
+});
+
+async function start(home: TempHome): Promise<Foreground> {
+  const gateway = await runForeground(home);
+  gateways.push(gateway);
+  return gateway;
+}
+
+/** SIGKILL, then wait until the agents it had started are gone (they must not run once the gate opens). */
+async function kill(gateway: Foreground, home: TempHome): Promise<void> {
+  gateway.child.kill("SIGKILL");
+  await gateway.exited;
+  await vi.waitFor(() => expect(agentsAlive(home)).toBe(0), { timeout: 5000, interval: 20 });
+}
+
+const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+/** Waits until the journal holds no unfinished run (every run the restart queued has finished). */
+async function allFinished(home: TempHome, timeout = 20_000): Promise<void> {
+  await vi.waitFor(() => expect(liveOnDisk(home).runs.size).toBe(0), { timeout, interval: 100 });
+}
+
+describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
+  it("mid-burst: every delivery id answered 202 runs after the restart, runs recorded finished before the kill never run again, and retries answer 200 duplicate", async () => {
+    const home = tempHome();
+    homes.push(home);
+    writeConfig(home, { pr: { secret: SECRET, prompt: "pr {number}" } });
+    openGate(home);
+    const first = await start(home);
+
+    // Runs that finish (and are recorded finished) before the kill.
+    const done = await burst(first.port, "pr", ids("done", 40), 8);
+    expect(done).toHaveLength(40);
+    await vi.waitFor(() => expect(runCounts(home).size).toBe(40), { timeout: 20_000, interval: 50 });
+    await allFinished(home);
+
+    // The slots are held now: nothing of the burst finishes; the gateway dies after 100 answers.
+    closeGate(home);
+    let killed = false;
+    const accepted = await burst(first.port, "pr", ids("burst", 240), 16, (n) => {
+      if (n >= 100 && !killed) {
+        killed = true;
+        first.child.kill("SIGKILL");
+      }
+    });
+    await kill(first, home);
+    expect(accepted.length).toBeGreaterThanOrEqual(100);
+    expect(accepted.length).toBeLessThan(240);
+
+    openGate(home);
+    const second = await start(home);
+    await vi.waitFor(
+      () => {
+        const counts = runCounts(home);
+        expect(accepted.filter((id) => !counts.has(id))).toEqual([]);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+    await allFinished(home);
+    const counts = runCounts(home);
+    for (const id of [...done, ...accepted]) expect(counts.get(id), id).toBe(1);
+
+    // The idempotency cache came back with the journal: retries are duplicates, not new runs.
+    for (const id of [...done.slice(0, 5), ...accepted.slice(0, 5)]) {
+      expect(await deliver(second.port, "pr", id)).toEqual({ status: 200, body: { status: "duplicate" } });
+    }
+    await kill(second, home);
+  });
+
+  it("right after the last 202: the whole burst runs after the restart, each id once", async () => {
+    const home = tempHome();
+    homes.push(home);
+    writeConfig(home, { pr: { secret: SECRET, prompt: "pr {number}" } });
+    const first = await start(home);
+    const sent = ids("last", 150);
+    const accepted = await burst(first.port, "pr", sent, 16);
+    expect(accepted).toHaveLength(150);
+    await kill(first, home);
+
+    openGate(home);
+    const second = await start(home);
+    await vi.waitFor(() => expect(runCounts(home).size).toBe(150), { timeout: 30_000, interval: 100 });
+    await allFinished(home);
+    expect([...runCounts(home).values()].every((n) => n === 1)).toBe(true);
+    expect(
+      ranLines(home)
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([...sent].sort());
+    await kill(second, home);
+  });
+
+  it("pending coalescing groups survive: each group runs once after the restart, with its latest event and its merged count", async () => {
+    const home = tempHome();
+    homes.push(home);
+    writeConfig(home, {
+      grouped: {
+        secret: SECRET,
+        prompt: "rev {rev}",
+        coalesce: { key: "n", window_seconds: 1, max_wait_seconds: 60 },
+      },
+    });
+    openGate(home);
+    const first = await start(home);
+    // Three groups: 3, 2 and 1 events; sent one after the other so the latest is known.
+    const plan: Array<[string, number, number]> = [
+      ["g1-a", 1, 1],
+      ["g1-b", 1, 2],
+      ["g1-c", 1, 3],
+      ["g2-a", 2, 1],
+      ["g2-b", 2, 2],
+      ["g3-a", 3, 1],
+    ];
+    for (const [id, n, rev] of plan) {
+      expect(await deliver(first.port, "grouped", id, { n, rev })).toEqual({
+        status: 202,
+        body: { status: "coalesced" },
+      });
+    }
+    await kill(first, home);
+    // Whatever fired before the kill ran (the gate is open); what was still pending fires after the restart.
+    const second = await start(home);
+    await vi.waitFor(() => expect(ranLines(home)).toHaveLength(3), { timeout: 20_000, interval: 100 });
+    await allFinished(home);
+    expect(liveOnDisk(home).groups.size).toBe(0);
+    const lines = new Map(ranLines(home));
+    expect(lines.get("g1-c")).toBe(
+      "[Coalesced: this run covers 3 events; 2 earlier events for this key were superseded]",
+    );
+    expect(lines.get("g2-b")).toBe(
+      "[Coalesced: this run covers 2 events; 1 earlier event for this key was superseded]",
+    );
+    expect(lines.get("g3-a")).toBe("rev 1");
+    expect(await deliver(second.port, "grouped", "g1-a", { n: 1, rev: 1 })).toEqual({
+      status: 200,
+      body: { status: "duplicate" },
+    });
+    await kill(second, home);
+  });
+
+  it("a crash while the runs of webhook-pending-runs.json replay loses none of them (they are in the journal before the file goes)", async () => {
+    const home = tempHome();
+    homes.push(home);
+    writeConfig(home, { pr: { secret: SECRET, prompt: "pr {number}" } });
+    const saved = ids("saved", 60).map((id) => ({
+      profile: "default",
+      routeName: "pr",
+      event: undefined,
+      deliveryId: id,
+      prompt: `pr ${id}`,
+      extra: {},
+      receivedAt: Date.now(),
+    }));
+    const file = join(home.dir, "webhook-pending-runs.json");
+    writePendingRuns(file, { runs: saved, unreadable: [] });
+    const first = await start(home);
+    // The slots hold the first runs; the file is gone once the journal has them all.
+    await vi.waitFor(() => expect(existsSync(file)).toBe(false), { timeout: 10_000, interval: 20 });
+    await kill(first, home);
+
+    openGate(home);
+    const second = await start(home);
+    await vi.waitFor(() => expect(runCounts(home).size).toBe(60), { timeout: 30_000, interval: 100 });
+    await allFinished(home);
+    expect([...runCounts(home).values()].every((n) => n === 1)).toBe(true);
+    await kill(second, home);
+  });
+});

@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import type { ResolvedRoute } from "../../../src/streams/context.js";
+import { createPipeline, type PipelineDeps } from "../../../src/streams/pipeline.js";
+import { createSeenCache } from "../../../src/streams/seenCache.js";
+import { verifySignature } from "../../../src/streams/signatures.js";
+import type { Inbound, Outcome } from "../../../src/streams/types.js";
+
+/** docs/durability.md: a 202 leaves only once the state store says the event is durable. */
+
+const route: ResolvedRoute = {
+  name: "r",
+  route: { deliver: "log", deliver_only: false, mirror_to_session: false },
+  secret: "INSECURE_NO_AUTH",
+  profile: "default",
+};
+
+function deferred() {
+  let resolve: () => void = () => {};
+  let reject: (err: unknown) => void = () => {};
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+function harness(durable: () => Promise<void> | undefined) {
+  const forgotten: string[] = [];
+  const seen = createSeenCache({ ttlMs: 3_600_000, maxEntries: 100, now: () => 0 });
+  const deps: PipelineDeps = {
+    routes: { lookup: (name) => (name === "r" ? route : undefined), multiplexProfiles: () => false },
+    maxBodyBytes: () => 1000,
+    isSpent: () => false,
+    tryAcquire: () => true,
+    auth: { verify: verifySignature },
+    filters: { listReader: () => ({ readList: () => new Set() }) },
+    script: { runScript: async (req) => ({ kind: "payload", payload: req.payload }) },
+    idempotency: { checkAndAdd: (k) => seen.checkAndAdd(k), randomId: () => "rnd" },
+    dispatch: {
+      modes: {},
+      enqueueRun: () => true,
+      forget: (key) => {
+        forgotten.push(key);
+        seen.delete(key);
+      },
+    },
+    deliver: { deliverDirect: async () => true, forget: () => {} },
+    onFailure: () => {},
+    durable,
+  };
+  return { pipeline: createPipeline(deps), forgotten };
+}
+
+const inbound = (id: string): Inbound => ({
+  method: "POST",
+  path: "/webhooks/r",
+  routeName: "r",
+  profile: undefined,
+  headers: { "x-request-id": id, "content-type": "application/json" },
+  body: Buffer.from("{}"),
+  receivedAt: 0,
+});
+
+describe("the durability wait after dispatch", () => {
+  it("holds the 202 (and a duplicate's 200) until the sync resolves", async () => {
+    const sync = deferred();
+    let pending: Promise<void> | undefined = sync.promise;
+    const { pipeline } = harness(() => pending);
+    const answers: Outcome[] = [];
+    pipeline.push(inbound("a"), (o) => answers.push(o));
+    pipeline.push(inbound("a"), (o) => answers.push(o));
+    await Promise.resolve();
+    expect(answers).toEqual([]);
+    pending = undefined;
+    sync.resolve();
+    await sync.promise;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answers.map((o) => o.status).sort()).toEqual([200, 202]);
+  });
+
+  it("answers at once when nothing waits for a sync", async () => {
+    const { pipeline } = harness(() => undefined);
+    let answer: Outcome | undefined;
+    pipeline.push(inbound("b"), (o) => {
+      answer = o;
+    });
+    expect(answer?.status).toBe(202);
+  });
+
+  it("a failed sync answers 503 (never a 202 that is not kept) and forgets the id so the retry runs", async () => {
+    const sync = deferred();
+    const { pipeline, forgotten } = harness(() => sync.promise);
+    const answer = pipeline.submit(inbound("c"));
+    sync.reject(new Error("EIO"));
+    expect(await answer).toEqual({ status: 503, body: { error: "Could not record the event, retry later" } });
+    expect(forgotten).toEqual(["r:c"]);
+  });
+});

@@ -1,0 +1,219 @@
+import { appendFileSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
+import { Journal } from "../../../src/io/state/journal/journal.js";
+import { encodeRecord } from "../../../src/io/state/journal/records.js";
+import { type SegmentProblem, segmentName } from "../../../src/io/state/journal/segments.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+const homes: TempHome[] = [];
+const journals: Journal[] = [];
+afterEach(async () => {
+  for (const journal of journals.splice(0)) await journal.close().catch(() => {});
+  for (const home of homes.splice(0)) home.cleanup();
+});
+
+function dir(): string {
+  const home = tempHome();
+  homes.push(home);
+  return join(home.dir, "state");
+}
+
+/** node:fs with every call counted; `holdSync` makes the next fdatasync wait until released. */
+function countingFs() {
+  const calls = { write: 0, fdatasync: 0 };
+  let hold: Promise<void> | undefined;
+  let release: () => void = () => {};
+  const fs: JournalFs = {
+    write(fd, data) {
+      calls.write += 1;
+      return nodeJournalFs.write(fd, data);
+    },
+    async fdatasync(fd) {
+      calls.fdatasync += 1;
+      if (hold !== undefined) await hold;
+      return nodeJournalFs.fdatasync(fd);
+    },
+  };
+  return {
+    fs,
+    calls,
+    holdSync() {
+      hold = new Promise((resolve) => {
+        release = () => {
+          hold = undefined;
+          resolve();
+        };
+      });
+    },
+    release: () => release(),
+  };
+}
+
+function open(
+  path: string,
+  options: { fs?: JournalFs; maxSegmentBytes?: number; live?: unknown[]; problems?: SegmentProblem[] } = {},
+) {
+  const replayed: unknown[] = [];
+  const live = options.live ?? [];
+  const journal = new Journal(
+    {
+      dir: path,
+      ...(options.fs === undefined ? {} : { fs: options.fs }),
+      ...(options.maxSegmentBytes === undefined ? {} : { maxSegmentBytes: options.maxSegmentBytes }),
+      onProblem: (problem) => options.problems?.push(problem),
+    },
+    (records) => replayed.push(...records),
+    () => [...live],
+  );
+  journals.push(journal);
+  return { journal, replayed };
+}
+
+const segments = (path: string) => readdirSync(path).filter((name) => name.endsWith(".seg"));
+
+describe("group commit", () => {
+  it("records appended in the same turn share one write and one fdatasync", async () => {
+    const path = dir();
+    const counting = countingFs();
+    const { journal } = open(path, { fs: counting.fs });
+    expect(journal.durable()).toBeUndefined();
+    const waits = Array.from({ length: 256 }, (_, i) => {
+      journal.append({ t: "s", k: `r:${i}`, at: i });
+      return journal.durable();
+    });
+    await Promise.all(waits);
+    expect(counting.calls).toEqual({ write: 1, fdatasync: 1 });
+    expect(journal.durable()).toBeUndefined();
+  });
+
+  it("records appended while a sync is in flight wait for it and then share the next one", async () => {
+    const path = dir();
+    const counting = countingFs();
+    const { journal } = open(path, { fs: counting.fs });
+    counting.holdSync();
+    journal.append({ t: "s", k: "first", at: 1 });
+    const first = journal.durable();
+    await vi.waitFor(() => expect(counting.calls.fdatasync).toBe(1), { timeout: 2000, interval: 1 });
+    let laterDone = 0;
+    const later = Array.from({ length: 100 }, (_, i) => {
+      journal.append({ t: "s", k: `later:${i}`, at: i });
+      return journal.durable()?.then(() => laterDone++);
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    // Still one sync: the hundred wait for the one in flight.
+    expect(counting.calls.fdatasync).toBe(1);
+    expect(laterDone).toBe(0);
+    counting.release();
+    await first;
+    await Promise.all(later);
+    expect(laterDone).toBe(100);
+    expect(counting.calls).toEqual({ write: 2, fdatasync: 2 });
+  });
+
+  it("a failed write rejects the waiting records' promise (the request is answered 503, not 202)", async () => {
+    const path = dir();
+    const failing: JournalFs = {
+      write: () => Promise.reject(new Error("ENOSPC")),
+      fdatasync: () => Promise.resolve(),
+    };
+    const { journal } = open(path, { fs: failing });
+    journal.append({ t: "s", k: "x", at: 1 });
+    await expect(journal.durable()).rejects.toThrow("ENOSPC");
+  });
+});
+
+describe("reading the journal back", () => {
+  it("replays every record written before a restart, in order, from a new 0600 segment", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    for (let i = 0; i < 10; i++) journal.append({ t: "s", k: `k${i}`, at: i });
+    await journal.durable();
+    const { replayed } = open(path);
+    expect(replayed).toEqual(Array.from({ length: 10 }, (_, i) => ({ t: "s", k: `k${i}`, at: i })));
+    expect(segments(path)).toEqual([segmentName(2)]);
+    expect(statSync(join(path, segmentName(2))).mode & 0o777).toBe(0o600);
+  });
+
+  it("a torn tail (a record cut short by a crash) is reported and skipped; the records before it are kept", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    for (let i = 0; i < 5; i++) journal.append({ t: "s", k: `k${i}`, at: i });
+    await journal.durable();
+    const file = join(path, segmentName(1));
+    truncateSync(file, statSync(file).size - 3);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toHaveLength(4);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.problem).toMatch(/^truncated record at byte \d+; \d+ bytes skipped$/);
+  });
+
+  it("a record whose CRC does not match is reported; it and what follows in that segment are skipped", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    for (let i = 0; i < 5; i++) journal.append({ t: "s", k: `k${i}`, at: i });
+    await journal.durable();
+    const file = join(path, segmentName(1));
+    const data = readFileSync(file);
+    // After the (empty) snapshot that starts the segment: a byte inside the third record's body.
+    const snapshot = encodeRecord({ t: "snap" }).length + encodeRecord({ t: "snap-end" }).length;
+    const third = snapshot + encodeRecord({ t: "s", k: "k0", at: 0 }).length * 2 + 8 + 3;
+    data[third] = (data[third] as number) ^ 0xff;
+    writeFileSync(file, data);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([
+      { t: "s", k: "k0", at: 0 },
+      { t: "s", k: "k1", at: 1 },
+    ]);
+    expect(problems[0]?.problem).toMatch(/^CRC mismatch at byte \d+/);
+  });
+
+  it("garbage appended to a segment is reported and never stops the open", () => {
+    const path = dir();
+    open(path);
+    appendFileSync(join(path, segmentName(1)), Buffer.from([0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5, 6]));
+    const problems: SegmentProblem[] = [];
+    expect(() => open(path, { problems })).not.toThrow();
+    expect(problems[0]?.problem).toMatch(/^bad length/);
+  });
+});
+
+describe("rotation and compaction", () => {
+  it("a full segment is replaced by a new one that starts with a snapshot of what is live; the old one is removed", async () => {
+    const path = dir();
+    const live = [{ t: "s", k: "still-live", at: 1 }];
+    const { journal } = open(path, { maxSegmentBytes: 4096, live });
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 20; i++)
+        journal.append({ t: "s", k: `dead-${round}-${i}`, at: i, pad: "x".repeat(40) });
+      await journal.durable();
+    }
+    // Let the rotation after the last flush finish.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await journal.close();
+    expect(journal.currentSegment().n).toBeGreaterThan(2);
+    const files = segments(path);
+    expect(files).toEqual([segmentName(journal.currentSegment().n)]);
+    const size = statSync(join(path, files[0] as string)).size;
+    expect(size).toBeLessThan(4096 + 20 * 120);
+    const { replayed } = open(path);
+    // The snapshot restated what was live; only the records written after it follow.
+    expect(replayed[0]).toEqual({ t: "s", k: "still-live", at: 1 });
+    expect(replayed.length).toBeLessThan(20 * 20);
+  });
+
+  it("a segment whose snapshot was cut short (a crash while rotating) is skipped; the previous segment is used", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    journal.append({ t: "s", k: "kept", at: 1 });
+    await journal.close();
+    writeFileSync(join(path, segmentName(2)), encodeRecord({ t: "snap" }), { mode: 0o600 });
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([{ t: "s", k: "kept", at: 1 }]);
+    expect(problems[0]?.problem).toMatch(/snapshot is incomplete/);
+  });
+});
