@@ -56,11 +56,11 @@ export function registerWebhookCommands(program: Command): void {
     .action((name: string) => change(name, "disable"));
   webhook
     .command("test <name>")
-    .description("send a signed test event to a subscription on the running gateway")
+    .description("send a signed test event to a route (config.yaml or subscription) on the running gateway")
     .option("--payload <json>", "request body (default: a small test event)")
     .option(
       "--event <type>",
-      "event type header (default: the payload's event_type, else the first of the subscription's events, else test)",
+      "event type header (default: the payload's event_type, else the first of the route's events, else test)",
     )
     .option("--port <port>", "gateway port (default: the running gateway's, else platforms.webhook.port)")
     .action(sendTest);
