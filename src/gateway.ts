@@ -31,8 +31,10 @@ import { checkedConfig, describeRoutes } from "./gatewayConfig.js";
 import type { Gateway, GatewayOptions } from "./gatewayTypes.js";
 import { createRequestHandler } from "./io/http/core.js";
 import { listenFailureHint } from "./io/http/listenHint.js";
+import { observeRequests } from "./io/http/observe.js";
 import { type ServerHandle, startHttpServer } from "./io/http/server.js";
 import { createLogger } from "./io/log.js";
+import { createGatewayMetrics, type GatewayMetrics } from "./io/metrics/gatewayMetrics.js";
 import { existingProfiles, profilesOnDisk } from "./io/profiles.js";
 import { runScript } from "./io/scripts.js";
 import { removeStaleStoreTempFiles } from "./io/stores/atomicFile.js";
@@ -46,6 +48,7 @@ import { targetStartupProblems, targetWarnings } from "./io/targets/validate.js"
 import { pipelineLogHooks } from "./pipelineLogHooks.js";
 import { createProfileResources } from "./profileResources.js";
 import { resumeSavedRuns } from "./resumeSavedRuns.js";
+import { runDepth, timedRun } from "./runMetrics.js";
 import { createPipeline } from "./streams/pipeline.js";
 import { createFixedWindowLimiter } from "./streams/rateLimiter.js";
 import { createSeenCache } from "./streams/seenCache.js";
@@ -84,7 +87,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   let targets = createTargets(loaded.config, targetDeps);
   for (const warning of targetWarnings(targetStartupProblems(loaded.config, paths.config)))
     logger.warn(warning);
-  const deliverer = createDeliverer({ targets: () => targets, logger, paths });
+  // GET /metrics (docs/operations.md): unset `metrics` serves it on a loopback bind only.
+  let mcpStates: () => string[] = () => [];
+  const metrics: GatewayMetrics | undefined =
+    webhook.enabled && (webhook.metrics ?? LOOPBACK_HOSTS.has(options.host ?? webhook.host))
+      ? createGatewayMetrics({ runs: () => runDepth(runs), mcpStates: () => mcpStates() })
+      : undefined;
+  const deliverer = createDeliverer({ targets: () => targets, logger, paths, metrics });
   // Credentials checks report each platform's state; they do not hold up the listener.
   void checkTargets(targets, logger);
   const dynamicRoutes =
@@ -115,7 +124,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     maxConcurrent: loaded.config.agent.max_concurrent_runs,
     logger,
     execute: (run, signal) =>
-      run.route.cron_job === undefined ? executeRun(run, signal) : scheduler.runFired(run, signal),
+      timedRun(metrics, now, () =>
+        run.route.cron_job === undefined ? executeRun(run, signal) : scheduler.runFired(run, signal),
+      ),
   });
   const executeRun = createRunExecutor({
     runner: () => runner,
@@ -244,13 +255,25 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         port: options.port ?? webhook.port,
         logger,
         impl: options.http ?? webhook.http_server,
-        handler: createRequestHandler({
-          pipeline,
-          multiplexProfiles: () => registry.current().multiplexProfiles,
-          maxBodyBytes: () => registry.current().maxBodyBytes,
-          now,
-          onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
-        }),
+        handler: observeRequests(
+          createRequestHandler({
+            pipeline,
+            multiplexProfiles: () => registry.current().multiplexProfiles,
+            maxBodyBytes: () => registry.current().maxBodyBytes,
+            now,
+            onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
+          }),
+          {
+            logger,
+            now,
+            metrics,
+            multiplexProfiles: () => registry.current().multiplexProfiles,
+            accessLog: () => loaded.config.platforms.webhook.access_log,
+            isRoute: (name, status) =>
+              registry.current().staticRoutes.has(name) ||
+              (status !== 404 && status !== 405 && status !== 400),
+          },
+        ),
       });
     } catch (err) {
       system.shutdown();
@@ -270,8 +293,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger,
     runner: () => runner,
     system,
+    metrics,
     ...(options.env === undefined ? {} : { env: options.env }),
   });
+  mcpStates = () => mcp.hub.status().map((s) => s.state);
   if (webhook.enabled) {
     logger.info(
       `[webhook] Listening on ${host}:${server.port} — routes: ${describeRoutes(registry.names())}`,

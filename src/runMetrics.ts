@@ -1,0 +1,26 @@
+import type { RunsRef } from "./actors/runs.js";
+import type { GatewayMetrics } from "./io/metrics/gatewayMetrics.js";
+
+/** The run queue's depth, for the `svc_runs_waiting` / `svc_runs_active` gauges. */
+export function runDepth(runs: RunsRef): { waiting: number; active: number } {
+  const { queue } = runs.getSnapshot().context;
+  return { waiting: queue.waiting.length, active: queue.active.size };
+}
+
+/** Runs `run`, observing its duration and outcome in `svc_run_duration_seconds` when metrics are on. */
+export async function timedRun<T>(
+  metrics: GatewayMetrics | undefined,
+  now: () => number,
+  run: () => Promise<T>,
+): Promise<T> {
+  if (metrics === undefined) return run();
+  const started = now();
+  try {
+    const result = await run();
+    metrics.runFinished("ok", (now() - started) / 1000);
+    return result;
+  } catch (err) {
+    metrics.runFinished("failed", (now() - started) / 1000);
+    throw err;
+  }
+}
