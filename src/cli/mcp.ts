@@ -18,6 +18,8 @@ import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { terminalText } from "../io/terminalText.js";
 import { runningPid } from "./gatewayLifecycle.js";
+import { printChecks, testAll } from "./mcp/checkCommands.js";
+import { formatTools } from "./mcp/toolsOutput.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
 import { parseSecondsOption } from "./options.js";
 
@@ -99,11 +101,16 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
   });
 }
 
-function listServers(): void {
+async function listServers(options: { check?: boolean; timeout?: string }): Promise<void> {
   const loaded = loadConfig();
   const pid = runningPid(loaded.paths);
   const file = pid === undefined ? undefined : readStatusFile(loaded.paths.mcpCache);
   const live = file !== undefined && file.pid === pid;
+  // No gateway: each enabled server is connected once to show whether it works (--no-check: config only).
+  if (!live && options.check !== false) {
+    await printChecks(undefined, options.timeout);
+    return;
+  }
   const statuses = live ? file.servers : offlineStatus(loaded);
   if (statuses.length === 0) {
     process.stdout.write(`No MCP servers in ${loaded.paths.config} (add entries under mcp_servers).\n`);
@@ -160,18 +167,15 @@ function noTools(hub: McpHub, server: string): string {
   return terminalText(hub.noToolsReason(server) ?? "none listed");
 }
 
-async function listTools(server: string): Promise<void> {
+async function listTools(server: string, options: { schema?: boolean; json?: boolean }): Promise<void> {
   const loaded = loadConfig();
   const hub = cliHub(loaded, [server]);
   try {
     const status = await connected(loaded, hub, server);
     const tools = hub.toolsOf(server);
-    if (tools.length === 0)
+    if (tools.length === 0 && options.json !== true)
       process.stdout.write(`${server}: no tools registered (${noTools(hub, server)})\n`);
-    else
-      process.stdout.write(
-        `${table([["REGISTERED NAME", "SERVER TOOL"], ...tools.map((t) => [t.name, terminalText(t.original)])])}\n`,
-      );
+    else process.stdout.write(formatTools(tools, options));
     printProblems(status);
   } finally {
     await hub.stop();
@@ -179,7 +183,11 @@ async function listTools(server: string): Promise<void> {
 }
 
 /** `svc mcp test <server>`: one connect, what it took and what it registered; exit 1 when it fails. */
-async function testServer(server: string): Promise<void> {
+async function testServer(
+  server: string | undefined,
+  options: { all?: boolean; timeout?: string },
+): Promise<void> {
+  if (server === undefined || options.all === true) return testAll(server, options);
   const loaded = loadConfig();
   const entry = serverEntry(loaded, server);
   const hub = cliHub(loaded, [server]);
@@ -320,15 +328,25 @@ export function registerMcpCommands(program: Command): void {
     .description("MCP servers: list, test, tools, call, reload, log in, re-authorize, install");
   mcp
     .command("list")
-    .description("configured servers: transport, state, tool count, lazy/cached")
+    .description(
+      "configured servers; with no gateway running, each enabled one is checked (ok (N tools) or failed: why)",
+    )
+    .option("--no-check", "configuration and cached tool counts only: connect to nothing")
+    .option("--timeout <seconds>", "how long each check may take (default 10)")
     .action(listServers);
   mcp
     .command("tools <server>")
-    .description("connect to a server and show each registered mcp__ name beside the server's own tool name")
+    .description(
+      "connect to a server and show each registered mcp__ name, the server's own name and description",
+    )
+    .option("--schema", "show each tool's input schema")
+    .option("--json", "print the tools as JSON (names, description, input schema)")
     .action(listTools);
   mcp
-    .command("test <server>")
+    .command("test [server]")
     .description("connect to a server once and report how long it took and which tools it registers")
+    .option("--all", "check every configured server at once (exit 1 when one fails)")
+    .option("--timeout <seconds>", "with --all: how long each check may take (default 10)")
     .action(testServer);
   mcp
     .command("call <server> <tool>")
