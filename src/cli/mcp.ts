@@ -17,8 +17,10 @@ import { entrySecrets } from "../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { terminalText } from "../io/terminalText.js";
+import { collectPairs } from "./format.js";
 import { runningPid } from "./gatewayLifecycle.js";
 import { printChecks, testAll } from "./mcp/checkCommands.js";
+import { addServer, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
 import { formatTools } from "./mcp/toolsOutput.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
 import { parseSecondsOption } from "./options.js";
@@ -362,5 +364,23 @@ export function registerMcpCommands(program: Command): void {
     .description("make the running gateway reload mcp_servers (reconnects only changed servers; /reload-mcp)")
     .option("--wait <seconds>", "how long to wait for the gateway's report", "10")
     .action(reloadGateway);
+  mcp
+    .command("add <name> [target...]")
+    .description("add a server to config.yaml: svc mcp add <name> -- <command> [args...] | <url>")
+    .option("--transport <kind>", "stdio, http or sse (default: http for a URL, else stdio)")
+    .option("--env <key=value>", "environment variable for a command server (repeatable)", collectPairs)
+    .option("--header <name:value>", "HTTP header for a URL server (repeatable)", collectHeader)
+    .option("--force", "replace a server of the same name")
+    .action(addServer);
+  mcp
+    .command("remove <name>")
+    .alias("rm")
+    .description("remove a server from config.yaml (comments and layout kept)")
+    .action(removeServerCommand);
+  mcp
+    .command("import <file>")
+    .description("add the servers of Claude Code's .mcp.json or VS Code's mcp.json to config.yaml")
+    .option("--force", "replace servers of the same name")
+    .action(importServers);
   registerMcpAuthCommands(mcp);
 }
