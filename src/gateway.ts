@@ -26,6 +26,7 @@ import { profileBindingWarnings } from "./config/profileWarnings.js";
 import { restartOnlyChanges } from "./config/restartOnly.js";
 import type { Config } from "./config/schema.js";
 import { LOOPBACK_HOSTS } from "./config/validate.js";
+import { historyHooks } from "./deliveryHistoryHooks.js";
 import { describeError, SvcError } from "./errors.js";
 import { checkedConfig, describeRoutes } from "./gatewayConfig.js";
 import type { Gateway, GatewayOptions } from "./gatewayTypes.js";
@@ -39,6 +40,7 @@ import { existingProfiles, profilesOnDisk } from "./io/profiles.js";
 import { runScript } from "./io/scripts.js";
 import { removeStaleStoreTempFiles } from "./io/stores/atomicFile.js";
 import { cronStore } from "./io/stores/cronStore.js";
+import { createHistoryWriter, historyDir } from "./io/stores/deliveryHistory.js";
 import { readPendingRuns, writePendingRuns } from "./io/stores/pendingRuns.js";
 import { readSeenIds, removeSeenIds, saveSeenIds } from "./io/stores/seenIds.js";
 import { createSubscriptionSource } from "./io/stores/subscriptions.js";
@@ -93,7 +95,22 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     webhook.enabled && (webhook.metrics ?? LOOPBACK_HOSTS.has(options.host ?? webhook.host))
       ? createGatewayMetrics({ runs: () => runDepth(runs), mcpStates: () => mcpStates() })
       : undefined;
-  const deliverer = createDeliverer({ targets: () => targets, logger, paths, metrics });
+  // Recent deliveries for `svc webhook deliveries|redeliver` (docs/operations.md).
+  const history = webhook.delivery_history
+    ? historyHooks(
+        createHistoryWriter(historyDir(paths.home), (err) =>
+          logger.warn({ err: describeError(err) }, "[webhook] delivery history not written"),
+        ),
+        now,
+      )
+    : undefined;
+  const deliverer = createDeliverer({
+    targets: () => targets,
+    logger,
+    paths,
+    metrics,
+    ...(history === undefined ? {} : { onOutcome: history.delivery }),
+  });
   // Credentials checks report each platform's state; they do not hold up the listener.
   void checkTargets(targets, logger);
   const dynamicRoutes =
@@ -124,8 +141,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     maxConcurrent: loaded.config.agent.max_concurrent_runs,
     logger,
     execute: (run, signal) =>
-      timedRun(metrics, now, () =>
-        run.route.cron_job === undefined ? executeRun(run, signal) : scheduler.runFired(run, signal),
+      timedRun(
+        metrics,
+        now,
+        () => (run.route.cron_job === undefined ? executeRun(run, signal) : scheduler.runFired(run, signal)),
+        history === undefined ? undefined : (err) => history.run(run, err),
       ),
   });
   const executeRun = createRunExecutor({
@@ -269,6 +289,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             metrics,
             multiplexProfiles: () => registry.current().multiplexProfiles,
             accessLog: () => loaded.config.platforms.webhook.access_log,
+            onRouteRequest: history?.request,
             isRoute: (name, status) =>
               registry.current().staticRoutes.has(name) ||
               (status !== 404 && status !== 405 && status !== 400),
@@ -399,6 +420,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           hooks.onRunsLost(unfinished, paths.pendingRuns, err);
         }
         await closeJournals();
+        history?.close();
         system.shutdown();
       })();
       return stopping;

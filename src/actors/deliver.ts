@@ -46,6 +46,8 @@ export interface DelivererDeps {
   readonly now?: () => Date;
   /** Attempts and failures by platform, when metrics are on. */
   readonly metrics?: Pick<GatewayMetrics, "deliveryAttempt" | "deliveryFailed"> | undefined;
+  /** Each delivery's end, for the delivery history. */
+  readonly onOutcome?: (message: DeliveryRequest["message"], platform: string, ok: boolean) => void;
 }
 
 /** `slack: <reason>` once: a target's own errors already start with its name. */
@@ -136,12 +138,14 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         receipt = await target.send(message, signal, { runStep });
       } catch (err) {
         deps.metrics?.deliveryFailed(target.name);
+        deps.onOutcome?.(message, target.name, false);
         logger.error(
           log,
           `[delivery] ${target.name} failed for route ${message.route}: ${describeError(err)}`,
         );
         throw err;
       }
+      deps.onOutcome?.(message, target.name, true);
       if (target.name !== "log")
         logger.info(log, `[delivery] ${target.name}: delivered for route ${message.route}`);
       if (request.mirrorToSession) await mirror(target, request, receipt);

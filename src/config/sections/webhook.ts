@@ -72,6 +72,8 @@ const adapterShape = {
   http_server: z.enum(["uws", "node"]).default("uws"),
   /** One INFO line per request (route, status, delivery ID, latency): docs/operations.md. */
   access_log: z.boolean().default(false),
+  /** Recent deliveries (and their payloads) for `svc webhook deliveries|redeliver`: docs/operations.md. */
+  delivery_history: z.boolean().default(true),
   /** `GET /metrics` on the webhook port; unset: served only on a loopback bind (docs/operations.md). */
   metrics: z.boolean().optional(),
   routes: z

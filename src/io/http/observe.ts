@@ -1,7 +1,7 @@
 import { resolveDeliveryId } from "../../streams/deliveryId.js";
 import { errorOutcome, type Outcome } from "../../streams/types.js";
 import type { Logger } from "../log.js";
-import { endpointOf, type RequestHandler } from "./core.js";
+import { type BodySource, endpointOf, type RequestHandler, type RequestHead } from "./core.js";
 
 /** What the metrics module counts per answered request (implemented in src/io/metrics/). */
 export interface RequestMetrics {
@@ -24,6 +24,13 @@ export interface ObserveOptions {
   readonly isRoute: (name: string, status: number) => boolean;
   /** Counted and served at `GET /metrics` when given. */
   readonly metrics?: RequestMetrics | undefined;
+  /**
+   * Each answered request to a served route, with its body when one was read (delivery history). With it
+   * set, the body source is wrapped to keep the body; nothing is written here.
+   */
+  readonly onRouteRequest?:
+    | ((route: string, head: RequestHead, body: Buffer | undefined, answer: Outcome) => void)
+    | undefined;
 }
 
 const METRICS_METHOD_NOT_ALLOWED: Outcome = {
@@ -68,17 +75,28 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
       return;
     }
     const log = options.accessLog();
-    if (metrics === undefined && !log) return handler(head, body, reply);
+    const onRouteRequest = options.onRouteRequest;
+    if (metrics === undefined && !log && onRouteRequest === undefined) return handler(head, body, reply);
     const started = now();
-    handler(head, body, (answer, close) => {
+    let received: Buffer | undefined;
+    const source: BodySource =
+      onRouteRequest === undefined
+        ? body
+        : {
+            read: (limit, done) =>
+              body.read(limit, (b) => {
+                if (b !== "too_large") received = b;
+                done(b);
+              }),
+          };
+    handler(head, source, (answer, close) => {
       const seconds = (now() - started) / 1000;
+      const label =
+        metrics !== undefined || onRouteRequest !== undefined ? routeLabel(head.path, answer.status) : "";
       if (metrics !== undefined)
-        metrics.answered(
-          routeLabel(head.path, answer.status),
-          answer.status,
-          (answer.body as { status?: string }).status,
-          seconds,
-        );
+        metrics.answered(label, answer.status, (answer.body as { status?: string }).status, seconds);
+      if (onRouteRequest !== undefined && !label.startsWith("("))
+        onRouteRequest(label, head, received, answer);
       if (log) {
         const endpoint = endpointOf(head.path, options.multiplexProfiles());
         const name = endpoint.kind === "webhook" ? endpoint.routeName : undefined;
