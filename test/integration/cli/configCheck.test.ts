@@ -78,18 +78,20 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     expect(result.stderr).not.toContain("abc");
   });
 
-  it("names the unset ${VAR} of an enabled MCP server as a warning", async () => {
+  it("names the unset variable of an enabled MCP server as a warning", async () => {
     home = tempHome();
     home.write(
       "config.yaml",
       stringify({
         mcp_servers: {
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
           gh: { url: "https://example.test/mcp", headers: { Authorization: "Bearer ${GH_TOKEN}" } },
         },
       }),
     );
     const result = await svc(home, ["config", "check"]);
     expect(result.code).toBe(0);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
     expect(result.stderr).toContain("mcp_servers.gh: ${GH_TOKEN} is not set — add GH_TOKEN=...");
   });
 });

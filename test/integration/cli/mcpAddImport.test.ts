@@ -51,10 +51,10 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
       args: [SERVER, "legacy"],
       env: { MODE: "1" },
     });
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
     expect(servers().remote).toMatchObject({
       url: "https://mcp.example.test/sse",
       transport: "sse",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
       headers: { Authorization: "Bearer ${REMOTE_TOKEN}" },
     });
     expect((await svc(home, ["mcp", "test", "fx"])).stdout).toContain("12 tools registered");
@@ -112,10 +112,10 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
             args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
             env: { DEBUG: "1" },
           },
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: Claude Code's variable syntax
           api: {
             type: "http",
             url: "https://api.example.test/mcp",
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
             headers: { Authorization: "Bearer ${API_KEY}" },
           },
           events: { type: "sse", url: "https://sse.example.test/sse" },
@@ -150,6 +150,7 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
   "inputs": [{ "type": "promptString", "id": "token", "password": true }],
   "servers": {
     "fx": { "type": "stdio", "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(SERVER)}], "envFile": "\${workspaceFolder}/.env" },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
     "gh": { "type": "http", "url": "https://api.githubcopilot.test/mcp/", "headers": { "Authorization": "Bearer \${input:token}" } },
   },
 }`,
@@ -158,6 +159,7 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("Imported fx, gh");
     expect(res.stderr).toContain("fx: envFile not carried over");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
     expect(res.stderr).toContain("gh: ${input:token} is another client's variable");
     expect(res.stderr).toContain("inputs: VS Code prompts for these");
     expect(servers().fx).toMatchObject({ command: process.execPath, args: [SERVER] });
