@@ -1,6 +1,7 @@
 import type { SvcPaths } from "../config/paths.js";
 import { describeError } from "../errors.js";
 import type { Logger } from "../io/log.js";
+import type { GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import { mirrorDelivery } from "../io/sessions/mirror.js";
 import { canonicalTarget } from "../io/targets/names.js";
 import type { TargetRegistry } from "../io/targets/registry.js";
@@ -43,6 +44,10 @@ export interface DelivererDeps {
   readonly retry?: Partial<RetryPolicy>;
   /** Clock for session timestamps. */
   readonly now?: () => Date;
+  /** Attempts and failures by platform, when metrics are on. */
+  readonly metrics?: Pick<GatewayMetrics, "deliveryAttempt" | "deliveryFailed"> | undefined;
+  /** Each delivery's end, for the delivery history. */
+  readonly onOutcome?: (message: DeliveryRequest["message"], platform: string, ok: boolean) => void;
 }
 
 /** `slack: <reason>` once: a target's own errors already start with its name. */
@@ -117,24 +122,30 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
           ? retryingSteps(
               policy,
               sleep,
-              ({ error, retry, delayMs }) =>
+              ({ error, retry, delayMs }) => {
+                deps.metrics?.deliveryAttempt(target.name);
                 logger.warn(
                   log,
                   `[delivery] ${platformNamed(target.name, describeError(error))} — retry ${retry + 1}/${policy.retries} in ${delayMs} ms`,
-                ),
+                );
+              },
               signal,
             )
           : runOnce;
       let receipt: DeliveryReceipt;
+      deps.metrics?.deliveryAttempt(target.name);
       try {
         receipt = await target.send(message, signal, { runStep });
       } catch (err) {
+        deps.metrics?.deliveryFailed(target.name);
+        deps.onOutcome?.(message, target.name, false);
         logger.error(
           log,
           `[delivery] ${target.name} failed for route ${message.route}: ${describeError(err)}`,
         );
         throw err;
       }
+      deps.onOutcome?.(message, target.name, true);
       if (target.name !== "log")
         logger.info(log, `[delivery] ${target.name}: delivered for route ${message.route}`);
       if (request.mirrorToSession) await mirror(target, request, receipt);

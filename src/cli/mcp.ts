@@ -20,6 +20,10 @@ import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { readStatusFile, type ServerStatus } from "../io/mcp/statusFile.js";
 import { terminalText } from "../io/terminalText.js";
+import { collectPairs } from "./format.js";
+import { printChecks, testAll } from "./mcp/checkCommands.js";
+import { addServer, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
+import { formatTools } from "./mcp/toolsOutput.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
 import { parseSecondsOption } from "./options.js";
 
@@ -101,11 +105,16 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
   });
 }
 
-function listServers(): void {
+async function listServers(options: { check?: boolean; timeout?: string }): Promise<void> {
   const loaded = loadConfig();
   const pid = runningPid(loaded.paths);
   const file = pid === undefined ? undefined : readStatusFile(loaded.paths.mcpCache);
   const live = file !== undefined && file.pid === pid;
+  // No gateway: each enabled server is connected once to show whether it works (--no-check: config only).
+  if (!live && options.check !== false) {
+    await printChecks(undefined, options.timeout);
+    return;
+  }
   const statuses = live ? file.servers : offlineStatus(loaded);
   if (statuses.length === 0) {
     process.stdout.write(`No MCP servers in ${loaded.paths.config} (add entries under mcp_servers).\n`);
@@ -162,29 +171,27 @@ function noTools(hub: McpHub, server: string): string {
   return terminalText(hub.noToolsReason(server) ?? "none listed");
 }
 
-async function listTools(server: string): Promise<void> {
+async function listTools(server: string, options: { schema?: boolean; json?: boolean }): Promise<void> {
   const loaded = loadConfig();
   const hub = cliHub(loaded, [server]);
   try {
     const status = await connected(loaded, hub, server);
     const tools = hub.toolsOf(server);
-    if (tools.length === 0)
+    if (tools.length === 0 && options.json !== true)
       process.stdout.write(`${server}: no tools registered (${noTools(hub, server)})\n`);
-    else
+    else process.stdout.write(formatTools(tools, options));
+    if (options.json !== true)
       process.stdout.write(
-        `${table([["REGISTERED NAME", "SERVER TOOL"], ...tools.map((t) => [t.name, terminalText(t.original)])])}\n`,
-      );
-    process.stdout.write(
-      runsNote(server, tools, {
-        provider: loaded.config.agent.provider,
-        routes: loaded.config.platforms.webhook.routes,
-        servers: Object.keys(loaded.config.mcp_servers),
-        trusted: isTrusted({
-          trust: interpolate(String(serverEntry(loaded, server)?.trust ?? "full"), loaded.scope).value,
+        runsNote(server, tools, {
+          provider: loaded.config.agent.provider,
+          routes: loaded.config.platforms.webhook.routes,
+          servers: Object.keys(loaded.config.mcp_servers),
+          trusted: isTrusted({
+            trust: interpolate(String(serverEntry(loaded, server)?.trust ?? "full"), loaded.scope).value,
+          }),
+          approvals: loaded.config.gateway.approvals,
         }),
-        approvals: loaded.config.gateway.approvals,
-      }),
-    );
+      );
     printProblems(status);
   } finally {
     await hub.stop();
@@ -192,7 +199,11 @@ async function listTools(server: string): Promise<void> {
 }
 
 /** `svc mcp test <server>`: one connect, what it took and what it registered; exit 1 when it fails. */
-async function testServer(server: string): Promise<void> {
+async function testServer(
+  server: string | undefined,
+  options: { all?: boolean; timeout?: string },
+): Promise<void> {
+  if (server === undefined || options.all === true) return testAll(server, options);
   const loaded = loadConfig();
   const entry = serverEntry(loaded, server);
   const hub = cliHub(loaded, [server]);
@@ -333,15 +344,25 @@ export function registerMcpCommands(program: Command): void {
     .description("MCP servers: list, test, tools, call, reload, log in, re-authorize, install");
   mcp
     .command("list")
-    .description("configured servers: transport, state, tool count, lazy/cached")
+    .description(
+      "configured servers; with no gateway running, each enabled one is checked (ok (N tools) or failed: why)",
+    )
+    .option("--no-check", "configuration and cached tool counts only: connect to nothing")
+    .option("--timeout <seconds>", "how long each check may take (default 10)")
     .action(listServers);
   mcp
     .command("tools <server>")
-    .description("connect to a server and show each registered mcp__ name beside the server's own tool name")
+    .description(
+      "connect to a server and show each registered mcp__ name, the server's own name and description",
+    )
+    .option("--schema", "show each tool's input schema")
+    .option("--json", "print the tools as JSON (names, description, input schema)")
     .action(listTools);
   mcp
-    .command("test <server>")
+    .command("test [server]")
     .description("connect to a server once and report how long it took and which tools it registers")
+    .option("--all", "check every configured server at once (exit 1 when one fails)")
+    .option("--timeout <seconds>", "with --all: how long each check may take (default 10)")
     .action(testServer);
   mcp
     .command("call <server> <tool>")
@@ -357,5 +378,23 @@ export function registerMcpCommands(program: Command): void {
     .description("make the running gateway reload mcp_servers (reconnects only changed servers; /reload-mcp)")
     .option("--wait <seconds>", "how long to wait for the gateway's report", "10")
     .action(reloadGateway);
+  mcp
+    .command("add <name> [target...]")
+    .description("add a server to config.yaml: svc mcp add <name> -- <command> [args...] | <url>")
+    .option("--transport <kind>", "stdio, http or sse (default: http for a URL, else stdio)")
+    .option("--env <key=value>", "environment variable for a command server (repeatable)", collectPairs)
+    .option("--header <name:value>", "HTTP header for a URL server (repeatable)", collectHeader)
+    .option("--force", "replace a server of the same name")
+    .action(addServer);
+  mcp
+    .command("remove <name>")
+    .alias("rm")
+    .description("remove a server from config.yaml (comments and layout kept)")
+    .action(removeServerCommand);
+  mcp
+    .command("import <file>")
+    .description("add the servers of Claude Code's .mcp.json or VS Code's mcp.json to config.yaml")
+    .option("--force", "replace servers of the same name")
+    .action(importServers);
   registerMcpAuthCommands(mcp);
 }

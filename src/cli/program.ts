@@ -13,6 +13,7 @@ const COMMAND_GROUPS: Readonly<Record<string, () => Promise<RegisterCommands>>> 
   webhook: async () => (await import("./webhook.js")).registerWebhookCommands,
   cron: async () => (await import("./cron.js")).registerCronCommands,
   mcp: async () => (await import("./mcp.js")).registerMcpCommands,
+  config: async () => (await import("./config.js")).registerConfigCommands,
 };
 
 /**

@@ -1,7 +1,9 @@
 import type { Command } from "commander";
 import { collectPairs } from "./format.js";
 import { change } from "./webhook/change.js";
+import { deliveries } from "./webhook/deliveries.js";
 import { list } from "./webhook/list.js";
+import { redeliver } from "./webhook/redeliver.js";
 import { sendTest } from "./webhook/sendTest.js";
 import { subscribe } from "./webhook/subscribe.js";
 
@@ -56,12 +58,28 @@ export function registerWebhookCommands(program: Command): void {
     .action((name: string) => change(name, "disable"));
   webhook
     .command("test <name>")
-    .description("send a signed test event to a subscription on the running gateway")
+    .description("send a signed test event to a route (config.yaml or subscription) on the running gateway")
     .option("--payload <json>", "request body (default: a small test event)")
     .option(
       "--event <type>",
-      "event type header (default: the payload's event_type, else the first of the subscription's events, else test)",
+      "event type header (default: the payload's event_type, else the first of the route's events, else test)",
     )
     .option("--port <port>", "gateway port (default: the running gateway's, else platforms.webhook.port)")
     .action(sendTest);
+  webhook
+    .command("deliveries [route]")
+    .description(
+      "recent requests to the routes, newest first: delivery ID, time, event, answer, run, delivery",
+    )
+    .option("--limit <n>", "how many (default 20)")
+    .option("--json", "print them as JSON")
+    .action(deliveries);
+  webhook
+    .command("redeliver <delivery-id>")
+    .description(
+      "send a recorded event again, with its original payload, to its route on the running gateway",
+    )
+    .option("--route <name>", "the route, when the delivery ID reached several")
+    .option("--port <port>", "gateway port (default: the running gateway's)")
+    .action(redeliver);
 }

@@ -107,6 +107,7 @@ function unknownKeys(
   keys: readonly string[],
   known: readonly string[],
   at?: { path: readonly PropertyKey[]; input?: unknown },
+  path: readonly PropertyKey[] = at?.path ?? [],
 ): string {
   const meant = keys.flatMap((key) => {
     const match = nearMiss(key, known);
@@ -122,7 +123,9 @@ function unknownKeys(
       : meant.length === 0
         ? "check the spelling"
         : `did you mean ${meant.map(([key, match]) => (keys.length === 1 ? `"${match}"` : `"${match}" for "${key}"`)).join(", ")}?`;
-  return `unknown key${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")} — ${hint} (see docs/configuration.md)`;
+  // An MCP server entry's keys are described in docs/mcp.md, the rest in docs/configuration.md.
+  const doc = path[0] === "mcp_servers" ? "docs/mcp.md" : "docs/configuration.md";
+  return `unknown key${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")} — ${hint} (see ${doc})`;
 }
 
 /** Keys whose value is a credential (`secret`, `token`, `auth_token`, `client_secret`, `password`, ...). */
@@ -191,7 +194,7 @@ export function formatIssue(
       }
     }
   } else if (issue.code === "unrecognized_keys") {
-    message = unknownKeys(issue.keys, known?.(issue.path) ?? [], placement ? issue : undefined);
+    message = unknownKeys(issue.keys, known?.(issue.path) ?? [], placement ? issue : undefined, issue.path);
   } else if ((issue.code === "too_big" || issue.code === "too_small") && /^Too (big|small)/.test(message)) {
     message = describeBound(issue);
   } else if (issue.code === "invalid_key") {

@@ -1,8 +1,9 @@
-import { createDeliverer, type Deliverer } from "../actors/deliver.js";
+import { createDeliverer, type Deliverer, type DelivererDeps } from "../actors/deliver.js";
 import type { Clock } from "../clock.js";
 import type { SvcPaths } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../io/log.js";
+import type { GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import { checkTargets } from "../io/targets/check.js";
 import { createTargets } from "../io/targets/registry.js";
 import { targetStartupProblems, targetWarnings } from "../io/targets/validate.js";
@@ -14,6 +15,10 @@ export interface DeliveriesDeps {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly env?: NodeJS.ProcessEnv;
+  /** Delivery attempts and failures by platform, when `/metrics` is served. */
+  readonly metrics?: GatewayMetrics | undefined;
+  /** Each delivery's outcome, for the delivery history. */
+  readonly onOutcome?: DelivererDeps["onOutcome"];
 }
 
 export interface Deliveries {
@@ -43,7 +48,14 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
     for (const warning of targetWarnings(targetStartupProblems(config, paths.config))) logger.warn(warning);
   };
   warn(current);
-  const deliverer = createDeliverer({ targets: () => targets, logger, paths, sleep: deps.clock.sleep });
+  const deliverer = createDeliverer({
+    targets: () => targets,
+    logger,
+    paths,
+    sleep: deps.clock.sleep,
+    metrics: deps.metrics,
+    ...(deps.onOutcome === undefined ? {} : { onOutcome: deps.onOutcome }),
+  });
   // Credentials checks report each platform's state; they do not hold up the listener.
   void checkTargets(targets, logger);
   return {

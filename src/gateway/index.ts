@@ -4,9 +4,12 @@ import { howToEnableWebhook } from "../config/load.js";
 import { restartOnlyChanges } from "../config/restartOnly.js";
 import { LOOPBACK_HOSTS } from "../config/validate.js";
 import { webhookOffReason } from "../config/webhookEnabled.js";
-import { SvcError } from "../errors.js";
+import { describeError, SvcError } from "../errors.js";
+import { observeRequests } from "../io/http/observe.js";
 import { createLogger } from "../io/log.js";
+import { createGatewayMetrics, type GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
+import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
 import { createSubscriptionSource } from "../io/stores/subscriptions.js";
 import { GatewayState, openStateStore } from "../state/gatewayState.js";
 import { createAgent } from "./agent.js";
@@ -14,6 +17,7 @@ import { createCoalescing } from "./coalescing.js";
 import { checkedConfig, describeRoutes } from "./config.js";
 import { createCron } from "./cron.js";
 import { createDeliveries } from "./deliveries.js";
+import { historyHooks } from "./deliveryHistoryHooks.js";
 import { createIdempotency } from "./idempotency.js";
 import { startIngress } from "./ingress.js";
 import { pipelineLogHooks } from "./logHooks.js";
@@ -21,6 +25,7 @@ import { createMcp } from "./mcp.js";
 import { createProfileResources } from "./profileResources.js";
 import { resumeSavedRuns } from "./resumeSavedRuns.js";
 import { createRoutes } from "./routes.js";
+import { runDepth, timedRun } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
 import { runStopSteps, type StopStep } from "./stopOrder.js";
 import type { Gateway, GatewayOptions } from "./types.js";
@@ -68,7 +73,35 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const hooks = pipelineLogHooks(logger);
   const host = options.host ?? webhook.host;
 
-  const deliveries = createDeliveries({ config, paths, logger, clock, ...env });
+  const queue = createRunQueue({
+    timers: clock,
+    pendingRunsFile: paths.pendingRuns,
+    ...(options.runQueueCap === undefined ? {} : { cap: options.runQueueCap }),
+  });
+  // GET /metrics (docs/operations.md): unset `metrics` serves it on a loopback bind only.
+  let mcpStates: () => string[] = () => [];
+  const metrics: GatewayMetrics | undefined =
+    webhook.enabled && (webhook.metrics ?? LOOPBACK_HOSTS.has(host))
+      ? createGatewayMetrics({ runs: () => runDepth(queue.queue), mcpStates: () => mcpStates() })
+      : undefined;
+  // Recent deliveries for `svc webhook deliveries|redeliver` (docs/operations.md).
+  const history = webhook.delivery_history
+    ? historyHooks(
+        createHistoryWriter(historyDir(paths.home), (err) =>
+          logger.warn({ err: describeError(err) }, "[webhook] delivery history not written"),
+        ),
+        now,
+      )
+    : undefined;
+  const deliveries = createDeliveries({
+    config,
+    paths,
+    logger,
+    clock,
+    metrics,
+    ...(history === undefined ? {} : { onOutcome: history.delivery }),
+    ...env,
+  });
   const profiles = createProfileResources(paths.home, logger);
   const routes = createRoutes({
     config,
@@ -83,11 +116,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const idempotency = createIdempotency({ paths, logger, clock: { now } });
   state.restoreSeen(idempotency.seen);
   const agent = createAgent(config, { logger, home: paths.home });
-  const queue = createRunQueue({
-    timers: clock,
-    pendingRunsFile: paths.pendingRuns,
-    ...(options.runQueueCap === undefined ? {} : { cap: options.runQueueCap }),
-  });
   // Coalescing groups and cron jobs: flushed on stop and reload, so no pending group is dropped.
   const coalescing = createCoalescing({
     system,
@@ -117,11 +145,31 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     deliverer: deliveries.deliverer,
     profiles,
     runFiredJob: (run, signal) => cron.scheduler.runFired(run, signal),
-    track: (execute) => state.trackRuns(execute),
+    track: (execute) =>
+      state.trackRuns((run, signal) =>
+        timedRun(
+          metrics,
+          now,
+          () => execute(run, signal),
+          history === undefined ? undefined : (err) => history.run(run, err),
+        ),
+      ),
   });
   const ingress = await startIngress({
     durable: state.pipelineDeps().durable,
     modes: (modes) => state.eventModes(modes),
+    observe: (handler) =>
+      observeRequests(handler, {
+        logger,
+        now,
+        metrics,
+        multiplexProfiles: () => routes.registry.current().multiplexProfiles,
+        accessLog: () => loaded.config.platforms.webhook.access_log,
+        onRouteRequest: history?.request,
+        isRoute: (name, status) =>
+          routes.registry.current().staticRoutes.has(name) ||
+          (status !== 404 && status !== 405 && status !== 400),
+      }),
     config,
     host,
     port: options.port ?? webhook.port,
@@ -142,7 +190,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   });
   idempotency.start();
   removeStaleStoreTempFiles(paths.home);
-  const mcp = createMcp({ config, paths, logger, system, agent, ...env });
+  const mcp = createMcp({ config, paths, logger, system, agent, metrics, ...env });
+  mcpStates = () => mcp.hub.status().map((s) => s.state);
   agent.attachMcp(mcp.hub);
   if (webhook.enabled) {
     logger.info(
@@ -232,6 +281,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         },
       },
       { name: "close run journals", run: async () => void (await profiles.closeJournals()) },
+      { name: "close the delivery history", run: () => history?.close() },
       { name: "close the state journal", run: () => state.close() },
       { name: "stop actors", run: () => system.shutdown() },
     ];

@@ -6,7 +6,7 @@ import type { GatewaySystem } from "../actors/system.js";
 import type { Clock } from "../clock.js";
 import type { Config } from "../config/schema.js";
 import { SvcError } from "../errors.js";
-import { createRequestHandler } from "../io/http/core.js";
+import { createRequestHandler, type RequestHandler } from "../io/http/core.js";
 import { listenFailureHint } from "../io/http/listenHint.js";
 import { type ServerHandle, startHttpServer } from "../io/http/server.js";
 import type { Logger } from "../io/log.js";
@@ -42,6 +42,8 @@ export interface IngressDeps {
   readonly modes?: (modes: EventModes) => EventModes;
   /** Accepted answers wait for this (the state journal's sync); absent for in-memory state. */
   readonly durable?: (() => Promise<void> | undefined) | undefined;
+  /** Wraps the request handler (metrics, access log, delivery history). */
+  readonly observe?: (handler: RequestHandler) => RequestHandler;
 }
 
 export interface Ingress {
@@ -118,13 +120,15 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
         clock: deps.clock,
         logger: deps.logger,
         impl: deps.http,
-        handler: createRequestHandler({
-          pipeline,
-          multiplexProfiles: () => registry.current().multiplexProfiles,
-          maxBodyBytes: () => registry.current().maxBodyBytes,
-          now: deps.now,
-          onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
-        }),
+        handler: (deps.observe ?? ((handler) => handler))(
+          createRequestHandler({
+            pipeline,
+            multiplexProfiles: () => registry.current().multiplexProfiles,
+            maxBodyBytes: () => registry.current().maxBodyBytes,
+            now: deps.now,
+            onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
+          }),
+        ),
       });
     } catch (err) {
       deps.system.shutdown();

@@ -3,6 +3,7 @@ import type { GatewaySystem } from "../actors/system.js";
 import type { SvcPaths } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../io/log.js";
+import type { GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import type { Agent } from "./agent.js";
 
 /** The MCP hub of the configured servers (its connections are actors under the root system). */
@@ -13,6 +14,7 @@ export function createMcp(deps: {
   system: GatewaySystem;
   agent: Agent;
   env?: NodeJS.ProcessEnv;
+  metrics?: GatewayMetrics | undefined;
 }): GatewayMcp & { reloadConfig(config: Config): void } {
   const { logger } = deps;
   const mcp = startGatewayMcp({
@@ -22,6 +24,7 @@ export function createMcp(deps: {
     logger,
     runner: deps.agent.runner,
     system: deps.system,
+    metrics: deps.metrics,
     ...(deps.env === undefined ? {} : { env: deps.env }),
   });
   return {

@@ -17,8 +17,10 @@ export interface Inbound {
 export interface Outcome {
   readonly status: number;
   readonly body: Readonly<Record<string, unknown>>;
-  /** Extra response headers (e.g. `Allow` on a 405); Content-Type is always application/json. */
+  /** Extra response headers (e.g. `Allow` on a 405); Content-Type is application/json unless `text` is set. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** A body that is not JSON (`GET /metrics`): sent as it is with its own Content-Type, `body` ignored. */
+  readonly text?: { readonly contentType: string; readonly body: string };
 }
 
 export function outcome(status: number, body: Record<string, unknown>): Outcome {

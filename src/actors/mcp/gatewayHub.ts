@@ -5,6 +5,7 @@ import type { McpServers } from "../../config/sections/mcp.js";
 import { describeError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
 import type { OAuthProviderFor } from "../../io/mcp/connect.js";
+import type { GatewayMetrics } from "../../io/metrics/gatewayMetrics.js";
 import { type StatusFile, writeStatusFile } from "../../io/mcp/statusFile.js";
 import { type AgentRunner, NO_MCP } from "../agent/runner.js";
 import { oauthProviderFor } from "../oauth/provider.js";
@@ -23,6 +24,8 @@ export interface GatewayMcpOptions {
   readonly oauthProviderFor?: OAuthProviderFor;
   readonly inspect?: HubOptions["inspect"];
   readonly system?: HubOptions["system"];
+  /** Tool-call durations (`svc_mcp_tool_call_duration_seconds`), when metrics are on. */
+  readonly metrics?: Pick<GatewayMetrics, "toolCall"> | undefined;
 }
 
 export interface GatewayMcp {
@@ -91,6 +94,7 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
       options.oauthProviderFor ??
       ((server, entry, { interactive }) => oauthProviderFor(server, entry, { interactive, paths, logger })),
     onStatus: publish,
+    ...(options.metrics === undefined ? {} : { onToolCall: options.metrics.toolCall }),
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     ...(options.system === undefined ? {} : { system: options.system }),
   });

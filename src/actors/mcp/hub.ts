@@ -161,7 +161,19 @@ export class McpHub {
         const trust = interpolate(rt.entry.trust, this.options.scope()).value;
         await approveCall(rt, this.options.approvals, tool, args, trust, signal);
         session ??= await ensureConnected(rt);
-        return await invokeTool(rt, this.options.logger, session, tool, args, signal);
+        const onToolCall = this.options.onToolCall;
+        if (onToolCall === undefined)
+          return await invokeTool(rt, this.options.logger, session, tool, args, signal);
+        const now = this.options.now ?? Date.now;
+        const started = now();
+        let outcome: "ok" | "error" = "error";
+        try {
+          const result = await invokeTool(rt, this.options.logger, session, tool, args, signal);
+          if (result.isError !== true) outcome = "ok";
+          return result;
+        } finally {
+          onToolCall(server, outcome, (now() - started) / 1000);
+        }
       } catch (err) {
         // A server that quotes a credential of the entry in its refusal (`token sk-… lacks scope`).
         throw withoutSecrets(err, rt.secrets);

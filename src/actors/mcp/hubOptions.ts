@@ -30,4 +30,6 @@ export interface HubOptions {
   readonly parentEnv?: NodeJS.ProcessEnv;
   /** Called after every status change (the gateway persists it for `svc mcp list`). */
   readonly onStatus?: (statuses: ServerStatus[]) => void;
+  /** After each tool call that reached the server: its duration (metrics). */
+  readonly onToolCall?: (server: string, outcome: "ok" | "error", seconds: number) => void;
 }

@@ -1,37 +1,23 @@
 import { randomUUID } from "node:crypto";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
-import { ownRecord, subscriptionStore } from "../../io/stores/subscriptions.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
-import { signGenericV2 } from "./signGenericV2.js";
-import { existingRecord } from "./storedRecord.js";
+import { signTestEvent } from "./signTest.js";
+import { testTarget } from "./testTarget.js";
 
 /** An event type sent as a header: printable ASCII (fetch refuses control characters and non-Latin-1). */
 const HEADER_EVENT = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
-/** `svc webhook test <name>`: a signed test event to the subscription on the running gateway. */
+/** `svc webhook test <name>`: a signed test event to the route (config.yaml or subscription) on the running gateway. */
 export async function sendTest(
   name: string,
   options: { payload?: string; event?: string; port?: string },
 ): Promise<void> {
   const loaded = configWithEnabledNote();
-  const store = subscriptionStore(loaded.paths.subscriptions);
-  const sub = existingRecord(store.path, name, ownRecord(store.read().records, name));
-  if (sub === undefined)
-    throw new SvcError(
-      "usage",
-      `no dynamic subscription named "${name}" in ${store.path} — svc webhook test only sends to subscriptions (see svc webhook list)`,
-    );
-  if (!sub.enabled)
-    process.stderr.write(
-      `Note: ${name} is disabled; the gateway will answer 404 until svc webhook enable ${name}\n`,
-    );
-  if (Object.hasOwn(loaded.config.platforms.webhook.routes, name))
-    process.stderr.write(
-      `Note: config.yaml defines a static route "${name}" too; the gateway answers with it (static routes win), so this subscription's secret and settings do not apply\n`,
-    );
+  const target = testTarget(loaded, name);
+  for (const note of target.notes) process.stderr.write(`${note}\n`);
   let body =
     options.payload ??
     JSON.stringify({
@@ -51,18 +37,20 @@ export async function sendTest(
     options.payload !== undefined && typeof (parsed as { event_type?: unknown })?.event_type === "string"
       ? (parsed as { event_type: string }).event_type
       : undefined;
-  const secret = sub.secret ?? loaded.config.platforms.webhook.secret;
+  const secret = target.secret ?? loaded.config.platforms.webhook.secret;
   if (secret === undefined)
     throw new SvcError(
       "usage",
-      `${name} has no secret of its own and there is no global secret (platforms.webhook.secret in ${loaded.paths.config}, or WEBHOOK_SECRET) — the gateway does not serve it; set one with svc webhook subscribe ${name} --secret <secret>`,
+      target.kind === "route"
+        ? `route ${name} has no secret and there is no global secret (platforms.webhook.secret in ${loaded.paths.config}, or WEBHOOK_SECRET) — the gateway does not start with it; set platforms.webhook.routes.${name}.secret`
+        : `${name} has no secret of its own and there is no global secret (platforms.webhook.secret in ${loaded.paths.config}, or WEBHOOK_SECRET) — the gateway does not serve it; set one with svc webhook subscribe ${name} --secret <secret>`,
     );
   if (options.event !== undefined && !HEADER_EVENT.test(options.event))
     throw new SvcError(
       "usage",
       `--event ${JSON.stringify(options.event)}: cannot be sent as the X-Forge-Event header (it must be non-empty printable ASCII) — leave --event out and put the type in the payload's event_type (--payload '{"event_type": ...}')`,
     );
-  const event = options.event ?? payloadEvent ?? sub.events?.[0] ?? "test";
+  const event = options.event ?? payloadEvent ?? target.events?.[0] ?? "test";
   const running = runningAddress(loaded);
   const port = options.port !== undefined ? parsePortOption(options.port) : running.port;
   if (port === undefined && running.withoutListener !== undefined)
@@ -77,7 +65,7 @@ export async function sendTest(
         ? "--port 0: give the port the gateway listens on (svc gateway status shows it)"
         : `platforms.webhook.port is 0 in ${loaded.paths.config} and no gateway is running, so there is no port to send to — start it with svc gateway start, or give --port <port>`,
     );
-  const url = subscriptionUrl(loaded, name, sub.profile, {
+  const url = subscriptionUrl(loaded, name, target.profile, {
     ...running,
     ...(port === undefined ? {} : { port }),
   });
@@ -86,7 +74,7 @@ export async function sendTest(
     // An event type a header cannot carry (non-ASCII, a newline) is left to the payload's event_type.
     ...(HEADER_EVENT.test(event) ? { "x-forge-event": event } : {}),
     "x-request-id": `svc-test-${randomUUID()}`,
-    ...signGenericV2(secret, body, Math.floor(Date.now() / 1000)),
+    ...signTestEvent(secret, body, Math.floor(Date.now() / 1000)),
   };
   let response: Response;
   try {

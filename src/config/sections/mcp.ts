@@ -282,12 +282,23 @@ function withoutCredentials(url: string): string {
     );
 }
 
+/**
+ * `type:` (how Claude Code's `.mcp.json` and VS Code's `mcp.json` name the transport) is read as
+ * `transport:`; both written with different values is refused by the schema (`type` stays unknown).
+ */
+function typeAsTransport(entry: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.hasOwn(entry, "type")) return entry;
+  const { type, ...rest } = entry;
+  if (rest.transport !== undefined && rest.transport !== type) return entry;
+  return { ...rest, transport: type };
+}
+
 /** `lifecycle: { idle_timeout_seconds, max_lifetime_seconds }` fills the top-level keys when they are absent. */
 function hoistLifecycle(raw: unknown): unknown {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
-  const entry = raw as Record<string, unknown>;
+  const entry = typeAsTransport(raw as Record<string, unknown>);
   const lifecycle = entry.lifecycle;
-  if (lifecycle === null || typeof lifecycle !== "object" || Array.isArray(lifecycle)) return raw;
+  if (lifecycle === null || typeof lifecycle !== "object" || Array.isArray(lifecycle)) return entry;
   const inner = lifecycle as Record<string, unknown>;
   return {
     ...entry,

@@ -70,6 +70,12 @@ const adapterShape = {
   script_timeout_seconds: timerSeconds(30),
   /** `uws` (default) or `node`: node:http also answers HTTP/1.0 clients, e.g. nginx's default upstream. */
   http_server: z.enum(["uws", "node"]).default("uws"),
+  /** One INFO line per request (route, status, delivery ID, latency): docs/operations.md. */
+  access_log: z.boolean().default(false),
+  /** Recent deliveries (and their payloads) for `svc webhook deliveries|redeliver`: docs/operations.md. */
+  delivery_history: z.boolean().default(true),
+  /** `GET /metrics` on the webhook port; unset: served only on a loopback bind (docs/operations.md). */
+  metrics: z.boolean().optional(),
   routes: z
     .record(
       z.string().regex(ROUTE_NAME, "route names use letters, digits, '.', '_' and '-' (1-64)"),

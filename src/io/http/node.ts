@@ -93,12 +93,12 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
       (answer, close = false) => {
         if (finished || res.writableEnded) return;
         finished = true;
-        const json = JSON.stringify(answer.body);
+        const json = answer.text === undefined ? JSON.stringify(answer.body) : answer.text.body;
         // A sender still waiting for 100 Continue has its body unsent: the connection cannot carry
         // another request after this answer.
         res.writeHead(answer.status, {
           ...answer.headers,
-          "Content-Type": "application/json",
+          "Content-Type": answer.text === undefined ? "application/json" : answer.text.contentType,
           "Content-Length": Buffer.byteLength(json),
           ...(close || !continued ? { Connection: "close" } : {}),
         });

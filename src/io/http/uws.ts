@@ -41,14 +41,15 @@ let corking:
       status: number;
       headers: Readonly<Record<string, string>> | undefined;
       json: string;
+      contentType: string;
       close: boolean;
       head: boolean;
     }
   | undefined;
 
 function writeCorked(): void {
-  const { res, status, headers, json, close, head } = corking as NonNullable<typeof corking>;
-  res.writeStatus(statusLine(status)).writeHeader("Content-Type", "application/json");
+  const { res, status, headers, json, contentType, close, head } = corking as NonNullable<typeof corking>;
+  res.writeStatus(statusLine(status)).writeHeader("Content-Type", contentType);
   if (headers !== undefined) for (const name in headers) res.writeHeader(name, headers[name] as string);
   // A HEAD answer reports the length its GET would have, and carries no body.
   if (head) res.endWithoutBody(Buffer.byteLength(json), close);
@@ -73,7 +74,8 @@ function send(
     res,
     status: outcome.status,
     headers: extraHeaders === undefined ? outcome.headers : { ...outcome.headers, ...extraHeaders },
-    json: JSON.stringify(outcome.body),
+    json: outcome.text === undefined ? JSON.stringify(outcome.body) : outcome.text.body,
+    contentType: outcome.text === undefined ? "application/json" : outcome.text.contentType,
     close,
     head,
   };

@@ -1,3 +1,4 @@
+import { nearMiss } from "../../config/nearMiss.js";
 import type { Config } from "../../config/schema.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
 import { canonicalTarget, isChatPlatform, TARGET_ALIASES } from "./names.js";
@@ -47,7 +48,10 @@ export function targetStartupProblems(config: Config, file: string): TargetProbl
     const at = `${file}: platforms.webhook.routes.${name}`;
     const canonical = canonicalTarget(route.deliver);
     if (canonical === undefined) {
-      unknown.push(`${at}.deliver: unknown target "${route.deliver}" — use one of ${validNames}`);
+      const meant = nearMiss(route.deliver, Object.keys(TARGET_ALIASES));
+      unknown.push(
+        `${at}.deliver: unknown target "${route.deliver}" — ${meant === undefined ? "" : `did you mean "${meant}"? `}use one of ${validNames}`,
+      );
       continue;
     }
     if (canonical === "log") continue;

@@ -1,28 +1,30 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
-import { webhookConfig } from "../../helpers/gateway.js";
-import { type TempHome, tempHome } from "../../helpers/home.js";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { svc } from "./svc.js";
 
-describe("svc webhook test on a subscription that a config.yaml route of the same name shadows (spec 4.3 rule 2)", () => {
-  let home: TempHome;
-  afterEach(() => home.cleanup());
+describe("svc webhook test on a name that is both a config.yaml route and a subscription (spec 4.3 rule 2)", () => {
+  let gw: TestGateway;
+  afterEach(() => gw.stop());
 
-  it("says the static route answers instead, so a 401 or its settings are not a mystery", async () => {
-    home = tempHome();
-    home.write("config.yaml", stringify(webhookConfig({ dup: { secret: "static-secret" } })));
-    home.write(
+  it("signs for the static route the gateway answers with, and says the subscription is shadowed", {
+    timeout: 60_000,
+  }, async () => {
+    gw = await startTestGateway({ config: webhookConfig({ dup: { secret: "static-secret" } }) });
+    gw.home.write(
       "webhook_subscriptions.json",
-      JSON.stringify({ dup: { secret: "dynamic-secret", enabled: true } }),
+      JSON.stringify({
+        dup: { secret: "dynamic-secret", enabled: true },
+        solo: { secret: "x", enabled: true },
+      }),
     );
-    const res = await svc(home, ["webhook", "test", "dup", "--port", "1"]);
-    expect(res.stderr).toContain('config.yaml defines a static route "dup" too; the gateway answers with it');
-
-    home.write(
-      "webhook_subscriptions.json",
-      JSON.stringify({ solo: { secret: "dynamic-secret", enabled: true } }),
+    const port = String(gw.gateway.port);
+    const res = await svc(gw.home, ["webhook", "test", "dup", "--port", port]);
+    expect(res.stderr).toContain(
+      'has a subscription "dup" too; the gateway answers with the config.yaml route',
     );
-    const alone = await svc(home, ["webhook", "test", "solo", "--port", "1"]);
-    expect(alone.stderr).not.toContain("defines a static route");
+    expect(res).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
+    const alone = await svc(gw.home, ["webhook", "test", "solo", "--port", port]);
+    expect(alone.stderr).not.toContain("has a subscription");
+    expect(alone).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
   });
 });

@@ -147,7 +147,7 @@ describe("svc mcp (subprocess)", () => {
       off: fixture({ enabled: false }),
     });
     await run(home, ["mcp", "tools", "fx"]);
-    const list = await run(home, ["mcp", "list"]);
+    const list = await run(home, ["mcp", "list", "--no-check"]);
     expect(list.code).toBe(0);
     // echo, env, list_prompts, get_prompt: the filtered count a gateway shows, not the server's 12 tools.
     expect(list.stdout).toMatch(/fx\s+stdio\s+lazy\s+4\s+yes\s+yes/);

@@ -13,7 +13,7 @@ describe("svc loads only the command group it runs", () => {
   });
 
   it("help, no command and an unknown command see every group, in help order; --version none", async () => {
-    const all = ["gateway", "webhook", "cron", "mcp"];
+    const all = ["gateway", "webhook", "cron", "mcp", "config"];
     expect(await groupsFor()).toEqual(all);
     expect(await groupsFor("--help")).toEqual(all);
     expect(await groupsFor("help", "webhook")).toEqual(all);

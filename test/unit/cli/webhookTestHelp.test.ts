@@ -9,7 +9,7 @@ describe("svc webhook test --help", () => {
       ?.commands.find((c) => c.name() === "test");
     const event = test?.options.find((o) => o.long === "--event");
     expect(event?.description).toMatch(
-      /payload's event_type, else the first of the subscription's events, else test/,
+      /payload's event_type, else the first of the route's events, else test/,
     );
   });
 });

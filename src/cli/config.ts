@@ -1,0 +1,23 @@
+import type { Command } from "commander";
+import { checkConfig } from "./config/check.js";
+
+/** `svc config check`: the whole configuration validated, nothing started; exit 1 on problems. */
+export function registerConfigCommands(program: Command): void {
+  const config = program.command("config").description("check the configuration");
+  config
+    .command("check")
+    .description("validate config.yaml, .env and the subscription store without starting anything")
+    .action(() => {
+      const report = checkConfig();
+      for (const warning of report.warnings) process.stderr.write(`Warning: ${warning}\n`);
+      if (report.problems.length > 0) {
+        process.stderr.write(`${report.problems.join("\n")}\n`);
+        process.stdout.write(
+          `${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}: the gateway would not start\n`,
+        );
+        process.exitCode = 1;
+        return;
+      }
+      process.stdout.write(`ok: ${report.summary}\n`);
+    });
+}

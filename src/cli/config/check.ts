@@ -1,0 +1,70 @@
+import type { LoadedConfig } from "../../config/load.js";
+import { loadConfig } from "../../config/load.js";
+import { describeError, isSvcError } from "../../errors.js";
+import { startupProblems } from "../../gateway/startupProblems.js";
+import { parseSubscription, subscriptionStore } from "../../io/stores/subscriptions.js";
+import { targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
+import { unsetMcpVariables } from "./unsetVariables.js";
+
+export interface ConfigReport {
+  readonly problems: string[];
+  readonly warnings: string[];
+  /** One line: adapter, port, routes, subscriptions, MCP servers, agent provider (when it loaded). */
+  readonly summary: string | undefined;
+}
+
+/** The counts of a loaded configuration, in one line. */
+function summarize(loaded: LoadedConfig, subscriptions: number): string {
+  const { config } = loaded;
+  const webhook = config.platforms.webhook;
+  const servers = Object.values(config.mcp_servers);
+  const enabled = servers.filter((s) => s.enabled).length;
+  const adapter = webhook.enabled ? `webhook on ${webhook.host}:${webhook.port}` : "webhook off";
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  return [
+    adapter,
+    plural(Object.keys(webhook.routes).length, "route"),
+    plural(subscriptions, "subscription"),
+    `${plural(servers.length, "MCP server")}${enabled === servers.length ? "" : ` (${enabled} enabled)`}`,
+    `agent ${config.agent.provider}`,
+    loaded.fromFile ? loaded.paths.config : "embedded default (no config.yaml)",
+  ].join(", ");
+}
+
+/**
+ * Everything `svc gateway run` would refuse or warn about, without starting anything: config.yaml and
+ * `.env` (syntax, schema, the startup rules, delivery targets), the subscription store's records, and the
+ * `${VAR}`s an enabled MCP server needs that are not set.
+ */
+export function checkConfig(options: { home?: string; env?: NodeJS.ProcessEnv } = {}): ConfigReport {
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig(options);
+  } catch (err) {
+    const text = isSvcError(err) ? err.message : describeError(err);
+    return { problems: text.split("\n"), warnings: [], summary: undefined };
+  }
+  const problems = startupProblems(loaded.config, loaded.paths.config);
+  const warnings = targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config));
+  let subscriptions = 0;
+  try {
+    const store = subscriptionStore(loaded.paths.subscriptions);
+    for (const [name, raw] of Object.entries(store.read().records)) {
+      subscriptions += 1;
+      const parsed = parseSubscription(store.path, name, raw);
+      // The gateway skips an invalid record with a warning and serves the others.
+      if (!parsed.ok) warnings.push(...parsed.problems);
+    }
+  } catch (err) {
+    problems.push(isSvcError(err) ? err.message : describeError(err));
+  }
+  for (const [name, entry] of Object.entries(loaded.config.mcp_servers)) {
+    if (!entry.enabled) continue;
+    const unset = unsetMcpVariables(entry, loaded.scope);
+    if (unset.length > 0)
+      warnings.push(
+        `${loaded.paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — add ${unset.map((n) => `${n}=...`).join(", ")} to ${loaded.paths.env} or the environment`,
+      );
+  }
+  return { problems, warnings, summary: summarize(loaded, subscriptions) };
+}

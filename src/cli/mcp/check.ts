@@ -1,0 +1,117 @@
+import { policyApprovals } from "../../actors/mcp/approvals.js";
+import { McpHub } from "../../actors/mcp/hub.js";
+import { oauthProviderFor } from "../../actors/oauth/provider.js";
+import { type LoadedConfig, secretScope } from "../../config/load.js";
+import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
+import { redactCredentials } from "../../io/credentials.js";
+import { silentLogger } from "../../io/log.js";
+import { terminalText } from "../../io/terminalText.js";
+import { unsetMcpVariables } from "../config/unsetVariables.js";
+
+/** One server's answer to "is it working?". */
+export interface ServerCheck {
+  readonly name: string;
+  readonly transport: "stdio" | "http" | "sse";
+  readonly outcome: "ok" | "failed" | "skipped";
+  /** Registered tools, when ok. */
+  readonly tools?: number;
+  /** Why it failed, or why it was skipped: one line, no credential, no escape sequence. */
+  readonly reason?: string;
+}
+
+/** `ok (N tools)`, `failed: <reason>`, `skipped (...)`: the STATUS column. */
+export function describeCheck(check: ServerCheck): string {
+  if (check.outcome === "ok") return `ok (${check.tools} tool${check.tools === 1 ? "" : "s"})`;
+  if (check.outcome === "skipped") return `skipped (${check.reason})`;
+  return `failed: ${check.reason}`;
+}
+
+const oneLine = (text: string) => terminalText(redactCredentials(text)).replace(/\s*\n\s*/g, " ");
+
+/**
+ * Connects each named enabled server at once (in parallel), lists its tools and closes it, each bounded by
+ * `timeoutMs`. Never interactive: a server that needs a login fails with the connect's reason (run
+ * `svc mcp login`), and no browser opens. A `${VAR}` the entry uses that is not set fails it without a
+ * connect, naming the variable.
+ */
+export async function checkServers(
+  loaded: LoadedConfig,
+  names: readonly string[],
+  timeoutMs: number,
+): Promise<ServerCheck[]> {
+  const scope = secretScope(loaded.paths);
+  const results = new Map<string, ServerCheck>();
+  const entries: Record<string, McpServerEntry> = {};
+  for (const name of names) {
+    const entry = Object.hasOwn(loaded.config.mcp_servers, name)
+      ? loaded.config.mcp_servers[name]
+      : undefined;
+    if (entry === undefined) continue;
+    const transport = transportKind(entry);
+    if (!entry.enabled) {
+      results.set(name, { name, transport, outcome: "skipped", reason: "enabled: false" });
+      continue;
+    }
+    const unset = unsetMcpVariables(entry, scope);
+    if (unset.length > 0) {
+      results.set(name, {
+        name,
+        transport,
+        outcome: "failed",
+        reason: `${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — add ${unset.map((n) => `${n}=...`).join(", ")} to ${loaded.paths.env} or the environment`,
+      });
+      continue;
+    }
+    entries[name] = entry;
+  }
+  const toConnect = Object.keys(entries);
+  const logger = silentLogger();
+  const hub = new McpHub({
+    servers: entries,
+    cacheDir: loaded.paths.mcpCache,
+    scope: () => secretScope(loaded.paths),
+    logger,
+    approvals: policyApprovals("deny", logger),
+    interactive: false,
+    oauthProviderFor: (server, entry, { interactive }) =>
+      oauthProviderFor(server, entry, { interactive, paths: loaded.paths, logger }),
+  });
+  hub.start();
+  try {
+    await Promise.all(
+      toConnect.map(async (name) => {
+        const transport = transportKind(entries[name] as McpServerEntry);
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<"timeout">((resolve) => {
+          timer = setTimeout(() => resolve("timeout"), timeoutMs);
+        });
+        const status = await Promise.race([hub.settled(name, { connect: true }), timeout]);
+        clearTimeout(timer);
+        if (status === "timeout") {
+          results.set(name, {
+            name,
+            transport,
+            outcome: "failed",
+            reason: `no answer within ${timeoutMs / 1000} s (--timeout)`,
+          });
+        } else if (status.state === "connected") {
+          results.set(name, { name, transport, outcome: "ok", tools: hub.toolsOf(name).length });
+        } else {
+          results.set(name, {
+            name,
+            transport,
+            outcome: "failed",
+            // The NAME column already says which server.
+            reason: oneLine(status.lastError ?? status.state).replace(`mcp_servers.${name}: `, ""),
+          });
+        }
+      }),
+    );
+  } finally {
+    await hub.stop();
+  }
+  return names.flatMap((n) => {
+    const result = results.get(n);
+    return result === undefined ? [] : [result];
+  });
+}

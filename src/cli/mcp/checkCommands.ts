@@ -1,0 +1,34 @@
+import { loadConfig } from "../../config/load.js";
+import { SvcError } from "../../errors.js";
+import { formatTable } from "../format.js";
+import { parseSecondsOption } from "../options.js";
+import { checkServers, describeCheck } from "./check.js";
+
+/** `--timeout` of the checks: per server, all at once. */
+export const DEFAULT_CHECK_SECONDS = 10;
+
+/** Checks the servers and prints `NAME TRANSPORT STATUS`; the number that failed. */
+export async function printChecks(names: readonly string[] | undefined, timeout?: string): Promise<number> {
+  const seconds = timeout === undefined ? DEFAULT_CHECK_SECONDS : parseSecondsOption(timeout);
+  const loaded = loadConfig();
+  const all = Object.keys(loaded.config.mcp_servers);
+  if (all.length === 0) {
+    process.stdout.write(
+      `No MCP servers in ${loaded.paths.config} (add one: svc mcp add <name> -- <command>).\n`,
+    );
+    return 0;
+  }
+  const checks = await checkServers(loaded, names ?? all, seconds * 1000);
+  process.stdout.write(
+    `${formatTable([["NAME", "TRANSPORT", "STATUS"], ...checks.map((c) => [c.name, c.transport, describeCheck(c)])])}\n`,
+  );
+  return checks.filter((c) => c.outcome === "failed").length;
+}
+
+/** `svc mcp test --all`: every configured server checked at once; exit 1 when one fails. */
+export async function testAll(server: string | undefined, options: { all?: boolean; timeout?: string }) {
+  if ((server !== undefined) === (options.all === true))
+    throw new SvcError("usage", "give a server name, or --all to check every configured server");
+  const failed = await printChecks(undefined, options.timeout);
+  if (failed > 0) process.exitCode = 1;
+}

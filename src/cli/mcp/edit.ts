@@ -1,0 +1,169 @@
+import { readFileSync } from "node:fs";
+import { formatIssue } from "../../config/format.js";
+import { loadConfig } from "../../config/load.js";
+import { svcHome, svcPaths } from "../../config/paths.js";
+import { mcpServerSchema } from "../../config/sections/mcp.js";
+import { SvcError } from "../../errors.js";
+import { runningPid } from "../../io/gatewayState.js";
+import { installNameProblem } from "../../io/installLink.js";
+import { addServers, removeServer } from "../../io/mcpServersEdit.js";
+import { importedServers, stripJsonComments } from "./importFormats.js";
+
+export interface AddOptions {
+  transport?: string;
+  env?: Record<string, string>;
+  header?: Record<string, string>;
+  force?: boolean;
+}
+
+/** `--header K:V` (repeatable): split at the first colon, as curl takes it. */
+export function collectHeader(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const at = value.indexOf(":");
+  if (at <= 0) throw new SvcError("usage", `--header ${JSON.stringify(value)}: expected Name: value`);
+  return { ...previous, [value.slice(0, at).trim()]: value.slice(at + 1).trim() };
+}
+
+/** A name the configuration can hold, an entry its schema accepts: else a usage error naming the problem. */
+function checkEntry(name: string, entry: Record<string, unknown>, configPath: string): void {
+  const problem = installNameProblem(name);
+  if (problem !== undefined) throw new SvcError("usage", problem);
+  const parsed = mcpServerSchema.safeParse(entry);
+  if (!parsed.success)
+    throw new SvcError(
+      "usage",
+      parsed.error.issues
+        .map((issue) => formatIssue(configPath, { ...issue, path: ["mcp_servers", name, ...issue.path] }))
+        .join("\n"),
+    );
+}
+
+/** A credential written out in config.yaml: say where secrets go instead (the value is not echoed). */
+function secretNotes(entry: { env?: Record<string, string>; headers?: Record<string, string> }): string[] {
+  const credential = /key|token|secret|pass|auth|cookie/i;
+  const named = [...Object.entries(entry.env ?? {}), ...Object.entries(entry.headers ?? {})]
+    .filter(([k, v]) => credential.test(k) && !v.includes("${"))
+    .map(([k]) => k);
+  return named.length === 0
+    ? []
+    : [
+        `Note: ${named.join(", ")} ${named.length === 1 ? "is" : "are"} written to config.yaml as given; to keep the secret in .env instead, write e.g. --env ${named[0]}='\${${named[0]}}' and set ${named[0]} in .env`,
+      ];
+}
+
+function afterWrite(names: readonly string[]): void {
+  const paths = svcPaths(svcHome());
+  const first = names[0] ?? "<name>";
+  process.stdout.write(
+    `Check ${names.length === 1 ? "it" : "them"}: svc mcp test ${names.length === 1 ? first : "--all"}${runningPid(paths) === undefined ? "" : "; the running gateway picks the change up with svc mcp reload"}\n`,
+  );
+}
+
+/** `svc mcp add <name> [--transport] [--env K=V] [--header K:V] -- <command or url> [args...]` */
+export function addServer(name: string, target: string[], options: AddOptions): void {
+  const loaded = loadConfig();
+  const [first, ...args] = target;
+  if (first === undefined)
+    throw new SvcError(
+      "usage",
+      "give the server's command or URL after --, e.g. svc mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/notes",
+    );
+  const isUrl = /^https?:\/\//i.test(first);
+  const transport = options.transport ?? (isUrl ? "http" : "stdio");
+  if (!["stdio", "http", "sse"].includes(transport))
+    throw new SvcError("usage", `--transport ${transport}: expected stdio, http or sse`);
+  if ((transport === "stdio") === isUrl)
+    throw new SvcError(
+      "usage",
+      transport === "stdio"
+        ? `--transport stdio runs a command, but ${first} is a URL — leave --transport out (or give http or sse)`
+        : `--transport ${transport} needs a URL (http:// or https://), got ${JSON.stringify(first)}`,
+    );
+  if (isUrl && args.length > 0)
+    throw new SvcError("usage", `a URL server takes no arguments after the URL (got ${args.join(" ")})`);
+  if (!isUrl && options.header !== undefined)
+    throw new SvcError("usage", "--header applies to http and sse servers; a command server takes --env");
+  const entry: Record<string, unknown> = isUrl
+    ? { url: first, ...(transport === "sse" ? { transport: "sse" } : {}) }
+    : { command: first, ...(args.length > 0 ? { args } : {}) };
+  if (options.env !== undefined) entry.env = options.env;
+  if (options.header !== undefined) entry.headers = options.header;
+  checkEntry(name, entry, loaded.paths.config);
+  const skipped = addServers(
+    loaded.paths.config,
+    { [name]: entry },
+    { replace: options.force === true, doing: "add" },
+  );
+  if (skipped.length > 0)
+    throw new SvcError(
+      "usage",
+      `${loaded.paths.config}: mcp_servers.${name} already exists — choose another name, or --force to replace it`,
+    );
+  for (const note of secretNotes({
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.header ? { headers: options.header } : {}),
+  }))
+    process.stderr.write(`${note}\n`);
+  process.stdout.write(`Added mcp_servers.${name} to ${loaded.paths.config}.\n`);
+  afterWrite([name]);
+}
+
+/** `svc mcp remove <name>` */
+export function removeServerCommand(name: string): void {
+  const loaded = loadConfig();
+  if (!removeServer(loaded.paths.config, name))
+    throw new SvcError(
+      "usage",
+      `no MCP server named "${name}" in ${loaded.paths.config} (known: ${Object.keys(loaded.config.mcp_servers).join(", ") || "none"})`,
+    );
+  process.stdout.write(`Removed mcp_servers.${name} from ${loaded.paths.config}.\n`);
+  if (runningPid(loaded.paths) !== undefined)
+    process.stdout.write("The running gateway stops it with svc mcp reload.\n");
+}
+
+/** `svc mcp import <file>`: Claude Code's `.mcp.json` or VS Code's `mcp.json`. */
+export function importServers(file: string, options: { force?: boolean }): void {
+  const loaded = loadConfig();
+  let document: unknown;
+  try {
+    document = JSON.parse(stripJsonComments(readFileSync(file, "utf8")));
+  } catch (err) {
+    throw new SvcError("usage", `${file}: cannot be read as JSON (${(err as Error).message})`);
+  }
+  let imported: ReturnType<typeof importedServers>;
+  try {
+    imported = importedServers(document, file);
+  } catch (err) {
+    throw new SvcError("usage", (err as Error).message);
+  }
+  const valid: Record<string, Record<string, unknown>> = {};
+  const problems: string[] = [];
+  for (const [name, entry] of Object.entries(imported.entries)) {
+    try {
+      checkEntry(name, entry, loaded.paths.config);
+      valid[name] = entry;
+    } catch (err) {
+      problems.push(`${name}: skipped — ${(err as Error).message}`);
+    }
+  }
+  for (const note of [...imported.notes, ...problems]) process.stderr.write(`Note: ${note}\n`);
+  const names = Object.keys(valid);
+  if (names.length === 0) {
+    process.stdout.write(`Nothing imported from ${file}.\n`);
+    if (problems.length > 0) process.exitCode = 1;
+    return;
+  }
+  const skipped = addServers(loaded.paths.config, valid, {
+    replace: options.force === true,
+    doing: "import",
+  });
+  const added = names.filter((n) => !skipped.includes(n));
+  if (added.length > 0)
+    process.stdout.write(
+      `Imported ${added.join(", ")} from ${file} (${imported.format}) into ${loaded.paths.config}.\n`,
+    );
+  if (skipped.length > 0)
+    process.stdout.write(
+      `Already in ${loaded.paths.config}, left as they are: ${skipped.join(", ")} (--force replaces them).\n`,
+    );
+  if (added.length > 0) afterWrite(added);
+}

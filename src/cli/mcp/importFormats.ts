@@ -1,0 +1,104 @@
+/**
+ * Server entries of other MCP clients' files as svc entries: Claude Code's `.mcp.json` (`mcpServers`) and
+ * VS Code's `mcp.json` (`servers`, with `type`). Pure: the caller reads the file and writes config.yaml.
+ */
+
+export interface ImportedServers {
+  /** Which layout the file used. */
+  readonly format: "mcpServers" | "servers";
+  readonly entries: Record<string, Record<string, unknown>>;
+  /** One line per thing not carried over (a key svc has no use for, a variable form it does not read). */
+  readonly notes: string[];
+}
+
+/** JSON with comments and trailing commas (VS Code's `mcp.json` allows both) as plain JSON text. */
+export function stripJsonComments(text: string): string {
+  let out = "";
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (inString) {
+      out += c;
+      if (c === "\\") out += text[++i] ?? "";
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+      out += c;
+    } else if (c === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") i++;
+      out += "\n";
+    } else if (c === "/" && text[i + 1] === "*") {
+      i += 2;
+      while (i < text.length && !(text[i] === "*" && text[i + 1] === "/")) i++;
+      i++;
+    } else out += c;
+  }
+  // A comma before a closing bracket, outside strings (strings hold no unescaped `,]` sequences here
+  // that matter: they were copied verbatim above and this pass skips quoted text too).
+  return out.replace(
+    /("(?:[^"\\]|\\.)*")|,(\s*[}\]])/g,
+    (match, quoted: string | undefined, close: string) => (quoted !== undefined ? match : close),
+  );
+}
+
+const isMapping = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Keys carried over as they are; the others are noted and left out. */
+const KEPT = ["command", "args", "env", "url", "headers"] as const;
+
+/** `${input:x}`, `${workspaceFolder}` and other VS Code/Claude forms svc does not render. */
+const FOREIGN_VARIABLE = /\$\{(input:[^}]*|workspaceFolder[^}]*|userHome|pathSeparator|CLAUDE_[A-Z_]*)\}/;
+
+function convert(name: string, raw: Record<string, unknown>, notes: string[]): Record<string, unknown> {
+  const entry: Record<string, unknown> = {};
+  for (const key of KEPT) if (raw[key] !== undefined) entry[key] = raw[key];
+  const type = raw.type ?? raw.transport;
+  if (type === "sse" || type === "http" || type === "streamable-http" || type === "streamable_http")
+    entry.transport = type === "sse" ? "sse" : "http";
+  else if (type !== undefined && type !== "stdio")
+    notes.push(
+      `${name}: type ${JSON.stringify(type)} is not a transport svc knows (stdio, http, sse) — left out`,
+    );
+  if (raw.disabled === true || raw.enabled === false) entry.enabled = false;
+  const left = Object.keys(raw).filter(
+    (k) =>
+      !(KEPT as readonly string[]).includes(k) && !["type", "transport", "disabled", "enabled"].includes(k),
+  );
+  if (left.length > 0)
+    notes.push(`${name}: ${left.join(", ")} not carried over (svc has no such key; see docs/mcp.md)`);
+  const foreign = FOREIGN_VARIABLE.exec(JSON.stringify(entry))?.[0];
+  if (foreign !== undefined)
+    notes.push(
+      `${name}: ${foreign} is another client's variable, which svc does not render — write \${NAME} and set NAME in .env`,
+    );
+  return entry;
+}
+
+/** The servers of a parsed `.mcp.json` / `mcp.json` document, or a message saying why there are none. */
+export function importedServers(document: unknown, file: string): ImportedServers {
+  if (!isMapping(document)) throw new Error(`${file}: expected a JSON object with mcpServers or servers`);
+  const format = isMapping(document.mcpServers)
+    ? "mcpServers"
+    : isMapping(document.servers)
+      ? "servers"
+      : undefined;
+  if (format === undefined)
+    throw new Error(
+      `${file}: no "mcpServers" (Claude Code's .mcp.json) or "servers" (VS Code's mcp.json) object found`,
+    );
+  const notes: string[] = [];
+  const entries: Record<string, Record<string, unknown>> = {};
+  for (const [name, raw] of Object.entries(document[format] as Record<string, unknown>)) {
+    if (!isMapping(raw)) {
+      notes.push(`${name}: not an object — skipped`);
+      continue;
+    }
+    entries[name] = convert(name, raw, notes);
+  }
+  if (format === "servers" && Array.isArray(document.inputs) && document.inputs.length > 0)
+    notes.push(
+      `inputs: VS Code prompts for these; svc reads secrets from .env — set each one there and refer to it as \${NAME}`,
+    );
+  return { format, entries, notes };
+}

@@ -1,0 +1,61 @@
+import { loadConfig } from "../../config/load.js";
+import { SvcError } from "../../errors.js";
+import {
+  type DeliverySummary,
+  historyDir,
+  readHistory,
+  summarizeHistory,
+} from "../../io/stores/deliveryHistory.js";
+import { terminalText } from "../../io/terminalText.js";
+import { formatTable } from "../format.js";
+
+/** A summary as `--json` prints it: everything but the payload (whether one is kept, instead). */
+function asJson({ request, run, delivery }: DeliverySummary) {
+  const { payload: _p, payload_encoding: _e, kind: _k, ...rest } = request;
+  return {
+    ...rest,
+    payload_kept: request.payload !== undefined,
+    run:
+      run === undefined
+        ? null
+        : { outcome: run.outcome, at: run.at, ...(run.error ? { error: run.error } : {}) },
+    delivery:
+      delivery === undefined
+        ? null
+        : { platform: delivery.platform, outcome: delivery.outcome, at: delivery.at },
+  };
+}
+
+/** `svc webhook deliveries [route] [--limit N] [--json]`: recent requests, newest first. */
+export function deliveries(route: string | undefined, options: { limit?: string; json?: boolean }): void {
+  const limit = options.limit === undefined ? 20 : Number(options.limit);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new SvcError("usage", `--limit: expected a whole number of at least 1, got "${options.limit}"`);
+  const loaded = loadConfig();
+  const all = summarizeHistory(readHistory(historyDir(loaded.paths.home)));
+  const shown = all.filter((s) => route === undefined || s.request.route === route).slice(0, limit);
+  if (options.json === true) {
+    process.stdout.write(`${JSON.stringify(shown.map(asJson), null, 2)}\n`);
+    return;
+  }
+  if (shown.length === 0) {
+    process.stdout.write(
+      `No deliveries recorded${route === undefined ? "" : ` for ${route}`} (the gateway records them with platforms.webhook.delivery_history, on by default).\n`,
+    );
+    return;
+  }
+  const text = (value: string) => terminalText(value);
+  const rows = shown.map(({ request, run, delivery }) => [
+    request.at.replace(/\.\d+Z$/, "Z"),
+    text(request.id),
+    request.route,
+    text(request.event ?? "-"),
+    `${request.status} ${text(request.outcome)}`,
+    run === undefined ? "-" : run.outcome,
+    delivery === undefined ? "-" : `${delivery.platform} ${delivery.outcome}`,
+    request.redelivery_of === undefined ? "" : `redelivery of ${text(request.redelivery_of)}`,
+  ]);
+  process.stdout.write(
+    `${formatTable([["TIME", "DELIVERY ID", "ROUTE", "EVENT", "ANSWER", "RUN", "DELIVERY", "NOTE"], ...rows])}\n`,
+  );
+}

@@ -1,0 +1,24 @@
+import { createHmac, randomUUID } from "node:crypto";
+
+/**
+ * The signature headers a test event or a redelivery carries. The gateway recognises the scheme from the
+ * headers, so the generic V2 scheme (hex HMAC-SHA256 of `<timestamp>.<body>`) fits every secret; a `whsec_`
+ * secret is a Standard Webhooks / Svix signing key, and is signed the way those senders sign (HMAC-SHA256
+ * of `<id>.<timestamp>.<body>` keyed with the base64-decoded key), so the request takes the path real
+ * events take.
+ */
+export function signTestEvent(
+  secret: string,
+  body: string | Buffer,
+  nowSeconds: number,
+): Record<string, string> {
+  const timestamp = String(nowSeconds);
+  if (!secret.startsWith("whsec_")) {
+    const signature = createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest("hex");
+    return { "x-webhook-timestamp": timestamp, "x-webhook-signature-v2": signature };
+  }
+  const id = `msg_svc_test_${randomUUID()}`;
+  const key = Buffer.from(secret.slice("whsec_".length), "base64");
+  const signature = createHmac("sha256", key).update(`${id}.${timestamp}.`).update(body).digest("base64");
+  return { "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };
+}

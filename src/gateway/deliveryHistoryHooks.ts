@@ -1,0 +1,70 @@
+import type { QueuedRun } from "../actors/runs.js";
+import type { RequestHead } from "../io/http/core.js";
+import { encodePayload, type HistoryWriter } from "../io/stores/deliveryHistory.js";
+import { resolveDeliveryId } from "../streams/deliveryId.js";
+import { EVENT_TYPE_HEADERS } from "../streams/eventType.js";
+import type { Outcome } from "../streams/types.js";
+
+/** The header a redelivery carries (`svc webhook redeliver`): the delivery ID it repeats. */
+export const REDELIVERY_HEADER = "x-svc-redelivery-of";
+
+const cut = (text: string) => text.slice(0, 200);
+
+/** What the gateway records in the delivery history (docs/operations.md): requests, runs, deliveries. */
+export function historyHooks(writer: HistoryWriter, now: () => number) {
+  const at = () => new Date(now()).toISOString();
+  return {
+    close: () => writer.close(),
+    request(route: string, head: RequestHead, body: Buffer | undefined, answer: Outcome): void {
+      const answered = answer.body as { delivery_id?: unknown; status?: unknown; error?: unknown };
+      const id =
+        typeof answered.delivery_id === "string" ? answered.delivery_id : resolveDeliveryId(head.headers);
+      const event = EVENT_TYPE_HEADERS.map((name) => head.headers[name]).find(
+        (v) => v !== undefined && v !== "",
+      );
+      const redeliveryOf = head.headers[REDELIVERY_HEADER];
+      const ok = answer.status >= 200 && answer.status < 300;
+      writer.record({
+        kind: "request",
+        id: id ?? "-",
+        at: at(),
+        route,
+        status: answer.status,
+        outcome: String(answered.status ?? answered.error ?? answer.status),
+        ...(event === undefined ? {} : { event: cut(event) }),
+        ...(redeliveryOf === undefined ? {} : { redelivery_of: cut(redeliveryOf) }),
+        ...(head.headers["content-type"] === undefined
+          ? {}
+          : { content_type: cut(head.headers["content-type"]) }),
+        // Only what the route accepted is kept: an unsigned sender cannot fill the history with payloads.
+        ...(body === undefined
+          ? {}
+          : ok
+            ? encodePayload(body)
+            : { payload_omitted: "not_accepted" as const }),
+      });
+    },
+    run(run: Pick<QueuedRun, "deliveryId" | "routeName">, err: unknown): void {
+      writer.record({
+        kind: "run",
+        id: run.deliveryId,
+        at: at(),
+        route: run.routeName,
+        outcome: err === undefined ? "ok" : "failed",
+        ...(err === undefined ? {} : { error: cut(err instanceof Error ? err.message : String(err)) }),
+      });
+    },
+    delivery(message: { deliveryId: string; route: string }, platform: string, ok: boolean): void {
+      writer.record({
+        kind: "delivery",
+        id: message.deliveryId,
+        at: at(),
+        route: message.route,
+        platform,
+        outcome: ok ? "ok" : "failed",
+      });
+    },
+  };
+}
+
+export type HistoryHooks = ReturnType<typeof historyHooks>;

@@ -1,0 +1,115 @@
+import { resolveDeliveryId } from "../../streams/deliveryId.js";
+import { errorOutcome, type Outcome } from "../../streams/types.js";
+import type { Logger } from "../log.js";
+import { type BodySource, endpointOf, type RequestHandler, type RequestHead } from "./core.js";
+
+/** What the metrics module counts per answered request (implemented in src/io/metrics/). */
+export interface RequestMetrics {
+  /** `route` is a configured route's name or a fixed label: never a name taken from an unknown path. */
+  answered(route: string, status: number, outcome: string | undefined, seconds: number): void;
+  /** The exposition text, for `GET /metrics`. */
+  render(): Promise<{ contentType: string; text: string }>;
+}
+
+export interface ObserveOptions {
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly multiplexProfiles: () => boolean;
+  /** `platforms.webhook.access_log`, read per request so a reload applies. */
+  readonly accessLog: () => boolean;
+  /**
+   * Whether the answer came from route `name` (an unknown one is counted as `(unknown)`, so a sender
+   * cannot add label values by inventing paths). Called after the answer: no second lookup on the hot path.
+   */
+  readonly isRoute: (name: string, status: number) => boolean;
+  /** Counted and served at `GET /metrics` when given. */
+  readonly metrics?: RequestMetrics | undefined;
+  /**
+   * Each answered request to a served route, with its body when one was read (delivery history). With it
+   * set, the body source is wrapped to keep the body; nothing is written here.
+   */
+  readonly onRouteRequest?:
+    | ((route: string, head: RequestHead, body: Buffer | undefined, answer: Outcome) => void)
+    | undefined;
+}
+
+const METRICS_METHOD_NOT_ALLOWED: Outcome = {
+  ...errorOutcome(405, "Method not allowed"),
+  headers: { Allow: "GET, HEAD" },
+};
+
+/** Printable ASCII, at most 200 characters: a header or path segment in a log line never spans lines. */
+function shown(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
+  return text.replace(/[^\x20-\x7e]/g, "?").slice(0, 200);
+}
+
+/**
+ * The request handler with `GET /metrics`, per-request counters and the optional access log around it.
+ * With neither metrics nor the access log it is the handler itself: nothing is added to the hot path.
+ */
+export function observeRequests(handler: RequestHandler, options: ObserveOptions): RequestHandler {
+  const { metrics, logger, now } = options;
+  // The metrics label of each path already seen to name a served route: one Map lookup per request
+  // instead of parsing the path again. Only served routes are kept, so a sender inventing paths adds nothing.
+  const knownPaths = new Map<string, string>();
+  const routeLabel = (path: string, status: number): string => {
+    const known = knownPaths.get(path);
+    if (known !== undefined) return known;
+    const endpoint = endpointOf(path, options.multiplexProfiles());
+    if (endpoint.kind === "health") return "(health)";
+    if (endpoint.kind !== "webhook" || !options.isRoute(endpoint.routeName, status)) return "(unknown)";
+    if (knownPaths.size < 1000) knownPaths.set(path, endpoint.routeName);
+    return endpoint.routeName;
+  };
+  return (head, body, reply) => {
+    if (metrics !== undefined && head.path === "/metrics") {
+      if (head.method !== "GET" && head.method !== "HEAD") return reply(METRICS_METHOD_NOT_ALLOWED);
+      metrics.render().then(
+        ({ contentType, text }) => reply({ status: 200, body: {}, text: { contentType, body: text } }),
+        (err: unknown) => {
+          logger.error({ err: String(err) }, "[metrics] rendering failed");
+          reply(errorOutcome(500, "Internal error"));
+        },
+      );
+      return;
+    }
+    const log = options.accessLog();
+    const onRouteRequest = options.onRouteRequest;
+    if (metrics === undefined && !log && onRouteRequest === undefined) return handler(head, body, reply);
+    const started = now();
+    let received: Buffer | undefined;
+    const source: BodySource =
+      onRouteRequest === undefined
+        ? body
+        : {
+            read: (limit, done) =>
+              body.read(limit, (b) => {
+                if (b !== "too_large") received = b;
+                done(b);
+              }),
+          };
+    handler(head, source, (answer, close) => {
+      const seconds = (now() - started) / 1000;
+      const label =
+        metrics !== undefined || onRouteRequest !== undefined ? routeLabel(head.path, answer.status) : "";
+      if (metrics !== undefined)
+        metrics.answered(label, answer.status, (answer.body as { status?: string }).status, seconds);
+      if (onRouteRequest !== undefined && !label.startsWith("("))
+        onRouteRequest(label, head, received, answer);
+      if (log) {
+        const endpoint = endpointOf(head.path, options.multiplexProfiles());
+        const name = endpoint.kind === "webhook" ? endpoint.routeName : undefined;
+        const answered = (answer.body as { delivery_id?: unknown }).delivery_id;
+        const id = typeof answered === "string" ? answered : resolveDeliveryId(head.headers);
+        const route = name === undefined ? shown(head.path) : shown(name);
+        const ms = Math.round(seconds * 1000);
+        logger.info(
+          { route, status: answer.status, delivery_id: id === undefined ? null : shown(id), ms },
+          `[access] ${head.method} ${route} ${answer.status} ${id === undefined ? "-" : shown(id)} ${ms}ms`,
+        );
+      }
+      reply(answer, close);
+    });
+  };
+}

@@ -1,0 +1,85 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { isMap, parseDocument } from "yaml";
+import { EMBEDDED_DEFAULT } from "../config/load.js";
+import { SvcError } from "../errors.js";
+import { writeFileAtomic } from "./stores/atomicFile.js";
+import { withFileLockSync } from "./stores/fileLock.js";
+
+function load(configPath: string, doing: string) {
+  if (!existsSync(configPath)) {
+    // No config.yaml: the gateway runs on the embedded default; a file holding only mcp_servers would
+    // turn its webhook adapter off, so the new file starts from that default.
+    const doc = parseDocument("");
+    doc.contents = doc.createNode(structuredClone(EMBEDDED_DEFAULT)) as never;
+    doc.commentBefore =
+      ` Created by svc mcp ${doing} from the embedded default (webhook adapter on 127.0.0.1:8644),\n` +
+      " which applied while there was no config.yaml. See docs/configuration.md.";
+    return doc;
+  }
+  // Integers stay exact: an unquoted 19-digit chat id read as a number would be written back rounded.
+  const doc = parseDocument(readFileSync(configPath, "utf8"), { intAsBigInt: true });
+  if (doc.errors.length > 0)
+    throw new SvcError(
+      "config_invalid",
+      `${configPath}: not valid YAML (${doc.errors[0]?.message.split("\n")[0]}) — fix it before running svc mcp ${doing}`,
+    );
+  if (doc.contents === null) doc.contents = doc.createNode({}) as never;
+  if (!isMap(doc.contents))
+    throw new SvcError("config_invalid", `${configPath}: the top level must be a mapping of sections`);
+  const servers = doc.get("mcp_servers");
+  if (servers !== undefined && servers !== null && !isMap(servers))
+    throw new SvcError(
+      "config_invalid",
+      `${configPath}: mcp_servers is not a mapping — fix it before running svc mcp ${doing}`,
+    );
+  return doc;
+}
+
+function write(configPath: string, text: string): void {
+  const mode = existsSync(configPath) ? statSync(configPath).mode & 0o777 : 0o600;
+  writeFileAtomic(configPath, text, mode);
+}
+
+/**
+ * Adds `mcp_servers.<name>` entries to config.yaml in one write (under the file lock, atomically), keeping
+ * comments and layout. A name that exists is left alone unless `replace`; the names skipped are returned.
+ */
+export function addServers(
+  configPath: string,
+  entries: Readonly<Record<string, Record<string, unknown>>>,
+  options: { replace?: boolean; doing: string },
+): string[] {
+  return withFileLockSync(configPath, () => {
+    const doc = load(configPath, options.doing);
+    const skipped: string[] = [];
+    let map = doc.get("mcp_servers");
+    if (!isMap(map)) {
+      const created = doc.createNode({});
+      doc.set("mcp_servers", created);
+      map = created;
+    }
+    if (!isMap(map)) throw new SvcError("config_invalid", `${configPath}: mcp_servers is not a mapping`);
+    for (const [name, entry] of Object.entries(entries)) {
+      if (map.has(name) && options.replace !== true) {
+        skipped.push(name);
+        continue;
+      }
+      map.set(name, doc.createNode(entry));
+    }
+    if (skipped.length < Object.keys(entries).length) write(configPath, doc.toString());
+    return skipped;
+  });
+}
+
+/** Removes `mcp_servers.<name>`; false when there is no such entry (nothing is written). */
+export function removeServer(configPath: string, name: string): boolean {
+  if (!existsSync(configPath)) return false;
+  return withFileLockSync(configPath, () => {
+    const doc = load(configPath, "remove");
+    const servers = doc.get("mcp_servers");
+    if (!isMap(servers) || !servers.has(name)) return false;
+    servers.delete(name);
+    write(configPath, doc.toString());
+    return true;
+  });
+}

@@ -1,0 +1,204 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { RequestMetrics } from "../http/observe.js";
+
+/** What the gauges read when Prometheus scrapes (nothing is sampled in between). */
+export interface MetricSources {
+  /** Agent runs waiting for a slot, and running. */
+  readonly runs: () => { readonly waiting: number; readonly active: number };
+  /** The state of each configured MCP server (`connected`, `failed`, `lazy`, ...). */
+  readonly mcpStates: () => readonly string[];
+}
+
+export type RunOutcome = "ok" | "failed";
+
+/** The gateway's metrics (docs/operations.md lists them); one registry per gateway, not prom-client's global one. */
+export interface GatewayMetrics extends RequestMetrics {
+  readonly registry: Registry;
+  runFinished(outcome: RunOutcome, seconds: number): void;
+  deliveryAttempt(platform: string): void;
+  deliveryFailed(platform: string): void;
+  toolCall(server: string, outcome: "ok" | "error", seconds: number): void;
+  /** Set by the state journal when it writes or compacts (`svc_state_journal_bytes`). */
+  readonly journalBytes: Gauge;
+}
+
+/** The event outcomes counted per route: the `status` field of the answer's body. */
+const EVENT_OUTCOMES = new Set(["accepted", "duplicate", "ignored", "coalesced", "delivered"]);
+
+/** At most this many route label values: past it, new names are counted as `(other)`. */
+const MAX_ROUTE_LABELS = 1000;
+
+/** A count per (a, b), looked up by a two-level map of plain keys: nothing is allocated once a slot exists. */
+function slotTable() {
+  const table = new Map<string, Map<string | number, { n: number }>>();
+  return {
+    slot(a: string, b: string | number): { n: number } {
+      let inner = table.get(a);
+      if (inner === undefined) {
+        inner = new Map();
+        table.set(a, inner);
+      }
+      let slot = inner.get(b);
+      if (slot === undefined) {
+        slot = { n: 0 };
+        inner.set(b, slot);
+      }
+      return slot;
+    },
+    *entries(): Generator<[string, string, number]> {
+      for (const [a, inner] of table) for (const [b, slot] of inner) yield [a, String(b), slot.n];
+    },
+  };
+}
+
+/** Children looked up by a two-level map of plain keys: no label object or key string built per call. */
+function childCache<T>(make: (a: string, b: string) => T) {
+  const cache = new Map<string, Map<string | number, T>>();
+  return (a: string, b: string | number): T => {
+    let inner = cache.get(a);
+    if (inner === undefined) {
+      inner = new Map();
+      cache.set(a, inner);
+    }
+    let child = inner.get(b);
+    if (child === undefined) {
+      child = make(a, String(b));
+      inner.set(b, child);
+    }
+    return child;
+  };
+}
+
+export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  // Per-request numbers are plain counters in pre-resolved slots (a Map lookup and `n += 1`); prom-client's
+  // own label children hash and validate their labels on every increment (~250 ns each), so the
+  // Prometheus counters are filled from the slots only when scraped.
+  const requestSlots = slotTable();
+  const eventSlots = slotTable();
+  let requestSeconds = 0;
+  new Counter({
+    name: "svc_webhook_requests_total",
+    help: "HTTP requests answered, by route and status; (unknown) for paths that name no route",
+    labelNames: ["route", "status"] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [route, status, n] of requestSlots.entries()) this.inc({ route, status }, n);
+    },
+  });
+  new Counter({
+    name: "svc_webhook_events_total",
+    help: "Webhook events by route and outcome (accepted, duplicate, ignored, coalesced, delivered)",
+    labelNames: ["route", "outcome"] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [route, outcome, n] of eventSlots.entries()) this.inc({ route, outcome }, n);
+    },
+  });
+  new Counter({
+    name: "svc_webhook_request_seconds_total",
+    help: "Sum of the time from each request's head to its answer (divide by svc_webhook_requests_total for the mean)",
+    registers,
+    collect() {
+      this.reset();
+      this.inc(requestSeconds);
+    },
+  });
+  new Gauge({
+    name: "svc_runs_waiting",
+    help: "Agent runs accepted and waiting for a slot (the backlog)",
+    registers,
+    collect() {
+      this.set(sources.runs().waiting);
+    },
+  });
+  new Gauge({
+    name: "svc_runs_active",
+    help: "Agent runs in progress",
+    registers,
+    collect() {
+      this.set(sources.runs().active);
+    },
+  });
+  const runs = new Histogram({
+    name: "svc_run_duration_seconds",
+    help: "Agent run durations (agent and delivery), by outcome",
+    labelNames: ["outcome"] as const,
+    buckets: [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600],
+    registers,
+  });
+  const attempts = new Counter({
+    name: "svc_delivery_attempts_total",
+    help: "Delivery attempts (retries included), by platform",
+    labelNames: ["platform"] as const,
+    registers,
+  });
+  const failures = new Counter({
+    name: "svc_delivery_failures_total",
+    help: "Deliveries that failed after their last attempt, by platform",
+    labelNames: ["platform"] as const,
+    registers,
+  });
+  new Gauge({
+    name: "svc_mcp_servers",
+    help: "Configured MCP servers by connection state",
+    labelNames: ["state"] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const state of sources.mcpStates()) this.labels(state).inc();
+    },
+  });
+  const toolCalls = new Histogram({
+    name: "svc_mcp_tool_call_duration_seconds",
+    help: "MCP tool call durations, by server and outcome",
+    labelNames: ["server", "outcome"] as const,
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60],
+    registers,
+  });
+  const journalBytes = new Gauge({
+    name: "svc_state_journal_bytes",
+    help: "Size of the local state journal on disk (0 until the journal reports it)",
+    registers,
+  });
+  const runChild = new Map<RunOutcome, Histogram.Internal<"outcome">>([
+    ["ok", runs.labels("ok")],
+    ["failed", runs.labels("failed")],
+  ]);
+  const toolChild = childCache((server, outcome) => toolCalls.labels(server, outcome));
+  const routeLabels = new Set<string>();
+  const routeLabel = (route: string) => {
+    if (routeLabels.has(route)) return route;
+    if (routeLabels.size >= MAX_ROUTE_LABELS) return "(other)";
+    routeLabels.add(route);
+    return route;
+  };
+  return {
+    registry,
+    journalBytes,
+    answered(route, status, outcome, seconds) {
+      const label = routeLabel(route);
+      requestSlots.slot(label, status).n += 1;
+      if (outcome !== undefined && EVENT_OUTCOMES.has(outcome)) eventSlots.slot(label, outcome).n += 1;
+      requestSeconds += seconds;
+    },
+    async render() {
+      return { contentType: registry.contentType, text: await registry.metrics() };
+    },
+    runFinished(outcome, seconds) {
+      runChild.get(outcome)?.observe(seconds);
+    },
+    deliveryAttempt(platform) {
+      attempts.labels(platform).inc();
+    },
+    deliveryFailed(platform) {
+      failures.labels(platform).inc();
+    },
+    toolCall(server, outcome, seconds) {
+      toolChild(server, outcome).observe(seconds);
+    },
+  };
+}

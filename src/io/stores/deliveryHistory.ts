@@ -1,0 +1,191 @@
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { type BatchedWriter, createBatchedWriter } from "../batchedWriter.js";
+
+/** Each history file is rotated past this size; one previous file is kept: at most ~2 × this on disk. */
+export const HISTORY_FILE_BYTES = 16 * 1024 * 1024;
+/** A payload larger than this is not kept (its request is still recorded, and cannot be redelivered). */
+export const HISTORY_PAYLOAD_BYTES = 256 * 1024;
+/** Records older than this are not shown nor redelivered; a file holding only such records is removed. */
+export const HISTORY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+export const HISTORY_FILE = "history.jsonl";
+
+/** `$SVC_HOME/deliveries`: the history of every profile's routes (route names are shared). */
+export function historyDir(home: string): string {
+  return join(home, "deliveries");
+}
+export const HISTORY_PREVIOUS_FILE = "history.1.jsonl";
+
+/** One request that named a served route: what the sender's "recent deliveries" page would show. */
+export interface RequestRecord {
+  readonly kind: "request";
+  readonly id: string;
+  readonly at: string;
+  readonly route: string;
+  readonly status: number;
+  /** The answer's `status` field: accepted, duplicate, ignored, coalesced, delivered; or its error. */
+  readonly outcome: string;
+  readonly event?: string;
+  readonly redelivery_of?: string;
+  readonly content_type?: string;
+  /** The body as received (only for answers in the 2xx range, up to HISTORY_PAYLOAD_BYTES). */
+  readonly payload?: string;
+  readonly payload_encoding?: "utf8" | "base64";
+  readonly payload_omitted?: "too_large" | "not_accepted";
+}
+
+export interface RunRecord {
+  readonly kind: "run";
+  readonly id: string;
+  readonly at: string;
+  readonly route: string;
+  readonly outcome: "ok" | "failed";
+  readonly error?: string;
+}
+
+export interface DeliveryRecord {
+  readonly kind: "delivery";
+  readonly id: string;
+  readonly at: string;
+  readonly route: string;
+  readonly platform: string;
+  readonly outcome: "ok" | "failed";
+}
+
+export type HistoryRecord = RequestRecord | RunRecord | DeliveryRecord;
+
+export interface HistoryWriter {
+  record(record: HistoryRecord): void;
+  close(): void;
+}
+
+/** The body as stored: UTF-8 text when it round-trips exactly, else base64. */
+export function encodePayload(
+  body: Buffer,
+): Pick<RequestRecord, "payload" | "payload_encoding" | "payload_omitted"> {
+  if (body.length > HISTORY_PAYLOAD_BYTES) return { payload_omitted: "too_large" };
+  const text = body.toString("utf8");
+  return Buffer.byteLength(text) === body.length && Buffer.from(text, "utf8").equals(body)
+    ? { payload: text, payload_encoding: "utf8" }
+    : { payload: body.toString("base64"), payload_encoding: "base64" };
+}
+
+export function decodePayload(record: RequestRecord): Buffer | undefined {
+  if (record.payload === undefined) return undefined;
+  return Buffer.from(record.payload, record.payload_encoding === "base64" ? "base64" : "utf8");
+}
+
+/** Removes a previous-generation file whose newest record is past the retention (its mtime says so). */
+function dropExpired(dir: string, now: number): void {
+  for (const name of [HISTORY_PREVIOUS_FILE, HISTORY_FILE]) {
+    const path = join(dir, name);
+    try {
+      if (now - statSync(path).mtimeMs > HISTORY_RETENTION_MS) rmSync(path, { force: true });
+    } catch {
+      // absent
+    }
+  }
+}
+
+/**
+ * Appends records as JSON lines to `<dir>/history.jsonl` (mode 0600), one write per event-loop turn
+ * (batchedWriter); a line cut by a crash is skipped by the reader. Past HISTORY_FILE_BYTES the file
+ * becomes `history.1.jsonl` (replacing the older one) and a new one starts.
+ */
+export function createHistoryWriter(
+  dir: string,
+  onError: (err: unknown) => void,
+  now: () => number = Date.now,
+  maxFileBytes = HISTORY_FILE_BYTES,
+): HistoryWriter {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  dropExpired(dir, now());
+  const file = join(dir, HISTORY_FILE);
+  let fd = openSync(file, "a", 0o600);
+  let size = fstatSync(fd).size;
+  const writer: BatchedWriter = createBatchedWriter(
+    (text) => {
+      if (size >= maxFileBytes) {
+        closeSync(fd);
+        renameSync(file, join(dir, HISTORY_PREVIOUS_FILE));
+        fd = openSync(file, "a", 0o600);
+        size = 0;
+      }
+      let buffer = Buffer.from(text, "utf8");
+      size += buffer.length;
+      while (buffer.length > 0) buffer = buffer.subarray(writeSync(fd, buffer));
+    },
+    onError,
+    () => closeSync(fd),
+  );
+  return {
+    record(record) {
+      writer.write(`${JSON.stringify(record)}\n`);
+    },
+    close() {
+      writer.close();
+    },
+  };
+}
+
+/** Every record within the retention, oldest first (both files); unreadable lines are skipped. */
+export function readHistory(dir: string, now: number = Date.now()): HistoryRecord[] {
+  const records: HistoryRecord[] = [];
+  for (const name of [HISTORY_PREVIOUS_FILE, HISTORY_FILE]) {
+    const path = join(dir, name);
+    if (!existsSync(path)) continue;
+    for (const line of readFileSync(path, "utf8").split("\n")) {
+      if (line === "") continue;
+      try {
+        const record = JSON.parse(line) as HistoryRecord;
+        if (now - Date.parse(record.at) <= HISTORY_RETENTION_MS) records.push(record);
+      } catch {
+        // a line cut by a crash
+      }
+    }
+  }
+  return records;
+}
+
+/** One delivery ID's request with what became of it: the latest run and delivery records of that ID. */
+export interface DeliverySummary {
+  readonly request: RequestRecord;
+  readonly run?: RunRecord;
+  readonly delivery?: DeliveryRecord;
+}
+
+/** Requests newest first, each with its run and delivery outcome. */
+export function summarizeHistory(records: readonly HistoryRecord[]): DeliverySummary[] {
+  const runs = new Map<string, RunRecord>();
+  const deliveries = new Map<string, DeliveryRecord>();
+  for (const r of records) {
+    if (r.kind === "run") runs.set(`${r.route}\u0000${r.id}`, r);
+    else if (r.kind === "delivery") deliveries.set(`${r.route}\u0000${r.id}`, r);
+  }
+  return records
+    .filter((r): r is RequestRecord => r.kind === "request")
+    .reverse()
+    .map((request) => {
+      const key = `${request.route}\u0000${request.id}`;
+      const run =
+        request.outcome === "accepted" || request.outcome === "coalesced" ? runs.get(key) : undefined;
+      const delivery = request.outcome === "duplicate" ? undefined : deliveries.get(key);
+      return {
+        request,
+        ...(run === undefined ? {} : { run }),
+        ...(delivery === undefined ? {} : { delivery }),
+      };
+    });
+}

@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+describe("svc config check: the whole configuration, nothing started", { timeout: 60_000 }, () => {
+  it("prints ok and a one-line summary for a valid configuration", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            port: 9100,
+            routes: { github: { secret: "s3cret", prompt: "x" }, ci: { secret: "t", prompt: "y" } },
+          },
+        },
+        mcp_servers: {
+          files: { command: "node", args: ["x.js"] },
+          off: { url: "http://127.0.0.1:1/mcp", enabled: false },
+        },
+      }),
+    );
+    home.write("webhook_subscriptions.json", JSON.stringify({ gh: { secret: "abc", prompt: "p" } }), 0o600);
+    const result = await svc(home, ["config", "check"]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^ok: webhook on 127\.0\.0\.1:9100, 2 routes, 1 subscription, 2 MCP servers \(1 enabled\), agent echo, .*config\.yaml\n$/,
+    );
+  });
+
+  it("with no config.yaml, checks the embedded default", async () => {
+    home = tempHome();
+    const result = await svc(home, ["config", "check"]);
+    expect(result).toMatchObject({ code: 0, stdout: expect.stringContaining("embedded default") });
+  });
+
+  it("lists every startup problem and exits 1", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            routes: { a: { prompt: "x" }, b: { secret: "s", deliver: "slack", prompt: "y" } },
+          },
+        },
+      }),
+    );
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("platforms.webhook.routes.a.secret: missing");
+    expect(result.stderr).toContain(
+      "platforms.webhook.routes.b.deliver: slack needs platforms.slack enabled",
+    );
+    expect(result.stdout).toBe("2 problems: the gateway would not start\n");
+  });
+
+  it("reports a schema error and a bad .env line", async () => {
+    home = tempHome();
+    home.write("config.yaml", "platforms:\n  webhook:\n    port: eighty\n");
+    let result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("platforms.webhook.port: expected a number");
+    home.write("config.yaml", "platforms: {}\n");
+    home.write(".env", "WEBHOOK_SECRET: abc\n");
+    result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(".env: line 1: not a NAME=value line");
+    expect(result.stderr).not.toContain("abc");
+  });
+
+  it("names the unset variable of an enabled MCP server as a warning", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        mcp_servers: {
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+          gh: { url: "https://example.test/mcp", headers: { Authorization: "Bearer ${GH_TOKEN}" } },
+        },
+      }),
+    );
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(0);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    expect(result.stderr).toContain("mcp_servers.gh: ${GH_TOKEN} is not set — add GH_TOKEN=...");
+  });
+});

@@ -1,0 +1,192 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+const SERVER = join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
+const COMMENTED =
+  "# my gateway\nplatforms:\n  webhook:\n    enabled: true # keep it on\n    host: 127.0.0.1\n";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+const config = () => readFileSync(join(home.dir, "config.yaml"), "utf8");
+const servers = () => loadConfig({ home: home.dir, env: {} }).config.mcp_servers;
+
+describe("svc mcp add / remove", { timeout: 90_000 }, () => {
+  it("adds a command server and a URL server without losing comments; the server works; remove takes it out", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    const added = await svc(home, [
+      "mcp",
+      "add",
+      "fx",
+      "--env",
+      "MODE=1",
+      "--",
+      process.execPath,
+      SERVER,
+      "legacy",
+    ]);
+    expect(added).toMatchObject({ code: 0, stdout: expect.stringContaining("Added mcp_servers.fx") });
+    const remote = await svc(home, [
+      "mcp",
+      "add",
+      "remote",
+      "--transport",
+      "sse",
+      "--header",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      "Authorization: Bearer ${REMOTE_TOKEN}",
+      "--",
+      "https://mcp.example.test/sse",
+    ]);
+    expect(remote.code).toBe(0);
+    expect(config()).toContain("# my gateway");
+    expect(config()).toContain("enabled: true # keep it on");
+    expect(servers().fx).toMatchObject({
+      command: process.execPath,
+      args: [SERVER, "legacy"],
+      env: { MODE: "1" },
+    });
+    expect(servers().remote).toMatchObject({
+      url: "https://mcp.example.test/sse",
+      transport: "sse",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      headers: { Authorization: "Bearer ${REMOTE_TOKEN}" },
+    });
+    expect((await svc(home, ["mcp", "test", "fx"])).stdout).toContain("12 tools registered");
+
+    const again = await svc(home, ["mcp", "add", "fx", "--", "other"]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("mcp_servers.fx already exists — choose another name, or --force");
+
+    const removed = await svc(home, ["mcp", "remove", "fx"]);
+    expect(removed.code).toBe(0);
+    expect(Object.keys(servers())).toEqual(["remote"]);
+    expect(config()).toContain("# my gateway");
+    expect((await svc(home, ["mcp", "remove", "fx"])).code).toBe(2);
+  });
+
+  it("refuses bad input before writing anything, and notes a credential written in clear", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    const cases = await Promise.all([
+      svc(home, ["mcp", "add", "x", "--transport", "stdio", "--", "https://a.test/mcp"]),
+      svc(home, ["mcp", "add", "x", "--transport", "http", "--", "npx", "server"]),
+      svc(home, ["mcp", "add", "x", "--transport", "ws", "--", "https://a.test/mcp"]),
+      svc(home, ["mcp", "add", "bad name", "--", "node"]),
+      svc(home, ["mcp", "add", "x"]),
+    ]);
+    for (const result of cases) expect(result.code).toBe(2);
+    expect(config()).toBe(COMMENTED);
+    const secret = await svc(home, ["mcp", "add", "gh", "--env", "GITHUB_TOKEN=ghp_abc", "--", "gh-mcp"]);
+    expect(secret.code).toBe(0);
+    expect(secret.stderr).toContain("GITHUB_TOKEN is written to config.yaml as given");
+    expect(secret.stderr).not.toContain("ghp_abc");
+  });
+
+  it("with no config.yaml, starts from the embedded default so the webhook adapter stays on; the file is 0600", async () => {
+    home = tempHome();
+    expect((await svc(home, ["mcp", "add", "fx", "--", "node", "x.js"])).code).toBe(0);
+    expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook).toMatchObject({
+      enabled: true,
+      host: "127.0.0.1",
+    });
+    expect(statSync(join(home.dir, "config.yaml")).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe("svc mcp import", { timeout: 60_000 }, () => {
+  it("Claude Code's .mcp.json (mcpServers)", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    const file = home.write(
+      ".mcp.json",
+      JSON.stringify({
+        mcpServers: {
+          files: {
+            command: "npx",
+            args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+            env: { DEBUG: "1" },
+          },
+          api: {
+            type: "http",
+            url: "https://api.example.test/mcp",
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+            headers: { Authorization: "Bearer ${API_KEY}" },
+          },
+          events: { type: "sse", url: "https://sse.example.test/sse" },
+        },
+      }),
+    );
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("Imported files, api, events");
+    expect(servers()).toMatchObject({
+      files: {
+        command: "npx",
+        args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+        env: { DEBUG: "1" },
+      },
+      api: { url: "https://api.example.test/mcp", transport: "http" },
+      events: { url: "https://sse.example.test/sse", transport: "sse" },
+    });
+    expect(config()).toContain("# my gateway");
+    // Importing again leaves existing servers alone.
+    const again = await svc(home, ["mcp", "import", file]);
+    expect(again.stdout).toContain("left as they are: files, api, events (--force replaces them)");
+  });
+
+  it("VS Code's mcp.json (servers with type, comments, trailing commas, inputs)", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    const file = home.write(
+      "mcp.json",
+      `{
+  // VS Code allows comments
+  "inputs": [{ "type": "promptString", "id": "token", "password": true }],
+  "servers": {
+    "fx": { "type": "stdio", "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(SERVER)}], "envFile": "\${workspaceFolder}/.env" },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    "gh": { "type": "http", "url": "https://api.githubcopilot.test/mcp/", "headers": { "Authorization": "Bearer \${input:token}" } },
+  },
+}`,
+    );
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("Imported fx, gh");
+    expect(res.stderr).toContain("fx: envFile not carried over");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    expect(res.stderr).toContain("gh: ${input:token} is another client's variable");
+    expect(res.stderr).toContain("inputs: VS Code prompts for these");
+    expect(servers().fx).toMatchObject({ command: process.execPath, args: [SERVER] });
+    expect(servers().gh).toMatchObject({ url: "https://api.githubcopilot.test/mcp/", transport: "http" });
+    expect((await svc(home, ["mcp", "test", "fx"])).code).toBe(0);
+  });
+
+  it("a file with neither layout is refused", async () => {
+    home = tempHome();
+    const file = home.write("other.json", '{"mcp": {}}');
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(
+      'no "mcpServers" (Claude Code\'s .mcp.json) or "servers" (VS Code\'s mcp.json)',
+    );
+  });
+});
+
+describe("type: is read as transport: in config.yaml", () => {
+  it("an entry written as VS Code writes it loads", () => {
+    home = tempHome();
+    home.write("config.yaml", "mcp_servers:\n  ev:\n    type: sse\n    url: https://a.test/sse\n");
+    expect(servers().ev).toMatchObject({ transport: "sse", url: "https://a.test/sse" });
+    home.write(
+      "config.yaml",
+      "mcp_servers:\n  ev:\n    type: sse\n    transport: http\n    url: https://a.test/sse\n",
+    );
+    expect(() => servers()).toThrow(/unknown key "type"/);
+  });
+});

@@ -1,0 +1,96 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { freePort } from "../../helpers/http.js";
+import { svc } from "./svc.js";
+
+const SERVER = join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+async function writeServers(): Promise<void> {
+  const port = await freePort();
+  home.write(
+    "config.yaml",
+    stringify({
+      mcp_servers: {
+        fx: { command: process.execPath, args: [SERVER] },
+        missing: { command: "no-such-command-svc-test" },
+        refused: { url: `http://127.0.0.1:${port}/mcp` },
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+        unset: { url: "https://example.test/mcp", headers: { Authorization: "Bearer ${NOPE_TOKEN}" } },
+        off: { command: "x", enabled: false },
+      },
+    }),
+  );
+}
+
+describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, () => {
+  it("svc mcp list checks each enabled server: ok (N tools) or failed: why", async () => {
+    home = tempHome();
+    await writeServers();
+    const res = await svc(home, ["mcp", "list"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^fx\s+stdio\s+ok \(12 tools\)$/m);
+    expect(res.stdout).toMatch(/^missing\s+stdio\s+failed: command not found: no-such-command-svc-test/m);
+    expect(res.stdout).toMatch(/^refused\s+http\s+failed: .*(ECONNREFUSED|refused)/m);
+    expect(res.stdout).toMatch(
+      /^unset\s+http\s+failed: \$\{NOPE_TOKEN\} is not set — add NOPE_TOKEN=\.\.\./m,
+    );
+    expect(res.stdout).toMatch(/^off\s+stdio\s+skipped \(enabled: false\)$/m);
+  });
+
+  it("--no-check keeps the configuration-only view; svc mcp test --all exits 1 when one fails", async () => {
+    home = tempHome();
+    await writeServers();
+    const [list, all] = await Promise.all([
+      svc(home, ["mcp", "list", "--no-check"]),
+      svc(home, ["mcp", "test", "--all"]),
+    ]);
+    expect(list.stdout).toMatch(/fx\s+stdio\s+stopped\s+0/);
+    expect(list.stdout).toContain("no gateway is running");
+    expect(all.code).toBe(1);
+    expect(all.stdout).toMatch(/^fx\s+stdio\s+ok \(12 tools\)$/m);
+    expect((await svc(home, ["mcp", "test"])).code).toBe(2);
+  });
+
+  it("svc mcp test --all exits 0 when every enabled server works", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({ mcp_servers: { fx: { command: process.execPath, args: [SERVER] } } }),
+    );
+    const res = await svc(home, ["mcp", "test", "--all"]);
+    expect(res).toMatchObject({ code: 0, stdout: expect.stringMatching(/fx\s+stdio\s+ok \(12 tools\)/) });
+  });
+});
+
+describe("svc mcp tools <server>: descriptions and input schemas", { timeout: 60_000 }, () => {
+  it("shows descriptions; --schema and --json show each input schema", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        mcp_servers: { fx: { command: process.execPath, args: [SERVER], tools: { include: ["add"] } } },
+      }),
+    );
+    const [plain, schema, json] = await Promise.all([
+      svc(home, ["mcp", "tools", "fx"]),
+      svc(home, ["mcp", "tools", "fx", "--schema"]),
+      svc(home, ["mcp", "tools", "fx", "--json"]),
+    ]);
+    expect(plain.stdout).toMatch(/^REGISTERED NAME\s+SERVER TOOL\s+DESCRIPTION$/m);
+    expect(plain.stdout).toMatch(/^mcp__fx__add\s+add/m);
+    expect(schema.stdout).toContain("mcp__fx__add (add)");
+    expect(schema.stdout).toContain("input schema:");
+    expect(schema.stdout).toMatch(/"a": \{\s+"type": "number"/);
+    const tools = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+    const add = tools.find((t) => t.tool === "add");
+    expect(add).toMatchObject({
+      name: "mcp__fx__add",
+      input_schema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } },
+    });
+  });
+});

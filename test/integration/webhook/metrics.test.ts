@@ -1,0 +1,91 @@
+import { sign as signGithub } from "@octokit/webhooks-methods";
+import { describe, expect, it, vi } from "vitest";
+import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+const SECRET = "metrics-secret";
+const gw = gatewayPerTest();
+const FIXTURE = new URL("../../fixtures/mcp/stdio-server.mjs", import.meta.url).pathname;
+
+async function scrape(url: string): Promise<{ status: number; type: string | null; text: string }> {
+  const res = await fetch(url);
+  return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
+}
+
+/** The value of one sample line, e.g. `svc_webhook_requests_total{route="pr",status="202"}`. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+async function signedPost(url: string, id: string, body = '{"number":7}') {
+  return postJson(url, body, {
+    "X-GitHub-Event": "pull_request",
+    "X-GitHub-Delivery": id,
+    "X-Hub-Signature-256": await signGithub(SECRET, body),
+  });
+}
+
+describe("GET /metrics (Prometheus text format)", { timeout: 60_000 }, () => {
+  for (const http of ["uws", "node"] as const) {
+    it(`${http}: requests by route and status, event outcomes, runs, deliveries, MCP states`, async () => {
+      const live = await gw.start({
+        http,
+        config: webhookConfig(
+          { pr: { secret: SECRET }, ign: { secret: SECRET, events: ["push"] } },
+          {},
+          { mcp_servers: { fx: { command: process.execPath, args: [FIXTURE] } } },
+        ),
+      });
+      expect((await signedPost(live.url("/webhooks/pr"), "m-1")).status).toBe(202);
+      expect((await signedPost(live.url("/webhooks/pr"), "m-1")).body).toMatchObject({ status: "duplicate" });
+      expect((await signedPost(live.url("/webhooks/ign"), "m-2")).body).toMatchObject({ status: "ignored" });
+      expect((await postJson(live.url("/webhooks/pr"), "{}")).status).toBe(401);
+      // Invented route names are not label values.
+      for (const name of ["a1", "a2", "a3"]) await postJson(live.url(`/webhooks/${name}`), "{}");
+      await vi.waitFor(
+        async () => {
+          const text = (await scrape(live.url("/metrics"))).text;
+          expect(sample(text, 'svc_run_duration_seconds_count{outcome="ok"}')).toBe(1);
+          expect(sample(text, 'svc_mcp_servers{state="connected"}')).toBe(1);
+        },
+        { timeout: 15_000, interval: 50 },
+      );
+      const { status, type, text } = await scrape(live.url("/metrics"));
+      expect(status).toBe(200);
+      expect(type).toMatch(/^text\/plain; version=0\.0\.4/);
+      expect(sample(text, 'svc_webhook_requests_total{route="pr",status="202"}')).toBe(1);
+      expect(sample(text, 'svc_webhook_requests_total{route="pr",status="200"}')).toBe(1);
+      expect(sample(text, 'svc_webhook_requests_total{route="pr",status="401"}')).toBe(1);
+      expect(sample(text, 'svc_webhook_requests_total{route="(unknown)",status="404"}')).toBe(3);
+      expect(text).not.toContain('route="a1"');
+      expect(sample(text, 'svc_webhook_events_total{route="pr",outcome="accepted"}')).toBe(1);
+      expect(sample(text, 'svc_webhook_events_total{route="pr",outcome="duplicate"}')).toBe(1);
+      expect(sample(text, 'svc_webhook_events_total{route="ign",outcome="ignored"}')).toBe(1);
+      expect(sample(text, 'svc_delivery_attempts_total{platform="log"}')).toBe(1);
+      expect(sample(text, "svc_runs_waiting")).toBe(0);
+      expect(sample(text, "svc_runs_active")).toBe(0);
+      expect(sample(text, "svc_state_journal_bytes")).toBe(0);
+      expect(text).toContain("# TYPE svc_mcp_tool_call_duration_seconds histogram");
+      // HEAD is answered too (scrapers' health checks), a POST is not.
+      expect((await fetch(live.url("/metrics"), { method: "HEAD" })).status).toBe(200);
+      expect((await fetch(live.url("/metrics"), { method: "POST" })).status).toBe(405);
+    });
+  }
+
+  it("metrics: false turns it off (404)", async () => {
+    const live = await gw.start({ config: webhookConfig({}, { metrics: false }) });
+    expect((await scrape(live.url("/metrics"))).status).toBe(404);
+  });
+
+  it("unset, it is not served on a non-loopback bind; metrics: true serves it there", async () => {
+    const off = await gw.start({
+      config: webhookConfig({}, { host: "0.0.0.0", secret: "x" }),
+    });
+    expect((await scrape(off.url("/metrics"))).status).toBe(404);
+    const on = await gw.start({
+      config: webhookConfig({}, { host: "0.0.0.0", secret: "x", metrics: true }),
+    });
+    expect((await scrape(on.url("/metrics"))).status).toBe(200);
+  });
+});

@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { startupProblems } from "../../../src/gateway/startupProblems.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+function load(yaml: string) {
+  const h = tempHome();
+  home = h;
+  h.write("config.yaml", yaml);
+  return () => loadConfig({ home: h.dir, env: {} });
+}
+
+describe("typos point at the fix", () => {
+  it('deliver: slak suggests "slack"', () => {
+    const loaded = load(
+      "platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    routes:\n      a: {secret: s, deliver: slak}\n",
+    )();
+    const [problem] = startupProblems(loaded.config, loaded.paths.config);
+    expect(problem).toContain(
+      'platforms.webhook.routes.a.deliver: unknown target "slak" — did you mean "slack"?',
+    );
+  });
+
+  it("a target far from every name gets no suggestion, only the list", () => {
+    const loaded = load(
+      "platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    routes:\n      a: {secret: s, deliver: carrier-pigeon}\n",
+    )();
+    const [problem] = startupProblems(loaded.config, loaded.paths.config);
+    expect(problem).not.toContain("did you mean");
+    expect(problem).toContain("use one of log,");
+  });
+
+  it("a misspelt key of an MCP server entry points to docs/mcp.md", () => {
+    expect(load("mcp_servers:\n  fs:\n    command: node\n    argz: [x]\n")).toThrow(
+      /mcp_servers\.fs: unknown key "argz" — did you mean "args"\? \(see docs\/mcp\.md\)/,
+    );
+  });
+
+  it("a misspelt key elsewhere still points to docs/configuration.md", () => {
+    expect(load("agent:\n  providr: echo\n")).toThrow(/\(see docs\/configuration\.md\)/);
+  });
+});

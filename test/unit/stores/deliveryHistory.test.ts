@@ -1,0 +1,117 @@
+import { existsSync, readFileSync, statSync, utimesSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createHistoryWriter,
+  decodePayload,
+  encodePayload,
+  HISTORY_PAYLOAD_BYTES,
+  HISTORY_RETENTION_MS,
+  type RequestRecord,
+  readHistory,
+  summarizeHistory,
+} from "../../../src/io/stores/deliveryHistory.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+const T0 = Date.parse("2026-11-20T10:00:00Z");
+const request = (id: string, at: number, extra: Partial<RequestRecord> = {}): RequestRecord => ({
+  kind: "request",
+  id,
+  at: new Date(at).toISOString(),
+  route: "pr",
+  status: 202,
+  outcome: "accepted",
+  ...extra,
+});
+
+describe("delivery history store", () => {
+  it("appends JSON lines (0600), rotates past the size cap keeping one previous file, and skips a cut line", () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    const writer = createHistoryWriter(
+      dir,
+      (err) => {
+        throw err;
+      },
+      () => T0,
+      300,
+    );
+    for (let i = 0; i < 10; i++) writer.record(request(`d-${i}`, T0));
+    writer.close();
+    expect(statSync(join(dir, "history.jsonl")).mode & 0o777).toBe(0o600);
+    // One batch per turn: all ten were written in one batch, so the cap applies at the next batch.
+    const again = createHistoryWriter(
+      dir,
+      (err) => {
+        throw err;
+      },
+      () => T0,
+      300,
+    );
+    again.record(request("d-10", T0));
+    again.close();
+    expect(existsSync(join(dir, "history.1.jsonl"))).toBe(true);
+    expect(readFileSync(join(dir, "history.jsonl"), "utf8").trim().split("\n")).toHaveLength(1);
+    home.write(
+      "deliveries/history.jsonl",
+      `${readFileSync(join(dir, "history.jsonl"), "utf8")}{"kind":"requ`,
+    );
+    expect(readHistory(dir, T0).map((r) => r.id)).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => `d-${i}`),
+      "d-10",
+    ]);
+  });
+
+  it("records past the retention are not read, and a file holding only such records is removed at start", () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    const writer = createHistoryWriter(
+      dir,
+      () => {},
+      () => T0,
+    );
+    writer.record(request("old", T0 - HISTORY_RETENTION_MS - 1000));
+    writer.record(request("new", T0));
+    writer.close();
+    expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["new"]);
+    const old = (T0 - HISTORY_RETENTION_MS - 60_000) / 1000;
+    utimesSync(join(dir, "history.jsonl"), old, old);
+    createHistoryWriter(
+      dir,
+      () => {},
+      () => T0,
+    ).close();
+    expect(readHistory(dir, T0)).toEqual([]);
+  });
+
+  it("keeps payloads byte for byte (UTF-8 text, else base64) up to the cap", () => {
+    const text = Buffer.from('{"title":"é ✓"}');
+    const binary = Buffer.from([0xff, 0x00, 0x80]);
+    expect(encodePayload(text)).toEqual({ payload: '{"title":"é ✓"}', payload_encoding: "utf8" });
+    expect(decodePayload(request("a", T0, encodePayload(binary)))?.equals(binary)).toBe(true);
+    expect(encodePayload(Buffer.alloc(HISTORY_PAYLOAD_BYTES + 1))).toEqual({ payload_omitted: "too_large" });
+  });
+
+  it("summaries: newest first, each request with its run and delivery", () => {
+    const summary = summarizeHistory([
+      request("a", T0),
+      request("a", T0 + 1, { status: 200, outcome: "duplicate" }),
+      { kind: "run", id: "a", at: new Date(T0 + 2).toISOString(), route: "pr", outcome: "ok" },
+      {
+        kind: "delivery",
+        id: "a",
+        at: new Date(T0 + 3).toISOString(),
+        route: "pr",
+        platform: "log",
+        outcome: "ok",
+      },
+    ]);
+    expect(summary.map((s) => [s.request.outcome, s.run?.outcome, s.delivery?.platform])).toEqual([
+      ["duplicate", undefined, undefined],
+      ["accepted", "ok", "log"],
+    ]);
+  });
+});
