@@ -1,0 +1,125 @@
+import { Redis, type RedisOptions } from "ioredis";
+import { SvcError } from "../../../errors.js";
+import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
+import type { Logger } from "../../log.js";
+
+/** The URL as logs may show it: host, port and database, never a password. */
+export function redisLabel(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = "";
+    parsed.password = "";
+    return parsed.toString();
+  } catch {
+    return "redis (unparseable URL)";
+  }
+}
+
+/** ioredis options as svc sets them (`replyMapping` left out: its optional type trips exactOptionalPropertyTypes). */
+export type ConnectionSettings = Omit<RedisOptions, "replyMapping">;
+
+/** Reconnects forever, at most every 2 s: the gateway recovers by itself when Redis returns. */
+const retryStrategy = (times: number) => Math.min(50 * times, 2000);
+
+/**
+ * Options for the request path's connection: a command fails at once while Redis is unreachable (no
+ * offline queue, no retries), so a request is answered 503 instead of waiting for a reconnect.
+ */
+export function commandOptions(): ConnectionSettings {
+  return {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+    commandTimeout: 2000,
+    retryStrategy,
+    lazyConnect: true,
+  };
+}
+
+/** Options for BullMQ's producer (fails fast like the request path) and workers (retry forever, as BullMQ requires). */
+export function queueOptions(role: "producer" | "worker"): ConnectionSettings {
+  return role === "producer"
+    ? { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 2000, retryStrategy }
+    : { maxRetriesPerRequest: null, connectTimeout: 2000, retryStrategy };
+}
+
+/**
+ * Says in the log that Redis is unreachable once per outage (not once per request), and that it is back.
+ * `fail` turns a command's error into the StateUnavailableError the pipeline answers 503 for.
+ */
+export interface RedisHealth {
+  down(reason: string): void;
+  up(): void;
+  isDown(): boolean;
+  fail(err: unknown): never;
+}
+
+export function createRedisHealth(label: string, logger: Logger): RedisHealth {
+  let down = false;
+  const health: RedisHealth = {
+    down(reason) {
+      if (down) return;
+      down = true;
+      logger.error(
+        { redis: label, reason },
+        `[state] Redis at ${label} is unreachable (${reason}); requests that need it are answered 503 until it is back`,
+      );
+    },
+    up() {
+      if (!down) return;
+      down = false;
+      logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
+    },
+    isDown: () => down,
+    fail(err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      health.down(reason);
+      throw new StateUnavailableError(`Redis unreachable: ${reason}`);
+    },
+  };
+  return health;
+}
+
+/** Watches a connection: errors and closes mark an outage, `ready` ends it. */
+export function watchConnection(redis: Redis, health: RedisHealth): void {
+  redis.on("error", (err: Error) => health.down(err.message));
+  redis.on("end", () => health.down("connection closed"));
+  redis.on("close", () => health.down("connection closed"));
+  redis.on("ready", () => health.up());
+}
+
+/**
+ * Connects and PINGs once (startup): a bad `state.redis_url` stops the gateway with the usual
+ * file/key/problem/fix message instead of answering 503 to every request.
+ */
+export async function connectRedis(
+  url: string,
+  configFile: string,
+  options: ConnectionSettings,
+): Promise<Redis> {
+  const label = redisLabel(url);
+  const refuse = (problem: string) =>
+    new SvcError(
+      "config_invalid",
+      `${configFile}: state.redis_url: ${problem} — start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`,
+    );
+  let redis: Redis;
+  try {
+    redis = new Redis(url, { ...options, lazyConnect: true, retryStrategy: () => null });
+  } catch (err) {
+    throw refuse(`not a usable Redis URL (${(err as Error).message})`);
+  }
+  redis.on("error", () => {}); // reported by the rejected connect below
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (err) {
+    redis.disconnect();
+    throw refuse(`cannot reach ${label} (${(err as Error).message})`);
+  }
+  // From here on, reconnect for ever (an outage is answered 503 and ends by itself).
+  redis.options.retryStrategy = options.retryStrategy ?? retryStrategy;
+  return redis;
+}
+
+export { StateUnavailableError };
