@@ -8,20 +8,14 @@ import { eventCheckStage } from "./stages/events.js";
 import { type FilterDeps, filterStage } from "./stages/filters.js";
 import { type IdempotencyDeps, idempotencyStage } from "./stages/idempotency.js";
 import { DirectDeliveries } from "./stages/inFlight.js";
-import {
-  applyStage,
-  applyStages,
-  asyncStageOperator,
-  INTERNAL_ERROR,
-  type NamedStage,
-  type StageFailure,
-  stagesOperator,
-} from "./stages/operator.js";
+import { maybeAsyncStagesOperator, type NamedMaybeAsyncStage } from "./stages/maybeAsync.js";
+import { applyStage, asyncStageOperator, INTERNAL_ERROR, type StageFailure } from "./stages/operator.js";
 import { parseStage } from "./stages/parse.js";
 import { rateLimitStage } from "./stages/rateLimit.js";
 import { type RouteLookupDeps, routeLookupStage } from "./stages/route.js";
 import { type ScriptDeps, scriptStage } from "./stages/script.js";
 import { bodySizeStage } from "./stages/size.js";
+import type { MaybePromise } from "./stateUnavailable.js";
 import { errorOutcome, type Inbound, type Outcome } from "./types.js";
 
 const SHUTTING_DOWN = errorOutcome(503, "Shutting down");
@@ -29,7 +23,8 @@ const SHUTTING_DOWN = errorOutcome(503, "Shutting down");
 export interface PipelineDeps {
   readonly routes: RouteLookupDeps;
   maxBodyBytes(): number;
-  tryAcquire(routeName: string): boolean;
+  /** Synchronous in memory; a Promise when the windows are shared (Redis). */
+  tryAcquire(routeName: string): MaybePromise<boolean>;
   msUntilReset?(routeName: string): number;
   readonly auth: AuthDeps;
   onPing?: (routeName: string, event: string) => void;
@@ -69,8 +64,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   let pushing: Inbound | undefined;
   let pushingReply: ((outcome: Outcome) => void) | undefined;
 
-  // Consecutive synchronous stages run fused in one operator each (spec 4.2 order unchanged).
-  const checks: readonly NamedStage[] = [
+  // Consecutive stages run fused in one operator each (spec 4.2 order unchanged); the ones that may
+  // answer with a Promise (shared state) stay synchronous when they answer synchronously.
+  const checks: readonly NamedMaybeAsyncStage[] = [
     ["route", route],
     ["size", size],
     ["rate_limit", rateLimitStage(deps)],
@@ -79,12 +75,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     ["events", eventCheckStage(deps.onPing ? { onPing: deps.onPing } : {})],
     ["filters", filterStage(deps.filters)],
   ];
-  const decisions: readonly NamedStage[] = [
+  const decisions: readonly NamedMaybeAsyncStage[] = [
     ["idempotency", idempotencyStage({ ...deps.idempotency, inFlight: (key) => direct.outcomeOf(key) })],
     ["accept", acceptStage],
     ["dispatch", dispatchStage({ ...deps.dispatch, beginDirect: (key) => direct.begin(key) })],
   ];
-  const checked = input.pipe(map((inbound): PipelineCtx => applyStages(checks, { inbound }, deps.onFailure)));
+  const checked = input.pipe(
+    map((inbound): PipelineCtx => ({ inbound })),
+    maybeAsyncStagesOperator(checks, deps.onFailure),
+  );
   const answered = checked.pipe(
     asyncStageOperator(
       "script",
@@ -93,7 +92,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       deps.onFailure,
       hasScript,
     ),
-    stagesOperator(decisions, deps.onFailure),
+    maybeAsyncStagesOperator(decisions, deps.onFailure),
     asyncStageOperator(
       "deliver",
       deliverStage({ ...deps.deliver, endDirect: (key, ok) => direct.end(key, ok) }),
