@@ -45,6 +45,7 @@ import { createTargets } from "./io/targets/registry.js";
 import { targetStartupProblems, targetWarnings } from "./io/targets/validate.js";
 import { pipelineLogHooks } from "./pipelineLogHooks.js";
 import { createProfileResources } from "./profileResources.js";
+import { redisStateFor } from "./redisState.js";
 import { resumeSavedRuns } from "./resumeSavedRuns.js";
 import { createPipeline } from "./streams/pipeline.js";
 import { createFixedWindowLimiter } from "./streams/rateLimiter.js";
@@ -104,6 +105,24 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       `[webhook] ${paths.seenIds} could not be read; delivery ids seen before the restart are forgotten (their retries will run)`,
     );
   }
+  // state.backend: redis — idempotency, rate limits, the run queue, coalescing and cron leases are shared.
+  const redisState = await redisStateFor(loaded.config.state, {
+    configFile: paths.config,
+    logger,
+    maxConcurrentRuns: loaded.config.agent.max_concurrent_runs,
+    rateLimit: webhook.rate_limit,
+    lookup: (name) => registry.lookup(name),
+    execute: (run, signal) =>
+      run.route.cron_job === undefined ? executeRun(run, signal) : scheduler.runFired(run, signal),
+    ...(options.redisStall === undefined ? {} : { stall: options.redisStall }),
+  }).catch((err: unknown) => {
+    system.shutdown();
+    throw err;
+  });
+  const rateLimiter = redisState?.limiter ?? limiter;
+  const forget = redisState
+    ? (key: string) => void redisState.seen.forget(key)
+    : (key: string) => seen.delete(key);
   let runner: AgentRunner = createRunner(loaded.config.agent);
   const {
     paths: profilePaths,
@@ -147,7 +166,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     runJob: (job, prompt, trigger, profile, signal, firedBy) =>
       runCronJob({ runner, deliverer }, job, prompt, trigger, profile, signal, firedBy),
     // Jobs fired by webhook events share the agent runs' bound (agent.max_concurrent_runs) and queue.
-    enqueue: (event) => enqueueRun(runs, event, options.runQueueCap ?? RUN_QUEUE_CAP),
+    enqueue: (event) =>
+      redisState?.enqueueRun(event) ?? enqueueRun(runs, event, options.runQueueCap ?? RUN_QUEUE_CAP),
+    ...(redisState ? { claim: redisState.cronLease.claim } : {}),
   });
   system.spawn("cron", cronActor(scheduler));
   const warnMissingReferences = (table: RouteTable) => {
@@ -177,8 +198,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       multiplexProfiles: () => registry.current().multiplexProfiles,
     },
     maxBodyBytes: () => registry.current().maxBodyBytes,
-    tryAcquire: (route) => limiter.tryAcquire(route),
-    msUntilReset: (route) => limiter.msUntilReset(route),
+    tryAcquire: (route) => rateLimiter.tryAcquire(route),
+    msUntilReset: (route) => rateLimiter.msUntilReset(route),
     auth: { verify: verifySignature, ...hooks.auth },
     onPing: hooks.onPing,
     filters: {
@@ -197,15 +218,20 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         }),
       onIgnored: hooks.onScriptIgnored,
     },
-    idempotency: { checkAndAdd: (key) => seen.checkAndAdd(key), randomId: randomUUID },
+    idempotency: {
+      checkAndAdd: redisState ? (key) => redisState.seen.checkAndAdd(key) : (key) => seen.checkAndAdd(key),
+      randomId: randomUUID,
+    },
     dispatch: {
       modes: {
-        coalesce: (event) => coalescer.offer(event),
+        coalesce: redisState ? (event) => redisState.coalesce(event) : (event) => coalescer.offer(event),
         fireCronJob: (jobRef, event) => scheduler.fire(jobRef, event),
         ...options.eventModes,
       },
-      enqueueRun: (event) => enqueueRun(runs, event, options.runQueueCap ?? RUN_QUEUE_CAP),
-      forget: (key) => seen.delete(key),
+      enqueueRun: redisState
+        ? (event) => redisState.enqueueRun(event)
+        : (event) => enqueueRun(runs, event, options.runQueueCap ?? RUN_QUEUE_CAP),
+      forget,
       onCronUnavailable: hooks.onCronUnavailable,
       onCoalesceUnavailable: hooks.onCoalesceUnavailable,
     },
@@ -230,7 +256,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           return false;
         }
       },
-      forget: (key) => seen.delete(key),
+      forget,
     },
     onFailure: hooks.onStageFailure,
   });
@@ -254,6 +280,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       });
     } catch (err) {
       system.shutdown();
+      void redisState?.stop(0);
       throw new SvcError("startup_refused", `${(err as Error).message} — ${listenFailureHint(host)}`);
     }
   }
@@ -284,6 +311,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   }
 
   resumeSavedRuns(paths.pendingRuns, runs, (name) => registry.lookup(name), hooks);
+  redisState?.start();
 
   let seenSaveFailed = false;
   const saveSeen = () => {
@@ -315,7 +343,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       warnMissingReferences(table);
       const nextWebhook = next.config.platforms.webhook;
       // Open windows keep their count: a reload must not hand every route a fresh budget.
-      limiter.setLimit(nextWebhook.rate_limit);
+      rateLimiter.setLimit(nextWebhook.rate_limit);
       runner = createRunner(next.config.agent);
       if (platformSettings(next.config) !== platformSettings(loaded.config)) {
         targets = createTargets(next.config, targetDeps);
@@ -357,6 +385,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         // With what the requests answered meanwhile accepted, coalesced or remembered.
         checkpoint(true);
         const drainMs = options.drainTimeoutMs ?? loaded.config.gateway.drain_timeout_seconds * 1000;
+        // Waiting runs stay in Redis for the other instances (or this one's restart).
+        await redisState?.stop(drainMs);
         const drained = await drainRuns(runs, drainMs);
         // Past the drain timeout no waiting run starts any more; with the ones still running at the end
         // they are saved for the next start.

@@ -2,6 +2,7 @@ import type { InspectionEvent } from "xstate";
 import type { TimerClock } from "./actors/coalescer.js";
 import type { RouteSource } from "./actors/routes.js";
 import type { Logger } from "./io/log.js";
+import type { StallSettings } from "./io/state/redis/sharedQueue.js";
 import type { EventModes } from "./streams/context.js";
 
 export interface GatewayOptions {
@@ -26,6 +27,8 @@ export interface GatewayOptions {
   readonly drainTimeoutMs?: number;
   /** Agent runs kept waiting at most before new agent events are answered 503 (default `RUN_QUEUE_CAP`). */
   readonly runQueueCap?: number;
+  /** `state.backend: redis`: how soon another instance takes over a dead instance's run (tests shorten it). */
+  readonly redisStall?: StallSettings;
 }
 
 export interface Gateway {

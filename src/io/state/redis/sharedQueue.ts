@@ -27,7 +27,7 @@ export interface SharedQueueOptions<T> {
   /** Jobs this instance runs at once. */
   readonly concurrency: number;
   /** Runs one job; rejecting marks it failed (not retried). */
-  process(data: T, signal: AbortSignal, job: Job<T>): Promise<void>;
+  process(data: T, signal: AbortSignal, job: Job<T>, token: string | undefined): Promise<void>;
   readonly stall?: StallSettings;
 }
 
@@ -81,6 +81,8 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   queue.on("error", (err: Error) => health.down(err.message));
   const abort = new AbortController();
   let worker: Worker<T> | undefined;
+  // BullMQ leaves connections it was given open: they are closed here.
+  let workerConnection: Redis | undefined;
 
   return {
     queue,
@@ -104,12 +106,14 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
     },
     start() {
       if (worker !== undefined) return;
+      workerConnection = new Redis(options.url, queueOptions("worker"));
+      workerConnection.on("error", (err: Error) => health.down(err.message));
       worker = new Worker<T>(
         options.name,
-        async (job, _token, signal) => {
+        async (job, token, signal) => {
           const both = signal === undefined ? abort.signal : AbortSignal.any([signal, abort.signal]);
           try {
-            await options.process(job.data, both, job);
+            await options.process(job.data, both, job, token);
           } catch (err) {
             // Aborted by this instance's stop: recorded neither finished nor failed, so the job's lock
             // expires and another instance (or this one after its restart) runs it again.
@@ -118,7 +122,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
           }
         },
         {
-          connection: new Redis(options.url, queueOptions("worker")),
+          connection: workerConnection,
           prefix,
           concurrency: Math.max(1, options.concurrency),
           maxStalledCount: 2,
@@ -158,6 +162,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       }
       await queue.close().catch(() => {});
       producer.disconnect();
+      workerConnection?.disconnect();
     },
   };
 }
