@@ -276,7 +276,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   /** Whether this instance won the job's due time (false, logged, when the shared state is unreachable). */
   async function claimed(profile: string, job: CronJob, dueAt: string): Promise<boolean> {
     try {
-      return (await options.claim?.(profile, job.id, dueAt)) ?? true;
+      const won = (await options.claim?.(profile, job.id, dueAt)) ?? true;
+      if (!won)
+        logger.debug(
+          { job: job.id, profile },
+          `[cron] ${job.name}${inProfile(profile)}: run at ${dueAt} taken by another instance`,
+        );
+      return won;
     } catch (err) {
       logger.error(
         { job: job.id, profile, err: (err as Error).message },

@@ -62,8 +62,11 @@ async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs 
   throw new Error(`redis-server: ${what} within ${timeoutMs} ms`);
 }
 
-/** Starts a private redis-server; use from beforeAll, and `cleanup()` in afterAll. */
-export async function startTestRedis(): Promise<TestRedis> {
+/**
+ * Starts a private redis-server; use from beforeAll, and `cleanup()` in afterAll. `persist` turns on the
+ * append-only file (fsync always), so what Redis acknowledged survives `stop()` + `start()` (outage tests).
+ */
+export async function startTestRedis(options: { persist?: boolean } = {}): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), "svc-redis-"));
   const port = await freePort();
   let child: ChildProcess | undefined;
@@ -74,7 +77,12 @@ export async function startTestRedis(): Promise<TestRedis> {
     if (child !== undefined) return;
     const proc = spawn(
       REDIS_SERVER,
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+      [
+        ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir],
+        ...(options.persist === true
+          ? ["--appendonly", "yes", "--appendfsync", "always"]
+          : ["--appendonly", "no"]),
+      ],
       { stdio: ["ignore", "ignore", "pipe"] },
     );
     proc.stderr?.on("data", (chunk: Buffer) => {

@@ -2,15 +2,19 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { type Gateway, startGateway } from "../../src/gateway.js";
-import type { StallSettings } from "../../src/io/state/redis/sharedQueue.js";
 import { createLogger } from "../../src/io/log.js";
+import type { StallSettings } from "../../src/io/state/redis/sharedQueue.js";
 import { type TempHome, tempHome } from "./home.js";
 
 /**
  * A `command` agent for gateways that share work: each run appends its delivery id as one line to
  * `file` (one short O_APPEND write, shared by every instance), after `sleepSeconds` when given.
  */
-export function sharedAppendAgent(file: string, maxConcurrentRuns = 8, sleepSeconds = 0): Record<string, unknown> {
+export function sharedAppendAgent(
+  file: string,
+  maxConcurrentRuns = 8,
+  sleepSeconds = 0,
+): Record<string, unknown> {
   const sleep = sleepSeconds > 0 ? `sleep ${sleepSeconds}; ` : "";
   return {
     provider: "command",
@@ -23,7 +27,8 @@ export function sharedAppendAgent(file: string, maxConcurrentRuns = 8, sleepSeco
 export function appendedIds(file: string): Map<string, number> {
   const counts = new Map<string, number>();
   if (!existsSync(file)) return counts;
-  for (const id of readFileSync(file, "utf8").split("\n")) if (id !== "") counts.set(id, (counts.get(id) ?? 0) + 1);
+  for (const id of readFileSync(file, "utf8").split("\n"))
+    if (id !== "") counts.set(id, (counts.get(id) ?? 0) + 1);
   return counts;
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
@@ -36,8 +36,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function cluster(n: number, config: Record<string, unknown>): Promise<ClusterNode[]> {
-  const started = await Promise.all(Array.from({ length: n }, () => startNode(config)));
+async function cluster(
+  n: number,
+  config: Record<string, unknown>,
+  files: Record<string, string> = {},
+): Promise<ClusterNode[]> {
+  const started = await Promise.all(Array.from({ length: n }, () => startNode(config, { files })));
   nodes.push(...started);
   return started;
 }
@@ -91,5 +95,93 @@ describe("three instances on one Redis", { timeout: 90_000 }, () => {
     // Work was shared: every instance ran some of them.
     const ranBy = gws.map((gw) => gw.logs().filter((l) => l.msg.includes("agent run")).length);
     expect(ranBy.length).toBe(3);
+  });
+
+  it("rate_limit holds for the three together: 30 of 90 requests pass, the rest are 429 with Retry-After", async () => {
+    const runs = join(dir, `runs-${randomUUID()}.log`);
+    const gws = await cluster(
+      3,
+      clusterConfig(redis.url, `t${randomUUID()}`, { hook: { secret: SECRET } }, sharedAppendAgent(runs, 4), {
+        rate_limit: 30,
+      }),
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 90 }, (_, i) => deliver(gws[i % 3] as ClusterNode, "hook", `rl-${i}`, { i })),
+    );
+    expect(answers.filter((a) => a.status === 202)).toHaveLength(30);
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited).toHaveLength(60);
+    for (const a of limited) expect(Number(a.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("coalescing groups are shared: 9 events for one key over 3 instances (and 3 for another) make 2 runs", async () => {
+    const runs = join(dir, `runs-${randomUUID()}.log`);
+    const agent = {
+      provider: "command",
+      command: ["sh", "-c", `printf "%s|%s\\n" "$SVC_DELIVERY_ID" "$(head -n1)" >> "$0"`, runs],
+      max_concurrent_runs: 2,
+    };
+    const route = {
+      secret: SECRET,
+      prompt: "pr {pr}",
+      coalesce: { key: "pr", window_seconds: 1, max_wait_seconds: 30 },
+    };
+    const gws = await cluster(3, clusterConfig(redis.url, `t${randomUUID()}`, { hook: route }, agent));
+    for (let i = 0; i < 9; i++) {
+      const answer = await deliver(gws[i % 3] as ClusterNode, "hook", `x-${i}`, { pr: "x" });
+      expect(answer).toMatchObject({ status: 202, body: { status: "coalesced" } });
+      if (i % 3 === 0) await deliver(gws[(i + 1) % 3] as ClusterNode, "hook", `y-${i}`, { pr: "y" });
+    }
+    const ran = () =>
+      existsSync(runs)
+        ? readFileSync(runs, "utf8")
+            .split("\n")
+            .filter((l) => l !== "")
+        : [];
+    await vi.waitFor(() => expect(ran()).toHaveLength(2), { timeout: 20_000, interval: 50 });
+    expect(ran().sort()).toEqual([
+      "x-8|[Coalesced: this run covers 9 events; 8 earlier events for this key were superseded]",
+      "y-6|[Coalesced: this run covers 3 events; 2 earlier events for this key were superseded]",
+    ]);
+    const dispatched = gws.flatMap((gw) =>
+      gw.logs().filter((l) => l.msg.includes("coalesced group dispatched")),
+    );
+    expect(dispatched).toHaveLength(2);
+  });
+
+  it("a due cron job fires once across the cluster", async () => {
+    const runs = join(dir, `runs-${randomUUID()}.log`);
+    const jobs = {
+      revision: 1,
+      jobs: {
+        j1: {
+          id: "j1",
+          name: "nightly",
+          schedule: "every 1d",
+          prompt: "job nightly",
+          deliver: "log",
+          deliver_extra: {},
+          state: "enabled",
+          next_run: "2026-01-01T00:00:00.000Z",
+          created_at: "2025-11-22T00:00:00.000Z",
+        },
+      },
+    };
+    const gws = await cluster(
+      3,
+      clusterConfig(redis.url, `t${randomUUID()}`, { hook: { secret: SECRET } }, sharedAppendAgent(runs, 2)),
+      { "cron/jobs.json": JSON.stringify(jobs) },
+    );
+    // Every instance either ran the job or saw the due time taken by another one.
+    const decided = (what: string) => gws.flatMap((gw) => gw.logs().filter((l) => l.msg.includes(what)));
+    await vi.waitFor(
+      () => expect(decided("run finished").length + decided("taken by another instance").length).toBe(3),
+      {
+        timeout: 20_000,
+        interval: 50,
+      },
+    );
+    expect(decided("run finished")).toHaveLength(1);
+    expect([...appendedIds(runs).keys()].filter((id) => id.startsWith("cron-j1-"))).toHaveLength(1);
   });
 });
