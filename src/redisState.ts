@@ -6,13 +6,7 @@ import type { StateSettings } from "./config/sections/state.js";
 import { describeError } from "./errors.js";
 import type { Logger } from "./io/log.js";
 import { createSharedCoalescing, type SharedCoalescing } from "./io/state/redis/coalescing.js";
-import {
-  commandOptions,
-  connectRedis,
-  createRedisHealth,
-  redisLabel,
-  watchConnection,
-} from "./io/state/redis/connection.js";
+import { commandOptions, connectRedis, createRedisHealth, redisLabel } from "./io/state/redis/connection.js";
 import { type CronLease, createCronLease } from "./io/state/redis/cronLease.js";
 import { createSharedIdempotency, type SharedIdempotency } from "./io/state/redis/idempotency.js";
 import { DEFAULT_KEY_PREFIX, redisKeys } from "./io/state/redis/keys.js";
@@ -67,7 +61,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const label = redisLabel(url);
   const redis: Redis = await connectRedis(url, options.configFile, commandOptions());
   const health = createRedisHealth(label, logger);
-  watchConnection(redis, health);
+  health.watch("commands", redis);
   const keys = redisKeys(options.settings.redis_key_prefix ?? DEFAULT_KEY_PREFIX);
   const stall = options.stall === undefined ? {} : { stall: options.stall };
 

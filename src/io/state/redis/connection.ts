@@ -44,48 +44,55 @@ export function queueOptions(role: "producer" | "worker"): ConnectionSettings {
 }
 
 /**
- * Says in the log that Redis is unreachable once per outage (not once per request), and that it is back.
- * `fail` turns a command's error into the StateUnavailableError the pipeline answers 503 for.
+ * Says in the log that Redis is unreachable once per outage (not once per request or per connection),
+ * and that it is back once every watched connection is ready again. `fail` turns a command's error into
+ * the StateUnavailableError the pipeline answers 503 for.
  */
 export interface RedisHealth {
-  down(reason: string): void;
-  up(): void;
+  /** Follows a connection's state under `name` (the request path's, BullMQ's producer and worker). */
+  watch(name: string, redis: Redis): void;
   isDown(): boolean;
   fail(err: unknown): never;
 }
 
 export function createRedisHealth(label: string, logger: Logger): RedisHealth {
-  let down = false;
-  const health: RedisHealth = {
-    down(reason) {
-      if (down) return;
-      down = true;
-      logger.error(
-        { redis: label, reason },
-        `[state] Redis at ${label} is unreachable (${reason}); requests that need it are answered 503 until it is back`,
-      );
+  /** Watched connections that are not ready. */
+  const notReady = new Set<string>();
+  let reported = false;
+  const report = (reason: string) => {
+    if (reported) return;
+    reported = true;
+    logger.error(
+      { redis: label, reason },
+      `[state] Redis at ${label} is unreachable (${reason}); requests that need it are answered 503 until it is back`,
+    );
+  };
+  return {
+    watch(name, redis) {
+      const down = (reason: string) => {
+        notReady.add(name);
+        report(reason);
+      };
+      redis.on("error", (err: Error) => down(err.message));
+      redis.on("close", () => {
+        // A connection closed on purpose (stop) is no outage.
+        if (redis.status !== "end") down("connection closed");
+      });
+      redis.on("ready", () => {
+        notReady.delete(name);
+        if (reported && notReady.size === 0) {
+          reported = false;
+          logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
+        }
+      });
     },
-    up() {
-      if (!down) return;
-      down = false;
-      logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
-    },
-    isDown: () => down,
+    isDown: () => notReady.size > 0,
     fail(err) {
       const reason = err instanceof Error ? err.message : String(err);
-      health.down(reason);
+      report(reason);
       throw new StateUnavailableError(`Redis unreachable: ${reason}`);
     },
   };
-  return health;
-}
-
-/** Watches a connection: errors and closes mark an outage, `ready` ends it. */
-export function watchConnection(redis: Redis, health: RedisHealth): void {
-  redis.on("error", (err: Error) => health.down(err.message));
-  redis.on("end", () => health.down("connection closed"));
-  redis.on("close", () => health.down("connection closed"));
-  redis.on("ready", () => health.up());
 }
 
 /**

@@ -75,10 +75,12 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   const { keys, health, logger } = options;
   const prefix = keys.bullPrefix();
   const producer = new Redis(options.url, queueOptions("producer"));
-  producer.on("error", (err: Error) => health.down(err.message));
-  producer.on("ready", () => health.up());
+  health.watch(`${options.name} producer`, producer);
   const queue = new Queue<T>(options.name, { connection: producer, prefix });
-  queue.on("error", (err: Error) => health.down(err.message));
+  // The connections' own events report an outage (once); BullMQ repeats them per call.
+  queue.on("error", (err: Error) =>
+    logger.debug({ queue: options.name, err: err.message }, "[state] queue error"),
+  );
   const abort = new AbortController();
   let worker: Worker<T> | undefined;
   // BullMQ leaves connections it was given open: they are closed here.
@@ -107,7 +109,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
     start() {
       if (worker !== undefined) return;
       workerConnection = new Redis(options.url, queueOptions("worker"));
-      workerConnection.on("error", (err: Error) => health.down(err.message));
+      health.watch(`${options.name} worker`, workerConnection);
       worker = new Worker<T>(
         options.name,
         async (job, token, signal) => {
@@ -134,7 +136,9 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             : { stalledInterval: options.stall.stalledIntervalMs }),
         },
       );
-      worker.on("error", (err: Error) => health.down(err.message));
+      worker.on("error", (err: Error) =>
+        logger.debug({ queue: options.name, err: err.message }, "[state] worker error"),
+      );
       worker.on("failed", (job, err) => {
         if (job !== undefined && err.name !== "DelayedError")
           logger.error(

@@ -6,7 +6,6 @@ import {
   commandOptions,
   connectRedis,
   createRedisHealth,
-  watchConnection,
 } from "../../../../src/io/state/redis/connection.js";
 import { createSharedIdempotency } from "../../../../src/io/state/redis/idempotency.js";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
@@ -98,7 +97,7 @@ describe("Redis unreachable", () => {
       const health = createRedisHealth("redis://127.0.0.1/0", log.logger);
       const redis = await connectRedis(own.url, "config.yaml", commandOptions());
       clients.push(redis);
-      watchConnection(redis, health);
+      health.watch("commands", redis);
       const seen = createSharedIdempotency(redis, redisKeys("down"), health);
       expect(await seen.checkAndAdd("r:1")).toBe(false);
       await own.stop();
