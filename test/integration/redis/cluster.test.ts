@@ -184,4 +184,18 @@ describe("three instances on one Redis", { timeout: 90_000 }, () => {
     expect(decided("run finished")).toHaveLength(1);
     expect([...appendedIds(runs).keys()].filter((id) => id.startsWith("cron-j1-"))).toHaveLength(1);
   });
+
+  it("refuses to start when nothing answers at state.redis_url, naming the file, the key and the fix", async () => {
+    const gone = await startTestRedis();
+    await gone.cleanup();
+    const config = clusterConfig(
+      gone.url,
+      "x",
+      { hook: { secret: SECRET } },
+      sharedAppendAgent(join(dir, "never.log")),
+    );
+    await expect(startNode(config)).rejects.toThrow(
+      /config\.yaml: state\.redis_url: cannot reach redis:\/\/127\.0\.0\.1:\d+\/0 \(.*\) — start Redis at .*, or fix state\.redis_url/,
+    );
+  });
 });
