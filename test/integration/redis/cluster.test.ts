@@ -55,7 +55,7 @@ async function deliver(node: ClusterNode, route: string, id: string, payload: Re
   });
 }
 
-describe("three instances on one Redis", { timeout: 90_000 }, () => {
+describe("three instances on one Redis", { timeout: 180_000 }, () => {
   it("20 senders × 50 unique ids over 3 instances, each re-sent to another instance: one 202 per id, each runs exactly once", async () => {
     const runs = join(dir, `runs-${randomUUID()}.log`);
     const gws = await cluster(
@@ -89,12 +89,9 @@ describe("three instances on one Redis", { timeout: 90_000 }, () => {
     );
     expect(perId.size).toBe(1000);
     expect([...perId.entries()].filter(([, statuses]) => statuses.sort().join() !== "200,202")).toEqual([]);
-    await vi.waitFor(() => expect(appendedIds(runs).size).toBe(1000), { timeout: 60_000, interval: 100 });
+    await vi.waitFor(() => expect(appendedIds(runs).size).toBe(1000), { timeout: 120_000, interval: 100 });
     const counts = appendedIds(runs);
     expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([]);
-    // Work was shared: every instance ran some of them.
-    const ranBy = gws.map((gw) => gw.logs().filter((l) => l.msg.includes("agent run")).length);
-    expect(ranBy.length).toBe(3);
   });
 
   it("rate_limit holds for the three together: 30 of 90 requests pass, the rest are 429 with Retry-After", async () => {
