@@ -116,14 +116,20 @@ export async function connectRedis(
   } catch (err) {
     throw refuse(`not a usable Redis URL (${(err as Error).message})`);
   }
-  redis.on("error", () => {}); // reported by the rejected connect below
+  // The socket's error (ECONNREFUSED, ENOTFOUND) says more than the rejected connect ("Connection is closed").
+  let socketError: string | undefined;
+  const onError = (err: Error) => {
+    socketError ??= err.message;
+  };
+  redis.on("error", onError);
   try {
     await redis.connect();
     await redis.ping();
   } catch (err) {
     redis.disconnect();
-    throw refuse(`cannot reach ${label} (${(err as Error).message})`);
+    throw refuse(`cannot reach ${label} (${socketError ?? (err as Error).message})`);
   }
+  redis.off("error", onError);
   // From here on, reconnect for ever (an outage is answered 503 and ends by itself).
   redis.options.retryStrategy = options.retryStrategy ?? retryStrategy;
   return redis;
