@@ -51,7 +51,12 @@ export interface CronSchedulerOptions {
    * (`agent.max_concurrent_runs`, saved at stop) and is run by `runFired`; false when the queue is full.
    * Without it, a fired job starts at once.
    */
-  readonly enqueue?: (run: AcceptedEvent) => boolean;
+  readonly enqueue?: (run: AcceptedEvent) => boolean | Promise<boolean>;
+  /**
+   * Several gateways sharing state (Redis): a scheduled run starts only on the instance that claims the
+   * job's due time first. Without it, every due job runs here.
+   */
+  readonly claim?: (profile: string, jobId: string, dueAt: string) => Promise<boolean>;
 }
 
 export interface CronScheduler {
@@ -61,7 +66,10 @@ export interface CronScheduler {
    * Fires a job of the event's profile (the route's `profile`) for a webhook event:
    * paused, disabled or unknown in that profile → `skipped`, logged.
    */
-  fire(jobRef: string, event: AcceptedEvent): "fired" | "skipped" | "queue_full";
+  fire(
+    jobRef: string,
+    event: AcceptedEvent,
+  ): "fired" | "skipped" | "queue_full" | Promise<"fired" | "skipped" | "queue_full">;
   /**
    * Runs a fired job taken from the run queue (its `prompt` is the job's prompt with the event), after
    * checking again that the job is still enabled (paused meanwhile: dropped, logged).
@@ -258,11 +266,31 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         );
         continue;
       }
+      if (options.claim !== undefined && !(await claimed(profile, job, job.next_run))) continue;
       scheduledRuns.add(key);
       launch(profile, store, job, job.prompt, "schedule", () => scheduledRuns.delete(key));
       started.push(job.id);
     }
     return started;
+  }
+
+  /** Whether this instance won the job's due time (false, logged, when the shared state is unreachable). */
+  async function claimed(profile: string, job: CronJob, dueAt: string): Promise<boolean> {
+    try {
+      const won = (await options.claim?.(profile, job.id, dueAt)) ?? true;
+      if (!won)
+        logger.debug(
+          { job: job.id, profile },
+          `[cron] ${job.name}${inProfile(profile)}: run at ${dueAt} taken by another instance`,
+        );
+      return won;
+    } catch (err) {
+      logger.error(
+        { job: job.id, profile, err: (err as Error).message },
+        `[cron] ${job.name}${inProfile(profile)}: not run at ${dueAt} — the shared state is unreachable`,
+      );
+      return false;
+    }
   }
 
   async function tick(): Promise<string[]> {
@@ -285,8 +313,11 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       const found = firable(jobRef, event);
       if (found === undefined) return "skipped";
       const prompt = eventPrompt(found.job, event);
-      if (options.enqueue !== undefined)
-        return options.enqueue({ ...event, prompt }) ? "fired" : "queue_full";
+      if (options.enqueue !== undefined) {
+        const taken = options.enqueue({ ...event, prompt });
+        if (typeof taken === "boolean") return taken ? "fired" : "queue_full";
+        return taken.then((ok) => (ok ? "fired" : "queue_full"));
+      }
       launch(event.profile, found.store, found.job, prompt, firedTrigger(event), undefined, firedBy(event));
       return "fired";
     },

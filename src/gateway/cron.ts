@@ -24,7 +24,9 @@ export interface CronDeps {
   readonly deliverer: Deliverer;
   readonly profiles: ProfileResources;
   /** Jobs fired by webhook events share the agent runs' bound (agent.max_concurrent_runs) and queue. */
-  readonly enqueue: (event: AcceptedEvent) => boolean;
+  readonly enqueue: (event: AcceptedEvent) => boolean | Promise<boolean>;
+  /** Several gateways sharing state (Redis): a due time runs only on the instance that claims it. */
+  readonly claim?: ((profile: string, jobId: string, dueAt: string) => Promise<boolean>) | undefined;
 }
 
 export interface Cron {
@@ -54,6 +56,7 @@ export function createCron(deps: CronDeps): Cron {
         firedBy,
       ),
     enqueue: deps.enqueue,
+    ...(deps.claim === undefined ? {} : { claim: deps.claim }),
   });
   // A schedule that fails (a store that throws at start) is started again, a few times.
   const ref = deps.system.spawn("cron", cronActor(scheduler), undefined, { restart: "on-error", max: 3 });

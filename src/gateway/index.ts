@@ -1,3 +1,4 @@
+import type { RunExecutor } from "../actors/runs.js";
 import { startSystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
 import { howToEnableWebhook } from "../config/load.js";
@@ -12,6 +13,7 @@ import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
 import { createSubscriptionSource } from "../io/stores/subscriptions.js";
 import { GatewayState, openStateStore } from "../state/gatewayState.js";
+import { redisStateFor } from "../state/redisState.js";
 import { createAgent } from "./agent.js";
 import { createCoalescing } from "./coalescing.js";
 import { checkedConfig, describeRoutes } from "./config.js";
@@ -125,6 +127,25 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     dispatch: state.enqueue((event) => queue.enqueue(event, Infinity)),
     observer: state.coalesceObserver,
   });
+  // state.backend: redis — idempotency, rate limits, the run queue, coalescing and cron leases are shared.
+  // Its workers start only after everything is built, so `runs` below exists when they run one.
+  let runs: { readonly execute: RunExecutor } | undefined;
+  const redis = await redisStateFor(config.state, {
+    configFile: paths.config,
+    logger,
+    maxConcurrentRuns: config.agent.max_concurrent_runs,
+    rateLimit: webhook.rate_limit,
+    lookup: (name) => routes.registry.lookup(name),
+    execute: (run, signal) =>
+      runs === undefined
+        ? Promise.reject(new Error("the gateway is not started"))
+        : runs.execute(run, signal),
+    ...(options.redisStall === undefined ? {} : { stall: options.redisStall }),
+  }).catch(async (err: unknown) => {
+    system.shutdown();
+    await state.close();
+    throw err;
+  });
   // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.
   const cron = createCron({
     system,
@@ -134,9 +155,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     agent,
     deliverer: deliveries.deliverer,
     profiles,
-    enqueue: (event) => queue.enqueue(event),
+    enqueue: (event) => redis?.enqueueRun(event) ?? queue.enqueue(event),
+    claim: redis?.cronLease.claim,
   });
-  createRuns({
+  runs = createRuns({
     system,
     queue,
     maxConcurrent: config.agent.max_concurrent_runs,
@@ -184,7 +206,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     seen: idempotency.seen,
     coalescer: coalescing.coalescer,
     cron: cron.scheduler,
-    enqueueRun: state.enqueue((event) => queue.enqueue(event)),
+    enqueueRun:
+      redis === undefined
+        ? state.enqueue((event) => queue.enqueue(event))
+        : (event) => redis.enqueueRun(event),
+    shared:
+      redis === undefined
+        ? undefined
+        : {
+            limiter: redis.limiter,
+            checkAndAdd: (key) => redis.seen.checkAndAdd(key),
+            forget: (key) => void redis.seen.forget(key),
+            coalesce: (event) => redis.coalesce(event),
+          },
     deliverDirect: state.deliverDirect((event) => deliveries.deliverDirect(event, hooks.onDeliveryFailed)),
     ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),
   });
@@ -212,6 +246,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
     if (unserved !== undefined) logger.warn(unserved);
   }
+  redis?.start();
   if (state.store.backend === "memory")
     resumeSavedRuns(paths.pendingRuns, queue, (name) => routes.registry.lookup(name), hooks);
   else
@@ -250,6 +285,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       { name: "flush coalescing groups", run: () => coalescing.flush() },
       // With what the requests answered meanwhile accepted, coalesced or remembered.
       { name: "checkpoint again", run: () => checkpoint(true) },
+      // Runs waiting in Redis stay there for the other instances (or this one's restart).
+      { name: "stop the shared queue's workers", run: () => redis?.stop(drainMs) },
       {
         name: "drain runs",
         // Past the drain timeout no waiting run starts any more; with the ones still running at the end

@@ -16,6 +16,8 @@ import { createPipeline } from "../streams/pipeline.js";
 import { createFixedWindowLimiter } from "../streams/rateLimiter.js";
 import type { SeenCache } from "../streams/seenCache.js";
 import { verifySignature } from "../streams/signatures.js";
+import type { RateLimitDeps } from "../streams/stages/rateLimit.js";
+import type { MaybePromise } from "../streams/stateUnavailable.js";
 import type { PipelineLogHooks } from "./logHooks.js";
 import type { ProfileResources } from "./profileResources.js";
 
@@ -35,7 +37,6 @@ export interface IngressDeps {
   readonly seen: SeenCache;
   readonly coalescer: Coalescer;
   readonly cron: CronScheduler;
-  readonly enqueueRun: (event: AcceptedEvent) => boolean;
   readonly deliverDirect: (event: AcceptedEvent) => Promise<boolean>;
   readonly eventModes?: EventModes;
   /** Wraps the event modes (the state journal records cron fires). */
@@ -44,6 +45,19 @@ export interface IngressDeps {
   readonly durable?: (() => Promise<void> | undefined) | undefined;
   /** Wraps the request handler (metrics, access log, delivery history). */
   readonly observe?: (handler: RequestHandler) => RequestHandler;
+  /** `state.backend: redis`: rate windows, idempotency records and coalescing groups shared by every instance. */
+  readonly shared?: SharedIngressState | undefined;
+  readonly enqueueRun: (event: AcceptedEvent) => MaybePromise<boolean>;
+}
+
+export interface SharedIngressState {
+  readonly limiter: Pick<RateLimitDeps, "isSpent" | "tryAcquire"> & {
+    msUntilReset(route: string): number;
+    setLimit(limit: number): void;
+  };
+  checkAndAdd(key: string): Promise<boolean>;
+  forget(key: string): void;
+  coalesce(event: AcceptedEvent): Promise<"coalesced" | "not_grouped">;
 }
 
 export interface Ingress {
@@ -65,7 +79,11 @@ export interface Ingress {
 export async function startIngress(deps: IngressDeps): Promise<Ingress> {
   const { registry, hooks, seen, profiles, host } = deps;
   const webhook = deps.config.platforms.webhook;
-  const limiter = createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now: deps.now });
+  const shared = deps.shared;
+  const limiter =
+    shared?.limiter ??
+    createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now: deps.now });
+  const forget = shared === undefined ? (key: string) => seen.delete(key) : shared.forget;
   const pipeline = createPipeline({
     routes: {
       lookup: (name) => registry.lookup(name),
@@ -91,21 +109,24 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
         }),
       onIgnored: hooks.onScriptIgnored,
     },
-    idempotency: { checkAndAdd: (key) => seen.checkAndAdd(key), randomId: randomUUID },
+    idempotency: {
+      checkAndAdd: shared === undefined ? (key) => seen.checkAndAdd(key) : shared.checkAndAdd,
+      randomId: randomUUID,
+    },
     dispatch: {
       modes: (deps.modes ?? ((modes) => modes))({
-        coalesce: (event) => deps.coalescer.offer(event),
+        coalesce: shared === undefined ? (event) => deps.coalescer.offer(event) : shared.coalesce,
         fireCronJob: (jobRef, event) => deps.cron.fire(jobRef, event),
         ...deps.eventModes,
       }),
       enqueueRun: deps.enqueueRun,
-      forget: (key) => seen.delete(key),
+      forget,
       onCronUnavailable: hooks.onCronUnavailable,
       onCoalesceUnavailable: hooks.onCoalesceUnavailable,
     },
     deliver: {
       deliverDirect: deps.deliverDirect,
-      forget: (key) => seen.delete(key),
+      forget,
     },
     onFailure: hooks.onStageFailure,
     ...(deps.durable === undefined ? {} : { durable: deps.durable }),

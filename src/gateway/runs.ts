@@ -80,7 +80,7 @@ export interface RunsDeps {
 }
 
 /** The run slots (the `runs` actor and its `run-slot-N` children) working off the queue. */
-export function createRuns(deps: RunsDeps): void {
+export function createRuns(deps: RunsDeps): { readonly execute: RunExecutor } {
   const { logger, profiles } = deps;
   const executeAgentRun = createRunExecutor({
     runner: deps.agent.runner,
@@ -90,12 +90,14 @@ export function createRuns(deps: RunsDeps): void {
     recordRun: (profile, run) => profiles.runJournal(profile).record(run),
     mcpServers: deps.agent.mcpServers,
   });
+  const execute = (deps.track ?? ((run) => run))((run, signal) =>
+    run.route.cron_job === undefined ? executeAgentRun(run, signal) : deps.runFiredJob(run, signal),
+  );
   deps.system.spawn("runs", runsMachine, {
     maxConcurrent: deps.maxConcurrent,
     logger,
     queue: deps.queue.queue,
-    execute: (deps.track ?? ((execute) => execute))((run, signal) =>
-      run.route.cron_job === undefined ? executeAgentRun(run, signal) : deps.runFiredJob(run, signal),
-    ),
+    execute,
   });
+  return { execute };
 }

@@ -3,6 +3,7 @@ import type { TimerClock } from "../actors/coalescer.js";
 import type { RouteSource } from "../actors/routes.js";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../io/log.js";
+import type { StallSettings } from "../io/state/redis/sharedQueue.js";
 import type { StateStore } from "../state/store.js";
 import type { EventModes } from "../streams/context.js";
 
@@ -35,6 +36,8 @@ export interface GatewayOptions {
   readonly runQueueCap?: number;
   /** Overrides `state.backend` (tests and benchmarks pass `memoryStateStore()`). */
   readonly stateStore?: StateStore;
+  /** `state.backend: redis`: how soon another instance takes over a dead instance's run (tests shorten it). */
+  readonly redisStall?: StallSettings;
 }
 
 export interface Gateway {

@@ -11,6 +11,7 @@ import type { SeenCache } from "../streams/seenCache.js";
 import { seenKey } from "../streams/stages/idempotency.js";
 import { runKey, SEEN_TTL_MS } from "./liveState.js";
 import { LocalStateStore } from "./localStore.js";
+import { memoryStateStore } from "./memoryStore.js";
 import { importPendingRunsFile } from "./pendingRunsImport.js";
 import type { Recovered, StateStore } from "./store.js";
 
@@ -24,12 +25,8 @@ export function openStateStore(
   logger: Logger,
   now: () => number,
 ): StateStore {
-  if (settings.backend === "redis") {
-    throw new SvcError(
-      "startup_refused",
-      "config.yaml: state.backend: redis is not available in this build — use state.backend: local",
-    );
-  }
+  // Redis keeps what a 202 promises itself (src/state/redisState.ts): no local journal.
+  if (settings.backend === "redis") return memoryStateStore();
   const dir = stateDir(home);
   let store: LocalStateStore;
   try {

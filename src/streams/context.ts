@@ -61,7 +61,11 @@ export interface AcceptedEvent {
  *   Absent hook: 202 accepted, and a log line says cron is not available.
  */
 export interface EventModes {
-  coalesce?: (event: AcceptedEvent) => "coalesced" | "not_grouped";
+  /** A Promise when the groups are shared (Redis); a rejection answers 503. */
+  coalesce?: (event: AcceptedEvent) => "coalesced" | "not_grouped" | Promise<"coalesced" | "not_grouped">;
   /** `queue_full`: the run queue is at its cap; the event is answered 503 like an agent event. */
-  fireCronJob?: (jobRef: string, event: AcceptedEvent) => "fired" | "skipped" | "queue_full";
+  fireCronJob?: (
+    jobRef: string,
+    event: AcceptedEvent,
+  ) => "fired" | "skipped" | "queue_full" | Promise<"fired" | "skipped" | "queue_full">;
 }

@@ -9,20 +9,14 @@ import { eventCheckStage } from "./stages/events.js";
 import { type FilterDeps, filterStage } from "./stages/filters.js";
 import { type IdempotencyDeps, idempotencyStage } from "./stages/idempotency.js";
 import { DirectDeliveries } from "./stages/inFlight.js";
-import {
-  applyStage,
-  applyStages,
-  asyncStageOperator,
-  INTERNAL_ERROR,
-  type NamedStage,
-  type StageFailure,
-  stagesOperator,
-} from "./stages/operator.js";
+import { maybeAsyncStagesOperator, type NamedMaybeAsyncStage } from "./stages/maybeAsync.js";
+import { applyStage, asyncStageOperator, INTERNAL_ERROR, type StageFailure } from "./stages/operator.js";
 import { parseStage } from "./stages/parse.js";
 import { rateLimitStage, rateSpendStage } from "./stages/rateLimit.js";
 import { type RouteLookupDeps, routeLookupStage } from "./stages/route.js";
 import { type ScriptDeps, scriptStage } from "./stages/script.js";
 import { bodySizeStage } from "./stages/size.js";
+import type { MaybePromise } from "./stateUnavailable.js";
 import { type Inbound, type Outcome, unavailableOutcome } from "./types.js";
 
 const SHUTTING_DOWN = unavailableOutcome("Shutting down");
@@ -32,8 +26,8 @@ export interface PipelineDeps {
   maxBodyBytes(): number;
   /** The route's quota is spent: answer 429 before authentication. */
   isSpent(routeName: string): boolean;
-  /** Spends one unit of the route's quota (called only for authenticated requests). */
-  tryAcquire(routeName: string): boolean;
+  /** Spends one unit of the route's quota (only authenticated requests); a Promise when shared (Redis). */
+  tryAcquire(routeName: string): MaybePromise<boolean>;
   msUntilReset?(routeName: string): number;
   readonly auth: AuthDeps;
   onPing?: (routeName: string, event: string) => void;
@@ -43,7 +37,7 @@ export interface PipelineDeps {
   readonly dispatch: DispatchDeps;
   readonly deliver: DeliverDeps;
   readonly onFailure: StageFailure;
-  /** The state store's durability (DESIGN.md 6a): 202s wait for it; absent, nothing waits (memory). */
+  /** The state store's durability (docs/durability.md): 202s wait for it; absent, nothing waits (memory). */
   durable?(): Promise<void> | undefined;
   /** Bounds on the asynchronous stages. */
   readonly scriptConcurrency?: number;
@@ -75,8 +69,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   let pushing: Inbound | undefined;
   let pushingReply: ((outcome: Outcome) => void) | undefined;
 
-  // Consecutive synchronous stages run fused in one operator each (the processing order unchanged).
-  const checks: readonly NamedStage[] = [
+  // Consecutive stages run fused in one operator each (the processing order unchanged); the ones that may
+  // answer with a Promise (shared state) stay synchronous when they answer synchronously.
+  const checks: readonly NamedMaybeAsyncStage[] = [
     ["route", route],
     ["size", size],
     ["rate_limit", rateLimitStage(deps)],
@@ -86,12 +81,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     ["events", eventCheckStage(deps.onPing ? { onPing: deps.onPing } : {})],
     ["filters", filterStage(deps.filters)],
   ];
-  const decisions: readonly NamedStage[] = [
+  const decisions: readonly NamedMaybeAsyncStage[] = [
     ["idempotency", idempotencyStage({ ...deps.idempotency, inFlight: (key) => direct.outcomeOf(key) })],
     ["accept", acceptStage],
     ["dispatch", dispatchStage({ ...deps.dispatch, beginDirect: (key) => direct.begin(key) })],
   ];
-  const checked = input.pipe(map((inbound): PipelineCtx => applyStages(checks, { inbound }, deps.onFailure)));
+  const checked = input.pipe(
+    map((inbound): PipelineCtx => ({ inbound })),
+    maybeAsyncStagesOperator(checks, deps.onFailure),
+  );
   const answered = checked.pipe(
     asyncStageOperator(
       "script",
@@ -100,7 +98,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       deps.onFailure,
       hasScript,
     ),
-    stagesOperator(decisions, deps.onFailure),
+    maybeAsyncStagesOperator(decisions, deps.onFailure),
     deps.durable === undefined
       ? (ctxs) => ctxs
       : durableOperator({ durable: () => deps.durable?.(), forget: (key) => deps.dispatch.forget(key) }),

@@ -8,6 +8,11 @@ export const stateSchema = z
   .strictObject({
     backend: z.enum(["local", "redis"]).default("local"),
     redis_url: z.string().min(1).optional(),
+    /** Every key svc writes in Redis starts with `<prefix>:`; instances that share work share it. */
+    redis_key_prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '.', '_' and '-' (1-64), e.g. svc")
+      .optional(),
   })
   .superRefine((state, ctx) => {
     if (state.backend === "redis" && state.redis_url === undefined) {

@@ -29,7 +29,7 @@ export function deliverStage(deps: DeliverDeps): AsyncStage {
     try {
       delivered = await deps.deliverDirect(event);
     } finally {
-      if (!delivered) deps.forget(key);
+      if (!delivered) void deps.forget(key);
       deps.endDirect?.(key, delivered);
     }
     if (!delivered) return DELIVERY_FAILED;

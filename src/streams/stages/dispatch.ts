@@ -1,14 +1,19 @@
-import type { AcceptedEvent, EventModes, Stage } from "../context.js";
+import type { AcceptedEvent, EventModes, PipelineCtx } from "../context.js";
+import { isPromise, type MaybePromise } from "../stateUnavailable.js";
 import { type Outcome, outcome, unavailableOutcome } from "../types.js";
 import { acceptedOf } from "./accept.js";
 import { seenKey } from "./idempotency.js";
+import type { MaybeAsyncStage } from "./maybeAsync.js";
 
 export const QUEUE_FULL = unavailableOutcome("Agent run queue is full, retry later");
 
 export interface DispatchDeps {
   readonly modes: EventModes;
-  /** Puts an agent run on the queue and returns at once; false when the waiting list is at its cap. */
-  enqueueRun(event: AcceptedEvent): boolean;
+  /**
+   * Puts an agent run on the queue; false when the waiting list is at its cap. In memory it returns at
+   * once; a shared queue (Redis) resolves once the run is stored, and rejects when it could not be.
+   */
+  enqueueRun(event: AcceptedEvent): MaybePromise<boolean>;
   /** Forgets a recorded delivery id (a 503 must not make the sender's retry a duplicate). */
   forget(key: string): void;
   /** A direct delivery of `key` begins (the deliver stage ends it). */
@@ -34,30 +39,72 @@ export function acceptedOutcome(event: AcceptedEvent): Outcome {
  * Step 9 of the processing order (docs/webhook.md), the synchronous modes: cron job fire, coalescing, agent run (all 202 at once).
  * `deliver_only` routes pass through to the direct-delivery stage.
  */
-export function dispatchStage(deps: DispatchDeps): Stage {
+export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
+  const enqueued = (event: AcceptedEvent, ok: boolean) =>
+    ok ? acceptedOutcome(event) : queueFull(deps, event);
+  const fired = (event: AcceptedEvent, result: "fired" | "skipped" | "queue_full") =>
+    result === "queue_full" ? queueFull(deps, event) : acceptedOutcome(event);
+  const agentRun = (ctx: PipelineCtx, event: AcceptedEvent): MaybePromise<PipelineCtx | Outcome> => {
+    if (event.route.deliver_only) {
+      deps.beginDirect?.(seenKey(event.routeName, event.deliveryId));
+      return ctx;
+    }
+    const ok = deps.enqueueRun(event);
+    return isPromise(ok)
+      ? unkept(
+          deps,
+          event,
+          ok.then((taken) => enqueued(event, taken)),
+        )
+      : enqueued(event, ok);
+  };
   return (ctx) => {
     if (ctx.duplicateOf !== undefined) return ctx; // answered by the deliver stage
     const event = acceptedOf(ctx);
     const { route } = event;
     if (route.cron_job !== undefined) {
-      if (deps.modes.fireCronJob === undefined) deps.onCronUnavailable?.(event);
-      else if (deps.modes.fireCronJob(route.cron_job, event) === "queue_full") return queueFull(deps, event);
-      return acceptedOutcome(event);
+      if (deps.modes.fireCronJob === undefined) {
+        deps.onCronUnavailable?.(event);
+        return acceptedOutcome(event);
+      }
+      const result = deps.modes.fireCronJob(route.cron_job, event);
+      return isPromise(result)
+        ? unkept(
+            deps,
+            event,
+            result.then((r) => fired(event, r)),
+          )
+        : fired(event, result);
     }
     if (route.coalesce !== undefined) {
       if (deps.modes.coalesce === undefined) deps.onCoalesceUnavailable?.(event);
-      else if (deps.modes.coalesce(event) === "coalesced") return outcome(202, { status: "coalesced" });
+      else {
+        const grouped = deps.modes.coalesce(event);
+        if (isPromise(grouped)) {
+          return unkept(
+            deps,
+            event,
+            grouped.then((g) => (g === "coalesced" ? COALESCED : agentRun(ctx, event))),
+          );
+        }
+        if (grouped === "coalesced") return COALESCED;
+      }
     }
-    if (route.deliver_only) {
-      deps.beginDirect?.(seenKey(event.routeName, event.deliveryId));
-      return ctx;
-    }
-    if (!deps.enqueueRun(event)) return queueFull(deps, event);
-    return acceptedOutcome(event);
+    return agentRun(ctx, event);
   };
 }
 
+const COALESCED = outcome(202, { status: "coalesced" });
+
 function queueFull(deps: DispatchDeps, event: AcceptedEvent): Outcome {
-  deps.forget(seenKey(event.routeName, event.deliveryId));
+  void deps.forget(seenKey(event.routeName, event.deliveryId));
   return QUEUE_FULL;
+}
+
+/** A shared store that could not keep the event (it rejects): its id is forgotten so the sender's retry runs. */
+function unkept<T>(deps: DispatchDeps, event: AcceptedEvent, pending: Promise<T>): Promise<T> {
+  return pending.catch((err: unknown) => {
+    void deps.forget(seenKey(event.routeName, event.deliveryId));
+    throw err;
+  });
 }

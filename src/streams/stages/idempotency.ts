@@ -1,13 +1,15 @@
-import type { Stage } from "../context.js";
+import type { PipelineCtx } from "../context.js";
 import { resolveDeliveryId } from "../deliveryId.js";
-import { outcome } from "../types.js";
+import { isPromise, type MaybePromise } from "../stateUnavailable.js";
+import { type Outcome, outcome } from "../types.js";
+import type { MaybeAsyncStage } from "./maybeAsync.js";
 import { routeOf } from "./require.js";
 
 export const DUPLICATE = outcome(200, { status: "duplicate" });
 
 export interface IdempotencyDeps {
   /** Records the key; `true` when it was already recorded (a duplicate). */
-  checkAndAdd(key: string): boolean;
+  checkAndAdd(key: string): MaybePromise<boolean>;
   randomId(): string;
   /** The outcome of a direct delivery of `key` still under way (see `DirectDeliveries`). */
   inFlight?(key: string): Promise<boolean> | undefined;
@@ -22,16 +24,21 @@ export function seenKey(routeName: string, deliveryId: string): string {
  * Step 8 of the processing order (docs/webhook.md). Runs after filters and script, so an ignored or rejected event is never
  * recorded and its retry is processed normally. A request without a delivery id gets a random one.
  */
-export function idempotencyStage(deps: IdempotencyDeps): Stage {
+export function idempotencyStage(deps: IdempotencyDeps): MaybeAsyncStage {
+  const decide = (ctx: PipelineCtx, key: string, sent: string, duplicate: boolean): PipelineCtx | Outcome => {
+    if (duplicate) {
+      const original = deps.inFlight?.(key);
+      return original === undefined ? DUPLICATE : { ...ctx, deliveryId: sent, duplicateOf: original };
+    }
+    return { ...ctx, deliveryId: sent };
+  };
   return (ctx) => {
     const route = routeOf(ctx);
     const sent = resolveDeliveryId(ctx.inbound.headers);
     if (sent === undefined) return { ...ctx, deliveryId: deps.randomId() };
     const key = seenKey(route.name, sent);
-    if (deps.checkAndAdd(key)) {
-      const original = deps.inFlight?.(key);
-      return original === undefined ? DUPLICATE : { ...ctx, deliveryId: sent, duplicateOf: original };
-    }
-    return { ...ctx, deliveryId: sent };
+    const duplicate = deps.checkAndAdd(key);
+    if (isPromise(duplicate)) return duplicate.then((seen) => decide(ctx, key, sent, seen));
+    return decide(ctx, key, sent, duplicate);
   };
 }

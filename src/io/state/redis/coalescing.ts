@@ -1,0 +1,152 @@
+import { DelayedError } from "bullmq";
+import type { Redis } from "ioredis";
+import { renderCoalesceKey, timerDelay } from "../../../machines/coalesceGroup.js";
+import type { AcceptedEvent } from "../../../streams/context.js";
+import type { Logger } from "../../log.js";
+import type { PendingRun } from "../../stores/pendingRuns.js";
+import type { RedisHealth } from "./connection.js";
+import type { RedisKeys } from "./keys.js";
+import { createSharedQueue, type SharedQueue, type StallSettings } from "./sharedQueue.js";
+
+/**
+ * Adds an event to its group (a hash), opening the group when it is the first: returns the group's
+ * generation (a cluster-wide number, the id of its timer job) and how many events it holds. Times are
+ * Redis's own clock, so every instance measures the windows alike. The latest event wins by receive
+ * time, as in memory.
+ */
+const OFFER_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local merged = redis.call('HINCRBY', KEYS[1], 'merged', 1)
+if merged == 1 then
+  local gen = redis.call('INCR', KEYS[2])
+  redis.call('HSET', KEYS[1], 'gen', gen, 'first', now, 'last', now, 'latest', ARGV[1], 'latestAt', ARGV[2],
+    'quiet', ARGV[3], 'max', ARGV[4])
+  return {gen, merged}
+end
+if tonumber(ARGV[2]) >= tonumber(redis.call('HGET', KEYS[1], 'latestAt')) then
+  redis.call('HSET', KEYS[1], 'latest', ARGV[1], 'latestAt', ARGV[2])
+end
+redis.call('HSET', KEYS[1], 'last', now)
+return {tonumber(redis.call('HGET', KEYS[1], 'gen')), merged}
+`;
+
+/**
+ * The group's timer job asks whether the group is due: `wait` (ms left: the quiet window restarted),
+ * `gone`, or `fire` with its latest event and count. Firing renames the group to its generation's
+ * firing key in the same step, so a later event opens a new group, and a fire that dies before its run
+ * was enqueued is finished by whichever instance retries the timer job.
+ */
+const FIRE_SCRIPT = `
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  local f = redis.call('HMGET', KEYS[2], 'latest', 'merged')
+  return {'fire', f[1], f[2]}
+end
+local h = redis.call('HMGET', KEYS[1], 'gen', 'first', 'last', 'quiet', 'max', 'latest', 'merged')
+if not h[1] or h[1] ~= ARGV[1] then return {'gone'} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local due = math.min(tonumber(h[3]) + tonumber(h[4]), tonumber(h[2]) + tonumber(h[5]))
+if now < due then return {'wait', tostring(due - now)} end
+redis.call('RENAME', KEYS[1], KEYS[2])
+return {'fire', h[6], h[7]}
+`;
+
+type CoalesceRedis = Redis & {
+  svcCoalesceOffer(
+    group: string,
+    sequence: string,
+    latest: string,
+    latestAt: number,
+    quietMs: number,
+    maxMs: number,
+  ): Promise<[number, number]>;
+  svcCoalesceFire(group: string, firing: string, generation: string): Promise<string[]>;
+};
+
+interface TimerJob {
+  readonly group: string;
+  readonly generation: number;
+}
+
+export interface SharedCoalescingOptions {
+  readonly url: string;
+  readonly redis: Redis;
+  readonly keys: RedisKeys;
+  readonly health: RedisHealth;
+  readonly logger: Logger;
+  /** Enqueues the group's one run (idempotent per generation); `superseded` events were merged into it. */
+  dispatch(run: PendingRun, superseded: number, generation: number): Promise<void>;
+  readonly stall?: StallSettings;
+}
+
+export interface SharedCoalescing {
+  /** Adds the event to its route's group for its key, shared by every instance; `not_grouped` when the key does not resolve. */
+  offer(event: AcceptedEvent, run: PendingRun): Promise<"coalesced" | "not_grouped">;
+  start(): void;
+  close(drainMs: number): Promise<void>;
+}
+
+export function createSharedCoalescing(options: SharedCoalescingOptions): SharedCoalescing {
+  const { redis, keys, health } = options;
+  if (!("svcCoalesceOffer" in redis)) {
+    redis.defineCommand("svcCoalesceOffer", { numberOfKeys: 2, lua: OFFER_SCRIPT });
+    redis.defineCommand("svcCoalesceFire", { numberOfKeys: 2, lua: FIRE_SCRIPT });
+  }
+  const client = redis as CoalesceRedis;
+  const timers: SharedQueue<TimerJob> = createSharedQueue<TimerJob>({
+    url: options.url,
+    name: "coalesce",
+    keys,
+    health,
+    logger: options.logger,
+    concurrency: 8,
+    ...(options.stall === undefined ? {} : { stall: options.stall }),
+    async process(data, _signal, job, token) {
+      const firing = keys.coalesceFiring(data.generation);
+      const answer = await client.svcCoalesceFire(
+        keys.coalesceGroup(data.group),
+        firing,
+        String(data.generation),
+      );
+      if (answer[0] === "wait") {
+        await job.moveToDelayed(Date.now() + Number(answer[1]), token);
+        throw new DelayedError();
+      }
+      if (answer[0] !== "fire") return;
+      const run = JSON.parse(answer[1] as string) as PendingRun;
+      await options.dispatch(run, Number(answer[2]) - 1, data.generation);
+      await redis.del(firing);
+    },
+  });
+  return {
+    async offer(event, run) {
+      const policy = event.route.coalesce;
+      if (policy === undefined) return "not_grouped";
+      const key = renderCoalesceKey(policy.key, event.payload, event.event);
+      if (key === undefined) return "not_grouped";
+      const group = `${event.routeName}:${key}`;
+      const quietMs = timerDelay(policy.window_seconds * 1000);
+      const maxMs = timerDelay(policy.max_wait_seconds * 1000);
+      let generation: number;
+      try {
+        [generation] = await client.svcCoalesceOffer(
+          keys.coalesceGroup(group),
+          keys.coalesceSequence(),
+          JSON.stringify(run),
+          run.receivedAt,
+          quietMs,
+          maxMs,
+        );
+      } catch (err) {
+        return health.fail(err);
+      }
+      // Every offer (re)makes the group's timer job: a no-op when it exists, and a group whose first
+      // offer was answered 503 before its timer was stored gets one with the sender's retry.
+      await timers.enqueue(`coalesce-${generation}`, { group, generation }, quietMs);
+      return "coalesced";
+    },
+    start: () => timers.start(),
+    close: (drainMs) => timers.close(drainMs),
+  };
+}

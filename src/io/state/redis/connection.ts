@@ -1,0 +1,138 @@
+import { Redis, type RedisOptions } from "ioredis";
+import { SvcError } from "../../../errors.js";
+import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
+import type { Logger } from "../../log.js";
+
+/** The URL as logs may show it: host, port and database, never a password. */
+export function redisLabel(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = "";
+    parsed.password = "";
+    return parsed.toString();
+  } catch {
+    return "redis (unparseable URL)";
+  }
+}
+
+/** ioredis options as svc sets them (`replyMapping` left out: its optional type trips exactOptionalPropertyTypes). */
+export type ConnectionSettings = Omit<RedisOptions, "replyMapping">;
+
+/** Reconnects forever, at most every 2 s: the gateway recovers by itself when Redis returns. */
+const retryStrategy = (times: number) => Math.min(50 * times, 2000);
+
+/**
+ * Options for the request path's connection: a command fails at once while Redis is unreachable (no
+ * offline queue, no retries), so a request is answered 503 instead of waiting for a reconnect.
+ */
+export function commandOptions(): ConnectionSettings {
+  return {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+    commandTimeout: 2000,
+    retryStrategy,
+    lazyConnect: true,
+  };
+}
+
+/** Options for BullMQ's producer (fails fast like the request path) and workers (retry forever, as BullMQ requires). */
+export function queueOptions(role: "producer" | "worker"): ConnectionSettings {
+  return role === "producer"
+    ? { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 2000, retryStrategy }
+    : { maxRetriesPerRequest: null, connectTimeout: 2000, retryStrategy };
+}
+
+/**
+ * Says in the log that Redis is unreachable once per outage (not once per request or per connection),
+ * and that it is back once every watched connection is ready again. `fail` turns a command's error into
+ * the StateUnavailableError the pipeline answers 503 for.
+ */
+export interface RedisHealth {
+  /** Follows a connection's state under `name` (the request path's, BullMQ's producer and worker). */
+  watch(name: string, redis: Redis): void;
+  isDown(): boolean;
+  fail(err: unknown): never;
+}
+
+export function createRedisHealth(label: string, logger: Logger): RedisHealth {
+  /** Watched connections that are not ready. */
+  const notReady = new Set<string>();
+  let reported = false;
+  const report = (reason: string) => {
+    if (reported) return;
+    reported = true;
+    logger.error(
+      { redis: label, reason },
+      `[state] Redis at ${label} is unreachable (${reason}); requests that need it are answered 503 until it is back`,
+    );
+  };
+  return {
+    watch(name, redis) {
+      const down = (reason: string) => {
+        notReady.add(name);
+        report(reason);
+      };
+      redis.on("error", (err: Error) => down(err.message));
+      redis.on("close", () => {
+        // A connection closed on purpose (stop) is no outage.
+        if (redis.status !== "end") down("connection closed");
+      });
+      redis.on("ready", () => {
+        notReady.delete(name);
+        if (reported && notReady.size === 0) {
+          reported = false;
+          logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
+        }
+      });
+    },
+    isDown: () => notReady.size > 0,
+    fail(err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      report(reason);
+      throw new StateUnavailableError(`Redis unreachable: ${reason}`);
+    },
+  };
+}
+
+/**
+ * Connects and PINGs once (startup): a bad `state.redis_url` stops the gateway with the usual
+ * file/key/problem/fix message instead of answering 503 to every request.
+ */
+export async function connectRedis(
+  url: string,
+  configFile: string,
+  options: ConnectionSettings,
+): Promise<Redis> {
+  const label = redisLabel(url);
+  const refuse = (problem: string) =>
+    new SvcError(
+      "config_invalid",
+      `${configFile}: state.redis_url: ${problem} — start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`,
+    );
+  let redis: Redis;
+  try {
+    redis = new Redis(url, { ...options, lazyConnect: true, retryStrategy: () => null });
+  } catch (err) {
+    throw refuse(`not a usable Redis URL (${(err as Error).message})`);
+  }
+  // The socket's error (ECONNREFUSED, ENOTFOUND) says more than the rejected connect ("Connection is closed").
+  let socketError: string | undefined;
+  const onError = (err: Error) => {
+    socketError ??= err.message;
+  };
+  redis.on("error", onError);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (err) {
+    redis.disconnect();
+    throw refuse(`cannot reach ${label} (${socketError ?? (err as Error).message})`);
+  }
+  redis.off("error", onError);
+  // From here on, reconnect for ever (an outage is answered 503 and ends by itself).
+  redis.options.retryStrategy = options.retryStrategy ?? retryStrategy;
+  return redis;
+}
+
+export { StateUnavailableError };

@@ -1,0 +1,36 @@
+/** Every key svc writes in Redis starts with `<prefix>:` (`state.redis_key_prefix`, default `svc`). */
+export const DEFAULT_KEY_PREFIX = "svc";
+
+export interface RedisKeys {
+  /** The idempotency record of one delivery (`<route>:<delivery id>`). */
+  seen(key: string): string;
+  /** The fixed-window counter of one route. */
+  rate(route: string): string;
+  /** A cron job's lease for one due time. */
+  cronLease(profile: string, jobId: string, dueAt: string): string;
+  /** A pending coalescing group (a hash), by group id. */
+  coalesceGroup(group: string): string;
+  /** A group taken for dispatch, by its generation (kept until its run is enqueued). */
+  coalesceFiring(generation: number): string;
+  /** The counter that numbers coalescing groups. */
+  coalesceSequence(): string;
+  /** The dynamic subscriptions (a hash by route name) and its revision counter. */
+  subscriptions(): string;
+  subscriptionsRevision(): string;
+  /** BullMQ's own prefix for its queues. */
+  bullPrefix(): string;
+}
+
+export function redisKeys(prefix = DEFAULT_KEY_PREFIX): RedisKeys {
+  return {
+    seen: (key) => `${prefix}:seen:${key}`,
+    rate: (route) => `${prefix}:rate:${route}`,
+    cronLease: (profile, jobId, dueAt) => `${prefix}:cron:${profile}:${jobId}:${dueAt}`,
+    coalesceGroup: (group) => `${prefix}:coalesce:group:${group}`,
+    coalesceFiring: (generation) => `${prefix}:coalesce:firing:${generation}`,
+    coalesceSequence: () => `${prefix}:coalesce:seq`,
+    subscriptions: () => `${prefix}:subscriptions`,
+    subscriptionsRevision: () => `${prefix}:subscriptions:revision`,
+    bullPrefix: () => `${prefix}:bull`,
+  };
+}

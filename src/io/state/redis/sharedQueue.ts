@@ -1,0 +1,172 @@
+import { type Job, Queue, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { Logger } from "../../log.js";
+import { queueOptions, type RedisHealth } from "./connection.js";
+import type { RedisKeys } from "./keys.js";
+
+/** How long a finished job (and so its id) is kept: an enqueue of the same id meanwhile is a no-op. */
+export const FINISHED_JOB_TTL_SECONDS = 3600;
+/** A producer call that has not answered by then counts as Redis unreachable (answered 503). */
+const ENQUEUE_TIMEOUT_MS = 3000;
+
+/** How soon another instance takes over a job whose instance died (BullMQ stall detection). */
+export interface StallSettings {
+  /** The job lock an instance renews while it runs a job (BullMQ default 30 s). */
+  readonly lockDurationMs?: number;
+  /** How often each worker looks for jobs whose lock expired (BullMQ default 30 s). */
+  readonly stalledIntervalMs?: number;
+}
+
+export interface SharedQueueOptions<T> {
+  readonly url: string;
+  /** BullMQ queue name (no `:`). */
+  readonly name: string;
+  readonly keys: RedisKeys;
+  readonly health: RedisHealth;
+  readonly logger: Logger;
+  /** Jobs this instance runs at once. */
+  readonly concurrency: number;
+  /** Runs one job; rejecting marks it failed (not retried). */
+  process(data: T, signal: AbortSignal, job: Job<T>, token: string | undefined): Promise<void>;
+  readonly stall?: StallSettings;
+}
+
+/**
+ * A BullMQ queue every instance enqueues to and works off. A job id is derived from the caller's key,
+ * so enqueueing the same key twice (a retried dispatch, a second instance) adds one job; finished jobs
+ * are kept an hour for that reason and are never run again.
+ */
+export interface SharedQueue<T> {
+  /** Persists the job in Redis; resolves once it is stored (rejects while Redis is unreachable). */
+  enqueue(key: string, data: T, delayMs?: number): Promise<void>;
+  /** Starts this instance's worker. */
+  start(): void;
+  /**
+   * Stops taking jobs and waits up to `drainMs` for the running ones; past it they are aborted and left
+   * locked, and another instance takes them over once the lock expires.
+   */
+  close(drainMs: number): Promise<void>;
+  /** The BullMQ queue (tests, counts). */
+  readonly queue: Queue<T>;
+}
+
+/** BullMQ refuses ids with `:` and all-digit ids; keys are `<route>:<delivery id>`. */
+export function jobIdOf(key: string): string {
+  return `j-${encodeURIComponent(key)}`;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what}: no answer from Redis in ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
+export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueue<T> {
+  const { keys, health, logger } = options;
+  const prefix = keys.bullPrefix();
+  const producer = new Redis(options.url, queueOptions("producer"));
+  health.watch(`${options.name} producer`, producer);
+  const queue = new Queue<T>(options.name, { connection: producer, prefix });
+  // The connections' own events report an outage (once); BullMQ repeats them per call.
+  queue.on("error", (err: Error) =>
+    logger.debug({ queue: options.name, err: err.message }, "[state] queue error"),
+  );
+  const abort = new AbortController();
+  let worker: Worker<T> | undefined;
+  // BullMQ leaves connections it was given open: they are closed here.
+  let workerConnection: Redis | undefined;
+
+  return {
+    queue,
+    async enqueue(key, data, delayMs) {
+      try {
+        await withTimeout(
+          // BullMQ's own job types are generic over name and data; the cast keeps ours.
+          (queue as unknown as Queue).add(options.name, data, {
+            jobId: jobIdOf(key),
+            removeOnComplete: { age: FINISHED_JOB_TTL_SECONDS },
+            removeOnFail: { age: 24 * FINISHED_JOB_TTL_SECONDS },
+            attempts: 1,
+            ...(delayMs === undefined ? {} : { delay: Math.max(0, delayMs) }),
+          }),
+          ENQUEUE_TIMEOUT_MS,
+          "enqueue",
+        );
+      } catch (err) {
+        health.fail(err);
+      }
+    },
+    start() {
+      if (worker !== undefined) return;
+      workerConnection = new Redis(options.url, queueOptions("worker"));
+      health.watch(`${options.name} worker`, workerConnection);
+      worker = new Worker<T>(
+        options.name,
+        async (job, token, signal) => {
+          const both = signal === undefined ? abort.signal : AbortSignal.any([signal, abort.signal]);
+          try {
+            await options.process(job.data, both, job, token);
+          } catch (err) {
+            // Aborted by this instance's stop: recorded neither finished nor failed, so the job's lock
+            // expires and another instance (or this one after its restart) runs it again.
+            if (abort.signal.aborted) await new Promise<never>(() => {});
+            throw err;
+          }
+        },
+        {
+          connection: workerConnection,
+          prefix,
+          concurrency: Math.max(1, options.concurrency),
+          maxStalledCount: 2,
+          ...(options.stall?.lockDurationMs === undefined
+            ? {}
+            : { lockDuration: options.stall.lockDurationMs }),
+          ...(options.stall?.stalledIntervalMs === undefined
+            ? {}
+            : { stalledInterval: options.stall.stalledIntervalMs }),
+        },
+      );
+      worker.on("error", (err: Error) =>
+        logger.debug({ queue: options.name, err: err.message }, "[state] worker error"),
+      );
+      worker.on("failed", (job, err) => {
+        if (job !== undefined && err.name !== "DelayedError")
+          logger.error(
+            { queue: options.name, job: job.id, err: err.message },
+            `[state] ${options.name} job failed`,
+          );
+      });
+    },
+    async close(drainMs) {
+      const running = worker;
+      worker = undefined;
+      if (running !== undefined) {
+        let timer: NodeJS.Timeout | undefined;
+        const drained = await Promise.race([
+          running.close().then(() => true),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(false), drainMs);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (!drained) {
+          abort.abort();
+          await running.close(true).catch(() => {});
+        }
+      }
+      await queue.close().catch(() => {});
+      producer.disconnect();
+      workerConnection?.disconnect();
+    },
+  };
+}

@@ -1,0 +1,149 @@
+import type { Redis } from "ioredis";
+import { coalesceNote } from "../actors/coalescer.js";
+import { pendingRunOf } from "../actors/pendingRuns.js";
+import type { QueuedRun } from "../actors/runs.js";
+import type { StateSettings } from "../config/sections/state.js";
+import { describeError } from "../errors.js";
+import type { Logger } from "../io/log.js";
+import { createSharedCoalescing, type SharedCoalescing } from "../io/state/redis/coalescing.js";
+import { commandOptions, connectRedis, createRedisHealth, redisLabel } from "../io/state/redis/connection.js";
+import { type CronLease, createCronLease } from "../io/state/redis/cronLease.js";
+import { createSharedIdempotency, type SharedIdempotency } from "../io/state/redis/idempotency.js";
+import { DEFAULT_KEY_PREFIX, redisKeys } from "../io/state/redis/keys.js";
+import { createSharedRateLimiter, type SharedRateLimiter } from "../io/state/redis/rateLimit.js";
+import { createSharedQueue, type StallSettings } from "../io/state/redis/sharedQueue.js";
+import type { PendingRun } from "../io/stores/pendingRuns.js";
+import type { AcceptedEvent, ResolvedRoute } from "../streams/context.js";
+import { seenKey } from "../streams/stages/idempotency.js";
+
+/**
+ * Everything a 202 promises, kept in Redis and shared by every gateway process that names the same
+ * `state.redis_url` (`state.backend: redis`): idempotency records, rate-limit windows, the run queue
+ * (BullMQ), coalescing groups and cron leases.
+ */
+export interface RedisState {
+  readonly limiter: SharedRateLimiter;
+  readonly seen: SharedIdempotency;
+  /** Resolves true once the run is stored in the shared queue; rejects (503) while Redis is unreachable. */
+  enqueueRun(event: AcceptedEvent): Promise<boolean>;
+  /** The `coalesce` event mode, on groups shared by every instance. */
+  coalesce(event: AcceptedEvent): Promise<"coalesced" | "not_grouped">;
+  readonly cronLease: CronLease;
+  /** Starts this instance's workers (after the listener is up). */
+  start(): void;
+  /** Stops the workers (running jobs get `drainMs`, then are left for another instance) and disconnects. */
+  stop(drainMs: number): Promise<void>;
+}
+
+export interface RedisStateOptions {
+  readonly settings: StateSettings;
+  /** config.yaml, named in a startup error. */
+  readonly configFile: string;
+  readonly logger: Logger;
+  /** `agent.max_concurrent_runs`: runs this instance works on at once. */
+  readonly maxConcurrentRuns: number;
+  /** `platforms.webhook.rate_limit` per minute. */
+  readonly rateLimit: number;
+  /** The route a stored run names (by name: a route's configuration may hold its secret). */
+  lookup(routeName: string): ResolvedRoute | undefined;
+  /** Runs one run (agent or fired cron job); rejects when it failed. */
+  execute(run: QueuedRun, signal: AbortSignal): Promise<void>;
+  /** Stall takeover timings (tests shorten them; BullMQ's defaults otherwise). */
+  readonly stall?: StallSettings;
+}
+
+const RATE_WINDOW_MS = 60_000;
+
+/** Connects (a bad `state.redis_url` refuses the start) and builds the shared pieces. */
+export async function openRedisState(options: RedisStateOptions): Promise<RedisState> {
+  const url = options.settings.redis_url ?? "";
+  const { logger } = options;
+  const label = redisLabel(url);
+  const redis: Redis = await connectRedis(url, options.configFile, commandOptions());
+  const health = createRedisHealth(label, logger);
+  health.watch("commands", redis);
+  const keys = redisKeys(options.settings.redis_key_prefix ?? DEFAULT_KEY_PREFIX);
+  const stall = options.stall === undefined ? {} : { stall: options.stall };
+
+  const runs = createSharedQueue<PendingRun>({
+    url,
+    name: "runs",
+    keys,
+    health,
+    logger,
+    concurrency: options.maxConcurrentRuns,
+    ...stall,
+    async process(pending, signal) {
+      const route = options.lookup(pending.routeName);
+      if (route === undefined || route.profile !== pending.profile) {
+        throw new Error(
+          `route ${pending.routeName} no longer exists for profile ${pending.profile}; run dropped`,
+        );
+      }
+      const run: QueuedRun = { ...pending, route: route.route };
+      try {
+        await options.execute(run, signal);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        // Finished (not retried), as in memory: the failure is the run's outcome.
+        logger.error(
+          { route: run.routeName, delivery_id: run.deliveryId, err: describeError(err) },
+          `[webhook] ${run.routeName}: agent run failed`,
+        );
+      }
+    },
+  });
+  const coalescing: SharedCoalescing = createSharedCoalescing({
+    url,
+    redis,
+    keys,
+    health,
+    logger,
+    ...stall,
+    async dispatch(run, superseded, generation) {
+      logger.info(
+        { route: run.routeName, delivery_id: run.deliveryId, superseded },
+        `[webhook] ${run.routeName}: coalesced group dispatched`,
+      );
+      const prompt = superseded === 0 ? run.prompt : `${coalesceNote(superseded)}\n\n${run.prompt}`;
+      await runs.enqueue(`coalesce-${generation}`, { ...run, prompt });
+    },
+  });
+  logger.info(
+    `[state] Shared state in Redis at ${label} (this instance runs ${options.maxConcurrentRuns} at once)`,
+  );
+
+  return {
+    limiter: createSharedRateLimiter(redis, keys, health, {
+      limit: options.rateLimit,
+      windowMs: RATE_WINDOW_MS,
+    }),
+    seen: createSharedIdempotency(redis, keys, health),
+    async enqueueRun(event) {
+      const { payload: _p, headers: _h, ...run } = event;
+      await runs.enqueue(seenKey(event.routeName, event.deliveryId), pendingRunOf(run));
+      return true;
+    },
+    coalesce: (event) => {
+      const { payload: _p, headers: _h, ...run } = event;
+      return coalescing.offer(event, pendingRunOf(run));
+    },
+    cronLease: createCronLease(redis, keys, health),
+    start() {
+      runs.start();
+      coalescing.start();
+    },
+    async stop(drainMs) {
+      await Promise.all([runs.close(drainMs), coalescing.close(drainMs)]);
+      redis.disconnect();
+    },
+  };
+}
+
+/** `openRedisState` when `state.backend` is `redis`; nothing for the local backend. */
+export function redisStateFor(
+  settings: StateSettings,
+  options: Omit<RedisStateOptions, "settings">,
+): Promise<RedisState | undefined> {
+  return settings.backend === "redis" ? openRedisState({ ...options, settings }) : Promise.resolve(undefined);
+}

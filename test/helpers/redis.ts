@@ -1,0 +1,126 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * A throwaway `redis-server` of the test's own: a free port on 127.0.0.1, a temp dir, no persistence.
+ * `stop()` kills it (the port is kept, so `start()` brings the same server address back: outage tests).
+ */
+export interface TestRedis {
+  readonly port: number;
+  readonly url: string;
+  /** Starts the server again on the same port (after `stop`). */
+  start(): Promise<void>;
+  /** Stops the server (SIGKILL: an outage, not a shutdown) and waits until it has exited. */
+  stop(): Promise<void>;
+  /** Stops it and removes its dir. */
+  cleanup(): Promise<void>;
+}
+
+const REDIS_SERVER = process.env.SVC_TEST_REDIS_SERVER ?? "redis-server";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One PING over a raw socket; true on `+PONG`. */
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    let answer = "";
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.on("error", () => done(false));
+    socket.on("data", (chunk) => {
+      answer += chunk.toString();
+      if (answer.includes("\r\n")) done(answer.startsWith("+PONG"));
+    });
+    socket.connect(port, "127.0.0.1", () => socket.write("PING\r\n"));
+  });
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`redis-server: ${what} within ${timeoutMs} ms`);
+}
+
+/**
+ * Starts a private redis-server; use from beforeAll, and `cleanup()` in afterAll. `persist` turns on the
+ * append-only file (fsync always), so what Redis acknowledged survives `stop()` + `start()` (outage tests).
+ */
+export async function startTestRedis(options: { persist?: boolean } = {}): Promise<TestRedis> {
+  const dir = mkdtempSync(join(tmpdir(), "svc-redis-"));
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  let stderr = "";
+
+  async function start(): Promise<void> {
+    if (child !== undefined) return;
+    const proc = spawn(
+      REDIS_SERVER,
+      [
+        ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir],
+        ...(options.persist === true
+          ? ["--appendonly", "yes", "--appendfsync", "always"]
+          : ["--appendonly", "no"]),
+      ],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
+    proc.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child = proc;
+    exited = new Promise((resolve) => proc.once("exit", () => resolve()));
+    let failed: Error | undefined;
+    proc.once("error", (err) => {
+      failed = err;
+    });
+    void exited.then(() => {
+      if (child === proc) child = undefined;
+    });
+    await waitUntil(async () => {
+      if (failed !== undefined) throw new Error(`cannot start ${REDIS_SERVER}: ${failed.message}`);
+      if (child !== proc) throw new Error(`redis-server exited at start: ${stderr.trim()}`);
+      return ping(port);
+    }, `no PONG on port ${port}`);
+  }
+
+  async function stop(): Promise<void> {
+    const proc = child;
+    if (proc === undefined) return;
+    proc.kill("SIGKILL");
+    await exited;
+    child = undefined;
+  }
+
+  await start();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}/0`,
+    start,
+    stop,
+    async cleanup() {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { type Gateway, startGateway } from "../../src/gateway/index.js";
+import { createLogger } from "../../src/io/log.js";
+import type { StallSettings } from "../../src/io/state/redis/sharedQueue.js";
+import { type TempHome, tempHome } from "./home.js";
+
+/**
+ * A `command` agent for gateways that share work: each run appends its delivery id as one line to
+ * `file` (one short O_APPEND write, shared by every instance), after `sleepSeconds` when given.
+ */
+export function sharedAppendAgent(
+  file: string,
+  maxConcurrentRuns = 8,
+  sleepSeconds = 0,
+): Record<string, unknown> {
+  const sleep = sleepSeconds > 0 ? `sleep ${sleepSeconds}; ` : "";
+  return {
+    provider: "command",
+    command: ["sh", "-c", `${sleep}printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0"`, file],
+    max_concurrent_runs: maxConcurrentRuns,
+  };
+}
+
+/** How many times each delivery id was appended to `file`. */
+export function appendedIds(file: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  if (!existsSync(file)) return counts;
+  for (const id of readFileSync(file, "utf8").split("\n"))
+    if (id !== "") counts.set(id, (counts.get(id) ?? 0) + 1);
+  return counts;
+}
+
+/** The config.yaml of one instance of a cluster on `redisUrl` (its keys under `prefix`). */
+export function clusterConfig(
+  redisUrl: string,
+  prefix: string,
+  routes: Record<string, unknown>,
+  agent: Record<string, unknown>,
+  webhook: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    state: { backend: "redis", redis_url: redisUrl, redis_key_prefix: prefix },
+    agent,
+    platforms: { webhook: { enabled: true, host: "127.0.0.1", rate_limit: 100_000, ...webhook, routes } },
+  };
+}
+
+export interface ClusterNode {
+  readonly home: TempHome;
+  readonly gateway: Gateway;
+  url(path: string): string;
+  logs(): Array<Record<string, unknown> & { msg: string }>;
+  stop(): Promise<void>;
+}
+
+/** One in-process gateway of a cluster, in a fresh SVC_HOME, on port 0. */
+export async function startNode(
+  config: Record<string, unknown>,
+  options: { stall?: StallSettings; drainTimeoutMs?: number; files?: Record<string, string> } = {},
+): Promise<ClusterNode> {
+  const home = tempHome();
+  home.write("config.yaml", stringify(config));
+  for (const [path, text] of Object.entries(options.files ?? {})) home.write(path, text);
+  const logFile = join(home.dir, "logs", "gateway.log");
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway({
+      home: home.dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
+      port: 0,
+      logger: createLogger({ file: logFile, fileFormat: "json", stdout: false, level: "debug" }),
+      drainTimeoutMs: options.drainTimeoutMs ?? 2000,
+      ...(options.stall === undefined ? {} : { redisStall: options.stall }),
+    });
+  } catch (err) {
+    home.cleanup();
+    throw err;
+  }
+  let stopped: Promise<void> | undefined;
+  return {
+    home,
+    gateway,
+    url: (path) => `http://127.0.0.1:${gateway.port}${path}`,
+    logs() {
+      if (!existsSync(logFile)) return [];
+      return readFileSync(logFile, "utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== "")
+        .map((line) => JSON.parse(line) as Record<string, unknown> & { msg: string });
+    },
+    stop() {
+      const stopping = stopped ?? gateway.stop().finally(() => home.cleanup());
+      stopped = stopping;
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,198 @@
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sign } from "@octokit/webhooks-methods";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { postJson } from "../../helpers/http.js";
+import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
+import {
+  appendedIds,
+  type ClusterNode,
+  clusterConfig,
+  sharedAppendAgent,
+  startNode,
+} from "../../helpers/redisCluster.js";
+
+/**
+ * `state.backend: redis`: three gateways in one process share one redis-server. Each delivery id is
+ * accepted by one of them and run exactly once by one of them, whichever instance the sender reached.
+ */
+
+const SECRET = "cluster-secret";
+let redis: TestRedis;
+let dir: string;
+const nodes: ClusterNode[] = [];
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  dir = mkdtempSync(join(tmpdir(), "svc-cluster-"));
+});
+afterEach(async () => {
+  await Promise.all(nodes.splice(0).map((node) => node.stop()));
+});
+afterAll(async () => {
+  await redis.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function cluster(
+  n: number,
+  config: Record<string, unknown>,
+  files: Record<string, string> = {},
+): Promise<ClusterNode[]> {
+  const started = await Promise.all(Array.from({ length: n }, () => startNode(config, { files })));
+  nodes.push(...started);
+  return started;
+}
+
+async function deliver(node: ClusterNode, route: string, id: string, payload: Record<string, unknown>) {
+  const body = JSON.stringify(payload);
+  return postJson(node.url(`/webhooks/${route}`), body, {
+    "X-GitHub-Event": "push",
+    "X-GitHub-Delivery": id,
+    "X-Hub-Signature-256": await sign(SECRET, body),
+  });
+}
+
+describe("three instances on one Redis", { timeout: 180_000 }, () => {
+  it("20 senders × 50 unique ids over 3 instances, each re-sent to another instance: one 202 per id, each runs exactly once", async () => {
+    const runs = join(dir, `runs-${randomUUID()}.log`);
+    const gws = await cluster(
+      3,
+      clusterConfig(
+        redis.url,
+        `t${randomUUID()}`,
+        { hook: { secret: SECRET, prompt: "n {n}" } },
+        sharedAppendAgent(runs, 4),
+      ),
+    );
+    const senders = Array.from({ length: 20 }, (_, s) => s);
+    const perId = new Map<string, number[]>();
+    await Promise.all(
+      senders.map(async (s) => {
+        for (let i = 0; i < 50; i++) {
+          const id = `s${s}-e${i}`;
+          const first = gws[(s + i) % 3] as ClusterNode;
+          const again = gws[(s + i + 1) % 3] as ClusterNode;
+          const answers = await Promise.all([
+            deliver(first, "hook", id, { n: i }),
+            deliver(again, "hook", id, { n: i }),
+          ]);
+          perId.set(
+            id,
+            answers.map((a) => a.status),
+          );
+          for (const a of answers) if (a.status === 200) expect(a.body).toEqual({ status: "duplicate" });
+        }
+      }),
+    );
+    expect(perId.size).toBe(1000);
+    expect([...perId.entries()].filter(([, statuses]) => statuses.sort().join() !== "200,202")).toEqual([]);
+    await vi.waitFor(() => expect(appendedIds(runs).size).toBe(1000), { timeout: 120_000, interval: 100 });
+    const counts = appendedIds(runs);
+    expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+  });
+
+  it("rate_limit holds for the three together: 30 of 90 requests pass, the rest are 429 with Retry-After", async () => {
+    const runs = join(dir, `runs-${randomUUID()}.log`);
+    const gws = await cluster(
+      3,
+      clusterConfig(redis.url, `t${randomUUID()}`, { hook: { secret: SECRET } }, sharedAppendAgent(runs, 4), {
+        rate_limit: 30,
+      }),
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 90 }, (_, i) => deliver(gws[i % 3] as ClusterNode, "hook", `rl-${i}`, { i })),
+    );
+    expect(answers.filter((a) => a.status === 202)).toHaveLength(30);
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited).toHaveLength(60);
+    for (const a of limited) expect(Number(a.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("coalescing groups are shared: 9 events for one key over 3 instances (and 3 for another) make 2 runs", async () => {
+    const runs = join(dir, `runs-${randomUUID()}.log`);
+    const agent = {
+      provider: "command",
+      command: ["sh", "-c", `printf "%s|%s\\n" "$SVC_DELIVERY_ID" "$(head -n1)" >> "$0"`, runs],
+      max_concurrent_runs: 2,
+    };
+    const route = {
+      secret: SECRET,
+      prompt: "pr {pr}",
+      coalesce: { key: "pr", window_seconds: 1, max_wait_seconds: 30 },
+    };
+    const gws = await cluster(3, clusterConfig(redis.url, `t${randomUUID()}`, { hook: route }, agent));
+    for (let i = 0; i < 9; i++) {
+      const answer = await deliver(gws[i % 3] as ClusterNode, "hook", `x-${i}`, { pr: "x" });
+      expect(answer).toMatchObject({ status: 202, body: { status: "coalesced" } });
+      if (i % 3 === 0) await deliver(gws[(i + 1) % 3] as ClusterNode, "hook", `y-${i}`, { pr: "y" });
+    }
+    const ran = () =>
+      existsSync(runs)
+        ? readFileSync(runs, "utf8")
+            .split("\n")
+            .filter((l) => l !== "")
+        : [];
+    await vi.waitFor(() => expect(ran()).toHaveLength(2), { timeout: 20_000, interval: 50 });
+    expect(ran().sort()).toEqual([
+      "x-8|[Coalesced: this run covers 9 events; 8 earlier events for this key were superseded]",
+      "y-6|[Coalesced: this run covers 3 events; 2 earlier events for this key were superseded]",
+    ]);
+    const dispatched = gws.flatMap((gw) =>
+      gw.logs().filter((l) => l.msg.includes("coalesced group dispatched")),
+    );
+    expect(dispatched).toHaveLength(2);
+  });
+
+  it("a due cron job fires once across the cluster", async () => {
+    const runs = join(dir, `runs-${randomUUID()}.log`);
+    const jobs = {
+      revision: 1,
+      jobs: {
+        j1: {
+          id: "j1",
+          name: "nightly",
+          schedule: "every 1d",
+          prompt: "job nightly",
+          deliver: "log",
+          deliver_extra: {},
+          state: "enabled",
+          next_run: "2026-01-01T00:00:00.000Z",
+          created_at: "2025-11-22T00:00:00.000Z",
+        },
+      },
+    };
+    const gws = await cluster(
+      3,
+      clusterConfig(redis.url, `t${randomUUID()}`, { hook: { secret: SECRET } }, sharedAppendAgent(runs, 2)),
+      { "cron/jobs.json": JSON.stringify(jobs) },
+    );
+    // Every instance either ran the job or saw the due time taken by another one.
+    const decided = (what: string) => gws.flatMap((gw) => gw.logs().filter((l) => l.msg.includes(what)));
+    await vi.waitFor(
+      () => expect(decided("run finished").length + decided("taken by another instance").length).toBe(3),
+      {
+        timeout: 20_000,
+        interval: 50,
+      },
+    );
+    expect(decided("run finished")).toHaveLength(1);
+    expect([...appendedIds(runs).keys()].filter((id) => id.startsWith("cron-j1-"))).toHaveLength(1);
+  });
+
+  it("refuses to start when nothing answers at state.redis_url, naming the file, the key and the fix", async () => {
+    const gone = await startTestRedis();
+    await gone.cleanup();
+    const config = clusterConfig(
+      gone.url,
+      "x",
+      { hook: { secret: SECRET } },
+      sharedAppendAgent(join(dir, "never.log")),
+    );
+    await expect(startNode(config)).rejects.toThrow(
+      /config\.yaml: state\.redis_url: cannot reach redis:\/\/127\.0\.0\.1:\d+\/0 \(.*\) — start Redis at .*, or fix state\.redis_url/,
+    );
+  });
+});

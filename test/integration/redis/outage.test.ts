@@ -1,0 +1,100 @@
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sign } from "@octokit/webhooks-methods";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { postJson } from "../../helpers/http.js";
+import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
+import {
+  appendedIds,
+  type ClusterNode,
+  clusterConfig,
+  sharedAppendAgent,
+  startNode,
+} from "../../helpers/redisCluster.js";
+
+/**
+ * Redis stopped under load: requests are answered 503 with Retry-After (never a 202 that is not kept),
+ * each instance logs the outage once, and serves again by itself once Redis is back. Redis keeps an
+ * append-only file here, so what it acknowledged before the outage is still there after it.
+ */
+
+const SECRET = "outage-secret";
+let redis: TestRedis;
+const nodes: ClusterNode[] = [];
+
+beforeAll(async () => {
+  redis = await startTestRedis({ persist: true });
+});
+afterAll(async () => {
+  await Promise.all(nodes.map((node) => node.stop()));
+  await redis.cleanup();
+});
+
+describe("Redis stopped and restarted mid-load", { timeout: 90_000 }, () => {
+  it("503 with Retry-After during the outage, 202 again after it, and every 202'd id runs", async () => {
+    const runs = join(tmpdir(), `svc-outage-${randomUUID()}.log`);
+    const config = clusterConfig(
+      redis.url,
+      `o${randomUUID()}`,
+      { hook: { secret: SECRET } },
+      sharedAppendAgent(runs, 4),
+    );
+    nodes.push(...(await Promise.all([startNode(config), startNode(config)])));
+    const answers: Array<{ id: string; status: number; body: unknown; retryAfter: string | null }> = [];
+    let stop = false;
+    let seq = 0;
+    const sender = async (s: number) => {
+      while (!stop) {
+        seq += 1;
+        const id = `o-${s}-${seq}`;
+        const body = JSON.stringify({ seq });
+        const answer = await postJson((nodes[seq % 2] as ClusterNode).url("/webhooks/hook"), body, {
+          "X-GitHub-Event": "push",
+          "X-GitHub-Delivery": id,
+          "X-Hub-Signature-256": await sign(SECRET, body),
+        });
+        answers.push({
+          id,
+          status: answer.status,
+          body: answer.body,
+          retryAfter: answer.headers.get("retry-after"),
+        });
+      }
+    };
+    const senders = Promise.all([0, 1, 2, 3, 4].map(sender));
+    const count = (status: number) => answers.filter((a) => a.status === status).length;
+    await vi.waitFor(() => expect(count(202)).toBeGreaterThanOrEqual(30), { timeout: 20_000, interval: 20 });
+    await redis.stop();
+    await vi.waitFor(() => expect(count(503)).toBeGreaterThanOrEqual(20), { timeout: 20_000, interval: 20 });
+    const acceptedBefore = count(202);
+    await redis.start();
+    await vi.waitFor(() => expect(count(202)).toBeGreaterThanOrEqual(acceptedBefore + 30), {
+      timeout: 30_000,
+      interval: 20,
+    });
+    stop = true;
+    await senders;
+
+    expect(answers.filter((a) => a.status !== 202 && a.status !== 503)).toEqual([]);
+    for (const a of answers.filter((x) => x.status === 503)) {
+      expect(a.body).toEqual({ error: "State store unavailable, retry later" });
+      expect(a.retryAfter).toBe("5");
+    }
+    const accepted = answers.filter((a) => a.status === 202).map((a) => a.id);
+    await vi.waitFor(
+      () => {
+        const ran = appendedIds(runs);
+        expect(accepted.filter((id) => !ran.has(id))).toEqual([]);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+    rmSync(runs, { force: true });
+    for (const node of nodes) {
+      const msgs = node.logs().map((l) => l.msg);
+      expect(msgs.filter((m) => m.includes("is unreachable"))).toHaveLength(1);
+      expect(msgs.filter((m) => m.includes("is reachable again"))).toHaveLength(1);
+    }
+  });
+});

@@ -1,0 +1,126 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../../../../src/io/log.js";
+import {
+  commandOptions,
+  connectRedis,
+  createRedisHealth,
+} from "../../../../src/io/state/redis/connection.js";
+import { createSharedIdempotency } from "../../../../src/io/state/redis/idempotency.js";
+import { redisKeys } from "../../../../src/io/state/redis/keys.js";
+import { createSharedRateLimiter } from "../../../../src/io/state/redis/rateLimit.js";
+import { StateUnavailableError } from "../../../../src/streams/stateUnavailable.js";
+import { captureLogger } from "../../../fakes/logCapture.js";
+import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
+
+let server: TestRedis;
+const clients: Redis[] = [];
+const client = async () => {
+  const redis = await connectRedis(server.url, "config.yaml", commandOptions());
+  clients.push(redis);
+  return redis;
+};
+
+beforeAll(async () => {
+  server = await startTestRedis();
+});
+afterAll(async () => {
+  for (const c of clients) c.disconnect();
+  await server.cleanup();
+});
+
+describe("shared idempotency (SET NX EX)", () => {
+  it("accepts one delivery key once across several clients, with the hour's TTL under the prefix", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    const instances = await Promise.all(
+      [1, 2, 3].map(async () => createSharedIdempotency(await client(), keys, health)),
+    );
+    const answers = await Promise.all(
+      instances.flatMap((seen) => [seen.checkAndAdd("r:1"), seen.checkAndAdd("r:1")]),
+    );
+    expect(answers.filter((duplicate) => !duplicate)).toHaveLength(1);
+    const raw = await client();
+    expect(await raw.ttl(keys.seen("r:1"))).toBeGreaterThan(3500);
+    expect(await instances[1]?.checkAndAdd("r:2")).toBe(false);
+  });
+
+  it("forgets a key so the sender's retry runs", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const seen = createSharedIdempotency(await client(), keys, createRedisHealth("test", silentLogger()));
+    expect(await seen.checkAndAdd("r:x")).toBe(false);
+    await seen.forget("r:x");
+    expect(await seen.checkAndAdd("r:x")).toBe(false);
+    expect(await seen.checkAndAdd("r:x")).toBe(true);
+  });
+});
+
+describe("shared fixed-window rate limit", () => {
+  it("holds one budget per route across instances and says when the window reopens", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    const limiters = await Promise.all(
+      [1, 2, 3].map(async () =>
+        createSharedRateLimiter(await client(), keys, health, { limit: 10, windowMs: 60_000 }),
+      ),
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => limiters[i % 3]?.tryAcquire("hook") as Promise<boolean>),
+    );
+    expect(answers.filter(Boolean)).toHaveLength(10);
+    expect(await limiters[0]?.tryAcquire("other")).toBe(true);
+    const ms = limiters[2]?.msUntilReset("hook") ?? 0;
+    expect(ms).toBeGreaterThan(50_000);
+    expect(ms).toBeLessThanOrEqual(60_000);
+  });
+
+  it("opens a new window once the old one expired", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const limiter = createSharedRateLimiter(await client(), keys, createRedisHealth("t", silentLogger()), {
+      limit: 1,
+      windowMs: 60_000,
+    });
+    expect(await limiter.tryAcquire("hook")).toBe(true);
+    expect(await limiter.tryAcquire("hook")).toBe(false);
+    // The window's end is the key's expiry: dropping it is what its end does.
+    await (await client()).del(keys.rate("hook"));
+    expect(await limiter.tryAcquire("hook")).toBe(true);
+  });
+});
+
+describe("Redis unreachable", () => {
+  it("rejects with StateUnavailableError, logs the outage once, and recovers when Redis is back", async () => {
+    const own = await startTestRedis();
+    try {
+      const log = captureLogger();
+      const health = createRedisHealth("redis://127.0.0.1/0", log.logger);
+      const redis = await connectRedis(own.url, "config.yaml", commandOptions());
+      clients.push(redis);
+      health.watch("commands", redis);
+      const seen = createSharedIdempotency(redis, redisKeys("down"), health);
+      expect(await seen.checkAndAdd("r:1")).toBe(false);
+      await own.stop();
+      for (let i = 0; i < 5; i++)
+        await expect(seen.checkAndAdd(`r:${i + 2}`)).rejects.toBeInstanceOf(StateUnavailableError);
+      expect(log.messages().filter((m) => m.includes("unreachable"))).toHaveLength(1);
+      expect(log.messages()[0]).toMatch(/unreachable.*503/);
+      await own.start();
+      await expect
+        .poll(() => seen.checkAndAdd("r:after").catch(() => "down"), { timeout: 10_000 })
+        .toBe(false);
+      expect(log.messages().at(-1)).toMatch(/reachable again/);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
+  it("refuses to start on a redis_url nothing answers, naming the file, the key and the fix", async () => {
+    const own = await startTestRedis();
+    const url = own.url;
+    await own.cleanup();
+    await expect(connectRedis(url, "/home/x/config.yaml", commandOptions())).rejects.toThrow(
+      /^\/home\/x\/config\.yaml: state\.redis_url: cannot reach redis:\/\/127\.0\.0\.1:\d+\/0 .* — start Redis at .*, or fix state\.redis_url/,
+    );
+  });
+});

@@ -1,0 +1,95 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { silentLogger } from "../../../../src/io/log.js";
+import {
+  commandOptions,
+  connectRedis,
+  createRedisHealth,
+} from "../../../../src/io/state/redis/connection.js";
+import { createCronLease } from "../../../../src/io/state/redis/cronLease.js";
+import { redisKeys } from "../../../../src/io/state/redis/keys.js";
+import { createSharedQueue, type SharedQueue } from "../../../../src/io/state/redis/sharedQueue.js";
+import { StateUnavailableError } from "../../../../src/streams/stateUnavailable.js";
+import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
+
+let server: TestRedis;
+let redis: Redis;
+beforeAll(async () => {
+  server = await startTestRedis();
+  redis = await connectRedis(server.url, "config.yaml", commandOptions());
+});
+afterAll(async () => {
+  redis.disconnect();
+  await server.cleanup();
+});
+
+describe("shared queue (BullMQ)", () => {
+  it("one job per key across instances, run once by one of them; a finished key enqueued again does not run again", async () => {
+    const keys = redisKeys(`q${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    const ran: Array<{ by: number; n: number }> = [];
+    const queues: SharedQueue<{ n: number }>[] = [1, 2, 3].map((by) =>
+      createSharedQueue<{ n: number }>({
+        url: server.url,
+        name: "runs",
+        keys,
+        health,
+        logger: silentLogger(),
+        concurrency: 2,
+        async process(data) {
+          ran.push({ by, n: data.n });
+        },
+      }),
+    );
+    try {
+      await Promise.all(
+        Array.from({ length: 30 }, (_, n) => queues[n % 3]?.enqueue(`hook:${n}`, { n })).concat(
+          Array.from({ length: 30 }, (_, n) => queues[(n + 1) % 3]?.enqueue(`hook:${n}`, { n })),
+        ),
+      );
+      for (const q of queues) q.start();
+      await vi.waitFor(() => expect(ran).toHaveLength(30), { timeout: 15_000, interval: 20 });
+      await (queues[0] as SharedQueue<{ n: number }>).enqueue("hook:3", { n: 3 });
+      await (queues[0] as SharedQueue<{ n: number }>).enqueue("hook:30", { n: 30 });
+      await vi.waitFor(() => expect(ran).toHaveLength(31), { timeout: 15_000, interval: 20 });
+      expect(ran.map((r) => r.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 31 }, (_, n) => n));
+    } finally {
+      await Promise.all(queues.map((q) => q.close(1000)));
+    }
+  });
+
+  it("enqueue rejects with StateUnavailableError while Redis is down", async () => {
+    const own = await startTestRedis();
+    const queue = createSharedQueue<{ n: number }>({
+      url: own.url,
+      name: "runs",
+      keys: redisKeys("down"),
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      concurrency: 1,
+      process: async () => {},
+    });
+    try {
+      await queue.enqueue("hook:1", { n: 1 });
+      await own.stop();
+      await expect(queue.enqueue("hook:2", { n: 2 })).rejects.toBeInstanceOf(StateUnavailableError);
+    } finally {
+      await queue.close(0);
+      await own.cleanup();
+    }
+  });
+});
+
+describe("cron lease", () => {
+  it("one instance wins a due time; the next due time is a new lease", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    const leases = [1, 2, 3].map(() => createCronLease(redis, keys, health));
+    const due = "2026-11-28T01:00:00.000Z";
+    const wins = await Promise.all(leases.map((l) => l.claim("default", "j1", due)));
+    expect(wins.filter(Boolean)).toHaveLength(1);
+    expect(await leases[1]?.claim("default", "j1", "2026-11-28T02:00:00.000Z")).toBe(true);
+    expect(await leases[2]?.claim("work", "j1", due)).toBe(true);
+  });
+});
