@@ -20,7 +20,11 @@ const env = {
 };
 
 const svc = (...args) => {
-  const run = spawnSync(process.execPath, ["--import", "tsx", main, ...args], { env, encoding: "utf8", cwd: join(here, "../..") });
+  const run = spawnSync(process.execPath, ["--import", "tsx", main, ...args], {
+    env,
+    encoding: "utf8",
+    cwd: join(here, "../.."),
+  });
   process.stdout.write(`$ svc ${args.join(" ")} → exit ${run.status}\n${run.stdout}`);
   process.stderr.write(run.stderr);
   return run.status ?? 1;
