@@ -9,6 +9,7 @@ const NON_ASCII = /[\u0080-\uffff]/;
  * the node server drops the same bytes: `X-Gitlab-Token: <secret>é` or a delivery ID `\xffid` must read
  * the same on both servers (node reads header bytes as Latin-1: one character per byte here).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control bytes are among those uWS drops
 const UWS_EDGE_BYTES = /^[\u0000-\u0020\u0080-\u00ff]+|[\u0000-\u0020\u0080-\u00ff]+$/g;
 
 /**

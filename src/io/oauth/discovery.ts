@@ -57,6 +57,22 @@ export function issuerMatches(advertised: string, issuer: string | undefined): b
 }
 
 /**
+ * The MCP 2025-03-26 fallback, for a server without protected-resource metadata: the authorization
+ * server is the MCP server's origin, and its metadata is read from that origin's well-known URL. No
+ * issuer was advertised to compare with, so the check follows RFC 8414 section 3.3 against the URL
+ * actually used: the issuer must be served by that same origin (a server such as the 2025-03-26
+ * reference one names `<origin>/oauth`); an issuer on another origin is refused.
+ */
+export function fallbackIssuerMatches(origin: string, issuer: string | undefined): boolean {
+  if (typeof issuer !== "string") return false;
+  try {
+    return new URL(issuer).origin === new URL(origin).origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * RFC 9728 section 3.3, read as "the resource covers the configured URL": same origin and the URL's
  * path at or under the resource's path. A trailing slash on either side is not a different resource
  * (FastMCP mounted at root advertises `https://host/mcp/` for `https://host/mcp`).
@@ -267,9 +283,10 @@ export async function discoverForFlow(
     challenge.metadataUrl,
     invalid,
   );
-  const advertised = resourceMetadata?.authorization_servers?.length
-    ? resourceMetadata.authorization_servers
-    : [new URL(serverUrl).origin];
+  const fallback = !resourceMetadata?.authorization_servers?.length;
+  const advertised = fallback
+    ? [new URL(serverUrl).origin]
+    : (resourceMetadata?.authorization_servers as string[]);
   const rejected: string[] = [];
   let found = 0;
   for (const as of advertised) {
@@ -284,8 +301,12 @@ export async function discoverForFlow(
     }
     if (meta === undefined) continue;
     found++;
-    if (!issuerMatches(as, meta.issuer)) {
-      rejected.push(`${as}: metadata issuer "${String(meta.issuer)}" does not match the advertised URL`);
+    if (fallback ? !fallbackIssuerMatches(as, meta.issuer) : !issuerMatches(as, meta.issuer)) {
+      rejected.push(
+        fallback
+          ? `${as}: metadata issuer "${String(meta.issuer)}" is not on the server's origin`
+          : `${as}: metadata issuer "${String(meta.issuer)}" does not match the advertised URL`,
+      );
       continue;
     }
     const reason = unsupportedReason(meta, flow);

@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { pinnedRedirectUris } from "../../../src/io/oauth/callbackServer.js";
 import { clientMetadataUrlProblem } from "../../../src/io/oauth/cimd.js";
-import { DEVICE_GRANT, issuerMatches, unsupportedReason } from "../../../src/io/oauth/discovery.js";
+import {
+  DEVICE_GRANT,
+  fallbackIssuerMatches,
+  issuerMatches,
+  unsupportedReason,
+} from "../../../src/io/oauth/discovery.js";
 import { redactedExcerpt } from "../../../src/io/oauth/redact.js";
 import { oauthEntryOf } from "../../../src/io/oauth/settings.js";
 import { bearerParams, parseChallenges } from "../../../src/io/oauth/wwwAuthenticate.js";
@@ -181,5 +186,16 @@ describe("WWW-Authenticate challenges (RFC 9110 11.6.1)", () => {
         new Headers({ "www-authenticate": "Bearer resource_metadata=https://x/.well-known/prm, scope=a" }),
       ),
     ).toEqual({ resource_metadata: "https://x/.well-known/prm", scope: "a" });
+  });
+});
+
+describe("issuer check of the MCP 2025-03-26 fallback (no protected-resource metadata)", () => {
+  it("accepts an issuer on the server's origin (RFC 8414 3.3 against the URL used), refuses another origin", () => {
+    expect(fallbackIssuerMatches("http://localhost:4000", "http://localhost:4000/oauth")).toBe(true);
+    expect(fallbackIssuerMatches("https://mcp.test", "https://mcp.test")).toBe(true);
+    expect(fallbackIssuerMatches("https://mcp.test", "https://evil.test/oauth")).toBe(false);
+    expect(fallbackIssuerMatches("https://mcp.test", "http://mcp.test")).toBe(false);
+    expect(fallbackIssuerMatches("https://mcp.test", undefined)).toBe(false);
+    expect(fallbackIssuerMatches("https://mcp.test", "not a url")).toBe(false);
   });
 });
