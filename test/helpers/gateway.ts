@@ -75,6 +75,8 @@ export interface TestGatewayOptions {
   readonly drainTimeoutMs?: number;
   readonly runQueueCap?: number;
   readonly inspect?: GatewayOptions["inspect"];
+  /** Overrides `state.backend` (e.g. `memoryStateStore()`). */
+  readonly stateStore?: GatewayOptions["stateStore"];
 }
 
 export interface TestGateway {
@@ -146,6 +148,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
       drainTimeoutMs: options.drainTimeoutMs ?? 5000,
       ...(options.runQueueCap === undefined ? {} : { runQueueCap: options.runQueueCap }),
       ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+      ...(options.stateStore === undefined ? {} : { stateStore: options.stateStore }),
     });
   } catch (err) {
     home.cleanup();
