@@ -30,7 +30,7 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
         "scripts/empty.sh": "cat >/dev/null\n",
         "scripts/silent.sh": "cat >/dev/null\necho '[SILENT]'\n",
         "scripts/ignore.py": "import sys\nsys.stdin.read()\nprint('{\"__svc_ignore__\": true}')\n",
-        "scripts/slow.sh": "exec sleep 10\n",
+        "scripts/slow.sh": "exec sleep 60\n",
         "scripts/fail.sh": 'cat >/dev/null\necho \'{"title": "never"}\'\nexit 3\n',
         "scripts/env.py":
           "import os, json, sys\nsys.stdin.read()\nprint(json.dumps({'title': ','.join(sorted(os.environ))}))\n",
@@ -68,7 +68,8 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           sibling: withScript("github/pr.py"),
           quiet_fail: withScript("quiet_fail.sh"),
         },
-        { script_timeout_seconds: 2, rate_limit: 1000 },
+        // Long enough for python3 to start on a loaded machine; the slow script sleeps far past it.
+        { script_timeout_seconds: 8, rate_limit: 1000 },
         { agent: recorderAgent() },
       ),
     });

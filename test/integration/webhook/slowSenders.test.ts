@@ -61,8 +61,8 @@ describe.concurrent.each(["uws", "node"] as const)("misbehaving senders on the %
   });
   afterAll(() => gw.stop());
 
-  it("a trickled or stalled request does not delay others and its connection is closed within 15 s", {
-    timeout: 40_000,
+  it("a trickled or stalled request does not delay others and its connection is closed before the sender finishes", {
+    timeout: 60_000,
   }, async () => {
     const head = await signedHead("slow-body");
     const long = JSON.stringify({ number: 1, text: "x".repeat(100) });
@@ -100,7 +100,9 @@ describe.concurrent.each(["uws", "node"] as const)("misbehaving senders on the %
 
     const ends = await Promise.all(slow.map((s) => s.closed));
     for (const end of ends) {
-      expect(end.afterMs).toBeLessThan(15_000);
+      // The server's limit is 10 s; 22 s leaves room for a loaded machine and is still before the
+      // trickled body would have been complete (~24 s), so a server that waited for it fails here.
+      expect(end.afterMs).toBeLessThan(22_000);
       // Closed without accepting: nothing, or a 408.
       expect(end.received === "" || end.received.startsWith("HTTP/1.1 408")).toBe(true);
     }
