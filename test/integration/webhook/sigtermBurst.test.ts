@@ -75,7 +75,7 @@ afterEach(() => {
   for (const home of homes.splice(0)) home.cleanup();
 });
 
-describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 90_000 }, () => {
+describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 150_000 }, () => {
   it("every event answered 202 runs exactly once (before exit or after the restart); no refused one runs", async () => {
     const home = tempHome();
     homes.push(home);
@@ -125,7 +125,7 @@ describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 90_
     const second = await startCli(home, children);
     const pending = join(home.dir, "webhook-pending-runs.json");
     // Bounded wait for the restarted gateway to run them (seconds; longer on a loaded machine).
-    const deadline = Date.now() + 45_000;
+    const deadline = Date.now() + 90_000;
     while (Date.now() < deadline) {
       const runs = appendedRuns(home.dir);
       if (!existsSync(pending) && accepted.every((id) => runs.has(id))) break;
@@ -306,7 +306,7 @@ describe("stopping in the middle of a burst with a drain shorter than the queue"
     const second = await start(home);
     running.push(second);
     // Bounded wait for the restarted gateway to run them (seconds; longer on a loaded machine).
-    const deadline = Date.now() + 45_000;
+    const deadline = Date.now() + 90_000;
     while (Date.now() < deadline && !accepted.every((id) => appendedRuns(home.dir).has(id))) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
