@@ -82,6 +82,11 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
         interval: 100,
       });
 
+    // `svc webhook test` finds the subscription (and its secret) in Redis too.
+    const tested = await svc(hostA, ["webhook", "test", "gh", "--port", String(gws[0]?.gateway.port)]);
+    expect(tested.stderr).not.toContain("no dynamic subscription");
+    expect(tested.code).toBe(0);
+
     expect((await svc(hostA, ["webhook", "remove", "gh"])).code).toBe(0);
     for (const gw of gws)
       await vi.waitFor(async () => expect((await deliver(gw, "gh", randomUUID())).status).toBe(404), {
