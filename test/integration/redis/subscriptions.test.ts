@@ -74,6 +74,7 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
     ).toContain("No dynamic subscriptions");
     const listed = await svc(hostA, ["webhook", "list"]);
     expect(listed.stdout).toMatch(/^gh\s/m);
+    expect((await svc(hostA, ["config", "check"])).stdout).toContain("1 subscription,");
     expect(listed.stdout).not.toContain(SECRET);
 
     for (const gw of gws)
@@ -103,7 +104,7 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
     expect((await deliver(gw, "late", randomUUID())).status).toBe(202);
   });
 
-  it("the CLI without a reachable Redis fails naming state.redis_url (subscribe and list)", async () => {
+  it("the CLI without a reachable Redis fails naming state.redis_url (subscribe, list, config check)", async () => {
     const down = await startTestRedis();
     await down.cleanup();
     const home = cliHome(clusterConfig(down.url, "x", {}, {}));
@@ -114,6 +115,10 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
     const listed = await svc(home, ["webhook", "list"]);
     expect(listed.code).not.toBe(0);
     expect(listed.stderr).toContain("state.redis_url");
+    // The gateway would refuse to start, so `svc config check` reports it.
+    const checked = await svc(home, ["config", "check"]);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toContain("state.redis_url: cannot reach");
   });
 });
 
