@@ -7,8 +7,8 @@ export function registerConfigCommands(program: Command): void {
   config
     .command("check")
     .description("validate config.yaml, .env and the subscription store without starting anything")
-    .action(() => {
-      const report = checkConfig();
+    .action(async () => {
+      const report = await checkConfig();
       for (const warning of report.warnings) process.stderr.write(`Warning: ${warning}\n`);
       if (report.problems.length > 0) {
         process.stderr.write(`${report.problems.join("\n")}\n`);

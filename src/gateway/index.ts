@@ -11,7 +11,6 @@ import { createLogger } from "../io/log.js";
 import { createGatewayMetrics, type GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
-import { createSubscriptionSource } from "../io/stores/subscriptions.js";
 import { GatewayState, openStateStore } from "../state/gatewayState.js";
 import { redisStateFor } from "../state/redisState.js";
 import { createAgent } from "./agent.js";
@@ -20,6 +19,7 @@ import { checkedConfig, describeRoutes } from "./config.js";
 import { createCron } from "./cron.js";
 import { createDeliveries } from "./deliveries.js";
 import { historyHooks } from "./deliveryHistoryHooks.js";
+import { dynamicRoutesFor } from "./dynamicRoutes.js";
 import { createIdempotency } from "./idempotency.js";
 import { startIngress } from "./ingress.js";
 import { pipelineLogHooks } from "./logHooks.js";
@@ -105,15 +105,21 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ...env,
   });
   const profiles = createProfileResources(paths.home, logger);
+  // Dynamic subscriptions: webhook_subscriptions.json, or with state.backend: redis the shared hash.
+  const dynamic = dynamicRoutesFor({
+    state: config.state,
+    subscriptionsFile: paths.subscriptions,
+    configFile: paths.config,
+    logger,
+    loopback: LOOPBACK_HOSTS.has(host),
+  });
   const routes = createRoutes({
     config,
     paths,
     logger,
     system,
     profiles,
-    dynamic:
-      options.dynamicRoutes ??
-      createSubscriptionSource(paths.subscriptions, logger, { loopback: LOOPBACK_HOSTS.has(host) }),
+    dynamic: options.dynamicRoutes ?? dynamic.source,
   });
   const idempotency = createIdempotency({ paths, logger, clock: { now } });
   state.restoreSeen(idempotency.seen);
@@ -141,11 +147,20 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         ? Promise.reject(new Error("the gateway is not started"))
         : runs.execute(run, signal),
     ...(options.redisStall === undefined ? {} : { stall: options.redisStall }),
-  }).catch(async (err: unknown) => {
-    system.shutdown();
-    await state.close();
-    throw err;
-  });
+  })
+    .then(async (shared) => {
+      if (options.dynamicRoutes === undefined)
+        await dynamic.open().catch(async (err: unknown) => {
+          await shared?.stop(0);
+          throw err;
+        });
+      return shared;
+    })
+    .catch(async (err: unknown) => {
+      system.shutdown();
+      await state.close();
+      throw err;
+    });
   // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.
   const cron = createCron({
     system,
@@ -287,6 +302,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       { name: "checkpoint again", run: () => checkpoint(true) },
       // Runs waiting in Redis stay there for the other instances (or this one's restart).
       { name: "stop the shared queue's workers", run: () => redis?.stop(drainMs) },
+      { name: "stop following dynamic subscriptions", run: () => dynamic.close() },
       {
         name: "drain runs",
         // Past the drain timeout no waiting run starts any more; with the ones still running at the end

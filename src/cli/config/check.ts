@@ -2,8 +2,9 @@ import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { describeError, isSvcError } from "../../errors.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
-import { parseSubscription, subscriptionStore } from "../../io/stores/subscriptions.js";
+import { parseSubscription } from "../../io/stores/subscriptions.js";
 import { targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
+import { withSubscriptionStore } from "../webhook/subscriptionStoreFor.js";
 import { unsetMcpVariables } from "./unsetVariables.js";
 
 export interface ConfigReport {
@@ -36,7 +37,9 @@ function summarize(loaded: LoadedConfig, subscriptions: number): string {
  * `.env` (syntax, schema, the startup rules, delivery targets), the subscription store's records, and the
  * `${VAR}`s an enabled MCP server needs that are not set.
  */
-export function checkConfig(options: { home?: string; env?: NodeJS.ProcessEnv } = {}): ConfigReport {
+export async function checkConfig(
+  options: { home?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<ConfigReport> {
   let loaded: LoadedConfig;
   try {
     loaded = loadConfig(options);
@@ -48,10 +51,14 @@ export function checkConfig(options: { home?: string; env?: NodeJS.ProcessEnv } 
   const warnings = targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config));
   let subscriptions = 0;
   try {
-    const store = subscriptionStore(loaded.paths.subscriptions);
-    for (const [name, raw] of Object.entries(store.read().records)) {
+    // With state.backend: redis, the shared hash (an unreachable Redis is a problem: the gateway would not start).
+    const { path, records } = await withSubscriptionStore(loaded, async (store) => ({
+      path: store.path,
+      records: (await store.read()).records,
+    }));
+    for (const [name, raw] of Object.entries(records)) {
       subscriptions += 1;
-      const parsed = parseSubscription(store.path, name, raw);
+      const parsed = parseSubscription(path, name, raw);
       // The gateway skips an invalid record with a warning and serves the others.
       if (!parsed.ok) warnings.push(...parsed.problems);
     }

@@ -2,14 +2,23 @@ import type { LoadedConfig } from "../../config/load.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { LOOPBACK_HOSTS } from "../../config/validate.js";
 import { SvcError } from "../../errors.js";
-import { ownRecord, parseSubscription, subscriptionStore } from "../../io/stores/subscriptions.js";
+import { ownRecord, parseSubscription } from "../../io/stores/subscriptions.js";
 import { configWithEnabledNote } from "./config.js";
+import { type CliSubscriptionStore, withSubscriptionStore } from "./subscriptionStoreFor.js";
 
 /** `svc webhook remove|enable|disable <name>` on a dynamic subscription. */
 export async function change(name: string, action: "remove" | "enable" | "disable"): Promise<void> {
   const loaded = configWithEnabledNote();
-  const store = subscriptionStore(loaded.paths.subscriptions);
-  const snapshot = store.read();
+  await withSubscriptionStore(loaded, (store) => apply(store, loaded, name, action));
+}
+
+async function apply(
+  store: CliSubscriptionStore,
+  loaded: LoadedConfig,
+  name: string,
+  action: "remove" | "enable" | "disable",
+): Promise<void> {
+  const snapshot = await store.read();
   if (ownRecord(snapshot.records, name) === undefined) {
     throw new SvcError(
       "usage",

@@ -1,12 +1,16 @@
-import { parseSubscription, subscriptionStore } from "../../io/stores/subscriptions.js";
+import { parseSubscription } from "../../io/stores/subscriptions.js";
 import { formatTable } from "../format.js";
 import { configWithEnabledNote } from "./config.js";
+import { withSubscriptionStore } from "./subscriptionStoreFor.js";
 
 /** `svc webhook list`: one row per subscription, never its secret. */
-export function list(): void {
+export async function list(): Promise<void> {
   const loaded = configWithEnabledNote();
-  const store = subscriptionStore(loaded.paths.subscriptions);
-  const entries = Object.entries(store.read().records);
+  const { path, records } = await withSubscriptionStore(loaded, async (store) => ({
+    path: store.path,
+    records: (await store.read()).records,
+  }));
+  const entries = Object.entries(records);
   if (entries.length === 0) {
     process.stdout.write(
       "No dynamic subscriptions. Create one: svc webhook subscribe <name> --prompt <text>\n",
@@ -16,7 +20,7 @@ export function list(): void {
   const rows = entries
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, raw]) => {
-      const parsed = parseSubscription(store.path, name, raw);
+      const parsed = parseSubscription(path, name, raw);
       if (!parsed.ok) return [name, "-", "-", "-", "invalid", parsed.problems[0] ?? ""];
       const s = parsed.value;
       const deliver =

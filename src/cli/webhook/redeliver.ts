@@ -46,7 +46,7 @@ export async function redeliver(id: string, options: { route?: string; port?: st
     );
   }
   const route = record.route;
-  const target = testTarget(loaded, route);
+  const target = await testTarget(loaded, route);
   const secret = target.secret ?? loaded.config.platforms.webhook.secret;
   if (secret === undefined)
     throw new SvcError(

@@ -16,7 +16,7 @@ export async function sendTest(
   options: { payload?: string; event?: string; port?: string },
 ): Promise<void> {
   const loaded = configWithEnabledNote();
-  const target = testTarget(loaded, name);
+  const target = await testTarget(loaded, name);
   for (const note of target.notes) process.stderr.write(`${note}\n`);
   let body =
     options.payload ??

@@ -1,20 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { loadConfig } from "../../config/load.js";
+import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../../config/paths.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
-import {
-  assertUnchanged,
-  ownRecord,
-  parseSubscription,
-  subscriptionStore,
-} from "../../io/stores/subscriptions.js";
+import { assertUnchanged, ownRecord, parseSubscription } from "../../io/stores/subscriptions.js";
 import { portNote, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
 import { checkCronJob, checkInsecure, checkName, checkNotBlank, checkTarget } from "./checks.js";
 import { cliHowToEnable } from "./config.js";
 import { storedRecord } from "./storedRecord.js";
 import type { SubscribeOptions } from "./subscribeOptions.js";
+import { type CliSubscriptionStore, withSubscriptionStore } from "./subscriptionStoreFor.js";
 
 export type { SubscribeOptions } from "./subscribeOptions.js";
 
@@ -35,8 +31,17 @@ export async function subscribe(name: string, options: SubscribeOptions): Promis
       `--route-profile "${options.routeProfile}": profile names use letters, digits, "_" and "-"`,
     );
   }
-  const store = subscriptionStore(loaded.paths.subscriptions);
-  const snapshot = store.read();
+  await withSubscriptionStore(loaded, (store) => write(store, loaded, name, options));
+}
+
+/** Reads the record, checks the new one and writes it unless the record changed meanwhile. */
+async function write(
+  store: CliSubscriptionStore,
+  loaded: LoadedConfig,
+  name: string,
+  options: SubscribeOptions,
+): Promise<void> {
+  const snapshot = await store.read();
   const stored = storedRecord(store.path, name, ownRecord(snapshot.records, name));
   const previous = stored?.value;
   const now = new Date().toISOString();

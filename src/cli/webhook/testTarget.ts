@@ -1,7 +1,8 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
-import { ownRecord, subscriptionStore } from "../../io/stores/subscriptions.js";
+import { ownRecord, type Subscription } from "../../io/stores/subscriptions.js";
 import { existingRecord } from "./storedRecord.js";
+import { withSubscriptionStore } from "./subscriptionStoreFor.js";
 
 /** What `svc webhook test` sends to: a config.yaml route (static routes win at the gateway) or a subscription. */
 export interface TestTarget {
@@ -14,18 +15,25 @@ export interface TestTarget {
 }
 
 /** The route the gateway answers `name` with, as the CLI can see it; refuses a name that is neither. */
-export function testTarget(loaded: LoadedConfig, name: string): TestTarget {
+export async function testTarget(loaded: LoadedConfig, name: string): Promise<TestTarget> {
   const routes = loaded.config.platforms.webhook.routes;
-  const store = subscriptionStore(loaded.paths.subscriptions);
   const route = Object.hasOwn(routes, name) ? routes[name] : undefined;
-  const stored = () => existingRecord(store.path, name, ownRecord(store.read().records, name));
+  // The file in SVC_HOME, or with state.backend: redis the shared hash.
+  const stored = () =>
+    withSubscriptionStore(
+      loaded,
+      async (store): Promise<{ path: string; sub: Subscription | undefined }> => ({
+        path: store.path,
+        sub: existingRecord(store.path, name, ownRecord((await store.read()).records, name)),
+      }),
+    );
   if (route !== undefined) {
-    // A broken subscription store does not keep a config.yaml route from being tested.
-    let sub: unknown;
+    // A broken (or unreachable) subscription store does not keep a config.yaml route from being tested.
+    let found: { path: string; sub: Subscription | undefined } | undefined;
     try {
-      sub = stored();
+      found = await stored();
     } catch {
-      sub = undefined;
+      found = undefined;
     }
     return {
       kind: "route",
@@ -33,18 +41,18 @@ export function testTarget(loaded: LoadedConfig, name: string): TestTarget {
       events: route.events,
       profile: route.profile,
       notes:
-        sub === undefined
+        found?.sub === undefined
           ? []
           : [
-              `Note: ${store.path} has a subscription "${name}" too; the gateway answers with the config.yaml route (static routes win), so the test is signed with the route's secret and the subscription's settings do not apply`,
+              `Note: ${found.path} has a subscription "${name}" too; the gateway answers with the config.yaml route (static routes win), so the test is signed with the route's secret and the subscription's settings do not apply`,
             ],
     };
   }
-  const sub = stored();
+  const { path, sub } = await stored();
   if (sub === undefined)
     throw new SvcError(
       "usage",
-      `no route named "${name}" in ${loaded.paths.config} and no dynamic subscription of that name in ${store.path} — see svc webhook list, or the routes of config.yaml`,
+      `no route named "${name}" in ${loaded.paths.config} and no dynamic subscription of that name in ${path} — see svc webhook list, or the routes of config.yaml`,
     );
   return {
     kind: "subscription",

@@ -136,6 +136,52 @@ export interface SubscriptionSourceOptions {
 }
 
 /**
+ * The subscriptions a gateway serves out of stored `records` (`where` names the store in the log):
+ * invalid, disabled and (off loopback) INSECURE_NO_AUTH records are dropped, each with its reason.
+ */
+export function activeSubscriptions(
+  where: string,
+  records: Readonly<Record<string, unknown>>,
+  logger: Logger,
+  options: SubscriptionSourceOptions = {},
+): Map<string, Subscription> {
+  const loaded = new Map<string, Subscription>();
+  for (const [name, raw] of Object.entries(records)) {
+    const parsed = parseSubscription(where, name, raw);
+    if (!parsed.ok) {
+      logger.error(`[webhook] dynamic subscription ${name} ignored: ${parsed.problems.join("; ")}`);
+      continue;
+    }
+    if (!parsed.value.enabled) continue;
+    if (parsed.value.secret === undefined) {
+      logger.info(
+        `[webhook] dynamic subscription ${name} has no secret of its own: the global secret applies (without one it is not served)`,
+      );
+    }
+    const extra = Object.keys(parsed.extra);
+    if (extra.length > 0) {
+      logger.warn(
+        `[webhook] dynamic subscription ${name}: ignoring fields that are not route properties: ${extra.join(", ")}`,
+      );
+    }
+    if (parsed.value.secret === INSECURE_NO_AUTH && options.loopback === false) {
+      logger.error(
+        `[webhook] dynamic subscription ${name} ignored: INSECURE_NO_AUTH is only allowed on a loopback bind`,
+      );
+      continue;
+    }
+    loaded.set(name, parsed.value);
+  }
+  return loaded;
+}
+
+/** A subscription as a route: without its description, switch and timestamps. */
+export function subscriptionRoute(found: Subscription): Route {
+  const { description: _d, enabled: _e, created_at: _c, updated_at: _u, ...route } = found;
+  return route;
+}
+
+/**
  * File timestamps advance in coarse ticks (a few ms on Linux, 2 s on some filesystems): a same-size
  * rewrite in the tick of the last read keeps inode, size and mtime. While the file is this young its
  * bytes are compared too (git's "racily clean" rule), so such a change is not missed.
@@ -196,33 +242,7 @@ export function createSubscriptionSource(
       if (snapshot.revision === revision) return active;
       revision = snapshot.revision;
       lastError = undefined;
-      const loaded = new Map<string, Subscription>();
-      for (const [name, raw] of Object.entries(snapshot.records)) {
-        const parsed = parseSubscription(path, name, raw);
-        if (!parsed.ok) {
-          logger.error(`[webhook] dynamic subscription ${name} ignored: ${parsed.problems.join("; ")}`);
-          continue;
-        }
-        if (!parsed.value.enabled) continue;
-        if (parsed.value.secret === undefined) {
-          logger.info(
-            `[webhook] dynamic subscription ${name} has no secret of its own: the global secret applies (without one it is not served)`,
-          );
-        }
-        const extra = Object.keys(parsed.extra);
-        if (extra.length > 0) {
-          logger.warn(
-            `[webhook] dynamic subscription ${name}: ignoring fields that are not route properties: ${extra.join(", ")}`,
-          );
-        }
-        if (parsed.value.secret === INSECURE_NO_AUTH && options.loopback === false) {
-          logger.error(
-            `[webhook] dynamic subscription ${name} ignored: INSECURE_NO_AUTH is only allowed on a loopback bind`,
-          );
-          continue;
-        }
-        loaded.set(name, parsed.value);
-      }
+      const loaded = activeSubscriptions(path, snapshot.records, logger, options);
       active = loaded;
       logger.info(`[webhook] loaded ${loaded.size} dynamic subscription(s) from ${path}`);
     } catch (err) {
@@ -238,9 +258,7 @@ export function createSubscriptionSource(
     current: refresh,
     lookup(name) {
       const found = refresh().get(name);
-      if (found === undefined) return undefined;
-      const { description: _d, enabled: _e, created_at: _c, updated_at: _u, ...route } = found;
-      return route;
+      return found === undefined ? undefined : subscriptionRoute(found);
     },
     names: () => [...refresh().keys()],
   };

@@ -71,6 +71,7 @@ describe("docs/configuration.md lists exactly the schema's keys with its default
       values: defaults.gateway as Record<string, unknown>,
       prose: [],
     },
+    { heading: "## `state`", path: ["state"], values: defaults.state as Record<string, unknown>, prose: [] },
   ];
   for (const { heading, path, values, prose } of sections) {
     it(`${heading}: every key, no other, and each schema default`, () => {

@@ -1,0 +1,55 @@
+import type { LoadedConfig } from "../../config/load.js";
+import { commandOptions, connectRedis, redisLabel } from "../../io/state/redis/connection.js";
+import { DEFAULT_KEY_PREFIX, redisKeys } from "../../io/state/redis/keys.js";
+import {
+  createRedisSubscriptionStore,
+  type RedisSubscriptionStore,
+} from "../../io/state/redis/subscriptions.js";
+import { subscriptionStore } from "../../io/stores/subscriptions.js";
+
+/** The subscription store a CLI command works on; `close()` when done (Redis: disconnects). */
+export interface CliSubscriptionStore extends RedisSubscriptionStore {
+  close(): void;
+}
+
+/**
+ * `state.backend: redis`: the hash every gateway instance serves (an unreachable Redis fails with the
+ * state.redis_url message); `local`: webhook_subscriptions.json in SVC_HOME.
+ */
+export async function openSubscriptionStore(loaded: LoadedConfig): Promise<CliSubscriptionStore> {
+  const state = loaded.config.state;
+  if (state.backend === "redis") {
+    const url = state.redis_url ?? "";
+    const redis = await connectRedis(url, loaded.paths.config, {
+      ...commandOptions(),
+      // One short command: no reconnecting in the background once it is done.
+      retryStrategy: () => null,
+    });
+    redis.on("error", () => {});
+    const keys = redisKeys(state.redis_key_prefix ?? DEFAULT_KEY_PREFIX);
+    return {
+      ...createRedisSubscriptionStore(redis, keys, redisLabel(url)),
+      close: () => redis.disconnect(),
+    };
+  }
+  const file = subscriptionStore(loaded.paths.subscriptions);
+  return {
+    path: file.path,
+    read: () => Promise.resolve(file.read()),
+    update: (change, expectedRevision) => file.update(change, expectedRevision),
+    close: () => {},
+  };
+}
+
+/** Runs `work` on the command's subscription store and closes it, whatever the outcome. */
+export async function withSubscriptionStore<T>(
+  loaded: LoadedConfig,
+  work: (store: CliSubscriptionStore) => Promise<T>,
+): Promise<T> {
+  const store = await openSubscriptionStore(loaded);
+  try {
+    return await work(store);
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,69 @@
+import type { RouteSource } from "../actors/routes.js";
+import type { StateSettings } from "../config/sections/state.js";
+import type { Logger } from "../io/log.js";
+import { commandOptions, connectRedis, redisLabel } from "../io/state/redis/connection.js";
+import { DEFAULT_KEY_PREFIX, redisKeys } from "../io/state/redis/keys.js";
+import { createRedisSubscriptionSource } from "../io/state/redis/subscriptions.js";
+import { createSubscriptionSource } from "../io/stores/subscriptions.js";
+
+/** Where the gateway's dynamic routes come from, and how to start and stop following them. */
+export interface DynamicRoutes {
+  readonly source: RouteSource;
+  /** Loads the first set (Redis: connects; a bad `state.redis_url` refuses the start). */
+  open(): Promise<void>;
+  close(): void;
+}
+
+export interface DynamicRoutesOptions {
+  readonly state: StateSettings;
+  readonly subscriptionsFile: string;
+  readonly configFile: string;
+  readonly logger: Logger;
+  readonly loopback: boolean;
+  /** Redis: how often the revision counter is read (tests shorten it). */
+  readonly pollMs?: number;
+}
+
+/**
+ * `local`: webhook_subscriptions.json, read again when it changes. `redis`: the subscriptions every
+ * instance shares (docs/durability.md), followed in the background on a connection of their own.
+ */
+export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
+  const { state, logger, loopback } = options;
+  if (state.backend !== "redis") {
+    return {
+      source: createSubscriptionSource(options.subscriptionsFile, logger, { loopback }),
+      open: () => Promise.resolve(),
+      close: () => {},
+    };
+  }
+  const url = state.redis_url ?? "";
+  const keys = redisKeys(state.redis_key_prefix ?? DEFAULT_KEY_PREFIX);
+  let opened: { close(): void } | undefined;
+  // Requests before open() (none: the listener starts after it) would find no dynamic route.
+  let source: RouteSource = { lookup: () => undefined, names: () => [] };
+  return {
+    source: { lookup: (name) => source.lookup(name), names: () => source.names() },
+    async open() {
+      const redis = await connectRedis(url, options.configFile, commandOptions());
+      // A failed refresh is logged by the source; the connection's own errors only say it is down.
+      redis.on("error", () => {});
+      const followed = createRedisSubscriptionSource(redis, keys, redisLabel(url), logger, {
+        loopback,
+        ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      });
+      await followed.open();
+      source = followed;
+      opened = {
+        close() {
+          followed.close();
+          redis.disconnect();
+        },
+      };
+    },
+    close() {
+      opened?.close();
+      opened = undefined;
+    },
+  };
+}

@@ -1,0 +1,186 @@
+import type { Redis } from "ioredis";
+import { describeError, SvcError } from "../../../errors.js";
+import type { Logger } from "../../log.js";
+import {
+  activeSubscriptions,
+  STALE_SUBSCRIPTION_STORE,
+  type Subscription,
+  type SubscriptionSource,
+  type SubscriptionSourceOptions,
+  subscriptionRoute,
+} from "../../stores/subscriptions.js";
+import type { VersionedSnapshot } from "../../stores/versionedJson.js";
+import type { RedisKeys } from "./keys.js";
+
+/**
+ * Dynamic subscriptions with `state.backend: redis`: a hash `<prefix>:subscriptions` (route name → the
+ * record as JSON, the shape of webhook_subscriptions.json) and a counter `<prefix>:subscriptions:revision`
+ * that every write increments, so a gateway knows with one GET whether anything changed.
+ */
+export interface RedisSubscriptionStore {
+  /** Names the store in messages: the hash key and the Redis it lives in. */
+  readonly path: string;
+  read(): Promise<VersionedSnapshot<unknown>>;
+  /**
+   * Applies `change` to the freshest records and writes what it changed, atomically (WATCH/MULTI):
+   * when another writer got in between, `change` runs again on the records as they are now, so a check
+   * it makes (assertUnchanged) judges the freshest state. With `expectedRevision`, refuses
+   * (`store_conflict`) when the store is no longer at that revision.
+   */
+  update<R>(
+    change: (records: Record<string, unknown>) => R,
+    expectedRevision?: string,
+  ): Promise<{ result: R; revision: string }>;
+}
+
+/** Writers that keep colliding are told to try again rather than spin. */
+const MAX_ATTEMPTS = 20;
+
+function decode(path: string, hash: Record<string, string>): Record<string, unknown> {
+  const records: Record<string, unknown> = {};
+  for (const [name, text] of Object.entries(hash)) {
+    try {
+      records[name] = JSON.parse(text);
+    } catch {
+      // The text may hold a secret: it is not quoted.
+      throw new SvcError(
+        "store_corrupt",
+        `${path}: the record of ${name} is not valid JSON — fix it, or svc webhook remove ${name}`,
+      );
+    }
+  }
+  return records;
+}
+
+async function snapshot(redis: Redis, keys: RedisKeys, path: string): Promise<VersionedSnapshot<unknown>> {
+  const replies = await redis.multi().get(keys.subscriptionsRevision()).hgetall(keys.subscriptions()).exec();
+  const [revisionReply, hashReply] = replies ?? [];
+  if (revisionReply?.[0]) throw revisionReply[0];
+  if (hashReply?.[0]) throw hashReply[0];
+  return {
+    revision: (revisionReply?.[1] as string | null) ?? "",
+    records: decode(path, (hashReply?.[1] as Record<string, string> | null) ?? {}),
+  };
+}
+
+export function createRedisSubscriptionStore(
+  redis: Redis,
+  keys: RedisKeys,
+  label: string,
+): RedisSubscriptionStore {
+  const path = `${keys.subscriptions()} in Redis at ${label}`;
+  return {
+    path,
+    read: () => snapshot(redis, keys, path),
+    async update(change, expectedRevision) {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        await redis.watch(keys.subscriptions(), keys.subscriptionsRevision());
+        let result: ReturnType<typeof change>;
+        let before: Record<string, unknown>;
+        let records: Record<string, unknown>;
+        try {
+          const hash = await redis.hgetall(keys.subscriptions());
+          const revision = (await redis.get(keys.subscriptionsRevision())) ?? "";
+          if (expectedRevision !== undefined && revision !== expectedRevision)
+            throw new SvcError("store_conflict", `${path}: ${STALE_SUBSCRIPTION_STORE}`);
+          before = decode(path, hash);
+          records = structuredClone(before);
+          result = change(records);
+        } catch (err) {
+          await redis.unwatch();
+          throw err;
+        }
+        const tx = redis.multi();
+        for (const name of Object.keys(before))
+          if (!Object.hasOwn(records, name)) tx.hdel(keys.subscriptions(), name);
+        for (const [name, record] of Object.entries(records)) {
+          const text = JSON.stringify(record);
+          if (!Object.hasOwn(before, name) || JSON.stringify(before[name]) !== text)
+            tx.hset(keys.subscriptions(), name, text);
+        }
+        tx.incr(keys.subscriptionsRevision());
+        const replies = await tx.exec();
+        // null: a watched key changed after it was read — read again and judge the change anew.
+        if (replies === null) continue;
+        const failed = replies.find(([err]) => err !== null);
+        if (failed?.[0]) throw failed[0];
+        const revision = replies[replies.length - 1]?.[1];
+        return { result, revision: String(revision) };
+      }
+      throw new SvcError("store_conflict", `${path}: ${STALE_SUBSCRIPTION_STORE}`);
+    },
+  };
+}
+
+export interface RedisSubscriptionSource extends SubscriptionSource {
+  /** Loads the current set (the start waits for it), then follows changes in the background. */
+  open(): Promise<void>;
+  close(): void;
+}
+
+export interface RedisSubscriptionSourceOptions extends SubscriptionSourceOptions {
+  /** How often the revision counter is read (one GET); 1 s by default. */
+  readonly pollMs?: number;
+}
+
+/**
+ * What a gateway serves from the Redis store. Requests read the set in memory (no Redis round trip per
+ * request); a background timer reads the revision counter and, only when it moved, the whole hash. While
+ * Redis is unreachable the last good set is served and the log says so once.
+ */
+export function createRedisSubscriptionSource(
+  redis: Redis,
+  keys: RedisKeys,
+  label: string,
+  logger: Logger,
+  options: RedisSubscriptionSourceOptions = {},
+): RedisSubscriptionSource {
+  const where = `${keys.subscriptions()} in Redis at ${label}`;
+  let active = new Map<string, Subscription>();
+  let revision: string | undefined;
+  let lastError: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let refreshing = false;
+
+  async function refresh(): Promise<void> {
+    const current = (await redis.get(keys.subscriptionsRevision())) ?? "";
+    if (current === revision) return;
+    const read = await snapshot(redis, keys, where);
+    active = activeSubscriptions(where, read.records, logger, options);
+    revision = read.revision;
+    logger.info(`[webhook] loaded ${active.size} dynamic subscription(s) from ${where}`);
+  }
+
+  async function poll(): Promise<void> {
+    if (refreshing) return;
+    refreshing = true;
+    try {
+      await refresh();
+      lastError = undefined;
+    } catch (err) {
+      const message = `[webhook] dynamic subscriptions not refreshed (${describeError(err)}); serving the last good set of ${active.size}`;
+      if (message !== lastError) logger.error(message);
+      lastError = message;
+    } finally {
+      refreshing = false;
+    }
+  }
+
+  return {
+    current: () => active,
+    lookup(name) {
+      const found = active.get(name);
+      return found === undefined ? undefined : subscriptionRoute(found);
+    },
+    names: () => [...active.keys()],
+    async open() {
+      await poll();
+      timer = setInterval(() => void poll(), options.pollMs ?? 1000);
+      timer.unref();
+    },
+    close() {
+      if (timer !== undefined) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}

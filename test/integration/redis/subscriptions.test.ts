@@ -1,0 +1,184 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sign } from "@octokit/webhooks-methods";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
+import { redisKeys } from "../../../src/io/state/redis/keys.js";
+import { createRedisSubscriptionStore } from "../../../src/io/state/redis/subscriptions.js";
+import { assertUnchanged, ownRecord } from "../../../src/io/stores/subscriptions.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { postJson } from "../../helpers/http.js";
+import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
+import { type ClusterNode, clusterConfig, sharedAppendAgent, startNode } from "../../helpers/redisCluster.js";
+import { svc } from "../cli/svc.js";
+
+/**
+ * `state.backend: redis`: `svc webhook subscribe|remove|list` on one host write the subscriptions to
+ * Redis, and every gateway sharing that Redis serves them (it follows the store in the background).
+ */
+
+const SECRET = "dynamic-secret";
+let redis: TestRedis;
+let dir: string;
+const nodes: ClusterNode[] = [];
+const homes: TempHome[] = [];
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  dir = mkdtempSync(join(tmpdir(), "svc-subs-"));
+});
+afterEach(async () => {
+  await Promise.all(nodes.splice(0).map((node) => node.stop()));
+  for (const home of homes.splice(0)) home.cleanup();
+});
+afterAll(async () => {
+  await redis.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A host's SVC_HOME whose config names the shared Redis (the CLI runs there, no gateway). */
+function cliHome(config: Record<string, unknown>): TempHome {
+  const home = tempHome();
+  homes.push(home);
+  home.write("config.yaml", stringify(config));
+  return home;
+}
+
+async function deliver(node: ClusterNode, route: string, id: string) {
+  const body = JSON.stringify({ id });
+  return postJson(node.url(`/webhooks/${route}`), body, {
+    "X-GitHub-Event": "push",
+    "X-GitHub-Delivery": id,
+    "X-Hub-Signature-256": await sign(SECRET, body),
+  });
+}
+
+describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
+  it("subscribe on host A is served by two gateways with their own SVC_HOMEs; remove takes it from both", async () => {
+    const config = clusterConfig(redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(join(dir, "runs.log")));
+    const gws = await Promise.all([startNode(config), startNode(config)]);
+    nodes.push(...gws);
+    for (const gw of gws) expect((await deliver(gw, "gh", randomUUID())).status).toBe(404);
+
+    const hostA = cliHome(config);
+    const subscribed = await svc(hostA, ["webhook", "subscribe", "gh", "--secret", SECRET]);
+    expect(subscribed.stderr).not.toContain("Error");
+    expect(subscribed.code).toBe(0);
+    expect(subscribed.stdout).toContain("Subscribed gh");
+    // Nothing in host A's file: the record lives in Redis.
+    expect(
+      (await svc(cliHome(clusterConfig(redis.url, "elsewhere", {}, {})), ["webhook", "list"])).stdout,
+    ).toContain("No dynamic subscriptions");
+    const listed = await svc(hostA, ["webhook", "list"]);
+    expect(listed.stdout).toMatch(/^gh\s/m);
+    expect((await svc(hostA, ["config", "check"])).stdout).toContain("1 subscription,");
+    expect(listed.stdout).not.toContain(SECRET);
+
+    for (const gw of gws)
+      await vi.waitFor(async () => expect((await deliver(gw, "gh", randomUUID())).status).toBe(202), {
+        timeout: 10_000,
+        interval: 100,
+      });
+
+    // `svc webhook test` finds the subscription (and its secret) in Redis too.
+    const tested = await svc(hostA, ["webhook", "test", "gh", "--port", String(gws[0]?.gateway.port)]);
+    expect(tested.stderr).not.toContain("no dynamic subscription");
+    expect(tested.code).toBe(0);
+
+    expect((await svc(hostA, ["webhook", "remove", "gh"])).code).toBe(0);
+    for (const gw of gws)
+      await vi.waitFor(async () => expect((await deliver(gw, "gh", randomUUID())).status).toBe(404), {
+        timeout: 10_000,
+        interval: 100,
+      });
+  });
+
+  it("a gateway started after the subscription serves it from the start", async () => {
+    const config = clusterConfig(redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(join(dir, "late.log")));
+    expect((await svc(cliHome(config), ["webhook", "subscribe", "late", "--secret", SECRET])).code).toBe(0);
+    const gw = await startNode(config);
+    nodes.push(gw);
+    expect((await deliver(gw, "late", randomUUID())).status).toBe(202);
+  });
+
+  it("the CLI without a reachable Redis fails naming state.redis_url (subscribe, list, config check)", async () => {
+    const down = await startTestRedis();
+    await down.cleanup();
+    const home = cliHome(clusterConfig(down.url, "x", {}, {}));
+    const result = await svc(home, ["webhook", "subscribe", "gh", "--secret", SECRET]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("state.redis_url");
+    expect(result.stderr).toContain(`127.0.0.1:${down.port}`);
+    const listed = await svc(home, ["webhook", "list"]);
+    expect(listed.code).not.toBe(0);
+    expect(listed.stderr).toContain("state.redis_url");
+    // The gateway would refuse to start, so `svc config check` reports it.
+    const checked = await svc(home, ["config", "check"]);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toContain("state.redis_url: cannot reach");
+  });
+});
+
+describe("stale updates in the Redis store", { timeout: 30_000 }, () => {
+  it("a writer that read before a concurrent remove cannot bring the route back", async () => {
+    const keys = redisKeys(`s${randomUUID()}`);
+    const client = new Redis(redis.url);
+    const other = new Redis(redis.url);
+    try {
+      const store = createRedisSubscriptionStore(client, keys, "test");
+      await store.update((records) => {
+        records.gh = { secret: SECRET, enabled: true };
+      });
+      const read = await store.read();
+      // Another host removes it after this writer read the store.
+      await other.hdel(keys.subscriptions(), "gh");
+      await other.incr(keys.subscriptionsRevision());
+      await expect(
+        store.update((records) => {
+          assertUnchanged(store.path, records, "gh", ownRecord(read.records, "gh"));
+          records.gh = { secret: SECRET, enabled: true, description: "stale" };
+        }),
+      ).rejects.toMatchObject({ code: "store_conflict" });
+      expect(await other.hgetall(keys.subscriptions())).toEqual({});
+    } finally {
+      client.disconnect();
+      other.disconnect();
+    }
+  });
+
+  it("a change that lands between the writer's read and its write is judged again: disable wins over a stale update", async () => {
+    const keys = redisKeys(`s${randomUUID()}`);
+    const client = new Redis(redis.url);
+    const other = new Redis(redis.url);
+    try {
+      const store = createRedisSubscriptionStore(client, keys, "test");
+      await store.update((records) => {
+        records.gh = { secret: SECRET, enabled: true };
+      });
+      const read = await store.read();
+      let attempts = 0;
+      await expect(
+        store.update((records) => {
+          attempts += 1;
+          // First attempt: the route is disabled after this update read the hash (WATCHed); sent on the
+          // same connection, so it lands before the update's MULTI/EXEC, which it aborts.
+          if (attempts === 1)
+            void client.hset(keys.subscriptions(), "gh", JSON.stringify({ secret: SECRET, enabled: false }));
+          assertUnchanged(store.path, records, "gh", ownRecord(read.records, "gh"));
+          records.gh = { secret: SECRET, enabled: true, description: "stale" };
+        }),
+      ).rejects.toMatchObject({ code: "store_conflict" });
+      expect(attempts).toBe(2);
+      expect(JSON.parse((await other.hget(keys.subscriptions(), "gh")) ?? "{}")).toEqual({
+        secret: SECRET,
+        enabled: false,
+      });
+    } finally {
+      client.disconnect();
+      other.disconnect();
+    }
+  });
+});

@@ -1,0 +1,78 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { commandOptions, connectRedis } from "../../../../src/io/state/redis/connection.js";
+import { redisKeys } from "../../../../src/io/state/redis/keys.js";
+import {
+  createRedisSubscriptionSource,
+  createRedisSubscriptionStore,
+} from "../../../../src/io/state/redis/subscriptions.js";
+import { captureLogger } from "../../../fakes/logCapture.js";
+import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
+
+/** The gateway's view of the subscriptions in Redis: kept in memory, refreshed in the background. */
+
+let server: TestRedis | undefined;
+const closers: Array<() => void> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) close();
+  await server?.cleanup();
+  server = undefined;
+});
+
+async function setup() {
+  server = await startTestRedis();
+  const keys = redisKeys(`t${randomUUID()}`);
+  const writer = await connectRedis(server.url, "config.yaml", commandOptions());
+  const reader = await connectRedis(server.url, "config.yaml", commandOptions());
+  reader.on("error", () => {});
+  writer.on("error", () => {});
+  closers.push(
+    () => writer.disconnect(),
+    () => reader.disconnect(),
+  );
+  const log = captureLogger();
+  const source = createRedisSubscriptionSource(reader, keys, "test", log.logger, { pollMs: 20 });
+  closers.push(() => source.close());
+  return { keys, store: createRedisSubscriptionStore(writer, keys, "test"), source, log };
+}
+
+describe("Redis subscription source", { timeout: 30_000 }, () => {
+  it("serves the enabled, valid records; follows adds, disables and removes; invalid ones are logged", async () => {
+    const { store, source, log } = await setup();
+    await store.update((records) => {
+      records.gh = { secret: "s1", events: ["push"], enabled: true, description: "d" };
+      records.off = { secret: "s2", enabled: false };
+      records.bad = { secret: "s3", evnts: ["push"] };
+    });
+    await source.open();
+    expect(source.names()).toEqual(["gh"]);
+    // The route without the record's own fields (description, switch, timestamps).
+    expect(source.lookup("gh")).toMatchObject({ secret: "s1", events: ["push"], deliver: "log" });
+    expect(source.lookup("gh")).not.toHaveProperty("description");
+    expect(log.messages().some((m) => m.includes("bad ignored") && m.includes("evnts"))).toBe(true);
+
+    await store.update((records) => {
+      records.off = { secret: "s2", enabled: true };
+    });
+    await vi.waitFor(() => expect([...source.names()].sort()).toEqual(["gh", "off"]), { timeout: 5000 });
+    await store.update((records) => {
+      delete records.gh;
+    });
+    await vi.waitFor(() => expect(source.lookup("gh")).toBeUndefined(), { timeout: 5000 });
+  });
+
+  it("a lookup never waits for Redis: with Redis down the last set is served, and the log says so once", async () => {
+    const { store, source, log } = await setup();
+    await store.update((records) => {
+      records.gh = { secret: "s1" };
+    });
+    await source.open();
+    await server?.stop();
+    await vi.waitFor(
+      () => expect(log.messages().filter((m) => m.includes("not refreshed"))).toHaveLength(1),
+      { timeout: 5000 },
+    );
+    for (let i = 0; i < 100; i++) expect(source.lookup("gh")?.secret).toBe("s1");
+    expect(log.messages().filter((m) => m.includes("not refreshed"))).toHaveLength(1);
+  });
+});
