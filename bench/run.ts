@@ -1,27 +1,38 @@
 /**
- * `npm run bench`: load on loopback (wrk when installed, else autocannon) against the real gateway
- * (accepted, 401 and filter-ignored paths), against a bare uWS handler (the ceiling) and against the
- * floor (bare plus header copy, HMAC check and JSON parse: what any receiver must do). Prints req/s, p50/p99 latency and
- * the server's peak RSS (VmHWM) and RSS at the start and end of each run.
- * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 32) tune the runs.
+ * `npm run bench`: load on loopback (wrk when installed, else autocannon), everything in one table from
+ * one run: a bare uWS handler (the ceiling), the floor (bare plus header copy, HMAC check and JSON parse:
+ * what any receiver must do) and the real gateway's accepted (202, at 32 and at 256 connections), bad
+ * signature (401) and filter-ignored (200) paths, once per state backend: `local` (the default journal),
+ * `memory` (the in-memory store) and `redis` (a private redis-server, when one is installed).
+ * Prints req/s, p50/p99 latency, the ratio to the floor, the server's RSS 15 s into each run (or at its
+ * end when shorter) and its peak RSS (VmHWM, per server process).
+ * Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 32), BENCH_HIGH_CONNECTIONS
+ * (default 256), BENCH_BACKENDS (default `local,memory,redis`), BENCH_LOG_LEVEL (default info, as
+ * `svc gateway run` logs), BENCH_TOOL (wrk | autocannon).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import examples from "@octokit/webhooks-examples";
 import autocannon from "autocannon";
 import { stringify } from "yaml";
+import { startTestRedis, type TestRedis } from "../test/helpers/redis.js";
 import { runWrk, wrkAvailable } from "./wrk.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const HIGH_CONNECTIONS = Number(process.env.BENCH_HIGH_CONNECTIONS ?? 256);
+const BACKENDS = (process.env.BENCH_BACKENDS ?? "local,memory,redis").split(",").filter(Boolean);
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
 const SECRET = "bench-secret";
 /** `BENCH_TOOL=autocannon|wrk`; default wrk when installed (`apt-get install wrk`), pinned apart from the server. */
 const TOOL = process.env.BENCH_TOOL ?? (wrkAvailable() ? "wrk" : "autocannon");
 const WORK_DIR = mkdtempSync(join(tmpdir(), "svc-bench-wrk-"));
+/** RSS is read this many seconds into each run: against the peak it shows whether memory stays flat. */
+const RSS_AT_S = 15;
 
 /** A pull_request payload trimmed to about 1 KB. */
 function payload(action: string): string {
@@ -72,11 +83,12 @@ async function startServer(
     });
     child.once("exit", () => reject(new Error("server exited before listening")));
   });
-  // Keep reading: a server that logs to stdout (BENCH_LOG_LEVEL=info) must never block on a full pipe.
+  // Keep reading: a server that logs to stdout (log at INFO) must never block on a full pipe.
   return { child, port };
 }
 
 async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
   await exited;
@@ -90,15 +102,16 @@ function memory(pid: number): { rssMb: number; peakMb: number } {
 
 interface Row {
   name: string;
+  connections: number;
   reqPerSec: number;
   p50: number;
   p99: number;
   statuses: string;
-  rssStartMb: number;
-  /** RSS a quarter into the run: against the end value it shows whether memory stays flat. */
-  rssQuarterMb: number;
-  rssEndMb: number;
+  /** RSS RSS_AT_S seconds into the run (at its end when the run is shorter). */
+  rssAtMb: number;
   peakMb: number;
+  /** 1-minute load average when the row finished (the machine is shared). */
+  load: number;
 }
 
 async function load(
@@ -108,28 +121,34 @@ async function load(
   path: string,
   body: string,
   headers: () => Record<string, string>,
+  connections = CONNECTIONS,
 ): Promise<Row> {
-  const before = memory(pid);
-  const samples: number[] = [];
-  const sampler = setInterval(() => samples.push(memory(pid).rssMb), 1000);
+  let rssAt: number | undefined;
+  const sampler = setTimeout(() => {
+    rssAt = memory(pid).rssMb;
+  }, RSS_AT_S * 1000);
+  const finish = (r: { reqPerSec: number; p50: number; p99: number; statuses: string }): Row => {
+    clearTimeout(sampler);
+    const after = memory(pid);
+    const row = {
+      name,
+      connections,
+      ...r,
+      rssAtMb: Math.round(rssAt ?? after.rssMb),
+      peakMb: Math.round(after.peakMb),
+      load: Number(loadavg()[0]?.toFixed(1)),
+    };
+    process.stderr.write(`${JSON.stringify(row)}\n`);
+    return row;
+  };
   if (TOOL === "wrk") {
     const { "x-github-delivery": _perRequest, ...fixed } = headers();
-    const tag = name.replace(/[^a-z0-9]+/gi, "-");
-    const r = await runWrk(WORK_DIR, port, path, body, fixed, CONNECTIONS, DURATION, tag);
-    clearInterval(sampler);
-    const after = memory(pid);
-    return {
-      name,
-      ...r,
-      rssStartMb: Math.round(before.rssMb),
-      rssQuarterMb: Math.round(samples[Math.floor(samples.length / 4)] ?? before.rssMb),
-      rssEndMb: Math.round(after.rssMb),
-      peakMb: Math.round(after.peakMb),
-    };
+    const tag = `${name.replace(/[^a-z0-9]+/gi, "-")}-${connections}`;
+    return finish(await runWrk(WORK_DIR, port, path, body, fixed, connections, DURATION, tag));
   }
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
+    connections,
     duration: DURATION,
     requests: [
       {
@@ -143,27 +162,27 @@ async function load(
       },
     ],
   });
-  clearInterval(sampler);
-  const after = memory(pid);
-  const quarter = samples[Math.floor(samples.length / 4)] ?? before.rssMb;
   const codes = Object.entries(result.statusCodeStats ?? {})
     .map(([code, s]) => `${code}:${(s as { count: number }).count}`)
     .join(" ");
-  return {
-    name,
+  return finish({
     reqPerSec: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
     statuses: codes || `2xx:${result["2xx"]} non2xx:${result.non2xx}`,
-    rssStartMb: Math.round(before.rssMb),
-    rssQuarterMb: Math.round(quarter),
-    rssEndMb: Math.round(after.rssMb),
-    peakMb: Math.round(after.peakMb),
-  };
+  });
 }
 
-async function main(): Promise<void> {
-  const home = mkdtempSync(join(tmpdir(), "svc-bench-"));
+function redisServerAvailable(): boolean {
+  try {
+    execFileSync(process.env.SVC_TEST_REDIS_SERVER ?? "redis-server", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function writeConfig(home: string, state: Record<string, unknown> | undefined): void {
   writeFileSync(
     join(home, "config.yaml"),
     stringify({
@@ -184,11 +203,17 @@ async function main(): Promise<void> {
         },
       },
       agent: { provider: "echo" },
+      ...(state === undefined ? {} : { state }),
     }),
   );
+}
+
+async function main(): Promise<void> {
   const opened = payload("opened");
   const closed = payload("closed");
   const sign = (text: string) => `sha256=${createHmac("sha256", SECRET).update(text).digest("hex")}`;
+  const signedOpened = sign(opened);
+  const signedClosed = sign(closed);
   let seq = 0;
   const rows: Row[] = [];
 
@@ -205,114 +230,149 @@ async function main(): Promise<void> {
       ),
     );
   } finally {
-    bare.child.kill("SIGTERM");
+    await stopServer(bare.child);
   }
 
   // The floor: bare plus the work every receiver must do (headers, HMAC check, JSON parse).
   const floor = await startServer(["floor", SECRET]);
   try {
-    const signedOpened = sign(opened);
     rows.push(
       await load(
-        "floor: bare + headers + HMAC + JSON.parse",
+        "floor: headers + HMAC + JSON.parse",
         floor.port,
         floor.child.pid as number,
         "/webhooks/pr",
         opened,
-        () => ({ "x-github-event": "pull_request", "x-hub-signature-256": signedOpened }),
-      ),
-    );
-  } finally {
-    floor.child.kill("SIGTERM");
-  }
-
-  const gateway = await startServer(["gateway", home]);
-  const pid = gateway.child.pid as number;
-  try {
-    const signedOpened = sign(opened);
-    rows.push(
-      await load("gateway accepted (202)", gateway.port, pid, "/webhooks/pr", opened, () => ({
-        "x-github-event": "pull_request",
-        "x-github-delivery": `d-${++seq}`,
-        "x-hub-signature-256": signedOpened,
-      })),
-    );
-    rows.push(
-      await load("gateway bad signature (401)", gateway.port, pid, "/webhooks/pr", opened, () => ({
-        "x-github-event": "pull_request",
-        "x-github-delivery": `d-${++seq}`,
-        "x-hub-signature-256": `sha256=${"0".repeat(64)}`,
-      })),
-    );
-    const signedClosed = sign(closed);
-    rows.push(
-      await load("gateway filter-ignored (200)", gateway.port, pid, "/webhooks/pr", closed, () => ({
-        "x-github-event": "pull_request",
-        "x-github-delivery": `d-${++seq}`,
-        "x-hub-signature-256": signedClosed,
-      })),
-    );
-  } finally {
-    await stopServer(gateway.child);
-  }
-
-  // The same accepted load with the log at INFO, as `svc gateway run` logs by default: one log-target
-  // line per run, to the log file and to stdout (here a pipe this process drains).
-  const logged = await startServer(["gateway", home], { BENCH_LOG_LEVEL: "info" });
-  try {
-    const signedOpened = sign(opened);
-    rows.push(
-      await load(
-        "gateway accepted, log at INFO (202)",
-        logged.port,
-        logged.child.pid as number,
-        "/webhooks/pr",
-        opened,
         () => ({
           "x-github-event": "pull_request",
-          "x-github-delivery": `i-${++seq}`,
           "x-hub-signature-256": signedOpened,
         }),
       ),
     );
   } finally {
-    await stopServer(logged.child);
-    rmSync(home, { recursive: true, force: true });
+    await stopServer(floor.child);
+  }
+
+  for (const backend of BACKENDS) {
+    let redis: TestRedis | undefined;
+    let state: Record<string, unknown> | undefined;
+    const env: Record<string, string> = { BENCH_LOG_LEVEL: LOG_LEVEL };
+    if (backend === "redis") {
+      if (!redisServerAvailable()) {
+        process.stderr.write("redis-server not installed: skipping the redis rows\n");
+        continue;
+      }
+      redis = await startTestRedis();
+      state = { backend: "redis", redis_url: redis.url };
+    } else if (backend === "memory") {
+      env.BENCH_STATE = "memory";
+    } else if (backend !== "local") {
+      throw new Error(`BENCH_BACKENDS: unknown backend "${backend}" (local, memory or redis)`);
+    }
+    const home = mkdtempSync(join(tmpdir(), "svc-bench-"));
+    writeConfig(home, state);
+    const gateway = await startServer(["gateway", home], env);
+    const pid = gateway.child.pid as number;
+    const signed = (signature: string, prefix: string) => () => ({
+      "x-github-event": "pull_request",
+      "x-github-delivery": `${prefix}-${++seq}`,
+      "x-hub-signature-256": signature,
+    });
+    try {
+      rows.push(
+        await load(
+          `${backend}: accepted (202)`,
+          gateway.port,
+          pid,
+          "/webhooks/pr",
+          opened,
+          signed(signedOpened, "a"),
+        ),
+      );
+      rows.push(
+        await load(
+          `${backend}: accepted (202)`,
+          gateway.port,
+          pid,
+          "/webhooks/pr",
+          opened,
+          signed(signedOpened, "h"),
+          HIGH_CONNECTIONS,
+        ),
+      );
+      rows.push(
+        await load(
+          `${backend}: bad signature (401)`,
+          gateway.port,
+          pid,
+          "/webhooks/pr",
+          opened,
+          signed(`sha256=${"0".repeat(64)}`, "b"),
+        ),
+      );
+      rows.push(
+        await load(
+          `${backend}: filter-ignored (200)`,
+          gateway.port,
+          pid,
+          "/webhooks/pr",
+          closed,
+          signed(signedClosed, "i"),
+        ),
+      );
+    } finally {
+      await stopServer(gateway.child);
+      await redis?.cleanup();
+      rmSync(home, { recursive: true, force: true });
+    }
   }
 
   // The machine is shared: measure the ceiling again after the gateway runs and keep the better one.
   const bareAgain = await startServer(["bare"]);
   try {
-    const again = await load(
-      "bare uWS (ceiling, again)",
-      bareAgain.port,
-      bareAgain.child.pid as number,
-      "/webhooks/pr",
-      opened,
-      () => ({}),
+    rows.push(
+      await load(
+        "bare uWS (ceiling, again)",
+        bareAgain.port,
+        bareAgain.child.pid as number,
+        "/webhooks/pr",
+        opened,
+        () => ({}),
+      ),
     );
-    rows.push(again);
   } finally {
-    bareAgain.child.kill("SIGTERM");
+    await stopServer(bareAgain.child);
   }
 
+  const floorRps = rows[1]?.reqPerSec ?? 1;
+  const tool = TOOL === "wrk" ? "wrk (1 thread on CPU 1, server on CPU 0)" : "autocannon";
   console.log(
-    `\n${TOOL === "wrk" ? "wrk (1 thread on CPU 1, server on CPU 0)" : "autocannon"}: ${CONNECTIONS} connections, ${DURATION} s per run, body ${opened.length} bytes, node ${process.version}\n`,
+    `\n${new Date().toISOString()} — ${tool}, ${DURATION} s per run, body ${opened.length} bytes, log at ${LOG_LEVEL}, node ${process.version}, load average at each row's end in the last column\n`,
   );
-  console.log("| run | req/s | p50 ms | p99 ms | statuses | RSS start → ¼ → end MB | peak RSS MB |");
-  console.log("|---|---|---|---|---|---|---|");
+  console.log(
+    "| run | conns | req/s | × floor | p50 ms | p99 ms | statuses | RSS at 15 s MB | peak RSS MB | load |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
     console.log(
-      `| ${r.name} | ${r.reqPerSec} | ${r.p50} | ${r.p99} | ${r.statuses} | ${r.rssStartMb} → ${r.rssQuarterMb} → ${r.rssEndMb} | ${r.peakMb} |`,
+      `| ${r.name} | ${r.connections} | ${r.reqPerSec} | ${(r.reqPerSec / floorRps).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.statuses} | ${r.rssAtMb} | ${r.peakMb} | ${r.load} |`,
     );
   }
   const ceiling = Math.max(rows[0]?.reqPerSec ?? 1, rows.at(-1)?.reqPerSec ?? 1);
-  const share = (name: string) => {
-    const row = rows.find((r) => r.name.startsWith(name));
-    return `${(((row?.reqPerSec ?? 0) / ceiling) * 100).toFixed(0)}%`;
-  };
-  console.log(`\naccepted path = ${share("gateway accepted")} of the bare uWS ceiling`);
-  console.log(`floor (no receiver logic beyond HMAC + parse) = ${share("floor")} of the ceiling`);
+  console.log(`\nfloor = ${(floorRps / ceiling).toFixed(2)} × the better ceiling (${ceiling} req/s)`);
+  console.log(
+    "targets: accepted ≥ 0.60 × floor, p99 ≤ 5 ms at 32 / ≤ 15 ms at 256; 401 and ignored ≥ 0.85 × floor",
+  );
+  for (const r of rows.slice(2, -1)) {
+    const ratio = r.reqPerSec / floorRps;
+    const accepted = r.name.includes("accepted");
+    const need = accepted ? 0.6 : 0.85;
+    const p99Max = r.connections > CONNECTIONS ? 15 : 5;
+    const ok = (r.connections > CONNECTIONS || ratio >= need) && (!accepted || r.p99 <= p99Max);
+    console.log(
+      `  ${ok ? "holds " : "misses"} ${r.name} at ${r.connections}: ${ratio.toFixed(2)} × floor, p99 ${r.p99} ms`,
+    );
+  }
 }
 
 await main();

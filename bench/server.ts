@@ -69,8 +69,8 @@ if (mode === "bare" || (mode === "floor" && arg !== undefined)) {
   process.on("SIGTERM", () => process.exit(0));
 } else if (mode === "gateway" && arg !== undefined) {
   const home = arg;
-  // WARN by default: the log target's per-run INFO line is measured separately (`BENCH_LOG_LEVEL=info`
-  // logs as `svc gateway run` does: to the log file and to stdout, here a pipe to /dev/null).
+  // `npm run bench` sets BENCH_LOG_LEVEL=info (as `svc gateway run` logs: the log target writes one line
+  // per run to the log file and to stdout, here a pipe the bench drains); WARN when run alone.
   const level = process.env.BENCH_LOG_LEVEL ?? "warn";
   const logger = createLogger({
     file: join(home, "logs", "gateway.log"),

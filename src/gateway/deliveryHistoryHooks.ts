@@ -10,18 +10,35 @@ export const REDELIVERY_HEADER = "x-svc-redelivery-of";
 
 const cut = (text: string) => text.slice(0, 200);
 
+/** The first non-empty event-type header (no array per request). */
+function eventType(headers: RequestHead["headers"]): string | undefined {
+  for (const name of EVENT_TYPE_HEADERS) {
+    const value = headers[name];
+    if (value !== undefined && value !== "") return value;
+  }
+  return undefined;
+}
+
 /** What the gateway records in the delivery history (docs/operations.md): requests, runs, deliveries. */
 export function historyHooks(writer: HistoryWriter, now: () => number) {
-  const at = () => new Date(now()).toISOString();
+  // Three records per accepted event (request, run, delivery): the ISO time is formatted once per ms.
+  let lastMs = Number.NaN;
+  let lastIso = "";
+  const at = () => {
+    const ms = now();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastIso = new Date(ms).toISOString();
+    }
+    return lastIso;
+  };
   return {
     close: () => writer.close(),
     request(route: string, head: RequestHead, body: Buffer | undefined, answer: Outcome): void {
       const answered = answer.body as { delivery_id?: unknown; status?: unknown; error?: unknown };
       const id =
         typeof answered.delivery_id === "string" ? answered.delivery_id : resolveDeliveryId(head.headers);
-      const event = EVENT_TYPE_HEADERS.map((name) => head.headers[name]).find(
-        (v) => v !== undefined && v !== "",
-      );
+      const event = eventType(head.headers);
       const redeliveryOf = head.headers[REDELIVERY_HEADER];
       const ok = answer.status >= 200 && answer.status < 300;
       writer.record({

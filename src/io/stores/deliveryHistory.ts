@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import {
   closeSync,
   existsSync,
@@ -76,9 +77,9 @@ export function encodePayload(
   body: Buffer,
 ): Pick<RequestRecord, "payload" | "payload_encoding" | "payload_omitted"> {
   if (body.length > HISTORY_PAYLOAD_BYTES) return { payload_omitted: "too_large" };
-  const text = body.toString("utf8");
-  return Buffer.byteLength(text) === body.length && Buffer.from(text, "utf8").equals(body)
-    ? { payload: text, payload_encoding: "utf8" }
+  // Well-formed UTF-8 is exactly what decodes and re-encodes to the same bytes: checked without a copy.
+  return isUtf8(body)
+    ? { payload: body.toString("utf8"), payload_encoding: "utf8" }
     : { payload: body.toString("base64"), payload_encoding: "base64" };
 }
 

@@ -9,8 +9,14 @@ export const HEADER_BYTES = 8;
 /** No record is this large (a prompt is bounded by max_body_bytes); a bigger length is corruption. */
 export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
 
+/** One record (every append on the accepted path): no intermediate array, one allocation. */
 export function encodeRecord(record: unknown): Buffer {
-  return encodeRecords([record]);
+  const text = JSON.stringify(record);
+  const out = Buffer.allocUnsafe(HEADER_BYTES + Buffer.byteLength(text, "utf8"));
+  const length = out.write(text, HEADER_BYTES, "utf8");
+  out.writeUInt32LE(length, 0);
+  out.writeUInt32LE(crc32(out.subarray(HEADER_BYTES)), 4);
+  return out;
 }
 
 /** Several records framed into one buffer (a snapshot): one allocation, no copies. */
