@@ -31,7 +31,13 @@ const SCENARIOS = [
   "auth/token-endpoint-auth-post",
   "auth/token-endpoint-auth-none",
   "auth/2025-03-26-oauth-metadata-backcompat",
+  "auth/pre-registration",
+  "auth/scope-step-up",
+  "sse-retry",
 ] as const;
+
+/** Scenarios run this many at a time: each one spawns the suite, the driver and svc's CLI. */
+const CONCURRENCY = 4;
 
 function runScenario(scenario: string): Promise<{ code: number | null; output: string }> {
   // The suite writes its results/ directory into its working directory: a temporary one.
@@ -48,6 +54,9 @@ function runScenario(scenario: string): Promise<{ code: number | null; output: s
         `${process.execPath} ${DRIVER}`,
         "--scenario",
         scenario,
+        // The suite's 30 s default is too short for svc's CLI started several times on a busy machine.
+        "--timeout",
+        "150000",
       ],
       { cwd, env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" } },
     );
@@ -62,9 +71,31 @@ function runScenario(scenario: string): Promise<{ code: number | null; output: s
   });
 }
 
-describe("MCP conformance suite, client scenarios, against svc's MCP client", () => {
-  it.each(SCENARIOS)("%s passes", { timeout: 120_000 }, async (scenario) => {
-    const { code, output } = await runScenario(scenario);
+/** Runs every scenario, CONCURRENCY at a time, once; each test awaits its own result. */
+function runAll(): Map<string, Promise<{ code: number | null; output: string }>> {
+  const results = new Map<string, Promise<{ code: number | null; output: string }>>();
+  const queue = [...SCENARIOS];
+  const resolvers = new Map<string, (r: { code: number | null; output: string }) => void>();
+  for (const scenario of SCENARIOS)
+    results.set(scenario, new Promise((resolve) => resolvers.set(scenario, resolve)));
+  const worker = async (): Promise<void> => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      const result = await runScenario(next).catch((e: unknown) => ({ code: null, output: String(e) }));
+      resolvers.get(next)?.(result);
+    }
+  };
+  for (let i = 0; i < CONCURRENCY; i++) void worker();
+  return results;
+}
+
+let results: ReturnType<typeof runAll> | undefined;
+
+describe.concurrent("MCP conformance suite, client scenarios, against svc's MCP client", () => {
+  it.each(SCENARIOS)("%s passes", { timeout: 300_000 }, async (scenario) => {
+    results ??= runAll();
+    const result = results.get(scenario);
+    if (result === undefined) throw new Error(`no run for ${scenario}`);
+    const { code, output } = await result;
     // biome-ignore lint/suspicious/noControlCharactersInRegex: strips terminal colours from the report
     const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
     expect(plain, plain).toContain("OVERALL: PASSED");

@@ -7,6 +7,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+// Scenarios whose checks happen during a tool call: the tool and its arguments.
+const TOOL_CALLS = {
+  tools_call: ["add_numbers", "--args", '{"a":2,"b":3}'],
+  "auth/scope-step-up": ["test-tool", "--args", "{}"],
+  "elicitation-sep1034-client-defaults": ["test_client_elicitation_defaults", "--args", "{}"],
+  "sse-retry": ["test_reconnection", "--args", "{}"],
+};
+
 const serverUrl = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
 const here = import.meta.dirname;
@@ -31,17 +39,22 @@ const svc = (...args) => {
 };
 
 try {
-  writeFileSync(
-    join(home, "config.yaml"),
-    `mcp_servers:\n  conformance:\n    url: ${JSON.stringify(serverUrl)}\n${scenario.startsWith("auth/") ? "    auth: oauth\n" : ""}`,
-    { mode: 0o600 },
-  );
+  // The suite hands scenario data (auth/pre-registration: the pre-registered client) in MCP_CONFORMANCE_CONTEXT.
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}");
+  let config = `mcp_servers:\n  conformance:\n    url: ${JSON.stringify(serverUrl)}\n`;
+  if (scenario.startsWith("auth/")) config += "    auth: oauth\n";
+  if (typeof context.client_id === "string") {
+    config += `    oauth:\n      client_id: ${JSON.stringify(context.client_id)}\n`;
+    if (typeof context.client_secret === "string")
+      config += `      client_secret: ${JSON.stringify(context.client_secret)}\n      token_endpoint_auth_method: client_secret_basic\n`;
+  }
+  writeFileSync(join(home, "config.yaml"), config, { mode: 0o600 });
   let code = 0;
   if (scenario.startsWith("auth/")) code = svc("mcp", "login", "conformance");
   if (code === 0) {
     code =
-      scenario === "tools_call"
-        ? svc("mcp", "call", "conformance", "add_numbers", "--args", '{"a":2,"b":3}')
+      scenario in TOOL_CALLS
+        ? svc("mcp", "call", "conformance", ...TOOL_CALLS[scenario])
         : svc("mcp", "test", "conformance");
   }
   process.exitCode = code;
