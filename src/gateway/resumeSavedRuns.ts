@@ -1,6 +1,5 @@
-import { renameSync } from "node:fs";
 import { resumablePendingRuns } from "../actors/pendingRuns.js";
-import { readPendingRuns, writePendingRuns } from "../io/stores/pendingRuns.js";
+import { readPendingRunsOrMoveAside, writePendingRuns } from "../io/stores/pendingRuns.js";
 import type { PipelineLogHooks } from "./logHooks.js";
 import type { RunQueuePort } from "./runs.js";
 
@@ -11,19 +10,8 @@ export function resumeSavedRuns(
   lookup: Parameters<typeof resumablePendingRuns>[1],
   hooks: PipelineLogHooks,
 ): void {
-  let saved: ReturnType<typeof readPendingRuns>;
-  try {
-    saved = readPendingRuns(file);
-  } catch (err) {
-    const movedTo = `${file}.unreadable-${Date.now()}`;
-    try {
-      renameSync(file, movedTo);
-      hooks.onPendingUnreadable(file, movedTo, err);
-    } catch (renameErr) {
-      hooks.onPendingUnreadable(file, file, renameErr);
-    }
-    return;
-  }
+  const saved = readPendingRunsOrMoveAside(file, hooks.onPendingUnreadable);
+  if (saved === undefined) return;
   if (saved.runs.length === 0 && saved.unreadable.length === 0) return;
   const { queued, unmatched } = resumablePendingRuns(saved.runs, lookup);
   writePendingRuns(file, { runs: unmatched, unreadable: saved.unreadable });

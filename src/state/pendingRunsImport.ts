@@ -1,5 +1,4 @@
-import { renameSync } from "node:fs";
-import { type PendingRun, readPendingRuns, writePendingRuns } from "../io/stores/pendingRuns.js";
+import { type PendingRun, readPendingRunsOrMoveAside, writePendingRuns } from "../io/stores/pendingRuns.js";
 import { runKey } from "./liveState.js";
 import type { StateStore } from "./store.js";
 
@@ -15,19 +14,8 @@ export async function importPendingRunsFile(
   store: StateStore,
   onUnreadable: (file: string, movedTo: string, err: unknown) => void,
 ): Promise<PendingRun[]> {
-  let saved: ReturnType<typeof readPendingRuns>;
-  try {
-    saved = readPendingRuns(file);
-  } catch (err) {
-    const movedTo = `${file}.unreadable-${Date.now()}`;
-    try {
-      renameSync(file, movedTo);
-      onUnreadable(file, movedTo, err);
-    } catch (renameErr) {
-      onUnreadable(file, file, renameErr);
-    }
-    return [];
-  }
+  const saved = readPendingRunsOrMoveAside(file, onUnreadable);
+  if (saved === undefined) return [];
   if (saved.runs.length === 0 && saved.unreadable.length === 0) return [];
   const taken: PendingRun[] = [];
   for (const run of saved.runs) {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { z } from "zod";
 import { SvcError } from "../../errors.js";
 import { writeJsonAtomic } from "./atomicFile.js";
@@ -65,4 +65,26 @@ export function writePendingRuns(path: string, file: PendingRunsFile): void {
     return;
   }
   writeJsonAtomic(path, { version: 1, runs: [...file.runs, ...file.unreadable] });
+}
+
+/**
+ * The runs saved at earlier shutdowns, or undefined when the file cannot be read: it is then moved aside
+ * (`<file>.unreadable-<ms>`, kept for the user to look at) and reported, so the next start is not stuck on it.
+ */
+export function readPendingRunsOrMoveAside(
+  path: string,
+  onUnreadable: (file: string, movedTo: string, err: unknown) => void,
+): PendingRunsFile | undefined {
+  try {
+    return readPendingRuns(path);
+  } catch (err) {
+    const movedTo = `${path}.unreadable-${Date.now()}`;
+    try {
+      renameSync(path, movedTo);
+      onUnreadable(path, movedTo, err);
+    } catch (renameErr) {
+      onUnreadable(path, path, renameErr);
+    }
+    return undefined;
+  }
 }
