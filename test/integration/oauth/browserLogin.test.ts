@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { USER_AGENT } from "../../../src/io/version.js";
 import { PINNED_PORTS } from "../../../src/io/oauth/callbackServer.js";
+import { USER_AGENT } from "../../../src/io/version.js";
 import { startFakeApi } from "../../fakes/httpFake.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { harness, loginWith, oauthFakesPerTest } from "./helpers.js";

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createActor, SimulatedClock, waitFor } from "xstate";
 import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
 import { runLogin } from "../../../src/actors/oauth/runLogin.js";
-import { USER_AGENT } from "../../../src/io/version.js";
 import { DEVICE_GRANT } from "../../../src/io/oauth/discovery.js";
+import { USER_AGENT } from "../../../src/io/version.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { harness, loginWith, oauthFakesPerTest, testSystem } from "./helpers.js";
 
