@@ -67,38 +67,38 @@ export class LiveState {
 
   /** Applies one record; returns false for one it does not understand (skipped). */
   apply(record: unknown): boolean {
-    if (!isObject(record)) return this.skip();
+    if (!isObject(record)) return this.notUnderstood();
     switch (record.t) {
       case "a":
-        if (!isRun(record.run) || !isNumber(record.at)) return this.skip();
+        if (!isRun(record.run) || !isNumber(record.at)) return this.notUnderstood();
         this.runs.set(runKey(record.run.routeName, record.run.deliveryId), record.run);
         this.see(runKey(record.run.routeName, record.run.deliveryId), record.at, { run: true });
         return true;
       case "f":
-        if (!isString(record.k)) return this.skip();
+        if (!isString(record.k)) return this.notUnderstood();
         this.runs.delete(record.k);
         return true;
       case "s":
       case "d":
-        if (!isString(record.k) || !isNumber(record.at)) return this.skip();
+        if (!isString(record.k) || !isNumber(record.at)) return this.notUnderstood();
         this.see(record.k, record.at, {
           delivered: record.t === "d",
           run: record.t === "s" && record.r === 1,
         });
         return true;
       case "g":
-        if (!isGroup(record.g)) return this.skip();
+        if (!isGroup(record.g)) return this.notUnderstood();
         this.groups.set(record.g.id, record.g);
         this.see(runKey(record.g.latest.routeName, record.g.latest.deliveryId), record.g.lastAt, {
           run: true,
         });
         return true;
       case "x":
-        if (!isString(record.id)) return this.skip();
+        if (!isString(record.id)) return this.notUnderstood();
         this.groups.delete(record.id);
         return true;
       default:
-        return this.skip();
+        return this.notUnderstood();
     }
   }
 
@@ -143,7 +143,8 @@ export class LiveState {
     if (kind.run === true) known.run = true;
   }
 
-  private skip(): boolean {
+  /** Counts a record replay cannot read and tells the caller it was not applied. */
+  private notUnderstood(): boolean {
     this.ignored += 1;
     return false;
   }
