@@ -1,4 +1,5 @@
 import { type AddressInfo, connect, createServer } from "node:net";
+import { sign } from "@octokit/webhooks-methods";
 
 export interface JsonAnswer {
   readonly status: number;
@@ -115,4 +116,33 @@ export function rawUntilClose(port: number, bytes: string | Buffer, waitMs = 300
     });
     socket.on("connect", () => socket.write(bytes));
   });
+}
+
+/** An answer, or the connection error of a gateway that went away mid-burst. */
+export type DeliveryAnswer = { status: number; body: Record<string, unknown> } | { error: string };
+
+/** One GitHub-style `pull_request` delivery signed with `secret`, as a burst sends it; never rejects. */
+export async function deliverSigned(
+  port: number,
+  route: string,
+  id: string,
+  secret: string,
+  payload: Record<string, unknown> = { number: id },
+): Promise<DeliveryAnswer> {
+  const body = JSON.stringify(payload);
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/webhooks/${route}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "X-GitHub-Event": "pull_request",
+        "X-GitHub-Delivery": id,
+        "X-Hub-Signature-256": await sign(secret, body),
+      },
+      body,
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  } catch (err) {
+    return { error: String((err as Error).cause ?? err) };
+  }
 }

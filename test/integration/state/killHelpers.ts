@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { sign } from "@octokit/webhooks-methods";
 import { stringify } from "yaml";
 import { readJournal } from "../../../src/io/state/journal/segments.js";
 import { stateDir } from "../../../src/state/gatewayState.js";
 import { LiveState } from "../../../src/state/liveState.js";
 import type { TempHome } from "../../helpers/home.js";
+import { type DeliveryAnswer, deliverSigned } from "../../helpers/http.js";
 
 export const SECRET = "journal-kill-secret";
 
@@ -70,32 +70,11 @@ export function liveOnDisk(home: TempHome): LiveState {
   return live;
 }
 
-export type Answer = { status: number; body: Record<string, unknown> } | { error: string };
+export type Answer = DeliveryAnswer;
 
 /** One signed GitHub-style delivery. */
-export async function deliver(
-  port: number,
-  route: string,
-  id: string,
-  payload: Record<string, unknown> = { number: id },
-): Promise<Answer> {
-  const body = JSON.stringify(payload);
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/webhooks/${route}`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "X-GitHub-Event": "pull_request",
-        "X-GitHub-Delivery": id,
-        "X-Hub-Signature-256": await sign(SECRET, body),
-      },
-      body,
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  } catch (err) {
-    return { error: String((err as Error).cause ?? err) };
-  }
-}
+export const deliver = (port: number, route: string, id: string, payload?: Record<string, unknown>) =>
+  deliverSigned(port, route, id, SECRET, payload);
 
 /**
  * Sends `ids` with `senders` concurrent senders; `onAnswer` sees each answer as it arrives (e.g. to

@@ -1,7 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { sign } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
@@ -9,6 +8,7 @@ import { createLogger } from "../../../src/io/log.js";
 import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
 import { inHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { type DeliveryAnswer, deliverSigned } from "../../helpers/http.js";
 
 /**
  * docs/webhook.md, SIGINT/SIGTERM: every request already in the pipeline is answered and every accepted
@@ -46,26 +46,9 @@ function startCli(home: TempHome, children: ChildProcess[]): Promise<Running> {
   });
 }
 
-type Answer = { status: number; body: Record<string, unknown> } | { error: string };
+type Answer = DeliveryAnswer;
 
-async function deliver(port: number, id: string): Promise<Answer> {
-  const body = JSON.stringify({ number: id });
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/webhooks/pr`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "X-GitHub-Event": "pull_request",
-        "X-GitHub-Delivery": id,
-        "X-Hub-Signature-256": await sign(SECRET, body),
-      },
-      body,
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  } catch (err) {
-    return { error: String((err as Error).cause ?? err) };
-  }
-}
+const deliver = (port: number, id: string) => deliverSigned(port, "pr", id, SECRET);
 
 // Shared by both describes: each test registers its homes and child processes for cleanup.
 const homes: TempHome[] = [];
