@@ -9,13 +9,10 @@
  * BENCH_JOURNAL_SECONDS (default 3) is the length of each group-commit run.
  */
 import { createHmac } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { stringify } from "yaml";
-import { startGateway } from "../src/gateway/index.js";
-import { createLogger } from "../src/io/log.js";
 import { type JournalFs, nodeJournalFs } from "../src/io/state/journal/fsFacade.js";
 import { Journal } from "../src/io/state/journal/journal.js";
 import { encodeRecord } from "../src/io/state/journal/records.js";
@@ -23,6 +20,7 @@ import type { PendingRun } from "../src/io/stores/pendingRuns.js";
 import { stateDir } from "../src/state/gatewayState.js";
 import { LocalStateStore } from "../src/state/localStore.js";
 import { memoryStateStore } from "../src/state/memoryStore.js";
+import { startEchoGateway } from "./echoGateway.js";
 
 const SECONDS = Number(process.env.BENCH_JOURNAL_SECONDS ?? 3);
 const LOAD_SECONDS = Number(process.env.BENCH_JOURNAL_LOAD_SECONDS ?? 60);
@@ -115,33 +113,7 @@ async function recovery(): Promise<string> {
 
 async function fullLoad(memory = false): Promise<string> {
   const home = temp();
-  writeFileSync(
-    join(home, "config.yaml"),
-    stringify({
-      platforms: {
-        webhook: {
-          enabled: true,
-          host: "127.0.0.1",
-          rate_limit: 1_000_000_000,
-          routes: { pr: { secret: SECRET, prompt: "Review PR #{number} {title}" } },
-        },
-      },
-      agent: { provider: "echo" },
-    }),
-  );
-  const logger = createLogger({
-    file: join(home, "logs", "gateway.log"),
-    stdout: false,
-    level: "warn",
-    buffered: true,
-  });
-  const gateway = await startGateway({
-    home,
-    port: 0,
-    logger,
-    env: { PATH: process.env.PATH ?? "" },
-    ...(memory ? { stateStore: memoryStateStore() } : {}),
-  });
+  const gateway = await startEchoGateway(home, SECRET, memory ? { stateStore: memoryStateStore() } : {});
   const body = JSON.stringify({ number: 1347, title: "Update the README", padding: "x".repeat(900) });
   const signature = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
   let max = 0;

@@ -8,42 +8,19 @@
  *   node --import tsx bench/redisAccept.ts          (BENCH_REDIS_SECONDS, default 20)
  */
 import { createHmac, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { stringify } from "yaml";
-import { startGateway } from "../src/gateway/index.js";
-import { createLogger } from "../src/io/log.js";
 import { startTestRedis } from "../test/helpers/redis.js";
+import { startEchoGateway } from "./echoGateway.js";
 
 const SECRET = "bench-secret";
 const SECONDS = Number(process.env.BENCH_REDIS_SECONDS ?? 20);
 
 async function accepted(state: Record<string, unknown>, label: string): Promise<string> {
   const home = mkdtempSync(join(tmpdir(), "svc-bench-redis-"));
-  writeFileSync(
-    join(home, "config.yaml"),
-    stringify({
-      state,
-      platforms: {
-        webhook: {
-          enabled: true,
-          host: "127.0.0.1",
-          rate_limit: 1_000_000_000,
-          routes: { pr: { secret: SECRET, prompt: "Review PR #{number} {title}" } },
-        },
-      },
-      agent: { provider: "echo" },
-    }),
-  );
-  const logger = createLogger({
-    file: join(home, "logs", "gateway.log"),
-    stdout: false,
-    level: "warn",
-    buffered: true,
-  });
-  const gateway = await startGateway({ home, port: 0, logger, env: { PATH: process.env.PATH ?? "" } });
+  const gateway = await startEchoGateway(home, SECRET, { state });
   const body = JSON.stringify({ number: 1347, title: "Update the README", padding: "x".repeat(900) });
   const signature = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
   let n = 0;
