@@ -14,10 +14,11 @@ import {
   parseSchedule,
   unknownJob,
 } from "../io/stores/cronStore.js";
-import { parseSubscription, type Subscription, subscriptionStore } from "../io/stores/subscriptions.js";
+import { parseSubscription, type Subscription } from "../io/stores/subscriptions.js";
 import { canonicalTarget, TARGET_ALIASES } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
 import { collectPairs, formatTable, profileFlag } from "./format.js";
+import { withSubscriptionStore } from "./webhook/subscriptionStoreFor.js";
 
 /** `--profile <name>`: which profile's cron store a command works on (the default profile without it). */
 interface ProfileOption {
@@ -159,15 +160,18 @@ async function remove(ref: string, options: ProfileOption): Promise<void> {
     return job;
   });
   process.stdout.write(`Removed cron job ${result.id} (${result.name})\n`);
-  const firing = routesFiring(result, options.profile);
+  const firing = await routesFiring(result, options.profile);
   if (firing.length > 0)
     process.stderr.write(
       `Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped until the job they name exists again${inProfile(options.profile)} (svc cron create${profileFlag(options.profile)} --name ${result.name} ...; a route naming it by id needs the new id), or the route changes (svc webhook subscribe <name> --no-cron-job)\n`,
     );
 }
 
-/** Webhook routes of `profile` (static and dynamic) whose cron_job names this job by id or name. */
-function routesFiring(job: CronJob, profile: string | undefined): string[] {
+/**
+ * Webhook routes of `profile` (static and dynamic) whose cron_job names this job by id or name. Dynamic
+ * ones come from the store the gateway serves: the subscriptions file, or Redis with `state.backend: redis`.
+ */
+async function routesFiring(job: CronJob, profile: string | undefined): Promise<string[]> {
   let loaded: LoadedConfig;
   try {
     loaded = loadConfig();
@@ -181,14 +185,17 @@ function routesFiring(job: CronJob, profile: string | undefined): string[] {
   const names = Object.entries(loaded.config.platforms.webhook.routes)
     .filter(([, route]) => fires(route))
     .map(([name]) => `route ${name} (config.yaml)`);
-  let records: Record<string, unknown> = {};
+  let store: { path: string; records: Record<string, unknown> } | undefined;
   try {
-    records = subscriptionStore(loaded.paths.subscriptions).read().records;
+    store = await withSubscriptionStore(loaded, async (subscriptions) => ({
+      path: subscriptions.path,
+      records: (await subscriptions.read()).records,
+    }));
   } catch {
-    // an unreadable store is reported by svc webhook commands
+    // an unreadable store (or an unreachable Redis) is reported by svc webhook commands
   }
-  for (const [name, raw] of Object.entries(records)) {
-    const parsed = parseSubscription(loaded.paths.subscriptions, name, raw);
+  for (const [name, raw] of Object.entries(store?.records ?? {})) {
+    const parsed = parseSubscription(store?.path ?? loaded.paths.subscriptions, name, raw);
     if (parsed.ok && parsed.value.enabled && fires(parsed.value)) names.push(`subscription ${name}`);
   }
   return names;

@@ -1,6 +1,9 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { startTestRedis } from "../../helpers/redis.js";
 import { svc } from "./svc.js";
 
 let home: TempHome;
@@ -34,5 +37,38 @@ describe("svc cron remove of a job that webhook routes fire", { timeout: 90_000 
     // A job nothing fires is removed without a warning.
     await create("solo");
     expect((await svc(home, ["cron", "remove", "solo"])).stderr).toBe("");
+  });
+
+  it("with state.backend: redis, names the subscriptions kept in Redis (the store the gateways serve)", async () => {
+    const redis = await startTestRedis();
+    try {
+      home = tempHome();
+      home.write(
+        "config.yaml",
+        stringify({
+          platforms: { webhook: { enabled: true, host: "127.0.0.1" } },
+          state: { backend: "redis", redis_url: redis.url },
+        }),
+      );
+      const created = await svc(home, [
+        "cron",
+        "create",
+        "--name",
+        "nightly",
+        "--schedule",
+        "every 1h",
+        "--prompt",
+        "x",
+      ]);
+      expect(created.code).toBe(0);
+      expect((await svc(home, ["webhook", "subscribe", "dyn", "--cron-job", "nightly"])).code).toBe(0);
+      // The subscription is in Redis, not in a local file a local read could have found.
+      expect(existsSync(join(home.dir, "webhook_subscriptions.json"))).toBe(false);
+      const removed = await svc(home, ["cron", "remove", "nightly"]);
+      expect(removed.code).toBe(0);
+      expect(removed.stderr).toContain("Warning: subscription dyn fires this job (cron_job)");
+    } finally {
+      await redis.cleanup();
+    }
   });
 });
