@@ -5,10 +5,15 @@ import { commandOptions, connectRedis, redisLabel } from "../io/state/redis/conn
 import { DEFAULT_KEY_PREFIX, redisKeys } from "../io/state/redis/keys.js";
 import { createRedisSubscriptionSource } from "../io/state/redis/subscriptions.js";
 import { createSubscriptionSource } from "../io/stores/subscriptions.js";
+import { enabledSubscriptions } from "./webhookStartupWarnings.js";
 
 /** Where the gateway's dynamic routes come from, and how to start and stop following them. */
 export interface DynamicRoutes {
   readonly source: RouteSource;
+  /** Where they are kept, as the log names it: the file, or the Redis server. */
+  readonly where: string;
+  /** The enabled subscriptions in the store (after `open()`), served or not. */
+  enabledNames(): readonly string[];
   /** Loads the first set (Redis: connects; a bad `state.redis_url` refuses the start). */
   open(): Promise<void>;
   close(): void;
@@ -33,6 +38,8 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
   if (state.backend !== "redis") {
     return {
       source: createSubscriptionSource(options.subscriptionsFile, logger, { loopback }),
+      where: options.subscriptionsFile,
+      enabledNames: () => enabledSubscriptions(options.subscriptionsFile),
       open: () => Promise.resolve(),
       close: () => {},
     };
@@ -44,6 +51,8 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
   let source: RouteSource = { lookup: () => undefined, names: () => [] };
   return {
     source: { lookup: (name) => source.lookup(name), names: () => source.names() },
+    where: redisLabel(url),
+    enabledNames: () => source.names(),
     async open() {
       const redis = await connectRedis(url, options.configFile, commandOptions());
       // A failed refresh is logged by the source; the connection's own errors only say it is down.

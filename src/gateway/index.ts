@@ -31,11 +31,7 @@ import { runDepth, timedRun } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
 import { runStopSteps, type StopStep } from "./stopOrder.js";
 import type { Gateway, GatewayOptions } from "./types.js";
-import {
-  allInterfacesWarning,
-  enabledSubscriptions,
-  unservedSubscriptionsWarning,
-} from "./webhookStartupWarnings.js";
+import { allInterfacesWarning, unservedSubscriptionsWarning } from "./webhookStartupWarnings.js";
 
 export { describeRoutes } from "./config.js";
 export { SEEN_CACHE_MAX_ENTRIES } from "./idempotency.js";
@@ -254,8 +250,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       `[webhook] Adapter disabled (${webhookOffReason(loaded)}); running MCP servers only. ${howToEnable}`,
     );
     const unserved = unservedSubscriptionsWarning(
-      enabledSubscriptions(paths.subscriptions),
-      paths.subscriptions,
+      dynamic.enabledNames(),
+      dynamic.where,
       webhookOffReason(loaded),
       howToEnable,
     );

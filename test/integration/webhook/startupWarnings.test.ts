@@ -1,6 +1,10 @@
 import { resolve } from "node:path";
+import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_KEY_PREFIX, redisKeys } from "../../../src/io/state/redis/keys.js";
+import { createRedisSubscriptionStore } from "../../../src/io/state/redis/subscriptions.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { startTestRedis } from "../../helpers/redis.js";
 
 /** A config.yaml that changes the defaults without a word: the start says so, loudly (WARN). */
 
@@ -38,6 +42,38 @@ describe("startup warnings about the webhook adapter", () => {
     );
     // The log and the CLI say the same thing about where the off came from.
     expect(warnings).toContainEqual(expect.stringContaining(`[webhook] Adapter disabled (${setting})`));
+  });
+
+  it("with state.backend: redis, the unserved subscriptions are the ones kept in Redis", async () => {
+    const redis = await startTestRedis();
+    const client = new Redis(redis.url);
+    try {
+      await createRedisSubscriptionStore(client, redisKeys(DEFAULT_KEY_PREFIX), "test").update((records) => {
+        records.shared = { secret: "s1", enabled: true };
+        records.paused = { secret: "s2", enabled: false };
+      });
+      gw = await startTestGateway({
+        config: {
+          mcp_servers: { empty: { command: process.execPath, args: [EMPTY_SERVER] } },
+          state: { backend: "redis", redis_url: redis.url },
+        },
+      });
+      const warnings = gw
+        .logs()
+        .filter((line) => line.level === WARN)
+        .map((line) => line.msg);
+      expect(warnings).toContainEqual(
+        expect.stringContaining(
+          `[webhook] 1 enabled subscription(s) in ${redis.url} (shared) are not served: the webhook adapter is off`,
+        ),
+      );
+    } finally {
+      // Stopped before its Redis goes away.
+      await gw?.stop();
+      gw = undefined;
+      client.disconnect();
+      await redis.cleanup();
+    }
   });
 
   it("listening on every interface (host 0.0.0.0) is a WARN that names the fix", async () => {
