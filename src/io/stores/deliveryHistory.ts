@@ -9,10 +9,9 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { type BatchedWriter, createBatchedWriter } from "../batchedWriter.js";
+import { type BatchedWriter, createBatchedWriter, writeTextSync } from "../batchedWriter.js";
 
 /** Each history file is rotated past this size; one previous file is kept: at most ~2 × this on disk. */
 export const HISTORY_FILE_BYTES = 16 * 1024 * 1024;
@@ -124,9 +123,7 @@ export function createHistoryWriter(
         fd = openSync(file, "a", 0o600);
         size = 0;
       }
-      let buffer = Buffer.from(text, "utf8");
-      size += buffer.length;
-      while (buffer.length > 0) buffer = buffer.subarray(writeSync(fd, buffer));
+      size += writeTextSync(fd, text);
     },
     onError,
     () => closeSync(fd),

@@ -1,14 +1,14 @@
 import type { JournalFs } from "./fsFacade.js";
+import { RecordBuffer } from "./records.js";
 
 interface Batch {
-  readonly chunks: Buffer[];
-  bytes: number;
+  readonly records: RecordBuffer;
   promise?: Promise<void>;
   resolve?: () => void;
   reject?: (err: unknown) => void;
 }
 
-const newBatch = (): Batch => ({ chunks: [], bytes: 0 });
+const newBatch = (): Batch => ({ records: new RecordBuffer() });
 
 function promiseOf(batch: Batch): Promise<void> {
   if (batch.promise === undefined) {
@@ -49,18 +49,17 @@ export class GroupCommitWriter {
     private readonly options: GroupCommitOptions,
   ) {}
 
-  /** Queues one encoded record; it is written with the next flush. */
-  append(record: Buffer): void {
+  /** Encodes one record into the open batch; it is written with the next flush. */
+  append(record: unknown): void {
     // After close (the stop's last steps) a record is dropped: at worst a finished run runs once more.
     if (this.closed) return;
-    this.open.chunks.push(record);
-    this.open.bytes += record.length;
+    this.open.records.add(record);
     this.schedule();
   }
 
   /** Resolves once every record appended so far is on disk; undefined when that is already so. */
   durable(): Promise<void> | undefined {
-    if (this.open.chunks.length > 0) return promiseOf(this.open);
+    if (this.open.records.count > 0) return promiseOf(this.open);
     if (this.inFlight !== undefined) return promiseOf(this.inFlight);
     return undefined;
   }
@@ -80,7 +79,7 @@ export class GroupCommitWriter {
   async close(): Promise<void> {
     this.closed = true;
     // Until nothing is queued and no flush (or the rotation after it) is under way.
-    while (this.busy || this.scheduled || this.open.chunks.length > 0) {
+    while (this.busy || this.scheduled || this.open.records.count > 0) {
       await (this.durable() ?? new Promise<void>((resolve) => setImmediate(resolve))).catch(() => {});
     }
   }
@@ -96,14 +95,13 @@ export class GroupCommitWriter {
   }
 
   private async flush(): Promise<void> {
-    if (this.busy || this.open.chunks.length === 0) return;
+    if (this.busy || this.open.records.count === 0) return;
     this.busy = true;
     const batch = this.open;
     this.open = newBatch();
     this.inFlight = batch;
     try {
-      const data =
-        batch.chunks.length === 1 ? (batch.chunks[0] as Buffer) : Buffer.concat(batch.chunks, batch.bytes);
+      const data = batch.records.data();
       await this.options.fs.write(this.fd, data);
       this.bytesInFile += data.length;
       await this.options.fs.fdatasync(this.fd);
@@ -122,6 +120,6 @@ export class GroupCommitWriter {
       }
     }
     this.busy = false;
-    if (this.open.chunks.length > 0) void this.flush();
+    if (this.open.records.count > 0) void this.flush();
   }
 }

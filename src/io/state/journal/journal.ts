@@ -81,7 +81,7 @@ export class Journal {
   }
 
   append(record: unknown): void {
-    this.writer.append(encodeRecord(record));
+    this.writer.append(record);
   }
 
   /** Resolves once every record appended so far is durable (fdatasync); undefined when it already is. */

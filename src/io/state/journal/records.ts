@@ -19,6 +19,44 @@ export function encodeRecord(record: unknown): Buffer {
   return out;
 }
 
+/**
+ * One flush's records, framed as they are appended into one growing buffer: no buffer per record and no
+ * concatenation at flush (measured 5–15 % less CPU per record than `encodeRecord` + `Buffer.concat` for
+ * flushes of 24–96 records, level for a one-event flush: `bench/README.md`). Each record is encoded when
+ * added, so a later change to the object is not written.
+ */
+export class RecordBuffer {
+  private buffer: Buffer | undefined;
+  private used = 0;
+  /** Records added so far. */
+  count = 0;
+
+  add(record: unknown): void {
+    const text = JSON.stringify(record);
+    // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4).
+    const most = this.used + HEADER_BYTES + text.length * 3;
+    let buffer = this.buffer;
+    if (buffer === undefined || most > buffer.length) {
+      // Starts small, from Node's buffer pool (a one-event flush allocates no ArrayBuffer of its own).
+      const grown = Buffer.allocUnsafe(Math.max(most, 2 * (buffer?.length ?? 0), 1024));
+      buffer?.copy(grown, 0, 0, this.used);
+      buffer = grown;
+      this.buffer = grown;
+    }
+    const start = this.used + HEADER_BYTES;
+    const length = buffer.write(text, start, "utf8");
+    buffer.writeUInt32LE(length, this.used);
+    buffer.writeUInt32LE(crc32(buffer.subarray(start, start + length)), this.used + 4);
+    this.used = start + length;
+    this.count += 1;
+  }
+
+  /** The framed records (a view: valid until the next `add`). */
+  data(): Buffer {
+    return this.buffer === undefined ? Buffer.alloc(0) : this.buffer.subarray(0, this.used);
+  }
+}
+
 /** Several records framed into one buffer (a snapshot): one allocation, no copies. */
 export function encodeRecords(records: readonly unknown[]): Buffer {
   const texts = records.map((record) => JSON.stringify(record));

@@ -1,0 +1,173 @@
+/**
+ * `node --import tsx bench/profile.ts [accepted|401|ignored] [seconds]`: the compiled gateway
+ * (`state.backend: local` unless BENCH_STATE=memory, echo agent, log at BENCH_LOG_LEVEL, default info) pinned
+ * to CPU 0 under `node --cpu-prof`, wrk (1 thread, 32 connections, a unique delivery id per request) on CPU 1;
+ * then prints the top self-time functions and the inclusive share of each part of the accepted path, counted
+ * between the first and the last answer (`send` in the uWS adapter), idle time left out. Needs `npm run build`
+ * and wrk. BENCH_PROFILE_KEEP=1 keeps the .cpuprofile and prints its path.
+ */
+import { spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { stringify } from "yaml";
+import { runWrk } from "./wrk.js";
+
+const SECRET = "bench-secret";
+const kind = process.argv[2] ?? "accepted";
+const seconds = Number(process.argv[3] ?? 10);
+
+function body(action: string): string {
+  const text = JSON.stringify({
+    action,
+    number: 1,
+    pull_request: { title: "Update the README", user: { login: "octocat", id: 1 }, body: "x".repeat(600) },
+    repository: { full_name: "octo-org/octo-repo", html_url: "https://github.com/octo-org/octo-repo" },
+    sender: { login: "octocat", id: 1 },
+  });
+  return JSON.stringify({ ...JSON.parse(text), padding: "x".repeat(Math.max(0, 1024 - text.length - 14)) });
+}
+
+const home = mkdtempSync(join(tmpdir(), "svc-prof-"));
+const profDir = mkdtempSync(join(tmpdir(), "svc-prof-out-"));
+writeFileSync(
+  join(home, "config.yaml"),
+  stringify({
+    platforms: {
+      webhook: {
+        enabled: true,
+        host: "127.0.0.1",
+        rate_limit: 1_000_000_000,
+        routes: {
+          pr: {
+            secret: SECRET,
+            events: ["pull_request"],
+            filters: [{ field: "action", in: ["opened", "synchronize", "reopened"] }],
+            prompt:
+              "Review PR #{number} {pull_request.title} by {pull_request.user.login} in {repository.full_name}",
+          },
+        },
+      },
+    },
+    agent: { provider: "echo" },
+  }),
+);
+
+const child = spawn(
+  "taskset",
+  [
+    "-c",
+    "0",
+    process.execPath,
+    "--cpu-prof",
+    `--cpu-prof-dir=${profDir}`,
+    "--import",
+    "tsx",
+    join(import.meta.dirname, "server.ts"),
+    "gateway",
+    home,
+  ],
+  {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, BENCH_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" },
+  },
+);
+const lines = createInterface({ input: child.stdout });
+const port = await new Promise<number>((resolve) => {
+  lines.on("line", (line) => {
+    if (line.startsWith('{"port"')) resolve((JSON.parse(line) as { port: number }).port);
+  });
+});
+const text = body(kind === "ignored" ? "closed" : "opened");
+const signature =
+  kind === "401"
+    ? `sha256=${"0".repeat(64)}`
+    : `sha256=${createHmac("sha256", SECRET).update(text).digest("hex")}`;
+const result = await runWrk(
+  profDir,
+  port,
+  "/webhooks/pr",
+  text,
+  { "x-github-event": "pull_request", "x-hub-signature-256": signature },
+  32,
+  seconds,
+  kind,
+);
+const exited = new Promise((resolve) => child.once("exit", resolve));
+child.kill("SIGTERM");
+await exited;
+console.log(JSON.stringify(result));
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
+if (file === undefined) throw new Error("no .cpuprofile written");
+const prof = JSON.parse(readFileSync(join(profDir, file), "utf8")) as {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+};
+const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+const parent = new Map<number, number>();
+for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const label = (n: Node) =>
+  `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.replace(/^.*\/(dist|node_modules)\//, "$1/")}:${n.callFrame.lineNumber + 1}`;
+const isSend = (n: Node) => n.callFrame.functionName === "send" && n.callFrame.url.includes("uws");
+let first = -1;
+let last = -1;
+prof.samples.forEach((id, i) => {
+  const n = byId.get(id) as Node;
+  let cur: Node | undefined = n;
+  while (cur !== undefined) {
+    if (isSend(cur)) {
+      if (first < 0) first = i;
+      last = i;
+      break;
+    }
+    const p = parent.get(cur.id);
+    cur = p === undefined ? undefined : byId.get(p);
+  }
+});
+const self = new Map<string, number>();
+const incl = new Map<string, number>();
+let busy = 0;
+for (let i = Math.max(first, 0); i <= last; i++) {
+  const n = byId.get(prof.samples[i] as number) as Node;
+  const dt = prof.timeDeltas[i + 1] ?? 0;
+  if (n.callFrame.functionName === "(idle)") continue;
+  busy += dt;
+  self.set(label(n), (self.get(label(n)) ?? 0) + dt);
+  const seen = new Set<string>();
+  let cur: Node | undefined = n;
+  while (cur !== undefined) {
+    const l = label(cur);
+    if (!seen.has(l)) {
+      seen.add(l);
+      incl.set(l, (incl.get(l) ?? 0) + dt);
+    }
+    const p = parent.get(cur.id);
+    cur = p === undefined ? undefined : byId.get(p);
+  }
+}
+const requests = result.reqPerSec * seconds;
+console.log(
+  `busy ${(busy / 1e3).toFixed(0)} ms, ~${((busy / requests) | 0).toString()} µs busy per request (approx.)`,
+);
+const top = (m: Map<string, number>, n: number) =>
+  [...m.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `${((100 * v) / busy).toFixed(1).padStart(5)} %  ${k}`)
+    .join("\n");
+console.log(`\n-- self --\n${top(self, 45)}`);
+console.log(
+  `\n-- inclusive (dist/ only) --\n${top(new Map([...incl].filter(([k]) => k.includes("dist/"))), 70)}`,
+);
+if (process.env.BENCH_PROFILE_KEEP === "1") console.log(`profile: ${join(profDir, file)}`);
+else rmSync(profDir, { recursive: true, force: true });
+rmSync(home, { recursive: true, force: true });
