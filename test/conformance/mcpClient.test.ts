@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SVC_ARGV } from "../helpers/cliEntry.js";
 
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance, client scenarios) against svc's
@@ -58,7 +59,15 @@ function runScenario(scenario: string): Promise<{ code: number | null; output: s
         "--timeout",
         "150000",
       ],
-      { cwd, env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" } },
+      {
+        cwd,
+        env: {
+          ...process.env,
+          NO_COLOR: "1",
+          FORCE_COLOR: "0",
+          SVC_CONFORMANCE_ARGV: JSON.stringify(SVC_ARGV),
+        },
+      },
     );
     let output = "";
     child.stdout.on("data", (d) => (output += d));

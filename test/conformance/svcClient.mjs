@@ -18,7 +18,10 @@ const TOOL_CALLS = {
 const serverUrl = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
 const here = import.meta.dirname;
-const main = join(here, "../../src/cli/main.ts");
+// The test passes how to start svc (the built dist when fresh, see test/helpers/cliEntry.ts); tsx by default.
+const svcArgv = process.env.SVC_CONFORMANCE_ARGV
+  ? JSON.parse(process.env.SVC_CONFORMANCE_ARGV)
+  : ["--import", "tsx", join(here, "../../src/cli/main.ts")];
 const home = mkdtempSync(join(tmpdir(), "svc-conformance-"));
 const env = {
   PATH: process.env.PATH ?? "",
@@ -28,7 +31,7 @@ const env = {
 };
 
 const svc = (...args) => {
-  const run = spawnSync(process.execPath, ["--import", "tsx", main, ...args], {
+  const run = spawnSync(process.execPath, [...svcArgv, ...args], {
     env,
     encoding: "utf8",
     cwd: join(here, "../.."),

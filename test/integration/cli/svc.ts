@@ -36,7 +36,7 @@ function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
   const [group, command] = args;
   if (group === "webhook") return true;
   if (group === "cron") return command !== "run";
-  if (group === "mcp") return command === "list" || command === "tools" || command === "test";
+  if (group === "mcp") return ["list", "tools", "test", "add", "remove", "import"].includes(command ?? "");
   if (group !== "gateway") return false;
   // `setup` asks its questions on stdin unless told not to.
   return (

@@ -3,10 +3,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+import { journalRuns } from "../../helpers/runJournal.js";
 
 /**
  * Spec 6 (idempotency) and 4.2 step 9 under load: thousands of signed deliveries sent at once, each on
  * its own connection, must each be answered and run exactly once; repeated ids must run once.
+ * Runs are counted in the run journal (the echo agent, no process per run); the queue-cap burst keeps a
+ * slow command agent so that runs wait and the queue fills.
  */
 
 const SECRET = "burst-secret";
@@ -27,7 +30,7 @@ describe("a burst of signed deliveries sent at once", { timeout: 60_000 }, () =>
       config: webhookConfig(
         { pr: { secret: SECRET, prompt: "PR {number}" } },
         { rate_limit: 100_000 },
-        { agent: appendAgent() },
+        { agent: { provider: "echo", max_concurrent_runs: 8 } },
       ),
     });
   });
@@ -38,11 +41,11 @@ describe("a burst of signed deliveries sent at once", { timeout: 60_000 }, () =>
     const answers = await Promise.all(ids.map((id, i) => deliver(gw, id, i)));
     expect(answers.filter((a) => a.status !== 202)).toEqual([]);
     expect(answers.map((a) => a.body.delivery_id)).toEqual(ids);
-    await vi.waitFor(() => expect(appendedRuns(gw.home.dir).size).toBeGreaterThanOrEqual(ids.length), {
+    await vi.waitFor(() => expect(journalRuns(gw.home.dir).size).toBeGreaterThanOrEqual(ids.length), {
       timeout: 50_000,
       interval: 100,
     });
-    const counts = appendedRuns(gw.home.dir);
+    const counts = journalRuns(gw.home.dir);
     expect([...counts.entries()].filter(([id, n]) => n !== 1 || !id.startsWith("u-"))).toEqual([]);
     expect(counts.size).toBe(ids.length);
   });
@@ -58,12 +61,12 @@ describe("a burst of signed deliveries sent at once", { timeout: 60_000 }, () =>
       if (answer.status === 200) expect(answer.body).toEqual({ status: "duplicate" });
     }
     for (const id of unique) expect(perId.get(id)?.sort()).toEqual([200, 200, 200, 202]);
-    const done = () => [...appendedRuns(gw.home.dir).keys()].filter((id) => id.startsWith("d-"));
+    const done = () => [...journalRuns(gw.home.dir).keys()].filter((id) => id.startsWith("d-"));
     await vi.waitFor(() => expect(done().length).toBeGreaterThanOrEqual(unique.length), {
       timeout: 50_000,
       interval: 100,
     });
-    const counts = appendedRuns(gw.home.dir);
+    const counts = journalRuns(gw.home.dir);
     expect(unique.filter((id) => counts.get(id) !== 1)).toEqual([]);
     expect(done().length).toBe(unique.length);
   });
@@ -77,7 +80,7 @@ describe("a burst past the run queue cap", { timeout: 60_000 }, () => {
       config: webhookConfig(
         { pr: { secret: SECRET, prompt: "PR {number}" } },
         { rate_limit: 100_000 },
-        { agent: appendAgent(2, 0.01) },
+        { agent: appendAgent(2) },
       ),
     });
   });
