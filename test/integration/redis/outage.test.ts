@@ -41,7 +41,10 @@ describe("Redis stopped and restarted mid-load", { timeout: 90_000 }, () => {
       { hook: { secret: SECRET } },
       sharedAppendAgent(runs, 4),
     );
-    nodes.push(...(await Promise.all([startNode(config), startNode(config)])));
+    // A job a worker took just as Redis went down (the reply lost with the connection) is handed back by
+    // stall detection once its lock expires: a short lock keeps that within the wait below.
+    const stall = { stall: { lockDurationMs: 3000, stalledIntervalMs: 1000 } };
+    nodes.push(...(await Promise.all([startNode(config, stall), startNode(config, stall)])));
     const answers: Array<{ id: string; status: number; body: unknown; retryAfter: string | null }> = [];
     let stop = false;
     let seq = 0;
