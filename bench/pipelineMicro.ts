@@ -79,9 +79,9 @@ function round(n: number): number {
   const started = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
     const request = inbound();
-    const early = pipeline.preflight(request);
-    if (early !== undefined) throw new Error(`preflight answered ${early.status}`);
-    pipeline.push(request, reply);
+    const admitted = pipeline.admit(request);
+    if (admitted.outcome !== undefined) throw new Error(`preflight answered ${admitted.outcome.status}`);
+    pipeline.push(request, reply, admitted);
   }
   return Number(process.hrtime.bigint() - started) / 1e9;
 }

@@ -1,4 +1,5 @@
 import type { Route } from "../config/sections/webhook.js";
+import type { Reply } from "./reply.js";
 import type { Inbound, Outcome } from "./types.js";
 
 /** A route as the pipeline uses it: the configuration entry plus what the request path needs resolved. */
@@ -14,6 +15,9 @@ export interface ResolvedRoute {
 /** Everything a request has gathered so far; each stage adds its part and passes it on. */
 export interface PipelineCtx {
   readonly inbound: Inbound;
+  /** The request's way back: the pipeline answers through it once the last stage is done. */
+  readonly reply?: Reply;
+  /** Resolved by the route stage, or already by preflight on the headers (the stream does not redo it). */
   readonly route?: ResolvedRoute;
   /** The parsed JSON body; after the script stage, the script's replacement. */
   readonly payload?: Record<string, unknown>;

@@ -1,5 +1,7 @@
-import { map, Subject } from "rxjs";
-import type { PipelineCtx } from "./context.js";
+import { Subject } from "rxjs";
+import type { PipelineCtx, ResolvedRoute } from "./context.js";
+import { createIdempotencyRecord } from "./idempotencyRecord.js";
+import { OpenReplies, Reply } from "./reply.js";
 import { acceptStage } from "./stages/accept.js";
 import { type AuthDeps, authStage } from "./stages/auth.js";
 import { type DeliverDeps, deliverStage, needsDirectDelivery } from "./stages/deliver.js";
@@ -8,7 +10,6 @@ import { durableOperator } from "./stages/durable.js";
 import { eventCheckStage } from "./stages/events.js";
 import { type FilterDeps, filterStage } from "./stages/filters.js";
 import { type IdempotencyDeps, idempotencyStage } from "./stages/idempotency.js";
-import { DirectDeliveries } from "./stages/inFlight.js";
 import { maybeAsyncStagesOperator, type NamedMaybeAsyncStage } from "./stages/maybeAsync.js";
 import { applyStage, asyncStageOperator, INTERNAL_ERROR, type StageFailure } from "./stages/operator.js";
 import { parseStage } from "./stages/parse.js";
@@ -17,7 +18,8 @@ import { type RouteLookupDeps, routeLookupStage } from "./stages/route.js";
 import { type ScriptDeps, scriptStage } from "./stages/script.js";
 import { bodySizeStage } from "./stages/size.js";
 import type { MaybePromise } from "./stateUnavailable.js";
-import { type Inbound, type Outcome, unavailableOutcome } from "./types.js";
+import type { Inbound, Outcome } from "./types.js";
+import { unavailableOutcome } from "./types.js";
 
 const SHUTTING_DOWN = unavailableOutcome("Shutting down");
 
@@ -44,11 +46,25 @@ export interface PipelineDeps {
   readonly deliveryConcurrency?: number;
 }
 
+/** What preflight made of the headers: an answer that ends the request, or the route it resolved. */
+export interface Admission {
+  readonly outcome?: Outcome;
+  readonly route?: ResolvedRoute;
+}
+
 export interface Pipeline {
-  /** Runs processing steps 1–2 on the headers alone, before the body is read; an Outcome ends the request. */
+  /**
+   * Runs processing steps 1–2 (route, declared size) on the headers alone, before the body is read. An
+   * `outcome` ends the request; otherwise hand the result to `push`, which then does not redo them.
+   */
+  admit(head: Inbound): Admission;
+  /** `admit`, answering only: an Outcome ends the request. */
   preflight(head: Inbound): Outcome | undefined;
-  /** Pushes a request into the stream; `reply` is called exactly once with its answer. */
-  push(inbound: Inbound, reply: (answer: Outcome) => void): void;
+  /**
+   * Pushes a request into the stream; `reply` is called exactly once with its answer. `admitted` (from
+   * `admit` on the same request's headers) skips the route lookup and the declared-size check.
+   */
+  push(inbound: Inbound, reply: (answer: Outcome) => void, admitted?: Admission): void;
   /** `push` as a Promise (never rejects). */
   submit(inbound: Inbound): Promise<Outcome>;
   /** Stops taking requests and resolves once every request in flight has been answered. */
@@ -61,19 +77,22 @@ const hasScript = (ctx: PipelineCtx) => ctx.route?.route.script !== undefined;
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const route = routeLookupStage(deps.routes);
   const size = bodySizeStage(deps);
-  const input = new Subject<Inbound>();
-  const direct = new DirectDeliveries();
-  const waiting = new Map<Inbound, (outcome: Outcome) => void>();
-  // The request being pushed: when every stage it meets is synchronous (no script, no direct delivery)
-  // it is answered inside `input.next` and never needs a `waiting` entry.
-  let pushing: Inbound | undefined;
-  let pushingReply: ((outcome: Outcome) => void) | undefined;
+  const input = new Subject<PipelineCtx>();
+  const open = new OpenReplies();
+  const record = createIdempotencyRecord({
+    checkAndAdd: (key) => deps.idempotency.checkAndAdd(key),
+    forget: (key) => deps.deliver.forget(key),
+  });
 
   // Consecutive stages run fused in one operator each (the processing order unchanged); the ones that may
-  // answer with a Promise (shared state) stay synchronous when they answer synchronously.
+  // answer with a Promise (shared state) stay synchronous when they answer synchronously. A request that
+  // passed preflight carries its route, and its declared size was checked: only the body is measured.
   const checks: readonly NamedMaybeAsyncStage[] = [
-    ["route", route],
-    ["size", size],
+    ["route", (ctx) => (ctx.route === undefined ? route(ctx) : ctx)],
+    [
+      "size",
+      (ctx) => (ctx.route === undefined || ctx.inbound.body.length > deps.maxBodyBytes() ? size(ctx) : ctx),
+    ],
     ["rate_limit", rateLimitStage(deps)],
     ["auth", authStage(deps.auth)],
     ["rate_spend", rateSpendStage(deps)],
@@ -82,14 +101,18 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     ["filters", filterStage(deps.filters)],
   ];
   const decisions: readonly NamedMaybeAsyncStage[] = [
-    ["idempotency", idempotencyStage({ ...deps.idempotency, inFlight: (key) => direct.outcomeOf(key) })],
+    [
+      "idempotency",
+      idempotencyStage({
+        checkAndAdd: record.checkAndAdd,
+        randomId: () => deps.idempotency.randomId(),
+        inFlight: record.outcomeOf,
+      }),
+    ],
     ["accept", acceptStage],
-    ["dispatch", dispatchStage({ ...deps.dispatch, beginDirect: (key) => direct.begin(key) })],
+    ["dispatch", dispatchStage({ ...deps.dispatch, beginDirect: record.begin })],
   ];
-  const checked = input.pipe(
-    map((inbound): PipelineCtx => ({ inbound })),
-    maybeAsyncStagesOperator(checks, deps.onFailure),
-  );
+  const checked = input.pipe(maybeAsyncStagesOperator(checks, deps.onFailure));
   const answered = checked.pipe(
     asyncStageOperator(
       "script",
@@ -104,7 +127,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       : durableOperator({ durable: () => deps.durable?.(), forget: (key) => deps.dispatch.forget(key) }),
     asyncStageOperator(
       "deliver",
-      deliverStage({ ...deps.deliver, endDirect: (key, ok) => direct.end(key, ok) }),
+      deliverStage({ ...deps.deliver, endDirect: record.end }),
       deps.deliveryConcurrency ?? 64,
       deps.onFailure,
       needsDirectDelivery,
@@ -114,17 +137,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const done = new Promise<void>((resolve) => {
     answered.subscribe({
       next: (ctx) => {
-        let reply: ((outcome: Outcome) => void) | undefined;
-        if (ctx.inbound === pushing) {
-          reply = pushingReply;
-          pushing = undefined;
-          pushingReply = undefined;
-        } else {
-          reply = waiting.get(ctx.inbound);
-          waiting.delete(ctx.inbound);
-        }
         try {
-          reply?.(ctx.outcome ?? INTERNAL_ERROR);
+          ctx.reply?.answer(ctx.outcome ?? INTERNAL_ERROR);
         } catch (err) {
           // A failing writer (e.g. a vanished socket) must never error the shared stream.
           deps.onFailure("reply", err, ctx);
@@ -132,12 +146,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       },
       error: (err: unknown) => {
         // Unreachable by construction (every stage catches); answer whoever waits rather than hang.
-        if (pushing !== undefined && pushingReply !== undefined) waiting.set(pushing, pushingReply);
-        pushing = undefined;
-        pushingReply = undefined;
-        deps.onFailure("pipeline", err, { inbound: [...waiting.keys()][0] as Inbound });
-        for (const reply of waiting.values()) reply(INTERNAL_ERROR);
-        waiting.clear();
+        const waiting = open.all();
+        deps.onFailure("pipeline", err, { inbound: waiting[0]?.inbound as Inbound });
+        for (const reply of waiting) {
+          try {
+            reply.answer(INTERNAL_ERROR);
+          } catch {
+            // The writer is gone; nothing more to do for this one.
+          }
+        }
         resolve();
       },
       complete: () => resolve(),
@@ -145,27 +162,19 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   });
   let closed = false;
 
+  const admit = (head: Inbound): PipelineCtx =>
+    applyStage("size", size, applyStage("route", route, { inbound: head }, deps.onFailure), deps.onFailure);
+
   return {
-    preflight(head) {
-      const ctx = applyStage(
-        "size",
-        size,
-        applyStage("route", route, { inbound: head }, deps.onFailure),
-        deps.onFailure,
-      );
-      return ctx.outcome;
-    },
-    push(inbound, reply) {
+    admit,
+    preflight: (head) => admit(head).outcome,
+    push(inbound, reply, admitted) {
       if (closed) return reply(SHUTTING_DOWN);
-      pushing = inbound;
-      pushingReply = reply;
-      input.next(inbound);
-      if (pushing === inbound) {
-        // Not answered yet: an asynchronous stage holds it and answers later through `waiting`.
-        pushing = undefined;
-        pushingReply = undefined;
-        waiting.set(inbound, reply);
-      }
+      const carried = new Reply(inbound, reply, open);
+      const resolved = admitted?.outcome === undefined ? admitted?.route : undefined;
+      input.next(
+        resolved === undefined ? { inbound, reply: carried } : { inbound, reply: carried, route: resolved },
+      );
     },
     submit(inbound) {
       return new Promise<Outcome>((resolve) => this.push(inbound, resolve));
