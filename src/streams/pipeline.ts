@@ -134,6 +134,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     ),
   );
 
+  let broken = false; // the stream errored (unreachable): whatever is pushed is answered 500
   const done = new Promise<void>((resolve) => {
     answered.subscribe({
       next: (ctx) => {
@@ -146,6 +147,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       },
       error: (err: unknown) => {
         // Unreachable by construction (every stage catches); answer whoever waits rather than hang.
+        broken = true;
         const waiting = open.all();
         deps.onFailure("pipeline", err, { inbound: waiting[0]?.inbound as Inbound });
         for (const reply of waiting) {
@@ -175,6 +177,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       input.next(
         resolved === undefined ? { inbound, reply: carried } : { inbound, reply: carried, route: resolved },
       );
+      if (broken) carried.answer(INTERNAL_ERROR);
+      else carried.keepIfUnanswered();
     },
     submit(inbound) {
       return new Promise<Outcome>((resolve) => this.push(inbound, resolve));

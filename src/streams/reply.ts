@@ -3,28 +3,38 @@ import type { Inbound, Outcome } from "./types.js";
 /**
  * A request's way back to its sender, carried in the request's own context through every stage: the
  * last stage answers through it, so no table keyed by request is needed. Each one answers exactly once
- * (a second answer is ignored). The unanswered ones form a list, only so that a stream that breaks
- * (unreachable: every stage catches) can still answer them all.
+ * (a second answer is ignored). The ones still unanswered when `push` returns (an asynchronous stage
+ * holds them) join a list, only so that a stream that breaks (unreachable: every stage catches) can
+ * still answer them all; one answered inside `push` never touches it.
  */
 export class Reply {
   private prev: Reply | undefined;
   private next: Reply | undefined;
   private answered = false;
+  private listed = false;
 
   constructor(
     readonly inbound: Inbound,
     private readonly send: (outcome: Outcome) => void,
     private readonly open: OpenReplies,
-  ) {
-    open.add(this);
-  }
+  ) {}
 
   /** Sends `outcome` unless this request was already answered; throws what the writer throws. */
   answer(outcome: Outcome): void {
     if (this.answered) return;
     this.answered = true;
-    this.open.remove(this);
+    if (this.listed) {
+      this.listed = false;
+      this.open.remove(this);
+    }
     this.send(outcome);
+  }
+
+  /** Joins the unanswered list unless already answered (called once `push` has returned from the stream). */
+  keepIfUnanswered(): void {
+    if (this.answered || this.listed) return;
+    this.listed = true;
+    this.open.add(this);
   }
 
   /** @internal list links, for `OpenReplies` only. */
