@@ -46,23 +46,28 @@ export interface PipelineDeps {
   readonly deliveryConcurrency?: number;
 }
 
-/** What preflight made of the headers: an answer that ends the request, or the route it resolved. */
+/** What admission made of a request's headers: an answer that ends the request, or what the stream reuses. */
 export interface Admission {
   readonly outcome?: Outcome;
+  /** The route found; the stream keeps it unless it was retired meanwhile (`ResolvedRoute.standing`). */
   readonly route?: ResolvedRoute;
+  /** The body limit the declared size passed; the stream checks the declared size again only if it changed. */
+  readonly maxBodyBytes?: number;
 }
 
 export interface Pipeline {
   /**
    * Runs processing steps 1–2 (route, declared size) on the headers alone, before the body is read. An
-   * `outcome` ends the request; otherwise hand the result to `push`, which then does not redo them.
+   * `outcome` ends the request; otherwise hand the result to `push`, which then does not redo them
+   * unless the routes or the body limit changed in between (then it answers what a fresh lookup says).
    */
   admit(head: Inbound): Admission;
   /** `admit`, answering only: an Outcome ends the request. */
   preflight(head: Inbound): Outcome | undefined;
   /**
    * Pushes a request into the stream; `reply` is called exactly once with its answer. `admitted` (from
-   * `admit` on the same request's headers) skips the route lookup and the declared-size check.
+   * `admit` on the same request's headers) spares the route lookup and the declared-size check while
+   * they would answer the same.
    */
   push(inbound: Inbound, reply: (answer: Outcome) => void, admitted?: Admission): void;
   /** `push` as a Promise (never rejects). */
@@ -85,14 +90,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   });
 
   // Consecutive stages run fused in one operator each (the processing order unchanged); the ones that may
-  // answer with a Promise (shared state) stay synchronous when they answer synchronously. A request that
-  // passed preflight carries its route, and its declared size was checked: only the body is measured.
+  // answer with a Promise (shared state) stay synchronous when they answer synchronously. A request
+  // admitted with a route still current carries it (see `push`), and is not looked up again.
   const checks: readonly NamedMaybeAsyncStage[] = [
     ["route", (ctx) => (ctx.route === undefined ? route(ctx) : ctx)],
-    [
-      "size",
-      (ctx) => (ctx.route === undefined || ctx.inbound.body.length > deps.maxBodyBytes() ? size(ctx) : ctx),
-    ],
+    ["size", size],
     ["rate_limit", rateLimitStage(deps)],
     ["auth", authStage(deps.auth)],
     ["rate_spend", rateSpendStage(deps)],
@@ -164,8 +166,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   });
   let closed = false;
 
-  const admit = (head: Inbound): PipelineCtx =>
-    applyStage("size", size, applyStage("route", route, { inbound: head }, deps.onFailure), deps.onFailure);
+  const admit = (head: Inbound): Admission => {
+    const ctx = applyStage(
+      "size",
+      size,
+      applyStage("route", route, { inbound: head }, deps.onFailure),
+      deps.onFailure,
+    );
+    if (ctx.outcome !== undefined) return ctx;
+    return { route: ctx.route as ResolvedRoute, maxBodyBytes: deps.maxBodyBytes() };
+  };
 
   return {
     admit,
@@ -173,9 +183,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     push(inbound, reply, admitted) {
       if (closed) return reply(SHUTTING_DOWN);
       const carried = new Reply(inbound, reply, open);
-      const resolved = admitted?.outcome === undefined ? admitted?.route : undefined;
+      // The admitted route is kept only while its table is current; otherwise the route stage looks it
+      // up again, so a route removed or replaced while the body arrived answers as it does now.
+      const kept = admitted?.route;
       input.next(
-        resolved === undefined ? { inbound, reply: carried } : { inbound, reply: carried, route: resolved },
+        kept !== undefined && kept.standing?.retired === false && admitted?.maxBodyBytes !== undefined
+          ? { inbound, reply: carried, route: kept, declaredSizeCheckedAgainst: admitted.maxBodyBytes }
+          : { inbound, reply: carried },
       );
       if (broken) carried.answer(INTERNAL_ERROR);
       else carried.keepIfUnanswered();

@@ -2,14 +2,15 @@ import type { Inbound, Outcome } from "./types.js";
 
 /**
  * A request's way back to its sender, carried in the request's own context through every stage: the
- * last stage answers through it, so no table keyed by request is needed. Each one answers exactly once
- * (a second answer is ignored). The ones still unanswered when `push` returns (an asynchronous stage
- * holds them) join a list, only so that a stream that breaks (unreachable: every stage catches) can
- * still answer them all; one answered inside `push` never touches it.
+ * stream answers through it once the last stage is done, so no table keyed by request is needed. It
+ * answers exactly once (a second answer is ignored). One still unanswered when `push` returns (an
+ * asynchronous stage holds it) joins `OpenReplies`, only so that a stream that breaks (unreachable:
+ * every stage catches) can still answer it; one answered inside `push` never touches that list.
  */
 export class Reply {
-  private prev: Reply | undefined;
-  private next: Reply | undefined;
+  /** `OpenReplies` links, set only while listed. */
+  prev: Reply | undefined;
+  next: Reply | undefined;
   private answered = false;
   private listed = false;
 
@@ -36,39 +37,30 @@ export class Reply {
     this.listed = true;
     this.open.add(this);
   }
-
-  /** @internal list links, for `OpenReplies` only. */
-  static link(reply: Reply, prev: Reply | undefined, next: Reply | undefined): void {
-    reply.prev = prev;
-    reply.next = next;
-  }
-  static prevOf(reply: Reply): Reply | undefined {
-    return reply.prev;
-  }
-  static nextOf(reply: Reply): Reply | undefined {
-    return reply.next;
-  }
 }
 
-/** The requests pushed and not yet answered: an intrusive doubly linked list (O(1), no hashing). */
+/** The requests pushed and not yet answered, oldest first: an intrusive doubly linked list (no hashing). */
 export class OpenReplies {
-  private head: Reply | undefined;
+  private first: Reply | undefined;
+  private last: Reply | undefined;
   private count = 0;
 
   add(reply: Reply): void {
-    Reply.link(reply, undefined, this.head);
-    if (this.head !== undefined) Reply.link(this.head, reply, Reply.nextOf(this.head));
-    this.head = reply;
+    reply.prev = this.last;
+    reply.next = undefined;
+    if (this.last === undefined) this.first = reply;
+    else this.last.next = reply;
+    this.last = reply;
     this.count += 1;
   }
 
   remove(reply: Reply): void {
-    const prev = Reply.prevOf(reply);
-    const next = Reply.nextOf(reply);
-    if (prev === undefined) this.head = next;
-    else Reply.link(prev, Reply.prevOf(prev), next);
-    if (next !== undefined) Reply.link(next, prev, Reply.nextOf(next));
-    Reply.link(reply, undefined, undefined);
+    if (reply.prev === undefined) this.first = reply.next;
+    else reply.prev.next = reply.next;
+    if (reply.next === undefined) this.last = reply.prev;
+    else reply.next.prev = reply.prev;
+    reply.prev = undefined;
+    reply.next = undefined;
     this.count -= 1;
   }
 
@@ -76,10 +68,10 @@ export class OpenReplies {
     return this.count;
   }
 
-  /** Every unanswered request, oldest last (a snapshot: answering one while iterating is safe). */
+  /** Every unanswered request, oldest first (a snapshot: answering them while iterating is safe). */
   all(): Reply[] {
     const out: Reply[] = [];
-    for (let r = this.head; r !== undefined; r = Reply.nextOf(r)) out.push(r);
+    for (let r = this.first; r !== undefined; r = r.next) out.push(r);
     return out;
   }
 }

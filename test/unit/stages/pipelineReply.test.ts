@@ -1,5 +1,7 @@
 import { createHmac } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { createRouteRegistry, routeTable } from "../../../src/actors/routes.js";
+import { configSchema } from "../../../src/config/schema.js";
 import type { Route } from "../../../src/config/sections/webhook.js";
 import type { ResolvedRoute } from "../../../src/streams/context.js";
 import { createPipeline, type PipelineDeps } from "../../../src/streams/pipeline.js";
@@ -150,15 +152,58 @@ describe("the request carries its own reply", () => {
   });
 });
 
+/** The pipeline on the real route registry, its lookups counted; `reload` replaces the table as SIGHUP does. */
+function onRegistry(routes: Record<string, unknown>, over: Partial<PipelineDeps> = {}) {
+  const tableOf = (routesNow: Record<string, unknown>, maxBodyBytes = 100) =>
+    routeTable(
+      configSchema.parse({
+        platforms: { webhook: { enabled: true, max_body_bytes: maxBodyBytes, routes: routesNow } },
+      }),
+    );
+  const dynamic = new Map<string, Route>();
+  const registry = createRouteRegistry(tableOf(routes), {
+    lookup: (name) => dynamic.get(name),
+    names: () => [...dynamic.keys()],
+  });
+  const lookups: string[] = [];
+  const { pipeline } = harness({
+    routes: {
+      lookup: (name) => {
+        lookups.push(name);
+        return registry.lookup(name);
+      },
+      multiplexProfiles: () => registry.current().multiplexProfiles,
+    },
+    maxBodyBytes: () => registry.current().maxBodyBytes,
+    ...over,
+  });
+  return {
+    pipeline,
+    lookups,
+    dynamic,
+    reload: (routesNow: Record<string, unknown>, maxBodyBytes?: number) =>
+      registry.replace(tableOf(routesNow, maxBodyBytes)),
+  };
+}
+
+/** Admits `request` on its headers (empty body, as the ingress does), then pushes it with its body. */
+function admitThenPush(
+  pipeline: ReturnType<typeof harness>["pipeline"],
+  request: Inbound,
+  between: () => void,
+  reply: (o: Outcome) => void,
+) {
+  const admitted = pipeline.admit({ ...request, body: Buffer.alloc(0) });
+  expect(admitted.outcome).toBeUndefined();
+  between();
+  pipeline.push(request, reply, admitted);
+}
+
 describe("route and size are checked once", () => {
-  it("a request admitted on its headers is not looked up again; one pushed without admission is looked up once", async () => {
-    const { pipeline, lookups } = harness();
-    const request = signed("r", "{}");
-    const admitted = pipeline.admit(request);
-    expect(admitted.outcome).toBeUndefined();
-    expect(admitted.route?.name).toBe("r");
+  it("a request admitted on its headers is not looked up again; one pushed without admission is looked up once", () => {
+    const { pipeline, lookups } = onRegistry({ r: { secret: SECRET } });
     const { answers, reply } = recorder();
-    pipeline.push(request, reply("admitted"), admitted);
+    admitThenPush(pipeline, signed("r", "{}"), () => {}, reply("admitted"));
     expect(lookups).toEqual(["r"]);
     pipeline.push(signed("r", "{}"), reply("plain"));
     expect(lookups).toEqual(["r", "r"]);
@@ -176,26 +221,127 @@ describe("route and size are checked once", () => {
   });
 
   it("an admitted request whose body is over the limit is still 413 (the body is measured in the stream)", () => {
-    const { pipeline } = harness();
-    const small = signed("r", "{}");
-    const admitted = pipeline.admit(small);
+    const { pipeline } = onRegistry({ r: { secret: SECRET } });
     const { answers, reply } = recorder();
-    pipeline.push({ ...small, body: Buffer.alloc(101, 32) }, reply("big"), admitted);
+    const small = signed("r", "{}");
+    admitThenPush(pipeline, { ...small, body: Buffer.alloc(101, 32) }, () => {}, reply("big"));
     expect(answers).toEqual([["big", 413]]);
   });
 
-  it("a route removed between admission and the body is still served under the route it was admitted with", () => {
-    const { pipeline, routes } = harness();
-    const request = signed("r", "{}");
-    const admitted = pipeline.admit(request);
-    routes.delete("r");
+  it("a route removed while the body arrived answers 404; one replaced is judged under its new config", () => {
+    const { pipeline, lookups, reload } = onRegistry({ r: { secret: SECRET }, other: { secret: SECRET } });
     const { answers, reply } = recorder();
-    pipeline.push(request, reply("admitted"), admitted);
-    pipeline.push(signed("r", "{}"), reply("after"));
+    admitThenPush(pipeline, signed("r", "{}"), () => reload({ other: { secret: SECRET } }), reply("removed"));
+    reload({ r: { secret: SECRET } });
+    admitThenPush(pipeline, signed("r", "{}"), () => reload({ r: { secret: "new" } }), reply("new secret"));
+    admitThenPush(
+      pipeline,
+      signed("r", "{}", { "x-github-event": "push" }),
+      () => reload({ r: { secret: SECRET, events: ["issues"] } }),
+      reply("new events"),
+    );
     expect(answers).toEqual([
-      ["admitted", 202],
-      ["after", 404],
+      ["removed", 404],
+      ["new secret", 401],
+      ["new events", 200],
     ]);
+    // Each was looked up again after the reload that retired the route it was admitted with.
+    expect(lookups).toEqual(["r", "r", "r", "r", "r", "r"]);
+  });
+
+  it("a reload that leaves the route as it was: the request is looked up again and served", () => {
+    const { pipeline, lookups, reload } = onRegistry({ r: { secret: SECRET } });
+    const { answers, reply } = recorder();
+    admitThenPush(pipeline, signed("r", "{}"), () => reload({ r: { secret: SECRET } }), reply("same"));
+    expect(answers).toEqual([["same", 202]]);
+    expect(lookups).toEqual(["r", "r"]);
+  });
+
+  it("a body limit lowered while the body arrived checks the declared size again (413)", () => {
+    let limit = 200;
+    const { pipeline } = onRegistry({ r: { secret: SECRET } }, { maxBodyBytes: () => limit });
+    const { answers, reply } = recorder();
+    const declaredLarge = signed("r", "{}", { "content-length": "150" });
+    admitThenPush(pipeline, declaredLarge, () => (limit = 100), reply("lowered"));
+    limit = 200;
+    admitThenPush(pipeline, declaredLarge, () => {}, reply("unchanged"));
+    expect(answers).toEqual([
+      ["lowered", 413],
+      ["unchanged", 202],
+    ]);
+  });
+
+  it("a dynamic route (it may change at any lookup) is looked up again for every request", () => {
+    const { pipeline, lookups, dynamic } = onRegistry({ r: { secret: SECRET } });
+    dynamic.set("dyn", { deliver: "log", deliver_only: false, mirror_to_session: false, secret: SECRET });
+    const { answers, reply } = recorder();
+    admitThenPush(pipeline, signed("dyn", "{}"), () => {}, reply("kept"));
+    admitThenPush(pipeline, signed("dyn", "{}"), () => dynamic.delete("dyn"), reply("unsubscribed"));
+    expect(answers).toEqual([
+      ["kept", 202],
+      ["unsubscribed", 404],
+    ]);
+    expect(lookups).toEqual(["dyn", "dyn", "dyn", "dyn"]);
+  });
+});
+
+describe("the route registry retires the routes of a table it replaces", () => {
+  it("static routes stand until a reload replaces their table; a dynamic route has no standing", () => {
+    const table = routeTable(
+      configSchema.parse({ platforms: { webhook: { enabled: true, routes: { r: { secret: SECRET } } } } }),
+    );
+    const dynamic = {
+      deliver: "log",
+      deliver_only: false,
+      mirror_to_session: false,
+      secret: SECRET,
+    } as const;
+    const registry = createRouteRegistry(table, {
+      lookup: (name) => (name === "dyn" ? dynamic : undefined),
+      names: () => ["dyn"],
+    });
+    const before = registry.lookup("r");
+    expect(before?.standing?.retired).toBe(false);
+    expect(registry.lookup("dyn")?.standing).toBeUndefined();
+    registry.replace(table);
+    expect(before?.standing?.retired).toBe(false);
+    const next = routeTable(
+      configSchema.parse({ platforms: { webhook: { enabled: true, routes: { r: { secret: SECRET } } } } }),
+    );
+    registry.replace(next);
+    expect(before?.standing?.retired).toBe(true);
+    expect(registry.lookup("r")?.standing?.retired).toBe(false);
+  });
+});
+
+describe("a broken stream (unreachable: every stage catches)", () => {
+  it("answers every request it held 500, and every later one 500 instead of leaving it unanswered", async () => {
+    const failures: string[] = [];
+    const { pipeline, scripts } = harness({
+      script: {
+        runScript: (req) =>
+          req.payload.n === "boom"
+            ? Promise.reject(new Error("script crashed"))
+            : new Promise((resolve) =>
+                scripts.push(() => resolve({ kind: "payload", payload: req.payload })),
+              ),
+      },
+      onFailure: (stage) => {
+        failures.push(stage);
+        // A failure handler that throws is what could break the shared stream.
+        if (stage === "script") throw new Error("failure handler broken");
+      },
+    });
+    const { answers, reply } = recorder();
+    pipeline.push(signed("slow", '{"n":"held"}'), reply("held"));
+    pipeline.push(signed("slow", '{"n":"boom"}'), reply("boom"));
+    await vi.waitFor(() => expect(answers).toHaveLength(2));
+    expect(answers.map(([, status]) => status)).toEqual([500, 500]);
+    expect(failures).toEqual(["script", "pipeline"]);
+    pipeline.push(signed("r", "{}"), reply("later"));
+    expect(answers[2]).toEqual(["later", 500]);
+    await pipeline.close();
+    expect(answers).toHaveLength(3);
   });
 });
 
