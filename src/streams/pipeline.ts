@@ -11,12 +11,12 @@ import { eventCheckStage } from "./stages/events.js";
 import { type FilterDeps, filterStage } from "./stages/filters.js";
 import { type IdempotencyDeps, idempotencyStage } from "./stages/idempotency.js";
 import { maybeAsyncStagesOperator, type NamedMaybeAsyncStage } from "./stages/maybeAsync.js";
-import { applyStage, asyncStageOperator, INTERNAL_ERROR, type StageFailure } from "./stages/operator.js";
+import { asyncStageOperator, INTERNAL_ERROR, type StageFailure } from "./stages/operator.js";
 import { parseStage } from "./stages/parse.js";
 import { rateLimitStage, rateSpendStage } from "./stages/rateLimit.js";
-import { type RouteLookupDeps, routeLookupStage } from "./stages/route.js";
+import { type RouteLookupDeps, routeFinder, routeLookupStage, UNKNOWN_ROUTE } from "./stages/route.js";
 import { type ScriptDeps, scriptStage } from "./stages/script.js";
-import { bodySizeStage } from "./stages/size.js";
+import { bodySizeStage, declaredOver, PAYLOAD_TOO_LARGE } from "./stages/size.js";
 import type { MaybePromise } from "./stateUnavailable.js";
 import type { Inbound, Outcome } from "./types.js";
 import { unavailableOutcome } from "./types.js";
@@ -166,15 +166,26 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   });
   let closed = false;
 
+  // Steps 1–2 on the headers alone: the route and size stages' answers, without a context to carry.
+  const findRoute = routeFinder(deps.routes);
   const admit = (head: Inbound): Admission => {
-    const ctx = applyStage(
-      "size",
-      size,
-      applyStage("route", route, { inbound: head }, deps.onFailure),
-      deps.onFailure,
-    );
-    if (ctx.outcome !== undefined) return ctx;
-    return { route: ctx.route as ResolvedRoute, maxBodyBytes: deps.maxBodyBytes() };
+    let found: ResolvedRoute | undefined;
+    try {
+      found = findRoute(head);
+    } catch (err) {
+      deps.onFailure("route", err, { inbound: head });
+      return { outcome: INTERNAL_ERROR };
+    }
+    if (found === undefined) return { outcome: UNKNOWN_ROUTE };
+    let max: number;
+    try {
+      max = deps.maxBodyBytes();
+    } catch (err) {
+      deps.onFailure("size", err, { inbound: head, route: found });
+      return { outcome: INTERNAL_ERROR };
+    }
+    if (declaredOver(head.headers, max) || head.body.length > max) return { outcome: PAYLOAD_TOO_LARGE };
+    return { route: found, maxBodyBytes: max };
   };
 
   return {

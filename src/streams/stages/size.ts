@@ -10,6 +10,12 @@ export function declaredLength(headers: Readonly<Record<string, string>>): numbe
   return Number(raw);
 }
 
+/** Whether the declared `Content-Length` is over `max`. */
+export function declaredOver(headers: Readonly<Record<string, string>>, max: number): boolean {
+  const declared = declaredLength(headers);
+  return declared !== undefined && declared > max;
+}
+
 /**
  * Step 2 of the processing order (docs/webhook.md). The ingress runs this on the headers before reading (empty body) and stops a
  * chunked body as soon as it passes the limit; here the full body is measured. The declared size is
@@ -18,9 +24,8 @@ export function declaredLength(headers: Readonly<Record<string, string>>): numbe
 export function bodySizeStage(deps: { maxBodyBytes(): number }): Stage {
   return (ctx) => {
     const max = deps.maxBodyBytes();
-    if (ctx.declaredSizeCheckedAgainst !== max) {
-      const declared = declaredLength(ctx.inbound.headers);
-      if (declared !== undefined && declared > max) return PAYLOAD_TOO_LARGE;
+    if (ctx.declaredSizeCheckedAgainst !== max && declaredOver(ctx.inbound.headers, max)) {
+      return PAYLOAD_TOO_LARGE;
     }
     if (ctx.inbound.body.length > max) return PAYLOAD_TOO_LARGE;
     return ctx;
