@@ -88,4 +88,25 @@ describe.each(["uws", "node"] as const)("a route changed while a body arrives, o
     live.gateway.reload();
     expect(await request.finish()).toBe(202);
   });
+
+  it("a subscription removed (unsubscribed) while the body arrives: 404; one whose secret changed: 401", async () => {
+    const subscriptions = (records: Record<string, unknown>) =>
+      live.home.write("webhook_subscriptions.json", JSON.stringify(records));
+    const live = await gw.start({
+      http,
+      config: webhookConfig({ other: { secret: OLD_SECRET } }),
+      files: {
+        "webhook_subscriptions.json": JSON.stringify({
+          gone: { secret: OLD_SECRET },
+          rekeyed: { secret: OLD_SECRET },
+        }),
+      },
+    });
+    const removed = await holdBody(live.gateway.port, "gone", OLD_SECRET);
+    const rekeyed = await holdBody(live.gateway.port, "rekeyed", OLD_SECRET);
+    await Promise.all([removed.admitted, rekeyed.admitted]);
+    subscriptions({ rekeyed: { secret: NEW_SECRET } });
+    expect(await removed.finish()).toBe(404);
+    expect(await rekeyed.finish()).toBe(401);
+  });
 });
