@@ -2,7 +2,7 @@ import { fromCallback } from "xstate";
 import { DEFAULT_PROFILE } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
 import type { Route } from "../config/sections/webhook.js";
-import type { ResolvedRoute } from "../streams/context.js";
+import type { ResolvedRoute, RouteStanding } from "../streams/context.js";
 
 /** Routes from somewhere other than config.yaml (dynamic subscriptions); a static route of the same name wins. */
 export interface RouteSource {
@@ -18,6 +18,12 @@ export interface RouteTable {
   readonly scriptTimeoutMs: number;
   readonly globalSecret: string | undefined;
   readonly staticRoutes: ReadonlyMap<string, ResolvedRoute>;
+  /** Shared by its static routes: retired when the registry replaces this table (see `ResolvedRoute.standing`). */
+  readonly standing?: TableStanding;
+}
+
+export interface TableStanding extends RouteStanding {
+  retired: boolean;
 }
 
 export function resolveRoute(
@@ -33,9 +39,10 @@ export function resolveRoute(
 export function routeTable(config: Config): RouteTable {
   const webhook = config.platforms.webhook;
   const staticRoutes = new Map<string, ResolvedRoute>();
+  const standing: TableStanding = { retired: false };
   for (const [name, route] of Object.entries(webhook.routes)) {
     const resolved = resolveRoute(name, route, webhook.secret);
-    if (resolved !== undefined) staticRoutes.set(name, resolved);
+    if (resolved !== undefined) staticRoutes.set(name, { ...resolved, standing });
   }
   return {
     multiplexProfiles: config.gateway.multiplex_profiles,
@@ -44,6 +51,7 @@ export function routeTable(config: Config): RouteTable {
     scriptTimeoutMs: webhook.script_timeout_seconds * 1000,
     globalSecret: webhook.secret,
     staticRoutes,
+    standing,
   };
 }
 
@@ -71,6 +79,10 @@ export function createRouteRegistry(initial: RouteTable, dynamic?: RouteSource):
       return names;
     },
     replace(next) {
+      if (next === table) return;
+      // Requests admitted under the old table look their route up again (a reload may have changed it).
+      if (table.standing !== undefined) table.standing.retired = true;
+      if (next.standing !== undefined) next.standing.retired = false;
       table = next;
     },
   };

@@ -1,4 +1,5 @@
 import type { Route } from "../config/sections/webhook.js";
+import type { Reply } from "./reply.js";
 import type { Inbound, Outcome } from "./types.js";
 
 /** A route as the pipeline uses it: the configuration entry plus what the request path needs resolved. */
@@ -9,12 +10,28 @@ export interface ResolvedRoute {
   readonly secret: string;
   /** The profile that runs the route (`default` when unbound). */
   readonly profile: string;
+  /**
+   * A static route's standing in the route table that resolved it: retired once a reload replaces that
+   * table. Until then, looking the route up again gives this same route under the same profile rule, so
+   * a request admitted on its headers keeps it. Retired, or absent (a dynamic route, which may change at
+   * any lookup), the request's route is looked up again once its body has arrived.
+   */
+  readonly standing?: RouteStanding;
+}
+
+export interface RouteStanding {
+  readonly retired: boolean;
 }
 
 /** Everything a request has gathered so far; each stage adds its part and passes it on. */
 export interface PipelineCtx {
   readonly inbound: Inbound;
+  /** The request's way back: the pipeline answers through it once the last stage is done. */
+  readonly reply?: Reply;
+  /** Resolved by the route stage, or at admission on the headers when still current (not looked up again). */
   readonly route?: ResolvedRoute;
+  /** The body limit the declared `Content-Length` passed at admission: unless it changed, only the body is measured. */
+  readonly declaredSizeCheckedAgainst?: number;
   /** The parsed JSON body; after the script stage, the script's replacement. */
   readonly payload?: Record<string, unknown>;
   /** Resolved event type; `undefined` when the request names none. */

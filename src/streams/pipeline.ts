@@ -1,5 +1,7 @@
-import { map, Subject } from "rxjs";
-import type { PipelineCtx } from "./context.js";
+import { Subject } from "rxjs";
+import type { PipelineCtx, ResolvedRoute } from "./context.js";
+import { createIdempotencyRecord } from "./idempotencyRecord.js";
+import { OpenReplies, Reply } from "./reply.js";
 import { acceptStage } from "./stages/accept.js";
 import { type AuthDeps, authStage } from "./stages/auth.js";
 import { type DeliverDeps, deliverStage, needsDirectDelivery } from "./stages/deliver.js";
@@ -8,16 +10,16 @@ import { durableOperator } from "./stages/durable.js";
 import { eventCheckStage } from "./stages/events.js";
 import { type FilterDeps, filterStage } from "./stages/filters.js";
 import { type IdempotencyDeps, idempotencyStage } from "./stages/idempotency.js";
-import { DirectDeliveries } from "./stages/inFlight.js";
 import { maybeAsyncStagesOperator, type NamedMaybeAsyncStage } from "./stages/maybeAsync.js";
-import { applyStage, asyncStageOperator, INTERNAL_ERROR, type StageFailure } from "./stages/operator.js";
+import { asyncStageOperator, INTERNAL_ERROR, type StageFailure } from "./stages/operator.js";
 import { parseStage } from "./stages/parse.js";
 import { rateLimitStage, rateSpendStage } from "./stages/rateLimit.js";
-import { type RouteLookupDeps, routeLookupStage } from "./stages/route.js";
+import { type RouteLookupDeps, routeFinder, routeLookupStage, UNKNOWN_ROUTE } from "./stages/route.js";
 import { type ScriptDeps, scriptStage } from "./stages/script.js";
-import { bodySizeStage } from "./stages/size.js";
+import { bodySizeStage, declaredOver, PAYLOAD_TOO_LARGE } from "./stages/size.js";
 import type { MaybePromise } from "./stateUnavailable.js";
-import { type Inbound, type Outcome, unavailableOutcome } from "./types.js";
+import type { Inbound, Outcome } from "./types.js";
+import { unavailableOutcome } from "./types.js";
 
 const SHUTTING_DOWN = unavailableOutcome("Shutting down");
 
@@ -44,11 +46,30 @@ export interface PipelineDeps {
   readonly deliveryConcurrency?: number;
 }
 
+/** What admission made of a request's headers: an answer that ends the request, or what the stream reuses. */
+export interface Admission {
+  readonly outcome?: Outcome;
+  /** The route found; the stream keeps it unless it was retired meanwhile (`ResolvedRoute.standing`). */
+  readonly route?: ResolvedRoute;
+  /** The body limit the declared size passed; the stream checks the declared size again only if it changed. */
+  readonly maxBodyBytes?: number;
+}
+
 export interface Pipeline {
-  /** Runs processing steps 1–2 on the headers alone, before the body is read; an Outcome ends the request. */
+  /**
+   * Runs processing steps 1–2 (route, declared size) on the headers alone, before the body is read. An
+   * `outcome` ends the request; otherwise hand the result to `push`, which then does not redo them
+   * unless the routes or the body limit changed in between (then it answers what a fresh lookup says).
+   */
+  admit(head: Inbound): Admission;
+  /** `admit`, answering only: an Outcome ends the request. */
   preflight(head: Inbound): Outcome | undefined;
-  /** Pushes a request into the stream; `reply` is called exactly once with its answer. */
-  push(inbound: Inbound, reply: (answer: Outcome) => void): void;
+  /**
+   * Pushes a request into the stream; `reply` is called exactly once with its answer. `admitted` (from
+   * `admit` on the same request's headers) spares the route lookup and the declared-size check while
+   * they would answer the same.
+   */
+  push(inbound: Inbound, reply: (answer: Outcome) => void, admitted?: Admission): void;
   /** `push` as a Promise (never rejects). */
   submit(inbound: Inbound): Promise<Outcome>;
   /** Stops taking requests and resolves once every request in flight has been answered. */
@@ -61,18 +82,18 @@ const hasScript = (ctx: PipelineCtx) => ctx.route?.route.script !== undefined;
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const route = routeLookupStage(deps.routes);
   const size = bodySizeStage(deps);
-  const input = new Subject<Inbound>();
-  const direct = new DirectDeliveries();
-  const waiting = new Map<Inbound, (outcome: Outcome) => void>();
-  // The request being pushed: when every stage it meets is synchronous (no script, no direct delivery)
-  // it is answered inside `input.next` and never needs a `waiting` entry.
-  let pushing: Inbound | undefined;
-  let pushingReply: ((outcome: Outcome) => void) | undefined;
+  const input = new Subject<PipelineCtx>();
+  const open = new OpenReplies();
+  const record = createIdempotencyRecord({
+    checkAndAdd: (key) => deps.idempotency.checkAndAdd(key),
+    forget: (key) => deps.deliver.forget(key),
+  });
 
   // Consecutive stages run fused in one operator each (the processing order unchanged); the ones that may
-  // answer with a Promise (shared state) stay synchronous when they answer synchronously.
+  // answer with a Promise (shared state) stay synchronous when they answer synchronously. A request
+  // admitted with a route still current carries it (see `push`), and is not looked up again.
   const checks: readonly NamedMaybeAsyncStage[] = [
-    ["route", route],
+    ["route", (ctx) => (ctx.route === undefined ? route(ctx) : ctx)],
     ["size", size],
     ["rate_limit", rateLimitStage(deps)],
     ["auth", authStage(deps.auth)],
@@ -82,14 +103,18 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     ["filters", filterStage(deps.filters)],
   ];
   const decisions: readonly NamedMaybeAsyncStage[] = [
-    ["idempotency", idempotencyStage({ ...deps.idempotency, inFlight: (key) => direct.outcomeOf(key) })],
+    [
+      "idempotency",
+      idempotencyStage({
+        checkAndAdd: record.checkAndAdd,
+        randomId: () => deps.idempotency.randomId(),
+        inFlight: record.outcomeOf,
+      }),
+    ],
     ["accept", acceptStage],
-    ["dispatch", dispatchStage({ ...deps.dispatch, beginDirect: (key) => direct.begin(key) })],
+    ["dispatch", dispatchStage({ ...deps.dispatch, beginDirect: record.begin })],
   ];
-  const checked = input.pipe(
-    map((inbound): PipelineCtx => ({ inbound })),
-    maybeAsyncStagesOperator(checks, deps.onFailure),
-  );
+  const checked = input.pipe(maybeAsyncStagesOperator(checks, deps.onFailure));
   const answered = checked.pipe(
     asyncStageOperator(
       "script",
@@ -104,27 +129,19 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       : durableOperator({ durable: () => deps.durable?.(), forget: (key) => deps.dispatch.forget(key) }),
     asyncStageOperator(
       "deliver",
-      deliverStage({ ...deps.deliver, endDirect: (key, ok) => direct.end(key, ok) }),
+      deliverStage({ ...deps.deliver, endDirect: record.end }),
       deps.deliveryConcurrency ?? 64,
       deps.onFailure,
       needsDirectDelivery,
     ),
   );
 
+  let broken = false; // the stream errored (unreachable): whatever is pushed is answered 500
   const done = new Promise<void>((resolve) => {
     answered.subscribe({
       next: (ctx) => {
-        let reply: ((outcome: Outcome) => void) | undefined;
-        if (ctx.inbound === pushing) {
-          reply = pushingReply;
-          pushing = undefined;
-          pushingReply = undefined;
-        } else {
-          reply = waiting.get(ctx.inbound);
-          waiting.delete(ctx.inbound);
-        }
         try {
-          reply?.(ctx.outcome ?? INTERNAL_ERROR);
+          ctx.reply?.answer(ctx.outcome ?? INTERNAL_ERROR);
         } catch (err) {
           // A failing writer (e.g. a vanished socket) must never error the shared stream.
           deps.onFailure("reply", err, ctx);
@@ -132,12 +149,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       },
       error: (err: unknown) => {
         // Unreachable by construction (every stage catches); answer whoever waits rather than hang.
-        if (pushing !== undefined && pushingReply !== undefined) waiting.set(pushing, pushingReply);
-        pushing = undefined;
-        pushingReply = undefined;
-        deps.onFailure("pipeline", err, { inbound: [...waiting.keys()][0] as Inbound });
-        for (const reply of waiting.values()) reply(INTERNAL_ERROR);
-        waiting.clear();
+        broken = true;
+        const waiting = open.all();
+        deps.onFailure("pipeline", err, { inbound: waiting[0]?.inbound as Inbound });
+        for (const reply of waiting) {
+          try {
+            reply.answer(INTERNAL_ERROR);
+          } catch {
+            // The writer is gone; nothing more to do for this one.
+          }
+        }
         resolve();
       },
       complete: () => resolve(),
@@ -145,27 +166,44 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   });
   let closed = false;
 
+  // Steps 1–2 on the headers alone: the route and size stages' answers, without a context to carry.
+  const findRoute = routeFinder(deps.routes);
+  const admit = (head: Inbound): Admission => {
+    let found: ResolvedRoute | undefined;
+    try {
+      found = findRoute(head);
+    } catch (err) {
+      deps.onFailure("route", err, { inbound: head });
+      return { outcome: INTERNAL_ERROR };
+    }
+    if (found === undefined) return { outcome: UNKNOWN_ROUTE };
+    let max: number;
+    try {
+      max = deps.maxBodyBytes();
+    } catch (err) {
+      deps.onFailure("size", err, { inbound: head, route: found });
+      return { outcome: INTERNAL_ERROR };
+    }
+    if (declaredOver(head.headers, max) || head.body.length > max) return { outcome: PAYLOAD_TOO_LARGE };
+    return { route: found, maxBodyBytes: max };
+  };
+
   return {
-    preflight(head) {
-      const ctx = applyStage(
-        "size",
-        size,
-        applyStage("route", route, { inbound: head }, deps.onFailure),
-        deps.onFailure,
-      );
-      return ctx.outcome;
-    },
-    push(inbound, reply) {
+    admit,
+    preflight: (head) => admit(head).outcome,
+    push(inbound, reply, admitted) {
       if (closed) return reply(SHUTTING_DOWN);
-      pushing = inbound;
-      pushingReply = reply;
-      input.next(inbound);
-      if (pushing === inbound) {
-        // Not answered yet: an asynchronous stage holds it and answers later through `waiting`.
-        pushing = undefined;
-        pushingReply = undefined;
-        waiting.set(inbound, reply);
-      }
+      const carried = new Reply(inbound, reply, open);
+      // The admitted route is kept only while its table is current; otherwise the route stage looks it
+      // up again, so a route removed or replaced while the body arrived answers as it does now.
+      const kept = admitted?.route;
+      input.next(
+        kept !== undefined && kept.standing?.retired === false && admitted?.maxBodyBytes !== undefined
+          ? { inbound, reply: carried, route: kept, declaredSizeCheckedAgainst: admitted.maxBodyBytes }
+          : { inbound, reply: carried },
+      );
+      if (broken) carried.answer(INTERNAL_ERROR);
+      else carried.keepIfUnanswered();
     },
     submit(inbound) {
       return new Promise<Outcome>((resolve) => this.push(inbound, resolve));

@@ -154,8 +154,8 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
       body: EMPTY,
       receivedAt,
     };
-    const early = core.pipeline.preflight(headOnly);
-    if (early !== undefined) return reply(early, true);
+    const admitted = core.pipeline.admit(headOnly);
+    if (admitted.outcome !== undefined) return reply(admitted.outcome, true);
     body.read(core.maxBodyBytes(), (received) => {
       if (received === "too_large") return reply(PAYLOAD_TOO_LARGE, true);
       try {
@@ -168,7 +168,7 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
           body: received,
           receivedAt,
         };
-        core.pipeline.push(inbound, reply);
+        core.pipeline.push(inbound, reply, admitted);
       } catch (err) {
         core.onInternalError(err);
         reply(errorOutcome(500, "Internal error"));

@@ -10,7 +10,10 @@ export interface DeliverDeps {
   deliverDirect(event: AcceptedEvent): Promise<boolean>;
   /** Forgets a recorded delivery id so the sender's retry of a failed delivery is processed. */
   forget(key: string): void;
-  /** The direct delivery of `key` is over (see `DirectDeliveries`). */
+  /**
+   * The direct delivery of `key` is over (see `IdempotencyRecord`): when given, it forgets a failed key
+   * (instead of `forget`) and answers the duplicates that waited.
+   */
   endDirect?(key: string, ok: boolean): void;
 }
 
@@ -29,8 +32,8 @@ export function deliverStage(deps: DeliverDeps): AsyncStage {
     try {
       delivered = await deps.deliverDirect(event);
     } finally {
-      if (!delivered) void deps.forget(key);
-      deps.endDirect?.(key, delivered);
+      if (deps.endDirect !== undefined) deps.endDirect(key, delivered);
+      else if (!delivered) void deps.forget(key);
     }
     if (!delivered) return DELIVERY_FAILED;
     return outcome(200, {

@@ -11,7 +11,7 @@ export interface IdempotencyDeps {
   /** Records the key; `true` when it was already recorded (a duplicate). */
   checkAndAdd(key: string): MaybePromise<boolean>;
   randomId(): string;
-  /** The outcome of a direct delivery of `key` still under way (see `DirectDeliveries`). */
+  /** The outcome of a direct delivery of `key` still under way (see `IdempotencyRecord`: the key is pending). */
   inFlight?(key: string): Promise<boolean> | undefined;
 }
 

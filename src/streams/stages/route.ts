@@ -1,6 +1,6 @@
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { ResolvedRoute, Stage } from "../context.js";
-import { errorOutcome } from "../types.js";
+import { errorOutcome, type Inbound } from "../types.js";
 
 export interface RouteLookupDeps {
   lookup(name: string): ResolvedRoute | undefined;
@@ -15,13 +15,22 @@ export const UNKNOWN_ROUTE = errorOutcome(404, "Unknown route");
  * route exists. The check runs here, before auth, so an unsigned probe learns nothing either.
  */
 export function routeLookupStage(deps: RouteLookupDeps): Stage {
+  const find = routeFinder(deps);
   return (ctx) => {
-    const route = deps.lookup(ctx.inbound.routeName);
-    if (route === undefined) return UNKNOWN_ROUTE;
+    const route = find(ctx.inbound);
+    return route === undefined ? UNKNOWN_ROUTE : { ...ctx, route };
+  };
+}
+
+/** The route a request is served by, or undefined when it gets the unknown-route answer (see above). */
+export function routeFinder(deps: RouteLookupDeps): (inbound: Inbound) => ResolvedRoute | undefined {
+  return (inbound) => {
+    const route = deps.lookup(inbound.routeName);
+    if (route === undefined) return undefined;
     if (deps.multiplexProfiles()) {
-      const asked = ctx.inbound.profile ?? DEFAULT_PROFILE;
-      if (asked !== route.profile) return UNKNOWN_ROUTE;
+      const asked = inbound.profile ?? DEFAULT_PROFILE;
+      if (asked !== route.profile) return undefined;
     }
-    return { ...ctx, route };
+    return route;
   };
 }

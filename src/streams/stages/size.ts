@@ -10,15 +10,23 @@ export function declaredLength(headers: Readonly<Record<string, string>>): numbe
   return Number(raw);
 }
 
+/** Whether the declared `Content-Length` is over `max`. */
+export function declaredOver(headers: Readonly<Record<string, string>>, max: number): boolean {
+  const declared = declaredLength(headers);
+  return declared !== undefined && declared > max;
+}
+
 /**
  * Step 2 of the processing order (docs/webhook.md). The ingress runs this on the headers before reading (empty body) and stops a
- * chunked body as soon as it passes the limit; here it is checked again on the full body.
+ * chunked body as soon as it passes the limit; here the full body is measured. The declared size is
+ * checked again only if it was not checked at admission against the limit in force now.
  */
 export function bodySizeStage(deps: { maxBodyBytes(): number }): Stage {
   return (ctx) => {
     const max = deps.maxBodyBytes();
-    const declared = declaredLength(ctx.inbound.headers);
-    if (declared !== undefined && declared > max) return PAYLOAD_TOO_LARGE;
+    if (ctx.declaredSizeCheckedAgainst !== max && declaredOver(ctx.inbound.headers, max)) {
+      return PAYLOAD_TOO_LARGE;
+    }
     if (ctx.inbound.body.length > max) return PAYLOAD_TOO_LARGE;
     return ctx;
   };

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { createIdempotencyRecord } from "../../../src/streams/idempotencyRecord.js";
+import { createSeenCache } from "../../../src/streams/seenCache.js";
+
+function record() {
+  const seen = createSeenCache({ ttlMs: 3_600_000, maxEntries: 100, now: () => 0 });
+  const forgotten: string[] = [];
+  const r = createIdempotencyRecord({
+    checkAndAdd: (key) => seen.checkAndAdd(key),
+    forget: (key) => {
+      forgotten.push(key);
+      seen.delete(key);
+    },
+  });
+  return { r, seen, forgotten };
+}
+
+describe("the idempotency record: a key is pending, then done or failed", () => {
+  it("pending while its delivery is under way; done keeps the key, so a repeat is a duplicate", async () => {
+    const { r, seen, forgotten } = record();
+    expect(r.checkAndAdd("r:1")).toBe(false);
+    expect(r.isPending("r:1")).toBe(false);
+    r.begin("r:1");
+    expect(r.isPending("r:1")).toBe(true);
+    expect(r.checkAndAdd("r:1")).toBe(true);
+    const waiting = r.outcomeOf("r:1");
+    expect(waiting).toBeInstanceOf(Promise);
+    r.end("r:1", true);
+    expect(await waiting).toBe(true);
+    expect(r.isPending("r:1")).toBe(false);
+    expect(r.outcomeOf("r:1")).toBeUndefined();
+    expect(seen.has("r:1")).toBe(true);
+    expect(forgotten).toEqual([]);
+    expect(r.checkAndAdd("r:1")).toBe(true);
+  });
+
+  it("failed forgets the key before the waiting duplicates learn it, so the sender's retry is processed", async () => {
+    const { r, seen, forgotten } = record();
+    r.checkAndAdd("r:2");
+    r.begin("r:2");
+    const waiting = r.outcomeOf("r:2")?.then((ok) => ({ ok, stillSeen: seen.has("r:2") }));
+    r.end("r:2", false);
+    expect(await waiting).toEqual({ ok: false, stillSeen: false });
+    expect(forgotten).toEqual(["r:2"]);
+    expect(r.isPending("r:2")).toBe(false);
+    expect(r.checkAndAdd("r:2")).toBe(false);
+  });
+
+  it("keys are independent, and ending a key that is not pending only applies the outcome to the store", () => {
+    const { r, forgotten } = record();
+    r.begin("a:1");
+    r.begin("b:1");
+    r.end("b:1", true);
+    expect(r.isPending("a:1")).toBe(true);
+    expect(r.isPending("b:1")).toBe(false);
+    r.end("c:1", false);
+    expect(forgotten).toEqual(["c:1"]);
+  });
+});
