@@ -34,6 +34,7 @@ const SCENARIOS = [
   "auth/pre-registration",
   "auth/scope-step-up",
   "sse-retry",
+  "elicitation-sep1034-client-defaults",
 ] as const;
 
 /** Scenarios run this many at a time: each one spawns the suite, the driver and svc's CLI. */

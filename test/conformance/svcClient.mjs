@@ -11,7 +11,14 @@ import { join } from "node:path";
 const TOOL_CALLS = {
   tools_call: ["add_numbers", "--args", '{"a":2,"b":3}'],
   "auth/scope-step-up": ["test-tool", "--args", "{}"],
-  "elicitation-sep1034-client-defaults": ["test_client_elicitation_defaults", "--args", "{}"],
+  // No terminal here: the form is answered with its defaults only because the driver asks for it.
+  "elicitation-sep1034-client-defaults": [
+    "test_client_elicitation_defaults",
+    "--args",
+    "{}",
+    "--elicitation",
+    "defaults",
+  ],
   "sse-retry": ["test_reconnection", "--args", "{}"],
 };
 
