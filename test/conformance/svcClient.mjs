@@ -55,6 +55,9 @@ try {
     if (typeof context.client_secret === "string")
       config += `      client_secret: ${JSON.stringify(context.client_secret)}\n      token_endpoint_auth_method: client_secret_basic\n`;
   }
+  // auth/basic-cimd: the suite's document URL, whose host does not resolve here (svc presents it anyway).
+  if (scenario === "auth/basic-cimd")
+    config += `    oauth:\n      client_metadata_url: "https://conformance-test.local/client-metadata.json"\n`;
   writeFileSync(join(home, "config.yaml"), config, { mode: 0o600 });
   let code = 0;
   if (scenario.startsWith("auth/")) code = svc("mcp", "login", "conformance");
