@@ -7,9 +7,12 @@ import type { TransportFor } from "../../src/io/mcp/connect.js";
  * linked InMemoryTransport pair: for tests about svc's logic (naming, filters, trust, server requests),
  * not about a transport. Each session attempt builds its own server (an McpServer takes one transport).
  */
-export function inMemoryServers(build: Readonly<Record<string, () => McpServer>>): TransportFor {
+export function inMemoryServers(
+  build: Readonly<Record<string, () => McpServer>> | ((name: string) => McpServer),
+): TransportFor {
   return (name) => {
-    const make = Object.hasOwn(build, name) ? build[name] : undefined;
+    const make =
+      typeof build === "function" ? () => build(name) : Object.hasOwn(build, name) ? build[name] : undefined;
     if (make === undefined) throw new Error(`no in-memory server named "${name}"`);
     const [client, server] = InMemoryTransport.createLinkedPair();
     void make().connect(server);
