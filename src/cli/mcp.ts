@@ -10,7 +10,7 @@ import { oauthProviderFor } from "../actors/oauth/provider.js";
 import { runsNote } from "../agent/routeTools.js";
 import { interpolate } from "../config/interpolate.js";
 import { type LoadedConfig, loadConfig, secretScope } from "../config/load.js";
-import { isTrusted, transportKind } from "../config/sections/mcp.js";
+import { isTrusted, transportKind, type UnattendedElicitation } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
 import { redactCredentials, scrub } from "../io/credentials.js";
 import { runningPid } from "../io/gatewayState.js";
@@ -25,7 +25,7 @@ import { printChecks, testAll } from "./mcp/checkCommands.js";
 import { addServer, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
 import { formatTools } from "./mcp/toolsOutput.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
-import { parseSecondsOption } from "./options.js";
+import { parseElicitationOption, parseSecondsOption } from "./options.js";
 
 /** The entry named `name`; a name such as `constructor` must not find Object.prototype's member. */
 function serverEntry(loaded: LoadedConfig, name: string) {
@@ -37,9 +37,21 @@ function serverEntry(loaded: LoadedConfig, name: string) {
  * first connect, so it may open a browser login with or without a terminal on stdin — the
  * URL is printed too; the device flow still needs `svc mcp login --flow device` at a terminal.
  */
-function cliHub(loaded: LoadedConfig, names: readonly string[]): McpHub {
+function cliHub(loaded: LoadedConfig, names: readonly string[], elicitation?: UnattendedElicitation): McpHub {
   const servers = Object.fromEntries(
-    names.map((n) => [n, serverEntry(loaded, n)]).filter(([, e]) => e !== undefined),
+    names.flatMap((n) => {
+      const e = serverEntry(loaded, n);
+      if (e === undefined) return [];
+      // `--elicitation` replaces each server's `elicitation.unattended` for this command.
+      return [
+        [
+          n,
+          elicitation === undefined
+            ? e
+            : { ...e, elicitation: { ...e.elicitation, unattended: elicitation } },
+        ],
+      ];
+    }),
   );
   const unknown = names.filter((n) => serverEntry(loaded, n) === undefined);
   if (unknown.length > 0) {
@@ -286,11 +298,11 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
 async function callTool(
   server: string,
   tool: string,
-  options: { args?: string; json?: boolean },
+  options: { args?: string; json?: boolean; elicitation?: UnattendedElicitation },
 ): Promise<void> {
   const args = parseToolArgs(options.args);
   const loaded = loadConfig();
-  const hub = cliHub(loaded, [server]);
+  const hub = cliHub(loaded, [server], options.elicitation);
   try {
     const result = await hub.call(server, tool, args);
     process.stdout.write(
@@ -371,6 +383,11 @@ export function registerMcpCommands(program: Command): void {
     .option(
       "--json",
       "print the whole result as JSON (content blocks with their data, structuredContent, isError)",
+    )
+    .option(
+      "--elicitation <policy>",
+      "answer to a server's form when no terminal is attached: decline, or defaults (the form's defaults); overrides elicitation.unattended",
+      parseElicitationOption,
     )
     .action(callTool);
   mcp

@@ -1,4 +1,5 @@
 import { bindHost } from "../config/host.js";
+import type { UnattendedElicitation } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
 
 /** A `--port` value: 0-65535 (0 picks a free port where a listener takes it). */
@@ -27,4 +28,10 @@ export function parseHostOption(text: string): string {
   const bind = bindHost(text, "--port");
   if ("problem" in bind) throw new SvcError("usage", `--host: ${bind.problem}`);
   return bind.host;
+}
+
+/** A `--elicitation` value: how a form is answered when nobody is at a terminal. */
+export function parseElicitationOption(text: string): UnattendedElicitation {
+  if (text === "decline" || text === "defaults") return text;
+  throw new SvcError("usage", `--elicitation: expected decline or defaults, got "${text}"`);
 }

@@ -35,6 +35,8 @@ const SCENARIOS = [
   "auth/pre-registration",
   "auth/scope-step-up",
   "sse-retry",
+  "elicitation-sep1034-client-defaults",
+  "auth/basic-cimd",
 ] as const;
 
 /** Scenarios run this many at a time: each one spawns the suite, the driver and svc's CLI. */

@@ -11,7 +11,14 @@ import { join } from "node:path";
 const TOOL_CALLS = {
   tools_call: ["add_numbers", "--args", '{"a":2,"b":3}'],
   "auth/scope-step-up": ["test-tool", "--args", "{}"],
-  "elicitation-sep1034-client-defaults": ["test_client_elicitation_defaults", "--args", "{}"],
+  // No terminal here: the form is answered with its defaults only because the driver asks for it.
+  "elicitation-sep1034-client-defaults": [
+    "test_client_elicitation_defaults",
+    "--args",
+    "{}",
+    "--elicitation",
+    "defaults",
+  ],
   "sse-retry": ["test_reconnection", "--args", "{}"],
 };
 
@@ -51,6 +58,9 @@ try {
     if (typeof context.client_secret === "string")
       config += `      client_secret: ${JSON.stringify(context.client_secret)}\n      token_endpoint_auth_method: client_secret_basic\n`;
   }
+  // auth/basic-cimd: the suite's document URL, whose host does not resolve here (svc presents it anyway).
+  if (scenario === "auth/basic-cimd")
+    config += `    oauth:\n      client_metadata_url: "https://conformance-test.local/client-metadata.json"\n`;
   writeFileSync(join(home, "config.yaml"), config, { mode: 0o600 });
   let code = 0;
   if (scenario.startsWith("auth/")) code = svc("mcp", "login", "conformance");

@@ -17,21 +17,41 @@ export interface ElicitationRequest {
 
 /** Where approvals and form elicitations go: a terminal prompt in the CLI, a policy in the gateway. */
 export interface ApprovalSurface {
+  /** True when a person answers right now (a terminal); absent or false: nobody (the gateway, a script). */
+  readonly attended?: () => boolean;
+  /** Tells the user of a decision taken without asking them (the CLI writes it on stderr). */
+  readonly notice?: (text: string) => void;
   approve(request: ApprovalRequest, signal: AbortSignal): Promise<boolean>;
   elicit(request: ElicitationRequest, signal: AbortSignal): Promise<ElicitResult>;
+}
+
+type FieldValue = string | number | boolean | string[];
+
+/** What a form's defaults answer: accept with them, or decline naming the required fields that have none. */
+export type DefaultsAnswer =
+  | { readonly action: "accept"; readonly content: Record<string, FieldValue> }
+  | { readonly action: "decline"; readonly missing: readonly string[] };
+
+/**
+ * A form answered with its fields' schema `default`s: accepted when every required field has one (fields
+ * without a default are left out), declined otherwise.
+ */
+export function defaultsAnswer(schema: ElicitationRequest["requestedSchema"]): DefaultsAnswer {
+  const content: Record<string, FieldValue> = {};
+  for (const [key, property] of Object.entries(schema.properties)) {
+    const fallback = (property as { default?: unknown }).default;
+    if (fallback !== undefined) content[key] = fallback as FieldValue;
+  }
+  const missing = (schema.required ?? []).filter((key) => !Object.hasOwn(content, key));
+  return missing.length === 0 ? { action: "accept", content } : { action: "decline", missing };
 }
 
 /** Field defaults of a form, or undefined when a required field has none (the form cannot be auto-filled). */
 export function formDefaults(
   schema: ElicitationRequest["requestedSchema"],
-): Record<string, string | number | boolean | string[]> | undefined {
-  const content: Record<string, string | number | boolean | string[]> = {};
-  for (const [key, property] of Object.entries(schema.properties)) {
-    const fallback = (property as { default?: unknown }).default;
-    if (fallback !== undefined) content[key] = fallback as string | number | boolean | string[];
-  }
-  for (const key of schema.required ?? []) if (!(key in content)) return undefined;
-  return content;
+): Record<string, FieldValue> | undefined {
+  const answer = defaultsAnswer(schema);
+  return answer.action === "accept" ? answer.content : undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { ActorOptions, AnyActorLogic } from "xstate";
 import type { InterpolationScope } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import type { Logger } from "../../io/log.js";
-import type { OAuthProviderFor } from "../../io/mcp/connect.js";
+import type { OAuthProviderFor, TransportFor } from "../../io/mcp/connect.js";
 import type { ServerStatus } from "../../io/mcp/statusFile.js";
 import type { GatewaySystem } from "../system.js";
 import type { ApprovalSurface } from "./approvals.js";
@@ -32,4 +32,6 @@ export interface HubOptions {
   readonly onStatus?: (statuses: ServerStatus[]) => void;
   /** After each tool call that reached the server: its duration (metrics). */
   readonly onToolCall?: (server: string, outcome: "ok" | "error", seconds: number) => void;
+  /** Replaces the entry's own transport (tests: an in-memory pair with an SDK server). */
+  readonly transportFor?: TransportFor;
 }

@@ -138,6 +138,7 @@ export async function connectRuntime(
     signal,
     ...(deps.oauthProviderFor === undefined ? {} : { oauthProviderFor: deps.oauthProviderFor }),
     ...(deps.parentEnv === undefined ? {} : { parentEnv: deps.parentEnv }),
+    ...(deps.transportFor === undefined ? {} : { transportFor: deps.transportFor }),
   };
   const session = await connectServer(rt.name, rt.entry, options);
   rt.secrets = session.secrets;

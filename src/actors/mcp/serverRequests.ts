@@ -7,7 +7,7 @@ import type {
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import type { Logger } from "../../io/log.js";
 import type { SessionHandlers } from "../../io/mcp/session.js";
-import type { ApprovalSurface } from "./approvals.js";
+import { type ApprovalSurface, defaultsAnswer, type ElicitationRequest } from "./approvals.js";
 
 /** Answers a sampling request with the gateway's agent runner (and, from a model runner, the model it used). */
 export type SamplingRunner = (
@@ -58,6 +58,27 @@ function within<T>(
   });
 }
 
+/** `elicitation.unattended: defaults` with nobody at a terminal: the form's defaults, or decline naming what lacks one. */
+function answerWithDefaults(
+  request: ElicitationRequest,
+  approvals: ApprovalSurface,
+  logger: Logger,
+): ElicitResult {
+  const { server } = request;
+  const answer = defaultsAnswer(request.requestedSchema);
+  if (answer.action === "accept") {
+    logger.info(
+      { server, decision: "accept", fields: Object.keys(answer.content) },
+      `[mcp] elicitation from ${server}: accepted with the form's defaults (elicitation.unattended: defaults)`,
+    );
+    return { action: "accept", content: answer.content };
+  }
+  const why = `elicitation from ${server}: declined — required fields without a default: ${answer.missing.join(", ")} (elicitation.unattended: defaults)`;
+  logger.info({ server, decision: "decline", missing: answer.missing }, `[mcp] ${why}`);
+  approvals.notice?.(why);
+  return { action: "decline" };
+}
+
 export interface ServerRequestDeps {
   readonly server: string;
   readonly entry: McpServerEntry;
@@ -70,7 +91,8 @@ export interface ServerRequestDeps {
 /**
  * Handlers for server-initiated requests. Sampling is advertised only with `sampling.enabled`
  * and a runner; elicitation unless `elicitation.enabled: false`. URL-mode elicitation is always declined;
- * a form goes to the approval surface and is cancelled after `elicitation.timeout`.
+ * a form goes to the approval surface and is cancelled after `elicitation.timeout`, unless nobody is at a
+ * terminal and `elicitation.unattended` is `defaults`: then the form's defaults answer it.
  */
 export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers {
   const { entry, server, logger } = deps;
@@ -126,6 +148,8 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
         return { action: "decline" };
       }
       const request = { server, message: params.message, requestedSchema: params.requestedSchema };
+      if (entry.elicitation.unattended === "defaults" && deps.approvals.attended?.() !== true)
+        return answerWithDefaults(request, deps.approvals, logger);
       return within(
         (s) => deps.approvals.elicit(request, s),
         timeoutMs,

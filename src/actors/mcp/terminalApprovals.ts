@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline";
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { terminalText } from "../../io/terminalText.js";
 import type { ApprovalSurface } from "./approvals.js";
 
 interface Terminal {
@@ -89,6 +90,9 @@ export function terminalApprovals(
   terminal: Terminal = { input: process.stdin, output: process.stderr },
 ): ApprovalSurface {
   return {
+    attended: () => terminal.input.isTTY === true,
+    // The text quotes the server's field names: no terminal escapes from it.
+    notice: (text) => terminal.output.write(`svc: ${terminalText(text)}\n`),
     async approve(request, signal) {
       if (terminal.input.isTTY !== true) return false;
       const args = JSON.stringify(request.args);

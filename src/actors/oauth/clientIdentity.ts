@@ -4,7 +4,7 @@ import type {
   OAuthClientInformationMixed,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
-import { validateClientMetadataDocument } from "../../io/oauth/cimd.js";
+import { DocumentUnreachable, validateClientMetadataDocument } from "../../io/oauth/cimd.js";
 import { DEVICE_GRANT, discoverForFlow, type FlowKind } from "../../io/oauth/discovery.js";
 import type { OAuthFetches } from "../../io/oauth/fetch.js";
 import type { OAuthSettings } from "../../io/oauth/settings.js";
@@ -115,6 +115,8 @@ export async function chooseClient(args: {
   avoidDocument?: boolean;
   freshClient?: boolean;
   now?: number;
+  /** Tells the user of a document presented without being verified here. */
+  warn?: (text: string) => void;
 }): Promise<ClientChoice> {
   const { serverName, settings, store, meta, flow, fetches } = args;
   const configured = configuredClient(settings);
@@ -136,6 +138,14 @@ export async function chooseClient(args: {
     asMeta.client_id_metadata_document_supported === true
   ) {
     await validateClientMetadataDocument(documentUrl, fetches.discovery).catch((err: unknown) => {
+      // svc's network can differ from the authorization server's (svc behind a firewall, the document on
+      // the public internet): the server fetches and verifies the document itself, so it is presented.
+      if (err instanceof DocumentUnreachable) {
+        args.warn?.(
+          `${serverName}: mcp_servers.${serverName}.${err.message}; presenting it anyway — the authorization server fetches and verifies it`,
+        );
+        return;
+      }
       // Name the server entry whose key is at fault.
       if (err instanceof SvcError)
         throw new SvcError("oauth", `${serverName}: mcp_servers.${serverName}.${err.message}`, {
@@ -236,6 +246,10 @@ export async function discoverAndIdentify(
     avoidDocument: retried,
     freshClient: job.freshClient === true || retried,
     now: job.now(),
+    warn: (text) => {
+      job.logger.warn({ server: job.serverName }, `[oauth] ${text}`);
+      job.print(`warning: ${text}`);
+    },
   });
   return { meta, client };
 }

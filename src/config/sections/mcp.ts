@@ -164,8 +164,11 @@ export const elicitationSchema = z
   .strictObject({
     enabled: z.boolean().default(true),
     timeout: seconds(300, { positive: true }),
+    /** The answer to a form when nobody is at a terminal: `decline`, or `defaults` (accept with each field's default). */
+    unattended: z.enum(["decline", "defaults"]).default("decline"),
   })
-  .default({ enabled: true, timeout: 300 });
+  .default({ enabled: true, timeout: 300, unattended: "decline" });
+export type UnattendedElicitation = z.infer<typeof elicitationSchema>["unattended"];
 
 const lifecycleSchema = z.strictObject({
   idle_timeout_seconds: z.unknown().optional(),

@@ -1,5 +1,5 @@
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { InterpolationScope } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
@@ -19,6 +19,9 @@ export type OAuthProviderFor = (
   options: { interactive: boolean },
 ) => OAuthClientProvider | Promise<OAuthClientProvider>;
 
+/** A transport for a rendered entry, called once per session attempt (each protocol era opens its own). */
+export type TransportFor = (server: string, entry: McpServerEntry) => Transport;
+
 export interface ConnectOptions {
   /** Read at every connect, so a variable added to `.env` later is picked up. */
   readonly scope: () => InterpolationScope;
@@ -31,6 +34,8 @@ export interface ConnectOptions {
   readonly onSecrets?: (secrets: readonly string[]) => void;
   readonly signal?: AbortSignal;
   readonly parentEnv?: NodeJS.ProcessEnv;
+  /** Replaces the entry's own transport, with no preflight, TLS or OAuth (tests over InMemoryTransport). */
+  readonly transportFor?: TransportFor;
 }
 
 /** Renders the entry, checks TLS files and the endpoint, then opens a session in the configured era. */
@@ -49,6 +54,23 @@ export async function connectServer(
     ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
     ...(options.parentEnv === undefined ? {} : { parentEnv: options.parentEnv }),
   };
+  const transportFor = options.transportFor;
+  if (transportFor !== undefined) {
+    return openSession({
+      name,
+      protocol: rendered.protocol,
+      makeTransport: () => transportFor(name, rendered),
+      timeoutMs,
+      ...sessionExtras(options),
+    })
+      .then((session) => {
+        session.secrets = secrets;
+        return session;
+      })
+      .catch((err: unknown) => {
+        throw hide(scoped(name, err, undefined, undefined, undefined, transportKind(rendered)));
+      });
+  }
   if (transportKind(rendered) === "stdio") {
     const child: ChildReport = { stderr: [] };
     return openSession({

@@ -24,9 +24,46 @@ export function clientMetadataUrlProblem(raw: string): string | undefined {
 
 const FIX = "fix the document or set cimd: false";
 
+/** The fetch of the document never reached its host (svc's network view): the authorization server may still. */
+export class DocumentUnreachable extends SvcError {}
+
+/** Connection-level failures: the name did not resolve, the host refused or did not answer. */
+const UNREACHABLE_CODES = new Set([
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EAI_NODATA",
+  "ECONNREFUSED",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/** Whether a fetch failure is one of those (the error, its causes, an AggregateError's errors), or the request timed out. */
+export function isUnreachable(err: unknown, depth = 0): boolean {
+  if (depth > 5 || err === null || typeof err !== "object") return false;
+  const e = err as { name?: unknown; code?: unknown; cause?: unknown; errors?: unknown };
+  if (e.name === "TimeoutError") return true;
+  if (typeof e.code === "string" && UNREACHABLE_CODES.has(e.code)) return true;
+  if (Array.isArray(e.errors) && e.errors.some((x) => isUnreachable(x, depth + 1))) return true;
+  return isUnreachable(e.cause, depth + 1);
+}
+
+/** The reason of a fetch failure: undici's "fetch failed" says nothing without its cause. */
+function fetchFailure(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const cause = err instanceof Error ? err.cause : undefined;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const detail =
+    cause instanceof Error && cause.message !== "" ? cause.message : typeof code === "string" ? code : "";
+  return detail === "" || message.includes(detail) ? message : `${message}: ${detail}`;
+}
+
 /**
  * Fetches and checks a self-hosted client metadata document: 200, `application/json`,
- * no redirect, all ten loopback redirect URIs, and `client_id` equal to its own URL.
+ * no redirect, all ten loopback redirect URIs, and `client_id` equal to its own URL. A document svc
+ * cannot reach throws DocumentUnreachable (the caller decides); every other failure is a wrong document.
  */
 export async function validateClientMetadataDocument(
   url: string,
@@ -43,9 +80,12 @@ export async function validateClientMetadataDocument(
   try {
     res = await fetchFn(url, { redirect: "manual", headers: { accept: "application/json" } });
   } catch (err) {
+    const why = fetchFailure(err);
+    if (isUnreachable(err))
+      throw new DocumentUnreachable("oauth", `${where}: not reachable from here (${why})`, { cause: err });
     throw new SvcError(
       "oauth",
-      `${where}: cannot be fetched (${(err as Error).message}) — publish the document or set cimd: false`,
+      `${where}: cannot be fetched (${why}) — publish the document or set cimd: false`,
     );
   }
   if (res.status !== 200) {

@@ -1,8 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
-import { terminalApprovals } from "../../../src/actors/mcp/terminalApprovals.js";
 import { stdioEntry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
@@ -106,113 +104,9 @@ describe("protocol eras (spec 9)", () => {
   });
 });
 
-describe("server-initiated requests (spec 6)", () => {
-  it("sampling: disabled by default (not advertised); enabled → answered by the runner, max_tokens clamped", async () => {
-    const seen: Array<{ prompt: string; maxTokens: number; model?: string }> = [];
-    const runner = async (r: { prompt: string; maxTokens: number; model?: string }) => {
-      seen.push(r);
-      return `reply to ${r.prompt}`;
-    };
-    const h = hub(
-      ctx.home,
-      {
-        off: stdioEntry(),
-        on: stdioEntry("legacy", { sampling: { enabled: true, max_tokens: 50, model: "m1" } }),
-      },
-      { runner },
-    );
-    const off = await h.call("off", "sample", { prompt: "hi" });
-    expect(off.isError).toBe(true);
-    expect(text(await h.call("on", "sample", { prompt: "hi" }))).toBe("m1:reply to user: hi");
-    expect(seen).toEqual([expect.objectContaining({ prompt: "user: hi", maxTokens: 50, model: "m1" })]);
-  });
-
-  it("sampling: requests over max_requests_per_minute are refused", async () => {
-    let now = 1_000_000;
-    const h = hub(
-      ctx.home,
-      { s: stdioEntry("legacy", { sampling: { enabled: true, max_requests_per_minute: 1 } }) },
-      {
-        runner: async () => "ok",
-        now: () => now,
-      },
-    );
-    expect(text(await h.call("s", "sample", { prompt: "1" }))).toBe("svc-agent:ok");
-    expect(text(await h.call("s", "sample", { prompt: "2" }))).toMatch(/sampling failed: .*rate limit/);
-    now += 60_001;
-    expect(text(await h.call("s", "sample", { prompt: "3" }))).toBe("svc-agent:ok");
-  });
-
-  it("form elicitation goes to the approval surface (terminal prompt); URL mode is declined", async () => {
-    const input = Object.assign(new PassThrough(), { isTTY: true });
-    const output = new PassThrough();
-    const asked: string[] = [];
-    output.on("data", (chunk: Buffer) => {
-      const line = chunk.toString();
-      asked.push(line);
-      if (line.startsWith("  color")) input.write("red\n");
-      if (line.includes("Send these answers")) input.write("y\n");
-    });
-    const h = hub(ctx.home, { e: stdioEntry() }, { approvals: terminalApprovals({ input, output }) });
-    expect(JSON.parse(text(await h.call("e", "ask", {})))).toEqual({
-      action: "accept",
-      content: { color: "red" },
-    });
-    expect(asked.join("")).toContain("Pick a color");
-    expect(JSON.parse(text(await h.call("e", "ask-url", {})))).toEqual({ action: "decline" });
-  });
-
-  it("the terminal surface answers no when stdin is not a terminal", async () => {
-    const input = Object.assign(new PassThrough(), { isTTY: false });
-    const h = hub(
-      ctx.home,
-      { e: stdioEntry(), u: stdioEntry("legacy", { trust: "untrusted" }) },
-      {
-        approvals: terminalApprovals({ input, output: new PassThrough() }),
-      },
-    );
-    expect(JSON.parse(text(await h.call("e", "ask", {})))).toEqual({ action: "decline" });
-    await expect(h.call("u", "add", { a: 1, b: 1 })).rejects.toMatchObject({ code: "approval_denied" });
-  });
-
-  it("elicitation.timeout cancels an unanswered form; elicitation.enabled: false is not advertised", async () => {
-    const h = hub(
-      ctx.home,
-      {
-        slow: stdioEntry("legacy", { elicitation: { timeout: 0.2 } }),
-        off: stdioEntry("legacy", { elicitation: { enabled: false } }),
-      },
-      {
-        approvals: {
-          approve: async () => false,
-          elicit: (_r, signal) =>
-            new Promise((resolve) =>
-              signal.addEventListener("abort", () => resolve({ action: "accept", content: {} })),
-            ),
-        },
-      },
-    );
-    const slow = text(await h.call("slow", "ask", {}));
-    expect(JSON.parse(slow)).toEqual({ action: "cancel" });
-    const off = await h.call("off", "ask", {});
-    expect(off.isError).toBe(true);
-    expect(text(off)).toMatch(/does not support.*elicitation/i);
-  });
-});
+// Server-initiated requests (sampling, elicitation) and naming: test/unit/mcp/serverRequests.test.ts (in memory).
 
 describe("tools/list_changed", () => {
-  it("re-lists, re-registers and re-caches the server's tools", async () => {
-    const h = hub(ctx.home, { fx: stdioEntry() });
-    await h.settled("fx");
-    expect(h.tools().map((t) => t.name)).not.toContain("mcp__fx__late_one");
-    await h.call("fx", "add-tool", { name: "late.one" });
-    await vi.waitFor(() => expect(h.tools().map((t) => t.name)).toContain("mcp__fx__late_one"), {
-      timeout: 3000,
-      interval: 20,
-    });
-    expect(text(await h.call("fx", "late.one", {}))).toBe("late late.one");
-  });
-
   it("a burst of notifications (one per tool added) re-lists at most twice and ends with the full list", async () => {
     const h = hub(ctx.home, { fx: stdioEntry("legacy", {}, ["--count-lists"]) });
     await h.settled("fx");

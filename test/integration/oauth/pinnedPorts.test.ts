@@ -2,7 +2,7 @@
  * The only test file that binds the pinned callback ports 27890–27894 (spec 5.6): other suites use
  * random ports. Ports another process already holds are tolerated where the test asserts fallback.
  */
-import { createServer, type Server } from "node:net";
+import { type AddressInfo, createServer, type Server } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createActor, SimulatedClock, waitFor } from "xstate";
 import { browserLoginLogic } from "../../../src/actors/oauth/browserLogin.js";
@@ -231,6 +231,32 @@ describe("client metadata document and pinned callback ports", () => {
     expect(as.seen.some((r) => r.path === "/register")).toBe(false);
   });
 
+  it("a document svc cannot reach (connection refused) is presented anyway, with a warning naming the URL", async () => {
+    const { as, rs } = await setup({ cimd: true });
+    const port = await closedPort();
+    const url = `https://127.0.0.1:${port}/oauth/client.json`;
+    const h = harness(home.dir, "walled", rs.url, { client_metadata_url: url });
+    await loginWith(h);
+    expect(new URL(h.opened[0] as string).searchParams.get("client_id")).toBe(url);
+    expect(as.seen.some((r) => r.path === "/register")).toBe(false);
+    expect(h.printed.join("\n")).toMatch(
+      new RegExp(
+        `warning: walled: mcp_servers\\.walled\\.oauth\\.client_metadata_url ${url.replace(/[.]/g, "\\.")}: not reachable from here \\(.*ECONNREFUSED.*\\); presenting it anyway`,
+      ),
+    );
+  });
+
+  it("a document svc reaches but that is wrong still fails before the browser opens", async () => {
+    serveDocument({ client_id: "https://other.test/client.json" });
+    const { as, rs } = await setup({ cimd: true });
+    const url = `${docs.base}/oauth/client.json`;
+    const h = harness(home.dir, "wrongdoc", rs.url, { client_metadata_url: url }, { fetch: docs.fetch });
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/client_id must be the document's own URL/);
+    expect(h.opened).toEqual([]);
+    expect(as.seen.some((r) => r.path === "/register")).toBe(false);
+  });
+
   it("validates the document exactly as spec 5.8 says", async () => {
     const url = `${docs.base}/oauth/client.json`;
     serveDocument();
@@ -256,6 +282,15 @@ describe("client metadata document and pinned callback ports", () => {
     );
   });
 });
+
+/** A loopback port nothing listens on (taken, then released). */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
 
 async function somePinnedPortFree(): Promise<boolean> {
   for (const p of PINNED_PORTS) {

@@ -91,7 +91,7 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
       trust: "full",
       tools: { resources: false, prompts: false },
       sampling: { enabled: false },
-      elicitation: { enabled: true, timeout: 300 },
+      elicitation: { enabled: true, timeout: 300, unattended: "decline" },
     });
     expect(config.mcp_servers.a?.keepalive_interval).toBeUndefined();
   });

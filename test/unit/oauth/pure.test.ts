@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { pinnedRedirectUris } from "../../../src/io/oauth/callbackServer.js";
-import { clientMetadataUrlProblem } from "../../../src/io/oauth/cimd.js";
+import { clientMetadataUrlProblem, isUnreachable } from "../../../src/io/oauth/cimd.js";
 import {
   DEVICE_GRANT,
   fallbackIssuerMatches,
@@ -197,5 +197,39 @@ describe("issuer check of the MCP 2025-03-26 fallback (no protected-resource met
     expect(fallbackIssuerMatches("https://mcp.test", "http://mcp.test")).toBe(false);
     expect(fallbackIssuerMatches("https://mcp.test", undefined)).toBe(false);
     expect(fallbackIssuerMatches("https://mcp.test", "not a url")).toBe(false);
+  });
+});
+
+describe("isUnreachable: a client metadata document fetch that never reached its host", () => {
+  const failed = (cause: unknown) => Object.assign(new TypeError("fetch failed"), { cause });
+  it.each([
+    [
+      "name not resolved",
+      failed(Object.assign(new Error("getaddrinfo ENOTFOUND x.local"), { code: "ENOTFOUND" })),
+    ],
+    ["refused", failed(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))],
+    [
+      "refused on every address",
+      failed(
+        Object.assign(new AggregateError([Object.assign(new Error("a"), { code: "ECONNREFUSED" })]), {}),
+      ),
+    ],
+    [
+      "connect timeout",
+      failed(Object.assign(new Error("Connect Timeout Error"), { code: "UND_ERR_CONNECT_TIMEOUT" })),
+    ],
+    ["request timeout", new DOMException("The operation was aborted due to timeout", "TimeoutError")],
+  ])("%s: unreachable", (_what, err) => {
+    expect(isUnreachable(err)).toBe(true);
+  });
+  it.each([
+    [
+      "certificate not trusted",
+      failed(Object.assign(new Error("self-signed"), { code: "DEPTH_ZERO_SELF_SIGNED_CERT" })),
+    ],
+    ["cancelled", new DOMException("This operation was aborted", "AbortError")],
+    ["not an error", "boom"],
+  ])("%s: not unreachable (the document stays unverified, the login fails)", (_what, err) => {
+    expect(isUnreachable(err)).toBe(false);
   });
 });

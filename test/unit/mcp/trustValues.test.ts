@@ -1,20 +1,25 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
-import { STDIO_FIXTURE, text, useHubs } from "./harness.js";
+import { buildServer } from "../../fixtures/mcp/server.mjs";
+import { IN_MEMORY_ENTRY, inMemoryServers } from "../../helpers/inMemoryMcp.js";
+import { text, useHubs } from "../../integration/mcp/harness.js";
 
 const ctx = useHubs();
 
-/** Spec 2.1: `trust` is `full` or `untrusted`; "unrecognized values are treated as untrusted" — any YAML value. */
-describe("trust values from config.yaml", () => {
+const transportFor = inMemoryServers(
+  Object.fromEntries(["b", "n", "m", "f", "u", "x"].map((name) => [name, () => buildServer()])),
+);
+
+/** `trust` is `full` or `untrusted`; unrecognized values are treated as untrusted — any YAML value. */
+describe("trust values from config.yaml (SDK server over InMemoryTransport)", () => {
   it("a boolean, a number or a mapping is an unrecognized value: the server runs untrusted, the gateway still starts", async () => {
-    const server = (trust: string) =>
-      `    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(STDIO_FIXTURE)}]\n    trust: ${trust}\n`;
+    const server = (trust: string) => `    command: ${IN_MEMORY_ENTRY.command}\n    trust: ${trust}\n`;
     ctx.home.write(
       "config.yaml",
       `mcp_servers:\n  b:\n${server("true")}  n:\n${server("1")}  m:\n${server("{level: full}")}  f:\n${server("full")}`,
     );
     const { config } = loadConfig({ home: ctx.home.dir, env: {} });
-    const h = ctx.hub(ctx.home, config.mcp_servers);
+    const h = ctx.hub(ctx.home, config.mcp_servers, { transportFor });
     for (const name of ["b", "n", "m"]) {
       await expect(h.call(name, "add", { a: 1, b: 2 })).rejects.toMatchObject({ code: "approval_denied" });
       expect(text(await h.call(name, "echo", { text: "ro" }))).toBe("ro");
@@ -22,18 +27,18 @@ describe("trust values from config.yaml", () => {
     expect(text(await h.call("f", "add", { a: 1, b: 2 }))).toBe("3");
   });
 
-  it("a variable in trust is rendered at call time from the profile's .env (spec 2.3: string values anywhere)", async () => {
+  it("a variable in trust is rendered at call time from the profile's .env", async () => {
     ctx.home.write(".env", "FX_TRUST=full\nRO_TRUST=untrusted\n");
     // `${NAME}` as config.yaml writes it.
     const variable = (name: string) => `$\{${name}}`;
     const server = (trust: string) =>
-      `    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(STDIO_FIXTURE)}]\n    trust: "${variable(trust)}"\n`;
+      `    command: ${IN_MEMORY_ENTRY.command}\n    trust: "${variable(trust)}"\n`;
     ctx.home.write(
       "config.yaml",
       `mcp_servers:\n  f:\n${server("FX_TRUST")}  u:\n${server("env:RO_TRUST")}  x:\n${server("NOT_SET")}`,
     );
     const { config } = loadConfig({ home: ctx.home.dir, env: {} });
-    const h = ctx.hub(ctx.home, config.mcp_servers);
+    const h = ctx.hub(ctx.home, config.mcp_servers, { transportFor });
     expect(text(await h.call("f", "add", { a: 1, b: 2 }))).toBe("3");
     await expect(h.call("u", "add", { a: 1, b: 2 })).rejects.toThrow(
       `mcp_servers.u: calling "add" needs approval (trust: ${variable("env:RO_TRUST")}) and it was denied`,

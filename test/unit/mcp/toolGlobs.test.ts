@@ -1,18 +1,32 @@
 import { describe, expect, it } from "vitest";
-import { stdioEntry, useHubs } from "./harness.js";
+import { buildServer } from "../../fixtures/mcp/server.mjs";
+import { IN_MEMORY_ENTRY, inMemoryServers } from "../../helpers/inMemoryMcp.js";
+import { entry, useHubs } from "../../integration/mcp/harness.js";
 
 const ctx = useHubs();
 
 const originals = (tools: Array<{ original: string }>) => tools.map((t) => t.original).sort();
+const fixture = (tools: Record<string, unknown>) => entry({ ...IN_MEMORY_ENTRY, tools });
 
-/** Spec 2.2: include/exclude take "exact names or fnmatch-style globs" against the server's own names. */
-describe("fnmatch globs in tools.include / tools.exclude (real stdio server)", () => {
+/** include/exclude take exact names or fnmatch-style globs against the server's own names. */
+describe("fnmatch globs in tools.include / tools.exclude (SDK server over InMemoryTransport)", () => {
+  const transportFor = inMemoryServers({
+    notS: () => buildServer(),
+    exNotE: () => buildServer(),
+    sets: () => buildServer(),
+    s: () => buildServer(),
+  });
+
   it("[!...] is a complement set, ? one character, [..] a set, * crosses dots; matching is case-sensitive", async () => {
-    const h = ctx.hub(ctx.home, {
-      notS: stdioEntry("legacy", { tools: { include: "[!aefpsw]*" } }),
-      exNotE: stdioEntry("legacy", { tools: { exclude: ["[!e]*"] } }),
-      sets: stdioEntry("legacy", { tools: { include: ["?cho", "[ap]*", "*.ro", "ECHO"] } }),
-    });
+    const h = ctx.hub(
+      ctx.home,
+      {
+        notS: fixture({ include: "[!aefpsw]*" }),
+        exNotE: fixture({ exclude: ["[!e]*"] }),
+        sets: fixture({ include: ["?cho", "[ap]*", "*.ro", "ECHO"] }),
+      },
+      { transportFor },
+    );
     await Promise.all(["notS", "exNotE", "sets"].map((s) => h.settled(s)));
     // Tools of the fixture: echo add write-note snake.ro slow fail env pid sample ask ask-url add-tool.
     expect(originals(h.toolsOf("notS"))).toEqual([]);
@@ -29,7 +43,7 @@ describe("fnmatch globs in tools.include / tools.exclude (real stdio server)", (
   });
 
   it("a set that excludes only some first letters keeps the rest", async () => {
-    const h = ctx.hub(ctx.home, { s: stdioEntry("legacy", { tools: { include: "[!s]*" } }) });
+    const h = ctx.hub(ctx.home, { s: fixture({ include: "[!s]*" }) }, { transportFor });
     await h.settled("s");
     const names = originals(h.toolsOf("s"));
     expect(names).toContain("echo");

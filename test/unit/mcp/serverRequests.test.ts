@@ -1,0 +1,163 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it, vi } from "vitest";
+import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
+import { terminalApprovals } from "../../../src/actors/mcp/terminalApprovals.js";
+import { silentLogger } from "../../../src/io/log.js";
+import { buildServer } from "../../fixtures/mcp/server.mjs";
+import { IN_MEMORY_ENTRY, inMemoryServers } from "../../helpers/inMemoryMcp.js";
+import { entry, text, useHubs } from "../../integration/mcp/harness.js";
+
+const ctx = useHubs();
+/** Every server name gets its own real SDK fixture server over a linked in-memory pair. */
+const transportFor = inMemoryServers(() => buildServer());
+const fixture = (extra: Record<string, unknown> = {}) => entry({ ...IN_MEMORY_ENTRY, ...extra });
+
+describe("server-initiated requests (SDK server over InMemoryTransport)", () => {
+  it("sampling: disabled by default (not advertised); enabled → answered by the runner, max_tokens clamped", async () => {
+    const seen: Array<{ prompt: string; maxTokens: number; model?: string }> = [];
+    const runner = async (r: { prompt: string; maxTokens: number; model?: string }) => {
+      seen.push(r);
+      return `reply to ${r.prompt}`;
+    };
+    const h = ctx.hub(
+      ctx.home,
+      { off: fixture(), on: fixture({ sampling: { enabled: true, max_tokens: 50, model: "m1" } }) },
+      { runner, transportFor },
+    );
+    const off = await h.call("off", "sample", { prompt: "hi" });
+    expect(off.isError).toBe(true);
+    expect(text(await h.call("on", "sample", { prompt: "hi" }))).toBe("m1:reply to user: hi");
+    expect(seen).toEqual([expect.objectContaining({ prompt: "user: hi", maxTokens: 50, model: "m1" })]);
+  });
+
+  it("sampling: requests over max_requests_per_minute are refused", async () => {
+    let now = 1_000_000;
+    const h = ctx.hub(
+      ctx.home,
+      { s: fixture({ sampling: { enabled: true, max_requests_per_minute: 1 } }) },
+      { runner: async () => "ok", now: () => now, transportFor },
+    );
+    expect(text(await h.call("s", "sample", { prompt: "1" }))).toBe("svc-agent:ok");
+    expect(text(await h.call("s", "sample", { prompt: "2" }))).toMatch(/sampling failed: .*rate limit/);
+    now += 60_001;
+    expect(text(await h.call("s", "sample", { prompt: "3" }))).toBe("svc-agent:ok");
+  });
+
+  it("form elicitation goes to the approval surface (terminal prompt); URL mode is declined", async () => {
+    const input = Object.assign(new PassThrough(), { isTTY: true });
+    const output = new PassThrough();
+    const asked: string[] = [];
+    output.on("data", (chunk: Buffer) => {
+      const line = chunk.toString();
+      asked.push(line);
+      if (line.startsWith("  color")) input.write("red\n");
+      if (line.includes("Send these answers")) input.write("y\n");
+    });
+    // elicitation.unattended: defaults does not apply: a person is at the terminal and answers.
+    const h = ctx.hub(
+      ctx.home,
+      { e: fixture({ elicitation: { unattended: "defaults" } }) },
+      { approvals: terminalApprovals({ input, output }), transportFor },
+    );
+    expect(JSON.parse(text(await h.call("e", "ask", {})))).toEqual({
+      action: "accept",
+      content: { color: "red" },
+    });
+    expect(asked.join("")).toContain("Pick a color");
+    expect(JSON.parse(text(await h.call("e", "ask-url", {})))).toEqual({ action: "decline" });
+  });
+
+  it("the terminal surface answers no when stdin is not a terminal", async () => {
+    const input = Object.assign(new PassThrough(), { isTTY: false });
+    const h = ctx.hub(
+      ctx.home,
+      { e: fixture(), u: fixture({ trust: "untrusted" }) },
+      { approvals: terminalApprovals({ input, output: new PassThrough() }), transportFor },
+    );
+    expect(JSON.parse(text(await h.call("e", "ask", {})))).toEqual({ action: "decline" });
+    await expect(h.call("u", "add", { a: 1, b: 1 })).rejects.toMatchObject({ code: "approval_denied" });
+  });
+
+  it("elicitation.unattended: defaults answers an unattended form with its defaults, in the gateway's surface and a terminal-less CLI", async () => {
+    const output = new PassThrough();
+    let written = "";
+    output.on("data", (chunk: Buffer) => (written += chunk.toString()));
+    const cli = ctx.hub(
+      ctx.home,
+      { d: fixture({ elicitation: { unattended: "defaults" } }), plain: fixture() },
+      {
+        approvals: terminalApprovals({ input: Object.assign(new PassThrough(), { isTTY: false }), output }),
+        transportFor,
+      },
+    );
+    expect(JSON.parse(text(await cli.call("d", "ask", {})))).toEqual({
+      action: "accept",
+      content: { color: "blue" },
+    });
+    expect(JSON.parse(text(await cli.call("plain", "ask", {})))).toEqual({ action: "decline" });
+    // URL mode stays declined whatever the policy.
+    expect(JSON.parse(text(await cli.call("d", "ask-url", {})))).toEqual({ action: "decline" });
+    expect(written).toBe("");
+    const gateway = ctx.hub(
+      ctx.home,
+      { d: fixture({ elicitation: { unattended: "defaults" } }), plain: fixture() },
+      { approvals: policyApprovals("deny", silentLogger()), transportFor },
+    );
+    expect(JSON.parse(text(await gateway.call("d", "ask", {})))).toEqual({
+      action: "accept",
+      content: { color: "blue" },
+    });
+    expect(JSON.parse(text(await gateway.call("plain", "ask", {})))).toEqual({ action: "decline" });
+  });
+
+  it("elicitation.timeout cancels an unanswered form; elicitation.enabled: false is not advertised", async () => {
+    const h = ctx.hub(
+      ctx.home,
+      { slow: fixture({ elicitation: { timeout: 0.2 } }), off: fixture({ elicitation: { enabled: false } }) },
+      {
+        approvals: {
+          approve: async () => false,
+          elicit: (_r, signal) =>
+            new Promise((resolve) =>
+              signal.addEventListener("abort", () => resolve({ action: "accept", content: {} })),
+            ),
+        },
+        transportFor,
+      },
+    );
+    const slow = text(await h.call("slow", "ask", {}));
+    expect(JSON.parse(slow)).toEqual({ action: "cancel" });
+    const off = await h.call("off", "ask", {});
+    expect(off.isError).toBe(true);
+    expect(text(off)).toMatch(/does not support.*elicitation/i);
+  });
+});
+
+describe("naming, results and tools/list_changed (SDK server over InMemoryTransport)", () => {
+  it("registers mcp__<server>__<tool> names, sanitized; an isError result comes back as an error result", async () => {
+    const h = ctx.hub(ctx.home, { fx: fixture() }, { transportFor });
+    await h.settled("fx");
+    const names = h.tools().map((t) => t.name);
+    expect(names).toEqual(
+      expect.arrayContaining(["mcp__fx__echo", "mcp__fx__write_note", "mcp__fx__snake_ro"]),
+    );
+    expect(text(await h.call("fx", "mcp__fx__echo", { text: "by registered name" }))).toBe(
+      "by registered name",
+    );
+    const failed = await h.call("fx", "fail", {});
+    expect(failed.isError).toBe(true);
+    expect(text(failed)).toBe("it broke");
+  });
+
+  it("re-lists and re-registers the server's tools on list_changed", async () => {
+    const h = ctx.hub(ctx.home, { fx: fixture() }, { transportFor });
+    await h.settled("fx");
+    expect(h.tools().map((t) => t.name)).not.toContain("mcp__fx__late_one");
+    await h.call("fx", "add-tool", { name: "late.one" });
+    await vi.waitFor(() => expect(h.tools().map((t) => t.name)).toContain("mcp__fx__late_one"), {
+      timeout: 3000,
+      interval: 20,
+    });
+    expect(text(await h.call("fx", "late.one", {}))).toBe("late late.one");
+  });
+});
