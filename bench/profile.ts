@@ -1,7 +1,7 @@
 /**
  * `node --import tsx bench/profile.ts [accepted|401|ignored] [seconds]`: the compiled gateway
  * (`state.backend: local` unless BENCH_STATE=memory, echo agent, log at BENCH_LOG_LEVEL, default info) pinned
- * to CPU 0 under `node --cpu-prof`, wrk (1 thread, 32 connections, a unique delivery id per request) on CPU 1;
+ * to CPU 0 under `node --cpu-prof`, wrk (1 thread, BENCH_CONNECTIONS connections (default 32), a unique delivery id per request) on CPU 1;
  * then prints the top self-time functions and the inclusive share of each part of the accepted path, counted
  * between the first and the last answer (`send` in the uWS adapter), idle time left out. Needs `npm run build`
  * and wrk. BENCH_PROFILE_KEEP=1 keeps the .cpuprofile and prints its path.
@@ -91,7 +91,7 @@ const result = await runWrk(
   "/webhooks/pr",
   text,
   { "x-github-event": "pull_request", "x-hub-signature-256": signature },
-  32,
+  Number(process.env.BENCH_CONNECTIONS ?? 32),
   seconds,
   kind,
 );
