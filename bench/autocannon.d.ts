@@ -5,7 +5,7 @@ declare module "autocannon" {
     p50: number;
     p99: number;
   }
-  interface Result {
+  export interface Result {
     requests: Histogram;
     latency: Histogram;
     statusCodeStats?: Record<string, { count: number }>;

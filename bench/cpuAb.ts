@@ -6,16 +6,12 @@
  * the server's user + system CPU time (`/proc/<pid>/stat`, all its threads: the libuv pool included) over the
  * wrk run divided by the requests answered. On a shared machine CPU per request moves far less than req/s.
  */
-import { spawn } from "node:child_process";
-import { createHmac } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { stringify } from "yaml";
+import { payload, signatureFor, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
 import { runWrk } from "./wrk.js";
 
-const SECRET = "bench-secret";
 const [treeA, treeB, roundsArg, secondsArg, kindArg] = process.argv.slice(2);
 if (treeA === undefined || treeB === undefined) {
   process.stderr.write("usage: cpuAb.ts <treeA> <treeB> [rounds] [seconds] [accepted|401|ignored]\n");
@@ -26,17 +22,6 @@ const seconds = Number(secondsArg ?? 6);
 const kind = kindArg ?? "accepted";
 const TICKS_PER_S = 100; // USER_HZ on Linux
 
-function body(action: string): string {
-  const text = JSON.stringify({
-    action,
-    number: 1,
-    pull_request: { title: "Update the README", user: { login: "octocat", id: 1 }, body: "x".repeat(600) },
-    repository: { full_name: "octo-org/octo-repo", html_url: "https://github.com/octo-org/octo-repo" },
-    sender: { login: "octocat", id: 1 },
-  });
-  return JSON.stringify({ ...JSON.parse(text), padding: "x".repeat(Math.max(0, 1024 - text.length - 14)) });
-}
-
 function cpuTicks(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
   return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
@@ -44,44 +29,14 @@ function cpuTicks(pid: number): number {
 
 async function measure(tree: string, tag: string): Promise<{ rps: number; usPerReq: number; p99: number }> {
   const home = mkdtempSync(join(tmpdir(), "svc-ab-"));
-  writeFileSync(
-    join(home, "config.yaml"),
-    stringify({
-      platforms: {
-        webhook: {
-          enabled: true,
-          host: "127.0.0.1",
-          rate_limit: 1_000_000_000,
-          routes: {
-            pr: {
-              secret: SECRET,
-              events: ["pull_request"],
-              filters: [{ field: "action", in: ["opened", "synchronize", "reopened"] }],
-              prompt:
-                "Review PR #{number} {pull_request.title} by {pull_request.user.login} in {repository.full_name}",
-            },
-          },
-        },
-      },
-      agent: { provider: "echo" },
-    }),
-  );
-  const child = spawn(
-    "taskset",
-    ["-c", "0", process.execPath, "--import", "tsx", join(tree, "bench", "server.ts"), "gateway", home],
-    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, BENCH_LOG_LEVEL: "info" }, cwd: tree },
-  );
-  const lines = createInterface({ input: child.stdout });
-  const port = await new Promise<number>((resolve) => {
-    lines.on("line", (line) => {
-      if (line.startsWith('{"port"')) resolve((JSON.parse(line) as { port: number }).port);
-    });
+  writeBenchConfig(home, undefined);
+  const { child, port } = await startServer(["gateway", home], {
+    tree,
+    pinned: true,
+    env: { BENCH_LOG_LEVEL: "info" },
   });
-  const text = body(kind === "ignored" ? "closed" : "opened");
-  const signature =
-    kind === "401"
-      ? `sha256=${"0".repeat(64)}`
-      : `sha256=${createHmac("sha256", SECRET).update(text).digest("hex")}`;
+  const text = payload(kind === "ignored" ? "closed" : "opened");
+  const signature = signatureFor(text, kind !== "401");
   const pid = child.pid as number; // taskset execs node: same pid
   const before = cpuTicks(pid);
   const r = await runWrk(
@@ -95,9 +50,7 @@ async function measure(tree: string, tag: string): Promise<{ rps: number; usPerR
     tag,
   );
   const ticks = cpuTicks(pid) - before;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  await exited;
+  await stopServer(child);
   rmSync(home, { recursive: true, force: true });
   return { rps: r.reqPerSec, usPerReq: (ticks / TICKS_PER_S / (r.reqPerSec * seconds)) * 1e6, p99: r.p99 };
 }

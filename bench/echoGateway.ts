@@ -1,5 +1,7 @@
+import { createHmac } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import autocannon, { type Result } from "autocannon";
 import { stringify } from "yaml";
 import { type Gateway, type GatewayOptions, startGateway } from "../src/gateway/index.js";
 import { createLogger } from "../src/io/log.js";
@@ -40,5 +42,35 @@ export function startEchoGateway(
     logger,
     env: { PATH: process.env.PATH ?? "" },
     ...(options.stateStore === undefined ? {} : { stateStore: options.stateStore }),
+  });
+}
+
+/**
+ * autocannon against a gateway from `startEchoGateway`: 32 connections for `seconds`, a ~1 KB body signed
+ * with `secret`, a unique delivery id per request.
+ */
+export function loadEchoGateway(port: number, secret: string, seconds: number): Promise<Result> {
+  const body = JSON.stringify({ number: 1347, title: "Update the README", padding: "x".repeat(900) });
+  const signature = `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+  let n = 0;
+  return autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: 32,
+    duration: seconds,
+    requests: [
+      {
+        method: "POST",
+        path: "/webhooks/pr",
+        body,
+        setupRequest: (req: Record<string, unknown>) => ({
+          ...req,
+          headers: {
+            "content-type": "application/json",
+            "x-hub-signature-256": signature,
+            "x-github-delivery": `load-${++n}`,
+          },
+        }),
+      },
+    ],
   });
 }

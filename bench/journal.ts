@@ -8,11 +8,9 @@
  *      BENCH_JOURNAL_LOAD_SECONDS (default 60; 0 skips it), sampling the size of $SVC_HOME/state.
  * BENCH_JOURNAL_SECONDS (default 3) is the length of each group-commit run.
  */
-import { createHmac } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon from "autocannon";
 import { type JournalFs, nodeJournalFs } from "../src/io/state/journal/fsFacade.js";
 import { Journal } from "../src/io/state/journal/journal.js";
 import { encodeRecord } from "../src/io/state/journal/records.js";
@@ -20,7 +18,7 @@ import type { PendingRun } from "../src/io/stores/pendingRuns.js";
 import { stateDir } from "../src/state/gatewayState.js";
 import { LocalStateStore } from "../src/state/localStore.js";
 import { memoryStateStore } from "../src/state/memoryStore.js";
-import { startEchoGateway } from "./echoGateway.js";
+import { loadEchoGateway, startEchoGateway } from "./echoGateway.js";
 
 const SECONDS = Number(process.env.BENCH_JOURNAL_SECONDS ?? 3);
 const LOAD_SECONDS = Number(process.env.BENCH_JOURNAL_LOAD_SECONDS ?? 60);
@@ -114,33 +112,11 @@ async function recovery(): Promise<string> {
 async function fullLoad(memory = false): Promise<string> {
   const home = temp();
   const gateway = await startEchoGateway(home, SECRET, memory ? { stateStore: memoryStateStore() } : {});
-  const body = JSON.stringify({ number: 1347, title: "Update the README", padding: "x".repeat(900) });
-  const signature = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
   let max = 0;
   const sampler = setInterval(() => {
     max = Math.max(max, dirBytes(stateDir(home)));
   }, 250);
-  let n = 0;
-  const result = await autocannon({
-    url: `http://127.0.0.1:${gateway.port}`,
-    connections: 32,
-    duration: LOAD_SECONDS,
-    requests: [
-      {
-        method: "POST",
-        path: "/webhooks/pr",
-        body,
-        setupRequest: (req: Record<string, unknown>) => ({
-          ...req,
-          headers: {
-            "content-type": "application/json",
-            "x-hub-signature-256": signature,
-            "x-github-delivery": `load-${++n}`,
-          },
-        }),
-      },
-    ],
-  });
+  const result = await loadEchoGateway(gateway.port, SECRET, LOAD_SECONDS);
   clearInterval(sampler);
   const end = dirBytes(stateDir(home));
   await gateway.stop();

@@ -6,85 +6,25 @@
  * between the first and the last answer (`send` in the uWS adapter), idle time left out. Needs `npm run build`
  * and wrk. BENCH_PROFILE_KEEP=1 keeps the .cpuprofile and prints its path.
  */
-import { spawn } from "node:child_process";
-import { createHmac } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { stringify } from "yaml";
+import { payload, signatureFor, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
 import { runWrk } from "./wrk.js";
 
-const SECRET = "bench-secret";
 const kind = process.argv[2] ?? "accepted";
 const seconds = Number(process.argv[3] ?? 10);
 
-function body(action: string): string {
-  const text = JSON.stringify({
-    action,
-    number: 1,
-    pull_request: { title: "Update the README", user: { login: "octocat", id: 1 }, body: "x".repeat(600) },
-    repository: { full_name: "octo-org/octo-repo", html_url: "https://github.com/octo-org/octo-repo" },
-    sender: { login: "octocat", id: 1 },
-  });
-  return JSON.stringify({ ...JSON.parse(text), padding: "x".repeat(Math.max(0, 1024 - text.length - 14)) });
-}
-
 const home = mkdtempSync(join(tmpdir(), "svc-prof-"));
 const profDir = mkdtempSync(join(tmpdir(), "svc-prof-out-"));
-writeFileSync(
-  join(home, "config.yaml"),
-  stringify({
-    platforms: {
-      webhook: {
-        enabled: true,
-        host: "127.0.0.1",
-        rate_limit: 1_000_000_000,
-        routes: {
-          pr: {
-            secret: SECRET,
-            events: ["pull_request"],
-            filters: [{ field: "action", in: ["opened", "synchronize", "reopened"] }],
-            prompt:
-              "Review PR #{number} {pull_request.title} by {pull_request.user.login} in {repository.full_name}",
-          },
-        },
-      },
-    },
-    agent: { provider: "echo" },
-  }),
-);
-
-const child = spawn(
-  "taskset",
-  [
-    "-c",
-    "0",
-    process.execPath,
-    "--cpu-prof",
-    `--cpu-prof-dir=${profDir}`,
-    "--import",
-    "tsx",
-    join(import.meta.dirname, "server.ts"),
-    "gateway",
-    home,
-  ],
-  {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, BENCH_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" },
-  },
-);
-const lines = createInterface({ input: child.stdout });
-const port = await new Promise<number>((resolve) => {
-  lines.on("line", (line) => {
-    if (line.startsWith('{"port"')) resolve((JSON.parse(line) as { port: number }).port);
-  });
+writeBenchConfig(home, undefined);
+const { child, port } = await startServer(["gateway", home], {
+  pinned: true,
+  nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profDir}`],
+  env: { BENCH_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" },
 });
-const text = body(kind === "ignored" ? "closed" : "opened");
-const signature =
-  kind === "401"
-    ? `sha256=${"0".repeat(64)}`
-    : `sha256=${createHmac("sha256", SECRET).update(text).digest("hex")}`;
+const text = payload(kind === "ignored" ? "closed" : "opened");
+const signature = signatureFor(text, kind !== "401");
 const result = await runWrk(
   profDir,
   port,
@@ -95,9 +35,7 @@ const result = await runWrk(
   seconds,
   kind,
 );
-const exited = new Promise((resolve) => child.once("exit", resolve));
-child.kill("SIGTERM");
-await exited;
+await stopServer(child);
 console.log(JSON.stringify(result));
 
 interface Node {

@@ -7,13 +7,12 @@
  *
  *   node --import tsx bench/redisAccept.ts          (BENCH_REDIS_SECONDS, default 20)
  */
-import { createHmac, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon from "autocannon";
 import { startTestRedis } from "../test/helpers/redis.js";
-import { startEchoGateway } from "./echoGateway.js";
+import { loadEchoGateway, startEchoGateway } from "./echoGateway.js";
 
 const SECRET = "bench-secret";
 const SECONDS = Number(process.env.BENCH_REDIS_SECONDS ?? 20);
@@ -21,29 +20,7 @@ const SECONDS = Number(process.env.BENCH_REDIS_SECONDS ?? 20);
 async function accepted(state: Record<string, unknown>, label: string): Promise<string> {
   const home = mkdtempSync(join(tmpdir(), "svc-bench-redis-"));
   const gateway = await startEchoGateway(home, SECRET, { state });
-  const body = JSON.stringify({ number: 1347, title: "Update the README", padding: "x".repeat(900) });
-  const signature = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
-  let n = 0;
-  const result = await autocannon({
-    url: `http://127.0.0.1:${gateway.port}`,
-    connections: 32,
-    duration: SECONDS,
-    requests: [
-      {
-        method: "POST",
-        path: "/webhooks/pr",
-        body,
-        setupRequest: (req: Record<string, unknown>) => ({
-          ...req,
-          headers: {
-            "content-type": "application/json",
-            "x-hub-signature-256": signature,
-            "x-github-delivery": `load-${++n}`,
-          },
-        }),
-      },
-    ],
-  });
+  const result = await loadEchoGateway(gateway.port, SECRET, SECONDS);
   await gateway.stop();
   rmSync(home, { recursive: true, force: true });
   const total = result["2xx"] + result.non2xx;

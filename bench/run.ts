@@ -10,16 +10,13 @@
  * (default 256), BENCH_BACKENDS (default `local,memory,redis`), BENCH_LOG_LEVEL (default info, as
  * `svc gateway run` logs), BENCH_TOOL (wrk | autocannon).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { createHmac } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import examples from "@octokit/webhooks-examples";
 import autocannon from "autocannon";
-import { stringify } from "yaml";
 import { startTestRedis, type TestRedis } from "../test/helpers/redis.js";
+import { payload, SECRET, signatureFor, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
 import { runWrk, wrkAvailable } from "./wrk.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -27,72 +24,13 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const HIGH_CONNECTIONS = Number(process.env.BENCH_HIGH_CONNECTIONS ?? 256);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? "local,memory,redis").split(",").filter(Boolean);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
-const SECRET = "bench-secret";
 /** `BENCH_TOOL=autocannon|wrk`; default wrk when installed (`apt-get install wrk`), pinned apart from the server. */
 const TOOL = process.env.BENCH_TOOL ?? (wrkAvailable() ? "wrk" : "autocannon");
+/** With wrk on CPU 1, the server gets CPU 0 to itself. */
+const PINNED = TOOL === "wrk";
 const WORK_DIR = mkdtempSync(join(tmpdir(), "svc-bench-wrk-"));
 /** RSS is read this many seconds into each run: against the peak it shows whether memory stays flat. */
 const RSS_AT_S = 15;
-
-/** A pull_request payload trimmed to about 1 KB. */
-function payload(action: string): string {
-  const defs = examples as unknown as Array<{ name: string; examples: Array<Record<string, unknown>> }>;
-  const pr = defs
-    .find((d) => d.name === "pull_request")
-    ?.examples.find((e) => e.action === "opened") as Record<string, any>;
-  const body = {
-    action,
-    number: pr.number,
-    pull_request: {
-      title: pr.pull_request.title,
-      body: pr.pull_request.body,
-      html_url: pr.pull_request.html_url,
-      state: pr.pull_request.state,
-      draft: false,
-      user: { login: pr.pull_request.user.login, id: pr.pull_request.user.id },
-      head: { ref: pr.pull_request.head.ref, sha: pr.pull_request.head.sha },
-      base: { ref: pr.pull_request.base.ref, sha: pr.pull_request.base.sha },
-    },
-    repository: {
-      full_name: pr.repository.full_name,
-      html_url: pr.repository.html_url,
-      default_branch: pr.repository.default_branch,
-    },
-    sender: { login: pr.sender.login, id: pr.sender.id },
-  };
-  let text = JSON.stringify(body);
-  if (text.length < 1024) text = JSON.stringify({ ...body, padding: "x".repeat(1024 - text.length - 14) });
-  return text;
-}
-
-async function startServer(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; port: number }> {
-  const argv = [process.execPath, "--import", "tsx", join(import.meta.dirname, "server.ts"), ...args];
-  // With wrk on CPU 1, the server gets CPU 0 to itself.
-  const pinned = TOOL === "wrk" ? ["taskset", "-c", "0", ...argv] : argv;
-  const child = spawn(pinned[0] as string, pinned.slice(1), {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, ...env },
-  });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const port = await new Promise<number>((resolve, reject) => {
-    lines.on("line", (line) => {
-      if (line.startsWith('{"port"')) resolve((JSON.parse(line) as { port: number }).port);
-    });
-    child.once("exit", () => reject(new Error("server exited before listening")));
-  });
-  // Keep reading: a server that logs to stdout (log at INFO) must never block on a full pipe.
-  return { child, port };
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  await exited;
-}
 
 function memory(pid: number): { rssMb: number; peakMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -182,42 +120,16 @@ function redisServerAvailable(): boolean {
   }
 }
 
-function writeConfig(home: string, state: Record<string, unknown> | undefined): void {
-  writeFileSync(
-    join(home, "config.yaml"),
-    stringify({
-      platforms: {
-        webhook: {
-          enabled: true,
-          host: "127.0.0.1",
-          rate_limit: 1_000_000_000,
-          routes: {
-            pr: {
-              secret: SECRET,
-              events: ["pull_request"],
-              filters: [{ field: "action", in: ["opened", "synchronize", "reopened"] }],
-              prompt:
-                "Review PR #{number} {pull_request.title} by {pull_request.user.login} in {repository.full_name}",
-            },
-          },
-        },
-      },
-      agent: { provider: "echo" },
-      ...(state === undefined ? {} : { state }),
-    }),
-  );
-}
-
 async function main(): Promise<void> {
   const opened = payload("opened");
   const closed = payload("closed");
-  const sign = (text: string) => `sha256=${createHmac("sha256", SECRET).update(text).digest("hex")}`;
+  const sign = (text: string) => signatureFor(text);
   const signedOpened = sign(opened);
   const signedClosed = sign(closed);
   let seq = 0;
   const rows: Row[] = [];
 
-  const bare = await startServer(["bare"]);
+  const bare = await startServer(["bare"], { pinned: PINNED });
   try {
     rows.push(
       await load(
@@ -234,7 +146,7 @@ async function main(): Promise<void> {
   }
 
   // The floor: bare plus the work every receiver must do (headers, HMAC check, JSON parse).
-  const floor = await startServer(["floor", SECRET]);
+  const floor = await startServer(["floor", SECRET], { pinned: PINNED });
   try {
     rows.push(
       await load(
@@ -270,8 +182,8 @@ async function main(): Promise<void> {
       throw new Error(`BENCH_BACKENDS: unknown backend "${backend}" (local, memory or redis)`);
     }
     const home = mkdtempSync(join(tmpdir(), "svc-bench-"));
-    writeConfig(home, state);
-    const gateway = await startServer(["gateway", home], env);
+    writeBenchConfig(home, state);
+    const gateway = await startServer(["gateway", home], { env, pinned: PINNED });
     const pid = gateway.child.pid as number;
     const signed = (signature: string, prefix: string) => () => ({
       "x-github-event": "pull_request",
@@ -328,7 +240,7 @@ async function main(): Promise<void> {
   }
 
   // The machine is shared: measure the ceiling again after the gateway runs and keep the better one.
-  const bareAgain = await startServer(["bare"]);
+  const bareAgain = await startServer(["bare"], { pinned: PINNED });
   try {
     rows.push(
       await load(

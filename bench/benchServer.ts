@@ -1,0 +1,127 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import examples from "@octokit/webhooks-examples";
+import { stringify } from "yaml";
+
+/** What the pinned-server benches share: the route's secret, its config, the payload and the server process. */
+
+export const SECRET = "bench-secret";
+
+/** A pull_request payload trimmed to about 1 KB. */
+export function payload(action: string): string {
+  const defs = examples as unknown as Array<{ name: string; examples: Array<Record<string, unknown>> }>;
+  const pr = defs
+    .find((d) => d.name === "pull_request")
+    ?.examples.find((e) => e.action === "opened") as Record<string, any>;
+  const body = {
+    action,
+    number: pr.number,
+    pull_request: {
+      title: pr.pull_request.title,
+      body: pr.pull_request.body,
+      html_url: pr.pull_request.html_url,
+      state: pr.pull_request.state,
+      draft: false,
+      user: { login: pr.pull_request.user.login, id: pr.pull_request.user.id },
+      head: { ref: pr.pull_request.head.ref, sha: pr.pull_request.head.sha },
+      base: { ref: pr.pull_request.base.ref, sha: pr.pull_request.base.sha },
+    },
+    repository: {
+      full_name: pr.repository.full_name,
+      html_url: pr.repository.html_url,
+      default_branch: pr.repository.default_branch,
+    },
+    sender: { login: pr.sender.login, id: pr.sender.id },
+  };
+  let text = JSON.stringify(body);
+  if (text.length < 1024) text = JSON.stringify({ ...body, padding: "x".repeat(1024 - text.length - 14) });
+  return text;
+}
+
+/** `X-Hub-Signature-256` for `text`: a valid one, or for the 401 rows one of the right shape that fails. */
+export function signatureFor(text: string, valid = true): string {
+  return valid
+    ? `sha256=${createHmac("sha256", SECRET).update(text).digest("hex")}`
+    : `sha256=${"0".repeat(64)}`;
+}
+
+/**
+ * The gateway's config.yaml for the benches: route `pr` (no limit) with an event list, a filter on `action`
+ * and a prompt template; the echo agent; `state` is the `state:` section (default `local`).
+ */
+export function writeBenchConfig(home: string, state: Record<string, unknown> | undefined): void {
+  writeFileSync(
+    join(home, "config.yaml"),
+    stringify({
+      platforms: {
+        webhook: {
+          enabled: true,
+          host: "127.0.0.1",
+          rate_limit: 1_000_000_000,
+          routes: {
+            pr: {
+              secret: SECRET,
+              events: ["pull_request"],
+              filters: [{ field: "action", in: ["opened", "synchronize", "reopened"] }],
+              prompt:
+                "Review PR #{number} {pull_request.title} by {pull_request.user.login} in {repository.full_name}",
+            },
+          },
+        },
+      },
+      agent: { provider: "echo" },
+      ...(state === undefined ? {} : { state }),
+    }),
+  );
+}
+
+export interface ServerOptions {
+  readonly env?: Record<string, string>;
+  /** Pins the server to CPU 0 (`taskset`), leaving CPU 1 to wrk. */
+  readonly pinned?: boolean;
+  /** Node's arguments before the script (e.g. `--cpu-prof`). */
+  readonly nodeArgs?: readonly string[];
+  /** The checkout whose `bench/server.ts` (and `dist/`) runs; default this one. */
+  readonly tree?: string;
+}
+
+/** Starts `bench/server.ts <args>` in its own process and resolves once it prints its port. */
+export async function startServer(
+  args: readonly string[],
+  options: ServerOptions = {},
+): Promise<{ child: ChildProcess; port: number }> {
+  const tree = options.tree ?? join(import.meta.dirname, "..");
+  const argv = [
+    process.execPath,
+    ...(options.nodeArgs ?? []),
+    "--import",
+    "tsx",
+    join(tree, "bench", "server.ts"),
+    ...args,
+  ];
+  const command = options.pinned === true ? ["taskset", "-c", "0", ...argv] : argv;
+  const child = spawn(command[0] as string, command.slice(1), {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...options.env },
+    cwd: tree,
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const port = await new Promise<number>((resolve, reject) => {
+    lines.on("line", (line) => {
+      if (line.startsWith('{"port"')) resolve((JSON.parse(line) as { port: number }).port);
+    });
+    child.once("exit", () => reject(new Error("server exited before listening")));
+  });
+  // Keep reading: a server that logs to stdout (log at INFO) must never block on a full pipe.
+  return { child, port };
+}
+
+export async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
