@@ -12,7 +12,6 @@ import { createGatewayMetrics, type GatewayMetrics } from "../io/metrics/gateway
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
 import { GatewayState, openStateStore } from "../state/gatewayState.js";
-import { redisStateFor } from "../state/redisState.js";
 import { createAgent } from "./agent.js";
 import { createCoalescing } from "./coalescing.js";
 import { checkedConfig, describeRoutes } from "./config.js";
@@ -132,18 +131,25 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // state.backend: redis — idempotency, rate limits, the run queue, coalescing and cron leases are shared.
   // Its workers start only after everything is built, so `runs` below exists when they run one.
   let runs: { readonly execute: RunExecutor } | undefined;
-  const redis = await redisStateFor(config.state, {
-    configFile: paths.config,
-    logger,
-    maxConcurrentRuns: config.agent.max_concurrent_runs,
-    rateLimit: webhook.rate_limit,
-    lookup: (name) => routes.registry.lookup(name),
-    execute: (run, signal) =>
-      runs === undefined
-        ? Promise.reject(new Error("the gateway is not started"))
-        : runs.execute(run, signal),
-    ...(options.redisStall === undefined ? {} : { stall: options.redisStall }),
-  })
+  // The Redis backend's modules (BullMQ, ioredis: about half a second to load) only when it is chosen.
+  const redis = await (config.state.backend !== "redis"
+    ? Promise.resolve(undefined)
+    : import("../state/redisState.js").then(({ openRedisState }) =>
+        openRedisState({
+          settings: config.state,
+          configFile: paths.config,
+          logger,
+          maxConcurrentRuns: config.agent.max_concurrent_runs,
+          rateLimit: webhook.rate_limit,
+          lookup: (name) => routes.registry.lookup(name),
+          execute: (run, signal) =>
+            runs === undefined
+              ? Promise.reject(new Error("the gateway is not started"))
+              : runs.execute(run, signal),
+          ...(options.redisStall === undefined ? {} : { stall: options.redisStall }),
+        }),
+      )
+  )
     .then(async (shared) => {
       if (options.dynamicRoutes === undefined)
         await dynamic.open().catch(async (err: unknown) => {

@@ -1,5 +1,4 @@
 import type { Readable } from "node:stream";
-import { execa } from "execa";
 
 export interface CappedProcessRequest {
   readonly file: string;
@@ -60,6 +59,8 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
  * own group, which is killed when it exits, times out or the run is canceled.
  */
 export async function runCappedProcess(request: CappedProcessRequest): Promise<CappedProcessResult> {
+  // Loaded at the first process: a command that starts none does not pay for the module.
+  const { execa } = await import("execa");
   const subprocess = execa(request.file, [...request.args], {
     cwd: request.cwd,
     env: request.env,

@@ -1,5 +1,3 @@
-import { execa } from "execa";
-
 export interface ProcessRequest {
   readonly file: string;
   readonly args: readonly string[];
@@ -47,6 +45,8 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
  * output pipes open and the result would otherwise wait for it, past the timeout.
  */
 export async function runProcess(request: ProcessRequest): Promise<ProcessResult> {
+  // Loaded at the first process: a command that starts none does not pay for the module.
+  const { execa } = await import("execa");
   const subprocess = execa(request.file, [...request.args], {
     input: request.input,
     env: request.env,

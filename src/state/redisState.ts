@@ -139,11 +139,3 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     },
   };
 }
-
-/** `openRedisState` when `state.backend` is `redis`; nothing for the local backend. */
-export function redisStateFor(
-  settings: StateSettings,
-  options: Omit<RedisStateOptions, "settings">,
-): Promise<RedisState | undefined> {
-  return settings.backend === "redis" ? openRedisState({ ...options, settings }) : Promise.resolve(undefined);
-}

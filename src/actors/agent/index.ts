@@ -1,6 +1,6 @@
 import type { McpEndpointHost } from "../../agent/mcpEndpoint/index.js";
 import type { McpToolSource } from "../../agent/mcpTools.js";
-import { modelRunner } from "../../agent/modelRunner.js";
+import type { ModelRunnerDeps } from "../../agent/modelRunner.js";
 import type { Sleep } from "../../agent/retry.js";
 import { type RunToolsDeps, runContext, runTools } from "../../agent/runTools.js";
 import { builtinTools } from "../../agent/tools/index.js";
@@ -39,6 +39,20 @@ export interface RunnerDeps {
   readonly sleep?: Sleep;
 }
 
+/**
+ * The model runner, made at the first run: the AI SDK and its providers take about a third of a second
+ * to load, which a gateway answering with echo or a command, or a CLI command, should not pay.
+ */
+function lazyModelRunner(deps: ModelRunnerDeps): AgentRunner {
+  let runner: Promise<AgentRunner> | undefined;
+  return {
+    async run(request, signal) {
+      runner ??= import("../../agent/modelRunner.js").then((m) => m.modelRunner(deps));
+      return (await runner).run(request, signal);
+    },
+  };
+}
+
 /** The runner the `agent:` section chooses. */
 export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): AgentRunner {
   const toolSettings = deps.toolSettings ?? toolsSchema.parse(undefined);
@@ -66,7 +80,7 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
     });
   }
   if ((agent.provider === "openai" || agent.provider === "anthropic") && agent.model !== undefined) {
-    return modelRunner({
+    return lazyModelRunner({
       settings: { ...agent, provider: agent.provider, model: agent.model },
       logger: deps.logger ?? silentLogger(),
       ...toolDeps,

@@ -1,7 +1,7 @@
-import { type HttpHost, startHttpHost } from "../../io/mcpEndpoint/httpHost.js";
+import type { HttpHost } from "../../io/mcpEndpoint/httpHost.js";
 import type { AgentTool, ToolContext } from "../tools/tool.js";
 import { RunRegistry } from "./runRegistry.js";
-import { toolServer } from "./toolServer.js";
+import type { toolServer } from "./toolServer.js";
 
 /** What a command agent gets: `SVC_MCP_URL` and `SVC_MCP_TOKEN`, valid until `close()`. */
 export interface RunEndpoint {
@@ -20,18 +20,24 @@ export interface McpEndpointHost {
 
 /**
  * One loopback Streamable HTTP MCP endpoint for the gateway, with a path and bearer token per run
- * (docs/agent-tools.md). The socket is opened on the first run that needs it.
+ * (docs/agent-tools.md). The socket is opened, and the MCP server SDK loaded, on the first run that needs it.
  */
 export function createMcpEndpointHost(options: { readonly host?: string } = {}): McpEndpointHost {
   const runs = new RunRegistry();
   let listening: Promise<HttpHost> | undefined;
+  let serve: typeof toolServer | undefined;
   const authorize = (key: string, authorization: string | undefined) => {
     const run = runs.authorize(key, authorization);
-    return run === undefined ? undefined : toolServer(run.tools, run.context, run.signal);
+    return run === undefined || serve === undefined ? undefined : serve(run.tools, run.context, run.signal);
   };
   return {
     async openRunEndpoint(tools, context) {
-      listening ??= startHttpHost(authorize, options.host);
+      listening ??= Promise.all([import("./toolServer.js"), import("../../io/mcpEndpoint/httpHost.js")]).then(
+        ([server, host]) => {
+          serve = server.toolServer;
+          return host.startHttpHost(authorize, options.host);
+        },
+      );
       const http = await listening;
       const run = runs.open(tools, context);
       return { url: `${http.origin}/mcp/${run.key}`, token: run.token, close: run.close };

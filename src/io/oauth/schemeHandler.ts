@@ -1,6 +1,5 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { execa } from "execa";
 import { writeFileAtomic } from "../stores/atomicFile.js";
 
 export const DESKTOP_FILE = "svc-mcp-install.desktop";
@@ -43,6 +42,7 @@ export async function registerSchemeHandler(
 ): Promise<{ file: string; xdgMime: boolean }> {
   const file = join(applicationsDir(env), DESKTOP_FILE);
   writeFileAtomic(file, desktopEntry(svcCommand), 0o644);
+  const { execa } = await import("execa");
   try {
     await execa("xdg-mime", ["default", DESKTOP_FILE, "x-scheme-handler/svc"], { env, timeout: 10_000 });
     return { file, xdgMime: true };

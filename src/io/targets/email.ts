@@ -1,4 +1,4 @@
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
 import { resolveChatId } from "./chat.js";
@@ -37,12 +37,15 @@ export function smtpOptions(settings: PlatformConfig<"email">) {
 
 export function emailTarget(settings: PlatformConfig<"email">): DeliveryTarget {
   const secrets = [settings.password];
-  const transport = nodemailer.createTransport(smtpOptions(settings));
+  // nodemailer is loaded when the target first checks or sends, not at every gateway start.
+  let transporter: Promise<Transporter> | undefined;
+  const transport = (): Promise<Transporter> =>
+    (transporter ??= import("nodemailer").then((m) => m.default.createTransport(smtpOptions(settings))));
   return {
     name: "email",
     async check() {
       try {
-        await transport.verify();
+        await (await transport()).verify();
       } catch (err) {
         throw asDeliveryError(err, secrets);
       }
@@ -61,7 +64,7 @@ export function emailTarget(settings: PlatformConfig<"email">): DeliveryTarget {
       const subject = message.extra.subject?.trim() || settings.subject.replaceAll("{route}", message.route);
       await (options.runStep ?? runOnce)(async () => {
         try {
-          await transport.sendMail({ from: settings.from, to, subject, text: message.text });
+          await (await transport()).sendMail({ from: settings.from, to, subject, text: message.text });
         } catch (err) {
           throw asDeliveryError(err, secrets);
         }

@@ -1,4 +1,3 @@
-import { execa } from "execa";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
 import { partlyDelivered } from "./chat.js";
@@ -53,6 +52,8 @@ export function forgeCommentTarget(
   const secrets = [env.GH_TOKEN, env.GITHUB_TOKEN];
 
   async function gh(args: readonly string[], input: string | undefined, signal?: AbortSignal) {
+    // Loaded at the first process: a command that starts none does not pay for the module.
+    const { execa } = await import("execa");
     const result = await execa(settings.command, args, {
       ...(input === undefined ? { stdin: "ignore" as const } : { input }),
       env,

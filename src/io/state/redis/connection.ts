@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from "ioredis";
+import type { Redis, RedisOptions } from "ioredis";
 import { SvcError } from "../../../errors.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
@@ -110,6 +110,8 @@ export async function connectRedis(
       "config_invalid",
       `${configFile}: state.redis_url: ${problem} — start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`,
     );
+  // ioredis is loaded with the first connection: the local backend never needs it.
+  const { Redis } = await import("ioredis");
   let redis: Redis;
   try {
     redis = new Redis(url, { ...options, lazyConnect: true, retryStrategy: () => null });
