@@ -70,7 +70,7 @@ describe("stdio servers (real subprocess)", () => {
     const h = hub(ctx.home, { fx: stdioEntry("legacy", { timeout: 0.3 }) });
     const failed = await h.call("fx", "fail", {});
     expect(failed.isError).toBe(true);
-    await expect(h.call("fx", "slow", { ms: 3000 })).rejects.toMatchObject({
+    await expect(h.call("fx", "slow", { ms: 1000 })).rejects.toMatchObject({
       code: "mcp_timeout",
       message: expect.stringMatching(/"slow" did not answer within 0.3 s/),
     });
