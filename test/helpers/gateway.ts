@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, vi } from "vitest";
 import { stringify } from "yaml";
+import { sleepOn, systemClock } from "../../src/clock.js";
 import { type Gateway, type GatewayOptions, startGateway } from "../../src/gateway/index.js";
 import { createLogger } from "../../src/io/log.js";
 import { type TempHome, tempHome } from "./home.js";
@@ -70,6 +71,8 @@ export interface TestGatewayOptions {
   readonly clock?: FakeClock;
   /** Coalescing groups run on `clock`'s timers (fire on `clock.advance`), not on real ones. */
   readonly fakeTimers?: boolean;
+  /** The gateway's sleeps (delivery retries, the stop's drain bound) end on `clock.advance`, not in real time. */
+  readonly fakeSleeps?: boolean;
   readonly http?: "uws" | "node";
   readonly eventModes?: GatewayOptions["eventModes"];
   readonly drainTimeoutMs?: number;
@@ -142,6 +145,9 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
       port: 0,
       now: clock.now,
       ...(options.fakeTimers === true ? { timers: clock } : {}),
+      ...(options.fakeSleeps === true
+        ? { clock: { ...systemClock, now: clock.now, sleep: sleepOn(clock) } }
+        : {}),
       logger,
       ...(options.http === undefined ? {} : { http: options.http }),
       ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { alive } from "../../helpers/process.js";
 import { cliConfig, svc } from "./svc.js";
 
 let home: TempHome;
@@ -18,7 +19,10 @@ describe("svc gateway start --timeout that runs out", { timeout: 90_000 }, () =>
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/did not answer \/health within 0\.05s, so it was stopped/);
     expect(res.stderr).toContain("svc gateway start --timeout <seconds>");
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // The process it started is gone by the time start returns, so no gateway can come up later.
+    const pid = Number(/the gateway \(pid (\d+)\)/.exec(res.stderr)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    expect(alive(pid)).toBe(false);
     expect((await svc(home, ["gateway", "status"])).code).toBe(3);
   });
 });

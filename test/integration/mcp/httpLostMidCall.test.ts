@@ -38,7 +38,6 @@ describe.each([
     const { asked, approvals } = pendingElicitation();
     const h = ctx.hub(ctx.home, { web: entry({ url: s.url, timeout: 20 }) }, approvals);
     await h.settled("web");
-    const started = Date.now();
     const call = h.call("web", "ask", {});
     await asked;
     await s.close();
@@ -47,7 +46,6 @@ describe.each([
       message:
         'mcp_servers.web: the connection was lost while "ask" was being called; it may or may not have run — verify its effect before calling it again',
     });
-    expect(Date.now() - started).toBeLessThan(10_000);
     const back = await startStreamableHttp({ port, jsonResponse });
     try {
       expect(text(await h.call("web", "add", { a: 1, b: 2 }))).toBe("3");

@@ -63,12 +63,20 @@ describe("keepalive_interval below the floor (simulated clock)", () => {
 
   it("stdio without keepalive_interval sends no pings", async () => {
     const clock = new SimulatedClock();
-    const h = ctx.hub(ctx.home, { fx: stdioEntry("legacy", { connect_timeout: 3 }) }, { clock });
-    const pid = Number(text(await h.call("fx", "pid", {})));
-    stopped.push(pid);
-    process.kill(pid, "SIGSTOP");
+    const h = ctx.hub(
+      ctx.home,
+      {
+        off: stdioEntry("legacy", {}, ["--count-pings"]),
+        // The same with keepalive_interval 0: shows that a ping due at the increment is counted.
+        on: stdioEntry("legacy", { keepalive_interval: 0 }, ["--count-pings"]),
+      },
+      { clock },
+    );
+    await Promise.all([h.settled("off"), h.settled("on")]);
     clock.increment(600_000);
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(h.status()[0]?.state).toBe("connected");
+    // A ping due at the increment is on the server's stdin before the call that asks for the count.
+    expect(text(await h.call("on", "ping-count", {}))).toBe("1");
+    expect(text(await h.call("off", "ping-count", {}))).toBe("0");
+    expect(h.status().map((s) => s.state)).toEqual(["connected", "connected"]);
   });
 });

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
-import { describe, expect, it } from "vitest";
-import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it, vi } from "vitest";
+import { type ApprovalSurface, policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { captureLogger } from "../../fakes/logCapture.js";
@@ -69,23 +70,70 @@ describe("stdio servers (real subprocess)", () => {
     const h = hub(ctx.home, { fx: stdioEntry("legacy", { timeout: 0.3 }) });
     const failed = await h.call("fx", "fail", {});
     expect(failed.isError).toBe(true);
-    await expect(h.call("fx", "slow", { ms: 3000 })).rejects.toMatchObject({
+    await expect(h.call("fx", "slow", { ms: 1000 })).rejects.toMatchObject({
       code: "mcp_timeout",
       message: expect.stringMatching(/"slow" did not answer within 0.3 s/),
     });
   });
 
   it("serializes calls to one server unless supports_parallel_tool_calls", async () => {
-    const serial = hub(ctx.home, { fx: stdioEntry() });
-    const parallel = hub(ctx.home, { fx: stdioEntry("legacy", { supports_parallel_tool_calls: true }) });
-    await Promise.all([serial.settled("fx"), parallel.settled("fx")]);
-    const timed = async (h: McpHub) => {
-      const start = performance.now();
-      await Promise.all([h.call("fx", "slow", { ms: 400 }), h.call("fx", "slow", { ms: 400 })]);
-      return performance.now() - start;
+    // Each call (trust: untrusted, a tool without readOnlyHint) stops at its approval until the test lets
+    // it through, so the order of approval requests and answers shows when svc started each call.
+    const held = () => {
+      const events: string[] = [];
+      const waiting: Array<(approved: boolean) => void> = [];
+      const approvals: ApprovalSurface = {
+        approve: ({ args }) => {
+          events.push(`asked ${JSON.stringify(args)}`);
+          return new Promise<boolean>((resolve) => waiting.push(resolve));
+        },
+        elicit: async () => ({ action: "decline" }),
+      };
+      const answered = (name: string) => (result: CallToolResult) => {
+        events.push(`${name} answered ${text(result)}`);
+        return result;
+      };
+      return { events, waiting, approvals, answered };
     };
-    expect(await timed(serial)).toBeGreaterThanOrEqual(790);
-    expect(await timed(parallel)).toBeLessThan(700);
+    const s = held();
+    const p = held();
+    const serial = hub(
+      ctx.home,
+      { fx: stdioEntry("legacy", { trust: "untrusted" }) },
+      { approvals: s.approvals },
+    );
+    const parallel = hub(
+      ctx.home,
+      { fx: stdioEntry("legacy", { trust: "untrusted", supports_parallel_tool_calls: true }) },
+      { approvals: p.approvals },
+    );
+    await Promise.all([serial.settled("fx"), parallel.settled("fx")]);
+
+    // One at a time: the second call is not started (asks nothing) until the first has its answer.
+    const first = serial.call("fx", "add", { a: 1, b: 1 }).then(s.answered("first"));
+    const second = serial.call("fx", "add", { a: 2, b: 2 }).then(s.answered("second"));
+    await vi.waitFor(() => expect(s.waiting.length).toBe(1), { interval: 5 });
+    s.waiting[0]?.(true);
+    await first;
+    await vi.waitFor(() => expect(s.waiting.length).toBe(2), { interval: 5 });
+    s.waiting[1]?.(true);
+    await second;
+    expect(s.events).toEqual([
+      'asked {"a":1,"b":1}',
+      "first answered 2",
+      'asked {"a":2,"b":2}',
+      "second answered 4",
+    ]);
+
+    // Parallel: both calls are started while neither has been let through.
+    const both = Promise.all([
+      parallel.call("fx", "add", { a: 1, b: 1 }).then(p.answered("first")),
+      parallel.call("fx", "add", { a: 2, b: 2 }).then(p.answered("second")),
+    ]);
+    await vi.waitFor(() => expect(p.waiting.length).toBe(2), { interval: 5 });
+    expect(p.events).toEqual(['asked {"a":1,"b":1}', 'asked {"a":2,"b":2}']);
+    for (const letThrough of p.waiting) letThrough(true);
+    expect((await both).map(text)).toEqual(["2", "4"]);
   });
 
   it("tools.include wins over exclude, with fnmatch globs against original names", async () => {

@@ -3,18 +3,10 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { alive } from "../../helpers/process.js";
 import { entry, STDIO_FIXTURE, stdioEntry, text, useHubs } from "./harness.js";
 
 const hubs = useHubs();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("stdio server processes", () => {
   it("a server started through a wrapper script that outlives its stdin leaves no process behind after stop", async () => {

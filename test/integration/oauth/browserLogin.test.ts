@@ -249,11 +249,11 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     );
     const url = `http://127.0.0.1:${(silent.address() as import("node:net").AddressInfo).port}/mcp`;
     const h = harness(home.dir, "hung", url, { cimd: false }, { requestTimeoutMs: 200 });
-    const started = Date.now();
+    // The silent server never answers: only the request timeout (named in the message) ends the login;
+    // without it the login would hang and the test fail at its own timeout.
     await expect(loginWith(h)).rejects.toThrow(
       /^hung: OAuth discovery failed — GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp → unreachable \(timed out after 0\.2 s\)/,
     );
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("honours oauth.redirect_uri exactly", async () => {

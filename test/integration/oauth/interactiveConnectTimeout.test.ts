@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { SimulatedClock } from "xstate";
 import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import { McpHub } from "../../../src/actors/mcp/hub.js";
 import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
@@ -27,6 +28,8 @@ describe("an interactive first connect of an auth: oauth server", () => {
   it("waits for a browser login that takes longer than connect_timeout, then connects", async () => {
     home = tempHome();
     const opened: string[] = [];
+    // The connection's timers (connect_timeout among them) run on this clock, moved by the test.
+    const clock = new SimulatedClock();
     const hub = new McpHub({
       servers: {
         slowuser: mcpServerSchema.parse({
@@ -41,6 +44,7 @@ describe("an interactive first connect of an auth: oauth server", () => {
       logger: silentLogger(),
       approvals: policyApprovals("deny", silentLogger()),
       interactive: true,
+      clock,
       oauthProviderFor: (server, e, { interactive }) =>
         oauthProviderFor(server, e, {
           interactive,
@@ -49,8 +53,9 @@ describe("an interactive first connect of an auth: oauth server", () => {
           print: () => {},
           openBrowser: async (u) => {
             opened.push(u);
-            // The person takes 2.5 s to log in: longer than connect_timeout (1 s).
-            await new Promise((r) => setTimeout(r, 2500));
+            // The person takes 2.5 s to log in: longer than connect_timeout (1 s). A connect bounded
+            // by connect_timeout alone would fail here with "connect timed out after 1 s".
+            clock.increment(2500);
             await followAuthorization(u);
           },
         }),

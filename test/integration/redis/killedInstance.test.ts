@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -71,7 +71,7 @@ function startInstance(name: string, config: Record<string, unknown>): Promise<I
   });
 }
 
-/** `<id> <event> <instance>` lines: `start` before the agent's sleep, `done` after it. */
+/** `<id> <event> <instance>` lines: `start` before the agent waits for the go file, `done` after it. */
 function lines(file: string): Array<{ id: string; what: string; instance: string }> {
   if (!existsSync(file)) return [];
   return readFileSync(file, "utf8")
@@ -86,6 +86,8 @@ function lines(file: string): Array<{ id: string; what: string; instance: string
 describe("an instance SIGKILLed mid-run", { timeout: 120_000 }, () => {
   it("its runs finish on the instances still up, and every accepted id finishes", async () => {
     const log = join(home.dir, "runs.log");
+    // Every run waits for this file, so the instance is certainly killed mid-run, whatever the machine's pace.
+    const go = join(home.dir, "go");
     const agent = {
       provider: "command",
       command: [
@@ -93,10 +95,12 @@ describe("an instance SIGKILLed mid-run", { timeout: 120_000 }, () => {
         "-c",
         // The agent runs in a process group of its own, so it outlives its killed gateway like a process
         // on another host would not: it writes `done` only while that gateway ($PPID) is alive.
-        `p=$PPID; printf "%s start %s\\n" "$SVC_DELIVERY_ID" "$INSTANCE" >> "$0"; sleep 2; ` +
+        `p=$PPID; printf "%s start %s\\n" "$SVC_DELIVERY_ID" "$INSTANCE" >> "$0"; ` +
+          `while [ ! -e "$1" ]; do sleep 0.05; done; ` +
           `if [ -e /proc/$p ] && ! grep -q "^State:[[:space:]]*Z" /proc/$p/status; then ` +
           `printf "%s done %s\\n" "$SVC_DELIVERY_ID" "$INSTANCE" >> "$0"; fi`,
         log,
+        go,
       ],
       max_concurrent_runs: 2,
     };
@@ -112,7 +116,7 @@ describe("an instance SIGKILLed mid-run", { timeout: 120_000 }, () => {
       });
       expect(answer.status).toBe(202);
     }
-    // Killed as soon as it runs something (the agent sleeps 2 s, so mid-run).
+    // Killed as soon as it runs something (its agent waits for the go file, so mid-run).
     await vi.waitFor(() => expect(lines(log).filter((l) => l.instance === "a")).not.toEqual([]), {
       timeout: 20_000,
       interval: 20,
@@ -121,6 +125,7 @@ describe("an instance SIGKILLed mid-run", { timeout: 120_000 }, () => {
     const killed = lines(log)
       .filter((l) => l.instance === "a")
       .map((l) => l.id);
+    writeFileSync(go, "");
     await vi.waitFor(
       () => {
         const done = new Set(
@@ -133,7 +138,7 @@ describe("an instance SIGKILLed mid-run", { timeout: 120_000 }, () => {
       { timeout: 60_000, interval: 100 },
     );
     const done = lines(log).filter((l) => l.what === "done");
-    // a never finished anything (killed mid-sleep); its runs finished on b or c, once each.
+    // a never finished anything (killed while its runs waited); its runs finished on b or c, once each.
     expect(done.filter((l) => l.instance === "a")).toEqual([]);
     for (const id of killed)
       expect(done.filter((l) => l.id === id).map((l) => l.instance)).toSatisfy(

@@ -13,6 +13,8 @@ import { postJson } from "../../helpers/http.js";
  * Spec 2.4: a script that times out is ignored (reason script). The timeout holds for the script's whole
  * process tree: a shell script whose child (`sleep`) outlives the killed shell still holds the output pipe,
  * and the answer must not wait for that child. Children a finished script left running are ended too.
+ * The children sleep far longer than a test may run: an answer that waited for them would never come in
+ * time, so the answer arriving at all proves it did not wait.
  */
 const OPEN = "INSECURE_NO_AUTH";
 let gw: TestGateway;
@@ -20,8 +22,8 @@ beforeAll(async () => {
   gw = await startTestGateway({
     files: {
       "agent/recorder.sh": RECORDER_AGENT,
-      "scripts/slow.sh": 'cat >/dev/null\nsleep 20\necho \'{"title": "late"}\'\n',
-      "scripts/leaves-child.sh": 'cat >/dev/null\nsleep 20 &\necho \'{"title": "done"}\'\n',
+      "scripts/slow.sh": 'cat >/dev/null\nsleep 600\necho \'{"title": "late"}\'\n',
+      "scripts/leaves-child.sh": 'cat >/dev/null\nsleep 600 &\necho \'{"title": "done"}\'\n',
     },
     config: webhookConfig(
       {
@@ -37,17 +39,13 @@ afterAll(() => gw.stop());
 
 describe("script timeout covers the script's children (spec 2.4)", () => {
   it("a timed-out script whose child still runs is answered ignored/script at the timeout, not when the child ends", async () => {
-    const started = Date.now();
     const res = await postJson(gw.url("/webhooks/slow"), {});
     expect(res).toMatchObject({ status: 200, body: { status: "ignored", reason: "script" } });
-    expect(Date.now() - started).toBeLessThan(5000);
   }, 30_000);
 
   it("a script that exits but leaves a background child holding its output: its output is used at once", async () => {
-    const started = Date.now();
     const res = await postJson(gw.url("/webhooks/leaves"), {});
     expect(res).toMatchObject({ status: 202, body: { status: "accepted" } });
-    expect(Date.now() - started).toBeLessThan(5000);
     expect((await waitForRun(gw, res.body.delivery_id as string)).prompt).toBe("done");
   }, 30_000);
 });

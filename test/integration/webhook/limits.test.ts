@@ -184,9 +184,9 @@ describe.each(["uws", "node"] as const)("body size (spec 4.2 step 2, %s server)"
       socket.write("POST /webhooks/r HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
       pump();
     });
-    const started = Date.now();
+    // The sender never stops: only svc closing the connection ends the wait (a gateway that read
+    // forever would hang the test until its timeout), and it did so long before 512 MiB had gone.
     await closed;
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(sent).toBeLessThan(512 * 1024 * 1024);
     // The cut of a body still being sent resets the connection, which may discard the answer before
     // the sender reads it; when it got through, it is the 413.

@@ -9,6 +9,7 @@ import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
 import { inHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type DeliveryAnswer, deliverSigned } from "../../helpers/http.js";
+import { alive } from "../../helpers/process.js";
 
 /**
  * docs/webhook.md, SIGINT/SIGTERM: every request already in the pipeline is answered and every accepted
@@ -140,14 +141,6 @@ describe("SIGTERM past gateway.drain_timeout_seconds", { timeout: 20_000 }, () =
       }
     }
   });
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
 
   it("saves the running and the waiting run and stops the running agent (its whole process group) before exit", async () => {
     const home = tempHome();

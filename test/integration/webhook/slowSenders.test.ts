@@ -23,15 +23,14 @@ async function signedHead(id: string, extra = "", body = BODY): Promise<string> 
 
 interface Watched {
   readonly socket: Socket;
-  /** Resolves when the server closes the connection: after how many ms, and what it had written. */
-  readonly closed: Promise<{ afterMs: number; received: string }>;
+  /** Resolves when the server closes the connection: how many chunks were still unsent, and what it had written. */
+  readonly closed: Promise<{ unsent: number; received: string }>;
   /** Whether the connection has closed yet. */
   isClosed(): boolean;
 }
 
 /** Opens a connection and writes `chunks[i]` every `everyMs` (nothing more once they run out). */
 function trickle(port: number, chunks: readonly string[], everyMs: number): Watched {
-  const opened = Date.now();
   const socket = connect(port, "127.0.0.1");
   let received = "";
   let next = 0;
@@ -41,11 +40,11 @@ function trickle(port: number, chunks: readonly string[], everyMs: number): Watc
   socket.on("data", (d) => (received += d));
   socket.on("error", () => {});
   let isClosed = false;
-  const closed = new Promise<{ afterMs: number; received: string }>((resolve) =>
+  const closed = new Promise<{ unsent: number; received: string }>((resolve) =>
     socket.on("close", () => {
       isClosed = true;
       clearInterval(timer);
-      resolve({ afterMs: Date.now() - opened, received });
+      resolve({ unsent: chunks.length - next, received });
     }),
   );
   return { socket, closed, isClosed: () => isClosed };
@@ -99,10 +98,11 @@ describe.concurrent.each(["uws", "node"] as const)("misbehaving senders on the %
     expect(slow.map((s) => s.isClosed())).toEqual([false, false, false, false]);
 
     const ends = await Promise.all(slow.map((s) => s.closed));
+    // Closed while the trickled body and the trickled headers still had bytes to send: the server did not
+    // wait for them to finish (the two that stopped writing would otherwise hold their connections until
+    // the test's timeout).
+    expect(ends.slice(0, 2).map((end) => end.unsent > 0)).toEqual([true, true]);
     for (const end of ends) {
-      // The server's limit is 10 s; 22 s leaves room for a loaded machine and is still before the
-      // trickled body would have been complete (~24 s), so a server that waited for it fails here.
-      expect(end.afterMs).toBeLessThan(22_000);
       // Closed without accepting: nothing, or a 408.
       expect(end.received === "" || end.received.startsWith("HTTP/1.1 408")).toBe(true);
     }

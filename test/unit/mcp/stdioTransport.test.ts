@@ -1,14 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { StdioTransport } from "../../../src/io/mcp/stdioTransport.js";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { alive } from "../../helpers/process.js";
 
 describe("StdioTransport", () => {
   it("a line over the message limit closes the connection at once, saying why, instead of buffering on", async () => {
