@@ -51,6 +51,8 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   if (file === undefined)
     throw new SvcError("config_invalid", "agent.command: empty — give [executable, args...]");
   const env = baseEnv(options.env ?? process.env);
+  // Every run starts a process: load execa now rather than delay the first run by its load.
+  void import("execa");
   return {
     async run(request, signal) {
       const endpoint =

@@ -210,6 +210,10 @@ describe("SIGKILL during the drain (a supervisor's stop timeout shorter than the
     );
     const first = await startCli(home, children);
     for (const id of ["r1", "r2", "r3"]) expect(await deliver(first.port, id)).toMatchObject({ status: 202 });
+    // r1 holds the slot before the stop begins.
+    const started = Date.now() + 5000;
+    while (!existsSync(join(home.dir, "agent.pid")) && Date.now() < started)
+      await new Promise((r) => setTimeout(r, 20));
     first.child.kill("SIGTERM");
     // The drain (30 s) has begun; a supervisor that waits less kills the gateway now.
     const pending = join(home.dir, "webhook-pending-runs.json");
