@@ -8,12 +8,11 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import ts from "typescript";
 
-const srcDir = resolve(process.argv[2] ?? "src");
-
-/** A module's layer: its first folder under src/ (`errors.ts` and `clock.ts` at the top are shared by all). */
-const layerOf = (file: string): string => {
+/** A module's layer: its first folder under `srcDir` (`errors.ts` and `clock.ts` at the top are shared by all). */
+const layerOf = (srcDir: string, file: string): string => {
   const parts = relative(srcDir, file).split("/");
   return parts.length === 1 ? "" : (parts[0] ?? "");
 };
@@ -64,55 +63,65 @@ function importsOf(file: string): string[] {
     .map((spec) => resolve(dirname(file), spec.replace(/\.js$/, ".ts")));
 }
 
-const files = sourceFiles(srcDir);
-const graph = new Map(files.map((file) => [file, importsOf(file).filter((to) => to !== file)]));
-const problems: string[] = [];
-const name = (file: string) => relative(srcDir, file);
+/** The tree's modules and every cycle and layer crossing among them, one line each. */
+export function importProblems(srcDir: string): { modules: number; problems: string[] } {
+  const files = sourceFiles(srcDir);
+  const graph = new Map(files.map((file) => [file, importsOf(file).filter((to) => to !== file)]));
+  const problems: string[] = [];
+  const name = (file: string) => relative(srcDir, file);
 
-for (const [from, targets] of graph) {
-  const banned = FORBIDDEN[layerOf(from)] ?? [];
-  for (const to of targets) {
-    if (banned.includes(layerOf(to))) {
-      problems.push(`layer: ${name(from)} imports ${name(to)} (${layerOf(from)}/ must not import ${layerOf(to)}/)`);
+  for (const [from, targets] of graph) {
+    const banned = FORBIDDEN[layerOf(srcDir, from)] ?? [];
+    for (const to of targets) {
+      if (banned.includes(layerOf(srcDir, to))) {
+        problems.push(
+          `layer: ${name(from)} imports ${name(to)} (${layerOf(srcDir, from)}/ must not import ${layerOf(srcDir, to)}/)`,
+        );
+      }
     }
   }
-}
 
-// Tarjan's strongly connected components: every component of more than one file is a cycle.
-let index = 0;
-const indices = new Map<string, number>();
-const lowLinks = new Map<string, number>();
-const stack: string[] = [];
-const onStack = new Set<string>();
-function connect(file: string): void {
-  indices.set(file, index);
-  lowLinks.set(file, index);
-  index += 1;
-  stack.push(file);
-  onStack.add(file);
-  for (const to of graph.get(file) ?? []) {
-    if (!graph.has(to)) continue;
-    if (!indices.has(to)) {
-      connect(to);
-      lowLinks.set(file, Math.min(lowLinks.get(file) ?? 0, lowLinks.get(to) ?? 0));
-    } else if (onStack.has(to)) {
-      lowLinks.set(file, Math.min(lowLinks.get(file) ?? 0, indices.get(to) ?? 0));
+  // Tarjan's strongly connected components: every component of more than one file is a cycle.
+  let index = 0;
+  const indices = new Map<string, number>();
+  const lowLinks = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  function connect(file: string): void {
+    indices.set(file, index);
+    lowLinks.set(file, index);
+    index += 1;
+    stack.push(file);
+    onStack.add(file);
+    for (const to of graph.get(file) ?? []) {
+      if (!graph.has(to)) continue;
+      if (!indices.has(to)) {
+        connect(to);
+        lowLinks.set(file, Math.min(lowLinks.get(file) ?? 0, lowLinks.get(to) ?? 0));
+      } else if (onStack.has(to)) {
+        lowLinks.set(file, Math.min(lowLinks.get(file) ?? 0, indices.get(to) ?? 0));
+      }
     }
+    if (lowLinks.get(file) !== indices.get(file)) return;
+    const component: string[] = [];
+    for (let member = stack.pop(); member !== undefined; member = stack.pop()) {
+      onStack.delete(member);
+      component.push(member);
+      if (member === file) break;
+    }
+    if (component.length > 1) problems.push(`cycle: ${component.map(name).sort().join(" ↔ ")}`);
   }
-  if (lowLinks.get(file) !== indices.get(file)) return;
-  const component: string[] = [];
-  for (let member = stack.pop(); member !== undefined; member = stack.pop()) {
-    onStack.delete(member);
-    component.push(member);
-    if (member === file) break;
-  }
-  if (component.length > 1) problems.push(`cycle: ${component.map(name).sort().join(" ↔ ")}`);
+  for (const file of files) if (!indices.has(file)) connect(file);
+  return { modules: files.length, problems };
 }
-for (const file of files) if (!indices.has(file)) connect(file);
 
-if (problems.length > 0) {
-  for (const problem of problems) console.error(problem);
-  console.error(`\n${problems.length} import problem(s) in ${name(srcDir) || srcDir}: see ARCHITECTURE.md (layers)`);
-  process.exit(1);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const srcDir = resolve(process.argv[2] ?? "src");
+  const { modules, problems } = importProblems(srcDir);
+  if (problems.length > 0) {
+    for (const problem of problems) console.error(problem);
+    console.error(`\n${problems.length} import problem(s) in ${srcDir}: see ARCHITECTURE.md (layers)`);
+    process.exit(1);
+  }
+  console.log(`imports: ${modules} modules, no cycle, no layer crossed`);
 }
-console.log(`imports: ${files.length} modules, no cycle, no layer crossed`);

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { type InProcessResult, runInProcess } from "../../helpers/inProcessCli.js";
 import { STDIO_FIXTURE } from "./harness.js";
 
 interface Run {
@@ -13,9 +14,18 @@ interface Run {
   exited: Promise<number | null>;
 }
 
+/** svc's environment: SECRET_TOKEN is set here so a stdio server that sees it got it from svc's own env. */
+const svcEnv = (home: TempHome): Record<string, string> => ({
+  PATH: process.env.PATH ?? "",
+  HOME: home.dir,
+  SVC_HOME: home.dir,
+  SECRET_TOKEN: "parent-secret",
+});
+
+/** Spawns a long-running command (`gateway run`). */
 function svc(home: TempHome, args: string[]): Run {
   const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, SECRET_TOKEN: "parent-secret" },
+    env: svcEnv(home),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -30,10 +40,9 @@ function svc(home: TempHome, args: string[]): Run {
   };
 }
 
-async function run(home: TempHome, args: string[]) {
-  const r = svc(home, args);
-  const code = await r.exited;
-  return { code, stdout: r.stdout(), stderr: r.stderr() };
+/** Runs a command to its end in this worker (see helpers/inProcessCli.ts). */
+function run(home: TempHome, args: string[]): Promise<InProcessResult> {
+  return runInProcess(args, svcEnv(home));
 }
 
 const fixture = (extra: Record<string, unknown> = {}) => ({
