@@ -208,10 +208,24 @@ describe("svc cron --profile and cron_job subscriptions (each profile has its ow
   });
 
   it("webhook subscribe --cron-job is checked against the --route-profile's store, also when rebinding", async () => {
-    const [inWork, inDefault, inHome] = await Promise.all([
-      svc(home, ["webhook", "subscribe", "w", "--cron-job", "nightly", "--route-profile", "work"]),
-      svc(home, ["webhook", "subscribe", "d", "--cron-job", "nightly"]),
-      svc(home, ["webhook", "subscribe", "h", "--cron-job", "nightly", "--route-profile", "home"]),
+    const inWork = await svc(home, [
+      "webhook",
+      "subscribe",
+      "w",
+      "--cron-job",
+      "nightly",
+      "--route-profile",
+      "work",
+    ]);
+    const inDefault = await svc(home, ["webhook", "subscribe", "d", "--cron-job", "nightly"]);
+    const inHome = await svc(home, [
+      "webhook",
+      "subscribe",
+      "h",
+      "--cron-job",
+      "nightly",
+      "--route-profile",
+      "home",
     ]);
     expect(inWork.code).toBe(0);
     expect(inDefault.code).toBe(2);

@@ -45,10 +45,8 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
   it("--no-check keeps the configuration-only view; svc mcp test --all exits 1 when one fails", async () => {
     home = tempHome();
     await writeServers();
-    const [list, all] = await Promise.all([
-      svc(home, ["mcp", "list", "--no-check"]),
-      svc(home, ["mcp", "test", "--all"]),
-    ]);
+    const list = await svc(home, ["mcp", "list", "--no-check"]);
+    const all = await svc(home, ["mcp", "test", "--all"]);
     expect(list.stdout).toMatch(/fx\s+stdio\s+stopped\s+0/);
     expect(list.stdout).toContain("no gateway is running");
     expect(all.code).toBe(1);
@@ -76,11 +74,9 @@ describe("svc mcp tools <server>: descriptions and input schemas", { timeout: 60
         mcp_servers: { fx: { command: process.execPath, args: [SERVER], tools: { include: ["add"] } } },
       }),
     );
-    const [plain, schema, json] = await Promise.all([
-      svc(home, ["mcp", "tools", "fx"]),
-      svc(home, ["mcp", "tools", "fx", "--schema"]),
-      svc(home, ["mcp", "tools", "fx", "--json"]),
-    ]);
+    const plain = await svc(home, ["mcp", "tools", "fx"]);
+    const schema = await svc(home, ["mcp", "tools", "fx", "--schema"]);
+    const json = await svc(home, ["mcp", "tools", "fx", "--json"]);
     expect(plain.stdout).toMatch(/^REGISTERED NAME\s+SERVER TOOL\s+DESCRIPTION$/m);
     expect(plain.stdout).toMatch(/^mcp__fx__add\s+add/m);
     expect(schema.stdout).toContain("mcp__fx__add (add)");

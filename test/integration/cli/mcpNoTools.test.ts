@@ -1,10 +1,9 @@
-import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { STDIO_FIXTURE } from "../mcp/harness.js";
+import { svc as runSvc } from "./svc.js";
 
 const EMPTY_SERVER = resolve(import.meta.dirname, "../../fixtures/mcp/empty-server.mjs");
 
@@ -16,31 +15,27 @@ afterEach(() => home.cleanup());
 
 function svc(args: string[], servers: Record<string, unknown>) {
   home.write("config.yaml", stringify({ mcp_servers: servers }));
-  return spawnSync(process.execPath, [...SVC_ARGV, ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
+  return runSvc(home, args);
 }
 
 /** `svc mcp tools` / `test` with nothing registered say why: not always tools.include/exclude. */
 describe("svc mcp tools on a server that registers nothing", () => {
-  it("a server with no tools: says so, and that resources/prompts it lacks cannot register", () => {
+  it("a server with no tools: says so, and that resources/prompts it lacks cannot register", async () => {
     const servers = {
       empty: { command: process.execPath, args: [EMPTY_SERVER], tools: { resources: true } },
     };
-    const tools = svc(["mcp", "tools", "empty"], servers);
+    const tools = await svc(["mcp", "tools", "empty"], servers);
     expect(tools.stdout).toBe(
       "empty: no tools registered (the server lists no tools; tools.resources is on but the server does not offer resources)\n",
     );
-    const test = svc(["mcp", "test", "empty"], servers);
+    const test = await svc(["mcp", "test", "empty"], servers);
     expect(test.stdout).toContain(
       "0 tools registered (the server lists no tools; tools.resources is on but the server does not offer resources)",
     );
   });
 
-  it("filters that leave none: says how many tools they left out, and what the server offers", () => {
-    const tools = svc(["mcp", "tools", "fx"], {
+  it("filters that leave none: says how many tools they left out, and what the server offers", async () => {
+    const tools = await svc(["mcp", "tools", "fx"], {
       fx: { command: process.execPath, args: [STDIO_FIXTURE, "legacy"], tools: { include: "nothing*" } },
     });
     expect(tools.stdout).toMatch(

@@ -34,7 +34,7 @@ function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
     return false;
   }
   const [group, command] = args;
-  if (group === "webhook") return true;
+  if (group === "webhook" || group === "config") return true;
   if (group === "cron") return command !== "run";
   if (group === "mcp") return ["list", "tools", "test", "add", "remove", "import"].includes(command ?? "");
   if (group !== "gateway") return false;

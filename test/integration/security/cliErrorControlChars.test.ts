@@ -1,12 +1,12 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterEach, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "../cli/svc.js";
 
 let home: TempHome;
 let server: Server;
@@ -47,9 +47,9 @@ it("svc mcp list shows a running gateway's last error on one line with its contr
   const deadline = Date.now() + 20_000;
   let stdout = "";
   for (;;) {
-    ({ stdout } = await promisify(execFile)(process.execPath, [...SVC_ARGV, "mcp", "list"], {
-      env: env(),
-    }));
+    const list = await svc(home, ["mcp", "list"]);
+    expect(list.code).toBe(0);
+    stdout = list.stdout;
     if (/\be\s+http\s+failed/.test(stdout)) break;
     if (Date.now() > deadline) throw new Error(`the gateway never reported the failure: ${stdout}`);
     await new Promise((r) => setTimeout(r, 200));
@@ -61,10 +61,8 @@ it("svc mcp list shows a running gateway's last error on one line with its contr
 
 it("an MCP server's error body quoted in a CLI error cannot send escape sequences to the terminal", async () => {
   await escapingServer();
-  const result = await promisify(execFile)(process.execPath, [...SVC_ARGV, "mcp", "test", "e"], {
-    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
-  }).catch((err: { stdout: string; stderr: string; code: number }) => err);
-  expect((result as { code?: number }).code).toBe(1);
+  const result = await svc(home, ["mcp", "test", "e"]);
+  expect(result.code).toBe(1);
   expect(result.stderr).toContain(SHOWN);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
   expect(result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
@@ -90,9 +88,8 @@ it("svc mcp tools shows a server's own tool name with its control characters esc
       mcp_servers: { ev: { command: process.execPath, args: [join(home.dir, "evil-server.mjs")] } },
     }),
   );
-  const { stdout } = await promisify(execFile)(process.execPath, [...SVC_ARGV, "mcp", "tools", "ev"], {
-    env: env(),
-  });
+  const { code, stdout } = await svc(home, ["mcp", "tools", "ev"]);
+  expect(code).toBe(0);
   expect(stdout).toContain("ok\\u001b]0;pwned\\u0007");
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
   expect(stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
