@@ -1,12 +1,9 @@
 import {
   catchError,
-  connect,
   defaultIfEmpty,
-  filter,
   from,
   type MonoTypeOperatorFunction,
   map,
-  merge,
   mergeMap,
   type ObservableInput,
   of,
@@ -14,6 +11,7 @@ import {
 } from "rxjs";
 import type { PipelineCtx, Stage } from "../context.js";
 import { errorOutcome, isOutcome, type Outcome } from "../types.js";
+import { onlyFor } from "./onlyFor.js";
 
 /** Told about a stage that threw; the request is answered 500 and the stream goes on. */
 export type StageFailure = (stage: string, err: unknown, ctx: PipelineCtx) => void;
@@ -110,7 +108,5 @@ export function asyncStageOperator(
       }),
     );
   };
-  return connect((shared) =>
-    merge(shared.pipe(filter((ctx) => !open(ctx))), shared.pipe(filter(open), mergeMap(run, concurrency))),
-  );
+  return onlyFor(open, mergeMap(run, concurrency));
 }
