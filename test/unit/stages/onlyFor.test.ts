@@ -3,20 +3,10 @@ import { TestScheduler } from "rxjs/testing";
 import { describe, expect, it } from "vitest";
 import type { PipelineCtx } from "../../../src/streams/context.js";
 import { onlyFor } from "../../../src/streams/stages/onlyFor.js";
-import type { Inbound } from "../../../src/streams/types.js";
+import { ctxFor } from "../../helpers/pipelineCtx.js";
 
-const ctx = (routeName: string, event?: string): PipelineCtx => {
-  const inbound: Inbound = {
-    method: "POST",
-    path: `/webhooks/${routeName}`,
-    routeName,
-    profile: undefined,
-    headers: {},
-    body: Buffer.alloc(0),
-    receivedAt: 0,
-  };
-  return event === undefined ? { inbound } : { inbound, event };
-};
+const ctx = (routeName: string, event?: string): PipelineCtx =>
+  event === undefined ? ctxFor(routeName) : { ...ctxFor(routeName), event };
 const slow = (c: PipelineCtx) => c.inbound.routeName.startsWith("slow");
 const mark = map((c: PipelineCtx) => ({ ...c, event: "done" }));
 
