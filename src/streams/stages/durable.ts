@@ -1,5 +1,5 @@
 import { type MonoTypeOperatorFunction, mergeMap } from "rxjs";
-import type { PipelineCtx } from "../context.js";
+import { type PipelineCtx, withCtx } from "../context.js";
 import { errorOutcome } from "../types.js";
 import { seenKey } from "./idempotency.js";
 import { onlyFor } from "./onlyFor.js";
@@ -31,7 +31,7 @@ export function durableOperator(deps: DurableDeps): MonoTypeOperatorFunction<Pip
       return ctx;
     } catch {
       if (ctx.accepted !== undefined) deps.forget(seenKey(ctx.accepted.routeName, ctx.accepted.deliveryId));
-      return { ...ctx, outcome: STATE_UNAVAILABLE };
+      return withCtx(ctx, { outcome: STATE_UNAVAILABLE });
     }
   };
   return onlyFor(
