@@ -3,7 +3,8 @@
  * (`state.backend: local` unless BENCH_STATE=memory, echo agent, log at BENCH_LOG_LEVEL, default info) pinned
  * to CPU 0 under `node --cpu-prof`, wrk (1 thread, BENCH_CONNECTIONS connections (default 32), a unique delivery id per request) on CPU 1;
  * then prints the top self-time functions and the inclusive share of each part of the accepted path, counted
- * between the first and the last answer (`send` in the uWS adapter), idle time left out. Needs `npm run build`
+ * between the first and the last answer (`send` in the uWS adapter), idle time left out, and the hottest lines of
+ * dist/ (V8's per-line sample counts over the whole run). Needs `npm run build`
  * and wrk. BENCH_PROFILE_KEEP=1 keeps the .cpuprofile and prints its path.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -105,6 +106,30 @@ const top = (m: Map<string, number>, n: number) =>
 console.log(`\n-- self --\n${top(self, 45)}`);
 console.log(
   `\n-- inclusive (dist/ only) --\n${top(new Map([...incl].filter(([k]) => k.includes("dist/"))), 70)}`,
+);
+// Which line of a function the samples fell on (V8 records it per call-tree node, over the whole run):
+// what showed the stages' `{ ...ctx, part }` spreads costing as much as JSON.parse.
+const lines = new Map<string, number>();
+const ownDist = new URL("../dist/", import.meta.url).href;
+for (const n of prof.nodes as (Node & { positionTicks?: { line: number; ticks: number }[] })[]) {
+  if (!n.callFrame.url.startsWith(ownDist)) continue;
+  const file = `dist/${n.callFrame.url.slice(ownDist.length)}`;
+  for (const t of n.positionTicks ?? [])
+    lines.set(`${file}:${t.line}`, (lines.get(`${file}:${t.line}`) ?? 0) + t.ticks);
+}
+const sources = new Map<string, string[]>();
+const sourceLine = (at: string) => {
+  const [file, line] = [at.slice(0, at.lastIndexOf(":")), Number(at.slice(at.lastIndexOf(":") + 1))];
+  if (!sources.has(file))
+    sources.set(file, readFileSync(new URL(`../${file}`, import.meta.url), "utf8").split("\n"));
+  return (sources.get(file)?.[line - 1] ?? "").trim().slice(0, 100);
+};
+console.log(
+  `\n-- hottest lines in dist/ (samples, whole run) --\n${[...lines]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 25)
+    .map(([at, ticks]) => `${String(ticks).padStart(6)}  ${at}  ${sourceLine(at)}`)
+    .join("\n")}`,
 );
 if (process.env.BENCH_PROFILE_KEEP === "1") console.log(`profile: ${join(profDir, file)}`);
 else rmSync(profDir, { recursive: true, force: true });

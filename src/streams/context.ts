@@ -48,6 +48,16 @@ export interface PipelineCtx {
   readonly outcome?: Outcome;
 }
 
+/**
+ * `{ ...ctx, ...part }`, written with `Object.assign`: in the gateway a context spread takes V8's slow
+ * path (more context shapes reach each spread than its inline cache keeps), while `Object.assign` onto a
+ * fresh object stays fast. Profiled on the filter-ignored path: parse's `{ ...ctx, payload }` 180 samples,
+ * the `Object.assign` 22 (bench/README.md).
+ */
+export function withCtx(ctx: PipelineCtx, part: Partial<PipelineCtx>): PipelineCtx {
+  return Object.assign({}, ctx, part);
+}
+
 /** A stage: enrich the context, or end the request with an Outcome. */
 export type Stage = (ctx: PipelineCtx) => PipelineCtx | Outcome;
 export type AsyncStage = (ctx: PipelineCtx) => Promise<PipelineCtx | Outcome>;

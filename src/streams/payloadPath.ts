@@ -14,8 +14,20 @@ const NOT_FOUND: PathLookup = { found: false };
  */
 export function lookupPath(root: unknown, dotted: string): PathLookup {
   if (dotted.length === 0) return NOT_FOUND;
-  return lookupSegments(root, dotted.split("."));
+  let segments = splitPaths.get(dotted);
+  if (segments === undefined) {
+    segments = dotted.split(".");
+    if (splitPaths.size < MAX_SPLIT_PATHS) splitPaths.set(dotted, segments);
+  }
+  return lookupSegments(root, segments);
 }
+
+/**
+ * The paths looked up come from config (filters, coalesce keys), the same few on every request: each is
+ * split once. Bounded, so paths that vary could never grow it without limit.
+ */
+const splitPaths = new Map<string, readonly string[]>();
+const MAX_SPLIT_PATHS = 1000;
 
 const INDEX = /^(0|[1-9][0-9]*)$/;
 

@@ -28,7 +28,6 @@ export interface VerifyInput {
 /** Replay window for timestamped schemes (Standard Webhooks, Stripe, Paddle, Linear, generic V2), both directions. */
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 
-const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const UNIX_SECONDS = /^[0-9]{1,12}$/;
@@ -59,8 +58,22 @@ export function equalDigests(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The sent digest decoded for `checkHexHmac` (used synchronously, so one buffer serves every request). */
+const sentDigest = Buffer.alloc(32);
+
+/**
+ * Whether `sent` is 64 hex digits naming `expected`. Hex decoding stops at the first pair that is not hex
+ * digits, so 64 ASCII characters (as many UTF-8 bytes as characters) decode to 32 bytes exactly when all
+ * are hex digits. (Decoding reads only the low byte of a wider character: `٣`, U+0663, would pass as `c`.)
+ */
 export function checkHexHmac(sent: string, expected: Buffer): boolean {
-  return HEX_SHA256.test(sent) && equalDigests(Buffer.from(sent, "hex"), expected);
+  return (
+    sent.length === 64 &&
+    Buffer.byteLength(sent, "utf8") === 64 &&
+    sentDigest.write(sent, "hex") === 32 &&
+    expected.length === 32 &&
+    timingSafeEqual(sentDigest, expected)
+  );
 }
 
 export function checkTimestamp(raw: string | undefined | null, nowSeconds: number): string | undefined {

@@ -98,6 +98,23 @@ export function endpointOf(path: string, multiplex: boolean): Target {
   return { kind: "none" };
 }
 
+/** The body last serialised by `answerText` and its JSON: answer bodies are never changed once made. */
+let lastBody: Outcome["body"] | undefined;
+let lastJson = "";
+
+/**
+ * The text an answer is sent with: its `text` when it has one, else its body's JSON. The last body is
+ * remembered, so a run of one constant answer (a flood of 401s, events a filter ignores) is serialised once.
+ */
+export function answerText(outcome: Outcome): string {
+  if (outcome.text !== undefined) return outcome.text.body;
+  if (outcome.body !== lastBody) {
+    lastJson = JSON.stringify(outcome.body);
+    lastBody = outcome.body;
+  }
+  return lastJson;
+}
+
 const STATUS_LINES = new Map<number, string>();
 
 /** `200 OK`-style status line for adapters that need one (cached: the hot path answers a handful of codes). */

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { addHeaderLine, BodyCollector, LINGER_BYTES, type RequestHandler } from "./core.js";
+import { addHeaderLine, answerText, BodyCollector, LINGER_BYTES, type RequestHandler } from "./core.js";
 import type { ListenOptions, ServerHandle } from "./listen.js";
 
 const NON_ASCII = /[\u0080-\uffff]/;
@@ -94,7 +94,7 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
       (answer, close = false) => {
         if (finished || res.writableEnded) return;
         finished = true;
-        const json = answer.text === undefined ? JSON.stringify(answer.body) : answer.text.body;
+        const json = answerText(answer);
         // A sender still waiting for 100 Continue has its body unsent: the connection cannot carry
         // another request after this answer.
         res.writeHead(answer.status, {

@@ -4,6 +4,7 @@ import { declaredLength } from "../../streams/stages/size.js";
 import type { Outcome } from "../../streams/types.js";
 import {
   addHeaderLine,
+  answerText,
   BodyCollector,
   type BodySource,
   LINGER_BYTES,
@@ -74,7 +75,7 @@ function send(
     res,
     status: outcome.status,
     headers: extraHeaders === undefined ? outcome.headers : { ...outcome.headers, ...extraHeaders },
-    json: outcome.text === undefined ? JSON.stringify(outcome.body) : outcome.text.body,
+    json: answerText(outcome),
     contentType: outcome.text === undefined ? "application/json" : outcome.text.contentType,
     close,
     head,

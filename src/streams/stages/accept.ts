@@ -1,4 +1,4 @@
-import type { AcceptedEvent, PipelineCtx, Stage } from "../context.js";
+import { type AcceptedEvent, type PipelineCtx, type Stage, withCtx } from "../context.js";
 import { renderExtra, renderTemplate } from "../template.js";
 import { payloadOf, routeOf } from "./require.js";
 
@@ -24,7 +24,7 @@ export function acceptEvent(ctx: PipelineCtx): AcceptedEvent {
 
 /** After idempotency: the event is accepted; dispatch and delivery read `ctx.accepted`. */
 export const acceptStage: Stage = (ctx) =>
-  ctx.duplicateOf === undefined ? { ...ctx, accepted: acceptEvent(ctx) } : ctx;
+  ctx.duplicateOf === undefined ? withCtx(ctx, { accepted: acceptEvent(ctx) }) : ctx;
 
 export function acceptedOf(ctx: PipelineCtx): AcceptedEvent {
   if (ctx.accepted === undefined)

@@ -1,7 +1,8 @@
-import { connect, filter, type MonoTypeOperatorFunction, merge, mergeMap } from "rxjs";
-import type { PipelineCtx } from "../context.js";
+import { type MonoTypeOperatorFunction, mergeMap } from "rxjs";
+import { type PipelineCtx, withCtx } from "../context.js";
 import { errorOutcome } from "../types.js";
 import { seenKey } from "./idempotency.js";
+import { onlyFor } from "./onlyFor.js";
 
 export const STATE_UNAVAILABLE = errorOutcome(503, "Could not record the event, retry later");
 
@@ -30,19 +31,14 @@ export function durableOperator(deps: DurableDeps): MonoTypeOperatorFunction<Pip
       return ctx;
     } catch {
       if (ctx.accepted !== undefined) deps.forget(seenKey(ctx.accepted.routeName, ctx.accepted.deliveryId));
-      return { ...ctx, outcome: STATE_UNAVAILABLE };
+      return withCtx(ctx, { outcome: STATE_UNAVAILABLE });
     }
   };
-  return connect((shared) =>
-    merge(
-      shared.pipe(filter((ctx) => !promisesKept(ctx))),
-      shared.pipe(
-        filter(promisesKept),
-        mergeMap((ctx) => {
-          // Nothing pending (the common case under light load): no Promise hop.
-          return deps.durable() === undefined ? [ctx] : wait(ctx);
-        }),
-      ),
-    ),
+  return onlyFor(
+    promisesKept,
+    mergeMap((ctx) => {
+      // Nothing pending (the common case under light load): no Promise hop.
+      return deps.durable() === undefined ? [ctx] : wait(ctx);
+    }),
   );
 }

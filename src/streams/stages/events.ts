@@ -1,4 +1,4 @@
-import type { Stage } from "../context.js";
+import { type Stage, withCtx } from "../context.js";
 import { isPingEvent, resolveEventType } from "../eventType.js";
 import { outcome } from "../types.js";
 import { payloadOf, routeOf } from "./require.js";
@@ -19,6 +19,6 @@ export function eventCheckStage(deps: { onPing?: (routeName: string, event: stri
       return outcome(200, { status: "ignored", event });
     }
     if (events.length > 0 && !listed) return outcome(200, { status: "ignored", event: event ?? null });
-    return { ...ctx, event };
+    return withCtx(ctx, { event });
   };
 }

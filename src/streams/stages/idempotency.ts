@@ -1,4 +1,4 @@
-import type { PipelineCtx } from "../context.js";
+import { type PipelineCtx, withCtx } from "../context.js";
 import { resolveDeliveryId } from "../deliveryId.js";
 import { isPromise, type MaybePromise } from "../stateUnavailable.js";
 import { type Outcome, outcome } from "../types.js";
@@ -28,14 +28,14 @@ export function idempotencyStage(deps: IdempotencyDeps): MaybeAsyncStage {
   const decide = (ctx: PipelineCtx, key: string, sent: string, duplicate: boolean): PipelineCtx | Outcome => {
     if (duplicate) {
       const original = deps.inFlight?.(key);
-      return original === undefined ? DUPLICATE : { ...ctx, deliveryId: sent, duplicateOf: original };
+      return original === undefined ? DUPLICATE : withCtx(ctx, { deliveryId: sent, duplicateOf: original });
     }
-    return { ...ctx, deliveryId: sent };
+    return withCtx(ctx, { deliveryId: sent });
   };
   return (ctx) => {
     const route = routeOf(ctx);
     const sent = resolveDeliveryId(ctx.inbound.headers);
-    if (sent === undefined) return { ...ctx, deliveryId: deps.randomId() };
+    if (sent === undefined) return withCtx(ctx, { deliveryId: deps.randomId() });
     const key = seenKey(route.name, sent);
     const duplicate = deps.checkAndAdd(key);
     if (isPromise(duplicate)) return duplicate.then((seen) => decide(ctx, key, sent, seen));

@@ -1,5 +1,5 @@
 import { type MonoTypeOperatorFunction, Observable } from "rxjs";
-import type { PipelineCtx } from "../context.js";
+import { type PipelineCtx, withCtx } from "../context.js";
 import {
   isPromise,
   type MaybePromise,
@@ -18,14 +18,14 @@ export type NamedMaybeAsyncStage = readonly [name: string, stage: MaybeAsyncStag
 
 function settle(ctx: PipelineCtx, result: PipelineCtx | Outcome): PipelineCtx {
   if (result === ctx) return ctx;
-  return isOutcome(result) ? { ...ctx, outcome: result } : result;
+  return isOutcome(result) ? withCtx(ctx, { outcome: result }) : result;
 }
 
 /** Shared state unreachable → 503 with Retry-After; anything else is a stage failure → 500. */
 function failed(name: string, err: unknown, ctx: PipelineCtx, onFailure?: StageFailure): PipelineCtx {
-  if (err instanceof StateUnavailableError) return { ...ctx, outcome: STATE_UNAVAILABLE };
+  if (err instanceof StateUnavailableError) return withCtx(ctx, { outcome: STATE_UNAVAILABLE });
   onFailure?.(name, err, ctx);
-  return { ...ctx, outcome: INTERNAL_ERROR };
+  return withCtx(ctx, { outcome: INTERNAL_ERROR });
 }
 
 /**

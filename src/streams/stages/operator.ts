@@ -1,19 +1,17 @@
 import {
   catchError,
-  connect,
   defaultIfEmpty,
-  filter,
   from,
   type MonoTypeOperatorFunction,
   map,
-  merge,
   mergeMap,
   type ObservableInput,
   of,
   take,
 } from "rxjs";
-import type { PipelineCtx, Stage } from "../context.js";
+import { type PipelineCtx, type Stage, withCtx } from "../context.js";
 import { errorOutcome, isOutcome, type Outcome } from "../types.js";
+import { onlyFor } from "./onlyFor.js";
 
 /** Told about a stage that threw; the request is answered 500 and the stream goes on. */
 export type StageFailure = (stage: string, err: unknown, ctx: PipelineCtx) => void;
@@ -22,7 +20,7 @@ export const INTERNAL_ERROR: Outcome = errorOutcome(500, "Internal error");
 
 function settle(ctx: PipelineCtx, result: PipelineCtx | Outcome): PipelineCtx {
   if (result === ctx) return ctx;
-  return isOutcome(result) ? { ...ctx, outcome: result } : result;
+  return isOutcome(result) ? withCtx(ctx, { outcome: result }) : result;
 }
 
 /** Runs one synchronous stage on a context that has no outcome yet; a throw becomes a 500. */
@@ -37,7 +35,7 @@ export function applyStage(
     return settle(ctx, stage(ctx));
   } catch (err) {
     onFailure?.(name, err, ctx);
-    return { ...ctx, outcome: INTERNAL_ERROR };
+    return withCtx(ctx, { outcome: INTERNAL_ERROR });
   }
 }
 
@@ -97,20 +95,18 @@ export function asyncStageOperator(
       pending = stage(ctx);
     } catch (err) {
       onFailure?.(name, err, ctx);
-      return of({ ...ctx, outcome: INTERNAL_ERROR });
+      return of(withCtx(ctx, { outcome: INTERNAL_ERROR }));
     }
     // Exactly one answer per request: the first value, or a 500 if the stage completes without one.
     return from(pending).pipe(
       take(1),
       map((result) => settle(ctx, result)),
-      defaultIfEmpty({ ...ctx, outcome: INTERNAL_ERROR }),
+      defaultIfEmpty(withCtx(ctx, { outcome: INTERNAL_ERROR })),
       catchError((err: unknown) => {
         onFailure?.(name, err, ctx);
-        return of({ ...ctx, outcome: INTERNAL_ERROR });
+        return of(withCtx(ctx, { outcome: INTERNAL_ERROR }));
       }),
     );
   };
-  return connect((shared) =>
-    merge(shared.pipe(filter((ctx) => !open(ctx))), shared.pipe(filter(open), mergeMap(run, concurrency))),
-  );
+  return onlyFor(open, mergeMap(run, concurrency));
 }

@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import type { Stage } from "../context.js";
+import { type Stage, withCtx } from "../context.js";
 import { JsonTooDeep, parseJson } from "../jsonNumbers.js";
 import { errorOutcome, type Outcome } from "../types.js";
 
@@ -57,5 +57,5 @@ export const parseStage: Stage = (ctx) => {
     const inner = formPayload(body.toString("utf8"));
     if (inner !== undefined) parsed = parseJsonObject(inner);
   }
-  return "failed" in parsed ? parsed.failed : { ...ctx, payload: parsed.payload };
+  return "failed" in parsed ? parsed.failed : withCtx(ctx, { payload: parsed.payload });
 };

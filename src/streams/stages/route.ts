@@ -1,5 +1,5 @@
 import { DEFAULT_PROFILE } from "../../config/paths.js";
-import type { ResolvedRoute, Stage } from "../context.js";
+import { type ResolvedRoute, type Stage, withCtx } from "../context.js";
 import { errorOutcome, type Inbound } from "../types.js";
 
 export interface RouteLookupDeps {
@@ -18,7 +18,7 @@ export function routeLookupStage(deps: RouteLookupDeps): Stage {
   const find = routeFinder(deps);
   return (ctx) => {
     const route = find(ctx.inbound);
-    return route === undefined ? UNKNOWN_ROUTE : { ...ctx, route };
+    return route === undefined ? UNKNOWN_ROUTE : withCtx(ctx, { route });
   };
 }
 

@@ -1,4 +1,4 @@
-import type { AsyncStage } from "../context.js";
+import { type AsyncStage, withCtx } from "../context.js";
 import { resolveDeliveryId } from "../deliveryId.js";
 import { outcome } from "../types.js";
 import { payloadOf, routeOf } from "./require.js";
@@ -44,6 +44,6 @@ export function scriptStage(deps: ScriptDeps): AsyncStage {
       deps.onIgnored?.(route.name, result.why);
       return IGNORED_BY_SCRIPT;
     }
-    return { ...ctx, payload: result.payload };
+    return withCtx(ctx, { payload: result.payload });
   };
 }

@@ -7,19 +7,10 @@ import {
   INTERNAL_ERROR,
   stageOperator,
 } from "../../../src/streams/stages/operator.js";
-import { errorOutcome, type Inbound, type Outcome } from "../../../src/streams/types.js";
+import { errorOutcome } from "../../../src/streams/types.js";
+import { ctxFor } from "../../helpers/pipelineCtx.js";
 
-const inbound = (routeName: string): Inbound => ({
-  method: "POST",
-  path: `/webhooks/${routeName}`,
-  routeName,
-  profile: undefined,
-  headers: {},
-  body: Buffer.alloc(0),
-  receivedAt: 0,
-});
-const ctx = (name: string, outcome?: Outcome): PipelineCtx =>
-  outcome ? { inbound: inbound(name), outcome } : { inbound: inbound(name) };
+const ctx = ctxFor;
 const TEAPOT = errorOutcome(418, "teapot");
 
 function scheduler() {
