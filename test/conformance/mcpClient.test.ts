@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SVC_ARGV } from "../helpers/cliEntry.js";
+import { CLI_NODE_ARGS, SVC_ARGV } from "../helpers/cliEntry.js";
 
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance, client scenarios) against svc's
  * MCP client: the suite starts each scenario's server and runs svcClient.mjs with its URL, which drives
- * svc's CLI (`svc mcp login`, `svc mcp test` / `svc mcp call`). docs/mcp-oauth.md lists the scenarios
+ * svc's CLI (`svc mcp login`, `svc mcp test` / `svc mcp call`, in the driver's process). docs/mcp-oauth.md lists the scenarios
  * not run here and why.
  */
 
@@ -16,6 +16,7 @@ const ROOT = join(import.meta.dirname, "../..");
 const SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const PRELOAD = join(import.meta.dirname, "globSyncPreload.mjs");
 const DRIVER = join(import.meta.dirname, "svcClient.mjs");
+const TSX_LOADER = join(ROOT, "node_modules/tsx/dist/loader.mjs");
 
 const SCENARIOS = [
   "initialize",
@@ -54,7 +55,11 @@ function runScenario(scenario: string): Promise<{ code: number | null; output: s
         SUITE,
         "client",
         "--command",
-        `${process.execPath} ${DRIVER}`,
+        // The driver runs svc's CLI in its own process: with the source, through the same loader (by path:
+        // the driver's working directory is the temporary one).
+        [process.execPath, ...CLI_NODE_ARGS.map((arg) => (arg === "tsx" ? TSX_LOADER : arg)), DRIVER].join(
+          " ",
+        ),
         "--scenario",
         scenario,
         // The suite's 30 s default is too short for svc's CLI started several times on a busy machine.

@@ -1,11 +1,11 @@
 // The client under test for the MCP conformance suite (`conformance client --command "node svcClient.mjs"`):
 // the suite appends the scenario's server URL and names the scenario in MCP_CONFORMANCE_SCENARIO.
-// It drives svc's own CLI against a fresh SVC_HOME with that server configured: `svc mcp login` for the
-// auth scenarios (the browser is browserStub.mjs), then `svc mcp call` / `svc mcp test`.
-import { spawnSync } from "node:child_process";
+// It drives svc's own CLI (in this process) against a fresh SVC_HOME with that server configured: `svc mcp
+// login` for the auth scenarios (the browser is browserStub.mjs), then `svc mcp call` / `svc mcp test`.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, extname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 // Scenarios whose checks happen during a tool call: the tool and its arguments.
 const TOOL_CALLS = {
@@ -25,10 +25,14 @@ const TOOL_CALLS = {
 const serverUrl = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
 const here = import.meta.dirname;
-// The test passes how to start svc (the built dist when fresh, see test/helpers/cliEntry.ts); tsx by default.
+// The test passes how to start svc (the built dist when fresh, see test/helpers/cliEntry.ts); the source by
+// default. The commands run in this process through the CLI's own `main` (its run.js beside main.js), one
+// after the other: a node start and the CLI's module loading once per scenario instead of once per command.
 const svcArgv = process.env.SVC_CONFORMANCE_ARGV
   ? JSON.parse(process.env.SVC_CONFORMANCE_ARGV)
-  : ["--import", "tsx", join(here, "../../src/cli/main.ts")];
+  : [join(here, "../../src/cli/main.ts")];
+const entry = svcArgv[svcArgv.length - 1];
+const { main } = await import(pathToFileURL(join(dirname(entry), `run${extname(entry)}`)).href);
 const home = mkdtempSync(join(tmpdir(), "svc-conformance-"));
 const env = {
   PATH: process.env.PATH ?? "",
@@ -36,16 +40,21 @@ const env = {
   SVC_HOME: home,
   BROWSER: `${process.execPath} ${join(here, "browserStub.mjs")} %s`,
 };
+const scenarioEnv = process.env;
 
-const svc = (...args) => {
-  const run = spawnSync(process.execPath, [...svcArgv, ...args], {
-    env,
-    encoding: "utf8",
-    cwd: join(here, "../.."),
-  });
-  process.stdout.write(`$ svc ${args.join(" ")} → exit ${run.status}\n${run.stdout}`);
-  process.stderr.write(run.stderr);
-  return run.status ?? 1;
+const svc = async (...args) => {
+  process.stdout.write(`$ svc ${args.join(" ")}\n`);
+  process.env = { ...env };
+  process.exitCode = undefined;
+  try {
+    await main([process.execPath, "svc", ...args]);
+  } finally {
+    process.env = scenarioEnv;
+  }
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = undefined;
+  process.stdout.write(`→ exit ${code}\n`);
+  return code;
 };
 
 try {
@@ -63,14 +72,16 @@ try {
     config += `    oauth:\n      client_metadata_url: "https://conformance-test.local/client-metadata.json"\n`;
   writeFileSync(join(home, "config.yaml"), config, { mode: 0o600 });
   let code = 0;
-  if (scenario.startsWith("auth/")) code = svc("mcp", "login", "conformance");
+  if (scenario.startsWith("auth/")) code = await svc("mcp", "login", "conformance");
   if (code === 0) {
     code =
       scenario in TOOL_CALLS
-        ? svc("mcp", "call", "conformance", ...TOOL_CALLS[scenario])
-        : svc("mcp", "test", "conformance");
+        ? await svc("mcp", "call", "conformance", ...TOOL_CALLS[scenario])
+        : await svc("mcp", "test", "conformance");
   }
   process.exitCode = code;
 } finally {
   rmSync(home, { recursive: true, force: true });
 }
+// A command may leave a handle open (a keep-alive socket): the scenario ends with its commands.
+process.exit(process.exitCode);
