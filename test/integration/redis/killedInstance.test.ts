@@ -121,7 +121,10 @@ describe("an instance SIGKILLed mid-run", { timeout: 120_000 }, () => {
       timeout: 20_000,
       interval: 20,
     });
+    const gone = new Promise((resolve) => (a as Instance).child.once("exit", resolve));
     process.kill(-((a as Instance).child.pid as number), "SIGKILL");
+    // Its agents must find it dead when they are let go: the kill is queued, the exit comes later.
+    await gone;
     const killed = lines(log)
       .filter((l) => l.instance === "a")
       .map((l) => l.id);
