@@ -26,10 +26,10 @@ export async function openInBrowser(url: string, env: NodeJS.ProcessEnv = proces
       `not opening a ${scheme === undefined ? "relative" : `${scheme}:`} URL in a browser — a login URL must be http or https; check the authorization server's authorization_endpoint`,
     );
   }
-  const { execa } = await import("execa");
   const argv = browserCommand(url, env);
   if (argv !== undefined) {
     const [file, ...args] = argv as [string, ...string[]];
+    const { execa } = await import("execa");
     const child = execa(file, args, { detached: true, stdio: "ignore", env, reject: false });
     child.catch(() => {});
     child.unref?.();

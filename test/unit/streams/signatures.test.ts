@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Webhook as SvixWebhook } from "svix";
 import { describe, expect, it } from "vitest";
+import { checkHexHmac } from "../../../src/streams/signatureChecks.js";
 import { verifySignature } from "../../../src/streams/signatures.js";
 
 const vectors = (name: string) =>
@@ -58,6 +59,22 @@ describe("forge HMAC (X-Hub-Signature-256)", () => {
     expect(
       check({ "x-hub-signature-256": github.signature.slice(0, -2) }, github.payload, github.secret).ok,
     ).toBe(false);
+  });
+
+  it("a hex digest matches only as 64 ASCII hex digits: no wide character Node's hex decoder reads by its low byte", () => {
+    const digest = github.signature.slice(7);
+    const expected = Buffer.from(digest, "hex");
+    expect(checkHexHmac(digest, expected)).toBe(true);
+    for (const at of [0, 31, 63]) {
+      const char = digest.charCodeAt(at);
+      // U+06xx whose low byte is the digit itself (U+0663 decodes as "c"), and the full-width form.
+      for (const wide of [0x0600 | char, 0xff00 | (char - 0x20)]) {
+        const forged = digest.slice(0, at) + String.fromCharCode(wide) + digest.slice(at + 1);
+        expect(checkHexHmac(forged, expected), `${at}: U+${wide.toString(16)}`).toBe(false);
+      }
+    }
+    expect(checkHexHmac(`${digest.slice(0, 62)}zz`, expected)).toBe(false);
+    expect(checkHexHmac(digest.slice(0, 62), expected)).toBe(false);
   });
 
   it("accepts any body signed by @octokit/webhooks-methods and rejects any single-byte change", async () => {

@@ -1,0 +1,71 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, extname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { CLI_MAIN, CLI_NODE_ARGS } from "../../helpers/cliEntry.js";
+import { tempHome } from "../../helpers/home.js";
+
+/**
+ * The CLI's command groups and the gateway load the heavy dependencies only when they are used (the AI
+ * SDK at the first model run, BullMQ/ioredis for the Redis backend, nodemailer at the first email, undici
+ * at the first HTTP request to an MCP server, execa at the first process): importing them resolves none.
+ */
+
+const ROOT = dirname(dirname(CLI_MAIN));
+const EXT = extname(CLI_MAIN);
+const HEAVY = /\/node_modules\/(ai|@ai-sdk\/[^/]+|bullmq|ioredis|nodemailer|undici|execa)\//;
+
+/** The packages (of HEAVY) that importing `modules` resolves, recorded by a module resolve hook. */
+function heavyResolved(modules: readonly string[]): string[] {
+  const home = tempHome();
+  try {
+    const log = join(home.dir, "resolved.txt");
+    home.write("resolved.txt", "");
+    home.write(
+      "hook.mjs",
+      `import { appendFileSync } from "node:fs";
+let log;
+export function initialize(data) { log = data; }
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(log, resolved.url + "\\n");
+  return resolved;
+}`,
+    );
+    home.write(
+      "register.mjs",
+      `import { register } from "node:module";
+register(${JSON.stringify(pathToFileURL(join(home.dir, "hook.mjs")).href)}, { data: ${JSON.stringify(log)} });`,
+    );
+    const imports = modules
+      .map((m) => `await import(${JSON.stringify(pathToFileURL(join(ROOT, `${m}${EXT}`)).href)});`)
+      .join("\n");
+    execFileSync(
+      process.execPath,
+      [...CLI_NODE_ARGS, "--import", join(home.dir, "register.mjs"), "--input-type=module", "-e", imports],
+      { cwd: join(import.meta.dirname, "../../.."), stdio: ["ignore", "ignore", "pipe"] },
+    );
+    const packages = readFileSync(log, "utf8")
+      .split("\n")
+      .map((url) => HEAVY.exec(url)?.[1])
+      .filter((name): name is string => name !== undefined);
+    return [...new Set(packages)].sort();
+  } finally {
+    home.cleanup();
+  }
+}
+
+describe("start-up loads no heavy dependency it does not use", () => {
+  it("the command groups and the gateway resolve none of the AI SDK, BullMQ, ioredis, nodemailer, undici, execa", () => {
+    expect(
+      heavyResolved(["cli/gateway", "cli/mcp", "cli/webhook", "cli/config", "cli/cron", "gateway/index"]),
+    ).toEqual([]);
+  }, 30_000);
+
+  it("the hook sees them where they are used: the model runner and the Redis state", () => {
+    expect(heavyResolved(["agent/modelRunner", "state/redisState"])).toEqual(
+      expect.arrayContaining(["ai", "bullmq", "ioredis"]),
+    );
+  }, 30_000);
+});
