@@ -5,6 +5,8 @@
  * (`state.backend: local`, echo agent, log at INFO) pinned to CPU 0, wrk (1 thread, 32 connections) on CPU 1;
  * the server's user + system CPU time (`/proc/<pid>/stat`, all its threads: the libuv pool included) over the
  * wrk run divided by the requests answered. On a shared machine CPU per request moves far less than req/s.
+ * `BENCH_NODE_ARGS_A` / `BENCH_NODE_ARGS_B` (space-separated) give each tree's server extra Node flags, e.g.
+ * the same tree twice with `BENCH_NODE_ARGS_B=--max-semi-space-size=32` to measure a V8 flag.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -27,12 +29,15 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
 }
 
-async function measure(tree: string, tag: string): Promise<{ rps: number; usPerReq: number; p99: number }> {
+const nodeArgsOf = (name: "A" | "B") => (process.env[`BENCH_NODE_ARGS_${name}`] ?? "").split(" ").filter(Boolean);
+
+async function measure(tree: string, tag: string, nodeArgs: readonly string[]): Promise<{ rps: number; usPerReq: number; p99: number }> {
   const home = mkdtempSync(join(tmpdir(), "svc-ab-"));
   writeBenchConfig(home, undefined);
   const { child, port } = await startServer(["gateway", home], {
     tree,
     pinned: true,
+    nodeArgs,
     env: { BENCH_LOG_LEVEL: "info" },
   });
   const text = payload(kind === "ignored" ? "closed" : "opened");
@@ -61,7 +66,7 @@ for (let i = 0; i < rounds; i++) {
     ["A", treeA],
     ["B", treeB],
   ] as const) {
-    const m = await measure(tree, `${name}${i}`);
+    const m = await measure(tree, `${name}${i}`, nodeArgsOf(name));
     results[name].push(m.usPerReq);
     console.log(
       `${name} round ${i + 1}: ${m.rps} req/s, ${m.usPerReq.toFixed(1)} µs CPU/request, p99 ${m.p99} ms, load ${loadavg()[0]?.toFixed(1)}`,

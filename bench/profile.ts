@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { payload, signatureFor, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
+import { type ProfileNode, profileParts } from "./profileParts.js";
 import { runWrk } from "./wrk.js";
 
 const kind = process.argv[2] ?? "accepted";
@@ -26,6 +27,12 @@ const { child, port } = await startServer(["gateway", home], {
 });
 const text = payload(kind === "ignored" ? "closed" : "opened");
 const signature = signatureFor(text, kind !== "401");
+/** The server's user + system CPU (all threads), from /proc: what the samples are compared with. */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+const cpuBefore = cpuSeconds(child.pid as number);
 const result = await runWrk(
   profDir,
   port,
@@ -36,14 +43,11 @@ const result = await runWrk(
   seconds,
   kind,
 );
+const cpuUsed = cpuSeconds(child.pid as number) - cpuBefore;
 await stopServer(child);
 console.log(JSON.stringify(result));
 
-interface Node {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
+type Node = ProfileNode;
 const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
 if (file === undefined) throw new Error("no .cpuprofile written");
 const prof = JSON.parse(readFileSync(join(profDir, file), "utf8")) as {
@@ -97,6 +101,20 @@ const requests = result.reqPerSec * seconds;
 console.log(
   `busy ${(busy / 1e3).toFixed(0)} ms, ~${((busy / requests) | 0).toString()} µs busy per request (approx.)`,
 );
+// Every busy sample in one part, then the CPU the samples do not show (uWS's native socket work, the
+// kernel, the thread pool, the profiler itself): the rows add up to the server's CPU per request.
+{
+  const jsonNumbers = readFileSync(new URL("../dist/streams/jsonNumbers.js", import.meta.url), "utf8").split("\n");
+  const parseLine = jsonNumbers.findIndex((l) => l.includes("JSON.parse(text)")) + 1 || undefined;
+  const parts = [...profileParts(prof, first, last, parseLine)].sort((a, b) => b[1] - a[1]);
+  const perRequest = (us: number) => (us / requests).toFixed(1).padStart(6);
+  const cpuUs = cpuUsed * 1e6;
+  const floorUs = parts.filter(([p]) => p.floor).reduce((s, [, t]) => s + t, 0);
+  console.log(`\n-- by part: µs per request (server CPU ${perRequest(cpuUs)} µs under the profiler) --`);
+  for (const [p, t] of parts) console.log(`${perRequest(t)}  ${p.floor ? "floor " : "svc   "} ${p.name}`);
+  console.log(`${perRequest(Math.max(0, cpuUs - busy))}  mixed  outside the JavaScript samples (uWS native I/O, kernel, thread pool, profiler)`);
+  console.log(`floor-shaped work in the samples: ${perRequest(floorUs)} µs; svc's own: ${perRequest(busy - floorUs)} µs`);
+}
 const top = (m: Map<string, number>, n: number) =>
   [...m.entries()]
     .sort((a, b) => b[1] - a[1])
@@ -105,7 +123,7 @@ const top = (m: Map<string, number>, n: number) =>
     .join("\n");
 console.log(`\n-- self --\n${top(self, 45)}`);
 console.log(
-  `\n-- inclusive (dist/ only) --\n${top(new Map([...incl].filter(([k]) => k.includes("dist/"))), 70)}`,
+  `\n-- inclusive (dist/ only) --\n${top(new Map([...incl].filter(([k]) => k.includes("dist/"))), Number(process.env.BENCH_PROFILE_TOP ?? 70))}`,
 );
 // Which line of a function the samples fell on (V8 records it per call-tree node, over the whole run):
 // what showed the stages' `{ ...ctx, part }` spreads costing as much as JSON.parse.

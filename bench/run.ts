@@ -27,7 +27,8 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
 /** `BENCH_TOOL=autocannon|wrk`; default wrk when installed (`apt-get install wrk`), pinned apart from the server. */
 const TOOL = process.env.BENCH_TOOL ?? (wrkAvailable() ? "wrk" : "autocannon");
 /** With wrk on CPU 1, the server gets CPU 0 to itself. */
-const PINNED = TOOL === "wrk";
+/** `BENCH_PIN_SERVER=0` lets the server use both cores (wrk stays on CPU 1): threads off the event loop then count. */
+const PINNED = TOOL === "wrk" && process.env.BENCH_PIN_SERVER !== "0";
 const WORK_DIR = mkdtempSync(join(tmpdir(), "svc-bench-wrk-"));
 /** RSS is read this many seconds into each run: against the peak it shows whether memory stays flat. */
 const RSS_AT_S = 15;

@@ -9,6 +9,7 @@ import type { Outcome } from "../streams/types.js";
 export const REDELIVERY_HEADER = "x-svc-redelivery-of";
 
 const cut = (text: string) => text.slice(0, 200);
+const NOT_ACCEPTED: ReturnType<typeof encodePayload> = { payload_omitted: "not_accepted" };
 
 /** The first non-empty event-type header (no array per request). */
 function eventType(headers: RequestHead["headers"]): string | undefined {
@@ -41,6 +42,10 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
       const event = eventType(head.headers);
       const redeliveryOf = head.headers[REDELIVERY_HEADER];
       const ok = answer.status >= 200 && answer.status < 300;
+      const contentType = head.headers["content-type"];
+      // Only what the route accepted is kept: an unsigned sender cannot fill the history with payloads.
+      const kept = body === undefined ? undefined : ok ? encodePayload(body) : NOT_ACCEPTED;
+      // Every key present (undefined when absent): one object shape, no spreads on the hot path.
       writer.record({
         kind: "request",
         id: id ?? "-",
@@ -48,17 +53,12 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
         route,
         status: answer.status,
         outcome: String(answered.status ?? answered.error ?? answer.status),
-        ...(event === undefined ? {} : { event: cut(event) }),
-        ...(redeliveryOf === undefined ? {} : { redelivery_of: cut(redeliveryOf) }),
-        ...(head.headers["content-type"] === undefined
-          ? {}
-          : { content_type: cut(head.headers["content-type"]) }),
-        // Only what the route accepted is kept: an unsigned sender cannot fill the history with payloads.
-        ...(body === undefined
-          ? {}
-          : ok
-            ? encodePayload(body)
-            : { payload_omitted: "not_accepted" as const }),
+        event: event === undefined ? undefined : cut(event),
+        redelivery_of: redeliveryOf === undefined ? undefined : cut(redeliveryOf),
+        content_type: contentType === undefined ? undefined : cut(contentType),
+        payload: kept?.payload,
+        payload_encoding: kept?.payload_encoding,
+        payload_omitted: kept?.payload_omitted,
       });
     },
     run(run: Pick<QueuedRun, "deliveryId" | "routeName">, err: unknown): void {
@@ -68,7 +68,7 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
         at: at(),
         route: run.routeName,
         outcome: err === undefined ? "ok" : "failed",
-        ...(err === undefined ? {} : { error: cut(err instanceof Error ? err.message : String(err)) }),
+        error: err === undefined ? undefined : cut(err instanceof Error ? err.message : String(err)),
       });
     },
     delivery(message: { deliveryId: string; route: string }, platform: string, ok: boolean): void {

@@ -37,13 +37,13 @@ export interface RequestRecord {
   readonly status: number;
   /** The answer's `status` field: accepted, duplicate, ignored, coalesced, delivered; or its error. */
   readonly outcome: string;
-  readonly event?: string;
-  readonly redelivery_of?: string;
-  readonly content_type?: string;
+  readonly event?: string | undefined;
+  readonly redelivery_of?: string | undefined;
+  readonly content_type?: string | undefined;
   /** The body as received (only for answers in the 2xx range, up to HISTORY_PAYLOAD_BYTES). */
-  readonly payload?: string;
-  readonly payload_encoding?: "utf8" | "base64";
-  readonly payload_omitted?: "too_large" | "not_accepted";
+  readonly payload?: string | undefined;
+  readonly payload_encoding?: "utf8" | "base64" | undefined;
+  readonly payload_omitted?: "too_large" | "not_accepted" | undefined;
 }
 
 export interface RunRecord {
@@ -52,7 +52,7 @@ export interface RunRecord {
   readonly at: string;
   readonly route: string;
   readonly outcome: "ok" | "failed";
-  readonly error?: string;
+  readonly error?: string | undefined;
 }
 
 export interface DeliveryRecord {
@@ -85,6 +85,26 @@ export function encodePayload(
 export function decodePayload(record: RequestRecord): Buffer | undefined {
   if (record.payload === undefined) return undefined;
   return Buffer.from(record.payload, record.payload_encoding === "base64" ? "base64" : "utf8");
+}
+
+const q = JSON.stringify;
+const opt = (name: string, value: string | undefined) => (value === undefined ? "" : `,"${name}":${q(value)}`);
+
+/**
+ * The record's JSON line: the same text `JSON.stringify` gives for a record built in the fields' declared
+ * order (undefined fields left out), built from its fixed keys. `JSON.stringify` of a whole record took
+ * ~2.4 µs per request in the gateway (records of several shapes), most of a 401's history cost.
+ */
+export function historyLine(r: HistoryRecord): string {
+  const head = `{"kind":"${r.kind}","id":${q(r.id)},"at":${q(r.at)},"route":${q(r.route)}`;
+  switch (r.kind) {
+    case "request":
+      return `${head},"status":${q(r.status)},"outcome":${q(r.outcome)}${opt("event", r.event)}${opt("redelivery_of", r.redelivery_of)}${opt("content_type", r.content_type)}${opt("payload", r.payload)}${opt("payload_encoding", r.payload_encoding)}${opt("payload_omitted", r.payload_omitted)}}`;
+    case "run":
+      return `${head},"outcome":${q(r.outcome)}${opt("error", r.error)}}`;
+    case "delivery":
+      return `${head},"platform":${q(r.platform)},"outcome":${q(r.outcome)}}`;
+  }
 }
 
 /** Removes a previous-generation file whose newest record is past the retention (its mtime says so). */
@@ -130,7 +150,7 @@ export function createHistoryWriter(
   );
   return {
     record(record) {
-      writer.write(`${JSON.stringify(record)}\n`);
+      writer.write(`${historyLine(record)}\n`);
     },
     close() {
       writer.close();

@@ -7,6 +7,8 @@ import {
   encodePayload,
   HISTORY_PAYLOAD_BYTES,
   HISTORY_RETENTION_MS,
+  type HistoryRecord,
+  historyLine,
   type RequestRecord,
   readHistory,
   summarizeHistory,
@@ -85,6 +87,41 @@ describe("delivery history store", () => {
       () => T0,
     ).close();
     expect(readHistory(dir, T0)).toEqual([]);
+  });
+
+  it("writes each record as the line JSON.stringify gives for it, whatever its strings hold", () => {
+    // Deterministic pseudo-random records: every optional field present or not (undefined), strings with
+    // quotes, backslashes, control characters, non-ASCII, lone surrogates and U+2028.
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const alphabet = ['"', "\\", "\n", "\u0001", "\u001f", "é", "✓", "\ud800", "\u2028", "a", "Z", "0", " ", "/", "<"];
+    const text = () => Array.from({ length: rand(12) }, () => alphabet[rand(alphabet.length)]).join("");
+    const maybe = () => (rand(2) === 0 ? undefined : text());
+    for (let i = 0; i < 2000; i++) {
+      const base = { id: text(), at: new Date(T0 + i).toISOString(), route: text() };
+      const kind = rand(3);
+      const record: HistoryRecord =
+        kind === 0
+          ? {
+              kind: "request",
+              ...base,
+              status: [200, 202, 401, 413, 429][rand(5)] as number,
+              outcome: text(),
+              event: maybe(),
+              redelivery_of: maybe(),
+              content_type: maybe(),
+              payload: maybe(),
+              payload_encoding: rand(2) === 0 ? undefined : "utf8",
+              payload_omitted: rand(2) === 0 ? undefined : "not_accepted",
+            }
+          : kind === 1
+            ? { kind: "run", ...base, outcome: rand(2) === 0 ? "ok" : "failed", error: maybe() }
+            : { kind: "delivery", ...base, platform: text(), outcome: "ok" };
+      expect(historyLine(record)).toBe(JSON.stringify(record));
+    }
   });
 
   it("keeps payloads byte for byte (UTF-8 text, else base64) up to the cap", () => {
