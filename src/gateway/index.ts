@@ -194,6 +194,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         ),
       ),
   });
+  // A start that cannot listen (the port is taken) lets go of what it opened: the next start takes the
+  // state directory's lock, and nothing is left running in this process.
   const ingress = await startIngress({
     durable: state.pipelineDeps().durable,
     modes: (modes) => state.eventModes(modes),
@@ -238,6 +240,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           },
     deliverDirect: state.deliverDirect((event) => deliveries.deliverDirect(event, hooks.onDeliveryFailed)),
     ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),
+  }).catch(async (err: unknown) => {
+    system.shutdown();
+    await redis?.stop(0);
+    dynamic.close();
+    await state.close();
+    throw err;
   });
   idempotency.start();
   removeStaleStoreTempFiles(paths.home);

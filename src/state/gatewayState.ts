@@ -5,6 +5,7 @@ import type { QueuedRun, RunExecutor } from "../actors/runs.js";
 import type { StateSettings } from "../config/sections/state.js";
 import { describeError, SvcError } from "../errors.js";
 import type { Logger } from "../io/log.js";
+import { StateDirBusyError } from "../io/state/journal/dirLock.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent, EventModes, ResolvedRoute } from "../streams/context.js";
 import type { SeenCache } from "../streams/seenCache.js";
@@ -42,6 +43,7 @@ export function openStateStore(
         ),
     });
   } catch (err) {
+    if (err instanceof StateDirBusyError) throw new SvcError("startup_refused", err.message);
     throw new SvcError(
       "startup_refused",
       `${dir}: the state journal cannot be opened (${describeError(err)}) — check that the directory is writable by this user and the disk has room`,

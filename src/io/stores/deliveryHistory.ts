@@ -88,7 +88,8 @@ export function decodePayload(record: RequestRecord): Buffer | undefined {
 }
 
 const q = JSON.stringify;
-const opt = (name: string, value: string | undefined) => (value === undefined ? "" : `,"${name}":${q(value)}`);
+const opt = (name: string, value: string | undefined) =>
+  value === undefined ? "" : `,"${name}":${q(value)}`;
 
 /**
  * The record's JSON line: the same text `JSON.stringify` gives for a record built in the fields' declared

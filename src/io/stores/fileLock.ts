@@ -23,7 +23,7 @@ export interface LockOptions {
 }
 
 /** The lock file's text: `<pid> <random>`; the random part tells one holder's lock from the next one's. */
-function readLock(lockPath: string): string | undefined {
+export function readLock(lockPath: string): string | undefined {
   try {
     return readFileSync(lockPath, "utf8");
   } catch {
@@ -36,9 +36,8 @@ function ownerAlive(text: string): boolean {
   return Number.isInteger(pid) && pid > 0 && processAlive(pid);
 }
 
-/** Creates the lock file; its text when it is ours, undefined when another process holds it. */
-function tryAcquire(lockPath: string, staleMs: number): string | undefined {
-  const text = `${process.pid} ${randomBytes(8).toString("hex")}`;
+/** Creates the lock file (0600) holding `text`; false when it already exists. */
+export function createLockFile(lockPath: string, text: string): boolean {
   try {
     const fd = openSync(lockPath, "wx", 0o600);
     try {
@@ -46,19 +45,45 @@ function tryAcquire(lockPath: string, staleMs: number): string | undefined {
     } finally {
       closeSync(fd);
     }
-    return text;
+    return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    return false;
   }
+}
+
+/** Creates the lock file; its text when it is ours, undefined when another process holds it. */
+function tryAcquire(lockPath: string, staleMs: number): string | undefined {
+  const text = `${process.pid} ${randomBytes(8).toString("hex")}`;
+  if (createLockFile(lockPath, text)) return text;
   takeOverIfStale(lockPath, staleMs);
   return undefined;
 }
 
 /**
- * Removes a stale lock (its owner gone, or held past `staleMs`) so the next attempt can take it. The
- * lock judged is the lock removed: it is renamed aside and its text compared, so a waiter that judged
- * an old lock cannot delete the fresh one another waiter created meanwhile (that one is put back).
+ * Removes the lock judged stale, and only that one: it is renamed aside and its text compared, so a
+ * process that judged an old lock cannot delete the fresh one another process created meanwhile (that
+ * one is put back). The text of the lock found instead, when it was not the judged one.
  */
+export function removeStaleLock(lockPath: string, judged: string): { replacedBy?: string } {
+  const aside = `${lockPath}.${process.pid}.${randomBytes(4).toString("hex")}.stale`;
+  try {
+    renameSync(lockPath, aside);
+  } catch {
+    return {}; // someone else took it over first
+  }
+  const moved = readLock(aside);
+  try {
+    if (moved !== judged) linkSync(aside, lockPath);
+  } catch {
+    // A third process already holds a new lock: leave it.
+  } finally {
+    rmSync(aside, { force: true });
+  }
+  return moved === judged || moved === undefined ? {} : { replacedBy: moved };
+}
+
+/** Removes a stale lock (its owner gone, or held past `staleMs`) so the next attempt can take it. */
 function takeOverIfStale(lockPath: string, staleMs: number): void {
   let age: number;
   try {
@@ -69,24 +94,11 @@ function takeOverIfStale(lockPath: string, staleMs: number): void {
   const judged = readLock(lockPath);
   if (judged === undefined) return;
   const stale = (!ownerAlive(judged) && age > Math.min(staleMs, 1000)) || age > staleMs;
-  if (!stale) return;
-  const aside = `${lockPath}.${process.pid}.${randomBytes(4).toString("hex")}.stale`;
-  try {
-    renameSync(lockPath, aside);
-  } catch {
-    return; // someone else took it over first
-  }
-  try {
-    if (readLock(aside) !== judged) linkSync(aside, lockPath);
-  } catch {
-    // A third process already holds a new lock: leave it.
-  } finally {
-    rmSync(aside, { force: true });
-  }
+  if (stale) removeStaleLock(lockPath, judged);
 }
 
 /** Removes the lock only if it is still the one this process created (not one taken over meanwhile). */
-function release(lockPath: string, text: string): void {
+export function releaseLock(lockPath: string, text: string): void {
   if (readLock(lockPath) === text) rmSync(lockPath, { force: true });
 }
 
@@ -119,7 +131,7 @@ export function withFileLockSync<T>(path: string, fn: () => T, options: LockOpti
   try {
     return fn();
   } finally {
-    release(lockPath, held);
+    releaseLock(lockPath, held);
   }
 }
 
@@ -145,6 +157,6 @@ export async function withFileLock<T>(
   try {
     return await fn();
   } finally {
-    release(lockPath, held);
+    releaseLock(lockPath, held);
   }
 }

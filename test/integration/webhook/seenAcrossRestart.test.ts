@@ -96,4 +96,17 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
     expect(existsSync(join(home.dir, SEEN))).toBe(false);
     expect(await post("before-restart")).toMatchObject({ status: 200, body: { status: "duplicate" } });
   });
+
+  it("a second gateway on the same SVC_HOME is refused while the first runs; the first keeps answering", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify(webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } })),
+    );
+    gateway = await startGatewayInHome(home);
+    await expect(startGatewayInHome(home)).rejects.toThrow(
+      `the state directory ${join(home.dir, "state")} is already open in this process (another gateway started on the same SVC_HOME) — stop that one first`,
+    );
+    expect(await post("still-served")).toMatchObject({ status: 202, body: { status: "accepted" } });
+  });
 });

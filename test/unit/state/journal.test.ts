@@ -5,6 +5,7 @@ import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsF
 import { Journal } from "../../../src/io/state/journal/journal.js";
 import { encodeRecord } from "../../../src/io/state/journal/records.js";
 import { type SegmentProblem, segmentName } from "../../../src/io/state/journal/segments.js";
+import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 const homes: TempHome[] = [];
@@ -130,6 +131,7 @@ describe("reading the journal back", () => {
     const { journal } = open(path);
     for (let i = 0; i < 10; i++) journal.append({ t: "s", k: `k${i}`, at: i });
     await journal.durable();
+    leaveLockAsCrashed(path);
     const { replayed } = open(path);
     expect(replayed).toEqual(Array.from({ length: 10 }, (_, i) => ({ t: "s", k: `k${i}`, at: i })));
     expect(segments(path)).toEqual([segmentName(2)]);
@@ -143,6 +145,7 @@ describe("reading the journal back", () => {
     await journal.durable();
     const file = join(path, segmentName(1));
     truncateSync(file, statSync(file).size - 3);
+    leaveLockAsCrashed(path);
     const problems: SegmentProblem[] = [];
     const { replayed } = open(path, { problems });
     expect(replayed).toHaveLength(4);
@@ -162,6 +165,7 @@ describe("reading the journal back", () => {
     const third = snapshot + encodeRecord({ t: "s", k: "k0", at: 0 }).length * 2 + 8 + 3;
     data[third] = (data[third] as number) ^ 0xff;
     writeFileSync(file, data);
+    leaveLockAsCrashed(path);
     const problems: SegmentProblem[] = [];
     const { replayed } = open(path, { problems });
     expect(replayed).toEqual([
@@ -175,6 +179,7 @@ describe("reading the journal back", () => {
     const path = dir();
     open(path);
     appendFileSync(join(path, segmentName(1)), Buffer.from([0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5, 6]));
+    leaveLockAsCrashed(path);
     const problems: SegmentProblem[] = [];
     expect(() => open(path, { problems })).not.toThrow();
     expect(problems[0]?.problem).toMatch(/^bad length/);

@@ -4,6 +4,7 @@ import { encodeRecord } from "../../../src/io/state/journal/records.js";
 import type { PendingRun } from "../../../src/io/stores/pendingRuns.js";
 import { SEEN_TTL_MS } from "../../../src/state/liveState.js";
 import { LocalStateStore } from "../../../src/state/localStore.js";
+import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 const homes: TempHome[] = [];
@@ -56,6 +57,7 @@ describe("the local state store across a restart", () => {
     first.remember("cron:c1", now);
     await first.durable();
     // No close: the process died.
+    leaveLockAsCrashed(dir);
 
     now += 60_000;
     const second = storeIn(dir, () => now);
@@ -77,6 +79,7 @@ describe("the local state store across a restart", () => {
     first.runAccepted(run("a"), now);
     first.runFinished("pr", "a");
     await first.durable();
+    leaveLockAsCrashed(dir);
     now += 1000;
     const second = storeIn(dir, () => now);
     expect(second.recover().runs).toEqual([]);

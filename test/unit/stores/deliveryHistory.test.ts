@@ -97,7 +97,23 @@ describe("delivery history store", () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed % n;
     };
-    const alphabet = ['"', "\\", "\n", "\u0001", "\u001f", "é", "✓", "\ud800", "\u2028", "a", "Z", "0", " ", "/", "<"];
+    const alphabet = [
+      '"',
+      "\\",
+      "\n",
+      "\u0001",
+      "\u001f",
+      "é",
+      "✓",
+      "\ud800",
+      "\u2028",
+      "a",
+      "Z",
+      "0",
+      " ",
+      "/",
+      "<",
+    ];
     const text = () => Array.from({ length: rand(12) }, () => alphabet[rand(alphabet.length)]).join("");
     const maybe = () => (rand(2) === 0 ? undefined : text());
     for (let i = 0; i < 2000; i++) {

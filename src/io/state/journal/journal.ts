@@ -1,4 +1,5 @@
 import { close as closeFd } from "node:fs";
+import { type DirLock, lockStateDir } from "./dirLock.js";
 import { type JournalFs, nodeJournalFs } from "./fsFacade.js";
 import { GroupCommitWriter } from "./groupCommit.js";
 import { encodeRecord, encodeRecords } from "./records.js";
@@ -55,6 +56,7 @@ export class Journal {
   private segment: number;
   private closeCurrent: () => Promise<void>;
   private snapshotBytes: number;
+  private readonly lock: DirLock;
   readonly opened: JournalOpened;
 
   constructor(
@@ -63,21 +65,27 @@ export class Journal {
     private readonly snapshot: () => unknown[],
   ) {
     ensureJournalDir(options.dir);
-    const read = readJournal(options.dir);
-    for (const problem of read.problems) options.onProblem?.(problem);
-    restore(read.records);
-    this.opened = { records: read.records.length, segments: read.segments.length, bytes: read.bytes };
-    this.segment = (read.segments.at(-1) ?? 0) + 1;
-    const first = encodeSnapshot(snapshot());
-    const fd = startSegmentSync(options.dir, this.segment, first, read.segments);
-    this.closeCurrent = () => closeRawFd(fd);
-    this.snapshotBytes = first.length;
-    this.writer = new GroupCommitWriter(fd, {
-      fs: options.fs ?? nodeJournalFs,
-      onIdleBetweenFlushes: () => this.rotateIfFull(),
-      ...(options.onError === undefined ? {} : { onError: options.onError }),
-    });
-    this.writer.useFile(fd, first.length);
+    this.lock = lockStateDir(options.dir);
+    try {
+      const read = readJournal(options.dir);
+      for (const problem of read.problems) options.onProblem?.(problem);
+      restore(read.records);
+      this.opened = { records: read.records.length, segments: read.segments.length, bytes: read.bytes };
+      this.segment = (read.segments.at(-1) ?? 0) + 1;
+      const first = encodeSnapshot(snapshot());
+      const fd = startSegmentSync(options.dir, this.segment, first, read.segments);
+      this.closeCurrent = () => closeRawFd(fd);
+      this.snapshotBytes = first.length;
+      this.writer = new GroupCommitWriter(fd, {
+        fs: options.fs ?? nodeJournalFs,
+        onIdleBetweenFlushes: () => this.rotateIfFull(),
+        ...(options.onError === undefined ? {} : { onError: options.onError }),
+      });
+      this.writer.useFile(fd, first.length);
+    } catch (err) {
+      this.lock.release();
+      throw err;
+    }
   }
 
   append(record: unknown): void {
@@ -97,6 +105,7 @@ export class Journal {
   async close(): Promise<void> {
     await this.writer.close();
     await this.closeCurrent();
+    this.lock.release();
   }
 
   private async rotateIfFull(): Promise<void> {

@@ -1,0 +1,85 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { processAlive } from "../../processAlive.js";
+import { createLockFile, readLock, releaseLock, removeStaleLock } from "../../stores/fileLock.js";
+
+/** The lock file in the state directory: `<pid> <start time> <token>` of the gateway that holds it. */
+export const LOCK_FILE = "LOCK";
+
+/** Lock files this process holds, with their token (a second gateway in the same process is refused too). */
+const heldHere = new Map<string, string>();
+
+export class StateDirBusyError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly pid: number,
+  ) {
+    super(
+      pid === process.pid
+        ? `the state directory ${dir} is already open in this process (another gateway started on the same SVC_HOME) — stop that one first`
+        : `the state directory ${dir} is in use by another gateway (pid ${pid}) — stop it with svc gateway stop, or use another SVC_HOME`,
+    );
+    this.name = "StateDirBusyError";
+  }
+}
+
+/** When the process started (clock ticks since boot, /proc/<pid>/stat field 22): tells a reused pid apart. */
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the holder a lock file names still runs (the same process: its pid and its start time). */
+function holderRuns(path: string, content: string): { runs: boolean; pid: number } {
+  const [pidText, start, token] = content.trim().split(" ");
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return { runs: false, pid: 0 };
+  if (pid === process.pid) return { runs: token !== undefined && heldHere.get(path) === token, pid };
+  if (!processAlive(pid)) return { runs: false, pid };
+  const now = startTimeOf(pid);
+  // A start time that differs is another process under a reused pid (a container's pid 1 after a restart).
+  return { runs: start === undefined || start === "-" || now === undefined || now === start, pid };
+}
+
+export interface DirLock {
+  release(): void;
+}
+
+/**
+ * Takes the state directory for this gateway: one journal, one writer. Two gateways replaying and
+ * appending to the same journal would run every pending run twice and rotate segments under each other.
+ * A lock left by a gateway that died (SIGKILL, power loss) is taken over: its pid no longer runs, or runs
+ * as another process (a different start time).
+ */
+export function lockStateDir(dir: string): DirLock {
+  const path = join(dir, LOCK_FILE);
+  const token = randomUUID();
+  const mine = `${process.pid} ${startTimeOf(process.pid) ?? "-"} ${token}\n`;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (createLockFile(path, mine)) {
+      heldHere.set(path, token);
+      return {
+        release() {
+          // A lock taken over after this one was left for dead is not this one's to remove.
+          if (heldHere.get(path) === token) heldHere.delete(path);
+          releaseLock(path, mine);
+        },
+      };
+    }
+    const seen = readLock(path);
+    if (seen === undefined) continue; // released meanwhile
+    const holder = holderRuns(path, seen);
+    if (holder.runs) throw new StateDirBusyError(dir, holder.pid);
+    // Stale; a fresh lock another starting gateway wrote in between stays, and this start is refused.
+    const { replacedBy } = removeStaleLock(path, seen);
+    if (replacedBy !== undefined) throw new StateDirBusyError(dir, Number(replacedBy.split(" ")[0]));
+  }
+  throw new Error(
+    `cannot lock the state directory ${dir}: its ${LOCK_FILE} file keeps changing — is another gateway starting?`,
+  );
+}

@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { LOCK_FILE, lockStateDir, StateDirBusyError } from "../../../src/io/state/journal/dirLock.js";
+import { Journal } from "../../../src/io/state/journal/journal.js";
+import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+const homes: TempHome[] = [];
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+  for (const home of homes.splice(0)) home.cleanup();
+});
+
+function stateDir(): string {
+  const home = tempHome();
+  homes.push(home);
+  return home.dir;
+}
+
+const openJournal = (dir: string) =>
+  new Journal(
+    { dir },
+    () => {},
+    () => [],
+  );
+
+describe("one gateway per state directory", () => {
+  it("a second journal on the same directory is refused while the first is open, and opens once it is closed", async () => {
+    const dir = stateDir();
+    const first = openJournal(dir);
+    expect(statSync(join(dir, LOCK_FILE)).mode & 0o777).toBe(0o600);
+    expect(() => openJournal(dir)).toThrow(StateDirBusyError);
+    expect(() => openJournal(dir)).toThrow(/already open in this process/);
+    // The refused open left the holder's lock in place.
+    expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toMatch(new RegExp(`^${process.pid} `));
+    await first.close();
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+    const second = openJournal(dir);
+    await second.close();
+  });
+
+  it("a lock held by another running process refuses the open and names its pid", () => {
+    const dir = stateDir();
+    const other = spawn("sleep", ["60"]);
+    children.push(other);
+    const start = readFileSync(`/proc/${other.pid}/stat`, "utf8").split(") ")[1]?.split(" ")[19];
+    writeFileSync(join(dir, LOCK_FILE), `${other.pid} ${start} their-token\n`);
+    expect(() => lockStateDir(dir)).toThrow(
+      `the state directory ${dir} is in use by another gateway (pid ${other.pid}) — stop it with svc gateway stop, or use another SVC_HOME`,
+    );
+    expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toBe(`${other.pid} ${start} their-token\n`);
+  });
+
+  it("a lock left by a gateway that died is taken over", () => {
+    const dir = stateDir();
+    leaveLockAsCrashed(dir);
+    const lock = lockStateDir(dir);
+    expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toMatch(new RegExp(`^${process.pid} \\S+ \\S+\\n$`));
+    lock.release();
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+  });
+
+  it("a pid that runs again as another process (another start time, as a container's pid 1 after a restart) is stale", () => {
+    const dir = stateDir();
+    const other = spawn("sleep", ["60"]);
+    children.push(other);
+    writeFileSync(join(dir, LOCK_FILE), `${other.pid} 1 old-token\n`);
+    const lock = lockStateDir(dir);
+    lock.release();
+  });
+
+  it("a lock taken over after this one was left for dead is not removed by the old holder's release", () => {
+    const dir = stateDir();
+    const old = lockStateDir(dir);
+    leaveLockAsCrashed(dir);
+    const current = lockStateDir(dir);
+    const held = readFileSync(join(dir, LOCK_FILE), "utf8");
+    old.release();
+    expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toBe(held);
+    expect(() => lockStateDir(dir)).toThrow(StateDirBusyError);
+    current.release();
+  });
+});
