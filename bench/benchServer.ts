@@ -52,7 +52,12 @@ export function signatureFor(text: string, valid = true): string {
  * The gateway's config.yaml for the benches: route `pr` (no limit) with an event list, a filter on `action`
  * and a prompt template; the echo agent; `state` is the `state:` section (default `local`).
  */
-export function writeBenchConfig(home: string, state: Record<string, unknown> | undefined): void {
+/** `workers`: the gateway's ingress threads (`platforms.webhook.workers`); default `BENCH_WORKERS` or 0. */
+export function writeBenchConfig(
+  home: string,
+  state: Record<string, unknown> | undefined,
+  workers = Number(process.env.BENCH_WORKERS ?? 0),
+): void {
   writeFileSync(
     join(home, "config.yaml"),
     stringify({
@@ -61,6 +66,7 @@ export function writeBenchConfig(home: string, state: Record<string, unknown> | 
           enabled: true,
           host: "127.0.0.1",
           rate_limit: 1_000_000_000,
+          workers,
           routes: {
             pr: {
               secret: SECRET,

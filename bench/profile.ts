@@ -104,7 +104,9 @@ console.log(
 // Every busy sample in one part, then the CPU the samples do not show (uWS's native socket work, the
 // kernel, the thread pool, the profiler itself): the rows add up to the server's CPU per request.
 {
-  const jsonNumbers = readFileSync(new URL("../dist/streams/jsonNumbers.js", import.meta.url), "utf8").split("\n");
+  const jsonNumbers = readFileSync(new URL("../dist/streams/jsonNumbers.js", import.meta.url), "utf8").split(
+    "\n",
+  );
   const parseLine = jsonNumbers.findIndex((l) => l.includes("JSON.parse(text)")) + 1 || undefined;
   const parts = [...profileParts(prof, first, last, parseLine)].sort((a, b) => b[1] - a[1]);
   const perRequest = (us: number) => (us / requests).toFixed(1).padStart(6);
@@ -112,8 +114,12 @@ console.log(
   const floorUs = parts.filter(([p]) => p.floor).reduce((s, [, t]) => s + t, 0);
   console.log(`\n-- by part: µs per request (server CPU ${perRequest(cpuUs)} µs under the profiler) --`);
   for (const [p, t] of parts) console.log(`${perRequest(t)}  ${p.floor ? "floor " : "svc   "} ${p.name}`);
-  console.log(`${perRequest(Math.max(0, cpuUs - busy))}  mixed  outside the JavaScript samples (uWS native I/O, kernel, thread pool, profiler)`);
-  console.log(`floor-shaped work in the samples: ${perRequest(floorUs)} µs; svc's own: ${perRequest(busy - floorUs)} µs`);
+  console.log(
+    `${perRequest(Math.max(0, cpuUs - busy))}  mixed  outside the JavaScript samples (uWS native I/O, kernel, thread pool, profiler)`,
+  );
+  console.log(
+    `floor-shaped work in the samples: ${perRequest(floorUs)} µs; svc's own: ${perRequest(busy - floorUs)} µs`,
+  );
 }
 const top = (m: Map<string, number>, n: number) =>
   [...m.entries()]

@@ -81,7 +81,8 @@ function innermostPart(stack: readonly Frame[]): Part {
   const f = stack.find(isOwn);
   if (f === undefined) return PARTS.other;
   if (has(f, "node:internal/crypto")) return PARTS.hmac;
-  if (has(f, "/signatures.js") || has(f, "/signatureChecks.js") || has(f, "/stages/auth.js")) return PARTS.signatures;
+  if (has(f, "/signatures.js") || has(f, "/signatureChecks.js") || has(f, "/stages/auth.js"))
+    return PARTS.signatures;
   if (has(f, "/io/http/uws.js")) {
     if (/^(send|writeCorked|answer|reply)$/.test(f.functionName)) return PARTS.answer;
     if (/^(chunk|read|add|body)$/.test(f.functionName)) return PARTS.body;
@@ -90,7 +91,12 @@ function innermostPart(stack: readonly Frame[]): Part {
   if (has(f, "/io/http/core.js") && /HeaderLine|header/i.test(f.functionName)) return PARTS.headers;
   if (has(f, "/io/http/bodyCollector") || has(f, "node:buffer")) return PARTS.body;
   if (has(f, "/io/http/")) return PARTS.http;
-  if (has(f, "/rxjs/") || has(f, "/stages/maybeAsync.js") || has(f, "/streams/pipeline.js") || has(f, "/streams/context.js"))
+  if (
+    has(f, "/rxjs/") ||
+    has(f, "/stages/maybeAsync.js") ||
+    has(f, "/streams/pipeline.js") ||
+    has(f, "/streams/context.js")
+  )
     return PARTS.driver;
   if (has(f, "/streams/")) return PARTS.stages;
   return PARTS.other;

@@ -6,6 +6,7 @@ const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]
   ["platforms.webhook.host", (c) => c.platforms.webhook.host],
   ["platforms.webhook.port", (c) => c.platforms.webhook.port],
   ["platforms.webhook.http_server", (c) => c.platforms.webhook.http_server],
+  ["platforms.webhook.workers", (c) => c.platforms.webhook.workers],
   ["platforms.webhook.metrics", (c) => c.platforms.webhook.metrics],
   ["platforms.webhook.delivery_history", (c) => c.platforms.webhook.delivery_history],
   ["agent.max_concurrent_runs", (c) => c.agent.max_concurrent_runs],

@@ -141,6 +141,8 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
         clock: deps.clock,
         logger: deps.logger,
         impl: deps.http,
+        threads: webhook.workers,
+        bodyLimit: () => registry.current().maxBodyBytes,
         handler: (deps.observe ?? ((handler) => handler))(
           createRequestHandler({
             pipeline,
@@ -162,7 +164,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
     port: server.port,
     closeIntake() {
       server.close();
-      closing ??= pipeline.close();
+      closing ??= pipeline.close().then(() => server.ended?.());
     },
     drained: () => closing ?? Promise.resolve(),
     reload(config) {

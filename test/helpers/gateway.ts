@@ -73,7 +73,8 @@ export interface TestGatewayOptions {
   readonly fakeTimers?: boolean;
   /** The gateway's sleeps (delivery retries, the stop's drain bound) end on `clock.advance`, not in real time. */
   readonly fakeSleeps?: boolean;
-  readonly http?: "uws" | "node";
+  /** `uws-threads`: uWS on two ingress threads (`platforms.webhook.workers: 2`). */
+  readonly http?: HttpServerKind;
   readonly eventModes?: GatewayOptions["eventModes"];
   readonly drainTimeoutMs?: number;
   readonly runQueueCap?: number;
@@ -127,10 +128,27 @@ export function startGatewayInHome(home: TempHome, drainTimeoutMs = 300): Promis
   });
 }
 
+/** The HTTP servers the adapter tests run on: uWS, node:http, and uWS on ingress threads. */
+export const HTTP_SERVERS = ["uws", "node", "uws-threads"] as const;
+export type HttpServerKind = (typeof HTTP_SERVERS)[number];
+
+/** The config with `platforms.webhook.workers: 2` when the server is `uws-threads`. */
+function withServer(
+  config: Record<string, unknown>,
+  http: HttpServerKind | undefined,
+): Record<string, unknown> {
+  if (http !== "uws-threads") return config;
+  const platforms = (config.platforms ?? {}) as Record<string, Record<string, unknown>>;
+  return { ...config, platforms: { ...platforms, webhook: { ...platforms.webhook, workers: 2 } } };
+}
+
 /** Writes config.yaml into a fresh SVC_HOME and starts the real gateway in-process on port 0. */
 export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
   const home = tempHome();
-  home.write("config.yaml", typeof options.config === "string" ? options.config : stringify(options.config));
+  home.write(
+    "config.yaml",
+    typeof options.config === "string" ? options.config : stringify(withServer(options.config, options.http)),
+  );
   for (const [path, text] of Object.entries(options.files ?? {})) {
     home.write(path, text, path.startsWith("scripts/") || path.endsWith(".sh") ? 0o755 : 0o644);
   }
@@ -149,7 +167,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
         ? { clock: { ...systemClock, now: clock.now, sleep: sleepOn(clock) } }
         : {}),
       logger,
-      ...(options.http === undefined ? {} : { http: options.http }),
+      ...(options.http === undefined ? {} : { http: options.http === "node" ? "node" : "uws" }),
       ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),
       drainTimeoutMs: options.drainTimeoutMs ?? 5000,
       ...(options.runQueueCap === undefined ? {} : { runQueueCap: options.runQueueCap }),

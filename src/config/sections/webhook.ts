@@ -70,6 +70,11 @@ const adapterShape = {
   script_timeout_seconds: timerSeconds(30),
   /** `uws` (default) or `node`: node:http also answers HTTP/1.0 clients, e.g. nginx's default upstream. */
   http_server: z.enum(["uws", "node"]).default("uws"),
+  /**
+   * Ingress threads for uWS (docs/operations.md): 0 (default) serves HTTP on the main thread; N runs the
+   * sockets and HTTP parsing on N threads sharing the port, the pipeline staying on the main thread.
+   */
+  workers: z.number().int().min(0).max(64).default(0),
   /** One INFO line per request (route, status, delivery ID, latency): docs/operations.md. */
   access_log: z.boolean().default(false),
   /** Recent deliveries (and their payloads) for `svc webhook deliveries|redeliver`: docs/operations.md. */

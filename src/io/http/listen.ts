@@ -7,6 +7,11 @@ export interface ListenOptions {
   readonly port: number;
   /** The linger timers of a sender answered before its body ended (default the system clock). */
   readonly clock?: Clock;
+  /**
+   * Let other listeners in this process bind the same port (`SO_REUSEPORT`): the ingress threads of
+   * `platforms.webhook.workers`. Off by default, so a second gateway on a port fails to start.
+   */
+  readonly sharedPort?: boolean;
 }
 
 export interface ServerHandle {
@@ -16,4 +21,6 @@ export interface ServerHandle {
   readonly port: number;
   /** Stops accepting connections. */
   close(): void;
+  /** After `close`: resolves once the listener let go of everything (its ingress threads ended). */
+  ended?(): Promise<void>;
 }

@@ -11,6 +11,10 @@ export interface StartServerOptions extends ListenOptions {
   readonly logger: Logger;
   /** Force an implementation; by default uWS, falling back to node:http when the binary cannot load. */
   readonly impl?: "uws" | "node";
+  /** uWS on this many ingress threads (`platforms.webhook.workers`); 0: on the main thread. */
+  readonly threads?: number;
+  /** The body limit the threads read each body with (`max_body_bytes`, read per request). */
+  readonly bodyLimit?: () => number;
 }
 
 export async function startHttpServer(options: StartServerOptions): Promise<ServerHandle> {
@@ -21,10 +25,25 @@ export async function startHttpServer(options: StartServerOptions): Promise<Serv
   };
   if (options.impl !== "node") {
     const loaded = await loadUws();
-    if ("uws" in loaded) return listenUws(loaded.uws, options.handler, listen);
+    if ("uws" in loaded) {
+      const threads = options.threads ?? 0;
+      if (threads > 0) {
+        const { listenUwsThreads } = await import("./uwsThreads.js");
+        return listenUwsThreads(options.handler, {
+          ...listen,
+          threads,
+          bodyLimit: options.bodyLimit ?? (() => Number.MAX_SAFE_INTEGER),
+        });
+      }
+      return listenUws(loaded.uws, options.handler, listen);
+    }
     options.logger.warn(
       `[webhook] uWebSockets.js cannot load here (${loaded.error}); using the node:http server`,
     );
   }
+  if ((options.threads ?? 0) > 0)
+    options.logger.warn(
+      "[webhook] platforms.webhook.workers applies to the uWS server; node:http serves on the main thread",
+    );
   return listenNode(options.handler, listen);
 }

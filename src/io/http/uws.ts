@@ -204,8 +204,17 @@ function copyHeader(key: string, value: string): void {
   addHeaderLine(copying, key, value);
 }
 
+/** A uWS listener; `closeAll` also closes the open connections (an ingress thread's end). */
+export interface UwsServerHandle extends ServerHandle {
+  closeAll(): void;
+}
+
 /** The uWS adapter: copies the request synchronously, then only translates to the shared handler. */
-export function listenUws(uws: Uws, handler: RequestHandler, options: ListenOptions): Promise<ServerHandle> {
+export function listenUws(
+  uws: Uws,
+  handler: RequestHandler,
+  options: ListenOptions,
+): Promise<UwsServerHandle> {
   const app: TemplatedApp = uws.App();
   const clock = options.clock ?? systemClock;
   app.any("/*", (res, req) => {
@@ -235,7 +244,8 @@ export function listenUws(uws: Uws, handler: RequestHandler, options: ListenOpti
       options: number,
       cb: (socket: us_listen_socket | false) => void,
     ) => TemplatedApp;
-    listen.call(app, options.host, options.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
+    const flags = options.sharedPort === true ? 0 : LIBUS_LISTEN_EXCLUSIVE_PORT;
+    listen.call(app, options.host, options.port, flags, (socket) => {
       if (!socket) {
         reject(new Error(`cannot listen on ${options.host}:${options.port}`));
         return;
@@ -249,6 +259,10 @@ export function listenUws(uws: Uws, handler: RequestHandler, options: ListenOpti
           if (!open) return;
           open = false;
           uws.us_listen_socket_close(socket);
+        },
+        // The open connections too: an ingress thread lets go of everything when it ends.
+        closeAll() {
+          (app as TemplatedApp & { close(): void }).close();
         },
       });
     });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawHttp, request } from "../../helpers/http.js";
 
 const OPEN = "INSECURE_NO_AUTH";
 
-describe.each(["uws", "node"] as const)("HTTP endpoints (spec 4.1, 2.7, 7) on the %s server", (http) => {
+describe.each(HTTP_SERVERS)("HTTP endpoints (spec 4.1, 2.7, 7) on the %s server", (http) => {
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway({

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { rawHttp } from "../../helpers/http.js";
 
 /**
@@ -13,7 +13,7 @@ const SECRET = "sekrit";
 const E_ACUTE = Buffer.from("é", "utf8");
 const FF = Buffer.from([0xff]);
 
-describe.each(["uws", "node"] as const)("header value bytes on the %s server", (http) => {
+describe.each(HTTP_SERVERS)("header value bytes on the %s server", (http) => {
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway({

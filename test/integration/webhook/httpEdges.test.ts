@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawHttp, request } from "../../helpers/http.js";
 
 /** Request shapes a real client or proxy may produce that the spec's happy path does not show. */
@@ -9,7 +9,7 @@ import { postJson, rawHttp, request } from "../../helpers/http.js";
 const SECRET = "edge-secret";
 const OPEN = "INSECURE_NO_AUTH";
 
-describe.each(["uws", "node"] as const)("HTTP edge cases on the %s server", (http) => {
+describe.each(HTTP_SERVERS)("HTTP edge cases on the %s server", (http) => {
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway({

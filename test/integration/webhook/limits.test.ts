@@ -6,6 +6,7 @@ import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import {
+  HTTP_SERVERS,
   inHome,
   RECORDER_AGENT,
   recorderAgent,
@@ -118,7 +119,7 @@ describe("rate limit across a config reload (SIGHUP)", () => {
   });
 });
 
-describe.each(["uws", "node"] as const)("body size (spec 4.2 step 2, %s server)", (http) => {
+describe.each(HTTP_SERVERS)("body size (spec 4.2 step 2, %s server)", (http) => {
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway({

@@ -6,6 +6,7 @@ import { stringify } from "yaml";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { createLogger } from "../../../src/io/log.js";
 import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
+import { startCliGateway } from "../../helpers/cliGateway.js";
 import { inHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type DeliveryAnswer, deliverSigned } from "../../helpers/http.js";
@@ -18,34 +19,7 @@ import { alive } from "../../helpers/process.js";
  * The real CLI process (`npm run build` first: `npm test` does).
  */
 
-const MAIN = join(import.meta.dirname, "../../../dist/cli/main.js");
 const SECRET = "sigterm-burst-secret";
-
-interface Running {
-  readonly child: ChildProcess;
-  readonly port: number;
-  readonly exited: Promise<number | null>;
-}
-
-function startCli(home: TempHome, children: ChildProcess[]): Promise<Running> {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
-  const child = spawn(process.execPath, [MAIN, "gateway", "run", "--port", "0"], {
-    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-  let out = "";
-  return new Promise((resolve, reject) => {
-    child.stdout?.on("data", (d) => {
-      out += d;
-      const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(out);
-      if (match) resolve({ child, port: Number(match[1]), exited });
-    });
-    child.stderr?.on("data", (d) => (out += d));
-    void exited.then((code) => reject(new Error(`gateway exited ${code}: ${out}`)));
-  });
-}
 
 type Answer = DeliveryAnswer;
 
@@ -73,7 +47,7 @@ describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 150
         ),
       ),
     );
-    const first = await startCli(home, children);
+    const first = await startCliGateway(home, children);
     // 600 sent at once; at the 150th answer SIGTERM, and 100 more sent right after the signal.
     const ids = Array.from({ length: 700 }, (_, i) => `t-${i}`);
     let answered = 0;
@@ -106,7 +80,7 @@ describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 150
     }
 
     // A restart on the same SVC_HOME runs whatever was saved, then is stopped the same way.
-    const second = await startCli(home, children);
+    const second = await startCliGateway(home, children);
     const pending = join(home.dir, "webhook-pending-runs.json");
     // Bounded wait for the restarted gateway to run them (seconds; longer on a loaded machine).
     const deadline = Date.now() + 90_000;
@@ -164,7 +138,7 @@ describe("SIGTERM past gateway.drain_timeout_seconds", { timeout: 20_000 }, () =
         ),
       ),
     );
-    const gw = await startCli(home, children);
+    const gw = await startCliGateway(home, children);
     expect(await deliver(gw.port, "r1")).toMatchObject({ status: 202 });
     expect(await deliver(gw.port, "r2")).toMatchObject({ status: 202 });
     const pidFile = join(home.dir, "agent.pid");
@@ -208,7 +182,7 @@ describe("SIGKILL during the drain (a supervisor's stop timeout shorter than the
         ),
       ),
     );
-    const first = await startCli(home, children);
+    const first = await startCliGateway(home, children);
     for (const id of ["r1", "r2", "r3"]) expect(await deliver(first.port, id)).toMatchObject({ status: 202 });
     // r1 holds the slot before the stop begins.
     const started = Date.now() + 5000;
@@ -225,7 +199,7 @@ describe("SIGKILL during the drain (a supervisor's stop timeout shorter than the
     process.kill(-Number(readFileSync(join(home.dir, "agent.pid"), "utf8")), "SIGKILL");
 
     home.write("go", "");
-    const second = await startCli(home, children);
+    const second = await startCliGateway(home, children);
     const done = Date.now() + 8000;
     while (appendedRuns(home.dir).size < 3 && Date.now() < done) await new Promise((r) => setTimeout(r, 50));
     second.child.kill("SIGTERM");

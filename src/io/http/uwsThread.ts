@@ -1,0 +1,97 @@
+/**
+ * One ingress thread of `platforms.webhook.workers`: the uWS adapter (sockets, HTTP parsing, header copy,
+ * body reading, answer writing, early answers and lingering) runs here, unchanged; the request handler
+ * (the pipeline) stays on the main thread, which this thread asks by message (`uwsThreads.ts`).
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import type { Outcome } from "../../streams/types.js";
+import type { Reply } from "./core.js";
+import {
+  type Body,
+  type FromThread,
+  type FromThreadItem,
+  type ThreadSetup,
+  type ToThread,
+  turnBatcher,
+} from "./threadMessages.js";
+import { listenUws, loadUws } from "./uws.js";
+
+const port = parentPort as NonNullable<typeof parentPort>;
+const setup = workerData as ThreadSetup;
+/** Requests the main thread has not answered yet. */
+const exchanges = new Map<number, Reply>();
+let next = 0;
+let stopping = false;
+let bodyLimit = setup.bodyLimit;
+const hand = turnBatcher<FromThreadItem>((items, transfer) =>
+  port.postMessage({ t: "batch", items } satisfies FromThread, transfer),
+);
+
+/** The body's own memory: a small Buffer lives in Node's shared pool, which must not be transferred. */
+function own(body: Buffer | "too_large"): Body {
+  return body === "too_large"
+    ? body
+    : (body.buffer as ArrayBuffer).slice(body.byteOffset, body.byteOffset + body.length);
+}
+
+const loaded = await loadUws();
+if ("error" in loaded) {
+  port.postMessage({ t: "failed", error: loaded.error } satisfies FromThread);
+} else {
+  try {
+    const server = await listenUws(
+      loaded.uws,
+      (head, source, reply) => {
+        const id = next++;
+        exchanges.set(id, reply);
+        const request: FromThreadItem & { t: "request" } = { t: "request", id, head };
+        hand.push(request);
+        const batch = hand.generation;
+        source.read(bodyLimit, (received) => {
+          const body = own(received);
+          if (body !== "too_large") hand.transfer(body);
+          // Read within the same turn (its head not posted yet): the body travels with its head.
+          if (hand.generation === batch) request.body = body;
+          else hand.push({ t: "body", id, body });
+        });
+      },
+      { host: setup.host, port: setup.port, sharedPort: true },
+    );
+    const end = () => {
+      server.closeAll();
+      port.close();
+    };
+    port.on("message", (m: ToThread) => {
+      if (m.t === "stop") {
+        // No new connections; the answers still owed go out, then every connection closes.
+        stopping = true;
+        server.close();
+        if (exchanges.size === 0) end();
+        else setTimeout(end, m.graceMs).unref();
+        return;
+      }
+      for (const item of m.items) {
+        if (item.t === "limit") {
+          bodyLimit = item.bytes;
+          continue;
+        }
+        const reply = exchanges.get(item.id);
+        exchanges.delete(item.id);
+        const outcome: Outcome = {
+          status: item.status,
+          body: {},
+          text: item.text,
+          ...(item.headers === undefined ? {} : { headers: item.headers }),
+        };
+        reply?.(outcome, item.close);
+      }
+      if (stopping && exchanges.size === 0) end();
+    });
+    port.postMessage({ t: "listening", port: server.port } satisfies FromThread);
+  } catch (err) {
+    port.postMessage({
+      t: "failed",
+      error: err instanceof Error ? err.message : String(err),
+    } satisfies FromThread);
+  }
+}

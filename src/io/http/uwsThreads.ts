@@ -1,0 +1,172 @@
+import { createServer } from "node:net";
+import { Worker } from "node:worker_threads";
+import { answerText, type BodySource, type RequestHandler, type RequestHead } from "./core.js";
+import type { ListenOptions, ServerHandle } from "./listen.js";
+import {
+  type Body,
+  type FromThread,
+  type ThreadSetup,
+  type ToThread,
+  type ToThreadItem,
+  turnBatcher,
+} from "./threadMessages.js";
+
+/** How long a stopping ingress thread waits for the answers still owed before it closes its connections. */
+const STOP_GRACE_MS = 5_000;
+
+/**
+ * The port the threads share, bound once without `SO_REUSEPORT` first: a port another program (or a
+ * gateway with ingress threads of its own) holds fails here, as a single listener would; port 0 picks one.
+ */
+function claimPort(host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", (err) => reject(new Error(`cannot listen on ${host}:${port} (${err.message})`)));
+    probe.listen({ host, port, exclusive: true }, () => {
+      const claimed = (probe.address() as { port: number }).port;
+      probe.close(() => resolve(claimed));
+    });
+  });
+}
+
+/** Compiled: the `.js` next to this file; from source (the tests): the `.ts`, loaded through tsx. */
+function newThread(setup: ThreadSetup): Worker {
+  if (!import.meta.url.endsWith(".ts"))
+    return new Worker(new URL("./uwsThread.js", import.meta.url), { workerData: setup });
+  const entry = JSON.stringify(new URL("./uwsThread.ts", import.meta.url).href);
+  return new Worker(
+    `import("tsx/esm/api").then(({ register }) => { register(); return import(${entry}); });`,
+    { eval: true, workerData: setup },
+  );
+}
+
+/** A request whose body has not reached the handler yet: the body, or the handler's `read` waiting. */
+interface Arriving {
+  body?: Body;
+  done?: (body: Buffer | "too_large") => void;
+  limit?: number;
+}
+
+/** What `read(limit)` gets from a body the thread read with its limit (the same one, unless reloaded). */
+function received(body: Body, limit: number): Buffer | "too_large" {
+  if (body === "too_large") return body;
+  return body.byteLength > limit ? "too_large" : Buffer.from(body);
+}
+
+/** One ingress thread: its requests go to `handler` here; resolves once it listens. */
+function startThread(handler: RequestHandler, setup: ThreadSetup, bodyLimit: () => number): Promise<Worker> {
+  const worker = newThread(setup);
+  const answers = turnBatcher<ToThreadItem>((items) =>
+    worker.postMessage({ t: "batch", items } satisfies ToThread),
+  );
+  const arriving = new Map<number, Arriving>();
+  let sentLimit = setup.bodyLimit;
+
+  const arrive = (id: number, body: Body) => {
+    const state = arriving.get(id);
+    if (state === undefined) return;
+    if (state.done === undefined) state.body = body;
+    else {
+      arriving.delete(id);
+      state.done(received(body, state.limit as number));
+    }
+  };
+
+  const request = (id: number, head: RequestHead, body: Body | undefined) => {
+    // A reload changed max_body_bytes: the thread reads the next bodies with the new limit.
+    const limit = bodyLimit();
+    if (limit !== sentLimit) {
+      sentLimit = limit;
+      answers.push({ t: "limit", bytes: limit });
+    }
+    const state: Arriving = body === undefined ? {} : { body };
+    arriving.set(id, state);
+    const source: BodySource = {
+      read(limit, done) {
+        if (state.body === undefined) {
+          state.done = done;
+          state.limit = limit;
+          return;
+        }
+        arriving.delete(id);
+        done(received(state.body, limit));
+      },
+    };
+    handler(head, source, (outcome, close = false) => {
+      // A body the handler never read is not waited for.
+      if (state.done === undefined) arriving.delete(id);
+      answers.push({
+        t: "reply",
+        id,
+        status: outcome.status,
+        headers: outcome.headers,
+        text: {
+          contentType: outcome.text === undefined ? "application/json" : outcome.text.contentType,
+          body: answerText(outcome),
+        },
+        close,
+      });
+    });
+  };
+
+  return new Promise((resolve, reject) => {
+    worker.once("error", reject);
+    worker.on("message", (m: FromThread) => {
+      if (m.t === "batch") {
+        for (const item of m.items) {
+          if (item.t === "request") request(item.id, item.head, item.body);
+          else arrive(item.id, item.body);
+        }
+      } else if (m.t === "listening") resolve(worker);
+      else {
+        reject(new Error(m.error));
+        void worker.terminate();
+      }
+    });
+  });
+}
+
+/**
+ * `platforms.webhook.workers: N`: N threads run uWS on one port (the kernel spreads the connections over
+ * them); the pipeline stays on the main thread. Requests and answers cross in batches, one message per
+ * turn each way, which costs less than the socket and HTTP work they save (bench/README.md).
+ */
+export async function listenUwsThreads(
+  handler: RequestHandler,
+  options: ListenOptions & { readonly threads: number; readonly bodyLimit: () => number },
+): Promise<ServerHandle> {
+  const port = await claimPort(options.host, options.port);
+  const workers: Worker[] = [];
+  try {
+    for (let i = 0; i < options.threads; i++)
+      workers.push(
+        await startThread(
+          handler,
+          { host: options.host, port, bodyLimit: options.bodyLimit() },
+          options.bodyLimit,
+        ),
+      );
+  } catch (err) {
+    for (const worker of workers) worker.postMessage({ t: "stop", graceMs: 0 } satisfies ToThread);
+    throw err;
+  }
+  let open = true;
+  const exited = workers.map(
+    (worker) => new Promise<void>((resolve) => worker.once("exit", () => resolve())),
+  );
+  return {
+    impl: "uws",
+    host: options.host,
+    port,
+    close() {
+      if (!open) return;
+      open = false;
+      for (const worker of workers)
+        worker.postMessage({ t: "stop", graceMs: STOP_GRACE_MS } satisfies ToThread);
+      // The threads end once their answers are out (at most STOP_GRACE_MS later).
+    },
+    ended: async () => {
+      await Promise.all(exited);
+    },
+  };
+}

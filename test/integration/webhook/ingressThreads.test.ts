@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { restartOnlyChanges } from "../../../src/config/restartOnly.js";
+import { configSchema } from "../../../src/config/schema.js";
+import { startCliGateway } from "../../helpers/cliGateway.js";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { postJson } from "../../helpers/http.js";
+
+/** docs/operations.md, "Ingress threads": `platforms.webhook.workers: N`. */
+
+const OPEN = "INSECURE_NO_AUTH";
+const gateways: TestGateway[] = [];
+const homes: TempHome[] = [];
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  for (const gw of gateways.splice(0)) await gw.stop().catch(() => {});
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  for (const home of homes.splice(0)) home.cleanup();
+});
+
+const canListen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen({ host: "127.0.0.1", port, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+
+describe("uWS on ingress threads (platforms.webhook.workers)", () => {
+  it("serves events across the threads, and a stop lets go of the port and ends the threads", async () => {
+    const gw = await startTestGateway({
+      http: "uws-threads",
+      config: webhookConfig(
+        { open: { secret: OPEN } },
+        { rate_limit: 1000 },
+        { agent: { provider: "echo" } },
+      ),
+    });
+    gateways.push(gw);
+    // Many connections at once: the kernel spreads them over both threads; each event is answered once.
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        postJson(gw.url("/webhooks/open"), { n: i }, { "X-Request-ID": `thread-${i}` }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(40).fill(202));
+    expect(new Set(answers.map((a) => (a.body as { delivery_id: string }).delivery_id)).size).toBe(40);
+    const port = gw.gateway.port;
+    expect(await canListen(port)).toBe(false);
+    await gw.stop();
+    gateways.splice(0);
+    expect(await canListen(port)).toBe(true);
+  });
+
+  it("a port another program holds refuses the start, as with one listener", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) =>
+      holder.listen({ host: "127.0.0.1", port: 0, exclusive: true }, resolve),
+    );
+    const port = (holder.address() as { port: number }).port;
+    try {
+      const home = tempHome();
+      homes.push(home);
+      home.write(
+        "config.yaml",
+        stringify(
+          webhookConfig({ open: { secret: OPEN } }, { port, workers: 2 }, { agent: { provider: "echo" } }),
+        ),
+      );
+      const { startGateway } = await import("../../../src/gateway/index.js");
+      const { createLogger } = await import("../../../src/io/log.js");
+      await expect(
+        startGateway({
+          home: home.dir,
+          env: { PATH: process.env.PATH ?? "" },
+          logger: createLogger({ stdout: false }),
+        }),
+      ).rejects.toThrow(`cannot listen on 127.0.0.1:${port}`);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
+  it("the CLI gateway with ingress threads answers, then exits 0 on SIGTERM", async () => {
+    const home = tempHome();
+    homes.push(home);
+    home.write(
+      "config.yaml",
+      stringify(webhookConfig({ open: { secret: OPEN } }, { workers: 2 }, { agent: { provider: "echo" } })),
+    );
+    const { child, port, exited, output } = await startCliGateway(home, children);
+    expect(
+      await postJson(`http://127.0.0.1:${port}/webhooks/open`, {}, { "X-Request-ID": "cli-1" }),
+    ).toMatchObject({
+      status: 202,
+    });
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(output()).not.toMatch(/Assertion|open handles/);
+  });
+
+  it("workers is a whole number from 0 to 64, and a reload cannot change it", () => {
+    const config = (workers: unknown) =>
+      configSchema.parse(webhookConfig({ open: { secret: OPEN } }, { workers }));
+    expect(() => config(-1)).toThrow(/workers/);
+    expect(() => config(1.5)).toThrow(/workers/);
+    expect(() => config(65)).toThrow(/workers/);
+    expect(config(undefined).platforms.webhook.workers).toBe(0);
+    expect(restartOnlyChanges(config(0), config(2))).toEqual(["platforms.webhook.workers"]);
+  });
+});
