@@ -18,6 +18,9 @@ import { join } from "node:path";
 const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url).href;
 const { startGateway } = (await import(dist("gateway/index.js"))) as typeof import("../src/gateway/index.js");
 const { createLogger } = (await import(dist("io/log.js"))) as typeof import("../src/io/log.js");
+const { boundHeapGrowth } = (await import(
+  dist("cli/gatewayHeap.js")
+)) as typeof import("../src/cli/gatewayHeap.js");
 
 const [mode, arg] = process.argv.slice(2);
 
@@ -69,6 +72,8 @@ if (mode === "bare" || (mode === "floor" && arg !== undefined)) {
   process.on("SIGTERM", () => process.exit(0));
 } else if (mode === "gateway" && arg !== undefined) {
   const home = arg;
+  // As `svc gateway run` does before it starts the gateway.
+  boundHeapGrowth();
   // `npm run bench` sets BENCH_LOG_LEVEL=info (as `svc gateway run` logs: the log target writes one line
   // per run to the log file and to stdout, here a pipe the bench drains); WARN when run alone.
   const level = process.env.BENCH_LOG_LEVEL ?? "warn";

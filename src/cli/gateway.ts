@@ -7,6 +7,7 @@ import { type GatewayState, gatewayStateFile, recordedPid, runningPid } from "..
 import { createLogger } from "../io/log.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { releaseStopSignals } from "./earlySignals.js";
+import { boundHeapGrowth } from "./gatewayHeap.js";
 import { registerGatewayLifecycleCommands } from "./gatewayLifecycle.js";
 import { parseHostOption, parsePortOption } from "./options.js";
 
@@ -110,6 +111,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   try {
     // Loaded here, not at the top: `svc gateway status|stop|setup` never load the gateway itself.
     const { startGateway } = await import("../gateway/index.js");
+    boundHeapGrowth();
     const inspector = options.inspect === undefined ? undefined : await import("../actors/inspector.js");
     gateway = await startGateway({
       logger,
