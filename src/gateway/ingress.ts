@@ -142,7 +142,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
         logger: deps.logger,
         impl: deps.http,
         threads: webhook.workers,
-        bodyLimit: () => registry.current().maxBodyBytes,
+        bodyLimit: registry.current().maxBodyBytes,
         handler: (deps.observe ?? ((handler) => handler))(
           createRequestHandler({
             pipeline,
@@ -154,7 +154,6 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
         ),
       });
     } catch (err) {
-      deps.system.shutdown();
       throw new SvcError("startup_refused", `${(err as Error).message} — ${listenFailureHint(host)}`);
     }
   }
@@ -169,6 +168,8 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
     drained: () => closing ?? Promise.resolve(),
     reload(config) {
       limiter.setLimit(config.platforms.webhook.rate_limit);
+      // The routes were reloaded first: their table holds the new limit.
+      server.setBodyLimit?.(registry.current().maxBodyBytes);
     },
   };
 }

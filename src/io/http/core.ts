@@ -115,6 +115,11 @@ export function answerText(outcome: Outcome): string {
   return lastJson;
 }
 
+/** The answer's Content-Type: its `text`'s own, else JSON. */
+export function contentTypeOf(outcome: Outcome): string {
+  return outcome.text === undefined ? "application/json" : outcome.text.contentType;
+}
+
 const STATUS_LINES = new Map<number, string>();
 
 /** `200 OK`-style status line for adapters that need one (cached: the hot path answers a handful of codes). */

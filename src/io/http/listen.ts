@@ -23,4 +23,6 @@ export interface ServerHandle {
   close(): void;
   /** After `close`: resolves once the listener let go of everything (its ingress threads ended). */
   ended?(): Promise<void>;
+  /** A reload changed `max_body_bytes`: ingress threads, which read each body at once, read later ones with it. */
+  setBodyLimit?(bytes: number): void;
 }

@@ -1,5 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { addHeaderLine, answerText, BodyCollector, LINGER_BYTES, type RequestHandler } from "./core.js";
+import {
+  addHeaderLine,
+  answerText,
+  BodyCollector,
+  contentTypeOf,
+  LINGER_BYTES,
+  type RequestHandler,
+} from "./core.js";
 import type { ListenOptions, ServerHandle } from "./listen.js";
 
 const NON_ASCII = /[\u0080-\uffff]/;
@@ -99,7 +106,7 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
         // another request after this answer.
         res.writeHead(answer.status, {
           ...answer.headers,
-          "Content-Type": answer.text === undefined ? "application/json" : answer.text.contentType,
+          "Content-Type": contentTypeOf(answer),
           "Content-Length": Buffer.byteLength(json),
           ...(close || !continued ? { Connection: "close" } : {}),
         });

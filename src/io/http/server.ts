@@ -13,8 +13,8 @@ export interface StartServerOptions extends ListenOptions {
   readonly impl?: "uws" | "node";
   /** uWS on this many ingress threads (`platforms.webhook.workers`); 0: on the main thread. */
   readonly threads?: number;
-  /** The body limit the threads read each body with (`max_body_bytes`, read per request). */
-  readonly bodyLimit?: () => number;
+  /** The body limit the threads read each body with (`max_body_bytes`; a reload sets it again). */
+  readonly bodyLimit?: number;
 }
 
 export async function startHttpServer(options: StartServerOptions): Promise<ServerHandle> {
@@ -32,7 +32,7 @@ export async function startHttpServer(options: StartServerOptions): Promise<Serv
         return listenUwsThreads(options.handler, {
           ...listen,
           threads,
-          bodyLimit: options.bodyLimit ?? (() => Number.MAX_SAFE_INTEGER),
+          bodyLimit: options.bodyLimit ?? Number.MAX_SAFE_INTEGER,
         });
       }
       return listenUws(loaded.uws, options.handler, listen);

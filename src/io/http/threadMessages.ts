@@ -4,7 +4,7 @@ import type { RequestHead } from "./core.js";
 export interface ThreadSetup {
   readonly host: string;
   readonly port: number;
-  /** The body limit (`max_body_bytes`) each request is read with; updated by a `limit` item. */
+  /** The body limit (`max_body_bytes`) each request is read with; a reload sends a `limit` item. */
   readonly bodyLimit: number;
 }
 

@@ -7,6 +7,7 @@ import {
   answerText,
   BodyCollector,
   type BodySource,
+  contentTypeOf,
   LINGER_BYTES,
   type RequestHandler,
   type RequestHead,
@@ -76,7 +77,7 @@ function send(
     status: outcome.status,
     headers: extraHeaders === undefined ? outcome.headers : { ...outcome.headers, ...extraHeaders },
     json: answerText(outcome),
-    contentType: outcome.text === undefined ? "application/json" : outcome.text.contentType,
+    contentType: contentTypeOf(outcome),
     close,
     head,
   };

@@ -57,7 +57,11 @@ if ("error" in loaded) {
       },
       { host: setup.host, port: setup.port, sharedPort: true },
     );
+    let ended = false;
+    // Once: the last answer and the grace timer may both come to it.
     const end = () => {
+      if (ended) return;
+      ended = true;
       server.closeAll();
       port.close();
     };

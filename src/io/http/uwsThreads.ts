@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { Worker } from "node:worker_threads";
-import { answerText, type BodySource, type RequestHandler, type RequestHead } from "./core.js";
+import { answerText, type BodySource, contentTypeOf, type RequestHandler, type RequestHead } from "./core.js";
 import type { ListenOptions, ServerHandle } from "./listen.js";
 import {
   type Body,
@@ -54,13 +54,12 @@ function received(body: Body, limit: number): Buffer | "too_large" {
 }
 
 /** One ingress thread: its requests go to `handler` here; resolves once it listens. */
-function startThread(handler: RequestHandler, setup: ThreadSetup, bodyLimit: () => number): Promise<Worker> {
+function startThread(handler: RequestHandler, setup: ThreadSetup): Promise<Worker> {
   const worker = newThread(setup);
   const answers = turnBatcher<ToThreadItem>((items) =>
     worker.postMessage({ t: "batch", items } satisfies ToThread),
   );
   const arriving = new Map<number, Arriving>();
-  let sentLimit = setup.bodyLimit;
 
   const arrive = (id: number, body: Body) => {
     const state = arriving.get(id);
@@ -73,12 +72,6 @@ function startThread(handler: RequestHandler, setup: ThreadSetup, bodyLimit: () 
   };
 
   const request = (id: number, head: RequestHead, body: Body | undefined) => {
-    // A reload changed max_body_bytes: the thread reads the next bodies with the new limit.
-    const limit = bodyLimit();
-    if (limit !== sentLimit) {
-      sentLimit = limit;
-      answers.push({ t: "limit", bytes: limit });
-    }
     const state: Arriving = body === undefined ? {} : { body };
     arriving.set(id, state);
     const source: BodySource = {
@@ -101,7 +94,7 @@ function startThread(handler: RequestHandler, setup: ThreadSetup, bodyLimit: () 
         status: outcome.status,
         headers: outcome.headers,
         text: {
-          contentType: outcome.text === undefined ? "application/json" : outcome.text.contentType,
+          contentType: contentTypeOf(outcome),
           body: answerText(outcome),
         },
         close,
@@ -133,19 +126,13 @@ function startThread(handler: RequestHandler, setup: ThreadSetup, bodyLimit: () 
  */
 export async function listenUwsThreads(
   handler: RequestHandler,
-  options: ListenOptions & { readonly threads: number; readonly bodyLimit: () => number },
+  options: ListenOptions & { readonly threads: number; readonly bodyLimit: number },
 ): Promise<ServerHandle> {
   const port = await claimPort(options.host, options.port);
   const workers: Worker[] = [];
   try {
     for (let i = 0; i < options.threads; i++)
-      workers.push(
-        await startThread(
-          handler,
-          { host: options.host, port, bodyLimit: options.bodyLimit() },
-          options.bodyLimit,
-        ),
-      );
+      workers.push(await startThread(handler, { host: options.host, port, bodyLimit: options.bodyLimit }));
   } catch (err) {
     for (const worker of workers) worker.postMessage({ t: "stop", graceMs: 0 } satisfies ToThread);
     throw err;
@@ -167,6 +154,10 @@ export async function listenUwsThreads(
     },
     ended: async () => {
       await Promise.all(exited);
+    },
+    setBodyLimit(bytes) {
+      for (const worker of workers)
+        worker.postMessage({ t: "batch", items: [{ t: "limit", bytes }] } satisfies ToThread);
     },
   };
 }

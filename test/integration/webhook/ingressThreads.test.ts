@@ -56,6 +56,25 @@ describe("uWS on ingress threads (platforms.webhook.workers)", () => {
     expect(await canListen(port)).toBe(true);
   });
 
+  it("a reload that raises max_body_bytes lets the very next larger body through", async () => {
+    const config = (max: number) =>
+      webhookConfig(
+        { open: { secret: OPEN } },
+        { rate_limit: 1000, max_body_bytes: max },
+        { agent: { provider: "echo" } },
+      );
+    const gw = await startTestGateway({ http: "uws-threads", config: config(1024) });
+    gateways.push(gw);
+    const big = { pad: "x".repeat(2000) };
+    expect((await postJson(gw.url("/webhooks/open"), big, { "X-Request-ID": "big-1" })).status).toBe(413);
+    gw.home.write("config.yaml", stringify(config(4096)));
+    gw.gateway.reload();
+    expect(await postJson(gw.url("/webhooks/open"), big, { "X-Request-ID": "big-2" })).toMatchObject({
+      status: 202,
+      body: { status: "accepted" },
+    });
+  });
+
   it("a port another program holds refuses the start, as with one listener", async () => {
     const holder = createServer();
     await new Promise<void>((resolve) =>
