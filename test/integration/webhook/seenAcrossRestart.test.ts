@@ -12,6 +12,16 @@ import { freePort, postJson } from "../../helpers/http.js";
 
 const SEEN = "webhook-seen-ids.json";
 
+/** A fresh SVC_HOME with one unsigned route, `open`, answered by the echo agent. */
+function homeWithOpenRoute(): TempHome {
+  const home = tempHome();
+  home.write(
+    "config.yaml",
+    stringify(webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } })),
+  );
+  return home;
+}
+
 describe("delivery ids seen before a restart are still duplicates after it (spec 6: cached for 1 hour)", () => {
   let home: TempHome;
   let gateway: Gateway | undefined;
@@ -25,11 +35,7 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
     postJson(`http://127.0.0.1:${gateway?.port}/webhooks/open`, { n: 1 }, { "X-Request-ID": id });
 
   it("a retry after a restart answers 200 duplicate; ids saved 0600; a new id still runs", async () => {
-    home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify(webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } })),
-    );
+    home = homeWithOpenRoute();
     gateway = await startGatewayInHome(home);
     expect(await post("before-restart")).toMatchObject({ status: 202, body: { status: "accepted" } });
     await gateway.stop();
@@ -42,11 +48,7 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
   });
 
   it("ids whose hour is over are not restored; an unreadable file is reported and ignored", async () => {
-    home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify(webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } })),
-    );
+    home = homeWithOpenRoute();
     const ids = [
       [seenKey("open", "old"), Date.now() - 1000],
       [seenKey("open", "recent"), Date.now() + 60_000],
@@ -65,11 +67,7 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
   });
 
   it("a start that fails (its port is taken) keeps the saved ids for the next start", async () => {
-    home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify(webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } })),
-    );
+    home = homeWithOpenRoute();
     gateway = await startGatewayInHome(home);
     expect((await post("before-restart")).status).toBe(202);
     await gateway.stop();
@@ -98,11 +96,7 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
   });
 
   it("a second gateway on the same SVC_HOME is refused while the first runs; the first keeps answering", async () => {
-    home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify(webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } })),
-    );
+    home = homeWithOpenRoute();
     gateway = await startGatewayInHome(home);
     await expect(startGatewayInHome(home)).rejects.toThrow(
       `the state directory ${join(home.dir, "state")} is already open in this process (another gateway started on the same SVC_HOME) — stop that one first`,
