@@ -50,9 +50,9 @@ export function signatureFor(text: string, valid = true): string {
 
 /**
  * The gateway's config.yaml for the benches: route `pr` (no limit) with an event list, a filter on `action`
- * and a prompt template; the echo agent; `state` is the `state:` section (default `local`).
+ * and a prompt template; the echo agent; `state` is the `state:` section (default `local`); `workers` the
+ * gateway's ingress threads (`platforms.webhook.workers`, default `BENCH_WORKERS` or 0).
  */
-/** `workers`: the gateway's ingress threads (`platforms.webhook.workers`); default `BENCH_WORKERS` or 0. */
 export function writeBenchConfig(
   home: string,
   state: Record<string, unknown> | undefined,
