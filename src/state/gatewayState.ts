@@ -6,6 +6,7 @@ import type { StateSettings } from "../config/sections/state.js";
 import { describeError, SvcError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { StateDirBusyError } from "../io/state/journal/dirLock.js";
+import { RotationFailed } from "../io/state/journal/rotation.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent, EventModes, ResolvedRoute } from "../streams/context.js";
 import type { SeenCache } from "../streams/seenCache.js";
@@ -37,10 +38,15 @@ export function openStateStore(
       onProblem: ({ file, problem }) =>
         logger.warn(`[state] ${file}: ${problem} — the records before it were recovered, the rest skipped`),
       onError: (err) =>
-        logger.error(
-          { err: describeError(err) },
-          `[state] writing the journal in ${dir} failed; requests answer 503`,
-        ),
+        err instanceof RotationFailed
+          ? logger.error(
+              { err: describeError(err.cause) },
+              `[state] rotating the journal in ${dir} failed; the current segment keeps every record and the rotation is tried again once it grew by another quarter — check the disk has room`,
+            )
+          : logger.error(
+              { err: describeError(err) },
+              `[state] writing the journal in ${dir} failed; requests answer 503`,
+            ),
     });
   } catch (err) {
     if (err instanceof StateDirBusyError) throw new SvcError("startup_refused", err.message);

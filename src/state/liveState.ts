@@ -110,17 +110,20 @@ export class LiveState {
     }
   }
 
-  /** Records that restate everything live (the start of a new segment). */
-  snapshot(now: number): JournalRecord[] {
+  /**
+   * Records that restate everything live (the start of a new segment), made one at a time: a rotation
+   * encodes them in slices while the gateway keeps taking events. A change made while it is being read is
+   * also in the records journaled after it began, which follow the snapshot and win on replay (each record
+   * replaces or removes what came before about its key), so a snapshot read over time restates the same.
+   */
+  *snapshot(now: number): Generator<JournalRecord> {
     this.prune(now);
-    const out: JournalRecord[] = [];
     for (const [k, entry] of this.seen) {
-      if (entry.delivered) out.push({ t: "d", k, at: entry.at });
-      else out.push(entry.run ? { t: "s", k, at: entry.at, r: 1 } : { t: "s", k, at: entry.at });
+      if (entry.delivered) yield { t: "d", k, at: entry.at };
+      else yield entry.run ? { t: "s", k, at: entry.at, r: 1 } : { t: "s", k, at: entry.at };
     }
-    for (const g of this.groups.values()) out.push({ t: "g", g });
-    for (const run of this.runs.values()) out.push({ t: "a", run, at: run.receivedAt });
-    return out;
+    for (const g of this.groups.values()) yield { t: "g", g };
+    for (const run of this.runs.values()) yield { t: "a", run, at: run.receivedAt };
   }
 
   recovered(now: number): Recovered {

@@ -1,25 +1,18 @@
-import { appendFileSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
-import { Journal } from "../../../src/io/state/journal/journal.js";
 import { encodeRecord } from "../../../src/io/state/journal/records.js";
 import { type SegmentProblem, segmentName } from "../../../src/io/state/journal/segments.js";
 import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
-import { type TempHome, tempHome } from "../../helpers/home.js";
+import {
+  cleanUpJournals,
+  journalDir as dir,
+  openJournal as open,
+  segmentFiles as segments,
+} from "../../helpers/journal.js";
 
-const homes: TempHome[] = [];
-const journals: Journal[] = [];
-afterEach(async () => {
-  for (const journal of journals.splice(0)) await journal.close().catch(() => {});
-  for (const home of homes.splice(0)) home.cleanup();
-});
-
-function dir(): string {
-  const home = tempHome();
-  homes.push(home);
-  return join(home.dir, "state");
-}
+cleanUpJournals();
 
 /** node:fs with every call counted; `holdSync` makes the next fdatasync wait until released. */
 function countingFs() {
@@ -27,6 +20,7 @@ function countingFs() {
   let hold: Promise<void> | undefined;
   let release: () => void = () => {};
   const fs: JournalFs = {
+    ...nodeJournalFs,
     write(fd, data) {
       calls.write += 1;
       return nodeJournalFs.write(fd, data);
@@ -51,28 +45,6 @@ function countingFs() {
     release: () => release(),
   };
 }
-
-function open(
-  path: string,
-  options: { fs?: JournalFs; maxSegmentBytes?: number; live?: unknown[]; problems?: SegmentProblem[] } = {},
-) {
-  const replayed: unknown[] = [];
-  const live = options.live ?? [];
-  const journal = new Journal(
-    {
-      dir: path,
-      ...(options.fs === undefined ? {} : { fs: options.fs }),
-      ...(options.maxSegmentBytes === undefined ? {} : { maxSegmentBytes: options.maxSegmentBytes }),
-      onProblem: (problem) => options.problems?.push(problem),
-    },
-    (records) => replayed.push(...records),
-    () => [...live],
-  );
-  journals.push(journal);
-  return { journal, replayed };
-}
-
-const segments = (path: string) => readdirSync(path).filter((name) => name.endsWith(".seg"));
 
 describe("group commit", () => {
   it("records appended in the same turn share one write and one fdatasync", async () => {
@@ -116,6 +88,7 @@ describe("group commit", () => {
   it("a failed write rejects the waiting records' promise (the request is answered 503, not 202)", async () => {
     const path = dir();
     const failing: JournalFs = {
+      ...nodeJournalFs,
       write: () => Promise.reject(new Error("ENOSPC")),
       fdatasync: () => Promise.resolve(),
     };
@@ -183,42 +156,5 @@ describe("reading the journal back", () => {
     const problems: SegmentProblem[] = [];
     expect(() => open(path, { problems })).not.toThrow();
     expect(problems[0]?.problem).toMatch(/^bad length/);
-  });
-});
-
-describe("rotation and compaction", () => {
-  it("a full segment is replaced by a new one that starts with a snapshot of what is live; the old one is removed", async () => {
-    const path = dir();
-    const live = [{ t: "s", k: "still-live", at: 1 }];
-    const { journal } = open(path, { maxSegmentBytes: 4096, live });
-    for (let round = 0; round < 20; round++) {
-      for (let i = 0; i < 20; i++)
-        journal.append({ t: "s", k: `dead-${round}-${i}`, at: i, pad: "x".repeat(40) });
-      await journal.durable();
-    }
-    // Let the rotation after the last flush finish.
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    await journal.close();
-    expect(journal.currentSegment().n).toBeGreaterThan(2);
-    const files = segments(path);
-    expect(files).toEqual([segmentName(journal.currentSegment().n)]);
-    const size = statSync(join(path, files[0] as string)).size;
-    expect(size).toBeLessThan(4096 + 20 * 120);
-    const { replayed } = open(path);
-    // The snapshot restated what was live; only the records written after it follow.
-    expect(replayed[0]).toEqual({ t: "s", k: "still-live", at: 1 });
-    expect(replayed.length).toBeLessThan(20 * 20);
-  });
-
-  it("a segment whose snapshot was cut short (a crash while rotating) is skipped; the previous segment is used", async () => {
-    const path = dir();
-    const { journal } = open(path);
-    journal.append({ t: "s", k: "kept", at: 1 });
-    await journal.close();
-    writeFileSync(join(path, segmentName(2)), encodeRecord({ t: "snap" }), { mode: 0o600 });
-    const problems: SegmentProblem[] = [];
-    const { replayed } = open(path, { problems });
-    expect(replayed).toEqual([{ t: "s", k: "kept", at: 1 }]);
-    expect(problems[0]?.problem).toMatch(/snapshot is incomplete/);
   });
 });

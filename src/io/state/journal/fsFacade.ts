@@ -1,17 +1,29 @@
-import { fdatasync, writeSync } from "node:fs";
+import { close as closeFd, fdatasync, fsync, open as openFd, rename as renameFile, writeSync } from "node:fs";
 
-/** The two asynchronous calls the journal's hot path makes; tests count them through a wrapper. */
+/**
+ * The file calls the journal makes after it opened: appends and syncs on the hot path, and the steps of a
+ * rotation. Tests wrap them to count calls, hold one, fail one, or copy the directory after each (a crash
+ * image).
+ */
 export interface JournalFs {
   /** Writes all of `data` at the file's current end (the file is opened for appending). */
   write(fd: number, data: Buffer): Promise<void>;
   fdatasync(fd: number): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  /** Makes the directory's entries (a created or renamed file) durable. */
+  syncDir(dir: string): Promise<void>;
 }
+
+const settle =
+  (resolve: () => void, reject: (err: Error) => void) =>
+  (err: Error | null): void =>
+    err ? reject(err) : resolve();
 
 /**
  * The write is synchronous: it only copies the batch into the page cache (a few µs for one turn's records),
  * while an asynchronous `fs.write` costs a thread-pool hand-off and a wake-up of the loop per flush (~3 % of
- * the accepted path's CPU in the profile, `bench/PROFILE.md`). The `fdatasync`, which waits for the disk,
- * stays on the libuv thread pool: the event loop never waits for the disk.
+ * the accepted path's CPU in the profile, `bench/PROFILE.md`). The syncs, which wait for the disk, stay on
+ * the libuv thread pool: the event loop never waits for the disk.
  */
 export const nodeJournalFs: JournalFs = {
   async write(fd, data) {
@@ -21,6 +33,17 @@ export const nodeJournalFs: JournalFs = {
   },
   fdatasync: (fd) =>
     new Promise((resolve, reject) => {
-      fdatasync(fd, (err) => (err ? reject(err) : resolve()));
+      fdatasync(fd, settle(resolve, reject));
+    }),
+  rename: (from, to) =>
+    new Promise((resolve, reject) => {
+      renameFile(from, to, settle(resolve, reject));
+    }),
+  syncDir: (dir) =>
+    new Promise((resolve, reject) => {
+      openFd(dir, "r", (err, fd) => {
+        if (err) return reject(err);
+        fsync(fd, (syncErr) => closeFd(fd, () => (syncErr ? reject(syncErr) : resolve())));
+      });
     }),
 };

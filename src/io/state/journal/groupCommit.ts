@@ -24,8 +24,8 @@ function promiseOf(batch: Batch): Promise<void> {
 
 export interface GroupCommitOptions {
   readonly fs: JournalFs;
-  /** Called between two flushes (nothing in flight) once the current file passed its size; may swap the file. */
-  readonly onIdleBetweenFlushes?: () => Promise<void>;
+  /** Called with each batch once it is durable (a rotation copies it behind its snapshot). */
+  readonly onFlushed?: (data: Buffer) => void;
   /** A failed write or sync (the waiting requests are answered 503 by the caller). */
   readonly onError?: (err: unknown) => void;
 }
@@ -39,8 +39,10 @@ export class GroupCommitWriter {
   private open: Batch = newBatch();
   private inFlight: Batch | undefined;
   private scheduled = false;
-  /** A flush or the rotation after it is under way; new records wait for the next flush. */
+  /** A flush or an exclusive task is under way; new records wait for the next flush. */
   private busy = false;
+  /** Exclusive tasks waiting for the flush in flight to end (they go before the next flush). */
+  private readonly waiting: Array<() => void> = [];
   private bytesInFile = 0;
   private closed = false;
 
@@ -69,16 +71,31 @@ export class GroupCommitWriter {
     return this.bytesInFile;
   }
 
-  /** Switches to another file (rotation); only from `onIdleBetweenFlushes`, when nothing is in flight. */
+  /** Switches to another file (rotation); only inside `exclusive`, when nothing is in flight. */
   useFile(fd: number, bytes: number): void {
     this.fd = fd;
     this.bytesInFile = bytes;
   }
 
+  /**
+   * Runs `task` with no flush in flight and none starting until it settles (records appended meanwhile
+   * wait for the flush after it). It goes before the next flush, so a steady stream of appends cannot
+   * hold it off.
+   */
+  async exclusive<T>(task: () => Promise<T>): Promise<T> {
+    if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.busy = true;
+    try {
+      return await task();
+    } finally {
+      this.release();
+    }
+  }
+
   /** Flushes what is queued and stops taking records. */
   async close(): Promise<void> {
     this.closed = true;
-    // Until nothing is queued and no flush (or the rotation after it) is under way.
+    // Until nothing is queued and no flush or exclusive task is under way.
     while (this.busy || this.scheduled || this.open.records.count > 0) {
       await (this.durable() ?? new Promise<void>((resolve) => setImmediate(resolve))).catch(() => {});
     }
@@ -106,18 +123,22 @@ export class GroupCommitWriter {
       this.bytesInFile += data.length;
       await this.options.fs.fdatasync(this.fd);
       batch.resolve?.();
+      this.options.onFlushed?.(data);
     } catch (err) {
       this.options.onError?.(err);
       batch.reject?.(err);
     } finally {
       this.inFlight = undefined;
     }
-    if (this.options.onIdleBetweenFlushes !== undefined) {
-      try {
-        await this.options.onIdleBetweenFlushes();
-      } catch (err) {
-        this.options.onError?.(err);
-      }
+    this.release();
+  }
+
+  /** Hands the writer to a waiting exclusive task (it stays busy), or flushes what queued meanwhile. */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next !== undefined) {
+      next();
+      return;
     }
     this.busy = false;
     if (this.open.records.count > 0) void this.flush();

@@ -1,15 +1,19 @@
 import { close as closeFd } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { type DirLock, lockStateDir } from "./dirLock.js";
 import { type JournalFs, nodeJournalFs } from "./fsFacade.js";
 import { GroupCommitWriter } from "./groupCommit.js";
-import { encodeRecord, encodeRecords } from "./records.js";
+import { RecordBuffer } from "./records.js";
+import { RotationFailed, RotationStopped, SegmentRotation } from "./rotation.js";
 import {
   ensureJournalDir,
   readJournal,
+  removeTempSegments,
   type SegmentProblem,
   SNAPSHOT_BEGIN,
   SNAPSHOT_END,
-  startSegment,
+  segmentName,
   startSegmentSync,
 } from "./segments.js";
 
@@ -22,7 +26,7 @@ export interface JournalOptions {
   readonly maxSegmentBytes?: number;
   /** A segment that could not be read whole (torn or corrupt tail, incomplete snapshot): logged, skipped. */
   readonly onProblem?: (problem: SegmentProblem) => void;
-  /** A failed write, sync or rotation. */
+  /** A failed write or sync (the waiting appends are rejected), or a `RotationFailed` (nothing is). */
   readonly onError?: (err: unknown) => void;
 }
 
@@ -33,12 +37,12 @@ export interface JournalOpened {
   readonly bytes: number;
 }
 
-function encodeSnapshot(records: readonly unknown[]): Buffer {
-  return Buffer.concat([
-    encodeRecord(SNAPSHOT_BEGIN),
-    ...records.map(encodeRecord),
-    encodeRecord(SNAPSHOT_END),
-  ]);
+function encodeSnapshot(records: Iterable<unknown>): Buffer {
+  const out = new RecordBuffer();
+  out.add(SNAPSHOT_BEGIN);
+  for (const record of records) out.add(record);
+  out.add(SNAPSHOT_END);
+  return out.data();
 }
 
 const closeRawFd = (fd: number) =>
@@ -49,7 +53,8 @@ const closeRawFd = (fd: number) =>
 /**
  * The append-only journal: segments under `dir`, group commit on the current one. Every open replays the
  * segments (`restore`), then starts a new segment with a snapshot of what is still live (`snapshot`) and
- * removes the old ones; a segment past its size is rotated the same way while the gateway runs.
+ * removes the old ones. A segment past its size is rotated while the gateway runs, in the background
+ * (`SegmentRotation`): appends stay durable in the current segment until the new one holds all of it.
  */
 export class Journal {
   private readonly writer: GroupCommitWriter;
@@ -57,16 +62,24 @@ export class Journal {
   private closeCurrent: () => Promise<void>;
   private snapshotBytes: number;
   private readonly lock: DirLock;
+  private readonly fs: JournalFs;
+  private rotation: SegmentRotation | undefined;
+  private rotating: Promise<void> | undefined;
+  /** After a failed rotation, the next waits until the segment grew this far (no retry per flush). */
+  private retryAtBytes = 0;
+  private closing = false;
   readonly opened: JournalOpened;
 
   constructor(
     private readonly options: JournalOptions,
     restore: (records: readonly unknown[]) => void,
-    private readonly snapshot: () => unknown[],
+    private readonly snapshot: () => Iterable<unknown>,
   ) {
     ensureJournalDir(options.dir);
     this.lock = lockStateDir(options.dir);
+    this.fs = options.fs ?? nodeJournalFs;
     try {
+      removeTempSegments(options.dir);
       const read = readJournal(options.dir);
       for (const problem of read.problems) options.onProblem?.(problem);
       restore(read.records);
@@ -77,8 +90,8 @@ export class Journal {
       this.closeCurrent = () => closeRawFd(fd);
       this.snapshotBytes = first.length;
       this.writer = new GroupCommitWriter(fd, {
-        fs: options.fs ?? nodeJournalFs,
-        onIdleBetweenFlushes: () => this.rotateIfFull(),
+        fs: this.fs,
+        onFlushed: (data) => this.flushed(data),
         ...(options.onError === undefined ? {} : { onError: options.onError }),
       });
       this.writer.useFile(fd, first.length);
@@ -102,23 +115,64 @@ export class Journal {
     return { n: this.segment, bytes: this.writer.fileBytes() };
   }
 
+  /** Resolves once no rotation is under way (tests, bench). */
+  async rotated(): Promise<void> {
+    await this.rotating;
+  }
+
   async close(): Promise<void> {
+    this.closing = true;
+    await this.rotating;
     await this.writer.close();
     await this.closeCurrent();
     this.lock.release();
   }
 
-  private async rotateIfFull(): Promise<void> {
+  private flushed(data: Buffer): void {
+    if (this.rotation !== undefined) {
+      this.rotation.flushed(data);
+      return;
+    }
+    if (this.rotating !== undefined || this.closing) return;
+    const bytes = this.writer.fileBytes();
     const limit = Math.max(this.options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES, 2 * this.snapshotBytes);
-    if (this.writer.fileBytes() <= limit) return;
-    const next = this.segment + 1;
-    const data = encodeSnapshot(this.snapshot());
-    const started = await startSegment(this.options.dir, next, data, [this.segment]);
-    const previous = this.closeCurrent;
-    this.segment = next;
-    this.closeCurrent = started.close;
-    this.snapshotBytes = data.length;
-    this.writer.useFile(started.fd, data.length);
-    await previous();
+    if (bytes > limit && bytes >= this.retryAtBytes) this.startRotation(limit);
+  }
+
+  private startRotation(limit: number): void {
+    const rotation = new SegmentRotation(this.options.dir, this.segment + 1, this.snapshot(), this.fs);
+    this.rotation = rotation;
+    this.rotating = this.rotate(rotation)
+      .catch((err: unknown) => {
+        this.retryAtBytes = this.writer.fileBytes() + limit / 4;
+        if (!(err instanceof RotationStopped)) this.options.onError?.(new RotationFailed(err));
+      })
+      .finally(() => {
+        this.rotation = undefined;
+        this.rotating = undefined;
+      });
+  }
+
+  private async rotate(rotation: SegmentRotation): Promise<void> {
+    const old = this.segment;
+    let closeOld: (() => Promise<void>) | undefined;
+    try {
+      await rotation.build(() => this.closing);
+      await this.writer.exclusive(async () => {
+        const built = await rotation.commit();
+        this.writer.useFile(built.fd, built.bytes);
+        this.snapshotBytes = built.snapshotBytes;
+        this.segment = rotation.n;
+        closeOld = this.closeCurrent;
+        this.closeCurrent = () => closeRawFd(built.fd);
+        // Batches flushed from here on are in the new segment already.
+        this.rotation = undefined;
+      });
+    } catch (err) {
+      await rotation.discard(closeRawFd);
+      throw err;
+    }
+    await closeOld?.();
+    await rm(join(this.options.dir, segmentName(old)), { force: true });
   }
 }

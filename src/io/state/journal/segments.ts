@@ -9,7 +9,6 @@ import {
   rmSync,
   writeSync,
 } from "node:fs";
-import { open, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeRecords, type TornTail } from "./records.js";
 
@@ -17,6 +16,10 @@ import { decodeRecords, type TornTail } from "./records.js";
 const SEGMENT = /^journal-(\d{6,})\.seg$/;
 
 export const segmentName = (n: number): string => `journal-${String(n).padStart(6, "0")}.seg`;
+
+/** A segment being built by a rotation; renamed to its segment name once whole and durable. */
+export const tempSegmentName = (n: number): string => `${segmentName(n)}.tmp`;
+const TEMP_SEGMENT = /^journal-\d{6,}\.seg\.tmp$/;
 
 /** The first and last record of a snapshot; a snapshot without its end was torn and is not used. */
 export const SNAPSHOT_BEGIN = { t: "snap" } as const;
@@ -90,6 +93,11 @@ export function readJournal(dir: string): ReadJournal {
   return { records, segments, problems, bytes };
 }
 
+/** Removes what a rotation cut short by a crash left (it was never a segment: the old ones hold it all). */
+export function removeTempSegments(dir: string): void {
+  for (const name of readdirSync(dir)) if (TEMP_SEGMENT.test(name)) rmSync(join(dir, name), { force: true });
+}
+
 /** The directory for segments, created private. */
 export function ensureJournalDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -116,30 +124,4 @@ export function startSegmentSync(dir: string, n: number, snapshot: Buffer, older
   syncDir(dir);
   for (const old of older) rmSync(join(dir, segmentName(old)), { force: true });
   return fd;
-}
-
-/** The same at run time (rotation), on the thread pool. Returns the new segment's handle. */
-export async function startSegment(
-  dir: string,
-  n: number,
-  snapshot: Buffer,
-  older: readonly number[],
-): Promise<{ fd: number; close(): Promise<void> }> {
-  const handle = await open(join(dir, segmentName(n)), "a", 0o600);
-  try {
-    await handle.writeFile(snapshot);
-    await handle.datasync();
-    const dirHandle = await open(dir, "r");
-    try {
-      await dirHandle.sync();
-    } finally {
-      await dirHandle.close();
-    }
-  } catch (err) {
-    await handle.close();
-    await rm(join(dir, segmentName(n)), { force: true });
-    throw err;
-  }
-  for (const old of older) await rm(join(dir, segmentName(old)), { force: true });
-  return { fd: handle.fd, close: () => handle.close() };
 }

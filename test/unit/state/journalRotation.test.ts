@@ -1,0 +1,278 @@
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
+import { encodeRecord } from "../../../src/io/state/journal/records.js";
+import { RotationFailed } from "../../../src/io/state/journal/rotation.js";
+import {
+  readJournal,
+  type SegmentProblem,
+  segmentName,
+  tempSegmentName,
+} from "../../../src/io/state/journal/segments.js";
+import {
+  cleanUpJournals,
+  journalDir as dir,
+  openJournal as open,
+  segmentFiles as segments,
+} from "../../helpers/journal.js";
+
+cleanUpJournals();
+
+interface Gate {
+  /** Resolves when a write is being held. */
+  readonly reached: Promise<void>;
+  open(): void;
+}
+
+/**
+ * node:fs whose writes to any file but the first segment the writer used (a rotation's file) wait while
+ * a gate is set: the rotation stops mid-snapshot, the appends go on.
+ */
+function gatedRotationFs() {
+  let segmentFd: number | undefined;
+  let gate: { wait: Promise<void>; reached: () => void } | undefined;
+  const fs: JournalFs = {
+    ...nodeJournalFs,
+    async write(fd, data) {
+      segmentFd ??= fd;
+      if (fd !== segmentFd && gate !== undefined) {
+        gate.reached();
+        await gate.wait;
+      }
+      return nodeJournalFs.write(fd, data);
+    },
+  };
+  return {
+    fs,
+    hold(): Gate {
+      let reached: () => void = () => {};
+      let release: () => void = () => {};
+      const reachedPromise = new Promise<void>((resolve) => {
+        reached = resolve;
+      });
+      const wait = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      gate = { wait, reached };
+      return {
+        reached: reachedPromise,
+        open() {
+          gate = undefined;
+          release();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * A journal with 4 KB segments whose first rotation (once ~4 KB were appended) stops at its first write
+ * until `gate.open()`. Nothing is live at the open (a large first snapshot would put that rotation far
+ * off); `live` is what each later snapshot restates.
+ */
+function rotationHeldMidSnapshot(path: string, live: unknown[]) {
+  const gated = gatedRotationFs();
+  let opened = false;
+  const { journal } = open(path, { fs: gated.fs, maxSegmentBytes: 4096, live: () => (opened ? live : []) });
+  opened = true;
+  return { journal, gate: gated.hold() };
+}
+
+const key = (record: unknown) => (record as { k: string }).k;
+const keyed = (prefix: string, n: number, pad = 0) =>
+  Array.from({ length: n }, (_, i) => ({
+    t: "s",
+    k: `${prefix}-${i}`,
+    at: i,
+    ...(pad > 0 ? { pad: "x".repeat(pad) } : {}),
+  }));
+
+async function appendAll(
+  journal: { append(r: unknown): void; durable(): Promise<void> | undefined },
+  records: unknown[],
+) {
+  for (const record of records) journal.append(record);
+  await journal.durable();
+}
+
+describe("rotation and compaction", () => {
+  it("a full segment is replaced by a new one that starts with a snapshot of what is live; the old one is removed", async () => {
+    const path = dir();
+    const live = [{ t: "s", k: "still-live", at: 1 }];
+    const { journal } = open(path, { maxSegmentBytes: 4096, live });
+    for (let round = 0; round < 20; round++) await appendAll(journal, keyed(`dead-${round}`, 20, 40));
+    await journal.rotated();
+    await journal.close();
+    expect(journal.currentSegment().n).toBeGreaterThan(2);
+    const files = segments(path);
+    expect(files).toEqual([segmentName(journal.currentSegment().n)]);
+    // 20 rounds of ~1.8 KB went in; what is left is past the limit by at most what was appended while the
+    // last rotation ran (a few rounds: each waits for a sync, and so does each step of a rotation).
+    const size = statSync(join(path, files[0] as string)).size;
+    expect(size).toBeLessThan(4096 + 6 * 20 * 90);
+    const { replayed } = open(path);
+    // The snapshot restated what was live; only the records written after it follow.
+    expect(replayed[0]).toEqual({ t: "s", k: "still-live", at: 1 });
+    expect(replayed.length).toBeLessThan((20 * 20) / 2);
+  });
+
+  it("appends stay durable while a rotation writes its snapshot; the new segment holds the snapshot, then every record appended meanwhile", async () => {
+    const path = dir();
+    const live = keyed("live", 5000);
+    const { journal, gate } = rotationHeldMidSnapshot(path, live);
+    await appendAll(journal, keyed("before", 60, 40));
+    await gate.reached;
+
+    // The rotation is held in the middle of its snapshot; appends are durable in segment 1 all the same.
+    for (let round = 0; round < 5; round++) await appendAll(journal, keyed(`during-${round}`, 4));
+    expect(journal.currentSegment().n).toBe(1);
+    expect(existsSync(join(path, tempSegmentName(2)))).toBe(true);
+    expect(segments(path)).toEqual([segmentName(1)]);
+
+    gate.open();
+    await journal.rotated();
+    expect(journal.currentSegment().n).toBe(2);
+    await appendAll(journal, keyed("after", 1));
+    await journal.close();
+    expect(readdirSync(path).filter((name) => name !== "LOCK")).toEqual([segmentName(2)]);
+    expect(statSync(join(path, segmentName(2))).mode & 0o777).toBe(0o600);
+
+    const { replayed } = open(path);
+    const during = Array.from({ length: 5 }, (_, round) => keyed(`during-${round}`, 4)).flat();
+    expect(replayed).toEqual([...live, ...during, ...keyed("after", 1)]);
+  });
+
+  it("a crash at any step of a rotation loses no acknowledged record (a copy of the directory after every file operation replays them all)", async () => {
+    const path = dir();
+    const images: { dir: string; acknowledged: number; files: string[] }[] = [];
+    let acknowledged = 0;
+    const image = () => {
+      const copy = join(dir(), "image");
+      mkdirSync(copy, { recursive: true });
+      const files = readdirSync(path).filter((name) => name.startsWith("journal-"));
+      for (const name of files) copyFileSync(join(path, name), join(copy, name));
+      images.push({ dir: copy, acknowledged, files });
+    };
+    const imaging: JournalFs = {
+      async write(fd, data) {
+        await nodeJournalFs.write(fd, data);
+        image();
+      },
+      async fdatasync(fd) {
+        await nodeJournalFs.fdatasync(fd);
+        image();
+      },
+      async rename(from, to) {
+        await nodeJournalFs.rename(from, to);
+        image();
+      },
+      async syncDir(where) {
+        await nodeJournalFs.syncDir(where);
+        image();
+      },
+    };
+    // The first record of each round stays live (each snapshot restates it); the others are dropped by
+    // the first snapshot after them.
+    const live = new Map<string, unknown>(keyed("live", 1500).map((record) => [record.k, record]));
+    const { journal } = open(path, { fs: imaging, maxSegmentBytes: 16 * 1024, live: () => live.values() });
+    let rotationsSeen = 0;
+    for (let round = 0; round < 150; round++) {
+      const records = keyed(`r${round}`, 5, 450);
+      live.set(records[0]?.k as string, records[0]);
+      const segment = journal.currentSegment().n;
+      await appendAll(journal, records);
+      acknowledged = round + 1;
+      if (journal.currentSegment().n !== segment) rotationsSeen += 1;
+    }
+    await journal.rotated();
+    expect(rotationsSeen).toBeGreaterThanOrEqual(2);
+    // The images caught the rotation's states: a temp file beside the segment, and two segments at once.
+    expect(images.some((shot) => shot.files.some((name) => name.endsWith(".tmp")))).toBe(true);
+    expect(images.some((shot) => shot.files.filter((name) => name.endsWith(".seg")).length === 2)).toBe(true);
+
+    for (const shot of images) {
+      const read = readJournal(shot.dir);
+      expect(read.problems).toEqual([]);
+      const keys = new Set(read.records.map(key));
+      const expected = [
+        ...Array.from({ length: 1500 }, (_, i) => `live-${i}`),
+        ...Array.from({ length: shot.acknowledged }, (_, round) => `r${round}-0`),
+      ];
+      expect(expected.filter((k) => !keys.has(k))).toEqual([]);
+    }
+  });
+
+  it("a rotation that fails leaves the current segment in use and nothing behind; the error is reported and appends stay durable", async () => {
+    const path = dir();
+    const errors: unknown[] = [];
+    let failures = 1;
+    const failing: JournalFs = {
+      ...nodeJournalFs,
+      async rename(from, to) {
+        if (failures-- > 0) throw new Error("EIO: rename failed");
+        return nodeJournalFs.rename(from, to);
+      },
+    };
+    const live = [{ t: "s", k: "live", at: 0 }];
+    const { journal } = open(path, { fs: failing, maxSegmentBytes: 4096, live, errors });
+    await appendAll(journal, keyed("first", 60, 40));
+    await journal.rotated();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(RotationFailed);
+    expect((errors[0] as RotationFailed).message).toBe("rotating the journal failed (EIO: rename failed)");
+    expect(journal.currentSegment().n).toBe(1);
+    expect(readdirSync(path).filter((name) => name !== "LOCK")).toEqual([segmentName(1)]);
+
+    // It is not retried at every flush, only once the segment grew by a quarter of its size again.
+    await appendAll(journal, keyed("second", 2, 40));
+    await journal.rotated();
+    expect(journal.currentSegment().n).toBe(1);
+    for (let round = 0; round < 20 && journal.currentSegment().n === 1; round++) {
+      await appendAll(journal, keyed(`more-${round}`, 5, 40));
+      await journal.rotated();
+    }
+    expect(journal.currentSegment().n).toBe(2);
+    expect(errors).toHaveLength(1);
+  });
+
+  it("a stop during a rotation removes its temp file; every record appended is in the current segment", async () => {
+    const path = dir();
+    const { journal, gate } = rotationHeldMidSnapshot(path, keyed("live", 3000));
+    const before = keyed("before", 60, 40);
+    await appendAll(journal, before);
+    await gate.reached;
+    await appendAll(journal, keyed("during", 3));
+    const closed = journal.close();
+    gate.open();
+    await closed;
+    expect(readdirSync(path).filter((name) => name !== "LOCK")).toEqual([segmentName(1)]);
+    const { replayed } = open(path);
+    expect(replayed).toEqual([...before, ...keyed("during", 3)]);
+  });
+
+  it("a temp file a crash left mid-rotation is removed at the next start and never read", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    await appendAll(journal, keyed("kept", 2));
+    await journal.close();
+    writeFileSync(join(path, tempSegmentName(2)), encodeRecord({ t: "snap" }), { mode: 0o600 });
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual(keyed("kept", 2));
+    expect(problems).toEqual([]);
+    expect(existsSync(join(path, tempSegmentName(2)))).toBe(false);
+  });
+
+  it("a segment whose snapshot was cut short is skipped; the previous segment is used", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    await appendAll(journal, keyed("kept", 1));
+    await journal.close();
+    writeFileSync(join(path, segmentName(2)), encodeRecord({ t: "snap" }), { mode: 0o600 });
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual(keyed("kept", 1));
+    expect(problems[0]?.problem).toMatch(/snapshot is incomplete/);
+  });
+});
