@@ -20,6 +20,22 @@ import type { Recovered, StateStore } from "./store.js";
 /** `$SVC_HOME/state`: the journal's segments. */
 export const stateDir = (home: string): string => join(home, "state");
 
+/**
+ * The log line for a journal error: a failed write answers the waiting requests 503; a failed rotation
+ * costs nothing yet (the current segment keeps taking the records).
+ */
+export function journalErrorLine(dir: string, err: unknown): { cause: string; message: string } {
+  if (err instanceof RotationFailed)
+    return {
+      cause: describeError(err.cause),
+      message: `[state] rotating the journal in ${dir} failed; the current segment keeps every record and the rotation is tried again once it grew by another quarter — check the disk has room`,
+    };
+  return {
+    cause: describeError(err),
+    message: `[state] writing the journal in ${dir} failed; requests answer 503`,
+  };
+}
+
 /** Opens the configured backend (replaying the journal: synchronous, before the listener opens). */
 export function openStateStore(
   settings: StateSettings,
@@ -37,16 +53,10 @@ export function openStateStore(
       now,
       onProblem: ({ file, problem }) =>
         logger.warn(`[state] ${file}: ${problem} — the records before it were recovered, the rest skipped`),
-      onError: (err) =>
-        err instanceof RotationFailed
-          ? logger.error(
-              { err: describeError(err.cause) },
-              `[state] rotating the journal in ${dir} failed; the current segment keeps every record and the rotation is tried again once it grew by another quarter — check the disk has room`,
-            )
-          : logger.error(
-              { err: describeError(err) },
-              `[state] writing the journal in ${dir} failed; requests answer 503`,
-            ),
+      onError: (err) => {
+        const { cause, message } = journalErrorLine(dir, err);
+        logger.error({ err: cause }, message);
+      },
     });
   } catch (err) {
     if (err instanceof StateDirBusyError) throw new SvcError("startup_refused", err.message);

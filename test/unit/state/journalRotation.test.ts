@@ -10,6 +10,7 @@ import {
   segmentName,
   tempSegmentName,
 } from "../../../src/io/state/journal/segments.js";
+import { journalErrorLine } from "../../../src/state/gatewayState.js";
 import {
   cleanUpJournals,
   journalDir as dir,
@@ -234,6 +235,16 @@ describe("rotation and compaction", () => {
     }
     expect(journal.currentSegment().n).toBe(2);
     expect(errors).toHaveLength(1);
+
+    // The log tells it apart from a failed write (which answers 503) and names the cause.
+    const line = journalErrorLine(path, errors[0]);
+    expect(line.cause).toContain("EIO: rename failed");
+    expect(line.message).toContain(
+      `rotating the journal in ${path} failed; the current segment keeps every record`,
+    );
+    expect(journalErrorLine(path, new Error("ENOSPC")).message).toBe(
+      `[state] writing the journal in ${path} failed; requests answer 503`,
+    );
   });
 
   it("a stop during a rotation removes its temp file; every record appended is in the current segment", async () => {
