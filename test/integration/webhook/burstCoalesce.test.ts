@@ -93,14 +93,22 @@ describe.each(["uws", "node"] as const)("a coalescing burst (%s server)", (http)
     const counts = replies(gw);
     expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
     // Each key's run is one of its events, with the note naming the other 49 as superseded.
+    // A run's session file is written with the turn's other file writes: it may follow its reply.
     const sessions = join(gw.home.dir, "sessions");
-    for (const line of dispatched) {
-      const id = line.delivery_id as string;
-      const key = /^k(\d+)-r(\d+)$/.exec(id);
-      expect(key).not.toBeNull();
-      const run = findRunSession(sessions, runSessionKey("pr", id));
-      expect(run?.entries[0]?.content).toBe(`${coalesceNote(PER_KEY - 1)}\n\nPR ${key?.[1]} rev ${key?.[2]}`);
-    }
+    await vi.waitFor(
+      () => {
+        for (const line of dispatched) {
+          const id = line.delivery_id as string;
+          const key = /^k(\d+)-r(\d+)$/.exec(id);
+          expect(key).not.toBeNull();
+          const run = findRunSession(sessions, runSessionKey("pr", id));
+          expect(run?.entries[0]?.content).toBe(
+            `${coalesceNote(PER_KEY - 1)}\n\nPR ${key?.[1]} rev ${key?.[2]}`,
+          );
+        }
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     expect(new Set(dispatched.map((l) => /^k(\d+)/.exec(l.delivery_id as string)?.[1])).size).toBe(KEYS);
   });
 });
