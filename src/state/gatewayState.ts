@@ -6,7 +6,7 @@ import type { StateSettings } from "../config/sections/state.js";
 import { describeError, SvcError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { StateDirBusyError } from "../io/state/journal/dirLock.js";
-import { RotationFailed } from "../io/state/journal/rotation.js";
+import { PreviousSegmentLeft, RotationFailed, RotationLeftSegment } from "../io/state/journal/rotation.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent, EventModes, ResolvedRoute } from "../streams/context.js";
 import type { SeenCache } from "../streams/seenCache.js";
@@ -22,13 +22,24 @@ export const stateDir = (home: string): string => join(home, "state");
 
 /**
  * The log line for a journal error: a failed write answers the waiting requests 503; a failed rotation
- * costs nothing yet (the current segment keeps taking the records).
+ * costs nothing yet (the current segment keeps taking the records), unless it left a segment it could
+ * not remove; a previous segment left after a rotation is only disk space.
  */
 export function journalErrorLine(dir: string, err: unknown): { cause: string; message: string } {
   if (err instanceof RotationFailed)
     return {
       cause: describeError(err.cause),
       message: `[state] rotating the journal in ${dir} failed; the current segment keeps every record and the rotation is tried again once it grew by another quarter — check the disk has room`,
+    };
+  if (err instanceof RotationLeftSegment)
+    return {
+      cause: describeError(err.cause),
+      message: `[state] a failed journal rotation left ${err.file}, which could not be removed and would hide newer records: requests answer 503 from now on — check the disk, remove that file, then restart the gateway`,
+    };
+  if (err instanceof PreviousSegmentLeft)
+    return {
+      cause: describeError(err.cause),
+      message: `[state] ${err.file} could not be removed after a journal rotation; the new segment supersedes it, and the next start removes it`,
     };
   return {
     cause: describeError(err),

@@ -113,17 +113,29 @@ export class LiveState {
   /**
    * Records that restate everything live (the start of a new segment), made one at a time: a rotation
    * encodes them in slices while the gateway keeps taking events. A change made while it is being read is
-   * also in the records journaled after it began, which follow the snapshot and win on replay (each record
-   * replaces or removes what came before about its key), so a snapshot read over time restates the same.
+   * also in the records journaled after it began, which follow the snapshot and win on replay (a later
+   * record about a key replaces, extends or removes what came before). Each map is read only as far as it
+   * was long when reached: entries added later come after those in insertion order and are in those
+   * later records, so a burst of new keys cannot keep the snapshot from ending.
    */
   *snapshot(now: number): Generator<JournalRecord> {
     this.prune(now);
+    let left = this.seen.size;
     for (const [k, entry] of this.seen) {
+      if (left-- === 0) break;
       if (entry.delivered) yield { t: "d", k, at: entry.at };
       else yield entry.run ? { t: "s", k, at: entry.at, r: 1 } : { t: "s", k, at: entry.at };
     }
-    for (const g of this.groups.values()) yield { t: "g", g };
-    for (const run of this.runs.values()) yield { t: "a", run, at: run.receivedAt };
+    left = this.groups.size;
+    for (const g of this.groups.values()) {
+      if (left-- === 0) break;
+      yield { t: "g", g };
+    }
+    left = this.runs.size;
+    for (const run of this.runs.values()) {
+      if (left-- === 0) break;
+      yield { t: "a", run, at: run.receivedAt };
+    }
   }
 
   recovered(now: number): Recovered {
@@ -138,7 +150,10 @@ export class LiveState {
 
   private see(key: string, at: number, kind: { delivered?: boolean; run?: boolean }): void {
     const known = this.seen.get(key);
-    if (known === undefined) {
+    // A key is taken once an hour: one seen again past its hour was taken anew (its first entry expired
+    // in the live mirror; a replay of both records must not keep the old time, which would expire it).
+    if (known === undefined || at >= known.at + SEEN_TTL_MS) {
+      if (known !== undefined) this.seen.delete(key);
       this.seen.set(key, { at, delivered: kind.delivered === true, run: kind.run === true });
       return;
     }

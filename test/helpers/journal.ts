@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import type { JournalFs } from "../../src/io/state/journal/fsFacade.js";
@@ -55,3 +55,73 @@ export function openJournal(path: string, options: OpenJournalOptions = {}) {
 /** The segment files in `path` (not a rotation's temp file). */
 export const segmentFiles = (path: string): string[] =>
   readdirSync(path).filter((name) => name.endsWith(".seg"));
+
+/** `n` idempotency-key records `<prefix>-0…`, each padded by `pad` characters. */
+export const keyed = (prefix: string, n: number, pad = 0) =>
+  Array.from({ length: n }, (_, i) => ({
+    t: "s",
+    k: `${prefix}-${i}`,
+    at: i,
+    ...(pad > 0 ? { pad: "x".repeat(pad) } : {}),
+  }));
+
+export const recordKey = (record: unknown): string => (record as { k: string }).k;
+
+/** Appends `records` and waits until they are durable (as a request waits before its 202). */
+export async function appendAll(
+  journal: { append(r: unknown): void; durable(): Promise<void> | undefined },
+  records: unknown[],
+): Promise<void> {
+  for (const record of records) journal.append(record);
+  await journal.durable();
+}
+
+export interface CrashImage {
+  readonly dir: string;
+  /** What the test had marked acknowledged when the image was taken. */
+  readonly acknowledged: number;
+  readonly files: string[];
+}
+
+/**
+ * `base` with a copy of the journal's files in `path` taken after every call, done or failed: what a
+ * crash at that moment would leave (as far as the page cache goes). The test sets `acknowledged` as its
+ * appends become durable; each image records the value it had.
+ */
+export function crashImages(path: string, base: JournalFs) {
+  const images: CrashImage[] = [];
+  const state = { acknowledged: 0 };
+  const image = () => {
+    const copy = join(journalDir(), "image");
+    mkdirSync(copy, { recursive: true });
+    const files = readdirSync(path).filter((name) => name.startsWith("journal-"));
+    for (const name of files) copyFileSync(join(path, name), join(copy, name));
+    images.push({ dir: copy, acknowledged: state.acknowledged, files });
+  };
+  const after =
+    <A extends unknown[]>(call: (...args: A) => Promise<void>) =>
+    async (...args: A): Promise<void> => {
+      try {
+        await call(...args);
+      } finally {
+        image();
+      }
+    };
+  const fs: JournalFs = {
+    write: after(base.write),
+    fdatasync: after(base.fdatasync),
+    truncate: after(base.truncate),
+    rename: after(base.rename),
+    syncDir: after(base.syncDir),
+  };
+  return {
+    fs,
+    images,
+    get acknowledged() {
+      return state.acknowledged;
+    },
+    set acknowledged(n: number) {
+      state.acknowledged = n;
+    },
+  };
+}

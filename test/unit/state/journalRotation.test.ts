@@ -1,19 +1,21 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
 import { encodeRecord } from "../../../src/io/state/journal/records.js";
-import { RotationFailed } from "../../../src/io/state/journal/rotation.js";
 import {
   readJournal,
   type SegmentProblem,
   segmentName,
   tempSegmentName,
 } from "../../../src/io/state/journal/segments.js";
-import { journalErrorLine } from "../../../src/state/gatewayState.js";
 import {
+  appendAll,
   cleanUpJournals,
+  crashImages,
   journalDir as dir,
+  recordKey as key,
+  keyed,
   openJournal as open,
   segmentFiles as segments,
 } from "../../helpers/journal.js";
@@ -80,23 +82,6 @@ function rotationHeldMidSnapshot(path: string, live: unknown[]) {
   return { journal, gate: gated.hold() };
 }
 
-const key = (record: unknown) => (record as { k: string }).k;
-const keyed = (prefix: string, n: number, pad = 0) =>
-  Array.from({ length: n }, (_, i) => ({
-    t: "s",
-    k: `${prefix}-${i}`,
-    at: i,
-    ...(pad > 0 ? { pad: "x".repeat(pad) } : {}),
-  }));
-
-async function appendAll(
-  journal: { append(r: unknown): void; durable(): Promise<void> | undefined },
-  records: unknown[],
-) {
-  for (const record of records) journal.append(record);
-  await journal.durable();
-}
-
 describe("rotation and compaction", () => {
   it("a full segment is replaced by a new one that starts with a snapshot of what is live; the old one is removed", async () => {
     const path = dir();
@@ -146,53 +131,29 @@ describe("rotation and compaction", () => {
 
   it("a crash at any step of a rotation loses no acknowledged record (a copy of the directory after every file operation replays them all)", async () => {
     const path = dir();
-    const images: { dir: string; acknowledged: number; files: string[] }[] = [];
-    let acknowledged = 0;
-    const image = () => {
-      const copy = join(dir(), "image");
-      mkdirSync(copy, { recursive: true });
-      const files = readdirSync(path).filter((name) => name.startsWith("journal-"));
-      for (const name of files) copyFileSync(join(path, name), join(copy, name));
-      images.push({ dir: copy, acknowledged, files });
-    };
-    const imaging: JournalFs = {
-      async write(fd, data) {
-        await nodeJournalFs.write(fd, data);
-        image();
-      },
-      async fdatasync(fd) {
-        await nodeJournalFs.fdatasync(fd);
-        image();
-      },
-      async rename(from, to) {
-        await nodeJournalFs.rename(from, to);
-        image();
-      },
-      async syncDir(where) {
-        await nodeJournalFs.syncDir(where);
-        image();
-      },
-    };
+    const crash = crashImages(path, nodeJournalFs);
     // The first record of each round stays live (each snapshot restates it); the others are dropped by
     // the first snapshot after them.
     const live = new Map<string, unknown>(keyed("live", 1500).map((record) => [record.k, record]));
-    const { journal } = open(path, { fs: imaging, maxSegmentBytes: 16 * 1024, live: () => live.values() });
+    const { journal } = open(path, { fs: crash.fs, maxSegmentBytes: 16 * 1024, live: () => live.values() });
     let rotationsSeen = 0;
     for (let round = 0; round < 150; round++) {
       const records = keyed(`r${round}`, 5, 450);
       live.set(records[0]?.k as string, records[0]);
       const segment = journal.currentSegment().n;
       await appendAll(journal, records);
-      acknowledged = round + 1;
+      crash.acknowledged = round + 1;
       if (journal.currentSegment().n !== segment) rotationsSeen += 1;
     }
     await journal.rotated();
     expect(rotationsSeen).toBeGreaterThanOrEqual(3);
     // The images caught the rotation's states: a temp file beside the segment, and two segments at once.
-    expect(images.some((shot) => shot.files.some((name) => name.endsWith(".tmp")))).toBe(true);
-    expect(images.some((shot) => shot.files.filter((name) => name.endsWith(".seg")).length === 2)).toBe(true);
+    expect(crash.images.some((shot) => shot.files.some((name) => name.endsWith(".tmp")))).toBe(true);
+    expect(crash.images.some((shot) => shot.files.filter((name) => name.endsWith(".seg")).length === 2)).toBe(
+      true,
+    );
 
-    for (const shot of images) {
+    for (const shot of crash.images) {
       const read = readJournal(shot.dir);
       expect(read.problems).toEqual([]);
       const keys = new Set(read.records.map(key));
@@ -202,49 +163,6 @@ describe("rotation and compaction", () => {
       ];
       expect(expected.filter((k) => !keys.has(k))).toEqual([]);
     }
-  });
-
-  it("a rotation that fails leaves the current segment in use and nothing behind; the error is reported and appends stay durable", async () => {
-    const path = dir();
-    const errors: unknown[] = [];
-    let failures = 1;
-    const failing: JournalFs = {
-      ...nodeJournalFs,
-      async rename(from, to) {
-        if (failures-- > 0) throw new Error("EIO: rename failed");
-        return nodeJournalFs.rename(from, to);
-      },
-    };
-    const live = [{ t: "s", k: "live", at: 0 }];
-    const { journal } = open(path, { fs: failing, maxSegmentBytes: 4096, live, errors });
-    await appendAll(journal, keyed("first", 60, 40));
-    await journal.rotated();
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toBeInstanceOf(RotationFailed);
-    expect((errors[0] as RotationFailed).message).toBe("rotating the journal failed (EIO: rename failed)");
-    expect(journal.currentSegment().n).toBe(1);
-    expect(readdirSync(path).filter((name) => name !== "LOCK")).toEqual([segmentName(1)]);
-
-    // It is not retried at every flush, only once the segment grew by a quarter of its size again.
-    await appendAll(journal, keyed("second", 2, 40));
-    await journal.rotated();
-    expect(journal.currentSegment().n).toBe(1);
-    for (let round = 0; round < 20 && journal.currentSegment().n === 1; round++) {
-      await appendAll(journal, keyed(`more-${round}`, 5, 40));
-      await journal.rotated();
-    }
-    expect(journal.currentSegment().n).toBe(2);
-    expect(errors).toHaveLength(1);
-
-    // The log tells it apart from a failed write (which answers 503) and names the cause.
-    const line = journalErrorLine(path, errors[0]);
-    expect(line.cause).toContain("EIO: rename failed");
-    expect(line.message).toContain(
-      `rotating the journal in ${path} failed; the current segment keeps every record`,
-    );
-    expect(journalErrorLine(path, new Error("ENOSPC")).message).toBe(
-      `[state] writing the journal in ${path} failed; requests answer 503`,
-    );
   });
 
   it("a stop during a rotation removes its temp file; every record appended is in the current segment", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PendingRun } from "../../../src/io/stores/pendingRuns.js";
-import { LiveState, runKey } from "../../../src/state/liveState.js";
+import { LiveState, runKey, SEEN_TTL_MS } from "../../../src/state/liveState.js";
 
 const run: PendingRun = {
   profile: "default",
@@ -31,5 +31,56 @@ describe("journal replay of records it does not understand", () => {
     expect([...live.runs.keys()]).toEqual([runKey("pr", "d-1")]);
     expect(live.groups.size).toBe(0);
     expect(live.recovered(2_000).seen).toEqual([[runKey("pr", "d-1"), 1_000]]);
+  });
+});
+
+describe("idempotency keys across their hour", () => {
+  it("a key taken again after its hour expired is replayed with the new time, so a restart still knows it", () => {
+    const journaled = [
+      { t: "s", k: "pr:d1", at: 0 },
+      { t: "s", k: "pr:other", at: 1_800_000 },
+      // Past the hour the live mirror had pruned pr:d1; the sender's new delivery took it again.
+      { t: "s", k: "pr:d1", at: SEEN_TTL_MS + 60_000 },
+    ];
+    const replayed = new LiveState();
+    for (const record of journaled) replayed.apply(record);
+    const now = SEEN_TTL_MS + 120_000;
+    expect(replayed.recovered(now).seen).toEqual([
+      ["pr:other", 1_800_000],
+      ["pr:d1", SEEN_TTL_MS + 60_000],
+    ]);
+  });
+
+  it("within the hour a later record about a key keeps its first time and adds what it says", () => {
+    const live = new LiveState();
+    live.apply({ t: "s", k: "pr:d1", at: 1_000 });
+    live.apply({ t: "d", k: "pr:d1", at: 5_000 });
+    expect([...live.snapshot(10_000)]).toEqual([{ t: "d", k: "pr:d1", at: 1_000 }]);
+  });
+});
+
+describe("a snapshot read over time", () => {
+  it("reads each map only as far as it was long when reached: keys added meanwhile cannot keep it going", () => {
+    const live = new LiveState();
+    for (let i = 0; i < 3; i++) live.apply({ t: "s", k: `old-${i}`, at: 1_000 });
+    live.apply({ t: "a", run, at: 1_000 });
+    const read: unknown[] = [];
+    let added = 0;
+    for (const record of live.snapshot(2_000)) {
+      read.push(record);
+      // Every record read, two new keys and a new run arrive (their own records follow the snapshot).
+      live.apply({ t: "s", k: `new-${added++}`, at: 1_500 });
+      live.apply({ t: "s", k: `new-${added++}`, at: 1_500 });
+      live.apply({ t: "a", run: { ...run, deliveryId: `d-new-${added}` }, at: 1_500 });
+      if (read.length > 100) break;
+    }
+    expect(read).toEqual([
+      { t: "s", k: "old-0", at: 1_000 },
+      { t: "s", k: "old-1", at: 1_000 },
+      { t: "s", k: "old-2", at: 1_000 },
+      { t: "s", k: "pr:d-1", at: 1_000, r: 1 },
+      // The runs map had grown by then: it is read as far as it was long when the snapshot reached it.
+      ...[...live.runs.values()].slice(0, 5).map((r) => ({ t: "a", run: r, at: r.receivedAt })),
+    ]);
   });
 });

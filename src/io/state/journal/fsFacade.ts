@@ -1,4 +1,12 @@
-import { close as closeFd, fdatasync, fsync, open as openFd, rename as renameFile, writeSync } from "node:fs";
+import {
+  close as closeFd,
+  fdatasync,
+  fsync,
+  ftruncate,
+  open as openFd,
+  rename as renameFile,
+  writeSync,
+} from "node:fs";
 
 /**
  * The file calls the journal makes after it opened: appends and syncs on the hot path, and the steps of a
@@ -9,6 +17,8 @@ export interface JournalFs {
   /** Writes all of `data` at the file's current end (the file is opened for appending). */
   write(fd: number, data: Buffer): Promise<void>;
   fdatasync(fd: number): Promise<void>;
+  /** Cuts the file back to `length` bytes (what a failed write left past the last whole batch). */
+  truncate(fd: number, length: number): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   /** Makes the directory's entries (a created or renamed file) durable. */
   syncDir(dir: string): Promise<void>;
@@ -34,6 +44,10 @@ export const nodeJournalFs: JournalFs = {
   fdatasync: (fd) =>
     new Promise((resolve, reject) => {
       fdatasync(fd, settle(resolve, reject));
+    }),
+  truncate: (fd, length) =>
+    new Promise((resolve, reject) => {
+      ftruncate(fd, length, settle(resolve, reject));
     }),
   rename: (from, to) =>
     new Promise((resolve, reject) => {

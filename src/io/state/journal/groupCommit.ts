@@ -45,6 +45,8 @@ export class GroupCommitWriter {
   private readonly waiting: Array<() => void> = [];
   private bytesInFile = 0;
   private closed = false;
+  /** Set by `fail`: every flush from then on rejects its records with it. */
+  private broken: unknown;
 
   constructor(
     private fd: number,
@@ -92,6 +94,15 @@ export class GroupCommitWriter {
     }
   }
 
+  /**
+   * Stops making records durable: the file can no longer be trusted to hold them (a write could not be
+   * undone, or a rotation left a segment that would hide them). Every waiting and later record is
+   * rejected with `err` (the requests are answered 503).
+   */
+  fail(err: unknown): void {
+    this.broken ??= err;
+  }
+
   /** Flushes what is queued and stops taking records. */
   async close(): Promise<void> {
     this.closed = true;
@@ -117,20 +128,35 @@ export class GroupCommitWriter {
     const batch = this.open;
     this.open = newBatch();
     this.inFlight = batch;
+    let writing = false;
     try {
+      if (this.broken !== undefined) throw this.broken;
       const data = batch.records.data();
+      writing = true;
       await this.options.fs.write(this.fd, data);
+      writing = false;
       this.bytesInFile += data.length;
       await this.options.fs.fdatasync(this.fd);
       batch.resolve?.();
       this.options.onFlushed?.(data);
     } catch (err) {
-      this.options.onError?.(err);
+      if (err !== this.broken) this.options.onError?.(err);
       batch.reject?.(err);
     } finally {
       this.inFlight = undefined;
     }
+    // A write that failed part way left a piece of a record: later batches behind it could not be read.
+    if (writing) await this.cutBack();
     this.release();
+  }
+
+  private async cutBack(): Promise<void> {
+    try {
+      await this.options.fs.truncate(this.fd, this.bytesInFile);
+    } catch (err) {
+      this.options.onError?.(err);
+      this.fail(err);
+    }
   }
 
   /** Hands the writer to a waiting exclusive task (it stays busy), or flushes what queued meanwhile. */

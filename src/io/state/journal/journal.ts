@@ -5,7 +5,14 @@ import { type DirLock, lockStateDir } from "./dirLock.js";
 import { type JournalFs, nodeJournalFs } from "./fsFacade.js";
 import { GroupCommitWriter } from "./groupCommit.js";
 import { RecordBuffer } from "./records.js";
-import { RotationFailed, RotationStopped, SegmentRotation } from "./rotation.js";
+import {
+  PreviousSegmentLeft,
+  RotationFailed,
+  RotationLeftSegment,
+  RotationStopped,
+  type SegmentBuilt,
+  SegmentRotation,
+} from "./rotation.js";
 import {
   ensureJournalDir,
   readJournal,
@@ -26,7 +33,10 @@ export interface JournalOptions {
   readonly maxSegmentBytes?: number;
   /** A segment that could not be read whole (torn or corrupt tail, incomplete snapshot): logged, skipped. */
   readonly onProblem?: (problem: SegmentProblem) => void;
-  /** A failed write or sync (the waiting appends are rejected), or a `RotationFailed` (nothing is). */
+  /**
+   * A failed write or sync (the waiting appends are rejected); a `RotationFailed` or `PreviousSegmentLeft`
+   * (nothing is); a `RotationLeftSegment` (from then on every append is rejected).
+   */
   readonly onError?: (err: unknown) => void;
 }
 
@@ -143,6 +153,9 @@ export class Journal {
     const rotation = new SegmentRotation(this.options.dir, this.segment + 1, this.snapshot(), this.fs);
     this.rotation = rotation;
     this.rotating = this.rotate(rotation)
+      .then(() => {
+        this.retryAtBytes = 0;
+      })
       .catch((err: unknown) => {
         this.retryAtBytes = this.writer.fileBytes() + limit / 4;
         if (!(err instanceof RotationStopped)) this.options.onError?.(new RotationFailed(err));
@@ -154,25 +167,42 @@ export class Journal {
   }
 
   private async rotate(rotation: SegmentRotation): Promise<void> {
-    const old = this.segment;
-    let closeOld: (() => Promise<void>) | undefined;
     try {
       await rotation.build(() => this.closing);
-      await this.writer.exclusive(async () => {
-        const built = await rotation.commit();
-        this.writer.useFile(built.fd, built.bytes);
-        this.snapshotBytes = built.snapshotBytes;
-        this.segment = rotation.n;
-        closeOld = this.closeCurrent;
-        this.closeCurrent = () => closeRawFd(built.fd);
-        // Batches flushed from here on are in the new segment already.
-        this.rotation = undefined;
-      });
     } catch (err) {
-      await rotation.discard(closeRawFd);
+      // Only the temp file exists: what cleaning it up might leave, the next start removes.
+      await rotation.discard(closeRawFd).catch(() => {});
       throw err;
     }
-    await closeOld?.();
-    await rm(join(this.options.dir, segmentName(old)), { force: true });
+    const old = this.segment;
+    let closeOld: () => Promise<void> = async () => {};
+    await this.writer.exclusive(async () => {
+      let built: SegmentBuilt;
+      try {
+        built = await rotation.commit();
+      } catch (err) {
+        // Cleaned up before the writer takes appends again: the new segment may have its name already.
+        await rotation.discard(closeRawFd).catch((cleanup: unknown) => {
+          const left = new RotationLeftSegment(cleanup, rotation.segmentPath);
+          this.writer.fail(left);
+          this.options.onError?.(left);
+        });
+        throw err;
+      }
+      this.writer.useFile(built.fd, built.bytes);
+      this.snapshotBytes = built.snapshotBytes;
+      this.segment = rotation.n;
+      closeOld = this.closeCurrent;
+      this.closeCurrent = () => closeRawFd(built.fd);
+      // Batches flushed from here on are in the new segment already.
+      this.rotation = undefined;
+    });
+    const file = join(this.options.dir, segmentName(old));
+    try {
+      await closeOld();
+      await rm(file, { force: true });
+    } catch (err) {
+      this.options.onError?.(new PreviousSegmentLeft(err, file));
+    }
   }
 }

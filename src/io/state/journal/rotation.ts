@@ -18,6 +18,40 @@ const MAX_CATCH_UP_ROUNDS = 8;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+const TAIL_CHUNK_BYTES = 256 * 1024;
+
+/**
+ * Bytes kept in order, copied into chunks of their own: a batch's buffer is a view into a larger
+ * allocation (often Node's shared pool), which holding the view would keep alive whole.
+ */
+class ByteQueue {
+  private readonly full: Buffer[] = [];
+  private chunk: Buffer | undefined;
+  private used = 0;
+  bytes = 0;
+
+  push(data: Buffer): void {
+    if (this.chunk === undefined || this.used + data.length > this.chunk.length) {
+      if (this.chunk !== undefined) this.full.push(this.chunk.subarray(0, this.used));
+      this.chunk = Buffer.allocUnsafeSlow(Math.max(TAIL_CHUNK_BYTES, data.length));
+      this.used = 0;
+    }
+    data.copy(this.chunk, this.used);
+    this.used += data.length;
+    this.bytes += data.length;
+  }
+
+  /** Everything pushed so far, oldest first; the queue is empty after. */
+  take(): Buffer[] {
+    const out = this.full.splice(0);
+    if (this.chunk !== undefined && this.used > 0) out.push(this.chunk.subarray(0, this.used));
+    this.chunk = undefined;
+    this.used = 0;
+    this.bytes = 0;
+    return out;
+  }
+}
+
 /** Thrown out of `build` when the journal closes mid-rotation: the temp file goes, nothing is reported. */
 export class RotationStopped extends Error {
   constructor() {
@@ -25,10 +59,35 @@ export class RotationStopped extends Error {
   }
 }
 
+const reason = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
+
 /** A rotation that failed: reported, the current segment keeps taking the appends. */
 export class RotationFailed extends Error {
   constructor(override readonly cause: unknown) {
-    super(`rotating the journal failed (${cause instanceof Error ? cause.message : String(cause)})`);
+    super(`rotating the journal failed (${reason(cause)})`);
+  }
+}
+
+/**
+ * A rotation failed after its new segment got its name, and that segment could not be removed: it would
+ * hide what the current one takes from now on, so the journal stops taking records (503s).
+ */
+export class RotationLeftSegment extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly file: string,
+  ) {
+    super(`a failed rotation left ${file}, which could not be removed (${reason(cause)})`);
+  }
+}
+
+/** The previous segment could not be removed after a rotation: it is superseded, removed at the next start. */
+export class PreviousSegmentLeft extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly file: string,
+  ) {
+    super(`${file} could not be removed after a rotation (${reason(cause)})`);
   }
 }
 
@@ -49,8 +108,7 @@ export interface SegmentBuilt {
 export class SegmentRotation {
   private readonly tempPath: string;
   private fd: number | undefined;
-  private tail: Buffer[] = [];
-  private tailBytes = 0;
+  private readonly tail = new ByteQueue();
   private written = 0;
   private snapshotBytes = 0;
 
@@ -66,7 +124,6 @@ export class SegmentRotation {
   /** A batch made durable in the current segment after the snapshot began: it follows the snapshot. */
   flushed(data: Buffer): void {
     this.tail.push(data);
-    this.tailBytes += data.length;
   }
 
   /** Writes the snapshot, a slice per turn, then catches up with the batches flushed meanwhile. */
@@ -94,7 +151,7 @@ export class SegmentRotation {
     this.snapshotBytes = this.written;
     // Synced here, not in `commit`: the switch then syncs only the last few batches while appends wait.
     await this.fs.fdatasync(this.openFd());
-    for (let round = 0; round < MAX_CATCH_UP_ROUNDS && this.tailBytes > SWITCH_TAIL_BYTES; round++) {
+    for (let round = 0; round < MAX_CATCH_UP_ROUNDS && this.tail.bytes > SWITCH_TAIL_BYTES; round++) {
       await this.copyTail();
       await this.fs.fdatasync(this.openFd());
       if (stopped()) throw new RotationStopped();
@@ -109,28 +166,32 @@ export class SegmentRotation {
     const fd = this.openFd();
     await this.copyTail();
     await this.fs.fdatasync(fd);
-    await this.fs.rename(this.tempPath, join(this.dir, segmentName(this.n)));
+    await this.fs.rename(this.tempPath, this.segmentPath);
     await this.fs.syncDir(this.dir);
     return { fd, bytes: this.written, snapshotBytes: this.snapshotBytes };
   }
 
+  /** The path the segment gets at its commit. */
+  get segmentPath(): string {
+    return join(this.dir, segmentName(this.n));
+  }
+
   /**
    * After a failure or a stop: the file goes, under either name (a commit may fail after its rename: a
-   * segment left behind would supersede the current one, which keeps taking the appends).
+   * segment left behind would supersede the current one, which keeps taking the appends), and the
+   * directory is synced so that the removal outlives a crash. Run before the writer takes appends again.
    */
   async discard(close: (fd: number) => Promise<void>): Promise<void> {
-    this.tail = [];
+    this.tail.take();
     if (this.fd !== undefined) await close(this.fd);
     await rm(this.tempPath, { force: true });
-    await rm(join(this.dir, segmentName(this.n)), { force: true });
+    await rm(this.segmentPath, { force: true });
+    await this.fs.syncDir(this.dir);
   }
 
   private async copyTail(): Promise<void> {
-    const batches = this.tail;
-    this.tail = [];
-    this.tailBytes = 0;
     let sinceTurn = 0;
-    for (const data of batches) {
+    for (const data of this.tail.take()) {
       await this.append(data);
       sinceTurn += data.length;
       if (sinceTurn >= SLICE_BYTES) {
