@@ -1,0 +1,39 @@
+/**
+ * A child process for the SIGKILL-during-rotation test: a `local` state store in argv[2] with 32 KB
+ * segments and 3,000 live idempotency keys (so each snapshot takes several slices), accepting runs from 16
+ * concurrent writers as fast as they become durable and printing `ack <delivery id>` for each once
+ * durable() resolved. Three runs in four then finish (as the run queue would record them), so the live
+ * state stays about the same size and rotations keep coming; every fourth (`d0`, `d4`, …) stays pending.
+ * Runs until killed.
+ */
+import type { PendingRun } from "../../../src/io/stores/pendingRuns.js";
+import { LocalStateStore } from "../../../src/state/localStore.js";
+
+const dir = process.argv[2] as string;
+const store = new LocalStateStore({ dir, now: Date.now, maxSegmentBytes: 32 * 1024 });
+const now = Date.now();
+for (let i = 0; i < 3000; i++) store.remember(`pr:seen-${i}`, now);
+await store.durable();
+
+const run = (id: string): PendingRun => ({
+  profile: "default",
+  routeName: "pr",
+  event: "pull_request",
+  deliveryId: id,
+  prompt: `PR ${id} ${"x".repeat(200)}`,
+  extra: {},
+  receivedAt: Date.now(),
+});
+
+let next = 0;
+const writer = async (): Promise<never> => {
+  for (;;) {
+    const id = `d${next++}`;
+    store.runAccepted(run(id), Date.now());
+    await store.durable();
+    process.stdout.write(`ack ${id}\n`);
+    if (Number(id.slice(1)) % 4 !== 0) store.runFinished("pr", id);
+  }
+};
+process.stdout.write("ready\n");
+await Promise.all(Array.from({ length: 16 }, writer));
