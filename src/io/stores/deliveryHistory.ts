@@ -5,11 +5,13 @@ import {
   fstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   statSync,
 } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { type BatchedWriter, createBatchedWriter, writeTextSync } from "../batchedWriter.js";
 
@@ -27,6 +29,8 @@ export function historyDir(home: string): string {
   return join(home, "deliveries");
 }
 export const HISTORY_PREVIOUS_FILE = "history.1.jsonl";
+/** A replaced previous file, renamed aside while it is removed (`.history-replaced-<pid>-<n>.jsonl`). */
+const REPLACED_FILE = /^\.history-replaced-\d+-\d+\.jsonl$/;
 
 /** One request that named a served route: what the sender's "recent deliveries" page would show. */
 export interface RequestRecord {
@@ -108,8 +112,12 @@ export function historyLine(r: HistoryRecord): string {
   }
 }
 
-/** Removes a previous-generation file whose newest record is past the retention (its mtime says so). */
+/**
+ * Removes a previous-generation file whose newest record is past the retention (its mtime says so), and
+ * replaced files a stopped process left before it could remove them.
+ */
 function dropExpired(dir: string, now: number): void {
+  for (const name of readdirSync(dir)) if (REPLACED_FILE.test(name)) rmSync(join(dir, name), { force: true });
   for (const name of [HISTORY_PREVIOUS_FILE, HISTORY_FILE]) {
     const path = join(dir, name);
     try {
@@ -134,13 +142,30 @@ export function createHistoryWriter(
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   dropExpired(dir, now());
   const file = join(dir, HISTORY_FILE);
+  const previous = join(dir, HISTORY_PREVIOUS_FILE);
   let fd = openSync(file, "a", 0o600);
   let size = fstatSync(fd).size;
+  let replaced = 0;
+  /**
+   * The file `history.1.jsonl` replaces is renamed aside and removed on the thread pool: renaming over it
+   * freed its 16 MB on the event loop, ~12 ms every few seconds on a busy route.
+   */
+  const setAsidePrevious = () => {
+    const aside = join(dir, `.history-replaced-${process.pid}-${replaced++}.jsonl`);
+    try {
+      renameSync(previous, aside);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw err;
+    }
+    rm(aside, { force: true }).catch(onError);
+  };
   const writer: BatchedWriter = createBatchedWriter(
     (text) => {
       if (size >= maxFileBytes) {
         closeSync(fd);
-        renameSync(file, join(dir, HISTORY_PREVIOUS_FILE));
+        setAsidePrevious();
+        renameSync(file, previous);
         fd = openSync(file, "a", 0o600);
         size = 0;
       }

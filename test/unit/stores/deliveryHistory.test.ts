@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, statSync, utimesSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   createHistoryWriter,
   decodePayload,
@@ -65,6 +65,47 @@ describe("delivery history store", () => {
       ...Array.from({ length: 10 }, (_, i) => `d-${i}`),
       "d-10",
     ]);
+  });
+
+  it("sets the file a rotation replaces aside and removes it on the thread pool; a start removes what a stop left", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    const errors: unknown[] = [];
+    const writer = createHistoryWriter(
+      dir,
+      (err) => errors.push(err),
+      () => T0,
+      300,
+    );
+    const generation = (n: number) => Array.from({ length: 5 }, (_, i) => `g${n}-${i}`);
+    const replaced = () => readdirSync(dir).filter((name) => name.startsWith(".history-replaced-"));
+    // A batch is written at the end of its turn: the turn after a batch sees it written.
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    for (const n of [0, 1]) {
+      for (const id of generation(n)) writer.record(request(id, T0));
+      await nextTurn();
+    }
+    // Generation 2 rotates again: history.1.jsonl (generation 0) is replaced.
+    for (const id of generation(2)) writer.record(request(id, T0));
+    await nextTurn();
+    // Still there in the phase of the event loop that wrote the batch: its removal runs on the thread pool.
+    const aside = replaced();
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(join(dir, aside[0] as string), "utf8")).toContain('"id":"g0-4"');
+    await vi.waitFor(() => expect(replaced()).toEqual([]));
+    writer.close();
+    expect(readHistory(dir, T0).map((r) => r.id)).toEqual([...generation(1), ...generation(2)]);
+    expect(errors).toEqual([]);
+
+    home.write("deliveries/.history-replaced-4242-0.jsonl", "left by a stopped gateway\n");
+    createHistoryWriter(
+      dir,
+      (err) => errors.push(err),
+      () => T0,
+      300,
+    ).close();
+    expect(replaced()).toEqual([]);
+    expect(readHistory(dir, T0)).toHaveLength(10);
   });
 
   it("records past the retention are not read, and a file holding only such records is removed at start", () => {
