@@ -22,91 +22,111 @@ export interface SeenCacheOptions {
 }
 
 /**
- * A Map from key to its slot in a ring of (key, expiry) pairs kept in insertion order, which is also
+ * A Map from key to its position in a ring of (key, expiry) pairs kept in insertion order, which is also
  * expiry order. Expired entries are swept from the ring's head and the oldest is dropped at
- * `maxEntries`: every operation is amortized O(1). Two traps avoided, both measured under load:
+ * `maxEntries`: every operation is amortized O(1). Three traps avoided, all measured under load:
  * - deleting from the front of a V8 `Map` and iterating it from the front again walks every deleted
  *   slot until the table rehashes (~100 µs per request once 100 000 ids are stored);
  * - an object per entry (plus a boxed expiry) is two more old-generation objects per request for the
- *   garbage collector; the ring stores keys in one array and expiries in one `Float64Array`.
- * A slot whose key was deleted or re-added no longer matches `slots.get(key)` and is skipped.
+ *   garbage collector; the ring stores keys in one array and expiries in one `Float64Array`;
+ * - the Map holds a position that never changes (a sequence number; its slot is the number modulo the
+ *   ring's capacity), so growing the ring copies two arrays and leaves the Map alone: rebuilding a Map of
+ *   65,000 keys held a request for ~25 ms.
+ * A position whose key was deleted or re-added no longer matches `positions.get(key)` and is skipped.
  */
 export function createSeenCache(options: SeenCacheOptions): SeenCache {
   const { ttlMs, now } = options;
   const maxEntries = Math.max(1, Math.floor(options.maxEntries));
-  const slots = new Map<string, number>();
-  // Room for every live entry plus as many stale slots; compacted when full (only after many deletes).
-  let capacity = Math.min(2 * maxEntries, 1024);
+  const positions = new Map<string, number>();
+  // Room for every live entry plus as many stale ones; compacted when full (only after many deletes).
+  const maxCapacity = 2 * maxEntries;
+  let capacity = Math.min(maxCapacity, 1024);
   let keys: (string | undefined)[] = new Array(capacity);
   let expiries = new Float64Array(capacity);
+  /** The positions in the ring run from `head` (the oldest) to `tail` (exclusive). */
   let head = 0;
-  let used = 0;
+  let tail = 0;
 
-  const current = (slot: number) => {
-    const key = keys[slot];
-    return key !== undefined && slots.get(key) === slot;
+  const slot = (position: number) => position % capacity;
+  const current = (position: number) => {
+    const key = keys[slot(position)];
+    return key !== undefined && positions.get(key) === position;
   };
 
   function dropHead(): void {
-    const key = keys[head];
-    if (key !== undefined && slots.get(key) === head) slots.delete(key);
-    keys[head] = undefined;
-    head = (head + 1) % capacity;
-    used -= 1;
+    const at = slot(head);
+    const key = keys[at];
+    if (key !== undefined && positions.get(key) === head) positions.delete(key);
+    keys[at] = undefined;
+    head += 1;
   }
 
-  /** Rebuilds the ring with only current slots; grows it (up to twice `maxEntries`) when still full. */
+  /** The same positions in a ring of `size` slots. */
+  function resize(size: number): void {
+    const nextKeys: (string | undefined)[] = new Array(size);
+    const nextExpiries = new Float64Array(size);
+    for (let position = head; position < tail; position++) {
+      nextKeys[position % size] = keys[slot(position)];
+      nextExpiries[position % size] = expiries[slot(position)] as number;
+    }
+    keys = nextKeys;
+    expiries = nextExpiries;
+    capacity = size;
+  }
+
+  /** Rebuilds the ring with only current entries, numbered anew (the ring is full of deleted ones). */
   function compact(): void {
     const liveKeys: string[] = [];
     const liveExpiries: number[] = [];
-    for (let i = 0; i < used; i++) {
-      const slot = (head + i) % capacity;
-      if (current(slot)) {
-        liveKeys.push(keys[slot] as string);
-        liveExpiries.push(expiries[slot] as number);
+    for (let position = head; position < tail; position++) {
+      if (current(position)) {
+        liveKeys.push(keys[slot(position)] as string);
+        liveExpiries.push(expiries[slot(position)] as number);
       }
     }
-    if (liveKeys.length * 2 > capacity) capacity = Math.min(capacity * 2, 2 * maxEntries);
     keys = new Array(capacity);
     expiries = new Float64Array(capacity);
-    slots.clear();
+    positions.clear();
     for (let i = 0; i < liveKeys.length; i++) {
       keys[i] = liveKeys[i];
       expiries[i] = liveExpiries[i] as number;
-      slots.set(liveKeys[i] as string, i);
+      positions.set(liveKeys[i] as string, i);
     }
     head = 0;
-    used = liveKeys.length;
+    tail = liveKeys.length;
   }
 
   /** Adds `key` at the ring's tail (expiries only grow along the ring), evicting the oldest at the cap. */
   function append(key: string, expiresAt: number): void {
-    while (slots.size >= maxEntries && used > 0) dropHead();
-    if (used === capacity) compact();
-    const slot = (head + used) % capacity;
-    keys[slot] = key;
-    expiries[slot] = expiresAt;
-    slots.set(key, slot);
-    used += 1;
+    while (positions.size >= maxEntries && tail > head) dropHead();
+    if (tail - head === capacity) {
+      if (capacity < maxCapacity && positions.size * 2 > capacity)
+        resize(Math.min(2 * capacity, maxCapacity));
+      else compact();
+    }
+    keys[slot(tail)] = key;
+    expiries[slot(tail)] = expiresAt;
+    positions.set(key, tail);
+    tail += 1;
   }
 
   function sweep(at: number): void {
-    while (used > 0 && (expiries[head] as number) <= at) dropHead();
+    while (tail > head && (expiries[slot(head)] as number) <= at) dropHead();
   }
 
   function live(key: string, at: number): boolean {
-    const slot = slots.get(key);
-    return slot !== undefined && (expiries[slot] as number) > at;
+    const position = positions.get(key);
+    return position !== undefined && (expiries[slot(position)] as number) > at;
   }
 
   return {
     checkAndAdd(key) {
       const at = now();
       sweep(at);
-      const found = slots.get(key);
+      const found = positions.get(key);
       if (found !== undefined) {
-        if ((expiries[found] as number) > at) return true;
-        slots.delete(key);
+        if ((expiries[slot(found)] as number) > at) return true;
+        positions.delete(key);
       }
       append(key, at + ttlMs);
       return false;
@@ -116,25 +136,24 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
     },
     size() {
       sweep(now());
-      return slots.size;
+      return positions.size;
     },
     delete(key) {
-      slots.delete(key);
+      positions.delete(key);
     },
     entries() {
       const at = now();
       sweep(at);
       const out: Array<[string, number]> = [];
-      for (let i = 0; i < used; i++) {
-        const slot = (head + i) % capacity;
-        if (current(slot)) out.push([keys[slot] as string, expiries[slot] as number]);
+      for (let position = head; position < tail; position++) {
+        if (current(position)) out.push([keys[slot(position)] as string, expiries[slot(position)] as number]);
       }
       return out;
     },
     restore(saved) {
       const at = now();
       for (const [key, expiresAt] of saved) {
-        if (expiresAt <= at || slots.has(key)) continue;
+        if (expiresAt <= at || positions.has(key)) continue;
         // Never longer than the TTL from now: a clock moved back must not make an id live for days.
         append(key, Math.min(expiresAt, at + ttlMs));
       }
