@@ -5,7 +5,8 @@
  * signature (401) and filter-ignored (200) paths, once per state backend: `local` (the default journal),
  * `memory` (the in-memory store) and `redis` (a private redis-server, when one is installed).
  * Prints req/s, p50/p99 latency, the ratio to the floor, the server's RSS 15 s into each run (or at its
- * end when shorter) and its peak RSS (VmHWM, per server process).
+ * end when shorter) and its peak RSS (VmHWM, per server process). After each backend's accepted rows it
+ * waits until every accepted event has run and reports any that did not as lost.
  * Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 32), BENCH_HIGH_CONNECTIONS
  * (default 256), BENCH_BACKENDS (default `local,memory,redis`), BENCH_LOG_LEVEL (default info, as
  * `svc gateway run` logs), BENCH_TOOL (wrk | autocannon).
@@ -17,6 +18,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { startTestRedis, type TestRedis } from "../test/helpers/redis.js";
 import { payload, SECRET, signatureFor, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
+import { type RunsSettled, runsSettled } from "./runsSettled.js";
 import { runWrk, wrkAvailable } from "./wrk.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -129,6 +131,7 @@ async function main(): Promise<void> {
   const signedClosed = sign(closed);
   let seq = 0;
   const rows: Row[] = [];
+  const settled: Array<{ backend: string } & RunsSettled> = [];
 
   const bare = await startServer(["bare"], { pinned: PINNED });
   try {
@@ -213,6 +216,10 @@ async function main(): Promise<void> {
           HIGH_CONNECTIONS,
         ),
       );
+      // The runs still queued would load the rows after these: wait for them, and count what ran.
+      const runs = await runsSettled(gateway.port);
+      settled.push({ backend, ...runs });
+      process.stderr.write(`${JSON.stringify({ backend, ...runs })}\n`);
       rows.push(
         await load(
           `${backend}: bad signature (401)`,
@@ -269,6 +276,14 @@ async function main(): Promise<void> {
   for (const r of rows) {
     console.log(
       `| ${r.name} | ${r.connections} | ${r.reqPerSec} | ${(r.reqPerSec / floorRps).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.statuses} | ${r.rssAtMb} | ${r.peakMb} | ${r.load} |`,
+    );
+  }
+  for (const s of settled) {
+    const seconds = (s.waitedMs / 1000).toFixed(1);
+    console.log(
+      s.ran >= s.accepted
+        ? `${s.backend}: every accepted event ran (${s.accepted} accepted, ${s.ran} ran; the last ${seconds} s after the 256-connection row)`
+        : `${s.backend}: LOST — ${s.accepted} accepted, only ${s.ran} ran after waiting ${seconds} s`,
     );
   }
   const ceiling = Math.max(rows[0]?.reqPerSec ?? 1, rows.at(-1)?.reqPerSec ?? 1);
