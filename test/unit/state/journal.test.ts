@@ -2,6 +2,7 @@ import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } f
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
+import { MAX_SYNCS_IN_FLIGHT } from "../../../src/io/state/journal/groupCommit.js";
 import { encodeRecord } from "../../../src/io/state/journal/records.js";
 import { type SegmentProblem, segmentName } from "../../../src/io/state/journal/segments.js";
 import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
@@ -61,28 +62,31 @@ describe("group commit", () => {
     expect(journal.durable()).toBeUndefined();
   });
 
-  it("records appended while a sync is in flight wait for it and then share the next one", async () => {
+  it("records appended while the syncs in flight are at their limit wait, then share the next write", async () => {
     const path = dir();
     const counting = countingFs();
     const { journal } = open(path, { fs: counting.fs });
     counting.holdSync();
-    journal.append({ t: "s", k: "first", at: 1 });
-    const first = journal.durable();
-    await vi.waitFor(() => expect(counting.calls.fdatasync).toBe(1), { timeout: 2000, interval: 1 });
+    const held: Array<Promise<void> | undefined> = [];
+    for (let i = 0; i < MAX_SYNCS_IN_FLIGHT; i++) {
+      journal.append({ t: "s", k: `held:${i}`, at: i });
+      held.push(journal.durable());
+      // A batch written while the earlier ones sync starts its own sync without waiting for theirs.
+      await vi.waitFor(() => expect(counting.calls.fdatasync).toBe(i + 1), { timeout: 2000, interval: 1 });
+    }
     let laterDone = 0;
     const later = Array.from({ length: 100 }, (_, i) => {
       journal.append({ t: "s", k: `later:${i}`, at: i });
       return journal.durable()?.then(() => laterDone++);
     });
     await new Promise((resolve) => setImmediate(resolve));
-    // Still one sync: the hundred wait for the one in flight.
-    expect(counting.calls.fdatasync).toBe(1);
+    // At the limit: the hundred are not written until a sync ends.
+    expect(counting.calls).toEqual({ write: MAX_SYNCS_IN_FLIGHT, fdatasync: MAX_SYNCS_IN_FLIGHT });
     expect(laterDone).toBe(0);
     counting.release();
-    await first;
-    await Promise.all(later);
+    await Promise.all([...held, ...later]);
     expect(laterDone).toBe(100);
-    expect(counting.calls).toEqual({ write: 2, fdatasync: 2 });
+    expect(counting.calls).toEqual({ write: MAX_SYNCS_IN_FLIGHT + 1, fdatasync: MAX_SYNCS_IN_FLIGHT + 1 });
   });
 
   it("a failed write rejects the waiting records' promise (the request is answered 503, not 202)", async () => {

@@ -3,6 +3,8 @@ import { RecordBuffer } from "./records.js";
 
 interface Batch {
   readonly records: RecordBuffer;
+  /** What the flush wrote (handed to `onFlushed` once durable). */
+  data?: Buffer;
   promise?: Promise<void>;
   resolve?: () => void;
   reject?: (err: unknown) => void;
@@ -22,36 +24,54 @@ function promiseOf(batch: Batch): Promise<void> {
   return batch.promise;
 }
 
+/**
+ * Syncs in flight at once. A sync covers every write that ended before it began, so a batch written while
+ * other batches sync need not wait for them: its own sync starts at once. On this machine's disk, three
+ * concurrent fdatasync loops complete ~2× as many syncs per second as one, and the gateway's accepted path
+ * answers 4–17 % more requests per second at 32 connections (median 8 %, 7 interleaved pairs) with p50
+ * ~10 % lower than with one sync at a time.
+ */
+export const MAX_SYNCS_IN_FLIGHT = 3;
+
 export interface GroupCommitOptions {
   readonly fs: JournalFs;
-  /** Called with each batch once it is durable (a rotation copies it behind its snapshot). */
+  /** Called with each batch once it is durable, in the order of the file (a rotation copies it behind its snapshot). */
   readonly onFlushed?: (data: Buffer) => void;
   /** A failed write or sync (the waiting requests are answered 503 by the caller). */
   readonly onError?: (err: unknown) => void;
+  /** Syncs in flight at once (default MAX_SYNCS_IN_FLIGHT). */
+  readonly maxSyncsInFlight?: number;
 }
 
 /**
- * Group commit: records appended while a write + fdatasync is in flight (or within the same turn of the
- * event loop) are written together by the next one, so a burst of N requests costs a few syncs, not N.
+ * Group commit: records appended within the same turn of the event loop (or while the syncs in flight are
+ * at their limit) are written together by the next flush, so a burst of N requests costs a few syncs, not
+ * N. Writes go one at a time in the order of the file; their syncs overlap (up to `maxSyncsInFlight`).
  * `durable()` is the promise a request waits for before it is answered.
  */
 export class GroupCommitWriter {
   private open: Batch = newBatch();
-  private inFlight: Batch | undefined;
+  /** Written, in the order of the file, and not yet settled. */
+  private readonly inFlight: Batch[] = [];
   private scheduled = false;
-  /** A flush or an exclusive task is under way; new records wait for the next flush. */
-  private busy = false;
-  /** Exclusive tasks waiting for the flush in flight to end (they go before the next flush). */
+  /** A write (or the cut-back after a failed one) is under way: the next write waits for it. */
+  private writing = false;
+  /** An exclusive task runs: no flush starts until it settles. */
+  private held = false;
+  /** Exclusive tasks waiting for the flushes in flight to end (they go before the next flush). */
   private readonly waiting: Array<() => void> = [];
   private bytesInFile = 0;
   private closed = false;
   /** Set by `fail`: every flush from then on rejects its records with it. */
   private broken: unknown;
+  private readonly maxInFlight: number;
 
   constructor(
     private fd: number,
     private readonly options: GroupCommitOptions,
-  ) {}
+  ) {
+    this.maxInFlight = Math.max(1, options.maxSyncsInFlight ?? MAX_SYNCS_IN_FLIGHT);
+  }
 
   /** Encodes one record into the open batch; it is written with the next flush. */
   append(record: unknown): void {
@@ -64,8 +84,8 @@ export class GroupCommitWriter {
   /** Resolves once every record appended so far is on disk; undefined when that is already so. */
   durable(): Promise<void> | undefined {
     if (this.open.records.count > 0) return promiseOf(this.open);
-    if (this.inFlight !== undefined) return promiseOf(this.inFlight);
-    return undefined;
+    const last = this.inFlight.at(-1);
+    return last === undefined ? undefined : promiseOf(last);
   }
 
   /** Bytes written to the current file through this writer (plus what `useFile` said it held). */
@@ -80,17 +100,18 @@ export class GroupCommitWriter {
   }
 
   /**
-   * Runs `task` with no flush in flight and none starting until it settles (records appended meanwhile
-   * wait for the flush after it). It goes before the next flush, so a steady stream of appends cannot
-   * hold it off.
+   * Runs `task` with no write or sync in flight and none starting until it settles (records appended
+   * meanwhile wait for the flush after it). It goes before the next flush, so a steady stream of appends
+   * cannot hold it off.
    */
   async exclusive<T>(task: () => Promise<T>): Promise<T> {
-    if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.busy = true;
+    if (this.idle() && this.waiting.length === 0) this.held = true;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
     try {
       return await task();
     } finally {
-      this.release();
+      this.held = false;
+      this.next();
     }
   }
 
@@ -107,47 +128,92 @@ export class GroupCommitWriter {
   async close(): Promise<void> {
     this.closed = true;
     // Until nothing is queued and no flush or exclusive task is under way.
-    while (this.busy || this.scheduled || this.open.records.count > 0) {
+    while (!this.idle() || this.held || this.scheduled || this.open.records.count > 0) {
       await (this.durable() ?? new Promise<void>((resolve) => setImmediate(resolve))).catch(() => {});
     }
   }
 
+  private idle(): boolean {
+    return !this.writing && this.inFlight.length === 0;
+  }
+
   private schedule(): void {
-    if (this.scheduled || this.busy) return;
+    if (this.scheduled) return;
     this.scheduled = true;
     // After the current turn: every request read in this turn joins the batch.
     setImmediate(() => {
       this.scheduled = false;
-      void this.flush();
+      this.next();
     });
   }
 
+  /** Hands the writer to a waiting exclusive task once nothing is in flight, else starts the next flush. */
+  private next(): void {
+    if (this.held) return;
+    if (this.waiting.length > 0) {
+      if (!this.idle()) return;
+      this.held = true;
+      this.waiting.shift()?.();
+      return;
+    }
+    if (this.writing || this.inFlight.length >= this.maxInFlight || this.open.records.count === 0) return;
+    void this.flush();
+  }
+
   private async flush(): Promise<void> {
-    if (this.busy || this.open.records.count === 0) return;
-    this.busy = true;
+    this.writing = true;
     const batch = this.open;
     this.open = newBatch();
-    this.inFlight = batch;
-    let writing = false;
     try {
       if (this.broken !== undefined) throw this.broken;
       const data = batch.records.data();
-      writing = true;
-      await this.options.fs.write(this.fd, data);
-      writing = false;
+      batch.data = data;
+      try {
+        await this.options.fs.write(this.fd, data);
+      } catch (err) {
+        // A write that failed part way left a piece of a record: later batches behind it could not be read.
+        await this.cutBack();
+        throw err;
+      }
       this.bytesInFile += data.length;
-      await this.options.fs.fdatasync(this.fd);
-      batch.resolve?.();
-      this.options.onFlushed?.(data);
     } catch (err) {
-      if (err !== this.broken) this.options.onError?.(err);
-      batch.reject?.(err);
-    } finally {
-      this.inFlight = undefined;
+      this.writing = false;
+      this.failed(batch, err);
+      this.next();
+      return;
     }
-    // A write that failed part way left a piece of a record: later batches behind it could not be read.
-    if (writing) await this.cutBack();
-    this.release();
+    this.inFlight.push(batch);
+    this.writing = false;
+    // The next batch may be written while this one syncs.
+    this.next();
+    try {
+      await this.options.fs.fdatasync(this.fd);
+      this.synced(batch);
+    } catch (err) {
+      const at = this.inFlight.indexOf(batch);
+      // Not in flight any more: a later sync, begun after its write, already made it durable.
+      if (at < 0) this.options.onError?.(err);
+      else {
+        this.inFlight.splice(at, 1);
+        this.failed(batch, err);
+      }
+    }
+    this.next();
+  }
+
+  /** `batch` and every batch written before it are durable: they are released in the order of the file. */
+  private synced(batch: Batch): void {
+    const upTo = this.inFlight.indexOf(batch);
+    if (upTo < 0) return;
+    for (const done of this.inFlight.splice(0, upTo + 1)) {
+      done.resolve?.();
+      this.options.onFlushed?.(done.data as Buffer);
+    }
+  }
+
+  private failed(batch: Batch, err: unknown): void {
+    if (err !== this.broken) this.options.onError?.(err);
+    batch.reject?.(err);
   }
 
   private async cutBack(): Promise<void> {
@@ -157,16 +223,5 @@ export class GroupCommitWriter {
       this.options.onError?.(err);
       this.fail(err);
     }
-  }
-
-  /** Hands the writer to a waiting exclusive task (it stays busy), or flushes what queued meanwhile. */
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next !== undefined) {
-      next();
-      return;
-    }
-    this.busy = false;
-    if (this.open.records.count > 0) void this.flush();
   }
 }

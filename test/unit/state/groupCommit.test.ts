@@ -1,0 +1,127 @@
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
+import { GroupCommitWriter } from "../../../src/io/state/journal/groupCommit.js";
+import { decodeRecords } from "../../../src/io/state/journal/records.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+const fds: number[] = [];
+afterEach(() => {
+  for (const fd of fds.splice(0)) closeSync(fd);
+  home?.cleanup();
+});
+
+/** node:fs whose syncs each wait until the test ends them, one by one, in any order. */
+function heldSyncs() {
+  const syncs: Array<{ end: () => void; fail: (err: Error) => void }> = [];
+  const fs: JournalFs = {
+    ...nodeJournalFs,
+    fdatasync: (fd) =>
+      new Promise((resolve, reject) => {
+        syncs.push({ end: () => void nodeJournalFs.fdatasync(fd).then(resolve, reject), fail: reject });
+      }),
+  };
+  return { fs, syncs };
+}
+
+function writer(fs: JournalFs) {
+  home = tempHome();
+  const path = join(home.dir, "journal.seg");
+  const fd = openSync(path, "a", 0o600);
+  fds.push(fd);
+  const flushed: string[][] = [];
+  const errors: unknown[] = [];
+  const keys = (data: Buffer) => decodeRecords(data).records.map((r) => (r as { k: string }).k);
+  const commit = new GroupCommitWriter(fd, {
+    fs,
+    onFlushed: (data) => flushed.push(keys(data)),
+    onError: (err) => errors.push(err),
+  });
+  return { commit, flushed, errors, fileKeys: () => keys(readFileSync(path)) };
+}
+
+/** Appends one record in a turn of its own and waits until its batch's sync has begun. */
+async function appendAlone(commit: GroupCommitWriter, k: string, syncs: unknown[], expectSyncs: number) {
+  commit.append({ t: "s", k, at: 1 });
+  const durable = commit.durable() as Promise<void>;
+  await vi.waitFor(() => expect(syncs).toHaveLength(expectSyncs), { timeout: 2000, interval: 1 });
+  // Wrapped: an async function returning the promise itself would wait for it.
+  return { durable };
+}
+
+describe("group commit with syncs in flight at once", () => {
+  it("a later sync that ends first releases the batches written before it too, in the order of the file", async () => {
+    const { fs, syncs } = heldSyncs();
+    const { commit, flushed, fileKeys } = writer(fs);
+    const released: string[] = [];
+    for (const [i, k] of ["a", "b", "c"].entries())
+      void (await appendAlone(commit, k, syncs, i + 1)).durable.then(() => released.push(k));
+    expect(fileKeys()).toEqual(["a", "b", "c"]);
+    syncs[1]?.end();
+    await vi.waitFor(() => expect(released).toEqual(["a", "b"]), { timeout: 2000, interval: 1 });
+    expect(flushed).toEqual([["a"], ["b"]]);
+    syncs[0]?.end();
+    syncs[2]?.end();
+    await vi.waitFor(() => expect(released).toEqual(["a", "b", "c"]), { timeout: 2000, interval: 1 });
+    expect(flushed).toEqual([["a"], ["b"], ["c"]]);
+    expect(commit.durable()).toBeUndefined();
+  });
+
+  it("a failed sync answers only its own batch; one a later sync already released stays released", async () => {
+    const { fs, syncs } = heldSyncs();
+    const { commit, flushed, errors } = writer(fs);
+    const outcome: Record<string, string> = {};
+    const track = (k: string, p: Promise<void>) =>
+      p.then(
+        () => {
+          outcome[k] = "durable";
+        },
+        (err: Error) => {
+          outcome[k] = err.message;
+        },
+      );
+    track("a", (await appendAlone(commit, "a", syncs, 1)).durable);
+    track("b", (await appendAlone(commit, "b", syncs, 2)).durable);
+    track("c", (await appendAlone(commit, "c", syncs, 3)).durable);
+    syncs[1]?.fail(new Error("EIO b"));
+    await vi.waitFor(() => expect(outcome).toEqual({ b: "EIO b" }), { timeout: 2000, interval: 1 });
+    syncs[2]?.end();
+    await vi.waitFor(() => expect(outcome).toEqual({ a: "durable", b: "EIO b", c: "durable" }), {
+      timeout: 2000,
+      interval: 1,
+    });
+    // "a" was released by the sync of "c", begun after its write: its own failing later changes nothing.
+    syncs[0]?.fail(new Error("EIO a"));
+    await vi.waitFor(() => expect(errors.map((e) => (e as Error).message)).toEqual(["EIO b", "EIO a"]), {
+      timeout: 2000,
+      interval: 1,
+    });
+    expect(outcome.a).toBe("durable");
+    expect(flushed).toEqual([["a"], ["c"]]);
+  });
+
+  it("an exclusive task waits for every sync in flight, and goes before the batch that waits", async () => {
+    const { fs, syncs } = heldSyncs();
+    const { commit, fileKeys } = writer(fs);
+    const order: string[] = [];
+    void (await appendAlone(commit, "a", syncs, 1)).durable.then(() => order.push("a durable"));
+    void (await appendAlone(commit, "b", syncs, 2)).durable.then(() => order.push("b durable"));
+    const task = commit.exclusive(async () => {
+      order.push(`task sees ${fileKeys().join("")}`);
+    });
+    commit.append({ t: "s", k: "c", at: 1 });
+    void commit.durable()?.then(() => order.push("c durable"));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual([]);
+    syncs[0]?.end();
+    await vi.waitFor(() => expect(order).toEqual(["a durable"]), { timeout: 2000, interval: 1 });
+    syncs[1]?.end();
+    await task;
+    expect(order).toEqual(["a durable", "b durable", "task sees ab"]);
+    await vi.waitFor(() => expect(syncs).toHaveLength(3), { timeout: 2000, interval: 1 });
+    syncs[2]?.end();
+    await vi.waitFor(() => expect(order.at(-1)).toBe("c durable"), { timeout: 2000, interval: 1 });
+  });
+});
