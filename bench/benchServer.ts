@@ -66,6 +66,7 @@ export function writeBenchConfig(
           enabled: true,
           host: "127.0.0.1",
           rate_limit: 1_000_000_000,
+          ...(process.env.BENCH_NO_HISTORY === "1" ? { delivery_history: false } : {}),
           workers,
           routes: {
             pr: {
