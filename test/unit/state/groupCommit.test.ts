@@ -124,4 +124,25 @@ describe("group commit with syncs in flight at once", () => {
     syncs[2]?.end();
     await vi.waitFor(() => expect(order.at(-1)).toBe("c durable"), { timeout: 2000, interval: 1 });
   });
+
+  it("exclusive tasks run one at a time, in the order asked", async () => {
+    const { commit } = writer(nodeJournalFs);
+    const log: string[] = [];
+    let release: () => void = () => {};
+    const first = commit.exclusive(async () => {
+      log.push("first starts");
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      log.push("first ends");
+    });
+    const second = commit.exclusive(async () => {
+      log.push("second starts");
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(["first starts"]);
+    release();
+    await Promise.all([first, second]);
+    expect(log).toEqual(["first starts", "first ends", "second starts"]);
+  });
 });

@@ -105,7 +105,7 @@ export class GroupCommitWriter {
    * cannot hold it off.
    */
   async exclusive<T>(task: () => Promise<T>): Promise<T> {
-    if (this.idle() && this.waiting.length === 0) this.held = true;
+    if (this.idle() && !this.held && this.waiting.length === 0) this.held = true;
     else await new Promise<void>((resolve) => this.waiting.push(resolve));
     try {
       return await task();
