@@ -145,4 +145,27 @@ describe("group commit with syncs in flight at once", () => {
     await Promise.all([first, second]);
     expect(log).toEqual(["first starts", "first ends", "second starts"]);
   });
+
+  it("durable() while a batch is being written waits for that batch", async () => {
+    let endWrite: () => void = () => {};
+    let writes = 0;
+    const fs: JournalFs = {
+      ...nodeJournalFs,
+      write: async (fd, data) => {
+        writes += 1;
+        await new Promise<void>((resolve) => {
+          endWrite = resolve;
+        });
+        return nodeJournalFs.write(fd, data);
+      },
+    };
+    const { commit, fileKeys } = writer(fs);
+    commit.append({ t: "s", k: "a", at: 1 });
+    await vi.waitFor(() => expect(writes).toBe(1), { timeout: 2000, interval: 1 });
+    const waiting = commit.durable();
+    expect(waiting).toBeInstanceOf(Promise);
+    endWrite();
+    await waiting;
+    expect(fileKeys()).toEqual(["a"]);
+  });
 });

@@ -54,8 +54,8 @@ export class GroupCommitWriter {
   /** Written, in the order of the file, and not yet settled. */
   private readonly inFlight: Batch[] = [];
   private scheduled = false;
-  /** A write (or the cut-back after a failed one) is under way: the next write waits for it. */
-  private writing = false;
+  /** The batch being written (or cut back after a failed write): the next write waits for it. */
+  private writing: Batch | undefined;
   /** An exclusive task runs: no flush starts until it settles. */
   private held = false;
   /** Exclusive tasks waiting for the flushes in flight to end (they go before the next flush). */
@@ -84,7 +84,7 @@ export class GroupCommitWriter {
   /** Resolves once every record appended so far is on disk; undefined when that is already so. */
   durable(): Promise<void> | undefined {
     if (this.open.records.count > 0) return promiseOf(this.open);
-    const last = this.inFlight.at(-1);
+    const last = this.writing ?? this.inFlight.at(-1);
     return last === undefined ? undefined : promiseOf(last);
   }
 
@@ -134,7 +134,7 @@ export class GroupCommitWriter {
   }
 
   private idle(): boolean {
-    return !this.writing && this.inFlight.length === 0;
+    return this.writing === undefined && this.inFlight.length === 0;
   }
 
   private schedule(): void {
@@ -156,13 +156,18 @@ export class GroupCommitWriter {
       this.waiting.shift()?.();
       return;
     }
-    if (this.writing || this.inFlight.length >= this.maxInFlight || this.open.records.count === 0) return;
+    if (
+      this.writing !== undefined ||
+      this.inFlight.length >= this.maxInFlight ||
+      this.open.records.count === 0
+    )
+      return;
     void this.flush();
   }
 
   private async flush(): Promise<void> {
-    this.writing = true;
     const batch = this.open;
+    this.writing = batch;
     this.open = newBatch();
     try {
       if (this.broken !== undefined) throw this.broken;
@@ -177,13 +182,13 @@ export class GroupCommitWriter {
       }
       this.bytesInFile += data.length;
     } catch (err) {
-      this.writing = false;
+      this.writing = undefined;
       this.failed(batch, err);
       this.next();
       return;
     }
     this.inFlight.push(batch);
-    this.writing = false;
+    this.writing = undefined;
     // The next batch may be written while this one syncs.
     this.next();
     try {
