@@ -53,6 +53,15 @@ function isGroup(v: unknown): v is StoredGroup {
   );
 }
 
+/** The first `count` items of `items` (a map read lazily stops at the length it had when reached). */
+function* firstOf<T>(items: Iterable<T>, count: number): Generator<T> {
+  if (count <= 0) return;
+  for (const item of items) {
+    yield item;
+    if (--count === 0) return;
+  }
+}
+
 /** What is live now, mirrored in memory: replayed from the journal at start, restated in each snapshot. */
 export class LiveState {
   readonly runs = new Map<string, PendingRun>();
@@ -120,22 +129,12 @@ export class LiveState {
    */
   *snapshot(now: number): Generator<JournalRecord> {
     this.prune(now);
-    let left = this.seen.size;
-    for (const [k, entry] of this.seen) {
-      if (left-- === 0) break;
+    for (const [k, entry] of firstOf(this.seen, this.seen.size)) {
       if (entry.delivered) yield { t: "d", k, at: entry.at };
       else yield entry.run ? { t: "s", k, at: entry.at, r: 1 } : { t: "s", k, at: entry.at };
     }
-    left = this.groups.size;
-    for (const g of this.groups.values()) {
-      if (left-- === 0) break;
-      yield { t: "g", g };
-    }
-    left = this.runs.size;
-    for (const run of this.runs.values()) {
-      if (left-- === 0) break;
-      yield { t: "a", run, at: run.receivedAt };
-    }
+    for (const g of firstOf(this.groups.values(), this.groups.size)) yield { t: "g", g };
+    for (const run of firstOf(this.runs.values(), this.runs.size)) yield { t: "a", run, at: run.receivedAt };
   }
 
   recovered(now: number): Recovered {
