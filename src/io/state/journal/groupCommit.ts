@@ -39,14 +39,12 @@ export interface GroupCommitOptions {
   readonly onFlushed?: (data: Buffer) => void;
   /** A failed write or sync (the waiting requests are answered 503 by the caller). */
   readonly onError?: (err: unknown) => void;
-  /** Syncs in flight at once (default MAX_SYNCS_IN_FLIGHT). */
-  readonly maxSyncsInFlight?: number;
 }
 
 /**
  * Group commit: records appended within the same turn of the event loop (or while the syncs in flight are
  * at their limit) are written together by the next flush, so a burst of N requests costs a few syncs, not
- * N. Writes go one at a time in the order of the file; their syncs overlap (up to `maxSyncsInFlight`).
+ * N. Writes go one at a time in the order of the file; their syncs overlap (up to MAX_SYNCS_IN_FLIGHT).
  * `durable()` is the promise a request waits for before it is answered.
  */
 export class GroupCommitWriter {
@@ -64,14 +62,11 @@ export class GroupCommitWriter {
   private closed = false;
   /** Set by `fail`: every flush from then on rejects its records with it. */
   private broken: unknown;
-  private readonly maxInFlight: number;
 
   constructor(
     private fd: number,
     private readonly options: GroupCommitOptions,
-  ) {
-    this.maxInFlight = Math.max(1, options.maxSyncsInFlight ?? MAX_SYNCS_IN_FLIGHT);
-  }
+  ) {}
 
   /** Encodes one record into the open batch; it is written with the next flush. */
   append(record: unknown): void {
@@ -158,7 +153,7 @@ export class GroupCommitWriter {
     }
     if (
       this.writing !== undefined ||
-      this.inFlight.length >= this.maxInFlight ||
+      this.inFlight.length >= MAX_SYNCS_IN_FLIGHT ||
       this.open.records.count === 0
     )
       return;
