@@ -1,6 +1,6 @@
 /**
  * `node --import tsx bench/profile.ts [accepted|401|ignored] [seconds]`: the compiled gateway
- * (`state.backend: local` unless BENCH_STATE=memory, echo agent, log at BENCH_LOG_LEVEL, default info) pinned
+ * (`state.backend: local` unless BENCH_STATE=memory or redis, echo agent, log at BENCH_LOG_LEVEL, default info) pinned
  * to CPU 0 under `node --cpu-prof`, wrk (1 thread, BENCH_CONNECTIONS connections (default 32), a unique delivery id per request) on CPU 1;
  * then prints the top self-time functions and the inclusive share of each part of the accepted path, counted
  * between the first and the last answer (`send` in the uWS adapter), idle time left out, and the hottest lines of
@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { payload, signatureFor, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
 import { type ProfileNode, profileParts } from "./profileParts.js";
+import { startTestRedis } from "../test/helpers/redis.js";
 import { runWrk } from "./wrk.js";
 
 const kind = process.argv[2] ?? "accepted";
@@ -19,7 +20,9 @@ const seconds = Number(process.argv[3] ?? 10);
 
 const home = mkdtempSync(join(tmpdir(), "svc-prof-"));
 const profDir = mkdtempSync(join(tmpdir(), "svc-prof-out-"));
-writeBenchConfig(home, undefined);
+// BENCH_STATE=redis: a private redis-server (as `npm run bench` starts one); memory is read by server.ts.
+const redis = process.env.BENCH_STATE === "redis" ? await startTestRedis() : undefined;
+writeBenchConfig(home, redis === undefined ? undefined : { backend: "redis", redis_url: redis.url });
 const { child, port } = await startServer(["gateway", home], {
   pinned: true,
   nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profDir}`],
@@ -45,6 +48,7 @@ const result = await runWrk(
 );
 const cpuUsed = cpuSeconds(child.pid as number) - cpuBefore;
 await stopServer(child);
+await redis?.stop();
 console.log(JSON.stringify(result));
 
 type Node = ProfileNode;

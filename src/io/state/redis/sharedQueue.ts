@@ -112,10 +112,11 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       health.watch(`${options.name} worker`, workerConnection);
       worker = new Worker<T>(
         options.name,
-        async (job, token, signal) => {
-          const both = signal === undefined ? abort.signal : AbortSignal.any([signal, abort.signal]);
+        // Two parameters: BullMQ then makes no AbortController per job (its signal is only for
+        // `cancelJob`, which svc never calls); every run gets this instance's stop signal, as in memory.
+        async (job, token) => {
           try {
-            await options.process(job.data, both, job, token);
+            await options.process(job.data, abort.signal, job, token);
           } catch (err) {
             // Aborted by this instance's stop: recorded neither finished nor failed, so the job's lock
             // expires and another instance (or this one after its restart) runs it again.
