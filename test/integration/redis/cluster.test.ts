@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
@@ -180,6 +180,38 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     );
     expect(decided("run finished")).toHaveLength(1);
     expect([...appendedIds(runs).keys()].filter((id) => id.startsWith("cron-j1-"))).toHaveLength(1);
+  });
+
+  it("an instance stopped while a run outlasts its drain stops, and leaves that job to another instance, which runs it once", async () => {
+    const log = join(dir, "drain.log");
+    const go = join(dir, "drain.go");
+    // Until the go file exists a run waits (and is aborted by its instance's stop); after, it is done.
+    const agent = {
+      provider: "command",
+      command: [
+        "sh",
+        "-c",
+        `printf "%s start\\n" "$SVC_DELIVERY_ID" >> "$0"; ` +
+          `while [ ! -e "$1" ]; do sleep 0.05; done; printf "%s done\\n" "$SVC_DELIVERY_ID" >> "$0"`,
+        log,
+        go,
+      ],
+      max_concurrent_runs: 2,
+    };
+    const config = clusterConfig(redis.url, `d${randomUUID()}`, { hook: { secret: SECRET } }, agent);
+    const stall = { lockDurationMs: 1500, stalledIntervalMs: 500 };
+    const first = await startNode(config, { stall, drainTimeoutMs: 200 });
+    nodes.push(first);
+    expect((await deliver(first, "hook", "drain-1", { n: 1 })).status).toBe(202);
+    const logged = () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []);
+    await vi.waitFor(() => expect(logged()).toContain("drain-1 start"), { timeout: 20_000, interval: 20 });
+    // Resolves only if the stop gives up on the run past the drain (a hang fails the test by its timeout).
+    await first.stop();
+    expect(logged()).not.toContain("drain-1 done");
+    writeFileSync(go, "");
+    nodes.push(await startNode(config, { stall }));
+    await vi.waitFor(() => expect(logged()).toContain("drain-1 done"), { timeout: 30_000, interval: 50 });
+    expect(logged().filter((line) => line === "drain-1 done")).toHaveLength(1);
   });
 
   it("refuses to start when nothing answers at state.redis_url, naming the file, the key and the fix", async () => {

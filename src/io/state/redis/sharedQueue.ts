@@ -85,6 +85,9 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   let worker: Worker<T> | undefined;
   // BullMQ leaves connections it was given open: they are closed here.
   let workerConnection: Redis | undefined;
+  /** Jobs this instance is running, and who waits for there to be none (the drain). */
+  let running = 0;
+  const idle: Array<() => void> = [];
 
   return {
     queue,
@@ -115,6 +118,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         // Two parameters: BullMQ then makes no AbortController per job (its signal is only for
         // `cancelJob`, which svc never calls); every run gets this instance's stop signal, as in memory.
         async (job, token) => {
+          running += 1;
           try {
             await options.process(job.data, abort.signal, job, token);
           } catch (err) {
@@ -122,6 +126,9 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             // expires and another instance (or this one after its restart) runs it again.
             if (abort.signal.aborted) await new Promise<never>(() => {});
             throw err;
+          } finally {
+            running -= 1;
+            if (running === 0) for (const wake of idle.splice(0)) wake();
           }
         },
         {
@@ -149,21 +156,23 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       });
     },
     async close(drainMs) {
-      const running = worker;
+      const stopping = worker;
       worker = undefined;
-      if (running !== undefined) {
+      if (stopping !== undefined) {
+        // No new jobs from here; the running ones get the drain. (BullMQ's own close waits for them
+        // without a bound, and once called, a forced close only waits on the same promise.)
+        await stopping.pause(true);
         let timer: NodeJS.Timeout | undefined;
-        const drained = await Promise.race([
-          running.close().then(() => true),
-          new Promise<boolean>((resolve) => {
+        const drained =
+          running === 0 ||
+          (await new Promise<boolean>((resolve) => {
+            idle.push(() => resolve(true));
             timer = setTimeout(() => resolve(false), drainMs);
-          }),
-        ]);
+          }));
         clearTimeout(timer);
-        if (!drained) {
-          abort.abort();
-          await running.close(true).catch(() => {});
-        }
+        if (!drained) abort.abort();
+        // Forced when runs were aborted: their jobs stay locked, unfinished, until the lock expires.
+        await stopping.close(!drained).catch(() => {});
       }
       await queue.close().catch(() => {});
       producer.disconnect();

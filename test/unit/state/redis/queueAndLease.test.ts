@@ -9,7 +9,7 @@ import {
 } from "../../../../src/io/state/redis/connection.js";
 import { createCronLease } from "../../../../src/io/state/redis/cronLease.js";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
-import { createSharedQueue, type SharedQueue } from "../../../../src/io/state/redis/sharedQueue.js";
+import { createSharedQueue, jobIdOf, type SharedQueue } from "../../../../src/io/state/redis/sharedQueue.js";
 import { StateUnavailableError } from "../../../../src/streams/stateUnavailable.js";
 import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
 
@@ -77,6 +77,50 @@ describe("shared queue (BullMQ)", () => {
     } finally {
       await queue.close(0);
       await own.cleanup();
+    }
+  });
+
+  it("every job gets the instance's stop signal: close aborts the jobs still running past the drain and leaves them unfinished for another instance", async () => {
+    const keys = redisKeys(`s${randomUUID()}`);
+    const signals: AbortSignal[] = [];
+    const instance = (process: (data: { n: number }, signal: AbortSignal) => Promise<void>) =>
+      createSharedQueue<{ n: number }>({
+        url: server.url,
+        name: "runs",
+        keys,
+        health: createRedisHealth("test", silentLogger()),
+        logger: silentLogger(),
+        concurrency: 2,
+        process,
+      });
+    const queue = instance(
+      (_data, signal) =>
+        // As a run does: it rejects once its signal is aborted.
+        new Promise<void>((_resolve, reject) => {
+          signals.push(signal);
+          signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+        }),
+    );
+    // Not started: only reads the jobs' states after the first instance stopped.
+    const other = instance(async () => {});
+    let closed = false;
+    try {
+      await queue.enqueue("hook:1", { n: 1 });
+      await queue.enqueue("hook:2", { n: 2 });
+      queue.start();
+      await vi.waitFor(() => expect(signals).toHaveLength(2), { timeout: 15_000, interval: 20 });
+      expect(signals[0]).toBe(signals[1]);
+      expect(signals[0]?.aborted).toBe(false);
+      await queue.close(50);
+      closed = true;
+      expect(signals[0]?.aborted).toBe(true);
+      const states = await Promise.all(
+        ["hook:1", "hook:2"].map((key) => other.queue.getJobState(jobIdOf(key))),
+      );
+      expect(states).toEqual(["active", "active"]);
+    } finally {
+      if (!closed) await queue.close(0);
+      await other.close(0);
     }
   });
 });
