@@ -172,6 +172,9 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         clearTimeout(timer);
         if (!drained) abort.abort();
         // Forced when runs were aborted: their jobs stay locked, unfinished, until the lock expires.
+        // Otherwise not: a run counted as ended may still be recording its job as finished, and a
+        // forced close would cut that off and the job would run again elsewhere. (A job BullMQ fetched
+        // just as the worker paused still runs, and this close waits for it.)
         await stopping.close(!drained).catch(() => {});
       }
       await queue.close().catch(() => {});
