@@ -161,7 +161,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       if (stopping !== undefined) {
         // No new jobs from here; the running ones get the drain. (BullMQ's own close waits for them
         // without a bound, and once called, a forced close only waits on the same promise.)
-        await stopping.pause(true);
+        await stopping.pause(true).catch(() => {});
         let timer: NodeJS.Timeout | undefined;
         const drained =
           running === 0 ||
