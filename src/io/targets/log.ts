@@ -1,3 +1,4 @@
+import { logInfo } from "../log.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
 
 /** `deliver: log` — the reply goes to the gateway log. */
@@ -7,7 +8,8 @@ export function logTarget({ logger }: TargetDeps): DeliveryTarget {
     async send(message) {
       // Skip building the line when INFO is off (a busy gateway at WARN runs thousands of these a second).
       if (logger.isLevelEnabled("info"))
-        logger.info(
+        logInfo(
+          logger,
           { route: message.route, delivery_id: message.deliveryId },
           `[webhook] ${message.route} reply:\n${message.text}`,
         );

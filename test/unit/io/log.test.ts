@@ -4,7 +4,14 @@ import { execa } from "execa";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { redactCredentials } from "../../../src/io/credentials.js";
-import { createLogger, pinoOptions, redactSecrets, safeMessage, textLine } from "../../../src/io/log.js";
+import {
+  createLogger,
+  logInfo,
+  pinoOptions,
+  redactSecrets,
+  safeMessage,
+  textLine,
+} from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
@@ -103,6 +110,60 @@ describe("the gateway log file", () => {
       /^\d{4}-\d\d-\d\dT[\d:.]+Z INFO demo reply:\n {2}\{\n {4}"title": "Fix \\"the\\" parser"\n {2}\} \{"route":"demo"\}\n$/,
     );
     expect(child.stdout).toBe(logged.trimEnd());
+  });
+
+  it("logInfo writes the very lines logger.info does, redacted the same way, to the file and stdout alike", async () => {
+    home = tempHome();
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ route: "pr", delivery_id: "d-1" }, "[webhook] pr reply:\nReview PR #1 by octocat"],
+      [{ route: "demo" }, 'demo reply:\n{\n  "title": "Fix \\"the\\" parser"\n}\r\nend'],
+      [
+        { route: "r", delivery_id: 'quote " back \\ slash' },
+        "escape \u001b[31m red, tab\tand \u2028 sep ✓ 🙂",
+      ],
+      [{ route: "r", token: "t-123", delivery_id: "Bearer sk-live-1234" }, "says Bearer eyJhbGciOi.x.y"],
+      [{}, "no fields"],
+      [{ route: "r", delivery_id: "x".repeat(150) }, "y".repeat(300)],
+    ];
+    const run = (helper: boolean) => `
+      import { createLogger, logInfo } from ${JSON.stringify(new URL("../../../src/io/log.ts", import.meta.url).href)};
+      Date.now = () => 1764374400123;
+      const logger = createLogger({ file: ${JSON.stringify(join(home?.dir ?? "", `${helper}.log`))}, buffered: true });
+      for (const [fields, msg] of ${JSON.stringify(cases)})
+        ${helper ? "logInfo(logger, fields, msg)" : "logger.info(fields, msg)"};
+    `;
+    const [viaPino, direct] = await Promise.all(
+      [false, true].map((helper) =>
+        execa(process.execPath, ["--import", "tsx", "--input-type=module", "-e", run(helper)]),
+      ),
+    );
+    const file = (helper: boolean) => readFileSync(join(home?.dir ?? "", `${helper}.log`), "utf8");
+    expect(file(true)).toBe(file(false));
+    expect(direct?.stdout).toBe(viaPino?.stdout);
+    expect(file(true)).toContain("2025-11-29T00:00:00.123Z INFO [webhook] pr reply:\n  Review PR #1");
+    expect(file(true)).toContain(
+      'says Bearer [redacted] {"route":"r","token":"[redacted]","delivery_id":"Bearer [redacted]"}',
+    );
+    expect(
+      file(true)
+        .split("\n")
+        .filter((line) => line.startsWith("2025-")),
+    ).toHaveLength(cases.length);
+  });
+
+  it("logInfo gives a logger with a JSON file pino's JSON line, and writes nothing below the logger's level", () => {
+    home = tempHome();
+    const file = join(home.dir, "gateway.log");
+    const json = createLogger({ file, fileFormat: "json", stdout: false });
+    logInfo(json, { route: "r" }, "two\nlines");
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
+      level: 30,
+      route: "r",
+      msg: "two\nlines",
+    });
+    const quiet = join(home.dir, "quiet.log");
+    logInfo(createLogger({ file: quiet, stdout: false, level: "warn" }), { route: "r" }, "dropped");
+    expect(readFileSync(quiet, "utf8")).toBe("");
   });
 
   it("fileFormat json keeps pino's JSON lines", () => {
