@@ -15,6 +15,10 @@ export interface TestRedis {
   start(): Promise<void>;
   /** Stops the server (SIGKILL: an outage, not a shutdown) and waits until it has exited. */
   stop(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open and nothing is answered. */
+  freeze(): void;
+  /** Lets a frozen server go on (SIGCONT). */
+  thaw(): void;
   /** Stops it and removes its dir. */
   cleanup(): Promise<void>;
 }
@@ -118,6 +122,8 @@ export async function startTestRedis(options: { persist?: boolean } = {}): Promi
     url: `redis://127.0.0.1:${port}/0`,
     start,
     stop,
+    freeze: () => child?.kill("SIGSTOP"),
+    thaw: () => child?.kill("SIGCONT"),
     async cleanup() {
       await stop();
       rmSync(dir, { recursive: true, force: true });

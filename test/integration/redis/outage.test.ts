@@ -101,3 +101,56 @@ describe("Redis stopped and restarted mid-load", { timeout: 90_000 }, () => {
     }
   });
 });
+
+describe("stopping while Redis is unreachable", { timeout: 60_000 }, () => {
+  it("the gateway's stop ends (BullMQ's unforced close would wait for Redis to answer its QUIT)", async () => {
+    const own = await startTestRedis();
+    try {
+      const runs = join(tmpdir(), `svc-outage-${randomUUID()}.log`);
+      const config = clusterConfig(
+        own.url,
+        `u${randomUUID()}`,
+        { hook: { secret: SECRET } },
+        sharedAppendAgent(runs),
+      );
+      const node = await startNode(config, { drainTimeoutMs: 500 });
+      await own.stop();
+      // Once a request is refused for it, the gateway knows Redis is gone.
+      await vi.waitFor(
+        async () => {
+          const body = JSON.stringify({ n: 1 });
+          const answer = await postJson(node.url("/webhooks/hook"), body, {
+            "X-GitHub-Event": "push",
+            "X-GitHub-Delivery": `u-${randomUUID()}`,
+            "X-Hub-Signature-256": await sign(SECRET, body),
+          });
+          expect(answer.status).toBe(503);
+        },
+        { timeout: 20_000, interval: 50 },
+      );
+      // A hang fails the test by its timeout.
+      await node.stop();
+    } finally {
+      await own.cleanup();
+    }
+  });
+
+  it("the stop ends when Redis stops answering without closing its connections (a frozen server)", async () => {
+    const own = await startTestRedis();
+    try {
+      const config = clusterConfig(
+        own.url,
+        `f${randomUUID()}`,
+        { hook: { secret: SECRET } },
+        sharedAppendAgent(join(tmpdir(), `svc-frozen-${randomUUID()}.log`)),
+      );
+      const node = await startNode(config, { drainTimeoutMs: 200 });
+      // The connections look ready, so BullMQ's close is unforced and its QUIT is never answered.
+      own.freeze();
+      await node.stop();
+    } finally {
+      own.thaw();
+      await own.cleanup();
+    }
+  });
+});

@@ -55,6 +55,24 @@ export function jobIdOf(key: string): string {
   return `j-${encodeURIComponent(key)}`;
 }
 
+/**
+ * How long a stop waits for BullMQ's closing (past the drain): Redis going away mid-close leaves it
+ * waiting for an answer that does not come, and the stop goes on without it.
+ */
+const CLOSE_WAIT_MS = 5000;
+
+/** Waits for `promise` to settle, at most `ms`. */
+async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    promise.catch(() => {}),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${what}: no answer from Redis in ${ms} ms`)), ms);
@@ -172,12 +190,13 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         clearTimeout(timer);
         if (!drained) abort.abort();
         // Forced when runs were aborted: their jobs stay locked, unfinished, until the lock expires.
+        // Forced while Redis is unreachable: an unforced close sends QUIT, which waits for Redis.
         // Otherwise not: a run counted as ended may still be recording its job as finished, and a
         // forced close would cut that off and the job would run again elsewhere. (A job BullMQ fetched
         // just as the worker paused still runs, and this close waits for it.)
-        await stopping.close(!drained).catch(() => {});
+        await waitAtMost(stopping.close(!drained || health.isDown()), CLOSE_WAIT_MS);
       }
-      await queue.close().catch(() => {});
+      await waitAtMost(queue.close(), CLOSE_WAIT_MS);
       producer.disconnect();
       workerConnection?.disconnect();
     },
