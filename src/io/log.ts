@@ -239,9 +239,9 @@ export function createLogger(options: LogOptions = {}): Logger {
   if (options.stdout !== false) {
     const toStdout = (text: string) => process.stdout.write(text);
     const out = buffered ? createBatchedWriter(toStdout, reportOnce("stdout")) : { write: toStdout };
-    const toStdoutSink = (line: string) => out.write(line);
-    textWriters.push(toStdoutSink);
-    streams.push({ level, stream: { write: (line: string) => toStdoutSink(text(line)) } });
+    const writeOut = (line: string) => out.write(line);
+    textWriters.push(writeOut);
+    streams.push({ level, stream: { write: (line: string) => writeOut(text(line)) } });
   }
   if (options.file !== undefined) {
     mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });

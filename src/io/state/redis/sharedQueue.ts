@@ -61,18 +61,6 @@ export function jobIdOf(key: string): string {
  */
 const CLOSE_WAIT_MS = 5000;
 
-/** Waits for `promise` to settle, at most `ms`. */
-async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    promise.catch(() => {}),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    }),
-  ]);
-  clearTimeout(timer);
-}
-
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${what}: no answer from Redis in ${ms} ms`)), ms);
@@ -194,9 +182,11 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         // Otherwise not: a run counted as ended may still be recording its job as finished, and a
         // forced close would cut that off and the job would run again elsewhere. (A job BullMQ fetched
         // just as the worker paused still runs, and this close waits for it.)
-        await waitAtMost(stopping.close(!drained || health.isDown()), CLOSE_WAIT_MS);
+        await withTimeout(stopping.close(!drained || health.isDown()), CLOSE_WAIT_MS, "close").catch(
+          () => {},
+        );
       }
-      await waitAtMost(queue.close(), CLOSE_WAIT_MS);
+      await withTimeout(queue.close(), CLOSE_WAIT_MS, "close").catch(() => {});
       producer.disconnect();
       workerConnection?.disconnect();
     },
