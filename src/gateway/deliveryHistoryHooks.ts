@@ -3,6 +3,7 @@ import type { RequestHead } from "../io/http/core.js";
 import { encodePayload, type HistoryWriter } from "../io/stores/deliveryHistory.js";
 import { resolveDeliveryId } from "../streams/deliveryId.js";
 import { EVENT_TYPE_HEADERS } from "../streams/eventType.js";
+import { isForm } from "../streams/stages/parse.js";
 import type { Outcome } from "../streams/types.js";
 
 /** The header a redelivery carries (`svc webhook redeliver`): the delivery ID it repeats. */
@@ -44,7 +45,9 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
       const ok = answer.status >= 200 && answer.status < 300;
       const contentType = head.headers["content-type"];
       // Only what the route accepted is kept: an unsigned sender cannot fill the history with payloads.
-      const kept = body === undefined ? undefined : ok ? encodePayload(body) : NOT_ACCEPTED;
+      // A 2xx comes only after the body was parsed as a JSON object, itself or (a form) its `payload` field.
+      const kept =
+        body === undefined ? undefined : ok ? encodePayload(body, !isForm(head.headers)) : NOT_ACCEPTED;
       // Every key present (undefined when absent): one object shape, no spreads on the hot path.
       writer.record({
         kind: "request",

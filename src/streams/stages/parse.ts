@@ -19,7 +19,8 @@ function formPayload(text: string): Buffer | undefined {
   return payload === null ? undefined : Buffer.from(payload, "utf8");
 }
 
-function isForm(headers: Readonly<Record<string, string>>): boolean {
+/** Whether the request says it is a form: the only body a 2xx can follow that was not parsed as JSON itself. */
+export function isForm(headers: Readonly<Record<string, string>>): boolean {
   const type = headers["content-type"];
   return type !== undefined && type.split(";", 1)[0]?.trim().toLowerCase() === FORM;
 }

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { decodePayload, type RequestRecord, readHistory } from "../../../src/io/stores/deliveryHistory.js";
 import {
   RECORDER_AGENT,
   readRun,
@@ -18,24 +19,32 @@ const SECRET = "history-secret";
 let gw: TestGateway;
 afterEach(() => gw.stop());
 
-async function post(id: string, body: string, signed = true) {
+async function post(id: string, body: string, signed = true, headers: Record<string, string> = {}) {
   return postJson(gw.url("/webhooks/pr"), body, {
     "X-GitHub-Event": "pull_request",
     "X-GitHub-Delivery": id,
     ...(signed ? { "X-Hub-Signature-256": await signGithub(SECRET, body) } : {}),
+    ...headers,
   });
 }
 
+/** Route `pr` with a prompt, run by the recorder agent, delivery history on (its default). */
+const startHistoryGateway = () =>
+  startTestGateway({
+    config: webhookConfig(
+      { pr: { secret: SECRET, events: ["pull_request"], prompt: "PR {number}: {pull_request.title}" } },
+      {},
+      { agent: recorderAgent() },
+    ),
+    files: { "agent/recorder.sh": RECORDER_AGENT },
+  });
+
+const requestRecord = (dir: string, id: string) =>
+  readHistory(dir).find((r): r is RequestRecord => r.kind === "request" && r.id === id);
+
 describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
   it("lists recent requests with their run and delivery; redeliver runs the original payload again, marked", async () => {
-    gw = await startTestGateway({
-      config: webhookConfig(
-        { pr: { secret: SECRET, events: ["pull_request"], prompt: "PR {number}: {pull_request.title}" } },
-        {},
-        { agent: recorderAgent() },
-      ),
-      files: { "agent/recorder.sh": RECORDER_AGENT },
-    });
+    gw = await startHistoryGateway();
     const body = '{"number":7,"pull_request":{"title":"Fix é"}}';
     expect((await post("d-1", body)).status).toBe(202);
     await waitForRun(gw, "d-1");
@@ -90,5 +99,47 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     const unkept = await svc(gw.home, ["webhook", "redeliver", "d-2", "--port", port]);
     expect(unkept.code).toBe(2);
     expect(unkept.stderr).toContain("the route did not accept the request");
+  });
+
+  it("keeps a JSON body unescaped in its line and a form's body as text; both redeliver byte for byte", async () => {
+    gw = await startHistoryGateway();
+    const dir = join(gw.home.dir, "deliveries");
+    const port = String(gw.gateway.port);
+    // Spacing, an escaped quote, `1.0` and an id past 2^53: what a parse and stringify would not give back.
+    const json = '{ "number":7, "n":1.0, "id":12345678901234567890, "pull_request":{"title":"Fix \\"é\\""} }';
+    // A form whose first field looks like JSON: the route reads its `payload` field, not the body.
+    const form = `{"x":1}&payload=${encodeURIComponent('{"number":8,"pull_request":{"title":"Form"}}')}`;
+    expect((await post("j-1", json)).status).toBe(202);
+    const formHeaders = { "content-type": "application/x-www-form-urlencoded" };
+    expect((await post("f-1", form, true, formHeaders)).status).toBe(202);
+    await waitForRun(gw, "j-1");
+    await waitForRun(gw, "f-1");
+    const line = await vi.waitFor(() => {
+      const found = readFileSync(join(dir, "history.jsonl"), "utf8")
+        .split("\n")
+        .find((l) => l.includes('"id":"j-1"') && l.includes('"kind":"request"'));
+      expect(found).toBeDefined();
+      return found as string;
+    });
+    expect(line.endsWith(`"payload_encoding":"json","payload":${json}}`)).toBe(true);
+    expect(decodePayload(requestRecord(dir, "j-1") as RequestRecord)?.toString()).toBe(json);
+    expect(requestRecord(dir, "f-1")).toMatchObject({ payload_encoding: "utf8", payload: form });
+
+    for (const [id, title] of [
+      ["j-1", 'PR 7: Fix "é"'],
+      ["f-1", "PR 8: Form"],
+    ] as const) {
+      const again = await svc(gw.home, ["webhook", "redeliver", id, "--port", port]);
+      expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
+      const newId = new RegExp(`as (redelivery-[0-9a-f]{8}-${id})\\)`).exec(again.stdout)?.[1] as string;
+      expect((await waitForRun(gw, newId)).prompt).toContain(title);
+      // The redelivery was signed over the stored bytes and verified: the same bytes as the original.
+      const stored = await vi.waitFor(() => {
+        const record = requestRecord(dir, newId);
+        expect(record).toBeDefined();
+        return record as RequestRecord;
+      });
+      expect(decodePayload(stored)?.toString()).toBe(id === "j-1" ? json : form);
+    }
   });
 });

@@ -189,6 +189,53 @@ describe("delivery history store", () => {
     expect(encodePayload(Buffer.alloc(HISTORY_PAYLOAD_BYTES + 1))).toEqual({ payload_omitted: "too_large" });
   });
 
+  it("writes a body parsed as a JSON object unescaped, reads it back byte for byte, and keeps every line valid JSON", () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    const bodies = [
+      '{"title":"é ✓ \\"quoted\\" \\u2028","n":1.0,"id":12345678901234567890}',
+      '{ "spaced" : [ 1 , {"a":"b"} ] , "tab":\t"x" }',
+      '{"payload":"looks like the key","payload_encoding":"utf8"}',
+      "{}",
+    ].map((b) => Buffer.from(b));
+    // Not stored as JSON: a line break between tokens, a byte order mark, a body not parsed as JSON itself.
+    const lineBreak = Buffer.from('{"a":1,\n"b":2}');
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]);
+    const form = Buffer.from('{"x":1}&payload={"a":1}');
+    const writer = createHistoryWriter(
+      dir,
+      (err) => {
+        throw err;
+      },
+      () => T0,
+    );
+    const cases: Array<[Buffer, boolean, string]> = [
+      ...bodies.map((b): [Buffer, boolean, string] => [b, true, "json"]),
+      [lineBreak, true, "utf8"],
+      [bom, true, "utf8"],
+      [form, false, "utf8"],
+    ];
+    for (const [i, [body, parsed]] of cases.entries())
+      writer.record(
+        request(`p-${i}`, T0, { content_type: "application/json", ...encodePayload(body, parsed) }),
+      );
+    writer.record({ kind: "run", id: "p-0", at: new Date(T0).toISOString(), route: "pr", outcome: "ok" });
+    writer.close();
+
+    const lines = readFileSync(join(dir, "history.jsonl"), "utf8").trim().split("\n");
+    expect(lines).toHaveLength(cases.length + 1);
+    // Any JSON-lines reader (jq, a script) reads each line; the unescaped payload is its JSON value there.
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(parsed[0]?.payload).toEqual(JSON.parse(bodies[0]?.toString() as string));
+    expect(lines[0]).toContain(`"payload_encoding":"json","payload":${bodies[0]?.toString()}}`);
+    const read = readHistory(dir, T0).filter((r): r is RequestRecord => r.kind === "request");
+    expect(read.map((r) => r.payload_encoding)).toEqual(cases.map(([, , encoding]) => encoding));
+    read.forEach((record, i) => {
+      expect(record).toMatchObject({ id: `p-${i}`, content_type: "application/json" });
+      expect(decodePayload(record)?.equals(cases[i]?.[0] as Buffer)).toBe(true);
+    });
+  });
+
   it("summaries: newest first, each request with its run and delivery", () => {
     const summary = summarizeHistory([
       request("a", T0),
