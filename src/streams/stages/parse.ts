@@ -22,7 +22,11 @@ function formPayload(text: string): Buffer | undefined {
 /** Whether the request says it is a form: the only body a 2xx can follow that was not parsed as JSON itself. */
 export function isForm(headers: Readonly<Record<string, string>>): boolean {
   const type = headers["content-type"];
-  return type !== undefined && type.split(";", 1)[0]?.trim().toLowerCase() === FORM;
+  if (type === undefined) return false;
+  // Asked of every accepted request (delivery history): no copy of the usual `application/json`.
+  const semicolon = type.indexOf(";");
+  const media = (semicolon < 0 ? type : type.slice(0, semicolon)).trim();
+  return media.length === FORM.length && media.toLowerCase() === FORM;
 }
 
 type Parsed = { readonly payload: Record<string, unknown> } | { readonly failed: Outcome };

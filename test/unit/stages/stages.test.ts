@@ -10,7 +10,7 @@ import { dispatchStage } from "../../../src/streams/stages/dispatch.js";
 import { eventCheckStage } from "../../../src/streams/stages/events.js";
 import { filterStage, IGNORED_BY_FILTER } from "../../../src/streams/stages/filters.js";
 import { DUPLICATE, idempotencyStage } from "../../../src/streams/stages/idempotency.js";
-import { INVALID_JSON, NOT_AN_OBJECT, parseStage } from "../../../src/streams/stages/parse.js";
+import { INVALID_JSON, isForm, NOT_AN_OBJECT, parseStage } from "../../../src/streams/stages/parse.js";
 import { RATE_LIMITED, rateLimitStage, rateSpendStage } from "../../../src/streams/stages/rateLimit.js";
 import { routeLookupStage, UNKNOWN_ROUTE } from "../../../src/streams/stages/route.js";
 import { IGNORED_BY_SCRIPT, scriptStage } from "../../../src/streams/stages/script.js";
@@ -148,6 +148,27 @@ describe("parse stage", () => {
     const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]);
     expect(parseStage({ inbound: inbound({ body: withBom }) })).toMatchObject({ payload: { a: 1 } });
     expect(parseStage({ inbound: inbound({ body: Buffer.from([0xef, 0xbb, 0xbf]) }) })).toBe(INVALID_JSON);
+  });
+
+  it("a form's JSON is its payload field, whatever the case and parameters of its content type", () => {
+    const json = '{"a":2}';
+    const body = Buffer.from(`{"x":1}&payload=${encodeURIComponent(json)}`);
+    const forms = [
+      "application/x-www-form-urlencoded",
+      "Application/X-WWW-Form-URLencoded; charset=utf-8",
+      " application/x-www-form-urlencoded ;charset=utf-8",
+    ];
+    for (const type of forms) {
+      const headers = { "content-type": type };
+      expect(isForm(headers)).toBe(true);
+      expect(parseStage({ inbound: inbound({ headers, body }) })).toMatchObject({ payload: { a: 2 } });
+    }
+    for (const type of ["application/json", "application/x-www-form-urlencodedx", "text/plain; x=y", ""]) {
+      const headers = { "content-type": type };
+      expect(isForm(headers)).toBe(false);
+      expect(parseStage({ inbound: inbound({ headers, body }) })).toBe(INVALID_JSON);
+    }
+    expect(isForm({})).toBe(false);
   });
 });
 
