@@ -49,20 +49,23 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
       const kept =
         body === undefined ? undefined : ok ? encodePayload(body, !isForm(head.headers)) : NOT_ACCEPTED;
       // Every key present (undefined when absent): one object shape, no spreads on the hot path.
-      writer.record({
-        kind: "request",
-        id: id ?? "-",
-        at: at(),
-        route,
-        status: answer.status,
-        outcome: String(answered.status ?? answered.error ?? answer.status),
-        event: event === undefined ? undefined : cut(event),
-        redelivery_of: redeliveryOf === undefined ? undefined : cut(redeliveryOf),
-        content_type: contentType === undefined ? undefined : cut(contentType),
-        payload: kept?.payload,
-        payload_encoding: kept?.payload_encoding,
-        payload_omitted: kept?.payload_omitted,
-      });
+      writer.record(
+        {
+          kind: "request",
+          id: id ?? "-",
+          at: at(),
+          route,
+          status: answer.status,
+          outcome: String(answered.status ?? answered.error ?? answer.status),
+          event: event === undefined ? undefined : cut(event),
+          redelivery_of: redeliveryOf === undefined ? undefined : cut(redeliveryOf),
+          content_type: contentType === undefined ? undefined : cut(contentType),
+          payload: kept?.payload,
+          payload_encoding: kept?.payload_encoding,
+          payload_omitted: kept?.payload_omitted,
+        },
+        kept?.json,
+      );
     },
     run(run: Pick<QueuedRun, "deliveryId" | "routeName">, err: unknown): void {
       writer.record({

@@ -17,11 +17,63 @@ export interface BatchedWriter {
   close(): void;
 }
 
-const open = new Set<BatchedWriter>();
+const open = new Set<{ flush(): void }>();
 let exitHookInstalled = false;
 
 function flushAllOnExit(): void {
   for (const writer of open) writer.flush();
+}
+
+/**
+ * The turn-end scheduling both writers share: what `take` hands out (emptying the batch; undefined when
+ * it is empty) is written by `sink` at the end of the turn it was first added in, on `flush()`, on
+ * `close()` and at exit.
+ */
+function batching<T>(
+  take: () => T | undefined,
+  sink: (batch: T) => void,
+  onError: (err: unknown) => void,
+  onClose: (() => void) | undefined,
+): Omit<BatchedWriter, "write"> & { added(): boolean } {
+  let scheduled = false;
+  let closed = false;
+  const core = {
+    flush() {
+      scheduled = false;
+      const batch = take();
+      if (batch === undefined) return;
+      try {
+        sink(batch);
+      } catch (err) {
+        onError(err);
+      }
+    },
+    close() {
+      if (closed) return;
+      core.flush();
+      closed = true;
+      open.delete(core);
+      onClose?.();
+    },
+    /** Before each addition: false (reported) once closed; schedules the turn's write. */
+    added() {
+      if (closed) {
+        onError(new Error("write after close"));
+        return false;
+      }
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(core.flush);
+      }
+      return true;
+    },
+  };
+  open.add(core);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", flushAllOnExit);
+  }
+  return core;
 }
 
 /**
@@ -33,46 +85,69 @@ export function createBatchedWriter(
   onError: (err: unknown) => void,
   onClose?: () => void,
 ): BatchedWriter {
-  let pending: string[] = [];
-  let scheduled = false;
-  let closed = false;
-  const writer: BatchedWriter = {
-    write(text) {
-      if (closed) {
-        onError(new Error("write after close"));
-        return;
-      }
-      pending.push(text);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(writer.flush);
-      }
-    },
-    flush() {
-      scheduled = false;
-      if (pending.length === 0) return;
-      const batch = pending.length === 1 ? (pending[0] as string) : pending.join("");
-      pending = [];
-      try {
-        sink(batch);
-      } catch (err) {
-        onError(err);
-      }
-    },
-    close() {
-      if (closed) return;
-      writer.flush();
-      closed = true;
-      open.delete(writer);
-      onClose?.();
-    },
+  let texts: string[] = [];
+  const take = () => {
+    if (texts.length === 0) return undefined;
+    const batch = texts.length === 1 ? (texts[0] as string) : texts.join("");
+    texts = [];
+    return batch;
   };
-  open.add(writer);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on("exit", flushAllOnExit);
-  }
-  return writer;
+  const { flush, close, added } = batching(take, sink, onError, onClose);
+  return {
+    write(text) {
+      if (added()) texts.push(text);
+    },
+    flush,
+    close,
+  };
+}
+
+/** A batched writer that also takes bytes as they are (no decoding to text and back). */
+export interface BatchedByteWriter extends BatchedWriter {
+  writeBytes(bytes: Uint8Array): void;
+}
+
+/**
+ * Like `createBatchedWriter`, but the turn's text and bytes are encoded into one buffer kept from batch to
+ * batch: no joined string and no buffer per batch for the garbage collector. `sink` gets a view of that
+ * buffer, valid only until it returns, so it must write synchronously (a file, not a stream).
+ */
+export function createBatchedByteWriter(
+  sink: (bytes: Buffer) => void,
+  onError: (err: unknown) => void,
+  onClose?: () => void,
+): BatchedByteWriter {
+  let buffer = Buffer.allocUnsafeSlow(64 * 1024);
+  let used = 0;
+  const room = (most: number) => {
+    if (used + most <= buffer.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(2 * buffer.length, used + most));
+    buffer.copy(grown, 0, 0, used);
+    buffer = grown;
+  };
+  const take = () => {
+    if (used === 0) return undefined;
+    const batch = buffer.subarray(0, used);
+    used = 0;
+    return batch;
+  };
+  const { flush, close, added } = batching(take, sink, onError, onClose);
+  return {
+    write(text) {
+      if (!added()) return;
+      // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4).
+      room(text.length * 3);
+      used += buffer.write(text, used, "utf8");
+    },
+    writeBytes(bytes) {
+      if (!added()) return;
+      room(bytes.length);
+      buffer.set(bytes, used);
+      used += bytes.length;
+    },
+    flush,
+    close,
+  };
 }
 
 /** A batched writer appending to `file` (created with `mode`, e.g. 0o600 for records of runs). */
@@ -104,4 +179,11 @@ export function writeTextSync(fd: number, text: string): number {
     while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
   }
   return bytes;
+}
+
+/** Writes all of `bytes` to `fd` (a short write, rare for regular files, is continued) and returns its size. */
+export function writeBytesSync(fd: number, bytes: Uint8Array): number {
+  let written = 0;
+  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+  return bytes.length;
 }

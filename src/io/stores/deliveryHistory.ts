@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { type BatchedWriter, createBatchedWriter, writeTextSync } from "../batchedWriter.js";
+import { createBatchedByteWriter, writeBytesSync } from "../batchedWriter.js";
 
 /** Each history file is rotated past this size; one previous file is kept: at most ~2 × this on disk. */
 export const HISTORY_FILE_BYTES = 16 * 1024 * 1024;
@@ -74,30 +74,35 @@ export interface DeliveryRecord {
 export type HistoryRecord = RequestRecord | RunRecord | DeliveryRecord;
 
 export interface HistoryWriter {
-  record(record: HistoryRecord): void;
+  /** `json`: the bytes of a `json` payload (the record's `payload` left unset), written as they are. */
+  record(record: HistoryRecord, json?: Buffer): void;
   close(): void;
 }
+
+/** What is kept of a body: the record's payload fields, and the bytes of a `json` payload. */
+export type KeptPayload = Pick<RequestRecord, "payload" | "payload_encoding" | "payload_omitted"> & {
+  readonly json?: Buffer;
+};
 
 const OPEN_BRACE = 0x7b;
 const LF = 0x0a;
 const CR = 0x0d;
 
 /**
- * The body as stored: a JSON object as it is (`json`), other UTF-8 text as a JSON string (`utf8`: it
- * round-trips exactly), anything else base64. `parsedAsJson`: the route parsed the body itself as a JSON
- * object, so it is one JSON value and can stand in the line unescaped (escaping the quotes of a 1 KB
- * payload was most of a request's history cost). It must also begin the line's value at its first byte
- * (no byte order mark) and hold no line break, which JSON allows between tokens but a line cannot.
+ * The body as stored: a JSON object as it is (`json`: its bytes, for the writer to copy into the line),
+ * other UTF-8 text as a JSON string (`utf8`: it round-trips exactly), anything else base64. `parsedAsJson`:
+ * the route parsed the body itself as a JSON object, so it is one JSON value and can stand in the line
+ * unescaped (escaping the quotes of a 1 KB payload was most of a request's history cost). It must also
+ * begin the line's value at its first byte (no byte order mark) and hold no line break, which JSON allows
+ * between tokens but a line cannot.
  */
-export function encodePayload(
-  body: Buffer,
-  parsedAsJson = false,
-): Pick<RequestRecord, "payload" | "payload_encoding" | "payload_omitted"> {
+export function encodePayload(body: Buffer, parsedAsJson = false): KeptPayload {
   if (body.length > HISTORY_PAYLOAD_BYTES) return { payload_omitted: "too_large" };
   // Well-formed UTF-8 is exactly what decodes and re-encodes to the same bytes: checked without a copy.
   if (!isUtf8(body)) return { payload: body.toString("base64"), payload_encoding: "base64" };
-  const asJson = parsedAsJson && body[0] === OPEN_BRACE && body.indexOf(LF) < 0 && body.indexOf(CR) < 0;
-  return { payload: body.toString("utf8"), payload_encoding: asJson ? "json" : "utf8" };
+  if (parsedAsJson && body[0] === OPEN_BRACE && body.indexOf(LF) < 0 && body.indexOf(CR) < 0)
+    return { payload_encoding: "json", json: body };
+  return { payload: body.toString("utf8"), payload_encoding: "utf8" };
 }
 
 export function decodePayload(record: RequestRecord): Buffer | undefined {
@@ -112,25 +117,34 @@ const q = JSON.stringify;
 const opt = (name: string, value: string | undefined) =>
   value === undefined ? "" : `,"${name}":${q(value)}`;
 
+/** The keys every record's line begins with. */
+const lineHead = (r: HistoryRecord) =>
+  `{"kind":"${r.kind}","id":${q(r.id)},"at":${q(r.at)},"route":${q(r.route)}`;
+
+/** A request record's line up to its payload fields. */
+const requestLineStart = (r: RequestRecord) =>
+  `${lineHead(r)},"status":${q(r.status)},"outcome":${q(r.outcome)}${opt("event", r.event)}${opt("redelivery_of", r.redelivery_of)}${opt("content_type", r.content_type)}`;
+
+/** Precedes a `json` payload's bytes, which end the line's object. */
+const JSON_PAYLOAD_START = `,"payload_encoding":"json"${JSON_PAYLOAD_KEY}`;
+
 /**
  * The record's JSON line: the same text `JSON.stringify` gives for a record built in the fields' declared
  * order (undefined fields left out), built from its fixed keys. `JSON.stringify` of a whole record took
  * ~2.4 µs per request in the gateway (records of several shapes), most of a 401's history cost. A `json`
- * payload is written unescaped, after its encoding, as the line's last value.
+ * payload (its text here, as `readHistory` gives it) is written unescaped, after its encoding, as the
+ * line's last value.
  */
 export function historyLine(r: HistoryRecord): string {
-  const head = `{"kind":"${r.kind}","id":${q(r.id)},"at":${q(r.at)},"route":${q(r.route)}`;
   switch (r.kind) {
-    case "request": {
-      const request = `${head},"status":${q(r.status)},"outcome":${q(r.outcome)}${opt("event", r.event)}${opt("redelivery_of", r.redelivery_of)}${opt("content_type", r.content_type)}`;
+    case "request":
       if (r.payload_encoding === "json" && r.payload !== undefined)
-        return `${request},"payload_encoding":"json"${JSON_PAYLOAD_KEY}${r.payload}}`;
-      return `${request}${opt("payload", r.payload)}${opt("payload_encoding", r.payload_encoding)}${opt("payload_omitted", r.payload_omitted)}}`;
-    }
+        return `${requestLineStart(r)}${JSON_PAYLOAD_START}${r.payload}}`;
+      return `${requestLineStart(r)}${opt("payload", r.payload)}${opt("payload_encoding", r.payload_encoding)}${opt("payload_omitted", r.payload_omitted)}}`;
     case "run":
-      return `${head},"outcome":${q(r.outcome)}${opt("error", r.error)}}`;
+      return `${lineHead(r)},"outcome":${q(r.outcome)}${opt("error", r.error)}}`;
     case "delivery":
-      return `${head},"platform":${q(r.platform)},"outcome":${q(r.outcome)}}`;
+      return `${lineHead(r)},"platform":${q(r.platform)},"outcome":${q(r.outcome)}}`;
   }
 }
 
@@ -182,8 +196,10 @@ export function createHistoryWriter(
     }
     rm(aside, { force: true }).catch(onError);
   };
-  const writer: BatchedWriter = createBatchedWriter(
-    (text) => {
+  // The turn's lines are encoded into one buffer kept across batches, a `json` payload copied in as its
+  // bytes: no decoded body, no line string holding it, no joined batch.
+  const writer = createBatchedByteWriter(
+    (bytes) => {
       if (size >= maxFileBytes) {
         closeSync(fd);
         setAsidePrevious();
@@ -191,14 +207,20 @@ export function createHistoryWriter(
         fd = openSync(file, "a", 0o600);
         size = 0;
       }
-      size += writeTextSync(fd, text);
+      size += writeBytesSync(fd, bytes);
     },
     onError,
     () => closeSync(fd),
   );
   return {
-    record(record) {
-      writer.write(`${historyLine(record)}\n`);
+    record(record, json) {
+      if (json === undefined || record.kind !== "request") {
+        writer.write(`${historyLine(record)}\n`);
+        return;
+      }
+      writer.write(`${requestLineStart(record)}${JSON_PAYLOAD_START}`);
+      writer.writeBytes(json);
+      writer.write("}\n");
     },
     close() {
       writer.close();
@@ -211,8 +233,8 @@ function readLine(line: string): HistoryRecord {
   const record = JSON.parse(line) as HistoryRecord;
   if (record.kind !== "request" || record.payload_encoding !== "json") return record;
   // The first unescaped `,"payload":` is the key: the values before it are JSON strings and numbers.
-  const start = line.indexOf(JSON_PAYLOAD_KEY) + JSON_PAYLOAD_KEY.length;
-  return { ...record, payload: line.slice(start, -1) };
+  const key = line.indexOf(JSON_PAYLOAD_KEY);
+  return key < 0 ? record : { ...record, payload: line.slice(key + JSON_PAYLOAD_KEY.length, -1) };
 }
 
 /** Every record within the retention, oldest first (both files); unreadable lines are skipped. */

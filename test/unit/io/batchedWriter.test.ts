@@ -2,7 +2,12 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { createBatchedFileWriter, createBatchedWriter } from "../../../src/io/batchedWriter.js";
+import {
+  type BatchedWriter,
+  createBatchedByteWriter,
+  createBatchedFileWriter,
+  createBatchedWriter,
+} from "../../../src/io/batchedWriter.js";
 import { createLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -11,7 +16,23 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 let home: TempHome | undefined;
 afterEach(() => home?.cleanup());
 
-describe("batched writer", () => {
+type TextWriterFactory = (
+  sink: (text: string) => void,
+  onError: (err: unknown) => void,
+  onClose?: () => void,
+) => BatchedWriter;
+
+/** Both writers, the byte writer's batches read back as text (a copy: its buffer is reused). */
+const writers: Array<[string, TextWriterFactory]> = [
+  ["text", createBatchedWriter],
+  [
+    "byte",
+    (sink, onError, onClose) =>
+      createBatchedByteWriter((bytes) => sink(bytes.toString("utf8")), onError, onClose),
+  ],
+];
+
+describe.each(writers)("batched writer (%s)", (_name, createBatchedWriter) => {
   it("writes everything from one event-loop turn as one batch, in order, at the end of the turn", async () => {
     const batches: string[] = [];
     const writer = createBatchedWriter(
@@ -74,7 +95,34 @@ describe("batched writer", () => {
     expect(batches).toEqual(["kept\n"]);
     writer.close();
   });
+});
 
+describe("batched byte writer", () => {
+  it("keeps text and bytes in the order written, past its first buffer and with multi-byte characters", async () => {
+    const batches: string[] = [];
+    const errors: unknown[] = [];
+    const writer = createBatchedByteWriter(
+      (bytes) => batches.push(bytes.toString("utf8")),
+      (err) => errors.push(err),
+    );
+    const big = "é✓😀x".repeat(20_000); // 180,000 bytes of UTF-8: more than the buffer it starts with
+    writer.write("head:");
+    writer.writeBytes(Buffer.from('{"a":"é"}'));
+    writer.write(big);
+    writer.writeBytes(new Uint8Array([0x7d, 0x0a]));
+    await nextTurn();
+    writer.write("small\n");
+    await nextTurn();
+    expect(batches).toEqual([`head:{"a":"é"}${big}}\n`, "small\n"]);
+    writer.writeBytes(Buffer.from("late"));
+    writer.close();
+    writer.writeBytes(Buffer.from("after"));
+    expect(batches.slice(2)).toEqual(["late"]);
+    expect(errors.map(String)).toEqual(["Error: write after close"]);
+  });
+});
+
+describe("batched file writer", () => {
   it("appends to a file created with the given mode, keeping what was there", async () => {
     home = tempHome();
     const file = home.write("log.jsonl", "old\n");

@@ -215,10 +215,10 @@ describe("delivery history store", () => {
       [bom, true, "utf8"],
       [form, false, "utf8"],
     ];
-    for (const [i, [body, parsed]] of cases.entries())
-      writer.record(
-        request(`p-${i}`, T0, { content_type: "application/json", ...encodePayload(body, parsed) }),
-      );
+    for (const [i, [body, parsed]] of cases.entries()) {
+      const { json, ...fields } = encodePayload(body, parsed);
+      writer.record(request(`p-${i}`, T0, { content_type: "application/json", ...fields }), json);
+    }
     writer.record({ kind: "run", id: "p-0", at: new Date(T0).toISOString(), route: "pr", outcome: "ok" });
     writer.close();
 
