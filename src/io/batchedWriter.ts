@@ -102,6 +102,10 @@ export function createBatchedWriter(
   };
 }
 
+/** The byte writer's buffer at first, and the most it keeps between batches. */
+const BYTE_BATCH_START = 64 * 1024;
+const BYTE_BATCH_KEPT = 1024 * 1024;
+
 /** A batched writer that also takes bytes as they are (no decoding to text and back). */
 export interface BatchedByteWriter extends BatchedWriter {
   writeBytes(bytes: Uint8Array): void;
@@ -117,7 +121,7 @@ export function createBatchedByteWriter(
   onError: (err: unknown) => void,
   onClose?: () => void,
 ): BatchedByteWriter {
-  let buffer = Buffer.allocUnsafeSlow(64 * 1024);
+  let buffer = Buffer.allocUnsafeSlow(BYTE_BATCH_START);
   let used = 0;
   const room = (most: number) => {
     if (used + most <= buffer.length) return;
@@ -131,7 +135,15 @@ export function createBatchedByteWriter(
     used = 0;
     return batch;
   };
-  const { flush, close, added } = batching(take, sink, onError, onClose);
+  // A turn of large payloads grows the buffer; once written, it is not kept at that size.
+  const write = (batch: Buffer) => {
+    try {
+      sink(batch);
+    } finally {
+      if (buffer.length > BYTE_BATCH_KEPT) buffer = Buffer.allocUnsafeSlow(BYTE_BATCH_START);
+    }
+  };
+  const { flush, close, added } = batching(take, write, onError, onClose);
   return {
     write(text) {
       if (!added()) return;

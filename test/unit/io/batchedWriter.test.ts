@@ -98,14 +98,15 @@ describe.each(writers)("batched writer (%s)", (_name, createBatchedWriter) => {
 });
 
 describe("batched byte writer", () => {
-  it("keeps text and bytes in the order written, past its first buffer and with multi-byte characters", async () => {
+  it("keeps text and bytes in the order written, past its first and its kept buffer size, with multi-byte characters", async () => {
     const batches: string[] = [];
     const errors: unknown[] = [];
     const writer = createBatchedByteWriter(
       (bytes) => batches.push(bytes.toString("utf8")),
       (err) => errors.push(err),
     );
-    const big = "é✓😀x".repeat(20_000); // 180,000 bytes of UTF-8: more than the buffer it starts with
+    // 1,080,000 bytes of UTF-8: more than the buffer starts with, and than it keeps after the batch
+    const big = "é✓😀x".repeat(120_000);
     writer.write("head:");
     writer.writeBytes(Buffer.from('{"a":"é"}'));
     writer.write(big);
