@@ -1,7 +1,8 @@
 /**
  * Preload (`node --import ./bench/allocationSampler.mjs`) for `bench/allocations.ts`: the first SIGUSR2
  * starts V8's sampling heap profiler, counting objects the garbage collector has already freed too (what
- * a request allocates, not what it keeps); the second stops it and writes the profile to $ALLOC_PROFILE_OUT.
+ * a request allocates, not what it keeps; with ALLOC_LIVE=1 only what is still alive at the end: what it
+ * keeps); the second stops it and writes the profile to $ALLOC_PROFILE_OUT.
  */
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
@@ -15,8 +16,8 @@ process.on("SIGUSR2", () => {
     sampling = true;
     session.post("HeapProfiler.startSampling", {
       samplingInterval: 2048,
-      includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMajorGC: process.env.ALLOC_LIVE !== "1",
+      includeObjectsCollectedByMinorGC: process.env.ALLOC_LIVE !== "1",
     });
     return;
   }

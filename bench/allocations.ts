@@ -4,7 +4,9 @@
  * INFO) pinned to CPU 0 with `bench/allocationSampler.mjs` preloaded; wrk on CPU 1 warms it for 2 s, then
  * V8's sampling heap profiler (every ~2 KB, freed objects included) runs over `seconds` (default 4) of
  * load. Prints the sampled bytes per request, the top allocating functions and the top stacks (innermost
- * last). Sampled, so each figure is an estimate within a few percent. Needs `npm run build` and wrk.
+ * last). Sampled, so each figure is an estimate within a few percent. With ALLOC_LIVE=1 only the objects
+ * still alive when sampling stops are counted: what the requests keep (bytes per request of the sampled
+ * run). Needs `npm run build` and wrk.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -74,6 +76,7 @@ const top = (counts: Map<string, number>) =>
     .map(([name, bytes]) => `${(bytes / requests).toFixed(0).padStart(7)}  ${name}`)
     .join("\n");
 console.log(JSON.stringify(result));
-console.log(`~${(total / requests).toFixed(0)} bytes allocated per request (sampled)\n`);
+const what = process.env.ALLOC_LIVE === "1" ? "still alive at the end" : "allocated";
+console.log(`~${(total / requests).toFixed(0)} bytes ${what} per request (sampled)\n`);
 console.log(`-- bytes per request, by allocating function --\n${top(bySite)}\n`);
 console.log(`-- bytes per request, by stack (innermost last) --\n${top(byStack)}`);
