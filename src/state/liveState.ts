@@ -13,11 +13,18 @@ export type JournalRecord =
   | { t: "g"; g: StoredGroup } // coalescing group state
   | { t: "x"; id: string }; // coalescing group fired
 
-interface SeenEntry {
-  readonly at: number;
-  delivered: boolean;
-  run: boolean;
-}
+/**
+ * An idempotency key's entry, packed in one number: the millisecond it was first accepted, times 4, plus
+ * DELIVERED and RUN. No object per key: the mirror holds up to 100,000 keys for an hour, in the old
+ * generation the garbage collector marks (measured: ~36 B and two objects less per key than an object
+ * with a boxed time).
+ */
+type SeenEntry = number;
+const DELIVERED = 1;
+const RUN = 2;
+const packSeen = (at: number, flags: number): SeenEntry => Math.trunc(at) * 4 + flags;
+const seenAt = (entry: SeenEntry) => Math.floor(entry / 4);
+const seenFlags = (entry: SeenEntry) => entry - 4 * Math.floor(entry / 4);
 
 export const runKey = (routeName: string, deliveryId: string): string => `${routeName}:${deliveryId}`;
 
@@ -70,7 +77,7 @@ export class LiveState {
    * Idempotency key → first accepted at, delivered directly, and whether it was journaled as an agent run
    * (so a run saved elsewhere under that key was already taken care of). Insertion order is time order.
    */
-  readonly seen = new Map<string, SeenEntry>();
+  private readonly seen = new Map<string, SeenEntry>();
   /** Records replay skipped as unreadable (a newer format, a hand edit). */
   ignored = 0;
 
@@ -78,11 +85,13 @@ export class LiveState {
   apply(record: unknown): boolean {
     if (!isObject(record)) return this.notUnderstood();
     switch (record.t) {
-      case "a":
+      case "a": {
         if (!isRun(record.run) || !isNumber(record.at)) return this.notUnderstood();
-        this.runs.set(runKey(record.run.routeName, record.run.deliveryId), record.run);
-        this.see(runKey(record.run.routeName, record.run.deliveryId), record.at, { run: true });
+        const key = runKey(record.run.routeName, record.run.deliveryId);
+        this.runs.set(key, record.run);
+        this.see(key, record.at, RUN);
         return true;
+      }
       case "f":
         if (!isString(record.k)) return this.notUnderstood();
         this.runs.delete(record.k);
@@ -90,17 +99,12 @@ export class LiveState {
       case "s":
       case "d":
         if (!isString(record.k) || !isNumber(record.at)) return this.notUnderstood();
-        this.see(record.k, record.at, {
-          delivered: record.t === "d",
-          run: record.t === "s" && record.r === 1,
-        });
+        this.see(record.k, record.at, record.t === "d" ? DELIVERED : record.r === 1 ? RUN : 0);
         return true;
       case "g":
         if (!isGroup(record.g)) return this.notUnderstood();
         this.groups.set(record.g.id, record.g);
-        this.see(runKey(record.g.latest.routeName, record.g.latest.deliveryId), record.g.lastAt, {
-          run: true,
-        });
+        this.see(runKey(record.g.latest.routeName, record.g.latest.deliveryId), record.g.lastAt, RUN);
         return true;
       case "x":
         if (!isString(record.id)) return this.notUnderstood();
@@ -114,7 +118,7 @@ export class LiveState {
   /** Drops idempotency keys older than the hour (and the oldest past the cap). */
   prune(now: number): void {
     for (const [key, entry] of this.seen) {
-      if (entry.at > now - SEEN_TTL_MS && this.seen.size <= SEEN_MAX) break;
+      if (seenAt(entry) > now - SEEN_TTL_MS && this.seen.size <= SEEN_MAX) break;
       this.seen.delete(key);
     }
   }
@@ -130,8 +134,10 @@ export class LiveState {
   *snapshot(now: number): Generator<JournalRecord> {
     this.prune(now);
     for (const [k, entry] of firstOf(this.seen, this.seen.size)) {
-      if (entry.delivered) yield { t: "d", k, at: entry.at };
-      else yield entry.run ? { t: "s", k, at: entry.at, r: 1 } : { t: "s", k, at: entry.at };
+      const at = seenAt(entry);
+      const flags = seenFlags(entry);
+      if (flags & DELIVERED) yield { t: "d", k, at };
+      else yield flags & RUN ? { t: "s", k, at, r: 1 } : { t: "s", k, at };
     }
     for (const g of firstOf(this.groups.values(), this.groups.size)) yield { t: "g", g };
     for (const run of firstOf(this.runs.values(), this.runs.size)) yield { t: "a", run, at: run.receivedAt };
@@ -142,22 +148,23 @@ export class LiveState {
     return {
       runs: [...this.runs.values()],
       groups: [...this.groups.values()],
-      seen: [...this.seen].map(([key, entry]) => [key, entry.at]),
-      runKeys: [...this.seen].filter(([, entry]) => entry.run).map(([key]) => key),
+      seen: [...this.seen].map(([key, entry]) => [key, seenAt(entry)]),
+      runKeys: [...this.seen].filter(([, entry]) => seenFlags(entry) & RUN).map(([key]) => key),
     };
   }
 
-  private see(key: string, at: number, kind: { delivered?: boolean; run?: boolean }): void {
+  private see(key: string, at: number, flags: number): void {
     const known = this.seen.get(key);
     // A key is taken once an hour: one seen again past its hour was taken anew (its first entry expired
     // in the live mirror; a replay of both records must not keep the old time, which would expire it).
-    if (known === undefined || at >= known.at + SEEN_TTL_MS) {
+    if (known === undefined || at >= seenAt(known) + SEEN_TTL_MS) {
       if (known !== undefined) this.seen.delete(key);
-      this.seen.set(key, { at, delivered: kind.delivered === true, run: kind.run === true });
+      this.seen.set(key, packSeen(at, flags));
       return;
     }
-    if (kind.delivered === true) known.delivered = true;
-    if (kind.run === true) known.run = true;
+    // What the record adds (flags are two bits: bitwise; the packed time is past 32 bits: arithmetic).
+    const added = flags & ~seenFlags(known);
+    if (added !== 0) this.seen.set(key, known + added);
   }
 
   /** Counts a record replay cannot read and tells the caller it was not applied. */

@@ -51,6 +51,33 @@ describe("idempotency keys across their hour", () => {
     ]);
   });
 
+  it("keeps each key's first time to the millisecond and what later records add, at epoch times", () => {
+    const t0 = Date.parse("2026-11-29T10:00:00.123Z"); // past 2^32 once packed: no 32-bit arithmetic on it
+    const live = new LiveState();
+    live.apply({ t: "s", k: "pr:direct", at: t0 });
+    live.apply({ t: "d", k: "pr:direct", at: t0 + 5 });
+    live.apply({ t: "a", run: { ...run, deliveryId: "d-2" }, at: t0 + 7 });
+    live.apply({ t: "s", k: "pr:d-2", at: t0 + 9 });
+    live.apply({ t: "s", k: "pr:plain", at: t0 + 11 });
+    live.apply({ t: "s", k: "pr:plain", at: t0 + 12, r: 1 });
+    live.apply({ t: "d", k: "pr:plain", at: t0 + 13 });
+    live.apply({ t: "s", k: "pr:only", at: t0 + 20 });
+    expect([...live.snapshot(t0 + 60_000)].filter((record) => record.t !== "a")).toEqual([
+      { t: "d", k: "pr:direct", at: t0 },
+      { t: "s", k: "pr:d-2", at: t0 + 7, r: 1 },
+      { t: "d", k: "pr:plain", at: t0 + 11 },
+      { t: "s", k: "pr:only", at: t0 + 20 },
+    ]);
+    const recovered = live.recovered(t0 + 60_000);
+    expect(recovered.seen).toEqual([
+      ["pr:direct", t0],
+      ["pr:d-2", t0 + 7],
+      ["pr:plain", t0 + 11],
+      ["pr:only", t0 + 20],
+    ]);
+    expect(recovered.runKeys).toEqual(["pr:d-2", "pr:plain"]);
+  });
+
   it("within the hour a later record about a key keeps its first time and adds what it says", () => {
     const live = new LiveState();
     live.apply({ t: "s", k: "pr:d1", at: 1_000 });
