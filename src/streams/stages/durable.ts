@@ -1,4 +1,4 @@
-import { type MonoTypeOperatorFunction, mergeMap } from "rxjs";
+import { type MonoTypeOperatorFunction, Observable } from "rxjs";
 import { type PipelineCtx, withCtx } from "../context.js";
 import { errorOutcome } from "../types.js";
 import { seenKey } from "./idempotency.js";
@@ -17,28 +17,63 @@ export interface DurableDeps {
 const promisesKept = (ctx: PipelineCtx) =>
   ctx.outcome !== undefined && (ctx.outcome.status === 202 || ctx.outcome.body.status === "duplicate");
 
+/** The contexts waiting for one durable() promise, in the order they came. */
+interface Waiting {
+  readonly promise: Promise<void>;
+  readonly ctxs: PipelineCtx[];
+}
+
 /**
  * After dispatch: an answer that promises the event is kept waits until the state store has made it
  * durable (one shared fdatasync per batch, see the journal's group commit). Other answers pass at once.
- * A failed write answers 503 instead of a 202 that would not be kept.
+ * A failed write answers 503 instead of a 202 that would not be kept. The contexts given the same promise
+ * (one journal batch) go on together when it settles, in the order they came, with one `then` for them
+ * all: no Promise, inner Observable and subscriber per request, as a `mergeMap` per context had.
  */
 export function durableOperator(deps: DurableDeps): MonoTypeOperatorFunction<PipelineCtx> {
-  const wait = async (ctx: PipelineCtx): Promise<PipelineCtx> => {
-    const pending = deps.durable();
-    if (pending === undefined) return ctx;
-    try {
-      await pending;
-      return ctx;
-    } catch {
-      if (ctx.accepted !== undefined) deps.forget(seenKey(ctx.accepted.routeName, ctx.accepted.deliveryId));
-      return withCtx(ctx, { outcome: STATE_UNAVAILABLE });
-    }
+  const failed = (ctx: PipelineCtx): PipelineCtx => {
+    if (ctx.accepted !== undefined) deps.forget(seenKey(ctx.accepted.routeName, ctx.accepted.deliveryId));
+    return withCtx(ctx, { outcome: STATE_UNAVAILABLE });
   };
-  return onlyFor(
-    promisesKept,
-    mergeMap((ctx) => {
-      // Nothing pending (the common case under light load): no Promise hop.
-      return deps.durable() === undefined ? [ctx] : wait(ctx);
-    }),
-  );
+  const waitForDurable: MonoTypeOperatorFunction<PipelineCtx> = (source) =>
+    new Observable<PipelineCtx>((subscriber) => {
+      let latest: Waiting | undefined;
+      let unsettled = 0;
+      let ended = false;
+      const release = (waiting: Waiting, ok: boolean) => {
+        unsettled -= 1;
+        if (latest === waiting) latest = undefined;
+        try {
+          for (const ctx of waiting.ctxs) subscriber.next(ok ? ctx : failed(ctx));
+        } catch (err) {
+          subscriber.error(err);
+          return;
+        }
+        if (ended && unsettled === 0) subscriber.complete();
+      };
+      const input = source.subscribe({
+        next(ctx) {
+          const promise = deps.durable();
+          // Nothing pending (the common case under light load): no Promise hop.
+          if (promise === undefined) return subscriber.next(ctx);
+          if (latest === undefined || latest.promise !== promise) {
+            const waiting: Waiting = { promise, ctxs: [] };
+            latest = waiting;
+            unsettled += 1;
+            promise.then(
+              () => release(waiting, true),
+              () => release(waiting, false),
+            );
+          }
+          latest.ctxs.push(ctx);
+        },
+        error: (err: unknown) => subscriber.error(err),
+        complete() {
+          ended = true;
+          if (unsettled === 0) subscriber.complete();
+        },
+      });
+      return () => input.unsubscribe();
+    });
+  return onlyFor(promisesKept, waitForDurable);
 }

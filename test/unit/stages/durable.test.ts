@@ -87,6 +87,46 @@ describe("the durability wait after dispatch", () => {
     expect(answer?.status).toBe(202);
   });
 
+  it("each batch's requests are answered when their own sync settles, in the order they came; a failed one 503s only its own", async () => {
+    const first = deferred();
+    const second = deferred();
+    const third = deferred();
+    let pending: Promise<void> | undefined = first.promise;
+    const { pipeline, forgotten } = harness(() => pending);
+    const answered: string[] = [];
+    const push = (id: string) => pipeline.push(inbound(id), (o) => answered.push(`${id} ${o.status}`));
+    for (const id of ["a1", "a2", "a3"]) push(id);
+    pending = second.promise;
+    for (const id of ["b1", "b2"]) push(id);
+    pending = third.promise;
+    push("c1");
+    second.resolve();
+    await second.promise;
+    expect(answered).toEqual(["b1 202", "b2 202"]);
+    third.reject(new Error("EIO"));
+    await third.promise.catch(() => {});
+    expect(answered).toEqual(["b1 202", "b2 202", "c1 503"]);
+    expect(forgotten).toEqual(["r:c1"]);
+    first.resolve();
+    await first.promise;
+    expect(answered.slice(3)).toEqual(["a1 202", "a2 202", "a3 202"]);
+  });
+
+  it("a stop waits for the requests still waiting for their sync, and answers them", async () => {
+    const sync = deferred();
+    const { pipeline } = harness(() => sync.promise);
+    const answer = pipeline.submit(inbound("s"));
+    let closed = false;
+    const closing = pipeline.close().then(() => {
+      closed = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    sync.resolve();
+    await closing;
+    expect((await answer).status).toBe(202);
+  });
+
   it("a failed sync answers 503 (never a 202 that is not kept) and forgets the id so the retry runs", async () => {
     const sync = deferred();
     const { pipeline, forgotten } = harness(() => sync.promise);
