@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
@@ -9,6 +10,7 @@ import { SvcError } from "../errors.js";
 import { type GatewayState, gatewayAddress, gatewayStateFile, runningPid } from "../io/gatewayState.js";
 import { processAlive } from "../io/processAlive.js";
 import { writeJsonAtomic } from "../io/stores/atomicFile.js";
+import { gcThreadFlags } from "./gatewayHeap.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
 import { runSetup, type SetupOptions } from "./setupWizard.js";
 
@@ -55,7 +57,13 @@ async function start(
   const outFile = join(paths.logs, "gateway.out");
   const offset = existsSync(outFile) ? statSync(outFile).size : 0;
   const out = openSync(outFile, "a", 0o600);
-  const args = [...process.execArgv, process.argv[1] as string, "gateway", "run"];
+  const args = [
+    ...process.execArgv,
+    ...gcThreadFlags(process.execArgv, availableParallelism()),
+    process.argv[1] as string,
+    "gateway",
+    "run",
+  ];
   if (options.host !== undefined) args.push("--host", options.host);
   if (options.port !== undefined) args.push("--port", options.port);
   const child = spawn(process.execPath, args, {

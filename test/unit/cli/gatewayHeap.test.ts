@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { HEAP_GROWING_FLAG, heapGrowthFlag } from "../../../src/cli/gatewayHeap.js";
+import {
+  gcThreadFlags,
+  HEAP_GROWING_FLAG,
+  heapGrowthFlag,
+  SINGLE_THREADED_GC_FLAG,
+} from "../../../src/cli/gatewayHeap.js";
 
 describe("the gateway's heap growth step", () => {
   it("is set to 30 % unless the user chose one on the command line or in NODE_OPTIONS", () => {
@@ -9,5 +14,22 @@ describe("the gateway's heap growth step", () => {
     expect(heapGrowthFlag(["--heap-growing-percent=50"], undefined)).toBeUndefined();
     expect(heapGrowthFlag([], "--enable-source-maps --heap_growing_percent=10")).toBeUndefined();
     expect(heapGrowthFlag(["--heap-growing-percent-extra"], undefined)).toBe(HEAP_GROWING_FLAG);
+  });
+});
+
+describe("the GC threads of a gateway svc starts", () => {
+  it("are off (one thread) when the gateway may run on one CPU only, unless the user chose", () => {
+    expect(SINGLE_THREADED_GC_FLAG).toBe("--single-threaded-gc");
+    expect(gcThreadFlags([], 1)).toEqual([SINGLE_THREADED_GC_FLAG]);
+    expect(gcThreadFlags(["--enable-source-maps"], 1)).toEqual([SINGLE_THREADED_GC_FLAG]);
+    expect(gcThreadFlags([], 2)).toEqual([]);
+    expect(gcThreadFlags([], 16)).toEqual([]);
+    for (const chosen of [
+      "--single-threaded-gc",
+      "--no-single-threaded-gc",
+      "--concurrent_marking",
+      "--no-parallel-scavenge",
+    ])
+      expect(gcThreadFlags([chosen], 1)).toEqual([]);
   });
 });
