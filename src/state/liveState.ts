@@ -16,7 +16,7 @@ export type JournalRecord =
 /**
  * An idempotency key's entry, packed in one number: the millisecond it was first accepted, times 4, plus
  * DELIVERED and RUN. No object per key: the mirror holds up to 100,000 keys for an hour, in the old
- * generation the garbage collector marks (measured: ~36 B and two objects less per key than an object
+ * generation the garbage collector marks (measured: ~31 B less kept per accepted request than an object
  * with a boxed time).
  */
 type SeenEntry = number;
