@@ -121,6 +121,20 @@ describe("batched byte writer", () => {
     expect(batches.slice(2)).toEqual(["late"]);
     expect(errors.map(String)).toEqual(["Error: write after close"]);
   });
+  it("does not keep a buffer grown past 1 MiB by one batch: the next batch is written from a 64 KiB one", async () => {
+    const sizes: number[] = [];
+    const writer = createBatchedByteWriter(
+      (bytes) => sizes.push(bytes.buffer.byteLength),
+      (err) => expect.fail(String(err)),
+    );
+    writer.writeBytes(Buffer.alloc(2 * 1024 * 1024, 0x61));
+    await nextTurn();
+    writer.write("small\n");
+    await nextTurn();
+    writer.close();
+    expect(sizes[0]).toBeGreaterThan(2 * 1024 * 1024 - 1);
+    expect(sizes[1]).toBe(64 * 1024);
+  });
 });
 
 describe("batched file writer", () => {
