@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import examples from "@octokit/webhooks-examples";
 import { stringify } from "yaml";
+import { runWrk, type WrkResult } from "./wrk.js";
 
 /** What the pinned-server benches share: the route's secret, its config, the payload and the server process. */
 
@@ -46,6 +47,25 @@ export function signatureFor(text: string, valid = true): string {
   return valid
     ? `sha256=${createHmac("sha256", SECRET).update(text).digest("hex")}`
     : `sha256=${"0".repeat(64)}`;
+}
+
+/** The request of each kind of row: 202 (`opened`), 401 (a failing signature) or filter-ignored (`closed`). */
+export type RequestKind = "accepted" | "401" | "ignored";
+
+/** wrk (see `runWrk`) sending route `pr` the signed pull_request of `kind` over 32 connections. */
+export function runPullRequests(
+  dir: string,
+  port: number,
+  kind: RequestKind,
+  seconds: number,
+  tag: string,
+): Promise<WrkResult> {
+  const text = payload(kind === "ignored" ? "closed" : "opened");
+  const headers = {
+    "x-github-event": "pull_request",
+    "x-hub-signature-256": signatureFor(text, kind !== "401"),
+  };
+  return runWrk(dir, port, "/webhooks/pr", text, headers, 32, seconds, tag);
 }
 
 /**

@@ -11,8 +11,13 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { payload, signatureFor, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
-import { runWrk } from "./wrk.js";
+import {
+  type RequestKind,
+  runPullRequests,
+  startServer,
+  stopServer,
+  writeBenchConfig,
+} from "./benchServer.js";
 
 const [treeA, treeB, roundsArg, secondsArg, kindArg] = process.argv.slice(2);
 if (treeA === undefined || treeB === undefined) {
@@ -21,7 +26,12 @@ if (treeA === undefined || treeB === undefined) {
 }
 const rounds = Number(roundsArg ?? 3);
 const seconds = Number(secondsArg ?? 6);
-const kind = kindArg ?? "accepted";
+function requestKind(text: string): RequestKind {
+  if (text === "accepted" || text === "401" || text === "ignored") return text;
+  process.stderr.write(`cpuAb.ts: unknown kind "${text}" (accepted, 401 or ignored)\n`);
+  process.exit(2);
+}
+const kind = requestKind(kindArg ?? "accepted");
 const TICKS_PER_S = 100; // USER_HZ on Linux
 
 function cpuTicks(pid: number): number {
@@ -29,9 +39,14 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
 }
 
-const nodeArgsOf = (name: "A" | "B") => (process.env[`BENCH_NODE_ARGS_${name}`] ?? "").split(" ").filter(Boolean);
+const nodeArgsOf = (name: "A" | "B") =>
+  (process.env[`BENCH_NODE_ARGS_${name}`] ?? "").split(" ").filter(Boolean);
 
-async function measure(tree: string, tag: string, nodeArgs: readonly string[]): Promise<{ rps: number; usPerReq: number; p99: number }> {
+async function measure(
+  tree: string,
+  tag: string,
+  nodeArgs: readonly string[],
+): Promise<{ rps: number; usPerReq: number; p99: number }> {
   const home = mkdtempSync(join(tmpdir(), "svc-ab-"));
   writeBenchConfig(home, undefined);
   const { child, port } = await startServer(["gateway", home], {
@@ -40,20 +55,9 @@ async function measure(tree: string, tag: string, nodeArgs: readonly string[]): 
     nodeArgs,
     env: { BENCH_LOG_LEVEL: "info" },
   });
-  const text = payload(kind === "ignored" ? "closed" : "opened");
-  const signature = signatureFor(text, kind !== "401");
   const pid = child.pid as number; // taskset execs node: same pid
   const before = cpuTicks(pid);
-  const r = await runWrk(
-    home,
-    port,
-    "/webhooks/pr",
-    text,
-    { "x-github-event": "pull_request", "x-hub-signature-256": signature },
-    32,
-    seconds,
-    tag,
-  );
+  const r = await runPullRequests(home, port, kind, seconds, tag);
   const ticks = cpuTicks(pid) - before;
   await stopServer(child);
   rmSync(home, { recursive: true, force: true });

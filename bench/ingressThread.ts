@@ -8,8 +8,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { payload, signatureFor, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
-import { runWrk } from "./wrk.js";
+import { runPullRequests, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
 
 const rounds = Number(process.argv[2] ?? 3);
 const seconds = Number(process.argv[3] ?? 5);
@@ -42,19 +41,9 @@ for (const kind of ["accepted", "ignored"] as const) {
         pinned: mode.pinned,
         env: { BENCH_LOG_LEVEL: "info" },
       });
-      const text = payload(kind === "ignored" ? "closed" : "opened");
       const pid = child.pid as number;
       const before = cpu(pid);
-      const r = await runWrk(
-        home,
-        port,
-        "/webhooks/pr",
-        text,
-        { "x-github-event": "pull_request", "x-hub-signature-256": signatureFor(text, true) },
-        32,
-        seconds,
-        `${kind}${round}`,
-      );
+      const r = await runPullRequests(home, port, kind, seconds, `${kind}${round}`);
       const after = cpu(pid);
       await stopServer(child);
       rmSync(home, { recursive: true, force: true });

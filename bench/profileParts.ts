@@ -26,7 +26,9 @@ export const PARTS = {
   fdatasync: part("journal: fdatasync hand-off (and its kernel work on the same core)"),
   journalEncode: part("journal: record JSON.stringify + CRC-32"),
   journalWrite: part("journal: group commit (batch write, promises)"),
-  history: part("delivery history: request/run/delivery lines (the kept payload copied or escaped into its line)"),
+  history: part(
+    "delivery history: request/run/delivery lines (the kept payload copied or escaped into its line)",
+  ),
   log: part("log: the INFO line per run (pino, text line)"),
   runJournal: part("run journal line"),
   fileWrites: part("per-turn file/pipe writes (log file, stdout, history, run journal)"),

@@ -1,0 +1,64 @@
+/**
+ * `node --import tsx bench/gcRounds.ts [rounds] [seconds] [tree]`: the accepted path's garbage collections,
+ * round by round. Each round starts a fresh gateway (`state.backend: local`, echo agent, log at INFO) pinned
+ * to CPU 0 under V8's `--trace-gc-nvp`, runs wrk (32 connections, unique delivery ids) on CPU 1, and prints
+ * req/s, p99, the scavenges (count, mean and longest pause, bytes promoted per scavenge), the mark-compacts
+ * and, with `--trace-pretenuring --trace-pretenuring-statistics` among the flags, the allocation sites V8
+ * decided to tenure. Rounds of the
+ * same tree differ: this shows which kind each was. BENCH_NODE_ARGS (space-separated) adds Node flags, e.g.
+ * `--heap-growing-percent=100` or `--single-threaded-gc`.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { runPullRequests, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
+
+const rounds = Number(process.argv[2] ?? 4);
+const seconds = Number(process.argv[3] ?? 8);
+const tree = process.argv[4];
+const extraArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+
+/** One `--trace-gc-nvp` line's `name=value` pairs. */
+function fields(line: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of line.split(" ")) {
+    const at = part.indexOf("=");
+    if (at > 0) out.set(part.slice(0, at), part.slice(at + 1));
+  }
+  return out;
+}
+
+for (let round = 1; round <= rounds; round++) {
+  const home = mkdtempSync(join(tmpdir(), "svc-gc-"));
+  writeBenchConfig(home, undefined);
+  const { child, port } = await startServer(["gateway", home], {
+    ...(tree === undefined ? {} : { tree }),
+    pinned: true,
+    nodeArgs: ["--trace-gc-nvp", ...extraArgs],
+    env: { BENCH_LOG_LEVEL: "info" },
+  });
+  const scavenges: Array<{ pause: number; promoted: number }> = [];
+  let markCompacts = 0;
+  let tenured = 0;
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+    if (line.includes("=> tenure")) tenured += 1;
+    if (!line.includes(" gc=")) return;
+    const f = fields(line);
+    if (f.get("gc") === "s")
+      scavenges.push({ pause: Number(f.get("pause")), promoted: Number(f.get("promoted")) });
+    else if (f.get("gc") === "mc") markCompacts += 1;
+  });
+  const result = await runPullRequests(home, port, "accepted", seconds, `gc${round}`);
+  await stopServer(child);
+  rmSync(home, { recursive: true, force: true });
+  const count = Math.max(1, scavenges.length);
+  const sum = (pick: (s: { pause: number; promoted: number }) => number) =>
+    scavenges.reduce((total, s) => total + pick(s), 0);
+  console.log(
+    `round ${round}: ${result.reqPerSec} req/s, p99 ${result.p99} ms; ${scavenges.length} scavenges, ` +
+      `mean ${(sum((s) => s.pause) / count).toFixed(2)} ms, longest ${Math.max(0, ...scavenges.map((s) => s.pause)).toFixed(1)} ms, ` +
+      `${(sum((s) => s.promoted) / count / 1024).toFixed(0)} KB promoted each; ${markCompacts} mark-compacts` +
+      (extraArgs.includes("--trace-pretenuring") ? `; ${tenured} sites tenured` : ""),
+  );
+}
