@@ -12,6 +12,7 @@ import type { GatewaySystem } from "../actors/system.js";
 import type { SvcPaths } from "../config/paths.js";
 import { profileBindingWarnings } from "../config/profileWarnings.js";
 import type { Config } from "../config/schema.js";
+import { secretCharacterWarnings } from "../config/secretWarnings.js";
 import type { Logger } from "../io/log.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { cronStore } from "../io/stores/cronStore.js";
@@ -45,6 +46,8 @@ export function createRoutes(deps: RoutesDeps): Routes {
       profiles: profilesOnDisk(paths.home),
       profilesDir: join(paths.home, "profiles"),
     }))
+      logger.warn(warning);
+    for (const warning of secretCharacterWarnings(table.staticRoutes.values(), paths.config))
       logger.warn(warning);
     void missingReferenceWarnings(table, {
       configFile: paths.config,

@@ -1,0 +1,29 @@
+/** A route and the secret it checks requests with: its own (`route.secret`), or the global one. */
+export interface SecretRoute {
+  readonly name: string;
+  readonly secret: string;
+  readonly route: { readonly secret?: string | undefined };
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * A secret with a character outside printable ASCII verifies HMAC signatures (it is only their key) and
+ * `Basic` credentials (base64 on the wire), but never a header that carries the secret itself: token and
+ * `Bearer` headers must be printable ASCII (docs/webhook-auth.md). Named at startup, without the secret,
+ * so that such a route is not left answering 401 to every GitLab token without a word.
+ */
+export function secretCharacterWarnings(routes: Iterable<SecretRoute>, file: string): string[] {
+  const warnings: string[] = [];
+  for (const { name, secret, route } of routes) {
+    if (secret === "INSECURE_NO_AUTH" || PRINTABLE_ASCII.test(secret)) continue;
+    const key =
+      route.secret === undefined
+        ? `platforms.webhook.secret (the global secret route ${name} uses)`
+        : `platforms.webhook.routes.${name}.secret`;
+    warnings.push(
+      `[webhook] ${file}: ${key} has a character outside printable ASCII, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret (svc gateway setup generates one) if this route takes tokens`,
+    );
+  }
+  return warnings;
+}
