@@ -31,11 +31,11 @@ import {
 import { approveCall, invokeTool } from "./toolCall.js";
 import {
   buildToolset,
+  type MergedToolset,
   mergeToolsets,
   type RegisteredTool,
   registeredName,
   sanitize,
-  type Toolset,
 } from "./toolNames.js";
 
 export type { ReloadSummary } from "../../io/mcp/statusFile.js";
@@ -61,7 +61,7 @@ function findTool(rt: Runtime, name: string): RegisteredTool | undefined {
 /** Owns one `mcpConnection` actor per configured server and the merged tool registry. */
 export class McpHub {
   private readonly runtimes = new Map<string, Runtime>();
-  private registry: Toolset = { tools: [], collisions: [] };
+  private registry: MergedToolset = { tools: [], collisions: [], lostBy: new Map() };
   /** Runtimes whose first connect has ended (listed tools or failed): they no longer hold names back. */
   private readonly settledOnce = new WeakSet<Runtime>();
   /** Cross-server collisions already logged: each is reported once, not at every rebuild. */
@@ -98,18 +98,20 @@ export class McpHub {
 
   status(): ServerStatus[] {
     return [...this.runtimes.values()].map((rt) => {
+      // Its tools another server listed earlier in mcp_servers registered first: counted out, shown.
+      const lost = this.registry.lostBy.get(rt.name) ?? [];
       const snapshot = rt.actor.getSnapshot();
       const state = connectionState(snapshot);
       return {
         name: rt.name,
         transport: transportKind(rt.entry),
         state,
-        toolCount: state === "lazy" ? (rt.cachedToolCount ?? 0) : rt.toolset.tools.length,
+        toolCount: state === "lazy" ? (rt.cachedToolCount ?? 0) : rt.toolset.tools.length - lost.length,
         lazy: rt.entry.lazy,
         cached: rt.cachedToolCount !== undefined,
         ...(rt.era === undefined ? {} : { era: rt.era }),
         ...(snapshot.context.lastError === undefined ? {} : { lastError: snapshot.context.lastError }),
-        collisions: rt.toolset.collisions,
+        collisions: lost.length === 0 ? rt.toolset.collisions : [...rt.toolset.collisions, ...lost],
         ...(rt.warnings.length === 0 ? {} : { warnings: rt.warnings }),
       };
     });

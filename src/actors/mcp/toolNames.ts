@@ -208,25 +208,33 @@ export function buildToolset(
 /** One server's part of the merge: `pending` while its first connect has not listed its tools yet. */
 export type MergeEntry = readonly [server: string, toolset: Toolset, pending?: boolean];
 
+/** The merged registry, with the cross-server collisions each server lost (for its status). */
+export interface MergedToolset extends Toolset {
+  readonly lostBy: ReadonlyMap<string, readonly string[]>;
+}
+
 /**
  * Across servers, configuration order decides: the server listed first keeps a name and later ones are
  * reported, whatever order they connect in. So that a name never moves from a later server to an
  * earlier one mid-run, a later server's tools under the prefix of an earlier server still making its
  * first connect (`mcp__<server>__`) are held back until that server has listed its tools or failed.
  */
-export function mergeToolsets(toolsets: ReadonlyArray<MergeEntry>): Toolset {
+export function mergeToolsets(toolsets: ReadonlyArray<MergeEntry>): MergedToolset {
   const taken = new Map<string, string>();
   const reserved: string[] = [];
   const tools: RegisteredTool[] = [];
   const collisions: string[] = [];
+  const lostBy = new Map<string, string[]>();
   for (const [server, set, pending] of toolsets) {
     collisions.push(...set.collisions);
     for (const tool of set.tools) {
       const holder = taken.get(tool.name);
       if (holder !== undefined && holder !== server) {
-        collisions.push(
-          `${server}: "${tool.original}" registers as ${tool.name}, already taken by server ${holder} (listed earlier in mcp_servers); skipped`,
-        );
+        const collision = `${server}: "${tool.original}" registers as ${tool.name}, already taken by server ${holder} (listed earlier in mcp_servers); skipped`;
+        collisions.push(collision);
+        const lost = lostBy.get(server);
+        if (lost === undefined) lostBy.set(server, [collision]);
+        else lost.push(collision);
         continue;
       }
       if (reserved.some((prefix) => tool.name.startsWith(prefix))) continue;
@@ -235,5 +243,5 @@ export function mergeToolsets(toolsets: ReadonlyArray<MergeEntry>): Toolset {
     }
     if (pending === true) reserved.push(`mcp__${sanitize(server)}__`);
   }
-  return { tools, collisions };
+  return { tools, collisions, lostBy };
 }

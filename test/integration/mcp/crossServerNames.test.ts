@@ -40,6 +40,15 @@ describe("a tool name two servers register", () => {
     expect(reports).toEqual([
       '[mcp] tool name collision: a_b: "echo" registers as mcp__a_b__echo, already taken by server a.b (listed earlier in mcp_servers); skipped',
     ]);
+    // The losing server's status counts the tool out and shows the collision.
+    const status = Object.fromEntries(h.status().map((s) => [s.name, s]));
+    expect(status["a.b"]).toMatchObject({ toolCount: 1, collisions: [] });
+    expect(status.a_b).toMatchObject({
+      toolCount: 0,
+      collisions: [
+        'a_b: "echo" registers as mcp__a_b__echo, already taken by server a.b (listed earlier in mcp_servers); skipped',
+      ],
+    });
   });
 
   it("a later server's tools register once the earlier one has failed its first connect", async () => {

@@ -119,6 +119,9 @@ describe("collisions are reported, never shadowed", () => {
     ]);
     expect(merged.tools.map((t) => `${t.server}:${t.name}`)).toEqual(["x.y:mcp__x_y__t", "x_y:mcp__x_y__u"]);
     expect(merged.collisions).toEqual([expect.stringContaining("already taken by server x.y")]);
+    expect([...merged.lostBy]).toEqual([
+      ["x_y", [expect.stringContaining('x_y: "t" registers as mcp__x_y__t')]],
+    ]);
   });
 });
 
