@@ -11,7 +11,8 @@ export function describeModelError(err: unknown, secrets: readonly (string | und
   let text: string;
   if (APICallError.isInstance(err)) {
     const where = err.url.replace(/\?.*$/, "");
-    const body = (err.responseBody ?? "").replace(/\s+/g, " ").trim().slice(0, MAX_DETAIL);
+    // Scrubbed before it is cut: a cut through an echoed key would leave its first characters.
+    const body = scrub((err.responseBody ?? "").replace(/\s+/g, " ").trim(), secrets).slice(0, MAX_DETAIL);
     text =
       err.statusCode === undefined
         ? `model endpoint ${where} could not be reached: ${err.message}`
@@ -22,5 +23,5 @@ export function describeModelError(err: unknown, secrets: readonly (string | und
   } else {
     text = String(err);
   }
-  return scrub(text.slice(0, MAX_DETAIL * 2), secrets);
+  return scrub(text, secrets).slice(0, MAX_DETAIL * 2);
 }

@@ -1,6 +1,7 @@
 import { generateText } from "ai";
 import { type AgentRequest, AgentRunFailure, type AgentRunner } from "../actors/agent/runner.js";
 import type { AgentSettings } from "../config/sections/agent.js";
+import { scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { describeModelError } from "./modelError.js";
 import { languageModel } from "./provider.js";
@@ -65,7 +66,10 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         provider: settings.provider,
         model: modelId,
         steps: progress.steps,
-        toolCalls: log.calls,
+        // A tool's error may quote what the model sent it, the key included.
+        toolCalls: log.calls.map((call) =>
+          call.error === undefined ? call : { ...call, error: scrub(call.error, secrets) },
+        ),
         usage: { input: progress.inputTokens, output: progress.outputTokens },
         outcome,
         ...(error === undefined ? {} : { error }),
@@ -105,10 +109,12 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           progress,
         );
         const outcome: RunOutcome = result.stoppedAtMaxSteps ? "max_steps" : "ok";
+        // A model that repeats its own key (prompt injection, a debugging answer) must not put it in the
+        // delivered reply, the log line or the run journal.
         const text =
           result.stoppedAtMaxSteps && result.text.trim() === ""
             ? `(stopped after ${settings.max_steps} model turns without a final answer — raise agent.max_steps)`
-            : result.text;
+            : scrub(result.text, secrets);
         const done = record(outcome);
         logger.info(
           { route: request.route, delivery_id: request.deliveryId },

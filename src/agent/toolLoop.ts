@@ -54,8 +54,11 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     },
   });
   const last = result.steps.at(-1);
+  // Some OpenAI-compatible servers end a turn that calls tools with `finish_reason: "stop"`: the calls
+  // themselves say the model still wanted tools.
+  const wantedTools = last !== undefined && (last.finishReason === "tool-calls" || last.toolCalls.length > 0);
   return {
     text: result.text,
-    stoppedAtMaxSteps: last?.finishReason === "tool-calls" && result.steps.length >= input.maxSteps,
+    stoppedAtMaxSteps: wantedTools && result.steps.length >= input.maxSteps,
   };
 }

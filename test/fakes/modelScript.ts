@@ -4,7 +4,12 @@ import type { AddressInfo, Socket } from "node:net";
 /** One model turn the fake answers with, in order. */
 export type ModelTurn =
   /** An assistant message: text, tool calls, or both (`args` as an object, or a raw string sent as is). */
-  | { readonly text?: string; readonly toolCalls?: ReadonlyArray<{ name: string; args: unknown }> }
+  | {
+      readonly text?: string;
+      readonly toolCalls?: ReadonlyArray<{ name: string; args: unknown }>;
+      /** The turn's finish reason as sent, when not the usual one (`stop` with tool calls, as some servers send). */
+      readonly finishReason?: string;
+    }
   /** An HTTP error answer (429 with `retry-after`, 500, ...). */
   | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string }
   /** 200 with a body that is not JSON. */

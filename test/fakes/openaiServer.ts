@@ -15,7 +15,7 @@ export function startFakeOpenAI(): Promise<FakeModel> {
       type: "function" as const,
       function: { name: call.name, arguments: argsText(call.args) },
     }));
-    const finish = calls.length > 0 ? "tool_calls" : "stop";
+    const finish = turn.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop");
     const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
     const base = { id: `chatcmpl-${index}`, created: 1_700_000_000, model };
     if (request.json.stream !== true) {

@@ -281,6 +281,41 @@ describe("a webhook run with provider openai", () => {
     await chatMessages(2);
   });
 
+  it("a turn that calls tools but says finish_reason stop still counts as wanting tools: max_steps and its notice", async () => {
+    const stopping = (key: string) => ({ ...callTool("mcp__other__lookup", { key }), finishReason: "stop" });
+    model.script(stopping("a"), stopping("b"), stopping("c"), stopping("d"));
+    await signedPost("triage", { issue: { title: "loop" } }, "steps-stop-1");
+    const [text] = await chatMessages(1);
+    expect(text).toMatch(/stopped after 3 model turns/);
+    expect(other.calls).toHaveLength(3);
+    expect((await journalled("steps-stop-1")).run).toMatchObject({ outcome: "max_steps", steps: 3 });
+    model.requests.length = 0;
+    await signedPost("no_tools", {}, "steps-stop-drain");
+    await chatMessages(2);
+  });
+
+  it("a model that repeats its API key: the delivered reply, the log and the journal show [redacted]", async () => {
+    model.script({ text: `the key is ${API_KEY} ok` });
+    await signedPost("no_tools", {}, "echo-key-1");
+    expect(await chatMessages(1)).toEqual(["the key is [redacted] ok"]);
+    await journalled("echo-key-1");
+    expect(readFileSync(join(gw.home.dir, "logs", "gateway.log"), "utf8")).not.toContain(API_KEY);
+    expect(JSON.stringify(journal())).not.toContain(API_KEY);
+  });
+
+  it("an error body quoting the key where the detail is cut leaves no part of the key", async () => {
+    // The key begins at character 290 of the body, which the notice cuts at 300.
+    const body = JSON.stringify({ error: { message: `${"x".repeat(264)} key ${API_KEY}` } });
+    model.script({ status: 401, body });
+    await signedPost("no_tools", {}, "cut-key-1");
+    const [notice] = await chatMessages(1);
+    expect(notice).toMatch(/^⚠️ Agent run failed: model endpoint .* answered HTTP 401/);
+    const keyStart = API_KEY.slice(0, 8);
+    expect(notice).not.toContain(keyStart);
+    expect(JSON.stringify((await journalled("cut-key-1")).run)).not.toContain(keyStart);
+    expect(readFileSync(join(gw.home.dir, "logs", "gateway.log"), "utf8")).not.toContain(keyStart);
+  });
+
   it("429 with Retry-After and a 500 are retried (agent.retries), then the answer is delivered", async () => {
     model.script(
       { status: 429, headers: { "retry-after": "0" } },
