@@ -29,6 +29,18 @@ async function health(host: string, port: number): Promise<boolean> {
 }
 
 const LISTENING = /\[webhook\] Listening on (\S+):(\d+) /;
+
+/** `gateway.json` as the started gateway wrote it once up (port 0: no listener), when it describes `pid`. */
+function recordedState(paths: SvcPaths, pid: number): GatewayState | undefined {
+  try {
+    const state = JSON.parse(readFileSync(gatewayStateFile(paths), "utf8")) as GatewayState;
+    return state.pid === pid && typeof state.host === "string" && Number.isInteger(state.port)
+      ? state
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
 /** Logged instead when the webhook adapter is off and the gateway runs for its MCP servers only. */
 const NO_LISTENER = "[webhook] Adapter disabled";
 
@@ -87,20 +99,24 @@ async function start(
         `the gateway exited (code ${exited}) before it answered /health:\n${output().trim()}\n(full output: ${outFile})`,
       );
     }
-    if (output().includes(NO_LISTENER)) {
+    // What the gateway records once it is up (at any log level); its log lines, when an older build runs.
+    const recorded = recordedState(paths, child.pid as number);
+    if (recorded?.port === 0 || (recorded === undefined && output().includes(NO_LISTENER))) {
       // Nothing answers /health: being up and past startup is all there is to wait for.
       process.stdout.write(
         `Gateway started: pid ${child.pid} — webhook adapter off, MCP servers only (no HTTP listener)\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
       );
       return;
     }
-    const match = LISTENING.exec(output());
-    if (match !== null && (await health(match[1] as string, Number(match[2])))) {
+    const match = recorded === undefined ? LISTENING.exec(output()) : null;
+    const address =
+      recorded ?? (match === null ? undefined : { host: match[1] as string, port: Number(match[2]) });
+    if (address !== undefined && (await health(address.host, address.port))) {
       const state: GatewayState = {
         pid: child.pid as number,
-        host: match[1] as string,
-        port: Number(match[2]),
-        started_at: new Date().toISOString(),
+        host: address.host,
+        port: address.port,
+        started_at: recorded?.started_at ?? new Date().toISOString(),
       };
       writeJsonAtomic(gatewayStateFile(paths), state);
       process.stdout.write(

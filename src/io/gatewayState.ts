@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import { loadConfig } from "../config/load.js";
 import type { SvcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
@@ -32,7 +33,50 @@ function isGateway(pid: number): boolean {
   return cmdline.split("\0").includes("gateway");
 }
 
-/** The pid in `gateway.pid` when that process is a live gateway; a stale file is removed. */
+/** A directory's canonical path when it exists (a symlinked home is the same home), else as given. */
+function canonical(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/**
+ * Whether the gateway `pid` serves `home`: its `SVC_HOME` (resolved against its working directory, `~`
+ * against its `HOME`), or its `HOME`'s `.svc` when unset, as `svcHome` reads them. A `gateway.pid` copied
+ * from another home, or a pid reused by the gateway of another home, must not make `stop` signal it.
+ */
+function servesHome(pid: number, home: string): boolean {
+  let environ: string;
+  try {
+    environ = readFileSync(`/proc/${pid}/environ`, "utf8");
+  } catch {
+    return true; // no /proc (macOS) or not readable: trust the pid
+  }
+  const env = new Map<string, string>();
+  for (const entry of environ.split("\0")) {
+    const at = entry.indexOf("=");
+    if (at > 0) env.set(entry.slice(0, at), entry.slice(at + 1));
+  }
+  const theirHome = env.get("HOME") ?? homedir();
+  const fromEnv = env.get("SVC_HOME")?.trim();
+  let served: string;
+  if (!fromEnv) served = join(theirHome, ".svc");
+  else if (fromEnv === "~" || fromEnv.startsWith("~/")) served = join(theirHome, fromEnv.slice(1));
+  else {
+    let cwd = "/";
+    try {
+      cwd = readlinkSync(`/proc/${pid}/cwd`);
+    } catch {
+      // Its working directory is unknown: a relative SVC_HOME is read against the root.
+    }
+    served = resolve(cwd, fromEnv);
+  }
+  return canonical(served) === canonical(home);
+}
+
+/** The pid in `gateway.pid` when that process is a live gateway of this home; a stale file is removed. */
 export function runningPid(paths: SvcPaths): number | undefined {
   if (!existsSync(paths.pidFile)) return undefined;
   let text: string;
@@ -45,7 +89,8 @@ export function runningPid(paths: SvcPaths): number | undefined {
     );
   }
   const pid = Number(text.trim());
-  if (Number.isInteger(pid) && pid > 0 && processAlive(pid) && isGateway(pid)) return pid;
+  if (Number.isInteger(pid) && pid > 0 && processAlive(pid) && isGateway(pid) && servesHome(pid, paths.home))
+    return pid;
   rmSync(paths.pidFile, { force: true });
   return undefined;
 }

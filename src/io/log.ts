@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
+import { SvcError } from "../errors.js";
 import { createBatchedFileWriter, createBatchedWriter } from "./batchedWriter.js";
 import { redactCredentials } from "./credentials.js";
 
@@ -220,6 +221,18 @@ function reportOnce(sink: string): (err: unknown) => void {
   };
 }
 
+const LEVELS: readonly string[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** The level asked for, else `SVC_LOG_LEVEL`, else info; a level pino does not know is named with its source. */
+function logLevel(asked: string | undefined): pino.Level {
+  const env = process.env.SVC_LOG_LEVEL;
+  const level = asked ?? env ?? "info";
+  if (LEVELS.includes(level)) return level as pino.Level;
+  const fromEnv = asked === undefined || asked === env;
+  const source = fromEnv ? "the environment variable SVC_LOG_LEVEL" : "the log level";
+  throw new SvcError("usage", `${source} is "${level}" — use one of ${LEVELS.join(", ")}`);
+}
+
 export function createLogger(options: LogOptions = {}): Logger {
   const streams: pino.StreamEntry[] = [];
   // stdout and the file get the same text line: convert each pino line once.
@@ -232,7 +245,7 @@ export function createLogger(options: LogOptions = {}): Logger {
     }
     return lastText;
   };
-  const level = (options.level ?? process.env.SVC_LOG_LEVEL ?? "info") as pino.Level;
+  const level = logLevel(options.level);
   const buffered = options.buffered === true;
   const textWriters: Array<(text: string) => void> = [];
   let jsonSink = false;

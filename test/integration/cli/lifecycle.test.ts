@@ -85,6 +85,60 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
     }
   });
 
+  it("start waits for what the gateway records, not its INFO line: it succeeds at SVC_LOG_LEVEL=warn", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0 } } }),
+    );
+    try {
+      const started = await svc(home, ["gateway", "start", "--timeout", "60"], {
+        env: { SVC_LOG_LEVEL: "warn" },
+      });
+      expect(started.stderr).toBe("");
+      expect(started.code).toBe(0);
+      expect(started.stdout).toMatch(/^Gateway started: pid \d+, listening on 127\.0\.0\.1:\d+\n/);
+      expect((await svc(home, ["gateway", "status"])).stdout).toContain("Health: ok");
+    } finally {
+      await svc(home, ["gateway", "stop"]);
+    }
+  });
+
+  it("a gateway.pid naming another home's gateway is not this home's: status says not running, stop leaves it alone", async () => {
+    home = tempHome();
+    const other = tempHome();
+    other.write(
+      "config.yaml",
+      stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0 } } }),
+    );
+    try {
+      const started = await svc(other, ["gateway", "start", "--timeout", "60"]);
+      expect(started.code).toBe(0);
+      const pid = /pid (\d+)/.exec(started.stdout)?.[1];
+      home.write("gateway.pid", `${pid}\n`);
+      expect(await svc(home, ["gateway", "status"])).toMatchObject({
+        code: 3,
+        stdout: "Gateway: not running\n",
+      });
+      expect((await svc(home, ["gateway", "stop"])).code).toBe(0);
+      const still = await svc(other, ["gateway", "status"]);
+      expect(still).toMatchObject({ code: 0 });
+      expect(still.stdout).toContain(`running (pid ${pid})`);
+    } finally {
+      await svc(other, ["gateway", "stop"]);
+      other.cleanup();
+    }
+  });
+
+  it("an unknown SVC_LOG_LEVEL is refused, naming the variable and the levels", async () => {
+    home = tempHome();
+    const res = await svc(home, ["gateway", "run", "--port", "0"], { env: { SVC_LOG_LEVEL: "bogus" } });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe(
+      'svc: the environment variable SVC_LOG_LEVEL is "bogus" — use one of fatal, error, warn, info, debug, trace, silent\n',
+    );
+  });
+
   it("an MCP-only gateway (webhook adapter off) is started and reported without waiting for a listener", async () => {
     home = tempHome();
     home.write(
