@@ -79,7 +79,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   let mcpStates: () => string[] = () => [];
   const metrics: GatewayMetrics | undefined =
     webhook.enabled && (webhook.metrics ?? LOOPBACK_HOSTS.has(host))
-      ? createGatewayMetrics({ runs: () => runDepth(queue.queue), mcpStates: () => mcpStates() })
+      ? createGatewayMetrics({
+          runs: () => runDepth(queue.queue),
+          mcpStates: () => mcpStates(),
+          journalBytes: () => state.store.journalBytes?.(),
+        })
       : undefined;
   // Recent deliveries for `svc webhook deliveries|redeliver` (docs/operations.md).
   const history = webhook.delivery_history

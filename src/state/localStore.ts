@@ -41,6 +41,11 @@ export class LocalStateStore implements StateStore {
     );
   }
 
+  /** Bytes in the journal's current segment (`svc_state_journal_bytes`). */
+  journalBytes(): number {
+    return this.journal.currentSegment().bytes;
+  }
+
   /** Records replay could not read (reported once at startup). */
   ignoredRecords(): number {
     return this.live.ignored;

@@ -14,6 +14,8 @@ export interface StateStore {
    * the idempotency keys of the last hour. Called once, at startup, before the first request.
    */
   recover(): Recovered;
+  /** Bytes in the journal's current segment (`local`; `svc_state_journal_bytes`). */
+  journalBytes?(): number;
   /** An agent run was accepted (queued): it runs after a restart until `runFinished` is recorded. */
   runAccepted(run: PendingRun, at: number): void;
   /** The run ended (done or failed for good): a restart never runs it again. */

@@ -7,6 +7,8 @@ export interface MetricSources {
   readonly runs: () => { readonly waiting: number; readonly active: number };
   /** The state of each configured MCP server (`connected`, `failed`, `lazy`, ...). */
   readonly mcpStates: () => readonly string[];
+  /** Bytes in the local state journal's current segment; undefined for the other backends. */
+  readonly journalBytes?: () => number | undefined;
 }
 
 export type RunOutcome = "ok" | "failed";
@@ -18,8 +20,6 @@ export interface GatewayMetrics extends RequestMetrics {
   deliveryAttempt(platform: string): void;
   deliveryFailed(platform: string): void;
   toolCall(server: string, outcome: "ok" | "error", seconds: number): void;
-  /** Set by the state journal when it writes or compacts (`svc_state_journal_bytes`). */
-  readonly journalBytes: Gauge;
 }
 
 /** The event outcomes counted per route: the `status` field of the answer's body. */
@@ -159,10 +159,13 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
     buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60],
     registers,
   });
-  const journalBytes = new Gauge({
+  new Gauge({
     name: "svc_state_journal_bytes",
-    help: "Size of the local state journal on disk (0 until the journal reports it)",
+    help: "Size of the local state journal's current segment on disk (0 with the memory or redis backend)",
     registers,
+    collect() {
+      this.set(sources.journalBytes?.() ?? 0);
+    },
   });
   const runChild = new Map<RunOutcome, Histogram.Internal<"outcome">>([
     ["ok", runs.labels("ok")],
@@ -178,7 +181,6 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
   };
   return {
     registry,
-    journalBytes,
     answered(route, status, outcome, seconds) {
       const label = routeLabel(route);
       requestSlots.slot(label, status).n += 1;

@@ -1,3 +1,5 @@
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { describe, expect, it, vi } from "vitest";
 import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
@@ -65,7 +67,12 @@ describe("GET /metrics (Prometheus text format)", { timeout: 60_000 }, () => {
       expect(sample(text, 'svc_delivery_attempts_total{platform="log"}')).toBe(1);
       expect(sample(text, "svc_runs_waiting")).toBe(0);
       expect(sample(text, "svc_runs_active")).toBe(0);
-      expect(sample(text, "svc_state_journal_bytes")).toBe(0);
+      // The local journal's current segment, as on disk (a record written after the scrape only adds).
+      const stateDir = join(live.home.dir, "state");
+      const segment = readdirSync(stateDir).find((f) => f.endsWith(".seg")) as string;
+      const reported = sample(text, "svc_state_journal_bytes") as number;
+      expect(reported).toBeGreaterThan(0);
+      expect(reported).toBeLessThanOrEqual(statSync(join(stateDir, segment)).size);
       expect(text).toContain("# TYPE svc_mcp_tool_call_duration_seconds histogram");
       // HEAD is answered too (scrapers' health checks), a POST is not.
       expect((await fetch(live.url("/metrics"), { method: "HEAD" })).status).toBe(200);
