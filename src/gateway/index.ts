@@ -239,6 +239,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         : {
             limiter: redis.limiter,
             checkAndAdd: (key) => redis.seen.checkAndAdd(key),
+            keep: (key) => redis.seen.keep(key),
             forget: (key) => void redis.seen.forget(key),
             coalesce: (event) => redis.coalesce(event),
           },

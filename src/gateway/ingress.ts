@@ -56,6 +56,8 @@ export interface SharedIngressState {
     setLimit(limit: number): void;
   };
   checkAndAdd(key: string): Promise<boolean>;
+  /** The event `key` stands for is stored: its id lasts the hour (it was recorded as pending). */
+  keep(key: string): Promise<void>;
   forget(key: string): void;
   coalesce(event: AcceptedEvent): Promise<"coalesced" | "not_grouped">;
 }
@@ -121,6 +123,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
       }),
       enqueueRun: deps.enqueueRun,
       forget,
+      ...(shared === undefined ? {} : { keep: shared.keep }),
       onCronUnavailable: hooks.onCronUnavailable,
       onCoalesceUnavailable: hooks.onCoalesceUnavailable,
     },

@@ -1,6 +1,6 @@
 import type { AcceptedEvent, EventModes, PipelineCtx } from "../context.js";
 import { isPromise, type MaybePromise } from "../stateUnavailable.js";
-import { type Outcome, outcome, unavailableOutcome } from "../types.js";
+import { isOutcome, type Outcome, outcome, unavailableOutcome } from "../types.js";
 import { acceptedOf } from "./accept.js";
 import { seenKey } from "./idempotency.js";
 import type { MaybeAsyncStage } from "./maybeAsync.js";
@@ -18,6 +18,12 @@ export interface DispatchDeps {
   forget(key: string): void;
   /** A direct delivery of `key` begins (the deliver stage ends it). */
   beginDirect?(key: string): void;
+  /**
+   * A shared store (Redis) records a delivery id as pending, for a short while, until what the id stands
+   * for is stored: `keep` then makes it last its hour. An instance that dies in between leaves no id that
+   * would answer the sender's retry `duplicate` for an event nobody stored.
+   */
+  keep?(key: string): Promise<void>;
   onCronUnavailable?: (event: AcceptedEvent) => void;
   onCoalesceUnavailable?: (event: AcceptedEvent) => void;
 }
@@ -46,7 +52,10 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
     result === "queue_full" ? queueFull(deps, event) : acceptedOutcome(event);
   const agentRun = (ctx: PipelineCtx, event: AcceptedEvent): MaybePromise<PipelineCtx | Outcome> => {
     if (event.route.deliver_only) {
-      deps.beginDirect?.(seenKey(event.routeName, event.deliveryId));
+      const key = seenKey(event.routeName, event.deliveryId);
+      deps.beginDirect?.(key);
+      // A direct delivery may take minutes (retries): its id lasts its hour from now, as it always did.
+      void deps.keep?.(key);
       return ctx;
     }
     const ok = deps.enqueueRun(event);
@@ -65,7 +74,7 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
     if (route.cron_job !== undefined) {
       if (deps.modes.fireCronJob === undefined) {
         deps.onCronUnavailable?.(event);
-        return acceptedOutcome(event);
+        return keptAt(deps, event, acceptedOutcome(event));
       }
       const result = deps.modes.fireCronJob(route.cron_job, event);
       return isPromise(result)
@@ -74,7 +83,7 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
             event,
             result.then((r) => fired(event, r)),
           )
-        : fired(event, result);
+        : keptAt(deps, event, fired(event, result));
     }
     if (route.coalesce !== undefined) {
       if (deps.modes.coalesce === undefined) deps.onCoalesceUnavailable?.(event);
@@ -101,10 +110,27 @@ function queueFull(deps: DispatchDeps, event: AcceptedEvent): Outcome {
   return QUEUE_FULL;
 }
 
-/** A shared store that could not keep the event (it rejects): its id is forgotten so the sender's retry runs. */
+/** A 202 decided at once (a cron fire skipped, nothing to store): its id lasts its hour, as any 202's. */
+function keptAt(deps: DispatchDeps, event: AcceptedEvent, answer: Outcome): Outcome {
+  if (deps.keep !== undefined && answer.status === 202)
+    void deps.keep(seenKey(event.routeName, event.deliveryId));
+  return answer;
+}
+
+/**
+ * A shared store's answer: once it stored the event (a 202), its id is kept for the hour before the answer
+ * leaves; when it could not (it rejects), the id is forgotten so the sender's retry runs.
+ */
 function unkept<T>(deps: DispatchDeps, event: AcceptedEvent, pending: Promise<T>): Promise<T> {
-  return pending.catch((err: unknown) => {
-    void deps.forget(seenKey(event.routeName, event.deliveryId));
-    throw err;
-  });
+  const key = seenKey(event.routeName, event.deliveryId);
+  return pending.then(
+    async (result) => {
+      if (deps.keep !== undefined && isOutcome(result) && result.status === 202) await deps.keep(key);
+      return result;
+    },
+    (err: unknown) => {
+      void deps.forget(key);
+      throw err;
+    },
+  );
 }

@@ -299,6 +299,46 @@ describe("accept, dispatch and deliver stages", () => {
     expect(forgotten).toEqual(["r:d"]);
   });
 
+  it("a shared store's id is kept for its hour once the event is stored, and forgotten when it could not be", async () => {
+    const log: string[] = [];
+    let store: (taken: boolean) => void = () => {};
+    const stage = dispatchStage({
+      modes: { coalesce: async () => "coalesced" as const },
+      enqueueRun: () =>
+        new Promise<boolean>((resolve) => {
+          store = resolve;
+        }),
+      forget: (k) => log.push(`forget ${k}`),
+      keep: async (k) => {
+        log.push(`keep ${k}`);
+      },
+    });
+    const answer = stage(accepted({})) as Promise<unknown>;
+    await Promise.resolve();
+    expect(log).toEqual([]); // nothing kept before the store answered
+    store(true);
+    expect(await answer).toMatchObject({ status: 202 });
+    expect(log).toEqual(["keep r:d"]);
+    // A full shared queue: 503, the id forgotten, never kept.
+    log.length = 0;
+    const full = stage(accepted({})) as Promise<unknown>;
+    store(false);
+    expect(await full).toMatchObject({ status: 503 });
+    expect(log).toEqual(["forget r:d"]);
+    // The store failed: the id is forgotten and the failure goes on (a 503 from the stage driver).
+    log.length = 0;
+    const failed = stage(accepted({})) as Promise<unknown>;
+    (store as unknown as (v: Promise<boolean>) => void)(Promise.reject(new Error("redis down")));
+    await expect(failed).rejects.toThrow("redis down");
+    expect(log).toEqual(["forget r:d"]);
+    // Coalesced in the shared store: kept too.
+    log.length = 0;
+    expect(
+      await stage(accepted({ coalesce: { key: "k", window_seconds: 30, max_wait_seconds: 300 } })),
+    ).toMatchObject({ status: 202 });
+    expect(log).toEqual(["keep r:d"]);
+  });
+
   it("deliver_only routes pass dispatch untouched to the delivery stage", async () => {
     const stage = dispatchStage({ modes: {}, enqueueRun: () => true, forget: () => {} });
     const ctx = accepted({ deliver_only: true, deliver: "telegram" });

@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 describe("shared idempotency (SET NX EX)", () => {
-  it("accepts one delivery key once across several clients, with the hour's TTL under the prefix", async () => {
+  it("accepts one delivery key once across several clients: pending for a minute until kept, then the hour, under the prefix", async () => {
     const keys = redisKeys(`t${randomUUID()}`);
     const health = createRedisHealth("test", silentLogger());
     const instances = await Promise.all(
@@ -42,8 +42,17 @@ describe("shared idempotency (SET NX EX)", () => {
     );
     expect(answers.filter((duplicate) => !duplicate)).toHaveLength(1);
     const raw = await client();
+    // Until what the id stands for is stored, an instance killed meanwhile must not hold it for an hour.
+    const pending = await raw.ttl(keys.seen("r:1"));
+    expect(pending).toBeGreaterThan(0);
+    expect(pending).toBeLessThanOrEqual(60);
+    await instances[2]?.keep("r:1");
     expect(await raw.ttl(keys.seen("r:1"))).toBeGreaterThan(3500);
     expect(await instances[1]?.checkAndAdd("r:2")).toBe(false);
+    // A forgotten id is not brought back by a late keep.
+    await instances[1]?.forget("r:2");
+    await instances[1]?.keep("r:2");
+    expect(await raw.exists(keys.seen("r:2"))).toBe(0);
   });
 
   it("forgets a key so the sender's retry runs", async () => {
