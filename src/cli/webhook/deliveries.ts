@@ -1,4 +1,3 @@
-import { loadConfig } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
 import {
   type DeliverySummary,
@@ -8,6 +7,7 @@ import {
 } from "../../io/stores/deliveryHistory.js";
 import { terminalText } from "../../io/terminalText.js";
 import { formatTable } from "../format.js";
+import { configWithEnabledNote } from "./config.js";
 
 /** A summary as `--json` prints it: everything but the payload (whether one is kept, instead). */
 function asJson({ request, run, delivery }: DeliverySummary) {
@@ -31,7 +31,7 @@ export function deliveries(route: string | undefined, options: { limit?: string;
   const limit = options.limit === undefined ? 20 : Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1)
     throw new SvcError("usage", `--limit: expected a whole number of at least 1, got "${options.limit}"`);
-  const loaded = loadConfig();
+  const loaded = configWithEnabledNote();
   const all = summarizeHistory(readHistory(historyDir(loaded.paths.home)));
   const shown = all.filter((s) => route === undefined || s.request.route === route).slice(0, limit);
   if (options.json === true) {

@@ -62,14 +62,32 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
     if (knownPaths.size < 1000) knownPaths.set(path, endpoint.routeName);
     return endpoint.routeName;
   };
+  /** The access log's line for one answered request. */
+  const logAccess = (head: RequestHead, answer: Outcome, seconds: number) => {
+    const endpoint = endpointOf(head.path, options.multiplexProfiles());
+    const name = endpoint.kind === "webhook" ? endpoint.routeName : undefined;
+    const answered = (answer.body as { delivery_id?: unknown }).delivery_id;
+    const id = typeof answered === "string" ? answered : resolveDeliveryId(head.headers);
+    const route = name === undefined ? shown(head.path) : shown(name);
+    const ms = Math.round(seconds * 1000);
+    logger.info(
+      { route, status: answer.status, delivery_id: id === undefined ? null : shown(id), ms },
+      `[access] ${head.method} ${route} ${answer.status} ${id === undefined ? "-" : shown(id)} ${ms}ms`,
+    );
+  };
   return (head, body, reply) => {
     if (metrics !== undefined && head.path === "/metrics") {
-      if (head.method !== "GET" && head.method !== "HEAD") return reply(METRICS_METHOD_NOT_ALLOWED);
+      const started = now();
+      const answer = (outcome: Outcome) => {
+        if (options.accessLog()) logAccess(head, outcome, (now() - started) / 1000);
+        reply(outcome);
+      };
+      if (head.method !== "GET" && head.method !== "HEAD") return answer(METRICS_METHOD_NOT_ALLOWED);
       metrics.render().then(
-        ({ contentType, text }) => reply({ status: 200, body: {}, text: { contentType, body: text } }),
+        ({ contentType, text }) => answer({ status: 200, body: {}, text: { contentType, body: text } }),
         (err: unknown) => {
           logger.error({ err: String(err) }, "[metrics] rendering failed");
-          reply(errorOutcome(500, "Internal error"));
+          answer(errorOutcome(500, "Internal error"));
         },
       );
       return;
@@ -97,18 +115,7 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
         metrics.answered(label, answer.status, (answer.body as { status?: string }).status, seconds);
       if (onRouteRequest !== undefined && !label.startsWith("("))
         onRouteRequest(label, head, received, answer);
-      if (log) {
-        const endpoint = endpointOf(head.path, options.multiplexProfiles());
-        const name = endpoint.kind === "webhook" ? endpoint.routeName : undefined;
-        const answered = (answer.body as { delivery_id?: unknown }).delivery_id;
-        const id = typeof answered === "string" ? answered : resolveDeliveryId(head.headers);
-        const route = name === undefined ? shown(head.path) : shown(name);
-        const ms = Math.round(seconds * 1000);
-        logger.info(
-          { route, status: answer.status, delivery_id: id === undefined ? null : shown(id), ms },
-          `[access] ${head.method} ${route} ${answer.status} ${id === undefined ? "-" : shown(id)} ${ms}ms`,
-        );
-      }
+      if (log) logAccess(head, answer, seconds);
       reply(answer, close);
     });
   };

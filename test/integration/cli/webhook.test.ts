@@ -195,10 +195,13 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
     const off = tempHome();
     try {
       off.write("config.yaml", stringify({ platforms: { webhook: { enabled: false } } }));
-      const res = await svc(off, ["webhook", "list"]);
-      expect(res.stderr).toContain("the webhook adapter is not enabled");
-      expect(res.stderr).toContain("svc gateway setup --enable");
-      expect(res.stderr).toContain(`${join(off.dir, "config.yaml")}: platforms.webhook.enabled is false`);
+      for (const command of [["list"], ["deliveries"], ["deliveries", "--json"]]) {
+        const res = await svc(off, ["webhook", ...command]);
+        expect(res.code).toBe(0);
+        expect(res.stderr).toContain("the webhook adapter is not enabled");
+        expect(res.stderr).toContain("svc gateway setup --enable");
+        expect(res.stderr).toContain(`${join(off.dir, "config.yaml")}: platforms.webhook.enabled is false`);
+      }
     } finally {
       off.cleanup();
     }

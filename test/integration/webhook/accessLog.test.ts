@@ -24,6 +24,9 @@ describe("platforms.webhook.access_log", () => {
       expect(unsigned.status).toBe(401);
       const unknown = await postJson(live.url("/webhooks/nope"), body);
       expect(unknown.status).toBe(404);
+      // The metrics endpoint is a request like any other (its scrapes and a refused method).
+      expect((await fetch(live.url("/metrics"))).status).toBe(200);
+      expect((await postJson(live.url("/metrics"), "{}")).status).toBe(405);
       const lines = live
         .logs()
         .filter((l) => l.msg.startsWith("[access]"))
@@ -32,6 +35,8 @@ describe("platforms.webhook.access_log", () => {
         "[access] POST pr 202 d-access-1 <ms>",
         "[access] POST pr 401 d-bad <ms>",
         "[access] POST nope 404 - <ms>",
+        "[access] GET /metrics 200 - <ms>",
+        "[access] POST /metrics 405 - <ms>",
       ]);
       const first = live.logs().find((l) => l.msg.startsWith("[access]"));
       expect(first).toMatchObject({ level: 30, route: "pr", status: 202, delivery_id: "d-access-1" });
