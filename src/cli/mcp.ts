@@ -22,6 +22,7 @@ import { readStatusFile, type ServerStatus } from "../io/mcp/statusFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { collectPairs } from "./format.js";
 import { printChecks, testAll } from "./mcp/checkCommands.js";
+import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
 import { addServer, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
 import { formatTools } from "./mcp/toolsOutput.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
@@ -188,7 +189,8 @@ async function listTools(server: string, options: { schema?: boolean; json?: boo
   const hub = cliHub(loaded, [server]);
   try {
     const status = await connected(loaded, hub, server);
-    const tools = hub.toolsOf(server);
+    const view = crossServerView(loaded, server, hub.toolsOf(server));
+    const tools = view.kept;
     if (tools.length === 0 && options.json !== true)
       process.stdout.write(`${server}: no tools registered (${noTools(hub, server)})\n`);
     else process.stdout.write(formatTools(tools, options));
@@ -205,6 +207,7 @@ async function listTools(server: string, options: { schema?: boolean; json?: boo
         }),
       );
     printProblems(status);
+    for (const line of crossServerLines(server, view)) process.stderr.write(`${terminalText(line)}\n`);
   } finally {
     await hub.stop();
   }
@@ -229,11 +232,13 @@ async function testServer(
     const started = performance.now();
     const status = await connected(loaded, hub, server);
     const ms = Math.round(performance.now() - started);
-    const tools = hub.toolsOf(server);
+    const view = crossServerView(loaded, server, hub.toolsOf(server));
+    const tools = view.kept;
     process.stdout.write(
       `  connected in ${ms} ms (protocol era: ${status.era ?? "legacy"})\n  ${tools.length} tool${tools.length === 1 ? "" : "s"} registered${tools.length === 0 ? ` (${noTools(hub, server)})` : `: ${tools.map((t) => t.name).join(", ")}`}\n`,
     );
     printProblems(status);
+    for (const line of crossServerLines(server, view)) process.stderr.write(`${terminalText(line)}\n`);
   } finally {
     await hub.stop();
   }

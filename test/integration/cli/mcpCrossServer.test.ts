@@ -1,0 +1,38 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { STDIO_FIXTURE } from "../mcp/harness.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+beforeEach(() => {
+  home = tempHome();
+  // `a.b` and `a_b` both register as mcp__a_b__*: the server listed first keeps a name both list.
+  const server = { command: process.execPath, args: [STDIO_FIXTURE, "legacy"], tools: { include: "echo" } };
+  home.write("config.yaml", stringify({ mcp_servers: { "a.b": server, a_b: server } }));
+});
+afterEach(() => home.cleanup());
+
+const COLLISION =
+  'collision: a_b: "echo" registers as mcp__a_b__echo, already taken by server a.b (listed earlier in mcp_servers); skipped';
+
+describe("svc mcp test|tools show what the gateway registers next to a server listed earlier", () => {
+  it("before the earlier server ever connected: a note that it takes the names both list", async () => {
+    const test = await svc(home, ["mcp", "test", "a_b"]);
+    expect(test.code).toBe(0);
+    expect(test.stdout).toContain("1 tool registered: mcp__a_b__echo");
+    expect(test.stderr).toContain(
+      "note: server a.b, listed before a_b in mcp_servers, registers under the same prefix mcp__a_b__ and takes any name both list; its tools are not known here (svc mcp test a.b lists them)",
+    );
+  });
+
+  it("once it has: the collision, and the tool left out of what is registered", async () => {
+    expect((await svc(home, ["mcp", "test", "a.b"])).stdout).toContain("1 tool registered: mcp__a_b__echo");
+    const test = await svc(home, ["mcp", "test", "a_b"]);
+    expect(test.stdout).toContain("0 tools registered");
+    expect(test.stderr).toContain(COLLISION);
+    const tools = await svc(home, ["mcp", "tools", "a_b", "--json"]);
+    expect(JSON.parse(tools.stdout)).toEqual([]);
+    expect(tools.stderr).toContain(COLLISION);
+  });
+});
