@@ -62,12 +62,14 @@ function checkEnvFile(path: string): void {
     return; // missing: nothing to check; unreadable: readEnvFile says so
   }
   const stray = strayEnvLine(text);
-  if (stray !== undefined) {
-    throw new SvcError(
-      "config_invalid",
-      `${path}: line ${stray.line}: not a NAME=value line — write ${stray.name ?? "NAME"}=<value>, or start the line with # to keep it as a comment`,
-    );
-  }
+  if (stray === undefined) return;
+  const name = stray.name ?? "NAME";
+  throw new SvcError(
+    "config_invalid",
+    stray.quote === undefined
+      ? `${path}: line ${stray.line}: not a NAME=value line — write ${name}=<value>, or start the line with # to keep it as a comment`
+      : `${path}: line ${stray.line}: the value of ${name} opens a ${stray.quote} quote that no later line closes — close it where the value ends, or drop it (${name}=<value>)`,
+  );
 }
 
 const ASSIGNMENT = /^\s*(?:export\s+)?[\w.-]+\s*=(.*)$/;
@@ -77,9 +79,14 @@ const ASSIGNMENT = /^\s*(?:export\s+)?[\w.-]+\s*=(.*)$/;
  * `WEBHOOK_SECRET: abc` written YAML-style would leave the secret unset. Lines inside a quoted value
  * that spans several lines are part of that value.
  */
-function strayEnvLine(text: string): { line: number; name: string | undefined } | undefined {
+function strayEnvLine(
+  text: string,
+): { line: number; name: string | undefined; quote?: string } | undefined {
   const lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
   let openQuote: string | undefined;
+  // Where the open quote began: a quote never closed would take the rest of the file as the value
+  // (dotenv keeps the quote as its first character instead).
+  let opened: { line: number; name: string | undefined } | undefined;
   for (const [i, line] of lines.entries()) {
     if (openQuote !== undefined) {
       if (line.includes(openQuote)) openQuote = undefined;
@@ -95,10 +102,12 @@ function strayEnvLine(text: string): { line: number; name: string | undefined } 
     }
     const value = (assignment[1] ?? "").trim();
     const quote = value[0];
-    if ((quote === '"' || quote === "'" || quote === "`") && !value.slice(1).includes(quote))
+    if ((quote === '"' || quote === "'" || quote === "`") && !value.slice(1).includes(quote)) {
       openQuote = quote;
+      opened = { line: i + 1, name: /^(?:export\s+)?([\w.-]+)/.exec(trimmed)?.[1] };
+    }
   }
-  return undefined;
+  return openQuote === undefined || opened === undefined ? undefined : { ...opened, quote: openQuote };
 }
 
 const ENV_LINE = /^\s*(?:export\s+)?([\w.-]+)\s*=[ \t]*(.*)$/;

@@ -29,6 +29,19 @@ describe(".env lines that set nothing are refused, not skipped (spec 2.1: WEBHOO
     expect(load).toThrow(`${env}: line 2: not a NAME=value line — write WEBHOOK_SECRET=<value>`);
   });
 
+  it("a quote no later line closes is refused at the line that opens it, without echoing the value", () => {
+    for (const [text, line, quote] of [
+      ['S1="abc\nP1=unterminated\n', 1, '"'],
+      ["WEBHOOK_PORT=9000\nS1='abc\n", 2, "'"],
+    ] as const) {
+      const { env, load } = withDotenv(text);
+      expect(load).toThrow(
+        `${env}: line ${line}: the value of S1 opens a ${quote} quote that no later line closes — close it where the value ends, or drop it (S1=<value>)`,
+      );
+      expect(load).not.toThrow(/abc/);
+    }
+  });
+
   it("still reads what shells and dotenv read: export, comments, blank lines, CRLF, BOM, multi-line quoted values, a bare NAME (docker --env-file)", () => {
     const { load } = withDotenv(
       "\uFEFF# c\r\n\r\nexport WEBHOOK_PORT=9000\r\nexport OTHER\r\nPASSED_THROUGH\r\nKEY=\"line1\r\nline two: with colon\r\n\"\r\nWEBHOOK_SECRET='a b' # note\r\n",
