@@ -1,8 +1,19 @@
 import type { z } from "zod";
 import { nearMiss } from "./nearMiss.js";
 
+/**
+ * A value a `${VAR}` gave (from `.env` or the environment, where secrets live): a message quotes what the
+ * file says instead of the value.
+ */
+export class WrittenAs {
+  constructor(readonly text: unknown) {}
+}
+
 function describeInput(input: unknown): string {
   if (input === undefined) return "nothing";
+  if (input instanceof WrittenAs) return `${describeInput(input.text)} (the value it gives is not shown)`;
+  // JSON would say null for .nan, .inf and 1e400.
+  if (typeof input === "number" && !Number.isFinite(input)) return String(input);
   try {
     const text = JSON.stringify(input);
     return text.length > 60 ? `${text.slice(0, 57)}...` : text;
@@ -27,6 +38,9 @@ const EXPECTED_WORDS: Record<string, string> = {
  */
 function textForTypeHint(expected: string, input: string): string {
   if (expected === "number" || expected === "int") {
+    // YAML keeps a whole number past 2^53 as text, so that no digit is silently lost.
+    if (/^\s*-?\d{16,}\s*$/.test(input) && !Number.isSafeInteger(Number(input)))
+      return ` — too large: at most ${Number.MAX_SAFE_INTEGER}`;
     if (input.trim() !== "" && Number.isFinite(Number(input)))
       return " — write the number without quotes (a ${VAR} always gives text)";
     return " — write a plain number, without units or quotes";
@@ -185,6 +199,8 @@ export function formatIssue(
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
       message += ` — put it in quotes if it is meant as text`;
+    else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
+      message += " — a ${VAR} always gives text: write the value itself in the file";
     else if (typeof issue.input === "string") {
       message += textForTypeHint(issue.expected, issue.input);
       // `events: push` for `events: [push]`; the value is quoted back only where describeValue shows it.

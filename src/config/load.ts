@@ -3,7 +3,7 @@ import { parse as parseEnv } from "dotenv";
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { SvcError } from "../errors.js";
-import { formatIssues } from "./format.js";
+import { formatIssues, WrittenAs } from "./format.js";
 import { type InterpolationScope, interpolateDeep } from "./interpolate.js";
 import { knownKeysAt } from "./knownKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
@@ -79,9 +79,7 @@ const ASSIGNMENT = /^\s*(?:export\s+)?[\w.-]+\s*=(.*)$/;
  * `WEBHOOK_SECRET: abc` written YAML-style would leave the secret unset. Lines inside a quoted value
  * that spans several lines are part of that value.
  */
-function strayEnvLine(
-  text: string,
-): { line: number; name: string | undefined; quote?: string } | undefined {
+function strayEnvLine(text: string): { line: number; name: string | undefined; quote?: string } | undefined {
   const lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
   let openQuote: string | undefined;
   // Where the open quote began: a quote never closed would take the rest of the file as the value
@@ -313,6 +311,35 @@ function dropNullSections(raw: Record<string, unknown>): void {
   }
 }
 
+/** The value at `path` in `tree`, when every step exists. */
+function valueAt(tree: unknown, path: readonly PropertyKey[]): unknown {
+  let at: unknown = tree;
+  for (const key of path) {
+    if (typeof at !== "object" || at === null || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
+
+const REFERENCE = /\$\{/;
+const holdsReference = (value: unknown): boolean =>
+  typeof value === "string"
+    ? REFERENCE.test(value)
+    : Array.isArray(value)
+      ? value.some(holdsReference)
+      : typeof value === "object" && value !== null && Object.values(value).some(holdsReference);
+
+/**
+ * Issues about a value the file wrote with a `${VAR}`: their message quotes the file's text, never what
+ * `.env` or the environment put there (secrets live there: `rate_limit: ${API_KEY}` must not print the key).
+ */
+function writtenAsInFile(issues: z.core.$ZodIssue[], written: unknown): z.core.$ZodIssue[] {
+  return issues.map((issue) => {
+    const text = valueAt(written, issue.path);
+    return holdsReference(text) ? ({ ...issue, input: new WrittenAs(text) } as z.core.$ZodIssue) : issue;
+  });
+}
+
 /** Reads config.yaml (or the embedded default), `.env` and the environment, and validates the result. */
 export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } = {}): LoadedConfig {
   const env = options.env ?? process.env;
@@ -339,7 +366,7 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
       "config_invalid",
       formatIssues(
         paths.config,
-        pointIntoExtra(parsed.error.issues, webhookExtraKeys(rendered)),
+        writtenAsInFile(pointIntoExtra(parsed.error.issues, webhookExtraKeys(rendered)), rest),
         (path) =>
           // A key under `extra` is one of platforms.webhook's own.
           knownKeysAt(

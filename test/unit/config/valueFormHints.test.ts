@@ -21,13 +21,42 @@ function refusal(yaml: string, dotenv?: string): string {
 
 const webhook = (body: string) => `platforms:\n  webhook:\n${body}`;
 
+describe("what a refusal quotes", () => {
+  it("a value a ${VAR} gave is never quoted (it may be a secret from .env): the file's text is", () => {
+    const message = refusal(
+      webhook('    rate_limit: ${API}\n    routes:\n      r1: {secret: abc, prompt: ["${S}"]}\n'),
+      "API=sk-leak-FFF666\nS=sec-GGG777\n",
+    );
+    expect(message).toContain(
+      'FILE: platforms.webhook.rate_limit: expected a number, got "${API}" (the value it gives is not shown)',
+    );
+    expect(message).toContain(
+      'FILE: platforms.webhook.routes.r1.prompt: expected a string, got ["${S}"] (the value it gives is not shown)',
+    );
+    expect(message).not.toMatch(/sk-leak|sec-GGG/);
+  });
+
+  it(".nan, .inf and 1e400 are named as they are, not as null; a whole number past 2^53 is too large", () => {
+    expect(refusal(webhook("    port: .nan\n    max_body_bytes: .inf\n    rate_limit: 1e400\n"))).toBe(
+      [
+        "FILE: platforms.webhook.port: expected a number, got NaN",
+        "FILE: platforms.webhook.rate_limit: expected a number, got Infinity",
+        "FILE: platforms.webhook.max_body_bytes: expected a number, got Infinity",
+      ].join("\n"),
+    );
+    expect(refusal(webhook("    rate_limit: 99999999999999999999999\n"))).toBe(
+      'FILE: platforms.webhook.rate_limit: expected a number, got "99999999999999999999999" — too large: at most 9007199254740991',
+    );
+  });
+});
+
 describe("a value of the wrong form is refused with how to write it (spec 2.1 types)", () => {
   it("a quoted port or one from ${VAR}: write the number without quotes", () => {
     expect(refusal(webhook('    port: "8644"\n'))).toBe(
       'FILE: platforms.webhook.port: expected a number, got "8644" — write the number without quotes (a ${VAR} always gives text)',
     );
     expect(refusal(webhook("    port: ${PORT}\n"), "PORT=9000\n")).toContain(
-      'platforms.webhook.port: expected a number, got "9000" — write the number without quotes',
+      'platforms.webhook.port: expected a number, got "${PORT}" (the value it gives is not shown) — a ${VAR} always gives text: write the value itself in the file',
     );
   });
 
