@@ -200,7 +200,7 @@ export function formatIssue(
     if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
       message += ` — put it in quotes if it is meant as text`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
-      message += " — a ${VAR} always gives text: write the value itself in the file";
+      message += ` — a $\{VAR} always gives text: write the value itself in the file`;
     else if (typeof issue.input === "string") {
       message += textForTypeHint(issue.expected, issue.input);
       // `events: push` for `events: [push]`; the value is quoted back only where describeValue shows it.

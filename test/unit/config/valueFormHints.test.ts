@@ -22,16 +22,16 @@ function refusal(yaml: string, dotenv?: string): string {
 const webhook = (body: string) => `platforms:\n  webhook:\n${body}`;
 
 describe("what a refusal quotes", () => {
-  it("a value a ${VAR} gave is never quoted (it may be a secret from .env): the file's text is", () => {
+  it(`a value a $\{VAR} gave is never quoted (it may be a secret from .env): the file's text is`, () => {
     const message = refusal(
-      webhook('    rate_limit: ${API}\n    routes:\n      r1: {secret: abc, prompt: ["${S}"]}\n'),
+      webhook(`    rate_limit: $\{API}\n    routes:\n      r1: {secret: abc, prompt: ["$\{S}"]}\n`),
       "API=sk-leak-FFF666\nS=sec-GGG777\n",
     );
     expect(message).toContain(
-      'FILE: platforms.webhook.rate_limit: expected a number, got "${API}" (the value it gives is not shown)',
+      `FILE: platforms.webhook.rate_limit: expected a number, got "$\{API}" (the value it gives is not shown)`,
     );
     expect(message).toContain(
-      'FILE: platforms.webhook.routes.r1.prompt: expected a string, got ["${S}"] (the value it gives is not shown)',
+      `FILE: platforms.webhook.routes.r1.prompt: expected a string, got ["$\{S}"] (the value it gives is not shown)`,
     );
     expect(message).not.toMatch(/sk-leak|sec-GGG/);
   });
@@ -56,7 +56,7 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
       'FILE: platforms.webhook.port: expected a number, got "8644" — write the number without quotes (a ${VAR} always gives text)',
     );
     expect(refusal(webhook("    port: ${PORT}\n"), "PORT=9000\n")).toContain(
-      'platforms.webhook.port: expected a number, got "${PORT}" (the value it gives is not shown) — a ${VAR} always gives text: write the value itself in the file',
+      `platforms.webhook.port: expected a number, got "$\{PORT}" (the value it gives is not shown) — a $\{VAR} always gives text: write the value itself in the file`,
     );
   });
 
