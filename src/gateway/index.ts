@@ -168,6 +168,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       throw err;
     });
   // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.
+  const journaledEnqueue = state.enqueue((event) => queue.enqueue(event));
   const cron = createCron({
     system,
     paths,
@@ -176,7 +177,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     agent,
     deliverer: deliveries.deliverer,
     profiles,
-    enqueue: (event) => redis?.enqueueRun(event) ?? queue.enqueue(event),
+    // Journaled like an agent run (local backend): a fire answered 202 runs after a crash too.
+    enqueue: (event) => redis?.enqueueRun(event) ?? journaledEnqueue(event),
     claim: redis?.cronLease.claim,
   });
   runs = createRuns({
@@ -229,10 +231,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     seen: idempotency.seen,
     coalescer: coalescing.coalescer,
     cron: cron.scheduler,
-    enqueueRun:
-      redis === undefined
-        ? state.enqueue((event) => queue.enqueue(event))
-        : (event) => redis.enqueueRun(event),
+    enqueueRun: redis === undefined ? journaledEnqueue : (event) => redis.enqueueRun(event),
     shared:
       redis === undefined
         ? undefined

@@ -96,6 +96,49 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     await kill(second, home);
   });
 
+  it("cron_job routes: every fire answered 202 runs the job after the restart, and retries answer duplicate", async () => {
+    const home = tempHome();
+    homes.push(home);
+    writeConfig(home, { cr: { secret: SECRET, cron_job: "nightly" } });
+    home.write(
+      "cron/jobs.json",
+      JSON.stringify({
+        revision: 1,
+        jobs: {
+          j1: {
+            id: "j1",
+            name: "nightly",
+            schedule: "every 1d",
+            prompt: "nightly job",
+            deliver: "log",
+            state: "enabled",
+            next_run: "2099-01-01T00:00:00.000Z",
+            created_at: "2026-11-22T00:00:00.000Z",
+          },
+        },
+      }),
+    );
+    closeGate(home);
+    const first = await start(home);
+    const accepted = await burst(first.port, "cr", ids("fire", 12), 4);
+    expect(accepted).toHaveLength(12);
+    await kill(first, home);
+    expect(ranLines(home)).toEqual([]);
+
+    openGate(home);
+    const second = await start(home);
+    await vi.waitFor(() => expect(ranLines(home).length).toBeGreaterThanOrEqual(12), {
+      timeout: 30_000,
+      interval: 100,
+    });
+    await allFinished(home);
+    // Each fire ran the job once (its prompt), none lost with the killed process's queue.
+    expect(ranLines(home).filter(([, prompt]) => prompt.includes("nightly job"))).toHaveLength(12);
+    for (const id of accepted.slice(0, 3))
+      expect(await deliver(second.port, "cr", id)).toEqual({ status: 200, body: { status: "duplicate" } });
+    await kill(second, home);
+  });
+
   it("right after the last 202: the whole burst runs after the restart, each id once", async () => {
     const home = tempHome();
     homes.push(home);
