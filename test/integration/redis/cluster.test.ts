@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { oneJobStore } from "../../helpers/cronJobs.js";
 import { postJson } from "../../helpers/http.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import {
@@ -148,26 +149,16 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
 
   it("a due cron job fires once across the cluster", async () => {
     const runs = join(dir, `runs-${randomUUID()}.log`);
-    const jobs = {
-      revision: 1,
-      jobs: {
-        j1: {
-          id: "j1",
-          name: "nightly",
-          schedule: "every 1d",
-          prompt: "job nightly",
-          deliver: "log",
-          deliver_extra: {},
-          state: "enabled",
-          next_run: "2026-01-01T00:00:00.000Z",
-          created_at: "2025-11-22T00:00:00.000Z",
-        },
-      },
-    };
     const gws = await cluster(
       3,
       clusterConfig(redis.url, `t${randomUUID()}`, { hook: { secret: SECRET } }, sharedAppendAgent(runs, 2)),
-      { "cron/jobs.json": JSON.stringify(jobs) },
+      {
+        "cron/jobs.json": oneJobStore({
+          name: "nightly",
+          prompt: "job nightly",
+          next_run: "2026-01-01T00:00:00.000Z",
+        }),
+      },
     );
     // Every instance either ran the job or saw the due time taken by another one.
     const decided = (what: string) => gws.flatMap((gw) => gw.logs().filter((l) => l.msg.includes(what)));

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
+import { oneJobStore } from "../../helpers/cronJobs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
 import {
@@ -102,21 +103,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     writeConfig(home, { cr: { secret: SECRET, cron_job: "nightly" } });
     home.write(
       "cron/jobs.json",
-      JSON.stringify({
-        revision: 1,
-        jobs: {
-          j1: {
-            id: "j1",
-            name: "nightly",
-            schedule: "every 1d",
-            prompt: "nightly job",
-            deliver: "log",
-            state: "enabled",
-            next_run: "2099-01-01T00:00:00.000Z",
-            created_at: "2026-11-22T00:00:00.000Z",
-          },
-        },
-      }),
+      oneJobStore({ name: "nightly", prompt: "nightly job", next_run: "2099-01-01T00:00:00.000Z" }),
     );
     closeGate(home);
     const first = await start(home);
