@@ -35,9 +35,10 @@ function load(configPath: string, doing: string) {
   return doc;
 }
 
-function write(configPath: string, text: string): void {
-  const mode = existsSync(configPath) ? statSync(configPath).mode & 0o777 : 0o600;
-  writeFileAtomic(configPath, text, mode);
+/** Writes the file, keeping its mode; one that now holds a credential loses every group and other bit. */
+function write(configPath: string, text: string, holdsCredential = false): void {
+  const kept = existsSync(configPath) ? statSync(configPath).mode & 0o777 : 0o600;
+  writeFileAtomic(configPath, text, holdsCredential ? kept & 0o700 : kept);
 }
 
 /**
@@ -47,7 +48,7 @@ function write(configPath: string, text: string): void {
 export function addServers(
   configPath: string,
   entries: Readonly<Record<string, Record<string, unknown>>>,
-  options: { replace?: boolean; doing: string },
+  options: { replace?: boolean; doing: string; holdsCredential?: boolean },
 ): string[] {
   return withFileLockSync(configPath, () => {
     const doc = load(configPath, options.doing);
@@ -66,7 +67,8 @@ export function addServers(
       }
       map.set(name, doc.createNode(entry));
     }
-    if (skipped.length < Object.keys(entries).length) write(configPath, doc.toString());
+    if (skipped.length < Object.keys(entries).length)
+      write(configPath, doc.toString(), options.holdsCredential === true);
     return skipped;
   });
 }

@@ -37,17 +37,34 @@ function checkEntry(name: string, entry: Record<string, unknown>, configPath: st
     );
 }
 
+const CREDENTIAL = /key|token|secret|pass|auth|cookie/i;
+
+/** The credential-named `env` and `headers` keys whose value is written out, not a `${VAR}`. */
+function writtenCredentials(entry: { env?: Record<string, string>; headers?: Record<string, string> }): {
+  env: string[];
+  headers: string[];
+} {
+  const named = (values: Record<string, string> | undefined) =>
+    Object.entries(values ?? {})
+      .filter(([k, v]) => CREDENTIAL.test(k) && !v.includes("${"))
+      .map(([k]) => k);
+  return { env: named(entry.env), headers: named(entry.headers) };
+}
+
 /** A credential written out in config.yaml: say where secrets go instead (the value is not echoed). */
-function secretNotes(entry: { env?: Record<string, string>; headers?: Record<string, string> }): string[] {
-  const credential = /key|token|secret|pass|auth|cookie/i;
-  const named = [...Object.entries(entry.env ?? {}), ...Object.entries(entry.headers ?? {})]
-    .filter(([k, v]) => credential.test(k) && !v.includes("${"))
-    .map(([k]) => k);
-  return named.length === 0
-    ? []
-    : [
-        `Note: ${named.join(", ")} ${named.length === 1 ? "is" : "are"} written to config.yaml as given; to keep the secret in .env instead, write e.g. --env ${named[0]}='\${${named[0]}}' and set ${named[0]} in .env`,
-      ];
+function secretNotes(written: { env: string[]; headers: string[] }, configPath: string): string[] {
+  const named = [...written.env, ...written.headers];
+  if (named.length === 0) return [];
+  const variable = (key: string) => key.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+  const header = written.headers[0];
+  const example =
+    header === undefined
+      ? `--env ${named[0]}='\${${named[0]}}'`
+      : `--header '${header}: Bearer \${${variable(header)}}' (or the header's own form)`;
+  const setIn = header === undefined ? named[0] : variable(header);
+  return [
+    `Note: ${named.join(", ")} ${named.length === 1 ? "is" : "are"} written to ${configPath} as given, so the file is now readable by you only (mode 0600); to keep the secret in .env instead, write e.g. ${example} and set ${setIn} in .env`,
+  ];
 }
 
 function afterWrite(names: readonly string[]): void {
@@ -88,21 +105,25 @@ export function addServer(name: string, target: string[], options: AddOptions): 
   if (options.env !== undefined) entry.env = options.env;
   if (options.header !== undefined) entry.headers = options.header;
   checkEntry(name, entry, loaded.paths.config);
+  const written = writtenCredentials({
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.header ? { headers: options.header } : {}),
+  });
   const skipped = addServers(
     loaded.paths.config,
     { [name]: entry },
-    { replace: options.force === true, doing: "add" },
+    {
+      replace: options.force === true,
+      doing: "add",
+      holdsCredential: written.env.length + written.headers.length > 0,
+    },
   );
   if (skipped.length > 0)
     throw new SvcError(
       "usage",
       `${loaded.paths.config}: mcp_servers.${name} already exists — choose another name, or --force to replace it`,
     );
-  for (const note of secretNotes({
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.header ? { headers: options.header } : {}),
-  }))
-    process.stderr.write(`${note}\n`);
+  for (const note of secretNotes(written, loaded.paths.config)) process.stderr.write(`${note}\n`);
   process.stdout.write(`Added mcp_servers.${name} to ${loaded.paths.config}.\n`);
   afterWrite([name]);
 }
@@ -152,9 +173,16 @@ export function importServers(file: string, options: { force?: boolean }): void 
     if (problems.length > 0) process.exitCode = 1;
     return;
   }
+  const holdsCredential = Object.values(valid).some((entry) => {
+    const written = writtenCredentials(
+      entry as { env?: Record<string, string>; headers?: Record<string, string> },
+    );
+    return written.env.length + written.headers.length > 0;
+  });
   const skipped = addServers(loaded.paths.config, valid, {
     replace: options.force === true,
     doing: "import",
+    holdsCredential,
   });
   const added = names.filter((n) => !skipped.includes(n));
   if (added.length > 0)

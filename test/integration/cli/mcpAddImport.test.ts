@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { chmodSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
@@ -82,10 +82,28 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
     ]);
     for (const result of cases) expect(result.code).toBe(2);
     expect(config()).toBe(COMMENTED);
+    chmodSync(join(home.dir, "config.yaml"), 0o644);
     const secret = await svc(home, ["mcp", "add", "gh", "--env", "GITHUB_TOKEN=ghp_abc", "--", "gh-mcp"]);
     expect(secret.code).toBe(0);
-    expect(secret.stderr).toContain("GITHUB_TOKEN is written to config.yaml as given");
+    expect(secret.stderr).toContain(
+      `GITHUB_TOKEN is written to ${join(home.dir, "config.yaml")} as given, so the file is now readable by you only (mode 0600); to keep the secret in .env instead, write e.g. --env GITHUB_TOKEN='$\{GITHUB_TOKEN}'`,
+    );
     expect(secret.stderr).not.toContain("ghp_abc");
+    // A file that holds a credential is not left readable by others.
+    expect(statSync(join(home.dir, "config.yaml")).mode & 0o777).toBe(0o600);
+    const header = await svc(home, [
+      "mcp",
+      "add",
+      "api",
+      "--header",
+      "Authorization: Bearer tok-1",
+      "--",
+      "https://a.test/mcp",
+    ]);
+    expect(header.stderr).toContain(
+      `write e.g. --header 'Authorization: Bearer $\{AUTHORIZATION}' (or the header's own form) and set AUTHORIZATION in .env`,
+    );
+    expect(header.stderr).not.toContain("tok-1");
   });
 
   it("with no config.yaml, starts from the embedded default so the webhook adapter stays on; the file is 0600", async () => {
