@@ -117,7 +117,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     paths,
     logger,
     system,
-    profiles,
     dynamic: options.dynamicRoutes ?? dynamic.source,
   });
   const idempotency = createIdempotency({ paths, logger, clock: { now } });

@@ -1,6 +1,8 @@
+import { routeTable } from "../../actors/routes.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { describeError, isSvcError } from "../../errors.js";
+import { staticRouteWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
 import { parseSubscription } from "../../io/stores/subscriptions.js";
 import { targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
@@ -49,6 +51,16 @@ export async function checkConfig(
   }
   const problems = startupProblems(loaded.config, loaded.paths.config);
   const warnings = targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config));
+  // What the gateway logs about its routes at start, without its `[webhook] ` prefix.
+  if (problems.length === 0) {
+    const routes = staticRouteWarnings(
+      routeTable(loaded.config),
+      loaded.paths,
+      Object.keys(loaded.config.mcp_servers),
+    );
+    for (const warning of [...routes.now, ...(await routes.references)])
+      warnings.push(warning.replace(/^\[webhook\] /, ""));
+  }
   let subscriptions = 0;
   try {
     // With state.backend: redis, the shared hash (an unreachable Redis is a problem: the gateway would not start).

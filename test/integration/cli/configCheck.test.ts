@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc } from "./svc.js";
 
@@ -93,5 +94,29 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     expect(result.code).toBe(0);
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
     expect(result.stderr).toContain("mcp_servers.gh: ${GH_TOKEN} is not set — add GH_TOKEN=...");
+  });
+  it("prints what the gateway would warn about its routes: a profile binding, a script, a cron job, a secret, a toolset", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify(
+        webhookConfig({
+          r1: { secret: "sécret", script: "../../etc/passwd", profile: "wrk", toolsets: ["web_serch"] },
+          r2: { secret: "abc", cron_job: "nojob" },
+        }),
+      ),
+    );
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(0);
+    const config = `${home.dir}/config.yaml`;
+    const warnings = result.stderr.split("\n").filter((line) => line.startsWith("Warning: "));
+    expect(warnings.map((line) => line.slice(0, line.indexOf(":", `Warning: ${config}: `.length)))).toEqual([
+      `Warning: ${config}: platforms.webhook.routes.r1.profile`,
+      `Warning: ${config}: platforms.webhook.routes.r1.secret has a character outside printable ASCII, so a sender that sends the secret itself (X-Gitlab-Token, Authorization`,
+      `Warning: ${config}: platforms.webhook.routes.r1.toolsets`,
+      `Warning: ${config}: platforms.webhook.routes.r1.script`,
+      `Warning: ${config}: platforms.webhook.routes.r2.cron_job`,
+    ]);
+    expect(result.stderr).toContain('unknown toolset "web_serch" — did you mean web_search?');
   });
 });

@@ -46,4 +46,12 @@ describe("a route's profile that cannot work as written is named at startup (spe
       `[webhook] ${file}: platforms.webhook.routes.typo.profile: profile wrok has no directory ${gw.home.dir}/profiles/wrok — did you mean work? The route answers only at /p/wrok/webhooks/typo`,
     ]);
   });
+  it("a route's toolsets name that is neither built in nor an MCP server is named at startup, with the likely spelling", async () => {
+    gw = await startTestGateway({
+      config: webhookConfig({ t: { secret: "s", toolsets: ["web_serch", "svc-webhook", "no_mcp"] } }),
+    });
+    expect(warnings(gw).filter((w) => w.includes(".toolsets:"))).toEqual([
+      `[webhook] ${gw.home.dir}/config.yaml: platforms.webhook.routes.t.toolsets: unknown toolset "web_serch" — did you mean web_search?; runs of the route drop it (known: svc-webhook, web_search, web_extract, vision_analyze, clarify, web, terminal, file, code_execution, browser, memory, mcp, no_mcp, or an mcp_servers name)`,
+    ]);
+  });
 });

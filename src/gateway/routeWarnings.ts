@@ -1,0 +1,59 @@
+import { join } from "node:path";
+import { KNOWN_TOOLSETS, WEBHOOK_TOOLSET } from "../actors/agent/index.js";
+import { missingReferenceWarnings } from "../actors/routeReferences.js";
+import type { RouteTable } from "../actors/routes.js";
+import { nearMiss } from "../config/nearMiss.js";
+import { type SvcPaths, svcPaths } from "../config/paths.js";
+import { profileBindingWarnings } from "../config/profileWarnings.js";
+import { secretCharacterWarnings } from "../config/secretWarnings.js";
+import { profilesOnDisk } from "../io/profiles.js";
+import { cronStore } from "../io/stores/cronStore.js";
+
+/**
+ * A route's `toolsets` name that is neither a built-in toolset nor a configured MCP server: a run drops
+ * it (and says so at its first event); named here at startup, with the likely spelling.
+ */
+export function toolsetWarnings(table: RouteTable, mcpServers: readonly string[], file: string): string[] {
+  const known = [...KNOWN_TOOLSETS, WEBHOOK_TOOLSET, ...mcpServers];
+  const warnings: string[] = [];
+  for (const [name, { route }] of table.staticRoutes) {
+    for (const toolset of route.toolsets ?? []) {
+      if (known.includes(toolset)) continue;
+      const meant = nearMiss(toolset, known);
+      warnings.push(
+        `[webhook] ${file}: platforms.webhook.routes.${name}.toolsets: unknown toolset "${toolset}"${meant === undefined ? "" : ` — did you mean ${meant}?`}; runs of the route drop it (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
+      );
+    }
+  }
+  return warnings;
+}
+
+/**
+ * What the gateway says about its static routes at start and at each reload, and `svc config check`
+ * prints: `now`, from the configuration alone; `references`, once the scripts and cron jobs the routes
+ * name were looked for.
+ */
+export function staticRouteWarnings(
+  table: RouteTable,
+  paths: SvcPaths,
+  mcpServers: readonly string[],
+): { readonly now: string[]; readonly references: Promise<string[]> } {
+  const profile = (name: string) => svcPaths(paths.home, name);
+  return {
+    now: [
+      ...profileBindingWarnings(table.staticRoutes.values(), {
+        file: paths.config,
+        multiplex: table.multiplexProfiles,
+        profiles: profilesOnDisk(paths.home),
+        profilesDir: join(paths.home, "profiles"),
+      }),
+      ...secretCharacterWarnings(table.staticRoutes.values(), paths.config),
+      ...toolsetWarnings(table, mcpServers, paths.config),
+    ],
+    references: missingReferenceWarnings(table, {
+      configFile: paths.config,
+      scriptsDir: (name) => profile(name).scripts,
+      cronStore: (name) => ({ store: cronStore(profile(name).cronJobs), path: profile(name).cronJobs }),
+    }),
+  };
+}
