@@ -3,6 +3,7 @@ import { startSystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
 import { howToEnableWebhook } from "../config/load.js";
 import { restartOnlyChanges } from "../config/restartOnly.js";
+import { unusedSettingWarnings } from "../config/unusedSettings.js";
 import { LOOPBACK_HOSTS } from "../config/validate.js";
 import { webhookOffReason } from "../config/webhookEnabled.js";
 import { describeError, SvcError } from "../errors.js";
@@ -60,6 +61,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const groupTimers = options.timers ?? clock;
   const env = options.env === undefined ? {} : { env: options.env };
   const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
+  for (const warning of unusedSettingWarnings(config, paths.config)) logger.warn(warning);
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
     options.stateStore ?? openStateStore(config.state, paths.home, logger, now),

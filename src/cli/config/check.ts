@@ -1,6 +1,7 @@
 import { routeTable } from "../../actors/routes.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
+import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { describeError, isSvcError } from "../../errors.js";
 import { staticRouteWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
@@ -50,7 +51,12 @@ export async function checkConfig(
     return { problems: text.split("\n"), warnings: [], summary: undefined };
   }
   const problems = startupProblems(loaded.config, loaded.paths.config);
-  const warnings = targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config));
+  const warnings = [
+    ...unusedSettingWarnings(loaded.config, loaded.paths.config).map((warning) =>
+      warning.replace(/^\[\w+\] /, ""),
+    ),
+    ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
+  ];
   // What the gateway logs about its routes at start, without its `[webhook] ` prefix.
   if (problems.length === 0) {
     const routes = staticRouteWarnings(

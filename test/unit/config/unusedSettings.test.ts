@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { configSchema } from "../../../src/config/schema.js";
+import { unusedSettingWarnings } from "../../../src/config/unusedSettings.js";
+
+const FILE = "/h/config.yaml";
+const warningsFor = (raw: Record<string, unknown>) => unusedSettingWarnings(configSchema.parse(raw), FILE);
+
+describe("settings the rest of the configuration leaves unused are named, not dropped", () => {
+  it("agent.command under the echo provider: a forgotten provider: command", () => {
+    expect(warningsFor({ agent: { command: ["./reply.sh"], model: "gpt-4" } })).toEqual([
+      `[agent] ${FILE}: agent.provider is echo, which does not use agent.command, agent.model — set agent.provider: command to run agent.command, or remove them`,
+    ]);
+  });
+
+  it("model settings under the command provider; command under a model provider", () => {
+    expect(warningsFor({ agent: { provider: "command", command: ["x"], api_key: "k" } })).toEqual([
+      `[agent] ${FILE}: agent.provider is command, which does not use agent.api_key — set agent.provider: openai or anthropic to run a model, or remove it`,
+    ]);
+    expect(warningsFor({ agent: { provider: "openai", model: "m", command: ["x"] } })[0]).toContain(
+      "agent.provider is openai, which does not use agent.command — set agent.provider: command",
+    );
+  });
+
+  it("state.redis_url with the local backend", () => {
+    expect(warningsFor({ state: { redis_url: "redis://r:6379/0" } })).toEqual([
+      `[state] ${FILE}: state.redis_url is set, but state.backend is local: Redis is not used — set state.backend: redis to share state between gateways, or remove it`,
+    ]);
+  });
+
+  it("nothing for settings in use", () => {
+    expect(warningsFor({})).toEqual([]);
+    expect(warningsFor({ agent: { provider: "command", command: ["x"] } })).toEqual([]);
+    expect(
+      warningsFor({
+        agent: {
+          provider: "anthropic",
+          model: "m",
+          api_key: "k",
+          base_url: "http://l/v1",
+          system_prompt: "s",
+        },
+        state: { backend: "redis", redis_url: "redis://r:6379/0" },
+      }),
+    ).toEqual([]);
+  });
+});
