@@ -154,7 +154,17 @@ function readYaml(file: string): unknown {
     );
   }
   prepareConfigDocument(doc, text, file, lineCounter);
-  return exactIntegers(doc.toJS()) ?? {};
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch (err) {
+    // The parser's limits (an alias that expands into millions of nodes): named with the file.
+    throw new SvcError(
+      "config_invalid",
+      `${file}: not valid YAML — ${(err as Error).message}; write the values out instead of through so many aliases (*name)`,
+    );
+  }
+  return exactIntegers(value) ?? {};
 }
 
 /** The parser's first line, with what to do where the fix is not obvious from it. */

@@ -264,6 +264,15 @@ describe("config loading (spec 2.1)", () => {
   it("reports YAML syntax errors with the file and line", () => {
     expect(() => load("platforms:\n  webhook: [\n")).toThrow(/config\.yaml: line \d+: not valid YAML/);
   });
+
+  it("an alias that expands past the parser's limit is named with the file", () => {
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
+    for (const [i, name] of [..."bcdefgh"].entries())
+      levels.push(`${name}: &${name} [${Array(9).fill(`*${"abcdefg"[i]}`).join(", ")}]`);
+    expect(() => load(`${levels.join("\n")}\n`)).toThrow(
+      /config\.yaml: not valid YAML — Excessive alias count .*; write the values out instead of through so many aliases/,
+    );
+  });
 });
 
 describe("startup validation rules (spec 2.2)", () => {
