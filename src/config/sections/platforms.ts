@@ -96,7 +96,8 @@ export const PLATFORM_SCHEMAS = {
     token: text.optional(),
     base_url: url("http://homeassistant.local:8123"),
   }),
-  forge_comment: z.strictObject({ ...base, command: text.default("gh") }),
+  // `enabled` left out: the target is there as without a section (gh needs no keys), with these settings.
+  forge_comment: z.strictObject({ ...base, enabled: z.boolean().optional(), command: text.default("gh") }),
 } as const;
 
 export type PlatformName = keyof typeof PLATFORM_SCHEMAS;

@@ -71,8 +71,8 @@ function build<N extends PlatformName>(
 
 /**
  * Builds the targets the configuration enables (`log` always). forge_comment needs no keys (the
- * `gh` client on PATH), so with no `platforms.forge_comment` section it is built on first use, without a
- * startup check; `enabled: false` turns it off.
+ * `gh` client on PATH), so with no `platforms.forge_comment` section, or one that does not set `enabled`,
+ * it is built on first use, without a startup check; `enabled: false` turns it off.
  */
 export function createTargets(config: Config, deps: TargetDeps): TargetRegistry {
   const targets = new Map<string, DeliveryTarget>([["log", logTarget(deps)]]);
@@ -86,8 +86,12 @@ export function createTargets(config: Config, deps: TargetDeps): TargetRegistry 
   }
   let implicitForge: DeliveryTarget | undefined;
   const implicit = (canonical: string) => {
-    if (canonical !== "forge_comment" || platforms.forge_comment !== undefined) return undefined;
-    implicitForge ??= build("forge_comment", PLATFORM_SCHEMAS.forge_comment.parse({}), deps);
+    if (canonical !== "forge_comment" || platforms.forge_comment?.enabled !== undefined) return undefined;
+    implicitForge ??= build(
+      "forge_comment",
+      platforms.forge_comment ?? PLATFORM_SCHEMAS.forge_comment.parse({}),
+      deps,
+    );
     return implicitForge;
   };
   return {

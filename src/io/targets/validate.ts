@@ -24,10 +24,10 @@ export interface TargetProblems {
   readonly warnings: string[];
 }
 
-/** Whether a platform's target exists: enabled in config, or forge_comment with no section at all (`gh` needs no keys). */
+/** Whether a platform's target exists: enabled in config, or forge_comment whose section does not say (`gh` needs no keys). */
 function platformEnabled(platforms: Config["platforms"], name: string): boolean {
-  const settings = (platforms as Record<string, { enabled?: boolean } | undefined>)[name];
-  return settings === undefined ? name === "forge_comment" : settings.enabled === true;
+  const enabled = (platforms as Record<string, { enabled?: boolean } | undefined>)[name]?.enabled;
+  return enabled === undefined ? name === "forge_comment" : enabled;
 }
 
 /**

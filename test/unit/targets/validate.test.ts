@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
+import { silentLogger } from "../../../src/io/log.js";
 import { canonicalTarget } from "../../../src/io/targets/names.js";
+import { createTargets } from "../../../src/io/targets/registry.js";
 import { targetStartupProblems } from "../../../src/io/targets/validate.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -93,7 +95,7 @@ describe("targetStartupProblems", () => {
     });
   });
 
-  it("forge_comment needs no platforms section (gh on PATH); an explicit enabled: false turns it off", () => {
+  it("forge_comment needs no platforms section (gh on PATH), nor enabled in one; an explicit enabled: false turns it off", () => {
     const extra = "        deliver_extra: {repo: a/b, pr_number: 1}\n";
     const implicit = load(route("forge_comment", extra));
     expect(targetStartupProblems(implicit.config, implicit.paths.config)).toEqual({
@@ -101,6 +103,12 @@ describe("targetStartupProblems", () => {
       notEnabled: [],
       warnings: [],
     });
+    home.cleanup();
+    // A section that only sets the gh binary leaves the target available, as without a section.
+    const command = load(`${route("forge_comment", extra)}  forge_comment: {command: /usr/local/bin/gh}\n`);
+    expect(targetStartupProblems(command.config, command.paths.config).notEnabled).toEqual([]);
+    const registry = createTargets(command.config, { logger: silentLogger() });
+    expect(registry.get("forge_comment")).toBeDefined();
     home.cleanup();
     const off = load(`${route("forge_comment", extra)}  forge_comment: {enabled: false}\n`);
     expect(targetStartupProblems(off.config, off.paths.config).notEnabled).toEqual([
