@@ -222,7 +222,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     try {
       store = stores.store(profile);
       due = Object.values(store.read().records).filter(
-        (job) => job.state === "enabled" && (job.next_run === undefined || Date.parse(job.next_run) <= now),
+        // A next_run that is not a time (hand-edited) is due: it is set again from the schedule below.
+        (job) => job.state === "enabled" && (job.next_run === undefined || !(Date.parse(job.next_run) > now)),
       );
     } catch (err) {
       const message = `[cron] ${(err as Error).message}`;
@@ -257,6 +258,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         ).toISOString(),
       }));
       if (job.next_run === undefined) continue;
+      if (Number.isNaN(Date.parse(job.next_run))) {
+        logger.warn(
+          { job: job.id, profile },
+          `[cron] ${job.name}${inProfile(profile)}: next_run ${JSON.stringify(job.next_run.slice(0, 40))} in ${store.path} is not a time; it is set from the schedule to ${new Date(next).toISOString()}`,
+        );
+        continue;
+      }
       const key = `${profile}\u0000${job.id}`;
       // A run that outlasts the interval is not overlapped by the next one: that occurrence is skipped.
       if (scheduledRuns.has(key)) {

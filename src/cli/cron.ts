@@ -76,6 +76,13 @@ async function create(options: CreateOptions): Promise<void> {
         `a cron job named "${job.name}" already exists — choose another --name or remove it first`,
       );
     }
+    // Commands and cron_job routes look a job up by id first: this name would reach the other job.
+    const byId = records[job.name];
+    if (byId !== undefined)
+      throw new SvcError(
+        "usage",
+        `--name ${job.name}: that is the id of cron job "${byId.name}", which commands and cron_job routes would find instead — choose another --name`,
+      );
     records[job.id] = job;
   });
   process.stdout.write(

@@ -77,6 +77,22 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     expect(bad.stderr).toContain('schedule "61 * * * *": not a valid cron expression');
     const dup = await svc(home, ["cron", "create", "--name", "digest", "--schedule", "1h", "--prompt", "p"]);
     expect(dup.stderr).toContain('a cron job named "digest" already exists');
+    // A name that is another job's id would make that job unreachable by its own id.
+    const digestId = Object.values(jobs()).find((j) => j.name === "digest")?.id as string;
+    const shadow = await svc(home, [
+      "cron",
+      "create",
+      "--name",
+      digestId,
+      "--schedule",
+      "1h",
+      "--prompt",
+      "p",
+    ]);
+    expect(shadow.code).toBe(2);
+    expect(shadow.stderr).toContain(
+      `--name ${digestId}: that is the id of cron job "digest", which commands and cron_job routes would find instead — choose another --name`,
+    );
     const target = await svc(home, [
       "cron",
       "create",

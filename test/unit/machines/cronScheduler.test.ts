@@ -137,6 +137,37 @@ describe("cron scheduler", () => {
     expect(reports[0]).toContain("svc cron");
   });
 
+  it("a next_run that is not a time (hand-edited) is set again from the schedule, said once, and the job runs from then on", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      records.odd = job("odd", { schedule: "every 1m", next_run: "yesterday-ish" });
+    });
+    const ran: string[] = [];
+    const log = captureLogger();
+    let now = T0;
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+      logger: log.logger,
+      clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+    });
+    await scheduler.tick();
+    await scheduler.idle();
+    expect(ran).toEqual([]);
+    expect(store.read().records.odd?.next_run).toBe(new Date(T0 + 60_000).toISOString());
+    expect(log.messages().filter((m) => m.includes("is not a time"))).toEqual([
+      `[cron] job-odd: next_run "yesterday-ish" in ${store.path} is not a time; it is set from the schedule to ${new Date(T0 + 60_000).toISOString()}`,
+    ]);
+    now += 60_000;
+    await scheduler.tick();
+    await scheduler.idle();
+    expect(ran).toEqual(["odd"]);
+  });
+
   it("runs only enabled jobs that are due, advances next_run, records last_run", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup(
