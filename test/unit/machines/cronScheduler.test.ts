@@ -6,6 +6,7 @@ import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
 import {
   type CronJob,
+  type CronStore,
   cronStore,
   findJob,
   nextRunAfter,
@@ -54,6 +55,22 @@ async function setup(jobs: CronJob[], runJob: (job: CronJob, prompt: string) => 
       now += ms;
     },
   };
+}
+
+/** A scheduler over `store` whose jobs only record that they ran; its log is captured. */
+function recordingScheduler(store: CronStore, now: () => number) {
+  const ran: string[] = [];
+  const log = captureLogger();
+  const scheduler = createCronScheduler({
+    stores: { profiles: () => ["default"], store: () => store },
+    runJob: async (j) => {
+      ran.push(j.id);
+      return "ok";
+    },
+    logger: log.logger,
+    clock: { now, setTimeout: () => 0, clearTimeout: () => {} },
+  });
+  return { ran, log, scheduler };
 }
 
 const ACCEPTED: AcceptedEvent = {
@@ -113,18 +130,8 @@ describe("cron scheduler", () => {
       records.bad = job("bad", { schedule: "every tuesday" });
       records.good = job("good", { schedule: "every 1s" });
     });
-    const ran: string[] = [];
-    const log = captureLogger();
     let now = T0 + 60_000;
-    const scheduler = createCronScheduler({
-      stores: { profiles: () => ["default"], store: () => store },
-      runJob: async (j) => {
-        ran.push(j.id);
-        return "ok";
-      },
-      logger: log.logger,
-      clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
-    });
+    const { ran, log, scheduler } = recordingScheduler(store, () => now);
     for (let i = 0; i < 5; i++) {
       await scheduler.tick();
       await scheduler.idle();
@@ -143,18 +150,8 @@ describe("cron scheduler", () => {
     await store.update((records) => {
       records.odd = job("odd", { schedule: "every 1m", next_run: "yesterday-ish" });
     });
-    const ran: string[] = [];
-    const log = captureLogger();
     let now = T0;
-    const scheduler = createCronScheduler({
-      stores: { profiles: () => ["default"], store: () => store },
-      runJob: async (j) => {
-        ran.push(j.id);
-        return "ok";
-      },
-      logger: log.logger,
-      clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
-    });
+    const { ran, log, scheduler } = recordingScheduler(store, () => now);
     await scheduler.tick();
     await scheduler.idle();
     expect(ran).toEqual([]);
