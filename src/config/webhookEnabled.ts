@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
-import type { LoadedConfig } from "./load.js";
+import { howToEnableWebhook, type LoadedConfig } from "./load.js";
 
 /**
  * Why the webhook adapter is off, worded the same by the CLI and the gateway log: `<where> is false`
@@ -23,4 +23,11 @@ function enabledIsSet(loaded: LoadedConfig): boolean {
   } catch {
     return true;
   }
+}
+
+/** Why a gateway would have nothing to run (the adapter off, no MCP servers), or undefined. */
+export function nothingToRun(loaded: LoadedConfig): string | undefined {
+  const { config } = loaded;
+  if (config.platforms.webhook.enabled || Object.keys(config.mcp_servers).length > 0) return undefined;
+  return `${webhookOffReason(loaded)} — the webhook adapter is off and no mcp_servers are configured, so there is nothing to run. ${howToEnableWebhook(loaded)}`;
 }

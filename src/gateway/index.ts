@@ -5,7 +5,7 @@ import { howToEnableWebhook } from "../config/load.js";
 import { restartOnlyChanges } from "../config/restartOnly.js";
 import { unusedSettingWarnings } from "../config/unusedSettings.js";
 import { LOOPBACK_HOSTS } from "../config/validate.js";
-import { webhookOffReason } from "../config/webhookEnabled.js";
+import { nothingToRun, webhookOffReason } from "../config/webhookEnabled.js";
 import { describeError, SvcError } from "../errors.js";
 import { observeRequests } from "../io/http/observe.js";
 import { createLogger } from "../io/log.js";
@@ -49,12 +49,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const webhook = config.platforms.webhook;
   const howToEnable = howToEnableWebhook(loaded);
   // With the adapter off the gateway still runs for its MCP servers; with nothing at all to run it refuses.
-  if (!webhook.enabled && Object.keys(config.mcp_servers).length === 0) {
-    throw new SvcError(
-      "startup_refused",
-      `${webhookOffReason(loaded)} — the webhook adapter is off and no mcp_servers are configured, so there is nothing to run. ${howToEnable}`,
-    );
-  }
+  const idle = nothingToRun(loaded);
+  if (idle !== undefined) throw new SvcError("startup_refused", idle);
   // One clock for every timing rule; `now` and `timers` are narrower overrides tests use.
   const clock: Clock = options.clock ?? systemClock;
   const now = options.now ?? clock.now;

@@ -2,6 +2,7 @@ import { routeTable } from "../../actors/routes.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
+import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
 import { staticRouteWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
@@ -51,6 +52,8 @@ export async function checkConfig(
     return { problems: text.split("\n"), warnings: [], summary: undefined };
   }
   const problems = startupProblems(loaded.config, loaded.paths.config);
+  const idle = nothingToRun(loaded);
+  if (idle !== undefined) problems.push(idle);
   const warnings = [
     ...unusedSettingWarnings(loaded.config, loaded.paths.config).map((warning) =>
       warning.replace(/^\[\w+\] /, ""),

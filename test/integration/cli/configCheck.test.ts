@@ -119,4 +119,16 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     ]);
     expect(result.stderr).toContain('unknown toolset "web_serch" — did you mean web_search?');
   });
+  it("refuses, as the gateway does, a configuration with the adapter off and no MCP servers: nothing to run", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: false } } }));
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `${home.dir}/config.yaml: platforms.webhook.enabled is false — the webhook adapter is off and no mcp_servers are configured, so there is nothing to run.`,
+    );
+    const run = await svc(home, ["gateway", "run", "--port", "0"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("so there is nothing to run.");
+  });
 });
