@@ -15,9 +15,15 @@ export function resolveChatId(
   homeChannel: string | undefined,
   keys: readonly string[] = ["chat_id"],
 ): string {
-  const fromExtra = keys
-    .map((key) => message.extra[key]?.trim())
-    .find((value) => value !== undefined && value !== "");
+  const key = keys.find((name) => message.extra[name] !== undefined);
+  const fromExtra = key === undefined ? undefined : (message.extra[key] as string).trim();
+  // A route that names its chat never falls back to the home channel: a payload that renders the chat
+  // empty must not steer the message into the operator's own chat.
+  if (fromExtra === "")
+    throw new DeliveryError(
+      `${platform}: deliver_extra.${key} of route "${message.route}" rendered empty — the message is not sent (never redirected to another chat)`,
+      false,
+    );
   const chatId = fromExtra ?? homeChannel;
   if (chatId === undefined || chatId === "") {
     throw new DeliveryError(

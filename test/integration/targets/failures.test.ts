@@ -96,6 +96,21 @@ describe("transient failures", () => {
     home.cleanup();
   });
 
+  it("a chat_id the payload rendered empty or blank is refused, never sent to the home channel", async () => {
+    const { deliverer, home } = setup();
+    for (const rendered of ["", "   "]) {
+      const msg = { ...direct(), message: message("steered", { chat_id: rendered }) };
+      await expect(deliverer.deliver(msg)).rejects.toThrow(
+        'telegram: deliver_extra.chat_id of route "alerts" rendered empty — the message is not sent (never redirected to another chat)',
+      );
+    }
+    expect(fake.requests).toHaveLength(0);
+    // Without a chat_id at all the home channel is where it goes.
+    await deliverer.deliver(direct("home"));
+    expect(fake.requests.map((r) => (r.json as { chat_id?: unknown }).chat_id)).toEqual([42]);
+    home.cleanup();
+  });
+
   it("does not retry a permanent refusal (400)", async () => {
     const { deliverer, sleeps, home } = setup();
     fake.enqueue({ status: 400, json: { ok: false, description: "Bad Request: chat not found" } });
