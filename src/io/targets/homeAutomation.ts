@@ -19,12 +19,15 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
     async send(message, signal, options = {}) {
       // Home Assistant names services by domain (`notify.mobile_app_pixel_8` in its developer tools): the
       // `notify.` prefix is accepted and dropped.
-      const service = (
-        message.extra.chat_id?.trim() ||
-        message.extra.service?.trim() ||
-        settings.home_channel?.trim() ||
-        ""
-      ).replace(/^notify\./, "");
+      // A route that names its service never falls back (a payload rendering it empty cannot redirect it).
+      const named = (["chat_id", "service"] as const).find((key) => message.extra[key] !== undefined);
+      const fromRoute = named === undefined ? undefined : (message.extra[named] as string).trim();
+      if (fromRoute === "")
+        throw new DeliveryError(
+          `home_automation: deliver_extra.${named} of route "${message.route}" rendered empty — the message is not sent (never redirected)`,
+          false,
+        );
+      const service = (fromRoute ?? settings.home_channel?.trim() ?? "").replace(/^notify\./, "");
       if (service !== "" && !SERVICE_NAME.test(service)) {
         throw new DeliveryError(
           `home_automation: "${service}" is not a notify service name (lower-case letters, digits, "_")`,

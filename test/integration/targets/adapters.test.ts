@@ -460,6 +460,24 @@ describe("Home Assistant without a notify service", () => {
     await registry.get("homeassistant")?.send(message("Door open", { title: "Front door" }));
     expect(fake.requests[0]?.json).toEqual({ message: "Door open", title: "Front door" });
   });
+
+  it("a service the payload rendered empty is refused, not replaced by home_channel or a persistent notification", async () => {
+    fake.requests.length = 0;
+    fake.setHandler(() => ok([]));
+    const registry = registryFor({
+      homeassistant: {
+        enabled: true,
+        token: "HA-SECRET",
+        base_url: fake.url,
+        home_channel: "mobile_app_ops",
+      },
+    });
+    for (const extra of [{ chat_id: "" }, { service: "  " }])
+      await expect(registry.get("homeassistant")?.send(message("steered", extra))).rejects.toThrow(
+        /home_automation: deliver_extra\.(chat_id|service) of route "alerts" rendered empty — the message is not sent/,
+      );
+    expect(fake.requests).toHaveLength(0);
+  });
 });
 
 describe("threads and topics", () => {
