@@ -9,7 +9,6 @@ import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 import { type GatewayState, gatewayAddress, gatewayStateFile, runningPid } from "../io/gatewayState.js";
 import { processAlive } from "../io/processAlive.js";
-import { writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
 import { runSetup, type SetupOptions } from "./setupWizard.js";
@@ -28,8 +27,6 @@ async function health(host: string, port: number): Promise<boolean> {
   }
 }
 
-const LISTENING = /\[webhook\] Listening on (\S+):(\d+) /;
-
 /** `gateway.json` as the started gateway wrote it once up (port 0: no listener), when it describes `pid`. */
 function recordedState(paths: SvcPaths, pid: number): GatewayState | undefined {
   try {
@@ -41,8 +38,6 @@ function recordedState(paths: SvcPaths, pid: number): GatewayState | undefined {
     return undefined;
   }
 }
-/** Logged instead when the webhook adapter is off and the gateway runs for its MCP servers only. */
-const NO_LISTENER = "[webhook] Adapter disabled";
 
 async function start(
   options: { host?: string; port?: string; timeout: string },
@@ -99,28 +94,18 @@ async function start(
         `the gateway exited (code ${exited}) before it answered /health:\n${output().trim()}\n(full output: ${outFile})`,
       );
     }
-    // What the gateway records once it is up (at any log level); its log lines, when an older build runs.
+    // What the gateway records once it is up, whatever the log level.
     const recorded = recordedState(paths, child.pid as number);
-    if (recorded?.port === 0 || (recorded === undefined && output().includes(NO_LISTENER))) {
+    if (recorded?.port === 0) {
       // Nothing answers /health: being up and past startup is all there is to wait for.
       process.stdout.write(
         `Gateway started: pid ${child.pid} — webhook adapter off, MCP servers only (no HTTP listener)\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
       );
       return;
     }
-    const match = recorded === undefined ? LISTENING.exec(output()) : null;
-    const address =
-      recorded ?? (match === null ? undefined : { host: match[1] as string, port: Number(match[2]) });
-    if (address !== undefined && (await health(address.host, address.port))) {
-      const state: GatewayState = {
-        pid: child.pid as number,
-        host: address.host,
-        port: address.port,
-        started_at: recorded?.started_at ?? new Date().toISOString(),
-      };
-      writeJsonAtomic(gatewayStateFile(paths), state);
+    if (recorded !== undefined && (await health(recorded.host, recorded.port))) {
       process.stdout.write(
-        `Gateway started: pid ${state.pid}, listening on ${state.host}:${state.port}\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
+        `Gateway started: pid ${recorded.pid}, listening on ${recorded.host}:${recorded.port}\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
       );
       return;
     }

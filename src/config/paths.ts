@@ -33,11 +33,15 @@ export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
  * systemd unit, a compose file or a quoted string arrives as written (`~/.svc-work` would otherwise be a
  * directory named `~` under the working directory).
  */
-export function svcHome(env: NodeJS.ProcessEnv = process.env): string {
+export function svcHome(
+  env: NodeJS.ProcessEnv = process.env,
+  /** Another process's user home and working directory (what its `~` and a relative path mean). */
+  at: { readonly home: string; readonly cwd: string } = { home: homedir(), cwd: process.cwd() },
+): string {
   const fromEnv = env.SVC_HOME?.trim();
-  if (!fromEnv) return join(homedir(), ".svc");
-  if (fromEnv === "~" || fromEnv.startsWith("~/")) return join(homedir(), fromEnv.slice(1));
-  return resolve(fromEnv);
+  if (!fromEnv) return join(at.home, ".svc");
+  if (fromEnv === "~" || fromEnv.startsWith("~/")) return join(at.home, fromEnv.slice(1));
+  return resolve(at.cwd, fromEnv);
 }
 
 /** A profile's name as requests and deliveries carry it: `undefined` for the default profile. */

@@ -1,11 +1,11 @@
+import { readableInHeader } from "../streams/signatureChecks.js";
+
 /** A route and the secret it checks requests with: its own (`route.secret`), or the global one. */
 export interface SecretRoute {
   readonly name: string;
   readonly secret: string;
   readonly route: { readonly secret?: string | undefined };
 }
-
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * A secret with a character outside printable ASCII verifies HMAC signatures (it is only their key) and
@@ -16,7 +16,7 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 export function secretCharacterWarnings(routes: Iterable<SecretRoute>, file: string): string[] {
   const warnings: string[] = [];
   for (const { name, secret, route } of routes) {
-    if (secret === "INSECURE_NO_AUTH" || PRINTABLE_ASCII.test(secret)) continue;
+    if (secret === "INSECURE_NO_AUTH" || readableInHeader(secret)) continue;
     const key =
       route.secret === undefined
         ? `platforms.webhook.secret (the global secret route ${name} uses)`

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { loadConfig } from "../config/load.js";
-import type { SvcPaths } from "../config/paths.js";
+import { type SvcPaths, svcHome } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 import { processAlive } from "./processAlive.js";
 
@@ -43,9 +43,9 @@ function canonical(dir: string): string {
 }
 
 /**
- * Whether the gateway `pid` serves `home`: its `SVC_HOME` (resolved against its working directory, `~`
- * against its `HOME`), or its `HOME`'s `.svc` when unset, as `svcHome` reads them. A `gateway.pid` copied
- * from another home, or a pid reused by the gateway of another home, must not make `stop` signal it.
+ * Whether the gateway `pid` serves `home`: the home its environment names, read as `svcHome` reads it
+ * (against its `HOME` and working directory). A `gateway.pid` copied from another home, or a pid reused by
+ * the gateway of another home, must not make `stop` signal it.
  */
 function servesHome(pid: number, home: string): boolean {
   let environ: string;
@@ -54,26 +54,18 @@ function servesHome(pid: number, home: string): boolean {
   } catch {
     return true; // no /proc (macOS) or not readable: trust the pid
   }
-  const env = new Map<string, string>();
+  const env: NodeJS.ProcessEnv = {};
   for (const entry of environ.split("\0")) {
     const at = entry.indexOf("=");
-    if (at > 0) env.set(entry.slice(0, at), entry.slice(at + 1));
+    if (at > 0) env[entry.slice(0, at)] = entry.slice(at + 1);
   }
-  const theirHome = env.get("HOME") ?? homedir();
-  const fromEnv = env.get("SVC_HOME")?.trim();
-  let served: string;
-  if (!fromEnv) served = join(theirHome, ".svc");
-  else if (fromEnv === "~" || fromEnv.startsWith("~/")) served = join(theirHome, fromEnv.slice(1));
-  else {
-    let cwd = "/";
-    try {
-      cwd = readlinkSync(`/proc/${pid}/cwd`);
-    } catch {
-      // Its working directory is unknown: a relative SVC_HOME is read against the root.
-    }
-    served = resolve(cwd, fromEnv);
+  let cwd = "/";
+  try {
+    cwd = readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    // Its working directory is unknown: a relative SVC_HOME is read against the root.
   }
-  return canonical(served) === canonical(home);
+  return canonical(svcHome(env, { home: env.HOME ?? homedir(), cwd })) === canonical(home);
 }
 
 /** The pid in `gateway.pid` when that process is a live gateway of this home; a stale file is removed. */

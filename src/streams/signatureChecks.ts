@@ -30,6 +30,9 @@ export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 
 export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** Whether a credential header may hold `value`: only printable ASCII is read (any other reads as malformed). */
+export const readableInHeader = (value: string): boolean => PRINTABLE_ASCII.test(value);
 const UNIX_SECONDS = /^[0-9]{1,12}$/;
 
 export type Headers = Readonly<Record<string, string>>;
@@ -42,7 +45,7 @@ export function fail(reason: string): AuthResult {
 export function header(headers: Headers, name: string): string | undefined | null {
   if (!Object.hasOwn(headers, name)) return undefined;
   const value: unknown = headers[name];
-  if (typeof value !== "string" || !PRINTABLE_ASCII.test(value)) return null;
+  if (typeof value !== "string" || !readableInHeader(value)) return null;
   return value;
 }
 

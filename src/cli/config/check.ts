@@ -54,21 +54,19 @@ export async function checkConfig(
   const problems = startupProblems(loaded.config, loaded.paths.config);
   const idle = nothingToRun(loaded);
   if (idle !== undefined) problems.push(idle);
+  // What the gateway logs at start, without the log line's `[agent] ` / `[webhook] ` tag.
+  const untagged = (lines: readonly string[]) => lines.map((line) => line.replace(/^\[\w+\] /, ""));
   const warnings = [
-    ...unusedSettingWarnings(loaded.config, loaded.paths.config).map((warning) =>
-      warning.replace(/^\[\w+\] /, ""),
-    ),
+    ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
     ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
   ];
-  // What the gateway logs about its routes at start, without its `[webhook] ` prefix.
   if (problems.length === 0) {
     const routes = staticRouteWarnings(
       routeTable(loaded.config),
       loaded.paths,
       Object.keys(loaded.config.mcp_servers),
     );
-    for (const warning of [...routes.now, ...(await routes.references)])
-      warnings.push(warning.replace(/^\[webhook\] /, ""));
+    warnings.push(...untagged([...routes.now, ...(await routes.references)]));
   }
   let subscriptions = 0;
   try {

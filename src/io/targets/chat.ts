@@ -8,6 +8,27 @@ import {
   type SendOptions,
 } from "./target.js";
 
+/**
+ * The first of `keys` the route's `deliver_extra` sets, trimmed; undefined when it sets none. A route that
+ * names its recipient never falls back to the home channel: one the payload rendered empty fails the
+ * delivery, so a payload cannot steer a message into the operator's own chat (or notify service).
+ */
+export function routeRecipient(
+  platform: string,
+  message: DeliveryMessage,
+  keys: readonly string[],
+  recipient = "chat",
+): string | undefined {
+  const key = keys.find((name) => message.extra[name] !== undefined);
+  const value = key === undefined ? undefined : (message.extra[key] as string).trim();
+  if (value === "")
+    throw new DeliveryError(
+      `${platform}: deliver_extra.${key} of route "${message.route}" rendered empty — the message is not sent (never redirected to another ${recipient})`,
+      false,
+    );
+  return value;
+}
+
 /** `deliver_extra.chat_id`, else the platform's home channel. */
 export function resolveChatId(
   platform: string,
@@ -15,16 +36,7 @@ export function resolveChatId(
   homeChannel: string | undefined,
   keys: readonly string[] = ["chat_id"],
 ): string {
-  const key = keys.find((name) => message.extra[name] !== undefined);
-  const fromExtra = key === undefined ? undefined : (message.extra[key] as string).trim();
-  // A route that names its chat never falls back to the home channel: a payload that renders the chat
-  // empty must not steer the message into the operator's own chat.
-  if (fromExtra === "")
-    throw new DeliveryError(
-      `${platform}: deliver_extra.${key} of route "${message.route}" rendered empty — the message is not sent (never redirected to another chat)`,
-      false,
-    );
-  const chatId = fromExtra ?? homeChannel;
+  const chatId = routeRecipient(platform, message, keys) ?? homeChannel;
   if (chatId === undefined || chatId === "") {
     throw new DeliveryError(
       `${platform}: no chat to deliver to — set deliver_extra.chat_id on route "${message.route}" or platforms.${platform}.home_channel`,

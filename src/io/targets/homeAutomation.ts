@@ -1,4 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
+import { routeRecipient } from "./chat.js";
 import { stringField, tokenClient } from "./client.js";
 import { wellFormed } from "./split.js";
 import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
@@ -19,14 +20,7 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
     async send(message, signal, options = {}) {
       // Home Assistant names services by domain (`notify.mobile_app_pixel_8` in its developer tools): the
       // `notify.` prefix is accepted and dropped.
-      // A route that names its service never falls back (a payload rendering it empty cannot redirect it).
-      const named = (["chat_id", "service"] as const).find((key) => message.extra[key] !== undefined);
-      const fromRoute = named === undefined ? undefined : (message.extra[named] as string).trim();
-      if (fromRoute === "")
-        throw new DeliveryError(
-          `home_automation: deliver_extra.${named} of route "${message.route}" rendered empty — the message is not sent (never redirected)`,
-          false,
-        );
+      const fromRoute = routeRecipient("home_automation", message, ["chat_id", "service"], "service");
       const service = (fromRoute ?? settings.home_channel?.trim() ?? "").replace(/^notify\./, "");
       if (service !== "" && !SERVICE_NAME.test(service)) {
         throw new DeliveryError(

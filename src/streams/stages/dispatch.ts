@@ -110,7 +110,7 @@ function queueFull(deps: DispatchDeps, event: AcceptedEvent): Outcome {
   return QUEUE_FULL;
 }
 
-/** A 202 decided at once (a cron fire skipped, nothing to store): its id lasts its hour, as any 202's. */
+/** A 202 (its event stored, or a cron fire skipped with nothing to store): the id lasts its hour. */
 function keptAt(deps: DispatchDeps, event: AcceptedEvent, answer: Outcome): Outcome {
   if (deps.keep !== undefined && answer.status === 202)
     void deps.keep(seenKey(event.routeName, event.deliveryId));
@@ -125,14 +125,13 @@ function keptAt(deps: DispatchDeps, event: AcceptedEvent, answer: Outcome): Outc
  * no second job with the same id while the first is kept).
  */
 function unkept<T>(deps: DispatchDeps, event: AcceptedEvent, pending: Promise<T>): Promise<T> {
-  const key = seenKey(event.routeName, event.deliveryId);
   return pending.then(
     (result) => {
-      if (deps.keep !== undefined && isOutcome(result) && result.status === 202) void deps.keep(key);
+      if (isOutcome(result)) keptAt(deps, event, result);
       return result;
     },
     (err: unknown) => {
-      void deps.forget(key);
+      void deps.forget(seenKey(event.routeName, event.deliveryId));
       throw err;
     },
   );

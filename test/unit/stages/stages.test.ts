@@ -337,6 +337,19 @@ describe("accept, dispatch and deliver stages", () => {
       await stage(accepted({ coalesce: { key: "k", window_seconds: 30, max_wait_seconds: 300 } })),
     ).toMatchObject({ status: 202 });
     expect(log).toEqual(["keep r:d"]);
+    // A direct delivery (it may take minutes) and a cron fire skipped at once: kept right away.
+    log.length = 0;
+    expect(stage(accepted({ deliver_only: true, deliver: "telegram" }))).toMatchObject({ accepted: {} });
+    const cron = dispatchStage({
+      modes: { fireCronJob: () => "skipped" },
+      enqueueRun: () => true,
+      forget: (k) => log.push(`forget ${k}`),
+      keep: async (k) => {
+        log.push(`keep ${k}`);
+      },
+    });
+    expect(cron(accepted({ cron_job: "nightly" }))).toMatchObject({ status: 202 });
+    expect(log).toEqual(["keep r:d", "keep r:d"]);
   });
 
   it("deliver_only routes pass dispatch untouched to the delivery stage", async () => {
