@@ -264,11 +264,11 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       const group = new LightGroup(
         pendingCopy(saved.latest),
         quietMs,
-        Math.max(0, saved.maxLeftMs),
+        timerDelay(Math.max(0, saved.maxLeftMs)),
         clock,
         (output) => fired(saved.id, output),
         saved.merged,
-        Math.max(0, Math.min(saved.quietLeftMs, saved.maxLeftMs)),
+        timerDelay(Math.max(0, Math.min(saved.quietLeftMs, saved.maxLeftMs))),
       );
       groups.set(saved.id, group);
     },

@@ -231,19 +231,20 @@ export class GatewayState {
     let groups = 0;
     for (const group of recovered.groups) {
       const route = routeFor(group.latest, deps.lookup);
-      const policy = route?.route.coalesce;
-      if (route === undefined || policy === undefined) {
+      if (route === undefined) {
         kept.push(group.latest);
         continue;
       }
+      // A route that no longer coalesces still owes the group its one run: it fires at once.
+      const policy = route.route.coalesce;
       groups += 1;
       this.groupFirstAt.set(group.id, group.firstAt);
       deps.coalescer.restore({
         id: group.id,
         latest: asEvent(group.latest, route),
         merged: group.merged,
-        quietLeftMs: group.lastAt + policy.window_seconds * 1000 - at,
-        maxLeftMs: group.firstAt + policy.max_wait_seconds * 1000 - at,
+        quietLeftMs: policy === undefined ? 0 : group.lastAt + policy.window_seconds * 1000 - at,
+        maxLeftMs: policy === undefined ? 0 : group.firstAt + policy.max_wait_seconds * 1000 - at,
       });
     }
     if (queued.length > 0)
@@ -257,7 +258,7 @@ export class GatewayState {
     for (const run of kept) {
       this.logger.warn(
         { route: run.routeName, delivery_id: run.deliveryId },
-        `[state] ${run.routeName}: saved agent run not resumed — the route no longer exists${run.profile === "default" ? "" : ` in profile ${run.profile}`} (or no longer coalesces); it stays in the journal until the route is back`,
+        `[state] ${run.routeName}: saved agent run not resumed — the route no longer exists${run.profile === "default" ? "" : ` in profile ${run.profile}`}; it stays in the journal until the route is back`,
       );
     }
   }

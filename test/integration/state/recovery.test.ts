@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readdirSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -112,6 +112,40 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
       timeout: 10_000,
       interval: 20,
     });
+  });
+
+  it("a pending group whose route no longer coalesces runs at once; one whose route is gone stays", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ grouped: { secret: OPEN } });
+    await leaveInJournal(home, t0, (store) => {
+      store.groupUpdated({
+        id: "grouped\u00001",
+        latest: run("was-grouped", t0 - 5_000),
+        merged: 3,
+        firstAt: t0 - 10_000,
+        lastAt: t0 - 5_000,
+      });
+      store.groupUpdated({
+        id: "gone\u00001",
+        latest: run("route-gone", t0 - 5_000, "gone"),
+        merged: 1,
+        firstAt: t0 - 5_000,
+        lastAt: t0 - 5_000,
+      });
+    });
+    await start(home, clock);
+    clock.advance(0);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("was-grouped")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.advance(3_600_000);
+    expect(appendedRuns(home.dir).has("route-gone")).toBe(false);
+    const warned = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")
+      .split("\n")
+      .filter((line) => line.includes("saved agent run not resumed"));
+    expect(warned.map((line) => (JSON.parse(line) as { route: string }).route)).toEqual(["gone"]);
   });
 
   it("a delivery id accepted before the restart is a duplicate within the hour, a new event after it", async () => {

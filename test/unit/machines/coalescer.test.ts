@@ -234,4 +234,26 @@ describe("windows longer than a JS timer can hold (2^31-1 ms, ~24.8 days)", () =
       }
     },
   );
+
+  it("a group reopened after a restart with months of its windows left does not fire at once", () => {
+    vi.useFakeTimers();
+    try {
+      const fired: string[] = [];
+      const coalescer = createCoalescer({ dispatch: (event) => fired.push(event.deliveryId) });
+      coalescer.restore({
+        id: "gh\u00001",
+        latest: accepted("reopened", 1, longRoute),
+        merged: 2,
+        quietLeftMs: 29 * DAY * 1000,
+        maxLeftMs: 59 * DAY * 1000,
+      });
+      vi.advanceTimersByTime(60_000);
+      expect(fired).toEqual([]);
+      expect(coalescer.pendingCount()).toBe(1);
+      vi.advanceTimersByTime(25 * DAY * 1000);
+      expect(fired).toEqual(["reopened"]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
