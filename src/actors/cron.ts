@@ -2,7 +2,7 @@ import { fromCallback } from "xstate";
 import { DEFAULT_PROFILE, inProfile, namedProfile } from "../config/paths.js";
 import type { Logger } from "../io/log.js";
 import { type CronJob, type CronStore, findJob, nextRunAfter } from "../io/stores/cronStore.js";
-import type { AcceptedEvent } from "../streams/context.js";
+import type { AcceptedEvent, CronFireResult } from "../streams/context.js";
 import { failureNotice } from "./agent/failureNotice.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
@@ -64,12 +64,10 @@ export interface CronScheduler {
   tick(): Promise<string[]>;
   /**
    * Fires a job of the event's profile (the route's `profile`) for a webhook event:
-   * paused, disabled or unknown in that profile → `skipped`, logged.
+   * paused, disabled or unknown in that profile → `skipped`; a store that cannot be read → `unreadable`
+   * (the sender is asked to retry); both logged.
    */
-  fire(
-    jobRef: string,
-    event: AcceptedEvent,
-  ): "fired" | "skipped" | "queue_full" | Promise<"fired" | "skipped" | "queue_full">;
+  fire(jobRef: string, event: AcceptedEvent): CronFireResult | Promise<CronFireResult>;
   /**
    * Runs a fired job taken from the run queue (its `prompt` is the job's prompt with the event), after
    * checking again that the job is still enabled (paused meanwhile: dropped, logged).
@@ -165,12 +163,17 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     });
   }
 
-  /** The job `jobRef` of the event's profile when it may be fired; otherwise logs why not. */
+  /**
+   * The job `jobRef` of the event's profile when it may be fired; otherwise logs why not: `skipped` (the
+   * job is paused, disabled or unknown: the event is dropped) or `unreadable` (the store cannot be read).
+   */
   function firable(
     jobRef: string,
     event: Pick<AcceptedEvent, "routeName" | "deliveryId" | "profile">,
-  ): { store: CronStore; job: CronJob } | undefined {
+    unreadable: string,
+  ): { store: CronStore; job: CronJob } | "skipped" | "unreadable" {
     const { profile } = event;
+    const fields = { route: event.routeName, delivery_id: event.deliveryId, job: jobRef, profile };
     let store: CronStore;
     let job: CronJob | undefined;
     try {
@@ -178,16 +181,17 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       job = findJob(store.read().records, jobRef);
     } catch (err) {
       logger.error(
-        `[webhook] ${event.routeName}: cron_job ${jobRef}${inProfile(profile)} not fired — ${(err as Error).message}`,
+        fields,
+        `[webhook] ${event.routeName}: cron_job ${jobRef}${inProfile(profile)} not fired — ${(err as Error).message}; ${unreadable}`,
       );
-      return undefined;
+      return "unreadable";
     }
     if (job === undefined || job.state !== "enabled") {
       logger.warn(
-        { route: event.routeName, delivery_id: event.deliveryId, job: jobRef, profile },
+        fields,
         `[webhook] ${event.routeName}: cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}${inProfile(profile)}; event dropped`,
       );
-      return undefined;
+      return "skipped";
     }
     return { store, job };
   }
@@ -318,8 +322,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   return {
     tick,
     fire(jobRef, event) {
-      const found = firable(jobRef, event);
-      if (found === undefined) return "skipped";
+      const found = firable(jobRef, event, "the sender is answered 503 and may retry");
+      if (typeof found === "string") return found;
       const prompt = eventPrompt(found.job, event);
       if (options.enqueue !== undefined) {
         const taken = options.enqueue({ ...event, prompt });
@@ -331,8 +335,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     },
     async runFired(run, signal) {
       const jobRef = run.route.cron_job;
-      const found = jobRef === undefined ? undefined : firable(jobRef, run);
-      if (found === undefined) return;
+      const found = jobRef === undefined ? undefined : firable(jobRef, run, "event dropped");
+      if (found === undefined || typeof found === "string") return;
       await execute(run.profile, found.store, found.job, run.prompt, firedTrigger(run), signal, firedBy(run));
     },
     async idle() {

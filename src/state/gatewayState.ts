@@ -160,7 +160,7 @@ export class GatewayState {
       ...modes,
       fireCronJob: (jobRef, event) => {
         const result = fire(jobRef, event);
-        if (result !== "queue_full")
+        if (result !== "queue_full" && result !== "unreadable")
           this.store.remember(seenKey(event.routeName, event.deliveryId), this.now());
         return result;
       },

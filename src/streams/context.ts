@@ -84,15 +84,16 @@ export interface AcceptedEvent {
  *   `"not_grouped"` (the key did not resolve) dispatches an agent run at once (202 accepted).
  *   Absent hook: the route runs as a plain agent route (logged once).
  * - `fireCronJob(jobRef, event)` for routes with `cron_job`: both `"fired"` and `"skipped"` (paused or
- *   disabled job, which the hook logs) answer 202 accepted, the job runs in the background.
+ *   disabled job, which the hook logs) answer 202 accepted, the job runs in the background;
+ *   `"unreadable"` (the cron store cannot be read) answers 503, so the sender retries.
  *   Absent hook: 202 accepted, and a log line says cron is not available.
  */
 export interface EventModes {
   /** A Promise when the groups are shared (Redis); a rejection answers 503. */
   coalesce?: (event: AcceptedEvent) => "coalesced" | "not_grouped" | Promise<"coalesced" | "not_grouped">;
   /** `queue_full`: the run queue is at its cap; the event is answered 503 like an agent event. */
-  fireCronJob?: (
-    jobRef: string,
-    event: AcceptedEvent,
-  ) => "fired" | "skipped" | "queue_full" | Promise<"fired" | "skipped" | "queue_full">;
+  fireCronJob?: (jobRef: string, event: AcceptedEvent) => CronFireResult | Promise<CronFireResult>;
 }
+
+/** What firing a route's cron job did: `queue_full` and `unreadable` (the store) are answered 503. */
+export type CronFireResult = "fired" | "skipped" | "queue_full" | "unreadable";

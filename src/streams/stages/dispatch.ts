@@ -1,4 +1,4 @@
-import type { AcceptedEvent, EventModes, PipelineCtx } from "../context.js";
+import type { AcceptedEvent, CronFireResult, EventModes, PipelineCtx } from "../context.js";
 import { isPromise, type MaybePromise } from "../stateUnavailable.js";
 import { isOutcome, type Outcome, outcome, unavailableOutcome } from "../types.js";
 import { acceptedOf } from "./accept.js";
@@ -48,8 +48,12 @@ export function acceptedOutcome(event: AcceptedEvent): Outcome {
 export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
   const enqueued = (event: AcceptedEvent, ok: boolean) =>
     ok ? acceptedOutcome(event) : queueFull(deps, event);
-  const fired = (event: AcceptedEvent, result: "fired" | "skipped" | "queue_full") =>
-    result === "queue_full" ? queueFull(deps, event) : acceptedOutcome(event);
+  const fired = (event: AcceptedEvent, result: CronFireResult) =>
+    result === "queue_full"
+      ? queueFull(deps, event)
+      : result === "unreadable"
+        ? refused(deps, event, CRON_STORE_UNREADABLE)
+        : acceptedOutcome(event);
   const agentRun = (ctx: PipelineCtx, event: AcceptedEvent): MaybePromise<PipelineCtx | Outcome> => {
     if (event.route.deliver_only) {
       const key = seenKey(event.routeName, event.deliveryId);
@@ -105,9 +109,16 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
 
 const COALESCED = outcome(202, { status: "coalesced" });
 
+const CRON_STORE_UNREADABLE = unavailableOutcome("Cron job store cannot be read, retry later");
+
 function queueFull(deps: DispatchDeps, event: AcceptedEvent): Outcome {
+  return refused(deps, event, QUEUE_FULL);
+}
+
+/** A 503 whose event was not stored: its id is forgotten, so the sender's retry is taken. */
+function refused(deps: DispatchDeps, event: AcceptedEvent, answer: Outcome): Outcome {
   void deps.forget(seenKey(event.routeName, event.deliveryId));
-  return QUEUE_FULL;
+  return answer;
 }
 
 /** A 202 (its event stored, or a cron fire skipped with nothing to store): the id lasts its hour. */

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -93,6 +93,26 @@ describe("cron_job routes share the run queue (agent.max_concurrent_runs)", () =
     );
     const retry = await postJson(gw.url("/webhooks/fire"), { i: 3 }, { "x-request-id": "c3" });
     expect(retry).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "c3" } });
+  });
+});
+
+describe("a cron_job route whose cron store cannot be read", () => {
+  it("answers 503 with Retry-After and forgets the delivery id, so the sender's retry fires the job once the store is fixed", async () => {
+    const gw = await start();
+    writeFileSync(join(gw.home.dir, "cron", "jobs.json"), '{"revision": 1, "jobs": {');
+    const refused = await postJson(gw.url("/webhooks/fire"), { i: 1 }, { "x-request-id": "broken-1" });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("30");
+    expect(refused.body).toEqual({ error: "Cron job store cannot be read, retry later" });
+    const logged = gw.logs().find((l) => l.msg.includes("cron_job triage not fired"));
+    expect(logged).toMatchObject({ route: "fire", delivery_id: "broken-1", job: "triage" });
+    writeFileSync(join(gw.home.dir, "cron", "jobs.json"), JOBS);
+    const retry = await postJson(gw.url("/webhooks/fire"), { i: 1 }, { "x-request-id": "broken-1" });
+    expect(retry).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "broken-1" } });
+    await vi.waitFor(
+      () => expect(gw.logs().filter((l) => l.msg.endsWith("triage: run finished"))).toHaveLength(1),
+      { timeout: 10_000, interval: 50 },
+    );
   });
 });
 
