@@ -178,6 +178,15 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     let job: CronJob | undefined;
     try {
       store = stores.store(profile);
+    } catch (err) {
+      // Not a profile at all: no retry can fire it.
+      logger.error(
+        fields,
+        `[webhook] ${event.routeName}: cron_job ${jobRef} not fired — ${(err as Error).message}; event dropped`,
+      );
+      return "skipped";
+    }
+    try {
       job = findJob(store.read().records, jobRef);
     } catch (err) {
       logger.error(

@@ -63,19 +63,26 @@ export interface RouteRegistry {
   replace(table: RouteTable): void;
 }
 
+/** Enabled subscriptions the registry cannot serve: no secret of their own and no global secret. */
+export function subscriptionsWithoutSecret(dynamic: RouteSource, registry: RouteRegistry): string[] {
+  return dynamic.names().filter((name) => registry.lookup(name) === undefined);
+}
+
 export function createRouteRegistry(initial: RouteTable, dynamic?: RouteSource): RouteRegistry {
   let table = initial;
+  const dynamicRoute = (name: string): ResolvedRoute | undefined => {
+    const found = dynamic?.lookup(name);
+    return found === undefined ? undefined : resolveRoute(name, found, table.globalSecret);
+  };
   return {
     current: () => table,
-    lookup(name) {
-      const fixed = table.staticRoutes.get(name);
-      if (fixed !== undefined) return fixed;
-      const found = dynamic?.lookup(name);
-      return found === undefined ? undefined : resolveRoute(name, found, table.globalSecret);
-    },
+    lookup: (name) => table.staticRoutes.get(name) ?? dynamicRoute(name),
     names() {
       const names = [...table.staticRoutes.keys()];
-      for (const name of dynamic?.names() ?? []) if (!table.staticRoutes.has(name)) names.push(name);
+      for (const name of dynamic?.names() ?? []) {
+        // A subscription with no secret of its own and no global secret answers 404: it is not a route.
+        if (!table.staticRoutes.has(name) && dynamicRoute(name) !== undefined) names.push(name);
+      }
       return names;
     },
     replace(next) {

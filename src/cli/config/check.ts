@@ -8,6 +8,7 @@ import { staticRouteWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
 import { parseSubscription } from "../../io/stores/subscriptions.js";
 import { targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
+import { notServed } from "../webhook/notServed.js";
 import { withSubscriptionStore } from "../webhook/subscriptionStoreFor.js";
 import { unsetMcpVariables } from "./unsetVariables.js";
 
@@ -80,6 +81,10 @@ export async function checkConfig(
       const parsed = parseSubscription(path, name, raw);
       // The gateway skips an invalid record with a warning and serves the others.
       if (!parsed.ok) warnings.push(...parsed.problems);
+      else if (parsed.value.enabled && !Object.hasOwn(loaded.config.platforms.webhook.routes, name)) {
+        const why = notServed(loaded, path, name, raw);
+        if (why !== undefined) warnings.push(`${path}: ${name} is enabled but not served (404): ${why}`);
+      }
     }
   } catch (err) {
     problems.push(isSvcError(err) ? err.message : describeError(err));

@@ -1,9 +1,8 @@
 import type { LoadedConfig } from "../../config/load.js";
-import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
-import { LOOPBACK_HOSTS } from "../../config/validate.js";
 import { SvcError } from "../../errors.js";
-import { ownRecord, parseSubscription } from "../../io/stores/subscriptions.js";
+import { ownRecord } from "../../io/stores/subscriptions.js";
 import { configWithEnabledNote } from "./config.js";
+import { notServed } from "./notServed.js";
 import { type CliSubscriptionStore, withSubscriptionStore } from "./subscriptionStoreFor.js";
 
 /** `svc webhook remove|enable|disable <name>` on a dynamic subscription. */
@@ -55,17 +54,4 @@ async function apply(
     process.stderr.write(
       `Warning: ${name} is enabled, but the gateway does not serve it (it answers 404): ${unserved}\n`,
     );
-}
-
-/** Why the gateway would skip this record (invalid, no secret at all, INSECURE_NO_AUTH off loopback). */
-function notServed(loaded: LoadedConfig, path: string, name: string, raw: unknown): string | undefined {
-  const parsed = parseSubscription(path, name, raw);
-  if (!parsed.ok) return `the record is invalid — fix it in ${path}:\n${parsed.problems.join("\n")}`;
-  const webhook = loaded.config.platforms.webhook;
-  const setSecret = `set one with svc webhook subscribe ${name} --secret <secret>`;
-  if (parsed.value.secret === undefined && webhook.secret === undefined)
-    return `it has no secret of its own and there is no global secret (platforms.webhook.secret or WEBHOOK_SECRET) — ${setSecret}`;
-  if (parsed.value.secret === INSECURE_NO_AUTH && !LOOPBACK_HOSTS.has(webhook.host))
-    return `its secret is INSECURE_NO_AUTH, which is served only on a loopback bind, but platforms.webhook.host is ${webhook.host} — ${setSecret}`;
-  return undefined;
 }

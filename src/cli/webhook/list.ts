@@ -1,6 +1,7 @@
 import { parseSubscription } from "../../io/stores/subscriptions.js";
 import { formatTable } from "../format.js";
 import { configWithEnabledNote } from "./config.js";
+import { notServed } from "./notServed.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
 
 /** `svc webhook list`: one row per subscription, never its secret. */
@@ -17,12 +18,17 @@ export async function list(): Promise<void> {
     );
     return;
   }
+  const unserved: string[] = [];
   const rows = entries
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, raw]) => {
       const parsed = parseSubscription(path, name, raw);
       if (!parsed.ok) return [name, "-", "-", "-", "invalid", parsed.problems[0] ?? ""];
       const s = parsed.value;
+      const shadowed = Object.hasOwn(loaded.config.platforms.webhook.routes, name);
+      const why = s.enabled && !shadowed ? notServed(loaded, path, name, raw) : undefined;
+      if (shadowed) unserved.push(`${name}: config.yaml defines a static route of that name, which wins`);
+      else if (why !== undefined) unserved.push(`${name} is enabled but not served (404): ${why}`);
       const deliver =
         s.cron_job !== undefined ? `cron:${s.cron_job}` : `${s.deliver}${s.deliver_only ? " (direct)" : ""}`;
       return [
@@ -30,11 +36,12 @@ export async function list(): Promise<void> {
         s.events?.join(",") || "(all)",
         deliver,
         s.profile ?? "default",
-        s.enabled ? "yes" : "no",
+        s.enabled ? (shadowed || why !== undefined ? "yes, not served" : "yes") : "no",
         s.description ?? "",
       ];
     });
   process.stdout.write(
     `${formatTable([["NAME", "EVENTS", "DELIVER", "PROFILE", "ENABLED", "DESCRIPTION"], ...rows])}\n`,
   );
+  for (const line of unserved) process.stderr.write(`Note: ${line}\n`);
 }

@@ -89,7 +89,7 @@ async function write(
     created_at: previous?.created_at ?? now,
     updated_at: now,
   };
-  const parsed = parseSubscription(store.path, name, raw);
+  const parsed = parseSubscription(store.path, name, raw, "flags");
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
   const running = runningAddress(loaded);
   checkInsecure(loaded, name, parsed.value, running);

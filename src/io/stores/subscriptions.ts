@@ -79,26 +79,49 @@ export function subscriptionStore(path: string): VersionedStore<unknown> {
   });
 }
 
-/** The route-level startup rules (3, 4 and 2) as they apply to one record. */
-export function subscriptionProblems(name: string, record: Route): string[] {
+/**
+ * The route-level rules as they apply to one record of `file`. `flags`: said in `svc webhook subscribe`'s
+ * options (the record is being made from them); `file`: in the stored record's keys, with the file.
+ */
+export function subscriptionProblems(
+  name: string,
+  record: Route,
+  file: string,
+  madeFrom: "flags" | "file",
+): string[] {
   const problems: string[] = [];
-  if (!ROUTE_NAME.test(name))
-    problems.push(`${name}: route names use letters, digits, '.', '_' and '-' (1-64)`);
+  const say = (key: string, flags: string, fields: string) =>
+    problems.push(madeFrom === "flags" ? `${name}: ${flags}` : `${file}: ${name}.${key}: ${fields}`);
+  if (!ROUTE_NAME.test(name)) {
+    const rule = "route names use letters, digits, '.', '_' and '-' (1-64)";
+    problems.push(madeFrom === "flags" ? `${name}: ${rule}` : `${file}: ${name}: ${rule}`);
+  }
   if (record.profile !== undefined && !PROFILE_NAME.test(record.profile)) {
-    problems.push(
-      `${name}: profile "${record.profile}" is not a valid profile name (letters, digits, "_" and "-")`,
-    );
+    const problem = `profile "${record.profile}" is not a valid profile name (letters, digits, "_" and "-")`;
+    say("profile", problem, problem);
   }
   if (record.deliver_only && record.deliver === "log") {
-    problems.push(
-      `${name}: --deliver-only needs a real delivery target — add --deliver <platform> (not log)`,
+    say(
+      "deliver_only",
+      "--deliver-only needs a real delivery target — add --deliver <platform> (not log)",
+      `true needs a real delivery target, but deliver is log — set deliver to a platform, or remove deliver_only`,
     );
   }
   if (record.deliver_only && record.cron_job !== undefined) {
-    problems.push(`${name}: --deliver-only and --cron-job cannot be combined — keep one of them`);
+    say(
+      "cron_job",
+      "--deliver-only and --cron-job cannot be combined — keep one of them",
+      "cannot be combined with deliver_only — remove one of them",
+    );
   }
   if (record.coalesce !== undefined && (record.deliver_only || record.cron_job !== undefined)) {
-    problems.push(`${name}: coalesce cannot be combined with deliver_only or cron_job — remove one of them`);
+    const other = record.deliver_only ? "deliver_only" : "cron_job";
+    say(
+      "coalesce",
+      // No option sets coalesce: it was written into the record by hand.
+      `the record's coalesce (written in ${file}; no option sets it) cannot be combined with --${other.replace("_", "-")} — remove coalesce from the file, or leave out --${other.replace("_", "-")}`,
+      `cannot be combined with ${other} — remove one of them`,
+    );
   }
   return problems;
 }
@@ -108,6 +131,8 @@ export function parseSubscription(
   file: string,
   name: string,
   raw: unknown,
+  /** `flags`: the record was just made from `svc webhook subscribe`'s options; say its rules in them. */
+  madeFrom: "flags" | "file" = "file",
 ): { ok: true; value: Subscription; extra: Record<string, unknown> } | { ok: false; problems: string[] } {
   const { record, extra } = splitRecord(raw);
   // The input is reported so a wrong value reads "expected a string, got 5", not "missing".
@@ -118,7 +143,7 @@ export function parseSubscription(
     const known = (path: readonly PropertyKey[]) => knownKeysAt(subscriptionSchema, path.slice(1));
     return { ok: false, problems: formatIssues(file, issues, known).split("\n") };
   }
-  const problems = subscriptionProblems(name, parsed.data);
+  const problems = subscriptionProblems(name, parsed.data, file, madeFrom);
   return problems.length === 0 ? { ok: true, value: parsed.data, extra } : { ok: false, problems };
 }
 
@@ -155,7 +180,7 @@ export function activeSubscriptions(
     if (!parsed.value.enabled) continue;
     if (parsed.value.secret === undefined) {
       logger.info(
-        `[webhook] dynamic subscription ${name} has no secret of its own: the global secret applies (without one it is not served)`,
+        `[webhook] dynamic subscription ${name} has no secret of its own: the global secret applies`,
       );
     }
     const extra = Object.keys(parsed.extra);

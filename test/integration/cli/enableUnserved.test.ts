@@ -27,7 +27,9 @@ describe("svc webhook enable of a record the gateway will not serve", { timeout:
     expect(bad.stderr).toContain(
       "Warning: bad is enabled, but the gateway does not serve it (it answers 404): the record is invalid — fix it in ",
     );
-    expect(bad.stderr).toContain("--deliver-only needs a real delivery target");
+    expect(bad.stderr).toContain(
+      "webhook_subscriptions.json: bad.deliver_only: true needs a real delivery target, but deliver is log",
+    );
     expect(nosecret.stderr).toContain(
       "Warning: nosecret is enabled, but the gateway does not serve it (it answers 404): it has no secret of its own and there is no global secret",
     );

@@ -43,7 +43,9 @@ describe("dynamic subscription source", () => {
       mirror_to_session: false,
     });
     expect(source.lookup("off")).toBeUndefined();
-    expect(lines.join("\n")).toMatch(/bad ignored: .*deliver-only needs a real delivery target/);
+    expect(lines.join("\n")).toMatch(
+      /bad ignored: .*subscriptions\.json: bad\.deliver_only: true needs a real delivery target/,
+    );
     expect(lines.join("\n")).toMatch(/typo ignored/);
     expect(lines.join("\n")).toMatch(/open ignored: INSECURE_NO_AUTH is only allowed on a loopback bind/);
   });
