@@ -115,6 +115,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
           false,
         );
         logger.error(log, `[delivery] route ${message.route}: ${error.message}`);
+        deps.onOutcome?.(message, request.target, false);
         throw error;
       }
       const runStep =

@@ -1,10 +1,9 @@
 import type { QueuedRun } from "../actors/runs.js";
 import type { RequestHead } from "../io/http/core.js";
 import { encodePayload, type HistoryWriter } from "../io/stores/deliveryHistory.js";
-import { resolveDeliveryId } from "../streams/deliveryId.js";
 import { EVENT_TYPE_HEADERS } from "../streams/eventType.js";
 import { isForm } from "../streams/stages/parse.js";
-import type { Outcome } from "../streams/types.js";
+import { answeredDeliveryId, type Outcome } from "../streams/types.js";
 
 /** The header a redelivery carries (`svc webhook redeliver`): the delivery ID it repeats. */
 export const REDELIVERY_HEADER = "x-svc-redelivery-of";
@@ -37,9 +36,8 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
   return {
     close: () => writer.close(),
     request(route: string, head: RequestHead, body: Buffer | undefined, answer: Outcome): void {
-      const answered = answer.body as { delivery_id?: unknown; status?: unknown; error?: unknown };
-      const id =
-        typeof answered.delivery_id === "string" ? answered.delivery_id : resolveDeliveryId(head.headers);
+      const answered = answer.body as { status?: unknown; error?: unknown };
+      const id = answeredDeliveryId(answer, head.headers);
       const event = eventType(head.headers);
       const redeliveryOf = head.headers[REDELIVERY_HEADER];
       const ok = answer.status >= 200 && answer.status < 300;

@@ -1,3 +1,4 @@
+import { resolveDeliveryId } from "./deliveryId.js";
 /** One HTTP request as the pipeline sees it; copied out of uWS synchronously, immutable afterwards. */
 export interface Inbound {
   readonly method: string;
@@ -21,6 +22,21 @@ export interface Outcome {
   readonly headers?: Readonly<Record<string, string>>;
   /** A body that is not JSON (`GET /metrics`): sent as it is with its own Content-Type, `body` ignored. */
   readonly text?: { readonly contentType: string; readonly body: string };
+  /**
+   * The delivery ID of an answer whose body does not carry it (a failed direct delivery's 502), for the
+   * access log and the delivery history; never sent.
+   */
+  readonly deliveryId?: string;
+}
+
+/** The delivery ID an answer was about: its body's, else the one it kept aside, else the request's header. */
+export function answeredDeliveryId(
+  answer: Outcome,
+  headers: Readonly<Record<string, string>>,
+): string | undefined {
+  const answered = (answer.body as { delivery_id?: unknown }).delivery_id;
+  if (typeof answered === "string") return answered;
+  return answer.deliveryId ?? resolveDeliveryId(headers);
 }
 
 export function outcome(status: number, body: Record<string, unknown>): Outcome {

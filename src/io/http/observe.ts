@@ -1,5 +1,4 @@
-import { resolveDeliveryId } from "../../streams/deliveryId.js";
-import { errorOutcome, type Outcome } from "../../streams/types.js";
+import { answeredDeliveryId, errorOutcome, type Outcome } from "../../streams/types.js";
 import type { Logger } from "../log.js";
 import { type BodySource, endpointOf, type RequestHandler, type RequestHead } from "./core.js";
 
@@ -66,8 +65,7 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
   const logAccess = (head: RequestHead, answer: Outcome, seconds: number) => {
     const endpoint = endpointOf(head.path, options.multiplexProfiles());
     const name = endpoint.kind === "webhook" ? endpoint.routeName : undefined;
-    const answered = (answer.body as { delivery_id?: unknown }).delivery_id;
-    const id = typeof answered === "string" ? answered : resolveDeliveryId(head.headers);
+    const id = answeredDeliveryId(answer, head.headers);
     const route = name === undefined ? shown(head.path) : shown(name);
     const ms = Math.round(seconds * 1000);
     logger.info(

@@ -35,7 +35,8 @@ export function deliverStage(deps: DeliverDeps): AsyncStage {
       if (deps.endDirect !== undefined) deps.endDirect(key, delivered);
       else if (!delivered) void deps.forget(key);
     }
-    if (!delivered) return DELIVERY_FAILED;
+    // The body stays the documented error; the id (generated when the sender sent none) is kept aside.
+    if (!delivered) return { ...DELIVERY_FAILED, deliveryId: event.deliveryId };
     return outcome(200, {
       status: "delivered",
       route: event.routeName,

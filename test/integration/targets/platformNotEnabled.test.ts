@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { historyDir, readHistory } from "../../../src/io/stores/deliveryHistory.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+import { svc } from "../cli/svc.js";
 
 const OPEN = "INSECURE_NO_AUTH";
 
@@ -36,6 +38,33 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
     expect(gw.logs().map((l) => l.msg)).toContainEqual(
       expect.stringMatching(/"chat_2" \(discord\) is not enabled — set platforms\.discord\.enabled: true/),
     );
+  });
+
+  it("a failed direct delivery of a sender with no delivery-ID header is in the history under its generated id", async () => {
+    gw = await startTestGateway({
+      config: webhookConfig({}),
+      files: {
+        "webhook_subscriptions.json": subscriptions({
+          alerts: { deliver: "chat_2", deliver_only: true, prompt: "alert {id}" },
+        }),
+      },
+    });
+    const res = await postJson(gw.url("/webhooks/alerts"), { id: 8 });
+    expect(res.status).toBe(502);
+    const failed = gw.logs().find((l) => l.level === 50 && typeof l.delivery_id === "string");
+    const id = failed?.delivery_id as string;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const home = historyDir(gw.home.dir);
+    await vi.waitFor(() => {
+      const history = readHistory(home);
+      expect(history.filter((r) => r.kind === "request").map((r) => r.id)).toEqual([id]);
+      expect(history.filter((r) => r.kind === "delivery")).toMatchObject([
+        { id, route: "alerts", platform: "chat_2", outcome: "failed" },
+      ]);
+    });
+    const listed = await svc(gw.home, ["webhook", "deliveries"]);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).toMatch(/chat_2.*failed|failed.*chat_2/);
   });
 
   it("an agent-mode subscription to it accepts the event (202) and logs the failed delivery", async () => {
