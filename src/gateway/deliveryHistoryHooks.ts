@@ -11,11 +11,11 @@ export const REDELIVERY_HEADER = "x-svc-redelivery-of";
 const cut = (text: string) => text.slice(0, 200);
 const NOT_ACCEPTED: ReturnType<typeof encodePayload> = { payload_omitted: "not_accepted" };
 
-/** The first non-empty event-type header (no array per request). */
-function eventType(headers: RequestHead["headers"]): string | undefined {
+/** The name of the first non-empty event-type header (no array per request). */
+function eventHeader(headers: RequestHead["headers"]): string | undefined {
   for (const name of EVENT_TYPE_HEADERS) {
     const value = headers[name];
-    if (value !== undefined && value !== "") return value;
+    if (value !== undefined && value !== "") return name;
   }
   return undefined;
 }
@@ -38,14 +38,16 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
     request(route: string, head: RequestHead, body: Buffer | undefined, answer: Outcome): void {
       const answered = answer.body as { status?: unknown; error?: unknown };
       const id = answeredDeliveryId(answer, head.headers);
-      const event = eventType(head.headers);
+      const header = eventHeader(head.headers);
+      const event = header === undefined ? undefined : head.headers[header];
       const redeliveryOf = head.headers[REDELIVERY_HEADER];
-      const ok = answer.status >= 200 && answer.status < 300;
       const contentType = head.headers["content-type"];
       // Only what the route accepted is kept: an unsigned sender cannot fill the history with payloads.
-      // A 2xx comes only after the body was parsed as a JSON object, itself or (a form) its `payload` field.
+      // A 2xx, or a failed direct delivery's 502 (its id kept aside: what one would redeliver), comes only
+      // after the body was authenticated and parsed as a JSON object, itself or (a form) its `payload` field.
+      const accepted = (answer.status >= 200 && answer.status < 300) || answer.deliveryId !== undefined;
       const kept =
-        body === undefined ? undefined : ok ? encodePayload(body, !isForm(head.headers)) : NOT_ACCEPTED;
+        body === undefined ? undefined : accepted ? encodePayload(body, !isForm(head.headers)) : NOT_ACCEPTED;
       // Every key present (undefined when absent): one object shape, no spreads on the hot path.
       writer.record(
         {
@@ -56,6 +58,8 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
           status: answer.status,
           outcome: String(answered.status ?? answered.error ?? answer.status),
           event: event === undefined ? undefined : cut(event),
+          // The first (x-forge-event) is where a redelivery names the event unless told another.
+          event_header: header === EVENT_TYPE_HEADERS[0] ? undefined : header,
           redelivery_of: redeliveryOf === undefined ? undefined : cut(redeliveryOf),
           content_type: contentType === undefined ? undefined : cut(contentType),
           payload: kept?.payload,

@@ -6,13 +6,32 @@ import {
   type RequestRecord,
   readHistory,
 } from "../../io/stores/deliveryHistory.js";
+import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
 import { signTestEvent } from "./signTest.js";
 import { testTarget } from "./testTarget.js";
 
-const HEADER_TEXT = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+/** A header value the gateway reads back as it was recorded: no control characters, no edge blanks. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+const HEADER_TEXT = /^[^\x00-\x20\x7f](?:[^\x00-\x1f\x7f]*[^\x00-\x20\x7f])?$/;
+
+/**
+ * The gateway reads header values as UTF-8; `fetch` takes each character of a value as one byte, so
+ * non-ASCII text (an event type or delivery ID as the sender wrote it) goes as its UTF-8 bytes.
+ */
+const utf8Header = (text: string) => Buffer.from(text, "utf8").toString("latin1");
+
+/** The header the original named its event in (one the gateway reads), else `x-forge-event`. */
+const eventHeaderOf = (record: RequestRecord): string =>
+  EVENT_TYPE_HEADERS.find((name) => name === record.event_header) ?? EVENT_TYPE_HEADERS[0];
+
+/** The first `length` UTF-16 units of `text`, without half of a surrogate pair at the end. */
+function cutAt(text: string, length: number): string {
+  const cut = text.slice(0, length);
+  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
 
 /**
  * `svc webhook redeliver <delivery-id>`: the stored payload of that request sent again to its route on
@@ -61,15 +80,20 @@ export async function redeliver(id: string, options: { route?: string; port?: st
       "no gateway is running — start it with svc gateway start (a redelivery is run by the gateway), or give --port",
     );
   const url = subscriptionUrl(loaded, route, target.profile, { ...running, port });
-  const newId = `redelivery-${randomBytes(4).toString("hex")}-${id}`.slice(0, 200);
+  const newId = cutAt(`redelivery-${randomBytes(4).toString("hex")}-${id}`, 200);
   const headers: Record<string, string> = {
     "content-type": record.content_type ?? "application/json",
-    "x-request-id": newId,
-    "x-svc-redelivery-of": id,
+    "x-request-id": utf8Header(newId),
+    "x-svc-redelivery-of": utf8Header(id),
     ...(record.event !== undefined && HEADER_TEXT.test(record.event)
-      ? { "x-forge-event": record.event }
+      ? { [eventHeaderOf(record)]: utf8Header(record.event) }
       : {}),
-    ...signTestEvent(secret, payload, Math.floor(Date.now() / 1000)),
+    // A whsec_ signature covers its webhook-id, which the gateway takes as the delivery ID: the new one.
+    ...Object.fromEntries(
+      Object.entries(signTestEvent(secret, payload, Math.floor(Date.now() / 1000), newId)).map(
+        ([name, value]) => [name, utf8Header(value)],
+      ),
+    ),
   };
   let response: Response;
   try {

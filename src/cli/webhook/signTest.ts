@@ -11,13 +11,15 @@ export function signTestEvent(
   secret: string,
   body: string | Buffer,
   nowSeconds: number,
+  /** The message ID a `whsec_` signature covers (sent as `webhook-id`, the delivery ID the gateway takes). */
+  messageId = `msg_svc_test_${randomUUID()}`,
 ): Record<string, string> {
   const timestamp = String(nowSeconds);
   if (!secret.startsWith("whsec_")) {
     const signature = createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest("hex");
     return { "x-webhook-timestamp": timestamp, "x-webhook-signature-v2": signature };
   }
-  const id = `msg_svc_test_${randomUUID()}`;
+  const id = messageId;
   const key = Buffer.from(secret.slice("whsec_".length), "base64");
   const signature = createHmac("sha256", key).update(`${id}.${timestamp}.`).update(body).digest("base64");
   return { "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };

@@ -42,10 +42,13 @@ export interface RequestRecord {
   /** The answer's `status` field: accepted, duplicate, ignored, coalesced, delivered; or its error. */
   readonly outcome: string;
   readonly event?: string | undefined;
+  /** The header that named `event`, when it is not `x-forge-event` (a redelivery sends it there again). */
+  readonly event_header?: string | undefined;
   readonly redelivery_of?: string | undefined;
   readonly content_type?: string | undefined;
   /**
-   * The body as received (only for answers in the 2xx range, up to HISTORY_PAYLOAD_BYTES). With `json` the
+   * The body as received (only for answers in the 2xx range and failed direct deliveries, up to
+   * HISTORY_PAYLOAD_BYTES). With `json` the
    * line holds it unescaped, as the JSON value it is; once read back it is its text, byte for byte.
    */
   readonly payload?: string | undefined;
@@ -123,7 +126,7 @@ const lineHead = (r: HistoryRecord) =>
 
 /** A request record's line up to its payload fields. */
 const requestLineStart = (r: RequestRecord) =>
-  `${lineHead(r)},"status":${q(r.status)},"outcome":${q(r.outcome)}${opt("event", r.event)}${opt("redelivery_of", r.redelivery_of)}${opt("content_type", r.content_type)}`;
+  `${lineHead(r)},"status":${q(r.status)},"outcome":${q(r.outcome)}${opt("event", r.event)}${opt("event_header", r.event_header)}${opt("redelivery_of", r.redelivery_of)}${opt("content_type", r.content_type)}`;
 
 /** Precedes a `json` payload's bytes, which end the line's object. */
 const JSON_PAYLOAD_START = `,"payload_encoding":"json"${JSON_PAYLOAD_KEY}`;

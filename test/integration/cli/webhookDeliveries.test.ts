@@ -2,6 +2,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { signTestEvent } from "../../../src/cli/webhook/signTest.js";
+import { signGenericV2 } from "../../../src/cli/webhook.js";
 import { decodePayload, type RequestRecord, readHistory } from "../../../src/io/stores/deliveryHistory.js";
 import {
   RECORDER_AGENT,
@@ -141,5 +143,59 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
       });
       expect(decodePayload(stored)?.toString()).toBe(id === "j-1" ? json : form);
     }
+  });
+
+  it("redelivers a non-ASCII event type and delivery id as they came, in the event's own header; a whsec_ route's redelivery keeps the id it prints", async () => {
+    const WHSEC = `whsec_${Buffer.from("redeliver-key-0123456789").toString("base64")}`;
+    gw = await startTestGateway({
+      config: webhookConfig(
+        {
+          gt: { secret: "s", events: ["déploiement"], prompt: "deploy {n}" },
+          sw: { secret: WHSEC, prompt: "sw {n}" },
+        },
+        {},
+        { agent: recorderAgent() },
+      ),
+      files: { "agent/recorder.sh": RECORDER_AGENT },
+    });
+    const dir = join(gw.home.dir, "deliveries");
+    const port = String(gw.gateway.port);
+    const utf8 = (text: string) => Buffer.from(text, "utf8").toString("latin1");
+    const body = '{"n":1}';
+    const original = await postJson(gw.url("/webhooks/gt"), body, {
+      "X-Gitea-Event": utf8("déploiement"),
+      "X-Request-ID": utf8("job-中文-1"),
+      ...signGenericV2("s", body, Math.floor(Date.now() / 1000)),
+    });
+    expect(original.body).toMatchObject({ status: "accepted", delivery_id: "job-中文-1" });
+    await waitForRun(gw, "job-中文-1");
+    await vi.waitFor(() =>
+      expect(requestRecord(dir, "job-中文-1")).toMatchObject({
+        event: "déploiement",
+        event_header: "x-gitea-event",
+      }),
+    );
+    const again = await svc(gw.home, ["webhook", "redeliver", "job-中文-1", "--port", port]);
+    expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
+    const newId = /as (redelivery-[0-9a-f]{8}-job-中文-1)\)/.exec(again.stdout)?.[1] as string;
+    expect(newId).toBeDefined();
+    expect((await waitForRun(gw, newId)).prompt).toContain("deploy 1");
+    await vi.waitFor(() =>
+      expect(requestRecord(dir, newId)).toMatchObject({
+        status: 202,
+        event: "déploiement",
+        event_header: "x-gitea-event",
+        redelivery_of: "job-中文-1",
+      }),
+    );
+
+    const signed = signTestEvent(WHSEC, body, Math.floor(Date.now() / 1000), "msg_original");
+    expect((await postJson(gw.url("/webhooks/sw"), body, signed)).status).toBe(202);
+    await waitForRun(gw, "msg_original");
+    await vi.waitFor(() => expect(requestRecord(dir, "msg_original")).toBeDefined());
+    const whsec = await svc(gw.home, ["webhook", "redeliver", "msg_original", "--port", port]);
+    const printed = /as (redelivery-[0-9a-f]{8}-msg_original)\)/.exec(whsec.stdout)?.[1] as string;
+    expect(whsec.stdout).toContain(`"delivery_id":"${printed}"`);
+    await waitForRun(gw, printed);
   });
 });

@@ -62,6 +62,10 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
         { id, route: "alerts", platform: "chat_2", outcome: "failed" },
       ]);
     });
+    // Its payload is kept: a failed direct delivery is what one redelivers once the target is fixed.
+    expect(readHistory(home).find((r) => r.kind === "request")).toMatchObject({ payload: '{"id":8}' });
+    const again = await svc(gw.home, ["webhook", "redeliver", id, "--port", String(gw.gateway.port)]);
+    expect(again.stdout).toContain("502 Bad Gateway");
     const listed = await svc(gw.home, ["webhook", "deliveries"]);
     expect(listed.stdout).toContain(id);
     expect(listed.stdout).toMatch(/chat_2.*failed|failed.*chat_2/);
