@@ -363,7 +363,8 @@ describe("accept, dispatch and deliver stages", () => {
       body: { status: "delivered", route: "r", target: "telegram", delivery_id: "d" },
     });
     const bad = deliverStage({ deliverDirect: async () => false, forget: (k) => forgotten.push(k) });
-    expect(await bad(ctx)).toBe(DELIVERY_FAILED);
+    // The documented body; the delivery id kept aside for the history and the access log, never sent.
+    expect(await bad(ctx)).toEqual({ ...DELIVERY_FAILED, deliveryId: "d" });
     expect(forgotten).toEqual(["r:d"]);
   });
 
