@@ -14,12 +14,12 @@ import { isTrusted, transportKind, type UnattendedElicitation } from "../config/
 import { SvcError } from "../errors.js";
 import { redactCredentials, scrub } from "../io/credentials.js";
 import { runningPid } from "../io/gatewayState.js";
-import { createLogger } from "../io/log.js";
 import { entrySecrets } from "../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { readStatusFile, type ServerStatus } from "../io/mcp/statusFile.js";
 import { terminalText } from "../io/terminalText.js";
+import { cliLogger } from "./cliLogger.js";
 import { collectPairs } from "./format.js";
 import { printChecks, testAll } from "./mcp/checkCommands.js";
 import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
@@ -62,7 +62,7 @@ function cliHub(loaded: LoadedConfig, names: readonly string[], elicitation?: Un
       `no MCP server named "${unknown[0]}" in ${loaded.paths.config} (known: ${known.join(", ") || "none"})`,
     );
   }
-  const logger = createLogger({ stdout: false, level: process.env.SVC_LOG_LEVEL ?? "warn" });
+  const logger = cliLogger();
   const runner = createRunner(loaded.config.agent, { logger });
   const hub = new McpHub({
     servers,

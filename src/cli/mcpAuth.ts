@@ -12,11 +12,11 @@ import {
   installNameProblem,
   parseInstallLink,
 } from "../io/installLink.js";
-import { createLogger } from "../io/log.js";
 import { renderEntry } from "../io/mcp/render.js";
 import { addServerToConfig, existingServerNames } from "../io/oauth/installWriter.js";
 import { registerSchemeHandler } from "../io/oauth/schemeHandler.js";
 import { oauthEntryOf } from "../io/oauth/settings.js";
+import { cliLogger } from "./cliLogger.js";
 
 /** Questions to the person running the command; `ask` resolves undefined when stdin is closed. */
 export interface PromptIO {
@@ -74,7 +74,7 @@ export async function loginServer(
   server: ServerRef,
   options: LoginCommandOptions,
 ): Promise<void> {
-  const logger = createLogger({ level: process.env.SVC_LOG_LEVEL ?? "warn", stdout: false });
+  const logger = cliLogger();
   const entry = oauthEntryOf(server.name, server.entry());
   const job = { ...makeJob(server.name, entry, { paths, logger }), freshClient: options.fresh };
   if (options.fresh) job.store.clearCimdOff();

@@ -247,7 +247,8 @@ export async function discoverAndIdentify(
     freshClient: job.freshClient === true || retried,
     now: job.now(),
     warn: (text) => {
-      job.logger.warn({ server: job.serverName }, `[oauth] ${text}`);
+      // Printed as a warning where the login is shown; the log keeps it at info, not said twice.
+      job.logger.info({ server: job.serverName }, `[oauth] ${text}`);
       job.print(`warning: ${text}`);
     },
   });

@@ -40,9 +40,19 @@ export class RefreshUnavailableError extends SvcError {
   readonly transient = true;
 }
 
-function isTransient(status: number): boolean {
-  return status === 0 || status === 429 || status >= 500;
+/** No OAuth answer: unreachable, 429, 5xx, or a 200 that was no token response (a proxy's or login page). */
+function isTransient(answered: { status: number; error?: string }): boolean {
+  const { status } = answered;
+  return status === 0 || status === 429 || status >= 500 || (status === 200 && answered.error === undefined);
 }
+
+/**
+ * After a refresh that got no OAuth answer while the token still served, the next attempt waits this long
+ * (by SHA-256 of the refresh token): the SDK asks for tokens before every request, and a server that
+ * answered 429 or 503 is not helped by a refresh per request.
+ */
+export const REFRESH_RETRY_MS = 30_000;
+const refreshRetryAt = new Map<string, number>();
 
 /**
  * Refresh tokens the authorization server answered `invalid_grant` for (by SHA-256), with the reason:
@@ -61,6 +71,14 @@ function refreshKey(issuer: string, token: string): string {
 function rememberRefused(issuer: string, token: string, why: string): void {
   if (refusedRefreshes.size >= MAX_REMEMBERED_REFUSALS) refusedRefreshes.clear();
   refusedRefreshes.set(refreshKey(issuer, token), why);
+}
+
+/** A token that still serves, whose last refresh got no OAuth answer less than REFRESH_RETRY_MS ago. */
+function waitingToRetry(tokens: StoredTokens, now: number): boolean {
+  if (tokens.refresh_token === undefined || (tokens.expires_at ?? Number.POSITIVE_INFINITY) <= now)
+    return false;
+  const at = refreshRetryAt.get(refreshKey(tokens.issuer, tokens.refresh_token));
+  return at !== undefined && now < at;
 }
 
 export function expiringSoon(tokens: StoredTokens, now: number): boolean {
@@ -116,6 +134,7 @@ export async function usableTokens(
     );
   }
   if (options.rejected === undefined && !expiringSoon(quick, job.now())) return quick;
+  if (options.rejected === undefined && waitingToRetry(quick, job.now())) return quick;
   return store.withLock(async () => {
     const current = store.readTokens();
     if (current === undefined) throw needsLoginError(serverName, "not logged in", loginFlowFor(job, current));
@@ -165,11 +184,13 @@ export async function usableTokens(
       const answered = lastFailureAt(fetches, endpoint);
       // No OAuth answer (unreachable, 5xx, 429): the grant may well be fine, so no new login is asked
       // for; a token that has not expired yet keeps serving, and the next connect tries again.
-      if (answered !== undefined && isTransient(answered.status)) {
+      if (answered !== undefined && isTransient(answered)) {
         if (options.rejected === undefined && (current.expires_at ?? Number.POSITIVE_INFINITY) > job.now()) {
+          if (refreshRetryAt.size >= MAX_REMEMBERED_REFUSALS) refreshRetryAt.clear();
+          refreshRetryAt.set(refreshKey(current.issuer, current.refresh_token), job.now() + REFRESH_RETRY_MS);
           job.logger.warn(
             { server: serverName, err: failure.message },
-            "[oauth] token refresh failed; using the current token",
+            `[oauth] token refresh failed; using the current token, and trying again in ${REFRESH_RETRY_MS / 1000} s`,
           );
           return current;
         }

@@ -85,7 +85,11 @@ export const oauthSchema = z
       .union([z.string(), z.array(z.string().min(1))])
       .transform((v) => (Array.isArray(v) ? v.join(" ") : v))
       .optional(),
-    redirect_uri: z.string().min(1).optional(),
+    redirect_uri: z
+      .string()
+      .min(1)
+      .refine((uri) => !uri.includes("#"), "a redirect URI must not have a fragment (#...) — remove it")
+      .optional(),
     redirect_port: z
       .number({ error: (i) => `expected a port number (1-65535), got ${describe(i.input)}` })
       .int()

@@ -91,6 +91,13 @@ export function parseRedirectUri(raw: string): URL {
       `oauth.redirect_uri ${raw} must be http:// on 127.0.0.1, localhost or [::1] (svc receives the redirect on a loopback listener) — e.g. http://127.0.0.1:8976/callback`,
     );
   }
+  // RFC 6749 section 3.1.2: the server would refuse it at /authorize, and the login wait out its timeout.
+  if (raw.includes("#")) {
+    throw new SvcError(
+      "oauth",
+      `oauth.redirect_uri ${raw} has a fragment (#...), which a redirect URI must not have — remove it`,
+    );
+  }
   return url;
 }
 

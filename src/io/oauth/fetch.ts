@@ -91,12 +91,25 @@ function sentSecrets(init: RequestInit | undefined, headers: Headers): string[] 
 /** A server that accepts the connection and never answers must not hang a login or hold the token lock. */
 export const OAUTH_REQUEST_TIMEOUT_MS = 30_000;
 
+/** A 200 from the token endpoint that is no token response (RFC 6749 section 5.1): a login page, a proxy's. */
+async function notATokenResponse(res: Response): Promise<string | undefined> {
+  if (res.status !== 200) return undefined;
+  const body = await res.clone().text();
+  try {
+    const fields = JSON.parse(body) as { access_token?: unknown; token_type?: unknown } | null;
+    if (typeof fields?.access_token === "string" && typeof fields.token_type === "string") return undefined;
+  } catch {
+    // not JSON: reported below
+  }
+  return body === "" ? "(empty body: no token response)" : body;
+}
+
 function withUserAgent(
   base: FetchLike,
   userAgent: string,
   failures: FailedFetch[],
   timeoutMs: number,
-  oauthEndpoint = false,
+  endpoint: "other" | "oauth" | "token" = "other",
 ): FetchLike {
   return async (url, init) => {
     const headers = new Headers(init?.headers);
@@ -117,7 +130,7 @@ function withUserAgent(
       failures.push({ url: String(url), method, status: 0, body: scrub(what, sentSecrets(init, headers)) });
       throw err;
     }
-    if (oauthEndpoint) {
+    if (endpoint !== "other") {
       const rewritten = await errorAnswered200(res).catch(() => undefined);
       if (rewritten !== undefined) {
         failures.push({
@@ -128,6 +141,17 @@ function withUserAgent(
         });
         return rewritten.response;
       }
+    }
+    if (endpoint === "token") {
+      // Recorded so the error names the endpoint, the status and an excerpt instead of a parser's message.
+      const body = await notATokenResponse(res).catch(() => undefined);
+      if (body !== undefined)
+        failures.push({
+          url: String(url),
+          method,
+          status: 200,
+          body: scrub(body.slice(0, 2000), sentSecrets(init, headers)),
+        });
     }
     if (res.status >= 400) {
       let body = "";
@@ -161,8 +185,8 @@ export function oauthFetches(
     typeof userAgentOverride === "string" && userAgentOverride.trim() !== "" ? userAgentOverride : USER_AGENT;
   return {
     discovery: withUserAgent(base, USER_AGENT, failures, timeoutMs),
-    token: withUserAgent(base, custom, failures, timeoutMs, true),
-    deviceAuthorization: withUserAgent(base, USER_AGENT, failures, timeoutMs, true),
+    token: withUserAgent(base, custom, failures, timeoutMs, "token"),
+    deviceAuthorization: withUserAgent(base, USER_AGENT, failures, timeoutMs, "oauth"),
     failures,
   };
 }

@@ -113,6 +113,12 @@ describe("loopback callback listener", () => {
     }
   });
 
+  it("refuses an oauth.redirect_uri with a fragment at once, instead of sending it to the server", async () => {
+    await expect(
+      bindCallbackServer({ pinned: false, redirectUri: "http://127.0.0.1:8995/cb#frag" }),
+    ).rejects.toThrow("oauth.redirect_uri http://127.0.0.1:8995/cb#frag has a fragment (#...)");
+  });
+
   it("oauth.redirect_port and an oauth.redirect_uri naming another port are refused; a port-less redirect_uri takes redirect_port", async () => {
     await expect(
       bindCallbackServer({ pinned: false, port: 28123, redirectUri: "http://127.0.0.1:28124/callback" }),

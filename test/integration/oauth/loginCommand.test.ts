@@ -64,6 +64,29 @@ describe("svc mcp login", () => {
     expect(as.seen.filter((r) => r.path === "/device")).toEqual([]);
   });
 
+  it("a command's warnings reach stderr: a refresh that got no OAuth answer says the current token is used", async () => {
+    home = tempHome();
+    const as = await startFakeAs({ refreshError: { status: 503, body: "upstream down" } });
+    closers.push(as.close);
+    const rs = await startFakeResource([as.url]);
+    closers.push(rs.close);
+    home.write(
+      "config.yaml",
+      `mcp_servers:\n  srv:\n    url: ${rs.url}\n    auth: oauth\n    oauth:\n      cimd: false\n`,
+    );
+    expect((await svc(["mcp", "login", "srv"])).code).toBe(0);
+    // The token enters its last minute: the next connect refreshes, gets a 503, and keeps the token.
+    const tokens = json("srv.json");
+    home.write(
+      "mcp-tokens/srv.json",
+      JSON.stringify({ ...tokens, obtained_at: Date.now() - 3600_000, expires_at: Date.now() + 40_000 }),
+      0o600,
+    );
+    const tested = await svc(["mcp", "test", "srv"]);
+    expect(tested.stderr).toContain("warning: token refresh failed; using the current token");
+    expect(tested.stderr).not.toMatch(/^\d{4}-\d\d-\d\dT/m);
+  });
+
   it("rejects an unknown --flow value as a usage error", async () => {
     home = tempHome();
     home.write("config.yaml", "mcp_servers:\n  s:\n    url: http://127.0.0.1:9/mcp\n    auth: oauth\n");

@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeJob } from "../../../src/actors/oauth/context.js";
 import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
-import { usableTokens } from "../../../src/actors/oauth/refresh.js";
+import { REFRESH_RETRY_MS, usableTokens } from "../../../src/actors/oauth/refresh.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
 import type { TokenStore } from "../../../src/io/oauth/tokenStore.js";
@@ -222,6 +222,30 @@ describe("token refresh", () => {
       expect(err.message).not.toMatch(/svc mcp login/);
       expect(job.store.readTokens()).toEqual(saved);
       expect(job.store.readClient()?.kind).toBe("dcr");
+    });
+
+    it("after a 429 the token serves and the refresh is not tried again for 30 s, however many requests ask", async () => {
+      const { as, url } = await loggedIn({ refreshError: { status: 429, body: "slow down" } });
+      const saved = jobAt(url, 0).store.readTokens() as NonNullable<ReturnType<TokenStore["readTokens"]>>;
+      const t0 = (saved.expires_at as number) - 50_000;
+      const refreshes = () => as.seen.filter((r) => r.body.get("grant_type") === "refresh_token").length;
+      for (const at of [t0, t0, t0, t0 + REFRESH_RETRY_MS - 1])
+        expect((await usableTokens(jobAt(url, at))).access_token).toBe(as.issued[0]);
+      expect(refreshes()).toBe(1);
+      expect((await usableTokens(jobAt(url, t0 + REFRESH_RETRY_MS))).access_token).toBe(as.issued[0]);
+      expect(refreshes()).toBe(2);
+    });
+
+    it("a 200 that is no token response (a login or proxy page) names the endpoint, status and excerpt, and asks for no new login", async () => {
+      const { url } = await loggedIn({ refreshError: { status: 200, body: "<html>login page</html>" } });
+      const job = jobAt(url, Date.now() + 2 * 3600_000);
+      const saved = job.store.readTokens();
+      const err = (await usableTokens(job).catch((e: unknown) => e)) as Error;
+      expect(err.message).toMatch(
+        /^srv: token refresh failed — \S+\/token answered 200: <html>login page<\/html>/,
+      );
+      expect(err.message).not.toMatch(/svc mcp login/);
+      expect(job.store.readTokens()).toEqual(saved);
     });
 
     it("an interactive connect does not open a browser when the authorization server is unreachable", async () => {

@@ -126,6 +126,14 @@ describe("config loading (spec 2.1)", () => {
     ).toBe("Work_2-b");
   });
 
+  it("refuses an MCP server's oauth.redirect_uri with a fragment when the file is loaded", () => {
+    expect(() =>
+      load(
+        'mcp_servers:\n  s:\n    url: http://127.0.0.1:9/mcp\n    auth: oauth\n    oauth:\n      redirect_uri: "http://127.0.0.1:8995/cb#x"\n',
+      ),
+    ).toThrow("mcp_servers.s.oauth.redirect_uri: a redirect URI must not have a fragment (#...) — remove it");
+  });
+
   it("rejects unknown route keys by name", () => {
     expect(() => load("platforms:\n  webhook:\n    routes:\n      gh:\n        evnts: [push]\n")).toThrow(
       /platforms\.webhook\.routes\.gh: unknown key "evnts"/,

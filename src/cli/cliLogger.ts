@@ -1,0 +1,42 @@
+import pino from "pino";
+import { createLogger, type Logger, pinoOptions } from "../io/log.js";
+import { terminalText } from "../io/terminalText.js";
+
+const PREFIX: Readonly<Record<number, string>> = {
+  10: "trace",
+  20: "debug",
+  30: "info",
+  40: "warning",
+  50: "error",
+  60: "error",
+};
+
+/** Components whose warnings a command does not report itself (its own output covers the MCP servers'). */
+const SAID_BY_THE_COMPONENT = /^\[oauth\] /;
+
+let made: Logger | undefined;
+
+/**
+ * The logger of a short CLI command (`svc mcp ...`; one per process). A login's or a token refresh's
+ * warning goes to stderr as `warning: <message>` (without the time or the tag), where it reaches the
+ * user instead of nowhere; the other components' lines, which the command reports in its own words,
+ * only when `SVC_LOG_LEVEL` asks for them.
+ */
+export function cliLogger(): Logger {
+  made ??= makeCliLogger(process.env.SVC_LOG_LEVEL);
+  return made;
+}
+
+function makeCliLogger(asked: string | undefined): Logger {
+  // Validates the level with the gateway's own message.
+  createLogger({ stdout: false, ...(asked === undefined ? {} : { level: asked }) });
+  return pino(pinoOptions(asked ?? "warn"), {
+    write(line: string) {
+      const { level, msg = "", err } = JSON.parse(line) as { level: number; msg?: string; err?: unknown };
+      if (asked === undefined && !SAID_BY_THE_COMPONENT.test(msg)) return;
+      const why = typeof err === "string" && err !== "" ? ` (${err})` : "";
+      const text = `${msg.replace(/^\[[\w-]+\] /, "")}${why}`;
+      process.stderr.write(`${PREFIX[level] ?? "log"}: ${terminalText(text)}\n`);
+    },
+  });
+}
