@@ -92,30 +92,24 @@ function encodeForm(form: Readonly<Record<string, string>>): string {
   return new URLSearchParams(Object.entries(form)).toString();
 }
 
-/**
- * The password of a `base_url` written as `https://user:password@host`, as written and decoded: fetch
- * refuses such a URL with an error that quotes it whole.
- */
-function urlPassword(url: string): string[] {
-  let password: string;
+/** Whether a URL carries `user:password@` (config refuses it in base_url; fetch refuses it too, quoting it). */
+function hasUserinfo(url: string): boolean {
   try {
-    password = new URL(url).password;
+    const parsed = new URL(url);
+    return parsed.username !== "" || parsed.password !== "";
   } catch {
-    return [];
-  }
-  if (password === "") return [];
-  try {
-    return [password, decodeURIComponent(password)];
-  } catch {
-    return [password];
+    return false;
   }
 }
 
 /** Sends one HTTP request with a timeout; non-2xx answers and network failures become DeliveryErrors. */
-export async function httpCall(request: HttpCall): Promise<HttpAnswer> {
-  const inUrl = urlPassword(request.url);
-  const call = inUrl.length === 0 ? request : { ...request, secrets: [...(request.secrets ?? []), ...inUrl] };
+export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
   const where = `${call.platform}: ${call.action}`;
+  if (hasUserinfo(call.url))
+    throw new DeliveryError(
+      `${where}: base_url holds a user name or password (user:password@) — remove it; the platform's credentials go in its own keys`,
+      false,
+    );
   const timeout = AbortSignal.timeout(call.timeoutMs);
   const signal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]);
   const headers: Record<string, string> = { accept: "application/json", ...call.headers };
