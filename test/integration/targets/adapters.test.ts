@@ -557,6 +557,34 @@ describe("Feishu rate limits (HTTP 429, or 400 with code 99991400, and x-ogw-rat
   );
 });
 
+describe("QQ chat ids", () => {
+  it.each(["group:", "user:", "channel:", "group: "])(
+    "%j (a kind with no id after it) is refused before any message request",
+    async (chatId) => {
+      fake.requests.length = 0;
+      fake.setHandler((r) =>
+        ok(r.path === "/app/getAppAccessToken" ? { access_token: "A", expires_in: 7200 } : { id: "m1" }),
+      );
+      const registry = registryFor({
+        qqbot: {
+          enabled: true,
+          app_id: "1",
+          client_secret: "s3cret",
+          base_url: fake.url,
+          token_url: `${fake.url}/app/getAppAccessToken`,
+        },
+      });
+      const error = await sendError(registry, "qqbot", message("hi", { chat_id: chatId }));
+      expect(error).toBeInstanceOf(DeliveryError);
+      const kind = chatId.split(":")[0];
+      expect((error as DeliveryError).message).toBe(
+        `qqbot: chat id "${chatId.trim()}" has no id after "${kind}:" — the message is not sent; write ${kind}:<id>`,
+      );
+      expect(fake.requests.filter((r) => r.path.endsWith("/messages"))).toEqual([]);
+    },
+  );
+});
+
 describe("2xx answers that are not the platform's", () => {
   it("an empty 200 fails where the API always answers JSON (Discord); Signal's empty 201 is a send", async () => {
     fake.setHandler(() => ({ status: 200 }));
