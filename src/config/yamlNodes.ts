@@ -9,7 +9,9 @@ import { SvcError } from "../errors.js";
  *   `thread_ts: 1700000000.000100` read as a float is `1700000000.0001`, another thread), and so does a
  *   route's `cron_job` (a job id is 8 random hex characters: `00012345` or `1234e567` copied unquoted);
  * - so does a number among an MCP server's `args`, `env` and `headers` values, which reach the process
- *   or the request as text (`PYTHON_VERSION: 3.10` is not `3.1`, `UMASK: 0755` is not `755`).
+ *   or the request as text (`PYTHON_VERSION: 3.10` is not `3.1`, `UMASK: 0755` is not `755`);
+ * - and a platform's ids (`home_channel`, WhatsApp's `phone_number_id`, QQ's `app_id`): a phone number
+ *   `home_channel: +15552223333` read as a number is `15552223333`, `04915112345678` loses its 0.
  */
 export function prepareConfigDocument(doc: Document, text: string, file: string, lines: LineCounter): void {
   const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
@@ -32,11 +34,20 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
           `${file}:${line} ${at.join(".")}: "__proto__" cannot be used as a name (JavaScript reserves it) — rename it`,
         );
       }
-      if (idValues || key === "cron_job") keepNumberText(pair.value, text);
+      if (idValues || key === "cron_job" || isPlatformId(at)) keepNumberText(pair.value, text);
       walk(pair.value, at, key === "deliver_extra" || isServerText(at));
     }
   };
   walk(doc.contents, [], false);
+}
+
+/** `platforms.<name>.home_channel`, `.phone_number_id` or `.app_id`: ids, read as written. */
+function isPlatformId(path: readonly string[]): boolean {
+  return (
+    path.length === 3 &&
+    path[0] === "platforms" &&
+    ["home_channel", "phone_number_id", "app_id"].includes(path[2] as string)
+  );
 }
 
 /** `mcp_servers.<name>.args`, `.env` or `.headers`: values passed on as text. */

@@ -4,6 +4,7 @@ import { EMBEDDED_DEFAULT } from "../config/load.js";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
 import { withFileLockSync } from "./stores/fileLock.js";
+import { parseForEdit } from "./yamlSource.js";
 
 function load(configPath: string, doing: string) {
   if (!existsSync(configPath)) {
@@ -16,8 +17,8 @@ function load(configPath: string, doing: string) {
       " which applied while there was no config.yaml. See docs/configuration.md.";
     return doc;
   }
-  // Integers stay exact: an unquoted 19-digit chat id read as a number would be written back rounded.
-  const doc = parseDocument(readFileSync(configPath, "utf8"), { intAsBigInt: true });
+  // Numbers left alone are written back as in the file (an unquoted id keeps every digit and its "+").
+  const doc = parseForEdit(readFileSync(configPath, "utf8"));
   if (doc.errors.length > 0)
     throw new SvcError(
       "config_invalid",

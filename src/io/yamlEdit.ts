@@ -3,6 +3,7 @@ import { type Document, isAlias, isMap, isScalar, parseDocument } from "yaml";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
 import { withFileLockSync } from "./stores/fileLock.js";
+import { parseForEdit } from "./yamlSource.js";
 
 /**
  * Sets keys in a YAML file through the `yaml` Document API, so the user's comments, key order and other
@@ -21,8 +22,8 @@ function setYamlValuesLocked(
   values: ReadonlyArray<readonly [readonly string[], unknown]>,
 ): void {
   const text = existsSync(file) ? readFileSync(file, "utf8") : "";
-  // Integers stay exact: an unquoted 19-digit chat id read as a number would be written back rounded.
-  const doc = parseDocument(text, { intAsBigInt: true });
+  // Numbers left alone are written back as in the file (an unquoted id keeps every digit and its "+").
+  const doc = parseForEdit(text);
   if (doc.errors.length > 0) {
     throw new SvcError(
       "config_invalid",

@@ -18,7 +18,12 @@ export async function startFakeTelegram(
       return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
     if (request.path.endsWith("/sendMessage")) {
       const body = request.json as { chat_id?: unknown; text?: string };
-      const moved = options.migrated?.[String(body.chat_id)];
+      // Own keys only: a chat id such as `__proto__` or `constructor` names no migrated group.
+      const id = String(body.chat_id);
+      const moved =
+        options.migrated !== undefined && Object.hasOwn(options.migrated, id)
+          ? options.migrated[id]
+          : undefined;
       if (moved !== undefined)
         return {
           status: 400,

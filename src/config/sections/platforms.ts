@@ -13,7 +13,28 @@ const base = {
 };
 
 const text = z.string().min(1);
-const url = (fallback: string) => z.url().default(fallback);
+
+/**
+ * A platform API address. `user:password@` in it is refused: a request to such a URL cannot be made
+ * (fetch refuses it, quoting the whole URL), so every delivery would fail; credentials go in the
+ * platform's own keys.
+ */
+const apiUrl = z.url().refine(
+  (value) => {
+    try {
+      const parsed = new URL(value);
+      return parsed.username === "" && parsed.password === "";
+    } catch {
+      return true;
+    }
+  },
+  {
+    message:
+      "holds a user name or password (user:password@) — remove it: svc cannot send credentials written in a URL; put them in the platform's own keys (token, password, ...)",
+    abort: true,
+  },
+);
+const url = (fallback: string) => apiUrl.default(fallback);
 
 /** Per-platform schemas; key = canonical platform name (docs/delivery-targets.md). */
 export const PLATFORM_SCHEMAS = {
@@ -33,7 +54,7 @@ export const PLATFORM_SCHEMAS = {
     token: text.optional(),
     base_url: url("https://matrix-client.matrix.org"),
   }),
-  mattermost: z.strictObject({ ...base, token: text.optional(), base_url: z.url().optional() }),
+  mattermost: z.strictObject({ ...base, token: text.optional(), base_url: apiUrl.optional() }),
   dingtalk: z.strictObject({
     ...base,
     client_id: text.optional(),
@@ -64,7 +85,7 @@ export const PLATFORM_SCHEMAS = {
     ...base,
     password: text.optional(),
     method: z.enum(["apple-script", "private-api"]).default("apple-script"),
-    base_url: z.url().optional(),
+    base_url: apiUrl.optional(),
   }),
   qqbot: z.strictObject({
     ...base,

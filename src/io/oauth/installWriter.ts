@@ -4,11 +4,12 @@ import { EMBEDDED_DEFAULT } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
 import { writeFileAtomic } from "../stores/atomicFile.js";
 import { withFileLockSync } from "../stores/fileLock.js";
+import { parseForEdit } from "../yamlSource.js";
 
 function load(configPath: string) {
   const text = existsSync(configPath) ? readFileSync(configPath, "utf8") : "";
-  // Integers stay exact: an unquoted 19-digit chat id read as a number would be written back rounded.
-  const doc = parseDocument(text, { intAsBigInt: true });
+  // Numbers left alone are written back as in the file (an unquoted id keeps every digit and its "+").
+  const doc = parseForEdit(text);
   if (doc.errors.length > 0) {
     throw new SvcError(
       "config_invalid",

@@ -26,6 +26,7 @@ export interface ClientSettings {
   readonly headers?: Readonly<Record<string, string>>;
   readonly secrets?: readonly (string | undefined)[];
   readonly throttled?: HttpCall["throttled"];
+  readonly answers?: HttpCall["answers"];
 }
 
 /** `.`, `..` and their percent-encoded spellings, which URL parsing resolves (WHATWG URL "dot segments"). */
@@ -66,6 +67,7 @@ export function platformClient(platform: string, settings: ClientSettings): Plat
         signal: options.signal,
         secrets: [...(settings.secrets ?? []), ...(options.secrets ?? [])],
         throttled: settings.throttled,
+        answers: settings.answers,
       });
     },
   };

@@ -17,7 +17,15 @@ export interface HttpCall {
   readonly secrets?: readonly (string | undefined)[];
   /** Platform-documented rate limits and temporary refusals beyond 429/5xx/408 and `Retry-After`. */
   readonly throttled?: ThrottleRule | undefined;
+  /**
+   * What a 2xx answer holds on success: JSON (the default), or JSON or nothing (an API that may answer
+   * with an empty body). Any other 2xx body is a failure: an HTML login or proxy page answered, not the
+   * platform, and the message was not sent.
+   */
+  readonly answers?: SuccessBody | undefined;
 }
+
+export type SuccessBody = "json" | "json or empty";
 
 /**
  * Reads a platform's own throttling signal from a refusal (Graph API `error.code` 130429 in a 400,
@@ -84,30 +92,24 @@ function encodeForm(form: Readonly<Record<string, string>>): string {
   return new URLSearchParams(Object.entries(form)).toString();
 }
 
-/**
- * The password of a `base_url` written as `https://user:password@host`, as written and decoded: fetch
- * refuses such a URL with an error that quotes it whole.
- */
-function urlPassword(url: string): string[] {
-  let password: string;
+/** Whether a URL carries `user:password@` (config refuses it in base_url; fetch refuses it too, quoting it). */
+function hasUserinfo(url: string): boolean {
   try {
-    password = new URL(url).password;
+    const parsed = new URL(url);
+    return parsed.username !== "" || parsed.password !== "";
   } catch {
-    return [];
-  }
-  if (password === "") return [];
-  try {
-    return [password, decodeURIComponent(password)];
-  } catch {
-    return [password];
+    return false;
   }
 }
 
 /** Sends one HTTP request with a timeout; non-2xx answers and network failures become DeliveryErrors. */
-export async function httpCall(request: HttpCall): Promise<HttpAnswer> {
-  const inUrl = urlPassword(request.url);
-  const call = inUrl.length === 0 ? request : { ...request, secrets: [...(request.secrets ?? []), ...inUrl] };
+export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
   const where = `${call.platform}: ${call.action}`;
+  if (hasUserinfo(call.url))
+    throw new DeliveryError(
+      `${where}: base_url holds a user name or password (user:password@) — remove it; the platform's credentials go in its own keys`,
+      false,
+    );
   const timeout = AbortSignal.timeout(call.timeoutMs);
   const signal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]);
   const headers: Record<string, string> = { accept: "application/json", ...call.headers };
@@ -147,6 +149,8 @@ export async function httpCall(request: HttpCall): Promise<HttpAnswer> {
     parsed = undefined;
   }
   if (response.status >= 200 && response.status < 300) {
+    const emptyOk = call.answers === "json or empty" && text.trim() === "";
+    if (parsed === undefined && !emptyOk) throw notTheApi(call, response, text);
     return { status: response.status, headers: response.headers, text, body: parsed };
   }
   if (response.status >= 300 && response.status < 400) {
@@ -171,6 +175,20 @@ export async function httpCall(request: HttpCall): Promise<HttpAnswer> {
   // RFC 9110: a 503 (or any transient refusal) may say when to come back, as a 429 does.
   const retryAfter = transient ? parseRetryAfter(response.headers.get("retry-after")) : undefined;
   throw new DeliveryError(message, transient, retryAfter, parsed);
+}
+
+/**
+ * A 2xx answer that is not the platform's JSON: a captive portal, a login page or a proxy answered (or
+ * base_url names a web server). Counting it as delivered would lose the message without a word.
+ */
+function notTheApi(call: HttpCall, response: Response, text: string): DeliveryError {
+  const type = response.headers.get("content-type")?.split(";")[0]?.trim();
+  const start = text.trim().replace(/\s+/g, " ").slice(0, 80);
+  const body = start === "" ? "an empty body" : `${type ? `${type} ` : ""}"${scrub(start, call.secrets)}"`;
+  return new DeliveryError(
+    `${call.platform}: ${call.action}: HTTP ${response.status} with ${body}, where the ${call.platform} API answers JSON — not counted as sent; check base_url (a proxy, captive portal or login page may be answering)`,
+    false,
+  );
 }
 
 /** A refusal reported inside a 2xx body (Slack `ok: false`, Feishu `code != 0`, WeCom `errcode != 0`). */

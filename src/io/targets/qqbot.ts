@@ -1,16 +1,26 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
-import type { DeliveryTarget, TargetDeps } from "./target.js";
+import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 import { appTokens } from "./tokenCache.js";
 
 /** QQ bot OpenAPI text messages; parts stay within 2000 characters. */
 export const QQBOT_LIMIT = 2000;
 
-/** `group:<group_openid>`, `user:<openid>` or `channel:<channel_id>` (a bare id is a guild channel). */
+/**
+ * `group:<group_openid>`, `user:<openid>` or `channel:<channel_id>` (a bare id is a guild channel). A kind
+ * with no id after it (`group:`, as an unset template renders) is refused: `/v2/groups//messages` names
+ * no group, and the platform may still answer 200.
+ */
 export function qqMessagePath(chatId: string): { path: string; v2: boolean } {
   const [kind, ...rest] = chatId.split(":");
-  const id = encodeURIComponent(rest.join(":"));
+  const raw = rest.join(":");
+  if (rest.length > 0 && raw.trim() === "" && (kind === "group" || kind === "user" || kind === "channel"))
+    throw new DeliveryError(
+      `qqbot: chat id "${chatId}" has no id after "${kind}:" — the message is not sent; write ${kind}:<id>`,
+      false,
+    );
+  const id = encodeURIComponent(raw);
   if (kind === "group" && rest.length > 0) return { path: `/v2/groups/${id}/messages`, v2: true };
   if (kind === "user" && rest.length > 0) return { path: `/v2/users/${id}/messages`, v2: true };
   if (kind === "channel" && rest.length > 0) return { path: `/channels/${id}/messages`, v2: false };

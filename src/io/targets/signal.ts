@@ -14,6 +14,8 @@ export function signalTarget(settings: PlatformConfig<"signal">): DeliveryTarget
   const api = platformClient("signal", {
     baseUrl: settings.base_url,
     timeoutSeconds: settings.timeout_seconds,
+    // `/v2/send` answers 201 with `{"timestamp": ...}`; older signal-cli-rest-api releases with no body.
+    answers: "json or empty",
   });
   return chatTarget({
     name: "signal",

@@ -77,8 +77,16 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
           secrets: [token],
           signal,
         });
-        const code = (answer.body as Errcode | undefined)?.errcode ?? 0;
+        const code = (answer.body as Errcode | undefined)?.errcode;
         if (code === 0) return;
+        // Every answer of the message API carries an errcode; JSON without one is not the platform's.
+        if (typeof code !== "number")
+          throw refused(
+            platform,
+            "send message",
+            `the answer has no errcode (${answer.text.slice(0, 80)}), so it is not the ${platform} API's — check base_url`,
+            [spec.secret, token],
+          );
         if (code === SYSTEM_BUSY) {
           throw new DeliveryError(
             `${platform}: send message: ${code} ${errmsg(answer.body)} (system busy)`,

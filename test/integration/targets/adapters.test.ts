@@ -401,6 +401,27 @@ describe.each(CASES)("$name adapter against a local fake of its API", (c) => {
     expect((error as DeliveryError).transient).toBe(false);
     for (const secret of c.secrets) expect(text).not.toContain(secret);
   });
+  it("a 2xx answer that is not the platform's JSON (an HTML login or proxy page) fails: nothing was delivered", async () => {
+    const isToken = (r: RecordedRequest) => /token|accessToken|getAppAccessToken/i.test(r.path);
+    const page: FakeReply = {
+      status: 200,
+      headers: { "content-type": "text/html" },
+      text: "<html>captive portal BB-SECRET</html>",
+    };
+    fake.setHandler((r) => (isToken(r) ? c.answer(r) : page));
+    const error = await sendError(
+      registryFor({ [c.name]: { enabled: true, ...c.settings(fake.url) } }),
+      c.name,
+      message("hello", c.extra),
+    );
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as DeliveryError).transient).toBe(false);
+    const text = (error as DeliveryError).message;
+    expect(text).toContain(`HTTP 200 with text/html "<html>captive portal `);
+    expect(text).toContain(`where the ${c.name} API answers JSON — not counted as sent; check base_url`);
+    for (const secret of c.secrets) expect(text).not.toContain(secret);
+  });
+
   it("reports 429 (with Retry-After) and 5xx as transient, for the retrying deliverer", async () => {
     const isToken = (r: RecordedRequest) => /token|accessToken|getAppAccessToken/i.test(r.path);
     for (const [reply, retryAfter] of [
@@ -532,6 +553,70 @@ describe("Feishu rate limits (HTTP 429, or 400 with code 99991400, and x-ogw-rat
       expect(error).toBeInstanceOf(DeliveryError);
       expect((error as DeliveryError).transient).toBe(true);
       expect((error as DeliveryError).retryAfterSeconds).toBe(52);
+    },
+  );
+});
+
+describe("QQ chat ids", () => {
+  it.each(["group:", "user:", "channel:", "group: "])(
+    "%j (a kind with no id after it) is refused before any message request",
+    async (chatId) => {
+      fake.requests.length = 0;
+      fake.setHandler((r) =>
+        ok(r.path === "/app/getAppAccessToken" ? { access_token: "A", expires_in: 7200 } : { id: "m1" }),
+      );
+      const registry = registryFor({
+        qqbot: {
+          enabled: true,
+          app_id: "1",
+          client_secret: "s3cret",
+          base_url: fake.url,
+          token_url: `${fake.url}/app/getAppAccessToken`,
+        },
+      });
+      const error = await sendError(registry, "qqbot", message("hi", { chat_id: chatId }));
+      expect(error).toBeInstanceOf(DeliveryError);
+      const kind = chatId.split(":")[0];
+      expect((error as DeliveryError).message).toBe(
+        `qqbot: chat id "${chatId.trim()}" has no id after "${kind}:" — the message is not sent; write ${kind}:<id>`,
+      );
+      expect(fake.requests.filter((r) => r.path.endsWith("/messages"))).toEqual([]);
+    },
+  );
+});
+
+describe("2xx answers that are not the platform's", () => {
+  it("an empty 200 fails where the API always answers JSON (Discord); Signal's empty 201 is a send", async () => {
+    fake.setHandler(() => ({ status: 200 }));
+    const discord = registryFor({ discord: { enabled: true, token: "t0ken", base_url: fake.url } });
+    const error = await sendError(discord, "discord", message("hi", { chat_id: "1" }));
+    expect((error as DeliveryError).message).toBe(
+      "discord: create message: HTTP 200 with an empty body, where the discord API answers JSON — not counted as sent; check base_url (a proxy, captive portal or login page may be answering)",
+    );
+    fake.setHandler(() => ({ status: 201 }));
+    const signal = registryFor({ signal: { enabled: true, number: "+15550001111", base_url: fake.url } });
+    await expect(
+      signal.get("signal")?.send(message("hi", { chat_id: "+15550002222" })),
+    ).resolves.toMatchObject({
+      chatId: "+15550002222",
+    });
+  });
+
+  it.each([
+    ["wecom", { corp_id: "c", corp_secret: "s3cret", agent_id: 1 }, "/cgi-bin/gettoken"],
+    ["weixin", { app_id: "wx1", app_secret: "s3cret" }, "/cgi-bin/token"],
+  ] as const)(
+    "%s: JSON without an errcode is not the platform's answer (it was read as errcode 0)",
+    async (name, settings, tokenPath) => {
+      const registry = registryFor({ [name]: { enabled: true, ...settings, base_url: fake.url } });
+      fake.setHandler((r) =>
+        ok(r.path === tokenPath ? { access_token: "A", expires_in: 7200 } : { status: "ok" }),
+      );
+      const error = await sendError(registry, name, message("hi", { chat_id: "u1" }));
+      expect(error).toBeInstanceOf(DeliveryError);
+      expect((error as DeliveryError).message).toBe(
+        `${name}: send message: the answer has no errcode ({"status":"ok"}), so it is not the ${name} API's — check base_url`,
+      );
     },
   );
 });

@@ -12,7 +12,6 @@ const OPEN = "INSECURE_NO_AUTH";
 const TWILIO_SID = "AC0123456789abcdef";
 const TWILIO_TOKEN = "twilio/auth+token=1";
 const BB_PASSWORD = "p@ss word/&=?";
-const PROXY_PASSWORD = "proxy-pass/+=";
 
 function echoRefusal(request: RecordedRequest) {
   const echoed = `${request.method} ${request.url} authorization=${String(request.headers.authorization)}`;
@@ -33,13 +32,6 @@ beforeAll(async () => {
           deliver_only: true,
           deliver_extra: { chat_id: "+15550001" },
         },
-        tg: {
-          secret: OPEN,
-          prompt: "hi",
-          deliver: "telegram",
-          deliver_only: true,
-          deliver_extra: { chat_id: "1" },
-        },
         bb: {
           secret: OPEN,
           prompt: "hi",
@@ -59,12 +51,6 @@ beforeAll(async () => {
             base_url: api.url,
           },
           bluebubbles: { enabled: true, password: BB_PASSWORD, base_url: api.url },
-          // A base_url with credentials in it (a proxy's basic auth): fetch refuses it quoting the URL.
-          telegram: {
-            enabled: true,
-            token: "123:tg-token",
-            base_url: api.url.replace("http://", `http://proxy:${encodeURIComponent(PROXY_PASSWORD)}@`),
-          },
         },
       },
     ),
@@ -95,15 +81,5 @@ describe("credentials never reach the log in an encoded form", () => {
     expect(log).toContain("[delivery] bluebubbles failed for route bb");
     expect(log).not.toContain(encodeURIComponent(BB_PASSWORD));
     expect(log).not.toContain(BB_PASSWORD);
-  });
-
-  it("a password written into base_url (user:password@host) is redacted from the failure", async () => {
-    const res = await postJson(gw.url("/webhooks/tg"), {});
-    expect(res).toMatchObject({ status: 502, body: { error: "Delivery failed" } });
-    const log = JSON.stringify(gw.logs());
-    expect(log).toContain("[delivery] telegram failed for route tg");
-    expect(log).toContain("proxy:[redacted]@");
-    expect(log).not.toContain(encodeURIComponent(PROXY_PASSWORD));
-    expect(log).not.toContain(PROXY_PASSWORD);
   });
 });

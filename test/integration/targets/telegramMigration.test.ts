@@ -37,4 +37,13 @@ describe("telegram: a group that became a supergroup", () => {
     expect(warnings[0]).toContain("platforms.telegram.home_channel to -1009994001");
     expect(log.lines().join("\n")).not.toContain("1:T");
   });
+
+  it("a chat id named like an Object.prototype member is an ordinary chat, not a migrated one (the fake)", async () => {
+    const config = configSchema.parse({
+      platforms: { telegram: { enabled: true, token: "1:T", base_url: fake.url } },
+    });
+    const telegram = createTargets(config, { logger: captureLogger().logger }).get("telegram");
+    for (const chat of ["__proto__", "constructor", "toString", "hasOwnProperty"])
+      await expect(telegram?.send(message("hi", { chat_id: chat }))).resolves.toMatchObject({ chatId: chat });
+  });
 });

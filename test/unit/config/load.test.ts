@@ -379,6 +379,25 @@ describe("deliver_extra values keep the text written in config.yaml", () => {
   });
 });
 
+describe("a platform's ids keep the text written in config.yaml", () => {
+  it("an unquoted home_channel phone number keeps its + and leading 0; phone_number_id and QQ app_id likewise", () => {
+    const { config } = load(
+      "platforms:\n  sms: {enabled: true, account_sid: AC1, auth_token: t, from: '+15550001111', home_channel: +15552223333}\n" +
+        "  chat_4: {enabled: true, number: '+4915100000000', home_channel: 04915112345678}\n" +
+        "  whatsapp: {enabled: true, token: t, phone_number_id: 0123456789, home_channel: 1234567890123456789}\n" +
+        "  qqbot: {enabled: true, app_id: 0102, client_secret: s, home_channel: group:1}\n" +
+        "  webhook: {enabled: false, port: 9000}\n",
+    );
+    expect(config.platforms.sms?.home_channel).toBe("+15552223333");
+    expect(config.platforms.signal?.home_channel).toBe("04915112345678");
+    expect(config.platforms.whatsapp?.phone_number_id).toBe("0123456789");
+    expect(config.platforms.whatsapp?.home_channel).toBe("1234567890123456789");
+    expect(config.platforms.qqbot?.app_id).toBe("0102");
+    expect(config.platforms.sms?.timeout_seconds).toBe(15);
+    expect(config.platforms.webhook.port).toBe(9000);
+  });
+});
+
 describe("${VAR} named like an Object.prototype member", () => {
   it("an unset ${toString} or ${constructor} keeps its text (a secret is refused as not set), a set one is its value", () => {
     const yaml =

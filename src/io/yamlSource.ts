@@ -1,0 +1,48 @@
+import { type Document, parse, parseDocument, type Scalar, type ScalarTag, type Tags } from "yaml";
+
+/**
+ * Parses config.yaml for an edit that writes it back (`svc gateway setup`, `svc mcp install` / `add` /
+ * `remove`). Integers are read exactly, and every number the edit leaves alone is written back as the
+ * text in the file: the `yaml` library would print the value it read instead, so `+15551234567` became
+ * `15551234567` (another SMS recipient), `007` `7`, `.5` `0.5` and `1e3` `1e+3`. A number the edit
+ * changed is printed from its new value.
+ */
+export function parseForEdit(text: string): Document.Parsed {
+  return parseDocument(text, { intAsBigInt: true, customTags: keepNumberSource });
+}
+
+function keepNumberSource(tags: Tags): Tags {
+  return tags.map((tag) =>
+    typeof tag === "object" && "stringify" in tag && isNumberTag(tag) ? writtenAsRead(tag) : tag,
+  );
+}
+
+function isNumberTag(tag: ScalarTag | object): tag is ScalarTag {
+  const name = (tag as { tag?: unknown }).tag;
+  return name === "tag:yaml.org,2002:int" || name === "tag:yaml.org,2002:float";
+}
+
+function writtenAsRead(tag: ScalarTag): ScalarTag {
+  const stringify = tag.stringify;
+  if (stringify === undefined) return tag;
+  return {
+    ...tag,
+    stringify(node, ctx, onComment, onChompKeep) {
+      const source = (node as Scalar & { source?: unknown }).source;
+      if (typeof source === "string" && (node as Scalar).type === "PLAIN" && means(source, node.value))
+        return source;
+      return stringify(node, ctx, onComment, onChompKeep);
+    },
+  };
+}
+
+/** Whether the text, read again, is still the node's value (an edit may have set a new one on the node). */
+function means(source: string, value: unknown): boolean {
+  if (typeof value !== "number" && typeof value !== "bigint") return false;
+  try {
+    const read: unknown = parse(source, { intAsBigInt: true });
+    return typeof read === typeof value && (read === value || Object.is(read, value));
+  } catch {
+    return false;
+  }
+}
