@@ -9,7 +9,7 @@ import {
   type BodySource,
   contentTypeOf,
   LINGER_BYTES,
-  type RequestHandler,
+  type Reply,
   type RequestHead,
   statusLine,
 } from "./core.js";
@@ -95,12 +95,25 @@ enum Reading {
   Linger,
 }
 
+/** A request's body as uWS reads it, and word of its client going away before the answer. */
+export interface UwsBodySource extends BodySource {
+  /**
+   * Called once if the connection closes before the request is answered (the body may be partly read):
+   * no answer will reach the client, and `read`'s callback is never called.
+   */
+  onAborted(listener: () => void): void;
+}
+
+/** The request handler the uWS adapter serves; a plain `RequestHandler` is one that ignores aborts. */
+export type UwsRequestHandler = (head: RequestHead, body: UwsBodySource, reply: Reply) => void;
+
 /**
  * One request on uWS: its state and the `BodySource` the shared handler reads. A class, so a request
  * costs one object and three callbacks uWS needs (abort, data, reply) instead of a closure per step.
  */
-class UwsExchange implements BodySource {
+class UwsExchange implements UwsBodySource {
   finished = false;
+  private aborted: (() => void) | undefined;
   private reading = Reading.Drop;
   private listening = false;
   private bodyRead = false;
@@ -114,6 +127,21 @@ class UwsExchange implements BodySource {
     readonly head: RequestHead,
     private readonly clock: Clock,
   ) {}
+
+  onAborted(listener: () => void): void {
+    this.aborted = listener;
+  }
+
+  /** uWS's onAborted: the connection is gone; the body read so far and the reader are let go. */
+  abort(): void {
+    const unanswered = !this.finished;
+    this.finished = true;
+    this.reading = Reading.Drop;
+    this.collector = undefined;
+    this.done = undefined;
+    if (this.lingering !== undefined) this.clock.clearTimeout(this.lingering.idle);
+    if (unanswered) this.aborted?.();
+  }
 
   read(limit: number, done: (body: Buffer | "too_large") => void): void {
     this.collector = new BodyCollector(limit);
@@ -213,7 +241,7 @@ export interface UwsServerHandle extends ServerHandle {
 /** The uWS adapter: copies the request synchronously, then only translates to the shared handler. */
 export function listenUws(
   uws: Uws,
-  handler: RequestHandler,
+  handler: UwsRequestHandler,
   options: ListenOptions,
 ): Promise<UwsServerHandle> {
   const app: TemplatedApp = uws.App();
@@ -231,9 +259,7 @@ export function listenUws(
       },
       clock,
     );
-    res.onAborted(() => {
-      exchange.finished = true;
-    });
+    res.onAborted(() => exchange.abort());
     handler(exchange.head, exchange, (outcome, close = false) => exchange.reply(outcome, close));
   });
   return new Promise((resolve, reject) => {

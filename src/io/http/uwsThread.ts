@@ -18,11 +18,13 @@ import { listenUws, loadUws } from "./uws.js";
 
 const port = parentPort as NonNullable<typeof parentPort>;
 const setup = workerData as ThreadSetup;
-/** Requests the main thread has not answered yet. */
+/** Requests the main thread has not answered yet (one whose client went away is dropped at once). */
 const exchanges = new Map<number, Reply>();
 let next = 0;
 let stopping = false;
 let bodyLimit = setup.bodyLimit;
+/** Closes the connections and the port to the main thread; set once listening. */
+let end = () => {};
 const hand = turnBatcher<FromThreadItem>((items, transfer) =>
   port.postMessage({ t: "batch", items } satisfies FromThread, transfer),
 );
@@ -47,6 +49,13 @@ if ("error" in loaded) {
         const request: FromThreadItem & { t: "request" } = { t: "request", id, head };
         hand.push(request);
         const batch = hand.generation;
+        // Its client gone, the request is owed no answer: the partial body and the reply are let go here,
+        // and the main thread stops waiting for the body.
+        source.onAborted(() => {
+          if (!exchanges.delete(id)) return;
+          hand.push({ t: "aborted", id });
+          if (stopping && exchanges.size === 0) end();
+        });
         source.read(bodyLimit, (received) => {
           const body = own(received);
           if (body !== "too_large") hand.transfer(body);
@@ -59,7 +68,7 @@ if ("error" in loaded) {
     );
     let ended = false;
     // Once: the last answer and the grace timer may both come to it.
-    const end = () => {
+    end = () => {
       if (ended) return;
       ended = true;
       server.closeAll();
