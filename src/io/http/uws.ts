@@ -88,6 +88,11 @@ function send(
   }
 }
 
+/** The request says `Connection: close` (uWS's own test: a value of five characters). */
+function closesAfter(head: RequestHead): boolean {
+  return head.headers.connection?.length === 5;
+}
+
 /** What `onData` does with the chunks: nothing, collect the body, or drop the rest after an early answer. */
 enum Reading {
   Drop,
@@ -180,24 +185,40 @@ class UwsExchange implements UwsBodySource {
     }
   }
 
+  /**
+   * An early answer (`close`) is the same whether the body is still unread (on one thread, where it is
+   * decided while the head is read) or already read (an ingress thread reads every body at once).
+   */
   reply(outcome: Outcome, close: boolean): void {
     if (this.finished) return;
-    const declared = close && !this.bodyRead ? declaredLength(this.head.headers) : undefined;
-    if (!close || this.bodyRead) this.answer(outcome, close);
-    else if (declared === undefined) this.lingerChunked(outcome);
-    // Answered now; uWS then reads (and drops) the rest of the declared body itself before the
-    // connection goes idle. One far past LINGER_BYTES is cut at once.
-    else if (declared - this.received > LINGER_BYTES) this.answer(outcome, true);
+    if (!close) {
+      this.answer(outcome, false);
+      return;
+    }
+    const declared = declaredLength(this.head.headers);
+    if (declared === undefined) {
+      if (this.bodyRead) this.answer(outcome, true);
+      else this.lingerChunked(outcome);
+    }
+    // One far past LINGER_BYTES is cut at once.
+    else if (!this.bodyRead && declared - this.received > LINGER_BYTES) this.answer(outcome, true);
     else {
-      this.reading = Reading.Drop;
-      this.listen();
+      // Answered now; uWS then reads (and drops) the rest of the declared body itself and keeps the
+      // connection, as for a client that ignores `Connection: close`.
+      if (!this.bodyRead) {
+        this.reading = Reading.Drop;
+        this.listen();
+      }
       this.answer(outcome, false, CONNECTION_CLOSE);
     }
   }
 
   private answer(outcome: Outcome, close: boolean, extraHeaders?: Readonly<Record<string, string>>): void {
     this.finished = true;
-    send(this.res, outcome, close, this.head.method === "HEAD", extraHeaders);
+    // uWS adds `Connection: close` to an answer it closes after, except when the request said
+    // `Connection: close` itself; the answer carries it then too.
+    const headers = close && closesAfter(this.head) ? CONNECTION_CLOSE : extraHeaders;
+    send(this.res, outcome, close, this.head.method === "HEAD", headers);
   }
 
   /**
