@@ -53,9 +53,14 @@ function writeCorked(): void {
   const { res, status, headers, json, contentType, close, head } = corking as NonNullable<typeof corking>;
   res.writeStatus(statusLine(status)).writeHeader("Content-Type", contentType);
   if (headers !== undefined) for (const name in headers) res.writeHeader(name, headers[name] as string);
-  // A HEAD answer reports the length its GET would have, and carries no body.
-  if (head) res.endWithoutBody(Buffer.byteLength(json), close);
-  else res.end(json, close);
+  // A HEAD answer reports the length its GET would have, and carries no body. The length is written
+  // here: given one, uWS (20.30) leaves the response unfinished and ignores any close, the request's
+  // `Connection: close` included, so the connection stayed open. Without one it writes no length,
+  // finishes the response and closes after it when the request said so (it cannot close on its own).
+  if (head) {
+    res.writeHeader("Content-Length", String(Buffer.byteLength(json)));
+    res.endWithoutBody();
+  } else res.end(json, close);
 }
 
 /**
@@ -216,9 +221,10 @@ class UwsExchange implements UwsBodySource {
   private answer(outcome: Outcome, close: boolean, extraHeaders?: Readonly<Record<string, string>>): void {
     this.finished = true;
     // uWS adds `Connection: close` to an answer it closes after, except when the request said
-    // `Connection: close` itself; the answer carries it then too.
-    const headers = close && closesAfter(this.head) ? CONNECTION_CLOSE : extraHeaders;
-    send(this.res, outcome, close, this.head.method === "HEAD", headers);
+    // `Connection: close` itself, and to no HEAD answer; the answer carries it then too.
+    const head = this.head.method === "HEAD";
+    const headers = close && (head || closesAfter(this.head)) ? CONNECTION_CLOSE : extraHeaders;
+    send(this.res, outcome, close, head, headers);
   }
 
   /**

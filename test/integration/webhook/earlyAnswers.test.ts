@@ -1,6 +1,7 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { rawUntilClose } from "../../helpers/http.js";
 
 /**
  * docs/webhook.md: an early answer (404 unknown route, 413 from Content-Length) carries
@@ -77,5 +78,22 @@ describe.each(HTTP_SERVERS)("early answers and Connection: close on the %s serve
     expect(statusOf(heads[0] ?? "")).toBe(404);
     if (http === "node") expect(closed).toBe(true);
     else expect(heads.map(statusOf)).toEqual([404, 200]);
+  });
+
+  it("HEAD with Connection: close is answered without a body and the connection closed, as GET is", async () => {
+    for (const [path, status] of [
+      ["/health", 200],
+      ["/webhooks/open", 405],
+    ] as const) {
+      for (const method of ["HEAD", "GET"]) {
+        const answer = await rawUntilClose(
+          gw.gateway.port,
+          `${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        );
+        expect(statusOf(answer.received), `${method} ${path}`).toBe(status);
+        expect(answer.closed, `${method} ${path}`).toBe(true);
+        if (method === "HEAD") expect(answer.received.endsWith("\r\n\r\n"), path).toBe(true);
+      }
+    }
   });
 });
