@@ -146,7 +146,7 @@ export const AMBIGUOUS_LENGTH = errorOutcome(400, "Bad request: more than one Co
  */
 export const CHUNKED_NOT_LAST = errorOutcome(400, "Bad request: Transfer-Encoding must end with chunked");
 
-function chunkedNotLast(transferEncoding: string | undefined): boolean {
+export function chunkedNotLast(transferEncoding: string | undefined): boolean {
   if (transferEncoding === undefined) return false;
   const codings = transferEncoding.split(",");
   return (codings[codings.length - 1] as string).trim().toLowerCase() !== "chunked";
