@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
+import { declaredLength, PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
 import { errorOutcome, type Outcome } from "../../streams/types.js";
 import {
   AMBIGUOUS_LENGTH,
@@ -156,8 +156,15 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
           ...(close || !continued ? { Connection: "close" } : {}),
         });
         // A Transfer-Encoding node's parser refuses leaves nothing after the head to read: the answer
-        // goes at once, before the parser's error (see clientError) ends the connection.
-        if (!close || req.complete || !continued || chunkedNotLast(head.headers["transfer-encoding"])) {
+        // goes at once, before the parser's error (see clientError) ends the connection. A declared
+        // body far past LINGER_BYTES is not read at all: the connection ends with the answer.
+        if (
+          !close ||
+          req.complete ||
+          !continued ||
+          chunkedNotLast(head.headers["transfer-encoding"]) ||
+          (declaredLength(head.headers) ?? 0) > LINGER_BYTES
+        ) {
           res.end(json);
           return;
         }

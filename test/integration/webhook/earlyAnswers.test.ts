@@ -70,6 +70,15 @@ describe.each(HTTP_SERVERS)("early answers and Connection: close on the %s serve
     }
   });
 
+  it("a declared Content-Length more than 64 MiB away is answered 413 and the connection cut, unread", async () => {
+    const answer = await rawUntilClose(
+      gw.gateway.port,
+      "POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 200000000\r\n\r\n{}",
+    );
+    expect(statusOf(answer.received)).toBe(413);
+    expect(answer.closed).toBe(true);
+  });
+
   it("after a 404 Unknown route whose body was sent, uWS keeps the connection and answers the next request; node:http closes it", async () => {
     const { heads, closed } = await inTurn(gw.gateway.port, [
       `POST /webhooks/nope HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}`,
