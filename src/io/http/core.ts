@@ -30,7 +30,13 @@ export type Reply = (answer: Outcome, close?: boolean) => void;
 /** How much of an unread body is read and dropped after an early answer before the connection is cut. */
 export const LINGER_BYTES = 64 * 1024 * 1024;
 
-export type RequestHandler = (head: RequestHead, body: BodySource, reply: Reply) => void;
+export type RequestHandler = ((head: RequestHead, body: BodySource, reply: Reply) => void) & {
+  /**
+   * A request the HTTP server answered itself, before it reached the handler (node:http's parser
+   * refusals; `head` when the request line and headers were read): counted and logged as answered.
+   */
+  refused?: (answer: Outcome, head?: RequestHead) => void;
+};
 
 export interface IngressCore {
   readonly pipeline: Pipeline;

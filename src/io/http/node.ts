@@ -12,6 +12,7 @@ import {
   contentTypeOf,
   LINGER_BYTES,
   type RequestHandler,
+  type RequestHead,
   statusLine,
 } from "./core.js";
 import type { ListenOptions, ServerHandle } from "./listen.js";
@@ -102,25 +103,32 @@ function rawAnswer(answer: Outcome): string {
   );
 }
 
+function headOf(req: IncomingMessage): RequestHead {
+  const url = originForm(req.url ?? "/");
+  const query = url.indexOf("?");
+  return {
+    method: (req.method ?? "GET").toUpperCase(),
+    path: query === -1 ? url : url.slice(0, query),
+    headers: headersOf(req.rawHeaders),
+  };
+}
+
 /** The node:http fallback, used when the uWS binary cannot load; it only translates to the shared handler. */
 export function listenNode(handler: RequestHandler, options: ListenOptions): Promise<ServerHandle> {
   /** Each connection's latest response still being written (a parser error after it waits for it). */
   const writing = new WeakMap<Socket, ServerResponse>();
   /** Connections whose parser error is being answered (node reports one per chunk it cannot read). */
   const refused = new WeakSet<Socket>();
+  /** The head each response's request was handed over with (for counting a parser refusal of its body). */
+  const heads = new WeakMap<ServerResponse, RequestHead>();
   const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     writing.set(req.socket, res);
     let finished = false;
     // Only requests that reach `read` are told to send their body (RFC 9110 §10.1.1): a route or size
     // refusal is answered at once, and a sender waiting for 100 Continue never uploads it.
     let continued = !expectsContinue;
-    const url = originForm(req.url ?? "/");
-    const query = url.indexOf("?");
-    const head = {
-      method: (req.method ?? "GET").toUpperCase(),
-      path: query === -1 ? url : url.slice(0, query),
-      headers: headersOf(req.rawHeaders),
-    };
+    const head = headOf(req);
+    heads.set(res, head);
     handler(
       head,
       {
@@ -184,7 +192,8 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
   };
   const server = createServer(SLOW_SENDER_LIMITS, (req, res) => serve(req, res, false));
   server.on("checkContinue", (req, res) => serve(req, res, true));
-  server.on("checkExpectation", (_req, res) => {
+  server.on("checkExpectation", (req, res) => {
+    handler.refused?.(EXPECTATION_FAILED, headOf(req));
     const json = answerText(EXPECTATION_FAILED);
     res.writeHead(417, {
       "Content-Type": contentTypeOf(EXPECTATION_FAILED),
@@ -207,13 +216,17 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
     const pending = writing.get(socket);
     // The error is in a request of its own (its head), after every earlier one was answered.
     if (pending === undefined || (pending.req.complete && pending.writableFinished)) {
-      socket.end(rawAnswer(refusal(err)), end);
+      const answer = refusal(err);
+      handler.refused?.(answer);
+      socket.end(rawAnswer(answer), end);
       return;
     }
     if (!pending.headersSent && !pending.req.complete) {
       // The error is in this request's own body: it is refused, whatever its handler would answer
-      // (an answer already given to it, such as an early 400 or 404, stands).
+      // (an answer already given to it, such as an early 400 or 404, stands). The handler's own
+      // count of the request is skipped: its reply is never called now.
       const answer = refusal(err);
+      handler.refused?.(answer, heads.get(pending));
       const json = answerText(answer);
       pending.writeHead(answer.status, {
         "Content-Type": contentTypeOf(answer),

@@ -117,3 +117,36 @@ describe.each(HTTP_SERVERS)("Expect on the %s server", (http) => {
     }
   });
 });
+
+describe("parser refusals on the node server are counted and logged", () => {
+  it("in the access log and the request metrics, as other answers are", async () => {
+    const gw = await startTestGateway({
+      http: "node",
+      config: webhookConfig({ open: { secret: OPEN } }, { access_log: true }),
+    });
+    try {
+      // The head unreadable; a body whose chunk framing breaks; an expectation node cannot meet.
+      await rawUntilClose(gw.gateway.port, "post /webhooks/open HTTP/1.1\r\nHost: x\r\n\r\n");
+      await rawUntilClose(
+        gw.gateway.port,
+        post("chunk-xx", "Transfer-Encoding: chunked\r\n", "2\r\n{}XX0\r\n\r\n"),
+      );
+      await rawUntilClose(gw.gateway.port, post("expect-foo", "Expect: foo\r\nContent-Length: 2\r\n", "{}"));
+      const lines = gw
+        .logs()
+        .filter((l) => l.msg.startsWith("[access]"))
+        .map((l) => l.msg.replace(/ \d+ms$/, " <ms>"));
+      expect(lines).toEqual([
+        "[access] - - 400 - <ms>",
+        "[access] POST open 400 chunk-xx <ms>",
+        "[access] POST open 417 expect-foo <ms>",
+      ]);
+      const metrics = await (await fetch(gw.url("/metrics"))).text();
+      expect(metrics).toMatch(/^svc_webhook_requests_total\{route="\(unknown\)",status="400"\} 1$/m);
+      expect(metrics).toMatch(/^svc_webhook_requests_total\{route="open",status="400"\} 1$/m);
+      expect(metrics).toMatch(/^svc_webhook_requests_total\{route="open",status="417"\} 1$/m);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
