@@ -30,7 +30,13 @@ export type Reply = (answer: Outcome, close?: boolean) => void;
 /** How much of an unread body is read and dropped after an early answer before the connection is cut. */
 export const LINGER_BYTES = 64 * 1024 * 1024;
 
-export type RequestHandler = (head: RequestHead, body: BodySource, reply: Reply) => void;
+export type RequestHandler = ((head: RequestHead, body: BodySource, reply: Reply) => void) & {
+  /**
+   * A request the HTTP server answered itself, before it reached the handler (node:http's parser
+   * refusals; `head` when the request line and headers were read): counted and logged as answered.
+   */
+  refused?: (answer: Outcome, head?: RequestHead) => void;
+};
 
 export interface IngressCore {
   readonly pipeline: Pipeline;
@@ -146,26 +152,53 @@ export const AMBIGUOUS_LENGTH = errorOutcome(400, "Bad request: more than one Co
  */
 export const CHUNKED_NOT_LAST = errorOutcome(400, "Bad request: Transfer-Encoding must end with chunked");
 
-function chunkedNotLast(transferEncoding: string | undefined): boolean {
+export function chunkedNotLast(transferEncoding: string | undefined): boolean {
   if (transferEncoding === undefined) return false;
   const codings = transferEncoding.split(",");
   return (codings[codings.length - 1] as string).trim().toLowerCase() !== "chunked";
 }
 
+/** An answer decided from the head alone, before any route is looked up; `close` as for `Reply`. */
+export interface HeadAnswer {
+  readonly outcome: Outcome;
+  readonly close: boolean;
+}
+
+const ANSWER_AMBIGUOUS_LENGTH: HeadAnswer = { outcome: AMBIGUOUS_LENGTH, close: true };
+const ANSWER_CHUNKED_NOT_LAST: HeadAnswer = { outcome: CHUNKED_NOT_LAST, close: true };
+const ANSWER_NOT_FOUND: HeadAnswer = { outcome: NOT_FOUND, close: false };
+// As for an unknown route name (preflight): answered before the body is read, connection closed.
+const ANSWER_UNKNOWN_ROUTE: HeadAnswer = { outcome: UNKNOWN_ROUTE, close: true };
+// HEAD too, as health checkers send it; the adapters write no body for HEAD.
+const ANSWER_HEALTH: HeadAnswer = { outcome: HEALTH, close: false };
+const ANSWER_HEALTH_METHOD: HeadAnswer = { outcome: HEALTH_METHOD_NOT_ALLOWED, close: false };
+const ANSWER_METHOD: HeadAnswer = { outcome: METHOD_NOT_ALLOWED, close: false };
+
+/**
+ * The answer the head alone decides (framing, endpoint, method), or the webhook route it names. Pure:
+ * an ingress thread answers with it at once too, so a client that half-closes after its request (uWS
+ * drops an answer that comes after the client's FIN) gets these answers on every thread count.
+ */
+export function headAnswer(
+  head: RequestHead,
+  multiplex: boolean,
+): HeadAnswer | (Target & { kind: "webhook" }) {
+  if (head.headers["content-length"]?.includes(",")) return ANSWER_AMBIGUOUS_LENGTH;
+  if (chunkedNotLast(head.headers["transfer-encoding"])) return ANSWER_CHUNKED_NOT_LAST;
+  const target = endpointOf(head.path, multiplex);
+  if (target.kind === "none") return ANSWER_NOT_FOUND;
+  if (target.kind === "unknown_route") return ANSWER_UNKNOWN_ROUTE;
+  if (target.kind === "health")
+    return head.method === "GET" || head.method === "HEAD" ? ANSWER_HEALTH : ANSWER_HEALTH_METHOD;
+  if (head.method !== "POST") return ANSWER_METHOD;
+  return target;
+}
+
 /** The request flow both adapters share: endpoint, preflight (route + size before reading), body, pipeline. */
 export function createRequestHandler(core: IngressCore): RequestHandler {
   return (head, body, reply) => {
-    if (head.headers["content-length"]?.includes(",")) return reply(AMBIGUOUS_LENGTH, true);
-    if (chunkedNotLast(head.headers["transfer-encoding"])) return reply(CHUNKED_NOT_LAST, true);
-    const target = endpointOf(head.path, core.multiplexProfiles());
-    if (target.kind === "none") return reply(NOT_FOUND);
-    // As for an unknown route name (preflight): answered before the body is read, connection closed.
-    if (target.kind === "unknown_route") return reply(UNKNOWN_ROUTE, true);
-    if (target.kind === "health") {
-      // HEAD too, as health checkers send it; the adapters write no body for HEAD.
-      return reply(head.method === "GET" || head.method === "HEAD" ? HEALTH : HEALTH_METHOD_NOT_ALLOWED);
-    }
-    if (head.method !== "POST") return reply(METHOD_NOT_ALLOWED);
+    const target = headAnswer(head, core.multiplexProfiles());
+    if (!("kind" in target)) return reply(target.outcome, target.close);
     const receivedAt = core.now();
     const headOnly: Inbound = {
       method: head.method,

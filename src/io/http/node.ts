@@ -1,11 +1,19 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { declaredLength, PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
+import { errorOutcome, type Outcome } from "../../streams/types.js";
 import {
+  AMBIGUOUS_LENGTH,
   addHeaderLine,
   answerText,
   BodyCollector,
+  CHUNKED_NOT_LAST,
+  chunkedNotLast,
   contentTypeOf,
   LINGER_BYTES,
   type RequestHandler,
+  type RequestHead,
+  statusLine,
 } from "./core.js";
 import type { ListenOptions, ServerHandle } from "./listen.js";
 
@@ -62,20 +70,65 @@ const SLOW_SENDER_LIMITS = {
   maxHeaderSize: 128 * 1024,
 } as const;
 
+const BAD_REQUEST = errorOutcome(400, "Bad request");
+const REQUEST_TIMEOUT = errorOutcome(408, "Request timeout");
+const HEADERS_TOO_LARGE = errorOutcome(431, "Request header fields too large");
+/** RFC 9110 §10.1.1: an expectation other than `100-continue` cannot be met. */
+const EXPECTATION_FAILED = errorOutcome(417, "Expectation failed: only 100-continue is supported");
+
+/** The answer to a request node's parser refused (node would write its own plain one, or none at all). */
+function refusal(err: Error & { code?: string; reason?: string }): Outcome {
+  switch (err.code) {
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return REQUEST_TIMEOUT;
+    case "HPE_HEADER_OVERFLOW":
+      return HEADERS_TOO_LARGE;
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return PAYLOAD_TOO_LARGE;
+    case "HPE_INVALID_TRANSFER_ENCODING":
+      return CHUNKED_NOT_LAST;
+    case "HPE_UNEXPECTED_CONTENT_LENGTH":
+      return err.reason?.startsWith("Duplicate") === true ? AMBIGUOUS_LENGTH : BAD_REQUEST;
+    default:
+      return BAD_REQUEST;
+  }
+}
+
+/** A whole response written straight to the socket (no `ServerResponse` exists for a refused request). */
+function rawAnswer(answer: Outcome): string {
+  const json = answerText(answer);
+  return (
+    `HTTP/1.1 ${statusLine(answer.status)}\r\nContent-Type: ${contentTypeOf(answer)}\r\n` +
+    `Content-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`
+  );
+}
+
+function headOf(req: IncomingMessage): RequestHead {
+  const url = originForm(req.url ?? "/");
+  const query = url.indexOf("?");
+  return {
+    method: (req.method ?? "GET").toUpperCase(),
+    path: query === -1 ? url : url.slice(0, query),
+    headers: headersOf(req.rawHeaders),
+  };
+}
+
 /** The node:http fallback, used when the uWS binary cannot load; it only translates to the shared handler. */
 export function listenNode(handler: RequestHandler, options: ListenOptions): Promise<ServerHandle> {
+  /** Each connection's latest response still being written (a parser error after it waits for it). */
+  const writing = new WeakMap<Socket, ServerResponse>();
+  /** Connections whose parser error is being answered (node reports one per chunk it cannot read). */
+  const refused = new WeakSet<Socket>();
+  /** The head each response's request was handed over with (for counting a parser refusal of its body). */
+  const heads = new WeakMap<ServerResponse, RequestHead>();
   const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
+    writing.set(req.socket, res);
     let finished = false;
     // Only requests that reach `read` are told to send their body (RFC 9110 §10.1.1): a route or size
     // refusal is answered at once, and a sender waiting for 100 Continue never uploads it.
     let continued = !expectsContinue;
-    const url = originForm(req.url ?? "/");
-    const query = url.indexOf("?");
-    const head = {
-      method: (req.method ?? "GET").toUpperCase(),
-      path: query === -1 ? url : url.slice(0, query),
-      headers: headersOf(req.rawHeaders),
-    };
+    const head = headOf(req);
+    heads.set(res, head);
     handler(
       head,
       {
@@ -110,7 +163,16 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
           "Content-Length": Buffer.byteLength(json),
           ...(close || !continued ? { Connection: "close" } : {}),
         });
-        if (!close || req.complete || !continued) {
+        // A Transfer-Encoding node's parser refuses leaves nothing after the head to read: the answer
+        // goes at once, before the parser's error (see clientError) ends the connection. A declared
+        // body far past LINGER_BYTES is not read at all: the connection ends with the answer.
+        if (
+          !close ||
+          req.complete ||
+          !continued ||
+          chunkedNotLast(head.headers["transfer-encoding"]) ||
+          (declaredLength(head.headers) ?? 0) > LINGER_BYTES
+        ) {
           res.end(json);
           return;
         }
@@ -130,6 +192,52 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
   };
   const server = createServer(SLOW_SENDER_LIMITS, (req, res) => serve(req, res, false));
   server.on("checkContinue", (req, res) => serve(req, res, true));
+  server.on("checkExpectation", (req, res) => {
+    handler.refused?.(EXPECTATION_FAILED, headOf(req));
+    const json = answerText(EXPECTATION_FAILED);
+    res.writeHead(417, {
+      "Content-Type": contentTypeOf(EXPECTATION_FAILED),
+      "Content-Length": Buffer.byteLength(json),
+      Connection: "close",
+    });
+    res.end(json);
+  });
+  // Every answer is JSON, also to a request node's parser refuses (node writes a plain 400, 408 or 431
+  // itself, and nothing at all when the error comes after the head was handed over). An answer already
+  // decided for a complete request on the connection goes out first; the connection then ends.
+  server.on("clientError", (err: Error & { code?: string }, socket: Socket) => {
+    if (err.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    if (refused.has(socket)) return;
+    refused.add(socket);
+    const end = () => socket.destroy();
+    const pending = writing.get(socket);
+    // The error is in a request of its own (its head), after every earlier one was answered.
+    if (pending === undefined || (pending.req.complete && pending.writableFinished)) {
+      const answer = refusal(err);
+      handler.refused?.(answer);
+      socket.end(rawAnswer(answer), end);
+      return;
+    }
+    if (!pending.headersSent && !pending.req.complete) {
+      // The error is in this request's own body: it is refused, whatever its handler would answer
+      // (an answer already given to it, such as an early 400 or 404, stands). The handler's own
+      // count of the request is skipped: its reply is never called now.
+      const answer = refusal(err);
+      handler.refused?.(answer, heads.get(pending));
+      const json = answerText(answer);
+      pending.writeHead(answer.status, {
+        "Content-Type": contentTypeOf(answer),
+        "Content-Length": Buffer.byteLength(json),
+        Connection: "close",
+      });
+      pending.end(json);
+    } else if (pending.headersSent && !pending.writableEnded) pending.end();
+    if (pending.writableFinished) end();
+    else pending.once("finish", end);
+  });
   server.keepAliveTimeout = 5000;
   return new Promise((resolve, reject) => {
     server.once("error", (err) =>

@@ -73,7 +73,7 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
       `[access] ${head.method} ${route} ${answer.status} ${id === undefined ? "-" : shown(id)} ${ms}ms`,
     );
   };
-  return (head, body, reply) => {
+  const observed: RequestHandler = (head, body, reply) => {
     if (metrics !== undefined && head.path === "/metrics") {
       const started = now();
       const answer = (outcome: Outcome) => {
@@ -117,4 +117,13 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
       reply(answer, close);
     });
   };
+  observed.refused = (answer, head = UNREAD) => {
+    if (metrics !== undefined)
+      metrics.answered(routeLabel(head.path, answer.status), answer.status, undefined, 0);
+    if (options.accessLog()) logAccess(head, answer, 0);
+  };
+  return observed;
 }
+
+/** A refused request whose head was not read: `-` for its method and path in the access log. */
+const UNREAD: RequestHead = { method: "-", path: "-", headers: {} };

@@ -14,10 +14,13 @@ export type Body = ArrayBuffer | "too_large";
  * What an ingress thread hands over. uWS gives body chunks only to a reader registered while the request
  * is new, so the thread reads every body at once, with the body limit: a body read within the same turn
  * travels with its head; a slower one follows as a `body` item, and the handler's `read` takes it then.
+ * A request whose client disconnects before its answer is followed by an `aborted` item instead.
  */
 export type FromThreadItem =
   | { readonly t: "request"; readonly id: number; readonly head: RequestHead; body?: Body }
-  | { readonly t: "body"; readonly id: number; readonly body: Body };
+  | { readonly t: "body"; readonly id: number; readonly body: Body }
+  /** The client went away before the answer: no body will come, and no answer is wanted. */
+  | { readonly t: "aborted"; readonly id: number };
 
 export type ToThreadItem =
   | { readonly t: "limit"; readonly bytes: number }

@@ -9,7 +9,7 @@ import {
   type BodySource,
   contentTypeOf,
   LINGER_BYTES,
-  type RequestHandler,
+  type Reply,
   type RequestHead,
   statusLine,
 } from "./core.js";
@@ -53,9 +53,14 @@ function writeCorked(): void {
   const { res, status, headers, json, contentType, close, head } = corking as NonNullable<typeof corking>;
   res.writeStatus(statusLine(status)).writeHeader("Content-Type", contentType);
   if (headers !== undefined) for (const name in headers) res.writeHeader(name, headers[name] as string);
-  // A HEAD answer reports the length its GET would have, and carries no body.
-  if (head) res.endWithoutBody(Buffer.byteLength(json), close);
-  else res.end(json, close);
+  // A HEAD answer reports the length its GET would have, and carries no body. The length is written
+  // here: given one, uWS (20.30) leaves the response unfinished and ignores any close, the request's
+  // `Connection: close` included, so the connection stayed open. Without one it writes no length,
+  // finishes the response and closes after it when the request said so (it cannot close on its own).
+  if (head) {
+    res.writeHeader("Content-Length", String(Buffer.byteLength(json)));
+    res.endWithoutBody();
+  } else res.end(json, close);
 }
 
 /**
@@ -88,6 +93,11 @@ function send(
   }
 }
 
+/** The request says `Connection: close` (uWS's own test: a value of five characters). */
+function closesAfter(head: RequestHead): boolean {
+  return head.headers.connection?.length === 5;
+}
+
 /** What `onData` does with the chunks: nothing, collect the body, or drop the rest after an early answer. */
 enum Reading {
   Drop,
@@ -95,12 +105,25 @@ enum Reading {
   Linger,
 }
 
+/** A request's body as uWS reads it, and word of its client going away before the answer. */
+export interface UwsBodySource extends BodySource {
+  /**
+   * Called once if the connection closes before the request is answered (the body may be partly read):
+   * no answer will reach the client, and `read`'s callback is never called.
+   */
+  onAborted(listener: () => void): void;
+}
+
+/** The request handler the uWS adapter serves; a plain `RequestHandler` is one that ignores aborts. */
+export type UwsRequestHandler = (head: RequestHead, body: UwsBodySource, reply: Reply) => void;
+
 /**
  * One request on uWS: its state and the `BodySource` the shared handler reads. A class, so a request
  * costs one object and three callbacks uWS needs (abort, data, reply) instead of a closure per step.
  */
-class UwsExchange implements BodySource {
+class UwsExchange implements UwsBodySource {
   finished = false;
+  private aborted: (() => void) | undefined;
   private reading = Reading.Drop;
   private listening = false;
   private bodyRead = false;
@@ -114,6 +137,21 @@ class UwsExchange implements BodySource {
     readonly head: RequestHead,
     private readonly clock: Clock,
   ) {}
+
+  onAborted(listener: () => void): void {
+    this.aborted = listener;
+  }
+
+  /** uWS's onAborted: the connection is gone; the body read so far and the reader are let go. */
+  abort(): void {
+    const unanswered = !this.finished;
+    this.finished = true;
+    this.reading = Reading.Drop;
+    this.collector = undefined;
+    this.done = undefined;
+    if (this.lingering !== undefined) this.clock.clearTimeout(this.lingering.idle);
+    if (unanswered) this.aborted?.();
+  }
 
   read(limit: number, done: (body: Buffer | "too_large") => void): void {
     this.collector = new BodyCollector(limit);
@@ -152,24 +190,41 @@ class UwsExchange implements BodySource {
     }
   }
 
+  /**
+   * An early answer (`close`) is the same whether the body is still unread (on one thread, where it is
+   * decided while the head is read) or already read (an ingress thread reads every body at once).
+   */
   reply(outcome: Outcome, close: boolean): void {
     if (this.finished) return;
-    const declared = close && !this.bodyRead ? declaredLength(this.head.headers) : undefined;
-    if (!close || this.bodyRead) this.answer(outcome, close);
-    else if (declared === undefined) this.lingerChunked(outcome);
-    // Answered now; uWS then reads (and drops) the rest of the declared body itself before the
-    // connection goes idle. One far past LINGER_BYTES is cut at once.
-    else if (declared - this.received > LINGER_BYTES) this.answer(outcome, true);
+    if (!close) {
+      this.answer(outcome, false);
+      return;
+    }
+    const declared = declaredLength(this.head.headers);
+    if (declared === undefined) {
+      if (this.bodyRead) this.answer(outcome, true);
+      else this.lingerChunked(outcome);
+    }
+    // One far past LINGER_BYTES is cut at once.
+    else if (!this.bodyRead && declared - this.received > LINGER_BYTES) this.answer(outcome, true);
     else {
-      this.reading = Reading.Drop;
-      this.listen();
+      // Answered now; uWS then reads (and drops) the rest of the declared body itself and keeps the
+      // connection, as for a client that ignores `Connection: close`.
+      if (!this.bodyRead) {
+        this.reading = Reading.Drop;
+        this.listen();
+      }
       this.answer(outcome, false, CONNECTION_CLOSE);
     }
   }
 
   private answer(outcome: Outcome, close: boolean, extraHeaders?: Readonly<Record<string, string>>): void {
     this.finished = true;
-    send(this.res, outcome, close, this.head.method === "HEAD", extraHeaders);
+    // uWS adds `Connection: close` to an answer it closes after, except when the request said
+    // `Connection: close` itself, and to no HEAD answer; the answer carries it then too.
+    const head = this.head.method === "HEAD";
+    const headers = close && (head || closesAfter(this.head)) ? CONNECTION_CLOSE : extraHeaders;
+    send(this.res, outcome, close, head, headers);
   }
 
   /**
@@ -213,7 +268,7 @@ export interface UwsServerHandle extends ServerHandle {
 /** The uWS adapter: copies the request synchronously, then only translates to the shared handler. */
 export function listenUws(
   uws: Uws,
-  handler: RequestHandler,
+  handler: UwsRequestHandler,
   options: ListenOptions,
 ): Promise<UwsServerHandle> {
   const app: TemplatedApp = uws.App();
@@ -231,9 +286,7 @@ export function listenUws(
       },
       clock,
     );
-    res.onAborted(() => {
-      exchange.finished = true;
-    });
+    res.onAborted(() => exchange.abort());
     handler(exchange.head, exchange, (outcome, close = false) => exchange.reply(outcome, close));
   });
   return new Promise((resolve, reject) => {

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { Outcome } from "../../streams/types.js";
-import type { Reply } from "./core.js";
+import { type HeadAnswer, headAnswer, type Reply, type RequestHead } from "./core.js";
 import {
   type Body,
   type FromThread,
@@ -18,14 +18,28 @@ import { listenUws, loadUws } from "./uws.js";
 
 const port = parentPort as NonNullable<typeof parentPort>;
 const setup = workerData as ThreadSetup;
-/** Requests the main thread has not answered yet. */
+/** Requests the main thread has not answered yet (one whose client went away is dropped at once). */
 const exchanges = new Map<number, Reply>();
 let next = 0;
 let stopping = false;
 let bodyLimit = setup.bodyLimit;
+/** Closes the connections and the port to the main thread; set once listening. */
+let end = () => {};
 const hand = turnBatcher<FromThreadItem>((items, transfer) =>
   port.postMessage({ t: "batch", items } satisfies FromThread, transfer),
 );
+
+/**
+ * The answer the head alone decides, given here at once as on one thread: uWS drops an answer that comes
+ * after the client's FIN, so a client that half-closes after its request (`nc -N`) got none of them when
+ * they waited for the main thread. Paths whose answer depends on the main thread's config (`/p/…` with
+ * profile multiplexing, `/metrics`) are left to it.
+ */
+function answerHere(head: RequestHead): HeadAnswer | undefined {
+  if (head.path === "/metrics" || head.path.startsWith("/p/")) return undefined;
+  const answer = headAnswer(head, false);
+  return "kind" in answer ? undefined : answer;
+}
 
 /** The body's own memory: a small Buffer lives in Node's shared pool, which must not be transferred. */
 function own(body: Buffer | "too_large"): Body {
@@ -43,10 +57,24 @@ if ("error" in loaded) {
       loaded.uws,
       (head, source, reply) => {
         const id = next++;
-        exchanges.set(id, reply);
         const request: FromThreadItem & { t: "request" } = { t: "request", id, head };
+        // The main thread gets the request all the same (its metrics and access log count it), reaches
+        // the same answer without reading the body, and that answer is dropped here.
         hand.push(request);
+        const early = answerHere(head);
+        if (early !== undefined) {
+          reply(early.outcome, early.close);
+          return;
+        }
+        exchanges.set(id, reply);
         const batch = hand.generation;
+        // Its client gone, the request is owed no answer: the partial body and the reply are let go here,
+        // and the main thread stops waiting for the body.
+        source.onAborted(() => {
+          if (!exchanges.delete(id)) return;
+          hand.push({ t: "aborted", id });
+          if (stopping && exchanges.size === 0) end();
+        });
         source.read(bodyLimit, (received) => {
           const body = own(received);
           if (body !== "too_large") hand.transfer(body);
@@ -59,7 +87,7 @@ if ("error" in loaded) {
     );
     let ended = false;
     // Once: the last answer and the grace timer may both come to it.
-    const end = () => {
+    end = () => {
       if (ended) return;
       ended = true;
       server.closeAll();

@@ -108,7 +108,9 @@ function startThread(handler: RequestHandler, setup: ThreadSetup): Promise<Worke
       if (m.t === "batch") {
         for (const item of m.items) {
           if (item.t === "request") request(item.id, item.head, item.body);
-          else arrive(item.id, item.body);
+          else if (item.t === "body") arrive(item.id, item.body);
+          // No body is coming: a handler still waiting for it is let go (it answers nothing, as on one thread).
+          else arriving.delete(item.id);
         }
       } else if (m.t === "listening") resolve(worker);
       else {
@@ -126,7 +128,12 @@ function startThread(handler: RequestHandler, setup: ThreadSetup): Promise<Worke
  */
 export async function listenUwsThreads(
   handler: RequestHandler,
-  options: ListenOptions & { readonly threads: number; readonly bodyLimit: number },
+  options: ListenOptions & {
+    readonly threads: number;
+    readonly bodyLimit: number;
+    /** How long a stop waits for the answers still owed (default STOP_GRACE_MS). */
+    readonly stopGraceMs?: number;
+  },
 ): Promise<ServerHandle> {
   const port = await claimPort(options.host, options.port);
   const workers: Worker[] = [];
@@ -149,8 +156,8 @@ export async function listenUwsThreads(
       if (!open) return;
       open = false;
       for (const worker of workers)
-        worker.postMessage({ t: "stop", graceMs: STOP_GRACE_MS } satisfies ToThread);
-      // The threads end once their answers are out (at most STOP_GRACE_MS later).
+        worker.postMessage({ t: "stop", graceMs: options.stopGraceMs ?? STOP_GRACE_MS } satisfies ToThread);
+      // The threads end once their answers are out (at most the grace later).
     },
     ended: async () => {
       await Promise.all(exited);

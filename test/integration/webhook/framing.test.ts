@@ -37,6 +37,33 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
     }
   });
 
+  it("a single Transfer-Encoding that is not chunked (gzip, identity) is a JSON 400 and the connection closed, never processed (uWS: unless body bytes that are not chunk framing come with the head)", async () => {
+    for (const coding of ["gzip", "identity"]) {
+      for (const body of ["", "{}", "2\r\n{}\r\n0\r\n\r\n"]) {
+        const id = `te-${coding}-${body.length}`;
+        const answer = await rawUntilClose(
+          gw.gateway.port,
+          `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\nTransfer-Encoding: ${coding}\r\n\r\n${body}`,
+        );
+        expect(answer.closed, id).toBe(true);
+        // uWS's parser reads the bytes as chunk framing, fails, and closes before the answer goes out.
+        if (http !== "node" && body === "{}") expect(answer.received, id).toBe("");
+        else {
+          expect(statusOf(answer.received), id).toBe(400);
+          expect(answer.received, id).toMatch(/\r\nContent-Type: application\/json/i);
+          expect(JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4)), id).toEqual({
+            error: "Bad request: Transfer-Encoding must end with chunked",
+          });
+        }
+        // Not processed: the same delivery id sent properly is accepted, not a duplicate.
+        expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), id).toMatchObject({
+          status: 202,
+          body: { status: "accepted" },
+        });
+      }
+    }
+  });
+
   it("Transfer-Encoding ending in chunked is read as chunked", async () => {
     const answer = await rawUntilClose(
       gw.gateway.port,

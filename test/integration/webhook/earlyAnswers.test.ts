@@ -1,0 +1,108 @@
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { rawUntilClose } from "../../helpers/http.js";
+
+/**
+ * docs/webhook.md: an early answer (404 unknown route, 413 from Content-Length) carries
+ * `Connection: close`; docs/operations.md: with `workers: N` every early answer and close behaves as with
+ * `workers: 0`. Sent as exact bytes, and the connection watched after the answer.
+ */
+
+const OPEN = "INSECURE_NO_AUTH";
+const statusOf = (received: string) => Number(received.split(" ")[1]);
+
+/**
+ * Sends each request on one connection only once the previous answer is complete (no pipelining);
+ * resolves with the answers' heads once all are in, or once the server closes the connection.
+ */
+function inTurn(port: number, requests: readonly string[]): Promise<{ heads: string[]; closed: boolean }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    const heads: string[] = [];
+    let buffered = "";
+    const done = (closed: boolean) => {
+      socket.destroy();
+      resolve({ heads, closed });
+    };
+    socket.on("data", (data) => {
+      buffered += data.toString("latin1");
+      for (;;) {
+        const split = buffered.indexOf("\r\n\r\n");
+        if (split === -1) return;
+        const head = buffered.slice(0, split);
+        const length = Number(/content-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+        if (buffered.length < split + 4 + length) return;
+        heads.push(head);
+        buffered = buffered.slice(split + 4 + length);
+        const next = requests[heads.length];
+        if (next === undefined) return done(false);
+        socket.write(next);
+      }
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => done(true));
+    socket.on("connect", () => socket.write(requests[0] as string));
+  });
+}
+
+describe.each(HTTP_SERVERS)("early answers and Connection: close on the %s server", (http) => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig({ open: { secret: OPEN } }, { rate_limit: 1000, max_body_bytes: 64 }),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  it("a 404 Unknown route and a 413 carry Connection: close, also to a request that said Connection: close", async () => {
+    const shapes = {
+      "404": `POST /webhooks/nope HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}`,
+      "404, client closes": `POST /webhooks/nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}`,
+      "413": `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 65\r\n\r\n${"a".repeat(65)}`,
+      "413, client closes": `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 65\r\n\r\n${"a".repeat(65)}`,
+    };
+    for (const [name, bytes] of Object.entries(shapes)) {
+      const { heads } = await inTurn(gw.gateway.port, [bytes]);
+      expect(statusOf(heads[0] ?? ""), name).toBe(Number(name.slice(0, 3)));
+      expect(heads[0], name).toMatch(/\r\nConnection: close(\r\n|$)/i);
+    }
+  });
+
+  it("a declared Content-Length more than 64 MiB away is answered 413 and the connection cut, unread", async () => {
+    const answer = await rawUntilClose(
+      gw.gateway.port,
+      "POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 200000000\r\n\r\n{}",
+    );
+    expect(statusOf(answer.received)).toBe(413);
+    expect(answer.closed).toBe(true);
+  });
+
+  it("after a 404 Unknown route whose body was sent, uWS keeps the connection and answers the next request; node:http closes it", async () => {
+    const { heads, closed } = await inTurn(gw.gateway.port, [
+      `POST /webhooks/nope HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}`,
+      "GET /health HTTP/1.1\r\nHost: x\r\n\r\n",
+    ]);
+    expect(statusOf(heads[0] ?? "")).toBe(404);
+    if (http === "node") expect(closed).toBe(true);
+    else expect(heads.map(statusOf)).toEqual([404, 200]);
+  });
+
+  it("HEAD with Connection: close is answered without a body and the connection closed, as GET is", async () => {
+    for (const [path, status] of [
+      ["/health", 200],
+      ["/webhooks/open", 405],
+    ] as const) {
+      for (const method of ["HEAD", "GET"]) {
+        const answer = await rawUntilClose(
+          gw.gateway.port,
+          `${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        );
+        expect(statusOf(answer.received), `${method} ${path}`).toBe(status);
+        expect(answer.closed, `${method} ${path}`).toBe(true);
+        if (method === "HEAD") expect(answer.received.endsWith("\r\n\r\n"), path).toBe(true);
+      }
+    }
+  });
+});

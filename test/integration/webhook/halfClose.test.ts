@@ -1,0 +1,63 @@
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+
+/**
+ * A client that half-closes after its request (FIN, as `nc -N`, socat or `shutdown(SHUT_WR)` do).
+ * docs/webhook.md: uWS drops an answer that comes after the client's FIN; an answer the head alone decides
+ * is written at once, on one thread and on ingress threads alike.
+ */
+
+const OPEN = "INSECURE_NO_AUTH";
+const statusOf = (received: string) => Number(received.split(" ")[1]);
+
+/** Writes `bytes`, half-closes, and collects what the server writes until it closes the connection. */
+function sendAndHalfClose(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: "127.0.0.1", allowHalfOpen: true }, () => {
+      socket.write(bytes);
+      socket.end();
+    });
+    let received = "";
+    socket.on("data", (data) => {
+      received += data.toString("latin1");
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => resolve(received));
+  });
+}
+
+describe.each(HTTP_SERVERS)("a client that half-closes after its request, on the %s server", (http) => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig({ open: { secret: OPEN }, signed: { secret: "half-close-secret" } }),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  it("gets the answers the head alone decides: health, 404, 405", async () => {
+    const shapes: [string, number][] = [
+      ["GET /health HTTP/1.1\r\nHost: x\r\n\r\n", 200],
+      ["HEAD /health HTTP/1.1\r\nHost: x\r\n\r\n", 200],
+      ["POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405],
+      ["GET /webhooks/open HTTP/1.1\r\nHost: x\r\n\r\n", 405],
+      ["POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 404],
+      ["POST /webhooks/a/b HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 404],
+    ];
+    for (const [bytes, status] of shapes) {
+      for (let i = 0; i < 5; i++) {
+        expect(statusOf(await sendAndHalfClose(gw.gateway.port, bytes)), bytes).toBe(status);
+      }
+    }
+  });
+
+  it.skipIf(http === "uws-threads")(
+    "on one thread, also an answer the pipeline decides while the request is read (401)",
+    async () => {
+      const bytes = "POST /webhooks/signed HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}";
+      expect(statusOf(await sendAndHalfClose(gw.gateway.port, bytes))).toBe(401);
+    },
+  );
+});

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson, rawUntilClose } from "../../helpers/http.js";
+
+/**
+ * docs/webhook.md: every answer is JSON. node:http answers some requests from its parser before svc
+ * sees them (a plain 400, 408, 417 or 431, or nothing at all); the `node` server answers them in JSON.
+ */
+
+const OPEN = "INSECURE_NO_AUTH";
+const statusOf = (received: string) => Number(received.split(" ")[1]);
+/** The first answer in what the server wrote: status, headers and JSON body. */
+function firstAnswer(received: string): { status: number; head: string; body: unknown } {
+  const split = received.indexOf("\r\n\r\n");
+  const head = received.slice(0, split);
+  const length = Number(/content-length:\s*(\d+)/i.exec(head)?.[1] ?? -1);
+  expect(length, received).toBeGreaterThanOrEqual(0);
+  return {
+    status: statusOf(received),
+    head,
+    body: JSON.parse(received.slice(split + 4, split + 4 + length)),
+  };
+}
+const post = (id: string, lines: string, body: string) =>
+  `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\n${lines}\r\n${body}`;
+
+describe("parser refusals on the node server", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      http: "node",
+      config: webhookConfig({ open: { secret: OPEN } }, { rate_limit: 1000 }),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  const refused = async (id: string, bytes: string, status: number, error: string | RegExp) => {
+    const answer = await rawUntilClose(gw.gateway.port, bytes);
+    expect(answer.closed, id).toBe(true);
+    const first = firstAnswer(answer.received);
+    expect(first.status, id).toBe(status);
+    expect(first.head, id).toMatch(/\r\nContent-Type: application\/json(\r\n|$)/i);
+    expect(first.head, id).toMatch(/\r\nConnection: close(\r\n|$)/i);
+    expect(first.body, id).toEqual({ error: expect.stringMatching(error) });
+    // Never processed: the same delivery id sent properly is accepted, not a duplicate.
+    expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), id).toMatchObject({
+      status: 202,
+      body: { status: "accepted" },
+    });
+  };
+
+  it("a malformed head (lowercase method, Content-Length: abc, a control byte in a value) is a JSON 400", async () => {
+    await refused(
+      "lower",
+      "post /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: lower\r\n\r\n",
+      400,
+      /^Bad request/,
+    );
+    await refused("cl-abc", post("cl-abc", "Content-Length: abc\r\n", "{}"), 400, /^Bad request/);
+    await refused("ctl", post("ctl", "X-Team: a\x01b\r\nContent-Length: 2\r\n", "{}"), 400, /^Bad request/);
+  });
+
+  it("two Content-Length headers are the JSON 400 both servers give", async () => {
+    await refused(
+      "two-cl",
+      post("two-cl", "Content-Length: 2\r\nContent-Length: 7\r\n", '{}{"a":1}'),
+      400,
+      /^Bad request: more than one Content-Length$/,
+    );
+  });
+
+  it("broken chunk framing in the body is a JSON 400", async () => {
+    await refused(
+      "chunk-xx",
+      post("chunk-xx", "Transfer-Encoding: chunked\r\n", "2\r\n{}XX0\r\n\r\n"),
+      400,
+      /^Bad request/,
+    );
+  });
+
+  it("headers past the limit are a JSON 431", async () => {
+    await refused(
+      "big-head",
+      post("big-head", `X-Pad: ${"a".repeat(140 * 1024)}\r\nContent-Length: 2\r\n`, "{}"),
+      431,
+      /^Request header fields too large$/,
+    );
+  });
+
+  it("an expectation other than 100-continue is a JSON 417", async () => {
+    await refused(
+      "expect-foo",
+      post("expect-foo", "Expect: foo\r\nContent-Length: 2\r\n", "{}"),
+      417,
+      /^Expectation failed/,
+    );
+  });
+
+  it("junk after a complete request: the request's own answer is written first, then the connection closes", async () => {
+    const answer = await rawUntilClose(gw.gateway.port, post("junk-after", "Content-Length: 2\r\n", "{}xyz"));
+    expect(answer.closed).toBe(true);
+    expect(firstAnswer(answer.received)).toMatchObject({ status: 202, body: { status: "accepted" } });
+  });
+});
+
+describe.each(HTTP_SERVERS)("Expect on the %s server", (http) => {
+  it("Expect: 100-continue still gets its 100 and then the answer", async () => {
+    const gw = await startTestGateway({ http, config: webhookConfig({ open: { secret: OPEN } }) });
+    try {
+      const answer = await rawUntilClose(
+        gw.gateway.port,
+        post("continue", "Expect: 100-continue\r\nConnection: close\r\nContent-Length: 2\r\n", "{}"),
+      );
+      expect(answer.received).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 202 /);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
+describe("parser refusals on the node server are counted and logged", () => {
+  it("in the access log and the request metrics, as other answers are", async () => {
+    const gw = await startTestGateway({
+      http: "node",
+      config: webhookConfig({ open: { secret: OPEN } }, { access_log: true }),
+    });
+    try {
+      // The head unreadable; a body whose chunk framing breaks; an expectation node cannot meet.
+      await rawUntilClose(gw.gateway.port, "post /webhooks/open HTTP/1.1\r\nHost: x\r\n\r\n");
+      await rawUntilClose(
+        gw.gateway.port,
+        post("chunk-xx", "Transfer-Encoding: chunked\r\n", "2\r\n{}XX0\r\n\r\n"),
+      );
+      await rawUntilClose(gw.gateway.port, post("expect-foo", "Expect: foo\r\nContent-Length: 2\r\n", "{}"));
+      const lines = gw
+        .logs()
+        .filter((l) => l.msg.startsWith("[access]"))
+        .map((l) => l.msg.replace(/ \d+ms$/, " <ms>"));
+      expect(lines).toEqual([
+        "[access] - - 400 - <ms>",
+        "[access] POST open 400 chunk-xx <ms>",
+        "[access] POST open 417 expect-foo <ms>",
+      ]);
+      const metrics = await (await fetch(gw.url("/metrics"))).text();
+      expect(metrics).toMatch(/^svc_webhook_requests_total\{route="\(unknown\)",status="400"\} 1$/m);
+      expect(metrics).toMatch(/^svc_webhook_requests_total\{route="open",status="400"\} 1$/m);
+      expect(metrics).toMatch(/^svc_webhook_requests_total\{route="open",status="417"\} 1$/m);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
