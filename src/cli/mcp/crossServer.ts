@@ -9,13 +9,17 @@ export interface CrossServerView {
   readonly kept: RegisteredTool[];
   /** Each tool a server listed earlier takes (its name is registered first), as the gateway reports it. */
   readonly collisions: string[];
-  /** Servers listed earlier under the same prefix whose tools are not known here (never connected). */
+  /**
+   * Servers listed earlier whose tools are not known here (never connected) and could take a name of this
+   * one: under the same prefix, or a prefix one of its names starts with (`q_` and `q`'s `_t`: `mcp__q___t`).
+   */
   readonly unknown: string[];
 }
 
 /**
  * A CLI command connects one server, but the gateway registers a name for the server listed first in
- * `mcp_servers`: `a.b` and `a_b` both register as `mcp__a_b__*`. The earlier servers' tools are read from
+ * `mcp_servers`: `a.b` and `a_b` both register as `mcp__a_b__*`, and so do server `q_`'s tool `t` and server
+ * `q`'s tool `_t` (`mcp__q___t`), so every earlier server counts, not only those of the same prefix. Their tools are read from
  * their schema caches (what their last connect listed), so `svc mcp test|tools` show what the gateway does.
  */
 export function crossServerView(
@@ -25,11 +29,14 @@ export function crossServerView(
 ): CrossServerView {
   const scope = secretScope(loaded.paths);
   const prefix = sanitize(server);
+  // An earlier server of another prefix can only take a name that starts with its own prefix.
+  const reachable = (name: string) =>
+    sanitize(name) === prefix || tools.some((tool) => tool.name.startsWith(`mcp__${sanitize(name)}__`));
   const earlier: Array<readonly [string, ReturnType<typeof buildToolset>]> = [];
   const unknown: string[] = [];
   for (const [name, entry] of Object.entries(loaded.config.mcp_servers)) {
     if (name === server) break;
-    if (!entry.enabled || sanitize(name) !== prefix) continue;
+    if (!entry.enabled || !reachable(name)) continue;
     const cache = readSchemaCache(loaded.paths.mcpCache, name, entry);
     if (cache === undefined) unknown.push(name);
     else
@@ -51,9 +58,13 @@ export function crossServerView(
 export function crossServerLines(server: string, view: CrossServerView): string[] {
   return [
     ...view.collisions.map((collision) => `collision: ${collision}`),
-    ...view.unknown.map(
-      (name) =>
-        `note: server ${name}, listed before ${server} in mcp_servers, registers under the same prefix mcp__${sanitize(server)}__ and takes any name both list; its tools are not known here (svc mcp test ${name} lists them)`,
-    ),
+    ...view.unknown.map((name) => {
+      const known = `its tools are not known here (svc mcp test ${name} lists them)`;
+      if (sanitize(name) === sanitize(server))
+        return `note: server ${name}, listed before ${server} in mcp_servers, registers under the same prefix mcp__${sanitize(server)}__ and takes any name both list; ${known}`;
+      const prefix = `mcp__${sanitize(name)}__`;
+      const names = view.kept.filter((t) => t.name.startsWith(prefix)).map((t) => t.name);
+      return `note: server ${name}, listed before ${server} in mcp_servers, registers names starting ${prefix}, as ${names.join(", ")} of ${server} ${names.length === 1 ? "does" : "do"}, and takes any name both list; ${known}`;
+    }),
   ];
 }

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -34,5 +35,35 @@ describe("svc mcp test|tools show what the gateway registers next to a server li
     const tools = await svc(home, ["mcp", "tools", "a_b", "--json"]);
     expect(JSON.parse(tools.stdout)).toEqual([]);
     expect(tools.stderr).toContain(COLLISION);
+  });
+});
+
+describe("servers of different prefixes whose registered names still meet", () => {
+  const NAMED = join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs");
+  // `q_` + `t` and `q` + `_t` both register as mcp__q___t: the prefixes differ, the names do not.
+  beforeEach(() => {
+    home.write(
+      "config.yaml",
+      stringify({
+        mcp_servers: {
+          q_: { command: process.execPath, args: [NAMED, "t"] },
+          q: { command: process.execPath, args: [NAMED, "_t", "u"] },
+        },
+      }),
+    );
+  });
+
+  it("svc mcp test names the collision once the earlier server is known, a note before", async () => {
+    const before = await svc(home, ["mcp", "test", "q"]);
+    expect(before.stdout).toContain("2 tools registered: mcp__q___t, mcp__q__u");
+    expect(before.stderr).toContain(
+      "note: server q_, listed before q in mcp_servers, registers names starting mcp__q___, as mcp__q___t of q does, and takes any name both list; its tools are not known here (svc mcp test q_ lists them)",
+    );
+    expect((await svc(home, ["mcp", "test", "q_"])).stdout).toContain("1 tool registered: mcp__q___t");
+    const test = await svc(home, ["mcp", "test", "q"]);
+    expect(test.stdout).toContain("1 tool registered: mcp__q__u");
+    expect(test.stderr).toContain(
+      'collision: q: "_t" registers as mcp__q___t, already taken by server q_ (listed earlier in mcp_servers); skipped',
+    );
   });
 });
