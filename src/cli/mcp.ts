@@ -118,6 +118,21 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
   });
 }
 
+/**
+ * The DETAIL column: the last error; else `skipped (enabled: false)` for a disabled server (spec 3 calls
+ * it "skipped": no connection, discovery or registration); else the names it could not register. One
+ * line, no escape sequence: the error and the collisions quote the server.
+ */
+function detail(s: ServerStatus): string {
+  const line = (text: string) => terminalText(redactCredentials(text)).replace(/\n/g, " ");
+  if (s.lastError !== undefined) return line(s.lastError);
+  if (s.state === "disabled") return "skipped (enabled: false)";
+  const [first, ...more] = s.collisions;
+  if (first === undefined) return "";
+  if (more.length === 0) return `collision: ${line(first)}`;
+  return `${s.collisions.length} collisions: ${line(first)}; … (svc mcp tools ${s.name} lists them)`;
+}
+
 async function listServers(options: { check?: boolean; timeout?: string }): Promise<void> {
   const loaded = loadConfig();
   const pid = runningPid(loaded.paths);
@@ -142,13 +157,7 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
       String(s.toolCount),
       s.lazy ? "yes" : "no",
       s.cached ? "yes" : "no",
-      // Spec 3 calls a disabled server "skipped": no connection, discovery or registration.
-      // One line, no escape sequence: the error quotes the server's answer.
-      s.lastError !== undefined
-        ? terminalText(redactCredentials(s.lastError)).replace(/\n/g, " ")
-        : s.state === "disabled"
-          ? "skipped (enabled: false)"
-          : "",
+      detail(s),
     ]);
   }
   process.stdout.write(`${table(rows)}\n`);

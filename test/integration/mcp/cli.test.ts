@@ -187,3 +187,24 @@ describe("svc mcp (subprocess)", () => {
     expect(reload.stdout).toMatch(/unchanged: keep/);
   });
 });
+
+describe("svc mcp list with a gateway running", { timeout: 60_000 }, () => {
+  it("shows in DETAIL the collision a server lost to one listed earlier", async () => {
+    // `a.b` and `a_b` both register `echo` as mcp__a_b__echo: a.b, listed first, keeps it.
+    const echo = fixture({ tools: { include: "echo" } });
+    home.write("config.yaml", stringify({ mcp_servers: { "a.b": echo, a_b: echo } }));
+    gateway = svc(home, ["gateway", "run", "--port", "0"]);
+    const deadline = Date.now() + 20_000;
+    let list = await run(home, ["mcp", "list"]);
+    while (!/a_b\s+stdio\s+connected/.test(list.stdout) || !/a\.b\s+stdio\s+connected/.test(list.stdout)) {
+      if (Date.now() > deadline)
+        throw new Error(`gateway never connected: ${list.stdout}\n${gateway.stderr()}`);
+      await new Promise((r) => setTimeout(r, 200));
+      list = await run(home, ["mcp", "list"]);
+    }
+    expect(list.stdout).toMatch(/a\.b\s+stdio\s+connected\s+1\s+no\s+yes\n/);
+    expect(list.stdout).toMatch(
+      /a_b\s+stdio\s+connected\s+0\s+no\s+yes\s+collision: a_b: "echo" registers as mcp__a_b__echo, already taken by server a\.b \(listed earlier in mcp_servers\); skipped\n/,
+    );
+  });
+});
