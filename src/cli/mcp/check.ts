@@ -95,7 +95,8 @@ export async function checkServers(
             reason: `no answer within ${timeoutMs / 1000} s (--timeout)`,
           });
         } else if (status.state === "connected") {
-          results.set(name, { name, transport, outcome: "ok", tools: hub.toolsOf(name).length });
+          // Counted once every check has ended: a server listed earlier may take some of its names.
+          results.set(name, { name, transport, outcome: "ok" });
         } else {
           results.set(name, {
             name,
@@ -107,6 +108,13 @@ export async function checkServers(
         }
       }),
     );
+    // What the gateway registers: its merge across servers in configuration order, the names a
+    // server listed earlier holds left out (`a.b` and `a_b` both register as mcp__a_b__*).
+    const registered = hub.tools();
+    for (const [name, check] of results) {
+      if (check.outcome !== "ok") continue;
+      results.set(name, { ...check, tools: registered.filter((tool) => tool.server === name).length });
+    }
   } finally {
     await hub.stop();
   }

@@ -67,3 +67,31 @@ describe("servers of different prefixes whose registered names still meet", () =
     );
   });
 });
+
+describe("svc mcp list and svc mcp test --all count what the gateway registers", () => {
+  it("a server's names taken by one listed earlier are not counted", async () => {
+    const NAMED = join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs");
+    home.write(
+      "config.yaml",
+      stringify({
+        mcp_servers: {
+          "a.b": { command: process.execPath, args: [NAMED, "x", "y"] },
+          a_b: { command: process.execPath, args: [NAMED, "x", "y", "z"] },
+          q_: { command: process.execPath, args: [NAMED, "t"] },
+          q: { command: process.execPath, args: [NAMED, "_t", "u"] },
+        },
+      }),
+    );
+    for (const args of [
+      ["mcp", "list"],
+      ["mcp", "test", "--all"],
+    ]) {
+      const res = await svc(home, args);
+      expect(res.stdout).toMatch(/^a\.b\s+stdio\s+ok \(2 tools\)$/m);
+      expect(res.stdout).toMatch(/^a_b\s+stdio\s+ok \(1 tool\)$/m);
+      expect(res.stdout).toMatch(/^q_\s+stdio\s+ok \(1 tool\)$/m);
+      expect(res.stdout).toMatch(/^q\s+stdio\s+ok \(1 tool\)$/m);
+    }
+    expect((await svc(home, ["mcp", "test", "a_b"])).stdout).toContain("1 tool registered: mcp__a_b__z");
+  });
+});
