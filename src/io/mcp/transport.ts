@@ -1,3 +1,4 @@
+import { StringDecoder } from "node:string_decoder";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -8,7 +9,7 @@ import { childEnvironment } from "./childEnv.js";
 import { answerDroppedStreams } from "./droppedStreams.js";
 import { StdioTransport } from "./stdioTransport.js";
 
-/** A stderr line longer than this is cut (a process that never writes a newline). */
+/** A stderr line longer than this is cut (a long line, or a process that never writes a newline). */
 const MAX_STDERR_LINE = 64 * 1024;
 
 export interface TransportOptions {
@@ -25,6 +26,37 @@ export interface TransportOptions {
   readonly parentEnv?: NodeJS.ProcessEnv;
 }
 
+/**
+ * Splits a stderr stream into lines, each cut at `MAX_STDERR_LINE` characters (with `…`): a line longer
+ * than that, whether it arrives in one chunk or many, is reported once, cut, and the rest of it up to its
+ * newline is dropped, so a process that never ends a line cannot grow the buffer either.
+ */
+export function stderrLines(onLine: ((line: string) => void) | undefined): (chunk: Buffer) => void {
+  const decoder = new StringDecoder("utf8");
+  let pending = "";
+  let dropping = false;
+  const emit = (line: string) => {
+    if (line.trim() === "") return;
+    onLine?.(line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}…` : line);
+  };
+  return (chunk) => {
+    const parts = decoder.write(chunk).split("\n");
+    const tail = parts.pop() ?? "";
+    for (const part of parts) {
+      if (!dropping) emit(pending + part);
+      pending = "";
+      dropping = false;
+    }
+    if (dropping) return;
+    pending += tail;
+    if (pending.length > MAX_STDERR_LINE) {
+      emit(pending);
+      pending = "";
+      dropping = true;
+    }
+  };
+}
+
 /** Builds the transport for a rendered entry: stdio, Streamable HTTP, or SSE (`transport: sse`). */
 export function createTransport(entry: McpServerEntry, options: TransportOptions = {}): Transport {
   const kind = transportKind(entry);
@@ -37,19 +69,7 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
       ...(options.onExit === undefined ? {} : { onExit: options.onExit }),
       ...(options.onProtocolError === undefined ? {} : { onProtocolError: options.onProtocolError }),
     });
-    const onStderr = options.onStderr;
-    let pending = "";
-    transport.stderr.on("data", (chunk: Buffer) => {
-      pending += chunk.toString("utf8");
-      const lines = pending.split("\n");
-      pending = lines.pop() ?? "";
-      // A process writing on stderr without ever ending a line must not grow this buffer forever.
-      if (pending.length > MAX_STDERR_LINE) {
-        lines.push(`${pending.slice(0, MAX_STDERR_LINE)}…`);
-        pending = "";
-      }
-      for (const line of lines) if (line.trim() !== "") onStderr?.(line);
-    });
+    transport.stderr.on("data", stderrLines(options.onStderr));
     return transport;
   }
   const url = new URL(entry.url as string);
