@@ -21,15 +21,26 @@ export function formatTable(input: readonly (readonly string[])[]): string {
     .join("\n");
 }
 
-/** Collects repeated `--deliver-extra key=value` options. */
-export function collectPairs(value: string, previous: Record<string, string> = {}): Record<string, string> {
-  const eq = value.indexOf("=");
-  if (eq <= 0) throw new SvcError("usage", `--deliver-extra: expected key=value, got "${value}"`);
-  // Stored nowhere: the record's deliver_extra cannot hold that key, so it would vanish without a word.
-  if (value.slice(0, eq) === "__proto__")
-    throw new SvcError("usage", '--deliver-extra: "__proto__" cannot be a deliver_extra key');
-  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+/**
+ * A commander parser collecting a repeated `<option> key=value` option into one record; a usage error
+ * names that option. `__proto__` is refused: the record could not hold it, so it would vanish without a word.
+ */
+export function pairsOption(
+  option: string,
+  shape: string,
+  what: string,
+): (value: string, previous?: Record<string, string>) => Record<string, string> {
+  return (value, previous = {}) => {
+    const eq = value.indexOf("=");
+    if (eq <= 0) throw new SvcError("usage", `${option}: expected ${shape}, got "${value}"`);
+    if (value.slice(0, eq) === "__proto__")
+      throw new SvcError("usage", `${option}: "__proto__" cannot be ${what}`);
+    return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+  };
 }
+
+/** Collects repeated `--deliver-extra key=value` options. */
+export const collectPairs = pairsOption("--deliver-extra", "key=value", "a deliver_extra key");
 
 /** ` --profile <name>` for a named profile, so printed commands work as shown. */
 export function profileFlag(profile: string | undefined): string {

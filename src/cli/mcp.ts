@@ -20,7 +20,7 @@ import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { readStatusFile, type ServerStatus } from "../io/mcp/statusFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
-import { collectPairs } from "./format.js";
+import { pairsOption } from "./format.js";
 import { printChecks, testAll } from "./mcp/checkCommands.js";
 import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
 import { addServer, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
@@ -413,7 +413,11 @@ export function registerMcpCommands(program: Command): void {
     .command("add <name> [target...]")
     .description("add a server to config.yaml: svc mcp add <name> -- <command> [args...] | <url>")
     .option("--transport <kind>", "stdio, http or sse (default: http for a URL, else stdio)")
-    .option("--env <key=value>", "environment variable for a command server (repeatable)", collectPairs)
+    .option(
+      "--env <key=value>",
+      "environment variable for a command server (repeatable)",
+      pairsOption("--env", "KEY=value", "an environment variable name"),
+    )
     .option("--header <name:value>", "HTTP header for a URL server (repeatable)", collectHeader)
     .option("--force", "replace a server of the same name")
     .action(addServer);

@@ -106,6 +106,20 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
     expect(header.stderr).not.toContain("tok-1");
   });
 
+  it("a malformed --env names --env", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    const [noEquals, proto] = await Promise.all([
+      svc(home, ["mcp", "add", "x", "--env", "NOEQUALS", "--", "node", "srv.mjs"]),
+      svc(home, ["mcp", "add", "x", "--env", "__proto__=1", "--", "node", "srv.mjs"]),
+    ]);
+    expect(noEquals.code).toBe(2);
+    expect(noEquals.stderr).toContain('svc: --env: expected KEY=value, got "NOEQUALS"');
+    expect(proto.code).toBe(2);
+    expect(proto.stderr).toContain('svc: --env: "__proto__" cannot be an environment variable name');
+    expect(config()).toBe(COMMENTED);
+  });
+
   it("with no config.yaml, starts from the embedded default so the webhook adapter stays on; the file is 0600", async () => {
     home = tempHome();
     expect((await svc(home, ["mcp", "add", "fx", "--", "node", "x.js"])).code).toBe(0);
