@@ -244,7 +244,7 @@ export class McpHub {
         connect: fromPromise<Connected, { name: string; attempt: number }>(({ signal }) =>
           connectRuntime(
             holder.rt as Runtime,
-            { ...this.options, onToolsChanged: () => this.rebuild() },
+            { ...this.options, onToolsChanged: () => this.toolsChanged() },
             signal,
           ),
         ),
@@ -280,6 +280,7 @@ export class McpHub {
       listed: new Set(cache?.tools.map((t) => t.name)),
       era: undefined,
       secrets: [],
+      loggedCollisions: new Set(),
     } as Omit<Runtime, "actor"> as Runtime;
     holder.rt = rt;
     const system = this.options.system;
@@ -331,6 +332,15 @@ export class McpHub {
     }
     if (this.options.system === undefined) rt.actor.stop();
     else this.options.system.stopChild(`mcp:${rt.name}`);
+  }
+
+  /**
+   * A listing changed a server's toolset (its connect, or `tools/list_changed`): the registry is rebuilt
+   * and the status published, since a listing while connected makes no snapshot of the actor.
+   */
+  private toolsChanged(): void {
+    this.rebuild();
+    this.options.onStatus?.(this.status());
   }
 
   private rebuild(): void {

@@ -39,6 +39,8 @@ export interface Runtime {
   era: string | undefined;
   /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
   secrets: readonly string[];
+  /** Collisions among its own tools already logged: each is reported once, not at every listing or reconnect. */
+  readonly loggedCollisions: Set<string>;
 }
 
 /**
@@ -193,8 +195,11 @@ async function listAndRegister(
       `[mcp] ${rt.name}: could not write the schema cache`,
     );
   }
-  for (const collision of rt.toolset.collisions)
+  for (const collision of rt.toolset.collisions) {
+    if (rt.loggedCollisions.has(collision)) continue;
+    rt.loggedCollisions.add(collision);
     logger.warn({ server: rt.name }, `[mcp] tool name collision: ${collision}`);
+  }
   const long = rt.toolset.tools.filter((t) => t.name.length > MODEL_TOOL_NAME_LIMIT).map((t) => t.name);
   if (long.length > 0) {
     // The names stay as svc builds them; many model APIs refuse function names over 64 characters.

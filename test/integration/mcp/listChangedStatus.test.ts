@@ -1,0 +1,34 @@
+import { describe, expect, it, vi } from "vitest";
+import type { ServerStatus } from "../../../src/io/mcp/statusFile.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import { stdioEntry, useHubs } from "./harness.js";
+
+const ctx = useHubs();
+
+const COLLISION =
+  'fx: "write.note" and "write-note" both register as mcp__fx__write_note; "write.note" is skipped';
+
+describe("notifications/tools/list_changed", () => {
+  it("publishes the server's new status (tool count, collisions) and logs a collision of its own once", async () => {
+    const log = captureLogger();
+    let published: ServerStatus[] = [];
+    const h = ctx.hub(
+      ctx.home,
+      { fx: stdioEntry("legacy") },
+      { logger: log.logger, onStatus: (statuses) => (published = statuses) },
+    );
+    const before = (await h.settled("fx")).toolCount;
+    const fx = () => published.find((s) => s.name === "fx");
+    // `write.note` sanitizes like the fixture's `write-note`; each addition makes the server send list_changed.
+    await h.call("fx", "add-tool", { name: "write.note" });
+    await vi.waitFor(() => expect(fx()?.collisions).toEqual([COLLISION]), { timeout: 5000, interval: 20 });
+    await h.call("fx", "add-tool", { name: "brand-new" });
+    await vi.waitFor(() => expect(fx()?.toolCount).toBe(before + 1), { timeout: 5000, interval: 20 });
+    expect(h.tools().map((t) => t.name)).toContain("mcp__fx__brand_new");
+    expect(fx()?.collisions).toEqual([COLLISION]);
+    // Listed twice since the collision appeared: it is logged once.
+    expect(log.messages().filter((m) => m.includes("tool name collision"))).toEqual([
+      `[mcp] tool name collision: ${COLLISION}`,
+    ]);
+  });
+});
