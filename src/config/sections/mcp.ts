@@ -196,29 +196,25 @@ function describeCert(input: unknown): string {
   return `a list of ${input.length} entries, [${input.slice(0, 2).map(describe).join(", ")}, …] (the rest not shown: the third is the key's password)`;
 }
 
-/** A value of `env` or `headers`: a string (numbers and booleans as their text); `KEY:` alone is an error that says to quote "". */
-const textValue = (booleans: boolean) =>
-  z.union(booleans ? [z.string(), z.number(), z.boolean()] : [z.string(), z.number()], {
+/**
+ * A value of `args`, `env` or `headers`: a string, a number (as written, see yamlNodes.ts) or a boolean
+ * (`true`/`false`), all passed on as text; `KEY:` or a `null` entry alone is an error that says to quote "".
+ */
+const textValue = (empty: string) =>
+  z.union([z.string(), z.number(), z.boolean()], {
     error: (i) =>
       i.input === null || i.input === undefined
-        ? `has no value — write KEY: "" for an empty string, or remove the key`
+        ? `has no value — ${empty}`
         : `expected a string, got ${describe(i.input)}`,
   });
 
-/** One `args` entry: a string (a number as its text); `true`, `null` and the like say to quote them. */
-const argValue = z.union([z.string(), z.number()], {
-  error: (i) =>
-    i.input === null || i.input === undefined
-      ? `has no value — write "" for an empty argument, or remove the entry`
-      : typeof i.input === "boolean"
-        ? `expected a string, got ${i.input} — put it in quotes ("${i.input}") to pass it as an argument`
-        : `expected a string, got ${describe(i.input)}`,
-});
+const argText = textValue(`write "" for an empty argument, or remove the entry`).transform(String);
+const keyText = textValue(`write KEY: "" for an empty string, or remove the key`).transform(String);
 
 const entryShape = {
   command: z.string().min(1).optional(),
-  args: z.array(argValue.transform(String)).default([]),
-  env: z.record(z.string(), textValue(true).transform(String)).default({}),
+  args: z.array(argText).default([]),
+  env: z.record(z.string(), keyText).default({}),
   url: z.string().min(1).optional(),
   headers: z
     .record(
@@ -226,7 +222,7 @@ const entryShape = {
         error: (i) =>
           `${describe(i.input)} is not a valid HTTP header name (letters, digits and - _ . ! # $ % & ' * + ^ \` | ~; no spaces or colons)`,
       }),
-      textValue(false).transform(String),
+      keyText,
     )
     .default({}),
   ssl_verify: z
