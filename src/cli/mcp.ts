@@ -21,6 +21,7 @@ import { readStatusFile, type ServerStatus } from "../io/mcp/statusFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
 import { pairsOption } from "./format.js";
+import { literalVariablesWarning } from "./mcp/check.js";
 import { printChecks, testAll } from "./mcp/checkCommands.js";
 import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
 import { addServer, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
@@ -248,6 +249,11 @@ async function testServer(
     );
     printProblems(status);
     for (const line of crossServerLines(server, view)) process.stderr.write(`${terminalText(line)}\n`);
+    const unset =
+      entry === undefined
+        ? undefined
+        : literalVariablesWarning(entry, secretScope(loaded.paths), loaded.paths.env);
+    if (unset !== undefined) process.stderr.write(`warning: ${unset}\n`);
   } finally {
     await hub.stop();
   }

@@ -1,12 +1,13 @@
 import { policyApprovals } from "../../actors/mcp/approvals.js";
 import { McpHub } from "../../actors/mcp/hub.js";
 import { oauthProviderFor } from "../../actors/oauth/provider.js";
+import type { InterpolationScope } from "../../config/interpolate.js";
 import { type LoadedConfig, secretScope } from "../../config/load.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { redactCredentials } from "../../io/credentials.js";
 import { silentLogger } from "../../io/log.js";
 import { terminalText } from "../../io/terminalText.js";
-import { unsetMcpVariables } from "../config/unsetVariables.js";
+import { unsetMcpVariablesByEffect } from "../config/unsetVariables.js";
 
 /** One server's answer to "is it working?". */
 export interface ServerCheck {
@@ -17,22 +18,46 @@ export interface ServerCheck {
   readonly tools?: number;
   /** Why it failed, or why it was skipped: one line, no credential, no escape sequence. */
   readonly reason?: string;
+  /** When ok: what it connected with that may not be meant (an unset `${VAR}` passed on as written). */
+  readonly warning?: string;
 }
 
 /** `ok (N tools)`, `failed: <reason>`, `skipped (...)`: the STATUS column. */
 export function describeCheck(check: ServerCheck): string {
-  if (check.outcome === "ok") return `ok (${check.tools} tool${check.tools === 1 ? "" : "s"})`;
+  if (check.outcome === "ok")
+    return `ok (${check.tools} tool${check.tools === 1 ? "" : "s"})${check.warning === undefined ? "" : ` — warning: ${check.warning}`}`;
   if (check.outcome === "skipped") return `skipped (${check.reason})`;
   return `failed: ${check.reason}`;
 }
 
 const oneLine = (text: string) => terminalText(redactCredentials(text)).replace(/\s*\n\s*/g, " ");
 
+const variables = (names: readonly string[]) => names.map((n) => `\${${n}}`).join(", ");
+const isAre = (names: readonly string[]) => (names.length === 1 ? "is" : "are");
+const addThem = (names: readonly string[], envFile: string) =>
+  `add ${names.map((n) => `${n}=...`).join(", ")} to ${envFile} or the environment`;
+
+/**
+ * The `${VAR}`s outside a remote server's url and headers that are not set: the connect passes them on
+ * as written (`svc mcp test`, `list`, the gateway alike), which is rarely meant. Undefined when none.
+ */
+export function literalVariablesWarning(
+  entry: McpServerEntry,
+  scope: InterpolationScope,
+  envFile: string,
+): string | undefined {
+  const { literal } = unsetMcpVariablesByEffect(entry, scope);
+  if (literal.length === 0) return undefined;
+  const one = literal.length === 1;
+  return `${variables(literal)} ${isAre(literal)} not set, so ${one ? "it is" : "they are"} passed on as written — ${addThem(literal, envFile)} if ${one ? "it is meant as a variable" : "they are meant as variables"}`;
+}
+
 /**
  * Connects each named enabled server at once (in parallel), lists its tools and closes it, each bounded by
  * `timeoutMs`. Never interactive: a server that needs a login fails with the connect's reason (run
- * `svc mcp login`), and no browser opens. A `${VAR}` the entry uses that is not set fails it without a
- * connect, naming the variable.
+ * `svc mcp login`), and no browser opens. A `${VAR}` of a remote server's url or headers that is not set
+ * fails it without a connect, naming the variable, as a connect would; one elsewhere keeps its literal
+ * text as in any connect, and an ok check carries a warning naming it.
  */
 export async function checkServers(
   loaded: LoadedConfig,
@@ -52,13 +77,13 @@ export async function checkServers(
       results.set(name, { name, transport, outcome: "skipped", reason: "enabled: false" });
       continue;
     }
-    const unset = unsetMcpVariables(entry, scope);
-    if (unset.length > 0) {
+    const { failing } = unsetMcpVariablesByEffect(entry, scope);
+    if (failing.length > 0) {
       results.set(name, {
         name,
         transport,
         outcome: "failed",
-        reason: `${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — add ${unset.map((n) => `${n}=...`).join(", ")} to ${loaded.paths.env} or the environment`,
+        reason: `${variables(failing)} ${isAre(failing)} not set — ${addThem(failing, loaded.paths.env)}`,
       });
       continue;
     }
@@ -96,7 +121,13 @@ export async function checkServers(
           });
         } else if (status.state === "connected") {
           // Counted once every check has ended: a server listed earlier may take some of its names.
-          results.set(name, { name, transport, outcome: "ok" });
+          const warning = literalVariablesWarning(entries[name] as McpServerEntry, scope, loaded.paths.env);
+          results.set(name, {
+            name,
+            transport,
+            outcome: "ok",
+            ...(warning === undefined ? {} : { warning }),
+          });
         } else {
           results.set(name, {
             name,

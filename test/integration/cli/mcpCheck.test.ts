@@ -63,6 +63,27 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
     const res = await svc(home, ["mcp", "test", "--all"]);
     expect(res).toMatchObject({ code: 0, stdout: expect.stringMatching(/fx\s+stdio\s+ok \(12 tools\)/) });
   });
+
+  it("an unset variable in a stdio server's args is passed on as written: ok with a warning, as svc mcp test says", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+        mcp_servers: { lit: { command: process.execPath, args: [SERVER, "--x=${NOT_SET_SVC_TEST}"] } },
+      }),
+    );
+    const warning = `\${NOT_SET_SVC_TEST} is not set, so it is passed on as written — add NOT_SET_SVC_TEST=... to ${join(home.dir, ".env")} or the environment if it is meant as a variable`;
+    const [all, list, one] = await Promise.all([
+      svc(home, ["mcp", "test", "--all"]),
+      svc(home, ["mcp", "list"]),
+      svc(home, ["mcp", "test", "lit"]),
+    ]);
+    expect(all.code).toBe(0);
+    for (const res of [all, list]) expect(res.stdout).toContain(`ok (12 tools) — warning: ${warning}`);
+    expect(one.code).toBe(0);
+    expect(one.stderr).toContain(`warning: ${warning}`);
+  });
 });
 
 describe("svc mcp tools <server>: descriptions and input schemas", { timeout: 60_000 }, () => {
