@@ -24,6 +24,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { SvcError } from "../../errors.js";
 import { VERSION } from "../version.js";
 import {
   type DiscoverResult,
@@ -35,6 +36,7 @@ import {
   STATELESS_VERSION,
   speaksStateless,
 } from "./eras.js";
+import { describeMalformed } from "./transportErrors.js";
 
 const LooseToolListSchema = z.looseObject({
   tools: z.array(
@@ -122,11 +124,18 @@ export class McpSession {
     let cursor: string | undefined;
     for (let n = 0; n < MAX_LIST_PAGES; n++) {
       // A loose schema: the SDK's strips unknown annotation keys such as the snake-case `read_only_hint`.
-      const page = await this.client.request(
-        { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
-        LooseToolListSchema,
-        { timeout: timeoutMs },
-      );
+      const page = await this.client
+        .request(
+          { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+          LooseToolListSchema,
+          {
+            timeout: timeoutMs,
+          },
+        )
+        .catch((err: unknown) => {
+          const malformed = describeMalformed(err, "the server's tools/list result");
+          throw malformed === undefined ? err : new SvcError("mcp_connect", malformed);
+        });
       tools.push(...(page.tools as Tool[]));
       cursor = nextPage(page.nextCursor, seen);
       if (cursor === undefined) break;

@@ -9,11 +9,72 @@ export function httpStatusOf(err: unknown): number | undefined {
   return typeof code === "number" && code >= 100 ? code : undefined;
 }
 
+interface Issue {
+  readonly code?: string;
+  readonly path?: ReadonlyArray<PropertyKey>;
+  readonly message?: string;
+  readonly errors?: ReadonlyArray<ReadonlyArray<Issue>>;
+}
+
+/** The issues of a zod validation error (the SDK checks each message and result it receives with zod). */
+function zodIssues(err: unknown): readonly Issue[] | undefined {
+  // `ZodError` of zod, `$ZodError` of zod/mini (the SDK checks results with the latter).
+  if (typeof err !== "object" || err === null) return undefined;
+  const { name, issues } = err as { name?: unknown; issues?: unknown };
+  if (name !== "ZodError" && name !== "$ZodError") return undefined;
+  return Array.isArray(issues) ? (issues as Issue[]) : undefined;
+}
+
+/** The innermost issues, each with its full path; of a union, the alternative with the fewest problems. */
+function leafIssues(issues: readonly Issue[], prefix: readonly PropertyKey[] = []): Issue[] {
+  return issues.flatMap((issue) => {
+    const path = [...prefix, ...(issue.path ?? [])];
+    if (issue.code === "invalid_union" && issue.errors !== undefined && issue.errors.length > 0) {
+      const branches = issue.errors.map((branch) => leafIssues(branch, path));
+      return branches.reduce((best, branch) => (branch.length < best.length ? branch : best));
+    }
+    return [{ ...issue, path }];
+  });
+}
+
+/** `tools: expected array, received string (and 2 more problems)`: one line instead of the issues' JSON. */
+function summarizeIssues(issues: readonly Issue[]): string {
+  const leaves = leafIssues(issues);
+  const first = leaves[0];
+  if (first === undefined) return "it does not have the expected shape";
+  const where =
+    first.path === undefined || first.path.length === 0 ? "" : `${first.path.map(String).join(".")}: `;
+  const what = (first.message ?? "invalid").replace(/^Invalid input: /, "");
+  const more = leaves.length - 1;
+  return `${where}${what}${more > 0 ? ` (and ${more} more problem${more === 1 ? "" : "s"})` : ""}`;
+}
+
+/**
+ * A message or result that failed the SDK's validation, as one line: what was expected and what came;
+ * undefined for any other error. An answer that is not a JSON-RPC message at all (a url answering some
+ * other JSON) says so and where to look.
+ */
+export function describeMalformed(err: unknown, what = "the server's answer"): string | undefined {
+  const issues = zodIssues(err);
+  if (issues === undefined) return undefined;
+  const notJsonRpc = issues.some(
+    (issue) =>
+      issue.code === "invalid_union" &&
+      issue.errors?.some((branch) => branch.some((i) => i.path?.[0] === "jsonrpc")),
+  );
+  if (notJsonRpc)
+    return `${what} is not a JSON-RPC message (no "jsonrpc": "2.0") — check that the url is the server's MCP endpoint`;
+  return `${what} is malformed: ${summarizeIssues(issues)}`;
+}
+
 /**
  * A transport error for a person: its causes, and its HTTP status when the SDK's message lacks it
- * (an empty body leaves "Error POSTing to endpoint: " with nothing after it).
+ * (an empty body leaves "Error POSTing to endpoint: " with nothing after it); a failed validation as one
+ * line (describeMalformed), not the issues' JSON.
  */
 export function describeTransportError(err: unknown): string {
+  const malformed = describeMalformed(err);
+  if (malformed !== undefined) return malformed;
   // A TypeScript-SDK server sends an McpError's message with its "MCP error <code>: " prefix, and the
   // client adds the prefix again: "MCP error -32002: MCP error -32002: Resource ... not found".
   const text = describeWithCauses(err).replace(/(MCP error -?\d+: )\1+/g, "$1");

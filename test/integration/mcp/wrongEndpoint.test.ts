@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
 import { entry, useHubs } from "./harness.js";
@@ -44,6 +45,35 @@ describe("a url that is not the configured transport's endpoint", () => {
     );
     expect((await h.settled("nothing")).lastError).toMatch(
       /^mcp_servers\.nothing: .*404.* — no MCP endpoint at this url: check its path \(often \/mcp, or \/sse for SSE servers\)$/,
+    );
+  });
+});
+
+/** A JSON API that is not an MCP server: every request gets `{"ok":true}`. */
+async function jsonApiServer(): Promise<string> {
+  const server: Server = createServer(async (req, res) => {
+    for await (const _ of req);
+    res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+}
+
+describe("an answer of the wrong shape", () => {
+  it("is one line saying what was expected and what came, not the validation's JSON", async () => {
+    const h = ctx.hub(ctx.home, {
+      api: entry({ url: await jsonApiServer() }),
+      list: entry({
+        command: process.execPath,
+        args: [join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs")],
+      }),
+    });
+    expect((await h.settled("api")).lastError).toBe(
+      'mcp_servers.api: the server\'s answer is not a JSON-RPC message (no "jsonrpc": "2.0") — check that the url is the server\'s MCP endpoint',
+    );
+    expect((await h.settled("list")).lastError).toBe(
+      "the server's tools/list result is malformed: tools: expected array, received string",
     );
   });
 });
