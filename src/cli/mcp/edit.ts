@@ -27,7 +27,8 @@ export function collectHeader(value: string, previous: Record<string, string> = 
 function checkEntry(name: string, entry: Record<string, unknown>, configPath: string): void {
   const problem = installNameProblem(name);
   if (problem !== undefined) throw new SvcError("usage", problem);
-  const parsed = mcpServerSchema.safeParse(entry);
+  // The input in each issue: `command: 5` is "expected a string, got 5", not "missing".
+  const parsed = mcpServerSchema.safeParse(entry, { reportInput: true });
   if (!parsed.success)
     throw new SvcError(
       "usage",

@@ -47,8 +47,12 @@ const isMapping = (v: unknown): v is Record<string, unknown> =>
 /** Keys carried over as they are; the others are noted and left out. */
 const KEPT = ["command", "args", "env", "url", "headers"] as const;
 
-/** `${input:x}`, `${workspaceFolder}` and other VS Code/Claude forms svc does not render. */
-const FOREIGN_VARIABLE = /\$\{(input:[^}]*|workspaceFolder[^}]*|userHome|pathSeparator|CLAUDE_[A-Z_]*)\}/;
+/**
+ * `${input:x}`, a multi-root `${workspaceFolder:name}` and other VS Code/Claude forms svc does not
+ * render; `${workspaceFolder}`, `${workspaceFolderBasename}`, `${userHome}`, `${pathSeparator}` and `${/}` it does.
+ */
+const FOREIGN_VARIABLE =
+  /\$\{(input:[^}]*|workspaceFolder:[^}]*|workspaceFolderBasename:[^}]*|CLAUDE_[A-Z_]*)\}/;
 
 function convert(name: string, raw: Record<string, unknown>, notes: string[]): Record<string, unknown> {
   const entry: Record<string, unknown> = {};

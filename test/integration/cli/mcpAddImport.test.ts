@@ -199,6 +199,30 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     expect((await svc(home, ["mcp", "test", "fx"])).code).toBe(0);
   });
 
+  it("a variable svc renders gets no note; an entry svc refuses says why as config.yaml would", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    const file = home.write(
+      ".mcp.json",
+      JSON.stringify({
+        mcpServers: {
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+          fs: { command: "node", args: ["${workspaceFolder}/server.js", "${userHome}"] },
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+          multi: { command: "node", args: ["${workspaceFolder:api}/server.js"] },
+          n2: { command: 5 },
+        },
+      }),
+    );
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res.stdout).toContain("Imported fs, multi");
+    expect(res.stderr).not.toContain("fs:");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    expect(res.stderr).toContain("multi: ${workspaceFolder:api} is another client's variable");
+    expect(res.stderr).toContain("n2: skipped — ");
+    expect(res.stderr).toContain("mcp_servers.n2.command: expected a string, got 5");
+  });
+
   it("a file with neither layout is refused", async () => {
     home = tempHome();
     const file = home.write("other.json", '{"mcp": {}}');
