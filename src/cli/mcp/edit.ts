@@ -100,6 +100,12 @@ export function addServer(name: string, target: string[], options: AddOptions): 
     throw new SvcError("usage", `a URL server takes no arguments after the URL (got ${args.join(" ")})`);
   if (!isUrl && options.header !== undefined)
     throw new SvcError("usage", "--header applies to http and sse servers; a command server takes --env");
+  // A URL server starts no process: its env would be unused, and often a credential written out for nothing.
+  if (isUrl && options.env !== undefined)
+    throw new SvcError(
+      "usage",
+      `--env applies to command servers (their process environment); a URL server takes --header (e.g. --header 'Authorization: Bearer \${TOKEN}')`,
+    );
   const entry: Record<string, unknown> = isUrl
     ? { url: first, ...(transport === "sse" ? { transport: "sse" } : {}) }
     : { command: first, ...(args.length > 0 ? { args } : {}) };

@@ -79,7 +79,11 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
       svc(home, ["mcp", "add", "x", "--transport", "ws", "--", "https://a.test/mcp"]),
       svc(home, ["mcp", "add", "bad name", "--", "node"]),
       svc(home, ["mcp", "add", "x"]),
+      svc(home, ["mcp", "add", "x", "--env", "TOKEN=abcd1234", "--", "https://a.test/mcp"]),
     ]);
+    expect(cases.at(-1)?.stderr).toContain(
+      "--env applies to command servers (their process environment); a URL server takes --header",
+    );
     for (const result of cases) expect(result.code).toBe(2);
     expect(config()).toBe(COMMENTED);
     chmodSync(join(home.dir, "config.yaml"), 0o644);
