@@ -27,7 +27,12 @@ export async function printChecks(names: readonly string[] | undefined, timeout?
 
 /** `svc mcp test --all`: every configured server checked at once; exit 1 when one fails. */
 export async function testAll(server: string | undefined, options: { all?: boolean; timeout?: string }) {
-  if ((server !== undefined) === (options.all === true))
+  if (server !== undefined && options.all === true)
+    throw new SvcError(
+      "usage",
+      `a server name and --all exclude each other: svc mcp test ${server} checks that server, svc mcp test --all every configured one`,
+    );
+  if (server === undefined && options.all !== true)
     throw new SvcError("usage", "give a server name, or --all to check every configured server");
   const failed = await printChecks(undefined, options.timeout);
   if (failed > 0) process.exitCode = 1;

@@ -52,6 +52,11 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
     expect(all.code).toBe(1);
     expect(all.stdout).toMatch(/^fx\s+stdio\s+ok \(12 tools\)$/m);
     expect((await svc(home, ["mcp", "test"])).code).toBe(2);
+    const both = await svc(home, ["mcp", "test", "fx", "--all"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain(
+      "svc: a server name and --all exclude each other: svc mcp test fx checks that server, svc mcp test --all every configured one",
+    );
   });
 
   it("svc mcp test --all exits 0 when every enabled server works", async () => {
