@@ -7,6 +7,8 @@ import { MAX_TIMER_SECONDS } from "../timerSeconds.js";
  */
 
 function describe(value: unknown): string {
+  // JSON would say null for YAML's .inf and .nan.
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
   try {
     const text = JSON.stringify(value);
     return text === undefined ? typeof value : text.length > 60 ? `${text.slice(0, 57)}...` : text;

@@ -20,6 +20,13 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     expect(() => load("mcp_servers:\n  g:\n    url: https://x\n    connect_timeout: 0\n")).toThrow(
       /mcp_servers\.g\.connect_timeout: expected a positive number of seconds, got 0/,
     );
+    // YAML's .inf and .nan are numbers JSON has no text for: the message names them, not "null".
+    expect(() => load("mcp_servers:\n  g:\n    command: x\n    timeout: .inf\n")).toThrow(
+      /mcp_servers\.g\.timeout: expected seconds, got Infinity$/m,
+    );
+    expect(() => load("mcp_servers:\n  g:\n    command: x\n    connect_timeout: .nan\n")).toThrow(
+      /mcp_servers\.g\.connect_timeout: expected seconds, got NaN$/m,
+    );
   });
 
   it("an env or headers key without a value names the key and says how to write an empty string", () => {
