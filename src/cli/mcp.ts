@@ -353,12 +353,14 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   while (Date.now() - sentAt < waitMs) {
     const reload = readStatusFile(loaded.paths.mcpCache)?.lastReload;
     if (reload !== undefined && Date.parse(reload.at) >= sentAt - 1000) {
+      // A status file of a gateway started before `disabled` was reported has none.
+      const disabled = reload.disabled ?? [];
       const line = (label: string, names: string[]) =>
         names.length > 0 ? `  ${label}: ${names.join(", ")}\n` : "";
       process.stdout.write(
-        `Gateway (pid ${pid}) reloaded mcp_servers:\n${line("added", reload.added)}${line("removed", reload.removed)}${line("reconnected (changed)", reload.changed)}${line("unchanged", reload.unchanged)}`,
+        `Gateway (pid ${pid}) reloaded mcp_servers:\n${line("added", reload.added)}${line("removed", reload.removed)}${line("reconnected (changed)", reload.changed)}${line("stopped (disabled)", disabled)}${line("unchanged", reload.unchanged)}`,
       );
-      if (reload.added.length + reload.removed.length + reload.changed.length === 0)
+      if (reload.added.length + reload.removed.length + reload.changed.length + disabled.length === 0)
         process.stdout.write("  nothing changed\n");
       return;
     }

@@ -187,7 +187,7 @@ export class McpHub {
 
   /** Applies a new `mcp_servers` mapping: only added, removed or changed entries are touched. */
   async reload(servers: Readonly<Record<string, McpServerEntry>>): Promise<ReloadSummary> {
-    const summary: ReloadSummary = { added: [], removed: [], changed: [], unchanged: [] };
+    const summary: ReloadSummary = { added: [], removed: [], changed: [], disabled: [], unchanged: [] };
     for (const [name, rt] of [...this.runtimes]) {
       if (Object.hasOwn(servers, name)) continue;
       await this.remove(rt);
@@ -208,7 +208,7 @@ export class McpHub {
         continue;
       }
       if (rt !== undefined) await this.remove(rt);
-      (rt === undefined ? summary.added : summary.changed).push(name);
+      (rt === undefined ? summary.added : entry.enabled ? summary.changed : summary.disabled).push(name);
       this.add(name, entry);
     }
     this.servers = servers;

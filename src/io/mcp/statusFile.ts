@@ -8,6 +8,8 @@ export interface ReloadSummary {
   readonly added: string[];
   readonly removed: string[];
   readonly changed: string[];
+  /** Changed to `enabled: false`: stopped, not reconnected. */
+  readonly disabled: string[];
   readonly unchanged: string[];
 }
 

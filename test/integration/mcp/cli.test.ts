@@ -168,22 +168,28 @@ describe("svc mcp (subprocess)", () => {
   });
 
   it("reload makes the running gateway reconnect only changed servers; list shows its live status", async () => {
-    writeConfig({ keep: fixture(), change: fixture() });
+    writeConfig({ keep: fixture(), change: fixture(), off: fixture() });
     gateway = svc(home, ["gateway", "run", "--port", "0"]);
     const deadline = Date.now() + 20_000;
     for (;;) {
       const list = await run(home, ["mcp", "list"]);
-      if (/keep\s+stdio\s+connected/.test(list.stdout) && /change\s+stdio\s+connected/.test(list.stdout))
+      if (["keep", "change", "off"].every((n) => new RegExp(`${n}\\s+stdio\\s+connected`).test(list.stdout)))
         break;
       if (Date.now() > deadline)
         throw new Error(`gateway never connected: ${list.stdout}\n${gateway.stdout()}\n${gateway.stderr()}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    writeConfig({ keep: fixture(), change: fixture({ timeout: 42 }), added: fixture() });
+    writeConfig({
+      keep: fixture(),
+      change: fixture({ timeout: 42 }),
+      off: fixture({ enabled: false }),
+      added: fixture(),
+    });
     const reload = await run(home, ["mcp", "reload"]);
     expect(reload.code).toBe(0);
     expect(reload.stdout).toMatch(/added: added/);
-    expect(reload.stdout).toMatch(/reconnected \(changed\): change/);
+    expect(reload.stdout).toMatch(/reconnected \(changed\): change\n/);
+    expect(reload.stdout).toMatch(/stopped \(disabled\): off\n/);
     expect(reload.stdout).toMatch(/unchanged: keep/);
   });
 });

@@ -134,7 +134,13 @@ describe("reload", () => {
       change: stdioEntry("legacy", { timeout: 99 }),
       add: stdioEntry(),
     });
-    expect(summary).toEqual({ added: ["add"], removed: ["drop"], changed: ["change"], unchanged: ["keep"] });
+    expect(summary).toEqual({
+      added: ["add"],
+      removed: ["drop"],
+      changed: ["change"],
+      disabled: [],
+      unchanged: ["keep"],
+    });
     expect(text(await h.call("keep", "pid", {}))).toBe(pidKeep);
     expect(text(await h.call("change", "pid", {}))).not.toBe(pidChange);
     expect(h.status().map((s) => s.name)).toEqual(["keep", "change", "add"]);

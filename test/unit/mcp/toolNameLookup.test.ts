@@ -83,7 +83,13 @@ describe("MCP servers named like Object.prototype members (SDK server over InMem
     await Promise.all(["constructor", "toString"].map((s) => h.settled(s)));
     expect(text(await h.call("constructor", "echo", { text: "hi" }))).toBe("hi");
     const summary = await h.reload({ toString: fixture() });
-    expect(summary).toEqual({ added: [], removed: ["constructor"], changed: [], unchanged: ["toString"] });
+    expect(summary).toEqual({
+      added: [],
+      removed: ["constructor"],
+      changed: [],
+      disabled: [],
+      unchanged: ["toString"],
+    });
     expect(h.status().map((s) => s.name)).toEqual(["toString"]);
   });
 });
