@@ -108,7 +108,7 @@ export class McpHub {
         state,
         toolCount: state === "lazy" ? (rt.cachedToolCount ?? 0) : rt.toolset.tools.length - lost.length,
         lazy: rt.entry.lazy,
-        cached: rt.cachedToolCount !== undefined,
+        cached: rt.cachedToolCount !== undefined || rt.cachedWhileDisabled === true,
         ...(rt.era === undefined ? {} : { era: rt.era }),
         ...(snapshot.context.lastError === undefined ? {} : { lastError: snapshot.context.lastError }),
         collisions: lost.length === 0 ? rt.toolset.collisions : [...rt.toolset.collisions, ...lost],
@@ -277,6 +277,10 @@ export class McpHub {
       toolset,
       warnings: [],
       cachedToolCount: cache === undefined ? undefined : toolset.tools.length,
+      // Its tools are not registered, but the cache is there, as the offline `svc mcp list` shows.
+      ...(entry.enabled
+        ? {}
+        : { cachedWhileDisabled: readSchemaCache(this.options.cacheDir, name, entry) !== undefined }),
       listed: new Set(cache?.tools.map((t) => t.name)),
       era: undefined,
       secrets: [],
