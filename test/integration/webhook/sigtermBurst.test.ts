@@ -43,7 +43,9 @@ describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 150
         webhookConfig(
           { pr: { secret: SECRET, prompt: "PR {number}" } },
           { port: 0, rate_limit: 100_000 },
-          { agent: appendAgent(8) },
+          // A drain long enough for every waiting run even on a loaded machine: a run still running when
+          // the drain ends is saved and may run twice (at-least-once), which this test is not about.
+          { agent: appendAgent(8), gateway: { drain_timeout_seconds: 100 } },
         ),
       ),
     );
