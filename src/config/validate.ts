@@ -27,6 +27,9 @@ function unsetSecretProblem(key: string, secret: string | undefined, file: strin
 export const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
 
 /** The startup rules (docs/webhook.md); each broken rule yields one message naming the key and the fix. */
+const insecureOffLoopback = (host: string) =>
+  `INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1), but host is ${host} — set a real secret or bind to 127.0.0.1`;
+
 export function webhookStartupProblems(config: Config, file: string): string[] {
   const webhook = config.platforms.webhook;
   const problems: string[] = [];
@@ -54,16 +57,19 @@ export function webhookStartupProblems(config: Config, file: string): string[] {
         `${at}.coalesce: cannot be combined with deliver_only or cron_job — remove coalesce or the other mode`,
       );
     }
-    if (secret === INSECURE_NO_AUTH && !LOOPBACK_HOSTS.has(webhook.host)) {
-      // Name the key that holds the value: the route's own, or the global one it falls back to.
-      const key =
-        route.secret === undefined
-          ? `${file}: platforms.webhook.secret (global secret or WEBHOOK_SECRET, used by route ${name})`
-          : `${at}.secret`;
-      problems.push(
-        `${key}: INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1), but host is ${webhook.host} — set a real secret or bind to 127.0.0.1`,
-      );
-    }
+    if (route.secret === INSECURE_NO_AUTH && !LOOPBACK_HOSTS.has(webhook.host))
+      problems.push(`${at}.secret: ${insecureOffLoopback(webhook.host)}`);
+  }
+  // The global secret is also every subscription's that has none of its own: refused even when no
+  // static route falls back to it.
+  if (webhook.secret === INSECURE_NO_AUTH && !LOOPBACK_HOSTS.has(webhook.host)) {
+    const users = Object.entries(webhook.routes)
+      .filter(([, route]) => route.secret === undefined)
+      .map(([name]) => name);
+    const usedBy = `${users.length > 0 ? `used by route ${users.join(", ")} and` : "used by"} every subscription without a secret of its own`;
+    problems.push(
+      `${file}: platforms.webhook.secret (global secret or WEBHOOK_SECRET, ${usedBy}): ${insecureOffLoopback(webhook.host)}`,
+    );
   }
   return problems;
 }

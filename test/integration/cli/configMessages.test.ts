@@ -32,10 +32,24 @@ describe("svc gateway run refuses a bad configuration with file, key and fix", {
     const res = await svc(home, ["gateway", "run"]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(
-      "platforms.webhook.secret (global secret or WEBHOOK_SECRET, used by route open): INSECURE_NO_AUTH is only allowed on a loopback bind",
+      "platforms.webhook.secret (global secret or WEBHOOK_SECRET, used by route open and every subscription without a secret of its own): INSECURE_NO_AUTH is only allowed on a loopback bind",
     );
     expect(res.stderr).toContain("set a real secret or bind to 127.0.0.1");
     expect(res.stderr).not.toContain("routes.open.secret");
+  });
+
+  it("INSECURE_NO_AUTH as the global secret off loopback is refused also when every static route has its own secret: subscriptions fall back to it", async () => {
+    home = tempHome();
+    home.write("config.yaml", webhook({ host: "0.0.0.0", routes: { signed: { secret: "s" } } }));
+    home.write(".env", "WEBHOOK_SECRET=INSECURE_NO_AUTH\n");
+    home.write("webhook_subscriptions.json", JSON.stringify({ nosec: { prompt: "p", enabled: true } }));
+    const res = await svc(home, ["gateway", "run"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(
+      "platforms.webhook.secret (global secret or WEBHOOK_SECRET, used by every subscription without a secret of its own): INSECURE_NO_AUTH is only allowed on a loopback bind",
+    );
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(1);
   });
 
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own interpolation syntax
