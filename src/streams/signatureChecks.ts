@@ -29,6 +29,8 @@ export interface VerifyInput {
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 
 export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** A signing key's base64, its padding optional: the reference libraries decode `whsec_` keys either way. */
+export const BASE64_KEY = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** Whether a credential header may hold `value`: only printable ASCII is read (any other reads as malformed). */

@@ -1,6 +1,7 @@
 import {
   type AuthResult,
   BASE64,
+  BASE64_KEY,
   checkHexHmac,
   checkTimestamp,
   equalDigests,
@@ -56,13 +57,21 @@ function token(value: string | null, secret: string): AuthResult {
  * not base64 verifies nothing. A secret without the prefix may be either the base64 key pasted bare
  * (the libraries decode it) or a plain text secret that hand-rolled senders key the HMAC with.
  */
+/** The key a `whsec_` secret encodes (base64, padded or not); undefined when it encodes none. */
+export function whsecKey(secret: string): Buffer | undefined {
+  const encoded = secret.slice("whsec_".length);
+  return secret.startsWith("whsec_") && encoded.length > 0 && BASE64_KEY.test(encoded)
+    ? Buffer.from(encoded, "base64")
+    : undefined;
+}
+
 function standardWebhooksKeys(secret: string): Buffer[] {
   if (secret.startsWith("whsec_")) {
-    const encoded = secret.slice("whsec_".length);
-    return encoded.length > 0 && BASE64.test(encoded) ? [Buffer.from(encoded, "base64")] : [];
+    const key = whsecKey(secret);
+    return key === undefined ? [] : [key];
   }
   const keys = [Buffer.from(secret, "utf8")];
-  if (BASE64.test(secret)) keys.unshift(Buffer.from(secret, "base64"));
+  if (BASE64_KEY.test(secret)) keys.unshift(Buffer.from(secret, "base64"));
   return keys;
 }
 

@@ -11,6 +11,8 @@ import { postJson, rawHttp } from "../../helpers/http.js";
 
 const SECRET = "s3cret-for-tests";
 const WHSEC = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+// A 32-byte key written without its base64 padding, as some dashboards show it: the libraries decode it.
+const WHSEC_UNPADDED = `whsec_${Buffer.alloc(32, 7).toString("base64").replace(/=+$/, "")}`;
 const hex = (key: string, text: string) => createHmac("sha256", key).update(text).digest("hex");
 
 describe("authentication (spec 5) with the real signing libraries", () => {
@@ -22,6 +24,7 @@ describe("authentication (spec 5) with the real signing libraries", () => {
           hmac: {},
           own: { secret: "route-own-secret" },
           sw: { secret: WHSEC },
+          swunpadded: { secret: WHSEC_UNPADDED },
           swraw: { secret: "plain-standard-secret" },
           vector: { secret: githubVector.secret },
           legacy: {},
@@ -87,6 +90,27 @@ describe("authentication (spec 5) with the real signing libraries", () => {
     const raw = new StandardWebhook("plain-standard-secret", { format: "raw" }).sign("msg_2", at, body);
     expect(
       await post("swraw", body, { ...headers, "webhook-id": "msg_2", "webhook-signature": raw }),
+    ).toMatchObject({ status: 202 });
+  });
+
+  it("Standard Webhooks and Svix: a whsec_ key without its base64 padding verifies as the libraries sign with it", async () => {
+    const body = JSON.stringify({ type: "invoice.paid" });
+    const at = new Date(gw.clock.now());
+    const standard = new StandardWebhook(WHSEC_UNPADDED).sign("msg_unpadded", at, body);
+    expect(
+      await post("swunpadded", body, {
+        "webhook-id": "msg_unpadded",
+        "webhook-timestamp": String(nowSeconds()),
+        "webhook-signature": standard,
+      }),
+    ).toMatchObject({ status: 202 });
+    const svix = new SvixWebhook(WHSEC_UNPADDED).sign("msg_unpadded_svix", at, body);
+    expect(
+      await post("swunpadded", body, {
+        "svix-id": "msg_unpadded_svix",
+        "svix-timestamp": String(nowSeconds()),
+        "svix-signature": svix,
+      }),
     ).toMatchObject({ status: 202 });
   });
 
