@@ -8,21 +8,27 @@ export interface SecretRoute {
 }
 
 /**
- * A secret with a character outside printable ASCII verifies HMAC signatures (it is only their key) and
- * `Basic` credentials (base64 on the wire), but never a header that carries the secret itself: token and
- * `Bearer` headers must be printable ASCII (docs/webhook-auth.md). Named at startup, without the secret,
+ * A secret with a character outside printable ASCII, or a space at either end, verifies HMAC signatures
+ * (it is only their key) and `Basic` credentials (base64 on the wire), but never a header that carries the
+ * secret itself: token and `Bearer` headers are printable ASCII, and HTTP strips their edge spaces. Named at startup, without the secret,
  * so that such a route is not left answering 401 to every GitLab token without a word.
  */
 export function secretCharacterWarnings(routes: Iterable<SecretRoute>, file: string): string[] {
   const warnings: string[] = [];
   for (const { name, secret, route } of routes) {
-    if (secret === "INSECURE_NO_AUTH" || readableInHeader(secret)) continue;
+    if (secret === "INSECURE_NO_AUTH") continue;
+    const problem = !readableInHeader(secret)
+      ? "has a character outside printable ASCII"
+      : secret.trim() !== secret
+        ? "begins or ends with a space, which HTTP strips from a header's value"
+        : undefined;
+    if (problem === undefined) continue;
     const key =
       route.secret === undefined
         ? `platforms.webhook.secret (the global secret route ${name} uses)`
         : `platforms.webhook.routes.${name}.secret`;
     warnings.push(
-      `[webhook] ${file}: ${key} has a character outside printable ASCII, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret (svc gateway setup generates one) if this route takes tokens`,
+      `[webhook] ${file}: ${key} ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret without edge spaces (svc gateway setup generates one) if this route takes tokens`,
     );
   }
   return warnings;

@@ -50,7 +50,7 @@ describe.each(HTTP_SERVERS)("a non-ASCII route secret on the %s server", (http) 
       .filter((line) => line.level === 40 && line.msg.includes("outside printable ASCII"))
       .map((line) => line.msg);
     expect(warnings).toEqual([
-      `[webhook] ${gw.home.dir}/config.yaml: platforms.webhook.routes.utf.secret has a character outside printable ASCII, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret (svc gateway setup generates one) if this route takes tokens`,
+      `[webhook] ${gw.home.dir}/config.yaml: platforms.webhook.routes.utf.secret has a character outside printable ASCII, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret without edge spaces (svc gateway setup generates one) if this route takes tokens`,
     ]);
     expect(JSON.stringify(gw.logs())).not.toContain(SECRET);
   });

@@ -10,7 +10,7 @@ describe("a secret that token senders can never match is named at startup", () =
       FILE,
     );
     expect(warnings).toEqual([
-      `[webhook] ${FILE}: platforms.webhook.routes.gl.secret has a character outside printable ASCII, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret (svc gateway setup generates one) if this route takes tokens`,
+      `[webhook] ${FILE}: platforms.webhook.routes.gl.secret has a character outside printable ASCII, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret without edge spaces (svc gateway setup generates one) if this route takes tokens`,
     ]);
     expect(warnings.join("\n")).not.toContain("sekérit");
   });
@@ -20,6 +20,17 @@ describe("a secret that token senders can never match is named at startup", () =
     expect(warning).toContain(
       `${FILE}: platforms.webhook.secret (the global secret route any uses) has a character`,
     );
+  });
+
+  it("names a secret with a space at either end (HTTP strips it from a token header), never the secret", () => {
+    const [warning] = secretCharacterWarnings(
+      [{ name: "gl", secret: "tok123 ", route: { secret: "tok123 " } }],
+      FILE,
+    );
+    expect(warning).toContain(
+      "platforms.webhook.routes.gl.secret begins or ends with a space, which HTTP strips from a header's value",
+    );
+    expect(warning).not.toContain("tok123");
   });
 
   it("is silent for printable ASCII secrets and INSECURE_NO_AUTH", () => {
