@@ -196,21 +196,28 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
       reply: reply.text,
       ...(reply.record === undefined ? {} : { record: reply.record }),
     });
-    await deps.deliverer.deliver(
-      {
-        target: route.deliver,
-        message: {
-          text: reply.text,
-          extra: event.extra,
-          route: event.routeName,
-          deliveryId: event.deliveryId,
-          profile: request.profile,
+    try {
+      await deps.deliverer.deliver(
+        {
+          target: route.deliver,
+          message: {
+            text: reply.text,
+            extra: event.extra,
+            route: event.routeName,
+            deliveryId: event.deliveryId,
+            profile: request.profile,
+          },
+          mode: "agent",
+          mirrorToSession: route.mirror_to_session,
         },
-        mode: "agent",
-        mirrorToSession: route.mirror_to_session,
-      },
-      signal,
-    );
+        signal,
+      );
+    } catch (err) {
+      // A reply the target refused is the delivery's failure (logged, counted and recorded as such by
+      // the deliverer), not the run's: the run succeeded. A stop's abort goes on to the slot.
+      if (failure === undefined && !signal.aborted) return;
+      throw failure ?? err;
+    }
     // Logged by the run slot as a failed run.
     if (failure !== undefined) throw failure;
   };

@@ -86,5 +86,15 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
         running.logs().some((l) => l.delivery_id === "ne-2" && l.level === 50 && /slack/.test(l.msg)),
       ).toBe(true),
     );
+    // The run itself worked: the failure is the delivery's, in the log and in the history.
+    const home = historyDir(running.home.dir);
+    await vi.waitFor(() => {
+      const history = readHistory(home);
+      expect(history.filter((r) => r.kind === "run")).toMatchObject([{ id: "ne-2", outcome: "ok" }]);
+      expect(history.filter((r) => r.kind === "delivery")).toMatchObject([
+        { id: "ne-2", platform: "slack", outcome: "failed" },
+      ]);
+    });
+    expect(running.logs().filter((l) => l.msg.includes("agent run failed"))).toEqual([]);
   });
 });
