@@ -66,10 +66,8 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         provider: settings.provider,
         model: modelId,
         steps: progress.steps,
-        // A tool's error may quote what the model sent it, the key included.
-        toolCalls: log.calls.map((call) =>
-          call.error === undefined ? call : { ...call, error: scrub(call.error, secrets) },
-        ),
+        // Scrubbed as they happened (a tool's error may quote what the model sent it, the key included).
+        toolCalls: log.calls,
         usage: { input: progress.inputTokens, output: progress.outputTokens },
         outcome,
         ...(error === undefined ? {} : { error }),
@@ -100,7 +98,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             model,
             system: systemText(settings.system_prompt, request.skill),
             prompt: request.prompt,
-            tools: sdkTools(tools, context, log, now),
+            tools: sdkTools(tools, context, log, now, (text) => scrub(text, secrets)),
             maxSteps: settings.max_steps,
             maxTokens: request.maxTokens ?? settings.max_tokens,
             signal: runSignal,

@@ -40,13 +40,15 @@ function modelOutput(content: readonly ToolContent[]): ModelOutput {
 /**
  * Agent tools as the AI SDK's tool set: the schema passes through unchanged (`jsonSchema`, no local
  * validation: the tool's owner judges its arguments), a failed call is thrown so the model gets it as a
- * tool error and the loop goes on, and every call is timed into `log`.
+ * tool error and the loop goes on, and every call is timed into `log`. `scrubbed` takes the run's
+ * secrets (the model API key) out of every text a tool gives back, before the model or the log sees it.
  */
 export function sdkTools(
   tools: readonly AgentTool[],
   context: ToolContext,
   log: ToolCallLog,
   now: () => number = Date.now,
+  scrubbed: (text: string) => string = (text) => text,
 ): ToolSet {
   const set: ToolSet = {};
   for (const agentTool of tools) {
@@ -64,11 +66,14 @@ export function sdkTools(
         }
         const ms = Math.max(0, now() - started);
         if (!outcome.ok) {
-          log.add(options.toolCallId, { name: agentTool.name, ms, ok: false, error: outcome.error });
-          throw new Error(outcome.error);
+          const error = scrubbed(outcome.error);
+          log.add(options.toolCallId, { name: agentTool.name, ms, ok: false, error });
+          throw new Error(error);
         }
         log.add(options.toolCallId, { name: agentTool.name, ms, ok: true });
-        return outcome.content;
+        return outcome.content.map((part) =>
+          part.type === "text" ? { ...part, text: scrubbed(part.text) } : part,
+        );
       },
       toModelOutput: ({ output }) => modelOutput(output),
     });

@@ -38,7 +38,20 @@ const upper: AgentTool = {
   },
 };
 
-async function loop(maxSteps: number) {
+/** Echoes its text back, or fails quoting it: a tool that repeats what it was given (a key included). */
+const echo: AgentTool = {
+  name: "echo",
+  description: "Echoes",
+  inputSchema: { type: "object", properties: { text: { type: "string" }, fail: { type: "boolean" } } },
+  async execute(args) {
+    const { text, fail } = args as { text: string; fail?: boolean };
+    return fail === true
+      ? { ok: false, error: `boom key=${text}` }
+      : { ok: true, content: [{ type: "text", text: `you said ${text}` }] };
+  },
+};
+
+async function loop(maxSteps: number, tools: AgentTool[] = [upper], scrubbed?: (text: string) => string) {
   const log = new ToolCallLog();
   let t = 0;
   const progress: LoopProgress = { steps: 0, inputTokens: 0, outputTokens: 0 };
@@ -47,7 +60,7 @@ async function loop(maxSteps: number) {
       model: languageModel({ provider: "openai", model: "m", base_url: model.baseUrl }),
       system: "sys",
       prompt: "go",
-      tools: sdkTools([upper], context, log, () => (t += 5)),
+      tools: sdkTools(tools, context, log, () => (t += 5), scrubbed),
       maxSteps,
       maxTokens: 100,
       signal: context.signal,
@@ -67,6 +80,26 @@ describe("runToolLoop", () => {
     expect(log.calls).toEqual([{ name: "upper", ms: 5, ok: true }]);
     const second = model.requests[1]?.json.messages as Array<{ role: string; content: unknown }>;
     expect(second.find((m) => m.role === "tool")?.content).toBe("HI");
+  });
+
+  it("the run's secrets are taken out of a tool's result and error before the model or the log sees them", async () => {
+    model.script(
+      {
+        toolCalls: [
+          { name: "echo", args: { text: "sk-SECRET-1" } },
+          { name: "echo", args: { text: "sk-SECRET-1", fail: true } },
+        ],
+      },
+      { text: "done" },
+    );
+    const { log } = await loop(5, [echo], (text) => text.replaceAll("sk-SECRET-1", "[redacted]"));
+    const second = model.requests[1]?.json.messages as Array<{ role: string; content: unknown }>;
+    const toolTexts = second.filter((m) => m.role === "tool").map((m) => String(m.content));
+    expect(toolTexts).toHaveLength(2);
+    expect(toolTexts.join("\n")).not.toContain("sk-SECRET-1");
+    expect(toolTexts.join("\n")).toContain("you said [redacted]");
+    expect(toolTexts.join("\n")).toContain("boom key=[redacted]");
+    expect(JSON.stringify(log.calls)).not.toContain("sk-SECRET-1");
   });
 
   it("a tool's failure goes back to the model as its result and the loop goes on", async () => {
