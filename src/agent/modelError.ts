@@ -7,7 +7,12 @@ const MAX_DETAIL = 300;
  * A model failure in one line for the log, the journal and the failure notice: what the endpoint said
  * (status, short body) or why it could not be reached. The API key is cut out wherever it might echo.
  */
-export function describeModelError(err: unknown, secrets: readonly (string | undefined)[]): string {
+export function describeModelError(
+  err: unknown,
+  secrets: readonly (string | undefined)[],
+  /** Where the answer came from, named for an answer the SDK could not use (no status of its own). */
+  endpoint?: string,
+): string {
   let text: string;
   if (APICallError.isInstance(err)) {
     const where = err.url.replace(/\?.*$/, "");
@@ -17,6 +22,8 @@ export function describeModelError(err: unknown, secrets: readonly (string | und
       err.statusCode === undefined
         ? `model endpoint ${where} could not be reached: ${err.message}`
         : `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}`;
+  } else if (err instanceof Error && endpoint !== undefined && err.name.startsWith("AI_")) {
+    text = `model endpoint ${endpoint.replace(/\?.*$/, "")} gave an answer svc cannot use: ${err.name}: ${err.message}`;
   } else if (err instanceof Error) {
     const cause = err.cause instanceof Error ? ` (${err.cause.message})` : "";
     text = `${err.name === "Error" ? "" : `${err.name}: `}${err.message}${cause}`;

@@ -4,7 +4,7 @@ import type { AgentSettings } from "../config/sections/agent.js";
 import { scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { describeModelError } from "./modelError.js";
-import { languageModel } from "./provider.js";
+import { languageModel, modelEndpoint } from "./provider.js";
 import { type Sleep, withRetryPolicy } from "./retry.js";
 import { type RunOutcome, type RunRecord, runLogLine } from "./runRecord.js";
 import { type RunToolsDeps, runContext, runTools } from "./runTools.js";
@@ -38,6 +38,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
   const { settings, logger } = deps;
   const now = deps.now ?? Date.now;
   const secrets = [settings.api_key];
+  const endpoint = modelEndpoint(settings);
   // The SDK's notes on unsupported settings go to svc's log, not to the console.
   globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) => {
     for (const warning of warnings)
@@ -57,7 +58,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         onRetry: (attempt, waitMs, error) =>
           logger.warn(
             { route: request.route, delivery_id: request.deliveryId, attempt, wait_ms: waitMs },
-            `[agent] ${request.route}: model call failed (${describeModelError(error, secrets)}); retry ${attempt} of ${settings.retries} in ${waitMs} ms`,
+            `[agent] ${request.route}: model call failed (${describeModelError(error, secrets, endpoint)}); retry ${attempt} of ${settings.retries} in ${waitMs} ms`,
           ),
       });
       const progress: LoopProgress = { steps: 0, inputTokens: 0, outputTokens: 0 };
@@ -131,7 +132,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         }
         const why = timeout.aborted
           ? `the run took longer than agent.timeout_seconds (${settings.timeout_seconds} s)`
-          : describeModelError(err, secrets);
+          : describeModelError(err, secrets, endpoint);
         const failed = record("error", why);
         logger.info(
           { route: request.route, delivery_id: request.deliveryId },

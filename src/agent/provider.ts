@@ -16,6 +16,12 @@ export interface ProviderSettings {
  * `anthropic` speaks the Messages API (`<base_url>/messages`, `x-api-key`). No environment variable is
  * read behind the operator's back: the key is `agent.api_key` or nothing.
  */
+/** The URL the model's requests go to, for messages about its answers. */
+export function modelEndpoint(settings: Pick<ProviderSettings, "provider" | "base_url">): string {
+  const base = (settings.base_url ?? DEFAULT_BASE_URLS[settings.provider]).replace(/\/+$/, "");
+  return `${base}${settings.provider === "anthropic" ? "/messages" : "/chat/completions"}`;
+}
+
 export function languageModel(settings: ProviderSettings, modelId = settings.model): ProviderModel {
   const baseURL = settings.base_url ?? DEFAULT_BASE_URLS[settings.provider];
   if (settings.provider === "anthropic") {

@@ -348,6 +348,15 @@ describe("a webhook run with provider openai", () => {
     );
   });
 
+  it("a 200 answer the SDK cannot use (no choices) names the endpoint in the failure notice", async () => {
+    model.script({ status: 200, body: JSON.stringify({ id: "x", object: "chat.completion", choices: [] }) });
+    await signedPost("no_tools", {}, "no-choices-1");
+    const [notice] = await chatMessages(1);
+    expect(notice).toContain(
+      `model endpoint ${model.baseUrl}/chat/completions gave an answer svc cannot use:`,
+    );
+  });
+
   it("an MCP server's sampling request is answered by the model with sampling.model and the clamped max_tokens", async () => {
     model.script(
       callTool("mcp__notes__ask_model", { prompt: "summarize" }),
