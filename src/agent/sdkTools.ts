@@ -21,18 +21,30 @@ type ModelOutput =
   | { type: "text"; value: string }
   | {
       type: "content";
-      value: Array<{ type: "text"; text: string } | { type: "file-data"; data: string; mediaType: string }>;
+      value: Array<{ type: "text"; text: string } | { type: "image-data"; data: string; mediaType: string }>;
     };
 
-function modelOutput(content: readonly ToolContent[]): ModelOutput {
-  if (content.every((c) => c.type === "text"))
-    return { type: "text", value: content.map((c) => (c.type === "text" ? c.text : "")).join("\n") };
+/**
+ * Whether the model's API takes an image in a tool's result: the Messages API does; Chat Completions
+ * tool messages are text only, where an image would arrive as its base64 in a JSON string (megabytes
+ * of context for one screenshot), so it is named in a line of text instead.
+ */
+export type ToolResultImages = "native" | "described";
+
+function modelOutput(content: readonly ToolContent[], images: ToolResultImages): ModelOutput {
+  const described = (c: Extract<ToolContent, { type: "image" }>) =>
+    `[image: ${c.mimeType}, ${Buffer.byteLength(c.data, "base64")} bytes — not shown: this model endpoint takes text-only tool results]`;
+  if (images === "described" || content.every((c) => c.type === "text"))
+    return {
+      type: "text",
+      value: content.map((c) => (c.type === "text" ? c.text : described(c))).join("\n"),
+    };
   return {
     type: "content",
     value: content.map((c) =>
       c.type === "text"
         ? { type: "text" as const, text: c.text }
-        : { type: "file-data" as const, data: c.data, mediaType: c.mimeType },
+        : { type: "image-data" as const, data: c.data, mediaType: c.mimeType },
     ),
   };
 }
@@ -49,6 +61,7 @@ export function sdkTools(
   log: ToolCallLog,
   now: () => number = Date.now,
   scrubbed: (text: string) => string = (text) => text,
+  images: ToolResultImages = "native",
 ): ToolSet {
   const set: ToolSet = {};
   for (const agentTool of tools) {
@@ -75,7 +88,7 @@ export function sdkTools(
           part.type === "text" ? { ...part, text: scrubbed(part.text) } : part,
         );
       },
-      toModelOutput: ({ output }) => modelOutput(output),
+      toModelOutput: ({ output }) => modelOutput(output, images),
     });
   }
   return set;

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { outcomeOf } from "../../../src/agent/mcpTools.js";
 import { systemText } from "../../../src/agent/modelRunner.js";
 import { languageModel } from "../../../src/agent/provider.js";
-import { sdkTools, ToolCallLog } from "../../../src/agent/sdkTools.js";
+import { sdkTools, ToolCallLog, type ToolResultImages } from "../../../src/agent/sdkTools.js";
 import { type LoopProgress, runToolLoop } from "../../../src/agent/toolLoop.js";
 import type { AgentTool, ToolContext } from "../../../src/agent/tools/tool.js";
+import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 
 /** The tool loop alone: a plain AgentTool (no MCP hub) against the scripted Chat Completions server. */
@@ -51,16 +52,38 @@ const echo: AgentTool = {
   },
 };
 
-async function loop(maxSteps: number, tools: AgentTool[] = [upper], scrubbed?: (text: string) => string) {
+const PIXEL = Buffer.from("fake png bytes").toString("base64");
+const screenshot: AgentTool = {
+  name: "screenshot",
+  description: "Takes a screenshot",
+  inputSchema: { type: "object", properties: {} },
+  async execute() {
+    return {
+      ok: true,
+      content: [
+        { type: "text", text: "here it is" },
+        { type: "image", data: PIXEL, mimeType: "image/png" },
+      ],
+    };
+  },
+};
+
+async function loop(
+  maxSteps: number,
+  tools: AgentTool[] = [upper],
+  scrubbed?: (text: string) => string,
+  images: ToolResultImages = "described",
+  on: { provider: "openai" | "anthropic"; baseUrl: string } = { provider: "openai", baseUrl: model.baseUrl },
+) {
   const log = new ToolCallLog();
   let t = 0;
   const progress: LoopProgress = { steps: 0, inputTokens: 0, outputTokens: 0 };
   const result = await runToolLoop(
     {
-      model: languageModel({ provider: "openai", model: "m", base_url: model.baseUrl }),
+      model: languageModel({ provider: on.provider, model: "m", base_url: on.baseUrl, api_key: "k" }),
       system: "sys",
       prompt: "go",
-      tools: sdkTools(tools, context, log, () => (t += 5), scrubbed),
+      tools: sdkTools(tools, context, log, () => (t += 5), scrubbed, images),
       maxSteps,
       maxTokens: 100,
       signal: context.signal,
@@ -100,6 +123,41 @@ describe("runToolLoop", () => {
     expect(toolTexts.join("\n")).toContain("you said [redacted]");
     expect(toolTexts.join("\n")).toContain("boom key=[redacted]");
     expect(JSON.stringify(log.calls)).not.toContain("sk-SECRET-1");
+  });
+
+  it("an image a tool returns reaches a Messages API model as an image block", async () => {
+    const anthropic = await startFakeAnthropic();
+    try {
+      anthropic.script(callTool("screenshot"), { text: "seen" });
+      const { result } = await loop(5, [screenshot], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      const messages = anthropic.requests[1]?.json.messages as Array<{ role: string; content: unknown }>;
+      const results = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])) as Array<{
+        type: string;
+        content?: unknown;
+      }>;
+      const toolResult = results.find((c) => c.type === "tool_result");
+      expect(toolResult?.content).toEqual([
+        { type: "text", text: "here it is" },
+        { type: "image", source: { type: "base64", media_type: "image/png", data: PIXEL } },
+      ]);
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("an image a tool returns is named in text for a Chat Completions model, not inlined as base64", async () => {
+    model.script(callTool("screenshot"), { text: "ok" });
+    await loop(5, [screenshot]);
+    const second = model.requests[1]?.json.messages as Array<{ role: string; content: unknown }>;
+    const tool = String(second.find((m) => m.role === "tool")?.content);
+    expect(tool).toBe(
+      "here it is\n[image: image/png, 14 bytes — not shown: this model endpoint takes text-only tool results]",
+    );
+    expect(tool).not.toContain(PIXEL);
   });
 
   it("a tool's failure goes back to the model as its result and the loop goes on", async () => {
