@@ -28,15 +28,14 @@ export async function missingReferenceWarnings(table: RouteTable, deps: Referenc
     }
     if (route.cron_job !== undefined) {
       const { store, path } = deps.cronStore(profile);
-      let missing: string | undefined;
       try {
-        if (findJob(store.read().records, route.cron_job) === undefined) missing = `no such job in ${path}`;
+        if (findJob(store.read().records, route.cron_job) === undefined)
+          warnings.push(
+            `${at}.cron_job: ${route.cron_job} — no such job in ${path}${inProfile(profile)} (\`svc cron list\`); until it exists every event on this route is dropped`,
+          );
       } catch (err) {
-        missing = `${path} cannot be read: ${(err as Error).message}`;
-      }
-      if (missing !== undefined) {
         warnings.push(
-          `${at}.cron_job: ${route.cron_job} — ${missing}${inProfile(profile)} (\`svc cron list\`); until it exists every event on this route is dropped`,
+          `${at}.cron_job: ${route.cron_job} — ${path} cannot be read: ${(err as Error).message}${inProfile(profile)}; until it can, every event on this route is answered 503 (the sender retries)`,
         );
       }
     }

@@ -170,8 +170,18 @@ async function remove(ref: string, options: ProfileOption): Promise<void> {
   const firing = await routesFiring(result, options.profile);
   if (firing.length > 0)
     process.stderr.write(
-      `Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped until the job they name exists again${inProfile(options.profile)} (svc cron create${profileFlag(options.profile)} --name ${result.name} ...; a route naming it by id needs the new id), or the route changes (svc webhook subscribe <name> --no-cron-job)\n`,
+      `Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped until the job they name exists again${inProfile(options.profile)} (svc cron create${profileFlag(options.profile)} --name ${result.name} ...; a route naming it by id needs the new id), or the route changes (${changeHint(firing)})\n`,
     );
+}
+
+/** How each kind of route that fires the job stops naming it: config.yaml routes are edited there. */
+function changeHint(firing: readonly string[]): string {
+  const hints: string[] = [];
+  if (firing.some((name) => name.endsWith("(config.yaml)")))
+    hints.push("edit platforms.webhook.routes.<name>.cron_job in config.yaml");
+  if (firing.some((name) => name.startsWith("subscription ")))
+    hints.push("svc webhook subscribe <name> --no-cron-job");
+  return hints.join("; ");
 }
 
 /**

@@ -33,6 +33,9 @@ export type Schedule = { kind: "interval"; ms: number } | { kind: "cron"; expres
 
 const MAX_INTERVAL_MS = 36_500 * 86_400_000;
 
+/** The macros cron-parser reads as fixed schedules (not `@reboot`, which has no time). */
+const CRON_MACROS = new Set(["@yearly", "@annually", "@monthly", "@weekly", "@daily", "@hourly"]);
+
 export function parseSchedule(text: string): Schedule {
   const trimmed = text.trim();
   const interval = INTERVAL.exec(trimmed);
@@ -49,6 +52,28 @@ export function parseSchedule(text: string): Schedule {
     throw new SvcError(
       "usage",
       `schedule "${text}": expected 5 cron fields (minute hour day-of-month month day-of-week, e.g. "*/15 * * * *") or an interval like "every 15m", "30s", "2h", "1d"`,
+    );
+  }
+  // Jenkins' H (a hashed minute) is not cron: the parser takes it as a new random value at every reading,
+  // so the job would run at a different minute each time its next run is worked out.
+  if (
+    !trimmed.startsWith("@") &&
+    /h/i.test(
+      trimmed.replace(
+        /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|sun|mon|tue|wed|thu|fri|sat)\b/gi,
+        "",
+      ),
+    )
+  ) {
+    throw new SvcError(
+      "usage",
+      `schedule "${text}": H (a hashed value) is not part of cron — write the minute or hour itself, e.g. "17 * * * *"`,
+    );
+  }
+  if (trimmed.startsWith("@") && !CRON_MACROS.has(trimmed.toLowerCase())) {
+    throw new SvcError(
+      "usage",
+      `schedule "${text}": unknown macro — use one of ${[...CRON_MACROS].join(", ")}, 5 cron fields or an interval like "every 1h"`,
     );
   }
   try {

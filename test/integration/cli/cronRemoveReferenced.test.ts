@@ -33,6 +33,10 @@ describe("svc cron remove of a job that webhook routes fire", { timeout: 90_000 
     expect(removed.stderr).toContain(
       "Warning: route st (config.yaml), subscription dyn fire this job (cron_job): their events are now logged and dropped",
     );
+    // Each kind of route is changed where it lives: config.yaml by hand, a subscription with the CLI.
+    expect(removed.stderr).toContain(
+      "(edit platforms.webhook.routes.<name>.cron_job in config.yaml; svc webhook subscribe <name> --no-cron-job)",
+    );
     expect(removed.stderr).not.toContain("other");
     // A job nothing fires is removed without a warning.
     await create("solo");

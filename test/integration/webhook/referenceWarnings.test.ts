@@ -53,4 +53,19 @@ describe("a static route naming a script or cron job that is not there is report
       ),
     );
   });
+
+  it("a cron store that cannot be read is named as such: its route's events are answered 503, not dropped", async () => {
+    gw = await startTestGateway({
+      config: webhookConfig({ fires: { ...OPEN, cron_job: "nightly" } }),
+      files: { "cron/jobs.json": '{"revision": 1, "jobs": {' },
+    });
+    const running = gw;
+    await vi.waitFor(() =>
+      expect(running.logs().map((l) => l.msg)).toContainEqual(
+        expect.stringMatching(
+          /routes\.fires\.cron_job: nightly — .*cron\/jobs\.json cannot be read: .*every event on this route is answered 503 \(the sender retries\)/,
+        ),
+      ),
+    );
+  });
 });

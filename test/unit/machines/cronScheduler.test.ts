@@ -102,6 +102,15 @@ describe("schedule grammar", () => {
     expect(nextRunAfter("every 15m", T0)).toBe(T0 + 900_000);
   });
 
+  it("refuses Jenkins' hashed H (a new random minute at every reading) and macros with no time, by name", () => {
+    expect(() => parseSchedule("H * * * *")).toThrow(/H \(a hashed value\) is not part of cron/);
+    expect(() => parseSchedule("0 H * * *")).toThrow(/H \(a hashed value\)/);
+    expect(parseSchedule("0 9 * * thu,MON")).toEqual({ kind: "cron", expression: "0 9 * * thu,MON" });
+    expect(() => parseSchedule("@reboot")).toThrow(/unknown macro — use one of @yearly/);
+    expect(() => parseSchedule("@midnight")).toThrow(/unknown macro/);
+    expect(parseSchedule("@daily")).toEqual({ kind: "cron", expression: "@daily" });
+  });
+
   it("rejects bad schedules with a message that shows the grammar", () => {
     expect(() => parseSchedule("0 * * * * *")).toThrow(/expected 5 cron fields/);
     expect(() => parseSchedule("61 * * * *")).toThrow(/not a valid cron expression/);
