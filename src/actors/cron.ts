@@ -75,6 +75,11 @@ export interface CronScheduler {
   runFired(run: QueuedRun, signal: AbortSignal): Promise<void>;
   /** Resolves when every run started so far has finished. */
   idle(): Promise<void>;
+  /**
+   * Stops the runs it started itself (scheduled ones, and fires without a run queue): each agent is
+   * stopped as a stopped webhook run is (its whole process group). The gateway's stop, past its drain.
+   */
+  abortRuns(): void;
   start(): void;
   stop(): void;
 }
@@ -98,6 +103,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const clock = options.clock ?? REAL_CLOCK;
   const { stores, logger } = options;
   const running = new Set<Promise<void>>();
+  /** Aborts the runs `launch` started: the gateway's stop, once its drain is over. */
+  const launched = new AbortController();
   /** `<profile>\0<job id>` of the scheduled runs in progress. */
   const scheduledRuns = new Set<string>();
   let timer: unknown;
@@ -139,8 +146,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       logger.info({ job: job.id, profile, trigger }, `${label}: run finished`);
     } catch (err) {
       status = "error";
-      error = (err as Error)?.message ?? String(err);
-      logger.error({ job: job.id, profile, trigger, err: error }, `${label}: run failed`);
+      if (signal?.aborted === true) {
+        error = "stopped by the gateway's stop before it finished";
+        logger.warn({ job: job.id, profile, trigger }, `${label}: run ${error}`);
+      } else {
+        error = (err as Error)?.message ?? String(err);
+        logger.error({ job: job.id, profile, trigger, err: error }, `${label}: run failed`);
+      }
     }
     const at = new Date(clock.now()).toISOString();
     lastRuns.record(store, job.id, { at, status, trigger, ...(error === undefined ? {} : { error }) });
@@ -155,7 +167,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     finished?: () => void,
     firedBy?: FiredBy,
   ): void {
-    const run = execute(profile, store, job, prompt, trigger, undefined, firedBy);
+    const run = execute(profile, store, job, prompt, trigger, launched.signal, firedBy);
     running.add(run);
     void run.finally(() => {
       running.delete(run);
@@ -351,6 +363,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
       await lastRuns.idle();
+    },
+    abortRuns() {
+      launched.abort();
     },
     start() {
       if (!stopped) return;

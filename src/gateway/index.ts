@@ -290,6 +290,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       onPendingUnreadable: hooks.onPendingUnreadable,
     });
 
+  /** A stopped agent gets SIGTERM, then SIGKILL after 2 s (src/io/process.ts): wait a little past that. */
+  const AGENT_KILL_GRACE_MS = 3000;
   const stopSteps = (): StopStep[] => {
     const drainMs = options.drainTimeoutMs ?? loaded.config.gateway.drain_timeout_seconds * 1000;
     let waiting: ReturnType<typeof queue.takeWaiting> = [];
@@ -334,6 +336,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           const bound = new AbortController();
           await Promise.race([cron.scheduler.idle(), clock.sleep(drainMs, bound.signal).catch(() => {})]);
           bound.abort();
+          // Past the drain the scheduled runs still going are stopped, their agents with them, as runs
+          // from the queue are: no agent outlives the gateway.
+          cron.scheduler.abortRuns();
+          const after = new AbortController();
+          await Promise.race([
+            cron.scheduler.idle(),
+            clock.sleep(AGENT_KILL_GRACE_MS, after.signal).catch(() => {}),
+          ]);
+          after.abort();
         },
       },
       { name: "stop MCP servers", run: () => mcp.stop() },
