@@ -91,12 +91,6 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   // Installed before anything else: a signal that arrives during startup must not kill the process mid-way.
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
-  const heldSignal = releaseStopSignals();
-  if (heldSignal !== undefined) {
-    // Arrived while the gateway's modules loaded: nothing has started, so there is nothing to stop.
-    logger.info(`[gateway] ${heldSignal} received during startup, stopping`);
-    process.exit(0);
-  }
   process.on("SIGHUP", () => {
     // Still starting (it reads the file now) or stopping (a reload would restart MCP servers being stopped).
     if (gateway === undefined || stopSignal !== undefined) return;
@@ -108,6 +102,12 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       process.stderr.write(`${why}\n`);
     }
   });
+  const heldSignal = releaseStopSignals();
+  if (heldSignal !== undefined) {
+    // Arrived while the gateway's modules loaded: nothing has started, so there is nothing to stop.
+    logger.info(`[gateway] ${heldSignal} received during startup, stopping`);
+    process.exit(0);
+  }
   try {
     // Loaded here, not at the top: `svc gateway status|stop|setup` never load the gateway itself.
     const { startGateway } = await import("../gateway/index.js");

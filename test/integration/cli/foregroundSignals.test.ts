@@ -93,6 +93,36 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     if (!out.includes("Listening on")) expect(out).toContain("SIGTERM received during startup");
   });
 
+  it("a SIGHUP while the program still loads (a reload asked for right after a start) is let go: the gateway starts", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig({ r: { secret: "INSECURE_NO_AUTH" } })));
+    // Sent as soon as the entry holds its first signal, before the rest of the program has loaded.
+    const hupOnceHeld =
+      'data:text/javascript,let sent=false;process.on("newListener",(e)=>{if(e==="SIGINT"&&!sent){sent=true;setImmediate(()=>process.kill(process.pid,"SIGHUP"))}})';
+    const child = spawn(
+      process.execPath,
+      ["--import", hupOnceHeld, ...SVC_ARGV, "gateway", "run", "--port", "0"],
+      {
+        env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    child.stdout?.on("data", (d) => (out += d));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on("exit", (code, signal) => resolve({ code, signal })),
+    );
+    const listening = new Promise<boolean>((resolve) => {
+      child.stdout?.on("data", () => {
+        if (out.includes("Listening on")) resolve(true);
+      });
+      void exited.then(() => resolve(false));
+    });
+    expect(await listening).toBe(true);
+    child.kill("SIGTERM");
+    expect(await exited).toEqual({ code: 0, signal: null });
+  });
+
   it("a bug's unhandled rejection is logged and the gateway runs on; an uncaught exception stops it like SIGTERM (runs saved), exit 1", async () => {
     home = tempHome();
     const agent = {
