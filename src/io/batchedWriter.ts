@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, fstatSync, openSync, statSync, writeSync } from "node:fs";
 
 /**
  * Text written during one turn of the event loop goes out as one synchronous write at the end of that
@@ -168,15 +168,43 @@ export function createBatchedFileWriter(
   mode: number,
   onError: (err: unknown) => void,
 ): BatchedWriter {
-  const fd = openSync(file, "a", mode);
+  // A file that already existed gets `mode` too: it holds what the new lines hold.
+  const open = () => {
+    const opened = openSync(file, "a", mode);
+    fchmodSync(opened, mode);
+    return opened;
+  };
+  let fd = open();
+  let checkedAt = Date.now();
+  /** Renamed away (logrotate's default) or removed since it was opened: the path names another file. */
+  const moved = () => {
+    try {
+      const now = statSync(file);
+      const held = fstatSync(fd);
+      return now.ino !== held.ino || now.dev !== held.dev;
+    } catch {
+      return true;
+    }
+  };
   return createBatchedWriter(
     (text) => {
+      const now = Date.now();
+      if (now - checkedAt >= ROTATION_CHECK_MS) {
+        checkedAt = now;
+        if (moved()) {
+          closeSync(fd);
+          fd = open();
+        }
+      }
       writeTextSync(fd, text);
     },
     onError,
     () => closeSync(fd),
   );
 }
+
+/** How often a batched file writer looks whether its file was rotated away (a stat, at most once a second). */
+export const ROTATION_CHECK_MS = 1000;
 
 /**
  * Writes all of `text` to `fd` and returns its size in bytes. The string goes to `writeSync` as it is (Node

@@ -1,12 +1,13 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type BatchedWriter,
   createBatchedByteWriter,
   createBatchedFileWriter,
   createBatchedWriter,
+  ROTATION_CHECK_MS,
 } from "../../../src/io/batchedWriter.js";
 import { createLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -151,6 +152,37 @@ describe("batched file writer", () => {
     expect(statSync(fresh).mode & 0o777).toBe(0o600);
     writer.close();
     other.close();
+  });
+
+  it("an existing file of wider mode is narrowed to the writer's mode", () => {
+    home = tempHome();
+    const file = home.write("gateway.log", "old\n", 0o644);
+    const writer = createBatchedFileWriter(file, 0o600, (err) => expect.fail(String(err)));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    writer.close();
+  });
+
+  it("a file rotated away (renamed, as logrotate does) is reopened under its name at the next batch a second later", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      home = tempHome();
+      const file = join(home.dir, "gateway.log");
+      const writer = createBatchedFileWriter(file, 0o600, (err) => expect.fail(String(err)));
+      writer.write("before\n");
+      await nextTurn();
+      renameSync(file, `${file}.1`);
+      writer.write("still the old file\n");
+      await nextTurn();
+      vi.advanceTimersByTime(ROTATION_CHECK_MS);
+      writer.write("after\n");
+      await nextTurn();
+      expect(readFileSync(`${file}.1`, "utf8")).toBe("before\nstill the old file\n");
+      expect(readFileSync(file, "utf8")).toBe("after\n");
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      writer.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a buffered logger's last lines reach the file and stdout when the process exits right after", async () => {
