@@ -42,6 +42,11 @@ export interface CronStores {
 export interface CronSchedulerOptions {
   readonly stores: CronStores;
   readonly runJob: CronJobRunner;
+  /**
+   * Runs the scheduler starts itself (scheduled ones, not those from the run queue, which has its own):
+   * wraps each, e.g. to time it into the run metrics. Default: as it is.
+   */
+  readonly timeRun?: (run: () => Promise<void>) => Promise<void>;
   readonly logger: Logger;
   readonly clock?: CronClock;
   /** How often the stores are checked for due jobs (default 1 s). */
@@ -137,12 +142,16 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     trigger: string,
     signal?: AbortSignal,
     firedBy?: FiredBy,
+    timed = false,
   ): Promise<void> {
     const label = `[cron] ${job.name}${inProfile(profile)}`;
     let status: "ok" | "error" = "ok";
     let error: string | undefined;
-    try {
+    const run = async () => {
       await options.runJob(job, prompt, trigger, profile, signal, firedBy);
+    };
+    try {
+      await (timed && options.timeRun !== undefined ? options.timeRun(run) : run());
       logger.info({ job: job.id, profile, trigger }, `${label}: run finished`);
     } catch (err) {
       status = "error";
@@ -167,7 +176,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     finished?: () => void,
     firedBy?: FiredBy,
   ): void {
-    const run = execute(profile, store, job, prompt, trigger, launched.signal, firedBy);
+    const run = execute(profile, store, job, prompt, trigger, launched.signal, firedBy, true);
     running.add(run);
     void run.finally(() => {
       running.delete(run);

@@ -115,6 +115,8 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
           false,
         );
         logger.error(log, `[delivery] route ${message.route}: ${error.message}`);
+        // Counted as a failed delivery: the alert on delivery failures covers a target left disabled.
+        deps.metrics?.deliveryFailed(platform);
         deps.onOutcome?.(message, request.target, false);
         throw error;
       }

@@ -25,6 +25,8 @@ export interface CronDeps {
   readonly profiles: ProfileResources;
   /** Jobs fired by webhook events share the agent runs' bound (agent.max_concurrent_runs) and queue. */
   readonly enqueue: (event: AcceptedEvent) => boolean | Promise<boolean>;
+  /** Times each scheduled run into the run metrics (runs from the queue are timed there). */
+  readonly timeRun?: (run: () => Promise<void>) => Promise<void>;
   /** Several gateways sharing state (Redis): a due time runs only on the instance that claims it. */
   readonly claim?: ((profile: string, jobId: string, dueAt: string) => Promise<boolean>) | undefined;
 }
@@ -56,6 +58,7 @@ export function createCron(deps: CronDeps): Cron {
         firedBy,
       ),
     enqueue: deps.enqueue,
+    ...(deps.timeRun === undefined ? {} : { timeRun: deps.timeRun }),
     ...(deps.claim === undefined ? {} : { claim: deps.claim }),
   });
   // A schedule that fails (a store that throws at start) is started again, a few times.

@@ -177,6 +177,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     profiles,
     // Journaled like an agent run (local backend): a fire answered 202 runs after a crash too.
     enqueue: (event) => redis?.enqueueRun(event) ?? journaledEnqueue(event),
+    timeRun: (run) => timedRun(metrics, now, run),
     claim: redis?.cronLease.claim,
   });
   runs = createRuns({

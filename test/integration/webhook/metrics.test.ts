@@ -80,6 +80,40 @@ describe("GET /metrics (Prometheus text format)", { timeout: 60_000 }, () => {
     });
   }
 
+  it("a scheduled cron run is timed like an agent run, and a delivery to a target left disabled counts as a failed delivery", async () => {
+    const jobs = {
+      revision: 1,
+      jobs: {
+        j1: {
+          id: "j1",
+          name: "tick",
+          schedule: "every 1h",
+          prompt: "tick",
+          deliver: "telegram",
+          deliver_extra: { chat_id: "1" },
+          state: "enabled",
+          next_run: "2020-01-01T00:00:00.000Z",
+          created_at: "2026-11-22T00:00:00.000Z",
+        },
+      },
+    };
+    const live = await gw.start({
+      config: webhookConfig({}),
+      files: { "cron/jobs.json": JSON.stringify(jobs) },
+    });
+    await vi.waitFor(
+      async () => {
+        const { text } = await scrape(live.url("/metrics"));
+        const runs = ["ok", "failed"].map(
+          (outcome) => sample(text, `svc_run_duration_seconds_count{outcome="${outcome}"}`) ?? 0,
+        );
+        expect(runs[0] + runs[1]).toBe(1);
+        expect(sample(text, 'svc_delivery_failures_total{platform="telegram"}')).toBe(1);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+  });
+
   it("metrics: false turns it off (404)", async () => {
     const live = await gw.start({ config: webhookConfig({}, { metrics: false }) });
     expect((await scrape(live.url("/metrics"))).status).toBe(404);
