@@ -270,7 +270,11 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     for (const job of due) {
       let next: number;
       try {
-        next = nextRunAfter(job.schedule, now);
+        next = nextRunAfter(
+          job.schedule,
+          now,
+          job.next_run === undefined ? undefined : Date.parse(job.next_run),
+        );
       } catch (err) {
         // A hand-edited schedule the grammar refuses: next_run could never advance, so running it would
         // repeat on every tick. It is not run, and said once (until its schedule changes).

@@ -87,10 +87,16 @@ export function parseSchedule(text: string): Schedule {
   return { kind: "cron", expression: trimmed };
 }
 
-/** The first run strictly after `afterMs`. */
-export function nextRunAfter(schedule: string, afterMs: number): number {
+/**
+ * The first run strictly after `afterMs`. An interval counts from `dueMs` (the run now due) when given, so
+ * `every 1m` keeps its minute instead of drifting by the scheduler's tick at each run.
+ */
+export function nextRunAfter(schedule: string, afterMs: number, dueMs?: number): number {
   const parsed = parseSchedule(schedule);
-  if (parsed.kind === "interval") return afterMs + parsed.ms;
+  if (parsed.kind === "interval") {
+    if (dueMs === undefined || !Number.isFinite(dueMs) || dueMs > afterMs) return afterMs + parsed.ms;
+    return dueMs + parsed.ms * (Math.floor((afterMs - dueMs) / parsed.ms) + 1);
+  }
   return CronExpressionParser.parse(parsed.expression, { tz: "UTC", currentDate: new Date(afterMs) })
     .next()
     .getTime();

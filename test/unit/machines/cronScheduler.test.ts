@@ -111,6 +111,16 @@ describe("schedule grammar", () => {
     expect(parseSchedule("@daily")).toEqual({ kind: "cron", expression: "@daily" });
   });
 
+  it("an interval counts from the run that was due, not from the tick that found it: every 1m keeps its minute", () => {
+    const due = T0;
+    // Found 600 ms late (the scheduler ticks each second): the next run is still a minute after `due`.
+    expect(nextRunAfter("every 1m", due + 600, due)).toBe(due + 60_000);
+    // After a downtime of several intervals: one run now, the next on the same phase after now.
+    expect(nextRunAfter("every 1m", due + 150_000, due)).toBe(due + 180_000);
+    // Without a due time (a new job) it counts from now.
+    expect(nextRunAfter("every 1m", due + 600)).toBe(due + 60_600);
+  });
+
   it("rejects bad schedules with a message that shows the grammar", () => {
     expect(() => parseSchedule("0 * * * * *")).toThrow(/expected 5 cron fields/);
     expect(() => parseSchedule("61 * * * *")).toThrow(/not a valid cron expression/);
