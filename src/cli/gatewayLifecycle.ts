@@ -172,7 +172,7 @@ async function stop(options: { timeout?: string }): Promise<void> {
     if (Date.now() > deadline) {
       throw new SvcError(
         "gateway_timeout",
-        `the gateway (pid ${pid}) is still running after ${timeoutSeconds}s — wait, or kill it with: kill -9 ${pid} (with state.backend local or redis the accepted runs are kept and run at the next start; with memory they are lost)`,
+        `the gateway (pid ${pid}) is still running after ${timeoutSeconds}s — wait, or kill it with: kill -9 ${pid} (accepted runs are kept, in the state journal or Redis, and run at the next start)`,
       );
     }
     await sleep(100);

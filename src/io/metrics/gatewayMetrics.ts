@@ -161,7 +161,7 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
   });
   new Gauge({
     name: "svc_state_journal_bytes",
-    help: "Size of the local state journal's current segment on disk (0 with the memory or redis backend)",
+    help: "Size of the local state journal's current segment on disk (0 with the redis backend)",
     registers,
     collect() {
       this.set(sources.journalBytes?.() ?? 0);
