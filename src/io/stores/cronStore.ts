@@ -88,14 +88,15 @@ export function parseSchedule(text: string): Schedule {
 }
 
 /**
- * The first run strictly after `afterMs`. An interval counts from `dueMs` (the run now due) when given, so
- * `every 1m` keeps its minute instead of drifting by the scheduler's tick at each run.
+ * The first run strictly after `afterMs`. An interval found less than one interval late counts from
+ * `dueMs` (the run now due), so `every 1m` keeps its minute instead of drifting by the scheduler's tick
+ * at each run; one found later (the gateway was down) continues from now, after its one catch-up run.
  */
 export function nextRunAfter(schedule: string, afterMs: number, dueMs?: number): number {
   const parsed = parseSchedule(schedule);
   if (parsed.kind === "interval") {
-    if (dueMs === undefined || !Number.isFinite(dueMs) || dueMs > afterMs) return afterMs + parsed.ms;
-    return dueMs + parsed.ms * (Math.floor((afterMs - dueMs) / parsed.ms) + 1);
+    const onTime = dueMs !== undefined && dueMs <= afterMs && afterMs - dueMs < parsed.ms;
+    return (onTime ? dueMs : afterMs) + parsed.ms;
   }
   return CronExpressionParser.parse(parsed.expression, { tz: "UTC", currentDate: new Date(afterMs) })
     .next()

@@ -115,8 +115,8 @@ describe("schedule grammar", () => {
     const due = T0;
     // Found 600 ms late (the scheduler ticks each second): the next run is still a minute after `due`.
     expect(nextRunAfter("every 1m", due + 600, due)).toBe(due + 60_000);
-    // After a downtime of several intervals: one run now, the next on the same phase after now.
-    expect(nextRunAfter("every 1m", due + 150_000, due)).toBe(due + 180_000);
+    // After a downtime of an interval or more: one catch-up run now, the next an interval after it.
+    expect(nextRunAfter("every 1m", due + 150_000, due)).toBe(due + 210_000);
     // Without a due time (a new job) it counts from now.
     expect(nextRunAfter("every 1m", due + 600)).toBe(due + 60_600);
   });
