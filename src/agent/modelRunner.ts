@@ -99,14 +99,13 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             model,
             system: systemText(settings.system_prompt, request.skill),
             prompt: request.prompt,
-            tools: sdkTools(
-              tools,
-              context,
-              log,
+            tools: sdkTools(tools, context, log, {
               now,
-              (text) => scrub(text, secrets),
-              settings.provider === "anthropic" ? "native" : "described",
-            ),
+              scrubbed: (text) => scrub(text, secrets),
+              images: settings.provider === "anthropic" ? "native" : "described",
+              // Steps are counted as they finish: during the last allowed turn, max_steps - 1 are done.
+              mayRun: () => progress.steps < settings.max_steps - 1,
+            }),
             maxSteps: settings.max_steps,
             maxTokens: request.maxTokens ?? settings.max_tokens,
             signal: runSignal,

@@ -49,26 +49,49 @@ function modelOutput(content: readonly ToolContent[], images: ToolResultImages):
   };
 }
 
+export interface SdkToolOptions {
+  readonly now?: () => number;
+  /** Takes the run's secrets (the model API key) out of a text a tool gives back, before the model or the log sees it. */
+  readonly scrubbed?: (text: string) => string;
+  readonly images?: ToolResultImages;
+  /**
+   * False on the loop's last allowed turn: no result of a call asked for then can reach the model, so the
+   * call is not run (a tool with side effects would act for nothing) and is recorded as not run.
+   */
+  readonly mayRun?: () => boolean;
+}
+
+/** Recorded for a call the model asked for on its last allowed turn. */
+export const NOT_RUN_AT_MAX_STEPS =
+  "not run: the model asked for it on its last allowed turn (agent.max_steps)";
+
 /**
  * Agent tools as the AI SDK's tool set: the schema passes through unchanged (`jsonSchema`, no local
  * validation: the tool's owner judges its arguments), a failed call is thrown so the model gets it as a
- * tool error and the loop goes on, and every call is timed into `log`. `scrubbed` takes the run's
- * secrets (the model API key) out of every text a tool gives back, before the model or the log sees it.
+ * tool error and the loop goes on, and every call is timed into `log`.
  */
 export function sdkTools(
   tools: readonly AgentTool[],
   context: ToolContext,
   log: ToolCallLog,
-  now: () => number = Date.now,
-  scrubbed: (text: string) => string = (text) => text,
-  images: ToolResultImages = "native",
+  options: SdkToolOptions = {},
 ): ToolSet {
+  const { now = Date.now, scrubbed = (text: string) => text, images = "native", mayRun } = options;
   const set: ToolSet = {};
   for (const agentTool of tools) {
     set[agentTool.name] = tool<unknown, readonly ToolContent[]>({
       description: agentTool.description,
       inputSchema: jsonSchema<unknown>(agentTool.inputSchema as Parameters<typeof jsonSchema>[0]),
       async execute(input, options) {
+        if (mayRun !== undefined && !mayRun()) {
+          log.add(options.toolCallId, {
+            name: agentTool.name,
+            ms: 0,
+            ok: false,
+            error: NOT_RUN_AT_MAX_STEPS,
+          });
+          throw new Error(NOT_RUN_AT_MAX_STEPS);
+        }
         const started = now();
         const signal = options.abortSignal ?? context.signal;
         let outcome: Awaited<ReturnType<AgentTool["execute"]>>;

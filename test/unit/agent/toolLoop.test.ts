@@ -83,7 +83,12 @@ async function loop(
       model: languageModel({ provider: on.provider, model: "m", base_url: on.baseUrl, api_key: "k" }),
       system: "sys",
       prompt: "go",
-      tools: sdkTools(tools, context, log, () => (t += 5), scrubbed, images),
+      tools: sdkTools(tools, context, log, {
+        now: () => (t += 5),
+        ...(scrubbed === undefined ? {} : { scrubbed }),
+        images,
+        mayRun: () => progress.steps < maxSteps - 1,
+      }),
       maxSteps,
       maxTokens: 100,
       signal: context.signal,
