@@ -1,6 +1,6 @@
 import type { QueuedRun } from "../actors/runs.js";
 import type { RequestHead } from "../io/http/core.js";
-import { encodePayload, type HistoryWriter } from "../io/stores/deliveryHistory.js";
+import { EVENT_IN_BODY, encodePayload, type HistoryWriter } from "../io/stores/deliveryHistory.js";
 import { EVENT_TYPE_HEADERS } from "../streams/eventType.js";
 import { isForm } from "../streams/stages/parse.js";
 import { answeredDeliveryId, type Outcome } from "../streams/types.js";
@@ -36,10 +36,13 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
   return {
     close: () => writer.close(),
     request(route: string, head: RequestHead, body: Buffer | undefined, answer: Outcome): void {
-      const answered = answer.body as { status?: unknown; error?: unknown };
+      const answered = answer.body as { status?: unknown; error?: unknown; event?: unknown };
       const id = answeredDeliveryId(answer, head.headers);
       const header = eventHeader(head.headers);
-      const event = header === undefined ? undefined : head.headers[header];
+      // The answer names the event type the gateway resolved (a header's, or the body's for senders
+      // such as Stripe); without one (a 401), the header's.
+      const resolved = typeof answered.event === "string" ? answered.event : undefined;
+      const event = resolved ?? (header === undefined ? undefined : head.headers[header]);
       const redeliveryOf = head.headers[REDELIVERY_HEADER];
       const contentType = head.headers["content-type"];
       // Only what the route accepted is kept: an unsigned sender cannot fill the history with payloads.
@@ -58,8 +61,16 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
           status: answer.status,
           outcome: String(answered.status ?? answered.error ?? answer.status),
           event: event === undefined ? undefined : cut(event),
-          // The first (x-forge-event) is where a redelivery names the event unless told another.
-          event_header: header === EVENT_TYPE_HEADERS[0] ? undefined : header,
+          // The first (x-forge-event) is where a redelivery names the event unless told another;
+          // `body`: the body named it, and a redelivery sends the body again.
+          event_header:
+            header === undefined
+              ? resolved === undefined
+                ? undefined
+                : EVENT_IN_BODY
+              : header === EVENT_TYPE_HEADERS[0]
+                ? undefined
+                : header,
           redelivery_of: redeliveryOf === undefined ? undefined : cut(redeliveryOf),
           content_type: contentType === undefined ? undefined : cut(contentType),
           payload: kept?.payload,

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { SvcError } from "../../errors.js";
 import {
   decodePayload,
+  EVENT_IN_BODY,
   historyDir,
   type RequestRecord,
   readHistory,
@@ -26,6 +27,10 @@ const utf8Header = (text: string) => Buffer.from(text, "utf8").toString("latin1"
 /** The header the original named its event in (one the gateway reads), else `x-forge-event`. */
 const eventHeaderOf = (record: RequestRecord): string =>
   EVENT_TYPE_HEADERS.find((name) => name === record.event_header) ?? EVENT_TYPE_HEADERS[0];
+
+/** The event type the redelivery names in a header: none when the body named it (it is sent again). */
+const headerEvent = (record: RequestRecord): string | undefined =>
+  record.event_header === EVENT_IN_BODY ? undefined : record.event;
 
 /** The first `length` UTF-16 units of `text`, without half of a surrogate pair at the end. */
 function cutAt(text: string, length: number): string {
@@ -81,13 +86,12 @@ export async function redeliver(id: string, options: { route?: string; port?: st
     );
   const url = subscriptionUrl(loaded, route, target.profile, { ...running, port });
   const newId = cutAt(`redelivery-${randomBytes(4).toString("hex")}-${id}`, 200);
+  const event = headerEvent(record);
   const headers: Record<string, string> = {
     "content-type": record.content_type ?? "application/json",
     "x-request-id": utf8Header(newId),
     "x-svc-redelivery-of": utf8Header(id),
-    ...(record.event !== undefined && HEADER_TEXT.test(record.event)
-      ? { [eventHeaderOf(record)]: utf8Header(record.event) }
-      : {}),
+    ...(event !== undefined && HEADER_TEXT.test(event) ? { [eventHeaderOf(record)]: utf8Header(event) } : {}),
     // A whsec_ signature covers its webhook-id, which the gateway takes as the delivery ID: the new one.
     ...Object.fromEntries(
       Object.entries(signTestEvent(secret, payload, Math.floor(Date.now() / 1000), newId)).map(

@@ -33,6 +33,9 @@ export const HISTORY_PREVIOUS_FILE = "history.1.jsonl";
 const REPLACED_FILE = /^\.history-replaced-\d+-\d+\.jsonl$/;
 
 /** One request that named a served route: what the sender's "recent deliveries" page would show. */
+/** `event_header` of a request whose event type came from its body: a redelivery adds no header. */
+export const EVENT_IN_BODY = "body";
+
 export interface RequestRecord {
   readonly kind: "request";
   readonly id: string;
@@ -42,7 +45,10 @@ export interface RequestRecord {
   /** The answer's `status` field: accepted, duplicate, ignored, coalesced, delivered; or its error. */
   readonly outcome: string;
   readonly event?: string | undefined;
-  /** The header that named `event`, when it is not `x-forge-event` (a redelivery sends it there again). */
+  /**
+   * The header that named `event`, when it is not `x-forge-event` (a redelivery sends it there again);
+   * `body` when the body named it.
+   */
   readonly event_header?: string | undefined;
   readonly redelivery_of?: string | undefined;
   readonly content_type?: string | undefined;

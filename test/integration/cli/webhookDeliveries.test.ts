@@ -197,5 +197,23 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     const printed = /as (redelivery-[0-9a-f]{8}-msg_original)\)/.exec(whsec.stdout)?.[1] as string;
     expect(whsec.stdout).toContain(`"delivery_id":"${printed}"`);
     await waitForRun(gw, printed);
+
+    // An event type the body names (Stripe, Svix senders): recorded as resolved, and not put in a
+    // header by the redelivery (the body that names it is sent again).
+    const typed = '{"type":"invoice.paid","n":2}';
+    const typedHeaders = signTestEvent(WHSEC, typed, Math.floor(Date.now() / 1000), "msg_typed");
+    expect((await postJson(gw.url("/webhooks/sw"), typed, typedHeaders)).body).toMatchObject({
+      event: "invoice.paid",
+    });
+    await vi.waitFor(() =>
+      expect(requestRecord(dir, "msg_typed")).toMatchObject({ event: "invoice.paid", event_header: "body" }),
+    );
+    const again2 = await svc(gw.home, ["webhook", "redeliver", "msg_typed", "--port", port]);
+    const typedId = /as (redelivery-[0-9a-f]{8}-msg_typed)\)/.exec(again2.stdout)?.[1] as string;
+    await vi.waitFor(() =>
+      expect(requestRecord(dir, typedId)).toMatchObject({ event: "invoice.paid", event_header: "body" }),
+    );
+    const listed = await svc(gw.home, ["webhook", "deliveries", "sw"]);
+    expect(listed.stdout).toMatch(/msg_typed\s+sw\s+invoice\.paid/);
   });
 });
