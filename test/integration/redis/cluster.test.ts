@@ -205,6 +205,18 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     expect(logged().filter((line) => line === "drain-1 done")).toHaveLength(1);
   });
 
+  it("refuses to start when state.redis_url names a database the server does not have (its keys would go to database 0)", async () => {
+    const config = clusterConfig(
+      redis.url.replace(/\/\d+$/, "/99"),
+      "x",
+      { hook: { secret: SECRET } },
+      sharedAppendAgent(join(dir, "never.log")),
+    );
+    await expect(startNode(config)).rejects.toThrow(
+      /config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/99 has no database 99 \(.*out of range.*\) — start Redis at/,
+    );
+  });
+
   it("refuses to start when nothing answers at state.redis_url, naming the file, the key and the fix", async () => {
     const gone = await startTestRedis();
     await gone.cleanup();

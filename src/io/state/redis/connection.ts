@@ -131,6 +131,15 @@ export async function connectRedis(
     redis.disconnect();
     throw refuse(`cannot reach ${label} (${socketError ?? (err as Error).message})`);
   }
+  // ioredis switches to the URL's database on connect and only logs a refusal: every key would then go
+  // to database 0, shared with whatever uses it. Asked again here, where a refusal can stop the start.
+  const db = redis.options.db ?? 0;
+  try {
+    await redis.select(db);
+  } catch (err) {
+    redis.disconnect();
+    throw refuse(`${label} has no database ${db} (${(err as Error).message})`);
+  }
   redis.off("error", onError);
   // From here on, reconnect for ever (an outage is answered 503 and ends by itself).
   redis.options.retryStrategy = options.retryStrategy ?? retryStrategy;
