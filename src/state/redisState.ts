@@ -12,7 +12,7 @@ import { createSharedIdempotency, type SharedIdempotency } from "../io/state/red
 import { DEFAULT_KEY_PREFIX, redisKeys } from "../io/state/redis/keys.js";
 import { createSharedRateLimiter, type SharedRateLimiter } from "../io/state/redis/rateLimit.js";
 import { createSharedQueue, type StallSettings } from "../io/state/redis/sharedQueue.js";
-import type { PendingRun } from "../io/stores/pendingRuns.js";
+import { type SharedRun, storedRoute } from "../io/state/redis/sharedRun.js";
 import type { AcceptedEvent, ResolvedRoute } from "../streams/context.js";
 import { seenKey } from "../streams/stages/idempotency.js";
 
@@ -65,7 +65,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const keys = redisKeys(options.settings.redis_key_prefix ?? DEFAULT_KEY_PREFIX);
   const stall = options.stall === undefined ? {} : { stall: options.stall };
 
-  const runs = createSharedQueue<PendingRun>({
+  const runs = createSharedQueue<SharedRun>({
     url,
     name: "runs",
     keys,
@@ -73,14 +73,23 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     logger,
     concurrency: options.maxConcurrentRuns,
     ...stall,
-    async process(pending, signal) {
-      const route = options.lookup(pending.routeName);
-      if (route === undefined || route.profile !== pending.profile) {
+    async process(shared, signal) {
+      const { route: accepted, ...pending } = shared;
+      const found = options.lookup(pending.routeName);
+      const current = found !== undefined && found.profile === pending.profile ? found.route : undefined;
+      // A route gone since (a subscription disabled or removed) runs as it was accepted, as in one process.
+      const route = current ?? accepted;
+      if (route === undefined) {
         throw new Error(
           `route ${pending.routeName} no longer exists for profile ${pending.profile}; run dropped`,
         );
       }
-      const run: QueuedRun = { ...pending, route: route.route };
+      if (current === undefined)
+        logger.info(
+          { route: pending.routeName, delivery_id: pending.deliveryId },
+          `[webhook] ${pending.routeName}: route no longer served; the run goes on with the route it was accepted under`,
+        );
+      const run: QueuedRun = { ...pending, route };
       try {
         await options.execute(run, signal);
       } catch (err) {
@@ -121,12 +130,15 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     seen: createSharedIdempotency(redis, keys, health),
     async enqueueRun(event) {
       const { payload: _p, headers: _h, ...run } = event;
-      await runs.enqueue(seenKey(event.routeName, event.deliveryId), pendingRunOf(run));
+      await runs.enqueue(seenKey(event.routeName, event.deliveryId), {
+        ...pendingRunOf(run),
+        route: storedRoute(event.route),
+      });
       return true;
     },
     coalesce: (event) => {
       const { payload: _p, headers: _h, ...run } = event;
-      return coalescing.offer(event, pendingRunOf(run));
+      return coalescing.offer(event, { ...pendingRunOf(run), route: storedRoute(event.route) });
     },
     cronLease: createCronLease(redis, keys, health),
     start() {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
@@ -94,6 +94,34 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
         timeout: 10_000,
         interval: 100,
       });
+  });
+
+  it("runs accepted for a subscription removed before they start still run, with the route they were accepted under", async () => {
+    const runs = join(dir, `removed-${randomUUID()}.log`);
+    // One run at a time, each a second long: the later ones wait in the shared queue.
+    const config = clusterConfig(redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(runs, 1, 1));
+    const gw = await startNode(config);
+    nodes.push(gw);
+    const host = cliHome(config);
+    expect((await svc(host, ["webhook", "subscribe", "gone", "--secret", SECRET])).code).toBe(0);
+    await vi.waitFor(async () => expect((await deliver(gw, "gone", "probe-0")).status).toBe(202), {
+      timeout: 10_000,
+      interval: 100,
+    });
+    const ids = ["removed-1", "removed-2", "removed-3"];
+    for (const id of ids) expect((await deliver(gw, "gone", id)).status).toBe(202);
+    expect((await svc(host, ["webhook", "remove", "gone"])).code).toBe(0);
+    await vi.waitFor(async () => expect((await deliver(gw, "gone", randomUUID())).status).toBe(404), {
+      timeout: 10_000,
+      interval: 100,
+    });
+    await vi.waitFor(
+      () => {
+        const ran = readFileSync(runs, "utf8").split("\n");
+        for (const id of ids) expect(ran).toContain(id);
+      },
+      { timeout: 20_000, interval: 200 },
+    );
   });
 
   it("a gateway started after the subscription serves it from the start", async () => {

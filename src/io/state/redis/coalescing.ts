@@ -3,10 +3,10 @@ import type { Redis } from "ioredis";
 import { renderCoalesceKey, timerDelay } from "../../../machines/coalesceGroup.js";
 import type { AcceptedEvent } from "../../../streams/context.js";
 import type { Logger } from "../../log.js";
-import type { PendingRun } from "../../stores/pendingRuns.js";
 import type { RedisHealth } from "./connection.js";
 import type { RedisKeys } from "./keys.js";
 import { createSharedQueue, type SharedQueue, type StallSettings } from "./sharedQueue.js";
+import type { SharedRun } from "./sharedRun.js";
 
 /**
  * Adds an event to its group (a hash), opening the group when it is the first: returns the group's
@@ -76,13 +76,13 @@ export interface SharedCoalescingOptions {
   readonly health: RedisHealth;
   readonly logger: Logger;
   /** Enqueues the group's one run (idempotent per generation); `superseded` events were merged into it. */
-  dispatch(run: PendingRun, superseded: number, generation: number): Promise<void>;
+  dispatch(run: SharedRun, superseded: number, generation: number): Promise<void>;
   readonly stall?: StallSettings;
 }
 
 export interface SharedCoalescing {
   /** Adds the event to its route's group for its key, shared by every instance; `not_grouped` when the key does not resolve. */
-  offer(event: AcceptedEvent, run: PendingRun): Promise<"coalesced" | "not_grouped">;
+  offer(event: AcceptedEvent, run: SharedRun): Promise<"coalesced" | "not_grouped">;
   start(): void;
   close(drainMs: number): Promise<void>;
 }
@@ -114,7 +114,7 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
         throw new DelayedError();
       }
       if (answer[0] !== "fire") return;
-      const run = JSON.parse(answer[1] as string) as PendingRun;
+      const run = JSON.parse(answer[1] as string) as SharedRun;
       await options.dispatch(run, Number(answer[2]) - 1, data.generation);
       await redis.del(firing);
     },

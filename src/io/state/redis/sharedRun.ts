@@ -1,0 +1,18 @@
+import type { Route } from "../../../config/sections/webhook.js";
+import type { PendingRun } from "../../stores/pendingRuns.js";
+
+/** A route's settings as a shared run keeps them: everything but its secret, which stays out of Redis. */
+export type StoredRoute = Omit<Route, "secret">;
+
+/**
+ * A run as the shared queue and the shared coalescing groups keep it: the pending run, with the route it
+ * was accepted under, so a subscription disabled or removed before the run starts does not drop it.
+ */
+export interface SharedRun extends PendingRun {
+  readonly route?: StoredRoute;
+}
+
+export function storedRoute(route: Route): StoredRoute {
+  const { secret: _secret, ...kept } = route;
+  return kept;
+}
