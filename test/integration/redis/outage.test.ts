@@ -135,6 +135,43 @@ describe("stopping while Redis is unreachable", { timeout: 60_000 }, () => {
     }
   });
 
+  it("a frozen Redis (its connections stay open) is logged unreachable, then reachable again once it answers", async () => {
+    const own = await startTestRedis();
+    const config = clusterConfig(
+      own.url,
+      `z${randomUUID()}`,
+      { hook: { secret: SECRET } },
+      sharedAppendAgent(join(tmpdir(), `svc-frozen-log-${randomUUID()}.log`)),
+    );
+    const node = await startNode(config, { drainTimeoutMs: 200 });
+    const deliver = async () => {
+      const body = JSON.stringify({ n: 1 });
+      return postJson(node.url("/webhooks/hook"), body, {
+        "X-GitHub-Event": "push",
+        "X-GitHub-Delivery": randomUUID(),
+        "X-Hub-Signature-256": await sign(SECRET, body),
+      });
+    };
+    try {
+      own.freeze();
+      expect((await deliver()).status).toBe(503);
+      own.thaw();
+      await vi.waitFor(
+        () => {
+          const msgs = node.logs().map((l) => l.msg);
+          expect(msgs.filter((m) => m.includes("is unreachable"))).toHaveLength(1);
+          expect(msgs.filter((m) => m.includes("is reachable again"))).toHaveLength(1);
+        },
+        { timeout: 15_000, interval: 100 },
+      );
+      expect((await deliver()).status).toBe(202);
+    } finally {
+      own.thaw();
+      await node.stop();
+      await own.cleanup();
+    }
+  });
+
   it("the stop ends when Redis stops answering without closing its connections (a frozen server)", async () => {
     const own = await startTestRedis();
     try {

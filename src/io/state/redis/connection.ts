@@ -55,6 +55,9 @@ export interface RedisHealth {
   fail(err: unknown): never;
 }
 
+/** How often a connection that stayed open is pinged after a command failed on it. */
+const PROBE_MS = 1000;
+
 export function createRedisHealth(label: string, logger: Logger): RedisHealth {
   /** Watched connections that are not ready. */
   const notReady = new Set<string>();
@@ -67,8 +70,41 @@ export function createRedisHealth(label: string, logger: Logger): RedisHealth {
       `[state] Redis at ${label} is unreachable (${reason}); requests that need it are answered 503 until it is back`,
     );
   };
+  const back = () => {
+    if (!reported || notReady.size > 0) return;
+    reported = false;
+    logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
+  };
+  /** The first connection watched: pinged after a command failed on a connection that stayed open. */
+  let pinged: Redis | undefined;
+  let probing = false;
+  /**
+   * A command that timed out (a frozen or overloaded server) leaves its connection open, so no `ready`
+   * says when Redis answers again: a PING each second does, and the outage's end is logged as for a
+   * reconnect (and the next outage is reported again).
+   */
+  const probeUntilBack = () => {
+    if (probing || pinged === undefined || notReady.size > 0) return;
+    probing = true;
+    const probe = (redis: Redis) => {
+      redis.ping().then(
+        () => {
+          probing = false;
+          back();
+        },
+        () => {
+          // Closed on purpose (the gateway's stop): nothing more to wait for.
+          if (redis.status === "end") probing = false;
+          else setTimeout(() => probe(redis), PROBE_MS).unref();
+        },
+      );
+    };
+    const redis = pinged;
+    setTimeout(() => probe(redis), PROBE_MS).unref();
+  };
   return {
     watch(name, redis) {
+      pinged ??= redis;
       const down = (reason: string) => {
         notReady.add(name);
         report(reason);
@@ -80,16 +116,14 @@ export function createRedisHealth(label: string, logger: Logger): RedisHealth {
       });
       redis.on("ready", () => {
         notReady.delete(name);
-        if (reported && notReady.size === 0) {
-          reported = false;
-          logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
-        }
+        back();
       });
     },
     isDown: () => notReady.size > 0,
     fail(err) {
       const reason = err instanceof Error ? err.message : String(err);
       report(reason);
+      probeUntilBack();
       throw new StateUnavailableError(`Redis unreachable: ${reason}`);
     },
   };

@@ -11,6 +11,7 @@ import { createCronLease } from "../../../../src/io/state/redis/cronLease.js";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import { createSharedQueue, jobIdOf, type SharedQueue } from "../../../../src/io/state/redis/sharedQueue.js";
 import { StateUnavailableError } from "../../../../src/streams/stateUnavailable.js";
+import { captureLogger } from "../../../fakes/logCapture.js";
 import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
 
 let server: TestRedis;
@@ -135,5 +136,27 @@ describe("cron lease", () => {
     expect(wins.filter(Boolean)).toHaveLength(1);
     expect(await leases[1]?.claim("default", "j1", "2026-11-28T02:00:00.000Z")).toBe(true);
     expect(await leases[2]?.claim("work", "j1", due)).toBe(true);
+  });
+});
+
+describe("Redis health", () => {
+  it("a command that failed on a connection that stayed open (a timeout) is followed by reachable again once a PING answers; the next outage is reported", async () => {
+    const log = captureLogger();
+    const health = createRedisHealth("test", log.logger);
+    const watched = await connectRedis(server.url, "config.yaml", commandOptions());
+    vi.useFakeTimers({ toFake: ["setTimeout"] });
+    try {
+      health.watch("commands", watched);
+      const said = (text: string) => log.messages().filter((m) => m.includes(text)).length;
+      expect(() => health.fail(new Error("Command timed out"))).toThrow(StateUnavailableError);
+      expect(said("is unreachable")).toBe(1);
+      await vi.advanceTimersByTimeAsync(1000);
+      await vi.waitFor(() => expect(said("is reachable again")).toBe(1));
+      expect(() => health.fail(new Error("Command timed out"))).toThrow(StateUnavailableError);
+      expect(said("is unreachable")).toBe(2);
+    } finally {
+      vi.useRealTimers();
+      watched.disconnect();
+    }
   });
 });
