@@ -1,5 +1,5 @@
 import pino from "pino";
-import { createLogger, type Logger, pinoOptions } from "../io/log.js";
+import { type Logger, logLevel, pinoOptions } from "../io/log.js";
 import { terminalText } from "../io/terminalText.js";
 
 const PREFIX: Readonly<Record<number, string>> = {
@@ -28,9 +28,7 @@ export function cliLogger(): Logger {
 }
 
 function makeCliLogger(asked: string | undefined): Logger {
-  // Validates the level with the gateway's own message.
-  createLogger({ stdout: false, ...(asked === undefined ? {} : { level: asked }) });
-  return pino(pinoOptions(asked ?? "warn"), {
+  return pino(pinoOptions(asked === undefined ? "warn" : logLevel(asked)), {
     write(line: string) {
       const { level, msg = "", err } = JSON.parse(line) as { level: number; msg?: string; err?: unknown };
       if (asked === undefined && !SAID_BY_THE_COMPONENT.test(msg)) return;

@@ -20,6 +20,16 @@ function eventHeader(headers: RequestHead["headers"]): string | undefined {
   return undefined;
 }
 
+/**
+ * Where the event type came from, as the history keeps it: the header's name, except the first
+ * (x-forge-event), where a redelivery names it unless told another; `body` when the body named it (a
+ * redelivery sends the body again).
+ */
+function eventHeaderField(header: string | undefined, resolved: string | undefined): string | undefined {
+  if (header === undefined) return resolved === undefined ? undefined : EVENT_IN_BODY;
+  return header === EVENT_TYPE_HEADERS[0] ? undefined : header;
+}
+
 /** What the gateway records in the delivery history (docs/operations.md): requests, runs, deliveries. */
 export function historyHooks(writer: HistoryWriter, now: () => number) {
   // Three records per accepted event (request, run, delivery): the ISO time is formatted once per ms.
@@ -61,16 +71,7 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
           status: answer.status,
           outcome: String(answered.status ?? answered.error ?? answer.status),
           event: event === undefined ? undefined : cut(event),
-          // The first (x-forge-event) is where a redelivery names the event unless told another;
-          // `body`: the body named it, and a redelivery sends the body again.
-          event_header:
-            header === undefined
-              ? resolved === undefined
-                ? undefined
-                : EVENT_IN_BODY
-              : header === EVENT_TYPE_HEADERS[0]
-                ? undefined
-                : header,
+          event_header: eventHeaderField(header, resolved),
           redelivery_of: redeliveryOf === undefined ? undefined : cut(redeliveryOf),
           content_type: contentType === undefined ? undefined : cut(contentType),
           payload: kept?.payload,

@@ -224,7 +224,7 @@ function reportOnce(sink: string): (err: unknown) => void {
 const LEVELS: readonly string[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /** The level asked for, else `SVC_LOG_LEVEL`, else info; a level pino does not know is named with its source. */
-function logLevel(asked: string | undefined): pino.Level {
+export function logLevel(asked: string | undefined): pino.Level {
   const env = process.env.SVC_LOG_LEVEL;
   const level = asked ?? env ?? "info";
   if (LEVELS.includes(level)) return level as pino.Level;

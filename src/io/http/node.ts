@@ -103,6 +103,17 @@ function rawAnswer(answer: Outcome): string {
   );
 }
 
+/** A refusal answered on its response, the connection to end after it. */
+function endClosing(res: ServerResponse, answer: Outcome): void {
+  const json = answerText(answer);
+  res.writeHead(answer.status, {
+    "Content-Type": contentTypeOf(answer),
+    "Content-Length": Buffer.byteLength(json),
+    Connection: "close",
+  });
+  res.end(json);
+}
+
 function headOf(req: IncomingMessage): RequestHead {
   const url = originForm(req.url ?? "/");
   const query = url.indexOf("?");
@@ -194,13 +205,7 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
   server.on("checkContinue", (req, res) => serve(req, res, true));
   server.on("checkExpectation", (req, res) => {
     handler.refused?.(EXPECTATION_FAILED, headOf(req));
-    const json = answerText(EXPECTATION_FAILED);
-    res.writeHead(417, {
-      "Content-Type": contentTypeOf(EXPECTATION_FAILED),
-      "Content-Length": Buffer.byteLength(json),
-      Connection: "close",
-    });
-    res.end(json);
+    endClosing(res, EXPECTATION_FAILED);
   });
   // Every answer is JSON, also to a request node's parser refuses (node writes a plain 400, 408 or 431
   // itself, and nothing at all when the error comes after the head was handed over). An answer already
@@ -227,13 +232,7 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
       // count of the request is skipped: its reply is never called now.
       const answer = refusal(err);
       handler.refused?.(answer, heads.get(pending));
-      const json = answerText(answer);
-      pending.writeHead(answer.status, {
-        "Content-Type": contentTypeOf(answer),
-        "Content-Length": Buffer.byteLength(json),
-        Connection: "close",
-      });
-      pending.end(json);
+      endClosing(pending, answer);
     } else if (pending.headersSent && !pending.writableEnded) pending.end();
     if (pending.writableFinished) end();
     else pending.once("finish", end);

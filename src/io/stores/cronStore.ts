@@ -56,15 +56,8 @@ export function parseSchedule(text: string): Schedule {
   }
   // Jenkins' H (a hashed minute) is not cron: the parser takes it as a new random value at every reading,
   // so the job would run at a different minute each time its next run is worked out.
-  if (
-    !trimmed.startsWith("@") &&
-    /h/i.test(
-      trimmed.replace(
-        /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|sun|mon|tue|wed|thu|fri|sat)\b/gi,
-        "",
-      ),
-    )
-  ) {
+  // No month or day name begins with H.
+  if (fields.some((field) => /^h/i.test(field))) {
     throw new SvcError(
       "usage",
       `schedule "${text}": H (a hashed value) is not part of cron — write the minute or hour itself, e.g. "17 * * * *"`,

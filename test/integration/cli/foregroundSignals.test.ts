@@ -68,53 +68,44 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     expect(run.child.exitCode).toBeNull();
   });
 
-  it("a SIGTERM while the gateway's modules still load (before it listens) ends it with exit 0, not killed by the signal", async () => {
+  /**
+   * `svc gateway run` with a preload that sends `signal` to the process as soon as a listener for
+   * `heldFirst` is added (svc's entry holding its first signal), so it comes while the program loads.
+   */
+  function runSignalledWhileLoading(heldFirst: string, signal: NodeJS.Signals) {
     home = tempHome();
     home.write("config.yaml", stringify(cliConfig({ r: { secret: "INSECURE_NO_AUTH" } })));
-    // The signal comes in the window while the gateway's modules load, after svc's entry ran: the process
-    // sends it to itself as soon as the entry has put its first SIGTERM handler in place.
-    const signalOnceHeld =
-      'data:text/javascript,let sent=false;process.on("newListener",(e)=>{if(e==="SIGTERM"&&!sent){sent=true;setImmediate(()=>process.kill(process.pid,"SIGTERM"))}})';
+    const preload = `data:text/javascript,let sent=false;process.on("newListener",(e)=>{if(e==="${heldFirst}"&&!sent){sent=true;setImmediate(()=>process.kill(process.pid,"${signal}"))}})`;
     const child = spawn(
       process.execPath,
-      ["--import", signalOnceHeld, ...SVC_ARGV, "gateway", "run", "--port", "0"],
+      ["--import", preload, ...SVC_ARGV, "gateway", "run", "--port", "0"],
       {
         env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
-    let out = "";
-    child.stdout?.on("data", (d) => (out += d));
+    const output = { text: "" };
+    child.stdout?.on("data", (d) => (output.text += d));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.on("exit", (code, signal) => resolve({ code, signal })),
     );
+    return { child, output, exited };
+  }
+
+  it("a SIGTERM while the gateway's modules still load (before it listens) ends it with exit 0, not killed by the signal", async () => {
+    const { output, exited } = runSignalledWhileLoading("SIGTERM", "SIGTERM");
     expect(await exited).toEqual({ code: 0, signal: null });
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
-    if (!out.includes("Listening on")) expect(out).toContain("SIGTERM received during startup");
+    if (!output.text.includes("Listening on"))
+      expect(output.text).toContain("SIGTERM received during startup");
   });
 
   it("a SIGHUP while the program still loads (a reload asked for right after a start) is let go: the gateway starts", async () => {
-    home = tempHome();
-    home.write("config.yaml", stringify(cliConfig({ r: { secret: "INSECURE_NO_AUTH" } })));
     // Sent as soon as the entry holds its first signal, before the rest of the program has loaded.
-    const hupOnceHeld =
-      'data:text/javascript,let sent=false;process.on("newListener",(e)=>{if(e==="SIGINT"&&!sent){sent=true;setImmediate(()=>process.kill(process.pid,"SIGHUP"))}})';
-    const child = spawn(
-      process.execPath,
-      ["--import", hupOnceHeld, ...SVC_ARGV, "gateway", "run", "--port", "0"],
-      {
-        env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let out = "";
-    child.stdout?.on("data", (d) => (out += d));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.on("exit", (code, signal) => resolve({ code, signal })),
-    );
+    const { child, output, exited } = runSignalledWhileLoading("SIGINT", "SIGHUP");
     const listening = new Promise<boolean>((resolve) => {
       child.stdout?.on("data", () => {
-        if (out.includes("Listening on")) resolve(true);
+        if (output.text.includes("Listening on")) resolve(true);
       });
       void exited.then(() => resolve(false));
     });
