@@ -1,4 +1,5 @@
 import type { Config } from "./schema.js";
+import { DEFAULT_BASE_URLS } from "./sections/agent.js";
 
 /** The optional `agent` keys each provider reads (the others have defaults and are not checked). */
 const AGENT_KEYS_USED: Record<string, readonly string[]> = {
@@ -28,10 +29,25 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
       `[agent] ${file}: agent.provider is ${agent.provider}, which does not use ${keys} — ${fix}, or remove ${unused.length === 1 ? "it" : "them"}`,
     );
   }
+  const keyless = missingKeyWarning(config, file);
+  if (keyless !== undefined) warnings.push(keyless);
   const redisKeys = (["redis_url", "redis_key_prefix"] as const).filter((key) => state[key] !== undefined);
   if (state.backend !== "redis" && redisKeys.length > 0)
     warnings.push(
       `[state] ${file}: ${redisKeys.map((key) => `state.${key}`).join(" and ")} ${redisKeys.length === 1 ? "is" : "are"} set, but state.backend is ${state.backend}: Redis is not used — set state.backend: redis to share state between gateways, or remove ${redisKeys.length === 1 ? "it" : "them"}`,
     );
   return warnings;
+}
+
+/** The variable a provider's key is usually kept in, for the hint. */
+const KEY_VARIABLE = { openai: "OPENAI_API_KEY", anthropic: "ANTHROPIC_API_KEY" } as const;
+
+/**
+ * A model provider's own public endpoint (no `base_url`) refuses every request without a key, so each run
+ * would fail with a 401; a `base_url` of its own may need none (a local Ollama or vLLM).
+ */
+function missingKeyWarning({ agent }: Config, file: string): string | undefined {
+  if (agent.provider !== "openai" && agent.provider !== "anthropic") return undefined;
+  if (agent.base_url !== undefined || (agent.api_key !== undefined && agent.api_key !== "")) return undefined;
+  return `[agent] ${file}: agent.api_key is not set, and ${DEFAULT_BASE_URLS[agent.provider]} refuses requests without a key: every run would fail — set agent.api_key: \${${KEY_VARIABLE[agent.provider]}} (with the key in .env), or set agent.base_url to an endpoint that needs none`;
 }

@@ -27,6 +27,19 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ]);
   });
 
+  it("a model provider's public endpoint without agent.api_key: every run would fail with a 401", () => {
+    expect(warningsFor({ agent: { provider: "anthropic", model: "m" } })).toEqual([
+      `[agent] ${FILE}: agent.api_key is not set, and https://api.anthropic.com/v1 refuses requests without a key: every run would fail — set agent.api_key: \${ANTHROPIC_API_KEY} (with the key in .env), or set agent.base_url to an endpoint that needs none`,
+    ]);
+    expect(warningsFor({ agent: { provider: "openai", model: "m", api_key: "" } })[0]).toContain(
+      "https://api.openai.com/v1 refuses requests without a key",
+    );
+    // A local endpoint may need no key.
+    expect(warningsFor({ agent: { provider: "openai", model: "m", base_url: "http://127.0.0.1:11434/v1" } })).toEqual(
+      [],
+    );
+  });
+
   it("nothing for settings in use", () => {
     expect(warningsFor({})).toEqual([]);
     expect(warningsFor({ agent: { provider: "command", command: ["x"] } })).toEqual([]);
