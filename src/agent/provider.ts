@@ -32,5 +32,22 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
     baseURL,
     ...(settings.api_key === undefined || settings.api_key === "" ? {} : { apiKey: settings.api_key }),
     includeUsage: true,
+    ...(speaksMaxCompletionTokens(baseURL) ? { transformRequestBody: withMaxCompletionTokens } : {}),
   }).chatModel(modelId);
+}
+
+/**
+ * OpenAI's own API (and Azure OpenAI) refuses `max_tokens` for its reasoning models (o-series, gpt-5: a 400
+ * "Use 'max_completion_tokens' instead") and takes `max_completion_tokens` for every model; other
+ * Chat Completions servers (Ollama, vLLM, LM Studio, OpenRouter) read `max_tokens`.
+ */
+export function speaksMaxCompletionTokens(baseURL: string): boolean {
+  const host = URL.canParse(baseURL) ? new URL(baseURL).hostname.toLowerCase() : "";
+  return host === "api.openai.com" || host.endsWith(".openai.azure.com");
+}
+
+export function withMaxCompletionTokens(body: Record<string, unknown>): Record<string, unknown> {
+  if (body.max_tokens === undefined) return body;
+  const { max_tokens, ...rest } = body;
+  return { ...rest, max_completion_tokens: max_tokens };
 }

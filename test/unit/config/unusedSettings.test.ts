@@ -35,9 +35,9 @@ describe("settings the rest of the configuration leaves unused are named, not dr
       "https://api.openai.com/v1 refuses requests without a key",
     );
     // A local endpoint may need no key.
-    expect(warningsFor({ agent: { provider: "openai", model: "m", base_url: "http://127.0.0.1:11434/v1" } })).toEqual(
-      [],
-    );
+    expect(
+      warningsFor({ agent: { provider: "openai", model: "m", base_url: "http://127.0.0.1:11434/v1" } }),
+    ).toEqual([]);
   });
 
   it("nothing for settings in use", () => {

@@ -1,0 +1,55 @@
+import { generateText } from "ai";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { languageModel, speaksMaxCompletionTokens } from "../../../src/agent/provider.js";
+import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
+
+/**
+ * The output limit's name in a Chat Completions request: OpenAI's own API refuses `max_tokens` for its
+ * reasoning models, other servers read `max_tokens`. The requests go to the local fake: a fetch that sends
+ * `https://api.openai.com/v1/...` to the fake's origin, the request itself unchanged.
+ */
+describe("agent.max_tokens in a Chat Completions request", () => {
+  let model: FakeModel;
+  const realFetch = globalThis.fetch;
+  beforeAll(async () => {
+    model = await startFakeOpenAI();
+  });
+  afterEach(() => {
+    globalThis.fetch = realFetch;
+  });
+  afterAll(() => model.close());
+
+  const ask = async (baseUrl: string) => {
+    model.script({ text: "hi" });
+    await generateText({
+      model: languageModel({ provider: "openai", model: "gpt-5", base_url: baseUrl, api_key: "k" }),
+      prompt: "p",
+      maxOutputTokens: 77,
+    });
+    return model.requests.at(-1)?.json;
+  };
+
+  it("is max_completion_tokens for OpenAI's own API", async () => {
+    const fakeOrigin = new URL(model.baseUrl).origin;
+    globalThis.fetch = (input, init) =>
+      realFetch(String(input).replace("https://api.openai.com", fakeOrigin), init);
+    const body = await ask("https://api.openai.com/v1");
+    expect(body?.max_completion_tokens).toBe(77);
+    expect(body).not.toHaveProperty("max_tokens");
+  });
+
+  it("stays max_tokens for another server (Ollama, vLLM, a proxy)", async () => {
+    const body = await ask(model.baseUrl);
+    expect(body?.max_tokens).toBe(77);
+    expect(body).not.toHaveProperty("max_completion_tokens");
+  });
+
+  it("OpenAI's API and Azure OpenAI by host, nothing else", () => {
+    expect(speaksMaxCompletionTokens("https://api.openai.com/v1")).toBe(true);
+    expect(speaksMaxCompletionTokens("https://API.OpenAI.com/v1/")).toBe(true);
+    expect(speaksMaxCompletionTokens("https://my-res.openai.azure.com/openai/v1")).toBe(true);
+    expect(speaksMaxCompletionTokens("https://openrouter.ai/api/v1")).toBe(false);
+    expect(speaksMaxCompletionTokens("http://127.0.0.1:11434/v1")).toBe(false);
+    expect(speaksMaxCompletionTokens("https://api.openai.com.evil.example/v1")).toBe(false);
+  });
+});
