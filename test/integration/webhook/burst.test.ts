@@ -76,7 +76,7 @@ describe("a burst past the run queue cap", { timeout: 60_000 }, () => {
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway({
-      runQueueCap: 50,
+      runQueueCap: 20,
       config: webhookConfig(
         { pr: { secret: SECRET, prompt: "PR {number}" } },
         { rate_limit: 100_000 },
@@ -86,8 +86,8 @@ describe("a burst past the run queue cap", { timeout: 60_000 }, () => {
   });
   afterAll(() => gw.stop());
 
-  it("300 at once: the overflow is 503 and never runs; retried later, each event runs exactly once", async () => {
-    let pending = Array.from({ length: 300 }, (_, i) => `c-${i}`);
+  it("120 at once: the overflow is 503 and never runs; retried later, each event runs exactly once", async () => {
+    let pending = Array.from({ length: 120 }, (_, i) => `c-${i}`);
     const refusedOnce = new Set<string>();
     for (let round = 0; pending.length > 0 && round < 40; round++) {
       const answers = await Promise.all(pending.map((id, i) => deliver(gw, id, i)));
@@ -110,7 +110,7 @@ describe("a burst past the run queue cap", { timeout: 60_000 }, () => {
     expect(refusedOnce.size).toBeGreaterThan(0);
     await vi.waitFor(
       () =>
-        expect([...appendedRuns(gw.home.dir).keys()].filter((id) => id.startsWith("c-")).length).toBe(300),
+        expect([...appendedRuns(gw.home.dir).keys()].filter((id) => id.startsWith("c-")).length).toBe(120),
       { timeout: 50_000, interval: 100 },
     );
     expect([...appendedRuns(gw.home.dir).values()].filter((n) => n !== 1)).toEqual([]);
