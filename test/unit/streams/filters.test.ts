@@ -59,6 +59,10 @@ describe("field resolution", () => {
     expect(is({ field: "event", equals: "from-header" }, s)).toBe(true);
     expect(is({ field: "event_type", equals: "from-header" }, s)).toBe(true);
     expect(is({ field: "event", exists: false }, subject({}, undefined))).toBe(true);
+    // A body key of that name is read with the payload. prefix.
+    const calendly = subject({ event: "invitee.created" }, undefined);
+    expect(is({ field: "event", equals: "invitee.created" }, calendly)).toBe(false);
+    expect(is({ field: "payload.event", equals: "invitee.created" }, calendly)).toBe(true);
   });
 
   it("headers.<Name> reads a header case-insensitively", () => {
@@ -160,6 +164,20 @@ describe("leaf operators", () => {
     // An escaped backslash followed by u is a literal backslash and u, not a code point.
     expect(is({ field: "text", regex: "\\\\u00e9" }, subject({ text: "\\u00e9" }))).toBe(true);
     expect(regexProblem("caf\\u00e9\\Z")).toBeUndefined();
+  });
+
+  it("regex on text in any script: (?i) folds any case, . is one character (an emoji too), \\w \\d \\s \\b are ASCII", () => {
+    const text = subject({ name: "héllo", up: "CAFÉ", emoji: "😀", greek: "αβγ", word: "un café noir" });
+    expect(is({ field: "up", regex: "(?i)^café$" }, text)).toBe(true);
+    expect(is({ field: "emoji", regex: "^.$" }, text)).toBe(true);
+    expect(is({ field: "greek", regex: "^\\p{Greek}+$" }, text)).toBe(true);
+    expect(is({ field: "name", regex: "^[\\p{L}\\p{N}_]+$" }, text)).toBe(true);
+    // As docs/configuration.md says: RE2's classes are ASCII (Python's are not).
+    expect(is({ field: "name", regex: "^\\w+$" }, text)).toBe(false);
+    expect(is({ field: "word", regex: "\\bcafé\\b" }, text)).toBe(false);
+    expect(is({ field: "word", regex: "\\bcaf" }, text)).toBe(true);
+    expect(is({ field: "digits", regex: "^\\d+$" }, subject({ digits: "١٢٣" }))).toBe(false);
+    expect(is({ field: "space", regex: "^\\s$" }, subject({ space: "\u00a0" }))).toBe(false);
   });
 
   it("regex: invalid or non-RE2 patterns (backreferences, lookaround) never match", () => {
