@@ -248,6 +248,42 @@ describe("groups", () => {
     ).toBe(false);
   });
 
+  it("an unusable list leaves a group undecided only when its other members do not decide it, in any order", () => {
+    const broken: Filter = { field: "action", in_file: "gone.txt" };
+    const yes: Filter = { field: "action", equals: "opened" };
+    const no: Filter = { field: "action", equals: "closed" };
+    // any with a member that matches, all with one that does not: decided whatever the list holds.
+    for (const members of [
+      [broken, yes],
+      [yes, broken],
+    ]) {
+      expect(is({ any: members })).toBe(true);
+      expect(is({ not: { any: members } })).toBe(false);
+    }
+    for (const members of [
+      [broken, no],
+      [no, broken],
+    ]) {
+      expect(is({ all: members })).toBe(false);
+      expect(is({ not: { all: members } })).toBe(true);
+    }
+    // Otherwise the group depends on the list: it fails closed, under not as well.
+    for (const members of [
+      [broken, no],
+      [no, broken],
+    ]) {
+      expect(is({ any: members })).toBe(false);
+      expect(is({ not: { any: members } })).toBe(false);
+    }
+    for (const members of [
+      [broken, yes],
+      [yes, broken],
+    ]) {
+      expect(is({ all: members })).toBe(false);
+      expect(is({ not: { all: members } })).toBe(false);
+    }
+  });
+
   it("matchesAll needs every top-level filter; an empty list matches", () => {
     expect(matchesAll([], prSubject, deps)).toBe(true);
     expect(
