@@ -137,6 +137,17 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
       }
       // An unusable pattern would fail closed on every event (all ignored, silently): refuse it here.
       if (parsed.success && op === "regex") {
+        // `regex: "\bfix\b"`: in double quotes YAML (and JSON) read \b as a backspace, so the pattern would never
+        // match (and `not` of it would let everything through). Nobody means a raw backspace in a pattern.
+        if ((raw.regex as string).includes("\b")) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["regex"],
+            message:
+              "holds a backspace character where \\b was meant: in \"double quotes\" YAML (and JSON) read \\b as a backspace — in YAML write the pattern in 'single quotes' ('\\bfix\\b'), or double the backslash (\"\\\\bfix\\\\b\")",
+          });
+          return;
+        }
         const problem = regexProblem(raw.regex as string);
         if (problem !== undefined) {
           ctx.addIssue({

@@ -179,6 +179,16 @@ describe("config loading (spec 2.1)", () => {
     );
   });
 
+  it('a regex whose \\b YAML read as a backspace ("\\bWIP\\b" in double quotes) is refused with how to write it', () => {
+    const filter = (text: string) => () =>
+      load(`platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          - ${text}\n`);
+    expect(filter('not: {field: title, regex: "\\bWIP\\b"}')).toThrow(
+      /filters\[0\]\.not\.regex: holds a backspace character where \\b was meant: in "double quotes" YAML \(and JSON\) read \\b as a backspace — in YAML write the pattern in 'single quotes' \('\\bfix\\b'\)/,
+    );
+    expect(filter("{field: title, regex: '\\bWIP\\b'}")).not.toThrow(/regex/);
+    expect(filter('{field: title, regex: "\\\\bWIP\\\\b"}')).not.toThrow(/regex/);
+  });
+
   it("a misshapen filter says how to write it: a field with no operator, a group given one filter or a field, a field that is not text", () => {
     const filter = (text: string) => () =>
       load(`platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          - ${text}\n`);
