@@ -1,4 +1,6 @@
 import { inProfile } from "../config/paths.js";
+import type { Filter } from "../config/sections/filters.js";
+import { listFileProblem } from "../io/listFiles.js";
 import { resolveScript } from "../io/scripts.js";
 import { type CronStore, findJob } from "../io/stores/cronStore.js";
 import type { RouteTable } from "./routes.js";
@@ -6,12 +8,31 @@ import type { RouteTable } from "./routes.js";
 export interface ReferenceDeps {
   readonly configFile: string;
   scriptsDir(profile: string): string;
+  /** The profile's directory: `in_file` paths are relative to it. */
+  profileRoot(profile: string): string;
   cronStore(profile: string): { readonly store: CronStore; readonly path: string };
 }
 
+/** Every `in_file` in `filters`, with its key path (`filters[0].any[1].in_file`). */
+function inFiles(filters: readonly Filter[], at: string): Array<{ key: string; path: string }> {
+  const found: Array<{ key: string; path: string }> = [];
+  const walk = (filter: Filter, key: string): void => {
+    if ("not" in filter) walk(filter.not, `${key}.not`);
+    else if ("in_file" in filter) found.push({ key: `${key}.in_file`, path: filter.in_file });
+    else if ("all" in filter || "any" in filter) {
+      const group = "all" in filter ? "all" : "any";
+      const list = "all" in filter ? filter.all : filter.any;
+      for (const [i, f] of list.entries()) walk(f, `${key}.${group}[${i}]`);
+    }
+  };
+  for (const [i, f] of filters.entries()) walk(f, `${at}[${i}]`);
+  return found;
+}
+
 /**
- * Static routes that name a script or a cron job that is not there: the gateway still starts (the file
- * or job may be added while it runs), but says so now rather than only when the first event is dropped.
+ * Static routes that name a script, a cron job or an `in_file` list that is not there (or cannot be used): the
+ * gateway still starts (the file or job may be added while it runs), but says so now rather than only when
+ * the first event is dropped.
  */
 export async function missingReferenceWarnings(table: RouteTable, deps: ReferenceDeps): Promise<string[]> {
   const warnings: string[] = [];
@@ -25,6 +46,13 @@ export async function missingReferenceWarnings(table: RouteTable, deps: Referenc
           `${at}.script: ${route.script} — ${found.why} (scripts live in ${scriptsDir}${inProfile(profile)}); until it is there every event on this route is ignored`,
         );
       }
+    }
+    for (const { key, path } of inFiles(route.filters ?? [], `${at}.filters`)) {
+      const { file, problem } = listFileProblem(path, deps.profileRoot(profile));
+      if (problem !== undefined)
+        warnings.push(
+          `${key}: ${path} — ${file} cannot be used (${problem})${inProfile(profile)}; until it can, this filter does not match and the events it decides are ignored`,
+        );
     }
     if (route.cron_job !== undefined) {
       const { store, path } = deps.cronStore(profile);

@@ -176,6 +176,9 @@ function yamlProblem(message: string, line = ""): string {
   // `secret: {x: ${VAR}}`: in a flow mapping `{` starts a mapping, so `${VAR}` must be quoted.
   if (/flow-map-start/.test(text) && line.includes("${"))
     return `${text} — put values written as \${VAR} in quotes`;
+  // `regex: "^\d+$"`: in double quotes YAML reads a backslash as its own escape, which \d is not.
+  if (/^Invalid escape sequence/.test(text))
+    return `${text} — in "double quotes" a backslash starts a YAML escape: write a regex or path in 'single quotes' ('^\\d+$'), unquoted, or with the backslash doubled ("^\\\\d+$")`;
   return text;
 }
 

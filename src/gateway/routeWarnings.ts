@@ -53,6 +53,7 @@ export function staticRouteWarnings(
     references: missingReferenceWarnings(table, {
       configFile: paths.config,
       scriptsDir: (name) => profile(name).scripts,
+      profileRoot: (name) => profile(name).root,
       cronStore: (name) => ({ store: cronStore(profile(name).cronJobs), path: profile(name).cronJobs }),
     }),
   };

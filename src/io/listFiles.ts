@@ -63,6 +63,21 @@ export function parseList(text: string, file = ""): ReadonlySet<string> {
   return new Set(lines.filter((line) => line.length > 0));
 }
 
+/**
+ * Why the `in_file` list `path` (relative to `baseDir`) cannot be used now, as a filter would find it, or
+ * undefined when it can; `file` is the path it resolves to.
+ */
+export function listFileProblem(path: string, baseDir: string): { file: string; problem?: string } {
+  const file = resolveProfilePath(path, baseDir);
+  try {
+    if (!statSync(file).isFile()) return { file, problem: "not a regular file" };
+    parseList(readFileSync(file, "utf8"), file);
+    return { file };
+  } catch (err) {
+    return { file, problem: (err as Error).message };
+  }
+}
+
 export function createListReader(options: ListReaderOptions = {}): FilterDeps {
   const baseDir = options.baseDir ?? process.cwd();
   const cache = new Map<string, CachedList>();

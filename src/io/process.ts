@@ -28,6 +28,11 @@ export function minimalEnv(source: NodeJS.ProcessEnv = process.env): Record<stri
 /** Characters of stderr kept: the end, where an error message is. */
 const STDERR_KEPT = 64 * 1024;
 
+/** `4 MiB` for a whole number of MiB, else the bytes. */
+function describeBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}
+
 /** Signals every process of the group led by `pid` (ESRCH: the group is already gone). */
 function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
@@ -47,13 +52,14 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 export async function runProcess(request: ProcessRequest): Promise<ProcessResult> {
   // Loaded at the first process: a command that starts none does not pay for the module.
   const { execa } = await import("execa");
+  const maxBuffer = request.maxBuffer ?? 4 * 1024 * 1024;
   const subprocess = execa(request.file, [...request.args], {
     input: request.input,
     env: request.env,
     extendEnv: false,
     timeout: request.timeoutMs,
     forceKillAfterDelay: 2000,
-    maxBuffer: request.maxBuffer ?? 4 * 1024 * 1024,
+    maxBuffer,
     // stderr is diagnostics: a chatty program (debug logging) must not fail on its volume, so only its
     // tail is kept, read below, instead of counting against maxBuffer.
     buffer: { stdout: true, stderr: false },
@@ -76,6 +82,10 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   request.signal?.addEventListener("abort", onCancel, { once: true });
   const result = await subprocess.finally(() => request.signal?.removeEventListener("abort", onCancel));
   const stderr = stderrTail;
+  // Before the exit code: past the cap the process is stopped (or dies writing to the closed pipe), and its
+  // "exited with code 1" would hide why.
+  if (result.isMaxBuffer)
+    return { ok: false, why: `standard output over ${describeBytes(maxBuffer)}`, stderr };
   if (result.timedOut) return { ok: false, why: `timed out after ${request.timeoutMs} ms`, stderr };
   if (result.isCanceled) return { ok: false, why: "canceled", stderr };
   if (result.failed) {

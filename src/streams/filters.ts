@@ -12,9 +12,12 @@ import { compiled } from "./regex.js";
 export { regexProblem, toRe2 } from "./regex.js";
 
 /**
- * Payload filters. Pure apart from `deps.readList`; never throws. A filter that cannot be
- * evaluated (unreadable `in_file` list, invalid `regex`) fails closed: the whole filter it sits in does
- * not match, even under `not`, so a broken blocklist never lets everything through.
+ * Payload filters. Pure apart from `deps.readList`; never throws. A leaf that cannot be evaluated
+ * (unreadable `in_file` list, invalid `regex`) is unknown, and so is `not` of it; `all`/`any` are decided
+ * by their other members when those decide them whatever the unknown one says (`any` with a member that
+ * matches, `all` with one that does not), else unknown too. A top-level filter that stays unknown does
+ * not match (fails closed), so a broken blocklist never lets everything through, and the order of the
+ * members of a group never changes the answer.
  */
 
 export interface FilterSubject {
@@ -138,19 +141,41 @@ function leaf(filter: LeafFilter, hit: PathLookup, deps: FilterDeps, text: boole
   return false;
 }
 
-function evaluate(filter: Filter, subject: FilterSubject, deps: FilterDeps): boolean {
-  if ("all" in filter) return filter.all.every((f) => evaluate(f, subject, deps));
-  if ("any" in filter) return filter.any.some((f) => evaluate(f, subject, deps));
-  if ("not" in filter) return !evaluate(filter.not, subject, deps);
-  return leaf(filter, resolveField(filter.field, subject), deps, isTextField(filter.field));
+/** true, false, or undefined: unknown (a leaf that cannot be evaluated, or a group it leaves undecided). */
+type Verdict = boolean | undefined;
+
+/** `all` (decisive: false) or `any` (decisive: true): the decisive answer wins over an unknown member. */
+function group(
+  filters: readonly Filter[],
+  decisive: boolean,
+  subject: FilterSubject,
+  deps: FilterDeps,
+): Verdict {
+  let unknown = false;
+  for (const f of filters) {
+    const verdict = evaluate(f, subject, deps);
+    if (verdict === decisive) return decisive;
+    if (verdict === undefined) unknown = true;
+  }
+  return unknown ? undefined : !decisive;
+}
+
+function evaluate(filter: Filter, subject: FilterSubject, deps: FilterDeps): Verdict {
+  if ("all" in filter) return group(filter.all, false, subject, deps);
+  if ("any" in filter) return group(filter.any, true, subject, deps);
+  if ("not" in filter) {
+    const inner = evaluate(filter.not, subject, deps);
+    return inner === undefined ? undefined : !inner;
+  }
+  try {
+    return leaf(filter, resolveField(filter.field, subject), deps, isTextField(filter.field));
+  } catch {
+    return undefined;
+  }
 }
 
 export function matches(filter: Filter, subject: FilterSubject, deps: FilterDeps): boolean {
-  try {
-    return evaluate(filter, subject, deps);
-  } catch {
-    return false;
-  }
+  return evaluate(filter, subject, deps) === true;
 }
 
 /** Every top-level filter must match; an empty list matches everything. */

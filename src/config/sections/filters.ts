@@ -67,16 +67,28 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
         });
         return;
       }
-      if (groups.length + ops.length !== 1) {
+      if (groups.length + ops.length === 0) {
         ctx.addIssue({
           code: "custom",
-          message: "a filter needs exactly one operator (or one of all/any/not)",
+          message: `a filter needs an operator beside field: one of ${FILTER_OPERATORS.join(", ")} (or a group: all/any/not)`,
+        });
+        return;
+      }
+      if (groups.length + ops.length > 1) {
+        const found = [...groups, ...ops].join(" and ");
+        ctx.addIssue({
+          code: "custom",
+          message: `a filter needs exactly one operator, this one has ${found} — write each as its own filter (every top-level filter must match) or group them with all/any`,
         });
         return;
       }
       const group = groups[0];
       if (group !== undefined) {
-        if ("field" in raw) ctx.addIssue({ code: "custom", message: `a "${group}" group takes no field` });
+        if ("field" in raw)
+          ctx.addIssue({
+            code: "custom",
+            message: `${group} is a group and takes no field — put field in each filter inside it`,
+          });
         if (group === "not" && Array.isArray(raw.not)) {
           ctx.addIssue({
             code: "custom",
@@ -86,7 +98,19 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
           });
           return;
         }
-        const inner = group === "not" ? filterSchema : z.array(filterSchema).min(1);
+        const list = raw[group];
+        if (group !== "not" && (!Array.isArray(list) || list.length === 0)) {
+          const one = typeof list === "object" && list !== null && !Array.isArray(list);
+          ctx.addIssue({
+            code: "custom",
+            path: [group],
+            message: Array.isArray(list)
+              ? "an empty group: list at least one filter in it"
+              : `expected a list of filters, got ${one ? `one filter — write ${group}: [{...}], a list even for one` : JSON.stringify(list)}`,
+          });
+          return;
+        }
+        const inner = group === "not" ? filterSchema : z.array(filterSchema);
         const parsed = inner.safeParse(raw[group], { reportInput: true });
         if (!parsed.success) {
           for (const issue of parsed.error.issues) {
@@ -100,7 +124,10 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
         ctx.addIssue({
           code: "custom",
           path: ["field"],
-          message: `the "${op}" operator needs a field (a dotted path)`,
+          message:
+            raw.field === undefined || raw.field === ""
+              ? `the "${op}" operator needs a field (a dotted path such as pull_request.user.login)`
+              : `expected text (a dotted path such as pull_request.user.login), got ${JSON.stringify(raw.field)}`,
         });
       }
       const parsed = leafShapes[op].safeParse(raw[op], { reportInput: true });
@@ -110,6 +137,17 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
       }
       // An unusable pattern would fail closed on every event (all ignored, silently): refuse it here.
       if (parsed.success && op === "regex") {
+        // `regex: "\bfix\b"`: in double quotes YAML (and JSON) read \b as a backspace, so the pattern would never
+        // match (and `not` of it would let everything through). Nobody means a raw backspace in a pattern.
+        if ((raw.regex as string).includes("\b")) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["regex"],
+            message:
+              "holds a backspace character where \\b was meant: in \"double quotes\" YAML (and JSON) read \\b as a backspace — in YAML write the pattern in 'single quotes' ('\\bfix\\b'), or double the backslash (\"\\\\bfix\\\\b\")",
+          });
+          return;
+        }
         const problem = regexProblem(raw.regex as string);
         if (problem !== undefined) {
           ctx.addIssue({

@@ -162,7 +162,9 @@ describe("filters (spec 2.3) over HTTP", () => {
     expect(await post("not_blocked", { sender: { login: "mallory" } })).toMatchObject(IGNORED);
     expect(await post("not_blocked", { sender: { login: "octocat" } })).toMatchObject(IGNORED);
     await vi.waitFor(() => {
-      const warnings = gw.logs().filter((l) => l.msg.includes("lists/blocked.json cannot be used"));
+      const warnings = gw
+        .logs()
+        .filter((l) => l.msg.startsWith("[webhook] in_file list") && l.msg.includes("lists/blocked.json"));
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatchObject({ level: 40 });
       expect(warnings[0]?.msg).toMatch(/not valid JSON.*filters naming it do not match/);

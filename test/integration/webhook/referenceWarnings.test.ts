@@ -10,16 +10,28 @@ afterEach(async () => {
 
 const OPEN = { secret: "INSECURE_NO_AUTH" };
 
-describe("a static route naming a script or cron job that is not there is reported at startup and reload", () => {
-  it("warns for the missing script and the unknown job, not for the ones that exist", async () => {
+describe("a static route naming a script, cron job or in_file list that is not there is reported at startup and reload", () => {
+  it("warns for the missing script, the unknown job and the unusable in_file lists, not for the ones that exist", async () => {
     gw = await startTestGateway({
       config: webhookConfig({
         missing: { ...OPEN, script: "absent.sh" },
         escapes: { ...OPEN, script: "../config.yaml" },
         present: { ...OPEN, script: "here.sh" },
         nojob: { ...OPEN, cron_job: "nightly" },
+        nolist: {
+          ...OPEN,
+          filters: [
+            { field: "a", in_file: "lists/here.txt" },
+            { any: [{ field: "b", equals: 1 }, { not: { field: "c", in_file: "lists/absent.txt" } }] },
+            { field: "d", in_file: "lists/broken.json" },
+          ],
+        },
       }),
-      files: { "scripts/here.sh": "#!/bin/sh\ncat\n" },
+      files: {
+        "scripts/here.sh": "#!/bin/sh\ncat\n",
+        "lists/here.txt": "alice\n",
+        "lists/broken.json": '["a",]',
+      },
     });
     const running = gw;
     const warnings = () =>
@@ -27,7 +39,18 @@ describe("a static route naming a script or cron job that is not there is report
         .logs()
         .filter((l) => l.level === 40)
         .map((l) => l.msg);
-    await vi.waitFor(() => expect(warnings().length).toBeGreaterThanOrEqual(3));
+    await vi.waitFor(() => expect(warnings().length).toBeGreaterThanOrEqual(5));
+    expect(warnings()).toContainEqual(
+      expect.stringMatching(
+        /routes\.nolist\.filters\[1\]\.any\[1\]\.not\.in_file: lists\/absent\.txt — \S+\/lists\/absent\.txt cannot be used \(ENOENT.*\); until it can, this filter does not match and the events it decides are ignored$/,
+      ),
+    );
+    expect(warnings()).toContainEqual(
+      expect.stringMatching(
+        /routes\.nolist\.filters\[2\]\.in_file: lists\/broken\.json — .* cannot be used \(not valid JSON/,
+      ),
+    );
+    expect(warnings().some((w) => w.includes("filters[0]"))).toBe(false);
     expect(warnings()).toContainEqual(
       expect.stringMatching(
         /routes\.missing\.script: absent\.sh — script not found .*every event on this route is ignored/,

@@ -23,11 +23,14 @@ describe("route script stderr volume (spec 2.4)", () => {
           "cat >/dev/null\nhead -c 5000000 /dev/zero | tr '\\0' d >&2\necho 'last line' >&2\necho '{\"title\": \"kept\"}'\n",
         "scripts/chatty_fail.sh":
           "cat >/dev/null\nhead -c 5000000 /dev/zero | tr '\\0' d >&2\necho >&2\necho 'boom: no repo' >&2\nexit 2\n",
+        // 5 MB on stdout: past the cap, the pipe is closed on it.
+        "scripts/huge.sh": "cat >/dev/null\nhead -c 5000000 /dev/zero | tr '\\0' x\n",
       },
       config: webhookConfig(
         {
           chatty: { secret: OPEN, script: "chatty.sh", prompt: "{title}" },
           chatty_fail: { secret: OPEN, script: "chatty_fail.sh", prompt: "{title}" },
+          huge: { secret: OPEN, script: "huge.sh", prompt: "{title}" },
         },
         { script_timeout_seconds: 10, rate_limit: 1000 },
         { agent: recorderAgent() },
@@ -48,5 +51,12 @@ describe("route script stderr volume (spec 2.4)", () => {
     const line = gw.logs().find((l) => l.msg.startsWith("[webhook] chatty_fail: script ignored"));
     expect(line?.msg).toContain("exited with code 2");
     expect(line?.msg).toContain("boom: no repo");
+  });
+
+  it("a script whose standard output passes 4 MiB is ignored, and the log line says so (not an exit code)", async () => {
+    const res = await postJson(gw.url("/webhooks/huge"), { k: "v" });
+    expect(res).toMatchObject({ status: 200, body: { status: "ignored", reason: "script" } });
+    const line = gw.logs().find((l) => l.msg.startsWith("[webhook] huge: script ignored"));
+    expect(line?.msg).toMatch(/^\[webhook\] huge: script ignored the event \(standard output over 4 MiB[;)]/);
   });
 });

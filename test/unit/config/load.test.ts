@@ -174,7 +174,37 @@ describe("config loading (spec 2.1)", () => {
       load(
         "platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          - {field: a, equals: 1, in: [1]}\n",
       ),
-    ).toThrow(/routes\.gh\.filters\[0\]: a filter needs exactly one operator/);
+    ).toThrow(
+      /routes\.gh\.filters\[0\]: a filter needs exactly one operator, this one has equals and in — write each as its own filter/,
+    );
+  });
+
+  it('a regex whose \\b YAML read as a backspace ("\\bWIP\\b" in double quotes) is refused with how to write it', () => {
+    const filter = (text: string) => () =>
+      load(`platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          - ${text}\n`);
+    expect(filter('not: {field: title, regex: "\\bWIP\\b"}')).toThrow(
+      /filters\[0\]\.not\.regex: holds a backspace character where \\b was meant: in "double quotes" YAML \(and JSON\) read \\b as a backspace — in YAML write the pattern in 'single quotes' \('\\bfix\\b'\)/,
+    );
+    expect(filter("{field: title, regex: '\\bWIP\\b'}")).not.toThrow(/regex/);
+    expect(filter('{field: title, regex: "\\\\bWIP\\\\b"}')).not.toThrow(/regex/);
+  });
+
+  it("a misshapen filter says how to write it: a field with no operator, a group given one filter or a field, a field that is not text", () => {
+    const filter = (text: string) => () =>
+      load(`platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          - ${text}\n`);
+    expect(filter("{field: action}")).toThrow(
+      /filters\[0\]: a filter needs an operator beside field: one of exists, missing, equals/,
+    );
+    expect(filter("{all: {field: a, equals: 1}}")).toThrow(
+      /filters\[0\]\.all: expected a list of filters, got one filter — write all: \[\{\.\.\.\}\], a list even for one$/,
+    );
+    expect(filter("{any: []}")).toThrow(/filters\[0\]\.any: an empty group: list at least one filter in it$/);
+    expect(filter("{field: a, any: [{field: b, equals: 1}]}")).toThrow(
+      /filters\[0\]: any is a group and takes no field — put field in each filter inside it$/,
+    );
+    expect(filter("{field: [a], equals: 1}")).toThrow(
+      /filters\[0\]\.field: expected text \(a dotted path such as pull_request\.user\.login\), got \["a"\]$/,
+    );
   });
 
   it("filters written as one mapping instead of a list is that one filter", () => {

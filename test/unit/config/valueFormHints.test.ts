@@ -98,4 +98,12 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
       /^FILE: line 4: not valid YAML — .* — put values written as \$\{VAR\} in quotes$/,
     );
   });
+
+  it('a regex in "double quotes" with a backslash YAML cannot read (\\d) says to single-quote it', () => {
+    expect(
+      refusal(webhook('    routes:\n      gh:\n        filters:\n          - {field: n, regex: "^\\d+$"}\n')),
+    ).toBe(
+      "FILE: line 6: not valid YAML — Invalid escape sequence \\d at line 6, column 33 — in \"double quotes\" a backslash starts a YAML escape: write a regex or path in 'single quotes' ('^\\d+$'), unquoted, or with the backslash doubled (\"^\\\\d+$\")",
+    );
+  });
 });

@@ -125,6 +125,23 @@ describe("createPipeline: spec 4.2 order", () => {
     expect(queued.map((e) => e.deliveryId)).toEqual(["1"]);
   });
 
+  it("the payload a script returns is the one prompt and deliver_extra render (spec 2.4)", async () => {
+    const { pipeline, queued } = harness(
+      route({
+        script: "s.py",
+        prompt: "{title} {sender}",
+        deliver_extra: { chat_id: "{chat}", repo: "{repository.full_name}" },
+      }),
+      { script: async () => ({ kind: "payload", payload: { title: "T", chat: "42" } }) },
+    );
+    const body = '{"title":"sent","sender":"s","chat":"1","repository":{"full_name":"o/r"}}';
+    expect((await pipeline.submit(signed(body))).status).toBe(202);
+    expect(queued[0]).toMatchObject({
+      prompt: "T {sender}",
+      extra: { chat_id: "42", repo: "{repository.full_name}" },
+    });
+  });
+
   it("preflight answers unknown routes and oversized declared bodies from the headers alone", () => {
     const { pipeline } = harness(route());
     expect(pipeline.preflight({ ...request(""), routeName: "nope" })).toMatchObject({ status: 404 });

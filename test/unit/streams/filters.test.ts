@@ -59,6 +59,10 @@ describe("field resolution", () => {
     expect(is({ field: "event", equals: "from-header" }, s)).toBe(true);
     expect(is({ field: "event_type", equals: "from-header" }, s)).toBe(true);
     expect(is({ field: "event", exists: false }, subject({}, undefined))).toBe(true);
+    // A body key of that name is read with the payload. prefix.
+    const calendly = subject({ event: "invitee.created" }, undefined);
+    expect(is({ field: "event", equals: "invitee.created" }, calendly)).toBe(false);
+    expect(is({ field: "payload.event", equals: "invitee.created" }, calendly)).toBe(true);
   });
 
   it("headers.<Name> reads a header case-insensitively", () => {
@@ -162,6 +166,20 @@ describe("leaf operators", () => {
     expect(regexProblem("caf\\u00e9\\Z")).toBeUndefined();
   });
 
+  it("regex on text in any script: (?i) folds any case, . is one character (an emoji too), \\w \\d \\s \\b are ASCII", () => {
+    const text = subject({ name: "héllo", up: "CAFÉ", emoji: "😀", greek: "αβγ", word: "un café noir" });
+    expect(is({ field: "up", regex: "(?i)^café$" }, text)).toBe(true);
+    expect(is({ field: "emoji", regex: "^.$" }, text)).toBe(true);
+    expect(is({ field: "greek", regex: "^\\p{Greek}+$" }, text)).toBe(true);
+    expect(is({ field: "name", regex: "^[\\p{L}\\p{N}_]+$" }, text)).toBe(true);
+    // As docs/configuration.md says: RE2's classes are ASCII (Python's are not).
+    expect(is({ field: "name", regex: "^\\w+$" }, text)).toBe(false);
+    expect(is({ field: "word", regex: "\\bcafé\\b" }, text)).toBe(false);
+    expect(is({ field: "word", regex: "\\bcaf" }, text)).toBe(true);
+    expect(is({ field: "digits", regex: "^\\d+$" }, subject({ digits: "١٢٣" }))).toBe(false);
+    expect(is({ field: "space", regex: "^\\s$" }, subject({ space: "\u00a0" }))).toBe(false);
+  });
+
   it("regex: invalid or non-RE2 patterns (backreferences, lookaround) never match", () => {
     expect(is({ field: "text", regex: "(" }, s)).toBe(false);
     expect(is({ field: "text", regex: "(a)\\1" }, s)).toBe(false);
@@ -228,6 +246,42 @@ describe("groups", () => {
         deps,
       ),
     ).toBe(false);
+  });
+
+  it("an unusable list leaves a group undecided only when its other members do not decide it, in any order", () => {
+    const broken: Filter = { field: "action", in_file: "gone.txt" };
+    const yes: Filter = { field: "action", equals: "opened" };
+    const no: Filter = { field: "action", equals: "closed" };
+    // any with a member that matches, all with one that does not: decided whatever the list holds.
+    for (const members of [
+      [broken, yes],
+      [yes, broken],
+    ]) {
+      expect(is({ any: members })).toBe(true);
+      expect(is({ not: { any: members } })).toBe(false);
+    }
+    for (const members of [
+      [broken, no],
+      [no, broken],
+    ]) {
+      expect(is({ all: members })).toBe(false);
+      expect(is({ not: { all: members } })).toBe(true);
+    }
+    // Otherwise the group depends on the list: it fails closed, under not as well.
+    for (const members of [
+      [broken, no],
+      [no, broken],
+    ]) {
+      expect(is({ any: members })).toBe(false);
+      expect(is({ not: { any: members } })).toBe(false);
+    }
+    for (const members of [
+      [broken, yes],
+      [yes, broken],
+    ]) {
+      expect(is({ all: members })).toBe(false);
+      expect(is({ not: { all: members } })).toBe(false);
+    }
   });
 
   it("matchesAll needs every top-level filter; an empty list matches", () => {
