@@ -53,7 +53,11 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
     description: tool.description ?? `${tool.original} (MCP server ${tool.server})`,
     inputSchema: (schema.type === "object" ? schema : { ...schema, type: "object" }) as JsonSchema,
     async execute(args, context) {
-      const input = args !== null && typeof args === "object" ? (args as Record<string, unknown>) : {};
+      // MCP arguments are an object: JSON of another kind (`[]`, `"x"`) is refused rather than sent as
+      // `{}`, which would run a tool that needs no arguments on input the model never meant.
+      if (args !== undefined && args !== null && (typeof args !== "object" || Array.isArray(args)))
+        return { ok: false, error: "arguments must be a JSON object; the tool was not run" };
+      const input = (args ?? {}) as Record<string, unknown>;
       try {
         return outcomeOf(await hub.callRegistered(tool.name, input, context.signal));
       } catch (err) {
