@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { jsonSchema, type ToolSet, tool } from "ai";
 import type { ToolCallRecord } from "./runRecord.js";
 import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
@@ -65,6 +66,20 @@ export interface SdkToolOptions {
 export const NOT_RUN_AT_MAX_STEPS =
   "not run: the model asked for it on its last allowed turn (agent.max_steps)";
 
+/** The longest tool name the OpenAI and Anthropic APIs take; a request offering a longer one fails. */
+export const MODEL_TOOL_NAME_MAX = 64;
+
+/**
+ * The name a tool is offered to the model under: its own, or for a registered name past
+ * `MODEL_TOOL_NAME_MAX` (a long server and tool name), its first 55 characters, `_` and 8 hex characters
+ * of its hash, so the run does not fail on every request and two long names stay apart.
+ */
+export function modelToolName(name: string): string {
+  if (name.length <= MODEL_TOOL_NAME_MAX) return name;
+  const digest = createHash("sha256").update(name).digest("hex").slice(0, 8);
+  return `${name.slice(0, MODEL_TOOL_NAME_MAX - 9)}_${digest}`;
+}
+
 /**
  * Agent tools as the AI SDK's tool set: the schema passes through unchanged (`jsonSchema`, no local
  * validation: the tool's owner judges its arguments), a failed call is thrown so the model gets it as a
@@ -79,7 +94,8 @@ export function sdkTools(
   const { now = Date.now, scrubbed = (text: string) => text, images = "native", mayRun } = options;
   const set: ToolSet = {};
   for (const agentTool of tools) {
-    set[agentTool.name] = tool<unknown, readonly ToolContent[]>({
+    // Calls are recorded under the registered name, whatever name the model was offered.
+    set[modelToolName(agentTool.name)] = tool<unknown, readonly ToolContent[]>({
       description: agentTool.description,
       inputSchema: jsonSchema<unknown>(agentTool.inputSchema as Parameters<typeof jsonSchema>[0]),
       async execute(input, options) {

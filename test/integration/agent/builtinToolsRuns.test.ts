@@ -13,6 +13,9 @@ import { postJson } from "../../helpers/http.js";
  */
 
 const SECRET = "hook-secret-for-builtin-tools";
+const NAMED_SERVER = join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs");
+/** A server tool whose registered name, mcp__enterprise_github__<it>, is past the APIs' 64 characters. */
+const LONG_TOOL = "list_repository_collaborators_with_permissions";
 
 let model: FakeModel;
 let gw: TestGateway;
@@ -61,11 +64,17 @@ beforeAll(async () => {
   gw = await startTestGateway({
     config: webhookConfig(
       {
-        files: { prompt: "p", toolsets: ["file"] },
-        "files-b": { prompt: "p", toolsets: ["file"] },
+        files: { prompt: "p", toolsets: ["file", "no_mcp"] },
+        "files-b": { prompt: "p", toolsets: ["file", "no_mcp"] },
+        github: { prompt: "p", toolsets: ["enterprise_github"] },
       },
       { secret: SECRET, rate_limit: 1000 },
-      { agent: { provider: "openai", model: "test-model", base_url: model.baseUrl, max_steps: 3 } },
+      {
+        agent: { provider: "openai", model: "test-model", base_url: model.baseUrl, max_steps: 3 },
+        mcp_servers: {
+          enterprise_github: { command: process.execPath, args: [NAMED_SERVER, LONG_TOOL, "get_me"] },
+        },
+      },
     ),
   });
 });
@@ -103,5 +112,29 @@ describe("the run's workspace", () => {
     expect(dirs).toHaveLength(4);
     expect(dirs.every((d) => /^[A-Za-z0-9_-]+-[0-9a-f]{12}$/.test(d))).toBe(true);
     expect(dirs.filter((d) => d.startsWith("files_ws_1-"))).toHaveLength(2);
+  });
+});
+
+describe("tool names", () => {
+  it("a registered name longer than 64 characters is offered shortened, so the request is valid, and the call reaches the tool", async () => {
+    const registered = `mcp__enterprise_github__${LONG_TOOL}`;
+    expect(registered.length).toBeGreaterThan(64);
+    model.script({ text: "seen" });
+    await run("github", "names-1");
+    const offered = ((model.requests[0]?.json.tools ?? []) as Array<{ function: { name: string } }>).map(
+      (t) => t.function.name,
+    );
+    expect(offered).toContain("mcp__enterprise_github__get_me");
+    const short = offered.find((name) => name !== "mcp__enterprise_github__get_me") ?? "";
+    expect(short).toMatch(new RegExp(`^${registered.slice(0, 55)}_[0-9a-f]{8}$`));
+    expect(short).toHaveLength(64);
+
+    model.requests.length = 0;
+    model.script({ toolCalls: [{ name: short, args: {} }] }, { text: "listed" });
+    await run("github", "names-2");
+    expect(toolMessages(1)).toEqual([LONG_TOOL]);
+    // The run records the call under the registered name.
+    const line = journal().find((l) => l.key === "webhook:github:names-2") as { run?: unknown };
+    expect(line.run).toMatchObject({ outcome: "ok", toolCalls: [{ name: registered, ok: true }] });
   });
 });
