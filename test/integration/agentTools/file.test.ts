@@ -76,6 +76,11 @@ describe("file tools: read, write and list inside the run's workspace", () => {
     expect(outcomeText(await call("file_read", { path: "big.txt" }))).toBe(
       `${"x".repeat(100)}\n[truncated: file is 150 bytes, shown 100]`,
     );
+    // A cut through a two-byte character ends before it, and says how much was shown.
+    writeFileSync(join(workspace, "accents.txt"), `a${"é".repeat(60)}`);
+    expect(outcomeText(await call("file_read", { path: "accents.txt" }))).toBe(
+      `a${"é".repeat(49)}\n[truncated: file is 121 bytes, shown 99]`,
+    );
     expect(await call("file_write", { path: "w.txt", content: "y".repeat(101) })).toEqual({
       ok: false,
       error: "file_write: content is 101 bytes; the most file_write accepts is 100",
