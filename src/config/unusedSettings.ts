@@ -1,4 +1,5 @@
 import type { Config } from "./schema.js";
+import { TOOLSETS_WITHOUT_TOOLS } from "./sections/tools.js";
 
 /** The optional `agent` keys each provider reads (the others have defaults and are not checked). */
 const AGENT_KEYS_USED: Record<string, readonly string[]> = {
@@ -11,7 +12,8 @@ const AGENT_OPTIONAL_KEYS = ["command", "model", "base_url", "api_key", "system_
 
 /**
  * Settings written out that the rest of the configuration leaves unused: `agent.command` under the echo
- * provider (a forgotten `provider: command`), `state.redis_url` with the local backend. The gateway runs
+ * provider (a forgotten `provider: command`), `state.redis_url` with the local backend, a route's
+ * `toolsets` naming `code_execution`, `browser` or `memory` for a model run, which has no tool for them. The gateway runs
  * without them, so it says so at start rather than dropping them without a word.
  */
 export function unusedSettingWarnings(config: Config, file: string): string[] {
@@ -27,6 +29,17 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
     warnings.push(
       `[agent] ${file}: agent.provider is ${agent.provider}, which does not use ${keys} — ${fix}, or remove ${unused.length === 1 ? "it" : "them"}`,
     );
+  }
+  // A model run gets no tool for these names: the route would run without what its author listed.
+  if (agent.provider === "openai" || agent.provider === "anthropic") {
+    for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
+      const toolless = (route.toolsets ?? []).filter((t) => TOOLSETS_WITHOUT_TOOLS.includes(t));
+      if (toolless.length === 0) continue;
+      const listed = toolless.map((t) => `"${t}"`).join(", ");
+      warnings.push(
+        `[agent] ${file}: platforms.webhook.routes.${name}.toolsets: ${listed} ${toolless.length === 1 ? "has" : "have"} no built-in tool in svc, so ${agent.provider} runs of the route are offered nothing for ${toolless.length === 1 ? "it" : "them"} (a command agent sees ${toolless.length === 1 ? "it" : "them"} in SVC_TOOLSETS) — list terminal, file or web instead, or remove ${toolless.length === 1 ? "it" : "them"}`,
+      );
+    }
   }
   const redisKeys = (["redis_url", "redis_key_prefix"] as const).filter((key) => state[key] !== undefined);
   if (state.backend !== "redis" && redisKeys.length > 0)

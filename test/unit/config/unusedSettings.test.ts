@@ -27,6 +27,28 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ]);
   });
 
+  it("a route's toolsets naming code_execution, browser or memory, which a model run has no tool for", () => {
+    const routes = {
+      ci: { secret: "s", toolsets: ["terminal", "code_execution", "browser"] },
+      ok: { secret: "s", toolsets: ["terminal", "web"] },
+    };
+    expect(
+      warningsFor({
+        agent: { provider: "openai", model: "m" },
+        platforms: { webhook: { enabled: true, routes } },
+      }),
+    ).toEqual([
+      `[agent] ${FILE}: platforms.webhook.routes.ci.toolsets: "code_execution", "browser" have no built-in tool in svc, so openai runs of the route are offered nothing for them (a command agent sees them in SVC_TOOLSETS) — list terminal, file or web instead, or remove them`,
+    ]);
+    // A command agent is handed them in SVC_TOOLSETS: nothing to say.
+    expect(
+      warningsFor({
+        agent: { provider: "command", command: ["x"] },
+        platforms: { webhook: { enabled: true, routes } },
+      }),
+    ).toEqual([]);
+  });
+
   it("nothing for settings in use", () => {
     expect(warningsFor({})).toEqual([]);
     expect(warningsFor({ agent: { provider: "command", command: ["x"] } })).toEqual([]);
