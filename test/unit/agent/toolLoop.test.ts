@@ -197,6 +197,32 @@ describe("pieces", () => {
     });
   });
 
+  it("outcomeOf: audio and binary resources are named in a line, not passed on as base64 text", () => {
+    const data = Buffer.alloc(3000).toString("base64");
+    expect(
+      outcomeOf({
+        content: [
+          { type: "audio", data, mimeType: "audio/wav" },
+          { type: "resource", resource: { uri: "file:///a.bin", mimeType: "application/zip", blob: data } },
+          { type: "resource", resource: { uri: "file:///a.txt", text: "hello" } },
+        ],
+      }),
+    ).toEqual({
+      ok: true,
+      content: [
+        {
+          type: "text",
+          text: "[audio: audio/wav, 3000 bytes — not shown: tool results reach the model as text and images only]",
+        },
+        {
+          type: "text",
+          text: "[resource file:///a.bin: application/zip, 3000 bytes — not shown: tool results reach the model as text and images only]",
+        },
+        { type: "text", text: '{"type":"resource","resource":{"uri":"file:///a.txt","text":"hello"}}' },
+      ],
+    });
+  });
+
   it("systemText: system_prompt first, then the skill under a header", () => {
     expect(systemText(" Be brief. ", { name: "review", text: "Look closely.\n" })).toBe(
       "Be brief.\n\n# Skill: review\n\nLook closely.",
