@@ -67,6 +67,7 @@ beforeAll(async () => {
         files: { prompt: "p", toolsets: ["file", "no_mcp"] },
         "files-b": { prompt: "p", toolsets: ["file", "no_mcp"] },
         github: { prompt: "p", toolsets: ["enterprise_github"] },
+        vision: { prompt: "p", toolsets: ["vision_analyze", "no_mcp"] },
       },
       { secret: SECRET, rate_limit: 1000 },
       {
@@ -136,5 +137,25 @@ describe("tool names", () => {
     // The run records the call under the registered name.
     const line = journal().find((l) => l.key === "webhook:github:names-2") as { run?: unknown };
     expect(line.run).toMatchObject({ outcome: "ok", toolCalls: [{ name: registered, ok: true }] });
+  });
+});
+
+describe("vision_analyze in a model run", () => {
+  it("asks the run's model about the image, and that call's tokens count in the run's usage", async () => {
+    const image = "data:image/png;base64,iVBORw0KGgo=";
+    model.script(
+      { toolCalls: [{ name: "vision_analyze", args: { image_url: image, question: "What is it?" } }] },
+      { text: "a red dot" },
+      { text: "done" },
+    );
+    await run("vision", "vision-1");
+    // The second request is the image question, with the image inline.
+    const asked = JSON.stringify(model.requests[1]?.json.messages);
+    expect(asked).toContain("What is it?");
+    expect(asked).toContain(image);
+    expect(toolMessages(2)).toEqual(["a red dot"]);
+    const line = journal().find((l) => l.key === "webhook:vision:vision-1") as { run?: unknown };
+    // Three model calls of 10 tokens in and 5 out each (the fake's usage).
+    expect(line.run).toMatchObject({ steps: 2, usage: { input: 30, output: 15 } });
   });
 });
