@@ -32,20 +32,38 @@ type ModelOutput =
  */
 export type ToolResultImages = "native" | "described";
 
+/** The images the Messages API takes (anything else fails the whole request), and their largest size. */
+const NATIVE_IMAGE_TYPES: ReadonlySet<string> = new Set([
+  "image/jpeg",
+  "image/png",
+  "image/gif",
+  "image/webp",
+]);
+const NATIVE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+
+type ImageContent = Extract<ToolContent, { type: "image" }>;
+
 function modelOutput(content: readonly ToolContent[], images: ToolResultImages): ModelOutput {
-  const described = (c: Extract<ToolContent, { type: "image" }>) =>
-    `[image: ${c.mimeType}, ${Buffer.byteLength(c.data, "base64")} bytes — not shown: this model endpoint takes text-only tool results]`;
-  if (images === "described" || content.every((c) => c.type === "text"))
-    return {
-      type: "text",
-      value: content.map((c) => (c.type === "text" ? c.text : described(c))).join("\n"),
-    };
+  const size = (c: ImageContent) => Buffer.byteLength(c.data, "base64");
+  const native = (c: ImageContent) =>
+    images === "native" &&
+    NATIVE_IMAGE_TYPES.has(c.mimeType.toLowerCase()) &&
+    size(c) <= NATIVE_IMAGE_MAX_BYTES;
+  const described = (c: ImageContent) =>
+    `[image: ${c.mimeType}, ${size(c)} bytes — not shown: ${
+      images === "described"
+        ? "this model endpoint takes text-only tool results"
+        : "the model takes JPEG, PNG, GIF and WebP images of at most 5 MB"
+    }]`;
+  const text = (c: ToolContent) => (c.type === "text" ? c.text : described(c));
+  if (content.every((c) => c.type === "text" || !native(c)))
+    return { type: "text", value: content.map(text).join("\n") };
   return {
     type: "content",
     value: content.map((c) =>
-      c.type === "text"
-        ? { type: "text" as const, text: c.text }
-        : { type: "image-data" as const, data: c.data, mediaType: c.mimeType },
+      c.type === "image" && native(c)
+        ? { type: "image-data" as const, data: c.data, mediaType: c.mimeType }
+        : { type: "text" as const, text: text(c) },
     ),
   };
 }
