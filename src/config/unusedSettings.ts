@@ -13,8 +13,8 @@ const AGENT_OPTIONAL_KEYS = ["command", "model", "base_url", "api_key", "system_
 /**
  * Settings written out that the rest of the configuration leaves unused: `agent.command` under the echo
  * provider (a forgotten `provider: command`), `state.redis_url` with the local backend, a route's
- * `toolsets` naming `code_execution`, `browser` or `memory` for a model run, which has no tool for them. The gateway runs
- * without them, so it says so at start rather than dropping them without a word.
+ * `toolsets` naming a toolset a model run gets no tool for. The gateway runs without them, so it says
+ * so at start rather than dropping them without a word.
  */
 export function unusedSettingWarnings(config: Config, file: string): string[] {
   const warnings: string[] = [];
@@ -30,21 +30,37 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
       `[agent] ${file}: agent.provider is ${agent.provider}, which does not use ${keys} — ${fix}, or remove ${unused.length === 1 ? "it" : "them"}`,
     );
   }
-  // A model run gets no tool for these names: the route would run without what its author listed.
-  if (agent.provider === "openai" || agent.provider === "anthropic") {
-    for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
-      const toolless = (route.toolsets ?? []).filter((t) => TOOLSETS_WITHOUT_TOOLS.includes(t));
-      if (toolless.length === 0) continue;
-      const listed = toolless.map((t) => `"${t}"`).join(", ");
-      warnings.push(
-        `[agent] ${file}: platforms.webhook.routes.${name}.toolsets: ${listed} ${toolless.length === 1 ? "has" : "have"} no built-in tool in svc, so ${agent.provider} runs of the route are offered nothing for ${toolless.length === 1 ? "it" : "them"} (a command agent sees ${toolless.length === 1 ? "it" : "them"} in SVC_TOOLSETS) — list terminal, file or web instead, or remove ${toolless.length === 1 ? "it" : "them"}`,
-      );
-    }
-  }
+  if (agent.provider === "openai" || agent.provider === "anthropic")
+    warnings.push(...toollessToolsets(config, agent.provider, file));
   const redisKeys = (["redis_url", "redis_key_prefix"] as const).filter((key) => state[key] !== undefined);
   if (state.backend !== "redis" && redisKeys.length > 0)
     warnings.push(
       `[state] ${file}: ${redisKeys.map((key) => `state.${key}`).join(" and ")} ${redisKeys.length === 1 ? "is" : "are"} set, but state.backend is ${state.backend}: Redis is not used — set state.backend: redis to share state between gateways, or remove ${redisKeys.length === 1 ? "it" : "them"}`,
     );
+  return warnings;
+}
+
+/**
+ * A route's toolsets a model run is offered nothing for: `code_execution`, `browser` and `memory` (svc
+ * has no tool for them) and `web_search` without a backend in `tools.web_search`. The route would run
+ * without what its author listed.
+ */
+function toollessToolsets(config: Config, provider: string, file: string): string[] {
+  const warnings: string[] = [];
+  for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
+    const at = `[agent] ${file}: platforms.webhook.routes.${name}.toolsets`;
+    const toolsets = route.toolsets ?? [];
+    const toolless = toolsets.filter((t) => TOOLSETS_WITHOUT_TOOLS.includes(t));
+    if (toolless.length > 0) {
+      const [them, it] = toolless.length === 1 ? ["it", "has"] : ["them", "have"];
+      warnings.push(
+        `${at}: ${toolless.map((t) => `"${t}"`).join(", ")} ${it} no built-in tool in svc, so ${provider} runs of the route are offered nothing for ${them} (a command agent sees ${them} in SVC_TOOLSETS) — list terminal, file or web instead, or remove ${them}`,
+      );
+    }
+    if (toolsets.includes("web_search") && config.tools.web_search === undefined)
+      warnings.push(
+        `${at}: "web_search" needs a search backend, and tools.web_search names none, so runs of the route are offered no web_search — set tools.web_search (backend: searxng, brave or tavily), or remove it`,
+      );
+  }
   return warnings;
 }

@@ -27,7 +27,7 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ]);
   });
 
-  it("a route's toolsets naming code_execution, browser or memory, which a model run has no tool for", () => {
+  it("a route's toolsets naming code_execution, browser, memory, or web_search without a backend: a model run gets no tool", () => {
     const routes = {
       ci: { secret: "s", toolsets: ["terminal", "code_execution", "browser"] },
       ok: { secret: "s", toolsets: ["terminal", "web"] },
@@ -40,6 +40,22 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ).toEqual([
       `[agent] ${FILE}: platforms.webhook.routes.ci.toolsets: "code_execution", "browser" have no built-in tool in svc, so openai runs of the route are offered nothing for them (a command agent sees them in SVC_TOOLSETS) — list terminal, file or web instead, or remove them`,
     ]);
+    // web_search named without a backend: no search tool either.
+    expect(
+      warningsFor({
+        agent: { provider: "anthropic", model: "m" },
+        platforms: { webhook: { enabled: true, routes: { s: { secret: "s", toolsets: ["web_search"] } } } },
+      }),
+    ).toEqual([
+      `[agent] ${FILE}: platforms.webhook.routes.s.toolsets: "web_search" needs a search backend, and tools.web_search names none, so runs of the route are offered no web_search — set tools.web_search (backend: searxng, brave or tavily), or remove it`,
+    ]);
+    expect(
+      warningsFor({
+        agent: { provider: "anthropic", model: "m" },
+        tools: { web_search: { backend: "searxng", url: "http://127.0.0.1:8080" } },
+        platforms: { webhook: { enabled: true, routes: { s: { secret: "s", toolsets: ["web_search"] } } } },
+      }),
+    ).toEqual([]);
     // A command agent is handed them in SVC_TOOLSETS: nothing to say.
     expect(
       warningsFor({
