@@ -122,7 +122,8 @@ export async function writeInside(
     const target = join(dir.value, name);
     const existing = await lstat(target).catch(() => undefined);
     if (existing?.isDirectory()) return fail(`"${rel}" is a directory`);
-    const temp = join(dir.value, `.${name}.${randomBytes(6).toString("hex")}.tmp`);
+    // Its name kept short: a target name near the 255-byte limit must not make the temporary one too long.
+    const temp = join(dir.value, `.${name.slice(0, 64)}.${randomBytes(6).toString("hex")}.tmp`);
     try {
       await writeFile(temp, content, { mode: 0o600, flag: "wx" });
       await rename(temp, target);

@@ -64,6 +64,14 @@ describe("file tools: read, write and list inside the run's workspace", () => {
     expect(readFileSync(join(workspace, "link.txt"), "utf8")).toBe("mine");
   });
 
+  it("writes a file whose name is near the 255-byte limit", async () => {
+    const name = `${"n".repeat(240)}.txt`;
+    expect(outcomeText(await call("file_write", { path: name, content: "long" }))).toBe(
+      `wrote 4 bytes to ${name}`,
+    );
+    expect(readFileSync(join(workspace, name), "utf8")).toBe("long");
+  });
+
   it("allows symlinks that stay inside", async () => {
     mkdirSync(join(workspace, "real"));
     writeFileSync(join(workspace, "real/f.txt"), "in");
