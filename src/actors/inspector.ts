@@ -58,9 +58,13 @@ export interface GatewayInspector {
  * events over a WebSocket. Open http://127.0.0.1:<port> in a browser with internet access (it embeds
  * stately.ai/inspect), or read the raw JSON events with any WebSocket client (`ws://127.0.0.1:<port>`),
  * which works offline. The events carry prompts and payloads, so the relay listens on loopback only.
+ * Rejects, naming `--inspect`, when the port cannot be taken.
  */
-export function startInspector(port: number, note: (line: string) => void = () => {}): GatewayInspector {
-  const server = startInspectRelay(port);
+export async function startInspector(
+  port: number,
+  note: (line: string) => void = () => {},
+): Promise<GatewayInspector> {
+  const server = await startInspectRelay(port);
   // Starts itself (autoStart); a second start() would open a second socket and break the first.
   const inspector = createWebSocketInspector({
     url: `ws://127.0.0.1:${port}`,

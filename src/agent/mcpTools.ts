@@ -14,12 +14,24 @@ export interface McpToolSource {
 /** How long a run waits for a server's first connect before it goes on without that server's tools. */
 export const FIRST_CONNECT_WAIT_MS = 30_000;
 
+/** A line naming base64 content no model API takes in a tool result (audio, a binary resource). */
+const notShown = (what: string, mimeType: string | undefined, base64: string) =>
+  `[${what}: ${mimeType ?? "unknown type"}, ${Buffer.byteLength(base64, "base64")} bytes — not shown: tool results reach the model as text and images only]`;
+
 function contentOf(result: CallToolResult): ToolContent[] {
   const parts: ToolContent[] = [];
   for (const block of result.content ?? []) {
     if (block.type === "text") parts.push({ type: "text", text: block.text });
     else if (block.type === "image")
       parts.push({ type: "image", data: block.data, mimeType: block.mimeType });
+    // Their base64 as JSON text would fill the model's context with nothing it can read.
+    else if (block.type === "audio")
+      parts.push({ type: "text", text: notShown("audio", block.mimeType, block.data) });
+    else if (block.type === "resource" && "blob" in block.resource)
+      parts.push({
+        type: "text",
+        text: notShown(`resource ${block.resource.uri}`, block.resource.mimeType, block.resource.blob),
+      });
     else parts.push({ type: "text", text: JSON.stringify(block) });
   }
   if (parts.length === 0 && result.structuredContent !== undefined)
@@ -53,7 +65,11 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
     description: tool.description ?? `${tool.original} (MCP server ${tool.server})`,
     inputSchema: (schema.type === "object" ? schema : { ...schema, type: "object" }) as JsonSchema,
     async execute(args, context) {
-      const input = args !== null && typeof args === "object" ? (args as Record<string, unknown>) : {};
+      // MCP arguments are an object: JSON of another kind (`[]`, `"x"`) is refused rather than sent as
+      // `{}`, which would run a tool that needs no arguments on input the model never meant.
+      if (args !== undefined && args !== null && (typeof args !== "object" || Array.isArray(args)))
+        return { ok: false, error: "arguments must be a JSON object; the tool was not run" };
+      const input = (args ?? {}) as Record<string, unknown>;
       try {
         return outcomeOf(await hub.callRegistered(tool.name, input, context.signal));
       } catch (err) {

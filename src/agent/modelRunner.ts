@@ -90,6 +90,9 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             },
           ],
         });
+        // The image's model call is part of the run: its tokens count in the run's usage.
+        progress.inputTokens += answer.usage.inputTokens ?? 0;
+        progress.outputTokens += answer.usage.outputTokens ?? 0;
         return answer.text;
       });
       try {

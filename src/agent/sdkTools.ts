@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { jsonSchema, type ToolSet, tool } from "ai";
 import type { ToolCallRecord } from "./runRecord.js";
 import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
@@ -31,20 +32,38 @@ type ModelOutput =
  */
 export type ToolResultImages = "native" | "described";
 
+/** The images the Messages API takes (anything else fails the whole request), and their largest size. */
+const NATIVE_IMAGE_TYPES: ReadonlySet<string> = new Set([
+  "image/jpeg",
+  "image/png",
+  "image/gif",
+  "image/webp",
+]);
+const NATIVE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+
+type ImageContent = Extract<ToolContent, { type: "image" }>;
+
 function modelOutput(content: readonly ToolContent[], images: ToolResultImages): ModelOutput {
-  const described = (c: Extract<ToolContent, { type: "image" }>) =>
-    `[image: ${c.mimeType}, ${Buffer.byteLength(c.data, "base64")} bytes — not shown: this model endpoint takes text-only tool results]`;
-  if (images === "described" || content.every((c) => c.type === "text"))
-    return {
-      type: "text",
-      value: content.map((c) => (c.type === "text" ? c.text : described(c))).join("\n"),
-    };
+  const size = (c: ImageContent) => Buffer.byteLength(c.data, "base64");
+  const native = (c: ImageContent) =>
+    images === "native" &&
+    NATIVE_IMAGE_TYPES.has(c.mimeType.toLowerCase()) &&
+    size(c) <= NATIVE_IMAGE_MAX_BYTES;
+  const described = (c: ImageContent) =>
+    `[image: ${c.mimeType}, ${size(c)} bytes — not shown: ${
+      images === "described"
+        ? "this model endpoint takes text-only tool results"
+        : "the model takes JPEG, PNG, GIF and WebP images of at most 5 MB"
+    }]`;
+  const text = (c: ToolContent) => (c.type === "text" ? c.text : described(c));
+  if (content.every((c) => c.type === "text" || !native(c)))
+    return { type: "text", value: content.map(text).join("\n") };
   return {
     type: "content",
     value: content.map((c) =>
-      c.type === "text"
-        ? { type: "text" as const, text: c.text }
-        : { type: "image-data" as const, data: c.data, mediaType: c.mimeType },
+      c.type === "image" && native(c)
+        ? { type: "image-data" as const, data: c.data, mediaType: c.mimeType }
+        : { type: "text" as const, text: text(c) },
     ),
   };
 }
@@ -65,6 +84,20 @@ export interface SdkToolOptions {
 export const NOT_RUN_AT_MAX_STEPS =
   "not run: the model asked for it on its last allowed turn (agent.max_steps)";
 
+/** The longest tool name the OpenAI and Anthropic APIs take; a request offering a longer one fails. */
+export const MODEL_TOOL_NAME_MAX = 64;
+
+/**
+ * The name a tool is offered to the model under: its own, or for a registered name past
+ * `MODEL_TOOL_NAME_MAX` (a long server and tool name), its first 55 characters, `_` and 8 hex characters
+ * of its hash, so the run does not fail on every request and two long names stay apart.
+ */
+export function modelToolName(name: string): string {
+  if (name.length <= MODEL_TOOL_NAME_MAX) return name;
+  const digest = createHash("sha256").update(name).digest("hex").slice(0, 8);
+  return `${name.slice(0, MODEL_TOOL_NAME_MAX - 9)}_${digest}`;
+}
+
 /**
  * Agent tools as the AI SDK's tool set: the schema passes through unchanged (`jsonSchema`, no local
  * validation: the tool's owner judges its arguments), a failed call is thrown so the model gets it as a
@@ -79,7 +112,8 @@ export function sdkTools(
   const { now = Date.now, scrubbed = (text: string) => text, images = "native", mayRun } = options;
   const set: ToolSet = {};
   for (const agentTool of tools) {
-    set[agentTool.name] = tool<unknown, readonly ToolContent[]>({
+    // Calls are recorded under the registered name, whatever name the model was offered.
+    set[modelToolName(agentTool.name)] = tool<unknown, readonly ToolContent[]>({
       description: agentTool.description,
       inputSchema: jsonSchema<unknown>(agentTool.inputSchema as Parameters<typeof jsonSchema>[0]),
       async execute(input, options) {

@@ -112,17 +112,18 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     // Loaded here, not at the top: `svc gateway status|stop|setup` never load the gateway itself.
     const { startGateway } = await import("../gateway/index.js");
     boundHeapGrowth();
-    const inspector = options.inspect === undefined ? undefined : await import("../actors/inspector.js");
+    // Its port is taken before the gateway starts: one in use stops the start with a message naming the flag.
+    const inspector =
+      options.inspect === undefined
+        ? undefined
+        : await (await import("../actors/inspector.js")).startInspector(inspectPort, (line) =>
+            process.stdout.write(`${line}\n`),
+          );
     gateway = await startGateway({
       logger,
       ...(host === undefined ? {} : { host }),
       ...(port === undefined ? {} : { port }),
-      ...(inspector === undefined
-        ? {}
-        : {
-            inspect: inspector.startInspector(inspectPort, (line) => process.stdout.write(`${line}\n`))
-              .inspect,
-          }),
+      ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
     });
   } catch (err) {
     process.stderr.write(`svc: ${describeError(err)}\n`);

@@ -1,5 +1,6 @@
 import type { Config } from "./schema.js";
 import { DEFAULT_BASE_URLS } from "./sections/agent.js";
+import { TOOLSETS_WITHOUT_TOOLS } from "./sections/tools.js";
 
 /** The optional `agent` keys each provider reads (the others have defaults and are not checked). */
 const AGENT_KEYS_USED: Record<string, readonly string[]> = {
@@ -12,8 +13,9 @@ const AGENT_OPTIONAL_KEYS = ["command", "model", "base_url", "api_key", "system_
 
 /**
  * Settings written out that the rest of the configuration leaves unused: `agent.command` under the echo
- * provider (a forgotten `provider: command`), `state.redis_url` with the local backend. The gateway runs
- * without them, so it says so at start rather than dropping them without a word.
+ * provider (a forgotten `provider: command`), `state.redis_url` with the local backend, a route's
+ * `toolsets` naming a toolset a model run gets no tool for. The gateway runs without them, so it says
+ * so at start rather than dropping them without a word.
  */
 export function unusedSettingWarnings(config: Config, file: string): string[] {
   const warnings: string[] = [];
@@ -31,6 +33,8 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
   }
   const keyless = missingKeyWarning(config, file);
   if (keyless !== undefined) warnings.push(keyless);
+  if (agent.provider === "openai" || agent.provider === "anthropic")
+    warnings.push(...toollessToolsets(config, agent.provider, file));
   const redisKeys = (["redis_url", "redis_key_prefix"] as const).filter((key) => state[key] !== undefined);
   if (state.backend !== "redis" && redisKeys.length > 0)
     warnings.push(
@@ -50,4 +54,29 @@ function missingKeyWarning({ agent }: Config, file: string): string | undefined 
   if (agent.provider !== "openai" && agent.provider !== "anthropic") return undefined;
   if (agent.base_url !== undefined || (agent.api_key !== undefined && agent.api_key !== "")) return undefined;
   return `[agent] ${file}: agent.api_key is not set, and ${DEFAULT_BASE_URLS[agent.provider]} refuses requests without a key: every run would fail — set agent.api_key: \${${KEY_VARIABLE[agent.provider]}} (with the key in .env), or set agent.base_url to an endpoint that needs none`;
+}
+
+/**
+ * A route's toolsets a model run is offered nothing for: `code_execution`, `browser` and `memory` (svc
+ * has no tool for them) and `web_search` without a backend in `tools.web_search`. The route would run
+ * without what its author listed.
+ */
+function toollessToolsets(config: Config, provider: string, file: string): string[] {
+  const warnings: string[] = [];
+  for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
+    const at = `[agent] ${file}: platforms.webhook.routes.${name}.toolsets`;
+    const toolsets = route.toolsets ?? [];
+    const toolless = toolsets.filter((t) => TOOLSETS_WITHOUT_TOOLS.includes(t));
+    if (toolless.length > 0) {
+      const [them, it] = toolless.length === 1 ? ["it", "has"] : ["them", "have"];
+      warnings.push(
+        `${at}: ${toolless.map((t) => `"${t}"`).join(", ")} ${it} no built-in tool in svc, so ${provider} runs of the route are offered nothing for ${them} (a command agent sees ${them} in SVC_TOOLSETS) — list terminal, file or web instead, or remove ${them}`,
+      );
+    }
+    if (toolsets.includes("web_search") && config.tools.web_search === undefined)
+      warnings.push(
+        `${at}: "web_search" needs a search backend, and tools.web_search names none, so runs of the route are offered no web_search — set tools.web_search (backend: searxng, brave or tavily), or remove it`,
+      );
+  }
+  return warnings;
 }

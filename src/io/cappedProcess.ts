@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { wholeUtf8Length } from "./utf8Cut.js";
 
 export interface CappedProcessRequest {
   readonly file: string;
@@ -41,7 +42,12 @@ function collect(stream: Readable | null, max: number): () => CappedOutput {
     }
     dropped += Math.max(0, chunk.length - Math.max(room, 0));
   });
-  return () => ({ text: Buffer.concat(chunks).toString("utf8"), dropped });
+  return () => {
+    const bytes = Buffer.concat(chunks);
+    // A cut through a character drops the rest of it, counted with the bytes not shown.
+    const whole = dropped > 0 ? wholeUtf8Length(bytes) : bytes.length;
+    return { text: bytes.subarray(0, whole).toString("utf8"), dropped: dropped + bytes.length - whole };
+  };
 }
 
 function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {

@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
+import { SvcError } from "../errors.js";
 
 export interface InspectRelay {
   readonly url: string;
@@ -25,12 +26,30 @@ ws.onmessage = (e) => { const ev = JSON.parse(e.data); if (ready) frame.contentW
 /**
  * The inspector's WebSocket relay, bound to loopback only: inspection events carry prompts and payloads,
  * so they never leave the machine. Every message from one client goes to all others; the last 200 are
- * replayed to a client that connects late.
+ * replayed to a client that connects late. Resolves once it listens; a port it cannot take (another
+ * program on it) stops the start with a message naming the flag, before the gateway starts.
  */
-export function startInspectRelay(port: number, host = "127.0.0.1"): InspectRelay {
+export async function startInspectRelay(port: number, host = "127.0.0.1"): Promise<InspectRelay> {
   const http = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     res.end(bridgePage(port));
+  });
+  // Listening before the WebSocket server is attached: it would re-throw the listen error as its own.
+  await new Promise<void>((resolve, reject) => {
+    const failed = (err: NodeJS.ErrnoException) => {
+      const why = err.code === "EADDRINUSE" ? "the port is in use" : err.message;
+      reject(
+        new SvcError(
+          "startup_refused",
+          `--inspect: cannot listen on ${host}:${port} (${why}) — choose another port: --inspect <port>`,
+        ),
+      );
+    };
+    http.once("error", failed);
+    http.listen(port, host, () => {
+      http.off("error", failed);
+      resolve();
+    });
   });
   // A browser lets any web page open a WebSocket to 127.0.0.1 (no same-origin rule for WebSockets), so
   // only the bridge page's own origin and clients sending none (the gateway, ws tools) may connect.
@@ -54,7 +73,6 @@ export function startInspectRelay(port: number, host = "127.0.0.1"): InspectRela
       }
     });
   });
-  http.listen(port, host);
   return {
     url: `http://${host}:${port}`,
     stop() {

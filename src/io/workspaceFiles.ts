@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { lstat, mkdir, open, readdir, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, sep } from "node:path";
+import { wholeUtf8Length } from "./utf8Cut.js";
 
 export type Inside<T> =
   | { readonly ok: true; readonly value: T }
@@ -62,10 +63,10 @@ export async function readInside(root: string, rel: string, maxBytes: number): P
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
       const bytes = buffer.subarray(0, bytesRead);
       if (bytes.includes(0)) return fail(`"${rel}" is a binary file (${info.size} bytes)`);
-      return {
-        ok: true,
-        value: { text: bytes.toString("utf8"), size: info.size, truncated: info.size > maxBytes },
-      };
+      const truncated = info.size > maxBytes;
+      // A cut through a character ends before it rather than on U+FFFD.
+      const text = bytes.subarray(0, truncated ? wholeUtf8Length(bytes) : bytes.length).toString("utf8");
+      return { ok: true, value: { text, size: info.size, truncated } };
     } finally {
       await handle.close();
     }
@@ -121,7 +122,8 @@ export async function writeInside(
     const target = join(dir.value, name);
     const existing = await lstat(target).catch(() => undefined);
     if (existing?.isDirectory()) return fail(`"${rel}" is a directory`);
-    const temp = join(dir.value, `.${name}.${randomBytes(6).toString("hex")}.tmp`);
+    // Its name kept short: a target name near the 255-byte limit must not make the temporary one too long.
+    const temp = join(dir.value, `.${name.slice(0, 64)}.${randomBytes(6).toString("hex")}.tmp`);
     try {
       await writeFile(temp, content, { mode: 0o600, flag: "wx" });
       await rename(temp, target);

@@ -2,13 +2,30 @@ import { type FakeModel, sse, startScriptedModel } from "./modelScript.js";
 
 export type { FakeModel, ModelTurn } from "./modelScript.js";
 
+const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+
 /**
  * A scripted Anthropic Messages server (`POST <baseUrl>/messages`) on 127.0.0.1: each request gets the
  * next scripted turn as one message body or, for `stream: true`, as the Messages event stream.
- * Usage: 10 tokens in, 5 out per turn.
+ * Usage: 10 tokens in, 5 out per turn. Like the Messages API, it answers 400 to a request holding an
+ * image of a type other than JPEG, PNG, GIF or WebP (in a message or a tool result).
  */
 export function startFakeAnthropic(): Promise<FakeModel> {
   return startScriptedModel("/messages", (turn, request, res, index) => {
+    const mediaTypes = [...JSON.stringify(request.json.messages ?? []).matchAll(/"media_type":"([^"]*)"/g)];
+    const refused = mediaTypes.find(([, type]) => !IMAGE_TYPES.has(type ?? ""));
+    if (refused !== undefined) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message: `image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp' (got ${refused[1]})`,
+          },
+        }),
+      );
+      return;
+    }
     const model = String(request.json.model ?? "fake");
     const content = [
       ...(turn.text === undefined ? [] : [{ type: "text", text: turn.text }]),

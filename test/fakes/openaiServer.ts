@@ -5,10 +5,28 @@ export type { FakeModel, ModelTurn } from "./modelScript.js";
 /**
  * A scripted OpenAI-compatible Chat Completions server (`POST <baseUrl>/chat/completions`) on 127.0.0.1:
  * answers each request with the next scripted turn, as one JSON body or, when the request asks
- * `stream: true`, as SSE chunks ending in `[DONE]`. Usage: 10 tokens in, 5 out per turn.
+ * `stream: true`, as SSE chunks ending in `[DONE]`. Usage: 10 tokens in, 5 out per turn. Like OpenAI, it
+ * answers 400 to a request offering a function name longer than 64 characters.
  */
 export function startFakeOpenAI(): Promise<FakeModel> {
   return startScriptedModel("/chat/completions", (turn, request, res, index) => {
+    // As OpenAI does: a function name longer than 64 characters fails the whole request.
+    const tools = (request.json.tools ?? []) as Array<{ function: { name: string } }>;
+    const long = tools.findIndex((t) => t.function.name.length > 64);
+    if (long >= 0) {
+      const length = tools[long]?.function.name.length;
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: {
+            message: `Invalid 'tools[${long}].function.name': string too long. Expected a string with maximum length 64, but got a string with length ${length} instead.`,
+            type: "invalid_request_error",
+            param: `tools[${long}].function.name`,
+            code: "string_above_max_length",
+          },
+        }),
+      );
+      return;
+    }
     const model = String(request.json.model ?? "fake");
     const calls = (turn.toolCalls ?? []).map((call, i) => ({
       id: `call_${index}_${i}`,

@@ -6,7 +6,7 @@ import { type RunToolsDeps, runContext, runTools } from "../../agent/runTools.js
 import { builtinTools } from "../../agent/tools/index.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
-import { type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
+import { TOOLSETS_WITHOUT_TOOLS, type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
 import { type Logger, silentLogger } from "../../io/log.js";
 import type { RunToRecord } from "../../io/sessions/runJournal.js";
 import type { Deliverer } from "../deliver.js";
@@ -99,9 +99,7 @@ export const KNOWN_TOOLSETS: ReadonlySet<string> = new Set([
   "web",
   "terminal",
   "file",
-  "code_execution",
-  "browser",
-  "memory",
+  ...TOOLSETS_WITHOUT_TOOLS,
   "mcp",
   NO_MCP,
 ]);

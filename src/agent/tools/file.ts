@@ -32,7 +32,7 @@ function fileRead(settings: ToolsSettings["file"]): AgentTool {
       if (!read.ok) return toolError(`file_read: ${read.error}`);
       const { text, size, truncated } = read.value;
       return textOutcome(
-        truncated ? `${text}\n[truncated: file is ${size} bytes, shown ${settings.max_bytes}]` : text,
+        truncated ? `${text}\n[truncated: file is ${size} bytes, shown ${Buffer.byteLength(text)}]` : text,
       );
     },
   };

@@ -28,10 +28,16 @@ export function optionalString(
   return typeof value === "string" ? value : { error: `argument "${name}" must be a string` };
 }
 
-/** `text` cut to `max` characters, with a note saying how much was left out. */
+/**
+ * `text` cut to `max` characters, with a note saying how much was left out. A cut through a surrogate
+ * pair (an emoji) ends before it: half of one is not valid Unicode, and model APIs refuse a request
+ * that holds it.
+ */
 export function capped(text: string, max: number): string {
   if (text.length <= max) return text;
-  return `${text.slice(0, max)}\n[truncated: ${text.length - max} more characters not shown]`;
+  const code = text.charCodeAt(max - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, end)}\n[truncated: ${text.length - end} more characters not shown]`;
 }
 
 /** The run's workspace directory, or a message saying why there is none (the tool then answers an error). */

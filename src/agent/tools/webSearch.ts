@@ -52,7 +52,8 @@ export function webSearchTool(settings: WebSearchSettings): AgentTool {
           (hit, i) =>
             `${i + 1}. ${hit.title || hit.url}\n   ${hit.url}${hit.snippet ? `\n   ${hit.snippet}` : ""}`,
         );
-      return textOutcome(lines.join("\n"));
+      // A backend that quotes the key in a result (an echo page, a debugging answer) shows it to no model.
+      return textOutcome(scrub(lines.join("\n"), [settings.api_key]));
     },
   };
 }

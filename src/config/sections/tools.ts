@@ -90,6 +90,12 @@ const fileSchema = z
   })
   .default({ max_bytes: 1024 * 1024 });
 
+/**
+ * Toolset names a route may list that svc has no built-in tool for: they are passed to a command agent
+ * (in `SVC_TOOLSETS`) for it to honour, and offer a model run nothing.
+ */
+export const TOOLSETS_WITHOUT_TOOLS: readonly string[] = ["code_execution", "browser", "memory"];
+
 /** Settings of the built-in agent toolsets (docs/agent-tools.md). */
 export const toolsSchema = z
   .strictObject({

@@ -243,6 +243,7 @@ describe("a webhook run with provider openai", () => {
           { name: "mcp__nowhere__tool", args: {} },
           { name: "mcp__other__lookup", args: "{broken" },
           { name: "mcp__other__lookup", args: { key: 5 } },
+          { name: "mcp__other__lookup", args: '["release"]' },
         ],
       },
       { text: "recovered" },
@@ -254,8 +255,11 @@ describe("a webhook run with provider openai", () => {
     expect(errors).toMatch(/mcp__nowhere__tool/);
     expect(errors).toMatch(/JSON|parse|Invalid/i);
     expect(errors).toMatch(/key/);
+    // JSON that is not an object is refused before the call, not sent to the server as {}.
+    expect(toolMessages(1).at(-1)).toBe("arguments must be a JSON object; the tool was not run");
     const { run } = await journalled("invalid-1");
     expect(((run?.toolCalls ?? []) as Array<{ ok: boolean }>).map((c) => c.ok)).toEqual([
+      false,
       false,
       false,
       false,

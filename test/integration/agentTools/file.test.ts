@@ -64,6 +64,14 @@ describe("file tools: read, write and list inside the run's workspace", () => {
     expect(readFileSync(join(workspace, "link.txt"), "utf8")).toBe("mine");
   });
 
+  it("writes a file whose name is near the 255-byte limit", async () => {
+    const name = `${"n".repeat(240)}.txt`;
+    expect(outcomeText(await call("file_write", { path: name, content: "long" }))).toBe(
+      `wrote 4 bytes to ${name}`,
+    );
+    expect(readFileSync(join(workspace, name), "utf8")).toBe("long");
+  });
+
   it("allows symlinks that stay inside", async () => {
     mkdirSync(join(workspace, "real"));
     writeFileSync(join(workspace, "real/f.txt"), "in");
@@ -75,6 +83,11 @@ describe("file tools: read, write and list inside the run's workspace", () => {
     writeFileSync(join(workspace, "big.txt"), "x".repeat(150));
     expect(outcomeText(await call("file_read", { path: "big.txt" }))).toBe(
       `${"x".repeat(100)}\n[truncated: file is 150 bytes, shown 100]`,
+    );
+    // A cut through a two-byte character ends before it, and says how much was shown.
+    writeFileSync(join(workspace, "accents.txt"), `a${"é".repeat(60)}`);
+    expect(outcomeText(await call("file_read", { path: "accents.txt" }))).toBe(
+      `a${"é".repeat(49)}\n[truncated: file is 121 bytes, shown 99]`,
     );
     expect(await call("file_write", { path: "w.txt", content: "y".repeat(101) })).toEqual({
       ok: false,

@@ -41,6 +41,14 @@ describe("terminal", () => {
     expect(text).toBe(`exit code 0\n--- stdout ---\n${"a".repeat(1000)}\n[4000 more bytes not shown]`);
   });
 
+  it("cuts on a whole character: a multi-byte character split by the cap is left out and counted", async () => {
+    // "é" is 2 bytes: 1000 bytes of "aé..." end halfway through one.
+    const text = outcomeText(
+      await run("printf 'a'; for i in $(seq 600); do printf '\\303\\251'; done", { max_output_bytes: 1000 }),
+    );
+    expect(text).toBe(`exit code 0\n--- stdout ---\na${"é".repeat(499)}\n[202 more bytes not shown]`);
+  });
+
   it("stops a command that runs past the timeout", async () => {
     const outcome = await run("echo started; sleep 30", { timeout_seconds: 1 });
     // What the command printed before the timeout comes with the error (if bash got that far).

@@ -93,6 +93,10 @@ describe("web_extract", () => {
     expect(cutBytes.length).toBeLessThan(1200);
     const cutChars = outcomeText(await run(webExtractTool(settings({ allow_private: true, max_chars: 50 }))));
     expect(cutChars).toMatch(/^URL: .*\n\n(word ){10}\n\[truncated: \d+ more characters not shown\]$/);
+    // An emoji is two UTF-16 units: a cut through one ends before it, never on half of it.
+    site.setHandler(() => ({ text: "<p>a😀😀😀</p>", headers: { "content-type": "text/html" } }));
+    const cutPair = outcomeText(await run(webExtractTool(settings({ allow_private: true, max_chars: 4 }))));
+    expect(cutPair).toMatch(/^URL: .*\n\na😀\n\[truncated: 4 more characters not shown\]$/);
   });
 
   it("decodes gzip bodies, the byte cap counting decoded bytes", async () => {

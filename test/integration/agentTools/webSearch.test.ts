@@ -104,6 +104,16 @@ describe("web_search against local fakes of each backend's JSON API", () => {
     expect(JSON.stringify(outcome)).not.toContain(KEY);
   });
 
+  it("a result that quotes the API key reaches the model with [redacted] in its place", async () => {
+    api.enqueue({
+      json: { results: [{ title: "Your key", url: "https://e.example/k", content: `token=${KEY}` }] },
+    });
+    const tool = webSearchTool(settings("tavily", api.url));
+    expect(outcomeText(await tool.execute({ query: "q" }, toolContext()))).toBe(
+      "1. Your key\n   https://e.example/k\n   token=[redacted]",
+    );
+  });
+
   it("reports an unexpected answer shape and a backend that is down", async () => {
     api.enqueue({ json: { nope: true } });
     const tool = webSearchTool(settings("tavily", api.url));

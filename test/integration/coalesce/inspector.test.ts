@@ -66,7 +66,7 @@ describe("--inspect: the root system's inspection events", () => {
   it("the WebSocket bridge relays those events to a client (what the Stately UI or any ws client reads)", async () => {
     // A port the kernel just handed out and freed: a random pick could hit one in use (it did, EADDRINUSE).
     const port = await freePort();
-    const bridge = startInspector(port);
+    const bridge = await startInspector(port);
     const received: string[] = [];
     const receiver = createWebSocketReceiver({ server: `ws://127.0.0.1:${port}` });
     receiver.subscribe((event) =>
@@ -93,7 +93,7 @@ describe("--inspect relay exposure", () => {
     const { connect } = await import("node:net");
     // A port the kernel just handed out and freed: a random pick could hit one in use (it did, EADDRINUSE).
     const port = await freePort();
-    const bridge = startInspector(port);
+    const bridge = await startInspector(port);
     try {
       expect(bridge.url).toBe(`http://127.0.0.1:${port}`);
       const reach = (host: string) =>
@@ -112,6 +112,20 @@ describe("--inspect relay exposure", () => {
       for (const address of external) expect(await reach(address)).toBe(false);
     } finally {
       bridge.stop();
+    }
+  });
+
+  it("a port another program holds stops the start with a message naming --inspect, not an internal error", async () => {
+    const { createServer } = await import("node:net");
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const port = (holder.address() as { port: number }).port;
+    try {
+      await expect(startInspector(port)).rejects.toThrow(
+        `--inspect: cannot listen on 127.0.0.1:${port} (the port is in use) — choose another port: --inspect <port>`,
+      );
+    } finally {
+      holder.close();
     }
   });
 });

@@ -42,7 +42,7 @@ afterEach(async () => {
 describe("--inspect relay: no secrets, no foreign web pages", () => {
   it("a route's secret in a coalescing group's context reaches the relay as [redacted]", async () => {
     const port = await freePort();
-    const bridge = startInspector(port);
+    const bridge = await startInspector(port);
     cleanups.push(() => bridge.stop());
     const client = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
     cleanups.push(() => client.socket.terminate());
@@ -85,7 +85,7 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
 
   it("refuses a WebSocket from another web page's origin; its own page and origin-less clients connect", async () => {
     const port = await freePort();
-    const bridge = startInspector(port);
+    const bridge = await startInspector(port);
     cleanups.push(() => bridge.stop());
     await vi.waitFor(() => open(port).then((c) => c.socket.terminate()), { timeout: 5000, interval: 50 });
     await expect(open(port, "https://evil.example")).rejects.toThrow("refused: 401");

@@ -154,6 +154,30 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("an image of a type the Messages API refuses is named in text, and the run goes on", async () => {
+    const anthropic = await startFakeAnthropic();
+    const diagram: AgentTool = {
+      ...screenshot,
+      name: "diagram",
+      async execute() {
+        return { ok: true, content: [{ type: "image", data: PIXEL, mimeType: "image/svg+xml" }] };
+      },
+    };
+    try {
+      anthropic.script(callTool("diagram"), { text: "seen" });
+      const { result } = await loop(5, [diagram], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      expect(JSON.stringify(anthropic.requests[1]?.json.messages)).toContain(
+        "[image: image/svg+xml, 14 bytes — not shown: the model takes JPEG, PNG, GIF and WebP images of at most 5 MB]",
+      );
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("an image a tool returns is named in text for a Chat Completions model, not inlined as base64", async () => {
     model.script(callTool("screenshot"), { text: "ok" });
     await loop(5, [screenshot]);
@@ -194,6 +218,32 @@ describe("pieces", () => {
     expect(outcomeOf({ content: [], structuredContent: { n: 1 } })).toEqual({
       ok: true,
       content: [{ type: "text", text: '{"n":1}' }],
+    });
+  });
+
+  it("outcomeOf: audio and binary resources are named in a line, not passed on as base64 text", () => {
+    const data = Buffer.alloc(3000).toString("base64");
+    expect(
+      outcomeOf({
+        content: [
+          { type: "audio", data, mimeType: "audio/wav" },
+          { type: "resource", resource: { uri: "file:///a.bin", mimeType: "application/zip", blob: data } },
+          { type: "resource", resource: { uri: "file:///a.txt", text: "hello" } },
+        ],
+      }),
+    ).toEqual({
+      ok: true,
+      content: [
+        {
+          type: "text",
+          text: "[audio: audio/wav, 3000 bytes — not shown: tool results reach the model as text and images only]",
+        },
+        {
+          type: "text",
+          text: "[resource file:///a.bin: application/zip, 3000 bytes — not shown: tool results reach the model as text and images only]",
+        },
+        { type: "text", text: '{"type":"resource","resource":{"uri":"file:///a.txt","text":"hello"}}' },
+      ],
     });
   });
 

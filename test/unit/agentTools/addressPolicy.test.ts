@@ -30,6 +30,13 @@ describe("isPublicAddress: what web_extract may reach without tools.web.allow_pr
     "64:ff9b::a00:1",
     "2002:7f00:1::",
     "2001:db8::1",
+    // Outside 2000::/3 (local-use NAT64, SRv6, reserved), documentation 3fff::/20, 2001::/23 assignments.
+    "64:ff9b:1::a00:1",
+    "5f00::1",
+    "4000::1",
+    "3fff::1",
+    "2001:2::1",
+    "2001:10::1",
     "not-an-ip",
   ])("refuses %s", (address) => {
     expect(isPublicAddress(address)).toBe(false);
@@ -43,6 +50,9 @@ describe("isPublicAddress: what web_extract may reach without tools.web.allow_pr
     "2606:4700:4700::1111",
     "::ffff:8.8.8.8",
     "64:ff9b::808:808",
+    "2002:808:808::1",
+    "2a00:1450:4001::200e",
+    "3fff:1000::1",
   ])("allows %s", (address) => {
     expect(isPublicAddress(address)).toBe(true);
   });

@@ -40,6 +40,44 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ).toEqual([]);
   });
 
+  it("a route's toolsets naming code_execution, browser, memory, or web_search without a backend: a model run gets no tool", () => {
+    const routes = {
+      ci: { secret: "s", toolsets: ["terminal", "code_execution", "browser"] },
+      ok: { secret: "s", toolsets: ["terminal", "web"] },
+    };
+    expect(
+      warningsFor({
+        agent: { provider: "openai", model: "m", api_key: "k" },
+        platforms: { webhook: { enabled: true, routes } },
+      }),
+    ).toEqual([
+      `[agent] ${FILE}: platforms.webhook.routes.ci.toolsets: "code_execution", "browser" have no built-in tool in svc, so openai runs of the route are offered nothing for them (a command agent sees them in SVC_TOOLSETS) — list terminal, file or web instead, or remove them`,
+    ]);
+    // web_search named without a backend: no search tool either.
+    expect(
+      warningsFor({
+        agent: { provider: "anthropic", model: "m", api_key: "k" },
+        platforms: { webhook: { enabled: true, routes: { s: { secret: "s", toolsets: ["web_search"] } } } },
+      }),
+    ).toEqual([
+      `[agent] ${FILE}: platforms.webhook.routes.s.toolsets: "web_search" needs a search backend, and tools.web_search names none, so runs of the route are offered no web_search — set tools.web_search (backend: searxng, brave or tavily), or remove it`,
+    ]);
+    expect(
+      warningsFor({
+        agent: { provider: "anthropic", model: "m", api_key: "k" },
+        tools: { web_search: { backend: "searxng", url: "http://127.0.0.1:8080" } },
+        platforms: { webhook: { enabled: true, routes: { s: { secret: "s", toolsets: ["web_search"] } } } },
+      }),
+    ).toEqual([]);
+    // A command agent is handed them in SVC_TOOLSETS: nothing to say.
+    expect(
+      warningsFor({
+        agent: { provider: "command", command: ["x"] },
+        platforms: { webhook: { enabled: true, routes } },
+      }),
+    ).toEqual([]);
+  });
+
   it("nothing for settings in use", () => {
     expect(warningsFor({})).toEqual([]);
     expect(warningsFor({ agent: { provider: "command", command: ["x"] } })).toEqual([]);

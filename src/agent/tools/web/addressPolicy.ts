@@ -65,12 +65,13 @@ function ipv6Public(groups: readonly number[]): boolean {
     return ipv4Public(embeddedIpv4(g6, g7)); // 64:ff9b::/96 NAT64
   }
   if (g0 === 0x2002) return ipv4Public(embeddedIpv4(g1, g2)); // 6to4
-  if ((g0 & 0xfe00) === 0xfc00) return false; // fc00::/7 unique local
-  if ((g0 & 0xffc0) === 0xfe80 || (g0 & 0xffc0) === 0xfec0) return false; // link-local, site-local
-  if ((g0 & 0xff00) === 0xff00) return false; // multicast
+  // Only 2000::/3 is global unicast: the rest is unique local (fc00::/7), link-local, multicast, the
+  // local-use NAT64 prefix 64:ff9b:1::/48, discard-only 100::/64, SRv6 5f00::/16 or still reserved.
+  if ((g0 & 0xe000) !== 0x2000) return false;
   if (g0 === 0x2001 && g1 === 0x0db8) return false; // documentation
-  if (g0 === 0x2001 && g1 === 0) return false; // Teredo: the IPv4 side is obfuscated
-  if (g0 === 0x0100 && g1 === 0 && g2 === 0 && g3 === 0) return false; // discard-only
+  if (g0 === 0x3fff && g1 < 0x1000) return false; // 3fff::/20 documentation
+  // 2001::/23 IETF protocol assignments: Teredo (its IPv4 side is obfuscated), benchmarking, ORCHID.
+  if (g0 === 0x2001 && g1 < 0x0200) return false;
   return true;
 }
 
