@@ -187,7 +187,9 @@ async function listAndRegister(
   const policy = renderToolsPolicy(rt.entry, deps.scope());
   rt.toolset = buildToolset(rt.name, tools, capabilities, policy);
   rt.listed = new Set(tools.map((t) => t.name));
-  const warnings = unmatchedFilters(tools, policy).map((problem) => `mcp_servers.${rt.name}.${problem}`);
+  const warnings = unmatchedFilters(tools, policy)
+    .map((problem) => `mcp_servers.${rt.name}.${problem}`)
+    .concat(rt.toolset.invalid ?? []);
   try {
     writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
     rt.cachedToolCount = rt.toolset.tools.length;
