@@ -421,13 +421,24 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
 
 /**
  * Opens a session in the era `protocol` selects:
- * - legacy: the `initialize` handshake only;
+ * - legacy: the `initialize` handshake only (a modern-only rejection says to set `protocol: auto`);
  * - stateless: `server/discover` first, then one legacy `initialize` retry when the probe fails;
  * - auto: `initialize` first; when the server rejects it as modern-only (see `isModernOnlyRejection`),
  *   one `server/discover` probe.
  */
 export async function openSession(options: OpenSessionOptions): Promise<McpSession> {
-  if (options.protocol === "legacy") return openLegacy(options);
+  if (options.protocol === "legacy") {
+    try {
+      return await openLegacy(options);
+    } catch (err) {
+      // `auto` would go on to the server/discover probe here; `legacy` never does, so say which key to change.
+      if (!isModernOnlyRejection(err) || options.signal?.aborted) throw err;
+      throw new Error(
+        `${message(err)} — the server refused the initialize handshake as a ${STATELESS_VERSION} (stateless) server does, and protocol: legacy never tries server/discover: set protocol: auto (or stateless)`,
+        { cause: err },
+      );
+    }
+  }
   if (options.protocol === "stateless") {
     try {
       return await openStateless(options);
