@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { delimiter, join } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { InterpolationScope } from "../../config/interpolate.js";
@@ -175,6 +177,25 @@ function describeExit(child: ChildReport, when?: string): string | undefined {
   return `the server process exited (${child.exit})${when === undefined ? "" : ` ${when}`} — ${stderrTail(child, true)}`;
 }
 
+/**
+ * A whole command line written into `command` (as some clients' configs and install links do) is looked up
+ * as one program name: when its first word is a program, say how to split it.
+ */
+function notFoundHint(command: string): string {
+  const [program, ...rest] = command.trim().split(/\s+/);
+  const found =
+    program !== undefined &&
+    rest.length > 0 &&
+    !/["'\\]/.test(command) &&
+    (program.includes("/")
+      ? existsSync(program)
+      : (process.env.PATH ?? "")
+          .split(delimiter)
+          .some((dir) => dir !== "" && existsSync(join(dir, program))));
+  if (!found) return "check command (and PATH)";
+  return `command is the program alone: write command: ${program} and args: [${rest.join(", ")}]`;
+}
+
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
 function scoped(
   name: string,
@@ -188,7 +209,7 @@ function scoped(
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
     return new SvcError(
       "mcp_connect",
-      `mcp_servers.${name}: command not found: ${command} — check command (and PATH)`,
+      `mcp_servers.${name}: command not found: ${command} — ${notFoundHint(command)}`,
       { cause: err },
     );
   }

@@ -5,7 +5,7 @@ import { type ApprovalSurface, policyApprovals } from "../../../src/actors/mcp/a
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { captureLogger } from "../../fakes/logCapture.js";
-import { entry, stdioEntry, text, useHubs } from "./harness.js";
+import { entry, STDIO_FIXTURE, stdioEntry, text, useHubs } from "./harness.js";
 
 const PAGED_SERVER = resolve(import.meta.dirname, "paged-server.mjs");
 const ctx = useHubs();
@@ -22,14 +22,19 @@ describe("stdio servers (real subprocess)", () => {
     expect(text(await h.callRegistered("mcp__fx_one__add", { a: 2, b: 3 }))).toBe("5");
   });
 
-  it("a command that does not exist, or is not executable, fails naming it and the fix", async () => {
+  it("a command that does not exist, is not executable, or is a whole command line, fails naming it and the fix", async () => {
     const script = ctx.home.write("server.sh", "#!/bin/sh\n", 0o644);
     const h = hub(ctx.home, {
       missing: entry({ command: "no-such-mcp-server-xyz" }),
       noexec: entry({ command: script }),
+      // A whole command line in `command`, as some clients' configs and install links write it.
+      line: entry({ command: `${process.execPath} ${STDIO_FIXTURE} legacy` }),
     });
     expect((await h.settled("missing")).lastError).toBe(
       "mcp_servers.missing: command not found: no-such-mcp-server-xyz — check command (and PATH)",
+    );
+    expect((await h.settled("line")).lastError).toBe(
+      `mcp_servers.line: command not found: ${process.execPath} ${STDIO_FIXTURE} legacy — command is the program alone: write command: ${process.execPath} and args: [${STDIO_FIXTURE}, legacy]`,
     );
     expect((await h.settled("noexec")).lastError).toBe(
       `mcp_servers.noexec: command is not an executable file: ${script} — make it executable (chmod +x) or set command to its interpreter and args to the script`,
