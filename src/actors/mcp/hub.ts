@@ -154,6 +154,9 @@ export class McpHub {
           session = await ensureConnected(rt);
           tool = findTool(rt, toolName);
         }
+        const invalid = rt.toolset.invalid?.find((i) => i.tool === toolName);
+        if (tool === undefined && invalid !== undefined)
+          throw new SvcError("mcp_call", `mcp_servers.${invalid.report}`);
         if (tool === undefined) {
           throw new SvcError(
             "mcp_call",

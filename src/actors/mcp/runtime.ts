@@ -189,7 +189,7 @@ async function listAndRegister(
   rt.listed = new Set(tools.map((t) => t.name));
   const warnings = unmatchedFilters(tools, policy)
     .map((problem) => `mcp_servers.${rt.name}.${problem}`)
-    .concat(rt.toolset.invalid ?? []);
+    .concat((rt.toolset.invalid ?? []).map((i) => i.report));
   try {
     writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
     rt.cachedToolCount = rt.toolset.tools.length;

@@ -115,7 +115,7 @@ export interface Toolset {
   /** Human-readable reports of names that could not be registered. */
   readonly collisions: string[];
   /** Tools left out because their `inputSchema` cannot be offered to a model (see `inputSchemaProblem`). */
-  readonly invalid?: string[];
+  readonly invalid?: ReadonlyArray<{ readonly tool: string; readonly report: string }>;
   /** Why no tool is registered, when none is (`svc mcp tools` / `test` print it). */
   readonly empty?: string;
 }
@@ -161,7 +161,7 @@ export function buildToolset(
 ): Toolset {
   const out: RegisteredTool[] = [];
   const collisions: string[] = [];
-  const invalid: string[] = [];
+  const invalid: Array<{ tool: string; report: string }> = [];
   const owner = new Map<string, RegisteredTool>();
   // A server tool named like a utility tool (`list_resources`): the message says which one is which.
   const shown = (tool: RegisteredTool) =>
@@ -183,9 +183,10 @@ export function buildToolset(
   for (const tool of selectTools(tools, policy)) {
     const problem = inputSchemaProblem(tool.inputSchema as Record<string, unknown>);
     if (problem !== undefined) {
-      invalid.push(
-        `${server}: "${tool.name}" is not registered: its inputSchema ${problem} — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude`,
-      );
+      invalid.push({
+        tool: tool.name,
+        report: `${server}: "${tool.name}" is not registered: its inputSchema ${problem} — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude`,
+      });
       continue;
     }
     add({

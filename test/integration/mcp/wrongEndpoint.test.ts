@@ -94,5 +94,9 @@ describe("a tool whose inputSchema no model API takes", () => {
       'odd: "listy" is not registered: its inputSchema has type "array", not "object" (tool arguments are an object) — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude',
     ]);
     expect(text(await h.call("odd", "fine", { q: "x" }))).toBe("ran fine");
+    // Called by its own name (svc mcp call): the reason, not "no tool is registered".
+    await expect(h.call("odd", "listy", {})).rejects.toThrow(
+      /^mcp_servers\.odd: "listy" is not registered: its inputSchema has type "array"/,
+    );
   });
 });

@@ -151,7 +151,11 @@ describe("tools whose inputSchema no model API takes", () => {
     const set = buildToolset("s", [tool("good"), bad], caps, policy({}));
     expect(names(set.tools)).toEqual(["mcp__s__good"]);
     expect(set.invalid).toEqual([
-      's: "bad" is not registered: its inputSchema is not a valid JSON Schema: required must be array — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude',
+      {
+        tool: "bad",
+        report:
+          's: "bad" is not registered: its inputSchema is not a valid JSON Schema: required must be array — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude',
+      },
     ]);
     expect(buildToolset("s", [bad], caps, policy({})).empty).toBe(
       "the one tool the filters left has an unusable inputSchema (see the warnings)",
