@@ -6,11 +6,17 @@ import { Ajv2020, type AnySchemaObject } from "ajv/dist/2020.js";
  * MCP default, or draft-07, which many servers still write); another dialect is not checked. Only the
  * schema's own shape is checked (`validateSchema`), never a `$ref` target or a format.
  */
-const ajv = new Ajv2020({ strict: false, validateSchema: false });
-// esbuild's node20 target drops import attributes, so the JSON meta-schema is read with require.
-ajv.addMetaSchema(
-  createRequire(import.meta.url)("ajv/dist/refs/json-schema-draft-07.json") as AnySchemaObject,
-);
+let ajv: Ajv2020 | undefined;
+/** Made at the first listing: building it costs tens of milliseconds that other commands need not pay. */
+function validator(): Ajv2020 {
+  if (ajv !== undefined) return ajv;
+  ajv = new Ajv2020({ strict: false, validateSchema: false });
+  // esbuild's node20 target drops import attributes, so the JSON meta-schema is read with require.
+  ajv.addMetaSchema(
+    createRequire(import.meta.url)("ajv/dist/refs/json-schema-draft-07.json") as AnySchemaObject,
+  );
+  return ajv;
+}
 
 /**
  * Why `schema` cannot be a tool's input schema, or undefined when it can: model APIs refuse a request
@@ -21,6 +27,7 @@ export function inputSchemaProblem(schema: Record<string, unknown>): string | un
   const type = schema.type;
   if (type !== undefined && type !== "object" && !(Array.isArray(type) && type.includes("object")))
     return `has type ${JSON.stringify(type)}, not "object" (tool arguments are an object)`;
+  const ajv = validator();
   let valid: boolean;
   try {
     valid = ajv.validateSchema(schema) as boolean;
