@@ -134,7 +134,7 @@ export function emptyReason(
     listed === 0
       ? "the server lists no tools"
       : invalid > 0
-        ? `${invalid === 1 ? "the one tool" : `all ${invalid} tools`} the filters left ${invalid === 1 ? "has" : "have"} an unusable inputSchema (see the warnings)`
+        ? `${invalid === 1 ? "the one tool" : `all ${invalid} tools`}${policy.include === undefined && policy.exclude === undefined ? " it lists" : " tools.include/exclude left"} ${invalid === 1 ? "has" : "have"} an unusable inputSchema (see the warnings)`
         : `tools.include/exclude left none of its ${listed} tool${listed === 1 ? "" : "s"}`,
   ];
   for (const key of ["resources", "prompts"] as const) {

@@ -158,7 +158,10 @@ describe("tools whose inputSchema no model API takes", () => {
       },
     ]);
     expect(buildToolset("s", [bad], caps, policy({})).empty).toBe(
-      "the one tool the filters left has an unusable inputSchema (see the warnings)",
+      "the one tool it lists has an unusable inputSchema (see the warnings)",
+    );
+    expect(buildToolset("s", [tool("good"), bad, bad], caps, policy({ exclude: "good" })).empty).toBe(
+      "all 2 tools tools.include/exclude left have an unusable inputSchema (see the warnings)",
     );
   });
 
