@@ -1,10 +1,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type ActorOptions, type AnyActorLogic, createActor, fromPromise, waitFor } from "xstate";
+import { type ActorOptions, type AnyActorLogic, assign, createActor, fromPromise, waitFor } from "xstate";
 import { type InterpolationScope, interpolate } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
-import type { OAuthProviderFor } from "../../io/mcp/connect.js";
+import { type OAuthProviderFor, withStderrSoFar } from "../../io/mcp/connect.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { fingerprint, readSchemaCache } from "../../io/mcp/schemaCache.js";
@@ -13,6 +13,7 @@ import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
 import {
   type Connected,
   connectionState,
+  connectTimeoutMessage,
   mcpConnectionMachine,
   type StartIn,
 } from "../../machines/mcpConnection.js";
@@ -90,6 +91,11 @@ export class McpHub {
   /** Why a server's last listing registered no tool (undefined when it registered some, or never listed). */
   noToolsReason(server: string): string | undefined {
     return this.runtime(server).toolset.empty;
+  }
+
+  /** The last lines a stdio server wrote on stderr since its latest connect began. */
+  stderrSoFar(server: string): readonly string[] {
+    return [...this.runtime(server).stderrSoFar];
   }
 
   collisions(): string[] {
@@ -243,6 +249,13 @@ export class McpHub {
     const startIn: StartIn = !entry.enabled ? "disabled" : cache !== undefined ? "lazy" : "connecting";
     const holder: { rt?: Runtime } = {};
     const machine = mcpConnectionMachine.provide({
+      actions: {
+        // A stdio server that never answers often says why on stderr (a login URL it waits on, a prompt).
+        connectTimedOut: assign({
+          lastError: ({ context }) =>
+            withStderrSoFar(connectTimeoutMessage(context.connectTimeoutMs), holder.rt?.stderrSoFar ?? []),
+        }),
+      },
       actors: {
         connect: fromPromise<Connected, { name: string; attempt: number }>(({ signal }) =>
           connectRuntime(
@@ -287,6 +300,7 @@ export class McpHub {
       listed: new Set(cache?.tools.map((t) => t.name)),
       era: undefined,
       secrets: [],
+      stderrSoFar: [],
       loggedCollisions: new Set(),
     } as Omit<Runtime, "actor"> as Runtime;
     holder.rt = rt;

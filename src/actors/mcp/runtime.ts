@@ -4,7 +4,7 @@ import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js
 import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
 import { describeError, SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
-import { type ConnectOptions, connectServer } from "../../io/mcp/connect.js";
+import { type ConnectOptions, connectServer, STDERR_TAIL_LINES } from "../../io/mcp/connect.js";
 import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
@@ -39,6 +39,8 @@ export interface Runtime {
   /** The server's own names of every tool of the last listing (or the cache), registered or not. */
   listed: ReadonlySet<string>;
   era: string | undefined;
+  /** The last stderr lines of a stdio server since its latest connect began (a connect timeout quotes them). */
+  stderrSoFar: string[];
   /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
   secrets: readonly string[];
   /** Collisions among its own tools already logged: each is reported once, not at every listing or reconnect. */
@@ -90,6 +92,7 @@ export async function connectRuntime(
   signal: AbortSignal,
 ): Promise<Connected> {
   const { logger } = deps;
+  rt.stderrSoFar = [];
   let current: McpSession | undefined;
   // A burst of list_changed notifications (a server registering tools one by one) costs at most one
   // listing in flight plus one after it, not one listing each, and the last listing is the newest.
@@ -134,7 +137,11 @@ export async function connectRuntime(
       onToolsChanged: refresh,
       onLog: (params) => logServerMessage(logger, rt.name, params, rt.secrets),
     },
-    onStderr: (line) => logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`),
+    onStderr: (line) => {
+      rt.stderrSoFar.push(line);
+      if (rt.stderrSoFar.length > STDERR_TAIL_LINES) rt.stderrSoFar.shift();
+      logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`);
+    },
     onSecrets: (secrets) => {
       rt.secrets = secrets;
     },

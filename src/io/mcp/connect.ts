@@ -158,12 +158,24 @@ interface ChildReport {
   brokeProtocol?: string;
 }
 
-const STDERR_TAIL_LINES = 5;
+/** How many of a stdio server's last stderr lines a message quotes. */
+export const STDERR_TAIL_LINES = 5;
 const STDERR_TAIL_CHARS = 400;
 
+/** The last stderr lines of a server process as a message quotes them: joined with ` | `, the last 400 characters. */
+export function joinStderr(lines: readonly string[]): string {
+  const stderr = lines.join(" | ");
+  return stderr.length > STDERR_TAIL_CHARS ? `...${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
+}
+
+/** A message about a server that has not answered, with what it wrote on stderr meanwhile (often why). */
+export function withStderrSoFar(message: string, lines: readonly string[]): string {
+  const stderr = joinStderr(lines);
+  return stderr === "" ? message : `${message} — its stderr so far: ${stderr}`;
+}
+
 function stderrTail(child: ChildReport, started = false): string {
-  const stderr = child.stderr.join(" | ");
-  const tail = stderr.length > STDERR_TAIL_CHARS ? `...${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
+  const tail = joinStderr(child.stderr);
   // After a handshake, command and args were fine: that hint would only mislead.
   if (tail === "")
     return started ? "it wrote nothing on stderr" : "it wrote nothing on stderr; check command and args";
