@@ -181,7 +181,7 @@ export function buildToolset(
     out.push(tool);
   };
   for (const tool of selectTools(tools, policy)) {
-    const problem = inputSchemaProblem(tool.inputSchema as Record<string, unknown>);
+    const problem = inputSchemaProblem(tool.inputSchema);
     if (problem !== undefined) {
       invalid.push({
         tool: tool.name,

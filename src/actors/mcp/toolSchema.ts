@@ -23,8 +23,10 @@ function validator(): Ajv2020 {
  * whose tool list holds an invalid schema (every run would fail, not only calls to this tool), and MCP
  * `arguments` are an object, so a top-level `type` other than `object` cannot be called either.
  */
-export function inputSchemaProblem(schema: Record<string, unknown>): string | undefined {
-  const type = schema.type;
+export function inputSchemaProblem(schema: unknown): string | undefined {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema))
+    return `is ${JSON.stringify(schema)?.slice(0, 40) ?? typeof schema}, not a JSON Schema object`;
+  const type = (schema as Record<string, unknown>).type;
   if (type !== undefined && type !== "object" && !(Array.isArray(type) && type.includes("object")))
     return `has type ${JSON.stringify(type)}, not "object" (tool arguments are an object)`;
   const ajv = validator();

@@ -42,7 +42,8 @@ const LooseToolListSchema = z.looseObject({
   tools: z.array(
     z.looseObject({
       name: z.string(),
-      inputSchema: z.looseObject({}).default({ type: "object" }),
+      // Any value: a tool whose schema is not an object is left out on its own (toolNames.ts), not the list.
+      inputSchema: z.unknown().transform((schema) => schema ?? { type: "object" }),
       annotations: z.looseObject({}).optional(),
     }),
   ),

@@ -92,6 +92,7 @@ describe("a tool whose inputSchema no model API takes", () => {
     expect(status.warnings).toEqual([
       'odd: "broken" is not registered: its inputSchema is not a valid JSON Schema: properties.q.type must be equal to one of the allowed values — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude',
       'odd: "listy" is not registered: its inputSchema has type "array", not "object" (tool arguments are an object) — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude',
+      'odd: "texty" is not registered: its inputSchema is "any text", not a JSON Schema object — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude',
     ]);
     expect(text(await h.call("odd", "fine", { q: "x" }))).toBe("ran fine");
     // Called by its own name (svc mcp call): the reason, not "no tool is registered".
