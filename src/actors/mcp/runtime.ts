@@ -182,9 +182,9 @@ async function listAndRegister(
   signal?: AbortSignal,
 ): Promise<void> {
   const { logger } = deps;
-  const tools =
+  const { tools, incomplete } =
     session.capabilities.tools === undefined && session.era === "legacy"
-      ? []
+      ? { tools: [] }
       : await session.listTools(rt.entry.connect_timeout * 1000);
   if (signal?.aborted === true) throw new Error("connect was cancelled");
   const capabilities = {
@@ -196,7 +196,8 @@ async function listAndRegister(
   rt.listed = new Set(tools.map((t) => t.name));
   const warnings = unmatchedFilters(tools, policy)
     .map((problem) => `mcp_servers.${rt.name}.${problem}`)
-    .concat((rt.toolset.invalid ?? []).map((i) => i.report));
+    .concat((rt.toolset.invalid ?? []).map((i) => i.report))
+    .concat(incomplete === undefined ? [] : [`mcp_servers.${rt.name}: ${incomplete}`]);
   try {
     writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
     rt.cachedToolCount = rt.toolset.tools.length;

@@ -119,11 +119,15 @@ export class McpSession {
     readonly instructions: string | undefined,
   ) {}
 
-  async listTools(timeoutMs: number): Promise<Tool[]> {
+  /**
+   * Every page of `tools/list`. `incomplete` says why the list may lack tools: the server answered a cursor
+   * it had already sent (a loop), or it still had a next page after MAX_LIST_PAGES.
+   */
+  async listTools(timeoutMs: number): Promise<{ tools: Tool[]; incomplete?: string }> {
     const tools: Tool[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
-    for (let n = 0; n < MAX_LIST_PAGES; n++) {
+    for (let n = 1; n <= MAX_LIST_PAGES; n++) {
       // A loose schema: the SDK's strips unknown annotation keys such as the snake-case `read_only_hint`.
       const page = await this.client
         .request(
@@ -138,10 +142,20 @@ export class McpSession {
           throw malformed === undefined ? err : new SvcError("mcp_connect", malformed);
         });
       tools.push(...(page.tools as Tool[]));
-      cursor = nextPage(page.nextCursor, seen);
-      if (cursor === undefined) break;
+      const next = page.nextCursor;
+      cursor = nextPage(next, seen);
+      if (cursor === undefined && typeof next === "string" && next !== "") {
+        return {
+          tools,
+          incomplete: `tools/list stopped after ${n} page${n === 1 ? "" : "s"}: the server sent cursor ${JSON.stringify(next.slice(0, 40))} again (a loop in its paging), so any tools of later pages are not registered`,
+        };
+      }
+      if (cursor === undefined) return { tools };
     }
-    return tools;
+    return {
+      tools,
+      incomplete: `tools/list stopped after ${MAX_LIST_PAGES} pages (svc's limit) with more to come, so the tools of later pages are not registered`,
+    };
   }
 
   callTool(

@@ -347,16 +347,21 @@ describe("tools/list paging from odd servers", () => {
   it('a last page with nextCursor null or "" ends the list', async () => {
     const h = hub(ctx.home, { n: paged(["--tools-end", "null"]), e: paged(["--tools-end", "empty"]) });
     for (const server of ["n", "e"]) {
-      expect((await h.settled(server)).state).toBe("connected");
+      const status = await h.settled(server);
+      expect(status.state).toBe("connected");
+      expect(status.warnings).toBeUndefined();
       expect(natives(h, server)).toEqual(["tool1", "tool2", "tool3", "tool4", "tool5"]);
     }
   });
 
-  it("a cursor the server answers again stops the listing instead of looping until connect_timeout", async () => {
+  it("a cursor the server answers again stops the listing instead of looping until connect_timeout, with a warning", async () => {
     const h = hub(ctx.home, { s: paged(["--tools-cursor-stuck"]) });
     const status = await h.settled("s");
     expect(status.state).toBe("connected");
     expect(natives(h, "s")).toEqual(["tool1", "tool2", "tool3", "tool4"]);
+    expect(status.warnings).toEqual([
+      'mcp_servers.s: tools/list stopped after 2 pages: the server sent cursor "2" again (a loop in its paging), so any tools of later pages are not registered',
+    ]);
   });
 });
 
