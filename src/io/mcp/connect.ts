@@ -194,6 +194,12 @@ function describeExit(child: ChildReport, when?: string): string | undefined {
  * as one program name: when its first word is a program, say how to split it.
  */
 function notFoundHint(command: string): string {
+  // An unset variable keeps its literal text: the command looked up was `${NODE_BIN}`.
+  const unset = [...command.matchAll(/\$\{(?:env:)?([^}]+)\}/g)].map((m) => m[1] as string);
+  if (unset.length > 0) {
+    const names = unset.map((n) => `\${${n}}`).join(", ");
+    return `${names} ${unset.length === 1 ? "is" : "are"} not set, so command was run as written — add ${unset.map((n) => `${n}=...`).join(", ")} to the profile's .env or the environment`;
+  }
   const [program, ...rest] = command.trim().split(/\s+/);
   const found =
     program !== undefined &&

@@ -22,14 +22,20 @@ describe("stdio servers (real subprocess)", () => {
     expect(text(await h.callRegistered("mcp__fx_one__add", { a: 2, b: 3 }))).toBe("5");
   });
 
-  it("a command that does not exist, is not executable, or is a whole command line, fails naming it and the fix", async () => {
+  it("a command that does not exist, is not executable, is a whole command line or an unset variable, fails naming it and the fix", async () => {
     const script = ctx.home.write("server.sh", "#!/bin/sh\n", 0o644);
     const h = hub(ctx.home, {
       missing: entry({ command: "no-such-mcp-server-xyz" }),
       noexec: entry({ command: script }),
       // A whole command line in `command`, as some clients' configs and install links write it.
       line: entry({ command: `${process.execPath} ${STDIO_FIXTURE} legacy` }),
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      unset: entry({ command: "${SERVER_BIN}" }),
     });
+    expect((await h.settled("unset")).lastError).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      "mcp_servers.unset: command not found: ${SERVER_BIN} — ${SERVER_BIN} is not set, so command was run as written — add SERVER_BIN=... to the profile's .env or the environment",
+    );
     expect((await h.settled("missing")).lastError).toBe(
       "mcp_servers.missing: command not found: no-such-mcp-server-xyz — check command (and PATH)",
     );
