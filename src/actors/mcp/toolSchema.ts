@@ -1,11 +1,6 @@
 import { createRequire } from "node:module";
 import { Ajv2020, type AnySchemaObject } from "ajv/dist/2020.js";
 
-/**
- * Checks a tool's `inputSchema` against the JSON Schema meta-schema it declares (`$schema`: 2020-12, the
- * MCP default, or draft-07, which many servers still write); another dialect is not checked. Only the
- * schema's own shape is checked (`validateSchema`), never a `$ref` target or a format.
- */
 let ajv: Ajv2020 | undefined;
 /** Made at the first listing: building it costs tens of milliseconds that other commands need not pay. */
 function validator(): Ajv2020 {
@@ -21,7 +16,10 @@ function validator(): Ajv2020 {
 /**
  * Why `schema` cannot be a tool's input schema, or undefined when it can: model APIs refuse a request
  * whose tool list holds an invalid schema (every run would fail, not only calls to this tool), and MCP
- * `arguments` are an object, so a top-level `type` other than `object` cannot be called either.
+ * `arguments` are an object, so a top-level `type` other than `object` cannot be called either. The
+ * schema is checked against the meta-schema it declares (`$schema`: 2020-12, the MCP default, or
+ * draft-07, which many servers still write; another dialect is not checked), its own shape only
+ * (`validateSchema`), never a `$ref` target or a format.
  */
 export function inputSchemaProblem(schema: unknown): string | undefined {
   if (schema === null || typeof schema !== "object" || Array.isArray(schema))
