@@ -10,7 +10,13 @@ import { oauthProviderFor } from "../actors/oauth/provider.js";
 import { runsNote } from "../agent/routeTools.js";
 import { interpolate } from "../config/interpolate.js";
 import { type LoadedConfig, loadConfig, secretScope } from "../config/load.js";
-import { isTrusted, transportKind, type UnattendedElicitation } from "../config/sections/mcp.js";
+import {
+  isTrusted,
+  type McpServerEntry,
+  transportKind,
+  type UnattendedElicitation,
+} from "../config/sections/mcp.js";
+import { unusedMcpKeys } from "../config/unusedSettings.js";
 import { SvcError } from "../errors.js";
 import { redactCredentials, scrub } from "../io/credentials.js";
 import { runningPid } from "../io/gatewayState.js";
@@ -169,10 +175,13 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
   }
 }
 
-function printProblems(status: ServerStatus): void {
+function printProblems(status: ServerStatus, entry: McpServerEntry | undefined): void {
   // Both quote the server's tool names.
   for (const collision of status.collisions) process.stderr.write(`collision: ${terminalText(collision)}\n`);
   for (const warning of status.warnings ?? []) process.stderr.write(`warning: ${terminalText(warning)}\n`);
+  // What `svc config check` and the gateway's start say of keys this server's transport never reads.
+  for (const problem of entry === undefined ? [] : unusedMcpKeys(entry))
+    process.stderr.write(`warning: mcp_servers.${status.name}: ${problem}\n`);
 }
 
 /** Connects one server (waking a lazy one); a usage or connect error when it does not connect. */
@@ -216,7 +225,7 @@ async function listTools(server: string, options: { schema?: boolean; json?: boo
           approvals: loaded.config.gateway.approvals,
         }),
       );
-    printProblems(status);
+    printProblems(status, serverEntry(loaded, server));
     for (const line of crossServerLines(server, view)) process.stderr.write(`${terminalText(line)}\n`);
   } finally {
     await hub.stop();
@@ -247,7 +256,7 @@ async function testServer(
     process.stdout.write(
       `  connected in ${ms} ms (protocol era: ${status.era ?? "legacy"})\n  ${tools.length} tool${tools.length === 1 ? "" : "s"} registered${tools.length === 0 ? ` (${noTools(hub, server)})` : `: ${tools.map((t) => t.name).join(", ")}`}\n`,
     );
-    printProblems(status);
+    printProblems(status, serverEntry(loaded, server));
     for (const line of crossServerLines(server, view)) process.stderr.write(`${terminalText(line)}\n`);
     const unset =
       entry === undefined

@@ -1,5 +1,6 @@
 import type { Config } from "./schema.js";
 import { DEFAULT_BASE_URLS } from "./sections/agent.js";
+import type { McpServerEntry } from "./sections/mcp.js";
 import { TOOLSETS_WITHOUT_TOOLS } from "./sections/tools.js";
 
 /** The optional `agent` keys each provider reads (the others have defaults and are not checked). */
@@ -40,6 +41,8 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
     warnings.push(
       `[state] ${file}: ${redisKeys.map((key) => `state.${key}`).join(" and ")} ${redisKeys.length === 1 ? "is" : "are"} set, but state.backend is ${state.backend}: Redis is not used — set state.backend: redis to share state between gateways, or remove ${redisKeys.length === 1 ? "it" : "them"}`,
     );
+  for (const [name, entry] of Object.entries(config.mcp_servers))
+    warnings.push(...unusedMcpKeys(entry).map((problem) => `[mcp] ${file}: mcp_servers.${name}: ${problem}`));
   return warnings;
 }
 
@@ -79,4 +82,59 @@ function toollessToolsets(config: Config, provider: string, file: string): strin
       );
   }
   return warnings;
+}
+
+/** `env is not used: it applies` / `args and env are not used: they apply`, and the `it`/`them` to remove. */
+function unused(keys: readonly string[], applies: string): { text: string; them: string } {
+  const one = keys.length === 1;
+  return {
+    text: `${keys.length > 2 ? `${keys.slice(0, -1).join(", ")} and ${keys.at(-1)}` : keys.join(" and ")} ${one ? "is" : "are"} not used: ${one ? "it applies" : "they apply"} ${applies}`,
+    them: one ? "it" : "them",
+  };
+}
+
+/**
+ * Keys of an MCP server entry that its transport (or the rest of the entry) never reads: `env` on a url
+ * server (often meant as its credentials), TLS keys on a command server, an `oauth` mapping without
+ * `auth: oauth`. The server works without them, so the gateway says so instead of dropping them.
+ */
+export function unusedMcpKeys(entry: McpServerEntry): string[] {
+  const problems: string[] = [];
+  if (entry.url !== undefined) {
+    const local = [
+      ...(entry.args.length > 0 ? ["args"] : []),
+      ...(Object.keys(entry.env).length > 0 ? ["env"] : []),
+      ...(["idle_timeout_seconds", "max_lifetime_seconds"] as const).filter((k) => entry[k] > 0),
+    ];
+    if (local.length > 0) {
+      const { text, them } = unused(
+        local,
+        "to the process of a command (stdio) server, and this is a url server",
+      );
+      const headers = local.includes("env")
+        ? ` — send what the server needs in headers (e.g. Authorization: "Bearer \${TOKEN}"), or remove`
+        : " — remove";
+      problems.push(`${text}${headers} ${them}`);
+    }
+    if (entry.client_key !== undefined && entry.client_cert === undefined)
+      problems.push(
+        "client_key is not used without client_cert — set client_cert to the certificate file of that key",
+      );
+  } else {
+    const remote = [
+      ...(Object.keys(entry.headers).length > 0 ? ["headers"] : []),
+      ...(entry.ssl_verify !== true ? ["ssl_verify"] : []),
+      ...(entry.client_cert !== undefined ? ["client_cert"] : []),
+      ...(entry.client_key !== undefined ? ["client_key"] : []),
+      ...(entry.skip_preflight ? ["skip_preflight"] : []),
+      ...(entry.oauth !== undefined ? ["oauth"] : []),
+    ];
+    if (remote.length > 0) {
+      const { text, them } = unused(remote, "to url servers, and this is a command (stdio) server");
+      problems.push(`${text} — pass what it needs in env, or remove ${them}`);
+    }
+  }
+  if (entry.oauth !== undefined && entry.auth !== "oauth" && entry.url !== undefined)
+    problems.push("oauth is not used without auth: oauth — set auth: oauth to log in with it");
+  return problems;
 }

@@ -63,6 +63,11 @@ export function backoffMs(attempt: number): number {
   return Math.min(1000 * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
 }
 
+/** `lastError` when a connect outlasts connect_timeout (the hub adds a stdio server's stderr so far). */
+export function connectTimeoutMessage(connectTimeoutMs: number): string {
+  return `connect timed out after ${connectTimeoutMs / 1000} s (connect_timeout)`;
+}
+
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -84,6 +89,8 @@ export const mcpConnectionMachine = setup({
     started: assign({ inFlight: ({ context }) => context.inFlight + 1 }),
     ended: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }),
     recycledSession: assign({ session: undefined, recyclePending: false, attempt: 0 }),
+    /** Provided anew by the hub, which knows what a stdio server wrote on stderr while it waited. */
+    connectTimedOut: assign({ lastError: ({ context }) => connectTimeoutMessage(context.connectTimeoutMs) }),
   },
   delays: {
     connectTimeout: ({ context }) => context.connectTimeoutMs,
@@ -161,11 +168,7 @@ export const mcpConnectionMachine = setup({
       after: {
         connectTimeout: {
           target: "failed",
-          actions: assign({
-            lastError: ({ context }) =>
-              `connect timed out after ${context.connectTimeoutMs / 1000} s (connect_timeout)`,
-            attempt: ({ context }) => context.attempt + 1,
-          }),
+          actions: ["connectTimedOut", assign({ attempt: ({ context }) => context.attempt + 1 })],
         },
       },
     },

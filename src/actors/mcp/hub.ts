@@ -1,10 +1,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type ActorOptions, type AnyActorLogic, createActor, fromPromise, waitFor } from "xstate";
+import { type ActorOptions, type AnyActorLogic, assign, createActor, fromPromise, waitFor } from "xstate";
 import { type InterpolationScope, interpolate } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
-import type { OAuthProviderFor } from "../../io/mcp/connect.js";
+import { type OAuthProviderFor, withStderrSoFar } from "../../io/mcp/connect.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { fingerprint, readSchemaCache } from "../../io/mcp/schemaCache.js";
@@ -13,6 +13,7 @@ import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
 import {
   type Connected,
   connectionState,
+  connectTimeoutMessage,
   mcpConnectionMachine,
   type StartIn,
 } from "../../machines/mcpConnection.js";
@@ -92,6 +93,11 @@ export class McpHub {
     return this.runtime(server).toolset.empty;
   }
 
+  /** The last lines a stdio server wrote on stderr since its latest connect began. */
+  stderrSoFar(server: string): readonly string[] {
+    return [...this.runtime(server).stderrSoFar];
+  }
+
   collisions(): string[] {
     return [...this.registry.collisions];
   }
@@ -154,6 +160,9 @@ export class McpHub {
           session = await ensureConnected(rt);
           tool = findTool(rt, toolName);
         }
+        const invalid = rt.toolset.invalid?.find((i) => i.tool === toolName);
+        if (tool === undefined && invalid !== undefined)
+          throw new SvcError("mcp_call", `mcp_servers.${invalid.report}`);
         if (tool === undefined) {
           throw new SvcError(
             "mcp_call",
@@ -240,6 +249,13 @@ export class McpHub {
     const startIn: StartIn = !entry.enabled ? "disabled" : cache !== undefined ? "lazy" : "connecting";
     const holder: { rt?: Runtime } = {};
     const machine = mcpConnectionMachine.provide({
+      actions: {
+        // A stdio server that never answers often says why on stderr (a login URL it waits on, a prompt).
+        connectTimedOut: assign({
+          lastError: ({ context }) =>
+            withStderrSoFar(connectTimeoutMessage(context.connectTimeoutMs), holder.rt?.stderrSoFar ?? []),
+        }),
+      },
       actors: {
         connect: fromPromise<Connected, { name: string; attempt: number }>(({ signal }) =>
           connectRuntime(
@@ -284,6 +300,7 @@ export class McpHub {
       listed: new Set(cache?.tools.map((t) => t.name)),
       era: undefined,
       secrets: [],
+      stderrSoFar: [],
       loggedCollisions: new Set(),
     } as Omit<Runtime, "actor"> as Runtime;
     holder.rt = rt;

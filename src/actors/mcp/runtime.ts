@@ -4,7 +4,7 @@ import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js
 import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
 import { describeError, SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
-import { type ConnectOptions, connectServer } from "../../io/mcp/connect.js";
+import { type ConnectOptions, connectServer, STDERR_TAIL_LINES } from "../../io/mcp/connect.js";
 import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
@@ -39,6 +39,8 @@ export interface Runtime {
   /** The server's own names of every tool of the last listing (or the cache), registered or not. */
   listed: ReadonlySet<string>;
   era: string | undefined;
+  /** The last stderr lines of a stdio server since its latest connect began (a connect timeout quotes them). */
+  stderrSoFar: string[];
   /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
   secrets: readonly string[];
   /** Collisions among its own tools already logged: each is reported once, not at every listing or reconnect. */
@@ -90,6 +92,7 @@ export async function connectRuntime(
   signal: AbortSignal,
 ): Promise<Connected> {
   const { logger } = deps;
+  rt.stderrSoFar = [];
   let current: McpSession | undefined;
   // A burst of list_changed notifications (a server registering tools one by one) costs at most one
   // listing in flight plus one after it, not one listing each, and the last listing is the newest.
@@ -134,7 +137,11 @@ export async function connectRuntime(
       onToolsChanged: refresh,
       onLog: (params) => logServerMessage(logger, rt.name, params, rt.secrets),
     },
-    onStderr: (line) => logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`),
+    onStderr: (line) => {
+      rt.stderrSoFar.push(line);
+      if (rt.stderrSoFar.length > STDERR_TAIL_LINES) rt.stderrSoFar.shift();
+      logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`);
+    },
     onSecrets: (secrets) => {
       rt.secrets = secrets;
     },
@@ -175,9 +182,9 @@ async function listAndRegister(
   signal?: AbortSignal,
 ): Promise<void> {
   const { logger } = deps;
-  const tools =
+  const { tools, incomplete } =
     session.capabilities.tools === undefined && session.era === "legacy"
-      ? []
+      ? { tools: [] }
       : await session.listTools(rt.entry.connect_timeout * 1000);
   if (signal?.aborted === true) throw new Error("connect was cancelled");
   const capabilities = {
@@ -187,7 +194,10 @@ async function listAndRegister(
   const policy = renderToolsPolicy(rt.entry, deps.scope());
   rt.toolset = buildToolset(rt.name, tools, capabilities, policy);
   rt.listed = new Set(tools.map((t) => t.name));
-  const warnings = unmatchedFilters(tools, policy).map((problem) => `mcp_servers.${rt.name}.${problem}`);
+  const warnings = unmatchedFilters(tools, policy)
+    .map((problem) => `mcp_servers.${rt.name}.${problem}`)
+    .concat((rt.toolset.invalid ?? []).map((i) => i.report))
+    .concat(incomplete === undefined ? [] : [`mcp_servers.${rt.name}: ${incomplete}`]);
   try {
     writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
     rt.cachedToolCount = rt.toolset.tools.length;

@@ -109,10 +109,13 @@ export async function invokeTool(
           immediate: true,
         });
         const what = expired ? "session expired" : "connection was lost";
+        // stdio: how the process ended (a crash and its last stderr lines, svc's message size limit).
+        const exit = expired ? undefined : s.exitReport?.();
+        const how = exit === undefined ? "" : ` (${scrub(exit, rt.secrets)})`;
         if (!tool.readOnly) {
           throw new SvcError(
             "outcome_uncertain",
-            `mcp_servers.${rt.name}: the ${what} while "${tool.original}" was being called; it may or may not have run — verify its effect before calling it again`,
+            `mcp_servers.${rt.name}: the ${what} while "${tool.original}" was being called${how}; it may or may not have run — verify its effect before calling it again`,
           );
         }
         if (!replay) {

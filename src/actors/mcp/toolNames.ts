@@ -1,6 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { fnmatchAny } from "./fnmatch.js";
+import { inputSchemaProblem } from "./toolSchema.js";
 
 /** A tool as the agent sees it. */
 export interface RegisteredTool {
@@ -113,6 +114,8 @@ export interface Toolset {
   readonly tools: RegisteredTool[];
   /** Human-readable reports of names that could not be registered. */
   readonly collisions: string[];
+  /** Tools left out because their `inputSchema` cannot be offered to a model (see `inputSchemaProblem`). */
+  readonly invalid?: ReadonlyArray<{ readonly tool: string; readonly report: string }>;
   /** Why no tool is registered, when none is (`svc mcp tools` / `test` print it). */
   readonly empty?: string;
 }
@@ -125,11 +128,14 @@ export function emptyReason(
   listed: number,
   capabilities: { resources: boolean; prompts: boolean },
   policy: McpServerEntry["tools"],
+  invalid = 0,
 ): string {
   const reasons = [
     listed === 0
       ? "the server lists no tools"
-      : `tools.include/exclude left none of its ${listed} tool${listed === 1 ? "" : "s"}`,
+      : invalid > 0
+        ? `${invalid === 1 ? "the one tool" : `all ${invalid} tools`}${policy.include === undefined && policy.exclude === undefined ? " it lists" : " tools.include/exclude left"} ${invalid === 1 ? "has" : "have"} an unusable inputSchema (see the warnings)`
+        : `tools.include/exclude left none of its ${listed} tool${listed === 1 ? "" : "s"}`,
   ];
   for (const key of ["resources", "prompts"] as const) {
     if (policy[key] && !capabilities[key])
@@ -143,7 +149,9 @@ export function emptyReason(
 /**
  * The toolset of one server: filtered native tools plus the utility tools that are both enabled and
  * backed by a session capability (rule 4). An empty result means no toolset (rule 5). Two originals that
- * sanitize to one name: the first keeps it, the second is reported and not registered.
+ * sanitize to one name: the first keeps it, the second is reported and not registered. A tool whose
+ * `inputSchema` is not a usable JSON Schema is left out and reported, so it cannot make the model API
+ * refuse every run that is offered this server's tools.
  */
 export function buildToolset(
   server: string,
@@ -153,6 +161,7 @@ export function buildToolset(
 ): Toolset {
   const out: RegisteredTool[] = [];
   const collisions: string[] = [];
+  const invalid: Array<{ tool: string; report: string }> = [];
   const owner = new Map<string, RegisteredTool>();
   // A server tool named like a utility tool (`list_resources`): the message says which one is which.
   const shown = (tool: RegisteredTool) =>
@@ -172,6 +181,14 @@ export function buildToolset(
     out.push(tool);
   };
   for (const tool of selectTools(tools, policy)) {
+    const problem = inputSchemaProblem(tool.inputSchema);
+    if (problem !== undefined) {
+      invalid.push({
+        tool: tool.name,
+        report: `${server}: "${tool.name}" is not registered: its inputSchema ${problem} — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude`,
+      });
+      continue;
+    }
     add({
       name: registeredName(server, tool.name),
       server,
@@ -200,9 +217,15 @@ export function buildToolset(
       readOnly: true,
     });
   }
+  const reported = invalid.length === 0 ? {} : { invalid };
   return out.length > 0
-    ? { tools: out, collisions }
-    : { tools: out, collisions, empty: emptyReason(tools.length, capabilities, policy) };
+    ? { tools: out, collisions, ...reported }
+    : {
+        tools: out,
+        collisions,
+        ...reported,
+        empty: emptyReason(tools.length, capabilities, policy, invalid.length),
+      };
 }
 
 /** One server's part of the merge: `pending` while its first connect has not listed its tools yet. */

@@ -6,6 +6,7 @@ import { type LoadedConfig, secretScope } from "../../config/load.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { redactCredentials } from "../../io/credentials.js";
 import { silentLogger } from "../../io/log.js";
+import { withStderrSoFar } from "../../io/mcp/connect.js";
 import { terminalText } from "../../io/terminalText.js";
 import { unsetMcpVariablesByEffect } from "../config/unsetVariables.js";
 
@@ -117,7 +118,10 @@ export async function checkServers(
             name,
             transport,
             outcome: "failed",
-            reason: `no answer within ${timeoutMs / 1000} s (--timeout)`,
+            reason: withStderrSoFar(
+              `no answer within ${timeoutMs / 1000} s (--timeout)`,
+              hub.stderrSoFar(name),
+            ),
           });
         } else if (status.state === "connected") {
           // Counted once every check has ended: a server listed earlier may take some of its names.

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { delimiter, join } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { InterpolationScope } from "../../config/interpolate.js";
@@ -156,12 +158,24 @@ interface ChildReport {
   brokeProtocol?: string;
 }
 
-const STDERR_TAIL_LINES = 5;
+/** How many of a stdio server's last stderr lines a message quotes. */
+export const STDERR_TAIL_LINES = 5;
 const STDERR_TAIL_CHARS = 400;
 
+/** The last stderr lines of a server process as a message quotes them: joined with ` | `, the last 400 characters. */
+export function joinStderr(lines: readonly string[]): string {
+  const stderr = lines.join(" | ");
+  return stderr.length > STDERR_TAIL_CHARS ? `...${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
+}
+
+/** A message about a server that has not answered, with what it wrote on stderr meanwhile (often why). */
+export function withStderrSoFar(message: string, lines: readonly string[]): string {
+  const stderr = joinStderr(lines);
+  return stderr === "" ? message : `${message} — its stderr so far: ${stderr}`;
+}
+
 function stderrTail(child: ChildReport, started = false): string {
-  const stderr = child.stderr.join(" | ");
-  const tail = stderr.length > STDERR_TAIL_CHARS ? `...${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
+  const tail = joinStderr(child.stderr);
   // After a handshake, command and args were fine: that hint would only mislead.
   if (tail === "")
     return started ? "it wrote nothing on stderr" : "it wrote nothing on stderr; check command and args";
@@ -173,6 +187,31 @@ function describeExit(child: ChildReport, when?: string): string | undefined {
   if (child.brokeProtocol !== undefined) return child.brokeProtocol;
   if (child.exit === undefined) return undefined;
   return `the server process exited (${child.exit})${when === undefined ? "" : ` ${when}`} — ${stderrTail(child, true)}`;
+}
+
+/**
+ * A whole command line written into `command` (as some clients' configs and install links do) is looked up
+ * as one program name: when its first word is a program, say how to split it.
+ */
+function notFoundHint(command: string): string {
+  // An unset variable keeps its literal text: the command looked up was `${NODE_BIN}`.
+  const unset = [...command.matchAll(/\$\{(?:env:)?([^}]+)\}/g)].map((m) => m[1] as string);
+  if (unset.length > 0) {
+    const names = unset.map((n) => `\${${n}}`).join(", ");
+    return `${names} ${unset.length === 1 ? "is" : "are"} not set, so command was run as written — add ${unset.map((n) => `${n}=...`).join(", ")} to the profile's .env or the environment`;
+  }
+  const [program, ...rest] = command.trim().split(/\s+/);
+  const found =
+    program !== undefined &&
+    rest.length > 0 &&
+    !/["'\\]/.test(command) &&
+    (program.includes("/")
+      ? existsSync(program)
+      : (process.env.PATH ?? "")
+          .split(delimiter)
+          .some((dir) => dir !== "" && existsSync(join(dir, program))));
+  if (!found) return "check command (and PATH)";
+  return `command is the program alone: write command: ${program} and args: [${rest.join(", ")}]`;
 }
 
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
@@ -188,7 +227,7 @@ function scoped(
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
     return new SvcError(
       "mcp_connect",
-      `mcp_servers.${name}: command not found: ${command} — check command (and PATH)`,
+      `mcp_servers.${name}: command not found: ${command} — ${notFoundHint(command)}`,
       { cause: err },
     );
   }

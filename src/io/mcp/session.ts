@@ -42,7 +42,8 @@ const LooseToolListSchema = z.looseObject({
   tools: z.array(
     z.looseObject({
       name: z.string(),
-      inputSchema: z.looseObject({}).default({ type: "object" }),
+      // Any value: a tool whose schema is not an object is left out on its own (toolNames.ts), not the list.
+      inputSchema: z.unknown().transform((schema) => schema ?? { type: "object" }),
       annotations: z.looseObject({}).optional(),
     }),
   ),
@@ -118,11 +119,15 @@ export class McpSession {
     readonly instructions: string | undefined,
   ) {}
 
-  async listTools(timeoutMs: number): Promise<Tool[]> {
+  /**
+   * Every page of `tools/list`. `incomplete` says why the list may lack tools: the server answered a cursor
+   * it had already sent (a loop), or it still had a next page after MAX_LIST_PAGES.
+   */
+  async listTools(timeoutMs: number): Promise<{ tools: Tool[]; incomplete?: string }> {
     const tools: Tool[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
-    for (let n = 0; n < MAX_LIST_PAGES; n++) {
+    for (let n = 1; n <= MAX_LIST_PAGES; n++) {
       // A loose schema: the SDK's strips unknown annotation keys such as the snake-case `read_only_hint`.
       const page = await this.client
         .request(
@@ -137,10 +142,20 @@ export class McpSession {
           throw malformed === undefined ? err : new SvcError("mcp_connect", malformed);
         });
       tools.push(...(page.tools as Tool[]));
-      cursor = nextPage(page.nextCursor, seen);
-      if (cursor === undefined) break;
+      const next = page.nextCursor;
+      cursor = nextPage(next, seen);
+      if (cursor === undefined && typeof next === "string" && next !== "") {
+        return {
+          tools,
+          incomplete: `tools/list stopped after ${n} page${n === 1 ? "" : "s"}: the server sent cursor ${JSON.stringify(next.slice(0, 40))} again (a loop in its paging), so any tools of later pages are not registered`,
+        };
+      }
+      if (cursor === undefined) return { tools };
     }
-    return tools;
+    return {
+      tools,
+      incomplete: `tools/list stopped after ${MAX_LIST_PAGES} pages (svc's limit) with more to come, so the tools of later pages are not registered`,
+    };
   }
 
   callTool(
@@ -421,13 +436,24 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
 
 /**
  * Opens a session in the era `protocol` selects:
- * - legacy: the `initialize` handshake only;
+ * - legacy: the `initialize` handshake only (a modern-only rejection says to set `protocol: auto`);
  * - stateless: `server/discover` first, then one legacy `initialize` retry when the probe fails;
  * - auto: `initialize` first; when the server rejects it as modern-only (see `isModernOnlyRejection`),
  *   one `server/discover` probe.
  */
 export async function openSession(options: OpenSessionOptions): Promise<McpSession> {
-  if (options.protocol === "legacy") return openLegacy(options);
+  if (options.protocol === "legacy") {
+    try {
+      return await openLegacy(options);
+    } catch (err) {
+      // `auto` would go on to the server/discover probe here; `legacy` never does, so say which key to change.
+      if (!isModernOnlyRejection(err) || options.signal?.aborted) throw err;
+      throw new Error(
+        `${message(err)} — the server refused the initialize handshake as a ${STATELESS_VERSION} (stateless) server does, and protocol: legacy never tries server/discover: set protocol: auto (or stateless)`,
+        { cause: err },
+      );
+    }
+  }
   if (options.protocol === "stateless") {
     try {
       return await openStateless(options);

@@ -10,7 +10,13 @@ const SERVER = join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
 let home: TempHome;
 afterEach(() => home.cleanup());
 
-async function writeServers(): Promise<void> {
+/** A server that prints why it waits (a login URL) and never answers the handshake. */
+const WAITS = {
+  command: process.execPath,
+  args: ["-e", 'process.stderr.write("Please authorize: https://auth.example/x\\n"); process.stdin.resume()'],
+};
+
+async function writeServers(extra: Record<string, unknown> = {}): Promise<void> {
   const port = await freePort();
   home.write(
     "config.yaml",
@@ -22,6 +28,7 @@ async function writeServers(): Promise<void> {
         // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
         unset: { url: "https://example.test/mcp", headers: { Authorization: "Bearer ${NOPE_TOKEN}" } },
         off: { command: "x", enabled: false },
+        ...extra,
       },
     }),
   );
@@ -30,9 +37,13 @@ async function writeServers(): Promise<void> {
 describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, () => {
   it("svc mcp list checks each enabled server: ok (N tools) or failed: why", async () => {
     home = tempHome();
-    await writeServers();
-    const res = await svc(home, ["mcp", "list"]);
+    await writeServers({ waits: WAITS });
+    const res = await svc(home, ["mcp", "list", "--timeout", "3"]);
     expect(res.code).toBe(0);
+    // What it wrote on stderr while it kept svc waiting is usually why.
+    expect(res.stdout).toMatch(
+      /^waits\s+stdio\s+failed: no answer within 3 s \(--timeout\) — its stderr so far: Please authorize: https:\/\/auth\.example\/x$/m,
+    );
     expect(res.stdout).toMatch(/^fx\s+stdio\s+ok \(12 tools\)$/m);
     expect(res.stdout).toMatch(/^missing\s+stdio\s+failed: command not found: no-such-command-svc-test/m);
     expect(res.stdout).toMatch(/^refused\s+http\s+failed: .*(ECONNREFUSED|refused)/m);

@@ -90,10 +90,16 @@ describe("svc mcp (subprocess)", () => {
     const tools = await run(home, ["mcp", "tools", "fx.1"]);
     expect(tools.code).toBe(0);
     expect(tools.stdout).toMatch(/mcp__fx_1__write_note\s+write-note/);
-    writeConfig({ "fx.1": fixture({ tools: { include: ["echo", "write_note"] } }) });
+    writeConfig({
+      "fx.1": fixture({ tools: { include: ["echo", "write_note"] }, headers: { Authorization: "x" } }),
+    });
     const filtered = await run(home, ["mcp", "tools", "fx.1"]);
     expect(filtered.stderr).toContain(
       'warning: mcp_servers.fx.1.tools.include: "write_note" matches no tool of this server — filters use the server\'s own names: did you mean "write-note"?',
+    );
+    // A key the entry's transport never reads, as svc config check says it.
+    expect(filtered.stderr).toContain(
+      "warning: mcp_servers.fx.1: headers is not used: it applies to url servers, and this is a command (stdio) server — pass what it needs in env, or remove it",
     );
     writeConfig({ "fx.1": fixture() });
     const call = await run(home, ["mcp", "call", "fx.1", "echo", "--args", '{"text":"from the cli"}']);

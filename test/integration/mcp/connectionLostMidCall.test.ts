@@ -23,7 +23,7 @@ describe("a stdio server that dies while a call is in flight", () => {
     expect(await pidOf(h, "fx")).not.toBe(pid);
   });
 
-  it("any other tool fails with outcome_uncertain, telling the user to verify before calling again", async () => {
+  it("any other tool fails with outcome_uncertain, saying how the process ended and telling the user to verify before calling again", async () => {
     let asked: () => void = () => undefined;
     const waiting = new Promise<void>((r) => {
       asked = r;
@@ -49,7 +49,7 @@ describe("a stdio server that dies while a call is in flight", () => {
     await expect(call).rejects.toMatchObject({
       code: "outcome_uncertain",
       message: expect.stringMatching(
-        /^mcp_servers\.fx: the connection was lost while "ask" was being called; it may or may not have run — verify its effect before calling it again$/,
+        /^mcp_servers\.fx: the connection was lost while "ask" was being called \(the server process exited \(signal SIGKILL\) — its stderr: fixture legacy ready pid \d+\); it may or may not have run — verify its effect before calling it again$/,
       ),
     });
     expect(text(await h.call("fx", "echo", { text: "back" }))).toBe("back");

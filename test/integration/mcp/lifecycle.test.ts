@@ -96,11 +96,13 @@ describe("protocol eras (spec 9)", () => {
     expect(await h.settled("l")).toMatchObject({ state: "connected", era: "legacy" });
   });
 
-  it("legacy: handshake only, no fallback", async () => {
+  it("legacy: handshake only, no fallback; the error says to set protocol: auto", async () => {
     const h = hub(ctx.home, { m: stdioEntry("modern-only", { protocol: "legacy" }) });
     const status = await h.settled("m");
     expect(status.state).toBe("failed");
-    expect(status.lastError).toMatch(/-32022/);
+    expect(status.lastError).toMatch(
+      /^mcp_servers\.m: MCP error -32022: .* — the server refused the initialize handshake as a 2026-07-28 \(stateless\) server does, and protocol: legacy never tries server\/discover: set protocol: auto \(or stateless\)$/,
+    );
   });
 });
 

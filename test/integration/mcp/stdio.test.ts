@@ -5,7 +5,7 @@ import { type ApprovalSurface, policyApprovals } from "../../../src/actors/mcp/a
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { captureLogger } from "../../fakes/logCapture.js";
-import { entry, stdioEntry, text, useHubs } from "./harness.js";
+import { entry, STDIO_FIXTURE, stdioEntry, text, useHubs } from "./harness.js";
 
 const PAGED_SERVER = resolve(import.meta.dirname, "paged-server.mjs");
 const ctx = useHubs();
@@ -22,14 +22,25 @@ describe("stdio servers (real subprocess)", () => {
     expect(text(await h.callRegistered("mcp__fx_one__add", { a: 2, b: 3 }))).toBe("5");
   });
 
-  it("a command that does not exist, or is not executable, fails naming it and the fix", async () => {
+  it("a command that does not exist, is not executable, is a whole command line or an unset variable, fails naming it and the fix", async () => {
     const script = ctx.home.write("server.sh", "#!/bin/sh\n", 0o644);
     const h = hub(ctx.home, {
       missing: entry({ command: "no-such-mcp-server-xyz" }),
       noexec: entry({ command: script }),
+      // A whole command line in `command`, as some clients' configs and install links write it.
+      line: entry({ command: `${process.execPath} ${STDIO_FIXTURE} legacy` }),
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      unset: entry({ command: "${SERVER_BIN}" }),
     });
+    expect((await h.settled("unset")).lastError).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      "mcp_servers.unset: command not found: ${SERVER_BIN} — ${SERVER_BIN} is not set, so command was run as written — add SERVER_BIN=... to the profile's .env or the environment",
+    );
     expect((await h.settled("missing")).lastError).toBe(
       "mcp_servers.missing: command not found: no-such-mcp-server-xyz — check command (and PATH)",
+    );
+    expect((await h.settled("line")).lastError).toBe(
+      `mcp_servers.line: command not found: ${process.execPath} ${STDIO_FIXTURE} legacy — command is the program alone: write command: ${process.execPath} and args: [${STDIO_FIXTURE}, legacy]`,
     );
     expect((await h.settled("noexec")).lastError).toBe(
       `mcp_servers.noexec: command is not an executable file: ${script} — make it executable (chmod +x) or set command to its interpreter and args to the script`,
@@ -342,16 +353,21 @@ describe("tools/list paging from odd servers", () => {
   it('a last page with nextCursor null or "" ends the list', async () => {
     const h = hub(ctx.home, { n: paged(["--tools-end", "null"]), e: paged(["--tools-end", "empty"]) });
     for (const server of ["n", "e"]) {
-      expect((await h.settled(server)).state).toBe("connected");
+      const status = await h.settled(server);
+      expect(status.state).toBe("connected");
+      expect(status.warnings).toBeUndefined();
       expect(natives(h, server)).toEqual(["tool1", "tool2", "tool3", "tool4", "tool5"]);
     }
   });
 
-  it("a cursor the server answers again stops the listing instead of looping until connect_timeout", async () => {
+  it("a cursor the server answers again stops the listing instead of looping until connect_timeout, with a warning", async () => {
     const h = hub(ctx.home, { s: paged(["--tools-cursor-stuck"]) });
     const status = await h.settled("s");
     expect(status.state).toBe("connected");
     expect(natives(h, "s")).toEqual(["tool1", "tool2", "tool3", "tool4"]);
+    expect(status.warnings).toEqual([
+      'mcp_servers.s: tools/list stopped after 2 pages: the server sent cursor "2" again (a loop in its paging), so any tools of later pages are not registered',
+    ]);
   });
 });
 

@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { SimulatedClock } from "xstate";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { alive } from "../../helpers/process.js";
 import { entry, STDIO_FIXTURE, stdioEntry, text, useHubs } from "./harness.js";
@@ -49,6 +51,28 @@ describe("stdio server processes", () => {
     expect(hub.status()[0]?.lastError).toBe(
       "the connection closed: the server process exited (code 7) — it wrote nothing on stderr",
     );
+  });
+
+  it("a server that never answers the handshake: the connect timeout quotes what it wrote on stderr meanwhile", async () => {
+    // Like a bridge that prints a login URL and waits for it (mcp-remote does): the reason is on stderr.
+    const waits = `process.stderr.write("Please authorize this client by visiting: https://auth.example/x\\n"); process.stdin.resume()`;
+    const captured = captureLogger();
+    const clock = new SimulatedClock();
+    const hub = hubs.hub(
+      hubs.home,
+      { w: entry({ command: process.execPath, args: ["-e", waits], connect_timeout: 60 }) },
+      { clock, logger: captured.logger },
+    );
+    await vi.waitFor(() => expect(captured.messages().join("\n")).toContain("Please authorize"), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.increment(60_000);
+    expect(hub.status()[0]).toMatchObject({
+      state: "failed",
+      lastError:
+        "connect timed out after 60 s (connect_timeout) — its stderr so far: Please authorize this client by visiting: https://auth.example/x",
+    });
   });
 });
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
-import { entry, useHubs } from "./harness.js";
+import { entry, text, useHubs } from "./harness.js";
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -74,6 +74,30 @@ describe("an answer of the wrong shape", () => {
     );
     expect((await h.settled("list")).lastError).toBe(
       "the server's tools/list result is malformed: tools: expected array, received string",
+    );
+  });
+});
+
+describe("a tool whose inputSchema no model API takes", () => {
+  it("is left out and reported, so the server's other tools still reach the agent", async () => {
+    const h = ctx.hub(ctx.home, {
+      odd: entry({
+        command: process.execPath,
+        args: [join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"), "--bad-schemas"],
+      }),
+    });
+    const status = await h.settled("odd");
+    expect(status).toMatchObject({ state: "connected", toolCount: 1 });
+    expect(h.tools().map((t) => t.name)).toEqual(["mcp__odd__fine"]);
+    expect(status.warnings).toEqual([
+      'odd: "broken" is not registered: its inputSchema is not a valid JSON Schema: properties.q.type must be equal to one of the allowed values — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude',
+      'odd: "listy" is not registered: its inputSchema has type "array", not "object" (tool arguments are an object) — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude',
+      'odd: "texty" is not registered: its inputSchema is "any text", not a JSON Schema object — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude',
+    ]);
+    expect(text(await h.call("odd", "fine", { q: "x" }))).toBe("ran fine");
+    // Called by its own name (svc mcp call): the reason, not "no tool is registered".
+    await expect(h.call("odd", "listy", {})).rejects.toThrow(
+      /^mcp_servers\.odd: "listy" is not registered: its inputSchema has type "array"/,
     );
   });
 });

@@ -84,7 +84,7 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
         oauthProviderFor(name, e, { interactive, paths: svcPaths(home.dir) }),
     });
     try {
-      expect((await session.listTools(5000)).map((t) => t.name)).toEqual(["whoami"]);
+      expect((await session.listTools(5000)).tools.map((t) => t.name)).toEqual(["whoami"]);
     } finally {
       await session.close();
     }
@@ -190,7 +190,7 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
       { scope: () => ({ secrets: {}, env: {} }), interactive: true, oauthProviderFor: () => provider },
     );
     try {
-      expect((await session.listTools(5000)).map((t) => t.name)).toEqual(["whoami"]);
+      expect((await session.listTools(5000)).tools.map((t) => t.name)).toEqual(["whoami"]);
     } finally {
       await session.close();
     }

@@ -95,3 +95,37 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ).toEqual([]);
   });
 });
+
+describe("mcp_servers keys the entry's transport never reads are named, not dropped", () => {
+  it("env, args and recycling on a url server; a client_key without client_cert; oauth without auth: oauth", () => {
+    const web = {
+      url: "https://x.example/mcp",
+      env: { API_KEY: `\${API_KEY}` },
+      lifecycle: { idle_timeout_seconds: 60 },
+      client_key: "/k.pem",
+      oauth: { client_id: "abc" },
+    };
+    expect(warningsFor({ mcp_servers: { web, t: { url: "https://y.example/mcp", args: ["a"] } } })).toEqual([
+      `[mcp] ${FILE}: mcp_servers.web: env and idle_timeout_seconds are not used: they apply to the process of a command (stdio) server, and this is a url server — send what the server needs in headers (e.g. Authorization: "Bearer \${TOKEN}"), or remove them`,
+      `[mcp] ${FILE}: mcp_servers.web: client_key is not used without client_cert — set client_cert to the certificate file of that key`,
+      `[mcp] ${FILE}: mcp_servers.web: oauth is not used without auth: oauth — set auth: oauth to log in with it`,
+      `[mcp] ${FILE}: mcp_servers.t: args is not used: it applies to the process of a command (stdio) server, and this is a url server — remove it`,
+    ]);
+  });
+
+  it("headers and TLS keys on a command server", () => {
+    const loc = { command: "node", headers: { Authorization: "x" }, ssl_verify: false, oauth: {} };
+    expect(warningsFor({ mcp_servers: { loc } })).toEqual([
+      `[mcp] ${FILE}: mcp_servers.loc: headers, ssl_verify and oauth are not used: they apply to url servers, and this is a command (stdio) server — pass what it needs in env, or remove them`,
+    ]);
+  });
+
+  it("nothing for keys in use, or written with their default values", () => {
+    const servers = {
+      local: { command: "node", args: ["x"], env: { A: "b" }, idle_timeout_seconds: 5, ssl_verify: true },
+      remote: { url: "https://x.example/mcp", auth: "oauth", oauth: { client_id: "x" }, headers: { A: "b" } },
+      mtls: { url: "https://x.example/mcp", client_cert: "/c.pem", client_key: "/k.pem", args: [], env: {} },
+    };
+    expect(warningsFor({ mcp_servers: servers })).toEqual([]);
+  });
+});

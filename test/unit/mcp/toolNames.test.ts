@@ -143,3 +143,40 @@ describe("connection settings from an entry (spec 2.1, 8)", () => {
     ).toMatchObject({ idleMs: 2_000, maxLifetimeMs: 3_000 });
   });
 });
+
+describe("tools whose inputSchema no model API takes", () => {
+  const caps = { resources: false, prompts: false };
+  it("are left out and reported; a server with only such tools says why none is registered", () => {
+    const bad = { name: "bad", inputSchema: { type: "object", required: "q" } } as unknown as Tool;
+    const set = buildToolset("s", [tool("good"), bad], caps, policy({}));
+    expect(names(set.tools)).toEqual(["mcp__s__good"]);
+    expect(set.invalid).toEqual([
+      {
+        tool: "bad",
+        report:
+          's: "bad" is not registered: its inputSchema is not a valid JSON Schema: required must be array — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude',
+      },
+    ]);
+    expect(buildToolset("s", [bad], caps, policy({})).empty).toBe(
+      "the one tool it lists has an unusable inputSchema (see the warnings)",
+    );
+    expect(buildToolset("s", [tool("good"), bad, bad], caps, policy({ exclude: "good" })).empty).toBe(
+      "all 2 tools tools.include/exclude left have an unusable inputSchema (see the warnings)",
+    );
+  });
+
+  it("keeps draft-07 schemas (tuple items), schemas of a dialect it does not know, and a missing type", () => {
+    const schemas = [
+      {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        type: "object",
+        properties: { t: { items: [{}] } },
+      },
+      { $schema: "http://json-schema.org/draft-04/schema#", type: "object" },
+      { properties: { a: { type: "string" } } },
+      { type: ["object", "null"] },
+    ];
+    const tools = schemas.map((inputSchema, i) => ({ name: `t${i}`, inputSchema }) as unknown as Tool);
+    expect(buildToolset("s", tools, caps, policy({})).tools).toHaveLength(4);
+  });
+});

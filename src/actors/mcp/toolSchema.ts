@@ -1,0 +1,41 @@
+import { createRequire } from "node:module";
+import { Ajv2020, type AnySchemaObject } from "ajv/dist/2020.js";
+
+let ajv: Ajv2020 | undefined;
+/** Made at the first listing: building it costs tens of milliseconds that other commands need not pay. */
+function validator(): Ajv2020 {
+  if (ajv !== undefined) return ajv;
+  ajv = new Ajv2020({ strict: false, validateSchema: false });
+  // esbuild's node20 target drops import attributes, so the JSON meta-schema is read with require.
+  ajv.addMetaSchema(
+    createRequire(import.meta.url)("ajv/dist/refs/json-schema-draft-07.json") as AnySchemaObject,
+  );
+  return ajv;
+}
+
+/**
+ * Why `schema` cannot be a tool's input schema, or undefined when it can: model APIs refuse a request
+ * whose tool list holds an invalid schema (every run would fail, not only calls to this tool), and MCP
+ * `arguments` are an object, so a top-level `type` other than `object` cannot be called either. The
+ * schema is checked against the meta-schema it declares (`$schema`: 2020-12, the MCP default, or
+ * draft-07, which many servers still write; another dialect is not checked), its own shape only
+ * (`validateSchema`), never a `$ref` target or a format.
+ */
+export function inputSchemaProblem(schema: unknown): string | undefined {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema))
+    return `is ${JSON.stringify(schema)?.slice(0, 40) ?? typeof schema}, not a JSON Schema object`;
+  const type = (schema as Record<string, unknown>).type;
+  if (type !== undefined && type !== "object" && !(Array.isArray(type) && type.includes("object")))
+    return `has type ${JSON.stringify(type)}, not "object" (tool arguments are an object)`;
+  const ajv = validator();
+  let valid: boolean;
+  try {
+    valid = ajv.validateSchema(schema) as boolean;
+  } catch {
+    return undefined; // a `$schema` Ajv does not know (draft-04): not ours to judge
+  }
+  const first = ajv.errors?.[0];
+  if (valid || first === undefined) return undefined;
+  const at = first.instancePath.slice(1).replaceAll("/", ".");
+  return `is not a valid JSON Schema: ${at === "" ? "" : `${at} `}${first.message ?? "is invalid"}`;
+}
