@@ -13,7 +13,13 @@ import { withSubscriptionStore } from "../webhook/subscriptionStoreFor.js";
 import { unsetMcpVariables } from "./unsetVariables.js";
 
 export interface ConfigReport {
+  /** What `svc gateway run` would refuse to start with. */
   readonly problems: string[];
+  /**
+   * A subscription store that cannot be read (not valid JSON, not an object of records): the gateway
+   * starts all the same, logs it and serves none of its subscriptions until the store is fixed.
+   */
+  readonly storeProblems: string[];
   readonly warnings: string[];
   /** One line: adapter, port, routes, subscriptions, MCP servers, agent provider (when it loaded). */
   readonly summary: string | undefined;
@@ -50,7 +56,7 @@ export async function checkConfig(
     loaded = loadConfig(options);
   } catch (err) {
     const text = isSvcError(err) ? err.message : describeError(err);
-    return { problems: text.split("\n"), warnings: [], summary: undefined };
+    return { problems: text.split("\n"), storeProblems: [], warnings: [], summary: undefined };
   }
   const problems = startupProblems(loaded.config, loaded.paths.config);
   const idle = nothingToRun(loaded);
@@ -70,6 +76,7 @@ export async function checkConfig(
     warnings.push(...untagged([...routes.now, ...(await routes.references)]));
   }
   let subscriptions = 0;
+  const storeProblems: string[] = [];
   try {
     // With state.backend: redis, the shared hash (an unreachable Redis is a problem: the gateway would not start).
     const { path, records } = await withSubscriptionStore(loaded, async (store) => ({
@@ -87,7 +94,9 @@ export async function checkConfig(
       }
     }
   } catch (err) {
-    problems.push(isSvcError(err) ? err.message : describeError(err));
+    // An unreachable Redis stops the gateway; a store it cannot parse only costs the subscriptions.
+    if (isSvcError(err, "store_corrupt")) storeProblems.push(err.message);
+    else problems.push(isSvcError(err) ? err.message : describeError(err));
   }
   for (const [name, entry] of Object.entries(loaded.config.mcp_servers)) {
     if (!entry.enabled) continue;
@@ -97,5 +106,5 @@ export async function checkConfig(
         `${loaded.paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — add ${unset.map((n) => `${n}=...`).join(", ")} to ${loaded.paths.env} or the environment`,
       );
   }
-  return { problems, warnings, summary: summarize(loaded, subscriptions) };
+  return { problems, storeProblems, warnings, summary: summarize(loaded, subscriptions) };
 }

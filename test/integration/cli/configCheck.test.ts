@@ -65,6 +65,20 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     expect(result.stdout).toBe("2 problems: the gateway would not start\n");
   });
 
+  it("a subscription store that is not valid JSON: a problem, but not one that stops the gateway", async () => {
+    home = tempHome();
+    home.write("webhook_subscriptions.json", '{\n  "gh": {"secret": "abc",}\n}\n', 0o600);
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^\/.*\/webhook_subscriptions\.json: not valid JSON at line 2, column 26 \(.*\) — fix or remove the file\n$/,
+    );
+    // The gateway starts with it (logging the error) and serves none of its subscriptions.
+    expect(result.stdout).toBe(
+      "1 problem: the gateway would start, but serve none of the subscriptions until the store is fixed\n",
+    );
+  });
+
   it("reports a schema error and a bad .env line", async () => {
     home = tempHome();
     home.write("config.yaml", "platforms:\n  webhook:\n    port: eighty\n");
