@@ -25,7 +25,13 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       stderr: expect.stringContaining("unknown option '--toolsets'"),
     });
     expect(unknownCommand).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown command") });
-    expect(badPayload.code).toBe(2);
+    // Checked before the route is looked up (there is none here): the mistake is in the option.
+    expect(badPayload).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(
+        /^svc: --payload: not valid JSON at character 2 \(.*\) — give a JSON object/,
+      ),
+    });
     const help = await svc(home, ["webhook", "subscribe", "--help"]);
     expect(help.code).toBe(0);
     for (const option of [
@@ -42,6 +48,29 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     ])
       expect(help.stdout).toContain(option);
     expect(help.stdout).not.toContain("toolsets");
+  });
+
+  it("test --payload: a JSON object, or exit 2 naming the mistake before anything is sent", async () => {
+    home = tempHome();
+    const test = (payload: string) => svc(home, ["webhook", "test", "gh", "--payload", payload]);
+    const [array, text, unexpected, lines] = await Promise.all([
+      test("[1,2]"),
+      test('"hello"'),
+      test('{"secret": TOPSECRET}'),
+      test('{\n  "a": 1,\n}'),
+    ]);
+    expect(array).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--payload: the gateway accepts a JSON object, got an array"),
+    });
+    expect(text).toMatchObject({ code: 2, stderr: expect.stringContaining("got a string") });
+    expect(unexpected).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("not valid JSON at character 12 (Unexpected token 'T')"),
+    });
+    // V8 quotes the text around an unexpected token; a pasted payload is not repeated back.
+    expect(unexpected.stderr).not.toContain("TOPSECRET");
+    expect(lines.stderr).toContain("--payload: not valid JSON at line 3, column 1 (");
   });
 
   it("--deliver-only with a real target, --mirror-to-session and --secret on a new subscription; the URL carries /p/<profile> when multiplexing", async () => {
