@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../../config/paths.js";
+import { secretHeaderProblem } from "../../config/secretWarnings.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
@@ -121,6 +122,11 @@ async function write(
       `Note: gateway.multiplex_profiles is off in ${loaded.paths.config}, so the binding to profile ${boundProfile} is not enforced yet: the route answers at /webhooks/${name}; turn multiplexing on to serve it at /p/${boundProfile}/webhooks/${name} only\n`,
     );
   }
+  const headerProblem = options.secret === undefined ? undefined : secretHeaderProblem(options.secret);
+  if (headerProblem !== undefined)
+    process.stderr.write(
+      `Warning: ${name}: the --secret ${headerProblem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — leave --secret out for a generated one if this route takes tokens\n`,
+    );
   process.stderr.write(portNote(loaded, name, running) + wildcardNote(loaded, running));
   process.stdout.write(
     `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
@@ -128,7 +134,7 @@ async function write(
       // The secret alone on its line, so a script can take the rest of the line as it is.
       `Secret: ${parsed.value.secret ?? "none of its own: the global secret (platforms.webhook.secret or WEBHOOK_SECRET)"}\n` +
       (previous !== undefined && secret !== previous.secret
-        ? "The secret changed (rotated): the previous one no longer works — give senders this one.\n"
+        ? `The secret changed (${options.secret === undefined ? "rotated" : "set with --secret"}): the previous one no longer works — give senders this one.\n`
         : "") +
       (parsed.value.secret === INSECURE_NO_AUTH
         ? "No signature is checked (INSECURE_NO_AUTH): anyone who can reach this loopback address can post.\n"
