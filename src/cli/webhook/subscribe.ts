@@ -1,10 +1,13 @@
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 import { type LoadedConfig, loadConfig } from "../../config/load.js";
+import { nearMiss } from "../../config/nearMiss.js";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../../config/paths.js";
 import { secretHeaderProblem } from "../../config/secretWarnings.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
+import { profilesOnDisk } from "../../io/profiles.js";
 import { assertUnchanged, ownRecord, parseSubscription } from "../../io/stores/subscriptions.js";
 import { portNote, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
 import { checkCronJob, checkInsecure, checkName, checkNotBlank, checkTarget } from "./checks.js";
@@ -122,6 +125,15 @@ async function write(
       `Note: gateway.multiplex_profiles is off in ${loaded.paths.config}, so the binding to profile ${boundProfile} is not enforced yet: the route answers at /webhooks/${name}; turn multiplexing on to serve it at /p/${boundProfile}/webhooks/${name} only\n`,
     );
   }
+  // With multiplexing off the binding is not enforced yet (the note above): no path depends on the name.
+  const typo =
+    options.routeProfile === undefined || !loaded.config.gateway.multiplex_profiles
+      ? undefined
+      : profileTypo(loaded, options.routeProfile);
+  if (typo !== undefined)
+    process.stderr.write(
+      `Warning: profile ${options.routeProfile} has no directory ${join(loaded.paths.home, "profiles", options.routeProfile as string)} — did you mean ${typo}? The route answers only at /p/${options.routeProfile}/webhooks/${name}; subscribe again with --route-profile ${typo} to fix it\n`,
+    );
   const headerProblem = options.secret === undefined ? undefined : secretHeaderProblem(options.secret);
   if (headerProblem !== undefined)
     process.stderr.write(
@@ -140,4 +152,14 @@ async function write(
         ? "No signature is checked (INSECURE_NO_AUTH): anyone who can reach this loopback address can post.\n"
         : "Sign requests with X-Webhook-Signature-V2 (hex HMAC-SHA256 of <timestamp>.<body>) and X-Webhook-Timestamp, or the sender's own scheme.\n"),
   );
+}
+
+/**
+ * A `--route-profile` with no directory that is one or two letters from a profile that has one (`wrok`
+ * for `work`): a typo, as the gateway names it for static routes. A profile needs its directory only for
+ * the files it holds, so any other new name is taken as it is.
+ */
+function profileTypo(loaded: LoadedConfig, profile: string): string | undefined {
+  const profiles = profilesOnDisk(loaded.paths.home);
+  return profile === DEFAULT_PROFILE || profiles.includes(profile) ? undefined : nearMiss(profile, profiles);
 }
