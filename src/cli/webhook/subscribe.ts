@@ -100,6 +100,14 @@ async function write(
   if (typeof options.cronJob === "string" || options.routeProfile !== undefined)
     checkCronJob(loaded, parsed.value);
   checkTarget(loaded, name, parsed.value);
+  const extraFlags = [
+    ...(options.deliverChatId ? ["--deliver-chat-id"] : []),
+    ...(Object.values(options.deliverExtra ?? {}).some((v) => v !== "") ? ["--deliver-extra"] : []),
+  ];
+  if (parsed.value.deliver === "log" && extraFlags.length > 0)
+    process.stderr.write(
+      `Warning: ${name}: ${extraFlags.join(" and ")} ${extraFlags.length === 1 ? "has" : "have"} no effect while the target is log (replies go to the gateway log) — add --deliver <target>, e.g. --deliver telegram\n`,
+    );
   await store.update((records) => {
     assertUnchanged(store.path, records, name, ownRecord(snapshot.records, name));
     // Fields of the record's own (written by hand or another tool) stay as they were.

@@ -50,6 +50,18 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(help.stdout).not.toContain("toolsets");
   });
 
+  it("--deliver-chat-id or --deliver-extra on a log route is stored, with a warning that it does nothing there", async () => {
+    home = tempHome();
+    const logged = await svc(home, ["webhook", "subscribe", "gh", "--deliver-chat-id", "123"]);
+    expect(logged.code).toBe(0);
+    expect(logged.stderr).toContain(
+      "Warning: gh: --deliver-chat-id has no effect while the target is log (replies go to the gateway log) — add --deliver <target>",
+    );
+    expect(stored().gh.deliver_extra).toEqual({ chat_id: "123" });
+    const chat = await svc(home, ["webhook", "subscribe", "gh", "--deliver", "chat_1"]);
+    expect(chat.stderr).not.toContain("no effect");
+  });
+
   it("test --payload: a JSON object, or exit 2 naming the mistake before anything is sent", async () => {
     home = tempHome();
     const test = (payload: string) => svc(home, ["webhook", "test", "gh", "--payload", payload]);
