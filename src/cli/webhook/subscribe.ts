@@ -8,7 +8,12 @@ import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { profilesOnDisk } from "../../io/profiles.js";
-import { assertUnchanged, ownRecord, parseSubscription } from "../../io/stores/subscriptions.js";
+import {
+  assertUnchanged,
+  ownRecord,
+  parseSubscription,
+  type Subscription,
+} from "../../io/stores/subscriptions.js";
 import { portNote, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
 import { checkCronJob, checkInsecure, checkName, checkNotBlank, checkTarget } from "./checks.js";
 import { cliHowToEnable } from "./config.js";
@@ -93,6 +98,8 @@ async function write(
     created_at: previous?.created_at ?? now,
     updated_at: now,
   };
+  const kept = keptConflicts(name, options, previous);
+  if (kept.length > 0) throw new SvcError("usage", `cannot subscribe ${name}:\n${kept.join("\n")}`);
   const parsed = parseSubscription(store.path, name, raw, "flags");
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
   const running = runningAddress(loaded);
@@ -170,4 +177,30 @@ async function write(
 function profileTypo(loaded: LoadedConfig, profile: string): string | undefined {
   const profiles = profilesOnDisk(loaded.paths.home);
   return profile === DEFAULT_PROFILE || profiles.includes(profile) ? undefined : nearMiss(profile, profiles);
+}
+
+/**
+ * An option that conflicts with a setting the subscription already has (from an earlier command): named
+ * as such, with the `--no-...` option that lifts it, instead of as a combination of flags not given now.
+ */
+function keptConflicts(
+  name: string,
+  options: SubscribeOptions,
+  previous: Subscription | undefined,
+): string[] {
+  if (previous === undefined) return [];
+  const problems: string[] = [];
+  if (options.deliverOnly === true && options.cronJob === undefined && previous.cron_job !== undefined)
+    problems.push(
+      `${name}: --deliver-only cannot be combined with the cron job ${previous.cron_job} the subscription fires (set earlier) — add --no-cron-job to make it a direct delivery`,
+    );
+  if (typeof options.cronJob === "string" && options.deliverOnly === undefined && previous.deliver_only)
+    problems.push(
+      `${name}: --cron-job cannot be combined with the subscription's direct delivery (--deliver-only, set earlier) — add --no-deliver-only to fire the cron job instead`,
+    );
+  if (options.deliver === "log" && options.deliverOnly === undefined && previous.deliver_only)
+    problems.push(
+      `${name}: --deliver log: the subscription delivers directly (--deliver-only, set earlier), which needs a real target — add --no-deliver-only to have an agent run and its reply logged, or name a platform`,
+    );
+  return problems;
 }

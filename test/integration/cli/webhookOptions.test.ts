@@ -243,6 +243,25 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     ]);
     await svc(home, ["webhook", "subscribe", "direct", "--deliver-only", "--deliver", "chat_1"]);
     const before = stored();
+    // A setting kept from an earlier command is named as such, with the option that lifts it.
+    const [toDirect, toCron, toLog] = await Promise.all([
+      svc(home, ["webhook", "subscribe", "fire", "--deliver-only", "--deliver", "chat_1"]),
+      svc(home, ["webhook", "subscribe", "direct", "--cron-job", "triage"]),
+      svc(home, ["webhook", "subscribe", "direct", "--deliver", "log"]),
+    ]);
+    expect(toDirect).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        "fire: --deliver-only cannot be combined with the cron job triage the subscription fires (set earlier) — add --no-cron-job",
+      ),
+    });
+    expect(toCron.stderr).toContain(
+      "direct: --cron-job cannot be combined with the subscription's direct delivery (--deliver-only, set earlier) — add --no-deliver-only",
+    );
+    expect(toLog.stderr).toContain(
+      "direct: --deliver log: the subscription delivers directly (--deliver-only, set earlier), which needs a real target — add --no-deliver-only",
+    );
+    expect(stored()).toEqual(before);
     const [fire, direct] = await Promise.all([
       svc(home, [
         "webhook",
