@@ -49,7 +49,13 @@ async function apply(
   process.stdout.write(
     `${action === "remove" ? "Removed" : action === "enable" ? "Enabled" : "Disabled"} ${name}\n`,
   );
-  const unserved = action === "enable" ? notServed(loaded, store.path, name, changed) : undefined;
+  const shadowed = Object.hasOwn(loaded.config.platforms.webhook.routes, name);
+  if (action === "enable" && shadowed)
+    process.stderr.write(
+      `Warning: ${loaded.paths.config} also defines a static route "${name}"; the static route wins, so the gateway answers with it, not with this subscription\n`,
+    );
+  const unserved =
+    action === "enable" && !shadowed ? notServed(loaded, store.path, name, changed) : undefined;
   if (unserved !== undefined)
     process.stderr.write(
       `Warning: ${name} is enabled, but the gateway does not serve it (it answers 404): ${unserved}\n`,
