@@ -17,6 +17,7 @@ import {
 import { portNote, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
 import { checkCronJob, checkInsecure, checkName, checkNotBlank, checkTarget } from "./checks.js";
 import { cliHowToEnable } from "./config.js";
+import { notServed } from "./notServed.js";
 import { storedRecord } from "./storedRecord.js";
 import type { SubscribeOptions } from "./subscribeOptions.js";
 import { type CliSubscriptionStore, withSubscriptionStore } from "./subscriptionStoreFor.js";
@@ -120,11 +121,15 @@ async function write(
     // Fields of the record's own (written by hand or another tool) stay as they were.
     records[name] = { ...stored?.extra, ...parsed.value };
   });
-  if (Object.hasOwn(loaded.config.platforms.webhook.routes, name)) {
+  const shadowed = Object.hasOwn(loaded.config.platforms.webhook.routes, name);
+  if (shadowed) {
     process.stderr.write(
       `Warning: config.yaml also defines a static route "${name}"; the static route wins over this subscription\n`,
     );
   }
+  const unserved = shadowed ? undefined : notServed(loaded, store.path, name, parsed.value);
+  if (unserved !== undefined && parsed.value.enabled)
+    process.stderr.write(`Warning: the gateway does not serve ${name} (it answers 404): ${unserved}\n`);
   if (!parsed.value.enabled) {
     process.stderr.write(
       `Note: ${name} is disabled; the gateway answers 404 until svc webhook enable ${name}\n`,

@@ -62,6 +62,21 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(chat.stderr).not.toContain("no effect");
   });
 
+  it("updating a hand-written record without a secret, with no global secret either, warns that it answers 404", async () => {
+    home = tempHome();
+    home.write("webhook_subscriptions.json", JSON.stringify({ h: { prompt: "x" } }), 0o600);
+    const alone = await svc(home, ["webhook", "subscribe", "h", "--description", "d"]);
+    expect(alone.code).toBe(0);
+    expect(alone.stdout).toContain("Secret: none of its own: the global secret");
+    expect(alone.stderr).toContain(
+      "Warning: the gateway does not serve h (it answers 404): it has no secret of its own and there is no global secret",
+    );
+    const global = await svc(home, ["webhook", "subscribe", "h", "--description", "e"], {
+      env: { WEBHOOK_SECRET: "abc" },
+    });
+    expect(global).toMatchObject({ code: 0, stderr: "" });
+  });
+
   it("test --payload: a JSON object, or exit 2 naming the mistake before anything is sent", async () => {
     home = tempHome();
     const test = (payload: string) => svc(home, ["webhook", "test", "gh", "--payload", payload]);
