@@ -30,7 +30,7 @@ describe("svc webhook subscribe --route-profile while multiplexing is off", () =
     const typo = await svc(home, ["webhook", "subscribe", "r", "--route-profile", "wrok"]);
     expect(typo.code).toBe(0);
     expect(typo.stderr).toContain(
-      "Warning: profile wrok has no directory " + `${home.dir}/profiles/wrok — did you mean work?`,
+      `Warning: profile wrok has no directory ${home.dir}/profiles/wrok — did you mean work?`,
     );
     // An existing profile, or a new name near none, is taken without a word.
     const [existing, fresh] = await Promise.all([
