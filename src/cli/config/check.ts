@@ -1,11 +1,14 @@
+import { type ReferringRoute, referenceWarnings } from "../../actors/routeReferences.js";
 import { routeTable } from "../../actors/routes.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
+import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
 import { staticRouteWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
+import { cronStore } from "../../io/stores/cronStore.js";
 import { parseSubscription } from "../../io/stores/subscriptions.js";
 import { targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
 import { notServed } from "../webhook/notServed.js";
@@ -83,6 +86,7 @@ export async function checkConfig(
       path: store.path,
       records: (await store.read()).records,
     }));
+    const served: ReferringRoute[] = [];
     for (const [name, raw] of Object.entries(records)) {
       subscriptions += 1;
       const parsed = parseSubscription(path, name, raw);
@@ -91,8 +95,22 @@ export async function checkConfig(
       else if (parsed.value.enabled && !Object.hasOwn(loaded.config.platforms.webhook.routes, name)) {
         const why = notServed(loaded, path, name, raw);
         if (why !== undefined) warnings.push(`${path}: ${name} is enabled but not served (404): ${why}`);
+        else
+          served.push({
+            at: `${path}: ${name}`,
+            route: parsed.value,
+            profile: parsed.value.profile ?? DEFAULT_PROFILE,
+          });
       }
     }
+    // A cron job removed (or a script deleted) after the subscription was made: its events are dropped.
+    const profile = (name: string) => svcPaths(loaded.paths.home, name);
+    warnings.push(
+      ...(await referenceWarnings(served, {
+        scriptsDir: (name) => profile(name).scripts,
+        cronStore: (name) => ({ store: cronStore(profile(name).cronJobs), path: profile(name).cronJobs }),
+      })),
+    );
   } catch (err) {
     // An unreachable Redis stops the gateway; a store it cannot parse only costs the subscriptions.
     if (isSvcError(err, "store_corrupt")) storeProblems.push(err.message);

@@ -79,6 +79,32 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     );
   });
 
+  it("warns about a subscription whose cron job or script is not there (removed after it was made)", async () => {
+    home = tempHome();
+    home.write(
+      "webhook_subscriptions.json",
+      JSON.stringify({
+        fire: { secret: "abc", cron_job: "gone" },
+        work: { secret: "abc", cron_job: "gone", profile: "work" },
+        scripted: { secret: "abc", script: "nope.py" },
+        off: { secret: "abc", cron_job: "gone", enabled: false },
+      }),
+      0o600,
+    );
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(0);
+    const subs = `${home.dir}/webhook_subscriptions.json`;
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: fire.cron_job: gone — no such job in ${home.dir}/cron/jobs.json`,
+    );
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: work.cron_job: gone — no such job in ${home.dir}/profiles/work/cron/jobs.json in profile work`,
+    );
+    expect(result.stderr).toContain(`Warning: ${subs}: scripted.script: nope.py — `);
+    // A disabled subscription is not served: nothing to warn about.
+    expect(result.stderr).not.toContain("off.cron_job");
+  });
+
   it("reports a schema error and a bad .env line", async () => {
     home = tempHome();
     home.write("config.yaml", "platforms:\n  webhook:\n    port: eighty\n");
