@@ -6,10 +6,10 @@ import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
-import { staticRouteWarnings } from "../../gateway/routeWarnings.js";
+import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
 import { cronStore } from "../../io/stores/cronStore.js";
-import { parseSubscription } from "../../io/stores/subscriptions.js";
+import { parseSubscription, type Subscription } from "../../io/stores/subscriptions.js";
 import { targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
 import { notServed } from "../webhook/notServed.js";
 import { withSubscriptionStore } from "../webhook/subscriptionStoreFor.js";
@@ -86,7 +86,7 @@ export async function checkConfig(
       path: store.path,
       records: (await store.read()).records,
     }));
-    const served: ReferringRoute[] = [];
+    const served: (ReferringRoute & { readonly route: Subscription })[] = [];
     for (const [name, raw] of Object.entries(records)) {
       subscriptions += 1;
       const parsed = parseSubscription(path, name, raw);
@@ -103,6 +103,12 @@ export async function checkConfig(
           });
       }
     }
+    warnings.push(
+      ...unknownToolsetWarnings(
+        served.map(({ at, route }) => ({ at, toolsets: route.toolsets })),
+        Object.keys(loaded.config.mcp_servers),
+      ),
+    );
     // A cron job removed (or a script deleted) after the subscription was made: its events are dropped.
     const profile = (name: string) => svcPaths(loaded.paths.home, name);
     warnings.push(

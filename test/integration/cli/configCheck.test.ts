@@ -79,14 +79,14 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     );
   });
 
-  it("warns about a subscription whose cron job or script is not there (removed after it was made)", async () => {
+  it("warns about a subscription whose cron job or script is not there (removed after it was made), or an unknown toolset", async () => {
     home = tempHome();
     home.write(
       "webhook_subscriptions.json",
       JSON.stringify({
         fire: { secret: "abc", cron_job: "gone" },
         work: { secret: "abc", cron_job: "gone", profile: "work" },
-        scripted: { secret: "abc", script: "nope.py" },
+        scripted: { secret: "abc", script: "nope.py", toolsets: ["terminal", "web_serch"] },
         off: { secret: "abc", cron_job: "gone", enabled: false },
       }),
       0o600,
@@ -101,6 +101,11 @@ describe("svc config check: the whole configuration, nothing started", { timeout
       `Warning: ${subs}: work.cron_job: gone — no such job in ${home.dir}/profiles/work/cron/jobs.json in profile work`,
     );
     expect(result.stderr).toContain(`Warning: ${subs}: scripted.script: nope.py — `);
+    // toolsets, edited into the file by hand, get the check a config.yaml route's get.
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: scripted.toolsets: unknown toolset "web_serch" — did you mean web_search?`,
+    );
+    expect(result.stderr).not.toContain('"terminal"');
     // A disabled subscription is not served: nothing to warn about.
     expect(result.stderr).not.toContain("off.cron_job");
   });
