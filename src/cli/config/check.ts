@@ -3,6 +3,7 @@ import { routeTable } from "../../actors/routes.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
+import { secretHeaderProblem } from "../../config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
@@ -102,6 +103,13 @@ export async function checkConfig(
             profile: parsed.value.profile ?? DEFAULT_PROFILE,
           });
       }
+    }
+    for (const { at, route } of served) {
+      const problem = route.secret === undefined ? undefined : secretHeaderProblem(route.secret);
+      if (problem !== undefined)
+        warnings.push(
+          `${at}.secret ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — svc webhook subscribe <name> --secret <printable ASCII> if this route takes tokens`,
+        );
     }
     warnings.push(
       ...unknownToolsetWarnings(

@@ -84,7 +84,7 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     home.write(
       "webhook_subscriptions.json",
       JSON.stringify({
-        fire: { secret: "abc", cron_job: "gone" },
+        fire: { secret: "abc ", cron_job: "gone" },
         work: { secret: "abc", cron_job: "gone", profile: "work" },
         scripted: { secret: "abc", script: "nope.py", toolsets: ["terminal", "web_serch"] },
         off: { secret: "abc", cron_job: "gone", enabled: false },
@@ -106,6 +106,8 @@ describe("svc config check: the whole configuration, nothing started", { timeout
       `Warning: ${subs}: scripted.toolsets: unknown toolset "web_serch" — did you mean web_search?`,
     );
     expect(result.stderr).not.toContain('"terminal"');
+    expect(result.stderr).toContain(`Warning: ${subs}: fire.secret begins or ends with a space`);
+    expect(result.stderr).not.toContain("work.secret");
     // A disabled subscription is not served: nothing to warn about.
     expect(result.stderr).not.toContain("off.cron_job");
   });
