@@ -15,7 +15,14 @@ import {
   type Subscription,
 } from "../../io/stores/subscriptions.js";
 import { portNote, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
-import { checkCronJob, checkInsecure, checkName, checkNotBlank, checkTarget } from "./checks.js";
+import {
+  checkCronJob,
+  checkInsecure,
+  checkName,
+  checkNotBlank,
+  checkNotOptions,
+  checkTarget,
+} from "./checks.js";
 import { cliHowToEnable } from "./config.js";
 import { notServed } from "./notServed.js";
 import { storedRecord } from "./storedRecord.js";
@@ -29,6 +36,7 @@ export async function subscribe(name: string, options: SubscribeOptions): Promis
   checkName(name);
   checkNotBlank(options);
   const loaded = loadConfig();
+  checkNotOptions(name, options, loaded.paths.subscriptions);
   if (!loaded.config.platforms.webhook.enabled) {
     throw new SvcError(
       "startup_refused",

@@ -24,6 +24,15 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       code: 2,
       stderr: expect.stringContaining("unknown option '--toolsets'"),
     });
+    // Spec: no option sets toolsets; the refusal says where they are set instead.
+    expect(unknownOption.stderr).toContain('edit "toolsets": [...] into the gh record of ');
+    const profile = await svc(home, ["webhook", "subscribe", "gh", "--profile", "work"]);
+    expect(profile).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        "unknown option '--profile' — the profile that runs the subscription is --route-profile work",
+      ),
+    });
     expect(unknownCommand).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown command") });
     // Checked before the route is looked up (there is none here): the mistake is in the option.
     expect(badPayload).toMatchObject({
