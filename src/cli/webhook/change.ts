@@ -1,6 +1,6 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
-import { ownRecord } from "../../io/stores/subscriptions.js";
+import { isUnreadableRecord, ownRecord } from "../../io/stores/subscriptions.js";
 import { configWithEnabledNote } from "./config.js";
 import { notServed } from "./notServed.js";
 import { type CliSubscriptionStore, withSubscriptionStore } from "./subscriptionStoreFor.js";
@@ -37,11 +37,18 @@ async function apply(
       );
     }
     if (action === "remove") delete records[name];
-    else if (typeof current !== "object" || current === null || Array.isArray(current))
+    else if (
+      typeof current !== "object" ||
+      current === null ||
+      Array.isArray(current) ||
+      isUnreadableRecord(current)
+    )
       // Spreading a number or a list would replace it with a half record: the file needs a human.
       throw new SvcError(
         "store_corrupt",
-        `${store.path}: ${name} is not a subscription record (${JSON.stringify(current)}) — fix it in the file, or svc webhook remove ${name}`,
+        isUnreadableRecord(current)
+          ? `${store.path}: ${name} is not valid JSON — fix it, or svc webhook remove ${name}`
+          : `${store.path}: ${name} is not a subscription record (${JSON.stringify(current)}) — fix it in the file, or svc webhook remove ${name}`,
       );
     else records[name] = { ...current, enabled: action === "enable", updated_at: new Date().toISOString() };
     return records[name];
