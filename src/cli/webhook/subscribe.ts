@@ -119,10 +119,11 @@ async function write(
   const extraFlags = [
     ...(options.deliverChatId ? ["--deliver-chat-id"] : []),
     ...(Object.values(options.deliverExtra ?? {}).some((v) => v !== "") ? ["--deliver-extra"] : []),
+    ...(options.mirrorToSession === true ? ["--mirror-to-session"] : []),
   ];
   if (parsed.value.deliver === "log" && extraFlags.length > 0)
     process.stderr.write(
-      `Warning: ${name}: ${extraFlags.join(" and ")} ${extraFlags.length === 1 ? "has" : "have"} no effect while the target is log (replies go to the gateway log) — add --deliver <target>, e.g. --deliver telegram\n`,
+      `Warning: ${name}: ${extraFlags.join(", ")} ${extraFlags.length === 1 ? "has" : "have"} no effect while the target is log (replies go to the gateway log) — add --deliver <target>, e.g. --deliver telegram\n`,
     );
   await store.update((records) => {
     assertUnchanged(store.path, records, name, ownRecord(snapshot.records, name));

@@ -67,6 +67,10 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       "Warning: gh: --deliver-chat-id has no effect while the target is log (replies go to the gateway log) — add --deliver <target>",
     );
     expect(stored().gh.deliver_extra).toEqual({ chat_id: "123" });
+    const mirrored = await svc(home, ["webhook", "subscribe", "gh", "--mirror-to-session"]);
+    expect(mirrored.stderr).toContain(
+      "Warning: gh: --mirror-to-session has no effect while the target is log",
+    );
     const chat = await svc(home, ["webhook", "subscribe", "gh", "--deliver", "chat_1"]);
     expect(chat.stderr).not.toContain("no effect");
   });
