@@ -93,7 +93,11 @@ export async function checkConfig(
       const parsed = parseSubscription(path, name, raw);
       // The gateway skips an invalid record with a warning and serves the others.
       if (!parsed.ok) warnings.push(...parsed.problems);
-      else if (parsed.value.enabled && !Object.hasOwn(loaded.config.platforms.webhook.routes, name)) {
+      else if (parsed.value.enabled && Object.hasOwn(loaded.config.platforms.webhook.routes, name))
+        warnings.push(
+          `${path}: ${name} is enabled but not served: ${loaded.paths.config} has a route of the same name (platforms.webhook.routes.${name}), which wins — rename one of them, or svc webhook remove ${name}`,
+        );
+      else if (parsed.value.enabled) {
         const why = notServed(loaded, path, name, raw);
         if (why !== undefined) warnings.push(`${path}: ${name} is enabled but not served (404): ${why}`);
         else

@@ -88,9 +88,11 @@ describe("svc config check: the whole configuration, nothing started", { timeout
         work: { secret: "abc", cron_job: "gone", profile: "work" },
         scripted: { secret: "abc", script: "nope.py", toolsets: ["terminal", "web_serch"] },
         off: { secret: "abc", cron_job: "gone", enabled: false },
+        dup: { secret: "abc" },
       }),
       0o600,
     );
+    home.write("config.yaml", stringify(webhookConfig({ dup: { secret: "static" } })));
     const result = await svc(home, ["config", "check"]);
     expect(result.code).toBe(0);
     const subs = `${home.dir}/webhook_subscriptions.json`;
@@ -108,6 +110,9 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     expect(result.stderr).not.toContain('"terminal"');
     expect(result.stderr).toContain(`Warning: ${subs}: fire.secret begins or ends with a space`);
     expect(result.stderr).not.toContain("work.secret");
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: dup is enabled but not served: ${home.dir}/config.yaml has a route of the same name (platforms.webhook.routes.dup), which wins`,
+    );
     // A disabled subscription is not served: nothing to warn about.
     expect(result.stderr).not.toContain("off.cron_job");
   });
