@@ -277,7 +277,13 @@ export function createSubscriptionSource(
     } catch {
       bytes = undefined;
     }
-    if (bytes !== undefined && lastBytes !== undefined && revision !== undefined && bytes.equals(lastBytes))
+    // The same corrupt bytes as last time (lastError) were reported already: no parse either.
+    if (
+      bytes !== undefined &&
+      lastBytes !== undefined &&
+      (revision !== undefined || lastError !== undefined) &&
+      bytes.equals(lastBytes)
+    )
       return active;
     lastBytes = bytes;
     try {
