@@ -108,6 +108,7 @@ export async function checkConfig(
           });
       }
     }
+    warnings.push(...subscriptionTargetWarnings(loaded, path, served));
     for (const { at, route } of served) {
       const problem = route.secret === undefined ? undefined : secretHeaderProblem(route.secret);
       if (problem !== undefined)
@@ -143,4 +144,26 @@ export async function checkConfig(
       );
   }
   return { problems, storeProblems, warnings, summary: summarize(loaded, subscriptions) };
+}
+
+/**
+ * The delivery-target rules that refuse a `config.yaml` route at start (an unknown `deliver`, a platform
+ * not enabled, a recipient missing), as they apply to the subscriptions the gateway serves: it serves them
+ * all the same, and each event's delivery fails, so they are warnings.
+ */
+function subscriptionTargetWarnings(
+  loaded: LoadedConfig,
+  path: string,
+  served: readonly { readonly route: Subscription; readonly at: string }[],
+): string[] {
+  const routes = Object.fromEntries(served.map(({ at, route }) => [at.slice(`${path}: `.length), route]));
+  const webhook = { ...loaded.config.platforms.webhook, routes };
+  const { unknown, notEnabled, warnings } = targetStartupProblems(
+    { ...loaded.config, platforms: { ...loaded.config.platforms, webhook } },
+    "",
+  );
+  // `: platforms.webhook.routes.<name>.deliver...` of config.yaml, said of the record in the store.
+  return [...unknown, ...notEnabled, ...warnings].map((problem) =>
+    problem.replace(/^: platforms\.webhook\.routes\./, `${path}: `),
+  );
 }

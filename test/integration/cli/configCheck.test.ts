@@ -89,6 +89,8 @@ describe("svc config check: the whole configuration, nothing started", { timeout
         scripted: { secret: "abc", script: "nope.py", toolsets: ["terminal", "web_serch"] },
         off: { secret: "abc", cron_job: "gone", enabled: false },
         dup: { secret: "abc" },
+        direct: { secret: "abc", deliver: "telegram", deliver_only: true },
+        typo: { secret: "abc", deliver: "telegarm" },
       }),
       0o600,
     );
@@ -112,6 +114,13 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     expect(result.stderr).not.toContain("work.secret");
     expect(result.stderr).toContain(
       `Warning: ${subs}: dup is enabled but not served: ${home.dir}/config.yaml has a route of the same name (platforms.webhook.routes.dup), which wins`,
+    );
+    // Delivery targets: what refuses a config.yaml route at start makes each of these events' delivery fail.
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: direct.deliver: telegram needs platforms.telegram enabled`,
+    );
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: typo.deliver: unknown target "telegarm" — did you mean "telegram"?`,
     );
     // A disabled subscription is not served: nothing to warn about.
     expect(result.stderr).not.toContain("off.cron_job");
