@@ -1,3 +1,4 @@
+import { chmodSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { webhookConfig } from "../../helpers/gateway.js";
@@ -124,6 +125,25 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     );
     // A disabled subscription is not served: nothing to warn about.
     expect(result.stderr).not.toContain("off.cron_job");
+  });
+
+  it("warns when .env or webhook_subscriptions.json, which hold secrets, are readable by other users", async () => {
+    home = tempHome();
+    const env = home.write(".env", "WEBHOOK_SECRET=s3cret\n", 0o644);
+    const subs = home.write("webhook_subscriptions.json", JSON.stringify({ gh: { secret: "abc" } }), 0o640);
+    chmodSync(env, 0o644); // whatever the umask
+    chmodSync(subs, 0o640);
+    const open = await svc(home, ["config", "check"]);
+    expect(open.code).toBe(0);
+    expect(open.stderr).toContain(
+      `Warning: ${env} holds secrets but is readable by other users (mode 0644) — chmod 600 ${env}`,
+    );
+    expect(open.stderr).toContain(
+      `Warning: ${subs} holds secrets but is readable by other users (mode 0640)`,
+    );
+    chmodSync(env, 0o600);
+    chmodSync(subs, 0o600);
+    expect((await svc(home, ["config", "check"])).stderr).toBe("");
   });
 
   it("reports a schema error and a bad .env line", async () => {
