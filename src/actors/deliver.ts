@@ -108,10 +108,14 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       };
       const target = registry().get(request.target);
       if (target === undefined) {
-        const platform = canonicalTarget(request.target) ?? request.target;
+        const canonical = canonicalTarget(request.target);
+        const platform = canonical ?? request.target;
         const named = platform === request.target ? `"${platform}"` : `"${request.target}" (${platform})`;
         const error = new DeliveryError(
-          `delivery target ${named} is not enabled — set platforms.${platform}.enabled: true with its credentials`,
+          canonical === undefined
+            ? // Only a subscription written by hand can name one (the CLI and config.yaml refuse it).
+              `delivery target "${request.target}" is not a delivery target — set the route's deliver to one (see docs/delivery-targets.md)`
+            : `delivery target ${named} is not enabled — set platforms.${platform}.enabled: true with its credentials`,
           false,
         );
         logger.error(log, `[delivery] route ${message.route}: ${error.message}`);

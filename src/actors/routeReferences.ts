@@ -1,5 +1,6 @@
 import { inProfile } from "../config/paths.js";
 import type { Filter } from "../config/sections/filters.js";
+import type { Route } from "../config/sections/webhook.js";
 import { listFileProblem } from "../io/listFiles.js";
 import { resolveScript } from "../io/scripts.js";
 import { type CronStore, findJob } from "../io/stores/cronStore.js";
@@ -29,15 +30,36 @@ function inFiles(filters: readonly Filter[], at: string): Array<{ key: string; p
   return found;
 }
 
+/** A route as its references are checked: `at` names it in a warning (`<file>: <key path>`). */
+export interface ReferringRoute {
+  readonly at: string;
+  readonly route: Pick<Route, "script" | "cron_job" | "filters">;
+  readonly profile: string;
+}
+
 /**
  * Static routes that name a script, a cron job or an `in_file` list that is not there (or cannot be used): the
  * gateway still starts (the file or job may be added while it runs), but says so now rather than only when
  * the first event is dropped.
  */
-export async function missingReferenceWarnings(table: RouteTable, deps: ReferenceDeps): Promise<string[]> {
+export function missingReferenceWarnings(table: RouteTable, deps: ReferenceDeps): Promise<string[]> {
+  return referenceWarnings(
+    [...table.staticRoutes].map(([name, { route, profile }]) => ({
+      at: `${deps.configFile}: platforms.webhook.routes.${name}`,
+      route,
+      profile,
+    })),
+    deps,
+  );
+}
+
+/** The warnings of `missingReferenceWarnings` for any routes, such as the subscriptions `svc config check` reads. */
+export async function referenceWarnings(
+  routes: Iterable<ReferringRoute>,
+  deps: Omit<ReferenceDeps, "configFile">,
+): Promise<string[]> {
   const warnings: string[] = [];
-  for (const [name, { route, profile }] of table.staticRoutes) {
-    const at = `${deps.configFile}: platforms.webhook.routes.${name}`;
+  for (const { at, route, profile } of routes) {
     if (route.script !== undefined) {
       const scriptsDir = deps.scriptsDir(profile);
       const found = await resolveScript(scriptsDir, route.script);

@@ -10,10 +10,15 @@ export function registerConfigCommands(program: Command): void {
     .action(async () => {
       const report = await checkConfig();
       for (const warning of report.warnings) process.stderr.write(`Warning: ${warning}\n`);
-      if (report.problems.length > 0) {
-        process.stderr.write(`${report.problems.join("\n")}\n`);
+      const problems = [...report.problems, ...report.storeProblems];
+      if (problems.length > 0) {
+        process.stderr.write(`${problems.join("\n")}\n`);
         process.stdout.write(
-          `${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}: the gateway would not start\n`,
+          `${problems.length} problem${problems.length === 1 ? "" : "s"}: ${
+            report.problems.length > 0
+              ? "the gateway would not start"
+              : "the gateway would start, but serve none of the subscriptions until the store is fixed"
+          }\n`,
         );
         process.exitCode = 1;
         return;

@@ -104,8 +104,9 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
       return next.done ? "" : String(next.value);
     } finally {
       echo.hidden = false;
-      // The Enter that ended a hidden answer was not echoed either.
-      if (hidden && terminal) process.stdout.write("\n");
+      // The Enter that ended a hidden answer was not echoed either; piped answers are not echoed at all,
+      // so without it every prompt and the result would run together on one line.
+      if (hidden || !terminal) process.stdout.write("\n");
     }
   };
   // A wrong answer is explained and the question asked again, as long as there are answers to read.

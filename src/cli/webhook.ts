@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { collectPairs } from "./format.js";
 import { change } from "./webhook/change.js";
 import { deliveries } from "./webhook/deliveries.js";
@@ -41,6 +41,9 @@ export function registerWebhookCommands(program: Command): void {
     .option("--secret <secret>", "use this secret instead of a generated one")
     .option("--mirror-to-session", "write chat deliveries into the chat's session")
     .option("--no-mirror-to-session", "stop mirroring")
+    // Not options: refused with what to do instead (see checkNotOptions).
+    .addOption(new Option("--toolsets <list>").hideHelp())
+    .addOption(new Option("--profile <profile>").hideHelp())
     .action(subscribe);
   webhook.command("list").alias("ls").description("list subscriptions (no secrets)").action(list);
   webhook

@@ -7,6 +7,16 @@ export interface SecretRoute {
   readonly route: { readonly secret?: string | undefined };
 }
 
+/** Why a sender that sends the secret itself in a header could never match it; undefined when it can. */
+export function secretHeaderProblem(secret: string): string | undefined {
+  if (secret === "INSECURE_NO_AUTH") return undefined;
+  return !readableInHeader(secret)
+    ? "has a character outside printable ASCII"
+    : secret.trim() !== secret
+      ? "begins or ends with a space, which HTTP strips from a header's value"
+      : undefined;
+}
+
 /**
  * A secret with a character outside printable ASCII, or a space at either end, verifies HMAC signatures
  * (it is only their key) and `Basic` credentials (base64 on the wire), but never a header that carries the
@@ -16,12 +26,7 @@ export interface SecretRoute {
 export function secretCharacterWarnings(routes: Iterable<SecretRoute>, file: string): string[] {
   const warnings: string[] = [];
   for (const { name, secret, route } of routes) {
-    if (secret === "INSECURE_NO_AUTH") continue;
-    const problem = !readableInHeader(secret)
-      ? "has a character outside printable ASCII"
-      : secret.trim() !== secret
-        ? "begins or ends with a space, which HTTP strips from a header's value"
-        : undefined;
+    const problem = secretHeaderProblem(secret);
     if (problem === undefined) continue;
     const key =
       route.secret === undefined

@@ -14,14 +14,28 @@ import { cronStore } from "../io/stores/cronStore.js";
  * it (and says so at its first event); named here at startup, with the likely spelling.
  */
 export function toolsetWarnings(table: RouteTable, mcpServers: readonly string[], file: string): string[] {
+  return unknownToolsetWarnings(
+    [...table.staticRoutes].map(([name, { route }]) => ({
+      at: `${file}: platforms.webhook.routes.${name}`,
+      toolsets: route.toolsets,
+    })),
+    mcpServers,
+  ).map((warning) => `[webhook] ${warning}`);
+}
+
+/** `toolsetWarnings` for any routes (`at`: `<file>: <key path>`), such as hand-edited subscriptions. */
+export function unknownToolsetWarnings(
+  routes: Iterable<{ readonly at: string; readonly toolsets: readonly string[] | undefined }>,
+  mcpServers: readonly string[],
+): string[] {
   const known = [...KNOWN_TOOLSETS, WEBHOOK_TOOLSET, ...mcpServers];
   const warnings: string[] = [];
-  for (const [name, { route }] of table.staticRoutes) {
-    for (const toolset of route.toolsets ?? []) {
+  for (const { at, toolsets } of routes) {
+    for (const toolset of toolsets ?? []) {
       if (known.includes(toolset)) continue;
       const meant = nearMiss(toolset, known);
       warnings.push(
-        `[webhook] ${file}: platforms.webhook.routes.${name}.toolsets: unknown toolset "${toolset}"${meant === undefined ? "" : ` — did you mean ${meant}?`}; runs of the route drop it (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
+        `${at}.toolsets: unknown toolset "${toolset}"${meant === undefined ? "" : ` — did you mean ${meant}?`}; runs of the route drop it (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
       );
     }
   }

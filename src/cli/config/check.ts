@@ -1,19 +1,30 @@
+import { statSync } from "node:fs";
+import { type ReferringRoute, referenceWarnings } from "../../actors/routeReferences.js";
 import { routeTable } from "../../actors/routes.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
+import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
+import { secretHeaderProblem } from "../../config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
-import { staticRouteWarnings } from "../../gateway/routeWarnings.js";
+import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
-import { parseSubscription } from "../../io/stores/subscriptions.js";
+import { cronStore } from "../../io/stores/cronStore.js";
+import { parseSubscription, type Subscription } from "../../io/stores/subscriptions.js";
 import { targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
 import { notServed } from "../webhook/notServed.js";
 import { withSubscriptionStore } from "../webhook/subscriptionStoreFor.js";
 import { unsetMcpVariables } from "./unsetVariables.js";
 
 export interface ConfigReport {
+  /** What `svc gateway run` would refuse to start with. */
   readonly problems: string[];
+  /**
+   * A subscription store that cannot be read (not valid JSON, not an object of records): the gateway
+   * starts all the same, logs it and serves none of its subscriptions until the store is fixed.
+   */
+  readonly storeProblems: string[];
   readonly warnings: string[];
   /** One line: adapter, port, routes, subscriptions, MCP servers, agent provider (when it loaded). */
   readonly summary: string | undefined;
@@ -50,7 +61,7 @@ export async function checkConfig(
     loaded = loadConfig(options);
   } catch (err) {
     const text = isSvcError(err) ? err.message : describeError(err);
-    return { problems: text.split("\n"), warnings: [], summary: undefined };
+    return { problems: text.split("\n"), storeProblems: [], warnings: [], summary: undefined };
   }
   const problems = startupProblems(loaded.config, loaded.paths.config);
   const idle = nothingToRun(loaded);
@@ -58,6 +69,7 @@ export async function checkConfig(
   // What the gateway logs at start, without the log line's `[agent] ` / `[webhook] ` tag.
   const untagged = (lines: readonly string[]) => lines.map((line) => line.replace(/^\[\w+\] /, ""));
   const warnings = [
+    ...readableByOthers([loaded.paths.env, loaded.paths.subscriptions]),
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
     ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
   ];
@@ -70,24 +82,61 @@ export async function checkConfig(
     warnings.push(...untagged([...routes.now, ...(await routes.references)]));
   }
   let subscriptions = 0;
+  const storeProblems: string[] = [];
   try {
     // With state.backend: redis, the shared hash (an unreachable Redis is a problem: the gateway would not start).
     const { path, records } = await withSubscriptionStore(loaded, async (store) => ({
       path: store.path,
       records: (await store.read()).records,
     }));
+    const served: (ReferringRoute & { readonly route: Subscription })[] = [];
     for (const [name, raw] of Object.entries(records)) {
       subscriptions += 1;
       const parsed = parseSubscription(path, name, raw);
       // The gateway skips an invalid record with a warning and serves the others.
       if (!parsed.ok) warnings.push(...parsed.problems);
-      else if (parsed.value.enabled && !Object.hasOwn(loaded.config.platforms.webhook.routes, name)) {
+      else if (parsed.value.enabled && Object.hasOwn(loaded.config.platforms.webhook.routes, name))
+        warnings.push(
+          `${path}: ${name} is enabled but not served: ${loaded.paths.config} has a route of the same name (platforms.webhook.routes.${name}), which wins — rename one of them, or svc webhook remove ${name}`,
+        );
+      else if (parsed.value.enabled) {
         const why = notServed(loaded, path, name, raw);
         if (why !== undefined) warnings.push(`${path}: ${name} is enabled but not served (404): ${why}`);
+        else
+          served.push({
+            at: `${path}: ${name}`,
+            route: parsed.value,
+            profile: parsed.value.profile ?? DEFAULT_PROFILE,
+          });
       }
     }
+    warnings.push(...subscriptionTargetWarnings(loaded, path, served));
+    for (const { at, route } of served) {
+      const problem = route.secret === undefined ? undefined : secretHeaderProblem(route.secret);
+      if (problem !== undefined)
+        warnings.push(
+          `${at}.secret ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — svc webhook subscribe <name> --secret <printable ASCII> if this route takes tokens`,
+        );
+    }
+    warnings.push(
+      ...unknownToolsetWarnings(
+        served.map(({ at, route }) => ({ at, toolsets: route.toolsets })),
+        Object.keys(loaded.config.mcp_servers),
+      ),
+    );
+    // A cron job removed (or a script deleted) after the subscription was made: its events are dropped.
+    const profile = (name: string) => svcPaths(loaded.paths.home, name);
+    warnings.push(
+      ...(await referenceWarnings(served, {
+        scriptsDir: (name) => profile(name).scripts,
+        profileRoot: (name) => profile(name).root,
+        cronStore: (name) => ({ store: cronStore(profile(name).cronJobs), path: profile(name).cronJobs }),
+      })),
+    );
   } catch (err) {
-    problems.push(isSvcError(err) ? err.message : describeError(err));
+    // An unreachable Redis stops the gateway; a store it cannot parse only costs the subscriptions.
+    if (isSvcError(err, "store_corrupt")) storeProblems.push(err.message);
+    else problems.push(isSvcError(err) ? err.message : describeError(err));
   }
   for (const [name, entry] of Object.entries(loaded.config.mcp_servers)) {
     if (!entry.enabled) continue;
@@ -97,5 +146,48 @@ export async function checkConfig(
         `${loaded.paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — add ${unset.map((n) => `${n}=...`).join(", ")} to ${loaded.paths.env} or the environment`,
       );
   }
-  return { problems, warnings, summary: summarize(loaded, subscriptions) };
+  return { problems, storeProblems, warnings, summary: summarize(loaded, subscriptions) };
+}
+
+/**
+ * The delivery-target rules that refuse a `config.yaml` route at start (an unknown `deliver`, a platform
+ * not enabled, a recipient missing), as they apply to the subscriptions the gateway serves: it serves them
+ * all the same, and each event's delivery fails, so they are warnings.
+ */
+function subscriptionTargetWarnings(
+  loaded: LoadedConfig,
+  path: string,
+  served: readonly { readonly route: Subscription; readonly at: string }[],
+): string[] {
+  const routes = Object.fromEntries(served.map(({ at, route }) => [at.slice(`${path}: `.length), route]));
+  const webhook = { ...loaded.config.platforms.webhook, routes };
+  const { unknown, notEnabled, warnings } = targetStartupProblems(
+    { ...loaded.config, platforms: { ...loaded.config.platforms, webhook } },
+    "",
+  );
+  // `: platforms.webhook.routes.<name>.deliver...` of config.yaml, said of the record in the store.
+  return [...unknown, ...notEnabled, ...warnings].map((problem) =>
+    problem.replace(/^: platforms\.webhook\.routes\./, `${path}: `),
+  );
+}
+
+/**
+ * `.env` and `webhook_subscriptions.json` hold secrets; svc writes them 0600, but one created by hand (or
+ * copied) may be readable by every user of the machine. Named with the command that fixes it.
+ */
+function readableByOthers(files: readonly string[]): string[] {
+  const warnings: string[] = [];
+  for (const file of files) {
+    let mode: number;
+    try {
+      mode = statSync(file).mode & 0o777;
+    } catch {
+      continue; // absent: nothing to expose
+    }
+    if ((mode & 0o077) !== 0)
+      warnings.push(
+        `${file} holds secrets but is readable by other users (mode ${mode.toString(8).padStart(4, "0")}) — chmod 600 ${file}`,
+      );
+  }
+  return warnings;
 }

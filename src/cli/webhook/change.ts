@@ -1,6 +1,6 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
-import { ownRecord } from "../../io/stores/subscriptions.js";
+import { isUnreadableRecord, ownRecord } from "../../io/stores/subscriptions.js";
 import { configWithEnabledNote } from "./config.js";
 import { notServed } from "./notServed.js";
 import { type CliSubscriptionStore, withSubscriptionStore } from "./subscriptionStoreFor.js";
@@ -37,11 +37,18 @@ async function apply(
       );
     }
     if (action === "remove") delete records[name];
-    else if (typeof current !== "object" || current === null || Array.isArray(current))
+    else if (
+      typeof current !== "object" ||
+      current === null ||
+      Array.isArray(current) ||
+      isUnreadableRecord(current)
+    )
       // Spreading a number or a list would replace it with a half record: the file needs a human.
       throw new SvcError(
         "store_corrupt",
-        `${store.path}: ${name} is not a subscription record (${JSON.stringify(current)}) — fix it in the file, or svc webhook remove ${name}`,
+        isUnreadableRecord(current)
+          ? `${store.path}: ${name} is not valid JSON — fix it, or svc webhook remove ${name}`
+          : `${store.path}: ${name} is not a subscription record (${JSON.stringify(current)}) — fix it in the file, or svc webhook remove ${name}`,
       );
     else records[name] = { ...current, enabled: action === "enable", updated_at: new Date().toISOString() };
     return records[name];
@@ -49,7 +56,13 @@ async function apply(
   process.stdout.write(
     `${action === "remove" ? "Removed" : action === "enable" ? "Enabled" : "Disabled"} ${name}\n`,
   );
-  const unserved = action === "enable" ? notServed(loaded, store.path, name, changed) : undefined;
+  const shadowed = Object.hasOwn(loaded.config.platforms.webhook.routes, name);
+  if (action === "enable" && shadowed)
+    process.stderr.write(
+      `Warning: ${loaded.paths.config} also defines a static route "${name}"; the static route wins, so the gateway answers with it, not with this subscription\n`,
+    );
+  const unserved =
+    action === "enable" && !shadowed ? notServed(loaded, store.path, name, changed) : undefined;
   if (unserved !== undefined)
     process.stderr.write(
       `Warning: ${name} is enabled, but the gateway does not serve it (it answers 404): ${unserved}\n`,

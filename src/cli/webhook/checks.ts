@@ -117,3 +117,21 @@ export function checkNotBlank(options: SubscribeOptions): void {
       "--secret: must not contain a line break, tab or other control character (pasted along with it?) — give the secret alone",
     );
 }
+
+/**
+ * `--toolsets` and `--profile` are not options of `subscribe` (a subscription's toolsets are edited into
+ * the file by hand, and the binding is `--route-profile`): refused with what to do instead of a bare
+ * "unknown option".
+ */
+export function checkNotOptions(name: string, options: SubscribeOptions, file: string): void {
+  if (options.toolsets !== undefined)
+    throw new SvcError(
+      "usage",
+      `unknown option '--toolsets': no option sets a subscription's toolsets (they widen what its runs may do) — edit "toolsets": [...] into the ${name} record of ${file} by hand`,
+    );
+  if (options.profile !== undefined)
+    throw new SvcError(
+      "usage",
+      `unknown option '--profile' — the profile that runs the subscription is --route-profile ${options.profile}`,
+    );
+}

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
+import { jsonErrorLocation } from "../../io/jsonErrorLocation.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
@@ -10,14 +11,37 @@ import { testTarget } from "./testTarget.js";
 /** An event type sent as a header: printable ASCII (fetch refuses control characters and non-Latin-1). */
 const HEADER_EVENT = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
+const PAYLOAD_EXAMPLE = `e.g. --payload '{"event_type":"push","ref":"refs/heads/main"}'`;
+
+/**
+ * `--payload`, checked before anything is sent: the gateway answers 400 to a body that is not a JSON
+ * object, so the mistake is named here, where it was made (with its line and column).
+ */
+function parsePayload(body: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (err) {
+    const { line, column } = jsonErrorLocation(body, err);
+    const where = body.includes("\n") ? `line ${line}, column ${column}` : `character ${column}`;
+    throw new SvcError(
+      "usage",
+      `--payload: not valid JSON at ${where} (${(err as Error).message.replace(/, .*is not valid JSON$/s, "")}) — give a JSON object in single quotes, ${PAYLOAD_EXAMPLE}`,
+    );
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new SvcError(
+      "usage",
+      `--payload: the gateway accepts a JSON object, got ${Array.isArray(parsed) ? "an array" : parsed === null ? "null" : `a ${typeof parsed}`} — ${PAYLOAD_EXAMPLE}`,
+    );
+  return parsed;
+}
+
 /** `svc webhook test <name>`: a signed test event to the route (config.yaml or subscription) on the running gateway. */
 export async function sendTest(
   name: string,
   options: { payload?: string; event?: string; port?: string },
 ): Promise<void> {
-  const loaded = configWithEnabledNote();
-  const target = await testTarget(loaded, name);
-  for (const note of target.notes) process.stderr.write(`${note}\n`);
   let body =
     options.payload ??
     JSON.stringify({
@@ -25,13 +49,11 @@ export async function sendTest(
       message: `Test event from svc webhook test ${name}`,
       sent_at: new Date().toISOString(),
     });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    throw new SvcError("usage", "--payload: not valid JSON");
-  }
+  const parsed = parsePayload(body);
   body = body.trim();
+  const loaded = configWithEnabledNote();
+  const target = await testTarget(loaded, name);
+  for (const note of target.notes) process.stderr.write(`${note}\n`);
   // The header wins over the payload's own event_type at the gateway, so it must not contradict --payload.
   const payloadEvent =
     options.payload !== undefined && typeof (parsed as { event_type?: unknown })?.event_type === "string"

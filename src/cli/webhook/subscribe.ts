@@ -1,13 +1,30 @@
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 import { type LoadedConfig, loadConfig } from "../../config/load.js";
+import { nearMiss } from "../../config/nearMiss.js";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../../config/paths.js";
+import { secretHeaderProblem } from "../../config/secretWarnings.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
-import { assertUnchanged, ownRecord, parseSubscription } from "../../io/stores/subscriptions.js";
+import { profilesOnDisk } from "../../io/profiles.js";
+import {
+  assertUnchanged,
+  ownRecord,
+  parseSubscription,
+  type Subscription,
+} from "../../io/stores/subscriptions.js";
 import { portNote, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
-import { checkCronJob, checkInsecure, checkName, checkNotBlank, checkTarget } from "./checks.js";
+import {
+  checkCronJob,
+  checkInsecure,
+  checkName,
+  checkNotBlank,
+  checkNotOptions,
+  checkTarget,
+} from "./checks.js";
 import { cliHowToEnable } from "./config.js";
+import { notServed } from "./notServed.js";
 import { storedRecord } from "./storedRecord.js";
 import type { SubscribeOptions } from "./subscribeOptions.js";
 import { type CliSubscriptionStore, withSubscriptionStore } from "./subscriptionStoreFor.js";
@@ -19,6 +36,7 @@ export async function subscribe(name: string, options: SubscribeOptions): Promis
   checkName(name);
   checkNotBlank(options);
   const loaded = loadConfig();
+  checkNotOptions(name, options, loaded.paths.subscriptions);
   if (!loaded.config.platforms.webhook.enabled) {
     throw new SvcError(
       "startup_refused",
@@ -89,6 +107,8 @@ async function write(
     created_at: previous?.created_at ?? now,
     updated_at: now,
   };
+  const kept = keptConflicts(name, options, previous);
+  if (kept.length > 0) throw new SvcError("usage", `cannot subscribe ${name}:\n${kept.join("\n")}`);
   const parsed = parseSubscription(store.path, name, raw, "flags");
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
   const running = runningAddress(loaded);
@@ -96,16 +116,29 @@ async function write(
   if (typeof options.cronJob === "string" || options.routeProfile !== undefined)
     checkCronJob(loaded, parsed.value);
   checkTarget(loaded, name, parsed.value);
+  const extraFlags = [
+    ...(options.deliverChatId ? ["--deliver-chat-id"] : []),
+    ...(Object.values(options.deliverExtra ?? {}).some((v) => v !== "") ? ["--deliver-extra"] : []),
+    ...(options.mirrorToSession === true ? ["--mirror-to-session"] : []),
+  ];
+  if (parsed.value.deliver === "log" && extraFlags.length > 0)
+    process.stderr.write(
+      `Warning: ${name}: ${extraFlags.join(", ")} ${extraFlags.length === 1 ? "has" : "have"} no effect while the target is log (replies go to the gateway log) — add --deliver <target>, e.g. --deliver telegram\n`,
+    );
   await store.update((records) => {
     assertUnchanged(store.path, records, name, ownRecord(snapshot.records, name));
     // Fields of the record's own (written by hand or another tool) stay as they were.
     records[name] = { ...stored?.extra, ...parsed.value };
   });
-  if (Object.hasOwn(loaded.config.platforms.webhook.routes, name)) {
+  const shadowed = Object.hasOwn(loaded.config.platforms.webhook.routes, name);
+  if (shadowed) {
     process.stderr.write(
       `Warning: config.yaml also defines a static route "${name}"; the static route wins over this subscription\n`,
     );
   }
+  const unserved = shadowed ? undefined : notServed(loaded, store.path, name, parsed.value);
+  if (unserved !== undefined && parsed.value.enabled)
+    process.stderr.write(`Warning: the gateway does not serve ${name} (it answers 404): ${unserved}\n`);
   if (!parsed.value.enabled) {
     process.stderr.write(
       `Note: ${name} is disabled; the gateway answers 404 until svc webhook enable ${name}\n`,
@@ -121,6 +154,20 @@ async function write(
       `Note: gateway.multiplex_profiles is off in ${loaded.paths.config}, so the binding to profile ${boundProfile} is not enforced yet: the route answers at /webhooks/${name}; turn multiplexing on to serve it at /p/${boundProfile}/webhooks/${name} only\n`,
     );
   }
+  // With multiplexing off the binding is not enforced yet (the note above): no path depends on the name.
+  const typo =
+    options.routeProfile === undefined || !loaded.config.gateway.multiplex_profiles
+      ? undefined
+      : profileTypo(loaded, options.routeProfile);
+  if (typo !== undefined)
+    process.stderr.write(
+      `Warning: profile ${options.routeProfile} has no directory ${join(loaded.paths.home, "profiles", options.routeProfile as string)} — did you mean ${typo}? The route answers only at /p/${options.routeProfile}/webhooks/${name}; subscribe again with --route-profile ${typo} to fix it\n`,
+    );
+  const headerProblem = options.secret === undefined ? undefined : secretHeaderProblem(options.secret);
+  if (headerProblem !== undefined)
+    process.stderr.write(
+      `Warning: ${name}: the --secret ${headerProblem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — leave --secret out for a generated one if this route takes tokens\n`,
+    );
   process.stderr.write(portNote(loaded, name, running) + wildcardNote(loaded, running));
   process.stdout.write(
     `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
@@ -128,10 +175,46 @@ async function write(
       // The secret alone on its line, so a script can take the rest of the line as it is.
       `Secret: ${parsed.value.secret ?? "none of its own: the global secret (platforms.webhook.secret or WEBHOOK_SECRET)"}\n` +
       (previous !== undefined && secret !== previous.secret
-        ? "The secret changed (rotated): the previous one no longer works — give senders this one.\n"
+        ? `The secret changed (${options.secret === undefined ? "rotated" : "set with --secret"}): the previous one no longer works — give senders this one.\n`
         : "") +
       (parsed.value.secret === INSECURE_NO_AUTH
         ? "No signature is checked (INSECURE_NO_AUTH): anyone who can reach this loopback address can post.\n"
         : "Sign requests with X-Webhook-Signature-V2 (hex HMAC-SHA256 of <timestamp>.<body>) and X-Webhook-Timestamp, or the sender's own scheme.\n"),
   );
+}
+
+/**
+ * A `--route-profile` with no directory that is one or two letters from a profile that has one (`wrok`
+ * for `work`): a typo, as the gateway names it for static routes. A profile needs its directory only for
+ * the files it holds, so any other new name is taken as it is.
+ */
+function profileTypo(loaded: LoadedConfig, profile: string): string | undefined {
+  const profiles = profilesOnDisk(loaded.paths.home);
+  return profile === DEFAULT_PROFILE || profiles.includes(profile) ? undefined : nearMiss(profile, profiles);
+}
+
+/**
+ * An option that conflicts with a setting the subscription already has (from an earlier command): named
+ * as such, with the `--no-...` option that lifts it, instead of as a combination of flags not given now.
+ */
+function keptConflicts(
+  name: string,
+  options: SubscribeOptions,
+  previous: Subscription | undefined,
+): string[] {
+  if (previous === undefined) return [];
+  const problems: string[] = [];
+  if (options.deliverOnly === true && options.cronJob === undefined && previous.cron_job !== undefined)
+    problems.push(
+      `${name}: --deliver-only cannot be combined with the cron job ${previous.cron_job} the subscription fires (set earlier) — add --no-cron-job to make it a direct delivery`,
+    );
+  if (typeof options.cronJob === "string" && options.deliverOnly === undefined && previous.deliver_only)
+    problems.push(
+      `${name}: --cron-job cannot be combined with the subscription's direct delivery (--deliver-only, set earlier) — add --no-deliver-only to fire the cron job instead`,
+    );
+  if (options.deliver === "log" && options.deliverOnly === undefined && previous.deliver_only)
+    problems.push(
+      `${name}: --deliver log: the subscription delivers directly (--deliver-only, set earlier), which needs a real target — add --no-deliver-only to have an agent run and its reply logged, or name a platform`,
+    );
+  return problems;
 }

@@ -12,4 +12,8 @@ export interface SubscribeOptions {
   routeProfile?: string;
   secret?: string;
   mirrorToSession?: boolean;
+  /** Not an option (refused): toolsets are written into the record by hand. */
+  toolsets?: string;
+  /** Not an option (refused): the binding is `--route-profile`. */
+  profile?: string;
 }

@@ -45,6 +45,18 @@ function splitRecord(raw: unknown): { record: unknown; extra: Record<string, unk
 }
 
 /**
+ * Where a record cannot be decoded on its own (a Redis hash field that is not JSON), it stands in the
+ * records as `{ [UNREADABLE_RECORD]: true }`: invalid like any broken record (skipped by the gateway,
+ * listed as invalid, removable), while the other records are served. A plain object, so it survives the
+ * store's structuredClone; its original text is never rewritten unless the record is removed.
+ */
+export const UNREADABLE_RECORD = "__svc_unreadable_record__";
+
+export function isUnreadableRecord(raw: unknown): boolean {
+  return typeof raw === "object" && raw !== null && Object.hasOwn(raw, UNREADABLE_RECORD);
+}
+
+/**
  * `records[name]` for a name the store holds, else undefined. Route names such as `constructor` or
  * `toString` are valid, and must not find Object.prototype's members in a parsed JSON object.
  */
@@ -134,6 +146,12 @@ export function parseSubscription(
   /** `flags`: the record was just made from `svc webhook subscribe`'s options; say its rules in them. */
   madeFrom: "flags" | "file" = "file",
 ): { ok: true; value: Subscription; extra: Record<string, unknown> } | { ok: false; problems: string[] } {
+  if (isUnreadableRecord(raw))
+    // The text may hold a secret: it is not quoted.
+    return {
+      ok: false,
+      problems: [`${file}: ${name}: not valid JSON — fix it, or svc webhook remove ${name}`],
+    };
   const { record, extra } = splitRecord(raw);
   // The input is reported so a wrong value reads "expected a string, got 5", not "missing".
   const parsed = subscriptionSchema.safeParse(record, { reportInput: true });
@@ -259,7 +277,13 @@ export function createSubscriptionSource(
     } catch {
       bytes = undefined;
     }
-    if (bytes !== undefined && lastBytes !== undefined && revision !== undefined && bytes.equals(lastBytes))
+    // The same corrupt bytes as last time (lastError) were reported already: no parse either.
+    if (
+      bytes !== undefined &&
+      lastBytes !== undefined &&
+      (revision !== undefined || lastError !== undefined) &&
+      bytes.equals(lastBytes)
+    )
       return active;
     lastBytes = bytes;
     try {

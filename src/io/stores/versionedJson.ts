@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { SvcError } from "../../errors.js";
+import { jsonErrorLocation } from "../jsonErrorLocation.js";
 import { writeFileAtomic } from "./atomicFile.js";
 import { withFileLock } from "./fileLock.js";
 
@@ -83,12 +84,15 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
     if (text.replace(/^\uFEFF/, "").trim() === "")
       return { revision: fingerprint(text), records: {}, counter: 0 };
     let parsed: unknown;
+    const json = text.replace(/^\uFEFF/, "");
     try {
-      parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
+      parsed = JSON.parse(json);
     } catch (err) {
+      // A file edited by hand: the line and column to look at, as editors count them.
+      const { line, column } = jsonErrorLocation(json, err);
       throw new SvcError(
         "store_corrupt",
-        `${path}: not valid JSON (${parseProblem(err)}) — fix or remove the file`,
+        `${path}: not valid JSON at line ${line}, column ${column} (${parseProblem(err)}) — fix or remove the file`,
       );
     }
     if (!isObject(parsed)) {

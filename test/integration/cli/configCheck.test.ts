@@ -1,3 +1,4 @@
+import { chmodSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { webhookConfig } from "../../helpers/gateway.js";
@@ -63,6 +64,86 @@ describe("svc config check: the whole configuration, nothing started", { timeout
       "platforms.webhook.routes.b.deliver: slack needs platforms.slack enabled",
     );
     expect(result.stdout).toBe("2 problems: the gateway would not start\n");
+  });
+
+  it("a subscription store that is not valid JSON: a problem, but not one that stops the gateway", async () => {
+    home = tempHome();
+    home.write("webhook_subscriptions.json", '{\n  "gh": {"secret": "abc",}\n}\n', 0o600);
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^\/.*\/webhook_subscriptions\.json: not valid JSON at line 2, column 26 \(.*\) — fix or remove the file\n$/,
+    );
+    // The gateway starts with it (logging the error) and serves none of its subscriptions.
+    expect(result.stdout).toBe(
+      "1 problem: the gateway would start, but serve none of the subscriptions until the store is fixed\n",
+    );
+  });
+
+  it("warns about a subscription whose cron job or script is not there (removed after it was made), or an unknown toolset", async () => {
+    home = tempHome();
+    home.write(
+      "webhook_subscriptions.json",
+      JSON.stringify({
+        fire: { secret: "abc ", cron_job: "gone" },
+        work: { secret: "abc", cron_job: "gone", profile: "work" },
+        scripted: { secret: "abc", script: "nope.py", toolsets: ["terminal", "web_serch"] },
+        off: { secret: "abc", cron_job: "gone", enabled: false },
+        dup: { secret: "abc" },
+        direct: { secret: "abc", deliver: "telegram", deliver_only: true },
+        typo: { secret: "abc", deliver: "telegarm" },
+      }),
+      0o600,
+    );
+    home.write("config.yaml", stringify(webhookConfig({ dup: { secret: "static" } })));
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(0);
+    const subs = `${home.dir}/webhook_subscriptions.json`;
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: fire.cron_job: gone — no such job in ${home.dir}/cron/jobs.json`,
+    );
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: work.cron_job: gone — no such job in ${home.dir}/profiles/work/cron/jobs.json in profile work`,
+    );
+    expect(result.stderr).toContain(`Warning: ${subs}: scripted.script: nope.py — `);
+    // toolsets, edited into the file by hand, get the check a config.yaml route's get.
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: scripted.toolsets: unknown toolset "web_serch" — did you mean web_search?`,
+    );
+    expect(result.stderr).not.toContain('"terminal"');
+    expect(result.stderr).toContain(`Warning: ${subs}: fire.secret begins or ends with a space`);
+    expect(result.stderr).not.toContain("work.secret");
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: dup is enabled but not served: ${home.dir}/config.yaml has a route of the same name (platforms.webhook.routes.dup), which wins`,
+    );
+    // Delivery targets: what refuses a config.yaml route at start makes each of these events' delivery fail.
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: direct.deliver: telegram needs platforms.telegram enabled`,
+    );
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: typo.deliver: unknown target "telegarm" — did you mean "telegram"?`,
+    );
+    // A disabled subscription is not served: nothing to warn about.
+    expect(result.stderr).not.toContain("off.cron_job");
+  });
+
+  it("warns when .env or webhook_subscriptions.json, which hold secrets, are readable by other users", async () => {
+    home = tempHome();
+    const env = home.write(".env", "WEBHOOK_SECRET=s3cret\n", 0o644);
+    const subs = home.write("webhook_subscriptions.json", JSON.stringify({ gh: { secret: "abc" } }), 0o640);
+    chmodSync(env, 0o644); // whatever the umask
+    chmodSync(subs, 0o640);
+    const open = await svc(home, ["config", "check"]);
+    expect(open.code).toBe(0);
+    expect(open.stderr).toContain(
+      `Warning: ${env} holds secrets but is readable by other users (mode 0644) — chmod 600 ${env}`,
+    );
+    expect(open.stderr).toContain(
+      `Warning: ${subs} holds secrets but is readable by other users (mode 0640)`,
+    );
+    chmodSync(env, 0o600);
+    chmodSync(subs, 0o600);
+    expect((await svc(home, ["config", "check"])).stderr).toBe("");
   });
 
   it("reports a schema error and a bad .env line", async () => {

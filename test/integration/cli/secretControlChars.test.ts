@@ -25,6 +25,23 @@ describe("a secret with a line break or tab (pasted along with it) is refused; a
     expect(existsSync(join(home.dir, ".env"))).toBe(false);
   });
 
+  it("webhook subscribe --secret with an edge space or non-ASCII is kept (HMAC works) with a warning that tokens never match", async () => {
+    home = tempHome();
+    const created = await svc(home, ["webhook", "subscribe", "gh"]);
+    const spaced = await svc(home, ["webhook", "subscribe", "gh", "--secret", " abc"]);
+    expect(spaced.code).toBe(0);
+    expect(spaced.stderr).toContain(
+      "Warning: gh: the --secret begins or ends with a space, which HTTP strips from a header's value, so a sender that sends the secret itself",
+    );
+    // Chosen, not rotated: the line says where the new secret came from.
+    expect(spaced.stdout).toContain("The secret changed (set with --secret)");
+    expect(created.stdout).not.toContain("The secret changed");
+    const accented = await svc(home, ["webhook", "subscribe", "gh", "--secret", "sécret"]);
+    expect(accented.stderr).toContain("Warning: gh: the --secret has a character outside printable ASCII");
+    const plain = await svc(home, ["webhook", "subscribe", "gh", "--secret", "plain-secret"]);
+    expect(plain.stderr).not.toContain("Warning");
+  });
+
   it("interactive setup explains an entered secret with a tab and asks again", async () => {
     home = tempHome();
     const res = await svc(home, ["gateway", "setup"], { input: "y\n\ne\nab\tcd\ngood-secret\n" });

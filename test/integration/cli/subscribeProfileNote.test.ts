@@ -22,4 +22,22 @@ describe("svc webhook subscribe --route-profile while multiplexing is off", () =
     expect(on.stderr).not.toContain("multiplex_profiles is off");
     expect(on.stdout).toContain("/p/work/webhooks/bound2");
   });
+
+  it("with multiplexing on, a --route-profile one or two letters from an existing profile is named as a likely typo", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(webhookConfig({}, {}, { gateway: { multiplex_profiles: true } })));
+    home.write("profiles/work/.keep", "");
+    const typo = await svc(home, ["webhook", "subscribe", "r", "--route-profile", "wrok"]);
+    expect(typo.code).toBe(0);
+    expect(typo.stderr).toContain(
+      `Warning: profile wrok has no directory ${home.dir}/profiles/wrok — did you mean work?`,
+    );
+    // An existing profile, or a new name near none, is taken without a word.
+    const [existing, fresh] = await Promise.all([
+      svc(home, ["webhook", "subscribe", "r2", "--route-profile", "work"]),
+      svc(home, ["webhook", "subscribe", "r3", "--route-profile", "marketing"]),
+    ]);
+    expect(existing.stderr).not.toContain("did you mean");
+    expect(fresh.stderr).not.toContain("did you mean");
+  });
 });

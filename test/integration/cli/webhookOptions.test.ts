@@ -24,8 +24,23 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       code: 2,
       stderr: expect.stringContaining("unknown option '--toolsets'"),
     });
+    // Spec: no option sets toolsets; the refusal says where they are set instead.
+    expect(unknownOption.stderr).toContain('edit "toolsets": [...] into the gh record of ');
+    const profile = await svc(home, ["webhook", "subscribe", "gh", "--profile", "work"]);
+    expect(profile).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        "unknown option '--profile' — the profile that runs the subscription is --route-profile work",
+      ),
+    });
     expect(unknownCommand).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown command") });
-    expect(badPayload.code).toBe(2);
+    // Checked before the route is looked up (there is none here): the mistake is in the option.
+    expect(badPayload).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(
+        /^svc: --payload: not valid JSON at character 2 \(.*\) — give a JSON object/,
+      ),
+    });
     const help = await svc(home, ["webhook", "subscribe", "--help"]);
     expect(help.code).toBe(0);
     for (const option of [
@@ -42,6 +57,60 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     ])
       expect(help.stdout).toContain(option);
     expect(help.stdout).not.toContain("toolsets");
+  });
+
+  it("--deliver-chat-id or --deliver-extra on a log route is stored, with a warning that it does nothing there", async () => {
+    home = tempHome();
+    const logged = await svc(home, ["webhook", "subscribe", "gh", "--deliver-chat-id", "123"]);
+    expect(logged.code).toBe(0);
+    expect(logged.stderr).toContain(
+      "Warning: gh: --deliver-chat-id has no effect while the target is log (replies go to the gateway log) — add --deliver <target>",
+    );
+    expect(stored().gh.deliver_extra).toEqual({ chat_id: "123" });
+    const mirrored = await svc(home, ["webhook", "subscribe", "gh", "--mirror-to-session"]);
+    expect(mirrored.stderr).toContain(
+      "Warning: gh: --mirror-to-session has no effect while the target is log",
+    );
+    const chat = await svc(home, ["webhook", "subscribe", "gh", "--deliver", "chat_1"]);
+    expect(chat.stderr).not.toContain("no effect");
+  });
+
+  it("updating a hand-written record without a secret, with no global secret either, warns that it answers 404", async () => {
+    home = tempHome();
+    home.write("webhook_subscriptions.json", JSON.stringify({ h: { prompt: "x" } }), 0o600);
+    const alone = await svc(home, ["webhook", "subscribe", "h", "--description", "d"]);
+    expect(alone.code).toBe(0);
+    expect(alone.stdout).toContain("Secret: none of its own: the global secret");
+    expect(alone.stderr).toContain(
+      "Warning: the gateway does not serve h (it answers 404): it has no secret of its own and there is no global secret",
+    );
+    const global = await svc(home, ["webhook", "subscribe", "h", "--description", "e"], {
+      env: { WEBHOOK_SECRET: "abc" },
+    });
+    expect(global).toMatchObject({ code: 0, stderr: "" });
+  });
+
+  it("test --payload: a JSON object, or exit 2 naming the mistake before anything is sent", async () => {
+    home = tempHome();
+    const test = (payload: string) => svc(home, ["webhook", "test", "gh", "--payload", payload]);
+    const [array, text, unexpected, lines] = await Promise.all([
+      test("[1,2]"),
+      test('"hello"'),
+      test('{"secret": TOPSECRET}'),
+      test('{\n  "a": 1,\n}'),
+    ]);
+    expect(array).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--payload: the gateway accepts a JSON object, got an array"),
+    });
+    expect(text).toMatchObject({ code: 2, stderr: expect.stringContaining("got a string") });
+    expect(unexpected).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("not valid JSON at character 12 (Unexpected token 'T')"),
+    });
+    // V8 quotes the text around an unexpected token; a pasted payload is not repeated back.
+    expect(unexpected.stderr).not.toContain("TOPSECRET");
+    expect(lines.stderr).toContain("--payload: not valid JSON at line 3, column 1 (");
   });
 
   it("--deliver-only with a real target, --mirror-to-session and --secret on a new subscription; the URL carries /p/<profile> when multiplexing", async () => {
@@ -202,6 +271,25 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     ]);
     await svc(home, ["webhook", "subscribe", "direct", "--deliver-only", "--deliver", "chat_1"]);
     const before = stored();
+    // A setting kept from an earlier command is named as such, with the option that lifts it.
+    const [toDirect, toCron, toLog] = await Promise.all([
+      svc(home, ["webhook", "subscribe", "fire", "--deliver-only", "--deliver", "chat_1"]),
+      svc(home, ["webhook", "subscribe", "direct", "--cron-job", "triage"]),
+      svc(home, ["webhook", "subscribe", "direct", "--deliver", "log"]),
+    ]);
+    expect(toDirect).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        "fire: --deliver-only cannot be combined with the cron job triage the subscription fires (set earlier) — add --no-cron-job",
+      ),
+    });
+    expect(toCron.stderr).toContain(
+      "direct: --cron-job cannot be combined with the subscription's direct delivery (--deliver-only, set earlier) — add --no-deliver-only",
+    );
+    expect(toLog.stderr).toContain(
+      "direct: --deliver log: the subscription delivers directly (--deliver-only, set earlier), which needs a real target — add --no-deliver-only",
+    );
+    expect(stored()).toEqual(before);
     const [fire, direct] = await Promise.all([
       svc(home, [
         "webhook",

@@ -26,5 +26,15 @@ describe("svc webhook test on a name that is both a config.yaml route and a subs
     const alone = await svc(gw.home, ["webhook", "test", "solo", "--port", port]);
     expect(alone.stderr).not.toContain("has a subscription");
     expect(alone).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
+    // Enabling the shadowed subscription is done, but says the static route still answers.
+    const [enabled, soloEnabled] = await Promise.all([
+      svc(gw.home, ["webhook", "enable", "dup"]),
+      svc(gw.home, ["webhook", "enable", "solo"]),
+    ]);
+    expect(enabled).toMatchObject({ code: 0, stdout: "Enabled dup\n" });
+    expect(enabled.stderr).toContain(
+      'config.yaml also defines a static route "dup"; the static route wins, so the gateway answers with it, not with this subscription',
+    );
+    expect(soloEnabled).toMatchObject({ code: 0, stderr: "" });
   });
 });

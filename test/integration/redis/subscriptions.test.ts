@@ -150,6 +150,43 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
   });
 });
 
+describe("a record in Redis that is not JSON (written with redis-cli or another tool)", {
+  timeout: 30_000,
+}, () => {
+  it("costs only its own route: listed as invalid, the others listed and written, and svc webhook remove takes it", async () => {
+    const prefix = `s${randomUUID()}`;
+    const keys = redisKeys(prefix);
+    const home = cliHome(clusterConfig(redis.url, prefix, {}, {}));
+    expect((await svc(home, ["webhook", "subscribe", "good", "--secret", SECRET])).code).toBe(0);
+    const client = new Redis(redis.url);
+    try {
+      await client.hset(keys.subscriptions(), "bad", '{"secret": TOPSECRET}');
+      const listed = await svc(home, ["webhook", "list"]);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(/^good +\(all\) +log +default +yes/m);
+      expect(listed.stdout).toMatch(
+        /^bad +- .* invalid .*bad: not valid JSON — fix it, or svc webhook remove bad$/m,
+      );
+      expect(listed.stdout).not.toContain("TOPSECRET");
+      const checked = await svc(home, ["config", "check"]);
+      expect(checked).toMatchObject({ code: 0, stdout: expect.stringContaining("2 subscriptions") });
+      expect(checked.stderr).toContain("bad: not valid JSON");
+      // Another record's write leaves the unreadable one as it was; enabling it is refused.
+      expect((await svc(home, ["webhook", "subscribe", "other", "--secret", SECRET])).code).toBe(0);
+      const enabled = await svc(home, ["webhook", "enable", "bad"]);
+      expect(enabled).toMatchObject({ code: 1, stderr: expect.stringContaining("bad is not valid JSON") });
+      expect(await client.hget(keys.subscriptions(), "bad")).toBe('{"secret": TOPSECRET}');
+      expect(await svc(home, ["webhook", "remove", "bad"])).toMatchObject({
+        code: 0,
+        stdout: "Removed bad\n",
+      });
+      expect(Object.keys(await client.hgetall(keys.subscriptions())).sort()).toEqual(["good", "other"]);
+    } finally {
+      client.disconnect();
+    }
+  });
+});
+
 describe("stale updates in the Redis store", { timeout: 30_000 }, () => {
   it("a writer that read before a concurrent remove cannot bring the route back", async () => {
     const keys = redisKeys(`s${randomUUID()}`);

@@ -29,6 +29,8 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
       files: {
         "webhook_subscriptions.json": subscriptions({
           alerts: { deliver: "chat_2", deliver_only: true, prompt: "alert {id}" },
+          // Written by hand: no command accepts a target that does not exist.
+          typo: { deliver: "telegarm", deliver_only: true, prompt: "alert {id}" },
         }),
       },
     });
@@ -38,6 +40,16 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
     expect(gw.logs().map((l) => l.msg)).toContainEqual(
       expect.stringMatching(/"chat_2" \(discord\) is not enabled — set platforms\.discord\.enabled: true/),
     );
+    // Not "set platforms.telegarm.enabled", a platform that does not exist.
+    expect((await postJson(gw.url("/webhooks/typo"), { id: 7 })).status).toBe(502);
+    const typo = gw
+      .logs()
+      .map((l) => l.msg)
+      .filter((m) => m.includes("telegarm"));
+    expect(typo).toContainEqual(
+      expect.stringContaining('"telegarm" is not a delivery target — set the route\'s deliver to one'),
+    );
+    expect(typo.join("\n")).not.toContain("platforms.telegarm");
   });
 
   it("a failed direct delivery of a sender with no delivery-ID header is in the history under its generated id", async () => {

@@ -1,6 +1,6 @@
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../../../src/io/log.js";
 import { createSubscriptionSource, subscriptionStore } from "../../../src/io/stores/subscriptions.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -90,6 +90,21 @@ describe("dynamic subscription source", () => {
     ).toBe(true);
     home.cleanup();
     expect(source.names()).toEqual([]);
+  });
+
+  it("a young corrupt file is parsed once, not again on every lookup of its racy window", () => {
+    const { file, lines, source } = setup();
+    writeFileSync(file, '{\n  "aa": {"secret": TOKEN}\n}');
+    expect(source.names()).toEqual([]);
+    expect(lines).toEqual([expect.stringContaining("not valid JSON at line 2, column 20")]);
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      for (let i = 0; i < 5; i++) expect(source.names()).toEqual([]);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+    expect(lines).toHaveLength(1);
   });
 
   it("reads a store of an earlier version ({revision, subscriptions}) and rewrites it keyed by route name", async () => {

@@ -17,7 +17,7 @@ describe("a store file that is not valid JSON", () => {
     const path = home.write("webhook_subscriptions.json", '{"a": {"secret": TOPSECRET-4242, "events": []}}');
     const store = createVersionedStore(path, { conflictMessage: "changed" });
     expect(() => store.read()).toThrow(
-      `${path}: not valid JSON (an unexpected character (the text around it is not shown: the file holds secrets)) — fix or remove the file`,
+      `${path}: not valid JSON at line 1, column 18 (an unexpected character (the text around it is not shown: the file holds secrets)) — fix or remove the file`,
     );
     try {
       store.read();
@@ -31,7 +31,21 @@ describe("a store file that is not valid JSON", () => {
     const path = join(home.dir, "cron.json");
     home.write("cron.json", '{"a": {"secret": "s3cr3t"');
     expect(() => createVersionedStore(path, { conflictMessage: "changed" }).read()).toThrow(
-      /cron\.json: not valid JSON \((Unexpected end of JSON input|Expected .* at position \d+.*)\)/,
+      /cron\.json: not valid JSON at line 1, column 26 \((Unexpected end of JSON input|Expected .* at position \d+.*)\)/,
+    );
+  });
+
+  it("names the line and column of a mistake made by hand (a trailing comma, an unquoted value)", () => {
+    home = tempHome();
+    const path = home.write(
+      "webhook_subscriptions.json",
+      '{\n  "a": {\n    "secret": "s",\n  },\n  "b": {"prompt": "x"}\n}\n',
+    );
+    const store = createVersionedStore(path, { conflictMessage: "changed" });
+    expect(() => store.read()).toThrow(`${path}: not valid JSON at line 4, column 3 (`);
+    home.write("webhook_subscriptions.json", '{\n  "a": {\n    "secret": TOPSECRET\n  }\n}\n');
+    expect(() => store.read()).toThrow(
+      `${path}: not valid JSON at line 3, column 15 (an unexpected character`,
     );
   });
 });

@@ -8,6 +8,7 @@ import {
   type SubscriptionSource,
   type SubscriptionSourceOptions,
   subscriptionRoute,
+  UNREADABLE_RECORD,
 } from "../../stores/subscriptions.js";
 import type { VersionedSnapshot } from "../../stores/versionedJson.js";
 import type { RedisKeys } from "./keys.js";
@@ -36,30 +37,30 @@ export interface RedisSubscriptionStore {
 /** Writers that keep colliding are told to try again rather than spin. */
 const MAX_ATTEMPTS = 20;
 
-function decode(path: string, hash: Record<string, string>): Record<string, unknown> {
+/**
+ * Each field on its own: one that is not JSON (written by another tool, or by hand with redis-cli) is an
+ * unreadable record, invalid like any broken record, and costs only its own route, not every other one.
+ */
+function decode(hash: Record<string, string>): Record<string, unknown> {
   const records: Record<string, unknown> = {};
   for (const [name, text] of Object.entries(hash)) {
     try {
       records[name] = JSON.parse(text);
     } catch {
-      // The text may hold a secret: it is not quoted.
-      throw new SvcError(
-        "store_corrupt",
-        `${path}: the record of ${name} is not valid JSON — fix it, or svc webhook remove ${name}`,
-      );
+      records[name] = { [UNREADABLE_RECORD]: true };
     }
   }
   return records;
 }
 
-async function snapshot(redis: Redis, keys: RedisKeys, path: string): Promise<VersionedSnapshot<unknown>> {
+async function snapshot(redis: Redis, keys: RedisKeys): Promise<VersionedSnapshot<unknown>> {
   const replies = await redis.multi().get(keys.subscriptionsRevision()).hgetall(keys.subscriptions()).exec();
   const [revisionReply, hashReply] = replies ?? [];
   if (revisionReply?.[0]) throw revisionReply[0];
   if (hashReply?.[0]) throw hashReply[0];
   return {
     revision: (revisionReply?.[1] as string | null) ?? "",
-    records: decode(path, (hashReply?.[1] as Record<string, string> | null) ?? {}),
+    records: decode((hashReply?.[1] as Record<string, string> | null) ?? {}),
   };
 }
 
@@ -71,7 +72,7 @@ export function createRedisSubscriptionStore(
   const path = `${keys.subscriptions()} in Redis at ${label}`;
   return {
     path,
-    read: () => snapshot(redis, keys, path),
+    read: () => snapshot(redis, keys),
     async update(change, expectedRevision) {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         await redis.watch(keys.subscriptions(), keys.subscriptionsRevision());
@@ -83,7 +84,7 @@ export function createRedisSubscriptionStore(
           const revision = (await redis.get(keys.subscriptionsRevision())) ?? "";
           if (expectedRevision !== undefined && revision !== expectedRevision)
             throw new SvcError("store_conflict", `${path}: ${STALE_SUBSCRIPTION_STORE}`);
-          before = decode(path, hash);
+          before = decode(hash);
           records = structuredClone(before);
           result = change(records);
         } catch (err) {
@@ -145,7 +146,7 @@ export function createRedisSubscriptionSource(
   async function refresh(): Promise<void> {
     const current = (await redis.get(keys.subscriptionsRevision())) ?? "";
     if (current === revision) return;
-    const read = await snapshot(redis, keys, where);
+    const read = await snapshot(redis, keys);
     active = activeSubscriptions(where, read.records, logger, options);
     revision = read.revision;
     logger.info(`[webhook] loaded ${active.size} dynamic subscription(s) from ${where}`);

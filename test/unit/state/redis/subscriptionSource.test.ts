@@ -61,6 +61,24 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
     await vi.waitFor(() => expect(source.lookup("gh")).toBeUndefined(), { timeout: 5000 });
   });
 
+  it("a field that is not JSON is logged and skipped; the other records are served", async () => {
+    const { keys, store, source, log } = await setup();
+    await store.update((records) => {
+      records.gh = { secret: "s1" };
+    });
+    const writer = await connectRedis(server?.url ?? "", "config.yaml", commandOptions());
+    closers.push(() => writer.disconnect());
+    await writer.hset(keys.subscriptions(), "bad", '{"secret": TOPSECRET}');
+    await writer.incr(keys.subscriptionsRevision());
+    await source.open();
+    expect(source.names()).toEqual(["gh"]);
+    const ignored = log.messages().filter((m) => m.includes("bad ignored"));
+    expect(ignored).toEqual([
+      expect.stringContaining("bad: not valid JSON — fix it, or svc webhook remove bad"),
+    ]);
+    expect(log.messages().join("\n")).not.toContain("TOPSECRET");
+  });
+
   it("a lookup never waits for Redis: with Redis down the last set is served, and the log says so once", async () => {
     const { store, source, log } = await setup();
     await store.update((records) => {
