@@ -61,7 +61,9 @@ export function registerWebhookCommands(program: Command): void {
     .action((name: string) => change(name, "disable"));
   webhook
     .command("test <name>")
-    .description("send a signed test event to a route (config.yaml or subscription) on the running gateway")
+    .description(
+      "send a signed test event to a dynamic subscription on the running gateway (config.yaml routes are not read)",
+    )
     .option("--payload <json>", "request body (default: a small test event)")
     .option(
       "--event <type>",

@@ -70,7 +70,7 @@ export async function redeliver(id: string, options: { route?: string; port?: st
     );
   }
   const route = record.route;
-  const target = await testTarget(loaded, route);
+  const target = await testTarget(loaded, route, "routes and subscriptions");
   const secret = target.secret ?? loaded.config.platforms.webhook.secret;
   if (secret === undefined)
     throw new SvcError(

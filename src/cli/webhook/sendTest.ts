@@ -37,7 +37,7 @@ function parsePayload(body: string): unknown {
   return parsed;
 }
 
-/** `svc webhook test <name>`: a signed test event to the route (config.yaml or subscription) on the running gateway. */
+/** `svc webhook test <name>`: a signed test event to the dynamic subscription on the running gateway. */
 export async function sendTest(
   name: string,
   options: { payload?: string; event?: string; port?: string },
@@ -52,7 +52,7 @@ export async function sendTest(
   const parsed = parsePayload(body);
   body = body.trim();
   const loaded = configWithEnabledNote();
-  const target = await testTarget(loaded, name);
+  const target = await testTarget(loaded, name, "subscriptions");
   for (const note of target.notes) process.stderr.write(`${note}\n`);
   // The header wins over the payload's own event_type at the gateway, so it must not contradict --payload.
   const payloadEvent =
@@ -63,9 +63,7 @@ export async function sendTest(
   if (secret === undefined)
     throw new SvcError(
       "usage",
-      target.kind === "route"
-        ? `route ${name} has no secret and there is no global secret (platforms.webhook.secret in ${loaded.paths.config}, or WEBHOOK_SECRET) — the gateway does not start with it; set platforms.webhook.routes.${name}.secret`
-        : `${name} has no secret of its own and there is no global secret (platforms.webhook.secret in ${loaded.paths.config}, or WEBHOOK_SECRET) — the gateway does not serve it; set one with svc webhook subscribe ${name} --secret <secret>`,
+      `${name} has no secret of its own and there is no global secret (platforms.webhook.secret in ${loaded.paths.config}, or WEBHOOK_SECRET) — the gateway does not serve it; set one with svc webhook subscribe ${name} --secret <secret>`,
     );
   if (options.event !== undefined && !HEADER_EVENT.test(options.event))
     throw new SvcError(

@@ -4,7 +4,7 @@ import { ownRecord, type Subscription } from "../../io/stores/subscriptions.js";
 import { existingRecord } from "./storedRecord.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
 
-/** What `svc webhook test` sends to: a config.yaml route (static routes win at the gateway) or a subscription. */
+/** What a signed CLI request goes to: a config.yaml route (static routes win at the gateway) or a subscription. */
 export interface TestTarget {
   readonly kind: "route" | "subscription";
   readonly secret: string | undefined;
@@ -14,10 +14,20 @@ export interface TestTarget {
   readonly notes: readonly string[];
 }
 
-/** The route the gateway answers `name` with, as the CLI can see it; refuses a name that is neither. */
-export async function testTarget(loaded: LoadedConfig, name: string): Promise<TestTarget> {
+/**
+ * Where a signed request for `name` goes. `subscriptions`: the dynamic subscription only, as
+ * `svc webhook test` reads no route of config.yaml (a static route of the same name, which the gateway
+ * answers with, is only noted). `routes and subscriptions`: the route the gateway answers `name` with
+ * (`svc webhook redeliver`, whose recorded event may have come to either). Refuses a name it cannot send to.
+ */
+export async function testTarget(
+  loaded: LoadedConfig,
+  name: string,
+  scope: "subscriptions" | "routes and subscriptions",
+): Promise<TestTarget> {
   const routes = loaded.config.platforms.webhook.routes;
   const route = Object.hasOwn(routes, name) ? routes[name] : undefined;
+  if (scope === "subscriptions") return subscriptionTarget(loaded, name, route !== undefined);
   // The file in SVC_HOME, or with state.backend: redis the shared hash.
   const stored = () =>
     withSubscriptionStore(
@@ -63,4 +73,34 @@ export async function testTarget(loaded: LoadedConfig, name: string): Promise<Te
       ? []
       : [`Note: ${name} is disabled; the gateway will answer 404 until svc webhook enable ${name}`],
   };
+}
+
+/** `svc webhook test`'s target: the subscription and its own secret, whatever config.yaml defines. */
+async function subscriptionTarget(
+  loaded: LoadedConfig,
+  name: string,
+  shadowed: boolean,
+): Promise<TestTarget> {
+  const { path, sub } = await withSubscriptionStore(loaded, async (store) => ({
+    path: store.path,
+    sub: existingRecord(store.path, name, ownRecord((await store.read()).records, name)),
+  }));
+  if (sub === undefined)
+    throw new SvcError(
+      "usage",
+      shadowed
+        ? `no dynamic subscription named "${name}" in ${path}: "${name}" is a route of ${loaded.paths.config}, and svc webhook test sends only to dynamic subscriptions (svc webhook list) — send the route a request signed as its sender does (docs/webhook-auth.md), or svc webhook redeliver <delivery-id> to resend an event it received`
+        : `no dynamic subscription named "${name}" in ${path} — see svc webhook list (svc webhook subscribe ${name} creates one)`,
+    );
+  const notes = [
+    ...(sub.enabled
+      ? []
+      : [`Note: ${name} is disabled; the gateway will answer 404 until svc webhook enable ${name}`]),
+    ...(shadowed
+      ? [
+          `Note: ${loaded.paths.config} also defines a route "${name}", which the gateway answers with (static routes win): the test is signed with the subscription's secret, so it is refused with 401 unless the route has the same secret`,
+        ]
+      : []),
+  ];
+  return { kind: "subscription", secret: sub.secret, events: sub.events, profile: sub.profile, notes };
 }

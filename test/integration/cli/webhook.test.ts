@@ -138,7 +138,7 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
     expect(status.stdout).toMatch(/running \(pid \d+\)[\s\S]*Health: ok/);
   });
 
-  it("test signs with the record's secret (or a config.yaml route's) and reaches the running gateway", async () => {
+  it("test signs with the record's secret and reaches the running gateway; a config.yaml route is not a subscription", async () => {
     const [sent, fixed, custom] = await Promise.all([
       svc(home, ["webhook", "test", "t"]),
       svc(home, ["webhook", "test", "fixed"]),
@@ -158,9 +158,9 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
       { timeout: 10_000, interval: 50 },
     );
     expect(run.prompt).toBe("got Test event from svc webhook test t");
-    // A config.yaml route is tested too, signed with its own secret.
-    expect(fixed.code).toBe(0);
-    expect(fixed.stdout).toMatch(/^202 /m);
+    // test reads no route of config.yaml: a static route is refused, nothing sent.
+    expect(fixed).toMatchObject({ code: 2, stdout: "" });
+    expect(fixed.stderr).toContain('no dynamic subscription named "fixed"');
   });
 
   it("disable → the gateway answers 404 (test exits 1); enable → 202 again; remove", async () => {
@@ -188,7 +188,7 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain("cannot reach the gateway");
     expect(unreachable.stderr).toContain("svc gateway start");
-    expect(readdirSync(join(home.dir, "runs")).length).toBe(4);
+    expect(readdirSync(join(home.dir, "runs")).length).toBe(3);
   });
 
   it("says so when the webhook adapter is disabled, and how to enable it", async () => {

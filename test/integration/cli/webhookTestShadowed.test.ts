@@ -6,7 +6,7 @@ describe("svc webhook test on a name that is both a config.yaml route and a subs
   let gw: TestGateway;
   afterEach(() => gw.stop());
 
-  it("signs for the static route the gateway answers with, and says the subscription is shadowed", {
+  it("signs with the subscription's secret, which the static route the gateway answers with refuses, and says so", {
     timeout: 60_000,
   }, async () => {
     gw = await startTestGateway({ config: webhookConfig({ dup: { secret: "static-secret" } }) });
@@ -20,11 +20,12 @@ describe("svc webhook test on a name that is both a config.yaml route and a subs
     const port = String(gw.gateway.port);
     const res = await svc(gw.home, ["webhook", "test", "dup", "--port", port]);
     expect(res.stderr).toContain(
-      'has a subscription "dup" too; the gateway answers with the config.yaml route',
+      'also defines a route "dup", which the gateway answers with (static routes win): the test is signed with the subscription\'s secret',
     );
-    expect(res).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
+    // The gateway checks the static route's secret: the subscription's signature is refused.
+    expect(res).toMatchObject({ code: 1, stdout: expect.stringContaining("401 Unauthorized") });
     const alone = await svc(gw.home, ["webhook", "test", "solo", "--port", port]);
-    expect(alone.stderr).not.toContain("has a subscription");
+    expect(alone.stderr).not.toContain("also defines a route");
     expect(alone).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
     // Enabling the shadowed subscription is done, but says the static route still answers.
     const [enabled, soloEnabled] = await Promise.all([

@@ -5,19 +5,19 @@ import { svc } from "./svc.js";
 let gw: TestGateway;
 afterEach(() => gw.stop());
 
-describe("svc webhook test <route> for config.yaml routes", { timeout: 90_000 }, () => {
-  it("signs with the route's own secret (and the global one) and the gateway accepts it", async () => {
-    gw = await startTestGateway({
-      config: webhookConfig(
-        {
-          own: { secret: "route-secret", events: ["push"] },
-          global: {},
-          // A Standard Webhooks signing key: signed with the decoded key, as Svix-style senders do.
-          std: { secret: `whsec_${Buffer.from("standard-key-bytes").toString("base64")}` },
-        },
-        { secret: "global-secret" },
-      ),
-    });
+describe("svc webhook test reads dynamic subscriptions only, never the routes of config.yaml", {
+  timeout: 90_000,
+}, () => {
+  it("a subscription is signed with its own secret (a whsec_ key as Standard Webhooks), or the global one, and accepted", async () => {
+    gw = await startTestGateway({ config: webhookConfig({}, { secret: "global-secret" }) });
+    gw.home.write(
+      "webhook_subscriptions.json",
+      JSON.stringify({
+        own: { secret: "sub-secret", events: ["push"], enabled: true },
+        global: { enabled: true },
+        std: { secret: `whsec_${Buffer.from("standard-key-bytes").toString("base64")}`, enabled: true },
+      }),
+    );
     const port = String(gw.gateway.port);
     const [own, global, std] = await Promise.all([
       svc(gw.home, ["webhook", "test", "own", "--port", port]),
@@ -25,7 +25,7 @@ describe("svc webhook test <route> for config.yaml routes", { timeout: 90_000 },
       svc(gw.home, ["webhook", "test", "std", "--port", port]),
     ]);
     expect(own).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
-    // The route's first event is the default event type.
+    // The subscription's first event is the default event type.
     expect(own.stdout).toContain('"event":"push"');
     expect(global).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
     expect(std).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
@@ -33,11 +33,19 @@ describe("svc webhook test <route> for config.yaml routes", { timeout: 90_000 },
     expect(JSON.stringify(auth)).not.toContain("whsec_");
   });
 
-  it("a name that is neither a route nor a subscription is refused naming both places", async () => {
+  it("a config.yaml route with no subscription of its name is refused, saying test sends to subscriptions only", async () => {
     gw = await startTestGateway({ config: webhookConfig({ own: { secret: "s" } }) });
-    const res = await svc(gw.home, ["webhook", "test", "nope", "--port", String(gw.gateway.port)]);
-    expect(res.code).toBe(2);
-    expect(res.stderr).toContain('no route named "nope" in');
-    expect(res.stderr).toContain("no dynamic subscription of that name");
+    const port = String(gw.gateway.port);
+    const [route, nope] = await Promise.all([
+      svc(gw.home, ["webhook", "test", "own", "--port", port]),
+      svc(gw.home, ["webhook", "test", "nope", "--port", port]),
+    ]);
+    expect(route.code).toBe(2);
+    // Nothing was sent (the URL and the answer are printed after sending).
+    expect(route.stdout).toBe("");
+    expect(route.stderr).toContain('no dynamic subscription named "own"');
+    expect(route.stderr).toContain("svc webhook test sends only to dynamic subscriptions");
+    expect(nope.code).toBe(2);
+    expect(nope.stderr).toContain('no dynamic subscription named "nope"');
   });
 });
