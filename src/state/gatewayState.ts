@@ -43,7 +43,7 @@ export function journalErrorLine(dir: string, err: unknown): { cause: string; me
     };
   return {
     cause: describeError(err),
-    message: `[state] writing the journal in ${dir} failed; requests answer 503`,
+    message: `[state] writing the journal in ${dir} failed; the requests waiting for it answer 503 (their senders retry) — check the disk has room and the directory is writable`,
   };
 }
 
@@ -62,8 +62,7 @@ export function openStateStore(
     store = new LocalStateStore({
       dir,
       now,
-      onProblem: ({ file, problem }) =>
-        logger.warn(`[state] ${file}: ${problem} — the records before it were recovered, the rest skipped`),
+      onProblem: ({ file, problem }) => logger.warn(`[state] ${file}: ${problem}`),
       onError: (err) => {
         const { cause, message } = journalErrorLine(dir, err);
         logger.error({ err: cause }, message);
@@ -73,7 +72,7 @@ export function openStateStore(
     if (err instanceof StateDirBusyError) throw new SvcError("startup_refused", err.message);
     throw new SvcError(
       "startup_refused",
-      `${dir}: the state journal cannot be opened (${describeError(err)}) — check that the directory is writable by this user and the disk has room`,
+      `${dir}: the state journal cannot be opened (${describeError(err)}) — check that the directory and its files can be read and written by this user and the disk has room`,
     );
   }
   const opened = store.journal.opened;

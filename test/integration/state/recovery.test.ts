@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -180,9 +180,34 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
       timeout: 10_000,
       interval: 20,
     });
-    const { readFileSync } = await import("node:fs");
     const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
     expect(log).toContain(`${segment}: CRC mismatch at byte`);
+  });
+
+  it("a flipped byte in a middle record: the runs after it still run, and the damaged segment is kept aside, named in the log", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ pr: { secret: OPEN } });
+    await leaveInJournal(home, t0, (store) => {
+      for (const id of ["first", "damaged", "last"]) store.runAccepted(run(id, t0, "pr"), t0);
+    });
+    const dir = stateDir(home.dir);
+    const segment = readdirSync(dir).find((name) => name.endsWith(".seg")) as string;
+    const data = readFileSync(join(dir, segment));
+    const at = data.indexOf("damaged");
+    data[at] = (data[at] as number) ^ 0x20;
+    writeFileSync(join(dir, segment), data);
+    await start(home, clock);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("last")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(appendedRuns(home.dir).get("first")).toBe(1);
+    const kept = readdirSync(dir).find((name) => name.startsWith(`${segment}.damaged-`)) as string;
+    expect(readFileSync(join(dir, kept))).toEqual(data);
+    const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+    expect(log).toContain(`${join(dir, segment)}: CRC mismatch at byte`);
+    expect(log).toContain(`the records after it recovered; the segment is kept as ${kept}`);
   });
 
   it("webhook-pending-runs.json from a graceful stop (or an older version) is taken into the journal, then removed", async () => {
@@ -209,7 +234,7 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     const home = homeWith({ pr: { secret: OPEN } });
     home.write("state", "a file where the directory should be");
     await expect(start(home, fakeClock())).rejects.toThrow(
-      /state: the state journal cannot be opened \(.*\) — check that the directory is writable by this user and the disk has room/,
+      /state: the state journal cannot be opened \(.*\) — check that the directory and its files can be read and written by this user and the disk has room/,
     );
   });
 });
