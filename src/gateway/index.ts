@@ -166,7 +166,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       throw err;
     });
   // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.
-  const journaledEnqueue = state.enqueue((event) => queue.enqueue(event));
+  const journaledEnqueue = state.enqueue((event) => queue.enqueue(event), { answered: queue });
   const cron = createCron({
     system,
     paths,

@@ -106,6 +106,8 @@ const asEvent = (run: PendingRun, route: ResolvedRoute): AcceptedEvent => ({
  */
 export class GatewayState {
   private recovered: Recovered | undefined;
+  /** Each answered run's record, until the run starts (`enqueue` with `answered`). */
+  private readonly recording = new Map<string, Promise<void>[]>();
   /** When each pending group's first event arrived (the max wait counts from it). */
   private readonly groupFirstAt = new Map<string, number>();
 
@@ -131,18 +133,78 @@ export class GatewayState {
     return this.store.backend === "memory" ? {} : { durable: () => this.store.durable() };
   }
 
-  /** Records each agent run the queue took. */
-  enqueue(enqueue: (event: AcceptedEvent) => boolean): (event: AcceptedEvent) => boolean {
+  /**
+   * Records each agent run the queue took. With `answered`, the run is a request's, answered 202 only
+   * once its record is durable: it starts once that is so, and never when the write failed (the request
+   * was answered 503 instead and the sender's retry runs it): still waiting, it is withdrawn from the
+   * queue, so a stop does not save it either. A coalescing group's run is owed whatever happens to its
+   * record: it does not wait.
+   */
+  enqueue(
+    enqueue: (event: AcceptedEvent) => boolean,
+    options: {
+      readonly answered?: { readonly withdraw: (routeName: string, deliveryId: string) => boolean };
+    } = {},
+  ): (event: AcceptedEvent) => boolean {
+    const answered = options.answered;
     return (event) => {
       const taken = enqueue(event);
-      if (taken) this.store.runAccepted(pendingRunOf(event), this.now());
+      if (!taken) return taken;
+      this.store.runAccepted(pendingRunOf(event), this.now());
+      const recorded = answered === undefined ? undefined : this.store.durable();
+      if (answered === undefined || recorded === undefined) return taken;
+      const key = runKey(event.routeName, event.deliveryId);
+      const list = this.recording.get(key);
+      if (list === undefined) this.recording.set(key, [recorded]);
+      else list.push(recorded);
+      recorded.catch(() => {
+        if (!answered.withdraw(event.routeName, event.deliveryId)) return; // started: `refused` stops it
+        this.forgetRecording(key, recorded);
+        this.notRun(event);
+      });
       return taken;
     };
+  }
+
+  private forgetRecording(key: string, recorded: Promise<void> | undefined): void {
+    const list = this.recording.get(key);
+    if (list === undefined) return;
+    const at = recorded === undefined ? 0 : list.indexOf(recorded);
+    if (at >= 0) list.splice(at, 1);
+    if (list.length === 0) this.recording.delete(key);
+  }
+
+  /** Whether a run's own request was answered 503 (its record could not be written): it is not run. */
+  private async refused(run: QueuedRun): Promise<boolean> {
+    const key = runKey(run.routeName, run.deliveryId);
+    // The queue is one FIFO: runs of one key start in the order they were taken.
+    const recorded = this.recording.get(key)?.[0];
+    this.forgetRecording(key, recorded);
+    if (recorded === undefined) return false;
+    try {
+      await recorded;
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  /** A run whose request was answered 503: out of the journal's mirror too, so no later snapshot restates it. */
+  private notRun(run: { readonly routeName: string; readonly deliveryId: string }): void {
+    this.store.runFinished(run.routeName, run.deliveryId);
+    this.logger.warn(
+      { route: run.routeName, delivery_id: run.deliveryId },
+      `[state] ${run.routeName}: run not started — its event could not be recorded and was answered 503 (the sender's retry runs it)`,
+    );
   }
 
   /** Marks a run finished when it ends (done or failed), not when a stop aborted it: that one runs again. */
   trackRuns(execute: RunExecutor): RunExecutor {
     return async (run, signal) => {
+      if (await this.refused(run)) {
+        this.notRun(run);
+        return;
+      }
       try {
         await execute(run, signal);
       } finally {
