@@ -20,6 +20,9 @@ import type { Recovered, StateStore } from "./store.js";
 /** `$SVC_HOME/state`: the journal's segments. */
 export const stateDir = (home: string): string => join(home, "state");
 
+/** `$SVC_HOME/state/agents`: the process groups of the agents running now (`src/io/processGroups.ts`). */
+export const agentGroupsDir = (home: string): string => join(stateDir(home), "agents");
+
 /**
  * The log line for a journal error: a failed write answers the waiting requests 503; a failed rotation
  * costs nothing yet (the current segment keeps taking the records), unless it left a segment it could
