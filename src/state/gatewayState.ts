@@ -150,21 +150,32 @@ export class GatewayState {
     } = {},
   ): (event: AcceptedEvent) => boolean {
     const answered = options.answered;
+    // The runs of one journal batch share its promise: one handler for them all, not one per run.
+    let batch: { readonly recorded: Promise<void>; readonly events: AcceptedEvent[] } | undefined;
+    const withdrawAll = (recorded: Promise<void>, events: readonly AcceptedEvent[]) => {
+      for (const event of events) {
+        // One a slot took already is stopped by `refused` before its agent starts.
+        if (!answered?.withdraw(event.routeName, event.deliveryId)) continue;
+        this.forgetRecording(runKey(event.routeName, event.deliveryId), recorded);
+        this.notRun(event);
+      }
+    };
     return (event) => {
       const taken = enqueue(event);
       if (!taken) return taken;
       this.store.runAccepted(pendingRunOf(event), this.now());
       const recorded = answered === undefined ? undefined : this.store.durable();
-      if (answered === undefined || recorded === undefined) return taken;
+      if (recorded === undefined) return taken;
       const key = runKey(event.routeName, event.deliveryId);
       const list = this.recording.get(key);
       if (list === undefined) this.recording.set(key, [recorded]);
       else list.push(recorded);
-      recorded.catch(() => {
-        if (!answered.withdraw(event.routeName, event.deliveryId)) return; // started: `refused` stops it
-        this.forgetRecording(key, recorded);
-        this.notRun(event);
-      });
+      if (batch?.recorded !== recorded) {
+        const events: AcceptedEvent[] = [];
+        batch = { recorded, events };
+        recorded.catch(() => withdrawAll(recorded, events));
+      }
+      batch.events.push(event);
       return taken;
     };
   }
