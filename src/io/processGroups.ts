@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { processAlive, processStartTime } from "./processAlive.js";
+import { processAlive, processStartTime, processStat } from "./processAlive.js";
 
 /** Where a process's agents are noted while they run. */
 export interface ProcessGroups {
@@ -8,10 +8,14 @@ export interface ProcessGroups {
   ended(pid: number): void;
 }
 
-/** A process still running as the one noted (its pid with the same start time); unknown times never match. */
+/**
+ * A process still running as the one noted (its pid with the same start time, not a zombie waiting to be
+ * collected); unknown times never match.
+ */
 function runsAs(pid: number, start: string | undefined): boolean {
   if (!Number.isInteger(pid) || pid <= 1 || start === undefined || start === "-") return false;
-  return processAlive(pid) && processStartTime(pid) === start;
+  const stat = processStat(pid);
+  return stat !== undefined && stat.state !== "Z" && stat.startTime === start;
 }
 
 /**

@@ -190,11 +190,19 @@ export function startSegmentSync(
   older: readonly number[],
   keep: ReadonlyMap<number, string> = new Map(),
 ): number {
-  const fd = openSync(join(dir, segmentName(n)), "a", 0o600);
-  let rest = snapshot;
-  while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
-  fdatasyncSync(fd);
-  syncDir(dir);
+  const file = join(dir, segmentName(n));
+  const fd = openSync(file, "a", 0o600);
+  try {
+    let rest = snapshot;
+    while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
+    fdatasyncSync(fd);
+    syncDir(dir);
+  } catch (err) {
+    // A start refused for a full disk leaves no piece of a segment behind (the older ones hold it all).
+    closeSync(fd);
+    rmSync(file, { force: true });
+    throw err;
+  }
   for (const old of older) {
     const keptAs = keep.get(old);
     if (keptAs === undefined) rmSync(join(dir, segmentName(old)), { force: true });
