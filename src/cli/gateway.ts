@@ -4,6 +4,7 @@ import { svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import type { Gateway } from "../gateway/index.js";
 import { type GatewayState, gatewayStateFile, recordedPid, runningPid } from "../io/gatewayState.js";
+import { assertHomeWritable, homeNotWritable } from "../io/homeWritable.js";
 import { createLogger } from "../io/log.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { releaseStopSignals } from "./earlySignals.js";
@@ -44,6 +45,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       "usage",
       `a gateway is already running for ${paths.home} (pid ${other}, ${paths.pidFile}) — stop it with svc gateway stop, or use another SVC_HOME`,
     );
+  assertHomeWritable(paths.home);
   // A reader of stdout that went away (`svc gateway run | head`, a log collector that died) makes every
   // later write fail with EPIPE, an 'error' event that would kill the gateway mid-run; gateway.log keeps
   // every line, so stdout is given up instead.
@@ -129,16 +131,28 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     process.stderr.write(`svc: ${describeError(err)}\n`);
     process.exit(1);
   }
-  writeFileAtomic(paths.pidFile, `${process.pid}\n`);
-  // Where this gateway listens (`--port 0` picks one): `svc webhook subscribe|test` and `status` read it.
-  const state: GatewayState = {
-    pid: process.pid,
-    host: gateway.host,
-    port: gateway.port,
-    started_at: new Date().toISOString(),
-  };
-  writeJsonAtomic(stateFile, state);
   process.on("exit", removePid);
+  try {
+    writeFileAtomic(paths.pidFile, `${process.pid}\n`);
+    // Where this gateway listens (`--port 0` picks one): `svc webhook subscribe|test` and `status` read it.
+    const state: GatewayState = {
+      pid: process.pid,
+      host: gateway.host,
+      port: gateway.port,
+      started_at: new Date().toISOString(),
+    };
+    writeJsonAtomic(stateFile, state);
+  } catch (err) {
+    // Unseen by `svc gateway stop|status` and by the next start's check, it must not run on (a disk that
+    // filled up since the check above): stopped as on SIGTERM, exit 1.
+    const refused = homeNotWritable(paths.home, err);
+    logger.error(`[gateway] ${refused.message}; stopping`);
+    process.stderr.write(`svc: ${refused.message}\n`);
+    exitCode = 1;
+    stopSignal = undefined; // a signal held during startup: this stop is the one
+    stop("startup failure");
+    return;
+  }
   const early = stopSignal;
   if (early !== undefined) {
     stopSignal = undefined;

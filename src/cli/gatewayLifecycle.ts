@@ -8,6 +8,7 @@ import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 import { type GatewayState, gatewayAddress, gatewayStateFile, runningPid } from "../io/gatewayState.js";
+import { assertHomeWritable } from "../io/homeWritable.js";
 import { processAlive } from "../io/processAlive.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
@@ -60,6 +61,7 @@ async function start(
       "usage",
       `the gateway is already running (pid ${existing}, ${paths.pidFile}) — stop it with svc gateway stop`,
     );
+  assertHomeWritable(paths.home);
   mkdirSync(paths.logs, { recursive: true, mode: 0o700 });
   const outFile = join(paths.logs, "gateway.out");
   const offset = existsSync(outFile) ? statSync(outFile).size : 0;

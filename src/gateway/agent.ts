@@ -5,6 +5,7 @@ import { createMcpEndpointHost } from "../agent/mcpEndpoint/index.js";
 import type { McpToolSource } from "../agent/mcpTools.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../io/log.js";
+import type { ProcessGroups } from "../io/processGroups.js";
 
 export interface Agent {
   /** The runner of the current config (a reload swaps it; runs already started keep theirs). */
@@ -19,7 +20,10 @@ export interface Agent {
 }
 
 /** The configured agent (`agent:`), shared by webhook runs, cron jobs and MCP sampling. */
-export function createAgent(config: Config, deps: { logger: Logger; home: string }): Agent {
+export function createAgent(
+  config: Config,
+  deps: { logger: Logger; home: string; groups?: ProcessGroups },
+): Agent {
   let mcpHub: McpToolSource | undefined;
   let current = config;
   // One loopback endpoint for every command run's tools; its socket opens on the first run.
@@ -31,6 +35,7 @@ export function createAgent(config: Config, deps: { logger: Logger; home: string
       workspacesDir: join(deps.home, "workspaces"),
       toolSettings: next.tools,
       mcpEndpoint: endpoint,
+      ...(deps.groups === undefined ? {} : { groups: deps.groups }),
     });
   let runner = build(config);
   return {

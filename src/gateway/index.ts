@@ -11,9 +11,10 @@ import { describeError, SvcError } from "../errors.js";
 import { observeRequests } from "../io/http/observe.js";
 import { createLogger } from "../io/log.js";
 import { createGatewayMetrics, type GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
+import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
-import { GatewayState, openStateStore } from "../state/gatewayState.js";
+import { agentGroupsDir, GatewayState, openStateStore } from "../state/gatewayState.js";
 import { createAgent } from "./agent.js";
 import { createCoalescing } from "./coalescing.js";
 import { checkedConfig, describeRoutes } from "./config.js";
@@ -120,7 +121,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   });
   const idempotency = createIdempotency({ paths, logger, clock: { now } });
   state.restoreSeen(idempotency.seen);
-  const agent = createAgent(config, { logger, home: paths.home });
+  // Agents a killed gateway left running: stopped before their runs run again (docs/durability.md).
+  const agentGroups = agentGroupsDir(paths.home);
+  const orphans = stopOrphanGroups(agentGroups);
+  if (orphans > 0)
+    logger.warn(
+      `[state] stopped ${orphans} agent process group(s) left running by a gateway that was killed; their runs run again`,
+    );
+  const agent = createAgent(config, { logger, home: paths.home, groups: processGroupFiles(agentGroups) });
   // Coalescing groups and cron jobs: flushed on stop and reload, so no pending group is dropped.
   const coalescing = createCoalescing({
     system,
@@ -166,7 +174,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       throw err;
     });
   // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.
-  const journaledEnqueue = state.enqueue((event) => queue.enqueue(event));
+  const journaledEnqueue = state.enqueue((event) => queue.enqueue(event), { answered: queue });
   const cron = createCron({
     system,
     paths,

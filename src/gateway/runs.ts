@@ -27,6 +27,8 @@ export interface RunQueuePort {
   enqueue(event: AcceptedEvent, cap?: number): boolean;
   /** Queues runs accepted before a restart (no cap: they were answered 202 long ago). */
   resume(runs: readonly QueuedRun[]): void;
+  /** Takes a waiting run back out (its event was answered 503 after all); false when it is not waiting. */
+  withdraw(routeName: string, deliveryId: string): boolean;
   /** Runs not yet finished (running, then waiting), for the stop's checkpoints. */
   unfinished(): QueuedRun[];
   active(): QueuedRun[];
@@ -56,6 +58,7 @@ export function createRunQueue(deps: {
     resume(runs) {
       for (const run of runs) queue.push(run);
     },
+    withdraw: (routeName, deliveryId) => queue.withdraw(routeName, deliveryId),
     unfinished: () => [...queue.active, ...queue.waiting],
     active: () => [...queue.active],
     takeWaiting: () => queue.takeWaiting(),

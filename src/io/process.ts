@@ -1,3 +1,5 @@
+import type { ProcessGroups } from "./processGroups.js";
+
 export interface ProcessRequest {
   readonly file: string;
   readonly args: readonly string[];
@@ -8,6 +10,8 @@ export interface ProcessRequest {
   readonly signal?: AbortSignal;
   /** Bytes of stdout kept (default 4 MiB); past it the run fails. Only stderr's last 64 KiB are kept. */
   readonly maxBuffer?: number;
+  /** Notes the process group while it runs (a start after a SIGKILL stops what was left running). */
+  readonly groups?: ProcessGroups;
 }
 
 export type ProcessResult =
@@ -75,7 +79,12 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   subprocess.stderr?.on("data", (chunk: string) => {
     stderrTail = (stderrTail + chunk).slice(-STDERR_KEPT);
   });
-  subprocess.once("exit", () => signalGroup(subprocess.pid, "SIGKILL"));
+  const pid = subprocess.pid;
+  if (pid !== undefined) request.groups?.started(pid);
+  subprocess.once("exit", () => {
+    signalGroup(pid, "SIGKILL");
+    if (pid !== undefined) request.groups?.ended(pid);
+  });
   // Cancel signals the whole group at once: execa's own kill comes a tick later, and at shutdown the
   // gateway exits before that, leaving the run (saved to run again at the next start) running orphaned.
   const onCancel = () => signalGroup(subprocess.pid, "SIGTERM");

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 /** Whether a process with this pid exists (EPERM: it does, owned by another user). */
 export function processAlive(pid: number): boolean {
   try {
@@ -6,4 +8,21 @@ export function processAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/** A process's state letter (`Z`: a zombie, ended) and start time (clock ticks since boot), from /proc. */
+export function processStat(pid: number): { readonly state: string; readonly startTime: string } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const [state, startTime] = [fields[0], fields[19]];
+    return state === undefined || startTime === undefined ? undefined : { state, startTime };
+  } catch {
+    return undefined;
+  }
+}
+
+/** When the process started (/proc/<pid>/stat field 22): tells a reused pid apart. */
+export function processStartTime(pid: number): string | undefined {
+  return processStat(pid)?.startTime;
 }

@@ -20,6 +20,9 @@ import type { Recovered, StateStore } from "./store.js";
 /** `$SVC_HOME/state`: the journal's segments. */
 export const stateDir = (home: string): string => join(home, "state");
 
+/** `$SVC_HOME/state/agents`: the process groups of the agents running now (`src/io/processGroups.ts`). */
+export const agentGroupsDir = (home: string): string => join(stateDir(home), "agents");
+
 /**
  * The log line for a journal error: a failed write answers the waiting requests 503; a failed rotation
  * costs nothing yet (the current segment keeps taking the records), unless it left a segment it could
@@ -43,7 +46,7 @@ export function journalErrorLine(dir: string, err: unknown): { cause: string; me
     };
   return {
     cause: describeError(err),
-    message: `[state] writing the journal in ${dir} failed; requests answer 503`,
+    message: `[state] writing the journal in ${dir} failed; the requests waiting for it answer 503 (their senders retry) — check the disk has room and the directory is writable`,
   };
 }
 
@@ -62,8 +65,7 @@ export function openStateStore(
     store = new LocalStateStore({
       dir,
       now,
-      onProblem: ({ file, problem }) =>
-        logger.warn(`[state] ${file}: ${problem} — the records before it were recovered, the rest skipped`),
+      onProblem: ({ file, problem }) => logger.warn(`[state] ${file}: ${problem}`),
       onError: (err) => {
         const { cause, message } = journalErrorLine(dir, err);
         logger.error({ err: cause }, message);
@@ -73,7 +75,7 @@ export function openStateStore(
     if (err instanceof StateDirBusyError) throw new SvcError("startup_refused", err.message);
     throw new SvcError(
       "startup_refused",
-      `${dir}: the state journal cannot be opened (${describeError(err)}) — check that the directory is writable by this user and the disk has room`,
+      `${dir}: the state journal cannot be opened (${describeError(err)}) — check that the directory and its files can be read and written by this user and the disk has room`,
     );
   }
   const opened = store.journal.opened;
@@ -107,6 +109,8 @@ const asEvent = (run: PendingRun, route: ResolvedRoute): AcceptedEvent => ({
  */
 export class GatewayState {
   private recovered: Recovered | undefined;
+  /** Each answered run's record, until the run starts (`enqueue` with `answered`). */
+  private readonly recording = new Map<string, Promise<void>[]>();
   /** When each pending group's first event arrived (the max wait counts from it). */
   private readonly groupFirstAt = new Map<string, number>();
 
@@ -132,18 +136,89 @@ export class GatewayState {
     return this.store.backend === "memory" ? {} : { durable: () => this.store.durable() };
   }
 
-  /** Records each agent run the queue took. */
-  enqueue(enqueue: (event: AcceptedEvent) => boolean): (event: AcceptedEvent) => boolean {
+  /**
+   * Records each agent run the queue took. With `answered`, the run is a request's, answered 202 only
+   * once its record is durable: it starts once that is so, and never when the write failed (the request
+   * was answered 503 instead and the sender's retry runs it): still waiting, it is withdrawn from the
+   * queue, so a stop does not save it either. A coalescing group's run is owed whatever happens to its
+   * record: it does not wait.
+   */
+  enqueue(
+    enqueue: (event: AcceptedEvent) => boolean,
+    options: {
+      readonly answered?: { readonly withdraw: (routeName: string, deliveryId: string) => boolean };
+    } = {},
+  ): (event: AcceptedEvent) => boolean {
+    const answered = options.answered;
+    // The runs of one journal batch share its promise: one handler for them all, not one per run.
+    let batch: { readonly recorded: Promise<void>; readonly events: AcceptedEvent[] } | undefined;
+    const withdrawAll = (recorded: Promise<void>, events: readonly AcceptedEvent[]) => {
+      for (const event of events) {
+        // One a slot took already is stopped by `refused` before its agent starts.
+        if (!answered?.withdraw(event.routeName, event.deliveryId)) continue;
+        this.forgetRecording(runKey(event.routeName, event.deliveryId), recorded);
+        this.notRun(event);
+      }
+    };
     return (event) => {
       const taken = enqueue(event);
-      if (taken) this.store.runAccepted(pendingRunOf(event), this.now());
+      if (!taken) return taken;
+      this.store.runAccepted(pendingRunOf(event), this.now());
+      const recorded = answered === undefined ? undefined : this.store.durable();
+      if (recorded === undefined) return taken;
+      const key = runKey(event.routeName, event.deliveryId);
+      const list = this.recording.get(key);
+      if (list === undefined) this.recording.set(key, [recorded]);
+      else list.push(recorded);
+      if (batch?.recorded !== recorded) {
+        const events: AcceptedEvent[] = [];
+        batch = { recorded, events };
+        recorded.catch(() => withdrawAll(recorded, events));
+      }
+      batch.events.push(event);
       return taken;
     };
+  }
+
+  private forgetRecording(key: string, recorded: Promise<void> | undefined): void {
+    const list = this.recording.get(key);
+    if (list === undefined) return;
+    const at = recorded === undefined ? 0 : list.indexOf(recorded);
+    if (at >= 0) list.splice(at, 1);
+    if (list.length === 0) this.recording.delete(key);
+  }
+
+  /** Whether a run's own request was answered 503 (its record could not be written): it is not run. */
+  private async refused(run: QueuedRun): Promise<boolean> {
+    const key = runKey(run.routeName, run.deliveryId);
+    // The queue is one FIFO: runs of one key start in the order they were taken.
+    const recorded = this.recording.get(key)?.[0];
+    this.forgetRecording(key, recorded);
+    if (recorded === undefined) return false;
+    try {
+      await recorded;
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  /** A run whose request was answered 503: out of the journal's mirror too, so no later snapshot restates it. */
+  private notRun(run: { readonly routeName: string; readonly deliveryId: string }): void {
+    this.store.runFinished(run.routeName, run.deliveryId);
+    this.logger.warn(
+      { route: run.routeName, delivery_id: run.deliveryId },
+      `[state] ${run.routeName}: run not started — its event could not be recorded and was answered 503 (the sender's retry runs it)`,
+    );
   }
 
   /** Marks a run finished when it ends (done or failed), not when a stop aborted it: that one runs again. */
   trackRuns(execute: RunExecutor): RunExecutor {
     return async (run, signal) => {
+      if (await this.refused(run)) {
+        this.notRun(run);
+        return;
+      }
       try {
         await execute(run, signal);
       } finally {

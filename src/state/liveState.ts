@@ -60,6 +60,26 @@ function isGroup(v: unknown): v is StoredGroup {
   );
 }
 
+/** Whether replay can apply `record`: not one a newer version wrote (another `t`), nor one edited by hand. */
+export function understood(record: unknown): record is JournalRecord {
+  if (!isObject(record)) return false;
+  switch (record.t) {
+    case "a":
+      return isRun(record.run) && isNumber(record.at);
+    case "f":
+      return isString(record.k);
+    case "s":
+    case "d":
+      return isString(record.k) && isNumber(record.at);
+    case "g":
+      return isGroup(record.g);
+    case "x":
+      return isString(record.id);
+    default:
+      return false;
+  }
+}
+
 /** The first `count` items of `items` (a map read lazily stops at the length it had when reached). */
 function* firstOf<T>(items: Iterable<T>, count: number): Generator<T> {
   if (count <= 0) return;
@@ -83,35 +103,28 @@ export class LiveState {
 
   /** Applies one record; returns false for one it does not understand (skipped). */
   apply(record: unknown): boolean {
-    if (!isObject(record)) return this.notUnderstood();
+    if (!understood(record)) return this.notUnderstood();
     switch (record.t) {
       case "a": {
-        if (!isRun(record.run) || !isNumber(record.at)) return this.notUnderstood();
         const key = runKey(record.run.routeName, record.run.deliveryId);
         this.runs.set(key, record.run);
         this.see(key, record.at, RUN);
         return true;
       }
       case "f":
-        if (!isString(record.k)) return this.notUnderstood();
         this.runs.delete(record.k);
         return true;
       case "s":
       case "d":
-        if (!isString(record.k) || !isNumber(record.at)) return this.notUnderstood();
         this.see(record.k, record.at, record.t === "d" ? DELIVERED : record.r === 1 ? RUN : 0);
         return true;
       case "g":
-        if (!isGroup(record.g)) return this.notUnderstood();
         this.groups.set(record.g.id, record.g);
         this.see(runKey(record.g.latest.routeName, record.g.latest.deliveryId), record.g.lastAt, RUN);
         return true;
       case "x":
-        if (!isString(record.id)) return this.notUnderstood();
         this.groups.delete(record.id);
         return true;
-      default:
-        return this.notUnderstood();
     }
   }
 

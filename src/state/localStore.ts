@@ -2,7 +2,7 @@ import type { JournalFs } from "../io/state/journal/fsFacade.js";
 import { Journal } from "../io/state/journal/journal.js";
 import type { SegmentProblem } from "../io/state/journal/segments.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
-import { type JournalRecord, LiveState, runKey } from "./liveState.js";
+import { type JournalRecord, LiveState, runKey, understood } from "./liveState.js";
 import type { Recovered, StateStore, StoredGroup } from "./store.js";
 
 export interface LocalStoreOptions {
@@ -29,6 +29,7 @@ export class LocalStateStore implements StateStore {
     this.journal = new Journal(
       {
         dir: options.dir,
+        understood,
         ...(options.fs === undefined ? {} : { fs: options.fs }),
         ...(options.maxSegmentBytes === undefined ? {} : { maxSegmentBytes: options.maxSegmentBytes }),
         ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }),

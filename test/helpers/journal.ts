@@ -31,6 +31,7 @@ export interface OpenJournalOptions {
   readonly live?: unknown[] | (() => Iterable<unknown>);
   readonly problems?: SegmentProblem[];
   readonly errors?: unknown[];
+  readonly understood?: (record: unknown) => boolean;
 }
 
 /** Opens a journal on `path`; `replayed` holds what the open read back. */
@@ -42,6 +43,7 @@ export function openJournal(path: string, options: OpenJournalOptions = {}) {
       dir: path,
       ...(options.fs === undefined ? {} : { fs: options.fs }),
       ...(options.maxSegmentBytes === undefined ? {} : { maxSegmentBytes: options.maxSegmentBytes }),
+      ...(options.understood === undefined ? {} : { understood: options.understood }),
       onProblem: (problem) => options.problems?.push(problem),
       onError: (err) => options.errors?.push(err),
     },

@@ -3,6 +3,7 @@ import type { AgentTool, ToolContext } from "../../agent/tools/tool.js";
 import { SvcError } from "../../errors.js";
 import { envValue } from "../../io/envValue.js";
 import { runProcess } from "../../io/process.js";
+import type { ProcessGroups } from "../../io/processGroups.js";
 import { withSkill } from "./echo.js";
 import type { AgentRequest, AgentRunner } from "./runner.js";
 
@@ -23,6 +24,8 @@ export interface CommandRunnerOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** When given, each run gets `SVC_MCP_URL` and `SVC_MCP_TOKEN` for its tools, valid for that run only. */
   readonly tools?: CommandRunTools;
+  /** Notes each run's process group while it runs (the gateway's `$SVC_HOME/state/agents`). */
+  readonly groups?: ProcessGroups;
 }
 
 function baseEnv(source: Readonly<Record<string, string | undefined>>): Record<string, string> {
@@ -73,6 +76,7 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
         },
         timeoutMs: options.timeoutMs,
         signal,
+        ...(options.groups === undefined ? {} : { groups: options.groups }),
       }).finally(() => endpoint?.close());
       if (!result.ok) {
         const detail = result.stderr.trim().split("\n").slice(-3).join(" | ");

@@ -8,6 +8,7 @@ import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
 import { TOOLSETS_WITHOUT_TOOLS, type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
 import { type Logger, silentLogger } from "../../io/log.js";
+import type { ProcessGroups } from "../../io/processGroups.js";
 import type { RunToRecord } from "../../io/sessions/runJournal.js";
 import type { Deliverer } from "../deliver.js";
 import type { RunExecutor } from "../runs.js";
@@ -37,6 +38,8 @@ export interface RunnerDeps {
   /** The gateway's loopback MCP endpoint: command runs get `SVC_MCP_URL` and `SVC_MCP_TOKEN` from it. */
   readonly mcpEndpoint?: Pick<McpEndpointHost, "openRunEndpoint">;
   readonly sleep?: Sleep;
+  /** Where a `command` run's process group is noted while it runs. */
+  readonly groups?: ProcessGroups;
 }
 
 /**
@@ -66,6 +69,7 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
     return commandRunner({
       argv: agent.command,
       timeoutMs: agent.timeout_seconds * 1000,
+      ...(deps.groups === undefined ? {} : { groups: deps.groups }),
       ...(endpoint === undefined
         ? {}
         : {

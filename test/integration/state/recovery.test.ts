@@ -1,10 +1,11 @@
-import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { createLogger } from "../../../src/io/log.js";
-import { writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
+import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
+import { readPendingRuns, writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
 import { stateDir } from "../../../src/state/gatewayState.js";
 import { LocalStateStore } from "../../../src/state/localStore.js";
 import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
@@ -36,13 +37,10 @@ const run = (id: string, receivedAt: number, routeName = "grouped") => ({
   receivedAt,
 });
 
-function homeWith(routes: Record<string, unknown>): TempHome {
+function homeWith(routes: Record<string, unknown>, agent = appendAgent(2)): TempHome {
   const home = tempHome();
   homes.push(home);
-  home.write(
-    "config.yaml",
-    stringify(webhookConfig(routes, { rate_limit: 1000 }, { agent: appendAgent(2) })),
-  );
+  home.write("config.yaml", stringify(webhookConfig(routes, { rate_limit: 1000 }, { agent })));
   return home;
 }
 
@@ -54,8 +52,13 @@ async function leaveInJournal(home: TempHome, now: number, write: (store: LocalS
   await store.close();
 }
 
-async function start(home: TempHome, clock: FakeClock): Promise<Gateway> {
+async function start(
+  home: TempHome,
+  clock: FakeClock,
+  options: { stateStore?: LocalStateStore; drainTimeoutMs?: number } = {},
+): Promise<Gateway> {
   const gateway = await startGateway({
+    ...options,
     home: home.dir,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
     port: 0,
@@ -67,7 +70,7 @@ async function start(home: TempHome, clock: FakeClock): Promise<Gateway> {
       stdout: false,
       level: "debug",
     }),
-    drainTimeoutMs: 5000,
+    drainTimeoutMs: options.drainTimeoutMs ?? 5000,
   });
   running.push(gateway);
   return gateway;
@@ -180,9 +183,106 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
       timeout: 10_000,
       interval: 20,
     });
-    const { readFileSync } = await import("node:fs");
     const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
     expect(log).toContain(`${segment}: CRC mismatch at byte`);
+  });
+
+  it("a flipped byte in a middle record: the runs after it still run, and the damaged segment is kept aside, named in the log", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ pr: { secret: OPEN } });
+    await leaveInJournal(home, t0, (store) => {
+      for (const id of ["first", "damaged", "last"]) store.runAccepted(run(id, t0, "pr"), t0);
+    });
+    const dir = stateDir(home.dir);
+    const segment = readdirSync(dir).find((name) => name.endsWith(".seg")) as string;
+    const data = readFileSync(join(dir, segment));
+    const at = data.indexOf("damaged");
+    data[at] = (data[at] as number) ^ 0x20;
+    writeFileSync(join(dir, segment), data);
+    await start(home, clock);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("last")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(appendedRuns(home.dir).get("first")).toBe(1);
+    const kept = readdirSync(dir).find((name) => name.startsWith(`${segment}.damaged-`)) as string;
+    expect(readFileSync(join(dir, kept))).toEqual(data);
+    const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+    expect(log).toContain(`${join(dir, segment)}: CRC mismatch at byte`);
+    expect(log).toContain(`the records after it recovered; the segment is kept as ${kept}`);
+  });
+
+  it("a journal write that fails (disk full): the request is answered 503 and its run never starts; the sender's retry runs it once", async () => {
+    const clock = fakeClock();
+    const home = homeWith({ pr: { secret: OPEN } });
+    let full = false;
+    const fs: JournalFs = {
+      ...nodeJournalFs,
+      write: (fd, data) =>
+        full
+          ? Promise.reject(new Error("ENOSPC: no space left on device, write"))
+          : nodeJournalFs.write(fd, data),
+    };
+    const stateStore = new LocalStateStore({ dir: stateDir(home.dir), now: clock.now, fs });
+    const gateway = await start(home, clock, { stateStore });
+    const send = (id: string) =>
+      postJson(`http://127.0.0.1:${gateway.port}/webhooks/pr`, { a: 1 }, { "X-Request-ID": id });
+    expect((await send("kept")).status).toBe(202);
+    full = true;
+    expect(await send("refused")).toMatchObject({
+      status: 503,
+      body: { error: "Could not record the event, retry later" },
+    });
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("kept")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    const log = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+    await vi.waitFor(
+      () =>
+        expect(log()).toContain("pr: run not started — its event could not be recorded and was answered 503"),
+      { timeout: 10_000, interval: 20 },
+    );
+    expect(appendedRuns(home.dir).has("refused")).toBe(false);
+    full = false;
+    expect((await send("refused")).status).toBe(202);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("refused")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+  });
+
+  it("a refused event still waiting for a slot leaves the queue at once: a stop does not save it for the next start", async () => {
+    const clock = fakeClock();
+    // One slot, held by a run that outlasts the test.
+    const home = homeWith({ pr: { secret: OPEN } }, appendAgent(1, 60));
+    let full = false;
+    const fs: JournalFs = {
+      ...nodeJournalFs,
+      write: (fd, data) =>
+        full
+          ? Promise.reject(new Error("ENOSPC: no space left on device, write"))
+          : nodeJournalFs.write(fd, data),
+    };
+    const stateStore = new LocalStateStore({ dir: stateDir(home.dir), now: clock.now, fs });
+    const gateway = await start(home, clock, { stateStore, drainTimeoutMs: 0 });
+    const send = (id: string) =>
+      postJson(`http://127.0.0.1:${gateway.port}/webhooks/pr`, { a: 1 }, { "X-Request-ID": id });
+    expect((await send("busy")).status).toBe(202);
+    full = true;
+    expect((await send("waiting")).status).toBe(503);
+    const log = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+    await vi.waitFor(() => expect(log()).toContain('"delivery_id":"waiting"'), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(log()).toContain("pr: run not started — its event could not be recorded and was answered 503");
+    full = false;
+    await gateway.stop();
+    running.splice(running.indexOf(gateway), 1);
+    const saved = readPendingRuns(join(home.dir, "webhook-pending-runs.json"));
+    expect(saved.runs.map((r) => r.deliveryId)).toEqual(["busy"]);
   });
 
   it("webhook-pending-runs.json from a graceful stop (or an older version) is taken into the journal, then removed", async () => {
@@ -209,7 +309,7 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     const home = homeWith({ pr: { secret: OPEN } });
     home.write("state", "a file where the directory should be");
     await expect(start(home, fakeClock())).rejects.toThrow(
-      /state: the state journal cannot be opened \(.*\) — check that the directory is writable by this user and the disk has room/,
+      /state: the state journal cannot be opened \(.*\) — check that the directory and its files can be read and written by this user and the disk has room/,
     );
   });
 });

@@ -1,7 +1,9 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
 import { writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
+import { agentGroupsDir } from "../../../src/state/gatewayState.js";
 import { oneJobStore } from "../../helpers/cronJobs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
@@ -41,6 +43,15 @@ async function kill(gateway: Foreground, home: TempHome): Promise<void> {
   gateway.child.kill("SIGKILL");
   await gateway.exited;
   await vi.waitFor(() => expect(agentsAlive(home)).toBe(0), { timeout: 5000, interval: 20 });
+}
+
+/** A process that runs (not a zombie its reaper has not collected yet). */
+function running(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") === false;
+  } catch {
+    return false;
+  }
 }
 
 const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
@@ -223,5 +234,48 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     await allFinished(home);
     expect([...runCounts(home).values()].every((n) => n === 1)).toBe(true);
     await kill(second, home);
+  });
+
+  it("an agent the killed gateway left running is stopped at the next start, before its run runs again (never two copies)", async () => {
+    const home = tempHome();
+    homes.push(home);
+    const routes = { pr: { secret: SECRET, prompt: "pr {number}" } };
+    const agent = (script: string) =>
+      home.write(
+        "config.yaml",
+        stringify({
+          agent: { provider: "command", command: ["sh", "-c", script, home.dir] },
+          platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, routes } },
+        }),
+      );
+    // No check of its parent: nothing but the next start stops it once the gateway is gone.
+    agent(`echo $$ > "$0/agent.pid"; sleep 60; echo "$SVC_DELIVERY_ID" >> "$0/runs.log"`);
+    const first = await start(home);
+    expect(await deliver(first.port, "pr", "slow")).toMatchObject({ status: 202 });
+    await vi.waitFor(() => expect(existsSync(join(home.dir, "agent.pid"))).toBe(true), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    const orphan = Number(readFileSync(join(home.dir, "agent.pid"), "utf8"));
+    // The gateway notes the agent's group just after it spawned it.
+    await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    first.child.kill("SIGKILL");
+    await first.exited;
+    try {
+      expect(running(orphan)).toBe(true);
+      agent(`printf "%s again\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`);
+      const second = await start(home);
+      expect(running(orphan)).toBe(false);
+      await vi.waitFor(() => expect(runCounts(home).get("slow")).toBe(1), { timeout: 20_000, interval: 50 });
+      expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(
+        "[state] stopped 1 agent process group(s) left running by a gateway that was killed; their runs run again",
+      );
+      await kill(second, home);
+    } finally {
+      if (running(orphan)) process.kill(-orphan, "SIGKILL");
+    }
   });
 });

@@ -1,4 +1,12 @@
-import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
@@ -127,10 +135,14 @@ describe("reading the journal back", () => {
     const { replayed } = open(path, { problems });
     expect(replayed).toHaveLength(4);
     expect(problems).toHaveLength(1);
-    expect(problems[0]?.problem).toMatch(/^truncated record at byte \d+; \d+ bytes skipped$/);
+    expect(problems[0]?.problem).toMatch(
+      /^truncated record at byte \d+; \d+ bytes skipped — the records before it were recovered, the rest skipped$/,
+    );
+    // What a crash cuts short was never acknowledged: nothing is kept of it.
+    expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toEqual([segmentName(2)]);
   });
 
-  it("a record whose CRC does not match is reported; it and what follows in that segment are skipped", async () => {
+  it("a record whose CRC does not match is skipped, the records after it are replayed, and the segment is kept aside, named in the report", async () => {
     const path = dir();
     const { journal } = open(path);
     for (let i = 0; i < 5; i++) journal.append({ t: "s", k: `k${i}`, at: i });
@@ -145,11 +157,71 @@ describe("reading the journal back", () => {
     leaveLockAsCrashed(path);
     const problems: SegmentProblem[] = [];
     const { replayed } = open(path, { problems });
-    expect(replayed).toEqual([
-      { t: "s", k: "k0", at: 0 },
-      { t: "s", k: "k1", at: 1 },
-    ]);
-    expect(problems[0]?.problem).toMatch(/^CRC mismatch at byte \d+/);
+    expect(replayed).toEqual([0, 1, 3, 4].map((i) => ({ t: "s", k: `k${i}`, at: i })));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.file).toBe(file);
+    const kept = readdirSync(path).find((name) => name.startsWith(`${segmentName(1)}.damaged-`)) as string;
+    expect(problems[0]?.problem).toBe(
+      `CRC mismatch at byte ${third - 8 - 3}; ${encodeRecord({ t: "s", k: "k2", at: 2 }).length} bytes skipped, the records after it recovered; the segment is kept as ${kept} (what was skipped is in it: inspect it as docs/durability.md shows, then delete it)`,
+    );
+    // Kept byte for byte; not read again by the next start.
+    expect(readFileSync(join(path, kept))).toEqual(data);
+    leaveLockAsCrashed(path);
+    const again: SegmentProblem[] = [];
+    open(path, { problems: again });
+    expect(again).toEqual([]);
+    expect(readFileSync(join(path, kept))).toEqual(data);
+  });
+
+  it("a damaged snapshot end in the only segment: the records read from it are replayed, not dropped", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    for (let i = 0; i < 3; i++) journal.append({ t: "s", k: `k${i}`, at: i });
+    await journal.durable();
+    leaveLockAsCrashed(path);
+    // The restart restates the three in a snapshot: journal-000002.seg is the only segment.
+    open(path, { live: [0, 1, 2].map((i) => ({ t: "s", k: `k${i}`, at: i })) });
+    const file = join(path, segmentName(2));
+    const data = readFileSync(file);
+    // Truncated where the snapshot's end mark begins (the disk lost the end of the file).
+    writeFileSync(file, data.subarray(0, data.length - encodeRecord({ t: "snap-end" }).length + 2));
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([0, 1, 2].map((i) => ({ t: "s", k: `k${i}`, at: i })));
+    expect(problems.map((p) => p.problem)).toContain(
+      "its snapshot has no end and no segment precedes it; the 3 record(s) read from it are used",
+    );
+  });
+
+  it("records this version cannot read (a newer version's) are skipped and their segment kept aside, never removed", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    journal.append({ t: "s", k: "known", at: 1 });
+    journal.append({ t: "zz", k: "from a newer version" });
+    await journal.durable();
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const understood = (record: unknown) => (record as { t?: unknown }).t === "s";
+    const { replayed } = open(path, { problems, understood });
+    expect(replayed).toEqual([{ t: "s", k: "known", at: 1 }]);
+    expect(problems[0]?.problem).toMatch(
+      /^1 record\(s\) this version of svc cannot read \(written by a newer version, or edited by hand\) skipped; the segment is kept as journal-000001\.seg\.damaged-\d+ /,
+    );
+    expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toHaveLength(2);
+  });
+
+  it("a segment that cannot be read stops the open, naming it, and is left in place", () => {
+    const path = dir();
+    open(path);
+    leaveLockAsCrashed(path);
+    mkdirSync(join(path, segmentName(5)));
+    expect(() => open(path)).toThrow(`${join(path, segmentName(5))} cannot be read (EISDIR`);
+    expect(
+      readdirSync(path)
+        .filter((name) => name.startsWith("journal-"))
+        .sort(),
+    ).toEqual([segmentName(1), segmentName(5)]);
   });
 
   it("garbage appended to a segment is reported and never stops the open", () => {

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { processAlive } from "../../processAlive.js";
+import { processAlive, processStartTime as startTimeOf } from "../../processAlive.js";
 import { createLockFile, readLock, releaseLock, removeStaleLock } from "../../stores/fileLock.js";
 
 /** The lock file in the state directory: `<pid> <start time> <token>` of the gateway that holds it. */
@@ -21,16 +20,6 @@ export class StateDirBusyError extends Error {
         : `the state directory ${dir} is in use by another gateway (pid ${pid}) — stop it with svc gateway stop, or use another SVC_HOME`,
     );
     this.name = "StateDirBusyError";
-  }
-}
-
-/** When the process started (clock ticks since boot, /proc/<pid>/stat field 22): tells a reused pid apart. */
-function startTimeOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
   }
 }
 

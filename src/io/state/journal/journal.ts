@@ -33,6 +33,8 @@ export interface JournalOptions {
   readonly maxSegmentBytes?: number;
   /** A segment that could not be read whole (torn or corrupt tail, incomplete snapshot): logged, skipped. */
   readonly onProblem?: (problem: SegmentProblem) => void;
+  /** Whether a record read back can be replayed (default: every one); see `readJournal`. */
+  readonly understood?: (record: unknown) => boolean;
   /**
    * A failed write or sync (the waiting appends are rejected); a `RotationFailed` or `PreviousSegmentLeft`
    * (nothing is); a `RotationLeftSegment` (from then on every append is rejected).
@@ -90,13 +92,16 @@ export class Journal {
     this.fs = options.fs ?? nodeJournalFs;
     try {
       removeTempSegments(options.dir);
-      const read = readJournal(options.dir);
+      const read = readJournal(
+        options.dir,
+        options.understood === undefined ? {} : { understood: options.understood },
+      );
       for (const problem of read.problems) options.onProblem?.(problem);
       restore(read.records);
       this.opened = { records: read.records.length, segments: read.segments.length, bytes: read.bytes };
       this.segment = (read.segments.at(-1) ?? 0) + 1;
       const first = encodeSnapshot(snapshot());
-      const fd = startSegmentSync(options.dir, this.segment, first, read.segments);
+      const fd = startSegmentSync(options.dir, this.segment, first, read.segments, read.keep);
       this.closeCurrent = () => closeRawFd(fd);
       this.snapshotBytes = first.length;
       this.writer = new GroupCommitWriter(fd, {

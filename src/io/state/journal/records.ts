@@ -73,7 +73,7 @@ export function encodeRecords(records: readonly unknown[]): Buffer {
   return out;
 }
 
-/** Where and why reading a segment stopped before its end. */
+/** Where and why reading a segment stopped before its end, or skipped a damaged stretch of it. */
 export interface TornTail {
   readonly offset: number;
   readonly skippedBytes: number;
@@ -82,32 +82,70 @@ export interface TornTail {
 
 export interface DecodedSegment {
   readonly records: unknown[];
+  /** Damaged stretches with intact records after them: skipped, and reading went on after each. */
+  readonly skipped: TornTail[];
+  /** The end of the segment, from a bad record on, when no intact record follows it. */
   readonly torn?: TornTail;
 }
 
-/** Every whole, intact record from the start of `data`; the first bad one ends the list. */
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/** The record at `offset`, or why it is not one. */
+function recordAt(data: Buffer, offset: number): { record: unknown; end: number } | TornTail["reason"] {
+  if (data.length - offset < HEADER_BYTES) return "truncated header";
+  const length = data.readUInt32LE(offset);
+  if (length > MAX_RECORD_BYTES) return "bad length";
+  const start = offset + HEADER_BYTES;
+  if (start + length > data.length) return "truncated record";
+  const body = data.subarray(start, start + length);
+  if (crc32(body) !== data.readUInt32LE(offset + 4)) return "CRC mismatch";
+  try {
+    return { record: JSON.parse(body.toString("utf8")), end: start + length };
+  } catch {
+    return "not JSON";
+  }
+}
+
+/**
+ * The next intact record after a damaged one: every body is a JSON object, so only a `{` eight bytes
+ * past a candidate offset, with a `}` where its length ends and a matching CRC, is taken for one.
+ */
+function nextRecordAfter(data: Buffer, from: number): number | undefined {
+  for (let brace = data.indexOf(OPEN_BRACE, from + HEADER_BYTES + 1); brace >= 0; ) {
+    const offset = brace - HEADER_BYTES;
+    const length = data.readUInt32LE(offset);
+    if (length >= 2 && brace + length <= data.length && data[brace + length - 1] === CLOSE_BRACE) {
+      if (typeof recordAt(data, offset) !== "string") return offset;
+    }
+    brace = data.indexOf(OPEN_BRACE, brace + 1);
+  }
+  return undefined;
+}
+
+/**
+ * Every intact record of `data`, in order. A damaged record (a flipped bit, a hand edit) followed by
+ * intact ones is skipped and reading goes on at the next intact record; one with none after it (a tail
+ * a crash cut short) ends the list.
+ */
 export function decodeRecords(data: Buffer): DecodedSegment {
   const records: unknown[] = [];
+  const skipped: TornTail[] = [];
   let offset = 0;
-  const stop = (reason: TornTail["reason"]): DecodedSegment => ({
-    records,
-    torn: { offset, skippedBytes: data.length - offset, reason },
-  });
   while (offset < data.length) {
-    if (data.length - offset < HEADER_BYTES) return stop("truncated header");
-    const length = data.readUInt32LE(offset);
-    const sum = data.readUInt32LE(offset + 4);
-    if (length > MAX_RECORD_BYTES) return stop("bad length");
-    const start = offset + HEADER_BYTES;
-    if (start + length > data.length) return stop("truncated record");
-    const body = data.subarray(start, start + length);
-    if (crc32(body) !== sum) return stop("CRC mismatch");
-    try {
-      records.push(JSON.parse(body.toString("utf8")));
-    } catch {
-      return stop("not JSON");
+    const read = recordAt(data, offset);
+    if (typeof read !== "string") {
+      records.push(read.record);
+      offset = read.end;
+      continue;
     }
-    offset = start + length;
+    const next = nextRecordAfter(data, offset);
+    if (next === undefined)
+      return { records, skipped, torn: { offset, skippedBytes: data.length - offset, reason: read } };
+    // A length that reaches past a later intact record was damaged itself.
+    const reason = read === "truncated header" || read === "truncated record" ? "bad length" : read;
+    skipped.push({ offset, skippedBytes: next - offset, reason });
+    offset = next;
   }
-  return { records };
+  return { records, skipped };
 }

@@ -6,11 +6,12 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { decodeRecords, type TornTail } from "./records.js";
+import { type DecodedSegment, decodeRecords, type TornTail } from "./records.js";
 
 /** Segment files: `journal-000001.seg`, numbered in the order they were started. */
 const SEGMENT = /^journal-(\d{6,})\.seg$/;
@@ -30,6 +31,7 @@ const isMark = (record: unknown, t: string) =>
 
 export interface SegmentProblem {
   readonly file: string;
+  /** What was wrong with it and what the start did about it. */
   readonly problem: string;
 }
 
@@ -39,6 +41,11 @@ export interface ReadJournal {
   readonly segments: number[];
   readonly problems: SegmentProblem[];
   readonly bytes: number;
+  /**
+   * Damaged segments (more skipped than the tail a crash cuts short), by number: once the new snapshot is
+   * durable they are renamed to the name given here instead of removed, so what was skipped is not lost.
+   */
+  readonly keep: Map<number, string>;
 }
 
 export function listSegments(dir: string): number[] {
@@ -55,33 +62,92 @@ export function listSegments(dir: string): number[] {
     .sort((a, b) => a - b);
 }
 
-function describeTorn(torn: TornTail): string {
-  return `${torn.reason} at byte ${torn.offset}; ${torn.skippedBytes} bytes skipped`;
+const describeSkip = (skip: TornTail): string =>
+  `${skip.reason} at byte ${skip.offset}; ${skip.skippedBytes} bytes skipped`;
+
+/** A crash leaves at most a record cut short at the end; anything else skipped was damaged on disk. */
+const onlyCrashTail = (decoded: DecodedSegment): boolean =>
+  decoded.skipped.length === 0 &&
+  (decoded.torn === undefined ||
+    decoded.torn.reason === "truncated header" ||
+    decoded.torn.reason === "truncated record");
+
+function describeDamage(
+  decoded: DecodedSegment,
+  unknown: number,
+  keptAs: string | undefined,
+): string | undefined {
+  const parts: string[] = [];
+  if (unknown > 0)
+    parts.push(
+      `${unknown} record(s) this version of svc cannot read (written by a newer version, or edited by hand) skipped`,
+    );
+  const [first, ...more] = decoded.skipped;
+  if (first !== undefined)
+    parts.push(
+      `${describeSkip(first)}${more.length > 0 ? ` (and ${more.length} more damaged stretch(es))` : ""}, the records after ${more.length > 0 ? "each" : "it"} recovered`,
+    );
+  if (decoded.torn !== undefined)
+    parts.push(`${describeSkip(decoded.torn)} — the records before it were recovered, the rest skipped`);
+  if (parts.length === 0) return undefined;
+  const kept =
+    keptAs === undefined
+      ? ""
+      : `; the segment is kept as ${keptAs} (what was skipped is in it: inspect it as docs/durability.md shows, then delete it)`;
+  return `${parts.join("; ")}${kept}`;
+}
+
+export interface ReadOptions {
+  /** Names a damaged segment kept aside (`.damaged-<ms>`). */
+  readonly now?: () => number;
+  /** Whether a record can be replayed; one that cannot (a newer version's) is skipped and its segment kept. */
+  readonly understood?: (record: unknown) => boolean;
 }
 
 /** Reads every segment of `dir` (synchronously: at startup, before the listener opens). */
-export function readJournal(dir: string): ReadJournal {
+export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal {
+  const now = options.now ?? Date.now;
+  const understood = options.understood ?? (() => true);
   const segments = listSegments(dir);
   let records: unknown[] = [];
   const problems: SegmentProblem[] = [];
+  const keep = new Map<number, string>();
   let bytes = 0;
-  for (const n of segments) {
+  for (const [index, n] of segments.entries()) {
     const file = join(dir, segmentName(n));
     let data: Buffer;
     try {
       data = readFileSync(file);
     } catch (err) {
-      problems.push({ file, problem: `unreadable (${(err as Error).message})` });
-      continue;
+      // Never replaced by a snapshot without it: that would drop every run it holds.
+      throw new Error(`${file} cannot be read (${(err as Error).message})`);
     }
     bytes += data.length;
     const decoded = decodeRecords(data);
-    if (decoded.torn !== undefined) problems.push({ file, problem: describeTorn(decoded.torn) });
-    const list = decoded.records;
+    const list = decoded.records.filter(
+      (record) => isMark(record, SNAPSHOT_BEGIN.t) || isMark(record, SNAPSHOT_END.t) || understood(record),
+    );
+    const unknown = decoded.records.length - list.length;
+    const keptAs = onlyCrashTail(decoded) && unknown === 0 ? undefined : `${segmentName(n)}.damaged-${now()}`;
+    if (keptAs !== undefined) keep.set(n, keptAs);
+    const damage = describeDamage(decoded, unknown, keptAs);
+    if (damage !== undefined) problems.push({ file, problem: damage });
     if (list.length > 0 && isMark(list[0], SNAPSHOT_BEGIN.t)) {
       const end = list.findIndex((record) => isMark(record, SNAPSHOT_END.t));
+      if (end < 0 && index > 0) {
+        problems.push({
+          file,
+          problem: "its snapshot is incomplete (a start was cut short); the segments before it are used",
+        });
+        continue;
+      }
       if (end < 0) {
-        problems.push({ file, problem: "its snapshot is incomplete; the segments before it are used" });
+        // No segment before it: the snapshot was durable when they were removed, so it was damaged since.
+        problems.push({
+          file,
+          problem: `its snapshot has no end and no segment precedes it; the ${list.length - 1} record(s) read from it are used`,
+        });
+        records = list.slice(1);
         continue;
       }
       // A complete snapshot restates everything live: what came before it is superseded.
@@ -90,7 +156,7 @@ export function readJournal(dir: string): ReadJournal {
       for (const record of list) records.push(record);
     }
   }
-  return { records, segments, problems, bytes };
+  return { records, segments, problems, bytes, keep };
 }
 
 /** Removes what a rotation cut short by a crash left (it was never a segment: the old ones hold it all). */
@@ -114,14 +180,33 @@ function syncDir(dir: string): void {
 
 /**
  * Starts segment `n` holding `snapshot` (synchronously, at startup), makes it durable, then removes
- * the segments before it. Returns the open file descriptor (append mode, 0600).
+ * the segments before it (a damaged one named in `keep` is renamed instead). Returns the open file
+ * descriptor (append mode, 0600).
  */
-export function startSegmentSync(dir: string, n: number, snapshot: Buffer, older: readonly number[]): number {
-  const fd = openSync(join(dir, segmentName(n)), "a", 0o600);
-  let rest = snapshot;
-  while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
-  fdatasyncSync(fd);
-  syncDir(dir);
-  for (const old of older) rmSync(join(dir, segmentName(old)), { force: true });
+export function startSegmentSync(
+  dir: string,
+  n: number,
+  snapshot: Buffer,
+  older: readonly number[],
+  keep: ReadonlyMap<number, string> = new Map(),
+): number {
+  const file = join(dir, segmentName(n));
+  const fd = openSync(file, "a", 0o600);
+  try {
+    let rest = snapshot;
+    while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
+    fdatasyncSync(fd);
+    syncDir(dir);
+  } catch (err) {
+    // A start refused for a full disk leaves no piece of a segment behind (the older ones hold it all).
+    closeSync(fd);
+    rmSync(file, { force: true });
+    throw err;
+  }
+  for (const old of older) {
+    const keptAs = keep.get(old);
+    if (keptAs === undefined) rmSync(join(dir, segmentName(old)), { force: true });
+    else renameSync(join(dir, segmentName(old)), join(dir, keptAs));
+  }
   return fd;
 }

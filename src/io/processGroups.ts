@@ -1,0 +1,82 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { processAlive, processStartTime, processStat } from "./processAlive.js";
+
+/** Where a process's agents are noted while they run. */
+export interface ProcessGroups {
+  started(pid: number): void;
+  ended(pid: number): void;
+}
+
+/**
+ * A process still running as the one noted (its pid with the same start time, not a zombie waiting to be
+ * collected); unknown times never match.
+ */
+function runsAs(pid: number, start: string | undefined): boolean {
+  if (!Number.isInteger(pid) || pid <= 1 || start === undefined || start === "-") return false;
+  const stat = processStat(pid);
+  return stat !== undefined && stat.state !== "Z" && stat.startTime === start;
+}
+
+/**
+ * Notes each agent process group this process leads in `dir`, one file per group (`<pgid>`: the leader's
+ * start time, then this process's pid and start time), removed when the group is stopped. A gateway
+ * killed with SIGKILL cannot stop its agents; the next start stops what it left (`stopOrphanGroups`).
+ */
+export function processGroupFiles(dir: string): ProcessGroups {
+  const owner = `${process.pid} ${processStartTime(process.pid) ?? "-"}`;
+  let made = false;
+  return {
+    started(pid) {
+      try {
+        if (!made) mkdirSync(dir, { recursive: true, mode: 0o700 });
+        made = true;
+        writeFileSync(join(dir, String(pid)), `${processStartTime(pid) ?? "-"} ${owner}\n`, { mode: 0o600 });
+      } catch {
+        // Only the clean-up after a SIGKILL needs it: the run goes on without.
+      }
+    },
+    ended(pid) {
+      rmSync(join(dir, String(pid)), { force: true });
+    },
+  };
+}
+
+/**
+ * Stops (SIGKILL to the whole group) the agents a process that is gone left running: their runs were not
+ * recorded finished and run again now, so the old copy must not go on beside the new one. A group whose
+ * noting process still runs (another `svc` command) is left alone; so is one whose leader is not the
+ * process noted (its pid reused). Returns how many were stopped.
+ */
+export function stopOrphanGroups(dir: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let stopped = 0;
+  for (const name of names) {
+    const file = join(dir, name);
+    let noted: string[];
+    try {
+      noted = readFileSync(file, "utf8").trim().split(" ");
+    } catch {
+      continue;
+    }
+    const [start, ownerPid, ownerStart] = noted;
+    if (runsAs(Number(ownerPid), ownerStart) || (ownerStart === "-" && processAlive(Number(ownerPid))))
+      continue;
+    const pgid = Number(name);
+    if (runsAs(pgid, start)) {
+      try {
+        process.kill(-pgid, "SIGKILL");
+        stopped += 1;
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    rmSync(file, { force: true });
+  }
+  return stopped;
+}

@@ -1,0 +1,84 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { processStartTime } from "../../../src/io/processAlive.js";
+import { processGroupFiles, stopOrphanGroups } from "../../../src/io/processGroups.js";
+
+const dirs: string[] = [];
+const leaders: number[] = [];
+afterEach(() => {
+  for (const pid of leaders.splice(0)) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // Stopped by the test.
+    }
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function groupsDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "svc-groups-"));
+  dirs.push(dir);
+  return join(dir, "agents");
+}
+
+/** A process group led by a `sleep`, as an agent's. */
+function leader(): number {
+  const child = spawn("sleep", ["60"], { detached: true, stdio: "ignore" });
+  child.unref();
+  leaders.push(child.pid as number);
+  return child.pid as number;
+}
+
+const running = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") === false;
+  } catch {
+    return false;
+  }
+};
+
+/** The note a process that is gone (pid 2^22 - 1 is above Linux's pid_max default) left for `pid`. */
+function noteFromGoneOwner(dir: string, pid: number, start = processStartTime(pid)): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, String(pid)), `${start} 4194303 12345\n`);
+}
+
+describe("agent process groups left by a gateway that is gone", () => {
+  it("notes a group while it runs and forgets it when it ended", () => {
+    const dir = groupsDir();
+    const groups = processGroupFiles(dir);
+    const pid = leader();
+    groups.started(pid);
+    expect(readFileSync(join(dir, String(pid)), "utf8")).toBe(
+      `${processStartTime(pid)} ${process.pid} ${processStartTime(process.pid)}\n`,
+    );
+    groups.ended(pid);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("stops a group whose noting process is gone, and only that one", async () => {
+    const dir = groupsDir();
+    const orphan = leader();
+    const ours = leader();
+    processGroupFiles(dir).started(ours);
+    noteFromGoneOwner(dir, orphan);
+    expect(stopOrphanGroups(dir)).toBe(1);
+    await expect.poll(() => running(orphan)).toBe(false);
+    // Its noting process (this one) runs: another svc command's agent is not touched.
+    expect(running(ours)).toBe(true);
+    expect(readdirSync(dir)).toEqual([String(ours)]);
+  });
+
+  it("leaves a process alone whose pid was reused (another start time), and forgets the note", () => {
+    const dir = groupsDir();
+    const other = leader();
+    noteFromGoneOwner(dir, other, "1");
+    expect(stopOrphanGroups(dir)).toBe(0);
+    expect(running(other)).toBe(true);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
