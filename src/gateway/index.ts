@@ -135,7 +135,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger,
     timers: groupTimers,
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
-    dispatch: state.enqueue((event) => queue.enqueue(event, Infinity)),
+    dispatch: state.enqueue((event) => queue.enqueueRun(event, Infinity)),
     observer: state.coalesceObserver,
   });
   // state.backend: redis — idempotency, rate limits, the run queue, coalescing and cron leases are shared.
@@ -174,7 +174,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       throw err;
     });
   // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.
-  const journaledEnqueue = state.enqueue((event) => queue.enqueue(event), { answered: queue });
+  const journaledEnqueue = state.enqueue((event) => queue.enqueueRun(event), { answered: queue });
   const cron = createCron({
     system,
     paths,

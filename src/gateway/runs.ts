@@ -25,6 +25,8 @@ import type { ProfileResources } from "./profileResources.js";
 export interface RunQueuePort {
   /** Queues unless `cap` runs already wait (default the gateway's); false means the event was not taken. */
   enqueue(event: AcceptedEvent, cap?: number): boolean;
+  /** `enqueue`, giving the run it queued (undefined: not taken). */
+  enqueueRun(event: AcceptedEvent, cap?: number): QueuedRun | undefined;
   /** Queues runs accepted before a restart (no cap: they were answered 202 long ago). */
   resume(runs: readonly QueuedRun[]): void;
   /** Takes a waiting run back out (its event was answered 503 after all); false when it is not waiting. */
@@ -51,9 +53,13 @@ export function createRunQueue(deps: {
   return {
     queue,
     enqueue(event, cap = defaultCap) {
-      if (queue.waiting.length >= cap) return false;
-      queue.push(queuedRun(event));
-      return true;
+      return this.enqueueRun(event, cap) !== undefined;
+    },
+    enqueueRun(event, cap = defaultCap) {
+      if (queue.waiting.length >= cap) return undefined;
+      const run = queuedRun(event);
+      queue.push(run);
+      return run;
     },
     resume(runs) {
       for (const run of runs) queue.push(run);

@@ -23,6 +23,21 @@ export const stateDir = (home: string): string => join(home, "state");
 /** `$SVC_HOME/state/agents`: the process groups of the agents running now (`src/io/processGroups.ts`). */
 export const agentGroupsDir = (home: string): string => join(stateDir(home), "agents");
 
+const PENDING = 0;
+const DURABLE = 1;
+const FAILED = 2;
+
+/** The journal batch an answered run's record is in: set on the queued run (a symbol: never serialised). */
+const RECORD = Symbol("record batch");
+type RecordedRun = QueuedRun & { [RECORD]?: RecordBatch };
+
+/** The answered runs whose records one journal sync makes durable, and how that sync ended. */
+interface RecordBatch {
+  readonly recorded: Promise<void>;
+  state: typeof PENDING | typeof DURABLE | typeof FAILED;
+  readonly events: AcceptedEvent[];
+}
+
 /**
  * The log line for a journal error: a failed write answers the waiting requests 503; a failed rotation
  * costs nothing yet (the current segment keeps taking the records), unless it left a segment it could
@@ -109,9 +124,6 @@ const asEvent = (run: PendingRun, route: ResolvedRoute): AcceptedEvent => ({
  */
 export class GatewayState {
   private recovered: Recovered | undefined;
-  /** Each answered run's record, until the run starts (`enqueue` with `answered`). */
-  private readonly recording = new Map<string, Promise<void>[]>();
-  /** When each pending group's first event arrived (the max wait counts from it). */
   private readonly groupFirstAt = new Map<string, number>();
 
   constructor(
@@ -144,63 +156,42 @@ export class GatewayState {
    * record: it does not wait.
    */
   enqueue(
-    enqueue: (event: AcceptedEvent) => boolean,
+    enqueue: (event: AcceptedEvent) => QueuedRun | undefined,
     options: {
       readonly answered?: { readonly withdraw: (routeName: string, deliveryId: string) => boolean };
     } = {},
   ): (event: AcceptedEvent) => boolean {
     const answered = options.answered;
-    // The runs of one journal batch share its promise: one handler for them all, not one per run.
-    let batch: { readonly recorded: Promise<void>; readonly events: AcceptedEvent[] } | undefined;
-    const withdrawAll = (recorded: Promise<void>, events: readonly AcceptedEvent[]) => {
+    // The runs of one journal batch share it: one settle handler for them all, not one per run.
+    let batch: RecordBatch | undefined;
+    const settle = (settling: RecordBatch, failed: boolean) => {
+      settling.state = failed ? FAILED : DURABLE;
+      const events = settling.events.splice(0);
+      if (!failed) return;
       for (const event of events) {
-        // One a slot took already is stopped by `refused` before its agent starts.
-        if (!answered?.withdraw(event.routeName, event.deliveryId)) continue;
-        this.forgetRecording(runKey(event.routeName, event.deliveryId), recorded);
-        this.notRun(event);
+        // One a slot took already is stopped in `trackRuns` before its agent starts.
+        if (answered?.withdraw(event.routeName, event.deliveryId)) this.notRun(event);
       }
     };
     return (event) => {
-      const taken = enqueue(event);
-      if (!taken) return taken;
+      const run = enqueue(event);
+      if (run === undefined) return false;
       this.store.runAccepted(pendingRunOf(event), this.now());
       const recorded = answered === undefined ? undefined : this.store.durable();
-      if (recorded === undefined) return taken;
-      const key = runKey(event.routeName, event.deliveryId);
-      const list = this.recording.get(key);
-      if (list === undefined) this.recording.set(key, [recorded]);
-      else list.push(recorded);
+      if (recorded === undefined) return true;
       if (batch?.recorded !== recorded) {
-        const events: AcceptedEvent[] = [];
-        batch = { recorded, events };
-        recorded.catch(() => withdrawAll(recorded, events));
+        const opened: RecordBatch = { recorded, state: PENDING, events: [] };
+        recorded.then(
+          () => settle(opened, false),
+          () => settle(opened, true),
+        );
+        batch = opened;
       }
       batch.events.push(event);
-      return taken;
-    };
-  }
-
-  private forgetRecording(key: string, recorded: Promise<void> | undefined): void {
-    const list = this.recording.get(key);
-    if (list === undefined) return;
-    const at = recorded === undefined ? 0 : list.indexOf(recorded);
-    if (at >= 0) list.splice(at, 1);
-    if (list.length === 0) this.recording.delete(key);
-  }
-
-  /** Whether a run's own request was answered 503 (its record could not be written): it is not run. */
-  private async refused(run: QueuedRun): Promise<boolean> {
-    const key = runKey(run.routeName, run.deliveryId);
-    // The queue is one FIFO: runs of one key start in the order they were taken.
-    const recorded = this.recording.get(key)?.[0];
-    this.forgetRecording(key, recorded);
-    if (recorded === undefined) return false;
-    try {
-      await recorded;
-      return false;
-    } catch {
+      // On the queued run itself: no lookup table to grow with the queue.
+      (run as RecordedRun)[RECORD] = batch;
       return true;
-    }
+    };
   }
 
   /** A run whose request was answered 503: out of the journal's mirror too, so no later snapshot restates it. */
@@ -215,9 +206,20 @@ export class GatewayState {
   /** Marks a run finished when it ends (done or failed), not when a stop aborted it: that one runs again. */
   trackRuns(execute: RunExecutor): RunExecutor {
     return async (run, signal) => {
-      if (await this.refused(run)) {
-        this.notRun(run);
-        return;
+      // A request's run waits for its record (usually durable by the time a slot takes it) and is not
+      // run when the write failed: that request was answered 503.
+      const batch = (run as RecordedRun)[RECORD];
+      if (batch !== undefined && batch.state !== DURABLE) {
+        const refused =
+          batch.state === FAILED ||
+          (await batch.recorded.then(
+            () => false,
+            () => true,
+          ));
+        if (refused) {
+          this.notRun(run);
+          return;
+        }
       }
       try {
         await execute(run, signal);
