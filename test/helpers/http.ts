@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { type AddressInfo, connect, createServer } from "node:net";
 import { sign } from "@octokit/webhooks-methods";
 
@@ -145,4 +146,15 @@ export async function deliverSigned(
   } catch (err) {
     return { error: String((err as Error).cause ?? err) };
   }
+}
+
+/** An `issues` event POSTed to `url` signed with `secret` (X-Hub-Signature-256), as a code host sends it. */
+export function postSignedIssue(url: string, secret: string, body: unknown, id: string): Promise<JsonAnswer> {
+  const text = JSON.stringify(body);
+  const signature = `sha256=${createHmac("sha256", secret).update(text).digest("hex")}`;
+  return postJson(url, text, {
+    "X-Hub-Signature-256": signature,
+    "X-GitHub-Event": "issues",
+    "X-GitHub-Delivery": id,
+  });
 }

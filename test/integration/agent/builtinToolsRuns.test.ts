@@ -1,10 +1,9 @@
-import { createHmac } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
-import { postJson } from "../../helpers/http.js";
+import { postSignedIssue } from "../../helpers/http.js";
 
 /**
  * The built-in `file` and `terminal` toolsets in real model runs (docs/agent-tools.md): a signed webhook
@@ -21,13 +20,7 @@ let model: FakeModel;
 let gw: TestGateway;
 
 function signedPost(route: string, body: unknown, id: string) {
-  const text = JSON.stringify(body);
-  const signature = `sha256=${createHmac("sha256", SECRET).update(text).digest("hex")}`;
-  return postJson(gw.url(`/webhooks/${route}`), text, {
-    "X-Hub-Signature-256": signature,
-    "X-GitHub-Event": "issues",
-    "X-GitHub-Delivery": id,
-  });
+  return postSignedIssue(gw.url(`/webhooks/${route}`), SECRET, body, id);
 }
 
 function journal(): Array<{ key: string }> {

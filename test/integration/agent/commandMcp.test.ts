@@ -1,8 +1,7 @@
-import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordingServer.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
-import { postJson } from "../../helpers/http.js";
+import { postSignedIssue } from "../../helpers/http.js";
 
 /**
  * `agent.provider: command` with the gateway's MCP servers (docs/agent-tools.md): each run's command gets
@@ -18,13 +17,7 @@ let other: RecordingMcp;
 let gw: TestGateway;
 
 function signedPost(route: string, body: unknown, id: string) {
-  const text = JSON.stringify(body);
-  const signature = `sha256=${createHmac("sha256", SECRET).update(text).digest("hex")}`;
-  return postJson(gw.url(`/webhooks/${route}`), text, {
-    "X-Hub-Signature-256": signature,
-    "X-GitHub-Event": "issues",
-    "X-GitHub-Delivery": id,
-  });
+  return postSignedIssue(gw.url(`/webhooks/${route}`), SECRET, body, id);
 }
 
 /** The command's reply, as the log delivery wrote it: `{ tools, result }`. */

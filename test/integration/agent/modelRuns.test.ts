@@ -1,4 +1,3 @@
-import { createHmac } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -7,7 +6,7 @@ import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiSer
 import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
 import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordingServer.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
-import { postJson } from "../../helpers/http.js";
+import { postSignedIssue } from "../../helpers/http.js";
 
 /**
  * `agent.provider: openai` end to end (docs/agent.md): a signed webhook starts a run, the scripted model
@@ -41,15 +40,8 @@ const JOBS = {
   },
 };
 
-/** POSTs `body` signed with X-Hub-Signature-256, as a code host would. */
 function signedPost(route: string, body: unknown, id: string) {
-  const text = JSON.stringify(body);
-  const signature = `sha256=${createHmac("sha256", SECRET).update(text).digest("hex")}`;
-  return postJson(gw.url(`/webhooks/${route}`), text, {
-    "X-Hub-Signature-256": signature,
-    "X-GitHub-Event": "issues",
-    "X-GitHub-Delivery": id,
-  });
+  return postSignedIssue(gw.url(`/webhooks/${route}`), SECRET, body, id);
 }
 
 /** Waits until the chat received `count` messages in all and returns them. */
