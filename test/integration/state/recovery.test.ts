@@ -78,6 +78,19 @@ async function start(
 
 const GROUPED = { secret: OPEN, coalesce: { key: "n", window_seconds: 60, max_wait_seconds: 600 } };
 
+/** A journal whose writes fail with ENOSPC while `disk.full` is set, as on a full disk. */
+function fillableJournal(home: string, now: () => number) {
+  const disk = { full: false };
+  const fs: JournalFs = {
+    ...nodeJournalFs,
+    write: (fd, data) =>
+      disk.full
+        ? Promise.reject(new Error("ENOSPC: no space left on device, write"))
+        : nodeJournalFs.write(fd, data),
+  };
+  return { stateStore: new LocalStateStore({ dir: stateDir(home), now, fs }), disk };
+}
+
 describe("recovery from the local journal", { timeout: 30_000 }, () => {
   it("a pending group fires after what is left of its quiet window; an overdue one fires at once", async () => {
     const clock = fakeClock();
@@ -216,20 +229,12 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
   it("a journal write that fails (disk full): the request is answered 503 and its run never starts; the sender's retry runs it once", async () => {
     const clock = fakeClock();
     const home = homeWith({ pr: { secret: OPEN } });
-    let full = false;
-    const fs: JournalFs = {
-      ...nodeJournalFs,
-      write: (fd, data) =>
-        full
-          ? Promise.reject(new Error("ENOSPC: no space left on device, write"))
-          : nodeJournalFs.write(fd, data),
-    };
-    const stateStore = new LocalStateStore({ dir: stateDir(home.dir), now: clock.now, fs });
+    const { stateStore, disk } = fillableJournal(home.dir, clock.now);
     const gateway = await start(home, clock, { stateStore });
     const send = (id: string) =>
       postJson(`http://127.0.0.1:${gateway.port}/webhooks/pr`, { a: 1 }, { "X-Request-ID": id });
     expect((await send("kept")).status).toBe(202);
-    full = true;
+    disk.full = true;
     expect(await send("refused")).toMatchObject({
       status: 503,
       body: { error: "Could not record the event, retry later" },
@@ -245,7 +250,7 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
       { timeout: 10_000, interval: 20 },
     );
     expect(appendedRuns(home.dir).has("refused")).toBe(false);
-    full = false;
+    disk.full = false;
     expect((await send("refused")).status).toBe(202);
     await vi.waitFor(() => expect(appendedRuns(home.dir).get("refused")).toBe(1), {
       timeout: 10_000,
@@ -257,20 +262,12 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     const clock = fakeClock();
     // One slot, held by a run that outlasts the test.
     const home = homeWith({ pr: { secret: OPEN } }, appendAgent(1, 60));
-    let full = false;
-    const fs: JournalFs = {
-      ...nodeJournalFs,
-      write: (fd, data) =>
-        full
-          ? Promise.reject(new Error("ENOSPC: no space left on device, write"))
-          : nodeJournalFs.write(fd, data),
-    };
-    const stateStore = new LocalStateStore({ dir: stateDir(home.dir), now: clock.now, fs });
+    const { stateStore, disk } = fillableJournal(home.dir, clock.now);
     const gateway = await start(home, clock, { stateStore, drainTimeoutMs: 0 });
     const send = (id: string) =>
       postJson(`http://127.0.0.1:${gateway.port}/webhooks/pr`, { a: 1 }, { "X-Request-ID": id });
     expect((await send("busy")).status).toBe(202);
-    full = true;
+    disk.full = true;
     expect((await send("waiting")).status).toBe(503);
     const log = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
     await vi.waitFor(() => expect(log()).toContain('"delivery_id":"waiting"'), {
@@ -278,7 +275,7 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
       interval: 20,
     });
     expect(log()).toContain("pr: run not started — its event could not be recorded and was answered 503");
-    full = false;
+    disk.full = false;
     await gateway.stop();
     running.splice(running.indexOf(gateway), 1);
     const saved = readPendingRuns(join(home.dir, "webhook-pending-runs.json"));
