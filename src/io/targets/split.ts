@@ -50,18 +50,44 @@ export function sizeOf(text: string, unit: SizeUnit): number {
   return size;
 }
 
-/** Where to cut inside `window`: after its last newline, else after its last whitespace, else at its end. */
-function cutPoint(window: string): number {
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** How far around a hard cut to look for a grapheme-cluster boundary (longer clusters are cut anyway). */
+const CLUSTER_WINDOW = 128;
+
+/**
+ * The last grapheme-cluster boundary of `text` at or before `end`, so a hard cut keeps an emoji sequence
+ * (👨‍👩‍👧‍👦, 🇩🇪, 👍🏽) or a letter and its combining marks (é as e + U+0301) whole; `end` itself when the
+ * cluster there starts at the beginning of `text` (one cluster longer than the limit is cut anyway).
+ */
+function clusterBoundary(text: string, end: number): number {
+  if (end >= text.length) return end;
+  const from = Math.max(0, end - CLUSTER_WINDOW);
+  let boundary = 0;
+  for (const { index } of graphemes.segment(text.slice(from, end + CLUSTER_WINDOW))) {
+    if (index > end - from) break;
+    boundary = index;
+  }
+  return boundary > 0 ? from + boundary : end;
+}
+
+/**
+ * Where to cut `text` at or before `end`: after the last newline, else after the last space or tab, else
+ * at the last grapheme-cluster boundary, else at `end`.
+ */
+function cutPoint(text: string, end: number): number {
+  const window = text.slice(0, end);
   const newline = window.lastIndexOf("\n");
   if (newline > 0) return newline + 1;
   const space = Math.max(window.lastIndexOf(" "), window.lastIndexOf("\t"));
   if (space > 0) return space + 1;
-  return window.length;
+  return clusterBoundary(text, end);
 }
 
 /**
  * Splits `text` into parts of at most `limit` (in `unit`), in order, cutting on
- * line boundaries where possible, then on spaces, then anywhere. Joining the parts gives back `text`.
+ * line boundaries where possible, then on spaces, then between grapheme clusters, then anywhere (never
+ * inside a surrogate pair). Joining the parts gives back `text`.
  */
 export function splitMessage(text: string, limit: number, unit: SizeUnit = "chars"): string[] {
   if (!Number.isInteger(limit) || limit < 4)
@@ -73,7 +99,7 @@ export function splitMessage(text: string, limit: number, unit: SizeUnit = "char
   for (;;) {
     const end = fittingPrefix(rest, limit, unit);
     if (end >= rest.length) break;
-    parts.push(rest.slice(0, cutPoint(rest.slice(0, Math.max(end, firstCharLength(rest))))));
+    parts.push(rest.slice(0, cutPoint(rest, Math.max(end, firstCharLength(rest)))));
     rest = rest.slice(parts.at(-1)?.length);
   }
   if (rest.length > 0 || parts.length === 0) parts.push(rest);
@@ -119,14 +145,21 @@ function fenceAfter(chunk: string, open: Fence | undefined): Fence | undefined {
   return state;
 }
 
+/** The first line of `text` (with its newline) when it closes the code block `open`. */
+function closingLine(text: string, open: Fence): string | undefined {
+  const newline = text.indexOf("\n");
+  const line = newline === -1 ? text : text.slice(0, newline + 1);
+  return fenceAfter(line, { opener: open.opener, closer: open.closer }) === undefined ? line : undefined;
+}
+
 /**
  * The longest prefix of `text` within `budget`, cut on a line, word or character boundary after its
  * first `keep` characters (at least one character).
  */
 function chunkWithin(text: string, budget: number, unit: SizeUnit, keep = 0): string {
   const end = Math.max(fittingPrefix(text, budget, unit), firstCharLength(text));
-  if (keep > 0 && end > keep) return text.slice(0, keep + cutPoint(text.slice(keep, end)));
-  return text.slice(0, cutPoint(text.slice(0, end)));
+  if (keep > 0 && end > keep) return text.slice(0, keep + cutPoint(text.slice(keep), end - keep));
+  return text.slice(0, cutPoint(text, end));
 }
 
 /**
@@ -167,6 +200,15 @@ export function splitMarkdown(text: string, limit: number, unit: SizeUnit = "cha
           )
             chunk = chunkWithin(rest, budget, unit, newline + 1);
           after = fenceAfter(chunk, open);
+        }
+      }
+      // A cut just before the block's own closing fence takes that line along (when it fits where the
+      // added one would go): the next part then does not open an empty code block only to close it.
+      if (after !== undefined && chunk.endsWith("\n")) {
+        const line = closingLine(rest.slice(chunk.length), after);
+        if (line !== undefined && sizeOf(line, unit) <= reserve) {
+          chunk += line;
+          after = undefined;
         }
       }
       const close = after === undefined ? "" : `${chunk.endsWith("\n") ? "" : "\n"}${after.closer}`;

@@ -24,6 +24,16 @@ describe("splitMessage", () => {
     expect(parts).toEqual(["😀😀", "😀"]);
   });
 
+  it("keeps emoji sequences and combining marks whole on a hard cut", () => {
+    const family = "👨‍👩‍👧‍👦"; // 11 UTF-16 units joined by ZWJ
+    expect(splitMessage(family.repeat(3), 12)).toEqual([family, family, family]);
+    expect(splitMessage("🇩🇪🇫🇷🇮🇹", 6)).toEqual(["🇩🇪", "🇫🇷", "🇮🇹"]);
+    expect(splitMessage("e\u0301".repeat(5), 5)).toEqual(["e\u0301e\u0301", "e\u0301e\u0301", "e\u0301"]);
+    expect(splitMessage("👍🏽👍🏽", 10, "utf8")).toEqual(["👍🏽", "👍🏽"]);
+    // One cluster longer than the limit is still cut (between code points).
+    expect(splitMessage(family, 8)).toEqual([family.slice(0, 8), family.slice(8)]);
+  });
+
   it("counts UTF-8 bytes for byte-limited platforms", () => {
     const parts = splitMessage("漢漢漢漢", 7, "utf8");
     expect(parts).toEqual(["漢漢", "漢漢"]);

@@ -26,6 +26,11 @@ describe("splitMarkdown", () => {
     ]);
   });
 
+  it("takes the block's closing fence along rather than reopening an empty block", () => {
+    const text = "```ts\nline one\nline two\n```\nafter";
+    expect(splitMarkdown(text, 28)).toEqual(["```ts\nline one\nline two\n```\n", "after"]);
+  });
+
   it("moves an opening fence line that would end a part into the next part", () => {
     expect(splitMarkdown("some words here\n```\ncode code\n```", 20)).toEqual([
       "some words here\n",
