@@ -132,12 +132,20 @@ function serialiser(maxWaitMs: number) {
 }
 
 /**
+ * A FIFO per recipient for one target: deliveries to one chat (an SMS number, a pull request) go one
+ * after another, each waiting at most CHAT_QUEUE_WAIT_MS for the earlier ones.
+ */
+export function recipientQueue() {
+  return serialiser(CHAT_QUEUE_WAIT_MS);
+}
+
+/**
  * A chat platform target (chat_1..chat_13): resolves the chat, splits the text to the platform's limit
  * and sends the parts in order, each as one (retryable) step. Deliveries to one chat go one after
  * another (up to CHAT_QUEUE_WAIT_MS each), so the parts of two long texts do not interleave.
  */
 export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
-  const oneAtATime = serialiser(CHAT_QUEUE_WAIT_MS);
+  const oneAtATime = recipientQueue();
   return {
     name: spec.name,
     chat: true,

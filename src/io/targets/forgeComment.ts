@@ -1,6 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
-import { partlyDelivered } from "./chat.js";
+import { partlyDelivered, recipientQueue } from "./chat.js";
 import { messageParts } from "./split.js";
 import {
   DeliveryError,
@@ -102,6 +102,7 @@ export function forgeCommentTarget(
     }
   }
 
+  const oneAtATime = recipientQueue();
   return {
     name: "forge_comment",
     async check(signal) {
@@ -110,13 +111,16 @@ export function forgeCommentTarget(
     async send(message, signal, options = {}) {
       const { repo, prNumber } = forgeDestination(message);
       const parts = messageParts(message.text, FORGE_COMMENT_LIMIT, { markdown: true });
-      for (const [index, body] of parts.entries()) {
-        await (options.runStep ?? runOnce)(() => comment(repo, prNumber, body, signal)).catch(
-          (err: unknown) => {
-            throw index === 0 ? err : partlyDelivered(err, index, parts.length);
-          },
-        );
-      }
+      // One pull request's comments go one after another: the parts of two long texts do not interleave.
+      await oneAtATime(`${repo}#${prNumber}`, async () => {
+        for (const [index, body] of parts.entries()) {
+          await (options.runStep ?? runOnce)(() => comment(repo, prNumber, body, signal)).catch(
+            (err: unknown) => {
+              throw index === 0 ? err : partlyDelivered(err, index, parts.length);
+            },
+          );
+        }
+      });
       return { chatId: `${repo}#${prNumber}`, parts: parts.length };
     },
   };

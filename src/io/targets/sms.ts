@@ -1,5 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { partlyDelivered, resolveChatId } from "./chat.js";
+import { partlyDelivered, recipientQueue, resolveChatId } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
 import { messageParts } from "./split.js";
 import { type DeliveryTarget, runOnce } from "./target.js";
@@ -24,6 +24,7 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
   // Twilio sends either from a number (`From`) or through a Messaging Service (`MessagingServiceSid`, MG…).
   const from = settings.from ?? "";
   const sender = MESSAGING_SERVICE.test(from) ? { MessagingServiceSid: from } : { From: from };
+  const oneAtATime = recipientQueue();
   return {
     name: "sms",
     check: async (signal) =>
@@ -31,14 +32,17 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
     async send(message, signal, options = {}) {
       const to = resolveChatId("sms", message, settings.home_channel, ["chat_id", "to"]);
       const parts = messageParts(message.text, SMS_LIMIT);
-      for (const [index, body] of parts.entries()) {
-        const form = { To: to, ...sender, Body: body };
-        await (options.runStep ?? runOnce)(() =>
-          api.call("create message", "POST", `${account}/Messages.json`, { form, signal }),
-        ).catch((err: unknown) => {
-          throw index === 0 ? err : partlyDelivered(err, index, parts.length);
-        });
-      }
+      // One number's deliveries go one after another: the parts of two long texts do not interleave.
+      await oneAtATime(to, async () => {
+        for (const [index, body] of parts.entries()) {
+          const form = { To: to, ...sender, Body: body };
+          await (options.runStep ?? runOnce)(() =>
+            api.call("create message", "POST", `${account}/Messages.json`, { form, signal }),
+          ).catch((err: unknown) => {
+            throw index === 0 ? err : partlyDelivered(err, index, parts.length);
+          });
+        }
+      });
       return { chatId: to, parts: parts.length };
     },
   };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+import { message, registryFor } from "./support.js";
 
 /**
  * A text longer than Telegram's 4096 characters goes out as several messages. When two such texts are
@@ -84,5 +85,32 @@ describe("split messages to one chat stay contiguous", () => {
     expect(slowAnswered).toBe(false);
     releaseSlowChat();
     expect((await slow).status).toBe(200);
+  });
+});
+
+describe("split SMS to one number stay contiguous", () => {
+  it("two concurrent long texts to the same number: all parts of one, then all parts of the other", async () => {
+    const twilio = await startFakeApi(() => ({ delayMs: 10, status: 201, json: { sid: "SM1" } }));
+    try {
+      const sms = registryFor({
+        sms: {
+          enabled: true,
+          account_sid: "AC1",
+          auth_token: "t",
+          from: "+15550000000",
+          base_url: twilio.url,
+        },
+      }).get("sms");
+      // Two SMS bodies each (1600 characters per message).
+      const text = (name: string) => `${name}${"x".repeat(1598)} ${name}${"y".repeat(1000)}`;
+      await Promise.all(
+        ["A", "B"].map((name) => sms?.send(message(text(name), { chat_id: "+15551112222" }))),
+      );
+      const bodies = twilio.requests.map((r) => r.form?.get("Body") ?? "");
+      expect(["AABB", "BBAA"]).toContain(bodies.map((body) => body[0]).join(""));
+      expect(bodies.filter((body) => body[0] === "A").join("")).toBe(text("A"));
+    } finally {
+      await twilio.close();
+    }
   });
 });
