@@ -61,6 +61,21 @@ describe("mirror_to_session", () => {
     expect(statSync(transcript).mode & 0o777).toBe(0o600);
   });
 
+  it("mirrors a split message as one entry with the whole text", async () => {
+    const { d } = deliverer();
+    const store = SessionStore.forProfile(home.dir, undefined);
+    await store.openChat("telegram", "11");
+    const text = `${"a".repeat(4000)}\n${"b".repeat(4000)}`;
+    const receipt = await d.deliver({
+      ...request({ chat_id: "11" }),
+      message: message(text, { chat_id: "11" }),
+    });
+    expect(receipt.parts).toBe(2);
+    expect(store.entries("telegram:11").map((entry) => entry.content)).toEqual([
+      `[Webhook delivery: alerts]\n${text}`,
+    ]);
+  });
+
   it("skips a chat without a session and creates nothing", async () => {
     const { d, log } = deliverer();
     await d.deliver(request({ chat_id: "777" }));
