@@ -115,6 +115,8 @@ function firstCharLength(text: string): number {
 interface Fence {
   readonly opener: string;
   readonly closer: string;
+  /** The spaces before the opening fence (a block in a list item): the added fences keep them. */
+  readonly indent: string;
   /** Offset in the chunk where the opening line starts, when it opened in that chunk. */
   readonly openedAt?: number;
 }
@@ -135,7 +137,7 @@ function fenceAfter(chunk: string, open: Fence | undefined): Fence | undefined {
       if (state === undefined) {
         // A backtick run followed by more backticks on the line is inline code, not a fence.
         if (!(run.startsWith("`") && info.includes("`")))
-          state = { opener: line.trim(), closer: run, openedAt: at };
+          state = { opener: line.trim(), closer: run, indent: /^ */.exec(line)?.[0] ?? "", openedAt: at };
       } else if (run[0] === state.closer[0] && run.length >= state.closer.length && info.trim() === "") {
         state = undefined;
       }
@@ -149,7 +151,9 @@ function fenceAfter(chunk: string, open: Fence | undefined): Fence | undefined {
 function closingLine(text: string, open: Fence): string | undefined {
   const newline = text.indexOf("\n");
   const line = newline === -1 ? text : text.slice(0, newline + 1);
-  return fenceAfter(line, { opener: open.opener, closer: open.closer }) === undefined ? line : undefined;
+  return fenceAfter(line, { opener: open.opener, closer: open.closer, indent: open.indent }) === undefined
+    ? line
+    : undefined;
 }
 
 /**
@@ -176,7 +180,9 @@ export function splitMarkdown(text: string, limit: number, unit: SizeUnit = "cha
   while (rest.length > 0) {
     // An absurdly long info string is not repeated: the bare fence reopens the block.
     const reopen =
-      open === undefined ? "" : `${open.opener.length > limit / 4 ? open.closer : open.opener}\n`;
+      open === undefined
+        ? ""
+        : `${open.indent}${open.opener.length > limit / 4 ? open.closer : open.opener}\n`;
     if (fits(rest, limit - sizeOf(reopen, unit), unit)) {
       parts.push(reopen + rest);
       break;
@@ -211,14 +217,18 @@ export function splitMarkdown(text: string, limit: number, unit: SizeUnit = "cha
           after = undefined;
         }
       }
-      const close = after === undefined ? "" : `${chunk.endsWith("\n") ? "" : "\n"}${after.closer}`;
+      const close =
+        after === undefined ? "" : `${chunk.endsWith("\n") ? "" : "\n"}${after.indent}${after.closer}`;
       if (sizeOf(close, unit) > reserve) {
         reserve = sizeOf(close, unit);
         continue;
       }
       parts.push(reopen + chunk + close);
       rest = rest.slice(chunk.length);
-      open = after === undefined ? undefined : { opener: after.opener, closer: after.closer };
+      open =
+        after === undefined
+          ? undefined
+          : { opener: after.opener, closer: after.closer, indent: after.indent };
       break;
     }
   }

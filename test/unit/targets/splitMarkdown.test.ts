@@ -31,6 +31,11 @@ describe("splitMarkdown", () => {
     expect(splitMarkdown(text, 28)).toEqual(["```ts\nline one\nline two\n```\n", "after"]);
   });
 
+  it("closes and reopens an indented block (in a list item) with its indentation", () => {
+    const text = "- item\n  ```sh\n  one\n  two\n  ```";
+    expect(splitMarkdown(text, 26)).toEqual(["- item\n  ```sh\n  one\n  ```", "  ```sh\n  two\n  ```"]);
+  });
+
   it("moves an opening fence line that would end a part into the next part", () => {
     expect(splitMarkdown("some words here\n```\ncode code\n```", 20)).toEqual([
       "some words here\n",
