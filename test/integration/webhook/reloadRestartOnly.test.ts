@@ -80,4 +80,28 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
       )
       .toEqual(["[gateway] platforms.webhook.enabled changed: this takes effect after a restart"]);
   });
+
+  it("warns when the state backend changes: the journal (or Redis connection) is opened once, at start", async () => {
+    gw = await startTestGateway({ config: webhookConfig(ROUTES, {}, STARTED) });
+    const running = gw;
+    running.home.write(
+      "config.yaml",
+      stringify(
+        webhookConfig(
+          ROUTES,
+          {},
+          { ...STARTED, state: { backend: "redis", redis_url: "redis://127.0.0.1:1/0" } },
+        ),
+      ),
+    );
+    running.gateway.reload();
+    await expect
+      .poll(() =>
+        running
+          .logs()
+          .filter((l) => l.level === 40 && l.msg.includes("after a restart"))
+          .map((l) => l.msg),
+      )
+      .toEqual(["[gateway] state.backend, state.redis_url changed: this takes effect after a restart"]);
+  });
 });
