@@ -388,6 +388,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       let next: LoadedConfig;
       try {
         next = checkedConfig({ ...options, host });
+        if (loaded.fromFile && !next.fromFile) {
+          // Moved or deleted (or mid-save by an editor): the embedded default would drop every route.
+          throw new SvcError(
+            "startup_refused",
+            `${paths.config}: not found — the running config came from this file: restore it and reload again`,
+          );
+        }
       } catch (err) {
         // `svc mcp reload` waits for the gateway's answer: a refusal is one too, with the reason.
         mcp.reloadRefused(describeError(err));
