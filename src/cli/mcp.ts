@@ -360,8 +360,19 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   const sentAt = Date.now();
   process.kill(pid, "SIGHUP");
   while (Date.now() - sentAt < waitMs) {
-    const reload = readStatusFile(loaded.paths.mcpCache)?.lastReload;
-    if (reload !== undefined && Date.parse(reload.at) >= sentAt - 1000) {
+    const status = readStatusFile(loaded.paths.mcpCache);
+    const refused = status?.lastRefusedReload;
+    const reload = status?.lastReload;
+    const refusedAt = refused === undefined ? Number.NaN : Date.parse(refused.at);
+    // Both are stamped by the gateway after this kill arrived: an older one answered an earlier reload.
+    if (refusedAt >= sentAt && !(reload !== undefined && Date.parse(reload.at) > refusedAt)) {
+      process.stderr.write(
+        `svc: the gateway (pid ${pid}) refused the reload and keeps the running config — fix config.yaml and run svc mcp reload again:\n${refused?.why}\n`,
+      );
+      process.exitCode = 1;
+      return;
+    }
+    if (reload !== undefined && Date.parse(reload.at) >= sentAt) {
       // A status file of a gateway started before `disabled` was reported has none.
       const disabled = reload.disabled ?? [];
       const line = (label: string, names: string[]) =>

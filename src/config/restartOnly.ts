@@ -1,6 +1,6 @@
 import type { Config } from "./schema.js";
 
-/** Settings a SIGHUP reload cannot apply (the listener, the run slots and MCP approvals are built once). */
+/** Settings a SIGHUP reload cannot apply (the listener, the run slots, MCP approvals and the state backend are built once). */
 const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]> = [
   ["platforms.webhook.enabled", (c) => c.platforms.webhook.enabled],
   ["platforms.webhook.host", (c) => c.platforms.webhook.host],
@@ -11,6 +11,10 @@ const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]
   ["platforms.webhook.delivery_history", (c) => c.platforms.webhook.delivery_history],
   ["agent.max_concurrent_runs", (c) => c.agent.max_concurrent_runs],
   ["gateway.approvals", (c) => c.gateway.approvals],
+  // The state backend (journal or Redis connection) is opened once, at start.
+  ["state.backend", (c) => c.state.backend],
+  ["state.redis_url", (c) => c.state.redis_url],
+  ["state.redis_key_prefix", (c) => c.state.redis_key_prefix],
 ];
 
 /** The restart-only keys whose value differs between the running and the re-read configuration. */

@@ -2,7 +2,7 @@ import { subscriptionsWithoutSecret } from "../actors/routes.js";
 import type { RunExecutor } from "../actors/runs.js";
 import { startSystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
-import { howToEnableWebhook } from "../config/load.js";
+import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
 import { restartOnlyChanges } from "../config/restartOnly.js";
 import { unusedSettingWarnings } from "../config/unusedSettings.js";
 import { LOOPBACK_HOSTS } from "../config/validate.js";
@@ -385,7 +385,21 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     reload() {
       // Judged against the address actually bound (a host change waits for a restart): a config that
       // moves to 127.0.0.1 with INSECURE_NO_AUTH must not open routes on a public listener.
-      const next = checkedConfig({ ...options, host });
+      let next: LoadedConfig;
+      try {
+        next = checkedConfig({ ...options, host });
+        if (loaded.fromFile && !next.fromFile) {
+          // Moved or deleted (or mid-save by an editor): the embedded default would drop every route.
+          throw new SvcError(
+            "startup_refused",
+            `${paths.config}: not found — the running config came from this file: restore it and reload again`,
+          );
+        }
+      } catch (err) {
+        // `svc mcp reload` waits for the gateway's answer: a refusal is one too, with the reason.
+        mcp.reloadRefused(describeError(err));
+        throw err;
+      }
       deliveries.warn(next.config);
       coalescing.flush();
       routes.reload(next.config);

@@ -31,6 +31,8 @@ export interface GatewayMcpOptions {
 export interface GatewayMcp {
   readonly hub: McpHub;
   reload(servers: McpServers): Promise<ReloadSummary>;
+  /** A reload the gateway refused (config.yaml kept): published for `svc mcp reload`, which waits for it. */
+  reloadRefused(why: string): void;
   stop(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export function agentSampler(runner: () => AgentRunner): SamplingRunner {
 export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
   const { paths, logger } = options;
   let lastReload: StatusFile["lastReload"];
+  let lastRefusedReload: StatusFile["lastRefusedReload"];
   const publish = () => {
     try {
       writeStatusFile(paths.mcpCache, {
@@ -77,6 +80,7 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
         updatedAt: new Date().toISOString(),
         servers: hub.status(),
         ...(lastReload === undefined ? {} : { lastReload }),
+        ...(lastRefusedReload === undefined ? {} : { lastRefusedReload }),
       });
     } catch (err) {
       logger.warn({ err: describeError(err) }, "[mcp] could not write the status file");
@@ -110,6 +114,10 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
       lastReload = { ...summary, at: new Date().toISOString() };
       publish();
       return summary;
+    },
+    reloadRefused(why) {
+      lastRefusedReload = { at: new Date().toISOString(), why };
+      publish();
     },
     async stop() {
       await hub.stop();

@@ -68,6 +68,8 @@ export class McpHub {
   /** Cross-server collisions already logged: each is reported once, not at every rebuild. */
   private readonly reported = new Set<string>();
   private servers: Readonly<Record<string, McpServerEntry>>;
+  /** The reload in progress, if any: the next one (or a stop) starts after it. */
+  private reloading: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: HubOptions) {
     this.servers = options.servers;
@@ -194,8 +196,18 @@ export class McpHub {
     });
   }
 
-  /** Applies a new `mcp_servers` mapping: only added, removed or changed entries are touched. */
-  async reload(servers: Readonly<Record<string, McpServerEntry>>): Promise<ReloadSummary> {
+  /**
+   * Applies a new `mcp_servers` mapping: only added, removed or changed entries are touched. Reloads run
+   * one after the other: two quick SIGHUPs must not both replace a server mid-stop (the later config is
+   * the one that stays).
+   */
+  reload(servers: Readonly<Record<string, McpServerEntry>>): Promise<ReloadSummary> {
+    const next = this.reloading.then(() => this.applyServers(servers));
+    this.reloading = next.catch(() => undefined);
+    return next;
+  }
+
+  private async applyServers(servers: Readonly<Record<string, McpServerEntry>>): Promise<ReloadSummary> {
     const summary: ReloadSummary = { added: [], removed: [], changed: [], disabled: [], unchanged: [] };
     for (const [name, rt] of [...this.runtimes]) {
       if (Object.hasOwn(servers, name)) continue;
@@ -227,6 +239,8 @@ export class McpHub {
   }
 
   async stop(): Promise<void> {
+    // After a reload in progress, which could otherwise start a server once this stop has passed.
+    await this.reloading;
     await Promise.all([...this.runtimes.values()].map((rt) => this.remove(rt)));
     this.runtimes.clear();
     this.rebuild();

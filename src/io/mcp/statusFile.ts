@@ -35,6 +35,8 @@ export interface StatusFile {
   readonly updatedAt: string;
   readonly servers: ServerStatus[];
   readonly lastReload?: ReloadSummary & { readonly at: string };
+  /** The last SIGHUP whose config.yaml the gateway refused (it kept the running config), and why. */
+  readonly lastRefusedReload?: { readonly at: string; readonly why: string };
 }
 
 export function statusPath(cacheDir: string): string {

@@ -197,6 +197,29 @@ describe("svc mcp (subprocess)", () => {
     expect(reload.stdout).toMatch(/reconnected \(changed\): change\n/);
     expect(reload.stdout).toMatch(/stopped \(disabled\): off\n/);
     expect(reload.stdout).toMatch(/unchanged: keep/);
+
+    // A config.yaml the CLI can read but the gateway refuses: the refusal is the answer, not a timeout.
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            port: 0,
+            routes: { r: { secret: "INSECURE_NO_AUTH", deliver: "telegram" } },
+          },
+        },
+        mcp_servers: { keep: fixture() },
+      }),
+    );
+    const refused = await run(home, ["mcp", "reload", "--wait", "30"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toMatch(/refused the reload and keeps the running config/);
+    expect(refused.stderr).toMatch(
+      /platforms\.webhook\.routes\.r\.deliver: telegram needs platforms\.telegram/,
+    );
   });
 });
 

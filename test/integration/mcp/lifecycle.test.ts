@@ -1,6 +1,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { startSystem } from "../../../src/actors/system.js";
+import { silentLogger } from "../../../src/io/log.js";
 import { stdioEntry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
@@ -147,5 +149,23 @@ describe("reload", () => {
     expect(text(await h.call("change", "pid", {}))).not.toBe(pidChange);
     expect(h.status().map((s) => s.name)).toEqual(["keep", "change", "add"]);
     expect(existsSync(join(ctx.home.dir, "mcp-cache"))).toBe(true);
+  });
+
+  it("two reloads in a row (quick SIGHUPs) run one after the other: the later mapping is the one in effect", async () => {
+    // Under the gateway's actor system, as in `svc gateway run`: each server is the child `mcp:<name>`.
+    const system = startSystem({ logger: silentLogger() });
+    try {
+      const h = hub(ctx.home, { x: stdioEntry() }, { system });
+      await h.settled("x");
+      // The second starts while the first still stops the old process.
+      const first = h.reload({ x: stdioEntry("legacy", { timeout: 98 }) });
+      const second = h.reload({ x: stdioEntry("legacy", { enabled: false }) });
+      expect((await first).changed).toEqual(["x"]);
+      expect((await second).disabled).toEqual(["x"]);
+      expect(h.status().map((s) => [s.name, s.state])).toEqual([["x", "disabled"]]);
+      await h.stop();
+    } finally {
+      system.shutdown();
+    }
   });
 });

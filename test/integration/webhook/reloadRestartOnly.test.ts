@@ -1,6 +1,9 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
 
 let gw: TestGateway | undefined;
 afterEach(async () => {
@@ -79,5 +82,41 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
           .map((l) => l.msg),
       )
       .toEqual(["[gateway] platforms.webhook.enabled changed: this takes effect after a restart"]);
+  });
+
+  it("warns when the state backend changes: the journal (or Redis connection) is opened once, at start", async () => {
+    gw = await startTestGateway({ config: webhookConfig(ROUTES, {}, STARTED) });
+    const running = gw;
+    running.home.write(
+      "config.yaml",
+      stringify(
+        webhookConfig(
+          ROUTES,
+          {},
+          { ...STARTED, state: { backend: "redis", redis_url: "redis://127.0.0.1:1/0" } },
+        ),
+      ),
+    );
+    running.gateway.reload();
+    await expect
+      .poll(() =>
+        running
+          .logs()
+          .filter((l) => l.level === 40 && l.msg.includes("after a restart"))
+          .map((l) => l.msg),
+      )
+      .toEqual(["[gateway] state.backend, state.redis_url changed: this takes effect after a restart"]);
+  });
+});
+
+describe("SIGHUP reload without config.yaml", () => {
+  it("is refused when the running config came from the file: its routes keep answering", async () => {
+    gw = await startTestGateway({ config: webhookConfig(ROUTES) });
+    rmSync(join(gw.home.dir, "config.yaml"));
+    // Not the embedded default (no route of this file, the echo agent, no MCP server).
+    expect(() => gw?.gateway.reload()).toThrow(
+      /config\.yaml: not found — the running config came from this file: restore it and reload again/,
+    );
+    expect((await postJson(gw.url("/webhooks/r"), "{}")).status).toBe(202);
   });
 });
