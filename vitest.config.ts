@@ -1,5 +1,4 @@
 import { defineConfig } from "vitest/config";
-import SlowFirstSequencer from "./test/helpers/slowFirstSequencer.js";
 
 export default defineConfig({
   test: {
@@ -15,6 +14,5 @@ export default defineConfig({
     // share the two cores well (measured on an idle 2-core machine: vitest 317 s with two, 288 s with three).
     maxWorkers: 3,
     reporters: ["default", "./test/helpers/summaryReporter.ts"],
-    sequence: { sequencer: SlowFirstSequencer },
   },
 });
