@@ -14,6 +14,13 @@ afterEach(async () => {
 const ROUTES = { r: { secret: "INSECURE_NO_AUTH" } };
 const STARTED = { agent: { max_concurrent_runs: 4 }, gateway: { approvals: "deny" } };
 
+/** The WARN lines a reload logs for settings that wait for a restart. */
+const restartWarnings = (running: TestGateway) =>
+  running
+    .logs()
+    .filter((l) => l.level === 40 && l.msg.includes("after a restart"))
+    .map((l) => l.msg);
+
 describe("SIGHUP reload names the changed settings that only a restart applies", () => {
   it("warns for agent.max_concurrent_runs and gateway.approvals, and not when nothing of the kind changed", async () => {
     gw = await startTestGateway({
@@ -24,11 +31,6 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
       ),
     });
     const running = gw;
-    const restartWarnings = () =>
-      running
-        .logs()
-        .filter((l) => l.level === 40 && l.msg.includes("after a restart"))
-        .map((l) => l.msg);
 
     running.home.write(
       "config.yaml",
@@ -41,7 +43,7 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
       ),
     );
     running.gateway.reload();
-    expect(restartWarnings()).toEqual([]);
+    expect(restartWarnings(running)).toEqual([]);
 
     running.home.write(
       "config.yaml",
@@ -51,7 +53,7 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
     );
     running.gateway.reload();
     await expect
-      .poll(restartWarnings)
+      .poll(() => restartWarnings(running))
       .toEqual([
         "[gateway] agent.max_concurrent_runs, gateway.approvals changed: this takes effect after a restart",
       ]);
@@ -64,7 +66,7 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
     await expect
       .poll(() => running.logs().filter((l) => l.msg.startsWith("[webhook] Reloaded")).length)
       .toBe(4);
-    expect(restartWarnings()).toHaveLength(1);
+    expect(restartWarnings(running)).toHaveLength(1);
   });
 
   it("warns when platforms.webhook.enabled changes: the listener keeps serving until a restart", async () => {
@@ -75,12 +77,7 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
     running.home.write("config.yaml", stringify(config));
     running.gateway.reload();
     await expect
-      .poll(() =>
-        running
-          .logs()
-          .filter((l) => l.level === 40 && l.msg.includes("after a restart"))
-          .map((l) => l.msg),
-      )
+      .poll(() => restartWarnings(running))
       .toEqual(["[gateway] platforms.webhook.enabled changed: this takes effect after a restart"]);
   });
 
@@ -99,12 +96,7 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
     );
     running.gateway.reload();
     await expect
-      .poll(() =>
-        running
-          .logs()
-          .filter((l) => l.level === 40 && l.msg.includes("after a restart"))
-          .map((l) => l.msg),
-      )
+      .poll(() => restartWarnings(running))
       .toEqual(["[gateway] state.backend, state.redis_url changed: this takes effect after a restart"]);
   });
 });
