@@ -37,7 +37,11 @@ export function processGroupFiles(dir: string): ProcessGroups {
       }
     },
     ended(pid) {
-      rmSync(join(dir, String(pid)), { force: true });
+      try {
+        rmSync(join(dir, String(pid)), { force: true });
+      } catch {
+        // A note left behind names a group that is gone: the next start finds no such process.
+      }
     },
   };
 }
