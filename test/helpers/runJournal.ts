@@ -2,6 +2,18 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RUN_JOURNAL_DIR } from "../../src/io/sessions/runJournal.js";
 
+/** Every line of the gateway's run journal under `homeDir` (one per finished run), parsed, file by file. */
+export function journalLines<T = Record<string, unknown>>(homeDir: string): T[] {
+  const dir = join(homeDir, "sessions", RUN_JOURNAL_DIR);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) =>
+    readFileSync(join(dir, name), "utf8")
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as T),
+  );
+}
+
 /**
  * How many times each delivery id ran under `homeDir`, read from the gateway's run journal (one line per
  * finished run, whatever the agent): load tests count runs with the in-process echo agent this way
@@ -9,14 +21,7 @@ import { RUN_JOURNAL_DIR } from "../../src/io/sessions/runJournal.js";
  */
 export function journalRuns(homeDir: string): Map<string, number> {
   const counts = new Map<string, number>();
-  const dir = join(homeDir, "sessions", RUN_JOURNAL_DIR);
-  if (!existsSync(dir)) return counts;
-  for (const name of readdirSync(dir)) {
-    for (const line of readFileSync(join(dir, name), "utf8").split("\n")) {
-      if (line === "") continue;
-      const id = (JSON.parse(line) as { delivery_id: string }).delivery_id;
-      counts.set(id, (counts.get(id) ?? 0) + 1);
-    }
-  }
+  for (const { delivery_id: id } of journalLines<{ delivery_id: string }>(homeDir))
+    counts.set(id, (counts.get(id) ?? 0) + 1);
   return counts;
 }

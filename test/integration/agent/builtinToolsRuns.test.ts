@@ -1,9 +1,10 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postSignedIssue } from "../../helpers/http.js";
+import { journalLines } from "../../helpers/runJournal.js";
 
 /**
  * The built-in `file` and `terminal` toolsets in real model runs (docs/agent-tools.md): a signed webhook
@@ -24,13 +25,7 @@ function signedPost(route: string, body: unknown, id: string) {
 }
 
 function journal(): Array<{ key: string }> {
-  const dir = join(gw.home.dir, "sessions", "webhook-runs");
-  return readdirSync(dir).flatMap((file) =>
-    readFileSync(join(dir, file), "utf8")
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line)),
-  );
+  return journalLines<{ key: string }>(gw.home.dir);
 }
 
 /** Posts one event and waits until its run is journalled. */

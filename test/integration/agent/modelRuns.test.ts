@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { FakeApi } from "../../fakes/httpFake.js";
@@ -7,6 +7,7 @@ import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
 import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordingServer.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postSignedIssue } from "../../helpers/http.js";
+import { journalLines } from "../../helpers/runJournal.js";
 
 /**
  * `agent.provider: openai` end to end (docs/agent.md): a signed webhook starts a run, the scripted model
@@ -70,12 +71,8 @@ const toolMessages = (i: number) =>
     .map((m) => String(m.content));
 
 function journal(): Array<Record<string, unknown> & { delivery_id: string; run?: Record<string, unknown> }> {
-  const dir = join(gw.home.dir, "sessions", "webhook-runs");
-  return readdirSync(dir).flatMap((file) =>
-    readFileSync(join(dir, file), "utf8")
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line)),
+  return journalLines<Record<string, unknown> & { delivery_id: string; run?: Record<string, unknown> }>(
+    gw.home.dir,
   );
 }
 
