@@ -60,19 +60,13 @@ export class RunQueue {
     else this.active.add(event);
     return event;
   }
-  /**
-   * Takes the waiting run of this delivery out of the queue (its event was answered 503 after all); false
-   * when none waits. Searched from the end: such a run was queued a moment ago.
-   */
-  withdraw(routeName: string, deliveryId: string): boolean {
-    for (let at = this.waiting.length - 1; at >= 0; at--) {
-      const run = this.waiting[at] as QueuedRun;
-      if (run.routeName !== routeName || run.deliveryId !== deliveryId) continue;
-      this.waiting.splice(at, 1);
-      if (this.isIdle()) for (const notify of this.idleWaiters) notify();
-      return true;
-    }
-    return false;
+  /** Takes `run` out of the waiting list (its event was answered 503 after all); false when it is not waiting. */
+  withdraw(run: QueuedRun): boolean {
+    const at = this.waiting.lastIndexOf(run);
+    if (at < 0) return false;
+    this.waiting.splice(at, 1);
+    if (this.isIdle()) for (const notify of this.idleWaiters) notify();
+    return true;
   }
   /** Empties the waiting list (shutdown: what no slot has started stays unstarted) and returns it. */
   takeWaiting(): QueuedRun[] {

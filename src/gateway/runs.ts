@@ -30,7 +30,7 @@ export interface RunQueuePort {
   /** Queues runs accepted before a restart (no cap: they were answered 202 long ago). */
   resume(runs: readonly QueuedRun[]): void;
   /** Takes a waiting run back out (its event was answered 503 after all); false when it is not waiting. */
-  withdraw(routeName: string, deliveryId: string): boolean;
+  withdraw(run: QueuedRun): boolean;
   /** Runs not yet finished (running, then waiting), for the stop's checkpoints. */
   unfinished(): QueuedRun[];
   active(): QueuedRun[];
@@ -64,7 +64,7 @@ export function createRunQueue(deps: {
     resume(runs) {
       for (const run of runs) queue.push(run);
     },
-    withdraw: (routeName, deliveryId) => queue.withdraw(routeName, deliveryId),
+    withdraw: (run) => queue.withdraw(run),
     unfinished: () => [...queue.active, ...queue.waiting],
     active: () => [...queue.active],
     takeWaiting: () => queue.takeWaiting(),

@@ -35,7 +35,8 @@ type RecordedRun = QueuedRun & { [RECORD]?: RecordBatch };
 interface RecordBatch {
   readonly recorded: Promise<void>;
   state: typeof PENDING | typeof DURABLE | typeof FAILED;
-  readonly events: AcceptedEvent[];
+  /** Its runs, until it settles: a failed one takes those still waiting back out of the queue. */
+  readonly runs: QueuedRun[];
 }
 
 /**
@@ -158,7 +159,7 @@ export class GatewayState {
   enqueue(
     enqueue: (event: AcceptedEvent) => QueuedRun | undefined,
     options: {
-      readonly answered?: { readonly withdraw: (routeName: string, deliveryId: string) => boolean };
+      readonly answered?: { readonly withdraw: (run: QueuedRun) => boolean };
     } = {},
   ): (event: AcceptedEvent) => boolean {
     const answered = options.answered;
@@ -166,11 +167,11 @@ export class GatewayState {
     let batch: RecordBatch | undefined;
     const settle = (settling: RecordBatch, failed: boolean) => {
       settling.state = failed ? FAILED : DURABLE;
-      const events = settling.events.splice(0);
+      const runs = settling.runs.splice(0);
       if (!failed) return;
-      for (const event of events) {
+      for (const run of runs) {
         // One a slot took already is stopped in `trackRuns` before its agent starts.
-        if (answered?.withdraw(event.routeName, event.deliveryId)) this.notRun(event);
+        if (answered?.withdraw(run)) this.notRun(run);
       }
     };
     return (event) => {
@@ -180,14 +181,14 @@ export class GatewayState {
       const recorded = answered === undefined ? undefined : this.store.durable();
       if (recorded === undefined) return true;
       if (batch?.recorded !== recorded) {
-        const opened: RecordBatch = { recorded, state: PENDING, events: [] };
+        const opened: RecordBatch = { recorded, state: PENDING, runs: [] };
         recorded.then(
           () => settle(opened, false),
           () => settle(opened, true),
         );
         batch = opened;
       }
-      batch.events.push(event);
+      batch.runs.push(run);
       // On the queued run itself: no lookup table to grow with the queue.
       (run as RecordedRun)[RECORD] = batch;
       return true;
