@@ -6,12 +6,36 @@ import { withSubscriptionStore } from "./subscriptionStoreFor.js";
 
 /** What a signed CLI request goes to: a config.yaml route (static routes win at the gateway) or a subscription. */
 export interface TestTarget {
-  readonly kind: "route" | "subscription";
   readonly secret: string | undefined;
   readonly events: readonly string[] | undefined;
   readonly profile: string | undefined;
   /** Lines for stderr: a disabled subscription, a subscription the static route shadows. */
   readonly notes: readonly string[];
+}
+
+/** The subscription `name` in the file in SVC_HOME (with state.backend: redis, the shared hash). */
+function storedSubscription(
+  loaded: LoadedConfig,
+  name: string,
+): Promise<{ path: string; sub: Subscription | undefined }> {
+  return withSubscriptionStore(loaded, async (store) => ({
+    path: store.path,
+    sub: existingRecord(store.path, name, ownRecord((await store.read()).records, name)),
+  }));
+}
+
+function subscriptionTarget(sub: Subscription, name: string, notes: readonly string[] = []): TestTarget {
+  return {
+    secret: sub.secret,
+    events: sub.events,
+    profile: sub.profile,
+    notes: [
+      ...(sub.enabled
+        ? []
+        : [`Note: ${name} is disabled; the gateway will answer 404 until svc webhook enable ${name}`]),
+      ...notes,
+    ],
+  };
 }
 
 /**
@@ -27,26 +51,10 @@ export async function testTarget(
 ): Promise<TestTarget> {
   const routes = loaded.config.platforms.webhook.routes;
   const route = Object.hasOwn(routes, name) ? routes[name] : undefined;
-  if (scope === "subscriptions") return subscriptionTarget(loaded, name, route !== undefined);
-  // The file in SVC_HOME, or with state.backend: redis the shared hash.
-  const stored = () =>
-    withSubscriptionStore(
-      loaded,
-      async (store): Promise<{ path: string; sub: Subscription | undefined }> => ({
-        path: store.path,
-        sub: existingRecord(store.path, name, ownRecord((await store.read()).records, name)),
-      }),
-    );
-  if (route !== undefined) {
-    // A broken (or unreachable) subscription store does not keep a config.yaml route from being tested.
-    let found: { path: string; sub: Subscription | undefined } | undefined;
-    try {
-      found = await stored();
-    } catch {
-      found = undefined;
-    }
+  if (route !== undefined && scope === "routes and subscriptions") {
+    // A broken (or unreachable) subscription store does not keep a config.yaml route from being reached.
+    const found = await storedSubscription(loaded, name).catch(() => undefined);
     return {
-      kind: "route",
       secret: route.secret,
       events: route.events,
       profile: route.profile,
@@ -58,49 +66,23 @@ export async function testTarget(
             ],
     };
   }
-  const { path, sub } = await stored();
+  const { path, sub } = await storedSubscription(loaded, name);
   if (sub === undefined)
     throw new SvcError(
       "usage",
-      `no route named "${name}" in ${loaded.paths.config} and no dynamic subscription of that name in ${path} — see svc webhook list, or the routes of config.yaml`,
+      scope === "routes and subscriptions"
+        ? `no route named "${name}" in ${loaded.paths.config} and no dynamic subscription of that name in ${path} — see svc webhook list, or the routes of config.yaml`
+        : route !== undefined
+          ? `no dynamic subscription named "${name}" in ${path}: "${name}" is a route of ${loaded.paths.config}, and svc webhook test sends only to dynamic subscriptions (svc webhook list) — send the route a request signed as its sender does (docs/webhook-auth.md), or svc webhook redeliver <delivery-id> to resend an event it received`
+          : `no dynamic subscription named "${name}" in ${path} — see svc webhook list (svc webhook subscribe ${name} creates one)`,
     );
-  return {
-    kind: "subscription",
-    secret: sub.secret,
-    events: sub.events,
-    profile: sub.profile,
-    notes: sub.enabled
+  return subscriptionTarget(
+    sub,
+    name,
+    route === undefined
       ? []
-      : [`Note: ${name} is disabled; the gateway will answer 404 until svc webhook enable ${name}`],
-  };
-}
-
-/** `svc webhook test`'s target: the subscription and its own secret, whatever config.yaml defines. */
-async function subscriptionTarget(
-  loaded: LoadedConfig,
-  name: string,
-  shadowed: boolean,
-): Promise<TestTarget> {
-  const { path, sub } = await withSubscriptionStore(loaded, async (store) => ({
-    path: store.path,
-    sub: existingRecord(store.path, name, ownRecord((await store.read()).records, name)),
-  }));
-  if (sub === undefined)
-    throw new SvcError(
-      "usage",
-      shadowed
-        ? `no dynamic subscription named "${name}" in ${path}: "${name}" is a route of ${loaded.paths.config}, and svc webhook test sends only to dynamic subscriptions (svc webhook list) — send the route a request signed as its sender does (docs/webhook-auth.md), or svc webhook redeliver <delivery-id> to resend an event it received`
-        : `no dynamic subscription named "${name}" in ${path} — see svc webhook list (svc webhook subscribe ${name} creates one)`,
-    );
-  const notes = [
-    ...(sub.enabled
-      ? []
-      : [`Note: ${name} is disabled; the gateway will answer 404 until svc webhook enable ${name}`]),
-    ...(shadowed
-      ? [
+      : [
           `Note: ${loaded.paths.config} also defines a route "${name}", which the gateway answers with (static routes win): the test is signed with the subscription's secret, so it is refused with 401 unless the route has the same secret`,
-        ]
-      : []),
-  ];
-  return { kind: "subscription", secret: sub.secret, events: sub.events, profile: sub.profile, notes };
+        ],
+  );
 }
