@@ -1,7 +1,7 @@
 import type { QueuedRun } from "../actors/runs.js";
 import type { RequestHead } from "../io/http/core.js";
 import { EVENT_IN_BODY, encodePayload, type HistoryWriter } from "../io/stores/deliveryHistory.js";
-import { EVENT_TYPE_HEADERS } from "../streams/eventType.js";
+import { EVENT_TYPE_HEADERS, UNNAMED_EVENT } from "../streams/eventType.js";
 import { isForm } from "../streams/stages/parse.js";
 import { answeredDeliveryId, type Outcome } from "../streams/types.js";
 
@@ -50,8 +50,9 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
       const id = answeredDeliveryId(answer, head.headers);
       const header = eventHeader(head.headers);
       // The answer names the event type the gateway resolved (a header's, or the body's for senders
-      // such as Stripe); without one (a 401), the header's.
-      const resolved = typeof answered.event === "string" ? answered.event : undefined;
+      // such as Stripe); without one (a 401), the header's. The answer's word for "none" is no event.
+      const resolved =
+        typeof answered.event === "string" && answered.event !== UNNAMED_EVENT ? answered.event : undefined;
       const event = resolved ?? (header === undefined ? undefined : head.headers[header]);
       const redeliveryOf = head.headers[REDELIVERY_HEADER];
       const contentType = head.headers["content-type"];

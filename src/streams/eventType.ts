@@ -51,6 +51,14 @@ export function resolveEventType(
 }
 
 /**
+ * What an answer's `event` says when the request names no event type (no header above, no body
+ * field): the word senders and testers of such receivers expect, where `null` would break a client
+ * reading it as a string. Inside the gateway the event stays absent, so `events` lists, filters and
+ * templates see no event.
+ */
+export const UNNAMED_EVENT = "unknown";
+
+/**
  * `ping` (GitHub's hook-created event) and `diagnostics:ping` (Bitbucket Data Center's "Test
  * connection"). GitLab has no ping event (its "Test" button sends a real event type such as
  * `Push Hook`), so nothing else is treated as a ping.

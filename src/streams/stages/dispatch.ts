@@ -1,4 +1,5 @@
 import type { AcceptedEvent, CronFireResult, EventModes, PipelineCtx } from "../context.js";
+import { UNNAMED_EVENT } from "../eventType.js";
 import { isPromise, type MaybePromise } from "../stateUnavailable.js";
 import { isOutcome, type Outcome, outcome, unavailableOutcome } from "../types.js";
 import { acceptedOf } from "./accept.js";
@@ -36,7 +37,7 @@ export function acceptedOutcome(event: AcceptedEvent): Outcome {
   return outcome(202, {
     status: "accepted",
     route: event.routeName,
-    event: event.event ?? null,
+    event: event.event ?? UNNAMED_EVENT,
     delivery_id: event.deliveryId,
   });
 }

@@ -1,5 +1,5 @@
 import { type Stage, withCtx } from "../context.js";
-import { isPingEvent, resolveEventType } from "../eventType.js";
+import { isPingEvent, resolveEventType, UNNAMED_EVENT } from "../eventType.js";
 import { outcome } from "../types.js";
 import { payloadOf, routeOf } from "./require.js";
 
@@ -18,7 +18,8 @@ export function eventCheckStage(deps: { onPing?: (routeName: string, event: stri
       deps.onPing?.(route.name, event);
       return outcome(200, { status: "ignored", event });
     }
-    if (events.length > 0 && !listed) return outcome(200, { status: "ignored", event: event ?? null });
+    if (events.length > 0 && !listed)
+      return outcome(200, { status: "ignored", event: event ?? UNNAMED_EVENT });
     return withCtx(ctx, { event });
   };
 }

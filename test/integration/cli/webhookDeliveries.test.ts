@@ -193,6 +193,8 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     expect((await postJson(gw.url("/webhooks/sw"), body, signed)).status).toBe(202);
     await waitForRun(gw, "msg_original");
     await vi.waitFor(() => expect(requestRecord(dir, "msg_original")).toBeDefined());
+    // Answered with event "unknown" (it names none), recorded as naming none.
+    expect(requestRecord(dir, "msg_original")).not.toHaveProperty("event");
     const whsec = await svc(gw.home, ["webhook", "redeliver", "msg_original", "--port", port]);
     const printed = /as (redelivery-[0-9a-f]{8}-msg_original)\)/.exec(whsec.stdout)?.[1] as string;
     expect(whsec.stdout).toContain(`"delivery_id":"${printed}"`);

@@ -192,7 +192,7 @@ describe("concurrent retries of one delivery (spec 6)", () => {
       );
       const accepted = answers.filter((a) => a.status === 202);
       expect(accepted.map((a) => a.body)).toEqual([
-        { status: "accepted", route, event: null, delivery_id: id },
+        { status: "accepted", route, event: "unknown", delivery_id: id },
       ]);
       expect(answers.filter((a) => a.status === 200 && a.body.status === "duplicate")).toHaveLength(19);
       await waitForRun(gw, id);

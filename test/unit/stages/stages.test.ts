@@ -191,7 +191,7 @@ describe("event check stage", () => {
       status: 200,
       body: { status: "ignored", event: "issues" },
     });
-    expect(withEvent(["push"])).toEqual({ status: 200, body: { status: "ignored", event: null } });
+    expect(withEvent(["push"])).toEqual({ status: 200, body: { status: "ignored", event: "unknown" } });
   });
   it("ping is ignored unless listed, and reported for the DEBUG log", () => {
     expect(withEvent(undefined, "ping")).toEqual({ status: 200, body: { status: "ignored", event: "ping" } });
