@@ -370,6 +370,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           }
         },
       },
+      // Until here a request on an open connection was answered 503, not reset (ingress threads too).
+      { name: "close connections", run: () => ingress.closeConnections() },
       { name: "close run journals", run: async () => void (await profiles.closeJournals()) },
       { name: "close the delivery history", run: () => history?.close() },
       { name: "close the state journal", run: () => state.close() },

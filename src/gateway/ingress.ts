@@ -70,6 +70,11 @@ export interface Ingress {
   closeIntake(): void;
   /** Resolves once every request taken in has been answered (after `closeIntake`). */
   drained(): Promise<void>;
+  /**
+   * The stop's end: the open connections close (until then a request on one is answered 503), and
+   * ingress threads end.
+   */
+  closeConnections(): Promise<void>;
   /** Applies a reload's rate limit (open windows keep their count). */
   reload(config: Config): void;
 }
@@ -166,9 +171,12 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
     port: server.port,
     closeIntake() {
       server.close();
-      closing ??= pipeline.close().then(() => server.ended?.());
+      closing ??= pipeline.close();
     },
     drained: () => closing ?? Promise.resolve(),
+    closeConnections: async () => {
+      await server.ended?.();
+    },
     reload(config) {
       limiter.setLimit(config.platforms.webhook.rate_limit);
       // The routes were reloaded first: their table holds the new limit.

@@ -14,14 +14,21 @@ export interface ListenOptions {
   readonly sharedPort?: boolean;
 }
 
+/** How long the end of a stop waits for the answers still owed before it closes the connections. */
+export const STOP_GRACE_MS = 5_000;
+
 export interface ServerHandle {
   readonly impl: "uws" | "node";
   readonly host: string;
   /** The real port (the one picked when asked for 0). */
   readonly port: number;
-  /** Stops accepting connections. */
+  /** Stops accepting connections; the open ones are still read and answered. */
   close(): void;
-  /** After `close`: resolves once the listener let go of everything (its ingress threads ended). */
+  /**
+   * After `close`, at the end of a stop: sends the answers still owed, closes the open connections and
+   * resolves once the listener let go of everything (its ingress threads ended). Without it the open
+   * connections last as long as the process.
+   */
   ended?(): Promise<void>;
   /** A reload changed `max_body_bytes`: ingress threads, which read each body at once, read later ones with it. */
   setBodyLimit?(bytes: number): void;

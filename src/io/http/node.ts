@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import { Server, type Socket } from "node:net";
 import { declaredLength, PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
 import { errorOutcome, type Outcome } from "../../streams/types.js";
 import {
@@ -15,7 +15,7 @@ import {
   type RequestHead,
   statusLine,
 } from "./core.js";
-import type { ListenOptions, ServerHandle } from "./listen.js";
+import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.js";
 
 const NON_ASCII = /[\u0080-\uffff]/;
 /**
@@ -132,6 +132,8 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
   const refused = new WeakSet<Socket>();
   /** The head each response's request was handed over with (for counting a parser refusal of its body). */
   const heads = new WeakMap<ServerResponse, RequestHead>();
+  /** The stop's end: every answer closes its connection. */
+  let ending = false;
   const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     writing.set(req.socket, res);
     let finished = false;
@@ -172,7 +174,7 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
           ...answer.headers,
           "Content-Type": contentTypeOf(answer),
           "Content-Length": Buffer.byteLength(json),
-          ...(close || !continued ? { Connection: "close" } : {}),
+          ...(close || !continued || ending ? { Connection: "close" } : {}),
         });
         // A Transfer-Encoding node's parser refuses leaves nothing after the head to read: the answer
         // goes at once, before the parser's error (see clientError) ends the connection. A declared
@@ -252,8 +254,17 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
         host: options.host,
         port,
         close() {
-          server.close();
+          // The listening socket only: http's own close also ends the idle keep-alive connections, and
+          // a request a sender writes on one meanwhile would find it reset instead of answered 503.
+          Server.prototype.close.call(server);
+        },
+        async ended() {
+          ending = true;
           server.closeIdleConnections();
+          const closed = new Promise((resolve) => server.once("close", resolve));
+          const grace = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
+          await closed;
+          clearTimeout(grace);
         },
       });
     });

@@ -42,7 +42,10 @@ export type FromThread =
 
 export type ToThread =
   | { readonly t: "batch"; readonly items: ToThreadItem[] }
-  | { readonly t: "stop"; readonly graceMs: number };
+  /** No new connections; the open ones are still read and answered (the main thread says 503). */
+  | { readonly t: "stop" }
+  /** The answers still owed go out (at most `graceMs`), then every connection closes and the thread ends. */
+  | { readonly t: "end"; readonly graceMs: number };
 
 /** Collects items and posts them as one batch at the end of the turn (transferring the bodies' memory). */
 export function turnBatcher<T>(post: (items: T[], transfer: ArrayBuffer[]) => void) {

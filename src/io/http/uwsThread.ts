@@ -21,7 +21,8 @@ const setup = workerData as ThreadSetup;
 /** Requests the main thread has not answered yet (one whose client went away is dropped at once). */
 const exchanges = new Map<number, Reply>();
 let next = 0;
-let stopping = false;
+/** Told to end: the last answer owed closes the connections. */
+let ending = false;
 let bodyLimit = setup.bodyLimit;
 /** Closes the connections and the port to the main thread; set once listening. */
 let end = () => {};
@@ -73,7 +74,7 @@ if ("error" in loaded) {
         source.onAborted(() => {
           if (!exchanges.delete(id)) return;
           hand.push({ t: "aborted", id });
-          if (stopping && exchanges.size === 0) end();
+          if (ending && exchanges.size === 0) end();
         });
         source.read(bodyLimit, (received) => {
           const body = own(received);
@@ -95,9 +96,14 @@ if ("error" in loaded) {
     };
     port.on("message", (m: ToThread) => {
       if (m.t === "stop") {
-        // No new connections; the answers still owed go out, then every connection closes.
-        stopping = true;
+        // As on one thread: requests on the open connections still reach the main thread, which
+        // answers 503 while it stops, instead of finding their connection reset.
         server.close();
+        return;
+      }
+      if (m.t === "end") {
+        server.close();
+        ending = true;
         if (exchanges.size === 0) end();
         else setTimeout(end, m.graceMs).unref();
         return;
@@ -117,7 +123,7 @@ if ("error" in loaded) {
         };
         reply?.(outcome, item.close);
       }
-      if (stopping && exchanges.size === 0) end();
+      if (ending && exchanges.size === 0) end();
     });
     port.postMessage({ t: "listening", port: server.port } satisfies FromThread);
   } catch (err) {

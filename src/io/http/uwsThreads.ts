@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import { Worker } from "node:worker_threads";
 import { answerText, type BodySource, contentTypeOf, type RequestHandler, type RequestHead } from "./core.js";
-import type { ListenOptions, ServerHandle } from "./listen.js";
+import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.js";
 import {
   type Body,
   type FromThread,
@@ -10,9 +10,6 @@ import {
   type ToThreadItem,
   turnBatcher,
 } from "./threadMessages.js";
-
-/** How long a stopping ingress thread waits for the answers still owed before it closes its connections. */
-const STOP_GRACE_MS = 5_000;
 
 /**
  * The port the threads share, bound once without `SO_REUSEPORT` first: a port another program (or a
@@ -141,7 +138,7 @@ export async function listenUwsThreads(
     for (let i = 0; i < options.threads; i++)
       workers.push(await startThread(handler, { host: options.host, port, bodyLimit: options.bodyLimit }));
   } catch (err) {
-    for (const worker of workers) worker.postMessage({ t: "stop", graceMs: 0 } satisfies ToThread);
+    for (const worker of workers) worker.postMessage({ t: "end", graceMs: 0 } satisfies ToThread);
     throw err;
   }
   let open = true;
@@ -155,11 +152,12 @@ export async function listenUwsThreads(
     close() {
       if (!open) return;
       open = false;
-      for (const worker of workers)
-        worker.postMessage({ t: "stop", graceMs: options.stopGraceMs ?? STOP_GRACE_MS } satisfies ToThread);
-      // The threads end once their answers are out (at most the grace later).
+      for (const worker of workers) worker.postMessage({ t: "stop" } satisfies ToThread);
     },
     ended: async () => {
+      // The threads end once their answers are out (at most the grace later).
+      for (const worker of workers)
+        worker.postMessage({ t: "end", graceMs: options.stopGraceMs ?? STOP_GRACE_MS } satisfies ToThread);
       await Promise.all(exited);
     },
     setBodyLimit(bytes) {

@@ -1,13 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
+import { Agent, request as httpRequest } from "node:http";
+import { connect, createServer } from "node:net";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { restartOnlyChanges } from "../../../src/config/restartOnly.js";
 import { configSchema } from "../../../src/config/schema.js";
 import { startCliGateway } from "../../helpers/cliGateway.js";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { inHome, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 
@@ -29,6 +30,40 @@ const canListen = (port: number) =>
     probe.once("error", () => resolve(false));
     probe.listen({ host: "127.0.0.1", port, exclusive: true }, () => probe.close(() => resolve(true)));
   });
+
+const refusesConnections = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    socket.once("error", () => resolve(true));
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+
+/** A POST on the agent's one connection: its answer, and whether it went on a connection already used. */
+function keptAlivePost(agent: Agent, port: number, id: string) {
+  return new Promise<{ status: number; body: string; reused: boolean }>((resolve, reject) => {
+    const req = httpRequest(
+      {
+        agent,
+        port,
+        host: "127.0.0.1",
+        method: "POST",
+        path: "/webhooks/open",
+        headers: { "content-type": "application/json", "X-Request-ID": id },
+      },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body, reused: req.reusedSocket }));
+      },
+    );
+    req.on("error", reject);
+    req.end("{}");
+  });
+}
 
 describe("uWS on ingress threads (platforms.webhook.workers)", () => {
   it("serves events across the threads, and a stop lets go of the port and ends the threads", async () => {
@@ -55,6 +90,50 @@ describe("uWS on ingress threads (platforms.webhook.workers)", () => {
     gateways.splice(0);
     expect(await canListen(port)).toBe(true);
   });
+
+  it.each(["uws", "uws-threads", "node"] as const)(
+    "%s: while a stop waits for a run, a request on an open connection is answered 503, not reset",
+    async (http) => {
+      const gw = await startTestGateway({
+        http,
+        config: webhookConfig(
+          { open: { secret: OPEN } },
+          {},
+          // The run waits until the test lets it end, so the stop waits in its drain.
+          {
+            agent: {
+              provider: "command",
+              command: [
+                "sh",
+                "-c",
+                'touch "$0/started"; while [ ! -f "$0/release" ]; do sleep 0.02; done',
+                inHome(""),
+              ],
+            },
+          },
+        ),
+      });
+      gateways.push(gw);
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const post = (id: string) => keptAlivePost(agent, gw.gateway.port, id);
+        expect(await post("before")).toMatchObject({ status: 202, reused: false });
+        await vi.waitFor(() => expect(existsSync(join(gw.home.dir, "started"))).toBe(true));
+        const stopped = gw.stop();
+        gateways.splice(0);
+        await vi.waitFor(async () => expect(await refusesConnections(gw.gateway.port)).toBe(true));
+        expect(await post("during")).toEqual({
+          status: 503,
+          body: '{"error":"Shutting down"}',
+          reused: true,
+        });
+        gw.home.write("release", "");
+        await stopped;
+      } finally {
+        agent.destroy();
+      }
+    },
+  );
 
   it("a reload that raises max_body_bytes lets the very next larger body through", async () => {
     const config = (max: number) =>
