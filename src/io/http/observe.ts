@@ -49,16 +49,22 @@ function shown(text: string): string {
  */
 export function observeRequests(handler: RequestHandler, options: ObserveOptions): RequestHandler {
   const { metrics, logger, now } = options;
-  // The metrics label of each path already seen to name a served route: one Map lookup per request
-  // instead of parsing the path again. Only served routes are kept, so a sender inventing paths adds nothing.
-  const knownPaths = new Map<string, string>();
+  // The route name each path already seen to name a served route spells (under the multiplexing it was
+  // read with): one Map lookup per request instead of parsing the path again. Only served routes are kept,
+  // so a sender inventing paths adds nothing. Whether the name is still a route is asked every time: a
+  // reload that removes the route (or turns multiplexing off) makes its path `(unknown)` again, not a
+  // 404 counted, and kept in the delivery history, under a route that no longer exists.
+  const knownPaths = new Map<string, { readonly name: string; readonly multiplex: boolean }>();
   const routeLabel = (path: string, status: number): string => {
+    const multiplex = options.multiplexProfiles();
     const known = knownPaths.get(path);
-    if (known !== undefined) return known;
-    const endpoint = endpointOf(path, options.multiplexProfiles());
+    if (known !== undefined && known.multiplex === multiplex && options.isRoute(known.name, status))
+      return known.name;
+    const endpoint = endpointOf(path, multiplex);
     if (endpoint.kind === "health") return "(health)";
     if (endpoint.kind !== "webhook" || !options.isRoute(endpoint.routeName, status)) return "(unknown)";
-    if (knownPaths.size < 1000) knownPaths.set(path, endpoint.routeName);
+    if (known !== undefined || knownPaths.size < 1000)
+      knownPaths.set(path, { name: endpoint.routeName, multiplex });
     return endpoint.routeName;
   };
   /** The access log's line for one answered request. */

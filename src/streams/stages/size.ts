@@ -3,10 +3,15 @@ import { errorOutcome } from "../types.js";
 
 export const PAYLOAD_TOO_LARGE = errorOutcome(413, "Payload too large");
 
-/** The declared `Content-Length`, when it is a plain decimal number. */
+/**
+ * The declared `Content-Length`, when it is a plain decimal number. Any number of digits: node:http
+ * hands over lengths up to 2^64 - 1, and one of 16 digits or more is far over every limit (it was read
+ * as no length, and the request waited for its body until the 408 instead of the 413 before reading).
+ * Leading zeros count for nothing (`0002` is 2, as node reads it).
+ */
 export function declaredLength(headers: Readonly<Record<string, string>>): number | undefined {
   const raw = headers["content-length"];
-  if (raw === undefined || !/^\d{1,15}$/.test(raw)) return undefined;
+  if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
   return Number(raw);
 }
 

@@ -14,7 +14,7 @@ import { INVALID_JSON, isForm, NOT_AN_OBJECT, parseStage } from "../../../src/st
 import { RATE_LIMITED, rateLimitStage, rateSpendStage } from "../../../src/streams/stages/rateLimit.js";
 import { routeLookupStage, UNKNOWN_ROUTE } from "../../../src/streams/stages/route.js";
 import { IGNORED_BY_SCRIPT, scriptStage } from "../../../src/streams/stages/script.js";
-import { bodySizeStage, PAYLOAD_TOO_LARGE } from "../../../src/streams/stages/size.js";
+import { bodySizeStage, declaredLength, PAYLOAD_TOO_LARGE } from "../../../src/streams/stages/size.js";
 import { type Inbound, isOutcome } from "../../../src/streams/types.js";
 
 const baseRoute: Route = { deliver: "log", deliver_only: false, mirror_to_session: false };
@@ -73,6 +73,15 @@ describe("body size stage", () => {
     expect(
       isOutcome(stage({ inbound: inbound({ headers: { "content-length": "10" }, body: Buffer.alloc(10) }) })),
     ).toBe(false);
+  });
+  it("a declared length of 16 digits or more is over the limit before the body is read (node:http hands it over)", () => {
+    const declared = (length: string) =>
+      stage({ inbound: inbound({ headers: { "content-length": length }, body: Buffer.alloc(0) }) });
+    for (const length of ["1000000000000000", "18446744073709551615", "9".repeat(400)]) {
+      expect(declared(length)).toBe(PAYLOAD_TOO_LARGE);
+    }
+    expect(declaredLength({ "content-length": "0000000000000000000000010" })).toBe(10);
+    expect(isOutcome(declared("0000000000000000000000010"))).toBe(false);
   });
 });
 

@@ -1,0 +1,50 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { BodyCollector } from "../../../src/io/http/core.js";
+
+describe("BodyCollector (the body both HTTP servers read, up to max_body_bytes)", () => {
+  it("a body sent in one-byte chunked pieces is held in one buffer, not one Buffer per byte", () => {
+    const collector = new BodyCollector(1_048_576);
+    const text = `{"x":"${"y".repeat(100_000)}"}`;
+    let added = 0;
+    for (const byte of Buffer.from(text)) if (collector.add(Buffer.from([byte]))) added++;
+    expect(added).toBe(text.length);
+    expect(collector.pieces).toBe(1);
+    expect(collector.body().toString()).toBe(text);
+  });
+
+  it("a body in a few chunks is kept as they came: one chunk is the body itself, uncopied", () => {
+    const chunk = Buffer.from('{"a":1}');
+    const one = new BodyCollector(100);
+    one.add(chunk);
+    expect(one.body()).toBe(chunk);
+  });
+
+  it("the limit holds exactly: at the limit the body is read, one byte past it add says no", () => {
+    const collector = new BodyCollector(100);
+    for (let i = 0; i < 100; i++) expect(collector.add(Buffer.from("a"))).toBe(true);
+    expect(collector.body().length).toBe(100);
+    expect(collector.add(Buffer.from("a"))).toBe(false);
+  });
+
+  it("any split of a body gives back the same bytes", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 3000 }),
+        fc.array(fc.nat(400), { maxLength: 80 }),
+        (bytes, cuts) => {
+          const body = Buffer.from(bytes);
+          const collector = new BodyCollector(body.length);
+          let at = 0;
+          for (const cut of cuts) {
+            const next = Math.min(body.length, at + cut);
+            collector.add(Buffer.from(body.subarray(at, next)));
+            at = next;
+          }
+          collector.add(Buffer.from(body.subarray(at)));
+          expect(collector.body().equals(body)).toBe(true);
+        },
+      ),
+    );
+  });
+});
