@@ -1,4 +1,5 @@
 import { readableInHeader } from "../streams/signatureChecks.js";
+import { routeKey } from "./sections/webhook.js";
 
 /** A route and the secret it checks requests with: its own (`route.secret`), or the global one. */
 export interface SecretRoute {
@@ -31,7 +32,7 @@ export function secretCharacterWarnings(routes: Iterable<SecretRoute>, file: str
     const key =
       route.secret === undefined
         ? `platforms.webhook.secret (the global secret route ${name} uses)`
-        : `platforms.webhook.routes.${name}.secret`;
+        : `${routeKey(name, route)}.secret`;
     warnings.push(
       `[webhook] ${file}: ${key} ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret without edge spaces (svc gateway setup generates one) if this route takes tokens`,
     );

@@ -6,6 +6,7 @@ import { nearMiss } from "../config/nearMiss.js";
 import { type SvcPaths, svcPaths } from "../config/paths.js";
 import { profileBindingWarnings } from "../config/profileWarnings.js";
 import { secretCharacterWarnings } from "../config/secretWarnings.js";
+import { routeKey } from "../config/sections/webhook.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { cronStore } from "../io/stores/cronStore.js";
 
@@ -16,7 +17,7 @@ import { cronStore } from "../io/stores/cronStore.js";
 export function toolsetWarnings(table: RouteTable, mcpServers: readonly string[], file: string): string[] {
   return unknownToolsetWarnings(
     [...table.staticRoutes].map(([name, { route }]) => ({
-      at: `${file}: platforms.webhook.routes.${name}`,
+      at: `${file}: ${routeKey(name, route)}`,
       toolsets: route.toolsets,
     })),
     mcpServers,

@@ -1,6 +1,7 @@
 import { nearMiss } from "../../config/nearMiss.js";
 import type { Config } from "../../config/schema.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
+import { routeKey } from "../../config/sections/webhook.js";
 import { canonicalTarget, isChatPlatform, TARGET_ALIASES } from "./names.js";
 
 export const REPO_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
@@ -45,7 +46,7 @@ export function targetStartupProblems(config: Config, file: string): TargetProbl
   >;
   const validNames = Object.keys(TARGET_ALIASES).join(", ");
   for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
-    const at = `${file}: platforms.webhook.routes.${name}`;
+    const at = `${file}: ${routeKey(name, route)}`;
     const canonical = canonicalTarget(route.deliver);
     if (canonical === undefined) {
       const meant = nearMiss(route.deliver, Object.keys(TARGET_ALIASES));
