@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { KNOWN_TOOLSETS, WEBHOOK_TOOLSET } from "../actors/agent/index.js";
+import { skillNameProblem } from "../actors/agent/skills.js";
 import { missingReferenceWarnings } from "../actors/routeReferences.js";
 import type { RouteTable } from "../actors/routes.js";
 import { nearMiss } from "../config/nearMiss.js";
@@ -22,6 +23,18 @@ export function toolsetWarnings(table: RouteTable, mcpServers: readonly string[]
     })),
     mcpServers,
   ).map((warning) => `[webhook] ${warning}`);
+}
+
+/** A route's `skills` entry that is a path, not a skill name: never loaded (said at each run's first event too). */
+export function skillNameWarnings(table: RouteTable, file: string): string[] {
+  return [...table.staticRoutes].flatMap(([name, { route }]) =>
+    (route.skills ?? []).flatMap((skill) => {
+      const problem = skillNameProblem(skill);
+      return problem === undefined
+        ? []
+        : [`[webhook] ${file}: ${routeKey(name, route)}.skills: "${skill}" is ${problem}`];
+    }),
+  );
 }
 
 /** `toolsetWarnings` for any routes (`at`: `<file>: <key path>`), such as hand-edited subscriptions. */
@@ -64,6 +77,7 @@ export function staticRouteWarnings(
       }),
       ...secretCharacterWarnings(table.staticRoutes.values(), paths.config),
       ...toolsetWarnings(table, mcpServers, paths.config),
+      ...skillNameWarnings(table, paths.config),
     ],
     references: missingReferenceWarnings(table, {
       configFile: paths.config,
