@@ -215,6 +215,11 @@ export function formatIssue(
       message += ` — put it in quotes if it is meant as text`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
       message += ` — a $\{VAR} always gives text: write the value itself in the file`;
+    else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
+      message += ` — write coalesce: {key: ${issue.input}}`;
+    else if (issue.input === undefined && issue.path.at(-1) === "key" && issue.path.at(-2) === "coalesce")
+      message =
+        "missing — set it to the payload path that names the entity (pull_request.number) or a {template}";
     else if (typeof issue.input === "string") {
       message += textForTypeHint(issue.expected, issue.input);
       // `events: push` for `events: [push]`; the value is quoted back only where describeValue shows it.
