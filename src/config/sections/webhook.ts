@@ -5,6 +5,9 @@ import { timerSeconds } from "../timerSeconds.js";
 import { filterSchema } from "./filters.js";
 
 export const ROUTE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** What `ROUTE_NAME` allows, in words (a name such as `-x` uses only allowed characters but starts wrong). */
+export const ROUTE_NAME_RULE =
+  "route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)";
 export const INSECURE_NO_AUTH = "INSECURE_NO_AUTH";
 
 export const coalesceSchema = z.strictObject({
@@ -81,12 +84,7 @@ const adapterShape = {
   delivery_history: z.boolean().default(true),
   /** `GET /metrics` on the webhook port; unset: served only on a loopback bind (docs/operations.md). */
   metrics: z.boolean().optional(),
-  routes: z
-    .record(
-      z.string().regex(ROUTE_NAME, "route names use letters, digits, '.', '_' and '-' (1-64)"),
-      routeSchema,
-    )
-    .default({}),
+  routes: z.record(z.string().regex(ROUTE_NAME, ROUTE_NAME_RULE), routeSchema).default({}),
 };
 
 /** `platforms.webhook`: keys may sit directly or under `extra`; the `extra` value wins. */

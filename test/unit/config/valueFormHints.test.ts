@@ -118,3 +118,11 @@ describe("coalesce written in another form", () => {
     );
   });
 });
+
+describe("route names", () => {
+  it("a name of allowed characters that starts with one a name may not start with says so", () => {
+    expect(refusal(webhook("    routes:\n      -x: {secret: s}\n"))).toBe(
+      "FILE: platforms.webhook.routes.-x: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)",
+    );
+  });
+});
