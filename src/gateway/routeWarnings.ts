@@ -10,6 +10,7 @@ import { secretCharacterWarnings } from "../config/secretWarnings.js";
 import { routeKey } from "../config/sections/webhook.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { cronStore } from "../io/stores/cronStore.js";
+import { idleRouteKeyWarnings } from "./idleRouteKeys.js";
 
 /**
  * A route's `toolsets` name that is neither a built-in toolset nor a configured MCP server: a run drops
@@ -78,6 +79,7 @@ export function staticRouteWarnings(
       ...secretCharacterWarnings(table.staticRoutes.values(), paths.config),
       ...toolsetWarnings(table, mcpServers, paths.config),
       ...skillNameWarnings(table, paths.config),
+      ...idleRouteKeyWarnings(table, paths.config),
     ],
     references: missingReferenceWarnings(table, {
       configFile: paths.config,

@@ -1,0 +1,38 @@
+import type { RouteTable } from "../actors/routes.js";
+import { routeKey } from "../config/sections/webhook.js";
+import { canonicalTarget } from "../io/targets/names.js";
+
+/**
+ * A static route's keys that its other keys leave without effect, named at startup and by `svc config
+ * check` (as `svc webhook subscribe` does for its flags): `deliver_extra` and `mirror_to_session` while
+ * the target is `log`; the route's `deliver` and `deliver_extra` on a `cron_job` route, whose job's own
+ * target and extras apply.
+ */
+export function idleRouteKeyWarnings(table: RouteTable, file: string): string[] {
+  const warnings: string[] = [];
+  for (const [name, { route }] of table.staticRoutes) {
+    const at = `[webhook] ${file}: ${routeKey(name, route)}`;
+    const extras = Object.keys(route.deliver_extra ?? {});
+    if (route.cron_job !== undefined) {
+      const unused = [
+        ...(canonicalTarget(route.deliver) === "log" ? [] : ["deliver"]),
+        ...(extras.length > 0 ? ["deliver_extra"] : []),
+      ];
+      if (unused.length > 0)
+        warnings.push(
+          `${at}: ${unused.join(" and ")} ${unused.length === 1 ? "has" : "have"} no effect on a cron_job route — the reply goes to job ${route.cron_job}'s own target (svc cron list); remove ${unused.length === 1 ? "it" : "them"}`,
+        );
+      continue;
+    }
+    if (canonicalTarget(route.deliver) !== "log") continue;
+    const idle = [
+      ...(extras.length > 0 ? ["deliver_extra"] : []),
+      ...(route.mirror_to_session ? ["mirror_to_session"] : []),
+    ];
+    if (idle.length > 0)
+      warnings.push(
+        `${at}: ${idle.join(" and ")} ${idle.length === 1 ? "has" : "have"} no effect while deliver is log (replies go to the gateway log) — set deliver to a target, e.g. deliver: telegram`,
+      );
+  }
+  return warnings;
+}

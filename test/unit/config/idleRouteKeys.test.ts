@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { routeTable } from "../../../src/actors/routes.js";
+import { configSchema } from "../../../src/config/schema.js";
+import { idleRouteKeyWarnings } from "../../../src/gateway/idleRouteKeys.js";
+
+const warnings = (routes: Record<string, unknown>) =>
+  idleRouteKeyWarnings(
+    routeTable(configSchema.parse({ platforms: { webhook: { secret: "s", routes } } })),
+    "config.yaml",
+  );
+
+describe("route keys that the route's other keys leave without effect", () => {
+  it("deliver_extra and mirror_to_session on a log route are named; on a chat route they are not", () => {
+    expect(
+      warnings({
+        a: { deliver_extra: { chat_id: "42" } },
+        b: { mirror_to_session: true, deliver: "log" },
+        c: { deliver: "telegram", deliver_extra: { chat_id: "42" }, mirror_to_session: true },
+        d: { prompt: "plain" },
+      }),
+    ).toEqual([
+      "[webhook] config.yaml: platforms.webhook.routes.a: deliver_extra has no effect while deliver is log (replies go to the gateway log) — set deliver to a target, e.g. deliver: telegram",
+      "[webhook] config.yaml: platforms.webhook.routes.b: mirror_to_session has no effect while deliver is log (replies go to the gateway log) — set deliver to a target, e.g. deliver: telegram",
+    ]);
+  });
+
+  it("a cron_job route's deliver and deliver_extra are named (the job's own apply); its mirror_to_session is not", () => {
+    expect(
+      warnings({
+        j: {
+          cron_job: "nightly",
+          deliver: "slack",
+          deliver_extra: { chat_id: "C1" },
+          mirror_to_session: true,
+        },
+        k: { cron_job: "nightly", mirror_to_session: true },
+      }),
+    ).toEqual([
+      "[webhook] config.yaml: platforms.webhook.routes.j: deliver and deliver_extra have no effect on a cron_job route — the reply goes to job nightly's own target (svc cron list); remove them",
+    ]);
+  });
+});
