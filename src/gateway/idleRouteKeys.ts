@@ -5,8 +5,8 @@ import { canonicalTarget } from "../io/targets/names.js";
 /**
  * A static route's keys that its other keys leave without effect, named at startup and by `svc config
  * check` (as `svc webhook subscribe` does for its flags): `deliver_extra` and `mirror_to_session` while
- * the target is `log`; the route's `deliver` and `deliver_extra` on a `cron_job` route, whose job's own
- * target and extras apply.
+ * the target is `log`; the route's `deliver`, `deliver_extra`, `skills` and `toolsets` on a `cron_job`
+ * route, whose job runs with its own target, extras and toolsets, and no skill.
  */
 export function idleRouteKeyWarnings(table: RouteTable, file: string): string[] {
   const warnings: string[] = [];
@@ -17,10 +17,12 @@ export function idleRouteKeyWarnings(table: RouteTable, file: string): string[] 
       const unused = [
         ...(canonicalTarget(route.deliver) === "log" ? [] : ["deliver"]),
         ...(extras.length > 0 ? ["deliver_extra"] : []),
+        ...((route.skills ?? []).length > 0 ? ["skills"] : []),
+        ...(route.toolsets === undefined ? [] : ["toolsets"]),
       ];
       if (unused.length > 0)
         warnings.push(
-          `${at}: ${unused.join(" and ")} ${unused.length === 1 ? "has" : "have"} no effect on a cron_job route — the reply goes to job ${route.cron_job}'s own target (svc cron list); remove ${unused.length === 1 ? "it" : "them"}`,
+          `${at}: ${unused.join(", ")} ${unused.length === 1 ? "has" : "have"} no effect on a cron_job route — job ${route.cron_job} runs with its own target, extras and toolsets, and no skill (svc cron list); remove ${unused.length === 1 ? "it" : "them"}`,
         );
       continue;
     }

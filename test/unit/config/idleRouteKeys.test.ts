@@ -24,19 +24,21 @@ describe("route keys that the route's other keys leave without effect", () => {
     ]);
   });
 
-  it("a cron_job route's deliver and deliver_extra are named (the job's own apply); its mirror_to_session is not", () => {
+  it("a cron_job route's deliver, deliver_extra, skills and toolsets are named (the job's own apply); its mirror_to_session is not", () => {
     expect(
       warnings({
         j: {
           cron_job: "nightly",
           deliver: "slack",
           deliver_extra: { chat_id: "C1" },
+          skills: ["triage"],
+          toolsets: ["web"],
           mirror_to_session: true,
         },
         k: { cron_job: "nightly", mirror_to_session: true },
       }),
     ).toEqual([
-      "[webhook] config.yaml: platforms.webhook.routes.j: deliver and deliver_extra have no effect on a cron_job route — the reply goes to job nightly's own target (svc cron list); remove them",
+      "[webhook] config.yaml: platforms.webhook.routes.j: deliver, deliver_extra, skills, toolsets have no effect on a cron_job route — job nightly runs with its own target, extras and toolsets, and no skill (svc cron list); remove them",
     ]);
   });
 });
