@@ -1,4 +1,4 @@
-import { realpath } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
 import { extendObject, parseJson, stringifyJson } from "../streams/jsonNumbers.js";
 import type { ScriptResult } from "../streams/stages/script.js";
@@ -56,6 +56,9 @@ export async function resolveScript(
     return { why: "script not found" };
   }
   if (!inside(realDir, real)) return { why: "script resolves outside the scripts directory (symlink)" };
+  // A directory would be run as `python3 <dir>` ("can't find '__main__' module"): named for what it is.
+  if (!(await stat(real)).isFile())
+    return { why: "not a file (a script is one file under the scripts directory)" };
   return { path: real };
 }
 

@@ -95,6 +95,9 @@ describe("resolveScript", () => {
     });
     expect(await resolveScript(dir, "nope.sh")).toEqual({ why: "script not found" });
     expect(await resolveScript(dir, ".")).toEqual({ why: "path leaves the scripts directory" });
+    expect(await resolveScript(dir, "sub")).toEqual({
+      why: "not a file (a script is one file under the scripts directory)",
+    });
   });
 });
 
