@@ -94,6 +94,10 @@ describe("resolveScript", () => {
       why: "script resolves outside the scripts directory (symlink)",
     });
     expect(await resolveScript(dir, "nope.sh")).toEqual({ why: "script not found" });
+    expect(await resolveScript(dir, "scripts/ok.sh")).toEqual({
+      why: "script not found — relative paths start in the scripts directory: write ok.sh",
+    });
+    expect(await resolveScript(dir, "scripts/nope.sh")).toEqual({ why: "script not found" });
     expect(await resolveScript(dir, ".")).toEqual({ why: "path leaves the scripts directory" });
     expect(await resolveScript(dir, "sub")).toEqual({
       why: "not a file (a script is one file under the scripts directory)",
