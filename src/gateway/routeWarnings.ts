@@ -76,7 +76,7 @@ export function staticRouteWarnings(
         profiles: profilesOnDisk(paths.home),
         profilesDir: join(paths.home, "profiles"),
       }),
-      ...secretCharacterWarnings(table.staticRoutes.values(), paths.config),
+      ...secretCharacterWarnings(table.staticRoutes.values(), paths.config, table.globalSecretKey),
       ...toolsetWarnings(table, mcpServers, paths.config),
       ...skillNameWarnings(table, paths.config),
       ...idleRouteKeyWarnings(table, paths.config),

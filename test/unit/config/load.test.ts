@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { routeTable } from "../../../src/actors/routes.js";
 import { loadConfig } from "../../../src/config/load.js";
+import { secretCharacterWarnings } from "../../../src/config/secretWarnings.js";
 import { webhookStartupProblems } from "../../../src/config/validate.js";
 import { toolsetWarnings } from "../../../src/gateway/routeWarnings.js";
 import { startupProblems } from "../../../src/gateway/startupProblems.js";
@@ -377,6 +378,17 @@ describe("startup validation rules (spec 2.2)", () => {
     ]);
     expect(toolsetWarnings(routeTable(config), [], paths.config)).toEqual([
       expect.stringContaining(": platforms.webhook.extra.routes.tools.toolsets: unknown toolset"),
+    ]);
+    const spaced = load(
+      "platforms:\n  webhook:\n    extra:\n      secret: ' g'\n      routes:\n        r: {}\n",
+    );
+    const table = routeTable(spaced.config);
+    expect(
+      secretCharacterWarnings(table.staticRoutes.values(), "config.yaml", table.globalSecretKey),
+    ).toEqual([
+      expect.stringMatching(
+        /^\[webhook\] config\.yaml: platforms\.webhook\.extra\.secret \(the global secret route r uses\) begins/,
+      ),
     ]);
   });
 });
