@@ -129,6 +129,13 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
               ? `the "${op}" operator needs a field (a dotted path such as pull_request.user.login)`
               : `expected text (a dotted path such as pull_request.user.login), got ${JSON.stringify(raw.field)}`,
         });
+      } else if (raw.field.split(".").some((segment) => segment === "")) {
+        // `a..b`, `.a`, `a.`, `headers.`: no value is ever found there, so the filter could never match.
+        ctx.addIssue({
+          code: "custom",
+          path: ["field"],
+          message: `"${raw.field}" has an empty part between dots, so it never names a value — write a dotted path such as pull_request.user.login`,
+        });
       }
       const parsed = leafShapes[op].safeParse(raw[op], { reportInput: true });
       if (!parsed.success) {
