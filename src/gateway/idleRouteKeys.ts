@@ -3,7 +3,8 @@ import { routeKey } from "../config/sections/webhook.js";
 import { canonicalTarget } from "../io/targets/names.js";
 
 /**
- * A static route's keys that its other keys leave without effect, named at startup and by `svc config
+ * A static route's `events` entries that can never match (blank, or with spaces at an end), and its keys
+ * that its other keys leave without effect, named at startup and by `svc config
  * check` (as `svc webhook subscribe` does for its flags): `deliver_extra` and `mirror_to_session` while
  * the target is `log`; the route's `deliver`, `deliver_extra`, `skills` and `toolsets` on a `cron_job`
  * route, whose job runs with its own target, extras and toolsets, and no skill.
@@ -12,6 +13,13 @@ export function idleRouteKeyWarnings(table: RouteTable, file: string): string[] 
   const warnings: string[] = [];
   for (const [name, { route }] of table.staticRoutes) {
     const at = `[webhook] ${file}: ${routeKey(name, route)}`;
+    (route.events ?? []).forEach((event, i) => {
+      // The event type is never empty, and HTTP strips the ends of the header it comes in.
+      if (event.trim() === event && event !== "") return;
+      warnings.push(
+        `${at}.events[${i}]: ${JSON.stringify(event)} never matches: an event type is ${event.trim() === "" ? "never blank" : "sent without spaces at its ends"} — write ${event.trim() === "" ? "the event type, or remove the entry" : JSON.stringify(event.trim())}`,
+      );
+    });
     const extras = Object.keys(route.deliver_extra ?? {});
     if (route.cron_job !== undefined) {
       const unused = [

@@ -10,6 +10,13 @@ const warnings = (routes: Record<string, unknown>) =>
   );
 
 describe("route keys that the route's other keys leave without effect", () => {
+  it("an events entry that is blank or has spaces at an end never matches: named", () => {
+    expect(warnings({ e: { events: ["push", "", " pull_request", "Merge Request Hook"] } })).toEqual([
+      '[webhook] config.yaml: platforms.webhook.routes.e.events[1]: "" never matches: an event type is never blank — write the event type, or remove the entry',
+      '[webhook] config.yaml: platforms.webhook.routes.e.events[2]: " pull_request" never matches: an event type is sent without spaces at its ends — write "pull_request"',
+    ]);
+  });
+
   it("deliver_extra and mirror_to_session on a log route are named; on a chat route they are not", () => {
     expect(
       warnings({
