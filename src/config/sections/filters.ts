@@ -43,7 +43,8 @@ const leafShapes = {
   equals: scalar,
   not_equals: scalar,
   contains: scalar,
-  in: z.array(scalar),
+  // An empty list matches nothing: its route would ignore every event without a word.
+  in: z.array(scalar).min(1, "an empty list matches nothing — list the values, e.g. in: [opened, reopened]"),
   in_file: z.string().min(1),
   regex: z.string().min(1),
 } satisfies Record<FilterOperator, z.ZodType>;

@@ -34,3 +34,11 @@ describe("filter config errors (spec 2.3 operator values)", () => {
     ).toEqual([{ field: "commits.0.id", exists: true }]);
   });
 });
+
+describe("filter values that can never match", () => {
+  it("in: [] is refused (it would ignore every event)", () => {
+    expect(() => loadFilters("{field: action, in: []}")).toThrow(
+      "routes.gh.filters[0].in: an empty list matches nothing — list the values, e.g. in: [opened, reopened]",
+    );
+  });
+});
