@@ -48,4 +48,15 @@ describe("route keys that the route's other keys leave without effect", () => {
       "[webhook] config.yaml: platforms.webhook.routes.j: deliver, deliver_extra, skills, toolsets have no effect on a cron_job route — job nightly runs with its own target, extras and toolsets, and no skill (svc cron list); remove them",
     ]);
   });
+
+  it("a deliver_only route's skills and toolsets are named (no agent runs)", () => {
+    expect(
+      warnings({
+        d: { deliver_only: true, deliver: "telegram", skills: ["tone"], toolsets: ["web"] },
+        e: { deliver_only: true, deliver: "telegram" },
+      }),
+    ).toEqual([
+      "[webhook] config.yaml: platforms.webhook.routes.d: skills, toolsets have no effect on a deliver_only route — no agent runs, the rendered prompt is the message; remove them",
+    ]);
+  });
 });
