@@ -1,13 +1,14 @@
 import type { RouteTable } from "../actors/routes.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
-import { canonicalTarget } from "../io/targets/names.js";
+import { canonicalTarget, isChatPlatform } from "../io/targets/names.js";
 
 /**
  * A static route's `events` entries that can never match (blank, or with spaces at an end), and its keys
  * that its other keys leave without effect, named at startup and by `svc config check` (as `svc webhook
  * subscribe` does for its flags): `deliver_extra` and `mirror_to_session` while the target is `log`;
  * `deliver`, `deliver_extra`, `skills` and `toolsets` on a `cron_job` route, whose job runs with its own
- * target, extras and toolsets, and no skill; `skills` and `toolsets` on a `deliver_only` route (no agent runs).
+ * target, extras and toolsets, and no skill; `skills` and `toolsets` on a `deliver_only` route (no agent runs);
+ * `mirror_to_session` with a target that is not a chat (only chat deliveries are mirrored).
  */
 export function idleRouteKeyWarnings(table: RouteTable, file: string): string[] {
   return [...table.staticRoutes].flatMap(([name, { route }]) => {
@@ -55,6 +56,10 @@ function idleKeys(route: Route): string[] {
   if (logOnly.length > 0)
     found.push(
       `${logOnly.join(" and ")} ${logOnly.length === 1 ? "has" : "have"} no effect while deliver is log (replies go to the gateway log) — set deliver to a target, e.g. deliver: telegram`,
+    );
+  if (route.mirror_to_session && !logTarget && !isChatPlatform(route.deliver))
+    found.push(
+      `mirror_to_session has no effect with deliver: ${route.deliver} — only chat deliveries are mirrored into a chat's session; remove it`,
     );
   return found;
 }

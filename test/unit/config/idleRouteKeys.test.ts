@@ -59,4 +59,15 @@ describe("route keys that the route's other keys leave without effect", () => {
       "[webhook] config.yaml: platforms.webhook.routes.d: skills, toolsets have no effect on a deliver_only route — no agent runs, the rendered prompt is the message; remove them",
     ]);
   });
+
+  it("mirror_to_session with a target that is not a chat (email, sms, forge_comment) is named", () => {
+    expect(
+      warnings({
+        m: { deliver: "email", mirror_to_session: true, deliver_extra: { to: "a@b.c" } },
+        n: { deliver: "chat_1", mirror_to_session: true },
+      }),
+    ).toEqual([
+      "[webhook] config.yaml: platforms.webhook.routes.m: mirror_to_session has no effect with deliver: email — only chat deliveries are mirrored into a chat's session; remove it",
+    ]);
+  });
 });
