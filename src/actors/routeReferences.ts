@@ -1,6 +1,6 @@
 import { inProfile } from "../config/paths.js";
 import type { Filter } from "../config/sections/filters.js";
-import type { Route } from "../config/sections/webhook.js";
+import { type Route, routeKey } from "../config/sections/webhook.js";
 import { listFileProblem } from "../io/listFiles.js";
 import { resolveScript } from "../io/scripts.js";
 import { type CronStore, findJob } from "../io/stores/cronStore.js";
@@ -45,7 +45,7 @@ export interface ReferringRoute {
 export function missingReferenceWarnings(table: RouteTable, deps: ReferenceDeps): Promise<string[]> {
   return referenceWarnings(
     [...table.staticRoutes].map(([name, { route, profile }]) => ({
-      at: `${deps.configFile}: platforms.webhook.routes.${name}`,
+      at: `${deps.configFile}: ${routeKey(name, route)}`,
       route,
       profile,
     })),

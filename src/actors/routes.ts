@@ -1,7 +1,7 @@
 import { fromCallback } from "xstate";
 import { DEFAULT_PROFILE } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
-import type { Route } from "../config/sections/webhook.js";
+import { globalSecretKey, type Route } from "../config/sections/webhook.js";
 import type { ResolvedRoute, RouteStanding } from "../streams/context.js";
 
 /** Routes from somewhere other than config.yaml (dynamic subscriptions); a static route of the same name wins. */
@@ -17,6 +17,8 @@ export interface RouteTable {
   readonly rateLimit: number;
   readonly scriptTimeoutMs: number;
   readonly globalSecret: string | undefined;
+  /** Where the global secret is written, for messages (`platforms.webhook.secret` or `...extra.secret`). */
+  readonly globalSecretKey?: string;
   readonly staticRoutes: ReadonlyMap<string, ResolvedRoute>;
   /** Shared by its static routes: retired when the registry replaces this table (see `ResolvedRoute.standing`). */
   readonly standing?: TableStanding;
@@ -50,6 +52,7 @@ export function routeTable(config: Config): RouteTable {
     rateLimit: webhook.rate_limit,
     scriptTimeoutMs: webhook.script_timeout_seconds * 1000,
     globalSecret: webhook.secret,
+    globalSecretKey: globalSecretKey(webhook),
     staticRoutes,
     standing,
   };

@@ -87,6 +87,14 @@ const HOME_OF_KEY: Readonly<Record<string, string>> = {
   prompt: "platforms.webhook.routes.<name>",
 };
 
+/** Keys of a dynamic subscription's record that a config.yaml route does not have, and what to do instead. */
+const SUBSCRIPTION_ONLY: Readonly<Record<string, string>> = {
+  enabled:
+    "a config.yaml route has no enabled flag: it is served while it is in the file — remove it (or comment it out) to stop it; enabled belongs to subscriptions (svc webhook disable)",
+  description:
+    "a config.yaml route has no description: write a # comment above it; description belongs to subscriptions",
+};
+
 /**
  * Where an unknown key belongs instead: another section's key (`multiplex_profiles` under
  * `platforms.webhook` is `gateway.multiplex_profiles`), or, directly under `platforms.webhook`, a
@@ -95,6 +103,12 @@ const HOME_OF_KEY: Readonly<Record<string, string>> = {
 function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): string | undefined {
   const at = path.map(String);
   if (at[0] !== undefined && !["gateway", "agent", "platforms"].includes(at[0])) return undefined;
+  const atRoute =
+    at[0] === "platforms" &&
+    at[1] === "webhook" &&
+    at.at(-2) === "routes" &&
+    at.length === (at[2] === "extra" ? 5 : 4);
+  if (atRoute && Object.hasOwn(SUBSCRIPTION_ONLY, key)) return SUBSCRIPTION_ONLY[key];
   if (
     at[0] === "platforms" &&
     at[1] === "webhook" &&
@@ -201,6 +215,11 @@ export function formatIssue(
       message += ` — put it in quotes if it is meant as text`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
       message += ` — a $\{VAR} always gives text: write the value itself in the file`;
+    else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
+      message += ` — write coalesce: {key: ${issue.input}}`;
+    else if (issue.input === undefined && issue.path.at(-1) === "key" && issue.path.at(-2) === "coalesce")
+      message =
+        "missing — set it to the payload path that names the entity (pull_request.number) or a {template}";
     else if (typeof issue.input === "string") {
       message += textForTypeHint(issue.expected, issue.input);
       // `events: push` for `events: [push]`; the value is quoted back only where describeValue shows it.

@@ -1,10 +1,13 @@
 import { nearMiss } from "./nearMiss.js";
 import { DEFAULT_PROFILE } from "./paths.js";
+import { routeKey } from "./sections/webhook.js";
 
 export interface BoundRoute {
   readonly name: string;
   /** The route's profile (`default` when unbound). */
   readonly profile: string;
+  /** The route as configured: names its key where it was written (`routeKey`). */
+  readonly route: object;
 }
 
 /**
@@ -17,9 +20,9 @@ export function profileBindingWarnings(
   options: { file: string; multiplex: boolean; profiles: readonly string[]; profilesDir: string },
 ): string[] {
   const warnings: string[] = [];
-  for (const { name, profile } of routes) {
+  for (const { name, profile, route } of routes) {
     if (profile === DEFAULT_PROFILE) continue;
-    const at = `${options.file}: platforms.webhook.routes.${name}.profile`;
+    const at = `${options.file}: ${routeKey(name, route)}.profile`;
     if (!options.multiplex) {
       warnings.push(
         `[webhook] ${at}: the binding to profile ${profile} is not enforced — gateway.multiplex_profiles is off, so the route answers at /webhooks/${name}; set gateway.multiplex_profiles: true to serve it at /p/${profile}/webhooks/${name} only`,

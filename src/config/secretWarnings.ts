@@ -1,4 +1,5 @@
 import { readableInHeader } from "../streams/signatureChecks.js";
+import { routeKey } from "./sections/webhook.js";
 
 /** A route and the secret it checks requests with: its own (`route.secret`), or the global one. */
 export interface SecretRoute {
@@ -23,15 +24,19 @@ export function secretHeaderProblem(secret: string): string | undefined {
  * secret itself: token and `Bearer` headers are printable ASCII, and HTTP strips their edge spaces. Named at startup, without the secret,
  * so that such a route is not left answering 401 to every GitLab token without a word.
  */
-export function secretCharacterWarnings(routes: Iterable<SecretRoute>, file: string): string[] {
+export function secretCharacterWarnings(
+  routes: Iterable<SecretRoute>,
+  file: string,
+  globalKey = "platforms.webhook.secret",
+): string[] {
   const warnings: string[] = [];
   for (const { name, secret, route } of routes) {
     const problem = secretHeaderProblem(secret);
     if (problem === undefined) continue;
     const key =
       route.secret === undefined
-        ? `platforms.webhook.secret (the global secret route ${name} uses)`
-        : `platforms.webhook.routes.${name}.secret`;
+        ? `${globalKey} (the global secret route ${name} uses)`
+        : `${routeKey(name, route)}.secret`;
     warnings.push(
       `[webhook] ${file}: ${key} ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret without edge spaces (svc gateway setup generates one) if this route takes tokens`,
     );

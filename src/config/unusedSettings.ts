@@ -2,6 +2,7 @@ import type { Config } from "./schema.js";
 import { DEFAULT_BASE_URLS } from "./sections/agent.js";
 import type { McpServerEntry } from "./sections/mcp.js";
 import { TOOLSETS_WITHOUT_TOOLS } from "./sections/tools.js";
+import { routeKey } from "./sections/webhook.js";
 
 /** The optional `agent` keys each provider reads (the others have defaults and are not checked). */
 const AGENT_KEYS_USED: Record<string, readonly string[]> = {
@@ -67,7 +68,7 @@ function missingKeyWarning({ agent }: Config, file: string): string | undefined 
 function toollessToolsets(config: Config, provider: string, file: string): string[] {
   const warnings: string[] = [];
   for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
-    const at = `[agent] ${file}: platforms.webhook.routes.${name}.toolsets`;
+    const at = `[agent] ${file}: ${routeKey(name, route)}.toolsets`;
     const toolsets = route.toolsets ?? [];
     const toolless = toolsets.filter((t) => TOOLSETS_WITHOUT_TOOLS.includes(t));
     if (toolless.length > 0) {

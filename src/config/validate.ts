@@ -1,6 +1,6 @@
 import { dirname, join } from "node:path";
 import type { Config } from "./schema.js";
-import { INSECURE_NO_AUTH } from "./sections/webhook.js";
+import { globalSecretKey, INSECURE_NO_AUTH, routeKey } from "./sections/webhook.js";
 
 /** A `${VAR}` left in a value after interpolation: the variable is not set anywhere. */
 const UNSET_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/;
@@ -33,11 +33,11 @@ const insecureOffLoopback = (host: string) =>
 export function webhookStartupProblems(config: Config, file: string): string[] {
   const webhook = config.platforms.webhook;
   const problems: string[] = [];
-  const globalUnset = unsetSecretProblem(`${file}: platforms.webhook.secret`, webhook.secret, file);
+  const globalUnset = unsetSecretProblem(`${file}: ${globalSecretKey(webhook)}`, webhook.secret, file);
   if (globalUnset !== undefined && Object.values(webhook.routes).some((r) => r.secret === undefined))
     problems.push(globalUnset);
   for (const [name, route] of Object.entries(webhook.routes)) {
-    const at = `${file}: platforms.webhook.routes.${name}`;
+    const at = `${file}: ${routeKey(name, route)}`;
     const secret = route.secret ?? webhook.secret;
     if (secret === undefined) {
       problems.push(
@@ -68,7 +68,7 @@ export function webhookStartupProblems(config: Config, file: string): string[] {
       .map(([name]) => name);
     const usedBy = `${users.length > 0 ? `used by route ${users.join(", ")} and` : "used by"} every subscription without a secret of its own`;
     problems.push(
-      `${file}: platforms.webhook.secret (global secret or WEBHOOK_SECRET, ${usedBy}): ${insecureOffLoopback(webhook.host)}`,
+      `${file}: ${globalSecretKey(webhook)} (global secret or WEBHOOK_SECRET, ${usedBy}): ${insecureOffLoopback(webhook.host)}`,
     );
   }
   return problems;

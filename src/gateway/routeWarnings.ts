@@ -1,13 +1,16 @@
 import { join } from "node:path";
 import { KNOWN_TOOLSETS, WEBHOOK_TOOLSET } from "../actors/agent/index.js";
+import { skillNameProblem } from "../actors/agent/skills.js";
 import { missingReferenceWarnings } from "../actors/routeReferences.js";
 import type { RouteTable } from "../actors/routes.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { type SvcPaths, svcPaths } from "../config/paths.js";
 import { profileBindingWarnings } from "../config/profileWarnings.js";
 import { secretCharacterWarnings } from "../config/secretWarnings.js";
+import { routeKey } from "../config/sections/webhook.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { cronStore } from "../io/stores/cronStore.js";
+import { idleRouteKeyWarnings } from "./idleRouteKeys.js";
 
 /**
  * A route's `toolsets` name that is neither a built-in toolset nor a configured MCP server: a run drops
@@ -16,11 +19,23 @@ import { cronStore } from "../io/stores/cronStore.js";
 export function toolsetWarnings(table: RouteTable, mcpServers: readonly string[], file: string): string[] {
   return unknownToolsetWarnings(
     [...table.staticRoutes].map(([name, { route }]) => ({
-      at: `${file}: platforms.webhook.routes.${name}`,
+      at: `${file}: ${routeKey(name, route)}`,
       toolsets: route.toolsets,
     })),
     mcpServers,
   ).map((warning) => `[webhook] ${warning}`);
+}
+
+/** A route's `skills` entry that is a path, not a skill name: never loaded (said at each run's first event too). */
+export function skillNameWarnings(table: RouteTable, file: string): string[] {
+  return [...table.staticRoutes].flatMap(([name, { route }]) =>
+    (route.skills ?? []).flatMap((skill) => {
+      const problem = skillNameProblem(skill);
+      return problem === undefined
+        ? []
+        : [`[webhook] ${file}: ${routeKey(name, route)}.skills: "${skill}" is ${problem}`];
+    }),
+  );
 }
 
 /** `toolsetWarnings` for any routes (`at`: `<file>: <key path>`), such as hand-edited subscriptions. */
@@ -61,8 +76,10 @@ export function staticRouteWarnings(
         profiles: profilesOnDisk(paths.home),
         profilesDir: join(paths.home, "profiles"),
       }),
-      ...secretCharacterWarnings(table.staticRoutes.values(), paths.config),
+      ...secretCharacterWarnings(table.staticRoutes.values(), paths.config, table.globalSecretKey),
       ...toolsetWarnings(table, mcpServers, paths.config),
+      ...skillNameWarnings(table, paths.config),
+      ...idleRouteKeyWarnings(table, paths.config),
     ],
     references: missingReferenceWarnings(table, {
       configFile: paths.config,

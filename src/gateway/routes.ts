@@ -36,7 +36,8 @@ export function createRoutes(deps: RoutesDeps): Routes {
     const warnings = staticRouteWarnings(table, paths, Object.keys(config.mcp_servers));
     for (const warning of warnings.now) logger.warn(warning);
     void warnings.references.then((later) => {
-      for (const warning of later) logger.warn(warning);
+      // Tagged as the `now` warnings are (`svc config check` prints the same lines untagged).
+      for (const warning of later) logger.warn(`[webhook] ${warning}`);
     });
   };
   warnAbout(registry.current(), deps.config);

@@ -1,4 +1,5 @@
 import type { Config } from "../config/schema.js";
+import { withHost } from "../config/sections/webhook.js";
 import { webhookStartupProblems } from "../config/validate.js";
 import { refusedTargets, targetStartupProblems } from "../io/targets/validate.js";
 
@@ -11,7 +12,7 @@ export function startupProblems(config: Config, file: string, host?: string): st
   const webhook = config.platforms.webhook;
   const check = {
     ...config,
-    platforms: { ...config.platforms, webhook: { ...webhook, host: host ?? webhook.host } },
+    platforms: { ...config.platforms, webhook: withHost(webhook, host ?? webhook.host) },
   };
   return [...webhookStartupProblems(check, file), ...refusedTargets(targetStartupProblems(check, file))];
 }

@@ -1,4 +1,4 @@
-import { realpath } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
 import { extendObject, parseJson, stringifyJson } from "../streams/jsonNumbers.js";
 import type { ScriptResult } from "../streams/stages/script.js";
@@ -53,10 +53,23 @@ export async function resolveScript(
     realDir = await realpath(scriptsDir);
     real = await realpath(candidate);
   } catch {
-    return { why: "script not found" };
+    return { why: await notFound(scriptsDir, script) };
   }
   if (!inside(realDir, real)) return { why: "script resolves outside the scripts directory (symlink)" };
+  // A directory would be run as `python3 <dir>` ("can't find '__main__' module"): named for what it is.
+  if (!(await stat(real)).isFile())
+    return { why: "not a file (a script is one file under the scripts directory)" };
   return { path: real };
+}
+
+/**
+ * `script: scripts/x.sh` names `scripts/scripts/x.sh` (relative paths start in the scripts directory): when
+ * `x.sh` is there, the message says to write that.
+ */
+async function notFound(scriptsDir: string, script: string): Promise<string> {
+  const inner = /^(?:\.\/)?scripts[/\\](.+)$/.exec(script)?.[1];
+  if (inner === undefined || "why" in (await resolveScript(scriptsDir, inner))) return "script not found";
+  return `script not found — relative paths start in the scripts directory: write ${inner}`;
 }
 
 /** `.sh` / `.bash` run under bash, everything else under python3. */

@@ -152,13 +152,16 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
       const skillsDir = deps.skillsDir(event.profile);
       const found = await findFirstSkill(skillsDir, route.skills);
       skill = found.skill;
-      for (const name of found.missing) {
+      const instead = skill === undefined ? "" : `; loaded "${skill.name}" instead`;
+      const problems = [
+        ...found.refused.map(({ name, why }) => ({ name, why: `is ${why}` })),
+        ...found.missing.map((name) => ({ name, why: `not found (no ${skillsDir}/${name}/SKILL.md)` })),
+      ];
+      for (const { name, why } of problems) {
         const key = `${event.profile}\u0000${event.routeName}\u0000${name}`;
         if (warnedSkills.has(key)) continue;
         warnedSkills.add(key);
-        deps.logger.warn(
-          `[webhook] ${event.routeName}: skill "${name}" not found (no ${skillsDir}/${name}/SKILL.md)${skill === undefined ? "" : `; loaded "${skill.name}" instead`}`,
-        );
+        deps.logger.warn(`[webhook] ${event.routeName}: skill "${name}" ${why}${instead}`);
       }
     }
     const toolsets = runToolsets(

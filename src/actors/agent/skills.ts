@@ -8,6 +8,25 @@ export interface SkillLookup {
   readonly skill?: { readonly name: string; readonly text: string };
   /** Listed names tried before it (or all of them) that are not installed. */
   readonly missing: readonly string[];
+  /** Listed names before it that cannot name a skill directory (`cat/four`, `../x`), with what to write. */
+  readonly refused: ReadonlyArray<{ readonly name: string; readonly why: string }>;
+}
+
+/**
+ * Why `name` cannot name a skill: a path (`cat/four`, `../x`) instead of the skill's own directory name.
+ * A skill one category level down is found by its own name (`four` finds `skills/cat/four/SKILL.md`).
+ */
+export function skillNameProblem(name: string): string | undefined {
+  if (SKILL_NAME.test(name) && !name.includes("..")) return undefined;
+  const last = name
+    .split(/[/\\]/)
+    .filter((part) => part !== "" && part !== "." && part !== "..")
+    .at(-1);
+  const hint =
+    last !== undefined && last !== name && SKILL_NAME.test(last)
+      ? ` — write ${last}, the skill's directory name (found at skills/${last}/ or skills/<category>/${last}/)`
+      : "";
+  return `not a skill name (letters, digits, ".", "_" and "-", no path)${hint}`;
 }
 
 async function readSkill(file: string): Promise<string | undefined> {
@@ -33,28 +52,32 @@ async function categories(skillsDir: string): Promise<string[]> {
 
 /**
  * The first listed skill that exists at `<skillsDir>/<name>/SKILL.md`, or one category level down at
- * `<skillsDir>/<category>/<name>/SKILL.md`; later entries are ignored. Names that could
- * leave the skills directory are skipped (and reported missing).
+ * `<skillsDir>/<category>/<name>/SKILL.md`; later entries are ignored. A name that is a path (and so
+ * could leave the skills directory) is skipped and reported as refused, with what to write instead.
  */
 export async function findFirstSkill(
   skillsDir: string,
   names: readonly string[] | undefined,
 ): Promise<SkillLookup> {
   const missing: string[] = [];
+  const refused: Array<{ name: string; why: string }> = [];
   let categoryDirs: string[] | undefined;
   for (const name of names ?? []) {
-    if (SKILL_NAME.test(name) && !name.includes("..")) {
-      const direct = await readSkill(join(skillsDir, name, "SKILL.md"));
-      if (direct !== undefined) return { skill: { name, text: direct }, missing };
-      categoryDirs ??= await categories(skillsDir);
-      for (const category of categoryDirs) {
-        const nested = await readSkill(join(skillsDir, category, name, "SKILL.md"));
-        if (nested !== undefined) return { skill: { name, text: nested }, missing };
-      }
+    const problem = skillNameProblem(name);
+    if (problem !== undefined) {
+      refused.push({ name, why: problem });
+      continue;
+    }
+    const direct = await readSkill(join(skillsDir, name, "SKILL.md"));
+    if (direct !== undefined) return { skill: { name, text: direct }, missing, refused };
+    categoryDirs ??= await categories(skillsDir);
+    for (const category of categoryDirs) {
+      const nested = await readSkill(join(skillsDir, category, name, "SKILL.md"));
+      if (nested !== undefined) return { skill: { name, text: nested }, missing, refused };
     }
     missing.push(name);
   }
-  return { missing };
+  return { missing, refused };
 }
 
 /** `findFirstSkill` without the names it did not find. */

@@ -43,7 +43,8 @@ const leafShapes = {
   equals: scalar,
   not_equals: scalar,
   contains: scalar,
-  in: z.array(scalar),
+  // An empty list matches nothing: its route would ignore every event without a word.
+  in: z.array(scalar).min(1, "an empty list matches nothing — list the values, e.g. in: [opened, reopened]"),
   in_file: z.string().min(1),
   regex: z.string().min(1),
 } satisfies Record<FilterOperator, z.ZodType>;
@@ -128,6 +129,13 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
             raw.field === undefined || raw.field === ""
               ? `the "${op}" operator needs a field (a dotted path such as pull_request.user.login)`
               : `expected text (a dotted path such as pull_request.user.login), got ${JSON.stringify(raw.field)}`,
+        });
+      } else if (raw.field.split(".").some((segment) => segment === "")) {
+        // `a..b`, `.a`, `a.`, `headers.`: no value is ever found there, so the filter could never match.
+        ctx.addIssue({
+          code: "custom",
+          path: ["field"],
+          message: `"${raw.field}" has an empty part between dots, so it never names a value — write a dotted path such as pull_request.user.login`,
         });
       }
       const parsed = leafShapes[op].safeParse(raw[op], { reportInput: true });

@@ -226,5 +226,6 @@ const platformsObject = z
 
 export const platformsSchema = z
   .preprocess((raw) => raw ?? {}, platformsObject)
-  .transform((p) => ({ ...p, webhook: webhookSchema.parse(p.webhook ?? {}) }))
+  // Parsed once: a second parse of the parsed settings would lose where their keys were written (routeKey).
+  .transform((p) => ({ ...p, webhook: p.webhook ?? webhookSchema.parse({}) }))
   .default({ webhook: webhookSchema.parse({}) });

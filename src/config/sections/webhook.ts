@@ -5,6 +5,9 @@ import { timerSeconds } from "../timerSeconds.js";
 import { filterSchema } from "./filters.js";
 
 export const ROUTE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** What `ROUTE_NAME` allows, in words (a name such as `-x` uses only allowed characters but starts wrong). */
+export const ROUTE_NAME_RULE =
+  "route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)";
 export const INSECURE_NO_AUTH = "INSECURE_NO_AUTH";
 
 export const coalesceSchema = z.strictObject({
@@ -81,12 +84,7 @@ const adapterShape = {
   delivery_history: z.boolean().default(true),
   /** `GET /metrics` on the webhook port; unset: served only on a loopback bind (docs/operations.md). */
   metrics: z.boolean().optional(),
-  routes: z
-    .record(
-      z.string().regex(ROUTE_NAME, "route names use letters, digits, '.', '_' and '-' (1-64)"),
-      routeSchema,
-    )
-    .default({}),
+  routes: z.record(z.string().regex(ROUTE_NAME, ROUTE_NAME_RULE), routeSchema).default({}),
 };
 
 /** `platforms.webhook`: keys may sit directly or under `extra`; the `extra` value wins. */
@@ -98,7 +96,8 @@ export const webhookSchema = z.preprocess(
     if (extra === undefined || extra === null) return direct;
     // Not a mapping: kept so the schema says `extra: expected a mapping`.
     if (typeof extra !== "object" || Array.isArray(extra)) return { ...direct, extra };
-    const merged = { ...direct, ...(extra as Record<string, unknown>) };
+    // `extra` itself goes on to the transform, which notes where its keys were written.
+    const merged: Record<string, unknown> = { ...direct, ...(extra as Record<string, unknown>), extra };
     // `extra` is read one level deep; the keys of an `extra` inside it would be dropped without a word.
     // (Reported at platforms.webhook.extra.extra: a key written under extra is pointed back there.)
     if (Object.hasOwn(extra, "extra"))
@@ -117,6 +116,49 @@ export const webhookSchema = z.preprocess(
   },
   z
     .strictObject({ ...adapterShape, extra: z.record(z.string(), z.unknown()).optional() })
-    .transform(({ extra: _extra, ...settings }) => settings),
+    .transform(({ extra, ...settings }) => noteWrittenUnderExtra(settings, extra)),
 );
 export type WebhookSettings = z.infer<typeof webhookSchema>;
+
+/**
+ * The key path of a setting as written, for messages: a route written under `platforms.webhook.extra.routes`
+ * (the `extra` value wins over a direct one of the same name) or a key under `extra` is named there.
+ * Kept as a non-enumerable symbol on the parsed objects, so it never shows in their keys or equality.
+ */
+const WRITTEN_AT = Symbol("written at");
+type Noted = { [WRITTEN_AT]?: string };
+
+function noteWrittenUnderExtra<T extends { routes: Record<string, Route> }>(
+  settings: T,
+  extra: Record<string, unknown> | undefined,
+): T {
+  if (extra === undefined) return settings;
+  const note = (target: object, at: string) =>
+    Object.defineProperty(target, WRITTEN_AT, { value: at, enumerable: false });
+  const underExtra = extra.routes;
+  if (typeof underExtra === "object" && underExtra !== null) {
+    for (const name of Object.keys(underExtra)) {
+      const route = settings.routes[name];
+      if (route !== undefined) note(route, `platforms.webhook.extra.routes.${name}`);
+    }
+  }
+  if (Object.hasOwn(extra, "secret")) note(settings, "platforms.webhook.extra");
+  return settings;
+}
+
+/** `platforms.webhook.routes.<name>`, or `platforms.webhook.extra.routes.<name>` for a route written there. */
+export function routeKey(name: string, route: object): string {
+  return (route as Noted)[WRITTEN_AT] ?? `platforms.webhook.routes.${name}`;
+}
+
+/** `platforms.webhook.secret`, or `platforms.webhook.extra.secret` when the global secret was written there. */
+export function globalSecretKey(webhook: object): string {
+  return `${(webhook as Noted)[WRITTEN_AT] ?? "platforms.webhook"}.secret`;
+}
+
+/** `webhook` with another bind host, still naming its keys where they were written. */
+export function withHost<T extends { host: string }>(webhook: T, host: string): T {
+  const copy = { ...webhook, host };
+  const at = (webhook as Noted)[WRITTEN_AT];
+  return at === undefined ? copy : Object.defineProperty(copy, WRITTEN_AT, { value: at, enumerable: false });
+}

@@ -4,7 +4,13 @@ import { formatIssues } from "../../config/format.js";
 import { knownKeysAt } from "../../config/knownKeys.js";
 import { nearMiss } from "../../config/nearMiss.js";
 import { PROFILE_NAME } from "../../config/paths.js";
-import { INSECURE_NO_AUTH, ROUTE_NAME, type Route, routeShape } from "../../config/sections/webhook.js";
+import {
+  INSECURE_NO_AUTH,
+  ROUTE_NAME,
+  ROUTE_NAME_RULE,
+  type Route,
+  routeShape,
+} from "../../config/sections/webhook.js";
 import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../log.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
@@ -105,8 +111,9 @@ export function subscriptionProblems(
   const say = (key: string, flags: string, fields: string) =>
     problems.push(madeFrom === "flags" ? `${name}: ${flags}` : `${file}: ${name}.${key}: ${fields}`);
   if (!ROUTE_NAME.test(name)) {
-    const rule = "route names use letters, digits, '.', '_' and '-' (1-64)";
-    problems.push(madeFrom === "flags" ? `${name}: ${rule}` : `${file}: ${name}: ${rule}`);
+    problems.push(
+      madeFrom === "flags" ? `${name}: ${ROUTE_NAME_RULE}` : `${file}: ${name}: ${ROUTE_NAME_RULE}`,
+    );
   }
   if (record.profile !== undefined && !PROFILE_NAME.test(record.profile)) {
     const problem = `profile "${record.profile}" is not a valid profile name (letters, digits, "_" and "-")`;

@@ -1,6 +1,8 @@
 import { nearMiss } from "../../config/nearMiss.js";
 import type { Config } from "../../config/schema.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
+import { routeKey } from "../../config/sections/webhook.js";
+import { unreadExtraKeys } from "./extraKeys.js";
 import { canonicalTarget, isChatPlatform, TARGET_ALIASES } from "./names.js";
 
 export const REPO_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
@@ -45,7 +47,7 @@ export function targetStartupProblems(config: Config, file: string): TargetProbl
   >;
   const validNames = Object.keys(TARGET_ALIASES).join(", ");
   for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
-    const at = `${file}: platforms.webhook.routes.${name}`;
+    const at = `${file}: ${routeKey(name, route)}`;
     const canonical = canonicalTarget(route.deliver);
     if (canonical === undefined) {
       const meant = nearMiss(route.deliver, Object.keys(TARGET_ALIASES));
@@ -65,6 +67,8 @@ export function targetStartupProblems(config: Config, file: string): TargetProbl
     const extra = Object.fromEntries(
       Object.entries(route.deliver_extra ?? {}).map(([k, v]) => [k, String(v)]),
     );
+    for (const unread of unreadExtraKeys(canonical as PlatformName, extra, route.deliver))
+      problems.push(`${at}.deliver_extra.${unread}`);
     if (canonical === "forge_comment") {
       const repo = extra.repo;
       const pr = extra.pr_number;

@@ -18,7 +18,7 @@ describe("svc gateway run refuses a bad configuration with file, key and fix", {
     const res = await svc(home, ["gateway", "run"]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(
-      `${join(home.dir, "config.yaml")}: platforms.webhook.routes.git hub: invalid name — route names use letters, digits, '.', '_' and '-' (1-64)`,
+      `${join(home.dir, "config.yaml")}: platforms.webhook.routes.git hub: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)`,
     );
     expect(res.stderr).not.toContain("Invalid key in record");
     // Like every other command's errors (docs/cli.md): prefixed svc:.

@@ -231,7 +231,11 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       "issue_comment,push",
     ]);
     expect(set.code).toBe(0);
-    expect(set.stderr).not.toContain("Warning");
+    expect(set.stderr).not.toContain("required for forge_comment");
+    // Stored all the same: a key the target never reads is only named.
+    expect(set.stderr).toContain(
+      "Warning: pr: deliver_extra.note: forge_comment does not read it (it reads repo, pr_number)",
+    );
     // A repeated --events adds up, like the repeated --deliver-extra.
     expect(stored().pr.events).toEqual(["pull_request", "issue_comment", "push"]);
     expect(stored().pr.deliver_extra).toEqual({

@@ -17,6 +17,7 @@ describe("a static route naming a script, cron job or in_file list that is not t
         missing: { ...OPEN, script: "absent.sh" },
         escapes: { ...OPEN, script: "../config.yaml" },
         present: { ...OPEN, script: "here.sh" },
+        folder: { ...OPEN, script: "tools" },
         nojob: { ...OPEN, cron_job: "nightly" },
         nolist: {
           ...OPEN,
@@ -29,6 +30,7 @@ describe("a static route naming a script, cron job or in_file list that is not t
       }),
       files: {
         "scripts/here.sh": "#!/bin/sh\ncat\n",
+        "scripts/tools/helper.py": "print('{}')\n",
         "lists/here.txt": "alice\n",
         "lists/broken.json": '["a",]',
       },
@@ -59,6 +61,11 @@ describe("a static route naming a script, cron job or in_file list that is not t
     expect(warnings()).toContainEqual(
       expect.stringMatching(
         /routes\.escapes\.script: \.\.\/config\.yaml — path leaves the scripts directory/,
+      ),
+    );
+    expect(warnings()).toContainEqual(
+      expect.stringMatching(
+        /^\[webhook\] \S+: platforms\.webhook\.routes\.folder\.script: tools — not a file/,
       ),
     );
     expect(warnings()).toContainEqual(

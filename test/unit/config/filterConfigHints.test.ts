@@ -23,4 +23,22 @@ describe("filter config errors (spec 2.3 operator values)", () => {
       loadFilters("{field: pull_request, missing: true}").config.platforms.webhook.routes.gh?.filters,
     ).toEqual([{ field: "pull_request", missing: true }]);
   });
+
+  it("a field with an empty part between dots (never names a value, so never matches) is refused", () => {
+    for (const field of ["pull_request..title", ".action", "action.", "headers."])
+      expect(() => loadFilters(`{field: "${field}", exists: true}`)).toThrow(
+        `routes.gh.filters[0].field: "${field}" has an empty part between dots, so it never names a value — write a dotted path such as pull_request.user.login`,
+      );
+    expect(
+      loadFilters("{field: commits.0.id, exists: true}").config.platforms.webhook.routes.gh?.filters,
+    ).toEqual([{ field: "commits.0.id", exists: true }]);
+  });
+});
+
+describe("filter values that can never match", () => {
+  it("in: [] is refused (it would ignore every event)", () => {
+    expect(() => loadFilters("{field: action, in: []}")).toThrow(
+      "routes.gh.filters[0].in: an empty list matches nothing — list the values, e.g. in: [opened, reopened]",
+    );
+  });
 });

@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { routeTable } from "../../../src/actors/routes.js";
 import { loadConfig } from "../../../src/config/load.js";
+import { secretCharacterWarnings } from "../../../src/config/secretWarnings.js";
 import { webhookStartupProblems } from "../../../src/config/validate.js";
+import { toolsetWarnings } from "../../../src/gateway/routeWarnings.js";
+import { startupProblems } from "../../../src/gateway/startupProblems.js";
 import { parseSubscription } from "../../../src/io/stores/subscriptions.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -351,6 +355,41 @@ describe("startup validation rules (spec 2.2)", () => {
       expect.stringMatching(/INSECURE_NO_AUTH is only allowed on a loopback bind/),
     ]);
     expect(problems(route("        secret: INSECURE_NO_AUTH\n", "127.0.0.1"))).toEqual([]);
+  });
+  it("names a route (and the global secret) written under extra at platforms.webhook.extra, where it is", () => {
+    const loaded = load(
+      "platforms:\n  webhook:\n    enabled: true\n    routes:\n      direct: {secret: s, deliver: bar}\n" +
+        "      both: {secret: s}\n    extra:\n      secret: INSECURE_NO_AUTH\n      routes:\n" +
+        "        both: {secret: s, deliver: foo}\n        only: {deliver_only: true}\n" +
+        "        tools: {secret: s, toolsets: [web_serch]}\n",
+    );
+    const { config, paths } = loaded;
+    expect(startupProblems(config, "config.yaml")).toEqual([
+      "config.yaml: platforms.webhook.extra.routes.only.deliver_only: needs a real delivery target — set deliver to a platform (not log)",
+      expect.stringMatching(
+        /^config\.yaml: platforms\.webhook\.extra\.secret \(global secret or WEBHOOK_SECRET, used by route only and/,
+      ),
+      expect.stringMatching(
+        /^config\.yaml: platforms\.webhook\.routes\.direct\.deliver: unknown target "bar"/,
+      ),
+      expect.stringMatching(
+        /^config\.yaml: platforms\.webhook\.extra\.routes\.both\.deliver: unknown target "foo"/,
+      ),
+    ]);
+    expect(toolsetWarnings(routeTable(config), [], paths.config)).toEqual([
+      expect.stringContaining(": platforms.webhook.extra.routes.tools.toolsets: unknown toolset"),
+    ]);
+    const spaced = load(
+      "platforms:\n  webhook:\n    extra:\n      secret: ' g'\n      routes:\n        r: {}\n",
+    );
+    const table = routeTable(spaced.config);
+    expect(
+      secretCharacterWarnings(table.staticRoutes.values(), "config.yaml", table.globalSecretKey),
+    ).toEqual([
+      expect.stringMatching(
+        /^\[webhook\] config\.yaml: platforms\.webhook\.extra\.secret \(the global secret route r uses\) begins/,
+      ),
+    ]);
   });
 });
 

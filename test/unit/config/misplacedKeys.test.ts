@@ -35,6 +35,21 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("a subscription's enabled or description in a config.yaml route says what to do instead, not 'check the spelling'", () => {
+    expect(
+      refusal("platforms:\n  webhook:\n    routes:\n      gh:\n        secret: s\n        enabled: false\n"),
+    ).toBe(
+      `FILE: platforms.webhook.routes.gh: unknown key "enabled" — a config.yaml route has no enabled flag: it is served while it is in the file — remove it (or comment it out) to stop it; enabled belongs to subscriptions (svc webhook disable)${SEE}`,
+    );
+    expect(
+      refusal(
+        "platforms:\n  webhook:\n    extra:\n      routes:\n        gh:\n          secret: s\n          description: PRs\n",
+      ),
+    ).toBe(
+      `FILE: platforms.webhook.extra.routes.gh: unknown key "description" — a config.yaml route has no description: write a # comment above it; description belongs to subscriptions${SEE}`,
+    );
+  });
+
   it("routes at the top level, and an adapter setting inside a route", () => {
     expect(refusal("routes:\n  a: {secret: s}\n")).toBe(
       `FILE: (top level): unknown key "routes" — it belongs under platforms.webhook (platforms.webhook.routes)${SEE}`,

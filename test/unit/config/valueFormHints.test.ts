@@ -107,3 +107,22 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 });
+
+describe("coalesce written in another form", () => {
+  it("a bare key path says to write the mapping; a missing key says what it names", () => {
+    expect(refusal(webhook("    routes:\n      r: {secret: s, coalesce: pull_request.number}\n"))).toBe(
+      'FILE: platforms.webhook.routes.r.coalesce: expected a mapping, got "pull_request.number" — write coalesce: {key: pull_request.number}',
+    );
+    expect(refusal(webhook("    routes:\n      r: {secret: s, coalesce: {window_seconds: 5}}\n"))).toBe(
+      "FILE: platforms.webhook.routes.r.coalesce.key: missing — set it to the payload path that names the entity (pull_request.number) or a {template}",
+    );
+  });
+});
+
+describe("route names", () => {
+  it("a name of allowed characters that starts with one a name may not start with says so", () => {
+    expect(refusal(webhook("    routes:\n      -x: {secret: s}\n"))).toBe(
+      "FILE: platforms.webhook.routes.-x: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)",
+    );
+  });
+});

@@ -4,10 +4,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import { runToolsets } from "../../../src/actors/agent/index.js";
 import { DEFAULT_WEBHOOK_TOOLSETS } from "../../../src/actors/agent/runner.js";
-import { loadFirstSkill } from "../../../src/actors/agent/skills.js";
+import { findFirstSkill, loadFirstSkill } from "../../../src/actors/agent/skills.js";
 import { createRouteRegistry, routeTable } from "../../../src/actors/routes.js";
 import { drainRuns, enqueueRun, runsMachine, unfinishedRuns } from "../../../src/actors/runs.js";
 import { configSchema } from "../../../src/config/schema.js";
+import { skillNameWarnings } from "../../../src/gateway/routeWarnings.js";
 import { endpointOf } from "../../../src/io/http/core.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { interpreterFor, interpretScriptOutput, resolveScript } from "../../../src/io/scripts.js";
@@ -93,7 +94,14 @@ describe("resolveScript", () => {
       why: "script resolves outside the scripts directory (symlink)",
     });
     expect(await resolveScript(dir, "nope.sh")).toEqual({ why: "script not found" });
+    expect(await resolveScript(dir, "scripts/ok.sh")).toEqual({
+      why: "script not found — relative paths start in the scripts directory: write ok.sh",
+    });
+    expect(await resolveScript(dir, "scripts/nope.sh")).toEqual({ why: "script not found" });
     expect(await resolveScript(dir, ".")).toEqual({ why: "path leaves the scripts directory" });
+    expect(await resolveScript(dir, "sub")).toEqual({
+      why: "not a file (a script is one file under the scripts directory)",
+    });
   });
 });
 
@@ -109,6 +117,29 @@ describe("skills and toolsets", () => {
     expect(await loadFirstSkill(dir, ["a", "b", "c"])).toEqual({ name: "b", text: "B" });
     expect(await loadFirstSkill(dir, ["../secret", "c"])).toEqual({ name: "c", text: "C" });
     expect(await loadFirstSkill(dir, undefined)).toBeUndefined();
+  });
+  it("a skills entry that is a path (cat/four) is refused with the name to write, not reported as a missing file", async () => {
+    home = tempHome();
+    home.write("skills/cat/four/SKILL.md", "FOUR");
+    const dir = join(home.dir, "skills");
+    const found = await findFirstSkill(dir, ["cat/four", "nope"]);
+    expect(found.skill).toBeUndefined();
+    expect(found.missing).toEqual(["nope"]);
+    expect(found.refused).toEqual([
+      {
+        name: "cat/four",
+        why: 'not a skill name (letters, digits, ".", "_" and "-", no path) — write four, the skill\'s directory name (found at skills/four/ or skills/<category>/four/)',
+      },
+    ]);
+    expect(await loadFirstSkill(dir, ["four"])).toEqual({ name: "four", text: "FOUR" });
+    const config = configSchema.parse({
+      platforms: { webhook: { secret: "s", routes: { r: { skills: ["ok", "cat/four"] } } } },
+    });
+    expect(skillNameWarnings(routeTable(config), "config.yaml")).toEqual([
+      expect.stringMatching(
+        /^\[webhook\] config\.yaml: platforms\.webhook\.routes\.r\.skills: "cat\/four" is not a skill name .* write four,/,
+      ),
+    ]);
   });
   it("route toolsets replace the default; unknown names are dropped; svc-webhook names the default set", () => {
     const dropped: string[] = [];

@@ -169,3 +169,25 @@ describe("platform config errors name the key as written", () => {
     );
   });
 });
+
+describe("deliver_extra keys the target never reads", () => {
+  it("a misspelt chat_id (which would send every message to the home channel) is named with the keys read", () => {
+    const { config } = load(
+      `${route("chat_1", "        deliver_extra: {chatid: '42', thread_id: '{t}'}\n")}  telegram: {enabled: true, token: t, home_channel: '-100'}\n`,
+    );
+    expect(targetStartupProblems(config, "config.yaml").warnings).toEqual([
+      "config.yaml: platforms.webhook.routes.r1.deliver_extra.chatid: chat_1 does not read it — did you mean chat_id? (it reads chat_id, message_thread_id, thread_id)",
+    ]);
+  });
+  it("every key a target reads passes: email's subject, home automation's service and title, slack's thread_ts", () => {
+    const { config } = load(
+      "platforms:\n  webhook:\n    enabled: true\n    secret: s\n    routes:\n" +
+        "      e: {deliver: email, deliver_extra: {to: a@b.c, subject: s}}\n" +
+        "      h: {deliver: home_automation, deliver_extra: {service: notify.x, title: t}}\n" +
+        "      s: {deliver: slack, deliver_extra: {chat_id: C1, thread_ts: '1.2'}}\n" +
+        "  email: {enabled: true, host: h, from: a@b.c}\n  home_automation: {enabled: true, token: t, base_url: 'http://h'}\n" +
+        "  slack: {enabled: true, token: t}\n",
+    );
+    expect(targetStartupProblems(config, "config.yaml").warnings).toEqual([]);
+  });
+});

@@ -1,0 +1,65 @@
+import type { RouteTable } from "../actors/routes.js";
+import { type Route, routeKey } from "../config/sections/webhook.js";
+import { canonicalTarget, isChatPlatform } from "../io/targets/names.js";
+
+/**
+ * A static route's `events` entries that can never match (blank, or with spaces at an end), and its keys
+ * that its other keys leave without effect, named at startup and by `svc config check` (as `svc webhook
+ * subscribe` does for its flags): `deliver_extra` and `mirror_to_session` while the target is `log`;
+ * `deliver`, `deliver_extra`, `skills` and `toolsets` on a `cron_job` route, whose job runs with its own
+ * target, extras and toolsets, and no skill; `skills` and `toolsets` on a `deliver_only` route (no agent runs);
+ * `mirror_to_session` with a target that is not a chat (only chat deliveries are mirrored).
+ */
+export function idleRouteKeyWarnings(table: RouteTable, file: string): string[] {
+  return [...table.staticRoutes].flatMap(([name, { route }]) => {
+    const at = `[webhook] ${file}: ${routeKey(name, route)}`;
+    return [...eventWarnings(at, route.events ?? []), ...idleKeys(route).map((idle) => `${at}: ${idle}`)];
+  });
+}
+
+function eventWarnings(at: string, events: readonly string[]): string[] {
+  return events.flatMap((event, i) => {
+    // The event type is never empty, and HTTP strips the ends of the header it comes in.
+    if (event.trim() === event && event !== "") return [];
+    const blank = event.trim() === "";
+    return [
+      `${at}.events[${i}]: ${JSON.stringify(event)} never matches: an event type is ${blank ? "never blank" : "sent without spaces at its ends"} — write ${blank ? "the event type, or remove the entry" : JSON.stringify(event.trim())}`,
+    ];
+  });
+}
+
+const have = (keys: readonly string[]) => `${keys.join(", ")} ${keys.length === 1 ? "has" : "have"}`;
+const them = (keys: readonly string[]) => (keys.length === 1 ? "it" : "them");
+
+/** What the route's mode leaves unused, as `<keys> have no effect ...` (none: empty). */
+function idleKeys(route: Route): string[] {
+  const logTarget = canonicalTarget(route.deliver) === "log";
+  const extras = Object.keys(route.deliver_extra ?? {}).length > 0 ? ["deliver_extra"] : [];
+  const agentKeys = [
+    ...((route.skills ?? []).length > 0 ? ["skills"] : []),
+    ...(route.toolsets === undefined ? [] : ["toolsets"]),
+  ];
+  if (route.cron_job !== undefined) {
+    const unused = [...(logTarget ? [] : ["deliver"]), ...extras, ...agentKeys];
+    return unused.length === 0
+      ? []
+      : [
+          `${have(unused)} no effect on a cron_job route — job ${route.cron_job} runs with its own target, extras and toolsets, and no skill (svc cron list); remove ${them(unused)}`,
+        ];
+  }
+  const found: string[] = [];
+  if (route.deliver_only && agentKeys.length > 0)
+    found.push(
+      `${have(agentKeys)} no effect on a deliver_only route — no agent runs, the rendered prompt is the message; remove ${them(agentKeys)}`,
+    );
+  const logOnly = logTarget ? [...extras, ...(route.mirror_to_session ? ["mirror_to_session"] : [])] : [];
+  if (logOnly.length > 0)
+    found.push(
+      `${logOnly.join(" and ")} ${logOnly.length === 1 ? "has" : "have"} no effect while deliver is log (replies go to the gateway log) — set deliver to a target, e.g. deliver: telegram`,
+    );
+  if (route.mirror_to_session && !logTarget && !isChatPlatform(route.deliver))
+    found.push(
+      `mirror_to_session has no effect with deliver: ${route.deliver} — only chat deliveries are mirrored into a chat's session; remove it`,
+    );
+  return found;
+}

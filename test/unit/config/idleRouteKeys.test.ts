@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { routeTable } from "../../../src/actors/routes.js";
+import { configSchema } from "../../../src/config/schema.js";
+import { idleRouteKeyWarnings } from "../../../src/gateway/idleRouteKeys.js";
+
+const warnings = (routes: Record<string, unknown>) =>
+  idleRouteKeyWarnings(
+    routeTable(configSchema.parse({ platforms: { webhook: { secret: "s", routes } } })),
+    "config.yaml",
+  );
+
+describe("route keys that the route's other keys leave without effect", () => {
+  it("an events entry that is blank or has spaces at an end never matches: named", () => {
+    expect(warnings({ e: { events: ["push", "", " pull_request", "Merge Request Hook"] } })).toEqual([
+      '[webhook] config.yaml: platforms.webhook.routes.e.events[1]: "" never matches: an event type is never blank — write the event type, or remove the entry',
+      '[webhook] config.yaml: platforms.webhook.routes.e.events[2]: " pull_request" never matches: an event type is sent without spaces at its ends — write "pull_request"',
+    ]);
+  });
+
+  it("deliver_extra and mirror_to_session on a log route are named; on a chat route they are not", () => {
+    expect(
+      warnings({
+        a: { deliver_extra: { chat_id: "42" } },
+        b: { mirror_to_session: true, deliver: "log" },
+        c: { deliver: "telegram", deliver_extra: { chat_id: "42" }, mirror_to_session: true },
+        d: { prompt: "plain" },
+      }),
+    ).toEqual([
+      "[webhook] config.yaml: platforms.webhook.routes.a: deliver_extra has no effect while deliver is log (replies go to the gateway log) — set deliver to a target, e.g. deliver: telegram",
+      "[webhook] config.yaml: platforms.webhook.routes.b: mirror_to_session has no effect while deliver is log (replies go to the gateway log) — set deliver to a target, e.g. deliver: telegram",
+    ]);
+  });
+
+  it("a cron_job route's deliver, deliver_extra, skills and toolsets are named (the job's own apply); its mirror_to_session is not", () => {
+    expect(
+      warnings({
+        j: {
+          cron_job: "nightly",
+          deliver: "slack",
+          deliver_extra: { chat_id: "C1" },
+          skills: ["triage"],
+          toolsets: ["web"],
+          mirror_to_session: true,
+        },
+        k: { cron_job: "nightly", mirror_to_session: true },
+      }),
+    ).toEqual([
+      "[webhook] config.yaml: platforms.webhook.routes.j: deliver, deliver_extra, skills, toolsets have no effect on a cron_job route — job nightly runs with its own target, extras and toolsets, and no skill (svc cron list); remove them",
+    ]);
+  });
+
+  it("a deliver_only route's skills and toolsets are named (no agent runs)", () => {
+    expect(
+      warnings({
+        d: { deliver_only: true, deliver: "telegram", skills: ["tone"], toolsets: ["web"] },
+        e: { deliver_only: true, deliver: "telegram" },
+      }),
+    ).toEqual([
+      "[webhook] config.yaml: platforms.webhook.routes.d: skills, toolsets have no effect on a deliver_only route — no agent runs, the rendered prompt is the message; remove them",
+    ]);
+  });
+
+  it("mirror_to_session with a target that is not a chat (email, sms, forge_comment) is named", () => {
+    expect(
+      warnings({
+        m: { deliver: "email", mirror_to_session: true, deliver_extra: { to: "a@b.c" } },
+        n: { deliver: "chat_1", mirror_to_session: true },
+      }),
+    ).toEqual([
+      "[webhook] config.yaml: platforms.webhook.routes.m: mirror_to_session has no effect with deliver: email — only chat deliveries are mirrored into a chat's session; remove it",
+    ]);
+  });
+});
