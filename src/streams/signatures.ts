@@ -39,6 +39,14 @@ export {
 /** Self-hosted code hosts' own signature headers (hex, no `sha256=` prefix), after GitHub's names. */
 const GITEA_FAMILY = ["x-gitea-signature", "x-forgejo-signature", "x-gogs-signature"] as const;
 
+/**
+ * A code-host signature header that carries no digest. Gitea and Forgejo send every one of their
+ * signature headers on every delivery, empty when the hook has no secret (`X-Hub-Signature-256: sha256=`,
+ * `X-Gitea-Signature: `); such a hook may authenticate with their "Authorization header" option instead.
+ * An empty header is skipped like an absent one, so the headers after it decide (401 when none passes).
+ */
+const noDigest = (value: string | null | undefined, prefix = ""): boolean => value === "" || value === prefix;
+
 function forgeHmac(value: string | null, input: VerifyInput, name = "x-hub-signature-256"): AuthResult {
   if (value === null || !value.startsWith("sha256=")) return fail(`${name} is not sha256=<hex>`);
   const ok = checkHexHmac(value.slice("sha256=".length), hmac(input.secret, input.body));
@@ -125,14 +133,16 @@ function verify(input: VerifyInput): AuthResult {
   if (!Buffer.isBuffer(input.body)) return fail("body is not a buffer");
 
   const hub = header(headers, "x-hub-signature-256");
-  if (hub !== undefined) return forgeHmac(hub, input);
+  if (hub !== undefined && !noDigest(hub, "sha256=")) return forgeHmac(hub, input);
   // Bitbucket (Cloud and Data Center) sends the same sha256=<hex> in X-Hub-Signature, the header where
   // GitHub puts its legacy sha1 (which is not a recognized scheme: such a request falls through).
   const bitbucket = header(headers, "x-hub-signature");
-  if (bitbucket?.startsWith("sha256=")) return forgeHmac(bitbucket, input, "x-hub-signature");
+  if (bitbucket?.startsWith("sha256=") && !noDigest(bitbucket, "sha256=")) {
+    return forgeHmac(bitbucket, input, "x-hub-signature");
+  }
   for (const name of GITEA_FAMILY) {
     const value = header(headers, name);
-    if (value !== undefined) return giteaFamily(name, value, input);
+    if (value !== undefined && !noDigest(value)) return giteaFamily(name, value, input);
   }
 
   const forgeToken = header(headers, "x-alt-forge-token");

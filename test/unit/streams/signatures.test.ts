@@ -622,4 +622,32 @@ describe("Gitea, Forgejo and Gogs (their own hex signature headers)", () => {
     };
     expect(check(headers, body).ok).toBe(false);
   });
+
+  it("a hook without a secret sends every signature header empty: skipped, so its Authorization header decides", () => {
+    const unsigned = {
+      "x-hub-signature-256": "sha256=",
+      "x-hub-signature": "sha1=",
+      "x-gitea-signature": "",
+      "x-forgejo-signature": "",
+      "x-gogs-signature": "",
+    };
+    expect(check({ ...unsigned, authorization: "Bearer gitea-token" }, body, "gitea-token")).toEqual({
+      ok: true,
+      scheme: "authorization",
+    });
+    expect(check({ ...unsigned, authorization: "Bearer other" }, body, "gitea-token").ok).toBe(false);
+    expect(check(unsigned, body, "gitea-token")).toEqual({
+      ok: false,
+      reason: "no recognized signature or token header",
+    });
+    // Bitbucket's X-Hub-Signature with no digest is skipped the same way; a digest that is present decides.
+    const token = "gitea-token";
+    expect(check({ "x-hub-signature": "sha256=", "x-gitlab-token": token }, body, token).ok).toBe(true);
+    expect(
+      check({ "x-hub-signature-256": "sha256=00", authorization: `Bearer ${token}` }, body, token).ok,
+    ).toBe(false);
+    expect(check({ "x-gitea-signature": "00", authorization: `Bearer ${token}` }, body, token).ok).toBe(
+      false,
+    );
+  });
 });
