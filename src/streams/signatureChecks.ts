@@ -10,6 +10,7 @@ export type AuthScheme =
   | "linear"
   | "sentry"
   | "pagerduty"
+  | "grafana"
   | "shopify"
   | "paddle"
   | "lemon_squeezy"
@@ -25,7 +26,7 @@ export interface VerifyInput {
   nowSeconds: number;
 }
 
-/** Replay window for timestamped schemes (Standard Webhooks, Stripe, Paddle, Linear, generic V2), both directions. */
+/** Replay window for timestamped schemes (Standard Webhooks, Stripe, Paddle, Linear, Grafana, generic V2), both directions. */
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 
 export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -15,6 +15,7 @@ import {
 import {
   authorization,
   giteaFamily,
+  grafana,
   lemonSqueezy,
   linear,
   paddle,
@@ -170,6 +171,8 @@ function verify(input: VerifyInput): AuthResult {
   if (sentrySignature !== undefined) return sentry(sentrySignature, input);
   const pagerdutySignature = header(headers, "x-pagerduty-signature");
   if (pagerdutySignature !== undefined) return pagerduty(pagerdutySignature, input);
+  const grafanaSignature = header(headers, "x-grafana-alerting-signature");
+  if (grafanaSignature !== undefined) return grafana(grafanaSignature, headers, input);
   const shopifySignature = header(headers, "x-shopify-hmac-sha256");
   if (shopifySignature !== undefined) return shopify(shopifySignature, input);
   const paddleSignature = header(headers, "paddle-signature");

@@ -6,6 +6,8 @@ import {
   equalDigests,
   equalsSecret,
   fail,
+  type Headers,
+  header,
   hmac,
   TIMESTAMP_TOLERANCE_SECONDS,
   type VerifyInput,
@@ -77,6 +79,37 @@ export function sentry(value: string | null, input: VerifyInput): AuthResult {
   if (value === null) return fail("sentry-hook-signature is malformed");
   const ok = checkHexHmac(value, hmac(input.secret, input.body));
   return ok ? { ok: true, scheme: "sentry" } : fail("sentry-hook-signature does not match");
+}
+
+/** The timestamp headers svc reads for Grafana: Grafana's documented example name, then a shorter one. */
+const GRAFANA_TIMESTAMP_HEADERS = [
+  "x-grafana-alerting-signature-timestamp",
+  "x-grafana-alerting-timestamp",
+] as const;
+
+/**
+ * Grafana alerting's webhook contact point (Grafana 12+, "HMAC Signature"): `X-Grafana-Alerting-Signature`
+ * = hex HMAC-SHA256 of the raw body, or of `<timestamp>:<body>` when a timestamp header is configured
+ * (its name is the user's choice: svc reads the names above), the timestamp then within the replay window.
+ */
+export function grafana(value: string | null, headers: Headers, input: VerifyInput): AuthResult {
+  if (value === null) return fail("x-grafana-alerting-signature is malformed");
+  let timestamp: string | null | undefined;
+  for (const name of GRAFANA_TIMESTAMP_HEADERS) {
+    timestamp = header(headers, name);
+    if (timestamp !== undefined) break;
+  }
+  if (timestamp !== undefined) {
+    const stale = checkTimestamp(timestamp, input.nowSeconds);
+    if (stale !== undefined) return fail(`x-grafana-alerting-signature ${stale}`);
+  }
+  const expected =
+    timestamp === undefined
+      ? hmac(input.secret, input.body)
+      : hmac(input.secret, `${timestamp}:`, input.body);
+  return checkHexHmac(value, expected)
+    ? { ok: true, scheme: "grafana" }
+    : fail("x-grafana-alerting-signature does not match");
 }
 
 /**

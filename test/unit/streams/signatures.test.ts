@@ -556,6 +556,41 @@ describe("Sentry and PagerDuty (monitors that sign the raw body)", () => {
   });
 });
 
+describe("Grafana alerting (X-Grafana-Alerting-Signature, its contact point's HMAC signature)", () => {
+  const secret = "grafana-hmac-secret";
+  const body = '{"receiver":"svc","status":"firing","alerts":[{"status":"firing"}],"groupKey":"{}:{}"}';
+
+  it("without a timestamp header: the hex HMAC-SHA256 of the raw body", () => {
+    expect(check({ "x-grafana-alerting-signature": hex(secret, body) }, body, secret)).toEqual({
+      ok: true,
+      scheme: "grafana",
+    });
+    expect(check({ "x-grafana-alerting-signature": hex(secret, body) }, `${body} `, secret).ok).toBe(false);
+    expect(check({ "x-grafana-alerting-signature": hex("other", body) }, body, secret).ok).toBe(false);
+    expect(check({ "x-grafana-alerting-signature": `sha256=${hex(secret, body)}` }, body, secret).ok).toBe(
+      false,
+    );
+  });
+
+  it("with a timestamp header (either name svc reads): HMAC of '<timestamp>:<body>', timestamp within 300 s", () => {
+    for (const name of ["x-grafana-alerting-signature-timestamp", "x-grafana-alerting-timestamp"]) {
+      const at = (offset: number) => {
+        const ts = String(NOW + offset);
+        return { "x-grafana-alerting-signature": hex(secret, `${ts}:${body}`), [name]: ts };
+      };
+      expect(check(at(0), body, secret), name).toEqual({ ok: true, scheme: "grafana" });
+      expect(check(at(300), body, secret).ok, name).toBe(true);
+      expect(check(at(-300), body, secret).ok, name).toBe(true);
+      expect(check(at(301), body, secret).ok, name).toBe(false);
+      expect(check(at(-301), body, secret).ok, name).toBe(false);
+      // The body alone no longer verifies once a timestamp is sent (it could be replayed with any time).
+      expect(check({ ...at(0), "x-grafana-alerting-signature": hex(secret, body) }, body, secret).ok).toBe(
+        false,
+      );
+    }
+  });
+});
+
 describe("Shopify (X-Shopify-Hmac-Sha256)", () => {
   const secret = "shpss_0123456789abcdef0123456789abcdef";
   const body = '{"id":820982911946154500,"email":"jon@example.com"}';
