@@ -16,6 +16,7 @@ export type AuthScheme =
   | "lemon_squeezy"
   | "generic_v2"
   | "generic_v1"
+  | "netlify"
   | "authorization";
 export type AuthResult = { ok: true; scheme: AuthScheme } | { ok: false; reason: string };
 

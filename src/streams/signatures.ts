@@ -1,3 +1,4 @@
+import { looksLikeJws, netlify } from "./netlifySignature.js";
 import {
   type AuthResult,
   BASE64,
@@ -124,6 +125,8 @@ function genericV2(value: string | null, headers: Headers, input: VerifyInput): 
 
 function genericV1(value: string | null, input: VerifyInput): AuthResult {
   if (value === null) return fail("x-webhook-signature is malformed");
+  // Netlify sends a compact JWS under the same header name (a hex digest never holds a dot).
+  if (looksLikeJws(value)) return netlify(value, input);
   const ok = checkHexHmac(value, hmac(input.secret, input.body));
   return ok ? { ok: true, scheme: "generic_v1" } : fail("x-webhook-signature does not match");
 }

@@ -1,7 +1,8 @@
-import { createHmac } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { sign as octokitSign } from "@octokit/webhooks-methods";
 import fc from "fast-check";
+import { SignJWT } from "jose";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Webhook as SvixWebhook } from "svix";
 import { describe, expect, it } from "vitest";
@@ -588,6 +589,51 @@ describe("Grafana alerting (X-Grafana-Alerting-Signature, its contact point's HM
         false,
       );
     }
+  });
+});
+
+describe("Netlify (a compact JWS in X-Webhook-Signature, its deploy notifications' JWS secret token)", () => {
+  const secret = "netlify-jws-secret-token";
+  const body = '{"id":"5ebc34bf4fea0b01f02efa3a","site_id":"fa4dd95a","state":"ready","branch":"main"}';
+  const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+  const jws = (claims: Record<string, unknown>, key = secret, alg = "HS256") =>
+    new SignJWT(claims).setProtectedHeader({ alg, typ: "JWT" }).sign(new TextEncoder().encode(key));
+
+  it("accepts what jose signs as Netlify does: HS256, iss netlify, sha256 of the raw body", async () => {
+    const token = await jws({ iss: "netlify", sha256: sha256(body) });
+    expect(check({ "x-webhook-signature": token }, body, secret)).toEqual({ ok: true, scheme: "netlify" });
+    // Hex digests (the generic V1 scheme of the same header) are still judged as before.
+    expect(check({ "x-webhook-signature": hex(secret, body) }, body, secret)).toEqual({
+      ok: true,
+      scheme: "generic_v1",
+    });
+  });
+
+  it("rejects another body, key, issuer or algorithm, an expired token and a tampered or malformed JWS", async () => {
+    const good = await jws({ iss: "netlify", sha256: sha256(body) });
+    const refused = [
+      [good, `${body} `],
+      [await jws({ iss: "netlify", sha256: sha256(body) }, "other-key-of-32-bytes-at-least!!"), body],
+      [await jws({ iss: "someone", sha256: sha256(body) }), body],
+      [await jws({ iss: "netlify" }), body],
+      [await jws({ iss: "netlify", sha256: sha256(body), exp: NOW - 1 }), body],
+      [await jws({ iss: "netlify", sha256: sha256(body), nbf: NOW + 60 }), body],
+      [await jws({ iss: "netlify", sha256: sha256(body) }, secret, "HS384"), body],
+      [good.replace(/\.[^.]+$/, ".AAAA"), body],
+      [`${good}.x`, body],
+      ["a.b.c", body],
+      [".", body],
+    ] as const;
+    for (const [value, sent] of refused) {
+      expect(check({ "x-webhook-signature": value }, sent, secret).ok, value).toBe(false);
+    }
+    expect(
+      check(
+        { "x-webhook-signature": await jws({ iss: "netlify", sha256: sha256(body), exp: NOW + 60 }) },
+        body,
+        secret,
+      ).ok,
+    ).toBe(true);
   });
 });
 
