@@ -114,12 +114,18 @@ function standardWebhooks(prefix: "webhook-" | "svix-", headers: Headers, input:
     : fail(`${prefix}signature has no matching v1 entry`);
 }
 
+/**
+ * The generic schemes' hex digest, also as generic senders often write it, with GitHub's `sha256=` prefix
+ * (the same digest: the prefix only names the algorithm).
+ */
+const hexDigest = (value: string): string => (value.startsWith("sha256=") ? value.slice(7) : value);
+
 function genericV2(value: string | null, headers: Headers, input: VerifyInput): AuthResult {
   const timestamp = header(headers, "x-webhook-timestamp");
   const stale = checkTimestamp(timestamp, input.nowSeconds);
   if (stale !== undefined) return fail(`x-webhook-${stale}`);
   if (value === null) return fail("x-webhook-signature-v2 is malformed");
-  const ok = checkHexHmac(value, hmac(input.secret, `${timestamp}.`, input.body));
+  const ok = checkHexHmac(hexDigest(value), hmac(input.secret, `${timestamp}.`, input.body));
   return ok ? { ok: true, scheme: "generic_v2" } : fail("x-webhook-signature-v2 does not match");
 }
 
@@ -127,7 +133,7 @@ function genericV1(value: string | null, input: VerifyInput): AuthResult {
   if (value === null) return fail("x-webhook-signature is malformed");
   // Netlify sends a compact JWS under the same header name (a hex digest never holds a dot).
   if (looksLikeJws(value)) return netlify(value, input);
-  const ok = checkHexHmac(value, hmac(input.secret, input.body));
+  const ok = checkHexHmac(hexDigest(value), hmac(input.secret, input.body));
   return ok ? { ok: true, scheme: "generic_v1" } : fail("x-webhook-signature does not match");
 }
 

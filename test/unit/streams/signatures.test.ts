@@ -332,6 +332,18 @@ describe("generic V2 and V1", () => {
     expect(check({ "x-webhook-signature": hex(SECRET, body) }, `${body} `).ok).toBe(false);
     expect(check({ ...v2(NOW), "x-webhook-timestamp": String(NOW + 1) }, body).ok).toBe(false);
   });
+
+  it("accepts the digest with GitHub's sha256= prefix, as generic senders often write it; the digest still decides", () => {
+    const v1 = `sha256=${hex(SECRET, body)}`;
+    expect(check({ "x-webhook-signature": v1 }, body)).toEqual({ ok: true, scheme: "generic_v1" });
+    expect(
+      check({ ...v2(NOW), "x-webhook-signature-v2": `sha256=${v2(NOW)["x-webhook-signature-v2"]}` }, body),
+    ).toEqual({ ok: true, scheme: "generic_v2" });
+    expect(check({ "x-webhook-signature": v1 }, `${body} `).ok).toBe(false);
+    expect(check({ "x-webhook-signature": `sha1=${hex(SECRET, body)}` }, body).ok).toBe(false);
+    expect(check({ "x-webhook-signature": `sha256=sha256=${hex(SECRET, body)}` }, body).ok).toBe(false);
+    expect(check({ "x-webhook-signature": "sha256=" }, body).ok).toBe(false);
+  });
 });
 
 describe("header families and malformed input", () => {
