@@ -14,6 +14,7 @@ export type AuthScheme =
   | "shopify"
   | "paddle"
   | "lemon_squeezy"
+  | "flux"
   | "generic_v2"
   | "generic_v1"
   | "netlify"
@@ -82,6 +83,12 @@ export function checkHexHmac(sent: string, expected: Buffer): boolean {
     timingSafeEqual(sentDigest, expected)
   );
 }
+
+/**
+ * A hex digest as generic senders often write it too, with GitHub's `sha256=` prefix (the same digest: the
+ * prefix only names the algorithm).
+ */
+export const hexDigest = (value: string): string => (value.startsWith("sha256=") ? value.slice(7) : value);
 
 export function checkTimestamp(raw: string | undefined | null, nowSeconds: number): string | undefined {
   if (raw === undefined) return "timestamp header missing";

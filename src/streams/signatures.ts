@@ -10,6 +10,7 @@ import {
   fail,
   type Headers,
   header,
+  hexDigest,
   hmac,
   type VerifyInput,
 } from "./signatureChecks.js";
@@ -113,12 +114,6 @@ function standardWebhooks(prefix: "webhook-" | "svix-", headers: Headers, input:
     ? { ok: true, scheme: "standard_webhooks" }
     : fail(`${prefix}signature has no matching v1 entry`);
 }
-
-/**
- * The generic schemes' hex digest, also as generic senders often write it, with GitHub's `sha256=` prefix
- * (the same digest: the prefix only names the algorithm).
- */
-const hexDigest = (value: string): string => (value.startsWith("sha256=") ? value.slice(7) : value);
 
 function genericV2(value: string | null, headers: Headers, input: VerifyInput): AuthResult {
   const timestamp = header(headers, "x-webhook-timestamp");

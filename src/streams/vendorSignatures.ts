@@ -8,6 +8,7 @@ import {
   fail,
   type Headers,
   header,
+  hexDigest,
   hmac,
   TIMESTAMP_TOLERANCE_SECONDS,
   type VerifyInput,
@@ -170,11 +171,15 @@ export function giteaFamily(name: string, value: string | null, input: VerifyInp
   return ok ? { ok: true, scheme: "forge_hmac" } : fail(`${name} does not match`);
 }
 
-/** Lemon Squeezy: `X-Signature` = hex HMAC-SHA256 of the raw body, keyed with the webhook's signing secret. */
+/**
+ * `X-Signature` = hex HMAC-SHA256 of the raw body: Lemon Squeezy sends the bare digest, Flux's
+ * notification-controller (its `generic-hmac` provider) writes it `sha256=<hex>`.
+ */
 export function lemonSqueezy(value: string | null, input: VerifyInput): AuthResult {
   if (value === null) return fail("x-signature is malformed");
-  const ok = checkHexHmac(value, hmac(input.secret, input.body));
-  return ok ? { ok: true, scheme: "lemon_squeezy" } : fail("x-signature does not match");
+  const ok = checkHexHmac(hexDigest(value), hmac(input.secret, input.body));
+  if (!ok) return fail("x-signature does not match");
+  return { ok: true, scheme: value.startsWith("sha256=") ? "flux" : "lemon_squeezy" };
 }
 
 const BEARER = /^bearer +(\S+) *$/i;

@@ -696,6 +696,16 @@ describe("Paddle (Paddle-Signature) and Lemon Squeezy (X-Signature), payment sen
     expect(check({ "x-signature": hex(secret, body) }, `${body} `, secret).ok).toBe(false);
     expect(check({ "x-signature": hex("other", body) }, body, secret).ok).toBe(false);
   });
+
+  it("Flux (notification-controller, generic-hmac provider): X-Signature = sha256=<hex HMAC-SHA256 of the raw body>", () => {
+    expect(check({ "x-signature": `sha256=${hex(secret, body)}` }, body, secret)).toEqual({
+      ok: true,
+      scheme: "flux",
+    });
+    expect(check({ "x-signature": `sha256=${hex(secret, body)}` }, `${body} `, secret).ok).toBe(false);
+    expect(check({ "x-signature": `sha256=${hex("other", body)}` }, body, secret).ok).toBe(false);
+    expect(check({ "x-signature": `sha1=${hex(secret, body)}` }, body, secret).ok).toBe(false);
+  });
 });
 
 describe("Gitea, Forgejo and Gogs (their own hex signature headers)", () => {
