@@ -1,3 +1,4 @@
+import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { nearMiss } from "./nearMiss.js";
 
@@ -52,8 +53,20 @@ function textForTypeHint(expected: string, input: string): string {
   return "";
 }
 
+/**
+ * An empty text value, with what to do: a `${VAR}` that gives an empty value (`GH_SECRET=` left blank in
+ * `.env`) is named, since the file itself shows no empty value; a value written empty can be left out.
+ */
+function emptyText(input: unknown, file: string): string {
+  if (input instanceof WrittenAs && typeof input.text === "string") {
+    const env = join(dirname(file), ".env");
+    return `must not be empty, but ${input.text} gives an empty value — set it in ${env} or the environment`;
+  }
+  return "must not be empty — write a value, or leave the key out";
+}
+
 /** A size or range problem in words (zod's own text otherwise reads "Too big: expected number to be <=65535"). */
-function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall): string {
+function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, file: string): string {
   const bound =
     issue.code === "too_big"
       ? `${issue.inclusive ? "at most" : "less than"} ${String(issue.maximum)}`
@@ -61,7 +74,7 @@ function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall)
   if (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint")
     return `expected ${bound}, got ${describeValue(issue.path, issue.input)}`;
   if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) === 1)
-    return "must not be empty";
+    return emptyText(issue.input, file);
   const unit = issue.origin === "string" ? "characters" : "entries";
   return `expected ${bound} ${unit}, got ${describeValue(issue.path, issue.input)}`;
 }
@@ -231,7 +244,7 @@ export function formatIssue(
   } else if (issue.code === "unrecognized_keys") {
     message = unknownKeys(issue.keys, known?.(issue.path) ?? [], placement ? issue : undefined, issue.path);
   } else if ((issue.code === "too_big" || issue.code === "too_small") && /^Too (big|small)/.test(message)) {
-    message = describeBound(issue);
+    message = describeBound(issue, file);
   } else if (issue.code === "invalid_key") {
     // zod says "Invalid key in record"; the key's own check says what a valid name looks like.
     const reason = issue.issues[0]?.message;

@@ -10,11 +10,14 @@ export type AuthScheme =
   | "linear"
   | "sentry"
   | "pagerduty"
+  | "grafana"
   | "shopify"
   | "paddle"
   | "lemon_squeezy"
+  | "flux"
   | "generic_v2"
   | "generic_v1"
+  | "netlify"
   | "authorization";
 export type AuthResult = { ok: true; scheme: AuthScheme } | { ok: false; reason: string };
 
@@ -25,7 +28,7 @@ export interface VerifyInput {
   nowSeconds: number;
 }
 
-/** Replay window for timestamped schemes (Standard Webhooks, Stripe, Paddle, Linear, generic V2), both directions. */
+/** Replay window for timestamped schemes (Standard Webhooks, Stripe, Paddle, Linear, Grafana, generic V2), both directions. */
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 
 export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -80,6 +83,12 @@ export function checkHexHmac(sent: string, expected: Buffer): boolean {
     timingSafeEqual(sentDigest, expected)
   );
 }
+
+/**
+ * A hex digest as generic senders often write it too, with GitHub's `sha256=` prefix (the same digest: the
+ * prefix only names the algorithm).
+ */
+export const hexDigest = (value: string): string => (value.startsWith("sha256=") ? value.slice(7) : value);
 
 export function checkTimestamp(raw: string | undefined | null, nowSeconds: number): string | undefined {
   if (raw === undefined) return "timestamp header missing";

@@ -1,3 +1,4 @@
+import { looksLikeJws, netlify } from "./netlifySignature.js";
 import {
   type AuthResult,
   BASE64,
@@ -9,12 +10,14 @@ import {
   fail,
   type Headers,
   header,
+  hexDigest,
   hmac,
   type VerifyInput,
 } from "./signatureChecks.js";
 import {
   authorization,
   giteaFamily,
+  grafana,
   lemonSqueezy,
   linear,
   paddle,
@@ -38,6 +41,14 @@ export {
 
 /** Self-hosted code hosts' own signature headers (hex, no `sha256=` prefix), after GitHub's names. */
 const GITEA_FAMILY = ["x-gitea-signature", "x-forgejo-signature", "x-gogs-signature"] as const;
+
+/**
+ * A code-host signature header that carries no digest. Gitea and Forgejo send every one of their
+ * signature headers on every delivery, empty when the hook has no secret (`X-Hub-Signature-256: sha256=`,
+ * `X-Gitea-Signature: `); such a hook may authenticate with their "Authorization header" option instead.
+ * An empty header is skipped like an absent one, so the headers after it decide (401 when none passes).
+ */
+const noDigest = (value: string | null | undefined, prefix = ""): boolean => value === "" || value === prefix;
 
 function forgeHmac(value: string | null, input: VerifyInput, name = "x-hub-signature-256"): AuthResult {
   if (value === null || !value.startsWith("sha256=")) return fail(`${name} is not sha256=<hex>`);
@@ -109,13 +120,15 @@ function genericV2(value: string | null, headers: Headers, input: VerifyInput): 
   const stale = checkTimestamp(timestamp, input.nowSeconds);
   if (stale !== undefined) return fail(`x-webhook-${stale}`);
   if (value === null) return fail("x-webhook-signature-v2 is malformed");
-  const ok = checkHexHmac(value, hmac(input.secret, `${timestamp}.`, input.body));
+  const ok = checkHexHmac(hexDigest(value), hmac(input.secret, `${timestamp}.`, input.body));
   return ok ? { ok: true, scheme: "generic_v2" } : fail("x-webhook-signature-v2 does not match");
 }
 
 function genericV1(value: string | null, input: VerifyInput): AuthResult {
   if (value === null) return fail("x-webhook-signature is malformed");
-  const ok = checkHexHmac(value, hmac(input.secret, input.body));
+  // Netlify sends a compact JWS under the same header name (a hex digest never holds a dot).
+  if (looksLikeJws(value)) return netlify(value, input);
+  const ok = checkHexHmac(hexDigest(value), hmac(input.secret, input.body));
   return ok ? { ok: true, scheme: "generic_v1" } : fail("x-webhook-signature does not match");
 }
 
@@ -125,14 +138,16 @@ function verify(input: VerifyInput): AuthResult {
   if (!Buffer.isBuffer(input.body)) return fail("body is not a buffer");
 
   const hub = header(headers, "x-hub-signature-256");
-  if (hub !== undefined) return forgeHmac(hub, input);
+  if (hub !== undefined && !noDigest(hub, "sha256=")) return forgeHmac(hub, input);
   // Bitbucket (Cloud and Data Center) sends the same sha256=<hex> in X-Hub-Signature, the header where
   // GitHub puts its legacy sha1 (which is not a recognized scheme: such a request falls through).
   const bitbucket = header(headers, "x-hub-signature");
-  if (bitbucket?.startsWith("sha256=")) return forgeHmac(bitbucket, input, "x-hub-signature");
+  if (bitbucket?.startsWith("sha256=") && !noDigest(bitbucket, "sha256=")) {
+    return forgeHmac(bitbucket, input, "x-hub-signature");
+  }
   for (const name of GITEA_FAMILY) {
     const value = header(headers, name);
-    if (value !== undefined) return giteaFamily(name, value, input);
+    if (value !== undefined && !noDigest(value)) return giteaFamily(name, value, input);
   }
 
   const forgeToken = header(headers, "x-alt-forge-token");
@@ -160,6 +175,8 @@ function verify(input: VerifyInput): AuthResult {
   if (sentrySignature !== undefined) return sentry(sentrySignature, input);
   const pagerdutySignature = header(headers, "x-pagerduty-signature");
   if (pagerdutySignature !== undefined) return pagerduty(pagerdutySignature, input);
+  const grafanaSignature = header(headers, "x-grafana-alerting-signature");
+  if (grafanaSignature !== undefined) return grafana(grafanaSignature, headers, input);
   const shopifySignature = header(headers, "x-shopify-hmac-sha256");
   if (shopifySignature !== undefined) return shopify(shopifySignature, input);
   const paddleSignature = header(headers, "paddle-signature");

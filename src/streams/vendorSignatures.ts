@@ -6,6 +6,9 @@ import {
   equalDigests,
   equalsSecret,
   fail,
+  type Headers,
+  header,
+  hexDigest,
   hmac,
   TIMESTAMP_TOLERANCE_SECONDS,
   type VerifyInput,
@@ -79,6 +82,37 @@ export function sentry(value: string | null, input: VerifyInput): AuthResult {
   return ok ? { ok: true, scheme: "sentry" } : fail("sentry-hook-signature does not match");
 }
 
+/** The timestamp headers svc reads for Grafana: Grafana's documented example name, then a shorter one. */
+const GRAFANA_TIMESTAMP_HEADERS = [
+  "x-grafana-alerting-signature-timestamp",
+  "x-grafana-alerting-timestamp",
+] as const;
+
+/**
+ * Grafana alerting's webhook contact point (Grafana 12+, "HMAC Signature"): `X-Grafana-Alerting-Signature`
+ * = hex HMAC-SHA256 of the raw body, or of `<timestamp>:<body>` when a timestamp header is configured
+ * (its name is the user's choice: svc reads the names above), the timestamp then within the replay window.
+ */
+export function grafana(value: string | null, headers: Headers, input: VerifyInput): AuthResult {
+  if (value === null) return fail("x-grafana-alerting-signature is malformed");
+  let timestamp: string | null | undefined;
+  for (const name of GRAFANA_TIMESTAMP_HEADERS) {
+    timestamp = header(headers, name);
+    if (timestamp !== undefined) break;
+  }
+  if (timestamp !== undefined) {
+    const stale = checkTimestamp(timestamp, input.nowSeconds);
+    if (stale !== undefined) return fail(`x-grafana-alerting-signature ${stale}`);
+  }
+  const expected =
+    timestamp === undefined
+      ? hmac(input.secret, input.body)
+      : hmac(input.secret, `${timestamp}:`, input.body);
+  return checkHexHmac(value, expected)
+    ? { ok: true, scheme: "grafana" }
+    : fail("x-grafana-alerting-signature does not match");
+}
+
 /**
  * PagerDuty v3 webhooks: `X-PagerDuty-Signature: v1=<hex>[,v1=<hex>...]`, hex HMAC-SHA256 of the raw body;
  * several entries while a secret is rotated, any may match.
@@ -137,11 +171,15 @@ export function giteaFamily(name: string, value: string | null, input: VerifyInp
   return ok ? { ok: true, scheme: "forge_hmac" } : fail(`${name} does not match`);
 }
 
-/** Lemon Squeezy: `X-Signature` = hex HMAC-SHA256 of the raw body, keyed with the webhook's signing secret. */
+/**
+ * `X-Signature` = hex HMAC-SHA256 of the raw body: Lemon Squeezy sends the bare digest, Flux's
+ * notification-controller (its `generic-hmac` provider) writes it `sha256=<hex>`.
+ */
 export function lemonSqueezy(value: string | null, input: VerifyInput): AuthResult {
   if (value === null) return fail("x-signature is malformed");
-  const ok = checkHexHmac(value, hmac(input.secret, input.body));
-  return ok ? { ok: true, scheme: "lemon_squeezy" } : fail("x-signature does not match");
+  const ok = checkHexHmac(hexDigest(value), hmac(input.secret, input.body));
+  if (!ok) return fail("x-signature does not match");
+  return { ok: true, scheme: value.startsWith("sha256=") ? "flux" : "lemon_squeezy" };
 }
 
 const BEARER = /^bearer +(\S+) *$/i;

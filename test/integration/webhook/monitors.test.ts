@@ -91,6 +91,7 @@ describe.each(["uws", "node"] as const)(
 describe.each(["uws", "node"] as const)("monitors that sign, on the %s server", (http) => {
   const SENTRY = "3c5e0a9f7b2d4e6a8c1f0b3d5e7a9c2e4f6a8b0d2c4e6f8a0b2c4d6e8f0a2b4c";
   const PAGERDUTY = "pd-webhook-secret-Zk8sY3vQ";
+  const GRAFANA = "grafana-contact-point-hmac-7Qw2";
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway({
@@ -102,6 +103,7 @@ describe.each(["uws", "node"] as const)("monitors that sign, on the %s server", 
             secret: PAGERDUTY,
             filters: [{ field: "event.event_type", equals: "incident.triggered" }],
           },
+          grafana: { secret: GRAFANA, filters: [{ field: "status", equals: "firing" }] },
         },
         { rate_limit: 1000 },
       ),
@@ -164,5 +166,38 @@ describe.each(["uws", "node"] as const)("monitors that sign, on the %s server", 
       body: { status: "ignored", reason: "filter" },
     });
     expect(await post(triggered, `v1=${hex("previous-secret", triggered)}`)).toMatchObject({ status: 401 });
+  });
+
+  it("Grafana alerting: X-Grafana-Alerting-Signature over the body, or over '<ts>:<body>' with its timestamp header", async () => {
+    const alert = (status: string) =>
+      JSON.stringify({
+        receiver: "svc",
+        status,
+        alerts: [{ status, labels: { alertname: "HighErrorRate" }, fingerprint: "57c6d9296de2ad39" }],
+        groupKey: '{}:{alertname="HighErrorRate"}',
+        version: "1",
+      });
+    const post = (body: string, headers: Record<string, string>) =>
+      postJson(gw.url("/webhooks/grafana"), body, { "User-Agent": "Grafana", ...headers });
+    const firing = alert("firing");
+    expect(await post(firing, { "X-Grafana-Alerting-Signature": hex(GRAFANA, firing) })).toMatchObject({
+      status: 202,
+      body: { status: "accepted", route: "grafana" },
+    });
+    const ts = String(Math.floor(gw.clock.now() / 1000));
+    const timed = {
+      "X-Grafana-Alerting-Signature": hex(GRAFANA, `${ts}:${firing}`),
+      "X-Grafana-Alerting-Signature-Timestamp": ts,
+    };
+    expect(await post(firing, timed)).toMatchObject({ status: 202, body: { status: "accepted" } });
+    const resolved = alert("resolved");
+    expect(await post(resolved, { "X-Grafana-Alerting-Signature": hex(GRAFANA, resolved) })).toMatchObject({
+      status: 200,
+      body: { status: "ignored", reason: "filter" },
+    });
+    expect(await post(firing, { "X-Grafana-Alerting-Signature": hex("wrong", firing) })).toMatchObject({
+      status: 401,
+      body: { error: "Invalid signature" },
+    });
   });
 });

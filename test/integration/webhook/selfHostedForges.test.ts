@@ -52,4 +52,27 @@ describe.each(["uws", "node"] as const)("Gogs and Gitea hooks on the %s server",
       expect(await post(headers("push", "wrong"))).toMatchObject({ status: 401 });
     });
   }
+
+  it("Gitea/Forgejo hook with no secret, authenticated by its Authorization header option: the empty signature headers are skipped", async () => {
+    // As Gitea and Forgejo send a hook without a secret: every signature header, with no digest.
+    const headers = (authorization: string) => ({
+      "X-Gitea-Event": "push",
+      "X-Gitea-Delivery": randomUUID(),
+      "X-Gitea-Signature": "",
+      "X-Forgejo-Signature": "",
+      "X-Gogs-Signature": "",
+      "X-Hub-Signature": "sha1=",
+      "X-Hub-Signature-256": "sha256=",
+      Authorization: authorization,
+    });
+    const post = (h: Record<string, string>) => postJson(gw.url("/webhooks/forge"), push, h);
+    expect(await post(headers(`Bearer ${SECRET}`))).toMatchObject({
+      status: 202,
+      body: { status: "accepted", event: "push" },
+    });
+    expect(await post(headers("Bearer wrong"))).toMatchObject({
+      status: 401,
+      body: { error: "Invalid signature" },
+    });
+  });
 });

@@ -1,6 +1,7 @@
-import { createHmac } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import examples from "@octokit/webhooks-examples";
 import { sign as signGithub } from "@octokit/webhooks-methods";
+import { SignJWT } from "jose";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import Stripe from "stripe";
 import { Webhook as SvixWebhook } from "svix";
@@ -25,6 +26,7 @@ describe("real senders' signatures at the edges", () => {
           sw: { secret: WHSEC },
           generic: { secret: GENERIC },
           bitbucket: { secret: GENERIC, events: ["pullrequest:created", "repo:refs_changed"] },
+          netlify: { secret: GENERIC, filters: [{ field: "state", equals: "ready" }] },
         },
         { rate_limit: 1000 },
       ),
@@ -231,6 +233,37 @@ describe("real senders' signatures at the edges", () => {
     const pingLines = gw.logs().filter((l) => l.msg.includes("ping event ignored"));
     expect(pingLines.some((l) => JSON.stringify(l).includes("diagnostics:ping"))).toBe(true);
     expect(pingLines.every((l) => l.level === 20)).toBe(true);
+  });
+
+  it("Netlify: the JWS its deploy notifications send in X-Webhook-Signature (HS256, iss netlify, sha256 of the body)", async () => {
+    const deploy = (state: string) =>
+      JSON.stringify({ id: "5ebc34bf4fea0b01f02efa3a", site_id: "fa4dd95a", state, branch: "main" });
+    const signed = async (body: string, key = GENERIC) => ({
+      "User-Agent": "Netlify",
+      "X-Webhook-Signature": await new SignJWT({
+        iss: "netlify",
+        sha256: createHash("sha256").update(body).digest("hex"),
+      })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .sign(new TextEncoder().encode(key)),
+    });
+    const ready = deploy("ready");
+    expect(await post("netlify", ready, await signed(ready))).toMatchObject({
+      status: 202,
+      body: { status: "accepted", route: "netlify" },
+    });
+    const building = deploy("building");
+    expect(await post("netlify", building, await signed(building))).toMatchObject({
+      status: 200,
+      body: { status: "ignored", reason: "filter" },
+    });
+    expect(await post("netlify", ready, await signed(building))).toMatchObject({
+      status: 401,
+      body: { error: "Invalid signature" },
+    });
+    expect(await post("netlify", ready, await signed(ready, "another-secret"))).toMatchObject({
+      status: 401,
+    });
   });
 
   it("Standard Webhooks: a signature header sent twice (joined with ', ' on the way) still finds its v1 entry", async () => {

@@ -39,3 +39,19 @@ describe("${VAR:-fallback} in config.yaml, as a shell and docker compose read it
     }
   });
 });
+
+describe("an empty secret is refused with what to do", () => {
+  it("a ${VAR} left blank in .env is named with where to set it; a secret written empty says to write one or leave it out", () => {
+    const h = tempHome();
+    home = h;
+    const file = h.write("config.yaml", routeSecret("${GH_SECRET}"));
+    h.write(".env", "GH_SECRET=\n");
+    expect(() => loadConfig({ home: h.dir, env: {} })).toThrow(
+      `${file}: platforms.webhook.routes.gh.secret: must not be empty, but \${GH_SECRET} gives an empty value — set it in ${h.dir}/.env or the environment`,
+    );
+    h.write("config.yaml", routeSecret(""));
+    expect(() => loadConfig({ home: h.dir, env: {} })).toThrow(
+      `${file}: platforms.webhook.routes.gh.secret: must not be empty — write a value, or leave the key out`,
+    );
+  });
+});

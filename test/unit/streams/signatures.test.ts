@@ -1,7 +1,8 @@
-import { createHmac } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { sign as octokitSign } from "@octokit/webhooks-methods";
 import fc from "fast-check";
+import { SignJWT } from "jose";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Webhook as SvixWebhook } from "svix";
 import { describe, expect, it } from "vitest";
@@ -331,6 +332,18 @@ describe("generic V2 and V1", () => {
     expect(check({ "x-webhook-signature": hex(SECRET, body) }, `${body} `).ok).toBe(false);
     expect(check({ ...v2(NOW), "x-webhook-timestamp": String(NOW + 1) }, body).ok).toBe(false);
   });
+
+  it("accepts the digest with GitHub's sha256= prefix, as generic senders often write it; the digest still decides", () => {
+    const v1 = `sha256=${hex(SECRET, body)}`;
+    expect(check({ "x-webhook-signature": v1 }, body)).toEqual({ ok: true, scheme: "generic_v1" });
+    expect(
+      check({ ...v2(NOW), "x-webhook-signature-v2": `sha256=${v2(NOW)["x-webhook-signature-v2"]}` }, body),
+    ).toEqual({ ok: true, scheme: "generic_v2" });
+    expect(check({ "x-webhook-signature": v1 }, `${body} `).ok).toBe(false);
+    expect(check({ "x-webhook-signature": `sha1=${hex(SECRET, body)}` }, body).ok).toBe(false);
+    expect(check({ "x-webhook-signature": `sha256=sha256=${hex(SECRET, body)}` }, body).ok).toBe(false);
+    expect(check({ "x-webhook-signature": "sha256=" }, body).ok).toBe(false);
+  });
 });
 
 describe("header families and malformed input", () => {
@@ -556,6 +569,86 @@ describe("Sentry and PagerDuty (monitors that sign the raw body)", () => {
   });
 });
 
+describe("Grafana alerting (X-Grafana-Alerting-Signature, its contact point's HMAC signature)", () => {
+  const secret = "grafana-hmac-secret";
+  const body = '{"receiver":"svc","status":"firing","alerts":[{"status":"firing"}],"groupKey":"{}:{}"}';
+
+  it("without a timestamp header: the hex HMAC-SHA256 of the raw body", () => {
+    expect(check({ "x-grafana-alerting-signature": hex(secret, body) }, body, secret)).toEqual({
+      ok: true,
+      scheme: "grafana",
+    });
+    expect(check({ "x-grafana-alerting-signature": hex(secret, body) }, `${body} `, secret).ok).toBe(false);
+    expect(check({ "x-grafana-alerting-signature": hex("other", body) }, body, secret).ok).toBe(false);
+    expect(check({ "x-grafana-alerting-signature": `sha256=${hex(secret, body)}` }, body, secret).ok).toBe(
+      false,
+    );
+  });
+
+  it("with a timestamp header (either name svc reads): HMAC of '<timestamp>:<body>', timestamp within 300 s", () => {
+    for (const name of ["x-grafana-alerting-signature-timestamp", "x-grafana-alerting-timestamp"]) {
+      const at = (offset: number) => {
+        const ts = String(NOW + offset);
+        return { "x-grafana-alerting-signature": hex(secret, `${ts}:${body}`), [name]: ts };
+      };
+      expect(check(at(0), body, secret), name).toEqual({ ok: true, scheme: "grafana" });
+      expect(check(at(300), body, secret).ok, name).toBe(true);
+      expect(check(at(-300), body, secret).ok, name).toBe(true);
+      expect(check(at(301), body, secret).ok, name).toBe(false);
+      expect(check(at(-301), body, secret).ok, name).toBe(false);
+      // The body alone no longer verifies once a timestamp is sent (it could be replayed with any time).
+      expect(check({ ...at(0), "x-grafana-alerting-signature": hex(secret, body) }, body, secret).ok).toBe(
+        false,
+      );
+    }
+  });
+});
+
+describe("Netlify (a compact JWS in X-Webhook-Signature, its deploy notifications' JWS secret token)", () => {
+  const secret = "netlify-jws-secret-token";
+  const body = '{"id":"5ebc34bf4fea0b01f02efa3a","site_id":"fa4dd95a","state":"ready","branch":"main"}';
+  const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+  const jws = (claims: Record<string, unknown>, key = secret, alg = "HS256") =>
+    new SignJWT(claims).setProtectedHeader({ alg, typ: "JWT" }).sign(new TextEncoder().encode(key));
+
+  it("accepts what jose signs as Netlify does: HS256, iss netlify, sha256 of the raw body", async () => {
+    const token = await jws({ iss: "netlify", sha256: sha256(body) });
+    expect(check({ "x-webhook-signature": token }, body, secret)).toEqual({ ok: true, scheme: "netlify" });
+    // Hex digests (the generic V1 scheme of the same header) are still judged as before.
+    expect(check({ "x-webhook-signature": hex(secret, body) }, body, secret)).toEqual({
+      ok: true,
+      scheme: "generic_v1",
+    });
+  });
+
+  it("rejects another body, key, issuer or algorithm, an expired token and a tampered or malformed JWS", async () => {
+    const good = await jws({ iss: "netlify", sha256: sha256(body) });
+    const refused = [
+      [good, `${body} `],
+      [await jws({ iss: "netlify", sha256: sha256(body) }, "other-key-of-32-bytes-at-least!!"), body],
+      [await jws({ iss: "someone", sha256: sha256(body) }), body],
+      [await jws({ iss: "netlify" }), body],
+      [await jws({ iss: "netlify", sha256: sha256(body), exp: NOW - 1 }), body],
+      [await jws({ iss: "netlify", sha256: sha256(body), nbf: NOW + 60 }), body],
+      [await jws({ iss: "netlify", sha256: sha256(body) }, secret, "HS384"), body],
+      [good.replace(/\.[^.]+$/, ".AAAA"), body],
+      [`${good}.x`, body],
+      ["a.b.c", body],
+      [".", body],
+    ] as const;
+    for (const [value, sent] of refused) {
+      expect(check({ "x-webhook-signature": value }, sent, secret).ok, value).toBe(false);
+    }
+    expect(
+      check(
+        { "x-webhook-signature": await jws({ iss: "netlify", sha256: sha256(body), exp: NOW + 60 }) },
+        body,
+        secret,
+      ).ok,
+    ).toBe(true);
+  });
+});
+
 describe("Shopify (X-Shopify-Hmac-Sha256)", () => {
   const secret = "shpss_0123456789abcdef0123456789abcdef";
   const body = '{"id":820982911946154500,"email":"jon@example.com"}';
@@ -603,6 +696,16 @@ describe("Paddle (Paddle-Signature) and Lemon Squeezy (X-Signature), payment sen
     expect(check({ "x-signature": hex(secret, body) }, `${body} `, secret).ok).toBe(false);
     expect(check({ "x-signature": hex("other", body) }, body, secret).ok).toBe(false);
   });
+
+  it("Flux (notification-controller, generic-hmac provider): X-Signature = sha256=<hex HMAC-SHA256 of the raw body>", () => {
+    expect(check({ "x-signature": `sha256=${hex(secret, body)}` }, body, secret)).toEqual({
+      ok: true,
+      scheme: "flux",
+    });
+    expect(check({ "x-signature": `sha256=${hex(secret, body)}` }, `${body} `, secret).ok).toBe(false);
+    expect(check({ "x-signature": `sha256=${hex("other", body)}` }, body, secret).ok).toBe(false);
+    expect(check({ "x-signature": `sha1=${hex(secret, body)}` }, body, secret).ok).toBe(false);
+  });
 });
 
 describe("Gitea, Forgejo and Gogs (their own hex signature headers)", () => {
@@ -621,5 +724,33 @@ describe("Gitea, Forgejo and Gogs (their own hex signature headers)", () => {
       "x-gitea-signature": hex(SECRET, body),
     };
     expect(check(headers, body).ok).toBe(false);
+  });
+
+  it("a hook without a secret sends every signature header empty: skipped, so its Authorization header decides", () => {
+    const unsigned = {
+      "x-hub-signature-256": "sha256=",
+      "x-hub-signature": "sha1=",
+      "x-gitea-signature": "",
+      "x-forgejo-signature": "",
+      "x-gogs-signature": "",
+    };
+    expect(check({ ...unsigned, authorization: "Bearer gitea-token" }, body, "gitea-token")).toEqual({
+      ok: true,
+      scheme: "authorization",
+    });
+    expect(check({ ...unsigned, authorization: "Bearer other" }, body, "gitea-token").ok).toBe(false);
+    expect(check(unsigned, body, "gitea-token")).toEqual({
+      ok: false,
+      reason: "no recognized signature or token header",
+    });
+    // Bitbucket's X-Hub-Signature with no digest is skipped the same way; a digest that is present decides.
+    const token = "gitea-token";
+    expect(check({ "x-hub-signature": "sha256=", "x-gitlab-token": token }, body, token).ok).toBe(true);
+    expect(
+      check({ "x-hub-signature-256": "sha256=00", authorization: `Bearer ${token}` }, body, token).ok,
+    ).toBe(false);
+    expect(check({ "x-gitea-signature": "00", authorization: `Bearer ${token}` }, body, token).ok).toBe(
+      false,
+    );
   });
 });
