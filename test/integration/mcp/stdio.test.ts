@@ -236,7 +236,7 @@ describe("stdio servers (real subprocess)", () => {
       "res5",
     ]);
     expect(resources.resourceTemplates).toHaveLength(5);
-    const prompts = JSON.parse(text(await h.call("paged", "list_prompts", {})));
+    const { prompts } = JSON.parse(text(await h.call("paged", "list_prompts", {})));
     expect(prompts.map((p: { name: string }) => p.name)).toEqual([
       "prompt1",
       "prompt2",
