@@ -1,5 +1,6 @@
 import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describeWithCauses } from "../../errors.js";
 
 /** The HTTP status a transport error carries (Streamable HTTP or SSE). */
@@ -81,4 +82,22 @@ export function describeTransportError(err: unknown): string {
   const status = httpStatusOf(err);
   if (status === undefined || text.includes(String(status))) return text;
   return `${text.replace(/:\s*$/, "")} (HTTP ${status})`;
+}
+
+/**
+ * Whether a request failed with the server's own JSON-RPC error answer — the server is there and
+ * answering — rather than with an error the SDK makes up on this side: its request timeout (which carries
+ * the timeout in `data`) or the connection closing under the request. Transport errors (HTTP 404 for an
+ * expired session, a refused connection) are no McpError.
+ */
+export function answeredWithError(err: unknown): boolean {
+  if (!(err instanceof McpError)) return false;
+  const data = err.data as { timeout?: unknown } | undefined;
+  if (err.code === ErrorCode.RequestTimeout && data?.timeout !== undefined) return false;
+  if (
+    err.code === ErrorCode.ConnectionClosed &&
+    /: (Connection closed|Request was cancelled)$/.test(err.message)
+  )
+    return false;
+  return true;
 }
