@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { clientMetadataUrlProblem } from "../clientMetadataUrl.js";
 import { MAX_TIMER_SECONDS } from "../timerSeconds.js";
 
 /**
@@ -98,7 +99,19 @@ export const oauthSchema = z
       .min(1)
       .max(65535)
       .optional(),
-    client_metadata_url: z.string().min(1).optional(),
+    client_metadata_url: z
+      .string()
+      .min(1)
+      .superRefine((url, ctx) => {
+        // A ${VAR} is rendered at connect time, where the same rules are checked again.
+        const problem = url.includes("${") ? undefined : clientMetadataUrlProblem(url);
+        if (problem !== undefined)
+          ctx.addIssue({
+            code: "custom",
+            message: `${problem} (a client metadata document URL is https, with a path, and no fragment, userinfo or . / .. segments) — correct it, or remove it to register the client dynamically`,
+          });
+      })
+      .optional(),
     cimd: z.boolean().optional(),
     /** Empty or null is ignored. */
     user_agent: z
