@@ -146,7 +146,12 @@ export async function connectServer(
     return session;
   } catch (err) {
     await tls.close().catch(() => undefined);
-    throw hide(scoped(name, err, undefined, rendered.auth, undefined, transportKind(rendered)));
+    const sentAuthorization = Object.keys(rendered.headers ?? {}).some(
+      (k) => k.toLowerCase() === "authorization",
+    );
+    throw hide(
+      scoped(name, err, undefined, rendered.auth, undefined, transportKind(rendered), sentAuthorization),
+    );
   }
 }
 
@@ -222,6 +227,7 @@ function scoped(
   auth?: string,
   child?: ChildReport,
   kind?: "stdio" | "http" | "sse",
+  sentAuthorization = false,
 ): unknown {
   if (err instanceof SvcError) return err;
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
@@ -252,12 +258,20 @@ function scoped(
   let text = describeTransportError(err);
   const status = httpStatusOf(err);
   if (status !== undefined) {
-    if (status === 401 && auth !== "oauth") {
-      text += ` — the server requires authorization: set an Authorization header under mcp_servers.${name}.headers (e.g. "Bearer \${TOKEN}") or auth: oauth`;
-    }
+    if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, sentAuthorization);
     text += wrongEndpointHint(status, kind);
   }
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
+}
+
+/**
+ * What to do about a 401 without OAuth: send credentials, or — when an Authorization header was sent (from
+ * `headers`, or a url's user:password@) — check them, since the server refused them.
+ */
+function unauthorizedHint(name: string, sentAuthorization: boolean): string {
+  if (!sentAuthorization)
+    return ` — the server requires authorization: set an Authorization header under mcp_servers.${name}.headers (e.g. "Bearer \${TOKEN}") or auth: oauth`;
+  return ` — the server refused the credentials svc sent (the Authorization header of mcp_servers.${name}.headers, or the url's user:password@): check that the token is valid and not expired, or set auth: oauth if the server expects an OAuth login`;
 }
 
 /**
