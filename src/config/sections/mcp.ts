@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { clientMetadataUrlProblem } from "../clientMetadataUrl.js";
+import { redirectUriPort, redirectUriProblem } from "../redirectUri.js";
 import { MAX_TIMER_SECONDS } from "../timerSeconds.js";
 
 /**
@@ -92,6 +93,11 @@ export const oauthSchema = z
       .string()
       .min(1)
       .refine((uri) => !uri.includes("#"), "a redirect URI must not have a fragment (#...) — remove it")
+      .superRefine((uri, ctx) => {
+        // A ${VAR} is rendered when a login binds its listener, where the same rules are checked again.
+        const problem = uri.includes("${") || uri.includes("#") ? undefined : redirectUriProblem(uri);
+        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+      })
       .optional(),
     redirect_port: z
       .number({ error: (i) => `expected a port number (1-65535), got ${describe(i.input)}` })
@@ -121,6 +127,15 @@ export const oauthSchema = z
       .transform((v) => (v === null || v === undefined || v.trim() === "" ? undefined : v)),
   })
   .superRefine((o, ctx) => {
+    // The listener takes redirect_port while the server is sent redirect_uri's port: the redirect would go nowhere.
+    const uriPort = o.redirect_uri === undefined ? undefined : redirectUriPort(o.redirect_uri);
+    if (uriPort !== undefined && o.redirect_port !== undefined && uriPort !== o.redirect_port) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["redirect_port"],
+        message: `${o.redirect_port}, but oauth.redirect_uri names port ${uriPort} — set only one of them`,
+      });
+    }
     const method = o.token_endpoint_auth_method;
     if (method === "private_key_jwt") {
       ctx.addIssue({
