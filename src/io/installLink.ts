@@ -103,7 +103,7 @@ export function parseInstallLink(link: string): InstallRequest {
  * pointer to docs/mcp.md), not at the "(top level)" of the decoded JSON.
  */
 function checkEntry(name: string, entry: Record<string, unknown>): void {
-  const checked = mcpServerSchema.safeParse(entry);
+  const checked = mcpServerSchema.safeParse(entry, { reportInput: true });
   const issue = checked.success ? undefined : checked.error.issues[0];
   if (issue === undefined) return;
   const placed = { ...issue, path: ["mcp_servers", name, ...issue.path] } as typeof issue;

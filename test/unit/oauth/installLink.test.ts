@@ -149,6 +149,9 @@ describe("install link parser (spec 4.1)", () => {
     expect(message({ url: "https://x.test/mcp", timout: 5 })).toMatch(
       /^install link rejected: config: mcp_servers\.gh: unknown key "timout" — did you mean "timeout"\?/,
     );
+    expect(message({ command: "npx", protocol: "modern" })).toBe(
+      'install link rejected: config: mcp_servers.gh.protocol: expected one of "auto", "stateless", "legacy", got "modern"',
+    );
     expect(message({ url: "https://x.test/mcp", timeout: "soon" })).toMatch(
       /^install link rejected: config: mcp_servers\.gh\.timeout: expected seconds, got "soon"/,
     );
