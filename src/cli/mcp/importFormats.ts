@@ -3,6 +3,8 @@
  * VS Code's `mcp.json` (`servers`, with `type`). Pure: the caller reads the file and writes config.yaml.
  */
 
+import { HTTP_TRANSPORT_NAMES } from "../../config/sections/mcp.js";
+
 export interface ImportedServers {
   /** Which layout the file used. */
   readonly format: "mcpServers" | "servers";
@@ -58,7 +60,7 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
   const entry: Record<string, unknown> = {};
   for (const key of KEPT) if (raw[key] !== undefined) entry[key] = raw[key];
   const type = raw.type ?? raw.transport;
-  if (type === "sse" || type === "http" || type === "streamable-http" || type === "streamable_http")
+  if (type === "sse" || (HTTP_TRANSPORT_NAMES as readonly unknown[]).includes(type))
     entry.transport = type === "sse" ? "sse" : "http";
   else if (type !== undefined && type !== "stdio")
     notes.push(

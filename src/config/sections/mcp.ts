@@ -73,6 +73,13 @@ export const toolsPolicySchema = z
   })
   .default({ resources: false, prompts: false });
 
+/**
+ * `transport` values: `sse`, `stdio`, and the names other clients give Streamable HTTP (svc's default):
+ * `http` (Claude Code, VS Code), `streamable-http` (Roo Code), `streamableHttp` (Cline, Cursor), `streamable_http`.
+ */
+export const HTTP_TRANSPORT_NAMES = ["http", "streamable_http", "streamable-http", "streamableHttp"] as const;
+const TRANSPORT_NAMES = ["sse", ...HTTP_TRANSPORT_NAMES, "stdio"] as const;
+
 const SECRET_METHODS = new Set(["client_secret_basic", "client_secret_post", "client_secret_jwt"]);
 
 export const oauthSchema = z
@@ -268,7 +275,7 @@ const entryShape = {
   protocol: z.enum(["auto", "stateless", "legacy"]).default("auto"),
   supports_parallel_tool_calls: z.boolean().default(false),
   skip_preflight: z.boolean().default(false),
-  transport: z.enum(["sse", "http", "streamable_http", "streamable-http", "stdio"]).optional(),
+  transport: z.enum(TRANSPORT_NAMES).optional(),
   keepalive_interval: seconds(undefined),
   lazy: z.boolean().default(false),
   idle_timeout_seconds: seconds(0),

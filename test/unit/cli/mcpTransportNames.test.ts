@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { importedServers } from "../../../src/cli/mcp/importFormats.js";
+import { mcpServerSchema, transportKind } from "../../../src/config/sections/mcp.js";
+
+/**
+ * Cline, Cursor and other clients write Streamable HTTP as `"type": "streamableHttp"` (Roo Code
+ * `streamable-http`, Claude Code and VS Code `http`): every spelling names svc's default transport.
+ */
+describe("streamableHttp, as other clients' configs write it", () => {
+  it("config.yaml takes it as transport: or type:", () => {
+    for (const key of ["transport", "type"]) {
+      const entry = mcpServerSchema.parse({ url: "https://x.test/mcp", [key]: "streamableHttp" });
+      expect(transportKind(entry)).toBe("http");
+    }
+  });
+
+  it("svc mcp import carries it over as transport: http, without a note", () => {
+    const { entries, notes } = importedServers(
+      { mcpServers: { cline: { type: "streamableHttp", url: "https://x.test/mcp" } } },
+      "cline_mcp_settings.json",
+    );
+    expect(entries.cline).toEqual({ url: "https://x.test/mcp", transport: "http" });
+    expect(notes).toEqual([]);
+  });
+});
