@@ -87,8 +87,8 @@ export function describeTransportError(err: unknown): string {
 /**
  * Whether a request failed with the server's own JSON-RPC error answer — the server is there and
  * answering — rather than with an error the SDK makes up on this side: its request timeout (which carries
- * the timeout in `data`) or the connection closing under the request. Transport errors (HTTP 404 for an
- * expired session, a refused connection) are no McpError.
+ * the timeout in `data`) or the connection closing under the request; nor an answer saying our session is
+ * gone. Transport errors (HTTP 404 for an expired session, a refused connection) are no McpError.
  */
 export function answeredWithError(err: unknown): boolean {
   if (!(err instanceof McpError)) return false;
@@ -99,5 +99,6 @@ export function answeredWithError(err: unknown): boolean {
     /: (Connection closed|Request was cancelled)$/.test(err.message)
   )
     return false;
-  return true;
+  // "Session not found", "Invalid or expired session": the server is there, but our session is gone.
+  return !/\bsession\b/i.test(err.message);
 }

@@ -44,6 +44,13 @@ describe("keepalive ping answered with a JSON-RPC error", () => {
     });
   }
 
+  it("an answer that the session is gone still fails the ping (the keepalive reconnects)", async () => {
+    const session = await sessionWithPing(async () => {
+      throw new McpError(-32001, "Session not found");
+    });
+    await expect(session.ping(1000)).rejects.toThrow(/Session not found/);
+  });
+
   it("no answer in time still fails the ping", async () => {
     const session = await sessionWithPing(() => new Promise<never>(() => undefined));
     await expect(session.ping(50)).rejects.toThrow(/Request timed out/);
@@ -58,7 +65,10 @@ describe("keepalive ping answered with a JSON-RPC error", () => {
 
   it("answeredWithError tells the server's answer from the SDK's own timeout and close errors", () => {
     expect(answeredWithError(new McpError(-32601, "Method not found"))).toBe(true);
-    expect(answeredWithError(new McpError(-32001, "Session not found"))).toBe(true);
+    expect(answeredWithError(new McpError(-32603, "Method not supported: ping"))).toBe(true);
+    // An answer that our session is gone is no sign of a live session: the keepalive reconnects.
+    expect(answeredWithError(new McpError(-32001, "Session not found"))).toBe(false);
+    expect(answeredWithError(new McpError(-32600, "Invalid or expired session"))).toBe(false);
     expect(answeredWithError(new McpError(-32001, "Request timed out", { timeout: 5 }))).toBe(false);
     expect(answeredWithError(new McpError(-32000, "Connection closed"))).toBe(false);
     expect(answeredWithError(new Error("Error POSTing to endpoint (HTTP 404)"))).toBe(false);
