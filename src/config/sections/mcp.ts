@@ -211,9 +211,10 @@ export const elicitationSchema = z
   .default({ enabled: true, timeout: 300, unattended: "decline" });
 export type UnattendedElicitation = z.infer<typeof elicitationSchema>["unattended"];
 
+/** Checked where it is written, so a bad value is named `lifecycle.<key>` (hoistLifecycle lifts only good ones). */
 const lifecycleSchema = z.strictObject({
-  idle_timeout_seconds: z.unknown().optional(),
-  max_lifetime_seconds: z.unknown().optional(),
+  idle_timeout_seconds: seconds(undefined),
+  max_lifetime_seconds: seconds(undefined),
 });
 
 const clientCert = z.union(
@@ -340,10 +341,13 @@ function hoistLifecycle(raw: unknown): unknown {
   const lifecycle = entry.lifecycle;
   if (lifecycle === null || typeof lifecycle !== "object" || Array.isArray(lifecycle)) return entry;
   const inner = lifecycle as Record<string, unknown>;
+  // A bad value stays under lifecycle, where lifecycleSchema names it; a good one fills the top-level key.
+  const lifted = (key: "idle_timeout_seconds" | "max_lifetime_seconds") =>
+    entry[key] ?? (lifecycleSchema.shape[key].safeParse(inner[key]).success ? inner[key] : undefined);
   return {
     ...entry,
-    idle_timeout_seconds: entry.idle_timeout_seconds ?? inner.idle_timeout_seconds,
-    max_lifetime_seconds: entry.max_lifetime_seconds ?? inner.max_lifetime_seconds,
+    idle_timeout_seconds: lifted("idle_timeout_seconds"),
+    max_lifetime_seconds: lifted("max_lifetime_seconds"),
   };
 }
 
