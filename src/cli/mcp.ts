@@ -30,6 +30,7 @@ import { pairsOption } from "./format.js";
 import { literalVariablesWarning } from "./mcp/check.js";
 import { printChecks, testAll } from "./mcp/checkCommands.js";
 import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
+import { configDriftNote } from "./mcp/drift.js";
 import { addServer, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
 import { formatTools } from "./mcp/toolsOutput.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
@@ -151,8 +152,18 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
     return;
   }
   const statuses = live ? file.servers : offlineStatus(loaded);
+  const drift = live
+    ? configDriftNote(
+        Object.keys(loaded.config.mcp_servers),
+        statuses.map((s) => s.name),
+      )
+    : undefined;
   if (statuses.length === 0) {
-    process.stdout.write(`No MCP servers in ${loaded.paths.config} (add entries under mcp_servers).\n`);
+    process.stdout.write(
+      drift === undefined
+        ? `No MCP servers in ${loaded.paths.config} (add entries under mcp_servers).\n`
+        : `The running gateway has no MCP servers.\n${drift}\n`,
+    );
     return;
   }
   const rows = [["NAME", "TRANSPORT", "STATE", "TOOLS", "LAZY", "CACHED", "DETAIL"]];
@@ -168,6 +179,7 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
     ]);
   }
   process.stdout.write(`${table(rows)}\n`);
+  if (drift !== undefined) process.stdout.write(`${drift}\n`);
   if (!live) {
     process.stdout.write(
       "(no gateway is running: states are from the configuration, tool counts from the schema cache)\n",
