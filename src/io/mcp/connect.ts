@@ -74,7 +74,7 @@ export async function connectServer(
       });
   }
   if (transportKind(rendered) === "stdio") {
-    const child: ChildReport = { stderr: [] };
+    const child: ChildReport = { stderr: [], stdout: [] };
     return openSession({
       name,
       protocol: rendered.protocol,
@@ -92,6 +92,10 @@ export async function connectServer(
           },
           onProtocolError: (reason) => {
             child.brokeProtocol = reason;
+          },
+          onOtherOutput: (raw) => {
+            child.stdout.push(scrub(raw, secrets));
+            if (child.stdout.length > STDERR_TAIL_LINES) child.stdout.shift();
           },
         }),
       timeoutMs,
@@ -158,6 +162,8 @@ export async function connectServer(
 /** What a stdio server process left behind: its last stderr lines and how it exited. */
 interface ChildReport {
   readonly stderr: string[];
+  /** Its last stdout lines that were no JSON-RPC messages (a usage text printed for wrong arguments). */
+  readonly stdout: string[];
   exit?: string;
   /** Why svc closed the connection itself (a message over the size limit). */
   brokeProtocol?: string;
@@ -182,9 +188,14 @@ export function withStderrSoFar(message: string, lines: readonly string[]): stri
 function stderrTail(child: ChildReport, started = false): string {
   const tail = joinStderr(child.stderr);
   // After a handshake, command and args were fine: that hint would only mislead.
-  if (tail === "")
-    return started ? "it wrote nothing on stderr" : "it wrote nothing on stderr; check command and args";
-  return `its stderr: ${tail}`;
+  if (tail !== "") return `its stderr: ${tail}`;
+  if (started) return "it wrote nothing on stderr";
+  // A program run with the wrong arguments often prints its usage on stdout, which carries MCP messages
+  // only: those lines were skipped, and are what says why.
+  const stdout = joinStderr(child.stdout);
+  if (stdout !== "")
+    return `it wrote nothing on stderr, and on stdout no MCP message but: ${stdout} — check command and args`;
+  return "it wrote nothing on stderr; check command and args";
 }
 
 /** `the server process exited (code 3) <when> — its stderr: ...`, or undefined while it runs. */

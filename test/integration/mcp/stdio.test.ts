@@ -279,6 +279,18 @@ describe("stdio servers (real subprocess)", () => {
     );
   });
 
+  it("a process that prints its usage on stdout (wrong args) and exits: the status quotes those lines", async () => {
+    const h = hub(ctx.home, {
+      usage: entry({
+        command: process.execPath,
+        args: ["-e", "console.log('Usage: tool <serve|mcp>'); console.log('Run: tool mcp'); process.exit(2)"],
+      }),
+    });
+    expect((await h.settled("usage")).lastError).toBe(
+      "mcp_servers.usage: the server process exited (code 2) before the MCP handshake finished — it wrote nothing on stderr, and on stdout no MCP message but: Usage: tool <serve|mcp> | Run: tool mcp — check command and args",
+    );
+  });
+
   it("enabled: false: no process, no discovery, no tools", async () => {
     const h = hub(ctx.home, { off: stdioEntry("legacy", { enabled: false }) });
     expect(h.status()[0]).toMatchObject({ state: "disabled", toolCount: 0 });
