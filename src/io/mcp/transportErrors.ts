@@ -123,5 +123,10 @@ export function shortBody(text: string): string {
   }
   const line = body.replace(/\s+/g, " ").trim();
   if (line.length <= BODY_EXCERPT_CHARS) return `${head}${line}`;
-  return `${head}${line.slice(0, BODY_EXCERPT_CHARS)}… (${line.length - BODY_EXCERPT_CHARS} more characters)`;
+  // Cut only before a delimiter, never inside a word: the entry's credentials are redacted from the
+  // message afterwards, and a token cut in two would no longer be recognized (its first half shown).
+  let cut = BODY_EXCERPT_CHARS;
+  while (cut > 0 && !/[\s"'`,;:{}[\]()<>]/.test(line[cut] ?? "")) cut--;
+  if (cut === 0) return `${head}(${line.length} characters, not shown)`;
+  return `${head}${line.slice(0, cut)}… (${line.length - cut} more characters)`;
 }

@@ -34,6 +34,20 @@ describe("an HTTP error body in a connect or call error", () => {
     );
   });
 
+  it("the cut never splits a word (a credential is redacted whole afterwards): before a delimiter, or nothing", () => {
+    const token = `sk-${"a".repeat(40)}`;
+    const body = `${"x ".repeat(140)}bad key ${token} and more ${"y ".repeat(50)}`;
+    const text = describeTransportError(new StreamableHTTPError(401, `Error POSTing to endpoint: ${body}`));
+    expect(text).not.toMatch(/sk-a+…/);
+    expect(text).toMatch(/(bad key |bad key sk-a{40} )?… \(\d+ more characters\)/);
+    const blob = describeTransportError(
+      new StreamableHTTPError(500, `Error POSTing to endpoint: ${"Z".repeat(500)}`),
+    );
+    expect(blob).toBe(
+      "Streamable HTTP error: Error POSTing to endpoint: (500 characters, not shown) (HTTP 500)",
+    );
+  });
+
   it("digits of the body do not stand for the status", () => {
     const err = new StreamableHTTPError(404, "Error POSTing to endpoint: no route for /v404/mcp");
     expect(describeTransportError(err)).toBe(
