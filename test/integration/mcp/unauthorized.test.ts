@@ -32,6 +32,7 @@ describe("a remote server that requires authorization", () => {
   it("with a refused Authorization header (or user:password@ in the url): check it, not set one", async () => {
     ctx.home.write(".env", "TOKEN=wrong-token\n");
     const h = ctx.hub(ctx.home, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
       bad: entry({ url: mcp.url, headers: { authorization: "Bearer ${TOKEN}" } }),
       basic: entry({ url: mcp.url.replace("http://", "http://me:wrong-pass@") }),
     });

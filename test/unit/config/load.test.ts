@@ -175,6 +175,7 @@ describe("config loading (spec 2.1)", () => {
     expect(() => load(entry("https://me:pw-123456@app.example.com/c.json"))).not.toThrow(/pw-123456/);
     // A valid URL, and one a ${VAR} builds (checked when a login renders it), load.
     expect(() => load(entry("https://app.example.com/oauth/client.json"))).not.toThrow();
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
     expect(() => load(entry("https://${CIMD_HOST}/client.json"))).not.toThrow();
   });
 
