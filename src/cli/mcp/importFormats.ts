@@ -47,7 +47,8 @@ const isMapping = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Keys carried over as they are; the others are noted and left out. */
-const KEPT = ["command", "args", "env", "url", "headers"] as const;
+/** Keys carried over as they are; `timeout` (Cline's, seconds per request) is svc's tool call timeout. */
+const KEPT = ["command", "args", "env", "url", "headers", "timeout"] as const;
 
 /**
  * `${input:x}`, a multi-root `${workspaceFolder:name}` and other VS Code/Claude forms svc does not
@@ -59,7 +60,8 @@ const FOREIGN_VARIABLE =
 function convert(name: string, raw: Record<string, unknown>, notes: string[]): Record<string, unknown> {
   const entry: Record<string, unknown> = {};
   for (const key of KEPT) if (raw[key] !== undefined) entry[key] = raw[key];
-  const type = raw.type ?? raw.transport;
+  // Cline writes `transportType` (`sse`, `streamable-http`) where Claude Code and VS Code write `type`.
+  const type = raw.type ?? raw.transport ?? raw.transportType;
   if (type === "sse" || (HTTP_TRANSPORT_NAMES as readonly unknown[]).includes(type))
     entry.transport = type === "sse" ? "sse" : "http";
   else if (type !== undefined && type !== "stdio")
@@ -69,7 +71,8 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
   if (raw.disabled === true || raw.enabled === false) entry.enabled = false;
   const left = Object.keys(raw).filter(
     (k) =>
-      !(KEPT as readonly string[]).includes(k) && !["type", "transport", "disabled", "enabled"].includes(k),
+      !(KEPT as readonly string[]).includes(k) &&
+      !["type", "transport", "transportType", "disabled", "enabled"].includes(k),
   );
   if (left.length > 0)
     notes.push(`${name}: ${left.join(", ")} not carried over (svc has no such key; see docs/mcp.md)`);

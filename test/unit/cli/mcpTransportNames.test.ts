@@ -22,4 +22,19 @@ describe("streamableHttp, as other clients' configs write it", () => {
     expect(entries.cline).toEqual({ url: "https://x.test/mcp", transport: "http" });
     expect(notes).toEqual([]);
   });
+
+  it("svc mcp import reads Cline's transportType as type (an SSE server stays SSE) and its timeout (seconds)", () => {
+    const { entries, notes } = importedServers(
+      {
+        mcpServers: {
+          old: { url: "http://localhost:6688/sse", transportType: "sse", timeout: 60 },
+          neu: { url: "https://x.test/mcp", transportType: "streamable-http" },
+        },
+      },
+      "cline_mcp_settings.json",
+    );
+    expect(entries.old).toEqual({ url: "http://localhost:6688/sse", timeout: 60, transport: "sse" });
+    expect(entries.neu).toEqual({ url: "https://x.test/mcp", transport: "http" });
+    expect(notes).toEqual([]);
+  });
 });
