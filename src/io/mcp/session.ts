@@ -228,7 +228,8 @@ export class McpSession {
    * error answer counts as alive: ping is optional, and servers that do not implement it answer
    * `-32601 Method not found`, `Unknown method: ping` or `-32603 Method not supported: ping` — taking that
    * for a dead connection reconnected them at every keepalive. Only no answer in time, a closed
-   * connection or a transport error (an expired HTTP session) fails the ping.
+   * connection, a transport error (an expired HTTP session) or an answer that the session is gone fails
+   * the ping (see `answeredWithError`).
    */
   async ping(timeoutMs: number): Promise<void> {
     try {
