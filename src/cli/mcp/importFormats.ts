@@ -60,6 +60,8 @@ const FOREIGN_VARIABLE =
 function convert(name: string, raw: Record<string, unknown>, notes: string[]): Record<string, unknown> {
   const entry: Record<string, unknown> = {};
   for (const key of KEPT) if (raw[key] !== undefined) entry[key] = raw[key];
+  // Windsurf (and Antigravity) name a remote server's url `serverUrl`.
+  if (entry.url === undefined && raw.serverUrl !== undefined) entry.url = raw.serverUrl;
   // Cline writes `transportType` (`sse`, `streamable-http`) where Claude Code and VS Code write `type`.
   const type = raw.type ?? raw.transport ?? raw.transportType;
   if (type === "sse" || (HTTP_TRANSPORT_NAMES as readonly unknown[]).includes(type))
@@ -72,7 +74,7 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
   const left = Object.keys(raw).filter(
     (k) =>
       !(KEPT as readonly string[]).includes(k) &&
-      !["type", "transport", "transportType", "disabled", "enabled"].includes(k),
+      !["type", "transport", "transportType", "serverUrl", "disabled", "enabled"].includes(k),
   );
   if (left.length > 0)
     notes.push(`${name}: ${left.join(", ")} not carried over (svc has no such key; see docs/mcp.md)`);

@@ -37,4 +37,13 @@ describe("streamableHttp, as other clients' configs write it", () => {
     expect(entries.neu).toEqual({ url: "https://x.test/mcp", transport: "http" });
     expect(notes).toEqual([]);
   });
+
+  it("svc mcp import reads Windsurf's serverUrl as url", () => {
+    const { entries, notes } = importedServers(
+      { mcpServers: { ws: { serverUrl: "https://x.test/mcp", headers: { "X-Key": "k" } } } },
+      "mcp_config.json",
+    );
+    expect(entries.ws).toEqual({ url: "https://x.test/mcp", headers: { "X-Key": "k" } });
+    expect(notes).toEqual([]);
+  });
 });
