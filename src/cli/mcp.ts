@@ -32,6 +32,7 @@ import { printChecks, testAll } from "./mcp/checkCommands.js";
 import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
 import { configDriftNote } from "./mcp/drift.js";
 import { addServer, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
+import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { formatTools } from "./mcp/toolsOutput.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
 import { parseElicitationOption, parseSecondsOption } from "./options.js";
@@ -385,15 +386,7 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
       return;
     }
     if (reload !== undefined && Date.parse(reload.at) >= sentAt) {
-      // A status file of a gateway started before `disabled` was reported has none.
-      const disabled = reload.disabled ?? [];
-      const line = (label: string, names: string[]) =>
-        names.length > 0 ? `  ${label}: ${names.join(", ")}\n` : "";
-      process.stdout.write(
-        `Gateway (pid ${pid}) reloaded mcp_servers:\n${line("added", reload.added)}${line("removed", reload.removed)}${line("reconnected (changed)", reload.changed)}${line("stopped (disabled)", disabled)}${line("unchanged", reload.unchanged)}`,
-      );
-      if (reload.added.length + reload.removed.length + reload.changed.length + disabled.length === 0)
-        process.stdout.write("  nothing changed\n");
+      process.stdout.write(reloadSummaryText(pid, reload, status?.servers ?? []));
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
