@@ -30,7 +30,9 @@ import { pairsOption } from "./format.js";
 import { literalVariablesWarning } from "./mcp/check.js";
 import { printChecks, testAll } from "./mcp/checkCommands.js";
 import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
+import { configDriftNote } from "./mcp/drift.js";
 import { addServer, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
+import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { formatTools } from "./mcp/toolsOutput.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
 import { parseElicitationOption, parseSecondsOption } from "./options.js";
@@ -151,8 +153,18 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
     return;
   }
   const statuses = live ? file.servers : offlineStatus(loaded);
+  const drift = live
+    ? configDriftNote(
+        Object.keys(loaded.config.mcp_servers),
+        statuses.map((s) => s.name),
+      )
+    : undefined;
   if (statuses.length === 0) {
-    process.stdout.write(`No MCP servers in ${loaded.paths.config} (add entries under mcp_servers).\n`);
+    process.stdout.write(
+      drift === undefined
+        ? `No MCP servers in ${loaded.paths.config} (add entries under mcp_servers).\n`
+        : `The running gateway has no MCP servers.\n${drift}\n`,
+    );
     return;
   }
   const rows = [["NAME", "TRANSPORT", "STATE", "TOOLS", "LAZY", "CACHED", "DETAIL"]];
@@ -168,6 +180,7 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
     ]);
   }
   process.stdout.write(`${table(rows)}\n`);
+  if (drift !== undefined) process.stdout.write(`${drift}\n`);
   if (!live) {
     process.stdout.write(
       "(no gateway is running: states are from the configuration, tool counts from the schema cache)\n",
@@ -373,15 +386,7 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
       return;
     }
     if (reload !== undefined && Date.parse(reload.at) >= sentAt) {
-      // A status file of a gateway started before `disabled` was reported has none.
-      const disabled = reload.disabled ?? [];
-      const line = (label: string, names: string[]) =>
-        names.length > 0 ? `  ${label}: ${names.join(", ")}\n` : "";
-      process.stdout.write(
-        `Gateway (pid ${pid}) reloaded mcp_servers:\n${line("added", reload.added)}${line("removed", reload.removed)}${line("reconnected (changed)", reload.changed)}${line("stopped (disabled)", disabled)}${line("unchanged", reload.unchanged)}`,
-      );
-      if (reload.added.length + reload.removed.length + reload.changed.length + disabled.length === 0)
-        process.stdout.write("  nothing changed\n");
+      process.stdout.write(reloadSummaryText(pid, reload, status?.servers ?? []));
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));

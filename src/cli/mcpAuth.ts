@@ -17,6 +17,7 @@ import { addServerToConfig, existingServerNames } from "../io/oauth/installWrite
 import { registerSchemeHandler } from "../io/oauth/schemeHandler.js";
 import { oauthEntryOf } from "../io/oauth/settings.js";
 import { cliLogger } from "./cliLogger.js";
+import { oauthTargetProblem } from "./mcp/oauthTarget.js";
 
 /** Questions to the person running the command; `ask` resolves undefined when stdin is closed. */
 export interface PromptIO {
@@ -60,6 +61,14 @@ function oauthServers(paths: SvcPaths): ServerRef[] {
   return Object.entries(load.config.mcp_servers)
     .filter(([, e]) => e.auth === "oauth" && e.enabled)
     .map(([name, entry]) => ({ name, entry: () => renderEntry(name, entry, scope) }));
+}
+
+/** `svc mcp login|reauth <server>` for a server that is no enabled auth: oauth url server: which and why. */
+function notAnOauthTarget(paths: SvcPaths, server: string): SvcError {
+  const problem =
+    oauthTargetProblem(loadConfig({ home: paths.home }).config.mcp_servers, server) ??
+    "no enabled server with auth: oauth by that name";
+  return new SvcError("usage", `${paths.config}: mcp_servers.${server}: ${problem}`);
 }
 
 export interface LoginCommandOptions {
@@ -156,12 +165,7 @@ export function registerMcpAuthCommands(mcp: Command): void {
       const paths = pathsFor(opts.profile);
       const servers = oauthServers(paths);
       const target = servers.find((s) => s.name === server);
-      if (target === undefined) {
-        throw new SvcError(
-          "usage",
-          `${paths.config}: mcp_servers.${server}: no enabled server with auth: oauth by that name`,
-        );
-      }
+      if (target === undefined) throw notAnOauthTarget(paths, server);
       await loginServer(paths, target, {
         fresh: true,
         ...(opts.flow ? { flow: opts.flow as LoginFlow } : {}),
@@ -180,13 +184,10 @@ export function registerMcpAuthCommands(mcp: Command): void {
       const paths = pathsFor(opts.profile);
       const servers = oauthServers(paths);
       const chosen = opts.all ? servers : servers.filter((s) => s.name === server);
-      if (chosen.length === 0)
-        throw new SvcError(
-          "usage",
-          server
-            ? `mcp_servers.${server}: no enabled server with auth: oauth by that name`
-            : "no auth: oauth servers are configured",
-        );
+      if (chosen.length === 0) {
+        if (server !== undefined) throw notAnOauthTarget(paths, server);
+        throw new SvcError("usage", "no auth: oauth servers are configured");
+      }
       let failed = 0;
       for (const s of chosen) {
         try {

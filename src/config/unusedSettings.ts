@@ -121,6 +121,16 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
       problems.push(
         "client_key is not used without client_cert — set client_cert to the certificate file of that key",
       );
+    // A plain http:// url has no TLS: nothing to verify, no handshake to present a certificate in.
+    const tls = [
+      ...(entry.ssl_verify !== true ? ["ssl_verify"] : []),
+      ...(entry.client_cert !== undefined ? ["client_cert"] : []),
+      ...(entry.client_key !== undefined && entry.client_cert !== undefined ? ["client_key"] : []),
+    ];
+    if (/^http:\/\//i.test(entry.url) && tls.length > 0) {
+      const { text, them } = unused(tls, "to https:// urls, and this url is http://");
+      problems.push(`${text} — use https:// (if the server serves TLS), or remove ${them}`);
+    }
   } else {
     const remote = [
       ...(Object.keys(entry.headers).length > 0 ? ["headers"] : []),

@@ -1,4 +1,5 @@
 import { formatIssue } from "../config/format.js";
+import { knownKeysAt } from "../config/knownKeys.js";
 import { mcpServerSchema } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
 
@@ -87,20 +88,26 @@ export function parseInstallLink(link: string): InstallRequest {
       reject(`"url" is not a valid URL`);
     }
     if (target.protocol !== "http:" && target.protocol !== "https:") reject('"url" must use http or https');
-    checkEntry(entry);
+    checkEntry(name, entry);
     return { name, config: entry, kind: "url" };
   }
   if (typeof entry.command !== "string" || entry.command === "")
     reject('"command" must be a non-empty string');
-  checkEntry(entry);
+  checkEntry(name, entry);
   return { name, config: entry, kind: "command" };
 }
 
-/** The entry must be one `config.yaml` accepts: an unknown key or a bad value would stop the gateway. */
-function checkEntry(entry: Record<string, unknown>): void {
-  const checked = mcpServerSchema.safeParse(entry);
+/**
+ * The entry must be one `config.yaml` accepts: an unknown key or a bad value would stop the gateway. The
+ * problem is named as `config.yaml` names it, under `mcp_servers.<name>` (with a likely spelling and a
+ * pointer to docs/mcp.md), not at the "(top level)" of the decoded JSON.
+ */
+function checkEntry(name: string, entry: Record<string, unknown>): void {
+  const checked = mcpServerSchema.safeParse(entry, { reportInput: true });
   const issue = checked.success ? undefined : checked.error.issues[0];
-  if (issue !== undefined) reject(formatIssue("config", issue));
+  if (issue === undefined) return;
+  const placed = { ...issue, path: ["mcp_servers", name, ...issue.path] } as typeof issue;
+  reject(formatIssue("config", placed, (path) => knownKeysAt(mcpServerSchema, path.slice(2))));
 }
 
 /**

@@ -70,12 +70,12 @@ export async function runUtilityTool(
       if (typeof args.uri !== "string") throw new SvcError("mcp_call", "read_resource needs a string uri");
       return asText(await session.client.readResource({ uri: args.uri }, options));
     case "list_prompts":
-      return asText(
-        await allPages(
+      return asText({
+        prompts: await allPages(
           (cursor) => session.client.listPrompts(page(cursor), options),
           (r) => r.prompts,
         ),
-      );
+      });
     case "get_prompt": {
       if (typeof args.name !== "string") throw new SvcError("mcp_call", "get_prompt needs a string name");
       return asText(

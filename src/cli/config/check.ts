@@ -10,6 +10,7 @@ import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
+import { renderEntry } from "../../io/mcp/render.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { parseSubscription, type Subscription } from "../../io/stores/subscriptions.js";
 import { targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
@@ -145,6 +146,18 @@ export async function checkConfig(
       warnings.push(
         `${loaded.paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — add ${unset.map((n) => `${n}=...`).join(", ")} to ${loaded.paths.env} or the environment`,
       );
+    else {
+      // What the variables render to, as each connect renders them: a url that is no http(s) URL, a
+      // header value with a line break. The gateway starts, and this server's every connect fails.
+      try {
+        renderEntry(name, entry, loaded.scope);
+      } catch (err) {
+        if (isSvcError(err, "mcp_connect"))
+          warnings.push(
+            `${loaded.paths.config}: ${err.message} — the gateway starts, but every connect of this server fails`,
+          );
+      }
+    }
   }
   return { problems, storeProblems, warnings, summary: summarize(loaded, subscriptions) };
 }

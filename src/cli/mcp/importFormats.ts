@@ -3,6 +3,8 @@
  * VS Code's `mcp.json` (`servers`, with `type`). Pure: the caller reads the file and writes config.yaml.
  */
 
+import { HTTP_TRANSPORT_NAMES } from "../../config/sections/mcp.js";
+
 export interface ImportedServers {
   /** Which layout the file used. */
   readonly format: "mcpServers" | "servers";
@@ -45,7 +47,8 @@ const isMapping = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Keys carried over as they are; the others are noted and left out. */
-const KEPT = ["command", "args", "env", "url", "headers"] as const;
+/** Keys carried over as they are; `timeout` (Cline's, seconds per request) is svc's tool call timeout. */
+const KEPT = ["command", "args", "env", "url", "headers", "timeout"] as const;
 
 /**
  * `${input:x}`, a multi-root `${workspaceFolder:name}` and other VS Code/Claude forms svc does not
@@ -57,8 +60,11 @@ const FOREIGN_VARIABLE =
 function convert(name: string, raw: Record<string, unknown>, notes: string[]): Record<string, unknown> {
   const entry: Record<string, unknown> = {};
   for (const key of KEPT) if (raw[key] !== undefined) entry[key] = raw[key];
-  const type = raw.type ?? raw.transport;
-  if (type === "sse" || type === "http" || type === "streamable-http" || type === "streamable_http")
+  // Windsurf (and Antigravity) name a remote server's url `serverUrl`.
+  if (entry.url === undefined && raw.serverUrl !== undefined) entry.url = raw.serverUrl;
+  // Cline writes `transportType` (`sse`, `streamable-http`) where Claude Code and VS Code write `type`.
+  const type = raw.type ?? raw.transport ?? raw.transportType;
+  if (type === "sse" || (HTTP_TRANSPORT_NAMES as readonly unknown[]).includes(type))
     entry.transport = type === "sse" ? "sse" : "http";
   else if (type !== undefined && type !== "stdio")
     notes.push(
@@ -67,7 +73,8 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
   if (raw.disabled === true || raw.enabled === false) entry.enabled = false;
   const left = Object.keys(raw).filter(
     (k) =>
-      !(KEPT as readonly string[]).includes(k) && !["type", "transport", "disabled", "enabled"].includes(k),
+      !(KEPT as readonly string[]).includes(k) &&
+      !["type", "transport", "transportType", "serverUrl", "disabled", "enabled"].includes(k),
   );
   if (left.length > 0)
     notes.push(`${name}: ${left.join(", ")} not carried over (svc has no such key; see docs/mcp.md)`);

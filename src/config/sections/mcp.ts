@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { clientMetadataUrlProblem } from "../clientMetadataUrl.js";
+import { redirectUriPort, redirectUriProblem } from "../redirectUri.js";
 import { MAX_TIMER_SECONDS } from "../timerSeconds.js";
 
 /**
@@ -71,6 +73,13 @@ export const toolsPolicySchema = z
   })
   .default({ resources: false, prompts: false });
 
+/**
+ * `transport` values: `sse`, `stdio`, and the names other clients give Streamable HTTP (svc's default):
+ * `http` (Claude Code, VS Code), `streamable-http` (Roo Code), `streamableHttp` (Cline, Cursor), `streamable_http`.
+ */
+export const HTTP_TRANSPORT_NAMES = ["http", "streamable_http", "streamable-http", "streamableHttp"] as const;
+const TRANSPORT_NAMES = ["sse", ...HTTP_TRANSPORT_NAMES, "stdio"] as const;
+
 const SECRET_METHODS = new Set(["client_secret_basic", "client_secret_post", "client_secret_jwt"]);
 
 export const oauthSchema = z
@@ -91,6 +100,11 @@ export const oauthSchema = z
       .string()
       .min(1)
       .refine((uri) => !uri.includes("#"), "a redirect URI must not have a fragment (#...) — remove it")
+      .superRefine((uri, ctx) => {
+        // A ${VAR} is rendered when a login binds its listener, where the same rules are checked again.
+        const problem = uri.includes("${") || uri.includes("#") ? undefined : redirectUriProblem(uri);
+        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+      })
       .optional(),
     redirect_port: z
       .number({ error: (i) => `expected a port number (1-65535), got ${describe(i.input)}` })
@@ -98,7 +112,19 @@ export const oauthSchema = z
       .min(1)
       .max(65535)
       .optional(),
-    client_metadata_url: z.string().min(1).optional(),
+    client_metadata_url: z
+      .string()
+      .min(1)
+      .superRefine((url, ctx) => {
+        // A ${VAR} is rendered at connect time, where the same rules are checked again.
+        const problem = url.includes("${") ? undefined : clientMetadataUrlProblem(url);
+        if (problem !== undefined)
+          ctx.addIssue({
+            code: "custom",
+            message: `${problem} (a client metadata document URL is https, with a path, and no fragment, userinfo or . / .. segments) — correct it, or remove it to register the client dynamically`,
+          });
+      })
+      .optional(),
     cimd: z.boolean().optional(),
     /** Empty or null is ignored. */
     user_agent: z
@@ -108,6 +134,15 @@ export const oauthSchema = z
       .transform((v) => (v === null || v === undefined || v.trim() === "" ? undefined : v)),
   })
   .superRefine((o, ctx) => {
+    // The listener takes redirect_port while the server is sent redirect_uri's port: the redirect would go nowhere.
+    const uriPort = o.redirect_uri === undefined ? undefined : redirectUriPort(o.redirect_uri);
+    if (uriPort !== undefined && o.redirect_port !== undefined && uriPort !== o.redirect_port) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["redirect_port"],
+        message: `${o.redirect_port}, but oauth.redirect_uri names port ${uriPort} — set only one of them`,
+      });
+    }
     const method = o.token_endpoint_auth_method;
     if (method === "private_key_jwt") {
       ctx.addIssue({
@@ -176,9 +211,10 @@ export const elicitationSchema = z
   .default({ enabled: true, timeout: 300, unattended: "decline" });
 export type UnattendedElicitation = z.infer<typeof elicitationSchema>["unattended"];
 
+/** Checked where it is written, so a bad value is named `lifecycle.<key>` (hoistLifecycle lifts only good ones). */
 const lifecycleSchema = z.strictObject({
-  idle_timeout_seconds: z.unknown().optional(),
-  max_lifetime_seconds: z.unknown().optional(),
+  idle_timeout_seconds: seconds(undefined),
+  max_lifetime_seconds: seconds(undefined),
 });
 
 const clientCert = z.union(
@@ -240,7 +276,7 @@ const entryShape = {
   protocol: z.enum(["auto", "stateless", "legacy"]).default("auto"),
   supports_parallel_tool_calls: z.boolean().default(false),
   skip_preflight: z.boolean().default(false),
-  transport: z.enum(["sse", "http", "streamable_http", "streamable-http", "stdio"]).optional(),
+  transport: z.enum(TRANSPORT_NAMES).optional(),
   keepalive_interval: seconds(undefined),
   lazy: z.boolean().default(false),
   idle_timeout_seconds: seconds(0),
@@ -305,10 +341,13 @@ function hoistLifecycle(raw: unknown): unknown {
   const lifecycle = entry.lifecycle;
   if (lifecycle === null || typeof lifecycle !== "object" || Array.isArray(lifecycle)) return entry;
   const inner = lifecycle as Record<string, unknown>;
+  // A bad value stays under lifecycle, where lifecycleSchema names it; a good one fills the top-level key.
+  const lifted = (key: "idle_timeout_seconds" | "max_lifetime_seconds") =>
+    entry[key] ?? (lifecycleSchema.shape[key].safeParse(inner[key]).success ? inner[key] : undefined);
   return {
     ...entry,
-    idle_timeout_seconds: entry.idle_timeout_seconds ?? inner.idle_timeout_seconds,
-    max_lifetime_seconds: entry.max_lifetime_seconds ?? inner.max_lifetime_seconds,
+    idle_timeout_seconds: lifted("idle_timeout_seconds"),
+    max_lifetime_seconds: lifted("max_lifetime_seconds"),
   };
 }
 

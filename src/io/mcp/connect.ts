@@ -74,7 +74,7 @@ export async function connectServer(
       });
   }
   if (transportKind(rendered) === "stdio") {
-    const child: ChildReport = { stderr: [] };
+    const child: ChildReport = { stderr: [], stdout: [] };
     return openSession({
       name,
       protocol: rendered.protocol,
@@ -92,6 +92,10 @@ export async function connectServer(
           },
           onProtocolError: (reason) => {
             child.brokeProtocol = reason;
+          },
+          onOtherOutput: (raw) => {
+            child.stdout.push(scrub(raw, secrets));
+            if (child.stdout.length > STDERR_TAIL_LINES) child.stdout.shift();
           },
         }),
       timeoutMs,
@@ -146,13 +150,20 @@ export async function connectServer(
     return session;
   } catch (err) {
     await tls.close().catch(() => undefined);
-    throw hide(scoped(name, err, undefined, rendered.auth, undefined, transportKind(rendered)));
+    const sentAuthorization = Object.keys(rendered.headers ?? {}).some(
+      (k) => k.toLowerCase() === "authorization",
+    );
+    throw hide(
+      scoped(name, err, undefined, rendered.auth, undefined, transportKind(rendered), sentAuthorization),
+    );
   }
 }
 
 /** What a stdio server process left behind: its last stderr lines and how it exited. */
 interface ChildReport {
   readonly stderr: string[];
+  /** Its last stdout lines that were no JSON-RPC messages (a usage text printed for wrong arguments). */
+  readonly stdout: string[];
   exit?: string;
   /** Why svc closed the connection itself (a message over the size limit). */
   brokeProtocol?: string;
@@ -177,9 +188,14 @@ export function withStderrSoFar(message: string, lines: readonly string[]): stri
 function stderrTail(child: ChildReport, started = false): string {
   const tail = joinStderr(child.stderr);
   // After a handshake, command and args were fine: that hint would only mislead.
-  if (tail === "")
-    return started ? "it wrote nothing on stderr" : "it wrote nothing on stderr; check command and args";
-  return `its stderr: ${tail}`;
+  if (tail !== "") return `its stderr: ${tail}`;
+  if (started) return "it wrote nothing on stderr";
+  // A program run with the wrong arguments often prints its usage on stdout, which carries MCP messages
+  // only: those lines were skipped, and are what says why.
+  const stdout = joinStderr(child.stdout);
+  if (stdout !== "")
+    return `it wrote nothing on stderr, and on stdout no MCP message but: ${stdout} — check command and args`;
+  return "it wrote nothing on stderr; check command and args";
 }
 
 /** `the server process exited (code 3) <when> — its stderr: ...`, or undefined while it runs. */
@@ -222,6 +238,7 @@ function scoped(
   auth?: string,
   child?: ChildReport,
   kind?: "stdio" | "http" | "sse",
+  sentAuthorization = false,
 ): unknown {
   if (err instanceof SvcError) return err;
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
@@ -252,12 +269,20 @@ function scoped(
   let text = describeTransportError(err);
   const status = httpStatusOf(err);
   if (status !== undefined) {
-    if (status === 401 && auth !== "oauth") {
-      text += ` — the server requires authorization: set an Authorization header under mcp_servers.${name}.headers (e.g. "Bearer \${TOKEN}") or auth: oauth`;
-    }
+    if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, sentAuthorization);
     text += wrongEndpointHint(status, kind);
   }
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
+}
+
+/**
+ * What to do about a 401 without OAuth: send credentials, or — when an Authorization header was sent (from
+ * `headers`, or a url's user:password@) — check them, since the server refused them.
+ */
+function unauthorizedHint(name: string, sentAuthorization: boolean): string {
+  if (!sentAuthorization)
+    return ` — the server requires authorization: set an Authorization header under mcp_servers.${name}.headers (e.g. "Bearer \${TOKEN}") or auth: oauth`;
+  return ` — the server refused the credentials svc sent (the Authorization header of mcp_servers.${name}.headers, or the url's user:password@): check that the token is valid and not expired, or set auth: oauth if the server expects an OAuth login`;
 }
 
 /**

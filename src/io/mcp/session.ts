@@ -36,7 +36,7 @@ import {
   STATELESS_VERSION,
   speaksStateless,
 } from "./eras.js";
-import { describeMalformed } from "./transportErrors.js";
+import { answeredWithError, describeMalformed } from "./transportErrors.js";
 
 const LooseToolListSchema = z.looseObject({
   tools: z.array(
@@ -223,11 +223,24 @@ export class McpSession {
     throw new McpError(ErrorCode.InternalError, `task for ${name} ended without a result`);
   }
 
-  /** Liveness: `ping` in the legacy era; `server/discover` in the stateless one (it has no ping). */
+  /**
+   * Liveness: `ping` in the legacy era; `server/discover` in the stateless one (it has no ping). A JSON-RPC
+   * error answer counts as alive: ping is optional, and servers that do not implement it answer
+   * `-32601 Method not found`, `Unknown method: ping` or `-32603 Method not supported: ping` — taking that
+   * for a dead connection reconnected them at every keepalive. Only no answer in time, a closed
+   * connection, a transport error (an expired HTTP session) or an answer that the session is gone fails
+   * the ping (see `answeredWithError`).
+   */
   async ping(timeoutMs: number): Promise<void> {
-    if (this.era === "legacy") await this.client.ping({ timeout: timeoutMs });
-    else
-      await this.client.request({ method: "server/discover" }, DiscoverResultSchema, { timeout: timeoutMs });
+    try {
+      if (this.era === "legacy") await this.client.ping({ timeout: timeoutMs });
+      else
+        await this.client.request({ method: "server/discover" }, DiscoverResultSchema, {
+          timeout: timeoutMs,
+        });
+    } catch (err) {
+      if (!answeredWithError(err)) throw err;
+    }
   }
 
   get isClosing(): boolean {

@@ -21,6 +21,8 @@ export interface StdioOptions {
   readonly onExit?: (how: string) => void;
   /** svc closed the connection because the server broke the protocol (a message over the limit). */
   readonly onProtocolError?: (reason: string) => void;
+  /** A stdout line that is no JSON-RPC message (a banner, a usage text), at most 1000 characters. */
+  readonly onOtherOutput?: (line: string) => void;
   readonly maxMessageBytes?: number;
 }
 
@@ -134,6 +136,7 @@ export class StdioTransport implements Transport {
     try {
       message = JSONRPCMessageSchema.parse(JSON.parse(text));
     } catch (error) {
+      this.options.onOtherOutput?.(text.length > 1000 ? `${text.slice(0, 1000)}…` : text);
       this.onerror?.(error as Error);
       return;
     }

@@ -23,6 +23,8 @@ export interface TransportOptions {
   readonly onExit?: (how: string) => void;
   /** svc closed a stdio connection because the server broke the protocol (a message over the limit). */
   readonly onProtocolError?: (reason: string) => void;
+  /** A stdio server's stdout line that is no JSON-RPC message (skipped). */
+  readonly onOtherOutput?: (line: string) => void;
   readonly parentEnv?: NodeJS.ProcessEnv;
 }
 
@@ -68,6 +70,7 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
       env: { ...getDefaultEnvironment(), ...childEnvironment(entry.env, options.parentEnv) },
       ...(options.onExit === undefined ? {} : { onExit: options.onExit }),
       ...(options.onProtocolError === undefined ? {} : { onProtocolError: options.onProtocolError }),
+      ...(options.onOtherOutput === undefined ? {} : { onOtherOutput: options.onOtherOutput }),
     });
     transport.stderr.on("data", stderrLines(options.onStderr));
     return transport;

@@ -1,5 +1,6 @@
 import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describeWithCauses } from "../../errors.js";
 
 /** The HTTP status a transport error carries (Streamable HTTP or SSE). */
@@ -77,8 +78,55 @@ export function describeTransportError(err: unknown): string {
   if (malformed !== undefined) return malformed;
   // A TypeScript-SDK server sends an McpError's message with its "MCP error <code>: " prefix, and the
   // client adds the prefix again: "MCP error -32002: MCP error -32002: Resource ... not found".
-  const text = describeWithCauses(err).replace(/(MCP error -?\d+: )\1+/g, "$1");
+  const text = shortBody(describeWithCauses(err).replace(/(MCP error -?\d+: )\1+/g, "$1"));
   const status = httpStatusOf(err);
-  if (status === undefined || text.includes(String(status))) return text;
+  // Said already: "(HTTP 404)" (SSE POST), "status code (401)" (SSE stream); a body's digits do not count.
+  if (status === undefined || new RegExp(`HTTP ${status}\\b|status code \\(${status}\\)`).test(text))
+    return text;
   return `${text.replace(/:\s*$/, "")} (HTTP ${status})`;
+}
+
+/**
+ * Whether a request failed with the server's own JSON-RPC error answer — the server is there and
+ * answering — rather than with an error the SDK makes up on this side: its request timeout (which carries
+ * the timeout in `data`) or the connection closing under the request; nor an answer saying our session is
+ * gone. Transport errors (HTTP 404 for an expired session, a refused connection) are no McpError.
+ */
+export function answeredWithError(err: unknown): boolean {
+  if (!(err instanceof McpError)) return false;
+  const data = err.data as { timeout?: unknown } | undefined;
+  if (err.code === ErrorCode.RequestTimeout && data?.timeout !== undefined) return false;
+  if (
+    err.code === ErrorCode.ConnectionClosed &&
+    /: (Connection closed|Request was cancelled)$/.test(err.message)
+  )
+    return false;
+  // "Session not found", "Invalid or expired session": the server is there, but our session is gone.
+  return !/\bsession\b/i.test(err.message);
+}
+
+/** How much of an HTTP error body a message quotes. */
+export const BODY_EXCERPT_CHARS = 300;
+
+/**
+ * The body the SDK quotes whole in "Error POSTing to endpoint: <body>", as one short line: a proxy's or
+ * login page's HTML (a 502 from a CDN, kilobytes long) as its title, any other body on one line and cut
+ * at BODY_EXCERPT_CHARS — the status, the log line and `svc mcp list` stay readable.
+ */
+export function shortBody(text: string): string {
+  const match = /^([\s\S]*?Error POSTing to endpoint(?: \(HTTP \d+\))?: )([\s\S]*)$/.exec(text);
+  if (match === null) return text;
+  const [, head = "", body = ""] = match;
+  if (/<(!doctype html|html|head|body)\b/i.test(body)) {
+    const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1]?.replace(/\s+/g, " ").trim();
+    return `${head}an HTML page${title ? ` "${title.slice(0, 120)}"` : ""} (${body.length} characters, not shown)`;
+  }
+  const line = body.replace(/\s+/g, " ").trim();
+  if (line.length <= BODY_EXCERPT_CHARS) return `${head}${line}`;
+  // Cut only before a delimiter, never inside a word: the entry's credentials are redacted from the
+  // message afterwards, and a token cut in two would no longer be recognized (its first half shown).
+  let cut = BODY_EXCERPT_CHARS;
+  while (cut > 0 && !/[\s"'`,;:{}[\]()<>]/.test(line[cut] ?? "")) cut--;
+  if (cut === 0) return `${head}(${line.length} characters, not shown)`;
+  return `${head}${line.slice(0, cut)}… (${line.length - cut} more characters)`;
 }

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { redirectUriProblem } from "../../config/redirectUri.js";
 import { SvcError } from "../../errors.js";
 
 /** Ports a client metadata document declares: both loopback hosts for each. */
@@ -68,39 +69,22 @@ export interface BindOptions {
 }
 
 /**
- * Binds the callback listener on loopback. Pinned: the first free port of 27890–27894, else a random
- * port. Requests are accepted only on the exact path, with Host `127.0.0.1:<port>` or `localhost:<port>`.
- */
-/**
  * `oauth.redirect_uri` as a URL the listener can serve: http on a loopback host (RFC 8252 7.3), since
  * the listener binds loopback only and a redirect elsewhere would never reach it.
  */
 export function parseRedirectUri(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new SvcError(
-      "oauth",
-      `oauth.redirect_uri "${raw}" is not a URL — use http://127.0.0.1:<port>/callback`,
-    );
+  const problem = redirectUriProblem(raw);
+  if (problem !== undefined) {
+    const shown = problem.startsWith("is not a URL") ? JSON.stringify(raw) : raw;
+    throw new SvcError("oauth", `oauth.redirect_uri ${shown} ${problem}`);
   }
-  if (url.protocol !== "http:" || !["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)) {
-    throw new SvcError(
-      "oauth",
-      `oauth.redirect_uri ${raw} must be http:// on 127.0.0.1, localhost or [::1] (svc receives the redirect on a loopback listener) — e.g. http://127.0.0.1:8976/callback`,
-    );
-  }
-  // RFC 6749 section 3.1.2: the server would refuse it at /authorize, and the login wait out its timeout.
-  if (raw.includes("#")) {
-    throw new SvcError(
-      "oauth",
-      `oauth.redirect_uri ${raw} has a fragment (#...), which a redirect URI must not have — remove it`,
-    );
-  }
-  return url;
+  return new URL(raw);
 }
 
+/**
+ * Binds the callback listener on loopback. Pinned: the first free port of 27890–27894, else a random
+ * port. Requests are accepted only on the exact path, with Host `127.0.0.1:<port>` or `localhost:<port>`.
+ */
 export async function bindCallbackServer(options: BindOptions): Promise<CallbackServer> {
   const fixed = options.redirectUri !== undefined ? parseRedirectUri(options.redirectUri) : undefined;
   // The listener and the redirect URI sent to the server must name the same port, or the redirect

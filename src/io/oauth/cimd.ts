@@ -1,26 +1,9 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { clientMetadataUrlProblem } from "../../config/clientMetadataUrl.js";
 import { SvcError } from "../../errors.js";
 import { pinnedRedirectUris } from "./callbackServer.js";
 
-/** Syntax rules for `oauth.client_metadata_url`; returns the problem or undefined. */
-export function clientMetadataUrlProblem(raw: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return "is not a URL";
-  }
-  if (url.protocol !== "https:") return "must use https";
-  if (url.username !== "" || url.password !== "" || /^https:\/\/[^/]*@/i.test(raw))
-    return "must not contain userinfo";
-  if (raw.includes("#")) return "must not contain a fragment";
-  const rawPath = raw.replace(/^https:\/\/[^/?#]*/i, "").split(/[?#]/)[0] ?? "";
-  if (rawPath === "" || rawPath === "/") return "must have a path";
-  const segments = rawPath.split("/");
-  if (segments.some((s) => s === "." || s === ".." || /^(%2e|\.){1,2}$/i.test(s)))
-    return "must not contain . or .. segments";
-  return undefined;
-}
+export { clientMetadataUrlProblem };
 
 const FIX = "fix the document or set cimd: false";
 

@@ -293,9 +293,9 @@ export function everythingSuite(transport: EverythingTransport): void {
         'mcp_servers.everything: "read_resource" failed: MCP error -32602: Resource demo://nope not found',
       );
 
-      const prompts = JSON.parse(text(await hub.call("everything", "list_prompts", {}))) as Array<{
-        name: string;
-      }>;
+      const { prompts } = JSON.parse(text(await hub.call("everything", "list_prompts", {}))) as {
+        prompts: Array<{ name: string }>;
+      };
       expect(prompts.map((p) => p.name)).toEqual(
         expect.arrayContaining(["simple-prompt", "args-prompt", "resource-prompt"]),
       );

@@ -236,7 +236,7 @@ describe("stdio servers (real subprocess)", () => {
       "res5",
     ]);
     expect(resources.resourceTemplates).toHaveLength(5);
-    const prompts = JSON.parse(text(await h.call("paged", "list_prompts", {})));
+    const { prompts } = JSON.parse(text(await h.call("paged", "list_prompts", {})));
     expect(prompts.map((p: { name: string }) => p.name)).toEqual([
       "prompt1",
       "prompt2",
@@ -276,6 +276,18 @@ describe("stdio servers (real subprocess)", () => {
     });
     expect((await h.settled("quiet")).lastError).toBe(
       "mcp_servers.quiet: the server process exited (code 0) before the MCP handshake finished — it wrote nothing on stderr; check command and args",
+    );
+  });
+
+  it("a process that prints its usage on stdout (wrong args) and exits: the status quotes those lines", async () => {
+    const h = hub(ctx.home, {
+      usage: entry({
+        command: process.execPath,
+        args: ["-e", "console.log('Usage: tool <serve|mcp>'); console.log('Run: tool mcp'); process.exit(2)"],
+      }),
+    });
+    expect((await h.settled("usage")).lastError).toBe(
+      "mcp_servers.usage: the server process exited (code 2) before the MCP handshake finished — it wrote nothing on stderr, and on stdout no MCP message but: Usage: tool <serve|mcp> | Run: tool mcp — check command and args",
     );
   });
 

@@ -29,6 +29,23 @@ describe("a remote server that requires authorization", () => {
     expect(sse.lastError).toContain(hint.replace("%s", "sse"));
   });
 
+  it("with a refused Authorization header (or user:password@ in the url): check it, not set one", async () => {
+    ctx.home.write(".env", "TOKEN=wrong-token\n");
+    const h = ctx.hub(ctx.home, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      bad: entry({ url: mcp.url, headers: { authorization: "Bearer ${TOKEN}" } }),
+      basic: entry({ url: mcp.url.replace("http://", "http://me:wrong-pass@") }),
+    });
+    for (const name of ["bad", "basic"]) {
+      const status = await h.settled(name);
+      expect(status.lastError).toMatch(/\(HTTP 401\) — /);
+      expect(status.lastError).toContain(
+        `the server refused the credentials svc sent (the Authorization header of mcp_servers.${name}.headers, or the url's user:password@): check that the token is valid and not expired, or set auth: oauth if the server expects an OAuth login`,
+      );
+      expect(status.lastError).not.toContain("set an Authorization header");
+    }
+  });
+
   it("with the right header it connects", async () => {
     ctx.home.write(".env", "TOKEN=right-token\n");
     const h = ctx.hub(ctx.home, {

@@ -107,7 +107,9 @@ describe("svc mcp install / login / reauth (subprocess)", () => {
     home.write("config.yaml", "mcp_servers:\n  plain:\n    url: http://127.0.0.1:9/mcp\n");
     const r = await svc(["mcp", "login", "plain"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/config\.yaml: mcp_servers\.plain: no enabled server with auth: oauth/);
+    expect(r.stderr).toMatch(
+      /config\.yaml: mcp_servers\.plain: has no auth: oauth — add auth: oauth to the entry/,
+    );
   });
 
   it("login opens $BROWSER, clears a recorded document rejection, and saves tokens; reauth --all reports each server", async () => {

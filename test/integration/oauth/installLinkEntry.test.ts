@@ -37,17 +37,17 @@ describe("svc mcp install: the entry must be a valid server entry", () => {
     [
       "an unknown key",
       { url: "https://x.test/mcp", colour: "blue" },
-      /config: \(top level\): unknown key "colour"/,
+      /config: mcp_servers\.srv: unknown key "colour" — check the spelling \(see docs\/mcp\.md\)/,
     ],
     [
       "a bad duration",
       { url: "https://x.test/mcp", timeout: "soon" },
-      /config: timeout: expected seconds, got "soon"/,
+      /config: mcp_servers\.srv\.timeout: expected seconds, got "soon"/,
     ],
     [
       "a bad enum",
       { command: "npx", protocol: "modern" },
-      /config: protocol: expected one of "auto", "stateless", "legacy"/,
+      /config: mcp_servers\.srv\.protocol: expected one of "auto", "stateless", "legacy", got "modern"/,
     ],
   ] as const) {
     it(`rejects ${what}, naming it, and writes nothing`, async () => {

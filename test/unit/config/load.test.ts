@@ -138,6 +138,51 @@ describe("config loading (spec 2.1)", () => {
     ).toThrow("mcp_servers.s.oauth.redirect_uri: a redirect URI must not have a fragment (#...) — remove it");
   });
 
+  it("refuses an oauth.redirect_uri the loopback listener cannot receive, or naming another port than redirect_port, when the file is loaded", () => {
+    const oauth = (lines: string) =>
+      `mcp_servers:\n  s:\n    url: http://127.0.0.1:9/mcp\n    auth: oauth\n    oauth:\n${lines}`;
+    expect(() => load(oauth('      redirect_uri: "https://app.example.com/callback"\n'))).toThrow(
+      "mcp_servers.s.oauth.redirect_uri: must be http:// on 127.0.0.1, localhost or [::1] (svc receives the redirect on a loopback listener)",
+    );
+    expect(() => load(oauth('      redirect_uri: "callback"\n'))).toThrow(
+      "mcp_servers.s.oauth.redirect_uri: is not a URL — use http://127.0.0.1:<port>/callback",
+    );
+    expect(() =>
+      load(oauth('      redirect_uri: "http://localhost:8995/cb"\n      redirect_port: 8996\n')),
+    ).toThrow(
+      "mcp_servers.s.oauth.redirect_port: 8996, but oauth.redirect_uri names port 8995 — set only one of them",
+    );
+    // A port-less redirect_uri takes redirect_port; a matching pair and [::1] are fine.
+    expect(() =>
+      load(oauth('      redirect_uri: "http://localhost/cb"\n      redirect_port: 8996\n')),
+    ).not.toThrow();
+    expect(() =>
+      load(oauth('      redirect_uri: "http://[::1]:8995/cb"\n      redirect_port: 8995\n')),
+    ).not.toThrow();
+  });
+
+  it("refuses an oauth.client_metadata_url breaking the document URL rules when the file is loaded", () => {
+    const entry = (url: string) =>
+      `mcp_servers:\n  s:\n    url: http://127.0.0.1:9/mcp\n    auth: oauth\n    oauth:\n      client_metadata_url: "${url}"\n`;
+    for (const [url, problem] of [
+      ["http://app.example.com/client.json", "must use https"],
+      ["https://app.example.com", "must have a path"],
+      ["https://me:pw@app.example.com/client.json", "must not contain userinfo"],
+      ["https://app.example.com/client.json#x", "must not contain a fragment"],
+      ["https://app.example.com/a/../client.json", "must not contain . or .. segments"],
+    ]) {
+      expect(() => load(entry(url as string))).toThrow(
+        `mcp_servers.s.oauth.client_metadata_url: ${problem} (a client metadata document URL is https`,
+      );
+    }
+    // The password of a refused URL is never quoted back.
+    expect(() => load(entry("https://me:pw-123456@app.example.com/c.json"))).not.toThrow(/pw-123456/);
+    // A valid URL, and one a ${VAR} builds (checked when a login renders it), load.
+    expect(() => load(entry("https://app.example.com/oauth/client.json"))).not.toThrow();
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    expect(() => load(entry("https://${CIMD_HOST}/client.json"))).not.toThrow();
+  });
+
   it("rejects unknown route keys by name", () => {
     expect(() => load("platforms:\n  webhook:\n    routes:\n      gh:\n        evnts: [push]\n")).toThrow(
       /platforms\.webhook\.routes\.gh: unknown key "evnts"/,

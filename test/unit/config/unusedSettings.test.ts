@@ -113,6 +113,14 @@ describe("mcp_servers keys the entry's transport never reads are named, not drop
     ]);
   });
 
+  it("TLS keys on a url server that is plain http:// (no TLS to verify or present a certificate in)", () => {
+    const plain = { url: "http://x.example/mcp", ssl_verify: "/ca.pem", client_cert: ["/c.pem", "/k.pem"] };
+    const templated = { url: "${MCP_URL}", client_cert: "/c.pem" };
+    expect(warningsFor({ mcp_servers: { plain, templated } })).toEqual([
+      `[mcp] ${FILE}: mcp_servers.plain: ssl_verify and client_cert are not used: they apply to https:// urls, and this url is http:// — use https:// (if the server serves TLS), or remove them`,
+    ]);
+  });
+
   it("headers and TLS keys on a command server", () => {
     const loc = { command: "node", headers: { Authorization: "x" }, ssl_verify: false, oauth: {} };
     expect(warningsFor({ mcp_servers: { loc } })).toEqual([

@@ -114,6 +114,22 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     });
   });
 
+  it("names a bad value under lifecycle: where it is written (lifecycle.<key>), not as a top-level key", () => {
+    expect(() =>
+      load(
+        "mcp_servers:\n  a:\n    command: x\n    lifecycle: {idle_timeout_seconds: soon, max_lifetime_seconds: 5}\n",
+      ),
+    ).toThrow(/mcp_servers\.a\.lifecycle\.idle_timeout_seconds: expected seconds, got "soon"/);
+    expect(() =>
+      load("mcp_servers:\n  a:\n    command: x\n    lifecycle: {max_lifetime_seconds: -1}\n"),
+    ).toThrow(/mcp_servers\.a\.lifecycle\.max_lifetime_seconds: expected seconds, got -1/);
+    // A top-level key still wins over a good lifecycle value.
+    const { config } = load(
+      "mcp_servers:\n  a:\n    command: x\n    idle_timeout_seconds: 7\n    lifecycle: {idle_timeout_seconds: 30}\n",
+    );
+    expect(config.mcp_servers.a?.idle_timeout_seconds).toBe(7);
+  });
+
   it("keeps ${VAR} raw: rendering happens at connect time", () => {
     const { config } = load(
       "mcp_servers:\n  a:\n    url: https://x/${TOKEN}\n    headers: {Authorization: 'Bearer ${TOKEN}'}\n",

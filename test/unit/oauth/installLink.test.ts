@@ -133,4 +133,27 @@ describe("install link parser (spec 4.1)", () => {
     );
     expect(decodeBase64Loose("ab+_")).toBeUndefined();
   });
+
+  it("names a key the entry may not have as config.yaml would, under mcp_servers.<name>, pointing to docs/mcp.md", () => {
+    const message = (config: unknown) => {
+      try {
+        parseInstallLink(link("gh", b64url(config)));
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return "accepted";
+    };
+    expect(message({ url: "https://x.test/mcp", disabled: true })).toBe(
+      'install link rejected: config: mcp_servers.gh: unknown key "disabled" — check the spelling (see docs/mcp.md)',
+    );
+    expect(message({ url: "https://x.test/mcp", timout: 5 })).toMatch(
+      /^install link rejected: config: mcp_servers\.gh: unknown key "timout" — did you mean "timeout"\?/,
+    );
+    expect(message({ command: "npx", protocol: "modern" })).toBe(
+      'install link rejected: config: mcp_servers.gh.protocol: expected one of "auto", "stateless", "legacy", got "modern"',
+    );
+    expect(message({ url: "https://x.test/mcp", timeout: "soon" })).toMatch(
+      /^install link rejected: config: mcp_servers\.gh\.timeout: expected seconds, got "soon"/,
+    );
+  });
 });

@@ -1,0 +1,39 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { checkConfig } from "../../../src/cli/config/check.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+/**
+ * svc config check named a remote server's unset ${VAR}s, but a set one that renders to an unusable url
+ * (ftp://) or header (a line break) passed as ok, while the gateway's every connect of that server fails.
+ */
+describe("svc config check renders an MCP server's url and headers as a connect does", () => {
+  it("warns about a url that renders to no http(s) URL and a header value with a line break", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      [
+        "mcp_servers:",
+        '  a: { url: "$' + '{BAD_URL}" }',
+        '  b: { url: "https://x.test/mcp", headers: { X-Key: "$' + '{MULTI}" } }',
+        '  c: { url: "https://$' + '{HOST}/mcp" }',
+        "",
+      ].join("\n"),
+    );
+    home.write(".env", 'BAD_URL=ftp://me:pw-123456@x.test/y\nMULTI="a\\nb"\nHOST=ok.test\n', 0o600);
+    const report = await checkConfig({ home: home.dir, env: {} });
+    expect(report.problems).toEqual([]);
+    const mcp = report.warnings.filter((w) => w.includes("mcp_servers."));
+    expect(mcp).toHaveLength(2);
+    expect(mcp[0]).toMatch(
+      /mcp_servers\.a\.url: expected an http:\/\/ or https:\/\/ URL, got "\$\{BAD_URL\}" \(ftp is not supported\) — the gateway starts, but every connect of this server fails$/,
+    );
+    expect(mcp[1]).toMatch(
+      /mcp_servers\.b\.headers\.X-Key: the value rendered from \$\{\.\.\.\} contains a line break/,
+    );
+    // The rendered secret is never quoted.
+    expect(report.warnings.join("\n")).not.toContain("pw-123456");
+  });
+});

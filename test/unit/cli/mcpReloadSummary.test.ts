@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { reloadSummaryText } from "../../../src/cli/mcp/reloadSummary.js";
+import type { ServerStatus } from "../../../src/io/mcp/statusFile.js";
+
+const status = (name: string, state: ServerStatus["state"]): ServerStatus => ({
+  name,
+  transport: "stdio",
+  state,
+  toolCount: 1,
+  lazy: state === "lazy",
+  cached: true,
+  collisions: [],
+});
+
+/** svc mcp reload said "reconnected (changed)" of a server that restarted lazy and had not connected. */
+describe("svc mcp reload's summary", () => {
+  it("lists a changed server that restarted lazy apart from those reconnected", () => {
+    const text = reloadSummaryText(
+      7,
+      { added: [], removed: [], changed: ["a", "lz"], disabled: [], unchanged: ["u"] },
+      [status("a", "connected"), status("lz", "lazy"), status("u", "connected")],
+    );
+    expect(text).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  reconnected (changed): a\n  changed, lazy (connects at its first call): lz\n  unchanged: u\n",
+    );
+  });
+
+  it("says nothing changed when nothing did", () => {
+    expect(
+      reloadSummaryText(7, { added: [], removed: [], changed: [], disabled: [], unchanged: ["u"] }, []),
+    ).toBe("Gateway (pid 7) reloaded mcp_servers:\n  unchanged: u\n  nothing changed\n");
+  });
+});

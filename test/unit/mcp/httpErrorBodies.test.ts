@@ -1,0 +1,57 @@
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { describe, expect, it } from "vitest";
+import { describeTransportError } from "../../../src/io/mcp/transportErrors.js";
+
+const page = (title: string) =>
+  `<!DOCTYPE html><html><head><title>${title}</title></head><body>${"<p>details</p>\n".repeat(1000)}</body></html>`;
+
+/**
+ * The SDK quotes an HTTP error's whole body ("Error POSTing to endpoint: <body>"): a CDN's 502 page or a
+ * login page put kilobytes of HTML into the status, every log line of every retry and svc mcp list.
+ */
+describe("an HTTP error body in a connect or call error", () => {
+  it("an HTML page is named by its title and size, with the status", () => {
+    const err = new StreamableHTTPError(502, `Error POSTing to endpoint: ${page("502 Bad Gateway")}`);
+    expect(describeTransportError(err)).toBe(
+      'Streamable HTTP error: Error POSTing to endpoint: an HTML page "502 Bad Gateway" (15084 characters, not shown) (HTTP 502)',
+    );
+    const login = new StreamableHTTPError(403, `Error POSTing to endpoint: ${page("Sign in")}`);
+    expect(describeTransportError(login)).toMatch(
+      /: an HTML page "Sign in" \(\d+ characters, not shown\) \(HTTP 403\)$/,
+    );
+  });
+
+  it("another long body is one line, cut at 300 characters; a short one is kept whole", () => {
+    const long = new StreamableHTTPError(500, `Error POSTing to endpoint: ${"trace line\n".repeat(100)}`);
+    const text = describeTransportError(long);
+    expect(text).toMatch(
+      /^Streamable HTTP error: Error POSTing to endpoint: trace line trace line .*… \(\d+ more characters\) \(HTTP 500\)$/,
+    );
+    expect(text.length).toBeLessThan(400);
+    const short = new StreamableHTTPError(500, 'Error POSTing to endpoint: {"error":"boom"}');
+    expect(describeTransportError(short)).toBe(
+      'Streamable HTTP error: Error POSTing to endpoint: {"error":"boom"} (HTTP 500)',
+    );
+  });
+
+  it("the cut never splits a word (a credential is redacted whole afterwards): before a delimiter, or nothing", () => {
+    const token = `sk-${"a".repeat(40)}`;
+    const body = `${"x ".repeat(140)}bad key ${token} and more ${"y ".repeat(50)}`;
+    const text = describeTransportError(new StreamableHTTPError(401, `Error POSTing to endpoint: ${body}`));
+    expect(text).not.toMatch(/sk-a+…/);
+    expect(text).toMatch(/(bad key |bad key sk-a{40} )?… \(\d+ more characters\)/);
+    const blob = describeTransportError(
+      new StreamableHTTPError(500, `Error POSTing to endpoint: ${"Z".repeat(500)}`),
+    );
+    expect(blob).toBe(
+      "Streamable HTTP error: Error POSTing to endpoint: (500 characters, not shown) (HTTP 500)",
+    );
+  });
+
+  it("digits of the body do not stand for the status", () => {
+    const err = new StreamableHTTPError(404, "Error POSTing to endpoint: no route for /v404/mcp");
+    expect(describeTransportError(err)).toBe(
+      "Streamable HTTP error: Error POSTing to endpoint: no route for /v404/mcp (HTTP 404)",
+    );
+  });
+});
