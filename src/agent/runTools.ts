@@ -9,8 +9,11 @@ import type { AgentTool, ToolContext } from "./tools/tool.js";
 
 /** Where a run's tools come from; the model runner and the command runner's MCP endpoint share it. */
 export interface RunToolsDeps {
-  /** The gateway's MCP hub, once it exists (undefined outside the gateway: `svc cron run`, `svc mcp`). */
-  readonly mcp?: () => McpToolSource | undefined;
+  /**
+   * The gateway's MCP hub for the run's profile, once it exists (undefined outside the gateway: `svc cron
+   * run`, `svc mcp`).
+   */
+  readonly mcp?: (profile: string | undefined) => McpToolSource | undefined;
   /** The built-in toolsets a run's toolsets name (src/agent/tools/index.ts). */
   readonly builtins?: (toolsets: readonly string[]) => AgentTool[];
   /** `$SVC_HOME/workspaces`: each run that needs a working directory gets its own below it. */
@@ -23,7 +26,7 @@ export async function runTools(
   request: AgentRequest,
   signal: AbortSignal,
 ): Promise<AgentTool[]> {
-  const hub = deps.mcp?.();
+  const hub = deps.mcp?.(request.profile);
   const selection = selectToolsets(request.toolsets, hub?.status().map((s) => s.name) ?? []);
   return [
     ...(deps.builtins?.(selection.builtinToolsets) ?? []),

@@ -12,8 +12,8 @@ export interface Agent {
   runner(): AgentRunner;
   /** The configured MCP servers' names (a route's `toolsets` may name them). */
   mcpServers(): readonly string[];
-  /** Model runs reach the MCP hub, which starts after the listener. */
-  attachMcp(hub: McpToolSource): void;
+  /** Runs reach the MCP hub of their profile; the hubs start after the listener. */
+  attachMcp(hubFor: (profile: string | undefined) => McpToolSource): void;
   reload(config: Config): void;
   /** Closes the command runs' MCP endpoint (after the runs have ended). */
   stop(): Promise<void>;
@@ -24,14 +24,14 @@ export function createAgent(
   config: Config,
   deps: { logger: Logger; home: string; groups?: ProcessGroups },
 ): Agent {
-  let mcpHub: McpToolSource | undefined;
+  let mcpHub: ((profile: string | undefined) => McpToolSource) | undefined;
   let current = config;
   // One loopback endpoint for every command run's tools; its socket opens on the first run.
   const endpoint = createMcpEndpointHost();
   const build = (next: Config) =>
     createRunner(next.agent, {
       logger: deps.logger,
-      mcp: () => mcpHub,
+      mcp: (profile) => mcpHub?.(profile),
       workspacesDir: join(deps.home, "workspaces"),
       toolSettings: next.tools,
       mcpEndpoint: endpoint,
@@ -41,8 +41,8 @@ export function createAgent(
   return {
     runner: () => runner,
     mcpServers: () => Object.keys(current.mcp_servers),
-    attachMcp(hub) {
-      mcpHub = hub;
+    attachMcp(hubFor) {
+      mcpHub = hubFor;
     },
     reload(next) {
       current = next;

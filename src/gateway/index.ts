@@ -262,7 +262,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   removeStaleStoreTempFiles(paths.home);
   const mcp = createMcp({ config, paths, logger, system, agent, metrics, ...env });
   mcpStates = () => mcp.hub.status().map((s) => s.state);
-  agent.attachMcp(mcp.hub);
+  agent.attachMcp((profile) => mcp.hubFor(profile));
   if (webhook.enabled) {
     logger.info(
       `[webhook] Listening on ${host}:${ingress.port} — routes: ${describeRoutes(routes.registry.names())}`,

@@ -30,7 +30,7 @@ export type { AgentReply, AgentRequest, AgentRunner } from "./runner.js";
 export interface RunnerDeps {
   readonly logger?: Logger;
   /** The gateway's MCP hub; a getter, since the hub is started after the runner. */
-  readonly mcp?: () => McpToolSource | undefined;
+  readonly mcp?: (profile: string | undefined) => McpToolSource | undefined;
   /** `$SVC_HOME/workspaces`. */
   readonly workspacesDir?: string;
   /** Settings handed to the built-in toolsets (`tools:`); their defaults when absent. */

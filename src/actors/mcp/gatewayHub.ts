@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { secretScope } from "../../config/load.js";
-import type { SvcPaths } from "../../config/paths.js";
+import { inProfile, type SvcPaths } from "../../config/paths.js";
 import type { McpServers } from "../../config/sections/mcp.js";
 import { describeError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
@@ -101,11 +101,15 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
     ...(options.metrics === undefined ? {} : { onToolCall: options.metrics.toolCall }),
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     ...(options.system === undefined ? {} : { system: options.system }),
+    // A named profile's hub shares the root system with the default one: its actors are named apart.
+    ...(paths.profile === undefined ? {} : { actorPrefix: `mcp@${paths.profile}:` }),
   });
   hub.start();
   const count = Object.keys(options.servers).length;
   if (count > 0)
-    logger.info(`[mcp] ${count} server${count === 1 ? "" : "s"}: ${Object.keys(options.servers).join(", ")}`);
+    logger.info(
+      `[mcp] ${count} server${count === 1 ? "" : "s"}${inProfile(paths.profile)}: ${Object.keys(options.servers).join(", ")}`,
+    );
   publish();
   return {
     hub,

@@ -322,12 +322,12 @@ export class McpHub {
     const actor =
       system === undefined
         ? createActor(machine, {
-            id: `mcp:${name}`,
+            id: this.actorName(name),
             input,
             ...(this.options.inspect === undefined ? {} : { inspect: this.options.inspect }),
             ...(this.options.clock === undefined ? {} : { clock: this.options.clock }),
           })
-        : system.spawn(`mcp:${name}`, machine, input);
+        : system.spawn(this.actorName(name), machine, input);
     (rt as { actor: Runtime["actor"] }).actor = actor;
     this.runtimes.set(name, rt);
     let last = "";
@@ -366,7 +366,11 @@ export class McpHub {
       await waitFor(rt.actor, (s) => s.status === "done").catch(() => undefined);
     }
     if (this.options.system === undefined) rt.actor.stop();
-    else this.options.system.stopChild(`mcp:${rt.name}`);
+    else this.options.system.stopChild(this.actorName(rt.name));
+  }
+
+  private actorName(server: string): string {
+    return `${this.options.actorPrefix ?? "mcp:"}${server}`;
   }
 
   /**

@@ -26,6 +26,8 @@ export interface HubOptions {
   readonly inspect?: ActorOptions<AnyActorLogic>["inspect"];
   /** The gateway's root system: connection actors become its supervised children (`mcp:<server>`). */
   readonly system?: GatewaySystem;
+  /** What the connection actors' names start with (default `mcp:`): a named profile's hub has its own. */
+  readonly actorPrefix?: string;
   readonly now?: () => number;
   readonly parentEnv?: NodeJS.ProcessEnv;
   /** Called after every status change (the gateway persists it for `svc mcp list`). */

@@ -96,13 +96,19 @@ beforeAll(async () => {
   ]);
   const chatTarget = { deliver: "telegram", deliver_extra: { chat_id: "-100" } };
   gw = await startTestGateway({
-    files: { "cron/jobs.json": JSON.stringify(JOBS) },
+    files: {
+      "cron/jobs.json": JSON.stringify(JOBS),
+      // Each profile's own secret scope: the header below renders from the run's profile.
+      ".env": "NOTES_TOKEN=default-token\n",
+      "profiles/work/.env": "NOTES_TOKEN=work-token\n",
+    },
     env: { MODEL_KEY: API_KEY },
     config: webhookConfig(
       {
         triage: { prompt: "Issue: {issue.title}", ...chatTarget },
         only_other: { prompt: "only other", toolsets: ["other"], ...chatTarget },
         no_tools: { prompt: "no tools", toolsets: ["no_mcp"], ...chatTarget },
+        work_triage: { prompt: "work: {issue.title}", toolsets: ["notes"], profile: "work", ...chatTarget },
         digest: { cron_job: "digest" },
       },
       { secret: SECRET, rate_limit: 1000 },
@@ -120,6 +126,7 @@ beforeAll(async () => {
         mcp_servers: {
           notes: {
             url: notes.url,
+            headers: { Authorization: "Bearer ${NOTES_TOKEN}" },
             trust: "untrusted",
             sampling: { enabled: true, model: "sampler-model", max_tokens: 64 },
           },
@@ -140,6 +147,7 @@ beforeEach(() => {
   model.requests.length = 0;
   telegram.requests.length = 0;
   notes.calls.length = 0;
+  notes.callAuthorizations.length = 0;
   other.calls.length = 0;
 });
 
@@ -199,6 +207,25 @@ describe("a webhook run with provider openai", () => {
     // The key is in no log line and no journal line.
     expect(readFileSync(join(gw.home.dir, "logs", "gateway.log"), "utf8")).not.toContain(API_KEY);
     expect(JSON.stringify(journal())).not.toContain(API_KEY);
+  });
+
+  it("a run of a route bound to a profile calls the servers through that profile's own connection and secrets", async () => {
+    model.script(callTool("mcp__notes__lookup", { key: "a" }), { text: "default done" });
+    await signedPost("triage", {}, "profile-1");
+    await chatMessages(1);
+    model.script(callTool("mcp__notes__lookup", { key: "b" }), { text: "work done" });
+    await signedPost("work_triage", { issue: { title: "T" } }, "profile-2");
+    expect(await chatMessages(2)).toEqual(["default done", "work done"]);
+    expect(notes.calls).toEqual([
+      { tool: "lookup", args: { key: "a" } },
+      { tool: "lookup", args: { key: "b" } },
+    ]);
+    expect(notes.callAuthorizations).toEqual(["Bearer default-token", "Bearer work-token"]);
+    // The work profile's hub publishes its own status, under the profile's root.
+    const status = JSON.parse(
+      readFileSync(join(gw.home.dir, "profiles", "work", "mcp-cache", "status.json"), "utf8"),
+    ) as { servers: Array<{ name: string; state: string }> };
+    expect(status.servers.find((s) => s.name === "notes")?.state).toBe("connected");
   });
 
   it("a route's toolsets naming an MCP server offer only that server's tools; no_mcp offers none", async () => {
