@@ -9,6 +9,7 @@ import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 import { type GatewayState, gatewayAddress, gatewayStateFile, runningPid } from "../io/gatewayState.js";
 import { assertHomeWritable } from "../io/homeWritable.js";
+import { localRequest } from "../io/localHttp.js";
 import { processAlive } from "../io/processAlive.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
@@ -19,9 +20,7 @@ const connectHost = (host: string) =>
 
 async function health(host: string, port: number): Promise<boolean> {
   try {
-    const res = await fetch(`http://${connectHost(host)}:${port}/health`, {
-      signal: AbortSignal.timeout(1000),
-    });
+    const res = await localRequest(`http://${connectHost(host)}:${port}/health`, { timeoutMs: 1000 });
     return res.status === 200;
   } catch {
     return false;

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { SvcError } from "../../errors.js";
+import { type LocalAnswer, localRequest } from "../../io/localHttp.js";
 import {
   decodePayload,
   EVENT_IN_BODY,
@@ -99,22 +100,17 @@ export async function redeliver(id: string, options: { route?: string; port?: st
       ),
     ),
   };
-  let response: Response;
+  let response: LocalAnswer;
   try {
-    response = await fetch(url, {
-      method: "POST",
-      headers,
-      body: payload,
-      signal: AbortSignal.timeout(10_000),
-    });
+    response = await localRequest(url, { method: "POST", headers, body: payload, timeoutMs: 10_000 });
   } catch (err) {
     throw new SvcError(
       "delivery_failed",
-      `cannot reach the gateway at ${url} (${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}) — start it with svc gateway start`,
+      `cannot reach the gateway at ${url} (${(err as Error).message}) — start it with svc gateway start`,
     );
   }
   process.stdout.write(
-    `POST ${url} (redelivery of ${id} as ${newId})\n${response.status} ${response.statusText}\n${await response.text()}\n`,
+    `POST ${url} (redelivery of ${id} as ${newId})\n${response.status} ${response.statusText}\n${response.text}\n`,
   );
   if (response.status >= 400) process.exitCode = 1;
 }

@@ -1,0 +1,55 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+/** Ports the Fetch standard's "bad port" list blocks (fetch fails with cause "bad port" before connecting). */
+const FETCH_BAD_PORTS = [6665, 6666, 6667, 6668, 6669, 6697, 10080, 6000, 5060, 5061, 6566];
+
+/** A server on the first of those ports free here, answering as the gateway does; undefined if none is. */
+async function listenOnBadPort(): Promise<{ server: Server; port: number; seen: string[] } | undefined> {
+  const seen: string[] = [];
+  for (const port of FETCH_BAD_PORTS) {
+    const server = createServer((req, res) => {
+      seen.push(
+        `${req.method} ${req.url} ${req.headers["x-webhook-signature-v2"] === undefined ? "unsigned" : "signed"}`,
+      );
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(202, { "content-type": "application/json" });
+        res.end('{"status":"accepted"}');
+      });
+    });
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => resolve(true));
+    });
+    if (bound) return { server, port: (server.address() as AddressInfo).port, seen };
+  }
+  return undefined;
+}
+
+let home: TempHome | undefined;
+let server: Server | undefined;
+afterEach(async () => {
+  home?.cleanup();
+  await new Promise((resolve) => (server === undefined ? resolve(undefined) : server.close(resolve)));
+  server = undefined;
+});
+
+describe("the CLI reaches a gateway on any port", { timeout: 30_000 }, () => {
+  it("svc webhook test sends to a port fetch calls bad (6666, 10080, ...), where the gateway may listen", async (ctx) => {
+    const listening = await listenOnBadPort();
+    if (listening === undefined) return ctx.skip();
+    server = listening.server;
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
+    await svc(home, ["webhook", "subscribe", "gh"]);
+    const sent = await svc(home, ["webhook", "test", "gh", "--port", String(listening.port)]);
+    expect(sent.stderr).not.toContain("cannot reach");
+    expect(sent).toMatchObject({ code: 0, stdout: expect.stringMatching(/^202 Accepted$/m) });
+    expect(listening.seen).toEqual(["POST /webhooks/gh signed"]);
+  });
+});
