@@ -50,8 +50,8 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
       const id = answeredDeliveryId(answer, head.headers);
       const header = eventHeader(head.headers);
       // The answer names the event type the gateway resolved (a header's, or the body's for senders
-      // such as Stripe); without one (a 401), the header's.
-      const resolved = typeof answered.event === "string" ? answered.event : undefined;
+      // such as Stripe), in its body or kept aside (a coalesced 202); without one (a 401), the header's.
+      const resolved = typeof answered.event === "string" ? answered.event : answer.event;
       const event = resolved ?? (header === undefined ? undefined : head.headers[header]);
       const redeliveryOf = head.headers[REDELIVERY_HEADER];
       const contentType = head.headers["content-type"];

@@ -27,6 +27,8 @@ export interface Outcome {
    * access log and the delivery history; never sent.
    */
   readonly deliveryId?: string;
+  /** The event type of an answer whose body does not name it (a coalesced 202), for the delivery history; never sent. */
+  readonly event?: string;
 }
 
 /** The delivery ID an answer was about: its body's, else the one it kept aside, else the request's header. */
