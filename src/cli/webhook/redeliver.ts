@@ -20,7 +20,7 @@ import { testTarget } from "./testTarget.js";
 const HEADER_TEXT = /^[^\x00-\x20\x7f](?:[^\x00-\x1f\x7f]*[^\x00-\x20\x7f])?$/;
 
 /**
- * The gateway reads header values as UTF-8; `fetch` takes each character of a value as one byte, so
+ * The gateway reads header values as UTF-8; node:http writes each character of a value as one byte, so
  * non-ASCII text (an event type or delivery ID as the sender wrote it) goes as its UTF-8 bytes.
  */
 const utf8Header = (text: string) => Buffer.from(text, "utf8").toString("latin1");

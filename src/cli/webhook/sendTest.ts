@@ -9,7 +9,7 @@ import { configWithEnabledNote } from "./config.js";
 import { signTestEvent } from "./signTest.js";
 import { testTarget } from "./testTarget.js";
 
-/** An event type sent as a header: printable ASCII (fetch refuses control characters and non-Latin-1). */
+/** An event type sent as a header: printable ASCII (node:http refuses control characters and non-Latin-1). */
 const HEADER_EVENT = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
 const PAYLOAD_EXAMPLE = `e.g. --payload '{"event_type":"push","ref":"refs/heads/main"}'`;
