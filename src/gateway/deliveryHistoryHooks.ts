@@ -1,6 +1,11 @@
 import type { QueuedRun } from "../actors/runs.js";
 import type { RequestHead } from "../io/http/core.js";
-import { EVENT_IN_BODY, encodePayload, type HistoryWriter } from "../io/stores/deliveryHistory.js";
+import {
+  EVENT_IN_BODY,
+  encodePayload,
+  type HistoryWriter,
+  NO_DELIVERY_ID,
+} from "../io/stores/deliveryHistory.js";
 import { EVENT_TYPE_HEADERS } from "../streams/eventType.js";
 import { isForm } from "../streams/stages/parse.js";
 import { answeredDeliveryId, type Outcome } from "../streams/types.js";
@@ -65,7 +70,7 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
       writer.record(
         {
           kind: "request",
-          id: id ?? "-",
+          id: id ?? NO_DELIVERY_ID,
           at: at(),
           route,
           status: answer.status,

@@ -5,6 +5,7 @@ import {
   decodePayload,
   EVENT_IN_BODY,
   historyDir,
+  NO_DELIVERY_ID,
   type RequestRecord,
   readHistory,
 } from "../../io/stores/deliveryHistory.js";
@@ -45,6 +46,12 @@ function cutAt(text: string, length: number): string {
  * does not drop it) and marked with `X-Svc-Redelivery-Of: <delivery-id>`.
  */
 export async function redeliver(id: string, options: { route?: string; port?: string }): Promise<void> {
+  // Many requests share it: redelivering "the latest of them" would send an event nobody picked.
+  if (id === NO_DELIVERY_ID)
+    throw new SvcError(
+      "usage",
+      `"${NO_DELIVERY_ID}" is not a delivery ID: svc webhook deliveries shows ${NO_DELIVERY_ID} for a request that had none (refused, or ignored by the route's events, filters or script, before the gateway gave it one), and such a request cannot be redelivered — have its sender send it again`,
+    );
   const loaded = configWithEnabledNote();
   const matches = readHistory(historyDir(loaded.paths.home)).filter(
     (r): r is RequestRecord =>

@@ -19,6 +19,12 @@ import { createBatchedByteWriter, writeBytesSync } from "../batchedWriter.js";
 export const HISTORY_FILE_BYTES = 16 * 1024 * 1024;
 /** A payload larger than this is not kept (its request is still recorded, and cannot be redelivered). */
 export const HISTORY_PAYLOAD_BYTES = 256 * 1024;
+
+/**
+ * The id of a request recorded without one: refused or ignored before the gateway gave it an ID (the
+ * idempotency step comes after the events check, the filters and the script), with no sender's ID.
+ */
+export const NO_DELIVERY_ID = "-";
 /** Records older than this are not shown nor redelivered; a file holding only such records is removed. */
 export const HISTORY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
