@@ -10,7 +10,7 @@ import { SvcError } from "../errors.js";
 import { type GatewayState, gatewayAddress, gatewayStateFile, runningPid } from "../io/gatewayState.js";
 import { assertHomeWritable } from "../io/homeWritable.js";
 import { localRequest } from "../io/localHttp.js";
-import { processAlive } from "../io/processAlive.js";
+import { processRunning } from "../io/processAlive.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
 import { runSetup, type SetupOptions } from "./setupWizard.js";
@@ -169,7 +169,8 @@ async function stop(options: { timeout?: string }): Promise<void> {
     `Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and runs in flight finish…\n`,
   );
   const deadline = Date.now() + timeoutSeconds * 1000;
-  while (processAlive(pid)) {
+  // A gateway that exited under a parent that has not collected it yet (a zombie) has stopped.
+  while (processRunning(pid)) {
     if (Date.now() > deadline) {
       throw new SvcError(
         "gateway_timeout",
