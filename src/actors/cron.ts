@@ -12,6 +12,8 @@ import type { QueuedRun } from "./runs.js";
 /** The webhook route whose event fired a job: with `mirror_to_session`, the job's chat reply is mirrored under its name. */
 export interface FiredBy {
   readonly route: string;
+  /** The firing event's delivery ID: the delivery history shows the job's delivery on that event's row. */
+  readonly deliveryId: string;
   readonly mirrorToSession: boolean;
 }
 
@@ -228,8 +230,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
 
   const firedTrigger = (event: Pick<AcceptedEvent, "routeName" | "deliveryId">) =>
     `webhook:${event.routeName}:${event.deliveryId}`;
-  const firedBy = (event: Pick<AcceptedEvent, "routeName" | "route">): FiredBy => ({
+  const firedBy = (event: Pick<AcceptedEvent, "routeName" | "route" | "deliveryId">): FiredBy => ({
     route: event.routeName,
+    deliveryId: event.deliveryId,
     mirrorToSession: event.route.mirror_to_session === true,
   });
 
@@ -454,7 +457,12 @@ export async function runCronJob(
       },
       mode: "agent",
       mirrorToSession: firedBy?.mirrorToSession === true,
-      ...(firedBy === undefined ? {} : { mirrorRoute: firedBy.route }),
+      ...(firedBy === undefined
+        ? {}
+        : {
+            mirrorRoute: firedBy.route,
+            recordedAs: { route: firedBy.route, deliveryId: firedBy.deliveryId },
+          }),
     },
     signal,
   );

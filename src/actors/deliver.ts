@@ -28,6 +28,17 @@ export interface DeliveryRequest {
   readonly mirrorToSession: boolean;
   /** The route named in the mirrored entry when not `message.route` (a cron job fired by a webhook route). */
   readonly mirrorRoute?: string;
+  /**
+   * The event the delivery history records this delivery under when not the message's own route and ID:
+   * a cron job fired by a webhook event delivers for that event's row (`svc webhook deliveries`).
+   */
+  readonly recordedAs?: HistoryKey;
+}
+
+/** What the delivery history files a delivery under. */
+export interface HistoryKey {
+  readonly route: string;
+  readonly deliveryId: string;
 }
 
 export interface Deliverer {
@@ -47,7 +58,7 @@ export interface DelivererDeps {
   /** Attempts and failures by platform, when metrics are on. */
   readonly metrics?: Pick<GatewayMetrics, "deliveryAttempt" | "deliveryFailed"> | undefined;
   /** Each delivery's end, for the delivery history. */
-  readonly onOutcome?: (message: DeliveryRequest["message"], platform: string, ok: boolean) => void;
+  readonly onOutcome?: (delivery: HistoryKey, platform: string, ok: boolean) => void;
 }
 
 /** `slack: <reason>` once: a target's own errors already start with its name. */
@@ -121,7 +132,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         logger.error(log, `[delivery] route ${message.route}: ${error.message}`);
         // Counted as a failed delivery: the alert on delivery failures covers a target left disabled.
         deps.metrics?.deliveryFailed(platform);
-        deps.onOutcome?.(message, request.target, false);
+        deps.onOutcome?.(request.recordedAs ?? message, request.target, false);
         throw error;
       }
       const runStep =
@@ -145,14 +156,14 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         receipt = await target.send(message, signal, { runStep });
       } catch (err) {
         deps.metrics?.deliveryFailed(target.name);
-        deps.onOutcome?.(message, target.name, false);
+        deps.onOutcome?.(request.recordedAs ?? message, target.name, false);
         logger.error(
           log,
           `[delivery] ${target.name} failed for route ${message.route}: ${describeError(err)}`,
         );
         throw err;
       }
-      deps.onOutcome?.(message, target.name, true);
+      deps.onOutcome?.(request.recordedAs ?? message, target.name, true);
       if (target.name !== "log")
         logger.info(log, `[delivery] ${target.name}: delivered for route ${message.route}`);
       if (request.mirrorToSession) await mirror(target, request, receipt);

@@ -9,7 +9,8 @@ import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 import { type GatewayState, gatewayAddress, gatewayStateFile, runningPid } from "../io/gatewayState.js";
 import { assertHomeWritable } from "../io/homeWritable.js";
-import { processAlive } from "../io/processAlive.js";
+import { localRequest } from "../io/localHttp.js";
+import { processRunning } from "../io/processAlive.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
 import { runSetup, type SetupOptions } from "./setupWizard.js";
@@ -19,9 +20,7 @@ const connectHost = (host: string) =>
 
 async function health(host: string, port: number): Promise<boolean> {
   try {
-    const res = await fetch(`http://${connectHost(host)}:${port}/health`, {
-      signal: AbortSignal.timeout(1000),
-    });
+    const res = await localRequest(`http://${connectHost(host)}:${port}/health`, { timeoutMs: 1000 });
     return res.status === 200;
   } catch {
     return false;
@@ -170,7 +169,8 @@ async function stop(options: { timeout?: string }): Promise<void> {
     `Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and runs in flight finish…\n`,
   );
   const deadline = Date.now() + timeoutSeconds * 1000;
-  while (processAlive(pid)) {
+  // A gateway that exited under a parent that has not collected it yet (a zombie) has stopped.
+  while (processRunning(pid)) {
     if (Date.now() > deadline) {
       throw new SvcError(
         "gateway_timeout",

@@ -1,6 +1,11 @@
 import type { QueuedRun } from "../actors/runs.js";
 import type { RequestHead } from "../io/http/core.js";
-import { EVENT_IN_BODY, encodePayload, type HistoryWriter } from "../io/stores/deliveryHistory.js";
+import {
+  EVENT_IN_BODY,
+  encodePayload,
+  type HistoryWriter,
+  NO_DELIVERY_ID,
+} from "../io/stores/deliveryHistory.js";
 import { EVENT_TYPE_HEADERS, UNNAMED_EVENT } from "../streams/eventType.js";
 import { isForm } from "../streams/stages/parse.js";
 import { answeredDeliveryId, type Outcome } from "../streams/types.js";
@@ -50,9 +55,14 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
       const id = answeredDeliveryId(answer, head.headers);
       const header = eventHeader(head.headers);
       // The answer names the event type the gateway resolved (a header's, or the body's for senders
-      // such as Stripe); without one (a 401), the header's. The answer's word for "none" is no event.
+      // such as Stripe), in its body or kept aside (a coalesced 202); without one (a 401), the header's.
+      // The answer's word for "none" is no event.
       const resolved =
-        typeof answered.event === "string" && answered.event !== UNNAMED_EVENT ? answered.event : undefined;
+        typeof answered.event === "string"
+          ? answered.event === UNNAMED_EVENT
+            ? undefined
+            : answered.event
+          : answer.event;
       const event = resolved ?? (header === undefined ? undefined : head.headers[header]);
       const redeliveryOf = head.headers[REDELIVERY_HEADER];
       const contentType = head.headers["content-type"];
@@ -66,7 +76,7 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
       writer.record(
         {
           kind: "request",
-          id: id ?? "-",
+          id: id ?? NO_DELIVERY_ID,
           at: at(),
           route,
           status: answer.status,

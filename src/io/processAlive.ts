@@ -10,6 +10,14 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether a process with this pid runs: it exists and is not a zombie (ended, its parent has not collected
+ * it yet; a parent that never waits, or a container's init that reaps nothing, may leave it for long).
+ */
+export function processRunning(pid: number): boolean {
+  return processAlive(pid) && processStat(pid)?.state !== "Z";
+}
+
 /** A process's state letter (`Z`: a zombie, ended) and start time (clock ticks since boot), from /proc. */
 export function processStat(pid: number): { readonly state: string; readonly startTime: string } | undefined {
   try {

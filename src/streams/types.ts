@@ -23,10 +23,12 @@ export interface Outcome {
   /** A body that is not JSON (`GET /metrics`): sent as it is with its own Content-Type, `body` ignored. */
   readonly text?: { readonly contentType: string; readonly body: string };
   /**
-   * The delivery ID of an answer whose body does not carry it (a failed direct delivery's 502), for the
+   * The delivery ID of an answer whose body does not carry it (a coalesced 202, a failed direct delivery's 502), for the
    * access log and the delivery history; never sent.
    */
   readonly deliveryId?: string;
+  /** The event type of an answer whose body does not name it (a coalesced 202), for the delivery history; never sent. */
+  readonly event?: string;
 }
 
 /** The delivery ID an answer was about: its body's, else the one it kept aside, else the request's header. */

@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { SvcError } from "../../errors.js";
+import { type LocalAnswer, localRequest } from "../../io/localHttp.js";
 import {
   decodePayload,
   EVENT_IN_BODY,
   historyDir,
+  NO_DELIVERY_ID,
   type RequestRecord,
   readHistory,
 } from "../../io/stores/deliveryHistory.js";
@@ -19,7 +21,7 @@ import { testTarget } from "./testTarget.js";
 const HEADER_TEXT = /^[^\x00-\x20\x7f](?:[^\x00-\x1f\x7f]*[^\x00-\x20\x7f])?$/;
 
 /**
- * The gateway reads header values as UTF-8; `fetch` takes each character of a value as one byte, so
+ * The gateway reads header values as UTF-8; node:http writes each character of a value as one byte, so
  * non-ASCII text (an event type or delivery ID as the sender wrote it) goes as its UTF-8 bytes.
  */
 const utf8Header = (text: string) => Buffer.from(text, "utf8").toString("latin1");
@@ -44,6 +46,12 @@ function cutAt(text: string, length: number): string {
  * does not drop it) and marked with `X-Svc-Redelivery-Of: <delivery-id>`.
  */
 export async function redeliver(id: string, options: { route?: string; port?: string }): Promise<void> {
+  // Many requests share it: redelivering "the latest of them" would send an event nobody picked.
+  if (id === NO_DELIVERY_ID)
+    throw new SvcError(
+      "usage",
+      `"${NO_DELIVERY_ID}" is not a delivery ID: svc webhook deliveries shows ${NO_DELIVERY_ID} for a request that had none (refused, or ignored by the route's events, filters or script, before the gateway gave it one), and such a request cannot be redelivered — have its sender send it again`,
+    );
   const loaded = configWithEnabledNote();
   const matches = readHistory(historyDir(loaded.paths.home)).filter(
     (r): r is RequestRecord =>
@@ -99,22 +107,17 @@ export async function redeliver(id: string, options: { route?: string; port?: st
       ),
     ),
   };
-  let response: Response;
+  let response: LocalAnswer;
   try {
-    response = await fetch(url, {
-      method: "POST",
-      headers,
-      body: payload,
-      signal: AbortSignal.timeout(10_000),
-    });
+    response = await localRequest(url, { method: "POST", headers, body: payload, timeoutMs: 10_000 });
   } catch (err) {
     throw new SvcError(
       "delivery_failed",
-      `cannot reach the gateway at ${url} (${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}) — start it with svc gateway start`,
+      `cannot reach the gateway at ${url} (${(err as Error).message}) — start it with svc gateway start`,
     );
   }
   process.stdout.write(
-    `POST ${url} (redelivery of ${id} as ${newId})\n${response.status} ${response.statusText}\n${await response.text()}\n`,
+    `POST ${url} (redelivery of ${id} as ${newId})\n${response.status} ${response.statusText}\n${response.text}\n`,
   );
   if (response.status >= 400) process.exitCode = 1;
 }

@@ -2,13 +2,14 @@ import { randomUUID } from "node:crypto";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { jsonErrorLocation } from "../../io/jsonErrorLocation.js";
+import { type LocalAnswer, localRequest } from "../../io/localHttp.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
 import { signTestEvent } from "./signTest.js";
 import { testTarget } from "./testTarget.js";
 
-/** An event type sent as a header: printable ASCII (fetch refuses control characters and non-Latin-1). */
+/** An event type sent as a header: printable ASCII (node:http refuses control characters and non-Latin-1). */
 const HEADER_EVENT = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
 const PAYLOAD_EXAMPLE = `e.g. --payload '{"event_type":"push","ref":"refs/heads/main"}'`;
@@ -96,15 +97,15 @@ export async function sendTest(
     "x-request-id": `svc-test-${randomUUID()}`,
     ...signTestEvent(secret, body, Math.floor(Date.now() / 1000)),
   };
-  let response: Response;
+  let response: LocalAnswer;
   try {
-    response = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.timeout(10_000) });
+    response = await localRequest(url, { method: "POST", headers, body, timeoutMs: 10_000 });
   } catch (err) {
     throw new SvcError(
       "delivery_failed",
-      `cannot reach the gateway at ${url} (${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}) — start it with svc gateway start (or svc gateway run)`,
+      `cannot reach the gateway at ${url} (${(err as Error).message}) — start it with svc gateway start (or svc gateway run)`,
     );
   }
-  process.stdout.write(`POST ${url}\n${response.status} ${response.statusText}\n${await response.text()}\n`);
+  process.stdout.write(`POST ${url}\n${response.status} ${response.statusText}\n${response.text}\n`);
   if (response.status >= 400) process.exitCode = 1;
 }

@@ -11,7 +11,11 @@ export const ROUTE_NAME_RULE =
 export const INSECURE_NO_AUTH = "INSECURE_NO_AUTH";
 
 export const coalesceSchema = z.strictObject({
-  key: z.string().min(1, "coalesce.key is required: a dotted payload path or a {template}"),
+  // A blank key (spaces only) names no payload field: it would never resolve, so every event would be
+  // dispatched at once without a word, as if the route did not coalesce.
+  key: z
+    .string()
+    .refine((key) => key.trim() !== "", "coalesce.key is required: a dotted payload path or a {template}"),
   window_seconds: z.number().nonnegative().default(30),
   max_wait_seconds: z.number().nonnegative().default(300),
 });

@@ -19,6 +19,12 @@ import { createBatchedByteWriter, writeBytesSync } from "../batchedWriter.js";
 export const HISTORY_FILE_BYTES = 16 * 1024 * 1024;
 /** A payload larger than this is not kept (its request is still recorded, and cannot be redelivered). */
 export const HISTORY_PAYLOAD_BYTES = 256 * 1024;
+
+/**
+ * The id of a request recorded without one: refused or ignored before the gateway gave it an ID (the
+ * idempotency step comes after the events check, the filters and the script), with no sender's ID.
+ */
+export const NO_DELIVERY_ID = "-";
 /** Records older than this are not shown nor redelivered; a file holding only such records is removed. */
 export const HISTORY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -272,6 +278,18 @@ export interface DeliverySummary {
   readonly delivery?: DeliveryRecord;
 }
 
+/**
+ * Whether a request's answer leads to a delivery of its own: an agent run (accepted, coalesced) or a direct
+ * delivery, made (200 delivered) or failed (502). A refused, ignored or duplicate request shares its
+ * delivery ID with the one that was delivered (a sender's retry of a 401, 429 or 503) but delivered nothing.
+ */
+function ledToDelivery(request: RequestRecord): boolean {
+  const { outcome } = request;
+  return (
+    outcome === "accepted" || outcome === "coalesced" || outcome === "delivered" || request.status === 502
+  );
+}
+
 /** Requests newest first, each with its run and delivery outcome. */
 export function summarizeHistory(records: readonly HistoryRecord[]): DeliverySummary[] {
   const runs = new Map<string, RunRecord>();
@@ -287,7 +305,7 @@ export function summarizeHistory(records: readonly HistoryRecord[]): DeliverySum
       const key = `${request.route}\u0000${request.id}`;
       const run =
         request.outcome === "accepted" || request.outcome === "coalesced" ? runs.get(key) : undefined;
-      const delivery = request.outcome === "duplicate" ? undefined : deliveries.get(key);
+      const delivery = ledToDelivery(request) ? deliveries.get(key) : undefined;
       return {
         request,
         ...(run === undefined ? {} : { run }),

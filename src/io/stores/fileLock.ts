@@ -13,7 +13,7 @@ import {
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SvcError } from "../../errors.js";
-import { processAlive } from "../processAlive.js";
+import { processRunning } from "../processAlive.js";
 
 export interface LockOptions {
   /** Give up after this long (ms). */
@@ -31,9 +31,10 @@ export function readLock(lockPath: string): string | undefined {
   }
 }
 
+/** Whether the lock's owner still runs: a zombie (killed, not yet collected by its parent) does not. */
 function ownerAlive(text: string): boolean {
   const pid = Number(text.trim().split(/\s+/)[0]);
-  return Number.isInteger(pid) && pid > 0 && processAlive(pid);
+  return Number.isInteger(pid) && pid > 0 && processRunning(pid);
 }
 
 /** Creates the lock file (0600) holding `text`; false when it already exists. */

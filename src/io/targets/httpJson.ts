@@ -140,6 +140,13 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
       throw new DeliveryError(`${where}: no answer within ${call.timeoutMs / 1000}s`, true);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     const reason = cause?.code ?? cause?.message ?? (err as Error).message;
+    // fetch refuses the Fetch standard's "bad ports" (6000, 6665-6669, 10080, ...) before connecting:
+    // no retry can change that, so it fails at once and says what to do.
+    if (reason === "bad port")
+      throw new DeliveryError(
+        `${where}: not sent — the base_url's port is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080): serve the API on another port, or put a proxy in front`,
+        false,
+      );
     throw new DeliveryError(`${where}: connection failed (${scrub(String(reason), call.secrets)})`, true);
   }
   let parsed: unknown;

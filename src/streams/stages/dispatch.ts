@@ -98,17 +98,30 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
           return unkept(
             deps,
             event,
-            grouped.then((g) => (g === "coalesced" ? COALESCED : agentRun(ctx, event))),
+            grouped.then((g) => (g === "coalesced" ? coalescedOutcome(event) : agentRun(ctx, event))),
           );
         }
-        if (grouped === "coalesced") return COALESCED;
+        if (grouped === "coalesced") return coalescedOutcome(event);
       }
     }
     return agentRun(ctx, event);
   };
 }
 
-const COALESCED = outcome(202, { status: "coalesced" });
+const COALESCED_BODY = { status: "coalesced" } as const;
+
+/**
+ * 202 coalesced, the documented body (`status` only). The event's delivery ID (the sender's, or the one
+ * the gateway made) is kept aside for the access log and the delivery history, as a failed direct
+ * delivery's is: without it an event whose sender sent no ID was recorded as `-`, so the group's run
+ * (made under the latest event's ID) showed on no row and the event could not be redelivered. Its
+ * event type is kept aside too: one the body named (`event_type`) was recorded as none.
+ */
+function coalescedOutcome(event: AcceptedEvent): Outcome {
+  return event.event === undefined
+    ? { status: 202, body: COALESCED_BODY, deliveryId: event.deliveryId }
+    : { status: 202, body: COALESCED_BODY, deliveryId: event.deliveryId, event: event.event };
+}
 
 const CRON_STORE_UNREADABLE = unavailableOutcome("Cron job store cannot be read, retry later");
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { MAIN, runNode, type SvcResult, svc } from "./svc.js";
+import { CLI_NODE_ARGS, MAIN, runNode, type SvcResult, svc } from "./svc.js";
 
 const MARK_READS = join(import.meta.dirname, "../../helpers/markStoreReads.mjs");
 
@@ -25,7 +25,7 @@ async function afterAllRead(commands: readonly (readonly string[])[]): Promise<S
   const allRead = new Promise<void>((resolve) => (release = resolve));
   const read = new Set<number>();
   const runs = commands.map((args, i) =>
-    runNode(home, ["--import", MARK_READS, MAIN, "webhook", ...args], {
+    runNode(home, [...CLI_NODE_ARGS, "--import", MARK_READS, MAIN, "webhook", ...args], {
       onStderr: (chunk) => {
         if (!chunk.includes("[test] read ") || read.has(i)) return;
         read.add(i);

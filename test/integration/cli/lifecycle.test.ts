@@ -22,6 +22,37 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
   });
 
+  it("stop returns once the gateway exited, also when its parent has not collected it (a zombie)", async (ctx) => {
+    home = tempHome();
+    // A stand-in gateway of this home (its command line says gateway, its environment names the home)
+    // that exits on SIGTERM, under a perl parent that never waits for it.
+    const gatewayScript = 'process.on("SIGTERM", () => process.exit(0)); setInterval(() => {}, 1000)';
+    const parent = spawn(
+      "perl",
+      [
+        "-e",
+        '$|=1; my $p = fork(); if (!$p) { exec(@ARGV) } print "$p\\n"; sleep 60',
+        "node",
+        "-e",
+        gatewayScript,
+        "gateway",
+      ],
+      { env: { PATH: process.env.PATH ?? "", SVC_HOME: home.dir } },
+    );
+    try {
+      const pid = await new Promise<string | undefined>((resolve) => {
+        parent.once("error", () => resolve(undefined));
+        parent.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
+      });
+      if (pid === undefined) return ctx.skip(); // no perl here
+      home.write("gateway.pid", `${pid}\n`);
+      const stop = await svc(home, ["gateway", "stop", "--timeout", "5"]);
+      expect(stop).toMatchObject({ code: 0, stdout: expect.stringContaining("Gateway stopped") });
+    } finally {
+      parent.kill("SIGKILL");
+    }
+  });
+
   it("start reports a gateway that exits during startup, with its output", async () => {
     home = tempHome();
     home.write(

@@ -101,6 +101,18 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     const unkept = await svc(gw.home, ["webhook", "redeliver", "d-2", "--port", port]);
     expect(unkept.code).toBe(2);
     expect(unkept.stderr).toContain("the route did not accept the request");
+
+    // An event the route ignored before it was given an ID, sent without one, is listed as "-": that is
+    // no ID, and redelivering "the latest -" would send an event nobody picked.
+    const ignoredBody = '{"number":8}';
+    const ignored = await postJson(gw.url("/webhooks/pr"), ignoredBody, {
+      "X-GitHub-Event": "push",
+      "X-Hub-Signature-256": await signGithub(SECRET, ignoredBody),
+    });
+    expect(ignored.body).toMatchObject({ status: "ignored", event: "push" });
+    const placeholder = await svc(gw.home, ["webhook", "redeliver", "-", "--route", "pr", "--port", port]);
+    expect(placeholder.code).toBe(2);
+    expect(placeholder.stderr).toContain('"-" is not a delivery ID');
   });
 
   it("keeps a JSON body unescaped in its line and a form's body as text; both redeliver byte for byte", async () => {

@@ -1,18 +1,58 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc } from "./svc.js";
 
-let gw: TestGateway;
-afterEach(() => gw.stop());
+let gw: TestGateway | undefined;
+let home: TempHome | undefined;
+let server: Server | undefined;
+afterEach(async () => {
+  await gw?.stop();
+  gw = undefined;
+  home?.cleanup();
+  home = undefined;
+  await new Promise((resolve) => (server === undefined ? resolve(undefined) : server.close(resolve)));
+  server = undefined;
+});
+
+/** Ports the Fetch standard's "bad port" list blocks (fetch fails with cause "bad port" before connecting). */
+const FETCH_BAD_PORTS = [6665, 6666, 6667, 6668, 6669, 6697, 10080, 6000, 5060, 5061, 6566];
+
+/** A server on the first of those ports free here, answering as the gateway does; undefined if none is. */
+async function listenOnBadPort(): Promise<{ server: Server; port: number; seen: string[] } | undefined> {
+  const seen: string[] = [];
+  for (const port of FETCH_BAD_PORTS) {
+    const candidate = createServer((req, res) => {
+      seen.push(
+        `${req.method} ${req.url} ${req.headers["x-webhook-signature-v2"] === undefined ? "unsigned" : "signed"}`,
+      );
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(202, { "content-type": "application/json" });
+        res.end('{"status":"accepted"}');
+      });
+    });
+    const bound = await new Promise<boolean>((resolve) => {
+      candidate.once("error", () => resolve(false));
+      candidate.listen(port, "127.0.0.1", () => resolve(true));
+    });
+    if (bound) return { server: candidate, port: (candidate.address() as AddressInfo).port, seen };
+  }
+  return undefined;
+}
 
 describe("svc webhook test: which event type it sends (spec 4.3)", { timeout: 90_000 }, () => {
   it("--event, else the event_type of --payload, else the subscription's first event", async () => {
     gw = await startTestGateway({ config: webhookConfig({}) });
     const port = String(gw.gateway.port);
-    await svc(gw.home, ["webhook", "subscribe", "gh", "--events", "push,pull_request"]);
+    const { home } = gw;
+    await svc(home, ["webhook", "subscribe", "gh", "--events", "push,pull_request"]);
     const [fromPayload, fromFlag, fromRecord] = await Promise.all([
-      svc(gw.home, ["webhook", "test", "gh", "--port", port, "--payload", '{"event_type":"pull_request"}']),
-      svc(gw.home, [
+      svc(home, ["webhook", "test", "gh", "--port", port, "--payload", '{"event_type":"pull_request"}']),
+      svc(home, [
         "webhook",
         "test",
         "gh",
@@ -23,10 +63,23 @@ describe("svc webhook test: which event type it sends (spec 4.3)", { timeout: 90
         "--event",
         "push",
       ]),
-      svc(gw.home, ["webhook", "test", "gh", "--port", port, "--payload", '{"number":1}']),
+      svc(home, ["webhook", "test", "gh", "--port", port, "--payload", '{"number":1}']),
     ]);
     expect(fromPayload).toMatchObject({ code: 0, stdout: expect.stringContaining('"event":"pull_request"') });
     expect(fromFlag).toMatchObject({ code: 0, stdout: expect.stringContaining('"event":"push"') });
     expect(fromRecord).toMatchObject({ code: 0, stdout: expect.stringContaining('"event":"push"') });
+  });
+
+  it("reaches a gateway on a port fetch calls bad (6666, 10080, ...), where the gateway may listen", async (ctx) => {
+    const listening = await listenOnBadPort();
+    if (listening === undefined) return ctx.skip();
+    server = listening.server;
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
+    await svc(home, ["webhook", "subscribe", "gh"]);
+    const sent = await svc(home, ["webhook", "test", "gh", "--port", String(listening.port)]);
+    expect(sent.stderr).not.toContain("cannot reach");
+    expect(sent).toMatchObject({ code: 0, stdout: expect.stringMatching(/^202 Accepted$/m) });
+    expect(listening.seen).toEqual(["POST /webhooks/gh signed"]);
   });
 });

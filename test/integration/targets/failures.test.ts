@@ -170,6 +170,15 @@ describe("transient failures", () => {
     home.cleanup();
   });
 
+  it("a base_url on a port fetch refuses (10080, 6666, ...) fails at once, saying so, instead of retrying a 'connection failed'", async () => {
+    const { deliverer, sleeps, home } = setup({ base_url: "http://127.0.0.1:10080" });
+    await expect(deliverer.deliver(agent())).rejects.toThrow(
+      /telegram: sendMessage: not sent — the base_url's port is one HTTP clients refuse/,
+    );
+    expect(sleeps).toHaveLength(0);
+    home.cleanup();
+  });
+
   it("refuses a target that is not enabled", async () => {
     const { deliverer, home } = setup();
     await expect(deliverer.deliver({ ...agent(), target: "discord" })).rejects.toThrow(

@@ -218,6 +218,16 @@ describe("config loading (spec 2.1)", () => {
     );
   });
 
+  it("refuses a coalesce key of spaces only, like an empty one: it names no field and would never resolve", () => {
+    for (const key of ["''", "'   '"]) {
+      expect(() =>
+        load(`platforms:\n  webhook:\n    routes:\n      gh:\n        coalesce: {key: ${key}}\n`),
+      ).toThrow(/routes\.gh\.coalesce\.key: coalesce\.key is required/);
+    }
+    const stored = parseSubscription("subs.json", "gh", { secret: "s", coalesce: { key: " " } });
+    expect(stored.ok).toBe(false);
+  });
+
   it("rejects a filter with two operators", () => {
     expect(() =>
       load(

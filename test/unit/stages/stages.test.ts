@@ -402,9 +402,13 @@ describe("accept, dispatch and deliver stages", () => {
       },
       forget: () => {},
     });
+    // The body is the documented one; the event's delivery ID and type are kept aside (never sent) for the
+    // access log and the delivery history, which recorded an event without a sender's ID as "-".
     expect(hooked(accepted({ coalesce: { key: "k", window_seconds: 30, max_wait_seconds: 300 } }))).toEqual({
       status: 202,
       body: { status: "coalesced" },
+      deliveryId: "d",
+      event: "push",
     });
     expect(hooked(accepted({ cron_job: "j" }))).toMatchObject({ status: 202, body: { status: "accepted" } });
     expect(notes).not.toContain("run2");

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { LOCK_FILE, lockStateDir, StateDirBusyError } from "../../../src/io/state/journal/dirLock.js";
 import { Journal } from "../../../src/io/state/journal/journal.js";
 import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
@@ -69,6 +69,26 @@ describe("one gateway per state directory", () => {
     children.push(other);
     writeFileSync(join(dir, LOCK_FILE), `${other.pid} 1 old-token\n`);
     const lock = lockStateDir(dir);
+    lock.release();
+  });
+
+  it("a lock whose holder is a zombie (killed, not yet collected by its parent) is taken over", async (ctx) => {
+    // perl's fork leaves the child uncollected (perl does not reap): the state a SIGKILLed gateway is in
+    // while its parent never waits, as under a container init that reaps nothing.
+    const parent = spawn("perl", ["-e", '$|=1; my $p = fork(); exit 0 unless $p; print "$p\\n"; sleep 60']);
+    children.push(parent);
+    const spawned = await new Promise<string | undefined>((resolve) => {
+      parent.once("error", () => resolve(undefined));
+      parent.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
+    });
+    if (spawned === undefined) return ctx.skip(); // no perl here
+    const zombie = Number(spawned);
+    const stat = () => readFileSync(`/proc/${zombie}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    await vi.waitFor(() => expect(stat()[0]).toBe("Z"), { timeout: 2000, interval: 5 });
+    const dir = stateDir();
+    writeFileSync(join(dir, LOCK_FILE), `${zombie} ${stat()[19]} dead-token\n`);
+    const lock = lockStateDir(dir);
+    expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toMatch(new RegExp(`^${process.pid} `));
     lock.release();
   });
 

@@ -255,4 +255,31 @@ describe("delivery history store", () => {
       ["accepted", "ok", "log"],
     ]);
   });
+
+  it("summaries: a refused request sharing its delivery ID with the retry that was delivered shows no delivery", () => {
+    const delivered = (id: string, at: number) => ({
+      kind: "delivery" as const,
+      id,
+      at: new Date(at).toISOString(),
+      route: "pr",
+      platform: "telegram",
+      outcome: "ok" as const,
+    });
+    const summary = summarizeHistory([
+      request("a", T0, { status: 401, outcome: "Invalid signature" }),
+      request("a", T0 + 1, { status: 503, outcome: "Agent run queue is full, retry later" }),
+      request("a", T0 + 2),
+      delivered("a", T0 + 3),
+      request("d", T0 + 4, { status: 429, outcome: "Rate limit exceeded" }),
+      request("d", T0 + 5, { status: 502, outcome: "Delivery failed" }),
+      { ...delivered("d", T0 + 6), outcome: "failed" as const },
+    ]);
+    expect(summary.map((s) => [s.request.status, s.delivery?.outcome])).toEqual([
+      [502, "failed"],
+      [429, undefined],
+      [202, "ok"],
+      [503, undefined],
+      [401, undefined],
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdtempSync,
@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { withFileLock, withFileLockSync } from "../../../src/io/stores/fileLock.js";
 
 const dirs: string[] = [];
@@ -60,6 +60,27 @@ describe("cross-process file lock", () => {
     utimesSync(lock, old, old);
     expect(await withFileLock(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("a lock whose owner is a zombie (killed, not yet collected by its parent) is taken over", async (ctx) => {
+    // perl does not reap: its forked child stays a zombie until perl exits.
+    const parent = spawn("perl", ["-e", '$|=1; my $p = fork(); exit 0 unless $p; print "$p\\n"; sleep 60']);
+    try {
+      const spawned = await new Promise<string | undefined>((resolve) => {
+        parent.once("error", () => resolve(undefined));
+        parent.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
+      });
+      if (spawned === undefined) return ctx.skip(); // no perl here
+      const state = () => readFileSync(`/proc/${spawned}/stat`, "utf8").split(") ")[1]?.[0];
+      await vi.waitFor(() => expect(state()).toBe("Z"), { timeout: 2000, interval: 5 });
+      const { path, lock } = store();
+      writeFileSync(lock, `${spawned} abc`);
+      const old = new Date(Date.now() - 5000);
+      utimesSync(lock, old, old);
+      expect(await withFileLock(path, () => "ran", { timeoutMs: 500 })).toBe("ran");
+    } finally {
+      parent.kill("SIGKILL");
+    }
   });
 
   it("a fresh lock of a live process is waited for, then the wait gives up naming the lock file", async () => {

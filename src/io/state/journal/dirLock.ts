@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { processAlive, processStartTime as startTimeOf } from "../../processAlive.js";
+import { processAlive, processStat, processStartTime as startTimeOf } from "../../processAlive.js";
 import { createLockFile, readLock, releaseLock, removeStaleLock } from "../../stores/fileLock.js";
 
 /** The lock file in the state directory: `<pid> <start time> <token>` of the gateway that holds it. */
@@ -30,7 +30,11 @@ function holderRuns(path: string, content: string): { runs: boolean; pid: number
   if (!Number.isInteger(pid) || pid <= 0) return { runs: false, pid: 0 };
   if (pid === process.pid) return { runs: token !== undefined && heldHere.get(path) === token, pid };
   if (!processAlive(pid)) return { runs: false, pid };
-  const now = startTimeOf(pid);
+  const stat = processStat(pid);
+  // A zombie has ended (SIGKILL, a crash) and only waits for its parent to collect it, which a parent that
+  // never waits (or a container's init that reaps nothing) may not do for a long while.
+  if (stat?.state === "Z") return { runs: false, pid };
+  const now = stat?.startTime;
   // A start time that differs is another process under a reused pid (a container's pid 1 after a restart).
   return { runs: start === undefined || start === "-" || now === undefined || now === start, pid };
 }

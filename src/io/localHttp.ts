@@ -1,0 +1,46 @@
+import { request } from "node:http";
+
+/** The gateway's answer as the CLI prints it. */
+export interface LocalAnswer {
+  readonly status: number;
+  /** The reason phrase the server sent (`Accepted`). */
+  readonly statusText: string;
+  readonly text: string;
+}
+
+export interface LocalRequest {
+  readonly method?: string;
+  /** Values are sent as their bytes (latin1), as node:http writes them. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Uint8Array;
+  readonly timeoutMs: number;
+}
+
+/**
+ * One request to the gateway this machine runs (`svc webhook test` / `redeliver`, the `/health` check of
+ * `svc gateway start` and `status`), over node:http rather than fetch: fetch refuses the ports the Fetch
+ * standard calls "bad" (6000, 6665-6669, 10080, 5060, ...: "fetch failed", cause "bad port") before
+ * connecting, though the gateway listens on whatever `port` says. Rejects with the socket's error
+ * (`connect ECONNREFUSED ...`) or a timeout naming its seconds.
+ */
+export function localRequest(url: string, init: LocalRequest): Promise<LocalAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: init.method ?? "GET", headers: init.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          statusText: res.statusMessage ?? "",
+          text: Buffer.concat(chunks).toString("utf8"),
+        }),
+      );
+      res.on("error", reject);
+    });
+    req.setTimeout(init.timeoutMs, () =>
+      req.destroy(new Error(`no answer within ${init.timeoutMs / 1000} s`)),
+    );
+    req.on("error", reject);
+    req.end(init.body);
+  });
+}
