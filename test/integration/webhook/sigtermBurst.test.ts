@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { inHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type DeliveryAnswer, deliverSigned } from "../../helpers/http.js";
 import { alive } from "../../helpers/process.js";
+import { journalRuns } from "../../helpers/runJournal.js";
 
 /**
  * docs/webhook.md, SIGINT/SIGTERM: every request already in the pipeline is answered and every accepted
@@ -44,8 +45,9 @@ describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 150
           { pr: { secret: SECRET, prompt: "PR {number}" } },
           { port: 0, rate_limit: 100_000 },
           // A drain long enough for every waiting run even on a loaded machine: a run still running when
-          // the drain ends is saved and may run twice (at-least-once), which this test is not about.
-          { agent: appendAgent(8), gateway: { drain_timeout_seconds: 100 } },
+          // the drain ends is saved and may run twice (at-least-once), which this test is not about. The
+          // in-process echo agent: each run is counted from the run journal, with no process per run.
+          { agent: { provider: "echo" }, gateway: { drain_timeout_seconds: 100 } },
         ),
       ),
     );
@@ -87,7 +89,7 @@ describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 150
     // Bounded wait for the restarted gateway to run them (seconds; longer on a loaded machine).
     const deadline = Date.now() + 90_000;
     while (Date.now() < deadline) {
-      const runs = appendedRuns(home.dir);
+      const runs = journalRuns(home.dir);
       if (!existsSync(pending) && accepted.every((id) => runs.has(id))) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -95,7 +97,7 @@ describe("SIGTERM to `svc gateway run` in the middle of a burst", { timeout: 150
     expect(await second.exited).toBe(0);
     expect(existsSync(pending)).toBe(false);
 
-    const runs = appendedRuns(home.dir);
+    const runs = journalRuns(home.dir);
     expect(accepted.filter((id) => runs.get(id) !== 1)).toEqual([]);
     // A 503 tells the sender to retry: that event must not have run, or the retry would run it twice.
     const answeredRefused = refused.filter((id) => !("error" in (answers[ids.indexOf(id)] as Answer)));
