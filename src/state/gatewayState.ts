@@ -260,11 +260,15 @@ export class GatewayState {
   }
 
   readonly coalesceObserver: CoalesceObserver = {
-    updated: (id, latest, merged) => {
+    updated: (id, latest, merged, offered) => {
       const at = this.now();
       const firstAt = this.groupFirstAt.get(id) ?? at;
       this.groupFirstAt.set(id, firstAt);
       this.store.groupUpdated({ id, latest: pendingRunOf(latest), merged, firstAt, lastAt: at });
+      // The group's record names its latest event's id only: an event that joined behind a newer one
+      // has its id remembered on its own, so its retry after a restart is still a duplicate.
+      if (offered.deliveryId !== latest.deliveryId)
+        this.store.remember(seenKey(offered.routeName, offered.deliveryId), at);
     },
     fired: (id) => {
       this.groupFirstAt.delete(id);
