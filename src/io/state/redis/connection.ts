@@ -139,11 +139,10 @@ export async function connectRedis(
   options: ConnectionSettings,
 ): Promise<Redis> {
   const label = redisLabel(url);
-  const refuse = (problem: string) =>
-    new SvcError(
-      "config_invalid",
-      `${configFile}: state.redis_url: ${problem} — start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`,
-    );
+  const refuse = (
+    problem: string,
+    fix = `start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`,
+  ) => new SvcError("config_invalid", `${configFile}: state.redis_url: ${problem} — ${fix}`);
   // ioredis is loaded with the first connection: the local backend never needs it.
   const { Redis } = await import("ioredis");
   let redis: Redis;
@@ -163,7 +162,14 @@ export async function connectRedis(
     await redis.ping();
   } catch (err) {
     redis.disconnect();
-    throw refuse(`cannot reach ${label} (${socketError ?? (err as Error).message})`);
+    const reason = socketError ?? (err as Error).message;
+    // Redis answered, and refused the URL's user or password: starting it is not the fix.
+    if (/WRONGPASS|NOAUTH|without any password configured/i.test(reason))
+      throw refuse(
+        `${label} refused the credentials (${reason})`,
+        "fix the user and password in state.redis_url (redis://user:password@host:6379/0; keep them in .env)",
+      );
+    throw refuse(`cannot reach ${label} (${reason})`);
   }
   // ioredis switches to the URL's database on connect and only logs a refusal: every key would then go
   // to database 0, shared with whatever uses it. Asked again here, where a refusal can stop the start.
@@ -172,7 +178,10 @@ export async function connectRedis(
     await redis.select(db);
   } catch (err) {
     redis.disconnect();
-    throw refuse(`${label} has no database ${db} (${(err as Error).message})`);
+    throw refuse(
+      `${label} has no database ${db} (${(err as Error).message})`,
+      "end state.redis_url with a database this server has (0-15 unless its databases setting says more)",
+    );
   }
   redis.off("error", onError);
   // From here on, reconnect for ever (an outage is answered 503 and ends by itself).

@@ -149,6 +149,15 @@ describe("Redis unreachable", () => {
     }
   });
 
+  it("a redis_url whose credentials the server refuses says to fix them, not to start Redis", async () => {
+    const url = server.url.replace("redis://", "redis://nobody:wrong-pw@");
+    const refused = connectRedis(url, "/home/x/config.yaml", commandOptions());
+    await expect(refused).rejects.toThrow(
+      /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 refused the credentials \(WRONGPASS .*\) — fix the user and password in state\.redis_url/,
+    );
+    await expect(refused).rejects.not.toThrow(/wrong-pw|start Redis/);
+  });
+
   it("refuses to start on a redis_url nothing answers, naming the file, the key and the fix", async () => {
     const own = await startTestRedis();
     const url = own.url;
