@@ -288,6 +288,8 @@ export class GatewayState {
     readonly lookup: Lookup;
     readonly pendingRunsFile: string;
     readonly onPendingUnreadable: (file: string, movedTo: string, err: unknown) => void;
+    /** The runs (and pending groups' runs) whose route is gone: they stay in the journal. */
+    readonly onKept: (runs: readonly PendingRun[]) => void;
   }): Promise<void> {
     const recovered = this.recoveredOnce();
     // Runs the journal took care of (pending, or finished within the hour); a cron fire's key is not one.
@@ -337,12 +339,8 @@ export class GatewayState {
       this.logger.info(
         `[state] ${groups} pending coalescing group(s) reopened with what is left of their windows`,
       );
-    for (const run of kept) {
-      this.logger.warn(
-        { route: run.routeName, delivery_id: run.deliveryId },
-        `[state] ${run.routeName}: saved agent run not resumed — the route no longer exists${run.profile === "default" ? "" : ` in profile ${run.profile}`}; it stays in the journal until the route is back`,
-      );
-    }
+    // One line however large the backlog (a line per run was thousands at each start).
+    if (kept.length > 0) deps.onKept(kept);
   }
 
   close(): Promise<void> {
