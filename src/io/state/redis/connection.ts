@@ -57,8 +57,16 @@ export interface RedisHealth {
 
 /** How often a connection that stayed open is pinged after a command failed on it. */
 const PROBE_MS = 1000;
+/** A Redis that keeps refusing commands (full, read-only, ...) is logged at most this often. */
+const REFUSAL_LOG_MS = 60_000;
 
-export function createRedisHealth(label: string, logger: Logger): RedisHealth {
+/**
+ * An error Redis answered (OOM when full, READONLY on a replica, MISCONF, LOADING, NOAUTH): the server is
+ * reachable, and a PING succeeding says nothing about whether it takes commands again.
+ */
+export const isRefusal = (err: unknown): boolean => err instanceof Error && err.name === "ReplyError";
+
+export function createRedisHealth(label: string, logger: Logger, now: () => number = Date.now): RedisHealth {
   /** Watched connections that are not ready. */
   const notReady = new Set<string>();
   let reported = false;
@@ -75,6 +83,8 @@ export function createRedisHealth(label: string, logger: Logger): RedisHealth {
     reported = false;
     logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
   };
+  /** When a refusal was last logged. */
+  let refusedAt: number | undefined;
   /** The first connection watched: pinged after a command failed on a connection that stayed open. */
   let pinged: Redis | undefined;
   let probing = false;
@@ -122,6 +132,18 @@ export function createRedisHealth(label: string, logger: Logger): RedisHealth {
     isDown: () => notReady.size > 0,
     fail(err) {
       const reason = err instanceof Error ? err.message : String(err);
+      if (isRefusal(err)) {
+        // Not an outage: no "unreachable" / "reachable again" pair each second while Redis stays full.
+        const at = now();
+        if (refusedAt === undefined || at - refusedAt >= REFUSAL_LOG_MS) {
+          refusedAt = at;
+          logger.error(
+            { redis: label, reason },
+            `[state] Redis at ${label} refused a command (${reason}); requests that need it are answered 503 while it refuses (a full Redis: free memory or raise its maxmemory; logged at most once a minute)`,
+          );
+        }
+        throw new StateUnavailableError(`Redis refused the command: ${reason}`);
+      }
       report(reason);
       probeUntilBack();
       throw new StateUnavailableError(`Redis unreachable: ${reason}`);

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { RedisHealth } from "./connection.js";
+import { isRefusal, type RedisHealth } from "./connection.js";
 import type { RedisKeys } from "./keys.js";
 
 /** Delivery ids are remembered for an hour, like the in-memory cache. */
@@ -103,7 +103,8 @@ export function createSharedIdempotency(
       try {
         set = await redis.set(keys.seen(key), token, "EX", Math.min(pendingSeconds, ttlSeconds), "NX");
       } catch (err) {
-        if (sent) forgetOwn(key, token);
+        // Refused by Redis (full, read-only): answered, so nothing was recorded.
+        if (sent && !isRefusal(err)) forgetOwn(key, token);
         return health.fail(err);
       }
       return set === null;
