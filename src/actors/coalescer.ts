@@ -32,8 +32,11 @@ export interface CoalescerOptions {
 }
 
 export interface CoalesceObserver {
-  /** An event opened (`merged` 1) or joined group `id`; `latest` is the event the group would dispatch. */
-  updated(id: string, latest: AcceptedEvent, merged: number): void;
+  /**
+   * `offered` opened (`merged` 1) or joined group `id`; `latest` is the event the group would dispatch:
+   * `offered`, or a newer event when `offered` was received before it (a slow script let it pass).
+   */
+  updated(id: string, latest: AcceptedEvent, merged: number, offered: AcceptedEvent): void;
   /** Group `id` fired; its dispatch follows. */
   fired(id: string): void;
 }
@@ -232,7 +235,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         existing.offer(pendingCopy(event));
         if (options.observer !== undefined) {
           const { latest, superseded } = existing.peek();
-          options.observer.updated(id, latest, superseded + 1);
+          options.observer.updated(id, latest, superseded + 1, event);
         }
         return "coalesced";
       }
@@ -254,7 +257,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         group = new LightGroup(pendingCopy(event), quietMs, maxMs, clock, (output) => fired(id, output));
       }
       groups.set(id, group);
-      options.observer?.updated(id, group.peek().latest, 1);
+      options.observer?.updated(id, group.peek().latest, 1, event);
       return "coalesced";
     },
     restore(saved) {

@@ -14,7 +14,7 @@ import { createGatewayMetrics, type GatewayMetrics } from "../io/metrics/gateway
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
-import { agentGroupsDir, GatewayState, openStateStore } from "../state/gatewayState.js";
+import { agentGroupsDir, GatewayState, openStateStore, stateDir } from "../state/gatewayState.js";
 import { createAgent } from "./agent.js";
 import { createCoalescing } from "./coalescing.js";
 import { checkedConfig, describeRoutes } from "./config.js";
@@ -297,6 +297,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       lookup: (name) => routes.registry.lookup(name),
       pendingRunsFile: paths.pendingRuns,
       onPendingUnreadable: hooks.onPendingUnreadable,
+      onKept: (runs) => hooks.onRunsKept(runs, `the journal (${stateDir(paths.home)})`),
     });
 
   /** A stopped agent gets SIGTERM, then SIGKILL after 2 s (src/io/process.ts): wait a little past that. */

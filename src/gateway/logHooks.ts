@@ -74,13 +74,14 @@ export function pipelineLogHooks(logger: Logger) {
         `[webhook] ${count} agent run(s) left unfinished at the last shutdown queued again (from ${file})`,
       );
     },
-    onRunsKept(kept: readonly PendingRun[], file: string) {
+    /** Saved runs whose route is gone, kept in `where` (the pending-runs file, or the journal). */
+    onRunsKept(kept: readonly PendingRun[], where: string) {
       const named = kept.map((run) => ({
         routeName: run.profile === "default" ? run.routeName : `${run.profile}/${run.routeName}`,
       }));
       logger.warn(
         { runs: kept.length },
-        `[webhook] ${kept.length} saved agent run(s) not resumed — their route no longer exists (${runsByRoute(named)}); they stay in ${file} until the route is back`,
+        `[webhook] ${kept.length} saved agent run(s) not resumed — their route no longer exists (${runsByRoute(named)}); they stay in ${where} and run at the next start that finds their route (a reload that brings it back does not run them)`,
       );
     },
     onPendingUnreadable(file: string, movedTo: string, err: unknown) {

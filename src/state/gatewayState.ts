@@ -7,11 +7,12 @@ import { describeError, SvcError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { StateDirBusyError } from "../io/state/journal/dirLock.js";
 import { PreviousSegmentLeft, RotationFailed, RotationLeftSegment } from "../io/state/journal/rotation.js";
+import { readJournal } from "../io/state/journal/segments.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent, EventModes, ResolvedRoute } from "../streams/context.js";
 import type { SeenCache } from "../streams/seenCache.js";
 import { seenKey } from "../streams/stages/idempotency.js";
-import { runKey, SEEN_TTL_MS } from "./liveState.js";
+import { LiveState, runKey, SEEN_TTL_MS, understood } from "./liveState.js";
 import { LocalStateStore } from "./localStore.js";
 import { memoryStateStore } from "./memoryStore.js";
 import { importPendingRunsFile } from "./pendingRunsImport.js";
@@ -73,9 +74,13 @@ export function openStateStore(
   logger: Logger,
   now: () => number,
 ): StateStore {
-  // Redis keeps what a 202 promises itself (src/state/redisState.ts): no local journal.
-  if (settings.backend === "redis") return memoryStateStore();
   const dir = stateDir(home);
+  // Redis keeps what a 202 promises itself (src/state/redisState.ts): no local journal.
+  if (settings.backend === "redis") {
+    const left = leftInJournal(dir);
+    if (left !== undefined) logger.warn(left);
+    return memoryStateStore();
+  }
   let store: LocalStateStore;
   try {
     store = new LocalStateStore({
@@ -102,6 +107,21 @@ export function openStateStore(
   if (store.ignoredRecords() > 0)
     logger.warn(`[state] journal ${dir}: ${store.ignoredRecords()} record(s) not understood were skipped`);
   return store;
+}
+
+/**
+ * What a local journal still owes (runs not finished, pending groups) when the backend is now `redis`,
+ * which never reads it: said at each start, so a switch with a backlog does not drop it silently.
+ */
+export function leftInJournal(dir: string): string | undefined {
+  const live = new LiveState();
+  try {
+    for (const record of readJournal(dir, { understood }).records) live.apply(record);
+  } catch {
+    return undefined;
+  }
+  if (live.runs.size === 0 && live.groups.size === 0) return undefined;
+  return `[state] ${dir}: ${live.runs.size} agent run(s) and ${live.groups.size} pending coalescing group(s) were accepted with state.backend: local and have not run; state.backend: redis does not read that journal — run the gateway with backend: local until they have run, then switch back (or delete the directory to drop them)`;
 }
 
 type Lookup = (routeName: string) => ResolvedRoute | undefined;
@@ -260,11 +280,15 @@ export class GatewayState {
   }
 
   readonly coalesceObserver: CoalesceObserver = {
-    updated: (id, latest, merged) => {
+    updated: (id, latest, merged, offered) => {
       const at = this.now();
       const firstAt = this.groupFirstAt.get(id) ?? at;
       this.groupFirstAt.set(id, firstAt);
       this.store.groupUpdated({ id, latest: pendingRunOf(latest), merged, firstAt, lastAt: at });
+      // The group's record names its latest event's id only: an event that joined behind a newer one
+      // has its id remembered on its own, so its retry after a restart is still a duplicate.
+      if (offered.deliveryId !== latest.deliveryId)
+        this.store.remember(seenKey(offered.routeName, offered.deliveryId), at);
     },
     fired: (id) => {
       this.groupFirstAt.delete(id);
@@ -284,6 +308,8 @@ export class GatewayState {
     readonly lookup: Lookup;
     readonly pendingRunsFile: string;
     readonly onPendingUnreadable: (file: string, movedTo: string, err: unknown) => void;
+    /** The runs (and pending groups' runs) whose route is gone: they stay in the journal. */
+    readonly onKept: (runs: readonly PendingRun[]) => void;
   }): Promise<void> {
     const recovered = this.recoveredOnce();
     // Runs the journal took care of (pending, or finished within the hour); a cron fire's key is not one.
@@ -333,12 +359,8 @@ export class GatewayState {
       this.logger.info(
         `[state] ${groups} pending coalescing group(s) reopened with what is left of their windows`,
       );
-    for (const run of kept) {
-      this.logger.warn(
-        { route: run.routeName, delivery_id: run.deliveryId },
-        `[state] ${run.routeName}: saved agent run not resumed — the route no longer exists${run.profile === "default" ? "" : ` in profile ${run.profile}`}; it stays in the journal until the route is back`,
-      );
-    }
+    // One line however large the backlog (a line per run was thousands at each start).
+    if (kept.length > 0) deps.onKept(kept);
   }
 
   close(): Promise<void> {

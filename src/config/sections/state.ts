@@ -1,5 +1,27 @@
 import { z } from "zod";
 
+const WRITE_IT = "write it as redis://host:6379/0";
+
+/**
+ * What keeps a `state.redis_url` from naming one Redis database, or undefined. The URL is never quoted
+ * (it may hold a password). ioredis reads the database from the path (or `?db=`) and asks the server to
+ * switch to whatever it finds there: a database that is not a number failed only at that switch, as an
+ * unhandled rejection.
+ */
+export function redisUrlProblem(url: string): string | undefined {
+  if (!/^rediss?:\/\//.test(url)) return `not a redis:// or rediss:// URL — ${WRITE_IT}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `not a valid URL (check the host and that the port is 1-65535) — ${WRITE_IT}`;
+  }
+  const db = parsed.pathname.length > 1 ? parsed.pathname.slice(1) : parsed.searchParams.get("db");
+  if (db !== null && !/^\d{1,9}$/.test(db))
+    return `the database (the URL's path after the port) is not a number — ${WRITE_IT}, with the database's number at the end`;
+  return undefined;
+}
+
 /**
  * Where what a 202 promises is kept: `local` (an append-only journal under `$SVC_HOME/state/`, the
  * embedded default) or `redis` (shared by several gateway processes).
@@ -22,13 +44,8 @@ export const stateSchema = z
         message: 'missing — backend "redis" needs redis_url: redis://host:6379/0',
       });
     }
-    if (state.redis_url !== undefined && !/^rediss?:\/\//.test(state.redis_url)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["redis_url"],
-        message: "not a redis:// or rediss:// URL — write it as redis://host:6379/0",
-      });
-    }
+    const problem = state.redis_url === undefined ? undefined : redisUrlProblem(state.redis_url);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["redis_url"], message: problem });
   })
   .default({ backend: "local" });
 export type StateSettings = z.infer<typeof stateSchema>;

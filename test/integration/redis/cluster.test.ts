@@ -220,7 +220,7 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
       sharedAppendAgent(join(dir, "never.log")),
     );
     await expect(startNode(config)).rejects.toThrow(
-      /config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/99 has no database 99 \(.*out of range.*\) — start Redis at/,
+      /config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/99 has no database 99 \(.*out of range.*\) — end state\.redis_url with a database this server has/,
     );
   });
 

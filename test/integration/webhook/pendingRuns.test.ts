@@ -142,7 +142,7 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
     await second.stop();
     // Kept in the journal (state.backend local, docs/durability.md), not run.
     expect([...liveOnDisk(home).runs.values()].map((run) => run.deliveryId)).toEqual(["gone-1"]);
-    expect(readLog(home).some((line) => line.msg.includes("the route no longer exists"))).toBe(true);
+    expect(readLog(home).some((line) => line.msg.includes("their route no longer exists"))).toBe(true);
     expect(readRun(home, "gone-1")).toBeUndefined();
 
     home.write("config.yaml", config(recorderAgent()));

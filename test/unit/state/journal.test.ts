@@ -123,6 +123,13 @@ describe("reading the journal back", () => {
     expect(statSync(join(path, segmentName(2))).mode & 0o777).toBe(0o600);
   });
 
+  it("a state directory that already existed wider (made by hand, restored from a backup) is narrowed to 0700", () => {
+    const path = dir();
+    mkdirSync(path, { mode: 0o755 });
+    open(path);
+    expect(statSync(path).mode & 0o777).toBe(0o700);
+  });
+
   it("a torn tail (a record cut short by a crash) is reported and skipped; the records before it are kept", async () => {
     const path = dir();
     const { journal } = open(path);

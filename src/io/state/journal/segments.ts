@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   closeSync,
   fdatasyncSync,
   fsyncSync,
@@ -164,9 +165,17 @@ export function removeTempSegments(dir: string): void {
   for (const name of readdirSync(dir)) if (TEMP_SEGMENT.test(name)) rmSync(join(dir, name), { force: true });
 }
 
-/** The directory for segments, created private. */
+/**
+ * The directory for segments, private: created 0700, and one that already existed wider (made by hand,
+ * restored from a backup) is narrowed to 0700, as docs/durability.md says (its files hold payload text).
+ */
 export function ensureJournalDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    chmodSync(dir, 0o700);
+  } catch {
+    // Not ours to change (another owner): its files are still created 0600.
+  }
 }
 
 function syncDir(dir: string): void {

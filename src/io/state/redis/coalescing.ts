@@ -78,7 +78,16 @@ export interface SharedCoalescingOptions {
   /** Enqueues the group's one run (idempotent per generation); `superseded` events were merged into it. */
   dispatch(run: SharedRun, superseded: number, generation: number): Promise<void>;
   readonly stall?: StallSettings;
+  /** How a timer job whose fire failed is tried again (tests shorten it; FIRE_RETRY otherwise). */
+  readonly fireRetry?: { readonly attempts: number; readonly backoffMs: number };
 }
+
+/**
+ * A fire whose run could not be enqueued (Redis went away between taking the group and storing its run)
+ * is tried again: the group waits under its firing key, and its events were answered 202. Doubling from
+ * 1 s, 16 attempts span about 18 hours of outage.
+ */
+const FIRE_RETRY = { attempts: 16, backoffMs: 1000 };
 
 export interface SharedCoalescing {
   /** Adds the event to its route's group for its key, shared by every instance; `not_grouped` when the key does not resolve. */
@@ -101,6 +110,7 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
     health,
     logger: options.logger,
     concurrency: 8,
+    retry: options.fireRetry ?? FIRE_RETRY,
     ...(options.stall === undefined ? {} : { stall: options.stall }),
     async process(data, _signal, job, token) {
       const firing = keys.coalesceFiring(data.generation);

@@ -57,8 +57,16 @@ export interface RedisHealth {
 
 /** How often a connection that stayed open is pinged after a command failed on it. */
 const PROBE_MS = 1000;
+/** A Redis that keeps refusing commands (full, read-only, ...) is logged at most this often. */
+const REFUSAL_LOG_MS = 60_000;
 
-export function createRedisHealth(label: string, logger: Logger): RedisHealth {
+/**
+ * An error Redis answered (OOM when full, READONLY on a replica, MISCONF, LOADING, NOAUTH): the server is
+ * reachable, and a PING succeeding says nothing about whether it takes commands again.
+ */
+export const isRefusal = (err: unknown): boolean => err instanceof Error && err.name === "ReplyError";
+
+export function createRedisHealth(label: string, logger: Logger, now: () => number = Date.now): RedisHealth {
   /** Watched connections that are not ready. */
   const notReady = new Set<string>();
   let reported = false;
@@ -75,6 +83,8 @@ export function createRedisHealth(label: string, logger: Logger): RedisHealth {
     reported = false;
     logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
   };
+  /** When a refusal was last logged. */
+  let refusedAt: number | undefined;
   /** The first connection watched: pinged after a command failed on a connection that stayed open. */
   let pinged: Redis | undefined;
   let probing = false;
@@ -122,6 +132,18 @@ export function createRedisHealth(label: string, logger: Logger): RedisHealth {
     isDown: () => notReady.size > 0,
     fail(err) {
       const reason = err instanceof Error ? err.message : String(err);
+      if (isRefusal(err)) {
+        // Not an outage: no "unreachable" / "reachable again" pair each second while Redis stays full.
+        const at = now();
+        if (refusedAt === undefined || at - refusedAt >= REFUSAL_LOG_MS) {
+          refusedAt = at;
+          logger.error(
+            { redis: label, reason },
+            `[state] Redis at ${label} refused a command (${reason}); requests that need it are answered 503 while it refuses (a full Redis: free memory or raise its maxmemory; logged at most once a minute)`,
+          );
+        }
+        throw new StateUnavailableError(`Redis refused the command: ${reason}`);
+      }
       report(reason);
       probeUntilBack();
       throw new StateUnavailableError(`Redis unreachable: ${reason}`);
@@ -139,11 +161,10 @@ export async function connectRedis(
   options: ConnectionSettings,
 ): Promise<Redis> {
   const label = redisLabel(url);
-  const refuse = (problem: string) =>
-    new SvcError(
-      "config_invalid",
-      `${configFile}: state.redis_url: ${problem} — start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`,
-    );
+  const refuse = (
+    problem: string,
+    fix = `start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`,
+  ) => new SvcError("config_invalid", `${configFile}: state.redis_url: ${problem} — ${fix}`);
   // ioredis is loaded with the first connection: the local backend never needs it.
   const { Redis } = await import("ioredis");
   let redis: Redis;
@@ -163,7 +184,14 @@ export async function connectRedis(
     await redis.ping();
   } catch (err) {
     redis.disconnect();
-    throw refuse(`cannot reach ${label} (${socketError ?? (err as Error).message})`);
+    const reason = socketError ?? (err as Error).message;
+    // Redis answered, and refused the URL's user or password: starting it is not the fix.
+    if (/WRONGPASS|NOAUTH|without any password configured/i.test(reason))
+      throw refuse(
+        `${label} refused the credentials (${reason})`,
+        "fix the user and password in state.redis_url (redis://user:password@host:6379/0; keep them in .env)",
+      );
+    throw refuse(`cannot reach ${label} (${reason})`);
   }
   // ioredis switches to the URL's database on connect and only logs a refusal: every key would then go
   // to database 0, shared with whatever uses it. Asked again here, where a refusal can stop the start.
@@ -172,7 +200,10 @@ export async function connectRedis(
     await redis.select(db);
   } catch (err) {
     redis.disconnect();
-    throw refuse(`${label} has no database ${db} (${(err as Error).message})`);
+    throw refuse(
+      `${label} has no database ${db} (${(err as Error).message})`,
+      "end state.redis_url with a database this server has (0-15 unless its databases setting says more)",
+    );
   }
   redis.off("error", onError);
   // From here on, reconnect for ever (an outage is answered 503 and ends by itself).

@@ -1,5 +1,6 @@
+import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { RedisHealth } from "./connection.js";
+import { isRefusal, type RedisHealth } from "./connection.js";
 import type { RedisKeys } from "./keys.js";
 
 /** Delivery ids are remembered for an hour, like the in-memory cache. */
@@ -11,8 +12,26 @@ export const SEEN_TTL_SECONDS = 3600;
  */
 export const PENDING_TTL_SECONDS = 60;
 
+/**
+ * Deletes the key only while it still holds this request's token: a record whose SET timed out (a frozen
+ * or overloaded Redis runs it late) is removed, never the record a retry or another instance made since.
+ */
+const FORGET_OWN_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+/** Unanswered records kept to be removed once Redis is back (one per request refused mid-command). */
+const UNANSWERED_MAX = 10_000;
+
+type OwnRedis = Redis & { svcForgetOwn(key: string, token: string): Promise<number> };
+
 export interface SharedIdempotency {
-  /** Records `key` across every instance; resolves true when it was already recorded (a duplicate). */
+  /**
+   * Records `key` across every instance; resolves true when it was already recorded (a duplicate).
+   * Rejects (503) when Redis does not answer; a record it then made anyway is removed, so the sender's
+   * retry is processed instead of being answered `duplicate` for an event nothing stored.
+   */
   checkAndAdd(key: string): Promise<boolean>;
   /**
    * The event `key` stands for is stored: the id is remembered for its hour (it was pending until now).
@@ -33,7 +52,18 @@ export function createSharedIdempotency(
   ttlSeconds = SEEN_TTL_SECONDS,
   pendingSeconds = PENDING_TTL_SECONDS,
 ): SharedIdempotency {
+  if (!("svcForgetOwn" in redis))
+    redis.defineCommand("svcForgetOwn", { numberOfKeys: 1, lua: FORGET_OWN_SCRIPT });
+  const client = redis as OwnRedis;
+  /** Each record holds a token of its own: this instance's, and a number. */
+  const instance = randomBytes(6).toString("base64url");
+  let issued = 0;
   const toForget = new Set<string>();
+  /**
+   * Records whose SET got no answer while the connection went down, by key: their token, removed once
+   * it is ready again. At most UNANSWERED_MAX (past that, the pending minute ends them).
+   */
+  const unanswered = new Map<string, string>();
   const forgetLater = async () => {
     for (const key of [...toForget]) {
       try {
@@ -43,14 +73,38 @@ export function createSharedIdempotency(
         return;
       }
     }
+    for (const [key, token] of [...unanswered]) {
+      try {
+        await client.svcForgetOwn(keys.seen(key), token);
+        if (unanswered.get(key) === token) unanswered.delete(key);
+      } catch {
+        return;
+      }
+    }
   };
   redis.on("ready", () => void forgetLater());
+  /**
+   * Sent at once: behind the SET on the same connection, so a SET a frozen Redis runs late is removed
+   * right after it; while the connection is down, once it is ready again.
+   */
+  const forgetOwn = (key: string, token: string) => {
+    client.svcForgetOwn(keys.seen(key), token).catch(() => {
+      unanswered.delete(key);
+      unanswered.set(key, token);
+      if (unanswered.size > UNANSWERED_MAX) unanswered.delete(unanswered.keys().next().value as string);
+    });
+  };
   return {
     async checkAndAdd(key) {
+      const token = `${instance}${(++issued).toString(36)}`;
+      // Not ready: the command fails without being sent (no offline queue), so it made no record.
+      const sent = redis.status === "ready";
       let set: string | null;
       try {
-        set = await redis.set(keys.seen(key), "1", "EX", Math.min(pendingSeconds, ttlSeconds), "NX");
+        set = await redis.set(keys.seen(key), token, "EX", Math.min(pendingSeconds, ttlSeconds), "NX");
       } catch (err) {
+        // Refused by Redis (full, read-only): answered, so nothing was recorded.
+        if (sent && !isRefusal(err)) forgetOwn(key, token);
         return health.fail(err);
       }
       return set === null;

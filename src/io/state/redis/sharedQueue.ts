@@ -29,6 +29,11 @@ export interface SharedQueueOptions<T> {
   /** Runs one job; rejecting marks it failed (not retried). */
   process(data: T, signal: AbortSignal, job: Job<T>, token: string | undefined): Promise<void>;
   readonly stall?: StallSettings;
+  /**
+   * A job whose `process` rejects is tried again, up to `attempts` in all, after `backoffMs` doubling
+   * each time (default: one attempt, the failure is the job's outcome).
+   */
+  readonly retry?: { readonly attempts: number; readonly backoffMs: number };
 }
 
 /**
@@ -105,7 +110,10 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             jobId: jobIdOf(key),
             removeOnComplete: { age: FINISHED_JOB_TTL_SECONDS },
             removeOnFail: { age: 24 * FINISHED_JOB_TTL_SECONDS },
-            attempts: 1,
+            attempts: options.retry?.attempts ?? 1,
+            ...(options.retry === undefined
+              ? {}
+              : { backoff: { type: "exponential", delay: options.retry.backoffMs } }),
             ...(delayMs === undefined ? {} : { delay: Math.max(0, delayMs) }),
           }),
           ENQUEUE_TIMEOUT_MS,
@@ -154,11 +162,11 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         logger.debug({ queue: options.name, err: err.message }, "[state] worker error"),
       );
       worker.on("failed", (job, err) => {
-        if (job !== undefined && err.name !== "DelayedError")
-          logger.error(
-            { queue: options.name, job: job.id, err: err.message },
-            `[state] ${options.name} job failed`,
-          );
+        if (job === undefined || err.name === "DelayedError") return;
+        const fields = { queue: options.name, job: job.id, err: err.message };
+        if (job.attemptsMade < (job.opts.attempts ?? 1))
+          logger.warn(fields, `[state] ${options.name} job failed; it is tried again`);
+        else logger.error(fields, `[state] ${options.name} job failed`);
       });
     },
     async close(drainMs) {

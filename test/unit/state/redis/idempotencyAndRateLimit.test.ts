@@ -124,6 +124,40 @@ describe("Redis unreachable", () => {
     }
   });
 
+  it("a SET that got no answer in time but ran late (a frozen Redis) is removed: the sender's retry after the 503 is processed, not a duplicate", async () => {
+    const own = await startTestRedis();
+    try {
+      const redis = await connectRedis(own.url, "config.yaml", { ...commandOptions(), commandTimeout: 150 });
+      clients.push(redis);
+      const keys = redisKeys("frozen");
+      const seen = createSharedIdempotency(redis, keys, createRedisHealth("t", silentLogger()));
+      // Only the record that went unanswered is removed.
+      expect(await seen.checkAndAdd("r:other")).toBe(false);
+      own.freeze();
+      await expect(seen.checkAndAdd("r:1")).rejects.toBeInstanceOf(StateUnavailableError);
+      own.thaw();
+      // The SET waited in the frozen server's socket and ran once it went on; what follows it removes it.
+      const raw = await connectRedis(own.url, "config.yaml", commandOptions());
+      clients.push(raw);
+      await expect.poll(() => raw.exists(keys.seen("r:1")), { timeout: 2000, interval: 10 }).toBe(0);
+      expect(await seen.checkAndAdd("r:1")).toBe(false);
+      expect(await seen.checkAndAdd("r:1")).toBe(true);
+      expect(await raw.exists(keys.seen("r:other"))).toBe(1);
+    } finally {
+      own.thaw();
+      await own.cleanup();
+    }
+  });
+
+  it("a redis_url whose credentials the server refuses says to fix them, not to start Redis", async () => {
+    const url = server.url.replace("redis://", "redis://nobody:wrong-pw@");
+    const refused = connectRedis(url, "/home/x/config.yaml", commandOptions());
+    await expect(refused).rejects.toThrow(
+      /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 refused the credentials \(WRONGPASS .*\) — fix the user and password in state\.redis_url/,
+    );
+    await expect(refused).rejects.not.toThrow(/wrong-pw|start Redis/);
+  });
+
   it("refuses to start on a redis_url nothing answers, naming the file, the key and the fix", async () => {
     const own = await startTestRedis();
     const url = own.url;

@@ -8,6 +8,7 @@ import {
   createRedisHealth,
 } from "../../../../src/io/state/redis/connection.js";
 import { createCronLease } from "../../../../src/io/state/redis/cronLease.js";
+import { createSharedIdempotency } from "../../../../src/io/state/redis/idempotency.js";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import { createSharedQueue, jobIdOf, type SharedQueue } from "../../../../src/io/state/redis/sharedQueue.js";
 import { StateUnavailableError } from "../../../../src/streams/stateUnavailable.js";
@@ -140,6 +141,33 @@ describe("cron lease", () => {
 });
 
 describe("Redis health", () => {
+  it("a Redis that answers but refuses commands (full: OOM) is logged once a minute as refusing, not as unreachable and back again each second", async () => {
+    const own = await startTestRedis();
+    const log = captureLogger();
+    let now = 1_000_000;
+    const health = createRedisHealth("redis://x/0", log.logger, () => now);
+    const watched = await connectRedis(own.url, "config.yaml", commandOptions());
+    try {
+      health.watch("commands", watched);
+      const seen = createSharedIdempotency(watched, redisKeys("full"), health);
+      await watched.config("SET", "maxmemory", "1");
+      for (let i = 0; i < 3; i++)
+        await expect(seen.checkAndAdd(`r:${i}`)).rejects.toBeInstanceOf(StateUnavailableError);
+      now += 60_000;
+      await expect(seen.checkAndAdd("r:9")).rejects.toBeInstanceOf(StateUnavailableError);
+      const messages = log.messages();
+      expect(messages.filter((m) => m.includes("is unreachable") || m.includes("reachable again"))).toEqual(
+        [],
+      );
+      expect(messages.filter((m) => m.includes("refused a command (OOM"))).toHaveLength(2);
+      await watched.config("SET", "maxmemory", "0");
+      expect(await seen.checkAndAdd("r:0")).toBe(false);
+    } finally {
+      watched.disconnect();
+      await own.cleanup();
+    }
+  });
+
   it("a command that failed on a connection that stayed open (a timeout) is followed by reachable again once a PING answers; the next outage is reported", async () => {
     const log = captureLogger();
     const health = createRedisHealth("test", log.logger);

@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { redisUrlProblem } from "../../../src/config/sections/state.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+describe("state.redis_url", () => {
+  it.each([
+    "redis://127.0.0.1:6379/0",
+    "redis://127.0.0.1:6379",
+    "redis://127.0.0.1:6379/",
+    "rediss://:pw@cache.example.com:6380/3",
+    "redis://127.0.0.1:6379?db=2",
+  ])("takes %s", (url) => {
+    expect(redisUrlProblem(url)).toBeUndefined();
+  });
+
+  it.each([
+    ["redis://127.0.0.1:6379/abc", /the database \(the URL's path after the port\) is not a number/],
+    ["redis://127.0.0.1:6379/-1", /is not a number/],
+    ["redis://127.0.0.1:6379/0/x", /is not a number/],
+    ["redis://127.0.0.1:6379?db=x", /is not a number/],
+    ["redis://127.0.0.1:99999/0", /not a valid URL \(check the host and that the port is 1-65535\)/],
+    ["http://127.0.0.1:6379/0", /not a redis:\/\/ or rediss:\/\/ URL/],
+  ])("refuses %s (ioredis would send SELECT NaN, rejected unhandled)", (url, problem) => {
+    expect(redisUrlProblem(url)).toMatch(problem);
+  });
+
+  it("is refused where config.yaml is loaded, naming the key and never quoting the URL", () => {
+    home = tempHome();
+    home.write("config.yaml", 'state: {backend: redis, redis_url: "redis://:s3cret@127.0.0.1:6379/abc"}\n');
+    const load = () => loadConfig({ home: (home as TempHome).dir, env: {} });
+    expect(load).toThrow(
+      /state\.redis_url: the database .* is not a number — write it as redis:\/\/host:6379\/0/,
+    );
+    expect(load).not.toThrow(/s3cret/);
+  });
+});

@@ -1,0 +1,59 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createCoalescer } from "../../../src/actors/coalescer.js";
+import { pipelineLogHooks } from "../../../src/gateway/logHooks.js";
+import type { PendingRun } from "../../../src/io/stores/pendingRuns.js";
+import { GatewayState } from "../../../src/state/gatewayState.js";
+import { memoryStateStore } from "../../../src/state/memoryStore.js";
+import type { Recovered } from "../../../src/state/store.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import { tempHome } from "../../helpers/home.js";
+
+const run = (routeName: string, deliveryId: string, profile = "default"): PendingRun => ({
+  profile,
+  routeName,
+  event: "push",
+  deliveryId,
+  prompt: "p",
+  extra: {},
+  receivedAt: 1000,
+});
+
+describe("journaled runs whose route is gone", () => {
+  it("are reported in one line per start with their count per route (a backlog of thousands was a line each)", async () => {
+    const home = tempHome();
+    try {
+      const runs = [
+        ...Array.from({ length: 3000 }, (_, i) => run("gone", `g-${i}`)),
+        run("x", "w-1", "work"),
+      ];
+      const recovered: Recovered = {
+        runs,
+        groups: [{ id: "gone\u00001", latest: run("gone", "grp"), merged: 2, firstAt: 1, lastAt: 2 }],
+        seen: [],
+        runKeys: [],
+      };
+      const log = captureLogger();
+      const state = new GatewayState(
+        { ...memoryStateStore(), recover: () => recovered },
+        () => 5000,
+        log.logger,
+      );
+      const queued: unknown[] = [];
+      await state.resume({
+        resumeRuns: (r) => queued.push(...r),
+        coalescer: createCoalescer({ dispatch: () => {} }),
+        lookup: () => undefined,
+        pendingRunsFile: join(home.dir, "webhook-pending-runs.json"),
+        onPendingUnreadable: () => {},
+        onKept: (kept) => pipelineLogHooks(log.logger).onRunsKept(kept, "the journal (/home/me/.svc/state)"),
+      });
+      expect(queued).toEqual([]);
+      expect(log.messages()).toEqual([
+        "[webhook] 3002 saved agent run(s) not resumed — their route no longer exists (gone: 3001, work/x: 1); they stay in the journal (/home/me/.svc/state) and run at the next start that finds their route (a reload that brings it back does not run them)",
+      ]);
+    } finally {
+      home.cleanup();
+    }
+  });
+});

@@ -1,0 +1,45 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { PendingRun } from "../../../src/io/stores/pendingRuns.js";
+import { openStateStore } from "../../../src/state/gatewayState.js";
+import { LocalStateStore } from "../../../src/state/localStore.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import { tempHome } from "../../helpers/home.js";
+
+const run = (id: string): PendingRun => ({
+  profile: "default",
+  routeName: "pr",
+  event: "push",
+  deliveryId: id,
+  prompt: "p",
+  extra: {},
+  receivedAt: 1000,
+});
+
+const REDIS = { backend: "redis" as const, redis_url: "redis://127.0.0.1:6379/0" };
+
+describe("switching state.backend from local to redis", () => {
+  it("says at start what the local journal still owes (redis never reads it), and nothing when it owes nothing", async () => {
+    const home = tempHome();
+    try {
+      const none = captureLogger();
+      expect(openStateStore(REDIS, home.dir, none.logger, () => 5000).backend).toBe("memory");
+      expect(none.messages()).toEqual([]);
+
+      const local = new LocalStateStore({ dir: join(home.dir, "state"), now: () => 5000 });
+      local.runAccepted(run("a"), 1000);
+      local.runAccepted(run("b"), 1000);
+      local.runFinished("pr", "b");
+      local.groupUpdated({ id: "g\u00001", latest: run("g"), merged: 2, firstAt: 1000, lastAt: 2000 });
+      await local.close();
+
+      const log = captureLogger();
+      expect(openStateStore(REDIS, home.dir, log.logger, () => 5000).backend).toBe("memory");
+      expect(log.messages()).toEqual([
+        `[state] ${join(home.dir, "state")}: 1 agent run(s) and 1 pending coalescing group(s) were accepted with state.backend: local and have not run; state.backend: redis does not read that journal — run the gateway with backend: local until they have run, then switch back (or delete the directory to drop them)`,
+      ]);
+    } finally {
+      home.cleanup();
+    }
+  });
+});
