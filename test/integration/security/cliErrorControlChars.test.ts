@@ -23,7 +23,8 @@ afterEach(async () => {
 });
 
 const BODY = "boom\u001b[2K\r\u001b]0;pwned\u0007FAKE\u009b31m";
-const SHOWN = "boom\\u001b[2K\\u000d\\u001b]0;pwned\\u0007FAKE\\u009b31m (HTTP 500)";
+// An error body is put on one line first (its line breaks become spaces), then the rest is escaped.
+const SHOWN = "boom\\u001b[2K \\u001b]0;pwned\\u0007FAKE\\u009b31m (HTTP 500)";
 
 /** A remote MCP entry whose server answers every request 500 with `BODY`. */
 async function escapingServer(): Promise<void> {
