@@ -50,8 +50,11 @@ export const agentSchema = z
     command: z.array(z.string().min(1)).min(1).optional(),
     model: z.string().min(1).optional(),
     base_url: z.string().min(1).optional(),
-    /** Never logged, never in an error message: the issues below name the key, not its value. */
-    api_key: z.string().optional(),
+    /**
+     * Never logged, never in an error message: the issues below name the key, not its value. An empty key
+     * (`${KEY}` with `KEY=` left blank) is refused like any empty text: it would send no key at all.
+     */
+    api_key: z.string().min(1).optional(),
     max_steps: z.number().int().min(1).max(1000).default(10),
     max_tokens: z.number().int().min(1).default(4096),
     system_prompt: z.string().optional(),

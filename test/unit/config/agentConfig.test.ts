@@ -77,6 +77,21 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(message).toMatch(/agent\.api_key: \$\{OPENAI_API_KEY\} is not set — set OPENAI_API_KEY/);
   });
 
+  it("refuses an empty api_key, naming the variable that gave it (no key would be sent at all)", () => {
+    home = tempHome();
+    const file = home.write(
+      "config.yaml",
+      "agent:\n  provider: openai\n  model: m\n  api_key: $" + "{KEY}\n",
+    );
+    home.write(".env", "KEY=\n");
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `${file}: agent.api_key: must not be empty, but \${KEY} gives an empty value — set it in ${home.dir}/.env or the environment`,
+    );
+    expect(problem('  provider: anthropic\n  model: m\n  api_key: ""\n')).toMatch(
+      /agent\.api_key: must not be empty — write a value, or leave the key out/,
+    );
+  });
+
   it("never prints the api_key value in a config error", () => {
     const message = problem("  provider: openai\n  api_key: sk-secret-value\n  max_steps: 0\n");
     expect(message).toMatch(/agent\.max_steps/);
