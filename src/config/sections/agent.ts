@@ -17,6 +17,8 @@ const UNSET_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/;
 
 /** Why `url` cannot be a model endpoint, or undefined when it can. */
 export function baseUrlProblem(url: string): string | undefined {
+  // A host and port written without a scheme: `localhost:11434/v1` would parse as the scheme "localhost".
+  if (/^[A-Za-z0-9.-]+:\d+(?:[/?#]|$)/.test(url)) return `no scheme — write http://${url} (or https://)`;
   let parsed: URL;
   try {
     parsed = new URL(url);

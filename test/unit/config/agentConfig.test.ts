@@ -64,6 +64,13 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(problem("  provider: openai\n  model: m\n  base_url: ftp://example.com/v1\n")).toMatch(
       /config\.yaml: agent\.base_url: ftp is not supported — the model endpoint must be http:\/\/ or https:\/\//,
     );
+    // A host and port without a scheme (how Ollama's address is often written) parses as scheme "localhost".
+    expect(problem("  provider: openai\n  model: m\n  base_url: localhost:11434/v1\n")).toMatch(
+      /config\.yaml: agent\.base_url: no scheme — write http:\/\/localhost:11434\/v1 \(or https:\/\/\)/,
+    );
+    expect(problem("  provider: openai\n  model: m\n  base_url: 127.0.0.1:8000\n")).toMatch(
+      /agent\.base_url: no scheme — write http:\/\/127\.0\.0\.1:8000 /,
+    );
     expect(problem("  provider: openai\n  model: m\n  base_url: not a url\n")).toMatch(
       /agent\.base_url: not a URL/,
     );
