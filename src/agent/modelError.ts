@@ -18,10 +18,13 @@ export function describeModelError(
     const where = err.url.replace(/\?.*$/, "");
     // Scrubbed before it is cut: a cut through an echoed key would leave its first characters.
     const body = scrub((err.responseBody ?? "").replace(/\s+/g, " ").trim(), secrets).slice(0, MAX_DETAIL);
-    text =
-      err.statusCode === undefined
-        ? `model endpoint ${where} could not be reached: ${err.message}`
-        : `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}`;
+    if (err.statusCode === undefined) text = `model endpoint ${where} could not be reached: ${err.message}`;
+    // A 2xx the SDK could not read (not JSON, not the API's shape, an OpenRouter-style error body) is not an
+    // HTTP error: "answered HTTP 200" would read as success.
+    else if (err.statusCode >= 200 && err.statusCode < 300)
+      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || err.message}`;
+    else
+      text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}`;
   } else if (err instanceof Error && endpoint !== undefined && err.name.startsWith("AI_")) {
     text = `model endpoint ${endpoint.replace(/\?.*$/, "")} gave an answer svc cannot use: ${err.name}: ${err.message}`;
   } else if (err instanceof Error) {
