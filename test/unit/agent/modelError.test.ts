@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { describeModelError } from "../../../src/agent/modelError.js";
 
 const URL = "http://127.0.0.1:11434/v1/chat/completions";
-const answer = (statusCode: number | undefined, responseBody: string, message = "Bad") =>
+const answer = (statusCode: number, responseBody: string, message = "Bad") =>
   new APICallError({ message, url: URL, requestBodyValues: {}, statusCode, responseBody });
 
 describe("a model failure in one line (the failure notice, the journal, the log)", () => {
