@@ -3,18 +3,32 @@ import { jsonSchema, type ToolSet, tool } from "ai";
 import type { ToolCallRecord } from "./runRecord.js";
 import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
 
-/** The calls a run made, filled in as the tools run (and by the loop for calls that never ran). */
+/**
+ * The calls a run made, filled in as the tools run (and by the loop for calls that never ran). Calls of one
+ * turn run at once and finish in any order; `orderTurn` puts them in the order the model asked for them.
+ */
 export class ToolCallLog {
-  readonly calls: ToolCallRecord[] = [];
+  private entries: Array<{ readonly id: string; readonly record: ToolCallRecord }> = [];
   private readonly seen = new Set<string>();
 
+  get calls(): ToolCallRecord[] {
+    return this.entries.map((entry) => entry.record);
+  }
   add(callId: string, record: ToolCallRecord): void {
     if (this.seen.has(callId)) return;
     this.seen.add(callId);
-    this.calls.push(record);
+    this.entries.push({ id: callId, record });
   }
   has(callId: string): boolean {
     return this.seen.has(callId);
+  }
+  /** Sorts the calls of one turn (`callIds`, in the model's order) into that order, after earlier turns'. */
+  orderTurn(callIds: readonly string[]): void {
+    const rank = new Map(callIds.map((id, i) => [id, i]));
+    const earlier = this.entries.filter((entry) => !rank.has(entry.id));
+    const turn = this.entries.filter((entry) => rank.has(entry.id));
+    turn.sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0));
+    this.entries = [...earlier, ...turn];
   }
 }
 

@@ -51,6 +51,8 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
         const error = part.error instanceof Error ? part.error.message : String(part.error);
         input.log.add(part.toolCallId, { name: part.toolName, ms: 0, ok: false, error });
       }
+      // The log and the journal list a turn's calls as the model asked for them, not as they finished.
+      input.log.orderTurn(step.toolCalls.map((call) => call.toolCallId));
     },
   });
   const last = result.steps.at(-1);

@@ -110,6 +110,48 @@ describe("runToolLoop", () => {
     expect(second.find((m) => m.role === "tool")?.content).toBe("HI");
   });
 
+  it("a turn's calls are recorded in the order the model asked for them, not in the order they finished", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // "slow" finishes only after "upper" has: as parallel calls to two servers do.
+    const slow: AgentTool = {
+      ...upper,
+      name: "slow",
+      async execute() {
+        await gate;
+        return { ok: true, content: [{ type: "text", text: "late" }] };
+      },
+    };
+    const fast: AgentTool = {
+      ...upper,
+      async execute(args, ctx) {
+        const outcome = await upper.execute(args, ctx);
+        release();
+        return outcome;
+      },
+    };
+    model.script(
+      {
+        toolCalls: [
+          { name: "slow", args: {} },
+          { name: "nowhere", args: {} },
+          { name: "upper", args: { text: "a" } },
+          { name: "upper", args: "{broken" },
+        ],
+      },
+      { text: "done" },
+    );
+    const { log } = await loop(5, [slow, fast]);
+    expect(log.calls.map((c) => [c.name, c.ok])).toEqual([
+      ["slow", true],
+      ["nowhere", false],
+      ["upper", true],
+      ["upper", false],
+    ]);
+  });
+
   it("the run's secrets are taken out of a tool's result and error before the model or the log sees them", async () => {
     model.script(
       {
