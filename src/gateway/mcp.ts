@@ -34,7 +34,8 @@ export function createMcp(deps: {
       paths,
       servers,
       approvals,
-      logger,
+      // A named profile's connections log under the same server names: each line names the profile.
+      logger: paths.profile === undefined ? logger : logger.child({ profile: paths.profile }),
       runner: deps.agent.runner,
       system: deps.system,
       metrics: deps.metrics,
