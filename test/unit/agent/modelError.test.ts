@@ -13,6 +13,14 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     );
   });
 
+  it("an HTML error page (a proxy's 502) is named by its title and size, not quoted as markup", () => {
+    const page = `<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.24.0</center>\r\n</body>\r\n</html>\r\n`;
+    const length = page.replace(/\s+/g, " ").trim().length;
+    expect(describeModelError(answer(502, page), [])).toBe(
+      `model endpoint ${URL} answered HTTP 502: an HTML page "502 Bad Gateway" (${length} characters, not shown)`,
+    );
+  });
+
   it("a 200 the SDK could not read is an answer svc cannot use, not an HTTP error", () => {
     expect(describeModelError(answer(200, "{not json", "Invalid JSON response"), [])).toBe(
       `model endpoint ${URL} gave an answer svc cannot use (HTTP 200): {not json`,
