@@ -128,7 +128,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           { route: request.route, delivery_id: request.deliveryId },
           runLogLine(request.route, request.deliveryId, done),
         );
-        return { text, record: done };
+        return { text, record: done, ...(result.cutAtMaxTokens ? { cutAtMaxTokens: true } : {}) };
       } catch (err) {
         if (signal.aborted) {
           // Shutdown: the run is saved for the next start, as any unfinished run.

@@ -23,6 +23,8 @@ export interface LoopResult {
   readonly text: string;
   /** The last turn still asked for tools: the loop stopped at `maxSteps`, not at an answer. */
   readonly stoppedAtMaxSteps: boolean;
+  /** The last turn stopped at the output token limit (`finish_reason: length`, `stop_reason: max_tokens`). */
+  readonly cutAtMaxTokens: boolean;
 }
 
 /**
@@ -62,5 +64,6 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
   return {
     text: result.text,
     stoppedAtMaxSteps: wantedTools && result.steps.length >= input.maxSteps,
+    cutAtMaxTokens: last?.finishReason === "length",
   };
 }

@@ -103,11 +103,17 @@ describe("runToolLoop", () => {
   it("runs the tool, feeds its result back, and counts steps, tokens and calls", async () => {
     model.script(callTool("upper", { text: "hi" }), { text: "HI it is" });
     const { result, log, progress } = await loop(5);
-    expect(result).toEqual({ text: "HI it is", stoppedAtMaxSteps: false });
+    expect(result).toEqual({ text: "HI it is", stoppedAtMaxSteps: false, cutAtMaxTokens: false });
     expect(progress).toEqual({ steps: 2, inputTokens: 20, outputTokens: 10 });
     expect(log.calls).toEqual([{ name: "upper", ms: 5, ok: true }]);
     const second = model.requests[1]?.json.messages as Array<{ role: string; content: unknown }>;
     expect(second.find((m) => m.role === "tool")?.content).toBe("HI");
+  });
+
+  it("a last turn stopped at the output token limit is reported as cut at max tokens", async () => {
+    model.script({ text: "half an ans", finishReason: "length" });
+    const { result } = await loop(5);
+    expect(result).toEqual({ text: "half an ans", stoppedAtMaxSteps: false, cutAtMaxTokens: true });
   });
 
   it("a turn's calls are recorded in the order the model asked for them, not in the order they finished", async () => {
