@@ -46,7 +46,10 @@ type ModelOutput =
  */
 export type ToolResultImages = "native" | "described";
 
-/** The images the Messages API takes (anything else fails the whole request), and their largest size. */
+/**
+ * The images the Messages API takes (anything else fails the whole request), and their largest size, which
+ * it measures on the base64 text: "image exceeds 5 MB maximum: 6405384 bytes" for 4.8 MB of image.
+ */
 const NATIVE_IMAGE_TYPES: ReadonlySet<string> = new Set([
   "image/jpeg",
   "image/png",
@@ -62,7 +65,7 @@ function modelOutput(content: readonly ToolContent[], images: ToolResultImages):
   const native = (c: ImageContent) =>
     images === "native" &&
     NATIVE_IMAGE_TYPES.has(c.mimeType.toLowerCase()) &&
-    size(c) <= NATIVE_IMAGE_MAX_BYTES;
+    c.data.length <= NATIVE_IMAGE_MAX_BYTES;
   const described = (c: ImageContent) =>
     `[image: ${c.mimeType}, ${size(c)} bytes — not shown: ${
       images === "described"

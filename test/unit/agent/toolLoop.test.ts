@@ -226,6 +226,31 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("an image whose base64 is past 5 MB (4 MiB of PNG) is named in text: the Messages API measures the encoded image", async () => {
+    const anthropic = await startFakeAnthropic();
+    const data = Buffer.alloc(4 * 1024 * 1024, 7).toString("base64");
+    const photo: AgentTool = {
+      ...screenshot,
+      name: "photo",
+      async execute() {
+        return { ok: true, content: [{ type: "image", data, mimeType: "image/png" }] };
+      },
+    };
+    try {
+      anthropic.script(callTool("photo"), { text: "seen" });
+      const { result } = await loop(5, [photo], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      expect(JSON.stringify(anthropic.requests[1]?.json.messages)).toContain(
+        `[image: image/png, ${4 * 1024 * 1024} bytes — not shown: the model takes JPEG, PNG, GIF and WebP images of at most 5 MB`,
+      );
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("an image a tool returns is named in text for a Chat Completions model, not inlined as base64", async () => {
     model.script(callTool("screenshot"), { text: "ok" });
     await loop(5, [screenshot]);
