@@ -60,6 +60,13 @@ const NATIVE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 
 type ImageContent = Extract<ToolContent, { type: "image" }>;
 
+/**
+ * What the model gets for a tool that answered with no text at all (`content: []`, `""`, a lone newline):
+ * the Messages API refuses an empty or blank tool result, and so do some Chat Completions servers, which
+ * would fail the whole run after the tool had run.
+ */
+export const NO_OUTPUT = "(the tool returned no output)";
+
 function modelOutput(content: readonly ToolContent[], images: ToolResultImages): ModelOutput {
   const size = (c: ImageContent) => Buffer.byteLength(c.data, "base64");
   const native = (c: ImageContent) =>
@@ -73,15 +80,20 @@ function modelOutput(content: readonly ToolContent[], images: ToolResultImages):
         : "the model takes JPEG, PNG, GIF and WebP images of at most 5 MB"
     }]`;
   const text = (c: ToolContent) => (c.type === "text" ? c.text : described(c));
-  if (content.every((c) => c.type === "text" || !native(c)))
-    return { type: "text", value: content.map(text).join("\n") };
+  if (content.every((c) => c.type === "text" || !native(c))) {
+    const value = content.map(text).join("\n");
+    return { type: "text", value: value.trim() === "" ? NO_OUTPUT : value };
+  }
   return {
     type: "content",
-    value: content.map((c) =>
-      c.type === "image" && native(c)
-        ? { type: "image-data" as const, data: c.data, mediaType: c.mimeType }
-        : { type: "text" as const, text: text(c) },
-    ),
+    value: content
+      // Beside an image a blank text block is left out (the Messages API refuses one).
+      .filter((c) => c.type !== "text" || c.text.trim() !== "")
+      .map((c) =>
+        c.type === "image" && native(c)
+          ? { type: "image-data" as const, data: c.data, mediaType: c.mimeType }
+          : { type: "text" as const, text: text(c) },
+      ),
   };
 }
 
@@ -153,7 +165,11 @@ export function sdkTools(
         }
         const ms = Math.max(0, now() - started);
         if (!outcome.ok) {
-          const error = scrubbed(outcome.error);
+          // A blank error would be a blank tool result, which the Messages API refuses with is_error.
+          const error =
+            scrubbed(outcome.error).trim() === ""
+              ? "the tool failed without saying why"
+              : scrubbed(outcome.error);
           log.add(options.toolCallId, { name: agentTool.name, ms, ok: false, error });
           throw new Error(error);
         }

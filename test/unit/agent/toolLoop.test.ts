@@ -251,6 +251,44 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("a tool that answers no text (no content, a blank line) or fails with a blank error gives the model a line saying so, never an empty result", async () => {
+    // The three calls of a turn run at once: each takes the next answer.
+    const answers: Array<Awaited<ReturnType<AgentTool["execute"]>>> = [];
+    const quiet: AgentTool = {
+      ...upper,
+      name: "quiet",
+      execute: async () => answers.shift() ?? { ok: true, content: [] },
+    };
+    for (const provider of ["anthropic", "openai"] as const) {
+      answers.push(
+        { ok: true, content: [] },
+        { ok: true, content: [{ type: "text", text: " \r\n" }] },
+        { ok: false, error: "" },
+      );
+      const server = provider === "openai" ? model : await startFakeAnthropic();
+      try {
+        server.requests.length = 0;
+        server.script(
+          {
+            toolCalls: [
+              { name: "quiet", args: {} },
+              { name: "quiet", args: {} },
+              { name: "quiet", args: {} },
+            ],
+          },
+          { text: "ok" },
+        );
+        await loop(5, [quiet], undefined, "native", { provider, baseUrl: server.baseUrl });
+        const sent = JSON.stringify(server.requests[1]?.json.messages);
+        expect(sent.match(/\(the tool returned no output\)/g)).toHaveLength(2);
+        expect(sent).toContain("the tool failed without saying why");
+        expect(sent).not.toMatch(/"content":"(\s|\\r|\\n)*"/);
+      } finally {
+        if (server !== model) await server.close();
+      }
+    }
+  });
+
   it("an image a tool returns is named in text for a Chat Completions model, not inlined as base64", async () => {
     model.script(callTool("screenshot"), { text: "ok" });
     await loop(5, [screenshot]);
