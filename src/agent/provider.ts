@@ -1,6 +1,8 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { wrapLanguageModel } from "ai";
 import { DEFAULT_BASE_URLS } from "../config/sections/agent.js";
+import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
 
 export interface ProviderSettings {
@@ -25,7 +27,10 @@ export function modelEndpoint(settings: Pick<ProviderSettings, "provider" | "bas
 export function languageModel(settings: ProviderSettings, modelId = settings.model): ProviderModel {
   const baseURL = settings.base_url ?? DEFAULT_BASE_URLS[settings.provider];
   if (settings.provider === "anthropic") {
-    return createAnthropic({ baseURL, apiKey: settings.api_key ?? "" })(modelId);
+    return wrapLanguageModel({
+      model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "" })(modelId),
+      middleware: messagesApiMiddleware,
+    });
   }
   return createOpenAICompatible({
     name: "openai",
