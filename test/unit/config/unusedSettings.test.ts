@@ -41,6 +41,30 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ).toEqual([]);
   });
 
+  it("a provider's own API named without /v1 (as ANTHROPIC_BASE_URL is written): every run would get a 404", () => {
+    expect(
+      warningsFor({
+        agent: { provider: "anthropic", model: "m", api_key: "k", base_url: "https://api.anthropic.com" },
+      }),
+    ).toEqual([
+      `[agent] ${FILE}: agent.base_url https://api.anthropic.com has no /v1: runs would post to https://api.anthropic.com/messages, which the API answers 404 — write https://api.anthropic.com/v1, or leave base_url out`,
+    ]);
+    expect(
+      warningsFor({
+        agent: { provider: "openai", model: "m", api_key: "k", base_url: "https://api.openai.com/" },
+      })[0],
+    ).toContain("runs would post to https://api.openai.com/chat/completions, which the API answers 404");
+    // With /v1, or another server (whose paths svc does not know): nothing to say.
+    for (const base_url of [
+      "https://api.anthropic.com/v1",
+      "https://api.openai.com/v1/",
+      "http://127.0.0.1:4000",
+    ])
+      expect(warningsFor({ agent: { provider: "anthropic", model: "m", api_key: "k", base_url } })).toEqual(
+        [],
+      );
+  });
+
   it("a route's toolsets naming code_execution, browser, memory, or web_search without a backend: a model run gets no tool", () => {
     const routes = {
       ci: { secret: "s", toolsets: ["terminal", "code_execution", "browser"] },
