@@ -166,10 +166,8 @@ export function sdkTools(
         const ms = Math.max(0, now() - started);
         if (!outcome.ok) {
           // A blank error would be a blank tool result, which the Messages API refuses with is_error.
-          const error =
-            scrubbed(outcome.error).trim() === ""
-              ? "the tool failed without saying why"
-              : scrubbed(outcome.error);
+          const said = scrubbed(outcome.error);
+          const error = said.trim() === "" ? "the tool failed without saying why" : said;
           log.add(options.toolCallId, { name: agentTool.name, ms, ok: false, error });
           throw new Error(error);
         }
