@@ -79,8 +79,19 @@ export const agentSchema = z
         message: `missing — provider "${agent.provider}" needs a model (for example model: ${agent.provider === "anthropic" ? "claude-sonnet-4-5" : "gpt-4.1-mini"})`,
       });
     }
+    // An unset `${VAR}` keeps its text: the model would be asked for "${MODEL}", the URL read as garbage.
+    const unsetIn = (value: string | undefined) =>
+      value === undefined || !MODEL_PROVIDERS.has(agent.provider)
+        ? undefined
+        : UNSET_VARIABLE.exec(value)?.[1];
+    const notSet = (name: string) =>
+      `\${${name}} is not set — set ${name} in the profile's .env or the environment`;
+    const modelUnset = unsetIn(agent.model);
+    if (modelUnset !== undefined)
+      ctx.addIssue({ code: "custom", path: ["model"], message: notSet(modelUnset) });
     if (agent.base_url !== undefined) {
-      const problem = baseUrlProblem(agent.base_url);
+      const baseUnset = unsetIn(agent.base_url);
+      const problem = baseUnset === undefined ? baseUrlProblem(agent.base_url) : notSet(baseUnset);
       if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
     }
     const unset = agent.api_key === undefined ? undefined : UNSET_VARIABLE.exec(agent.api_key)?.[1];

@@ -79,6 +79,22 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(withSecret).not.toContain("sk-inline");
   });
 
+  it("names an unset variable in model or base_url (its literal text would be sent as the model, or read as the URL)", () => {
+    expect(problem("  provider: openai\n  model: $" + "{MODEL}\n")).toMatch(
+      /config\.yaml: agent\.model: \$\{MODEL\} is not set — set MODEL in the profile's \.env or the environment/,
+    );
+    expect(problem("  provider: anthropic\n  model: m\n  base_url: $" + "{LLM_URL}/v1\n")).toMatch(
+      /config\.yaml: agent\.base_url: \$\{LLM_URL\} is not set — set LLM_URL in the profile's \.env or the environment/,
+    );
+    // Set, they are used.
+    expect(
+      load("  provider: openai\n  model: $" + "{MODEL}\n  base_url: $" + "{LLM_URL}/v1\n", {
+        MODEL: "llama3.1",
+        LLM_URL: "http://127.0.0.1:11434",
+      }).config.agent,
+    ).toMatchObject({ model: "llama3.1", base_url: "http://127.0.0.1:11434/v1" });
+  });
+
   it("names an unset variable in api_key without printing any key", () => {
     const message = problem("  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
     expect(message).toMatch(/agent\.api_key: \$\{OPENAI_API_KEY\} is not set — set OPENAI_API_KEY/);
