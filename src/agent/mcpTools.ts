@@ -65,9 +65,10 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
     description: tool.description ?? `${tool.original} (MCP server ${tool.server})`,
     inputSchema: (schema.type === "object" ? schema : { ...schema, type: "object" }) as JsonSchema,
     async execute(args, context) {
-      // MCP arguments are an object: JSON of another kind (`[]`, `"x"`) is refused rather than sent as
-      // `{}`, which would run a tool that needs no arguments on input the model never meant.
-      if (args !== undefined && args !== null && (typeof args !== "object" || Array.isArray(args)))
+      // MCP arguments are an object: JSON of another kind (`[]`, `"x"`, `null`) is refused rather than
+      // sent as `{}`, which would run a tool that needs no arguments on input the model never meant.
+      // (Empty arguments, which some servers send for a tool without parameters, reach here as `{}`.)
+      if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args)))
         return { ok: false, error: "arguments must be a JSON object; the tool was not run" };
       const input = (args ?? {}) as Record<string, unknown>;
       try {

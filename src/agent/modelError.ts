@@ -4,6 +4,18 @@ import { scrub } from "../io/credentials.js";
 const MAX_DETAIL = 300;
 
 /**
+ * An error body as the notice quotes it: an HTML page (a proxy's 502 in front of vLLM or Ollama, a login
+ * page) by its title and size, since its markup tells the reader nothing; any other body cut to length.
+ */
+function excerpt(body: string): string {
+  if (/<(!doctype html|html|head|body)\b/i.test(body)) {
+    const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1]?.trim();
+    return `an HTML page${title ? ` "${title.slice(0, 120)}"` : ""} (${body.length} characters, not shown)`;
+  }
+  return body.slice(0, MAX_DETAIL);
+}
+
+/**
  * A model failure in one line for the log, the journal and the failure notice: what the endpoint said
  * (status, short body) or why it could not be reached. The API key is cut out wherever it might echo.
  */
@@ -17,11 +29,14 @@ export function describeModelError(
   if (APICallError.isInstance(err)) {
     const where = err.url.replace(/\?.*$/, "");
     // Scrubbed before it is cut: a cut through an echoed key would leave its first characters.
-    const body = scrub((err.responseBody ?? "").replace(/\s+/g, " ").trim(), secrets).slice(0, MAX_DETAIL);
-    text =
-      err.statusCode === undefined
-        ? `model endpoint ${where} could not be reached: ${err.message}`
-        : `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}`;
+    const body = excerpt(scrub((err.responseBody ?? "").replace(/\s+/g, " ").trim(), secrets));
+    if (err.statusCode === undefined) text = `model endpoint ${where} could not be reached: ${err.message}`;
+    // A 2xx the SDK could not read (not JSON, not the API's shape, an OpenRouter-style error body) is not an
+    // HTTP error: "answered HTTP 200" would read as success.
+    else if (err.statusCode >= 200 && err.statusCode < 300)
+      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || err.message}`;
+    else
+      text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}`;
   } else if (err instanceof Error && endpoint !== undefined && err.name.startsWith("AI_")) {
     text = `model endpoint ${endpoint.replace(/\?.*$/, "")} gave an answer svc cannot use: ${err.name}: ${err.message}`;
   } else if (err instanceof Error) {

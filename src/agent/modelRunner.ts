@@ -1,6 +1,7 @@
 import { generateText } from "ai";
 import { type AgentRequest, AgentRunFailure, type AgentRunner } from "../actors/agent/runner.js";
 import type { AgentSettings } from "../config/sections/agent.js";
+import { wholeMs } from "../config/timerSeconds.js";
 import { scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { describeModelError } from "./modelError.js";
@@ -48,7 +49,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
     async run(request, signal) {
       const started = now();
       const modelId = request.model ?? settings.model;
-      const timeoutMs = settings.timeout_seconds * 1000;
+      const timeoutMs = wholeMs(settings.timeout_seconds);
       const timeout = AbortSignal.timeout(timeoutMs);
       const runSignal = AbortSignal.any([signal, timeout]);
       const model = withRetryPolicy(languageModel(settings, modelId), {
@@ -128,7 +129,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           { route: request.route, delivery_id: request.deliveryId },
           runLogLine(request.route, request.deliveryId, done),
         );
-        return { text, record: done };
+        return { text, record: done, ...(result.cutAtMaxTokens ? { cutAtMaxTokens: true } : {}) };
       } catch (err) {
         if (signal.aborted) {
           // Shutdown: the run is saved for the next start, as any unfinished run.

@@ -1,6 +1,8 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { wrapLanguageModel } from "ai";
 import { DEFAULT_BASE_URLS } from "../config/sections/agent.js";
+import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
 
 export interface ProviderSettings {
@@ -25,7 +27,10 @@ export function modelEndpoint(settings: Pick<ProviderSettings, "provider" | "bas
 export function languageModel(settings: ProviderSettings, modelId = settings.model): ProviderModel {
   const baseURL = settings.base_url ?? DEFAULT_BASE_URLS[settings.provider];
   if (settings.provider === "anthropic") {
-    return createAnthropic({ baseURL, apiKey: settings.api_key ?? "" })(modelId);
+    return wrapLanguageModel({
+      model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "" })(modelId),
+      middleware: messagesApiMiddleware,
+    });
   }
   return createOpenAICompatible({
     name: "openai",
@@ -42,8 +47,16 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
  * Chat Completions servers (Ollama, vLLM, LM Studio, OpenRouter) read `max_tokens`.
  */
 export function speaksMaxCompletionTokens(baseURL: string): boolean {
-  const host = URL.canParse(baseURL) ? new URL(baseURL).hostname.toLowerCase() : "";
-  return host === "api.openai.com" || host.endsWith(".openai.azure.com");
+  if (!URL.canParse(baseURL)) return false;
+  const url = new URL(baseURL);
+  const host = url.hostname.toLowerCase();
+  // Azure OpenAI resources made since 2024 get a `<name>.cognitiveservices.azure.com` endpoint, and Azure AI
+  // Foundry serves the same models at `<name>.services.ai.azure.com/openai/v1`: both refuse max_tokens too.
+  const azureOpenAi =
+    host.endsWith(".openai.azure.com") ||
+    ((host.endsWith(".cognitiveservices.azure.com") || host.endsWith(".services.ai.azure.com")) &&
+      /^\/openai(\/|$)/i.test(url.pathname));
+  return host === "api.openai.com" || azureOpenAi;
 }
 
 export function withMaxCompletionTokens(body: Record<string, unknown>): Record<string, unknown> {

@@ -3,18 +3,32 @@ import { jsonSchema, type ToolSet, tool } from "ai";
 import type { ToolCallRecord } from "./runRecord.js";
 import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
 
-/** The calls a run made, filled in as the tools run (and by the loop for calls that never ran). */
+/**
+ * The calls a run made, filled in as the tools run (and by the loop for calls that never ran). Calls of one
+ * turn run at once and finish in any order; `orderTurn` puts them in the order the model asked for them.
+ */
 export class ToolCallLog {
-  readonly calls: ToolCallRecord[] = [];
+  private entries: Array<{ readonly id: string; readonly record: ToolCallRecord }> = [];
   private readonly seen = new Set<string>();
 
+  get calls(): ToolCallRecord[] {
+    return this.entries.map((entry) => entry.record);
+  }
   add(callId: string, record: ToolCallRecord): void {
     if (this.seen.has(callId)) return;
     this.seen.add(callId);
-    this.calls.push(record);
+    this.entries.push({ id: callId, record });
   }
   has(callId: string): boolean {
     return this.seen.has(callId);
+  }
+  /** Sorts the calls of one turn (`callIds`, in the model's order) into that order, after earlier turns'. */
+  orderTurn(callIds: readonly string[]): void {
+    const rank = new Map(callIds.map((id, i) => [id, i]));
+    const earlier = this.entries.filter((entry) => !rank.has(entry.id));
+    const turn = this.entries.filter((entry) => rank.has(entry.id));
+    turn.sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0));
+    this.entries = [...earlier, ...turn];
   }
 }
 
@@ -32,7 +46,10 @@ type ModelOutput =
  */
 export type ToolResultImages = "native" | "described";
 
-/** The images the Messages API takes (anything else fails the whole request), and their largest size. */
+/**
+ * The images the Messages API takes (anything else fails the whole request), and their largest size, which
+ * it measures on the base64 text: "image exceeds 5 MB maximum: 6405384 bytes" for 4.8 MB of image.
+ */
 const NATIVE_IMAGE_TYPES: ReadonlySet<string> = new Set([
   "image/jpeg",
   "image/png",
@@ -43,12 +60,19 @@ const NATIVE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 
 type ImageContent = Extract<ToolContent, { type: "image" }>;
 
+/**
+ * What the model gets for a tool that answered with no text at all (`content: []`, `""`, a lone newline):
+ * the Messages API refuses an empty or blank tool result, and so do some Chat Completions servers, which
+ * would fail the whole run after the tool had run.
+ */
+export const NO_OUTPUT = "(the tool returned no output)";
+
 function modelOutput(content: readonly ToolContent[], images: ToolResultImages): ModelOutput {
   const size = (c: ImageContent) => Buffer.byteLength(c.data, "base64");
   const native = (c: ImageContent) =>
     images === "native" &&
     NATIVE_IMAGE_TYPES.has(c.mimeType.toLowerCase()) &&
-    size(c) <= NATIVE_IMAGE_MAX_BYTES;
+    c.data.length <= NATIVE_IMAGE_MAX_BYTES;
   const described = (c: ImageContent) =>
     `[image: ${c.mimeType}, ${size(c)} bytes — not shown: ${
       images === "described"
@@ -56,15 +80,20 @@ function modelOutput(content: readonly ToolContent[], images: ToolResultImages):
         : "the model takes JPEG, PNG, GIF and WebP images of at most 5 MB"
     }]`;
   const text = (c: ToolContent) => (c.type === "text" ? c.text : described(c));
-  if (content.every((c) => c.type === "text" || !native(c)))
-    return { type: "text", value: content.map(text).join("\n") };
+  if (content.every((c) => c.type === "text" || !native(c))) {
+    const value = content.map(text).join("\n");
+    return { type: "text", value: value.trim() === "" ? NO_OUTPUT : value };
+  }
   return {
     type: "content",
-    value: content.map((c) =>
-      c.type === "image" && native(c)
-        ? { type: "image-data" as const, data: c.data, mediaType: c.mimeType }
-        : { type: "text" as const, text: text(c) },
-    ),
+    value: content
+      // Beside an image a blank text block is left out (the Messages API refuses one).
+      .filter((c) => c.type !== "text" || c.text.trim() !== "")
+      .map((c) =>
+        c.type === "image" && native(c)
+          ? { type: "image-data" as const, data: c.data, mediaType: c.mimeType }
+          : { type: "text" as const, text: text(c) },
+      ),
   };
 }
 
@@ -136,7 +165,9 @@ export function sdkTools(
         }
         const ms = Math.max(0, now() - started);
         if (!outcome.ok) {
-          const error = scrubbed(outcome.error);
+          // A blank error would be a blank tool result, which the Messages API refuses with is_error.
+          const said = scrubbed(outcome.error);
+          const error = said.trim() === "" ? "the tool failed without saying why" : said;
           log.add(options.toolCallId, { name: agentTool.name, ms, ok: false, error });
           throw new Error(error);
         }

@@ -23,6 +23,8 @@ export interface LoopResult {
   readonly text: string;
   /** The last turn still asked for tools: the loop stopped at `maxSteps`, not at an answer. */
   readonly stoppedAtMaxSteps: boolean;
+  /** The last turn stopped at the output token limit (`finish_reason: length`, `stop_reason: max_tokens`). */
+  readonly cutAtMaxTokens: boolean;
 }
 
 /**
@@ -51,6 +53,8 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
         const error = part.error instanceof Error ? part.error.message : String(part.error);
         input.log.add(part.toolCallId, { name: part.toolName, ms: 0, ok: false, error });
       }
+      // The log and the journal list a turn's calls as the model asked for them, not as they finished.
+      input.log.orderTurn(step.toolCalls.map((call) => call.toolCallId));
     },
   });
   const last = result.steps.at(-1);
@@ -60,5 +64,6 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
   return {
     text: result.text,
     stoppedAtMaxSteps: wantedTools && result.steps.length >= input.maxSteps,
+    cutAtMaxTokens: last?.finishReason === "length",
   };
 }

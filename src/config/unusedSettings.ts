@@ -35,6 +35,8 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
   }
   const keyless = missingKeyWarning(config, file);
   if (keyless !== undefined) warnings.push(keyless);
+  const unversioned = unversionedBaseUrlWarning(config, file);
+  if (unversioned !== undefined) warnings.push(unversioned);
   if (agent.provider === "openai" || agent.provider === "anthropic")
     warnings.push(...toollessToolsets(config, agent.provider, file));
   const redisKeys = (["redis_url", "redis_key_prefix"] as const).filter((key) => state[key] !== undefined);
@@ -58,6 +60,21 @@ function missingKeyWarning({ agent }: Config, file: string): string | undefined 
   if (agent.provider !== "openai" && agent.provider !== "anthropic") return undefined;
   if (agent.base_url !== undefined || (agent.api_key !== undefined && agent.api_key !== "")) return undefined;
   return `[agent] ${file}: agent.api_key is not set, and ${DEFAULT_BASE_URLS[agent.provider]} refuses requests without a key: every run would fail — set agent.api_key: \${${KEY_VARIABLE[agent.provider]}} (with the key in .env), or set agent.base_url to an endpoint that needs none`;
+}
+
+/**
+ * `base_url` naming a provider's own API without its `/v1` (`https://api.anthropic.com`, as the
+ * `ANTHROPIC_BASE_URL` of Anthropic's SDKs is written): svc appends only `/messages` or
+ * `/chat/completions`, and the API answers 404 to every run.
+ */
+function unversionedBaseUrlWarning({ agent }: Config, file: string): string | undefined {
+  if (agent.provider !== "openai" && agent.provider !== "anthropic") return undefined;
+  if (agent.base_url === undefined || !URL.canParse(agent.base_url)) return undefined;
+  const url = new URL(agent.base_url);
+  const own = new URL(DEFAULT_BASE_URLS[agent.provider]);
+  if (url.hostname.toLowerCase() !== own.hostname || /^\/v1(\/|$)/.test(url.pathname)) return undefined;
+  const endpoint = `${agent.base_url.replace(/\/+$/, "")}${agent.provider === "anthropic" ? "/messages" : "/chat/completions"}`;
+  return `[agent] ${file}: agent.base_url ${agent.base_url} has no /v1: runs would post to ${endpoint}, which the API answers 404 — write ${DEFAULT_BASE_URLS[agent.provider]}, or leave base_url out`;
 }
 
 /**

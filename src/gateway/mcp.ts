@@ -28,13 +28,16 @@ export function createMcp(deps: {
 }): Mcp {
   const { logger } = deps;
   let servers = deps.config.mcp_servers;
-  let approvals = deps.config.gateway.approvals;
+  // Restart-only (a reload that changes it is warned about): a named profile's hub started after the
+  // reload answers approvals as the default profile's does, with the value the gateway started with.
+  const approvals = deps.config.gateway.approvals;
   const start = (paths: SvcPaths) =>
     startGatewayMcp({
       paths,
       servers,
       approvals,
-      logger,
+      // A named profile's connections log under the same server names: each line names the profile.
+      logger: paths.profile === undefined ? logger : logger.child({ profile: paths.profile }),
       runner: deps.agent.runner,
       system: deps.system,
       metrics: deps.metrics,
@@ -59,7 +62,6 @@ export function createMcp(deps: {
     },
     reloadConfig(config) {
       servers = config.mcp_servers;
-      approvals = config.gateway.approvals;
       void main.reload(servers).catch(reloadFailed);
       for (const hub of profiles.values()) void hub.reload(servers).catch(reloadFailed);
     },

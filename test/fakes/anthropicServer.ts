@@ -8,7 +8,8 @@ const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp
  * A scripted Anthropic Messages server (`POST <baseUrl>/messages`) on 127.0.0.1: each request gets the
  * next scripted turn as one message body or, for `stream: true`, as the Messages event stream.
  * Usage: 10 tokens in, 5 out per turn. Like the Messages API, it answers 400 to a request holding an
- * image of a type other than JPEG, PNG, GIF or WebP (in a message or a tool result).
+ * image of a type other than JPEG, PNG, GIF or WebP (in a message or a tool result), or one whose base64
+ * is longer than 5 MiB (the API measures the encoded image).
  */
 export function startFakeAnthropic(): Promise<FakeModel> {
   return startScriptedModel("/messages", (turn, request, res, index) => {
@@ -21,6 +22,22 @@ export function startFakeAnthropic(): Promise<FakeModel> {
           error: {
             type: "invalid_request_error",
             message: `image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp' (got ${refused[1]})`,
+          },
+        }),
+      );
+      return;
+    }
+    // As the Messages API does: an image whose base64 is longer than 5 MiB fails the whole request.
+    const big = [...JSON.stringify(request.json.messages ?? []).matchAll(/"data":"([^"]*)"/g)].find(
+      ([, data]) => (data ?? "").length > 5 * 1024 * 1024,
+    );
+    if (big !== undefined) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message: `messages.2.content.0.image.source.base64: image exceeds 5 MB maximum: ${big[1]?.length} bytes > 5242880 bytes`,
           },
         }),
       );

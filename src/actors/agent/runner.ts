@@ -23,6 +23,8 @@ export interface AgentRequest {
 export interface AgentReply {
   readonly text: string;
   readonly record?: RunRecord;
+  /** The model's last turn stopped at the output token limit (`max_tokens`): the text is cut short. */
+  readonly cutAtMaxTokens?: boolean;
 }
 
 /** An agent runner turns a prompt into a reply . */

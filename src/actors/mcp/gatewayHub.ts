@@ -60,7 +60,13 @@ export function agentSampler(runner: () => AgentRunner): SamplingRunner {
         signal,
       )
       .then((reply) =>
-        reply.record === undefined ? reply.text : { text: reply.text, model: reply.record.model },
+        reply.record === undefined
+          ? reply.text
+          : {
+              text: reply.text,
+              model: reply.record.model,
+              stopReason: reply.cutAtMaxTokens === true ? "maxTokens" : "endTurn",
+            },
       );
   };
 }

@@ -9,11 +9,16 @@ import type { Logger } from "../../io/log.js";
 import type { SessionHandlers } from "../../io/mcp/session.js";
 import { type ApprovalSurface, defaultsAnswer, type ElicitationRequest } from "./approvals.js";
 
-/** Answers a sampling request with the gateway's agent runner (and, from a model runner, the model it used). */
+/**
+ * Answers a sampling request with the gateway's agent runner (and, from a model runner, the model it used
+ * and whether the answer was cut at the token limit).
+ */
 export type SamplingRunner = (
   request: { server: string; prompt: string; systemPrompt?: string; maxTokens: number; model?: string },
   signal: AbortSignal,
-) => Promise<string | { readonly text: string; readonly model?: string }>;
+) => Promise<
+  string | { readonly text: string; readonly model?: string; readonly stopReason?: "endTurn" | "maxTokens" }
+>;
 
 function textOf(content: unknown): string {
   const blocks = Array.isArray(content) ? content : [content];
@@ -136,7 +141,8 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
         model: usedModel ?? settings.model ?? "svc-agent",
         role: "assistant",
         content: { type: "text", text },
-        stopReason: "endTurn",
+        // A model that stopped at maxTokens says so: the server may ask again for the rest.
+        stopReason: (typeof answer === "string" ? undefined : answer.stopReason) ?? "endTurn",
       };
     };
   }

@@ -10,6 +10,8 @@ import type { GatewaySystem } from "../system.js";
 /** What a login or a refresh needs about one server, plus injectable edges for tests. */
 export interface OAuthJob {
   readonly serverName: string;
+  /** The named profile whose tokens these are (the gateway's per-profile hub; `svc mcp login --profile`). */
+  readonly profile?: string;
   readonly entry: OAuthServerEntry;
   readonly store: TokenStore;
   readonly logger: Logger;
@@ -40,6 +42,7 @@ export function makeJob(serverName: string, entry: OAuthServerEntry, options: Jo
   const fetch = options.fetch ?? createOAuthTlsFetch(serverName, entry);
   return {
     serverName,
+    ...(options.paths.profile === undefined ? {} : { profile: options.paths.profile }),
     entry,
     store: new TokenStore(options.paths.mcpTokens, serverName),
     logger: options.logger,

@@ -15,7 +15,13 @@ import { bearerParams } from "../../io/oauth/wwwAuthenticate.js";
 import { startSystem } from "../system.js";
 import { configuredClient } from "./clientIdentity.js";
 import { type JobOptions, makeJob, type OAuthJob } from "./context.js";
-import { loginFlowFor, needsLoginError, RefreshUnavailableError, usableTokens } from "./refresh.js";
+import {
+  loginCommand,
+  loginFlowFor,
+  needsLoginError,
+  RefreshUnavailableError,
+  usableTokens,
+} from "./refresh.js";
 import { runLogin } from "./runLogin.js";
 
 export interface ProviderOptions extends Partial<JobOptions> {
@@ -64,6 +70,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
         name,
         "the client registration is missing",
         loginFlowFor(this.job, this.job.store.readTokens()),
+        this.job.profile,
       );
     await this.login();
     const registered = known();
@@ -91,7 +98,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     if (loginFlowFor(this.job, this.job.store.readTokens()) === "device") {
       throw new SvcError(
         "oauth",
-        `${name}: not logged in — run \`svc mcp login ${name} --flow device\` in a terminal`,
+        `${name}: not logged in — run \`${loginCommand(name, "device", this.job.profile)}\` in a terminal`,
       );
     }
     const system = this.options.system ?? startSystem({ logger: this.job.logger });
@@ -234,7 +241,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     const flow = loginFlowFor(this.job, this.job.store.readTokens());
     if (!this.options.interactive || flow === "device") {
       await res.body?.cancel().catch(() => undefined);
-      const command = `svc mcp login ${name}${flow === "device" ? " --flow device" : ""}`;
+      const command = loginCommand(name, flow, this.job.profile);
       throw new SvcError(
         "oauth",
         `${name}: the server needs scope "${scope}" for this request — run \`${command}\``,

@@ -22,9 +22,18 @@ import { lastFailureAt, tokenEndpointError } from "./tokenErrors.js";
  */
 export const REFRESH_MARGIN_MS = 60_000;
 
-export function needsLoginError(serverName: string, why: string, flow: LoginFlow = "browser"): SvcError {
-  const command = `svc mcp login ${serverName}${flow === "device" ? " --flow device" : ""}`;
-  return new SvcError("oauth", `${serverName}: ${why} — run \`${command}\``);
+export function needsLoginError(
+  serverName: string,
+  why: string,
+  flow: LoginFlow = "browser",
+  profile?: string,
+): SvcError {
+  return new SvcError("oauth", `${serverName}: ${why} — run \`${loginCommand(serverName, flow, profile)}\``);
+}
+
+/** The login that gives this server (of this named profile) tokens: its own profile's, not the default's. */
+export function loginCommand(serverName: string, flow: LoginFlow = "browser", profile?: string): string {
+  return `svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`}${flow === "device" ? " --flow device" : ""}`;
 }
 
 /**
@@ -123,7 +132,8 @@ export async function usableTokens(
 ): Promise<StoredTokens> {
   const { store, serverName } = job;
   const quick = store.readTokens();
-  if (quick === undefined) throw needsLoginError(serverName, "not logged in", loginFlowFor(job, quick));
+  if (quick === undefined)
+    throw needsLoginError(serverName, "not logged in", loginFlowFor(job, quick), job.profile);
   // Tokens obtained for another resource (the entry's url was changed since the login) are never sent
   // to this one: the MCP authorization spec forbids passing a token to a server it was not issued for.
   if (quick.resource !== undefined && !resourceCovers(job.entry.url, quick.resource)) {
@@ -131,13 +141,15 @@ export async function usableTokens(
       serverName,
       `the saved login is for ${quick.resource}, not ${job.entry.url.split(/[?#]/)[0]} (mcp_servers.${serverName}.url changed)`,
       loginFlowFor(job, quick),
+      job.profile,
     );
   }
   if (options.rejected === undefined && !expiringSoon(quick, job.now())) return quick;
   if (options.rejected === undefined && waitingToRetry(quick, job.now())) return quick;
   return store.withLock(async () => {
     const current = store.readTokens();
-    if (current === undefined) throw needsLoginError(serverName, "not logged in", loginFlowFor(job, current));
+    if (current === undefined)
+      throw needsLoginError(serverName, "not logged in", loginFlowFor(job, current), job.profile);
     const flow = loginFlowFor(job, current);
     const stale =
       options.rejected !== undefined
@@ -150,7 +162,7 @@ export async function usableTokens(
         return current;
       const why =
         options.rejected !== undefined ? "the server refused the access token" : "the access token expired";
-      throw needsLoginError(serverName, `${why} and there is no refresh token`, flow);
+      throw needsLoginError(serverName, `${why} and there is no refresh token`, flow, job.profile);
     }
     // A file written by hand or by an older svc may lack `flow`: such a grant is a browser one.
     const grantFlow = current.flow === "device" ? "device" : "browser";
@@ -165,9 +177,10 @@ export async function usableTokens(
     const configured = configuredClient(settings)?.info;
     const stored = configured === undefined ? store.readClient() : undefined;
     const client = configured ?? stored;
-    if (client === undefined) throw needsLoginError(serverName, "the client registration is missing", flow);
+    if (client === undefined)
+      throw needsLoginError(serverName, "the client registration is missing", flow, job.profile);
     const refusal = refusedRefreshes.get(refreshKey(current.issuer, current.refresh_token));
-    if (refusal !== undefined) throw needsLoginError(serverName, refusal, flow);
+    if (refusal !== undefined) throw needsLoginError(serverName, refusal, flow, job.profile);
     let fresh: OAuthTokens;
     try {
       fresh = await refreshAuthorization(meta.authorizationServerUrl, {
@@ -203,7 +216,7 @@ export async function usableTokens(
       if (stored !== undefined) forgetRefusedClient(job, stored, fetches, meta);
       const why = failure.message.slice(serverName.length + 2);
       if (answered?.error === "invalid_grant") rememberRefused(current.issuer, current.refresh_token, why);
-      throw needsLoginError(serverName, why, flow);
+      throw needsLoginError(serverName, why, flow, job.profile);
     }
     const saved = toStoredTokens(fresh, {
       issuer: current.issuer,

@@ -17,6 +17,8 @@ const UNSET_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/;
 
 /** Why `url` cannot be a model endpoint, or undefined when it can. */
 export function baseUrlProblem(url: string): string | undefined {
+  // A host and port written without a scheme: `localhost:11434/v1` would parse as the scheme "localhost".
+  if (/^[A-Za-z0-9.-]+:\d+(?:[/?#]|$)/.test(url)) return `no scheme — write http://${url} (or https://)`;
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -50,8 +52,11 @@ export const agentSchema = z
     command: z.array(z.string().min(1)).min(1).optional(),
     model: z.string().min(1).optional(),
     base_url: z.string().min(1).optional(),
-    /** Never logged, never in an error message: the issues below name the key, not its value. */
-    api_key: z.string().optional(),
+    /**
+     * Never logged, never in an error message: the issues below name the key, not its value. An empty key
+     * (`${KEY}` with `KEY=` left blank) is refused like any empty text: it would send no key at all.
+     */
+    api_key: z.string().min(1).optional(),
     max_steps: z.number().int().min(1).max(1000).default(10),
     max_tokens: z.number().int().min(1).default(4096),
     system_prompt: z.string().optional(),
@@ -74,8 +79,19 @@ export const agentSchema = z
         message: `missing — provider "${agent.provider}" needs a model (for example model: ${agent.provider === "anthropic" ? "claude-sonnet-4-5" : "gpt-4.1-mini"})`,
       });
     }
+    // An unset `${VAR}` keeps its text: the model would be asked for "${MODEL}", the URL read as garbage.
+    const unsetIn = (value: string | undefined) =>
+      value === undefined || !MODEL_PROVIDERS.has(agent.provider)
+        ? undefined
+        : UNSET_VARIABLE.exec(value)?.[1];
+    const notSet = (name: string) =>
+      `\${${name}} is not set — set ${name} in the profile's .env or the environment`;
+    const modelUnset = unsetIn(agent.model);
+    if (modelUnset !== undefined)
+      ctx.addIssue({ code: "custom", path: ["model"], message: notSet(modelUnset) });
     if (agent.base_url !== undefined) {
-      const problem = baseUrlProblem(agent.base_url);
+      const baseUnset = unsetIn(agent.base_url);
+      const problem = baseUnset === undefined ? baseUrlProblem(agent.base_url) : notSet(baseUnset);
       if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
     }
     const unset = agent.api_key === undefined ? undefined : UNSET_VARIABLE.exec(agent.api_key)?.[1];

@@ -226,6 +226,9 @@ describe("a webhook run with provider openai", () => {
       readFileSync(join(gw.home.dir, "profiles", "work", "mcp-cache", "status.json"), "utf8"),
     ) as { servers: Array<{ name: string; state: string }> };
     expect(status.servers.find((s) => s.name === "notes")?.state).toBe("connected");
+    // Both profiles connect "notes": the work profile's log lines name it, the default's name none.
+    const connected = gw.logs().filter((l) => l.msg === "[mcp] notes: connected");
+    expect(new Set(connected.map((l) => l.profile))).toEqual(new Set([undefined, "work"]));
   });
 
   it("a route's toolsets naming an MCP server offer only that server's tools; no_mcp offers none", async () => {

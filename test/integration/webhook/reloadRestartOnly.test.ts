@@ -2,8 +2,10 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { callTool, startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { startRecordingMcp } from "../../fixtures/mcp/recordingServer.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
-import { postJson } from "../../helpers/http.js";
+import { postJson, postSignedIssue } from "../../helpers/http.js";
 
 let gw: TestGateway | undefined;
 afterEach(async () => {
@@ -67,6 +69,39 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
       .poll(() => running.logs().filter((l) => l.msg.startsWith("[webhook] Reloaded")).length)
       .toBe(4);
     expect(restartWarnings(running)).toHaveLength(1);
+  });
+
+  it("a reload to gateway.approvals: allow leaves the calls of a named profile's runs denied until a restart", async () => {
+    const [model, notes] = await Promise.all([startFakeOpenAI(), startRecordingMcp()]);
+    try {
+      const config = (approvals: string) =>
+        webhookConfig(
+          { w: { secret: "s3cret-s3cret", profile: "work", toolsets: ["notes"] } },
+          {},
+          {
+            gateway: { multiplex_profiles: true, approvals },
+            agent: { provider: "openai", model: "m", base_url: model.baseUrl },
+            mcp_servers: { notes: { url: notes.url, trust: "untrusted" } },
+          },
+        );
+      gw = await startTestGateway({ config: config("deny") });
+      const running = gw;
+      running.home.write("config.yaml", stringify(config("allow")));
+      running.gateway.reload();
+      await expect.poll(() => restartWarnings(running)).toHaveLength(1);
+      // The work profile's connections start at its first run, after the reload.
+      model.script(callTool("mcp__notes__delete_item", { id: "x" }), { text: "done" });
+      const res = await postSignedIssue(running.url("/p/work/webhooks/w"), "s3cret-s3cret", {}, "d1");
+      expect(res.status).toBe(202);
+      await expect.poll(() => model.requests.length, { timeout: 10_000 }).toBe(2);
+      const tool = (model.requests[1]?.json.messages as Array<{ role: string; content: string }>).find(
+        (m) => m.role === "tool",
+      );
+      expect(tool?.content).toMatch(/^refused: .*needs approval/);
+      expect(notes.calls).toEqual([]);
+    } finally {
+      await Promise.all([model.close(), notes.close()]);
+    }
   });
 
   it("warns when platforms.webhook.enabled changes: the listener keeps serving until a restart", async () => {

@@ -48,6 +48,10 @@ describe("agent.max_tokens in a Chat Completions request", () => {
     expect(speaksMaxCompletionTokens("https://api.openai.com/v1")).toBe(true);
     expect(speaksMaxCompletionTokens("https://API.OpenAI.com/v1/")).toBe(true);
     expect(speaksMaxCompletionTokens("https://my-res.openai.azure.com/openai/v1")).toBe(true);
+    // Azure OpenAI's newer resource endpoints and Azure AI Foundry's OpenAI path.
+    expect(speaksMaxCompletionTokens("https://my-res.cognitiveservices.azure.com/openai/v1")).toBe(true);
+    expect(speaksMaxCompletionTokens("https://my-proj.services.ai.azure.com/openai/v1/")).toBe(true);
+    expect(speaksMaxCompletionTokens("https://my-proj.services.ai.azure.com/models")).toBe(false);
     expect(speaksMaxCompletionTokens("https://openrouter.ai/api/v1")).toBe(false);
     expect(speaksMaxCompletionTokens("http://127.0.0.1:11434/v1")).toBe(false);
     expect(speaksMaxCompletionTokens("https://api.openai.com.evil.example/v1")).toBe(false);

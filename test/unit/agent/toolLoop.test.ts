@@ -103,11 +103,59 @@ describe("runToolLoop", () => {
   it("runs the tool, feeds its result back, and counts steps, tokens and calls", async () => {
     model.script(callTool("upper", { text: "hi" }), { text: "HI it is" });
     const { result, log, progress } = await loop(5);
-    expect(result).toEqual({ text: "HI it is", stoppedAtMaxSteps: false });
+    expect(result).toEqual({ text: "HI it is", stoppedAtMaxSteps: false, cutAtMaxTokens: false });
     expect(progress).toEqual({ steps: 2, inputTokens: 20, outputTokens: 10 });
     expect(log.calls).toEqual([{ name: "upper", ms: 5, ok: true }]);
     const second = model.requests[1]?.json.messages as Array<{ role: string; content: unknown }>;
     expect(second.find((m) => m.role === "tool")?.content).toBe("HI");
+  });
+
+  it("a last turn stopped at the output token limit is reported as cut at max tokens", async () => {
+    model.script({ text: "half an ans", finishReason: "length" });
+    const { result } = await loop(5);
+    expect(result).toEqual({ text: "half an ans", stoppedAtMaxSteps: false, cutAtMaxTokens: true });
+  });
+
+  it("a turn's calls are recorded in the order the model asked for them, not in the order they finished", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // "slow" finishes only after "upper" has: as parallel calls to two servers do.
+    const slow: AgentTool = {
+      ...upper,
+      name: "slow",
+      async execute() {
+        await gate;
+        return { ok: true, content: [{ type: "text", text: "late" }] };
+      },
+    };
+    const fast: AgentTool = {
+      ...upper,
+      async execute(args, ctx) {
+        const outcome = await upper.execute(args, ctx);
+        release();
+        return outcome;
+      },
+    };
+    model.script(
+      {
+        toolCalls: [
+          { name: "slow", args: {} },
+          { name: "nowhere", args: {} },
+          { name: "upper", args: { text: "a" } },
+          { name: "upper", args: "{broken" },
+        ],
+      },
+      { text: "done" },
+    );
+    const { log } = await loop(5, [slow, fast]);
+    expect(log.calls.map((c) => [c.name, c.ok])).toEqual([
+      ["slow", true],
+      ["nowhere", false],
+      ["upper", true],
+      ["upper", false],
+    ]);
   });
 
   it("the run's secrets are taken out of a tool's result and error before the model or the log sees them", async () => {
@@ -175,6 +223,69 @@ describe("runToolLoop", () => {
       );
     } finally {
       await anthropic.close();
+    }
+  });
+
+  it("an image whose base64 is past 5 MB (4 MiB of PNG) is named in text: the Messages API measures the encoded image", async () => {
+    const anthropic = await startFakeAnthropic();
+    const data = Buffer.alloc(4 * 1024 * 1024, 7).toString("base64");
+    const photo: AgentTool = {
+      ...screenshot,
+      name: "photo",
+      async execute() {
+        return { ok: true, content: [{ type: "image", data, mimeType: "image/png" }] };
+      },
+    };
+    try {
+      anthropic.script(callTool("photo"), { text: "seen" });
+      const { result } = await loop(5, [photo], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      expect(JSON.stringify(anthropic.requests[1]?.json.messages)).toContain(
+        `[image: image/png, ${4 * 1024 * 1024} bytes — not shown: the model takes JPEG, PNG, GIF and WebP images of at most 5 MB`,
+      );
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("a tool that answers no text (no content, a blank line) or fails with a blank error gives the model a line saying so, never an empty result", async () => {
+    // The three calls of a turn run at once: each takes the next answer.
+    const answers: Array<Awaited<ReturnType<AgentTool["execute"]>>> = [];
+    const quiet: AgentTool = {
+      ...upper,
+      name: "quiet",
+      execute: async () => answers.shift() ?? { ok: true, content: [] },
+    };
+    for (const provider of ["anthropic", "openai"] as const) {
+      answers.push(
+        { ok: true, content: [] },
+        { ok: true, content: [{ type: "text", text: " \r\n" }] },
+        { ok: false, error: "" },
+      );
+      const server = provider === "openai" ? model : await startFakeAnthropic();
+      try {
+        server.requests.length = 0;
+        server.script(
+          {
+            toolCalls: [
+              { name: "quiet", args: {} },
+              { name: "quiet", args: {} },
+              { name: "quiet", args: {} },
+            ],
+          },
+          { text: "ok" },
+        );
+        await loop(5, [quiet], undefined, "native", { provider, baseUrl: server.baseUrl });
+        const sent = JSON.stringify(server.requests[1]?.json.messages);
+        expect(sent.match(/\(the tool returned no output\)/g)).toHaveLength(2);
+        expect(sent).toContain("the tool failed without saying why");
+        expect(sent).not.toMatch(/"content":"(\s|\\r|\\n)*"/);
+      } finally {
+        if (server !== model) await server.close();
+      }
     }
   });
 

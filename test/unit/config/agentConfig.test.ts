@@ -64,6 +64,13 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(problem("  provider: openai\n  model: m\n  base_url: ftp://example.com/v1\n")).toMatch(
       /config\.yaml: agent\.base_url: ftp is not supported — the model endpoint must be http:\/\/ or https:\/\//,
     );
+    // A host and port without a scheme (how Ollama's address is often written) parses as scheme "localhost".
+    expect(problem("  provider: openai\n  model: m\n  base_url: localhost:11434/v1\n")).toMatch(
+      /config\.yaml: agent\.base_url: no scheme — write http:\/\/localhost:11434\/v1 \(or https:\/\/\)/,
+    );
+    expect(problem("  provider: openai\n  model: m\n  base_url: 127.0.0.1:8000\n")).toMatch(
+      /agent\.base_url: no scheme — write http:\/\/127\.0\.0\.1:8000 /,
+    );
     expect(problem("  provider: openai\n  model: m\n  base_url: not a url\n")).toMatch(
       /agent\.base_url: not a URL/,
     );
@@ -72,9 +79,40 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(withSecret).not.toContain("sk-inline");
   });
 
+  it("names an unset variable in model or base_url (its literal text would be sent as the model, or read as the URL)", () => {
+    expect(problem("  provider: openai\n  model: $" + "{MODEL}\n")).toMatch(
+      /config\.yaml: agent\.model: \$\{MODEL\} is not set — set MODEL in the profile's \.env or the environment/,
+    );
+    expect(problem("  provider: anthropic\n  model: m\n  base_url: $" + "{LLM_URL}/v1\n")).toMatch(
+      /config\.yaml: agent\.base_url: \$\{LLM_URL\} is not set — set LLM_URL in the profile's \.env or the environment/,
+    );
+    // Set, they are used.
+    expect(
+      load("  provider: openai\n  model: $" + "{MODEL}\n  base_url: $" + "{LLM_URL}/v1\n", {
+        MODEL: "llama3.1",
+        LLM_URL: "http://127.0.0.1:11434",
+      }).config.agent,
+    ).toMatchObject({ model: "llama3.1", base_url: "http://127.0.0.1:11434/v1" });
+  });
+
   it("names an unset variable in api_key without printing any key", () => {
     const message = problem("  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
     expect(message).toMatch(/agent\.api_key: \$\{OPENAI_API_KEY\} is not set — set OPENAI_API_KEY/);
+  });
+
+  it("refuses an empty api_key, naming the variable that gave it (no key would be sent at all)", () => {
+    home = tempHome();
+    const file = home.write(
+      "config.yaml",
+      "agent:\n  provider: openai\n  model: m\n  api_key: $" + "{KEY}\n",
+    );
+    home.write(".env", "KEY=\n");
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `${file}: agent.api_key: must not be empty, but \${KEY} gives an empty value — set it in ${home.dir}/.env or the environment`,
+    );
+    expect(problem('  provider: anthropic\n  model: m\n  api_key: ""\n')).toMatch(
+      /agent\.api_key: must not be empty — write a value, or leave the key out/,
+    );
   });
 
   it("never prints the api_key value in a config error", () => {

@@ -31,13 +31,38 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     expect(warningsFor({ agent: { provider: "anthropic", model: "m" } })).toEqual([
       `[agent] ${FILE}: agent.api_key is not set, and https://api.anthropic.com/v1 refuses requests without a key: every run would fail — set agent.api_key: \${ANTHROPIC_API_KEY} (with the key in .env), or set agent.base_url to an endpoint that needs none`,
     ]);
-    expect(warningsFor({ agent: { provider: "openai", model: "m", api_key: "" } })[0]).toContain(
+    // (An empty api_key is refused at load: agentConfig.test.ts.)
+    expect(warningsFor({ agent: { provider: "openai", model: "m" } })[0]).toContain(
       "https://api.openai.com/v1 refuses requests without a key",
     );
     // A local endpoint may need no key.
     expect(
       warningsFor({ agent: { provider: "openai", model: "m", base_url: "http://127.0.0.1:11434/v1" } }),
     ).toEqual([]);
+  });
+
+  it("a provider's own API named without /v1 (as ANTHROPIC_BASE_URL is written): every run would get a 404", () => {
+    expect(
+      warningsFor({
+        agent: { provider: "anthropic", model: "m", api_key: "k", base_url: "https://api.anthropic.com" },
+      }),
+    ).toEqual([
+      `[agent] ${FILE}: agent.base_url https://api.anthropic.com has no /v1: runs would post to https://api.anthropic.com/messages, which the API answers 404 — write https://api.anthropic.com/v1, or leave base_url out`,
+    ]);
+    expect(
+      warningsFor({
+        agent: { provider: "openai", model: "m", api_key: "k", base_url: "https://api.openai.com/" },
+      })[0],
+    ).toContain("runs would post to https://api.openai.com/chat/completions, which the API answers 404");
+    // With /v1, or another server (whose paths svc does not know): nothing to say.
+    for (const base_url of [
+      "https://api.anthropic.com/v1",
+      "https://api.openai.com/v1/",
+      "http://127.0.0.1:4000",
+    ])
+      expect(warningsFor({ agent: { provider: "anthropic", model: "m", api_key: "k", base_url } })).toEqual(
+        [],
+      );
   });
 
   it("a route's toolsets naming code_execution, browser, memory, or web_search without a backend: a model run gets no tool", () => {

@@ -1,0 +1,57 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import { mcpAgentTool } from "../../../src/agent/mcpTools.js";
+import type { ToolContext } from "../../../src/agent/tools/tool.js";
+
+/** One registered MCP tool as the tool loop calls it, over a hub that records what reaches the server. */
+function recordingTool() {
+  const sent: Array<Record<string, unknown>> = [];
+  const hub = {
+    tools: () => [],
+    status: () => [],
+    settled: async () => undefined,
+    async callRegistered(_name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+      sent.push(args);
+      return { content: [{ type: "text", text: "ran" }] };
+    },
+  };
+  const tool = mcpAgentTool(hub, {
+    name: "mcp__fx__pid",
+    original: "pid",
+    server: "fx",
+    inputSchema: { type: "object", properties: {} },
+  } as unknown as Parameters<typeof mcpAgentTool>[1]);
+  return { tool, sent };
+}
+
+const context: ToolContext = {
+  signal: new AbortController().signal,
+  route: "r",
+  deliveryId: "d",
+  profile: "default",
+  unattended: true,
+  workspace: () => Promise.reject(new Error("none")),
+};
+
+describe("an MCP tool's arguments as the model sent them", () => {
+  it.each([
+    ["null", null],
+    ["a list", ["x"]],
+    ["a string", "x"],
+    ["a number", 5],
+  ])("JSON that is %s is a tool error and reaches no server (not sent as {})", async (_, args) => {
+    const { tool, sent } = recordingTool();
+    expect(await tool.execute(args, context)).toEqual({
+      ok: false,
+      error: "arguments must be a JSON object; the tool was not run",
+    });
+    expect(sent).toEqual([]);
+  });
+
+  it("an object is sent as it is; no arguments at all are sent as {}", async () => {
+    const { tool, sent } = recordingTool();
+    expect((await tool.execute({ a: 1 }, context)).ok).toBe(true);
+    expect((await tool.execute(undefined, context)).ok).toBe(true);
+    expect(sent).toEqual([{ a: 1 }, {}]);
+  });
+});

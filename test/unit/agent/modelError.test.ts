@@ -1,0 +1,45 @@
+import { APICallError } from "ai";
+import { describe, expect, it } from "vitest";
+import { describeModelError } from "../../../src/agent/modelError.js";
+
+const URL = "http://127.0.0.1:11434/v1/chat/completions";
+const answer = (statusCode: number, responseBody: string, message = "Bad") =>
+  new APICallError({ message, url: URL, requestBodyValues: {}, statusCode, responseBody });
+
+describe("a model failure in one line (the failure notice, the journal, the log)", () => {
+  it("an HTTP error names the endpoint, the status and the body", () => {
+    expect(describeModelError(answer(401, '{"error":{"message":"bad key"}}'), [])).toBe(
+      `model endpoint ${URL} answered HTTP 401: {"error":{"message":"bad key"}}`,
+    );
+  });
+
+  it("an HTML error page (a proxy's 502) is named by its title and size, not quoted as markup", () => {
+    const page = `<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.24.0</center>\r\n</body>\r\n</html>\r\n`;
+    const length = page.replace(/\s+/g, " ").trim().length;
+    expect(describeModelError(answer(502, page), [])).toBe(
+      `model endpoint ${URL} answered HTTP 502: an HTML page "502 Bad Gateway" (${length} characters, not shown)`,
+    );
+  });
+
+  it("a 200 the SDK could not read is an answer svc cannot use, not an HTTP error", () => {
+    expect(describeModelError(answer(200, "{not json", "Invalid JSON response"), [])).toBe(
+      `model endpoint ${URL} gave an answer svc cannot use (HTTP 200): {not json`,
+    );
+    // OpenRouter answers an upstream failure during generation with 200 and an error body.
+    expect(
+      describeModelError(answer(200, '{"error":{"message":"Provider returned error","code":502}}'), []),
+    ).toBe(
+      `model endpoint ${URL} gave an answer svc cannot use (HTTP 200): {"error":{"message":"Provider returned error","code":502}}`,
+    );
+    expect(describeModelError(answer(200, "", "Invalid JSON response"), [])).toBe(
+      `model endpoint ${URL} gave an answer svc cannot use (HTTP 200): Invalid JSON response`,
+    );
+  });
+
+  it("the key is cut out of the body before it is cut to length", () => {
+    const key = "sk-probe-0123456789";
+    expect(describeModelError(answer(200, `{"echo":"${key}"}`), [key])).toBe(
+      `model endpoint ${URL} gave an answer svc cannot use (HTTP 200): {"echo":"[redacted]"}`,
+    );
+  });
+});
