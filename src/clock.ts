@@ -42,3 +42,11 @@ export function sleepOn(timers: Pick<Clock, "setTimeout" | "clearTimeout">): Clo
       signal?.addEventListener("abort", onAbort, { once: true });
     });
 }
+
+/**
+ * `AbortSignal.timeout` for any `ms` a setting in seconds gives: it throws a RangeError on a fraction
+ * (`2.01 * 1000` is 2009.9999999999998), which failed every call a fractional `timeout_seconds` bounded.
+ */
+export function timeoutSignal(ms: number): AbortSignal {
+  return AbortSignal.timeout(Math.max(1, Math.round(ms)));
+}

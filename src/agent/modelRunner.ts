@@ -1,5 +1,6 @@
 import { generateText } from "ai";
 import { type AgentRequest, AgentRunFailure, type AgentRunner } from "../actors/agent/runner.js";
+import { timeoutSignal } from "../clock.js";
 import type { AgentSettings } from "../config/sections/agent.js";
 import { wholeMs } from "../config/timerSeconds.js";
 import { scrub } from "../io/credentials.js";
@@ -50,7 +51,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
       const started = now();
       const modelId = request.model ?? settings.model;
       const timeoutMs = wholeMs(settings.timeout_seconds);
-      const timeout = AbortSignal.timeout(timeoutMs);
+      const timeout = timeoutSignal(timeoutMs);
       const runSignal = AbortSignal.any([signal, timeout]);
       const model = withRetryPolicy(languageModel(settings, modelId), {
         retries: settings.retries,

@@ -24,6 +24,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { timeoutSignal } from "../../clock.js";
 import { SvcError } from "../../errors.js";
 import { VERSION } from "../version.js";
 import {
@@ -183,7 +184,7 @@ export class McpSession {
     timeoutMs: number,
     options: CallOptions,
   ): Promise<CallToolResult> {
-    const deadline = AbortSignal.timeout(timeoutMs);
+    const deadline = timeoutSignal(timeoutMs);
     const signal = options.signal === undefined ? deadline : AbortSignal.any([options.signal, deadline]);
     let taskId: string | undefined;
     const stream = this.client.experimental.tasks.callToolStream(

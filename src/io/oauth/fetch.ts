@@ -1,4 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { timeoutSignal } from "../../clock.js";
 import { scrub } from "../credentials.js";
 import { USER_AGENT } from "../version.js";
 
@@ -115,7 +116,7 @@ function withUserAgent(
     const headers = new Headers(init?.headers);
     headers.set("user-agent", userAgent);
     const method = init?.method ?? "GET";
-    const timeout = AbortSignal.timeout(timeoutMs);
+    const timeout = timeoutSignal(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     let res: Response;
     try {

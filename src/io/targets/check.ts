@@ -1,3 +1,4 @@
+import { timeoutSignal } from "../../clock.js";
 import { describeError } from "../../errors.js";
 import type { Logger } from "../log.js";
 import type { TargetRegistry, TargetState } from "./registry.js";
@@ -20,7 +21,7 @@ export async function checkTargets(
         return;
       }
       try {
-        const who = await target.check(AbortSignal.timeout(timeoutMs));
+        const who = await target.check(timeoutSignal(timeoutMs));
         registry.setState(target.name, "connected");
         results[target.name] = "connected";
         logger.info(

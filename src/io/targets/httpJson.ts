@@ -1,3 +1,4 @@
+import { timeoutSignal } from "../../clock.js";
 import { scrub } from "../credentials.js";
 import { DeliveryError } from "./target.js";
 
@@ -110,7 +111,7 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
       `${where}: base_url holds a user name or password (user:password@) — remove it; the platform's credentials go in its own keys`,
       false,
     );
-  const timeout = AbortSignal.timeout(call.timeoutMs);
+  const timeout = timeoutSignal(call.timeoutMs);
   const signal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]);
   const headers: Record<string, string> = { accept: "application/json", ...call.headers };
   let body: string | undefined;

@@ -119,6 +119,13 @@ describe("transient failures", () => {
     home.cleanup();
   });
 
+  it("a fractional timeout_seconds (2.01 s: 2009.9999… ms) bounds the request and the message is delivered", async () => {
+    const { deliverer, home } = setup({ timeout_seconds: 2.01 });
+    await deliverer.deliver(direct("on time"));
+    expect(sentTexts(fake)).toEqual(["on time"]);
+    home.cleanup();
+  });
+
   it("times out a slow platform and retries it as transient", async () => {
     const { deliverer, sleeps, home } = setup({ timeout_seconds: 0.2 });
     fake.enqueue({ delayMs: 1000, json: { ok: true, result: {} } });
