@@ -94,8 +94,8 @@ describe("an instance SIGKILLed mid-run", { timeout: 120_000 }, () => {
         "sh",
         "-c",
         // The agent runs in a process group of its own, so it outlives its killed gateway like a process
-        // on another host would not: it writes `done` only while that gateway ($PPID) is alive.
-        `p=$PPID; printf "%s start %s\\n" "$SVC_DELIVERY_ID" "$INSTANCE" >> "$0"; ` +
+        // on another host would not: it writes `done` only while that gateway ($INSTANCE_PID) is alive.
+        `p=$INSTANCE_PID; printf "%s start %s\\n" "$SVC_DELIVERY_ID" "$INSTANCE" >> "$0"; ` +
           `while [ ! -e "$1" ]; do sleep 0.05; done; ` +
           `if [ -e /proc/$p ] && ! grep -q "^State:[[:space:]]*Z" /proc/$p/status; then ` +
           `printf "%s done %s\\n" "$SVC_DELIVERY_ID" "$INSTANCE" >> "$0"; fi`,
