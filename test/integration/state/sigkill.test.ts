@@ -70,23 +70,23 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     const first = await start(home);
 
     // Runs that finish (and are recorded finished) before the kill.
-    const done = await burst(first.port, "pr", ids("done", 40), 8);
-    expect(done).toHaveLength(40);
-    await vi.waitFor(() => expect(runCounts(home).size).toBe(40), { timeout: 20_000, interval: 50 });
+    const done = await burst(first.port, "pr", ids("done", 16), 8);
+    expect(done).toHaveLength(16);
+    await vi.waitFor(() => expect(runCounts(home).size).toBe(16), { timeout: 20_000, interval: 50 });
     await allFinished(home);
 
-    // The slots are held now: nothing of the burst finishes; the gateway dies after 100 answers.
+    // The slots are held now: nothing of the burst finishes; the gateway dies after 50 answers.
     closeGate(home);
     let killed = false;
-    const accepted = await burst(first.port, "pr", ids("burst", 240), 16, (n) => {
-      if (n >= 100 && !killed) {
+    const accepted = await burst(first.port, "pr", ids("burst", 120), 16, (n) => {
+      if (n >= 50 && !killed) {
         killed = true;
         first.child.kill("SIGKILL");
       }
     });
     await kill(first, home);
-    expect(accepted.length).toBeGreaterThanOrEqual(100);
-    expect(accepted.length).toBeLessThan(240);
+    expect(accepted.length).toBeGreaterThanOrEqual(50);
+    expect(accepted.length).toBeLessThan(120);
 
     openGate(home);
     const second = await start(home);
@@ -142,14 +142,14 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     homes.push(home);
     writeConfig(home, { pr: { secret: SECRET, prompt: "pr {number}" } });
     const first = await start(home);
-    const sent = ids("last", 150);
+    const sent = ids("last", 60);
     const accepted = await burst(first.port, "pr", sent, 16);
-    expect(accepted).toHaveLength(150);
+    expect(accepted).toHaveLength(60);
     await kill(first, home);
 
     openGate(home);
     const second = await start(home);
-    await vi.waitFor(() => expect(runCounts(home).size).toBe(150), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(() => expect(runCounts(home).size).toBe(60), { timeout: 30_000, interval: 100 });
     await allFinished(home);
     expect([...runCounts(home).values()].every((n) => n === 1)).toBe(true);
     expect(
@@ -212,7 +212,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     const home = tempHome();
     homes.push(home);
     writeConfig(home, { pr: { secret: SECRET, prompt: "pr {number}" } });
-    const saved = ids("saved", 60).map((id) => ({
+    const saved = ids("saved", 30).map((id) => ({
       profile: "default",
       routeName: "pr",
       event: undefined,
@@ -230,7 +230,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
 
     openGate(home);
     const second = await start(home);
-    await vi.waitFor(() => expect(runCounts(home).size).toBe(60), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(() => expect(runCounts(home).size).toBe(30), { timeout: 30_000, interval: 100 });
     await allFinished(home);
     expect([...runCounts(home).values()].every((n) => n === 1)).toBe(true);
     await kill(second, home);
