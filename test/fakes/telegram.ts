@@ -2,7 +2,8 @@ import { type FakeApi, startFakeApi } from "./httpFake.js";
 
 /**
  * A fake Telegram Bot API: answers getMe and sendMessage like the real one (`{ok: true, result}`, and
- * 400 for a text that is empty after trimming, longer than 4096 characters or not valid UTF-8).
+ * 400 for a text that is empty after trimming, longer than 4096 characters or not valid UTF-8, and for
+ * `message_thread_id: 1`, the General topic, which a message reaches by naming no topic).
  * Point `platforms.telegram.base_url` at `fake.url`. Use `enqueue` to make the next call fail, e.g.
  * `{status: 400, json: {ok: false, error_code: 400, description: "Bad Request: chat not found"}}`.
  */
@@ -17,7 +18,7 @@ export async function startFakeTelegram(
     if (request.path.endsWith("/getMe"))
       return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
     if (request.path.endsWith("/sendMessage")) {
-      const body = request.json as { chat_id?: unknown; text?: string };
+      const body = request.json as { chat_id?: unknown; text?: string; message_thread_id?: unknown };
       // Own keys only: a chat id such as `__proto__` or `constructor` names no migrated group.
       const id = String(body.chat_id);
       const moved =
@@ -34,6 +35,8 @@ export async function startFakeTelegram(
             parameters: { migrate_to_chat_id: moved },
           },
         };
+      // The General topic of a forum is thread 1, which the Bot API refuses as a message_thread_id.
+      if (body.message_thread_id === 1) return badRequest("Bad Request: message thread not found");
       // The real Bot API: text is 1-4096 characters after trimming; anything else is a 400.
       const text = (body.text ?? "").trim();
       if (!isWellFormed(text)) return badRequest("Bad Request: text must be encoded in UTF-8");

@@ -8,6 +8,19 @@ import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js
 export const TELEGRAM_LIMIT = 4096;
 
 /**
+ * A forum's General topic has thread id 1 (its links end in `/1`), but the Bot API refuses
+ * `message_thread_id: 1` with "message thread not found": a message reaches General when it names no topic.
+ */
+const GENERAL_TOPIC = 1;
+
+/** The `message_thread_id` field for a route's thread id: none for the General topic. */
+export function topicField(thread: string | undefined): { message_thread_id?: number | string } {
+  if (thread === undefined) return {};
+  const id = numericOrString(thread);
+  return id === GENERAL_TOPIC ? {} : { message_thread_id: id };
+}
+
+/**
  * The supergroup a refused chat moved to: a group upgraded to a supergroup (e.g. when topics are turned
  * on) gets a new id, and the Bot API answers 400 with `parameters.migrate_to_chat_id`.
  */
@@ -45,8 +58,7 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
       return me?.username === undefined ? undefined : `@${me.username}`;
     },
     async sendPart({ chatId, text, message, signal }) {
-      const thread = threadOf(message);
-      const topic = thread === undefined ? {} : { message_thread_id: numericOrString(thread) };
+      const topic = topicField(threadOf(message));
       const send = (id: string) =>
         call("sendMessage", { chat_id: numericOrString(id), text, ...topic }, signal);
       try {

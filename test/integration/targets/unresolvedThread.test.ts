@@ -52,6 +52,12 @@ describe("a thread template the payload does not fill", () => {
     expect(lastSend()).toEqual({ chat_id: -100, text: "topic", message_thread_id: 17 });
   });
 
+  it("telegram: topic 1, a forum's General topic, goes without message_thread_id (the Bot API refuses 1)", async () => {
+    const res = await postJson(gw.url("/webhooks/note"), { text: "general", topic: 1 });
+    expect(res).toMatchObject({ status: 200, body: { status: "delivered" } });
+    expect(lastSend()).toEqual({ chat_id: -100, text: "general" });
+  });
+
   it("discord, slack, mattermost: the chat itself", async () => {
     const api = await startFakeApi((r) => ({
       json: r.path.startsWith("/api/chat") ? { ok: true } : { id: "1" },
