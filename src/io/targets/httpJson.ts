@@ -64,8 +64,32 @@ function field(body: unknown, ...path: string[]): unknown {
   return at;
 }
 
+/**
+ * Discord's 400 "Invalid Form Body" (code 50035) says what was wrong only in `errors`, a tree keyed by
+ * field path whose leaves are `_errors: [{code, message}]`: the first such leaf, with its path
+ * (`content: Must be 2000 or fewer in length.`).
+ */
+function formFieldError(node: unknown, path: readonly string[] = []): string | undefined {
+  if (typeof node !== "object" || node === null || path.length > 8) return undefined;
+  const leaf = (node as { _errors?: unknown })._errors;
+  if (Array.isArray(leaf)) {
+    const message = (leaf[0] as { message?: unknown } | undefined)?.message;
+    if (typeof message === "string") return `${path.length === 0 ? "body" : path.join(".")}: ${message}`;
+  }
+  for (const [key, child] of Object.entries(node)) {
+    const found = key === "_errors" ? undefined : formFieldError(child, [...path, key]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /** The platform's own error text, from the usual places platforms put it. */
 export function platformErrorText(body: unknown, text: string): string {
+  const fieldError = formFieldError(field(body, "errors"));
+  if (fieldError !== undefined) {
+    const message = field(body, "message");
+    return `${typeof message === "string" ? `${message} — ` : ""}${fieldError}`.slice(0, 300);
+  }
   const candidates = [
     field(body, "description"), // telegram
     field(body, "error", "message"), // whatsapp (Graph API)
