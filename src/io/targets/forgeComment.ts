@@ -74,12 +74,13 @@ export function forgeCommentTarget(
         true,
       );
     if (result.exitCode !== 0) {
+      // Scrubbed before it is cut: a cut through an echoed token would leave its beginning.
       const detail = scrub(
-        String(result.stderr || result.stdout || (result as { message?: string }).message || "")
-          .trim()
-          .slice(0, 500),
+        String(result.stderr || result.stdout || (result as { message?: string }).message || ""),
         secrets,
-      );
+      )
+        .trim()
+        .slice(0, 500);
       throw new DeliveryError(
         `forge_comment: ${settings.command} ${args[0]} ${args[1]} exited with ${result.exitCode ?? "a signal"}: ${detail}`,
         false,

@@ -83,12 +83,34 @@ function formFieldError(node: unknown, path: readonly string[] = []): string | u
   return undefined;
 }
 
-/** The platform's own error text, from the usual places platforms put it. */
-export function platformErrorText(body: unknown, text: string): string {
+/** How much of a platform's error text a message quotes. */
+const MAX_DETAIL = 300;
+
+/**
+ * Platform text as an error quotes it: credentials cut out first (a cut through an echoed token would
+ * leave its beginning, which scrub no longer recognizes), then on one line and at most MAX_DETAIL
+ * characters; an HTML page (a CDN's or proxy's 502) by its title and size, since its markup tells the
+ * reader nothing.
+ */
+function quoted(text: string, secrets: readonly (string | undefined)[]): string {
+  const clean = scrub(text, secrets);
+  if (/<(!doctype html|html|head|body)\b/i.test(clean)) {
+    const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(clean)?.[1]?.replace(/\s+/g, " ").trim();
+    return `an HTML page${title ? ` "${title.slice(0, 120)}"` : ""} (${clean.length} characters, not shown)`;
+  }
+  return clean.replace(/\s+/g, " ").trim().slice(0, MAX_DETAIL);
+}
+
+/** The platform's own error text, from the usual places platforms put it, without `secrets`. */
+export function platformErrorText(
+  body: unknown,
+  text: string,
+  secrets: readonly (string | undefined)[] = [],
+): string {
   const fieldError = formFieldError(field(body, "errors"));
   if (fieldError !== undefined) {
     const message = field(body, "message");
-    return `${typeof message === "string" ? `${message} — ` : ""}${fieldError}`.slice(0, 300);
+    return quoted(`${typeof message === "string" ? `${message} — ` : ""}${fieldError}`, secrets);
   }
   const candidates = [
     field(body, "description"), // telegram
@@ -100,10 +122,9 @@ export function platformErrorText(body: unknown, text: string): string {
     field(body, "errcode"),
   ];
   for (const candidate of candidates) {
-    if (typeof candidate === "string" && candidate.trim() !== "") return candidate.slice(0, 300);
+    if (typeof candidate === "string" && candidate.trim() !== "") return quoted(candidate, secrets);
   }
-  const trimmed = text.trim();
-  return trimmed === "" ? "(empty response)" : trimmed.slice(0, 300);
+  return text.trim() === "" ? "(empty response)" : quoted(text, secrets);
 }
 
 function retryAfterFromBody(body: unknown): number | undefined {
@@ -193,7 +214,7 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
       false,
     );
   }
-  const detail = scrub(platformErrorText(parsed, text), call.secrets);
+  const detail = platformErrorText(parsed, text, call.secrets);
   const message = `${where}: HTTP ${response.status} — ${detail}`;
   const throttle = call.throttled?.(response.status, parsed, response.headers);
   if (response.status === 429 || throttle !== undefined) {
@@ -215,8 +236,9 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
  */
 function notTheApi(call: HttpCall, response: Response, text: string): DeliveryError {
   const type = response.headers.get("content-type")?.split(";")[0]?.trim();
-  const start = text.trim().replace(/\s+/g, " ").slice(0, 80);
-  const body = start === "" ? "an empty body" : `${type ? `${type} ` : ""}"${scrub(start, call.secrets)}"`;
+  // Scrubbed before it is cut: a cut through an echoed token would leave its beginning.
+  const start = scrub(text, call.secrets).trim().replace(/\s+/g, " ").slice(0, 80);
+  const body = start === "" ? "an empty body" : `${type ? `${type} ` : ""}"${start}"`;
   return new DeliveryError(
     `${call.platform}: ${call.action}: HTTP ${response.status} with ${body}, where the ${call.platform} API answers JSON — not counted as sent; check base_url (a proxy, captive portal or login page may be answering)`,
     false,

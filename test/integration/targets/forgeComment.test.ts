@@ -53,6 +53,18 @@ describe("forge_comment through a fake gh on PATH", () => {
     await expect(forge(gh.path)?.check?.()).rejects.toThrow(/gh auth status exited with 1/);
   });
 
+  it("a GH_TOKEN that gh's error quotes across the 500-character cut leaves no beginning in the error", async () => {
+    const token = "ghp_0123456789abcdefSECRETsecret0123456789";
+    gh = createFakeGh({ exitCode: 1, stderr: `${"x".repeat(480)} token ${token} refused` });
+    const target = registryFor(
+      { github_comment: { enabled: true } },
+      { ...process.env, PATH: gh.path, GH_TOKEN: token },
+    ).get("forge_comment");
+    const error = await target?.send(message("hi", { repo: "a/b", pr_number: "1" })).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/exited with 1: x+ token \[red/);
+    expect((error as Error).message).not.toContain("ghp_0123");
+  });
+
   it("fails with an install hint when gh is not on PATH", async () => {
     await expect(
       forge("/nonexistent-dir")?.send(message("hi", { repo: "a/b", pr_number: "1" })),
