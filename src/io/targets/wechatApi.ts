@@ -1,3 +1,4 @@
+import { scrub } from "../credentials.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
 import { refused } from "./httpJson.js";
@@ -84,7 +85,8 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
           throw refused(
             platform,
             "send message",
-            `the answer has no errcode (${answer.text.slice(0, 80)}), so it is not the ${platform} API's — check base_url`,
+            // Scrubbed before it is cut: a cut through an echoed token would leave its beginning.
+            `the answer has no errcode (${scrub(answer.text, [spec.secret, token]).slice(0, 80)}), so it is not the ${platform} API's — check base_url`,
             [spec.secret, token],
           );
         if (code === SYSTEM_BUSY) {

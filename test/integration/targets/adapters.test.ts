@@ -621,6 +621,23 @@ describe("2xx answers that are not the platform's", () => {
   );
 });
 
+it("wecom: a JSON answer without an errcode that echoes the access token across the 80-character cut leaves no beginning of it", async () => {
+  const token = "ACCESSTOKEN0123456789abcdefghijklmnop";
+  const registry = registryFor({
+    wecom: { enabled: true, corp_id: "c", corp_secret: "s3cret", agent_id: 1, base_url: fake.url },
+  });
+  fake.setHandler((r) =>
+    ok(
+      r.path === "/cgi-bin/gettoken"
+        ? { access_token: token, expires_in: 7200 }
+        : { url: `/api/v1/proxy/cgi-bin/message/send?access_token=${token}` },
+    ),
+  );
+  const error = await sendError(registry, "wecom", message("hi", { chat_id: "u1" }));
+  expect((error as DeliveryError).message).toContain("access_token=[redacted]");
+  expect((error as DeliveryError).message).not.toContain("ACCESSTOKEN");
+});
+
 describe("WeCom / Weixin errcode -1 (system busy, try again later)", () => {
   it.each([
     ["wecom", { corp_id: "c", corp_secret: "s3cret", agent_id: 1 }, "/cgi-bin/gettoken"],
