@@ -85,6 +85,7 @@ async function prepare({
     const { meta, client } = await discoverAndIdentify(job, "browser", fetches, {
       redirectUri: callback.redirectUri,
       documentRetried,
+      pinnedCallback: callback.pinned,
     });
     const state = randomBytes(24).toString("base64url");
     const resource = resourceFor(meta, job.entry.url);
