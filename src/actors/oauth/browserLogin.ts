@@ -183,7 +183,7 @@ async function exchange({ input }: { input: ExchangeInput }): Promise<StoredToke
         { server: job.serverName },
         "[oauth] the authorization server rejected the client metadata document (invalid_client); using dynamic registration from now on",
       );
-      job.store.clearClient();
+      // The stored registration stays: the tokens saved with it keep working if the retry fails too.
       job.store.recordCimdOff("invalid_client at the token endpoint");
       throw new DocumentRejectedError(
         "oauth",

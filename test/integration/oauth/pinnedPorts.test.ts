@@ -239,6 +239,46 @@ describe("client metadata document and pinned callback ports", () => {
     expect(PINNED_PORTS).not.toContain(redirectPort(h.opened[1] as string));
   });
 
+  it("a rejected document whose registration retry then fails leaves the earlier registration and tokens as they were", async () => {
+    serveDocument();
+    const { rs } = await setup({ cimd: true, rejectDocument: true });
+    const first = harness(home.dir, "kept", rs.url);
+    const tokens = await loginWith(first);
+    const client = first.job.store.readClient();
+    expect(client?.kind).toBe("dcr");
+    if (!(await somePinnedPortFree())) return;
+    // `svc mcp login` with a document configured since: the server refuses the document, and the user
+    // refuses the login that retries with registration.
+    const h = harness(
+      home.dir,
+      "kept",
+      rs.url,
+      { client_metadata_url: `${docs.base}/c.json` },
+      {
+        fetch: docs.fetch,
+        freshClient: true,
+        openBrowser: async (u: string) => {
+          h.opened.push(u);
+          if (h.opened.length === 1) {
+            await followAuthorization(u);
+            return;
+          }
+          const authorize = new URL(u);
+          const back = new URL(authorize.searchParams.get("redirect_uri") as string);
+          back.searchParams.set("error", "access_denied");
+          back.searchParams.set("state", authorize.searchParams.get("state") as string);
+          await fetch(back);
+        },
+      },
+    );
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/access_denied/);
+    expect(h.opened).toHaveLength(2);
+    expect(h.job.store.cimdOff()).toBe(true);
+    expect(h.job.store.readTokens()).toEqual(tokens);
+    expect(h.job.store.readClient()).toEqual(client);
+  });
+
   it("times out after five minutes when the server cannot fetch the document, pointing to cimd: false, and frees the port", async () => {
     serveDocument();
     const { rs } = await setup({ cimd: true, cannotFetchDocument: true });
