@@ -24,7 +24,13 @@ import {
 import { sdkClientAuth } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify, wantsPinnedPort } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
-import { DocumentRejectedError, lastFailureAt, loginAdvice, tokenEndpointError } from "./tokenErrors.js";
+import {
+  DocumentRejectedError,
+  lastFailureAt,
+  loginAdvice,
+  loginCommand,
+  tokenEndpointError,
+} from "./tokenErrors.js";
 
 interface BrowserHandle {
   readonly job: OAuthJob;
@@ -131,7 +137,7 @@ async function awaitRedirect({
     } catch (err) {
       throw new SvcError(
         "oauth",
-        `${name}: the ${(err as Error).message} — run \`svc mcp login ${name}\` to try again`,
+        `${name}: the ${(err as Error).message} — run \`${loginCommand(name, "browser", h.job.profile)}\` to try again`,
         { cause: err },
       );
     }
@@ -140,7 +146,7 @@ async function awaitRedirect({
     };
     const issuer = metadata.issuer;
     // RFC 9207 section 2.4: mix-up defence.
-    const retry = `run \`svc mcp login ${name}\` to try again, and tell the server's operator if it repeats`;
+    const retry = `run \`${loginCommand(name, "browser", h.job.profile)}\` to try again, and tell the server's operator if it repeats`;
     if (result.iss === undefined && metadata.authorization_response_iss_parameter_supported === true) {
       throw new SvcError(
         "oauth",
@@ -196,7 +202,7 @@ async function exchange({ input }: { input: ExchangeInput }): Promise<StoredToke
       fetches,
       endpoint,
       err,
-      loginAdvice(job.serverName, fetches, endpoint, client.kind === "configured", "browser"),
+      loginAdvice(job.serverName, fetches, endpoint, client.kind === "configured", "browser", job.profile),
     );
   }
   const stored = toStoredTokens(tokens, {

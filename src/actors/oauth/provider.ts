@@ -150,7 +150,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       const name = this.job.serverName;
       throw new SvcError(
         "oauth",
-        `${name}: the server refused a newly issued access token too${refusal} — the authorization server may issue tokens for another resource (RFC 8707 resource indicators) or the server may not accept its tokens; check mcp_servers.${name}.url and the server's authorization setup, then run \`svc mcp login ${name}\``,
+        `${name}: the server refused a newly issued access token too${refusal} — the authorization server may issue tokens for another resource (RFC 8707 resource indicators) or the server may not accept its tokens; check mcp_servers.${name}.url and the server's authorization setup, then run \`${this.loginCommand()}\``,
       );
     }
     try {
@@ -204,6 +204,15 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     };
   }
 
+  /** The login this server's tokens need: its flow (device grants need a device login) and its profile. */
+  private loginCommand(): string {
+    return loginCommand(
+      this.job.serverName,
+      loginFlowFor(this.job, this.job.store.readTokens()),
+      this.job.profile,
+    );
+  }
+
   /** Whether a failed renewal may be followed by a login here: interactive, browser flow, an OAuth answer. */
   private canLogInAfter(err: unknown): boolean {
     return (
@@ -234,7 +243,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       await res.body?.cancel().catch(() => undefined);
       throw new SvcError(
         "oauth",
-        `${name}: the server refused the request for lack of scope (403 insufficient_scope) without naming the scope — set mcp_servers.${name}.oauth.scope to the scopes it needs, then run \`svc mcp login ${name}\``,
+        `${name}: the server refused the request for lack of scope (403 insufficient_scope) without naming the scope — set mcp_servers.${name}.oauth.scope to the scopes it needs, then run \`${this.loginCommand()}\``,
       );
     }
     this.job.store.requireScope(scope);
@@ -259,7 +268,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     await again.body?.cancel().catch(() => undefined);
     throw new SvcError(
       "oauth",
-      `${name}: the server still needs scope "${still.scope?.trim() || scope}" after a new login — the authorization server did not grant it; ask its operator to allow that scope for this client, then run \`svc mcp login ${name}\``,
+      `${name}: the server still needs scope "${still.scope?.trim() || scope}" after a new login — the authorization server did not grant it; ask its operator to allow that scope for this client, then run \`${this.loginCommand()}\``,
     );
   }
 

@@ -14,7 +14,9 @@ import { sdkClientAuth } from "./clientAuth.js";
 import { configuredClient } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import type { LoginFlow } from "./runLogin.js";
-import { lastFailureAt, tokenEndpointError } from "./tokenErrors.js";
+import { lastFailureAt, loginCommand, tokenEndpointError } from "./tokenErrors.js";
+
+export { loginCommand };
 
 /**
  * Refresh this long before the recorded expiry, so a request never leaves with a dying token; a tenth
@@ -29,11 +31,6 @@ export function needsLoginError(
   profile?: string,
 ): SvcError {
   return new SvcError("oauth", `${serverName}: ${why} — run \`${loginCommand(serverName, flow, profile)}\``);
-}
-
-/** The login that gives this server (of this named profile) tokens: its own profile's, not the default's. */
-export function loginCommand(serverName: string, flow: LoginFlow = "browser", profile?: string): string {
-  return `svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`}${flow === "device" ? " --flow device" : ""}`;
 }
 
 /**
