@@ -61,14 +61,17 @@ export class SvcOAuthProvider implements OAuthClientProvider {
    * on, from background reconnects too): a login is needed instead, which svc's own actors perform.
    */
   async clientInformation(): Promise<OAuthClientInformationMixed> {
-    const known = () => configuredClient(this.job.entry.oauth ?? {})?.info ?? this.job.store.readClient();
+    const known = () => configuredClient(this.job.entry.oauth ?? {})?.info ?? this.storedClientForCache();
     const client = known();
     if (client !== undefined) return client;
     const name = this.job.serverName;
+    const stored = this.job.store.readClient();
     if (!this.options.interactive)
       throw needsLoginError(
         name,
-        "the client registration is missing",
+        stored === undefined
+          ? "the client registration is missing"
+          : `the client registration is for ${stored.issuer}, not the authorization server now in use`,
         loginFlowFor(this.job, this.job.store.readTokens()),
         this.job.profile,
       );
@@ -76,6 +79,18 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     const registered = known();
     if (registered === undefined) throw needsLoginError(name, "the client registration is missing");
     return registered;
+  }
+
+  /**
+   * The stored registration, unless the cached discovery (which the SDK's auth flow uses) names another
+   * authorization server: the SDK would discard it there and register a client of its own.
+   */
+  private storedClientForCache(): OAuthClientInformationMixed | undefined {
+    const stored = this.job.store.readClient();
+    const meta = this.job.store.readMetadata();
+    return stored !== undefined && meta !== undefined && stored.issuer !== meta.authorizationServerUrl
+      ? undefined
+      : stored;
   }
 
   saveClientInformation(): void {

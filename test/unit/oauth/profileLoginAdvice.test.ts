@@ -153,3 +153,29 @@ describe("every other login advice names the profile (and the device flow of a d
     );
   });
 });
+
+describe("the SDK's own auth flow never registers a client behind svc's back", () => {
+  it("a stored registration of another server than the cached discovery names is not handed to it", async () => {
+    const j = job(undefined);
+    const meta = (as: string) => ({
+      authorizationServerUrl: as,
+      authorizationServerMetadata: {
+        issuer: as,
+        authorization_endpoint: `${as}/authorize`,
+        token_endpoint: `${as}/token`,
+        response_types_supported: ["code"],
+      },
+      fetched_at: 0,
+    });
+    j.store.saveClient({ client_id: "c", redirect_uris: [], issuer: "https://one.test", kind: "dcr" });
+    j.store.saveMetadata(meta("https://one.test"));
+    const provider = new SvcOAuthProvider(j, { interactive: false });
+    await expect(provider.clientInformation()).resolves.toMatchObject({ client_id: "c" });
+    // A later login that failed cached another server's discovery: the SDK would discard the
+    // registration there and register one of its own.
+    j.store.saveMetadata(meta("https://two.test"));
+    await expect(provider.clientInformation()).rejects.toThrow(
+      "notes: the client registration is for https://one.test, not the authorization server now in use — run `svc mcp login notes`",
+    );
+  });
+});
