@@ -18,7 +18,7 @@ let made: Logger | undefined;
 
 /**
  * The logger of a short CLI command (`svc mcp ...`; one per process). A login's or a token refresh's
- * warning goes to stderr as `warning: <message>` (without the time or the tag), where it reaches the
+ * warning goes to stderr as `warning: <server>: <message>` (without the time or the tag), where it reaches the
  * user instead of nowhere; the other components' lines, which the command reports in its own words,
  * only when `SVC_LOG_LEVEL` asks for them.
  */
@@ -30,10 +30,24 @@ export function cliLogger(): Logger {
 function makeCliLogger(asked: string | undefined): Logger {
   return pino(pinoOptions(asked === undefined ? "warn" : logLevel(asked)), {
     write(line: string) {
-      const { level, msg = "", err } = JSON.parse(line) as { level: number; msg?: string; err?: unknown };
+      const {
+        level,
+        msg = "",
+        err,
+        server,
+      } = JSON.parse(line) as {
+        level: number;
+        msg?: string;
+        err?: unknown;
+        server?: unknown;
+      };
       if (asked === undefined && !SAID_BY_THE_COMPONENT.test(msg)) return;
       const why = typeof err === "string" && err !== "" ? ` (${err})` : "";
-      const text = `${msg.replace(/^\[[\w-]+\] /, "")}${why}`;
+      // Which server an OAuth warning is about (svc mcp reauth --all, svc mcp list go through several);
+      // the other components' lines name it themselves.
+      const who =
+        typeof server === "string" && server !== "" && SAID_BY_THE_COMPONENT.test(msg) ? `${server}: ` : "";
+      const text = `${who}${msg.replace(/^\[[\w-]+\] /, "")}${why}`;
       process.stderr.write(`${PREFIX[level] ?? "log"}: ${terminalText(text)}\n`);
     },
   });

@@ -7,6 +7,8 @@ import { failureOf, type LoginFailure, type LoginOutput, notProvided } from "./o
  */
 export interface DeviceLoginInput {
   readonly serverName: string;
+  /** The command that logs in again (`svc mcp login <server> --flow device`, with the profile's `--profile`). */
+  readonly loginCommand?: string;
   readonly job: unknown;
   /** `oauth.timeout` in ms (default 300 s); the code lifetime may cut it shorter. */
   readonly timeoutMs: number;
@@ -60,12 +62,13 @@ export function deviceDeadlineMs(input: DeviceLoginInput, device: DeviceCode | u
 
 function timeoutFailure(context: Context): LoginFailure {
   const name = context.input.serverName;
+  const command = context.input.loginCommand ?? `svc mcp login ${name} --flow device`;
   const codeLimited =
     (context.device?.expiresIn ?? Number.POSITIVE_INFINITY) * 1000 <= context.input.timeoutMs;
   return {
     message: codeLimited
-      ? `${name}: the device code expired before it was approved — run \`svc mcp login ${name} --flow device\` again`
-      : `${name}: no approval within ${Math.round(context.input.timeoutMs / 1000)} s (oauth.timeout) — run \`svc mcp login ${name} --flow device\` again, or raise oauth.timeout`,
+      ? `${name}: the device code expired before it was approved — run \`${command}\` again`
+      : `${name}: no approval within ${Math.round(context.input.timeoutMs / 1000)} s (oauth.timeout) — run \`${command}\` again, or raise oauth.timeout`,
   };
 }
 

@@ -6,6 +6,8 @@ import { assign, fromPromise, setup } from "xstate";
  */
 export interface OAuthLoginInput {
   readonly serverName: string;
+  /** The command that logs in again (`svc mcp login <server>`, with the profile's `--profile`). */
+  readonly loginCommand?: string;
   /** Opaque to the machine: what the actors need (entry, store, options). */
   readonly job: unknown;
   readonly timeoutMs: number;
@@ -66,11 +68,16 @@ export function failureOf(error: unknown): LoginFailure {
   return { message: error instanceof Error ? error.message : String(error), cause: error };
 }
 
-export function timeoutMessage(serverName: string, usesDocument: boolean, minutes: number): string {
+export function timeoutMessage(
+  serverName: string,
+  usesDocument: boolean,
+  minutes: number,
+  command = `svc mcp login ${serverName}`,
+): string {
   const base = `${serverName}: login timed out after ${minutes} minute${minutes === 1 ? "" : "s"} waiting for the browser redirect.`;
   return usesDocument
-    ? `${base} The authorization server may be unable to fetch or validate the client metadata document (oauth.client_metadata_url); set \`cimd: false\` under mcp_servers.${serverName}.oauth to use dynamic client registration instead, then run \`svc mcp login ${serverName}\`.`
-    : `${base} Run \`svc mcp login ${serverName}\` again and finish the login in the browser.`;
+    ? `${base} The authorization server may be unable to fetch or validate the client metadata document (oauth.client_metadata_url); set \`cimd: false\` under mcp_servers.${serverName}.oauth to use dynamic client registration instead, then run \`${command}\`.`
+    : `${base} Run \`${command}\` again and finish the login in the browser.`;
 }
 
 export const oauthLoginMachine = setup({
@@ -120,6 +127,7 @@ export const oauthLoginMachine = setup({
                 context.input.serverName,
                 context.prepared?.usesDocument === true,
                 Math.round(context.input.timeoutMs / 60_000),
+                context.input.loginCommand,
               ),
             }),
           }),

@@ -24,7 +24,13 @@ import {
 import { sdkClientAuth } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify, wantsPinnedPort } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
-import { DocumentRejectedError, lastFailureAt, loginAdvice, tokenEndpointError } from "./tokenErrors.js";
+import {
+  DocumentRejectedError,
+  lastFailureAt,
+  loginAdvice,
+  loginCommand,
+  tokenEndpointError,
+} from "./tokenErrors.js";
 
 interface BrowserHandle {
   readonly job: OAuthJob;
@@ -85,6 +91,7 @@ async function prepare({
     const { meta, client } = await discoverAndIdentify(job, "browser", fetches, {
       redirectUri: callback.redirectUri,
       documentRetried,
+      pinnedCallback: callback.pinned,
     });
     const state = randomBytes(24).toString("base64url");
     const resource = resourceFor(meta, job.entry.url);
@@ -130,7 +137,7 @@ async function awaitRedirect({
     } catch (err) {
       throw new SvcError(
         "oauth",
-        `${name}: the ${(err as Error).message} — run \`svc mcp login ${name}\` to try again`,
+        `${name}: the ${(err as Error).message} — run \`${loginCommand(name, "browser", h.job.profile)}\` to try again`,
         { cause: err },
       );
     }
@@ -139,7 +146,7 @@ async function awaitRedirect({
     };
     const issuer = metadata.issuer;
     // RFC 9207 section 2.4: mix-up defence.
-    const retry = `run \`svc mcp login ${name}\` to try again, and tell the server's operator if it repeats`;
+    const retry = `run \`${loginCommand(name, "browser", h.job.profile)}\` to try again, and tell the server's operator if it repeats`;
     if (result.iss === undefined && metadata.authorization_response_iss_parameter_supported === true) {
       throw new SvcError(
         "oauth",
@@ -182,7 +189,7 @@ async function exchange({ input }: { input: ExchangeInput }): Promise<StoredToke
         { server: job.serverName },
         "[oauth] the authorization server rejected the client metadata document (invalid_client); using dynamic registration from now on",
       );
-      job.store.clearClient();
+      // The stored registration stays: the tokens saved with it keep working if the retry fails too.
       job.store.recordCimdOff("invalid_client at the token endpoint");
       throw new DocumentRejectedError(
         "oauth",
@@ -195,7 +202,7 @@ async function exchange({ input }: { input: ExchangeInput }): Promise<StoredToke
       fetches,
       endpoint,
       err,
-      loginAdvice(job.serverName, fetches, endpoint, client.kind === "configured", "browser"),
+      loginAdvice(job.serverName, fetches, endpoint, client.kind === "configured", "browser", job.profile),
     );
   }
   const stored = toStoredTokens(tokens, {

@@ -50,7 +50,9 @@ export function wantsPinnedPort(settings: OAuthSettings, store: TokenStore, fres
   ) {
     return false;
   }
-  if (store.cimdOff() || (!freshClient && store.readClient() !== undefined)) return false;
+  // A stored document client is no registration: the document declares only the pinned ports.
+  const stored = freshClient ? undefined : store.readClient();
+  if (store.cimdOff() || (stored !== undefined && stored.kind !== "cimd")) return false;
   const cached = store.readMetadata();
   if (
     cached !== undefined &&
@@ -81,9 +83,10 @@ function storedUsable(
   if (stored === undefined || stored.issuer !== meta.authorizationServerUrl) return false;
   if (stored.client_secret !== undefined && secretExpired(stored, now)) return false;
   if (flow === "device") return stored.kind === "dcr" && (stored.grant_types ?? []).includes(DEVICE_GRANT);
-  return (
-    stored.kind === "cimd" || !(stored.grant_types ?? ["authorization_code"]).every((g) => g === DEVICE_GRANT)
-  );
+  // A document client is chosen afresh each login (below): only while it is still configured, allowed,
+  // and the callback is on a port the document declares.
+  if (stored.kind === "cimd") return false;
+  return !(stored.grant_types ?? ["authorization_code"]).every((g) => g === DEVICE_GRANT);
 }
 
 /**
@@ -102,7 +105,8 @@ export function registrationAuthMethod(meta: {
 
 /**
  * Picks the client for a login: configured values; a stored registration for this issuer; the client
- * metadata document when the server supports it (browser flow only); else dynamic registration.
+ * metadata document when the server supports it (browser flow on a pinned callback port only); else
+ * dynamic registration.
  */
 export async function chooseClient(args: {
   serverName: string;
@@ -112,6 +116,7 @@ export async function chooseClient(args: {
   flow: FlowKind;
   redirectUri?: string;
   fetches: OAuthFetches;
+  /** The document is not presented: it was rejected in this login, or the callback is not on a pinned port. */
   avoidDocument?: boolean;
   freshClient?: boolean;
   now?: number;
@@ -122,11 +127,7 @@ export async function chooseClient(args: {
   const configured = configuredClient(settings);
   if (configured !== undefined) return configured;
   const stored = args.freshClient ? undefined : store.readClient();
-  if (
-    storedUsable(stored, meta, flow, args.now ?? Date.now()) &&
-    !(args.avoidDocument && stored.kind === "cimd")
-  )
-    return { kind: stored.kind, info: stored };
+  if (storedUsable(stored, meta, flow, args.now ?? Date.now())) return { kind: stored.kind, info: stored };
   const asMeta = meta.authorizationServerMetadata;
   const documentUrl = settings.client_metadata_url;
   if (
@@ -223,7 +224,7 @@ export async function discoverAndIdentify(
   job: OAuthJob,
   flow: FlowKind,
   fetches: OAuthFetches,
-  extra: { redirectUri?: string; documentRetried?: boolean } = {},
+  extra: { redirectUri?: string; documentRetried?: boolean; pinnedCallback?: boolean } = {},
 ): Promise<{ meta: StoredMetadata; client: ClientChoice }> {
   const discovered = await discoverForFlow(job.serverName, job.entry.url, flow, fetches, job.now());
   // A scope the resource required earlier (step-up) is asked for again from the same server.
@@ -243,7 +244,8 @@ export async function discoverAndIdentify(
     flow,
     fetches,
     ...(extra.redirectUri !== undefined ? { redirectUri: extra.redirectUri } : {}),
-    avoidDocument: retried,
+    // The document declares only the ten pinned callbacks: on any other port the server would refuse it.
+    avoidDocument: retried || extra.pinnedCallback !== true,
     freshClient: job.freshClient === true || retried,
     now: job.now(),
     warn: (text) => {

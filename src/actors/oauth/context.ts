@@ -44,7 +44,7 @@ export function makeJob(serverName: string, entry: OAuthServerEntry, options: Jo
     serverName,
     ...(options.paths.profile === undefined ? {} : { profile: options.paths.profile }),
     entry,
-    store: new TokenStore(options.paths.mcpTokens, serverName),
+    store: new TokenStore(options.paths.mcpTokens, serverName, options.paths.profile),
     logger: options.logger,
     print: options.print ?? ((line) => process.stderr.write(`${line}\n`)),
     openBrowser: options.openBrowser ?? ((url) => openInBrowser(url)),

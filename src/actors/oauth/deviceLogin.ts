@@ -18,7 +18,7 @@ import { resourceFor, scopeFor } from "./browserLogin.js";
 import { clientAuthFor } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
-import { loginAdvice, tokenEndpointError } from "./tokenErrors.js";
+import { loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
 
 interface DeviceHandle {
   readonly job: OAuthJob;
@@ -108,7 +108,7 @@ async function requestCode({ input }: { input: DeviceLoginInput }): Promise<Devi
       fetches,
       endpoint,
       err,
-      `${loginAdvice(job.serverName, fetches, endpoint, client.kind === "configured", "device")}, or log in with \`svc mcp login ${job.serverName} --flow browser\``,
+      `${loginAdvice(job.serverName, fetches, endpoint, client.kind === "configured", "device", job.profile)}, or log in with \`${loginCommand(job.serverName, "browser", job.profile)} --flow browser\``,
     );
   }
   const handle: DeviceHandle = { job, fetches, meta, client, deviceCode: response.device_code, resource };
@@ -162,12 +162,12 @@ async function poll({
         case "access_denied":
           return {
             kind: "denied",
-            message: `${name}: the device login was denied — run \`svc mcp login ${name} --flow device\` to try again`,
+            message: `${name}: the device login was denied — run \`${loginCommand(name, "device", h.job.profile)}\` to try again`,
           };
         case "expired_token":
           return {
             kind: "expired",
-            message: `${name}: the device code expired before it was approved — run \`svc mcp login ${name} --flow device\` again`,
+            message: `${name}: the device code expired before it was approved — run \`${loginCommand(name, "device", h.job.profile)}\` again`,
           };
       }
     }
@@ -179,6 +179,7 @@ async function poll({
       endpoint,
       h.client.kind === "configured",
       "device",
+      h.job.profile,
     );
     // RFC 8628 3.5: a poll that got no OAuth answer (connection failure, 5xx, 429) is retried with backoff.
     const transient = h.fetches.failures
@@ -225,11 +226,11 @@ async function save({ input }: { input: { device: DeviceCode; tokens: unknown } 
 }
 
 /** Spec 5.4: the device flow is started only by a person at a terminal. */
-export function assertTerminal(serverName: string, isTTY: boolean): void {
+export function assertTerminal(serverName: string, isTTY: boolean, profile?: string): void {
   if (!isTTY) {
     throw new SvcError(
       "oauth",
-      `${serverName}: the device login needs a terminal — run \`svc mcp login ${serverName} --flow device\` in an interactive shell on the gateway's host`,
+      `${serverName}: the device login needs a terminal — run \`${loginCommand(serverName, "device", profile)}\` in an interactive shell on the gateway's host`,
     );
   }
 }

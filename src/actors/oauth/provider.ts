@@ -61,14 +61,17 @@ export class SvcOAuthProvider implements OAuthClientProvider {
    * on, from background reconnects too): a login is needed instead, which svc's own actors perform.
    */
   async clientInformation(): Promise<OAuthClientInformationMixed> {
-    const known = () => configuredClient(this.job.entry.oauth ?? {})?.info ?? this.job.store.readClient();
+    const known = () => configuredClient(this.job.entry.oauth ?? {})?.info ?? this.storedClientForCache();
     const client = known();
     if (client !== undefined) return client;
     const name = this.job.serverName;
+    const stored = this.job.store.readClient();
     if (!this.options.interactive)
       throw needsLoginError(
         name,
-        "the client registration is missing",
+        stored === undefined
+          ? "the client registration is missing"
+          : `the client registration is for ${stored.issuer}, not the authorization server now in use`,
         loginFlowFor(this.job, this.job.store.readTokens()),
         this.job.profile,
       );
@@ -76,6 +79,18 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     const registered = known();
     if (registered === undefined) throw needsLoginError(name, "the client registration is missing");
     return registered;
+  }
+
+  /**
+   * The stored registration, unless the cached discovery (which the SDK's auth flow uses) names another
+   * authorization server: the SDK would discard it there and register a client of its own.
+   */
+  private storedClientForCache(): OAuthClientInformationMixed | undefined {
+    const stored = this.job.store.readClient();
+    const meta = this.job.store.readMetadata();
+    return stored !== undefined && meta !== undefined && stored.issuer !== meta.authorizationServerUrl
+      ? undefined
+      : stored;
   }
 
   saveClientInformation(): void {
@@ -150,7 +165,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       const name = this.job.serverName;
       throw new SvcError(
         "oauth",
-        `${name}: the server refused a newly issued access token too${refusal} — the authorization server may issue tokens for another resource (RFC 8707 resource indicators) or the server may not accept its tokens; check mcp_servers.${name}.url and the server's authorization setup, then run \`svc mcp login ${name}\``,
+        `${name}: the server refused a newly issued access token too${refusal} — the authorization server may issue tokens for another resource (RFC 8707 resource indicators) or the server may not accept its tokens; check mcp_servers.${name}.url and the server's authorization setup, then run \`${this.loginCommand()}\``,
       );
     }
     try {
@@ -204,6 +219,15 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     };
   }
 
+  /** The login this server's tokens need: its flow (device grants need a device login) and its profile. */
+  private loginCommand(): string {
+    return loginCommand(
+      this.job.serverName,
+      loginFlowFor(this.job, this.job.store.readTokens()),
+      this.job.profile,
+    );
+  }
+
   /** Whether a failed renewal may be followed by a login here: interactive, browser flow, an OAuth answer. */
   private canLogInAfter(err: unknown): boolean {
     return (
@@ -234,7 +258,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       await res.body?.cancel().catch(() => undefined);
       throw new SvcError(
         "oauth",
-        `${name}: the server refused the request for lack of scope (403 insufficient_scope) without naming the scope — set mcp_servers.${name}.oauth.scope to the scopes it needs, then run \`svc mcp login ${name}\``,
+        `${name}: the server refused the request for lack of scope (403 insufficient_scope) without naming the scope — set mcp_servers.${name}.oauth.scope to the scopes it needs, then run \`${this.loginCommand()}\``,
       );
     }
     this.job.store.requireScope(scope);
@@ -259,7 +283,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     await again.body?.cancel().catch(() => undefined);
     throw new SvcError(
       "oauth",
-      `${name}: the server still needs scope "${still.scope?.trim() || scope}" after a new login — the authorization server did not grant it; ask its operator to allow that scope for this client, then run \`svc mcp login ${name}\``,
+      `${name}: the server still needs scope "${still.scope?.trim() || scope}" after a new login — the authorization server did not grant it; ask its operator to allow that scope for this client, then run \`${this.loginCommand()}\``,
     );
   }
 

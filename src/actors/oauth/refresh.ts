@@ -14,7 +14,9 @@ import { sdkClientAuth } from "./clientAuth.js";
 import { configuredClient } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import type { LoginFlow } from "./runLogin.js";
-import { lastFailureAt, tokenEndpointError } from "./tokenErrors.js";
+import { lastFailureAt, loginCommand, tokenEndpointError } from "./tokenErrors.js";
+
+export { loginCommand };
 
 /**
  * Refresh this long before the recorded expiry, so a request never leaves with a dying token; a tenth
@@ -29,11 +31,6 @@ export function needsLoginError(
   profile?: string,
 ): SvcError {
   return new SvcError("oauth", `${serverName}: ${why} — run \`${loginCommand(serverName, flow, profile)}\``);
-}
-
-/** The login that gives this server (of this named profile) tokens: its own profile's, not the default's. */
-export function loginCommand(serverName: string, flow: LoginFlow = "browser", profile?: string): string {
-  return `svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`}${flow === "device" ? " --flow device" : ""}`;
 }
 
 /**
@@ -169,9 +166,26 @@ export async function usableTokens(
     const settings = job.entry.oauth ?? {};
     const fetches = oauthFetches(settings.user_agent, job.fetch, job.requestTimeoutMs);
     let meta = store.readMetadata();
-    if (meta === undefined) {
+    // The cache may name another authorization server than the one that issued these tokens (a later
+    // login that failed, on the device flow's server for instance): the refresh token goes only to its own.
+    // (A file written by hand may name no issuer: the cached server is used.)
+    const issuer = current.issuer as string | undefined;
+    if (meta === undefined || (issuer !== undefined && meta.authorizationServerUrl !== issuer)) {
+      const previous = meta;
+      const discovered = await discoverForFlow(serverName, job.entry.url, grantFlow, fetches, job.now());
+      if (issuer !== undefined && discovered.authorizationServerUrl !== issuer)
+        throw needsLoginError(
+          serverName,
+          `the saved login was issued by ${issuer}, which the server no longer names for this login`,
+          flow,
+          job.profile,
+        );
+      // A scope the resource required (step-up) is the resource's: it stays.
+      meta =
+        previous?.requiredScope !== undefined
+          ? { ...discovered, requiredScope: previous.requiredScope }
+          : discovered;
       // Cached again (as a login does), so later connects and the SDK's own auth code find it.
-      meta = await discoverForFlow(serverName, job.entry.url, grantFlow, fetches, job.now());
       store.saveMetadata(meta);
     }
     const configured = configuredClient(settings)?.info;

@@ -8,6 +8,7 @@ import type { GatewaySystem } from "../system.js";
 import { browserLoginLogic } from "./browserLogin.js";
 import type { OAuthJob } from "./context.js";
 import { assertTerminal, deviceLoginLogic } from "./deviceLogin.js";
+import { loginCommand } from "./tokenErrors.js";
 
 export type LoginFlow = "browser" | "device";
 
@@ -23,10 +24,11 @@ export interface RunLoginOptions {
  * the saved tokens. Nothing is written unless the login succeeds.
  */
 export async function runLogin(job: OAuthJob, options: RunLoginOptions): Promise<StoredTokens> {
-  if (options.flow === "device") assertTerminal(job.serverName, options.isTTY);
+  if (options.flow === "device") assertTerminal(job.serverName, options.isTTY, job.profile);
   const id = `${options.flow === "device" ? "deviceLogin" : "oauthLogin"}:${job.serverName}:${randomBytes(4).toString("hex")}`;
   const input = {
     serverName: job.serverName,
+    loginCommand: loginCommand(job.serverName, options.flow, job.profile),
     job,
     timeoutMs:
       options.flow === "device"

@@ -52,6 +52,15 @@ export function tokenEndpointError(
   });
 }
 
+/** The login that gives this server (of this named profile) tokens: its own profile's, not the default's. */
+export function loginCommand(
+  serverName: string,
+  flow: "browser" | "device" = "browser",
+  profile?: string,
+): string {
+  return `svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`}${flow === "device" ? " --flow device" : ""}`;
+}
+
 /** What to do after a failed login request: try again, or fix the configured client it refused. */
 export function loginAdvice(
   serverName: string,
@@ -59,8 +68,9 @@ export function loginAdvice(
   endpoint: string,
   configuredClient: boolean,
   flow: "browser" | "device",
+  profile?: string,
 ): string {
-  const command = `svc mcp login ${serverName}${flow === "device" ? " --flow device" : ""}`;
+  const command = loginCommand(serverName, flow, profile);
   if (configuredClient && lastFailureAt(fetches, endpoint)?.error === "invalid_client")
     return `check mcp_servers.${serverName}.oauth.client_id, client_secret and token_endpoint_auth_method, then run \`${command}\``;
   return `run \`${command}\` to try again`;

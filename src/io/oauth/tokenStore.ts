@@ -61,7 +61,7 @@ export function safeFileStem(serverName: string): string {
   return encoded.startsWith(".") ? `%2E${encoded.slice(1)}` : encoded;
 }
 
-function readJson<T>(path: string, serverName: string): T | undefined {
+function readJson<T>(path: string, serverName: string, profile?: string): T | undefined {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -74,7 +74,7 @@ function readJson<T>(path: string, serverName: string): T | undefined {
   } catch {
     throw new SvcError(
       "store_corrupt",
-      `${path}: not valid JSON — run \`svc mcp login ${serverName}\`, which replaces it`,
+      `${path}: not valid JSON — run \`svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`}\`, which replaces it`,
     );
   }
 }
@@ -89,6 +89,8 @@ export class TokenStore {
   constructor(
     readonly dir: string,
     readonly serverName: string,
+    /** The named profile these files belong to (its login command names it). */
+    readonly profile?: string,
   ) {
     const stem = safeFileStem(serverName);
     this.tokensPath = join(dir, `${stem}.json`);
@@ -98,7 +100,7 @@ export class TokenStore {
   }
 
   readTokens(): StoredTokens | undefined {
-    const t = readJson<StoredTokens>(this.tokensPath, this.serverName);
+    const t = readJson<StoredTokens>(this.tokensPath, this.serverName, this.profile);
     return t && typeof t.access_token === "string" ? t : undefined;
   }
 
@@ -107,7 +109,7 @@ export class TokenStore {
   }
 
   readClient(): StoredClient | undefined {
-    const c = readJson<StoredClient>(this.clientPath, this.serverName);
+    const c = readJson<StoredClient>(this.clientPath, this.serverName, this.profile);
     return c && typeof c.client_id === "string" ? c : undefined;
   }
 

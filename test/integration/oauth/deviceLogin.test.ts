@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createActor, SimulatedClock, waitFor } from "xstate";
 import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
+import { usableTokens } from "../../../src/actors/oauth/refresh.js";
 import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { DEVICE_GRANT } from "../../../src/io/oauth/discovery.js";
 import { USER_AGENT } from "../../../src/io/version.js";
@@ -193,6 +194,23 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
       /denied — run `svc mcp login denied --flow device`/,
     );
     expect(h.job.store.readTokens()?.access_token).toBe("kept");
+  });
+
+  it("a failed device login on another authorization server leaves the saved browser grant refreshable at its own", async () => {
+    home = tempHome();
+    const browserAs = await as({ accessTtl: 1 });
+    const deviceAs = await as({ device: true, devicePolls: ["access_denied"], deviceInterval: 1 });
+    const rs = await resource([browserAs.url, deviceAs.url]);
+    const saved = await loginWith(harness(home.dir, "two", rs.url));
+    expect(saved.issuer).toBe(browserAs.url);
+    const { output } = await drive(harness(home.dir, "two", rs.url));
+    expect(output?.ok).toBe(false);
+    // The access token expires within a second: the refresh goes to the server that issued it.
+    const h = harness(home.dir, "two", rs.url);
+    const refreshed = await usableTokens({ ...h.job, now: () => Date.now() + 5000 });
+    expect(refreshed.issuer).toBe(browserAs.url);
+    expect(refreshed.access_token).toBe(browserAs.issued[1]);
+    expect(deviceAs.seen.some((r) => r.body.get("grant_type") === "refresh_token")).toBe(false);
   });
 
   it("stops on expired_token", async () => {

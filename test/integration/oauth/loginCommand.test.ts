@@ -83,7 +83,7 @@ describe("svc mcp login", () => {
       0o600,
     );
     const tested = await svc(["mcp", "test", "srv"]);
-    expect(tested.stderr).toContain("warning: token refresh failed; using the current token");
+    expect(tested.stderr).toContain("warning: srv: token refresh failed; using the current token");
     expect(tested.stderr).not.toMatch(/^\d{4}-\d\d-\d\dT/m);
   });
 

@@ -138,6 +138,53 @@ describe("client metadata document and pinned callback ports", () => {
     );
     await loginWith(h2);
     expect(PINNED_PORTS).not.toContain(redirectPort(h2.opened[0] as string));
+    // The document declares only the pinned callbacks: on a random port the client registers instead.
+    expect(new URL(h2.opened[0] as string).searchParams.get("client_id")).toMatch(/^dcr-/);
+    expect(h2.job.store.readClient()?.kind).toBe("dcr");
+  });
+
+  it("a login on a random port (a custom client_name) registers instead of presenting the document", async () => {
+    serveDocument();
+    const { as, rs } = await setup({ cimd: true });
+    const url = `${docs.base}/c.json`;
+    const h = harness(
+      home.dir,
+      "named",
+      rs.url,
+      { client_metadata_url: url, client_name: "Mine" },
+      { fetch: docs.fetch },
+    );
+    await loginWith(h);
+    const authorize = new URL(h.opened[0] as string);
+    expect(PINNED_PORTS).not.toContain(redirectPort(authorize.href));
+    expect(authorize.searchParams.get("client_id")).not.toBe(url);
+    expect(as.seen.filter((r) => r.path === "/register")).toHaveLength(1);
+  });
+
+  it("a login after a document login presents the document again on a pinned port; after cimd: false, it registers", async () => {
+    serveDocument();
+    const { as, rs } = await setup({ cimd: true });
+    const url = `${docs.base}/c.json`;
+    const login = async (extra: Record<string, unknown> = {}) => {
+      const h = harness(
+        home.dir,
+        "again",
+        rs.url,
+        { client_metadata_url: url, ...extra },
+        { fetch: docs.fetch },
+      );
+      await loginWith(h);
+      return new URL(h.opened[0] as string);
+    };
+    await login();
+    expect((await login()).searchParams.get("client_id")).toBe(url);
+    const anyFree = await somePinnedPortFree();
+    const again = await login();
+    if (anyFree) expect(PINNED_PORTS).toContain(redirectPort(again.href));
+    expect(as.seen.some((r) => r.path === "/register")).toBe(false);
+    const off = await login({ cimd: false });
+    expect(off.searchParams.get("client_id")).toMatch(/^dcr-/);
+    expect(as.seen.filter((r) => r.path === "/register")).toHaveLength(1);
   });
 
   it("concurrent logins hold different ports until their redirects arrive", async () => {
@@ -190,6 +237,46 @@ describe("client metadata document and pinned callback ports", () => {
     expect(as.seen.filter((r) => r.path === "/register")).toHaveLength(1);
     expect(h.opened).toHaveLength(2);
     expect(PINNED_PORTS).not.toContain(redirectPort(h.opened[1] as string));
+  });
+
+  it("a rejected document whose registration retry then fails leaves the earlier registration and tokens as they were", async () => {
+    serveDocument();
+    const { rs } = await setup({ cimd: true, rejectDocument: true });
+    const first = harness(home.dir, "kept", rs.url);
+    const tokens = await loginWith(first);
+    const client = first.job.store.readClient();
+    expect(client?.kind).toBe("dcr");
+    if (!(await somePinnedPortFree())) return;
+    // `svc mcp login` with a document configured since: the server refuses the document, and the user
+    // refuses the login that retries with registration.
+    const h = harness(
+      home.dir,
+      "kept",
+      rs.url,
+      { client_metadata_url: `${docs.base}/c.json` },
+      {
+        fetch: docs.fetch,
+        freshClient: true,
+        openBrowser: async (u: string) => {
+          h.opened.push(u);
+          if (h.opened.length === 1) {
+            await followAuthorization(u);
+            return;
+          }
+          const authorize = new URL(u);
+          const back = new URL(authorize.searchParams.get("redirect_uri") as string);
+          back.searchParams.set("error", "access_denied");
+          back.searchParams.set("state", authorize.searchParams.get("state") as string);
+          await fetch(back);
+        },
+      },
+    );
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/access_denied/);
+    expect(h.opened).toHaveLength(2);
+    expect(h.job.store.cimdOff()).toBe(true);
+    expect(h.job.store.readTokens()).toEqual(tokens);
+    expect(h.job.store.readClient()).toEqual(client);
   });
 
   it("times out after five minutes when the server cannot fetch the document, pointing to cimd: false, and frees the port", async () => {

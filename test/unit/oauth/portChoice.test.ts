@@ -54,6 +54,16 @@ describe("callback port choice (spec 5.6)", () => {
     // `svc mcp login` ignores the stored registration, so the port may be pinned again.
     expect(wantsPinnedPort({}, registered, true)).toBe(true);
 
+    // The document client stored by a document login is no registration: its login stays pinned.
+    const documented = new TokenStore(dir, "documented");
+    documented.saveClient({
+      client_id: "https://app.test/c.json",
+      redirect_uris: [],
+      issuer: "https://as.test",
+      kind: "cimd",
+    });
+    expect(wantsPinnedPort({}, documented)).toBe(true);
+
     const rejected = new TokenStore(dir, "rejected");
     rejected.recordCimdOff("invalid_client");
     expect(wantsPinnedPort({}, rejected)).toBe(false);
