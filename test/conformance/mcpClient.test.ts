@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI_NODE_ARGS, SVC_ARGV } from "../helpers/cliEntry.js";
+import { acquirePinnedPorts } from "../helpers/pinnedPortsLock.js";
 
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance, client scenarios) against svc's
@@ -87,20 +88,36 @@ function runScenario(scenario: string): Promise<{ code: number | null; output: s
   });
 }
 
+/**
+ * The one scenario whose login needs a pinned callback port free (a client metadata document is presented
+ * only on one): it runs alone, after the others, holding the ports' lock (test/helpers/pinnedPortsLock.ts).
+ */
+const NEEDS_PINNED_PORT = "auth/basic-cimd";
+
 /** Runs every scenario, CONCURRENCY at a time, once; each test awaits its own result. */
 function runAll(): Map<string, Promise<{ code: number | null; output: string }>> {
   const results = new Map<string, Promise<{ code: number | null; output: string }>>();
-  const queue = [...SCENARIOS];
+  const queue = SCENARIOS.filter((scenario) => scenario !== NEEDS_PINNED_PORT);
   const resolvers = new Map<string, (r: { code: number | null; output: string }) => void>();
   for (const scenario of SCENARIOS)
     results.set(scenario, new Promise((resolve) => resolvers.set(scenario, resolve)));
+  const failed = (e: unknown) => ({ code: null, output: String(e) });
+  const run = async (scenario: string) =>
+    resolvers.get(scenario)?.(await runScenario(scenario).catch(failed));
   const worker = async (): Promise<void> => {
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-      const result = await runScenario(next).catch((e: unknown) => ({ code: null, output: String(e) }));
-      resolvers.get(next)?.(result);
-    }
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) await run(next);
   };
-  for (let i = 0; i < CONCURRENCY; i++) void worker();
+  void Promise.all(Array.from({ length: CONCURRENCY }, () => worker())).then(async () => {
+    const release = await acquirePinnedPorts().catch((e: unknown) => {
+      resolvers.get(NEEDS_PINNED_PORT)?.(failed(e));
+    });
+    if (release === undefined) return;
+    try {
+      await run(NEEDS_PINNED_PORT);
+    } finally {
+      release();
+    }
+  });
   return results;
 }
 

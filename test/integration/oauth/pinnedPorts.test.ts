@@ -13,6 +13,7 @@ import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
 import { type DocumentHost, startDocumentHost } from "../../fakes/authServer/documentHost.js";
 import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { acquirePinnedPorts } from "../../helpers/pinnedPortsLock.js";
 import { harness, loginWith } from "./helpers.js";
 
 let docs: DocumentHost;
@@ -36,10 +37,15 @@ function serveDocument(overrides: Record<string, unknown> = {}, status = 200, ty
   };
 }
 
+let releasePorts: () => void = () => {};
 beforeAll(async () => {
+  releasePorts = await acquirePinnedPorts();
   docs = await startDocumentHost();
 });
-afterAll(async () => docs.close());
+afterAll(async () => {
+  await docs.close();
+  releasePorts();
+});
 afterEach(async () => {
   while (closers.length) await closers.pop()?.();
   home?.cleanup();
