@@ -252,11 +252,11 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     agent(`echo $$ > "$0/agent.pid"; sleep 60; echo "$SVC_DELIVERY_ID" >> "$0/runs.log"`);
     const first = await start(home);
     expect(await deliver(first.port, "pr", "slow")).toMatchObject({ status: 202 });
-    await vi.waitFor(() => expect(existsSync(join(home.dir, "agent.pid"))).toBe(true), {
-      timeout: 10_000,
-      interval: 20,
-    });
-    const orphan = Number(readFileSync(join(home.dir, "agent.pid"), "utf8"));
+    // The shell creates the file before it writes the pid into it: wait for the pid itself.
+    const agentPid = () =>
+      existsSync(join(home.dir, "agent.pid")) ? Number(readFileSync(join(home.dir, "agent.pid"), "utf8")) : 0;
+    await vi.waitFor(() => expect(agentPid()).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
+    const orphan = agentPid();
     // The gateway notes the agent's group just after it spawned it.
     await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
       timeout: 10_000,
