@@ -22,7 +22,7 @@ export interface CronJob {
   };
   /** ISO time of the next scheduled run; absent while the job is not enabled. */
   readonly next_run?: string;
-  readonly created_at: string;
+  readonly created_at?: string;
 }
 
 const INTERVAL = /^(?:every\s+)?(\d+)\s*(s|m|h|d)$/i;
@@ -100,16 +100,6 @@ export const JOB_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function newJobId(): string {
   return randomBytes(4).toString("hex");
-}
-
-/**
- * A job by id, else by name. Own keys only: `constructor` or `toString` is an unknown job, not a member
- * of Object.prototype (which `svc cron pause` would otherwise write back as a record).
- */
-export function findJob(jobs: Readonly<Record<string, CronJob>>, ref: string): CronJob | undefined {
-  const byId = Object.hasOwn(jobs, ref) ? jobs[ref] : undefined;
-  if (typeof byId === "object" && byId !== null) return byId;
-  return Object.values(jobs).find((job) => typeof job === "object" && job !== null && job.name === ref);
 }
 
 export type CronStore = VersionedStore<CronJob>;
