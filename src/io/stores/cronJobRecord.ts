@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { formatIssues } from "../../config/format.js";
+import { formatJsonIssues } from "../../config/format.js";
 import { type CronJob, JOB_NAME } from "./cronStore.js";
 
 /**
@@ -61,7 +61,7 @@ export function parseCronJob(path: string, key: string, raw: unknown): JobRecord
   const problems: string[] = [];
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({ ...issue, path: ["jobs", key, ...issue.path] }));
-    problems.push(...formatIssues(path, issues).split("\n"));
+    problems.push(...formatJsonIssues(path, issues).split("\n"));
   } else if (parsed.data.id !== undefined && parsed.data.id !== key) {
     // Commands write a job back under its id: a different key would leave a second copy.
     problems.push(
