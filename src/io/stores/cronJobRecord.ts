@@ -94,8 +94,11 @@ export function lookupJob(
   ref: string,
 ): JobRecord | undefined {
   if (Object.hasOwn(records, ref)) return parseCronJob(path, ref, records[ref]);
-  const all = jobRecords(path, records);
-  return all.find((record) => (record.ok ? record.job.name : record.name) === ref);
+  // Only the record of that name is checked: a cron_job route looks its job up on every event.
+  const named = Object.entries(records).find(
+    ([, raw]) => typeof raw === "object" && raw !== null && (raw as { name?: unknown }).name === ref,
+  );
+  return named === undefined ? undefined : parseCronJob(path, named[0], named[1]);
 }
 
 /** What to do about an invalid record: the file, key and problem, and the two ways out. */
