@@ -62,6 +62,11 @@ export function parseCronJob(path: string, key: string, raw: unknown): JobRecord
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({ ...issue, path: ["jobs", key, ...issue.path] }));
     problems.push(...formatJsonIssues(path, issues).split("\n"));
+  } else if (key === "__proto__") {
+    // `jobs[key] = ...` would set the prototype of the records instead: the job's runs would be lost.
+    problems.push(
+      `${path}: jobs.__proto__: "__proto__" cannot be used as an id (JavaScript reserves it) — rename it`,
+    );
   } else if (parsed.data.id !== undefined && parsed.data.id !== key) {
     // Commands write a job back under its id: a different key would leave a second copy.
     problems.push(

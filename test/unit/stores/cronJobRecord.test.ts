@@ -58,6 +58,10 @@ describe("a cron job record edited by hand", () => {
       `${FILE}: jobs.a1.id: "b2" is not the key the job is stored under — make them the same`,
     ]);
     expect(problems("hello")).toEqual([`${FILE}: jobs.a1: expected a mapping, got "hello"`]);
+    const reserved = parseCronJob(FILE, "__proto__", job);
+    expect(reserved.ok ? [] : reserved.problems).toEqual([
+      `${FILE}: jobs.__proto__: "__proto__" cannot be used as an id (JavaScript reserves it) — rename it`,
+    ]);
   });
 
   it("a broken last_run (only shown by svc cron list) is left out, not fatal", () => {
