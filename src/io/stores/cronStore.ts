@@ -107,6 +107,7 @@ export type CronStore = VersionedStore<CronJob>;
 export function cronStore(path: string): CronStore {
   return createVersionedStore<CronJob>(path, {
     field: "jobs",
+    keyedBy: "job id",
     conflictMessage: "the cron job store changed since it was read — run the command again",
   });
 }
