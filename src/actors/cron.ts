@@ -352,7 +352,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     for (const record of records) {
       if (record.ok) continue;
       const key = `${profile}\u0000${record.key}`;
-      const message = `[cron] ${invalidJobMessage(record, removeCommand(profile))}; until then it does not run`;
+      const message = `[cron] ${record.name ?? record.key}${inProfile(profile)}: ${invalidJobMessage(record, removeCommand(profile))}; until then it does not run`;
       seen.add(key);
       if (badRecords.get(key) === message) continue;
       badRecords.set(key, message);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { formatJsonIssues } from "../../config/format.js";
-import { type CronJob, JOB_NAME } from "./cronStore.js";
+import { type CronJob, JOB_NAME, parseSchedule } from "./cronStore.js";
 
 /**
  * One record of a cron store as the gateway and the commands may use it. `svc cron create` writes valid
@@ -14,7 +14,14 @@ const cronJobSchema = z.looseObject({
   name: z
     .string()
     .regex(JOB_NAME, "use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)"),
-  schedule: z.string(),
+  // A schedule the grammar refuses could never advance next_run: the job is not run, and said why.
+  schedule: z.string().superRefine((text, ctx) => {
+    try {
+      parseSchedule(text);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message.replace(/^schedule /, "") });
+    }
+  }),
   prompt: z.string().refine((text) => text.trim() !== "", "must not be empty — give the text the agent runs"),
   deliver: z.string().min(1).default("log"),
   // A number or boolean written by hand (chat_id: 42) is its text, as delivery targets read it.

@@ -182,7 +182,7 @@ describe("cron scheduler", () => {
     expect(ran).toEqual(["bare", "bare", "bare"]);
     const problem = `${store.path}: jobs.bad.schedule: expected a string, got 5`;
     expect(log.messages().filter((m) => m.includes("jobs.bad"))).toEqual([
-      `[cron] ${problem} — put it in quotes if it is meant as text — fix the job in the file, or remove it (svc cron remove bad); until then it does not run`,
+      `[cron] job-bad: ${problem} — put it in quotes if it is meant as text — fix the job in the file, or remove it (svc cron remove bad); until then it does not run`,
     ]);
     expect(
       scheduler.fire("job-bad", { ...ACCEPTED, route: { ...ACCEPTED.route, cron_job: "job-bad" } }),
