@@ -88,12 +88,15 @@ async function create(options: CreateOptions): Promise<void> {
       );
     }
     // Commands and cron_job routes look a job up by id first: this name would reach the other job.
-    const byId = records[job.name];
-    if (byId !== undefined)
+    // Own keys only: `constructor` is a free name, not Object.prototype's member.
+    const byId = Object.hasOwn(records, job.name) ? lookupJob(jobs.path, records, job.name) : undefined;
+    if (byId !== undefined) {
+      const other = byId.ok ? byId.job.name : byId.name;
       throw new SvcError(
         "usage",
-        `--name ${job.name}: that is the id of cron job "${byId.name}", which commands and cron_job routes would find instead — choose another --name`,
+        `--name ${job.name}: that is the id of ${other === undefined ? "a record" : `cron job "${other}"`}, which commands and cron_job routes would find instead — choose another --name`,
       );
+    }
     records[job.id] = job;
   });
   process.stdout.write(

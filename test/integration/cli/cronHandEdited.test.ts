@@ -50,3 +50,31 @@ describe("svc cron on a cron store edited by hand", { timeout: 30_000 }, () => {
     expect(Object.keys(JSON.parse(readFileSync(path, "utf8")).jobs)).toEqual(["good0001", "badsch01"]);
   });
 });
+
+describe("svc cron create --name", { timeout: 30_000 }, () => {
+  it("takes the names of Object.prototype's members, which are no job's id (constructor was 'the id of cron job \"Object\"')", async () => {
+    home = tempHome();
+    for (const name of ["constructor", "toString"]) {
+      const created = await svc(home, [
+        "cron",
+        "create",
+        "--name",
+        name,
+        "--schedule",
+        "1h",
+        "--prompt",
+        "p",
+      ]);
+      expect(created.stderr).toBe("");
+      expect(created.code).toBe(0);
+    }
+  });
+
+  it("refuses the key of a record edited by hand into null, instead of crashing on it", async () => {
+    home = tempHome();
+    home.write("cron/jobs.json", JSON.stringify({ revision: 1, jobs: { x: null } }));
+    const created = await svc(home, ["cron", "create", "--name", "x", "--schedule", "1h", "--prompt", "p"]);
+    expect(created.code).toBe(2);
+    expect(created.stderr).toContain("--name x: that is the id of a record, which commands");
+  });
+});
