@@ -78,3 +78,18 @@ describe("svc cron create --name", { timeout: 30_000 }, () => {
     expect(created.stderr).toContain("--name x: that is the id of a record, which commands");
   });
 });
+
+describe("svc config check and the cron stores", { timeout: 30_000 }, () => {
+  it("warns about a record the gateway would not run and a profile's store it cannot read (it said ok)", async () => {
+    home = tempHome();
+    const path = home.write("cron/jobs.json", JSON.stringify(JOBS));
+    const work = home.write("profiles/work/cron/jobs.json", "{");
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(0);
+    expect(check.stderr).toContain(
+      `Warning: ${path}: jobs.noname01.name: missing — expected a string — fix the job in the file, or remove it (svc cron remove noname01); the gateway does not run it`,
+    );
+    expect(check.stderr).toContain(`Warning: ${work}: not valid JSON at line 1, column 2`);
+    expect(check.stderr).toContain("the gateway skips this profile's cron jobs until then");
+  });
+});
