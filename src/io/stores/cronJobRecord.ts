@@ -81,13 +81,8 @@ export function parseCronJob(path: string, key: string, raw: unknown): JobRecord
     );
   }
   if (!parsed.success || problems.length > 0) return { ok: false, key, name, problems };
-  const { last_run, created_at, ...rest } = parsed.data;
-  const job = {
-    ...rest,
-    id: key,
-    ...(last_run === undefined ? {} : { last_run }),
-    ...(created_at === undefined ? {} : { created_at: String(created_at) }),
-  } as CronJob;
+  const { last_run, ...rest } = parsed.data;
+  const job = { ...rest, id: key, ...(last_run === undefined ? {} : { last_run }) } as CronJob;
   return { ok: true, key, job };
 }
 

@@ -22,7 +22,8 @@ export interface CronJob {
   };
   /** ISO time of the next scheduled run; absent while the job is not enabled. */
   readonly next_run?: string;
-  readonly created_at?: string;
+  /** ISO text as svc writes it; a number (epoch) written by hand is kept as it is. */
+  readonly created_at?: string | number;
 }
 
 const INTERVAL = /^(?:every\s+)?(\d+)\s*(s|m|h|d)$/i;

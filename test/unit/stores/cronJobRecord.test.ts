@@ -17,6 +17,7 @@ describe("a cron job record edited by hand", () => {
       next_run: null,
       deliver_extra: { chat_id: 42, silent: true },
       note: "a field of its own",
+      created_at: 1764000000,
     });
     expect(parsed).toEqual({
       ok: true,
@@ -30,6 +31,7 @@ describe("a cron job record edited by hand", () => {
         deliver_extra: { chat_id: "42", silent: "true" },
         state: "enabled",
         note: "a field of its own",
+        created_at: 1764000000,
       },
     });
   });
