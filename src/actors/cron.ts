@@ -1,7 +1,8 @@
 import { fromCallback } from "xstate";
 import { DEFAULT_PROFILE, inProfile, namedProfile } from "../config/paths.js";
 import type { Logger } from "../io/log.js";
-import { type CronJob, type CronStore, findJob, nextRunAfter } from "../io/stores/cronStore.js";
+import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
+import { type CronJob, type CronStore, nextRunAfter } from "../io/stores/cronStore.js";
 import type { AcceptedEvent, CronFireResult } from "../streams/context.js";
 import { failureNotice } from "./agent/failureNotice.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
@@ -100,6 +101,9 @@ export function eventPrompt(job: CronJob, event: AcceptedEvent): string {
   return `${job.prompt}\n\n[Webhook event: route ${event.routeName}, event ${event.event ?? "(none)"}, delivery ${event.deliveryId}]\n${event.prompt}`;
 }
 
+const removeCommand = (profile: string) =>
+  `svc cron remove${profile === DEFAULT_PROFILE ? "" : ` --profile ${profile}`}`;
+
 const REAL_CLOCK: CronClock = {
   now: Date.now,
   setTimeout: (fn, ms) => setTimeout(fn, ms),
@@ -121,6 +125,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const storeErrors = new Map<string, string>();
   /** `<profile>\0<job id>\0<schedule>` of jobs whose schedule was reported as invalid. */
   const badSchedules = new Set<string>();
+  /** `<profile>\0<key>` of records edited by hand into invalid ones, with the problem last logged. */
+  const badRecords = new Map<string, string>();
 
   async function record(store: CronStore, id: string, change: (job: CronJob) => CronJob): Promise<void> {
     try {
@@ -210,7 +216,16 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return "skipped";
     }
     try {
-      job = findJob(store.read().records, jobRef);
+      const found = lookupJob(store.path, store.read().records, jobRef);
+      if (found !== undefined && !found.ok) {
+        // Edited by hand into a record the gateway cannot run: said with its file, key and problem.
+        logger.error(
+          fields,
+          `[webhook] ${event.routeName}: cron_job ${jobRef}${inProfile(profile)} not fired — ${invalidJobMessage(found, removeCommand(profile))}; event dropped`,
+        );
+        return "skipped";
+      }
+      job = found?.job;
     } catch (err) {
       logger.error(
         fields,
@@ -258,10 +273,15 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     let due: CronJob[];
     try {
       store = stores.store(profile);
-      due = Object.values(store.read().records).filter(
-        // A next_run that is not a time (hand-edited) is due: it is set again from the schedule below.
-        (job) => job.state === "enabled" && (job.next_run === undefined || !(Date.parse(job.next_run) > now)),
-      );
+      const records = jobRecords(store.path, store.read().records);
+      reportInvalid(profile, records);
+      due = records
+        .flatMap((record) => (record.ok ? [record.job] : []))
+        .filter(
+          // A next_run that is not a time (hand-edited) is due: it is set again from the schedule below.
+          (job) =>
+            job.state === "enabled" && (job.next_run === undefined || !(Date.parse(job.next_run) > now)),
+        );
     } catch (err) {
       const message = `[cron] ${(err as Error).message}`;
       if (storeErrors.get(profile) !== message) logger.error(message);
@@ -321,6 +341,25 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       started.push(job.id);
     }
     return started;
+  }
+
+  /**
+   * A record edited by hand into an invalid one never runs: logged once with its file, key and problem
+   * (the store is read every second), again when its problem changes.
+   */
+  function reportInvalid(profile: string, records: readonly JobRecord[]): void {
+    const seen = new Set<string>();
+    for (const record of records) {
+      if (record.ok) continue;
+      const key = `${profile}\u0000${record.key}`;
+      const message = `[cron] ${record.name ?? record.key}${inProfile(profile)}: ${invalidJobMessage(record, removeCommand(profile))}; until then it does not run`;
+      seen.add(key);
+      if (badRecords.get(key) === message) continue;
+      badRecords.set(key, message);
+      logger.error({ job: record.key, profile }, message);
+    }
+    for (const key of badRecords.keys())
+      if (key.startsWith(`${profile}\u0000`) && !seen.has(key)) badRecords.delete(key);
   }
 
   /** Whether this instance won the job's due time (false, logged, when the shared state is unreachable). */

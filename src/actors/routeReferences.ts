@@ -3,7 +3,8 @@ import type { Filter } from "../config/sections/filters.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
 import { listFileProblem } from "../io/listFiles.js";
 import { resolveScript } from "../io/scripts.js";
-import { type CronStore, findJob } from "../io/stores/cronStore.js";
+import { lookupJob } from "../io/stores/cronJobRecord.js";
+import type { CronStore } from "../io/stores/cronStore.js";
 import type { RouteTable } from "./routes.js";
 
 export interface ReferenceDeps {
@@ -79,9 +80,14 @@ export async function referenceWarnings(
     if (route.cron_job !== undefined) {
       const { store, path } = deps.cronStore(profile);
       try {
-        if (findJob(store.read().records, route.cron_job) === undefined)
+        const found = lookupJob(path, store.read().records, route.cron_job);
+        if (found === undefined)
           warnings.push(
             `${at}.cron_job: ${route.cron_job} — no such job in ${path}${inProfile(profile)} (\`svc cron list\`); until it exists every event on this route is dropped`,
+          );
+        else if (!found.ok)
+          warnings.push(
+            `${at}.cron_job: ${route.cron_job} — not a valid job: ${found.problems.join("; ")}${inProfile(profile)}; until it is fixed every event on this route is dropped`,
           );
       } catch (err) {
         warnings.push(

@@ -3,11 +3,11 @@ import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { DEFAULT_PROFILE, inProfile, svcHome, svcPaths } from "../config/paths.js";
 import type { Route } from "../config/schema.js";
 import { SvcError } from "../errors.js";
+import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
 import {
   type CronJob,
   type CronJobState,
   cronStore,
-  findJob,
   JOB_NAME,
   newJobId,
   nextRunAfter,
@@ -31,6 +31,17 @@ function store(options: ProfileOption) {
 
 function notFound(ref: string, path: string, options: ProfileOption): SvcError {
   return unknownJob(ref, path, `svc cron list${profileFlag(options.profile)}`);
+}
+
+/** The valid job `ref` names; an unknown one, or a record edited by hand into an invalid one, is refused. */
+function usableJob(found: JobRecord | undefined, ref: string, path: string, options: ProfileOption): CronJob {
+  if (found === undefined) throw notFound(ref, path, options);
+  if (!found.ok)
+    throw new SvcError(
+      "store_corrupt",
+      invalidJobMessage(found, `svc cron remove${profileFlag(options.profile)}`),
+    );
+  return found.job;
 }
 
 interface CreateOptions extends ProfileOption {
@@ -70,19 +81,22 @@ async function create(options: CreateOptions): Promise<void> {
     created_at: new Date(now).toISOString(),
   };
   await jobs.update((records) => {
-    if (Object.values(records).some((other) => other.name === job.name)) {
+    if (Object.values(records).some((other) => other?.name === job.name)) {
       throw new SvcError(
         "usage",
         `a cron job named "${job.name}" already exists — choose another --name or remove it first`,
       );
     }
     // Commands and cron_job routes look a job up by id first: this name would reach the other job.
-    const byId = records[job.name];
-    if (byId !== undefined)
+    // Own keys only: `constructor` is a free name, not Object.prototype's member.
+    const byId = Object.hasOwn(records, job.name) ? lookupJob(jobs.path, records, job.name) : undefined;
+    if (byId !== undefined) {
+      const other = byId.ok ? byId.job.name : byId.name;
       throw new SvcError(
         "usage",
-        `--name ${job.name}: that is the id of cron job "${byId.name}", which commands and cron_job routes would find instead — choose another --name`,
+        `--name ${job.name}: that is the id of ${other === undefined ? "a record" : `cron job "${other}"`}, which commands and cron_job routes would find instead — choose another --name`,
       );
+    }
     records[job.id] = job;
   });
   process.stdout.write(
@@ -120,33 +134,45 @@ function warnAboutTarget(job: CronJob, profile: string | undefined): void {
 }
 
 function list(options: ProfileOption): void {
-  const jobs = Object.values(store(options).read().records);
-  if (jobs.length === 0) {
+  const jobs = store(options);
+  const records = jobRecords(jobs.path, jobs.read().records);
+  if (records.length === 0) {
     process.stdout.write(
       `No cron jobs. Create one: svc cron create${profileFlag(options.profile)} --name <name> --schedule "every 1h" --prompt <text>\n`,
     );
     return;
   }
-  const rows = jobs
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map((job) => [
-      job.id,
-      job.name,
-      job.schedule,
-      job.state,
-      job.state === "enabled" ? (job.next_run ?? "-") : "-",
-      job.last_run === undefined ? "never" : `${job.last_run.at} ${job.last_run.status}`,
-    ]);
+  // A record edited by hand into an invalid one is listed as invalid; its problem goes to stderr.
+  const rows = records
+    .map((record) =>
+      record.ok
+        ? [
+            record.key,
+            record.job.name,
+            record.job.schedule,
+            record.job.state,
+            record.job.state === "enabled" ? (record.job.next_run ?? "-") : "-",
+            record.job.last_run === undefined
+              ? "never"
+              : `${record.job.last_run.at} ${record.job.last_run.status}`,
+          ]
+        : [record.key, record.name ?? "-", "-", "invalid", "-", "-"],
+    )
+    .sort((a, b) => (a[1] as string).localeCompare(b[1] as string));
   process.stdout.write(
     `${formatTable([["ID", "NAME", "SCHEDULE", "STATE", "NEXT RUN", "LAST RUN"], ...rows])}\n`,
   );
+  for (const record of records)
+    if (!record.ok)
+      process.stderr.write(
+        `Warning: ${invalidJobMessage(record, `svc cron remove${profileFlag(options.profile)}`)}\n`,
+      );
 }
 
 async function setState(ref: string, state: CronJobState, options: ProfileOption): Promise<void> {
   const jobs = store(options);
   const { result } = await jobs.update((records) => {
-    const job = findJob(records, ref);
-    if (job === undefined) throw notFound(ref, jobs.path, options);
+    const job = usableJob(lookupJob(jobs.path, records, ref), ref, jobs.path, options);
     const next_run =
       state === "enabled" ? new Date(nextRunAfter(job.schedule, Date.now())).toISOString() : undefined;
     const { next_run: _old, ...rest } = job;
@@ -161,16 +187,19 @@ async function setState(ref: string, state: CronJobState, options: ProfileOption
 async function remove(ref: string, options: ProfileOption): Promise<void> {
   const jobs = store(options);
   const { result } = await jobs.update((records) => {
-    const job = findJob(records, ref);
-    if (job === undefined) throw notFound(ref, jobs.path, options);
-    delete records[job.id];
-    return job;
+    // An invalid record (edited by hand) can be removed too: that is one of the ways out it is shown.
+    const found = lookupJob(jobs.path, records, ref);
+    if (found === undefined) throw notFound(ref, jobs.path, options);
+    delete records[found.key];
+    return { id: found.key, name: found.ok ? found.job.name : found.name };
   });
-  process.stdout.write(`Removed cron job ${result.id} (${result.name})\n`);
+  process.stdout.write(
+    `Removed cron job ${result.id}${result.name === undefined ? "" : ` (${result.name})`}\n`,
+  );
   const firing = await routesFiring(result, options.profile);
   if (firing.length > 0)
     process.stderr.write(
-      `Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped until the job they name exists again${inProfile(options.profile)} (svc cron create${profileFlag(options.profile)} --name ${result.name} ...; a route naming it by id needs the new id), or the route changes (${changeHint(firing)})\n`,
+      `Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped until the job they name exists again${inProfile(options.profile)} (svc cron create${profileFlag(options.profile)} --name ${result.name ?? "<name>"} ...; a route naming it by id needs the new id), or the route changes (${changeHint(firing)})\n`,
     );
 }
 
@@ -188,7 +217,10 @@ function changeHint(firing: readonly string[]): string {
  * Webhook routes of `profile` (static and dynamic) whose cron_job names this job by id or name. Dynamic
  * ones come from the store the gateway serves: the subscriptions file, or Redis with `state.backend: redis`.
  */
-async function routesFiring(job: CronJob, profile: string | undefined): Promise<string[]> {
+async function routesFiring(
+  job: { id: string; name: string | undefined },
+  profile: string | undefined,
+): Promise<string[]> {
   let loaded: LoadedConfig;
   try {
     loaded = loadConfig();
@@ -222,8 +254,7 @@ async function routesFiring(job: CronJob, profile: string | undefined): Promise<
 async function runNow(ref: string, options: ProfileOption): Promise<void> {
   const loaded = loadConfig();
   const jobs = store(options);
-  const job = findJob(jobs.read().records, ref);
-  if (job === undefined) throw notFound(ref, jobs.path, options);
+  const job = usableJob(lookupJob(jobs.path, jobs.read().records, ref), ref, jobs.path, options);
   // The agent, the delivery platforms and the scheduler load only for a run, not for list or create.
   const [{ createRunner }, { runCronJob }, { createDeliverer }, { createLogger }, { createTargets }] =
     await Promise.all([

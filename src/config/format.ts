@@ -53,6 +53,13 @@ function textForTypeHint(expected: string, input: string): string {
   return "";
 }
 
+/** How to write a number or a boolean that arrived as text in a JSON file: the quotes are the mistake. */
+function textForJsonHint(expected: string): string {
+  if (expected === "number" || expected === "int") return " — write the number without quotes";
+  if (expected === "boolean") return " — write true or false, without quotes";
+  return "";
+}
+
 /**
  * An empty text value, with what to do: a `${VAR}` that gives an empty value (`GH_SECRET=` left blank in
  * `.env`) is named, since the file itself shows no empty value; a value written empty can be left out.
@@ -210,6 +217,7 @@ export function formatIssue(
   issue: z.core.$ZodIssue,
   known?: KnownKeys,
   placement = false,
+  syntax: "yaml" | "json" = "yaml",
 ): string {
   // A list entry as `args[1]`, a mapping key as `.key`.
   const path =
@@ -234,11 +242,14 @@ export function formatIssue(
       message =
         "missing — set it to the payload path that names the entity (pull_request.number) or a {template}";
     else if (typeof issue.input === "string") {
-      message += textForTypeHint(issue.expected, issue.input);
+      // A JSON store has no YAML spellings and no ${VAR}: only the quotes are wrong there.
+      message +=
+        syntax === "json" ? textForJsonHint(issue.expected) : textForTypeHint(issue.expected, issue.input);
       // `events: push` for `events: [push]`; the value is quoted back only where describeValue shows it.
       if (issue.expected === "array") {
         const shown = describeValue(issue.path, issue.input);
-        message += ` — write a list: [${shown.startsWith('"') ? issue.input : "..."}]`;
+        const entry = syntax === "json" ? JSON.stringify(issue.input) : issue.input;
+        message += ` — write a list: [${shown.startsWith('"') ? entry : "..."}]`;
       }
     }
   } else if (issue.code === "unrecognized_keys") {
@@ -262,4 +273,16 @@ export function formatIssues(
   placement = false,
 ): string {
   return issues.map((issue) => formatIssue(file, issue, known, placement)).join("\n");
+}
+
+/**
+ * The same lines for a record of a JSON store (webhook_subscriptions.json, a cron store, the records in
+ * Redis), whose hints are written in JSON: `write a list: ["push"]`, where YAML's `[push]` would break the file.
+ */
+export function formatJsonIssues(
+  file: string,
+  issues: readonly z.core.$ZodIssue[],
+  known?: KnownKeys,
+): string {
+  return issues.map((issue) => formatIssue(file, issue, known, false, "json")).join("\n");
 }

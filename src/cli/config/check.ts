@@ -11,6 +11,8 @@ import { describeError, isSvcError } from "../../errors.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
 import { renderEntry } from "../../io/mcp/render.js";
+import { existingProfiles } from "../../io/profiles.js";
+import { invalidJobMessage, jobRecords } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { parseSubscription, type Subscription } from "../../io/stores/subscriptions.js";
 import { targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
@@ -159,7 +161,36 @@ export async function checkConfig(
       }
     }
   }
+  warnings.push(...cronStoreWarnings(loaded));
   return { problems, storeProblems, warnings, summary: summarize(loaded, subscriptions) };
+}
+
+/**
+ * The cron stores of every profile the gateway schedules: one it cannot read (its jobs are skipped) and
+ * records edited by hand into invalid ones (never run nor fired), as the gateway's scheduler logs them.
+ */
+function cronStoreWarnings(loaded: LoadedConfig): string[] {
+  const warnings: string[] = [];
+  let profiles: readonly string[];
+  try {
+    profiles = existingProfiles(loaded.paths.home);
+  } catch {
+    profiles = [DEFAULT_PROFILE];
+  }
+  for (const name of profiles) {
+    const store = cronStore(svcPaths(loaded.paths.home, name).cronJobs);
+    const flag = name === DEFAULT_PROFILE ? "" : ` --profile ${name}`;
+    try {
+      for (const record of jobRecords(store.path, store.read().records))
+        if (!record.ok)
+          warnings.push(
+            `${invalidJobMessage(record, `svc cron remove${flag}`)}; the gateway does not run it`,
+          );
+    } catch (err) {
+      warnings.push(`${describeError(err)}; the gateway skips this profile's cron jobs until then`);
+    }
+  }
+  return warnings;
 }
 
 /**

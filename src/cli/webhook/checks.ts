@@ -4,7 +4,8 @@ import { INSECURE_NO_AUTH, ROUTE_NAME } from "../../config/sections/webhook.js";
 import { LOOPBACK_HOSTS } from "../../config/validate.js";
 import { SvcError } from "../../errors.js";
 import { gatewayStateFile } from "../../io/gatewayState.js";
-import { cronStore, findJob } from "../../io/stores/cronStore.js";
+import { invalidJobMessage, lookupJob } from "../../io/stores/cronJobRecord.js";
+import { cronStore } from "../../io/stores/cronStore.js";
 import type { Subscription } from "../../io/stores/subscriptions.js";
 import { targetStartupProblems } from "../../io/targets/validate.js";
 import { profileFlag } from "../format.js";
@@ -33,19 +34,14 @@ export function checkTarget(loaded: LoadedConfig, name: string, record: Subscrip
 export function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
   if (record.cron_job === undefined) return;
   const jobs = cronStore(svcPaths(loaded.paths.home, record.profile).cronJobs);
-  const records = jobs.read().records;
-  const job = findJob(records, record.cron_job);
-  // A job written by hand without a known state (or name) is never fired: refused like an unknown one.
-  if (
-    job !== undefined &&
-    (!["enabled", "paused", "disabled"].includes(job.state) || typeof job.name !== "string")
-  ) {
-    const key = Object.entries(records).find(([, j]) => j === job)?.[0] ?? record.cron_job;
+  const found = lookupJob(jobs.path, jobs.read().records, record.cron_job);
+  // A job edited by hand into an invalid record is never fired: refused with its file, key and problem.
+  if (found !== undefined && !found.ok)
     throw new SvcError(
       "usage",
-      `--cron-job ${record.cron_job}: ${jobs.path}: jobs.${key} is not a valid cron job (state ${JSON.stringify(job.state ?? null)}, name ${JSON.stringify(job.name ?? null)}; state must be enabled, paused or disabled) — fix it, or recreate it with svc cron create`,
+      `--cron-job ${record.cron_job}: ${invalidJobMessage(found, `svc cron remove${profileFlag(record.profile)}`)}`,
     );
-  }
+  const job = found?.job;
   if (job !== undefined && job.state !== "enabled") {
     const flag = profileFlag(record.profile);
     process.stderr.write(

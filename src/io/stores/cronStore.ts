@@ -22,7 +22,8 @@ export interface CronJob {
   };
   /** ISO time of the next scheduled run; absent while the job is not enabled. */
   readonly next_run?: string;
-  readonly created_at: string;
+  /** ISO text as svc writes it; a number (epoch) written by hand is kept as it is. */
+  readonly created_at?: string | number;
 }
 
 const INTERVAL = /^(?:every\s+)?(\d+)\s*(s|m|h|d)$/i;
@@ -102,21 +103,12 @@ export function newJobId(): string {
   return randomBytes(4).toString("hex");
 }
 
-/**
- * A job by id, else by name. Own keys only: `constructor` or `toString` is an unknown job, not a member
- * of Object.prototype (which `svc cron pause` would otherwise write back as a record).
- */
-export function findJob(jobs: Readonly<Record<string, CronJob>>, ref: string): CronJob | undefined {
-  const byId = Object.hasOwn(jobs, ref) ? jobs[ref] : undefined;
-  if (typeof byId === "object" && byId !== null) return byId;
-  return Object.values(jobs).find((job) => typeof job === "object" && job !== null && job.name === ref);
-}
-
 export type CronStore = VersionedStore<CronJob>;
 
 export function cronStore(path: string): CronStore {
   return createVersionedStore<CronJob>(path, {
     field: "jobs",
+    keyedBy: "job id",
     conflictMessage: "the cron job store changed since it was read — run the command again",
   });
 }

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { z } from "zod";
-import { formatIssues } from "../../config/format.js";
+import { formatJsonIssues } from "../../config/format.js";
 import { knownKeysAt } from "../../config/knownKeys.js";
 import { nearMiss } from "../../config/nearMiss.js";
 import { PROFILE_NAME } from "../../config/paths.js";
@@ -166,7 +166,7 @@ export function parseSubscription(
     // The file is keyed by route name, so the key path starts with it: `<name>.<property>`.
     const issues = parsed.error.issues.map((issue) => ({ ...issue, path: [name, ...issue.path] }));
     const known = (path: readonly PropertyKey[]) => knownKeysAt(subscriptionSchema, path.slice(1));
-    return { ok: false, problems: formatIssues(file, issues, known).split("\n") };
+    return { ok: false, problems: formatJsonIssues(file, issues, known).split("\n") };
   }
   const problems = subscriptionProblems(name, parsed.data, file, madeFrom);
   return problems.length === 0 ? { ok: true, value: parsed.data, extra } : { ok: false, problems };

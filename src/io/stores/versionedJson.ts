@@ -41,6 +41,8 @@ export interface StoreLayout {
   /** Flat layout only: a `{ "revision": N, "<legacyField>": {...} }` file (older versions) is read as its records. */
   readonly legacyField?: string;
   readonly conflictMessage: string;
+  /** What the records are keyed by, for messages (default "name"). */
+  readonly keyedBy?: string;
 }
 
 /**
@@ -100,12 +102,15 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
         "store_corrupt",
         field === undefined
           ? `${path}: expected a JSON object keyed by name — fix or remove the file`
-          : `${path}: expected a JSON object with "${field}"`,
+          : `${path}: expected a JSON object with "${field}" ({"revision": 1, "${field}": {}} holds none) — fix or remove the file`,
       );
     }
     const records = recordsOf(parsed);
     if (!isObject(records)) {
-      throw new SvcError("store_corrupt", `${path}: "${field}" must be an object keyed by name`);
+      throw new SvcError(
+        "store_corrupt",
+        `${path}: "${field}" must be an object keyed by ${layout.keyedBy ?? "name"}, got ${Array.isArray(records) ? "a list" : records === null ? "null" : `a ${typeof records}`} — fix or remove the file`,
+      );
     }
     const counter =
       typeof parsed.revision === "number" && Number.isInteger(parsed.revision) ? parsed.revision : 0;

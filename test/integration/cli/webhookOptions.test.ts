@@ -326,14 +326,12 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     });
   });
 
-  it("--cron-job naming a hand-written job without a valid state is refused with the file and key (it is never fired)", async () => {
+  it("--cron-job naming a hand-written job that is not valid is refused with the file, key and problem (it is never fired)", async () => {
     home = tempHome();
     const jobs = home.write("cron/jobs.json", JSON.stringify({ revision: 1, jobs: { a1: { id: "a1" } } }));
     const res = await svc(home, ["webhook", "subscribe", "fire", "--cron-job", "a1"]);
     expect(res.code).toBe(2);
-    expect(res.stderr).toContain(
-      `--cron-job a1: ${jobs}: jobs.a1 is not a valid cron job (state null, name null;`,
-    );
+    expect(res.stderr).toContain(`--cron-job a1: ${jobs}: jobs.a1.name: missing — expected a string`);
     expect(res.stderr).not.toContain("undefined");
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
+import { parseSubscription } from "../../../src/io/stores/subscriptions.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
@@ -124,5 +125,27 @@ describe("route names", () => {
     expect(refusal(webhook("    routes:\n      -x: {secret: s}\n"))).toBe(
       "FILE: platforms.webhook.routes.-x: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)",
     );
+  });
+});
+
+/**
+ * webhook_subscriptions.json is JSON: the YAML advice (`write a list: [push]`) written into it breaks the
+ * whole file, and no ${VAR} or YAML 1.1 spelling is involved there.
+ */
+describe("a subscription record's wrong value form", () => {
+  const problems = (record: Record<string, unknown>) => {
+    const parsed = parseSubscription("subs.json", "gh", { secret: "s", ...record });
+    return parsed.ok ? [] : parsed.problems;
+  };
+  it("is advised in JSON", () => {
+    expect(problems({ events: "push" })).toEqual([
+      'subs.json: gh.events: expected a list, got "push" — write a list: ["push"]',
+    ]);
+    expect(problems({ enabled: "yes" })).toEqual([
+      'subs.json: gh.enabled: expected true or false, got "yes" — write true or false, without quotes',
+    ]);
+    expect(problems({ coalesce: { key: "a", window_seconds: "5" } })).toEqual([
+      'subs.json: gh.coalesce.window_seconds: expected a number, got "5" — write the number without quotes',
+    ]);
   });
 });

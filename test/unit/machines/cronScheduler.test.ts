@@ -4,11 +4,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createCronScheduler, eventPrompt } from "../../../src/actors/cron.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
+import { lookupJob } from "../../../src/io/stores/cronJobRecord.js";
 import {
   type CronJob,
   type CronStore,
   cronStore,
-  findJob,
   nextRunAfter,
   parseSchedule,
 } from "../../../src/io/stores/cronStore.js";
@@ -133,11 +133,12 @@ describe("schedule grammar", () => {
 
   it("finds a job by id or by name", () => {
     const jobs = { a1: job("a1") };
-    expect(findJob(jobs, "a1")?.id).toBe("a1");
-    expect(findJob(jobs, "job-a1")?.id).toBe("a1");
-    expect(findJob(jobs, "nope")).toBeUndefined();
+    const find = (ref: string) => lookupJob("jobs.json", jobs, ref);
+    expect(find("a1")).toMatchObject({ ok: true, job: { id: "a1" } });
+    expect(find("job-a1")).toMatchObject({ ok: true, job: { id: "a1" } });
+    expect(find("nope")).toBeUndefined();
     for (const member of ["constructor", "__proto__", "toString", "hasOwnProperty"])
-      expect(findJob(jobs, member)).toBeUndefined();
+      expect(find(member)).toBeUndefined();
   });
 });
 
@@ -161,6 +162,56 @@ describe("cron scheduler", () => {
     const reports = log.messages().filter((m) => m.includes("job-bad") && m.includes("every tuesday"));
     expect(reports).toHaveLength(1);
     expect(reports[0]).toContain("svc cron");
+  });
+
+  it("a record edited by hand into an invalid one never runs nor fires, and is named once by file, key and problem", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      records.bad = { ...job("bad"), schedule: 5 } as unknown as CronJob;
+      const { deliver: _d, deliver_extra: _e, state: _s, ...bare } = job("bare");
+      records.bare = bare as CronJob; // no deliver, deliver_extra or state: svc cron create's defaults
+    });
+    let now = T0 + 60_000;
+    const { ran, log, scheduler } = recordingScheduler(store, () => now);
+    for (let i = 0; i < 3; i++) {
+      await scheduler.tick();
+      await scheduler.idle();
+      now += 15 * 60_000;
+    }
+    expect(ran).toEqual(["bare", "bare", "bare"]);
+    const problem = `${store.path}: jobs.bad.schedule: expected a string, got 5`;
+    expect(log.messages().filter((m) => m.includes("jobs.bad"))).toEqual([
+      `[cron] job-bad: ${problem} — put it in quotes if it is meant as text — fix the job in the file, or remove it (svc cron remove bad); until then it does not run`,
+    ]);
+    expect(
+      scheduler.fire("job-bad", { ...ACCEPTED, route: { ...ACCEPTED.route, cron_job: "job-bad" } }),
+    ).toBe("skipped");
+    await scheduler.idle();
+    expect(ran).toHaveLength(3);
+    expect(log.messages().at(-1)).toContain(`cron_job job-bad not fired — ${problem}`);
+  });
+
+  it("a job written by hand without deliver is delivered to log, not to a target named undefined", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      const { deliver: _d, ...bare } = job("bare");
+      records.bare = bare as CronJob;
+    });
+    const targets: string[] = [];
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async (j) => {
+        targets.push(j.deliver);
+        return "ok";
+      },
+      logger: silentLogger(),
+      clock: { now: () => T0 + 60_000, setTimeout: () => 0, clearTimeout: () => {} },
+    });
+    await scheduler.tick();
+    await scheduler.idle();
+    expect(targets).toEqual(["log"]);
   });
 
   it("a next_run that is not a time (hand-edited) is set again from the schedule, said once, and the job runs from then on", async () => {

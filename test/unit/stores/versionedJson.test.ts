@@ -49,3 +49,22 @@ describe("a store file that is not valid JSON", () => {
     );
   });
 });
+
+describe("a store file of another shape", () => {
+  it("names what is wrong and what to do (a list of jobs, a top-level list)", () => {
+    home = tempHome();
+    const path = home.write("jobs.json", '{"revision": 1, "jobs": []}');
+    const store = createVersionedStore(path, {
+      field: "jobs",
+      keyedBy: "job id",
+      conflictMessage: "changed",
+    });
+    expect(() => store.read()).toThrow(
+      `${path}: "jobs" must be an object keyed by job id, got a list — fix or remove the file`,
+    );
+    home.write("jobs.json", "[]");
+    expect(() => store.read()).toThrow(
+      `${path}: expected a JSON object with "jobs" ({"revision": 1, "jobs": {}} holds none) — fix or remove the file`,
+    );
+  });
+});

@@ -1,0 +1,114 @@
+import { z } from "zod";
+import { formatJsonIssues } from "../../config/format.js";
+import { type CronJob, JOB_NAME, parseSchedule } from "./cronStore.js";
+
+/**
+ * One record of a cron store as the gateway and the commands may use it. `svc cron create` writes valid
+ * records; one edited by hand may lack a field or hold a wrong value, and is then reported by its file,
+ * key and problem instead of failing later (a `deliver` of "undefined", a crash of `svc cron list`).
+ * Absent `deliver`, `deliver_extra` and `state` take the defaults `svc cron create` writes; a `null`
+ * value counts as absent; other fields are open (kept as they are).
+ */
+const cronJobSchema = z.looseObject({
+  id: z.string().optional(),
+  name: z
+    .string()
+    .regex(JOB_NAME, "use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)"),
+  // A schedule the grammar refuses could never advance next_run: the job is not run, and said why.
+  schedule: z.string().superRefine((text, ctx) => {
+    try {
+      parseSchedule(text);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message.replace(/^schedule /, "") });
+    }
+  }),
+  prompt: z.string().refine((text) => text.trim() !== "", "must not be empty — give the text the agent runs"),
+  deliver: z.string().min(1).default("log"),
+  // A number or boolean written by hand (chat_id: 42) is its text, as delivery targets read it.
+  deliver_extra: z
+    .record(z.string(), z.union([z.string(), z.number().transform(String), z.boolean().transform(String)]))
+    .default({}),
+  state: z.enum(["enabled", "paused", "disabled"]).default("enabled"),
+  next_run: z.string().optional(),
+  // Written by the gateway after a run, only shown by `svc cron list`: a broken one is left out, not fatal.
+  last_run: z
+    .object({
+      at: z.string(),
+      status: z.enum(["ok", "error"]),
+      trigger: z.string(),
+      error: z.string().optional(),
+    })
+    .optional()
+    .catch(undefined),
+  created_at: z.union([z.string(), z.number()]).optional(),
+});
+
+export type JobRecord =
+  | { readonly ok: true; readonly key: string; readonly job: CronJob }
+  | {
+      readonly ok: false;
+      readonly key: string;
+      /** The record's name when it has one, for messages. */
+      readonly name: string | undefined;
+      readonly problems: readonly string[];
+    };
+
+/** Checks the record stored under `key` (its id) of the cron store at `path`. */
+export function parseCronJob(path: string, key: string, raw: unknown): JobRecord {
+  const record =
+    typeof raw === "object" && raw !== null && !Array.isArray(raw)
+      ? Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null))
+      : raw;
+  const name =
+    typeof record === "object" && record !== null && typeof (record as { name?: unknown }).name === "string"
+      ? ((record as { name: string }).name as string)
+      : undefined;
+  // The input is reported so a wrong value reads "expected a string, got 5", not "missing".
+  const parsed = cronJobSchema.safeParse(record, { reportInput: true });
+  const problems: string[] = [];
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => ({ ...issue, path: ["jobs", key, ...issue.path] }));
+    problems.push(...formatJsonIssues(path, issues).split("\n"));
+  } else if (key === "__proto__") {
+    // `jobs[key] = ...` would set the prototype of the records instead: the job's runs would be lost.
+    problems.push(
+      `${path}: jobs.__proto__: "__proto__" cannot be used as an id (JavaScript reserves it) — rename it`,
+    );
+  } else if (parsed.data.id !== undefined && parsed.data.id !== key) {
+    // Commands write a job back under its id: a different key would leave a second copy.
+    problems.push(
+      `${path}: jobs.${key}.id: ${JSON.stringify(parsed.data.id)} is not the key the job is stored under — make them the same`,
+    );
+  }
+  if (!parsed.success || problems.length > 0) return { ok: false, key, name, problems };
+  const { last_run, ...rest } = parsed.data;
+  const job = { ...rest, id: key, ...(last_run === undefined ? {} : { last_run }) } as CronJob;
+  return { ok: true, key, job };
+}
+
+/** Every record of a store, checked, in the file's order. */
+export function jobRecords(path: string, records: Readonly<Record<string, unknown>>): JobRecord[] {
+  return Object.entries(records).map(([key, raw]) => parseCronJob(path, key, raw));
+}
+
+/**
+ * The record a command or a `cron_job` route names: by id (its key), else by name; an invalid record
+ * found either way is returned with its problems. Own keys only (`constructor` is an unknown job).
+ */
+export function lookupJob(
+  path: string,
+  records: Readonly<Record<string, unknown>>,
+  ref: string,
+): JobRecord | undefined {
+  if (Object.hasOwn(records, ref)) return parseCronJob(path, ref, records[ref]);
+  // Only the record of that name is checked: a cron_job route looks its job up on every event.
+  const named = Object.entries(records).find(
+    ([, raw]) => typeof raw === "object" && raw !== null && (raw as { name?: unknown }).name === ref,
+  );
+  return named === undefined ? undefined : parseCronJob(path, named[0], named[1]);
+}
+
+/** What to do about an invalid record: the file, key and problem, and the two ways out. */
+export function invalidJobMessage(record: Extract<JobRecord, { ok: false }>, removeCommand: string): string {
+  return `${record.problems.join("; ")} — fix the job in the file, or remove it (${removeCommand} ${record.key})`;
+}

@@ -1,0 +1,95 @@
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { cliConfig, svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+/** A store edited by hand: one good job, one without a name, one whose schedule is a number. */
+const JOBS = {
+  revision: 1,
+  jobs: {
+    good0001: { id: "good0001", name: "good", schedule: "every 1h", prompt: "hi", state: "enabled" },
+    noname01: { id: "noname01", schedule: "every 1h", prompt: "hi", state: "enabled" },
+    badsch01: { id: "badsch01", name: "badsched", schedule: 5, prompt: "hi", state: "enabled" },
+  },
+};
+
+describe("svc cron on a cron store edited by hand", { timeout: 30_000 }, () => {
+  it("list shows an invalid record as invalid and names its file, key and problem (it crashed: reading 'localeCompare')", async () => {
+    home = tempHome();
+    const path = home.write("cron/jobs.json", JSON.stringify(JOBS));
+    const list = await svc(home, ["cron", "list"]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^noname01\s+-\s+-\s+invalid\s+-\s+-$/m);
+    expect(list.stdout).toMatch(/^badsch01\s+badsched\s+-\s+invalid/m);
+    expect(list.stdout).toMatch(/^good0001\s+good\s+every 1h\s+enabled/m);
+    expect(list.stderr).toContain(
+      `Warning: ${path}: jobs.noname01.name: missing — expected a string — fix the job in the file, or remove it (svc cron remove noname01)`,
+    );
+  });
+
+  it("pause, run and subscribe --cron-job refuse an invalid job with its problem; remove deletes it", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig()));
+    const path = home.write("cron/jobs.json", JSON.stringify(JOBS));
+    const problem = `${path}: jobs.badsch01.schedule: expected a string, got 5`;
+    const pause = await svc(home, ["cron", "pause", "badsched"]);
+    expect(pause.code).toBe(1);
+    expect(pause.stderr).toContain(problem);
+    const run = await svc(home, ["cron", "run", "badsched"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(problem);
+    const subscribe = await svc(home, ["webhook", "subscribe", "fire", "--cron-job", "badsch01"]);
+    expect(subscribe.code).toBe(2);
+    expect(subscribe.stderr).toContain(`--cron-job badsch01: ${problem}`);
+    const remove = await svc(home, ["cron", "remove", "noname01"]);
+    expect(remove.stdout).toBe("Removed cron job noname01\n");
+    expect(Object.keys(JSON.parse(readFileSync(path, "utf8")).jobs)).toEqual(["good0001", "badsch01"]);
+  });
+});
+
+describe("svc cron create --name", { timeout: 30_000 }, () => {
+  it("takes the names of Object.prototype's members, which are no job's id (constructor was 'the id of cron job \"Object\"')", async () => {
+    home = tempHome();
+    for (const name of ["constructor", "toString"]) {
+      const created = await svc(home, [
+        "cron",
+        "create",
+        "--name",
+        name,
+        "--schedule",
+        "1h",
+        "--prompt",
+        "p",
+      ]);
+      expect(created.stderr).toBe("");
+      expect(created.code).toBe(0);
+    }
+  });
+
+  it("refuses the key of a record edited by hand into null, instead of crashing on it", async () => {
+    home = tempHome();
+    home.write("cron/jobs.json", JSON.stringify({ revision: 1, jobs: { x: null } }));
+    const created = await svc(home, ["cron", "create", "--name", "x", "--schedule", "1h", "--prompt", "p"]);
+    expect(created.code).toBe(2);
+    expect(created.stderr).toContain("--name x: that is the id of a record, which commands");
+  });
+});
+
+describe("svc config check and the cron stores", { timeout: 30_000 }, () => {
+  it("warns about a record the gateway would not run and a profile's store it cannot read (it said ok)", async () => {
+    home = tempHome();
+    const path = home.write("cron/jobs.json", JSON.stringify(JOBS));
+    const work = home.write("profiles/work/cron/jobs.json", "{");
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(0);
+    expect(check.stderr).toContain(
+      `Warning: ${path}: jobs.noname01.name: missing — expected a string — fix the job in the file, or remove it (svc cron remove noname01); the gateway does not run it`,
+    );
+    expect(check.stderr).toContain(`Warning: ${work}: not valid JSON at line 1, column 2`);
+    expect(check.stderr).toContain("the gateway skips this profile's cron jobs until then");
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { jobRecords, lookupJob, parseCronJob } from "../../../src/io/stores/cronJobRecord.js";
+
+const FILE = "/home/u/.svc/cron/jobs.json";
+
+/**
+ * cron/jobs.json may be edited by hand. A record that lacks a field or holds a wrong value is named by its
+ * file, key and problem; before, `svc cron list` crashed on it (reading 'localeCompare' of undefined),
+ * a run delivered to "undefined", and the scheduler said `text.trim is not a function`.
+ */
+describe("a cron job record edited by hand", () => {
+  it("takes the defaults svc cron create writes for deliver, deliver_extra and state; null is absent", () => {
+    const parsed = parseCronJob(FILE, "a1", {
+      name: "nightly",
+      schedule: "every 1h",
+      prompt: "Summarize",
+      next_run: null,
+      deliver_extra: { chat_id: 42, silent: true },
+      note: "a field of its own",
+      created_at: 1764000000,
+    });
+    expect(parsed).toEqual({
+      ok: true,
+      key: "a1",
+      job: {
+        id: "a1",
+        name: "nightly",
+        schedule: "every 1h",
+        prompt: "Summarize",
+        deliver: "log",
+        deliver_extra: { chat_id: "42", silent: "true" },
+        state: "enabled",
+        note: "a field of its own",
+        created_at: 1764000000,
+      },
+    });
+  });
+
+  it("is refused naming the file, the key and the problem", () => {
+    const problems = (raw: unknown) => {
+      const parsed = parseCronJob(FILE, "a1", raw);
+      return parsed.ok ? [] : parsed.problems;
+    };
+    expect(problems({ id: "a1" })).toEqual([
+      `${FILE}: jobs.a1.name: missing — expected a string`,
+      `${FILE}: jobs.a1.schedule: missing — expected a string`,
+      `${FILE}: jobs.a1.prompt: missing — expected a string`,
+    ]);
+    const job = { name: "n", schedule: "every 1h", prompt: "p" };
+    expect(problems({ ...job, schedule: 5 })).toEqual([
+      `${FILE}: jobs.a1.schedule: expected a string, got 5 — put it in quotes if it is meant as text`,
+    ]);
+    expect(problems({ ...job, schedule: "every tuesday" })).toEqual([
+      `${FILE}: jobs.a1.schedule: "every tuesday": expected 5 cron fields (minute hour day-of-month month day-of-week, e.g. "*/15 * * * *") or an interval like "every 15m", "30s", "2h", "1d"`,
+    ]);
+    expect(problems({ ...job, state: "on" })).toEqual([
+      `${FILE}: jobs.a1.state: expected one of "enabled", "paused", "disabled", got "on"`,
+    ]);
+    expect(problems({ ...job, prompt: "  " })).toEqual([
+      `${FILE}: jobs.a1.prompt: must not be empty — give the text the agent runs`,
+    ]);
+    expect(problems({ ...job, id: "b2" })).toEqual([
+      `${FILE}: jobs.a1.id: "b2" is not the key the job is stored under — make them the same`,
+    ]);
+    expect(problems("hello")).toEqual([`${FILE}: jobs.a1: expected a mapping, got "hello"`]);
+    const reserved = parseCronJob(FILE, "__proto__", job);
+    expect(reserved.ok ? [] : reserved.problems).toEqual([
+      `${FILE}: jobs.__proto__: "__proto__" cannot be used as an id (JavaScript reserves it) — rename it`,
+    ]);
+  });
+
+  it("a broken last_run (only shown by svc cron list) is left out, not fatal", () => {
+    const parsed = parseCronJob(FILE, "a1", { name: "n", schedule: "1h", prompt: "p", last_run: 5 });
+    expect(parsed.ok && parsed.job.last_run).toBeUndefined();
+  });
+
+  it("lookup by id or name finds an invalid record too, with its problems", () => {
+    const records = { a1: { name: "n", schedule: 5, prompt: "p" }, b2: "x" };
+    expect(lookupJob(FILE, records, "n")).toMatchObject({ ok: false, key: "a1", name: "n" });
+    expect(lookupJob(FILE, records, "b2")).toMatchObject({ ok: false, key: "b2", name: undefined });
+    expect(lookupJob(FILE, records, "constructor")).toBeUndefined();
+    expect(jobRecords(FILE, records).map((record) => record.ok)).toEqual([false, false]);
+  });
+});
