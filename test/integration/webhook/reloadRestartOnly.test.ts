@@ -94,9 +94,8 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
       const res = await postSignedIssue(running.url("/p/work/webhooks/w"), "s3cret-s3cret", {}, "d1");
       expect(res.status).toBe(202);
       await expect.poll(() => model.requests.length, { timeout: 10_000 }).toBe(2);
-      const tool = (model.requests[1]?.json.messages as Array<{ role: string; content: string }>).find(
-        (m) => m.role === "tool",
-      );
+      const messages = (model.requests[1]?.json.messages ?? []) as Array<{ role: string; content: string }>;
+      const tool = messages.find((m) => m.role === "tool");
       expect(tool?.content).toMatch(/^refused: .*needs approval/);
       expect(notes.calls).toEqual([]);
     } finally {
