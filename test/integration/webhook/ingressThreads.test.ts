@@ -106,7 +106,7 @@ describe("uWS on ingress threads (platforms.webhook.workers)", () => {
               command: [
                 "sh",
                 "-c",
-                'touch "$0/started"; while [ ! -f "$0/release" ]; do sleep 0.02; done',
+                'touch "$0/started"; while [ -d "$0" ] && [ ! -f "$0/release" ]; do sleep 0.05; done',
                 inHome(""),
               ],
             },

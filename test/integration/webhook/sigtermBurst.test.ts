@@ -173,7 +173,7 @@ describe("SIGKILL during the drain (a supervisor's stop timeout shorter than the
     homes.push(home);
     const routes = { pr: { secret: SECRET, prompt: "PR {number}" } };
     // One slot held by a run that waits for `go`; r2 and r3 wait behind it.
-    const gated = `echo $$ > "$0/agent.pid"; while [ ! -e "$0/go" ]; do sleep 0.05; done; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
+    const gated = `echo $$ > "$0/agent.pid"; while [ -d "$0" ] && [ ! -e "$0/go" ]; do sleep 0.05; done; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
     home.write(
       "config.yaml",
       stringify(

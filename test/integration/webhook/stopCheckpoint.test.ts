@@ -18,7 +18,7 @@ import { postJson } from "../../helpers/http.js";
 
 const OPEN = "INSECURE_NO_AUTH";
 // One run slot, held until `go` exists; each finished run appends its delivery id to runs.log.
-const GATED = `while [ ! -e "$0/go" ]; do sleep 0.05; done; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
+const GATED = `while [ -d "$0" ] && [ ! -e "$0/go" ]; do sleep 0.05; done; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
 // A route script that passes the payload on; one marked `hold` (it leaves `holding.<pid>` while it
 // waits) only once the test creates `release-script`.
 const GATE_SCRIPT = `payload="$(cat)"
