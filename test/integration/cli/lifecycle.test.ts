@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { spawnUnreaped } from "../../helpers/process.js";
 import { svc } from "./svc.js";
 
 let home: TempHome;
@@ -22,29 +23,16 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
   });
 
-  it("stop returns once the gateway exited, also when its parent has not collected it (a zombie)", async (ctx) => {
+  it("stop returns once the gateway exited, also when its parent has not collected it (a zombie)", async () => {
     home = tempHome();
     // A stand-in gateway of this home (its command line says gateway, its environment names the home)
-    // that exits on SIGTERM, under a perl parent that never waits for it.
+    // that exits on SIGTERM, under a parent that never waits for it.
     const gatewayScript = 'process.on("SIGTERM", () => process.exit(0)); setInterval(() => {}, 1000)';
-    const parent = spawn(
-      "perl",
-      [
-        "-e",
-        '$|=1; my $p = fork(); if (!$p) { exec(@ARGV) } print "$p\\n"; sleep 60',
-        "node",
-        "-e",
-        gatewayScript,
-        "gateway",
-      ],
-      { env: { PATH: process.env.PATH ?? "", SVC_HOME: home.dir } },
-    );
+    const { parent, pid } = await spawnUnreaped([process.execPath, "-e", gatewayScript, "gateway"], {
+      PATH: process.env.PATH ?? "",
+      SVC_HOME: home.dir,
+    });
     try {
-      const pid = await new Promise<string | undefined>((resolve) => {
-        parent.once("error", () => resolve(undefined));
-        parent.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
-      });
-      if (pid === undefined) return ctx.skip(); // no perl here
       home.write("gateway.pid", `${pid}\n`);
       const stop = await svc(home, ["gateway", "stop", "--timeout", "5"]);
       expect(stop).toMatchObject({ code: 0, stdout: expect.stringContaining("Gateway stopped") });

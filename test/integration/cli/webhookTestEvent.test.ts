@@ -70,9 +70,9 @@ describe("svc webhook test: which event type it sends (spec 4.3)", { timeout: 90
     expect(fromRecord).toMatchObject({ code: 0, stdout: expect.stringContaining('"event":"push"') });
   });
 
-  it("reaches a gateway on a port fetch calls bad (6666, 10080, ...), where the gateway may listen", async (ctx) => {
+  it("reaches a gateway on a port fetch calls bad (6666, 10080, ...), where the gateway may listen", async () => {
     const listening = await listenOnBadPort();
-    if (listening === undefined) return ctx.skip();
+    if (listening === undefined) throw new Error("every port fetch calls bad is taken on this machine");
     server = listening.server;
     home = tempHome();
     home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));

@@ -6,6 +6,7 @@ import { LOCK_FILE, lockStateDir, StateDirBusyError } from "../../../src/io/stat
 import { Journal } from "../../../src/io/state/journal/journal.js";
 import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { spawnUnreaped } from "../../helpers/process.js";
 
 const homes: TempHome[] = [];
 const children: ChildProcess[] = [];
@@ -72,17 +73,11 @@ describe("one gateway per state directory", () => {
     lock.release();
   });
 
-  it("a lock whose holder is a zombie (killed, not yet collected by its parent) is taken over", async (ctx) => {
-    // perl's fork leaves the child uncollected (perl does not reap): the state a SIGKILLed gateway is in
-    // while its parent never waits, as under a container init that reaps nothing.
-    const parent = spawn("perl", ["-e", '$|=1; my $p = fork(); exit 0 unless $p; print "$p\\n"; sleep 60']);
+  it("a lock whose holder is a zombie (killed, not yet collected by its parent) is taken over", async () => {
+    // The state a SIGKILLed gateway is in while its parent never waits, as under a container init that
+    // reaps nothing.
+    const { parent, pid: zombie } = await spawnUnreaped(["sleep", "0.1"]);
     children.push(parent);
-    const spawned = await new Promise<string | undefined>((resolve) => {
-      parent.once("error", () => resolve(undefined));
-      parent.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
-    });
-    if (spawned === undefined) return ctx.skip(); // no perl here
-    const zombie = Number(spawned);
     const stat = () => readFileSync(`/proc/${zombie}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
     await vi.waitFor(() => expect(stat()[0]).toBe("Z"), { timeout: 2000, interval: 5 });
     const dir = stateDir();

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdtempSync,
@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { withFileLock, withFileLockSync } from "../../../src/io/stores/fileLock.js";
+import { processState, spawnUnreaped } from "../../helpers/process.js";
 
 const dirs: string[] = [];
 function store(): { path: string; lock: string; dir: string } {
@@ -62,17 +63,10 @@ describe("cross-process file lock", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it("a lock whose owner is a zombie (killed, not yet collected by its parent) is taken over", async (ctx) => {
-    // perl does not reap: its forked child stays a zombie until perl exits.
-    const parent = spawn("perl", ["-e", '$|=1; my $p = fork(); exit 0 unless $p; print "$p\\n"; sleep 60']);
+  it("a lock whose owner is a zombie (killed, not yet collected by its parent) is taken over", async () => {
+    const { parent, pid: spawned } = await spawnUnreaped(["sleep", "0.1"]);
     try {
-      const spawned = await new Promise<string | undefined>((resolve) => {
-        parent.once("error", () => resolve(undefined));
-        parent.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
-      });
-      if (spawned === undefined) return ctx.skip(); // no perl here
-      const state = () => readFileSync(`/proc/${spawned}/stat`, "utf8").split(") ")[1]?.[0];
-      await vi.waitFor(() => expect(state()).toBe("Z"), { timeout: 2000, interval: 5 });
+      await vi.waitFor(() => expect(processState(spawned)).toBe("Z"), { timeout: 2000, interval: 5 });
       const { path, lock } = store();
       writeFileSync(lock, `${spawned} abc`);
       const old = new Date(Date.now() - 5000);
