@@ -2,12 +2,12 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "xstate";
 import { createCoalescer } from "../../../src/actors/coalescer.js";
-import type { Route } from "../../../src/config/sections/webhook.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { GatewayState } from "../../../src/state/gatewayState.js";
 import { LocalStateStore } from "../../../src/state/localStore.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
 import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
+import { groupedEvent, groupedRoute } from "../../helpers/groupedEvent.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 const homes: TempHome[] = [];
@@ -17,25 +17,9 @@ afterEach(async () => {
   for (const home of homes.splice(0)) home.cleanup();
 });
 
-const ROUTE: Route = {
-  deliver: "log",
-  deliver_only: false,
-  mirror_to_session: false,
-  coalesce: { key: "n", window_seconds: 30, max_wait_seconds: 300 },
-};
-
-const event = (deliveryId: string, receivedAt: number): AcceptedEvent => ({
-  routeName: "grp",
-  route: ROUTE,
-  profile: "default",
-  event: "push",
-  deliveryId,
-  payload: { n: 1 },
-  headers: {},
-  prompt: `grp ${deliveryId}`,
-  extra: {},
-  receivedAt,
-});
+const ROUTE = groupedRoute(30, 300);
+const event = (deliveryId: string, receivedAt: number): AcceptedEvent =>
+  groupedEvent(ROUTE, deliveryId, receivedAt);
 
 describe("coalesced events in the local journal", () => {
   it("an event that joined its group behind a newer one (a slow script let the newer pass it) is still a duplicate after a crash", async () => {

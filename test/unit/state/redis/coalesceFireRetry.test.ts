@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Route } from "../../../../src/config/sections/webhook.js";
 import { silentLogger } from "../../../../src/io/log.js";
 import { createSharedCoalescing } from "../../../../src/io/state/redis/coalescing.js";
 import {
@@ -12,6 +11,7 @@ import {
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import type { SharedRun } from "../../../../src/io/state/redis/sharedRun.js";
 import type { AcceptedEvent } from "../../../../src/streams/context.js";
+import { groupedEvent, groupedRoute } from "../../../helpers/groupedEvent.js";
 import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
 
 let server: TestRedis;
@@ -25,25 +25,8 @@ afterAll(async () => {
   await server.cleanup();
 });
 
-const ROUTE: Route = {
-  deliver: "log",
-  deliver_only: false,
-  mirror_to_session: false,
-  coalesce: { key: "n", window_seconds: 0.05, max_wait_seconds: 60 },
-};
-
-const event = (deliveryId: string): AcceptedEvent => ({
-  routeName: "grp",
-  route: ROUTE,
-  profile: "default",
-  event: "push",
-  deliveryId,
-  payload: { n: 1 },
-  headers: {},
-  prompt: `grp ${deliveryId}`,
-  extra: {},
-  receivedAt: Date.now(),
-});
+const ROUTE = groupedRoute(0.05, 60);
+const event = (deliveryId: string): AcceptedEvent => groupedEvent(ROUTE, deliveryId);
 
 const shared = (e: AcceptedEvent): SharedRun => ({
   profile: e.profile,
