@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { mcpAgentTool } from "../../../src/agent/mcpTools.js";
 import type { ToolContext } from "../../../src/agent/tools/tool.js";
+import { toolContext } from "../../helpers/toolContext.js";
 
 /** One registered MCP tool as the tool loop calls it, over a hub that records what reaches the server. */
 function recordingTool() {
@@ -24,14 +25,7 @@ function recordingTool() {
   return { tool, sent };
 }
 
-const context: ToolContext = {
-  signal: new AbortController().signal,
-  route: "r",
-  deliveryId: "d",
-  profile: "default",
-  unattended: true,
-  workspace: () => Promise.reject(new Error("none")),
-};
+const context: ToolContext = toolContext({ route: "r", deliveryId: "d" });
 
 describe("an MCP tool's arguments as the model sent them", () => {
   it.each([

@@ -6,6 +6,7 @@ import { type LoopProgress, runToolLoop } from "../../../src/agent/toolLoop.js";
 import type { AgentTool, ToolContext } from "../../../src/agent/tools/tool.js";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import type { FakeModel } from "../../fakes/openaiServer.js";
+import { toolContext } from "../../helpers/toolContext.js";
 
 /**
  * The Messages API refuses a whole request holding a text block that is empty or only whitespace ("text
@@ -19,14 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => anthropic.close());
 
-const context: ToolContext = {
-  signal: new AbortController().signal,
-  route: "r",
-  deliveryId: "d",
-  profile: "default",
-  unattended: true,
-  workspace: () => Promise.reject(new Error("none")),
-};
+const context: ToolContext = toolContext({ route: "r", deliveryId: "d" });
 const ping: AgentTool = {
   name: "ping",
   description: "Pings",

@@ -7,6 +7,7 @@ import { type LoopProgress, runToolLoop } from "../../../src/agent/toolLoop.js";
 import type { AgentTool, ToolContext } from "../../../src/agent/tools/tool.js";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { toolContext } from "../../helpers/toolContext.js";
 
 /** The tool loop alone: a plain AgentTool (no MCP hub) against the scripted Chat Completions server. */
 
@@ -19,14 +20,7 @@ beforeEach(() => {
   model.requests.length = 0;
 });
 
-const context: ToolContext = {
-  signal: new AbortController().signal,
-  route: "r",
-  deliveryId: "d",
-  profile: "default",
-  unattended: true,
-  workspace: () => Promise.reject(new Error("none")),
-};
+const context: ToolContext = toolContext({ route: "r", deliveryId: "d" });
 
 const upper: AgentTool = {
   name: "upper",
