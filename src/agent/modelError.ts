@@ -1,5 +1,6 @@
 import { APICallError } from "ai";
 import { scrub } from "../io/credentials.js";
+import { htmlPageSummary } from "../io/htmlPage.js";
 
 const MAX_DETAIL = 300;
 
@@ -8,11 +9,7 @@ const MAX_DETAIL = 300;
  * page) by its title and size, since its markup tells the reader nothing; any other body cut to length.
  */
 function excerpt(body: string): string {
-  if (/<(!doctype html|html|head|body)\b/i.test(body)) {
-    const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1]?.trim();
-    return `an HTML page${title ? ` "${title.slice(0, 120)}"` : ""} (${body.length} characters, not shown)`;
-  }
-  return body.slice(0, MAX_DETAIL);
+  return htmlPageSummary(body) ?? body.slice(0, MAX_DETAIL);
 }
 
 /**

@@ -2,6 +2,7 @@ import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describeWithCauses } from "../../errors.js";
+import { htmlPageSummary } from "../htmlPage.js";
 
 /** The HTTP status a transport error carries (Streamable HTTP or SSE). */
 export function httpStatusOf(err: unknown): number | undefined {
@@ -117,10 +118,8 @@ export function shortBody(text: string): string {
   const match = /^([\s\S]*?Error POSTing to endpoint(?: \(HTTP \d+\))?: )([\s\S]*)$/.exec(text);
   if (match === null) return text;
   const [, head = "", body = ""] = match;
-  if (/<(!doctype html|html|head|body)\b/i.test(body)) {
-    const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1]?.replace(/\s+/g, " ").trim();
-    return `${head}an HTML page${title ? ` "${title.slice(0, 120)}"` : ""} (${body.length} characters, not shown)`;
-  }
+  const page = htmlPageSummary(body);
+  if (page !== undefined) return `${head}${page}`;
   const line = body.replace(/\s+/g, " ").trim();
   if (line.length <= BODY_EXCERPT_CHARS) return `${head}${line}`;
   // Cut only before a delimiter, never inside a word: the entry's credentials are redacted from the

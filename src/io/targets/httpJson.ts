@@ -1,5 +1,6 @@
 import { timeoutSignal } from "../../clock.js";
 import { scrub } from "../credentials.js";
+import { htmlPageSummary } from "../htmlPage.js";
 import { DeliveryError } from "./target.js";
 
 export interface HttpCall {
@@ -94,11 +95,7 @@ const MAX_DETAIL = 300;
  */
 function quoted(text: string, secrets: readonly (string | undefined)[]): string {
   const clean = scrub(text, secrets);
-  if (/<(!doctype html|html|head|body)\b/i.test(clean)) {
-    const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(clean)?.[1]?.replace(/\s+/g, " ").trim();
-    return `an HTML page${title ? ` "${title.slice(0, 120)}"` : ""} (${clean.length} characters, not shown)`;
-  }
-  return clean.replace(/\s+/g, " ").trim().slice(0, MAX_DETAIL);
+  return htmlPageSummary(clean) ?? clean.replace(/\s+/g, " ").trim().slice(0, MAX_DETAIL);
 }
 
 /** The platform's own error text, from the usual places platforms put it, without `secrets`. */
