@@ -2,7 +2,6 @@ import { generateText } from "ai";
 import { type AgentRequest, AgentRunFailure, type AgentRunner } from "../actors/agent/runner.js";
 import { timeoutSignal } from "../clock.js";
 import type { AgentSettings } from "../config/sections/agent.js";
-import { wholeMs } from "../config/timerSeconds.js";
 import { scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { describeModelError } from "./modelError.js";
@@ -50,8 +49,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
     async run(request, signal) {
       const started = now();
       const modelId = request.model ?? settings.model;
-      const timeoutMs = wholeMs(settings.timeout_seconds);
-      const timeout = timeoutSignal(timeoutMs);
+      const timeout = timeoutSignal(settings.timeout_seconds * 1000);
       const runSignal = AbortSignal.any([signal, timeout]);
       const model = withRetryPolicy(languageModel(settings, modelId), {
         retries: settings.retries,

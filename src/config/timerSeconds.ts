@@ -14,9 +14,3 @@ export const timerSeconds = (fallback: number) =>
     .positive()
     .default(fallback)
     .transform((n) => Math.min(n, MAX_TIMER_SECONDS));
-
-/**
- * `seconds` as whole milliseconds (at least 1), for `AbortSignal.timeout`, which refuses a fraction:
- * `2.01 * 1000` is 2009.9999999999998, and a RangeError there failed every run or call it bounded.
- */
-export const wholeMs = (seconds: number): number => Math.max(1, Math.round(seconds * 1000));

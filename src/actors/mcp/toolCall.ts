@@ -1,6 +1,6 @@
 import { type CallToolResult, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
+import { timeoutSignal } from "../../clock.js";
 import { isTrusted } from "../../config/sections/mcp.js";
-import { wholeMs } from "../../config/timerSeconds.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
 import type { Logger } from "../../io/log.js";
@@ -32,7 +32,7 @@ export async function approveCall(
   outer?: AbortSignal,
 ): Promise<void> {
   if (isTrusted({ trust }) || tool.readOnly) return;
-  const signal = AbortSignal.any([AbortSignal.timeout(wholeMs(rt.entry.timeout)), ...(outer ? [outer] : [])]);
+  const signal = AbortSignal.any([timeoutSignal(rt.entry.timeout * 1000), ...(outer ? [outer] : [])]);
   const approved = await approvals
     .approve({ server: rt.name, tool: tool.original, args }, signal)
     .catch(() => false);
