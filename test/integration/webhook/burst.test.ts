@@ -109,8 +109,7 @@ describe("a burst past the run queue cap", { timeout: 60_000 }, () => {
     expect(pending).toEqual([]);
     expect(refusedOnce.size).toBeGreaterThan(0);
     await vi.waitFor(
-      () =>
-        expect([...appendedRuns(gw.home.dir).keys()].filter((id) => id.startsWith("c-")).length).toBe(60),
+      () => expect([...appendedRuns(gw.home.dir).keys()].filter((id) => id.startsWith("c-")).length).toBe(60),
       { timeout: 50_000, interval: 100 },
     );
     expect([...appendedRuns(gw.home.dir).values()].filter((n) => n !== 1)).toEqual([]);
