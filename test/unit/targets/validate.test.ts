@@ -148,6 +148,24 @@ describe("targetStartupProblems", () => {
     expect(problems.join("\n")).toMatch(/"-3" is not a positive integer/);
   });
 
+  it("a cron_job route's deliver, which has no effect, is neither refused for a platform not enabled nor asked for a chat", () => {
+    const off = load(route("discord", "        cron_job: nightly\n"));
+    expect(targetStartupProblems(off.config, off.paths.config)).toEqual({
+      unknown: [],
+      notEnabled: [],
+      warnings: [],
+    });
+    home.cleanup();
+    const noChat = load(
+      `${route("discord", "        cron_job: nightly\n")}  discord: {enabled: true, token: t}\n`,
+    );
+    expect(targetStartupProblems(noChat.config, noChat.paths.config).warnings).toEqual([]);
+    home.cleanup();
+    // A name that is no target at all is still refused: it is a wrong value, not an unused one.
+    const unknown = load(route("pager", "        cron_job: nightly\n"));
+    expect(targetStartupProblems(unknown.config, unknown.paths.config).unknown).toHaveLength(1);
+  });
+
   it("asks for a chat when neither deliver_extra.chat_id nor home_channel is set", () => {
     const { config, paths } = load(`${route("discord")}  discord: {enabled: true, token: t}\n`);
     expect(targetStartupProblems(config, paths.config).warnings).toEqual([
