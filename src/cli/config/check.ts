@@ -97,8 +97,17 @@ export async function checkConfig(
       subscriptions += 1;
       const parsed = parseSubscription(path, name, raw);
       // The gateway skips an invalid record with a warning and serves the others.
-      if (!parsed.ok) warnings.push(...parsed.problems);
-      else if (parsed.value.enabled && Object.hasOwn(loaded.config.platforms.webhook.routes, name))
+      if (!parsed.ok) {
+        warnings.push(...parsed.problems);
+        continue;
+      }
+      const ignored = Object.keys(parsed.extra);
+      // As the gateway logs at start: keys of a record's own (another tool's "id") are kept, not used.
+      if (parsed.value.enabled && ignored.length > 0)
+        warnings.push(
+          `${path}: ${name}: ignoring fields that are not route properties: ${ignored.join(", ")} (the route is served without them)`,
+        );
+      if (parsed.value.enabled && Object.hasOwn(loaded.config.platforms.webhook.routes, name))
         warnings.push(
           `${path}: ${name} is enabled but not served: ${loaded.paths.config} has a route of the same name (platforms.webhook.routes.${name}), which wins — rename one of them, or svc webhook remove ${name}`,
         );
