@@ -61,17 +61,19 @@ export function targetStartupProblems(config: Config, file: string): TargetProbl
     // about it): whether its platform is enabled or it has a recipient decides nothing.
     if (canonical === "log" || route.cron_job !== undefined) continue;
     const settings = platforms[canonical as PlatformName];
+    const extra = Object.fromEntries(
+      Object.entries(route.deliver_extra ?? {}).map(([k, v]) => [k, String(v)]),
+    );
+    // A key the target never reads is a typo whether or not the platform is enabled yet: `svc webhook
+    // subscribe`, which only warns about the platform, says so once, before events arrive.
+    for (const unread of unreadExtraKeys(canonical as PlatformName, extra, route.deliver))
+      problems.push(`${at}.deliver_extra.${unread}`);
     if (!platformEnabled(config.platforms, canonical)) {
       notEnabled.push(
         `${at}.deliver: ${route.deliver} needs platforms.${canonical} enabled — set platforms.${canonical}.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
       );
       continue;
     }
-    const extra = Object.fromEntries(
-      Object.entries(route.deliver_extra ?? {}).map(([k, v]) => [k, String(v)]),
-    );
-    for (const unread of unreadExtraKeys(canonical as PlatformName, extra, route.deliver))
-      problems.push(`${at}.deliver_extra.${unread}`);
     if (canonical === "forge_comment") {
       const repo = extra.repo;
       const pr = extra.pr_number;

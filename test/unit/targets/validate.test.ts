@@ -84,6 +84,17 @@ describe("targetStartupProblems", () => {
     });
   });
 
+  it("names a deliver_extra key the target never reads also while its platform is not enabled", () => {
+    const { config, paths } = load(route("telegram", "        deliver_extra: {chatid: 5}\n"));
+    const problems = targetStartupProblems(config, paths.config);
+    expect(problems.notEnabled).toHaveLength(1);
+    expect(problems.warnings).toEqual([
+      expect.stringMatching(
+        /routes\.r1\.deliver_extra\.chatid: telegram does not read it — did you mean chat_id\?/,
+      ),
+    ]);
+  });
+
   it("refuses a route whose platform is not enabled (spec 4.4), naming the route and the fix", () => {
     const { config, paths } = load(route("telegram"));
     expect(targetStartupProblems(config, paths.config)).toEqual({
