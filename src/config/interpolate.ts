@@ -87,3 +87,23 @@ export function interpolateDeep<T>(value: T, scope: InterpolationScope, unresolv
   }
   return value;
 }
+
+/** A name `.env` and a shell can set; another client's `${input:token}` or `${workspaceFolder:app}` is none. */
+export const isVariableName = (name: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
+
+/**
+ * What to do about unset `${...}` names, `where` naming the files that set them ("the profile's .env or the
+ * environment"): `add A=..., B=... to <where>`, or for a name no `.env` line can set (another client's
+ * variable, kept by an import or a paste) `write ${NAME} in place of ${input:token} ... and add NAME=...`.
+ */
+export function addVariablesAdvice(names: readonly string[], where: string): string {
+  const settable = names.filter(isVariableName);
+  const foreign = names.filter((name) => !isVariableName(name));
+  const parts: string[] = [];
+  if (foreign.length > 0)
+    parts.push(
+      `write \${NAME} in place of ${foreign.map((n) => `\${${n}}`).join(", ")} (${foreign.length === 1 ? "a variable" : "variables"} of another client, which svc does not render and no .env line can set) and add NAME=... to ${where}`,
+    );
+  if (settable.length > 0) parts.push(`add ${settable.map((n) => `${n}=...`).join(", ")} to ${where}`);
+  return parts.join("; ");
+}

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { type ReferringRoute, referenceWarnings } from "../../actors/routeReferences.js";
 import { routeTable } from "../../actors/routes.js";
+import { addVariablesAdvice } from "../../config/interpolate.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
@@ -97,8 +98,17 @@ export async function checkConfig(
       subscriptions += 1;
       const parsed = parseSubscription(path, name, raw);
       // The gateway skips an invalid record with a warning and serves the others.
-      if (!parsed.ok) warnings.push(...parsed.problems);
-      else if (parsed.value.enabled && Object.hasOwn(loaded.config.platforms.webhook.routes, name))
+      if (!parsed.ok) {
+        warnings.push(...parsed.problems);
+        continue;
+      }
+      const ignored = Object.keys(parsed.extra);
+      // As the gateway logs at start: keys of a record's own (another tool's "id") are kept, not used.
+      if (parsed.value.enabled && ignored.length > 0)
+        warnings.push(
+          `${path}: ${name}: ignoring fields that are not route properties: ${ignored.join(", ")} (the route is served without them)`,
+        );
+      if (parsed.value.enabled && Object.hasOwn(loaded.config.platforms.webhook.routes, name))
         warnings.push(
           `${path}: ${name} is enabled but not served: ${loaded.paths.config} has a route of the same name (platforms.webhook.routes.${name}), which wins — rename one of them, or svc webhook remove ${name}`,
         );
@@ -146,7 +156,7 @@ export async function checkConfig(
     const unset = unsetMcpVariables(entry, loaded.scope);
     if (unset.length > 0)
       warnings.push(
-        `${loaded.paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — add ${unset.map((n) => `${n}=...`).join(", ")} to ${loaded.paths.env} or the environment`,
+        `${loaded.paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — ${addVariablesAdvice(unset, `${loaded.paths.env} or the environment`)}`,
       );
     else {
       // What the variables render to, as each connect renders them: a url that is no http(s) URL, a

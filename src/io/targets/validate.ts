@@ -35,7 +35,8 @@ function platformEnabled(platforms: Config["platforms"], name: string): boolean 
 /**
  * Delivery rules checked at startup next to the route rules: every `deliver` names a known target whose
  * platform is enabled (refused otherwise) and has a recipient; forge_comment routes carry `repo` and
- * `pr_number` (warnings). One message per problem.
+ * `pr_number` (warnings). A `cron_job` route delivers nothing itself: only its target's name is checked.
+ * One message per problem.
  */
 export function targetStartupProblems(config: Config, file: string): TargetProblems {
   const unknown: string[] = [];
@@ -56,19 +57,23 @@ export function targetStartupProblems(config: Config, file: string): TargetProbl
       );
       continue;
     }
-    if (canonical === "log") continue;
+    // A cron_job route's deliver has no effect (the job delivers to its own target; idleRouteKeys warns
+    // about it): whether its platform is enabled or it has a recipient decides nothing.
+    if (canonical === "log" || route.cron_job !== undefined) continue;
     const settings = platforms[canonical as PlatformName];
+    const extra = Object.fromEntries(
+      Object.entries(route.deliver_extra ?? {}).map(([k, v]) => [k, String(v)]),
+    );
+    // A key the target never reads is a typo whether or not the platform is enabled yet: `svc webhook
+    // subscribe`, which only warns about the platform, says so once, before events arrive.
+    for (const unread of unreadExtraKeys(canonical as PlatformName, extra, route.deliver))
+      problems.push(`${at}.deliver_extra.${unread}`);
     if (!platformEnabled(config.platforms, canonical)) {
       notEnabled.push(
         `${at}.deliver: ${route.deliver} needs platforms.${canonical} enabled — set platforms.${canonical}.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
       );
       continue;
     }
-    const extra = Object.fromEntries(
-      Object.entries(route.deliver_extra ?? {}).map(([k, v]) => [k, String(v)]),
-    );
-    for (const unread of unreadExtraKeys(canonical as PlatformName, extra, route.deliver))
-      problems.push(`${at}.deliver_extra.${unread}`);
     if (canonical === "forge_comment") {
       const repo = extra.repo;
       const pr = extra.pr_number;

@@ -95,6 +95,20 @@ describe("agent: model providers (docs/agent.md)", () => {
     ).toMatchObject({ model: "llama3.1", base_url: "http://127.0.0.1:11434/v1" });
   });
 
+  it("refuses a ${...} form svc does not read in api_key, model or base_url (its text would be sent as the key or the model)", () => {
+    expect(problem("  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY:?set it}\n")).toMatch(
+      /agent\.api_key: \$\{OPENAI_API_KEY:\?set it\} is not a variable form svc reads — write \$\{NAME\} or \$\{NAME:-fallback\}/,
+    );
+    expect(problem("  provider: openai\n  model: m\n  api_key: $" + "{input:key}\n")).toMatch(
+      /agent\.api_key: \$\{input:key\} is not a variable form svc reads/,
+    );
+    expect(problem("  provider: anthropic\n  model: $" + "{MODEL-x}\n")).toMatch(
+      /agent\.model: \$\{MODEL-x\} is not a variable form svc reads/,
+    );
+    // Under the echo provider these keys are unused, as an unset variable there is.
+    expect(load("  provider: echo\n  api_key: $" + "{input:key}\n").config.agent.provider).toBe("echo");
+  });
+
   it("names an unset variable in api_key without printing any key", () => {
     const message = problem("  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
     expect(message).toMatch(/agent\.api_key: \$\{OPENAI_API_KEY\} is not set — set OPENAI_API_KEY/);

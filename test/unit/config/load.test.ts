@@ -442,7 +442,7 @@ describe("startup validation rules (spec 2.2)", () => {
       secretCharacterWarnings(table.staticRoutes.values(), "config.yaml", table.globalSecretKey),
     ).toEqual([
       expect.stringMatching(
-        /^\[webhook\] config\.yaml: platforms\.webhook\.extra\.secret \(the global secret route r uses\) begins/,
+        /^\[webhook\] config\.yaml: platforms\.webhook\.extra\.secret \(the global secret or WEBHOOK_SECRET, which overrides it; route r uses it\) begins/,
       ),
     ]);
   });

@@ -84,6 +84,17 @@ describe("targetStartupProblems", () => {
     });
   });
 
+  it("names a deliver_extra key the target never reads also while its platform is not enabled", () => {
+    const { config, paths } = load(route("telegram", "        deliver_extra: {chatid: 5}\n"));
+    const problems = targetStartupProblems(config, paths.config);
+    expect(problems.notEnabled).toHaveLength(1);
+    expect(problems.warnings).toEqual([
+      expect.stringMatching(
+        /routes\.r1\.deliver_extra\.chatid: telegram does not read it — did you mean chat_id\?/,
+      ),
+    ]);
+  });
+
   it("refuses a route whose platform is not enabled (spec 4.4), naming the route and the fix", () => {
     const { config, paths } = load(route("telegram"));
     expect(targetStartupProblems(config, paths.config)).toEqual({
@@ -146,6 +157,24 @@ describe("targetStartupProblems", () => {
     const problems = targetStartupProblems(literal.config, literal.paths.config).warnings;
     expect(problems.join("\n")).toMatch(/"not a repo" is not owner\/name/);
     expect(problems.join("\n")).toMatch(/"-3" is not a positive integer/);
+  });
+
+  it("a cron_job route's deliver, which has no effect, is neither refused for a platform not enabled nor asked for a chat", () => {
+    const off = load(route("discord", "        cron_job: nightly\n"));
+    expect(targetStartupProblems(off.config, off.paths.config)).toEqual({
+      unknown: [],
+      notEnabled: [],
+      warnings: [],
+    });
+    home.cleanup();
+    const noChat = load(
+      `${route("discord", "        cron_job: nightly\n")}  discord: {enabled: true, token: t}\n`,
+    );
+    expect(targetStartupProblems(noChat.config, noChat.paths.config).warnings).toEqual([]);
+    home.cleanup();
+    // A name that is no target at all is still refused: it is a wrong value, not an unused one.
+    const unknown = load(route("pager", "        cron_job: nightly\n"));
+    expect(targetStartupProblems(unknown.config, unknown.paths.config).unknown).toHaveLength(1);
   });
 
   it("asks for a chat when neither deliver_extra.chat_id nor home_channel is set", () => {
