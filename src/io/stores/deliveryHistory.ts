@@ -9,6 +9,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
   statSync,
@@ -199,9 +200,15 @@ function narrowModes(dir: string): void {
   }
 }
 
+/** Whether the file's last byte (of `size`) is a line break. */
+function endsWithLineBreak(fd: number, size: number): boolean {
+  const last = Buffer.alloc(1);
+  return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === LF;
+}
+
 /** Opens `file` for appending, mode 0600 whether it is created or already existed. */
 function openPrivate(file: string): number {
-  const fd = openSync(file, "a", 0o600);
+  const fd = openSync(file, "a+", 0o600);
   try {
     fchmodSync(fd, 0o600);
   } catch {
@@ -211,8 +218,8 @@ function openPrivate(file: string): number {
 }
 
 /**
- * Appends records as JSON lines to `<dir>/history.jsonl` (mode 0600, in a 0700 directory), one write per event-loop turn
- * (batchedWriter); a line cut by a crash is skipped by the reader. Past HISTORY_FILE_BYTES the file
+ * Appends records as JSON lines to `<dir>/history.jsonl` (mode 0600, in a 0700 directory), one write per
+ * event-loop turn (batchedWriter); a line cut by a crash is ended at open and skipped by the reader. Past HISTORY_FILE_BYTES the file
  * becomes `history.1.jsonl` (replacing the older one) and a new one starts.
  */
 export function createHistoryWriter(
@@ -227,6 +234,8 @@ export function createHistoryWriter(
   const previous = join(dir, HISTORY_PREVIOUS_FILE);
   let fd = openPrivate(file);
   let size = fstatSync(fd).size;
+  // A line a crash cut short has no line break: the next record would be glued to it and lost with it.
+  if (size > 0 && !endsWithLineBreak(fd, size)) size += writeBytesSync(fd, Buffer.from("\n"));
   let replaced = 0;
   /**
    * The file `history.1.jsonl` replaces is renamed aside and removed on the thread pool: renaming over it

@@ -76,6 +76,22 @@ describe("delivery history store", () => {
     ]);
   });
 
+  it("ends a line a crash cut short before appending: the first record after a restart is not glued to it", () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    home.write("deliveries/history.jsonl", `${historyLine(request("before", T0))}\n{"kind":"requ`);
+    const writer = createHistoryWriter(
+      dir,
+      (err) => {
+        throw err;
+      },
+      () => T0,
+    );
+    writer.record(request("after", T0));
+    writer.close();
+    expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["before", "after"]);
+  });
+
   it("narrows a directory and files that already existed wider to 0700 and 0600: they hold payloads", () => {
     home = tempHome();
     const dir = join(home.dir, "deliveries");
