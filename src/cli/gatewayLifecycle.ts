@@ -18,6 +18,11 @@ import { runSetup, type SetupOptions } from "./setupWizard.js";
 const connectHost = (host: string) =>
   host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
 
+/** `host:port` as an address is written: an IPv6 host in brackets (`[::1]:8644`, not `::1:8644`). */
+export function listenAddress(host: string, port: number): string {
+  return `${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
 async function health(host: string, port: number): Promise<boolean> {
   try {
     const res = await localRequest(`http://${connectHost(host)}:${port}/health`, { timeoutMs: 1000 });
@@ -106,7 +111,7 @@ async function start(
     }
     if (recorded !== undefined && (await health(recorded.host, recorded.port))) {
       process.stdout.write(
-        `Gateway started: pid ${recorded.pid}, listening on ${recorded.host}:${recorded.port}\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
+        `Gateway started: pid ${recorded.pid}, listening on ${listenAddress(recorded.host, recorded.port)}\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
       );
       return;
     }
@@ -201,7 +206,7 @@ async function status(): Promise<void> {
   }
   const ok = await health(host, port);
   process.stdout.write(
-    `Gateway: running (pid ${pid})\nListening: ${host}:${port}\nHealth: ${ok ? "ok" : "not answering"}\n`,
+    `Gateway: running (pid ${pid})\nListening: ${listenAddress(host, port)}\nHealth: ${ok ? "ok" : "not answering"}\n`,
   );
   if (!ok) process.exitCode = 1;
 }
