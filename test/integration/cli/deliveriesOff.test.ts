@@ -27,5 +27,7 @@ describe("svc webhook deliveries with nothing recorded", () => {
     expect(res.stdout).toBe(
       "No deliveries recorded for pr (the gateway records them with platforms.webhook.delivery_history, on by default).\n",
     );
+    // `history` is another name for it.
+    expect(await svc(home, ["webhook", "history", "pr"])).toEqual(res);
   });
 });
