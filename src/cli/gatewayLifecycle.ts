@@ -1,5 +1,14 @@
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -70,6 +79,12 @@ async function start(
   const outFile = join(paths.logs, "gateway.out");
   const offset = existsSync(outFile) ? statSync(outFile).size : 0;
   const out = openSync(outFile, "a", 0o600);
+  // It holds the same lines as gateway.log (0600): one that already existed wider is narrowed too.
+  try {
+    fchmodSync(out, 0o600);
+  } catch {
+    // not ours to change (another owner)
+  }
   const args = [
     ...process.execArgv,
     ...gcThreadFlags(process.execArgv, availableParallelism()),
