@@ -132,7 +132,8 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         logger.error(log, `[delivery] route ${message.route}: ${error.message}`);
         // Counted as a failed delivery: the alert on delivery failures covers a target left disabled.
         deps.metrics?.deliveryFailed(platform);
-        deps.onOutcome?.(request.recordedAs ?? message, request.target, false);
+        // By its platform (telegram, not chat_1), as the history names a delivery to an enabled target.
+        deps.onOutcome?.(request.recordedAs ?? message, platform, false);
         throw error;
       }
       const runStep =

@@ -1,5 +1,14 @@
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -17,6 +26,11 @@ import { runSetup, type SetupOptions } from "./setupWizard.js";
 
 const connectHost = (host: string) =>
   host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+
+/** `host:port` as an address is written: an IPv6 host in brackets (`[::1]:8644`, not `::1:8644`). */
+export function listenAddress(host: string, port: number): string {
+  return `${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
 
 async function health(host: string, port: number): Promise<boolean> {
   try {
@@ -65,6 +79,12 @@ async function start(
   const outFile = join(paths.logs, "gateway.out");
   const offset = existsSync(outFile) ? statSync(outFile).size : 0;
   const out = openSync(outFile, "a", 0o600);
+  // It holds the same lines as gateway.log (0600): one that already existed wider is narrowed too.
+  try {
+    fchmodSync(out, 0o600);
+  } catch {
+    // not ours to change (another owner)
+  }
   const args = [
     ...process.execArgv,
     ...gcThreadFlags(process.execArgv, availableParallelism()),
@@ -106,7 +126,7 @@ async function start(
     }
     if (recorded !== undefined && (await health(recorded.host, recorded.port))) {
       process.stdout.write(
-        `Gateway started: pid ${recorded.pid}, listening on ${recorded.host}:${recorded.port}\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
+        `Gateway started: pid ${recorded.pid}, listening on ${listenAddress(recorded.host, recorded.port)}\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
       );
       return;
     }
@@ -201,7 +221,7 @@ async function status(): Promise<void> {
   }
   const ok = await health(host, port);
   process.stdout.write(
-    `Gateway: running (pid ${pid})\nListening: ${host}:${port}\nHealth: ${ok ? "ok" : "not answering"}\n`,
+    `Gateway: running (pid ${pid})\nListening: ${listenAddress(host, port)}\nHealth: ${ok ? "ok" : "not answering"}\n`,
   );
   if (!ok) process.exitCode = 1;
 }

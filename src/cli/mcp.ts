@@ -364,8 +364,9 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   const loaded = loadConfig();
   const pid = runningPid(loaded.paths);
   if (pid === undefined) {
-    process.stdout.write(
-      `No gateway is running (no live pid in ${loaded.paths.pidFile}); the next start reads ${loaded.paths.config}.\n`,
+    // A failure (exit 1), so on stderr like every other error (docs/cli.md).
+    process.stderr.write(
+      `svc: no gateway is running (no live pid in ${loaded.paths.pidFile}), so there is nothing to reload; the next start (svc gateway start) reads ${loaded.paths.config}\n`,
     );
     process.exitCode = 1;
     return;

@@ -73,6 +73,7 @@ export function registerWebhookCommands(program: Command): void {
     .action(sendTest);
   webhook
     .command("deliveries [route]")
+    .alias("history")
     .description(
       "recent requests to the routes, newest first: delivery ID, time, event, answer, run, delivery",
     )

@@ -3,7 +3,8 @@ import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
 /**
  * What `svc mcp reload` prints from the gateway's report. A changed server that restarts lazy (`lazy: true`
  * with a schema cache of the new entry) is not reconnected — it connects at its first call — so it is
- * listed apart from the changed servers that were.
+ * listed apart from the changed servers that were; an added server that did not connect (disabled, or
+ * lazy) says so.
  */
 export function reloadSummaryText(
   pid: number,
@@ -12,14 +13,23 @@ export function reloadSummaryText(
 ): string {
   // A status file of a gateway started before `disabled` was reported has none.
   const disabled = reload.disabled ?? [];
-  const isLazy = (name: string) => servers.some((s) => s.name === name && s.state === "lazy");
+  const stateOf = (name: string) => servers.find((s) => s.name === name)?.state;
+  const isLazy = (name: string) => stateOf(name) === "lazy";
+  // An added server with enabled: false connects nothing, and a lazy one connects at its first call.
+  const added = reload.added.map((name) =>
+    stateOf(name) === "disabled"
+      ? `${name} (enabled: false, not connected)`
+      : isLazy(name)
+        ? `${name} (lazy: connects at its first call)`
+        : name,
+  );
   const lazy = reload.changed.filter(isLazy);
   const reconnected = reload.changed.filter((name) => !isLazy(name));
   const line = (label: string, names: readonly string[]) =>
     names.length > 0 ? `  ${label}: ${names.join(", ")}\n` : "";
   const text =
     `Gateway (pid ${pid}) reloaded mcp_servers:\n` +
-    line("added", reload.added) +
+    line("added", added) +
     line("removed", reload.removed) +
     line("reconnected (changed)", reconnected) +
     line("changed, lazy (connects at its first call)", lazy) +

@@ -39,8 +39,11 @@ export function deliveries(route: string | undefined, options: { limit?: string;
     return;
   }
   if (shown.length === 0) {
+    const none = `No deliveries recorded${route === undefined ? "" : ` for ${route}`}`;
     process.stdout.write(
-      `No deliveries recorded${route === undefined ? "" : ` for ${route}`} (the gateway records them with platforms.webhook.delivery_history, on by default).\n`,
+      loaded.config.platforms.webhook.delivery_history
+        ? `${none} (the gateway records them with platforms.webhook.delivery_history, on by default).\n`
+        : `${none}: platforms.webhook.delivery_history is false in ${loaded.paths.config}, so the gateway records none — set it to true and restart the gateway.\n`,
     );
     return;
   }

@@ -1,12 +1,15 @@
 import { isUtf8 } from "node:buffer";
 import {
+  chmodSync,
   closeSync,
   existsSync,
+  fchmodSync,
   fstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
   statSync,
@@ -180,8 +183,43 @@ function dropExpired(dir: string, now: number): void {
 }
 
 /**
- * Appends records as JSON lines to `<dir>/history.jsonl` (mode 0600), one write per event-loop turn
- * (batchedWriter); a line cut by a crash is skipped by the reader. Past HISTORY_FILE_BYTES the file
+ * The directory and its files private (0700, 0600), also when they already existed wider — made by hand,
+ * restored from a backup, left by another umask: they hold the payloads senders sent.
+ */
+function narrowModes(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  for (const [path, mode] of [
+    [dir, 0o700],
+    [join(dir, HISTORY_PREVIOUS_FILE), 0o600],
+  ] as const) {
+    try {
+      chmodSync(path, mode);
+    } catch {
+      // absent, or not ours to change (another owner)
+    }
+  }
+}
+
+/** Whether the file's last byte (of `size`) is a line break. */
+function endsWithLineBreak(fd: number, size: number): boolean {
+  const last = Buffer.alloc(1);
+  return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === LF;
+}
+
+/** Opens `file` for appending, mode 0600 whether it is created or already existed. */
+function openPrivate(file: string): number {
+  const fd = openSync(file, "a+", 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+  } catch {
+    // not ours to change (another owner)
+  }
+  return fd;
+}
+
+/**
+ * Appends records as JSON lines to `<dir>/history.jsonl` (mode 0600, in a 0700 directory), one write per
+ * event-loop turn (batchedWriter); a line cut by a crash is ended at open and skipped by the reader. Past HISTORY_FILE_BYTES the file
  * becomes `history.1.jsonl` (replacing the older one) and a new one starts.
  */
 export function createHistoryWriter(
@@ -190,12 +228,14 @@ export function createHistoryWriter(
   now: () => number = Date.now,
   maxFileBytes = HISTORY_FILE_BYTES,
 ): HistoryWriter {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  narrowModes(dir);
   dropExpired(dir, now());
   const file = join(dir, HISTORY_FILE);
   const previous = join(dir, HISTORY_PREVIOUS_FILE);
-  let fd = openSync(file, "a", 0o600);
+  let fd = openPrivate(file);
   let size = fstatSync(fd).size;
+  // A line a crash cut short has no line break: the next record would be glued to it and lost with it.
+  if (size > 0 && !endsWithLineBreak(fd, size)) size += writeBytesSync(fd, Buffer.from("\n"));
   let replaced = 0;
   /**
    * The file `history.1.jsonl` replaces is renamed aside and removed on the thread pool: renaming over it
@@ -219,7 +259,7 @@ export function createHistoryWriter(
         closeSync(fd);
         setAsidePrevious();
         renameSync(file, previous);
-        fd = openSync(file, "a", 0o600);
+        fd = openPrivate(file);
         size = 0;
       }
       size += writeBytesSync(fd, bytes);

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { chmodSync, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -56,7 +56,7 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
   });
 
-  it("start quotes this start's output whole when gateway.out already holds multibyte text from earlier starts", async () => {
+  it("start quotes this start's output whole when gateway.out already holds multibyte text from earlier starts; a gateway.out made wider is narrowed to 0600", async () => {
     home = tempHome();
     home.write(
       "config.yaml",
@@ -66,8 +66,11 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
     );
     const earlier = "earlier start — café — 日本語 — ✓\n".repeat(40);
     home.write("logs/gateway.out", earlier);
+    chmodSync(join(home.dir, "logs/gateway.out"), 0o644);
     const res = await svc(home, ["gateway", "start"]);
     expect(res.code).toBe(1);
+    // It holds the gateway's log lines, as gateway.log does: narrowed to 0600 like it.
+    expect(statSync(join(home.dir, "logs/gateway.out")).mode & 0o777).toBe(0o600);
     const quoted = res.stderr.slice(res.stderr.indexOf("before it answered /health:\n"));
     const line = quoted.split("\n").find((l) => l.includes("routes.r.secret")) ?? "";
     expect(line).toBe(

@@ -170,7 +170,10 @@ describe("svc mcp (subprocess)", () => {
     expect(list.stdout).toContain("no gateway is running");
     const reload = await run(home, ["mcp", "reload"]);
     expect(reload.code).toBe(1);
-    expect(reload.stdout).toMatch(/No gateway is running/);
+    expect(reload.stdout).toBe("");
+    expect(reload.stderr).toMatch(
+      /^svc: no gateway is running \(no live pid in .*gateway\.pid\), so there is nothing to reload/,
+    );
   });
 
   it("reload makes the running gateway reconnect only changed servers; list shows its live status", async () => {

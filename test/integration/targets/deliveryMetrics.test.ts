@@ -49,4 +49,26 @@ describe("delivery attempts and failures by platform (metrics) and outcomes (his
     ]);
     home.cleanup();
   });
+  it("names a target whose platform is not enabled by its platform, as for an enabled one (chat_1: telegram)", async () => {
+    const home = tempHome();
+    const metrics = createGatewayMetrics({ runs: () => ({ waiting: 0, active: 0 }), mcpStates: () => [] });
+    const outcomes: Array<[string, boolean]> = [];
+    const deliverer = createDeliverer({
+      targets: registryFor({}),
+      logger: captureLogger().logger,
+      paths: svcPaths(home.dir),
+      metrics,
+      onOutcome: (_message, platform, ok) => outcomes.push([platform, ok]),
+    });
+    const request = {
+      target: "chat_1",
+      message: message("hi"),
+      mode: "agent" as const,
+      mirrorToSession: false,
+    };
+    await expect(deliverer.deliver(request)).rejects.toThrow(/not enabled/);
+    expect((await metrics.render()).text).toContain('svc_delivery_failures_total{platform="telegram"} 1');
+    expect(outcomes).toEqual([["telegram", false]]);
+    home.cleanup();
+  });
 });

@@ -71,7 +71,7 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
       const history = readHistory(home);
       expect(history.filter((r) => r.kind === "request").map((r) => r.id)).toEqual([id]);
       expect(history.filter((r) => r.kind === "delivery")).toMatchObject([
-        { id, route: "alerts", platform: "chat_2", outcome: "failed" },
+        { id, route: "alerts", platform: "discord", outcome: "failed" },
       ]);
     });
     // Its payload is kept: a failed direct delivery is what one redelivers once the target is fixed.
@@ -80,7 +80,7 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
     expect(again.stdout).toContain("502 Bad Gateway");
     const listed = await svc(gw.home, ["webhook", "deliveries"]);
     expect(listed.stdout).toContain(id);
-    expect(listed.stdout).toMatch(/chat_2.*failed|failed.*chat_2/);
+    expect(listed.stdout).toMatch(/discord failed/);
   });
 
   it("an agent-mode subscription to it accepts the event (202) and logs the failed delivery", async () => {

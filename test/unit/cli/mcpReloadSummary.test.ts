@@ -25,6 +25,17 @@ describe("svc mcp reload's summary", () => {
     );
   });
 
+  it("says of an added server that is disabled or lazy that it did not connect", () => {
+    const text = reloadSummaryText(
+      7,
+      { added: ["new", "off", "lz"], removed: [], changed: [], disabled: [], unchanged: [] },
+      [status("new", "connected"), status("off", "disabled"), status("lz", "lazy")],
+    );
+    expect(text).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  added: new, off (enabled: false, not connected), lz (lazy: connects at its first call)\n",
+    );
+  });
+
   it("says nothing changed when nothing did", () => {
     expect(
       reloadSummaryText(7, { added: [], removed: [], changed: [], disabled: [], unchanged: ["u"] }, []),

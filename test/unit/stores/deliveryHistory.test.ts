@@ -1,4 +1,13 @@
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -65,6 +74,45 @@ describe("delivery history store", () => {
       ...Array.from({ length: 10 }, (_, i) => `d-${i}`),
       "d-10",
     ]);
+  });
+
+  it("ends a line a crash cut short before appending: the first record after a restart is not glued to it", () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    home.write("deliveries/history.jsonl", `${historyLine(request("before", T0))}\n{"kind":"requ`);
+    const writer = createHistoryWriter(
+      dir,
+      (err) => {
+        throw err;
+      },
+      () => T0,
+    );
+    writer.record(request("after", T0));
+    writer.close();
+    expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["before", "after"]);
+  });
+
+  it("narrows a directory and files that already existed wider to 0700 and 0600: they hold payloads", () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    for (const name of ["history.jsonl", "history.1.jsonl"]) {
+      writeFileSync(join(dir, name), "");
+      chmodSync(join(dir, name), 0o644);
+    }
+    const writer = createHistoryWriter(
+      dir,
+      (err) => {
+        throw err;
+      },
+      () => T0,
+    );
+    writer.record(request("d-1", T0));
+    writer.close();
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, "history.jsonl")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, "history.1.jsonl")).mode & 0o777).toBe(0o600);
   });
 
   it("sets the file a rotation replaces aside and removes it on the thread pool; a start removes what a stop left", async () => {

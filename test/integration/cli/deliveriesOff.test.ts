@@ -1,0 +1,33 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+describe("svc webhook deliveries with nothing recorded", () => {
+  it("says that delivery_history is off when config.yaml turned it off, and how to turn it on", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", delivery_history: false } } }),
+    );
+    const res = await svc(home, ["webhook", "deliveries"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe(
+      `No deliveries recorded: platforms.webhook.delivery_history is false in ${home.dir}/config.yaml, so the gateway records none — set it to true and restart the gateway.\n`,
+    );
+  });
+
+  it("with the history on, says where the records come from", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
+    const res = await svc(home, ["webhook", "deliveries", "pr"]);
+    expect(res.stdout).toBe(
+      "No deliveries recorded for pr (the gateway records them with platforms.webhook.delivery_history, on by default).\n",
+    );
+    // `history` is another name for it.
+    expect(await svc(home, ["webhook", "history", "pr"])).toEqual(res);
+  });
+});
