@@ -11,6 +11,7 @@ import { preflight } from "./preflight.js";
 import { renderEntry } from "./render.js";
 import { type McpSession, openSession, type SessionHandlers } from "./session.js";
 import { createTlsFetch } from "./tlsFetch.js";
+import { tlsHint } from "./tlsHints.js";
 import { createTransport } from "./transport.js";
 import { describeTransportError, httpStatusOf } from "./transportErrors.js";
 
@@ -154,7 +155,16 @@ export async function connectServer(
       (k) => k.toLowerCase() === "authorization",
     );
     throw hide(
-      scoped(name, err, undefined, rendered.auth, undefined, transportKind(rendered), sentAuthorization),
+      scoped(
+        name,
+        err,
+        undefined,
+        rendered.auth,
+        undefined,
+        transportKind(rendered),
+        sentAuthorization,
+        rendered,
+      ),
     );
   }
 }
@@ -239,6 +249,7 @@ function scoped(
   child?: ChildReport,
   kind?: "stdio" | "http" | "sse",
   sentAuthorization = false,
+  remote?: McpServerEntry,
 ): unknown {
   if (err instanceof SvcError) return err;
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
@@ -271,6 +282,8 @@ function scoped(
   if (status !== undefined) {
     if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, sentAuthorization);
     text += wrongEndpointHint(status, kind);
+  } else if (remote !== undefined) {
+    text += tlsHint(name, text, remote);
   }
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
 }
