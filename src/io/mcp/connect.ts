@@ -278,7 +278,8 @@ function scoped(
     );
   }
   let text = describeTransportError(err);
-  const status = httpStatusOf(err);
+  // The `auto` fallback wraps the probe's error (initialize refused, then server/discover failed).
+  const status = httpStatusOf(err) ?? httpStatusOf((err as Error | undefined)?.cause);
   if (status !== undefined) {
     if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, sentAuthorization);
     text += wrongEndpointHint(status, kind);
