@@ -7,6 +7,7 @@ import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js
 import { SvcError } from "../../errors.js";
 import { scrub } from "../credentials.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
+import { unsupportedVersionHint } from "./eras.js";
 import { preflight } from "./preflight.js";
 import { renderEntry } from "./render.js";
 import { type McpSession, openSession, type SessionHandlers } from "./session.js";
@@ -286,6 +287,7 @@ function scoped(
   } else if (remote !== undefined) {
     text += tlsHint(name, text, remote);
   }
+  text += unsupportedVersionHint(text);
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
 }
 
