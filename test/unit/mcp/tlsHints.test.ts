@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { tlsConnectOptions } from "../../../src/io/mcp/tlsFetch.js";
 import { tlsHint } from "../../../src/io/mcp/tlsHints.js";
 
 /** A TLS failure at connect names the key that fixes it (ssl_verify, url, client_cert), not only OpenSSL's words. */
@@ -59,5 +60,16 @@ describe("tlsHint", () => {
     expect(
       tlsHint("corp", "fetch failed: other side closed", { url: "http://127.0.0.1:9/mcp", ssl_verify: true }),
     ).toBe("");
+  });
+});
+
+describe("ssl_verify written as text", () => {
+  it('"false" (quoted, or from a variable) is a CA bundle path; when there is no such file the error says how to write the switch', () => {
+    expect(() => tlsConnectOptions("corp", { ssl_verify: "false" })).toThrow(
+      `mcp_servers.corp: ssl_verify CA bundle file not found: false — a text value of ssl_verify is a CA bundle path; to turn verification off, write ssl_verify: false without quotes (not through $\{VAR})`,
+    );
+    expect(() => tlsConnectOptions("corp", { ssl_verify: "/nowhere/ca.pem" })).toThrow(
+      /^mcp_servers\.corp: ssl_verify CA bundle file not found: \/nowhere\/ca\.pem$/,
+    );
   });
 });
