@@ -19,6 +19,7 @@ import {
 } from "../../machines/mcpConnection.js";
 import type { GatewaySystem } from "../system.js";
 import type { ApprovalSurface } from "./approvals.js";
+import { pingFailure } from "./callErrors.js";
 import { CallQueue } from "./callQueue.js";
 import type { HubOptions } from "./hubOptions.js";
 import {
@@ -279,7 +280,9 @@ export class McpHub {
           ),
         ),
         ping: fromPromise<void, { session: unknown }>(({ input }) =>
-          (input.session as McpSession).ping(entry.connect_timeout * 1000),
+          (input.session as McpSession).ping(entry.connect_timeout * 1000).catch((err: unknown) => {
+            throw new Error(pingFailure(err, holder.rt?.secrets ?? []), { cause: err });
+          }),
         ),
         close: fromPromise<void, { session: unknown }>(async ({ input }) => {
           await (input.session as McpSession | undefined)?.close();
