@@ -5,9 +5,11 @@ import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
 import { describeError, SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
 import { type ConnectOptions, connectServer, STDERR_TAIL_LINES } from "../../io/mcp/connect.js";
+import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
+import { describeTransportError } from "../../io/mcp/transportErrors.js";
 import { BROWSER_LOGIN_TIMEOUT_MS } from "../../io/oauth/settings.js";
 import {
   type Connected,
@@ -169,8 +171,16 @@ export async function connectRuntime(
     const exit = isConnectionClosed(err)
       ? session.exitReport?.("while its tools were being listed")
       : undefined;
-    if (exit === undefined) throw err;
-    throw new SvcError("mcp_connect", `mcp_servers.${rt.name}: ${exit}`, { cause: err });
+    if (exit !== undefined)
+      throw new SvcError("mcp_connect", `mcp_servers.${rt.name}: ${exit}`, { cause: err });
+    if (err instanceof SvcError) throw withoutSecrets(err, rt.secrets);
+    // A refused tools/list (an API gateway's 403 quoting the key it was sent): worded and redacted as a
+    // refused handshake is, since it becomes the status, the log line and svc mcp list's detail.
+    throw new SvcError(
+      "mcp_connect",
+      `mcp_servers.${rt.name}: ${scrub(describeTransportError(err), rt.secrets)}`,
+      { cause: err },
+    );
   }
 }
 

@@ -17,7 +17,7 @@ afterEach(async () => {
  * A Streamable HTTP server (JSON answers) that connects and lists a tool, then refuses every ping with a
  * 403 quoting the key it was sent, as API gateways in front of MCP servers do.
  */
-async function refusingPings(): Promise<string> {
+async function refusingPings(answered = ["initialize", "tools/list"]): Promise<string> {
   server = createServer(async (req, res) => {
     let body = "";
     for await (const chunk of req) body += chunk;
@@ -34,7 +34,7 @@ async function refusingPings(): Promise<string> {
         capabilities: { tools: {} },
         serverInfo: { name: "p", version: "1" },
       });
-    else if (message.method === "tools/list")
+    else if (message.method === "tools/list" && answered.includes("tools/list"))
       answer({ tools: [{ name: "t", inputSchema: { type: "object" } }] });
     else
       res
@@ -70,6 +70,21 @@ describe("a keepalive ping the server refuses (simulated clock)", () => {
     });
     expect(h.status()[0]?.lastError).toBe(
       "keepalive ping failed: Streamable HTTP error: Error POSTing to endpoint: key [redacted] is not valid for ping (HTTP 403)",
+    );
+  });
+});
+
+describe("a tools/list the server refuses at connect", () => {
+  it("the status names the HTTP status, and the key the server quoted is [redacted]", async () => {
+    const url = await refusingPings(["initialize"]);
+    ctx.home.write(".env", `MCP_KEY=${KEY}\n`);
+    const h = ctx.hub(ctx.home, {
+      p: entry({ url, headers: { "X-Api-Key": `$\{MCP_KEY}` }, skip_preflight: true }),
+    });
+    const status = await h.settled("p");
+    expect(status.state).toBe("failed");
+    expect(status.lastError).toBe(
+      "mcp_servers.p: Streamable HTTP error: Error POSTing to endpoint: key [redacted] is not valid for tools/list (HTTP 403)",
     );
   });
 });
