@@ -101,6 +101,11 @@ export class McpHub {
     return [...this.runtime(server).stderrSoFar];
   }
 
+  /** Its stdout lines that were no MCP message since then. */
+  stdoutSoFar(server: string): readonly string[] {
+    return [...this.runtime(server).stdoutSoFar];
+  }
+
   collisions(): string[] {
     return [...this.registry.collisions];
   }
@@ -268,7 +273,11 @@ export class McpHub {
         // A stdio server that never answers often says why on stderr (a login URL it waits on, a prompt).
         connectTimedOut: assign({
           lastError: ({ context }) =>
-            withStderrSoFar(connectTimeoutMessage(context.connectTimeoutMs), holder.rt?.stderrSoFar ?? []),
+            withStderrSoFar(
+              connectTimeoutMessage(context.connectTimeoutMs),
+              holder.rt?.stderrSoFar ?? [],
+              holder.rt?.stdoutSoFar ?? [],
+            ),
         }),
       },
       actors: {
@@ -318,6 +327,7 @@ export class McpHub {
       era: undefined,
       secrets: [],
       stderrSoFar: [],
+      stdoutSoFar: [],
       loggedCollisions: new Set(),
     } as Omit<Runtime, "actor"> as Runtime;
     holder.rt = rt;

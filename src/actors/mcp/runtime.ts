@@ -43,6 +43,8 @@ export interface Runtime {
   era: string | undefined;
   /** The last stderr lines of a stdio server since its latest connect began (a connect timeout quotes them). */
   stderrSoFar: string[];
+  /** Its last stdout lines that were no MCP message since then (quoted when it wrote nothing on stderr). */
+  stdoutSoFar: string[];
   /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
   secrets: readonly string[];
   /** Collisions among its own tools already logged: each is reported once, not at every listing or reconnect. */
@@ -95,6 +97,7 @@ export async function connectRuntime(
 ): Promise<Connected> {
   const { logger } = deps;
   rt.stderrSoFar = [];
+  rt.stdoutSoFar = [];
   let current: McpSession | undefined;
   // A burst of list_changed notifications (a server registering tools one by one) costs at most one
   // listing in flight plus one after it, not one listing each, and the last listing is the newest.
@@ -143,6 +146,10 @@ export async function connectRuntime(
       rt.stderrSoFar.push(line);
       if (rt.stderrSoFar.length > STDERR_TAIL_LINES) rt.stderrSoFar.shift();
       logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`);
+    },
+    onOtherOutput: (line) => {
+      rt.stdoutSoFar.push(line);
+      if (rt.stdoutSoFar.length > STDERR_TAIL_LINES) rt.stdoutSoFar.shift();
     },
     onSecrets: (secrets) => {
       rt.secrets = secrets;

@@ -33,6 +33,8 @@ export interface ConnectOptions {
   readonly interactive: boolean;
   readonly handlers?: SessionHandlers;
   readonly onStderr?: (line: string) => void;
+  /** A stdio server's stdout line that is no MCP message (a banner, a usage text), credentials redacted. */
+  readonly onOtherOutput?: (line: string) => void;
   readonly onLost?: (reason: string) => void;
   /** The entry's credentials, known before the server can send anything (a log message in the handshake). */
   readonly onSecrets?: (secrets: readonly string[]) => void;
@@ -96,8 +98,10 @@ export async function connectServer(
             child.brokeProtocol = reason;
           },
           onOtherOutput: (raw) => {
-            child.stdout.push(scrub(raw, secrets));
+            const line = scrub(raw, secrets);
+            child.stdout.push(line);
             if (child.stdout.length > STDERR_TAIL_LINES) child.stdout.shift();
+            options.onOtherOutput?.(line);
           },
         }),
       timeoutMs,
@@ -190,10 +194,22 @@ export function joinStderr(lines: readonly string[]): string {
   return stderr.length > STDERR_TAIL_CHARS ? `...${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
 }
 
-/** A message about a server that has not answered, with what it wrote on stderr meanwhile (often why). */
-export function withStderrSoFar(message: string, lines: readonly string[]): string {
+/**
+ * A message about a server that has not answered, with what it wrote on stderr meanwhile (often why);
+ * with nothing on stderr, the lines on stdout that were no MCP message (an HTTP server started as a
+ * stdio one: `listening on http://localhost:3000/mcp`).
+ */
+export function withStderrSoFar(
+  message: string,
+  lines: readonly string[],
+  stdout: readonly string[] = [],
+): string {
   const stderr = joinStderr(lines);
-  return stderr === "" ? message : `${message} — its stderr so far: ${stderr}`;
+  if (stderr !== "") return `${message} — its stderr so far: ${stderr}`;
+  const other = joinStderr(stdout);
+  return other === ""
+    ? message
+    : `${message} — it wrote nothing on stderr, and on stdout no MCP message but: ${other}`;
 }
 
 function stderrTail(child: ChildReport, started = false): string {
