@@ -19,6 +19,7 @@ import {
 } from "../../machines/mcpConnection.js";
 import type { GatewaySystem } from "../system.js";
 import type { ApprovalSurface } from "./approvals.js";
+import { pingFailure } from "./callErrors.js";
 import { CallQueue } from "./callQueue.js";
 import type { HubOptions } from "./hubOptions.js";
 import {
@@ -98,6 +99,11 @@ export class McpHub {
   /** The last lines a stdio server wrote on stderr since its latest connect began. */
   stderrSoFar(server: string): readonly string[] {
     return [...this.runtime(server).stderrSoFar];
+  }
+
+  /** Its stdout lines that were no MCP message since then. */
+  stdoutSoFar(server: string): readonly string[] {
+    return [...this.runtime(server).stdoutSoFar];
   }
 
   collisions(): string[] {
@@ -267,7 +273,11 @@ export class McpHub {
         // A stdio server that never answers often says why on stderr (a login URL it waits on, a prompt).
         connectTimedOut: assign({
           lastError: ({ context }) =>
-            withStderrSoFar(connectTimeoutMessage(context.connectTimeoutMs), holder.rt?.stderrSoFar ?? []),
+            withStderrSoFar(
+              connectTimeoutMessage(context.connectTimeoutMs),
+              holder.rt?.stderrSoFar ?? [],
+              holder.rt?.stdoutSoFar ?? [],
+            ),
         }),
       },
       actors: {
@@ -279,7 +289,9 @@ export class McpHub {
           ),
         ),
         ping: fromPromise<void, { session: unknown }>(({ input }) =>
-          (input.session as McpSession).ping(entry.connect_timeout * 1000),
+          (input.session as McpSession).ping(entry.connect_timeout * 1000).catch((err: unknown) => {
+            throw new Error(pingFailure(err, holder.rt?.secrets ?? []), { cause: err });
+          }),
         ),
         close: fromPromise<void, { session: unknown }>(async ({ input }) => {
           await (input.session as McpSession | undefined)?.close();
@@ -315,6 +327,7 @@ export class McpHub {
       era: undefined,
       secrets: [],
       stderrSoFar: [],
+      stdoutSoFar: [],
       loggedCollisions: new Set(),
     } as Omit<Runtime, "actor"> as Runtime;
     holder.rt = rt;

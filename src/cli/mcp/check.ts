@@ -121,6 +121,7 @@ export async function checkServers(
             reason: withStderrSoFar(
               `no answer within ${timeoutMs / 1000} s (--timeout)`,
               hub.stderrSoFar(name),
+              hub.stdoutSoFar(name),
             ),
           });
         } else if (status.state === "connected") {
