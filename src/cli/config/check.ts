@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import { type ReferringRoute, referenceWarnings } from "../../actors/routeReferences.js";
 import { routeTable } from "../../actors/routes.js";
 import type { LoadedConfig } from "../../config/load.js";
@@ -12,6 +11,7 @@ import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/route
 import { startupProblems } from "../../gateway/startupProblems.js";
 import { renderEntry } from "../../io/mcp/render.js";
 import { existingProfiles } from "../../io/profiles.js";
+import { secretFiles, secretFilesReadableByOthers } from "../../io/secretFileModes.js";
 import { invalidJobMessage, jobRecords } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { parseSubscription, type Subscription } from "../../io/stores/subscriptions.js";
@@ -72,7 +72,7 @@ export async function checkConfig(
   // What the gateway logs at start, without the log line's `[agent] ` / `[webhook] ` tag.
   const untagged = (lines: readonly string[]) => lines.map((line) => line.replace(/^\[\w+\] /, ""));
   const warnings = [
-    ...readableByOthers([loaded.paths.env, loaded.paths.subscriptions]),
+    ...secretFilesReadableByOthers(secretFiles(loaded.paths.home)),
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
     ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
   ];
@@ -213,25 +213,4 @@ function subscriptionTargetWarnings(
   return [...unknown, ...notEnabled, ...warnings].map((problem) =>
     problem.replace(/^: platforms\.webhook\.routes\./, `${path}: `),
   );
-}
-
-/**
- * `.env` and `webhook_subscriptions.json` hold secrets; svc writes them 0600, but one created by hand (or
- * copied) may be readable by every user of the machine. Named with the command that fixes it.
- */
-function readableByOthers(files: readonly string[]): string[] {
-  const warnings: string[] = [];
-  for (const file of files) {
-    let mode: number;
-    try {
-      mode = statSync(file).mode & 0o777;
-    } catch {
-      continue; // absent: nothing to expose
-    }
-    if ((mode & 0o077) !== 0)
-      warnings.push(
-        `${file} holds secrets but is readable by other users (mode ${mode.toString(8).padStart(4, "0")}) — chmod 600 ${file}`,
-      );
-  }
-  return warnings;
 }
