@@ -84,24 +84,27 @@ export const agentSchema = z
       value === undefined || !MODEL_PROVIDERS.has(agent.provider)
         ? undefined
         : UNSET_VARIABLE.exec(value)?.[1];
-    const notSet = (name: string) =>
-      `\${${name}} is not set — set ${name} in the profile's .env or the environment`;
-    const modelUnset = unsetIn(agent.model);
-    if (modelUnset !== undefined)
-      ctx.addIssue({ code: "custom", path: ["model"], message: notSet(modelUnset) });
-    if (agent.base_url !== undefined) {
-      const baseUnset = unsetIn(agent.base_url);
-      const problem = baseUnset === undefined ? baseUrlProblem(agent.base_url) : notSet(baseUnset);
-      if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
-    }
-    const unset = agent.api_key === undefined ? undefined : UNSET_VARIABLE.exec(agent.api_key)?.[1];
-    if (unset !== undefined && MODEL_PROVIDERS.has(agent.provider)) {
+    // The message names the .env file where it is formatted (formatIssue knows config.yaml's path).
+    const notSet = (key: string, name: string, orElse?: string) =>
       ctx.addIssue({
         code: "custom",
-        path: ["api_key"],
-        message: `\${${unset}} is not set — set ${unset} in the profile's .env or the environment, or remove api_key for a local endpoint`,
+        path: [key],
+        message: `\${${name}} is not set`,
+        params: { unsetVariable: name, ...(orElse === undefined ? {} : { orElse }) },
       });
+    const modelUnset = unsetIn(agent.model);
+    if (modelUnset !== undefined) notSet("model", modelUnset);
+    if (agent.base_url !== undefined) {
+      const baseUnset = unsetIn(agent.base_url);
+      if (baseUnset !== undefined) notSet("base_url", baseUnset);
+      else {
+        const problem = baseUrlProblem(agent.base_url);
+        if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
+      }
     }
+    const unset = agent.api_key === undefined ? undefined : UNSET_VARIABLE.exec(agent.api_key)?.[1];
+    if (unset !== undefined && MODEL_PROVIDERS.has(agent.provider))
+      notSet("api_key", unset, "remove api_key for a local endpoint");
   })
   .default({
     provider: "echo",
