@@ -55,21 +55,27 @@ export function readEnvFile(path: string): Record<string, string> {
  * command), not on the lookups a running gateway makes later (MCP connects), which must not throw.
  */
 function checkEnvFile(path: string): void {
+  const problem = envFileProblem(path);
+  if (problem !== undefined) throw new SvcError("config_invalid", problem);
+}
+
+/**
+ * The first line of a `.env` that sets nothing, as `<file>: line <n>: <problem> — <what to do>`; undefined
+ * for a good file, a missing one, or one that cannot be read (readEnvFile says so).
+ */
+export function envFileProblem(path: string): string | undefined {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch {
-    return; // missing: nothing to check; unreadable: readEnvFile says so
+    return undefined;
   }
   const stray = strayEnvLine(text);
-  if (stray === undefined) return;
+  if (stray === undefined) return undefined;
   const name = stray.name ?? "NAME";
-  throw new SvcError(
-    "config_invalid",
-    stray.quote === undefined
-      ? `${path}: line ${stray.line}: not a NAME=value line — write ${name}=<value>, or start the line with # to keep it as a comment`
-      : `${path}: line ${stray.line}: the value of ${name} opens a ${stray.quote} quote that no later line closes — close it where the value ends, or drop it (${name}=<value>)`,
-  );
+  return stray.quote === undefined
+    ? `${path}: line ${stray.line}: not a NAME=value line — write ${name}=<value>, or start the line with # to keep it as a comment`
+    : `${path}: line ${stray.line}: the value of ${name} opens a ${stray.quote} quote that no later line closes — close it where the value ends, or drop it (${name}=<value>)`;
 }
 
 const ASSIGNMENT = /^\s*(?:export\s+)?[\w.-]+\s*=(.*)$/;

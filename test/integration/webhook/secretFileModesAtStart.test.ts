@@ -21,7 +21,17 @@ afterEach(async () => {
   home = undefined;
 });
 
-describe("gateway start: secret files readable by other users", { timeout: 15_000 }, () => {
+/** The WARN lines of the gateway's log. */
+function warnings(dir: string): string[] {
+  return readFileSync(join(dir, "logs", "gateway.log"), "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as { level: number; msg: string })
+    .filter((line) => line.level === 40)
+    .map((line) => line.msg);
+}
+
+describe("gateway start: secret files readable by other users, a profile's .env", { timeout: 15_000 }, () => {
   it("logs a WARN naming each file, its mode and chmod 600", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(webhookConfig({ pr: { secret: "s3cret" } })));
@@ -30,17 +40,22 @@ describe("gateway start: secret files readable by other users", { timeout: 15_00
     chmodSync(env, 0o644);
     chmodSync(workEnv, 0o640);
     gateway = await startGatewayInHome(home);
-    const warnings = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as { level: number; msg: string })
-      .filter((line) => line.level === 40)
-      .map((line) => line.msg);
-    expect(warnings).toContain(
+    expect(warnings(home.dir)).toContain(
       `[gateway] ${env} holds secrets but is readable by other users (mode 0644) — chmod 600 ${env}`,
     );
-    expect(warnings).toContain(
+    expect(warnings(home.dir)).toContain(
       `[gateway] ${workEnv} holds secrets but is readable by other users (mode 0640) — chmod 600 ${workEnv}`,
     );
+  });
+
+  it("logs a WARN for a line of a named profile's .env that sets nothing (only its MCP connections read it)", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(webhookConfig({ pr: { secret: "s3cret" } })));
+    const workEnv = home.write("profiles/work/.env", "export NOTES_TOKEN work-token\n", 0o600);
+    gateway = await startGatewayInHome(home);
+    expect(warnings(home.dir)).toContain(
+      `[gateway] ${workEnv}: line 1: not a NAME=value line — write NOTES_TOKEN=<value>, or start the line with # to keep it as a comment (profile work's MCP connections read this file)`,
+    );
+    expect(warnings(home.dir).join("\n")).not.toContain("work-token");
   });
 });
