@@ -83,24 +83,34 @@ export const agentSchema = z
     }
     // An unset `${VAR}` keeps its text: the model would be asked for "${MODEL}", the URL read as garbage,
     // the key sent as "${OPENAI_API_KEY}"; so would a form svc does not read, as a webhook secret's is refused.
-    const leftIn = (value: string | undefined, unsetHint = "") => {
-      if (value === undefined || !MODEL_PROVIDERS.has(agent.provider)) return undefined;
+    // The message of an unset one names the .env file where it is formatted (formatIssue knows config.yaml's path).
+    const checkLeft = (key: string, value: string | undefined, orElse?: string): boolean => {
+      if (value === undefined || !MODEL_PROVIDERS.has(agent.provider)) return false;
       const name = UNSET_VARIABLE.exec(value)?.[1];
-      if (name !== undefined)
-        return `\${${name}} is not set — set ${name} in the profile's .env or the environment${unsetHint}`;
+      if (name !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `\${${name}} is not set`,
+          params: { unsetVariable: name, ...(orElse === undefined ? {} : { orElse }) },
+        });
+        return true;
+      }
       const other = LEFT_PLACEHOLDER.exec(value)?.[0];
-      return other === undefined
-        ? undefined
-        : `${other} is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}`;
+      if (other === undefined) return false;
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: `${other} is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}`,
+      });
+      return true;
     };
-    const modelLeft = leftIn(agent.model);
-    if (modelLeft !== undefined) ctx.addIssue({ code: "custom", path: ["model"], message: modelLeft });
-    if (agent.base_url !== undefined) {
-      const problem = leftIn(agent.base_url) ?? baseUrlProblem(agent.base_url);
+    checkLeft("model", agent.model);
+    if (agent.base_url !== undefined && !checkLeft("base_url", agent.base_url)) {
+      const problem = baseUrlProblem(agent.base_url);
       if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
     }
-    const keyLeft = leftIn(agent.api_key, ", or remove api_key for a local endpoint");
-    if (keyLeft !== undefined) ctx.addIssue({ code: "custom", path: ["api_key"], message: keyLeft });
+    checkLeft("api_key", agent.api_key, "remove api_key for a local endpoint");
   })
   .default({
     provider: "echo",
