@@ -111,6 +111,19 @@ describe("schedule grammar", () => {
     expect(parseSchedule("@daily")).toEqual({ kind: "cron", expression: "@daily" });
   });
 
+  it("macros are read in any case, as interval units and day names are (@DAILY is @daily)", () => {
+    expect(parseSchedule("@DAILY")).toEqual({ kind: "cron", expression: "@daily" });
+    expect(new Date(nextRunAfter("@Hourly", T0 + 60_000)).toISOString()).toBe("2026-11-22T13:00:00.000Z");
+    expect(() => parseSchedule("@Reboot")).toThrow(/unknown macro/);
+  });
+
+  it("a time zone prefix (cronie's CRON_TZ=, TZ=) is refused naming UTC, not as a sixth field", () => {
+    expect(() => parseSchedule("CRON_TZ=Europe/Paris 0 9 * * *")).toThrow(
+      /a time zone \(CRON_TZ=Europe\/Paris\) cannot be given — schedules are evaluated in UTC/,
+    );
+    expect(() => parseSchedule("TZ=UTC 0 9 * * *")).toThrow(/evaluated in UTC/);
+  });
+
   it("an interval counts from the run that was due, not from the tick that found it: every 1m keeps its minute", () => {
     const due = T0;
     // Found 600 ms late (the scheduler ticks each second): the next run is still a minute after `due`.
