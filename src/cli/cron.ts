@@ -123,6 +123,7 @@ function warnAboutTarget(job: CronJob, profile: string | undefined): void {
   const { notEnabled, warnings } = targetStartupProblems(
     { ...config, platforms: { ...config.platforms, webhook } },
     paths.config,
+    { templates: false },
   );
   const at = `${paths.config}: platforms.webhook.routes.${job.name}.`;
   for (const problem of [...notEnabled, ...warnings])
