@@ -108,6 +108,7 @@ export function nextRunAfter(schedule: string, afterMs: number, dueMs?: number):
 }
 
 export const JOB_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const JOB_NAME_RULE = "use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)";
 
 export function newJobId(): string {
   return randomBytes(4).toString("hex");
