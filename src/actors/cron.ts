@@ -1,5 +1,6 @@
 import { fromCallback } from "xstate";
 import { DEFAULT_PROFILE, inProfile, namedProfile } from "../config/paths.js";
+import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
 import { type CronJob, type CronStore, nextRunAfter } from "../io/stores/cronStore.js";
@@ -78,7 +79,8 @@ export interface CronScheduler {
   fire(jobRef: string, event: AcceptedEvent): CronFireResult | Promise<CronFireResult>;
   /**
    * Runs a fired job taken from the run queue (its `prompt` is the job's prompt with the event), after
-   * checking again that the job is still enabled (paused meanwhile: dropped, logged).
+   * checking again that the job is still enabled (paused meanwhile: dropped, logged). A failed run
+   * (logged and recorded in `last_run`) rejects with a `LoggedError`, so the queue counts it failed.
    */
   runFired(run: QueuedRun, signal: AbortSignal): Promise<void>;
   /** Resolves when every run started so far has finished. */
@@ -141,7 +143,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
 
   const lastRuns = createLastRunWriter(record);
 
-  /** Runs the job and records its `last_run` (written behind); never rejects (a failure is logged and recorded). */
+  /**
+   * Runs the job and records its `last_run` (written behind); never rejects (a failure is logged and
+   * recorded): resolves with the failure's text, or undefined when the run succeeded.
+   */
   async function execute(
     profile: string,
     store: CronStore,
@@ -151,7 +156,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     signal?: AbortSignal,
     firedBy?: FiredBy,
     timed = false,
-  ): Promise<void> {
+  ): Promise<string | undefined> {
     const label = `[cron] ${job.name}${inProfile(profile)}`;
     let status: "ok" | "error" = "ok";
     let error: string | undefined;
@@ -173,6 +178,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
     const at = new Date(clock.now()).toISOString();
     lastRuns.record(store, job.id, { at, status, trigger, ...(error === undefined ? {} : { error }) });
+    return error;
   }
 
   function launch(
@@ -184,7 +190,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     finished?: () => void,
     firedBy?: FiredBy,
   ): void {
-    const run = execute(profile, store, job, prompt, trigger, launched.signal, firedBy, true);
+    const run = execute(profile, store, job, prompt, trigger, launched.signal, firedBy, true).then(() => {});
     running.add(run);
     void run.finally(() => {
       running.delete(run);
@@ -413,7 +419,17 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       const jobRef = run.route.cron_job;
       const found = jobRef === undefined ? undefined : firable(jobRef, run, "event dropped");
       if (found === undefined || typeof found === "string") return;
-      await execute(run.profile, found.store, found.job, run.prompt, firedTrigger(run), signal, firedBy(run));
+      const error = await execute(
+        run.profile,
+        found.store,
+        found.job,
+        run.prompt,
+        firedTrigger(run),
+        signal,
+        firedBy(run),
+      );
+      // Failed as its last_run says: the event's run in the delivery history and the run metrics too.
+      if (error !== undefined) throw new LoggedError(error);
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);

@@ -1,4 +1,5 @@
 import { type ActorRefFrom, fromCallback, setup } from "xstate";
+import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import type { AcceptedEvent } from "../streams/context.js";
 
@@ -133,14 +134,15 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
         try {
           await execute(event, abort.signal);
         } catch (err) {
-          logger.error(
-            {
-              route: event.routeName,
-              delivery_id: event.deliveryId,
-              err: err instanceof Error ? err.message : String(err),
-            },
-            `[webhook] ${event.routeName}: agent run failed`,
-          );
+          if (!(err instanceof LoggedError))
+            logger.error(
+              {
+                route: event.routeName,
+                delivery_id: event.deliveryId,
+                err: err instanceof Error ? err.message : String(err),
+              },
+              `[webhook] ${event.routeName}: agent run failed`,
+            );
         } finally {
           queue.finish(event);
         }
