@@ -9,7 +9,7 @@ import { failureNotice } from "./agent/failureNotice.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
 import { createLastRunWriter } from "./lastRuns.js";
-import type { QueuedRun } from "./runs.js";
+import { NOT_RUN, type QueuedRun, type RunExecutor } from "./runs.js";
 
 /** The webhook route whose event fired a job: with `mirror_to_session`, the job's chat reply is mirrored under its name. */
 export interface FiredBy {
@@ -79,10 +79,10 @@ export interface CronScheduler {
   fire(jobRef: string, event: AcceptedEvent): CronFireResult | Promise<CronFireResult>;
   /**
    * Runs a fired job taken from the run queue (its `prompt` is the job's prompt with the event), after
-   * checking again that the job is still enabled (paused meanwhile: dropped, logged). A failed run
-   * (logged and recorded in `last_run`) rejects with a `LoggedError`, so the queue counts it failed.
+   * checking again that the job is still enabled (paused meanwhile: dropped, logged, `NOT_RUN`). A failed
+   * run (logged and recorded in `last_run`) rejects with a `LoggedError`, so the queue counts it failed.
    */
-  runFired(run: QueuedRun, signal: AbortSignal): Promise<void>;
+  runFired(run: QueuedRun, signal: AbortSignal): ReturnType<RunExecutor>;
   /** Resolves when every run started so far has finished. */
   idle(): Promise<void>;
   /**
@@ -418,7 +418,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     async runFired(run, signal) {
       const jobRef = run.route.cron_job;
       const found = jobRef === undefined ? undefined : firable(jobRef, run, "event dropped");
-      if (found === undefined || typeof found === "string") return;
+      if (found === undefined || typeof found === "string") return NOT_RUN;
       const error = await execute(
         run.profile,
         found.store,
@@ -430,6 +430,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       );
       // Failed as its last_run says: the event's run in the delivery history and the run metrics too.
       if (error !== undefined) throw new LoggedError(error);
+      return undefined;
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);

@@ -47,7 +47,7 @@ export interface RedisStateOptions {
   /** The route a stored run names (by name: a route's configuration may hold its secret). */
   lookup(routeName: string): ResolvedRoute | undefined;
   /** Runs one run (agent or fired cron job); rejects when it failed. */
-  execute(run: QueuedRun, signal: AbortSignal): Promise<void>;
+  execute(run: QueuedRun, signal: AbortSignal): Promise<unknown>;
   /** Stall takeover timings (tests shorten them; BullMQ's defaults otherwise). */
   readonly stall?: StallSettings;
 }

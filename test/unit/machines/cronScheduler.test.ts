@@ -2,7 +2,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCronScheduler, eventPrompt } from "../../../src/actors/cron.js";
+import { NOT_RUN } from "../../../src/actors/runs.js";
 import { svcPaths } from "../../../src/config/paths.js";
+import { LoggedError } from "../../../src/errors.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { lookupJob } from "../../../src/io/stores/cronJobRecord.js";
 import {
@@ -354,6 +356,25 @@ describe("cron scheduler", () => {
     expect(scheduler.fire("missing", ACCEPTED)).toBe("skipped");
     await scheduler.idle();
     expect(ran).toEqual([]);
+  });
+
+  it("a fired job taken from the queue: paused meanwhile it is not run (NOT_RUN, nothing to count); a failed run rejects, already logged", async () => {
+    const { store, scheduler } = await setup([job("a"), job("f")], async (j) => {
+      if (j.id === "f") throw new Error("agent exploded");
+      return "ok";
+    });
+    const queued = (cronJob: string) => ({ ...ACCEPTED, route: { ...ACCEPTED.route, cron_job: cronJob } });
+    const signal = new AbortController().signal;
+    await expect(scheduler.runFired(queued("job-a"), signal)).resolves.toBeUndefined();
+    await store.update((records) => {
+      records.a = { ...(records.a as CronJob), state: "paused" };
+    });
+    await expect(scheduler.runFired(queued("job-a"), signal)).resolves.toBe(NOT_RUN);
+    await expect(scheduler.runFired(queued("gone"), signal)).resolves.toBe(NOT_RUN);
+    const failed = scheduler.runFired(queued("job-f"), signal);
+    await expect(failed).rejects.toBeInstanceOf(LoggedError);
+    await expect(failed).rejects.toThrow("agent exploded");
+    await scheduler.idle();
   });
 
   it("a job removed while it runs stays removed", async () => {
