@@ -129,6 +129,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const badSchedules = new Set<string>();
   /** `<profile>\0<key>` of records edited by hand into invalid ones, with the problem last logged. */
   const badRecords = new Map<string, string>();
+  /** `<profile>\0<job id>` → the schedule and next_run the last tick saw (a hand edit of the schedule shows). */
+  const lastSeen = new Map<string, { schedule: string; next_run: string | undefined }>();
 
   async function record(store: CronStore, id: string, change: (job: CronJob) => CronJob): Promise<void> {
     try {
@@ -281,6 +283,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       store = stores.store(profile);
       const records = jobRecords(store.path, store.read().records);
       reportInvalid(profile, records);
+      await followEditedSchedules(profile, store, records, now);
       due = records
         .flatMap((record) => (record.ok ? [record.job] : []))
         .filter(
@@ -347,6 +350,50 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       started.push(job.id);
     }
     return started;
+  }
+
+  /**
+   * A schedule edited by hand while the gateway runs (there is no edit command) would keep the `next_run`
+   * of the old one: a daily `0 0 * * *` changed to every five minutes would first run at midnight. When a
+   * job's schedule differs from the one the last tick saw and its `next_run` does not (the edit left it),
+   * the next run is worked out from the new schedule, from now. A `next_run` edited with it is kept.
+   */
+  async function followEditedSchedules(
+    profile: string,
+    store: CronStore,
+    records: readonly JobRecord[],
+    now: number,
+  ): Promise<void> {
+    const seen = new Set<string>();
+    for (const entry of records) {
+      if (!entry.ok) continue;
+      const { job } = entry;
+      const key = `${profile}\u0000${job.id}`;
+      seen.add(key);
+      const before = lastSeen.get(key);
+      lastSeen.set(key, { schedule: job.schedule, next_run: job.next_run });
+      if (before === undefined || before.schedule === job.schedule || before.next_run !== job.next_run)
+        continue;
+      if (job.state !== "enabled") continue; // resume works out its next run
+      let next: string;
+      try {
+        next = new Date(nextRunAfter(job.schedule, now)).toISOString();
+      } catch {
+        continue; // an invalid schedule makes an invalid record, reported above
+      }
+      logger.info(
+        { job: job.id, profile },
+        `[cron] ${job.name}${inProfile(profile)}: schedule changed from "${before.schedule}" to "${job.schedule}"; the next run is ${next}`,
+      );
+      lastSeen.set(key, { schedule: job.schedule, next_run: next });
+      await record(store, job.id, (current) =>
+        current.schedule === job.schedule && current.next_run === job.next_run
+          ? { ...current, next_run: next }
+          : current,
+      );
+    }
+    for (const key of lastSeen.keys())
+      if (key.startsWith(`${profile}\u0000`) && !seen.has(key)) lastSeen.delete(key);
   }
 
   /**

@@ -274,6 +274,41 @@ describe("cron scheduler", () => {
     expect(await scheduler.tick()).toEqual([]);
   });
 
+  it("a schedule edited by hand while the gateway runs takes effect from now; a next_run edited with it, or found at start, is kept", async () => {
+    const ran: string[] = [];
+    const { store, scheduler, advance } = await setup(
+      [
+        job("a", { schedule: "every 1d", next_run: new Date(T0 + 86_400_000).toISOString() }),
+        job("b", { schedule: "every 1d", next_run: new Date(T0 + 86_400_000).toISOString() }),
+        // Postponed by hand before the start: the scheduler never saw another next_run.
+        job("c", { schedule: "every 1m", next_run: "2099-01-01T00:00:00.000Z" }),
+      ],
+      async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+    );
+    expect(await scheduler.tick()).toEqual([]);
+    await store.update((records) => {
+      records.a = { ...(records.a as CronJob), schedule: "every 1m" };
+      records.b = {
+        ...(records.b as CronJob),
+        schedule: "every 1m",
+        next_run: new Date(T0 + 7_200_000).toISOString(),
+      };
+    });
+    advance(1000);
+    expect(await scheduler.tick()).toEqual([]);
+    const records = store.read().records;
+    expect(records.a?.next_run).toBe(new Date(T0 + 1000 + 60_000).toISOString());
+    expect(records.b?.next_run).toBe(new Date(T0 + 7_200_000).toISOString());
+    expect(records.c?.next_run).toBe("2099-01-01T00:00:00.000Z");
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual(["a"]);
+    await scheduler.idle();
+    expect(ran).toEqual(["a"]);
+  });
+
   it("a scheduled run that outlasts the interval is not overlapped: the occurrences due meanwhile are skipped", async () => {
     let finish = () => {};
     const ran: string[] = [];
