@@ -38,7 +38,15 @@ function platformEnabled(platforms: Config["platforms"], name: string): boolean 
  * `pr_number` (warnings). A `cron_job` route delivers nothing itself: only its target's name is checked.
  * One message per problem.
  */
-export function targetStartupProblems(config: Config, file: string): TargetProblems {
+export function targetStartupProblems(
+  config: Config,
+  file: string,
+  /**
+   * `false` for a cron job's target: its `deliver_extra` is sent as written (a job has no payload), so a
+   * `{template}` is not a way to supply a key but a value that is never filled in.
+   */
+  { templates = true }: { readonly templates?: boolean } = {},
+): TargetProblems {
   const unknown: string[] = [];
   const notEnabled: string[] = [];
   const problems: string[] = [];
@@ -74,18 +82,24 @@ export function targetStartupProblems(config: Config, file: string): TargetProbl
       );
       continue;
     }
+    if (!templates)
+      for (const [key, value] of Object.entries(extra))
+        if (isTemplate(value))
+          problems.push(
+            `${at}.deliver_extra.${key}: "${value}" is sent as written — a cron job's deliver_extra is not a template (a job has no payload to fill it from); give the value itself`,
+          );
     if (canonical === "forge_comment") {
       const repo = extra.repo;
       const pr = extra.pr_number;
       if (repo === undefined)
         problems.push(
-          `${at}.deliver_extra.repo: required for forge_comment — set it to owner/name (or a {template})`,
+          `${at}.deliver_extra.repo: required for forge_comment — set it to owner/name${templates ? " (or a {template})" : ""}`,
         );
       else if (!isTemplate(repo) && !REPO_NAME.test(repo))
         problems.push(`${at}.deliver_extra.repo: "${repo}" is not owner/name`);
       if (pr === undefined)
         problems.push(
-          `${at}.deliver_extra.pr_number: required for forge_comment — set it to a number or a template such as {pull_request.number}`,
+          `${at}.deliver_extra.pr_number: required for forge_comment — set it to a number${templates ? " or a template such as {pull_request.number}" : ""}`,
         );
       else if (!isTemplate(pr) && !/^[1-9]\d*$/.test(pr))
         problems.push(`${at}.deliver_extra.pr_number: "${pr}" is not a positive integer`);

@@ -177,6 +177,27 @@ describe("targetStartupProblems", () => {
     expect(targetStartupProblems(unknown.config, unknown.paths.config).unknown).toHaveLength(1);
   });
 
+  it("a cron job's target (templates: false): a {template} in deliver_extra is named as sent as written, and no hint offers one", () => {
+    const templated = load(
+      `${route("forge_comment", "        deliver_extra: {repo: '{repository.full_name}', pr_number: '{number}'}\n")}  forge_comment: {enabled: true}\n`,
+    );
+    const at = `${templated.paths.config}: platforms.webhook.routes.r1.deliver_extra`;
+    expect(
+      targetStartupProblems(templated.config, templated.paths.config, { templates: false }).warnings,
+    ).toEqual([
+      `${at}.repo: "{repository.full_name}" is sent as written — a cron job's deliver_extra is not a template (a job has no payload to fill it from); give the value itself`,
+      `${at}.pr_number: "{number}" is sent as written — a cron job's deliver_extra is not a template (a job has no payload to fill it from); give the value itself`,
+    ]);
+    home.cleanup();
+    const missing = load(`${route("github_comment")}  forge_comment: {enabled: true}\n`);
+    expect(
+      targetStartupProblems(missing.config, missing.paths.config, { templates: false }).warnings,
+    ).toEqual([
+      `${missing.paths.config}: platforms.webhook.routes.r1.deliver_extra.repo: required for forge_comment — set it to owner/name`,
+      `${missing.paths.config}: platforms.webhook.routes.r1.deliver_extra.pr_number: required for forge_comment — set it to a number`,
+    ]);
+  });
+
   it("asks for a chat when neither deliver_extra.chat_id nor home_channel is set", () => {
     const { config, paths } = load(`${route("discord")}  discord: {enabled: true, token: t}\n`);
     expect(targetStartupProblems(config, paths.config).warnings).toEqual([
