@@ -48,7 +48,7 @@ export function startFakeAnthropic(): Promise<FakeModel> {
       ...(turn.text === undefined ? [] : [{ type: "text", text: turn.text }]),
       ...(turn.toolCalls ?? []).map((call, i) => ({
         type: "tool_use",
-        id: `toolu_${index}_${i}`,
+        id: call.id ?? `toolu_${index}_${i}`,
         name: call.name,
         input: typeof call.args === "string" ? JSON.parse(call.args) : call.args,
       })),

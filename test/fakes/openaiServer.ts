@@ -29,7 +29,7 @@ export function startFakeOpenAI(): Promise<FakeModel> {
     }
     const model = String(request.json.model ?? "fake");
     const calls = (turn.toolCalls ?? []).map((call, i) => ({
-      id: `call_${index}_${i}`,
+      id: call.id ?? `call_${index}_${i}`,
       type: "function" as const,
       function: { name: call.name, arguments: argsText(call.args) },
     }));

@@ -152,6 +152,43 @@ describe("runToolLoop", () => {
     ]);
   });
 
+  it("calls a server gives one id (the same in a turn, or again in a later turn) each run, are sent back with their own arguments and all recorded", async () => {
+    // As Xinference does: every call of a turn has the completion's id; and a later turn repeats it.
+    model.script(
+      {
+        toolCalls: [
+          { name: "upper", args: { text: "a" }, id: "same" },
+          { name: "upper", args: { text: "b" }, id: "same" },
+        ],
+      },
+      { toolCalls: [{ name: "upper", args: { text: "c" }, id: "same" }] },
+      { toolCalls: [{ name: "upper", args: { text: "d" }, id: "" }] },
+      { text: "done" },
+    );
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("done");
+    expect(log.calls.map((c) => [c.name, c.ok])).toEqual([
+      ["upper", true],
+      ["upper", true],
+      ["upper", true],
+      ["upper", true],
+    ]);
+    type Sent = {
+      role: string;
+      content: unknown;
+      tool_call_id?: string;
+      tool_calls?: Array<{ id: string; function: { arguments: string } }>;
+    };
+    const last = model.requests[3]?.json.messages as Sent[];
+    const calls = last.flatMap((m) => m.tool_calls ?? []);
+    expect(calls.map((c) => JSON.parse(c.function.arguments).text)).toEqual(["a", "b", "c", "d"]);
+    // The first keeps the server's id; every id is the run's only one, and each result answers its call.
+    expect(calls[0]?.id).toBe("same");
+    expect(new Set(calls.map((c) => c.id)).size).toBe(4);
+    const results = last.filter((m) => m.role === "tool");
+    expect(results.map((m) => [m.tool_call_id, m.content])).toEqual(calls.map((c, i) => [c.id, "ABCD"[i]]));
+  });
+
   it("the run's secrets are taken out of a tool's result and error before the model or the log sees them", async () => {
     model.script(
       {
