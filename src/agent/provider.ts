@@ -4,6 +4,7 @@ import { wrapLanguageModel } from "ai";
 import { DEFAULT_BASE_URLS } from "../config/sections/agent.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
+import { wellFormedMiddleware } from "./wellFormed.js";
 
 export interface ProviderSettings {
   readonly provider: "openai" | "anthropic";
@@ -29,16 +30,17 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
   if (settings.provider === "anthropic") {
     return wrapLanguageModel({
       model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "" })(modelId),
-      middleware: messagesApiMiddleware,
+      middleware: [wellFormedMiddleware, messagesApiMiddleware],
     });
   }
-  return createOpenAICompatible({
+  const chat = createOpenAICompatible({
     name: "openai",
     baseURL,
     ...(settings.api_key === undefined || settings.api_key === "" ? {} : { apiKey: settings.api_key }),
     includeUsage: true,
     ...(speaksMaxCompletionTokens(baseURL) ? { transformRequestBody: withMaxCompletionTokens } : {}),
   }).chatModel(modelId);
+  return wrapLanguageModel({ model: chat, middleware: wellFormedMiddleware });
 }
 
 /**

@@ -2,6 +2,15 @@ import { type FakeModel, sse, startScriptedModel } from "./modelScript.js";
 
 export type { FakeModel, ModelTurn } from "./modelScript.js";
 
+/** Whether every text in `value` is well-formed UTF-16 (no lone surrogate). */
+function wellFormedJson(value: unknown): boolean {
+  if (typeof value === "string")
+    return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value);
+  if (Array.isArray(value)) return value.every(wellFormedJson);
+  if (value !== null && typeof value === "object") return Object.values(value).every(wellFormedJson);
+  return true;
+}
+
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 
 /**
@@ -9,7 +18,7 @@ const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp
  * next scripted turn as one message body or, for `stream: true`, as the Messages event stream.
  * Usage: 10 tokens in, 5 out per turn. Like the Messages API, it answers 400 to a request holding an
  * image of a type other than JPEG, PNG, GIF or WebP (in a message or a tool result), or one whose base64
- * is longer than 5 MiB (the API measures the encoded image).
+ * is longer than 5 MiB (the API measures the encoded image), or one holding a lone surrogate.
  */
 export function startFakeAnthropic(): Promise<FakeModel> {
   return startScriptedModel("/messages", (turn, request, res, index) => {
@@ -38,6 +47,20 @@ export function startFakeAnthropic(): Promise<FakeModel> {
           error: {
             type: "invalid_request_error",
             message: `messages.2.content.0.image.source.base64: image exceeds 5 MB maximum: ${big[1]?.length} bytes > 5242880 bytes`,
+          },
+        }),
+      );
+      return;
+    }
+    // As the Messages API does: a lone surrogate anywhere in the body fails the whole request.
+    if (!wellFormedJson(request.json)) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message:
+              "The request body is not valid JSON: no low surrogate in string: line 1 column 1 (char 0)",
           },
         }),
       );

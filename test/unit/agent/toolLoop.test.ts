@@ -233,6 +233,47 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("half of an emoji in a tool's text or the prompt reaches the model as U+FFFD, not as a lone surrogate the Messages API refuses", async () => {
+    // A JavaScript MCP server that cuts its text with slice(), and a payload whose title was cut the same way.
+    const cutter: AgentTool = {
+      ...upper,
+      name: "cutter",
+      async execute() {
+        return { ok: true, content: [{ type: "text", text: "cut here \ud83d" }] };
+      },
+    };
+    const anthropic = await startFakeAnthropic();
+    try {
+      anthropic.script(callTool("cutter"), { text: "seen" });
+      const { result } = await loop(5, [cutter], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      expect(JSON.stringify(anthropic.requests[1]?.json.messages)).toContain("cut here \ufffd");
+    } finally {
+      await anthropic.close();
+    }
+    model.script({ text: "fine" });
+    const runner = languageModel({ provider: "openai", model: "m", base_url: model.baseUrl });
+    const progress: LoopProgress = { steps: 0, inputTokens: 0, outputTokens: 0 };
+    const answer = await runToolLoop(
+      {
+        model: runner,
+        prompt: "Issue: \udc00 left \ud83d\ude00 whole",
+        tools: {},
+        maxSteps: 1,
+        maxTokens: 10,
+        signal: context.signal,
+        log: new ToolCallLog(),
+      },
+      progress,
+    );
+    expect(answer.text).toBe("fine");
+    const sent = model.requests.at(-1)?.json.messages as Array<{ content: string }>;
+    expect(sent[0]?.content).toBe("Issue: \ufffd left \ud83d\ude00 whole");
+  });
+
   it("an image of a type the Messages API refuses is named in text, and the run goes on", async () => {
     const anthropic = await startFakeAnthropic();
     const diagram: AgentTool = {
