@@ -18,7 +18,8 @@ const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp
  * next scripted turn as one message body or, for `stream: true`, as the Messages event stream.
  * Usage: 10 tokens in, 5 out per turn. Like the Messages API, it answers 400 to a request holding an
  * image of a type other than JPEG, PNG, GIF or WebP (in a message or a tool result), or one whose base64
- * is longer than 5 MiB (the API measures the encoded image), or one holding a lone surrogate.
+ * is longer than 5 MiB (the API measures the encoded image), one holding a lone surrogate, or one offering
+ * a tool whose input schema has allOf, anyOf or oneOf at its top level.
  */
 export function startFakeAnthropic(): Promise<FakeModel> {
   return startScriptedModel("/messages", (turn, request, res, index) => {
@@ -47,6 +48,23 @@ export function startFakeAnthropic(): Promise<FakeModel> {
           error: {
             type: "invalid_request_error",
             message: `messages.2.content.0.image.source.base64: image exceeds 5 MB maximum: ${big[1]?.length} bytes > 5242880 bytes`,
+          },
+        }),
+      );
+      return;
+    }
+    // As the Messages API does: a tool schema with allOf/anyOf/oneOf at its top level fails the whole request.
+    const tools = (request.json.tools ?? []) as Array<{ input_schema?: Record<string, unknown> }>;
+    const combined = tools.findIndex((t) =>
+      ["allOf", "anyOf", "oneOf"].some((k) => k in (t.input_schema ?? {})),
+    );
+    if (combined >= 0) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message: `tools.${combined}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`,
           },
         }),
       );

@@ -274,6 +274,51 @@ describe("runToolLoop", () => {
     expect(sent[0]?.content).toBe("Issue: \ufffd left \ud83d\ude00 whole");
   });
 
+  it("a tool schema with anyOf at its top level (refused by the Messages API) is offered with the branches' properties, the rule in its description", async () => {
+    // As Notion's notion-create-attachment and codebase-memory's check_index_coverage publish them.
+    const attach: AgentTool = {
+      ...upper,
+      name: "attach",
+      description: "Attaches a file",
+      inputSchema: {
+        type: "object",
+        properties: { page: { type: "string" } },
+        required: ["page"],
+        anyOf: [
+          { properties: { url: { type: "string" } }, required: ["url"] },
+          { properties: { content: { type: "string" } }, required: ["content"] },
+        ],
+      },
+      async execute(args) {
+        return { ok: true, content: [{ type: "text", text: `attached ${JSON.stringify(args)}` }] };
+      },
+    };
+    const anthropic = await startFakeAnthropic();
+    try {
+      anthropic.script(callTool("attach", { page: "p", url: "u" }), { text: "attached" });
+      const { result, log } = await loop(5, [attach], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("attached");
+      expect(log.calls).toEqual([{ name: "attach", ms: 5, ok: true }]);
+      const sentTools = (anthropic.requests[0]?.json.tools ?? []) as Array<{
+        description: string;
+        input_schema: Record<string, unknown>;
+      }>;
+      const offered = sentTools[0];
+      expect(offered?.input_schema).toEqual({
+        type: "object",
+        properties: { page: { type: "string" }, url: { type: "string" }, content: { type: "string" } },
+        required: ["page"],
+      });
+      expect(offered?.description).toContain("Attaches a file");
+      expect(offered?.description).toContain('must also match {"anyOf":[{"properties"');
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("an image of a type the Messages API refuses is named in text, and the run goes on", async () => {
     const anthropic = await startFakeAnthropic();
     const diagram: AgentTool = {
