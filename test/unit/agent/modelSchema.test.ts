@@ -54,3 +54,38 @@ describe("modelToolSchema", () => {
     );
   });
 });
+
+describe("withArrayItems (OpenAI refuses an array schema without items)", () => {
+  it("adds items: {} wherever an array schema has none, and nowhere else", () => {
+    const listed: JsonSchema = {
+      type: "object",
+      properties: {
+        tags: { type: "array", description: "labels" },
+        meta: {
+          type: "array",
+          items: { type: "object", properties: { value: { type: ["string", "array", "null"] } } },
+        },
+        pair: { type: "array", prefixItems: [{ type: "string" }] },
+        fine: { type: "array", items: { type: "string" } },
+        data: { type: "object", default: { type: "array" }, enum: [{ type: "array" }] },
+      },
+      $defs: { list: { type: "array" } },
+    };
+    expect(modelToolSchema(listed).schema).toEqual({
+      type: "object",
+      properties: {
+        tags: { type: "array", description: "labels", items: {} },
+        meta: {
+          type: "array",
+          items: { type: "object", properties: { value: { type: ["string", "array", "null"], items: {} } } },
+        },
+        pair: { type: "array", prefixItems: [{ type: "string" }] },
+        fine: { type: "array", items: { type: "string" } },
+        data: { type: "object", default: { type: "array" }, enum: [{ type: "array" }] },
+      },
+      $defs: { list: { type: "array", items: {} } },
+    });
+    // The listed schema itself is left as it was.
+    expect(listed.properties).toMatchObject({ tags: { type: "array", description: "labels" } });
+  });
+});

@@ -319,6 +319,25 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("a tool schema with an array without items (refused by OpenAI) is offered with items: {}", async () => {
+    // As mcp-go's WithArray writes it without an item type.
+    const tag: AgentTool = {
+      ...upper,
+      name: "tag",
+      inputSchema: { type: "object", properties: { labels: { type: "array", description: "labels" } } },
+      async execute(args) {
+        return { ok: true, content: [{ type: "text", text: `tagged ${JSON.stringify(args)}` }] };
+      },
+    };
+    model.script(callTool("tag", { labels: ["a"] }), { text: "tagged" });
+    const { result } = await loop(5, [tag]);
+    expect(result.text).toBe("tagged");
+    const sent = model.requests[0]?.json.tools as Array<{ function: { parameters: unknown } }>;
+    expect(sent[0]?.function.parameters).toMatchObject({
+      properties: { labels: { type: "array", description: "labels", items: {} } },
+    });
+  });
+
   it("an image of a type the Messages API refuses is named in text, and the run goes on", async () => {
     const anthropic = await startFakeAnthropic();
     const diagram: AgentTool = {
