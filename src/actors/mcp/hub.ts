@@ -160,6 +160,12 @@ export class McpHub {
   ): Promise<CallToolResult> {
     const rt = this.runtime(server);
     return rt.queue.run(async () => {
+      // A call that waited for the server's earlier one (one at a time) is not started for a run that ended.
+      if (signal?.aborted === true)
+        throw new SvcError(
+          "mcp_call",
+          `mcp_servers.${server}: "${toolName}" was not called: the run ended while it waited for the server's earlier call`,
+        );
       rt.actor.send({ type: "CALL_START" });
       try {
         let session: McpSession | undefined;
