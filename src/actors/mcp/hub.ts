@@ -1,10 +1,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type ActorOptions, type AnyActorLogic, assign, createActor, fromPromise, waitFor } from "xstate";
-import { type InterpolationScope, interpolate } from "../../config/interpolate.js";
+import { assign, createActor, fromPromise, waitFor } from "xstate";
+import { interpolate } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { describeError, SvcError } from "../../errors.js";
-import type { Logger } from "../../io/log.js";
-import { type OAuthProviderFor, withStderrSoFar } from "../../io/mcp/connect.js";
+import { withStderrSoFar } from "../../io/mcp/connect.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { fingerprint, readSchemaCache } from "../../io/mcp/schemaCache.js";
@@ -17,8 +16,6 @@ import {
   mcpConnectionMachine,
   type StartIn,
 } from "../../machines/mcpConnection.js";
-import type { GatewaySystem } from "../system.js";
-import type { ApprovalSurface } from "./approvals.js";
 import { pingFailure } from "./callErrors.js";
 import { CallQueue } from "./callQueue.js";
 import type { HubOptions } from "./hubOptions.js";
