@@ -791,6 +791,13 @@ describe("Standard Webhooks asymmetric signatures (v1a, Ed25519; the route secre
     expect(check(sw(`v1,${hmacKeyedWithPublicKey}`), body, WHPK).ok).toBe(false);
   });
 
+  it("the first 8 v1a entries are verified (each costs a verification), a 9th is not", () => {
+    const other = generateKeyPairSync("ed25519").privateKey;
+    const wrong = v1a("msg_2KWPBgLlAfxdpx2AI54pPJ85f4W", NOW, body, other);
+    expect(check(sw([...Array(7).fill(wrong), signed()].join(" ")), body, WHPK).ok).toBe(true);
+    expect(check(sw([...Array(8).fill(wrong), signed()].join(" ")), body, WHPK).ok).toBe(false);
+  });
+
   it("a public key is no secret: no scheme keyed with it (HMAC, token, bearer) passes", () => {
     expect(check({ "x-hub-signature-256": `sha256=${hex(WHPK, body)}` }, body, WHPK).ok).toBe(false);
     expect(check({ "x-gitlab-token": WHPK }, body, WHPK).ok).toBe(false);
