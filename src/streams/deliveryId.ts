@@ -31,23 +31,15 @@ export const DELIVERY_ID_HEADERS = [
 export const MAX_DELIVERY_ID_LENGTH = 200;
 
 /**
- * Where an ID the signed body names (`bodyDeliveryId`) ranks: after the senders' own headers, before
- * `X-Request-ID` and the headers after it. The senders that name their deliveries in the body send none
- * of those, so such a header came from a proxy in front of the gateway, which sets a fresh one per request.
- */
-const BODY_ID_RANK = DELIVERY_ID_HEADERS.indexOf("x-request-id");
-
-/**
- * The first present, non-blank delivery ID: a header above, or the ID the body named (`bodyDeliveryId`,
- * ranked at BODY_ID_RANK); undefined when there is none (the caller then makes a random one).
+ * The first present, non-blank delivery ID header, else the ID the body named (`bodyDeliveryId`), else
+ * undefined (the caller then makes a random one).
  */
 export function resolveDeliveryId(
   headers: Readonly<Record<string, string>>,
   fromBody?: string,
 ): string | undefined {
-  for (let rank = 0; rank < DELIVERY_ID_HEADERS.length; rank += 1) {
-    if (rank === BODY_ID_RANK && fromBody !== undefined) return fromBody;
-    const value = headers[DELIVERY_ID_HEADERS[rank] as string];
+  for (const name of DELIVERY_ID_HEADERS) {
+    const value = headers[name];
     if (typeof value !== "string") continue;
     const id = value.trim();
     if (id.length === 0) continue;
