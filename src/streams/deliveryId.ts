@@ -58,26 +58,19 @@ export function resolveDeliveryId(
  * taken for a delivery ID.
  */
 const BODY_DELIVERY_IDS = [
-  { header: "stripe-signature", field: "id" },
-  { header: "paddle-signature", field: "event_id" },
+  { header: "stripe-signature", field: "id", pattern: /^evt_\w{1,196}$/ },
+  { header: "paddle-signature", field: "event_id", pattern: /^evt_\w{1,196}$/ },
 ] as const;
-
-/**
- * An event id: `evt_` and letters, digits or `_`, at most MAX_DELIVERY_ID_LENGTH characters. Not the
- * placeholder of Stripe's dashboard "Send test webhook" (`evt_00000000000000`, the same on every test
- * event): taken as a delivery ID, every test after the first would be a duplicate.
- */
-const EVENT_ID = /^evt_(?!0+$)\w{1,196}$/;
 
 /** The delivery ID a sender names in its signed body instead of a header (BODY_DELIVERY_IDS), if any. */
 export function bodyDeliveryId(
   headers: Readonly<Record<string, string>>,
   payload: Readonly<Record<string, unknown>>,
 ): string | undefined {
-  for (const { header, field } of BODY_DELIVERY_IDS) {
+  for (const { header, field, pattern } of BODY_DELIVERY_IDS) {
     if (headers[header] === undefined || !Object.hasOwn(payload, field)) continue;
     const id = payload[field];
-    return typeof id === "string" && EVENT_ID.test(id) ? id : undefined;
+    return typeof id === "string" && pattern.test(id) ? id : undefined;
   }
   return undefined;
 }
