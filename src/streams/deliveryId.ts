@@ -50,27 +50,22 @@ export function resolveDeliveryId(
 }
 
 /**
- * Senders that name a delivery only in their signed body, each known by its signature header: the
- * top-level field holding the event's id, the same on every retry and resend, which the sender tells
- * receivers to deduplicate on. Stripe: `id` (`evt_1NG8Du2eZvKYlo2CUI79vXWy`, `evt_test_65R...`); Paddle
- * Billing: `event_id` (`evt_01h8bx8nxwq6y0x0x0x0x0x0x0`; its `notification_id` changes when a
- * notification is replayed). Only a request carrying that header is read, so no other sender's field is
- * taken for a delivery ID.
+ * A Stripe event id: `evt_` and letters, digits or `_` (`evt_1NG8Du2eZvKYlo2CUI79vXWy`, `evt_test_65R...`),
+ * at most MAX_DELIVERY_ID_LENGTH characters in all.
  */
-const BODY_DELIVERY_IDS = [
-  { header: "stripe-signature", field: "id", pattern: /^evt_\w{1,196}$/ },
-  { header: "paddle-signature", field: "event_id", pattern: /^evt_\w{1,196}$/ },
-] as const;
+const STRIPE_EVENT_ID = /^evt_\w{1,196}$/;
 
-/** The delivery ID a sender names in its signed body instead of a header (BODY_DELIVERY_IDS), if any. */
+/**
+ * The delivery ID a sender names in its signed body instead of a header: Stripe's event id (the body's
+ * top-level `id`), the same on every retry and dashboard resend of the event, and the key Stripe tells
+ * receivers to deduplicate on. Read only from a request that carries `Stripe-Signature`, so no other
+ * sender's `id` field is taken for a delivery ID.
+ */
 export function bodyDeliveryId(
   headers: Readonly<Record<string, string>>,
   payload: Readonly<Record<string, unknown>>,
 ): string | undefined {
-  for (const { header, field, pattern } of BODY_DELIVERY_IDS) {
-    if (headers[header] === undefined || !Object.hasOwn(payload, field)) continue;
-    const id = payload[field];
-    return typeof id === "string" && pattern.test(id) ? id : undefined;
-  }
-  return undefined;
+  if (headers["stripe-signature"] === undefined || !Object.hasOwn(payload, "id")) return undefined;
+  const id = payload.id;
+  return typeof id === "string" && STRIPE_EVENT_ID.test(id) ? id : undefined;
 }
