@@ -36,11 +36,6 @@ export interface PipelineCtx {
   readonly payload?: Record<string, unknown>;
   /** Resolved event type; `undefined` when the request names none. */
   readonly event?: string | undefined;
-  /**
-   * The delivery ID the signed body names, for a sender that names none in a header (Stripe's event id);
-   * set by the parse stage, read by the script and idempotency stages (a script's payload cannot change it).
-   */
-  readonly bodyDeliveryId?: string;
   readonly deliveryId?: string;
   /** Set by the accept stage: the event with its prompt and extras rendered. */
   readonly accepted?: AcceptedEvent;

@@ -25,11 +25,7 @@ export function needsDirectDelivery(ctx: PipelineCtx): boolean {
 /** Step 9, direct delivery (no agent): 200 delivered, or 502 with details only in the log. */
 export function deliverStage(deps: DeliverDeps): AsyncStage {
   return async (ctx) => {
-    if (ctx.duplicateOf !== undefined) {
-      // The id is kept aside, as the original's: it may have come from the body (Stripe's event id).
-      const answer = (await ctx.duplicateOf) ? DUPLICATE : DELIVERY_FAILED;
-      return ctx.deliveryId === undefined ? answer : { ...answer, deliveryId: ctx.deliveryId };
-    }
+    if (ctx.duplicateOf !== undefined) return (await ctx.duplicateOf) ? DUPLICATE : DELIVERY_FAILED;
     const event = acceptedOf(ctx);
     const key = seenKey(event.routeName, event.deliveryId);
     let delivered = false;

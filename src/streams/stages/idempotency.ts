@@ -28,19 +28,13 @@ export function idempotencyStage(deps: IdempotencyDeps): MaybeAsyncStage {
   const decide = (ctx: PipelineCtx, key: string, sent: string, duplicate: boolean): PipelineCtx | Outcome => {
     if (duplicate) {
       const original = deps.inFlight?.(key);
-      if (original !== undefined) return withCtx(ctx, { deliveryId: sent, duplicateOf: original });
-      if (sent !== ctx.bodyDeliveryId) return DUPLICATE;
-      // Named by the body (Stripe), not a header: the id and the event type are kept aside for the access
-      // log and the delivery history, which otherwise find them in the headers.
-      return ctx.event === undefined
-        ? { ...DUPLICATE, deliveryId: sent }
-        : { ...DUPLICATE, deliveryId: sent, event: ctx.event };
+      return original === undefined ? DUPLICATE : withCtx(ctx, { deliveryId: sent, duplicateOf: original });
     }
     return withCtx(ctx, { deliveryId: sent });
   };
   return (ctx) => {
     const route = routeOf(ctx);
-    const sent = resolveDeliveryId(ctx.inbound.headers, ctx.bodyDeliveryId);
+    const sent = resolveDeliveryId(ctx.inbound.headers);
     if (sent === undefined) return withCtx(ctx, { deliveryId: deps.randomId() });
     const key = seenKey(route.name, sent);
     const duplicate = deps.checkAndAdd(key);

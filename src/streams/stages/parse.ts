@@ -1,6 +1,5 @@
 import { isUtf8 } from "node:buffer";
 import { type Stage, withCtx } from "../context.js";
-import { bodyDeliveryId } from "../deliveryId.js";
 import { JsonTooDeep, parseJson } from "../jsonNumbers.js";
 import { errorOutcome, type Outcome } from "../types.js";
 
@@ -63,12 +62,5 @@ export const parseStage: Stage = (ctx) => {
     const inner = formPayload(body.toString("utf8"));
     if (inner !== undefined) parsed = parseJsonObject(inner);
   }
-  if ("failed" in parsed) return parsed.failed;
-  const fromBody = bodyDeliveryId(ctx.inbound.headers, parsed.payload);
-  return withCtx(
-    ctx,
-    fromBody === undefined
-      ? { payload: parsed.payload }
-      : { payload: parsed.payload, bodyDeliveryId: fromBody },
-  );
+  return "failed" in parsed ? parsed.failed : withCtx(ctx, { payload: parsed.payload });
 };

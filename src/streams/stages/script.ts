@@ -38,7 +38,7 @@ export function scriptStage(deps: ScriptDeps): AsyncStage {
       profile: route.profile,
       payload: payloadOf(ctx),
       event: ctx.event,
-      deliveryId: resolveDeliveryId(ctx.inbound.headers, ctx.bodyDeliveryId),
+      deliveryId: resolveDeliveryId(ctx.inbound.headers),
     });
     if (result.kind === "ignore") {
       deps.onIgnored?.(route.name, result.why);

@@ -107,44 +107,6 @@ describe("real senders' signatures at the edges", () => {
     expect(await post("stripe", body, { "Stripe-Signature": onlyV0 })).toMatchObject({ status: 401 });
   });
 
-  it("Stripe: a retry of an event (same id, new timestamp and signature) is a duplicate; the event id is the delivery id", async () => {
-    const body = JSON.stringify(
-      { id: "evt_1QRetryA2eZvKYlo2C", object: "event", type: "invoice.payment_failed", data: { object: {} } },
-      null,
-      2,
-    );
-    const send = (timestamp: number) =>
-      post("stripe", body, {
-        "Stripe-Signature": stripe.webhooks.generateTestHeaderString({
-          payload: body,
-          secret: WHSEC,
-          timestamp,
-        }),
-      });
-    expect(await send(nowSeconds() - 60)).toMatchObject({
-      status: 202,
-      body: { status: "accepted", event: "invoice.payment_failed", delivery_id: "evt_1QRetryA2eZvKYlo2C" },
-    });
-    expect(await send(nowSeconds())).toMatchObject({ status: 200, body: { status: "duplicate" } });
-    // Another event is another delivery; a body id without Stripe's signature header is not read.
-    const other = body.replace("evt_1QRetryA2eZvKYlo2C", "evt_1QRetryB2eZvKYlo2C");
-    const otherHeader = stripe.webhooks.generateTestHeaderString({
-      payload: other,
-      secret: WHSEC,
-      timestamp: nowSeconds(),
-    });
-    expect(await post("stripe", other, { "Stripe-Signature": otherHeader })).toMatchObject({
-      status: 202,
-      body: { delivery_id: "evt_1QRetryB2eZvKYlo2C" },
-    });
-    const v1 = { "X-Webhook-Signature": hex(GENERIC, body) };
-    for (let i = 0; i < 2; i += 1) {
-      const answer = await post("generic", body, v1);
-      expect(answer).toMatchObject({ status: 202, body: { status: "accepted" } });
-      expect((answer.body as { delivery_id: string }).delivery_id).not.toBe("evt_1QRetryA2eZvKYlo2C");
-    }
-  });
-
   it("generic V2 and Standard Webhooks: a timestamp exactly 300 s either side passes, 301 s is 401", async () => {
     const body = '{"n":1}';
     const now = nowSeconds();

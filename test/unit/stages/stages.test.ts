@@ -258,30 +258,6 @@ describe("idempotency stage", () => {
     expect(stage(ctxWith())).toMatchObject({ deliveryId: "rnd" });
     expect(stage(ctxWith())).toMatchObject({ deliveryId: "rnd" });
   });
-
-  it("a Stripe event id the parse stage found is the delivery id: its retry is a duplicate that names it", () => {
-    const seen = new Set<string>();
-    const stage = idempotencyStage({
-      checkAndAdd: (k) => {
-        const was = seen.has(k);
-        seen.add(k);
-        return was;
-      },
-      randomId: () => "rnd",
-    });
-    const body = Buffer.from('{"id":"evt_1Abc","type":"invoice.paid"}');
-    const parsed = (timestamp: string) =>
-      parseStage(
-        ctxWith({ inbound: inbound({ headers: { "stripe-signature": `t=${timestamp},v1=00` }, body }) }),
-      ) as PipelineCtx;
-    expect(stage({ ...parsed("1"), event: "invoice.paid" })).toMatchObject({ deliveryId: "evt_1Abc" });
-    expect(stage({ ...parsed("2"), event: "invoice.paid" })).toEqual({
-      ...DUPLICATE,
-      deliveryId: "evt_1Abc",
-      event: "invoice.paid",
-    });
-    expect([...seen]).toEqual(["r:evt_1Abc"]);
-  });
 });
 
 describe("accept, dispatch and deliver stages", () => {

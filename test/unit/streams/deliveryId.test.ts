@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
-  bodyDeliveryId,
   DELIVERY_ID_HEADERS,
   MAX_DELIVERY_ID_LENGTH,
   resolveDeliveryId,
@@ -49,28 +48,5 @@ describe("resolveDeliveryId (spec 6)", () => {
     expect(id?.length).toBeLessThanOrEqual(MAX_DELIVERY_ID_LENGTH);
     const exact = "y".repeat(MAX_DELIVERY_ID_LENGTH);
     expect(resolveDeliveryId({ "x-request-id": exact })).toBe(exact);
-  });
-});
-
-describe("bodyDeliveryId: Stripe's event id, the delivery id its retries keep", () => {
-  const stripe = { "stripe-signature": "t=1,v1=00" };
-  it("is the body's evt_ id on a request signed by Stripe, and only then", () => {
-    expect(bodyDeliveryId(stripe, { id: "evt_1NG8Du2eZvKYlo2CUI79vXWy", type: "invoice.paid" })).toBe(
-      "evt_1NG8Du2eZvKYlo2CUI79vXWy",
-    );
-    expect(bodyDeliveryId(stripe, { id: "evt_test_65R9Ijk8bMJqDbiIXqpuC2" })).toBe(
-      "evt_test_65R9Ijk8bMJqDbiIXqpuC2",
-    );
-    expect(bodyDeliveryId({}, { id: "evt_1NG8Du2eZvKYlo2CUI79vXWy" })).toBeUndefined();
-    for (const id of ["in_1", "evt_", "evt_a b", 42, `evt_${"x".repeat(197)}`]) {
-      expect(bodyDeliveryId(stripe, { id }), String(id)).toBeUndefined();
-    }
-    expect(bodyDeliveryId(stripe, Object.create({ id: "evt_1" }) as Record<string, unknown>)).toBeUndefined();
-  });
-
-  it("comes after every delivery-ID header", () => {
-    expect(resolveDeliveryId({ "x-request-id": "req-1" }, "evt_1")).toBe("req-1");
-    expect(resolveDeliveryId({}, "evt_1")).toBe("evt_1");
-    expect(resolveDeliveryId({})).toBeUndefined();
   });
 });
