@@ -1,3 +1,4 @@
+import { isPublicKeySecret, whpkKey } from "../streams/publicKeySignature.js";
 import { readableInHeader } from "../streams/signatureChecks.js";
 import { routeKey } from "./sections/webhook.js";
 
@@ -31,14 +32,19 @@ export function secretCharacterWarnings(
 ): string[] {
   const warnings: string[] = [];
   for (const { name, secret, route } of routes) {
-    const problem = secretHeaderProblem(secret);
-    if (problem === undefined) continue;
-    const key =
+    const key = () =>
       route.secret === undefined
         ? `${globalKey} (the global secret or WEBHOOK_SECRET, which overrides it; route ${name} uses it)`
         : `${routeKey(name, route)}.secret`;
+    if (isPublicKeySecret(secret) && whpkKey(secret) === undefined) {
+      warnings.push(
+        `[webhook] ${file}: ${key()} starts with whpk_ (a Standard Webhooks public key) but the rest is not the base64 of a 32-byte Ed25519 key, so every request is answered 401 — copy the sender's whpk_ key whole`,
+      );
+    }
+    const problem = secretHeaderProblem(secret);
+    if (problem === undefined) continue;
     warnings.push(
-      `[webhook] ${file}: ${key} ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret without edge spaces (svc gateway setup generates one) if this route takes tokens`,
+      `[webhook] ${file}: ${key()} ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret without edge spaces (svc gateway setup generates one) if this route takes tokens`,
     );
   }
   return warnings;

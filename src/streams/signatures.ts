@@ -1,4 +1,5 @@
 import { looksLikeJws, netlify } from "./netlifySignature.js";
+import { isPublicKeySecret, verifiesEd25519, whpkKey } from "./publicKeySignature.js";
 import {
   type AuthResult,
   BASE64,
@@ -86,6 +87,9 @@ function standardWebhooksKeys(secret: string): Buffer[] {
   return keys;
 }
 
+/** The `v1a` entries of one request that are verified (a rotation sends two or three). */
+const MAX_V1A_ENTRIES = 8;
+
 function standardWebhooks(prefix: "webhook-" | "svix-", headers: Headers, input: VerifyInput): AuthResult {
   const id = header(headers, `${prefix}id`);
   const timestamp = header(headers, `${prefix}timestamp`);
@@ -94,14 +98,31 @@ function standardWebhooks(prefix: "webhook-" | "svix-", headers: Headers, input:
   const stale = checkTimestamp(timestamp, input.nowSeconds);
   if (stale !== undefined) return fail(`${prefix}${stale}`);
   if (signatures === undefined || signatures === null) return fail(`${prefix}signature missing or malformed`);
+  // A public key (whpk_) verifies the asymmetric v1a entries; any other secret, the HMAC v1 entries.
+  const publicKey = isPublicKeySecret(input.secret);
+  const version = publicKey ? "v1a" : "v1";
   const sent: Buffer[] = [];
   for (const part of signatures.split(" ")) {
     // A repeated header arrives joined with ", ": "v1,<a>, v1,<b>" leaves a trailing comma on <a>.
     const entry = part.endsWith(",") ? part.slice(0, -1) : part;
     const comma = entry.indexOf(",");
-    if (comma < 0 || entry.slice(0, comma) !== "v1") continue;
+    if (comma < 0 || entry.slice(0, comma) !== version) continue;
     const encoded = entry.slice(comma + 1);
     if (BASE64.test(encoded)) sent.push(Buffer.from(encoded, "base64"));
+  }
+  if (publicKey) {
+    const key = whpkKey(input.secret);
+    if (key === undefined)
+      return fail("the route secret starts with whpk_ but is not a base64 Ed25519 public key");
+    const signed = Buffer.concat([Buffer.from(`${id}.${timestamp}.`), input.body]);
+    // Each entry costs a signature verification (not one HMAC for all): a header crammed with entries
+    // gets its first few checked, as many as a key rotation needs.
+    const verified = sent
+      .slice(0, MAX_V1A_ENTRIES)
+      .some((candidate) => verifiesEd25519(key, signed, candidate));
+    return verified
+      ? { ok: true, scheme: "standard_webhooks" }
+      : fail(`${prefix}signature has no matching v1a entry`);
   }
   const keys = standardWebhooksKeys(input.secret);
   if (keys.length === 0) return fail("the route secret starts with whsec_ but the rest is not base64");
@@ -136,6 +157,7 @@ function verify(input: VerifyInput): AuthResult {
   const { headers } = input;
   if (typeof input.secret !== "string" || input.secret.length === 0) return fail("no secret configured");
   if (!Buffer.isBuffer(input.body)) return fail("body is not a buffer");
+  if (isPublicKeySecret(input.secret)) return publicKeyOnly(input);
 
   const hub = header(headers, "x-hub-signature-256");
   if (hub !== undefined && !noDigest(hub, "sha256=")) return forgeHmac(hub, input);
@@ -195,6 +217,17 @@ function verify(input: VerifyInput): AuthResult {
   if (credentials !== undefined) return authorization(credentials, input.secret);
 
   return fail("no recognized signature or token header");
+}
+
+/**
+ * A route whose secret is a Standard Webhooks public key (`whpk_`): anyone may know it, so no scheme keyed
+ * with the secret (HMAC, token, bearer) may pass; only Standard Webhooks `v1a` (Ed25519) signatures.
+ */
+function publicKeyOnly(input: VerifyInput): AuthResult {
+  const { headers } = input;
+  if (Object.hasOwn(headers, "webhook-signature")) return standardWebhooks("webhook-", headers, input);
+  if (Object.hasOwn(headers, "svix-signature")) return standardWebhooks("svix-", headers, input);
+  return fail("the route secret is a public key (whpk_): only Standard Webhooks v1a signatures verify");
 }
 
 /** First header family present wins; any malformed input is a plain failure. */

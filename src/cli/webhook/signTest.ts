@@ -1,4 +1,6 @@
 import { createHmac, randomUUID } from "node:crypto";
+import { SvcError } from "../../errors.js";
+import { isPublicKeySecret } from "../../streams/publicKeySignature.js";
 import { whsecKey } from "../../streams/signatures.js";
 
 /**
@@ -15,6 +17,11 @@ export function signTestEvent(
   /** The message ID a `whsec_` signature covers (sent as `webhook-id`, the delivery ID the gateway takes). */
   messageId = `msg_svc_test_${randomUUID()}`,
 ): Record<string, string> {
+  if (isPublicKeySecret(secret))
+    throw new SvcError(
+      "usage",
+      "the route's secret is a Standard Webhooks public key (whpk_): only the sender, which holds the secret key, can sign events for it, so svc cannot send it a test event or a redelivery — have the sender send (or resend) one",
+    );
   const timestamp = String(nowSeconds);
   // A whsec_ secret that encodes no key is verified as a generic one (the gateway's rule, shared).
   const key = whsecKey(secret);

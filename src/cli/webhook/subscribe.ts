@@ -14,6 +14,7 @@ import {
   parseSubscription,
   type Subscription,
 } from "../../io/stores/subscriptions.js";
+import { isPublicKeySecret } from "../../streams/publicKeySignature.js";
 import { portNote, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
 import {
   checkCronJob,
@@ -179,7 +180,9 @@ async function write(
         : "") +
       (parsed.value.secret === INSECURE_NO_AUTH
         ? "No signature is checked (INSECURE_NO_AUTH): anyone who can reach this loopback address can post.\n"
-        : "Sign requests with X-Webhook-Signature-V2 (hex HMAC-SHA256 of <timestamp>.<body>) and X-Webhook-Timestamp, or the sender's own scheme.\n"),
+        : parsed.value.secret !== undefined && isPublicKeySecret(parsed.value.secret)
+          ? "A Standard Webhooks public key (whpk_): only requests signed with its secret key (webhook-signature v1a entries) are accepted.\n"
+          : "Sign requests with X-Webhook-Signature-V2 (hex HMAC-SHA256 of <timestamp>.<body>) and X-Webhook-Timestamp, or the sender's own scheme.\n"),
   );
 }
 

@@ -26,3 +26,11 @@ describe("signTestEvent", () => {
     });
   });
 });
+
+describe("signTestEvent for a whpk_ route", () => {
+  it("refuses: svc holds only the public key, so only the sender can sign", () => {
+    expect(() =>
+      signTestEvent(`whpk_${Buffer.alloc(32, 1).toString("base64")}`, "{}", 1_790_000_000),
+    ).toThrow(/public key \(whpk_\): only the sender, which holds the secret key, can sign/);
+  });
+});

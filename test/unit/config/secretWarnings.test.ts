@@ -45,3 +45,16 @@ describe("a secret that token senders can never match is named at startup", () =
     ).toEqual([]);
   });
 });
+
+describe("a whpk_ public key that encodes no Ed25519 key is named at startup", () => {
+  it("names the key, never the value; a 32-byte key gets no warning", () => {
+    const bad = `whpk_${Buffer.alloc(31, 7).toString("base64")}`;
+    expect(secretCharacterWarnings([{ name: "sw", secret: bad, route: { secret: bad } }], FILE)).toEqual([
+      `[webhook] ${FILE}: platforms.webhook.routes.sw.secret starts with whpk_ (a Standard Webhooks public key) but the rest is not the base64 of a 32-byte Ed25519 key, so every request is answered 401 — copy the sender's whpk_ key whole`,
+    ]);
+    const good = `whpk_${Buffer.from("11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=", "base64").toString("base64")}`;
+    expect(secretCharacterWarnings([{ name: "sw", secret: good, route: { secret: good } }], FILE)).toEqual(
+      [],
+    );
+  });
+});

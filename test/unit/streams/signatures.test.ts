@@ -1,4 +1,4 @@
-import { createHash, createHmac } from "node:crypto";
+import { createHash, createHmac, sign as cryptoSign, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { sign as octokitSign } from "@octokit/webhooks-methods";
 import fc from "fast-check";
@@ -752,5 +752,65 @@ describe("Gitea, Forgejo and Gogs (their own hex signature headers)", () => {
     expect(check({ "x-gitea-signature": "00", authorization: `Bearer ${token}` }, body, token).ok).toBe(
       false,
     );
+  });
+});
+
+describe("Standard Webhooks asymmetric signatures (v1a, Ed25519; the route secret is the whpk_ public key)", () => {
+  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+  const whpk = (key: KeyObject) =>
+    `whpk_${Buffer.from(key.export({ format: "jwk" }).x ?? "", "base64url").toString("base64")}`;
+  const WHPK = whpk(publicKey);
+  const body = '{"type":"contact.created","data":{"id":"c1"}}';
+  const v1a = (id: string, ts: number, payload: string, key = privateKey) =>
+    `v1a,${cryptoSign(null, Buffer.from(`${id}.${ts}.${payload}`), key).toString("base64")}`;
+  const sw = (signature: string, prefix = "webhook-", ts = NOW) => ({
+    [`${prefix}id`]: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W",
+    [`${prefix}timestamp`]: String(ts),
+    [`${prefix}signature`]: signature,
+  });
+  const signed = (ts = NOW) => v1a("msg_2KWPBgLlAfxdpx2AI54pPJ85f4W", ts, body);
+
+  it("a v1a entry made with the secret key verifies with its whpk_ public key, under either header family", () => {
+    expect(check(sw(signed()), body, WHPK)).toEqual({ ok: true, scheme: "standard_webhooks" });
+    expect(check(sw(signed(), "svix-"), body, WHPK)).toEqual({ ok: true, scheme: "standard_webhooks" });
+    // The specification's example header: a v1 entry beside the v1a one.
+    const both = `v1,${createHmac("sha256", "x").update("y").digest("base64")} ${signed()}`;
+    expect(check(sw(both), body, WHPK)).toEqual({ ok: true, scheme: "standard_webhooks" });
+  });
+
+  it("a tampered body, another key, another id, a stale timestamp or a v1 entry is 401", () => {
+    expect(check(sw(signed()), body.replace("c1", "c2"), WHPK).ok).toBe(false);
+    const other = generateKeyPairSync("ed25519");
+    expect(check(sw(signed()), body, whpk(other.publicKey)).ok).toBe(false);
+    expect(check(sw(v1a("msg_other", NOW, body)), body, WHPK).ok).toBe(false);
+    expect(check(sw(signed(NOW - 301), "webhook-", NOW - 301), body, WHPK, NOW).ok).toBe(false);
+    expect(check(sw(signed(NOW - 300), "webhook-", NOW - 300), body, WHPK, NOW).ok).toBe(true);
+    const hmacKeyedWithPublicKey = createHmac("sha256", Buffer.from(WHPK.slice(5), "base64"))
+      .update(`msg_2KWPBgLlAfxdpx2AI54pPJ85f4W.${NOW}.${body}`)
+      .digest("base64");
+    expect(check(sw(`v1,${hmacKeyedWithPublicKey}`), body, WHPK).ok).toBe(false);
+  });
+
+  it("the first 8 v1a entries are verified (each costs a verification), a 9th is not", () => {
+    const other = generateKeyPairSync("ed25519").privateKey;
+    const wrong = v1a("msg_2KWPBgLlAfxdpx2AI54pPJ85f4W", NOW, body, other);
+    expect(check(sw([...Array(7).fill(wrong), signed()].join(" ")), body, WHPK).ok).toBe(true);
+    expect(check(sw([...Array(8).fill(wrong), signed()].join(" ")), body, WHPK).ok).toBe(false);
+  });
+
+  it("a public key is no secret: no scheme keyed with it (HMAC, token, bearer) passes", () => {
+    expect(check({ "x-hub-signature-256": `sha256=${hex(WHPK, body)}` }, body, WHPK).ok).toBe(false);
+    expect(check({ "x-gitlab-token": WHPK }, body, WHPK).ok).toBe(false);
+    expect(check({ authorization: `Bearer ${WHPK}` }, body, WHPK).ok).toBe(false);
+    expect(check({ "x-webhook-signature": hex(WHPK, body) }, body, WHPK).ok).toBe(false);
+  });
+
+  it("a v1a entry is ignored by an HMAC secret, and a whpk_ that is no 32-byte key verifies nothing", () => {
+    expect(check(sw(signed()), body, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").ok).toBe(false);
+    expect(check(sw(signed()), body, `whpk_${Buffer.alloc(31, 1).toString("base64")}`)).toEqual({
+      ok: false,
+      reason: "the route secret starts with whpk_ but is not a base64 Ed25519 public key",
+    });
+    expect(check(sw(signed()), body, "whpk_not*base64").ok).toBe(false);
   });
 });
