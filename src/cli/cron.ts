@@ -318,7 +318,7 @@ export function registerCronCommands(program: Command): void {
     .requiredOption("--name <name>", "unique name")
     .requiredOption(
       "--schedule <expr>",
-      'cron expression (5 fields, UTC) or interval: "every 15m", "30s", "2h", "1d"',
+      'cron expression (5 fields, UTC), a macro (@hourly, @daily, @weekly, @monthly, @yearly) or an interval: "every 15m", "30s", "2h", "1d"',
     )
     .requiredOption("--prompt <text>", "the prompt the agent runs")
     .option("--deliver <target>", "delivery target for the reply (default log)")

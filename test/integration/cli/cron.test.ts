@@ -75,6 +75,11 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     ]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('schedule "61 * * * *": not a valid cron expression');
+    // The help names every form the schedule takes, macros too.
+    const help = await svc(home, ["cron", "create", "--help"]);
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(
+      'cron expression (5 fields, UTC), a macro (@hourly, @daily, @weekly, @monthly, @yearly) or an interval: "every 15m", "30s", "2h", "1d"',
+    );
     const dup = await svc(home, ["cron", "create", "--name", "digest", "--schedule", "1h", "--prompt", "p"]);
     expect(dup.stderr).toContain('a cron job named "digest" already exists');
     // A name that is another job's id would make that job unreachable by its own id.
