@@ -1,4 +1,4 @@
-import { inProfile } from "../config/paths.js";
+import { DEFAULT_PROFILE, inProfile } from "../config/paths.js";
 import type { Filter } from "../config/sections/filters.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
 import { listFileProblem } from "../io/listFiles.js";
@@ -88,6 +88,11 @@ export async function referenceWarnings(
         else if (!found.ok)
           warnings.push(
             `${at}.cron_job: ${route.cron_job} — not a valid job: ${found.problems.join("; ")}${inProfile(profile)}; until it is fixed every event on this route is dropped`,
+          );
+        else if (found.job.state !== "enabled")
+          // Paused on purpose, maybe; said as svc webhook subscribe --cron-job says it, since each event is dropped.
+          warnings.push(
+            `${at}.cron_job: ${route.cron_job} — the job is ${found.job.state}${inProfile(profile)}; until it is resumed (svc cron resume ${route.cron_job}${profile === DEFAULT_PROFILE ? "" : ` --profile ${profile}`}) every event on this route is dropped`,
           );
       } catch (err) {
         warnings.push(

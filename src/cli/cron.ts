@@ -111,7 +111,14 @@ async function create(options: CreateOptions): Promise<void> {
  * before the first run) but said, as `svc webhook subscribe` does: until then every run fails.
  */
 function warnAboutTarget(job: CronJob, profile: string | undefined): void {
-  if (canonicalTarget(job.deliver) === "log") return;
+  if (canonicalTarget(job.deliver) === "log") {
+    // As svc webhook subscribe says of the same flag: the log target reads no key.
+    if (Object.keys(job.deliver_extra).length > 0)
+      process.stderr.write(
+        `Warning: --deliver-extra has no effect while the job delivers to log (replies go to the gateway log) — to deliver elsewhere: svc cron remove ${job.name}${profileFlag(profile)}, then create it again with --deliver <target>, e.g. --deliver telegram\n`,
+      );
+    return;
+  }
   let loaded: LoadedConfig;
   try {
     loaded = loadConfig();
@@ -311,7 +318,7 @@ export function registerCronCommands(program: Command): void {
     .requiredOption("--name <name>", "unique name")
     .requiredOption(
       "--schedule <expr>",
-      'cron expression (5 fields, UTC) or interval: "every 15m", "30s", "2h", "1d"',
+      'cron expression (5 fields, UTC), a macro (@hourly, @daily, @weekly, @monthly, @yearly) or an interval: "every 15m", "30s", "2h", "1d"',
     )
     .requiredOption("--prompt <text>", "the prompt the agent runs")
     .option("--deliver <target>", "delivery target for the reply (default log)")

@@ -75,6 +75,11 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     ]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('schedule "61 * * * *": not a valid cron expression');
+    // The help names every form the schedule takes, macros too.
+    const help = await svc(home, ["cron", "create", "--help"]);
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(
+      'cron expression (5 fields, UTC), a macro (@hourly, @daily, @weekly, @monthly, @yearly) or an interval: "every 15m", "30s", "2h", "1d"',
+    );
     const dup = await svc(home, ["cron", "create", "--name", "digest", "--schedule", "1h", "--prompt", "p"]);
     expect(dup.stderr).toContain('a cron job named "digest" already exists');
     // A name that is another job's id would make that job unreachable by its own id.
@@ -141,6 +146,12 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     expect(telegram.stderr).toContain(
       "Warning: deliver: telegram needs platforms.telegram enabled — set platforms.telegram.enabled: true",
     );
+    // The log target reads no key: said as svc webhook subscribe says it; the job is stored as given.
+    const logged = await create("to-log", "--deliver-extra", "chat_id=42");
+    expect(logged.code).toBe(0);
+    expect(logged.stderr).toBe(
+      "Warning: --deliver-extra has no effect while the job delivers to log (replies go to the gateway log) — to deliver elsewhere: svc cron remove to-log, then create it again with --deliver <target>, e.g. --deliver telegram\n",
+    );
     const comment = await create("to-pr", "--deliver", "forge_comment", "--deliver-extra", "pr_number=7");
     expect(comment.code).toBe(0);
     expect(comment.stderr).toContain("Warning: deliver_extra.repo: required for forge_comment");
@@ -157,8 +168,8 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     );
     expect(complete.stderr).toBe("");
     const names = Object.values(jobs()).map((job) => job.name);
-    expect(names).toEqual(expect.arrayContaining(["to-telegram", "to-pr", "to-pr-7"]));
-    for (const name of ["to-telegram", "to-pr", "to-pr-7"])
+    expect(names).toEqual(expect.arrayContaining(["to-telegram", "to-log", "to-pr", "to-pr-7"]));
+    for (const name of ["to-telegram", "to-log", "to-pr", "to-pr-7"])
       expect((await svc(home, ["cron", "remove", name])).code).toBe(0);
   });
 

@@ -1,0 +1,44 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { referenceWarnings } from "../../../src/actors/routeReferences.js";
+import { cronStore } from "../../../src/io/stores/cronStore.js";
+import { oneJobStore } from "../../helpers/cronJobs.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home?.cleanup());
+
+/** The reference warnings of one route firing `cron_job` in a home whose store holds `j1` in `state`. */
+function warningsFor(state: string, profile = "default"): Promise<string[]> {
+  home = tempHome();
+  const store = JSON.parse(
+    oneJobStore({ name: "nightly", prompt: "p", next_run: "2099-01-01T00:00:00.000Z" }),
+  );
+  store.jobs.j1.state = state;
+  const path = join(home.dir, "cron", "jobs.json");
+  home.write("cron/jobs.json", JSON.stringify(store));
+  return referenceWarnings(
+    [{ at: "config.yaml: platforms.webhook.routes.fire", route: { cron_job: "nightly" }, profile }],
+    {
+      scriptsDir: () => join(home.dir, "scripts"),
+      profileRoot: () => home.dir,
+      cronStore: () => ({ store: cronStore(path), path }),
+    },
+  );
+}
+
+describe("a cron_job route's job, checked at startup, reload and by svc config check", () => {
+  it("an enabled job is not named", async () => {
+    expect(await warningsFor("enabled")).toEqual([]);
+  });
+
+  it("a paused or disabled job is named with the command that resumes it: every event is dropped until then", async () => {
+    expect(await warningsFor("paused")).toEqual([
+      "config.yaml: platforms.webhook.routes.fire.cron_job: nightly — the job is paused; until it is resumed (svc cron resume nightly) every event on this route is dropped",
+    ]);
+    home.cleanup();
+    expect(await warningsFor("disabled", "work")).toEqual([
+      "config.yaml: platforms.webhook.routes.fire.cron_job: nightly — the job is disabled in profile work; until it is resumed (svc cron resume nightly --profile work) every event on this route is dropped",
+    ]);
+  });
+});
