@@ -29,6 +29,13 @@ const COUNTING_AGENT = [
   "printf done",
 ].join("\n");
 
+/** An agent that holds its run until the test writes `release` (or the home is gone), whatever the machine's load. */
+const GATED_AGENT = [
+  'home="$(dirname "$0")/.."; cat >/dev/null',
+  'while [ -d "$home/agent" ] && [ ! -e "$home/release" ]; do sleep 0.05; done',
+  "printf done",
+].join("\n");
+
 const JOBS = JSON.stringify({
   revision: 1,
   jobs: {
@@ -46,9 +53,9 @@ const JOBS = JSON.stringify({
   },
 });
 
-function start(runQueueCap?: number) {
+function start(runQueueCap?: number, agent = COUNTING_AGENT) {
   return perTest.start({
-    files: { "agent/count.sh": COUNTING_AGENT, "cron/jobs.json": JOBS },
+    files: { "agent/count.sh": agent, "cron/jobs.json": JOBS },
     ...(runQueueCap === undefined ? {} : { runQueueCap }),
     config: webhookConfig(
       { fire: { secret: OPEN, cron_job: "triage" } },
@@ -80,13 +87,14 @@ describe("cron_job routes share the run queue (agent.max_concurrent_runs)", () =
   });
 
   it("past the queue's cap the event is answered 503 and not fired; the sender's retry is not a duplicate", async () => {
-    const gw = await start(1);
+    const gw = await start(1, GATED_AGENT);
     const answers = [];
     for (let i = 0; i < 4; i++)
       answers.push(await postJson(gw.url("/webhooks/fire"), { i }, { "x-request-id": `c${i}` }));
-    // Two run at once, one waits, the fourth finds the waiting list full.
+    // Two run at once (held until released), one waits, the fourth finds the waiting list full.
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 503]);
     expect(answers[3]?.body).toEqual({ error: "Agent run queue is full, retry later" });
+    writeFileSync(join(gw.home.dir, "release"), "");
     await vi.waitFor(
       () => expect(gw.logs().filter((l) => l.msg.endsWith("triage: run finished"))).toHaveLength(3),
       { timeout: 10_000, interval: 50 },
