@@ -4,28 +4,43 @@ import type { Config } from "./schema.js";
 /** A `${VAR}` left in a value after interpolation: the variable is set neither in `.env` nor the environment. */
 const UNSET_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
+/** One warning per string setting of `settings` that holds unset variables, named `<at>.<key>`. */
+function unsetIn(settings: object, at: string, sentTo: string, file: string): string[] {
+  const envFile = join(dirname(file), ".env");
+  const warnings: string[] = [];
+  for (const [key, value] of Object.entries(settings)) {
+    if (typeof value !== "string") continue;
+    const unset = [...new Set([...value.matchAll(UNSET_VARIABLE)].map((m) => m[1] as string))];
+    if (unset.length === 0) continue;
+    const one = unset.length === 1;
+    warnings.push(
+      `${file}: ${at}.${key}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set — set ${unset.join(", ")} in ${envFile} or the environment; until then ${one ? "its" : "their"} literal text is used (sent to ${sentTo} as written)`,
+    );
+  }
+  return warnings;
+}
+
 /**
- * A delivery platform's settings with a `${VAR}` that nothing sets (`token: ${TELEGRAM_BOT_TOKEN}` before the
- * token is in `.env`): its literal text would be sent as the token, and the platform's answer ("401
- * Unauthorized", "404 Not Found") would not say why. Named at start and by `svc config check`, never with
- * a value. Only enabled platforms (and `forge_comment`, available unless `enabled: false`) are read.
+ * A delivery platform's or the search backend's settings with a `${VAR}` that nothing sets (`token:
+ * ${TELEGRAM_BOT_TOKEN}` before the token is in `.env`): its literal text would be sent as the token, and
+ * the service's answer ("401 Unauthorized", "404 Not Found") would not say why. Named at start and by
+ * `svc config check`, never with a value. Only enabled platforms (and `forge_comment`, available unless
+ * `enabled: false`) are read.
  */
 export function unsetPlatformVariableWarnings(config: Config, file: string): string[] {
   const warnings: string[] = [];
-  const envFile = join(dirname(file), ".env");
   for (const [name, settings] of Object.entries(config.platforms)) {
     if (name === "webhook" || typeof settings !== "object" || settings === null) continue;
     const enabled = (settings as { enabled?: boolean }).enabled;
     if (enabled === false || (enabled === undefined && name !== "forge_comment")) continue;
-    for (const [key, value] of Object.entries(settings)) {
-      if (typeof value !== "string") continue;
-      const unset = [...new Set([...value.matchAll(UNSET_VARIABLE)].map((m) => m[1] as string))];
-      if (unset.length === 0) continue;
-      const one = unset.length === 1;
-      warnings.push(
-        `[delivery] ${file}: platforms.${name}.${key}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set — set ${unset.join(", ")} in ${envFile} or the environment; until then ${one ? "its" : "their"} literal text is used (sent to ${name} as written)`,
-      );
-    }
+    warnings.push(...unsetIn(settings, `platforms.${name}`, name, file).map((w) => `[delivery] ${w}`));
   }
+  const search = config.tools?.web_search;
+  if (search !== undefined)
+    warnings.push(
+      ...unsetIn(search, "tools.web_search", `the ${search.backend} backend`, file).map(
+        (w) => `[agent] ${w}`,
+      ),
+    );
   return warnings;
 }

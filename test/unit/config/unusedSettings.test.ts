@@ -147,6 +147,17 @@ describe("a delivery platform's ${VAR} that nothing sets is named (its literal t
   });
 });
 
+describe("the search backend's ${VAR} that nothing sets is named", () => {
+  it("tools.web_search.api_key", () => {
+    expect(
+      warningsFor({ tools: { web_search: { backend: "brave", api_key: "$" + "{BRAVE_API_KEY}" } } }),
+    ).toEqual([
+      `[agent] ${FILE}: tools.web_search.api_key: $` +
+        `{BRAVE_API_KEY} is not set — set BRAVE_API_KEY in /h/.env or the environment; until then its literal text is used (sent to the brave backend as written)`,
+    ]);
+  });
+});
+
 describe("mcp_servers keys the entry's transport never reads are named, not dropped", () => {
   it("env, args and recycling on a url server; a client_key without client_cert; oauth without auth: oauth", () => {
     const web = {
