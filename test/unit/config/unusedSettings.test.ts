@@ -158,6 +158,17 @@ describe("the search backend's ${VAR} that nothing sets is named", () => {
   });
 });
 
+describe("a command agent's ${VAR} that nothing sets is named", () => {
+  it("agent.command[0]: the run would fail as command not found: ${AGENT_BIN}", () => {
+    expect(
+      warningsFor({ agent: { provider: "command", command: ["$" + "{AGENT_BIN}", "--quiet"] } }),
+    ).toEqual([
+      `[agent] ${FILE}: agent.command[0]: $` +
+        `{AGENT_BIN} is not set — set AGENT_BIN in /h/.env or the environment; until then its literal text is used (sent to the agent's process as written)`,
+    ]);
+  });
+});
+
 describe("mcp_servers keys the entry's transport never reads are named, not dropped", () => {
   it("env, args and recycling on a url server; a client_key without client_cert; oauth without auth: oauth", () => {
     const web = {
