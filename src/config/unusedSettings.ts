@@ -3,6 +3,7 @@ import { DEFAULT_BASE_URLS } from "./sections/agent.js";
 import type { McpServerEntry } from "./sections/mcp.js";
 import { TOOLSETS_WITHOUT_TOOLS } from "./sections/tools.js";
 import { routeKey } from "./sections/webhook.js";
+import { unsetPlatformVariableWarnings } from "./unsetPlatformVariables.js";
 
 /** The optional `agent` keys each provider reads (the others have defaults and are not checked). */
 const AGENT_KEYS_USED: Record<string, readonly string[]> = {
@@ -16,8 +17,8 @@ const AGENT_OPTIONAL_KEYS = ["command", "model", "base_url", "api_key", "system_
 /**
  * Settings written out that the rest of the configuration leaves unused: `agent.command` under the echo
  * provider (a forgotten `provider: command`), `state.redis_url` with the local backend, a route's
- * `toolsets` naming a toolset a model run gets no tool for. The gateway runs without them, so it says
- * so at start rather than dropping them without a word.
+ * `toolsets` naming a toolset a model run gets no tool for; and a delivery platform's `${VAR}` that nothing
+ * sets. The gateway runs without them, so it says so at start rather than dropping them without a word.
  */
 export function unusedSettingWarnings(config: Config, file: string): string[] {
   const warnings: string[] = [];
@@ -46,6 +47,7 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
     );
   for (const [name, entry] of Object.entries(config.mcp_servers))
     warnings.push(...unusedMcpKeys(entry).map((problem) => `[mcp] ${file}: mcp_servers.${name}: ${problem}`));
+  warnings.push(...unsetPlatformVariableWarnings(config, file));
   return warnings;
 }
 

@@ -28,6 +28,18 @@ describe("state.redis_url", () => {
     expect(redisUrlProblem(url)).toMatch(problem);
   });
 
+  it("an unset ${VAR} (its literal text is no URL) is named, with where to set it", () => {
+    home = tempHome();
+    home.write("config.yaml", "state:\n  backend: redis\n  redis_url: $" + "{REDIS_URL}\n");
+    expect(() => loadConfig({ home: (home as TempHome).dir, env: {} })).toThrow(
+      /state\.redis_url: \$\{REDIS_URL\} is not set — set REDIS_URL \(redis:\/\/host:6379\/0\) in the \.env beside config\.yaml or the environment/,
+    );
+    expect(
+      loadConfig({ home: (home as TempHome).dir, env: { REDIS_URL: "redis://127.0.0.1:6379/0" } }).config
+        .state.redis_url,
+    ).toBe("redis://127.0.0.1:6379/0");
+  });
+
   it("is refused where config.yaml is loaded, naming the key and never quoting the URL", () => {
     home = tempHome();
     home.write("config.yaml", 'state: {backend: redis, redis_url: "redis://:s3cret@127.0.0.1:6379/abc"}\n');

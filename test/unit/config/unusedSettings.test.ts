@@ -121,6 +121,54 @@ describe("settings the rest of the configuration leaves unused are named, not dr
   });
 });
 
+describe("a delivery platform's ${VAR} that nothing sets is named (its literal text would be sent as the token)", () => {
+  it("an enabled platform's unset variables, never a value; disabled platforms and set values are not", () => {
+    expect(
+      warningsFor({
+        platforms: {
+          telegram: { enabled: true, token: "$" + "{TELEGRAM_BOT_TOKEN}", home_channel: "1" },
+          sms: {
+            enabled: true,
+            account_sid: "AC1",
+            auth_token: "$" + "{TW_A}$" + "{TW_B}",
+            from: "+1",
+          },
+          discord: { enabled: false, token: "$" + "{DISCORD_BOT_TOKEN}" },
+          slack: { enabled: true, token: "xoxb-set" },
+        },
+      }),
+    ).toEqual([
+      `[delivery] ${FILE}: platforms.telegram.token: $` +
+        `{TELEGRAM_BOT_TOKEN} is not set — set TELEGRAM_BOT_TOKEN in /h/.env or the environment; until then its literal text is used (sent to telegram as written)`,
+      `[delivery] ${FILE}: platforms.sms.auth_token: $` +
+        `{TW_A}, $` +
+        `{TW_B} are not set — set TW_A, TW_B in /h/.env or the environment; until then their literal text is used (sent to sms as written)`,
+    ]);
+  });
+});
+
+describe("the search backend's ${VAR} that nothing sets is named", () => {
+  it("tools.web_search.api_key", () => {
+    expect(
+      warningsFor({ tools: { web_search: { backend: "brave", api_key: "$" + "{BRAVE_API_KEY}" } } }),
+    ).toEqual([
+      `[agent] ${FILE}: tools.web_search.api_key: $` +
+        `{BRAVE_API_KEY} is not set — set BRAVE_API_KEY in /h/.env or the environment; until then its literal text is used (sent to the brave backend as written)`,
+    ]);
+  });
+});
+
+describe("a command agent's ${VAR} that nothing sets is named", () => {
+  it("agent.command[0]: the run would fail as command not found: ${AGENT_BIN}", () => {
+    expect(
+      warningsFor({ agent: { provider: "command", command: ["$" + "{AGENT_BIN}", "--quiet"] } }),
+    ).toEqual([
+      `[agent] ${FILE}: agent.command[0]: $` +
+        `{AGENT_BIN} is not set — set AGENT_BIN in /h/.env or the environment; until then its literal text is used (sent to the agent's process as written)`,
+    ]);
+  });
+});
+
 describe("mcp_servers keys the entry's transport never reads are named, not dropped", () => {
   it("env, args and recycling on a url server; a client_key without client_cert; oauth without auth: oauth", () => {
     const web = {

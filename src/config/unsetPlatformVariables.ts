@@ -1,0 +1,56 @@
+import { dirname, join } from "node:path";
+import type { Config } from "./schema.js";
+
+/** A `${VAR}` left in a value after interpolation: the variable is set neither in `.env` nor the environment. */
+const UNSET_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** One warning per string setting of `settings` that holds unset variables, named `<at>.<key>` (`<at>[<i>]` in a list). */
+function unsetIn(settings: object, at: string, sentTo: string, file: string): string[] {
+  const envFile = join(dirname(file), ".env");
+  const warnings: string[] = [];
+  const entries = Array.isArray(settings)
+    ? settings.map((value, i) => [`[${i}]`, value] as const)
+    : Object.entries(settings).map(([key, value]) => [`.${key}`, value] as const);
+  // (A route's prompt and deliver_extra are left out: `Paid ${amount}` there is often payload text.)
+  for (const [key, value] of entries) {
+    if (typeof value !== "string") continue;
+    const unset = [...new Set([...value.matchAll(UNSET_VARIABLE)].map((m) => m[1] as string))];
+    if (unset.length === 0) continue;
+    const one = unset.length === 1;
+    warnings.push(
+      `${file}: ${at}${key}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set — set ${unset.join(", ")} in ${envFile} or the environment; until then ${one ? "its" : "their"} literal text is used (sent to ${sentTo} as written)`,
+    );
+  }
+  return warnings;
+}
+
+/**
+ * A delivery platform's, the search backend's or a `command` agent's settings with a `${VAR}` that
+ * nothing sets (`token:
+ * ${TELEGRAM_BOT_TOKEN}` before the token is in `.env`): its literal text would be sent as the token, and
+ * the service's answer ("401 Unauthorized", "404 Not Found") would not say why. Named at start and by
+ * `svc config check`, never with a value. Only enabled platforms (and `forge_comment`, available unless
+ * `enabled: false`) are read.
+ */
+export function unsetPlatformVariableWarnings(config: Config, file: string): string[] {
+  const warnings: string[] = [];
+  for (const [name, settings] of Object.entries(config.platforms)) {
+    if (name === "webhook" || typeof settings !== "object" || settings === null) continue;
+    const enabled = (settings as { enabled?: boolean }).enabled;
+    if (enabled === false || (enabled === undefined && name !== "forge_comment")) continue;
+    warnings.push(...unsetIn(settings, `platforms.${name}`, name, file).map((w) => `[delivery] ${w}`));
+  }
+  const { agent } = config;
+  if (agent.provider === "command" && agent.command !== undefined)
+    warnings.push(
+      ...unsetIn(agent.command, "agent.command", "the agent's process", file).map((w) => `[agent] ${w}`),
+    );
+  const search = config.tools?.web_search;
+  if (search !== undefined)
+    warnings.push(
+      ...unsetIn(search, "tools.web_search", `the ${search.backend} backend`, file).map(
+        (w) => `[agent] ${w}`,
+      ),
+    );
+  return warnings;
+}
