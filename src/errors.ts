@@ -31,6 +31,15 @@ export class SvcError extends Error {
   }
 }
 
+/**
+ * A failure already logged where it happened (a fired cron job's run: `[cron] <job>: run failed`): it
+ * still fails its run for the delivery history and the run metrics, and a catcher that logs failures
+ * does not log it a second time.
+ */
+export class LoggedError extends Error {
+  override readonly name: string = "LoggedError";
+}
+
 export function isSvcError(err: unknown, code?: ErrorCode): err is SvcError {
   return err instanceof SvcError && (code === undefined || err.code === code);
 }

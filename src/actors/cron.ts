@@ -1,5 +1,6 @@
 import { fromCallback } from "xstate";
 import { DEFAULT_PROFILE, inProfile, namedProfile } from "../config/paths.js";
+import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
 import { type CronJob, type CronStore, nextRunAfter } from "../io/stores/cronStore.js";
@@ -8,7 +9,7 @@ import { failureNotice } from "./agent/failureNotice.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
 import { createLastRunWriter } from "./lastRuns.js";
-import type { QueuedRun } from "./runs.js";
+import { NOT_RUN, type QueuedRun, type RunExecutor } from "./runs.js";
 
 /** The webhook route whose event fired a job: with `mirror_to_session`, the job's chat reply is mirrored under its name. */
 export interface FiredBy {
@@ -78,9 +79,10 @@ export interface CronScheduler {
   fire(jobRef: string, event: AcceptedEvent): CronFireResult | Promise<CronFireResult>;
   /**
    * Runs a fired job taken from the run queue (its `prompt` is the job's prompt with the event), after
-   * checking again that the job is still enabled (paused meanwhile: dropped, logged).
+   * checking again that the job is still enabled (paused meanwhile: dropped, logged, `NOT_RUN`). A failed
+   * run (logged and recorded in `last_run`) rejects with a `LoggedError`, so the queue counts it failed.
    */
-  runFired(run: QueuedRun, signal: AbortSignal): Promise<void>;
+  runFired(run: QueuedRun, signal: AbortSignal): ReturnType<RunExecutor>;
   /** Resolves when every run started so far has finished. */
   idle(): Promise<void>;
   /**
@@ -127,6 +129,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const badSchedules = new Set<string>();
   /** `<profile>\0<key>` of records edited by hand into invalid ones, with the problem last logged. */
   const badRecords = new Map<string, string>();
+  /** `<profile>\0<job id>` → the schedule and next_run the last tick saw (a hand edit of the schedule shows). */
+  const lastSeen = new Map<string, { schedule: string; next_run: string | undefined }>();
 
   async function record(store: CronStore, id: string, change: (job: CronJob) => CronJob): Promise<void> {
     try {
@@ -141,7 +145,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
 
   const lastRuns = createLastRunWriter(record);
 
-  /** Runs the job and records its `last_run` (written behind); never rejects (a failure is logged and recorded). */
+  /**
+   * Runs the job and records its `last_run` (written behind); never rejects (a failure is logged and
+   * recorded): resolves with the failure's text, or undefined when the run succeeded.
+   */
   async function execute(
     profile: string,
     store: CronStore,
@@ -151,7 +158,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     signal?: AbortSignal,
     firedBy?: FiredBy,
     timed = false,
-  ): Promise<void> {
+  ): Promise<string | undefined> {
     const label = `[cron] ${job.name}${inProfile(profile)}`;
     let status: "ok" | "error" = "ok";
     let error: string | undefined;
@@ -173,6 +180,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
     const at = new Date(clock.now()).toISOString();
     lastRuns.record(store, job.id, { at, status, trigger, ...(error === undefined ? {} : { error }) });
+    return error;
   }
 
   function launch(
@@ -184,7 +192,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     finished?: () => void,
     firedBy?: FiredBy,
   ): void {
-    const run = execute(profile, store, job, prompt, trigger, launched.signal, firedBy, true);
+    const run = execute(profile, store, job, prompt, trigger, launched.signal, firedBy, true).then(() => {});
     running.add(run);
     void run.finally(() => {
       running.delete(run);
@@ -275,6 +283,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       store = stores.store(profile);
       const records = jobRecords(store.path, store.read().records);
       reportInvalid(profile, records);
+      await followEditedSchedules(profile, store, records, now);
       due = records
         .flatMap((record) => (record.ok ? [record.job] : []))
         .filter(
@@ -341,6 +350,50 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       started.push(job.id);
     }
     return started;
+  }
+
+  /**
+   * A schedule edited by hand while the gateway runs (there is no edit command) would keep the `next_run`
+   * of the old one: a daily `0 0 * * *` changed to every five minutes would first run at midnight. When a
+   * job's schedule differs from the one the last tick saw and its `next_run` does not (the edit left it),
+   * the next run is worked out from the new schedule, from now. A `next_run` edited with it is kept.
+   */
+  async function followEditedSchedules(
+    profile: string,
+    store: CronStore,
+    records: readonly JobRecord[],
+    now: number,
+  ): Promise<void> {
+    const seen = new Set<string>();
+    for (const entry of records) {
+      if (!entry.ok) continue;
+      const { job } = entry;
+      const key = `${profile}\u0000${job.id}`;
+      seen.add(key);
+      const before = lastSeen.get(key);
+      lastSeen.set(key, { schedule: job.schedule, next_run: job.next_run });
+      if (before === undefined || before.schedule === job.schedule || before.next_run !== job.next_run)
+        continue;
+      if (job.state !== "enabled") continue; // resume works out its next run
+      let next: string;
+      try {
+        next = new Date(nextRunAfter(job.schedule, now)).toISOString();
+      } catch {
+        continue; // an invalid schedule makes an invalid record, reported above
+      }
+      logger.info(
+        { job: job.id, profile },
+        `[cron] ${job.name}${inProfile(profile)}: schedule changed from "${before.schedule}" to "${job.schedule}"; the next run is ${next}`,
+      );
+      lastSeen.set(key, { schedule: job.schedule, next_run: next });
+      await record(store, job.id, (current) =>
+        current.schedule === job.schedule && current.next_run === job.next_run
+          ? { ...current, next_run: next }
+          : current,
+      );
+    }
+    for (const key of lastSeen.keys())
+      if (key.startsWith(`${profile}\u0000`) && !seen.has(key)) lastSeen.delete(key);
   }
 
   /**
@@ -412,8 +465,19 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     async runFired(run, signal) {
       const jobRef = run.route.cron_job;
       const found = jobRef === undefined ? undefined : firable(jobRef, run, "event dropped");
-      if (found === undefined || typeof found === "string") return;
-      await execute(run.profile, found.store, found.job, run.prompt, firedTrigger(run), signal, firedBy(run));
+      if (found === undefined || typeof found === "string") return NOT_RUN;
+      const error = await execute(
+        run.profile,
+        found.store,
+        found.job,
+        run.prompt,
+        firedTrigger(run),
+        signal,
+        firedBy(run),
+      );
+      // Failed as its last_run says: the event's run in the delivery history and the run metrics too.
+      if (error !== undefined) throw new LoggedError(error);
+      return undefined;
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);

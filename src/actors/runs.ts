@@ -1,4 +1,5 @@
 import { type ActorRefFrom, fromCallback, setup } from "xstate";
+import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import type { AcceptedEvent } from "../streams/context.js";
 
@@ -9,8 +10,16 @@ import type { AcceptedEvent } from "../streams/context.js";
  */
 export type QueuedRun = Omit<AcceptedEvent, "payload" | "headers">;
 
-/** Does one agent run for an accepted event: agent, then delivery. Rejects on failure. */
-export type RunExecutor = (run: QueuedRun, signal: AbortSignal) => Promise<void>;
+/**
+ * What a run resolves with when nothing ran: a fired cron job paused, disabled or removed while the event
+ * waited for its turn (the event is dropped and logged, as one dropped when it arrived): no run to time
+ * or to record in the delivery history.
+ */
+export const NOT_RUN: unique symbol = Symbol("not run");
+
+/** Does one agent run for an accepted event: agent, then delivery. Rejects on failure; `NOT_RUN` when dropped. */
+// biome-ignore lint/suspicious/noConfusingVoidType: an executor that returns nothing (void) ran its run
+export type RunExecutor = (run: QueuedRun, signal: AbortSignal) => Promise<void | typeof NOT_RUN>;
 
 export interface RunsInput {
   readonly maxConcurrent: number;
@@ -133,14 +142,15 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
         try {
           await execute(event, abort.signal);
         } catch (err) {
-          logger.error(
-            {
-              route: event.routeName,
-              delivery_id: event.deliveryId,
-              err: err instanceof Error ? err.message : String(err),
-            },
-            `[webhook] ${event.routeName}: agent run failed`,
-          );
+          if (!(err instanceof LoggedError))
+            logger.error(
+              {
+                route: event.routeName,
+                delivery_id: event.deliveryId,
+                err: err instanceof Error ? err.message : String(err),
+              },
+              `[webhook] ${event.routeName}: agent run failed`,
+            );
         } finally {
           queue.finish(event);
         }

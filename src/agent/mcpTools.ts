@@ -54,6 +54,9 @@ function callError(err: unknown, context: { unattended: boolean }): string {
   const message = describeError(err);
   if (isSvcError(err, "approval_denied") && context.unattended)
     return `refused: ${message}. No one is present to approve calls in a webhook or cron run (the operator can set trust: full on the server, or gateway.approvals: allow); the tool was not run`;
+  // The session or connection was lost under a call that is not read-only: the model must not take the
+  // failure for "it did not run" and call again; the error's name says so before the message explains.
+  if (isSvcError(err, "outcome_uncertain")) return `outcome_uncertain: ${message}`;
   return message;
 }
 

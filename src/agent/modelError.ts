@@ -13,6 +13,20 @@ function excerpt(body: string): string {
 }
 
 /**
+ * Why reading an answer failed, from its causes (" (terminated: other side closed)" for a connection that
+ * dropped in the middle of the body, " (incorrect header check)" for a body that is not the gzip it said):
+ * the SDK's own message, "Failed to process successful response", says neither.
+ */
+function causes(cause: unknown): string {
+  const said: string[] = [];
+  for (let depth = 0; cause instanceof Error && depth < 3; depth++) {
+    if (cause.message !== "" && !said.includes(cause.message)) said.push(cause.message);
+    cause = cause.cause;
+  }
+  return said.length === 0 ? "" : ` (${said.join(": ")})`;
+}
+
+/**
  * A model failure in one line for the log, the journal and the failure notice: what the endpoint said
  * (status, short body) or why it could not be reached. The API key is cut out wherever it might echo.
  */
@@ -31,7 +45,7 @@ export function describeModelError(
     // A 2xx the SDK could not read (not JSON, not the API's shape, an OpenRouter-style error body) is not an
     // HTTP error: "answered HTTP 200" would read as success.
     else if (err.statusCode >= 200 && err.statusCode < 300)
-      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || err.message}`;
+      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || `${err.message}${causes(err.cause)}`}`;
     else
       text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}`;
   } else if (err instanceof Error && endpoint !== undefined && err.name.startsWith("AI_")) {

@@ -4,6 +4,7 @@ import { wrapLanguageModel } from "ai";
 import { DEFAULT_BASE_URLS } from "../config/sections/agent.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
+import { wellFormedMiddleware } from "./wellFormed.js";
 
 export interface ProviderSettings {
   readonly provider: "openai" | "anthropic";
@@ -29,16 +30,17 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
   if (settings.provider === "anthropic") {
     return wrapLanguageModel({
       model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "" })(modelId),
-      middleware: messagesApiMiddleware,
+      middleware: [wellFormedMiddleware, messagesApiMiddleware],
     });
   }
-  return createOpenAICompatible({
+  const chat = createOpenAICompatible({
     name: "openai",
     baseURL,
     ...(settings.api_key === undefined || settings.api_key === "" ? {} : { apiKey: settings.api_key }),
     includeUsage: true,
-    ...(speaksMaxCompletionTokens(baseURL) ? { transformRequestBody: withMaxCompletionTokens } : {}),
+    ...(speaksMaxCompletionTokens(baseURL) ? { transformRequestBody: forOpenAiApi } : {}),
   }).chatModel(modelId);
+  return wrapLanguageModel({ model: chat, middleware: wellFormedMiddleware });
 }
 
 /**
@@ -63,4 +65,36 @@ export function withMaxCompletionTokens(body: Record<string, unknown>): Record<s
   if (body.max_tokens === undefined) return body;
   const { max_tokens, ...rest } = body;
   return { ...rest, max_completion_tokens: max_tokens };
+}
+
+/**
+ * The longest tool description OpenAI's API (and Azure OpenAI) takes: a longer one fails the whole request
+ * ("Invalid 'tools[13].function.description': string too long. Expected a string with maximum length 1024"),
+ * as real MCP servers' descriptions can be (Sentry's).
+ */
+export const OPENAI_DESCRIPTION_MAX = 1024;
+
+/** A description past `OPENAI_DESCRIPTION_MAX` characters cut to that length, ending in `…`. */
+export function withShortDescriptions(body: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(body.tools)) return body;
+  const cut = (text: string) => {
+    const chars = Array.from(text);
+    return chars.length <= OPENAI_DESCRIPTION_MAX
+      ? text
+      : `${chars.slice(0, OPENAI_DESCRIPTION_MAX - 1).join("")}…`;
+  };
+  const tools = (body.tools as unknown[]).map((entry) => {
+    const fn = (entry as { function?: { description?: unknown } }).function;
+    if (typeof fn?.description !== "string") return entry;
+    const description = cut(fn.description);
+    return description === fn.description
+      ? entry
+      : { ...(entry as object), function: { ...fn, description } };
+  });
+  return { ...body, tools };
+}
+
+/** A request to OpenAI's own API (or Azure OpenAI), which has rules of its own (above). */
+export function forOpenAiApi(body: Record<string, unknown>): Record<string, unknown> {
+  return withShortDescriptions(withMaxCompletionTokens(body));
 }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { jsonSchema, type ToolSet, tool } from "ai";
+import { modelToolSchema, withLeftOut } from "./modelSchema.js";
 import type { ToolCallRecord } from "./runRecord.js";
 import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
 
@@ -128,8 +129,8 @@ export function modelToolName(name: string): string {
 }
 
 /**
- * Agent tools as the AI SDK's tool set: the schema passes through unchanged (`jsonSchema`, no local
- * validation: the tool's owner judges its arguments), a failed call is thrown so the model gets it as a
+ * Agent tools as the AI SDK's tool set: the schema passes through (`jsonSchema`, no local validation: the
+ * tool's owner judges its arguments; only what model APIs refuse at its top level is moved, `modelToolSchema`), a failed call is thrown so the model gets it as a
  * tool error and the loop goes on, and every call is timed into `log`.
  */
 export function sdkTools(
@@ -141,10 +142,11 @@ export function sdkTools(
   const { now = Date.now, scrubbed = (text: string) => text, images = "native", mayRun } = options;
   const set: ToolSet = {};
   for (const agentTool of tools) {
+    const offered = modelToolSchema(agentTool.inputSchema);
     // Calls are recorded under the registered name, whatever name the model was offered.
     set[modelToolName(agentTool.name)] = tool<unknown, readonly ToolContent[]>({
-      description: agentTool.description,
-      inputSchema: jsonSchema<unknown>(agentTool.inputSchema as Parameters<typeof jsonSchema>[0]),
+      description: withLeftOut(agentTool.description, offered.leftOut),
+      inputSchema: jsonSchema<unknown>(offered.schema as Parameters<typeof jsonSchema>[0]),
       async execute(input, options) {
         if (mayRun !== undefined && !mayRun()) {
           log.add(options.toolCallId, {

@@ -1,8 +1,10 @@
-import { generateText, type LanguageModel, stepCountIs, type ToolSet } from "ai";
+import { generateText, stepCountIs, type ToolSet, wrapLanguageModel } from "ai";
+import type { ProviderModel } from "./retry.js";
 import type { ToolCallLog } from "./sdkTools.js";
+import { uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
 
 export interface ToolLoopInput {
-  readonly model: LanguageModel;
+  readonly model: ProviderModel;
   readonly system?: string | undefined;
   readonly prompt: string;
   readonly tools: ToolSet;
@@ -29,14 +31,15 @@ export interface LoopResult {
 
 /**
  * One run's tool loop: the prompt as the user message, at most `maxSteps` model turns, tool results fed
- * back between turns. A call naming an unknown tool or with unparsable arguments comes back to the model
+ * back between turns. Each call gets an id of its own in the run (some servers repeat ids: see
+ * `uniqueToolCallIds`), as the SDK pairs calls and results by id. A call naming an unknown tool or with unparsable arguments comes back to the model
  * as a tool error (the SDK does that); it is recorded here since no tool ran. Retries are the model's
  * own (`withRetryPolicy`), so the SDK's are off.
  */
 export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress): Promise<LoopResult> {
   const hasTools = Object.keys(input.tools).length > 0;
   const result = await generateText({
-    model: input.model,
+    model: wrapLanguageModel({ model: input.model, middleware: uniqueToolCallIdsMiddleware() }),
     ...(input.system === undefined ? {} : { system: input.system }),
     prompt: input.prompt,
     ...(hasTools ? { tools: input.tools } : {}),

@@ -9,6 +9,7 @@ import {
   type CronJobState,
   cronStore,
   JOB_NAME,
+  JOB_NAME_RULE,
   newJobId,
   nextRunAfter,
   parseSchedule,
@@ -54,7 +55,7 @@ interface CreateOptions extends ProfileOption {
 
 async function create(options: CreateOptions): Promise<void> {
   if (!JOB_NAME.test(options.name)) {
-    throw new SvcError("usage", `--name "${options.name}": use letters, digits, '.', '_' and '-' (1-64)`);
+    throw new SvcError("usage", `--name "${options.name}": ${JOB_NAME_RULE}`);
   }
   parseSchedule(options.schedule);
   // An empty prompt gives the agent nothing to do on every run.
@@ -123,6 +124,7 @@ function warnAboutTarget(job: CronJob, profile: string | undefined): void {
   const { notEnabled, warnings } = targetStartupProblems(
     { ...config, platforms: { ...config.platforms, webhook } },
     paths.config,
+    { templates: false },
   );
   const at = `${paths.config}: platforms.webhook.routes.${job.name}.`;
   for (const problem of [...notEnabled, ...warnings])

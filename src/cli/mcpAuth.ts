@@ -17,7 +17,7 @@ import { addServerToConfig, existingServerNames } from "../io/oauth/installWrite
 import { registerSchemeHandler } from "../io/oauth/schemeHandler.js";
 import { oauthEntryOf } from "../io/oauth/settings.js";
 import { cliLogger } from "./cliLogger.js";
-import { oauthTargetProblem } from "./mcp/oauthTarget.js";
+import { noOauthServersProblem, oauthTargetProblem } from "./mcp/oauthTarget.js";
 
 /** Questions to the person running the command; `ask` resolves undefined when stdin is closed. */
 export interface PromptIO {
@@ -186,7 +186,10 @@ export function registerMcpAuthCommands(mcp: Command): void {
       const chosen = opts.all ? servers : servers.filter((s) => s.name === server);
       if (chosen.length === 0) {
         if (server !== undefined) throw notAnOauthTarget(paths, server);
-        throw new SvcError("usage", "no auth: oauth servers are configured");
+        throw new SvcError(
+          "usage",
+          `${paths.config}: ${noOauthServersProblem(loadConfig({ home: paths.home }).config.mcp_servers)}`,
+        );
       }
       let failed = 0;
       for (const s of chosen) {

@@ -72,6 +72,15 @@ function emptyText(input: unknown, file: string): string {
   return "must not be empty — write a value, or leave the key out";
 }
 
+/**
+ * A `${VAR}` that is set nowhere, with the file to set it in: the `.env` beside config.yaml, whose
+ * variables config.yaml reads (a profile's own `.env` serves only its MCP connections).
+ */
+function unsetVariable(file: string, name: string, orElse: unknown): string {
+  const env = join(dirname(file), ".env");
+  return `\${${name}} is not set — set ${name} in ${env} or the environment${typeof orElse === "string" ? `, or ${orElse}` : ""}`;
+}
+
 /** A size or range problem in words (zod's own text otherwise reads "Too big: expected number to be <=65535"). */
 function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, file: string): string {
   const bound =
@@ -252,6 +261,8 @@ export function formatIssue(
         message += ` — write a list: [${shown.startsWith('"') ? entry : "..."}]`;
       }
     }
+  } else if (issue.code === "custom" && typeof issue.params?.unsetVariable === "string") {
+    message = unsetVariable(file, issue.params.unsetVariable, issue.params.orElse);
   } else if (issue.code === "unrecognized_keys") {
     message = unknownKeys(issue.keys, known?.(issue.path) ?? [], placement ? issue : undefined, issue.path);
   } else if ((issue.code === "too_big" || issue.code === "too_small") && /^Too (big|small)/.test(message)) {

@@ -15,7 +15,6 @@ export interface Rendered {
   readonly unresolved: readonly string[];
 }
 
-const PLACEHOLDER = /\$\{([^}]*)\}/g;
 const FALLBACK = /^([A-Za-z_][A-Za-z0-9_]*):-(.*)$/s;
 
 function contextVariable(name: string, scope: InterpolationScope): string | undefined {
@@ -42,27 +41,62 @@ function lookup(name: string, scope: InterpolationScope): string | undefined {
 }
 
 /**
- * Renders `${VAR}`, `${env:VAR}`, `${VAR:-fallback}` and the context variables; an unset variable without
- * a fallback keeps its literal text.
+ * The index of the `}` that closes the `${` at `start`, counting the `${...}` nested in it (a fallback
+ * may hold one: `${A:-${B}}`); -1 when it is never closed.
+ */
+function closingBrace(text: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < text.length; i += 1) {
+    if (text[i] === "$" && text[i + 1] === "{") {
+      depth += 1;
+      i += 1;
+    } else if (text[i] === "}") {
+      depth -= 1;
+      if (depth === 0) return i;
+    }
+  }
+  return -1;
+}
+
+/**
+ * Renders `${VAR}`, `${env:VAR}`, `${VAR:-fallback}` (the fallback itself rendered, so `${A:-${B}}` gives
+ * B's value when A is unset, as in a shell or docker compose) and the context variables; an unset
+ * variable without a fallback keeps its literal text.
  */
 export function interpolate(text: string, scope: InterpolationScope): Rendered {
   const unresolved: string[] = [];
-  const value = text.replace(PLACEHOLDER, (whole, inner: string) => {
-    const context = contextVariable(inner, scope);
-    if (context !== undefined) return context;
-    const variable = inner.startsWith("env:") ? inner.slice(4) : inner;
-    // `${NAME:-fallback}` as a shell and docker compose read it: the fallback when NAME is unset or empty.
-    const withFallback = FALLBACK.exec(variable);
-    const name = withFallback?.[1] ?? variable;
-    const found = lookup(name, scope);
-    if (withFallback !== null) return found === undefined || found === "" ? (withFallback[2] ?? "") : found;
-    if (found === undefined) {
-      unresolved.push(name);
-      return whole;
-    }
-    return found;
-  });
-  return { value, unresolved };
+  let value = "";
+  let at = 0;
+  for (let start = text.indexOf("${"); start !== -1; start = text.indexOf("${", at)) {
+    const end = closingBrace(text, start);
+    if (end === -1) break;
+    value += text.slice(at, start) + placeholder(text.slice(start, end + 1), scope, unresolved);
+    at = end + 1;
+  }
+  return { value: value + text.slice(at), unresolved };
+}
+
+/** One `${...}` (`whole`, braces included) rendered; an unset name is added to `unresolved`. */
+function placeholder(whole: string, scope: InterpolationScope, unresolved: string[]): string {
+  const inner = whole.slice(2, -1);
+  const context = contextVariable(inner, scope);
+  if (context !== undefined) return context;
+  const variable = inner.startsWith("env:") ? inner.slice(4) : inner;
+  // `${NAME:-fallback}` as a shell and docker compose read it: the fallback when NAME is unset or empty.
+  const withFallback = FALLBACK.exec(variable);
+  const name = withFallback?.[1] ?? variable;
+  const found = lookup(name, scope);
+  if (withFallback !== null) {
+    if (found !== undefined && found !== "") return found;
+    const fallback = interpolate(withFallback[2] ?? "", scope);
+    unresolved.push(...fallback.unresolved);
+    return fallback.value;
+  }
+  if (found === undefined) {
+    unresolved.push(name);
+    return whole;
+  }
+  return found;
 }
 
 /** `~` and `~/x` expand to the user's home directory. */
@@ -86,4 +120,24 @@ export function interpolateDeep<T>(value: T, scope: InterpolationScope, unresolv
     return out as T;
   }
   return value;
+}
+
+/** A name `.env` and a shell can set; another client's `${input:token}` or `${workspaceFolder:app}` is none. */
+export const isVariableName = (name: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
+
+/**
+ * What to do about unset `${...}` names, `where` naming the files that set them ("the profile's .env or the
+ * environment"): `add A=..., B=... to <where>`, or for a name no `.env` line can set (another client's
+ * variable, kept by an import or a paste) `write ${NAME} in place of ${input:token} ... and add NAME=...`.
+ */
+export function addVariablesAdvice(names: readonly string[], where: string): string {
+  const settable = names.filter(isVariableName);
+  const foreign = names.filter((name) => !isVariableName(name));
+  const parts: string[] = [];
+  if (foreign.length > 0)
+    parts.push(
+      `write \${NAME} in place of ${foreign.map((n) => `\${${n}}`).join(", ")} (${foreign.length === 1 ? "a variable" : "variables"} of another client, which svc does not render and no .env line can set) and add NAME=... to ${where}`,
+    );
+  if (settable.length > 0) parts.push(`add ${settable.map((n) => `${n}=...`).join(", ")} to ${where}`);
+  return parts.join("; ");
 }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parse as parseEnv } from "dotenv";
-import { LineCounter, parseDocument } from "yaml";
+import { type Document, LineCounter, parseDocument, type Scalar, visit, type YAMLError } from "yaml";
 import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { formatIssues, WrittenAs } from "./format.js";
@@ -55,21 +55,27 @@ export function readEnvFile(path: string): Record<string, string> {
  * command), not on the lookups a running gateway makes later (MCP connects), which must not throw.
  */
 function checkEnvFile(path: string): void {
+  const problem = envFileProblem(path);
+  if (problem !== undefined) throw new SvcError("config_invalid", problem);
+}
+
+/**
+ * The first line of a `.env` that sets nothing, as `<file>: line <n>: <problem> — <what to do>`; undefined
+ * for a good file, a missing one, or one that cannot be read (readEnvFile says so).
+ */
+export function envFileProblem(path: string): string | undefined {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch {
-    return; // missing: nothing to check; unreadable: readEnvFile says so
+    return undefined;
   }
   const stray = strayEnvLine(text);
-  if (stray === undefined) return;
+  if (stray === undefined) return undefined;
   const name = stray.name ?? "NAME";
-  throw new SvcError(
-    "config_invalid",
-    stray.quote === undefined
-      ? `${path}: line ${stray.line}: not a NAME=value line — write ${name}=<value>, or start the line with # to keep it as a comment`
-      : `${path}: line ${stray.line}: the value of ${name} opens a ${stray.quote} quote that no later line closes — close it where the value ends, or drop it (${name}=<value>)`,
-  );
+  return stray.quote === undefined
+    ? `${path}: line ${stray.line}: not a NAME=value line — write ${name}=<value>, or start the line with # to keep it as a comment`
+    : `${path}: line ${stray.line}: the value of ${name} opens a ${stray.quote} quote that no later line closes — close it where the value ends, or drop it (${name}=<value>)`;
 }
 
 const ASSIGNMENT = /^\s*(?:export\s+)?[\w.-]+\s*=(.*)$/;
@@ -147,6 +153,12 @@ function readYaml(file: string): unknown {
   const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true, lineCounter, merge: true });
   if (doc.errors.length > 0) {
     const first = doc.errors[0];
+    const unclosed = first === undefined ? undefined : unclosedQuote(doc, first, lineCounter);
+    if (unclosed !== undefined)
+      throw new SvcError(
+        "config_invalid",
+        `${file}: line ${unclosed.line}: not valid YAML — ${unclosed.text}`,
+      );
     const where = first?.linePos?.[0] ? ` line ${first.linePos[0].line}` : "";
     throw new SvcError(
       "config_invalid",
@@ -165,6 +177,35 @@ function readYaml(file: string): unknown {
     );
   }
   return exactIntegers(value) ?? {};
+}
+
+/**
+ * A quote never closed: the parser reads on to the end of the file and reports the error there (line 7
+ * of a 6-line file), far from the mistake. Named at the line and column where the quote opens instead.
+ */
+function unclosedQuote(
+  doc: Document.Parsed,
+  error: YAMLError,
+  lineCounter: LineCounter,
+): { line: number; text: string } | undefined {
+  if (error.code !== "MISSING_CHAR" || !/closing .?quote/.test(error.message)) return undefined;
+  let opened: Scalar | undefined;
+  visit(doc, {
+    Scalar(_key, node) {
+      const [start, end] = node.range ?? [];
+      if (start === undefined || end === undefined) return;
+      if ((node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE") && start < error.pos[0])
+        if (end >= error.pos[0] && (opened?.range?.[0] ?? -1) < start) opened = node;
+    },
+  });
+  const start = opened?.range?.[0];
+  if (opened === undefined || start === undefined) return undefined;
+  const { line, col } = lineCounter.linePos(start);
+  const quote = opened.type === "QUOTE_DOUBLE" ? '"' : "'";
+  return {
+    line,
+    text: `the ${quote} that opens a value at line ${line}, column ${col} is never closed (the parser read on to the end of the file) — close it where the value ends`,
+  };
 }
 
 /** The parser's first line, with what to do where the fix is not obvious from it. */

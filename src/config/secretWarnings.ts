@@ -35,7 +35,7 @@ export function secretCharacterWarnings(
     if (problem === undefined) continue;
     const key =
       route.secret === undefined
-        ? `${globalKey} (the global secret route ${name} uses)`
+        ? `${globalKey} (the global secret or WEBHOOK_SECRET, which overrides it; route ${name} uses it)`
         : `${routeKey(name, route)}.secret`;
     warnings.push(
       `[webhook] ${file}: ${key} ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret without edge spaces (svc gateway setup generates one) if this route takes tokens`,

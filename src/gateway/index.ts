@@ -3,6 +3,7 @@ import type { RunExecutor } from "../actors/runs.js";
 import { startSystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
+import { profileEnvFileWarnings } from "../config/profileEnv.js";
 import { restartOnlyChanges } from "../config/restartOnly.js";
 import { unusedSettingWarnings } from "../config/unusedSettings.js";
 import { LOOPBACK_HOSTS } from "../config/validate.js";
@@ -12,6 +13,8 @@ import { observeRequests } from "../io/http/observe.js";
 import { createLogger } from "../io/log.js";
 import { createGatewayMetrics, type GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
+import { profilesOnDisk } from "../io/profiles.js";
+import { secretFiles, secretFilesReadableByOthers } from "../io/secretFileModes.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
 import { agentGroupsDir, GatewayState, openStateStore, stateDir } from "../state/gatewayState.js";
@@ -60,6 +63,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const env = options.env === undefined ? {} : { env: options.env };
   const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
   for (const warning of unusedSettingWarnings(config, paths.config)) logger.warn(warning);
+  // A secret file created by hand (or restored from a backup) with a mode every user can read.
+  for (const warning of profileEnvFileWarnings(paths.home, profilesOnDisk(paths.home)))
+    logger.warn(`[gateway] ${warning}`);
+  for (const warning of secretFilesReadableByOthers(secretFiles(paths.home)))
+    logger.warn(`[gateway] ${warning}`);
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
     options.stateStore ?? openStateStore(config.state, paths.home, logger, now),

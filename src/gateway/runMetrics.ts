@@ -1,4 +1,4 @@
-import type { RunQueue } from "../actors/runs.js";
+import { NOT_RUN, type RunQueue } from "../actors/runs.js";
 import type { GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 
 /** The run queue's depth, for the `svc_runs_waiting` / `svc_runs_active` gauges. */
@@ -18,6 +18,7 @@ export async function timedRun<T>(
   const started = now();
   try {
     const result = await run();
+    if (result === NOT_RUN) return result; // dropped before anything ran: no run to count
     metrics?.runFinished("ok", (now() - started) / 1000);
     onEnd?.(undefined);
     return result;

@@ -1,5 +1,6 @@
 import { assign, setup } from "xstate";
 import { MAX_TIMER_MS } from "../config/timerSeconds.js";
+import { KEY_PLACEHOLDER } from "../streams/coalesceKey.js";
 import { foundText, lookupPath, type PathLookup } from "../streams/payloadPath.js";
 
 /**
@@ -91,8 +92,6 @@ export const coalesceGroupMachine = setup({
   output: ({ context }) => ({ item: context.latest, superseded: context.merged - 1, reason: context.reason }),
 });
 
-const PLACEHOLDER = /\{([^{}]+)\}/g;
-
 /** The value as the sender wrote it: `9007199254740993` and `...992` (one JavaScript number) are two keys. */
 function keyText(hit: PathLookup): string | undefined {
   if (!hit.found || hit.value === null || hit.value === undefined) return undefined;
@@ -118,7 +117,7 @@ function keyPart(payload: unknown, path: string, event: string | undefined): str
 export function renderCoalesceKey(spec: string, payload: unknown, event?: string): string | undefined {
   if (!spec.includes("{")) return keyPart(payload, spec.trim(), event);
   let unresolved = false;
-  const rendered = spec.replace(PLACEHOLDER, (_match, path: string) => {
+  const rendered = spec.replace(KEY_PLACEHOLDER, (_match, path: string) => {
     const text = keyPart(payload, path.trim(), event);
     if (text === undefined) unresolved = true;
     return text ?? "";

@@ -243,7 +243,7 @@ export class GatewayState {
         }
       }
       try {
-        await execute(run, signal);
+        return await execute(run, signal);
       } finally {
         if (!signal.aborted) this.store.runFinished(run.routeName, run.deliveryId);
       }

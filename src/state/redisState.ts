@@ -3,7 +3,7 @@ import { coalesceNote } from "../actors/coalescer.js";
 import { pendingRunOf } from "../actors/pendingRuns.js";
 import type { QueuedRun } from "../actors/runs.js";
 import type { StateSettings } from "../config/sections/state.js";
-import { describeError } from "../errors.js";
+import { describeError, LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { createSharedCoalescing, type SharedCoalescing } from "../io/state/redis/coalescing.js";
 import { commandOptions, connectRedis, createRedisHealth, redisLabel } from "../io/state/redis/connection.js";
@@ -47,7 +47,7 @@ export interface RedisStateOptions {
   /** The route a stored run names (by name: a route's configuration may hold its secret). */
   lookup(routeName: string): ResolvedRoute | undefined;
   /** Runs one run (agent or fired cron job); rejects when it failed. */
-  execute(run: QueuedRun, signal: AbortSignal): Promise<void>;
+  execute(run: QueuedRun, signal: AbortSignal): Promise<unknown>;
   /** Stall takeover timings (tests shorten them; BullMQ's defaults otherwise). */
   readonly stall?: StallSettings;
 }
@@ -95,6 +95,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       } catch (err) {
         if (signal.aborted) throw err;
         // Finished (not retried), as in memory: the failure is the run's outcome.
+        if (err instanceof LoggedError) return;
         logger.error(
           { route: run.routeName, delivery_id: run.deliveryId, err: describeError(err) },
           `[webhook] ${run.routeName}: agent run failed`,

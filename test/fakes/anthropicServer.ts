@@ -2,6 +2,15 @@ import { type FakeModel, sse, startScriptedModel } from "./modelScript.js";
 
 export type { FakeModel, ModelTurn } from "./modelScript.js";
 
+/** Whether every text in `value` is well-formed UTF-16 (no lone surrogate). */
+function wellFormedJson(value: unknown): boolean {
+  if (typeof value === "string")
+    return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value);
+  if (Array.isArray(value)) return value.every(wellFormedJson);
+  if (value !== null && typeof value === "object") return Object.values(value).every(wellFormedJson);
+  return true;
+}
+
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 
 /**
@@ -9,7 +18,8 @@ const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp
  * next scripted turn as one message body or, for `stream: true`, as the Messages event stream.
  * Usage: 10 tokens in, 5 out per turn. Like the Messages API, it answers 400 to a request holding an
  * image of a type other than JPEG, PNG, GIF or WebP (in a message or a tool result), or one whose base64
- * is longer than 5 MiB (the API measures the encoded image).
+ * is longer than 5 MiB (the API measures the encoded image), one holding a lone surrogate, or one offering
+ * a tool whose input schema has allOf, anyOf or oneOf at its top level.
  */
 export function startFakeAnthropic(): Promise<FakeModel> {
   return startScriptedModel("/messages", (turn, request, res, index) => {
@@ -43,12 +53,43 @@ export function startFakeAnthropic(): Promise<FakeModel> {
       );
       return;
     }
+    // As the Messages API does: a tool schema with allOf/anyOf/oneOf at its top level fails the whole request.
+    const tools = (request.json.tools ?? []) as Array<{ input_schema?: Record<string, unknown> }>;
+    const combined = tools.findIndex((t) =>
+      ["allOf", "anyOf", "oneOf"].some((k) => k in (t.input_schema ?? {})),
+    );
+    if (combined >= 0) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message: `tools.${combined}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`,
+          },
+        }),
+      );
+      return;
+    }
+    // As the Messages API does: a lone surrogate anywhere in the body fails the whole request.
+    if (!wellFormedJson(request.json)) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message:
+              "The request body is not valid JSON: no low surrogate in string: line 1 column 1 (char 0)",
+          },
+        }),
+      );
+      return;
+    }
     const model = String(request.json.model ?? "fake");
     const content = [
       ...(turn.text === undefined ? [] : [{ type: "text", text: turn.text }]),
       ...(turn.toolCalls ?? []).map((call, i) => ({
         type: "tool_use",
-        id: `toolu_${index}_${i}`,
+        id: call.id ?? `toolu_${index}_${i}`,
         name: call.name,
         input: typeof call.args === "string" ? JSON.parse(call.args) : call.args,
       })),

@@ -6,7 +6,8 @@ export type ModelTurn =
   /** An assistant message: text, tool calls, or both (`args` as an object, or a raw string sent as is). */
   | {
       readonly text?: string;
-      readonly toolCalls?: ReadonlyArray<{ name: string; args: unknown }>;
+      /** `id`: the call's id as sent (default: one of its own per call), to script a server that repeats ids. */
+      readonly toolCalls?: ReadonlyArray<{ name: string; args: unknown; id?: string }>;
       /** The turn's finish reason as sent, when not the usual one (`stop` with tool calls, as some servers send). */
       readonly finishReason?: string;
     }

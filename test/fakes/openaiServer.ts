@@ -6,8 +6,22 @@ export type { FakeModel, ModelTurn } from "./modelScript.js";
  * A scripted OpenAI-compatible Chat Completions server (`POST <baseUrl>/chat/completions`) on 127.0.0.1:
  * answers each request with the next scripted turn, as one JSON body or, when the request asks
  * `stream: true`, as SSE chunks ending in `[DONE]`. Usage: 10 tokens in, 5 out per turn. Like OpenAI, it
- * answers 400 to a request offering a function name longer than 64 characters.
+ * answers 400 to a request offering a function name longer than 64 characters, or an array schema
+ * without items.
  */
+/** Whether `schema` holds an array schema without `items` (OpenAI looks at every nested schema). */
+function bareArray(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.some(bareArray);
+  if (schema === null || typeof schema !== "object") return false;
+  const node = schema as Record<string, unknown>;
+  const type = node.type;
+  const array = type === "array" || (Array.isArray(type) && type.includes("array"));
+  if (array && !("items" in node) && !("prefixItems" in node)) return true;
+  return Object.entries(node).some(
+    ([key, value]) => !["enum", "const", "default", "examples"].includes(key) && bareArray(value),
+  );
+}
+
 export function startFakeOpenAI(): Promise<FakeModel> {
   return startScriptedModel("/chat/completions", (turn, request, res, index) => {
     // As OpenAI does: a function name longer than 64 characters fails the whole request.
@@ -27,9 +41,26 @@ export function startFakeOpenAI(): Promise<FakeModel> {
       );
       return;
     }
+    // As OpenAI does: an array schema without items anywhere in a tool's parameters fails the whole request.
+    const bare = tools.find((t) =>
+      bareArray((t as { function: { parameters?: unknown } }).function.parameters),
+    );
+    if (bare !== undefined) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: {
+            message: `Invalid schema for function '${bare.function.name}': array schema missing items.`,
+            type: "invalid_request_error",
+            param: "tools",
+            code: "invalid_function_parameters",
+          },
+        }),
+      );
+      return;
+    }
     const model = String(request.json.model ?? "fake");
     const calls = (turn.toolCalls ?? []).map((call, i) => ({
-      id: `call_${index}_${i}`,
+      id: call.id ?? `call_${index}_${i}`,
       type: "function" as const,
       function: { name: call.name, arguments: argsText(call.args) },
     }));

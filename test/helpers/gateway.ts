@@ -64,7 +64,7 @@ export function fakeClock(start = Date.parse("2026-11-22T12:00:00Z")): FakeClock
 export interface TestGatewayOptions {
   /** The config.yaml document (an object, written as YAML) or raw YAML text. */
   readonly config: Record<string, unknown> | string;
-  /** Extra files under SVC_HOME (relative path → text; scripts get mode 0755). */
+  /** Extra files under SVC_HOME (relative path → text; scripts get mode 0755, `.env` and tokens 0600). */
   readonly files?: Record<string, string>;
   /** The environment the gateway sees (nothing from this process except PATH and HOME). */
   readonly env?: Record<string, string>;
@@ -150,7 +150,13 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     typeof options.config === "string" ? options.config : stringify(withServer(options.config, options.http)),
   );
   for (const [path, text] of Object.entries(options.files ?? {})) {
-    home.write(path, text, path.startsWith("scripts/") || path.endsWith(".sh") ? 0o755 : 0o644);
+    // Secret files as svc writes them (0600): a wider mode is warned about at start.
+    const secret = path.endsWith(".env") || path.includes("mcp-tokens/");
+    home.write(
+      path,
+      text,
+      path.startsWith("scripts/") || path.endsWith(".sh") ? 0o755 : secret ? 0o600 : 0o644,
+    );
   }
   const clock = options.clock ?? fakeClock(Date.now());
   const logFile = join(home.dir, "logs", "gateway.log");

@@ -1,6 +1,8 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { scrub } from "../../io/credentials.js";
 import { STREAM_DROPPED } from "../../io/mcp/droppedStreams.js";
+import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErrors.js";
 
 /**
  * The server forgot our session (Streamable HTTP: 404 for the session id; SSE: 404 on the message
@@ -63,4 +65,16 @@ export function isUnreachable(err: unknown): boolean {
     cause = cause.cause;
   }
   return false;
+}
+
+/**
+ * Why a keepalive ping failed, for the status and the log: worded as a call's lost session is, an HTTP
+ * error with its status and its body on one line (describeTransportError), and without the entry's
+ * credentials (`secrets`): a server refusing the ping may quote the key it was sent.
+ */
+export function pingFailure(err: unknown, secrets: readonly string[]): string {
+  const reason = isSessionExpired(err)
+    ? `the server no longer knows the session (HTTP ${httpStatusOf(err) ?? 404})`
+    : describeTransportError(err);
+  return scrub(reason, secrets);
 }

@@ -19,6 +19,7 @@ import {
 } from "../../machines/mcpConnection.js";
 import type { GatewaySystem } from "../system.js";
 import type { ApprovalSurface } from "./approvals.js";
+import { pingFailure } from "./callErrors.js";
 import { CallQueue } from "./callQueue.js";
 import type { HubOptions } from "./hubOptions.js";
 import {
@@ -100,6 +101,11 @@ export class McpHub {
     return [...this.runtime(server).stderrSoFar];
   }
 
+  /** Its stdout lines that were no MCP message since then. */
+  stdoutSoFar(server: string): readonly string[] {
+    return [...this.runtime(server).stdoutSoFar];
+  }
+
   collisions(): string[] {
     return [...this.registry.collisions];
   }
@@ -154,6 +160,12 @@ export class McpHub {
   ): Promise<CallToolResult> {
     const rt = this.runtime(server);
     return rt.queue.run(async () => {
+      // A call that waited for the server's earlier one (one at a time) is not started for a run that ended.
+      if (signal?.aborted === true)
+        throw new SvcError(
+          "mcp_call",
+          `mcp_servers.${server}: "${toolName}" was not called: the run ended while it waited for the server's earlier call`,
+        );
       rt.actor.send({ type: "CALL_START" });
       try {
         let session: McpSession | undefined;
@@ -267,7 +279,11 @@ export class McpHub {
         // A stdio server that never answers often says why on stderr (a login URL it waits on, a prompt).
         connectTimedOut: assign({
           lastError: ({ context }) =>
-            withStderrSoFar(connectTimeoutMessage(context.connectTimeoutMs), holder.rt?.stderrSoFar ?? []),
+            withStderrSoFar(
+              connectTimeoutMessage(context.connectTimeoutMs),
+              holder.rt?.stderrSoFar ?? [],
+              holder.rt?.stdoutSoFar ?? [],
+            ),
         }),
       },
       actors: {
@@ -279,7 +295,9 @@ export class McpHub {
           ),
         ),
         ping: fromPromise<void, { session: unknown }>(({ input }) =>
-          (input.session as McpSession).ping(entry.connect_timeout * 1000),
+          (input.session as McpSession).ping(entry.connect_timeout * 1000).catch((err: unknown) => {
+            throw new Error(pingFailure(err, holder.rt?.secrets ?? []), { cause: err });
+          }),
         ),
         close: fromPromise<void, { session: unknown }>(async ({ input }) => {
           await (input.session as McpSession | undefined)?.close();
@@ -315,6 +333,7 @@ export class McpHub {
       era: undefined,
       secrets: [],
       stderrSoFar: [],
+      stdoutSoFar: [],
       loggedCollisions: new Set(),
     } as Omit<Runtime, "actor"> as Runtime;
     holder.rt = rt;

@@ -5,9 +5,11 @@ import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
 import { describeError, SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
 import { type ConnectOptions, connectServer, STDERR_TAIL_LINES } from "../../io/mcp/connect.js";
+import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
+import { describeTransportError } from "../../io/mcp/transportErrors.js";
 import { BROWSER_LOGIN_TIMEOUT_MS } from "../../io/oauth/settings.js";
 import {
   type Connected,
@@ -41,6 +43,8 @@ export interface Runtime {
   era: string | undefined;
   /** The last stderr lines of a stdio server since its latest connect began (a connect timeout quotes them). */
   stderrSoFar: string[];
+  /** Its last stdout lines that were no MCP message since then (quoted when it wrote nothing on stderr). */
+  stdoutSoFar: string[];
   /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
   secrets: readonly string[];
   /** Collisions among its own tools already logged: each is reported once, not at every listing or reconnect. */
@@ -93,6 +97,7 @@ export async function connectRuntime(
 ): Promise<Connected> {
   const { logger } = deps;
   rt.stderrSoFar = [];
+  rt.stdoutSoFar = [];
   let current: McpSession | undefined;
   // A burst of list_changed notifications (a server registering tools one by one) costs at most one
   // listing in flight plus one after it, not one listing each, and the last listing is the newest.
@@ -142,6 +147,10 @@ export async function connectRuntime(
       if (rt.stderrSoFar.length > STDERR_TAIL_LINES) rt.stderrSoFar.shift();
       logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`);
     },
+    onOtherOutput: (line) => {
+      rt.stdoutSoFar.push(line);
+      if (rt.stdoutSoFar.length > STDERR_TAIL_LINES) rt.stdoutSoFar.shift();
+    },
     onSecrets: (secrets) => {
       rt.secrets = secrets;
     },
@@ -169,8 +178,16 @@ export async function connectRuntime(
     const exit = isConnectionClosed(err)
       ? session.exitReport?.("while its tools were being listed")
       : undefined;
-    if (exit === undefined) throw err;
-    throw new SvcError("mcp_connect", `mcp_servers.${rt.name}: ${exit}`, { cause: err });
+    if (exit !== undefined)
+      throw new SvcError("mcp_connect", `mcp_servers.${rt.name}: ${exit}`, { cause: err });
+    if (err instanceof SvcError) throw withoutSecrets(err, rt.secrets);
+    // A refused tools/list (an API gateway's 403 quoting the key it was sent): worded and redacted as a
+    // refused handshake is, since it becomes the status, the log line and svc mcp list's detail.
+    throw new SvcError(
+      "mcp_connect",
+      `mcp_servers.${rt.name}: ${scrub(describeTransportError(err), rt.secrets)}`,
+      { cause: err },
+    );
   }
 }
 

@@ -91,6 +91,15 @@ export async function invokeTool(
           { cause: err },
         );
       }
+      // The caller gave up (the run ended: its timeout, a stop): the SDK reports any abort as a request
+      // timeout, which would blame the server's own `timeout`.
+      if (signal?.aborted === true) {
+        throw new SvcError(
+          "mcp_call",
+          `mcp_servers.${rt.name}: "${tool.original}" was canceled: the run ended before it answered; it may or may not have run`,
+          { cause: err },
+        );
+      }
       const expired = isSessionExpired(err);
       // The connection closed under the call: a stdio process died, or svc closed the session because it
       // was lost (a failed ping, another call's expiry) — a stop or reload was handled above.

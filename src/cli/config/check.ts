@@ -1,9 +1,10 @@
-import { statSync } from "node:fs";
 import { type ReferringRoute, referenceWarnings } from "../../actors/routeReferences.js";
 import { routeTable } from "../../actors/routes.js";
+import { addVariablesAdvice } from "../../config/interpolate.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
+import { profileEnvFileWarnings } from "../../config/profileEnv.js";
 import { secretHeaderProblem } from "../../config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
@@ -11,14 +12,15 @@ import { describeError, isSvcError } from "../../errors.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
 import { renderEntry } from "../../io/mcp/render.js";
-import { existingProfiles } from "../../io/profiles.js";
+import { existingProfiles, profilesOnDisk } from "../../io/profiles.js";
+import { secretFiles, secretFilesReadableByOthers } from "../../io/secretFileModes.js";
 import { invalidJobMessage, jobRecords } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { parseSubscription, type Subscription } from "../../io/stores/subscriptions.js";
 import { targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
 import { notServed } from "../webhook/notServed.js";
 import { withSubscriptionStore } from "../webhook/subscriptionStoreFor.js";
-import { unsetMcpVariables } from "./unsetVariables.js";
+import { profileMcpVariableWarnings, unsetMcpVariables } from "./unsetVariables.js";
 
 export interface ConfigReport {
   /** What `svc gateway run` would refuse to start with. */
@@ -72,7 +74,8 @@ export async function checkConfig(
   // What the gateway logs at start, without the log line's `[agent] ` / `[webhook] ` tag.
   const untagged = (lines: readonly string[]) => lines.map((line) => line.replace(/^\[\w+\] /, ""));
   const warnings = [
-    ...readableByOthers([loaded.paths.env, loaded.paths.subscriptions]),
+    ...secretFilesReadableByOthers(secretFiles(loaded.paths.home)),
+    ...profileEnvFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
     ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
   ];
@@ -86,6 +89,10 @@ export async function checkConfig(
   }
   let subscriptions = 0;
   const storeProblems: string[] = [];
+  // The profiles whose runs connect to the MCP servers with their own .env: routes, subscriptions, cron jobs.
+  const bound = new Set(
+    Object.values(loaded.config.platforms.webhook.routes).map((route) => route.profile ?? DEFAULT_PROFILE),
+  );
   try {
     // With state.backend: redis, the shared hash (an unreachable Redis is a problem: the gateway would not start).
     const { path, records } = await withSubscriptionStore(loaded, async (store) => ({
@@ -97,8 +104,17 @@ export async function checkConfig(
       subscriptions += 1;
       const parsed = parseSubscription(path, name, raw);
       // The gateway skips an invalid record with a warning and serves the others.
-      if (!parsed.ok) warnings.push(...parsed.problems);
-      else if (parsed.value.enabled && Object.hasOwn(loaded.config.platforms.webhook.routes, name))
+      if (!parsed.ok) {
+        warnings.push(...parsed.problems);
+        continue;
+      }
+      const ignored = Object.keys(parsed.extra);
+      // As the gateway logs at start: keys of a record's own (another tool's "id") are kept, not used.
+      if (parsed.value.enabled && ignored.length > 0)
+        warnings.push(
+          `${path}: ${name}: ignoring fields that are not route properties: ${ignored.join(", ")} (the route is served without them)`,
+        );
+      if (parsed.value.enabled && Object.hasOwn(loaded.config.platforms.webhook.routes, name))
         warnings.push(
           `${path}: ${name} is enabled but not served: ${loaded.paths.config} has a route of the same name (platforms.webhook.routes.${name}), which wins — rename one of them, or svc webhook remove ${name}`,
         );
@@ -113,6 +129,7 @@ export async function checkConfig(
           });
       }
     }
+    for (const { profile } of served) bound.add(profile);
     warnings.push(...subscriptionTargetWarnings(loaded, path, served));
     for (const { at, route } of served) {
       const problem = route.secret === undefined ? undefined : secretHeaderProblem(route.secret);
@@ -146,7 +163,7 @@ export async function checkConfig(
     const unset = unsetMcpVariables(entry, loaded.scope);
     if (unset.length > 0)
       warnings.push(
-        `${loaded.paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — add ${unset.map((n) => `${n}=...`).join(", ")} to ${loaded.paths.env} or the environment`,
+        `${loaded.paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — ${addVariablesAdvice(unset, `${loaded.paths.env} or the environment`)}`,
       );
     else {
       // What the variables render to, as each connect renders them: a url that is no http(s) URL, a
@@ -161,15 +178,19 @@ export async function checkConfig(
       }
     }
   }
-  warnings.push(...cronStoreWarnings(loaded));
+  warnings.push(...cronStoreWarnings(loaded, bound));
+  warnings.push(
+    ...profileMcpVariableWarnings(loaded.config, loaded.paths.home, [...bound].sort(), options.env),
+  );
   return { problems, storeProblems, warnings, summary: summarize(loaded, subscriptions) };
 }
 
 /**
  * The cron stores of every profile the gateway schedules: one it cannot read (its jobs are skipped) and
  * records edited by hand into invalid ones (never run nor fired), as the gateway's scheduler logs them.
+ * The profiles that hold jobs are added to `withJobs`.
  */
-function cronStoreWarnings(loaded: LoadedConfig): string[] {
+function cronStoreWarnings(loaded: LoadedConfig, withJobs: Set<string>): string[] {
   const warnings: string[] = [];
   let profiles: readonly string[];
   try {
@@ -181,7 +202,9 @@ function cronStoreWarnings(loaded: LoadedConfig): string[] {
     const store = cronStore(svcPaths(loaded.paths.home, name).cronJobs);
     const flag = name === DEFAULT_PROFILE ? "" : ` --profile ${name}`;
     try {
-      for (const record of jobRecords(store.path, store.read().records))
+      const records = jobRecords(store.path, store.read().records);
+      if (records.length > 0) withJobs.add(name);
+      for (const record of records)
         if (!record.ok)
           warnings.push(
             `${invalidJobMessage(record, `svc cron remove${flag}`)}; the gateway does not run it`,
@@ -213,25 +236,4 @@ function subscriptionTargetWarnings(
   return [...unknown, ...notEnabled, ...warnings].map((problem) =>
     problem.replace(/^: platforms\.webhook\.routes\./, `${path}: `),
   );
-}
-
-/**
- * `.env` and `webhook_subscriptions.json` hold secrets; svc writes them 0600, but one created by hand (or
- * copied) may be readable by every user of the machine. Named with the command that fixes it.
- */
-function readableByOthers(files: readonly string[]): string[] {
-  const warnings: string[] = [];
-  for (const file of files) {
-    let mode: number;
-    try {
-      mode = statSync(file).mode & 0o777;
-    } catch {
-      continue; // absent: nothing to expose
-    }
-    if ((mode & 0o077) !== 0)
-      warnings.push(
-        `${file} holds secrets but is readable by other users (mode ${mode.toString(8).padStart(4, "0")}) — chmod 600 ${file}`,
-      );
-  }
-  return warnings;
 }

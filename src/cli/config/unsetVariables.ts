@@ -1,5 +1,9 @@
 import { type InterpolationScope, interpolateDeep } from "../../config/interpolate.js";
+import { secretScope } from "../../config/load.js";
+import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
+import type { Config } from "../../config/schema.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
+import { describeError } from "../../errors.js";
 
 /** The `${VAR}` names a value uses (strings anywhere in it) that neither `.env` nor the environment sets, each once. */
 function unsetIn(value: unknown, scope: InterpolationScope): string[] {
@@ -26,4 +30,38 @@ export function unsetMcpVariablesByEffect(
   const failing = url === undefined ? [] : unsetIn([url, headers], scope);
   const literal = unsetIn(url === undefined ? entry : rest, scope);
   return { failing, literal: literal.filter((name) => !failing.includes(name)) };
+}
+
+/**
+ * The `${VAR}`s an enabled MCP server needs that a named profile's runs do not get: such runs connect with
+ * that profile's own `.env` (then the process environment), not the default profile's.
+ */
+export function profileMcpVariableWarnings(
+  config: Config,
+  home: string,
+  profiles: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  const warnings: string[] = [];
+  for (const profile of profiles) {
+    if (profile === DEFAULT_PROFILE) continue;
+    const paths = svcPaths(home, profile);
+    let scope: InterpolationScope;
+    try {
+      scope = secretScope(paths, env);
+    } catch (err) {
+      warnings.push(`${describeError(err)} — profile ${profile}'s MCP connections read it`);
+      continue;
+    }
+    for (const [name, entry] of Object.entries(config.mcp_servers)) {
+      if (!entry.enabled) continue;
+      const unset = unsetMcpVariables(entry, scope);
+      if (unset.length === 0) continue;
+      const one = unset.length === 1;
+      warnings.push(
+        `${paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set for profile ${profile}, whose runs connect with its own .env — add ${unset.map((n) => `${n}=...`).join(", ")} to ${paths.env} or the environment`,
+      );
+    }
+  }
+  return warnings;
 }

@@ -1,7 +1,7 @@
 import { policyApprovals } from "../../actors/mcp/approvals.js";
 import { McpHub } from "../../actors/mcp/hub.js";
 import { oauthProviderFor } from "../../actors/oauth/provider.js";
-import type { InterpolationScope } from "../../config/interpolate.js";
+import { addVariablesAdvice, type InterpolationScope } from "../../config/interpolate.js";
 import { type LoadedConfig, secretScope } from "../../config/load.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { redactCredentials } from "../../io/credentials.js";
@@ -36,7 +36,7 @@ const oneLine = (text: string) => terminalText(redactCredentials(text)).replace(
 const variables = (names: readonly string[]) => names.map((n) => `\${${n}}`).join(", ");
 const isAre = (names: readonly string[]) => (names.length === 1 ? "is" : "are");
 const addThem = (names: readonly string[], envFile: string) =>
-  `add ${names.map((n) => `${n}=...`).join(", ")} to ${envFile} or the environment`;
+  addVariablesAdvice(names, `${envFile} or the environment`);
 
 /**
  * The `${VAR}`s outside a remote server's url and headers that are not set: the connect passes them on
@@ -121,6 +121,7 @@ export async function checkServers(
             reason: withStderrSoFar(
               `no answer within ${timeoutMs / 1000} s (--timeout)`,
               hub.stderrSoFar(name),
+              hub.stdoutSoFar(name),
             ),
           });
         } else if (status.state === "connected") {

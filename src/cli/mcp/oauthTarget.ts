@@ -18,3 +18,16 @@ export function oauthTargetProblem(servers: McpServers, name: string): string | 
   if (!entry.enabled) return "is disabled (enabled: false) — set enabled: true to log in";
   return undefined;
 }
+
+/**
+ * Why `svc mcp reauth --all` has nothing to do, worded after `<config.yaml>: `: no entry has `auth: oauth`,
+ * or the ones that have it are disabled (named, with the fix), which "none configured" would hide.
+ */
+export function noOauthServersProblem(servers: McpServers): string {
+  const disabled = Object.entries(servers)
+    .filter(([, entry]) => entry.auth === "oauth" && entry.command === undefined && !entry.enabled)
+    .map(([name]) => name);
+  return disabled.length === 0
+    ? "no mcp_servers entry has auth: oauth — add auth: oauth to a url server's entry to log in with OAuth"
+    : `no enabled mcp_servers entry has auth: oauth (disabled: ${disabled.join(", ")}) — set enabled: true to re-authorize ${disabled.length === 1 ? "it" : "them"}`;
+}

@@ -14,6 +14,8 @@ export const DEFAULT_BASE_URLS = {
 } as const;
 
 const UNSET_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/;
+/** Any `${...}` left after interpolation: an unset variable, or a form svc does not read (`${KEY:?x}`, `${input:key}`). */
+const LEFT_PLACEHOLDER = /\$\{[^}]*\}/;
 
 /** Why `url` cannot be a model endpoint, or undefined when it can. */
 export function baseUrlProblem(url: string): string | undefined {
@@ -79,29 +81,36 @@ export const agentSchema = z
         message: `missing — provider "${agent.provider}" needs a model (for example model: ${agent.provider === "anthropic" ? "claude-sonnet-4-5" : "gpt-4.1-mini"})`,
       });
     }
-    // An unset `${VAR}` keeps its text: the model would be asked for "${MODEL}", the URL read as garbage.
-    const unsetIn = (value: string | undefined) =>
-      value === undefined || !MODEL_PROVIDERS.has(agent.provider)
-        ? undefined
-        : UNSET_VARIABLE.exec(value)?.[1];
-    const notSet = (name: string) =>
-      `\${${name}} is not set — set ${name} in the profile's .env or the environment`;
-    const modelUnset = unsetIn(agent.model);
-    if (modelUnset !== undefined)
-      ctx.addIssue({ code: "custom", path: ["model"], message: notSet(modelUnset) });
-    if (agent.base_url !== undefined) {
-      const baseUnset = unsetIn(agent.base_url);
-      const problem = baseUnset === undefined ? baseUrlProblem(agent.base_url) : notSet(baseUnset);
-      if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
-    }
-    const unset = agent.api_key === undefined ? undefined : UNSET_VARIABLE.exec(agent.api_key)?.[1];
-    if (unset !== undefined && MODEL_PROVIDERS.has(agent.provider)) {
+    // An unset `${VAR}` keeps its text: the model would be asked for "${MODEL}", the URL read as garbage,
+    // the key sent as "${OPENAI_API_KEY}"; so would a form svc does not read, as a webhook secret's is refused.
+    // The message of an unset one names the .env file where it is formatted (formatIssue knows config.yaml's path).
+    const checkLeft = (key: string, value: string | undefined, orElse?: string): boolean => {
+      if (value === undefined || !MODEL_PROVIDERS.has(agent.provider)) return false;
+      const name = UNSET_VARIABLE.exec(value)?.[1];
+      if (name !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `\${${name}} is not set`,
+          params: { unsetVariable: name, ...(orElse === undefined ? {} : { orElse }) },
+        });
+        return true;
+      }
+      const other = LEFT_PLACEHOLDER.exec(value)?.[0];
+      if (other === undefined) return false;
       ctx.addIssue({
         code: "custom",
-        path: ["api_key"],
-        message: `\${${unset}} is not set — set ${unset} in the profile's .env or the environment, or remove api_key for a local endpoint`,
+        path: [key],
+        message: `${other} is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}`,
       });
+      return true;
+    };
+    checkLeft("model", agent.model);
+    if (agent.base_url !== undefined && !checkLeft("base_url", agent.base_url)) {
+      const problem = baseUrlProblem(agent.base_url);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
     }
+    checkLeft("api_key", agent.api_key, "remove api_key for a local endpoint");
   })
   .default({
     provider: "echo",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { unresolvableKeyPath } from "../../streams/coalesceKey.js";
 import { bindHost } from "../host.js";
 import { PROFILE_NAME } from "../paths.js";
 import { timerSeconds } from "../timerSeconds.js";
@@ -15,7 +16,16 @@ export const coalesceSchema = z.strictObject({
   // dispatched at once without a word, as if the route did not coalesce.
   key: z
     .string()
-    .refine((key) => key.trim() !== "", "coalesce.key is required: a dotted payload path or a {template}"),
+    .refine((key) => key.trim() !== "", "coalesce.key is required: a dotted payload path or a {template}")
+    // So does a path with an empty segment, or an empty placeholder: `a..b`, `{ }`, `{repo.}`.
+    .superRefine((key, ctx) => {
+      const path = key.trim() === "" ? undefined : unresolvableKeyPath(key);
+      if (path !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          message: `${path === "" ? "an empty placeholder" : JSON.stringify(path)} names no payload field, so the key never resolves and every event would run at once — write a dotted path such as pull_request.number, or a template such as {repository.full_name}#{pull_request.number}`,
+        });
+    }),
   window_seconds: z.number().nonnegative().default(30),
   max_wait_seconds: z.number().nonnegative().default(300),
 });

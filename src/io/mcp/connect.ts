@@ -7,10 +7,12 @@ import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js
 import { SvcError } from "../../errors.js";
 import { scrub } from "../credentials.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
+import { unsupportedVersionHint } from "./eras.js";
 import { preflight } from "./preflight.js";
 import { renderEntry } from "./render.js";
 import { type McpSession, openSession, type SessionHandlers } from "./session.js";
 import { createTlsFetch } from "./tlsFetch.js";
+import { tlsHint } from "./tlsHints.js";
 import { createTransport } from "./transport.js";
 import { describeTransportError, httpStatusOf } from "./transportErrors.js";
 
@@ -31,6 +33,8 @@ export interface ConnectOptions {
   readonly interactive: boolean;
   readonly handlers?: SessionHandlers;
   readonly onStderr?: (line: string) => void;
+  /** A stdio server's stdout line that is no MCP message (a banner, a usage text), credentials redacted. */
+  readonly onOtherOutput?: (line: string) => void;
   readonly onLost?: (reason: string) => void;
   /** The entry's credentials, known before the server can send anything (a log message in the handshake). */
   readonly onSecrets?: (secrets: readonly string[]) => void;
@@ -94,8 +98,10 @@ export async function connectServer(
             child.brokeProtocol = reason;
           },
           onOtherOutput: (raw) => {
-            child.stdout.push(scrub(raw, secrets));
+            const line = scrub(raw, secrets);
+            child.stdout.push(line);
             if (child.stdout.length > STDERR_TAIL_LINES) child.stdout.shift();
+            options.onOtherOutput?.(line);
           },
         }),
       timeoutMs,
@@ -154,7 +160,16 @@ export async function connectServer(
       (k) => k.toLowerCase() === "authorization",
     );
     throw hide(
-      scoped(name, err, undefined, rendered.auth, undefined, transportKind(rendered), sentAuthorization),
+      scoped(
+        name,
+        err,
+        undefined,
+        rendered.auth,
+        undefined,
+        transportKind(rendered),
+        sentAuthorization,
+        rendered,
+      ),
     );
   }
 }
@@ -179,10 +194,22 @@ export function joinStderr(lines: readonly string[]): string {
   return stderr.length > STDERR_TAIL_CHARS ? `...${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
 }
 
-/** A message about a server that has not answered, with what it wrote on stderr meanwhile (often why). */
-export function withStderrSoFar(message: string, lines: readonly string[]): string {
+/**
+ * A message about a server that has not answered, with what it wrote on stderr meanwhile (often why);
+ * with nothing on stderr, the lines on stdout that were no MCP message (an HTTP server started as a
+ * stdio one: `listening on http://localhost:3000/mcp`).
+ */
+export function withStderrSoFar(
+  message: string,
+  lines: readonly string[],
+  stdout: readonly string[] = [],
+): string {
   const stderr = joinStderr(lines);
-  return stderr === "" ? message : `${message} — its stderr so far: ${stderr}`;
+  if (stderr !== "") return `${message} — its stderr so far: ${stderr}`;
+  const other = joinStderr(stdout);
+  return other === ""
+    ? message
+    : `${message} — it wrote nothing on stderr, and on stdout no MCP message but: ${other}`;
 }
 
 function stderrTail(child: ChildReport, started = false): string {
@@ -239,6 +266,7 @@ function scoped(
   child?: ChildReport,
   kind?: "stdio" | "http" | "sse",
   sentAuthorization = false,
+  remote?: McpServerEntry,
 ): unknown {
   if (err instanceof SvcError) return err;
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
@@ -267,11 +295,15 @@ function scoped(
     );
   }
   let text = describeTransportError(err);
-  const status = httpStatusOf(err);
+  // The `auto` fallback wraps the probe's error (initialize refused, then server/discover failed).
+  const status = httpStatusOf(err) ?? httpStatusOf((err as Error | undefined)?.cause);
   if (status !== undefined) {
     if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, sentAuthorization);
     text += wrongEndpointHint(status, kind);
+  } else if (remote !== undefined) {
+    text += tlsHint(name, text, remote);
   }
+  text += unsupportedVersionHint(text);
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
 }
 

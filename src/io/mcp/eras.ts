@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 /** The stateless revision whose `server/discover` replaces the `initialize` handshake. */
@@ -42,4 +42,15 @@ export function isModernOnlyRejection(err: unknown): boolean {
 /** Whether the discover result lets us speak the stateless revision. */
 export function speaksStateless(result: DiscoverResult): boolean {
   return result.supportedVersions.includes(STATELESS_VERSION);
+}
+
+/**
+ * What to do when a server answered `initialize` with a protocol version svc does not speak (the SDK says
+ * only `Server's protocol version is not supported: <version>`): the versions svc speaks. Empty for any
+ * other error, and for the stateless revision, which `protocol: auto` reaches through `server/discover`.
+ */
+export function unsupportedVersionHint(text: string): string {
+  const version = /Server's protocol version is not supported: (\S+)/.exec(text)?.[1];
+  if (version === undefined || version === STATELESS_VERSION) return "";
+  return ` — svc speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")} (and ${STATELESS_VERSION} through server/discover): configure the server to offer one of them, or update svc`;
 }

@@ -1,4 +1,5 @@
 import {
+  addVariablesAdvice,
   expandHome,
   type InterpolationScope,
   interpolate,
@@ -74,13 +75,13 @@ function failOnUnset(name: string, unset: ReadonlyArray<{ key: string; names: re
   if (all.length === 1) {
     throw new SvcError(
       "mcp_connect",
-      `mcp_servers.${name}.${first.key}: \${${all[0]}} is not set — add ${all[0]}=... to the profile's .env or the environment (the next connect picks it up)`,
+      `mcp_servers.${name}.${first.key}: \${${all[0]}} is not set — ${addVariablesAdvice(all, "the profile's .env or the environment")} (the next connect picks it up)`,
     );
   }
   const where = unset.map((u) => `${u.names.map((n) => `\${${n}}`).join(", ")} in ${u.key}`).join("; ");
   throw new SvcError(
     "mcp_connect",
-    `mcp_servers.${name}: ${where} are not set — add ${all.map((n) => `${n}=...`).join(", ")} to the profile's .env or the environment (the next connect picks them up)`,
+    `mcp_servers.${name}: ${where} are not set — ${addVariablesAdvice(all, "the profile's .env or the environment")} (the next connect picks them up)`,
   );
 }
 

@@ -486,7 +486,17 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     return await openLegacy(options);
   } catch (legacyError) {
     if (!isModernOnlyRejection(legacyError) || options.signal?.aborted) throw legacyError;
-    return openStateless(options);
+    try {
+      return await openStateless(options);
+    } catch (probeError) {
+      if (options.signal?.aborted) throw probeError;
+      // The probe's error alone ("Method not found") hides that initialize was refused first: say both,
+      // as `stateless` does for its legacy retry.
+      throw new Error(
+        `initialize was refused (${message(legacyError)}), and the server/discover probe of the ${STATELESS_VERSION} revision that protocol: auto tries next failed too (${message(probeError)}) — check that this is an MCP server`,
+        { cause: probeError },
+      );
+    }
   }
 }
 

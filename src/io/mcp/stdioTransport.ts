@@ -93,10 +93,18 @@ export class StdioTransport implements Transport {
   }
 
   private read(chunk: Buffer): void {
+    if (this.closed) return;
+    const limit = this.options.maxMessageBytes ?? MAX_STDIO_MESSAGE_BYTES;
     let rest = chunk;
     for (;;) {
       const newline = rest.indexOf(0x0a);
       if (newline === -1) break;
+      // A whole line over the limit is refused as well, not only one still being buffered: the limit
+      // is the same wherever the pipe happened to cut the output into chunks.
+      if (this.buffered + newline > limit) {
+        this.tooLong(limit);
+        return;
+      }
       const line =
         this.chunks.length === 0
           ? rest.subarray(0, newline)
@@ -113,16 +121,18 @@ export class StdioTransport implements Transport {
     if (rest.length === 0) return;
     this.buffered += rest.length;
     this.chunks.push(rest);
-    const limit = this.options.maxMessageBytes ?? MAX_STDIO_MESSAGE_BYTES;
-    if (this.buffered > limit) {
-      this.chunks = [];
-      this.buffered = 0;
-      const reason = `the server wrote a message of more than ${Math.round(limit / 1024 / 1024)} MiB on stdout (svc's limit for one stdio message), so svc closed the connection`;
-      this.options.onProtocolError?.(reason);
-      this.onerror?.(new Error(reason));
-      // No point waiting for it to finish a message nobody reads.
-      void this.close(true);
-    }
+    if (this.buffered > limit) this.tooLong(limit);
+  }
+
+  /** A message over the limit: svc closes the connection and says why, rather than buffering on. */
+  private tooLong(limit: number): void {
+    this.chunks = [];
+    this.buffered = 0;
+    const reason = `the server wrote a message of more than ${Math.round(limit / 1024 / 1024)} MiB on stdout (svc's limit for one stdio message), so svc closed the connection`;
+    this.options.onProtocolError?.(reason);
+    this.onerror?.(new Error(reason));
+    // No point waiting for it to finish a message nobody reads.
+    void this.close(true);
   }
 
   private deliver(line: Buffer): void {

@@ -21,8 +21,22 @@ function readPem(server: string, what: string, path: string): Buffer {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const problem = code === "ENOENT" ? "file not found" : `file cannot be read (${code ?? "error"})`;
-    throw new SvcError("mcp_config", `mcp_servers.${server}: ${what} ${problem}: ${path}`);
+    throw new SvcError(
+      "mcp_config",
+      `mcp_servers.${server}: ${what} ${problem}: ${path}${code === "ENOENT" ? switchHint(what, path) : ""}`,
+    );
   }
+}
+
+/**
+ * A quoted `ssl_verify: "false"` (or a `${VAR}` that renders to `false`) is a string, so a CA bundle path:
+ * when no such file exists, say how the switch is written.
+ */
+function switchHint(what: string, path: string): string {
+  const word = path.trim().toLowerCase();
+  if (what !== "ssl_verify CA bundle" || !/^(?:true|false|yes|no|on|off|0|1)$/.test(word)) return "";
+  const value = /^(?:false|no|off|0)$/.test(word) ? "false" : "true";
+  return ` — a text value of ssl_verify is a CA bundle path; to turn verification ${value === "false" ? "off" : "on"}, write ssl_verify: ${value} without quotes (not through \${VAR})`;
 }
 
 /**

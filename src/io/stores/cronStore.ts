@@ -49,6 +49,14 @@ export function parseSchedule(text: string): Schedule {
     return { kind: "interval", ms };
   }
   const fields = trimmed.split(/\s+/);
+  // cronie's `CRON_TZ=Europe/Paris 0 9 * * *`: svc has no time zone per job, every schedule is UTC.
+  const zone = /^(?:CRON_TZ|TZ)=(\S*)/i.exec(trimmed);
+  if (zone !== null) {
+    throw new SvcError(
+      "usage",
+      `schedule "${text}": a time zone (${zone[0]}) cannot be given — schedules are evaluated in UTC: leave it out and write the hours in UTC (09:00 in UTC+1 is "0 8 * * *")`,
+    );
+  }
   if (!trimmed.startsWith("@") && fields.length !== 5) {
     throw new SvcError(
       "usage",
@@ -64,21 +72,23 @@ export function parseSchedule(text: string): Schedule {
       `schedule "${text}": H (a hashed value) is not part of cron — write the minute or hour itself, e.g. "17 * * * *"`,
     );
   }
-  if (trimmed.startsWith("@") && !CRON_MACROS.has(trimmed.toLowerCase())) {
+  // Macros are read in any case (`@DAILY`), as interval units and day and month names are.
+  const expression = trimmed.startsWith("@") ? trimmed.toLowerCase() : trimmed;
+  if (trimmed.startsWith("@") && !CRON_MACROS.has(expression)) {
     throw new SvcError(
       "usage",
       `schedule "${text}": unknown macro — use one of ${[...CRON_MACROS].join(", ")}, 5 cron fields or an interval like "every 1h"`,
     );
   }
   try {
-    CronExpressionParser.parse(trimmed, { tz: "UTC" });
+    CronExpressionParser.parse(expression, { tz: "UTC" });
   } catch (err) {
     throw new SvcError(
       "usage",
       `schedule "${text}": not a valid cron expression (${(err as Error).message})`,
     );
   }
-  return { kind: "cron", expression: trimmed };
+  return { kind: "cron", expression };
 }
 
 /**
@@ -98,6 +108,7 @@ export function nextRunAfter(schedule: string, afterMs: number, dueMs?: number):
 }
 
 export const JOB_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const JOB_NAME_RULE = "use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)";
 
 export function newJobId(): string {
   return randomBytes(4).toString("hex");

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
+import { VERSION } from "../version.js";
 import { chatTarget, threadOf } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
 import type { DeliveryTarget } from "./target.js";
@@ -11,7 +12,7 @@ export const DISCORD_LIMIT = 2000;
  * https://discord.com/developers/docs/reference#user-agent: HTTP API clients must send
  * `User-Agent: DiscordBot ($url, $versionNumber)`. svc has no project URL, so its name stands in for it.
  */
-export const DISCORD_USER_AGENT = "DiscordBot (svc, 0.1.0)";
+export const DISCORD_USER_AGENT = `DiscordBot (svc, ${VERSION})`;
 
 /** A bucket reset further away than this is not waited for (the request goes out and may draw a 429). */
 const MAX_BUCKET_WAIT_MS = 10_000;

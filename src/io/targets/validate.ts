@@ -35,9 +35,18 @@ function platformEnabled(platforms: Config["platforms"], name: string): boolean 
 /**
  * Delivery rules checked at startup next to the route rules: every `deliver` names a known target whose
  * platform is enabled (refused otherwise) and has a recipient; forge_comment routes carry `repo` and
- * `pr_number` (warnings). One message per problem.
+ * `pr_number` (warnings). A `cron_job` route delivers nothing itself: only its target's name is checked.
+ * One message per problem.
  */
-export function targetStartupProblems(config: Config, file: string): TargetProblems {
+export function targetStartupProblems(
+  config: Config,
+  file: string,
+  /**
+   * `false` for a cron job's target: its `deliver_extra` is sent as written (a job has no payload), so a
+   * `{template}` is not a way to supply a key but a value that is never filled in.
+   */
+  { templates = true }: { readonly templates?: boolean } = {},
+): TargetProblems {
   const unknown: string[] = [];
   const notEnabled: string[] = [];
   const problems: string[] = [];
@@ -56,31 +65,41 @@ export function targetStartupProblems(config: Config, file: string): TargetProbl
       );
       continue;
     }
-    if (canonical === "log") continue;
+    // A cron_job route's deliver has no effect (the job delivers to its own target; idleRouteKeys warns
+    // about it): whether its platform is enabled or it has a recipient decides nothing.
+    if (canonical === "log" || route.cron_job !== undefined) continue;
     const settings = platforms[canonical as PlatformName];
+    const extra = Object.fromEntries(
+      Object.entries(route.deliver_extra ?? {}).map(([k, v]) => [k, String(v)]),
+    );
+    // A key the target never reads is a typo whether or not the platform is enabled yet: `svc webhook
+    // subscribe`, which only warns about the platform, says so once, before events arrive.
+    for (const unread of unreadExtraKeys(canonical as PlatformName, extra, route.deliver))
+      problems.push(`${at}.deliver_extra.${unread}`);
     if (!platformEnabled(config.platforms, canonical)) {
       notEnabled.push(
         `${at}.deliver: ${route.deliver} needs platforms.${canonical} enabled — set platforms.${canonical}.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
       );
       continue;
     }
-    const extra = Object.fromEntries(
-      Object.entries(route.deliver_extra ?? {}).map(([k, v]) => [k, String(v)]),
-    );
-    for (const unread of unreadExtraKeys(canonical as PlatformName, extra, route.deliver))
-      problems.push(`${at}.deliver_extra.${unread}`);
+    if (!templates)
+      for (const [key, value] of Object.entries(extra))
+        if (isTemplate(value))
+          problems.push(
+            `${at}.deliver_extra.${key}: "${value}" is sent as written — a cron job's deliver_extra is not a template (a job has no payload to fill it from); give the value itself`,
+          );
     if (canonical === "forge_comment") {
       const repo = extra.repo;
       const pr = extra.pr_number;
       if (repo === undefined)
         problems.push(
-          `${at}.deliver_extra.repo: required for forge_comment — set it to owner/name (or a {template})`,
+          `${at}.deliver_extra.repo: required for forge_comment — set it to owner/name${templates ? " (or a {template})" : ""}`,
         );
       else if (!isTemplate(repo) && !REPO_NAME.test(repo))
         problems.push(`${at}.deliver_extra.repo: "${repo}" is not owner/name`);
       if (pr === undefined)
         problems.push(
-          `${at}.deliver_extra.pr_number: required for forge_comment — set it to a number or a template such as {pull_request.number}`,
+          `${at}.deliver_extra.pr_number: required for forge_comment — set it to a number${templates ? " or a template such as {pull_request.number}" : ""}`,
         );
       else if (!isTemplate(pr) && !/^[1-9]\d*$/.test(pr))
         problems.push(`${at}.deliver_extra.pr_number: "${pr}" is not a positive integer`);

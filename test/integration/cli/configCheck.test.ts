@@ -92,6 +92,7 @@ describe("svc config check: the whole configuration, nothing started", { timeout
         dup: { secret: "abc" },
         direct: { secret: "abc", deliver: "telegram", deliver_only: true },
         typo: { secret: "abc", deliver: "telegarm" },
+        other: { secret: "abc", id: "sub_1", source: "zapier" },
       }),
       0o600,
     );
@@ -122,6 +123,10 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     );
     expect(result.stderr).toContain(
       `Warning: ${subs}: typo.deliver: unknown target "telegarm" — did you mean "telegram"?`,
+    );
+    // Keys of a record's own are named, as the gateway names them at start.
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: other: ignoring fields that are not route properties: id, source (the route is served without them)`,
     );
     // A disabled subscription is not served: nothing to warn about.
     expect(result.stderr).not.toContain("off.cron_job");

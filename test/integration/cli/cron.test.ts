@@ -107,6 +107,12 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     ]);
     expect(target.code).toBe(2);
     expect(target.stderr).toContain('--deliver: unknown target "telegarm" — use one of log, telegram,');
+    // '-' is allowed, but not first: the message says so, as the store's record check does.
+    const dash = await svc(home, ["cron", "create", "--name", "-x", "--schedule", "1h", "--prompt", "p"]);
+    expect(dash.code).toBe(2);
+    expect(dash.stderr).toContain(
+      `--name "-x": use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)`,
+    );
     const empty = await svc(home, ["cron", "create", "--name", "x", "--schedule", "1h", "--prompt", " "]);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain("--prompt: must not be empty");

@@ -74,6 +74,24 @@ describe("stdio server processes", () => {
         "connect timed out after 60 s (connect_timeout) — its stderr so far: Please authorize this client by visiting: https://auth.example/x",
     });
   });
+
+  it("a server that never answers and wrote nothing on stderr: the timeout quotes its stdout lines that were no MCP message", async () => {
+    // An HTTP server configured as a stdio one: it says where it listens, on stdout, and waits.
+    const listens = `process.stdout.write("MCP server listening on http://localhost:3000/mcp\\n"); process.stdin.resume()`;
+    const clock = new SimulatedClock();
+    const hub = hubs.hub(
+      hubs.home,
+      { h: entry({ command: process.execPath, args: ["-e", listens], connect_timeout: 60 }) },
+      { clock },
+    );
+    await vi.waitFor(() => expect(hub.stdoutSoFar("h")).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    clock.increment(60_000);
+    expect(hub.status()[0]).toMatchObject({
+      state: "failed",
+      lastError:
+        "connect timed out after 60 s (connect_timeout) — it wrote nothing on stderr, and on stdout no MCP message but: MCP server listening on http://localhost:3000/mcp",
+    });
+  });
 });
 
 describe("svc mcp call stopped by a signal it has no handler for (Ctrl-C)", () => {

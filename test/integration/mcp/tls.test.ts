@@ -41,6 +41,10 @@ describe("TLS: ssl_verify and client certificates (spec 2.1, 5.2)", () => {
     const refused = await connect({ url: plainTls.url, skip_preflight: true, connect_timeout: 5 });
     expect(refused.status.state).toBe("failed");
     expect(refused.status.lastError).toMatch(/unable to verify the first certificate/);
+    // What OpenSSL said, then which key fixes it.
+    expect(refused.status.lastError).toMatch(
+      /— the server's certificate is not issued by a CA this system trusts \(a private or self-signed CA\): set mcp_servers\.s\.ssl_verify to the PEM bundle of that CA \(or ssl_verify: false to skip verification\)$/,
+    );
   });
 
   it("ssl_verify: false skips verification", async () => {
@@ -85,6 +89,9 @@ describe("TLS: ssl_verify and client certificates (spec 2.1, 5.2)", () => {
     });
     expect(none.status.state).toBe("failed");
     expect(none.status.lastError).toMatch(/^mcp_servers\.s: fetch failed: /);
+    expect(none.status.lastError).toMatch(
+      /if it requires a client certificate \(mTLS\), set mcp_servers\.s\.client_cert$/,
+    );
     const stranger = await connect({
       url: mtls.url,
       ssl_verify: certs.caCert,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeliveryError } from "../../../src/io/targets/target.js";
+import { VERSION } from "../../../src/io/version.js";
 import { type FakeApi, type FakeReply, type RecordedRequest, startFakeApi } from "../../fakes/httpFake.js";
 import { message, registryFor, sendError } from "./support.js";
 
@@ -50,7 +51,7 @@ const CASES: AdapterCase[] = [
       expect(r.path).toBe("/api/v10/channels/555000111/messages");
       expect(r.headers.authorization).toBe("Bot DISCORD-SECRET");
       // https://discord.com/developers/docs/reference#user-agent
-      expect(r.headers["user-agent"]).toMatch(/^DiscordBot \(.+, .+\)$/);
+      expect(r.headers["user-agent"]).toBe(`DiscordBot (svc, ${VERSION})`);
       expect(r.json).toEqual({ content: text, allowed_mentions: { parse: [] } });
     },
     checkPath: "/api/v10/users/@me",

@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { mcpAgentTool } from "../../../src/agent/mcpTools.js";
 import type { ToolContext } from "../../../src/agent/tools/tool.js";
+import { SvcError } from "../../../src/errors.js";
 import { toolContext } from "../../helpers/toolContext.js";
 
 /** One registered MCP tool as the tool loop calls it, over a hub that records what reaches the server. */
@@ -47,5 +48,27 @@ describe("an MCP tool's arguments as the model sent them", () => {
     expect((await tool.execute({ a: 1 }, context)).ok).toBe(true);
     expect((await tool.execute(undefined, context)).ok).toBe(true);
     expect(sent).toEqual([{ a: 1 }, {}]);
+  });
+});
+
+describe("an MCP call whose outcome is unknown", () => {
+  it("reaches the model as an outcome_uncertain error, not a plain failure it might retry", async () => {
+    const message =
+      'mcp_servers.fx: the session expired while "write" was being called; it may or may not have run — verify its effect before calling it again';
+    const hub = {
+      tools: () => [],
+      status: () => [],
+      settled: async () => undefined,
+      callRegistered: async (): Promise<CallToolResult> => {
+        throw new SvcError("outcome_uncertain", message);
+      },
+    };
+    const tool = mcpAgentTool(hub, {
+      name: "mcp__fx__write",
+      original: "write",
+      server: "fx",
+      inputSchema: { type: "object", properties: {} },
+    } as unknown as Parameters<typeof mcpAgentTool>[1]);
+    expect(await tool.execute({}, context)).toEqual({ ok: false, error: `outcome_uncertain: ${message}` });
   });
 });

@@ -36,6 +36,20 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     );
   });
 
+  it("a 200 whose body could not be read (the connection dropped in the middle, a broken gzip) says why", () => {
+    const dropped = new TypeError("terminated", { cause: new Error("other side closed") });
+    const unread = new APICallError({
+      message: "Failed to process successful response",
+      url: URL,
+      requestBodyValues: {},
+      statusCode: 200,
+      cause: dropped,
+    });
+    expect(describeModelError(unread, [])).toBe(
+      `model endpoint ${URL} gave an answer svc cannot use (HTTP 200): Failed to process successful response (terminated: other side closed)`,
+    );
+  });
+
   it("the key is cut out of the body before it is cut to length", () => {
     const key = "sk-probe-0123456789";
     expect(describeModelError(answer(200, `{"echo":"${key}"}`), [key])).toBe(

@@ -1,4 +1,4 @@
-import { generateText } from "ai";
+import { generateText, jsonSchema, tool } from "ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { languageModel, speaksMaxCompletionTokens } from "../../../src/agent/provider.js";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
@@ -36,6 +36,41 @@ describe("agent.max_tokens in a Chat Completions request", () => {
     const body = await ask("https://api.openai.com/v1");
     expect(body?.max_completion_tokens).toBe(77);
     expect(body).not.toHaveProperty("max_tokens");
+  });
+
+  it("OpenAI's own API gets a tool description cut to 1024 characters (it refuses a longer one); another server gets it whole", async () => {
+    const long = `${"é".repeat(1100)}`;
+    const tools = {
+      big: tool({
+        description: long,
+        inputSchema: jsonSchema<Record<string, never>>({ type: "object", properties: {} }),
+        execute: async () => "ok",
+      }),
+      small: tool({
+        description: "short",
+        inputSchema: jsonSchema<Record<string, never>>({ type: "object", properties: {} }),
+        execute: async () => "ok",
+      }),
+    };
+    const send = async (baseUrl: string) => {
+      model.script({ text: "hi" });
+      await generateText({
+        model: languageModel({ provider: "openai", model: "gpt-5", base_url: baseUrl, api_key: "k" }),
+        prompt: "p",
+        tools,
+      });
+      const sent = model.requests.at(-1)?.json.tools as Array<{ function: { description: string } }>;
+      return sent.map((t) => t.function.description);
+    };
+    const fakeOrigin = new URL(model.baseUrl).origin;
+    globalThis.fetch = (input, init) =>
+      realFetch(String(input).replace("https://api.openai.com", fakeOrigin), init);
+    const [cut, short] = await send("https://api.openai.com/v1");
+    expect(Array.from(cut ?? "")).toHaveLength(1024);
+    expect(cut).toBe(`${"é".repeat(1023)}…`);
+    expect(short).toBe("short");
+    globalThis.fetch = realFetch;
+    expect(await send(model.baseUrl)).toEqual([long, "short"]);
   });
 
   it("stays max_tokens for another server (Ollama, vLLM, a proxy)", async () => {

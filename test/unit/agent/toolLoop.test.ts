@@ -152,6 +152,43 @@ describe("runToolLoop", () => {
     ]);
   });
 
+  it("calls a server gives one id (the same in a turn, or again in a later turn) each run, are sent back with their own arguments and all recorded", async () => {
+    // As Xinference does: every call of a turn has the completion's id; and a later turn repeats it.
+    model.script(
+      {
+        toolCalls: [
+          { name: "upper", args: { text: "a" }, id: "same" },
+          { name: "upper", args: { text: "b" }, id: "same" },
+        ],
+      },
+      { toolCalls: [{ name: "upper", args: { text: "c" }, id: "same" }] },
+      { toolCalls: [{ name: "upper", args: { text: "d" }, id: "" }] },
+      { text: "done" },
+    );
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("done");
+    expect(log.calls.map((c) => [c.name, c.ok])).toEqual([
+      ["upper", true],
+      ["upper", true],
+      ["upper", true],
+      ["upper", true],
+    ]);
+    type Sent = {
+      role: string;
+      content: unknown;
+      tool_call_id?: string;
+      tool_calls?: Array<{ id: string; function: { arguments: string } }>;
+    };
+    const last = model.requests[3]?.json.messages as Sent[];
+    const calls = last.flatMap((m) => m.tool_calls ?? []);
+    expect(calls.map((c) => JSON.parse(c.function.arguments).text)).toEqual(["a", "b", "c", "d"]);
+    // The first keeps the server's id; every id is the run's only one, and each result answers its call.
+    expect(calls[0]?.id).toBe("same");
+    expect(new Set(calls.map((c) => c.id)).size).toBe(4);
+    const results = last.filter((m) => m.role === "tool");
+    expect(results.map((m) => [m.tool_call_id, m.content])).toEqual(calls.map((c, i) => [c.id, "ABCD"[i]]));
+  });
+
   it("the run's secrets are taken out of a tool's result and error before the model or the log sees them", async () => {
     model.script(
       {
@@ -194,6 +231,111 @@ describe("runToolLoop", () => {
     } finally {
       await anthropic.close();
     }
+  });
+
+  it("half of an emoji in a tool's text or the prompt reaches the model as U+FFFD, not as a lone surrogate the Messages API refuses", async () => {
+    // A JavaScript MCP server that cuts its text with slice(), and a payload whose title was cut the same way.
+    const cutter: AgentTool = {
+      ...upper,
+      name: "cutter",
+      async execute() {
+        return { ok: true, content: [{ type: "text", text: "cut here \ud83d" }] };
+      },
+    };
+    const anthropic = await startFakeAnthropic();
+    try {
+      anthropic.script(callTool("cutter"), { text: "seen" });
+      const { result } = await loop(5, [cutter], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      expect(JSON.stringify(anthropic.requests[1]?.json.messages)).toContain("cut here \ufffd");
+    } finally {
+      await anthropic.close();
+    }
+    model.script({ text: "fine" });
+    const runner = languageModel({ provider: "openai", model: "m", base_url: model.baseUrl });
+    const progress: LoopProgress = { steps: 0, inputTokens: 0, outputTokens: 0 };
+    const answer = await runToolLoop(
+      {
+        model: runner,
+        prompt: "Issue: \udc00 left \ud83d\ude00 whole",
+        tools: {},
+        maxSteps: 1,
+        maxTokens: 10,
+        signal: context.signal,
+        log: new ToolCallLog(),
+      },
+      progress,
+    );
+    expect(answer.text).toBe("fine");
+    const sent = model.requests.at(-1)?.json.messages as Array<{ content: string }>;
+    expect(sent[0]?.content).toBe("Issue: \ufffd left \ud83d\ude00 whole");
+  });
+
+  it("a tool schema with anyOf at its top level (refused by the Messages API) is offered with the branches' properties, the rule in its description", async () => {
+    // As Notion's notion-create-attachment and codebase-memory's check_index_coverage publish them.
+    const attach: AgentTool = {
+      ...upper,
+      name: "attach",
+      description: "Attaches a file",
+      inputSchema: {
+        type: "object",
+        properties: { page: { type: "string" } },
+        required: ["page"],
+        anyOf: [
+          { properties: { url: { type: "string" } }, required: ["url"] },
+          { properties: { content: { type: "string" } }, required: ["content"] },
+        ],
+      },
+      async execute(args) {
+        return { ok: true, content: [{ type: "text", text: `attached ${JSON.stringify(args)}` }] };
+      },
+    };
+    const anthropic = await startFakeAnthropic();
+    try {
+      anthropic.script(callTool("attach", { page: "p", url: "u" }), { text: "attached" });
+      const { result, log } = await loop(5, [attach], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("attached");
+      expect(log.calls).toEqual([{ name: "attach", ms: 5, ok: true }]);
+      const sentTools = (anthropic.requests[0]?.json.tools ?? []) as Array<{
+        description: string;
+        input_schema: Record<string, unknown>;
+      }>;
+      const offered = sentTools[0];
+      expect(offered?.input_schema).toEqual({
+        type: "object",
+        properties: { page: { type: "string" }, url: { type: "string" }, content: { type: "string" } },
+        required: ["page"],
+      });
+      expect(offered?.description).toContain("Attaches a file");
+      expect(offered?.description).toContain('must also match {"anyOf":[{"properties"');
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("a tool schema with an array without items (refused by OpenAI) is offered with items: {}", async () => {
+    // As mcp-go's WithArray writes it without an item type.
+    const tag: AgentTool = {
+      ...upper,
+      name: "tag",
+      inputSchema: { type: "object", properties: { labels: { type: "array", description: "labels" } } },
+      async execute(args) {
+        return { ok: true, content: [{ type: "text", text: `tagged ${JSON.stringify(args)}` }] };
+      },
+    };
+    model.script(callTool("tag", { labels: ["a"] }), { text: "tagged" });
+    const { result } = await loop(5, [tag]);
+    expect(result.text).toBe("tagged");
+    const sent = model.requests[0]?.json.tools as Array<{ function: { parameters: unknown } }>;
+    expect(sent[0]?.function.parameters).toMatchObject({
+      properties: { labels: { type: "array", description: "labels", items: {} } },
+    });
   });
 
   it("an image of a type the Messages API refuses is named in text, and the run goes on", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { oauthTargetProblem } from "../../../src/cli/mcp/oauthTarget.js";
+import { noOauthServersProblem, oauthTargetProblem } from "../../../src/cli/mcp/oauthTarget.js";
 import { mcpServersSchema } from "../../../src/config/sections/mcp.js";
 
 const servers = mcpServersSchema.parse({
@@ -32,5 +32,23 @@ describe("svc mcp login / reauth: why a server cannot be logged in to", () => {
     );
     expect(oauthTargetProblem(servers, "constructor")).toMatch(/^no MCP server by that name/);
     expect(oauthTargetProblem({}, "x")).toBe("no MCP server by that name (mcp_servers is empty)");
+  });
+});
+
+describe("svc mcp reauth --all with nothing to re-authorize", () => {
+  it("names the disabled auth: oauth servers instead of saying none is configured", () => {
+    const onlyOff = mcpServersSchema.parse({
+      off: { url: "https://x.test/mcp", auth: "oauth", enabled: false },
+      plain: { url: "https://x.test/mcp" },
+    });
+    expect(noOauthServersProblem(onlyOff)).toBe(
+      "no enabled mcp_servers entry has auth: oauth (disabled: off) — set enabled: true to re-authorize it",
+    );
+  });
+
+  it("says how to turn OAuth on when no entry has auth: oauth", () => {
+    const none = mcpServersSchema.parse({ plain: { url: "https://x.test/mcp" }, local: { command: "npx" } });
+    expect(noOauthServersProblem(none)).toMatch(/^no mcp_servers entry has auth: oauth — add auth: oauth/);
+    expect(noOauthServersProblem({})).toMatch(/^no mcp_servers entry has auth: oauth/);
   });
 });

@@ -80,11 +80,14 @@ describe("agent: model providers (docs/agent.md)", () => {
   });
 
   it("names an unset variable in model or base_url (its literal text would be sent as the model, or read as the URL)", () => {
-    expect(problem("  provider: openai\n  model: $" + "{MODEL}\n")).toMatch(
-      /config\.yaml: agent\.model: \$\{MODEL\} is not set — set MODEL in the profile's \.env or the environment/,
+    // The .env config.yaml reads is named (a profile's own .env serves only its MCP connections).
+    expect(problem("  provider: openai\n  model: $" + "{MODEL}\n")).toBe(
+      `${home.dir}/config.yaml: agent.model: $` +
+        `{MODEL} is not set — set MODEL in ${home.dir}/.env or the environment`,
     );
-    expect(problem("  provider: anthropic\n  model: m\n  base_url: $" + "{LLM_URL}/v1\n")).toMatch(
-      /config\.yaml: agent\.base_url: \$\{LLM_URL\} is not set — set LLM_URL in the profile's \.env or the environment/,
+    expect(problem("  provider: anthropic\n  model: m\n  base_url: $" + "{LLM_URL}/v1\n")).toBe(
+      `${home.dir}/config.yaml: agent.base_url: $` +
+        `{LLM_URL} is not set — set LLM_URL in ${home.dir}/.env or the environment`,
     );
     // Set, they are used.
     expect(
@@ -95,9 +98,26 @@ describe("agent: model providers (docs/agent.md)", () => {
     ).toMatchObject({ model: "llama3.1", base_url: "http://127.0.0.1:11434/v1" });
   });
 
+  it("refuses a ${...} form svc does not read in api_key, model or base_url (its text would be sent as the key or the model)", () => {
+    expect(problem("  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY:?set it}\n")).toMatch(
+      /agent\.api_key: \$\{OPENAI_API_KEY:\?set it\} is not a variable form svc reads — write \$\{NAME\} or \$\{NAME:-fallback\}/,
+    );
+    expect(problem("  provider: openai\n  model: m\n  api_key: $" + "{input:key}\n")).toMatch(
+      /agent\.api_key: \$\{input:key\} is not a variable form svc reads/,
+    );
+    expect(problem("  provider: anthropic\n  model: $" + "{MODEL-x}\n")).toMatch(
+      /agent\.model: \$\{MODEL-x\} is not a variable form svc reads/,
+    );
+    // Under the echo provider these keys are unused, as an unset variable there is.
+    expect(load("  provider: echo\n  api_key: $" + "{input:key}\n").config.agent.provider).toBe("echo");
+  });
+
   it("names an unset variable in api_key without printing any key", () => {
     const message = problem("  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
-    expect(message).toMatch(/agent\.api_key: \$\{OPENAI_API_KEY\} is not set — set OPENAI_API_KEY/);
+    expect(message).toBe(
+      `${home.dir}/config.yaml: agent.api_key: $` +
+        `{OPENAI_API_KEY} is not set — set OPENAI_API_KEY in ${home.dir}/.env or the environment, or remove api_key for a local endpoint`,
+    );
   });
 
   it("refuses an empty api_key, naming the variable that gave it (no key would be sent at all)", () => {

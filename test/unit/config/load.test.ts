@@ -228,6 +228,25 @@ describe("config loading (spec 2.1)", () => {
     expect(stored.ok).toBe(false);
   });
 
+  it("refuses a coalesce key with a path that names no field ({ }, a..b, {repo.}): it would never resolve", () => {
+    for (const [key, named] of [
+      ["'{ }'", "an empty placeholder"],
+      ["a..b", '"a..b"'],
+      ["'{repository.full_name}#{pull_request.}'", '"pull_request."'],
+      ["'.number'", '".number"'],
+    ]) {
+      expect(() =>
+        load(`platforms:\n  webhook:\n    routes:\n      gh:\n        coalesce: {key: ${key}}\n`),
+      ).toThrow(`routes.gh.coalesce.key: ${named} names no payload field, so the key never resolves`);
+    }
+    for (const key of ["pull_request.number", "'{repository.full_name}#{ pull_request.number }'", "'{}'"])
+      expect(() =>
+        load(`platforms:\n  webhook:\n    routes:\n      gh:\n        coalesce: {key: ${key}}\n`),
+      ).not.toThrow(/coalesce/);
+    const stored = parseSubscription("subs.json", "gh", { secret: "s", coalesce: { key: "{a..b}" } });
+    expect(stored.ok).toBe(false);
+  });
+
   it("rejects a filter with two operators", () => {
     expect(() =>
       load(
@@ -442,7 +461,7 @@ describe("startup validation rules (spec 2.2)", () => {
       secretCharacterWarnings(table.staticRoutes.values(), "config.yaml", table.globalSecretKey),
     ).toEqual([
       expect.stringMatching(
-        /^\[webhook\] config\.yaml: platforms\.webhook\.extra\.secret \(the global secret route r uses\) begins/,
+        /^\[webhook\] config\.yaml: platforms\.webhook\.extra\.secret \(the global secret or WEBHOOK_SECRET, which overrides it; route r uses it\) begins/,
       ),
     ]);
   });

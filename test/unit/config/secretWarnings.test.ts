@@ -18,7 +18,7 @@ describe("a secret that token senders can never match is named at startup", () =
   it("names the global secret for a route that falls back to it", () => {
     const [warning] = secretCharacterWarnings([{ name: "any", secret: "tab\there", route: {} }], FILE);
     expect(warning).toContain(
-      `${FILE}: platforms.webhook.secret (the global secret route any uses) has a character`,
+      `${FILE}: platforms.webhook.secret (the global secret or WEBHOOK_SECRET, which overrides it; route any uses it) has a character`,
     );
   });
 

@@ -94,6 +94,15 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("a quote never closed is named where it opens, not at the end of the file the parser read on to", () => {
+    expect(refusal(webhook('    port: "8644\n    host: 127.0.0.1\n  other: 1\n'))).toBe(
+      `FILE: line 3: not valid YAML — the " that opens a value at line 3, column 11 is never closed (the parser read on to the end of the file) — close it where the value ends`,
+    );
+    expect(refusal(webhook("    routes:\n      a: {secret: 'x, events: [a]}\nagent: {}\n"))).toBe(
+      "FILE: line 4: not valid YAML — the ' that opens a value at line 4, column 19 is never closed (the parser read on to the end of the file) — close it where the value ends",
+    );
+  });
+
   it("an unquoted ${VAR} inside a {flow: mapping} says to quote it", () => {
     expect(refusal(webhook("    routes:\n      gh: {secret: ${GH}}\n"), "GH=x\n")).toMatch(
       /^FILE: line 4: not valid YAML — .* — put values written as \$\{VAR\} in quotes$/,

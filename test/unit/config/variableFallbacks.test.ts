@@ -30,6 +30,21 @@ describe("${VAR:-fallback} in config.yaml, as a shell and docker compose read it
     expect(secretOf("export GH_SECRET = 'quoted value'\n")).toBe("quoted value");
   });
 
+  it("a fallback that is itself a variable is rendered, as in a shell or docker compose", () => {
+    const loaded = (dotenv: string) => load(routeSecret(`$\{GH_SECRET:-$\{HOOK_SECRET}}`), dotenv);
+    expect(loaded("HOOK_SECRET=from-hook\n").loaded.config.platforms.webhook.routes.gh?.secret).toBe(
+      "from-hook",
+    );
+    expect(
+      loaded("GH_SECRET=own\nHOOK_SECRET=from-hook\n").loaded.config.platforms.webhook.routes.gh?.secret,
+    ).toBe("own");
+    // Neither set: the variable the fallback names is the one to set (it was `${HOOK_SECRET}` kept as the key text).
+    const { file, problems } = loaded("");
+    expect(problems).toEqual([
+      `${file}: platforms.webhook.routes.gh.secret: \${HOOK_SECRET} is not set — set HOOK_SECRET in ${home?.dir}/.env or the environment`,
+    ]);
+  });
+
   it("a shell form svc does not read is refused as a secret instead of becoming the literal HMAC key", () => {
     for (const form of ["${GH_SECRET-x}", "${GH_SECRET:?set it}"]) {
       const { file, problems } = load(routeSecret(form), "");

@@ -2,7 +2,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCronScheduler, eventPrompt } from "../../../src/actors/cron.js";
+import { NOT_RUN } from "../../../src/actors/runs.js";
 import { svcPaths } from "../../../src/config/paths.js";
+import { LoggedError } from "../../../src/errors.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { lookupJob } from "../../../src/io/stores/cronJobRecord.js";
 import {
@@ -109,6 +111,19 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("@reboot")).toThrow(/unknown macro — use one of @yearly/);
     expect(() => parseSchedule("@midnight")).toThrow(/unknown macro/);
     expect(parseSchedule("@daily")).toEqual({ kind: "cron", expression: "@daily" });
+  });
+
+  it("macros are read in any case, as interval units and day names are (@DAILY is @daily)", () => {
+    expect(parseSchedule("@DAILY")).toEqual({ kind: "cron", expression: "@daily" });
+    expect(new Date(nextRunAfter("@Hourly", T0 + 60_000)).toISOString()).toBe("2026-11-22T13:00:00.000Z");
+    expect(() => parseSchedule("@Reboot")).toThrow(/unknown macro/);
+  });
+
+  it("a time zone prefix (cronie's CRON_TZ=, TZ=) is refused naming UTC, not as a sixth field", () => {
+    expect(() => parseSchedule("CRON_TZ=Europe/Paris 0 9 * * *")).toThrow(
+      /a time zone \(CRON_TZ=Europe\/Paris\) cannot be given — schedules are evaluated in UTC/,
+    );
+    expect(() => parseSchedule("TZ=UTC 0 9 * * *")).toThrow(/evaluated in UTC/);
   });
 
   it("an interval counts from the run that was due, not from the tick that found it: every 1m keeps its minute", () => {
@@ -259,6 +274,41 @@ describe("cron scheduler", () => {
     expect(await scheduler.tick()).toEqual([]);
   });
 
+  it("a schedule edited by hand while the gateway runs takes effect from now; a next_run edited with it, or found at start, is kept", async () => {
+    const ran: string[] = [];
+    const { store, scheduler, advance } = await setup(
+      [
+        job("a", { schedule: "every 1d", next_run: new Date(T0 + 86_400_000).toISOString() }),
+        job("b", { schedule: "every 1d", next_run: new Date(T0 + 86_400_000).toISOString() }),
+        // Postponed by hand before the start: the scheduler never saw another next_run.
+        job("c", { schedule: "every 1m", next_run: "2099-01-01T00:00:00.000Z" }),
+      ],
+      async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+    );
+    expect(await scheduler.tick()).toEqual([]);
+    await store.update((records) => {
+      records.a = { ...(records.a as CronJob), schedule: "every 1m" };
+      records.b = {
+        ...(records.b as CronJob),
+        schedule: "every 1m",
+        next_run: new Date(T0 + 7_200_000).toISOString(),
+      };
+    });
+    advance(1000);
+    expect(await scheduler.tick()).toEqual([]);
+    const records = store.read().records;
+    expect(records.a?.next_run).toBe(new Date(T0 + 1000 + 60_000).toISOString());
+    expect(records.b?.next_run).toBe(new Date(T0 + 7_200_000).toISOString());
+    expect(records.c?.next_run).toBe("2099-01-01T00:00:00.000Z");
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual(["a"]);
+    await scheduler.idle();
+    expect(ran).toEqual(["a"]);
+  });
+
   it("a scheduled run that outlasts the interval is not overlapped: the occurrences due meanwhile are skipped", async () => {
     let finish = () => {};
     const ran: string[] = [];
@@ -341,6 +391,25 @@ describe("cron scheduler", () => {
     expect(scheduler.fire("missing", ACCEPTED)).toBe("skipped");
     await scheduler.idle();
     expect(ran).toEqual([]);
+  });
+
+  it("a fired job taken from the queue: paused meanwhile it is not run (NOT_RUN, nothing to count); a failed run rejects, already logged", async () => {
+    const { store, scheduler } = await setup([job("a"), job("f")], async (j) => {
+      if (j.id === "f") throw new Error("agent exploded");
+      return "ok";
+    });
+    const queued = (cronJob: string) => ({ ...ACCEPTED, route: { ...ACCEPTED.route, cron_job: cronJob } });
+    const signal = new AbortController().signal;
+    await expect(scheduler.runFired(queued("job-a"), signal)).resolves.toBeUndefined();
+    await store.update((records) => {
+      records.a = { ...(records.a as CronJob), state: "paused" };
+    });
+    await expect(scheduler.runFired(queued("job-a"), signal)).resolves.toBe(NOT_RUN);
+    await expect(scheduler.runFired(queued("gone"), signal)).resolves.toBe(NOT_RUN);
+    const failed = scheduler.runFired(queued("job-f"), signal);
+    await expect(failed).rejects.toBeInstanceOf(LoggedError);
+    await expect(failed).rejects.toThrow("agent exploded");
+    await scheduler.idle();
   });
 
   it("a job removed while it runs stays removed", async () => {

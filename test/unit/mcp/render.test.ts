@@ -55,6 +55,23 @@ describe("interpolation at connect time (spec 2.3)", () => {
     );
   });
 
+  it("another client's variable (VS Code's ${input:...}, kept by svc mcp import) is not advised to be added to .env, which cannot set it", () => {
+    expect(() =>
+      renderEntry(
+        "gh",
+        parse({ url: "https://h", headers: { Authorization: "Bearer ${input:tok}" } }),
+        scope,
+      ),
+    ).toThrow(
+      "mcp_servers.gh.headers.Authorization: ${input:tok} is not set — write ${NAME} in place of ${input:tok} (a variable of another client, which svc does not render and no .env line can set) and add NAME=... to the profile's .env or the environment (the next connect picks it up)",
+    );
+    expect(() =>
+      renderEntry("gh", parse({ url: "https://${HOST}/mcp", headers: { A: "${input:tok}" } }), scope),
+    ).toThrow(
+      /are not set — write \$\{NAME\} in place of \$\{input:tok\} \(a variable of another client, .*; add HOST=\.\.\. to the profile's \.env/,
+    );
+  });
+
   it("keeps an unset variable literally outside url and headers", () => {
     const out = renderEntry(
       "s",

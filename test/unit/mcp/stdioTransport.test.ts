@@ -23,6 +23,30 @@ describe("StdioTransport", () => {
     expect(alive(pid)).toBe(false);
   });
 
+  it("the limit is exact: a whole line of exactly the limit is delivered, one byte longer closes, in one chunk too", async () => {
+    const messages: unknown[] = [];
+    const reasons: string[] = [];
+    let closed = false;
+    // Two JSON-RPC messages of 1024 and 1025 bytes, written in one chunk with their newlines.
+    const script = `const m = (n) => { const head = JSON.stringify({ jsonrpc: "2.0", method: "a", params: { p: "" } }); return JSON.stringify({ jsonrpc: "2.0", method: "a", params: { p: "x".repeat(n - head.length) } }); }; process.stdout.write(m(1024) + "\\n" + m(1025) + "\\n"); setInterval(() => {}, 1000)`;
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ["-e", script],
+      env: { PATH: process.env.PATH ?? "" },
+      maxMessageBytes: 1024,
+      onProtocolError: (reason) => reasons.push(reason),
+    });
+    transport.onmessage = (m) => messages.push(m);
+    transport.onclose = () => {
+      closed = true;
+    };
+    await transport.start();
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 3000, interval: 20 });
+    expect(messages).toHaveLength(1);
+    expect(JSON.stringify(messages[0])).toHaveLength(1024);
+    expect(reasons).toEqual([expect.stringContaining("the server wrote a message of more than")]);
+  });
+
   it("skips lines that are not JSON-RPC and delivers the messages around them (a BOM before one too)", async () => {
     const messages: unknown[] = [];
     const errors: Error[] = [];

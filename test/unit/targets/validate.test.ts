@@ -84,6 +84,17 @@ describe("targetStartupProblems", () => {
     });
   });
 
+  it("names a deliver_extra key the target never reads also while its platform is not enabled", () => {
+    const { config, paths } = load(route("telegram", "        deliver_extra: {chatid: 5}\n"));
+    const problems = targetStartupProblems(config, paths.config);
+    expect(problems.notEnabled).toHaveLength(1);
+    expect(problems.warnings).toEqual([
+      expect.stringMatching(
+        /routes\.r1\.deliver_extra\.chatid: telegram does not read it — did you mean chat_id\?/,
+      ),
+    ]);
+  });
+
   it("refuses a route whose platform is not enabled (spec 4.4), naming the route and the fix", () => {
     const { config, paths } = load(route("telegram"));
     expect(targetStartupProblems(config, paths.config)).toEqual({
@@ -146,6 +157,45 @@ describe("targetStartupProblems", () => {
     const problems = targetStartupProblems(literal.config, literal.paths.config).warnings;
     expect(problems.join("\n")).toMatch(/"not a repo" is not owner\/name/);
     expect(problems.join("\n")).toMatch(/"-3" is not a positive integer/);
+  });
+
+  it("a cron_job route's deliver, which has no effect, is neither refused for a platform not enabled nor asked for a chat", () => {
+    const off = load(route("discord", "        cron_job: nightly\n"));
+    expect(targetStartupProblems(off.config, off.paths.config)).toEqual({
+      unknown: [],
+      notEnabled: [],
+      warnings: [],
+    });
+    home.cleanup();
+    const noChat = load(
+      `${route("discord", "        cron_job: nightly\n")}  discord: {enabled: true, token: t}\n`,
+    );
+    expect(targetStartupProblems(noChat.config, noChat.paths.config).warnings).toEqual([]);
+    home.cleanup();
+    // A name that is no target at all is still refused: it is a wrong value, not an unused one.
+    const unknown = load(route("pager", "        cron_job: nightly\n"));
+    expect(targetStartupProblems(unknown.config, unknown.paths.config).unknown).toHaveLength(1);
+  });
+
+  it("a cron job's target (templates: false): a {template} in deliver_extra is named as sent as written, and no hint offers one", () => {
+    const templated = load(
+      `${route("forge_comment", "        deliver_extra: {repo: '{repository.full_name}', pr_number: '{number}'}\n")}  forge_comment: {enabled: true}\n`,
+    );
+    const at = `${templated.paths.config}: platforms.webhook.routes.r1.deliver_extra`;
+    expect(
+      targetStartupProblems(templated.config, templated.paths.config, { templates: false }).warnings,
+    ).toEqual([
+      `${at}.repo: "{repository.full_name}" is sent as written — a cron job's deliver_extra is not a template (a job has no payload to fill it from); give the value itself`,
+      `${at}.pr_number: "{number}" is sent as written — a cron job's deliver_extra is not a template (a job has no payload to fill it from); give the value itself`,
+    ]);
+    home.cleanup();
+    const missing = load(`${route("github_comment")}  forge_comment: {enabled: true}\n`);
+    expect(
+      targetStartupProblems(missing.config, missing.paths.config, { templates: false }).warnings,
+    ).toEqual([
+      `${missing.paths.config}: platforms.webhook.routes.r1.deliver_extra.repo: required for forge_comment — set it to owner/name`,
+      `${missing.paths.config}: platforms.webhook.routes.r1.deliver_extra.pr_number: required for forge_comment — set it to a number`,
+    ]);
   });
 
   it("asks for a chat when neither deliver_extra.chat_id nor home_channel is set", () => {

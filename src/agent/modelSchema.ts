@@ -1,0 +1,125 @@
+import type { JsonSchema } from "./tools/tool.js";
+
+/** The keywords the Messages API (and OpenAI's) refuse at the top level of a tool's input schema. */
+const TOP_LEVEL_REFUSED = ["allOf", "anyOf", "oneOf"] as const;
+
+type Branch = { readonly properties?: unknown; readonly required?: unknown };
+
+const propertiesOf = (branch: unknown): Record<string, unknown> => {
+  const properties = (branch as Branch | null)?.properties;
+  return properties !== null && typeof properties === "object" && !Array.isArray(properties)
+    ? (properties as Record<string, unknown>)
+    : {};
+};
+const requiredOf = (branch: unknown): string[] => {
+  const required = (branch as Branch | null)?.required;
+  return Array.isArray(required) ? required.filter((name): name is string => typeof name === "string") : [];
+};
+
+/** Keywords whose value is one schema, a map of schemas, or a list of schemas (JSON Schema 2020-12 and draft-07). */
+const ONE_SCHEMA = [
+  "items",
+  "additionalItems",
+  "additionalProperties",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "contains",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
+];
+const SCHEMA_MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const SCHEMA_LIST = ["allOf", "anyOf", "oneOf", "prefixItems"];
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * `schema` with `items: {}` on every array schema that has none: OpenAI refuses a whole request offering a
+ * tool with one ("Invalid schema for function 'x': In context=('properties', 'tags'), array schema missing
+ * items"), as MCP servers write them (mcp-go's `WithArray` without items, for one). `{}` allows any item,
+ * as a missing `items` does. Only schema keywords are walked (not `enum`, `const`, `default`, examples).
+ */
+export function withArrayItems(schema: unknown): unknown {
+  if (Array.isArray(schema)) {
+    const items = schema.map(withArrayItems);
+    return items.every((item, i) => item === schema[i]) ? schema : items;
+  }
+  if (!isObject(schema)) return schema;
+  let out: Record<string, unknown> | undefined;
+  const set = (key: string, value: unknown) => {
+    if (value === schema[key]) return;
+    out ??= { ...schema };
+    out[key] = value;
+  };
+  for (const key of ONE_SCHEMA) if (key in schema) set(key, withArrayItems(schema[key]));
+  for (const key of SCHEMA_LIST) if (Array.isArray(schema[key])) set(key, withArrayItems(schema[key]));
+  for (const key of SCHEMA_MAP) {
+    const map = schema[key];
+    if (!isObject(map)) continue;
+    let changed = false;
+    const entries = Object.entries(map).map(([name, sub]) => {
+      const fixed = withArrayItems(sub);
+      if (fixed !== sub) changed = true;
+      return [name, fixed] as const;
+    });
+    if (changed) set(key, Object.fromEntries(entries));
+  }
+  const type = schema.type;
+  const array = type === "array" || (Array.isArray(type) && type.includes("array"));
+  if (array && !("items" in schema) && !("prefixItems" in schema)) set("items", {});
+  return out ?? schema;
+}
+
+export interface ModelToolSchema {
+  readonly schema: JsonSchema;
+  /** The keywords taken out of the schema, as JSON, for the tool's description; absent when none were. */
+  readonly leftOut?: string;
+}
+
+/**
+ * A tool's input schema as a model API takes it. The Messages API refuses a whole request offering a tool
+ * whose schema has `allOf`, `anyOf` or `oneOf` at its top level ("input_schema does not support oneOf,
+ * allOf, or anyOf at the top level"), and so do OpenAI and Azure OpenAI, though MCP servers publish such
+ * schemas (Notion's, GitLab's). They are taken out: the properties their branches name are added to the
+ * top-level ones (what every branch requires, and what an `allOf` branch requires, stays required), and the
+ * keywords themselves are returned as JSON for the description. An array schema without `items` gets
+ * `items: {}` (`withArrayItems`). The MCP server still checks the arguments against its own schema.
+ */
+export function modelToolSchema(listed: JsonSchema): ModelToolSchema {
+  const schema = withArrayItems(listed) as JsonSchema;
+  const present = TOP_LEVEL_REFUSED.filter((key) => Array.isArray(schema[key]));
+  if (present.length === 0) return { schema };
+  const rest: Record<string, unknown> = { ...schema };
+  const properties = { ...propertiesOf(schema) };
+  const required = new Set(requiredOf(schema));
+  const leftOut: Record<string, unknown> = {};
+  for (const key of present) {
+    const branches = schema[key] as unknown[];
+    leftOut[key] = branches;
+    delete rest[key];
+    for (const branch of branches)
+      for (const [name, property] of Object.entries(propertiesOf(branch))) properties[name] ??= property;
+    const each = branches.map(requiredOf);
+    if (key === "allOf") for (const names of each) for (const name of names) required.add(name);
+    else
+      for (const name of each[0] ?? []) if (each.every((names) => names.includes(name))) required.add(name);
+  }
+  return {
+    schema: {
+      ...rest,
+      type: "object",
+      properties,
+      ...(required.size > 0 ? { required: [...required] } : {}),
+    } as JsonSchema,
+    leftOut: JSON.stringify(leftOut),
+  };
+}
+
+/** The description a tool is offered with when `modelToolSchema` took keywords out of its schema. */
+export function withLeftOut(description: string, leftOut: string | undefined): string {
+  if (leftOut === undefined) return description;
+  return `${description}\n\nThe arguments must also match ${leftOut} (left out of the schema: the model API takes no allOf, anyOf or oneOf at its top level).`;
+}

@@ -1,0 +1,42 @@
+import type { wrapLanguageModel } from "ai";
+
+type Middleware = Extract<
+  Parameters<typeof wrapLanguageModel>[0]["middleware"],
+  { specificationVersion: "v3" }
+>;
+
+/**
+ * Each tool call of a model answer with an id no other call of the run has. Some Chat Completions servers
+ * give every call of a turn the same id (Xinference: `call_<completion id>`), an empty one, or start again
+ * at `call_0` each turn; the AI SDK pairs calls and results by id, so with a repeated id the calls after the
+ * first were sent back to the model with the first one's arguments, and the run's log and journal listed one
+ * call where several had run. A repeated or empty id gets a fresh one (`<id>_2`, `call_1`, ...); a unique id
+ * is kept as the server wrote it (Mistral, for one, refuses ids not in its own format). `seen` holds the ids
+ * of the run's earlier calls and is updated.
+ */
+export function uniqueToolCallIds<T extends { readonly type: string }>(
+  content: readonly T[],
+  seen: Set<string>,
+): T[] {
+  return content.map((part) => {
+    if (part.type !== "tool-call") return part;
+    const id = (part as T & { toolCallId: string }).toolCallId;
+    let unique = id;
+    for (let n = 1; unique === "" || seen.has(unique); n++)
+      unique = id === "" ? `call_${n}` : `${id}_${n + 1}`;
+    seen.add(unique);
+    return unique === id ? part : { ...part, toolCallId: unique };
+  });
+}
+
+/** `uniqueToolCallIds` on every answer of one run's model (a fresh middleware per run). */
+export function uniqueToolCallIdsMiddleware(): Middleware {
+  const seen = new Set<string>();
+  return {
+    specificationVersion: "v3",
+    wrapGenerate: async ({ doGenerate }) => {
+      const result = await doGenerate();
+      return { ...result, content: uniqueToolCallIds(result.content, seen) };
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import type { McpServerEntry } from "../../config/sections/mcp.js";
+
+type TlsEntry = Pick<McpServerEntry, "url" | "ssl_verify" | "client_cert">;
+
+/** OpenSSL's words for a certificate chain it could not verify (Node's messages; older ones without the hyphen). */
+const UNTRUSTED =
+  /unable to verify the first certificate|self[- ]signed certificate|unable to get (?:local )?issuer certificate|certificate signature failure/i;
+const WRONG_HOST = /does not match certificate's altnames|ERR_TLS_CERT_ALTNAME_INVALID/;
+const OUT_OF_DATE = /certificate has expired|certificate is not yet valid/i;
+/** What undici says when a TLS 1.3 server drops the connection after the handshake (a refused client certificate). */
+const DROPPED =
+  /other side closed|socket hang up|ECONNRESET|alert certificate required|alert bad certificate/i;
+
+/**
+ * What to change when a connect to an `https://` server failed on TLS, as a suffix for the error: the
+ * transports only say what OpenSSL said (`unable to verify the first certificate`), not which key fixes it.
+ * Empty for any other failure, and for a plain `http://` url.
+ */
+export function tlsHint(server: string, text: string, entry: TlsEntry): string {
+  if (entry.url === undefined || !/^https:/i.test(entry.url)) return "";
+  const key = `mcp_servers.${server}`;
+  if (OUT_OF_DATE.test(text))
+    return ` — the server's certificate is out of date: renew it on the server (${key}.ssl_verify: false skips the check)`;
+  if (WRONG_HOST.test(text))
+    return ` — the server's certificate does not name the url's host: write the host name the certificate lists in ${key}.url, or give the server a certificate for this host`;
+  if (UNTRUSTED.test(text)) {
+    if (typeof entry.ssl_verify === "string")
+      return ` — the CA bundle in ${key}.ssl_verify (${entry.ssl_verify}) did not verify the server's certificate: point ssl_verify at the PEM bundle of the CA that issued it`;
+    return ` — the server's certificate is not issued by a CA this system trusts (a private or self-signed CA): set ${key}.ssl_verify to the PEM bundle of that CA (or ssl_verify: false to skip verification)`;
+  }
+  if (DROPPED.test(text)) {
+    return entry.client_cert === undefined
+      ? ` — the server closed the TLS connection: if it requires a client certificate (mTLS), set ${key}.client_cert`
+      : ` — the server closed the TLS connection: if it refused svc's client certificate, check that ${key}.client_cert is issued by a CA the server trusts`;
+  }
+  return "";
+}

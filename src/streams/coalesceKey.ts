@@ -1,0 +1,16 @@
+/** `{dotted.path}` in a `coalesce.key` template (the path trimmed of spaces when it is looked up). */
+export const KEY_PLACEHOLDER = /\{([^{}]+)\}/g;
+
+/** The payload paths a `coalesce.key` looks up: the key itself (a bare dotted path), or each placeholder. */
+export function coalesceKeyPaths(spec: string): string[] {
+  if (!spec.includes("{")) return [spec.trim()];
+  return [...spec.matchAll(KEY_PLACEHOLDER)].map((match) => (match[1] as string).trim());
+}
+
+/**
+ * The first path of a key that can never be found in a payload (empty, or with an empty segment: `{ }`,
+ * `a..b`, `.a`, `a.`), as written; such a key never resolves, so every event would run at once.
+ */
+export function unresolvableKeyPath(spec: string): string | undefined {
+  return coalesceKeyPaths(spec).find((path) => path === "" || path.split(".").includes(""));
+}

@@ -1,0 +1,61 @@
+import { chmodSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import type { Gateway } from "../../../src/gateway/index.js";
+import { startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+/**
+ * A secret file every user of the machine can read (a `.env` created by hand, a token file restored from
+ * a backup) was named only by `svc config check`: a gateway started without it said nothing. The start
+ * now logs the same warning, with the command that fixes it.
+ */
+
+let home: TempHome | undefined;
+let gateway: Gateway | undefined;
+afterEach(async () => {
+  await gateway?.stop();
+  gateway = undefined;
+  home?.cleanup();
+  home = undefined;
+});
+
+/** The WARN lines of the gateway's log. */
+function warnings(dir: string): string[] {
+  return readFileSync(join(dir, "logs", "gateway.log"), "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as { level: number; msg: string })
+    .filter((line) => line.level === 40)
+    .map((line) => line.msg);
+}
+
+describe("gateway start: secret files readable by other users, a profile's .env", { timeout: 15_000 }, () => {
+  it("logs a WARN naming each file, its mode and chmod 600", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(webhookConfig({ pr: { secret: "s3cret" } })));
+    const env = home.write(".env", "PR_SECRET=s3cret\n");
+    const workEnv = home.write("profiles/work/.env", "NOTES_TOKEN=t\n");
+    chmodSync(env, 0o644);
+    chmodSync(workEnv, 0o640);
+    gateway = await startGatewayInHome(home);
+    expect(warnings(home.dir)).toContain(
+      `[gateway] ${env} holds secrets but is readable by other users (mode 0644) — chmod 600 ${env}`,
+    );
+    expect(warnings(home.dir)).toContain(
+      `[gateway] ${workEnv} holds secrets but is readable by other users (mode 0640) — chmod 600 ${workEnv}`,
+    );
+  });
+
+  it("logs a WARN for a line of a named profile's .env that sets nothing (only its MCP connections read it)", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(webhookConfig({ pr: { secret: "s3cret" } })));
+    const workEnv = home.write("profiles/work/.env", "export NOTES_TOKEN work-token\n", 0o600);
+    gateway = await startGatewayInHome(home);
+    expect(warnings(home.dir)).toContain(
+      `[gateway] ${workEnv}: line 1: not a NAME=value line — write NOTES_TOKEN=<value>, or start the line with # to keep it as a comment (profile work's MCP connections read this file)`,
+    );
+    expect(warnings(home.dir).join("\n")).not.toContain("work-token");
+  });
+});

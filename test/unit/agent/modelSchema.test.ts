@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { modelToolSchema, withLeftOut } from "../../../src/agent/modelSchema.js";
+import type { JsonSchema } from "../../../src/agent/tools/tool.js";
+
+/** Tool schemas as model APIs take them: no allOf / anyOf / oneOf at the top level. */
+describe("modelToolSchema", () => {
+  it("keeps a schema without them as it is", () => {
+    const schema: JsonSchema = { type: "object", properties: { a: { anyOf: [{ type: "string" }] } } };
+    expect(modelToolSchema(schema)).toEqual({ schema });
+    expect(modelToolSchema(schema).schema).toBe(schema);
+  });
+
+  it("allOf: every branch's properties and required names join the top level", () => {
+    const { schema, leftOut } = modelToolSchema({
+      type: "object",
+      properties: { a: { type: "string" } },
+      allOf: [
+        { properties: { b: { type: "number" } }, required: ["b"] },
+        { if: {}, else: {} },
+      ],
+    });
+    expect(schema).toEqual({
+      type: "object",
+      properties: { a: { type: "string" }, b: { type: "number" } },
+      required: ["b"],
+    });
+    expect(JSON.parse(leftOut ?? "")).toEqual({
+      allOf: [
+        { properties: { b: { type: "number" } }, required: ["b"] },
+        { if: {}, else: {} },
+      ],
+    });
+  });
+
+  it("oneOf with no properties of its own: the branches' properties, required only what every branch requires", () => {
+    const { schema } = modelToolSchema({
+      type: "object",
+      oneOf: [
+        { properties: { id: { type: "string" }, x: { type: "string" } }, required: ["id", "x"] },
+        { properties: { slug: { type: "string" }, x: { type: "number" } }, required: ["slug", "x"] },
+      ],
+    });
+    expect(schema).toEqual({
+      type: "object",
+      properties: { id: { type: "string" }, x: { type: "string" }, slug: { type: "string" } },
+      required: ["x"],
+    });
+  });
+
+  it("the description says what was left out", () => {
+    expect(withLeftOut("Does it", undefined)).toBe("Does it");
+    expect(withLeftOut("Does it", '{"anyOf":[]}')).toBe(
+      'Does it\n\nThe arguments must also match {"anyOf":[]} (left out of the schema: the model API takes no allOf, anyOf or oneOf at its top level).',
+    );
+  });
+});
+
+describe("withArrayItems (OpenAI refuses an array schema without items)", () => {
+  it("adds items: {} wherever an array schema has none, and nowhere else", () => {
+    const listed: JsonSchema = {
+      type: "object",
+      properties: {
+        tags: { type: "array", description: "labels" },
+        meta: {
+          type: "array",
+          items: { type: "object", properties: { value: { type: ["string", "array", "null"] } } },
+        },
+        pair: { type: "array", prefixItems: [{ type: "string" }] },
+        fine: { type: "array", items: { type: "string" } },
+        data: { type: "object", default: { type: "array" }, enum: [{ type: "array" }] },
+      },
+      $defs: { list: { type: "array" } },
+    };
+    expect(modelToolSchema(listed).schema).toEqual({
+      type: "object",
+      properties: {
+        tags: { type: "array", description: "labels", items: {} },
+        meta: {
+          type: "array",
+          items: { type: "object", properties: { value: { type: ["string", "array", "null"], items: {} } } },
+        },
+        pair: { type: "array", prefixItems: [{ type: "string" }] },
+        fine: { type: "array", items: { type: "string" } },
+        data: { type: "object", default: { type: "array" }, enum: [{ type: "array" }] },
+      },
+      $defs: { list: { type: "array", items: {} } },
+    });
+    // The listed schema itself is left as it was.
+    expect(listed.properties).toMatchObject({ tags: { type: "array", description: "labels" } });
+  });
+});

@@ -1,0 +1,56 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { checkConfig } from "../../../src/cli/config/check.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+const config = [
+  "gateway: { multiplex_profiles: true }",
+  "platforms:",
+  "  webhook:",
+  "    enabled: true",
+  "    host: 127.0.0.1",
+  "    routes:",
+  "      notes: { secret: s, profile: work }",
+  "      plain: { secret: s }",
+  "mcp_servers:",
+  '  docs: { url: "https://docs.test/mcp", headers: { Authorization: "Bearer $' + '{DOCS_TOKEN}" } }',
+  "",
+].join("\n");
+
+/**
+ * A run of a route bound to a named profile connects to the MCP servers with that profile's own `.env`:
+ * svc config check looked only at the default profile's, so a variable set there but not in
+ * profiles/<name>/.env, or a line of that file that sets nothing, passed as ok while every connect of
+ * that profile's runs failed.
+ */
+describe("svc config check: a named profile's .env", () => {
+  it("names the variables a bound profile's runs do not get and a line of its .env that sets nothing", async () => {
+    home = tempHome();
+    home.write("config.yaml", config);
+    home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
+    const workEnv = home.write("profiles/work/.env", "export DOCS_TOKEN work-token\n", 0o600);
+    home.write("profiles/idle/.env", "OTHER=1\n", 0o600);
+    const report = await checkConfig({ home: home.dir, env: {} });
+    expect(report.problems).toEqual([]);
+    expect(report.warnings).toEqual([
+      `${workEnv}: line 1: not a NAME=value line — write DOCS_TOKEN=<value>, or start the line with # to keep it as a comment (profile work's MCP connections read this file)`,
+      `${home.dir}/config.yaml: mcp_servers.docs: $` +
+        `{DOCS_TOKEN} is not set for profile work, whose runs connect with its own .env — add DOCS_TOKEN=... to ${workEnv} or the environment`,
+    ]);
+    // No secret value is quoted.
+    expect(report.warnings.join("\n")).not.toContain("work-token");
+
+    home.write("profiles/work/.env", "DOCS_TOKEN=work-token\n", 0o600);
+    expect((await checkConfig({ home: home.dir, env: {} })).warnings).toEqual([]);
+  });
+
+  it("a profile no route, subscription or cron job is bound to is not asked for the variables", async () => {
+    home = tempHome();
+    home.write("config.yaml", config.replace(", profile: work", ""));
+    home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
+    home.write("profiles/work/.env", "", 0o600);
+    expect((await checkConfig({ home: home.dir, env: {} })).warnings).toEqual([]);
+  });
+});

@@ -1,0 +1,46 @@
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { describe, expect, it } from "vitest";
+import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
+import { connectServer } from "../../../src/io/mcp/connect.js";
+import { unsupportedVersionHint } from "../../../src/io/mcp/eras.js";
+
+/** A peer that answers `initialize` with `version`, as a server speaking a revision svc does not know. */
+function answeringVersion(version: string) {
+  return () => {
+    const [client, server] = InMemoryTransport.createLinkedPair();
+    server.onmessage = (message) => {
+      if ("id" in message && "method" in message && message.method === "initialize")
+        void server.send({
+          jsonrpc: "2.0",
+          id: message.id,
+          result: {
+            protocolVersion: version,
+            capabilities: { tools: {} },
+            serverInfo: { name: "n", version: "1" },
+          },
+        });
+    };
+    void server.start();
+    return client;
+  };
+}
+
+describe("a server answering initialize with a protocol version svc does not speak", () => {
+  it("the connect error names the versions svc speaks and what to do", async () => {
+    const entry = mcpServerSchema.parse({ command: "in-memory", protocol: "legacy" });
+    await expect(
+      connectServer("future", entry, {
+        scope: () => ({ secrets: {}, env: {} }),
+        interactive: false,
+        transportFor: answeringVersion("2099-01-01"),
+      }),
+    ).rejects.toThrow(
+      "mcp_servers.future: Server's protocol version is not supported: 2099-01-01 — svc speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07 (and 2026-07-28 through server/discover): configure the server to offer one of them, or update svc",
+    );
+  });
+
+  it("no hint for other errors, or for the stateless revision (protocol: auto reaches it by server/discover)", () => {
+    expect(unsupportedVersionHint("MCP error -32601: Method not found")).toBe("");
+    expect(unsupportedVersionHint("Server's protocol version is not supported: 2026-07-28")).toBe("");
+  });
+});

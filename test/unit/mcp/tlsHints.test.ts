@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { tlsConnectOptions } from "../../../src/io/mcp/tlsFetch.js";
+import { tlsHint } from "../../../src/io/mcp/tlsHints.js";
+
+/** A TLS failure at connect names the key that fixes it (ssl_verify, url, client_cert), not only OpenSSL's words. */
+describe("tlsHint", () => {
+  const url = "https://mcp.corp.local/mcp";
+
+  it("a certificate no system CA trusts: set ssl_verify to the CA bundle (or false)", () => {
+    for (const text of [
+      "fetch failed: unable to verify the first certificate (UNABLE_TO_VERIFY_LEAF_SIGNATURE)",
+      "fetch failed: self-signed certificate in certificate chain (SELF_SIGNED_CERT_IN_CHAIN)",
+      "SSE error: TypeError: fetch failed: self signed certificate",
+      "fetch failed: unable to get local issuer certificate (UNABLE_TO_GET_ISSUER_CERT_LOCALLY)",
+    ]) {
+      expect(tlsHint("corp", text, { url, ssl_verify: true })).toBe(
+        " — the server's certificate is not issued by a CA this system trusts (a private or self-signed CA): set mcp_servers.corp.ssl_verify to the PEM bundle of that CA (or ssl_verify: false to skip verification)",
+      );
+    }
+  });
+
+  it("with a CA bundle configured, names the bundle that did not verify it", () => {
+    expect(
+      tlsHint("corp", "fetch failed: unable to verify the first certificate", {
+        url,
+        ssl_verify: "/etc/ssl/other.pem",
+      }),
+    ).toBe(
+      " — the CA bundle in mcp_servers.corp.ssl_verify (/etc/ssl/other.pem) did not verify the server's certificate: point ssl_verify at the PEM bundle of the CA that issued it",
+    );
+  });
+
+  it("a certificate for another host, and one out of date", () => {
+    expect(
+      tlsHint(
+        "corp",
+        "fetch failed: Hostname/IP does not match certificate's altnames: IP: 10.0.0.5 is not in the cert's list: 127.0.0.1 (ERR_TLS_CERT_ALTNAME_INVALID)",
+        { url, ssl_verify: true },
+      ),
+    ).toMatch(/ — the server's certificate does not name the url's host: .*mcp_servers\.corp\.url/);
+    expect(
+      tlsHint("corp", "fetch failed: certificate has expired (CERT_HAS_EXPIRED)", { url, ssl_verify: true }),
+    ).toMatch(/ — the server's certificate is out of date: renew it on the server/);
+  });
+
+  it("a TLS connection the server closed (an mTLS server refusing the client): client_cert", () => {
+    const text = "fetch failed: other side closed (UND_ERR_SOCKET)";
+    expect(tlsHint("corp", text, { url, ssl_verify: true })).toBe(
+      " — the server closed the TLS connection: if it requires a client certificate (mTLS), set mcp_servers.corp.client_cert",
+    );
+    expect(tlsHint("corp", text, { url, ssl_verify: true, client_cert: ["/c.crt", "/c.key"] })).toMatch(
+      /if it refused svc's client certificate, check that mcp_servers\.corp\.client_cert is issued by a CA the server trusts$/,
+    );
+  });
+
+  it("nothing for other failures, or for a plain http:// url", () => {
+    expect(tlsHint("corp", "fetch failed: connect ECONNREFUSED 127.0.0.1:9", { url, ssl_verify: true })).toBe(
+      "",
+    );
+    expect(
+      tlsHint("corp", "fetch failed: other side closed", { url: "http://127.0.0.1:9/mcp", ssl_verify: true }),
+    ).toBe("");
+  });
+});
+
+describe("ssl_verify written as text", () => {
+  it('"false" (quoted, or from a variable) is a CA bundle path; when there is no such file the error says how to write the switch', () => {
+    expect(() => tlsConnectOptions("corp", { ssl_verify: "false" })).toThrow(
+      `mcp_servers.corp: ssl_verify CA bundle file not found: false — a text value of ssl_verify is a CA bundle path; to turn verification off, write ssl_verify: false without quotes (not through $\{VAR})`,
+    );
+    expect(() => tlsConnectOptions("corp", { ssl_verify: "/nowhere/ca.pem" })).toThrow(
+      /^mcp_servers\.corp: ssl_verify CA bundle file not found: \/nowhere\/ca\.pem$/,
+    );
+  });
+});
