@@ -98,7 +98,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const history = webhook.delivery_history
     ? historyHooks(
         createHistoryWriter(historyDir(paths.home), (err) =>
-          logger.warn({ err: describeError(err) }, "[webhook] delivery history not written"),
+          logger.warn(
+            { err: describeError(err) },
+            "[webhook] delivery history not written (said once until a write succeeds again)",
+          ),
         ),
         now,
       )

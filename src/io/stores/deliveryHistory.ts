@@ -264,16 +264,25 @@ export function createHistoryWriter(
   };
   // The turn's lines are encoded into one buffer kept across batches, a `json` payload copied in as its
   // bytes: no decoded body, no line string holding it, no joined batch.
+  // A write that fails (a full disk) drops its batch and is reported once: not again until one succeeds,
+  // or a busy gateway would log a warning per event-loop turn for as long as the disk stays full.
+  let failing = false;
   const writer = createBatchedByteWriter(
     (bytes) => {
-      if (size >= maxFileBytes) {
-        closeSync(fd);
-        setAsidePrevious();
-        renameSync(file, previous);
-        fd = openPrivate(file);
-        size = 0;
+      try {
+        if (size >= maxFileBytes) {
+          closeSync(fd);
+          setAsidePrevious();
+          renameSync(file, previous);
+          fd = openPrivate(file);
+          size = 0;
+        }
+        size += writeBytesSync(fd, bytes);
+        failing = false;
+      } catch (err) {
+        if (!failing) onError(err);
+        failing = true;
       }
-      size += writeBytesSync(fd, bytes);
     },
     onError,
     () => closeSync(fd),
