@@ -31,6 +31,7 @@ import { pipelineLogHooks } from "./logHooks.js";
 import { createMcp } from "./mcp.js";
 import { createProfileResources } from "./profileResources.js";
 import { resumeSavedRuns } from "./resumeSavedRuns.js";
+import { answeredByRoute } from "./routeAnswers.js";
 import { createRoutes } from "./routes.js";
 import { runDepth, timedRun } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
@@ -97,7 +98,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const history = webhook.delivery_history
     ? historyHooks(
         createHistoryWriter(historyDir(paths.home), (err) =>
-          logger.warn({ err: describeError(err) }, "[webhook] delivery history not written"),
+          logger.warn(
+            { err: describeError(err) },
+            "[webhook] delivery history not written (said once until a write succeeds again)",
+          ),
         ),
         now,
       )
@@ -228,9 +232,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         multiplexProfiles: () => routes.registry.current().multiplexProfiles,
         accessLog: () => loaded.config.platforms.webhook.access_log,
         onRouteRequest: history?.request,
-        isRoute: (name, status) =>
-          routes.registry.current().staticRoutes.has(name) ||
-          (status !== 404 && status !== 405 && status !== 400),
+        isRoute: answeredByRoute(routes.registry),
       }),
     config,
     host,

@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { describeError, SvcError } from "../../errors.js";
 import { createBatchedByteWriter, writeBytesSync } from "../batchedWriter.js";
 
 /** Each history file is rotated past this size; one previous file is kept: at most ~2 × this on disk. */
@@ -228,14 +229,24 @@ export function createHistoryWriter(
   now: () => number = Date.now,
   maxFileBytes = HISTORY_FILE_BYTES,
 ): HistoryWriter {
-  narrowModes(dir);
-  dropExpired(dir, now());
   const file = join(dir, HISTORY_FILE);
   const previous = join(dir, HISTORY_PREVIOUS_FILE);
-  let fd = openPrivate(file);
-  let size = fstatSync(fd).size;
-  // A line a crash cut short has no line break: the next record would be glued to it and lost with it.
-  if (size > 0 && !endsWithLineBreak(fd, size)) size += writeBytesSync(fd, Buffer.from("\n"));
+  let fd: number;
+  let size: number;
+  try {
+    narrowModes(dir);
+    dropExpired(dir, now());
+    fd = openPrivate(file);
+    size = fstatSync(fd).size;
+    // A line a crash cut short has no line break: the next record would be glued to it and lost with it.
+    if (size > 0 && !endsWithLineBreak(fd, size)) size += writeBytesSync(fd, Buffer.from("\n"));
+  } catch (err) {
+    throw new SvcError(
+      "startup_refused",
+      `${dir}: the delivery history cannot be opened (${describeError(err)}) — make it a directory this user can write (move away what is in its place), or set platforms.webhook.delivery_history: false`,
+      { cause: err },
+    );
+  }
   let replaced = 0;
   /**
    * The file `history.1.jsonl` replaces is renamed aside and removed on the thread pool: renaming over it
@@ -253,16 +264,25 @@ export function createHistoryWriter(
   };
   // The turn's lines are encoded into one buffer kept across batches, a `json` payload copied in as its
   // bytes: no decoded body, no line string holding it, no joined batch.
+  // A write that fails (a full disk) drops its batch and is reported once: not again until one succeeds,
+  // or a busy gateway would log a warning per event-loop turn for as long as the disk stays full.
+  let failing = false;
   const writer = createBatchedByteWriter(
     (bytes) => {
-      if (size >= maxFileBytes) {
-        closeSync(fd);
-        setAsidePrevious();
-        renameSync(file, previous);
-        fd = openPrivate(file);
-        size = 0;
+      try {
+        if (size >= maxFileBytes) {
+          closeSync(fd);
+          setAsidePrevious();
+          renameSync(file, previous);
+          fd = openPrivate(file);
+          size = 0;
+        }
+        size += writeBytesSync(fd, bytes);
+        failing = false;
+      } catch (err) {
+        if (!failing) onError(err);
+        failing = true;
       }
-      size += writeBytesSync(fd, bytes);
     },
     onError,
     () => closeSync(fd),

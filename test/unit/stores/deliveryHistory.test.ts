@@ -92,6 +92,14 @@ describe("delivery history store", () => {
     expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["before", "after"]);
   });
 
+  it("a history directory it cannot open refuses the start with what to do (not a bare EEXIST)", () => {
+    home = tempHome();
+    home.write("deliveries", "a file where the directory goes");
+    expect(() => createHistoryWriter(join(home.dir, "deliveries"), () => {})).toThrow(
+      /deliveries: the delivery history cannot be opened \(EEXIST.*\) — make it a directory this user can write .*or set platforms\.webhook\.delivery_history: false$/,
+    );
+  });
+
   it("narrows a directory and files that already existed wider to 0700 and 0600: they hold payloads", () => {
     home = tempHome();
     const dir = join(home.dir, "deliveries");
