@@ -1,4 +1,5 @@
 import { SvcError } from "../errors.js";
+import { terminateLiveGroups } from "../io/mcp/stdioTransport.js";
 
 /** A Ctrl-C (or SIGTERM) caught while a command waits on an MCP server, so it can end the call properly. */
 export interface Interrupt {
@@ -60,6 +61,9 @@ export function listenForInterrupt(what: string): Interrupt {
  */
 export function raiseAgain(signal: NodeJS.Signals): void {
   process.exitCode = signal === "SIGINT" ? 130 : 143;
+  // A server still starting when the call was given up (its connect is abandoned, not awaited): no
+  // process of ours may outlive us, and dying by a signal runs no "exit" handler.
+  terminateLiveGroups();
   process.removeAllListeners(signal);
   process.kill(process.pid, signal);
 }

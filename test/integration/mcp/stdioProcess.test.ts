@@ -120,6 +120,29 @@ describe("a command stopped by Ctrl-C", () => {
     expect(received().at(-1)).toBe("notifications/cancelled");
   });
 
+  it("svc mcp call interrupted while its server is still starting leaves no process behind", async () => {
+    const home = hubs.home;
+    const pidFile = join(home.dir, "server.pid");
+    const wrapper = join(home.dir, "run.sh");
+    // A server behind a wrapper that never answers the handshake and outlives its stdin.
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\necho $$ > "${pidFile}"\nexec "${process.execPath}" -e "setInterval(() => {}, 1000)"\n`,
+    );
+    chmodSync(wrapper, 0o755);
+    home.write("config.yaml", `mcp_servers:\n  l:\n    command: ${wrapper}\n`);
+    const { cli, exited } = start(home, ["mcp", "call", "l", "t"]);
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000, interval: 50 });
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    try {
+      cli.kill("SIGINT");
+      expect(await exited).toBe("SIGINT");
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000, interval: 50 });
+    } finally {
+      if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
   it("a command without a handler (svc mcp test waiting on a handshake) takes its stdio server down with it", async () => {
     const home = hubs.home;
     const pidFile = join(home.dir, "server.pid");
