@@ -67,6 +67,8 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
     name: tool.name,
     description: tool.description ?? `${tool.original} (MCP server ${tool.server})`,
     inputSchema: (schema.type === "object" ? schema : { ...schema, type: "object" }) as JsonSchema,
+    // A command agent's own MCP client tells read-only tools apart as it would on the server itself.
+    ...(tool.readOnly ? { annotations: { readOnlyHint: true } } : {}),
     async execute(args, context) {
       // MCP arguments are an object: JSON of another kind (`[]`, `"x"`, `null`) is refused rather than
       // sent as `{}`, which would run a tool that needs no arguments on input the model never meant.

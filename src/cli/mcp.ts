@@ -27,6 +27,7 @@ import { readStatusFile, type ServerStatus } from "../io/mcp/statusFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
 import { pairsOption } from "./format.js";
+import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { literalVariablesWarning } from "./mcp/check.js";
 import { printChecks, testAll } from "./mcp/checkCommands.js";
 import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
@@ -345,8 +346,13 @@ async function callTool(
   const args = parseToolArgs(options.args);
   const loaded = loadConfig();
   const hub = cliHub(loaded, [server], options.elicitation);
+  // Ctrl-C cancels the call (notifications/cancelled) and closes the server before the command ends.
+  const interrupt = listenForInterrupt(`the call of "${tool}"`);
   try {
-    const result = await hub.call(server, tool, args);
+    const result = await Promise.race([
+      hub.call(server, tool, args, interrupt.signal),
+      interrupt.interrupted,
+    ]);
     process.stdout.write(
       options.json === true ? `${JSON.stringify(result, null, 2)}\n` : formatResult(result),
     );
@@ -354,8 +360,14 @@ async function callTool(
       process.stderr.write(`svc: ${server}/${tool} returned an error result\n`);
       process.exitCode = 1;
     }
+  } catch (err) {
+    if (!interrupt.signal.aborted) throw err;
+    process.stderr.write(`svc: ${(interrupt.signal.reason as Error).message}\n`);
   } finally {
     await hub.stop();
+    const signal = interrupt.dispose();
+    // Ends as the signal would have (exit status 130 for Ctrl-C in a shell).
+    if (signal !== undefined) raiseAgain(signal);
   }
 }
 

@@ -42,6 +42,7 @@ export function toolServer(
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputSchema,
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

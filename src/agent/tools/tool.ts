@@ -35,5 +35,7 @@ export interface AgentTool {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
+  /** MCP tool annotations passed on to a command agent's MCP client (an MCP server's `readOnlyHint`). */
+  readonly annotations?: { readonly readOnlyHint?: boolean };
   execute(args: unknown, context: ToolContext): Promise<ToolOutcome>;
 }

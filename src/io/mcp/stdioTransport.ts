@@ -217,7 +217,8 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 const liveGroups = new Set<number>();
 let watching = false;
 
-function terminateLiveGroups(): void {
+/** SIGTERM to the process group of every stdio server still running (a process about to die by a signal). */
+export function terminateLiveGroups(): void {
   for (const pid of liveGroups) {
     try {
       process.kill(-pid, "SIGTERM");

@@ -22,7 +22,7 @@ function signedPost(route: string, body: unknown, id: string) {
 
 /** The command's reply, as the log delivery wrote it: `{ tools, result }`. */
 async function reply(deliveryId: string): Promise<{
-  tools: Array<{ name: string }>;
+  tools: Array<{ name: string; annotations?: { readOnlyHint?: boolean } }>;
   result: { content: Array<{ text: string }>; isError?: boolean };
 }> {
   const line = await vi.waitFor(
@@ -78,6 +78,10 @@ describe("a command agent reaches the gateway's MCP servers through SVC_MCP_URL"
       expect.arrayContaining(["mcp__notes__lookup", "mcp__other__lookup"]),
     );
     expect(answer.result.content[0]?.text).toBe("other: value of k1");
+    // The server's readOnlyHint reaches the command's client; a write tool carries none.
+    const annotations = (name: string) => answer.tools.find((t) => t.name === name)?.annotations;
+    expect(annotations("mcp__other__lookup")).toEqual({ readOnlyHint: true });
+    expect(annotations("mcp__other__delete_item")).toBeUndefined();
     expect(other.calls).toEqual([{ tool: "lookup", args: { key: "k1" } }]);
   });
 

@@ -94,25 +94,69 @@ describe("stdio server processes", () => {
   });
 });
 
-describe("svc mcp call stopped by a signal it has no handler for (Ctrl-C)", () => {
-  it("takes its stdio server down with it", async () => {
-    const home = hubs.home;
-    const pidFile = join(home.dir, "server.pid");
-    const wrapper = join(home.dir, "run.sh");
-    writeFileSync(
-      wrapper,
-      `#!/bin/sh\necho $$ > "${pidFile}"\nexec "${process.execPath}" "${STDIO_FIXTURE}" legacy --linger-ms 600000\n`,
-    );
-    chmodSync(wrapper, 0o755);
-    home.write("config.yaml", `mcp_servers:\n  l:\n    command: ${wrapper}\n`);
-    const cli = spawn(process.execPath, [...SVC_ARGV, "mcp", "call", "l", "slow", "--args", '{"ms":60000}'], {
+describe("a command stopped by Ctrl-C", () => {
+  /** Starts `svc <args>` in `home`; resolves with the signal (or code) it ended with. */
+  const start = (home: typeof hubs.home, args: string[]) => {
+    const cli = spawn(process.execPath, [...SVC_ARGV, ...args], {
       env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
       stdio: ["ignore", "ignore", "ignore"],
     });
     const exited = new Promise((resolve) => cli.once("exit", (code, signal) => resolve(signal ?? code)));
+    return { cli, exited };
+  };
+
+  it("svc mcp call cancels the call (notifications/cancelled), stops its server and ends by the signal", async () => {
+    const home = hubs.home;
+    const recorded = join(home.dir, "received.txt");
+    home.write(
+      "config.yaml",
+      `mcp_servers:\n  l:\n    command: ${process.execPath}\n    args: ["${STDIO_FIXTURE}", legacy, --record, "${recorded}"]\n`,
+    );
+    const { cli, exited } = start(home, ["mcp", "call", "l", "slow", "--args", '{"ms":60000}']);
+    const received = () => (existsSync(recorded) ? readFileSync(recorded, "utf8").trim().split("\n") : []);
+    await vi.waitFor(() => expect(received()).toContain("tools/call"), { timeout: 10_000, interval: 50 });
+    cli.kill("SIGINT");
+    expect(await exited).toBe("SIGINT");
+    expect(received().at(-1)).toBe("notifications/cancelled");
+  });
+
+  it("svc mcp call interrupted while its server is still starting leaves no process behind", async () => {
+    const home = hubs.home;
+    const pidFile = join(home.dir, "server.pid");
+    const wrapper = join(home.dir, "run.sh");
+    // A server behind a wrapper that never answers the handshake and outlives its stdin.
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\necho $$ > "${pidFile}"\nexec "${process.execPath}" -e "setInterval(() => {}, 1000)"\n`,
+    );
+    chmodSync(wrapper, 0o755);
+    home.write("config.yaml", `mcp_servers:\n  l:\n    command: ${wrapper}\n`);
+    const { cli, exited } = start(home, ["mcp", "call", "l", "t"]);
     await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000, interval: 50 });
     const pid = Number(readFileSync(pidFile, "utf8"));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    try {
+      cli.kill("SIGINT");
+      expect(await exited).toBe("SIGINT");
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000, interval: 50 });
+    } finally {
+      if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
+  it("a command without a handler (svc mcp test waiting on a handshake) takes its stdio server down with it", async () => {
+    const home = hubs.home;
+    const pidFile = join(home.dir, "server.pid");
+    const wrapper = join(home.dir, "run.sh");
+    // A server behind a wrapper that never answers and outlives its stdin.
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\necho $$ > "${pidFile}"\nexec "${process.execPath}" -e "setInterval(() => {}, 1000)"\n`,
+    );
+    chmodSync(wrapper, 0o755);
+    home.write("config.yaml", `mcp_servers:\n  l:\n    command: ${wrapper}\n`);
+    const { cli, exited } = start(home, ["mcp", "test", "l"]);
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000, interval: 50 });
+    const pid = Number(readFileSync(pidFile, "utf8"));
     try {
       cli.kill("SIGINT");
       expect(await exited).toBe("SIGINT");
