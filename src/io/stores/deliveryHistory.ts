@@ -228,6 +228,8 @@ export function createHistoryWriter(
   onError: (err: unknown) => void,
   now: () => number = Date.now,
   maxFileBytes = HISTORY_FILE_BYTES,
+  /** How a batch reaches the file (tests write to a full device to see a failing disk). */
+  writeBatch: (fd: number, bytes: Uint8Array) => number = writeBytesSync,
 ): HistoryWriter {
   const file = join(dir, HISTORY_FILE);
   const previous = join(dir, HISTORY_PREVIOUS_FILE);
@@ -277,7 +279,7 @@ export function createHistoryWriter(
           fd = openPrivate(file);
           size = 0;
         }
-        size += writeBytesSync(fd, bytes);
+        size += writeBatch(fd, bytes);
         failing = false;
       } catch (err) {
         if (!failing) onError(err);

@@ -1,24 +1,9 @@
+import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { writeBytesSync } from "../../../src/io/batchedWriter.js";
+import { createHistoryWriter, readHistory } from "../../../src/io/stores/deliveryHistory.js";
 import { tempHome } from "../../helpers/home.js";
-
-// The disk is full for the first `full.writes` writes (ENOSPC), then has room again.
-const full = vi.hoisted(() => ({ writes: 0 }));
-vi.mock("../../../src/io/batchedWriter.js", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("../../../src/io/batchedWriter.js")>();
-  return {
-    ...actual,
-    writeBytesSync: (fd: number, bytes: Uint8Array) => {
-      if (full.writes > 0) {
-        full.writes -= 1;
-        throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
-      }
-      return actual.writeBytesSync(fd, bytes);
-    },
-  };
-});
-
-const { createHistoryWriter, readHistory } = await import("../../../src/io/stores/deliveryHistory.js");
 
 const T0 = Date.parse("2026-11-20T10:00:00Z");
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -31,23 +16,32 @@ afterEach(() => cleanup());
 describe("delivery history on a full disk", () => {
   it("reports a failing write once per outage, not once per event-loop turn, and writes again once there is room", async () => {
     const home = tempHome();
-    cleanup = home.cleanup;
+    // The disk is full for the next `full` batches: they go to /dev/full, which answers ENOSPC.
+    const devFull = openSync("/dev/full", "w");
+    cleanup = () => {
+      closeSync(devFull);
+      home.cleanup();
+    };
+    let full = 0;
     const dir = join(home.dir, "deliveries");
     const errors: unknown[] = [];
     const writer = createHistoryWriter(
       dir,
       (err) => errors.push(err),
       () => T0,
+      undefined,
+      (fd, bytes) => (full-- > 0 ? writeBytesSync(devFull, bytes) : writeBytesSync(fd, bytes)),
     );
-    full.writes = 3;
+    full = 3;
     for (const id of ["a", "b", "c"]) {
       writer.record(run(id));
       await turn();
     }
     expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ code: "ENOSPC" });
     writer.record(run("d"));
     await turn();
-    full.writes = 1;
+    full = 1;
     writer.record(run("e"));
     await turn();
     writer.close();
