@@ -70,23 +70,23 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     const first = await start(home);
 
     // Runs that finish (and are recorded finished) before the kill.
-    const done = await burst(first.port, "pr", ids("done", 16), 8);
-    expect(done).toHaveLength(16);
-    await vi.waitFor(() => expect(runCounts(home).size).toBe(16), { timeout: 20_000, interval: 50 });
+    const done = await burst(first.port, "pr", ids("done", 8), 8);
+    expect(done).toHaveLength(8);
+    await vi.waitFor(() => expect(runCounts(home).size).toBe(8), { timeout: 20_000, interval: 50 });
     await allFinished(home);
 
-    // The slots are held now: nothing of the burst finishes; the gateway dies after 50 answers.
+    // The slots are held now: nothing of the burst finishes; the gateway dies after 30 answers.
     closeGate(home);
     let killed = false;
-    const accepted = await burst(first.port, "pr", ids("burst", 120), 16, (n) => {
-      if (n >= 50 && !killed) {
+    const accepted = await burst(first.port, "pr", ids("burst", 80), 16, (n) => {
+      if (n >= 30 && !killed) {
         killed = true;
         first.child.kill("SIGKILL");
       }
     });
     await kill(first, home);
-    expect(accepted.length).toBeGreaterThanOrEqual(50);
-    expect(accepted.length).toBeLessThan(120);
+    expect(accepted.length).toBeGreaterThanOrEqual(30);
+    expect(accepted.length).toBeLessThan(80);
 
     openGate(home);
     const second = await start(home);
@@ -142,14 +142,14 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     homes.push(home);
     writeConfig(home, { pr: { secret: SECRET, prompt: "pr {number}" } });
     const first = await start(home);
-    const sent = ids("last", 60);
+    const sent = ids("last", 32);
     const accepted = await burst(first.port, "pr", sent, 16);
-    expect(accepted).toHaveLength(60);
+    expect(accepted).toHaveLength(32);
     await kill(first, home);
 
     openGate(home);
     const second = await start(home);
-    await vi.waitFor(() => expect(runCounts(home).size).toBe(60), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(() => expect(runCounts(home).size).toBe(32), { timeout: 30_000, interval: 100 });
     await allFinished(home);
     expect([...runCounts(home).values()].every((n) => n === 1)).toBe(true);
     expect(
@@ -212,7 +212,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     const home = tempHome();
     homes.push(home);
     writeConfig(home, { pr: { secret: SECRET, prompt: "pr {number}" } });
-    const saved = ids("saved", 30).map((id) => ({
+    const saved = ids("saved", 16).map((id) => ({
       profile: "default",
       routeName: "pr",
       event: undefined,
@@ -230,7 +230,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
 
     openGate(home);
     const second = await start(home);
-    await vi.waitFor(() => expect(runCounts(home).size).toBe(30), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(() => expect(runCounts(home).size).toBe(16), { timeout: 30_000, interval: 100 });
     await allFinished(home);
     expect([...runCounts(home).values()].every((n) => n === 1)).toBe(true);
     await kill(second, home);
