@@ -4,7 +4,7 @@ import { type Document, LineCounter, parseDocument, type Scalar, visit, type YAM
 import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { formatIssues, WrittenAs } from "./format.js";
-import { type InterpolationScope, interpolateDeep } from "./interpolate.js";
+import { type InterpolationScope, interpolate, interpolateDeep } from "./interpolate.js";
 import { knownKeysAt } from "./knownKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
@@ -39,7 +39,15 @@ export const EMBEDDED_DEFAULT = {
   platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 8644 } },
 };
 
-export function readEnvFile(path: string): Record<string, string> {
+/**
+ * A `.env` file's variables. `${NAME}` and `${NAME:-fallback}` in a value not in 'single quotes' are
+ * replaced, as a shell, docker compose and python-dotenv read them, by a variable of an earlier line, else
+ * of `env` (the process environment); an unset one keeps its text, as in config.yaml.
+ */
+export function readEnvFile(
+  path: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Record<string, string> {
   if (!existsSync(path)) return {};
   let text: string;
   try {
@@ -47,7 +55,30 @@ export function readEnvFile(path: string): Record<string, string> {
   } catch (err) {
     throw new SvcError("config_unreadable", `${path}: cannot be read (${(err as Error).message})`);
   }
-  return { ...parseEnv(text), ...unquotedHashValues(text) };
+  return expandReferences({ ...parseEnv(text), ...unquotedHashValues(text) }, text, env);
+}
+
+/** The values with their `${...}` rendered, in the order the file sets them; single-quoted ones verbatim. */
+function expandReferences(
+  values: Record<string, string>,
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const verbatim = new Set<string>();
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    const match = ENV_LINE.exec(line);
+    if (match === null) continue;
+    if ((match[2] ?? "").startsWith("'")) verbatim.add(match[1] as string);
+    else verbatim.delete(match[1] as string);
+  }
+  const expanded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values)) {
+    expanded[name] =
+      verbatim.has(name) || !value.includes("${")
+        ? value
+        : interpolate(value, { secrets: expanded, env }).value;
+  }
+  return expanded;
 }
 
 /**
@@ -138,7 +169,7 @@ function unquotedHashValues(text: string): Record<string, string> {
 }
 
 export function secretScope(paths: SvcPaths, env: NodeJS.ProcessEnv = process.env): InterpolationScope {
-  return { secrets: readEnvFile(paths.env), env };
+  return { secrets: readEnvFile(paths.env, env), env };
 }
 
 function readYaml(file: string): unknown {
