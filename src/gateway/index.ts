@@ -418,7 +418,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       ingress.reload(next.config);
       agent.reload(next.config);
       deliveries.reload(next.config);
-      const needRestart = restartOnlyChanges(startedConfig, next.config);
+      const overridden = new Set([
+        ...(options.host === undefined ? [] : ["platforms.webhook.host"]),
+        ...(options.port === undefined ? [] : ["platforms.webhook.port"]),
+      ]);
+      const needRestart = restartOnlyChanges(startedConfig, next.config, overridden);
       if (needRestart.length > 0) {
         logger.warn(`[gateway] ${needRestart.join(", ")} changed: this takes effect after a restart`);
       }
