@@ -39,6 +39,18 @@ export const EMBEDDED_DEFAULT = {
   platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 8644 } },
 };
 
+/** A config.yaml or `.env` that cannot be read, with what to do about it. */
+function unreadable(file: string, err: unknown): SvcError {
+  const { code, message } = err as NodeJS.ErrnoException;
+  const todo =
+    code === "EISDIR"
+      ? "it is a directory: move it away and write the file in its place"
+      : code === "EACCES" || code === "EPERM"
+        ? `make it readable by the user svc runs as (uid ${process.getuid?.() ?? "?"}): give it to that user (chown) and chmod 600 ${file}`
+        : "check that it is a regular file this user can read";
+  return new SvcError("config_unreadable", `${file}: cannot be read (${message}) — ${todo}`);
+}
+
 /**
  * A `.env` file's variables. `${NAME}` and `${NAME:-fallback}` in a value not in 'single quotes' are
  * replaced, as a shell, docker compose and python-dotenv read them, by a variable of an earlier line, else
@@ -53,7 +65,7 @@ export function readEnvFile(
   try {
     text = readFileSync(path, "utf8");
   } catch (err) {
-    throw new SvcError("config_unreadable", `${path}: cannot be read (${(err as Error).message})`);
+    throw unreadable(path, err);
   }
   return expandReferences({ ...parseEnv(text), ...unquotedHashValues(text) }, text, env);
 }
@@ -177,7 +189,7 @@ function readYaml(file: string): unknown {
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    throw new SvcError("config_unreadable", `${file}: cannot be read (${(err as Error).message})`);
+    throw unreadable(file, err);
   }
   // Integers are read exactly: a Discord or Slack id written unquoted (19 digits) is past 2^53.
   const lineCounter = new LineCounter();
