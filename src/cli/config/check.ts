@@ -10,6 +10,7 @@ import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
+import { homeProblem } from "../../io/homeWritable.js";
 import { renderEntry } from "../../io/mcp/render.js";
 import { existingProfiles, profilesOnDisk } from "../../io/profiles.js";
 import { secretFiles, secretFilesReadableByOthers } from "../../io/secretFileModes.js";
@@ -68,6 +69,9 @@ export async function checkConfig(
     return { problems: text.split("\n"), storeProblems: [], warnings: [], summary: undefined };
   }
   const problems = startupProblems(loaded.config, loaded.paths.config);
+  // A file or a link to nothing where the data directory goes: the gateway refuses to start.
+  const home = homeProblem(loaded.paths.home);
+  if (home !== undefined) problems.push(home);
   const idle = nothingToRun(loaded);
   if (idle !== undefined) problems.push(idle);
   // What the gateway logs at start, without the log line's `[agent] ` / `[webhook] ` tag.
