@@ -37,6 +37,16 @@ describe("what a refusal quotes", () => {
     expect(message).not.toMatch(/sk-leak|sec-GGG/);
   });
 
+  it("a list or mapping with a secret inside is not quoted (routes written as a list of {name, secret})", () => {
+    expect(refusal(webhook("    routes:\n      - name: gh\n        secret: hunter2\n"))).toBe(
+      "FILE: platforms.webhook.routes: expected a mapping, got a list (not shown: it holds a secret)",
+    );
+    // Without one, the value is quoted as ever.
+    expect(refusal(webhook("    routes: [gh, ci]\n"))).toBe(
+      'FILE: platforms.webhook.routes: expected a mapping, got ["gh","ci"]',
+    );
+  });
+
   it(".nan, .inf and 1e400 are named as they are, not as null; a whole number past 2^53 is too large", () => {
     expect(refusal(webhook("    port: .nan\n    max_body_bytes: .inf\n    rate_limit: 1e400\n"))).toBe(
       [
