@@ -205,7 +205,7 @@ function readYaml(file: string): unknown {
     const where = first?.linePos?.[0] ? ` line ${first.linePos[0].line}` : "";
     throw new SvcError(
       "config_invalid",
-      `${file}:${where}: not valid YAML — ${yamlProblem(first?.message.split("\n")[0] ?? "", text.split(/\r?\n/)[(first?.linePos?.[0]?.line ?? 0) - 1])}`,
+      `${file}:${where}: not valid YAML — ${yamlProblem(first?.message.split("\n")[0] ?? "", text.split(/\r?\n/)[(first?.linePos?.[0]?.line ?? 0) - 1], first?.linePos?.[0]?.col)}`,
     );
   }
   prepareConfigDocument(doc, text, file, lineCounter);
@@ -252,8 +252,13 @@ function unclosedQuote(
 }
 
 /** The parser's first line, with what to do where the fix is not obvious from it. */
-function yamlProblem(message: string, line = ""): string {
+function yamlProblem(message: string, line = "", column = 1): string {
   const text = message.replace(/:$/, "");
+  // Two routes (or any keys) of one name in one mapping: the parser does not say which key.
+  if (/^Map keys must be unique/.test(text)) {
+    const key = /^\s*(?:-\s+)?("[^"]*"|'[^']*'|[^:#{},]+?)\s*:/.exec(line.slice(column - 1))?.[1];
+    return `${text} — ${key === undefined ? "a key" : `the key ${key}`} is written twice in the same mapping: keep one, or rename one of them (a YAML mapping holds each name once)`;
+  }
   if (/^Source contains multiple documents/.test(text))
     return `the file holds more than one YAML document (a --- line)${text.replace(/^.*?( at line \d+, column \d+)$/, "$1")} — keep one document`;
   if (/^Tabs are not allowed/.test(text)) return `${text} — indent with spaces`;

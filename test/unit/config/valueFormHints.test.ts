@@ -104,6 +104,15 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("a key written twice (two routes of one name) is named, with what to do", () => {
+    expect(refusal(webhook("    routes:\n      gh: {secret: x}\n      gh: {secret: y}\n"))).toBe(
+      "FILE: line 5: not valid YAML — Map keys must be unique at line 5, column 7 — the key gh is written twice in the same mapping: keep one, or rename one of them (a YAML mapping holds each name once)",
+    );
+    expect(refusal(webhook("    routes:\n      gh: {secret: x, secret: y}\n"))).toMatch(
+      /line 4: not valid YAML — .* — the key secret is written twice in the same mapping/,
+    );
+  });
+
   it("a quote never closed is named where it opens, not at the end of the file the parser read on to", () => {
     expect(refusal(webhook('    port: "8644\n    host: 127.0.0.1\n  other: 1\n'))).toBe(
       `FILE: line 3: not valid YAML — the " that opens a value at line 3, column 11 is never closed (the parser read on to the end of the file) — close it where the value ends`,
