@@ -3,7 +3,7 @@ import { routeTable } from "../../actors/routes.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
-import { profileEnvFileWarnings } from "../../config/profileEnv.js";
+import { profileEnvFileWarnings, profileSharedFileWarnings } from "../../config/profileEnv.js";
 import { secretHeaderProblem } from "../../config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
@@ -79,6 +79,7 @@ export async function checkConfig(
   const warnings = [
     ...secretFilesReadableByOthers(secretFiles(loaded.paths.home)),
     ...profileEnvFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
+    ...profileSharedFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
     ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
   ];
