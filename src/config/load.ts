@@ -52,7 +52,7 @@ function unreadable(file: string, err: unknown): SvcError {
 }
 
 /**
- * A `.env` file's variables. `${NAME}` and `${NAME:-fallback}` in a value not in 'single quotes' are
+ * A `.env` file's variables. `${NAME}` and `${NAME:-fallback}` in a value not in 'single quotes' (or `backticks`) are
  * replaced, as a shell, docker compose and python-dotenv read them, by a variable of an earlier line, else
  * of `env` (the process environment); an unset one keeps its text, as in config.yaml.
  */
@@ -70,7 +70,7 @@ export function readEnvFile(
   return expandReferences({ ...parseEnv(text), ...unquotedHashValues(text) }, text, env);
 }
 
-/** The values with their `${...}` rendered, in the order the file sets them; single-quoted ones verbatim. */
+/** The values with their `${...}` rendered, in the order the file sets them; single-quoted (and backticked) ones verbatim. */
 function expandReferences(
   values: Record<string, string>,
   text: string,
@@ -80,7 +80,7 @@ function expandReferences(
   for (const line of text.split(/\r\n|\r|\n/)) {
     const match = ENV_LINE.exec(line);
     if (match === null) continue;
-    if ((match[2] ?? "").startsWith("'")) verbatim.add(match[1] as string);
+    if (/^['`]/.test(match[2] ?? "")) verbatim.add(match[1] as string);
     else verbatim.delete(match[1] as string);
   }
   const expanded: Record<string, string> = {};
