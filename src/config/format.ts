@@ -193,7 +193,17 @@ function describeValue(path: readonly PropertyKey[], input: unknown): string {
   const key = path.at(-1);
   if (typeof key === "string" && SECRET_KEY.test(key) && input !== undefined && input !== null)
     return `a ${Array.isArray(input) ? "list" : typeof input} (not shown: the key holds a secret)`;
+  // `routes: [{name: gh, secret: s3cret}]` written as a list: the secret inside is not quoted either.
+  if (holdsSecretKey(input))
+    return `${Array.isArray(input) ? "a list" : "a mapping"} (not shown: it holds a secret)`;
   return describeInput(input);
+}
+
+/** A list or mapping with a credential key somewhere inside. */
+function holdsSecretKey(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(holdsSecretKey);
+  if (typeof value !== "object" || value === null || value instanceof WrittenAs) return false;
+  return Object.entries(value).some(([key, item]) => SECRET_KEY.test(key) || holdsSecretKey(item));
 }
 
 /** An MCP entry's `env` or `headers` name that carries a credential (DB_PASSWORD, X-Api-Key, Cookie, ...). */

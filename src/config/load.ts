@@ -4,7 +4,7 @@ import { type Document, LineCounter, parseDocument, type Scalar, visit, type YAM
 import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { formatIssues, WrittenAs } from "./format.js";
-import { type InterpolationScope, interpolateDeep } from "./interpolate.js";
+import { type InterpolationScope, interpolate, interpolateDeep } from "./interpolate.js";
 import { knownKeysAt } from "./knownKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
@@ -39,15 +39,58 @@ export const EMBEDDED_DEFAULT = {
   platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 8644 } },
 };
 
-export function readEnvFile(path: string): Record<string, string> {
+/** A config.yaml or `.env` that cannot be read, with what to do about it. */
+function unreadable(file: string, err: unknown): SvcError {
+  const { code, message } = err as NodeJS.ErrnoException;
+  const todo =
+    code === "EISDIR"
+      ? "it is a directory: move it away and write the file in its place"
+      : code === "EACCES" || code === "EPERM"
+        ? `make it readable by the user svc runs as (uid ${process.getuid?.() ?? "?"}): give it to that user (chown) and chmod 600 ${file}`
+        : "check that it is a regular file this user can read";
+  return new SvcError("config_unreadable", `${file}: cannot be read (${message}) — ${todo}`);
+}
+
+/**
+ * A `.env` file's variables. `${NAME}` and `${NAME:-fallback}` in a value not in 'single quotes' (or `backticks`) are
+ * replaced, as a shell, docker compose and python-dotenv read them, by a variable of an earlier line, else
+ * of `env` (the process environment); an unset one keeps its text, as in config.yaml.
+ */
+export function readEnvFile(
+  path: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Record<string, string> {
   if (!existsSync(path)) return {};
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (err) {
-    throw new SvcError("config_unreadable", `${path}: cannot be read (${(err as Error).message})`);
+    throw unreadable(path, err);
   }
-  return { ...parseEnv(text), ...unquotedHashValues(text) };
+  return expandReferences({ ...parseEnv(text), ...unquotedHashValues(text) }, text, env);
+}
+
+/** The values with their `${...}` rendered, in the order the file sets them; single-quoted (and backticked) ones verbatim. */
+function expandReferences(
+  values: Record<string, string>,
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const verbatim = new Set<string>();
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    const match = ENV_LINE.exec(line);
+    if (match === null) continue;
+    if (/^['`]/.test(match[2] ?? "")) verbatim.add(match[1] as string);
+    else verbatim.delete(match[1] as string);
+  }
+  const expanded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values)) {
+    expanded[name] =
+      verbatim.has(name) || !value.includes("${")
+        ? value
+        : interpolate(value, { secrets: expanded, env }).value;
+  }
+  return expanded;
 }
 
 /**
@@ -138,7 +181,7 @@ function unquotedHashValues(text: string): Record<string, string> {
 }
 
 export function secretScope(paths: SvcPaths, env: NodeJS.ProcessEnv = process.env): InterpolationScope {
-  return { secrets: readEnvFile(paths.env), env };
+  return { secrets: readEnvFile(paths.env, env), env };
 }
 
 function readYaml(file: string): unknown {
@@ -146,7 +189,7 @@ function readYaml(file: string): unknown {
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    throw new SvcError("config_unreadable", `${file}: cannot be read (${(err as Error).message})`);
+    throw unreadable(file, err);
   }
   // Integers are read exactly: a Discord or Slack id written unquoted (19 digits) is past 2^53.
   const lineCounter = new LineCounter();
@@ -162,7 +205,7 @@ function readYaml(file: string): unknown {
     const where = first?.linePos?.[0] ? ` line ${first.linePos[0].line}` : "";
     throw new SvcError(
       "config_invalid",
-      `${file}:${where}: not valid YAML — ${yamlProblem(first?.message.split("\n")[0] ?? "", text.split(/\r?\n/)[(first?.linePos?.[0]?.line ?? 0) - 1])}`,
+      `${file}:${where}: not valid YAML — ${yamlProblem(first?.message.split("\n")[0] ?? "", text.split(/\r?\n/)[(first?.linePos?.[0]?.line ?? 0) - 1], first?.linePos?.[0]?.col)}`,
     );
   }
   prepareConfigDocument(doc, text, file, lineCounter);
@@ -209,8 +252,13 @@ function unclosedQuote(
 }
 
 /** The parser's first line, with what to do where the fix is not obvious from it. */
-function yamlProblem(message: string, line = ""): string {
+function yamlProblem(message: string, line = "", column = 1): string {
   const text = message.replace(/:$/, "");
+  // Two routes (or any keys) of one name in one mapping: the parser does not say which key.
+  if (/^Map keys must be unique/.test(text)) {
+    const key = /^\s*(?:-\s+)?("[^"]*"|'[^']*'|[^:#{},]+?)\s*:/.exec(line.slice(column - 1))?.[1];
+    return `${text} — ${key === undefined ? "a key" : `the key ${key}`} is written twice in the same mapping: keep one, or rename one of them (a YAML mapping holds each name once)`;
+  }
   if (/^Source contains multiple documents/.test(text))
     return `the file holds more than one YAML document (a --- line)${text.replace(/^.*?( at line \d+, column \d+)$/, "$1")} — keep one document`;
   if (/^Tabs are not allowed/.test(text)) return `${text} — indent with spaces`;

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { envFileProblem } from "./load.js";
 import { DEFAULT_PROFILE, svcPaths } from "./paths.js";
 
@@ -15,4 +17,30 @@ export function profileEnvFileWarnings(home: string, profiles: readonly string[]
         ? []
         : [`${problem} (profile ${profile}'s MCP connections read this file)`];
     });
+}
+
+/** Files only `$SVC_HOME` holds: a copy under a profile's directory is never read. */
+const SHARED_ONLY = ["config.yaml", "webhook_subscriptions.json"] as const;
+
+/**
+ * A `config.yaml` or `webhook_subscriptions.json` written under `profiles/<name>/` (as if a profile had
+ * its own) is never read: one of each serves every profile. Named at start and by `svc config check`
+ * instead of ignored without a word.
+ */
+export function profileSharedFileWarnings(home: string, profiles: readonly string[]): string[] {
+  const warnings: string[] = [];
+  for (const profile of profiles) {
+    if (profile === DEFAULT_PROFILE) continue;
+    const root = svcPaths(home, profile).root;
+    for (const name of SHARED_ONLY) {
+      const file = join(root, name);
+      if (!existsSync(file)) continue;
+      warnings.push(
+        name === "config.yaml"
+          ? `${file} is not read: one ${join(home, name)} serves every profile — move its routes there, bound with profile: ${profile}`
+          : `${file} is not read: one ${join(home, name)} holds every profile's subscriptions — create them with svc webhook subscribe <name> --route-profile ${profile}`,
+      );
+    }
+  }
+  return warnings;
 }

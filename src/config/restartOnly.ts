@@ -17,7 +17,17 @@ const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]
   ["state.redis_key_prefix", (c) => c.state.redis_key_prefix],
 ];
 
-/** The restart-only keys whose value differs between the running and the re-read configuration. */
-export function restartOnlyChanges(running: Config, next: Config): string[] {
-  return RESTART_ONLY.filter(([, read]) => read(running) !== read(next)).map(([key]) => key);
+/**
+ * The restart-only keys whose value differs between the running and the re-read configuration. Keys in
+ * `overridden` (`platforms.webhook.host` / `port` when `--host` / `--port` was given) are left out: a
+ * restart with the same command would not apply the file's value either.
+ */
+export function restartOnlyChanges(
+  running: Config,
+  next: Config,
+  overridden: ReadonlySet<string> = new Set(),
+): string[] {
+  return RESTART_ONLY.filter(([key, read]) => !overridden.has(key) && read(running) !== read(next)).map(
+    ([key]) => key,
+  );
 }

@@ -3,7 +3,7 @@ import type { RunExecutor } from "../actors/runs.js";
 import { startSystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
-import { profileEnvFileWarnings } from "../config/profileEnv.js";
+import { profileEnvFileWarnings, profileSharedFileWarnings } from "../config/profileEnv.js";
 import { restartOnlyChanges } from "../config/restartOnly.js";
 import { unusedSettingWarnings } from "../config/unusedSettings.js";
 import { LOOPBACK_HOSTS } from "../config/validate.js";
@@ -65,7 +65,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
   for (const warning of unusedSettingWarnings(config, paths.config)) logger.warn(warning);
   // A secret file created by hand (or restored from a backup) with a mode every user can read.
-  for (const warning of profileEnvFileWarnings(paths.home, profilesOnDisk(paths.home)))
+  const onDisk = profilesOnDisk(paths.home);
+  for (const warning of [
+    ...profileEnvFileWarnings(paths.home, onDisk),
+    ...profileSharedFileWarnings(paths.home, onDisk),
+  ])
     logger.warn(`[gateway] ${warning}`);
   for (const warning of secretFilesReadableByOthers(secretFiles(paths.home)))
     logger.warn(`[gateway] ${warning}`);
@@ -420,7 +424,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       ingress.reload(next.config);
       agent.reload(next.config);
       deliveries.reload(next.config);
-      const needRestart = restartOnlyChanges(startedConfig, next.config);
+      const overridden = new Set([
+        ...(options.host === undefined ? [] : ["platforms.webhook.host"]),
+        ...(options.port === undefined ? [] : ["platforms.webhook.port"]),
+      ]);
+      const needRestart = restartOnlyChanges(startedConfig, next.config, overridden);
       if (needRestart.length > 0) {
         logger.warn(`[gateway] ${needRestart.join(", ")} changed: this takes effect after a restart`);
       }

@@ -114,9 +114,10 @@ function quoteEnv(value: string): string {
   if (/^[A-Za-z0-9_./:@+-]*$/.test(value)) return value;
   if (!value.includes("'")) return `'${value}'`;
   if (!value.includes("`")) return `\`${value}\``;
-  if (!value.includes('"') && !/\\[nr]/.test(value)) return `"${value}"`;
+  // In double quotes a `${NAME}` would be read as a reference to NAME.
+  if (!value.includes('"') && !/\\[nr]/.test(value) && !value.includes("${")) return `"${value}"`;
   throw new SvcError(
     "usage",
-    "the value contains ', ` and \" (or a \\n sequence) — a .env file cannot hold it; choose another one",
+    "the value contains ', ` and \" (or a \\n sequence or ${) — a .env file cannot hold it; choose another one",
   );
 }

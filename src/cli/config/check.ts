@@ -4,13 +4,14 @@ import { addVariablesAdvice } from "../../config/interpolate.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
-import { profileEnvFileWarnings } from "../../config/profileEnv.js";
+import { profileEnvFileWarnings, profileSharedFileWarnings } from "../../config/profileEnv.js";
 import { secretHeaderProblem } from "../../config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
+import { homeProblem } from "../../io/homeWritable.js";
 import { renderEntry } from "../../io/mcp/render.js";
 import { existingProfiles, profilesOnDisk } from "../../io/profiles.js";
 import { secretFiles, secretFilesReadableByOthers } from "../../io/secretFileModes.js";
@@ -69,6 +70,9 @@ export async function checkConfig(
     return { problems: text.split("\n"), storeProblems: [], warnings: [], summary: undefined };
   }
   const problems = startupProblems(loaded.config, loaded.paths.config);
+  // A file or a link to nothing where the data directory goes: the gateway refuses to start.
+  const home = homeProblem(loaded.paths.home);
+  if (home !== undefined) problems.push(home);
   const idle = nothingToRun(loaded);
   if (idle !== undefined) problems.push(idle);
   // What the gateway logs at start, without the log line's `[agent] ` / `[webhook] ` tag.
@@ -76,6 +80,7 @@ export async function checkConfig(
   const warnings = [
     ...secretFilesReadableByOthers(secretFiles(loaded.paths.home)),
     ...profileEnvFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
+    ...profileSharedFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
     ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
   ];

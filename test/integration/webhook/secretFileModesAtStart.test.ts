@@ -48,11 +48,16 @@ describe("gateway start: secret files readable by other users, a profile's .env"
     );
   });
 
-  it("logs a WARN for a line of a named profile's .env that sets nothing (only its MCP connections read it)", async () => {
+  it("logs a WARN for a line of a named profile's .env that sets nothing, and for a profile's own config.yaml", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(webhookConfig({ pr: { secret: "s3cret" } })));
     const workEnv = home.write("profiles/work/.env", "export NOTES_TOKEN work-token\n", 0o600);
+    const own = home.write("profiles/work/config.yaml", "platforms: {}\n");
     gateway = await startGatewayInHome(home);
+    // A config.yaml of the profile's own is never read.
+    expect(warnings(home.dir)).toContain(
+      `[gateway] ${own} is not read: one ${home.dir}/config.yaml serves every profile — move its routes there, bound with profile: work`,
+    );
     expect(warnings(home.dir)).toContain(
       `[gateway] ${workEnv}: line 1: not a NAME=value line — write NOTES_TOKEN=<value>, or start the line with # to keep it as a comment (profile work's MCP connections read this file)`,
     );

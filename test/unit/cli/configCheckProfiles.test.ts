@@ -53,4 +53,17 @@ describe("svc config check: a named profile's .env", () => {
     home.write("profiles/work/.env", "", 0o600);
     expect((await checkConfig({ home: home.dir, env: {} })).warnings).toEqual([]);
   });
+
+  it("a config.yaml or subscription store under a profile's directory is named as not read", async () => {
+    home = tempHome();
+    home.write("config.yaml", config);
+    home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
+    home.write("profiles/work/.env", "DOCS_TOKEN=work-token\n", 0o600);
+    const own = home.write("profiles/work/config.yaml", "platforms: {}\n");
+    const subs = home.write("profiles/work/webhook_subscriptions.json", "{}", 0o600);
+    expect((await checkConfig({ home: home.dir, env: {} })).warnings).toEqual([
+      `${own} is not read: one ${home.dir}/config.yaml serves every profile — move its routes there, bound with profile: work`,
+      `${subs} is not read: one ${home.dir}/webhook_subscriptions.json holds every profile's subscriptions — create them with svc webhook subscribe <name> --route-profile work`,
+    ]);
+  });
 });

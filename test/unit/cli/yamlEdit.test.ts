@@ -50,8 +50,14 @@ describe("comment-preserving edits", () => {
       B: "it's # not a comment",
       C: 'it\'s "both" \\n',
       D: "back\\slash",
+      // .env values may name other variables; a value written by svc never does.
+      E: "s3cret-$" + "{NOT_A_REFERENCE}",
+      // In backticks (the value has a '), where {A} is not expanded.
+      F: "it's $" + '{A} "q"',
     };
     setEnvValues(file, values);
     expect(readEnvFile(file)).toEqual(values);
+    // With ', ` and a reference, only double quotes are left, which would expand it: refused.
+    expect(() => setEnvValues(file, { G: "it's `$" + "{A}`" })).toThrow(/a \.env file cannot hold it/);
   });
 });

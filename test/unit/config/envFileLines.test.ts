@@ -73,3 +73,25 @@ describe("WEBHOOK_ENABLED / WEBHOOK_PORT value forms (spec 2.1)", () => {
     }
   });
 });
+
+describe(".env values naming other variables, as a shell, docker compose and python-dotenv read them", () => {
+  const routeSecret = (yaml: string) =>
+    `platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    routes:\n      gh:\n        secret: '${yaml}'\n`;
+  function secretWith(dotenv: string, env: Record<string, string> = {}) {
+    const h = tempHome();
+    homes.push(h);
+    h.write("config.yaml", routeSecret("$" + "{GH_SECRET}"));
+    h.write(".env", dotenv);
+    return loadConfig({ home: h.dir, env }).config.platforms.webhook.routes.gh?.secret;
+  }
+
+  it("a reference to an earlier line or the environment is replaced by its value (it was the HMAC key's literal text)", () => {
+    expect(secretWith("SHARED=s3cret\nGH_SECRET=$" + "{SHARED}\n")).toBe("s3cret");
+    expect(secretWith('GH_SECRET="pre-$' + '{SHARED}"\n', { SHARED: "env" })).toBe("pre-env");
+    expect(secretWith("GH_SECRET=$" + "{MISSING:-fallback}\n")).toBe("fallback");
+  });
+
+  it("a value in single quotes is taken verbatim", () => {
+    expect(secretWith("SHARED=s3cret\nGH_SECRET='$" + "{SHARED}'\n")).toBe("$" + "{SHARED}");
+  });
+});

@@ -1,3 +1,5 @@
+import { mkdirSync, rmdirSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { routeTable } from "../../../src/actors/routes.js";
 import { loadConfig } from "../../../src/config/load.js";
@@ -379,6 +381,19 @@ describe("config loading (spec 2.1)", () => {
 
   it("reports YAML syntax errors with the file and line", () => {
     expect(() => load("platforms:\n  webhook: [\n")).toThrow(/config\.yaml: line \d+: not valid YAML/);
+  });
+
+  it("a config.yaml or .env that cannot be read says what to do about it", () => {
+    home = tempHome();
+    mkdirSync(join(home.dir, "config.yaml"));
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `${home.dir}/config.yaml: cannot be read (EISDIR: illegal operation on a directory, read) — it is a directory: move it away and write the file in its place`,
+    );
+    rmdirSync(join(home.dir, "config.yaml"));
+    mkdirSync(join(home.dir, ".env"));
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `${home.dir}/.env: cannot be read (EISDIR: illegal operation on a directory, read) — it is a directory: move it away and write the file in its place`,
+    );
   });
 
   it("an alias that expands past the parser's limit is named with the file", () => {

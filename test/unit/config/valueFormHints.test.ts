@@ -37,6 +37,16 @@ describe("what a refusal quotes", () => {
     expect(message).not.toMatch(/sk-leak|sec-GGG/);
   });
 
+  it("a list or mapping with a secret inside is not quoted (routes written as a list of {name, secret})", () => {
+    expect(refusal(webhook("    routes:\n      - name: gh\n        secret: hunter2\n"))).toBe(
+      "FILE: platforms.webhook.routes: expected a mapping, got a list (not shown: it holds a secret)",
+    );
+    // Without one, the value is quoted as ever.
+    expect(refusal(webhook("    routes: [gh, ci]\n"))).toBe(
+      'FILE: platforms.webhook.routes: expected a mapping, got ["gh","ci"]',
+    );
+  });
+
   it(".nan, .inf and 1e400 are named as they are, not as null; a whole number past 2^53 is too large", () => {
     expect(refusal(webhook("    port: .nan\n    max_body_bytes: .inf\n    rate_limit: 1e400\n"))).toBe(
       [
@@ -91,6 +101,15 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
   it("a tab-indented file names the line and says to indent with spaces", () => {
     expect(refusal("platforms:\n\twebhook:\n\t\tenabled: true\n")).toBe(
       "FILE: line 2: not valid YAML — Tabs are not allowed as indentation at line 2, column 1 — indent with spaces",
+    );
+  });
+
+  it("a key written twice (two routes of one name) is named, with what to do", () => {
+    expect(refusal(webhook("    routes:\n      gh: {secret: x}\n      gh: {secret: y}\n"))).toBe(
+      "FILE: line 5: not valid YAML — Map keys must be unique at line 5, column 7 — the key gh is written twice in the same mapping: keep one, or rename one of them (a YAML mapping holds each name once)",
+    );
+    expect(refusal(webhook("    routes:\n      gh: {secret: x, secret: y}\n"))).toMatch(
+      /line 4: not valid YAML — .* — the key secret is written twice in the same mapping/,
     );
   });
 

@@ -1,0 +1,42 @@
+import { chmodSync, mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { checkConfig } from "../../../src/cli/config/check.js";
+import { assertHomeWritable, homeProblem } from "../../../src/io/homeWritable.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let dir: TempHome;
+afterEach(() => dir.cleanup());
+
+/**
+ * An SVC_HOME that is a file, or a symbolic link to a directory that is gone (a dotfiles checkout moved
+ * away), was refused by the gateway as 'cannot be written (ENOENT/EEXIST: ...) — fix its owner or
+ * permissions', which neither is about, and svc config check said ok.
+ */
+describe("an SVC_HOME that cannot be the data directory", () => {
+  it("a file in its place says to move it away", async () => {
+    dir = tempHome();
+    const home = dir.write("svc-home", "");
+    const problem = `${home}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory`;
+    expect(homeProblem(home)).toBe(problem);
+    expect(() => assertHomeWritable(home)).toThrow(problem);
+    expect((await checkConfig({ home, env: {} })).problems).toContain(problem);
+  });
+
+  it("a symbolic link to nothing names its target", async () => {
+    dir = tempHome();
+    const home = join(dir.dir, "link");
+    symlinkSync(join(dir.dir, "moved-away"), home);
+    const problem = `${home}: SVC_HOME is a symbolic link to ${join(dir.dir, "moved-away")}, which does not exist — create that directory, or set SVC_HOME to another one`;
+    expect(() => assertHomeWritable(home)).toThrow(problem);
+    expect((await checkConfig({ home, env: {} })).problems).toContain(problem);
+  });
+
+  it("a missing one (made at start) and a writable directory are fine", () => {
+    dir = tempHome();
+    expect(homeProblem(join(dir.dir, "not-yet", "home"))).toBeUndefined();
+    mkdirSync(join(dir.dir, "home"));
+    chmodSync(join(dir.dir, "home"), 0o700);
+    expect(homeProblem(join(dir.dir, "home"))).toBeUndefined();
+  });
+});
