@@ -66,6 +66,28 @@ const REFUSAL_LOG_MS = 60_000;
  */
 export const isRefusal = (err: unknown): boolean => err instanceof Error && err.name === "ReplyError";
 
+/** What to do about a refusal, by the error code Redis put first in its answer. */
+export function refusalHint(reason: string): string {
+  const code = /^[A-Z]+/.exec(reason)?.[0];
+  switch (code) {
+    case "OOM":
+      return "a full Redis: free memory or raise its maxmemory";
+    case "NOPERM":
+      return "its ACL does not let the user of state.redis_url do this: grant it the command and the keys under the prefix";
+    case "READONLY":
+      return "a read-only replica: point state.redis_url at the primary";
+    case "MISCONF":
+      return "Redis cannot save its snapshot: check its disk and its log";
+    case "LOADING":
+      return "Redis is loading its data after a restart: it answers once loaded";
+    case "NOAUTH":
+    case "WRONGPASS":
+      return "fix the user and password in state.redis_url";
+    default:
+      return "see Redis's log";
+  }
+}
+
 export function createRedisHealth(label: string, logger: Logger, now: () => number = Date.now): RedisHealth {
   /** Watched connections that are not ready. */
   const notReady = new Set<string>();
@@ -139,7 +161,7 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
           refusedAt = at;
           logger.error(
             { redis: label, reason },
-            `[state] Redis at ${label} refused a command (${reason}); requests that need it are answered 503 while it refuses (a full Redis: free memory or raise its maxmemory; logged at most once a minute)`,
+            `[state] Redis at ${label} refused a command (${reason}); requests that need it are answered 503 while it refuses (${refusalHint(reason)}; logged at most once a minute)`,
           );
         }
         throw new StateUnavailableError(`Redis refused the command: ${reason}`);
@@ -153,12 +175,15 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
 
 /**
  * Connects and PINGs once (startup): a bad `state.redis_url` stops the gateway with the usual
- * file/key/problem/fix message instead of answering 503 to every request.
+ * file/key/problem/fix message instead of answering 503 to every request. With `keyPrefix`, also checks
+ * that the URL's user may write keys under `<prefix>:` (a Redis ACL that leaves them out answers every
+ * command NOPERM: every request would be answered 503, every CLI command fail with EXECABORT).
  */
 export async function connectRedis(
   url: string,
   configFile: string,
   options: ConnectionSettings,
+  keyPrefix?: string,
 ): Promise<Redis> {
   const label = redisLabel(url);
   const refuse = (
@@ -204,6 +229,21 @@ export async function connectRedis(
       `${label} has no database ${db} (${(err as Error).message})`,
       "end state.redis_url with a database this server has (0-15 unless its databases setting says more)",
     );
+  }
+  if (keyPrefix !== undefined) {
+    try {
+      // A write (DEL needs write access to the key) of a key svc never creates: it changes nothing.
+      await redis.del(`${keyPrefix}:access-check`);
+    } catch (err) {
+      const reason = (err as Error).message;
+      if (/^NOPERM/.test(reason)) {
+        redis.disconnect();
+        throw refuse(
+          `${label} does not let the user of state.redis_url use the keys under "${keyPrefix}:" (${reason})`,
+          `let that user read and write them with every command (ACL SETUSER <user> ~${keyPrefix}:* +@all), or set state.redis_key_prefix to a prefix it may use`,
+        );
+      }
+    }
   }
   redis.off("error", onError);
   // From here on, reconnect for ever (an outage is answered 503 and ends by itself).

@@ -6,6 +6,7 @@ import {
   commandOptions,
   connectRedis,
   createRedisHealth,
+  refusalHint,
 } from "../../../../src/io/state/redis/connection.js";
 import { createCronLease } from "../../../../src/io/state/redis/cronLease.js";
 import { createSharedIdempotency } from "../../../../src/io/state/redis/idempotency.js";
@@ -141,6 +142,22 @@ describe("cron lease", () => {
 });
 
 describe("Redis health", () => {
+  it("a refusal's log line says what to do about that refusal (a missing ACL permission is no full Redis)", () => {
+    expect(refusalHint("OOM command not allowed when used memory > 'maxmemory'.")).toBe(
+      "a full Redis: free memory or raise its maxmemory",
+    );
+    expect(
+      refusalHint("NOPERM this user has no permissions to access one of the keys used as arguments"),
+    ).toBe(
+      "its ACL does not let the user of state.redis_url do this: grant it the command and the keys under the prefix",
+    );
+    expect(refusalHint("READONLY You can't write against a read only replica.")).toBe(
+      "a read-only replica: point state.redis_url at the primary",
+    );
+    expect(refusalHint("LOADING Redis is loading the dataset in memory")).toContain("loading its data");
+    expect(refusalHint("ERR something else")).toBe("see Redis's log");
+  });
+
   it("a Redis that answers but refuses commands (full: OOM) is logged once a minute as refusing, not as unreachable and back again each second", async () => {
     const own = await startTestRedis();
     const log = captureLogger();
@@ -160,6 +177,9 @@ describe("Redis health", () => {
         [],
       );
       expect(messages.filter((m) => m.includes("refused a command (OOM"))).toHaveLength(2);
+      expect(messages.find((m) => m.includes("refused a command"))).toContain(
+        "(a full Redis: free memory or raise its maxmemory; logged at most once a minute)",
+      );
       await watched.config("SET", "maxmemory", "0");
       expect(await seen.checkAndAdd("r:0")).toBe(false);
     } finally {
