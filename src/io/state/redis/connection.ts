@@ -2,6 +2,7 @@ import type { Redis, RedisOptions } from "ioredis";
 import { SvcError } from "../../../errors.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
+import { unreachable } from "./unreachable.js";
 
 /** The URL as logs may show it: host, port and database, never a password. */
 export function redisLabel(url: string): string {
@@ -216,7 +217,8 @@ export async function connectRedis(
         `${label} refused the credentials (${reason})`,
         "fix the user and password in state.redis_url (redis://user:password@host:6379/0; keep them in .env)",
       );
-    throw refuse(`cannot reach ${label} (${reason})`);
+    const { problem, fix } = unreachable(url, label, reason);
+    throw refuse(problem, fix);
   }
   // ioredis switches to the URL's database on connect and only logs a refusal: every key would then go
   // to database 0, shared with whatever uses it. Asked again here, where a refusal can stop the start.
