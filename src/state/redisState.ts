@@ -69,6 +69,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const runs = createSharedQueue<SharedRun>({
     url,
     name: "runs",
+    noun: "agent run(s)",
     keys,
     health,
     logger,

@@ -86,13 +86,15 @@ describe("shared queue (BullMQ)", () => {
   it("every job gets the instance's stop signal: close aborts the jobs still running past the drain and leaves them unfinished for another instance", async () => {
     const keys = redisKeys(`s${randomUUID()}`);
     const signals: AbortSignal[] = [];
+    const log = captureLogger();
     const instance = (process: (data: { n: number }, signal: AbortSignal) => Promise<void>) =>
       createSharedQueue<{ n: number }>({
         url: server.url,
         name: "runs",
+        noun: "agent run(s)",
         keys,
         health: createRedisHealth("test", silentLogger()),
-        logger: silentLogger(),
+        logger: log.logger,
         concurrency: 2,
         process,
       });
@@ -121,6 +123,10 @@ describe("shared queue (BullMQ)", () => {
         ["hook:1", "hook:2"].map((key) => other.queue.getJobState(jobIdOf(key))),
       );
       expect(states).toEqual(["active", "active"]);
+      // Said once, as a stop with one process says what it saved for the next start.
+      expect(log.messages().filter((m) => m.includes("drain ended"))).toEqual([
+        "[state] 2 agent run(s) still running when the drain ended stopped; they stay in Redis and run again from the start on some instance (this one after its restart) once their lock expires, within about a minute",
+      ]);
     } finally {
       if (!closed) await queue.close(0);
       await other.close(0);
