@@ -232,20 +232,10 @@ export async function connectRedis(
       "end state.redis_url with a database this server has (0-15 unless its databases setting says more)",
     );
   }
-  if (keyPrefix !== undefined) {
-    try {
-      // A write (DEL needs write access to the key) of a key svc never creates: it changes nothing.
-      await redis.del(`${keyPrefix}:access-check`);
-    } catch (err) {
-      const reason = (err as Error).message;
-      if (/^NOPERM/.test(reason)) {
-        redis.disconnect();
-        throw refuse(
-          `${label} does not let the user of state.redis_url use the keys under "${keyPrefix}:" (${reason})`,
-          `let that user read and write them with every command (ACL SETUSER <user> ~${keyPrefix}:* +@all), or set state.redis_key_prefix to a prefix it may use`,
-        );
-      }
-    }
+  const denied = keyPrefix === undefined ? undefined : await accessDenied(redis, label, keyPrefix);
+  if (denied !== undefined) {
+    redis.disconnect();
+    throw refuse(denied.problem, denied.fix);
   }
   redis.off("error", onError);
   // From here on, reconnect for ever (an outage is answered 503 and ends by itself).
@@ -254,3 +244,30 @@ export async function connectRedis(
 }
 
 export { StateUnavailableError };
+
+/**
+ * What the URL's user may not do that svc needs, from two commands that change nothing: a write under the
+ * prefix (DEL of a key svc never creates) and a script (the run queue, BullMQ, runs Lua scripts). Other
+ * errors are left to the requests (answered 503 while they last).
+ */
+async function accessDenied(
+  redis: Redis,
+  label: string,
+  keyPrefix: string,
+): Promise<{ problem: string; fix: string } | undefined> {
+  const fix = `let that user read and write the keys under "${keyPrefix}:" with every command (ACL SETUSER <user> ~${keyPrefix}:* +@all), or set state.redis_key_prefix to a prefix it may use`;
+  const denied = async (what: string, command: () => Promise<unknown>) => {
+    try {
+      await command();
+      return undefined;
+    } catch (err) {
+      const reason = (err as Error).message;
+      if (!/^NOPERM/.test(reason)) return undefined;
+      return { problem: `${label} does not let the user of state.redis_url ${what} (${reason})`, fix };
+    }
+  };
+  return (
+    (await denied(`use the keys under "${keyPrefix}:"`, () => redis.del(`${keyPrefix}:access-check`))) ??
+    (await denied("run Lua scripts, which svc's run queue (BullMQ) needs", () => redis.eval("return 1", 0)))
+  );
+}
