@@ -5,6 +5,7 @@ export type ErrorCode =
   | "startup_refused"
   | "store_conflict"
   | "store_corrupt"
+  | "state_refused"
   | "lock_timeout"
   | "gateway_timeout"
   | "delivery_failed"

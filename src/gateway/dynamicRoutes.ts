@@ -45,7 +45,8 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
     };
   }
   const url = state.redis_url ?? "";
-  const keys = redisKeys(state.redis_key_prefix ?? DEFAULT_KEY_PREFIX);
+  const prefix = state.redis_key_prefix ?? DEFAULT_KEY_PREFIX;
+  const keys = redisKeys(prefix);
   let opened: { close(): void } | undefined;
   // Requests before open() (none: the listener starts after it) would find no dynamic route.
   let source: RouteSource = { lookup: () => undefined, names: () => [] };
@@ -54,7 +55,7 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
     where: redisLabel(url),
     enabledNames: () => source.names(),
     async open() {
-      const redis = await connectRedis(url, options.configFile, commandOptions());
+      const redis = await connectRedis(url, options.configFile, commandOptions(), prefix);
       // A failed refresh is logged by the source; the connection's own errors only say it is down.
       redis.on("error", () => {});
       const followed = createRedisSubscriptionSource(redis, keys, redisLabel(url), logger, {

@@ -22,6 +22,8 @@ export function createIdempotency(deps: {
   paths: SvcPaths;
   logger: Logger;
   clock: Pick<Clock, "now">;
+  /** The local journal's directory, which keeps every accepted id too (`state.backend: local`). */
+  journal?: string;
 }): Idempotency {
   const { paths, logger } = deps;
   const seen = createSeenCache({
@@ -51,7 +53,9 @@ export function createIdempotency(deps: {
         saveFailed = true;
         logger.warn(
           { err: describeError(err) },
-          `[webhook] delivery ids not saved to ${paths.seenIds}; retries after the restart will run again`,
+          deps.journal === undefined
+            ? `[webhook] delivery ids not saved to ${paths.seenIds}; retries after the restart will run again`
+            : `[webhook] delivery ids not saved to ${paths.seenIds}; the journal (${deps.journal}) keeps them, so retries after the restart are still duplicates`,
         );
       }
     },

@@ -135,7 +135,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     system,
     dynamic: options.dynamicRoutes ?? dynamic.source,
   });
-  const idempotency = createIdempotency({ paths, logger, clock: { now } });
+  const idempotency = createIdempotency({
+    paths,
+    logger,
+    clock: { now },
+    ...(state.store.backend === "local" ? { journal: stateDir(paths.home) } : {}),
+  });
   state.restoreSeen(idempotency.seen);
   // Agents a killed gateway left running: stopped before their runs run again (docs/durability.md).
   const agentGroups = agentGroupsDir(paths.home);

@@ -265,7 +265,11 @@ export class GatewayState {
     };
   }
 
-  /** A successful direct delivery is recorded (and durable) before its 200: a retry after a restart is a duplicate. */
+  /**
+   * A successful direct delivery is recorded (and durable) before its 200: a retry after a restart is a
+   * duplicate. A record that could not be written (disk full) still answers 200 (the delivery was made: a
+   * 503 would have the sender's retry deliver it again now), and the log says what it costs.
+   */
   deliverDirect(
     deliver: (event: AcceptedEvent) => Promise<boolean>,
   ): (event: AcceptedEvent) => Promise<boolean> {
@@ -273,7 +277,14 @@ export class GatewayState {
       const ok = await deliver(event);
       if (ok) {
         this.store.delivered(seenKey(event.routeName, event.deliveryId), this.now());
-        await this.store.durable()?.catch(() => {});
+        await this.store
+          .durable()
+          ?.catch(() =>
+            this.logger.warn(
+              { route: event.routeName, delivery_id: event.deliveryId },
+              `[state] ${event.routeName}: delivered, but the journal could not record it (answered 200 delivered all the same); a retry of this delivery id after a restart would deliver it again`,
+            ),
+          );
       }
       return ok;
     };

@@ -59,15 +59,17 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const url = options.settings.redis_url ?? "";
   const { logger } = options;
   const label = redisLabel(url);
-  const redis: Redis = await connectRedis(url, options.configFile, commandOptions());
+  const prefix = options.settings.redis_key_prefix ?? DEFAULT_KEY_PREFIX;
+  const redis: Redis = await connectRedis(url, options.configFile, commandOptions(), prefix);
   const health = createRedisHealth(label, logger);
   health.watch("commands", redis);
-  const keys = redisKeys(options.settings.redis_key_prefix ?? DEFAULT_KEY_PREFIX);
+  const keys = redisKeys(prefix);
   const stall = options.stall === undefined ? {} : { stall: options.stall };
 
   const runs = createSharedQueue<SharedRun>({
     url,
     name: "runs",
+    noun: "agent run(s)",
     keys,
     health,
     logger,

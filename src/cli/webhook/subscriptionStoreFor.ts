@@ -20,13 +20,16 @@ export async function openSubscriptionStore(loaded: LoadedConfig): Promise<CliSu
   const state = loaded.config.state;
   if (state.backend === "redis") {
     const url = state.redis_url ?? "";
-    const redis = await connectRedis(url, loaded.paths.config, {
-      ...commandOptions(),
+    const prefix = state.redis_key_prefix ?? DEFAULT_KEY_PREFIX;
+    const redis = await connectRedis(
+      url,
+      loaded.paths.config,
       // One short command: no reconnecting in the background once it is done.
-      retryStrategy: () => null,
-    });
+      { ...commandOptions(), retryStrategy: () => null },
+      prefix,
+    );
     redis.on("error", () => {});
-    const keys = redisKeys(state.redis_key_prefix ?? DEFAULT_KEY_PREFIX);
+    const keys = redisKeys(prefix);
     return {
       ...createRedisSubscriptionStore(redis, keys, redisLabel(url)),
       close: () => redis.disconnect(),

@@ -3,10 +3,10 @@ import type { McpServerEntry } from "../../config/sections/mcp.js";
 type TlsEntry = Pick<McpServerEntry, "url" | "ssl_verify" | "client_cert">;
 
 /** OpenSSL's words for a certificate chain it could not verify (Node's messages; older ones without the hyphen). */
-const UNTRUSTED =
+export const UNTRUSTED =
   /unable to verify the first certificate|self[- ]signed certificate|unable to get (?:local )?issuer certificate|certificate signature failure/i;
-const WRONG_HOST = /does not match certificate's altnames|ERR_TLS_CERT_ALTNAME_INVALID/;
-const OUT_OF_DATE = /certificate has expired|certificate is not yet valid/i;
+export const WRONG_HOST = /does not match certificate's altnames|ERR_TLS_CERT_ALTNAME_INVALID/;
+export const OUT_OF_DATE = /certificate has expired|certificate is not yet valid/i;
 /** What undici says when a TLS 1.3 server drops the connection after the handshake (a refused client certificate). */
 const DROPPED =
   /other side closed|socket hang up|ECONNRESET|alert certificate required|alert bad certificate/i;

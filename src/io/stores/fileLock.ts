@@ -64,14 +64,18 @@ function tryAcquire(lockPath: string, staleMs: number): string | undefined {
 /**
  * Removes the lock judged stale, and only that one: it is renamed aside and its text compared, so a
  * process that judged an old lock cannot delete the fresh one another process created meanwhile (that
- * one is put back). The text of the lock found instead, when it was not the judged one.
+ * one is put back). The text of the lock found instead, when it was not the judged one. Throws when the
+ * lock cannot be moved for another reason than being gone (EROFS, EACCES).
  */
 export function removeStaleLock(lockPath: string, judged: string): { replacedBy?: string } {
   const aside = `${lockPath}.${process.pid}.${randomBytes(4).toString("hex")}.stale`;
   try {
     renameSync(lockPath, aside);
-  } catch {
-    return {}; // someone else took it over first
+  } catch (err) {
+    // Gone: someone else took it over first. Anything else (a read-only file system, no write access to
+    // the directory) would fail the same way at every attempt: the caller reports it.
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw err;
   }
   const moved = readLock(aside);
   try {

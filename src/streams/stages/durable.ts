@@ -1,10 +1,11 @@
 import { type MonoTypeOperatorFunction, Observable } from "rxjs";
 import { type PipelineCtx, withCtx } from "../context.js";
-import { errorOutcome } from "../types.js";
+import { unavailableOutcome } from "../types.js";
 import { seenKey } from "./idempotency.js";
 import { onlyFor } from "./onlyFor.js";
 
-export const STATE_UNAVAILABLE = errorOutcome(503, "Could not record the event, retry later");
+/** The journal could not be written (disk full): temporary, so it says when to come back. */
+export const STATE_UNAVAILABLE = unavailableOutcome("Could not record the event, retry later");
 
 export interface DurableDeps {
   /** Resolves once everything recorded so far is durable; undefined when it already is. */

@@ -132,7 +132,12 @@ describe("the durability wait after dispatch", () => {
     const { pipeline, forgotten } = harness(() => sync.promise);
     const answer = pipeline.submit(inbound("c"));
     sync.reject(new Error("EIO"));
-    expect(await answer).toEqual({ status: 503, body: { error: "Could not record the event, retry later" } });
+    // With Retry-After, as every other temporary 503 (queue full, shutting down, Redis unreachable).
+    expect(await answer).toEqual({
+      status: 503,
+      body: { error: "Could not record the event, retry later" },
+      headers: { "Retry-After": "30" },
+    });
     expect(forgotten).toEqual(["r:c"]);
   });
 });

@@ -63,6 +63,20 @@ describe("cross-process file lock", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it("a stale lock that cannot be moved aside is reported at once, not waited for as if another process held it", () => {
+    // Moving it aside fails the same way at every attempt: on a read-only file system (EROFS) or a
+    // directory this user cannot write (EACCES); here its aside name is longer than a file name may be.
+    const dir = mkdtempSync(join(tmpdir(), "svc-lock-"));
+    dirs.push(dir);
+    const path = join(dir, "s".repeat(245));
+    writeFileSync(`${path}.lock`, String(deadPid()));
+    const old = new Date(Date.now() - 5000);
+    utimesSync(`${path}.lock`, old, old);
+    const started = Date.now();
+    expect(() => withFileLockSync(path, () => "ran", { timeoutMs: 2000 })).toThrow(/ENAMETOOLONG/);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it("a lock whose owner is a zombie (killed, not yet collected by its parent) is taken over", async () => {
     const { parent, pid: spawned } = await spawnUnreaped(["sleep", "0.1"]);
     try {

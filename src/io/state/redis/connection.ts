@@ -2,6 +2,7 @@ import type { Redis, RedisOptions } from "ioredis";
 import { SvcError } from "../../../errors.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
+import { unreachable } from "./unreachable.js";
 
 /** The URL as logs may show it: host, port and database, never a password. */
 export function redisLabel(url: string): string {
@@ -65,6 +66,28 @@ const REFUSAL_LOG_MS = 60_000;
  * reachable, and a PING succeeding says nothing about whether it takes commands again.
  */
 export const isRefusal = (err: unknown): boolean => err instanceof Error && err.name === "ReplyError";
+
+/** What to do about a refusal, by the error code Redis put first in its answer. */
+export function refusalHint(reason: string): string {
+  const code = /^[A-Z]+/.exec(reason)?.[0];
+  switch (code) {
+    case "OOM":
+      return "a full Redis: free memory or raise its maxmemory";
+    case "NOPERM":
+      return "its ACL does not let the user of state.redis_url do this: grant it the command and the keys under the prefix";
+    case "READONLY":
+      return "a read-only replica: point state.redis_url at the primary";
+    case "MISCONF":
+      return "Redis cannot save its snapshot: check its disk and its log";
+    case "LOADING":
+      return "Redis is loading its data after a restart: it answers once loaded";
+    case "NOAUTH":
+    case "WRONGPASS":
+      return "fix the user and password in state.redis_url";
+    default:
+      return "see Redis's log";
+  }
+}
 
 export function createRedisHealth(label: string, logger: Logger, now: () => number = Date.now): RedisHealth {
   /** Watched connections that are not ready. */
@@ -139,7 +162,7 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
           refusedAt = at;
           logger.error(
             { redis: label, reason },
-            `[state] Redis at ${label} refused a command (${reason}); requests that need it are answered 503 while it refuses (a full Redis: free memory or raise its maxmemory; logged at most once a minute)`,
+            `[state] Redis at ${label} refused a command (${reason}); requests that need it are answered 503 while it refuses (${refusalHint(reason)}; logged at most once a minute)`,
           );
         }
         throw new StateUnavailableError(`Redis refused the command: ${reason}`);
@@ -153,12 +176,15 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
 
 /**
  * Connects and PINGs once (startup): a bad `state.redis_url` stops the gateway with the usual
- * file/key/problem/fix message instead of answering 503 to every request.
+ * file/key/problem/fix message instead of answering 503 to every request. With `keyPrefix`, also checks
+ * that the URL's user may write keys under `<prefix>:` (a Redis ACL that leaves them out answers every
+ * command NOPERM: every request would be answered 503, every CLI command fail with EXECABORT).
  */
 export async function connectRedis(
   url: string,
   configFile: string,
   options: ConnectionSettings,
+  keyPrefix?: string,
 ): Promise<Redis> {
   const label = redisLabel(url);
   const refuse = (
@@ -191,7 +217,8 @@ export async function connectRedis(
         `${label} refused the credentials (${reason})`,
         "fix the user and password in state.redis_url (redis://user:password@host:6379/0; keep them in .env)",
       );
-    throw refuse(`cannot reach ${label} (${reason})`);
+    const { problem, fix } = unreachable(url, label, reason);
+    throw refuse(problem, fix);
   }
   // ioredis switches to the URL's database on connect and only logs a refusal: every key would then go
   // to database 0, shared with whatever uses it. Asked again here, where a refusal can stop the start.
@@ -205,6 +232,11 @@ export async function connectRedis(
       "end state.redis_url with a database this server has (0-15 unless its databases setting says more)",
     );
   }
+  const denied = keyPrefix === undefined ? undefined : await accessDenied(redis, label, keyPrefix);
+  if (denied !== undefined) {
+    redis.disconnect();
+    throw refuse(denied.problem, denied.fix);
+  }
   redis.off("error", onError);
   // From here on, reconnect for ever (an outage is answered 503 and ends by itself).
   redis.options.retryStrategy = options.retryStrategy ?? retryStrategy;
@@ -212,3 +244,30 @@ export async function connectRedis(
 }
 
 export { StateUnavailableError };
+
+/**
+ * What the URL's user may not do that svc needs, from two commands that change nothing: a write under the
+ * prefix (DEL of a key svc never creates) and a script (the run queue, BullMQ, runs Lua scripts). Other
+ * errors are left to the requests (answered 503 while they last).
+ */
+async function accessDenied(
+  redis: Redis,
+  label: string,
+  keyPrefix: string,
+): Promise<{ problem: string; fix: string } | undefined> {
+  const fix = `let that user read and write the keys under "${keyPrefix}:" with every command (ACL SETUSER <user> ~${keyPrefix}:* +@all), or set state.redis_key_prefix to a prefix it may use`;
+  const denied = async (what: string, command: () => Promise<unknown>) => {
+    try {
+      await command();
+      return undefined;
+    } catch (err) {
+      const reason = (err as Error).message;
+      if (!/^NOPERM/.test(reason)) return undefined;
+      return { problem: `${label} does not let the user of state.redis_url ${what} (${reason})`, fix };
+    }
+  };
+  return (
+    (await denied(`use the keys under "${keyPrefix}:"`, () => redis.del(`${keyPrefix}:access-check`))) ??
+    (await denied("run Lua scripts, which svc's run queue (BullMQ) needs", () => redis.eval("return 1", 0)))
+  );
+}

@@ -34,6 +34,8 @@ export interface SharedQueueOptions<T> {
    * each time (default: one attempt, the failure is the job's outcome).
    */
   readonly retry?: { readonly attempts: number; readonly backoffMs: number };
+  /** What a job is in the log, with its count (default: `<name> job(s)`). */
+  readonly noun?: string;
 }
 
 /**
@@ -184,7 +186,14 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             timer = setTimeout(() => resolve(false), drainMs);
           }));
         clearTimeout(timer);
-        if (!drained) abort.abort();
+        if (!drained) {
+          // Nothing is saved to a file, as with one process: they stay in Redis, locked by this instance.
+          logger.warn(
+            { queue: options.name, jobs: running },
+            `[state] ${running} ${options.noun ?? `${options.name} job(s)`} still running when the drain ended stopped; they stay in Redis and run again from the start on some instance (this one after its restart) once their lock expires, within about a minute`,
+          );
+          abort.abort();
+        }
         // Forced when runs were aborted: their jobs stay locked, unfinished, until the lock expires.
         // Forced while Redis is unreachable: an unforced close sends QUIT, which waits for Redis.
         // Otherwise not: a run counted as ended may still be recording its job as finished, and a

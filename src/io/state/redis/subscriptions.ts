@@ -11,6 +11,7 @@ import {
   UNREADABLE_RECORD,
 } from "../../stores/subscriptions.js";
 import type { VersionedSnapshot } from "../../stores/versionedJson.js";
+import { isRefusal, refusalHint } from "./connection.js";
 import type { RedisKeys } from "./keys.js";
 
 /**
@@ -53,15 +54,39 @@ function decode(hash: Record<string, string>): Record<string, unknown> {
   return records;
 }
 
-async function snapshot(redis: Redis, keys: RedisKeys): Promise<VersionedSnapshot<unknown>> {
-  const replies = await redis.multi().get(keys.subscriptionsRevision()).hgetall(keys.subscriptions()).exec();
-  const [revisionReply, hashReply] = replies ?? [];
-  if (revisionReply?.[0]) throw revisionReply[0];
-  if (hashReply?.[0]) throw hashReply[0];
-  return {
-    revision: (revisionReply?.[1] as string | null) ?? "",
-    records: decode((hashReply?.[1] as Record<string, string> | null) ?? {}),
-  };
+/**
+ * A command Redis refused, said with what to do: inside a transaction (a full Redis refuses every command
+ * queued in MULTI) EXEC only answers EXECABORT, and the refusal is among its previous errors.
+ */
+function explained(path: string, err: unknown): unknown {
+  const previous = (err as { previousErrors?: unknown[] } | null)?.previousErrors?.[0];
+  const refusal = isRefusal(previous) ? previous : err;
+  if (!isRefusal(refusal)) return err;
+  const reason = (refusal as Error).message;
+  return new SvcError(
+    "state_refused",
+    `${path}: Redis refused the command (${reason}) — ${refusalHint(reason)}`,
+    { cause: err },
+  );
+}
+
+async function snapshot(redis: Redis, keys: RedisKeys, path: string): Promise<VersionedSnapshot<unknown>> {
+  try {
+    const replies = await redis
+      .multi()
+      .get(keys.subscriptionsRevision())
+      .hgetall(keys.subscriptions())
+      .exec();
+    const [revisionReply, hashReply] = replies ?? [];
+    if (revisionReply?.[0]) throw revisionReply[0];
+    if (hashReply?.[0]) throw hashReply[0];
+    return {
+      revision: (revisionReply?.[1] as string | null) ?? "",
+      records: decode((hashReply?.[1] as Record<string, string> | null) ?? {}),
+    };
+  } catch (err) {
+    throw explained(path, err);
+  }
 }
 
 export function createRedisSubscriptionStore(
@@ -72,45 +97,56 @@ export function createRedisSubscriptionStore(
   const path = `${keys.subscriptions()} in Redis at ${label}`;
   return {
     path,
-    read: () => snapshot(redis, keys),
+    read: () => snapshot(redis, keys, path),
     async update(change, expectedRevision) {
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        await redis.watch(keys.subscriptions(), keys.subscriptionsRevision());
-        let result: ReturnType<typeof change>;
-        let before: Record<string, unknown>;
-        let records: Record<string, unknown>;
-        try {
-          const hash = await redis.hgetall(keys.subscriptions());
-          const revision = (await redis.get(keys.subscriptionsRevision())) ?? "";
-          if (expectedRevision !== undefined && revision !== expectedRevision)
-            throw new SvcError("store_conflict", `${path}: ${STALE_SUBSCRIPTION_STORE}`);
-          before = decode(hash);
-          records = structuredClone(before);
-          result = change(records);
-        } catch (err) {
-          await redis.unwatch();
-          throw err;
-        }
-        const tx = redis.multi();
-        for (const name of Object.keys(before))
-          if (!Object.hasOwn(records, name)) tx.hdel(keys.subscriptions(), name);
-        for (const [name, record] of Object.entries(records)) {
-          const text = JSON.stringify(record);
-          if (!Object.hasOwn(before, name) || JSON.stringify(before[name]) !== text)
-            tx.hset(keys.subscriptions(), name, text);
-        }
-        tx.incr(keys.subscriptionsRevision());
-        const replies = await tx.exec();
-        // null: a watched key changed after it was read — read again and judge the change anew.
-        if (replies === null) continue;
-        const failed = replies.find(([err]) => err !== null);
-        if (failed?.[0]) throw failed[0];
-        const revision = replies[replies.length - 1]?.[1];
-        return { result, revision: String(revision) };
+      try {
+        return await transact(change, expectedRevision);
+      } catch (err) {
+        throw explained(path, err);
       }
-      throw new SvcError("store_conflict", `${path}: ${STALE_SUBSCRIPTION_STORE}`);
     },
   };
+
+  async function transact<R>(
+    change: (records: Record<string, unknown>) => R,
+    expectedRevision: string | undefined,
+  ): Promise<{ result: R; revision: string }> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      await redis.watch(keys.subscriptions(), keys.subscriptionsRevision());
+      let result: ReturnType<typeof change>;
+      let before: Record<string, unknown>;
+      let records: Record<string, unknown>;
+      try {
+        const hash = await redis.hgetall(keys.subscriptions());
+        const revision = (await redis.get(keys.subscriptionsRevision())) ?? "";
+        if (expectedRevision !== undefined && revision !== expectedRevision)
+          throw new SvcError("store_conflict", `${path}: ${STALE_SUBSCRIPTION_STORE}`);
+        before = decode(hash);
+        records = structuredClone(before);
+        result = change(records);
+      } catch (err) {
+        await redis.unwatch();
+        throw err;
+      }
+      const tx = redis.multi();
+      for (const name of Object.keys(before))
+        if (!Object.hasOwn(records, name)) tx.hdel(keys.subscriptions(), name);
+      for (const [name, record] of Object.entries(records)) {
+        const text = JSON.stringify(record);
+        if (!Object.hasOwn(before, name) || JSON.stringify(before[name]) !== text)
+          tx.hset(keys.subscriptions(), name, text);
+      }
+      tx.incr(keys.subscriptionsRevision());
+      const replies = await tx.exec();
+      // null: a watched key changed after it was read — read again and judge the change anew.
+      if (replies === null) continue;
+      const failed = replies.find(([err]) => err !== null);
+      if (failed?.[0]) throw failed[0];
+      const revision = replies[replies.length - 1]?.[1];
+      return { result, revision: String(revision) };
+    }
+    throw new SvcError("store_conflict", `${path}: ${STALE_SUBSCRIPTION_STORE}`);
+  }
 }
 
 export interface RedisSubscriptionSource extends SubscriptionSource {
@@ -146,7 +182,7 @@ export function createRedisSubscriptionSource(
   async function refresh(): Promise<void> {
     const current = (await redis.get(keys.subscriptionsRevision())) ?? "";
     if (current === revision) return;
-    const read = await snapshot(redis, keys);
+    const read = await snapshot(redis, keys, where);
     active = activeSubscriptions(where, read.records, logger, options);
     revision = read.revision;
     logger.info(`[webhook] loaded ${active.size} dynamic subscription(s) from ${where}`);

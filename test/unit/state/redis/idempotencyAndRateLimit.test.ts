@@ -158,6 +158,25 @@ describe("Redis unreachable", () => {
     await expect(refused).rejects.not.toThrow(/wrong-pw|start Redis/);
   });
 
+  it("a user whose ACL leaves out the key prefix refuses the start naming the prefix and the fix, not 503 to every request", async () => {
+    const admin = await client();
+    const user = `u${randomUUID().slice(0, 8)}`;
+    await admin.call("ACL", "SETUSER", user, "on", ">pw", "~allowed:*", "+@all");
+    const url = server.url.replace("redis://", `redis://${user}:pw@`);
+    const refused = connectRedis(url, "/home/x/config.yaml", commandOptions(), "other");
+    await expect(refused).rejects.toThrow(
+      /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 does not let the user of state\.redis_url use the keys under "other:" \(NOPERM .*\) — let that user read and write the keys under "other:" with every command \(ACL SETUSER <user> ~other:\* \+@all\), or set state\.redis_key_prefix to a prefix it may use$/,
+    );
+    await expect(refused).rejects.not.toThrow(/:pw@/);
+    const allowed = await connectRedis(url, "/home/x/config.yaml", commandOptions(), "allowed");
+    allowed.disconnect();
+    // Every key, and no scripts: BullMQ's Lua scripts would be refused at every request.
+    await admin.call("ACL", "SETUSER", user, "~*", "-@scripting");
+    await expect(connectRedis(url, "/home/x/config.yaml", commandOptions(), "allowed")).rejects.toThrow(
+      /state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 does not let the user of state\.redis_url run Lua scripts, which svc's run queue \(BullMQ\) needs \(NOPERM .*eval.*\) — let that user/,
+    );
+  });
+
   it("refuses to start on a redis_url nothing answers, naming the file, the key and the fix", async () => {
     const own = await startTestRedis();
     const url = own.url;

@@ -6,6 +6,7 @@ import {
   commandOptions,
   connectRedis,
   createRedisHealth,
+  refusalHint,
 } from "../../../../src/io/state/redis/connection.js";
 import { createCronLease } from "../../../../src/io/state/redis/cronLease.js";
 import { createSharedIdempotency } from "../../../../src/io/state/redis/idempotency.js";
@@ -85,13 +86,15 @@ describe("shared queue (BullMQ)", () => {
   it("every job gets the instance's stop signal: close aborts the jobs still running past the drain and leaves them unfinished for another instance", async () => {
     const keys = redisKeys(`s${randomUUID()}`);
     const signals: AbortSignal[] = [];
+    const log = captureLogger();
     const instance = (process: (data: { n: number }, signal: AbortSignal) => Promise<void>) =>
       createSharedQueue<{ n: number }>({
         url: server.url,
         name: "runs",
+        noun: "agent run(s)",
         keys,
         health: createRedisHealth("test", silentLogger()),
-        logger: silentLogger(),
+        logger: log.logger,
         concurrency: 2,
         process,
       });
@@ -120,6 +123,10 @@ describe("shared queue (BullMQ)", () => {
         ["hook:1", "hook:2"].map((key) => other.queue.getJobState(jobIdOf(key))),
       );
       expect(states).toEqual(["active", "active"]);
+      // Said once, as a stop with one process says what it saved for the next start.
+      expect(log.messages().filter((m) => m.includes("drain ended"))).toEqual([
+        "[state] 2 agent run(s) still running when the drain ended stopped; they stay in Redis and run again from the start on some instance (this one after its restart) once their lock expires, within about a minute",
+      ]);
     } finally {
       if (!closed) await queue.close(0);
       await other.close(0);
@@ -141,6 +148,22 @@ describe("cron lease", () => {
 });
 
 describe("Redis health", () => {
+  it("a refusal's log line says what to do about that refusal (a missing ACL permission is no full Redis)", () => {
+    expect(refusalHint("OOM command not allowed when used memory > 'maxmemory'.")).toBe(
+      "a full Redis: free memory or raise its maxmemory",
+    );
+    expect(
+      refusalHint("NOPERM this user has no permissions to access one of the keys used as arguments"),
+    ).toBe(
+      "its ACL does not let the user of state.redis_url do this: grant it the command and the keys under the prefix",
+    );
+    expect(refusalHint("READONLY You can't write against a read only replica.")).toBe(
+      "a read-only replica: point state.redis_url at the primary",
+    );
+    expect(refusalHint("LOADING Redis is loading the dataset in memory")).toContain("loading its data");
+    expect(refusalHint("ERR something else")).toBe("see Redis's log");
+  });
+
   it("a Redis that answers but refuses commands (full: OOM) is logged once a minute as refusing, not as unreachable and back again each second", async () => {
     const own = await startTestRedis();
     const log = captureLogger();
@@ -160,6 +183,9 @@ describe("Redis health", () => {
         [],
       );
       expect(messages.filter((m) => m.includes("refused a command (OOM"))).toHaveLength(2);
+      expect(messages.find((m) => m.includes("refused a command"))).toContain(
+        "(a full Redis: free memory or raise its maxmemory; logged at most once a minute)",
+      );
       await watched.config("SET", "maxmemory", "0");
       expect(await seen.checkAndAdd("r:0")).toBe(false);
     } finally {

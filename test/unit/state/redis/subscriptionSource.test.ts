@@ -93,4 +93,23 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
     for (let i = 0; i < 100; i++) expect(source.lookup("gh")?.secret).toBe("s1");
     expect(log.messages().filter((m) => m.includes("not refreshed"))).toHaveLength(1);
   });
+
+  it("a Redis that refuses commands (full) is named as such with what to do, not as a bare EXECABORT", async () => {
+    const { store, keys } = await setup();
+    const admin = await connectRedis((server as TestRedis).url, "config.yaml", commandOptions());
+    closers.push(() => admin.disconnect());
+    await admin.config("SET", "maxmemory", "1");
+    try {
+      // A full Redis refuses every command queued in MULTI: the read's transaction is refused too.
+      const full = `${keys.subscriptions()} in Redis at test: Redis refused the command (OOM command not allowed when used memory > 'maxmemory'.) — a full Redis: free memory or raise its maxmemory`;
+      await expect(store.read()).rejects.toThrow(full);
+      await expect(
+        store.update((records) => {
+          records.gh = { secret: "s1", enabled: true };
+        }),
+      ).rejects.toThrow(full);
+    } finally {
+      await admin.config("SET", "maxmemory", "0");
+    }
+  });
 });

@@ -1,0 +1,39 @@
+import { OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../../mcp/tlsHints.js";
+
+/** What a failed connect to `state.redis_url` says: the problem and what to change. */
+export interface Unreachable {
+  readonly problem: string;
+  readonly fix: string;
+}
+
+/**
+ * Why svc could not connect to `url` (shown as `label`, without its password) and the fix, from the
+ * socket's error. A TLS certificate it cannot verify is no Redis to start; a scheme that does not match
+ * the server (rediss:// to a server without TLS waits for a handshake that never comes; redis:// to a
+ * TLS port is reset) is named as a likely cause.
+ */
+export function unreachable(url: string, label: string, reason: string): Unreachable {
+  const tls = /^rediss:/i.test(url);
+  const start = `start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`;
+  if (tls && OUT_OF_DATE.test(reason))
+    return {
+      problem: `the TLS certificate of ${label} is out of date (${reason})`,
+      fix: "renew it on the server",
+    };
+  if (tls && WRONG_HOST.test(reason))
+    return {
+      problem: `the TLS certificate of ${label} does not name its host (${reason})`,
+      fix: "write the host name the certificate lists in state.redis_url, or give the server a certificate for this host",
+    };
+  if (tls && UNTRUSTED.test(reason))
+    return {
+      problem: `the TLS certificate of ${label} is not issued by a CA this system trusts (${reason})`,
+      fix: "for a private or self-signed CA, start svc with NODE_EXTRA_CA_CERTS set to that CA's PEM file",
+    };
+  const problem = `cannot reach ${label} (${reason})`;
+  if (tls && /ETIMEDOUT|wrong version number|packet length too long/i.test(reason))
+    return { problem, fix: `${start}; a server without TLS needs redis://, not rediss://` };
+  if (!tls && /ECONNRESET|Connection is closed/i.test(reason))
+    return { problem, fix: `${start}; a server that expects TLS needs rediss://` };
+  return { problem, fix: start };
+}

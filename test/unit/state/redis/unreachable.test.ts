@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { unreachable } from "../../../../src/io/state/redis/unreachable.js";
+
+const START = "start Redis at L, or fix state.redis_url (redis://host:6379/0)";
+
+describe("a state.redis_url svc could not connect to: what to change", () => {
+  it("a rediss:// server whose certificate a private CA issued: trust that CA, not start Redis", () => {
+    expect(unreachable("rediss://h:6380/0", "L", "self-signed certificate in certificate chain")).toEqual({
+      problem:
+        "the TLS certificate of L is not issued by a CA this system trusts (self-signed certificate in certificate chain)",
+      fix: "for a private or self-signed CA, start svc with NODE_EXTRA_CA_CERTS set to that CA's PEM file",
+    });
+    expect(unreachable("rediss://h/0", "L", "unable to verify the first certificate").fix).toContain(
+      "NODE_EXTRA_CA_CERTS",
+    );
+  });
+
+  it("a rediss:// certificate for another host, or out of date", () => {
+    expect(
+      unreachable(
+        "rediss://10.0.0.5/0",
+        "L",
+        "Hostname/IP does not match certificate's altnames: IP: 10.0.0.5",
+      ).fix,
+    ).toBe(
+      "write the host name the certificate lists in state.redis_url, or give the server a certificate for this host",
+    );
+    expect(unreachable("rediss://h/0", "L", "certificate has expired").problem).toBe(
+      "the TLS certificate of L is out of date (certificate has expired)",
+    );
+  });
+
+  it("a scheme that does not match the server is named as a likely cause", () => {
+    // rediss:// to a server without TLS: the handshake is never answered.
+    expect(unreachable("rediss://h:6379/0", "L", "connect ETIMEDOUT")).toEqual({
+      problem: "cannot reach L (connect ETIMEDOUT)",
+      fix: `${START}; a server without TLS needs redis://, not rediss://`,
+    });
+    // redis:// to a TLS port: the server resets the connection.
+    expect(unreachable("redis://h:6380/0", "L", "read ECONNRESET").fix).toBe(
+      `${START}; a server that expects TLS needs rediss://`,
+    );
+  });
+
+  it("nothing listening: start Redis, whatever the scheme", () => {
+    expect(unreachable("redis://h/0", "L", "connect ECONNREFUSED 127.0.0.1:6379")).toEqual({
+      problem: "cannot reach L (connect ECONNREFUSED 127.0.0.1:6379)",
+      fix: START,
+    });
+    expect(unreachable("rediss://h/0", "L", "connect ECONNREFUSED 127.0.0.1:6379").fix).toBe(START);
+  });
+});
