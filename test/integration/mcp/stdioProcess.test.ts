@@ -5,11 +5,27 @@ import { describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import type { TempHome } from "../../helpers/home.js";
 import { alive } from "../../helpers/process.js";
 import { entry, STDIO_FIXTURE, stdioEntry, text, useHubs } from "./harness.js";
 
 const hubs = useHubs();
 
+/**
+ * Configures server `l` as a wrapper that never answers the handshake and outlives its stdin; returns
+ * the file its pid is written to.
+ */
+function configureSilentServer(home: TempHome): string {
+  const pidFile = join(home.dir, "server.pid");
+  const wrapper = join(home.dir, "run.sh");
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh\necho $$ > "${pidFile}"\nexec "${process.execPath}" -e "setInterval(() => {}, 1000)"\n`,
+  );
+  chmodSync(wrapper, 0o755);
+  home.write("config.yaml", `mcp_servers:\n  l:\n    command: ${wrapper}\n`);
+  return pidFile;
+}
 describe("stdio server processes", () => {
   it("a server started through a wrapper script that outlives its stdin leaves no process behind after stop", async () => {
     // A launcher script (`command: ./run.sh`) whose server keeps running after stdin closes: the
@@ -122,15 +138,7 @@ describe("a command stopped by Ctrl-C", () => {
 
   it("svc mcp call interrupted while its server is still starting leaves no process behind", async () => {
     const home = hubs.home;
-    const pidFile = join(home.dir, "server.pid");
-    const wrapper = join(home.dir, "run.sh");
-    // A server behind a wrapper that never answers the handshake and outlives its stdin.
-    writeFileSync(
-      wrapper,
-      `#!/bin/sh\necho $$ > "${pidFile}"\nexec "${process.execPath}" -e "setInterval(() => {}, 1000)"\n`,
-    );
-    chmodSync(wrapper, 0o755);
-    home.write("config.yaml", `mcp_servers:\n  l:\n    command: ${wrapper}\n`);
+    const pidFile = configureSilentServer(home);
     const { cli, exited } = start(home, ["mcp", "call", "l", "t"]);
     await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000, interval: 50 });
     const pid = Number(readFileSync(pidFile, "utf8"));
@@ -145,15 +153,7 @@ describe("a command stopped by Ctrl-C", () => {
 
   it("a command without a handler (svc mcp test waiting on a handshake) takes its stdio server down with it", async () => {
     const home = hubs.home;
-    const pidFile = join(home.dir, "server.pid");
-    const wrapper = join(home.dir, "run.sh");
-    // A server behind a wrapper that never answers and outlives its stdin.
-    writeFileSync(
-      wrapper,
-      `#!/bin/sh\necho $$ > "${pidFile}"\nexec "${process.execPath}" -e "setInterval(() => {}, 1000)"\n`,
-    );
-    chmodSync(wrapper, 0o755);
-    home.write("config.yaml", `mcp_servers:\n  l:\n    command: ${wrapper}\n`);
+    const pidFile = configureSilentServer(home);
     const { cli, exited } = start(home, ["mcp", "test", "l"]);
     await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000, interval: 50 });
     const pid = Number(readFileSync(pidFile, "utf8"));
