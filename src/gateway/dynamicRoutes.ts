@@ -25,6 +25,7 @@ export interface DynamicRoutesOptions {
   readonly configFile: string;
   readonly logger: Logger;
   readonly loopback: boolean;
+  readonly hasGlobalSecret: () => boolean;
   /** Redis: how often the revision counter is read (tests shorten it). */
   readonly pollMs?: number;
 }
@@ -34,10 +35,10 @@ export interface DynamicRoutesOptions {
  * instance shares (docs/durability.md), followed in the background on a connection of their own.
  */
 export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
-  const { state, logger, loopback } = options;
+  const { state, logger, loopback, hasGlobalSecret } = options;
   if (state.backend !== "redis") {
     return {
-      source: createSubscriptionSource(options.subscriptionsFile, logger, { loopback }),
+      source: createSubscriptionSource(options.subscriptionsFile, logger, { loopback, hasGlobalSecret }),
       where: options.subscriptionsFile,
       enabledNames: () => enabledSubscriptions(options.subscriptionsFile),
       open: () => Promise.resolve(),
@@ -60,6 +61,7 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
       redis.on("error", () => {});
       const followed = createRedisSubscriptionSource(redis, keys, redisLabel(url), logger, {
         loopback,
+        hasGlobalSecret,
         ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
       });
       await followed.open();

@@ -127,6 +127,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     configFile: paths.config,
     logger,
     loopback: LOOPBACK_HOSTS.has(host),
+    hasGlobalSecret: () => loaded.config.platforms.webhook.secret !== undefined,
   });
   const routes = createRoutes({
     config,

@@ -183,6 +183,11 @@ export interface SubscriptionSource {
 export interface SubscriptionSourceOptions {
   /** The bind host: INSECURE_NO_AUTH records are dropped unless it is loopback. */
   readonly loopback?: boolean;
+  /**
+   * Whether a global secret is set now (it may change on reload): a subscription without a secret of its
+   * own is served with it, or — with none — not at all, which the gateway warns about itself.
+   */
+  readonly hasGlobalSecret?: () => boolean;
 }
 
 /**
@@ -203,7 +208,7 @@ export function activeSubscriptions(
       continue;
     }
     if (!parsed.value.enabled) continue;
-    if (parsed.value.secret === undefined) {
+    if (parsed.value.secret === undefined && options.hasGlobalSecret?.() !== false) {
       logger.info(
         `[webhook] dynamic subscription ${name} has no secret of its own: the global secret applies`,
       );

@@ -2,7 +2,12 @@ import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../../../src/io/log.js";
-import { createSubscriptionSource, subscriptionStore } from "../../../src/io/stores/subscriptions.js";
+import {
+  activeSubscriptions,
+  createSubscriptionSource,
+  subscriptionStore,
+} from "../../../src/io/stores/subscriptions.js";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome;
@@ -135,5 +140,21 @@ describe("dynamic subscription source", () => {
     ).rejects.toThrow("the subscription store changed since it was read — run the command again");
     await expect(store.update(() => {}, empty)).rejects.toThrow("changed since it was read");
     expect(store.read().records).toEqual({});
+  });
+});
+
+describe("a subscription without a secret of its own", () => {
+  const noSecret = { gh: { prompt: "p" } };
+  const infoLines = (hasGlobalSecret: boolean) => {
+    const log = captureLogger();
+    activeSubscriptions("subs.json", noSecret, log.logger, { hasGlobalSecret: () => hasGlobalSecret });
+    return log.messages().filter((msg) => msg.includes("has no secret of its own"));
+  };
+
+  it("is said to use the global secret only when one is set (with none, the gateway warns that it is not served)", () => {
+    expect(infoLines(true)).toEqual([
+      "[webhook] dynamic subscription gh has no secret of its own: the global secret applies",
+    ]);
+    expect(infoLines(false)).toEqual([]);
   });
 });
