@@ -20,13 +20,13 @@ export interface ForgeDestination {
   readonly prNumber: number;
 }
 
-/** Validates `deliver_extra.repo` (`owner/name`) and `deliver_extra.pr_number` (a positive integer). */
+/** Validates `deliver_extra.repo` (`owner/name` or `host/owner/name`) and `deliver_extra.pr_number` (a positive integer). */
 export function forgeDestination(message: Pick<DeliveryMessage, "extra" | "route">): ForgeDestination {
   const repo = message.extra.repo?.trim() ?? "";
   const pr = message.extra.pr_number?.trim() ?? "";
   if (!REPO_NAME.test(repo) || repo.split("/").some((part) => part === "." || part === "..")) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name, got "${repo.slice(0, 100)}"`,
+      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name (or host/owner/name for GitHub Enterprise Server), got "${repo.slice(0, 100)}"`,
       false,
     );
   }
@@ -49,7 +49,8 @@ export function forgeCommentTarget(
 ): DeliveryTarget {
   const timeout = settings.timeout_seconds * 1000;
   const env = deps.env ?? process.env;
-  const secrets = [env.GH_TOKEN, env.GITHUB_TOKEN];
+  // gh reads GH_ENTERPRISE_TOKEN / GITHUB_ENTERPRISE_TOKEN for a GitHub Enterprise Server host.
+  const secrets = [env.GH_TOKEN, env.GITHUB_TOKEN, env.GH_ENTERPRISE_TOKEN, env.GITHUB_ENTERPRISE_TOKEN];
 
   async function gh(args: readonly string[], input: string | undefined, signal?: AbortSignal) {
     // Loaded at the first process: a command that starts none does not pay for the module.
