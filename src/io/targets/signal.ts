@@ -5,7 +5,9 @@ import { DeliveryError, type DeliveryTarget } from "./target.js";
 
 /**
  * signal-cli-rest-api (github.com/bbernhard/signal-cli-rest-api): `POST /v2/send`.
- * Signal clients turn texts past 2000 characters into attachments, so parts stay within 2000.
+ * Signal's inline message body holds 2 KiB of UTF-8 (longer texts travel as a long-text attachment, which
+ * the REST API does not make): signal-cli cuts a longer body, and Signal's own apps drop a message whose
+ * body is over 2048 bytes. Parts stay within 2000 UTF-8 bytes (about 660 CJK characters or 500 emoji).
  */
 export const SIGNAL_LIMIT = 2000;
 
@@ -39,6 +41,7 @@ export function signalTarget(settings: PlatformConfig<"signal">): DeliveryTarget
   return chatTarget({
     name: "signal",
     limit: SIGNAL_LIMIT,
+    unit: "utf8",
     homeChannel: settings.home_channel,
     async check(signal) {
       const answer = await api.call("list accounts", "GET", "/v1/accounts", { signal });

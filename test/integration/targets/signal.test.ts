@@ -73,3 +73,17 @@ describe("signal: a captcha challenge (429 with challenge_tokens)", () => {
     expect(fake.requests.filter((r) => r.path === "/v2/send")).toHaveLength(2);
   });
 });
+
+describe("signal: long texts", () => {
+  it("splits at 2000 UTF-8 bytes, as Signal measures a message body (a CJK character is 3)", async () => {
+    fake.requests.length = 0;
+    fake.setHandler(() => ({ status: 201, json: { timestamp: "1" } }));
+    const signal = registryFor({ signal: { enabled: true, number: "+15550001111", base_url: fake.url } });
+    const text = "漢字".repeat(1000);
+    const receipt = await signal.get("signal")?.send(message(text, { chat_id: "+15550002222" }));
+    const bodies = fake.requests.map((r) => (r.json as { message: string }).message);
+    expect(bodies.map((b) => Buffer.byteLength(b))).toEqual([1998, 1998, 1998, 6]);
+    expect(bodies.join("")).toBe(text);
+    expect(receipt?.parts).toBe(4);
+  });
+});
