@@ -14,6 +14,13 @@ import { REPO_NAME } from "./validate.js";
 /** GitHub comment bodies hold up to 65536 characters. */
 export const FORGE_COMMENT_LIMIT = 65_536;
 const NOT_A_PULL_REQUEST = /Could not resolve to a PullRequest/i;
+/**
+ * GitHub's secondary rate limits (comments created too fast: "You have exceeded a secondary rate limit",
+ * GraphQL "was submitted too quickly") and its primary one ("API rate limit exceeded"): nothing was
+ * posted, and GitHub asks clients to wait at least a minute before trying again.
+ */
+const RATE_LIMITED = /secondary rate limit|submitted too quickly|API rate limit (?:already )?exceeded/i;
+const RATE_LIMIT_WAIT_SECONDS = 60;
 
 export interface ForgeDestination {
   readonly repo: string;
@@ -82,9 +89,11 @@ export function forgeCommentTarget(
       )
         .trim()
         .slice(0, 500);
+      const limited = RATE_LIMITED.test(detail);
       throw new DeliveryError(
         `forge_comment: ${settings.command} ${args[0]} ${args[1]} exited with ${result.exitCode ?? "a signal"}: ${detail}`,
-        false,
+        limited,
+        limited ? RATE_LIMIT_WAIT_SECONDS : undefined,
       );
     }
     return result;

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_RETRY, retryingSteps } from "../../../src/io/targets/retry.js";
 import { DeliveryError } from "../../../src/io/targets/target.js";
 import { createFakeGh, type FakeGh } from "../../fakes/fakeGh.js";
 import { message, registryFor } from "./support.js";
@@ -57,6 +58,29 @@ describe("forge_comment through a fake gh on PATH", () => {
       .catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/exited with 1: HTTP 401: Bad credentials/);
     expect((error as Error).message).not.toContain("enterpriseSECRET");
+  });
+
+  it("a GitHub rate limit (gh: secondary rate limit) is retried in agent mode after a minute, as GitHub asks", async () => {
+    gh = createFakeGh({
+      exitCode: 1,
+      stderr:
+        "HTTP 403: You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+    });
+    const waits: number[] = [];
+    const runStep = retryingSteps(
+      DEFAULT_RETRY,
+      async (ms) => {
+        waits.push(ms);
+      },
+      () => {},
+    );
+    const error = await forge(gh.path)
+      ?.send(message("hi", { repo: "a/b", pr_number: "1" }), undefined, { runStep })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as DeliveryError).transient).toBe(true);
+    expect(waits).toEqual([60_000, 60_000, 60_000]);
+    expect(gh.calls()).toHaveLength(4);
   });
 
   it("checks gh auth status at startup", async () => {
