@@ -17,8 +17,8 @@ export interface WechatStyleSpec {
   readonly homeChannel: string | undefined;
   /** Both APIs cap text content at 2048 bytes. */
   readonly limit: number;
-  /** `gettoken` path with its query (holds the app secret). */
-  readonly tokenPath: string;
+  /** How an access token is fetched: WeCom `GET /cgi-bin/gettoken?…` (the secret in the query), Weixin `POST /cgi-bin/stable_token`. */
+  readonly tokenRequest: { readonly method: "GET" | "POST"; readonly path: string; readonly json?: unknown };
   /** Message API path, without `?access_token=`. */
   readonly sendPath: string;
   readonly secret: string;
@@ -48,7 +48,7 @@ const errmsg = (body: unknown): string => (body as Errcode | undefined)?.errmsg 
 
 /**
  * WeCom (`/cgi-bin/gettoken` + `/cgi-bin/message/send`) and WeChat Official Accounts
- * (`/cgi-bin/token` + `/cgi-bin/message/custom/send`) share one shape: a cached access_token in
+ * (`/cgi-bin/stable_token` + `/cgi-bin/message/custom/send`) share one shape: a cached access_token in
  * the query string and `errcode`/`errmsg` in every answer.
  */
 export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): DeliveryTarget {
@@ -63,8 +63,9 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
     {
       platform,
       action: "access_token",
-      method: "GET",
-      path: spec.tokenPath,
+      method: spec.tokenRequest.method,
+      path: spec.tokenRequest.path,
+      ...(spec.tokenRequest.json === undefined ? {} : { json: spec.tokenRequest.json }),
       secret: spec.secret,
       read: (body) =>
         (body.errcode ?? 0) === 0
