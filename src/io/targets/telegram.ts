@@ -31,11 +31,17 @@ function migratedTo(err: unknown): string | undefined {
   return typeof id === "number" && Number.isSafeInteger(id) ? String(id) : undefined;
 }
 
-/** The Bot API's answer to a `message_thread_id` naming no topic of the chat (a deleted topic). */
+/**
+ * The Bot API's answers to a `message_thread_id` naming no topic of the chat: "message thread not found",
+ * "TOPIC_DELETED" (a deleted topic), "TOPIC_ID_INVALID". Not "TOPIC_CLOSED": that topic exists, and only
+ * its admins may post there.
+ */
+const TOPIC_GONE = /^Bad Request: (?:message thread not found|TOPIC_DELETED|TOPIC_ID_INVALID)$/i;
+
 function threadNotFound(err: unknown): boolean {
   if (!(err instanceof DeliveryError) || err.transient) return false;
   const description = (err.answer as { description?: unknown } | undefined)?.description;
-  return typeof description === "string" && /message thread not found/i.test(description);
+  return typeof description === "string" && TOPIC_GONE.test(description.trim());
 }
 
 export function telegramTarget(settings: PlatformConfig<"telegram">, deps: TargetDeps): DeliveryTarget {

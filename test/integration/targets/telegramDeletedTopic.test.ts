@@ -45,6 +45,37 @@ describe("telegram: a deleted forum topic", () => {
     ]);
   });
 
+  it.each(["Bad Request: TOPIC_DELETED", "Bad Request: TOPIC_ID_INVALID"])(
+    "the Bot API's other answer for a topic that is gone (%s) is read the same way",
+    async (description) => {
+      const config = configSchema.parse({
+        platforms: { telegram: { enabled: true, token: "1:T", base_url: fake.url } },
+      });
+      const telegram = createTargets(config, { logger: captureLogger().logger }).get("telegram");
+      fake.requests.length = 0;
+      fake.enqueue({ status: 400, json: { ok: false, error_code: 400, description } });
+      await telegram?.send(message("x", { chat_id: "-1005", message_thread_id: "9" }));
+      expect(sends()).toEqual([
+        { chat_id: -1005, text: "x", message_thread_id: 9 },
+        { chat_id: -1005, text: "x" },
+      ]);
+    },
+  );
+
+  it("a closed topic (TOPIC_CLOSED: it exists, only admins post there) fails the delivery", async () => {
+    const config = configSchema.parse({
+      platforms: { telegram: { enabled: true, token: "1:T", base_url: fake.url } },
+    });
+    const telegram = createTargets(config, { logger: captureLogger().logger }).get("telegram");
+    fake.enqueue({
+      status: 400,
+      json: { ok: false, error_code: 400, description: "Bad Request: TOPIC_CLOSED" },
+    });
+    await expect(telegram?.send(message("x", { chat_id: "-1006", message_thread_id: "4" }))).rejects.toThrow(
+      "telegram: sendMessage: HTTP 400 — Bad Request: TOPIC_CLOSED",
+    );
+  });
+
   it("another refusal of a message with a topic still fails the delivery", async () => {
     const config = configSchema.parse({
       platforms: { telegram: { enabled: true, token: "1:T", base_url: fake.url } },
