@@ -3,7 +3,8 @@ import { type FakeApi, startFakeApi } from "./httpFake.js";
 /**
  * A fake Telegram Bot API: answers getMe and sendMessage like the real one (`{ok: true, result}`, and
  * 400 for a text that is empty after trimming, longer than 4096 characters or not valid UTF-8, and for
- * `message_thread_id: 1`, the General topic, which a message reaches by naming no topic).
+ * `message_thread_id: 1`, the General topic, which a message reaches by naming no topic, and for a
+ * deleted topic).
  * Point `platforms.telegram.base_url` at `fake.url`. Use `enqueue` to make the next call fail, e.g.
  * `{status: 400, json: {ok: false, error_code: 400, description: "Bad Request: chat not found"}}`.
  */
@@ -11,6 +12,8 @@ export async function startFakeTelegram(
   options: {
     /** Groups upgraded to supergroups (old chat id → new): sending to the old id answers as the Bot API does. */
     readonly migrated?: Readonly<Record<string, number>>;
+    /** Forum topics that were deleted: a message naming one is refused as the Bot API does. */
+    readonly deletedTopics?: readonly number[];
   } = {},
 ): Promise<FakeApi> {
   let nextId = 1;
@@ -37,6 +40,8 @@ export async function startFakeTelegram(
         };
       // The General topic of a forum is thread 1, which the Bot API refuses as a message_thread_id.
       if (body.message_thread_id === 1) return badRequest("Bad Request: message thread not found");
+      if (options.deletedTopics?.includes(body.message_thread_id as number))
+        return badRequest("Bad Request: message thread not found");
       // The real Bot API: text is 1-4096 characters after trimming; anything else is a 400.
       const text = (body.text ?? "").trim();
       if (!isWellFormed(text)) return badRequest("Bad Request: text must be encoded in UTF-8");

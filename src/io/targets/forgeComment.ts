@@ -14,19 +14,26 @@ import { REPO_NAME } from "./validate.js";
 /** GitHub comment bodies hold up to 65536 characters. */
 export const FORGE_COMMENT_LIMIT = 65_536;
 const NOT_A_PULL_REQUEST = /Could not resolve to a PullRequest/i;
+/**
+ * GitHub's secondary rate limits (comments created too fast: "You have exceeded a secondary rate limit",
+ * GraphQL "was submitted too quickly") and its primary one ("API rate limit exceeded"): nothing was
+ * posted, and GitHub asks clients to wait at least a minute before trying again.
+ */
+const RATE_LIMITED = /secondary rate limit|submitted too quickly|API rate limit (?:already )?exceeded/i;
+const RATE_LIMIT_WAIT_SECONDS = 60;
 
 export interface ForgeDestination {
   readonly repo: string;
   readonly prNumber: number;
 }
 
-/** Validates `deliver_extra.repo` (`owner/name`) and `deliver_extra.pr_number` (a positive integer). */
+/** Validates `deliver_extra.repo` (`owner/name` or `host/owner/name`) and `deliver_extra.pr_number` (a positive integer). */
 export function forgeDestination(message: Pick<DeliveryMessage, "extra" | "route">): ForgeDestination {
   const repo = message.extra.repo?.trim() ?? "";
   const pr = message.extra.pr_number?.trim() ?? "";
   if (!REPO_NAME.test(repo) || repo.split("/").some((part) => part === "." || part === "..")) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name, got "${repo.slice(0, 100)}"`,
+      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name (or host/owner/name for GitHub Enterprise Server), got "${repo.slice(0, 100)}"`,
       false,
     );
   }
@@ -49,7 +56,8 @@ export function forgeCommentTarget(
 ): DeliveryTarget {
   const timeout = settings.timeout_seconds * 1000;
   const env = deps.env ?? process.env;
-  const secrets = [env.GH_TOKEN, env.GITHUB_TOKEN];
+  // gh reads GH_ENTERPRISE_TOKEN / GITHUB_ENTERPRISE_TOKEN for a GitHub Enterprise Server host.
+  const secrets = [env.GH_TOKEN, env.GITHUB_TOKEN, env.GH_ENTERPRISE_TOKEN, env.GITHUB_ENTERPRISE_TOKEN];
 
   async function gh(args: readonly string[], input: string | undefined, signal?: AbortSignal) {
     // Loaded at the first process: a command that starts none does not pay for the module.
@@ -81,9 +89,11 @@ export function forgeCommentTarget(
       )
         .trim()
         .slice(0, 500);
+      const limited = RATE_LIMITED.test(detail);
       throw new DeliveryError(
         `forge_comment: ${settings.command} ${args[0]} ${args[1]} exited with ${result.exitCode ?? "a signal"}: ${detail}`,
-        false,
+        limited,
+        limited ? RATE_LIMIT_WAIT_SECONDS : undefined,
       );
     }
     return result;

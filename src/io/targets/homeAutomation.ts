@@ -28,7 +28,8 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
           false,
         );
       }
-      const title = message.extra.title === undefined ? undefined : wellFormed(message.extra.title);
+      // A title template the event left blank is no title (the default one for a persistent notification).
+      const title = message.extra.title?.trim() ? wellFormed(message.extra.title) : undefined;
       const text = wellFormed(message.text);
       const runStep = options.runStep ?? runOnce;
       if (service === "") {

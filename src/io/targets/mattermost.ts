@@ -1,7 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget, threadOf } from "./chat.js";
 import { stringField, tokenClient } from "./client.js";
-import type { DeliveryTarget } from "./target.js";
+import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
 /** REST API v4 `POST /api/v4/posts`; a post's `message` holds up to 16383 characters. */
 export const MATTERMOST_LIMIT = 16_383;
@@ -15,8 +15,25 @@ export function defuseChannelMentions(text: string): string {
   return text.replace(/(?<![\p{L}\p{N}_@])@(?=(?:channel|all|here)(?![\p{L}\p{N}_@]))/giu, "@\u200B");
 }
 
-export function mattermostTarget(settings: PlatformConfig<"mattermost">): DeliveryTarget {
+/**
+ * Mattermost's refusal of a `root_id` it does not find in the channel (the thread's first post was deleted,
+ * or it is another channel's): 400 with one of these error ids.
+ */
+const NO_THREAD_ROOT = new Set([
+  "api.post.create_post.root_id.app_error",
+  "api.post.create_post.channel_root_id.app_error",
+]);
+
+function threadRootRefused(err: unknown): boolean {
+  if (!(err instanceof DeliveryError) || err.transient) return false;
+  const id = (err.answer as { id?: unknown } | undefined)?.id;
+  return typeof id === "string" && NO_THREAD_ROOT.has(id);
+}
+
+export function mattermostTarget(settings: PlatformConfig<"mattermost">, deps: TargetDeps): DeliveryTarget {
   const api = tokenClient("mattermost", settings);
+  /** `<channel> <root>` pairs Mattermost refused: later posts go to the channel without asking again. */
+  const missingRoots = new Set<string>();
   return chatTarget({
     name: "mattermost",
     limit: MATTERMOST_LIMIT,
@@ -25,14 +42,26 @@ export function mattermostTarget(settings: PlatformConfig<"mattermost">): Delive
     homeChannel: settings.home_channel,
     check: async (signal) =>
       stringField(await api.call("users/me", "GET", "/api/v4/users/me", { signal }), "username"),
-    sendPart({ chatId, text, message, signal }) {
-      const rootId = threadOf(message);
-      const json = {
-        channel_id: chatId,
-        message: text,
-        ...(rootId === undefined ? {} : { root_id: rootId }),
-      };
-      return api.call("create post", "POST", "/api/v4/posts", { json, signal });
+    async sendPart({ chatId, text, message, signal }) {
+      const thread = threadOf(message);
+      const rootId = thread !== undefined && missingRoots.has(`${chatId} ${thread}`) ? undefined : thread;
+      const post = (root: string | undefined) =>
+        api.call("create post", "POST", "/api/v4/posts", {
+          json: { channel_id: chatId, message: text, ...(root === undefined ? {} : { root_id: root }) },
+          signal,
+        });
+      try {
+        return await post(rootId);
+      } catch (err) {
+        // A thread whose first post is gone: the message goes to the channel itself rather than being lost.
+        if (rootId === undefined || !threadRootRefused(err)) throw err;
+        missingRoots.add(`${chatId} ${rootId}`);
+        deps.logger.warn(
+          { route: message.route, platform: "mattermost" },
+          `[delivery] mattermost: thread ${rootId} was not found in channel ${chatId} (its first post deleted, or another channel's); posting to the channel itself — fix deliver_extra.thread_id (or message_thread_id) of route "${message.route}"`,
+        );
+        return post(undefined);
+      }
     },
   });
 }

@@ -1,13 +1,34 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
-import type { DeliveryTarget } from "./target.js";
+import { DeliveryError, type DeliveryTarget } from "./target.js";
 
 /**
  * signal-cli-rest-api (github.com/bbernhard/signal-cli-rest-api): `POST /v2/send`.
- * Signal clients turn texts past 2000 characters into attachments, so parts stay within 2000.
+ * Signal's inline message body holds 2 KiB of UTF-8 (longer texts travel as a long-text attachment, which
+ * the REST API does not make): signal-cli cuts a longer body, and Signal's own apps drop a message whose
+ * body is over 2048 bytes. Parts stay within 2000 UTF-8 bytes (about 660 CJK characters or 500 emoji).
  */
 export const SIGNAL_LIMIT = 2000;
+
+/**
+ * signal-cli-rest-api answers a send that Signal's servers rate-limited with 429 and
+ * `{"error", "challenge_tokens": [...], "account"}`: Signal wants a captcha solved for that account, which
+ * no retry can do (and the message may have gone out even so, so a retry could send it twice). Such a 429
+ * fails at once and says how to lift the limit; any other failure is passed on as it is.
+ */
+export function captchaRequired(err: unknown, number: string): unknown {
+  if (!(err instanceof DeliveryError) || !err.transient) return err;
+  const tokens = (err.answer as { challenge_tokens?: unknown } | undefined)?.challenge_tokens;
+  if (!Array.isArray(tokens)) return err;
+  const token = tokens.find((t): t is string => typeof t === "string" && t.trim() !== "");
+  return new DeliveryError(
+    `${err.message} — not retried: Signal asks for a captcha before ${number} sends more (the message may have been delivered anyway). Solve one at https://signalcaptchas.org/challenge/generate.html, then POST {"challenge_token": "${token ?? "<token>"}", "captcha": "<the signalcaptcha:// link>"} to /v1/accounts/${encodeURIComponent(number)}/rate-limit-challenge of the signal-cli REST API`,
+    false,
+    undefined,
+    err.answer,
+  );
+}
 
 export function signalTarget(settings: PlatformConfig<"signal">): DeliveryTarget {
   const number = settings.number ?? "";
@@ -20,6 +41,7 @@ export function signalTarget(settings: PlatformConfig<"signal">): DeliveryTarget
   return chatTarget({
     name: "signal",
     limit: SIGNAL_LIMIT,
+    unit: "utf8",
     homeChannel: settings.home_channel,
     async check(signal) {
       const answer = await api.call("list accounts", "GET", "/v1/accounts", { signal });
@@ -32,6 +54,10 @@ export function signalTarget(settings: PlatformConfig<"signal">): DeliveryTarget
       return number;
     },
     sendPart: ({ chatId, text, signal }) =>
-      api.call("send", "POST", "/v2/send", { json: { message: text, number, recipients: [chatId] }, signal }),
+      api
+        .call("send", "POST", "/v2/send", { json: { message: text, number, recipients: [chatId] }, signal })
+        .catch((err: unknown) => {
+          throw captchaRequired(err, number);
+        }),
   });
 }

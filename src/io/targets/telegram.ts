@@ -31,9 +31,24 @@ function migratedTo(err: unknown): string | undefined {
   return typeof id === "number" && Number.isSafeInteger(id) ? String(id) : undefined;
 }
 
+/**
+ * The Bot API's answers to a `message_thread_id` naming no topic of the chat: "message thread not found",
+ * "TOPIC_DELETED" (a deleted topic), "TOPIC_ID_INVALID". Not "TOPIC_CLOSED": that topic exists, and only
+ * its admins may post there.
+ */
+const TOPIC_GONE = /^Bad Request: (?:message thread not found|TOPIC_DELETED|TOPIC_ID_INVALID)$/i;
+
+function threadNotFound(err: unknown): boolean {
+  if (!(err instanceof DeliveryError) || err.transient) return false;
+  const description = (err.answer as { description?: unknown } | undefined)?.description;
+  return typeof description === "string" && TOPIC_GONE.test(description.trim());
+}
+
 export function telegramTarget(settings: PlatformConfig<"telegram">, deps: TargetDeps): DeliveryTarget {
   /** Chats the Bot API reported as migrated: old id → supergroup id (until the config is updated). */
   const migrated = new Map<string, string>();
+  /** `<chat> <topic>` pairs the Bot API did not find: later messages go to the chat without asking again. */
+  const missingTopics = new Set<string>();
   const token = settings.token ?? "";
   const api = platformClient("telegram", {
     baseUrl: settings.base_url,
@@ -58,11 +73,32 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
       return me?.username === undefined ? undefined : `@${me.username}`;
     },
     async sendPart({ chatId, text, message, signal }) {
-      const topic = topicField(threadOf(message));
-      const send = (id: string) =>
-        call("sendMessage", { chat_id: numericOrString(id), text, ...topic }, signal);
+      const thread = threadOf(message);
+      const send = (id: string, topic: string | undefined) =>
+        call("sendMessage", { chat_id: numericOrString(id), text, ...topicField(topic) }, signal);
+      // A topic the Bot API does not find (deleted, or topics turned off) is left out: the message goes to
+      // the chat itself (a forum's General topic) rather than being lost; the operator is told once.
+      const toChat = async (id: string) => {
+        const topic = thread !== undefined && missingTopics.has(`${id} ${thread}`) ? undefined : thread;
+        try {
+          return await send(id, topic);
+        } catch (err) {
+          if (
+            topic === undefined ||
+            topicField(topic).message_thread_id === undefined ||
+            !threadNotFound(err)
+          )
+            throw err;
+          missingTopics.add(`${id} ${topic}`);
+          deps.logger.warn(
+            { route: message.route, platform: "telegram" },
+            `[delivery] telegram: topic ${topic} of chat ${id} was not found (deleted, or topics turned off); delivering to the chat itself (its General topic) — fix deliver_extra.message_thread_id (or thread_id) of route "${message.route}"`,
+          );
+          return send(id, undefined);
+        }
+      };
       try {
-        return await send(migrated.get(chatId) ?? chatId);
+        return await toChat(migrated.get(chatId) ?? chatId);
       } catch (err) {
         const to = migratedTo(err);
         if (to === undefined || migrated.get(chatId) === to) throw err;
@@ -71,7 +107,7 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
           { route: message.route, platform: "telegram" },
           `[delivery] telegram: chat ${chatId} was upgraded to supergroup ${to}; delivering there — set deliver_extra.chat_id or platforms.telegram.home_channel to ${to}`,
         );
-        return send(to);
+        return toChat(to);
       }
     },
   });

@@ -5,7 +5,12 @@ import { routeKey } from "../../config/sections/webhook.js";
 import { unreadExtraKeys } from "./extraKeys.js";
 import { canonicalTarget, isChatPlatform, TARGET_ALIASES } from "./names.js";
 
-export const REPO_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+/**
+ * `deliver_extra.repo` as `gh --repo` takes it: `owner/name`, or `host/owner/name` for a GitHub
+ * Enterprise Server (`ghe.example.com/{repository.full_name}`; a port is allowed after the host).
+ */
+export const REPO_NAME =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?\/)?[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
 const isTemplate = (value: string) => /\{[^}]+\}/.test(value);
 
@@ -96,7 +101,7 @@ export function targetStartupProblems(
           `${at}.deliver_extra.repo: required for forge_comment — set it to owner/name${templates ? " (or a {template})" : ""}`,
         );
       else if (!isTemplate(repo) && !REPO_NAME.test(repo))
-        problems.push(`${at}.deliver_extra.repo: "${repo}" is not owner/name`);
+        problems.push(`${at}.deliver_extra.repo: "${repo}" is not owner/name (or host/owner/name)`);
       if (pr === undefined)
         problems.push(
           `${at}.deliver_extra.pr_number: required for forge_comment — set it to a number${templates ? " or a template such as {pull_request.number}" : ""}`,

@@ -17,8 +17,8 @@ export interface WechatStyleSpec {
   readonly homeChannel: string | undefined;
   /** Both APIs cap text content at 2048 bytes. */
   readonly limit: number;
-  /** `gettoken` path with its query (holds the app secret). */
-  readonly tokenPath: string;
+  /** How an access token is fetched: WeCom `GET /cgi-bin/gettoken?…` (the secret in the query), Weixin `POST /cgi-bin/stable_token`. */
+  readonly tokenRequest: { readonly method: "GET" | "POST"; readonly path: string; readonly json?: unknown };
   /** Message API path, without `?access_token=`. */
   readonly sendPath: string;
   readonly secret: string;
@@ -30,11 +30,25 @@ interface Errcode {
   errmsg?: string;
 }
 
+/**
+ * WeCom sends to the recipients it can and answers `errcode` 0 with the ones it could not in these fields
+ * (outside the app's visible range, unknown, or without a licence); only when none is reachable does it
+ * fail (81013). `"<field> <ids>"` for each non-empty one.
+ */
+export function unreachedRecipients(body: unknown): string[] {
+  const fields = ["invaliduser", "invalidparty", "invalidtag", "unlicenseduser"] as const;
+  const answer = body as Partial<Record<(typeof fields)[number], unknown>> | undefined;
+  return fields.flatMap((field) => {
+    const ids = answer?.[field];
+    return typeof ids === "string" && ids.trim() !== "" ? [`${field} ${ids.trim().slice(0, 200)}`] : [];
+  });
+}
+
 const errmsg = (body: unknown): string => (body as Errcode | undefined)?.errmsg ?? "";
 
 /**
  * WeCom (`/cgi-bin/gettoken` + `/cgi-bin/message/send`) and WeChat Official Accounts
- * (`/cgi-bin/token` + `/cgi-bin/message/custom/send`) share one shape: a cached access_token in
+ * (`/cgi-bin/stable_token` + `/cgi-bin/message/custom/send`) share one shape: a cached access_token in
  * the query string and `errcode`/`errmsg` in every answer.
  */
 export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): DeliveryTarget {
@@ -49,8 +63,9 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
     {
       platform,
       action: "access_token",
-      method: "GET",
-      path: spec.tokenPath,
+      method: spec.tokenRequest.method,
+      path: spec.tokenRequest.path,
+      ...(spec.tokenRequest.json === undefined ? {} : { json: spec.tokenRequest.json }),
       secret: spec.secret,
       read: (body) =>
         (body.errcode ?? 0) === 0
@@ -68,7 +83,7 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
     async check(signal) {
       await tokens.get(signal);
     },
-    async sendPart({ chatId, text, signal }) {
+    async sendPart({ chatId, text, index, message, signal }) {
       // An access token can expire early (another process fetched a new one): fetch again once, in any mode.
       for (let attempt = 0; ; attempt++) {
         const token = await tokens.get(signal);
@@ -79,7 +94,16 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
           signal,
         });
         const code = (answer.body as Errcode | undefined)?.errcode;
-        if (code === 0) return;
+        if (code === 0) {
+          const unreached = unreachedRecipients(answer.body);
+          // Said once per delivery (its first part), not once per part of a long text.
+          if (unreached.length > 0 && index === 0)
+            deps.logger.warn(
+              { route: message.route, platform },
+              `[delivery] ${platform}: route "${message.route}": not delivered to ${unreached.join(", ")} (unknown, outside the app's visible range, or unlicensed) — the other recipients of "${chatId}" got it`,
+            );
+          return;
+        }
         // Every answer of the message API carries an errcode; JSON without one is not the platform's.
         if (typeof code !== "number")
           throw refused(

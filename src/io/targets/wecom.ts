@@ -15,7 +15,7 @@ export function wecomTarget(settings: PlatformConfig<"wecom">, deps: TargetDeps)
       timeoutSeconds: settings.timeout_seconds,
       homeChannel: settings.home_channel,
       limit: WECOM_LIMIT,
-      tokenPath: `/cgi-bin/gettoken?${query}`,
+      tokenRequest: { method: "GET", path: `/cgi-bin/gettoken?${query}` },
       sendPath: "/cgi-bin/message/send",
       secret,
       messageBody: (touser, content) => ({

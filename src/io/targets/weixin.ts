@@ -2,16 +2,14 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
 import { wechatStyleTarget } from "./wechatApi.js";
 
-/** WeChat Official Account customer-service text message; `chat_id` is the follower's OpenID. Content up to 2048 bytes. */
+/**
+ * WeChat Official Account customer-service text message; `chat_id` is the follower's OpenID. Content up to
+ * 2048 bytes. Access tokens come from `POST /cgi-bin/stable_token`.
+ */
 export const WEIXIN_LIMIT = 2048;
 
 export function weixinTarget(settings: PlatformConfig<"weixin">, deps: TargetDeps): DeliveryTarget {
   const secret = settings.app_secret ?? "";
-  const query = new URLSearchParams({
-    grant_type: "client_credential",
-    appid: settings.app_id ?? "",
-    secret,
-  });
   return wechatStyleTarget(
     {
       platform: "weixin",
@@ -19,7 +17,14 @@ export function weixinTarget(settings: PlatformConfig<"weixin">, deps: TargetDep
       timeoutSeconds: settings.timeout_seconds,
       homeChannel: settings.home_channel,
       limit: WEIXIN_LIMIT,
-      tokenPath: `/cgi-bin/token?${query}`,
+      // The stable token (normal mode): `GET /cgi-bin/token` would void the token the account's other
+      // services hold (each fetch replaces the last), and theirs would void ours; stable tokens are kept
+      // apart from those and are not replaced by a repeated fetch.
+      tokenRequest: {
+        method: "POST",
+        path: "/cgi-bin/stable_token",
+        json: { grant_type: "client_credential", appid: settings.app_id ?? "", secret, force_refresh: false },
+      },
       sendPath: "/cgi-bin/message/custom/send",
       secret,
       messageBody: (touser, content) => ({ touser, msgtype: "text", text: { content } }),

@@ -238,7 +238,7 @@ const CASES: AdapterCase[] = [
     extra: { chat_id: "oOPENID" },
     answer: (r) =>
       ok(
-        r.path === "/cgi-bin/token"
+        r.path === "/cgi-bin/stable_token"
           ? { access_token: "WX-ACCESS", expires_in: 7200 }
           : { errcode: 0, errmsg: "ok" },
       ),
@@ -247,7 +247,7 @@ const CASES: AdapterCase[] = [
       expect(r.url).toBe("/cgi-bin/message/custom/send?access_token=WX-ACCESS");
       expect(r.json).toEqual({ touser: "oOPENID", msgtype: "text", text: { content: text } });
     },
-    checkPath: "/cgi-bin/token",
+    checkPath: "/cgi-bin/stable_token",
     refusal: ok({ errcode: 45015, errmsg: "response out of time limit or subscription is canceled" }),
     refusalText: "response out of time limit",
     secrets: ["WX-SECRET", "WX-ACCESS"],
@@ -605,7 +605,7 @@ describe("2xx answers that are not the platform's", () => {
 
   it.each([
     ["wecom", { corp_id: "c", corp_secret: "s3cret", agent_id: 1 }, "/cgi-bin/gettoken"],
-    ["weixin", { app_id: "wx1", app_secret: "s3cret" }, "/cgi-bin/token"],
+    ["weixin", { app_id: "wx1", app_secret: "s3cret" }, "/cgi-bin/stable_token"],
   ] as const)(
     "%s: JSON without an errcode is not the platform's answer (it was read as errcode 0)",
     async (name, settings, tokenPath) => {
@@ -642,7 +642,7 @@ it("wecom: a JSON answer without an errcode that echoes the access token across 
 describe("WeCom / Weixin errcode -1 (system busy, try again later)", () => {
   it.each([
     ["wecom", { corp_id: "c", corp_secret: "s3cret", agent_id: 1 }, "/cgi-bin/gettoken"],
-    ["weixin", { app_id: "wx1", app_secret: "s3cret" }, "/cgi-bin/token"],
+    ["weixin", { app_id: "wx1", app_secret: "s3cret" }, "/cgi-bin/stable_token"],
   ] as const)(
     "%s: a 200 answer with errcode -1 is transient; 40003 is final",
     async (name, settings, tokenPath) => {
@@ -659,6 +659,33 @@ describe("WeCom / Weixin errcode -1 (system busy, try again later)", () => {
       expect(await outcome(40003)).toBe(false);
     },
   );
+});
+
+describe("Weixin access tokens", () => {
+  it("come from POST /cgi-bin/stable_token (normal mode), which does not void the token of the account's other services", async () => {
+    fake.requests.length = 0;
+    fake.setHandler((r) =>
+      ok(
+        r.path === "/cgi-bin/stable_token"
+          ? { access_token: "A", expires_in: 7200 }
+          : { errcode: 0, errmsg: "ok" },
+      ),
+    );
+    const registry = registryFor({
+      weixin: { enabled: true, app_id: "wx1", app_secret: "s3cret", base_url: fake.url },
+    });
+    await registry.get("weixin")?.send(message("hi", { chat_id: "oOPENID" }));
+    const [token] = fake.requests;
+    expect(token?.method).toBe("POST");
+    expect(token?.url).toBe("/cgi-bin/stable_token");
+    expect(token?.json).toEqual({
+      grant_type: "client_credential",
+      appid: "wx1",
+      secret: "s3cret",
+      force_refresh: false,
+    });
+    expect(fake.requests.map((r) => r.path)).not.toContain("/cgi-bin/token");
+  });
 });
 
 describe("Matrix rooms and threads", () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_RETRY, retryingSteps } from "../../../src/io/targets/retry.js";
 import { DeliveryError } from "../../../src/io/targets/target.js";
 import { createFakeGh, type FakeGh } from "../../fakes/fakeGh.js";
 import { message, registryFor } from "./support.js";
@@ -32,6 +33,54 @@ describe("forge_comment through a fake gh on PATH", () => {
       { argv: ["pr", "comment", "7", "--repo", "octo/repo", "--body-file", "-"], stdin: "triaged" },
       { argv: ["issue", "comment", "7", "--repo", "octo/repo", "--body-file", "-"], stdin: "triaged" },
     ]);
+  });
+
+  it("takes a GitHub Enterprise Server repository as host/owner/name, which gh --repo reads", async () => {
+    gh = createFakeGh();
+    const receipt = await forge(gh.path)?.send(
+      message("hi", { repo: "ghe.example.com/octo/repo", pr_number: "3" }),
+    );
+    expect(gh.calls().map((c) => c.argv)).toEqual([
+      ["pr", "comment", "3", "--repo", "ghe.example.com/octo/repo", "--body-file", "-"],
+    ]);
+    expect(receipt?.chatId).toBe("ghe.example.com/octo/repo#3");
+  });
+
+  it("keeps a GH_ENTERPRISE_TOKEN that gh's error quotes out of the error", async () => {
+    const token = "ghp_enterpriseSECRET0123456789abcdef";
+    gh = createFakeGh({ exitCode: 1, stderr: `HTTP 401: Bad credentials (token ${token})` });
+    const target = registryFor(
+      { github_comment: { enabled: true } },
+      { ...process.env, PATH: gh.path, GH_ENTERPRISE_TOKEN: token },
+    ).get("forge_comment");
+    const error = await target
+      ?.send(message("hi", { repo: "ghe.example.com/a/b", pr_number: "1" }))
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/exited with 1: HTTP 401: Bad credentials/);
+    expect((error as Error).message).not.toContain("enterpriseSECRET");
+  });
+
+  it("a GitHub rate limit (gh: secondary rate limit) is retried in agent mode after a minute, as GitHub asks", async () => {
+    gh = createFakeGh({
+      exitCode: 1,
+      stderr:
+        "HTTP 403: You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+    });
+    const waits: number[] = [];
+    const runStep = retryingSteps(
+      DEFAULT_RETRY,
+      async (ms) => {
+        waits.push(ms);
+      },
+      () => {},
+    );
+    const error = await forge(gh.path)
+      ?.send(message("hi", { repo: "a/b", pr_number: "1" }), undefined, { runStep })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as DeliveryError).transient).toBe(true);
+    expect(waits).toEqual([60_000, 60_000, 60_000]);
+    expect(gh.calls()).toHaveLength(4);
   });
 
   it("checks gh auth status at startup", async () => {
@@ -75,6 +124,9 @@ describe("forge_comment through a fake gh on PATH", () => {
     [{ repo: "a/b; rm -rf /", pr_number: "1" }, /repo must be owner\/name/],
     [{ repo: "../etc", pr_number: "1" }, /repo must be owner\/name/],
     [{ repo: "a/..", pr_number: "1" }, /repo must be owner\/name/],
+    [{ repo: "ghe.example.com/../b", pr_number: "1" }, /repo must be owner\/name/],
+    [{ repo: "-h/a/b", pr_number: "1" }, /repo must be owner\/name/],
+    [{ repo: "h/a/b/c", pr_number: "1" }, /repo must be owner\/name/],
     [{ pr_number: "1" }, /repo must be owner\/name/],
     [{ repo: "a/b", pr_number: "0" }, /pr_number must be a positive integer/],
     [{ repo: "a/b", pr_number: "--help" }, /pr_number must be a positive integer/],

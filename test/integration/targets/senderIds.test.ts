@@ -96,4 +96,16 @@ describe("home_automation: service names", () => {
     ]);
     expect(ha.requests[0]?.json).toEqual({ message: "Door open" });
   });
+
+  it("a deliver_extra.title that renders blank is no title: notify gets none, a persistent notification the default", async () => {
+    ha.requests.length = 0;
+    const registry = registryFor({ home_automation: { enabled: true, token: "HA", base_url: ha.url } });
+    const target = registry.get("home_automation");
+    await target?.send(message("Door open", { chat_id: "mobile_app_pixel_8", title: "  " }));
+    await target?.send(message("Door open", { title: "" }));
+    expect(ha.requests.map((r) => r.json)).toEqual([
+      { message: "Door open" },
+      { message: "Door open", title: "svc: alerts" },
+    ]);
+  });
 });
