@@ -14,7 +14,7 @@ import { sdkClientAuth } from "./clientAuth.js";
 import { configuredClient } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import type { LoginFlow } from "./runLogin.js";
-import { lastFailureAt, loginCommand, tokenEndpointError } from "./tokenErrors.js";
+import { lastFailureAt, loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
 
 export { loginCommand };
 
@@ -230,6 +230,12 @@ export async function usableTokens(
       if (stored !== undefined) forgetRefusedClient(job, stored, fetches, meta);
       const why = failure.message.slice(serverName.length + 2);
       if (answered?.error === "invalid_grant") rememberRefused(current.issuer, current.refresh_token, why);
+      // A configured client the server refuses is refused by a login too: name the keys to check first.
+      if (configured !== undefined && answered?.error === "invalid_client")
+        throw new SvcError(
+          "oauth",
+          `${serverName}: ${why} — ${loginAdvice(serverName, fetches, endpoint, true, flow, job.profile)}`,
+        );
       throw needsLoginError(serverName, why, flow, job.profile);
     }
     const saved = toStoredTokens(fresh, {

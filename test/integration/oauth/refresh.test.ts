@@ -149,6 +149,27 @@ describe("token refresh", () => {
     expect(job.store.readTokens()?.access_token).toBe(as.issued[0]);
   });
 
+  it("a configured client the server refuses at refresh (invalid_client) names the keys to check, not just a login", async () => {
+    home = tempHome();
+    const as = await startFakeAs({
+      refreshError: { status: 401, body: JSON.stringify({ error: "invalid_client" }) },
+    });
+    closers.push(as.close);
+    const rs = await startFakeResource([as.url]);
+    closers.push(rs.close);
+    const oauth = { client_id: "pre-1", client_secret: "rotated-away", cimd: false };
+    await loginWith(harness(home.dir, "pre", rs.url, oauth));
+    const later = Date.now() + 2 * 3600_000;
+    const job = makeJob(
+      "pre",
+      { url: rs.url, auth: "oauth", oauth },
+      { paths: svcPaths(home.dir), logger: silentLogger(), now: () => later },
+    );
+    await expect(usableTokens(job)).rejects.toThrow(
+      /^pre: token refresh failed — \S+ answered 401: .*invalid_client.* — check mcp_servers\.pre\.oauth\.client_id, client_secret and token_endpoint_auth_method, then run `svc mcp login pre`$/,
+    );
+  });
+
   it("refreshes a token file written without flow or cached metadata (by hand or an older svc) as a browser grant", async () => {
     const { as, url } = await loggedIn();
     const job = makeJob(
