@@ -116,7 +116,8 @@ function unused(keys: readonly string[], applies: string): { text: string; them:
 /**
  * Keys of an MCP server entry that its transport (or the rest of the entry) never reads: `env` on a url
  * server (often meant as its credentials), TLS keys on a command server, an `oauth` mapping without
- * `auth: oauth`, an Authorization header beside `auth: oauth` (whose token takes its place). The server works without them, so the gateway says so instead of dropping them.
+ * `auth: oauth`, an Authorization header beside `auth: oauth` (whose token takes its place). The server
+ * works without them, so the gateway says so instead of dropping them.
  */
 export function unusedMcpKeys(entry: McpServerEntry): string[] {
   const problems: string[] = [];
