@@ -323,6 +323,22 @@ describe("token refresh", () => {
     expect((await usableTokens(same)).access_token).toBe(as.issued[0]);
   });
 
+  it("GitHub's bad_refresh_token (answered 200) is a refused refresh token too: it is not sent again", async () => {
+    const { as, url } = await loggedIn({
+      refreshError: { status: 200, body: JSON.stringify({ error: "bad_refresh_token" }) },
+    });
+    const later = Date.now() + 2 * 3600_000;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const job = makeJob(
+        "srv",
+        { url, auth: "oauth", oauth: { cimd: false } },
+        { paths: svcPaths(home.dir), logger: silentLogger(), now: () => later + attempt * 60_000 },
+      );
+      await expect(usableTokens(job)).rejects.toThrow(/bad_refresh_token.*run `svc mcp login srv`/);
+    }
+    expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
+  });
+
   it("a refresh token refused with invalid_grant is not sent again: later connects ask for a login at once, a new login works", async () => {
     const { as, url } = await loggedIn({
       refreshError: {
