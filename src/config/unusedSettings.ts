@@ -116,7 +116,8 @@ function unused(keys: readonly string[], applies: string): { text: string; them:
 /**
  * Keys of an MCP server entry that its transport (or the rest of the entry) never reads: `env` on a url
  * server (often meant as its credentials), TLS keys on a command server, an `oauth` mapping without
- * `auth: oauth`. The server works without them, so the gateway says so instead of dropping them.
+ * `auth: oauth`, an Authorization header beside `auth: oauth` (whose token takes its place). The server
+ * works without them, so the gateway says so instead of dropping them.
  */
 export function unusedMcpKeys(entry: McpServerEntry): string[] {
   const problems: string[] = [];
@@ -166,5 +167,10 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
   }
   if (entry.oauth !== undefined && entry.auth !== "oauth" && entry.url !== undefined)
     problems.push("oauth is not used without auth: oauth — set auth: oauth to log in with it");
+  const authorization = Object.keys(entry.headers).find((k) => k.toLowerCase() === "authorization");
+  if (entry.auth === "oauth" && entry.url !== undefined && authorization !== undefined)
+    problems.push(
+      `headers.${authorization} is not sent: auth: oauth sends the access token of the server's login as the Authorization header — remove the header, or remove auth: oauth to send it instead`,
+    );
   return problems;
 }

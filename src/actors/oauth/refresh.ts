@@ -14,7 +14,7 @@ import { sdkClientAuth } from "./clientAuth.js";
 import { configuredClient } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import type { LoginFlow } from "./runLogin.js";
-import { lastFailureAt, loginCommand, tokenEndpointError } from "./tokenErrors.js";
+import { lastFailureAt, loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
 
 export { loginCommand };
 
@@ -68,6 +68,9 @@ const refreshRetryAt = new Map<string, number>();
  * new login writes a new refresh token.
  */
 const refusedRefreshes = new Map<string, string>();
+
+/** A refused refresh token: `invalid_grant` (RFC 6749 5.2), GitHub's `bad_refresh_token` (answered 200). */
+const REFUSED_GRANT_ERRORS = new Set(["invalid_grant", "bad_refresh_token"]);
 const MAX_REMEMBERED_REFUSALS = 1000;
 
 function refreshKey(issuer: string, token: string): string {
@@ -229,7 +232,14 @@ export async function usableTokens(
       }
       if (stored !== undefined) forgetRefusedClient(job, stored, fetches, meta);
       const why = failure.message.slice(serverName.length + 2);
-      if (answered?.error === "invalid_grant") rememberRefused(current.issuer, current.refresh_token, why);
+      if (answered?.error !== undefined && REFUSED_GRANT_ERRORS.has(answered.error))
+        rememberRefused(current.issuer, current.refresh_token, why);
+      // A configured client the server refuses is refused by a login too: name the keys to check first.
+      if (configured !== undefined && answered?.error === "invalid_client")
+        throw new SvcError(
+          "oauth",
+          `${serverName}: ${why} — ${loginAdvice(serverName, fetches, endpoint, true, flow, job.profile)}`,
+        );
       throw needsLoginError(serverName, why, flow, job.profile);
     }
     const saved = toStoredTokens(fresh, {

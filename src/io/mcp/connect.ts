@@ -9,7 +9,7 @@ import { scrub } from "../credentials.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint } from "./eras.js";
 import { preflight } from "./preflight.js";
-import { renderEntry } from "./render.js";
+import { renderEntry, withoutConfiguredAuthorization } from "./render.js";
 import { type McpSession, openSession, type SessionHandlers } from "./session.js";
 import { createTlsFetch } from "./tlsFetch.js";
 import { tlsHint } from "./tlsHints.js";
@@ -51,7 +51,7 @@ export async function connectServer(
   options: ConnectOptions,
 ): Promise<McpSession> {
   const scope = options.scope();
-  const rendered = renderEntry(name, entry, scope);
+  const rendered = withoutConfiguredAuthorization(renderEntry(name, entry, scope));
   const secrets = [...entrySecrets(rendered), ...referencedSecrets(entry, scope)];
   options.onSecrets?.(secrets);
   const hide = (err: unknown) => withoutSecrets(err, secrets);

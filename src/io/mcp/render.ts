@@ -68,6 +68,19 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   return out;
 }
 
+/**
+ * `auth: oauth` sends the access token of the server's login as the `Authorization` header. A configured
+ * one (in `headers`, or from the url's user:password@) would replace it, or sit beside it when spelled
+ * in another case, so every request would be refused and sent again with the token: it is not sent.
+ */
+export function withoutConfiguredAuthorization(entry: McpServerEntry): McpServerEntry {
+  if (entry.auth !== "oauth" || entry.url === undefined) return entry;
+  const kept = Object.entries(entry.headers).filter(([key]) => key.toLowerCase() !== "authorization");
+  return kept.length === Object.keys(entry.headers).length
+    ? entry
+    : { ...entry, headers: Object.fromEntries(kept) };
+}
+
 function failOnUnset(name: string, unset: ReadonlyArray<{ key: string; names: readonly string[] }>): void {
   const all = [...new Set(unset.flatMap((u) => u.names))];
   const first = unset[0];

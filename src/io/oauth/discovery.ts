@@ -2,9 +2,11 @@ import {
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
 } from "@modelcontextprotocol/sdk/client/auth.js";
-import type {
-  AuthorizationServerMetadata,
-  OAuthProtectedResourceMetadata,
+import {
+  type AuthorizationServerMetadata,
+  OAuthMetadataSchema,
+  type OAuthProtectedResourceMetadata,
+  OpenIdProviderDiscoveryMetadataSchema,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
 import type { OAuthFetches } from "./fetch.js";
@@ -131,16 +133,52 @@ export function unsupportedReason(meta: AuthorizationServerMetadata, flow: FlowK
   return undefined;
 }
 
+/**
+ * The SDK parses OpenID Connect discovery documents with a schema that drops every field it does not
+ * list: `device_authorization_endpoint` (RFC 8628), `authorization_response_iss_parameter_supported`
+ * (RFC 9207) and the like. The parsed, validated fields are kept; those it dropped come from the raw
+ * document that answered, as an RFC 8414 document keeps them.
+ */
+export function withUnlistedFields(
+  parsed: AuthorizationServerMetadata,
+  raw: unknown,
+): AuthorizationServerMetadata {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return parsed;
+  return { ...(raw as Record<string, unknown>), ...parsed } as AuthorizationServerMetadata;
+}
+
+/** Whether a well-known metadata URL is OpenID Connect discovery (validated with its schema). */
+function isOpenIdConfiguration(url: string): boolean {
+  return new URL(url).pathname.includes("/.well-known/openid-configuration");
+}
+
 async function fetchAsMetadata(
   advertised: string,
   fetches: OAuthFetches,
 ): Promise<AuthorizationServerMetadata | undefined> {
+  // The body of the document that answered, for the fields the SDK's OpenID schema drops.
+  let raw: unknown;
+  const recording: OAuthFetches["discovery"] = async (url, init) => {
+    const res = await fetches.discovery(url, init);
+    if (res.ok)
+      raw = await res
+        .clone()
+        .json()
+        .catch(() => undefined);
+    return res;
+  };
   if (!new URL(advertised).pathname.includes("/.well-known/")) {
-    return discoverAuthorizationServerMetadata(advertised, { fetchFn: fetches.discovery });
+    const parsed = await discoverAuthorizationServerMetadata(advertised, { fetchFn: recording });
+    return parsed === undefined ? undefined : withUnlistedFields(parsed, raw);
   }
+  // The path-scoped advertisement: the metadata URL itself, validated as discovery validates it.
   const res = await fetches.discovery(advertised, { headers: { accept: "application/json" } });
   if (!res.ok) return undefined;
-  return (await res.json()) as AuthorizationServerMetadata;
+  const body: unknown = await res.json();
+  const schema = isOpenIdConfiguration(advertised)
+    ? OpenIdProviderDiscoveryMetadataSchema
+    : OAuthMetadataSchema;
+  return withUnlistedFields(schema.parse(body) as AuthorizationServerMetadata, body);
 }
 
 /** A schema failure as "jwks_uri: expected string, received undefined, …" instead of zod's JSON dump. */

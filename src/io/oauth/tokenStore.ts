@@ -118,16 +118,19 @@ export class TokenStore {
   }
 
   /**
-   * The cached discovery results; a file that is not valid JSON is a cache miss (discovery runs again and
-   * rewrites it), never an error that `svc mcp login` itself would stop on.
+   * The cached discovery results; a file that is not valid JSON, or JSON that is no discovery record
+   * (`null`, `{}`, an edited one without the authorization server), is a cache miss (discovery runs again
+   * and rewrites it), never an error that `svc mcp login` itself would stop on.
    */
   readMetadata(): StoredMetadata | undefined {
+    let meta: StoredMetadata | undefined;
     try {
-      return readJson<StoredMetadata>(this.metaPath, this.serverName);
+      meta = readJson<StoredMetadata>(this.metaPath, this.serverName);
     } catch (err) {
       if (err instanceof SvcError && err.code === "store_corrupt") return undefined;
       throw err;
     }
+    return isStoredMetadata(meta) ? meta : undefined;
   }
 
   saveMetadata(meta: StoredMetadata): void {
@@ -168,6 +171,18 @@ export class TokenStore {
   withLock<T>(fn: () => T | Promise<T>): Promise<T> {
     return withFileLock(this.tokensPath, fn, { timeoutMs: 30_000, staleMs: 60_000 });
   }
+}
+
+/** A discovery record as `saveMetadata` writes it: the authorization server's URL and its metadata. */
+function isStoredMetadata(value: unknown): value is StoredMetadata {
+  const meta = value as Partial<StoredMetadata> | null | undefined;
+  const asMeta = meta?.authorizationServerMetadata as unknown;
+  return (
+    typeof meta?.authorizationServerUrl === "string" &&
+    asMeta !== null &&
+    typeof asMeta === "object" &&
+    !Array.isArray(asMeta)
+  );
 }
 
 /** Space-separated scopes of `a` then those of `b` not already in it. */

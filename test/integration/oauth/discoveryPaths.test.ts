@@ -68,6 +68,48 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
     expect(meta.resourceMetadata?.resource).toBe(`${api.url}/mcp`);
   });
 
+  it("OpenID Connect metadata keeps the fields the SDK's OpenID schema drops: the device endpoint (Keycloak) and RFC 9207's flag", async () => {
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource": {
+        json: { resource: `${base}/mcp`, authorization_servers: [`${base}/realms/dev`] },
+      },
+      "/realms/dev/.well-known/openid-configuration": {
+        json: asMetadata(`${base}/realms/dev`, {
+          jwks_uri: `${base}/realms/dev/certs`,
+          subject_types_supported: ["public"],
+          id_token_signing_alg_values_supported: ["RS256"],
+          grant_types_supported: ["authorization_code", "urn:ietf:params:oauth:grant-type:device_code"],
+          device_authorization_endpoint: `${base}/realms/dev/device`,
+          authorization_response_iss_parameter_supported: true,
+        }),
+      },
+    }));
+    const meta = await discoverForFlow("kc", `${api.url}/mcp`, "device", oauthFetches());
+    const fields = meta.authorizationServerMetadata as unknown as Record<string, unknown>;
+    expect(fields.device_authorization_endpoint).toBe(`${api.url}/realms/dev/device`);
+    expect(fields.authorization_response_iss_parameter_supported).toBe(true);
+    expect(fields.jwks_uri).toBe(`${api.url}/realms/dev/certs`);
+  });
+
+  it("metadata at an advertised well-known URL (path-scoped) is validated: a missing field is named, not a TypeError later", async () => {
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource/mcp": {
+        json: {
+          resource: `${base}/mcp`,
+          authorization_servers: [`${base}/.well-known/oauth-authorization-server/tenant`],
+        },
+      },
+      "/.well-known/oauth-authorization-server/tenant": {
+        json: asMetadata(`${base}/tenant`, { response_types_supported: undefined }),
+      },
+    }));
+    await expect(discoverForFlow("ps", `${api.url}/mcp`, "browser", oauthFetches())).rejects.toThrow(
+      /^ps: OAuth discovery failed — http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-authorization-server\/tenant: metadata unusable \(response_types_supported: expected array, received undefined\)/,
+    );
+  });
+
   it("metadata found but invalid is named in the discovery error (which fields), not hidden behind the 404s before it", async () => {
     const api = await site((base) => ({
       "/mcp": unauthorized,

@@ -90,6 +90,34 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
     }
   });
 
+  it("an Authorization header configured beside auth: oauth is never sent: each request carries the login's token once", async () => {
+    home = tempHome();
+    const h = harness(home.dir, "both", mcp.url, { cimd: false });
+    const tokens = await loginWith(h);
+    const parsed = mcpServerSchema.parse({
+      url: mcp.url,
+      auth: "oauth",
+      oauth: { cimd: false },
+      headers: { Authorization: "Bearer static-token", "X-Extra": "kept" },
+    });
+    const seen = mcp.authHeaders.length;
+    const session = await connectServer("both", parsed, {
+      scope: () => ({ secrets: {}, env: {} }),
+      interactive: false,
+      oauthProviderFor: (name, e, { interactive }) =>
+        oauthProviderFor(name, e, { interactive, paths: svcPaths(home.dir) }),
+    });
+    try {
+      expect((await session.listTools(5000)).tools.map((t) => t.name)).toEqual(["whoami"]);
+    } finally {
+      await session.close();
+    }
+    const sent = mcp.authHeaders.slice(seen).filter((a) => a !== "");
+    expect(sent.length).toBeGreaterThan(0);
+    // Neither the static token nor a 401-and-resend per request: every authorized request has the token.
+    expect(sent.every((a) => a === `Bearer ${tokens.access_token}`)).toBe(true);
+  });
+
   it("a background (non-interactive) connect without tokens fails telling the user to run svc mcp login", async () => {
     home = tempHome();
     const provider = oauthProviderFor("fresh", entry(), { interactive: false, paths: svcPaths(home.dir) });

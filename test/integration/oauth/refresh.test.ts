@@ -149,6 +149,27 @@ describe("token refresh", () => {
     expect(job.store.readTokens()?.access_token).toBe(as.issued[0]);
   });
 
+  it("a configured client the server refuses at refresh (invalid_client) names the keys to check, not just a login", async () => {
+    home = tempHome();
+    const as = await startFakeAs({
+      refreshError: { status: 401, body: JSON.stringify({ error: "invalid_client" }) },
+    });
+    closers.push(as.close);
+    const rs = await startFakeResource([as.url]);
+    closers.push(rs.close);
+    const oauth = { client_id: "pre-1", client_secret: "rotated-away", cimd: false };
+    await loginWith(harness(home.dir, "pre", rs.url, oauth));
+    const later = Date.now() + 2 * 3600_000;
+    const job = makeJob(
+      "pre",
+      { url: rs.url, auth: "oauth", oauth },
+      { paths: svcPaths(home.dir), logger: silentLogger(), now: () => later },
+    );
+    await expect(usableTokens(job)).rejects.toThrow(
+      /^pre: token refresh failed — \S+ answered 401: .*invalid_client.* — check mcp_servers\.pre\.oauth\.client_id, client_secret and token_endpoint_auth_method, then run `svc mcp login pre`$/,
+    );
+  });
+
   it("refreshes a token file written without flow or cached metadata (by hand or an older svc) as a browser grant", async () => {
     const { as, url } = await loggedIn();
     const job = makeJob(
@@ -300,6 +321,22 @@ describe("token refresh", () => {
       { paths: svcPaths(home.dir), logger: silentLogger() },
     );
     expect((await usableTokens(same)).access_token).toBe(as.issued[0]);
+  });
+
+  it("GitHub's bad_refresh_token (answered 200) is a refused refresh token too: it is not sent again", async () => {
+    const { as, url } = await loggedIn({
+      refreshError: { status: 200, body: JSON.stringify({ error: "bad_refresh_token" }) },
+    });
+    const later = Date.now() + 2 * 3600_000;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const job = makeJob(
+        "srv",
+        { url, auth: "oauth", oauth: { cimd: false } },
+        { paths: svcPaths(home.dir), logger: silentLogger(), now: () => later + attempt * 60_000 },
+      );
+      await expect(usableTokens(job)).rejects.toThrow(/bad_refresh_token.*run `svc mcp login srv`/);
+    }
+    expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
   });
 
   it("a refresh token refused with invalid_grant is not sent again: later connects ask for a login at once, a new login works", async () => {

@@ -186,6 +186,14 @@ describe("mcp_servers keys the entry's transport never reads are named, not drop
     ]);
   });
 
+  it("an Authorization header beside auth: oauth (the login's token takes its place; it is not sent)", () => {
+    const gh = { url: "https://x.example/mcp", auth: "oauth", headers: { authorization: "Bearer static" } };
+    const plain = { url: "https://y.example/mcp", headers: { Authorization: "Bearer static" } };
+    expect(warningsFor({ mcp_servers: { gh, plain } })).toEqual([
+      `[mcp] ${FILE}: mcp_servers.gh: headers.authorization is not sent: auth: oauth sends the access token of the server's login as the Authorization header — remove the header, or remove auth: oauth to send it instead`,
+    ]);
+  });
+
   it("TLS keys on a url server that is plain http:// (no TLS to verify or present a certificate in)", () => {
     const plain = { url: "http://x.example/mcp", ssl_verify: "/ca.pem", client_cert: ["/c.pem", "/k.pem"] };
     const templated = { url: "${MCP_URL}", client_cert: "/c.pem" };

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
+import { wantsPinnedPort } from "../../../src/actors/oauth/clientIdentity.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { safeFileStem, TokenStore, toStoredTokens } from "../../../src/io/oauth/tokenStore.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -68,6 +69,24 @@ describe("token store", () => {
     expect(() => store.readTokens()).toThrow(
       /srv\.json: not valid JSON — run `svc mcp login srv`, which replaces it$/,
     );
+  });
+
+  it("reads a metadata cache that is JSON but no discovery record (null, {}, an array, an edited one) as absent", () => {
+    home = tempHome();
+    const store = new TokenStore(join(home.dir, "mcp-tokens"), "srv");
+    for (const text of ["null", "{}", "[]", '"x"', '{"authorizationServerUrl":"https://as.test"}']) {
+      home.write("mcp-tokens/srv.meta.json", text);
+      expect(store.readMetadata()).toBeUndefined();
+      // A login reads the cache to choose its callback port: a fresh start, not a TypeError.
+      expect(wantsPinnedPort({}, store)).toBe(true);
+    }
+    const record = {
+      authorizationServerUrl: "https://as.test",
+      authorizationServerMetadata: { issuer: "https://as.test" },
+      fetched_at: 0,
+    };
+    home.write("mcp-tokens/srv.meta.json", JSON.stringify(record));
+    expect(store.readMetadata()).toEqual(record);
   });
 
   it("records and clears the document rejection marker", () => {
