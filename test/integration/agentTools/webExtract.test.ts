@@ -123,6 +123,27 @@ describe("web_extract", () => {
     expect(outcome).toEqual({ ok: false, error: "timed out after 0.2 s" });
   });
 
+  it("times out on a compressed page that stops mid-body, and fails at once on one cut off", async () => {
+    const zipped = gzipSync(`<p>${"slow ".repeat(20_000)}</p>`);
+    const server = createServer((req, res) => {
+      res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" });
+      res.write(zipped.subarray(0, 100));
+      if (req.url === "/cut") res.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const tool = webExtractTool(settings({ allow_private: true, timeout_seconds: 0.2 }));
+      const stalled = await tool.execute({ url: `http://127.0.0.1:${port}/stall` }, toolContext());
+      expect(stalled).toEqual({ ok: false, error: "timed out after 0.2 s" });
+      const cut = await tool.execute({ url: `http://127.0.0.1:${port}/cut` }, toolContext());
+      expect(cut).toMatchObject({ ok: false, error: expect.stringContaining("127.0.0.1") });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 5_000);
+
   it("refuses other schemes, binary content and HTTP errors with a clear error", async () => {
     const tool = webExtractTool(settings({ allow_private: true }));
     expect(await tool.execute({ url: "file:///etc/passwd" }, toolContext())).toMatchObject({
