@@ -14,6 +14,23 @@ describe("htmlToText: readable text of a page for web_extract", () => {
     expect(text).not.toMatch(/secret|alert|color|comment|enable js|The &/);
   });
 
+  it("reads the body of a page whose head has no end tag (HTML lets it be left out)", () => {
+    const page = `<!doctype html><html lang=en><head><meta charset=utf-8><title>Notes</title>
+      <link rel=stylesheet href=a.css><script>track()</script><body><p>First<p>Second</body>`;
+    expect(htmlToText(page)).toEqual({ title: "Notes", text: "First\nSecond" });
+    expect(htmlToText("<head><title>T</title><p>no body tag either").text).toBe("no body tag either");
+  });
+
+  it("ends a tag at its own >, not at one inside a quoted attribute value", () => {
+    const page = `<body><a href="/x" title="a > b">link</a> <button onclick="if (a>b) go()">Go</button>
+      <div x-on:click='open = () => !open' data-n = "1>0">menu</div><img alt="2 > 1" src=x>after</body>`;
+    expect(htmlToText(page).text).toBe("link Go\n\nmenu\nafter");
+    // A quote that is not right after "=" opens no value; an unterminated value ends the document.
+    expect(htmlToText(`<p class=it's>kept</p>`).text).toBe("kept");
+    expect(htmlToText(`<p>kept</p><a title="never closed>lost`).text).toBe("kept");
+    expect(htmlToText(`<a x="${'<a x="'.repeat(200_000)}`).text).toBe("");
+  });
+
   it("ends cleanly on unterminated scripts, comments and tags", () => {
     expect(htmlToText("<p>kept</p><script>never closed").text).toBe("kept");
     expect(htmlToText("<p>kept</p><!-- never closed").text).toBe("kept");

@@ -1,4 +1,8 @@
-/** Elements whose content is never readable text (scripts, styles, embedded documents). */
+/**
+ * Elements whose content is never readable text (scripts, styles, embedded documents). Not `head`: its
+ * end tag may be left out (the body then starts at the first element that is not metadata), and what it
+ * holds besides the elements skipped here (`meta`, `link`, `base`) has no text anyway.
+ */
 const SKIPPED = new Set([
   "script",
   "style",
@@ -8,7 +12,6 @@ const SKIPPED = new Set([
   "math",
   "iframe",
   "object",
-  "head",
   "title",
 ]);
 
@@ -76,6 +79,27 @@ function tagName(html: string, start: number): string {
   return html.slice(start, end).toLowerCase();
 }
 
+/**
+ * Where the tag opened before `from` ends: its `>`, not one inside a quoted attribute value
+ * (`title="a > b"`, `onclick="if (a > b) go()"`, an arrow function in `x-on:click`), or -1 when the
+ * document ends first. A quote opens a value only right after `=` (spaces allowed), as in HTML.
+ */
+function tagEnd(html: string, from: number): number {
+  let afterEquals = false;
+  for (let i = from; i < html.length; i++) {
+    const c = html[i];
+    if (c === ">") return i;
+    if (afterEquals && (c === '"' || c === "'")) {
+      const end = html.indexOf(c, i + 1);
+      if (end < 0) return -1;
+      i = end;
+      afterEquals = false;
+    } else if (c === "=") afterEquals = true;
+    else if (c !== " " && c !== "\t" && c !== "\n" && c !== "\r" && c !== "\f") afterEquals = false;
+  }
+  return -1;
+}
+
 function titleOf(html: string, lower: string): string {
   const open = lower.indexOf("<title");
   const start = open < 0 ? -1 : html.indexOf(">", open);
@@ -107,7 +131,11 @@ export function htmlToText(html: string): { readonly title: string; readonly tex
     }
     const closing = html[open + 1] === "/";
     const name = tagName(html, open + (closing ? 2 : 1));
-    const close = html.indexOf(">", open + 1);
+    // Comments, doctypes and end tags have no quoted values to skip.
+    const close =
+      closing || html[open + 1] === "!" || html[open + 1] === "?"
+        ? html.indexOf(">", open + 1)
+        : tagEnd(html, open + 1);
     if (name === "" && html[open + 1] !== "!" && html[open + 1] !== "?") {
       parts.push("<"); // a lone "<" in text
       i = open + 1;
