@@ -117,6 +117,35 @@ describe("web_extract", () => {
     }
   });
 
+  it("decodes a page in the encoding its <meta> declares when the Content-Type names none", async () => {
+    const pages: Record<string, Buffer> = {
+      "/meta": Buffer.from(
+        `<html><head><meta charset="windows-1252"><title>Caf\xe9</title><p>na\xefve \xe0 5`,
+        "latin1",
+      ),
+      "/equiv": Buffer.from(
+        `<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-15"><p>\xa4 10`,
+        "latin1",
+      ),
+    };
+    const server = createServer((req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(pages[req.url ?? ""]);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const tool = webExtractTool(settings({ allow_private: true }));
+      const read = async (path: string) =>
+        outcomeText(await tool.execute({ url: `http://127.0.0.1:${port}${path}` }, toolContext()));
+      expect(await read("/meta")).toBe(`URL: http://127.0.0.1:${port}/meta\nTitle: Café\n\nnaïve à 5`);
+      expect(await read("/equiv")).toBe(`URL: http://127.0.0.1:${port}/equiv\n\n€ 10`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("times out on a server that does not answer", async () => {
     site.enqueue({ delayMs: 10_000, text: "late" });
     const outcome = await run(webExtractTool(settings({ allow_private: true, timeout_seconds: 0.2 })));
