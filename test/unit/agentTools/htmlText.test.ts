@@ -43,7 +43,12 @@ describe("htmlToText: readable text of a page for web_extract", () => {
     expect(htmlToText("<a ".repeat(300_000)).text).toBe("");
   });
 
-  it("decodes numeric and common named entities, leaves unknown ones", () => {
+  it("decodes numeric and named entities, leaves unknown ones", () => {
     expect(decodeEntities("&#65;&#x42;&quot;&bogus;&#0;")).toBe('AB"&bogus;�');
+    // HTML 4's names, case-sensitive as in HTML; HTML5's upper-case forms of the common ones.
+    expect(
+      decodeEntities("caf&eacute; &Eacute;t&eacute; &times; &rarr; &hearts; &trade; &euro; &szlig;"),
+    ).toBe("café Été × → ♥ ™ € ß");
+    expect(decodeEntities("&AMP; &LT;b&GT; &Amp; &EACUTE;")).toBe("& <b> &Amp; &EACUTE;");
   });
 });

@@ -1,3 +1,5 @@
+import { NAMED_ENTITIES } from "./entities.js";
+
 /**
  * Elements whose content is never readable text (scripts, styles, embedded documents). Not `head`: its
  * end tag may be left out (the body then starts at the first element that is not metadata), and what it
@@ -22,28 +24,14 @@ const BLOCKS = new Set([
   ...["ol", "p", "pre", "section", "table", "tbody", "td", "th", "thead", "tr", "ul"],
 ]);
 
-const NAMED: Readonly<Record<string, string>> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: " ",
-  copy: "©",
-  reg: "®",
-  hellip: "…",
-  mdash: "—",
-  ndash: "–",
-  lsquo: "‘",
-  rsquo: "’",
-  ldquo: "“",
-  rdquo: "”",
-  laquo: "«",
-  raquo: "»",
-  middot: "·",
-  bull: "•",
-  euro: "€",
-};
+/** Upper-case names HTML5 also knows, for the same characters as their lower-case forms. */
+const UPPER_ALIASES = new Set(["AMP", "LT", "GT", "QUOT", "COPY", "REG", "TRADE"]);
+
+function named(name: string): string | undefined {
+  return (
+    NAMED_ENTITIES.get(name) ?? (UPPER_ALIASES.has(name) ? NAMED_ENTITIES.get(name.toLowerCase()) : undefined)
+  );
+}
 
 export function decodeEntities(text: string): string {
   return text.replace(
@@ -56,7 +44,7 @@ export function decodeEntities(text: string): string {
           ? String.fromCodePoint(code)
           : "�";
       }
-      return NAMED[name.toLowerCase()] ?? whole;
+      return named(name) ?? whole;
     },
   );
 }
