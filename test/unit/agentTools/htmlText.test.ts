@@ -31,6 +31,13 @@ describe("htmlToText: readable text of a page for web_extract", () => {
     expect(htmlToText(`<a x="${'<a x="'.repeat(200_000)}`).text).toBe("");
   });
 
+  it("takes no icon's <svg><title> for the page's title", () => {
+    const icon = `<svg viewBox="0 0 8 8"><title>Close</title><path d="M0 0"/></svg>`;
+    expect(htmlToText(`<body><p>Docs</p>${icon}</body>`)).toEqual({ title: "", text: "Docs" });
+    expect(htmlToText(`<head><title>Page</title></head><body>${icon}</body>`).title).toBe("Page");
+    expect(htmlToText(`<titlebar>x</titlebar><title>Real</title>`).title).toBe("Real");
+  });
+
   it("ends cleanly on unterminated scripts, comments and tags", () => {
     expect(htmlToText("<p>kept</p><script>never closed").text).toBe("kept");
     expect(htmlToText("<p>kept</p><!-- never closed").text).toBe("kept");

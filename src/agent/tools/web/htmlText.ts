@@ -88,8 +88,14 @@ function tagEnd(html: string, from: number): number {
   return -1;
 }
 
+/**
+ * The document's `<title>`. One after the first `<svg>` is an icon's (an SVG `<title>` names the
+ * drawing), not the page's: the page's own is in the head, before any.
+ */
 function titleOf(html: string, lower: string): string {
-  const open = lower.indexOf("<title");
+  const open = lower.search(/<title[\s>]/);
+  const svg = lower.indexOf("<svg");
+  if (svg >= 0 && open > svg) return "";
   const start = open < 0 ? -1 : html.indexOf(">", open);
   if (start < 0) return "";
   const end = lower.indexOf("</title", start);
