@@ -39,9 +39,9 @@ describe("builtinTools: the tools of the toolsets a run may use", () => {
   });
 
   it("vision_analyze's image_url offers both forms the tool takes: http(s) and data:image", () => {
-    const [vision] = builtinTools(["vision_analyze"], withSearch);
-    const imageUrl = (vision?.inputSchema.properties as Record<string, { description: string }>).image_url;
-    expect(imageUrl?.description).toMatch(/http\(s\) URL, or a data:image\/\.\.\.;base64, URL/);
+    const schema = builtinTools(["vision_analyze"], withSearch)[0]?.inputSchema;
+    const properties = schema?.properties as Record<string, { description: string }> | undefined;
+    expect(properties?.image_url?.description).toMatch(/http\(s\) URL, or a data:image\/\.\.\.;base64, URL/);
   });
 });
 
