@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -92,5 +93,22 @@ describe("terminal", () => {
     expect(outcomeText(await second)).toBe("opened");
     expect(outcomeText(await third)).toBe("exit code 0\n--- stdout ---\nopened");
     expect(finished).toEqual(["first", "second", "third"]);
+  });
+
+  it("does not start a workspace call that was waiting when the run ended", async () => {
+    const controller = new AbortController();
+    const tools = new Map(
+      builtinTools(["terminal", "file"], toolsSchema.parse({}), { env }).map((t) => [t.name, t]),
+    );
+    const context = toolContext({ workspace: async () => workspace, signal: controller.signal });
+    const running = (tools.get("terminal") as AgentTool).execute({ command: "sleep 30" }, context);
+    const waiting = (tools.get("file_write") as AgentTool).execute(
+      { path: "late.txt", content: "x" },
+      context,
+    );
+    controller.abort();
+    expect(await running).toEqual({ ok: false, error: "terminal: canceled: the run ended" });
+    expect(await waiting).toEqual({ ok: false, error: "file_write: canceled: the run ended" });
+    expect(existsSync(join(workspace, "late.txt"))).toBe(false);
   });
 });
