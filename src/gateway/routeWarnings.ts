@@ -1,8 +1,10 @@
 import { join } from "node:path";
 import { KNOWN_TOOLSETS, WEBHOOK_TOOLSET } from "../actors/agent/index.js";
+import { DEFAULT_WEBHOOK_TOOLSETS } from "../actors/agent/runner.js";
 import { skillNameProblem } from "../actors/agent/skills.js";
 import { missingReferenceWarnings } from "../actors/routeReferences.js";
 import type { RouteTable } from "../actors/routes.js";
+import { BUILTIN_TOOLSETS } from "../agent/tools/index.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { type SvcPaths, svcPaths } from "../config/paths.js";
 import { profileBindingWarnings } from "../config/profileWarnings.js";
@@ -24,6 +26,24 @@ export function toolsetWarnings(table: RouteTable, mcpServers: readonly string[]
     })),
     mcpServers,
   ).map((warning) => `[webhook] ${warning}`);
+}
+
+/**
+ * An MCP server named like a built-in toolset (`terminal`, `web`, `web_search`, ...): in a run's toolsets
+ * a server's name picks that server, so the name no longer brings the built-in tool, and (naming a
+ * server) leaves out every other server. A default-set name (`web_search`, `clarify`, ...) does that to
+ * every route without `toolsets`. Said at start, since nothing else shows it.
+ */
+export function shadowedToolsetWarnings(mcpServers: readonly string[], file: string): string[] {
+  const defaults: readonly string[] = DEFAULT_WEBHOOK_TOOLSETS;
+  return mcpServers
+    .filter((name) => BUILTIN_TOOLSETS.has(name))
+    .map((name) => {
+      const byDefault = defaults.includes(name)
+        ? ` — the default set of routes without toolsets names ${name} too, so they get this server alone`
+        : "";
+      return `[webhook] ${file}: mcp_servers.${name}: the name is also a built-in toolset: in a route's toolsets it picks this server instead of the built-in ${name} tool, and as a server name it leaves out every server the list does not name${byDefault}. Rename the server (e.g. ${name}_mcp) to keep both`;
+    });
 }
 
 /** A route's `skills` entry that is a path, not a skill name: never loaded (said at each run's first event too). */
@@ -78,6 +98,7 @@ export function staticRouteWarnings(
       }),
       ...secretCharacterWarnings(table.staticRoutes.values(), paths.config, table.globalSecretKey),
       ...toolsetWarnings(table, mcpServers, paths.config),
+      ...shadowedToolsetWarnings(mcpServers, paths.config),
       ...skillNameWarnings(table, paths.config),
       ...idleRouteKeyWarnings(table, paths.config),
     ],

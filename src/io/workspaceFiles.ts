@@ -151,6 +151,8 @@ export async function listInside(
   const resolved = await resolveInside(root, rel === "" ? "." : rel);
   if (!resolved.ok) return resolved;
   try {
+    if (!(await stat(resolved.value)).isDirectory())
+      return fail(`"${rel}" is a file, not a directory — read it with file_read`);
     const dirents = await readdir(resolved.value, { withFileTypes: true });
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const entries: Entry[] = [];

@@ -31,6 +31,11 @@ function fileRead(settings: ToolsSettings["file"]): AgentTool {
       const read = await readInside(root, path, settings.max_bytes);
       if (!read.ok) return toolError(`file_read: ${read.error}`);
       const { text, size, truncated } = read.value;
+      // Said in words: a blank tool result reaches the model as "the tool returned no output".
+      if (text.trim() === "")
+        return textOutcome(
+          size === 0 ? "(the file is empty)" : `(the file holds only whitespace: ${size} bytes)`,
+        );
       return textOutcome(
         truncated ? `${text}\n[truncated: file is ${size} bytes, shown ${Buffer.byteLength(text)}]` : text,
       );

@@ -1,6 +1,7 @@
 import type { ToolsSettings } from "../../config/sections/tools.js";
 import { clarifyTool } from "./clarify.js";
 import { fileTools } from "./file.js";
+import { oneAtATime } from "./oneAtATime.js";
 import { type TerminalDeps, terminalTool } from "./terminal.js";
 import type { AgentTool } from "./tool.js";
 import { visionAnalyzeTool } from "./visionAnalyze.js";
@@ -26,7 +27,8 @@ export const BUILTIN_TOOLSETS: ReadonlySet<string> = new Set([
 /**
  * The built-in tools of the toolsets a run may use (`svc-webhook` already expanded by the caller).
  * `web_search` is left out while `tools.web_search` names no backend; `terminal` and `file` come only
- * when named. Each tool appears once, in a fixed order.
+ * when named, and their calls run one after another (they share the run's workspace). Each tool appears
+ * once, in a fixed order. Called once per run: the queue is the run's.
  */
 export function builtinTools(
   toolsets: readonly string[],
@@ -42,7 +44,11 @@ export function builtinTools(
   }
   if (has("vision_analyze")) tools.push(visionAnalyzeTool(settings.web, deps));
   if (has("clarify")) tools.push(clarifyTool());
-  if (has("terminal")) tools.push(terminalTool(settings.terminal, deps));
-  if (has("file")) tools.push(...fileTools(settings.file));
+  tools.push(
+    ...oneAtATime([
+      ...(has("terminal") ? [terminalTool(settings.terminal, deps)] : []),
+      ...(has("file") ? fileTools(settings.file) : []),
+    ]),
+  );
   return tools;
 }

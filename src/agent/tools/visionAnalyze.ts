@@ -47,7 +47,10 @@ export function visionAnalyzeTool(settings: WebSettings, deps: WebDeps = {}): Ag
     inputSchema: {
       type: "object",
       properties: {
-        image_url: { type: "string", description: "The image's http(s) URL" },
+        image_url: {
+          type: "string",
+          description: "The image's http(s) URL, or a data:image/...;base64, URL",
+        },
         question: { type: "string", description: `What to find out (default: "${DEFAULT_QUESTION}")` },
       },
       required: ["image_url"],

@@ -13,13 +13,27 @@ export interface WebDeps {
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|[a-z.+-]*\+(json|xml))\b|application\/javascript\b)/;
 
-function charsetOf(contentType: string): string {
-  return /charset\s*=\s*"?([A-Za-z0-9_.:-]+)/i.exec(contentType)?.[1] ?? "utf-8";
+const CHARSET = /charset\s*=\s*["']?([A-Za-z0-9_.:-]+)/i;
+
+/**
+ * The page's character encoding: the Content-Type's charset, else (HTML) a `<meta charset>` or
+ * `<meta http-equiv="Content-Type" content="...; charset=...">` in the first 1024 bytes, as browsers
+ * look for it; else UTF-8.
+ */
+export function charsetOf(contentType: string, body: Buffer, isHtml: boolean): string {
+  const declared = CHARSET.exec(contentType)?.[1];
+  if (declared !== undefined || !isHtml) return declared ?? "utf-8";
+  const head = body.subarray(0, 1024).toString("latin1");
+  for (const meta of head.match(/<meta\b[^>]*>/gi) ?? []) {
+    const charset = CHARSET.exec(meta)?.[1];
+    if (charset !== undefined) return charset;
+  }
+  return "utf-8";
 }
 
-function decodeBody(body: Buffer, contentType: string): string {
+function decodeBody(body: Buffer, charset: string): string {
   try {
-    return new TextDecoder(charsetOf(contentType)).decode(body);
+    return new TextDecoder(charset).decode(body);
   } catch {
     return new TextDecoder("utf-8").decode(body);
   }
@@ -59,7 +73,7 @@ export function webExtractTool(settings: WebSettings, deps: WebDeps = {}): Agent
       if (!isHtml && !TEXT_TYPES.test(type)) {
         return toolError(`not a text page: ${fetched.url} is ${type.split(";")[0]}`);
       }
-      const raw = decodeBody(fetched.body, type);
+      const raw = decodeBody(fetched.body, charsetOf(type, fetched.body, isHtml));
       const page = isHtml ? htmlToText(raw) : { title: "", text: collapseWhitespace(raw) };
       const header = [`URL: ${fetched.url}`, ...(page.title ? [`Title: ${page.title}`] : [])].join("\n");
       const note = fetched.truncated ? `\n[page cut at ${settings.max_bytes} bytes]` : "";

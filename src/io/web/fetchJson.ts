@@ -29,9 +29,19 @@ async function readCapped(response: Response): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** Where a redirect leads, without its query (it would repeat the search, or a key put there). */
+function redirectTarget(location: string, base: string): string {
+  try {
+    const url = new URL(location, base);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return "an unreadable location";
+  }
+}
+
 /**
- * One JSON API call (a search backend): a timeout, the answer capped at 2 MiB. Errors name the host and
- * the status, never the request's headers, query or body (they carry API keys).
+ * One JSON API call (a search backend): a timeout, the answer capped at 2 MiB, redirects refused. Errors
+ * name the host and the status, never the request's headers, query or body (they carry API keys).
  */
 export async function fetchJson(
   request: JsonRequest,
@@ -47,8 +57,19 @@ export async function fetchJson(
       headers: request.headers,
       ...(request.body === undefined ? {} : { body: request.body }),
       signal: AbortSignal.any([signal, deadline.signal]),
-      redirect: "error",
+      // Not followed (the backend's URL is the operator's choice, where it leads is not), and said so:
+      // with redirect: "error" it came out as a bare "fetch failed".
+      redirect: "manual",
     });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      const location = response.headers.get("location");
+      const to = location === null ? "" : ` to ${redirectTarget(location, request.url)}`;
+      return {
+        ok: false,
+        error: `${host} answered HTTP ${response.status}, a redirect${to}, which svc does not follow — set tools.web_search.url to where it leads`,
+      };
+    }
     const text = await readCapped(response);
     if (!response.ok) return { ok: false, error: `${host} answered HTTP ${response.status}` };
     try {

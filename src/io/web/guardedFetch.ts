@@ -2,6 +2,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
+import { pipeline, type Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { isPublicAddress } from "../../agent/tools/web/addressPolicy.js";
 
@@ -73,12 +74,24 @@ function checkedLookup(resolve: Resolver, allowed: (address: string) => boolean)
   };
 }
 
+function decoder(encoding: string): Transform | undefined {
+  if (encoding === "gzip" || encoding === "x-gzip") return createGunzip();
+  if (encoding === "deflate") return createInflate();
+  if (encoding === "br") return createBrotliDecompress();
+  return undefined;
+}
+
+/**
+ * The body, decoded. `pipeline`, not `pipe`: a response cut off mid-body (the timeout or the run's end
+ * aborting the request, the server closing) must end the decoder with an error, or reading would wait
+ * for its end forever.
+ */
 function decoded(response: IncomingMessage): NodeJS.ReadableStream {
-  const encoding = String(response.headers["content-encoding"] ?? "").toLowerCase();
-  if (encoding === "gzip" || encoding === "x-gzip") return response.pipe(createGunzip());
-  if (encoding === "deflate") return response.pipe(createInflate());
-  if (encoding === "br") return response.pipe(createBrotliDecompress());
-  return response;
+  const decode = decoder(String(response.headers["content-encoding"] ?? "").toLowerCase());
+  if (decode === undefined) return response;
+  return pipeline(response, decode, () => {
+    // Errors reach the reader through `decode`.
+  });
 }
 
 async function readCapped(response: IncomingMessage, maxBytes: number) {

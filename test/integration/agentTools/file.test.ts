@@ -64,6 +64,23 @@ describe("file tools: read, write and list inside the run's workspace", () => {
     expect(readFileSync(join(workspace, "link.txt"), "utf8")).toBe("mine");
   });
 
+  it("file_list of a file says it is a file", async () => {
+    await call("file_write", { path: "notes.md", content: "x" });
+    expect(await call("file_list", { path: "notes.md" })).toEqual({
+      ok: false,
+      error: 'file_list: "notes.md" is a file, not a directory — read it with file_read',
+    });
+  });
+
+  it("says a file is empty (or blank) rather than answering nothing", async () => {
+    await call("file_write", { path: "empty.txt", content: "" });
+    await call("file_write", { path: "blank.txt", content: " \n\n" });
+    expect(outcomeText(await call("file_read", { path: "empty.txt" }))).toBe("(the file is empty)");
+    expect(outcomeText(await call("file_read", { path: "blank.txt" }))).toBe(
+      "(the file holds only whitespace: 3 bytes)",
+    );
+  });
+
   it("writes a file whose name is near the 255-byte limit", async () => {
     const name = `${"n".repeat(240)}.txt`;
     expect(outcomeText(await call("file_write", { path: name, content: "long" }))).toBe(

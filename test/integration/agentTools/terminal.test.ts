@@ -1,6 +1,12 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createWorkspace } from "../../../src/agent/tools/index.js";
+import { builtinTools, createWorkspace } from "../../../src/agent/tools/index.js";
 import { terminalTool } from "../../../src/agent/tools/terminal.js";
+import type { AgentTool } from "../../../src/agent/tools/tool.js";
+import { toolsSchema } from "../../../src/config/sections/tools.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { outcomeText, toolContext } from "../../helpers/toolContext.js";
 
@@ -66,5 +72,43 @@ describe("terminal", () => {
     );
     controller.abort();
     expect(await pending).toEqual({ ok: false, error: "terminal: canceled: the run ended" });
+  });
+
+  it("runs a turn's workspace calls (terminal, file) one after another, in the order asked", async () => {
+    const tools = new Map(
+      builtinTools(["terminal", "file"], toolsSchema.parse({}), { env }).map((t) => [t.name, t]),
+    );
+    const context = toolContext({ workspace: async () => workspace });
+    const call = (name: string, args: unknown) => (tools.get(name) as AgentTool).execute(args, context);
+    execFileSync("mkfifo", [join(workspace, "gate")]);
+    const finished: string[] = [];
+    // The first command waits until the test writes to the FIFO; run at once, the later calls would end first.
+    const first = call("terminal", { command: "cat gate > got.txt" });
+    const second = call("file_read", { path: "got.txt" });
+    const third = call("terminal", { command: "cat got.txt" });
+    void first.then(() => finished.push("first"));
+    void second.then(() => finished.push("second"));
+    void third.then(() => finished.push("third"));
+    await writeFile(join(workspace, "gate"), "opened");
+    expect(outcomeText(await second)).toBe("opened");
+    expect(outcomeText(await third)).toBe("exit code 0\n--- stdout ---\nopened");
+    expect(finished).toEqual(["first", "second", "third"]);
+  });
+
+  it("does not start a workspace call that was waiting when the run ended", async () => {
+    const controller = new AbortController();
+    const tools = new Map(
+      builtinTools(["terminal", "file"], toolsSchema.parse({}), { env }).map((t) => [t.name, t]),
+    );
+    const context = toolContext({ workspace: async () => workspace, signal: controller.signal });
+    const running = (tools.get("terminal") as AgentTool).execute({ command: "sleep 30" }, context);
+    const waiting = (tools.get("file_write") as AgentTool).execute(
+      { path: "late.txt", content: "x" },
+      context,
+    );
+    controller.abort();
+    expect(await running).toEqual({ ok: false, error: "terminal: canceled: the run ended" });
+    expect(await waiting).toEqual({ ok: false, error: "file_write: canceled: the run ended" });
+    expect(existsSync(join(workspace, "late.txt"))).toBe(false);
   });
 });

@@ -117,11 +117,61 @@ describe("web_extract", () => {
     }
   });
 
+  it("decodes a page in the encoding its <meta> declares when the Content-Type names none", async () => {
+    const pages: Record<string, Buffer> = {
+      "/meta": Buffer.from(
+        `<html><head><meta charset="windows-1252"><title>Caf\xe9</title><p>na\xefve \xe0 5`,
+        "latin1",
+      ),
+      "/equiv": Buffer.from(
+        `<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-15"><p>\xa4 10`,
+        "latin1",
+      ),
+    };
+    const server = createServer((req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(pages[req.url ?? ""]);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const tool = webExtractTool(settings({ allow_private: true }));
+      const read = async (path: string) =>
+        outcomeText(await tool.execute({ url: `http://127.0.0.1:${port}${path}` }, toolContext()));
+      expect(await read("/meta")).toBe(`URL: http://127.0.0.1:${port}/meta\nTitle: Café\n\nnaïve à 5`);
+      expect(await read("/equiv")).toBe(`URL: http://127.0.0.1:${port}/equiv\n\n€ 10`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("times out on a server that does not answer", async () => {
     site.enqueue({ delayMs: 10_000, text: "late" });
     const outcome = await run(webExtractTool(settings({ allow_private: true, timeout_seconds: 0.2 })));
     expect(outcome).toEqual({ ok: false, error: "timed out after 0.2 s" });
   });
+
+  it("times out on a compressed page that stops mid-body, and fails at once on one cut off", async () => {
+    const zipped = gzipSync(`<p>${"slow ".repeat(20_000)}</p>`);
+    const server = createServer((req, res) => {
+      res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" });
+      res.write(zipped.subarray(0, 100));
+      if (req.url === "/cut") res.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const tool = webExtractTool(settings({ allow_private: true, timeout_seconds: 0.2 }));
+      const stalled = await tool.execute({ url: `http://127.0.0.1:${port}/stall` }, toolContext());
+      expect(stalled).toEqual({ ok: false, error: "timed out after 0.2 s" });
+      const cut = await tool.execute({ url: `http://127.0.0.1:${port}/cut` }, toolContext());
+      expect(cut).toMatchObject({ ok: false, error: expect.stringContaining("127.0.0.1") });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 5_000);
 
   it("refuses other schemes, binary content and HTTP errors with a clear error", async () => {
     const tool = webExtractTool(settings({ allow_private: true }));

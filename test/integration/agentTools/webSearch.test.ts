@@ -104,6 +104,16 @@ describe("web_search against local fakes of each backend's JSON API", () => {
     expect(JSON.stringify(outcome)).not.toContain(KEY);
   });
 
+  it("refuses a backend's redirect and says where it led, without following it", async () => {
+    api.enqueue({ status: 301, headers: { location: "/searx/search/?q=leak&format=json" } });
+    const tool = webSearchTool(settings("searxng", `${api.url}/searx`));
+    expect(await tool.execute({ query: "q" }, toolContext())).toEqual({
+      ok: false,
+      error: `web_search (searxng): ${new URL(api.url).host} answered HTTP 301, a redirect to ${api.url}/searx/search/, which svc does not follow — set tools.web_search.url to where it leads`,
+    });
+    expect(api.requests).toHaveLength(1);
+  });
+
   it("a result that quotes the API key reaches the model with [redacted] in its place", async () => {
     api.enqueue({
       json: { results: [{ title: "Your key", url: "https://e.example/k", content: `token=${KEY}` }] },

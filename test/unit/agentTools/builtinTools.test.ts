@@ -37,6 +37,12 @@ describe("builtinTools: the tools of the toolsets a run may use", () => {
     const all = builtinTools(["web", "vision_analyze", "clarify", "terminal", "file"], withSearch);
     for (const tool of all) expect(tool.inputSchema.type).toBe("object");
   });
+
+  it("vision_analyze's image_url offers both forms the tool takes: http(s) and data:image", () => {
+    const schema = builtinTools(["vision_analyze"], withSearch)[0]?.inputSchema;
+    const properties = schema?.properties as Record<string, { description: string }> | undefined;
+    expect(properties?.image_url?.description).toMatch(/http\(s\) URL, or a data:image\/\.\.\.;base64, URL/);
+  });
 });
 
 describe("createWorkspace", () => {

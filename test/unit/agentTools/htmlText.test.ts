@@ -14,6 +14,30 @@ describe("htmlToText: readable text of a page for web_extract", () => {
     expect(text).not.toMatch(/secret|alert|color|comment|enable js|The &/);
   });
 
+  it("reads the body of a page whose head has no end tag (HTML lets it be left out)", () => {
+    const page = `<!doctype html><html lang=en><head><meta charset=utf-8><title>Notes</title>
+      <link rel=stylesheet href=a.css><script>track()</script><body><p>First<p>Second</body>`;
+    expect(htmlToText(page)).toEqual({ title: "Notes", text: "First\nSecond" });
+    expect(htmlToText("<head><title>T</title><p>no body tag either").text).toBe("no body tag either");
+  });
+
+  it("ends a tag at its own >, not at one inside a quoted attribute value", () => {
+    const page = `<body><a href="/x" title="a > b">link</a> <button onclick="if (a>b) go()">Go</button>
+      <div x-on:click='open = () => !open' data-n = "1>0">menu</div><img alt="2 > 1" src=x>after</body>`;
+    expect(htmlToText(page).text).toBe("link Go\n\nmenu\nafter");
+    // A quote that is not right after "=" opens no value; an unterminated value ends the document.
+    expect(htmlToText(`<p class=it's>kept</p>`).text).toBe("kept");
+    expect(htmlToText(`<p>kept</p><a title="never closed>lost`).text).toBe("kept");
+    expect(htmlToText(`<a x="${'<a x="'.repeat(200_000)}`).text).toBe("");
+  });
+
+  it("takes no icon's <svg><title> for the page's title", () => {
+    const icon = `<svg viewBox="0 0 8 8"><title>Close</title><path d="M0 0"/></svg>`;
+    expect(htmlToText(`<body><p>Docs</p>${icon}</body>`)).toEqual({ title: "", text: "Docs" });
+    expect(htmlToText(`<head><title>Page</title></head><body>${icon}</body>`).title).toBe("Page");
+    expect(htmlToText(`<titlebar>x</titlebar><title>Real</title>`).title).toBe("Real");
+  });
+
   it("ends cleanly on unterminated scripts, comments and tags", () => {
     expect(htmlToText("<p>kept</p><script>never closed").text).toBe("kept");
     expect(htmlToText("<p>kept</p><!-- never closed").text).toBe("kept");
@@ -26,7 +50,12 @@ describe("htmlToText: readable text of a page for web_extract", () => {
     expect(htmlToText("<a ".repeat(300_000)).text).toBe("");
   });
 
-  it("decodes numeric and common named entities, leaves unknown ones", () => {
+  it("decodes numeric and named entities, leaves unknown ones", () => {
     expect(decodeEntities("&#65;&#x42;&quot;&bogus;&#0;")).toBe('AB"&bogus;�');
+    // HTML 4's names, case-sensitive as in HTML; HTML5's upper-case forms of the common ones.
+    expect(
+      decodeEntities("caf&eacute; &Eacute;t&eacute; &times; &rarr; &hearts; &trade; &euro; &szlig;"),
+    ).toBe("café Été × → ♥ ™ € ß");
+    expect(decodeEntities("&AMP; &LT;b&GT; &Amp; &EACUTE;")).toBe("& <b> &Amp; &EACUTE;");
   });
 });

@@ -1,4 +1,10 @@
-/** Elements whose content is never readable text (scripts, styles, embedded documents). */
+import { NAMED_ENTITIES } from "./entities.js";
+
+/**
+ * Elements whose content is never readable text (scripts, styles, embedded documents). Not `head`: its
+ * end tag may be left out (the body then starts at the first element that is not metadata), and what it
+ * holds besides the elements skipped here (`meta`, `link`, `base`) has no text anyway.
+ */
 const SKIPPED = new Set([
   "script",
   "style",
@@ -8,7 +14,6 @@ const SKIPPED = new Set([
   "math",
   "iframe",
   "object",
-  "head",
   "title",
 ]);
 
@@ -19,28 +24,14 @@ const BLOCKS = new Set([
   ...["ol", "p", "pre", "section", "table", "tbody", "td", "th", "thead", "tr", "ul"],
 ]);
 
-const NAMED: Readonly<Record<string, string>> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: " ",
-  copy: "©",
-  reg: "®",
-  hellip: "…",
-  mdash: "—",
-  ndash: "–",
-  lsquo: "‘",
-  rsquo: "’",
-  ldquo: "“",
-  rdquo: "”",
-  laquo: "«",
-  raquo: "»",
-  middot: "·",
-  bull: "•",
-  euro: "€",
-};
+/** Upper-case names HTML5 also knows, for the same characters as their lower-case forms. */
+const UPPER_ALIASES = new Set(["AMP", "LT", "GT", "QUOT", "COPY", "REG", "TRADE"]);
+
+function named(name: string): string | undefined {
+  return (
+    NAMED_ENTITIES.get(name) ?? (UPPER_ALIASES.has(name) ? NAMED_ENTITIES.get(name.toLowerCase()) : undefined)
+  );
+}
 
 export function decodeEntities(text: string): string {
   return text.replace(
@@ -53,7 +44,7 @@ export function decodeEntities(text: string): string {
           ? String.fromCodePoint(code)
           : "�";
       }
-      return NAMED[name.toLowerCase()] ?? whole;
+      return named(name) ?? whole;
     },
   );
 }
@@ -76,8 +67,35 @@ function tagName(html: string, start: number): string {
   return html.slice(start, end).toLowerCase();
 }
 
+/**
+ * Where the tag opened before `from` ends: its `>`, not one inside a quoted attribute value
+ * (`title="a > b"`, `onclick="if (a > b) go()"`, an arrow function in `x-on:click`), or -1 when the
+ * document ends first. A quote opens a value only right after `=` (spaces allowed), as in HTML.
+ */
+function tagEnd(html: string, from: number): number {
+  let afterEquals = false;
+  for (let i = from; i < html.length; i++) {
+    const c = html[i];
+    if (c === ">") return i;
+    if (afterEquals && (c === '"' || c === "'")) {
+      const end = html.indexOf(c, i + 1);
+      if (end < 0) return -1;
+      i = end;
+      afterEquals = false;
+    } else if (c === "=") afterEquals = true;
+    else if (c !== " " && c !== "\t" && c !== "\n" && c !== "\r" && c !== "\f") afterEquals = false;
+  }
+  return -1;
+}
+
+/**
+ * The document's `<title>`. One after the first `<svg>` is an icon's (an SVG `<title>` names the
+ * drawing), not the page's: the page's own is in the head, before any.
+ */
 function titleOf(html: string, lower: string): string {
-  const open = lower.indexOf("<title");
+  const open = lower.search(/<title[\s>]/);
+  const svg = lower.indexOf("<svg");
+  if (svg >= 0 && open > svg) return "";
   const start = open < 0 ? -1 : html.indexOf(">", open);
   if (start < 0) return "";
   const end = lower.indexOf("</title", start);
@@ -107,7 +125,11 @@ export function htmlToText(html: string): { readonly title: string; readonly tex
     }
     const closing = html[open + 1] === "/";
     const name = tagName(html, open + (closing ? 2 : 1));
-    const close = html.indexOf(">", open + 1);
+    // Comments, doctypes and end tags have no quoted values to skip.
+    const close =
+      closing || html[open + 1] === "!" || html[open + 1] === "?"
+        ? html.indexOf(">", open + 1)
+        : tagEnd(html, open + 1);
     if (name === "" && html[open + 1] !== "!" && html[open + 1] !== "?") {
       parts.push("<"); // a lone "<" in text
       i = open + 1;
