@@ -221,9 +221,10 @@ class UwsExchange implements UwsBodySource {
   private answer(outcome: Outcome, close: boolean, extraHeaders?: Readonly<Record<string, string>>): void {
     this.finished = true;
     // uWS adds `Connection: close` to an answer it closes after, except when the request said
-    // `Connection: close` itself, and to no HEAD answer; the answer carries it then too.
+    // `Connection: close` itself (RFC 9112 §9.6: the answer should say it too, as node:http's does), and
+    // to no HEAD answer; the answer carries it then.
     const head = this.head.method === "HEAD";
-    const headers = close && (head || closesAfter(this.head)) ? CONNECTION_CLOSE : extraHeaders;
+    const headers = (close && head) || closesAfter(this.head) ? CONNECTION_CLOSE : extraHeaders;
     send(this.res, outcome, close, head, headers);
   }
 

@@ -70,6 +70,27 @@ describe.each(HTTP_SERVERS)("early answers and Connection: close on the %s serve
     }
   });
 
+  it("every answer says how its connection goes on, alike on each server: nothing on a kept HTTP/1.1 connection, Connection: close when the request said close (RFC 9112 §9.6)", async () => {
+    const shapes = {
+      "200": "GET /health HTTP/1.1\r\nHost: x\r\n",
+      "202": "POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n",
+      "405": "GET /webhooks/open HTTP/1.1\r\nHost: x\r\n",
+      "404": "POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n",
+    };
+    for (const [name, head] of Object.entries(shapes)) {
+      const body = head.includes("Content-Length") ? "{}" : "";
+      const kept = (await inTurn(gw.gateway.port, [`${head}\r\n${body}`])).heads[0] ?? "";
+      expect(statusOf(kept), name).toBe(Number(name));
+      // node:http would add `Connection: keep-alive` and `Keep-Alive: timeout=5`; uWS writes neither.
+      expect(kept, name).not.toMatch(/\r\n(Connection|Keep-Alive):/i);
+      const closing = await rawUntilClose(gw.gateway.port, `${head}Connection: close\r\n\r\n${body}`);
+      expect(statusOf(closing.received), name).toBe(Number(name));
+      expect(closing.closed, name).toBe(true);
+      // uWS closed such a connection without saying so.
+      expect(closing.received.match(/\r\nConnection: close\r\n/gi), name).toHaveLength(1);
+    }
+  });
+
   it("a declared Content-Length more than 64 MiB away is answered 413 and the connection cut, unread", async () => {
     const answer = await rawUntilClose(
       gw.gateway.port,
