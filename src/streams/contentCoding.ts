@@ -56,6 +56,8 @@ function decodeOne(coding: string, body: Buffer, maxOutputLength: number): Buffe
  * JSON parse then answers with `codingProblem`.
  */
 export function decodeContent(body: Buffer, contentEncoding: string, limit: number): Buffer | "too_large" {
+  // No content is no content in any coding (an empty body is then the usual 400 Invalid JSON body).
+  if (body.length === 0) return body;
   const codings = contentEncoding.split(",");
   let decoded = body;
   try {

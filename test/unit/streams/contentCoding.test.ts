@@ -77,6 +77,8 @@ describe("request bodies with a Content-Encoding (RFC 9110 §8.4)", () => {
   });
 
   it("plain JSON under a Content-Encoding it is not in is read as JSON; decoded text that is not JSON is the usual 400", () => {
+    const empty = decodeContent(Buffer.alloc(0), "gzip", 1000) as Buffer;
+    expect(parsed(empty, "gzip")).toMatchObject({ status: 400, body: { error: "Invalid JSON body" } });
     const plain = decodeContent(Buffer.from(JSON_BODY), "gzip", 1000) as Buffer;
     expect(parsed(plain, "gzip")).toEqual(JSON.parse(JSON_BODY));
     const notJson = decodeContent(gzipSync("not json"), "gzip", 1000) as Buffer;
