@@ -254,6 +254,10 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
     server.listen({ port: options.port, host: options.host, backlog: 4096 }, () => {
       const address = server.address();
       const port = typeof address === "object" && address !== null ? address.port : options.port;
+      // Taken from the start: with no connection open, 'close' comes as soon as the listener closes
+      // (closeIntake), long before `ended` is awaited; waiting for it there never ended, the stop's
+      // later steps (journals, history, actors) never ran and the process left with exit code 13.
+      const closed = new Promise<void>((resolve) => server.once("close", () => resolve()));
       resolve({
         impl: "node",
         host: options.host,
@@ -265,8 +269,8 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
         },
         async ended() {
           ending = true;
+          if (server.listening) Server.prototype.close.call(server);
           server.closeIdleConnections();
-          const closed = new Promise((resolve) => server.once("close", resolve));
           const grace = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
           await closed;
           clearTimeout(grace);
