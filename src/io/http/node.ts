@@ -99,7 +99,7 @@ function rawAnswer(answer: Outcome): string {
   const json = answerText(answer);
   return (
     `HTTP/1.1 ${statusLine(answer.status)}\r\nContent-Type: ${contentTypeOf(answer)}\r\n` +
-    `Content-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`
+    `Connection: close\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`
   );
 }
 
@@ -108,8 +108,8 @@ function endClosing(res: ServerResponse, answer: Outcome): void {
   const json = answerText(answer);
   res.writeHead(answer.status, {
     "Content-Type": contentTypeOf(answer),
-    "Content-Length": Buffer.byteLength(json),
     Connection: "close",
+    "Content-Length": Buffer.byteLength(json),
   });
   res.end(json);
 }
@@ -170,11 +170,16 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
         const json = answerText(answer);
         // A sender still waiting for 100 Continue has its body unsent: the connection cannot carry
         // another request after this answer.
+        const closing = close || !continued || ending;
+        // An HTTP/1.1 connection stays open without a word, as on uWS: node would add
+        // `Connection: keep-alive` and `Keep-Alive: timeout=5` to every answer (HTTP/1.0 needs them).
+        if (!closing && res.shouldKeepAlive && req.httpVersionMinor === 1) res.removeHeader("Connection");
+        // In uWS's order: Content-Type, the answer's own headers, Connection, Content-Length.
         res.writeHead(answer.status, {
-          ...answer.headers,
           "Content-Type": contentTypeOf(answer),
+          ...answer.headers,
+          ...(closing ? { Connection: "close" } : {}),
           "Content-Length": Buffer.byteLength(json),
-          ...(close || !continued || ending ? { Connection: "close" } : {}),
         });
         // A Transfer-Encoding node's parser refuses leaves nothing after the head to read: the answer
         // goes at once, before the parser's error (see clientError) ends the connection. A declared
@@ -249,6 +254,10 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
     server.listen({ port: options.port, host: options.host, backlog: 4096 }, () => {
       const address = server.address();
       const port = typeof address === "object" && address !== null ? address.port : options.port;
+      // Taken from the start: with no connection open, 'close' comes as soon as the listener closes
+      // (closeIntake), long before `ended` is awaited; waiting for it there never ended, the stop's
+      // later steps (journals, history, actors) never ran and the process left with exit code 13.
+      const closed = new Promise<void>((resolve) => server.once("close", () => resolve()));
       resolve({
         impl: "node",
         host: options.host,
@@ -260,8 +269,8 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
         },
         async ended() {
           ending = true;
+          if (server.listening) Server.prototype.close.call(server);
           server.closeIdleConnections();
-          const closed = new Promise((resolve) => server.once("close", resolve));
           const grace = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
           await closed;
           clearTimeout(grace);

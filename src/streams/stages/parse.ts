@@ -1,4 +1,5 @@
 import { isUtf8 } from "node:buffer";
+import { codingProblem } from "../contentCoding.js";
 import { type Stage, withCtx } from "../context.js";
 import { JsonTooDeep, parseJson } from "../jsonNumbers.js";
 import { errorOutcome, type Outcome } from "../types.js";
@@ -54,7 +55,8 @@ function parseJsonObject(body: Buffer): Parsed {
  */
 export const parseStage: Stage = (ctx) => {
   const { body } = ctx.inbound;
-  if (!isUtf8(body)) return NOT_UTF8;
+  // A body still in a Content-Encoding svc could not undo is named as that (415 or 400), not as bad JSON.
+  if (!isUtf8(body)) return codingProblem(body, ctx.inbound.headers) ?? NOT_UTF8;
   let parsed = parseJsonObject(body);
   // The body is tried as JSON first whatever its content type says: `curl -d '{...}'` labels plain
   // JSON as a form. Only when that fails is a form's `payload` field (GitHub's form hooks) read.
@@ -62,5 +64,6 @@ export const parseStage: Stage = (ctx) => {
     const inner = formPayload(body.toString("utf8"));
     if (inner !== undefined) parsed = parseJsonObject(inner);
   }
-  return "failed" in parsed ? parsed.failed : withCtx(ctx, { payload: parsed.payload });
+  if ("failed" in parsed) return codingProblem(body, ctx.inbound.headers) ?? parsed.failed;
+  return withCtx(ctx, { payload: parsed.payload });
 };

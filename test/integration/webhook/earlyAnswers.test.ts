@@ -70,6 +70,27 @@ describe.each(HTTP_SERVERS)("early answers and Connection: close on the %s serve
     }
   });
 
+  it("every answer says how its connection goes on, alike on each server: nothing on a kept HTTP/1.1 connection, Connection: close when the request said close (RFC 9112 §9.6)", async () => {
+    const shapes = {
+      "200": "GET /health HTTP/1.1\r\nHost: x\r\n",
+      "202": "POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n",
+      "405": "GET /webhooks/open HTTP/1.1\r\nHost: x\r\n",
+      "404": "POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n",
+    };
+    for (const [name, head] of Object.entries(shapes)) {
+      const body = head.includes("Content-Length") ? "{}" : "";
+      const kept = (await inTurn(gw.gateway.port, [`${head}\r\n${body}`])).heads[0] ?? "";
+      expect(statusOf(kept), name).toBe(Number(name));
+      // node:http would add `Connection: keep-alive` and `Keep-Alive: timeout=5`; uWS writes neither.
+      expect(kept, name).not.toMatch(/\r\n(Connection|Keep-Alive):/i);
+      const closing = await rawUntilClose(gw.gateway.port, `${head}Connection: close\r\n\r\n${body}`);
+      expect(statusOf(closing.received), name).toBe(Number(name));
+      expect(closing.closed, name).toBe(true);
+      // uWS closed such a connection without saying so.
+      expect(closing.received.match(/\r\nConnection: close\r\n/gi), name).toHaveLength(1);
+    }
+  });
+
   it("a declared Content-Length more than 64 MiB away is answered 413 and the connection cut, unread", async () => {
     const answer = await rawUntilClose(
       gw.gateway.port,
@@ -79,14 +100,19 @@ describe.each(HTTP_SERVERS)("early answers and Connection: close on the %s serve
     expect(answer.closed).toBe(true);
   });
 
-  it("after a 404 Unknown route whose body was sent, uWS keeps the connection and answers the next request; node:http closes it", async () => {
-    const { heads, closed } = await inTurn(gw.gateway.port, [
-      `POST /webhooks/nope HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}`,
-      "GET /health HTTP/1.1\r\nHost: x\r\n\r\n",
-    ]);
-    expect(statusOf(heads[0] ?? "")).toBe(404);
-    if (http === "node") expect(closed).toBe(true);
-    else expect(heads.map(statusOf)).toEqual([404, 200]);
+  it("after a 404 Unknown route or a 413 whose declared body was sent, the connection is closed and serves no further request (RFC 9112 §9.6)", async () => {
+    for (const first of [
+      "POST /webhooks/nope HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+      `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 65\r\n\r\n${"a".repeat(65)}`,
+    ]) {
+      const { heads, closed } = await inTurn(gw.gateway.port, [
+        first,
+        "GET /health HTTP/1.1\r\nHost: x\r\n\r\n",
+      ]);
+      expect(heads.map(statusOf), first).toEqual([Number(first.includes("nope") ? 404 : 413)]);
+      // uWS answered the next request on it although its answer said Connection: close.
+      expect(closed, first).toBe(true);
+    }
   });
 
   it("HEAD with Connection: close is answered without a body and the connection closed, as GET is", async () => {

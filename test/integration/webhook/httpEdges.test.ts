@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
@@ -43,6 +44,23 @@ describe.each(HTTP_SERVERS)("HTTP edge cases on the %s server", (http) => {
     for (const path of ["/webhooks/my%2", "/webhooks/my%2Froute", "/webhooks/%E0%A4%A"]) {
       expect((await postJson(gw.url(path), body, headers)).status, path).toBe(404);
     }
+  });
+
+  it("a gzip-encoded body signed over its JSON (GetStream's compressed webhooks) is accepted; one decoding past max_body_bytes is 413", async () => {
+    const body = '{"action":"opened"}';
+    const signed = { "Content-Encoding": "gzip", "X-Hub-Signature-256": await signGithub(SECRET, body) };
+    expect(await postJson(gw.url("/webhooks/my-route"), gzipSync(body), signed)).toMatchObject({
+      status: 202,
+      body: { status: "accepted", route: "my-route" },
+    });
+    // Not gzip after all: the signature check still comes first.
+    const notGzip = { "Content-Encoding": "gzip", "X-Hub-Signature-256": await signGithub(SECRET, "{}") };
+    expect((await postJson(gw.url("/webhooks/my-route"), "nope", notGzip)).status).toBe(401);
+    const bomb = gzipSync(Buffer.alloc(1_048_577, " "));
+    expect(await postJson(gw.url("/webhooks/open"), bomb, { "Content-Encoding": "gzip" })).toMatchObject({
+      status: 413,
+      body: { error: "Payload too large" },
+    });
   });
 
   it("a webhook path that names no route (empty, nested, trailing slash) is 404 Unknown route, unread", async () => {

@@ -1,0 +1,86 @@
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
+import { errorOutcome, type Outcome } from "./types.js";
+
+/**
+ * Request bodies sent with `Content-Encoding` (RFC 9110 §8.4): a sender that compresses its webhooks
+ * (GetStream's `webhook_compression_algorithm: gzip`, a client or proxy compressing uploads) signs the
+ * JSON it serialised, so the body is decoded before anything reads it — the signature check included —
+ * and `max_body_bytes` bounds the decoded body as well as the bytes received.
+ */
+
+/** The codings svc decodes, as an `Accept-Encoding` value. */
+export const DECODED_CODINGS = "gzip, deflate, br";
+
+export const UNSUPPORTED_CODING: Outcome = {
+  ...errorOutcome(415, "Unsupported Content-Encoding: send the body uncompressed, or as gzip, deflate or br"),
+  // RFC 9110 §15.5.16: a 415 for a content coding names the codings that would have been accepted.
+  headers: { "Accept-Encoding": DECODED_CODINGS },
+};
+export const UNDECODABLE = errorOutcome(
+  400,
+  "Invalid body: it could not be decoded as its Content-Encoding says",
+);
+
+const KNOWN = new Set(["gzip", "x-gzip", "deflate", "br", "identity", ""]);
+
+/** Bodies handed on as received because their declared coding could not be undone (see `codingProblem`). */
+const undecoded = new WeakSet<Buffer>();
+
+function decodeOne(coding: string, body: Buffer, maxOutputLength: number): Buffer | undefined {
+  switch (coding) {
+    case "gzip":
+    case "x-gzip":
+      return gunzipSync(body, { maxOutputLength });
+    case "deflate":
+      // "deflate" is zlib-wrapped (RFC 9110 §8.4.1.2); some senders send the raw stream.
+      try {
+        return inflateSync(body, { maxOutputLength });
+      } catch (err) {
+        if ((err as { code?: string }).code !== "Z_DATA_ERROR") throw err;
+        return inflateRawSync(body, { maxOutputLength });
+      }
+    case "br":
+      return brotliDecompressSync(body, { maxOutputLength });
+    case "identity":
+    case "":
+      return body;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The body with its `Content-Encoding` undone (codings applied in the order listed, so undone from the
+ * last), or `too_large` when a decoded body passes `limit`. A body whose coding is unknown or whose
+ * bytes are not what it says is handed on as received: the signature check still comes first, and the
+ * JSON parse then answers with `codingProblem`.
+ */
+export function decodeContent(body: Buffer, contentEncoding: string, limit: number): Buffer | "too_large" {
+  // No content is no content in any coding (an empty body is then the usual 400 Invalid JSON body).
+  if (body.length === 0) return body;
+  const codings = contentEncoding.split(",");
+  let decoded = body;
+  try {
+    for (let i = codings.length - 1; i >= 0; i--) {
+      const coding = (codings[i] as string).trim().toLowerCase();
+      const next = KNOWN.has(coding) ? decodeOne(coding, decoded, limit) : undefined;
+      if (next === undefined) {
+        undecoded.add(body);
+        return body;
+      }
+      decoded = next;
+    }
+  } catch (err) {
+    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") return "too_large";
+    undecoded.add(body);
+    return body;
+  }
+  return decoded;
+}
+
+/** Why a body that is not JSON was not: its coding unsupported (415) or its bytes not in it (400). */
+export function codingProblem(body: Buffer, headers: Readonly<Record<string, string>>): Outcome | undefined {
+  if (!undecoded.has(body)) return undefined;
+  const codings = (headers["content-encoding"] ?? "").split(",");
+  return codings.every((c) => KNOWN.has(c.trim().toLowerCase())) ? UNDECODABLE : UNSUPPORTED_CODING;
+}
