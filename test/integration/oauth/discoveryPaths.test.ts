@@ -34,6 +34,23 @@ async function site(routes: (base: string) => Record<string, FakeReply>): Promis
 
 const unauthorized: FakeReply = { status: 401, headers: { "www-authenticate": "Bearer" }, json: {} };
 
+/** A Keycloak realm: protected-resource metadata at the root, OpenID Connect discovery under the realm. */
+function keycloakRealm(extra: (base: string) => Record<string, unknown> = () => ({})) {
+  return site((base) => ({
+    "/mcp": unauthorized,
+    "/.well-known/oauth-protected-resource": {
+      json: { resource: `${base}/mcp`, authorization_servers: [`${base}/realms/dev`] },
+    },
+    "/realms/dev/.well-known/openid-configuration": {
+      json: asMetadata(`${base}/realms/dev`, {
+        jwks_uri: `${base}/realms/dev/certs`,
+        subject_types_supported: ["public"],
+        id_token_signing_alg_values_supported: ["RS256"],
+        ...extra(base),
+      }),
+    },
+  }));
+}
 describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
   it("finds protected-resource metadata at the path-inserted well-known URL and tenant metadata at the RFC 8414 path-inserted URL", async () => {
     const api = await site((base) => ({
@@ -50,40 +67,17 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
   });
 
   it("falls back to OpenID Connect discovery appended to the issuer path (Keycloak realms)", async () => {
-    const api = await site((base) => ({
-      "/mcp": unauthorized,
-      "/.well-known/oauth-protected-resource": {
-        json: { resource: `${base}/mcp`, authorization_servers: [`${base}/realms/dev`] },
-      },
-      "/realms/dev/.well-known/openid-configuration": {
-        json: asMetadata(`${base}/realms/dev`, {
-          jwks_uri: `${base}/realms/dev/certs`,
-          subject_types_supported: ["public"],
-          id_token_signing_alg_values_supported: ["RS256"],
-        }),
-      },
-    }));
+    const api = await keycloakRealm();
     const meta = await discoverForFlow("kc", `${api.url}/mcp`, "browser", oauthFetches());
     expect(meta.authorizationServerMetadata.issuer).toBe(`${api.url}/realms/dev`);
     expect(meta.resourceMetadata?.resource).toBe(`${api.url}/mcp`);
   });
 
   it("OpenID Connect metadata keeps the fields the SDK's OpenID schema drops: the device endpoint (Keycloak) and RFC 9207's flag", async () => {
-    const api = await site((base) => ({
-      "/mcp": unauthorized,
-      "/.well-known/oauth-protected-resource": {
-        json: { resource: `${base}/mcp`, authorization_servers: [`${base}/realms/dev`] },
-      },
-      "/realms/dev/.well-known/openid-configuration": {
-        json: asMetadata(`${base}/realms/dev`, {
-          jwks_uri: `${base}/realms/dev/certs`,
-          subject_types_supported: ["public"],
-          id_token_signing_alg_values_supported: ["RS256"],
-          grant_types_supported: ["authorization_code", "urn:ietf:params:oauth:grant-type:device_code"],
-          device_authorization_endpoint: `${base}/realms/dev/device`,
-          authorization_response_iss_parameter_supported: true,
-        }),
-      },
+    const api = await keycloakRealm((base) => ({
+      grant_types_supported: ["authorization_code", "urn:ietf:params:oauth:grant-type:device_code"],
+      device_authorization_endpoint: `${base}/realms/dev/device`,
+      authorization_response_iss_parameter_supported: true,
     }));
     const meta = await discoverForFlow("kc", `${api.url}/mcp`, "device", oauthFetches());
     const fields = meta.authorizationServerMetadata as unknown as Record<string, unknown>;

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
 import { svcPaths } from "../../../src/config/paths.js";
-import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
+import { type McpServerEntry, mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { connectServer } from "../../../src/io/mcp/connect.js";
 import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
 import type { ProtectedMcp } from "../../fakes/authServer/mcpServer.js";
@@ -34,6 +34,20 @@ async function callWhoami(provider: ReturnType<typeof oauthProviderFor>): Promis
   }
 }
 
+/** Connects to `name` as the gateway would (non-interactive, tokens from `homeDir`) and lists its one tool. */
+async function listsWhoami(name: string, parsed: McpServerEntry, homeDir: string): Promise<void> {
+  const session = await connectServer(name, parsed, {
+    scope: () => ({ secrets: {}, env: {} }),
+    interactive: false,
+    oauthProviderFor: (server, e, { interactive }) =>
+      oauthProviderFor(server, e, { interactive, paths: svcPaths(homeDir) }),
+  });
+  try {
+    expect((await session.listTools(5000)).tools.map((t) => t.name)).toEqual(["whoami"]);
+  } finally {
+    await session.close();
+  }
+}
 const entry = (oauth: Record<string, unknown> = {}) => ({
   url: mcp.url,
   auth: "oauth",
@@ -77,17 +91,7 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
       oauth: { cimd: false },
       skip_preflight: true,
     });
-    const session = await connectServer("core", parsed, {
-      scope: () => ({ secrets: {}, env: {} }),
-      interactive: false,
-      oauthProviderFor: (name, e, { interactive }) =>
-        oauthProviderFor(name, e, { interactive, paths: svcPaths(home.dir) }),
-    });
-    try {
-      expect((await session.listTools(5000)).tools.map((t) => t.name)).toEqual(["whoami"]);
-    } finally {
-      await session.close();
-    }
+    await listsWhoami("core", parsed, home.dir);
   });
 
   it("an Authorization header configured beside auth: oauth is never sent: each request carries the login's token once", async () => {
@@ -101,17 +105,7 @@ describe("oidc-provider + a bearer-protected MCP server", () => {
       headers: { Authorization: "Bearer static-token", "X-Extra": "kept" },
     });
     const seen = mcp.authHeaders.length;
-    const session = await connectServer("both", parsed, {
-      scope: () => ({ secrets: {}, env: {} }),
-      interactive: false,
-      oauthProviderFor: (name, e, { interactive }) =>
-        oauthProviderFor(name, e, { interactive, paths: svcPaths(home.dir) }),
-    });
-    try {
-      expect((await session.listTools(5000)).tools.map((t) => t.name)).toEqual(["whoami"]);
-    } finally {
-      await session.close();
-    }
+    await listsWhoami("both", parsed, home.dir);
     const sent = mcp.authHeaders.slice(seen).filter((a) => a !== "");
     expect(sent.length).toBeGreaterThan(0);
     // Neither the static token nor a 401-and-resend per request: every authorized request has the token.

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_RETRY, retryingSteps } from "../../../src/io/targets/retry.js";
 import { DeliveryError } from "../../../src/io/targets/target.js";
 import { createFakeGh, type FakeGh } from "../../fakes/fakeGh.js";
-import { message, registryFor } from "./support.js";
+import { message, recordedRetries, registryFor } from "./support.js";
 
 let gh: FakeGh | undefined;
 afterEach(() => gh?.cleanup());
@@ -66,14 +65,7 @@ describe("forge_comment through a fake gh on PATH", () => {
       stderr:
         "HTTP 403: You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
     });
-    const waits: number[] = [];
-    const runStep = retryingSteps(
-      DEFAULT_RETRY,
-      async (ms) => {
-        waits.push(ms);
-      },
-      () => {},
-    );
+    const { waits, runStep } = recordedRetries();
     const error = await forge(gh.path)
       ?.send(message("hi", { repo: "a/b", pr_number: "1" }), undefined, { runStep })
       .catch((e: unknown) => e);

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_RETRY, retryingSteps } from "../../../src/io/targets/retry.js";
 import { DeliveryError } from "../../../src/io/targets/target.js";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
-import { message, registryFor } from "./support.js";
+import { message, recordedRetries, registryFor } from "./support.js";
 
 /**
  * signal-cli-rest-api answers a send that Signal rate-limited with a captcha challenge as 429
@@ -29,14 +28,7 @@ describe("signal: a captcha challenge (429 with challenge_tokens)", () => {
   it("is not retried in agent mode and says how to lift it", async () => {
     const signal = registryFor({ signal: { enabled: true, number: "+15550001111", base_url: fake.url } });
     fake.setHandler(() => CHALLENGE);
-    const waits: number[] = [];
-    const runStep = retryingSteps(
-      DEFAULT_RETRY,
-      async (ms) => {
-        waits.push(ms);
-      },
-      () => {},
-    );
+    const { waits, runStep } = recordedRetries();
     const error = await signal
       .get("signal")
       ?.send(message("hi", { chat_id: "+15550002222" }), undefined, { runStep })
@@ -60,14 +52,7 @@ describe("signal: a captcha challenge (429 with challenge_tokens)", () => {
       { status: 429, json: { error: "Rate limit exceeded" } },
       { status: 201, json: { timestamp: "1" } },
     );
-    const waits: number[] = [];
-    const runStep = retryingSteps(
-      DEFAULT_RETRY,
-      async (ms) => {
-        waits.push(ms);
-      },
-      () => {},
-    );
+    const { waits, runStep } = recordedRetries();
     await signal.get("signal")?.send(message("hi", { chat_id: "+15550002222" }), undefined, { runStep });
     expect(waits).toEqual([1000]);
     expect(fake.requests.filter((r) => r.path === "/v2/send")).toHaveLength(2);

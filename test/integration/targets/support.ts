@@ -1,5 +1,6 @@
 import { configSchema } from "../../../src/config/schema.js";
 import { createTargets, type TargetRegistry } from "../../../src/io/targets/registry.js";
+import { DEFAULT_RETRY, retryingSteps } from "../../../src/io/targets/retry.js";
 import type { DeliveryMessage } from "../../../src/io/targets/target.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 
@@ -31,4 +32,17 @@ export async function sendError(
     },
     (e: unknown) => e,
   );
+}
+
+/** Agent-mode retries with the default policy whose waits are recorded instead of slept. */
+export function recordedRetries(): { waits: number[]; runStep: ReturnType<typeof retryingSteps> } {
+  const waits: number[] = [];
+  const runStep = retryingSteps(
+    DEFAULT_RETRY,
+    async (ms) => {
+      waits.push(ms);
+    },
+    () => {},
+  );
+  return { waits, runStep };
 }

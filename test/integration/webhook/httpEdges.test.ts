@@ -68,12 +68,13 @@ describe.each(HTTP_SERVERS)("HTTP edge cases on the %s server", (http) => {
       expect(await postJson(gw.url(path), "{}"), path).toEqual(
         expect.objectContaining({ status: 404, body: { error: "Unknown route" } }),
       );
-      const answer = await rawHttp(gw.gateway.port, [
-        `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n`,
-      ]);
-      expect(answer.status, path).toBe(404);
-      expect(JSON.parse(answer.body)).toEqual({ error: "Unknown route" });
     }
+    // A body announced and never sent is not waited for beyond uWS's pause (one path is enough: each waits it).
+    const answer = await rawHttp(gw.gateway.port, [
+      "POST /webhooks/a/b HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n",
+    ]);
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body)).toEqual({ error: "Unknown route" });
     expect(await request(gw.url("/elsewhere"), { method: "POST", body: "{}" })).toMatchObject({
       status: 404,
       body: { error: "Not found" },
