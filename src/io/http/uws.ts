@@ -196,34 +196,45 @@ class UwsExchange implements UwsBodySource {
    */
   reply(outcome: Outcome, close: boolean): void {
     if (this.finished) return;
-    if (!close || this.bodyRead) {
-      this.answer(outcome, close);
+    if (!close) {
+      this.answer(outcome, false);
       return;
     }
-    // A declared body far past LINGER_BYTES is cut at once; any other is read and dropped first, so the
-    // connection closes after the answer (RFC 9112 §9.6: no further request is served on it).
     const declared = declaredLength(this.head.headers);
-    if (declared !== undefined && declared - this.received > LINGER_BYTES) this.answer(outcome, true);
-    else this.linger(outcome);
+    if (declared === undefined) {
+      if (this.bodyRead) this.answer(outcome, true);
+      else this.lingerChunked(outcome);
+    }
+    // One far past LINGER_BYTES is cut at once.
+    else if (!this.bodyRead && declared - this.received > LINGER_BYTES) this.answer(outcome, true);
+    else {
+      // Answered now; uWS then reads (and drops) the rest of the declared body itself and keeps the
+      // connection, as for a client that ignores `Connection: close`.
+      if (!this.bodyRead) {
+        this.reading = Reading.Drop;
+        this.listen();
+      }
+      this.answer(outcome, false, CONNECTION_CLOSE);
+    }
   }
 
-  private answer(outcome: Outcome, close: boolean): void {
+  private answer(outcome: Outcome, close: boolean, extraHeaders?: Readonly<Record<string, string>>): void {
     this.finished = true;
     // uWS adds `Connection: close` to an answer it closes after, except when the request said
     // `Connection: close` itself (RFC 9112 §9.6: the answer should say it too, as node:http's does), and
     // to no HEAD answer; the answer carries it then.
     const head = this.head.method === "HEAD";
-    const headers = (close && head) || closesAfter(this.head) ? CONNECTION_CLOSE : undefined;
+    const headers = (close && head) || closesAfter(this.head) ? CONNECTION_CLOSE : extraHeaders;
     send(this.res, outcome, close, head, headers);
   }
 
   /**
-   * uWS allows no close after an answer, and a close with body bytes unread resets the connection under
-   * a sender still writing: the rest of the body is read and dropped first, and the answer (which
-   * closes) is written when the body ends, when the sender pauses (it may be waiting for the answer;
-   * its close then loses nothing), or once LINGER_BYTES or LINGER_MS are passed.
+   * A chunked body has no end uWS would stop at, and uWS allows no close after an answer: the rest is
+   * read and dropped first, and the answer (which closes) is written when the body ends, when the
+   * sender pauses (it may be waiting for the answer; its close then loses nothing), or once
+   * LINGER_BYTES or LINGER_MS are passed.
    */
-  private linger(outcome: Outcome): void {
+  private lingerChunked(outcome: Outcome): void {
     this.lingering = { outcome, started: this.clock.now(), dropped: 0 };
     this.reading = Reading.Linger;
     this.listen();
