@@ -136,25 +136,19 @@ describe("a command stopped by Ctrl-C", () => {
     expect(received().at(-1)).toBe("notifications/cancelled");
   });
 
-  it("svc mcp call interrupted while its server is still starting leaves no process behind", async () => {
+  it.each([
+    [
+      "svc mcp call interrupted while its server is still starting leaves no process behind",
+      ["mcp", "call", "l", "t"],
+    ],
+    [
+      "a command without a handler (svc mcp test waiting on a handshake) takes its stdio server down with it",
+      ["mcp", "test", "l"],
+    ],
+  ])("%s", async (_name, args) => {
     const home = hubs.home;
     const pidFile = configureSilentServer(home);
-    const { cli, exited } = start(home, ["mcp", "call", "l", "t"]);
-    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000, interval: 50 });
-    const pid = Number(readFileSync(pidFile, "utf8"));
-    try {
-      cli.kill("SIGINT");
-      expect(await exited).toBe("SIGINT");
-      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000, interval: 50 });
-    } finally {
-      if (alive(pid)) process.kill(pid, "SIGKILL");
-    }
-  });
-
-  it("a command without a handler (svc mcp test waiting on a handshake) takes its stdio server down with it", async () => {
-    const home = hubs.home;
-    const pidFile = configureSilentServer(home);
-    const { cli, exited } = start(home, ["mcp", "test", "l"]);
+    const { cli, exited } = start(home, args);
     await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000, interval: 50 });
     const pid = Number(readFileSync(pidFile, "utf8"));
     try {
