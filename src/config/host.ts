@@ -29,6 +29,19 @@ export function bindHost(
   };
 }
 
+/** 127.0.0.0/8 written as a dotted quad: every such address is the machine's own loopback interface. */
+const IPV4_LOOPBACK = /^127(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/;
+/** The same addresses IPv4-mapped, in the short form `bindHost` gives them (`::ffff:127.0.0.1` is `::ffff:7f00:1`). */
+const MAPPED_LOOPBACK = /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/;
+
+/**
+ * Whether a bind address (as `bindHost` returns it) listens on loopback only: `localhost`, `::1` and the
+ * whole 127.0.0.0/8 block (`127.0.0.2` is loopback as much as `127.0.0.1`), also IPv4-mapped.
+ */
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || IPV4_LOOPBACK.test(host) || MAPPED_LOOPBACK.test(host);
+}
+
 function hostOnly(authority: string): string {
   const host = authority.replace(/:\d*$/, "").replace(/^\[(.*)\]$/, "$1");
   return host === "" ? "127.0.0.1" : host;

@@ -1,4 +1,5 @@
 import { dirname, join } from "node:path";
+import { isLoopbackHost } from "./host.js";
 import type { Config } from "./schema.js";
 import { globalSecretKey, INSECURE_NO_AUTH, routeKey } from "./sections/webhook.js";
 
@@ -23,8 +24,6 @@ function unsetSecretProblem(key: string, secret: string | undefined, file: strin
   }
   return `${key}: \${${name}} is not set — set ${name} in ${join(dirname(file), ".env")} or the environment`;
 }
-
-export const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
 
 /** The startup rules (docs/webhook.md); each broken rule yields one message naming the key and the fix. */
 const insecureOffLoopback = (host: string) =>
@@ -57,12 +56,12 @@ export function webhookStartupProblems(config: Config, file: string): string[] {
         `${at}.coalesce: cannot be combined with deliver_only or cron_job — remove coalesce or the other mode`,
       );
     }
-    if (route.secret === INSECURE_NO_AUTH && !LOOPBACK_HOSTS.has(webhook.host))
+    if (route.secret === INSECURE_NO_AUTH && !isLoopbackHost(webhook.host))
       problems.push(`${at}.secret: ${insecureOffLoopback(webhook.host)}`);
   }
   // The global secret is also every subscription's that has none of its own: refused even when no
   // static route falls back to it.
-  if (webhook.secret === INSECURE_NO_AUTH && !LOOPBACK_HOSTS.has(webhook.host)) {
+  if (webhook.secret === INSECURE_NO_AUTH && !isLoopbackHost(webhook.host)) {
     const users = Object.entries(webhook.routes)
       .filter(([, route]) => route.secret === undefined)
       .map(([name]) => name);

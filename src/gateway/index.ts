@@ -2,11 +2,11 @@ import { subscriptionsWithoutSecret } from "../actors/routes.js";
 import type { RunExecutor } from "../actors/runs.js";
 import { startSystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
+import { isLoopbackHost } from "../config/host.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
 import { profileEnvFileWarnings, profileSharedFileWarnings } from "../config/profileEnv.js";
 import { restartOnlyChanges } from "../config/restartOnly.js";
 import { unusedSettingWarnings } from "../config/unusedSettings.js";
-import { LOOPBACK_HOSTS } from "../config/validate.js";
 import { nothingToRun, webhookOffReason } from "../config/webhookEnabled.js";
 import { describeError, SvcError } from "../errors.js";
 import { observeRequests } from "../io/http/observe.js";
@@ -91,7 +91,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // GET /metrics (docs/operations.md): unset `metrics` serves it on a loopback bind only.
   let mcpStates: () => string[] = () => [];
   const metrics: GatewayMetrics | undefined =
-    webhook.enabled && (webhook.metrics ?? LOOPBACK_HOSTS.has(host))
+    webhook.enabled && (webhook.metrics ?? isLoopbackHost(host))
       ? createGatewayMetrics({
           runs: () => runDepth(queue.queue),
           mcpStates: () => mcpStates(),
@@ -126,7 +126,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     subscriptionsFile: paths.subscriptions,
     configFile: paths.config,
     logger,
-    loopback: LOOPBACK_HOSTS.has(host),
+    loopback: isLoopbackHost(host),
     hasGlobalSecret: () => loaded.config.platforms.webhook.secret !== undefined,
   });
   const routes = createRoutes({

@@ -1,7 +1,7 @@
+import { isLoopbackHost } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { inProfile, svcPaths } from "../../config/paths.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME } from "../../config/sections/webhook.js";
-import { LOOPBACK_HOSTS } from "../../config/validate.js";
 import { SvcError } from "../../errors.js";
 import { gatewayStateFile } from "../../io/gatewayState.js";
 import { invalidJobMessage, lookupJob } from "../../io/stores/cronJobRecord.js";
@@ -70,12 +70,12 @@ export function checkInsecure(
   if (record.secret !== INSECURE_NO_AUTH) return;
   const host = loaded.config.platforms.webhook.host;
   const allowed = "only allowed when the gateway binds to loopback (127.0.0.1, localhost, ::1)";
-  if (!LOOPBACK_HOSTS.has(host))
+  if (!isLoopbackHost(host))
     throw new SvcError(
       "usage",
       `${name}: --secret INSECURE_NO_AUTH is ${allowed}, but platforms.webhook.host is ${host} (${loaded.paths.config}) — use a real secret, or bind to 127.0.0.1`,
     );
-  if (running.host !== undefined && !LOOPBACK_HOSTS.has(running.host))
+  if (running.host !== undefined && !isLoopbackHost(running.host))
     throw new SvcError(
       "usage",
       `${name}: --secret INSECURE_NO_AUTH is ${allowed}, but the running gateway binds to ${running.host} (started with --host ${running.host}, ${gatewayStateFile(loaded.paths)}) — use a real secret, or restart it on loopback: svc gateway stop, then svc gateway start`,

@@ -1,6 +1,6 @@
+import { isLoopbackHost } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
-import { LOOPBACK_HOSTS } from "../../config/validate.js";
 import { parseSubscription } from "../../io/stores/subscriptions.js";
 
 /**
@@ -19,7 +19,7 @@ export function notServed(
   const setSecret = `set one with svc webhook subscribe ${name} --secret <secret>`;
   if (parsed.value.secret === undefined && webhook.secret === undefined)
     return `it has no secret of its own and there is no global secret (platforms.webhook.secret or WEBHOOK_SECRET) — ${setSecret}`;
-  if (parsed.value.secret === INSECURE_NO_AUTH && !LOOPBACK_HOSTS.has(webhook.host))
+  if (parsed.value.secret === INSECURE_NO_AUTH && !isLoopbackHost(webhook.host))
     return `its secret is INSECURE_NO_AUTH, which is served only on a loopback bind, but platforms.webhook.host is ${webhook.host} — ${setSecret}`;
   return undefined;
 }
