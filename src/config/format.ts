@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { nearMiss } from "./nearMiss.js";
+import { IN_EXAMPLE } from "./sections/filters.js";
 
 /**
  * A value a `${VAR}` gave (from `.env` or the environment, where secrets live): a message quotes what the
@@ -277,6 +278,8 @@ export function formatIssue(
     message = unknownKeys(issue.keys, known?.(issue.path) ?? [], placement ? issue : undefined, issue.path);
   } else if ((issue.code === "too_big" || issue.code === "too_small") && /^Too (big|small)/.test(message)) {
     message = describeBound(issue, file);
+  } else if (issue.code === "too_small" && syntax === "json") {
+    message = message.replace(IN_EXAMPLE.yaml, IN_EXAMPLE.json);
   } else if (issue.code === "invalid_key") {
     // zod says "Invalid key in record"; the key's own check says what a valid name looks like.
     const reason = issue.issues[0]?.message;

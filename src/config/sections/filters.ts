@@ -2,6 +2,9 @@ import { z } from "zod";
 import { regexProblem } from "../../streams/regex.js";
 import { nearMiss } from "../nearMiss.js";
 
+/** The example of the `in: []` refusal, as config.yaml and as a JSON store record (YAML's breaks JSON). */
+export const IN_EXAMPLE = { yaml: "in: [opened, reopened]", json: '"in": ["opened", "reopened"]' } as const;
+
 /** Leaf operators; a leaf filter is `field` plus exactly one of these. */
 export const FILTER_OPERATORS = [
   "exists",
@@ -44,7 +47,7 @@ const leafShapes = {
   not_equals: scalar,
   contains: scalar,
   // An empty list matches nothing: its route would ignore every event without a word.
-  in: z.array(scalar).min(1, "an empty list matches nothing — list the values, e.g. in: [opened, reopened]"),
+  in: z.array(scalar).min(1, `an empty list matches nothing — list the values, e.g. ${IN_EXAMPLE.yaml}`),
   in_file: z.string().min(1),
   regex: z.string().min(1),
 } satisfies Record<FilterOperator, z.ZodType>;

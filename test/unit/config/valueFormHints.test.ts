@@ -176,4 +176,10 @@ describe("a subscription record's wrong value form", () => {
       'subs.json: gh.coalesce.window_seconds: expected a number, got "5" — write the number without quotes',
     ]);
   });
+
+  it("gives the in: [] example in JSON", () => {
+    expect(problems({ filters: [{ field: "action", in: [] }] })).toEqual([
+      'subs.json: gh.filters[0].in: an empty list matches nothing — list the values, e.g. "in": ["opened", "reopened"]',
+    ]);
+  });
 });
