@@ -7,13 +7,16 @@ import { secretHeaderProblem } from "../../config/secretWarnings.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
+import { idleKeys } from "../../gateway/idleRouteKeys.js";
 import { profilesOnDisk } from "../../io/profiles.js";
 import {
   assertUnchanged,
   ownRecord,
   parseSubscription,
   type Subscription,
+  subscriptionRoute,
 } from "../../io/stores/subscriptions.js";
+import { canonicalTarget } from "../../io/targets/names.js";
 import { isPublicKeySecret } from "../../streams/publicKeySignature.js";
 import { portNote, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
 import {
@@ -122,7 +125,11 @@ async function write(
     ...(Object.values(options.deliverExtra ?? {}).some((v) => v !== "") ? ["--deliver-extra"] : []),
     ...(options.mirrorToSession === true ? ["--mirror-to-session"] : []),
   ];
-  if (parsed.value.deliver === "log" && extraFlags.length > 0)
+  const idle = idleKeys(subscriptionRoute(parsed.value));
+  // A cron route delivers to its job's target, whatever its own deliver says: its own idle keys say so.
+  if (parsed.value.cron_job !== undefined || canonicalTarget(parsed.value.deliver) !== "log")
+    for (const problem of idle) process.stderr.write(`Warning: ${name}: ${problem}\n`);
+  else if (extraFlags.length > 0)
     process.stderr.write(
       `Warning: ${name}: ${extraFlags.join(", ")} ${extraFlags.length === 1 ? "has" : "have"} no effect while the target is log (replies go to the gateway log) — add --deliver <target>, e.g. --deliver telegram\n`,
     );

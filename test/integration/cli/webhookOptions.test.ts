@@ -75,6 +75,42 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(chat.stderr).not.toContain("no effect");
   });
 
+  it("--deliver or a chat id on a cron route, and --mirror-to-session with a target that is no chat, are stored with a warning that they do nothing", async () => {
+    home = tempHome();
+    await svc(home, ["cron", "create", "--name", "triage", "--schedule", "1h", "--prompt", "p"]);
+    const [target, chat, mirror] = await Promise.all([
+      svc(home, ["webhook", "subscribe", "a", "--cron-job", "triage", "--deliver", "chat_1"]),
+      svc(home, ["webhook", "subscribe", "b", "--cron-job", "triage", "--deliver-chat-id", "9"]),
+      svc(home, [
+        "webhook",
+        "subscribe",
+        "c",
+        "--deliver",
+        "forge_comment",
+        "--deliver-extra",
+        "repo=o/r",
+        "--deliver-extra",
+        "pr_number=1",
+        "--mirror-to-session",
+      ]),
+    ]);
+    expect(target).toMatchObject({ code: 0 });
+    expect(target.stderr).toContain(
+      "Warning: a: deliver has no effect on a cron_job route — job triage runs with its own target",
+    );
+    // Not "add --deliver <target>": the job's target is what a cron route delivers to.
+    expect(chat.stderr).toContain("Warning: b: deliver_extra has no effect on a cron_job route");
+    expect(chat.stderr).not.toContain("while the target is log");
+    expect(mirror.stderr).toContain(
+      "Warning: c: mirror_to_session has no effect with deliver: forge_comment — only chat deliveries are mirrored",
+    );
+    expect(stored()).toMatchObject({
+      a: { cron_job: "triage", deliver: "chat_1" },
+      b: { cron_job: "triage", deliver_extra: { chat_id: "9" } },
+      c: { mirror_to_session: true },
+    });
+  });
+
   it("updating a hand-written record without a secret, with no global secret either, warns that it answers 404", async () => {
     home = tempHome();
     home.write("webhook_subscriptions.json", JSON.stringify({ h: { prompt: "x" } }), 0o600);
