@@ -159,7 +159,7 @@ async function write(
     !loaded.config.gateway.multiplex_profiles
   ) {
     process.stderr.write(
-      `Note: gateway.multiplex_profiles is off in ${loaded.paths.config}, so the binding to profile ${boundProfile} is not enforced yet: the route answers at /webhooks/${name}; turn multiplexing on to serve it at /p/${boundProfile}/webhooks/${name} only\n`,
+      `Note: gateway.multiplex_profiles is off ${loaded.fromFile ? `in ${loaded.paths.config}` : `(there is no ${loaded.paths.config}, and off is the default)`}, so the binding to profile ${boundProfile} is not enforced yet: the route answers at /webhooks/${name}; turn multiplexing on to serve it at /p/${boundProfile}/webhooks/${name} only\n`,
     );
   }
   // With multiplexing off the binding is not enforced yet (the note above): no path depends on the name.

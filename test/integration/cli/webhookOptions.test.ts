@@ -111,6 +111,20 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     });
   });
 
+  it("--route-profile with multiplexing off notes that the binding is not enforced, naming where off comes from", async () => {
+    home = tempHome();
+    const bare = await svc(home, ["webhook", "subscribe", "a", "--route-profile", "work"]);
+    // No config.yaml: the embedded default is in use, so no file says "off".
+    expect(bare.stderr).toContain(
+      `Note: gateway.multiplex_profiles is off (there is no ${join(home.dir, "config.yaml")}, and off is the default), so the binding to profile work is not enforced yet`,
+    );
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
+    const filed = await svc(home, ["webhook", "subscribe", "b", "--route-profile", "work"]);
+    expect(filed.stderr).toContain(
+      `Note: gateway.multiplex_profiles is off in ${join(home.dir, "config.yaml")}, so the binding`,
+    );
+  });
+
   it("updating a hand-written record without a secret, with no global secret either, warns that it answers 404", async () => {
     home = tempHome();
     home.write("webhook_subscriptions.json", JSON.stringify({ h: { prompt: "x" } }), 0o600);
