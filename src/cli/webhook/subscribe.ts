@@ -125,14 +125,19 @@ async function write(
     ...(Object.values(options.deliverExtra ?? {}).some((v) => v !== "") ? ["--deliver-extra"] : []),
     ...(options.mirrorToSession === true ? ["--mirror-to-session"] : []),
   ];
-  const idle = idleKeys(subscriptionRoute(parsed.value));
-  // A cron route delivers to its job's target, whatever its own deliver says: its own idle keys say so.
-  if (parsed.value.cron_job !== undefined || canonicalTarget(parsed.value.deliver) !== "log")
-    for (const problem of idle) process.stderr.write(`Warning: ${name}: ${problem}\n`);
-  else if (extraFlags.length > 0)
+  // Flags given now on a log route are named as flags; otherwise the record's keys its other keys leave
+  // without effect (a cron route delivers to its job's target; extras kept from before a --deliver log).
+  if (
+    parsed.value.cron_job === undefined &&
+    canonicalTarget(parsed.value.deliver) === "log" &&
+    extraFlags.length > 0
+  )
     process.stderr.write(
       `Warning: ${name}: ${extraFlags.join(", ")} ${extraFlags.length === 1 ? "has" : "have"} no effect while the target is log (replies go to the gateway log) — add --deliver <target>, e.g. --deliver telegram\n`,
     );
+  else
+    for (const problem of idleKeys(subscriptionRoute(parsed.value)))
+      process.stderr.write(`Warning: ${name}: ${problem}\n`);
   await store.update((records) => {
     assertUnchanged(store.path, records, name, ownRecord(snapshot.records, name));
     // Fields of the record's own (written by hand or another tool) stay as they were.

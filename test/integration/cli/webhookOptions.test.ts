@@ -104,6 +104,10 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(mirror.stderr).toContain(
       "Warning: c: mirror_to_session has no effect with deliver: forge_comment — only chat deliveries are mirrored",
     );
+    // Extras kept from a chat target, once --deliver log makes the replies go to the log.
+    await svc(home, ["webhook", "subscribe", "d", "--deliver", "chat_1", "--deliver-chat-id", "7"]);
+    const toLog = await svc(home, ["webhook", "subscribe", "d", "--deliver", "log"]);
+    expect(toLog.stderr).toContain("Warning: d: deliver_extra has no effect while deliver is log");
     expect(stored()).toMatchObject({
       a: { cron_job: "triage", deliver: "chat_1" },
       b: { cron_job: "triage", deliver_extra: { chat_id: "9" } },
