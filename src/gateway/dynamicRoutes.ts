@@ -1,5 +1,6 @@
 import type { RouteSource } from "../actors/routes.js";
 import type { StateSettings } from "../config/sections/state.js";
+import type { Route } from "../config/sections/webhook.js";
 import type { Logger } from "../io/log.js";
 import { commandOptions, connectRedis, redisLabel } from "../io/state/redis/connection.js";
 import { DEFAULT_KEY_PREFIX, redisKeys } from "../io/state/redis/keys.js";
@@ -26,6 +27,8 @@ export interface DynamicRoutesOptions {
   readonly logger: Logger;
   readonly loopback: boolean;
   readonly hasGlobalSecret: () => boolean;
+  /** What a subscription's keys leave without effect, logged on each load (see SubscriptionSourceOptions). */
+  readonly routeWarnings?: (route: Route) => readonly string[];
   /** Redis: how often the revision counter is read (tests shorten it). */
   readonly pollMs?: number;
 }
@@ -35,10 +38,14 @@ export interface DynamicRoutesOptions {
  * instance shares (docs/durability.md), followed in the background on a connection of their own.
  */
 export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
-  const { state, logger, loopback, hasGlobalSecret } = options;
+  const { state, logger, loopback, hasGlobalSecret, routeWarnings } = options;
   if (state.backend !== "redis") {
     return {
-      source: createSubscriptionSource(options.subscriptionsFile, logger, { loopback, hasGlobalSecret }),
+      source: createSubscriptionSource(options.subscriptionsFile, logger, {
+        loopback,
+        hasGlobalSecret,
+        ...(routeWarnings === undefined ? {} : { routeWarnings }),
+      }),
       where: options.subscriptionsFile,
       enabledNames: () => enabledSubscriptions(options.subscriptionsFile),
       open: () => Promise.resolve(),
@@ -62,6 +69,7 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
       const followed = createRedisSubscriptionSource(redis, keys, redisLabel(url), logger, {
         loopback,
         hasGlobalSecret,
+        ...(routeWarnings === undefined ? {} : { routeWarnings }),
         ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
       });
       await followed.open();

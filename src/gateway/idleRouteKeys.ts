@@ -31,8 +31,11 @@ function eventWarnings(at: string, events: readonly string[]): string[] {
 const have = (keys: readonly string[]) => `${keys.join(", ")} ${keys.length === 1 ? "has" : "have"}`;
 const them = (keys: readonly string[]) => (keys.length === 1 ? "it" : "them");
 
-/** What the route's mode leaves unused, as `<keys> have no effect ...` (none: empty). */
-function idleKeys(route: Route): string[] {
+/**
+ * What the route's mode leaves unused, as `<keys> have no effect ...` (none: empty); also for a
+ * subscription record (`svc webhook subscribe`, `svc config check`).
+ */
+export function idleKeys(route: Route): string[] {
   const logTarget = canonicalTarget(route.deliver) === "log";
   const extras = Object.keys(route.deliver_extra ?? {}).length > 0 ? ["deliver_extra"] : [];
   const agentKeys = [

@@ -9,6 +9,7 @@ import { secretHeaderProblem } from "../../config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
+import { idleKeys } from "../../gateway/idleRouteKeys.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
 import { homeProblem } from "../../io/homeWritable.js";
@@ -17,7 +18,7 @@ import { existingProfiles, profilesOnDisk } from "../../io/profiles.js";
 import { secretFiles, secretFilesReadableByOthers } from "../../io/secretFileModes.js";
 import { invalidJobMessage, jobRecords } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
-import { parseSubscription, type Subscription } from "../../io/stores/subscriptions.js";
+import { parseSubscription, type Subscription, subscriptionRoute } from "../../io/stores/subscriptions.js";
 import { targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
 import { notServed } from "../webhook/notServed.js";
 import { withSubscriptionStore } from "../webhook/subscriptionStoreFor.js";
@@ -142,6 +143,8 @@ export async function checkConfig(
         warnings.push(
           `${at}.secret ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — svc webhook subscribe <name> --secret <printable ASCII> if this route takes tokens`,
         );
+      // Keys its other keys leave without effect (deliver on a cron route), as for a config.yaml route.
+      for (const idle of idleKeys(subscriptionRoute(route))) warnings.push(`${at}: ${idle}`);
     }
     warnings.push(
       ...unknownToolsetWarnings(

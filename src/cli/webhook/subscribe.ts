@@ -7,13 +7,16 @@ import { secretHeaderProblem } from "../../config/secretWarnings.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
+import { idleKeys } from "../../gateway/idleRouteKeys.js";
 import { profilesOnDisk } from "../../io/profiles.js";
 import {
   assertUnchanged,
   ownRecord,
   parseSubscription,
   type Subscription,
+  subscriptionRoute,
 } from "../../io/stores/subscriptions.js";
+import { canonicalTarget } from "../../io/targets/names.js";
 import { isPublicKeySecret } from "../../streams/publicKeySignature.js";
 import { portNote, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
 import {
@@ -122,10 +125,19 @@ async function write(
     ...(Object.values(options.deliverExtra ?? {}).some((v) => v !== "") ? ["--deliver-extra"] : []),
     ...(options.mirrorToSession === true ? ["--mirror-to-session"] : []),
   ];
-  if (parsed.value.deliver === "log" && extraFlags.length > 0)
+  // Flags given now on a log route are named as flags; otherwise the record's keys its other keys leave
+  // without effect (a cron route delivers to its job's target; extras kept from before a --deliver log).
+  if (
+    parsed.value.cron_job === undefined &&
+    canonicalTarget(parsed.value.deliver) === "log" &&
+    extraFlags.length > 0
+  )
     process.stderr.write(
       `Warning: ${name}: ${extraFlags.join(", ")} ${extraFlags.length === 1 ? "has" : "have"} no effect while the target is log (replies go to the gateway log) — add --deliver <target>, e.g. --deliver telegram\n`,
     );
+  else
+    for (const problem of idleKeys(subscriptionRoute(parsed.value)))
+      process.stderr.write(`Warning: ${name}: ${problem}\n`);
   await store.update((records) => {
     assertUnchanged(store.path, records, name, ownRecord(snapshot.records, name));
     // Fields of the record's own (written by hand or another tool) stay as they were.
@@ -152,7 +164,7 @@ async function write(
     !loaded.config.gateway.multiplex_profiles
   ) {
     process.stderr.write(
-      `Note: gateway.multiplex_profiles is off in ${loaded.paths.config}, so the binding to profile ${boundProfile} is not enforced yet: the route answers at /webhooks/${name}; turn multiplexing on to serve it at /p/${boundProfile}/webhooks/${name} only\n`,
+      `Note: gateway.multiplex_profiles is off ${loaded.fromFile ? `in ${loaded.paths.config}` : `(there is no ${loaded.paths.config}, and off is the default)`}, so the binding to profile ${boundProfile} is not enforced yet: the route answers at /webhooks/${name}; turn multiplexing on to serve it at /p/${boundProfile}/webhooks/${name} only\n`,
     );
   }
   // With multiplexing off the binding is not enforced yet (the note above): no path depends on the name.

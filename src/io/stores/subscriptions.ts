@@ -188,6 +188,11 @@ export interface SubscriptionSourceOptions {
    * own is served with it, or — with none — not at all, which the gateway warns about itself.
    */
   readonly hasGlobalSecret?: () => boolean;
+  /**
+   * What a served subscription's keys leave without effect (the gateway's idle-key check, as for a
+   * config.yaml route: deliver on a cron_job record), logged at WARN on each load.
+   */
+  readonly routeWarnings?: (route: Route) => readonly string[];
 }
 
 /**
@@ -219,6 +224,8 @@ export function activeSubscriptions(
         `[webhook] dynamic subscription ${name}: ignoring fields that are not route properties: ${extra.join(", ")}`,
       );
     }
+    for (const warning of options.routeWarnings?.(subscriptionRoute(parsed.value)) ?? [])
+      logger.warn(`[webhook] dynamic subscription ${name}: ${warning}`);
     if (parsed.value.secret === INSECURE_NO_AUTH && options.loopback === false) {
       logger.error(
         `[webhook] dynamic subscription ${name} ignored: INSECURE_NO_AUTH is only allowed on a loopback bind`,

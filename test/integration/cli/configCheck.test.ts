@@ -93,6 +93,7 @@ describe("svc config check: the whole configuration, nothing started", { timeout
         direct: { secret: "abc", deliver: "telegram", deliver_only: true },
         typo: { secret: "abc", deliver: "telegarm" },
         other: { secret: "abc", id: "sub_1", source: "zapier" },
+        relay: { secret: "abc", cron_job: "gone", deliver: "chat_1" },
       }),
       0o600,
     );
@@ -123,6 +124,10 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     );
     expect(result.stderr).toContain(
       `Warning: ${subs}: typo.deliver: unknown target "telegarm" — did you mean "telegram"?`,
+    );
+    // Keys a record's other keys leave without effect, as for a config.yaml route.
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: relay: deliver has no effect on a cron_job route — job gone runs with its own target`,
     );
     // Keys of a record's own are named, as the gateway names them at start.
     expect(result.stderr).toContain(

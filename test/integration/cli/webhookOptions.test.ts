@@ -75,6 +75,60 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(chat.stderr).not.toContain("no effect");
   });
 
+  it("--deliver or a chat id on a cron route, and --mirror-to-session with a target that is no chat, are stored with a warning that they do nothing", async () => {
+    home = tempHome();
+    await svc(home, ["cron", "create", "--name", "triage", "--schedule", "1h", "--prompt", "p"]);
+    const [target, chat, mirror] = await Promise.all([
+      svc(home, ["webhook", "subscribe", "a", "--cron-job", "triage", "--deliver", "chat_1"]),
+      svc(home, ["webhook", "subscribe", "b", "--cron-job", "triage", "--deliver-chat-id", "9"]),
+      svc(home, [
+        "webhook",
+        "subscribe",
+        "c",
+        "--deliver",
+        "forge_comment",
+        "--deliver-extra",
+        "repo=o/r",
+        "--deliver-extra",
+        "pr_number=1",
+        "--mirror-to-session",
+      ]),
+    ]);
+    expect(target).toMatchObject({ code: 0 });
+    expect(target.stderr).toContain(
+      "Warning: a: deliver has no effect on a cron_job route — job triage runs with its own target",
+    );
+    // Not "add --deliver <target>": the job's target is what a cron route delivers to.
+    expect(chat.stderr).toContain("Warning: b: deliver_extra has no effect on a cron_job route");
+    expect(chat.stderr).not.toContain("while the target is log");
+    expect(mirror.stderr).toContain(
+      "Warning: c: mirror_to_session has no effect with deliver: forge_comment — only chat deliveries are mirrored",
+    );
+    // Extras kept from a chat target, once --deliver log makes the replies go to the log.
+    await svc(home, ["webhook", "subscribe", "d", "--deliver", "chat_1", "--deliver-chat-id", "7"]);
+    const toLog = await svc(home, ["webhook", "subscribe", "d", "--deliver", "log"]);
+    expect(toLog.stderr).toContain("Warning: d: deliver_extra has no effect while deliver is log");
+    expect(stored()).toMatchObject({
+      a: { cron_job: "triage", deliver: "chat_1" },
+      b: { cron_job: "triage", deliver_extra: { chat_id: "9" } },
+      c: { mirror_to_session: true },
+    });
+  });
+
+  it("--route-profile with multiplexing off notes that the binding is not enforced, naming where off comes from", async () => {
+    home = tempHome();
+    const bare = await svc(home, ["webhook", "subscribe", "a", "--route-profile", "work"]);
+    // No config.yaml: the embedded default is in use, so no file says "off".
+    expect(bare.stderr).toContain(
+      `Note: gateway.multiplex_profiles is off (there is no ${join(home.dir, "config.yaml")}, and off is the default), so the binding to profile work is not enforced yet`,
+    );
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
+    const filed = await svc(home, ["webhook", "subscribe", "b", "--route-profile", "work"]);
+    expect(filed.stderr).toContain(
+      `Note: gateway.multiplex_profiles is off in ${join(home.dir, "config.yaml")}, so the binding`,
+    );
+  });
+
   it("updating a hand-written record without a secret, with no global secret either, warns that it answers 404", async () => {
     home = tempHome();
     home.write("webhook_subscriptions.json", JSON.stringify({ h: { prompt: "x" } }), 0o600);

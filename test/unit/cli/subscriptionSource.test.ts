@@ -1,6 +1,7 @@
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { idleKeys } from "../../../src/gateway/idleRouteKeys.js";
 import { createLogger } from "../../../src/io/log.js";
 import {
   activeSubscriptions,
@@ -156,5 +157,24 @@ describe("a subscription without a secret of its own", () => {
       "[webhook] dynamic subscription gh has no secret of its own: the global secret applies",
     ]);
     expect(infoLines(false)).toEqual([]);
+  });
+});
+
+describe("a served subscription whose keys leave others without effect", () => {
+  it("is logged at WARN with what the injected check names (the gateway passes its idle-key check)", () => {
+    const log = captureLogger();
+    const served = activeSubscriptions(
+      "subs.json",
+      { fire: { secret: "s", cron_job: "triage", deliver: "chat_1" }, plain: { secret: "s" } },
+      log.logger,
+      { routeWarnings: idleKeys },
+    );
+    expect([...served.keys()]).toEqual(["fire", "plain"]);
+    const lines = log.messages().filter((msg) => msg.includes("no effect"));
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^\[webhook\] dynamic subscription fire: deliver has no effect on a cron_job route — job triage runs with its own target/,
+      ),
+    ]);
   });
 });
