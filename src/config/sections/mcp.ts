@@ -419,7 +419,10 @@ export function transportKind(entry: McpServerEntry): "stdio" | "http" | "sse" {
   return entry.transport === "sse" ? "sse" : "http";
 }
 
-/** `trust: full` is the only trusted value; anything else (typos included) is untrusted. */
+/**
+ * `trust: full` is the only trusted value; anything else (typos, another case such as `Full`) is an
+ * unrecognized value, so untrusted: a security setting fails safe.
+ */
 export function isTrusted(entry: Pick<McpServerEntry, "trust">): boolean {
-  return entry.trust.trim().toLowerCase() === "full";
+  return entry.trust === "full";
 }

@@ -209,6 +209,19 @@ describe("mcp_servers keys the entry's transport never reads are named, not drop
     ]);
   });
 
+  it("a trust value that is neither full nor untrusted (treated as untrusted); not a variable, rendered at each call", () => {
+    const servers = {
+      cased: { command: "node", trust: "Full" },
+      num: { command: "node", trust: 1 },
+      templated: { command: "node", trust: "$" + "{MCP_TRUST}" },
+      untrusted: { command: "node", trust: "untrusted" },
+    };
+    expect(warningsFor({ mcp_servers: servers })).toEqual([
+      `[mcp] ${FILE}: mcp_servers.cased: trust: "Full" is neither full nor untrusted, so the server is treated as untrusted (a call of a tool without readOnlyHint: true needs approval) — write trust: full or trust: untrusted`,
+      `[mcp] ${FILE}: mcp_servers.num: trust: "1" is neither full nor untrusted, so the server is treated as untrusted (a call of a tool without readOnlyHint: true needs approval) — write trust: full or trust: untrusted`,
+    ]);
+  });
+
   it("nothing for keys in use, or written with their default values", () => {
     const servers = {
       local: { command: "node", args: ["x"], env: { A: "b" }, idle_timeout_seconds: 5, ssl_verify: true },

@@ -219,6 +219,11 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     expect(isTrusted(parse({ command: "x" }))).toBe(true);
     expect(isTrusted(parse({ command: "x", trust: "untrusted" }))).toBe(false);
     expect(isTrusted(parse({ command: "x", trust: "mostly" }))).toBe(false);
+    // Only full as written: another case or padding is an unrecognized value, so untrusted (fails safe).
+    expect(isTrusted(parse({ command: "x", trust: "full" }))).toBe(true);
+    expect(isTrusted(parse({ command: "x", trust: "Full" }))).toBe(false);
+    expect(isTrusted(parse({ command: "x", trust: "FULL" }))).toBe(false);
+    expect(isTrusted(parse({ command: "x", trust: " full " }))).toBe(false);
     expect(transportKind(parse({ command: "x" }))).toBe("stdio");
     expect(transportKind(parse({ url: "https://x" }))).toBe("http");
     expect(transportKind(parse({ url: "https://x", transport: "sse" }))).toBe("sse");
