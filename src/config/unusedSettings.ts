@@ -126,7 +126,9 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
     const local = [
       ...(entry.args.length > 0 ? ["args"] : []),
       ...(Object.keys(entry.env).length > 0 ? ["env"] : []),
-      ...(["idle_timeout_seconds", "max_lifetime_seconds"] as const).filter((k) => entry[k] > 0),
+      ...(["idle_timeout_seconds", "max_lifetime_seconds"] as const)
+        .filter((k) => entry[k] > 0)
+        .map((k) => (entry.lifecycle?.[k] === entry[k] ? `lifecycle.${k}` : k)),
     ];
     if (local.length > 0) {
       const { text, them } = unused(
@@ -168,6 +170,13 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
   }
   if (entry.oauth !== undefined && entry.auth !== "oauth" && entry.url !== undefined)
     problems.push("oauth is not used without auth: oauth — set auth: oauth to log in with it");
+  for (const key of ["idle_timeout_seconds", "max_lifetime_seconds"] as const) {
+    const inner = entry.lifecycle?.[key];
+    if (inner !== undefined && inner !== entry[key])
+      problems.push(
+        `${key} is written twice, ${entry[key]} at the top level and ${inner} under lifecycle — the top-level ${entry[key]} is used: remove one of them`,
+      );
+  }
   // A ${VAR} is rendered at each call: only a value as written can be judged here.
   if (entry.trust !== "full" && entry.trust !== "untrusted" && !entry.trust.includes("${"))
     problems.push(
