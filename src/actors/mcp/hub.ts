@@ -179,7 +179,13 @@ export class McpHub {
           const utility =
             session === undefined
               ? undefined
-              : unregisteredUtilityReason(toolName, rt.entry.tools, session.capabilities);
+              : unregisteredUtilityReason(
+                  toolName.startsWith(registeredName(server, ""))
+                    ? toolName.slice(registeredName(server, "").length)
+                    : toolName,
+                  rt.entry.tools,
+                  session.capabilities,
+                );
           throw new SvcError(
             "mcp_call",
             `mcp_servers.${server}: no tool "${toolName}" is registered — ${utility ?? `run svc mcp tools ${server} (tools.include/exclude match the server's own names)`}`,

@@ -25,6 +25,10 @@ describe("calling a utility tool that is not registered (SDK server over InMemor
     await expect(h.call("off", "list_resources", {})).rejects.toThrow(
       'mcp_servers.off: no tool "list_resources" is registered — it is a utility tool of tools.resources, which is off — set tools.resources: true to register it',
     );
+    // By its registered name too, as svc mcp call takes it.
+    await expect(h.call("off", "mcp__off__list_resources", {})).rejects.toThrow(
+      "it is a utility tool of tools.resources, which is off",
+    );
     await expect(h.call("bare", "get_prompt", { name: "x" })).rejects.toThrow(
       'mcp_servers.bare: no tool "get_prompt" is registered — it is a utility tool of tools.prompts, which is off — set tools.prompts: true to register it (the server does not offer prompts, so it would still not be)',
     );
