@@ -34,6 +34,7 @@ import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
 import { configDriftNote } from "./mcp/drift.js";
 import { addServer, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";
+import { detail } from "./mcp/statusDetail.js";
 import { formatTools } from "./mcp/toolsOutput.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
 import { parseElicitationOption, parseSecondsOption } from "./options.js";
@@ -126,21 +127,6 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
       collisions: [],
     };
   });
-}
-
-/**
- * The DETAIL column: the last error; else `skipped (enabled: false)` for a disabled server (spec 3 calls
- * it "skipped": no connection, discovery or registration); else the names it could not register. One
- * line, no escape sequence: the error and the collisions quote the server.
- */
-function detail(s: ServerStatus): string {
-  const line = (text: string) => terminalText(redactCredentials(text)).replace(/\n/g, " ");
-  if (s.lastError !== undefined) return line(s.lastError);
-  if (s.state === "disabled") return "skipped (enabled: false)";
-  const [first, ...more] = s.collisions;
-  if (first === undefined) return "";
-  if (more.length === 0) return `collision: ${line(first)}`;
-  return `${s.collisions.length} collisions: ${line(first)}; … (svc mcp tools ${s.name} lists them)`;
 }
 
 async function listServers(options: { check?: boolean; timeout?: string }): Promise<void> {

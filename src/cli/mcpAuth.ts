@@ -179,7 +179,12 @@ export function registerMcpAuthCommands(mcp: Command): void {
     .option("--all", "every enabled auth: oauth server")
     .option("--profile <name>", "profile whose tokens to use")
     .action(async (server: string | undefined, opts: { all?: boolean; profile?: string }) => {
-      if ((server === undefined) === (opts.all !== true))
+      if (server !== undefined && opts.all === true)
+        throw new SvcError(
+          "usage",
+          `a server name and --all exclude each other: svc mcp reauth ${server} re-authorizes that server, svc mcp reauth --all every enabled auth: oauth one`,
+        );
+      if (server === undefined && opts.all !== true)
         throw new SvcError("usage", "give one server name or --all");
       const paths = pathsFor(opts.profile);
       const servers = oauthServers(paths);

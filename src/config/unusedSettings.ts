@@ -117,7 +117,8 @@ function unused(keys: readonly string[], applies: string): { text: string; them:
  * Keys of an MCP server entry that its transport (or the rest of the entry) never reads: `env` on a url
  * server (often meant as its credentials), TLS keys on a command server, an `oauth` mapping without
  * `auth: oauth`, an Authorization header beside `auth: oauth` (whose token takes its place). The server
- * works without them, so the gateway says so instead of dropping them.
+ * works without them, so the gateway says so instead of dropping them. Also a `trust` value that is neither
+ * `full` nor `untrusted` (`Full`): it runs the server untrusted, which its writer rarely meant.
  */
 export function unusedMcpKeys(entry: McpServerEntry): string[] {
   const problems: string[] = [];
@@ -125,7 +126,9 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
     const local = [
       ...(entry.args.length > 0 ? ["args"] : []),
       ...(Object.keys(entry.env).length > 0 ? ["env"] : []),
-      ...(["idle_timeout_seconds", "max_lifetime_seconds"] as const).filter((k) => entry[k] > 0),
+      ...(["idle_timeout_seconds", "max_lifetime_seconds"] as const)
+        .filter((k) => entry[k] > 0)
+        .map((k) => (entry.lifecycle?.[k] === entry[k] ? `lifecycle.${k}` : k)),
     ];
     if (local.length > 0) {
       const { text, them } = unused(
@@ -167,6 +170,18 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
   }
   if (entry.oauth !== undefined && entry.auth !== "oauth" && entry.url !== undefined)
     problems.push("oauth is not used without auth: oauth — set auth: oauth to log in with it");
+  for (const key of ["idle_timeout_seconds", "max_lifetime_seconds"] as const) {
+    const inner = entry.lifecycle?.[key];
+    if (inner !== undefined && inner !== entry[key])
+      problems.push(
+        `${key} is written twice, ${entry[key]} at the top level and ${inner} under lifecycle — the top-level ${entry[key]} is used: remove one of them`,
+      );
+  }
+  // A ${VAR} is rendered at each call: only a value as written can be judged here.
+  if (entry.trust !== "full" && entry.trust !== "untrusted" && !entry.trust.includes("${"))
+    problems.push(
+      `trust: ${JSON.stringify(entry.trust)} is neither full nor untrusted, so the server is treated as untrusted (a call of a tool without readOnlyHint: true needs approval) — write trust: full or trust: untrusted`,
+    );
   const authorization = Object.keys(entry.headers).find((k) => k.toLowerCase() === "authorization");
   if (entry.auth === "oauth" && entry.url !== undefined && authorization !== undefined)
     problems.push(

@@ -35,6 +35,7 @@ import {
   type RegisteredTool,
   registeredName,
   sanitize,
+  unregisteredUtilityReason,
 } from "./toolNames.js";
 
 export type { ReloadSummary } from "../../io/mcp/statusFile.js";
@@ -175,9 +176,19 @@ export class McpHub {
         if (tool === undefined && invalid !== undefined)
           throw new SvcError("mcp_call", `mcp_servers.${invalid.report}`);
         if (tool === undefined) {
+          const utility =
+            session === undefined
+              ? undefined
+              : unregisteredUtilityReason(
+                  toolName.startsWith(registeredName(server, ""))
+                    ? toolName.slice(registeredName(server, "").length)
+                    : toolName,
+                  rt.entry.tools,
+                  session.capabilities,
+                );
           throw new SvcError(
             "mcp_call",
-            `mcp_servers.${server}: no tool "${toolName}" is registered — run svc mcp tools ${server} (tools.include/exclude match the server's own names)`,
+            `mcp_servers.${server}: no tool "${toolName}" is registered — ${utility ?? `run svc mcp tools ${server} (tools.include/exclude match the server's own names)`}`,
           );
         }
         const trust = interpolate(rt.entry.trust, this.options.scope()).value;

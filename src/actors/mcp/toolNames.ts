@@ -48,6 +48,24 @@ export function registeredName(server: string, tool: string): string {
   return `mcp__${sanitize(server)}__${sanitize(tool)}`;
 }
 
+/**
+ * Why a utility tool (`list_resources`, ...) called by name is not registered: its `tools.resources` /
+ * `tools.prompts` switch is off, or the server does not offer the capability (rule 4). Undefined for
+ * other names.
+ */
+export function unregisteredUtilityReason(
+  name: string,
+  policy: { readonly resources: boolean; readonly prompts: boolean },
+  capabilities: { readonly resources?: unknown; readonly prompts?: unknown },
+): string | undefined {
+  if (!Object.hasOwn(UTILITY_TOOLS, name)) return undefined;
+  const capability = UTILITY_TOOLS[name as UtilityName].capability;
+  const offered = capabilities[capability] !== undefined;
+  if (!policy[capability])
+    return `it is a utility tool of tools.${capability}, which is off — set tools.${capability}: true to register it${offered ? "" : ` (the server does not offer ${capability}, so it would still not be)`}`;
+  return `it is a utility tool of tools.${capability}, and the server does not offer ${capability} (utility tools are registered only for what the server offers)`;
+}
+
 /** `readOnlyHint: true` from the server (the snake-case `read_only_hint` spelling counts too). */
 export function isReadOnly(tool: Pick<Tool, "annotations">): boolean {
   const annotations = (tool.annotations ?? {}) as Record<string, unknown>;

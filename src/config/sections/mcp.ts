@@ -169,36 +169,47 @@ export type OAuthSettings = z.infer<typeof oauthSchema>;
 /**
  * The spec leaves sampling's inner fields "not shown": keys other than svc's are accepted and ignored
  * (a mapping written for another client must not stop the gateway), and the common spellings
- * `max_tokens_cap` and `max_rpm` stand for `max_tokens` and `max_requests_per_minute`.
+ * `max_tokens_cap` and `max_rpm` stand for `max_tokens` and `max_requests_per_minute`. The spellings are
+ * checked under their own names, so a bad value is named as written (`sampling.max_rpm`).
  */
-function samplingAliases(raw: unknown): unknown {
+const SAMPLING_KEYS = new Set([
+  "enabled",
+  "max_tokens",
+  "max_tokens_cap",
+  "model",
+  "max_requests_per_minute",
+  "max_rpm",
+  "timeout",
+]);
+
+function samplingKeysOnly(raw: unknown): unknown {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
-  const { max_tokens_cap, max_rpm, ...rest } = raw as Record<string, unknown>;
-  const known = new Set(["enabled", "max_tokens", "model", "max_requests_per_minute", "timeout"]);
-  const kept = Object.fromEntries(Object.entries(rest).filter(([k]) => known.has(k)));
-  return {
-    ...kept,
-    ...(kept.max_tokens === undefined && max_tokens_cap !== undefined ? { max_tokens: max_tokens_cap } : {}),
-    ...(kept.max_requests_per_minute === undefined && max_rpm !== undefined
-      ? { max_requests_per_minute: max_rpm }
-      : {}),
-  };
+  return Object.fromEntries(Object.entries(raw).filter(([k]) => SAMPLING_KEYS.has(k)));
 }
+
+const positiveInt = z.number().int().positive();
 
 /** Sampling policy (fields defined by svc): off unless enabled; answered by the agent runner. */
 const samplingFields = z
   .strictObject({
     enabled: z.boolean().default(false),
     /** Upper bound on the server's `maxTokens`; larger requests are clamped to it. */
-    max_tokens: z.number().int().positive().default(4096),
+    max_tokens: positiveInt.optional(),
+    max_tokens_cap: positiveInt.optional(),
     /** Passed to the runner as the model to use, overriding the server's model preferences. */
     model: z.string().min(1).optional(),
     /** Requests above this rate are refused with an error (a sliding one-minute window). */
-    max_requests_per_minute: z.number().int().positive().default(10),
+    max_requests_per_minute: positiveInt.optional(),
+    max_rpm: positiveInt.optional(),
     timeout: seconds(300, { positive: true }),
   })
+  .transform(({ max_tokens, max_tokens_cap, max_requests_per_minute, max_rpm, ...rest }) => ({
+    ...rest,
+    max_tokens: max_tokens ?? max_tokens_cap ?? 4096,
+    max_requests_per_minute: max_requests_per_minute ?? max_rpm ?? 10,
+  }))
   .default({ enabled: false, max_tokens: 4096, max_requests_per_minute: 10, timeout: 300 });
-export const samplingSchema = z.preprocess(samplingAliases, samplingFields);
+export const samplingSchema = z.preprocess(samplingKeysOnly, samplingFields);
 export type SamplingSettings = z.infer<typeof samplingFields>;
 
 export const elicitationSchema = z
@@ -408,7 +419,10 @@ export function transportKind(entry: McpServerEntry): "stdio" | "http" | "sse" {
   return entry.transport === "sse" ? "sse" : "http";
 }
 
-/** `trust: full` is the only trusted value; anything else (typos included) is untrusted. */
+/**
+ * `trust: full` is the only trusted value; anything else (typos, another case such as `Full`) is an
+ * unrecognized value, so untrusted: a security setting fails safe.
+ */
 export function isTrusted(entry: Pick<McpServerEntry, "trust">): boolean {
-  return entry.trust.trim().toLowerCase() === "full";
+  return entry.trust === "full";
 }

@@ -299,7 +299,7 @@ function scoped(
   const status = httpStatusOf(err) ?? httpStatusOf((err as Error | undefined)?.cause);
   if (status !== undefined) {
     if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, sentAuthorization);
-    text += wrongEndpointHint(status, kind);
+    text += wrongEndpointHint(status, kind, remote?.url);
   } else if (remote !== undefined) {
     text += tlsHint(name, text, remote);
   }
@@ -319,9 +319,13 @@ function unauthorizedHint(name: string, sentAuthorization: boolean): string {
 
 /**
  * The usual causes of a refused first request: a wrong path, or the other HTTP transport (an SSE server
- * refuses the POST of Streamable HTTP with 405; a Streamable HTTP server refuses the bare GET of SSE).
+ * refuses the POST of Streamable HTTP with 405, or with 404 when only its GET route exists, as in Express
+ * servers; a Streamable HTTP server refuses the bare GET of SSE). `url` is the rendered url: only whether
+ * its path ends in /sse is used, it is never quoted.
  */
-function wrongEndpointHint(status: number, kind: "stdio" | "http" | "sse" | undefined): string {
+function wrongEndpointHint(status: number, kind: "stdio" | "http" | "sse" | undefined, url?: string): string {
+  if (status === 404 && kind === "http" && url !== undefined && endsInSse(url))
+    return " — the url's path ends in /sse, an SSE server's stream, which takes no POST: set transport: sse (or, for a Streamable HTTP server, check the path: often /mcp)";
   if (status === 404)
     return " — no MCP endpoint at this url: check its path (often /mcp, or /sse for SSE servers)";
   if (kind === "http" && status === 405)
@@ -329,6 +333,14 @@ function wrongEndpointHint(status: number, kind: "stdio" | "http" | "sse" | unde
   if (kind === "sse" && (status === 400 || status === 405 || status === 406))
     return " — the url refused the SSE stream: if the server speaks Streamable HTTP, remove transport: sse";
   return "";
+}
+
+function endsInSse(url: string): boolean {
+  try {
+    return /\/sse\/?$/i.test(new URL(url).pathname);
+  } catch {
+    return false;
+  }
 }
 
 /** A provider that can renew a refused token and resend the request (svc's own) wraps the fetch. */

@@ -36,6 +36,8 @@ describe("a url that is not the configured transport's endpoint", () => {
       needsSse: entry({ url: sse.url }),
       notSse: entry({ url: http.url, transport: "sse" }),
       nothing: entry({ url: `${web}/mpc` }),
+      // An SSE server whose only route is GET /sse (Express) answers Streamable HTTP's POST with 404.
+      sseOnGet: entry({ url: `${web}/sse` }),
     });
     expect((await h.settled("needsSse")).lastError).toMatch(
       /^mcp_servers\.needsSse: .*\(HTTP 405\) — the url does not take POST: if the server speaks the older SSE transport, set transport: sse$/,
@@ -45,6 +47,9 @@ describe("a url that is not the configured transport's endpoint", () => {
     );
     expect((await h.settled("nothing")).lastError).toMatch(
       /^mcp_servers\.nothing: .*404.* — no MCP endpoint at this url: check its path \(often \/mcp, or \/sse for SSE servers\)$/,
+    );
+    expect((await h.settled("sseOnGet")).lastError).toMatch(
+      /^mcp_servers\.sseOnGet: .*404.* — the url's path ends in \/sse, an SSE server's stream, which takes no POST: set transport: sse \(or, for a Streamable HTTP server, check the path: often \/mcp\)$/,
     );
   });
 });

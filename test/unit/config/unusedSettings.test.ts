@@ -179,7 +179,7 @@ describe("mcp_servers keys the entry's transport never reads are named, not drop
       oauth: { client_id: "abc" },
     };
     expect(warningsFor({ mcp_servers: { web, t: { url: "https://y.example/mcp", args: ["a"] } } })).toEqual([
-      `[mcp] ${FILE}: mcp_servers.web: env and idle_timeout_seconds are not used: they apply to the process of a command (stdio) server, and this is a url server — send what the server needs in headers (e.g. Authorization: "Bearer \${TOKEN}"), or remove them`,
+      `[mcp] ${FILE}: mcp_servers.web: env and lifecycle.idle_timeout_seconds are not used: they apply to the process of a command (stdio) server, and this is a url server — send what the server needs in headers (e.g. Authorization: "Bearer \${TOKEN}"), or remove them`,
       `[mcp] ${FILE}: mcp_servers.web: client_key is not used without client_cert — set client_cert to the certificate file of that key`,
       `[mcp] ${FILE}: mcp_servers.web: oauth is not used without auth: oauth — set auth: oauth to log in with it`,
       `[mcp] ${FILE}: mcp_servers.t: args is not used: it applies to the process of a command (stdio) server, and this is a url server — remove it`,
@@ -206,6 +206,31 @@ describe("mcp_servers keys the entry's transport never reads are named, not drop
     const loc = { command: "node", headers: { Authorization: "x" }, ssl_verify: false, oauth: {} };
     expect(warningsFor({ mcp_servers: { loc } })).toEqual([
       `[mcp] ${FILE}: mcp_servers.loc: headers, ssl_verify and oauth are not used: they apply to url servers, and this is a command (stdio) server — pass what it needs in env, or remove them`,
+    ]);
+  });
+
+  it("a trust value that is neither full nor untrusted (treated as untrusted); not a variable, rendered at each call", () => {
+    const servers = {
+      cased: { command: "node", trust: "Full" },
+      num: { command: "node", trust: 1 },
+      templated: { command: "node", trust: "$" + "{MCP_TRUST}" },
+      untrusted: { command: "node", trust: "untrusted" },
+    };
+    expect(warningsFor({ mcp_servers: servers })).toEqual([
+      `[mcp] ${FILE}: mcp_servers.cased: trust: "Full" is neither full nor untrusted, so the server is treated as untrusted (a call of a tool without readOnlyHint: true needs approval) — write trust: full or trust: untrusted`,
+      `[mcp] ${FILE}: mcp_servers.num: trust: "1" is neither full nor untrusted, so the server is treated as untrusted (a call of a tool without readOnlyHint: true needs approval) — write trust: full or trust: untrusted`,
+    ]);
+  });
+
+  it("recycling under lifecycle is named as written; one written both there and at the top level is named", () => {
+    const servers = {
+      web: { url: "https://x.example/mcp", lifecycle: { idle_timeout_seconds: 600 } },
+      loc: { command: "x", lifecycle: { max_lifetime_seconds: 5 }, max_lifetime_seconds: 10 },
+      same: { command: "x", lifecycle: { idle_timeout_seconds: 5 }, max_lifetime_seconds: 10 },
+    };
+    expect(warningsFor({ mcp_servers: servers })).toEqual([
+      `[mcp] ${FILE}: mcp_servers.web: lifecycle.idle_timeout_seconds is not used: it applies to the process of a command (stdio) server, and this is a url server — remove it`,
+      `[mcp] ${FILE}: mcp_servers.loc: max_lifetime_seconds is written twice, 10 at the top level and 5 under lifecycle — the top-level 10 is used: remove one of them`,
     ]);
   });
 

@@ -29,6 +29,30 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     );
   });
 
+  it("a bad sampling value is named by the key as written, also max_tokens_cap and max_rpm", () => {
+    expect(() => load("mcp_servers:\n  a:\n    command: x\n    sampling: { max_rpm: 0 }\n")).toThrow(
+      /mcp_servers\.a\.sampling\.max_rpm: expected more than 0, got 0/,
+    );
+    expect(() => load("mcp_servers:\n  a:\n    command: x\n    sampling: { max_tokens_cap: -5 }\n")).toThrow(
+      /mcp_servers\.a\.sampling\.max_tokens_cap: expected more than 0, got -5/,
+    );
+    const { config } = load(
+      "mcp_servers:\n  a:\n    command: x\n    sampling: { max_tokens: 7, max_tokens_cap: 9, max_rpm: 3 }\n",
+    );
+    expect(config.mcp_servers.a?.sampling).toEqual({
+      enabled: false,
+      max_tokens: 7,
+      max_requests_per_minute: 3,
+      timeout: 300,
+    });
+    expect(load("mcp_servers:\n  a:\n    command: x\n").config.mcp_servers.a?.sampling).toEqual({
+      enabled: false,
+      max_tokens: 4096,
+      max_requests_per_minute: 10,
+      timeout: 300,
+    });
+  });
+
   it("an env or headers key without a value names the key and says how to write an empty string", () => {
     expect(() => load("mcp_servers:\n  a:\n    command: x\n    env:\n      DEBUG:\n")).toThrow(
       /mcp_servers\.a\.env\.DEBUG: has no value — write KEY: "" for an empty string, or remove the key/,
@@ -195,6 +219,11 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     expect(isTrusted(parse({ command: "x" }))).toBe(true);
     expect(isTrusted(parse({ command: "x", trust: "untrusted" }))).toBe(false);
     expect(isTrusted(parse({ command: "x", trust: "mostly" }))).toBe(false);
+    // Only full as written: another case or padding is an unrecognized value, so untrusted (fails safe).
+    expect(isTrusted(parse({ command: "x", trust: "full" }))).toBe(true);
+    expect(isTrusted(parse({ command: "x", trust: "Full" }))).toBe(false);
+    expect(isTrusted(parse({ command: "x", trust: "FULL" }))).toBe(false);
+    expect(isTrusted(parse({ command: "x", trust: " full " }))).toBe(false);
     expect(transportKind(parse({ command: "x" }))).toBe("stdio");
     expect(transportKind(parse({ url: "https://x" }))).toBe("http");
     expect(transportKind(parse({ url: "https://x", transport: "sse" }))).toBe("sse");
