@@ -26,6 +26,20 @@ afterEach(() => {
   for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
 });
 
+/** A discovery cached for the authorization server `as` (its minimal RFC 8414 metadata). */
+function cachedDiscovery(as: string) {
+  return {
+    authorizationServerUrl: as,
+    authorizationServerMetadata: {
+      issuer: as,
+      authorization_endpoint: `${as}/authorize`,
+      token_endpoint: `${as}/token`,
+      response_types_supported: ["code"],
+    },
+    fetched_at: 0,
+  };
+}
+
 function job(profile: string | undefined, flow?: "device") {
   const home = mkdtempSync(join(tmpdir(), "svc-login-advice-"));
   homes.push(home);
@@ -109,16 +123,7 @@ describe("every other login advice names the profile (and the device flow of a d
   it("a server refusing even a newly issued token of a device grant", async () => {
     const j = job("work");
     const as = "https://as.test";
-    j.store.saveMetadata({
-      authorizationServerUrl: as,
-      authorizationServerMetadata: {
-        issuer: as,
-        authorization_endpoint: `${as}/authorize`,
-        token_endpoint: `${as}/token`,
-        response_types_supported: ["code"],
-      },
-      fetched_at: 0,
-    });
+    j.store.saveMetadata(cachedDiscovery(as));
     j.store.saveClient({
       client_id: "c",
       redirect_uris: [],
@@ -157,23 +162,13 @@ describe("every other login advice names the profile (and the device flow of a d
 describe("the SDK's own auth flow never registers a client behind svc's back", () => {
   it("a stored registration of another server than the cached discovery names is not handed to it", async () => {
     const j = job(undefined);
-    const meta = (as: string) => ({
-      authorizationServerUrl: as,
-      authorizationServerMetadata: {
-        issuer: as,
-        authorization_endpoint: `${as}/authorize`,
-        token_endpoint: `${as}/token`,
-        response_types_supported: ["code"],
-      },
-      fetched_at: 0,
-    });
     j.store.saveClient({ client_id: "c", redirect_uris: [], issuer: "https://one.test", kind: "dcr" });
-    j.store.saveMetadata(meta("https://one.test"));
+    j.store.saveMetadata(cachedDiscovery("https://one.test"));
     const provider = new SvcOAuthProvider(j, { interactive: false });
     await expect(provider.clientInformation()).resolves.toMatchObject({ client_id: "c" });
     // A later login that failed cached another server's discovery: the SDK would discard the
     // registration there and register one of its own.
-    j.store.saveMetadata(meta("https://two.test"));
+    j.store.saveMetadata(cachedDiscovery("https://two.test"));
     await expect(provider.clientInformation()).rejects.toThrow(
       "notes: the client registration is for https://one.test, not the authorization server now in use — run `svc mcp login notes`",
     );
