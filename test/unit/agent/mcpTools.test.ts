@@ -17,13 +17,18 @@ function recordingTool() {
       return { content: [{ type: "text", text: "ran" }] };
     },
   };
-  const tool = mcpAgentTool(hub, {
-    name: "mcp__fx__pid",
-    original: "pid",
+  const tool = mcpAgentTool(hub, fxTool("pid"));
+  return { tool, sent };
+}
+
+/** Server fx's tool `original` as the hub registered it (no arguments). */
+function fxTool(original: string): Parameters<typeof mcpAgentTool>[1] {
+  return {
+    name: `mcp__fx__${original}`,
+    original,
     server: "fx",
     inputSchema: { type: "object", properties: {} },
-  } as unknown as Parameters<typeof mcpAgentTool>[1]);
-  return { tool, sent };
+  } as unknown as Parameters<typeof mcpAgentTool>[1];
 }
 
 const context: ToolContext = toolContext({ route: "r", deliveryId: "d" });
@@ -63,12 +68,7 @@ describe("an MCP call whose outcome is unknown", () => {
         throw new SvcError("outcome_uncertain", message);
       },
     };
-    const tool = mcpAgentTool(hub, {
-      name: "mcp__fx__write",
-      original: "write",
-      server: "fx",
-      inputSchema: { type: "object", properties: {} },
-    } as unknown as Parameters<typeof mcpAgentTool>[1]);
+    const tool = mcpAgentTool(hub, fxTool("write"));
     expect(await tool.execute({}, context)).toEqual({ ok: false, error: `outcome_uncertain: ${message}` });
   });
 });
