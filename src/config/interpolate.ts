@@ -17,6 +17,28 @@ export interface Rendered {
 
 const FALLBACK = /^([A-Za-z_][A-Za-z0-9_]*):-(.*)$/s;
 
+/** A `${VAR}` (or `${env:VAR}`) left in a value after interpolation: nothing set the variable. */
+const LEFT_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * The names of the variables a rendered value still holds as `${VAR}`, once each in order of first
+ * appearance: set neither in `.env` nor the environment, so their literal text stands in the value.
+ */
+export function unsetVariablesIn(rendered: string): string[] {
+  return [...new Set([...rendered.matchAll(LEFT_VARIABLE)].map((m) => m[1] as string))];
+}
+
+/**
+ * Why a rendered value still holds a `${...}` form svc does not read (`${KEY:?x}`, `${input:key}`), or
+ * undefined: its literal text would stand in the value. Ask after `unsetVariablesIn`.
+ */
+export function unreadPlaceholderProblem(rendered: string): string | undefined {
+  const other = /\$\{[^}]*\}/.exec(rendered)?.[0];
+  return other === undefined
+    ? undefined
+    : `${other} is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}`;
+}
+
 function contextVariable(name: string, scope: InterpolationScope): string | undefined {
   const workspace = scope.workspaceFolder ?? process.cwd();
   switch (name) {

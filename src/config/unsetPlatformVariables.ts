@@ -1,8 +1,6 @@
 import { dirname, join } from "node:path";
+import { unsetVariablesIn } from "./interpolate.js";
 import type { Config } from "./schema.js";
-
-/** A `${VAR}` left in a value after interpolation: the variable is set neither in `.env` nor the environment. */
-const UNSET_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** One warning per string setting of `settings` that holds unset variables, named `<at>.<key>` (`<at>[<i>]` in a list). */
 function unsetIn(settings: object, at: string, sentTo: string, file: string): string[] {
@@ -14,7 +12,7 @@ function unsetIn(settings: object, at: string, sentTo: string, file: string): st
   // (A route's prompt and deliver_extra are left out: `Paid ${amount}` there is often payload text.)
   for (const [key, value] of entries) {
     if (typeof value !== "string") continue;
-    const unset = [...new Set([...value.matchAll(UNSET_VARIABLE)].map((m) => m[1] as string))];
+    const unset = unsetVariablesIn(value);
     if (unset.length === 0) continue;
     const one = unset.length === 1;
     warnings.push(

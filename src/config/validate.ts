@@ -1,12 +1,10 @@
 import { dirname, join } from "node:path";
 import { isLoopbackHost } from "./host.js";
+import { unreadPlaceholderProblem, unsetVariablesIn } from "./interpolate.js";
 import type { Config } from "./schema.js";
 import { globalSecretKey, INSECURE_NO_AUTH, routeKey } from "./sections/webhook.js";
 
 /** A `${VAR}` left in a value after interpolation: the variable is not set anywhere. */
-const UNSET_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/;
-
-const OTHER_PLACEHOLDER = /\$\{[^}]*\}/;
 
 /**
  * An unset `${VAR}` keeps its literal text; as a secret that text would be the HMAC key, and it is
@@ -14,13 +12,11 @@ const OTHER_PLACEHOLDER = /\$\{[^}]*\}/;
  */
 function unsetSecretProblem(key: string, secret: string | undefined, file: string): string | undefined {
   if (secret === undefined) return undefined;
-  const name = UNSET_VARIABLE.exec(secret)?.[1];
+  const name = unsetVariablesIn(secret)[0];
   if (name === undefined) {
     // `${GH-x}`, `${GH:?set it}`: shell forms `svc` does not read would make the literal text the HMAC key.
-    const other = OTHER_PLACEHOLDER.exec(secret)?.[0];
-    return other === undefined
-      ? undefined
-      : `${key}: ${other} is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}`;
+    const problem = unreadPlaceholderProblem(secret);
+    return problem === undefined ? undefined : `${key}: ${problem}`;
   }
   return `${key}: \${${name}} is not set — set ${name} in ${join(dirname(file), ".env")} or the environment`;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { unreadPlaceholderProblem, unsetVariablesIn } from "../interpolate.js";
 import { timerSeconds } from "../timerSeconds.js";
 
 export const AGENT_PROVIDERS = ["echo", "command", "openai", "anthropic"] as const;
@@ -12,10 +13,6 @@ export const DEFAULT_BASE_URLS = {
   openai: "https://api.openai.com/v1",
   anthropic: "https://api.anthropic.com/v1",
 } as const;
-
-const UNSET_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/;
-/** Any `${...}` left after interpolation: an unset variable, or a form svc does not read (`${KEY:?x}`, `${input:key}`). */
-const LEFT_PLACEHOLDER = /\$\{[^}]*\}/;
 
 /** Why `url` cannot be a model endpoint, or undefined when it can. */
 export function baseUrlProblem(url: string): string | undefined {
@@ -86,7 +83,7 @@ export const agentSchema = z
     // The message of an unset one names the .env file where it is formatted (formatIssue knows config.yaml's path).
     const checkLeft = (key: string, value: string | undefined, orElse?: string): boolean => {
       if (value === undefined || !MODEL_PROVIDERS.has(agent.provider)) return false;
-      const name = UNSET_VARIABLE.exec(value)?.[1];
+      const name = unsetVariablesIn(value)[0];
       if (name !== undefined) {
         ctx.addIssue({
           code: "custom",
@@ -96,13 +93,9 @@ export const agentSchema = z
         });
         return true;
       }
-      const other = LEFT_PLACEHOLDER.exec(value)?.[0];
-      if (other === undefined) return false;
-      ctx.addIssue({
-        code: "custom",
-        path: [key],
-        message: `${other} is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}`,
-      });
+      const problem = unreadPlaceholderProblem(value);
+      if (problem === undefined) return false;
+      ctx.addIssue({ code: "custom", path: [key], message: problem });
       return true;
     };
     checkLeft("model", agent.model);

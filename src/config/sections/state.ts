@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { unsetVariablesIn } from "../interpolate.js";
 
 const WRITE_IT = "write it as redis://host:6379/0";
 
@@ -10,7 +11,7 @@ const WRITE_IT = "write it as redis://host:6379/0";
  */
 export function redisUrlProblem(url: string): string | undefined {
   // An unset `${VAR}` keeps its text, which reads as no URL at all: name the variable instead.
-  const unset = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/.exec(url)?.[1];
+  const unset = unsetVariablesIn(url)[0];
   if (unset !== undefined)
     return `\${${unset}} is not set — set ${unset} (${WRITE_IT.slice("write it as ".length)}) in the .env beside config.yaml or the environment`;
   if (!/^rediss?:\/\//.test(url)) return `not a redis:// or rediss:// URL — ${WRITE_IT}`;
