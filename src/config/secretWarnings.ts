@@ -19,6 +19,19 @@ export function secretHeaderProblem(secret: string): string | undefined {
       : undefined;
 }
 
+/** A line break at either end: what a YAML `|` block or a value read from a file with its final newline leaves. */
+const EDGE_LINE_BREAK = /^[\r\n]|[\r\n]$/;
+
+/**
+ * A secret with a line break at either end: senders' secret fields (GitHub, GitLab, Stripe, Svix...) hold one
+ * line, so no sender keys its HMAC with such a secret or sends it as a token; every request is answered 401.
+ */
+export function secretLineBreakProblem(secret: string): string | undefined {
+  return EDGE_LINE_BREAK.test(secret)
+    ? "begins or ends with a line break (a YAML | block, or a value read from a file with its final newline), which no sender's secret field holds, so every signature and token is answered 401 — remove the line break (write the value on the key's line, or |- in YAML; strip the file's last newline)"
+    : undefined;
+}
+
 /**
  * A secret with a character outside printable ASCII, or a space at either end, verifies HMAC signatures
  * (it is only their key) and `Basic` credentials (base64 on the wire), but never a header that carries the
@@ -40,6 +53,11 @@ export function secretCharacterWarnings(
       warnings.push(
         `[webhook] ${file}: ${key()} starts with whpk_ (a Standard Webhooks public key) but the rest is not the base64 of a 32-byte Ed25519 key, so every request is answered 401 — copy the sender's whpk_ key whole`,
       );
+    }
+    const lineBreak = secretLineBreakProblem(secret);
+    if (lineBreak !== undefined) {
+      warnings.push(`[webhook] ${file}: ${key()} ${lineBreak}`);
+      continue;
     }
     const problem = secretHeaderProblem(secret);
     if (problem === undefined) continue;

@@ -5,7 +5,7 @@ import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { profileEnvFileWarnings, profileSharedFileWarnings } from "../../config/profileEnv.js";
-import { secretHeaderProblem } from "../../config/secretWarnings.js";
+import { secretHeaderProblem, secretLineBreakProblem } from "../../config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
@@ -138,8 +138,10 @@ export async function checkConfig(
     for (const { profile } of served) bound.add(profile);
     warnings.push(...subscriptionTargetWarnings(loaded, path, served));
     for (const { at, route } of served) {
+      const lineBreak = route.secret === undefined ? undefined : secretLineBreakProblem(route.secret);
       const problem = route.secret === undefined ? undefined : secretHeaderProblem(route.secret);
-      if (problem !== undefined)
+      if (lineBreak !== undefined) warnings.push(`${at}.secret ${lineBreak}`);
+      else if (problem !== undefined)
         warnings.push(
           `${at}.secret ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — svc webhook subscribe <name> --secret <printable ASCII> if this route takes tokens`,
         );

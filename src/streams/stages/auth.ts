@@ -1,10 +1,22 @@
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import type { Stage } from "../context.js";
 import type { AuthScheme } from "../signatures.js";
-import { errorOutcome } from "../types.js";
+import type { Outcome } from "../types.js";
 import { routeOf } from "./require.js";
 
-export const INVALID_SIGNATURE = errorOutcome(401, "Invalid signature");
+/**
+ * The challenge every 401 carries (RFC 9110 §11.6.1 requires one). Clients that send Basic credentials
+ * only once challenged — Python's `HTTPBasicAuthHandler`, .NET's `HttpClient` with `Credentials` and
+ * PowerShell's `-Credential`, Java's `Authenticator`, Twilio — need it, with a realm, to send them at all.
+ */
+export const BASIC_CHALLENGE = 'Basic realm="svc", charset="UTF-8"';
+
+/** One constant answer: a flood of bad signatures allocates nothing. */
+export const INVALID_SIGNATURE: Outcome = {
+  status: 401,
+  body: { error: "Invalid signature" },
+  headers: { "WWW-Authenticate": BASIC_CHALLENGE },
+};
 
 export type VerifySignature = (input: {
   headers: Readonly<Record<string, string>>;

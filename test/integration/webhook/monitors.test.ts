@@ -85,6 +85,18 @@ describe.each(["uws", "node"] as const)(
         });
       }
     });
+
+    it("a client that sends Basic credentials only once challenged (Python's HTTPBasicAuthHandler, .NET, Java) gets a Basic challenge with a realm and is accepted on its retry", async () => {
+      const first = await post(alert("firing"), {});
+      expect(first.status).toBe(401);
+      // What such a client looks for before it sends its credentials (urllib's AbstractBasicAuthHandler.rx).
+      const challenge = /^Basic realm="([^"]*)"/i.exec(first.headers.get("www-authenticate") ?? "");
+      expect(challenge, "401 without a Basic challenge").not.toBeNull();
+      expect(await post(alert("firing"), { Authorization: basic("uptime", SECRET) })).toMatchObject({
+        status: 202,
+        body: { status: "accepted" },
+      });
+    });
   },
 );
 

@@ -58,3 +58,15 @@ describe("a whpk_ public key that encodes no Ed25519 key is named at startup", (
     );
   });
 });
+
+describe("a secret with a line break at either end is named as such (no sender can sign with it)", () => {
+  it("says every request is answered 401, not that HMAC signatures still verify; never the secret", () => {
+    for (const secret of ["gh-hook-7Qw2\n", "gh-hook-7Qw2\r\n", "\ngh-hook-7Qw2"]) {
+      const warnings = secretCharacterWarnings([{ name: "gh", secret, route: { secret } }], FILE);
+      expect(warnings).toEqual([
+        `[webhook] ${FILE}: platforms.webhook.routes.gh.secret begins or ends with a line break (a YAML | block, or a value read from a file with its final newline), which no sender's secret field holds, so every signature and token is answered 401 — remove the line break (write the value on the key's line, or |- in YAML; strip the file's last newline)`,
+      ]);
+      expect(warnings.join("\n")).not.toContain("gh-hook-7Qw2");
+    }
+  });
+});
