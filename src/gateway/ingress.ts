@@ -140,6 +140,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
     ...(deps.durable === undefined ? {} : { durable: deps.durable }),
   });
 
+  let closing: Promise<void> | undefined;
   let server: ServerHandle = { impl: "node", host, port: 0, close() {} };
   if (webhook.enabled) {
     try {
@@ -159,6 +160,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
               maxBodyBytes: () => registry.current().maxBodyBytes,
               now: deps.now,
               onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
+              stopping: () => closing !== undefined,
             }),
           ),
         ),
@@ -167,7 +169,6 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
       throw new SvcError("startup_refused", `${(err as Error).message} — ${listenFailureHint(host)}`);
     }
   }
-  let closing: Promise<void> | undefined;
   return {
     host,
     port: server.port,

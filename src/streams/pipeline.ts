@@ -21,7 +21,8 @@ import type { MaybePromise } from "./stateUnavailable.js";
 import type { Inbound, Outcome } from "./types.js";
 import { unavailableOutcome } from "./types.js";
 
-const SHUTTING_DOWN = unavailableOutcome("Shutting down");
+/** The answer to a request that arrives while the gateway stops (also to `/health` then). */
+export const SHUTTING_DOWN = unavailableOutcome("Shutting down");
 
 export interface PipelineDeps {
   readonly routes: RouteLookupDeps;

@@ -15,12 +15,26 @@ export const RAW_PLACEHOLDER = "__raw__";
  */
 const PLACEHOLDER = /(?<!\{)\{([^\s{}.]+(?:\.[^\s{}.]+)*)\}(?!\})/g;
 
-/** Cuts at `limit` UTF-16 units without leaving half of a surrogate pair at the end. */
+const SURROGATE = /[\ud800-\udfff]/;
+
+/**
+ * The first `limit` characters of `text`, a character being a Unicode code point: an emoji or another
+ * character outside the Basic Multilingual Plane is one character (two UTF-16 units), as in Python's
+ * `text[:limit]`, so a value of emoji is cut at `limit` of them, not half as many. Text of at most
+ * `limit` UTF-16 units has at most that many characters and is returned at once.
+ */
 export function truncate(text: string, limit: number): string {
   if (text.length <= limit) return text;
-  const cut = text.slice(0, limit);
-  const last = cut.charCodeAt(cut.length - 1);
-  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+  const head = text.slice(0, limit);
+  // The usual text (no character outside the BMP among the first `limit`): one unit per character.
+  if (!SURROGATE.test(head)) return head;
+  let end = 0;
+  for (let characters = 0; characters < limit && end < text.length; characters++) {
+    const unit = text.charCodeAt(end);
+    const pair = unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00;
+    end += pair ? 2 : 1;
+  }
+  return text.slice(0, end);
 }
 
 /** The whole payload as 2-space indented JSON, truncated at 4000 characters (rules 4 and 5). */

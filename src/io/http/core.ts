@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { decodeContent } from "../../streams/contentCoding.js";
-import type { Pipeline } from "../../streams/pipeline.js";
+import { type Pipeline, SHUTTING_DOWN } from "../../streams/pipeline.js";
 import { UNKNOWN_ROUTE } from "../../streams/stages/route.js";
 import { PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
 import { errorOutcome, type Inbound, type Outcome, outcome } from "../../streams/types.js";
@@ -45,6 +45,8 @@ export interface IngressCore {
   maxBodyBytes(): number;
   now(): number;
   onInternalError(err: unknown): void;
+  /** The gateway is stopping: `/health` says so (503) instead of `ok`. */
+  stopping?(): boolean;
 }
 
 export const HEALTH = outcome(200, { status: "ok", platform: "webhook" });
@@ -199,7 +201,12 @@ export function headAnswer(
 export function createRequestHandler(core: IngressCore): RequestHandler {
   return (head, body, reply) => {
     const target = headAnswer(head, core.multiplexProfiles());
-    if (!("kind" in target)) return reply(target.outcome, target.close);
+    if (!("kind" in target)) {
+      // A stopping gateway takes no more events: a health check on a kept-alive connection must not
+      // call it healthy (a load balancer would go on sending it webhooks, each answered 503).
+      if (target === ANSWER_HEALTH && core.stopping?.() === true) return reply(SHUTTING_DOWN, false);
+      return reply(target.outcome, target.close);
+    }
     const receivedAt = core.now();
     const headOnly: Inbound = {
       method: head.method,

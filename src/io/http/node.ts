@@ -73,11 +73,17 @@ const SLOW_SENDER_LIMITS = {
 const BAD_REQUEST = errorOutcome(400, "Bad request");
 const REQUEST_TIMEOUT = errorOutcome(408, "Request timeout");
 const HEADERS_TOO_LARGE = errorOutcome(431, "Request header fields too large");
+/**
+ * RFC 9112 §6.3: a request with both `Content-Length` and `Transfer-Encoding` (the classic request
+ * smuggling shape). llhttp reports it as a bad Transfer-Encoding or a bad Content-Length depending on
+ * which header came first; either way the answer names what is wrong.
+ */
+export const BOTH_LENGTHS = errorOutcome(400, "Bad request: both Content-Length and Transfer-Encoding");
 /** RFC 9110 §10.1.1: an expectation other than `100-continue` cannot be met. */
 const EXPECTATION_FAILED = errorOutcome(417, "Expectation failed: only 100-continue is supported");
 
 /** The answer to a request node's parser refused (node would write its own plain one, or none at all). */
-function refusal(err: Error & { code?: string; reason?: string }): Outcome {
+export function refusal(err: Error & { code?: string; reason?: string }): Outcome {
   switch (err.code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return REQUEST_TIMEOUT;
@@ -86,7 +92,9 @@ function refusal(err: Error & { code?: string; reason?: string }): Outcome {
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return PAYLOAD_TOO_LARGE;
     case "HPE_INVALID_TRANSFER_ENCODING":
-      return CHUNKED_NOT_LAST;
+      return err.reason?.includes("Content-Length") === true ? BOTH_LENGTHS : CHUNKED_NOT_LAST;
+    case "HPE_INVALID_CONTENT_LENGTH":
+      return err.reason?.includes("Transfer-Encoding") === true ? BOTH_LENGTHS : BAD_REQUEST;
     case "HPE_UNEXPECTED_CONTENT_LENGTH":
       return err.reason?.startsWith("Duplicate") === true ? AMBIGUOUS_LENGTH : BAD_REQUEST;
     default:
@@ -130,6 +138,8 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
   const writing = new WeakMap<Socket, ServerResponse>();
   /** Connections whose parser error is being answered (node reports one per chunk it cannot read). */
   const refused = new WeakSet<Socket>();
+  /** Connections whose latest answer says `Connection: close`: nothing may be written after it. */
+  const closedAfter = new WeakSet<Socket>();
   /** The head each response's request was handed over with (for counting a parser refusal of its body). */
   const heads = new WeakMap<ServerResponse, RequestHead>();
   /** The stop's end: every answer closes its connection. */
@@ -171,6 +181,7 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
         // A sender still waiting for 100 Continue has its body unsent: the connection cannot carry
         // another request after this answer.
         const closing = close || !continued || ending;
+        if (closing || !res.shouldKeepAlive) closedAfter.add(req.socket);
         // An HTTP/1.1 connection stays open without a word, as on uWS: node would add
         // `Connection: keep-alive` and `Keep-Alive: timeout=5` to every answer (HTTP/1.0 needs them).
         if (!closing && res.shouldKeepAlive && req.httpVersionMinor === 1) res.removeHeader("Connection");
@@ -215,8 +226,8 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
     endClosing(res, EXPECTATION_FAILED);
   });
   // Every answer is JSON, also to a request node's parser refuses (node writes a plain 400, 408 or 431
-  // itself, and nothing at all when the error comes after the head was handed over). An answer already
-  // decided for a complete request on the connection goes out first; the connection then ends.
+  // itself, and nothing at all when the error comes after the head was handed over). The answer owed to
+  // a complete request on the connection goes out first, then the refusal; the connection then ends.
   server.on("clientError", (err: Error & { code?: string }, socket: Socket) => {
     if (err.code === "ECONNRESET" || !socket.writable) {
       socket.destroy();
@@ -226,6 +237,11 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
     refused.add(socket);
     const end = () => socket.destroy();
     const pending = writing.get(socket);
+    // An answer that closed the connection was its last: what follows it is not read, nor answered.
+    if (closedAfter.has(socket) && (pending === undefined || pending.writableFinished)) {
+      end();
+      return;
+    }
     // The error is in a request of its own (its head), after every earlier one was answered.
     if (pending === undefined || (pending.req.complete && pending.writableFinished)) {
       const answer = refusal(err);
@@ -240,9 +256,25 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
       const answer = refusal(err);
       handler.refused?.(answer, heads.get(pending));
       endClosing(pending, answer);
-    } else if (pending.headersSent && !pending.writableEnded) pending.end();
-    if (pending.writableFinished) end();
-    else pending.once("finish", end);
+      if (pending.writableFinished) end();
+      else pending.once("finish", end);
+      return;
+    }
+    if (pending.headersSent && !pending.writableEnded) pending.end();
+    // Bytes after a complete body (a Content-Length shorter than what was sent) are a request of their
+    // own: the answer still owed to the complete one goes first, then this one's, and the connection
+    // ends. An answer that closes the connection itself (an early 404 or 413) is the last one.
+    const after = () => {
+      if (!pending.req.complete || closedAfter.has(socket) || !socket.writable) {
+        end();
+        return;
+      }
+      const answer = refusal(err);
+      handler.refused?.(answer);
+      socket.end(rawAnswer(answer), end);
+    };
+    if (pending.writableFinished) after();
+    else pending.once("finish", after);
   });
   server.keepAliveTimeout = 5000;
   return new Promise((resolve, reject) => {

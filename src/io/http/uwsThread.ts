@@ -23,6 +23,8 @@ const exchanges = new Map<number, Reply>();
 let next = 0;
 /** Told to end: the last answer owed closes the connections. */
 let ending = false;
+/** Told the gateway stops: `/health` is left to the main thread, which answers 503 then. */
+let stopping = false;
 let bodyLimit = setup.bodyLimit;
 /** Closes the connections and the port to the main thread; set once listening. */
 let end = () => {};
@@ -34,10 +36,11 @@ const hand = turnBatcher<FromThreadItem>((items, transfer) =>
  * The answer the head alone decides, given here at once as on one thread: uWS drops an answer that comes
  * after the client's FIN, so a client that half-closes after its request (`nc -N`) got none of them when
  * they waited for the main thread. Paths whose answer depends on the main thread's config (`/p/…` with
- * profile multiplexing, `/metrics`) are left to it.
+ * profile multiplexing, `/metrics`) are left to it, and so is `/health` once the gateway stops (503).
  */
 function answerHere(head: RequestHead): HeadAnswer | undefined {
   if (head.path === "/metrics" || head.path.startsWith("/p/")) return undefined;
+  if (stopping && head.path === "/health") return undefined;
   const answer = headAnswer(head, false);
   return "kind" in answer ? undefined : answer;
 }
@@ -98,6 +101,7 @@ if ("error" in loaded) {
       if (m.t === "stop") {
         // As on one thread: requests on the open connections still reach the main thread, which
         // answers 503 while it stops, instead of finding their connection reset.
+        stopping = true;
         server.close();
         return;
       }

@@ -42,15 +42,15 @@ const refusesConnections = (port: number) =>
   });
 
 /** A POST on the agent's one connection: its answer, and whether it went on a connection already used. */
-function keptAlivePost(agent: Agent, port: number, id: string) {
+function keptAlivePost(agent: Agent, port: number, id: string, method = "POST", path = "/webhooks/open") {
   return new Promise<{ status: number; body: string; reused: boolean }>((resolve, reject) => {
     const req = httpRequest(
       {
         agent,
         port,
         host: "127.0.0.1",
-        method: "POST",
-        path: "/webhooks/open",
+        method,
+        path,
         headers: { "content-type": "application/json", "X-Request-ID": id },
       },
       (res) => {
@@ -61,7 +61,7 @@ function keptAlivePost(agent: Agent, port: number, id: string) {
       },
     );
     req.on("error", reject);
-    req.end("{}");
+    req.end(method === "POST" ? "{}" : undefined);
   });
 }
 
@@ -92,7 +92,7 @@ describe("uWS on ingress threads (platforms.webhook.workers)", () => {
   });
 
   it.each(["uws", "uws-threads", "node"] as const)(
-    "%s: while a stop waits for a run, a request on an open connection is answered 503, not reset",
+    "%s: while a stop waits for a run, a request on an open connection is answered 503, not reset; /health says 503 too",
     async (http) => {
       const gw = await startTestGateway({
         http,
@@ -123,6 +123,12 @@ describe("uWS on ingress threads (platforms.webhook.workers)", () => {
         gateways.splice(0);
         await vi.waitFor(async () => expect(await refusesConnections(gw.gateway.port)).toBe(true));
         expect(await post("during")).toEqual({
+          status: 503,
+          body: '{"error":"Shutting down"}',
+          reused: true,
+        });
+        // A health check on a kept-alive connection must not call a stopping gateway healthy.
+        expect(await keptAlivePost(agent, gw.gateway.port, "health", "GET", "/health")).toEqual({
           status: 503,
           body: '{"error":"Shutting down"}',
           reused: true,

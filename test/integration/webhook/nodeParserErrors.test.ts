@@ -21,6 +21,18 @@ function firstAnswer(received: string): { status: number; head: string; body: un
     body: JSON.parse(received.slice(split + 4, split + 4 + length)),
   };
 }
+/** Every answer in what the server wrote, in order. */
+function allAnswers(received: string): Array<{ status: number; head: string; body: unknown }> {
+  const answers = [];
+  let rest = received;
+  while (rest.length > 0) {
+    const answer = firstAnswer(rest);
+    answers.push(answer);
+    const length = Number(/content-length:\s*(\d+)/i.exec(answer.head)?.[1]);
+    rest = rest.slice(answer.head.length + 4 + length);
+  }
+  return answers;
+}
 const post = (id: string, lines: string, body: string) =>
   `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\n${lines}\r\n${body}`;
 
@@ -69,6 +81,23 @@ describe("parser refusals on the node server", () => {
     );
   });
 
+  it("Content-Length with Transfer-Encoding, in either order, is a JSON 400 naming both", async () => {
+    const both = /^Bad request: both Content-Length and Transfer-Encoding$/;
+    const body = "2\r\n{}\r\n0\r\n\r\n";
+    await refused(
+      "cl-te",
+      post("cl-te", "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n", body),
+      400,
+      both,
+    );
+    await refused(
+      "te-cl",
+      post("te-cl", "Transfer-Encoding: chunked\r\nContent-Length: 2\r\n", body),
+      400,
+      both,
+    );
+  });
+
   it("broken chunk framing in the body is a JSON 400", async () => {
     await refused(
       "chunk-xx",
@@ -96,10 +125,32 @@ describe("parser refusals on the node server", () => {
     );
   });
 
-  it("junk after a complete request: the request's own answer is written first, then the connection closes", async () => {
-    const answer = await rawUntilClose(gw.gateway.port, post("junk-after", "Content-Length: 2\r\n", "{}xyz"));
-    expect(answer.closed).toBe(true);
-    expect(firstAnswer(answer.received)).toMatchObject({ status: 202, body: { status: "accepted" } });
+  it("junk after a complete request: the request's own answer is written first, then a JSON 400 for the junk", async () => {
+    // A Content-Length shorter than the body sent: the bytes after it are a request of their own.
+    for (const [id, body, first] of [
+      ["junk-after", "{}xyz\r\n\r\n", { status: 202, body: { status: "accepted" } }],
+      ["junk-short", '{"a":1}\r\n\r\n', { status: 400, body: { error: "Invalid JSON body" } }],
+    ] as const) {
+      const answer = await rawUntilClose(gw.gateway.port, post(id, "Content-Length: 2\r\n", body));
+      expect(answer.closed, id).toBe(true);
+      const answers = allAnswers(answer.received);
+      expect(answers, id).toMatchObject([first, { status: 400, body: { error: "Bad request" } }]);
+      expect(answers[0]?.head, id).not.toMatch(/\r\nConnection:/i);
+      expect(answers[1]?.head, id).toMatch(/\r\nConnection: close(\r\n|$)/i);
+    }
+  });
+
+  it("nothing is written after an answer that closes the connection", async () => {
+    for (const [id, bytes] of [
+      ["asked-close", "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nxx\r\n\r\n"],
+      ["unknown-route", "POST /webhooks/nope HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}xx\r\n\r\n"],
+    ] as const) {
+      const answer = await rawUntilClose(gw.gateway.port, bytes);
+      expect(answer.closed, id).toBe(true);
+      const answers = allAnswers(answer.received);
+      expect(answers, id).toHaveLength(1);
+      expect(answers[0]?.head, id).toMatch(/\r\nConnection: close(\r\n|$)/i);
+    }
   });
 });
 

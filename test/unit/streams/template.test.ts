@@ -89,10 +89,17 @@ describe("renderTemplate (spec 2.5)", () => {
     );
   });
 
-  it("never cuts a surrogate pair in half", () => {
-    // `{"t":"` is 6 characters, so the emoji's high surrogate would be character 2000.
-    const payload = { deep: { t: `${"a".repeat(1993)}😀` } };
-    expect(renderTemplate("{deep}", payload)).toBe(`{"t":"${"a".repeat(1993)}`);
+  it("counts characters as code points: an emoji is one character, and a pair is never cut in half", () => {
+    // `{"t":"` is 6 characters, so the emoji is character 2000 and stays whole.
+    const payload = { deep: { t: `${"a".repeat(1993)}😀b` } };
+    expect(renderTemplate("{deep}", payload)).toBe(`{"t":"${"a".repeat(1993)}😀`);
+    // A value of emoji keeps 2000 characters of it (4000 UTF-16 units), not 1000 emoji.
+    const emoji = renderTemplate("{deep}", { deep: { t: "😀".repeat(3000) } });
+    expect([...emoji]).toHaveLength(2000);
+    expect(emoji).toBe(`{"t":"${"😀".repeat(1994)}`);
+    // {__raw__} and the default dump: 4000 characters.
+    const raw = renderTemplate(undefined, { t: "😀".repeat(5000) });
+    expect([...raw]).toHaveLength(4000);
   });
 
   it("renders arbitrary templates without throwing and leaves placeholder-free text unchanged", () => {
