@@ -28,6 +28,7 @@ import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
 import { pairsOption } from "./format.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
+import { callFailure } from "./mcp/callFailure.js";
 import { literalVariablesWarning } from "./mcp/check.js";
 import { printChecks, testAll } from "./mcp/checkCommands.js";
 import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
@@ -347,7 +348,7 @@ async function callTool(
       process.exitCode = 1;
     }
   } catch (err) {
-    if (!interrupt.signal.aborted) throw err;
+    if (!interrupt.signal.aborted) throw callFailure(err);
     process.stderr.write(`svc: ${(interrupt.signal.reason as Error).message}\n`);
   } finally {
     await hub.stop();

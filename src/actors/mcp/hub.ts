@@ -120,7 +120,7 @@ export class McpHub {
         state,
         toolCount: state === "lazy" ? (rt.cachedToolCount ?? 0) : rt.toolset.tools.length - lost.length,
         lazy: rt.entry.lazy,
-        cached: rt.cachedToolCount !== undefined || rt.cachedWhileDisabled === true,
+        cached: rt.cachedToolCount !== undefined || rt.cachedOnDisk === true,
         ...(rt.era === undefined ? {} : { era: rt.era }),
         ...(snapshot.context.lastError === undefined ? {} : { lastError: snapshot.context.lastError }),
         collisions: lost.length === 0 ? rt.toolset.collisions : [...rt.toolset.collisions, ...lost],
@@ -333,10 +333,11 @@ export class McpHub {
       toolset,
       warnings: [],
       cachedToolCount: cache === undefined ? undefined : toolset.tools.length,
-      // Its tools are not registered, but the cache is there, as the offline `svc mcp list` shows.
-      ...(entry.enabled
-        ? {}
-        : { cachedWhileDisabled: readSchemaCache(this.options.cacheDir, name, entry) !== undefined }),
+      // A disabled server, or one that connects eagerly (and may fail to), with a cache from an earlier
+      // connect: the cache is there, as the offline `svc mcp list` shows; its tools are not registered.
+      ...(cache === undefined
+        ? { cachedOnDisk: readSchemaCache(this.options.cacheDir, name, entry) !== undefined }
+        : {}),
       listed: new Set(cache?.tools.map((t) => t.name)),
       era: undefined,
       secrets: [],

@@ -36,8 +36,11 @@ export interface Runtime {
   /** Problems of the last listing (filters matching nothing, names too long), shown by `svc mcp tools`/`test`. */
   warnings: string[];
   cachedToolCount: number | undefined;
-  /** A disabled server with a schema cache from an earlier connect (`svc mcp list` says it is cached). */
-  readonly cachedWhileDisabled?: boolean;
+  /**
+   * A schema cache from an earlier connect was on disk when the server was added, though not read for a
+   * lazy start (disabled, or eager): `svc mcp list` says it is cached before (or without) a connect.
+   */
+  readonly cachedOnDisk?: boolean;
   /** The server's own names of every tool of the last listing (or the cache), registered or not. */
   listed: ReadonlySet<string>;
   era: string | undefined;

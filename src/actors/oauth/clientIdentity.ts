@@ -86,7 +86,9 @@ function storedUsable(
   // A document client is chosen afresh each login (below): only while it is still configured, allowed,
   // and the callback is on a port the document declares.
   if (stored.kind === "cimd") return false;
-  return !(stored.grant_types ?? ["authorization_code"]).every((g) => g === DEVICE_GRANT);
+  // A device login's registration (device_code + refresh_token) has no authorization_code grant: the
+  // server would refuse the authorization request. RFC 7591 2: no grant_types means authorization_code.
+  return (stored.grant_types ?? ["authorization_code"]).includes("authorization_code");
 }
 
 /**

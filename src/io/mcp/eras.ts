@@ -50,7 +50,8 @@ export function speaksStateless(result: DiscoverResult): boolean {
  * other error, and for the stateless revision, which `protocol: auto` reaches through `server/discover`.
  */
 export function unsupportedVersionHint(text: string): string {
-  const version = /Server's protocol version is not supported: (\S+)/.exec(text)?.[1];
+  // Inside the auto fallback's message the version is followed by `), and the server/discover probe…`.
+  const version = /Server's protocol version is not supported: ([^\s),;]+)/.exec(text)?.[1];
   if (version === undefined || version === STATELESS_VERSION) return "";
   return ` — svc speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")} (and ${STATELESS_VERSION} through server/discover): configure the server to offer one of them, or update svc`;
 }

@@ -131,6 +131,30 @@ describe("svc mcp (subprocess)", () => {
     expect(denied.stderr).toMatch(/needs approval \(trust: untrusted\) and it was denied/);
   }, 90_000); // four CLI processes, three starting the stdio fixture
 
+  it("call: a server process that exits under a call of a tool without readOnlyHint fails it naming outcome_uncertain (exit 1)", async () => {
+    // A hand-written stdio server whose only tool, "die", ends the process instead of answering.
+    home.write(
+      "die.mjs",
+      `import { createInterface } from "node:readline";
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.method === "initialize")
+    send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "die", version: "1" } } });
+  else if (m.method === "tools/list")
+    send({ jsonrpc: "2.0", id: m.id, result: { tools: [{ name: "die", inputSchema: { type: "object" } }] } });
+  else if (m.method === "tools/call") process.exit(1);
+});
+`,
+    );
+    writeConfig({ d: { command: process.execPath, args: [`${home.dir}/die.mjs`] } });
+    const lost = await run(home, ["mcp", "call", "d", "die"]);
+    expect(lost.code).toBe(1);
+    expect(lost.stderr).toMatch(
+      /^svc: outcome_uncertain: mcp_servers\.d: the connection was lost while "die" was being called \(the server process exited \(code 1\)[^]*; it may or may not have run — verify its effect before calling it again\n$/,
+    );
+  });
+
   it("test connects once and reports the time, era and registered tools; exit 1 when the connect fails", async () => {
     writeConfig({
       fx: fixture({ tools: { include: ["echo", "add"] } }),

@@ -53,6 +53,23 @@ describe("dynamic client registration (RFC 7591)", () => {
     expect(auth.seen.filter((r) => r.path === "/register")).toHaveLength(0);
   });
 
+  it("a browser login does not reuse a device login's registration (device_code + refresh_token grants): it registers again", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "wasdevice", rs.url, { cimd: false });
+    h.job.store.saveClient({
+      client_id: "dcr-device",
+      redirect_uris: [],
+      grant_types: ["urn:ietf:params:oauth:grant-type:device_code", "refresh_token"],
+      issuer: auth.url,
+      kind: "dcr",
+    });
+    await loginWith(h);
+    expect(auth.seen.filter((r) => r.path === "/register")).toHaveLength(1);
+    expect(h.job.store.readClient()?.client_id).not.toBe("dcr-device");
+  });
+
   it("a registration error names the status and the OAuth error code, not an empty reason", async () => {
     home = tempHome();
     const auth = await as({

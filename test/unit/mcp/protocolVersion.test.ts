@@ -42,5 +42,12 @@ describe("a server answering initialize with a protocol version svc does not spe
   it("no hint for other errors, or for the stateless revision (protocol: auto reaches it by server/discover)", () => {
     expect(unsupportedVersionHint("MCP error -32601: Method not found")).toBe("");
     expect(unsupportedVersionHint("Server's protocol version is not supported: 2026-07-28")).toBe("");
+    // protocol: auto fell back after the server answered initialize with 2026-07-28, and the probe failed:
+    // the version stands inside the fallback's parentheses, and needs no list of versions svc speaks.
+    expect(
+      unsupportedVersionHint(
+        "initialize was refused (Server's protocol version is not supported: 2026-07-28), and the server/discover probe of the 2026-07-28 revision that protocol: auto tries next failed too (MCP error -32601: Method not found) — check that this is an MCP server",
+      ),
+    ).toBe("");
   });
 });
