@@ -26,6 +26,7 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   actors: ["cli", "gateway"],
   agent: ["cli", "gateway"],
   gateway: ["cli"],
+  state: ["cli", "gateway"],
 };
 
 function sourceFiles(dir: string): string[] {

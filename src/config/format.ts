@@ -161,6 +161,18 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
   return `it belongs under ${home} (${home}.${key})`;
 }
 
+/**
+ * The page that lists the keys at `path`: an MCP server entry's in docs/mcp.md (its `oauth` mapping's in
+ * docs/mcp-oauth.md), a delivery platform's in docs/delivery-targets.md, `tools` in docs/agent-tools.md,
+ * the rest (webhook adapter and routes, agent, gateway, state, the top level) in docs/configuration.md.
+ */
+export function docPageOf(path: readonly PropertyKey[]): string {
+  if (path[0] === "mcp_servers") return path[2] === "oauth" ? "docs/mcp-oauth.md" : "docs/mcp.md";
+  if (path[0] === "tools") return "docs/agent-tools.md";
+  if (path[0] === "platforms" && path.length > 1 && path[1] !== "webhook") return "docs/delivery-targets.md";
+  return "docs/configuration.md";
+}
+
 function unknownKeys(
   keys: readonly string[],
   known: readonly string[],
@@ -181,8 +193,7 @@ function unknownKeys(
       : meant.length === 0
         ? "check the spelling"
         : `did you mean ${meant.map(([key, match]) => (keys.length === 1 ? `"${match}"` : `"${match}" for "${key}"`)).join(", ")}?`;
-  // An MCP server entry's keys are described in docs/mcp.md, the rest in docs/configuration.md.
-  const doc = path[0] === "mcp_servers" ? "docs/mcp.md" : "docs/configuration.md";
+  const doc = docPageOf(path);
   return `unknown key${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")} — ${hint} (see ${doc})`;
 }
 

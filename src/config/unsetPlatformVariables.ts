@@ -44,11 +44,13 @@ export function unsetPlatformVariableWarnings(config: Config, file: string): str
       ...unsetIn(agent.command, "agent.command", "the agent's process", file).map((w) => `[agent] ${w}`),
     );
   const search = config.tools?.web_search;
-  if (search !== undefined)
+  if (search !== undefined) {
+    // SearXNG takes no key: its api_key is never sent (unusedSettings.ts names it as unused instead).
+    const { api_key, ...keyless } = search;
+    const sent = search.backend === "searxng" ? keyless : search;
     warnings.push(
-      ...unsetIn(search, "tools.web_search", `the ${search.backend} backend`, file).map(
-        (w) => `[agent] ${w}`,
-      ),
+      ...unsetIn(sent, "tools.web_search", `the ${search.backend} backend`, file).map((w) => `[agent] ${w}`),
     );
+  }
   return warnings;
 }

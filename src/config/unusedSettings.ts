@@ -45,6 +45,11 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
     warnings.push(
       `[state] ${file}: ${redisKeys.map((key) => `state.${key}`).join(" and ")} ${redisKeys.length === 1 ? "is" : "are"} set, but state.backend is ${state.backend}: Redis is not used — set state.backend: redis to share state between gateways, or remove ${redisKeys.length === 1 ? "it" : "them"}`,
     );
+  const search = config.tools?.web_search;
+  if (search?.backend === "searxng" && search.api_key !== undefined)
+    warnings.push(
+      `[agent] ${file}: tools.web_search.api_key is set, but the searxng backend takes no key: it is never sent — remove it (brave and tavily use it)`,
+    );
   for (const [name, entry] of Object.entries(config.mcp_servers))
     warnings.push(...unusedMcpKeys(entry).map((problem) => `[mcp] ${file}: mcp_servers.${name}: ${problem}`));
   warnings.push(...unsetPlatformVariableWarnings(config, file));

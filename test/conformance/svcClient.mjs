@@ -32,6 +32,9 @@ const svcArgv = process.env.SVC_CONFORMANCE_ARGV
   ? JSON.parse(process.env.SVC_CONFORMANCE_ARGV)
   : [join(here, "../../src/cli/main.ts")];
 const entry = svcArgv[svcArgv.length - 1];
+// Run by hand (docs/mcp-oauth.md: `--command "node test/conformance/svcClient.mjs"`), plain node cannot
+// import the TypeScript source: the tsx loader is registered here, as the test's argv does with --import tsx.
+if (extname(entry) === ".ts" && !process.env.SVC_CONFORMANCE_ARGV) (await import("tsx/esm/api")).register();
 const { main } = await import(pathToFileURL(join(dirname(entry), `run${extname(entry)}`)).href);
 const home = mkdtempSync(join(tmpdir(), "svc-conformance-"));
 const env = {

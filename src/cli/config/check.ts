@@ -13,6 +13,7 @@ import { idleKeys } from "../../gateway/idleRouteKeys.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
 import { homeProblem } from "../../io/homeWritable.js";
+import { logLevelProblem } from "../../io/log.js";
 import { renderEntry } from "../../io/mcp/render.js";
 import { existingProfiles, profilesOnDisk } from "../../io/profiles.js";
 import { secretFiles, secretFilesReadableByOthers } from "../../io/secretFileModes.js";
@@ -76,6 +77,9 @@ export async function checkConfig(
   if (home !== undefined) problems.push(home);
   const idle = nothingToRun(loaded);
   if (idle !== undefined) problems.push(idle);
+  // svc gateway run refuses an SVC_LOG_LEVEL it does not know before it reads anything else.
+  const level = logLevelProblem(options.env ?? process.env);
+  if (level !== undefined) problems.push(level);
   // What the gateway logs at start, without the log line's `[agent] ` / `[webhook] ` tag.
   const untagged = (lines: readonly string[]) => lines.map((line) => line.replace(/^\[\w+\] /, ""));
   const warnings = [

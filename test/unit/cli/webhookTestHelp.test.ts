@@ -13,3 +13,15 @@ describe("svc webhook test --help", () => {
     );
   });
 });
+
+describe("svc webhook deliveries --help", () => {
+  it("names the columns in the order the table prints them (docs/cli.md)", async () => {
+    const program = await buildProgram(["node", "svc", "webhook", "deliveries", "--help"]);
+    const deliveries = program.commands
+      .find((c) => c.name() === "webhook")
+      ?.commands.find((c) => c.name() === "deliveries");
+    expect(deliveries?.description()).toMatch(
+      /newest first: time, delivery ID, route, event, answer, run, delivery$/,
+    );
+  });
+});

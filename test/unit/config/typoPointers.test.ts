@@ -42,4 +42,17 @@ describe("typos point at the fix", () => {
   it("a misspelt key elsewhere still points to docs/configuration.md", () => {
     expect(load("agent:\n  providr: echo\n")).toThrow(/\(see docs\/configuration\.md\)/);
   });
+
+  it("a delivery platform's, tools' and an oauth mapping's key point to the page that lists them", () => {
+    // configuration.md covers the webhook adapter, routes, agent, gateway and state only.
+    expect(load("platforms:\n  slack: {enabled: true, token: t, chanel: x}\n")).toThrow(
+      /platforms\.slack: unknown key "chanel" — check the spelling \(see docs\/delivery-targets\.md\)$/,
+    );
+    expect(load("tools:\n  web: {max_byte: 5}\n")).toThrow(
+      /tools\.web: unknown key "max_byte" — did you mean "max_bytes"\? \(see docs\/agent-tools\.md\)$/,
+    );
+    expect(load("mcp_servers:\n  a: {url: 'https://x/mcp', auth: oauth, oauth: {bogus: 1}}\n")).toThrow(
+      /mcp_servers\.a\.oauth: unknown key "bogus" — check the spelling \(see docs\/mcp-oauth\.md\)$/,
+    );
+  });
 });

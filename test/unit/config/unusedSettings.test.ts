@@ -156,6 +156,18 @@ describe("the search backend's ${VAR} that nothing sets is named", () => {
         `{BRAVE_API_KEY} is not set — set BRAVE_API_KEY in /h/.env or the environment; until then its literal text is used (sent to the brave backend as written)`,
     ]);
   });
+
+  it("an api_key with the searxng backend, which never sends one: named as unused, not as 'sent as written'", () => {
+    expect(
+      warningsFor({
+        tools: {
+          web_search: { backend: "searxng", url: "http://127.0.0.1:8080", api_key: "$" + "{BRAVE_API_KEY}" },
+        },
+      }),
+    ).toEqual([
+      `[agent] ${FILE}: tools.web_search.api_key is set, but the searxng backend takes no key: it is never sent — remove it (brave and tavily use it)`,
+    ]);
+  });
 });
 
 describe("a command agent's ${VAR} that nothing sets is named", () => {

@@ -63,4 +63,12 @@ describe("scripts/checkImports.ts (run by npm test)", () => {
     expect(found).toContain("layer: streams/s.ts imports io/x.ts (streams/ must not import io/)");
     expect(found).toContain("layer: io/x.ts imports cli/c.ts (io/ must not import cli/)");
   });
+
+  it("fails when state/ imports gateway/ (ARCHITECTURE.md: the state backends sit below the composition root)", () => {
+    const found = problems({
+      "state/s.ts": 'import { g } from "../gateway/g.js";\nexport const s = g;\n',
+      "gateway/g.ts": "export const g = 1;\n",
+    });
+    expect(found).toContain("layer: state/s.ts imports gateway/g.ts (state/ must not import gateway/)");
+  });
 });
