@@ -198,6 +198,17 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     );
   });
 
+  it("a scope that is neither a string nor a list of them names the key and both forms", () => {
+    const oauth = (scope: string) =>
+      load(`mcp_servers:\n  o:\n    url: https://x\n    auth: oauth\n    oauth: { scope: ${scope} }\n`);
+    expect(() => oauth("5")).toThrow(
+      /mcp_servers\.o\.oauth\.scope: expected a scope or a list of scopes \(read write, or \[read, write\]\), got 5$/m,
+    );
+    expect(() => oauth("[1]")).toThrow(
+      /mcp_servers\.o\.oauth\.scope: expected a scope or a list of scopes .*got \[1\]$/m,
+    );
+  });
+
   it("refuses private_key_jwt and a secret-based auth method without client_secret, naming the key", () => {
     const oauth = (lines: string) =>
       load(`mcp_servers:\n  o:\n    url: https://x\n    auth: oauth\n    oauth:\n${lines}`);
