@@ -228,6 +228,17 @@ function hiddenEntryValue(issue: z.core.$ZodIssue): string | undefined {
   return `expected a string, got ${kind} (not shown: the key holds a secret)`;
 }
 
+/** An MCP server's `command` written as a whole argv list (`[npx, -y, pkg]`, as opencode's config writes it). */
+function mcpCommandList(path: readonly PropertyKey[], input: unknown): input is [string, ...string[]] {
+  return (
+    path.at(-1) === "command" &&
+    path.at(-3) === "mcp_servers" &&
+    Array.isArray(input) &&
+    input.length > 0 &&
+    input.every((part) => typeof part === "string" && part !== "")
+  );
+}
+
 /**
  * One line per problem: `<file>: <key.path>: <what is wrong>`. `placement` (config.yaml only) adds where
  * an unknown key belongs when it is another section's key.
@@ -254,6 +265,8 @@ export function formatIssue(
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
       message += ` — put it in quotes if it is meant as text`;
+    else if (mcpCommandList(issue.path, issue.input))
+      message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
       message += ` — a $\{VAR} always gives text: write the value itself in the file`;
     else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
