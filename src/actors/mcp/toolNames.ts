@@ -1,4 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { addVariablesAdvice, unsetVariablesIn } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { fnmatchAny } from "./fnmatch.js";
 import { inputSchemaProblem } from "./toolSchema.js";
@@ -118,11 +119,15 @@ export function unmatchedFilters(
   return ignored.concat(
     patterns.flatMap((pattern) => {
       if (tools.some((t) => fnmatchAny([pattern])(t.name))) return [];
+      // The policy is rendered: a `${VAR}` left in it is set nowhere, so the pattern is its literal text.
+      const unset = unsetVariablesIn(pattern);
       const meant = tools.filter((t) => sanitize(t.name) === pattern).map((t) => `"${t.name}"`);
       const hint =
-        meant.length > 0
-          ? ` — filters use the server's own names: did you mean ${meant.join(" or ")}?`
-          : " — filters use the server's own names (svc mcp tools <server> shows them)";
+        unset.length > 0
+          ? ` — ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set, so it stands as written: ${addVariablesAdvice(unset, "the profile's .env or the environment")}`
+          : meant.length > 0
+            ? ` — filters use the server's own names: did you mean ${meant.join(" or ")}?`
+            : " — filters use the server's own names (svc mcp tools <server> shows them)";
       return [`tools.${key}: "${pattern}" matches no tool of this server${hint}`];
     }),
   );

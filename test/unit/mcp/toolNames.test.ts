@@ -79,6 +79,13 @@ describe("tools policy (spec 2.2)", () => {
     ]);
   });
 
+  it("an entry holding a ${VAR} nothing set (the policy is rendered) names the variable, not the tool names", () => {
+    expect(unmatchedFilters(all, policy({ exclude: ["${DENY}", "x-${A}-${env:B}"] }))).toEqual([
+      'tools.exclude: "${DENY}" matches no tool of this server — ${DENY} is not set, so it stands as written: add DENY=... to the profile\'s .env or the environment',
+      'tools.exclude: "x-${A}-${env:B}" matches no tool of this server — ${A}, ${B} are not set, so it stands as written: add A=..., B=... to the profile\'s .env or the environment',
+    ]);
+  });
+
   it("rule 4: utility tools only when enabled and the capability exists", () => {
     const both = { resources: true, prompts: true };
     expect(names(buildToolset("s", [], both, policy({ resources: true })).tools)).toEqual([
