@@ -67,6 +67,24 @@ export function unregisteredUtilityReason(
   return `it is a utility tool of tools.${capability}, and the server does not offer ${capability} (utility tools are registered only for what the server offers)`;
 }
 
+/**
+ * Why a tool the server lists (by its own name) is not registered: `tools.include` / `tools.exclude` leave
+ * it out, or another of the server's tools took its registered name (`collisions` of its toolset).
+ * Undefined when neither explains it.
+ */
+export function unregisteredListedReason(
+  tool: string,
+  policy: McpServerEntry["tools"],
+  collisions: readonly string[],
+): string | undefined {
+  if (selectTools([{ name: tool }], policy).length === 0)
+    return policy.include !== undefined
+      ? `the server lists it, but tools.include leaves it out — add "${tool}" to tools.include`
+      : `the server lists it, but tools.exclude leaves it out — remove its entry from tools.exclude`;
+  const lost = collisions.find((c) => c.endsWith(`; "${tool}" is skipped`));
+  return lost === undefined ? undefined : `it lost a name collision: ${lost.slice(lost.indexOf(": ") + 2)}`;
+}
+
 /** `readOnlyHint: true` from the server (the snake-case `read_only_hint` spelling counts too). */
 export function isReadOnly(tool: Pick<Tool, "annotations">): boolean {
   const annotations = (tool.annotations ?? {}) as Record<string, unknown>;

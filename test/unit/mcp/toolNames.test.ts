@@ -8,6 +8,7 @@ import {
   sanitize,
   selectTools,
   unmatchedFilters,
+  unregisteredListedReason,
 } from "../../../src/actors/mcp/toolNames.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 
@@ -77,6 +78,20 @@ describe("tools policy (spec 2.2)", () => {
     expect(unmatchedFilters(all, policy({ include: "shell", exclude: "nope" }))).toEqual([
       "tools.exclude is ignored because tools.include is set (include wins) — remove one of them",
     ]);
+  });
+
+  it("a listed tool that is not registered is explained by the filter that leaves it out or the collision it lost", () => {
+    const collisions = ['s: "a_b" and "a-b" both register as mcp__s__a_b; "a_b" is skipped'];
+    expect(unregisteredListedReason("shell", policy({ include: "web-*" }), [])).toBe(
+      'the server lists it, but tools.include leaves it out — add "shell" to tools.include',
+    );
+    expect(unregisteredListedReason("shell", policy({ exclude: ["sh*"] }), [])).toBe(
+      "the server lists it, but tools.exclude leaves it out — remove its entry from tools.exclude",
+    );
+    expect(unregisteredListedReason("a_b", policy({}), collisions)).toBe(
+      'it lost a name collision: "a_b" and "a-b" both register as mcp__s__a_b; "a_b" is skipped',
+    );
+    expect(unregisteredListedReason("a-b", policy({}), collisions)).toBeUndefined();
   });
 
   it("an entry holding a ${VAR} nothing set (the policy is rendered) names the variable, not the tool names", () => {
