@@ -139,7 +139,9 @@ export function unmatchedFilters(
       if (tools.some((t) => fnmatchAny([pattern])(t.name))) return [];
       // The policy is rendered: a `${VAR}` left in it is set nowhere, so the pattern is its literal text.
       const unset = unsetVariablesIn(pattern);
-      const meant = tools.filter((t) => sanitize(t.name) === pattern).map((t) => `"${t.name}"`);
+      // A sanitized name (`write_note` for `write-note`), or another case (matching is case-sensitive).
+      const loose = (name: string) => sanitize(name).toLowerCase();
+      const meant = tools.filter((t) => loose(t.name) === loose(pattern)).map((t) => `"${t.name}"`);
       const hint =
         unset.length > 0
           ? ` — ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set, so it stands as written: ${addVariablesAdvice(unset, "the profile's .env or the environment")}`

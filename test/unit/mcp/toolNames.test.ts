@@ -74,6 +74,11 @@ describe("tools policy (spec 2.2)", () => {
       'tools.include: "nope" matches no tool of this server — filters use the server\'s own names (svc mcp tools <server> shows them)',
     ]);
     expect(unmatchedFilters(all, policy({ exclude: "shel" }))).toHaveLength(1);
+    // Matching is case-sensitive, as fnmatchcase: another case gets the server's spelling.
+    expect(unmatchedFilters(all, policy({ include: ["Web-Fetch", "GIT_LOG"] }))).toEqual([
+      'tools.include: "Web-Fetch" matches no tool of this server — filters use the server\'s own names: did you mean "web-fetch"?',
+      'tools.include: "GIT_LOG" matches no tool of this server — filters use the server\'s own names: did you mean "git.log"?',
+    ]);
     // Rule 3: exclude is ignored when include is set: said once, its entries not checked.
     expect(unmatchedFilters(all, policy({ include: "shell", exclude: "nope" }))).toEqual([
       "tools.exclude is ignored because tools.include is set (include wins) — remove one of them",
