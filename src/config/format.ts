@@ -161,12 +161,42 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
   return `it belongs under ${home} (${home}.${key})`;
 }
 
+/**
+ * Keys other MCP clients write in a server entry (Claude Desktop, Cline, Windsurf, VS Code), pasted into
+ * `mcp_servers`: what svc reads instead.
+ */
+const OTHER_CLIENTS_MCP_KEYS: Readonly<Record<string, string>> = {
+  disabled: "write enabled: false for disabled: true (or remove it)",
+  serverUrl: "write url",
+  transportType: "write transport",
+  cwd: "svc has no cwd: a stdio server starts in the gateway's working directory — give absolute paths in command and args, or a wrapper script that changes directory",
+  envFile:
+    'svc has no envFile: put the variables in the profile\'s .env and pass each one as env: {NAME: "${NAME}"}',
+  alwaysAllow: "svc has no per-tool approval list: trust: full (the default) runs every tool without asking",
+  autoApprove: "svc has no per-tool approval list: trust: full (the default) runs every tool without asking",
+};
+
+/** An `mcp_servers.<name>` entry's unknown keys that are other clients' keys, each with what to write instead. */
+function otherClientsKeys(path: readonly PropertyKey[], keys: readonly string[]): string | undefined {
+  if (path[0] !== "mcp_servers" || path.length !== 2) return undefined;
+  const hints = keys.filter((key) => Object.hasOwn(OTHER_CLIENTS_MCP_KEYS, key));
+  if (hints.length === 0) return undefined;
+  const others = keys.filter((key) => !hints.includes(key));
+  return [
+    ...hints.map((key) => `${key}: ${OTHER_CLIENTS_MCP_KEYS[key]}`),
+    ...(others.length === 0 ? [] : [`${others.map((k) => `"${k}"`).join(", ")}: check the spelling`]),
+  ].join("; ");
+}
+
 function unknownKeys(
   keys: readonly string[],
   known: readonly string[],
   at?: { path: readonly PropertyKey[]; input?: unknown },
   path: readonly PropertyKey[] = at?.path ?? [],
 ): string {
+  const foreign = otherClientsKeys(path, keys);
+  if (foreign !== undefined)
+    return `unknown key${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")} — ${foreign} (see docs/mcp.md)`;
   const meant = keys.flatMap((key) => {
     const match = nearMiss(key, known);
     return match === undefined || keys.includes(match) ? [] : [[key, match] as const];
