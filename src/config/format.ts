@@ -173,12 +173,42 @@ export function docPageOf(path: readonly PropertyKey[]): string {
   return "docs/configuration.md";
 }
 
+/**
+ * Keys other MCP clients write in a server entry (Claude Desktop, Cline, Windsurf, VS Code), pasted into
+ * `mcp_servers`: what svc reads instead.
+ */
+const OTHER_CLIENTS_MCP_KEYS: Readonly<Record<string, string>> = {
+  disabled: "write enabled: false for disabled: true (or remove it)",
+  serverUrl: "write url",
+  transportType: "write transport",
+  cwd: "svc has no cwd: a stdio server starts in the gateway's working directory — give absolute paths in command and args, or a wrapper script that changes directory",
+  envFile:
+    'svc has no envFile: put the variables in the profile\'s .env and pass each one as env: {NAME: "${NAME}"}',
+  alwaysAllow: "svc has no per-tool approval list: trust: full (the default) runs every tool without asking",
+  autoApprove: "svc has no per-tool approval list: trust: full (the default) runs every tool without asking",
+};
+
+/** An `mcp_servers.<name>` entry's unknown keys that are other clients' keys, each with what to write instead. */
+function otherClientsKeys(path: readonly PropertyKey[], keys: readonly string[]): string | undefined {
+  if (path[0] !== "mcp_servers" || path.length !== 2) return undefined;
+  const hints = keys.filter((key) => Object.hasOwn(OTHER_CLIENTS_MCP_KEYS, key));
+  if (hints.length === 0) return undefined;
+  const others = keys.filter((key) => !hints.includes(key));
+  return [
+    ...hints.map((key) => `${key}: ${OTHER_CLIENTS_MCP_KEYS[key]}`),
+    ...(others.length === 0 ? [] : [`${others.map((k) => `"${k}"`).join(", ")}: check the spelling`]),
+  ].join("; ");
+}
+
 function unknownKeys(
   keys: readonly string[],
   known: readonly string[],
   at?: { path: readonly PropertyKey[]; input?: unknown },
   path: readonly PropertyKey[] = at?.path ?? [],
 ): string {
+  const foreign = otherClientsKeys(path, keys);
+  if (foreign !== undefined)
+    return `unknown key${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")} — ${foreign} (see docs/mcp.md)`;
   const meant = keys.flatMap((key) => {
     const match = nearMiss(key, known);
     return match === undefined || keys.includes(match) ? [] : [[key, match] as const];
@@ -239,6 +269,17 @@ function hiddenEntryValue(issue: z.core.$ZodIssue): string | undefined {
   return `expected a string, got ${kind} (not shown: the key holds a secret)`;
 }
 
+/** An MCP server's `command` written as a whole argv list (`[npx, -y, pkg]`, as opencode's config writes it). */
+function mcpCommandList(path: readonly PropertyKey[], input: unknown): input is [string, ...string[]] {
+  return (
+    path.at(-1) === "command" &&
+    path.at(-3) === "mcp_servers" &&
+    Array.isArray(input) &&
+    input.length > 0 &&
+    input.every((part) => typeof part === "string" && part !== "")
+  );
+}
+
 /**
  * One line per problem: `<file>: <key.path>: <what is wrong>`. `placement` (config.yaml only) adds where
  * an unknown key belongs when it is another section's key.
@@ -265,6 +306,8 @@ export function formatIssue(
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
       message += ` — put it in quotes if it is meant as text`;
+    else if (mcpCommandList(issue.path, issue.input))
+      message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
       message += ` — a $\{VAR} always gives text: write the value itself in the file`;
     else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")

@@ -103,11 +103,14 @@ function placeholder(whole: string, scope: InterpolationScope, unresolved: strin
   const inner = whole.slice(2, -1);
   const context = contextVariable(inner, scope);
   if (context !== undefined) return context;
-  const variable = inner.startsWith("env:") ? inner.slice(4) : inner;
+  const fromEnv = inner.startsWith("env:");
+  const variable = fromEnv ? inner.slice(4) : inner;
   // `${NAME:-fallback}` as a shell and docker compose read it: the fallback when NAME is unset or empty.
   const withFallback = FALLBACK.exec(variable);
   const name = withFallback?.[1] ?? variable;
-  const found = lookup(name, scope);
+  // `${userHome:-/x}`: a context variable is always set (`${env:userHome}` names the environment's).
+  const found =
+    (withFallback !== null && !fromEnv ? contextVariable(name, scope) : undefined) ?? lookup(name, scope);
   if (withFallback !== null) {
     if (found !== undefined && found !== "") return found;
     const fallback = interpolate(withFallback[2] ?? "", scope);

@@ -6,6 +6,7 @@ import { SvcError } from "../errors.js";
 import { formatIssues, WrittenAs } from "./format.js";
 import { type InterpolationScope, interpolate, interpolateDeep } from "./interpolate.js";
 import { knownKeysAt } from "./knownKeys.js";
+import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
 import { prepareConfigDocument } from "./yamlNodes.js";
@@ -458,17 +459,20 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   }
   const record = raw as Record<string, unknown>;
   dropNullSections(record);
-  // MCP entries stay raw: they are rendered at connect time (a `${VAR}` set later must be picked up).
+  // MCP entries stay raw: they are rendered at connect time (a `${VAR}` set later must be picked up),
+  // except the keys the schema checks at load (transport, durations, ...: see mcpLoadKeys.ts).
   const { mcp_servers, ...rest } = record;
   const rendered = interpolateDeep(rest, scope);
   const enabledFromEnv = applyWebhookEnv(rendered, scope, paths.env);
-  const parsed = configSchema.safeParse({ ...rendered, mcp_servers }, { reportInput: true });
-  if (!parsed.success) {
+  const mcp = renderLoadTimeKeys(mcp_servers, scope);
+  const parsed = configSchema.safeParse({ ...rendered, mcp_servers: mcp.servers }, { reportInput: true });
+  if (!parsed.success || mcp.issues.length > 0) {
+    const issues = withUnsetLoadTimeKeys(parsed.error?.issues ?? [], mcp);
     throw new SvcError(
       "config_invalid",
       formatIssues(
         paths.config,
-        writtenAsInFile(pointIntoExtra(parsed.error.issues, webhookExtraKeys(rendered)), rest),
+        writtenAsInFile(pointIntoExtra(issues, webhookExtraKeys(rendered)), { ...rest, mcp_servers }),
         (path) =>
           // A key under `extra` is one of platforms.webhook's own.
           knownKeysAt(

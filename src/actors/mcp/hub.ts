@@ -35,6 +35,7 @@ import {
   type RegisteredTool,
   registeredName,
   sanitize,
+  unregisteredListedReason,
   unregisteredUtilityReason,
 } from "./toolNames.js";
 
@@ -186,9 +187,16 @@ export class McpHub {
                   rt.entry.tools,
                   session.capabilities,
                 );
+          const listed = rt.listed.has(toolName)
+            ? unregisteredListedReason(
+                toolName,
+                renderToolsPolicy(rt.entry, this.options.scope()),
+                rt.toolset.collisions,
+              )
+            : undefined;
           throw new SvcError(
             "mcp_call",
-            `mcp_servers.${server}: no tool "${toolName}" is registered — ${utility ?? `run svc mcp tools ${server} (tools.include/exclude match the server's own names)`}`,
+            `mcp_servers.${server}: no tool "${toolName}" is registered — ${utility ?? listed ?? `run svc mcp tools ${server} (tools.include/exclude match the server's own names)`}`,
           );
         }
         const trust = interpolate(rt.entry.trust, this.options.scope()).value;

@@ -1,4 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { addVariablesAdvice, unsetVariablesIn } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { fnmatchAny } from "./fnmatch.js";
 import { inputSchemaProblem } from "./toolSchema.js";
@@ -66,6 +67,24 @@ export function unregisteredUtilityReason(
   return `it is a utility tool of tools.${capability}, and the server does not offer ${capability} (utility tools are registered only for what the server offers)`;
 }
 
+/**
+ * Why a tool the server lists (by its own name) is not registered: `tools.include` / `tools.exclude` leave
+ * it out, or another of the server's tools took its registered name (`collisions` of its toolset).
+ * Undefined when neither explains it.
+ */
+export function unregisteredListedReason(
+  tool: string,
+  policy: McpServerEntry["tools"],
+  collisions: readonly string[],
+): string | undefined {
+  if (selectTools([{ name: tool }], policy).length === 0)
+    return policy.include !== undefined
+      ? `the server lists it, but tools.include leaves it out — add "${tool}" to tools.include`
+      : `the server lists it, but tools.exclude leaves it out — remove its entry from tools.exclude`;
+  const lost = collisions.find((c) => c.endsWith(`; "${tool}" is skipped`));
+  return lost === undefined ? undefined : `it lost a name collision: ${lost.slice(lost.indexOf(": ") + 2)}`;
+}
+
 /** `readOnlyHint: true` from the server (the snake-case `read_only_hint` spelling counts too). */
 export function isReadOnly(tool: Pick<Tool, "annotations">): boolean {
   const annotations = (tool.annotations ?? {}) as Record<string, unknown>;
@@ -118,11 +137,17 @@ export function unmatchedFilters(
   return ignored.concat(
     patterns.flatMap((pattern) => {
       if (tools.some((t) => fnmatchAny([pattern])(t.name))) return [];
-      const meant = tools.filter((t) => sanitize(t.name) === pattern).map((t) => `"${t.name}"`);
+      // The policy is rendered: a `${VAR}` left in it is set nowhere, so the pattern is its literal text.
+      const unset = unsetVariablesIn(pattern);
+      // A sanitized name (`write_note` for `write-note`), or another case (matching is case-sensitive).
+      const loose = (name: string) => sanitize(name).toLowerCase();
+      const meant = tools.filter((t) => loose(t.name) === loose(pattern)).map((t) => `"${t.name}"`);
       const hint =
-        meant.length > 0
-          ? ` — filters use the server's own names: did you mean ${meant.join(" or ")}?`
-          : " — filters use the server's own names (svc mcp tools <server> shows them)";
+        unset.length > 0
+          ? ` — ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set, so it stands as written: ${addVariablesAdvice(unset, "the profile's .env or the environment")}`
+          : meant.length > 0
+            ? ` — filters use the server's own names: did you mean ${meant.join(" or ")}?`
+            : " — filters use the server's own names (svc mcp tools <server> shows them)";
       return [`tools.${key}: "${pattern}" matches no tool of this server${hint}`];
     }),
   );

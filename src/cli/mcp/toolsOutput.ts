@@ -2,6 +2,9 @@ import type { RegisteredTool } from "../../actors/mcp/toolNames.js";
 import { terminalText } from "../../io/terminalText.js";
 import { formatTable } from "../format.js";
 
+/** A description's lines as a terminal shows them: Windows (`\r\n`) and old Mac (`\r`) breaks as `\n`, no blank lines around. */
+const lines = (text: string) => text.replace(/\r\n?/g, "\n").trim();
+
 /**
  * `svc mcp tools <server>`: each registered name, the server's own name and its description (first line);
  * `schema` adds each input schema (indented JSON); `json` prints everything as one JSON array instead.
@@ -24,7 +27,7 @@ export function formatTools(
     )}\n`;
   // The server's text: no escape sequence reaches the terminal, and a long description stays one line.
   const firstLine = (text: string | undefined) => {
-    const line = terminalText((text ?? "").trim().split("\n")[0] ?? "");
+    const line = terminalText(lines(text ?? "").split("\n")[0] ?? "");
     return line.length > 100 ? `${line.slice(0, 99)}…` : line;
   };
   if (options.schema !== true)
@@ -35,7 +38,7 @@ export function formatTools(
   return tools
     .map((t) => {
       const schema = terminalText(JSON.stringify(t.inputSchema, null, 2)).replace(/^/gm, "    ");
-      return `${t.name} (${terminalText(t.original)})\n  ${terminalText(t.description ?? "(no description)").replace(/\n/g, "\n  ")}\n  input schema:\n${schema}\n`;
+      return `${t.name} (${terminalText(t.original)})\n  ${terminalText(lines(t.description ?? "") || "(no description)").replace(/\n/g, "\n  ")}\n  input schema:\n${schema}\n`;
     })
     .join("\n");
 }

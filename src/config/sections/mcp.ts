@@ -93,7 +93,10 @@ export const oauthSchema = z
       .optional(),
     client_name: z.string().min(1).optional(),
     scope: z
-      .union([z.string(), z.array(z.string().min(1))])
+      .union([z.string(), z.array(z.string().min(1))], {
+        error: (i) =>
+          `expected a scope or a list of scopes (read write, or [read, write]), got ${describe(i.input)}`,
+      })
       .transform((v) => (Array.isArray(v) ? v.join(" ") : v))
       .optional(),
     redirect_uri: z

@@ -72,3 +72,20 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 });
+
+describe("an MCP server entry with another client's keys (pasted from Claude Desktop, Cline, Windsurf, VS Code)", () => {
+  const mcp = (entry: string) =>
+    refusal(`platforms: {webhook: {enabled: true}}\nmcp_servers:\n  a: {${entry}}\n`);
+
+  it("says what svc reads instead of each one", () => {
+    expect(mcp("serverUrl: https://x/mcp, transportType: sse")).toContain(
+      'FILE: mcp_servers.a: unknown keys "serverUrl", "transportType" — serverUrl: write url; transportType: write transport (see docs/mcp.md)',
+    );
+    expect(mcp("command: x, disabled: true")).toBe(
+      'FILE: mcp_servers.a: unknown key "disabled" — disabled: write enabled: false for disabled: true (or remove it) (see docs/mcp.md)',
+    );
+    expect(mcp("command: x, cwd: /srv, autoApprove: [t], timout: 5")).toMatch(
+      /^FILE: mcp_servers\.a: unknown keys "cwd", "autoApprove", "timout" — cwd: svc has no cwd: a stdio server starts in the gateway's working directory .*; autoApprove: svc has no per-tool approval list: trust: full .*; "timout": check the spelling \(see docs\/mcp\.md\)$/,
+    );
+  });
+});

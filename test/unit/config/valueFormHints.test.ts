@@ -148,6 +148,19 @@ describe("coalesce written in another form", () => {
   });
 });
 
+describe("an MCP server's command", () => {
+  it("written as a whole argv list (as opencode's config does) says to split it into command and args", () => {
+    const mcp = (command: string) =>
+      refusal(`platforms: {webhook: {enabled: true}}\nmcp_servers:\n  a: {command: ${command}}\n`);
+    expect(mcp("[npx, -y, '@scope/pkg']")).toBe(
+      `FILE: mcp_servers.a.command: expected a string, got ["npx","-y","@scope/pkg"] — command is the program alone: write command: npx and args: [-y, @scope/pkg]`,
+    );
+    expect(mcp("[uvx]")).toBe(
+      `FILE: mcp_servers.a.command: expected a string, got ["uvx"] — command is the program alone: write command: uvx`,
+    );
+  });
+});
+
 describe("route names", () => {
   it("a name of allowed characters that starts with one a name may not start with says so", () => {
     expect(refusal(webhook("    routes:\n      -x: {secret: s}\n"))).toBe(

@@ -198,6 +198,81 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     );
   });
 
+  it("renders ${VAR} in the text keys checked at load (transport, protocol, durations, tools switches, oauth.flow)", () => {
+    home = tempHome();
+    home.write(".env", "T=sse\nTO=2.5\nR=yes\nF=device\n");
+    home.write(
+      "config.yaml",
+      [
+        "mcp_servers:",
+        "  a:",
+        "    url: https://x/sse",
+        '    transport: "${T}"',
+        '    protocol: "${PROTO:-legacy}"',
+        '    timeout: "${TO}"',
+        '    connect_timeout: "${env:CT}"',
+        '    tools: { resources: "${R}", prompts: "${R}" }',
+        "    auth: oauth",
+        '    oauth: { flow: "${F}" }',
+        "  b:",
+        "    command: x",
+        '    type: "${STDIO}"',
+        "",
+      ].join("\n"),
+    );
+    const { config } = loadConfig({ home: home.dir, env: { CT: "7", STDIO: "stdio" } });
+    const a = config.mcp_servers.a;
+    expect(a && transportKind(a)).toBe("sse");
+    expect(a).toMatchObject({
+      protocol: "legacy",
+      timeout: 2.5,
+      connect_timeout: 7,
+      tools: { resources: true, prompts: true },
+    });
+    expect(a?.oauth?.flow).toBe("device");
+    expect(config.mcp_servers.b?.transport).toBe("stdio");
+  });
+
+  it("a text key checked at load whose ${VAR} is not set names it and the .env to set it in; a rendered value is never quoted", () => {
+    home = tempHome();
+    home.write(".env", "TO=soon\nP=modern\n");
+    const file = home.write(
+      "config.yaml",
+      'mcp_servers:\n  a:\n    url: https://x\n    transport: "${T}"\n    timeout: "${TO}"\n    protocol: "${P}"\n    enabled: "${E}"\n',
+    );
+    let message = "";
+    try {
+      loadConfig({ home: home.dir, env: { E: "true" } });
+    } catch (err) {
+      message = (err as Error).message.replaceAll(file, "FILE").replaceAll(home.dir, "HOME");
+    }
+    expect(message).toContain(
+      "FILE: mcp_servers.a.transport: ${T} is not set — set T in HOME/.env or the environment",
+    );
+    expect(message).toContain(
+      'FILE: mcp_servers.a.timeout: expected seconds, got "${TO}" (the value it gives is not shown)',
+    );
+    expect(message).toMatch(
+      /FILE: mcp_servers\.a\.protocol: expected one of .*, got "\$\{P\}" \(the value it gives is not shown\)/,
+    );
+    // A boolean is not text: written out, as everywhere in config.yaml.
+    expect(message).toContain(
+      'FILE: mcp_servers.a.enabled: expected true or false, got "${E}" (the value it gives is not shown) — a ${VAR} always gives text',
+    );
+    expect(message).not.toMatch(/soon|modern/);
+  });
+
+  it("a scope that is neither a string nor a list of them names the key and both forms", () => {
+    const oauth = (scope: string) =>
+      load(`mcp_servers:\n  o:\n    url: https://x\n    auth: oauth\n    oauth: { scope: ${scope} }\n`);
+    expect(() => oauth("5")).toThrow(
+      /mcp_servers\.o\.oauth\.scope: expected a scope or a list of scopes \(read write, or \[read, write\]\), got 5$/m,
+    );
+    expect(() => oauth("[1]")).toThrow(
+      /mcp_servers\.o\.oauth\.scope: expected a scope or a list of scopes .*got \[1\]$/m,
+    );
+  });
+
   it("refuses private_key_jwt and a secret-based auth method without client_secret, naming the key", () => {
     const oauth = (lines: string) =>
       load(`mcp_servers:\n  o:\n    url: https://x\n    auth: oauth\n    oauth:\n${lines}`);

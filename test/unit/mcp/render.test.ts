@@ -40,6 +40,18 @@ describe("interpolation at connect time (spec 2.3)", () => {
     expect(out.args).toEqual([homedir(), "/work/space", basename("/work/space"), `a${sep}b`, `c${sep}d`]);
   });
 
+  it("a context variable with a fallback is the context value (it is always set); ${env:...} is the environment's", () => {
+    const out = renderEntry(
+      "s",
+      parse({
+        command: "x",
+        args: ["${userHome:-/nowhere}", "${workspaceFolder:-.}", "${env:userHome:-none}"],
+      }),
+      scope,
+    );
+    expect(out.args).toEqual([homedir(), "/work/space", "none"]);
+  });
+
   it("names every unset variable of url and headers in one message", () => {
     expect(() =>
       renderEntry(

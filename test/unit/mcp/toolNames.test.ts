@@ -8,6 +8,7 @@ import {
   sanitize,
   selectTools,
   unmatchedFilters,
+  unregisteredListedReason,
 } from "../../../src/actors/mcp/toolNames.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 
@@ -73,9 +74,35 @@ describe("tools policy (spec 2.2)", () => {
       'tools.include: "nope" matches no tool of this server — filters use the server\'s own names (svc mcp tools <server> shows them)',
     ]);
     expect(unmatchedFilters(all, policy({ exclude: "shel" }))).toHaveLength(1);
+    // Matching is case-sensitive, as fnmatchcase: another case gets the server's spelling.
+    expect(unmatchedFilters(all, policy({ include: ["Web-Fetch", "GIT_LOG"] }))).toEqual([
+      'tools.include: "Web-Fetch" matches no tool of this server — filters use the server\'s own names: did you mean "web-fetch"?',
+      'tools.include: "GIT_LOG" matches no tool of this server — filters use the server\'s own names: did you mean "git.log"?',
+    ]);
     // Rule 3: exclude is ignored when include is set: said once, its entries not checked.
     expect(unmatchedFilters(all, policy({ include: "shell", exclude: "nope" }))).toEqual([
       "tools.exclude is ignored because tools.include is set (include wins) — remove one of them",
+    ]);
+  });
+
+  it("a listed tool that is not registered is explained by the filter that leaves it out or the collision it lost", () => {
+    const collisions = ['s: "a_b" and "a-b" both register as mcp__s__a_b; "a_b" is skipped'];
+    expect(unregisteredListedReason("shell", policy({ include: "web-*" }), [])).toBe(
+      'the server lists it, but tools.include leaves it out — add "shell" to tools.include',
+    );
+    expect(unregisteredListedReason("shell", policy({ exclude: ["sh*"] }), [])).toBe(
+      "the server lists it, but tools.exclude leaves it out — remove its entry from tools.exclude",
+    );
+    expect(unregisteredListedReason("a_b", policy({}), collisions)).toBe(
+      'it lost a name collision: "a_b" and "a-b" both register as mcp__s__a_b; "a_b" is skipped',
+    );
+    expect(unregisteredListedReason("a-b", policy({}), collisions)).toBeUndefined();
+  });
+
+  it("an entry holding a ${VAR} nothing set (the policy is rendered) names the variable, not the tool names", () => {
+    expect(unmatchedFilters(all, policy({ exclude: ["${DENY}", "x-${A}-${env:B}"] }))).toEqual([
+      'tools.exclude: "${DENY}" matches no tool of this server — ${DENY} is not set, so it stands as written: add DENY=... to the profile\'s .env or the environment',
+      'tools.exclude: "x-${A}-${env:B}" matches no tool of this server — ${A}, ${B} are not set, so it stands as written: add A=..., B=... to the profile\'s .env or the environment',
     ]);
   });
 

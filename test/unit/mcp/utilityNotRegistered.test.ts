@@ -7,6 +7,8 @@ import { useHubs } from "../../integration/mcp/harness.js";
 const ctx = useHubs();
 
 const transportFor = inMemoryServers({
+  inc: () => buildServer(),
+  exc: () => buildServer(),
   off: () => buildServer(),
   bare: () => buildServer("legacy", { resources: false, prompts: false }),
   on: () => buildServer("legacy", { resources: false, prompts: false }),
@@ -38,5 +40,23 @@ describe("calling a utility tool that is not registered (SDK server over InMemor
     await expect(h.call("off", "nope", {})).rejects.toThrow(
       'mcp_servers.off: no tool "nope" is registered — run svc mcp tools off (tools.include/exclude match the server\'s own names)',
     );
+  });
+
+  it("a tool the server lists that tools.include / exclude leave out says which filter, not 'run svc mcp tools'", async () => {
+    const entry = (tools: string) => `    command: ${IN_MEMORY_ENTRY.command}\n    tools: ${tools}\n`;
+    ctx.home.write(
+      "config.yaml",
+      `mcp_servers:\n  inc:\n${entry("{include: [add]}")}  exc:\n${entry('{exclude: ["write-*"]}')}`,
+    );
+    const { config } = loadConfig({ home: ctx.home.dir, env: {} });
+    const h = ctx.hub(ctx.home, config.mcp_servers, { transportFor });
+    await expect(h.call("inc", "echo", { text: "x" })).rejects.toThrow(
+      'mcp_servers.inc: no tool "echo" is registered — the server lists it, but tools.include leaves it out — add "echo" to tools.include',
+    );
+    await expect(h.call("exc", "write-note", { text: "x" })).rejects.toThrow(
+      'mcp_servers.exc: no tool "write-note" is registered — the server lists it, but tools.exclude leaves it out — remove its entry from tools.exclude',
+    );
+    // A name the server does not list keeps the general advice.
+    await expect(h.call("inc", "nope", {})).rejects.toThrow("run svc mcp tools inc");
   });
 });
