@@ -48,8 +48,13 @@ const leafShapes = {
   contains: scalar,
   // An empty list matches nothing: its route would ignore every event without a word.
   in: z.array(scalar).min(1, `an empty list matches nothing — list the values, e.g. ${IN_EXAMPLE.yaml}`),
-  in_file: z.string().min(1),
-  regex: z.string().min(1),
+  // Leaving either out would leave the filter without an operator: say what to write instead.
+  in_file: z
+    .string()
+    .min(1, "an empty path names no list — write the list file's path (relative to the profile root)"),
+  regex: z
+    .string()
+    .min(1, "an empty pattern matches every value — write a pattern, or use exists: true for any value"),
 } satisfies Record<FilterOperator, z.ZodType>;
 
 const GROUPS = ["all", "any", "not"] as const;

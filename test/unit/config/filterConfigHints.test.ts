@@ -41,4 +41,13 @@ describe("filter values that can never match", () => {
       "routes.gh.filters[0].in: an empty list matches nothing — list the values, e.g. in: [opened, reopened]",
     );
   });
+
+  it("an empty regex or in_file says what to write, not to leave the operator out", () => {
+    expect(() => loadFilters('{field: action, regex: ""}')).toThrow(
+      "routes.gh.filters[0].regex: an empty pattern matches every value — write a pattern, or use exists: true for any value",
+    );
+    expect(() => loadFilters('{field: sender.login, in_file: ""}')).toThrow(
+      "routes.gh.filters[0].in_file: an empty path names no list — write the list file's path (relative to the profile root)",
+    );
+  });
 });
