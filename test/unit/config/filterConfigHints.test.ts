@@ -42,6 +42,22 @@ describe("filter values that can never match", () => {
     );
   });
 
+  it("a list or mapping where one value goes says how each operator takes several values", () => {
+    const one = "expected one value (text, a number, true/false or null)";
+    expect(() => loadFilters("{field: action, not_equals: [closed, merged]}")).toThrow(
+      `routes.gh.filters[0].not_equals: ${one} — to match none of several values use not: {field: ..., in: [...]}`,
+    );
+    expect(() => loadFilters("{field: labels, contains: [bug, p1]}")).toThrow(
+      `routes.gh.filters[0].contains: ${one} — to match any of several use any: [{field: ..., contains: a}, {field: ..., contains: b}]`,
+    );
+    expect(() => loadFilters("{field: pull_request.user, equals: {login: octocat}}")).toThrow(
+      `routes.gh.filters[0].equals: ${one}, got a mapping — to compare a key inside the field, add the key to field's dotted path`,
+    );
+    expect(() => loadFilters("{field: action, in: [[opened]]}")).toThrow(
+      new RegExp(`routes\\.gh\\.filters\\[0\\]\\.in\\[0\\]: ${one.replace(/[()/]/g, "\\$&")}$`, "m"),
+    );
+  });
+
   it("an empty regex or in_file says what to write, not to leave the operator out", () => {
     expect(() => loadFilters('{field: action, regex: ""}')).toThrow(
       "routes.gh.filters[0].regex: an empty pattern matches every value — write a pattern, or use exists: true for any value",
