@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { regexProblem } from "../../streams/regex.js";
+import { regexHint, regexProblem } from "../../streams/regex.js";
 import { nearMiss } from "../nearMiss.js";
 
 /** The example of the `in: []` refusal, as config.yaml and as a JSON store record (YAML's breaks JSON). */
@@ -184,7 +184,7 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
           ctx.addIssue({
             code: "custom",
             path: ["regex"],
-            message: `not a valid RE2 pattern (${problem}); RE2 has no lookaround or backreferences — express "does not match" with not: {field: ..., regex: ...}`,
+            message: `not a valid RE2 pattern (${problem})${regexHint(raw.regex as string)}`,
           });
         }
       }

@@ -58,6 +58,23 @@ describe("filter values that can never match", () => {
     );
   });
 
+  it("a regex RE2 refuses gets the way out that fits what it uses, and a syntax error none", () => {
+    const refused = "routes.gh.filters[0].regex: not a valid RE2 pattern (error parsing regexp: ";
+    const lookaround =
+      ' — RE2 has no lookahead or lookbehind: express "does not match" with not: {field: ..., regex: ...}';
+    // RE2 calls a lookbehind an "invalid named capture": the hint says what it is.
+    expect(() => loadFilters("{field: title, regex: '(?<!WIP)x'}")).toThrow(
+      `${refused}invalid named capture: \`(?<!WIP)x\`)${lookaround}`,
+    );
+    expect(() => loadFilters("{field: title, regex: '^(?!WIP)'}")).toThrow(lookaround);
+    expect(() => loadFilters("{field: title, regex: '(a)\\1'}")).toThrow(
+      "— RE2 has no backreferences: match each part with its own pattern, or compare the fields in a script",
+    );
+    expect(() => loadFilters("{field: title, regex: '(fix'}")).toThrow(
+      /regex: not a valid RE2 pattern \(error parsing regexp: missing closing \): `\(fix`\)$/m,
+    );
+  });
+
   it("an empty regex or in_file says what to write, not to leave the operator out", () => {
     expect(() => loadFilters('{field: action, regex: ""}')).toThrow(
       "routes.gh.filters[0].regex: an empty pattern matches every value — write a pattern, or use exists: true for any value",
