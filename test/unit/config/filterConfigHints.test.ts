@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
+import { matchesAll } from "../../../src/streams/filters.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
@@ -82,5 +83,35 @@ describe("filter values that can never match", () => {
     expect(() => loadFilters('{field: sender.login, in_file: ""}')).toThrow(
       "routes.gh.filters[0].in_file: an empty path names no list — write the list file's path (relative to the profile root)",
     );
+  });
+});
+
+describe("filter values on headers and the event type are text", () => {
+  const deps = { readList: () => new Set<string>() };
+  const filtersOf = (filter: string) => loadFilters(filter).config.platforms.webhook.routes.gh?.filters ?? [];
+
+  it("a number written unquoted keeps its text (1.0 is the text 1.0), as the header sends it", () => {
+    const subject = { payload: {}, event: "2.10", headers: { "x-version": "1.0" } };
+    for (const filter of [
+      "{field: headers.X-Version, equals: 1.0}",
+      "{field: headers.X-Version, in: [0.9, 1.0]}",
+      "{field: event, equals: 2.10}",
+      "{any: [{field: event_type, in: [2.10]}]}",
+      "{not: {field: headers.x-version, not_equals: 1.0}}",
+      "{field: headers.X-Version, contains: 1.0}",
+    ])
+      expect(matchesAll(filtersOf(filter), subject, deps), filter).toBe(true);
+    expect(matchesAll(filtersOf("{field: headers.X-Version, equals: 1}"), subject, deps)).toBe(false);
+  });
+
+  it("a payload field still compares numbers by value (1.0 equals 1)", () => {
+    expect(filtersOf("{field: version, equals: 1.0}")).toEqual([{ field: "version", equals: 1 }]);
+    expect(
+      matchesAll(
+        filtersOf("{field: version, equals: 1.0}"),
+        { payload: { version: 1 }, event: undefined, headers: {} },
+        deps,
+      ),
+    ).toBe(true);
   });
 });
