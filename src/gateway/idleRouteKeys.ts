@@ -19,8 +19,13 @@ export function idleRouteKeyWarnings(table: RouteTable, file: string): string[] 
 
 /** `events` entries that never match, each as `<at>.events[<i>]: "<entry>" never matches: ...` (also a subscription's). */
 export function eventWarnings(at: string, events: readonly string[]): string[] {
+  return eventEntryWarnings(events).map((warning) => `${at}.${warning}`);
+}
+
+/** `events` entries that never match, each as `events[<i>]: "<entry>" never matches: ...`. */
+export function eventEntryWarnings(events: readonly string[]): string[] {
   return events.flatMap((event, i) => {
-    const entry = `${at}.events[${i}]: ${JSON.stringify(event)}`;
+    const entry = `events[${i}]: ${JSON.stringify(event)}`;
     // `*` (GitHub's hook setting for "every event") or `pull_request.*`: events are compared exactly.
     if (event.includes("*"))
       return [
@@ -33,6 +38,11 @@ export function eventWarnings(at: string, events: readonly string[]): string[] {
       `${entry} never matches: an event type is ${blank ? "never blank" : "sent without spaces at its ends"} — write ${blank ? "the event type, or remove the entry" : JSON.stringify(event.trim())}`,
     ];
   });
+}
+
+/** What a loaded subscription record is warned about: events entries that never match, and idle keys. */
+export function subscriptionWarnings(route: Route): string[] {
+  return [...eventEntryWarnings(route.events ?? []), ...idleKeys(route)];
 }
 
 const have = (keys: readonly string[]) => `${keys.join(", ")} ${keys.length === 1 ? "has" : "have"}`;
