@@ -1,5 +1,6 @@
-import { type Document, isMap, isScalar, isSeq, type LineCounter, Scalar } from "yaml";
+import { type Document, isMap, isScalar, isSeq, type LineCounter, Scalar, type YAMLMap } from "yaml";
 import { SvcError } from "../errors.js";
+import { isTextField } from "../streams/filters.js";
 
 /**
  * Checks and adjusts config.yaml as parsed, before it becomes plain values:
@@ -11,7 +12,9 @@ import { SvcError } from "../errors.js";
  * - so does a number among an MCP server's `args`, `env` and `headers` values, which reach the process
  *   or the request as text (`PYTHON_VERSION: 3.10` is not `3.1`, `UMASK: 0755` is not `755`);
  * - and a platform's ids (`home_channel`, WhatsApp's `phone_number_id`, QQ's `app_id`): a phone number
- *   `home_channel: +15552223333` read as a number is `15552223333`, `04915112345678` loses its 0.
+ *   `home_channel: +15552223333` read as a number is `15552223333`, `04915112345678` loses its 0;
+ * - and the values a filter on a header or the event type compares (`equals`, `not_equals`, `contains`,
+ *   `in` items): those are text, so `{field: headers.X-Version, equals: 1.0}` means the text `1.0`, not 1.
  */
 export function prepareConfigDocument(doc: Document, text: string, file: string, lines: LineCounter): void {
   const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
@@ -23,6 +26,7 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
       return;
     }
     if (!isMap(node)) return;
+    if (path.includes("filters")) keepTextFilterValues(node, text);
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
       const at = [...path, key];
@@ -39,6 +43,24 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
     }
   };
   walk(doc.contents, [], false);
+}
+
+const TEXT_OPERATORS = new Set(["equals", "not_equals", "contains"]);
+
+/**
+ * A filter on a header or the event type compares text with the text of its value: a number keeps the
+ * text written in the file (`equals: 1.0` is `1.0`, `in: [2.10]` is `2.10`), which a number would lose.
+ */
+function keepTextFilterValues(node: YAMLMap, text: string): void {
+  const field = node.items.find((pair) => isScalar(pair.key) && pair.key.value === "field")?.value;
+  if (!isScalar(field) || typeof field.value !== "string" || !isTextField(field.value)) return;
+  for (const pair of node.items) {
+    const key = isScalar(pair.key) ? pair.key.value : undefined;
+    if (typeof key !== "string") continue;
+    if (TEXT_OPERATORS.has(key)) keepNumberText(pair.value, text);
+    else if (key === "in" && isSeq(pair.value))
+      for (const item of pair.value.items) keepNumberText(item, text);
+  }
 }
 
 /** `platforms.<name>.home_channel`, `.phone_number_id` or `.app_id`: ids, read as written. */

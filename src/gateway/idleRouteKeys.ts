@@ -3,7 +3,7 @@ import { type Route, routeKey } from "../config/sections/webhook.js";
 import { canonicalTarget, isChatPlatform } from "../io/targets/names.js";
 
 /**
- * A static route's `events` entries that can never match (blank, or with spaces at an end), and its keys
+ * A static route's `events` entries that can never match (blank, with spaces at an end, or a `*` wildcard), and its keys
  * that its other keys leave without effect, named at startup and by `svc config check` (as `svc webhook
  * subscribe` does for its flags): `deliver_extra` and `mirror_to_session` while the target is `log`;
  * `deliver`, `deliver_extra`, `skills` and `toolsets` on a `cron_job` route, whose job runs with its own
@@ -17,15 +17,32 @@ export function idleRouteKeyWarnings(table: RouteTable, file: string): string[] 
   });
 }
 
-function eventWarnings(at: string, events: readonly string[]): string[] {
+/** `events` entries that never match, each as `<at>.events[<i>]: "<entry>" never matches: ...` (also a subscription's). */
+export function eventWarnings(at: string, events: readonly string[]): string[] {
+  return eventEntryWarnings(events).map((warning) => `${at}.${warning}`);
+}
+
+/** `events` entries that never match, each as `events[<i>]: "<entry>" never matches: ...`. */
+export function eventEntryWarnings(events: readonly string[]): string[] {
   return events.flatMap((event, i) => {
+    const entry = `events[${i}]: ${JSON.stringify(event)}`;
+    // `*` (GitHub's hook setting for "every event") or `pull_request.*`: events are compared exactly.
+    if (event.includes("*"))
+      return [
+        `${entry} never matches: events compares the exact event type and has no wildcard — ${event.trim() === "*" ? "leave events out (or empty) to accept every event" : "list each event type, or leave events out and match the type with a filter (field: event, regex: ...)"}`,
+      ];
     // The event type is never empty, and HTTP strips the ends of the header it comes in.
     if (event.trim() === event && event !== "") return [];
     const blank = event.trim() === "";
     return [
-      `${at}.events[${i}]: ${JSON.stringify(event)} never matches: an event type is ${blank ? "never blank" : "sent without spaces at its ends"} — write ${blank ? "the event type, or remove the entry" : JSON.stringify(event.trim())}`,
+      `${entry} never matches: an event type is ${blank ? "never blank" : "sent without spaces at its ends"} — write ${blank ? "the event type, or remove the entry" : JSON.stringify(event.trim())}`,
     ];
   });
+}
+
+/** What a loaded subscription record is warned about: events entries that never match, and idle keys. */
+export function subscriptionWarnings(route: Route): string[] {
+  return [...eventEntryWarnings(route.events ?? []), ...idleKeys(route)];
 }
 
 const have = (keys: readonly string[]) => `${keys.join(", ")} ${keys.length === 1 ? "has" : "have"}`;

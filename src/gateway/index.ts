@@ -26,7 +26,7 @@ import { createDeliveries } from "./deliveries.js";
 import { historyHooks } from "./deliveryHistoryHooks.js";
 import { dynamicRoutesFor } from "./dynamicRoutes.js";
 import { createIdempotency } from "./idempotency.js";
-import { idleKeys } from "./idleRouteKeys.js";
+import { subscriptionWarnings } from "./idleRouteKeys.js";
 import { startIngress } from "./ingress.js";
 import { pipelineLogHooks } from "./logHooks.js";
 import { createMcp } from "./mcp.js";
@@ -129,7 +129,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger,
     loopback: isLoopbackHost(host),
     hasGlobalSecret: () => loaded.config.platforms.webhook.secret !== undefined,
-    routeWarnings: idleKeys,
+    routeWarnings: subscriptionWarnings,
   });
   const routes = createRoutes({
     config,

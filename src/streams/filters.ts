@@ -113,7 +113,7 @@ type LeafFilter = Extract<Filter, { field: string }>;
  * Headers and the event type are text with no JSON type, so `equals: 5` or `in: [1, 2]` written
  * unquoted in YAML compares with the header's text ("5"), not never-matching as a number would.
  */
-function isTextField(field: string): boolean {
+export function isTextField(field: string): boolean {
   return field === "event" || field === "event_type" || field.startsWith("headers.");
 }
 

@@ -63,3 +63,19 @@ export function regexProblem(pattern: string): string | undefined {
     return err instanceof Error ? err.message : String(err);
   }
 }
+
+const LOOKAROUND = /\(\?<?[=!]/;
+const BACKREFERENCE = /\\[1-9]|\\k[<{']|\(\?P=/;
+
+/**
+ * What to do about a pattern RE2 refused, by what it uses: lookaround (which RE2 reports for a lookbehind
+ * as an "invalid named capture") and backreferences have no RE2 form; any other refusal is a syntax error
+ * its own message names, and gets no hint.
+ */
+export function regexHint(pattern: string): string {
+  if (LOOKAROUND.test(pattern))
+    return ' — RE2 has no lookahead or lookbehind: express "does not match" with not: {field: ..., regex: ...}';
+  if (BACKREFERENCE.test(pattern))
+    return " — RE2 has no backreferences: match each part with its own pattern, or compare the fields in a script";
+  return "";
+}

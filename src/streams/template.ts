@@ -9,11 +9,18 @@ export const RAW_PLACEHOLDER = "__raw__";
 
 /**
  * `{name}` or `{a.b.c}`: segments of any characters but whitespace, braces and dots (payload keys such
- * as `@timestamp` or `título` too), joined by single dots. A brace directly before or after (`{{x}}`)
- * means the text is not a placeholder, so it passes through, as do `{a b}`, `{ }`, `{x.}`; a
- * placeholder whose path is not in the payload (`{#if}`, `{x!}`) stays as written (rule 2).
+ * as `@timestamp` or `título` too), joined by single dots. Doubled braces (`{{x}}`, a brace directly
+ * before and after) are another template language's syntax, not a placeholder, so they pass through,
+ * as do `{a b}`, `{ }`, `{x.}`; a brace on one side only is ordinary text beside a placeholder
+ * (`{"n": {n}}`, a prompt showing JSON). A placeholder whose path is not in the payload (`{#if}`,
+ * `{x!}`) stays as written (rule 2).
  */
-const PLACEHOLDER = /(?<!\{)\{([^\s{}.]+(?:\.[^\s{}.]+)*)\}(?!\})/g;
+const PLACEHOLDER = /\{([^\s{}.]+(?:\.[^\s{}.]+)*)\}/g;
+
+/** `{{x}}`: the placeholder-shaped text at `start..end` sits inside doubled braces. */
+function inDoubledBraces(template: string, start: number, end: number): boolean {
+  return template.charCodeAt(start - 1) === 0x7b && template.charCodeAt(end) === 0x7d;
+}
 
 const SURROGATE = /[\ud800-\udfff]/;
 
@@ -69,6 +76,7 @@ function compile(template: string): Compiled {
   const placeholders: Array<{ literal: string; segments?: readonly string[] }> = [];
   let at = 0;
   for (const match of template.matchAll(PLACEHOLDER)) {
+    if (inDoubledBraces(template, match.index, match.index + match[0].length)) continue;
     const path = match[1] as string;
     literals.push(template.slice(at, match.index));
     placeholders.push(

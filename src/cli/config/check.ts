@@ -9,7 +9,7 @@ import { secretHeaderProblem, secretLineBreakProblem } from "../../config/secret
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
-import { idleKeys } from "../../gateway/idleRouteKeys.js";
+import { eventWarnings, idleKeys } from "../../gateway/idleRouteKeys.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
 import { homeProblem } from "../../io/homeWritable.js";
@@ -149,7 +149,9 @@ export async function checkConfig(
         warnings.push(
           `${at}.secret ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — svc webhook subscribe <name> --secret <printable ASCII> if this route takes tokens`,
         );
-      // Keys its other keys leave without effect (deliver on a cron route), as for a config.yaml route.
+      // Entries that never match and keys its other keys leave without effect (deliver on a cron
+      // route), as for a config.yaml route.
+      warnings.push(...eventWarnings(at, route.events ?? []));
       for (const idle of idleKeys(subscriptionRoute(route))) warnings.push(`${at}: ${idle}`);
     }
     warnings.push(

@@ -1,7 +1,7 @@
 import { isLoopbackHost } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { inProfile, svcPaths } from "../../config/paths.js";
-import { INSECURE_NO_AUTH, ROUTE_NAME } from "../../config/sections/webhook.js";
+import { INSECURE_NO_AUTH, ROUTE_NAME_RULE, routeNameProblem } from "../../config/sections/webhook.js";
 import { SvcError } from "../../errors.js";
 import { gatewayStateFile } from "../../io/gatewayState.js";
 import { invalidJobMessage, lookupJob } from "../../io/stores/cronJobRecord.js";
@@ -83,12 +83,13 @@ export function checkInsecure(
 }
 
 export function checkName(name: string): void {
-  if (!ROUTE_NAME.test(name)) {
+  const problem = routeNameProblem(name);
+  if (problem === ROUTE_NAME_RULE)
     throw new SvcError(
       "usage",
       `"${name}" is not a valid route name: use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)`,
     );
-  }
+  if (problem !== undefined) throw new SvcError("usage", `"${name}" is not a valid route name: ${problem}`);
 }
 
 /** A blank value of these would be stored as-is (a blank secret signs nothing): refused, naming the flag. */

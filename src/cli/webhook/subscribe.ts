@@ -138,6 +138,11 @@ async function write(
   else
     for (const problem of idleKeys(subscriptionRoute(parsed.value)))
       process.stderr.write(`Warning: ${name}: ${problem}\n`);
+  for (const event of parsed.value.events ?? [])
+    if (event.includes("*"))
+      process.stderr.write(
+        `Warning: ${name}: --events ${JSON.stringify(event)} never matches: event types are compared exactly, with no wildcard — ${event.trim() === "*" ? "leave out --events to accept every event" : "list each event type"}\n`,
+      );
   await store.update((records) => {
     assertUnchanged(store.path, records, name, ownRecord(snapshot.records, name));
     // Fields of the record's own (written by hand or another tool) stay as they were.

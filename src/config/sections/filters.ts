@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { regexProblem } from "../../streams/regex.js";
+import { regexHint, regexProblem } from "../../streams/regex.js";
 import { nearMiss } from "../nearMiss.js";
 
 /** The example of the `in: []` refusal, as config.yaml and as a JSON store record (YAML's breaks JSON). */
@@ -18,10 +18,25 @@ export const FILTER_OPERATORS = [
 ] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
-const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()], {
-  error:
-    "expected one value (text, a number, true/false or null) — to match any of several values use in: [...]",
-});
+const ONE_VALUE = "expected one value (text, a number, true/false or null)";
+
+/** What to write instead of a list or mapping under `op`: each operator has its own way to several values. */
+const SEVERAL: Readonly<Record<"equals" | "not_equals" | "contains", string>> = {
+  equals: "to match any of several values use in: [...]",
+  not_equals: "to match none of several values use not: {field: ..., in: [...]}",
+  contains: "to match any of several use any: [{field: ..., contains: a}, {field: ..., contains: b}]",
+};
+
+/** One value for `op`; a list or mapping is refused saying how to write what it meant. */
+function scalarFor(op: keyof typeof SEVERAL) {
+  return z.union([z.string(), z.number(), z.boolean(), z.null()], {
+    error: (issue) =>
+      typeof issue.input === "object" && issue.input !== null && !Array.isArray(issue.input)
+        ? `${ONE_VALUE}, got a mapping — to compare a key inside the field, add the key to field's dotted path (field: pull_request.user, equals: {login: x} → field: pull_request.user.login, equals: x)`
+        : `${ONE_VALUE} — ${SEVERAL[op]}`,
+  });
+}
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()], { error: ONE_VALUE });
 export type Scalar = z.infer<typeof scalar>;
 
 export type Filter =
@@ -43,13 +58,18 @@ const leafShapes = {
   missing: z
     .boolean()
     .refine((v) => v, "missing takes true (for a field that must be present, use exists: true)"),
-  equals: scalar,
-  not_equals: scalar,
-  contains: scalar,
+  equals: scalarFor("equals"),
+  not_equals: scalarFor("not_equals"),
+  contains: scalarFor("contains"),
   // An empty list matches nothing: its route would ignore every event without a word.
   in: z.array(scalar).min(1, `an empty list matches nothing — list the values, e.g. ${IN_EXAMPLE.yaml}`),
-  in_file: z.string().min(1),
-  regex: z.string().min(1),
+  // Leaving either out would leave the filter without an operator: say what to write instead.
+  in_file: z
+    .string()
+    .min(1, "an empty path names no list — write the list file's path (relative to the profile root)"),
+  regex: z
+    .string()
+    .min(1, "an empty pattern matches every value — write a pattern, or use exists: true for any value"),
 } satisfies Record<FilterOperator, z.ZodType>;
 
 const GROUPS = ["all", "any", "not"] as const;
@@ -164,7 +184,7 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
           ctx.addIssue({
             code: "custom",
             path: ["regex"],
-            message: `not a valid RE2 pattern (${problem}); RE2 has no lookaround or backreferences — express "does not match" with not: {field: ..., regex: ...}`,
+            message: `not a valid RE2 pattern (${problem})${regexHint(raw.regex as string)}`,
           });
         }
       }

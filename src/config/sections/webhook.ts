@@ -11,6 +11,20 @@ export const ROUTE_NAME_RULE =
   "route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)";
 export const INSECURE_NO_AUTH = "INSECURE_NO_AUTH";
 
+/** Why `name` cannot be a route name (its length named when that is what is wrong), or undefined. */
+export function routeNameProblem(name: string): string | undefined {
+  if (ROUTE_NAME.test(name)) return undefined;
+  if (name.length > 64 && ROUTE_NAME.test(name.slice(0, 64)))
+    return `${name.length} characters long — a route name has at most 64: shorten it`;
+  return ROUTE_NAME_RULE;
+}
+
+/** A route name as a record key of config.yaml or the subscription store. */
+const routeName = z.string().superRefine((name, ctx) => {
+  const problem = routeNameProblem(name);
+  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+});
+
 export const coalesceSchema = z.strictObject({
   // A blank key (spaces only) names no payload field: it would never resolve, so every event would be
   // dispatched at once without a word, as if the route did not coalesce.
@@ -98,7 +112,7 @@ const adapterShape = {
   delivery_history: z.boolean().default(true),
   /** `GET /metrics` on the webhook port; unset: served only on a loopback bind (docs/operations.md). */
   metrics: z.boolean().optional(),
-  routes: z.record(z.string().regex(ROUTE_NAME, ROUTE_NAME_RULE), routeSchema).default({}),
+  routes: z.record(routeName, routeSchema).default({}),
 };
 
 /** `platforms.webhook`: keys may sit directly or under `extra`; the `extra` value wins. */

@@ -4,13 +4,7 @@ import { formatJsonIssues } from "../../config/format.js";
 import { knownKeysAt } from "../../config/knownKeys.js";
 import { nearMiss } from "../../config/nearMiss.js";
 import { PROFILE_NAME } from "../../config/paths.js";
-import {
-  INSECURE_NO_AUTH,
-  ROUTE_NAME,
-  ROUTE_NAME_RULE,
-  type Route,
-  routeShape,
-} from "../../config/sections/webhook.js";
+import { INSECURE_NO_AUTH, type Route, routeNameProblem, routeShape } from "../../config/sections/webhook.js";
 import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../log.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
@@ -110,10 +104,9 @@ export function subscriptionProblems(
   const problems: string[] = [];
   const say = (key: string, flags: string, fields: string) =>
     problems.push(madeFrom === "flags" ? `${name}: ${flags}` : `${file}: ${name}.${key}: ${fields}`);
-  if (!ROUTE_NAME.test(name)) {
-    problems.push(
-      madeFrom === "flags" ? `${name}: ${ROUTE_NAME_RULE}` : `${file}: ${name}: ${ROUTE_NAME_RULE}`,
-    );
+  const nameProblem = routeNameProblem(name);
+  if (nameProblem !== undefined) {
+    problems.push(madeFrom === "flags" ? `${name}: ${nameProblem}` : `${file}: ${name}: ${nameProblem}`);
   }
   if (record.profile !== undefined && !PROFILE_NAME.test(record.profile)) {
     const problem = `profile "${record.profile}" is not a valid profile name (letters, digits, "_" and "-")`;

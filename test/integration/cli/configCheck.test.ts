@@ -94,6 +94,7 @@ describe("svc config check: the whole configuration, nothing started", { timeout
         typo: { secret: "abc", deliver: "telegarm" },
         other: { secret: "abc", id: "sub_1", source: "zapier" },
         relay: { secret: "abc", cron_job: "gone", deliver: "chat_1" },
+        wild: { secret: "abc", events: ["*"] },
       }),
       0o600,
     );
@@ -128,6 +129,10 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     // Keys a record's other keys leave without effect, as for a config.yaml route.
     expect(result.stderr).toContain(
       `Warning: ${subs}: relay: deliver has no effect on a cron_job route — job gone runs with its own target`,
+    );
+    // An events entry that never matches, as for a config.yaml route.
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: wild.events[0]: "*" never matches: events compares the exact event type and has no wildcard — leave events out (or empty) to accept every event`,
     );
     // Keys of a record's own are named, as the gateway names them at start.
     expect(result.stderr).toContain(

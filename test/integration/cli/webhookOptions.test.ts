@@ -59,6 +59,16 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(help.stdout).not.toContain("toolsets");
   });
 
+  it("--events with a * (no wildcard: events are compared exactly) is warned about", async () => {
+    home = tempHome();
+    const wild = await svc(home, ["webhook", "subscribe", "all", "--events", "*,pull_request.*"]);
+    expect(wild.code).toBe(0);
+    expect(wild.stderr).toContain(
+      'Warning: all: --events "*" never matches: event types are compared exactly, with no wildcard — leave out --events to accept every event',
+    );
+    expect(wild.stderr).toContain('Warning: all: --events "pull_request.*" never matches');
+  });
+
   it("--deliver-chat-id or --deliver-extra on a log route is stored, with a warning that it does nothing there", async () => {
     home = tempHome();
     const logged = await svc(home, ["webhook", "subscribe", "gh", "--deliver-chat-id", "123"]);

@@ -1,7 +1,7 @@
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { idleKeys } from "../../../src/gateway/idleRouteKeys.js";
+import { idleKeys, subscriptionWarnings } from "../../../src/gateway/idleRouteKeys.js";
 import { createLogger } from "../../../src/io/log.js";
 import {
   activeSubscriptions,
@@ -174,6 +174,24 @@ describe("a served subscription whose keys leave others without effect", () => {
     expect(lines).toEqual([
       expect.stringMatching(
         /^\[webhook\] dynamic subscription fire: deliver has no effect on a cron_job route — job triage runs with its own target/,
+      ),
+    ]);
+  });
+});
+
+describe("a served subscription whose events entry never matches", () => {
+  it("is logged at WARN by the gateway's check (subscriptionWarnings: events entries, then idle keys)", () => {
+    const log = captureLogger();
+    activeSubscriptions(
+      "subs.json",
+      { all: { secret: "s", events: ["*"], cron_job: "triage", deliver: "chat_1" } },
+      log.logger,
+      { routeWarnings: subscriptionWarnings },
+    );
+    expect(log.messages().filter((msg) => msg.startsWith("[webhook] dynamic subscription all:"))).toEqual([
+      '[webhook] dynamic subscription all: events[0]: "*" never matches: events compares the exact event type and has no wildcard — leave events out (or empty) to accept every event',
+      expect.stringMatching(
+        /^\[webhook\] dynamic subscription all: deliver has no effect on a cron_job route/,
       ),
     ]);
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
+import { matchesAll } from "../../../src/streams/filters.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
@@ -40,5 +41,77 @@ describe("filter values that can never match", () => {
     expect(() => loadFilters("{field: action, in: []}")).toThrow(
       "routes.gh.filters[0].in: an empty list matches nothing — list the values, e.g. in: [opened, reopened]",
     );
+  });
+
+  it("a list or mapping where one value goes says how each operator takes several values", () => {
+    const one = "expected one value (text, a number, true/false or null)";
+    expect(() => loadFilters("{field: action, not_equals: [closed, merged]}")).toThrow(
+      `routes.gh.filters[0].not_equals: ${one} — to match none of several values use not: {field: ..., in: [...]}`,
+    );
+    expect(() => loadFilters("{field: labels, contains: [bug, p1]}")).toThrow(
+      `routes.gh.filters[0].contains: ${one} — to match any of several use any: [{field: ..., contains: a}, {field: ..., contains: b}]`,
+    );
+    expect(() => loadFilters("{field: pull_request.user, equals: {login: octocat}}")).toThrow(
+      `routes.gh.filters[0].equals: ${one}, got a mapping — to compare a key inside the field, add the key to field's dotted path`,
+    );
+    expect(() => loadFilters("{field: action, in: [[opened]]}")).toThrow(
+      new RegExp(`routes\\.gh\\.filters\\[0\\]\\.in\\[0\\]: ${one.replace(/[()/]/g, "\\$&")}$`, "m"),
+    );
+  });
+
+  it("a regex RE2 refuses gets the way out that fits what it uses, and a syntax error none", () => {
+    const refused = "routes.gh.filters[0].regex: not a valid RE2 pattern (error parsing regexp: ";
+    const lookaround =
+      ' — RE2 has no lookahead or lookbehind: express "does not match" with not: {field: ..., regex: ...}';
+    // RE2 calls a lookbehind an "invalid named capture": the hint says what it is.
+    expect(() => loadFilters("{field: title, regex: '(?<!WIP)x'}")).toThrow(
+      `${refused}invalid named capture: \`(?<!WIP)x\`)${lookaround}`,
+    );
+    expect(() => loadFilters("{field: title, regex: '^(?!WIP)'}")).toThrow(lookaround);
+    expect(() => loadFilters("{field: title, regex: '(a)\\1'}")).toThrow(
+      "— RE2 has no backreferences: match each part with its own pattern, or compare the fields in a script",
+    );
+    expect(() => loadFilters("{field: title, regex: '(fix'}")).toThrow(
+      /regex: not a valid RE2 pattern \(error parsing regexp: missing closing \): `\(fix`\)$/m,
+    );
+  });
+
+  it("an empty regex or in_file says what to write, not to leave the operator out", () => {
+    expect(() => loadFilters('{field: action, regex: ""}')).toThrow(
+      "routes.gh.filters[0].regex: an empty pattern matches every value — write a pattern, or use exists: true for any value",
+    );
+    expect(() => loadFilters('{field: sender.login, in_file: ""}')).toThrow(
+      "routes.gh.filters[0].in_file: an empty path names no list — write the list file's path (relative to the profile root)",
+    );
+  });
+});
+
+describe("filter values on headers and the event type are text", () => {
+  const deps = { readList: () => new Set<string>() };
+  const filtersOf = (filter: string) => loadFilters(filter).config.platforms.webhook.routes.gh?.filters ?? [];
+
+  it("a number written unquoted keeps its text (1.0 is the text 1.0), as the header sends it", () => {
+    const subject = { payload: {}, event: "2.10", headers: { "x-version": "1.0" } };
+    for (const filter of [
+      "{field: headers.X-Version, equals: 1.0}",
+      "{field: headers.X-Version, in: [0.9, 1.0]}",
+      "{field: event, equals: 2.10}",
+      "{any: [{field: event_type, in: [2.10]}]}",
+      "{not: {field: headers.x-version, not_equals: 1.0}}",
+      "{field: headers.X-Version, contains: 1.0}",
+    ])
+      expect(matchesAll(filtersOf(filter), subject, deps), filter).toBe(true);
+    expect(matchesAll(filtersOf("{field: headers.X-Version, equals: 1}"), subject, deps)).toBe(false);
+  });
+
+  it("a payload field still compares numbers by value (1.0 equals 1)", () => {
+    expect(filtersOf("{field: version, equals: 1.0}")).toEqual([{ field: "version", equals: 1 }]);
+    expect(
+      matchesAll(
+        filtersOf("{field: version, equals: 1.0}"),
+        { payload: { version: 1 }, event: undefined, headers: {} },
+        deps,
+      ),
+    ).toBe(true);
   });
 });

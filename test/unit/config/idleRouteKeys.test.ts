@@ -17,6 +17,13 @@ describe("route keys that the route's other keys leave without effect", () => {
     ]);
   });
 
+  it("an events entry with a * (no wildcard: events compares exactly) is named with what to write", () => {
+    expect(warnings({ w: { events: ["*", "pull_request.*", "push"] } })).toEqual([
+      '[webhook] config.yaml: platforms.webhook.routes.w.events[0]: "*" never matches: events compares the exact event type and has no wildcard — leave events out (or empty) to accept every event',
+      '[webhook] config.yaml: platforms.webhook.routes.w.events[1]: "pull_request.*" never matches: events compares the exact event type and has no wildcard — list each event type, or leave events out and match the type with a filter (field: event, regex: ...)',
+    ]);
+  });
+
   it("deliver_extra and mirror_to_session on a log route are named; on a chat route they are not", () => {
     expect(
       warnings({

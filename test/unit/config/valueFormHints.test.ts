@@ -167,6 +167,19 @@ describe("route names", () => {
       "FILE: platforms.webhook.routes.-x: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)",
     );
   });
+
+  it("a name of allowed characters that is too long says how long it is, in config.yaml and the store", () => {
+    const name = "a".repeat(65);
+    expect(
+      refusal(webhook(`    routes:\n      ${name}: {secret: s}\n      ${name.slice(1)}: {secret: s}\n`)),
+    ).toBe(
+      `FILE: platforms.webhook.routes.${name}: invalid name — 65 characters long — a route name has at most 64: shorten it`,
+    );
+    const parsed = parseSubscription("subs.json", name, { secret: "s" });
+    expect(parsed.ok ? [] : parsed.problems).toEqual([
+      `subs.json: ${name}: 65 characters long — a route name has at most 64: shorten it`,
+    ]);
+  });
 });
 
 /**

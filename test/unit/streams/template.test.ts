@@ -70,6 +70,13 @@ describe("renderTemplate (spec 2.5)", () => {
     );
   });
 
+  it("rule 1: a brace on one side only is text beside a placeholder (a prompt showing JSON)", () => {
+    const payload = { n: 1, pull_request: { number: 7 } };
+    expect(renderTemplate('Reply as {"pr": {pull_request.number}}', payload)).toBe('Reply as {"pr": 7}');
+    expect(renderTemplate('{"a":{"b":{n}}} [{n}]', payload)).toBe('{"a":{"b":1}} [1]');
+    expect(renderTemplate("{{n} {n}} {{n}} {{{n}}}", payload)).toBe("{1 1} {{n}} {{{n}}}");
+  });
+
   it("{event_type} falls back to the resolved event type only when the payload has no such key", () => {
     expect(renderTemplate("{event_type}: {event}", { a: 1 }, "push")).toBe("push: {event}");
     expect(renderTemplate("{event_type}", { event_type: "body" }, "header")).toBe("body");
