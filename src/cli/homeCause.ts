@@ -7,10 +7,13 @@ const FILE_ERRNO = /\b(?:ENOENT|ENOTDIR|EACCES|EPERM|EROFS)\b/;
 /**
  * What a command's failure says when its cause is SVC_HOME itself (a symbolic link to a directory that is
  * gone, a file in its place, a directory this user cannot write): the problem with SVC_HOME and how to
- * fix it, as `svc gateway run` and `svc config check` say it, instead of a bare `ENOENT: ..., mkdir
+ * fix it, as `svc gateway run` and `svc config check` say it, before the bare `ENOENT: ..., mkdir
  * '<SVC_HOME>'`. Undefined for any other failure (usage errors, a store's own problems).
  */
 export function homeCause(err: unknown, home: string): string | undefined {
-  if (isSvcError(err, "usage") || !FILE_ERRNO.test(describeError(err))) return undefined;
-  return homeProblem(home);
+  const failure = describeError(err);
+  if (isSvcError(err, "usage") || !FILE_ERRNO.test(failure)) return undefined;
+  const problem = homeProblem(home);
+  // The failure itself follows in brackets: a file outside SVC_HOME may be what was missing.
+  return problem === undefined ? undefined : `${problem} (${failure})`;
 }
