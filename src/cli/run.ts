@@ -1,7 +1,9 @@
 import { CommanderError } from "commander";
+import { svcHome } from "../config/paths.js";
 import { describeError, isSvcError } from "../errors.js";
 import { redactCredentials } from "../io/credentials.js";
 import { terminalText } from "../io/terminalText.js";
+import { homeCause } from "./homeCause.js";
 import { buildProgram } from "./program.js";
 
 /** Runs one `svc` command line (`argv` as in `process.argv`); its outcome is `process.exitCode`. */
@@ -15,9 +17,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
       return;
     }
     // A server's answer quoted in the error may repeat the credential it refused.
-    process.stderr.write(
-      `svc: ${terminalText(redactCredentials(isSvcError(err) ? err.message : describeError(err)))}\n`,
-    );
+    const message = homeCause(err, svcHome()) ?? (isSvcError(err) ? err.message : describeError(err));
+    process.stderr.write(`svc: ${terminalText(redactCredentials(message))}\n`);
     process.exitCode = isSvcError(err, "usage") ? 2 : 1;
   }
 }

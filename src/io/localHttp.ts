@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { SvcError } from "../errors.js";
 
 /** The gateway's answer as the CLI prints it. */
 export interface LocalAnswer {
@@ -21,7 +22,8 @@ export interface LocalRequest {
  * `svc gateway start` and `status`), over node:http rather than fetch: fetch refuses the ports the Fetch
  * standard calls "bad" (6000, 6665-6669, 10080, 5060, ...: "fetch failed", cause "bad port") before
  * connecting, though the gateway listens on whatever `port` says. Rejects with the socket's error
- * (`connect ECONNREFUSED ...`) or a timeout naming its seconds.
+ * (`connect ECONNREFUSED ...`) or a timeout naming its seconds: a `gateway_timeout` SvcError when the
+ * connection was made and the request sent (the server has it, and may still act on it).
  */
 export function localRequest(url: string, init: LocalRequest): Promise<LocalAnswer> {
   return new Promise((resolve, reject) => {
@@ -37,9 +39,15 @@ export function localRequest(url: string, init: LocalRequest): Promise<LocalAnsw
       );
       res.on("error", reject);
     });
-    req.setTimeout(init.timeoutMs, () =>
-      req.destroy(new Error(`no answer within ${init.timeoutMs / 1000} s`)),
-    );
+    let connected = false;
+    req.on("socket", (socket) => {
+      if (socket.connecting) socket.once("connect", () => (connected = true));
+      else connected = true;
+    });
+    req.setTimeout(init.timeoutMs, () => {
+      const text = `no answer within ${init.timeoutMs / 1000} s`;
+      req.destroy(connected ? new SvcError("gateway_timeout", text) : new Error(text));
+    });
     req.on("error", reject);
     req.end(init.body);
   });

@@ -1,12 +1,15 @@
 import { isLoopbackHost } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { inProfile, svcPaths } from "../../config/paths.js";
+import type { PlatformName } from "../../config/sections/platforms.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME_RULE, routeNameProblem } from "../../config/sections/webhook.js";
 import { SvcError } from "../../errors.js";
 import { gatewayStateFile } from "../../io/gatewayState.js";
 import { invalidJobMessage, lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import type { Subscription } from "../../io/stores/subscriptions.js";
+import { EXTRA_KEYS } from "../../io/targets/extraKeys.js";
+import { canonicalTarget } from "../../io/targets/names.js";
 import { targetStartupProblems } from "../../io/targets/validate.js";
 import { profileFlag } from "../format.js";
 import type { Address } from "./address.js";
@@ -24,10 +27,38 @@ export function checkTarget(loaded: LoadedConfig, name: string, record: Subscrip
     `${name}: ${problem.startsWith(at) ? problem.slice(at.length) : problem}`;
   if (unknown.length > 0) throw new SvcError("usage", unknown.map(short).join("\n"));
   for (const problem of [...notEnabled, ...warnings]) process.stderr.write(`Warning: ${short(problem)}\n`);
-  if (warnings.some((problem) => problem.includes(".deliver_extra.")))
-    process.stderr.write(
-      `Set deliver_extra keys with: svc webhook subscribe ${name} --deliver-extra <key>=<value>\n`,
-    );
+  process.stderr.write(extraKeyHint(name, record, warnings));
+}
+
+/**
+ * What to run about the `deliver_extra` warnings: a key the target never reads is removed with
+ * `--deliver-extra <key>=` (setting keys would leave it in the record); a missing one is set.
+ */
+export function extraKeyHint(name: string, record: Subscription, warnings: readonly string[]): string {
+  const platform = canonicalTarget(record.deliver);
+  const read: readonly string[] =
+    platform === undefined || platform === "log" ? [] : EXTRA_KEYS[platform as PlatformName];
+  // Named only where the target's warnings name them (not on a cron route, whose job delivers).
+  const named = warnings.some((problem) => problem.includes(" does not read it"));
+  const unread = Object.keys(record.deliver_extra ?? {}).filter(
+    (key) => named && read.length > 0 && !read.includes(key),
+  );
+  const missing = warnings.some(
+    (problem) => problem.includes(".deliver_extra.") && !problem.includes(" does not read it"),
+  );
+  return (
+    (unread.length > 0
+      ? `Remove ${unread.length === 1 ? "it" : "them"} with: svc webhook subscribe ${name} ${unread.map((key) => `--deliver-extra ${shellWord(`${key}=`)}`).join(" ")}\n`
+      : "") +
+    (missing
+      ? `Set deliver_extra keys with: svc webhook subscribe ${name} --deliver-extra <key>=<value>\n`
+      : "")
+  );
+}
+
+/** A key as the shell reads it back: quoted when it holds anything but plain characters. */
+function shellWord(word: string): string {
+  return /^[\w.,:@%+=/-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** A `cron_job` must name a job of the route's own profile: that is the store the gateway fires it from. */

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { SvcError } from "../../errors.js";
-import { type LocalAnswer, localRequest } from "../../io/localHttp.js";
 import {
   decodePayload,
   EVENT_IN_BODY,
@@ -13,6 +12,7 @@ import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
+import { answerWaitMs, postToGateway } from "./postToGateway.js";
 import { signTestEvent } from "./signTest.js";
 import { testTarget } from "./testTarget.js";
 
@@ -107,15 +107,12 @@ export async function redeliver(id: string, options: { route?: string; port?: st
       ),
     ),
   };
-  let response: LocalAnswer;
-  try {
-    response = await localRequest(url, { method: "POST", headers, body: payload, timeoutMs: 10_000 });
-  } catch (err) {
-    throw new SvcError(
-      "delivery_failed",
-      `cannot reach the gateway at ${url} (${(err as Error).message}) — start it with svc gateway start`,
-    );
-  }
+  const response = await postToGateway(
+    url,
+    { headers, body: payload },
+    { name: route, waitMs: answerWaitMs(loaded.config, target.route), settings: target.route },
+    "start it with svc gateway start",
+  );
   process.stdout.write(
     `POST ${url} (redelivery of ${id} as ${newId})\n${response.status} ${response.statusText}\n${response.text}\n`,
   );

@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { jsonErrorLocation } from "../../io/jsonErrorLocation.js";
-import { type LocalAnswer, localRequest } from "../../io/localHttp.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
+import { answerWaitMs, postToGateway } from "./postToGateway.js";
 import { signTestEvent } from "./signTest.js";
 import { testTarget } from "./testTarget.js";
 
@@ -97,15 +97,12 @@ export async function sendTest(
     "x-request-id": `svc-test-${randomUUID()}`,
     ...signTestEvent(secret, body, Math.floor(Date.now() / 1000)),
   };
-  let response: LocalAnswer;
-  try {
-    response = await localRequest(url, { method: "POST", headers, body, timeoutMs: 10_000 });
-  } catch (err) {
-    throw new SvcError(
-      "delivery_failed",
-      `cannot reach the gateway at ${url} (${(err as Error).message}) — start it with svc gateway start (or svc gateway run)`,
-    );
-  }
+  const response = await postToGateway(
+    url,
+    { headers, body },
+    { name, waitMs: answerWaitMs(loaded.config, target.route), settings: target.route },
+    "start it with svc gateway start (or svc gateway run)",
+  );
   process.stdout.write(`POST ${url}\n${response.status} ${response.statusText}\n${response.text}\n`);
   if (response.status >= 400) process.exitCode = 1;
 }

@@ -1,6 +1,7 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
 import { ownRecord, type Subscription } from "../../io/stores/subscriptions.js";
+import type { AnsweringRoute } from "./postToGateway.js";
 import { existingRecord } from "./storedRecord.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
 
@@ -9,6 +10,8 @@ export interface TestTarget {
   readonly secret: string | undefined;
   readonly events: readonly string[] | undefined;
   readonly profile: string | undefined;
+  /** What decides how long the gateway may take to answer (a script, a direct delivery). */
+  readonly route: AnsweringRoute;
   /** Lines for stderr: a disabled subscription, a subscription the static route shadows. */
   readonly notes: readonly string[];
 }
@@ -29,6 +32,7 @@ function subscriptionTarget(sub: Subscription, name: string, notes: readonly str
     secret: sub.secret,
     events: sub.events,
     profile: sub.profile,
+    route: sub,
     notes: [
       ...(sub.enabled
         ? []
@@ -58,6 +62,7 @@ export async function testTarget(
       secret: route.secret,
       events: route.events,
       profile: route.profile,
+      route,
       notes:
         found?.sub === undefined
           ? []

@@ -5,12 +5,14 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
+  readlinkSync,
   realpathSync,
   renameSync,
   rmSync,
+  statSync,
   writeSync,
 } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { processAlive } from "../processAlive.js";
 import { existingProfiles } from "../profiles.js";
@@ -58,8 +60,36 @@ function resolveLink(path: string): string {
   try {
     return realpathSync(path);
   } catch {
-    return path; // not there yet (or a dangling link): written as named
+    // Not there yet: written as named, unless it is a link to a file not made yet in a directory that
+    // is there (a dotfiles checkout whose file the first write creates): written where it points, the
+    // link stays. A link into a directory that is gone (an unmounted disk) is not followed: nothing is
+    // created there.
+    const target = linkTarget(path);
+    return target !== undefined && isDirectory(dirname(target)) ? target : path;
   }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Where a symbolic link leads whose final target does not exist (links followed, at most 32); undefined for no link. */
+function linkTarget(path: string): string | undefined {
+  let at = path;
+  for (let hops = 0; hops < 32; hops++) {
+    let target: string;
+    try {
+      target = readlinkSync(at);
+    } catch {
+      return at === path ? undefined : at;
+    }
+    at = resolve(dirname(at), target);
+  }
+  return undefined; // a loop of links: written as named
 }
 
 export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): void {

@@ -2,13 +2,16 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
-import { appTokens } from "./tokenCache.js";
+import { answerCode, appTokens, withFreshToken } from "./tokenCache.js";
 
 /**
  * DingTalk app robot, group messages: `POST /v1.0/robot/groupMessages/send` (msgKey `sampleText`)
  * with an app access token from `POST /v1.0/oauth2/accessToken`. Parts stay within 4000 characters.
  */
 export const DINGTALK_LIMIT = 4000;
+
+/** DingTalk's refusal of an access token it no longer accepts: 401 `{"code": "InvalidAuthentication"}`. */
+const staleToken = (err: unknown) => answerCode(err) === "InvalidAuthentication";
 
 export function dingtalkTarget(settings: PlatformConfig<"dingtalk">, deps: TargetDeps): DeliveryTarget {
   const clientId = settings.client_id ?? "";
@@ -41,21 +44,21 @@ export function dingtalkTarget(settings: PlatformConfig<"dingtalk">, deps: Targe
       await tokens.get(signal);
       return robotCode;
     },
-    async sendPart({ chatId, text, signal }) {
-      const token = await tokens.get(signal);
+    sendPart({ chatId, text, signal }) {
       const json = {
         msgParam: JSON.stringify({ content: text }),
         msgKey: "sampleText",
         openConversationId: chatId,
         robotCode,
       };
-      const headers = { "x-acs-dingtalk-access-token": token };
-      return api.call("robot/groupMessages/send", "POST", "/v1.0/robot/groupMessages/send", {
-        json,
-        headers,
-        secrets: [token],
-        signal,
-      });
+      return withFreshToken(tokens, signal, staleToken, (token) =>
+        api.call("robot/groupMessages/send", "POST", "/v1.0/robot/groupMessages/send", {
+          json,
+          headers: { "x-acs-dingtalk-access-token": token },
+          secrets: [token],
+          signal,
+        }),
+      );
     },
   });
 }

@@ -3,7 +3,7 @@ import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
 import { parseRetryAfter, refused, type ThrottleRule } from "./httpJson.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
-import { appTokens } from "./tokenCache.js";
+import { answerCode, appTokens, withFreshToken } from "./tokenCache.js";
 
 /**
  * Feishu / Lark IM v1 `POST /open-apis/im/v1/messages?receive_id_type=...` (msg_type `text`) with a
@@ -28,6 +28,10 @@ export const feishuThrottle: ThrottleRule = (status, body, headers) => {
   if (status !== 429 && (body as FeishuAnswer | undefined)?.code !== 99991400) return undefined;
   return { retryAfterSeconds: parseRetryAfter(headers.get("x-ogw-ratelimit-reset")) };
 };
+
+/** Feishu's refusal of a tenant (99991663) or app (99991664) access token it no longer accepts. */
+const STALE_TOKEN = new Set([99991663, 99991664]);
+const staleToken = (err: unknown) => STALE_TOKEN.has(answerCode(err) as number);
 
 /**
  * Feishu text content turns `<at user_id="all"></at>` into an @all (and `<at user_id="ou_…">` into a
@@ -78,23 +82,26 @@ export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDep
       await tokens.get(signal);
       return settings.app_id;
     },
-    async sendPart({ chatId, text, signal }) {
-      const token = await tokens.get(signal);
+    sendPart({ chatId, text, signal }) {
       const path = `/open-apis/im/v1/messages?receive_id_type=${receiveIdType(chatId)}`;
       const json = { receive_id: chatId, msg_type: "text", content: JSON.stringify({ text }) };
-      const headers = { authorization: `Bearer ${token}` };
-      const answer = await api.call("im/v1/messages", "POST", path, {
-        json,
-        headers,
-        secrets: [token],
-        signal,
+      return withFreshToken(tokens, signal, staleToken, async (token) => {
+        const answer = await api.call("im/v1/messages", "POST", path, {
+          json,
+          headers: { authorization: `Bearer ${token}` },
+          secrets: [token],
+          signal,
+        });
+        const body = answer.body as FeishuAnswer | undefined;
+        if (body?.code !== 0)
+          throw refused(
+            "feishu",
+            "im/v1/messages",
+            `${body?.code ?? "?"} ${body?.msg ?? answer.text}`,
+            [appSecret, token],
+            body,
+          );
       });
-      const body = answer.body as FeishuAnswer | undefined;
-      if (body?.code !== 0)
-        throw refused("feishu", "im/v1/messages", `${body?.code ?? "?"} ${body?.msg ?? answer.text}`, [
-          appSecret,
-          token,
-        ]);
     },
   });
 }

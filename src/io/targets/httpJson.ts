@@ -248,8 +248,10 @@ export function refused(
   action: string,
   detail: string,
   secrets?: readonly (string | undefined)[],
+  /** The platform's parsed answer, for adapters that act on its fields (a stale-token code). */
+  answer?: unknown,
 ): DeliveryError {
-  return new DeliveryError(`${platform}: ${action}: ${scrub(detail, secrets)}`, false);
+  return new DeliveryError(`${platform}: ${action}: ${scrub(detail, secrets)}`, false, undefined, answer);
 }
 
 /** Where a redirect points, as scheme, host and port only: its path and query may repeat a token. */

@@ -10,9 +10,12 @@ export const MATTERMOST_LIMIT = 16_383;
  * `@channel`, `@all` and `@here` in a post notify every member of the channel, and Mattermost has no
  * request flag to turn that off. Payload text is untrusted, so a zero-width space goes
  * after such an `@`: Mattermost splits words there, the text reads the same and notifies no one.
+ * Mattermost's parser trims `_` (with `: . -`) from both ends of a word before it looks, so `_@here` and
+ * `@all_` notify too; only a letter, digit or `@` before the `@` (through underscores: `a_@all`, an
+ * address `ops@all.example`) or after the word (`@all_hands`, `@channels`) makes it another word.
  */
 export function defuseChannelMentions(text: string): string {
-  return text.replace(/(?<![\p{L}\p{N}_@])@(?=(?:channel|all|here)(?![\p{L}\p{N}_@]))/giu, "@\u200B");
+  return text.replace(/(?<![\p{L}\p{N}@]_*)@(?=(?:channel|all|here)(?!_*[\p{L}\p{N}@]))/giu, "@\u200B");
 }
 
 /**

@@ -2,10 +2,13 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
-import { appTokens } from "./tokenCache.js";
+import { answerCode, appTokens, withFreshToken } from "./tokenCache.js";
 
 /** QQ bot OpenAPI text messages; parts stay within 2000 characters. */
 export const QQBOT_LIMIT = 2000;
+
+/** QQ's refusal of an access token it no longer accepts: `{"message": "token not exist or expire", "code": 11244}`. */
+const staleToken = (err: unknown) => answerCode(err) === 11244;
 
 /**
  * `group:<group_openid>`, `user:<openid>` or `channel:<channel_id>` (a bare id is a guild channel). A kind
@@ -60,16 +63,16 @@ export function qqbotTarget(settings: PlatformConfig<"qqbot">, deps: TargetDeps)
       await tokens.get(signal);
       return settings.app_id;
     },
-    async sendPart({ chatId, text, signal }) {
-      const token = await tokens.get(signal);
+    sendPart({ chatId, text, signal }) {
       const { path, v2 } = qqMessagePath(chatId);
-      const headers = { authorization: `QQBot ${token}`, "x-union-appid": settings.app_id ?? "" };
-      return api.call("send message", "POST", path, {
-        json: v2 ? { content: text, msg_type: 0 } : { content: text },
-        headers,
-        secrets: [token],
-        signal,
-      });
+      return withFreshToken(tokens, signal, staleToken, (token) =>
+        api.call("send message", "POST", path, {
+          json: v2 ? { content: text, msg_type: 0 } : { content: text },
+          headers: { authorization: `QQBot ${token}`, "x-union-appid": settings.app_id ?? "" },
+          secrets: [token],
+          signal,
+        }),
+      );
     },
   });
 }

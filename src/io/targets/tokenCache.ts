@@ -1,5 +1,6 @@
 import type { PlatformClient } from "./client.js";
 import { refused } from "./httpJson.js";
+import { DeliveryError } from "./target.js";
 
 export interface IssuedToken {
   readonly token: string;
@@ -8,8 +9,11 @@ export interface IssuedToken {
 
 export interface TokenCache {
   get(signal?: AbortSignal): Promise<string>;
-  /** Forgets the token (the platform said it expired). */
-  invalidate(): void;
+  /**
+   * Forgets the token (the platform said it expired). With `token`, only when that is still the cached
+   * one: a send that was refused with an old token does not throw away the new one another send fetched.
+   */
+  invalidate(token?: string): void;
 }
 
 /** Caches an app access token until shortly before it expires; concurrent callers share one fetch. */
@@ -33,8 +37,8 @@ export function tokenCache(
         });
       return pending;
     },
-    invalidate() {
-      cached = undefined;
+    invalidate(token) {
+      if (token === undefined || cached?.token === token) cached = undefined;
     },
   };
 }
@@ -66,4 +70,34 @@ export function appTokens(api: PlatformClient, endpoint: TokenEndpoint, now?: ()
     }
     return { token, expiresInSeconds: Number(expiresIn ?? 7200) || 7200 };
   }, now);
+}
+
+/**
+ * Sends with the cached app token. When the platform refuses the token itself (`stale`: revoked, reset
+ * with the app secret, expired earlier than it said), nothing was sent: a new token is fetched and the
+ * request sent once more, in any mode (a direct delivery makes one attempt, and the cached token would
+ * otherwise fail every delivery until its planned refresh, up to two hours later).
+ */
+export async function withFreshToken<T>(
+  tokens: TokenCache,
+  signal: AbortSignal | undefined,
+  stale: (err: unknown) => boolean,
+  send: (token: string) => Promise<T>,
+): Promise<T> {
+  const token = await tokens.get(signal);
+  try {
+    return await send(token);
+  } catch (err) {
+    if (!stale(err)) throw err;
+    tokens.invalidate(token);
+    return send(await tokens.get(signal));
+  }
+}
+
+/** The platform's own error code in a refused answer (`code`, or QQ's `err_code`), if any. */
+export function answerCode(err: unknown): unknown {
+  if (!(err instanceof DeliveryError) || typeof err.answer !== "object" || err.answer === null)
+    return undefined;
+  const answer = err.answer as { code?: unknown; err_code?: unknown };
+  return answer.code ?? answer.err_code;
 }

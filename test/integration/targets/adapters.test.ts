@@ -800,4 +800,79 @@ describe("access tokens", () => {
       "/cgi-bin/message/send?T2",
     ]);
   });
+
+  /** A platform's refusal of a token it no longer accepts (revoked, reset with the app secret), as it answers. */
+  const STALE_TOKENS = [
+    {
+      name: "dingtalk",
+      tokenPath: "/v1.0/oauth2/accessToken",
+      issue: (t: string) => ({ accessToken: t, expireIn: 7200 }),
+      tokenOf: (r: RecordedRequest) => r.headers["x-acs-dingtalk-access-token"],
+      stale: { status: 401, json: { code: "InvalidAuthentication", message: "不合法的access_token" } },
+      sent: { processQueryKey: "q1" },
+    },
+    {
+      name: "feishu",
+      tokenPath: "/open-apis/auth/v3/tenant_access_token/internal",
+      issue: (t: string) => ({ code: 0, msg: "ok", tenant_access_token: t, expire: 7200 }),
+      tokenOf: (r: RecordedRequest) => r.headers.authorization?.toString().replace("Bearer ", ""),
+      stale: {
+        status: 400,
+        json: {
+          code: 99991663,
+          msg: "Invalid access token for authorization. Please make a request with token attached.",
+        },
+      },
+      sent: { code: 0, msg: "success" },
+    },
+    {
+      name: "qqbot",
+      tokenPath: "/app/getAppAccessToken",
+      issue: (t: string) => ({ access_token: t, expires_in: "7200" }),
+      tokenOf: (r: RecordedRequest) => r.headers.authorization?.toString().replace("QQBot ", ""),
+      stale: { status: 401, json: { message: "token not exist or expire", code: 11244, err_code: 11244 } },
+      sent: { id: "m1" },
+    },
+  ] as const;
+
+  it.each(STALE_TOKENS)(
+    "$name: a token the platform no longer accepts is fetched again and the message sent once more, even in one-attempt mode",
+    async (p) => {
+      fake.requests.length = 0;
+      let issued = 0;
+      fake.setHandler((r) => {
+        if (r.path === p.tokenPath) return ok(p.issue(`T${++issued}`));
+        return p.tokenOf(r) === "T1" ? p.stale : ok(p.sent);
+      });
+      const c = CASES.find((one) => one.name === p.name);
+      if (c === undefined) throw new Error(`${p.name}: no case`);
+      const registry = registryFor({ [p.name]: { enabled: true, ...c.settings(fake.url) } });
+      // Direct delivery: one attempt, no retrying step runner.
+      await registry.get(p.name)?.send(message("hi", c.extra));
+      expect(fake.requests.map((r) => (r.path === p.tokenPath ? "token" : `send ${p.tokenOf(r)}`))).toEqual([
+        "token",
+        "send T1",
+        "token",
+        "send T2",
+      ]);
+      // The new token is kept: the next message goes out with it, without another fetch.
+      await registry.get(p.name)?.send(message("again", c.extra));
+      expect(fake.requests.at(-1)?.path).not.toBe(p.tokenPath);
+      expect(p.tokenOf(fake.requests.at(-1) as RecordedRequest)).toBe("T2");
+    },
+  );
+
+  it("a token refused again right after it was issued fails the delivery with the platform's error (no loop)", async () => {
+    fake.requests.length = 0;
+    fake.setHandler((r) =>
+      r.path === "/app/getAppAccessToken"
+        ? ok({ access_token: "QQ-ACCESS", expires_in: "7200" })
+        : { status: 401, json: { message: "token not exist or expire", code: 11244 } },
+    );
+    const c = CASES.find((one) => one.name === "qqbot");
+    const registry = registryFor({ qqbot: { enabled: true, ...c?.settings(fake.url) } });
+    const error = await sendError(registry, "qqbot", message("hi", c?.extra));
+    expect(String(error)).toContain("HTTP 401 — token not exist or expire");
+    expect(fake.requests).toHaveLength(4);
+  });
 });

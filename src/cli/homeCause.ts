@@ -1,0 +1,19 @@
+import { describeError, isSvcError } from "../errors.js";
+import { homeProblem } from "../io/homeWritable.js";
+
+/** The file-system errors a broken data directory gives a command that reads or writes a file in it. */
+const FILE_ERRNO = /\b(?:ENOENT|ENOTDIR|EACCES|EPERM|EROFS)\b/;
+
+/**
+ * What a command's failure says when its cause is SVC_HOME itself (a symbolic link to a directory that is
+ * gone, a file in its place, a directory this user cannot write): the problem with SVC_HOME and how to
+ * fix it, as `svc gateway run` and `svc config check` say it, before the bare `ENOENT: ..., mkdir
+ * '<SVC_HOME>'`. Undefined for any other failure (usage errors, a store's own problems).
+ */
+export function homeCause(err: unknown, home: string): string | undefined {
+  const failure = describeError(err);
+  if (isSvcError(err, "usage") || !FILE_ERRNO.test(failure)) return undefined;
+  const problem = homeProblem(home);
+  // The failure itself follows in brackets: a file outside SVC_HOME may be what was missing.
+  return problem === undefined ? undefined : `${problem} (${failure})`;
+}
