@@ -144,7 +144,7 @@ describe("install link parser (spec 4.1)", () => {
       return "accepted";
     };
     expect(message({ url: "https://x.test/mcp", disabled: true })).toBe(
-      'install link rejected: config: mcp_servers.gh: unknown key "disabled" — check the spelling (see docs/mcp.md)',
+      'install link rejected: config: mcp_servers.gh: unknown key "disabled" — disabled: write enabled: false for disabled: true (or remove it) (see docs/mcp.md)',
     );
     expect(message({ url: "https://x.test/mcp", timout: 5 })).toMatch(
       /^install link rejected: config: mcp_servers\.gh: unknown key "timout" — did you mean "timeout"\?/,
