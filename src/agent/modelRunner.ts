@@ -106,6 +106,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               now,
               scrubbed: (text) => scrub(text, secrets),
               images: settings.provider === "anthropic" ? "native" : "described",
+              safePropertyKeys: settings.provider === "anthropic",
               // Steps are counted as they finish: during the last allowed turn, max_steps - 1 are done.
               mayRun: () => progress.steps < settings.max_steps - 1,
             }),

@@ -81,6 +81,7 @@ async function loop(
         now: () => (t += 5),
         ...(scrubbed === undefined ? {} : { scrubbed }),
         images,
+        safePropertyKeys: on.provider === "anthropic",
         mayRun: () => progress.steps < maxSteps - 1,
       }),
       maxSteps,
@@ -314,6 +315,60 @@ describe("runToolLoop", () => {
       });
       expect(offered?.description).toContain("Attaches a file");
       expect(offered?.description).toContain('must also match {"anyOf":[{"properties"');
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("argument names the Messages API refuses (filter[id], $top, a space) are offered renamed, and the tool gets its own names", async () => {
+    // As MCP servers built from REST APIs name them (App Store Connect's filter[bundleId], OData's $top).
+    const list: AgentTool = {
+      ...upper,
+      name: "list_apps",
+      inputSchema: {
+        type: "object",
+        properties: {
+          "filter[id]": { type: "string" },
+          filter_id_: { type: "string", description: "already this name" },
+          $top: { type: "number" },
+          "Account Number": { type: "string" },
+          page: { type: "number" },
+        },
+        required: ["filter[id]", "page"],
+      },
+      async execute(args) {
+        return { ok: true, content: [{ type: "text", text: `listed ${JSON.stringify(args)}` }] };
+      },
+    };
+    const anthropic = await startFakeAnthropic();
+    try {
+      anthropic.script(
+        callTool("list_apps", { filter_id__2: "42", _top: 5, Account_Number: "a1", page: 1 }),
+        { text: "listed" },
+      );
+      const { result, log } = await loop(5, [list], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("listed");
+      expect(log.calls).toEqual([{ name: "list_apps", ms: 5, ok: true }]);
+      const sent = (anthropic.requests[0]?.json.tools ?? []) as Array<{
+        input_schema: Record<string, unknown>;
+      }>;
+      expect(Object.keys(sent[0]?.input_schema.properties as object)).toEqual([
+        "filter_id__2",
+        "filter_id_",
+        "_top",
+        "Account_Number",
+        "page",
+      ]);
+      expect(sent[0]?.input_schema.required).toEqual(["filter_id__2", "page"]);
+      const blocks = ((anthropic.requests[1]?.json.messages ?? []) as Array<{ content: unknown }>).flatMap(
+        (m) => (Array.isArray(m.content) ? (m.content as Array<{ type: string; content?: unknown }>) : []),
+      );
+      expect(blocks.find((b) => b.type === "tool_result")?.content).toBe(
+        'listed {"filter[id]":"42","$top":5,"Account Number":"a1","page":1}',
+      );
     } finally {
       await anthropic.close();
     }
