@@ -6,8 +6,8 @@ export type { FakeModel, ModelTurn } from "./modelScript.js";
  * A scripted OpenAI-compatible Chat Completions server (`POST <baseUrl>/chat/completions`) on 127.0.0.1:
  * answers each request with the next scripted turn, as one JSON body or, when the request asks
  * `stream: true`, as SSE chunks ending in `[DONE]`. Usage: 10 tokens in, 5 out per turn. Like OpenAI, it
- * answers 400 to a request offering a function name longer than 64 characters, or an array schema
- * without items.
+ * answers 400 to a request offering a function name longer than 64 characters, parameters without
+ * properties, or an array schema without items.
  */
 /** Whether `schema` holds an array schema without `items` (OpenAI looks at every nested schema). */
 function bareArray(schema: unknown): boolean {
@@ -36,6 +36,24 @@ export function startFakeOpenAI(): Promise<FakeModel> {
             type: "invalid_request_error",
             param: `tools[${long}].function.name`,
             code: "string_above_max_length",
+          },
+        }),
+      );
+      return;
+    }
+    // As OpenAI does: parameters of type object without properties fail the whole request.
+    const bareObject = tools.find((t) => {
+      const parameters = (t as { function: { parameters?: Record<string, unknown> } }).function.parameters;
+      return parameters !== undefined && !("properties" in parameters);
+    });
+    if (bareObject !== undefined) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: {
+            message: `Invalid schema for function '${bareObject.function.name}': In context=(), object schema missing properties.`,
+            type: "invalid_request_error",
+            param: "tools",
+            code: "invalid_function_parameters",
           },
         }),
       );

@@ -374,6 +374,24 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("a tool schema without properties (refused by OpenAI) is offered with properties: {}", async () => {
+    // As mcp-go lists a tool without arguments (GitHub's get_me).
+    const me: AgentTool = {
+      ...upper,
+      name: "get_me",
+      inputSchema: { type: "object" },
+      async execute(args) {
+        return { ok: true, content: [{ type: "text", text: `me ${JSON.stringify(args)}` }] };
+      },
+    };
+    model.script(callTool("get_me", {}), { text: "it is me" });
+    const { result, log } = await loop(5, [me]);
+    expect(result.text).toBe("it is me");
+    expect(log.calls).toEqual([{ name: "get_me", ms: 5, ok: true }]);
+    const sent = model.requests[0]?.json.tools as Array<{ function: { parameters: unknown } }>;
+    expect(sent[0]?.function.parameters).toEqual({ type: "object", properties: {} });
+  });
+
   it("a tool schema with an array without items (refused by OpenAI) is offered with items: {}", async () => {
     // As mcp-go's WithArray writes it without an item type.
     const tag: AgentTool = {
