@@ -4,6 +4,7 @@ import { wrapLanguageModel } from "ai";
 import { DEFAULT_BASE_URLS } from "../config/sections/agent.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
+import { objectToolInputsMiddleware } from "./toolCallInputs.js";
 import { wellFormedMiddleware } from "./wellFormed.js";
 
 export interface ProviderSettings {
@@ -30,7 +31,7 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
   if (settings.provider === "anthropic") {
     return wrapLanguageModel({
       model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "" })(modelId),
-      middleware: [wellFormedMiddleware, messagesApiMiddleware],
+      middleware: [wellFormedMiddleware, messagesApiMiddleware, objectToolInputsMiddleware],
     });
   }
   const chat = createOpenAICompatible({
@@ -40,7 +41,7 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
     includeUsage: true,
     ...(speaksMaxCompletionTokens(baseURL) ? { transformRequestBody: forOpenAiApi } : {}),
   }).chatModel(modelId);
-  return wrapLanguageModel({ model: chat, middleware: wellFormedMiddleware });
+  return wrapLanguageModel({ model: chat, middleware: [wellFormedMiddleware, objectToolInputsMiddleware] });
 }
 
 /**

@@ -374,6 +374,29 @@ describe("runToolLoop", () => {
     }
   });
 
+  it('a call whose arguments are JSON but no object (null, [], "x") is refused, and sent back with {} (vLLM and SGLang refuse the history otherwise)', async () => {
+    model.script(
+      {
+        toolCalls: [
+          { name: "upper", args: "null" },
+          { name: "upper", args: "[]" },
+          { name: "upper", args: '"x"' },
+          { name: "upper", args: { text: "ok" } },
+        ],
+      },
+      { text: "done" },
+    );
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("done");
+    expect(log.calls.map((call) => call.ok)).toEqual([false, false, false, true]);
+    const sent = model.requests[1]?.json.messages as Array<{
+      role: string;
+      tool_calls?: Array<{ function: { arguments: string } }>;
+    }>;
+    const calls = sent.find((m) => m.role === "assistant")?.tool_calls ?? [];
+    expect(calls.map((call) => call.function.arguments)).toEqual(["{}", "{}", "{}", '{"text":"ok"}']);
+  });
+
   it("a tool schema without properties (refused by OpenAI) is offered with properties: {}", async () => {
     // As mcp-go lists a tool without arguments (GitHub's get_me).
     const me: AgentTool = {
