@@ -4,6 +4,7 @@ import { wrapLanguageModel } from "ai";
 import { DEFAULT_BASE_URLS } from "../config/sections/agent.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
+import { thoughtSignaturesMiddleware } from "./thoughtSignatures.js";
 import { objectToolInputsMiddleware } from "./toolCallInputs.js";
 import { wellFormedMiddleware } from "./wellFormed.js";
 
@@ -26,6 +27,9 @@ export function modelEndpoint(settings: Pick<ProviderSettings, "provider" | "bas
   return `${base}${settings.provider === "anthropic" ? "/messages" : "/chat/completions"}`;
 }
 
+/** The Chat Completions provider's name: the key the AI SDK keeps its per-call metadata under. */
+const CHAT_PROVIDER = "openai";
+
 export function languageModel(settings: ProviderSettings, modelId = settings.model): ProviderModel {
   const baseURL = settings.base_url ?? DEFAULT_BASE_URLS[settings.provider];
   if (settings.provider === "anthropic") {
@@ -35,13 +39,20 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
     });
   }
   const chat = createOpenAICompatible({
-    name: "openai",
+    name: CHAT_PROVIDER,
     baseURL,
     ...(settings.api_key === undefined || settings.api_key === "" ? {} : { apiKey: settings.api_key }),
     includeUsage: true,
     ...(speaksMaxCompletionTokens(baseURL) ? { transformRequestBody: forOpenAiApi } : {}),
   }).chatModel(modelId);
-  return wrapLanguageModel({ model: chat, middleware: [wellFormedMiddleware, objectToolInputsMiddleware] });
+  return wrapLanguageModel({
+    model: chat,
+    middleware: [
+      wellFormedMiddleware,
+      objectToolInputsMiddleware,
+      thoughtSignaturesMiddleware(CHAT_PROVIDER),
+    ],
+  });
 }
 
 /**

@@ -81,6 +81,9 @@ export function startFakeOpenAI(): Promise<FakeModel> {
       id: call.id ?? `call_${index}_${i}`,
       type: "function" as const,
       function: { name: call.name, arguments: argsText(call.args) },
+      ...(call.thoughtSignature === undefined
+        ? {}
+        : { extra_content: { google: { thought_signature: call.thoughtSignature } } }),
     }));
     const finish = turn.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop");
     const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };

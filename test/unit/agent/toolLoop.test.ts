@@ -397,6 +397,30 @@ describe("runToolLoop", () => {
     expect(calls.map((call) => call.function.arguments)).toEqual(["{}", "{}", "{}", '{"text":"ok"}']);
   });
 
+  it("a tool call's Gemini thought signature is sent back with the call (Gemini 3 refuses the next turn without it)", async () => {
+    model.script(
+      {
+        toolCalls: [
+          { name: "upper", args: { text: "a" }, thoughtSignature: "c2lnLWE=" },
+          { name: "upper", args: { text: "b" } },
+        ],
+      },
+      { text: "done" },
+    );
+    const { result } = await loop(5);
+    expect(result.text).toBe("done");
+    const sent = model.requests[1]?.json.messages as Array<{ role: string; tool_calls?: unknown[] }>;
+    expect(sent.find((m) => m.role === "assistant")?.tool_calls).toEqual([
+      {
+        id: expect.any(String),
+        type: "function",
+        function: { name: "upper", arguments: '{"text":"a"}' },
+        extra_content: { google: { thought_signature: "c2lnLWE=" } },
+      },
+      { id: expect.any(String), type: "function", function: { name: "upper", arguments: '{"text":"b"}' } },
+    ]);
+  });
+
   it("a tool schema without properties (refused by OpenAI) is offered with properties: {}", async () => {
     // As mcp-go lists a tool without arguments (GitHub's get_me).
     const me: AgentTool = {
