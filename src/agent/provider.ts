@@ -2,6 +2,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { wrapLanguageModel } from "ai";
 import { DEFAULT_BASE_URLS } from "../config/sections/agent.js";
+import { messagesApiFetch } from "../io/modelFetch.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
 import { thoughtSignaturesMiddleware } from "./thoughtSignatures.js";
@@ -34,7 +35,7 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
   const baseURL = settings.base_url ?? DEFAULT_BASE_URLS[settings.provider];
   if (settings.provider === "anthropic") {
     return wrapLanguageModel({
-      model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "" })(modelId),
+      model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "", fetch: messagesApiFetch })(modelId),
       middleware: [wellFormedMiddleware, messagesApiMiddleware, objectToolInputsMiddleware],
     });
   }
