@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { AgentRunFailure } from "../../../src/actors/agent/runner.js";
 import { outcomeOf } from "../../../src/agent/mcpTools.js";
-import { systemText } from "../../../src/agent/modelRunner.js";
+import { modelRunner, systemText } from "../../../src/agent/modelRunner.js";
 import { languageModel } from "../../../src/agent/provider.js";
 import { sdkTools, ToolCallLog, type ToolResultImages } from "../../../src/agent/sdkTools.js";
-import { type LoopProgress, runToolLoop } from "../../../src/agent/toolLoop.js";
+import { type LoopProgress, NOT_RUN_CUT, runToolLoop } from "../../../src/agent/toolLoop.js";
 import type { AgentTool, ToolContext } from "../../../src/agent/tools/tool.js";
+import { silentLogger } from "../../../src/io/log.js";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { toolContext } from "../../helpers/toolContext.js";
@@ -98,7 +100,12 @@ describe("runToolLoop", () => {
   it("runs the tool, feeds its result back, and counts steps, tokens and calls", async () => {
     model.script(callTool("upper", { text: "hi" }), { text: "HI it is" });
     const { result, log, progress } = await loop(5);
-    expect(result).toEqual({ text: "HI it is", stoppedAtMaxSteps: false, cutAtMaxTokens: false });
+    expect(result).toEqual({
+      text: "HI it is",
+      stoppedAtMaxSteps: false,
+      cutAtMaxTokens: false,
+      cutToolCalls: 0,
+    });
     expect(progress).toEqual({ steps: 2, inputTokens: 20, outputTokens: 10 });
     expect(log.calls).toEqual([{ name: "upper", ms: 5, ok: true }]);
     const second = model.requests[1]?.json.messages as Array<{ role: string; content: unknown }>;
@@ -108,7 +115,73 @@ describe("runToolLoop", () => {
   it("a last turn stopped at the output token limit is reported as cut at max tokens", async () => {
     model.script({ text: "half an ans", finishReason: "length" });
     const { result } = await loop(5);
-    expect(result).toEqual({ text: "half an ans", stoppedAtMaxSteps: false, cutAtMaxTokens: true });
+    expect(result).toEqual({
+      text: "half an ans",
+      stoppedAtMaxSteps: false,
+      cutAtMaxTokens: true,
+      cutToolCalls: 0,
+    });
+  });
+
+  it("a turn cut at the output limit while it asked for tools runs none of them: recorded as not run, and the run fails saying so", async () => {
+    let ran = 0;
+    const counted: AgentTool = {
+      ...upper,
+      async execute(args, ctx) {
+        ran += 1;
+        return upper.execute(args, ctx);
+      },
+    };
+    const cut = {
+      toolCalls: [
+        { name: "upper", args: { text: "whole" } },
+        { name: "upper", args: { text: "hal" } },
+      ],
+      finishReason: "length",
+    };
+    model.script(cut);
+    const { result, log } = await loop(5, [counted]);
+    expect(result).toMatchObject({ cutAtMaxTokens: true, cutToolCalls: 2, stoppedAtMaxSteps: false });
+    expect(log.calls).toEqual([
+      { name: "upper", ms: 0, ok: false, error: NOT_RUN_CUT },
+      { name: "upper", ms: 0, ok: false, error: NOT_RUN_CUT },
+    ]);
+    expect(ran).toBe(0);
+    // The run: a failure with its record, not an "ok" run delivering an empty reply.
+    model.script(cut);
+    const runner = modelRunner({
+      settings: {
+        provider: "openai",
+        model: "m",
+        base_url: model.baseUrl,
+        max_steps: 5,
+        max_tokens: 50,
+        retries: 0,
+        timeout_seconds: 10,
+        max_concurrent_runs: 1,
+      },
+      logger: silentLogger(),
+      builtins: () => [counted],
+    });
+    const request = {
+      route: "r",
+      event: "e",
+      deliveryId: "d",
+      prompt: "p",
+      toolsets: [],
+      profile: undefined,
+    };
+    const failure = await runner.run(request, new AbortController().signal).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(AgentRunFailure);
+    expect((failure as AgentRunFailure).message).toBe(
+      "the model's answer was cut at agent.max_tokens (50 tokens) while it asked for 2 tool calls, which were not run — raise agent.max_tokens",
+    );
+    expect((failure as AgentRunFailure).record).toMatchObject({
+      outcome: "error",
+      steps: 1,
+      toolCalls: [{ error: NOT_RUN_CUT }, { error: NOT_RUN_CUT }],
+    });
+    expect(ran).toBe(0);
   });
 
   it("a turn's calls are recorded in the order the model asked for them, not in the order they finished", async () => {
