@@ -1,7 +1,7 @@
 import { generateText, stepCountIs, type ToolSet, wrapLanguageModel } from "ai";
 import type { ProviderModel } from "./retry.js";
 import type { ToolCallLog } from "./sdkTools.js";
-import { uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
+import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
 
 export interface ToolLoopInput {
   readonly model: ProviderModel;
@@ -48,7 +48,10 @@ export const NOT_RUN_CUT =
 export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress): Promise<LoopResult> {
   const hasTools = Object.keys(input.tools).length > 0;
   const result = await generateText({
-    model: wrapLanguageModel({ model: input.model, middleware: uniqueToolCallIdsMiddleware() }),
+    model: wrapLanguageModel({
+      model: input.model,
+      middleware: [uniqueToolCallIdsMiddleware(), toolCallsFinishMiddleware],
+    }),
     ...(input.system === undefined ? {} : { system: input.system }),
     prompt: input.prompt,
     ...(hasTools ? { tools: input.tools } : {}),

@@ -184,6 +184,13 @@ describe("runToolLoop", () => {
     expect(ran).toBe(0);
   });
 
+  it("a turn with tool calls and a finish reason the SDK does not know (TGI's eos_token) runs its tools and the loop goes on", async () => {
+    model.script({ ...callTool("upper", { text: "hi" }), finishReason: "eos_token" }, { text: "HI it is" });
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("HI it is");
+    expect(log.calls).toEqual([{ name: "upper", ms: 5, ok: true }]);
+  });
+
   it("a turn's calls are recorded in the order the model asked for them, not in the order they finished", async () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => {
