@@ -27,6 +27,19 @@ function causes(cause: unknown): string {
 }
 
 /**
+ * A request fetch refused before connecting: the endpoint's port is one of the Fetch standard's blocked
+ * ports (6000, 6665-6669, 10080, ...), cause "bad port". No retry can change that.
+ */
+export function isRefusedPort(err: unknown): boolean {
+  return (
+    APICallError.isInstance(err) &&
+    err.statusCode === undefined &&
+    err.cause instanceof Error &&
+    err.cause.message === "bad port"
+  );
+}
+
+/**
  * A model failure in one line for the log, the journal and the failure notice: what the endpoint said
  * (status, short body) or why it could not be reached. The API key is cut out wherever it might echo.
  */
@@ -41,7 +54,10 @@ export function describeModelError(
     const where = err.url.replace(/\?.*$/, "");
     // Scrubbed before it is cut: a cut through an echoed key would leave its first characters.
     const body = excerpt(scrub((err.responseBody ?? "").replace(/\s+/g, " ").trim(), secrets));
-    if (err.statusCode === undefined) text = `model endpoint ${where} could not be reached: ${err.message}`;
+    if (isRefusedPort(err))
+      text = `model endpoint ${where} was not called: its port is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080) — serve the model on another port, or put a proxy in front, and set agent.base_url to it`;
+    else if (err.statusCode === undefined)
+      text = `model endpoint ${where} could not be reached: ${err.message}`;
     // A 2xx the SDK could not read (not JSON, not the API's shape, an OpenRouter-style error body) is not an
     // HTTP error: "answered HTTP 200" would read as success.
     else if (err.statusCode >= 200 && err.statusCode < 300)

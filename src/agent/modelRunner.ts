@@ -106,6 +106,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               now,
               scrubbed: (text) => scrub(text, secrets),
               images: settings.provider === "anthropic" ? "native" : "described",
+              safePropertyKeys: settings.provider === "anthropic",
               // Steps are counted as they finish: during the last allowed turn, max_steps - 1 are done.
               mayRun: () => progress.steps < settings.max_steps - 1,
             }),
@@ -116,6 +117,14 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           },
           progress,
         );
+        if (result.cutToolCalls > 0 && !result.stoppedAtMaxSteps) {
+          // The loop ended on a turn that asked for tools and got none: the run did not finish its work.
+          const maxTokens = request.maxTokens ?? settings.max_tokens;
+          throw new AgentRunFailure(
+            `the model's answer was cut at agent.max_tokens (${maxTokens} tokens) while it asked for ${result.cutToolCalls === 1 ? "a tool, which was" : `${result.cutToolCalls} tool calls, which were`} not run — raise agent.max_tokens`,
+            record("error"),
+          );
+        }
         const outcome: RunOutcome = result.stoppedAtMaxSteps ? "max_steps" : "ok";
         // A model that repeats its own key (prompt injection, a debugging answer) must not put it in the
         // delivered reply, the log line or the run journal.
@@ -130,6 +139,14 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         );
         return { text, record: done, ...(result.cutAtMaxTokens ? { cutAtMaxTokens: true } : {}) };
       } catch (err) {
+        if (err instanceof AgentRunFailure) {
+          const failed = record("error", err.message);
+          logger.info(
+            { route: request.route, delivery_id: request.deliveryId },
+            runLogLine(request.route, request.deliveryId, failed),
+          );
+          throw new AgentRunFailure(err.message, failed);
+        }
         if (signal.aborted) {
           // Shutdown: the run is saved for the next start, as any unfinished run.
           const aborted = record("aborted", "the gateway stopped during the run");

@@ -86,10 +86,15 @@ export interface ModelToolSchema {
  * schemas (Notion's, GitLab's). They are taken out: the properties their branches name are added to the
  * top-level ones (what every branch requires, and what an `allOf` branch requires, stays required), and the
  * keywords themselves are returned as JSON for the description. An array schema without `items` gets
- * `items: {}` (`withArrayItems`). The MCP server still checks the arguments against its own schema.
+ * `items: {}` (`withArrayItems`), and a schema without `properties` gets `properties: {}`. The MCP server
+ * still checks the arguments against its own schema.
  */
 export function modelToolSchema(listed: JsonSchema): ModelToolSchema {
-  const schema = withArrayItems(listed) as JsonSchema;
+  const items = withArrayItems(listed) as JsonSchema;
+  // OpenAI refuses a whole request offering a tool whose schema is `{"type": "object"}` without properties
+  // ("Invalid schema for function 'get_me': In context=(), object schema missing properties"), as MCP
+  // servers list a tool without arguments (GitHub's get_me, mcp-go's NewTool without parameters).
+  const schema: JsonSchema = "properties" in items ? items : { ...items, properties: {} };
   const present = TOP_LEVEL_REFUSED.filter((key) => Array.isArray(schema[key]));
   if (present.length === 0) return { schema };
   const rest: Record<string, unknown> = { ...schema };

@@ -2,8 +2,11 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { wrapLanguageModel } from "ai";
 import { DEFAULT_BASE_URLS } from "../config/sections/agent.js";
+import { messagesApiFetch } from "../io/modelFetch.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
+import { thoughtSignaturesMiddleware } from "./thoughtSignatures.js";
+import { objectToolInputsMiddleware } from "./toolCallInputs.js";
 import { wellFormedMiddleware } from "./wellFormed.js";
 
 export interface ProviderSettings {
@@ -25,22 +28,32 @@ export function modelEndpoint(settings: Pick<ProviderSettings, "provider" | "bas
   return `${base}${settings.provider === "anthropic" ? "/messages" : "/chat/completions"}`;
 }
 
+/** The Chat Completions provider's name: the key the AI SDK keeps its per-call metadata under. */
+const CHAT_PROVIDER = "openai";
+
 export function languageModel(settings: ProviderSettings, modelId = settings.model): ProviderModel {
   const baseURL = settings.base_url ?? DEFAULT_BASE_URLS[settings.provider];
   if (settings.provider === "anthropic") {
     return wrapLanguageModel({
-      model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "" })(modelId),
-      middleware: [wellFormedMiddleware, messagesApiMiddleware],
+      model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "", fetch: messagesApiFetch })(modelId),
+      middleware: [wellFormedMiddleware, messagesApiMiddleware, objectToolInputsMiddleware],
     });
   }
   const chat = createOpenAICompatible({
-    name: "openai",
+    name: CHAT_PROVIDER,
     baseURL,
     ...(settings.api_key === undefined || settings.api_key === "" ? {} : { apiKey: settings.api_key }),
     includeUsage: true,
     ...(speaksMaxCompletionTokens(baseURL) ? { transformRequestBody: forOpenAiApi } : {}),
   }).chatModel(modelId);
-  return wrapLanguageModel({ model: chat, middleware: wellFormedMiddleware });
+  return wrapLanguageModel({
+    model: chat,
+    middleware: [
+      wellFormedMiddleware,
+      objectToolInputsMiddleware,
+      thoughtSignaturesMiddleware(CHAT_PROVIDER),
+    ],
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { APICallError, wrapLanguageModel } from "ai";
+import { isRefusedPort } from "./modelError.js";
 
 /** The provider-level model `wrapLanguageModel` takes (`@ai-sdk/provider` is not a direct dependency). */
 export type ProviderModel = Parameters<typeof wrapLanguageModel>[0]["model"];
@@ -32,9 +33,12 @@ export interface RetryOptions {
   readonly onRetry?: (attempt: number, waitMs: number, error: unknown) => void;
 }
 
-/** 429, 5xx, 408/409 and connection errors are worth another try; the SDK marks them retryable. */
+/**
+ * 429, 5xx, 408/409 and connection errors are worth another try; the SDK marks them retryable. A port fetch
+ * refuses to call is not: the SDK takes it for a connection error, but every try fails the same.
+ */
 export function isRetryable(error: unknown): boolean {
-  return APICallError.isInstance(error) && error.isRetryable;
+  return APICallError.isInstance(error) && error.isRetryable && !isRefusedPort(error);
 }
 
 /**

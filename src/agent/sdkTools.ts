@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { jsonSchema, type ToolSet, tool } from "ai";
 import { modelToolSchema, withLeftOut } from "./modelSchema.js";
+import { originalArguments, withSafePropertyKeys } from "./propertyKeys.js";
 import type { ToolCallRecord } from "./runRecord.js";
 import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
 
@@ -108,6 +109,12 @@ export interface SdkToolOptions {
    * call is not run (a tool with side effects would act for nothing) and is recorded as not run.
    */
   readonly mayRun?: () => boolean;
+  /**
+   * True for the Messages API, which refuses a whole request offering a tool with a top-level argument name
+   * outside `[A-Za-z0-9_.-]{1,64}` (`filter[id]`): such names are offered renamed and mapped back for the
+   * tool (`withSafePropertyKeys`). Other endpoints get the names as the tool lists them.
+   */
+  readonly safePropertyKeys?: boolean;
 }
 
 /** Recorded for a call the model asked for on its last allowed turn. */
@@ -142,7 +149,9 @@ export function sdkTools(
   const { now = Date.now, scrubbed = (text: string) => text, images = "native", mayRun } = options;
   const set: ToolSet = {};
   for (const agentTool of tools) {
-    const offered = modelToolSchema(agentTool.inputSchema);
+    const moved = modelToolSchema(agentTool.inputSchema);
+    const keys = options.safePropertyKeys === true ? withSafePropertyKeys(moved.schema) : undefined;
+    const offered = keys === undefined ? moved : { ...moved, schema: keys.schema };
     // Calls are recorded under the registered name, whatever name the model was offered.
     set[modelToolName(agentTool.name)] = tool<unknown, readonly ToolContent[]>({
       description: withLeftOut(agentTool.description, offered.leftOut),
@@ -161,7 +170,7 @@ export function sdkTools(
         const signal = options.abortSignal ?? context.signal;
         let outcome: Awaited<ReturnType<AgentTool["execute"]>>;
         try {
-          outcome = await agentTool.execute(input, { ...context, signal });
+          outcome = await agentTool.execute(originalArguments(input, keys?.renamed), { ...context, signal });
         } catch (err) {
           outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
         }

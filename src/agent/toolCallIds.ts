@@ -40,3 +40,19 @@ export function uniqueToolCallIdsMiddleware(): Middleware {
     },
   };
 }
+
+/**
+ * An answer with tool calls whose finish reason the AI SDK does not know (`eos_token` from Hugging Face TGI,
+ * `null`, `end_turn` from other Chat Completions servers: mapped to `other`) counts as asking for them. The
+ * SDK runs the tools of a turn only when it finished with `tool_calls` or `stop`, and ends the loop
+ * otherwise, so such a run delivered its (often empty) text as done, the tools never run.
+ */
+export const toolCallsFinishMiddleware: Middleware = {
+  specificationVersion: "v3",
+  wrapGenerate: async ({ doGenerate }) => {
+    const result = await doGenerate();
+    if (result.finishReason.unified !== "other" || !result.content.some((part) => part.type === "tool-call"))
+      return result;
+    return { ...result, finishReason: { ...result.finishReason, unified: "tool-calls" } };
+  },
+};

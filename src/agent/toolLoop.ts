@@ -1,7 +1,7 @@
 import { generateText, stepCountIs, type ToolSet, wrapLanguageModel } from "ai";
 import type { ProviderModel } from "./retry.js";
 import type { ToolCallLog } from "./sdkTools.js";
-import { uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
+import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
 
 export interface ToolLoopInput {
   readonly model: ProviderModel;
@@ -27,7 +27,16 @@ export interface LoopResult {
   readonly stoppedAtMaxSteps: boolean;
   /** The last turn stopped at the output token limit (`finish_reason: length`, `stop_reason: max_tokens`). */
   readonly cutAtMaxTokens: boolean;
+  /**
+   * Tool calls of a last turn cut at the output token limit: the AI SDK runs no tool of such a turn (their
+   * arguments may be cut short) and ends the loop, so the run asked for tools and got none. Recorded as not run.
+   */
+  readonly cutToolCalls: number;
 }
+
+/** Recorded for each call of a turn cut at the output token limit. */
+export const NOT_RUN_CUT =
+  "not run: the model's answer was cut at agent.max_tokens while it asked for this call (its arguments may be incomplete)";
 
 /**
  * One run's tool loop: the prompt as the user message, at most `maxSteps` model turns, tool results fed
@@ -39,7 +48,10 @@ export interface LoopResult {
 export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress): Promise<LoopResult> {
   const hasTools = Object.keys(input.tools).length > 0;
   const result = await generateText({
-    model: wrapLanguageModel({ model: input.model, middleware: uniqueToolCallIdsMiddleware() }),
+    model: wrapLanguageModel({
+      model: input.model,
+      middleware: [uniqueToolCallIdsMiddleware(), toolCallsFinishMiddleware],
+    }),
     ...(input.system === undefined ? {} : { system: input.system }),
     prompt: input.prompt,
     ...(hasTools ? { tools: input.tools } : {}),
@@ -64,9 +76,14 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
   // Some OpenAI-compatible servers end a turn that calls tools with `finish_reason: "stop"`: the calls
   // themselves say the model still wanted tools.
   const wantedTools = last !== undefined && (last.finishReason === "tool-calls" || last.toolCalls.length > 0);
+  const cutAtMaxTokens = last?.finishReason === "length";
+  const cut = cutAtMaxTokens ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId)) : [];
+  for (const call of cut)
+    input.log.add(call.toolCallId, { name: call.toolName, ms: 0, ok: false, error: NOT_RUN_CUT });
   return {
     text: result.text,
     stoppedAtMaxSteps: wantedTools && result.steps.length >= input.maxSteps,
-    cutAtMaxTokens: last?.finishReason === "length",
+    cutAtMaxTokens,
+    cutToolCalls: cut.length,
   };
 }

@@ -36,7 +36,7 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
   }
   const keyless = missingKeyWarning(config, file);
   if (keyless !== undefined) warnings.push(keyless);
-  const unversioned = unversionedBaseUrlWarning(config, file);
+  const unversioned = unversionedBaseUrlWarning(config, file) ?? endpointBaseUrlWarning(config, file);
   if (unversioned !== undefined) warnings.push(unversioned);
   if (agent.provider === "openai" || agent.provider === "anthropic")
     warnings.push(...toollessToolsets(config, agent.provider, file));
@@ -82,6 +82,21 @@ function unversionedBaseUrlWarning({ agent }: Config, file: string): string | un
   if (url.hostname.toLowerCase() !== own.hostname || /^\/v1(\/|$)/.test(url.pathname)) return undefined;
   const endpoint = `${agent.base_url.replace(/\/+$/, "")}${agent.provider === "anthropic" ? "/messages" : "/chat/completions"}`;
   return `[agent] ${file}: agent.base_url ${agent.base_url} has no /v1: runs would post to ${endpoint}, which the API answers 404 — write ${DEFAULT_BASE_URLS[agent.provider]}, or leave base_url out`;
+}
+
+/**
+ * `base_url` written as the whole endpoint (`http://127.0.0.1:1234/v1/chat/completions`, as LM Studio and
+ * the providers' request examples show it): svc appends `/chat/completions` or `/messages` to it, so every
+ * run would post to `.../chat/completions/chat/completions` and get a 404.
+ */
+function endpointBaseUrlWarning({ agent }: Config, file: string): string | undefined {
+  if (agent.provider !== "openai" && agent.provider !== "anthropic") return undefined;
+  if (agent.base_url === undefined || !URL.canParse(agent.base_url)) return undefined;
+  const path = agent.provider === "anthropic" ? "/messages" : "/chat/completions";
+  const base = agent.base_url.replace(/\/+$/, "");
+  const url = new URL(base);
+  if (url.search !== "" || url.hash !== "" || !url.pathname.toLowerCase().endsWith(path)) return undefined;
+  return `[agent] ${file}: agent.base_url ${agent.base_url} ends in ${path}, which svc appends itself: runs would post to ${base}${path}, which answers 404 — write ${base.slice(0, -path.length)}`;
 }
 
 /**

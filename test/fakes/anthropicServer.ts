@@ -19,7 +19,8 @@ const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp
  * Usage: 10 tokens in, 5 out per turn. Like the Messages API, it answers 400 to a request holding an
  * image of a type other than JPEG, PNG, GIF or WebP (in a message or a tool result), or one whose base64
  * is longer than 5 MiB (the API measures the encoded image), one holding a lone surrogate, or one offering
- * a tool whose input schema has allOf, anyOf or oneOf at its top level.
+ * a tool whose input schema has allOf, anyOf or oneOf at its top level, or a top-level argument name
+ * outside `[a-zA-Z0-9_.-]{1,64}`.
  */
 export function startFakeAnthropic(): Promise<FakeModel> {
   return startScriptedModel("/messages", (turn, request, res, index) => {
@@ -65,6 +66,24 @@ export function startFakeAnthropic(): Promise<FakeModel> {
           error: {
             type: "invalid_request_error",
             message: `tools.${combined}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`,
+          },
+        }),
+      );
+      return;
+    }
+    // As the Messages API does: a top-level argument name outside [a-zA-Z0-9_.-]{1,64} fails the whole request.
+    const badKeys = tools.findIndex((t) =>
+      Object.keys((t.input_schema?.properties ?? {}) as object).some(
+        (k) => !/^[a-zA-Z0-9_.-]{1,64}$/.test(k),
+      ),
+    );
+    if (badKeys >= 0) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message: `tools.${badKeys}.custom.input_schema.properties: Property keys should match pattern '^[a-zA-Z0-9_.-]{1,64}$'`,
           },
         }),
       );

@@ -6,8 +6,16 @@ export type ModelTurn =
   /** An assistant message: text, tool calls, or both (`args` as an object, or a raw string sent as is). */
   | {
       readonly text?: string;
-      /** `id`: the call's id as sent (default: one of its own per call), to script a server that repeats ids. */
-      readonly toolCalls?: ReadonlyArray<{ name: string; args: unknown; id?: string }>;
+      /**
+       * `id`: the call's id as sent (default: one of its own per call), to script a server that repeats ids;
+       * `thoughtSignature`: sent as Gemini's OpenAI-compatible endpoint sends it (`extra_content.google`).
+       */
+      readonly toolCalls?: ReadonlyArray<{
+        name: string;
+        args: unknown;
+        id?: string;
+        thoughtSignature?: string;
+      }>;
       /** The turn's finish reason as sent, when not the usual one (`stop` with tool calls, as some servers send). */
       readonly finishReason?: string;
     }

@@ -6,8 +6,8 @@ export type { FakeModel, ModelTurn } from "./modelScript.js";
  * A scripted OpenAI-compatible Chat Completions server (`POST <baseUrl>/chat/completions`) on 127.0.0.1:
  * answers each request with the next scripted turn, as one JSON body or, when the request asks
  * `stream: true`, as SSE chunks ending in `[DONE]`. Usage: 10 tokens in, 5 out per turn. Like OpenAI, it
- * answers 400 to a request offering a function name longer than 64 characters, or an array schema
- * without items.
+ * answers 400 to a request offering a function name longer than 64 characters, parameters without
+ * properties, or an array schema without items.
  */
 /** Whether `schema` holds an array schema without `items` (OpenAI looks at every nested schema). */
 function bareArray(schema: unknown): boolean {
@@ -41,6 +41,24 @@ export function startFakeOpenAI(): Promise<FakeModel> {
       );
       return;
     }
+    // As OpenAI does: parameters of type object without properties fail the whole request.
+    const bareObject = tools.find((t) => {
+      const parameters = (t as { function: { parameters?: Record<string, unknown> } }).function.parameters;
+      return parameters !== undefined && !("properties" in parameters);
+    });
+    if (bareObject !== undefined) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: {
+            message: `Invalid schema for function '${bareObject.function.name}': In context=(), object schema missing properties.`,
+            type: "invalid_request_error",
+            param: "tools",
+            code: "invalid_function_parameters",
+          },
+        }),
+      );
+      return;
+    }
     // As OpenAI does: an array schema without items anywhere in a tool's parameters fails the whole request.
     const bare = tools.find((t) =>
       bareArray((t as { function: { parameters?: unknown } }).function.parameters),
@@ -63,6 +81,9 @@ export function startFakeOpenAI(): Promise<FakeModel> {
       id: call.id ?? `call_${index}_${i}`,
       type: "function" as const,
       function: { name: call.name, arguments: argsText(call.args) },
+      ...(call.thoughtSignature === undefined
+        ? {}
+        : { extra_content: { google: { thought_signature: call.thoughtSignature } } }),
     }));
     const finish = turn.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop");
     const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { modelToolSchema, withLeftOut } from "../../../src/agent/modelSchema.js";
+import { originalArguments, withSafePropertyKeys } from "../../../src/agent/propertyKeys.js";
 import type { JsonSchema } from "../../../src/agent/tools/tool.js";
 
 /** Tool schemas as model APIs take them: no allOf / anyOf / oneOf at the top level. */
@@ -87,5 +88,27 @@ describe("withArrayItems (OpenAI refuses an array schema without items)", () => 
     });
     // The listed schema itself is left as it was.
     expect(listed.properties).toMatchObject({ tags: { type: "array", description: "labels" } });
+  });
+});
+
+describe("withSafePropertyKeys (the Messages API's top-level argument names)", () => {
+  it("keeps a schema whose names all pass as it is", () => {
+    const schema = { type: "object", properties: { a: {}, "b.c-d_1": {} }, required: ["a"] } as const;
+    expect(withSafePropertyKeys(schema)).toEqual({ schema });
+  });
+
+  it("cuts a name past 64 characters, names an empty one _, and maps the arguments back", () => {
+    const long = `${"x".repeat(70)}[]`;
+    const { schema, renamed } = withSafePropertyKeys({
+      type: "object",
+      properties: { [long]: { type: "string" }, "": { type: "number" } },
+    });
+    expect(Object.keys(schema.properties as object)).toEqual(["x".repeat(64), "_"]);
+    expect(originalArguments({ ["x".repeat(64)]: "v", _: 1, other: true }, renamed)).toEqual({
+      [long]: "v",
+      "": 1,
+      other: true,
+    });
+    expect(originalArguments(["not", "an object"], renamed)).toEqual(["not", "an object"]);
   });
 });

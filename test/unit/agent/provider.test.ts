@@ -1,6 +1,7 @@
 import { generateText, jsonSchema, tool } from "ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { languageModel, speaksMaxCompletionTokens } from "../../../src/agent/provider.js";
+import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 
 /**
@@ -90,5 +91,33 @@ describe("agent.max_tokens in a Chat Completions request", () => {
     expect(speaksMaxCompletionTokens("https://openrouter.ai/api/v1")).toBe(false);
     expect(speaksMaxCompletionTokens("http://127.0.0.1:11434/v1")).toBe(false);
     expect(speaksMaxCompletionTokens("https://api.openai.com.evil.example/v1")).toBe(false);
+  });
+});
+
+describe("the anthropic-beta header of a Messages API request", () => {
+  it("carries no structured-outputs beta (svc uses none; Vertex AI and Bedrock refuse the request with it)", async () => {
+    const fake = await startFakeAnthropic();
+    try {
+      fake.script({ text: "hi" });
+      const look = tool({
+        description: "Look",
+        inputSchema: jsonSchema<Record<string, never>>({ type: "object", properties: {} }),
+        execute: async () => "ok",
+      });
+      await generateText({
+        model: languageModel({
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          base_url: fake.baseUrl,
+          api_key: "k",
+        }),
+        prompt: "p",
+        tools: { look },
+      });
+      expect(fake.requests[0]?.headers["anthropic-version"]).toBe("2023-06-01");
+      expect(fake.requests[0]?.headers).not.toHaveProperty("anthropic-beta");
+    } finally {
+      await fake.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { APICallError, generateText, streamText } from "ai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describeModelError } from "../../../src/agent/modelError.js";
 import { languageModel } from "../../../src/agent/provider.js";
 import { MAX_RETRY_WAIT_MS, retryDelayMs, type Sleep, withRetryPolicy } from "../../../src/agent/retry.js";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
@@ -71,6 +72,18 @@ describe("withRetryPolicy against a scripted Chat Completions server", () => {
       statusCode: 400,
     });
     expect(waits).toEqual([]);
+  });
+
+  it("a base_url on a port fetch refuses (6000) is not retried, and the error says why and what to do", async () => {
+    const blocked = withRetryPolicy(
+      languageModel({ provider: "openai", model: "m", base_url: "http://127.0.0.1:6000/v1" }),
+      { retries: 3, sleep },
+    );
+    const error = await generateText({ model: blocked, prompt: "hi", maxRetries: 0 }).catch((e) => e);
+    expect(waits).toEqual([]);
+    expect(describeModelError(error, [])).toBe(
+      "model endpoint http://127.0.0.1:6000/v1/chat/completions was not called: its port is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080) — serve the model on another port, or put a proxy in front, and set agent.base_url to it",
+    );
   });
 
   it("retries a streamed call too, and the fake streams text and tool calls as SSE", async () => {

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { AgentRunFailure } from "../../../src/actors/agent/runner.js";
 import { outcomeOf } from "../../../src/agent/mcpTools.js";
-import { systemText } from "../../../src/agent/modelRunner.js";
+import { modelRunner, systemText } from "../../../src/agent/modelRunner.js";
 import { languageModel } from "../../../src/agent/provider.js";
 import { sdkTools, ToolCallLog, type ToolResultImages } from "../../../src/agent/sdkTools.js";
-import { type LoopProgress, runToolLoop } from "../../../src/agent/toolLoop.js";
+import { type LoopProgress, NOT_RUN_CUT, runToolLoop } from "../../../src/agent/toolLoop.js";
 import type { AgentTool, ToolContext } from "../../../src/agent/tools/tool.js";
+import { silentLogger } from "../../../src/io/log.js";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { toolContext } from "../../helpers/toolContext.js";
@@ -81,6 +83,7 @@ async function loop(
         now: () => (t += 5),
         ...(scrubbed === undefined ? {} : { scrubbed }),
         images,
+        safePropertyKeys: on.provider === "anthropic",
         mayRun: () => progress.steps < maxSteps - 1,
       }),
       maxSteps,
@@ -97,7 +100,12 @@ describe("runToolLoop", () => {
   it("runs the tool, feeds its result back, and counts steps, tokens and calls", async () => {
     model.script(callTool("upper", { text: "hi" }), { text: "HI it is" });
     const { result, log, progress } = await loop(5);
-    expect(result).toEqual({ text: "HI it is", stoppedAtMaxSteps: false, cutAtMaxTokens: false });
+    expect(result).toEqual({
+      text: "HI it is",
+      stoppedAtMaxSteps: false,
+      cutAtMaxTokens: false,
+      cutToolCalls: 0,
+    });
     expect(progress).toEqual({ steps: 2, inputTokens: 20, outputTokens: 10 });
     expect(log.calls).toEqual([{ name: "upper", ms: 5, ok: true }]);
     const second = model.requests[1]?.json.messages as Array<{ role: string; content: unknown }>;
@@ -107,7 +115,80 @@ describe("runToolLoop", () => {
   it("a last turn stopped at the output token limit is reported as cut at max tokens", async () => {
     model.script({ text: "half an ans", finishReason: "length" });
     const { result } = await loop(5);
-    expect(result).toEqual({ text: "half an ans", stoppedAtMaxSteps: false, cutAtMaxTokens: true });
+    expect(result).toEqual({
+      text: "half an ans",
+      stoppedAtMaxSteps: false,
+      cutAtMaxTokens: true,
+      cutToolCalls: 0,
+    });
+  });
+
+  it("a turn cut at the output limit while it asked for tools runs none of them: recorded as not run, and the run fails saying so", async () => {
+    let ran = 0;
+    const counted: AgentTool = {
+      ...upper,
+      async execute(args, ctx) {
+        ran += 1;
+        return upper.execute(args, ctx);
+      },
+    };
+    const cut = {
+      toolCalls: [
+        { name: "upper", args: { text: "whole" } },
+        { name: "upper", args: { text: "hal" } },
+      ],
+      finishReason: "length",
+    };
+    model.script(cut);
+    const { result, log } = await loop(5, [counted]);
+    expect(result).toMatchObject({ cutAtMaxTokens: true, cutToolCalls: 2, stoppedAtMaxSteps: false });
+    expect(log.calls).toEqual([
+      { name: "upper", ms: 0, ok: false, error: NOT_RUN_CUT },
+      { name: "upper", ms: 0, ok: false, error: NOT_RUN_CUT },
+    ]);
+    expect(ran).toBe(0);
+    // The run: a failure with its record, not an "ok" run delivering an empty reply.
+    model.script(cut);
+    const runner = modelRunner({
+      settings: {
+        provider: "openai",
+        model: "m",
+        base_url: model.baseUrl,
+        max_steps: 5,
+        max_tokens: 50,
+        retries: 0,
+        timeout_seconds: 10,
+        max_concurrent_runs: 1,
+      },
+      logger: silentLogger(),
+      builtins: () => [counted],
+    });
+    const request = {
+      route: "r",
+      event: "e",
+      deliveryId: "d",
+      prompt: "p",
+      toolsets: [],
+      profile: undefined,
+    };
+    const failure = await runner.run(request, new AbortController().signal).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(AgentRunFailure);
+    expect((failure as AgentRunFailure).message).toBe(
+      "the model's answer was cut at agent.max_tokens (50 tokens) while it asked for 2 tool calls, which were not run — raise agent.max_tokens",
+    );
+    expect((failure as AgentRunFailure).record).toMatchObject({
+      outcome: "error",
+      steps: 1,
+      toolCalls: [{ error: NOT_RUN_CUT }, { error: NOT_RUN_CUT }],
+    });
+    expect(ran).toBe(0);
+  });
+
+  it("a turn with tool calls and a finish reason the SDK does not know (TGI's eos_token) runs its tools and the loop goes on", async () => {
+    model.script({ ...callTool("upper", { text: "hi" }), finishReason: "eos_token" }, { text: "HI it is" });
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("HI it is");
+    expect(log.calls).toEqual([{ name: "upper", ms: 5, ok: true }]);
   });
 
   it("a turn's calls are recorded in the order the model asked for them, not in the order they finished", async () => {
@@ -317,6 +398,125 @@ describe("runToolLoop", () => {
     } finally {
       await anthropic.close();
     }
+  });
+
+  it("argument names the Messages API refuses (filter[id], $top, a space) are offered renamed, and the tool gets its own names", async () => {
+    // As MCP servers built from REST APIs name them (App Store Connect's filter[bundleId], OData's $top).
+    const list: AgentTool = {
+      ...upper,
+      name: "list_apps",
+      inputSchema: {
+        type: "object",
+        properties: {
+          "filter[id]": { type: "string" },
+          filter_id_: { type: "string", description: "already this name" },
+          $top: { type: "number" },
+          "Account Number": { type: "string" },
+          page: { type: "number" },
+        },
+        required: ["filter[id]", "page"],
+      },
+      async execute(args) {
+        return { ok: true, content: [{ type: "text", text: `listed ${JSON.stringify(args)}` }] };
+      },
+    };
+    const anthropic = await startFakeAnthropic();
+    try {
+      anthropic.script(
+        callTool("list_apps", { filter_id__2: "42", _top: 5, Account_Number: "a1", page: 1 }),
+        { text: "listed" },
+      );
+      const { result, log } = await loop(5, [list], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("listed");
+      expect(log.calls).toEqual([{ name: "list_apps", ms: 5, ok: true }]);
+      const sent = (anthropic.requests[0]?.json.tools ?? []) as Array<{
+        input_schema: Record<string, unknown>;
+      }>;
+      expect(Object.keys(sent[0]?.input_schema.properties as object)).toEqual([
+        "filter_id__2",
+        "filter_id_",
+        "_top",
+        "Account_Number",
+        "page",
+      ]);
+      expect(sent[0]?.input_schema.required).toEqual(["filter_id__2", "page"]);
+      const blocks = ((anthropic.requests[1]?.json.messages ?? []) as Array<{ content: unknown }>).flatMap(
+        (m) => (Array.isArray(m.content) ? (m.content as Array<{ type: string; content?: unknown }>) : []),
+      );
+      expect(blocks.find((b) => b.type === "tool_result")?.content).toBe(
+        'listed {"filter[id]":"42","$top":5,"Account Number":"a1","page":1}',
+      );
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it('a call whose arguments are JSON but no object (null, [], "x") is refused, and sent back with {} (vLLM and SGLang refuse the history otherwise)', async () => {
+    model.script(
+      {
+        toolCalls: [
+          { name: "upper", args: "null" },
+          { name: "upper", args: "[]" },
+          { name: "upper", args: '"x"' },
+          { name: "upper", args: { text: "ok" } },
+        ],
+      },
+      { text: "done" },
+    );
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("done");
+    expect(log.calls.map((call) => call.ok)).toEqual([false, false, false, true]);
+    const sent = model.requests[1]?.json.messages as Array<{
+      role: string;
+      tool_calls?: Array<{ function: { arguments: string } }>;
+    }>;
+    const calls = sent.find((m) => m.role === "assistant")?.tool_calls ?? [];
+    expect(calls.map((call) => call.function.arguments)).toEqual(["{}", "{}", "{}", '{"text":"ok"}']);
+  });
+
+  it("a tool call's Gemini thought signature is sent back with the call (Gemini 3 refuses the next turn without it)", async () => {
+    model.script(
+      {
+        toolCalls: [
+          { name: "upper", args: { text: "a" }, thoughtSignature: "c2lnLWE=" },
+          { name: "upper", args: { text: "b" } },
+        ],
+      },
+      { text: "done" },
+    );
+    const { result } = await loop(5);
+    expect(result.text).toBe("done");
+    const sent = model.requests[1]?.json.messages as Array<{ role: string; tool_calls?: unknown[] }>;
+    expect(sent.find((m) => m.role === "assistant")?.tool_calls).toEqual([
+      {
+        id: expect.any(String),
+        type: "function",
+        function: { name: "upper", arguments: '{"text":"a"}' },
+        extra_content: { google: { thought_signature: "c2lnLWE=" } },
+      },
+      { id: expect.any(String), type: "function", function: { name: "upper", arguments: '{"text":"b"}' } },
+    ]);
+  });
+
+  it("a tool schema without properties (refused by OpenAI) is offered with properties: {}", async () => {
+    // As mcp-go lists a tool without arguments (GitHub's get_me).
+    const me: AgentTool = {
+      ...upper,
+      name: "get_me",
+      inputSchema: { type: "object" },
+      async execute(args) {
+        return { ok: true, content: [{ type: "text", text: `me ${JSON.stringify(args)}` }] };
+      },
+    };
+    model.script(callTool("get_me", {}), { text: "it is me" });
+    const { result, log } = await loop(5, [me]);
+    expect(result.text).toBe("it is me");
+    expect(log.calls).toEqual([{ name: "get_me", ms: 5, ok: true }]);
+    const sent = model.requests[0]?.json.tools as Array<{ function: { parameters: unknown } }>;
+    expect(sent[0]?.function.parameters).toEqual({ type: "object", properties: {} });
   });
 
   it("a tool schema with an array without items (refused by OpenAI) is offered with items: {}", async () => {

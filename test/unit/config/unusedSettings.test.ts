@@ -65,6 +65,34 @@ describe("settings the rest of the configuration leaves unused are named, not dr
       );
   });
 
+  it("a base_url written as the whole endpoint, which svc appends to: every run would get a 404", () => {
+    expect(
+      warningsFor({
+        agent: { provider: "openai", model: "m", base_url: "http://127.0.0.1:1234/v1/chat/completions/" },
+      }),
+    ).toEqual([
+      `[agent] ${FILE}: agent.base_url http://127.0.0.1:1234/v1/chat/completions/ ends in /chat/completions, which svc appends itself: runs would post to http://127.0.0.1:1234/v1/chat/completions/chat/completions, which answers 404 — write http://127.0.0.1:1234/v1`,
+    ]);
+    expect(
+      warningsFor({
+        agent: {
+          provider: "anthropic",
+          model: "m",
+          api_key: "k",
+          base_url: "https://api.anthropic.com/v1/messages",
+        },
+      })[0],
+    ).toContain(
+      "ends in /messages, which svc appends itself: runs would post to https://api.anthropic.com/v1/messages/messages",
+    );
+    // The other provider's path is no mistake of this kind.
+    expect(
+      warningsFor({
+        agent: { provider: "anthropic", model: "m", base_url: "http://127.0.0.1:4000/chat/completions" },
+      }),
+    ).toEqual([]);
+  });
+
   it("a route's toolsets naming code_execution, browser, memory, or web_search without a backend: a model run gets no tool", () => {
     const routes = {
       ci: { secret: "s", toolsets: ["terminal", "code_execution", "browser"] },

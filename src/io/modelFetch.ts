@@ -1,0 +1,31 @@
+/**
+ * The `anthropic-beta` values the AI SDK adds that svc never uses: `structured-outputs-2025-11-13`, sent
+ * with every request that offers tools to a recent Claude model, though svc asks for no structured output
+ * and marks no tool strict. Anthropic's own API takes it, but Google Vertex AI and Amazon Bedrock (and the
+ * gateways in front of them that speak the Messages API) refuse the whole request: "Unexpected value(s)
+ * `structured-outputs-2025-11-13` for the `anthropic-beta` header", "invalid beta flag".
+ */
+const UNUSED_BETA = /^structured-outputs-/i;
+
+/** `headers` without the unused beta values (the header dropped when none is left); others unchanged. */
+export function withoutUnusedBetas(
+  headers: NonNullable<RequestInit["headers"]>,
+): NonNullable<RequestInit["headers"]> {
+  const copy = new Headers(headers);
+  const betas = copy.get("anthropic-beta");
+  if (betas === null) return headers;
+  const kept = betas
+    .split(",")
+    .map((beta) => beta.trim())
+    .filter((beta) => beta !== "" && !UNUSED_BETA.test(beta));
+  if (kept.length === 0) copy.delete("anthropic-beta");
+  else copy.set("anthropic-beta", kept.join(","));
+  return copy;
+}
+
+/** The fetch an `anthropic` model's requests go through: the global fetch, without the unused betas. */
+export const messagesApiFetch: typeof fetch = (input, init) =>
+  globalThis.fetch(
+    input,
+    init?.headers === undefined ? init : { ...init, headers: withoutUnusedBetas(init.headers) },
+  );
