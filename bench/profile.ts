@@ -10,9 +10,9 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startTestRedis } from "../test/helpers/redis.js";
 import { payload, signatureFor, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
 import { type ProfileNode, profileParts } from "./profileParts.js";
-import { startTestRedis } from "../test/helpers/redis.js";
 import { runWrk } from "./wrk.js";
 
 const kind = process.argv[2] ?? "accepted";

@@ -151,7 +151,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     const lost = await run(home, ["mcp", "call", "d", "die"]);
     expect(lost.code).toBe(1);
     expect(lost.stderr).toMatch(
-      /^svc: outcome_uncertain: mcp_servers\.d: the connection was lost while "die" was being called \(the server process exited \(code 1\)[^]*; it may or may not have run — verify its effect before calling it again\n$/,
+      /^svc: outcome_uncertain: mcp_servers\.d: the connection was lost while "die" was being called \(the server process exited \(code 1\)[\s\S]*; it may or may not have run — verify its effect before calling it again\n$/,
     );
   });
 
