@@ -1,14 +1,18 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 
-/** Whether a process with this pid exists (signal 0 checks without sending anything). */
+/**
+ * Whether a process with this pid runs: it exists (signal 0 checks without sending anything) and is no
+ * zombie. A process that ended after its parent did waits as a zombie for the container's init, which may
+ * collect it late or never: it runs nothing and holds nothing but its pid.
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  return processState(pid) !== "Z";
 }
 
 /**
