@@ -19,40 +19,44 @@ const PRELOAD = join(import.meta.dirname, "globSyncPreload.mjs");
 const DRIVER = join(import.meta.dirname, "svcClient.mjs");
 const TSX_LOADER = join(ROOT, "node_modules/tsx/dist/loader.mjs");
 
-/** Scenarios run one process each, CONCURRENCY at a time. */
+/** Scenarios run one process of the suite each. */
 const SINGLE = [
   "initialize",
   "tools_call",
   "auth/2025-03-26-oauth-metadata-backcompat",
   "sse-retry",
   "elicitation-sep1034-client-defaults",
-] as const;
-
-/**
- * The suite's `auth` scenarios, run by one process of the suite (`--suite auth`, all at once): starting the
- * suite costs about a second of CPU, more than most scenarios' own work. One of them (`auth/basic-cimd`)
- * presents its client metadata document only on a pinned callback port, so the run holds the ports' lock
- * (test/helpers/pinnedPortsLock.ts) and comes after the single ones, which then have the cores to themselves.
- */
-const AUTH_SUITE = [
-  "auth/metadata-default",
-  "auth/metadata-var1",
-  "auth/metadata-var2",
-  "auth/metadata-var3",
-  "auth/basic-cimd",
-  "auth/scope-from-www-authenticate",
-  "auth/scope-from-scopes-supported",
-  "auth/scope-omitted-when-undefined",
-  "auth/scope-step-up",
-  "auth/scope-retry-limit",
   "auth/token-endpoint-auth-basic",
   "auth/token-endpoint-auth-post",
   "auth/token-endpoint-auth-none",
   "auth/pre-registration",
 ] as const;
 
-/** Single scenarios run this many at a time: each one spawns the suite, the driver and svc's CLI. */
-const CONCURRENCY = 4;
+/**
+ * Two of the suite's own groups, each run by one process of the suite (`--suite <name>`, its scenarios at
+ * once): starting the suite costs about a second of CPU, more than most scenarios' own work.
+ */
+const GROUPS = {
+  metadata: ["auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3"],
+  "sep-835": [
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+  ],
+} as const;
+type Group = keyof typeof GROUPS;
+
+/**
+ * The one scenario whose login needs a pinned callback port free (a client metadata document is presented
+ * only on one): it runs alone, after the others, holding the ports' lock (test/helpers/pinnedPortsLock.ts).
+ * Beside other logins (in a group, or another test file's) one of them may hold that port.
+ */
+const NEEDS_PINNED_PORT = "auth/basic-cimd";
+
+/** Runs of the suite (a single scenario or a group) under way at once. */
+const CONCURRENCY = 3;
 
 interface Run {
   readonly code: number | null;
@@ -105,44 +109,49 @@ function runSuite(selection: readonly string[]): Promise<Run> {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: strips terminal colours from the report
 const plain = (output: string) => output.replace(/\x1b\[[0-9;]*m/g, "");
 
-/** Runs the single scenarios, CONCURRENCY at a time, then the auth suite under the ports' lock; once. */
-function runAll(): { single: Map<string, Promise<Run>>; auth: Promise<Run> } {
+/** Every run once: singles and groups CONCURRENCY at a time, then the pinned-port scenario alone. */
+function runAll(): Map<string, Promise<Run>> {
   const failed = (e: unknown): Run => ({ code: null, output: String(e) });
-  const single = new Map<string, Promise<Run>>();
-  const queue = [...SINGLE];
+  const runs = new Map<string, Promise<Run>>();
   const resolvers = new Map<string, (r: Run) => void>();
-  for (const scenario of SINGLE)
-    single.set(scenario, new Promise((resolve) => resolvers.set(scenario, resolve)));
+  const keys = [...SINGLE, ...Object.keys(GROUPS), NEEDS_PINNED_PORT];
+  for (const key of keys) runs.set(key, new Promise((resolve) => resolvers.set(key, resolve)));
+  const args = (key: string) => (Object.hasOwn(GROUPS, key) ? ["--suite", key] : ["--scenario", key]);
+  const run = async (key: string) => resolvers.get(key)?.(await runSuite(args(key)).catch(failed));
+  const queue = keys.filter((key) => key !== NEEDS_PINNED_PORT);
   const worker = async (): Promise<void> => {
-    for (let next = queue.shift(); next !== undefined; next = queue.shift())
-      resolvers.get(next)?.(await runSuite(["--scenario", next]).catch(failed));
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) await run(next);
   };
-  const auth = Promise.all(Array.from({ length: CONCURRENCY }, () => worker())).then(async () => {
-    const release = await acquirePinnedPorts();
+  void Promise.all(Array.from({ length: CONCURRENCY }, () => worker())).then(async () => {
+    const release = await acquirePinnedPorts().catch((e: unknown) => {
+      resolvers.get(NEEDS_PINNED_PORT)?.(failed(e));
+    });
+    if (release === undefined) return;
     try {
-      return await runSuite(["--suite", "auth"]);
+      await run(NEEDS_PINNED_PORT);
     } finally {
       release();
     }
   });
-  return { single, auth: auth.catch(failed) };
+  return runs;
 }
 
 let results: ReturnType<typeof runAll> | undefined;
 
 describe.concurrent("MCP conformance suite, client scenarios, against svc's MCP client", () => {
-  it.each(SINGLE)("%s passes", { timeout: 300_000 }, async (scenario) => {
+  it.each([...SINGLE, NEEDS_PINNED_PORT])("%s passes", { timeout: 300_000 }, async (scenario) => {
     results ??= runAll();
-    const result = results.single.get(scenario);
-    if (result === undefined) throw new Error(`no run for ${scenario}`);
-    const { code, output } = await result;
+    const { code, output } = (await results.get(scenario)) as Run;
     expect(plain(output), plain(output)).toContain("OVERALL: PASSED");
     expect(code).toBe(0);
   });
 
-  it.each(AUTH_SUITE)("%s passes", { timeout: 300_000 }, async (scenario) => {
+  const grouped = Object.entries(GROUPS).flatMap(([group, scenarios]) =>
+    scenarios.map((scenario) => [scenario, group as Group] as const),
+  );
+  it.each(grouped)("%s passes (suite %s)", { timeout: 300_000 }, async (scenario, group) => {
     results ??= runAll();
-    const text = plain((await results.auth).output);
+    const text = plain(((await results.get(group)) as Run).output);
     // The suite's line for the scenario: its checks passed, none failed, no warning.
     const line = text.split("\n").find((l) => l.slice(2).startsWith(`${scenario}: `));
     expect(line, text).toMatch(/^✓ \S+: [1-9]\d* passed, 0 failed$/);
