@@ -80,15 +80,49 @@ export function parseSchedule(text: string): Schedule {
       `schedule "${text}": unknown macro — use one of ${[...CRON_MACROS].join(", ")}, 5 cron fields or an interval like "every 1h"`,
     );
   }
+  const read = trimmed.startsWith("@") ? expression : withoutRepeats(fields);
   try {
-    CronExpressionParser.parse(expression, { tz: "UTC" });
+    CronExpressionParser.parse(read, { tz: "UTC" });
   } catch (err) {
     throw new SvcError(
       "usage",
       `schedule "${text}": not a valid cron expression (${(err as Error).message})`,
     );
   }
-  return { kind: "cron", expression };
+  return { kind: "cron", expression: read };
+}
+
+const FIELD_NAMES = ["minute", "hour", "dayOfMonth", "month", "dayOfWeek"] as const;
+
+/**
+ * cron reads a list as a set of values, so `0 0 * * 0,7` (Sunday as 0 and as 7) or `0,15,30,45,30 * * * *` (30
+ * twice) is a valid crontab line; cron-parser refuses a value listed twice. A list that repeats a value is
+ * written out as its values, each once; any other field is kept as written.
+ */
+function withoutRepeats(fields: readonly string[]): string {
+  return fields
+    .map((field, index) => {
+      const items = field.split(",");
+      if (items.length < 2) return field;
+      const name = FIELD_NAMES[index] as (typeof FIELD_NAMES)[number];
+      const values: number[] = [];
+      for (const item of items) {
+        const probe = fields.map((_other, at) => (at === index ? item : "*")).join(" ");
+        let itemValues: readonly (number | string)[];
+        try {
+          itemValues = CronExpressionParser.parse(probe, { tz: "UTC" }).fields[name].values;
+        } catch {
+          return field; // the whole expression's parse says what is wrong
+        }
+        for (const value of itemValues) {
+          if (typeof value !== "number") return field; // L, 5L: left to the parser
+          values.push(name === "dayOfWeek" && value === 7 ? 0 : value);
+        }
+      }
+      const once = [...new Set(values)].sort((a, b) => a - b);
+      return once.length === values.length ? field : once.join(",");
+    })
+    .join(" ");
 }
 
 /**

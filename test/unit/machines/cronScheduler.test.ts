@@ -104,6 +104,18 @@ describe("schedule grammar", () => {
     expect(nextRunAfter("every 15m", T0)).toBe(T0 + 900_000);
   });
 
+  it("a list that names a value twice is a set, as in crontab: 0,7 (Sunday twice), */15,30, 9,17,9", () => {
+    const next = (schedule: string, after: number) => new Date(nextRunAfter(schedule, after)).toISOString();
+    // 2026-11-22 is a Sunday.
+    expect(next("0 0 * * 0,7", T0)).toBe("2026-11-29T00:00:00.000Z");
+    expect(next("0 0 * * 5-7,0", T0)).toBe("2026-11-27T00:00:00.000Z");
+    expect(next("*/15,30 * * * *", T0 + 16 * 60_000)).toBe("2026-11-22T12:30:00.000Z");
+    expect(next("0 9,17,9 * * *", T0)).toBe("2026-11-22T17:00:00.000Z");
+    // A list without repeats is kept as written; a bad value in a list is still refused.
+    expect(parseSchedule("0 9 * * thu,MON")).toEqual({ kind: "cron", expression: "0 9 * * thu,MON" });
+    expect(() => parseSchedule("61,1 * * * *")).toThrow(/got value 61 expected range 0-59/);
+  });
+
   it("refuses Jenkins' hashed H (a new random minute at every reading) and macros with no time, by name", () => {
     expect(() => parseSchedule("H * * * *")).toThrow(/H \(a hashed value\) is not part of cron/);
     expect(() => parseSchedule("0 H * * *")).toThrow(/H \(a hashed value\)/);
