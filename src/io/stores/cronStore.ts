@@ -72,6 +72,10 @@ export function parseSchedule(text: string): Schedule {
       `schedule "${text}": H (a hashed value) is not part of cron — write the minute or hour itself, e.g. "17 * * * *"`,
     );
   }
+  if (!trimmed.startsWith("@")) {
+    const problem = misnamed(fields);
+    if (problem !== undefined) throw new SvcError("usage", `schedule "${text}": ${problem}`);
+  }
   // Macros are read in any case (`@DAILY`), as interval units and day and month names are.
   const expression = trimmed.startsWith("@") ? trimmed.toLowerCase() : trimmed;
   if (trimmed.startsWith("@") && !CRON_MACROS.has(expression)) {
@@ -90,6 +94,32 @@ export function parseSchedule(text: string): Schedule {
     );
   }
   return { kind: "cron", expression: read };
+}
+
+const MONTH_NAMES = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+const DAY_NAMES = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
+
+/**
+ * A word in the month or day-of-week field that is no name of that field (`Monday`, `Sept`, `mon` as a
+ * month), said with the names to write: cron-parser reads names three letters at a time and answered
+ * `cannot resolve alias "day"` or `Invalid characters, got value: 9t`.
+ */
+function misnamed(fields: readonly string[]): string | undefined {
+  const checks = [
+    { at: 3, names: MONTH_NAMES, other: DAY_NAMES, what: "month", numbers: "1-12" },
+    { at: 4, names: DAY_NAMES, other: MONTH_NAMES, what: "day", numbers: "0-7, 0 and 7 being Sunday" },
+  ];
+  for (const { at, names, other, what, numbers } of checks) {
+    for (const [word] of (fields[at] as string).matchAll(/[a-z]+/gi)) {
+      const name = word.toLowerCase();
+      if (names.includes(name) || (what === "day" && name === "l")) continue;
+      const elsewhere = other.includes(name)
+        ? ` ("${word}" is a ${what === "month" ? "day" : "month"} name: it goes in the ${what === "month" ? "fifth field, day-of-week" : "fourth field, month"})`
+        : "";
+      return `"${word}" is not a ${what} name — write the first three letters of one (${names.join(", ")}) or a number ${numbers}${elsewhere}`;
+    }
+  }
+  return undefined;
 }
 
 const FIELD_NAMES = ["minute", "hour", "dayOfMonth", "month", "dayOfWeek"] as const;

@@ -148,6 +148,21 @@ describe("schedule grammar", () => {
     expect(nextRunAfter("every 1m", due + 600)).toBe(due + 60_600);
   });
 
+  it("a word that is no name of its field (Monday, Sept, a day name as the month) is refused with the names to write", () => {
+    expect(() => parseSchedule("0 9 * * Monday")).toThrow(
+      /"Monday" is not a day name — write the first three letters of one \(sun, mon, tue, wed, thu, fri, sat\) or a number 0-7/,
+    );
+    expect(() => parseSchedule("0 0 1 Sept *")).toThrow(
+      /"Sept" is not a month name — .*\(jan, feb, .*, dec\)/,
+    );
+    expect(() => parseSchedule("0 0 * mon *")).toThrow(/"mon" is a day name: it goes in the fifth field/);
+    expect(() => parseSchedule("0 0 * * jan")).toThrow(/"jan" is a month name: it goes in the fourth field/);
+    // Names in any case, ranges of names, the last weekday of a month (5L) and the nth one (fri#2) still read.
+    for (const schedule of ["0 0 1 JAN-mar *", "0 0 * * MON-fri", "0 0 * * 5L", "0 0 * * fri#2"]) {
+      expect(parseSchedule(schedule)).toEqual({ kind: "cron", expression: schedule });
+    }
+  });
+
   it("rejects bad schedules with a message that shows the grammar", () => {
     expect(() => parseSchedule("0 * * * * *")).toThrow(/expected 5 cron fields/);
     expect(() => parseSchedule("61 * * * *")).toThrow(/not a valid cron expression/);
