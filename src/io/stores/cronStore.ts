@@ -84,16 +84,22 @@ export function parseSchedule(text: string): Schedule {
       `schedule "${text}": unknown macro — use one of ${[...CRON_MACROS].join(", ")}, 5 cron fields or an interval like "every 1h"`,
     );
   }
-  const read = trimmed.startsWith("@") ? expression : withoutRepeats(fields);
+  const problem = cronProblem(expression);
+  if (problem === undefined) return { kind: "cron", expression };
+  // Only a list that repeats a value is written out again: a cron_job route checks its job on every event.
+  const read = /duplicate values found/.test(problem) ? withoutRepeats(fields) : expression;
+  const remaining = read === expression ? problem : cronProblem(read);
+  if (remaining === undefined) return { kind: "cron", expression: read };
+  throw new SvcError("usage", `schedule "${text}": not a valid cron expression (${remaining})`);
+}
+
+function cronProblem(expression: string): string | undefined {
   try {
-    CronExpressionParser.parse(read, { tz: "UTC" });
+    CronExpressionParser.parse(expression, { tz: "UTC" });
+    return undefined;
   } catch (err) {
-    throw new SvcError(
-      "usage",
-      `schedule "${text}": not a valid cron expression (${(err as Error).message})`,
-    );
+    return (err as Error).message;
   }
-  return { kind: "cron", expression: read };
 }
 
 const MONTH_NAMES = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
