@@ -178,18 +178,36 @@ function list(options: ProfileOption): void {
       );
 }
 
+/**
+ * A job after `svc cron pause|resume|disable`. Resuming a paused or disabled job schedules it from now; a
+ * job that is enabled already keeps its next run, so a second `resume` does not move an `every 1d` job's
+ * time of day to the moment it was typed. `changed` is false when the job already had that state.
+ */
+export function withState(
+  job: CronJob,
+  state: CronJobState,
+  nowMs: number,
+): { job: CronJob; changed: boolean } {
+  const changed = job.state !== state;
+  const { next_run: old, ...rest } = job;
+  if (state !== "enabled") return { job: { ...rest, state }, changed };
+  const kept = !changed && old !== undefined && Number.isFinite(Date.parse(old)) ? old : undefined;
+  const next_run = kept ?? new Date(nextRunAfter(job.schedule, nowMs)).toISOString();
+  return { job: { ...rest, state, next_run }, changed };
+}
+
 async function setState(ref: string, state: CronJobState, options: ProfileOption): Promise<void> {
   const jobs = store(options);
   const { result } = await jobs.update((records) => {
-    const job = usableJob(lookupJob(jobs.path, records, ref), ref, jobs.path, options);
-    const next_run =
-      state === "enabled" ? new Date(nextRunAfter(job.schedule, Date.now())).toISOString() : undefined;
-    const { next_run: _old, ...rest } = job;
-    records[job.id] = { ...rest, state, ...(next_run === undefined ? {} : { next_run }) };
-    return job;
+    const found = usableJob(lookupJob(jobs.path, records, ref), ref, jobs.path, options);
+    const next = withState(found, state, Date.now());
+    records[found.id] = next.job;
+    return next;
   });
+  const { job, changed } = result;
+  const when = job.next_run === undefined ? "" : `; next run ${job.next_run}`;
   process.stdout.write(
-    `Cron job ${result.id} (${result.name}) is now ${state === "enabled" ? "enabled" : state}\n`,
+    `Cron job ${job.id} (${job.name}) is ${changed ? "now" : "already"} ${state}${when}\n`,
   );
 }
 
