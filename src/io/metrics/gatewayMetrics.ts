@@ -26,7 +26,10 @@ export interface GatewayMetrics extends RequestMetrics {
 const EVENT_OUTCOMES = new Set(["accepted", "duplicate", "ignored", "coalesced", "delivered"]);
 
 /** At most this many route label values: past it, new names are counted as `(other)`. */
-const MAX_ROUTE_LABELS = 1000;
+export const MAX_ROUTE_LABELS = 1000;
+
+/** The labels that name no route (src/io/http/observe.ts): always themselves, not counted against the cap. */
+const FIXED_ROUTE_LABELS = ["(unknown)", "(health)"];
 
 /** A count per (a, b), looked up by a two-level map of plain keys: nothing is allocated once a slot exists. */
 function slotTable() {
@@ -172,10 +175,10 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
     ["failed", runs.labels("failed")],
   ]);
   const toolChild = childCache((server, outcome) => toolCalls.labels(server, outcome));
-  const routeLabels = new Set<string>();
+  const routeLabels = new Set<string>(FIXED_ROUTE_LABELS);
   const routeLabel = (route: string) => {
     if (routeLabels.has(route)) return route;
-    if (routeLabels.size >= MAX_ROUTE_LABELS) return "(other)";
+    if (routeLabels.size >= MAX_ROUTE_LABELS + FIXED_ROUTE_LABELS.length) return "(other)";
     routeLabels.add(route);
     return route;
   };
