@@ -368,7 +368,9 @@ interface Slot {
 export function summarizeHistory(records: readonly HistoryRecord[]): DeliverySummary[] {
   const slots: Slot[] = [];
   const open = new Map<string, Slot>();
-  const unclaimed = new Map<string, DeliveryRecord>();
+  // Records written before any request of their ID took them (a direct delivery's, before its answer).
+  const unclaimedRuns = new Map<string, RunRecord>();
+  const unclaimedDeliveries = new Map<string, DeliveryRecord>();
   for (const r of records) {
     const key = `${r.route}\u0000${r.id}`;
     if (r.kind === "request") {
@@ -377,17 +379,21 @@ export function summarizeHistory(records: readonly HistoryRecord[]): DeliverySum
       slots.push(slot);
       if (mode === undefined) continue;
       open.set(key, slot);
-      const delivery = unclaimed.get(key);
-      unclaimed.delete(key);
-      if (mode === "direct" && delivery !== undefined) slot.delivery = delivery;
+      const run = unclaimedRuns.get(key);
+      const delivery = unclaimedDeliveries.get(key);
+      unclaimedRuns.delete(key);
+      unclaimedDeliveries.delete(key);
+      if (mode === "agent" && run !== undefined) slot.run = run;
+      if (delivery !== undefined) slot.delivery = delivery;
       continue;
     }
     const slot = open.get(key);
     if (r.kind === "run") {
       if (slot?.mode === "agent") slot.run = r;
+      else unclaimedRuns.set(key, r);
     } else if (slot !== undefined && (slot.mode === "agent" || slot.delivery === undefined))
       slot.delivery = r;
-    else unclaimed.set(key, r);
+    else unclaimedDeliveries.set(key, r);
   }
   return slots.reverse().map(({ request, run, delivery }) => ({
     request,

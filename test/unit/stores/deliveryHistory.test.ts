@@ -376,4 +376,22 @@ describe("delivery history store", () => {
       ],
     );
   });
+
+  it("summaries: a run and delivery recorded before their accepted request's line still show on it", () => {
+    const summary = summarizeHistory([
+      { kind: "run", id: "q", at: new Date(T0).toISOString(), route: "pr", outcome: "ok" },
+      {
+        kind: "delivery",
+        id: "q",
+        at: new Date(T0).toISOString(),
+        route: "pr",
+        platform: "log",
+        outcome: "ok",
+      },
+      request("q", T0 + 1),
+    ]);
+    expect(summary.map((s) => [s.request.outcome, s.run?.outcome, s.delivery?.platform])).toEqual([
+      ["accepted", "ok", "log"],
+    ]);
+  });
 });
