@@ -32,6 +32,8 @@ export interface Deliveries {
   warn(config: Config): void;
   /** Rebuilds the targets when `platforms.<name>` changed (a new token, a platform enabled). */
   reload(config: Config): void;
+  /** The platforms deliveries can go to now (`log` and each enabled one). */
+  platforms(): readonly string[];
 }
 
 /** The delivery platforms' settings (all of `platforms` but the webhook adapter), to see whether a reload changed them. */
@@ -81,6 +83,7 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
       }
     },
     warn,
+    platforms: () => targets.enabled(),
     reload(config) {
       if (platformSettings(config) !== platformSettings(current)) {
         targets = createTargets(config, targetDeps);

@@ -91,12 +91,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   });
   // GET /metrics (docs/operations.md): unset `metrics` serves it on a loopback bind only.
   let mcpStates: () => string[] = () => [];
+  let deliveryPlatforms: () => readonly string[] = () => [];
   const metrics: GatewayMetrics | undefined =
     webhook.enabled && (webhook.metrics ?? isLoopbackHost(host))
       ? createGatewayMetrics({
           runs: () => runDepth(queue.queue),
           mcpStates: () => mcpStates(),
           journalBytes: () => state.store.journalBytes?.(),
+          deliveryPlatforms: () => deliveryPlatforms(),
         })
       : undefined;
   // Recent deliveries for `svc webhook deliveries|redeliver` (docs/operations.md).
@@ -120,6 +122,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ...(history === undefined ? {} : { onOutcome: history.delivery }),
     ...env,
   });
+  deliveryPlatforms = () => deliveries.platforms();
   const profiles = createProfileResources(paths.home, logger);
   // Dynamic subscriptions: webhook_subscriptions.json, or with state.backend: redis the shared hash.
   const dynamic = dynamicRoutesFor({

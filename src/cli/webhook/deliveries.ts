@@ -1,3 +1,4 @@
+import type { LoadedConfig } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
 import {
   type DeliverySummary,
@@ -5,9 +6,11 @@ import {
   readHistory,
   summarizeHistory,
 } from "../../io/stores/deliveryHistory.js";
+import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
 import { formatTable } from "../format.js";
 import { configWithEnabledNote } from "./config.js";
+import { withSubscriptionStore } from "./subscriptionStoreFor.js";
 
 /** A summary as `--json` prints it: everything but the payload (whether one is kept, instead). */
 function asJson({ request, run, delivery }: DeliverySummary) {
@@ -26,14 +29,34 @@ function asJson({ request, run, delivery }: DeliverySummary) {
   };
 }
 
+/** Whether `name` is a config.yaml route or a subscription (a store that cannot be read does not say no). */
+async function namesRoute(loaded: LoadedConfig, name: string): Promise<boolean> {
+  if (Object.hasOwn(loaded.config.platforms.webhook.routes, name)) return true;
+  return withSubscriptionStore(
+    loaded,
+    async (store) => ownRecord((await store.read()).records, name) !== undefined,
+  ).catch(() => true);
+}
+
 /** `svc webhook deliveries [route] [--limit N] [--json]`: recent requests, newest first. */
-export function deliveries(route: string | undefined, options: { limit?: string; json?: boolean }): void {
+export async function deliveries(
+  route: string | undefined,
+  options: { limit?: string; json?: boolean },
+): Promise<void> {
   const limit = options.limit === undefined ? 20 : Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1)
     throw new SvcError("usage", `--limit: expected a whole number of at least 1, got "${options.limit}"`);
   const loaded = configWithEnabledNote();
   const all = summarizeHistory(readHistory(historyDir(loaded.paths.home)));
   const shown = all.filter((s) => route === undefined || s.request.route === route).slice(0, limit);
+  // A name with no record that is no route either is a typo: "No deliveries recorded" would say it got none.
+  if (shown.length === 0 && route !== undefined && !(await namesRoute(loaded, route))) {
+    const routes = Object.keys(loaded.config.platforms.webhook.routes);
+    throw new SvcError(
+      "usage",
+      `no route or subscription is named ${JSON.stringify(route)} and none by that name is in the recent history — ${routes.length === 0 ? "config.yaml has no routes" : `routes of config.yaml: ${routes.join(", ")}`}; svc webhook list shows the subscriptions`,
+    );
+  }
   if (options.json === true) {
     process.stdout.write(`${JSON.stringify(shown.map(asJson), null, 2)}\n`);
     return;

@@ -9,6 +9,11 @@ export interface MetricSources {
   readonly mcpStates: () => readonly string[];
   /** Bytes in the local state journal's current segment; undefined for the other backends. */
   readonly journalBytes?: () => number | undefined;
+  /**
+   * The enabled delivery platforms (`log` included): their delivery counters are shown from 0, so the
+   * first failure after a start is an increase Prometheus sees (a series born at 1 shows none).
+   */
+  readonly deliveryPlatforms?: () => readonly string[];
 }
 
 export type RunOutcome = "ok" | "failed";
@@ -26,7 +31,10 @@ export interface GatewayMetrics extends RequestMetrics {
 const EVENT_OUTCOMES = new Set(["accepted", "duplicate", "ignored", "coalesced", "delivered"]);
 
 /** At most this many route label values: past it, new names are counted as `(other)`. */
-const MAX_ROUTE_LABELS = 1000;
+export const MAX_ROUTE_LABELS = 1000;
+
+/** The labels that name no route (src/io/http/observe.ts): always themselves, not counted against the cap. */
+const FIXED_ROUTE_LABELS = ["(unknown)", "(health)"];
 
 /** A count per (a, b), looked up by a two-level map of plain keys: nothing is allocated once a slot exists. */
 function slotTable() {
@@ -130,17 +138,26 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
     buckets: [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600],
     registers,
   });
+  // The run outcomes are known from the start: both series exist before the first run ends.
+  runs.zero({ outcome: "ok" });
+  runs.zero({ outcome: "failed" });
   const attempts = new Counter({
     name: "svc_delivery_attempts_total",
     help: "Delivery attempts (retries included), by platform",
     labelNames: ["platform"] as const,
     registers,
+    collect() {
+      for (const platform of sources.deliveryPlatforms?.() ?? []) this.labels(platform).inc(0);
+    },
   });
   const failures = new Counter({
     name: "svc_delivery_failures_total",
     help: "Deliveries that failed after their last attempt, by platform",
     labelNames: ["platform"] as const,
     registers,
+    collect() {
+      for (const platform of sources.deliveryPlatforms?.() ?? []) this.labels(platform).inc(0);
+    },
   });
   new Gauge({
     name: "svc_mcp_servers",
@@ -172,10 +189,10 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
     ["failed", runs.labels("failed")],
   ]);
   const toolChild = childCache((server, outcome) => toolCalls.labels(server, outcome));
-  const routeLabels = new Set<string>();
+  const routeLabels = new Set<string>(FIXED_ROUTE_LABELS);
   const routeLabel = (route: string) => {
     if (routeLabels.has(route)) return route;
-    if (routeLabels.size >= MAX_ROUTE_LABELS) return "(other)";
+    if (routeLabels.size >= MAX_ROUTE_LABELS + FIXED_ROUTE_LABELS.length) return "(other)";
     routeLabels.add(route);
     return route;
   };

@@ -345,33 +345,59 @@ export interface DeliverySummary {
  * delivery, made (200 delivered) or failed (502). A refused, ignored or duplicate request shares its
  * delivery ID with the one that was delivered (a sender's retry of a 401, 429 or 503) but delivered nothing.
  */
-function ledToDelivery(request: RequestRecord): boolean {
+function ledToDelivery(request: RequestRecord): "agent" | "direct" | undefined {
   const { outcome } = request;
-  return (
-    outcome === "accepted" || outcome === "coalesced" || outcome === "delivered" || request.status === 502
-  );
+  if (outcome === "accepted" || outcome === "coalesced") return "agent";
+  return outcome === "delivered" || request.status === 502 ? "direct" : undefined;
 }
 
-/** Requests newest first, each with its run and delivery outcome. */
+interface Slot {
+  readonly request: RequestRecord;
+  readonly mode?: "agent" | "direct" | undefined;
+  run?: RunRecord;
+  delivery?: DeliveryRecord;
+}
+
+/**
+ * Requests newest first, each with its own run and delivery outcome. Several requests can share a route and
+ * delivery ID and each lead to a delivery (a direct delivery that failed with 502 and the sender's retry that
+ * was delivered; an ID sent again after the idempotency hour), so a run or delivery record belongs to the
+ * request it follows, not to the latest request of that ID. A direct delivery is recorded just before its
+ * answer, so a direct request takes the delivery recorded before it that no earlier request took.
+ */
 export function summarizeHistory(records: readonly HistoryRecord[]): DeliverySummary[] {
-  const runs = new Map<string, RunRecord>();
-  const deliveries = new Map<string, DeliveryRecord>();
+  const slots: Slot[] = [];
+  const open = new Map<string, Slot>();
+  // Records written before any request of their ID took them (a direct delivery's, before its answer).
+  const unclaimedRuns = new Map<string, RunRecord>();
+  const unclaimedDeliveries = new Map<string, DeliveryRecord>();
   for (const r of records) {
-    if (r.kind === "run") runs.set(`${r.route}\u0000${r.id}`, r);
-    else if (r.kind === "delivery") deliveries.set(`${r.route}\u0000${r.id}`, r);
+    const key = `${r.route}\u0000${r.id}`;
+    if (r.kind === "request") {
+      const mode = ledToDelivery(r);
+      const slot: Slot = { request: r, mode };
+      slots.push(slot);
+      if (mode === undefined) continue;
+      open.set(key, slot);
+      const run = unclaimedRuns.get(key);
+      const delivery = unclaimedDeliveries.get(key);
+      unclaimedRuns.delete(key);
+      unclaimedDeliveries.delete(key);
+      if (mode === "agent" && run !== undefined) slot.run = run;
+      if (delivery !== undefined) slot.delivery = delivery;
+      continue;
+    }
+    const slot = open.get(key);
+    if (r.kind === "run") {
+      if (slot?.mode === "agent") slot.run = r;
+      else unclaimedRuns.set(key, r);
+    } else if (slot !== undefined && (slot.mode === "agent" || slot.delivery === undefined))
+      slot.delivery = r;
+    else unclaimedDeliveries.set(key, r);
   }
-  return records
-    .filter((r): r is RequestRecord => r.kind === "request")
-    .reverse()
-    .map((request) => {
-      const key = `${request.route}\u0000${request.id}`;
-      const run =
-        request.outcome === "accepted" || request.outcome === "coalesced" ? runs.get(key) : undefined;
-      const delivery = ledToDelivery(request) ? deliveries.get(key) : undefined;
-      return {
-        request,
-        ...(run === undefined ? {} : { run }),
-        ...(delivery === undefined ? {} : { delivery }),
-      };
-    });
+  return slots.reverse().map(({ request, run, delivery }) => ({
+    request,
+    ...(run === undefined ? {} : { run }),
+    ...(delivery === undefined ? {} : { delivery }),
+  }));
 }

@@ -22,12 +22,41 @@ describe("svc webhook deliveries with nothing recorded", () => {
 
   it("with the history on, says where the records come from", async () => {
     home = tempHome();
-    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: { webhook: { enabled: true, host: "127.0.0.1", routes: { pr: { secret: "s" } } } },
+      }),
+    );
     const res = await svc(home, ["webhook", "deliveries", "pr"]);
     expect(res.stdout).toBe(
       "No deliveries recorded for pr (the gateway records them with platforms.webhook.delivery_history, on by default).\n",
     );
     // `history` is another name for it.
     expect(await svc(home, ["webhook", "history", "pr"])).toEqual(res);
+  });
+
+  it("a name that is no route, no subscription and not in the history is refused as a typo (exit 2), naming the routes", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: { webhook: { enabled: true, host: "127.0.0.1", routes: { github: { secret: "s" } } } },
+      }),
+    );
+    home.write(
+      "webhook_subscriptions.json",
+      JSON.stringify({ stripe: { secret: "whsec_x", prompt: "p", enabled: true } }),
+    );
+    const typo = await svc(home, ["webhook", "deliveries", "githb"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stdout).toBe("");
+    expect(typo.stderr).toContain(
+      'no route or subscription is named "githb" and none by that name is in the recent history — routes of config.yaml: github; svc webhook list shows the subscriptions',
+    );
+    // A subscription's name is a name it serves: nothing recorded yet is said as such.
+    const sub = await svc(home, ["webhook", "deliveries", "stripe"]);
+    expect(sub.code).toBe(0);
+    expect(sub.stdout).toContain("No deliveries recorded for stripe");
   });
 });

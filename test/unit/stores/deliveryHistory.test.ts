@@ -338,4 +338,60 @@ describe("delivery history store", () => {
       [401, undefined],
     ]);
   });
+
+  it("summaries: a failed direct delivery and the sender's retry under the same ID each show their own delivery", () => {
+    const delivery = (outcome: "ok" | "failed", at: number) => ({
+      kind: "delivery" as const,
+      id: "z9",
+      at: new Date(at).toISOString(),
+      route: "pr",
+      platform: "telegram",
+      outcome,
+    });
+    const run = (outcome: "ok" | "failed", at: number) => ({
+      kind: "run" as const,
+      id: "g1",
+      at: new Date(at).toISOString(),
+      route: "pr",
+      outcome,
+    });
+    // As the gateway writes them: a direct delivery's record comes just before its answer's.
+    const summary = summarizeHistory([
+      delivery("failed", T0),
+      request("z9", T0 + 1, { status: 502, outcome: "Delivery failed" }),
+      delivery("ok", T0 + 2),
+      request("z9", T0 + 3, { status: 200, outcome: "delivered" }),
+      // The same ID accepted again once its idempotency hour was over (GitHub's Redeliver keeps the ID).
+      request("g1", T0 + 4),
+      run("failed", T0 + 5),
+      request("g1", T0 + 6 + 3_600_000),
+      run("ok", T0 + 7 + 3_600_000),
+    ]);
+    expect(summary.map((s) => [s.request.id, s.request.status, s.run?.outcome, s.delivery?.outcome])).toEqual(
+      [
+        ["g1", 202, "ok", undefined],
+        ["g1", 202, "failed", undefined],
+        ["z9", 200, undefined, "ok"],
+        ["z9", 502, undefined, "failed"],
+      ],
+    );
+  });
+
+  it("summaries: a run and delivery recorded before their accepted request's line still show on it", () => {
+    const summary = summarizeHistory([
+      { kind: "run", id: "q", at: new Date(T0).toISOString(), route: "pr", outcome: "ok" },
+      {
+        kind: "delivery",
+        id: "q",
+        at: new Date(T0).toISOString(),
+        route: "pr",
+        platform: "log",
+        outcome: "ok",
+      },
+      request("q", T0 + 1),
+    ]);
+    expect(summary.map((s) => [s.request.outcome, s.run?.outcome, s.delivery?.platform])).toEqual([
+      ["accepted", "ok", "log"],
+    ]);
+  });
 });

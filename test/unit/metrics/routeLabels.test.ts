@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { createGatewayMetrics, MAX_ROUTE_LABELS } from "../../../src/io/metrics/gatewayMetrics.js";
+
+const sources = { runs: () => ({ waiting: 0, active: 0 }), mcpStates: () => [] };
+
+/** The `svc_webhook_requests_total` lines of a scrape. */
+async function requestLines(metrics: ReturnType<typeof createGatewayMetrics>): Promise<string[]> {
+  const { text } = await metrics.render();
+  return text.split("\n").filter((line) => line.startsWith("svc_webhook_requests_total{"));
+}
+
+describe("svc_webhook_requests_total route labels", () => {
+  it("past the cap of route names, new names count as (other) while (unknown) and (health) keep their own label", async () => {
+    const metrics = createGatewayMetrics(sources);
+    for (let i = 0; i < MAX_ROUTE_LABELS; i++) metrics.answered(`route-${i}`, 202, "accepted", 0);
+    metrics.answered("one-too-many", 202, "accepted", 0);
+    metrics.answered("(unknown)", 404, undefined, 0);
+    metrics.answered("(health)", 200, undefined, 0);
+    metrics.answered("(health)", 200, undefined, 0);
+    const lines = await requestLines(metrics);
+    expect(lines).toHaveLength(MAX_ROUTE_LABELS + 3);
+    expect(lines).toContain('svc_webhook_requests_total{route="route-999",status="202"} 1');
+    expect(lines).toContain('svc_webhook_requests_total{route="(other)",status="202"} 1');
+    expect(lines).toContain('svc_webhook_requests_total{route="(unknown)",status="404"} 1');
+    expect(lines).toContain('svc_webhook_requests_total{route="(health)",status="200"} 2');
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { createGatewayMetrics } from "../../../src/io/metrics/gatewayMetrics.js";
+
+/** The lines of a scrape that name `prefix`, without HELP and TYPE. */
+async function lines(metrics: ReturnType<typeof createGatewayMetrics>, prefix: string): Promise<string[]> {
+  const { text } = await metrics.render();
+  return text.split("\n").filter((line) => line.startsWith(prefix));
+}
+
+describe("series shown from 0 before their first event", () => {
+  it("delivery counters for each enabled platform and both run outcomes exist at 0, so a first failure is an increase", async () => {
+    let platforms = ["log", "telegram"];
+    const metrics = createGatewayMetrics({
+      runs: () => ({ waiting: 0, active: 0 }),
+      mcpStates: () => [],
+      deliveryPlatforms: () => platforms,
+    });
+    expect(await lines(metrics, "svc_delivery_")).toEqual([
+      'svc_delivery_attempts_total{platform="log"} 0',
+      'svc_delivery_attempts_total{platform="telegram"} 0',
+      'svc_delivery_failures_total{platform="log"} 0',
+      'svc_delivery_failures_total{platform="telegram"} 0',
+    ]);
+    expect(await lines(metrics, "svc_run_duration_seconds_count")).toEqual([
+      'svc_run_duration_seconds_count{outcome="ok"} 0',
+      'svc_run_duration_seconds_count{outcome="failed"} 0',
+    ]);
+    metrics.deliveryAttempt("telegram");
+    metrics.deliveryFailed("telegram");
+    metrics.runFinished("failed", 0.2);
+    // A platform enabled by a reload shows from its first scrape.
+    platforms = ["log", "telegram", "slack"];
+    expect(await lines(metrics, "svc_delivery_failures_total")).toEqual([
+      'svc_delivery_failures_total{platform="log"} 0',
+      'svc_delivery_failures_total{platform="telegram"} 1',
+      'svc_delivery_failures_total{platform="slack"} 0',
+    ]);
+    expect(await lines(metrics, "svc_run_duration_seconds_count")).toEqual([
+      'svc_run_duration_seconds_count{outcome="ok"} 0',
+      'svc_run_duration_seconds_count{outcome="failed"} 1',
+    ]);
+  });
+});
