@@ -122,6 +122,22 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("a [list or {mapping never closed is named where its bracket opens, not at the next line", () => {
+    expect(
+      refusal(webhook("    routes:\n      gh:\n        events: [push, pull_request\n        prompt: hi\n")),
+    ).toBe(
+      "FILE: line 5: not valid YAML — the [ that opens a list at line 5, column 17 is never closed — end the list with ]",
+    );
+    expect(
+      refusal(webhook("    routes:\n      gh:\n        deliver_extra: {chat_id: 1\n        prompt: hi\n")),
+    ).toBe(
+      "FILE: line 5: not valid YAML — the { that opens a mapping at line 5, column 24 is never closed — end the mapping with }",
+    );
+    expect(refusal(webhook("    routes:\n      gh:\n        events: [push,\n        pull_request]\n"))).toBe(
+      "FILE: line 5: not valid YAML — the [ that opens a list at line 5, column 17 goes on at line 6, which is indented no further than its key — indent the list's further lines past the key, or write it on one line",
+    );
+  });
+
   it("an unquoted ${VAR} inside a {flow: mapping} says to quote it", () => {
     expect(refusal(webhook("    routes:\n      gh: {secret: ${GH}}\n"), "GH=x\n")).toMatch(
       /^FILE: line 4: not valid YAML — .* — put values written as \$\{VAR\} in quotes$/,
