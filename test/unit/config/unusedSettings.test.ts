@@ -306,3 +306,28 @@ describe("a credential written $NAME (a shell's variable form, which svc does no
     ]);
   });
 });
+
+describe("an MCP server's args, env or headers value written $NAME (or Bearer $NAME) is named", () => {
+  it("only the keys its transport passes on, never the value; a $ inside other text is text", () => {
+    const fix =
+      "a $ followed by a name is how a shell writes a variable, but svc replaces only $" +
+      "{NAME} (with braces), so this text itself is passed to the server — write it as $" +
+      "{NAME}, in quotes";
+    expect(
+      warningsFor({
+        mcp_servers: {
+          gh: {
+            command: "npx",
+            args: ["-y", "server-github", "$X"],
+            env: { GITHUB_TOKEN: "$GITHUB_TOKEN", OK: "a$b", N: 5 },
+          },
+          r: { url: "https://x.example/mcp", headers: { Authorization: "Bearer $TOKEN", X: "$" + "{T}" } },
+        },
+      }),
+    ).toEqual([
+      `[mcp] ${FILE}: mcp_servers.gh: args[2]: ${fix}`,
+      `[mcp] ${FILE}: mcp_servers.gh: env.GITHUB_TOKEN: ${fix}`,
+      `[mcp] ${FILE}: mcp_servers.r: headers.Authorization: ${fix}`,
+    ]);
+  });
+});
