@@ -178,6 +178,14 @@ describe("an MCP server's command", () => {
 });
 
 describe("route names", () => {
+  it("a ${VAR} written as a route's name says that variables are replaced in values only", () => {
+    expect(refusal(webhook("    routes:\n      $" + "{R}: {secret: s}\n"), "R=gh\n")).toBe(
+      "FILE: platforms.webhook.routes.$" +
+        "{R}: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit); a $" +
+        "{VAR} is replaced in values only, never in a name: write the route's name itself",
+    );
+  });
+
   it("a name of allowed characters that starts with one a name may not start with says so", () => {
     expect(refusal(webhook("    routes:\n      -x: {secret: s}\n"))).toBe(
       "FILE: platforms.webhook.routes.-x: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)",
