@@ -307,7 +307,8 @@ function yamlProblem(message: string, line = "", column = 1): string {
     return `the file holds more than one YAML document (a --- line)${text.replace(/^.*?( at line \d+, column \d+)$/, "$1")} — keep one document`;
   if (/^Tabs are not allowed/.test(text)) return `${text} — indent with spaces`;
   // `secret: {x: ${VAR}}`: in a flow mapping `{` starts a mapping, so `${VAR}` must be quoted.
-  if (/flow-map-start/.test(text) && line.includes("${"))
+  // In a [flow, list] (`events: [${EV}]`) the parser says "Missing , or : between flow sequence items".
+  if (/flow-map-start|between flow (?:sequence|map) items/.test(text) && line.includes("${"))
     return `${text} — put values written as \${VAR} in quotes`;
   // `regex: "^\d+$"`: in double quotes YAML reads a backslash as its own escape, which \d is not.
   if (/^Invalid escape sequence/.test(text))

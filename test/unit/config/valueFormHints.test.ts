@@ -142,6 +142,10 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     expect(refusal(webhook("    routes:\n      gh: {secret: ${GH}}\n"), "GH=x\n")).toMatch(
       /^FILE: line 4: not valid YAML — .* — put values written as \$\{VAR\} in quotes$/,
     );
+    // In a [flow, list] too, where the parser's words are about a missing comma.
+    expect(refusal(webhook("    routes:\n      gh:\n        events: [push, ${EV}]\n"), "EV=x\n")).toBe(
+      "FILE: line 5: not valid YAML — Missing , or : between flow sequence items at line 5, column 25 — put values written as ${VAR} in quotes",
+    );
   });
 
   it('a regex in "double quotes" with a backslash YAML cannot read (\\d) says to single-quote it', () => {
