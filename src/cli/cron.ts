@@ -1,8 +1,10 @@
 import type { Command } from "commander";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
+import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, inProfile, svcHome, svcPaths } from "../config/paths.js";
 import type { Route } from "../config/schema.js";
 import { SvcError } from "../errors.js";
+import { profilesOnDisk } from "../io/profiles.js";
 import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
 import {
   type CronJob,
@@ -69,6 +71,8 @@ async function create(options: CreateOptions): Promise<void> {
     );
   }
   const jobs = store(options);
+  // Before the write, which makes the profile's directory: `--profile wrok` would otherwise start a new profile.
+  const typo = newProfileTypo(options.profile);
   const now = Date.now();
   const job: CronJob = {
     id: newJobId(),
@@ -103,7 +107,18 @@ async function create(options: CreateOptions): Promise<void> {
   process.stdout.write(
     `Created cron job ${job.id} (${job.name})${inProfile(options.profile)}, schedule "${job.schedule}", next run ${job.next_run}\n`,
   );
+  if (typo !== undefined)
+    process.stderr.write(
+      `Warning: profile ${options.profile} had no directory (${svcPaths(svcHome(), options.profile).root} is new) — did you mean ${typo}? The job runs in profile ${options.profile}, with its skills, .env and MCP tokens; to move it: svc cron remove ${job.name}${profileFlag(options.profile)}, then create it again ${typo === DEFAULT_PROFILE ? "without --profile" : `with --profile ${typo}`}\n`,
+    );
   warnAboutTarget(job, options.profile);
+}
+
+/** The profile that `profile`, a name with no directory yet, is one or two letters from (`wrok` → `work`). */
+function newProfileTypo(profile: string | undefined): string | undefined {
+  if (profile === undefined) return undefined;
+  const profiles = profilesOnDisk(svcHome());
+  return profiles.includes(profile) ? undefined : nearMiss(profile, profiles);
 }
 
 /**

@@ -132,6 +132,9 @@ const SUBSCRIPTION_ONLY: Readonly<Record<string, string>> = {
  */
 function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): string | undefined {
   const at = path.map(String);
+  // Profiles written as a section: a profile is a directory, and a route names the one it runs as.
+  if (at.length === 0 && (key === "profiles" || key === "profile"))
+    return "config.yaml has no profiles section: a profile is its directory, <SVC_HOME>/profiles/<name>/ (its scripts, skills, cron jobs, MCP tokens and .env), made with mkdir; a route runs as one with profile: <name> among its keys";
   if (at[0] !== undefined && !["gateway", "agent", "platforms"].includes(at[0])) return undefined;
   const atRoute =
     at[0] === "platforms" &&

@@ -1,6 +1,16 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parse as parseEnv } from "dotenv";
-import { type Document, LineCounter, parseDocument, type Scalar, visit, type YAMLError } from "yaml";
+import {
+  type Document,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  type Scalar,
+  visit,
+  type YAMLError,
+  type YAMLMap,
+  type YAMLSeq,
+} from "yaml";
 import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { formatIssues, WrittenAs } from "./format.js";
@@ -198,11 +208,9 @@ function readYaml(file: string): unknown {
   if (doc.errors.length > 0) {
     const first = doc.errors[0];
     const unclosed = first === undefined ? undefined : unclosedQuote(doc, first, lineCounter);
-    if (unclosed !== undefined)
-      throw new SvcError(
-        "config_invalid",
-        `${file}: line ${unclosed.line}: not valid YAML — ${unclosed.text}`,
-      );
+    const cut = unclosed ?? (first === undefined ? undefined : unclosedFlow(doc, first, text, lineCounter));
+    if (cut !== undefined)
+      throw new SvcError("config_invalid", `${file}: line ${cut.line}: not valid YAML — ${cut.text}`);
     const where = first?.linePos?.[0] ? ` line ${first.linePos[0].line}` : "";
     throw new SvcError(
       "config_invalid",
@@ -252,6 +260,41 @@ function unclosedQuote(
   };
 }
 
+/**
+ * A `[list` or `{mapping` whose `]` / `}` the parser did not find before a line indented no further than
+ * its key: reported at that next line ("Flow sequence in block collection must be sufficiently indented"),
+ * one line past the mistake, never saying where the bracket opens. Named at its opening bracket instead:
+ * never closed, or, when that line holds the closing bracket, written across lines not indented past its key.
+ */
+function unclosedFlow(
+  doc: Document.Parsed,
+  error: YAMLError,
+  text: string,
+  lineCounter: LineCounter,
+): { line: number; text: string } | undefined {
+  const kind = /^Flow (sequence|map) in block collection/.exec(error.message)?.[1];
+  if (error.code !== "BAD_INDENT" || kind === undefined) return undefined;
+  let opened: YAMLSeq | YAMLMap | undefined;
+  const consider = (node: YAMLSeq | YAMLMap) => {
+    const [start, end] = node.range ?? [];
+    if (!node.flow || start === undefined || end !== error.pos[0]) return;
+    if ((kind === "sequence") === isSeq(node) && (opened?.range?.[0] ?? -1) < start) opened = node;
+  };
+  visit(doc, { Seq: (_key, node) => consider(node), Map: (_key, node) => consider(node) });
+  const start = opened?.range?.[0];
+  if (opened === undefined || start === undefined) return undefined;
+  const [open, close, what] = kind === "sequence" ? ["[", "]", "list"] : ["{", "}", "mapping"];
+  const { line, col } = lineCounter.linePos(start);
+  const next = lineCounter.linePos(error.pos[0]).line;
+  const nextLine = text.split(/\r?\n/)[next - 1] ?? "";
+  return {
+    line,
+    text: nextLine.includes(close)
+      ? `the ${open} that opens a ${what} at line ${line}, column ${col} goes on at line ${next}, which is indented no further than its key — indent the ${what}'s further lines past the key, or write it on one line`
+      : `the ${open} that opens a ${what} at line ${line}, column ${col} is never closed — end the ${what} with ${close}`,
+  };
+}
+
 /** The parser's first line, with what to do where the fix is not obvious from it. */
 function yamlProblem(message: string, line = "", column = 1): string {
   const text = message.replace(/:$/, "");
@@ -264,7 +307,8 @@ function yamlProblem(message: string, line = "", column = 1): string {
     return `the file holds more than one YAML document (a --- line)${text.replace(/^.*?( at line \d+, column \d+)$/, "$1")} — keep one document`;
   if (/^Tabs are not allowed/.test(text)) return `${text} — indent with spaces`;
   // `secret: {x: ${VAR}}`: in a flow mapping `{` starts a mapping, so `${VAR}` must be quoted.
-  if (/flow-map-start/.test(text) && line.includes("${"))
+  // In a [flow, list] (`events: [${EV}]`) the parser says "Missing , or : between flow sequence items".
+  if (/flow-map-start|between flow (?:sequence|map) items/.test(text) && line.includes("${"))
     return `${text} — put values written as \${VAR} in quotes`;
   // `regex: "^\d+$"`: in double quotes YAML reads a backslash as its own escape, which \d is not.
   if (/^Invalid escape sequence/.test(text))

@@ -31,3 +31,31 @@ export function restartOnlyChanges(
     ([key]) => key,
   );
 }
+
+/** The restart-only keys a `WEBHOOK_*` variable overrides (from the environment or `.env`). */
+const VARIABLE_OF: Readonly<Record<string, string>> = {
+  "platforms.webhook.enabled": "WEBHOOK_ENABLED",
+  "platforms.webhook.port": "WEBHOOK_PORT",
+};
+
+/**
+ * The changed keys as a reload's WARN names them: one a `WEBHOOK_*` variable decides (set, not empty, in
+ * the running or the re-read scope) names that variable too, since config.yaml may not have changed at all.
+ */
+export function describeRestartKeys(
+  keys: readonly string[],
+  scopes: ReadonlyArray<{
+    readonly secrets: Readonly<Record<string, string>>;
+    readonly env: Readonly<Record<string, string | undefined>>;
+  }>,
+): string {
+  return keys
+    .map((key) => {
+      const variable = VARIABLE_OF[key];
+      const set =
+        variable !== undefined &&
+        scopes.some((s) => (s.env[variable]?.trim() || s.secrets[variable]?.trim() || "") !== "");
+      return set ? `${key} (set by ${variable})` : key;
+    })
+    .join(", ");
+}

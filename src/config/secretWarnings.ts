@@ -19,6 +19,13 @@ export function secretHeaderProblem(secret: string): string | undefined {
       : undefined;
 }
 
+/** `$GH_SECRET`: a variable as a shell or docker compose writes it without braces, which svc does not replace. */
+const BARE_VARIABLE = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
+
+// The value is never quoted: it may be the secret itself.
+const BARE_VARIABLE_PROBLEM =
+  'is a $ followed by a name, as a shell or docker compose writes a variable, but svc replaces only ${NAME} (with braces): the text itself is the secret, so every signature and token from a sender keyed with the variable\'s value is answered 401 — write it as ${NAME}, in quotes (secret: "${NAME}")';
+
 /** A line break at either end: what a YAML `|` block or a value read from a file with its final newline leaves. */
 const EDGE_LINE_BREAK = /^[\r\n]|[\r\n]$/;
 
@@ -53,6 +60,10 @@ export function secretCharacterWarnings(
       warnings.push(
         `[webhook] ${file}: ${key()} starts with whpk_ (a Standard Webhooks public key) but the rest is not the base64 of a 32-byte Ed25519 key, so every request is answered 401 — copy the sender's whpk_ key whole`,
       );
+    }
+    if (BARE_VARIABLE.test(secret)) {
+      warnings.push(`[webhook] ${file}: ${key()} ${BARE_VARIABLE_PROBLEM}`);
+      continue;
     }
     const lineBreak = secretLineBreakProblem(secret);
     if (lineBreak !== undefined) {

@@ -2,6 +2,8 @@ import { dirname, join } from "node:path";
 import { unsetVariablesIn } from "./interpolate.js";
 import type { Config } from "./schema.js";
 
+const BARE_VARIABLE = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** One warning per string setting of `settings` that holds unset variables, named `<at>.<key>` (`<at>[<i>]` in a list). */
 function unsetIn(settings: object, at: string, sentTo: string, file: string): string[] {
   const envFile = join(dirname(file), ".env");
@@ -12,6 +14,13 @@ function unsetIn(settings: object, at: string, sentTo: string, file: string): st
   // (A route's prompt and deliver_extra are left out: `Paid ${amount}` there is often payload text.)
   for (const [key, value] of entries) {
     if (typeof value !== "string") continue;
+    // `token: $TELEGRAM_BOT_TOKEN` as a shell writes it: not replaced either. The value is not quoted.
+    if (BARE_VARIABLE.test(value)) {
+      warnings.push(
+        `${file}: ${at}${key}: a $ followed by a name is how a shell writes a variable, but svc replaces only \${NAME} (with braces), so this text itself is sent to ${sentTo} — write it as \${NAME}, in quotes`,
+      );
+      continue;
+    }
     const unset = unsetVariablesIn(value);
     if (unset.length === 0) continue;
     const one = unset.length === 1;

@@ -202,10 +202,35 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
     problems.push(
       `trust: ${JSON.stringify(entry.trust)} is neither full nor untrusted, so the server is treated as untrusted (a call of a tool without readOnlyHint: true needs approval) — write trust: full or trust: untrusted`,
     );
+  problems.push(...bareVariables(entry));
   const authorization = Object.keys(entry.headers).find((k) => k.toLowerCase() === "authorization");
   if (entry.auth === "oauth" && entry.url !== undefined && authorization !== undefined)
     problems.push(
       `headers.${authorization} is not sent: auth: oauth sends the access token of the server's login as the Authorization header — remove the header, or remove auth: oauth to send it instead`,
     );
   return problems;
+}
+
+/** `$TOKEN` or `Bearer $TOKEN`: a variable as a shell writes it, which svc does not replace. */
+const BARE_VARIABLE = /^(?:(?:Bearer|Token|Basic) )?\$[A-Za-z_][A-Za-z0-9_]*$/i;
+
+/**
+ * The `args`, `env` and `headers` values the entry's transport passes on that are written `$NAME` (or
+ * `Bearer $NAME`), as a shell or a copied `claude mcp add` line writes them: svc replaces only `${NAME}`, so the
+ * text itself would reach the server (a token `$GITHUB_TOKEN`, refused). The value is not quoted.
+ */
+function bareVariables(entry: McpServerEntry): string[] {
+  const passed =
+    entry.url === undefined
+      ? [
+          ...entry.args.map((value, i) => [`args[${i}]`, value] as const),
+          ...Object.entries(entry.env).map(([key, value]) => [`env.${key}`, value] as const),
+        ]
+      : Object.entries(entry.headers).map(([key, value]) => [`headers.${key}`, value] as const);
+  return passed
+    .filter(([, value]) => typeof value === "string" && BARE_VARIABLE.test(value))
+    .map(
+      ([key]) =>
+        `${key}: a $ followed by a name is how a shell writes a variable, but svc replaces only \${NAME} (with braces), so this text itself is passed to the server — write it as \${NAME}, in quotes`,
+    );
 }

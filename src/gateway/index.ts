@@ -5,7 +5,7 @@ import { type Clock, systemClock } from "../clock.js";
 import { isLoopbackHost } from "../config/host.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
 import { profileEnvFileWarnings, profileSharedFileWarnings } from "../config/profileEnv.js";
-import { restartOnlyChanges } from "../config/restartOnly.js";
+import { describeRestartKeys, restartOnlyChanges } from "../config/restartOnly.js";
 import { unusedSettingWarnings } from "../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../config/webhookEnabled.js";
 import { describeError, SvcError } from "../errors.js";
@@ -441,7 +441,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       ]);
       const needRestart = restartOnlyChanges(startedConfig, next.config, overridden);
       if (needRestart.length > 0) {
-        logger.warn(`[gateway] ${needRestart.join(", ")} changed: this takes effect after a restart`);
+        logger.warn(
+          `[gateway] ${describeRestartKeys(needRestart, [loaded.scope, next.scope])} changed: this takes effect after a restart`,
+        );
       }
       mcp.reloadConfig(next.config);
       loaded = next;

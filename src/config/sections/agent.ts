@@ -93,7 +93,10 @@ export const agentSchema = z
         });
         return true;
       }
-      const problem = unreadPlaceholderProblem(value);
+      // `$OPENAI_API_KEY` as a shell writes it: not replaced, its text would be sent. The value is not quoted.
+      const problem = /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value)
+        ? "a $ followed by a name is how a shell writes a variable, but svc replaces only ${NAME} (with braces), so this text itself would be used — write it as ${NAME}, in quotes"
+        : unreadPlaceholderProblem(value);
       if (problem === undefined) return false;
       ctx.addIssue({ code: "custom", path: [key], message: problem });
       return true;

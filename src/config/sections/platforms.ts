@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nearMiss } from "../nearMiss.js";
 import { timerSeconds } from "../timerSeconds.js";
 import { webhookSchema } from "./webhook.js";
 
@@ -186,10 +187,16 @@ const platformsObject = z
       if (key === "webhook") continue;
       const name = (PLATFORM_ALIASES[key] ?? key) as PlatformName;
       if (!PLATFORM_NAMES.includes(name)) {
+        const known = ["webhook", ...PLATFORM_NAMES, ...Object.keys(PLATFORM_ALIASES)];
+        // `webhooks:` or `Telegram:` is named with the platform meant, as an unknown key of any section is.
+        const meant = nearMiss(key, known);
         ctx.addIssue({
           code: "custom",
           path: [key],
-          message: `unknown platform — use one of webhook, ${[...PLATFORM_NAMES, ...Object.keys(PLATFORM_ALIASES)].join(", ")}`,
+          message:
+            meant === undefined
+              ? `unknown platform — use one of ${known.join(", ")}`
+              : `unknown platform — did you mean "${meant}"? (use one of ${known.join(", ")})`,
         });
         continue;
       }

@@ -16,6 +16,9 @@ export function routeNameProblem(name: string): string | undefined {
   if (ROUTE_NAME.test(name)) return undefined;
   if (name.length > 64 && ROUTE_NAME.test(name.slice(0, 64)))
     return `${name.length} characters long — a route name has at most 64: shorten it`;
+  // `routes: {${ROUTE}: ...}`: config.yaml replaces a ${VAR} in values, never in a key.
+  if (name.includes("${"))
+    return `${ROUTE_NAME_RULE}; a \${VAR} is replaced in values only, never in a name: write the route's name itself`;
   return ROUTE_NAME_RULE;
 }
 

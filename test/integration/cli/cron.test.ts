@@ -275,3 +275,46 @@ describe("svc cron --profile and cron_job subscriptions (each profile has its ow
     expect(stored.w).toMatchObject({ cron_job: "nightly", profile: "work" });
   });
 });
+
+describe("svc cron create --profile with a name one or two letters from an existing profile", {
+  timeout: 30_000,
+}, () => {
+  it("creates the job as asked but warns that the profile is new, naming the one meant and how to move the job", async () => {
+    const home = tempHome();
+    try {
+      home.write("profiles/work/skills/.keep", "");
+      const created = await svc(home, [
+        "cron",
+        "create",
+        "--profile",
+        "wrok",
+        "--name",
+        "j",
+        "--schedule",
+        "every 1h",
+        "--prompt",
+        "hi",
+      ]);
+      expect(created.code).toBe(0);
+      expect(created.stderr).toContain(
+        `Warning: profile wrok had no directory (${join(home.dir, "profiles", "wrok")} is new) — did you mean work? The job runs in profile wrok, with its skills, .env and MCP tokens; to move it: svc cron remove j --profile wrok, then create it again with --profile work`,
+      );
+      // The profile exists now: a second job there is no typo.
+      const again = await svc(home, [
+        "cron",
+        "create",
+        "--profile",
+        "wrok",
+        "--name",
+        "k",
+        "--schedule",
+        "every 1h",
+        "--prompt",
+        "hi",
+      ]);
+      expect(again.stderr).not.toContain("did you mean");
+    } finally {
+      home.cleanup();
+    }
+  });
+});

@@ -115,6 +115,21 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
       .toEqual(["[gateway] platforms.webhook.enabled changed: this takes effect after a restart"]);
   });
 
+  it("names WEBHOOK_ENABLED when .env's value changed it, not only the config.yaml key that did not change", async () => {
+    gw = await startTestGateway({
+      config: webhookConfig(ROUTES, {}, STARTED),
+      files: { ".env": "WEBHOOK_ENABLED=true\n" },
+    });
+    const running = gw;
+    running.home.write(".env", "WEBHOOK_ENABLED=false\n");
+    running.gateway.reload();
+    await expect
+      .poll(() => restartWarnings(running))
+      .toEqual([
+        "[gateway] platforms.webhook.enabled (set by WEBHOOK_ENABLED) changed: this takes effect after a restart",
+      ]);
+  });
+
   it("warns when the state backend changes: the journal (or Redis connection) is opened once, at start", async () => {
     gw = await startTestGateway({ config: webhookConfig(ROUTES, {}, STARTED) });
     const running = gw;

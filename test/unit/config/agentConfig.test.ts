@@ -112,6 +112,21 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(load("  provider: echo\n  api_key: $" + "{input:key}\n").config.agent.provider).toBe("echo");
   });
 
+  it("refuses $NAME written without braces (a shell's form, which svc does not replace), never quoting it", () => {
+    const refusal = problem("  provider: openai\n  model: m\n  api_key: $OPENAI_API_KEY\n", {
+      OPENAI_API_KEY: "sk-real",
+    });
+    expect(refusal).toMatch(
+      /agent\.api_key: a \$ followed by a name is how a shell writes a variable, but svc replaces only \$\{NAME\} \(with braces\), so this text itself would be used — write it as \$\{NAME\}, in quotes/,
+    );
+    expect(refusal).not.toContain("OPENAI_API_KEY");
+    expect(problem("  provider: anthropic\n  model: $MODEL\n")).toMatch(
+      /agent\.model: a \$ followed by a name/,
+    );
+    // A $ inside a longer value is text.
+    expect(load("  provider: openai\n  model: m\n  api_key: sk-$abc\n").config.agent.api_key).toBe("sk-$abc");
+  });
+
   it("names an unset variable in api_key without printing any key", () => {
     const message = problem("  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
     expect(message).toBe(

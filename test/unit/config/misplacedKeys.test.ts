@@ -26,6 +26,17 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("a top-level profiles section (or profile) says what a profile is and how a route names one", () => {
+    const what =
+      "config.yaml has no profiles section: a profile is its directory, <SVC_HOME>/profiles/<name>/ (its scripts, skills, cron jobs, MCP tokens and .env), made with mkdir; a route runs as one with profile: <name> among its keys";
+    expect(refusal("platforms: {webhook: {enabled: true}}\nprofiles:\n  work:\n    mcp_servers: {}\n")).toBe(
+      `FILE: (top level): unknown key "profiles" — ${what}${SEE}`,
+    );
+    expect(refusal("platforms: {webhook: {enabled: true}}\nprofile: work\n")).toBe(
+      `FILE: (top level): unknown key "profile" — ${what}${SEE}`,
+    );
+  });
+
   it("a route written without the routes: level, directly or under extra", () => {
     expect(refusal("platforms:\n  webhook:\n    enabled: true\n    github:\n      secret: x\n")).toBe(
       `FILE: platforms.webhook: unknown key "github" — a route goes under platforms.webhook.routes (routes: {github: ...})${SEE}`,

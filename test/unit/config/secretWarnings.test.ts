@@ -46,6 +46,26 @@ describe("a secret that token senders can never match is named at startup", () =
   });
 });
 
+describe("a secret written $NAME (a variable without braces, which svc does not replace) is named at startup", () => {
+  it("names the key and the fix, never the value; a $ inside a longer secret is no variable", () => {
+    const warnings = secretCharacterWarnings(
+      [
+        { name: "gh", secret: "$GH_SECRET", route: { secret: "$GH_SECRET" } },
+        { name: "d", secret: "$WS", route: {} },
+        { name: "ok", secret: "a$GH_SECRET", route: { secret: "a$GH_SECRET" } },
+      ],
+      FILE,
+    );
+    expect(warnings).toEqual([
+      `[webhook] ${FILE}: platforms.webhook.routes.gh.secret is a $ followed by a name, as a shell or docker compose writes a variable, but svc replaces only $\{NAME} (with braces): the text itself is the secret, so every signature and token from a sender keyed with the variable's value is answered 401 — write it as $\{NAME}, in quotes (secret: "$\{NAME}")`,
+      expect.stringContaining(
+        `${FILE}: platforms.webhook.secret (the global secret or WEBHOOK_SECRET, which overrides it; route d uses it) is a $ followed by a name`,
+      ),
+    ]);
+    expect(warnings.join("\n")).not.toMatch(/GH_SECRET|\$WS/);
+  });
+});
+
 describe("a whpk_ public key that encodes no Ed25519 key is named at startup", () => {
   it("names the key, never the value; a 32-byte key gets no warning", () => {
     const bad = `whpk_${Buffer.alloc(31, 7).toString("base64")}`;

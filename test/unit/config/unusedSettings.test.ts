@@ -283,3 +283,51 @@ describe("mcp_servers keys the entry's transport never reads are named, not drop
     expect(warningsFor({ mcp_servers: servers })).toEqual([]);
   });
 });
+
+describe("a credential written $NAME (a shell's variable form, which svc does not replace) is named", () => {
+  it("a platform token, a search key and a command argument, never the value; a $ inside a longer value is text", () => {
+    const bare = "a $ followed by a name is how a shell writes a variable, but svc replaces only $";
+    expect(
+      warningsFor({
+        platforms: {
+          telegram: { enabled: true, token: "$TELEGRAM_BOT_TOKEN", home_channel: "1" },
+          slack: { enabled: true, token: "xoxb-$abc" },
+        },
+        tools: { web_search: { backend: "brave", api_key: "$BRAVE_API_KEY" } },
+        agent: { provider: "command", command: ["my-agent", "$HOME"] },
+      }),
+    ).toEqual([
+      `[delivery] ${FILE}: platforms.telegram.token: ${bare}{NAME} (with braces), so this text itself is sent to telegram — write it as $` +
+        "{NAME}, in quotes",
+      `[agent] ${FILE}: agent.command[1]: ${bare}{NAME} (with braces), so this text itself is sent to the agent's process — write it as $` +
+        "{NAME}, in quotes",
+      `[agent] ${FILE}: tools.web_search.api_key: ${bare}{NAME} (with braces), so this text itself is sent to the brave backend — write it as $` +
+        "{NAME}, in quotes",
+    ]);
+  });
+});
+
+describe("an MCP server's args, env or headers value written $NAME (or Bearer $NAME) is named", () => {
+  it("only the keys its transport passes on, never the value; a $ inside other text is text", () => {
+    const fix =
+      "a $ followed by a name is how a shell writes a variable, but svc replaces only $" +
+      "{NAME} (with braces), so this text itself is passed to the server — write it as $" +
+      "{NAME}, in quotes";
+    expect(
+      warningsFor({
+        mcp_servers: {
+          gh: {
+            command: "npx",
+            args: ["-y", "server-github", "$X"],
+            env: { GITHUB_TOKEN: "$GITHUB_TOKEN", OK: "a$b", N: 5 },
+          },
+          r: { url: "https://x.example/mcp", headers: { Authorization: "Bearer $TOKEN", X: "$" + "{T}" } },
+        },
+      }),
+    ).toEqual([
+      `[mcp] ${FILE}: mcp_servers.gh: args[2]: ${fix}`,
+      `[mcp] ${FILE}: mcp_servers.gh: env.GITHUB_TOKEN: ${fix}`,
+      `[mcp] ${FILE}: mcp_servers.r: headers.Authorization: ${fix}`,
+    ]);
+  });
+});

@@ -122,9 +122,29 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("a [list or {mapping never closed is named where its bracket opens, not at the next line", () => {
+    expect(
+      refusal(webhook("    routes:\n      gh:\n        events: [push, pull_request\n        prompt: hi\n")),
+    ).toBe(
+      "FILE: line 5: not valid YAML — the [ that opens a list at line 5, column 17 is never closed — end the list with ]",
+    );
+    expect(
+      refusal(webhook("    routes:\n      gh:\n        deliver_extra: {chat_id: 1\n        prompt: hi\n")),
+    ).toBe(
+      "FILE: line 5: not valid YAML — the { that opens a mapping at line 5, column 24 is never closed — end the mapping with }",
+    );
+    expect(refusal(webhook("    routes:\n      gh:\n        events: [push,\n        pull_request]\n"))).toBe(
+      "FILE: line 5: not valid YAML — the [ that opens a list at line 5, column 17 goes on at line 6, which is indented no further than its key — indent the list's further lines past the key, or write it on one line",
+    );
+  });
+
   it("an unquoted ${VAR} inside a {flow: mapping} says to quote it", () => {
     expect(refusal(webhook("    routes:\n      gh: {secret: ${GH}}\n"), "GH=x\n")).toMatch(
       /^FILE: line 4: not valid YAML — .* — put values written as \$\{VAR\} in quotes$/,
+    );
+    // In a [flow, list] too, where the parser's words are about a missing comma.
+    expect(refusal(webhook("    routes:\n      gh:\n        events: [push, ${EV}]\n"), "EV=x\n")).toBe(
+      "FILE: line 5: not valid YAML — Missing , or : between flow sequence items at line 5, column 25 — put values written as ${VAR} in quotes",
     );
   });
 
@@ -162,6 +182,14 @@ describe("an MCP server's command", () => {
 });
 
 describe("route names", () => {
+  it("a ${VAR} written as a route's name says that variables are replaced in values only", () => {
+    expect(refusal(webhook("    routes:\n      $" + "{R}: {secret: s}\n"), "R=gh\n")).toBe(
+      "FILE: platforms.webhook.routes.$" +
+        "{R}: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit); a $" +
+        "{VAR} is replaced in values only, never in a name: write the route's name itself",
+    );
+  });
+
   it("a name of allowed characters that starts with one a name may not start with says so", () => {
     expect(refusal(webhook("    routes:\n      -x: {secret: s}\n"))).toBe(
       "FILE: platforms.webhook.routes.-x: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)",

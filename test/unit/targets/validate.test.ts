@@ -214,9 +214,19 @@ describe("platform config errors name the key as written", () => {
   });
 
   it("lists the platforms for an unknown key", () => {
-    expect(() => load("platforms:\n  telegrm: {}\n")).toThrow(
-      /platforms\.telegrm: unknown platform — use one of webhook, telegram, .*chat_13/,
+    expect(() => load("platforms:\n  matrx2000: {}\n")).toThrow(
+      /platforms\.matrx2000: unknown platform — use one of webhook, telegram, .*chat_13/,
     );
+  });
+
+  it("names the platform meant by a key one or two letters off, or in other case (webhooks, Telegram)", () => {
+    expect(() => load("platforms:\n  telegrm: {}\n")).toThrow(
+      /platforms\.telegrm: unknown platform — did you mean "telegram"\? \(use one of webhook, telegram, .*chat_13/,
+    );
+    expect(() => load("platforms:\n  webhooks:\n    enabled: true\n")).toThrow(
+      /platforms\.webhooks: unknown platform — did you mean "webhook"\?/,
+    );
+    expect(() => load("platforms:\n  Telegram: {}\n")).toThrow(/did you mean "telegram"\?/);
   });
 });
 
