@@ -63,6 +63,44 @@ describe("shared idempotency (SET NX EX)", () => {
     expect(await seen.checkAndAdd("r:x")).toBe(false);
     expect(await seen.checkAndAdd("r:x")).toBe(true);
   });
+
+  it("a duplicate reaching another instance while the original's direct delivery is under way waits for its outcome: failed (forgotten) or delivered", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    const poll = { pollMs: 5, waitMs: 60_000 };
+    const [a, b] = await Promise.all(
+      [1, 2].map(async () => createSharedIdempotency(await client(), keys, health, 3600, 60, poll)),
+    );
+    if (a === undefined || b === undefined) throw new Error("two instances");
+
+    // The delivery fails on A: the duplicate on B is not told `duplicate` (its sender would never retry).
+    expect(await a.checkAndAdd("dd:1")).toBe(false);
+    a.delivering("dd:1");
+    await a.keep("dd:1"); // as dispatch does: behind the mark on the same connection
+    expect(await b.checkAndAdd("dd:1")).toBe(true);
+    const failed = b.deliveredElsewhere("dd:1");
+    expect(failed).toBeDefined();
+    await a.forget("dd:1");
+    expect(await failed).toBe(false);
+
+    // Delivered on A: the duplicate on B is one; once delivered, a later one is answered at once.
+    expect(await a.checkAndAdd("dd:2")).toBe(false);
+    a.delivering("dd:2");
+    await a.keep("dd:2");
+    expect(await b.checkAndAdd("dd:2")).toBe(true);
+    const done = b.deliveredElsewhere("dd:2");
+    a.delivered("dd:2");
+    expect(await done).toBe(true);
+    expect(await b.checkAndAdd("dd:2")).toBe(true);
+    expect(b.deliveredElsewhere("dd:2")).toBeUndefined();
+    const raw = await client();
+    expect(await raw.ttl(keys.seen("dd:2"))).toBeGreaterThan(3500);
+
+    // An agent event's duplicate is answered at once.
+    expect(await a.checkAndAdd("pr:1")).toBe(false);
+    expect(await b.checkAndAdd("pr:1")).toBe(true);
+    expect(b.deliveredElsewhere("pr:1")).toBeUndefined();
+  });
 });
 
 describe("shared fixed-window rate limit", () => {
