@@ -27,9 +27,12 @@ return 0
  */
 const DELIVERING = "delivering";
 const DELIVERED = "delivered";
-/** How often a duplicate of a delivery under way elsewhere looks again, and for how long at most. */
+/**
+ * How often a duplicate of a delivery under way elsewhere looks again, and for how long at most (a stop
+ * answers the requests in flight first: one waiting here holds it up that long at most).
+ */
 const DELIVERY_POLL_MS = 100;
-export const DELIVERY_WAIT_MS = 120_000;
+export const DELIVERY_WAIT_MS = 30_000;
 
 /** Unanswered records kept to be removed once Redis is back (one per request refused mid-command). */
 const UNANSWERED_MAX = 10_000;

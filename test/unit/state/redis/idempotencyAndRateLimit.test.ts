@@ -96,6 +96,14 @@ describe("shared idempotency (SET NX EX)", () => {
     const raw = await client();
     expect(await raw.ttl(keys.seen("dd:2"))).toBeGreaterThan(3500);
 
+    // A delivery still marked under way after the wait (its instance killed mid-way) counts as delivered.
+    const short = createSharedIdempotency(await client(), keys, health, 3600, 60, { pollMs: 5, waitMs: 20 });
+    expect(await a.checkAndAdd("dd:3")).toBe(false);
+    a.delivering("dd:3");
+    await a.keep("dd:3");
+    expect(await short.checkAndAdd("dd:3")).toBe(true);
+    expect(await short.deliveredElsewhere("dd:3")).toBe(true);
+
     // An agent event's duplicate is answered at once.
     expect(await a.checkAndAdd("pr:1")).toBe(false);
     expect(await b.checkAndAdd("pr:1")).toBe(true);
