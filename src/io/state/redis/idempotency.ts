@@ -56,7 +56,10 @@ export interface SharedIdempotency {
    * Redis is unreachable the key is kept here and forgotten once it is back.
    */
   forget(key: string): Promise<void>;
-  /** The direct delivery of `key` begins here: a duplicate on another instance waits for its outcome. */
+  /**
+   * The direct delivery of `key` begins here: a duplicate on another instance waits for its outcome. The id
+   * stays pending (its minute renewed while the delivery runs) until it ends: delivered, kept the hour.
+   */
   delivering(key: string): void;
   /** The direct delivery of `key` succeeded (a failed one is forgotten). */
   delivered(key: string): void;
@@ -121,6 +124,12 @@ export function createSharedIdempotency(
       if (unanswered.size > UNANSWERED_MAX) unanswered.delete(unanswered.keys().next().value as string);
     });
   };
+  /** Direct deliveries under way here, by key: the timer that renews their pending minute. */
+  const renewing = new Map<string, NodeJS.Timeout>();
+  const stopRenewing = (key: string) => {
+    clearInterval(renewing.get(key));
+    renewing.delete(key);
+  };
   /** Duplicates (on this instance) of deliveries under way elsewhere, by key: one watch each. */
   const elsewhere = new Map<string, Promise<boolean>>();
   const watch = (key: string): Promise<boolean> => {
@@ -158,10 +167,22 @@ export function createSharedIdempotency(
       return true;
     },
     delivering(key) {
-      redis.set(keys.seen(key), DELIVERING, "EX", ttlSeconds, "XX").catch(() => {});
+      // Pending until it ends, as a run is until stored: an instance killed mid-delivery leaves the id
+      // for a minute at most, so the sender's retry delivers it (at least once), not `duplicate` for an hour.
+      const mark = () => redis.set(keys.seen(key), DELIVERING, "EX", pendingSeconds, "XX").catch(() => {});
+      mark();
+      const started = Date.now();
+      const renew = setInterval(
+        () => (Date.now() - started >= ttlSeconds * 1000 ? stopRenewing(key) : mark()),
+        (pendingSeconds * 1000) / 3,
+      );
+      renew.unref();
+      stopRenewing(key);
+      renewing.set(key, renew);
     },
     delivered(key) {
-      redis.set(keys.seen(key), DELIVERED, "KEEPTTL", "XX").catch(() => {});
+      stopRenewing(key);
+      redis.set(keys.seen(key), DELIVERED, "EX", ttlSeconds, "XX").catch(() => {});
     },
     deliveredElsewhere: (key) => elsewhere.get(key),
     async keep(key) {
@@ -172,6 +193,7 @@ export function createSharedIdempotency(
       }
     },
     async forget(key) {
+      stopRenewing(key);
       try {
         await redis.del(keys.seen(key));
       } catch {
