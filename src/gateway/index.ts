@@ -273,6 +273,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             keep: (key) => redis.seen.keep(key),
             forget: (key) => void redis.seen.forget(key),
             coalesce: (event) => redis.coalesce(event),
+            directDeliveries: {
+              begin: (key) => redis.seen.delivering(key),
+              delivered: (key) => redis.seen.delivered(key),
+              elsewhere: (key) => redis.seen.deliveredElsewhere(key),
+            },
           },
     deliverDirect: state.deliverDirect((event) => deliveries.deliverDirect(event, hooks.onDeliveryFailed)),
     ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),

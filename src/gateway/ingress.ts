@@ -12,6 +12,7 @@ import { type ServerHandle, startHttpServer } from "../io/http/server.js";
 import type { Logger } from "../io/log.js";
 import { runScript } from "../io/scripts.js";
 import type { AcceptedEvent, EventModes } from "../streams/context.js";
+import type { IdempotencyStore } from "../streams/idempotencyRecord.js";
 import { createPipeline } from "../streams/pipeline.js";
 import { createFixedWindowLimiter } from "../streams/rateLimiter.js";
 import type { SeenCache } from "../streams/seenCache.js";
@@ -60,6 +61,8 @@ export interface SharedIngressState {
   keep(key: string): Promise<void>;
   forget(key: string): void;
   coalesce(event: AcceptedEvent): Promise<"coalesced" | "not_grouped">;
+  /** Direct deliveries under way, told to the other instances: their duplicates wait for the outcome. */
+  readonly directDeliveries?: Pick<IdempotencyStore, "begin" | "delivered" | "elsewhere">;
 }
 
 export interface Ingress {
@@ -119,6 +122,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
     idempotency: {
       checkAndAdd: shared === undefined ? (key) => seen.checkAndAdd(key) : shared.checkAndAdd,
       randomId: randomUUID,
+      ...(shared?.directDeliveries === undefined ? {} : { shared: shared.directDeliveries }),
     },
     dispatch: {
       modes: (deps.modes ?? ((modes) => modes))({

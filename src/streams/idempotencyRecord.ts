@@ -5,6 +5,12 @@ export interface IdempotencyStore {
   checkAndAdd(key: string): MaybePromise<boolean>;
   /** Forgets a recorded key, so the sender's retry is processed as new. */
   forget(key: string): void;
+  /** A shared store (Redis): the key's direct delivery begins here, so other instances' duplicates wait. */
+  begin?(key: string): void;
+  /** A shared store: the key's direct delivery succeeded. */
+  delivered?(key: string): void;
+  /** A shared store: the outcome of a delivery of `key` under way on another instance, if one is. */
+  elsewhere?(key: string): Promise<boolean> | undefined;
 }
 
 /**
@@ -14,7 +20,8 @@ export interface IdempotencyStore {
  * processed again). A duplicate that arrives while its key is pending waits for that outcome instead of
  * being answered `duplicate` at once: had the original then failed (502), a `duplicate` answer would
  * have told a sender that retried on a timeout that the event was handled, and it would be lost.
- * Pending keys are local: the delivery under way runs in this process.
+ * Pending keys are local: the delivery under way runs in this process. A shared store also tells the other
+ * instances (`begin`, `delivered`) and gives the outcome of one under way elsewhere (`elsewhere`).
  */
 export interface IdempotencyRecord {
   checkAndAdd(key: string): MaybePromise<boolean>;
@@ -43,16 +50,18 @@ export function createIdempotencyRecord(store: IdempotencyStore): IdempotencyRec
         settle = resolve;
       });
       pending.set(key, { promise, settle });
+      store.begin?.(key);
     },
     end(key, delivered) {
       const entry = pending.get(key);
       pending.delete(key);
       if (!delivered) store.forget(key);
+      else store.delivered?.(key);
       entry?.settle(delivered);
     },
     isPending: (key) => pending.has(key),
     outcomeOf(key) {
-      return pending.get(key)?.promise;
+      return pending.get(key)?.promise ?? store.elsewhere?.(key);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { Subject } from "rxjs";
 import type { PipelineCtx, ResolvedRoute } from "./context.js";
-import { createIdempotencyRecord } from "./idempotencyRecord.js";
+import { createIdempotencyRecord, type IdempotencyStore } from "./idempotencyRecord.js";
 import { OpenReplies, Reply } from "./reply.js";
 import { acceptStage } from "./stages/accept.js";
 import { type AuthDeps, authStage } from "./stages/auth.js";
@@ -36,7 +36,10 @@ export interface PipelineDeps {
   onPing?: (routeName: string, event: string) => void;
   readonly filters: FilterDeps;
   readonly script: ScriptDeps;
-  readonly idempotency: IdempotencyDeps;
+  /** `shared`: a store other instances use too (direct deliveries under way are told to them). */
+  readonly idempotency: IdempotencyDeps & {
+    readonly shared?: Pick<IdempotencyStore, "begin" | "delivered" | "elsewhere">;
+  };
   readonly dispatch: DispatchDeps;
   readonly deliver: DeliverDeps;
   readonly onFailure: StageFailure;
@@ -86,6 +89,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const input = new Subject<PipelineCtx>();
   const open = new OpenReplies();
   const record = createIdempotencyRecord({
+    ...deps.idempotency.shared,
     checkAndAdd: (key) => deps.idempotency.checkAndAdd(key),
     forget: (key) => deps.deliver.forget(key),
   });

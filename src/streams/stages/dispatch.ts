@@ -58,9 +58,10 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
   const agentRun = (ctx: PipelineCtx, event: AcceptedEvent): MaybePromise<PipelineCtx | Outcome> => {
     if (event.route.deliver_only) {
       const key = seenKey(event.routeName, event.deliveryId);
-      deps.beginDirect?.(key);
-      // A direct delivery may take minutes (retries): its id lasts its hour from now, as it always did.
+      // A direct delivery may take minutes (retries): its id lasts its hour from now. A shared store's
+      // `beginDirect`, sent after, keeps it pending instead until the delivery ends (delivered: the hour).
       void deps.keep?.(key);
+      deps.beginDirect?.(key);
       return ctx;
     }
     const ok = deps.enqueueRun(event);

@@ -56,4 +56,22 @@ describe("the idempotency record: a key is pending, then done or failed", () => 
     r.end("c:1", false);
     expect(forgotten).toEqual(["c:1"]);
   });
+  it("with a shared store, tells it where a delivery begins and succeeds, and gives a duplicate the outcome of one under way on another instance", async () => {
+    const told: string[] = [];
+    const elsewhere = Promise.resolve(false);
+    const r = createIdempotencyRecord({
+      checkAndAdd: () => true,
+      forget: (key) => told.push(`forget ${key}`),
+      begin: (key) => told.push(`begin ${key}`),
+      delivered: (key) => told.push(`delivered ${key}`),
+      elsewhere: (key) => (key === "r:remote" ? elsewhere : undefined),
+    });
+    r.begin("r:1");
+    r.end("r:1", true);
+    r.begin("r:2");
+    r.end("r:2", false);
+    expect(told).toEqual(["begin r:1", "delivered r:1", "begin r:2", "forget r:2"]);
+    expect(r.outcomeOf("r:remote")).toBe(elsewhere);
+    expect(r.outcomeOf("r:other")).toBeUndefined();
+  });
 });

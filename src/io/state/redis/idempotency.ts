@@ -21,6 +21,19 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+/**
+ * A record's value while its direct delivery is under way on some instance, and once it was delivered: a
+ * duplicate reaching another instance meanwhile waits for the outcome (as one in the same process does).
+ */
+const DELIVERING = "delivering";
+const DELIVERED = "delivered";
+/**
+ * How often a duplicate of a delivery under way elsewhere looks again, and for how long at most (a stop
+ * answers the requests in flight first: one waiting here holds it up that long at most).
+ */
+const DELIVERY_POLL_MS = 100;
+export const DELIVERY_WAIT_MS = 30_000;
+
 /** Unanswered records kept to be removed once Redis is back (one per request refused mid-command). */
 const UNANSWERED_MAX = 10_000;
 
@@ -43,6 +56,19 @@ export interface SharedIdempotency {
    * Redis is unreachable the key is kept here and forgotten once it is back.
    */
   forget(key: string): Promise<void>;
+  /**
+   * The direct delivery of `key` begins here: a duplicate on another instance waits for its outcome. The id
+   * stays pending (its minute renewed while the delivery runs) until it ends: delivered, kept the hour.
+   */
+  delivering(key: string): void;
+  /** The direct delivery of `key` succeeded (a failed one is forgotten). */
+  delivered(key: string): void;
+  /**
+   * For a key `checkAndAdd` just found recorded while its direct delivery was under way on some instance:
+   * resolves true once it was delivered, false once it failed (the key was forgotten); undefined otherwise.
+   * A delivery still under way after `DELIVERY_WAIT_MS` (its instance killed mid-way) counts as delivered.
+   */
+  deliveredElsewhere(key: string): Promise<boolean> | undefined;
 }
 
 export function createSharedIdempotency(
@@ -51,6 +77,10 @@ export function createSharedIdempotency(
   health: RedisHealth,
   ttlSeconds = SEEN_TTL_SECONDS,
   pendingSeconds = PENDING_TTL_SECONDS,
+  delivery: { readonly pollMs: number; readonly waitMs: number } = {
+    pollMs: DELIVERY_POLL_MS,
+    waitMs: DELIVERY_WAIT_MS,
+  },
 ): SharedIdempotency {
   if (!("svcForgetOwn" in redis))
     redis.defineCommand("svcForgetOwn", { numberOfKeys: 1, lua: FORGET_OWN_SCRIPT });
@@ -94,6 +124,28 @@ export function createSharedIdempotency(
       if (unanswered.size > UNANSWERED_MAX) unanswered.delete(unanswered.keys().next().value as string);
     });
   };
+  /** Direct deliveries under way here, by key: the timer that renews their pending minute. */
+  const renewing = new Map<string, NodeJS.Timeout>();
+  const stopRenewing = (key: string) => {
+    clearInterval(renewing.get(key));
+    renewing.delete(key);
+  };
+  /** Duplicates (on this instance) of deliveries under way elsewhere, by key: one watch each. */
+  const elsewhere = new Map<string, Promise<boolean>>();
+  const watch = (key: string): Promise<boolean> => {
+    const until = Date.now() + delivery.waitMs;
+    const outcome = (async () => {
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, delivery.pollMs));
+        const value = await redis.get(keys.seen(key)).catch(() => DELIVERED);
+        if (value === null) return false;
+        if (value !== DELIVERING || Date.now() >= until) return true;
+      }
+    })();
+    elsewhere.set(key, outcome);
+    void outcome.finally(() => elsewhere.delete(key));
+    return outcome;
+  };
   return {
     async checkAndAdd(key) {
       const token = `${instance}${(++issued).toString(36)}`;
@@ -107,8 +159,32 @@ export function createSharedIdempotency(
         if (sent && !isRefusal(err)) forgetOwn(key, token);
         return health.fail(err);
       }
-      return set === null;
+      if (set !== null) return false;
+      // A duplicate: when its original's direct delivery is under way, the answer waits for it. Only
+      // duplicates pay this second round trip.
+      if (!elsewhere.has(key) && (await redis.get(keys.seen(key)).catch(() => null)) === DELIVERING)
+        watch(key);
+      return true;
     },
+    delivering(key) {
+      // Pending until it ends, as a run is until stored: an instance killed mid-delivery leaves the id
+      // for a minute at most, so the sender's retry delivers it (at least once), not `duplicate` for an hour.
+      const mark = () => redis.set(keys.seen(key), DELIVERING, "EX", pendingSeconds, "XX").catch(() => {});
+      mark();
+      const started = Date.now();
+      const renew = setInterval(
+        () => (Date.now() - started >= ttlSeconds * 1000 ? stopRenewing(key) : mark()),
+        (pendingSeconds * 1000) / 3,
+      );
+      renew.unref();
+      stopRenewing(key);
+      renewing.set(key, renew);
+    },
+    delivered(key) {
+      stopRenewing(key);
+      redis.set(keys.seen(key), DELIVERED, "EX", ttlSeconds, "XX").catch(() => {});
+    },
+    deliveredElsewhere: (key) => elsewhere.get(key),
     async keep(key) {
       try {
         await redis.expire(keys.seen(key), ttlSeconds);
@@ -117,6 +193,7 @@ export function createSharedIdempotency(
       }
     },
     async forget(key) {
+      stopRenewing(key);
       try {
         await redis.del(keys.seen(key));
       } catch {

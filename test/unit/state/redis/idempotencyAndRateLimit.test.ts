@@ -63,6 +63,59 @@ describe("shared idempotency (SET NX EX)", () => {
     expect(await seen.checkAndAdd("r:x")).toBe(false);
     expect(await seen.checkAndAdd("r:x")).toBe(true);
   });
+
+  it("a duplicate reaching another instance while the original's direct delivery is under way waits for its outcome: failed (forgotten) or delivered", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    const poll = { pollMs: 5, waitMs: 60_000 };
+    const aRedis = await client();
+    const a = createSharedIdempotency(aRedis, keys, health, 3600, 60, poll);
+    const b = createSharedIdempotency(await client(), keys, health, 3600, 60, poll);
+    const raw = await client();
+    /** As dispatch does: the id kept for the hour, then marked (after it, on the same connection). */
+    const begin = async (key: string) => {
+      void a.keep(key);
+      a.delivering(key);
+      await aRedis.ping();
+    };
+
+    // The delivery fails on A: the duplicate on B is not told `duplicate` (its sender would never retry).
+    expect(await a.checkAndAdd("dd:1")).toBe(false);
+    await begin("dd:1");
+    // Pending while it runs: an instance killed mid-delivery holds the id a minute at most.
+    const pending = await raw.ttl(keys.seen("dd:1"));
+    expect(pending).toBeGreaterThan(0);
+    expect(pending).toBeLessThanOrEqual(60);
+    expect(await b.checkAndAdd("dd:1")).toBe(true);
+    const failed = b.deliveredElsewhere("dd:1");
+    expect(failed).toBeDefined();
+    await a.forget("dd:1");
+    expect(await failed).toBe(false);
+
+    // Delivered on A: the duplicate on B is one; once delivered, a later one is answered at once.
+    expect(await a.checkAndAdd("dd:2")).toBe(false);
+    await begin("dd:2");
+    expect(await b.checkAndAdd("dd:2")).toBe(true);
+    const done = b.deliveredElsewhere("dd:2");
+    a.delivered("dd:2");
+    expect(await done).toBe(true);
+    expect(await b.checkAndAdd("dd:2")).toBe(true);
+    expect(b.deliveredElsewhere("dd:2")).toBeUndefined();
+    expect(await raw.ttl(keys.seen("dd:2"))).toBeGreaterThan(3500);
+
+    // A delivery still marked under way after the wait (its instance killed mid-way) counts as delivered.
+    const short = createSharedIdempotency(await client(), keys, health, 3600, 60, { pollMs: 5, waitMs: 20 });
+    expect(await a.checkAndAdd("dd:3")).toBe(false);
+    await begin("dd:3");
+    expect(await short.checkAndAdd("dd:3")).toBe(true);
+    expect(await short.deliveredElsewhere("dd:3")).toBe(true);
+    await a.forget("dd:3"); // ends its renewal
+
+    // An agent event's duplicate is answered at once.
+    expect(await a.checkAndAdd("pr:1")).toBe(false);
+    expect(await b.checkAndAdd("pr:1")).toBe(true);
+    expect(b.deliveredElsewhere("pr:1")).toBeUndefined();
+  });
 });
 
 describe("shared fixed-window rate limit", () => {
