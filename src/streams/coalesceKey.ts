@@ -7,10 +7,16 @@ export function coalesceKeyPaths(spec: string): string[] {
   return [...spec.matchAll(KEY_PLACEHOLDER)].map((match) => (match[1] as string).trim());
 }
 
+/** `{__raw__}`: the whole payload in a prompt template; a key looks it up as a field of that name. */
+export const RAW_KEY_PATH = "__raw__";
+
 /**
  * The first path of a key that can never be found in a payload (empty, or with an empty segment: `{ }`,
- * `a..b`, `.a`, `a.`), as written; such a key never resolves, so every event would run at once.
+ * `a..b`, `.a`, `a.`; or `__raw__`, which a prompt reads as the whole payload and no sender sends), as
+ * written; such a key never resolves, so every event would run at once.
  */
 export function unresolvableKeyPath(spec: string): string | undefined {
-  return coalesceKeyPaths(spec).find((path) => path === "" || path.split(".").includes(""));
+  return coalesceKeyPaths(spec).find(
+    (path) => path === "" || path === RAW_KEY_PATH || path.split(".").includes(""),
+  );
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { unresolvableKeyPath } from "../../streams/coalesceKey.js";
+import { RAW_KEY_PATH, unresolvableKeyPath } from "../../streams/coalesceKey.js";
 import { bindHost } from "../host.js";
 import { PROFILE_NAME } from "../paths.js";
 import { timerSeconds } from "../timerSeconds.js";
@@ -37,7 +37,12 @@ export const coalesceSchema = z.strictObject({
     // So does a path with an empty segment, or an empty placeholder: `a..b`, `{ }`, `{repo.}`.
     .superRefine((key, ctx) => {
       const path = key.trim() === "" ? undefined : unresolvableKeyPath(key);
-      if (path !== undefined)
+      if (path === RAW_KEY_PATH)
+        ctx.addIssue({
+          code: "custom",
+          message: `{__raw__} is the whole payload in a prompt, not a field a key can group by: the key never resolves and every event would run at once — write the field that the events of one group share, such as pull_request.number`,
+        });
+      else if (path !== undefined)
         ctx.addIssue({
           code: "custom",
           message: `${path === "" ? "an empty placeholder" : JSON.stringify(path)} names no payload field, so the key never resolves and every event would run at once — write a dotted path such as pull_request.number, or a template such as {repository.full_name}#{pull_request.number}`,

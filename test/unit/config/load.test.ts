@@ -230,6 +230,18 @@ describe("config loading (spec 2.1)", () => {
     expect(stored.ok).toBe(false);
   });
 
+  it("refuses {__raw__} as a coalesce key: a prompt's whole payload is no field to group by, so it would never resolve", () => {
+    for (const key of ["'{__raw__}'", "__raw__", "'{repository.full_name}#{__raw__}'"]) {
+      expect(() =>
+        load(`platforms:\n  webhook:\n    routes:\n      gh:\n        coalesce: {key: ${key}}\n`),
+      ).toThrow(
+        "routes.gh.coalesce.key: {__raw__} is the whole payload in a prompt, not a field a key can group by",
+      );
+    }
+    const stored = parseSubscription("subs.json", "gh", { secret: "s", coalesce: { key: "{__raw__}" } });
+    expect(stored.ok).toBe(false);
+  });
+
   it("refuses a coalesce key with a path that names no field ({ }, a..b, {repo.}): it would never resolve", () => {
     for (const [key, named] of [
       ["'{ }'", "an empty placeholder"],
