@@ -162,18 +162,32 @@ export function defaultStopWaitSeconds(drainTimeoutSeconds: number): number {
   return Math.max(60, 2 * drainTimeoutSeconds + 30);
 }
 
-function configuredStopWait(paths: SvcPaths): number {
+/** What `svc gateway stop` says it does: with Redis, pending coalescing groups stay there and fire on time. */
+export function stopNotice(pid: number, backend: string | undefined): string {
+  return backend === "redis"
+    ? `Stopping the gateway (pid ${pid}): runs in flight finish; pending coalescing groups stay in Redis and fire when their window closes…\n`
+    : `Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and runs in flight finish…\n`;
+}
+
+/** The default wait and the state backend, from config.yaml as it is now. */
+function configuredStop(paths: SvcPaths): { waitSeconds: number; backend?: string } {
   try {
-    return defaultStopWaitSeconds(loadConfig({ home: paths.home }).config.gateway.drain_timeout_seconds);
+    const { config } = loadConfig({ home: paths.home });
+    return {
+      waitSeconds: defaultStopWaitSeconds(config.gateway.drain_timeout_seconds),
+      backend: config.state.backend,
+    };
   } catch {
-    return defaultStopWaitSeconds(0); // a config that no longer loads: the running gateway read an older one
+    // A config that no longer loads: the running gateway read an older one.
+    return { waitSeconds: defaultStopWaitSeconds(0) };
   }
 }
 
 async function stop(options: { timeout?: string }): Promise<void> {
   const paths = svcPaths(svcHome());
+  const configured = configuredStop(paths);
   const timeoutSeconds =
-    options.timeout === undefined ? configuredStopWait(paths) : parseSecondsOption(options.timeout);
+    options.timeout === undefined ? configured.waitSeconds : parseSecondsOption(options.timeout);
   const hadFile = existsSync(paths.pidFile);
   const pid = runningPid(paths);
   if (pid === undefined) {
@@ -185,9 +199,7 @@ async function stop(options: { timeout?: string }): Promise<void> {
     return;
   }
   process.kill(pid, "SIGTERM");
-  process.stdout.write(
-    `Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and runs in flight finish…\n`,
-  );
+  process.stdout.write(stopNotice(pid, configured.backend));
   const deadline = Date.now() + timeoutSeconds * 1000;
   // A gateway that exited under a parent that has not collected it yet (a zombie) has stopped.
   while (processRunning(pid)) {

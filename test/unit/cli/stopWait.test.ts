@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultStopWaitSeconds } from "../../../src/cli/gatewayLifecycle.js";
+import { defaultStopWaitSeconds, stopNotice } from "../../../src/cli/gatewayLifecycle.js";
 
 describe("svc gateway stop: how long it waits by default", () => {
   it("90 s for the default drain (30 s), never under 60 s", () => {
@@ -11,5 +11,20 @@ describe("svc gateway stop: how long it waits by default", () => {
   it("outlasts a longer drain: twice drain_timeout_seconds (agent runs, then cron runs) plus 30 s", () => {
     expect(defaultStopWaitSeconds(100)).toBe(230);
     expect(defaultStopWaitSeconds(3600)).toBe(7230);
+  });
+});
+
+describe("svc gateway stop: what it says it does", () => {
+  it("local (and a config that no longer loads): pending coalesced events are dispatched", () => {
+    for (const backend of ["local", undefined])
+      expect(stopNotice(42, backend)).toBe(
+        "Stopping the gateway (pid 42): pending coalesced events are dispatched and runs in flight finish…\n",
+      );
+  });
+
+  it("redis: groups stay in Redis and fire when their window closes, not at this stop", () => {
+    expect(stopNotice(42, "redis")).toBe(
+      "Stopping the gateway (pid 42): runs in flight finish; pending coalescing groups stay in Redis and fire when their window closes…\n",
+    );
   });
 });
