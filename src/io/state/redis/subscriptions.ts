@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { describeError, SvcError } from "../../../errors.js";
+import { SvcError } from "../../../errors.js";
 import type { Logger } from "../../log.js";
 import {
   activeSubscriptions,
@@ -13,6 +13,7 @@ import {
 import type { VersionedSnapshot } from "../../stores/versionedJson.js";
 import { isRefusal, refusalHint } from "./connection.js";
 import type { RedisKeys } from "./keys.js";
+import { redisCommandFailure } from "./unreachable.js";
 
 /**
  * Dynamic subscriptions with `state.backend: redis`: a hash `<prefix>:subscriptions` (route name → the
@@ -195,7 +196,7 @@ export function createRedisSubscriptionSource(
       await refresh();
       lastError = undefined;
     } catch (err) {
-      const message = `[webhook] dynamic subscriptions not refreshed (${describeError(err)}); serving the last good set of ${active.size}`;
+      const message = `[webhook] dynamic subscriptions not refreshed (${redisCommandFailure(err)}); serving the last good set of ${active.size}`;
       if (message !== lastError) logger.error(message);
       lastError = message;
     } finally {

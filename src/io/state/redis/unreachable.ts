@@ -1,3 +1,4 @@
+import { describeError } from "../../../errors.js";
 import { OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../../mcp/tlsHints.js";
 
 /** What a failed connect to `state.redis_url` says: the problem and what to change. */
@@ -36,4 +37,16 @@ export function unreachable(url: string, label: string, reason: string): Unreach
   if (!tls && /ECONNRESET|Connection is closed/i.test(reason))
     return { problem, fix: `${start}; a server that expects TLS needs rediss://` };
   return { problem, fix: start };
+}
+
+/**
+ * ioredis's words for a command refused while the connection is down (no offline queue: the command is
+ * never sent), which name its option rather than the outage.
+ */
+const OFFLINE = /enableOfflineQueue|Connection is closed/;
+
+/** Why a Redis command failed, for a log line: an outage is named as one; anything else as it came. */
+export function redisCommandFailure(err: unknown): string {
+  const text = describeError(err);
+  return OFFLINE.test(text) ? "Redis is unreachable; svc reconnects by itself" : text;
 }

@@ -1,5 +1,7 @@
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { unreachable } from "../../../../src/io/state/redis/unreachable.js";
+import { redisCommandFailure, unreachable } from "../../../../src/io/state/redis/unreachable.js";
 
 const START = "start Redis at L, or fix state.redis_url (redis://host:6379/0)";
 
@@ -48,5 +50,35 @@ describe("a state.redis_url svc could not connect to: what to change", () => {
       fix: START,
     });
     expect(unreachable("rediss://h/0", "L", "connect ECONNREFUSED 127.0.0.1:6379").fix).toBe(START);
+  });
+});
+
+describe("a Redis command refused while the connection is down, in a log line", () => {
+  it("names the outage instead of ioredis's option (a real client, its server gone)", async () => {
+    const { Redis } = await import("ioredis");
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const client = new Redis({
+      port,
+      host: "127.0.0.1",
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
+    client.on("error", () => {});
+    const refused = await client.get("k").then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    client.disconnect();
+    expect(refused).toBeInstanceOf(Error);
+    expect(redisCommandFailure(refused)).toBe("Redis is unreachable; svc reconnects by itself");
+  });
+
+  it("any other failure as it came", () => {
+    expect(
+      redisCommandFailure(new Error("WRONGTYPE Operation against a key holding the wrong kind of value")),
+    ).toBe("WRONGTYPE Operation against a key holding the wrong kind of value");
   });
 });
