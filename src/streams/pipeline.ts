@@ -13,7 +13,7 @@ import { type IdempotencyDeps, idempotencyStage } from "./stages/idempotency.js"
 import { maybeAsyncStagesOperator, type NamedMaybeAsyncStage } from "./stages/maybeAsync.js";
 import { asyncStageOperator, INTERNAL_ERROR, type StageFailure } from "./stages/operator.js";
 import { parseStage } from "./stages/parse.js";
-import { rateLimitStage, rateSpendStage } from "./stages/rateLimit.js";
+import { rateLimitStage } from "./stages/rateLimit.js";
 import { type RouteLookupDeps, routeFinder, routeLookupStage, UNKNOWN_ROUTE } from "./stages/route.js";
 import { type ScriptDeps, scriptStage } from "./stages/script.js";
 import { bodySizeStage, declaredOver, PAYLOAD_TOO_LARGE } from "./stages/size.js";
@@ -27,9 +27,9 @@ export const SHUTTING_DOWN = unavailableOutcome("Shutting down");
 export interface PipelineDeps {
   readonly routes: RouteLookupDeps;
   maxBodyBytes(): number;
-  /** The route's quota is spent: answer 429 before authentication. */
+  /** The route's quota is known to be spent: answer 429 without counting. */
   isSpent(routeName: string): boolean;
-  /** Spends one unit of the route's quota (only authenticated requests); a Promise when shared (Redis). */
+  /** Spends one unit of the route's quota (every request past the body size check); a Promise when shared (Redis). */
   tryAcquire(routeName: string): MaybePromise<boolean>;
   msUntilReset?(routeName: string): number;
   readonly auth: AuthDeps;
@@ -102,7 +102,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     ["size", size],
     ["rate_limit", rateLimitStage(deps)],
     ["auth", authStage(deps.auth)],
-    ["rate_spend", rateSpendStage(deps)],
     ["parse", parseStage],
     ["events", eventCheckStage(deps.onPing ? { onPing: deps.onPing } : {})],
     ["filters", filterStage(deps.filters)],

@@ -63,15 +63,14 @@ describe("events refused before coalescing do not touch the pending group", () =
     expect((await send("a4", { n: 1, action: "forged" }, "pull_request", "wrong")).status).toBe(401);
     live().clock.advance(20_000);
     expect((await send("a5", { n: 1, action: "edited" })).body).toEqual({ status: "coalesced" });
-    // The bad signature spent nothing: a7 is the window's sixth authenticated request, a8 is refused.
+    // The window's sixth request (the bad signature counted too) is the rate limit's last; the seventh is refused.
     expect((await send("a6", { n: 1, action: "labeled" })).body).toEqual({ status: "coalesced" });
-    expect((await send("a7", { n: 1, action: "relabeled" })).body).toEqual({ status: "coalesced" });
-    expect((await send("a8", { n: 1, action: "late" })).status).toBe(429);
-    // The quiet window restarted with a7 only (at 20 s), not with any refused event.
+    expect((await send("a7", { n: 1, action: "late" })).status).toBe(429);
+    // The quiet window restarted with a6 only (at 20 s), not with any refused event.
     live().clock.advance(29_999);
     expect(dispatched()).toEqual([]);
     live().clock.advance(1);
-    expect(dispatched()).toEqual([{ id: "a7", superseded: 3 }]);
-    expect((await waitForRun(live(), "a7")).prompt).toBe(`${coalesceNote(3)}\n\nPR 1 relabeled`);
+    expect(dispatched()).toEqual([{ id: "a6", superseded: 2 }]);
+    expect((await waitForRun(live(), "a6")).prompt).toBe(`${coalesceNote(2)}\n\nPR 1 labeled`);
   });
 });

@@ -6,7 +6,7 @@ import { dispatchStage, QUEUE_FULL } from "../../../src/streams/stages/dispatch.
 import { DUPLICATE, idempotencyStage } from "../../../src/streams/stages/idempotency.js";
 import { applyMaybeAsyncStages, maybeAsyncStagesOperator } from "../../../src/streams/stages/maybeAsync.js";
 import { INTERNAL_ERROR } from "../../../src/streams/stages/operator.js";
-import { RATE_LIMITED, rateSpendStage } from "../../../src/streams/stages/rateLimit.js";
+import { RATE_LIMITED, rateLimitStage } from "../../../src/streams/stages/rateLimit.js";
 import { STATE_UNAVAILABLE, StateUnavailableError } from "../../../src/streams/stateUnavailable.js";
 import type { Inbound } from "../../../src/streams/types.js";
 
@@ -33,7 +33,7 @@ const ctx: PipelineCtx = {
 describe("stages backed by shared state (Promise answers)", () => {
   it("in memory every stage answers synchronously: the context comes out in the same call", () => {
     const stages = [
-      ["rate_limit", rateSpendStage({ isSpent: () => false, tryAcquire: () => true })],
+      ["rate_limit", rateLimitStage({ isSpent: () => false, tryAcquire: () => true })],
       ["idempotency", idempotencyStage({ checkAndAdd: () => false, randomId: () => "x" })],
       ["accept", acceptStage],
       ["dispatch", dispatchStage({ modes: {}, enqueueRun: () => true, forget: () => {} })],
@@ -46,7 +46,7 @@ describe("stages backed by shared state (Promise answers)", () => {
   it("a shared store answers through the Promise: rate limit, duplicate, accepted once stored", async () => {
     const stored: string[] = [];
     const stages = [
-      ["rate_limit", rateSpendStage({ isSpent: () => false, tryAcquire: async () => true })],
+      ["rate_limit", rateLimitStage({ isSpent: () => false, tryAcquire: async () => true })],
       ["idempotency", idempotencyStage({ checkAndAdd: async (key) => key !== "r:d-1", randomId: () => "x" })],
       ["accept", acceptStage],
       [
@@ -70,7 +70,7 @@ describe("stages backed by shared state (Promise answers)", () => {
     });
     expect(dup.outcome).toBe(DUPLICATE);
     const limited = await applyMaybeAsyncStages(
-      [["rate_limit", rateSpendStage({ isSpent: () => false, tryAcquire: async () => false })]],
+      [["rate_limit", rateLimitStage({ isSpent: () => false, tryAcquire: async () => false })]],
       ctx,
     );
     expect(limited.outcome).toBe(RATE_LIMITED);
@@ -93,7 +93,7 @@ describe("stages backed by shared state (Promise answers)", () => {
       [
         [
           "rate_limit",
-          rateSpendStage({ isSpent: () => false, tryAcquire: () => Promise.reject(new Error("bug")) }),
+          rateLimitStage({ isSpent: () => false, tryAcquire: () => Promise.reject(new Error("bug")) }),
         ],
       ],
       ctx,
@@ -119,7 +119,7 @@ describe("stages backed by shared state (Promise answers)", () => {
     });
     const input = new Subject<PipelineCtx>();
     const seen: string[] = [];
-    const stage = rateSpendStage({
+    const stage = rateLimitStage({
       isSpent: () => false,
       tryAcquire: (route) => (route === "slow" ? slow : true),
     });

@@ -90,14 +90,13 @@ const signed = (body: string, headers: Record<string, string> = {}) =>
   request(body, { "x-hub-signature-256": sign(body), ...headers });
 
 describe("createPipeline: spec 4.2 order", () => {
-  it("an over-limit route is answered 429 before auth; only authenticated requests spend the quota", async () => {
-    const { pipeline, log } = harness(route(), { limit: 1 });
+  it("every request past the body size check spends the route's quota before auth; a spent route is 429 before auth", async () => {
+    const { pipeline, log } = harness(route(), { limit: 2 });
     expect((await pipeline.submit(request("{bad"))).status).toBe(401);
-    expect((await pipeline.submit(request("{bad"))).status).toBe(401);
-    expect(log).toEqual(["limit?", "auth", "limit?", "auth"]);
+    expect(log).toEqual(["limit?", "rate", "auth"]);
     log.length = 0;
     expect((await pipeline.submit(signed("{bad"))).status).toBe(400);
-    expect(log).toEqual(["limit?", "auth", "rate"]);
+    expect(log).toEqual(["limit?", "rate", "auth"]);
     log.length = 0;
     expect((await pipeline.submit(request("{bad"))).status).toBe(429);
     expect((await pipeline.submit(signed("{}"))).status).toBe(429);
@@ -121,7 +120,7 @@ describe("createPipeline: spec 4.2 order", () => {
     expect(
       await pipeline.submit(signed('{"go":true}', { "x-github-event": "push", "x-request-id": "1" })),
     ).toMatchObject({ status: 202 });
-    expect(log).toEqual(["limit?", "auth", "rate", "script", "seen"]);
+    expect(log).toEqual(["limit?", "rate", "auth", "script", "seen"]);
     expect(queued.map((e) => e.deliveryId)).toEqual(["1"]);
   });
 

@@ -11,7 +11,7 @@ import { eventCheckStage } from "../../../src/streams/stages/events.js";
 import { filterStage, IGNORED_BY_FILTER } from "../../../src/streams/stages/filters.js";
 import { DUPLICATE, idempotencyStage } from "../../../src/streams/stages/idempotency.js";
 import { INVALID_JSON, isForm, NOT_AN_OBJECT, parseStage } from "../../../src/streams/stages/parse.js";
-import { RATE_LIMITED, rateLimitStage, rateSpendStage } from "../../../src/streams/stages/rateLimit.js";
+import { RATE_LIMITED, rateLimitStage } from "../../../src/streams/stages/rateLimit.js";
 import { routeLookupStage, UNKNOWN_ROUTE } from "../../../src/streams/stages/route.js";
 import { IGNORED_BY_SCRIPT, scriptStage } from "../../../src/streams/stages/script.js";
 import { bodySizeStage, declaredLength, PAYLOAD_TOO_LARGE } from "../../../src/streams/stages/size.js";
@@ -85,28 +85,30 @@ describe("body size stage", () => {
   });
 });
 
-describe("rate limit stages", () => {
-  it("the gate asks whether the route's quota is spent and spends nothing; the spend stage spends", () => {
+describe("rate limit stage", () => {
+  it("a route known to be spent is 429 without spending; otherwise the request spends one unit", () => {
     const asked: string[] = [];
+    let spent = true;
+    let left = 1;
     const deps = {
       isSpent: (name: string) => {
         asked.push(`spent? ${name}`);
-        return name === "r";
+        return spent;
       },
       tryAcquire: (name: string) => {
         asked.push(`spend ${name}`);
-        return false;
+        return left-- > 0;
       },
       msUntilReset: () => 1500,
     };
-    expect(rateLimitStage(deps)({ inbound: inbound() })).toEqual({
-      ...RATE_LIMITED,
-      headers: { "Retry-After": "2" },
-    });
+    const ctx = { inbound: inbound() };
+    expect(rateLimitStage(deps)(ctx)).toEqual({ ...RATE_LIMITED, headers: { "Retry-After": "2" } });
     expect(asked).toEqual(["spent? r"]);
     asked.length = 0;
-    expect(rateSpendStage(deps)({ inbound: inbound() })).toMatchObject({ status: 429 });
-    expect(asked).toEqual(["spend r"]);
+    spent = false;
+    expect(rateLimitStage(deps)(ctx)).toBe(ctx);
+    expect(rateLimitStage(deps)(ctx)).toMatchObject({ status: 429 });
+    expect(asked).toEqual(["spent? r", "spend r", "spent? r", "spend r"]);
   });
 });
 
