@@ -7,6 +7,16 @@ import { answerCode, appTokens, withFreshToken } from "./tokenCache.js";
 /** QQ bot OpenAPI text messages; parts stay within 2000 characters. */
 export const QQBOT_LIMIT = 2000;
 
+/**
+ * QQ reads a message's content as a text chain: `@everyone` and `<qqbot-at-everyone />` mention every
+ * member, `<@id>`, `<@!id>` and `<qqbot-at-user id="…" />` one (bot.q.qq.com/wiki, message text chain),
+ * in channel, group and direct messages. Payload text is untrusted: a zero-width space after the `@` of
+ * `@everyone` and after the `<` of such a tag leaves them as the text they were, notifying no one.
+ */
+export function defuseQqMentions(text: string): string {
+  return text.replace(/<(?=@|qqbot-)|@(?=everyone)/gi, "$&\u200B");
+}
+
 /** QQ's refusal of an access token it no longer accepts: `{"message": "token not exist or expire", "code": 11244}`. */
 const staleToken = (err: unknown) => answerCode(err) === 11244;
 
@@ -58,6 +68,7 @@ export function qqbotTarget(settings: PlatformConfig<"qqbot">, deps: TargetDeps)
   return chatTarget({
     name: "qqbot",
     limit: QQBOT_LIMIT,
+    prepare: defuseQqMentions,
     homeChannel: settings.home_channel,
     async check(signal) {
       await tokens.get(signal);
