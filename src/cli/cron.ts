@@ -3,6 +3,7 @@ import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, inProfile, svcHome, svcPaths } from "../config/paths.js";
 import type { Route } from "../config/schema.js";
+import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
@@ -316,7 +317,13 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
   let error: string | undefined;
   try {
     const reply = await runCronJob(
-      { runner: createRunner(loaded.config.agent, { logger }), deliverer },
+      {
+        runner: createRunner(loaded.config.agent, {
+          logger,
+          hiddenValues: webhookSecretValues(loaded.config),
+        }),
+        deliverer,
+      },
       job,
       job.prompt,
       "manual",

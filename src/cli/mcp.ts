@@ -17,6 +17,7 @@ import {
   type UnattendedElicitation,
 } from "../config/sections/mcp.js";
 import { unusedMcpKeys } from "../config/unusedSettings.js";
+import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
 import { redactCredentials, scrub } from "../io/credentials.js";
 import { runningPid } from "../io/gatewayState.js";
@@ -75,7 +76,10 @@ function cliHub(loaded: LoadedConfig, names: readonly string[], elicitation?: Un
     );
   }
   const logger = cliLogger();
-  const runner = createRunner(loaded.config.agent, { logger });
+  const runner = createRunner(loaded.config.agent, {
+    logger,
+    hiddenValues: webhookSecretValues(loaded.config),
+  });
   const hub = new McpHub({
     servers,
     cacheDir: loaded.paths.mcpCache,

@@ -233,6 +233,13 @@ function unknownKeys(
 /** Keys whose value is a credential (`secret`, `token`, `auth_token`, `client_secret`, `password`, ...). */
 const SECRET_KEY = /(?:^|_)(?:secret|token|password)$|^(?:api_key|authorization)$/i;
 
+/**
+ * A webhook `secret` written as a list (`[old, new]`, meant for a rotation): a route checks one secret, and
+ * senders that rotate sign with both meanwhile, so the new one alone refuses nothing.
+ */
+const ONE_SECRET =
+  "a route checks one secret: write the one the sender signs with (to change it without refused deliveries, see docs/webhook-auth.md, Rotating a secret)";
+
 /** What a message says about a value: the value itself, except under a secret key (its type only). */
 function describeValue(path: readonly PropertyKey[], input: unknown): string {
   const key = path.at(-1);
@@ -309,6 +316,7 @@ export function formatIssue(
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
       message += ` — put it in quotes if it is meant as text`;
+    else if (issue.path.at(-1) === "secret" && Array.isArray(issue.input)) message += ` — ${ONE_SECRET}`;
     else if (mcpCommandList(issue.path, issue.input))
       message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")

@@ -4,6 +4,7 @@ import type { AgentRunner } from "../actors/agent/runner.js";
 import { createMcpEndpointHost } from "../agent/mcpEndpoint/index.js";
 import type { McpToolSource } from "../agent/mcpTools.js";
 import type { Config } from "../config/schema.js";
+import { webhookSecretValues } from "../config/webhookSecrets.js";
 import type { Logger } from "../io/log.js";
 import type { ProcessGroups } from "../io/processGroups.js";
 
@@ -35,6 +36,7 @@ export function createAgent(
       workspacesDir: join(deps.home, "workspaces"),
       toolSettings: next.tools,
       mcpEndpoint: endpoint,
+      hiddenValues: webhookSecretValues(next),
       ...(deps.groups === undefined ? {} : { groups: deps.groups }),
     });
   let runner = build(config);

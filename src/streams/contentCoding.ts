@@ -26,6 +26,16 @@ const KNOWN = new Set(["gzip", "x-gzip", "deflate", "br", "identity", ""]);
 /** Bodies handed on as received because their declared coding could not be undone (see `codingProblem`). */
 const undecoded = new WeakSet<Buffer>();
 
+/** Each decoded body's bytes as received, for a signature made over the compressed bytes (`receivedBytesOf`). */
+const received = new WeakMap<Buffer, Buffer>();
+
+/**
+ * The bytes a decoded body arrived as, or undefined when it was not decoded. A signature is of "the raw body":
+ * a sender that compresses after signing (GetStream) signs the decoded JSON, one that signs what it puts on
+ * the wire signs these, so the signature check accepts either.
+ */
+export const receivedBytesOf = (body: Buffer): Buffer | undefined => received.get(body);
+
 function decodeOne(coding: string, body: Buffer, maxOutputLength: number): Buffer | undefined {
   switch (coding) {
     case "gzip":
@@ -75,6 +85,7 @@ export function decodeContent(body: Buffer, contentEncoding: string, limit: numb
     undecoded.add(body);
     return body;
   }
+  if (decoded !== body) received.set(decoded, body);
   return decoded;
 }
 

@@ -22,16 +22,24 @@ export interface CommandRunnerOptions {
   readonly timeoutMs: number;
   /** Base environment; defaults to the process environment without WEBHOOK_SECRET. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Values no variable of the run's environment may hold: the webhook secrets (`webhookSecretValues`), so
+   * `secret: ${GH_SECRET}` does not hand GH_SECRET to an agent that reads untrusted payloads.
+   */
+  readonly hiddenValues?: readonly string[];
   /** When given, each run gets `SVC_MCP_URL` and `SVC_MCP_TOKEN` for its tools, valid for that run only. */
   readonly tools?: CommandRunTools;
   /** Notes each run's process group while it runs (the gateway's `$SVC_HOME/state/agents`). */
   readonly groups?: ProcessGroups;
 }
 
-function baseEnv(source: Readonly<Record<string, string | undefined>>): Record<string, string> {
+function baseEnv(
+  source: Readonly<Record<string, string | undefined>>,
+  hidden: ReadonlySet<string>,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(source)) {
-    if (value !== undefined && key !== "WEBHOOK_SECRET") env[key] = value;
+    if (value !== undefined && key !== "WEBHOOK_SECRET" && !hidden.has(value)) env[key] = value;
   }
   return env;
 }
@@ -53,7 +61,7 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   const [file, ...args] = options.argv;
   if (file === undefined)
     throw new SvcError("config_invalid", "agent.command: empty — give [executable, args...]");
-  const env = baseEnv(options.env ?? process.env);
+  const env = baseEnv(options.env ?? process.env, new Set(options.hiddenValues));
   // Every run starts a process: load execa now rather than delay the first run by its load.
   void import("execa");
   return {

@@ -40,6 +40,8 @@ export interface RunnerDeps {
   readonly sleep?: Sleep;
   /** Where a `command` run's process group is noted while it runs. */
   readonly groups?: ProcessGroups;
+  /** Values kept out of a `command` run's environment: the webhook secrets (`webhookSecretValues`). */
+  readonly hiddenValues?: readonly string[];
 }
 
 /**
@@ -70,6 +72,7 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
       argv: agent.command,
       timeoutMs: agent.timeout_seconds * 1000,
       ...(deps.groups === undefined ? {} : { groups: deps.groups }),
+      ...(deps.hiddenValues === undefined ? {} : { hiddenValues: deps.hiddenValues }),
       ...(endpoint === undefined
         ? {}
         : {

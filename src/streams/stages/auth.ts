@@ -1,4 +1,5 @@
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
+import { receivedBytesOf } from "../contentCoding.js";
 import type { Stage } from "../context.js";
 import type { AuthScheme } from "../signatures.js";
 import type { Outcome } from "../types.js";
@@ -38,12 +39,19 @@ export function authStage(deps: AuthDeps): Stage {
   return (ctx) => {
     const route = routeOf(ctx);
     if (route.secret === INSECURE_NO_AUTH) return ctx;
-    const result = deps.verify({
+    const input = {
       headers: ctx.inbound.headers,
       body: ctx.inbound.body,
       secret: route.secret,
       nowSeconds: Math.floor(ctx.inbound.receivedAt / 1000),
-    });
+    };
+    let result = deps.verify(input);
+    // A compressed body: the signature may cover the bytes as received rather than the decoded JSON.
+    const sent = result.ok ? undefined : receivedBytesOf(input.body);
+    if (sent !== undefined) {
+      const asSent = deps.verify({ ...input, body: sent });
+      if (asSent.ok) result = asSent;
+    }
     if (!result.ok) {
       deps.onRejected?.(route.name, result.reason);
       return INVALID_SIGNATURE;

@@ -83,6 +83,19 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("a secret written as a list (secret: [old, new], for a rotation) says a route checks one, never quoting them", () => {
+    const hint =
+      "expected a string, got a list (not shown: the key holds a secret) — a route checks one secret: write the one the sender signs with (to change it without refused deliveries, see docs/webhook-auth.md, Rotating a secret)";
+    expect(refusal(webhook("    routes:\n      gh: {secret: [old-s3cret, new-s3cret]}\n"))).toBe(
+      `FILE: platforms.webhook.routes.gh.secret: ${hint}`,
+    );
+    expect(refusal(webhook("    secret: [old-s3cret, new-s3cret]\n"))).toBe(
+      `FILE: platforms.webhook.secret: ${hint}`,
+    );
+    const parsed = parseSubscription("subs.json", "gh", { secret: ["old-s3cret", "new-s3cret"] });
+    expect(parsed.ok ? [] : parsed.problems).toEqual([`subs.json: gh.secret: ${hint}`]);
+  });
+
   it("a fractional port names a whole number, not zod's 'int'", () => {
     expect(refusal(webhook("    port: 8644.5\n"))).toBe(
       "FILE: platforms.webhook.port: expected a whole number, got 8644.5",

@@ -1,6 +1,8 @@
 import { createHmac } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { Route } from "../../../src/config/sections/webhook.js";
+import { decodeContent } from "../../../src/streams/contentCoding.js";
 import type { AcceptedEvent, PipelineCtx, ResolvedRoute } from "../../../src/streams/context.js";
 import { verifySignature } from "../../../src/streams/signatures.js";
 import { acceptStage } from "../../../src/streams/stages/accept.js";
@@ -142,6 +144,19 @@ describe("auth stage (real verifySignature)", () => {
     expect(v1).toEqual(["r"]);
     const open = ctxWith({ route: resolved({}, { secret: "INSECURE_NO_AUTH" }) });
     expect(stage(open)).toBe(open);
+  });
+  it("a compressed body passes when signed over the decoded JSON or over the bytes as received (the raw body)", () => {
+    const wire = gzipSync(body);
+    const decoded = decodeContent(wire, "gzip", 1 << 20) as Buffer;
+    const signed = (bytes: Buffer) => ({
+      "content-encoding": "gzip",
+      "x-hub-signature-256": `sha256=${createHmac("sha256", "sekrit").update(bytes).digest("hex")}`,
+    });
+    const check = (headers: Record<string, string>) =>
+      stage(ctxWith({ inbound: inbound({ body: decoded, headers }) }));
+    expect(isOutcome(check(signed(decoded)))).toBe(false);
+    expect(isOutcome(check(signed(wire)))).toBe(false);
+    expect(check(signed(Buffer.from("other bytes")))).toBe(INVALID_SIGNATURE);
   });
 });
 

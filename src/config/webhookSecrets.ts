@@ -1,0 +1,18 @@
+import type { Config } from "./schema.js";
+import { INSECURE_NO_AUTH } from "./sections/webhook.js";
+
+/**
+ * The webhook secrets of config.yaml as the gateway checks them: the global one (`WEBHOOK_SECRET`
+ * applied) and each static route's own, after `${VAR}` interpolation. A `command` agent's environment
+ * leaves out every variable holding one of them (`secret: ${GH_SECRET}` puts the secret in GH_SECRET),
+ * as it leaves out WEBHOOK_SECRET: the agent reads untrusted payloads and must not be able to sign as
+ * a sender.
+ */
+export function webhookSecretValues(config: Pick<Config, "platforms">): string[] {
+  const webhook = config.platforms.webhook;
+  const values = new Set<string>();
+  if (webhook.secret !== undefined) values.add(webhook.secret);
+  for (const route of Object.values(webhook.routes)) if (route.secret !== undefined) values.add(route.secret);
+  values.delete(INSECURE_NO_AUTH);
+  return [...values];
+}

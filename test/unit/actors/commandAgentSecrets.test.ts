@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { configSchema } from "../../../src/config/schema.js";
+import { webhookSecretValues } from "../../../src/config/webhookSecrets.js";
+import { createAgent } from "../../../src/gateway/agent.js";
+import { silentLogger } from "../../../src/io/log.js";
+
+// The command prints which of the variables it was given: a webhook secret must not reach an agent that
+// reads untrusted payloads, whatever variable config.yaml read it from.
+const PRINT =
+  'for v in GH_SECRET WEBHOOK_SECRET OTHER_VAR; do printenv "$v" || echo unset; done | paste -sd "|"';
+
+const request = {
+  route: "gh",
+  event: "push",
+  deliveryId: "d1",
+  prompt: "hi",
+  toolsets: [],
+  profile: undefined,
+};
+
+const saved = { ...process.env };
+afterEach(() => {
+  for (const key of ["GH_SECRET", "WEBHOOK_SECRET", "OTHER_VAR"]) {
+    if (saved[key] === undefined) delete process.env[key];
+    else process.env[key] = saved[key];
+  }
+});
+
+describe("command agent environment: no webhook secret", () => {
+  it("a route secret read from a variable (GH_SECRET) is kept out of the command's environment, like WEBHOOK_SECRET", async () => {
+    process.env.GH_SECRET = "gh-route-secret";
+    process.env.WEBHOOK_SECRET = "global-secret";
+    process.env.OTHER_VAR = "kept";
+    const config = configSchema.parse({
+      agent: { provider: "command", command: ["sh", "-c", PRINT] },
+      platforms: {
+        webhook: { enabled: true, secret: "global-secret", routes: { gh: { secret: "gh-route-secret" } } },
+      },
+    });
+    const agent = createAgent(config, { logger: silentLogger(), home: "/nonexistent" });
+    try {
+      const reply = await agent.runner().run(request, new AbortController().signal);
+      expect(reply.text).toBe("unset|unset|kept");
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it("webhookSecretValues: the global secret and each route's own, never INSECURE_NO_AUTH", () => {
+    const config = configSchema.parse({
+      platforms: {
+        webhook: {
+          host: "127.0.0.1",
+          secret: "g",
+          routes: { a: { secret: "a1" }, b: {}, c: { secret: "INSECURE_NO_AUTH" }, d: { secret: "a1" } },
+        },
+      },
+    });
+    expect(webhookSecretValues(config).sort()).toEqual(["a1", "g"]);
+  });
+});
