@@ -227,6 +227,14 @@ function nextOnBothDays(days: { byMonthDay: string; byWeekDay: string }, afterMs
 export const JOB_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const JOB_NAME_RULE = "use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)";
 
+/** Why `name` cannot be a job name (its length named when that is what is wrong), or undefined. */
+export function jobNameProblem(name: string): string | undefined {
+  if (JOB_NAME.test(name)) return undefined;
+  if (name.length > 64 && JOB_NAME.test(name.slice(0, 64)))
+    return `${name.length} characters long — a job name has at most 64: shorten it`;
+  return JOB_NAME_RULE;
+}
+
 export function newJobId(): string {
   return randomBytes(4).toString("hex");
 }
