@@ -34,7 +34,7 @@ export type Schedule = { kind: "interval"; ms: number } | { kind: "cron"; expres
 
 const MAX_INTERVAL_MS = 36_500 * 86_400_000;
 
-/** The macros cron-parser reads as fixed schedules (not `@reboot`, which has no time). */
+/** The macros cron-parser reads as fixed schedules (not `@reboot`, which has no time; `@midnight` is `@daily`). */
 const CRON_MACROS = new Set(["@yearly", "@annually", "@monthly", "@weekly", "@daily", "@hourly"]);
 
 export function parseSchedule(text: string): Schedule {
@@ -76,8 +76,10 @@ export function parseSchedule(text: string): Schedule {
     const problem = misnamed(fields);
     if (problem !== undefined) throw new SvcError("usage", `schedule "${text}": ${problem}`);
   }
-  // Macros are read in any case (`@DAILY`), as interval units and day and month names are.
-  const expression = trimmed.startsWith("@") ? trimmed.toLowerCase() : trimmed;
+  // Macros are read in any case (`@DAILY`), as interval units and day and month names are; crontab's
+  // `@midnight` is `@daily` (cron-parser does not know it).
+  const macro = trimmed.toLowerCase() === "@midnight" ? "@daily" : trimmed.toLowerCase();
+  const expression = trimmed.startsWith("@") ? macro : trimmed;
   if (trimmed.startsWith("@") && !CRON_MACROS.has(expression)) {
     throw new SvcError(
       "usage",

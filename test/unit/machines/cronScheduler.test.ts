@@ -133,12 +133,14 @@ describe("schedule grammar", () => {
     expect(next("0 0 * * 1", jan1)).toBe("2026-01-05T00:00:00.000Z");
   });
 
-  it("refuses Jenkins' hashed H (a new random minute at every reading) and macros with no time, by name", () => {
+  it("refuses Jenkins' hashed H (a new random minute at every reading) and @reboot (no time), by name", () => {
     expect(() => parseSchedule("H * * * *")).toThrow(/H \(a hashed value\) is not part of cron/);
     expect(() => parseSchedule("0 H * * *")).toThrow(/H \(a hashed value\)/);
     expect(parseSchedule("0 9 * * thu,MON")).toEqual({ kind: "cron", expression: "0 9 * * thu,MON" });
     expect(() => parseSchedule("@reboot")).toThrow(/unknown macro — use one of @yearly/);
-    expect(() => parseSchedule("@midnight")).toThrow(/unknown macro/);
+    // crontab's @midnight has a time: it is @daily.
+    expect(parseSchedule("@Midnight")).toEqual({ kind: "cron", expression: "@daily" });
+    expect(new Date(nextRunAfter("@midnight", T0)).toISOString()).toBe("2026-11-23T00:00:00.000Z");
     expect(parseSchedule("@daily")).toEqual({ kind: "cron", expression: "@daily" });
   });
 
