@@ -244,6 +244,19 @@ function describeValue(path: readonly PropertyKey[], input: unknown): string {
   return describeInput(input);
 }
 
+/**
+ * `key: {pull_request.number}` or `prompt: {title} was opened`-style templates written without quotes: YAML
+ * reads a value that starts with `{` as a mapping whose keys have no value. Never said of a secret's key.
+ */
+function unquotedTemplate(path: readonly PropertyKey[], input: unknown): boolean {
+  const key = path.at(-1);
+  if (typeof key === "string" && SECRET_KEY.test(key)) return false;
+  if (typeof input !== "object" || input === null || Array.isArray(input) || input instanceof WrittenAs)
+    return false;
+  const values = Object.values(input);
+  return values.length > 0 && values.every((value) => value === null);
+}
+
 /** A list or mapping with a credential key somewhere inside. */
 function holdsSecretKey(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsSecretKey);
@@ -313,7 +326,10 @@ export function formatIssue(
       message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
       message += ` — a $\{VAR} always gives text: write the value itself in the file`;
-    else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
+    else if (issue.expected === "string" && syntax === "yaml" && unquotedTemplate(issue.path, issue.input)) {
+      const written = `{${Object.keys(issue.input as object).join(", ")}}`;
+      message += ` — YAML reads ${written} without quotes as a mapping: write it in quotes, "${written}"`;
+    } else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
       message += ` — write coalesce: {key: ${issue.input}}`;
     else if (issue.input === undefined && issue.path.at(-1) === "key" && issue.path.at(-2) === "coalesce")
       message =
