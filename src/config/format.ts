@@ -237,7 +237,7 @@ const SECRET_KEY = /(?:^|_)(?:secret|token|password)$|^(?:api_key|authorization)
 function describeValue(path: readonly PropertyKey[], input: unknown): string {
   const key = path.at(-1);
   if (typeof key === "string" && SECRET_KEY.test(key) && input !== undefined && input !== null)
-    return `a ${Array.isArray(input) ? "list" : typeof input} (not shown: the key holds a secret)`;
+    return `a ${Array.isArray(input) ? "list" : typeof input === "object" ? "mapping" : typeof input} (not shown: the key holds a secret)`;
   // `routes: [{name: gh, secret: s3cret}]` written as a list: the secret inside is not quoted either.
   if (holdsSecretKey(input))
     return `${Array.isArray(input) ? "a list" : "a mapping"} (not shown: it holds a secret)`;

@@ -56,7 +56,7 @@ describe("what a refusal quotes", () => {
       ),
     ).toBe(
       [
-        "FILE: platforms.webhook.routes.gh.secret: expected a string, got a object (not shown: the key holds a secret)",
+        "FILE: platforms.webhook.routes.gh.secret: expected a string, got a mapping (not shown: the key holds a secret)",
         'FILE: platforms.webhook.routes.gh.prompt: expected a string, got {"pull_request.title":null} — YAML reads {pull_request.title} without quotes as a mapping: write it in quotes, "{pull_request.title}"',
         'FILE: platforms.webhook.routes.gh.deliver_extra.chat_id: expected text (a {template}), a number or true/false — YAML reads {message.chat.id} without quotes as a mapping: write it in quotes, "{message.chat.id}"',
         'FILE: platforms.webhook.routes.gh.coalesce.key: expected a string, got {"pull_request.number":null} — YAML reads {pull_request.number} without quotes as a mapping: write it in quotes, "{pull_request.number}"',
