@@ -11,8 +11,7 @@ import {
   type CronJob,
   type CronJobState,
   cronStore,
-  JOB_NAME,
-  JOB_NAME_RULE,
+  jobNameProblem,
   newJobId,
   nextRunAfter,
   parseSchedule,
@@ -57,9 +56,8 @@ interface CreateOptions extends ProfileOption {
 }
 
 async function create(options: CreateOptions): Promise<void> {
-  if (!JOB_NAME.test(options.name)) {
-    throw new SvcError("usage", `--name "${options.name}": ${JOB_NAME_RULE}`);
-  }
+  const nameProblem = jobNameProblem(options.name);
+  if (nameProblem !== undefined) throw new SvcError("usage", `--name "${options.name}": ${nameProblem}`);
   parseSchedule(options.schedule);
   // An empty prompt gives the agent nothing to do on every run.
   if (options.prompt.trim() === "")

@@ -120,7 +120,7 @@ async function start(
     if (recorded?.port === 0) {
       // Nothing answers /health: being up and past startup is all there is to wait for.
       process.stdout.write(
-        `Gateway started: pid ${child.pid} — webhook adapter off, MCP servers only (no HTTP listener)\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
+        `Gateway started: pid ${child.pid} — webhook adapter off, MCP servers and cron jobs only (no HTTP listener)\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
       );
       return;
     }
@@ -227,7 +227,7 @@ async function status(): Promise<void> {
   if (port === 0) {
     // A listener never has port 0: the gateway recorded that it runs without one (adapter off).
     process.stdout.write(
-      `Gateway: running (pid ${pid})\nListening: no HTTP listener — webhook adapter off, MCP servers only\n`,
+      `Gateway: running (pid ${pid})\nListening: no HTTP listener — webhook adapter off, MCP servers and cron jobs only\n`,
     );
     return;
   }

@@ -244,11 +244,30 @@ const ONE_SECRET =
 function describeValue(path: readonly PropertyKey[], input: unknown): string {
   const key = path.at(-1);
   if (typeof key === "string" && SECRET_KEY.test(key) && input !== undefined && input !== null)
-    return `a ${Array.isArray(input) ? "list" : typeof input} (not shown: the key holds a secret)`;
+    return `a ${Array.isArray(input) ? "list" : typeof input === "object" ? "mapping" : typeof input} (not shown: the key holds a secret)`;
   // `routes: [{name: gh, secret: s3cret}]` written as a list: the secret inside is not quoted either.
   if (holdsSecretKey(input))
     return `${Array.isArray(input) ? "a list" : "a mapping"} (not shown: it holds a secret)`;
   return describeInput(input);
+}
+
+/**
+ * `key: {pull_request.number}` or `prompt: {title} was opened`-style templates written without quotes: YAML
+ * reads a value that starts with `{` as a mapping whose keys have no value. Never said of a secret's key.
+ */
+function unquotedTemplate(path: readonly PropertyKey[], input: unknown): input is object {
+  const key = path.at(-1);
+  if (typeof key === "string" && SECRET_KEY.test(key)) return false;
+  if (typeof input !== "object" || input === null || Array.isArray(input) || input instanceof WrittenAs)
+    return false;
+  const values = Object.values(input);
+  return values.length > 0 && values.every((value) => value === null);
+}
+
+/** How to write the unquoted template YAML read as `input` (a mapping of keys without values). */
+function quoteTemplateHint(input: object): string {
+  const written = `{${Object.keys(input).join(", ")}}`;
+  return ` — YAML reads ${written} without quotes as a mapping: write it in quotes, "${written}"`;
 }
 
 /** A list or mapping with a credential key somewhere inside. */
@@ -321,6 +340,8 @@ export function formatIssue(
       message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
       message += ` — a $\{VAR} always gives text: write the value itself in the file`;
+    else if (issue.expected === "string" && syntax === "yaml" && unquotedTemplate(issue.path, issue.input))
+      message += quoteTemplateHint(issue.input);
     else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
       message += ` — write coalesce: {key: ${issue.input}}`;
     else if (issue.input === undefined && issue.path.at(-1) === "key" && issue.path.at(-2) === "coalesce")
@@ -337,6 +358,13 @@ export function formatIssue(
         message += ` — write a list: [${shown.startsWith('"') ? entry : "..."}]`;
       }
     }
+  } else if (
+    issue.code === "invalid_union" &&
+    syntax === "yaml" &&
+    unquotedTemplate(issue.path, issue.input)
+  ) {
+    // A deliver_extra value: text, a number or a boolean.
+    message += quoteTemplateHint(issue.input);
   } else if (issue.code === "custom" && typeof issue.params?.unsetVariable === "string") {
     message = unsetVariable(file, issue.params.unsetVariable, issue.params.orElse);
   } else if (issue.code === "unrecognized_keys") {

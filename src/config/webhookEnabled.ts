@@ -25,9 +25,13 @@ function enabledIsSet(loaded: LoadedConfig): boolean {
   }
 }
 
-/** Why a gateway would have nothing to run (the adapter off, no MCP servers), or undefined. */
-export function nothingToRun(loaded: LoadedConfig): string | undefined {
+/**
+ * Why a gateway would have nothing to run (the adapter off, no MCP servers, no cron job in any profile's
+ * store), or undefined. `cronJobsStored` is asked only when the rest leaves nothing.
+ */
+export function nothingToRun(loaded: LoadedConfig, cronJobsStored: () => boolean): string | undefined {
   const { config } = loaded;
   if (config.platforms.webhook.enabled || Object.keys(config.mcp_servers).length > 0) return undefined;
-  return `${webhookOffReason(loaded)} — the webhook adapter is off and no mcp_servers are configured, so there is nothing to run. ${howToEnableWebhook(loaded)}`;
+  if (cronJobsStored()) return undefined;
+  return `${webhookOffReason(loaded)} — the webhook adapter is off, no mcp_servers are configured and no cron job is stored, so there is nothing to run. ${howToEnableWebhook(loaded)}`;
 }

@@ -16,6 +16,7 @@ import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { secretFiles, secretFilesReadableByOthers } from "../io/secretFileModes.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
+import { cronJobsStored } from "../io/stores/cronJobsStored.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
 import { agentGroupsDir, GatewayState, openStateStore, stateDir } from "../state/gatewayState.js";
 import { createAgent } from "./agent.js";
@@ -56,7 +57,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const webhook = config.platforms.webhook;
   const howToEnable = howToEnableWebhook(loaded);
   // With the adapter off the gateway still runs for its MCP servers; with nothing at all to run it refuses.
-  const idle = nothingToRun(loaded);
+  const idle = nothingToRun(loaded, () => cronJobsStored(paths.home));
   if (idle !== undefined) throw new SvcError("startup_refused", idle);
   // One clock for every timing rule; `now` and `timers` are narrower overrides tests use.
   const clock: Clock = options.clock ?? systemClock;
@@ -307,7 +308,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     if (exposed !== undefined) logger.warn(exposed);
   } else {
     logger.warn(
-      `[webhook] Adapter disabled (${webhookOffReason(loaded)}); running MCP servers only. ${howToEnable}`,
+      `[webhook] Adapter disabled (${webhookOffReason(loaded)}); running MCP servers and cron jobs only. ${howToEnable}`,
     );
     const unserved = unservedSubscriptionsWarning(
       dynamic.enabledNames(),

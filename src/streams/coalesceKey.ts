@@ -20,3 +20,21 @@ export function unresolvableKeyPath(spec: string): string | undefined {
     (path) => path === "" || path === RAW_KEY_PATH || path.split(".").includes(""),
   );
 }
+
+/**
+ * A brace of the key outside its placeholders that has no partner (`{pull_request.number`, `number}`),
+ * or undefined. Such a key is a typo: a `{` never closed makes the key constant text (every event of the
+ * route in one group), a `}` in a bare path names a field no payload has (every event runs at once).
+ * Paired braces around a placeholder (`{{repo}}`) render as text and are kept.
+ */
+export function unpairedBrace(spec: string): "{" | "}" | undefined {
+  let open = 0;
+  for (const char of spec.replace(KEY_PLACEHOLDER, "")) {
+    if (char === "{") open += 1;
+    else if (char === "}") {
+      if (open === 0) return "}";
+      open -= 1;
+    }
+  }
+  return open > 0 ? "{" : undefined;
+}

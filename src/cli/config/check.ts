@@ -18,6 +18,7 @@ import { renderEntry } from "../../io/mcp/render.js";
 import { existingProfiles, profilesOnDisk } from "../../io/profiles.js";
 import { secretFiles, secretFilesReadableByOthers } from "../../io/secretFileModes.js";
 import { invalidJobMessage, jobRecords } from "../../io/stores/cronJobRecord.js";
+import { cronJobsStored } from "../../io/stores/cronJobsStored.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { parseSubscription, type Subscription, subscriptionRoute } from "../../io/stores/subscriptions.js";
 import { targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
@@ -75,7 +76,7 @@ export async function checkConfig(
   // A file or a link to nothing where the data directory goes: the gateway refuses to start.
   const home = homeProblem(loaded.paths.home);
   if (home !== undefined) problems.push(home);
-  const idle = nothingToRun(loaded);
+  const idle = nothingToRun(loaded, () => cronJobsStored(loaded.paths.home));
   if (idle !== undefined) problems.push(idle);
   // svc gateway run refuses an SVC_LOG_LEVEL it does not know before it reads anything else.
   const level = logLevelProblem(options.env ?? process.env);

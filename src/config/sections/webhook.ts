@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RAW_KEY_PATH, unresolvableKeyPath } from "../../streams/coalesceKey.js";
+import { RAW_KEY_PATH, unpairedBrace, unresolvableKeyPath } from "../../streams/coalesceKey.js";
 import { bindHost } from "../host.js";
 import { PROFILE_NAME } from "../paths.js";
 import { timerSeconds } from "../timerSeconds.js";
@@ -36,7 +36,19 @@ export const coalesceSchema = z.strictObject({
     .refine((key) => key.trim() !== "", "coalesce.key is required: a dotted payload path or a {template}")
     // So does a path with an empty segment, or an empty placeholder: `a..b`, `{ }`, `{repo.}`.
     .superRefine((key, ctx) => {
-      const path = key.trim() === "" ? undefined : unresolvableKeyPath(key);
+      if (key.trim() === "") return;
+      const brace = unpairedBrace(key);
+      if (brace !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          message:
+            brace === "{"
+              ? `a "{" without its closing "}": the key is read as constant text, so every event of the route would share one group — close the placeholder, e.g. {pull_request.number}`
+              : `a "}" without its opening "{": no payload has a field of that name, so the key never resolves and every event would run at once — write a dotted path such as pull_request.number, or a placeholder such as {pull_request.number}`,
+        });
+        return;
+      }
+      const path = unresolvableKeyPath(key);
       if (path === RAW_KEY_PATH)
         ctx.addIssue({
           code: "custom",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { formatJsonIssues } from "../../config/format.js";
-import { type CronJob, JOB_NAME, JOB_NAME_RULE, parseSchedule } from "./cronStore.js";
+import { type CronJob, jobNameProblem, parseSchedule } from "./cronStore.js";
 
 /**
  * One record of a cron store as the gateway and the commands may use it. `svc cron create` writes valid
@@ -11,7 +11,10 @@ import { type CronJob, JOB_NAME, JOB_NAME_RULE, parseSchedule } from "./cronStor
  */
 const cronJobSchema = z.looseObject({
   id: z.string().optional(),
-  name: z.string().regex(JOB_NAME, JOB_NAME_RULE),
+  name: z.string().superRefine((name, ctx) => {
+    const problem = jobNameProblem(name);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+  }),
   // A schedule the grammar refuses could never advance next_run: the job is not run, and said why.
   schedule: z.string().superRefine((text, ctx) => {
     try {

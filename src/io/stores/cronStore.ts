@@ -34,7 +34,7 @@ export type Schedule = { kind: "interval"; ms: number } | { kind: "cron"; expres
 
 const MAX_INTERVAL_MS = 36_500 * 86_400_000;
 
-/** The macros cron-parser reads as fixed schedules (not `@reboot`, which has no time). */
+/** The macros cron-parser reads as fixed schedules (not `@reboot`, which has no time; `@midnight` is `@daily`). */
 const CRON_MACROS = new Set(["@yearly", "@annually", "@monthly", "@weekly", "@daily", "@hourly"]);
 
 export function parseSchedule(text: string): Schedule {
@@ -76,8 +76,10 @@ export function parseSchedule(text: string): Schedule {
     const problem = misnamed(fields);
     if (problem !== undefined) throw new SvcError("usage", `schedule "${text}": ${problem}`);
   }
-  // Macros are read in any case (`@DAILY`), as interval units and day and month names are.
-  const expression = trimmed.startsWith("@") ? trimmed.toLowerCase() : trimmed;
+  // Macros are read in any case (`@DAILY`), as interval units and day and month names are; crontab's
+  // `@midnight` is `@daily` (cron-parser does not know it).
+  const macro = trimmed.toLowerCase() === "@midnight" ? "@daily" : trimmed.toLowerCase();
+  const expression = trimmed.startsWith("@") ? macro : trimmed;
   if (trimmed.startsWith("@") && !CRON_MACROS.has(expression)) {
     throw new SvcError(
       "usage",
@@ -172,13 +174,68 @@ export function nextRunAfter(schedule: string, afterMs: number, dueMs?: number):
     const onTime = dueMs !== undefined && dueMs <= afterMs && afterMs - dueMs < parsed.ms;
     return (onTime ? dueMs : afterMs) + parsed.ms;
   }
+  const days = bothDaysMatch(parsed.expression);
+  if (days !== undefined) return nextOnBothDays(days, afterMs);
   return CronExpressionParser.parse(parsed.expression, { tz: "UTC", currentDate: new Date(afterMs) })
     .next()
     .getTime();
 }
 
+/** A field that is all of its range for cron-parser (only these make the other day field decide alone). */
+const isBareStar = (field: string): boolean => field === "*" || field === "?";
+
+/**
+ * crontab's day rule: with day-of-month and day-of-week both restricted a day matching either runs, but
+ * when one of them starts with `*` (a step over the whole range, every second day) a day must match
+ * both — cron (Vixie, cronie) reads "0 9 *\/2 * 1" as 09:00 on odd days that are Mondays. cron-parser takes only a bare `*` as
+ * unrestricted, so it ran every odd day and every Monday. Returns the expression split into a
+ * day-of-month-only and a day-of-week-only one when this rule applies.
+ */
+function bothDaysMatch(expression: string): { byMonthDay: string; byWeekDay: string } | undefined {
+  const fields = expression.split(/\s+/);
+  if (fields.length !== 5) return undefined; // a macro
+  const [minute, hour, monthDay, month, weekDay] = fields as [string, string, string, string, string];
+  if (isBareStar(monthDay) || isBareStar(weekDay)) return undefined;
+  if (!monthDay.startsWith("*") && !weekDay.startsWith("*")) return undefined;
+  return {
+    byMonthDay: `${minute} ${hour} ${monthDay} ${month} *`,
+    byWeekDay: `${minute} ${hour} * ${month} ${weekDay}`,
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+/** The first run after `afterMs` on a day that both day fields match (at most one look-up per day tried). */
+function nextOnBothDays(days: { byMonthDay: string; byWeekDay: string }, afterMs: number): number {
+  let from = afterMs;
+  // Every (month, day) falls on every weekday within 28 years, so a schedule the parser accepts matches
+  // long before this bound; it only keeps a mistake from looping.
+  for (let tries = 0; tries < 20_000; tries++) {
+    const candidate = CronExpressionParser.parse(days.byMonthDay, { tz: "UTC", currentDate: new Date(from) })
+      .next()
+      .getTime();
+    const onWeekDay = CronExpressionParser.parse(days.byWeekDay, {
+      tz: "UTC",
+      currentDate: new Date(candidate - 1),
+    })
+      .next()
+      .getTime();
+    if (onWeekDay === candidate) return candidate;
+    from = Math.floor(candidate / DAY_MS) * DAY_MS + DAY_MS - 1; // the last millisecond of that day
+  }
+  throw new SvcError("usage", `schedule "${days.byMonthDay}": no day matches both day fields`);
+}
+
 export const JOB_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const JOB_NAME_RULE = "use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)";
+
+/** Why `name` cannot be a job name (its length named when that is what is wrong), or undefined. */
+export function jobNameProblem(name: string): string | undefined {
+  if (JOB_NAME.test(name)) return undefined;
+  if (name.length > 64 && JOB_NAME.test(name.slice(0, 64)))
+    return `${name.length} characters long — a job name has at most 64: shorten it`;
+  return JOB_NAME_RULE;
+}
 
 export function newJobId(): string {
   return randomBytes(4).toString("hex");

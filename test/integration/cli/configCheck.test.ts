@@ -221,7 +221,7 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     const result = await svc(home, ["config", "check"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      `${home.dir}/config.yaml: platforms.webhook.enabled is false — the webhook adapter is off and no mcp_servers are configured, so there is nothing to run.`,
+      `${home.dir}/config.yaml: platforms.webhook.enabled is false — the webhook adapter is off, no mcp_servers are configured and no cron job is stored, so there is nothing to run.`,
     );
     const run = await svc(home, ["gateway", "run", "--port", "0"]);
     expect(run.code).toBe(1);

@@ -173,10 +173,14 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
     try {
       const started = await svc(home, ["gateway", "start", "--timeout", "60"]);
       expect(started.code).toBe(0);
-      expect(started.stdout).toMatch(/^Gateway started: pid \d+ — webhook adapter off, MCP servers only/);
+      expect(started.stdout).toMatch(
+        /^Gateway started: pid \d+ — webhook adapter off, MCP servers and cron jobs only/,
+      );
       const status = await svc(home, ["gateway", "status"]);
       expect(status.code).toBe(0);
-      expect(status.stdout).toContain("no HTTP listener — webhook adapter off, MCP servers only");
+      expect(status.stdout).toContain(
+        "no HTTP listener — webhook adapter off, MCP servers and cron jobs only",
+      );
     } finally {
       expect((await svc(home, ["gateway", "stop"])).stdout).toContain("Gateway stopped");
     }

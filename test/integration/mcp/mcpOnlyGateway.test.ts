@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
+import { oneJobStore } from "../../helpers/cronJobs.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { STDIO_FIXTURE } from "./harness.js";
 
@@ -29,6 +30,23 @@ describe("a gateway with the webhook adapter off", () => {
           expect.objectContaining({ name: "fixture", state: "connected" }),
         ),
       { timeout: 10_000 },
+    );
+  });
+
+  it("runs for its cron jobs alone: a profile's stored job is something to run", async () => {
+    gw = await startTestGateway({
+      config: { platforms: { webhook: { enabled: false } } },
+      files: {
+        "profiles/work/cron/jobs.json": oneJobStore({
+          name: "nightly",
+          prompt: "p",
+          next_run: "2099-01-01T00:00:00.000Z",
+        }),
+      },
+    });
+    expect(gw.gateway.port).toBe(0);
+    expect(gw.logs().map((l) => l.msg)).toContainEqual(
+      expect.stringMatching(/Adapter disabled.*running MCP servers and cron jobs only/),
     );
   });
 

@@ -242,6 +242,23 @@ describe("config loading (spec 2.1)", () => {
     expect(stored.ok).toBe(false);
   });
 
+  it("refuses a coalesce key with a brace without its partner: {pr.number groups every event in one, pr.number} none", () => {
+    const route = (key: string) =>
+      `platforms:\n  webhook:\n    routes:\n      gh:\n        coalesce: {key: ${key}}\n`;
+    for (const key of ["'{pull_request.number'", "'{repository.full_name}#{pull_request.number'", "'{{a}'"])
+      expect(() => load(route(key))).toThrow(
+        'routes.gh.coalesce.key: a "{" without its closing "}": the key is read as constant text, so every event of the route would share one group',
+      );
+    for (const key of ["'pull_request.number}'", "'{a}}'", "'{a}#b}'"])
+      expect(() => load(route(key))).toThrow('routes.gh.coalesce.key: a "}" without its opening "{"');
+    // Paired braces around a placeholder render as text: {{repo}} still groups per repo.
+    for (const key of ["'{{repository.full_name}}'", "'{}'", "'{a}#{b}'"])
+      expect(() => load(route(key))).not.toThrow(/coalesce/);
+    expect(
+      parseSubscription("subs.json", "gh", { secret: "s", coalesce: { key: "{pull_request.number" } }).ok,
+    ).toBe(false);
+  });
+
   it("refuses a coalesce key with a path that names no field ({ }, a..b, {repo.}): it would never resolve", () => {
     for (const [key, named] of [
       ["'{ }'", "an empty placeholder"],

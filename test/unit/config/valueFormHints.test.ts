@@ -47,6 +47,23 @@ describe("what a refusal quotes", () => {
     );
   });
 
+  it("a {template} written without quotes (YAML reads a mapping) is told to be quoted; a secret's never shown", () => {
+    expect(
+      refusal(
+        webhook(
+          "    routes:\n      gh:\n        secret: {hunter2}\n        prompt: {pull_request.title}\n        deliver_extra: {chat_id: {message.chat.id}}\n        coalesce:\n          key: {pull_request.number}\n",
+        ),
+      ),
+    ).toBe(
+      [
+        "FILE: platforms.webhook.routes.gh.secret: expected a string, got a mapping (not shown: the key holds a secret)",
+        'FILE: platforms.webhook.routes.gh.prompt: expected a string, got {"pull_request.title":null} — YAML reads {pull_request.title} without quotes as a mapping: write it in quotes, "{pull_request.title}"',
+        'FILE: platforms.webhook.routes.gh.deliver_extra.chat_id: expected text (a {template}), a number or true/false — YAML reads {message.chat.id} without quotes as a mapping: write it in quotes, "{message.chat.id}"',
+        'FILE: platforms.webhook.routes.gh.coalesce.key: expected a string, got {"pull_request.number":null} — YAML reads {pull_request.number} without quotes as a mapping: write it in quotes, "{pull_request.number}"',
+      ].join("\n"),
+    );
+  });
+
   it(".nan, .inf and 1e400 are named as they are, not as null; a whole number past 2^53 is too large", () => {
     expect(refusal(webhook("    port: .nan\n    max_body_bytes: .inf\n    rate_limit: 1e400\n"))).toBe(
       [

@@ -116,12 +116,31 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("61,1 * * * *")).toThrow(/got value 61 expected range 0-59/);
   });
 
-  it("refuses Jenkins' hashed H (a new random minute at every reading) and macros with no time, by name", () => {
+  it("day fields as crontab reads them: both restricted is either, one starting with * is both", () => {
+    const next = (schedule: string, after: number) => new Date(nextRunAfter(schedule, after)).toISOString();
+    const jan1 = Date.parse("2026-01-01T00:00:00Z"); // a Thursday
+    // Odd days that are Mondays: Jan 5, then Jan 19 (Jan 12 and 26 are even).
+    expect(next("0 9 */2 * 1", jan1)).toBe("2026-01-05T09:00:00.000Z");
+    expect(next("0 9 */2 * 1", Date.parse("2026-01-05T09:00:00Z"))).toBe("2026-01-19T09:00:00.000Z");
+    // The 1st of a month that is a Sunday, Tuesday, Thursday or Saturday: Feb 1 (Sun), Mar 1 (Sun), Aug 1 (Sat).
+    expect(next("0 0 1 * */2", jan1)).toBe("2026-02-01T00:00:00.000Z");
+    expect(next("0 0 1 * */2", Date.parse("2026-03-01T00:00:00Z"))).toBe("2026-08-01T00:00:00.000Z");
+    // Both restricted without *: either (the 1st-7th, and every Monday).
+    expect(next("0 0 1-7 * 1", jan1)).toBe("2026-01-02T00:00:00.000Z");
+    expect(next("0 0 10 * 1", Date.parse("2026-01-10T00:00:00Z"))).toBe("2026-01-12T00:00:00.000Z");
+    // A bare * leaves the other field alone.
+    expect(next("0 0 */2 * *", jan1)).toBe("2026-01-03T00:00:00.000Z");
+    expect(next("0 0 * * 1", jan1)).toBe("2026-01-05T00:00:00.000Z");
+  });
+
+  it("refuses Jenkins' hashed H (a new random minute at every reading) and @reboot (no time), by name", () => {
     expect(() => parseSchedule("H * * * *")).toThrow(/H \(a hashed value\) is not part of cron/);
     expect(() => parseSchedule("0 H * * *")).toThrow(/H \(a hashed value\)/);
     expect(parseSchedule("0 9 * * thu,MON")).toEqual({ kind: "cron", expression: "0 9 * * thu,MON" });
     expect(() => parseSchedule("@reboot")).toThrow(/unknown macro — use one of @yearly/);
-    expect(() => parseSchedule("@midnight")).toThrow(/unknown macro/);
+    // crontab's @midnight has a time: it is @daily.
+    expect(parseSchedule("@Midnight")).toEqual({ kind: "cron", expression: "@daily" });
+    expect(new Date(nextRunAfter("@midnight", T0)).toISOString()).toBe("2026-11-23T00:00:00.000Z");
     expect(parseSchedule("@daily")).toEqual({ kind: "cron", expression: "@daily" });
   });
 

@@ -59,6 +59,14 @@ describe("a cron job record edited by hand", () => {
     expect(problems({ ...job, prompt: "  " })).toEqual([
       `${FILE}: jobs.a1.prompt: must not be empty — give the text the agent runs`,
     ]);
+    // A name of allowed characters that is too long is named by its length, not by the characters.
+    expect(problems({ ...job, name: "n".repeat(65) })).toEqual([
+      `${FILE}: jobs.a1.name: 65 characters long — a job name has at most 64: shorten it`,
+    ]);
+    expect(problems({ ...job, name: "n".repeat(64) })).toEqual([]);
+    expect(problems({ ...job, name: "-n" })).toEqual([
+      `${FILE}: jobs.a1.name: use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)`,
+    ]);
     expect(problems({ ...job, id: "b2" })).toEqual([
       `${FILE}: jobs.a1.id: "b2" is not the key the job is stored under — make them the same`,
     ]);

@@ -1,0 +1,22 @@
+import { existsSync } from "node:fs";
+import { svcPaths } from "../../config/paths.js";
+import { profilesOnDisk } from "../profiles.js";
+import { cronStore } from "./cronStore.js";
+
+/**
+ * Whether some profile's cron store holds a job, so a gateway with the webhook adapter off and no MCP
+ * server still has its scheduler to run. A store that cannot be read counts: the gateway starts and
+ * its scheduler names the file's problem.
+ */
+export function cronJobsStored(home: string): boolean {
+  for (const profile of profilesOnDisk(home)) {
+    const path = svcPaths(home, profile).cronJobs;
+    if (!existsSync(path)) continue;
+    try {
+      if (Object.keys(cronStore(path).read().records).length > 0) return true;
+    } catch {
+      return true;
+    }
+  }
+  return false;
+}
