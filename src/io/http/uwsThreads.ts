@@ -5,6 +5,7 @@ import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.j
 import {
   type Body,
   type FromThread,
+  type FromThreadItem,
   type ThreadSetup,
   type ToThread,
   type ToThreadItem,
@@ -110,20 +111,21 @@ function startThread(handler: RequestHandler, setup: ThreadSetup, gate: Gate): P
     });
   };
 
+  const take = (items: FromThreadItem[]) => {
+    for (const item of items) {
+      if (item.t === "request") request(item.id, item.head, item.body);
+      else if (item.t === "body") arrive(item.id, item.body);
+      // No body is coming: a handler still waiting for it is let go (it answers nothing, as on one thread).
+      else arriving.delete(item.id);
+    }
+  };
+
   return new Promise((resolve, reject) => {
     worker.once("error", reject);
     worker.on("message", (m: FromThread) => {
       if (m.t === "batch") {
-        const hand = () => {
-          for (const item of m.items) {
-            if (item.t === "request") request(item.id, item.head, item.body);
-            else if (item.t === "body") arrive(item.id, item.body);
-            // No body is coming: a handler still waiting for it is let go (it answers nothing, as on one thread).
-            else arriving.delete(item.id);
-          }
-        };
-        if (gate.open) hand();
-        else gate.held.push(hand);
+        if (gate.open) take(m.items);
+        else gate.held.push(() => take(m.items));
       } else if (m.t === "listening") resolve(worker);
       else {
         reject(new Error(m.error));
