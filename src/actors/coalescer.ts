@@ -59,13 +59,18 @@ export interface Coalescer {
   pendingCount(): number;
   /** The event each pending group would dispatch now (note included), without firing it (a stop's first save). */
   pendingEvents(): AcceptedEvent[];
-  /** Reopens a group saved before a restart (at startup, before any request). */
+  /**
+   * Reopens a group saved before a restart (at startup). A group a request opened meanwhile for the same
+   * key takes the saved events in (one group, one run), instead of the saved one being dropped.
+   */
   restore(group: RestoredGroup): void;
 }
 
 interface Group {
   offer(event: AcceptedEvent): void;
   flush(): void;
+  /** Ends the group without dispatching: its events were taken into another (`restore`). */
+  discard(): void;
   /** The latest event and how many earlier ones it replaced so far. */
   peek(): { latest: AcceptedEvent; superseded: number };
 }
@@ -150,6 +155,12 @@ class LightGroup implements Group {
     this.fire("flush");
   }
 
+  discard(): void {
+    this.finished = true;
+    this.clock.clearTimeout(this.quiet);
+    this.clock.clearTimeout(this.max);
+  }
+
   peek(): { latest: AcceptedEvent; superseded: number } {
     return { latest: this.latest, superseded: this.merged - 1 };
   }
@@ -176,11 +187,12 @@ function actorGroup(
     id,
     input: { item: first, quietWindowMs: quietMs, maxWaitMs: maxMs },
   });
+  let discarded = false;
   actor.subscribe({
     complete: () => {
       // A stopped actor completes too (system shutdown); only a group that reached `dispatched` fires.
       const snapshot = actor.getSnapshot();
-      if (snapshot.status === "done") done(snapshot.output as CoalesceGroupOutput);
+      if (snapshot.status === "done" && !discarded) done(snapshot.output as CoalesceGroupOutput);
     },
   });
   actor.start();
@@ -191,6 +203,11 @@ function actorGroup(
       actor.send({ type: "offer", item: latest });
     },
     flush: () => actor.send({ type: "flush" }),
+    // A child actor cannot be stopped from here: it ends as a flush does, and dispatches nothing.
+    discard: () => {
+      discarded = true;
+      actor.send({ type: "flush" });
+    },
     peek: () => ({ latest, superseded: actor.getSnapshot().context.merged - 1 }),
   };
 }
@@ -261,19 +278,37 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       return "coalesced";
     },
     restore(saved) {
-      if (groups.has(saved.id)) return;
       const policy = saved.latest.route.coalesce;
       const quietMs = timerDelay((policy?.window_seconds ?? 0) * 1000);
+      const maxLeftMs = Math.max(0, saved.maxLeftMs);
+      let latest = pendingCopy(saved.latest);
+      let merged = saved.merged;
+      let quietLeftMs = Math.max(0, saved.quietLeftMs);
+      // A request for the same key can come in before the saved group is reopened (the listener opens
+      // first: ingress threads pass requests on meanwhile, and taking in a pending-runs file waits for
+      // the journal). Both are one group: the saved events are counted, its latest stays the newer one,
+      // its quiet window is the new event's, and its max wait counts from the saved group's first event.
+      const live = groups.get(saved.id);
+      if (live !== undefined) {
+        const { latest: newest, superseded } = live.peek();
+        live.discard();
+        actorGroups.delete(saved.id);
+        latest = newer(latest, newest);
+        merged += superseded + 1;
+        quietLeftMs = quietMs;
+      }
       const group = new LightGroup(
-        pendingCopy(saved.latest),
+        latest,
         quietMs,
-        timerDelay(Math.max(0, saved.maxLeftMs)),
+        timerDelay(maxLeftMs),
         clock,
         (output) => fired(saved.id, output),
-        saved.merged,
-        timerDelay(Math.max(0, Math.min(saved.quietLeftMs, saved.maxLeftMs))),
+        merged,
+        timerDelay(Math.min(quietLeftMs, maxLeftMs)),
       );
       groups.set(saved.id, group);
+      // The group's record (written by the new event) now counts the saved events too.
+      if (live !== undefined) options.observer?.updated(saved.id, latest, merged, saved.latest);
     },
     flushAll() {
       const pending = [...groups.values()];

@@ -328,20 +328,9 @@ export class GatewayState {
       ...recovered.runKeys,
       ...recovered.runs.map((run) => runKey(run.routeName, run.deliveryId)),
     ]);
-    const imported = await importPendingRunsFile(
-      deps.pendingRunsFile,
-      known,
-      this.store,
-      deps.onPendingUnreadable,
-    );
-    const queued = [];
+    // The groups first, before anything is awaited: a request for one of their keys may come in while
+    // the file below is taken in (the listener is open), and must find its group reopened.
     const kept: PendingRun[] = [];
-    for (const run of [...recovered.runs, ...imported]) {
-      const route = routeFor(run, deps.lookup);
-      if (route === undefined) kept.push(run);
-      else queued.push({ ...run, route: route.route });
-    }
-    deps.resumeRuns(queued);
     const at = this.now();
     let groups = 0;
     for (const group of recovered.groups) {
@@ -362,6 +351,19 @@ export class GatewayState {
         maxLeftMs: policy === undefined ? 0 : group.firstAt + policy.max_wait_seconds * 1000 - at,
       });
     }
+    const imported = await importPendingRunsFile(
+      deps.pendingRunsFile,
+      known,
+      this.store,
+      deps.onPendingUnreadable,
+    );
+    const queued = [];
+    for (const run of [...recovered.runs, ...imported]) {
+      const route = routeFor(run, deps.lookup);
+      if (route === undefined) kept.push(run);
+      else queued.push({ ...run, route: route.route });
+    }
+    deps.resumeRuns(queued);
     if (queued.length > 0)
       this.logger.info(
         `[state] ${queued.length} agent run(s) left unfinished at the last shutdown queued again (from the journal)`,

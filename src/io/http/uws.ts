@@ -98,6 +98,17 @@ function closesAfter(head: RequestHead): boolean {
   return head.headers.connection?.length === 5;
 }
 
+/**
+ * `close` among other connection options (`Connection: TE, close`, as Perl's LWP sends it). RFC 9112
+ * §9.6: the server must close after its answer; uWS acts only on a value of five characters, so it kept
+ * such a connection open and said nothing. Only a list (a comma) is looked into.
+ */
+export function closeListed(connection: string | undefined): boolean {
+  if (connection === undefined || !connection.includes(",")) return false;
+  for (const option of connection.split(",")) if (option.trim().toLowerCase() === "close") return true;
+  return false;
+}
+
 /** What `onData` does with the chunks: nothing, collect the body, or drop the rest after an early answer. */
 enum Reading {
   Drop,
@@ -224,6 +235,13 @@ class UwsExchange implements UwsBodySource {
     // `Connection: close` itself (RFC 9112 §9.6: the answer should say it too, as node:http's does), and
     // to no HEAD answer; the answer carries it then.
     const head = this.head.method === "HEAD";
+    // `close` in a list: uWS closes (and says so itself) only when told to. Not after an early answer
+    // whose body is still coming (`extraHeaders`), nor after a HEAD answer, which uWS cannot close.
+    if (!close && extraHeaders === undefined && closeListed(this.head.headers.connection)) {
+      if (head) send(this.res, outcome, false, true, CONNECTION_CLOSE);
+      else send(this.res, outcome, true, false);
+      return;
+    }
     const headers = (close && head) || closesAfter(this.head) ? CONNECTION_CLOSE : extraHeaders;
     send(this.res, outcome, close, head, headers);
   }

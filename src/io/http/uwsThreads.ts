@@ -5,6 +5,7 @@ import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.j
 import {
   type Body,
   type FromThread,
+  type FromThreadItem,
   type ThreadSetup,
   type ToThread,
   type ToThreadItem,
@@ -50,8 +51,19 @@ function received(body: Body, limit: number): Buffer | "too_large" {
   return body.byteLength > limit ? "too_large" : Buffer.from(body);
 }
 
-/** One ingress thread: its requests go to `handler` here; resolves once it listens. */
-function startThread(handler: RequestHandler, setup: ThreadSetup): Promise<Worker> {
+/**
+ * What the threads hand over while not all of them listen yet: a thread serves as soon as it listens,
+ * while the next ones start (seconds on a busy machine), and its requests would reach the gateway before
+ * its start has run on past the listener (the journal's coalescing groups and runs reopened, MCP
+ * attached). Held in order, and handed to the handler once every thread listens (`listenUwsThreads`).
+ */
+interface Gate {
+  open: boolean;
+  readonly held: Array<() => void>;
+}
+
+/** One ingress thread: its requests go to `handler` here (once `gate` opens); resolves once it listens. */
+function startThread(handler: RequestHandler, setup: ThreadSetup, gate: Gate): Promise<Worker> {
   const worker = newThread(setup);
   const answers = turnBatcher<ToThreadItem>((items) =>
     worker.postMessage({ t: "batch", items } satisfies ToThread),
@@ -99,16 +111,21 @@ function startThread(handler: RequestHandler, setup: ThreadSetup): Promise<Worke
     });
   };
 
+  const take = (items: FromThreadItem[]) => {
+    for (const item of items) {
+      if (item.t === "request") request(item.id, item.head, item.body);
+      else if (item.t === "body") arrive(item.id, item.body);
+      // No body is coming: a handler still waiting for it is let go (it answers nothing, as on one thread).
+      else arriving.delete(item.id);
+    }
+  };
+
   return new Promise((resolve, reject) => {
     worker.once("error", reject);
     worker.on("message", (m: FromThread) => {
       if (m.t === "batch") {
-        for (const item of m.items) {
-          if (item.t === "request") request(item.id, item.head, item.body);
-          else if (item.t === "body") arrive(item.id, item.body);
-          // No body is coming: a handler still waiting for it is let go (it answers nothing, as on one thread).
-          else arriving.delete(item.id);
-        }
+        if (gate.open) take(m.items);
+        else gate.held.push(() => take(m.items));
       } else if (m.t === "listening") resolve(worker);
       else {
         reject(new Error(m.error));
@@ -134,13 +151,21 @@ export async function listenUwsThreads(
 ): Promise<ServerHandle> {
   const port = await claimPort(options.host, options.port);
   const workers: Worker[] = [];
+  const gate: Gate = { open: false, held: [] };
   try {
     for (let i = 0; i < options.threads; i++)
-      workers.push(await startThread(handler, { host: options.host, port, bodyLimit: options.bodyLimit }));
+      workers.push(
+        await startThread(handler, { host: options.host, port, bodyLimit: options.bodyLimit }, gate),
+      );
   } catch (err) {
     for (const worker of workers) worker.postMessage({ t: "end", graceMs: 0 } satisfies ToThread);
     throw err;
   }
+  // Past the turn that resolves this: the caller's start runs on first, as after a single listener.
+  setImmediate(() => {
+    gate.open = true;
+    for (const hand of gate.held.splice(0)) hand();
+  });
   let open = true;
   const exited = workers.map(
     (worker) => new Promise<void>((resolve) => worker.once("exit", () => resolve())),

@@ -46,6 +46,25 @@ function inTurn(port: number, requests: readonly string[]): Promise<{ heads: str
   });
 }
 
+/** The head of the first answer (through its blank line), the connection then let go: a HEAD answer has no body. */
+function headOnly(port: number, request: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let buffered = "";
+    const done = () => {
+      socket.destroy();
+      resolve(buffered);
+    };
+    socket.on("data", (data) => {
+      buffered += data.toString("latin1");
+      if (buffered.includes("\r\n\r\n")) done();
+    });
+    socket.on("error", () => {});
+    socket.on("close", done);
+    socket.on("connect", () => socket.write(request));
+  });
+}
+
 describe.each(HTTP_SERVERS)("early answers and Connection: close on the %s server", (http) => {
   let gw: TestGateway;
   beforeAll(async () => {
@@ -89,6 +108,34 @@ describe.each(HTTP_SERVERS)("early answers and Connection: close on the %s serve
       // uWS closed such a connection without saying so.
       expect(closing.received.match(/\r\nConnection: close\r\n/gi), name).toHaveLength(1);
     }
+  });
+
+  it("close among other connection options (Connection: TE, close, as Perl's LWP sends it) closes the connection after the answer, which says so (RFC 9112 §9.6)", async () => {
+    const shapes = {
+      "200": "GET /health HTTP/1.1\r\nHost: x\r\n",
+      "202": "POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n",
+      "405": "GET /webhooks/open HTTP/1.1\r\nHost: x\r\n",
+      "404": "POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n",
+    };
+    for (const [name, head] of Object.entries(shapes)) {
+      const body = head.includes("Content-Length") ? "{}" : "";
+      // uWS acted only on a value of five characters: it kept this connection open and said nothing.
+      const closing = await rawUntilClose(
+        gw.gateway.port,
+        `${head}Connection: TE, close\r\n\r\n${body}`,
+        1500,
+      );
+      expect(statusOf(closing.received), name).toBe(Number(name));
+      expect(closing.closed, name).toBe(true);
+      expect(closing.received.match(/\r\nConnection: close\r\n/gi), name).toHaveLength(1);
+    }
+    // A HEAD answer says it too (uWS cannot close after a bodiless answer: the client closes).
+    const head = await headOnly(
+      gw.gateway.port,
+      "HEAD /health HTTP/1.1\r\nHost: x\r\nConnection: TE, close\r\n\r\n",
+    );
+    expect(statusOf(head)).toBe(200);
+    expect(head).toMatch(/\r\nConnection: close\r\n/i);
   });
 
   it("a declared Content-Length more than 64 MiB away is answered 413 and the connection cut, unread", async () => {

@@ -1,5 +1,5 @@
-import { connect, type Socket } from "node:net";
-import { describe, expect, it, vi } from "vitest";
+import { connect, createServer, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RequestHandler } from "../../../src/io/http/core.js";
 import { listenUwsThreads } from "../../../src/io/http/uwsThreads.js";
 import { outcome } from "../../../src/streams/types.js";
@@ -16,39 +16,93 @@ const HOUR = 3_600_000;
 function openUpload(port: number, declared: number, sent: number): Promise<Socket> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1", () => {
-      socket.write(`POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: ${declared}\r\n\r\n`);
+      socket.write(`POST /webhooks/upload HTTP/1.1\r\nHost: x\r\nContent-Length: ${declared}\r\n\r\n`);
       socket.write(Buffer.alloc(sent, 0x61), () => resolve(socket));
     });
     socket.on("error", () => {});
   });
 }
 
-describe("uWS on an ingress thread, clients that disconnect mid-body", () => {
-  it("are forgotten: the handler's read is never called and a stop owes them nothing", async () => {
-    const heads: string[] = [];
-    let bodies = 0;
-    const handler: RequestHandler = (head, body, reply) => {
-      heads.push(head.path);
-      body.read(4_000_000, () => {
-        bodies += 1;
-        reply(outcome(202, { status: "accepted" }));
-      });
-    };
-    // A grace of an hour: a thread that still counted the aborted requests as owed would not end.
-    const server = await listenUwsThreads(handler, {
+/** A port free now (bound, then let go), so a client can knock on it before the threads listen. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Posts to `port` again and again (a sender retrying while the gateway starts) until `stop()`. */
+function knock(port: number): { stop(): void; answered(): number } {
+  let stopped = false;
+  let answered = 0;
+  const attempt = () => {
+    if (stopped) return;
+    const socket = connect(port, "127.0.0.1");
+    socket.on("connect", () =>
+      socket.write("POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"),
+    );
+    socket.on("data", () => {
+      answered += 1;
+      socket.destroy();
+      setTimeout(attempt, 5);
+    });
+    socket.on("error", () => {
+      socket.destroy();
+      setTimeout(attempt, 20);
+    });
+  };
+  attempt();
+  return { stop: () => (stopped = true), answered: () => answered };
+}
+
+describe("uWS on ingress threads", () => {
+  const heads: string[] = [];
+  const early: string[] = [];
+  let uploaded = 0;
+  let started = false;
+  let server: Awaited<ReturnType<typeof listenUwsThreads>>;
+  let sender: ReturnType<typeof knock>;
+  const handler: RequestHandler = (head, body, reply) => {
+    if (!started) early.push(head.path);
+    heads.push(head.path);
+    body.read(4_000_000, () => {
+      if (head.path === "/webhooks/upload") uploaded += 1;
+      reply(outcome(202, { status: "accepted" }));
+    });
+  };
+
+  beforeAll(async () => {
+    const port = await freePort();
+    // A sender posting while the threads start: the first one listens while the second starts.
+    sender = knock(port);
+    // A grace of an hour: a thread that still counted aborted requests as owed would not end.
+    server = await listenUwsThreads(handler, {
       host: "127.0.0.1",
-      port: 0,
-      threads: 1,
+      port,
+      threads: 2,
       bodyLimit: 4_000_000,
       stopGraceMs: HOUR,
     });
+    started = true;
+  });
+  afterAll(() => sender.stop());
+
+  it("hand no request to the gateway before every thread listens (one serves while the next starts, before the gateway's start has run on past its listener)", async () => {
+    await vi.waitFor(() => expect(sender.answered()).toBeGreaterThan(0));
+    sender.stop();
+    expect(early).toEqual([]);
+  });
+
+  it("forget clients that disconnect mid-body: the handler's read is never called and a stop owes them nothing", async () => {
     const uploads = await Promise.all(
       Array.from({ length: 8 }, () => openUpload(server.port, 1_048_576, 200_000)),
     );
-    await vi.waitFor(() => expect(heads).toHaveLength(8));
+    await vi.waitFor(() => expect(heads.filter((path) => path === "/webhooks/upload")).toHaveLength(8));
     for (const socket of uploads) socket.destroy();
     server.close();
     await server.ended?.();
-    expect(bodies).toBe(0);
+    expect(uploaded).toBe(0);
   });
 });

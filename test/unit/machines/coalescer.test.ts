@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { createActor, fromCallback, SimulatedClock } from "xstate";
 import {
+  type CoalesceObserver,
   type Coalescer,
   coalesceNote,
   createCoalescer,
@@ -39,7 +40,7 @@ function accepted(
 
 type Mode = "light" | "actor" | "mixed";
 
-function harness(mode: Mode) {
+function harness(mode: Mode, observer?: CoalesceObserver) {
   const clock = new SimulatedClock();
   const fired: Array<{ id: string; superseded: number }> = [];
   const parent =
@@ -53,6 +54,7 @@ function harness(mode: Mode) {
     dispatch: (event, superseded) => fired.push({ id: event.deliveryId, superseded }),
     clock,
     ...(parent === undefined ? {} : { parent }),
+    ...(observer === undefined ? {} : { observer }),
     // "mixed": the first two groups are actors, the rest light records (the --inspect cap).
     ...(mode === "mixed" ? { actorGroupLimit: 2 } : {}),
   });
@@ -144,6 +146,35 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
     expect(coalescer.pendingCount()).toBe(0);
     clock.increment(600_000);
     expect(fired).toHaveLength(50);
+  });
+
+  it("a saved group reopened after a request opened one for its key (the listener opens first) is the same group: one run counting every event, max wait from the saved group's first event", () => {
+    const updates: Array<{ merged: number; latest: string; offered: string }> = [];
+    const { clock, fired, coalescer } = harness(mode, {
+      updated: (_id, latest, merged, offered) =>
+        updates.push({ merged, latest: latest.deliveryId, offered: offered.deliveryId }),
+      fired: () => {},
+    });
+    coalescer.offer({ ...accepted("new", 1), receivedAt: 5_000 });
+    coalescer.restore({
+      id: "gh\u00001",
+      latest: { ...accepted("saved", 1), receivedAt: 1_000 },
+      merged: 2,
+      quietLeftMs: 10_000,
+      maxLeftMs: 40_000,
+    });
+    expect(coalescer.pendingCount()).toBe(1);
+    // The group's record counts the saved events; the saved latest's id is remembered on its own.
+    expect(updates.at(-1)).toEqual({ merged: 3, latest: "new", offered: "saved" });
+    clock.increment(20_000);
+    coalescer.offer({ ...accepted("newer", 1), receivedAt: 9_000 });
+    clock.increment(19_999);
+    expect(fired).toEqual([]);
+    clock.increment(1);
+    expect(fired).toEqual([{ id: "newer", superseded: 3 }]);
+    clock.increment(600_000);
+    expect(fired).toHaveLength(1);
+    expect(coalescer.pendingCount()).toBe(0);
   });
 });
 
