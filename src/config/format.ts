@@ -2,6 +2,7 @@ import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { nearMiss } from "./nearMiss.js";
 import { IN_EXAMPLE } from "./sections/filters.js";
+import { unquotedTemplateHint } from "./unquotedTemplate.js";
 
 /**
  * A value a `${VAR}` gave (from `.env` or the environment, where secrets live): a message quotes what the
@@ -237,7 +238,7 @@ const SECRET_KEY = /(?:^|_)(?:secret|token|password)$|^(?:api_key|authorization)
 function describeValue(path: readonly PropertyKey[], input: unknown): string {
   const key = path.at(-1);
   if (typeof key === "string" && SECRET_KEY.test(key) && input !== undefined && input !== null)
-    return `a ${Array.isArray(input) ? "list" : typeof input} (not shown: the key holds a secret)`;
+    return `a ${Array.isArray(input) ? "list" : typeof input === "object" ? "mapping" : typeof input} (not shown: the key holds a secret)`;
   // `routes: [{name: gh, secret: s3cret}]` written as a list: the secret inside is not quoted either.
   if (holdsSecretKey(input))
     return `${Array.isArray(input) ? "a list" : "a mapping"} (not shown: it holds a secret)`;
@@ -344,7 +345,23 @@ export function formatIssue(
   } else if (issue.code === "invalid_value") {
     message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeValue(issue.path, issue.input)}`;
   }
+  if (syntax === "yaml" && takesText(issue)) message += bracedValueHint(issue) ?? "";
   return `${file}: ${path}: ${message}`;
+}
+
+/** A key that takes text (or a `deliver_extra` value: text, a number or true/false) got something else. */
+function takesText(issue: z.core.$ZodIssue): boolean {
+  return (
+    (issue.code === "invalid_type" && issue.expected === "string") ||
+    (issue.code === "invalid_union" && issue.message.startsWith("expected text"))
+  );
+}
+
+/** `prompt: {pull_request.title}` unquoted: YAML made it a mapping; say to quote it (src/config/unquotedTemplate.ts). */
+function bracedValueHint(issue: z.core.$ZodIssue): string | undefined {
+  const key = issue.path.at(-1);
+  if (typeof key !== "string") return undefined;
+  return unquotedTemplateHint(key, issue.input, !SECRET_KEY.test(key));
 }
 
 export function formatIssues(

@@ -157,6 +157,40 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
   });
 });
 
+describe("a {template} written without quotes", () => {
+  it("YAML made it a mapping: the refusal says to quote it, with the value written back in quotes", () => {
+    const message = refusal(
+      webhook(
+        "    routes:\n      gh:\n        secret: s\n        prompt: {pull_request.title}\n        deliver: telegram\n        deliver_extra:\n          chat_id: {chat.id}\n          thread_id: {a, b}\n        coalesce:\n          key: {pull_request.number}\n      ci:\n        secret: {abc}\n",
+      ),
+    );
+    expect(message.split("\n")).toEqual([
+      `FILE: platforms.webhook.routes.gh.prompt: expected a string, got {"pull_request.title":null} — YAML reads a value that starts with { as a mapping: put the template in quotes: prompt: '{pull_request.title}'`,
+      "FILE: platforms.webhook.routes.gh.deliver_extra.chat_id: expected text (a {template}), a number or true/false — YAML reads a value that starts with { as a mapping: put the template in quotes: chat_id: '{chat.id}'",
+      "FILE: platforms.webhook.routes.gh.deliver_extra.thread_id: expected text (a {template}), a number or true/false — YAML reads a value that starts with { as a mapping: put the template in quotes",
+      `FILE: platforms.webhook.routes.gh.coalesce.key: expected a string, got {"pull_request.number":null} — YAML reads a value that starts with { as a mapping: put the template in quotes: key: '{pull_request.number}'`,
+      // A secret is neither quoted back nor called a template.
+      "FILE: platforms.webhook.routes.ci.secret: expected a string, got a mapping (not shown: the key holds a secret) — YAML reads a value that starts with { as a mapping: put the value in quotes",
+    ]);
+  });
+
+  it("text after the } makes the line invalid YAML: the parser's words get the same hint", () => {
+    const route = (prompt: string) =>
+      refusal(webhook(`    routes:\n      gh:\n        secret: s\n        prompt: ${prompt}\n`));
+    expect(route("{pull_request.title} was opened  # a comment")).toBe(
+      "FILE: line 6: not valid YAML — Unexpected scalar at node end at line 6, column 38 — YAML reads a value that starts with { as a mapping: put the template in quotes: prompt: '{pull_request.title} was opened'",
+    );
+    expect(route("{number}, it's #{id}")).toMatch(
+      /put the template in quotes: prompt: '\{number\}, it''s #\{id\}'$/,
+    );
+    expect(route("{a}{b}")).toMatch(/put the template in quotes: prompt: '\{a\}\{b\}'$/);
+    // A mapping followed by text is not a template: the parser's words alone.
+    expect(route("{chat_id: 1} x")).toBe(
+      "FILE: line 6: not valid YAML — Unexpected scalar at node end at line 6, column 30",
+    );
+  });
+});
+
 describe("coalesce written in another form", () => {
   it("a bare key path says to write the mapping; a missing key says what it names", () => {
     expect(refusal(webhook("    routes:\n      r: {secret: s, coalesce: pull_request.number}\n"))).toBe(

@@ -1,0 +1,58 @@
+/**
+ * A `{placeholder}` template written unquoted in config.yaml (`prompt: {pull_request.title}`): YAML reads a
+ * value that starts with `{` as a mapping (`{"pull_request.title": null}`), or refuses the line when text
+ * follows the `}` (`prompt: {pull_request.title} was opened`: "Unexpected scalar at node end"). Neither
+ * message says that the quotes are missing; these hints do, with the value written back in quotes.
+ */
+
+const HINT = "YAML reads a value that starts with { as a mapping: put the";
+
+/** `'text'`: single quotes keep every character as written (a backslash too); a `'` is doubled. */
+function singleQuoted(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/**
+ * A mapping that an unquoted `{a.b}` (or `{a, b}`) became: every value null. The template it was, when
+ * that can be told (one key that is a placeholder path), else undefined.
+ */
+function placeholders(input: unknown): { template?: string } | undefined {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined;
+  const entries = Object.entries(input);
+  if (entries.length === 0 || entries.some(([, value]) => value !== null)) return undefined;
+  const [only] = entries;
+  return entries.length === 1 && only !== undefined && /^[^\s{}]+$/.test(only[0])
+    ? { template: `{${only[0]}}` }
+    : {};
+}
+
+/**
+ * The hint for a key that takes text (`prompt`, a `deliver_extra` value, `coalesce.key`) given such a
+ * mapping, or undefined. `shown` false: the value is a secret's and is not written back.
+ */
+export function unquotedTemplateHint(key: string, input: unknown, shown = true): string | undefined {
+  const found = placeholders(input);
+  if (found === undefined) return undefined;
+  if (!shown) return ` — ${HINT} value in quotes`;
+  return found.template === undefined
+    ? ` — ${HINT} template in quotes`
+    : ` — ${HINT} template in quotes: ${key}: ${singleQuoted(found.template)}`;
+}
+
+/**
+ * `  prompt: {a.b} was opened  # comment` → key and value, when the value starts with one `{`. A `# ` after
+ * a space is cut as the comment it likely is; `#{id}` is kept, as the text it is once the value is quoted.
+ */
+const BRACED_VALUE = /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+(\{(?!\{)[^\n]*?)(?:[ \t]+#(?:[ \t].*)?)?$/;
+
+/** The hint for a YAML syntax error on `line` whose value starts with `{` and goes on after its `}`. */
+export function unquotedTemplateLine(message: string, line: string): string | undefined {
+  if (!/^Unexpected (?:scalar|flow-map-start|tag) at node end/.test(message)) return undefined;
+  const match = BRACED_VALUE.exec(line);
+  if (match === null) return undefined;
+  const [, key, value] = match as unknown as [string, string, string];
+  // `{chat_id: 1} x` is a mapping with text after it, not a template: no hint.
+  const first = /^\{[^{}]*\}/.exec(value)?.[0];
+  if (first === undefined || /:\s/.test(first)) return undefined;
+  return ` — ${HINT} template in quotes: ${key}: ${singleQuoted(value.trim())}`;
+}
