@@ -2,7 +2,7 @@ import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { nearMiss } from "./nearMiss.js";
 import { IN_EXAMPLE } from "./sections/filters.js";
-import { unquotedTemplateHint } from "./unquotedTemplate.js";
+import { bracedListHint, unquotedTemplateHint } from "./unquotedTemplate.js";
 
 /**
  * A value a `${VAR}` gave (from `.env` or the environment, where secrets live): a message quotes what the
@@ -346,6 +346,10 @@ export function formatIssue(
     message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeValue(issue.path, issue.input)}`;
   }
   if (syntax === "yaml" && takesText(issue)) message += bracedValueHint(issue) ?? "";
+  else if (syntax === "yaml" && issue.code === "invalid_type" && issue.expected === "array") {
+    const key = issue.path.at(-1);
+    if (typeof key === "string" && !SECRET_KEY.test(key)) message += bracedListHint(key, issue.input) ?? "";
+  }
   return `${file}: ${path}: ${message}`;
 }
 

@@ -40,6 +40,19 @@ export function unquotedTemplateHint(key: string, input: unknown, shown = true):
 }
 
 /**
+ * `events: {push, pull_request}`: braces make a mapping of null values, where a list takes square brackets.
+ * The hint for a key that takes a list given such a mapping, with the list written back, or undefined.
+ */
+export function bracedListHint(key: string, input: unknown): string | undefined {
+  if (placeholders(input) === undefined) return undefined;
+  const items = Object.keys(input as object);
+  const plain = items.every((item) => /^[^\s,:#[\]{}'"](?:[^,:#[\]{}]*[^\s,:#[\]{}])?$/.test(item));
+  return plain
+    ? ` — a list is written in square brackets: ${key}: [${items.join(", ")}]`
+    : " — a list is written in square brackets, not braces";
+}
+
+/**
  * `  prompt: {a.b} was opened  # comment` → key and value, when the value starts with one `{`. A `# ` after
  * a space is cut as the comment it likely is; `#{id}` is kept, as the text it is once the value is quoted.
  */

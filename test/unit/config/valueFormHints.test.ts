@@ -191,6 +191,23 @@ describe("a {template} written without quotes", () => {
   });
 });
 
+describe("a list written in braces", () => {
+  it("is a mapping of null values to YAML: the refusal writes the list back in square brackets", () => {
+    const message = refusal(
+      webhook(
+        "    routes:\n      gh:\n        secret: s\n        events: {push, Merge Request Hook}\n        skills: {review}\n        toolsets: {'a,b'}\n        filters:\n          - {field: action, in: {opened, closed}}\n",
+      ),
+    );
+    expect(message.split("\n")).toEqual([
+      'FILE: platforms.webhook.routes.gh.events: expected a list, got {"push":null,"Merge Request Hook":null} — a list is written in square brackets: events: [push, Merge Request Hook]',
+      'FILE: platforms.webhook.routes.gh.filters[0].in: expected a list, got {"opened":null,"closed":null} — a list is written in square brackets: in: [opened, closed]',
+      'FILE: platforms.webhook.routes.gh.skills: expected a list, got {"review":null} — a list is written in square brackets: skills: [review]',
+      // An item a flow list would read otherwise is not written back.
+      'FILE: platforms.webhook.routes.gh.toolsets: expected a list, got {"a,b":null} — a list is written in square brackets, not braces',
+    ]);
+  });
+});
+
 describe("coalesce written in another form", () => {
   it("a bare key path says to write the mapping; a missing key says what it names", () => {
     expect(refusal(webhook("    routes:\n      r: {secret: s, coalesce: pull_request.number}\n"))).toBe(
