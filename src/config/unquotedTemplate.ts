@@ -69,3 +69,35 @@ export function unquotedTemplateLine(message: string, line: string): string | un
   if (first === undefined || /:\s/.test(first)) return undefined;
   return ` — ${HINT} template in quotes: ${key}: ${singleQuoted(value.trim())}`;
 }
+
+/** The keys whose values are templates: a route's `prompt`, `deliver_extra` values and `coalesce.key`. */
+function isTemplateKey(at: readonly string[]): boolean {
+  const [parent, key] = at.slice(-2);
+  if (at[0] !== "platforms" || at[1] !== "webhook" || !at.includes("routes")) return false;
+  return (
+    (key === "prompt" && at.length >= 5) ||
+    (parent === "deliver_extra" && at.length >= 6) ||
+    (parent === "coalesce" && key === "key")
+  );
+}
+
+/**
+ * `prompt: PR #{number} opened` unquoted: a space before `#` starts a YAML comment, so the prompt is `PR` and
+ * the rest is dropped without a word (`prompt: #{number}` leaves no prompt at all: the payload dump). `value` is
+ * the plain scalar YAML read at `at` (null: none), `after` the text that
+ * follows it on its line (its comment). The refusal, or undefined when nothing that looks like a
+ * placeholder (`#{`) was cut off.
+ */
+export function templateCutByComment(
+  at: readonly string[],
+  value: string | null,
+  after: string,
+): string | undefined {
+  if (!isTemplateKey(at)) return undefined;
+  const comment = /^[ \t]*(#\{[^\n]*?)[ \t]*(?:\r?\n|$)/.exec(after)?.[1];
+  if (comment === undefined) return undefined;
+  const key = at.at(-1) as string;
+  const read = value === null ? "no value" : `only ${JSON.stringify(value)}`;
+  const written = value === null ? comment : `${value} ${comment}`;
+  return `${at.join(".")}: YAML read ${read}: a # after a space starts a comment, so ${JSON.stringify(comment)} was dropped — put the template in quotes: ${key}: ${singleQuoted(written)}`;
+}

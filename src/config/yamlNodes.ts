@@ -1,6 +1,7 @@
 import { type Document, isMap, isScalar, isSeq, type LineCounter, Scalar, type YAMLMap } from "yaml";
 import { SvcError } from "../errors.js";
 import { isTextField } from "../streams/filters.js";
+import { templateCutByComment } from "./unquotedTemplate.js";
 
 /**
  * Checks and adjusts config.yaml as parsed, before it becomes plain values:
@@ -38,11 +39,29 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
           `${file}:${line} ${at.join(".")}: "__proto__" cannot be used as a name (JavaScript reserves it) — rename it`,
         );
       }
+      refuseCommentedTemplate(pair.value, at, text, file, lines);
       if (idValues || key === "cron_job" || isPlatformId(at)) keepNumberText(pair.value, text);
       walk(pair.value, at, key === "deliver_extra" || isServerText(at));
     }
   };
   walk(doc.contents, [], false);
+}
+
+/** `prompt: PR #{number}` unquoted lost `#{number}` to a YAML comment: refused (src/config/unquotedTemplate.ts). */
+function refuseCommentedTemplate(
+  node: unknown,
+  at: readonly string[],
+  text: string,
+  file: string,
+  lines: LineCounter,
+): void {
+  if (!isScalar(node) || node.type !== Scalar.PLAIN) return;
+  if (typeof node.value !== "string" && node.value !== null) return;
+  const [, end, nodeEnd] = node.range ?? [];
+  if (end === undefined || nodeEnd === undefined) return;
+  const problem = templateCutByComment(at, node.value, text.slice(end, nodeEnd));
+  if (problem !== undefined)
+    throw new SvcError("config_invalid", `${file}: line ${lines.linePos(end).line}: ${problem}`);
 }
 
 const TEXT_OPERATORS = new Set(["equals", "not_equals", "contains"]);

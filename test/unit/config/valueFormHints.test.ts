@@ -191,6 +191,40 @@ describe("a {template} written without quotes", () => {
   });
 });
 
+describe("a template cut short by a YAML comment", () => {
+  const route = (lines: string) => webhook(`    routes:\n      gh:\n        secret: s\n${lines}`);
+
+  it("prompt: PR #{number} unquoted read as PR: refused, naming what was dropped and the quoted value", () => {
+    expect(refusal(route("        prompt: Review PR #{number} opened  \n"))).toBe(
+      `FILE: line 6: platforms.webhook.routes.gh.prompt: YAML read only "Review PR": a # after a space starts a comment, so "#{number} opened" was dropped — put the template in quotes: prompt: 'Review PR #{number} opened'`,
+    );
+    // Nothing before the #: no prompt at all, which would have been the payload dump.
+    expect(refusal(route("        prompt: #{number}\n"))).toBe(
+      `FILE: line 6: platforms.webhook.routes.gh.prompt: YAML read no value: a # after a space starts a comment, so "#{number}" was dropped — put the template in quotes: prompt: '#{number}'`,
+    );
+    expect(
+      refusal(
+        route("        deliver: telegram\n        deliver_extra:\n          chat_id: chat #{chat.id}\n"),
+      ),
+    ).toBe(
+      `FILE: line 8: platforms.webhook.routes.gh.deliver_extra.chat_id: YAML read only "chat": a # after a space starts a comment, so "#{chat.id}" was dropped — put the template in quotes: chat_id: 'chat #{chat.id}'`,
+    );
+  });
+
+  it("a comment that is a comment is left alone: other text after #, a quoted value, a line of its own", () => {
+    const h = tempHome();
+    home = h;
+    h.write(
+      "config.yaml",
+      route(
+        "        prompt: Review PR # the number comes later\n        deliver: log\n      ci:\n        secret: s\n        prompt: 'PR' #{number}\n        events: [push] #{x}\n      cd:\n        secret: s\n        prompt: deploy\n          #{not this}\n",
+      ),
+    );
+    const routes = loadConfig({ home: h.dir, env: {} }).config.platforms.webhook.routes;
+    expect([routes.gh?.prompt, routes.ci?.prompt, routes.cd?.prompt]).toEqual(["Review PR", "PR", "deploy"]);
+  });
+});
+
 describe("a list written in braces", () => {
   it("is a mapping of null values to YAML: the refusal writes the list back in square brackets", () => {
     const message = refusal(
