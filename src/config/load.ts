@@ -19,7 +19,7 @@ import { knownKeysAt } from "./knownKeys.js";
 import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
-import { unquotedTemplateLine } from "./unquotedTemplate.js";
+import { colonInValueHint, unquotedTemplateLine } from "./unquotedTemplate.js";
 import { prepareConfigDocument } from "./yamlNodes.js";
 
 export interface LoadedConfig {
@@ -315,7 +315,7 @@ function yamlProblem(message: string, line = "", column = 1): string {
   if (/^Invalid escape sequence/.test(text))
     return `${text} — in "double quotes" a backslash starts a YAML escape: write a regex or path in 'single quotes' ('^\\d+$'), unquoted, or with the backslash doubled ("^\\\\d+$")`;
   // `prompt: {pull_request.title} was opened`: a value starting with { is a flow mapping to YAML.
-  return `${text}${unquotedTemplateLine(text, line) ?? ""}`;
+  return `${text}${unquotedTemplateLine(text, line) ?? colonInValueHint(text, line) ?? ""}`;
 }
 
 /** YAML integers as numbers, except those a number cannot hold exactly: they stay their digits (text). */

@@ -101,3 +101,20 @@ export function templateCutByComment(
   const written = value === null ? comment : `${value} ${comment}`;
   return `${at.join(".")}: YAML read ${read}: a # after a space starts a comment, so ${JSON.stringify(comment)} was dropped — put the template in quotes: ${key}: ${singleQuoted(written)}`;
 }
+
+/** `  prompt: New PR: {pull_request.title}`: key, value (a `# comment` cut). */
+const COLON_VALUE =
+  /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+([^'"\s][^\n]*?:[ \t][^\n]*?)(?:[ \t]+#(?:[ \t].*)?)?$/;
+
+/**
+ * `prompt: New PR: {pull_request.title}` unquoted: a `: ` inside a value starts another key, which YAML
+ * refuses ("Nested mappings are not allowed in compact mappings"). The hint, with the value quoted, or
+ * undefined.
+ */
+export function colonInValueHint(message: string, line: string): string | undefined {
+  if (!/^Nested mappings are not allowed in compact mappings/.test(message)) return undefined;
+  const match = COLON_VALUE.exec(line);
+  if (match === null) return undefined;
+  const [, key, value] = match as unknown as [string, string, string];
+  return ` — a ": " inside a value starts another key in YAML: put the value in quotes: ${key}: ${singleQuoted(value.trim())}`;
+}

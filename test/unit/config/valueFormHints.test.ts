@@ -191,6 +191,20 @@ describe("a {template} written without quotes", () => {
   });
 });
 
+describe('a value holding ": " written unquoted', () => {
+  it("is refused by the parser as a nested mapping: the hint says so, with the value quoted", () => {
+    expect(
+      refusal(
+        webhook(
+          "    routes:\n      gh:\n        secret: s\n        prompt: New PR: {pull_request.title}  # c\n",
+        ),
+      ),
+    ).toBe(
+      "FILE: line 6: not valid YAML — Nested mappings are not allowed in compact mappings at line 6, column 17 — a \": \" inside a value starts another key in YAML: put the value in quotes: prompt: 'New PR: {pull_request.title}'",
+    );
+  });
+});
+
 describe("a template cut short by a YAML comment", () => {
   const route = (lines: string) => webhook(`    routes:\n      gh:\n        secret: s\n${lines}`);
 
