@@ -365,7 +365,7 @@ function takesText(issue: z.core.$ZodIssue): boolean {
 function bracedValueHint(issue: z.core.$ZodIssue): string | undefined {
   const key = issue.path.at(-1);
   if (typeof key !== "string") return undefined;
-  return unquotedTemplateHint(key, issue.input, !SECRET_KEY.test(key));
+  return unquotedTemplateHint(issue.path, issue.input, !SECRET_KEY.test(key));
 }
 
 export function formatIssues(

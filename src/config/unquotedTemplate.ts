@@ -27,10 +27,19 @@ function placeholders(input: unknown): { template?: string } | undefined {
 }
 
 /**
- * The hint for a key that takes text (`prompt`, a `deliver_extra` value, `coalesce.key`) given such a
- * mapping, or undefined. `shown` false: the value is a secret's and is not written back.
+ * The hint for a key that takes text (`prompt`, a `deliver_extra` value, `coalesce.key`, ...) at `at` given
+ * such a mapping (or, for a template, a list), or undefined. `shown` false: the value is a secret's and is not
+ * written back.
  */
-export function unquotedTemplateHint(key: string, input: unknown, shown = true): string | undefined {
+export function unquotedTemplateHint(
+  at: readonly PropertyKey[],
+  input: unknown,
+  shown = true,
+): string | undefined {
+  const key = String(at.at(-1));
+  // `prompt: [ALERT]`, `prompt: [{title}]`: a list to YAML (the text cannot be told back exactly).
+  if (Array.isArray(input) && input.length > 0 && isTemplateKey(at))
+    return ` — ${meaning("[")}: put the template in quotes`;
   const found = placeholders(input);
   if (found === undefined) return undefined;
   if (!shown) return ` — ${HINT} value in quotes`;
@@ -53,25 +62,42 @@ export function bracedListHint(key: string, input: unknown): string | undefined 
 }
 
 /**
- * `  prompt: {a.b} was opened  # comment` → key and value, when the value starts with one `{`. A `# ` after
- * a space is cut as the comment it likely is; `#{id}` is kept, as the text it is once the value is quoted.
+ * `  prompt: [{repo}] {title}  # comment` → key and value, when the value starts with a character YAML gives a
+ * meaning (`{` mapping, `[` list, `*` alias, `&` anchor, `!` tag, `@` and a backquote reserved, `%`
+ * directive). A `# ` after a space is cut as the comment it likely is; `#{id}` is kept, as the text it is
+ * once the value is quoted.
  */
-const BRACED_VALUE = /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+(\{(?!\{)[^\n]*?)(?:[ \t]+#(?:[ \t].*)?)?$/;
+const INDICATOR_VALUE = /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+([{[*&!@`%][^\n]*?)(?:[ \t]+#(?:[ \t].*)?)?$/;
 
-/** The hint for a YAML syntax error on `line` whose value starts with `{` and goes on after its `}`. */
+/** The parser's words for a value that starts with such a character and goes on past what it opened. */
+const INDICATOR_ERROR =
+  /^(?:Unexpected (?:scalar|flow-map-start|flow-seq-start|tag|anchor|alias) at node end|Plain value cannot start with)/;
+
+/** A `{placeholder}` (no spaces): what makes a value a template rather than a mapping or a list. */
+const PLACEHOLDER = /\{[^\s{}:,]+\}/;
+
+function meaning(first: string): string {
+  if (first === "{") return "YAML reads a value that starts with { as a mapping";
+  if (first === "[") return "YAML reads a value that starts with [ as a list";
+  return `YAML gives a value that starts with ${first} a meaning of its own`;
+}
+
+/**
+ * The hint for a YAML syntax error on `line` whose value is a template starting with such a character
+ * (`prompt: {title} was opened`, `prompt: [{repo}] {title}`, `prompt: @{user} pinged`), or undefined: a
+ * mapping or list with text after it (`events: [push] x`, `{chat_id: 1} x`) holds no placeholder.
+ */
 export function unquotedTemplateLine(message: string, line: string): string | undefined {
-  if (!/^Unexpected (?:scalar|flow-map-start|tag) at node end/.test(message)) return undefined;
-  const match = BRACED_VALUE.exec(line);
+  if (!INDICATOR_ERROR.test(message)) return undefined;
+  const match = INDICATOR_VALUE.exec(line);
   if (match === null) return undefined;
   const [, key, value] = match as unknown as [string, string, string];
-  // `{chat_id: 1} x` is a mapping with text after it, not a template: no hint.
-  const first = /^\{[^{}]*\}/.exec(value)?.[0];
-  if (first === undefined || /:\s/.test(first)) return undefined;
-  return ` — ${HINT} template in quotes: ${key}: ${singleQuoted(value.trim())}`;
+  if (!PLACEHOLDER.test(value) || value.startsWith("{{")) return undefined;
+  return ` — ${meaning(value[0] as string)}: put the template in quotes: ${key}: ${singleQuoted(value.trim())}`;
 }
 
 /** The keys whose values are templates: a route's `prompt`, `deliver_extra` values and `coalesce.key`. */
-function isTemplateKey(at: readonly string[]): boolean {
+function isTemplateKey(at: readonly PropertyKey[]): boolean {
   const [parent, key] = at.slice(-2);
   if (at[0] !== "platforms" || at[1] !== "webhook" || !at.includes("routes")) return false;
   return (

@@ -184,6 +184,20 @@ describe("a {template} written without quotes", () => {
       /put the template in quotes: prompt: '\{number\}, it''s #\{id\}'$/,
     );
     expect(route("{a}{b}")).toMatch(/put the template in quotes: prompt: '\{a\}\{b\}'$/);
+    // Other characters YAML gives a meaning at the start of a value: [ (a list), @, *, ...
+    expect(route("[{repository.name}] {issue.title}")).toMatch(
+      / — YAML reads a value that starts with \[ as a list: put the template in quotes: prompt: '\[\{repository.name\}\] \{issue.title\}'$/,
+    );
+    expect(route("@{user} pinged")).toBe(
+      "FILE: line 6: not valid YAML — Plain value cannot start with reserved character @ at line 6, column 17 — YAML gives a value that starts with @ a meaning of its own: put the template in quotes: prompt: '@{user} pinged'",
+    );
+    expect(refusal(webhook("    routes:\n      gh:\n        secret: s\n        prompt: [ALERT]\n"))).toBe(
+      'FILE: platforms.webhook.routes.gh.prompt: expected a string, got ["ALERT"] — YAML reads a value that starts with [ as a list: put the template in quotes',
+    );
+    // A list followed by text holds no placeholder: the parser's words alone.
+    expect(refusal(webhook("    routes:\n      gh:\n        secret: s\n        events: [push] x\n"))).toBe(
+      "FILE: line 6: not valid YAML — Unexpected scalar at node end at line 6, column 24",
+    );
     // A mapping followed by text is not a template: the parser's words alone.
     expect(route("{chat_id: 1} x")).toBe(
       "FILE: line 6: not valid YAML — Unexpected scalar at node end at line 6, column 30",
