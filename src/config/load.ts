@@ -20,6 +20,7 @@ import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
 import { colonInValueHint, unquotedTemplateLine } from "./unquotedTemplate.js";
+import { refuseUnknownTags, unresolvedAlias } from "./yamlLeadingChars.js";
 import { prepareConfigDocument } from "./yamlNodes.js";
 
 export interface LoadedConfig {
@@ -218,11 +219,15 @@ function readYaml(file: string): unknown {
       `${file}:${where}: not valid YAML — ${yamlProblem(first?.message.split("\n")[0] ?? "", text.split(/\r?\n/)[(first?.linePos?.[0]?.line ?? 0) - 1], first?.linePos?.[0]?.col)}`,
     );
   }
+  refuseUnknownTags(doc, text, file);
   prepareConfigDocument(doc, text, file, lineCounter);
   let value: unknown;
   try {
     value = doc.toJS();
   } catch (err) {
+    // `regex: *.md`: an alias of no anchor, named at its line.
+    const alias = unresolvedAlias(doc, err, text, file, lineCounter);
+    if (alias !== undefined) throw alias;
     // The parser's limits (an alias that expands into millions of nodes): named with the file.
     throw new SvcError(
       "config_invalid",

@@ -12,6 +12,11 @@ function singleQuoted(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
+/** What the value of `key` is: a `regex` filter's pattern, or a template (or other text). */
+function noun(key: string): string {
+  return key === "regex" ? "pattern" : "template";
+}
+
 /**
  * A mapping that an unquoted `{a.b}` (or `{a, b}`) became: every value null. The template it was, when
  * that can be told (one key that is a placeholder path), else undefined.
@@ -37,15 +42,19 @@ export function unquotedTemplateHint(
   shown = true,
 ): string | undefined {
   const key = String(at.at(-1));
-  // `prompt: [ALERT]`, `prompt: [{title}]`: a list to YAML (the text cannot be told back exactly).
-  if (Array.isArray(input) && input.length > 0 && isTemplateKey(at))
-    return ` — ${meaning("[")}: put the template in quotes`;
+  // `prompt: [ALERT]`, `regex: [A-Z]`: a list to YAML; told back when it is one plain item.
+  if (Array.isArray(input) && input.length > 0 && (isTemplateKey(at) || key === "regex")) {
+    const [only] = input;
+    const back =
+      input.length === 1 && typeof only === "string" ? `: ${key}: ${singleQuoted(`[${only}]`)}` : "";
+    return ` — ${meaning("[")}: put the ${noun(key)} in quotes${back}`;
+  }
   const found = placeholders(input);
   if (found === undefined) return undefined;
   if (!shown) return ` — ${HINT} value in quotes`;
   return found.template === undefined
-    ? ` — ${HINT} template in quotes`
-    : ` — ${HINT} template in quotes: ${key}: ${singleQuoted(found.template)}`;
+    ? ` — ${HINT} ${noun(key)} in quotes`
+    : ` — ${HINT} ${noun(key)} in quotes: ${key}: ${singleQuoted(found.template)}`;
 }
 
 /**
@@ -84,16 +93,18 @@ function meaning(first: string): string {
 
 /**
  * The hint for a YAML syntax error on `line` whose value is a template starting with such a character
- * (`prompt: {title} was opened`, `prompt: [{repo}] {title}`, `prompt: @{user} pinged`), or undefined: a
- * mapping or list with text after it (`events: [push] x`, `{chat_id: 1} x`) holds no placeholder.
+ * (`prompt: {title} was opened`, `prompt: [{repo}] {title}`, `prompt: @{user} pinged`) or a `regex` pattern
+ * (`regex: [a-z]+`), or undefined: a mapping or list with text after it (`events: [push] x`, `{chat_id: 1} x`)
+ * holds no placeholder.
  */
 export function unquotedTemplateLine(message: string, line: string): string | undefined {
   if (!INDICATOR_ERROR.test(message)) return undefined;
   const match = INDICATOR_VALUE.exec(line);
   if (match === null) return undefined;
   const [, key, value] = match as unknown as [string, string, string];
-  if (!PLACEHOLDER.test(value) || value.startsWith("{{")) return undefined;
-  return ` — ${meaning(value[0] as string)}: put the template in quotes: ${key}: ${singleQuoted(value.trim())}`;
+  // A regex's value is a pattern whatever it holds (`[a-z]+`); any other value, one with a placeholder.
+  if (key !== "regex" && (!PLACEHOLDER.test(value) || value.startsWith("{{"))) return undefined;
+  return ` — ${meaning(value[0] as string)}: put the ${noun(key)} in quotes: ${key}: ${singleQuoted(value.trim())}`;
 }
 
 /** The keys whose values are templates: a route's `prompt`, `deliver_extra` values and `coalesce.key`. */
@@ -143,4 +154,30 @@ export function colonInValueHint(message: string, line: string): string | undefi
   if (match === null) return undefined;
   const [, key, value] = match as unknown as [string, string, string];
   return ` — a ": " inside a value starts another key in YAML: put the value in quotes: ${key}: ${singleQuoted(value.trim())}`;
+}
+
+/** A line's `key: value` (a `# comment` cut), for the tag and alias refusals below. */
+const KEY_VALUE = /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+([^\s][^\n]*?)(?:[ \t]+#(?:[ \t].*)?)?$/;
+
+/** `regex: '!wip'` as the fix for `line`, when the line is `key: value`. */
+function quotedBack(line: string): string {
+  const match = KEY_VALUE.exec(line);
+  return match === null ? "" : `: ${match[1]}: ${singleQuoted((match[2] as string).trim())}`;
+}
+
+/**
+ * `regex: !wip fix` or `prompt: !urgent deploy {x}`: YAML reads a leading `!word` as a tag, which svc does not
+ * know, and drops it from the value (`fix`, `deploy {x}`) with only a warning. The refusal for the tag at
+ * `line` (the file's line text).
+ */
+export function unknownTagProblem(tag: string, line: string): string {
+  return `${tag} at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes${quotedBack(line)}`;
+}
+
+/**
+ * `regex: *.md`: YAML reads a leading `*name` as an alias of an anchor `&name` the file does not have. The
+ * advice for the alias at `line`.
+ */
+export function unknownAliasProblem(line: string): string {
+  return `a value that starts with * names an anchor (&name) to YAML — put the value in quotes${quotedBack(line)}`;
 }

@@ -192,7 +192,7 @@ describe("a {template} written without quotes", () => {
       "FILE: line 6: not valid YAML — Plain value cannot start with reserved character @ at line 6, column 17 — YAML gives a value that starts with @ a meaning of its own: put the template in quotes: prompt: '@{user} pinged'",
     );
     expect(refusal(webhook("    routes:\n      gh:\n        secret: s\n        prompt: [ALERT]\n"))).toBe(
-      'FILE: platforms.webhook.routes.gh.prompt: expected a string, got ["ALERT"] — YAML reads a value that starts with [ as a list: put the template in quotes',
+      `FILE: platforms.webhook.routes.gh.prompt: expected a string, got ["ALERT"] — YAML reads a value that starts with [ as a list: put the template in quotes: prompt: '[ALERT]'`,
     );
     // A list followed by text holds no placeholder: the parser's words alone.
     expect(refusal(webhook("    routes:\n      gh:\n        secret: s\n        events: [push] x\n"))).toBe(
@@ -215,6 +215,43 @@ describe('a value holding ": " written unquoted', () => {
       ),
     ).toBe(
       "FILE: line 6: not valid YAML — Nested mappings are not allowed in compact mappings at line 6, column 17 — a \": \" inside a value starts another key in YAML: put the value in quotes: prompt: 'New PR: {pull_request.title}'",
+    );
+  });
+});
+
+describe("a regex pattern written unquoted", () => {
+  const pattern = (value: string) =>
+    refusal(
+      webhook(
+        `    routes:\n      gh:\n        secret: s\n        filters:\n          - field: x\n            regex: ${value}\n`,
+      ),
+    );
+
+  it("starting with [ or { (a list or mapping to YAML) is refused saying to quote the pattern", () => {
+    expect(pattern("[A-Z]+-[0-9]+")).toBe(
+      "FILE: line 8: not valid YAML — Unexpected scalar at node end at line 8, column 25 — YAML reads a value that starts with [ as a list: put the pattern in quotes: regex: '[A-Z]+-[0-9]+'",
+    );
+    expect(pattern("[A-Z]")).toBe(
+      `FILE: platforms.webhook.routes.gh.filters[0].regex: expected a string, got ["A-Z"] — YAML reads a value that starts with [ as a list: put the pattern in quotes: regex: '[A-Z]'`,
+    );
+    expect(pattern("{3}")).toBe(
+      `FILE: platforms.webhook.routes.gh.filters[0].regex: expected a string, got {"3":null} — YAML reads a value that starts with { as a mapping: put the pattern in quotes: regex: '{3}'`,
+    );
+  });
+
+  it("starting with ! (a tag YAML drops from the value) or * (an alias) is refused at its line", () => {
+    // `!wip fix` read as the pattern `fix`, without a word.
+    expect(pattern("!wip fix")).toBe(
+      "FILE: line 8: !wip at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes: regex: '!wip fix'",
+    );
+    expect(pattern("*.md  # markdown")).toBe(
+      "FILE: line 8: not valid YAML — Unresolved alias (the anchor must be set before the alias): .md — a value that starts with * names an anchor (&name) to YAML — put the value in quotes: regex: '*.md'",
+    );
+    // A prompt too: `!urgent deploy {x}` was the prompt `deploy {x}`.
+    expect(
+      refusal(webhook("    routes:\n      gh:\n        secret: s\n        prompt: !urgent deploy {x}\n")),
+    ).toBe(
+      "FILE: line 6: !urgent at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes: prompt: '!urgent deploy {x}'",
     );
   });
 });
