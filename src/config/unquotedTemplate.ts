@@ -118,25 +118,45 @@ function isTemplateKey(at: readonly PropertyKey[]): boolean {
   );
 }
 
+/** A filter's value that is text to compare (`equals`, ..., an `in` item): `#general` is one, not a comment. */
+function isFilterValue(at: readonly PropertyKey[]): boolean {
+  const [parent, key] = at.slice(-2).map(String);
+  if (!at.includes("filters")) return false;
+  return (
+    ["equals", "not_equals", "contains", "regex", "in_file"].includes(key as string) ||
+    (parent === "in" && /^\d+$/.test(key as string))
+  );
+}
+
+/** `a.filters.0.in.1` as messages write it: `a.filters[0].in[1]`. */
+function keyPath(at: readonly string[]): string {
+  return at.map((key, i) => (/^\d+$/.test(key) ? `[${key}]` : `${i === 0 ? "" : "."}${key}`)).join("");
+}
+
 /**
- * `prompt: PR #{number} opened` unquoted: a space before `#` starts a YAML comment, so the prompt is `PR` and
- * the rest is dropped without a word (`prompt: #{number}` leaves no prompt at all: the payload dump). `value` is
- * the plain scalar YAML read at `at` (null: none), `after` the text that
- * follows it on its line (its comment). The refusal, or undefined when nothing that looks like a
- * placeholder (`#{`) was cut off.
+ * A value cut short by a YAML comment: a space then `#` starts one, so `prompt: PR #{number} opened` is the
+ * prompt `PR` (`prompt: #{number}`: no prompt at all, the payload dump) and a filter's `equals: #general` (a
+ * Slack channel) or `regex: #\d+` compares with null, without a word. `value` is the plain scalar YAML read at
+ * `at` (null: none), `after` the text that follows it on its line (its comment). The refusal, or undefined:
+ * for a template, when no placeholder (`#{`) was cut off; for a filter's value, when something was read
+ * before the `#` or the comment starts with a space (`equals: x  # note`).
  */
 export function templateCutByComment(
   at: readonly string[],
   value: string | null,
   after: string,
 ): string | undefined {
-  if (!isTemplateKey(at)) return undefined;
-  const comment = /^[ \t]*(#\{[^\n]*?)[ \t]*(?:\r?\n|$)/.exec(after)?.[1];
+  const template = isTemplateKey(at);
+  if (!template && !(value === null && isFilterValue(at))) return undefined;
+  const comment = (
+    template ? /^[ \t]*(#\{[^\n]*?)[ \t]*(?:\r?\n|$)/ : /^[ \t]*(#\S[^\n]*?)[ \t]*(?:\r?\n|$)/
+  ).exec(after)?.[1];
   if (comment === undefined) return undefined;
   const key = at.at(-1) as string;
   const read = value === null ? "no value" : `only ${JSON.stringify(value)}`;
-  const written = value === null ? comment : `${value} ${comment}`;
-  return `${at.join(".")}: YAML read ${read}: a # after a space starts a comment, so ${JSON.stringify(comment)} was dropped — put the template in quotes: ${key}: ${singleQuoted(written)}`;
+  const written = singleQuoted(value === null ? comment : `${value} ${comment}`);
+  const fix = /^\d+$/.test(key) ? `- ${written}` : `${key}: ${written}`;
+  return `${keyPath(at)}: YAML read ${read}: a # after a space starts a comment, so ${JSON.stringify(comment)} was dropped — put the ${template ? "template" : "value"} in quotes: ${fix}`;
 }
 
 /** `  prompt: New PR: {pull_request.title}`: key, value (a `# comment` cut). */

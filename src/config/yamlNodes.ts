@@ -21,6 +21,7 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
   const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
     if (isSeq(node)) {
       for (const [i, item] of node.items.entries()) {
+        refuseCommentedTemplate(item, [...path, String(i)], text, file, lines);
         if (idValues) keepNumberText(item, text);
         walk(item, [...path, String(i)], false);
       }

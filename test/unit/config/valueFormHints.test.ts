@@ -276,17 +276,35 @@ describe("a template cut short by a YAML comment", () => {
     );
   });
 
+  it("a filter's value that starts with # (a Slack channel, an issue ref) read as null: refused", () => {
+    expect(
+      refusal(route("        filters:\n          - field: channel\n            equals: #general\n")),
+    ).toBe(
+      `FILE: line 8: platforms.webhook.routes.gh.filters[0].equals: YAML read no value: a # after a space starts a comment, so "#general" was dropped — put the value in quotes: equals: '#general'`,
+    );
+    expect(
+      refusal(
+        route(
+          "        filters:\n          - field: channel\n            in:\n              - random\n              - #general\n",
+        ),
+      ),
+    ).toBe(
+      `FILE: line 10: platforms.webhook.routes.gh.filters[0].in[1]: YAML read no value: a # after a space starts a comment, so "#general" was dropped — put the value in quotes: - '#general'`,
+    );
+  });
+
   it("a comment that is a comment is left alone: other text after #, a quoted value, a line of its own", () => {
     const h = tempHome();
     home = h;
     h.write(
       "config.yaml",
       route(
-        "        prompt: Review PR # the number comes later\n        deliver: log\n      ci:\n        secret: s\n        prompt: 'PR' #{number}\n        events: [push] #{x}\n      cd:\n        secret: s\n        prompt: deploy\n          #{not this}\n",
+        "        prompt: Review PR # the number comes later\n        deliver: log\n        filters:\n          - field: x\n            equals: y  #z\n      ci:\n        secret: s\n        prompt: 'PR' #{number}\n        events: [push] #{x}\n      cd:\n        secret: s\n        prompt: deploy\n          #{not this}\n",
       ),
     );
     const routes = loadConfig({ home: h.dir, env: {} }).config.platforms.webhook.routes;
     expect([routes.gh?.prompt, routes.ci?.prompt, routes.cd?.prompt]).toEqual(["Review PR", "PR", "deploy"]);
+    expect(routes.gh?.filters).toEqual([{ field: "x", equals: "y" }]);
   });
 });
 
