@@ -138,8 +138,8 @@ function keyPath(at: readonly string[]): string {
  * prompt `PR` (`prompt: #{number}`: no prompt at all, the payload dump) and a filter's `equals: #general` (a
  * Slack channel) or `regex: #\d+` compares with null, without a word. `value` is the plain scalar YAML read at
  * `at` (null: none), `after` the text that follows it on its line (its comment). The refusal, or undefined:
- * for a template, when no placeholder (`#{`) was cut off; for a filter's value, when something was read
- * before the `#` or the comment starts with a space (`equals: x  # note`).
+ * for a template with text before the `#`, when no placeholder (`#{`) was cut off; for a filter's value,
+ * when something was read before the `#`; for both, when the comment starts with a space (`x  # note`).
  */
 export function templateCutByComment(
   at: readonly string[],
@@ -148,8 +148,12 @@ export function templateCutByComment(
 ): string | undefined {
   const template = isTemplateKey(at);
   if (!template && !(value === null && isFilterValue(at))) return undefined;
+  // After text, only a placeholder (`PR #{number}`) is taken for part of the value; with nothing before
+  // it, any `#word` is (`chat_id: #general`).
   const comment = (
-    template ? /^[ \t]*(#\{[^\n]*?)[ \t]*(?:\r?\n|$)/ : /^[ \t]*(#\S[^\n]*?)[ \t]*(?:\r?\n|$)/
+    template && value !== null
+      ? /^[ \t]*(#\{[^\n]*?)[ \t]*(?:\r?\n|$)/
+      : /^[ \t]*(#\S[^\n]*?)[ \t]*(?:\r?\n|$)/
   ).exec(after)?.[1];
   if (comment === undefined) return undefined;
   const key = at.at(-1) as string;

@@ -267,6 +267,12 @@ describe("a template cut short by a YAML comment", () => {
     expect(refusal(route("        prompt: #{number}\n"))).toBe(
       `FILE: line 6: platforms.webhook.routes.gh.prompt: YAML read no value: a # after a space starts a comment, so "#{number}" was dropped — put the template in quotes: prompt: '#{number}'`,
     );
+    // With nothing before the #, any #word: a Slack channel as the chat.
+    expect(
+      refusal(route("        deliver: slack\n        deliver_extra:\n          chat_id: #general\n")),
+    ).toBe(
+      `FILE: line 8: platforms.webhook.routes.gh.deliver_extra.chat_id: YAML read no value: a # after a space starts a comment, so "#general" was dropped — put the template in quotes: chat_id: '#general'`,
+    );
     expect(
       refusal(
         route("        deliver: telegram\n        deliver_extra:\n          chat_id: chat #{chat.id}\n"),
