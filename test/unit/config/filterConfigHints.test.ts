@@ -54,6 +54,10 @@ describe("filter values that can never match", () => {
     expect(() => loadFilters("{field: pull_request.user, equals: {login: octocat}}")).toThrow(
       `routes.gh.filters[0].equals: ${one}, got a mapping — to compare a key inside the field, add the key to field's dotted path`,
     );
+    // The example names the operator written, not always equals.
+    expect(() => loadFilters("{field: pull_request.user, contains: {login: octocat}}")).toThrow(
+      "(field: pull_request.user, contains: {login: x} → field: pull_request.user.login, contains: x)",
+    );
     expect(() => loadFilters("{field: action, in: [[opened]]}")).toThrow(
       new RegExp(`routes\\.gh\\.filters\\[0\\]\\.in\\[0\\]: ${one.replace(/[()/]/g, "\\$&")}$`, "m"),
     );
