@@ -129,7 +129,7 @@ function isFilterValue(at: readonly PropertyKey[]): boolean {
 }
 
 /** `a.filters.0.in.1` as messages write it: `a.filters[0].in[1]`. */
-function keyPath(at: readonly string[]): string {
+export function keyPath(at: readonly string[]): string {
   return at.map((key, i) => (/^\d+$/.test(key) ? `[${key}]` : `${i === 0 ? "" : "."}${key}`)).join("");
 }
 
@@ -204,4 +204,16 @@ export function unknownTagProblem(tag: string, line: string): string {
  */
 export function unknownAliasProblem(line: string): string {
   return `a value that starts with * names an anchor (&name) to YAML — put the value in quotes${quotedBack(line)}`;
+}
+
+/**
+ * `{field: pull_request.draft, equals: no}`: YAML 1.2 reads an unquoted yes/no/on/off as text, so the filter
+ * compared a boolean field with the text "no" and never matched (not_equals always did), without a word. The
+ * refusal for such a value of a filter on a payload field, or undefined.
+ */
+export function yamlOneOneBoolean(at: readonly string[], value: string): string | undefined {
+  const word = /^(yes|no|on|off)$/i.exec(value)?.[1];
+  if (word === undefined) return undefined;
+  const bool = /^(yes|on)$/i.test(word) ? "true" : "false";
+  return `${keyPath(at)}: ${word} is text in YAML 1.2, not a boolean — write ${bool} to compare with a true/false field, or ${singleQuoted(word)} in quotes to compare with that text`;
 }
