@@ -1,8 +1,10 @@
 /**
- * A `{placeholder}` template written unquoted in config.yaml (`prompt: {pull_request.title}`): YAML reads a
- * value that starts with `{` as a mapping (`{"pull_request.title": null}`), or refuses the line when text
- * follows the `}` (`prompt: {pull_request.title} was opened`: "Unexpected scalar at node end"). Neither
- * message says that the quotes are missing; these hints do, with the value written back in quotes.
+ * Values written unquoted in config.yaml that YAML reads as something else than the text meant, and the
+ * messages that say to quote them (the value written back in single quotes): a template that starts with
+ * `{` (a mapping: `prompt: {pull_request.title}`), `[` (a list) or another character YAML gives a meaning,
+ * a `regex` pattern likewise, a `: ` inside a value, a `#` after a space (a comment: `prompt: PR #{number}`,
+ * `equals: #general`), a leading `!tag` or `*alias` (src/config/yamlLeadingChars.ts), and a filter's
+ * yes/no/on/off (text in YAML 1.2). The parser's own words say none of this.
  */
 
 const HINT = "YAML reads a value that starts with { as a mapping: put the";
