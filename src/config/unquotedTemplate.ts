@@ -106,6 +106,9 @@ export function unquotedTemplateLine(message: string, line: string): string | un
   const [, key, value] = match as unknown as [string, string, string];
   // A regex's value is a pattern whatever it holds (`[a-z]+`); any other value, one with a placeholder.
   if (key !== "regex" && (!PLACEHOLDER.test(value) || value.startsWith("{{"))) return undefined;
+  // `deliver_extra: {chat_id: {chat.id} x}`: the mapping is meant; the value at fault is inside it, and
+  // quoting the whole line would be wrong: the parser's words alone.
+  if (/:\s/.test(/^[{[][^{}[\]]*/.exec(value)?.[0] ?? "")) return undefined;
   return ` — ${meaning(value[0] as string)}: put the ${noun(key)} in quotes: ${key}: ${singleQuoted(value.trim())}`;
 }
 

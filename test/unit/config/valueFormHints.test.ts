@@ -198,6 +198,12 @@ describe("a {template} written without quotes", () => {
     expect(refusal(webhook("    routes:\n      gh:\n        secret: s\n        events: [push] x\n"))).toBe(
       "FILE: line 6: not valid YAML — Unexpected scalar at node end at line 6, column 24",
     );
+    // A template inside a {flow: mapping}: quoting the whole mapping would be wrong, so the parser's words alone.
+    expect(
+      refusal(
+        webhook("    routes:\n      gh:\n        secret: s\n        deliver_extra: {chat_id: {chat.id} x}\n"),
+      ),
+    ).toBe("FILE: line 6: not valid YAML — Unexpected scalar at node end at line 6, column 44");
     // A mapping followed by text is not a template: the parser's words alone.
     expect(route("{chat_id: 1} x")).toBe(
       "FILE: line 6: not valid YAML — Unexpected scalar at node end at line 6, column 30",
