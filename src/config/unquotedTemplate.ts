@@ -188,10 +188,16 @@ export function colonInValueHint(message: string, line: string): string | undefi
 /** A line's `key: value` (a `# comment` cut), for the tag and alias refusals below. */
 const KEY_VALUE = /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+([^\s][^\n]*?)(?:[ \t]+#(?:[ \t].*)?)?$/;
 
-/** `regex: '!wip'` as the fix for `line`, when the line is `key: value`. */
-function quotedBack(line: string): string {
+/**
+ * `regex: '!wip'` as the fix for `line`, when the line is `key: value` and the value starts with `start` (not
+ * inside a `{flow: mapping}` on that line, whose whole text quoted would be wrong).
+ */
+function quotedBack(line: string, start: string): string {
   const match = KEY_VALUE.exec(line);
-  return match === null ? "" : `: ${match[1]}: ${singleQuoted((match[2] as string).trim())}`;
+  const value = match?.[2]?.trim();
+  return match === null || value === undefined || !value.startsWith(start)
+    ? ""
+    : `: ${match[1]}: ${singleQuoted(value)}`;
 }
 
 /**
@@ -200,7 +206,7 @@ function quotedBack(line: string): string {
  * `line` (the file's line text).
  */
 export function unknownTagProblem(tag: string, line: string): string {
-  return `${tag} at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes${quotedBack(line)}`;
+  return `${tag} at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes${quotedBack(line, tag)}`;
 }
 
 /**
@@ -208,7 +214,7 @@ export function unknownTagProblem(tag: string, line: string): string {
  * advice for the alias at `line`.
  */
 export function unknownAliasProblem(line: string): string {
-  return `a value that starts with * names an anchor (&name) to YAML — put the value in quotes${quotedBack(line)}`;
+  return `a value that starts with * names an anchor (&name) to YAML — put the value in quotes${quotedBack(line, "*")}`;
 }
 
 /**

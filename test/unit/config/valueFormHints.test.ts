@@ -253,6 +253,16 @@ describe("a regex pattern written unquoted", () => {
     expect(pattern("*.md  # markdown")).toBe(
       "FILE: line 8: not valid YAML — Unresolved alias (the anchor must be set before the alias): .md — a value that starts with * names an anchor (&name) to YAML — put the value in quotes: regex: '*.md'",
     );
+    // Inside a {flow: mapping} the tag is named, with no line to copy (quoting the mapping would be wrong).
+    expect(
+      refusal(
+        webhook(
+          "    routes:\n      gh:\n        secret: s\n        filters: [{field: x, regex: !wip fix}]\n",
+        ),
+      ),
+    ).toBe(
+      "FILE: line 6: !wip at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes",
+    );
     // A prompt too: `!urgent deploy {x}` was the prompt `deploy {x}`.
     expect(
       refusal(webhook("    routes:\n      gh:\n        secret: s\n        prompt: !urgent deploy {x}\n")),
