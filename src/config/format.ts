@@ -2,6 +2,7 @@ import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { nearMiss } from "./nearMiss.js";
 import { IN_EXAMPLE } from "./sections/filters.js";
+import { bracedListHint, unquotedTemplateHint } from "./unquotedTemplate.js";
 
 /**
  * A value a `${VAR}` gave (from `.env` or the environment, where secrets live): a message quotes what the
@@ -251,25 +252,6 @@ function describeValue(path: readonly PropertyKey[], input: unknown): string {
   return describeInput(input);
 }
 
-/**
- * `key: {pull_request.number}` or `prompt: {title} was opened`-style templates written without quotes: YAML
- * reads a value that starts with `{` as a mapping whose keys have no value. Never said of a secret's key.
- */
-function unquotedTemplate(path: readonly PropertyKey[], input: unknown): input is object {
-  const key = path.at(-1);
-  if (typeof key === "string" && SECRET_KEY.test(key)) return false;
-  if (typeof input !== "object" || input === null || Array.isArray(input) || input instanceof WrittenAs)
-    return false;
-  const values = Object.values(input);
-  return values.length > 0 && values.every((value) => value === null);
-}
-
-/** How to write the unquoted template YAML read as `input` (a mapping of keys without values). */
-function quoteTemplateHint(input: object): string {
-  const written = `{${Object.keys(input).join(", ")}}`;
-  return ` — YAML reads ${written} without quotes as a mapping: write it in quotes, "${written}"`;
-}
-
 /** A list or mapping with a credential key somewhere inside. */
 function holdsSecretKey(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsSecretKey);
@@ -340,8 +322,6 @@ export function formatIssue(
       message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
       message += ` — a $\{VAR} always gives text: write the value itself in the file`;
-    else if (issue.expected === "string" && syntax === "yaml" && unquotedTemplate(issue.path, issue.input))
-      message += quoteTemplateHint(issue.input);
     else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
       message += ` — write coalesce: {key: ${issue.input}}`;
     else if (issue.input === undefined && issue.path.at(-1) === "key" && issue.path.at(-2) === "coalesce")
@@ -358,13 +338,6 @@ export function formatIssue(
         message += ` — write a list: [${shown.startsWith('"') ? entry : "..."}]`;
       }
     }
-  } else if (
-    issue.code === "invalid_union" &&
-    syntax === "yaml" &&
-    unquotedTemplate(issue.path, issue.input)
-  ) {
-    // A deliver_extra value: text, a number or a boolean.
-    message += quoteTemplateHint(issue.input);
   } else if (issue.code === "custom" && typeof issue.params?.unsetVariable === "string") {
     message = unsetVariable(file, issue.params.unsetVariable, issue.params.orElse);
   } else if (issue.code === "unrecognized_keys") {
@@ -380,7 +353,27 @@ export function formatIssue(
   } else if (issue.code === "invalid_value") {
     message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeValue(issue.path, issue.input)}`;
   }
+  if (syntax === "yaml" && takesText(issue)) message += bracedValueHint(issue) ?? "";
+  else if (syntax === "yaml" && issue.code === "invalid_type" && issue.expected === "array") {
+    const key = issue.path.at(-1);
+    if (typeof key === "string" && !SECRET_KEY.test(key)) message += bracedListHint(key, issue.input) ?? "";
+  }
   return `${file}: ${path}: ${message}`;
+}
+
+/** A key that takes text (or a `deliver_extra` value: text, a number or true/false) got something else. */
+function takesText(issue: z.core.$ZodIssue): boolean {
+  return (
+    (issue.code === "invalid_type" && issue.expected === "string") ||
+    (issue.code === "invalid_union" && issue.message.startsWith("expected text"))
+  );
+}
+
+/** `prompt: {pull_request.title}` unquoted: YAML made it a mapping; say to quote it (src/config/unquotedTemplate.ts). */
+function bracedValueHint(issue: z.core.$ZodIssue): string | undefined {
+  const key = issue.path.at(-1);
+  if (typeof key !== "string") return undefined;
+  return unquotedTemplateHint(issue.path, issue.input, !SECRET_KEY.test(key));
 }
 
 export function formatIssues(

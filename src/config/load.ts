@@ -19,6 +19,8 @@ import { knownKeysAt } from "./knownKeys.js";
 import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
+import { colonInValueHint, unquotedTemplateLine } from "./unquotedTemplate.js";
+import { refuseUnknownTags, unresolvedAlias } from "./yamlLeadingChars.js";
 import { prepareConfigDocument } from "./yamlNodes.js";
 
 export interface LoadedConfig {
@@ -217,11 +219,15 @@ function readYaml(file: string): unknown {
       `${file}:${where}: not valid YAML — ${yamlProblem(first?.message.split("\n")[0] ?? "", text.split(/\r?\n/)[(first?.linePos?.[0]?.line ?? 0) - 1], first?.linePos?.[0]?.col)}`,
     );
   }
+  refuseUnknownTags(doc, text, file);
   prepareConfigDocument(doc, text, file, lineCounter);
   let value: unknown;
   try {
     value = doc.toJS();
   } catch (err) {
+    // `regex: *.md`: an alias of no anchor, named at its line.
+    const alias = unresolvedAlias(doc, err, text, file, lineCounter);
+    if (alias !== undefined) throw alias;
     // The parser's limits (an alias that expands into millions of nodes): named with the file.
     throw new SvcError(
       "config_invalid",
@@ -313,7 +319,8 @@ function yamlProblem(message: string, line = "", column = 1): string {
   // `regex: "^\d+$"`: in double quotes YAML reads a backslash as its own escape, which \d is not.
   if (/^Invalid escape sequence/.test(text))
     return `${text} — in "double quotes" a backslash starts a YAML escape: write a regex or path in 'single quotes' ('^\\d+$'), unquoted, or with the backslash doubled ("^\\\\d+$")`;
-  return text;
+  // `prompt: {pull_request.title} was opened`: a value starting with { is a flow mapping to YAML.
+  return `${text}${unquotedTemplateLine(text, line) ?? colonInValueHint(text, line) ?? ""}`;
 }
 
 /** YAML integers as numbers, except those a number cannot hold exactly: they stay their digits (text). */

@@ -1,6 +1,7 @@
 import { type Document, isMap, isScalar, isSeq, type LineCounter, Scalar, type YAMLMap } from "yaml";
 import { SvcError } from "../errors.js";
 import { isTextField } from "../streams/filters.js";
+import { templateCutByComment, yamlOneOneBoolean } from "./unquotedTemplate.js";
 
 /**
  * Checks and adjusts config.yaml as parsed, before it becomes plain values:
@@ -20,13 +21,17 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
   const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
     if (isSeq(node)) {
       for (const [i, item] of node.items.entries()) {
+        refuseCommentedTemplate(item, [...path, String(i)], text, file, lines);
         if (idValues) keepNumberText(item, text);
         walk(item, [...path, String(i)], false);
       }
       return;
     }
     if (!isMap(node)) return;
-    if (path.includes("filters")) keepTextFilterValues(node, text);
+    if (path.includes("filters")) {
+      keepTextFilterValues(node, text);
+      refuseYamlOneOneBooleans(node, path, file, lines);
+    }
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
       const at = [...path, key];
@@ -38,6 +43,7 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
           `${file}:${line} ${at.join(".")}: "__proto__" cannot be used as a name (JavaScript reserves it) — rename it`,
         );
       }
+      refuseCommentedTemplate(pair.value, at, text, file, lines);
       if (idValues || key === "cron_job" || isPlatformId(at)) keepNumberText(pair.value, text);
       walk(pair.value, at, key === "deliver_extra" || isServerText(at));
     }
@@ -45,7 +51,51 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
   walk(doc.contents, [], false);
 }
 
+/** `prompt: PR #{number}` unquoted lost `#{number}` to a YAML comment: refused (src/config/unquotedTemplate.ts). */
+function refuseCommentedTemplate(
+  node: unknown,
+  at: readonly string[],
+  text: string,
+  file: string,
+  lines: LineCounter,
+): void {
+  if (!isScalar(node) || node.type !== Scalar.PLAIN) return;
+  if (typeof node.value !== "string" && node.value !== null) return;
+  const [, end, nodeEnd] = node.range ?? [];
+  if (end === undefined || nodeEnd === undefined) return;
+  const problem = templateCutByComment(at, node.value, text.slice(end, nodeEnd));
+  if (problem !== undefined)
+    throw new SvcError("config_invalid", `${file}: line ${lines.linePos(end).line}: ${problem}`);
+}
+
 const TEXT_OPERATORS = new Set(["equals", "not_equals", "contains"]);
+
+/** `equals: no` on a payload field: text to YAML 1.2, meant as false (src/config/unquotedTemplate.ts). */
+function refuseYamlOneOneBooleans(
+  node: YAMLMap,
+  path: readonly string[],
+  file: string,
+  lines: LineCounter,
+): void {
+  const field = node.items.find((pair) => isScalar(pair.key) && pair.key.value === "field")?.value;
+  if (!isScalar(field) || typeof field.value !== "string" || isTextField(field.value)) return;
+  const check = (value: unknown, at: readonly string[]) => {
+    if (!isScalar(value) || value.type !== Scalar.PLAIN || typeof value.value !== "string") return;
+    const problem = yamlOneOneBoolean(at, value.value);
+    const start = value.range?.[0];
+    if (problem !== undefined)
+      throw new SvcError(
+        "config_invalid",
+        `${file}:${start === undefined ? "" : ` line ${lines.linePos(start).line}:`} ${problem}`,
+      );
+  };
+  for (const pair of node.items) {
+    const key = isScalar(pair.key) ? pair.key.value : undefined;
+    if (key === "equals" || key === "not_equals") check(pair.value, [...path, key]);
+    else if (key === "in" && isSeq(pair.value))
+      for (const [i, item] of pair.value.items.entries()) check(item, [...path, "in", String(i)]);
+  }
+}
 
 /**
  * A filter on a header or the event type compares text with the text of its value: a number keeps the

@@ -32,7 +32,7 @@ function scalarFor(op: keyof typeof SEVERAL) {
   return z.union([z.string(), z.number(), z.boolean(), z.null()], {
     error: (issue) =>
       typeof issue.input === "object" && issue.input !== null && !Array.isArray(issue.input)
-        ? `${ONE_VALUE}, got a mapping — to compare a key inside the field, add the key to field's dotted path (field: pull_request.user, equals: {login: x} → field: pull_request.user.login, equals: x)`
+        ? `${ONE_VALUE}, got a mapping — to compare a key inside the field, add the key to field's dotted path (field: pull_request.user, ${op}: {login: x} → field: pull_request.user.login, ${op}: x)`
         : `${ONE_VALUE} — ${SEVERAL[op]}`,
   });
 }

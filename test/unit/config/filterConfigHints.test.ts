@@ -54,9 +54,29 @@ describe("filter values that can never match", () => {
     expect(() => loadFilters("{field: pull_request.user, equals: {login: octocat}}")).toThrow(
       `routes.gh.filters[0].equals: ${one}, got a mapping — to compare a key inside the field, add the key to field's dotted path`,
     );
+    // The example names the operator written, not always equals.
+    expect(() => loadFilters("{field: pull_request.user, contains: {login: octocat}}")).toThrow(
+      "(field: pull_request.user, contains: {login: x} → field: pull_request.user.login, contains: x)",
+    );
     expect(() => loadFilters("{field: action, in: [[opened]]}")).toThrow(
       new RegExp(`routes\\.gh\\.filters\\[0\\]\\.in\\[0\\]: ${one.replace(/[()/]/g, "\\$&")}$`, "m"),
     );
+  });
+
+  it("an unquoted yes/no/on/off (text in YAML 1.2) compared with a payload field is refused, saying which to write", () => {
+    // `no` was the text "no": a boolean draft field never equals it, and not_equals always matched.
+    expect(() => loadFilters("{field: pull_request.draft, equals: no}")).toThrow(
+      "line 7: platforms.webhook.routes.gh.filters[0].equals: no is text in YAML 1.2, not a boolean — write false to compare with a true/false field, or 'no' in quotes to compare with that text",
+    );
+    expect(() => loadFilters("{not: {field: y, in: [opened, On]}}")).toThrow(
+      "routes.gh.filters[0].not.in[1]: On is text in YAML 1.2, not a boolean — write true",
+    );
+    // Quoted it is the text; on a header or the event type (text) it is the text too.
+    const routes = (filter: string) => loadFilters(filter).config.platforms.webhook.routes.gh?.filters;
+    expect(routes("{field: answer, equals: 'yes'}")).toEqual([{ field: "answer", equals: "yes" }]);
+    expect(routes("{field: headers.X-Debug, equals: on}")).toEqual([
+      { field: "headers.X-Debug", equals: "on" },
+    ]);
   });
 
   it("a regex RE2 refuses gets the way out that fits what it uses, and a syntax error none", () => {

@@ -56,10 +56,10 @@ describe("what a refusal quotes", () => {
       ),
     ).toBe(
       [
-        "FILE: platforms.webhook.routes.gh.secret: expected a string, got a mapping (not shown: the key holds a secret)",
-        'FILE: platforms.webhook.routes.gh.prompt: expected a string, got {"pull_request.title":null} — YAML reads {pull_request.title} without quotes as a mapping: write it in quotes, "{pull_request.title}"',
-        'FILE: platforms.webhook.routes.gh.deliver_extra.chat_id: expected text (a {template}), a number or true/false — YAML reads {message.chat.id} without quotes as a mapping: write it in quotes, "{message.chat.id}"',
-        'FILE: platforms.webhook.routes.gh.coalesce.key: expected a string, got {"pull_request.number":null} — YAML reads {pull_request.number} without quotes as a mapping: write it in quotes, "{pull_request.number}"',
+        "FILE: platforms.webhook.routes.gh.secret: expected a string, got a mapping (not shown: the key holds a secret) — YAML reads a value that starts with { as a mapping: put the value in quotes",
+        `FILE: platforms.webhook.routes.gh.prompt: expected a string, got {"pull_request.title":null} — YAML reads a value that starts with { as a mapping: put the template in quotes: prompt: '{pull_request.title}'`,
+        `FILE: platforms.webhook.routes.gh.deliver_extra.chat_id: expected text (a {template}), a number or true/false — YAML reads a value that starts with { as a mapping: put the template in quotes: chat_id: '{message.chat.id}'`,
+        `FILE: platforms.webhook.routes.gh.coalesce.key: expected a string, got {"pull_request.number":null} — YAML reads a value that starts with { as a mapping: put the template in quotes: key: '{pull_request.number}'`,
       ].join("\n"),
     );
   });
@@ -184,6 +184,196 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     ).toBe(
       "FILE: line 6: not valid YAML — Invalid escape sequence \\d at line 6, column 33 — in \"double quotes\" a backslash starts a YAML escape: write a regex or path in 'single quotes' ('^\\d+$'), unquoted, or with the backslash doubled (\"^\\\\d+$\")",
     );
+  });
+});
+
+describe("a {template} written without quotes", () => {
+  it("YAML made it a mapping: the refusal says to quote it, with the value written back in quotes", () => {
+    const message = refusal(
+      webhook(
+        "    routes:\n      gh:\n        secret: s\n        prompt: {pull_request.title}\n        deliver: telegram\n        deliver_extra:\n          chat_id: {chat.id}\n          thread_id: {a, b}\n        coalesce:\n          key: {pull_request.number}\n      ci:\n        secret: {abc}\n",
+      ),
+    );
+    expect(message.split("\n")).toEqual([
+      `FILE: platforms.webhook.routes.gh.prompt: expected a string, got {"pull_request.title":null} — YAML reads a value that starts with { as a mapping: put the template in quotes: prompt: '{pull_request.title}'`,
+      "FILE: platforms.webhook.routes.gh.deliver_extra.chat_id: expected text (a {template}), a number or true/false — YAML reads a value that starts with { as a mapping: put the template in quotes: chat_id: '{chat.id}'",
+      "FILE: platforms.webhook.routes.gh.deliver_extra.thread_id: expected text (a {template}), a number or true/false — YAML reads a value that starts with { as a mapping: put the template in quotes",
+      `FILE: platforms.webhook.routes.gh.coalesce.key: expected a string, got {"pull_request.number":null} — YAML reads a value that starts with { as a mapping: put the template in quotes: key: '{pull_request.number}'`,
+      // A secret is neither quoted back nor called a template.
+      "FILE: platforms.webhook.routes.ci.secret: expected a string, got a mapping (not shown: the key holds a secret) — YAML reads a value that starts with { as a mapping: put the value in quotes",
+    ]);
+  });
+
+  it("text after the } makes the line invalid YAML: the parser's words get the same hint", () => {
+    const route = (prompt: string) =>
+      refusal(webhook(`    routes:\n      gh:\n        secret: s\n        prompt: ${prompt}\n`));
+    expect(route("{pull_request.title} was opened  # a comment")).toBe(
+      "FILE: line 6: not valid YAML — Unexpected scalar at node end at line 6, column 38 — YAML reads a value that starts with { as a mapping: put the template in quotes: prompt: '{pull_request.title} was opened'",
+    );
+    expect(route("{number}, it's #{id}")).toMatch(
+      /put the template in quotes: prompt: '\{number\}, it''s #\{id\}'$/,
+    );
+    expect(route("{a}{b}")).toMatch(/put the template in quotes: prompt: '\{a\}\{b\}'$/);
+    // Other characters YAML gives a meaning at the start of a value: [ (a list), @, *, ...
+    expect(route("[{repository.name}] {issue.title}")).toMatch(
+      / — YAML reads a value that starts with \[ as a list: put the template in quotes: prompt: '\[\{repository.name\}\] \{issue.title\}'$/,
+    );
+    expect(route("@{user} pinged")).toBe(
+      "FILE: line 6: not valid YAML — Plain value cannot start with reserved character @ at line 6, column 17 — YAML gives a value that starts with @ a meaning of its own: put the template in quotes: prompt: '@{user} pinged'",
+    );
+    expect(refusal(webhook("    routes:\n      gh:\n        secret: s\n        prompt: [ALERT]\n"))).toBe(
+      `FILE: platforms.webhook.routes.gh.prompt: expected a string, got ["ALERT"] — YAML reads a value that starts with [ as a list: put the template in quotes: prompt: '[ALERT]'`,
+    );
+    // A list followed by text holds no placeholder: the parser's words alone.
+    expect(refusal(webhook("    routes:\n      gh:\n        secret: s\n        events: [push] x\n"))).toBe(
+      "FILE: line 6: not valid YAML — Unexpected scalar at node end at line 6, column 24",
+    );
+    // A template inside a {flow: mapping}: quoting the whole mapping would be wrong, so the parser's words alone.
+    expect(
+      refusal(
+        webhook("    routes:\n      gh:\n        secret: s\n        deliver_extra: {chat_id: {chat.id} x}\n"),
+      ),
+    ).toBe("FILE: line 6: not valid YAML — Unexpected scalar at node end at line 6, column 44");
+    // A mapping followed by text is not a template: the parser's words alone.
+    expect(route("{chat_id: 1} x")).toBe(
+      "FILE: line 6: not valid YAML — Unexpected scalar at node end at line 6, column 30",
+    );
+  });
+});
+
+describe('a value holding ": " written unquoted', () => {
+  it("is refused by the parser as a nested mapping: the hint says so, with the value quoted", () => {
+    expect(
+      refusal(
+        webhook(
+          "    routes:\n      gh:\n        secret: s\n        prompt: New PR: {pull_request.title}  # c\n",
+        ),
+      ),
+    ).toBe(
+      "FILE: line 6: not valid YAML — Nested mappings are not allowed in compact mappings at line 6, column 17 — a \": \" inside a value starts another key in YAML: put the value in quotes: prompt: 'New PR: {pull_request.title}'",
+    );
+  });
+});
+
+describe("a regex pattern written unquoted", () => {
+  const pattern = (value: string) =>
+    refusal(
+      webhook(
+        `    routes:\n      gh:\n        secret: s\n        filters:\n          - field: x\n            regex: ${value}\n`,
+      ),
+    );
+
+  it("starting with [ or { (a list or mapping to YAML) is refused saying to quote the pattern", () => {
+    expect(pattern("[A-Z]+-[0-9]+")).toBe(
+      "FILE: line 8: not valid YAML — Unexpected scalar at node end at line 8, column 25 — YAML reads a value that starts with [ as a list: put the pattern in quotes: regex: '[A-Z]+-[0-9]+'",
+    );
+    expect(pattern("[A-Z]")).toBe(
+      `FILE: platforms.webhook.routes.gh.filters[0].regex: expected a string, got ["A-Z"] — YAML reads a value that starts with [ as a list: put the pattern in quotes: regex: '[A-Z]'`,
+    );
+    expect(pattern("{3}")).toBe(
+      `FILE: platforms.webhook.routes.gh.filters[0].regex: expected a string, got {"3":null} — YAML reads a value that starts with { as a mapping: put the pattern in quotes: regex: '{3}'`,
+    );
+  });
+
+  it("starting with ! (a tag YAML drops from the value) or * (an alias) is refused at its line", () => {
+    // `!wip fix` read as the pattern `fix`, without a word.
+    expect(pattern("!wip fix")).toBe(
+      "FILE: line 8: !wip at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes: regex: '!wip fix'",
+    );
+    expect(pattern("*.md  # markdown")).toBe(
+      "FILE: line 8: not valid YAML — Unresolved alias (the anchor must be set before the alias): .md — a value that starts with * names an anchor (&name) to YAML — put the value in quotes: regex: '*.md'",
+    );
+    // Inside a {flow: mapping} the tag is named, with no line to copy (quoting the mapping would be wrong).
+    expect(
+      refusal(
+        webhook(
+          "    routes:\n      gh:\n        secret: s\n        filters: [{field: x, regex: !wip fix}]\n",
+        ),
+      ),
+    ).toBe(
+      "FILE: line 6: !wip at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes",
+    );
+    // A prompt too: `!urgent deploy {x}` was the prompt `deploy {x}`.
+    expect(
+      refusal(webhook("    routes:\n      gh:\n        secret: s\n        prompt: !urgent deploy {x}\n")),
+    ).toBe(
+      "FILE: line 6: !urgent at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes: prompt: '!urgent deploy {x}'",
+    );
+  });
+});
+
+describe("a template cut short by a YAML comment", () => {
+  const route = (lines: string) => webhook(`    routes:\n      gh:\n        secret: s\n${lines}`);
+
+  it("prompt: PR #{number} unquoted read as PR: refused, naming what was dropped and the quoted value", () => {
+    expect(refusal(route("        prompt: Review PR #{number} opened  \n"))).toBe(
+      `FILE: line 6: platforms.webhook.routes.gh.prompt: YAML read only "Review PR": a # after a space starts a comment, so "#{number} opened" was dropped — put the template in quotes: prompt: 'Review PR #{number} opened'`,
+    );
+    // Nothing before the #: no prompt at all, which would have been the payload dump.
+    expect(refusal(route("        prompt: #{number}\n"))).toBe(
+      `FILE: line 6: platforms.webhook.routes.gh.prompt: YAML read no value: a # after a space starts a comment, so "#{number}" was dropped — put the template in quotes: prompt: '#{number}'`,
+    );
+    // With nothing before the #, any #word: a Slack channel as the chat.
+    expect(
+      refusal(route("        deliver: slack\n        deliver_extra:\n          chat_id: #general\n")),
+    ).toBe(
+      `FILE: line 8: platforms.webhook.routes.gh.deliver_extra.chat_id: YAML read no value: a # after a space starts a comment, so "#general" was dropped — put the template in quotes: chat_id: '#general'`,
+    );
+    expect(
+      refusal(
+        route("        deliver: telegram\n        deliver_extra:\n          chat_id: chat #{chat.id}\n"),
+      ),
+    ).toBe(
+      `FILE: line 8: platforms.webhook.routes.gh.deliver_extra.chat_id: YAML read only "chat": a # after a space starts a comment, so "#{chat.id}" was dropped — put the template in quotes: chat_id: 'chat #{chat.id}'`,
+    );
+  });
+
+  it("a filter's value that starts with # (a Slack channel, an issue ref) read as null: refused", () => {
+    expect(
+      refusal(route("        filters:\n          - field: channel\n            equals: #general\n")),
+    ).toBe(
+      `FILE: line 8: platforms.webhook.routes.gh.filters[0].equals: YAML read no value: a # after a space starts a comment, so "#general" was dropped — put the value in quotes: equals: '#general'`,
+    );
+    expect(
+      refusal(
+        route(
+          "        filters:\n          - field: channel\n            in:\n              - random\n              - #general\n",
+        ),
+      ),
+    ).toBe(
+      `FILE: line 10: platforms.webhook.routes.gh.filters[0].in[1]: YAML read no value: a # after a space starts a comment, so "#general" was dropped — put the value in quotes: - '#general'`,
+    );
+  });
+
+  it("a comment that is a comment is left alone: other text after #, a quoted value, a line of its own", () => {
+    const h = tempHome();
+    home = h;
+    h.write(
+      "config.yaml",
+      route(
+        "        prompt: Review PR # the number comes later\n        deliver: log\n        filters:\n          - field: x\n            equals: y  #z\n      ci:\n        secret: s\n        prompt: 'PR' #{number}\n        events: [push] #{x}\n      cd:\n        secret: s\n        prompt: deploy\n          #{not this}\n",
+      ),
+    );
+    const routes = loadConfig({ home: h.dir, env: {} }).config.platforms.webhook.routes;
+    expect([routes.gh?.prompt, routes.ci?.prompt, routes.cd?.prompt]).toEqual(["Review PR", "PR", "deploy"]);
+    expect(routes.gh?.filters).toEqual([{ field: "x", equals: "y" }]);
+  });
+});
+
+describe("a list written in braces", () => {
+  it("is a mapping of null values to YAML: the refusal writes the list back in square brackets", () => {
+    const message = refusal(
+      webhook(
+        "    routes:\n      gh:\n        secret: s\n        events: {push, Merge Request Hook}\n        skills: {review}\n        toolsets: {'a,b'}\n        filters:\n          - {field: action, in: {opened, closed}}\n",
+      ),
+    );
+    expect(message.split("\n")).toEqual([
+      'FILE: platforms.webhook.routes.gh.events: expected a list, got {"push":null,"Merge Request Hook":null} — a list is written in square brackets: events: [push, Merge Request Hook]',
+      'FILE: platforms.webhook.routes.gh.filters[0].in: expected a list, got {"opened":null,"closed":null} — a list is written in square brackets: in: [opened, closed]',
+      'FILE: platforms.webhook.routes.gh.skills: expected a list, got {"review":null} — a list is written in square brackets: skills: [review]',
+      // An item a flow list would read otherwise is not written back.
+      'FILE: platforms.webhook.routes.gh.toolsets: expected a list, got {"a,b":null} — a list is written in square brackets, not braces',
+    ]);
   });
 });
 

@@ -1,0 +1,230 @@
+/**
+ * Values written unquoted in config.yaml that YAML reads as something else than the text meant, and the
+ * messages that say to quote them (the value written back in single quotes): a template that starts with
+ * `{` (a mapping: `prompt: {pull_request.title}`), `[` (a list) or another character YAML gives a meaning,
+ * a `regex` pattern likewise, a `: ` inside a value, a `#` after a space (a comment: `prompt: PR #{number}`,
+ * `equals: #general`), a leading `!tag` or `*alias` (src/config/yamlLeadingChars.ts), and a filter's
+ * yes/no/on/off (text in YAML 1.2). The parser's own words say none of this.
+ */
+
+const HINT = "YAML reads a value that starts with { as a mapping: put the";
+
+/** `'text'`: single quotes keep every character as written (a backslash too); a `'` is doubled. */
+function singleQuoted(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** What the value of `key` is: a `regex` filter's pattern, or a template (or other text). */
+function noun(key: string): string {
+  return key === "regex" ? "pattern" : "template";
+}
+
+/**
+ * A mapping that an unquoted `{a.b}` (or `{a, b}`) became: every value null. The template it was, when
+ * that can be told (one key that is a placeholder path), else undefined.
+ */
+function placeholders(input: unknown): { template?: string } | undefined {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined;
+  const entries = Object.entries(input);
+  if (entries.length === 0 || entries.some(([, value]) => value !== null)) return undefined;
+  const [only] = entries;
+  return entries.length === 1 && only !== undefined && /^[^\s{}]+$/.test(only[0])
+    ? { template: `{${only[0]}}` }
+    : {};
+}
+
+/**
+ * The hint for a key that takes text (`prompt`, a `deliver_extra` value, `coalesce.key`, ...) at `at` given
+ * such a mapping (or, for a template, a list), or undefined. `shown` false: the value is a secret's and is not
+ * written back.
+ */
+export function unquotedTemplateHint(
+  at: readonly PropertyKey[],
+  input: unknown,
+  shown = true,
+): string | undefined {
+  const key = String(at.at(-1));
+  // `prompt: [ALERT]`, `regex: [A-Z]`: a list to YAML; told back when it is one plain item.
+  if (Array.isArray(input) && input.length > 0 && (isTemplateKey(at) || key === "regex")) {
+    const [only] = input;
+    const back =
+      input.length === 1 && typeof only === "string" ? `: ${key}: ${singleQuoted(`[${only}]`)}` : "";
+    return ` — ${meaning("[")}: put the ${noun(key)} in quotes${back}`;
+  }
+  const found = placeholders(input);
+  if (found === undefined) return undefined;
+  if (!shown) return ` — ${HINT} value in quotes`;
+  return found.template === undefined
+    ? ` — ${HINT} ${noun(key)} in quotes`
+    : ` — ${HINT} ${noun(key)} in quotes: ${key}: ${singleQuoted(found.template)}`;
+}
+
+/**
+ * `events: {push, pull_request}`: braces make a mapping of null values, where a list takes square brackets.
+ * The hint for a key that takes a list given such a mapping, with the list written back, or undefined.
+ */
+export function bracedListHint(key: string, input: unknown): string | undefined {
+  if (placeholders(input) === undefined) return undefined;
+  const items = Object.keys(input as object);
+  const plain = items.every((item) => /^[^\s,:#[\]{}'"](?:[^,:#[\]{}]*[^\s,:#[\]{}])?$/.test(item));
+  return plain
+    ? ` — a list is written in square brackets: ${key}: [${items.join(", ")}]`
+    : " — a list is written in square brackets, not braces";
+}
+
+/**
+ * `  prompt: [{repo}] {title}  # comment` → key and value, when the value starts with a character YAML gives a
+ * meaning (`{` mapping, `[` list, `*` alias, `&` anchor, `!` tag, `@` and a backquote reserved, `%`
+ * directive). A `# ` after a space is cut as the comment it likely is; `#{id}` is kept, as the text it is
+ * once the value is quoted.
+ */
+const INDICATOR_VALUE = /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+([{[*&!@`%][^\n]*?)(?:[ \t]+#(?:[ \t].*)?)?$/;
+
+/** The parser's words for a value that starts with such a character and goes on past what it opened. */
+const INDICATOR_ERROR =
+  /^(?:Unexpected (?:scalar|flow-map-start|flow-seq-start|tag|anchor|alias) at node end|Plain value cannot start with)/;
+
+/** A `{placeholder}` (no spaces): what makes a value a template rather than a mapping or a list. */
+const PLACEHOLDER = /\{[^\s{}:,]+\}/;
+
+function meaning(first: string): string {
+  if (first === "{") return "YAML reads a value that starts with { as a mapping";
+  if (first === "[") return "YAML reads a value that starts with [ as a list";
+  return `YAML gives a value that starts with ${first} a meaning of its own`;
+}
+
+/**
+ * The hint for a YAML syntax error on `line` whose value is a template starting with such a character
+ * (`prompt: {title} was opened`, `prompt: [{repo}] {title}`, `prompt: @{user} pinged`) or a `regex` pattern
+ * (`regex: [a-z]+`), or undefined: a mapping or list with text after it (`events: [push] x`, `{chat_id: 1} x`)
+ * holds no placeholder.
+ */
+export function unquotedTemplateLine(message: string, line: string): string | undefined {
+  if (!INDICATOR_ERROR.test(message)) return undefined;
+  const match = INDICATOR_VALUE.exec(line);
+  if (match === null) return undefined;
+  const [, key, value] = match as unknown as [string, string, string];
+  // A regex's value is a pattern whatever it holds (`[a-z]+`); any other value, one with a placeholder.
+  if (key !== "regex" && (!PLACEHOLDER.test(value) || value.startsWith("{{"))) return undefined;
+  // `deliver_extra: {chat_id: {chat.id} x}`: the mapping is meant; the value at fault is inside it, and
+  // quoting the whole line would be wrong: the parser's words alone.
+  if (/:\s/.test(/^[{[][^{}[\]]*/.exec(value)?.[0] ?? "")) return undefined;
+  return ` — ${meaning(value[0] as string)}: put the ${noun(key)} in quotes: ${key}: ${singleQuoted(value.trim())}`;
+}
+
+/** The keys whose values are templates: a route's `prompt`, `deliver_extra` values and `coalesce.key`. */
+function isTemplateKey(at: readonly PropertyKey[]): boolean {
+  const [parent, key] = at.slice(-2);
+  if (at[0] !== "platforms" || at[1] !== "webhook" || !at.includes("routes")) return false;
+  return (
+    (key === "prompt" && at.length >= 5) ||
+    (parent === "deliver_extra" && at.length >= 6) ||
+    (parent === "coalesce" && key === "key")
+  );
+}
+
+/** A filter's value that is text to compare (`equals`, ..., an `in` item): `#general` is one, not a comment. */
+function isFilterValue(at: readonly PropertyKey[]): boolean {
+  const [parent, key] = at.slice(-2).map(String);
+  if (!at.includes("filters")) return false;
+  return (
+    ["equals", "not_equals", "contains", "regex", "in_file"].includes(key as string) ||
+    (parent === "in" && /^\d+$/.test(key as string))
+  );
+}
+
+/** `a.filters.0.in.1` as messages write it: `a.filters[0].in[1]`. */
+export function keyPath(at: readonly string[]): string {
+  return at.map((key, i) => (/^\d+$/.test(key) ? `[${key}]` : `${i === 0 ? "" : "."}${key}`)).join("");
+}
+
+/**
+ * A value cut short by a YAML comment: a space then `#` starts one, so `prompt: PR #{number} opened` is the
+ * prompt `PR` (`prompt: #{number}`: no prompt at all, the payload dump) and a filter's `equals: #general` (a
+ * Slack channel) or `regex: #\d+` compares with null, without a word. `value` is the plain scalar YAML read at
+ * `at` (null: none), `after` the text that follows it on its line (its comment). The refusal, or undefined:
+ * for a template with text before the `#`, when no placeholder (`#{`) was cut off; for a filter's value,
+ * when something was read before the `#`; for both, when the comment starts with a space (`x  # note`).
+ */
+export function templateCutByComment(
+  at: readonly string[],
+  value: string | null,
+  after: string,
+): string | undefined {
+  const template = isTemplateKey(at);
+  if (!template && !(value === null && isFilterValue(at))) return undefined;
+  // After text, only a placeholder (`PR #{number}`) is taken for part of the value; with nothing before
+  // it, any `#word` is (`chat_id: #general`).
+  const comment = (
+    template && value !== null
+      ? /^[ \t]*(#\{[^\n]*?)[ \t]*(?:\r?\n|$)/
+      : /^[ \t]*(#\S[^\n]*?)[ \t]*(?:\r?\n|$)/
+  ).exec(after)?.[1];
+  if (comment === undefined) return undefined;
+  const key = at.at(-1) as string;
+  const read = value === null ? "no value" : `only ${JSON.stringify(value)}`;
+  const written = singleQuoted(value === null ? comment : `${value} ${comment}`);
+  const fix = /^\d+$/.test(key) ? `- ${written}` : `${key}: ${written}`;
+  return `${keyPath(at)}: YAML read ${read}: a # after a space starts a comment, so ${JSON.stringify(comment)} was dropped — put the ${template ? "template" : "value"} in quotes: ${fix}`;
+}
+
+/** `  prompt: New PR: {pull_request.title}`: key, value (a `# comment` cut). */
+const COLON_VALUE =
+  /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+([^'"\s][^\n]*?:[ \t][^\n]*?)(?:[ \t]+#(?:[ \t].*)?)?$/;
+
+/**
+ * `prompt: New PR: {pull_request.title}` unquoted: a `: ` inside a value starts another key, which YAML
+ * refuses ("Nested mappings are not allowed in compact mappings"). The hint, with the value quoted, or
+ * undefined.
+ */
+export function colonInValueHint(message: string, line: string): string | undefined {
+  if (!/^Nested mappings are not allowed in compact mappings/.test(message)) return undefined;
+  const match = COLON_VALUE.exec(line);
+  if (match === null) return undefined;
+  const [, key, value] = match as unknown as [string, string, string];
+  return ` — a ": " inside a value starts another key in YAML: put the value in quotes: ${key}: ${singleQuoted(value.trim())}`;
+}
+
+/** A line's `key: value` (a `# comment` cut), for the tag and alias refusals below. */
+const KEY_VALUE = /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+([^\s][^\n]*?)(?:[ \t]+#(?:[ \t].*)?)?$/;
+
+/**
+ * `regex: '!wip'` as the fix for `line`, when the line is `key: value` and the value starts with `start` (not
+ * inside a `{flow: mapping}` on that line, whose whole text quoted would be wrong).
+ */
+function quotedBack(line: string, start: string): string {
+  const match = KEY_VALUE.exec(line);
+  const value = match?.[2]?.trim();
+  return match === null || value === undefined || !value.startsWith(start)
+    ? ""
+    : `: ${match[1]}: ${singleQuoted(value)}`;
+}
+
+/**
+ * `regex: !wip fix` or `prompt: !urgent deploy {x}`: YAML reads a leading `!word` as a tag, which svc does not
+ * know, and drops it from the value (`fix`, `deploy {x}`) with only a warning. The refusal for the tag at
+ * `line` (the file's line text).
+ */
+export function unknownTagProblem(tag: string, line: string): string {
+  return `${tag} at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes${quotedBack(line, tag)}`;
+}
+
+/**
+ * `regex: *.md`: YAML reads a leading `*name` as an alias of an anchor `&name` the file does not have. The
+ * advice for the alias at `line`.
+ */
+export function unknownAliasProblem(line: string): string {
+  return `a value that starts with * names an anchor (&name) to YAML — put the value in quotes${quotedBack(line, "*")}`;
+}
+
+/**
+ * `{field: pull_request.draft, equals: no}`: YAML 1.2 reads an unquoted yes/no/on/off as text, so the filter
+ * compared a boolean field with the text "no" and never matched (not_equals always did), without a word. The
+ * refusal for such a value of a filter on a payload field, or undefined.
+ */
+export function yamlOneOneBoolean(at: readonly string[], value: string): string | undefined {
+  const word = /^(yes|no|on|off)$/i.exec(value)?.[1];
+  if (word === undefined) return undefined;
+  const bool = /^(yes|on)$/i.test(word) ? "true" : "false";
+  return `${keyPath(at)}: ${word} is text in YAML 1.2, not a boolean — write ${bool} to compare with a true/false field, or ${singleQuoted(word)} in quotes to compare with that text`;
+}
