@@ -50,7 +50,9 @@ export function parseInstallLink(link: string): InstallRequest {
   } catch {
     reject("not a URL; expected svc://mcp/install?name=...&config=...");
   }
-  if (url.protocol !== "svc:" || url.host !== "mcp" || url.pathname !== "/install") {
+  // RFC 3986 section 6.2.2.1: the scheme and the host are case-insensitive (the URL parser lowercases the
+  // scheme only, since svc: is no special scheme); the path is not.
+  if (url.protocol !== "svc:" || url.host.toLowerCase() !== "mcp" || url.pathname !== "/install") {
     reject("expected svc://mcp/install?name=...&config=...");
   }
   const names = url.searchParams.getAll("name");

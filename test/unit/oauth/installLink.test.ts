@@ -123,6 +123,13 @@ describe("install link parser (spec 4.1)", () => {
     }
   });
 
+  it("reads the scheme and the host in any case, as RFC 3986 does (svc://MCP/install), but not the path", () => {
+    const cfg = b64url({ url: "https://a.test/" });
+    for (const l of [`SVC://mcp/install?name=a&config=${cfg}`, `svc://MCP/install?name=a&config=${cfg}`])
+      expect(parseInstallLink(l).name, l).toBe("a");
+    expect(rejected(() => parseInstallLink(`svc://mcp/Install?name=a&config=${cfg}`))).toBe(true);
+  });
+
   it("decodes base64 with or without padding but not a mix of both alphabets", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
