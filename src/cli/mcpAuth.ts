@@ -4,7 +4,7 @@ import { makeJob } from "../actors/oauth/context.js";
 import { type LoginFlow, runLogin } from "../actors/oauth/runLogin.js";
 import { startSystem } from "../actors/system.js";
 import { loadConfig, secretScope } from "../config/load.js";
-import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
+import { DEFAULT_PROFILE, type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import {
   describeInstall,
@@ -16,6 +16,7 @@ import { renderEntry } from "../io/mcp/render.js";
 import { addServerToConfig, existingServerNames } from "../io/oauth/installWriter.js";
 import { registerSchemeHandler } from "../io/oauth/schemeHandler.js";
 import { oauthEntryOf } from "../io/oauth/settings.js";
+import { newProfileTypo } from "../io/profiles.js";
 import { cliLogger } from "./cliLogger.js";
 import { noOauthServersProblem, oauthTargetProblem } from "./mcp/oauthTarget.js";
 
@@ -103,6 +104,19 @@ function pathsFor(profile: string | undefined): SvcPaths {
   return svcPaths(svcHome(), profile);
 }
 
+/**
+ * `--profile wrok` with a profile `work` on disk: the login would store its tokens in a new profile that no
+ * route or cron job uses, and the user would learn it only when `work`'s runs still ask for a login. Said
+ * before the login starts (Ctrl-C stops it); any other new profile name is taken as it is.
+ */
+function warnProfileTypo(paths: SvcPaths, profile: string | undefined, command: string): void {
+  const meant = newProfileTypo(paths.home, profile);
+  if (meant === undefined) return;
+  process.stderr.write(
+    `warning: profile ${profile} has no directory (${paths.root} would be new) — did you mean ${meant}? The tokens of this login are stored for profile ${profile}, and only routes and cron jobs bound to ${profile} use them; for ${meant}: ${command}${meant === DEFAULT_PROFILE ? "" : ` --profile ${meant}`}\n`,
+  );
+}
+
 /** Asks for confirmation and a free name; writes nothing unless the answer is yes (closed stdin: no). */
 export async function confirmAndInstall(
   configPath: string,
@@ -166,6 +180,11 @@ export function registerMcpAuthCommands(mcp: Command): void {
       const servers = oauthServers(paths);
       const target = servers.find((s) => s.name === server);
       if (target === undefined) throw notAnOauthTarget(paths, server);
+      warnProfileTypo(
+        paths,
+        opts.profile,
+        `svc mcp login ${server}${opts.flow ? ` --flow ${opts.flow}` : ""}`,
+      );
       await loginServer(paths, target, {
         fresh: true,
         ...(opts.flow ? { flow: opts.flow as LoginFlow } : {}),
@@ -196,6 +215,7 @@ export function registerMcpAuthCommands(mcp: Command): void {
           `${paths.config}: ${noOauthServersProblem(loadConfig({ home: paths.home }).config.mcp_servers)}`,
         );
       }
+      warnProfileTypo(paths, opts.profile, `svc mcp reauth ${server ?? "--all"}`);
       let failed = 0;
       for (const s of chosen) {
         try {

@@ -6,6 +6,14 @@ import { SvcError } from "../errors.js";
 /** Spec 4.1 limits. */
 export const INSTALL_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 export const MAX_INSTALL_PAYLOAD = 32 * 1024;
+/** Base64 characters of the largest payload (padding included). */
+const MAX_ENCODED = Math.ceil(MAX_INSTALL_PAYLOAD / 3) * 4;
+/**
+ * A bound on the whole link before it is parsed: the largest payload with every character percent-encoded
+ * (standard base64 put in a URL with encodeURIComponent writes `+`, `/`, `=` as `%2B`, `%2F`, `%3D`), plus
+ * the rest of the link. The payload limit itself is checked on the decoded bytes.
+ */
+const MAX_LINK_CHARS = 3 * MAX_ENCODED + 1024;
 
 /**
  * Why `name` cannot be a server name, or undefined when it can: it must match INSTALL_NAME, and
@@ -42,15 +50,16 @@ export function decodeBase64Loose(text: string): Buffer | undefined {
  * SvcError("install_link") naming the problem.
  */
 export function parseInstallLink(link: string): InstallRequest {
-  if (link.length > MAX_INSTALL_PAYLOAD * 2)
-    reject(`the link is longer than ${MAX_INSTALL_PAYLOAD * 2} characters`);
+  if (link.length > MAX_LINK_CHARS) reject(`the link is longer than ${MAX_LINK_CHARS} characters`);
   let url: URL;
   try {
     url = new URL(link);
   } catch {
     reject("not a URL; expected svc://mcp/install?name=...&config=...");
   }
-  if (url.protocol !== "svc:" || url.host !== "mcp" || url.pathname !== "/install") {
+  // RFC 3986 section 6.2.2.1: the scheme and the host are case-insensitive (the URL parser lowercases the
+  // scheme only, since svc: is no special scheme); the path is not.
+  if (url.protocol !== "svc:" || url.host.toLowerCase() !== "mcp" || url.pathname !== "/install") {
     reject("expected svc://mcp/install?name=...&config=...");
   }
   const names = url.searchParams.getAll("name");
@@ -62,7 +71,7 @@ export function parseInstallLink(link: string): InstallRequest {
   const encoded = (configs[0] as string).replace(/ /g, "+");
   const nameProblem = installNameProblem(name);
   if (nameProblem !== undefined) reject(nameProblem);
-  if (encoded.length > Math.ceil((MAX_INSTALL_PAYLOAD * 4) / 3) + 4) reject("config payload is over 32 KB");
+  if (encoded.length > MAX_ENCODED) reject("config payload is over 32 KB");
   const bytes = decodeBase64Loose(encoded);
   if (bytes === undefined) reject("config is not base64url or base64");
   if (bytes.length > MAX_INSTALL_PAYLOAD) reject("config payload is over 32 KB");

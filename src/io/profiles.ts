@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expandHome } from "../config/interpolate.js";
+import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, profilesAmong } from "../config/paths.js";
 
 /**
@@ -27,6 +28,17 @@ export function profilesOnDisk(home: string): string[] {
   } catch {
     return [DEFAULT_PROFILE];
   }
+}
+
+/**
+ * The profile a `--profile` name with no directory yet is one or two letters from (`wrok` for `work`): a
+ * typo, most likely. Undefined for the default profile, one on disk, or any other new name (a profile
+ * needs its directory only for the files it holds, so a new name is taken as it is).
+ */
+export function newProfileTypo(home: string, profile: string | undefined): string | undefined {
+  if (profile === undefined || profile === DEFAULT_PROFILE) return undefined;
+  const profiles = profilesOnDisk(home);
+  return profiles.includes(profile) ? undefined : nearMiss(profile, profiles);
 }
 
 /**

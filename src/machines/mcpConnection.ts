@@ -196,19 +196,33 @@ export const mcpConnectionMachine = setup({
         keepalive: {
           initial: "waiting",
           states: {
-            waiting: { after: { keepalive: { guard: "keepaliveOn", target: "pinging" } } },
+            waiting: {
+              after: {
+                keepalive: [
+                  // A call in flight is the liveness check: its own timeout and loss detection cover it, and
+                  // a server busy with it (a tool blocking its event loop) may not answer a ping until the
+                  // call is done, so a ping then would close a healthy session under the call.
+                  { guard: and(["keepaliveOn", "busyNow"]), target: "waiting", reenter: true },
+                  { guard: "keepaliveOn", target: "pinging" },
+                ],
+              },
+            },
             pinging: {
               invoke: {
                 src: "ping",
                 input: ({ context }) => ({ session: context.session }),
                 onDone: "waiting",
-                onError: {
-                  target: "#mcpConnection.reconnecting",
-                  actions: assign({
-                    lastError: ({ event }) => `keepalive ping failed: ${errorText(event.error)}`,
-                    attempt: ({ context }) => context.attempt + 1,
-                  }),
-                },
+                onError: [
+                  // A call started while the ping waited: the same reason, no verdict.
+                  { guard: "busyNow", target: "waiting" },
+                  {
+                    target: "#mcpConnection.reconnecting",
+                    actions: assign({
+                      lastError: ({ event }) => `keepalive ping failed: ${errorText(event.error)}`,
+                      attempt: ({ context }) => context.attempt + 1,
+                    }),
+                  },
+                ],
               },
             },
           },

@@ -14,7 +14,7 @@ import { type McpSession, openSession, type SessionHandlers } from "./session.js
 import { createTlsFetch } from "./tlsFetch.js";
 import { tlsHint } from "./tlsHints.js";
 import { createTransport } from "./transport.js";
-import { describeTransportError, httpStatusOf } from "./transportErrors.js";
+import { describeTransportError, httpStatusOf, ownErrorInSseStream } from "./transportErrors.js";
 
 /** Supplies the OAuth provider of an `auth: oauth` server (issue 6); `interactive: false` for background connects. */
 export type OAuthProviderFor = (
@@ -269,6 +269,8 @@ function scoped(
   remote?: McpServerEntry,
 ): unknown {
   if (err instanceof SvcError) return err;
+  const own = ownErrorInSseStream(name, err);
+  if (own !== undefined) return own;
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
     return new SvcError(
       "mcp_connect",

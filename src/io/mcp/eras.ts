@@ -1,4 +1,9 @@
-import { ErrorCode, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 /** The stateless revision whose `server/discover` replaces the `initialize` handshake. */
@@ -54,4 +59,17 @@ export function unsupportedVersionHint(text: string): string {
   const version = /Server's protocol version is not supported: ([^\s),;]+)/.exec(text)?.[1];
   if (version === undefined || version === STATELESS_VERSION) return "";
   return ` — svc speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")} (and ${STATELESS_VERSION} through server/discover): configure the server to offer one of them, or update svc`;
+}
+
+/**
+ * A server of protocol version 2024-10-07 (which svc speaks) answers `tools/call` with `toolResult`, not
+ * `content`: the SDK accepts it and leaves `content` empty, so the call would show nothing. Its value
+ * becomes one text block (a string as it is, anything else as JSON), as a later server sends it.
+ */
+export function withContent(result: Record<string, unknown>): CallToolResult {
+  const content = Array.isArray(result.content) ? result.content : [];
+  if (!("toolResult" in result) || content.length > 0) return result as CallToolResult;
+  const { toolResult, ...rest } = result;
+  const text = typeof toolResult === "string" ? toolResult : (JSON.stringify(toolResult) ?? "null");
+  return { ...rest, content: [{ type: "text", text }] } as CallToolResult;
 }

@@ -36,6 +36,7 @@ import {
   META_PROTOCOL_VERSION,
   STATELESS_VERSION,
   speaksStateless,
+  withContent,
 } from "./eras.js";
 import { answeredWithError, describeMalformed } from "./transportErrors.js";
 
@@ -166,11 +167,13 @@ export class McpSession {
     options: CallOptions = {},
   ): Promise<CallToolResult> {
     if (options.task === true) return this.callAsTask(name, args, timeoutMs, options);
-    return this.client.callTool({ name, arguments: args }, undefined, {
-      timeout: timeoutMs,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
-    }) as Promise<CallToolResult>;
+    return this.client
+      .callTool({ name, arguments: args }, undefined, {
+        timeout: timeoutMs,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
+      })
+      .then(withContent);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { describeWithCauses } from "../../errors.js";
+import { describeWithCauses, SvcError } from "../../errors.js";
 import { htmlPageSummary } from "../htmlPage.js";
 
 /** The HTTP status a transport error carries (Streamable HTTP or SSE). */
@@ -67,6 +67,19 @@ export function describeMalformed(err: unknown, what = "the server's answer"): s
   if (notJsonRpc)
     return `${what} is not a JSON-RPC message (no "jsonrpc": "2.0") — check that the url is the server's MCP endpoint`;
   return `${what} is malformed: ${summarizeIssues(issues)}`;
+}
+
+/**
+ * An error svc raised about server `name` while the SSE transport opened its event stream (the OAuth
+ * provider's `sp: not logged in — run …`, `sp: token refresh failed — …`): the stream's EventSource
+ * flattens it into the SDK's `SSE error: <message>`, while Streamable HTTP passes the same error through.
+ * Undefined for any other error; otherwise svc's error again, so both transports report it alike.
+ */
+export function ownErrorInSseStream(name: string, err: unknown): SvcError | undefined {
+  if (!(err instanceof SseError)) return undefined;
+  const message = /^SSE error: (?:SvcError: )?([\s\S]*)$/.exec(err.message)?.[1];
+  if (message === undefined || !message.startsWith(`${name}: `)) return undefined;
+  return new SvcError("oauth", message, { cause: err });
 }
 
 /**

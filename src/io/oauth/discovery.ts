@@ -128,7 +128,11 @@ export function unsupportedReason(meta: AuthorizationServerMetadata, flow: FlowK
   }
   if (typeof (meta as { device_authorization_endpoint?: unknown }).device_authorization_endpoint !== "string")
     return "has no device_authorization_endpoint";
-  if (!meta.grant_types_supported?.includes(DEVICE_GRANT))
+  // RFC 8628 section 4: the device_authorization_endpoint is how a server advertises the grant. Servers
+  // that list their grants (Keycloak, Okta, Google) must list it; those that list none (Microsoft Entra ID,
+  // Auth0) offer it through the endpoint alone.
+  const grants = meta.grant_types_supported;
+  if (grants !== undefined && !grants.includes(DEVICE_GRANT))
     return `does not list ${DEVICE_GRANT} in grant_types_supported`;
   return undefined;
 }

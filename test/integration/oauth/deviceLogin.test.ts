@@ -58,6 +58,20 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     for (const p of polls) expect(p.headers["user-agent"]).toBe("Poller/1");
   });
 
+  it("logs in at a server whose metadata lists no grant_types_supported but has a device endpoint (Microsoft Entra ID, Auth0)", async () => {
+    home = tempHome();
+    const auth = await as({
+      device: true,
+      deviceInterval: 1,
+      metadata: () => ({ grant_types_supported: undefined }),
+    });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "entra", rs.url);
+    const { output } = await drive(h);
+    expect(output?.ok).toBe(true);
+    expect(h.job.store.readTokens()).toMatchObject({ access_token: auth.issued[0], flow: "device" });
+  });
+
   it("GitHub-style polls (errors answered 200) keep polling on authorization_pending and slow_down", async () => {
     home = tempHome();
     const auth = await as({

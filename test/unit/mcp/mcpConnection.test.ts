@@ -18,6 +18,8 @@ interface Harness {
   hangConnect: boolean;
   /** When set, `close` waits for it (a process slow to exit). */
   holdClose?: Promise<void>;
+  /** When set, `ping` waits for it before answering (a server slow to answer). */
+  holdPing?: Promise<void>;
 }
 
 function start(overrides: Partial<McpConnectionInput> = {}) {
@@ -40,6 +42,7 @@ function start(overrides: Partial<McpConnectionInput> = {}) {
       }),
       ping: fromPromise<void, { session: unknown }>(async () => {
         h.pings++;
+        await h.holdPing;
         if (h.failPing) throw new Error("no pong");
       }),
       close: fromPromise<void, { session: unknown }>(async () => {
@@ -118,6 +121,38 @@ describe("mcpConnection machine (spec 3)", () => {
     await tick(backoffMs(0));
     await until("connected");
     expect(h.connects).toBe(2);
+  });
+
+  it("no ping while a call is in flight (a server busy with it may not answer), and a ping a call overtook gives no verdict", async () => {
+    const { h, until, tick, actor, state } = start({ kind: "stdio", keepaliveMs: 5_000 });
+    await until("connected");
+    actor.send({ type: "CALL_START" });
+    await tick(5_000);
+    await tick(5_000);
+    expect(h.pings).toBe(0);
+    actor.send({ type: "CALL_END" });
+    await tick(5_000);
+    expect(h.pings).toBe(1);
+
+    // The next ping waits for its answer; a call starts meanwhile and the ping then fails (timed out).
+    let answer = () => {};
+    h.holdPing = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    h.failPing = true;
+    await tick(5_000);
+    expect(h.pings).toBe(2);
+    actor.send({ type: "CALL_START" });
+    answer();
+    await tick(0);
+    expect(state()).toBe("connected");
+    expect(h.closes).toBe(0);
+    // Once idle again, a failing ping reconnects as before.
+    delete h.holdPing;
+    actor.send({ type: "CALL_END" });
+    await tick(5_000);
+    await until("reconnecting");
+    expect(actor.getSnapshot().context.lastError).toMatch(/keepalive ping failed: no pong/);
   });
 
   it("stdio without keepalive_interval never pings", async () => {

@@ -51,3 +51,43 @@ describe("a server answering initialize with a protocol version svc does not spe
     ).toBe("");
   });
 });
+
+/** A server of protocol version 2024-10-07, written by hand: its tools/call answers carry `toolResult`. */
+function answeringToolResult(toolResult: unknown) {
+  return () => {
+    const [client, server] = InMemoryTransport.createLinkedPair();
+    server.onmessage = (message) => {
+      if (!("id" in message) || !("method" in message)) return;
+      const answer = (result: Record<string, unknown>) =>
+        void server.send({ jsonrpc: "2.0", id: message.id, result });
+      if (message.method === "initialize")
+        answer({
+          protocolVersion: "2024-10-07",
+          capabilities: { tools: {} },
+          serverInfo: { name: "old", version: "0" },
+        });
+      else if (message.method === "tools/call") answer({ toolResult });
+    };
+    void server.start();
+    return client;
+  };
+}
+
+describe("tools/call answered by a 2024-10-07 server (toolResult instead of content)", () => {
+  it("gives the toolResult as a text block, JSON for a value that is not a string, instead of no content", async () => {
+    const call = async (toolResult: unknown) => {
+      const session = await connectServer("old", mcpServerSchema.parse({ command: "in-memory" }), {
+        scope: () => ({ secrets: {}, env: {} }),
+        interactive: false,
+        transportFor: answeringToolResult(toolResult),
+      });
+      try {
+        return (await session.callTool("answer", {}, 5000)).content;
+      } finally {
+        await session.close();
+      }
+    };
+    expect(await call({ answer: 42 })).toEqual([{ type: "text", text: '{"answer":42}' }]);
+    expect(await call("forty-two")).toEqual([{ type: "text", text: "forty-two" }]);
+  });
+});

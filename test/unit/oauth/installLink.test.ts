@@ -107,6 +107,18 @@ describe("install link parser (spec 4.1)", () => {
     ).toBe(true);
   });
 
+  it("accepts a 32 KB payload in standard base64 percent-encoded into the link, however many +, / and = it holds", () => {
+    // "???" is "Pz8/" in base64: a quarter of the characters become %2F in the link.
+    const filler = (n: number) => ({ url: "https://a.test/mcp", headers: { "X-Note": "?".repeat(n) } });
+    const base = JSON.stringify(filler(0)).length;
+    const full = link("big-one", b64(filler(MAX_INSTALL_PAYLOAD - base)));
+    expect(full.length).toBeGreaterThan(2 * MAX_INSTALL_PAYLOAD);
+    expect(parseInstallLink(full).kind).toBe("url");
+    expect(
+      rejected(() => parseInstallLink(link("big-one", b64(filler(MAX_INSTALL_PAYLOAD - base + 1))))),
+    ).toBe(true);
+  });
+
   it("rejects other schemes, hosts and paths, and repeated parameters", () => {
     const cfg = b64url({ url: "https://a.test/" });
     for (const l of [
@@ -121,6 +133,13 @@ describe("install link parser (spec 4.1)", () => {
         l,
       ).toBe(true);
     }
+  });
+
+  it("reads the scheme and the host in any case, as RFC 3986 does (svc://MCP/install), but not the path", () => {
+    const cfg = b64url({ url: "https://a.test/" });
+    for (const l of [`SVC://mcp/install?name=a&config=${cfg}`, `svc://MCP/install?name=a&config=${cfg}`])
+      expect(parseInstallLink(l).name, l).toBe("a");
+    expect(rejected(() => parseInstallLink(`svc://mcp/Install?name=a&config=${cfg}`))).toBe(true);
   });
 
   it("decodes base64 with or without padding but not a mix of both alphabets", () => {

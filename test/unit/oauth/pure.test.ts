@@ -77,8 +77,15 @@ describe("flow requirements", () => {
   it("requires the device endpoint and grant for the device flow", () => {
     expect(unsupportedReason(base, "device")).toMatch(/device_authorization_endpoint/);
     expect(
-      unsupportedReason({ ...base, device_authorization_endpoint: "https://as.test/d" } as never, "device"),
-    ).toMatch(/grant_types_supported/);
+      unsupportedReason(
+        {
+          ...base,
+          device_authorization_endpoint: "https://as.test/d",
+          grant_types_supported: ["authorization_code", "refresh_token"],
+        } as never,
+        "device",
+      ),
+    ).toMatch(/does not list urn:ietf:params:oauth:grant-type:device_code in grant_types_supported/);
     expect(
       unsupportedReason(
         {
@@ -88,6 +95,11 @@ describe("flow requirements", () => {
         } as never,
         "device",
       ),
+    ).toBeUndefined();
+  });
+  it("takes the device endpoint alone as the offer when no grant_types_supported is listed (RFC 8628 section 4: Microsoft Entra ID, Auth0)", () => {
+    expect(
+      unsupportedReason({ ...base, device_authorization_endpoint: "https://as.test/d" } as never, "device"),
     ).toBeUndefined();
   });
 });

@@ -1,0 +1,36 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { runInProcess } from "../../helpers/inProcessCli.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+// In-process: the server's url (port 9, which fetch refuses at once) ends each login at its discovery,
+// after the warning; cimd: false keeps the callback off the pinned ports other tests use.
+const mcp = (...args: string[]) =>
+  runInProcess(["mcp", ...args], { SVC_HOME: home.dir, PATH: process.env.PATH ?? "" });
+
+describe("svc mcp login / reauth --profile with a name one letter from an existing profile", () => {
+  it("warns before the login that the tokens go to a new profile, naming the profile meant; other names pass silently", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      "mcp_servers:\n  o:\n    url: http://127.0.0.1:9/mcp\n    auth: oauth\n    oauth: { cimd: false }\n",
+    );
+    home.write("profiles/work/.env", "");
+    const typo = await mcp("login", "o", "--profile", "wrok");
+    expect(typo.stderr).toContain(
+      `warning: profile wrok has no directory (${join(home.dir, "profiles", "wrok")} would be new) — did you mean work? The tokens of this login are stored for profile wrok, and only routes and cron jobs bound to wrok use them; for work: svc mcp login o --profile work\n`,
+    );
+    const reauth = await mcp("reauth", "--all", "--profile", "defualt");
+    expect(reauth.stderr).toContain("did you mean default? ");
+    expect(reauth.stderr).toContain("for default: svc mcp reauth --all\n");
+
+    for (const profile of ["work", "personal"]) {
+      const plain = await mcp("login", "o", "--profile", profile);
+      expect(plain.code).toBe(1);
+      expect(plain.stderr).not.toContain("did you mean");
+    }
+  });
+});

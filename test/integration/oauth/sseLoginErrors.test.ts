@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
+import { connectServer } from "../../../src/io/mcp/connect.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+/** A background connect (as the gateway's) of an auth: oauth server with no login; port 9 is refused at once. */
+async function connectError(name: string, transport?: "sse"): Promise<string> {
+  const entry = mcpServerSchema.parse({
+    url: `http://127.0.0.1:9/${transport === "sse" ? "sse" : "mcp"}`,
+    auth: "oauth",
+    ...(transport === undefined ? {} : { transport }),
+  });
+  const connect = connectServer(name, entry, {
+    scope: () => ({ secrets: {}, env: {} }),
+    interactive: false,
+    oauthProviderFor: (server, e, { interactive }) =>
+      oauthProviderFor(server, e, { interactive, paths: svcPaths(home.dir) }),
+  });
+  return connect.then(
+    () => "connected",
+    (err: unknown) => (err instanceof Error ? err.message : String(err)),
+  );
+}
+
+describe("OAuth errors of an SSE server's connect", () => {
+  it("read as Streamable HTTP's: the login to run, without the SDK's 'SSE error: ' wrapping the server's name", async () => {
+    home = tempHome();
+    expect(await connectError("hp")).toBe("hp: not logged in — run `svc mcp login hp`");
+    expect(await connectError("sp", "sse")).toBe("sp: not logged in — run `svc mcp login sp`");
+  });
+});
