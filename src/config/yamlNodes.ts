@@ -10,7 +10,8 @@ import { isTextField } from "../streams/filters.js";
  *   `thread_ts: 1700000000.000100` read as a float is `1700000000.0001`, another thread), and so does a
  *   route's `cron_job` (a job id is 8 random hex characters: `00012345` or `1234e567` copied unquoted);
  * - so does a number among an MCP server's `args`, `env` and `headers` values, which reach the process
- *   or the request as text (`PYTHON_VERSION: 3.10` is not `3.1`, `UMASK: 0755` is not `755`);
+ *   or the request as text (`PYTHON_VERSION: 3.10` is not `3.1`, `UMASK: 0755` is not `755`), and in its
+ *   `client_cert` list (a key password `[me.crt, me.key, 0123]`, which a number would refuse or lose);
  * - and a platform's ids (`home_channel`, WhatsApp's `phone_number_id`, QQ's `app_id`): a phone number
  *   `home_channel: +15552223333` read as a number is `15552223333`, `04915112345678` loses its 0;
  * - and the values a filter on a header or the event type compares (`equals`, `not_equals`, `contains`,
@@ -72,10 +73,12 @@ function isPlatformId(path: readonly string[]): boolean {
   );
 }
 
-/** `mcp_servers.<name>.args`, `.env` or `.headers`: values passed on as text. */
+/** `mcp_servers.<name>.args`, `.env`, `.headers` or `.client_cert`: values passed on as text. */
 function isServerText(path: readonly string[]): boolean {
   return (
-    path.length === 3 && path[0] === "mcp_servers" && ["args", "env", "headers"].includes(path[2] as string)
+    path.length === 3 &&
+    path[0] === "mcp_servers" &&
+    ["args", "env", "headers", "client_cert"].includes(path[2] as string)
   );
 }
 

@@ -46,3 +46,23 @@ describe("config.yaml written the ways YAML users write it", () => {
     );
   });
 });
+
+describe("an MCP server's client_cert list", () => {
+  it("a key password written as a number is taken as written ([cert, key, 0123] is the password 0123), not refused", () => {
+    const { dir } = write(
+      [
+        "mcp_servers:",
+        "  corp:",
+        "    url: https://mcp.corp.example/mcp",
+        "    client_cert: [/certs/me.crt, /certs/me.key, 0123]",
+        "  pin:",
+        "    url: https://mcp.corp.example/mcp",
+        "    client_cert: [/certs/me.crt, /certs/me.key, 123456]",
+        "",
+      ].join("\n"),
+    );
+    const servers = loadConfig({ home: dir, env: {} }).config.mcp_servers;
+    expect(servers.corp?.client_cert).toEqual(["/certs/me.crt", "/certs/me.key", "0123"]);
+    expect(servers.pin?.client_cert).toEqual(["/certs/me.crt", "/certs/me.key", "123456"]);
+  });
+});
