@@ -12,6 +12,7 @@ import { isTextField } from "../streams/filters.js";
  * - so does a number among an MCP server's `args`, `env` and `headers` values, which reach the process
  *   or the request as text (`PYTHON_VERSION: 3.10` is not `3.1`, `UMASK: 0755` is not `755`), and in its
  *   `client_cert` list (a key password `[me.crt, me.key, 0123]`, which a number would refuse or lose);
+ *   an argument written `~` (YAML's null) is the home directory's `~`;
  * - and a platform's ids (`home_channel`, WhatsApp's `phone_number_id`, QQ's `app_id`): a phone number
  *   `home_channel: +15552223333` read as a number is `15552223333`, `04915112345678` loses its 0;
  * - and the values a filter on a header or the event type compares (`equals`, `not_equals`, `contains`,
@@ -20,8 +21,10 @@ import { isTextField } from "../streams/filters.js";
 export function prepareConfigDocument(doc: Document, text: string, file: string, lines: LineCounter): void {
   const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
     if (isSeq(node)) {
+      const serverArgs = path.length === 3 && path[0] === "mcp_servers" && path[2] === "args";
       for (const [i, item] of node.items.entries()) {
         if (idValues) keepNumberText(item, text);
+        if (serverArgs) keepTilde(item, text);
         walk(item, [...path, String(i)], false);
       }
       return;
@@ -80,6 +83,15 @@ function isServerText(path: readonly string[]): boolean {
     path[0] === "mcp_servers" &&
     ["args", "env", "headers", "client_cert"].includes(path[2] as string)
   );
+}
+
+/**
+ * An argument written `~` (the home directory, as `~/x` is its path) is YAML's null: it stays `~`, which
+ * the connect expands like any path argument, rather than an argument "without a value".
+ */
+function keepTilde(node: unknown, text: string): void {
+  if (!isScalar(node) || node.type !== Scalar.PLAIN || node.value !== null || !node.range) return;
+  if (text.slice(node.range[0], node.range[1]) === "~") node.value = "~";
 }
 
 /** A plain (unquoted) number scalar becomes the string written in the file. */

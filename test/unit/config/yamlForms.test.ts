@@ -66,3 +66,33 @@ describe("an MCP server's client_cert list", () => {
     expect(servers.pin?.client_cert).toEqual(["/certs/me.crt", "/certs/me.key", "123456"]);
   });
 });
+
+describe("an MCP server's argument written ~", () => {
+  it("is the home directory's ~ (expanded at connect like ~/x), not YAML's null refused as 'has no value'", () => {
+    const { dir } = write(
+      [
+        "mcp_servers:",
+        "  files:",
+        "    command: npx",
+        "    args: [-y, '@modelcontextprotocol/server-filesystem', ~]",
+        "  block:",
+        "    command: npx",
+        "    args:",
+        "      - --root",
+        "      - ~",
+        "      - ''",
+        "",
+      ].join("\n"),
+    );
+    const servers = loadConfig({ home: dir, env: {} }).config.mcp_servers;
+    expect(servers.files?.args).toEqual(["-y", "@modelcontextprotocol/server-filesystem", "~"]);
+    expect(servers.block?.args).toEqual(["--root", "~", ""]);
+  });
+
+  it("an entry with nothing written is still refused", () => {
+    const { dir, file } = write("mcp_servers:\n  x:\n    command: npx\n    args:\n      - --root\n      -\n");
+    expect(() => loadConfig({ home: dir, env: {} })).toThrow(
+      `${file}: mcp_servers.x.args[1]: has no value — write "" for an empty argument, or remove the entry`,
+    );
+  });
+});
