@@ -134,6 +134,11 @@ export function unmatchedFilters(
     policy.include !== undefined && policy.exclude !== undefined
       ? ["tools.exclude is ignored because tools.include is set (include wins) — remove one of them"]
       : [];
+  // `include: []` is set, so it registers none of the tools: no entry of it is there to be reported.
+  if (policy.include?.length === 0 && tools.length > 0)
+    ignored.push(
+      `tools.include is an empty list, so none of the server's ${tools.length} tool${tools.length === 1 ? "" : "s"} is registered — list the tools to register, or remove tools.include to register them all`,
+    );
   return ignored.concat(
     patterns.flatMap((pattern) => {
       if (tools.some((t) => fnmatchAny([pattern])(t.name))) return [];

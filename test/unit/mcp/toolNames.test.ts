@@ -85,6 +85,15 @@ describe("tools policy (spec 2.2)", () => {
     ]);
   });
 
+  it("include: [] is set (rule 1), so it registers no tool: said, since no entry of it can be reported", () => {
+    expect(names(selectTools(all, policy({ include: [] })))).toEqual([]);
+    expect(unmatchedFilters(all, policy({ include: [] }))).toEqual([
+      `tools.include is an empty list, so none of the server's ${all.length} tools is registered — list the tools to register, or remove tools.include to register them all`,
+    ]);
+    expect(unmatchedFilters([], policy({ include: [] }))).toEqual([]);
+    expect(unmatchedFilters(all, policy({ exclude: [] }))).toEqual([]);
+  });
+
   it("a listed tool that is not registered is explained by the filter that leaves it out or the collision it lost", () => {
     const collisions = ['s: "a_b" and "a-b" both register as mcp__s__a_b; "a_b" is skipped'];
     expect(unregisteredListedReason("shell", policy({ include: "web-*" }), [])).toBe(
