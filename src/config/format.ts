@@ -236,6 +236,18 @@ function otherClientsKeys(
   ].join("; ");
 }
 
+/** `mcp_servers.<name>.tools: [a, b]`: a list of tool names where the tools policy mapping goes. */
+function mcpToolsList(path: readonly PropertyKey[], input: unknown): input is string[] {
+  return (
+    path.length === 3 &&
+    path[0] === "mcp_servers" &&
+    path[2] === "tools" &&
+    Array.isArray(input) &&
+    input.length > 0 &&
+    input.every((x) => typeof x === "string")
+  );
+}
+
 function unknownKeys(
   keys: readonly string[],
   known: readonly string[],
@@ -346,6 +358,8 @@ export function formatIssue(
       message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
       message += ` — a $\{VAR} always gives text: write the value itself in the file`;
+    else if (mcpToolsList(issue.path, issue.input))
+      message += ` — a list of tool names goes under include (or exclude): write tools: {include: [${issue.input.join(", ")}]}`;
     else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
       message += ` — write coalesce: {key: ${issue.input}}`;
     else if (issue.input === undefined && issue.path.at(-1) === "key" && issue.path.at(-2) === "coalesce")

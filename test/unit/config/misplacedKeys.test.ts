@@ -135,3 +135,11 @@ describe("an MCP server entry with the keys of Codex's config.toml, Gemini CLI o
     );
   });
 });
+
+describe("an MCP server's tools written as a list of tool names", () => {
+  it("says the names go under tools.include (or exclude)", () => {
+    expect(refusal("mcp_servers:\n  a: {command: x, tools: [search, get_issue]}\n")).toBe(
+      'FILE: mcp_servers.a.tools: expected a mapping, got ["search","get_issue"] — a list of tool names goes under include (or exclude): write tools: {include: [search, get_issue]}',
+    );
+  });
+});
