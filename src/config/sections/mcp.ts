@@ -316,6 +316,12 @@ const entryShape = {
  * `shown` is what the message quotes (the url as written, so no rendered secret is echoed).
  */
 export function httpUrlProblem(url: string, shown = url): string | undefined {
+  // `localhost:8080/mcp` parses as scheme "localhost": a host (and port) written without http://.
+  if (!url.includes("://") && /^[A-Za-z0-9.-]+(?::\d+)?(?:\/[^\s?#@]*)?$/.test(url)) {
+    const fix =
+      url === shown ? `write http://${url} (https:// for TLS)` : "start it with http:// or https://";
+    return `expected an http:// or https:// URL, got ${describe(withoutCredentials(shown))} (no http:// or https:// at its start) — ${fix}`;
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
