@@ -96,12 +96,13 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
   it("a wrong client_cert list is described without its password entry", () => {
     let message = "";
     try {
-      load("mcp_servers:\n  a: {url: https://x, client_cert: [c.pem, k.pem, 12345678]}\n");
+      // Four entries (a numeric password alone is taken as written: [c.pem, k.pem, 12345678] is valid).
+      load("mcp_servers:\n  a: {url: https://x, client_cert: [c.pem, k.pem, 12345678, extra]}\n");
     } catch (err) {
       message = (err as Error).message;
     }
     expect(message).toContain(
-      'client_cert: expected a PEM path, [cert, key] or [cert, key, password], got a list of 3 entries, ["c.pem", "k.pem", …]',
+      'client_cert: expected a PEM path, [cert, key] or [cert, key, password], got a list of 4 entries, ["c.pem", "k.pem", …]',
     );
     expect(message).not.toContain("12345678");
   });
