@@ -158,6 +158,21 @@ export function unmatchedFilters(
   );
 }
 
+/** The tool-name limit of the common model APIs (`^[a-zA-Z0-9_-]{1,64}$`). */
+const MODEL_TOOL_NAME_LIMIT = 64;
+
+/**
+ * Registered names past the model APIs' 64 characters stay as svc builds them (spec 2.5): a model run
+ * offers each shortened (`modelToolName`: its first 55 characters, `_` and 8 hex of a hash), a command
+ * agent's MCP client gets it whole. The warning says so and how to keep the name readable.
+ */
+export function longNameWarning(server: string, tools: readonly { name: string }[]): string | undefined {
+  const long = tools.filter((t) => t.name.length > MODEL_TOOL_NAME_LIMIT).map((t) => t.name);
+  if (long.length === 0) return undefined;
+  const one = long.length === 1;
+  return `${server}: ${long.join(", ")} ${one ? "is" : "are"} longer than ${MODEL_TOOL_NAME_LIMIT} characters, the limit of the OpenAI and Anthropic APIs' tool names: model runs offer ${one ? "it" : "them"} shortened (the first 55 characters, _ and a hash), a command agent's MCP client gets ${one ? "it" : "them"} whole — a shorter server name or tools.exclude keeps ${one ? "it" : "them"} as registered`;
+}
+
 export interface Toolset {
   readonly tools: RegisteredTool[];
   /** Human-readable reports of names that could not be registered. */
