@@ -205,6 +205,7 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
       `trust: ${JSON.stringify(entry.trust)} is neither full nor untrusted, so the server is treated as untrusted (a call of a tool without readOnlyHint: true needs approval) — write trust: full or trust: untrusted`,
     );
   problems.push(...bareVariables(entry));
+  problems.push(...sameHeaderTwice(entry));
   const authorization = Object.keys(entry.headers).find((k) => k.toLowerCase() === "authorization");
   if (entry.auth === "oauth" && entry.url !== undefined && authorization !== undefined)
     problems.push(
@@ -234,6 +235,26 @@ function unusedOauthKeys(oauth: NonNullable<McpServerEntry["oauth"]>): string[] 
       "oauth.client_metadata_url is not used: the configured oauth.client_id identifies the client — remove one of them",
     );
   return problems;
+}
+
+/**
+ * Two `headers` keys that differ only in case (`Authorization` and `authorization`) name one HTTP header:
+ * both values are sent joined by a comma, which a server reads as neither (a token `a, b`).
+ */
+function sameHeaderTwice(entry: McpServerEntry): string[] {
+  if (entry.url === undefined) return [];
+  const byName = new Map<string, string[]>();
+  for (const key of Object.keys(entry.headers)) {
+    const keys = byName.get(key.toLowerCase());
+    if (keys === undefined) byName.set(key.toLowerCase(), [key]);
+    else keys.push(key);
+  }
+  return [...byName.values()]
+    .filter((keys) => keys.length > 1)
+    .map(
+      (keys) =>
+        `${keys.map((k) => `headers.${k}`).join(" and ")} are one header (HTTP header names ignore case), so their values are sent joined by a comma — keep one of them`,
+    );
 }
 
 /** `$TOKEN` or `Bearer $TOKEN`: a variable as a shell writes it, which svc does not replace. */

@@ -364,3 +364,19 @@ describe("oauth keys a login never reads beside the others are named", () => {
     ]);
   });
 });
+
+describe("two headers of a url server whose names differ only in case", () => {
+  it("are one HTTP header, sent joined by a comma: named (never their values)", () => {
+    const web = {
+      url: "https://x.example/mcp",
+      headers: { Authorization: "Bearer a1b2c3", authorization: "Bearer z9" },
+    };
+    const warnings = warningsFor({
+      mcp_servers: { web, ok: { url: "https://y.example/mcp", headers: { A: "1", B: "2" } } },
+    });
+    expect(warnings).toEqual([
+      `[mcp] ${FILE}: mcp_servers.web: headers.Authorization and headers.authorization are one header (HTTP header names ignore case), so their values are sent joined by a comma — keep one of them`,
+    ]);
+    expect(warnings.join("")).not.toContain("a1b2c3");
+  });
+});
