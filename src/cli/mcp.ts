@@ -116,20 +116,25 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
   const scope = secretScope(loaded.paths);
   return Object.entries(loaded.config.mcp_servers).map(([name, entry]) => {
     const cache = readSchemaCache(loaded.paths.mcpCache, name, entry);
+    // What the gateway would register from it: the filters apply, utility tools count, a name a server
+    // listed earlier takes does not; a disabled server registers nothing, whatever an earlier connect cached.
+    const view =
+      cache === undefined || !entry.enabled
+        ? undefined
+        : crossServerView(
+            loaded,
+            name,
+            buildToolset(name, cache.tools, cache.capabilities, renderToolsPolicy(entry, scope)).tools,
+          );
     return {
       name,
       transport: transportKind(entry),
       // A lazy server with a cache is lazy here too: a command registers it from the cache.
       state: !entry.enabled ? "disabled" : entry.lazy && cache !== undefined ? "lazy" : "stopped",
-      // What the gateway would register from it: the filters apply, utility tools count; a disabled
-      // server registers nothing, whatever an earlier connect cached.
-      toolCount:
-        cache === undefined || !entry.enabled
-          ? 0
-          : buildToolset(name, cache.tools, cache.capabilities, renderToolsPolicy(entry, scope)).tools.length,
+      toolCount: view?.kept.length ?? 0,
       lazy: entry.lazy,
       cached: cache !== undefined,
-      collisions: [],
+      collisions: view?.collisions ?? [],
     };
   });
 }

@@ -1,5 +1,6 @@
 import { bindHost } from "../config/host.js";
 import type { UnattendedElicitation } from "../config/sections/mcp.js";
+import { MAX_TIMER_SECONDS } from "../config/timerSeconds.js";
 import { SvcError } from "../errors.js";
 
 /** A `--port` value: 0-65535 (0 picks a free port where a listener takes it). */
@@ -10,12 +11,16 @@ export function parsePortOption(text: string, flag = "--port"): number {
   return port;
 }
 
-/** A `--timeout <seconds>` value: a positive number. */
+/**
+ * A `--timeout <seconds>` value: a positive number. One past the longest timer Node.js holds (about 24.8
+ * days: `--timeout 3000000` for "practically never") counts as that longest, as durations in config.yaml
+ * do; a timer set longer fires after 1 ms, so every check would fail at once.
+ */
 export function parseSecondsOption(text: string, flag = "--timeout"): number {
   const seconds = Number(text);
   if (text.trim() === "" || !Number.isFinite(seconds) || seconds <= 0)
     throw new SvcError("usage", `${flag}: expected a number of seconds greater than 0, got "${text}"`);
-  return seconds;
+  return Math.min(seconds, MAX_TIMER_SECONDS);
 }
 
 /** A `--host` value: an address or name; an empty one would bind every interface while printing none. */

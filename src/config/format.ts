@@ -177,11 +177,33 @@ export function docPageOf(path: readonly PropertyKey[]): string {
   return "docs/configuration.md";
 }
 
+const EXCLUDE_HINT = "write tools: {exclude: [...]} (the server's own tool names, or globs)";
+const INCLUDE_HINT = "write tools: {include: [...]} (the server's own tool names, or globs)";
+
 /**
- * Keys other MCP clients write in a server entry (Claude Desktop, Cline, Windsurf, VS Code), pasted into
- * `mcp_servers`: what svc reads instead.
+ * Keys other MCP clients write in a server entry (Claude Desktop, Cline, Roo Code, Windsurf, VS Code,
+ * Gemini CLI, and Codex, whose config.toml names its table mcp_servers too), pasted into `mcp_servers`:
+ * what svc reads instead.
  */
 const OTHER_CLIENTS_MCP_KEYS: Readonly<Record<string, string>> = {
+  httpUrl: "write url",
+  disabledTools: EXCLUDE_HINT,
+  excludeTools: EXCLUDE_HINT,
+  disabled_tools: EXCLUDE_HINT,
+  includeTools: INCLUDE_HINT,
+  enabled_tools: INCLUDE_HINT,
+  startup_timeout_sec: "write connect_timeout (seconds)",
+  tool_timeout_sec: "write timeout (seconds)",
+  http_headers: "write headers",
+  env_http_headers:
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    'write headers with each value as a variable: headers: {X-Api-Key: "${NAME}"}, NAME in the profile\'s .env',
+  bearer_token_env_var:
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    'write headers: {Authorization: "Bearer ${NAME}"}, with NAME in the profile\'s .env or the environment',
+  env_vars:
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    'pass each variable as env: {NAME: "${NAME}"} (a stdio server gets only its env and a few basics)',
   disabled: "write enabled: false for disabled: true (or remove it)",
   serverUrl: "write url",
   transportType: "write transport",
@@ -193,15 +215,38 @@ const OTHER_CLIENTS_MCP_KEYS: Readonly<Record<string, string>> = {
 };
 
 /** An `mcp_servers.<name>` entry's unknown keys that are other clients' keys, each with what to write instead. */
-function otherClientsKeys(path: readonly PropertyKey[], keys: readonly string[]): string | undefined {
+function otherClientsKeys(
+  path: readonly PropertyKey[],
+  keys: readonly string[],
+  known: readonly string[],
+): string | undefined {
   if (path[0] !== "mcp_servers" || path.length !== 2) return undefined;
   const hints = keys.filter((key) => Object.hasOwn(OTHER_CLIENTS_MCP_KEYS, key));
   if (hints.length === 0) return undefined;
+  // A misspelling beside them (`timout`) still gets its did-you-mean.
   const others = keys.filter((key) => !hints.includes(key));
+  const meant = others.flatMap((key) => {
+    const match = nearMiss(key, known);
+    return match === undefined || keys.includes(match) ? [] : [`"${key}": did you mean "${match}"?`];
+  });
+  const unmatched = others.filter((key) => !meant.some((m) => m.startsWith(`"${key}":`)));
   return [
     ...hints.map((key) => `${key}: ${OTHER_CLIENTS_MCP_KEYS[key]}`),
-    ...(others.length === 0 ? [] : [`${others.map((k) => `"${k}"`).join(", ")}: check the spelling`]),
+    ...meant,
+    ...(unmatched.length === 0 ? [] : [`${unmatched.map((k) => `"${k}"`).join(", ")}: check the spelling`]),
   ].join("; ");
+}
+
+/** `mcp_servers.<name>.tools: [a, b]`: a list of tool names where the tools policy mapping goes. */
+function mcpToolsList(path: readonly PropertyKey[], input: unknown): input is string[] {
+  return (
+    path.length === 3 &&
+    path[0] === "mcp_servers" &&
+    path[2] === "tools" &&
+    Array.isArray(input) &&
+    input.length > 0 &&
+    input.every((x) => typeof x === "string")
+  );
 }
 
 function unknownKeys(
@@ -210,7 +255,7 @@ function unknownKeys(
   at?: { path: readonly PropertyKey[]; input?: unknown },
   path: readonly PropertyKey[] = at?.path ?? [],
 ): string {
-  const foreign = otherClientsKeys(path, keys);
+  const foreign = otherClientsKeys(path, keys, known);
   if (foreign !== undefined)
     return `unknown key${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")} — ${foreign} (see docs/mcp.md)`;
   const meant = keys.flatMap((key) => {
@@ -322,6 +367,8 @@ export function formatIssue(
       message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
       message += ` — a $\{VAR} always gives text: write the value itself in the file`;
+    else if (mcpToolsList(issue.path, issue.input))
+      message += ` — a list of tool names goes under include (or exclude): write tools: {include: [${issue.input.join(", ")}]}`;
     else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
       message += ` — write coalesce: {key: ${issue.input}}`;
     else if (issue.input === undefined && issue.path.at(-1) === "key" && issue.path.at(-2) === "coalesce")

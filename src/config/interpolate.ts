@@ -166,3 +166,14 @@ export function addVariablesAdvice(names: readonly string[], where: string): str
   if (settable.length > 0) parts.push(`add ${settable.map((n) => `${n}=...`).join(", ")} to ${where}`);
   return parts.join("; ");
 }
+
+/**
+ * `${X} is not set, so <what> was ... as written — add X=... to ...`, when a value rendered at connect time
+ * still holds a `${...}` (nothing set it, or a form svc does not render, such as `${input:bin}`), else
+ * undefined. `what` says what was used (`command was run`, `the path was used`).
+ */
+export function keptAsWrittenHint(rendered: string, what: string): string | undefined {
+  const names = [...new Set([...rendered.matchAll(/\$\{(?:env:)?([^}]+)\}/g)].map((m) => m[1] as string))];
+  if (names.length === 0) return undefined;
+  return `${names.map((n) => `\${${n}}`).join(", ")} ${names.length === 1 ? "is" : "are"} not set, so ${what} as written — ${addVariablesAdvice(names, "the profile's .env or the environment")}`;
+}

@@ -190,6 +190,8 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
   }
   if (entry.oauth !== undefined && entry.auth !== "oauth" && entry.url !== undefined)
     problems.push("oauth is not used without auth: oauth — set auth: oauth to log in with it");
+  if (entry.oauth !== undefined && entry.auth === "oauth" && entry.url !== undefined)
+    problems.push(...unusedOauthKeys(entry.oauth));
   for (const key of ["idle_timeout_seconds", "max_lifetime_seconds"] as const) {
     const inner = entry.lifecycle?.[key];
     if (inner !== undefined && inner !== entry[key])
@@ -203,12 +205,56 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
       `trust: ${JSON.stringify(entry.trust)} is neither full nor untrusted, so the server is treated as untrusted (a call of a tool without readOnlyHint: true needs approval) — write trust: full or trust: untrusted`,
     );
   problems.push(...bareVariables(entry));
+  problems.push(...sameHeaderTwice(entry));
   const authorization = Object.keys(entry.headers).find((k) => k.toLowerCase() === "authorization");
   if (entry.auth === "oauth" && entry.url !== undefined && authorization !== undefined)
     problems.push(
       `headers.${authorization} is not sent: auth: oauth sends the access token of the server's login as the Authorization header — remove the header, or remove auth: oauth to send it instead`,
     );
   return problems;
+}
+
+/**
+ * `oauth` keys a login never reads beside the others: a `client_secret` without the `client_id` it was
+ * issued with (a client svc registers gets its own secret), or with `token_endpoint_auth_method: none`
+ * (which sends the client_id only); a `client_metadata_url` beside a `client_id` (the configured client
+ * is used, never the document).
+ */
+function unusedOauthKeys(oauth: NonNullable<McpServerEntry["oauth"]>): string[] {
+  const problems: string[] = [];
+  if (oauth.client_secret !== undefined && oauth.client_id === undefined)
+    problems.push(
+      "oauth.client_secret is not used without oauth.client_id: a client svc registers gets its own secret — set oauth.client_id to the client the secret was issued with, or remove it",
+    );
+  else if (oauth.client_secret !== undefined && oauth.token_endpoint_auth_method === "none")
+    problems.push(
+      "oauth.client_secret is not sent: token_endpoint_auth_method none sends the client_id only — set token_endpoint_auth_method to client_secret_basic or client_secret_post (or leave it out), or remove client_secret",
+    );
+  if (oauth.client_metadata_url !== undefined && oauth.client_id !== undefined)
+    problems.push(
+      "oauth.client_metadata_url is not used: the configured oauth.client_id identifies the client — remove one of them",
+    );
+  return problems;
+}
+
+/**
+ * Two `headers` keys that differ only in case (`Authorization` and `authorization`) name one HTTP header:
+ * both values are sent joined by a comma, which a server reads as neither (a token `a, b`).
+ */
+function sameHeaderTwice(entry: McpServerEntry): string[] {
+  if (entry.url === undefined) return [];
+  const byName = new Map<string, string[]>();
+  for (const key of Object.keys(entry.headers)) {
+    const keys = byName.get(key.toLowerCase());
+    if (keys === undefined) byName.set(key.toLowerCase(), [key]);
+    else keys.push(key);
+  }
+  return [...byName.values()]
+    .filter((keys) => keys.length > 1)
+    .map(
+      (keys) =>
+        `${keys.map((k) => `headers.${k}`).join(" and ")} are one header (HTTP header names ignore case), so their values are sent joined by a comma — keep one of them`,
+    );
 }
 
 /** `$TOKEN` or `Bearer $TOKEN`: a variable as a shell writes it, which svc does not replace. */

@@ -11,7 +11,9 @@ import { templateCutByComment, yamlOneOneBoolean } from "./unquotedTemplate.js";
  *   `thread_ts: 1700000000.000100` read as a float is `1700000000.0001`, another thread), and so does a
  *   route's `cron_job` (a job id is 8 random hex characters: `00012345` or `1234e567` copied unquoted);
  * - so does a number among an MCP server's `args`, `env` and `headers` values, which reach the process
- *   or the request as text (`PYTHON_VERSION: 3.10` is not `3.1`, `UMASK: 0755` is not `755`);
+ *   or the request as text (`PYTHON_VERSION: 3.10` is not `3.1`, `UMASK: 0755` is not `755`), and in its
+ *   `client_cert` list (a key password `[me.crt, me.key, 0123]`, which a number would refuse or lose);
+ *   an argument written `~` (YAML's null) is the home directory's `~`;
  * - and a platform's ids (`home_channel`, WhatsApp's `phone_number_id`, QQ's `app_id`): a phone number
  *   `home_channel: +15552223333` read as a number is `15552223333`, `04915112345678` loses its 0;
  * - and the values a filter on a header or the event type compares (`equals`, `not_equals`, `contains`,
@@ -20,9 +22,11 @@ import { templateCutByComment, yamlOneOneBoolean } from "./unquotedTemplate.js";
 export function prepareConfigDocument(doc: Document, text: string, file: string, lines: LineCounter): void {
   const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
     if (isSeq(node)) {
+      const serverArgs = path.length === 3 && path[0] === "mcp_servers" && path[2] === "args";
       for (const [i, item] of node.items.entries()) {
         refuseCommentedTemplate(item, [...path, String(i)], text, file, lines);
         if (idValues) keepNumberText(item, text);
+        if (serverArgs) keepTilde(item, text);
         walk(item, [...path, String(i)], false);
       }
       return;
@@ -122,11 +126,22 @@ function isPlatformId(path: readonly string[]): boolean {
   );
 }
 
-/** `mcp_servers.<name>.args`, `.env` or `.headers`: values passed on as text. */
+/** `mcp_servers.<name>.args`, `.env`, `.headers` or `.client_cert`: values passed on as text. */
 function isServerText(path: readonly string[]): boolean {
   return (
-    path.length === 3 && path[0] === "mcp_servers" && ["args", "env", "headers"].includes(path[2] as string)
+    path.length === 3 &&
+    path[0] === "mcp_servers" &&
+    ["args", "env", "headers", "client_cert"].includes(path[2] as string)
   );
+}
+
+/**
+ * An argument written `~` (the home directory, as `~/x` is its path) is YAML's null: it stays `~`, which
+ * the connect expands like any path argument, rather than an argument "without a value".
+ */
+function keepTilde(node: unknown, text: string): void {
+  if (!isScalar(node) || node.type !== Scalar.PLAIN || node.value !== null || !node.range) return;
+  if (text.slice(node.range[0], node.range[1]) === "~") node.value = "~";
 }
 
 /** A plain (unquoted) number scalar becomes the string written in the file. */

@@ -119,7 +119,8 @@ export class McpHub {
         name: rt.name,
         transport: transportKind(rt.entry),
         state,
-        toolCount: state === "lazy" ? (rt.cachedToolCount ?? 0) : rt.toolset.tools.length - lost.length,
+        // A lazy server's tools are registered from its cache, so a name lost there is counted out too.
+        toolCount: (state === "lazy" ? (rt.cachedToolCount ?? 0) : rt.toolset.tools.length) - lost.length,
         lazy: rt.entry.lazy,
         cached: rt.cachedToolCount !== undefined || rt.cachedOnDisk === true,
         ...(rt.era === undefined ? {} : { era: rt.era }),

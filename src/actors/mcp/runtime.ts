@@ -23,7 +23,7 @@ import type { CallQueue } from "./callQueue.js";
 import type { HubOptions } from "./hubOptions.js";
 import { logServerMessage } from "./serverLog.js";
 import { serverRequestHandlers } from "./serverRequests.js";
-import { buildToolset, type Toolset, unmatchedFilters } from "./toolNames.js";
+import { buildToolset, longNameWarning, type Toolset, unmatchedFilters } from "./toolNames.js";
 
 /** One configured server inside the hub: its entry, its connection actor and its current toolset. */
 export interface Runtime {
@@ -81,9 +81,6 @@ export function connectionInput(
     ...(cachedToolCount === undefined ? {} : { cachedToolCount }),
   };
 }
-
-/** The tool-name limit of the common model APIs (`^[a-zA-Z0-9_-]{1,64}$`). */
-const MODEL_TOOL_NAME_LIMIT = 64;
 
 export const SETTLED = new Set(["connected", "failed", "disabled", "stopped"]);
 
@@ -232,13 +229,8 @@ async function listAndRegister(
     rt.loggedCollisions.add(collision);
     logger.warn({ server: rt.name }, `[mcp] tool name collision: ${collision}`);
   }
-  const long = rt.toolset.tools.filter((t) => t.name.length > MODEL_TOOL_NAME_LIMIT).map((t) => t.name);
-  if (long.length > 0) {
-    // The names stay as svc builds them; many model APIs refuse function names over 64 characters.
-    warnings.push(
-      `${rt.name}: ${long.join(", ")} ${long.length === 1 ? "is" : "are"} longer than ${MODEL_TOOL_NAME_LIMIT} characters, which many model APIs refuse as tool names — use a shorter server name or tools.exclude`,
-    );
-  }
+  const long = longNameWarning(rt.name, rt.toolset.tools);
+  if (long !== undefined) warnings.push(long);
   rt.warnings = warnings;
   for (const warning of warnings) logger.warn({ server: rt.name }, `[mcp] ${warning}`);
   if (rt.toolset.tools.length === 0) {

@@ -134,6 +134,11 @@ export function unmatchedFilters(
     policy.include !== undefined && policy.exclude !== undefined
       ? ["tools.exclude is ignored because tools.include is set (include wins) — remove one of them"]
       : [];
+  // `include: []` is set, so it registers none of the tools: no entry of it is there to be reported.
+  if (policy.include?.length === 0 && tools.length > 0)
+    ignored.push(
+      `tools.include is an empty list, so none of the server's ${tools.length} tool${tools.length === 1 ? "" : "s"} is registered — list the tools to register, or remove tools.include to register them all`,
+    );
   return ignored.concat(
     patterns.flatMap((pattern) => {
       if (tools.some((t) => fnmatchAny([pattern])(t.name))) return [];
@@ -151,6 +156,21 @@ export function unmatchedFilters(
       return [`tools.${key}: "${pattern}" matches no tool of this server${hint}`];
     }),
   );
+}
+
+/** The tool-name limit of the common model APIs (`^[a-zA-Z0-9_-]{1,64}$`). */
+const MODEL_TOOL_NAME_LIMIT = 64;
+
+/**
+ * Registered names past the model APIs' 64 characters stay as svc builds them (spec 2.5): a model run
+ * offers each shortened (`modelToolName`: its first 55 characters, `_` and 8 hex of a hash), a command
+ * agent's MCP client gets it whole. The warning says so and how to keep the name readable.
+ */
+export function longNameWarning(server: string, tools: readonly { name: string }[]): string | undefined {
+  const long = tools.filter((t) => t.name.length > MODEL_TOOL_NAME_LIMIT).map((t) => t.name);
+  if (long.length === 0) return undefined;
+  const one = long.length === 1;
+  return `${server}: ${long.join(", ")} ${one ? "is" : "are"} longer than ${MODEL_TOOL_NAME_LIMIT} characters, the limit of the OpenAI and Anthropic APIs' tool names: model runs offer ${one ? "it" : "them"} shortened (the first 55 characters, _ and a hash), a command agent's MCP client gets ${one ? "it" : "them"} whole — a shorter server name or tools.exclude keeps ${one ? "it" : "them"} as registered`;
 }
 
 export interface Toolset {

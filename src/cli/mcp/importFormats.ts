@@ -57,6 +57,28 @@ const KEPT = ["command", "args", "env", "url", "headers", "timeout"] as const;
 const FOREIGN_VARIABLE =
   /\$\{(input:[^}]*|workspaceFolder:[^}]*|workspaceFolderBasename:[^}]*|CLAUDE_[A-Z_]*)\}/;
 
+const CONVERTED = ["type", "transport", "transportType", "serverUrl", "disabled", "enabled"];
+
+/**
+ * Gemini CLI's `includeTools` / `excludeTools` and Roo Code's `disabledTools` (lists of tool names): svc's
+ * `tools.include` / `tools.exclude`. Where both are written, Gemini excludes a tool named in both; svc
+ * reads include alone then, so those names are taken out of it. The keys carried over are returned too.
+ */
+function toolFilters(raw: Record<string, unknown>): { tools?: Record<string, string[]>; keys: string[] } {
+  const include = names(raw.includeTools);
+  const excluded = { excludeTools: names(raw.excludeTools), disabledTools: names(raw.disabledTools) };
+  const exclude = [...(excluded.excludeTools ?? []), ...(excluded.disabledTools ?? [])];
+  const keys = [
+    ...(include === undefined ? [] : ["includeTools"]),
+    ...Object.entries(excluded).flatMap(([key, list]) => (list === undefined ? [] : [key])),
+  ];
+  if (include !== undefined) return { tools: { include: include.filter((n) => !exclude.includes(n)) }, keys };
+  return exclude.length === 0 ? { keys } : { tools: { exclude }, keys };
+}
+
+const names = (v: unknown): string[] | undefined =>
+  Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string" && x !== "") ? v : undefined;
+
 function convert(name: string, raw: Record<string, unknown>, notes: string[]): Record<string, unknown> {
   const entry: Record<string, unknown> = {};
   for (const key of KEPT) if (raw[key] !== undefined) entry[key] = raw[key];
@@ -70,14 +92,27 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
     notes.push(
       `${name}: type ${JSON.stringify(type)} is not a transport svc knows (stdio, http, sse) — left out`,
     );
+  // Gemini CLI names a Streamable HTTP server's url `httpUrl`.
+  if (entry.url === undefined && entry.command === undefined && typeof raw.httpUrl === "string") {
+    entry.url = raw.httpUrl;
+    entry.transport = "http";
+  }
   if (raw.disabled === true || raw.enabled === false) entry.enabled = false;
+  const filters = toolFilters(raw);
+  if (filters.tools !== undefined) entry.tools = filters.tools;
   const left = Object.keys(raw).filter(
     (k) =>
       !(KEPT as readonly string[]).includes(k) &&
-      !["type", "transport", "transportType", "serverUrl", "disabled", "enabled"].includes(k),
+      ![...CONVERTED, ...filters.keys].includes(k) &&
+      !(k === "httpUrl" && entry.url === raw.httpUrl),
   );
   if (left.length > 0)
     notes.push(`${name}: ${left.join(", ")} not carried over (svc has no such key; see docs/mcp.md)`);
+  // Cline's timeout is seconds, as svc's; Gemini CLI's (an entry with its httpUrl or tool lists) milliseconds.
+  if (typeof raw.timeout === "number" && ["httpUrl", "includeTools", "excludeTools"].some((k) => k in raw))
+    notes.push(
+      `${name}: timeout ${raw.timeout} is read as seconds; Gemini CLI writes milliseconds — if it came from there, write ${raw.timeout / 1000}`,
+    );
   const foreign = FOREIGN_VARIABLE.exec(JSON.stringify(entry))?.[0];
   if (foreign !== undefined)
     notes.push(

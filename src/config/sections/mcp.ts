@@ -19,6 +19,23 @@ function describe(value: unknown): string {
   }
 }
 
+const UNIT_SECONDS: ReadonlyArray<readonly [RegExp, number]> = [
+  [/^(?:ms|msecs?|milliseconds?)$/, 0.001],
+  [/^(?:s|secs?|seconds?)$/, 1],
+  [/^(?:m|mins?|minutes?)$/, 60],
+  [/^(?:h|hrs?|hours?)$/, 3600],
+];
+
+/** `"30s"`, `"10m"`, `"1h"` (a duration as other tools write it): the number of seconds to write instead. */
+function unitHint(value: unknown): string {
+  const parts = typeof value === "string" ? /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*$/i.exec(value) : null;
+  const unit =
+    parts === null ? undefined : UNIT_SECONDS.find(([re]) => re.test((parts[2] as string).toLowerCase()));
+  if (parts === null || unit === undefined) return "";
+  const seconds = Number(parts[1]) * unit[1];
+  return seconds > 0 ? ` — write the number of seconds alone: ${Number(seconds.toFixed(3))}` : "";
+}
+
 /**
  * A duration in seconds (numbers, or numeric strings); the message names the unit the user must give.
  * Values above MAX_TIMER_SECONDS count as it (`timeout: 3000000` for "practically never").
@@ -33,7 +50,7 @@ function seconds<D extends number | undefined>(fallback: D, options: { positive?
       if (typeof n !== "number" || !Number.isFinite(n) || n < 0 || (options.positive === true && n === 0)) {
         ctx.addIssue({
           code: "custom",
-          message: `expected ${typeof n === "number" && Number.isFinite(n) && options.positive === true ? "a positive number of " : ""}seconds, got ${describe(value)}`,
+          message: `expected ${typeof n === "number" && Number.isFinite(n) && options.positive === true ? "a positive number of " : ""}seconds, got ${describe(value)}${unitHint(value)}`,
         });
         return z.NEVER;
       }
@@ -316,6 +333,12 @@ const entryShape = {
  * `shown` is what the message quotes (the url as written, so no rendered secret is echoed).
  */
 export function httpUrlProblem(url: string, shown = url): string | undefined {
+  // `localhost:8080/mcp` parses as scheme "localhost": a host (and port) written without http://.
+  if (!url.includes("://") && /^[A-Za-z0-9.-]+(?::\d+)?(?:\/[^\s?#@]*)?$/.test(url)) {
+    const fix =
+      url === shown ? `write http://${url} (https:// for TLS)` : "start it with http:// or https://";
+    return `expected an http:// or https:// URL, got ${describe(withoutCredentials(shown))} (no http:// or https:// at its start) — ${fix}`;
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { InterpolationScope } from "../../config/interpolate.js";
+import { type InterpolationScope, keptAsWrittenHint } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../credentials.js";
@@ -236,13 +236,10 @@ function describeExit(child: ChildReport, when?: string): string | undefined {
  * A whole command line written into `command` (as some clients' configs and install links do) is looked up
  * as one program name: when its first word is a program, say how to split it.
  */
-function notFoundHint(command: string): string {
+export function notFoundHint(command: string): string {
   // An unset variable keeps its literal text: the command looked up was `${NODE_BIN}`.
-  const unset = [...command.matchAll(/\$\{(?:env:)?([^}]+)\}/g)].map((m) => m[1] as string);
-  if (unset.length > 0) {
-    const names = unset.map((n) => `\${${n}}`).join(", ");
-    return `${names} ${unset.length === 1 ? "is" : "are"} not set, so command was run as written — add ${unset.map((n) => `${n}=...`).join(", ")} to the profile's .env or the environment`;
-  }
+  const unset = keptAsWrittenHint(command, "command was run");
+  if (unset !== undefined) return unset;
   const [program, ...rest] = command.trim().split(/\s+/);
   const found =
     program !== undefined &&

@@ -47,6 +47,14 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
         `mcp_servers.${name}.headers.${key}: the value${r.value === value ? "" : " rendered from ${...}"} contains a line break or NUL character, which an HTTP header cannot carry — check it (not shown here) in config.yaml or the profile's .env`,
       );
     }
+    // fetch takes header values as bytes (Latin-1) and refuses others with "Cannot convert argument to a
+    // ByteString because the character at index 0 has a value of 8364", naming neither server nor key.
+    if (/[\u0100-\u{10ffff}]/u.test(r.value)) {
+      throw new SvcError(
+        "mcp_connect",
+        `mcp_servers.${name}.headers.${key}: the value${r.value === value ? "" : " rendered from ${...}"} contains a character an HTTP header cannot carry (one outside Latin-1, such as € or an emoji) — write it in ASCII, percent-encoded if the server decodes it (check it, not shown here, in config.yaml or the profile's .env)`,
+      );
+    }
     out.headers[key] = r.value;
   }
   // fetch refuses a URL with user:password@ and quotes it whole in its error; httpx and curl send them

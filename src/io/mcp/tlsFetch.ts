@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Agent } from "undici";
+import { keptAsWrittenHint } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 
@@ -23,9 +24,18 @@ function readPem(server: string, what: string, path: string): Buffer {
     const problem = code === "ENOENT" ? "file not found" : `file cannot be read (${code ?? "error"})`;
     throw new SvcError(
       "mcp_config",
-      `mcp_servers.${server}: ${what} ${problem}: ${path}${code === "ENOENT" ? switchHint(what, path) : ""}`,
+      `mcp_servers.${server}: ${what} ${problem}: ${path}${code === "ENOENT" ? notFoundHint(what, path) : ""}`,
     );
   }
+}
+
+/**
+ * Why a path is not there: a `${VAR}` in it that nothing set (the path was used as written), or a
+ * switch written as text (below).
+ */
+function notFoundHint(what: string, path: string): string {
+  const unset = keptAsWrittenHint(path, "the path was used");
+  return unset === undefined ? switchHint(what, path) : ` — ${unset}`;
 }
 
 /**
@@ -74,7 +84,7 @@ function checkPem(
     fail(
       pem.passphrase === undefined
         ? `the private key in ${paths.key} is encrypted — give its password as the third element: client_cert: [cert, key, password]`
-        : `the private key in ${paths.key} cannot be decrypted with the configured password (client_cert[2])`,
+        : `the private key in ${paths.key} cannot be decrypted with the configured password (client_cert[2])${passwordHint(pem.passphrase)}`,
     );
     return;
   }
@@ -85,6 +95,12 @@ function checkPem(
     // An unparsable certificate is left for TLS to report.
   }
   if (!matches) fail(`the private key in ${paths.key} does not belong to the certificate in ${paths.cert}`);
+}
+
+/** A password holding a `${VAR}` nothing set was used as written (its text is never shown). */
+function passwordHint(password: string): string {
+  const unset = keptAsWrittenHint(password, "the password was used");
+  return unset === undefined ? "" : ` — ${unset}`;
 }
 
 /** Connection options for undici: CA bundle, verification switch and client certificate (mTLS). */

@@ -397,7 +397,7 @@ describe("registered names longer than model APIs accept", () => {
     await h.settled(server);
     expect(h.tools().map((t) => t.name)).toEqual([`mcp__${server}__echo`, `mcp__${server}__write_note`]);
     expect(log.messages()).toContain(
-      `[mcp] ${server}: mcp__${server}__write_note is longer than 64 characters, which many model APIs refuse as tool names — use a shorter server name or tools.exclude`,
+      `[mcp] ${server}: mcp__${server}__write_note is longer than 64 characters, the limit of the OpenAI and Anthropic APIs' tool names: model runs offer it shortened (the first 55 characters, _ and a hash), a command agent's MCP client gets it whole — a shorter server name or tools.exclude keeps it as registered`,
     );
   });
 });

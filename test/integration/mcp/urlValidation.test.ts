@@ -14,9 +14,13 @@ describe("mcp_servers.<name>.url", () => {
       ],
       [
         "localhost:8080/mcp",
-        /expected an http:\/\/ or https:\/\/ URL, got "localhost:8080\/mcp" \(localhost is not supported\)/,
+        /expected an http:\/\/ or https:\/\/ URL, got "localhost:8080\/mcp" \(no http:\/\/ or https:\/\/ at its start\) — write http:\/\/localhost:8080\/mcp \(https:\/\/ for TLS\)$/m,
       ],
       ["not a url", /expected an http:\/\/ or https:\/\/ URL, got "not a url"$/m],
+      [
+        "mcp.example.com/mcp",
+        /got "mcp\.example\.com\/mcp" \(no http:\/\/ or https:\/\/ at its start\) — write http:\/\/mcp\.example\.com\/mcp \(https:\/\/ for TLS\)$/m,
+      ],
     ] as const) {
       ctx.home.write("config.yaml", `mcp_servers:\n  remote:\n    url: ${JSON.stringify(url)}\n`);
       expect(() => loadConfig({ home: ctx.home.dir, env: {} }), url).toThrow(why);

@@ -47,3 +47,55 @@ describe("streamableHttp, as other clients' configs write it", () => {
     expect(notes).toEqual([]);
   });
 });
+
+describe("svc mcp import of Gemini CLI's and Roo Code's server keys", () => {
+  it("httpUrl is a Streamable HTTP url; includeTools / excludeTools / disabledTools are tools.include / exclude", () => {
+    const { entries, notes } = importedServers(
+      {
+        mcpServers: {
+          gh: { httpUrl: "https://api.example.com/mcp", includeTools: ["search", "get_issue"] },
+          fs: { command: "npx", args: ["-y", "fs"], excludeTools: ["rm"] },
+          roo: { command: "roo-srv", disabledTools: ["drop_table"] },
+        },
+      },
+      "settings.json",
+    );
+    expect(entries.gh).toEqual({
+      url: "https://api.example.com/mcp",
+      transport: "http",
+      tools: { include: ["search", "get_issue"] },
+    });
+    expect(entries.fs).toEqual({ command: "npx", args: ["-y", "fs"], tools: { exclude: ["rm"] } });
+    expect(entries.roo).toEqual({ command: "roo-srv", tools: { exclude: ["drop_table"] } });
+    expect(notes).toEqual([]);
+    for (const entry of Object.values(entries)) expect(() => mcpServerSchema.parse(entry)).not.toThrow();
+  });
+
+  it("a tool named in both lists stays out, as Gemini excludes it (svc reads include alone then)", () => {
+    const { entries } = importedServers(
+      { mcpServers: { g: { command: "x", includeTools: ["a", "b", "c"], excludeTools: ["b"] } } },
+      "settings.json",
+    );
+    expect(entries.g?.tools).toEqual({ include: ["a", "c"] });
+  });
+
+  it("a Gemini entry's timeout (milliseconds there) is carried over as seconds, with a note", () => {
+    const { entries, notes } = importedServers(
+      { mcpServers: { g: { httpUrl: "https://x.test/mcp", timeout: 30000 } } },
+      "settings.json",
+    );
+    expect(entries.g?.timeout).toBe(30000);
+    expect(notes).toEqual([
+      "g: timeout 30000 is read as seconds; Gemini CLI writes milliseconds — if it came from there, write 30",
+    ]);
+  });
+
+  it("a filter that is no list of names is left out with the note", () => {
+    const { entries, notes } = importedServers(
+      { mcpServers: { g: { command: "x", excludeTools: "rm" } } },
+      "settings.json",
+    );
+    expect(entries.g).toEqual({ command: "x" });
+    expect(notes).toEqual(["g: excludeTools not carried over (svc has no such key; see docs/mcp.md)"]);
+  });
+});

@@ -96,7 +96,50 @@ describe("an MCP server entry with another client's keys (pasted from Claude Des
       'FILE: mcp_servers.a: unknown key "disabled" — disabled: write enabled: false for disabled: true (or remove it) (see docs/mcp.md)',
     );
     expect(mcp("command: x, cwd: /srv, autoApprove: [t], timout: 5")).toMatch(
-      /^FILE: mcp_servers\.a: unknown keys "cwd", "autoApprove", "timout" — cwd: svc has no cwd: a stdio server starts in the gateway's working directory .*; autoApprove: svc has no per-tool approval list: trust: full .*; "timout": check the spelling \(see docs\/mcp\.md\)$/,
+      /^FILE: mcp_servers\.a: unknown keys "cwd", "autoApprove", "timout" — cwd: svc has no cwd: a stdio server starts in the gateway's working directory .*; autoApprove: svc has no per-tool approval list: trust: full .*; "timout": did you mean "timeout"\? \(see docs\/mcp\.md\)$/,
+    );
+  });
+});
+
+describe("an MCP server entry with the keys of Codex's config.toml, Gemini CLI or Roo Code", () => {
+  const mcp = (entry: string) =>
+    refusal(`platforms: {webhook: {enabled: true}}\nmcp_servers:\n  a: {${entry}}\n`);
+
+  it("tool filters are named with tools.include / tools.exclude", () => {
+    expect(mcp("command: x, disabled_tools: [rm]")).toBe(
+      `FILE: mcp_servers.a: unknown key "disabled_tools" — disabled_tools: write tools: {exclude: [...]} (the server's own tool names, or globs) (see docs/mcp.md)`,
+    );
+    expect(mcp("command: x, enabled_tools: [ls], disabledTools: [rm]")).toContain(
+      `enabled_tools: write tools: {include: [...]} (the server's own tool names, or globs); disabledTools: write tools: {exclude: [...]}`,
+    );
+    expect(mcp("httpUrl: https://x/mcp, includeTools: [a], excludeTools: [b]")).toContain(
+      `httpUrl: write url; includeTools: write tools: {include: [...]} (the server's own tool names, or globs); excludeTools: write tools: {exclude: [...]}`,
+    );
+  });
+
+  it("Codex's timeouts, headers and variables; a misspelling beside them keeps its did-you-mean", () => {
+    expect(
+      mcp(
+        "url: https://x/mcp, startup_timeout_sec: 20, tool_timeout_sec: 60, http_headers: {A: b}, timout: 5",
+      ),
+    ).toBe(
+      `FILE: mcp_servers.a: unknown keys "startup_timeout_sec", "tool_timeout_sec", "http_headers", "timout" — startup_timeout_sec: write connect_timeout (seconds); tool_timeout_sec: write timeout (seconds); http_headers: write headers; "timout": did you mean "timeout"? (see docs/mcp.md)`,
+    );
+    expect(mcp("url: https://x/mcp, bearer_token_env_var: GH_TOKEN")).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      'bearer_token_env_var: write headers: {Authorization: "Bearer ${NAME}"}, with NAME in the profile\'s .env or the environment',
+    );
+    expect(mcp("command: x, env_vars: [GH_TOKEN]")).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      'env_vars: pass each variable as env: {NAME: "${NAME}"}',
+    );
+  });
+});
+
+describe("an MCP server's tools written as a list of tool names", () => {
+  it("says the names go under tools.include (or exclude)", () => {
+    expect(refusal("mcp_servers:\n  a: {command: x, tools: [search, get_issue]}\n")).toBe(
+      'FILE: mcp_servers.a.tools: expected a mapping, got ["search","get_issue"] — a list of tool names goes under include (or exclude): write tools: {include: [search, get_issue]}',
     );
   });
 });

@@ -331,3 +331,52 @@ describe("an MCP server's args, env or headers value written $NAME (or Bearer $N
     ]);
   });
 });
+
+describe("oauth keys a login never reads beside the others are named", () => {
+  it("client_secret without client_id, or with token_endpoint_auth_method none; client_metadata_url beside client_id", () => {
+    const servers = {
+      lone: { url: "https://x.example/mcp", auth: "oauth", oauth: { client_secret: "s3cret-value" } },
+      pub: {
+        url: "https://y.example/mcp",
+        auth: "oauth",
+        oauth: { client_id: "abc", client_secret: "s3cret-value", token_endpoint_auth_method: "none" },
+      },
+      doc: {
+        url: "https://z.example/mcp",
+        auth: "oauth",
+        oauth: { client_id: "abc", client_metadata_url: "https://app.example.com/svc.json" },
+      },
+      fine: {
+        url: "https://w.example/mcp",
+        auth: "oauth",
+        oauth: { client_id: "abc", client_secret: "s3cret-value", client_metadata_url: undefined },
+      },
+      alone: {
+        url: "https://v.example/mcp",
+        auth: "oauth",
+        oauth: { client_metadata_url: "https://a.example/c.json" },
+      },
+    };
+    expect(warningsFor({ mcp_servers: servers })).toEqual([
+      `[mcp] ${FILE}: mcp_servers.lone: oauth.client_secret is not used without oauth.client_id: a client svc registers gets its own secret — set oauth.client_id to the client the secret was issued with, or remove it`,
+      `[mcp] ${FILE}: mcp_servers.pub: oauth.client_secret is not sent: token_endpoint_auth_method none sends the client_id only — set token_endpoint_auth_method to client_secret_basic or client_secret_post (or leave it out), or remove client_secret`,
+      `[mcp] ${FILE}: mcp_servers.doc: oauth.client_metadata_url is not used: the configured oauth.client_id identifies the client — remove one of them`,
+    ]);
+  });
+});
+
+describe("two headers of a url server whose names differ only in case", () => {
+  it("are one HTTP header, sent joined by a comma: named (never their values)", () => {
+    const web = {
+      url: "https://x.example/mcp",
+      headers: { Authorization: "Bearer a1b2c3", authorization: "Bearer z9" },
+    };
+    const warnings = warningsFor({
+      mcp_servers: { web, ok: { url: "https://y.example/mcp", headers: { A: "1", B: "2" } } },
+    });
+    expect(warnings).toEqual([
+      `[mcp] ${FILE}: mcp_servers.web: headers.Authorization and headers.authorization are one header (HTTP header names ignore case), so their values are sent joined by a comma — keep one of them`,
+    ]);
+    expect(warnings.join("")).not.toContain("a1b2c3");
+  });
+});

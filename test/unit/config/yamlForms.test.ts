@@ -46,3 +46,53 @@ describe("config.yaml written the ways YAML users write it", () => {
     );
   });
 });
+
+describe("an MCP server's client_cert list", () => {
+  it("a key password written as a number is taken as written ([cert, key, 0123] is the password 0123), not refused", () => {
+    const { dir } = write(
+      [
+        "mcp_servers:",
+        "  corp:",
+        "    url: https://mcp.corp.example/mcp",
+        "    client_cert: [/certs/me.crt, /certs/me.key, 0123]",
+        "  pin:",
+        "    url: https://mcp.corp.example/mcp",
+        "    client_cert: [/certs/me.crt, /certs/me.key, 123456]",
+        "",
+      ].join("\n"),
+    );
+    const servers = loadConfig({ home: dir, env: {} }).config.mcp_servers;
+    expect(servers.corp?.client_cert).toEqual(["/certs/me.crt", "/certs/me.key", "0123"]);
+    expect(servers.pin?.client_cert).toEqual(["/certs/me.crt", "/certs/me.key", "123456"]);
+  });
+});
+
+describe("an MCP server's argument written ~", () => {
+  it("is the home directory's ~ (expanded at connect like ~/x), not YAML's null refused as 'has no value'", () => {
+    const { dir } = write(
+      [
+        "mcp_servers:",
+        "  files:",
+        "    command: npx",
+        "    args: [-y, '@modelcontextprotocol/server-filesystem', ~]",
+        "  block:",
+        "    command: npx",
+        "    args:",
+        "      - --root",
+        "      - ~",
+        "      - ''",
+        "",
+      ].join("\n"),
+    );
+    const servers = loadConfig({ home: dir, env: {} }).config.mcp_servers;
+    expect(servers.files?.args).toEqual(["-y", "@modelcontextprotocol/server-filesystem", "~"]);
+    expect(servers.block?.args).toEqual(["--root", "~", ""]);
+  });
+
+  it("an entry with nothing written is still refused", () => {
+    const { dir, file } = write("mcp_servers:\n  x:\n    command: npx\n    args:\n      - --root\n      -\n");
+    expect(() => loadConfig({ home: dir, env: {} })).toThrow(
+      `${file}: mcp_servers.x.args[1]: has no value — write "" for an empty argument, or remove the entry`,
+    );
+  });
+});

@@ -29,6 +29,35 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     );
   });
 
+  it("a duration written with a unit (30s, 10m, 1h, 500ms) says the number of seconds to write", () => {
+    let message = "";
+    try {
+      load(
+        "mcp_servers:\n  g:\n    command: x\n    timeout: 10m\n    connect_timeout: 30s\n    keepalive_interval: 1h\n    idle_timeout_seconds: 500ms\n    elicitation: {timeout: 2 minutes}\n",
+      );
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(
+      'mcp_servers.g.timeout: expected seconds, got "10m" — write the number of seconds alone: 600',
+    );
+    expect(message).toContain(
+      'connect_timeout: expected seconds, got "30s" — write the number of seconds alone: 30',
+    );
+    expect(message).toContain(
+      'keepalive_interval: expected seconds, got "1h" — write the number of seconds alone: 3600',
+    );
+    expect(message).toContain(
+      'idle_timeout_seconds: expected seconds, got "500ms" — write the number of seconds alone: 0.5',
+    );
+    expect(message).toContain(
+      'elicitation.timeout: expected seconds, got "2 minutes" — write the number of seconds alone: 120',
+    );
+    expect(() => load("mcp_servers:\n  g:\n    command: x\n    timeout: 5 days\n")).toThrow(
+      /mcp_servers\.g\.timeout: expected seconds, got "5 days"$/m,
+    );
+  });
+
   it("a bad sampling value is named by the key as written, also max_tokens_cap and max_rpm", () => {
     expect(() => load("mcp_servers:\n  a:\n    command: x\n    sampling: { max_rpm: 0 }\n")).toThrow(
       /mcp_servers\.a\.sampling\.max_rpm: expected more than 0, got 0/,
@@ -96,12 +125,13 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
   it("a wrong client_cert list is described without its password entry", () => {
     let message = "";
     try {
-      load("mcp_servers:\n  a: {url: https://x, client_cert: [c.pem, k.pem, 12345678]}\n");
+      // Four entries (a numeric password alone is taken as written: [c.pem, k.pem, 12345678] is valid).
+      load("mcp_servers:\n  a: {url: https://x, client_cert: [c.pem, k.pem, 12345678, extra]}\n");
     } catch (err) {
       message = (err as Error).message;
     }
     expect(message).toContain(
-      'client_cert: expected a PEM path, [cert, key] or [cert, key, password], got a list of 3 entries, ["c.pem", "k.pem", …]',
+      'client_cert: expected a PEM path, [cert, key] or [cert, key, password], got a list of 4 entries, ["c.pem", "k.pem", …]',
     );
     expect(message).not.toContain("12345678");
   });

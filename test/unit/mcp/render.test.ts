@@ -107,6 +107,23 @@ describe("interpolation at connect time (spec 2.3)", () => {
     ).toBe("Bearer from-dotenv");
   });
 
+  it("a header value fetch cannot send (a character outside Latin-1) fails naming the key, never the value", () => {
+    const entry = parse({ url: "https://h", headers: { "X-Team": "Café Zürich", "X-Key": "k€y-1234" } });
+    expect(
+      renderEntry("gh", parse({ url: "https://h", headers: { "X-Team": "Café Zürich" } }), scope).headers,
+    ).toEqual({ "X-Team": "Café Zürich" });
+    expect(() => renderEntry("gh", entry, scope)).toThrow(
+      "mcp_servers.gh.headers.X-Key: the value contains a character an HTTP header cannot carry (one outside Latin-1, such as € or an emoji) — write it in ASCII, percent-encoded if the server decodes it (check it, not shown here, in config.yaml or the profile's .env)",
+    );
+    const fromEnv = { ...scope, secrets: { ...scope.secrets, EMOJI_TOKEN: "tok-🔑-9" } };
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    const rendered = parse({ url: "https://h", headers: { Authorization: "Bearer ${EMOJI_TOKEN}" } });
+    expect(() => renderEntry("gh", rendered, fromEnv)).toThrow(
+      /^mcp_servers\.gh\.headers\.Authorization: the value rendered from \$\{\.\.\.\} contains a character an HTTP header cannot carry/,
+    );
+    expect(() => renderEntry("gh", rendered, fromEnv)).not.toThrow(/🔑/);
+  });
+
   it("expands ~ in command, args and certificate paths", () => {
     const out = renderEntry(
       "s",

@@ -1,4 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { tlsConnectOptions } from "../../../src/io/mcp/tlsFetch.js";
 import { tlsHint } from "../../../src/io/mcp/tlsHints.js";
 
@@ -70,6 +74,46 @@ describe("ssl_verify written as text", () => {
     );
     expect(() => tlsConnectOptions("corp", { ssl_verify: "/nowhere/ca.pem" })).toThrow(
       /^mcp_servers\.corp: ssl_verify CA bundle file not found: \/nowhere\/ca\.pem$/,
+    );
+  });
+});
+
+describe("a TLS path or key password holding a variable nothing set", () => {
+  const dir = mkdtempSync(join(tmpdir(), "svc-tls-unset-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("a missing file says the variable is not set and where to set it, as command does", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    expect(() => tlsConnectOptions("corp", { ssl_verify: "${CA_BUNDLE}" })).toThrow(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      "mcp_servers.corp: ssl_verify CA bundle file not found: ${CA_BUNDLE} — ${CA_BUNDLE} is not set, so the path was used as written — add CA_BUNDLE=... to the profile's .env or the environment",
+    );
+    expect(() =>
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      tlsConnectOptions("corp", { ssl_verify: true, client_cert: ["${CERTS}/me.crt", "${input:key}"] }),
+    ).toThrow(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      "mcp_servers.corp: client_cert file not found: ${CERTS}/me.crt — ${CERTS} is not set, so the path was used as written — add CERTS=... to the profile's .env or the environment",
+    );
+  });
+
+  it("an encrypted key whose password is such a variable: the password was used as written (never shown)", () => {
+    const { privateKey } = generateKeyPairSync("ec", {
+      namedCurve: "P-256",
+      privateKeyEncoding: { type: "pkcs8", format: "pem", cipher: "aes-256-cbc", passphrase: "right-one" },
+      publicKeyEncoding: { type: "spki", format: "pem" },
+    });
+    const key = join(dir, "me.key");
+    const cert = join(dir, "me.crt");
+    writeFileSync(key, privateKey);
+    writeFileSync(cert, "-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    const unset = "${KEY_PASSWORD}";
+    expect(() => tlsConnectOptions("corp", { ssl_verify: true, client_cert: [cert, key, unset] })).toThrow(
+      `mcp_servers.corp: the private key in ${key} cannot be decrypted with the configured password (client_cert[2]) — ${unset} is not set, so the password was used as written — add KEY_PASSWORD=... to the profile's .env or the environment`,
+    );
+    expect(() => tlsConnectOptions("corp", { ssl_verify: true, client_cert: [cert, key, "wrong"] })).toThrow(
+      /cannot be decrypted with the configured password \(client_cert\[2\]\)$/,
     );
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   buildToolset,
   isReadOnly,
+  longNameWarning,
   mergeToolsets,
   registeredName,
   sanitize,
@@ -10,6 +11,7 @@ import {
   unmatchedFilters,
   unregisteredListedReason,
 } from "../../../src/actors/mcp/toolNames.js";
+import { modelToolName } from "../../../src/agent/sdkTools.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 
 const tool = (name: string, annotations?: Record<string, unknown>): Tool =>
@@ -83,6 +85,30 @@ describe("tools policy (spec 2.2)", () => {
     expect(unmatchedFilters(all, policy({ include: "shell", exclude: "nope" }))).toEqual([
       "tools.exclude is ignored because tools.include is set (include wins) — remove one of them",
     ]);
+  });
+
+  it("a registered name past 64 characters: the warning says model runs offer it shortened, not that the API refuses it", () => {
+    const server = "s".repeat(50);
+    expect(longNameWarning(server, [{ name: `mcp__${server}__echo` }])).toBeUndefined();
+    expect(
+      longNameWarning(server, [
+        { name: `mcp__${server}__write_note` },
+        { name: `mcp__${server}__add_all_x` },
+      ]),
+    ).toBe(
+      `${server}: mcp__${server}__write_note, mcp__${server}__add_all_x are longer than 64 characters, the limit of the OpenAI and Anthropic APIs' tool names: model runs offer them shortened (the first 55 characters, _ and a hash), a command agent's MCP client gets them whole — a shorter server name or tools.exclude keeps them as registered`,
+    );
+    // What a model run offers (sdkTools' modelToolName): 64 characters.
+    expect(modelToolName(`mcp__${server}__write_note`)).toHaveLength(64);
+  });
+
+  it("include: [] is set (rule 1), so it registers no tool: said, since no entry of it can be reported", () => {
+    expect(names(selectTools(all, policy({ include: [] })))).toEqual([]);
+    expect(unmatchedFilters(all, policy({ include: [] }))).toEqual([
+      `tools.include is an empty list, so none of the server's ${all.length} tools is registered — list the tools to register, or remove tools.include to register them all`,
+    ]);
+    expect(unmatchedFilters([], policy({ include: [] }))).toEqual([]);
+    expect(unmatchedFilters(all, policy({ exclude: [] }))).toEqual([]);
   });
 
   it("a listed tool that is not registered is explained by the filter that leaves it out or the collision it lost", () => {

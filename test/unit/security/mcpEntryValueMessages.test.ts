@@ -1,5 +1,6 @@
-import { afterEach, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
+import { httpUrlProblem } from "../../../src/config/sections/mcp.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome;
@@ -51,4 +52,18 @@ it("a url refused at load is quoted without its user:password@ password or crede
     'mcp_servers.y.url: expected an http:// or https:// URL, got "http://me:[redacted]@"',
   );
   for (const secret of ["pw-5150", "ak-3131", "pw-5151"]) expect(message + broken).not.toContain(secret);
+});
+
+describe("a url written without its scheme", () => {
+  it("says so and how to write it; from a variable, without quoting what it rendered", () => {
+    expect(httpUrlProblem("127.0.0.1:8080/mcp")).toBe(
+      'expected an http:// or https:// URL, got "127.0.0.1:8080/mcp" (no http:// or https:// at its start) — write http://127.0.0.1:8080/mcp (https:// for TLS)',
+    );
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    expect(httpUrlProblem("internal.corp:9000/mcp", "${MCP_HOST}/mcp")).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      'expected an http:// or https:// URL, got "${MCP_HOST}/mcp" (no http:// or https:// at its start) — start it with http:// or https://',
+    );
+    expect(httpUrlProblem("http://localhost:8080/mcp")).toBeUndefined();
+  });
 });

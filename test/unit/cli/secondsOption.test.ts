@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { parseSecondsOption } from "../../../src/cli/options.js";
+import { MAX_TIMER_SECONDS } from "../../../src/config/timerSeconds.js";
+
+/** `svc mcp list --timeout`, `svc mcp test --all --timeout`, `svc mcp reload --wait`, the gateway's --timeout. */
+describe("parseSecondsOption", () => {
+  it("a value past the longest Node.js timer counts as that longest (a longer timer fires after 1 ms)", () => {
+    expect(parseSecondsOption("3000000")).toBe(MAX_TIMER_SECONDS);
+    expect(parseSecondsOption("1e9", "--wait")).toBe(MAX_TIMER_SECONDS);
+    expect(parseSecondsOption(String(MAX_TIMER_SECONDS))).toBe(MAX_TIMER_SECONDS);
+    expect(parseSecondsOption("2.5")).toBe(2.5);
+  });
+
+  it("refuses what is no positive number of seconds, naming the flag", () => {
+    expect(() => parseSecondsOption("0")).toThrow(
+      '--timeout: expected a number of seconds greater than 0, got "0"',
+    );
+    expect(() => parseSecondsOption("soon", "--wait")).toThrow(
+      '--wait: expected a number of seconds greater than 0, got "soon"',
+    );
+  });
+});

@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { notFoundHint } from "../../../src/io/mcp/connect.js";
+
+/** `command not found: <command> — <hint>`: a command holding a `${...}` nothing rendered says what to set. */
+describe("notFoundHint for a command kept as written", () => {
+  it("an unset variable: add it to the profile's .env", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    expect(notFoundHint("${SERVER_BIN}")).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      "${SERVER_BIN} is not set, so command was run as written — add SERVER_BIN=... to the profile's .env or the environment",
+    );
+  });
+
+  it("another client's variable (VS Code's input:bin form, which no .env line can set) gets the fix, not 'add input:bin=...'", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    expect(notFoundHint("${input:bin}")).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      "${input:bin} is not set, so command was run as written — write ${NAME} in place of ${input:bin} (a variable of another client, which svc does not render and no .env line can set) and add NAME=... to the profile's .env or the environment",
+    );
+  });
+});
