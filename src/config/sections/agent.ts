@@ -14,6 +14,20 @@ export const DEFAULT_BASE_URLS = {
   anthropic: "https://api.anthropic.com/v1",
 } as const;
 
+/**
+ * The base a model's requests go under: `base_url` (else the provider's default) without trailing slashes.
+ * Anthropic's own API named without its version, `https://api.anthropic.com` (as Anthropic's SDKs take
+ * `ANTHROPIC_BASE_URL`), is taken as `https://api.anthropic.com/v1`, as the AI SDK's Anthropic provider
+ * takes it; any other base is used as written (svc appends only `/messages` or `/chat/completions`).
+ */
+export function modelBaseUrl(provider: "openai" | "anthropic", baseUrl: string | undefined): string {
+  const base = (baseUrl ?? DEFAULT_BASE_URLS[provider]).replace(/\/+$/, "");
+  if (provider !== "anthropic" || !URL.canParse(base)) return base;
+  const url = new URL(base);
+  const ownApi = url.protocol === "https:" && url.host === "api.anthropic.com" && url.pathname === "/";
+  return ownApi && url.search === "" && url.hash === "" ? `${url.origin}/v1` : base;
+}
+
 /** Why `url` cannot be a model endpoint, or undefined when it can. */
 export function baseUrlProblem(url: string): string | undefined {
   // A host and port written without a scheme: `localhost:11434/v1` would parse as the scheme "localhost".
