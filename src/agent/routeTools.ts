@@ -5,8 +5,17 @@ import { selectToolsets } from "./toolSelection.js";
 
 export interface RunsView {
   readonly provider: string;
-  /** The static routes (`platforms.webhook.routes`) with their `toolsets`. */
-  readonly routes: Readonly<Record<string, { readonly toolsets?: readonly string[] | undefined }>>;
+  /** The static routes (`platforms.webhook.routes`) with their `toolsets` and the keys that mean no run of theirs. */
+  readonly routes: Readonly<
+    Record<
+      string,
+      {
+        readonly toolsets?: readonly string[] | undefined;
+        readonly deliver_only?: boolean | undefined;
+        readonly cron_job?: string | undefined;
+      }
+    >
+  >;
   readonly servers: readonly string[];
   /** The server's `trust`, rendered. */
   readonly trusted: boolean;
@@ -15,7 +24,8 @@ export interface RunsView {
 
 /**
  * What `svc mcp tools <server>` adds under the table for a model provider: which routes' runs are offered
- * the server's tools (cron jobs use the default toolsets, so they get every server) and which tools an
+ * the server's tools (cron jobs use the default toolsets, so they get every server; routes that start no
+ * run, `deliver_only` and `cron_job` ones, are in neither list) and which tools an
  * unattended run refuses because they need approval. Nothing for echo or command.
  */
 export function runsNote(server: string, tools: readonly RegisteredTool[], view: RunsView): string {
@@ -24,6 +34,9 @@ export function runsNote(server: string, tools: readonly RegisteredTool[], view:
   const offered: string[] = [];
   const withheld: string[] = [];
   for (const [name, route] of Object.entries(view.routes)) {
+    // No agent runs for such a route: a deliver_only route sends its rendered prompt, a cron_job route fires
+    // the job, whose run is one of the cron jobs' (with the job's toolsets, not the route's).
+    if (route.deliver_only === true || route.cron_job !== undefined) continue;
     const toolsets = runToolsets(route.toolsets, undefined, isServer);
     (selectToolsets(toolsets, view.servers).mcpServers.includes(server) ? offered : withheld).push(name);
   }
