@@ -5,7 +5,10 @@ import { selectToolsets } from "./toolSelection.js";
 
 export interface RunsView {
   readonly provider: string;
-  /** The static routes (`platforms.webhook.routes`) with their `toolsets` and the keys that mean no run of theirs. */
+  /**
+   * The routes served (`platforms.webhook.routes`, then the subscriptions) with their `toolsets` and the keys
+   * that mean no run of theirs.
+   */
   readonly routes: Readonly<
     Record<
       string,
