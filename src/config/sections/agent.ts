@@ -42,6 +42,11 @@ export function baseUrlProblem(url: string): string | undefined {
     return `${parsed.protocol.replace(/:$/, "")} is not supported — the model endpoint must be http:// or https://`;
   if (parsed.username !== "" || parsed.password !== "")
     return "credentials in the URL are not allowed — put the key in agent.api_key";
+  // `https://<res>.openai.azure.com/openai/deployments/<d>?api-version=...`, as Azure's portal shows a deployment:
+  // the path is appended after the whole text, so every run would post to `...?api-version=.../chat/completions`.
+  // (Not quoted: a query may carry a key.)
+  if (/[?#]/.test(url))
+    return 'a query or fragment (from "?" or "#" on) cannot be part of it — svc appends /chat/completions or /messages to base_url, which would land inside it; write the base alone (Azure OpenAI: https://<resource>.openai.azure.com/openai/v1, which needs no api-version)';
   return undefined;
 }
 
