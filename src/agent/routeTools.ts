@@ -1,6 +1,5 @@
 import { runToolsets } from "../actors/agent/index.js";
 import type { RegisteredTool } from "../actors/mcp/toolNames.js";
-import { MODEL_PROVIDERS } from "../config/sections/agent.js";
 import { selectToolsets } from "./toolSelection.js";
 
 export interface RunsView {
@@ -29,10 +28,11 @@ export interface RunsView {
  * What `svc mcp tools <server>` adds under the table for a model provider: which routes' runs are offered
  * the server's tools (cron jobs use the default toolsets, so they get every server; routes that start no
  * run, `deliver_only` and `cron_job` ones, are in neither list) and which tools an
- * unattended run refuses because they need approval. Nothing for echo or command.
+ * unattended run refuses because they need approval: for a model provider, and for a command agent, which
+ * reaches the same tools at its run's MCP endpoint (`SVC_MCP_URL`). Nothing for echo, whose runs call no tool.
  */
 export function runsNote(server: string, tools: readonly RegisteredTool[], view: RunsView): string {
-  if (!MODEL_PROVIDERS.has(view.provider)) return "";
+  if (view.provider === "echo") return "";
   const isServer = (name: string) => view.servers.includes(name);
   const offered: string[] = [];
   const withheld: string[] = [];

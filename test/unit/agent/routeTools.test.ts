@@ -21,4 +21,22 @@ describe("runsNote", () => {
       "Agent runs (agent.provider anthropic): offered to cron jobs and routes all; not to routes none (their toolsets name no_mcp or other servers)\n",
     );
   });
+
+  it("is printed for a command agent too (its run reaches the same tools at SVC_MCP_URL), not for echo", () => {
+    const view = {
+      routes: { all: {} },
+      servers: ["notes"],
+      trusted: false,
+      approvals: "deny" as const,
+    };
+    const tools = [
+      { name: "mcp__notes__lookup", readOnly: true },
+      { name: "mcp__notes__delete", readOnly: false },
+    ] as unknown as Parameters<typeof runsNote>[1];
+    expect(runsNote("notes", tools, { ...view, provider: "command" })).toBe(
+      "Agent runs (agent.provider command): offered to cron jobs and routes all\n" +
+        "Refused in runs (untrusted server, no readOnlyHint, gateway.approvals: deny): mcp__notes__delete\n",
+    );
+    expect(runsNote("notes", tools, { ...view, provider: "echo" })).toBe("");
+  });
 });
