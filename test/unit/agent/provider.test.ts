@@ -128,11 +128,13 @@ describe("the endpoint a model's requests go to", () => {
     globalThis.fetch = realFetch;
   });
 
+  const sentHeaders: Headers[] = [];
   /** The URL one request of `settings` goes to (answered in memory, no socket). */
   const postedTo = async (settings: Parameters<typeof languageModel>[0]) => {
     const urls: string[] = [];
-    globalThis.fetch = async (input) => {
+    globalThis.fetch = async (input, init) => {
       urls.push(String(input));
+      sentHeaders.push(new Headers(init?.headers));
       const body =
         settings.provider === "anthropic"
           ? {
@@ -177,6 +179,20 @@ describe("the endpoint a model's requests go to", () => {
       const settings = { provider, model: "m", base_url, api_key: "k" };
       expect(modelEndpoint(settings)).toBe(endpoint);
       expect(await postedTo(settings)).toBe(endpoint);
+    }
+  });
+
+  it("carries no key header when agent.api_key is left out (a local endpoint that needs none)", async () => {
+    for (const provider of ["anthropic", "openai"] as const) {
+      sentHeaders.length = 0;
+      await postedTo({ provider, model: "m", base_url: "http://127.0.0.1:4000/v1" });
+      expect(sentHeaders[0]?.has("x-api-key")).toBe(false);
+      expect(sentHeaders[0]?.has("authorization")).toBe(false);
+      sentHeaders.length = 0;
+      await postedTo({ provider, model: "m", base_url: "http://127.0.0.1:4000/v1", api_key: "k" });
+      expect(sentHeaders[0]?.get(provider === "anthropic" ? "x-api-key" : "authorization")).toBe(
+        provider === "anthropic" ? "k" : "Bearer k",
+      );
     }
   });
 });
