@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RegisteredTool } from "../actors/mcp/toolNames.js";
 import { describeError, isSvcError } from "../errors.js";
+import { FAILED_WITHOUT_WHY } from "./tools/outcome.js";
 import type { AgentTool, JsonSchema, ToolContent, ToolOutcome } from "./tools/tool.js";
 
 /** The part of the MCP hub a run uses (src/actors/mcp/hub.ts). */
@@ -44,7 +45,7 @@ export function outcomeOf(result: CallToolResult): ToolOutcome {
   const content = contentOf(result);
   if (result.isError === true) {
     const text = content.map((c) => (c.type === "text" ? c.text : `[${c.mimeType}]`)).join("\n");
-    return { ok: false, error: text || "the tool reported an error" };
+    return { ok: false, error: text.trim() === "" ? FAILED_WITHOUT_WHY : text };
   }
   return { ok: true, content };
 }

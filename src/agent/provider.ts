@@ -1,7 +1,7 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { wrapLanguageModel } from "ai";
-import { DEFAULT_BASE_URLS } from "../config/sections/agent.js";
+import { modelBaseUrl } from "../config/sections/agent.js";
 import { messagesApiFetch } from "../io/modelFetch.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
@@ -24,7 +24,7 @@ export interface ProviderSettings {
  */
 /** The URL the model's requests go to, for messages about its answers. */
 export function modelEndpoint(settings: Pick<ProviderSettings, "provider" | "base_url">): string {
-  const base = (settings.base_url ?? DEFAULT_BASE_URLS[settings.provider]).replace(/\/+$/, "");
+  const base = modelBaseUrl(settings.provider, settings.base_url);
   return `${base}${settings.provider === "anthropic" ? "/messages" : "/chat/completions"}`;
 }
 
@@ -32,7 +32,8 @@ export function modelEndpoint(settings: Pick<ProviderSettings, "provider" | "bas
 const CHAT_PROVIDER = "openai";
 
 export function languageModel(settings: ProviderSettings, modelId = settings.model): ProviderModel {
-  const baseURL = settings.base_url ?? DEFAULT_BASE_URLS[settings.provider];
+  // The base svc names in its messages (`modelEndpoint`) is the one the requests go to.
+  const baseURL = modelBaseUrl(settings.provider, settings.base_url);
   if (settings.provider === "anthropic") {
     return wrapLanguageModel({
       model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "", fetch: messagesApiFetch })(modelId),

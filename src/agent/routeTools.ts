@@ -1,12 +1,23 @@
 import { runToolsets } from "../actors/agent/index.js";
 import type { RegisteredTool } from "../actors/mcp/toolNames.js";
-import { MODEL_PROVIDERS } from "../config/sections/agent.js";
 import { selectToolsets } from "./toolSelection.js";
 
 export interface RunsView {
   readonly provider: string;
-  /** The static routes (`platforms.webhook.routes`) with their `toolsets`. */
-  readonly routes: Readonly<Record<string, { readonly toolsets?: readonly string[] | undefined }>>;
+  /**
+   * The routes served (`platforms.webhook.routes`, then the subscriptions) with their `toolsets` and the keys
+   * that mean no run of theirs.
+   */
+  readonly routes: Readonly<
+    Record<
+      string,
+      {
+        readonly toolsets?: readonly string[] | undefined;
+        readonly deliver_only?: boolean | undefined;
+        readonly cron_job?: string | undefined;
+      }
+    >
+  >;
   readonly servers: readonly string[];
   /** The server's `trust`, rendered. */
   readonly trusted: boolean;
@@ -15,15 +26,20 @@ export interface RunsView {
 
 /**
  * What `svc mcp tools <server>` adds under the table for a model provider: which routes' runs are offered
- * the server's tools (cron jobs use the default toolsets, so they get every server) and which tools an
- * unattended run refuses because they need approval. Nothing for echo or command.
+ * the server's tools (cron jobs use the default toolsets, so they get every server; routes that start no
+ * run, `deliver_only` and `cron_job` ones, are in neither list) and which tools an
+ * unattended run refuses because they need approval: for a model provider, and for a command agent, which
+ * reaches the same tools at its run's MCP endpoint (`SVC_MCP_URL`). Nothing for echo, whose runs call no tool.
  */
 export function runsNote(server: string, tools: readonly RegisteredTool[], view: RunsView): string {
-  if (!MODEL_PROVIDERS.has(view.provider)) return "";
+  if (view.provider === "echo") return "";
   const isServer = (name: string) => view.servers.includes(name);
   const offered: string[] = [];
   const withheld: string[] = [];
   for (const [name, route] of Object.entries(view.routes)) {
+    // No agent runs for such a route: a deliver_only route sends its rendered prompt, a cron_job route fires
+    // the job, whose run is one of the cron jobs' (with the job's toolsets, not the route's).
+    if (route.deliver_only === true || route.cron_job !== undefined) continue;
     const toolsets = runToolsets(route.toolsets, undefined, isServer);
     (selectToolsets(toolsets, view.servers).mcpServers.includes(server) ? offered : withheld).push(name);
   }

@@ -3,6 +3,7 @@ import { jsonSchema, type ToolSet, tool } from "ai";
 import { modelToolSchema, withLeftOut } from "./modelSchema.js";
 import { originalArguments, withSafePropertyKeys } from "./propertyKeys.js";
 import type { ToolCallRecord } from "./runRecord.js";
+import { FAILED_WITHOUT_WHY } from "./tools/outcome.js";
 import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
 
 /**
@@ -178,7 +179,7 @@ export function sdkTools(
         if (!outcome.ok) {
           // A blank error would be a blank tool result, which the Messages API refuses with is_error.
           const said = scrubbed(outcome.error);
-          const error = said.trim() === "" ? "the tool failed without saying why" : said;
+          const error = said.trim() === "" ? FAILED_WITHOUT_WHY : said;
           log.add(options.toolCallId, { name: agentTool.name, ms, ok: false, error });
           throw new Error(error);
         }

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { Command } from "commander";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { nearMiss } from "../config/nearMiss.js";
@@ -297,14 +298,21 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
   const jobs = store(options);
   const job = usableJob(lookupJob(jobs.path, jobs.read().records, ref), ref, jobs.path, options);
   // The agent, the delivery platforms and the scheduler load only for a run, not for list or create.
-  const [{ createRunner }, { runCronJob }, { createDeliverer }, { createLogger }, { createTargets }] =
-    await Promise.all([
-      import("../actors/agent/index.js"),
-      import("../actors/cron.js"),
-      import("../actors/deliver.js"),
-      import("../io/log.js"),
-      import("../io/targets/registry.js"),
-    ]);
+  const [
+    { createRunner },
+    { runCronJob },
+    { createDeliverer },
+    { createLogger },
+    { createTargets },
+    { createMcpEndpointHost },
+  ] = await Promise.all([
+    import("../actors/agent/index.js"),
+    import("../actors/cron.js"),
+    import("../actors/deliver.js"),
+    import("../io/log.js"),
+    import("../io/targets/registry.js"),
+    import("../agent/mcpEndpoint/index.js"),
+  ]);
   const logger = createLogger({ file: loaded.paths.gatewayLog, stdout: false });
   const deliverer = createDeliverer({
     targets: createTargets(loaded.config, { logger }),
@@ -313,26 +321,25 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
   });
   let status: "ok" | "error" = "ok";
   let error: string | undefined;
+  // The run gets the built-in tools as in the gateway (no MCP connections here): with the tools: settings,
+  // a workspace, and for a command agent the loopback MCP endpoint serving them (opened on first use).
+  const endpoint = createMcpEndpointHost();
+  const runner = createRunner(loaded.config.agent, {
+    logger,
+    toolSettings: loaded.config.tools,
+    workspacesDir: join(loaded.paths.home, "workspaces"),
+    mcpEndpoint: endpoint,
+    hiddenValues: webhookSecretValues(loaded.config),
+  });
   try {
-    const reply = await runCronJob(
-      {
-        runner: createRunner(loaded.config.agent, {
-          logger,
-          hiddenValues: webhookSecretValues(loaded.config),
-        }),
-        deliverer,
-      },
-      job,
-      job.prompt,
-      "manual",
-      options.profile,
-    );
+    const reply = await runCronJob({ runner, deliverer }, job, job.prompt, "manual", options.profile);
     process.stdout.write(`${reply}${reply.endsWith("\n") ? "" : "\n"}`);
   } catch (err) {
     status = "error";
     error = (err as Error)?.message ?? String(err);
     throw new SvcError("agent_failed", `cron job ${job.name}: run failed — ${error}`);
   } finally {
+    await endpoint.close();
     const at = new Date().toISOString();
     await jobs.update((records) => {
       const current = records[job.id];

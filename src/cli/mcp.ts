@@ -36,6 +36,7 @@ import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
 import { configDriftNote } from "./mcp/drift.js";
 import { addServer, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";
+import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
 import { formatTools } from "./mcp/toolsOutput.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
@@ -227,7 +228,7 @@ async function listTools(server: string, options: { schema?: boolean; json?: boo
       process.stdout.write(
         runsNote(server, tools, {
           provider: loaded.config.agent.provider,
-          routes: loaded.config.platforms.webhook.routes,
+          routes: await servedRoutes(loaded),
           servers: Object.keys(loaded.config.mcp_servers),
           trusted: isTrusted({
             trust: interpolate(String(serverEntry(loaded, server)?.trust ?? "full"), loaded.scope).value,

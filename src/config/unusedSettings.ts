@@ -1,5 +1,5 @@
 import type { Config } from "./schema.js";
-import { DEFAULT_BASE_URLS } from "./sections/agent.js";
+import { DEFAULT_BASE_URLS, modelBaseUrl } from "./sections/agent.js";
 import type { McpServerEntry } from "./sections/mcp.js";
 import { TOOLSETS_WITHOUT_TOOLS } from "./sections/tools.js";
 import { routeKey } from "./sections/webhook.js";
@@ -70,17 +70,19 @@ function missingKeyWarning({ agent }: Config, file: string): string | undefined 
 }
 
 /**
- * `base_url` naming a provider's own API without its `/v1` (`https://api.anthropic.com`, as the
- * `ANTHROPIC_BASE_URL` of Anthropic's SDKs is written): svc appends only `/messages` or
- * `/chat/completions`, and the API answers 404 to every run.
+ * `base_url` naming a provider's own API without its `/v1` (`https://api.openai.com`, `http://api.anthropic.com`):
+ * svc appends only `/messages` or `/chat/completions`, and the API answers 404 to every run.
+ * (`https://api.anthropic.com` itself, as the `ANTHROPIC_BASE_URL` of Anthropic's SDKs is written, is taken
+ * as `https://api.anthropic.com/v1`: `modelBaseUrl`.)
  */
 function unversionedBaseUrlWarning({ agent }: Config, file: string): string | undefined {
   if (agent.provider !== "openai" && agent.provider !== "anthropic") return undefined;
   if (agent.base_url === undefined || !URL.canParse(agent.base_url)) return undefined;
-  const url = new URL(agent.base_url);
+  const base = modelBaseUrl(agent.provider, agent.base_url);
+  const url = new URL(base);
   const own = new URL(DEFAULT_BASE_URLS[agent.provider]);
   if (url.hostname.toLowerCase() !== own.hostname || /^\/v1(\/|$)/.test(url.pathname)) return undefined;
-  const endpoint = `${agent.base_url.replace(/\/+$/, "")}${agent.provider === "anthropic" ? "/messages" : "/chat/completions"}`;
+  const endpoint = `${base}${agent.provider === "anthropic" ? "/messages" : "/chat/completions"}`;
   return `[agent] ${file}: agent.base_url ${agent.base_url} has no /v1: runs would post to ${endpoint}, which the API answers 404 — write ${DEFAULT_BASE_URLS[agent.provider]}, or leave base_url out`;
 }
 

@@ -23,9 +23,24 @@ export function withoutUnusedBetas(
   return copy;
 }
 
-/** The fetch an `anthropic` model's requests go through: the global fetch, without the unused betas. */
+/**
+ * `headers` without an empty `x-api-key`: the AI SDK sends one when `agent.api_key` is left out (a local
+ * Messages API server that needs no key), where no key is meant (an empty `api_key` is refused at load).
+ */
+export function withoutEmptyKey(
+  headers: NonNullable<RequestInit["headers"]>,
+): NonNullable<RequestInit["headers"]> {
+  const copy = new Headers(headers);
+  if (copy.get("x-api-key") !== "") return headers;
+  copy.delete("x-api-key");
+  return copy;
+}
+
+/** The fetch an `anthropic` model's requests go through: the global fetch, without the unused betas or an empty key. */
 export const messagesApiFetch: typeof fetch = (input, init) =>
   globalThis.fetch(
     input,
-    init?.headers === undefined ? init : { ...init, headers: withoutUnusedBetas(init.headers) },
+    init?.headers === undefined
+      ? init
+      : { ...init, headers: withoutEmptyKey(withoutUnusedBetas(init.headers)) },
   );

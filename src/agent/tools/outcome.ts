@@ -3,6 +3,12 @@ import type { ToolOutcome } from "./tool.js";
 export const textOutcome = (text: string): ToolOutcome => ({ ok: true, content: [{ type: "text", text }] });
 export const toolError = (error: string): ToolOutcome => ({ ok: false, error });
 
+/**
+ * What the model (or a command agent) gets for a tool that failed without a message (an MCP `isError`
+ * result with no content or a blank text, a blank error): the Messages API refuses a blank tool result.
+ */
+export const FAILED_WITHOUT_WHY = "the tool failed without saying why";
+
 /** The arguments object a tool was called with, or a message saying what is wrong with it. */
 export function argsObject(args: unknown): Record<string, unknown> | string {
   return typeof args === "object" && args !== null && !Array.isArray(args)

@@ -14,6 +14,20 @@ export const DEFAULT_BASE_URLS = {
   anthropic: "https://api.anthropic.com/v1",
 } as const;
 
+/**
+ * The base a model's requests go under: `base_url` (else the provider's default) without trailing slashes.
+ * Anthropic's own API named without its version, `https://api.anthropic.com` (as Anthropic's SDKs take
+ * `ANTHROPIC_BASE_URL`), is taken as `https://api.anthropic.com/v1`, as the AI SDK's Anthropic provider
+ * takes it; any other base is used as written (svc appends only `/messages` or `/chat/completions`).
+ */
+export function modelBaseUrl(provider: "openai" | "anthropic", baseUrl: string | undefined): string {
+  const base = (baseUrl ?? DEFAULT_BASE_URLS[provider]).replace(/\/+$/, "");
+  if (provider !== "anthropic" || !URL.canParse(base)) return base;
+  const url = new URL(base);
+  const ownApi = url.protocol === "https:" && url.host === "api.anthropic.com" && url.pathname === "/";
+  return ownApi && url.search === "" && url.hash === "" ? `${url.origin}/v1` : base;
+}
+
 /** Why `url` cannot be a model endpoint, or undefined when it can. */
 export function baseUrlProblem(url: string): string | undefined {
   // A host and port written without a scheme: `localhost:11434/v1` would parse as the scheme "localhost".
@@ -28,6 +42,11 @@ export function baseUrlProblem(url: string): string | undefined {
     return `${parsed.protocol.replace(/:$/, "")} is not supported — the model endpoint must be http:// or https://`;
   if (parsed.username !== "" || parsed.password !== "")
     return "credentials in the URL are not allowed — put the key in agent.api_key";
+  // `https://<res>.openai.azure.com/openai/deployments/<d>?api-version=...`, as Azure's portal shows a deployment:
+  // the path is appended after the whole text, so every run would post to `...?api-version=.../chat/completions`.
+  // (Not quoted: a query may carry a key.)
+  if (/[?#]/.test(url))
+    return 'a query or fragment (from "?" or "#" on) cannot be part of it — svc appends /chat/completions or /messages to base_url, which would land inside it; write the base alone (Azure OpenAI: https://<resource>.openai.azure.com/openai/v1, which needs no api-version)';
   return undefined;
 }
 

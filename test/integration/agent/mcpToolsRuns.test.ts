@@ -35,11 +35,23 @@ describe("svc mcp tools with a model provider", () => {
           },
         }),
       );
+      // Subscriptions are routes too (toolsets written into a record by hand); a static route of the same
+      // name wins, and a disabled one serves nothing.
+      home.write(
+        "webhook_subscriptions.json",
+        JSON.stringify({
+          sub: { secret: "x", toolsets: ["notes"] },
+          subnone: { secret: "x", toolsets: ["no_mcp"] },
+          all: { secret: "x", toolsets: ["no_mcp"] },
+          off: { secret: "x", enabled: false },
+        }),
+        0o600,
+      );
       const result = await svc(home, ["mcp", "tools", "notes"]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("mcp__notes__lookup");
       expect(result.stdout).toContain(
-        "Agent runs (agent.provider openai): offered to cron jobs and routes all, picked; not to routes elsewhere, none (their toolsets name no_mcp or other servers)\n",
+        "Agent runs (agent.provider openai): offered to cron jobs and routes all, picked, sub; not to routes elsewhere, none, subnone (their toolsets name no_mcp or other servers)\n",
       );
       expect(result.stdout).toContain(
         "Refused in runs (untrusted server, no readOnlyHint, gateway.approvals: deny): mcp__notes__delete_item\n",

@@ -43,7 +43,8 @@ describe("svc mcp CLI against server-everything", () => {
   it("svc mcp tools prints each registered name beside the server's own, and a filter entry that matches nothing", () => {
     expect(run("tools").code).toBe(0);
     expect(run("tools").stdout).toMatch(
-      /^REGISTERED NAME\s+SERVER TOOL\s+DESCRIPTION\nmcp__picked__get_sum\s+get-sum\s+\S.*\n$/,
+      // A command agent's runs reach the tools at SVC_MCP_URL: the note says which runs get them.
+      /^REGISTERED NAME\s+SERVER TOOL\s+DESCRIPTION\nmcp__picked__get_sum\s+get-sum\s+\S.*\nAgent runs \(agent\.provider command\): offered to cron jobs\n$/,
     );
     expect(run("tools").stderr).toBe(
       'warning: mcp_servers.picked.tools.include: "write_file" matches no tool of this server — filters use the server\'s own names (svc mcp tools <server> shows them)\n',

@@ -1,6 +1,6 @@
 import { generateText, jsonSchema, tool } from "ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { languageModel, speaksMaxCompletionTokens } from "../../../src/agent/provider.js";
+import { languageModel, modelEndpoint, speaksMaxCompletionTokens } from "../../../src/agent/provider.js";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 
@@ -118,6 +118,81 @@ describe("the anthropic-beta header of a Messages API request", () => {
       expect(fake.requests[0]?.headers).not.toHaveProperty("anthropic-beta");
     } finally {
       await fake.close();
+    }
+  });
+});
+
+describe("the endpoint a model's requests go to", () => {
+  const realFetch = globalThis.fetch;
+  afterEach(() => {
+    globalThis.fetch = realFetch;
+  });
+
+  const sentHeaders: Headers[] = [];
+  /** The URL one request of `settings` goes to (answered in memory, no socket). */
+  const postedTo = async (settings: Parameters<typeof languageModel>[0]) => {
+    const urls: string[] = [];
+    globalThis.fetch = async (input, init) => {
+      urls.push(String(input));
+      sentHeaders.push(new Headers(init?.headers));
+      const body =
+        settings.provider === "anthropic"
+          ? {
+              id: "m",
+              type: "message",
+              role: "assistant",
+              model: "m",
+              content: [{ type: "text", text: "hi" }],
+              stop_reason: "end_turn",
+              usage: { input_tokens: 1, output_tokens: 1 },
+            }
+          : {
+              id: "c",
+              object: "chat.completion",
+              created: 1,
+              model: "m",
+              choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }],
+            };
+      return new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } });
+    };
+    await generateText({ model: languageModel(settings), prompt: "p", maxOutputTokens: 10 });
+    return urls[0];
+  };
+
+  it("is the one svc names: Anthropic's own API written without /v1 (as ANTHROPIC_BASE_URL is) is taken with it", async () => {
+    for (const base_url of [
+      "https://api.anthropic.com",
+      "https://api.anthropic.com/",
+      "https://API.anthropic.com",
+    ]) {
+      const settings = { provider: "anthropic" as const, model: "claude-sonnet-4-5", base_url, api_key: "k" };
+      expect(modelEndpoint(settings)).toBe("https://api.anthropic.com/v1/messages");
+      expect(await postedTo(settings)).toBe("https://api.anthropic.com/v1/messages");
+    }
+    // Any other base is used as written, trailing slashes dropped, for both providers.
+    for (const [provider, base_url, endpoint] of [
+      ["anthropic", "http://127.0.0.1:4000/", "http://127.0.0.1:4000/messages"],
+      ["anthropic", "https://gw.example/anthropic/v1//", "https://gw.example/anthropic/v1/messages"],
+      ["openai", "http://127.0.0.1:11434/v1//", "http://127.0.0.1:11434/v1/chat/completions"],
+      ["openai", "https://api.openai.com", "https://api.openai.com/chat/completions"],
+    ] as const) {
+      const settings = { provider, model: "m", base_url, api_key: "k" };
+      expect(modelEndpoint(settings)).toBe(endpoint);
+      expect(await postedTo(settings)).toBe(endpoint);
+    }
+  });
+
+  it("carries no key header when agent.api_key is left out (a local endpoint that needs none)", async () => {
+    for (const provider of ["anthropic", "openai"] as const) {
+      sentHeaders.length = 0;
+      await postedTo({ provider, model: "m", base_url: "http://127.0.0.1:4000/v1" });
+      expect(sentHeaders[0]?.has("x-api-key")).toBe(false);
+      expect(sentHeaders[0]?.has("authorization")).toBe(false);
+      sentHeaders.length = 0;
+      await postedTo({ provider, model: "m", base_url: "http://127.0.0.1:4000/v1", api_key: "k" });
+      expect(sentHeaders[0]?.get(provider === "anthropic" ? "x-api-key" : "authorization")).toBe(
+        provider === "anthropic" ? "k" : "Bearer k",
+      );
     }
   });
 });

@@ -662,6 +662,12 @@ describe("pieces", () => {
       ok: false,
       error: "it broke",
     });
+    // A failure without a message (no content, a blank text) says so, to a model and a command agent alike.
+    for (const content of [[], [{ type: "text" as const, text: " \n" }]])
+      expect(outcomeOf({ content, isError: true })).toEqual({
+        ok: false,
+        error: "the tool failed without saying why",
+      });
     expect(outcomeOf({ content: [], structuredContent: { n: 1 } })).toEqual({
       ok: true,
       content: [{ type: "text", text: '{"n":1}' }],

@@ -77,6 +77,18 @@ describe("agent: model providers (docs/agent.md)", () => {
     const withSecret = problem("  provider: openai\n  model: m\n  base_url: https://u:sk-inline@x.test/v1\n");
     expect(withSecret).toMatch(/agent\.base_url: credentials in the URL are not allowed/);
     expect(withSecret).not.toContain("sk-inline");
+    // A query or fragment would sit before the appended /chat/completions: refused, never quoted (a key?).
+    for (const base_url of [
+      "https://res.openai.azure.com/openai/deployments/gpt-4o?api-version=2024-10-21",
+      "https://gw.example/v1?key=sk-query",
+      "http://127.0.0.1:11434/v1#x",
+    ]) {
+      const said = problem(`  provider: openai\n  model: m\n  base_url: "${base_url}"\n`);
+      expect(said).toMatch(
+        /agent\.base_url: a query or fragment \(from "\?" or "#" on\) cannot be part of it/,
+      );
+      expect(said).not.toContain("sk-query");
+    }
   });
 
   it("names an unset variable in model or base_url (its literal text would be sent as the model, or read as the URL)", () => {

@@ -41,13 +41,13 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ).toEqual([]);
   });
 
-  it("a provider's own API named without /v1 (as ANTHROPIC_BASE_URL is written): every run would get a 404", () => {
+  it("a provider's own API named without /v1: every run would get a 404", () => {
     expect(
       warningsFor({
-        agent: { provider: "anthropic", model: "m", api_key: "k", base_url: "https://api.anthropic.com" },
+        agent: { provider: "anthropic", model: "m", api_key: "k", base_url: "http://api.anthropic.com" },
       }),
     ).toEqual([
-      `[agent] ${FILE}: agent.base_url https://api.anthropic.com has no /v1: runs would post to https://api.anthropic.com/messages, which the API answers 404 — write https://api.anthropic.com/v1, or leave base_url out`,
+      `[agent] ${FILE}: agent.base_url http://api.anthropic.com has no /v1: runs would post to http://api.anthropic.com/messages, which the API answers 404 — write https://api.anthropic.com/v1, or leave base_url out`,
     ]);
     expect(
       warningsFor({
@@ -55,7 +55,10 @@ describe("settings the rest of the configuration leaves unused are named, not dr
       })[0],
     ).toContain("runs would post to https://api.openai.com/chat/completions, which the API answers 404");
     // With /v1, or another server (whose paths svc does not know): nothing to say.
+    // https://api.anthropic.com as ANTHROPIC_BASE_URL is written is taken as https://api.anthropic.com/v1.
     for (const base_url of [
+      "https://api.anthropic.com",
+      "https://api.anthropic.com/",
       "https://api.anthropic.com/v1",
       "https://api.openai.com/v1/",
       "http://127.0.0.1:4000",
