@@ -4,6 +4,8 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
+  rmSync,
   statSync,
   utimesSync,
   writeFileSync,
@@ -90,6 +92,38 @@ describe("delivery history store", () => {
     writer.record(request("after", T0));
     writer.close();
     expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["before", "after"]);
+  });
+
+  it("starts a new file within a second when its file is removed or renamed away while it runs", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    let t = T0;
+    const writer = createHistoryWriter(
+      dir,
+      (err) => {
+        throw err;
+      },
+      () => t,
+    );
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    writer.record(request("a", T0));
+    await turn();
+    // Cleared by hand: records written to the removed file would never be read.
+    rmSync(join(dir, "history.jsonl"));
+    t += 1000;
+    writer.record(request("b", T0));
+    await turn();
+    expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["b"]);
+    expect(statSync(join(dir, "history.jsonl")).mode & 0o777).toBe(0o600);
+    // Renamed away (logrotate's default): the old lines stay there, new ones go to a new file.
+    renameSync(join(dir, "history.jsonl"), join(dir, "history.jsonl.bak"));
+    writer.record(request("c", T0)); // within the second: not looked at yet
+    await turn();
+    t += 1000;
+    writer.record(request("d", T0));
+    writer.close();
+    expect(readFileSync(join(dir, "history.jsonl.bak"), "utf8")).toContain('"id":"c"');
+    expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["d"]);
   });
 
   it("a history directory it cannot open refuses the start with what to do (not a bare EEXIST)", () => {
