@@ -279,6 +279,7 @@ export function createHistoryWriter(
    * file, or none, and records written to the one held would never be read.
    */
   const moved = () => {
+    if (fd < 0) return true;
     try {
       const named = statSync(file);
       const held = fstatSync(fd);
@@ -287,12 +288,10 @@ export function createHistoryWriter(
       return true;
     }
   };
+  // After a close the number may soon be another file's or a socket's: never looked at or closed again.
   const closeHeld = () => {
-    try {
-      closeSync(fd);
-    } catch {
-      // already closed: a reopen that failed (the directory gone and not made again)
-    }
+    if (fd >= 0) closeSync(fd);
+    fd = -1;
   };
   const writer = createBatchedByteWriter(
     (bytes) => {
@@ -307,8 +306,10 @@ export function createHistoryWriter(
             openFile();
           }
         }
+        // Not reopened yet (the last try failed): the batch is dropped, and tried again a second later.
+        if (fd < 0) throw new Error(`${file} is not open (reopening it failed; tried again each second)`);
         if (size >= maxFileBytes) {
-          closeSync(fd);
+          closeHeld();
           setAsidePrevious();
           renameSync(file, previous);
           fd = openPrivate(file);

@@ -1,7 +1,9 @@
 import {
   chmodSync,
+  closeSync,
   existsSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -9,6 +11,7 @@ import {
   statSync,
   utimesSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -124,6 +127,43 @@ describe("delivery history store", () => {
     writer.close();
     expect(readFileSync(join(dir, "history.jsonl.bak"), "utf8")).toContain('"id":"c"');
     expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["d"]);
+  });
+
+  it("after a reopen that failed, never touches the closed descriptor's number (another file's by then)", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    let t = T0;
+    const errors: unknown[] = [];
+    const writer = createHistoryWriter(
+      dir,
+      (err) => errors.push(err),
+      () => t,
+    );
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    writer.record(request("a", T0));
+    await turn();
+    // A file in the directory's place: the reopen fails, the held descriptor is closed.
+    rmSync(dir, { recursive: true });
+    writeFileSync(dir, "not a directory");
+    t += 1000;
+    writer.record(request("lost", T0));
+    await turn();
+    const other = openSync(join(home.dir, "other.txt"), "w"); // the lowest free number: the closed one
+    try {
+      t += 1000;
+      writer.record(request("lost too", T0));
+      await turn();
+      writeSync(other, "mine\n");
+      expect(readFileSync(join(home.dir, "other.txt"), "utf8")).toBe("mine\n");
+      expect(errors.length).toBeGreaterThan(0);
+      rmSync(dir);
+      t += 1000;
+      writer.record(request("back", T0));
+      writer.close();
+      expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["back"]);
+    } finally {
+      closeSync(other);
+    }
   });
 
   it("a history directory it cannot open refuses the start with what to do (not a bare EEXIST)", () => {
