@@ -75,7 +75,7 @@ export function registerWebhookCommands(program: Command): void {
     .command("deliveries [route]")
     .alias("history")
     .description(
-      "recent requests to the routes, newest first: time, delivery ID, route, event, answer, run, delivery",
+      "recent requests to the routes, newest first: time, delivery ID, route, event, answer, run, delivery, note (redelivery of <id>)",
     )
     .option("--limit <n>", "how many (default 20)")
     .option("--json", "print them as JSON")

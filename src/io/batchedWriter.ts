@@ -1,4 +1,5 @@
-import { closeSync, fchmodSync, fstatSync, openSync, statSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
 
 /**
  * Text written during one turn of the event loop goes out as one synchronous write at the end of that
@@ -168,20 +169,26 @@ export function createBatchedFileWriter(
   mode: number,
   onError: (err: unknown) => void,
 ): BatchedWriter {
-  // A file that already existed gets `mode` too: it holds what the new lines hold.
+  // A file that already existed gets `mode` too: it holds what the new lines hold. Its directory is made
+  // again when it was removed (`rm -rf logs`), private as at the start.
   const open = () => {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     const opened = openSync(file, "a", mode);
     fchmodSync(opened, mode);
     return opened;
   };
-  let fd = open();
+  /**
+   * The descriptor held, or undefined once closed for a reopen that failed: its number may by then be
+   * another file's or a socket's, which must never be looked at, written or closed as this file.
+   */
+  let fd: number | undefined = open();
   let checkedAt = Date.now();
   /** Renamed away (logrotate's default) or removed since it was opened: the path names another file. */
-  const moved = () => {
+  const moved = (held: number) => {
     try {
       const now = statSync(file);
-      const held = fstatSync(fd);
-      return now.ino !== held.ino || now.dev !== held.dev;
+      const heldNow = fstatSync(held);
+      return now.ino !== heldNow.ino || now.dev !== heldNow.dev;
     } catch {
       return true;
     }
@@ -191,15 +198,22 @@ export function createBatchedFileWriter(
       const now = Date.now();
       if (now - checkedAt >= ROTATION_CHECK_MS) {
         checkedAt = now;
-        if (moved()) {
-          closeSync(fd);
+        if (fd === undefined || moved(fd)) {
+          if (fd !== undefined) closeSync(fd);
+          fd = undefined;
           fd = open();
         }
       }
+      // Not reopened yet (the last try failed): the batch is dropped, as a failed write's; tried again a second later.
+      if (fd === undefined)
+        throw new Error(`${file} is not open (reopening it failed; tried again each second)`);
       writeTextSync(fd, text);
     },
     onError,
-    () => closeSync(fd),
+    () => {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
   );
 }
 

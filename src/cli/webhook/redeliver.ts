@@ -12,6 +12,7 @@ import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
+import { payloadNotKept } from "./notKept.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
 import { signTestEvent } from "./signTest.js";
 import { testTarget } from "./testTarget.js";
@@ -71,10 +72,10 @@ export async function redeliver(id: string, options: { route?: string; port?: st
   const record = [...matches].reverse().find((r) => r.payload !== undefined);
   const payload = record === undefined ? undefined : decodePayload(record);
   if (record === undefined || payload === undefined) {
-    const why = matches.at(-1)?.payload_omitted;
+    const last = matches.at(-1) as RequestRecord;
     throw new SvcError(
       "usage",
-      `delivery ${id}: its payload was not kept (${why === "too_large" ? "larger than 256 KiB" : why === "not_accepted" ? "the route did not accept the request" : "not recorded"}), so it cannot be redelivered`,
+      `delivery ${id}: its payload was not kept (${payloadNotKept(last)}), so it cannot be redelivered`,
     );
   }
   const route = record.route;

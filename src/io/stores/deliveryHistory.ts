@@ -17,7 +17,7 @@ import {
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describeError, SvcError } from "../../errors.js";
-import { createBatchedByteWriter, writeBytesSync } from "../batchedWriter.js";
+import { createBatchedByteWriter, ROTATION_CHECK_MS, writeBytesSync } from "../batchedWriter.js";
 
 /** Each history file is rotated past this size; one previous file is kept: at most ~2 × this on disk. */
 export const HISTORY_FILE_BYTES = 16 * 1024 * 1024;
@@ -233,15 +233,19 @@ export function createHistoryWriter(
 ): HistoryWriter {
   const file = join(dir, HISTORY_FILE);
   const previous = join(dir, HISTORY_PREVIOUS_FILE);
-  let fd: number;
-  let size: number;
-  try {
-    narrowModes(dir);
-    dropExpired(dir, now());
+  let fd = -1;
+  let size = 0;
+  /** Opens the file for appending; the size it has, a line a crash cut short ended first. */
+  const openFile = () => {
     fd = openPrivate(file);
     size = fstatSync(fd).size;
     // A line a crash cut short has no line break: the next record would be glued to it and lost with it.
     if (size > 0 && !endsWithLineBreak(fd, size)) size += writeBytesSync(fd, Buffer.from("\n"));
+  };
+  try {
+    narrowModes(dir);
+    dropExpired(dir, now());
+    openFile();
   } catch (err) {
     throw new SvcError(
       "startup_refused",
@@ -269,11 +273,43 @@ export function createHistoryWriter(
   // A write that fails (a full disk) drops its batch and is reported once: not again until one succeeds,
   // or a busy gateway would log a warning per event-loop turn for as long as the disk stays full.
   let failing = false;
+  let checkedAt = now();
+  /**
+   * Removed (to clear the history) or renamed away (logrotate) since it was opened: the path names another
+   * file, or none, and records written to the one held would never be read.
+   */
+  const moved = () => {
+    if (fd < 0) return true;
+    try {
+      const named = statSync(file);
+      const held = fstatSync(fd);
+      return named.ino !== held.ino || named.dev !== held.dev;
+    } catch {
+      return true;
+    }
+  };
+  // After a close the number may soon be another file's or a socket's: never looked at or closed again.
+  const closeHeld = () => {
+    if (fd >= 0) closeSync(fd);
+    fd = -1;
+  };
   const writer = createBatchedByteWriter(
     (bytes) => {
       try {
+        // A stat at most once a second, as the log's writer does, not one per batch.
+        const at = now();
+        if (at - checkedAt >= ROTATION_CHECK_MS) {
+          checkedAt = at;
+          if (moved()) {
+            closeHeld();
+            mkdirSync(dir, { recursive: true, mode: 0o700 });
+            openFile();
+          }
+        }
+        // Not reopened yet (the last try failed): the batch is dropped, and tried again a second later.
+        if (fd < 0) throw new Error(`${file} is not open (reopening it failed; tried again each second)`);
         if (size >= maxFileBytes) {
-          closeSync(fd);
+          closeHeld();
           setAsidePrevious();
           renameSync(file, previous);
           fd = openPrivate(file);
@@ -287,7 +323,7 @@ export function createHistoryWriter(
       }
     },
     onError,
-    () => closeSync(fd),
+    closeHeld,
   );
   return {
     record(record, json) {

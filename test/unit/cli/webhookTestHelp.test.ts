@@ -21,7 +21,7 @@ describe("svc webhook deliveries --help", () => {
       .find((c) => c.name() === "webhook")
       ?.commands.find((c) => c.name() === "deliveries");
     expect(deliveries?.description()).toMatch(
-      /newest first: time, delivery ID, route, event, answer, run, delivery$/,
+      /newest first: time, delivery ID, route, event, answer, run, delivery, note \(redelivery of <id>\)$/,
     );
   });
 });

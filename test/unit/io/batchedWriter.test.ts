@@ -1,4 +1,13 @@
-import { readFileSync, renameSync, statSync } from "node:fs";
+import {
+  closeSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -181,6 +190,51 @@ describe("batched file writer", () => {
       expect(statSync(file).mode & 0o777).toBe(0o600);
       writer.close();
     } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a removed directory is made again; after a reopen that failed, the closed descriptor's number is never touched", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const errors: string[] = [];
+    let other: number | undefined;
+    try {
+      home = tempHome();
+      const dir = join(home.dir, "logs");
+      const file = join(dir, "gateway.log");
+      const writer = createBatchedFileWriter(file, 0o600, (err) => errors.push(String(err)));
+      writer.write("before\n");
+      await nextTurn();
+      // `rm -rf logs` while the gateway runs: the next check makes it again, private.
+      rmSync(dir, { recursive: true });
+      vi.advanceTimersByTime(ROTATION_CHECK_MS);
+      writer.write("after rm\n");
+      await nextTurn();
+      expect(readFileSync(file, "utf8")).toBe("after rm\n");
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      // A file in the directory's place: the reopen fails and the writer's descriptor is closed. The next
+      // file opened gets its number (the lowest free one), as a socket of the gateway would.
+      rmSync(dir, { recursive: true });
+      writeFileSync(dir, "not a directory");
+      vi.advanceTimersByTime(ROTATION_CHECK_MS);
+      writer.write("lost\n");
+      await nextTurn();
+      other = openSync(join(home.dir, "other.txt"), "w");
+      vi.advanceTimersByTime(ROTATION_CHECK_MS);
+      writer.write("lost too\n");
+      await nextTurn();
+      // Still open and its own: the writer neither closed nor wrote to it.
+      writeSync(other, "mine\n");
+      expect(readFileSync(join(home.dir, "other.txt"), "utf8")).toBe("mine\n");
+      expect(errors.length).toBeGreaterThan(0);
+      // Fixed: the next check opens the file again.
+      rmSync(dir);
+      vi.advanceTimersByTime(ROTATION_CHECK_MS);
+      writer.write("back\n");
+      writer.close();
+      expect(readFileSync(file, "utf8")).toBe("back\n");
+    } finally {
+      if (other !== undefined) closeSync(other);
       vi.useRealTimers();
     }
   });

@@ -1,12 +1,17 @@
 import {
   chmodSync,
+  closeSync,
   existsSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
+  renameSync,
+  rmSync,
   statSync,
   utimesSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -90,6 +95,75 @@ describe("delivery history store", () => {
     writer.record(request("after", T0));
     writer.close();
     expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["before", "after"]);
+  });
+
+  it("starts a new file within a second when its file is removed or renamed away while it runs", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    let t = T0;
+    const writer = createHistoryWriter(
+      dir,
+      (err) => {
+        throw err;
+      },
+      () => t,
+    );
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    writer.record(request("a", T0));
+    await turn();
+    // Cleared by hand: records written to the removed file would never be read.
+    rmSync(join(dir, "history.jsonl"));
+    t += 1000;
+    writer.record(request("b", T0));
+    await turn();
+    expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["b"]);
+    expect(statSync(join(dir, "history.jsonl")).mode & 0o777).toBe(0o600);
+    // Renamed away (logrotate's default): the old lines stay there, new ones go to a new file.
+    renameSync(join(dir, "history.jsonl"), join(dir, "history.jsonl.bak"));
+    writer.record(request("c", T0)); // within the second: not looked at yet
+    await turn();
+    t += 1000;
+    writer.record(request("d", T0));
+    writer.close();
+    expect(readFileSync(join(dir, "history.jsonl.bak"), "utf8")).toContain('"id":"c"');
+    expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["d"]);
+  });
+
+  it("after a reopen that failed, never touches the closed descriptor's number (another file's by then)", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    let t = T0;
+    const errors: unknown[] = [];
+    const writer = createHistoryWriter(
+      dir,
+      (err) => errors.push(err),
+      () => t,
+    );
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    writer.record(request("a", T0));
+    await turn();
+    // A file in the directory's place: the reopen fails, the held descriptor is closed.
+    rmSync(dir, { recursive: true });
+    writeFileSync(dir, "not a directory");
+    t += 1000;
+    writer.record(request("lost", T0));
+    await turn();
+    const other = openSync(join(home.dir, "other.txt"), "w"); // the lowest free number: the closed one
+    try {
+      t += 1000;
+      writer.record(request("lost too", T0));
+      await turn();
+      writeSync(other, "mine\n");
+      expect(readFileSync(join(home.dir, "other.txt"), "utf8")).toBe("mine\n");
+      expect(errors.length).toBeGreaterThan(0);
+      rmSync(dir);
+      t += 1000;
+      writer.record(request("back", T0));
+      writer.close();
+      expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["back"]);
+    } finally {
+      closeSync(other);
+    }
   });
 
   it("a history directory it cannot open refuses the start with what to do (not a bare EEXIST)", () => {
