@@ -65,8 +65,13 @@ export async function referenceWarnings(
       const scriptsDir = deps.scriptsDir(profile);
       const found = await resolveScript(scriptsDir, route.script);
       if ("why" in found) {
+        // A path out of the directory (or a directory) never runs however long one waits: "until it is
+        // there" is said of a script not found only.
+        const until = found.why.startsWith("script not found")
+          ? "until it is there"
+          : "until script names a file in it";
         warnings.push(
-          `${at}.script: ${route.script} — ${found.why} (scripts live in ${scriptsDir}${inProfile(profile)}); until it is there every event on this route is ignored`,
+          `${at}.script: ${route.script} — ${found.why} (scripts live in ${scriptsDir}${inProfile(profile)}); ${until} every event on this route is ignored`,
         );
       }
     }

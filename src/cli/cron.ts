@@ -16,6 +16,7 @@ import {
   newJobId,
   nextRunAfter,
   parseSchedule,
+  SCHEDULE_MACROS_TEXT,
   unknownJob,
 } from "../io/stores/cronStore.js";
 import { parseSubscription, type Subscription } from "../io/stores/subscriptions.js";
@@ -363,7 +364,7 @@ export function registerCronCommands(program: Command): void {
     .requiredOption("--name <name>", "unique name")
     .requiredOption(
       "--schedule <expr>",
-      'cron expression (5 fields, UTC), a macro (@hourly, @daily, @weekly, @monthly, @yearly) or an interval: "every 15m", "30s", "2h", "1d"',
+      `cron expression (5 fields, UTC), a macro (${SCHEDULE_MACROS_TEXT}) or an interval: "every 15m", "30s", "2h", "1d"`,
     )
     .requiredOption("--prompt <text>", "the prompt the agent runs")
     .option("--deliver <target>", "delivery target for the reply (default log)")

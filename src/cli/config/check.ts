@@ -40,7 +40,7 @@ export interface ConfigReport {
 }
 
 /** The counts of a loaded configuration, in one line. */
-function summarize(loaded: LoadedConfig, subscriptions: number): string {
+function summarize(loaded: LoadedConfig, subscriptions: number, served: number): string {
   const { config } = loaded;
   const webhook = config.platforms.webhook;
   const servers = Object.values(config.mcp_servers);
@@ -50,7 +50,8 @@ function summarize(loaded: LoadedConfig, subscriptions: number): string {
   return [
     adapter,
     plural(Object.keys(webhook.routes).length, "route"),
-    plural(subscriptions, "subscription"),
+    // A disabled, invalid or shadowed record is counted but not served (the warnings say why).
+    `${plural(subscriptions, "subscription")}${served === subscriptions ? "" : ` (${served} served)`}`,
     `${plural(servers.length, "MCP server")}${enabled === servers.length ? "" : ` (${enabled} enabled)`}`,
     `agent ${config.agent.provider}`,
     loaded.fromFile ? loaded.paths.config : "embedded default (no config.yaml)",
@@ -99,6 +100,7 @@ export async function checkConfig(
     warnings.push(...untagged([...routes.now, ...(await routes.references)]));
   }
   let subscriptions = 0;
+  let servedCount = 0;
   const storeProblems: string[] = [];
   // The profiles whose runs connect to the MCP servers with their own .env: routes, subscriptions, cron jobs.
   const bound = new Set(
@@ -140,6 +142,7 @@ export async function checkConfig(
           });
       }
     }
+    servedCount = served.length;
     for (const { profile } of served) bound.add(profile);
     warnings.push(...subscriptionTargetWarnings(loaded, path, served));
     for (const { at, route } of served) {
@@ -199,7 +202,7 @@ export async function checkConfig(
   warnings.push(
     ...profileMcpVariableWarnings(loaded.config, loaded.paths.home, [...bound].sort(), options.env),
   );
-  return { problems, storeProblems, warnings, summary: summarize(loaded, subscriptions) };
+  return { problems, storeProblems, warnings, summary: summarize(loaded, subscriptions, servedCount) };
 }
 
 /**

@@ -37,6 +37,10 @@ const MAX_INTERVAL_MS = 36_500 * 86_400_000;
 /** The macros cron-parser reads as fixed schedules (not `@reboot`, which has no time; `@midnight` is `@daily`). */
 const CRON_MACROS = new Set(["@yearly", "@annually", "@monthly", "@weekly", "@daily", "@hourly"]);
 
+/** Every macro a schedule may be written as (any case), as the refusals and `svc cron create --help` name them. */
+export const SCHEDULE_MACROS_TEXT =
+  "@hourly, @daily (or @midnight), @weekly, @monthly, @yearly (or @annually)";
+
 export function parseSchedule(text: string): Schedule {
   const trimmed = text.trim();
   const interval = INTERVAL.exec(trimmed);
@@ -81,9 +85,12 @@ export function parseSchedule(text: string): Schedule {
   const macro = trimmed.toLowerCase() === "@midnight" ? "@daily" : trimmed.toLowerCase();
   const expression = trimmed.startsWith("@") ? macro : trimmed;
   if (trimmed.startsWith("@") && !CRON_MACROS.has(expression)) {
+    // crontab's @reboot runs at cron's start, which is no time a schedule can name.
+    const why =
+      expression === "@reboot" ? "@reboot (at each start) names no time to run at" : "unknown macro";
     throw new SvcError(
       "usage",
-      `schedule "${text}": unknown macro — use one of ${[...CRON_MACROS].join(", ")}, 5 cron fields or an interval like "every 1h"`,
+      `schedule "${text}": ${why} — use one of ${SCHEDULE_MACROS_TEXT}, 5 cron fields or an interval like "every 1h"`,
     );
   }
   const problem = cronProblem(expression);

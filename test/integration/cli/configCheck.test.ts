@@ -37,6 +37,25 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     );
   });
 
+  it("counts the subscriptions the gateway would not serve apart: disabled, invalid, shadowed by a config.yaml route", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(webhookConfig({ gh: { secret: "s3cret" } })));
+    home.write(
+      "webhook_subscriptions.json",
+      JSON.stringify({
+        a: { secret: "abc" },
+        off: { secret: "abc", enabled: false },
+        bad: { secret: "abc", events: "push" },
+        gh: { secret: "abc" },
+      }),
+      0o600,
+    );
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/, 1 route, 4 subscriptions \(1 served\), 0 MCP servers, /);
+    expect(result.stderr).toContain("bad.events: expected a list");
+  });
+
   it("with no config.yaml, checks the embedded default", async () => {
     home = tempHome();
     const result = await svc(home, ["config", "check"]);

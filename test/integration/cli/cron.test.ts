@@ -78,7 +78,7 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     // The help names every form the schedule takes, macros too.
     const help = await svc(home, ["cron", "create", "--help"]);
     expect(help.stdout.replace(/\s+/g, " ")).toContain(
-      'cron expression (5 fields, UTC), a macro (@hourly, @daily, @weekly, @monthly, @yearly) or an interval: "every 15m", "30s", "2h", "1d"',
+      'cron expression (5 fields, UTC), a macro (@hourly, @daily (or @midnight), @weekly, @monthly, @yearly (or @annually)) or an interval: "every 15m", "30s", "2h", "1d"',
     );
     const dup = await svc(home, ["cron", "create", "--name", "digest", "--schedule", "1h", "--prompt", "p"]);
     expect(dup.stderr).toContain('a cron job named "digest" already exists');

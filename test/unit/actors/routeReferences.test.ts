@@ -42,3 +42,41 @@ describe("a cron_job route's job, checked at startup, reload and by svc config c
     ]);
   });
 });
+
+describe("a route's script, checked at startup, reload and by svc config check", () => {
+  const scriptWarnings = (script: string) => {
+    home?.cleanup();
+    home = tempHome();
+    home.write("scripts/sub/x.py", "print(1)\n");
+    const scripts = join(home.dir, "scripts");
+    return referenceWarnings(
+      [{ at: "config.yaml: platforms.webhook.routes.r", route: { script }, profile: "default" }],
+      {
+        scriptsDir: () => scripts,
+        profileRoot: () => home.dir,
+        cronStore: () => ({
+          store: cronStore(join(home.dir, "cron", "jobs.json")),
+          path: join(home.dir, "cron", "jobs.json"),
+        }),
+      },
+    );
+  };
+
+  it("one not found is ignored until it is there; one out of the directory or a directory, until script names a file", async () => {
+    const missing = await scriptWarnings("gone.py");
+    expect(missing).toEqual([
+      expect.stringMatching(
+        /r\.script: gone\.py — script not found \(scripts live in .*\); until it is there every event/,
+      ),
+    ]);
+    const escapes = await scriptWarnings("../config.yaml");
+    expect(escapes).toEqual([
+      expect.stringMatching(
+        /— path leaves the scripts directory \(scripts live in .*\); until script names a file in it every event on this route is ignored$/,
+      ),
+    ]);
+    const directory = await scriptWarnings("sub");
+    expect(directory[0]).toContain("not a file");
+    expect(directory[0]).toContain("until script names a file in it every event");
+  });
+});

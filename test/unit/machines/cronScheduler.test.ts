@@ -137,7 +137,13 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("H * * * *")).toThrow(/H \(a hashed value\) is not part of cron/);
     expect(() => parseSchedule("0 H * * *")).toThrow(/H \(a hashed value\)/);
     expect(parseSchedule("0 9 * * thu,MON")).toEqual({ kind: "cron", expression: "0 9 * * thu,MON" });
-    expect(() => parseSchedule("@reboot")).toThrow(/unknown macro — use one of @yearly/);
+    // The refusal says why @reboot has no place and lists every macro read, @midnight and @annually too.
+    expect(() => parseSchedule("@reboot")).toThrow(
+      'schedule "@reboot": @reboot (at each start) names no time to run at — use one of @hourly, @daily (or @midnight), @weekly, @monthly, @yearly (or @annually), 5 cron fields or an interval like "every 1h"',
+    );
+    expect(() => parseSchedule("@fortnightly")).toThrow(
+      /unknown macro — use one of @hourly, @daily \(or @midnight\)/,
+    );
     // crontab's @midnight has a time: it is @daily.
     expect(parseSchedule("@Midnight")).toEqual({ kind: "cron", expression: "@daily" });
     expect(new Date(nextRunAfter("@midnight", T0)).toISOString()).toBe("2026-11-23T00:00:00.000Z");
@@ -147,7 +153,7 @@ describe("schedule grammar", () => {
   it("macros are read in any case, as interval units and day names are (@DAILY is @daily)", () => {
     expect(parseSchedule("@DAILY")).toEqual({ kind: "cron", expression: "@daily" });
     expect(new Date(nextRunAfter("@Hourly", T0 + 60_000)).toISOString()).toBe("2026-11-22T13:00:00.000Z");
-    expect(() => parseSchedule("@Reboot")).toThrow(/unknown macro/);
+    expect(() => parseSchedule("@Reboot")).toThrow(/"@Reboot": @reboot \(at each start\) names no time/);
   });
 
   it("a time zone prefix (cronie's CRON_TZ=, TZ=) is refused naming UTC, not as a sixth field", () => {
