@@ -63,7 +63,7 @@ export function journalErrorLine(dir: string, err: unknown): { cause: string; me
     };
   return {
     cause: describeError(err),
-    message: `[state] writing the journal in ${dir} failed; the requests waiting for it answer 503 (their senders retry) — check the disk has room and the directory is writable`,
+    message: `[state] writing the journal in ${dir} failed; the requests waiting for it answer 503 (their senders retry), as do later ones while writes fail (said once until a write succeeds again) — check the disk has room and the directory is writable`,
   };
 }
 
