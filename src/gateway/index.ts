@@ -397,7 +397,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             save(unfinished);
             if (unfinished.length > 0) hooks.onRunsSaved(unfinished, paths.pendingRuns);
           } catch (err) {
-            hooks.onRunsLost(unfinished, paths.pendingRuns, err);
+            const journal = state.store.backend === "local" ? stateDir(paths.home) : undefined;
+            hooks.onRunsLost(unfinished, paths.pendingRuns, err, journal);
           }
         },
       },
