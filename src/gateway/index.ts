@@ -319,7 +319,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   }
   redis?.start();
   if (state.store.backend === "memory")
-    resumeSavedRuns(paths.pendingRuns, queue, (name) => routes.registry.lookup(name), hooks);
+    resumeSavedRuns(
+      paths.pendingRuns,
+      queue,
+      (name) => routes.registry.lookup(name),
+      hooks,
+      state.store.owedByLocalJournal,
+    );
   else
     await state.resume({
       resumeRuns: (runs) => queue.resume(runs),
