@@ -31,7 +31,7 @@ import { startIngress } from "./ingress.js";
 import { pipelineLogHooks } from "./logHooks.js";
 import { createMcp } from "./mcp.js";
 import { createProfileResources } from "./profileResources.js";
-import { resumeSavedRuns } from "./resumeSavedRuns.js";
+import { resumeSavedRuns, storeSavedRuns } from "./resumeSavedRuns.js";
 import { answeredByRoute } from "./routeAnswers.js";
 import { createRoutes } from "./routes.js";
 import { runDepth, timedRun } from "./runMetrics.js";
@@ -318,14 +318,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     if (unserved !== undefined) logger.warn(unserved);
   }
   redis?.start();
-  if (state.store.backend === "memory")
-    resumeSavedRuns(
+  if (redis !== undefined)
+    await storeSavedRuns(
       paths.pendingRuns,
-      queue,
+      (run) => redis.enqueueRun({ ...run, payload: {}, headers: {} }),
       (name) => routes.registry.lookup(name),
       hooks,
       state.store.owedByLocalJournal,
     );
+  else if (state.store.backend === "memory")
+    resumeSavedRuns(paths.pendingRuns, queue, (name) => routes.registry.lookup(name), hooks);
   else
     await state.resume({
       resumeRuns: (runs) => queue.resume(runs),

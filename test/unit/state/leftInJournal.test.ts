@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pipelineLogHooks } from "../../../src/gateway/logHooks.js";
-import { resumeSavedRuns } from "../../../src/gateway/resumeSavedRuns.js";
+import { storeSavedRuns } from "../../../src/gateway/resumeSavedRuns.js";
 import type { PendingRun } from "../../../src/io/stores/pendingRuns.js";
 import { readPendingRuns, writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
 import { openStateStore } from "../../../src/state/gatewayState.js";
@@ -61,9 +61,9 @@ describe("switching state.backend from local to redis", () => {
       expect(store.owedByLocalJournal).toEqual(new Set(["pr:a", "pr:b"]));
       const queued: string[] = [];
       const log = captureLogger();
-      resumeSavedRuns(
+      await storeSavedRuns(
         file,
-        { resume: (runs) => queued.push(...runs.map((r) => r.deliveryId)) },
+        async (r) => queued.push(r.deliveryId),
         () => ({ profile: "default", route: {} }) as never,
         pipelineLogHooks(log.logger),
         store.owedByLocalJournal,
