@@ -32,7 +32,7 @@ import { startIngress } from "./ingress.js";
 import { pipelineLogHooks } from "./logHooks.js";
 import { createMcp } from "./mcp.js";
 import { createProfileResources } from "./profileResources.js";
-import { resumeSavedRuns } from "./resumeSavedRuns.js";
+import { resumeSavedRuns, storeSavedRuns } from "./resumeSavedRuns.js";
 import { answeredByRoute } from "./routeAnswers.js";
 import { createRoutes } from "./routes.js";
 import { runDepth, timedRun } from "./runMetrics.js";
@@ -319,7 +319,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     if (unserved !== undefined) logger.warn(unserved);
   }
   redis?.start();
-  if (state.store.backend === "memory")
+  if (redis !== undefined)
+    await storeSavedRuns(
+      paths.pendingRuns,
+      (run) => redis.enqueueRun({ ...run, payload: {}, headers: {} }),
+      (name) => routes.registry.lookup(name),
+      hooks,
+      state.store.owedByLocalJournal,
+    );
+  else if (state.store.backend === "memory")
     resumeSavedRuns(paths.pendingRuns, queue, (name) => routes.registry.lookup(name), hooks);
   else
     await state.resume({
@@ -398,7 +406,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             save(unfinished);
             if (unfinished.length > 0) hooks.onRunsSaved(unfinished, paths.pendingRuns);
           } catch (err) {
-            hooks.onRunsLost(unfinished, paths.pendingRuns, err);
+            const journal = state.store.backend === "local" ? stateDir(paths.home) : undefined;
+            hooks.onRunsLost(unfinished, paths.pendingRuns, err, journal);
           }
         },
       },

@@ -63,7 +63,18 @@ export function pipelineLogHooks(logger: Logger) {
         `[webhook] ${events.length} agent run(s) not finished at shutdown — saved to ${file}, they run at the next start (${runsByRoute(events)})`,
       );
     },
-    onRunsLost(events: readonly QueuedRun[], file: string, err: unknown) {
+    /**
+     * The pending-runs file could not be written (a full disk). With the local journal (`journal`, its
+     * directory) every such run is still recorded there unfinished, so the next start runs it: not lost.
+     */
+    onRunsLost(events: readonly QueuedRun[], file: string, err: unknown, journal?: string) {
+      if (journal !== undefined) {
+        logger.warn(
+          { runs: events.length, err: String(err) },
+          `[webhook] ${events.length} agent run(s) not finished at shutdown could not be saved to ${file} (${runsByRoute(events)}); the journal (${journal}) keeps them, so they run at the next start`,
+        );
+        return;
+      }
       logger.error(
         { runs: events.length, err: String(err) },
         `[webhook] ${events.length} agent run(s) not finished at shutdown could not be saved to ${file} (${runsByRoute(events)}) — they are lost; their senders must send them again`,

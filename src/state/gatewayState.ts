@@ -63,7 +63,7 @@ export function journalErrorLine(dir: string, err: unknown): { cause: string; me
     };
   return {
     cause: describeError(err),
-    message: `[state] writing the journal in ${dir} failed; the requests waiting for it answer 503 (their senders retry) — check the disk has room and the directory is writable`,
+    message: `[state] writing the journal in ${dir} failed; the requests waiting for it answer 503 (their senders retry), as do later ones while writes fail (said once until a write succeeds again) — check the disk has room and the directory is writable`,
   };
 }
 
@@ -77,9 +77,10 @@ export function openStateStore(
   const dir = stateDir(home);
   // Redis keeps what a 202 promises itself (src/state/redisState.ts): no local journal.
   if (settings.backend === "redis") {
-    const left = leftInJournal(dir);
+    const owed = owedByJournal(dir);
+    const left = leftInJournal(dir, owed);
     if (left !== undefined) logger.warn(left);
-    return memoryStateStore();
+    return owed === undefined ? memoryStateStore() : { ...memoryStateStore(), owedByLocalJournal: owed.runs };
   }
   let store: LocalStateStore;
   try {
@@ -113,7 +114,16 @@ export function openStateStore(
  * What a local journal still owes (runs not finished, pending groups) when the backend is now `redis`,
  * which never reads it: said at each start, so a switch with a backlog does not drop it silently.
  */
-export function leftInJournal(dir: string): string | undefined {
+export function leftInJournal(dir: string, owed = owedByJournal(dir)): string | undefined {
+  if (owed === undefined) return undefined;
+  return `[state] ${dir}: ${owed.runs.size} agent run(s) and ${owed.groups} pending coalescing group(s) were accepted with state.backend: local and have not run; state.backend: redis does not read that journal — run the gateway with backend: local until they have run (a copy of one that a stop saved to webhook-pending-runs.json is left there for it, not run here), then switch back (or delete the directory to drop them)`;
+}
+
+/**
+ * The runs (`route:delivery id`) a local journal holds unfinished and how many groups it holds pending;
+ * undefined when it holds none or cannot be read.
+ */
+export function owedByJournal(dir: string): { runs: ReadonlySet<string>; groups: number } | undefined {
   const live = new LiveState();
   try {
     for (const record of readJournal(dir, { understood }).records) live.apply(record);
@@ -121,7 +131,7 @@ export function leftInJournal(dir: string): string | undefined {
     return undefined;
   }
   if (live.runs.size === 0 && live.groups.size === 0) return undefined;
-  return `[state] ${dir}: ${live.runs.size} agent run(s) and ${live.groups.size} pending coalescing group(s) were accepted with state.backend: local and have not run; state.backend: redis does not read that journal — run the gateway with backend: local until they have run, then switch back (or delete the directory to drop them)`;
+  return { runs: new Set(live.runs.keys()), groups: live.groups.size };
 }
 
 type Lookup = (routeName: string) => ResolvedRoute | undefined;

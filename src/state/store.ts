@@ -14,6 +14,12 @@ export interface StateStore {
    * the idempotency keys of the last hour. Called once, at startup, before the first request.
    */
   recover(): Recovered;
+  /**
+   * With `redis` (a `memory` store here): the runs (`route:delivery id`) the local journal of this home
+   * still owes. They run with `backend: local` only, so a copy a stop saved to the pending-runs file is
+   * left there, not run here: it would run twice.
+   */
+  readonly owedByLocalJournal?: ReadonlySet<string>;
   /** Bytes in the journal's current segment (`local`; `svc_state_journal_bytes`). */
   journalBytes?(): number;
   /** An agent run was accepted (queued): it runs after a restart until `runFinished` is recorded. */

@@ -169,3 +169,30 @@ describe("group commit with syncs in flight at once", () => {
     expect(fileKeys()).toEqual(["a"]);
   });
 });
+
+describe("group commit on a disk that stays full", () => {
+  it("reports the first failed write of an outage only, and the next one after a sync succeeded", async () => {
+    let full = true;
+    const fs: JournalFs = {
+      ...nodeJournalFs,
+      write: (fd, data) =>
+        full ? Promise.reject(new Error("ENOSPC: no space left on device")) : nodeJournalFs.write(fd, data),
+    };
+    const { commit, errors } = writer(fs);
+    const rejected: string[] = [];
+    // One batch per turn of the loop, as requests retried one after another make them.
+    for (const k of ["a", "b", "c"]) {
+      commit.append({ t: "s", k, at: 1 });
+      await (commit.durable() as Promise<void>).catch((err: Error) => rejected.push(`${k} ${err.message}`));
+    }
+    expect(rejected).toHaveLength(3);
+    expect(errors.map((e) => (e as Error).message)).toEqual(["ENOSPC: no space left on device"]);
+    full = false;
+    commit.append({ t: "s", k: "d", at: 1 });
+    await commit.durable();
+    full = true;
+    commit.append({ t: "s", k: "e", at: 1 });
+    await (commit.durable() as Promise<void>).catch(() => {});
+    expect(errors).toHaveLength(2);
+  });
+});

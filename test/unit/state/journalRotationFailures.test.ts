@@ -74,7 +74,7 @@ describe("a rotation that fails", () => {
       `rotating the journal in ${path} failed; the current segment keeps every record`,
     );
     expect(journalErrorLine(path, new Error("ENOSPC")).message).toBe(
-      `[state] writing the journal in ${path} failed; the requests waiting for it answer 503 (their senders retry) — check the disk has room and the directory is writable`,
+      `[state] writing the journal in ${path} failed; the requests waiting for it answer 503 (their senders retry), as do later ones while writes fail (said once until a write succeeds again) — check the disk has room and the directory is writable`,
     );
   });
 

@@ -1,6 +1,9 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { pipelineLogHooks } from "../../../src/gateway/logHooks.js";
+import { storeSavedRuns } from "../../../src/gateway/resumeSavedRuns.js";
 import type { PendingRun } from "../../../src/io/stores/pendingRuns.js";
+import { readPendingRuns, writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
 import { openStateStore } from "../../../src/state/gatewayState.js";
 import { LocalStateStore } from "../../../src/state/localStore.js";
 import { captureLogger } from "../../fakes/logCapture.js";
@@ -36,8 +39,37 @@ describe("switching state.backend from local to redis", () => {
       const log = captureLogger();
       expect(openStateStore(REDIS, home.dir, log.logger, () => 5000).backend).toBe("memory");
       expect(log.messages()).toEqual([
-        `[state] ${join(home.dir, "state")}: 1 agent run(s) and 1 pending coalescing group(s) were accepted with state.backend: local and have not run; state.backend: redis does not read that journal — run the gateway with backend: local until they have run, then switch back (or delete the directory to drop them)`,
+        `[state] ${join(home.dir, "state")}: 1 agent run(s) and 1 pending coalescing group(s) were accepted with state.backend: local and have not run; state.backend: redis does not read that journal — run the gateway with backend: local until they have run (a copy of one that a stop saved to webhook-pending-runs.json is left there for it, not run here), then switch back (or delete the directory to drop them)`,
       ]);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("leaves the runs the journal owes in webhook-pending-runs.json (a local stop saved them there too): they would run twice", async () => {
+    const home = tempHome();
+    try {
+      const local = new LocalStateStore({ dir: join(home.dir, "state"), now: () => 5000 });
+      local.runAccepted(run("a"), 1000);
+      local.runAccepted(run("b"), 1000);
+      await local.close();
+      // The stop of that local gateway saved both; an older version saved "c", which no journal holds.
+      const file = join(home.dir, "webhook-pending-runs.json");
+      writePendingRuns(file, { runs: [run("a"), run("b"), run("c")], unreadable: [] });
+
+      const store = openStateStore(REDIS, home.dir, captureLogger().logger, () => 5000);
+      expect(store.owedByLocalJournal).toEqual(new Set(["pr:a", "pr:b"]));
+      const queued: string[] = [];
+      const log = captureLogger();
+      await storeSavedRuns(
+        file,
+        async (r) => queued.push(r.deliveryId),
+        () => ({ profile: "default", route: {} }) as never,
+        pipelineLogHooks(log.logger),
+        store.owedByLocalJournal,
+      );
+      expect(queued).toEqual(["c"]);
+      expect(readPendingRuns(file).runs.map((r) => r.deliveryId)).toEqual(["a", "b"]);
     } finally {
       home.cleanup();
     }

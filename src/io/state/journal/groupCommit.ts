@@ -37,7 +37,10 @@ export interface GroupCommitOptions {
   readonly fs: JournalFs;
   /** Called with each batch once it is durable, in the order of the file (a rotation copies it behind its snapshot). */
   readonly onFlushed?: (data: Buffer) => void;
-  /** A failed write or sync (the waiting requests are answered 503 by the caller). */
+  /**
+   * A failed write or sync (the waiting requests are answered 503 by the caller): the first of an outage
+   * only, not again until a sync succeeds (on a full disk every batch fails, one per turn of the loop).
+   */
   readonly onError?: (err: unknown) => void;
 }
 
@@ -62,6 +65,8 @@ export class GroupCommitWriter {
   private closed = false;
   /** Set by `fail`: every flush from then on rejects its records with it. */
   private broken: unknown;
+  /** A write or sync failed and none has succeeded since: further failures are not reported. */
+  private failing = false;
 
   constructor(
     private fd: number,
@@ -192,7 +197,7 @@ export class GroupCommitWriter {
     } catch (err) {
       const at = this.inFlight.indexOf(batch);
       // Not in flight any more: a later sync, begun after its write, already made it durable.
-      if (at < 0) this.options.onError?.(err);
+      if (at < 0) this.report(err);
       else {
         this.inFlight.splice(at, 1);
         this.failed(batch, err);
@@ -203,6 +208,7 @@ export class GroupCommitWriter {
 
   /** `batch` and every batch written before it are durable: they are released in the order of the file. */
   private synced(batch: Batch): void {
+    this.failing = false;
     const upTo = this.inFlight.indexOf(batch);
     if (upTo < 0) return;
     for (const done of this.inFlight.splice(0, upTo + 1)) {
@@ -212,8 +218,15 @@ export class GroupCommitWriter {
   }
 
   private failed(batch: Batch, err: unknown): void {
-    if (err !== this.broken) this.options.onError?.(err);
+    if (err !== this.broken) this.report(err);
     batch.reject?.(err);
+  }
+
+  /** Reports a failed write or sync once per outage (see `onError`). */
+  private report(err: unknown): void {
+    if (this.failing) return;
+    this.failing = true;
+    this.options.onError?.(err);
   }
 
   private async cutBack(): Promise<void> {

@@ -36,7 +36,8 @@ export interface JournalOptions {
   /** Whether a record read back can be replayed (default: every one); see `readJournal`. */
   readonly understood?: (record: unknown) => boolean;
   /**
-   * A failed write or sync (the waiting appends are rejected); a `RotationFailed` or `PreviousSegmentLeft`
+   * A failed write or sync (the waiting appends are rejected; once per outage: not again until a sync
+   * succeeds, as every later append fails too on a full disk); a `RotationFailed` or `PreviousSegmentLeft`
    * (nothing is); a `RotationLeftSegment` (from then on every append is rejected).
    */
   readonly onError?: (err: unknown) => void;
