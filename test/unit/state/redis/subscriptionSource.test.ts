@@ -88,7 +88,7 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
     await server?.stop();
     await vi.waitFor(
       () => expect(log.messages().filter((m) => m.includes("not refreshed"))).toHaveLength(1),
-      { timeout: 5000 },
+      { timeout: 15_000 },
     );
     for (let i = 0; i < 100; i++) expect(source.lookup("gh")?.secret).toBe("s1");
     expect(log.messages().filter((m) => m.includes("not refreshed"))).toHaveLength(1);
