@@ -534,6 +534,27 @@ describe("platform-specific transient refusals", () => {
   });
 });
 
+describe("DingTalk QPS limits (HTTP 403 Forbidden.AccessDenied.QpsLimit…)", () => {
+  it("treats the API gateway's QPS refusals as transient, and another 403 as final", async () => {
+    const registry = registryFor({
+      dingtalk: { enabled: true, client_id: "ding1", client_secret: "s3cret", base_url: fake.url },
+    });
+    const outcome = async (code: string) => {
+      fake.setHandler((r) =>
+        r.path === "/v1.0/oauth2/accessToken"
+          ? ok({ accessToken: "DT", expireIn: 7200 })
+          : { status: 403, json: { code, message: "refused", requestid: "r1" } },
+      );
+      const error = await sendError(registry, "dingtalk", message("hi", { chat_id: "cid1==" }));
+      expect(error).toBeInstanceOf(DeliveryError);
+      return (error as DeliveryError).transient;
+    };
+    expect(await outcome("Forbidden.AccessDenied.QpsLimitForApi")).toBe(true);
+    expect(await outcome("Forbidden.AccessDenied.QpsLimitForAppkeyAndApi")).toBe(true);
+    expect(await outcome("Forbidden.AccessDenied.AccessTokenPermissionDenied")).toBe(false);
+  });
+});
+
 describe("Feishu rate limits (HTTP 429, or 400 with code 99991400, and x-ogw-ratelimit-reset)", () => {
   it.each([429, 400])(
     "HTTP %i with code 99991400 is transient and waits x-ogw-ratelimit-reset",
