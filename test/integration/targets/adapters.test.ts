@@ -579,6 +579,39 @@ describe("Feishu rate limits (HTTP 429, or 400 with code 99991400, and x-ogw-rat
   );
 });
 
+describe("Feishu's message rate limit (code 230020, 5 messages a second per chat)", () => {
+  it.each([
+    [400, 230020],
+    [200, 230020],
+    [200, 99991400],
+  ])("HTTP %i with code %i is transient", async (status, code) => {
+    fake.setHandler((r) =>
+      r.path.includes("tenant_access_token")
+        ? ok({ code: 0, tenant_access_token: "t-1", expire: 7200 })
+        : { status, json: { code, msg: "This operation triggers the frequency limit." } },
+    );
+    const registry = registryFor({
+      feishu: { enabled: true, app_id: "cli_1", app_secret: "s3cret", base_url: fake.url },
+    });
+    const error = await sendError(registry, "feishu", message("hi", { chat_id: "oc_1" }));
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as DeliveryError).transient).toBe(true);
+  });
+
+  it("keeps another refusal final (230002: the bot is not in the chat)", async () => {
+    fake.setHandler((r) =>
+      r.path.includes("tenant_access_token")
+        ? ok({ code: 0, tenant_access_token: "t-1", expire: 7200 })
+        : { status: 400, json: { code: 230002, msg: "Bot/User can NOT be out of the chat." } },
+    );
+    const registry = registryFor({
+      feishu: { enabled: true, app_id: "cli_1", app_secret: "s3cret", base_url: fake.url },
+    });
+    const error = await sendError(registry, "feishu", message("hi", { chat_id: "oc_1" }));
+    expect((error as DeliveryError).transient).toBe(false);
+  });
+});
+
 describe("QQ chat ids", () => {
   it.each(["group:", "user:", "channel:", "group: "])(
     "%j (a kind with no id after it) is refused before any message request",
