@@ -715,6 +715,25 @@ describe("WeCom / Weixin errcode -1 (system busy, try again later)", () => {
   );
 });
 
+describe("WeCom errcode 45033 (api concurrent out of limit)", () => {
+  it("is transient: a later attempt passes once the calls at the same moment are done", async () => {
+    const registry = registryFor({
+      wecom: { enabled: true, corp_id: "c", corp_secret: "s3cret", agent_id: 1, base_url: fake.url },
+    });
+    fake.setHandler((r) =>
+      ok(
+        r.path === "/cgi-bin/gettoken"
+          ? { access_token: "A", expires_in: 7200 }
+          : { errcode: 45033, errmsg: "api concurrent out of limit, hint: [1620808383_162_662d]" },
+      ),
+    );
+    const error = await sendError(registry, "wecom", message("hi", { chat_id: "u1" }));
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as DeliveryError).transient).toBe(true);
+    expect((error as DeliveryError).message).toContain("45033 api concurrent out of limit");
+  });
+});
+
 describe("Weixin access tokens", () => {
   it("come from POST /cgi-bin/stable_token (normal mode), which does not void the token of the account's other services", async () => {
     fake.requests.length = 0;
