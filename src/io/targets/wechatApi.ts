@@ -8,13 +8,15 @@ import { appTokens } from "./tokenCache.js";
 /** errcodes meaning "the access_token expired or is invalid": fetch a new one and retry. */
 const STALE_TOKEN = new Set([40001, 40014, 42001]);
 /**
- * errcodes meaning "try again shortly": -1 "system busy" in both APIs' global error-code tables, and
- * WeCom's 45033 "api concurrent out of limit" (too many calls of one API at once, as several chats
- * delivered to at the same moment make), which a later attempt passes.
+ * errcodes meaning "try again later": -1 "system busy" in both APIs' global error-code tables, WeCom's
+ * 45033 "api concurrent out of limit" (too many calls of one API at once, as several chats delivered to
+ * at the same moment make), and Weixin's 45011 "api minute-quota reach limit mustslower retry next
+ * minute", which only a wait into the next minute passes.
  */
-const TRY_AGAIN: ReadonlyMap<number, string> = new Map([
-  [-1, "system busy"],
-  [45033, "too many concurrent calls"],
+const TRY_AGAIN: ReadonlyMap<number, { readonly why: string; readonly afterSeconds?: number }> = new Map([
+  [-1, { why: "system busy" }],
+  [45033, { why: "too many concurrent calls" }],
+  [45011, { why: "the API's per-minute quota is used up", afterSeconds: 60 }],
 ]);
 
 export interface WechatStyleSpec {
@@ -123,8 +125,9 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
         const tryAgain = TRY_AGAIN.get(code);
         if (tryAgain !== undefined) {
           throw new DeliveryError(
-            `${platform}: send message: ${code} ${errmsg(answer.body)} (${tryAgain})`,
+            `${platform}: send message: ${code} ${errmsg(answer.body)} (${tryAgain.why})`,
             true,
+            tryAgain.afterSeconds,
           );
         }
         if (!STALE_TOKEN.has(code)) {

@@ -734,6 +734,25 @@ describe("WeCom errcode 45033 (api concurrent out of limit)", () => {
   });
 });
 
+describe("Weixin errcode 45011 (api minute-quota reach limit, retry next minute)", () => {
+  it("is transient and waits into the next minute", async () => {
+    const registry = registryFor({
+      weixin: { enabled: true, app_id: "wx1", app_secret: "s3cret", base_url: fake.url },
+    });
+    fake.setHandler((r) =>
+      ok(
+        r.path === "/cgi-bin/stable_token"
+          ? { access_token: "A", expires_in: 7200 }
+          : { errcode: 45011, errmsg: "api minute-quota reach limit mustslower retry next minute" },
+      ),
+    );
+    const error = await sendError(registry, "weixin", message("hi", { chat_id: "oOPENID" }));
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as DeliveryError).transient).toBe(true);
+    expect((error as DeliveryError).retryAfterSeconds).toBe(60);
+  });
+});
+
 describe("Weixin access tokens", () => {
   it("come from POST /cgi-bin/stable_token (normal mode), which does not void the token of the account's other services", async () => {
     fake.requests.length = 0;
