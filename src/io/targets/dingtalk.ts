@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
+import type { ThrottleRule } from "./httpJson.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
 import { answerCode, appTokens, withFreshToken } from "./tokenCache.js";
 
@@ -13,6 +14,16 @@ export const DINGTALK_LIMIT = 4000;
 /** DingTalk's refusal of an access token it no longer accepts: 401 `{"code": "InvalidAuthentication"}`. */
 const staleToken = (err: unknown) => answerCode(err) === "InvalidAuthentication";
 
+/**
+ * DingTalk's API gateway refuses a call over the app's or the API's QPS quota with HTTP 403 and `code`
+ * `Forbidden.AccessDenied.QpsLimitForApi` or `…QpsLimitForAppkeyAndApi`: the request was not processed,
+ * so it is a rate limit (retried in agent mode), not a permission refusal.
+ */
+export const dingtalkThrottle: ThrottleRule = (_status, body) => {
+  const code = (body as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" && code.startsWith("Forbidden.AccessDenied.QpsLimit") ? {} : undefined;
+};
+
 export function dingtalkTarget(settings: PlatformConfig<"dingtalk">, deps: TargetDeps): DeliveryTarget {
   const clientId = settings.client_id ?? "";
   const clientSecret = settings.client_secret ?? "";
@@ -21,6 +32,7 @@ export function dingtalkTarget(settings: PlatformConfig<"dingtalk">, deps: Targe
     baseUrl: settings.base_url,
     timeoutSeconds: settings.timeout_seconds,
     secrets: [clientSecret],
+    throttled: dingtalkThrottle,
   });
   const tokens = appTokens(
     api,

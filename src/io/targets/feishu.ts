@@ -2,7 +2,7 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
 import { parseRetryAfter, refused, type ThrottleRule } from "./httpJson.js";
-import type { DeliveryTarget, TargetDeps } from "./target.js";
+import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 import { answerCode, appTokens, withFreshToken } from "./tokenCache.js";
 
 /**
@@ -21,11 +21,19 @@ export function receiveIdType(id: string): string {
 }
 
 /**
- * Rate limits (open.feishu.cn/document/server-docs/api-call-guide/frequency-control): HTTP 429, or 400 on
- * older APIs, with `code` 99991400 and the seconds to wait in the `x-ogw-ratelimit-reset` header.
+ * Rate-limit codes: 99991400, the API gateway's (open.feishu.cn/document/server-docs/api-call-guide/frequency-control),
+ * and 230020, the message API's own limit per chat or user ("This operation triggers the frequency limit":
+ * 5 messages a second to one user or group, shared by the group's bots).
+ */
+const RATE_LIMITED = new Set([99991400, 230020]);
+
+/**
+ * Rate limits: HTTP 429, or 400 with one of the rate-limit `code`s, and the seconds to wait in the
+ * `x-ogw-ratelimit-reset` header when it is there.
  */
 export const feishuThrottle: ThrottleRule = (status, body, headers) => {
-  if (status !== 429 && (body as FeishuAnswer | undefined)?.code !== 99991400) return undefined;
+  if (status !== 429 && !RATE_LIMITED.has((body as FeishuAnswer | undefined)?.code as number))
+    return undefined;
   return { retryAfterSeconds: parseRetryAfter(headers.get("x-ogw-ratelimit-reset")) };
 };
 
@@ -93,14 +101,19 @@ export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDep
           signal,
         });
         const body = answer.body as FeishuAnswer | undefined;
-        if (body?.code !== 0)
-          throw refused(
+        if (body?.code !== 0) {
+          const error = refused(
             "feishu",
             "im/v1/messages",
             `${body?.code ?? "?"} ${body?.msg ?? answer.text}`,
             [appSecret, token],
             body,
           );
+          // A rate limit answered with HTTP 200 is still a rate limit.
+          const throttle = feishuThrottle(answer.status, body, answer.headers);
+          if (throttle === undefined) throw error;
+          throw new DeliveryError(error.message, true, throttle.retryAfterSeconds, body);
+        }
       });
     },
   });

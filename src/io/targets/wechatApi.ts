@@ -7,8 +7,17 @@ import { appTokens } from "./tokenCache.js";
 
 /** errcodes meaning "the access_token expired or is invalid": fetch a new one and retry. */
 const STALE_TOKEN = new Set([40001, 40014, 42001]);
-/** errcode -1: "system busy, try again later" in both APIs' global error-code tables. */
-const SYSTEM_BUSY = -1;
+/**
+ * errcodes meaning "try again later": -1 "system busy" in both APIs' global error-code tables, WeCom's
+ * 45033 "api concurrent out of limit" (too many calls of one API at once, as several chats delivered to
+ * at the same moment make), and Weixin's 45011 "api minute-quota reach limit mustslower retry next
+ * minute", which only a wait into the next minute passes.
+ */
+const TRY_AGAIN: ReadonlyMap<number, { readonly why: string; readonly afterSeconds?: number }> = new Map([
+  [-1, { why: "system busy" }],
+  [45033, { why: "too many concurrent calls" }],
+  [45011, { why: "the API's per-minute quota is used up", afterSeconds: 60 }],
+]);
 
 export interface WechatStyleSpec {
   readonly platform: "wecom" | "weixin";
@@ -113,10 +122,12 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
             `the answer has no errcode (${scrub(answer.text, [spec.secret, token]).slice(0, 80)}), so it is not the ${platform} API's — check base_url`,
             [spec.secret, token],
           );
-        if (code === SYSTEM_BUSY) {
+        const tryAgain = TRY_AGAIN.get(code);
+        if (tryAgain !== undefined) {
           throw new DeliveryError(
-            `${platform}: send message: ${code} ${errmsg(answer.body)} (system busy)`,
+            `${platform}: send message: ${code} ${errmsg(answer.body)} (${tryAgain.why})`,
             true,
+            tryAgain.afterSeconds,
           );
         }
         if (!STALE_TOKEN.has(code)) {

@@ -534,6 +534,27 @@ describe("platform-specific transient refusals", () => {
   });
 });
 
+describe("DingTalk QPS limits (HTTP 403 Forbidden.AccessDenied.QpsLimit…)", () => {
+  it("treats the API gateway's QPS refusals as transient, and another 403 as final", async () => {
+    const registry = registryFor({
+      dingtalk: { enabled: true, client_id: "ding1", client_secret: "s3cret", base_url: fake.url },
+    });
+    const outcome = async (code: string) => {
+      fake.setHandler((r) =>
+        r.path === "/v1.0/oauth2/accessToken"
+          ? ok({ accessToken: "DT", expireIn: 7200 })
+          : { status: 403, json: { code, message: "refused", requestid: "r1" } },
+      );
+      const error = await sendError(registry, "dingtalk", message("hi", { chat_id: "cid1==" }));
+      expect(error).toBeInstanceOf(DeliveryError);
+      return (error as DeliveryError).transient;
+    };
+    expect(await outcome("Forbidden.AccessDenied.QpsLimitForApi")).toBe(true);
+    expect(await outcome("Forbidden.AccessDenied.QpsLimitForAppkeyAndApi")).toBe(true);
+    expect(await outcome("Forbidden.AccessDenied.AccessTokenPermissionDenied")).toBe(false);
+  });
+});
+
 describe("Feishu rate limits (HTTP 429, or 400 with code 99991400, and x-ogw-ratelimit-reset)", () => {
   it.each([429, 400])(
     "HTTP %i with code 99991400 is transient and waits x-ogw-ratelimit-reset",
@@ -556,6 +577,39 @@ describe("Feishu rate limits (HTTP 429, or 400 with code 99991400, and x-ogw-rat
       expect((error as DeliveryError).retryAfterSeconds).toBe(52);
     },
   );
+});
+
+describe("Feishu's message rate limit (code 230020, 5 messages a second per chat)", () => {
+  it.each([
+    [400, 230020],
+    [200, 230020],
+    [200, 99991400],
+  ])("HTTP %i with code %i is transient", async (status, code) => {
+    fake.setHandler((r) =>
+      r.path.includes("tenant_access_token")
+        ? ok({ code: 0, tenant_access_token: "t-1", expire: 7200 })
+        : { status, json: { code, msg: "This operation triggers the frequency limit." } },
+    );
+    const registry = registryFor({
+      feishu: { enabled: true, app_id: "cli_1", app_secret: "s3cret", base_url: fake.url },
+    });
+    const error = await sendError(registry, "feishu", message("hi", { chat_id: "oc_1" }));
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as DeliveryError).transient).toBe(true);
+  });
+
+  it("keeps another refusal final (230002: the bot is not in the chat)", async () => {
+    fake.setHandler((r) =>
+      r.path.includes("tenant_access_token")
+        ? ok({ code: 0, tenant_access_token: "t-1", expire: 7200 })
+        : { status: 400, json: { code: 230002, msg: "Bot/User can NOT be out of the chat." } },
+    );
+    const registry = registryFor({
+      feishu: { enabled: true, app_id: "cli_1", app_secret: "s3cret", base_url: fake.url },
+    });
+    const error = await sendError(registry, "feishu", message("hi", { chat_id: "oc_1" }));
+    expect((error as DeliveryError).transient).toBe(false);
+  });
 });
 
 describe("QQ chat ids", () => {
@@ -659,6 +713,44 @@ describe("WeCom / Weixin errcode -1 (system busy, try again later)", () => {
       expect(await outcome(40003)).toBe(false);
     },
   );
+});
+
+describe("WeCom errcode 45033 (api concurrent out of limit)", () => {
+  it("is transient: a later attempt passes once the calls at the same moment are done", async () => {
+    const registry = registryFor({
+      wecom: { enabled: true, corp_id: "c", corp_secret: "s3cret", agent_id: 1, base_url: fake.url },
+    });
+    fake.setHandler((r) =>
+      ok(
+        r.path === "/cgi-bin/gettoken"
+          ? { access_token: "A", expires_in: 7200 }
+          : { errcode: 45033, errmsg: "api concurrent out of limit, hint: [1620808383_162_662d]" },
+      ),
+    );
+    const error = await sendError(registry, "wecom", message("hi", { chat_id: "u1" }));
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as DeliveryError).transient).toBe(true);
+    expect((error as DeliveryError).message).toContain("45033 api concurrent out of limit");
+  });
+});
+
+describe("Weixin errcode 45011 (api minute-quota reach limit, retry next minute)", () => {
+  it("is transient and waits into the next minute", async () => {
+    const registry = registryFor({
+      weixin: { enabled: true, app_id: "wx1", app_secret: "s3cret", base_url: fake.url },
+    });
+    fake.setHandler((r) =>
+      ok(
+        r.path === "/cgi-bin/stable_token"
+          ? { access_token: "A", expires_in: 7200 }
+          : { errcode: 45011, errmsg: "api minute-quota reach limit mustslower retry next minute" },
+      ),
+    );
+    const error = await sendError(registry, "weixin", message("hi", { chat_id: "oOPENID" }));
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as DeliveryError).transient).toBe(true);
+    expect((error as DeliveryError).retryAfterSeconds).toBe(60);
+  });
 });
 
 describe("Weixin access tokens", () => {
