@@ -445,6 +445,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         mcp.reloadRefused(describeError(err));
         throw err;
       }
+      // As at start: what the re-read file sets to no effect, or to a value every run or delivery would fail on.
+      for (const warning of unusedSettingWarnings(next.config, paths.config)) logger.warn(warning);
       deliveries.warn(next.config);
       coalescing.flush();
       routes.reload(next.config);

@@ -183,3 +183,21 @@ describe("SIGHUP reload of an empty config.yaml", () => {
     expect(gw.gateway.reload().routes).toEqual([]);
   });
 });
+
+describe("SIGHUP reload of settings left without effect", () => {
+  it("logs the warnings a start logs for them (agent.command under the echo provider)", async () => {
+    gw = await startTestGateway({ config: webhookConfig(ROUTES) });
+    const running = gw;
+    const config = webhookConfig(ROUTES, {}, { agent: { provider: "echo", command: ["/bin/agent"] } });
+    running.home.write("config.yaml", stringify(config));
+    running.gateway.reload();
+    await expect
+      .poll(() =>
+        running
+          .logs()
+          .filter((l) => l.level === 40 && l.msg.startsWith("[agent]"))
+          .map((l) => l.msg),
+      )
+      .toEqual([expect.stringContaining("agent.provider is echo, which does not use agent.command")]);
+  });
+});
