@@ -66,4 +66,20 @@ describe("svc config check: a named profile's .env", () => {
       `${subs} is not read: one ${home.dir}/webhook_subscriptions.json holds every profile's subscriptions — create them with svc webhook subscribe <name> --route-profile work`,
     ]);
   });
+
+  it("WEBHOOK_SECRET (or another WEBHOOK_* variable) in a profile's .env is named as not read", async () => {
+    home = tempHome();
+    home.write("config.yaml", config);
+    home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
+    const workEnv = home.write(
+      "profiles/work/.env",
+      "DOCS_TOKEN=work-token\nWEBHOOK_SECRET=work-secret\nWEBHOOK_PORT=9000\n",
+      0o600,
+    );
+    const { warnings } = await checkConfig({ home: home.dir, env: {} });
+    expect(warnings).toEqual([
+      `${workEnv}: WEBHOOK_SECRET, WEBHOOK_PORT are not read here — the webhook adapter reads WEBHOOK_* from ${home.dir}/.env (or the environment) for every profile; a profile's .env serves only its MCP connections: move them there, or give profile work's routes a secret: of their own in config.yaml`,
+    ]);
+    expect(warnings.join("\n")).not.toContain("work-secret");
+  });
 });
