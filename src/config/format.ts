@@ -237,7 +237,7 @@ const SECRET_KEY = /(?:^|_)(?:secret|token|password)$|^(?:api_key|authorization)
 function describeValue(path: readonly PropertyKey[], input: unknown): string {
   const key = path.at(-1);
   if (typeof key === "string" && SECRET_KEY.test(key) && input !== undefined && input !== null)
-    return `a ${Array.isArray(input) ? "list" : typeof input} (not shown: the key holds a secret)`;
+    return `a ${Array.isArray(input) ? "list" : typeof input === "object" ? "mapping" : typeof input} (not shown: the key holds a secret)`;
   // `routes: [{name: gh, secret: s3cret}]` written as a list: the secret inside is not quoted either.
   if (holdsSecretKey(input))
     return `${Array.isArray(input) ? "a list" : "a mapping"} (not shown: it holds a secret)`;
@@ -309,6 +309,8 @@ export function formatIssue(
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
       message += ` — put it in quotes if it is meant as text`;
+    else if (issue.expected === "string" && syntax === "yaml" && unquotedTemplate(issue.input) !== undefined)
+      message += unquotedTemplateHint(issue);
     else if (mcpCommandList(issue.path, issue.input))
       message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
@@ -343,6 +345,9 @@ export function formatIssue(
     message = `invalid name${reason === undefined ? "" : ` — ${reason}`}`;
   } else if (issue.code === "invalid_value") {
     message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeValue(issue.path, issue.input)}`;
+  } else if (issue.code === "invalid_union" && syntax === "yaml") {
+    // A deliver_extra value (text, a number or true/false) written as an unquoted {template}.
+    if (unquotedTemplate(issue.input) !== undefined) message += unquotedTemplateHint(issue);
   }
   return `${file}: ${path}: ${message}`;
 }
@@ -366,4 +371,23 @@ export function formatJsonIssues(
   known?: KnownKeys,
 ): string {
   return issues.map((issue) => formatIssue(file, issue, known, false, "json")).join("\n");
+}
+
+/**
+ * `prompt: {pull_request.title}` unquoted: YAML reads `{x}` as a mapping of one key with no value, so a
+ * template that is a whole value must be quoted. The template as written, or undefined.
+ */
+function unquotedTemplate(input: unknown): string | undefined {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined;
+  const entries = Object.entries(input);
+  const [key, value] = entries[0] ?? [];
+  return entries.length === 1 && key !== undefined && value === null ? `{${key}}` : undefined;
+}
+
+/** The hint for an unquoted `{template}`, which it quotes back unless the key holds a secret. */
+function unquotedTemplateHint(issue: z.core.$ZodIssue): string {
+  const template = unquotedTemplate(issue.input) ?? "{...}";
+  if (describeValue(issue.path, issue.input).includes("not shown"))
+    return " — YAML reads an unquoted {...} as a mapping: put the value in quotes";
+  return ` — YAML reads an unquoted ${template} as a mapping: put the template in quotes ("${template}")`;
 }

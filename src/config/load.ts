@@ -311,6 +311,15 @@ function yamlProblem(message: string, line = "", column = 1): string {
   if (/flow-map-start|between flow (?:sequence|map) items/.test(text) && line.includes("${"))
     return `${text} — put values written as \${VAR} in quotes`;
   // `regex: "^\d+$"`: in double quotes YAML reads a backslash as its own escape, which \d is not.
+  // `prompt: Review: {number}`: a colon and a space in an unquoted value start a mapping inside it.
+  if (/^Nested mappings are not allowed in compact mappings/.test(text))
+    return `${text} — a value with ": " (a colon and a space) in it is read as a mapping: put the whole value in quotes (prompt: "Review: {number}")`;
+  // `secret: @x`, a value starting with a backtick.
+  if (/^Plain value cannot start with reserved character/.test(text))
+    return `${text} — put the whole value in quotes`;
+  // `prompt: {number} was opened`: an unquoted {...} (or [...], "...") is a whole value, not its start.
+  if (/^Unexpected scalar at node end/.test(text) && /:\s+["'{[]/.test(line))
+    return `${text} — YAML reads a value that starts with {, [ or a quote as a whole mapping, list or quoted text, so nothing may follow it: put the whole value in quotes (prompt: "{number} was opened")`;
   if (/^Invalid escape sequence/.test(text))
     return `${text} — in "double quotes" a backslash starts a YAML escape: write a regex or path in 'single quotes' ('^\\d+$'), unquoted, or with the backslash doubled ("^\\\\d+$")`;
   return text;

@@ -46,3 +46,49 @@ describe("config.yaml written the ways YAML users write it", () => {
     );
   });
 });
+
+describe("a template or colon left unquoted, as templates are first written", () => {
+  const route = (lines: string) => `platforms:\n  webhook:\n    secret: x\n    routes:\n      r:\n${lines}`;
+  const problems = (yaml: string) => {
+    const { dir } = write(yaml);
+    try {
+      loadConfig({ home: dir, env: {} });
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return "";
+  };
+
+  it("a whole {template} read as a mapping says to quote it (prompt, deliver_extra, coalesce.key)", () => {
+    const message = problems(
+      route(
+        "        prompt: {pull_request.title}\n        deliver_extra: {repo: {repository.full_name}}\n        coalesce: {key: {number}}\n",
+      ),
+    );
+    expect(message).toContain(
+      `routes.r.prompt: expected a string, got {"pull_request.title":null} — YAML reads an unquoted {pull_request.title} as a mapping: put the template in quotes ("{pull_request.title}")`,
+    );
+    expect(message).toContain(
+      `routes.r.deliver_extra.repo: expected text (a {template}), a number or true/false — YAML reads an unquoted {repository.full_name} as a mapping: put the template in quotes ("{repository.full_name}")`,
+    );
+    expect(message).toContain(`routes.r.coalesce.key: expected a string, got {"number":null} — YAML reads`);
+  });
+
+  it("under a key holding a secret the hint does not quote the value", () => {
+    const message = problems("platforms:\n  webhook:\n    secret: {topsecret}\n");
+    expect(message).toContain(
+      "platforms.webhook.secret: expected a string, got a mapping (not shown: the key holds a secret) — YAML reads an unquoted {...} as a mapping: put the value in quotes",
+    );
+    expect(message).not.toContain("topsecret");
+  });
+
+  it("text after a {template}, a ': ' inside a value and a leading @ are named with the quoting fix", () => {
+    expect(problems(route("        prompt: {number} was opened\n"))).toMatch(
+      /line 6: not valid YAML — .* put the whole value in quotes \(prompt: "\{number\} was opened"\)$/,
+    );
+    expect(problems(route("        prompt: Review: {number}\n"))).toMatch(
+      /line 6: not valid YAML — .* a value with ": " \(a colon and a space\) in it is read as a mapping: put the whole value in quotes/,
+    );
+    expect(problems(route("        prompt: @here {x}\n"))).toMatch(/— put the whole value in quotes$/);
+  });
+});
