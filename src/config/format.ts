@@ -311,6 +311,12 @@ export function formatIssue(
       message += ` — put it in quotes if it is meant as text`;
     else if (issue.expected === "string" && syntax === "yaml" && unquotedTemplate(issue.input) !== undefined)
       message += unquotedTemplateHint(issue);
+    else if (
+      (issue.expected === "record" || issue.expected === "object") &&
+      syntax === "yaml" &&
+      listedNames(issue.input) !== undefined
+    )
+      message += ` — write each entry under its name, not as a list item with name: (${listedNames(issue.input)?.[0]}: on its own line, its other keys indented under it, no "- " and no name: key)`;
     else if (mcpCommandList(issue.path, issue.input))
       message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
@@ -390,4 +396,18 @@ function unquotedTemplateHint(issue: z.core.$ZodIssue): string {
   if (describeValue(issue.path, issue.input).includes("not shown"))
     return " — YAML reads an unquoted {...} as a mapping: put the value in quotes";
   return ` — YAML reads an unquoted ${template} as a mapping: put the template in quotes ("${template}")`;
+}
+
+/**
+ * `routes: [{name: github, ...}]` or `mcp_servers: [{name: gh, ...}]`, as other tools list named
+ * entries: the names, or undefined when the list is not made of such entries.
+ */
+function listedNames(input: unknown): string[] | undefined {
+  if (!Array.isArray(input) || input.length === 0) return undefined;
+  const names = input.map((item) =>
+    typeof item === "object" && item !== null && typeof (item as { name?: unknown }).name === "string"
+      ? (item as { name: string }).name
+      : undefined,
+  );
+  return names.every((name) => name !== undefined) ? (names as string[]) : undefined;
 }
