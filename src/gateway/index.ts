@@ -15,7 +15,11 @@ import { createLogger } from "../io/log.js";
 import { createGatewayMetrics, type GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
-import { secretFiles, secretFilesReadableByOthers } from "../io/secretFileModes.js";
+import {
+  configSecretsReadableByOthers,
+  secretFiles,
+  secretFilesReadableByOthers,
+} from "../io/secretFileModes.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
 import { agentGroupsDir, GatewayState, openStateStore, stateDir } from "../state/gatewayState.js";
@@ -77,6 +81,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger.warn(`[gateway] ${warning}`);
   for (const warning of secretFilesReadableByOthers(secretFiles(paths.home)))
     logger.warn(`[gateway] ${warning}`);
+  const configSecrets = loaded.fromFile ? configSecretsReadableByOthers(paths.config) : undefined;
+  if (configSecrets !== undefined) logger.warn(`[gateway] ${configSecrets}`);
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
     options.stateStore ?? openStateStore(config.state, paths.home, logger, now),

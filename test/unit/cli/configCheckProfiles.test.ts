@@ -28,7 +28,7 @@ const config = [
 describe("svc config check: a named profile's .env", () => {
   it("names the variables a bound profile's runs do not get and a line of its .env that sets nothing", async () => {
     home = tempHome();
-    home.write("config.yaml", config);
+    home.write("config.yaml", config, 0o600);
     home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
     const workEnv = home.write("profiles/work/.env", "export DOCS_TOKEN work-token\n", 0o600);
     home.write("profiles/idle/.env", "OTHER=1\n", 0o600);
@@ -48,7 +48,7 @@ describe("svc config check: a named profile's .env", () => {
 
   it("a profile no route, subscription or cron job is bound to is not asked for the variables", async () => {
     home = tempHome();
-    home.write("config.yaml", config.replace(", profile: work", ""));
+    home.write("config.yaml", config.replace(", profile: work", ""), 0o600);
     home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
     home.write("profiles/work/.env", "", 0o600);
     expect((await checkConfig({ home: home.dir, env: {} })).warnings).toEqual([]);
@@ -56,7 +56,7 @@ describe("svc config check: a named profile's .env", () => {
 
   it("a config.yaml or subscription store under a profile's directory is named as not read", async () => {
     home = tempHome();
-    home.write("config.yaml", config);
+    home.write("config.yaml", config, 0o600);
     home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
     home.write("profiles/work/.env", "DOCS_TOKEN=work-token\n", 0o600);
     const own = home.write("profiles/work/config.yaml", "platforms: {}\n");
@@ -69,7 +69,7 @@ describe("svc config check: a named profile's .env", () => {
 
   it("WEBHOOK_SECRET (or another WEBHOOK_* variable) in a profile's .env is named as not read", async () => {
     home = tempHome();
-    home.write("config.yaml", config);
+    home.write("config.yaml", config, 0o600);
     home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
     const workEnv = home.write(
       "profiles/work/.env",
