@@ -363,6 +363,12 @@ export function formatIssue(
     if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
       message += ` — put it in quotes if it is meant as text`;
     else if (issue.path.at(-1) === "secret" && Array.isArray(issue.input)) message += ` — ${ONE_SECRET}`;
+    else if (
+      (issue.expected === "record" || issue.expected === "object") &&
+      syntax === "yaml" &&
+      listedNames(issue.input) !== undefined
+    )
+      message += ` — write each entry under its name, not as a list item with name: (${listedNames(issue.input)?.[0]}: on its own line, its other keys indented under it, no "- " and no name: key)`;
     else if (mcpCommandList(issue.path, issue.input))
       message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
@@ -442,4 +448,18 @@ export function formatJsonIssues(
   known?: KnownKeys,
 ): string {
   return issues.map((issue) => formatIssue(file, issue, known, false, "json")).join("\n");
+}
+
+/**
+ * `routes: [{name: github, ...}]` or `mcp_servers: [{name: gh, ...}]`, as other tools list named
+ * entries: the names, or undefined when the list is not made of such entries.
+ */
+function listedNames(input: unknown): string[] | undefined {
+  if (!Array.isArray(input) || input.length === 0) return undefined;
+  const names = input.map((item) =>
+    typeof item === "object" && item !== null && typeof (item as { name?: unknown }).name === "string"
+      ? (item as { name: string }).name
+      : undefined,
+  );
+  return names.every((name) => name !== undefined) ? (names as string[]) : undefined;
 }

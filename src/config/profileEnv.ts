@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { envFileProblem } from "./load.js";
+import { envFileProblem, readEnvFile } from "./load.js";
 import { DEFAULT_PROFILE, svcPaths } from "./paths.js";
 
 /**
@@ -12,12 +12,29 @@ export function profileEnvFileWarnings(home: string, profiles: readonly string[]
   return profiles
     .filter((profile) => profile !== DEFAULT_PROFILE)
     .flatMap((profile) => {
-      const problem = envFileProblem(svcPaths(home, profile).env);
-      return problem === undefined
+      const file = svcPaths(home, profile).env;
+      const problem = envFileProblem(file);
+      if (problem !== undefined) return [`${problem} (profile ${profile}'s MCP connections read this file)`];
+      const unread = webhookVariablesIn(file);
+      return unread.length === 0
         ? []
-        : [`${problem} (profile ${profile}'s MCP connections read this file)`];
+        : [
+            `${file}: ${unread.join(", ")} ${unread.length === 1 ? "is" : "are"} not read here — the webhook adapter reads WEBHOOK_* from ${join(home, ".env")} (or the environment) for every profile; a profile's .env serves only its MCP connections: move ${unread.length === 1 ? "it" : "them"} there${unread.includes("WEBHOOK_SECRET") ? `, or give profile ${profile}'s routes a secret: of their own in config.yaml` : ""}`,
+          ];
     });
 }
+
+/** The adapter's variables (`WEBHOOK_SECRET`, ...) a profile's `.env` sets: only the shared `.env` is read for them. */
+function webhookVariablesIn(file: string): string[] {
+  if (!existsSync(file)) return [];
+  try {
+    return Object.keys(readEnvFile(file)).filter((name) => WEBHOOK_VARIABLES.includes(name));
+  } catch {
+    return [];
+  }
+}
+
+const WEBHOOK_VARIABLES: readonly string[] = ["WEBHOOK_ENABLED", "WEBHOOK_PORT", "WEBHOOK_SECRET"];
 
 /** Files only `$SVC_HOME` holds: a copy under a profile's directory is never read. */
 const SHARED_ONLY = ["config.yaml", "webhook_subscriptions.json"] as const;

@@ -2,6 +2,7 @@ import { subscriptionsWithoutSecret } from "../actors/routes.js";
 import type { RunExecutor } from "../actors/runs.js";
 import { startSystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
+import { configFileIsBlank } from "../config/blankFile.js";
 import { isLoopbackHost } from "../config/host.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
 import { profileEnvFileWarnings, profileSharedFileWarnings } from "../config/profileEnv.js";
@@ -14,7 +15,11 @@ import { createLogger } from "../io/log.js";
 import { createGatewayMetrics, type GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
-import { secretFiles, secretFilesReadableByOthers } from "../io/secretFileModes.js";
+import {
+  configSecretsReadableByOthers,
+  secretFiles,
+  secretFilesReadableByOthers,
+} from "../io/secretFileModes.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { cronJobsStored } from "../io/stores/cronJobsStored.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
@@ -51,6 +56,8 @@ export type { Gateway, GatewayOptions } from "./types.js";
  */
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   let loaded = checkedConfig(options);
+  /** A running config.yaml with no setting in it may be reloaded as one (see reload). */
+  let runningBlank = loaded.fromFile && configFileIsBlank(loaded.paths.config);
   /** What the listener, the run slots and MCP approvals were built from (a reload cannot change them). */
   const startedConfig = loaded.config;
   const { config, paths } = loaded;
@@ -75,6 +82,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger.warn(`[gateway] ${warning}`);
   for (const warning of secretFilesReadableByOthers(secretFiles(paths.home)))
     logger.warn(`[gateway] ${warning}`);
+  const configSecrets = loaded.fromFile ? configSecretsReadableByOthers(paths.config) : undefined;
+  if (configSecrets !== undefined) logger.warn(`[gateway] ${configSecrets}`);
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
     options.stateStore ?? openStateStore(config.state, paths.home, logger, now),
@@ -429,6 +438,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // Judged against the address actually bound (a host change waits for a restart): a config that
       // moves to 127.0.0.1 with INSECURE_NO_AUTH must not open routes on a public listener.
       let next: LoadedConfig;
+      let nextBlank: boolean;
       try {
         next = checkedConfig({ ...options, host });
         if (loaded.fromFile && !next.fromFile) {
@@ -438,11 +448,21 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             `${paths.config}: not found — the running config came from this file: restore it and reload again`,
           );
         }
+        nextBlank = next.fromFile && configFileIsBlank(paths.config);
+        if (loaded.fromFile && !runningBlank && nextBlank) {
+          // Truncated by an editor that writes in place: applied, it would drop every route and server.
+          throw new SvcError(
+            "startup_refused",
+            `${paths.config}: is empty (no setting in it) — the running config came from this file: write it whole and reload again (an editor may still have been writing it)`,
+          );
+        }
       } catch (err) {
         // `svc mcp reload` waits for the gateway's answer: a refusal is one too, with the reason.
         mcp.reloadRefused(describeError(err));
         throw err;
       }
+      // As at start: what the re-read file sets to no effect, or to a value every run or delivery would fail on.
+      for (const warning of unusedSettingWarnings(next.config, paths.config)) logger.warn(warning);
       deliveries.warn(next.config);
       coalescing.flush();
       routes.reload(next.config);
@@ -462,6 +482,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       }
       mcp.reloadConfig(next.config);
       loaded = next;
+      runningBlank = nextBlank;
       logger.info(`[webhook] Reloaded ${paths.config} — routes: ${describeRoutes(routes.registry.names())}`);
       return { routes: routes.registry.names() };
     },

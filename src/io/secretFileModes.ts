@@ -1,5 +1,6 @@
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { parse } from "yaml";
 import { svcPaths } from "../config/paths.js";
 import { profilesOnDisk } from "./profiles.js";
 
@@ -47,4 +48,56 @@ export function secretFilesReadableByOthers(files: readonly string[]): string[] 
       );
   }
   return warnings;
+}
+
+/** Key names that hold a credential (as config messages hide their values). */
+const CREDENTIAL_KEY = /(?:^|_)(?:secret|token|password)$|^(?:api_key|authorization)$/i;
+
+/**
+ * The key paths of a parsed config.yaml that hold a credential written out: not a `${VAR}` (kept in
+ * `.env`), not `INSECURE_NO_AUTH`, not a `whpk_` public key.
+ */
+export function writtenSecretPaths(value: unknown, at = ""): string[] {
+  if (Array.isArray(value)) return value.flatMap((item, i) => writtenSecretPaths(item, `${at}[${i}]`));
+  if (typeof value !== "object" || value === null) return [];
+  const paths: string[] = [];
+  for (const [key, item] of Object.entries(value)) {
+    const path = at === "" ? key : `${at}.${key}`;
+    if (typeof item === "string" && CREDENTIAL_KEY.test(key)) {
+      if (
+        item.trim() !== "" &&
+        !item.includes("${") &&
+        item !== "INSECURE_NO_AUTH" &&
+        !item.startsWith("whpk_")
+      )
+        paths.push(path);
+    } else paths.push(...writtenSecretPaths(item, path));
+  }
+  return paths;
+}
+
+/**
+ * A config.yaml with a credential written in it (a route's `secret: s3cret`, a platform's token) and a
+ * mode every user can read (0644, as an editor creates it): named at start and by `svc config check`, as
+ * a readable `.env` is. One whose credentials are all `${VAR}` holds none.
+ */
+export function configSecretsReadableByOthers(file: string): string | undefined {
+  let text: string;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile() || (stat.mode & 0o077) === 0) return undefined;
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  let paths: string[];
+  try {
+    paths = writtenSecretPaths(parse(text));
+  } catch {
+    return undefined; // the loader names a file it cannot parse
+  }
+  if (paths.length === 0) return undefined;
+  const mode = (statSync(file).mode & 0o777).toString(8).padStart(4, "0");
+  const named = paths.length === 1 ? paths[0] : `${paths[0]} and ${paths.length - 1} more`;
+  return `${file} holds secrets (${named}) but is readable by other users (mode ${mode}) — chmod 600 ${file}, or keep them in .env and write \${NAME} in their place`;
 }

@@ -145,9 +145,11 @@ function withServer(
 /** Writes config.yaml into a fresh SVC_HOME and starts the real gateway in-process on port 0. */
 export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
   const home = tempHome();
+  // Mode 0600, as svc writes it: routes' secrets are written out in it (a readable one is warned about).
   home.write(
     "config.yaml",
     typeof options.config === "string" ? options.config : stringify(withServer(options.config, options.http)),
+    0o600,
   );
   for (const [path, text] of Object.entries(options.files ?? {})) {
     // Secret files as svc writes them (0600): a wider mode is warned about at start.

@@ -1,11 +1,11 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assign, createActor, fromPromise, waitFor } from "xstate";
-import { interpolate } from "../../config/interpolate.js";
+import { type InterpolationScope, interpolate } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { describeError, SvcError } from "../../errors.js";
 import { withStderrSoFar } from "../../io/mcp/connect.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
-import { renderToolsPolicy } from "../../io/mcp/render.js";
+import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { fingerprint, readSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
@@ -247,7 +247,11 @@ export class McpHub {
     this.runtimes.clear();
     for (const [name, entry] of Object.entries(servers)) {
       const rt = previous.get(name);
-      if (rt !== undefined && rt.print === fingerprint(name, entry)) {
+      if (
+        rt !== undefined &&
+        rt.print === fingerprint(name, entry) &&
+        !renderedAnew(rt, this.options.scope())
+      ) {
         this.runtimes.set(name, rt);
         summary.unchanged.push(name);
         // A reload is also "try again now" for a server waiting out its backoff (a secret added to
@@ -430,4 +434,16 @@ export class McpHub {
       this.options.logger.warn({}, `[mcp] tool name collision: ${collision}`);
     }
   }
+}
+
+/**
+ * A live (or connecting) server whose `${VAR}` values in `.env` changed since its connect: a rotated token
+ * counts as a change of the entry, so the reload reconnects it instead of keeping the old credential. A
+ * server that failed, waits out a backoff, was recycled or is lazy connects anew by itself, rendering
+ * the new values then.
+ */
+function renderedAnew(rt: Runtime, scope: InterpolationScope): boolean {
+  const state = connectionState(rt.actor.getSnapshot());
+  if (rt.rendered === undefined || (state !== "connected" && state !== "connecting")) return false;
+  return rt.rendered !== renderedFingerprint(rt.name, rt.entry, scope);
 }

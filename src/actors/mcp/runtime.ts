@@ -6,7 +6,7 @@ import { describeError, SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
 import { type ConnectOptions, connectServer, STDERR_TAIL_LINES } from "../../io/mcp/connect.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
-import { renderToolsPolicy } from "../../io/mcp/render.js";
+import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import { describeTransportError } from "../../io/mcp/transportErrors.js";
@@ -50,6 +50,8 @@ export interface Runtime {
   stdoutSoFar: string[];
   /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
   secrets: readonly string[];
+  /** `renderedFingerprint` of the entry as the last connect rendered it (none before the first connect). */
+  rendered?: string;
   /** Collisions among its own tools already logged: each is reported once, not at every listing or reconnect. */
   readonly loggedCollisions: Set<string>;
 }
@@ -160,6 +162,7 @@ export async function connectRuntime(
     ...(deps.parentEnv === undefined ? {} : { parentEnv: deps.parentEnv }),
     ...(deps.transportFor === undefined ? {} : { transportFor: deps.transportFor }),
   };
+  rt.rendered = renderedFingerprint(rt.name, rt.entry, deps.scope());
   const session = await connectServer(rt.name, rt.entry, options);
   rt.secrets = session.secrets;
   try {

@@ -16,7 +16,11 @@ import { homeProblem } from "../../io/homeWritable.js";
 import { logLevelProblem } from "../../io/log.js";
 import { renderEntry } from "../../io/mcp/render.js";
 import { existingProfiles, profilesOnDisk } from "../../io/profiles.js";
-import { secretFiles, secretFilesReadableByOthers } from "../../io/secretFileModes.js";
+import {
+  configSecretsReadableByOthers,
+  secretFiles,
+  secretFilesReadableByOthers,
+} from "../../io/secretFileModes.js";
 import { invalidJobMessage, jobRecords } from "../../io/stores/cronJobRecord.js";
 import { cronJobsStored } from "../../io/stores/cronJobsStored.js";
 import { cronStore } from "../../io/stores/cronStore.js";
@@ -86,6 +90,9 @@ export async function checkConfig(
   const untagged = (lines: readonly string[]) => lines.map((line) => line.replace(/^\[\w+\] /, ""));
   const warnings = [
     ...secretFilesReadableByOthers(secretFiles(loaded.paths.home)),
+    ...(loaded.fromFile
+      ? [configSecretsReadableByOthers(loaded.paths.config)].filter((w) => w !== undefined)
+      : []),
     ...profileEnvFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...profileSharedFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),

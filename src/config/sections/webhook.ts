@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RAW_KEY_PATH, unpairedBrace, unresolvableKeyPath } from "../../streams/coalesceKey.js";
 import { bindHost } from "../host.js";
+import { unreadPlaceholderProblem, unsetVariablesIn } from "../interpolate.js";
 import { PROFILE_NAME } from "../paths.js";
 import { timerSeconds } from "../timerSeconds.js";
 import { filterSchema } from "./filters.js";
@@ -108,6 +109,18 @@ const adapterShape = {
     .string()
     .min(1)
     .transform((text, ctx) => {
+      // `host: ${BIND_HOST}` with nothing setting it: its text would reach listen() as a host name.
+      const unset = unsetVariablesIn(text)[0];
+      const unread = unset === undefined ? unreadPlaceholderProblem(text) : undefined;
+      if (unset !== undefined || unread !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          message: unread ?? `\${${unset}} is not set`,
+          input: text,
+          ...(unset === undefined ? {} : { params: { unsetVariable: unset } }),
+        });
+        return z.NEVER;
+      }
       const bind = bindHost(text);
       if ("host" in bind) return bind.host;
       ctx.addIssue({ code: "custom", message: bind.problem, input: text });

@@ -7,6 +7,7 @@ import {
 } from "../../config/interpolate.js";
 import { httpUrlProblem, type McpServerEntry } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
+import { fingerprint } from "./schemaCache.js";
 
 /**
  * Renders `${VAR}` in a server entry at connect time. An unset variable keeps its literal text,
@@ -119,4 +120,13 @@ function splitUserinfo(url: string): { url: string; authorization: string } | un
   parsed.username = "";
   parsed.password = "";
   return { url: parsed.href, authorization: `Basic ${Buffer.from(credentials, "utf8").toString("base64")}` };
+}
+
+/**
+ * The entry with every `${VAR}` replaced by what `.env` and the environment give now, hashed (in memory
+ * only): a reload compares it with the one a live connection was made with, so a token rotated in `.env`
+ * reconnects the server although config.yaml did not change.
+ */
+export function renderedFingerprint(name: string, entry: McpServerEntry, scope: InterpolationScope): string {
+  return fingerprint(name, interpolateDeep(entry, scope));
 }

@@ -27,6 +27,7 @@ describe("svc config check: the whole configuration, nothing started", { timeout
           off: { url: "http://127.0.0.1:1/mcp", enabled: false },
         },
       }),
+      0o600,
     );
     home.write("webhook_subscriptions.json", JSON.stringify({ gh: { secret: "abc", prompt: "p" } }), 0o600);
     const result = await svc(home, ["config", "check"]);
@@ -220,6 +221,7 @@ describe("svc config check: the whole configuration, nothing started", { timeout
           r2: { secret: "abc", cron_job: "nojob" },
         }),
       ),
+      0o600,
     );
     const result = await svc(home, ["config", "check"]);
     expect(result.code).toBe(0);

@@ -161,3 +161,43 @@ describe("SIGHUP reload without config.yaml", () => {
     expect((await postJson(gw.url("/webhooks/r"), "{}")).status).toBe(202);
   });
 });
+
+describe("SIGHUP reload of an empty config.yaml", () => {
+  it("is refused while the running config came from a file with settings (truncated by an editor mid-save)", async () => {
+    gw = await startTestGateway({ config: webhookConfig(ROUTES) });
+    const running = gw;
+    for (const blank of ["", "\n# platforms:\n\n"]) {
+      running.home.write("config.yaml", blank);
+      expect(() => running.gateway.reload()).toThrow(
+        /config\.yaml: is empty \(no setting in it\) — the running config came from this file: write it whole and reload again/,
+      );
+      expect((await postJson(running.url("/webhooks/r"), "{}")).status).toBe(202);
+    }
+    running.home.write("config.yaml", stringify(webhookConfig({ s: { secret: "INSECURE_NO_AUTH" } })));
+    expect(running.gateway.reload().routes).toEqual(["s"]);
+  });
+
+  it("is applied when the running config.yaml was empty as well (the adapter on from WEBHOOK_ENABLED)", async () => {
+    gw = await startTestGateway({ config: "", env: { WEBHOOK_ENABLED: "true" } });
+    gw.home.write("config.yaml", "# still nothing\n");
+    expect(gw.gateway.reload().routes).toEqual([]);
+  });
+});
+
+describe("SIGHUP reload of settings left without effect", () => {
+  it("logs the warnings a start logs for them (agent.command under the echo provider)", async () => {
+    gw = await startTestGateway({ config: webhookConfig(ROUTES) });
+    const running = gw;
+    const config = webhookConfig(ROUTES, {}, { agent: { provider: "echo", command: ["/bin/agent"] } });
+    running.home.write("config.yaml", stringify(config));
+    running.gateway.reload();
+    await expect
+      .poll(() =>
+        running
+          .logs()
+          .filter((l) => l.level === 40 && l.msg.startsWith("[agent]"))
+          .map((l) => l.msg),
+      )
+      .toEqual([expect.stringContaining("agent.provider is echo, which does not use agent.command")]);
+  });
+});

@@ -28,7 +28,7 @@ const config = [
 describe("svc config check: a named profile's .env", () => {
   it("names the variables a bound profile's runs do not get and a line of its .env that sets nothing", async () => {
     home = tempHome();
-    home.write("config.yaml", config);
+    home.write("config.yaml", config, 0o600);
     home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
     const workEnv = home.write("profiles/work/.env", "export DOCS_TOKEN work-token\n", 0o600);
     home.write("profiles/idle/.env", "OTHER=1\n", 0o600);
@@ -48,7 +48,7 @@ describe("svc config check: a named profile's .env", () => {
 
   it("a profile no route, subscription or cron job is bound to is not asked for the variables", async () => {
     home = tempHome();
-    home.write("config.yaml", config.replace(", profile: work", ""));
+    home.write("config.yaml", config.replace(", profile: work", ""), 0o600);
     home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
     home.write("profiles/work/.env", "", 0o600);
     expect((await checkConfig({ home: home.dir, env: {} })).warnings).toEqual([]);
@@ -56,7 +56,7 @@ describe("svc config check: a named profile's .env", () => {
 
   it("a config.yaml or subscription store under a profile's directory is named as not read", async () => {
     home = tempHome();
-    home.write("config.yaml", config);
+    home.write("config.yaml", config, 0o600);
     home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
     home.write("profiles/work/.env", "DOCS_TOKEN=work-token\n", 0o600);
     const own = home.write("profiles/work/config.yaml", "platforms: {}\n");
@@ -65,5 +65,21 @@ describe("svc config check: a named profile's .env", () => {
       `${own} is not read: one ${home.dir}/config.yaml serves every profile — move its routes there, bound with profile: work`,
       `${subs} is not read: one ${home.dir}/webhook_subscriptions.json holds every profile's subscriptions — create them with svc webhook subscribe <name> --route-profile work`,
     ]);
+  });
+
+  it("WEBHOOK_SECRET (or another WEBHOOK_* variable) in a profile's .env is named as not read", async () => {
+    home = tempHome();
+    home.write("config.yaml", config, 0o600);
+    home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
+    const workEnv = home.write(
+      "profiles/work/.env",
+      "DOCS_TOKEN=work-token\nWEBHOOK_SECRET=work-secret\nWEBHOOK_PORT=9000\n",
+      0o600,
+    );
+    const { warnings } = await checkConfig({ home: home.dir, env: {} });
+    expect(warnings).toEqual([
+      `${workEnv}: WEBHOOK_SECRET, WEBHOOK_PORT are not read here — the webhook adapter reads WEBHOOK_* from ${home.dir}/.env (or the environment) for every profile; a profile's .env serves only its MCP connections: move them there, or give profile work's routes a secret: of their own in config.yaml`,
+    ]);
+    expect(warnings.join("\n")).not.toContain("work-secret");
   });
 });

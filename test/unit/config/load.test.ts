@@ -606,3 +606,24 @@ describe("${VAR} named like an Object.prototype member", () => {
     expect([set?.secret, set?.prompt]).toEqual(["s3cret", "a ctor b ${__proto__}"]);
   });
 });
+
+describe("platforms.webhook.host written as a ${VAR}", () => {
+  const yaml = (host: string) =>
+    `platforms:\n  webhook:\n    enabled: true\n    host: '${host}'\n    routes:\n      r: {secret: x}\n`;
+
+  it("an unset one is refused naming the variable (its text would reach listen() as a host name)", () => {
+    expect(() => load(yaml("$" + "{BIND_HOST}"))).toThrow(
+      /platforms\.webhook\.host: \$\{BIND_HOST\} is not set — set BIND_HOST in \S+\/\.env or the environment/,
+    );
+    expect(() => load(yaml("$" + "{BIND_HOST:?set it}"))).toThrow(
+      /platforms\.webhook\.host: \$\{BIND_HOST:\?set it\} is not a variable form svc reads/,
+    );
+  });
+
+  it("a set one, or one with a fallback, is the address", () => {
+    expect(load(yaml("$" + "{BIND_HOST}"), {}, "BIND_HOST=127.0.0.1\n").config.platforms.webhook.host).toBe(
+      "127.0.0.1",
+    );
+    expect(load(yaml("$" + "{BIND_HOST:-::1}")).config.platforms.webhook.host).toBe("::1");
+  });
+});

@@ -39,7 +39,7 @@ describe("what a refusal quotes", () => {
 
   it("a list or mapping with a secret inside is not quoted (routes written as a list of {name, secret})", () => {
     expect(refusal(webhook("    routes:\n      - name: gh\n        secret: hunter2\n"))).toBe(
-      "FILE: platforms.webhook.routes: expected a mapping, got a list (not shown: it holds a secret)",
+      'FILE: platforms.webhook.routes: expected a mapping, got a list (not shown: it holds a secret) — write each entry under its name, not as a list item with name: (gh: on its own line, its other keys indented under it, no "- " and no name: key)',
     );
     // Without one, the value is quoted as ever.
     expect(refusal(webhook("    routes: [gh, ci]\n"))).toBe(

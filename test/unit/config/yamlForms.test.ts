@@ -96,3 +96,23 @@ describe("an MCP server's argument written ~", () => {
     );
   });
 });
+
+describe("named entries written as a list, as other tools write them", () => {
+  it("routes and mcp_servers as [- name: x] say to key each entry by its name", () => {
+    const { dir } = write(
+      "platforms:\n  webhook:\n    routes:\n      - name: github\n        secret: s3cret\nmcp_servers:\n  - name: gh\n    command: x\n",
+    );
+    let message = "";
+    try {
+      loadConfig({ home: dir, env: {} });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(
+      'platforms.webhook.routes: expected a mapping, got a list (not shown: it holds a secret) — write each entry under its name, not as a list item with name: (github: on its own line, its other keys indented under it, no "- " and no name: key)',
+    );
+    expect(message).toContain("mcp_servers: expected a mapping, got");
+    expect(message).toContain("(gh: on its own line");
+    expect(message).not.toContain("s3cret");
+  });
+});

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LOCK_FILE, lockStateDir, StateDirBusyError } from "../../../src/io/state/journal/dirLock.js";
@@ -44,15 +44,23 @@ describe("one gateway per state directory", () => {
   });
 
   it("a lock held by another running process refuses the open and names its pid", () => {
-    const dir = stateDir();
+    const home = stateDir();
+    const dir = join(home, "state");
+    mkdirSync(dir);
     const other = spawn("sleep", ["60"]);
     children.push(other);
     const start = readFileSync(`/proc/${other.pid}/stat`, "utf8").split(") ")[1]?.split(" ")[19];
     writeFileSync(join(dir, LOCK_FILE), `${other.pid} ${start} their-token\n`);
+    writeFileSync(join(home, "gateway.pid"), `${other.pid}\n`);
     expect(() => lockStateDir(dir)).toThrow(
       `the state directory ${dir} is in use by another gateway (pid ${other.pid}) — stop it with svc gateway stop, or use another SVC_HOME`,
     );
     expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toBe(`${other.pid} ${start} their-token\n`);
+    // With gateway.pid gone, svc gateway stop says "not running": the holder is named to kill instead.
+    rmSync(join(home, "gateway.pid"));
+    expect(() => lockStateDir(dir)).toThrow(
+      `the state directory ${dir} is in use by another gateway (pid ${other.pid}) — stop it with kill ${other.pid} (${home}/gateway.pid does not name it, so svc gateway stop would not find it), or use another SVC_HOME`,
+    );
   });
 
   it("a lock left by a gateway that died is taken over", () => {

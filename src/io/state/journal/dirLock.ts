@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { processAlive, processStat, processStartTime as startTimeOf } from "../../processAlive.js";
 import { createLockFile, readLock, releaseLock, removeStaleLock } from "../../stores/fileLock.js";
 
@@ -17,10 +18,27 @@ export class StateDirBusyError extends Error {
     super(
       pid === process.pid
         ? `the state directory ${dir} is already open in this process (another gateway started on the same SVC_HOME) — stop that one first`
-        : `the state directory ${dir} is in use by another gateway (pid ${pid}) — stop it with svc gateway stop, or use another SVC_HOME`,
+        : `the state directory ${dir} is in use by another gateway (pid ${pid}) — stop it with ${stopCommand(dir, pid)}, or use another SVC_HOME`,
     );
     this.name = "StateDirBusyError";
   }
+}
+
+/**
+ * How to stop the holder: `svc gateway stop` finds a gateway by its `gateway.pid` beside the state
+ * directory; when that file does not name the holder (removed by hand, or not written yet by a gateway
+ * still starting) it would say "not running", so the holder is named to `kill` (SIGTERM: the same graceful stop).
+ */
+function stopCommand(dir: string, pid: number): string {
+  let named: number | undefined;
+  try {
+    named = Number(readFileSync(join(dirname(dir), "gateway.pid"), "utf8").trim());
+  } catch {
+    named = undefined;
+  }
+  return named === pid
+    ? "svc gateway stop"
+    : `kill ${pid} (${join(dirname(dir), "gateway.pid")} does not name it, so svc gateway stop would not find it)`;
 }
 
 /** Whether the holder a lock file names still runs (the same process: its pid and its start time). */
