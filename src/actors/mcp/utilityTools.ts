@@ -44,14 +44,18 @@ function promptArguments(value: unknown): Record<string, string> {
   );
 }
 
-/** `list_resources`, `read_resource`, `list_prompts`, `get_prompt` answered from the session. */
+/**
+ * `list_resources`, `read_resource`, `list_prompts`, `get_prompt` answered from the session. `signal` (the
+ * run ended, Ctrl-C) cancels the request at the server, as for a tool call.
+ */
 export async function runUtilityTool(
   session: McpSession,
   name: string,
   args: Record<string, unknown>,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<CallToolResult> {
-  const options = { timeout: timeoutMs };
+  const options = { timeout: timeoutMs, ...(signal === undefined ? {} : { signal }) };
   switch (name) {
     case "list_resources": {
       const [resources, resourceTemplates] = await Promise.all([
