@@ -1,9 +1,31 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { SvcError } from "../../errors.js";
 import { MAX_LIST_PAGES, type McpSession, nextPage } from "../../io/mcp/session.js";
 
 function asText(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };
+}
+
+/**
+ * A `resources/read` answer as a tool result: the server's JSON, where each binary content (`blob`, base64)
+ * is left out and comes as an embedded resource block of its own. An agent run names such a block in a line
+ * (its size and type) instead of filling the model's context with base64 it cannot read, and `svc mcp
+ * call` prints the same line (`--json` keeps the data).
+ */
+export function readResourceResult(result: ReadResourceResult): CallToolResult {
+  const blobs = result.contents.filter((c) => "blob" in c && typeof c.blob === "string");
+  if (blobs.length === 0) return asText(result);
+  const contents = result.contents.map((c) => {
+    if (!blobs.includes(c)) return c;
+    const { blob: _blob, ...rest } = c as typeof c & { blob: string };
+    return rest;
+  });
+  return {
+    content: [
+      ...asText({ ...result, contents }).content,
+      ...blobs.map((resource) => ({ type: "resource" as const, resource })),
+    ],
+  };
 }
 
 function page(cursor: string | undefined): { cursor?: string } {
@@ -72,7 +94,7 @@ export async function runUtilityTool(
     }
     case "read_resource":
       if (typeof args.uri !== "string") throw new SvcError("mcp_call", "read_resource needs a string uri");
-      return asText(await session.client.readResource({ uri: args.uri }, options));
+      return readResourceResult(await session.client.readResource({ uri: args.uri }, options));
     case "list_prompts":
       return asText({
         prompts: await allPages(
