@@ -1,4 +1,9 @@
-import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type ReadResourceResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { SvcError } from "../../errors.js";
 import { MAX_LIST_PAGES, type McpSession, nextPage } from "../../io/mcp/session.js";
 
@@ -67,8 +72,9 @@ function promptArguments(value: unknown): Record<string, string> {
 }
 
 /**
- * `list_resources`, `read_resource`, `list_prompts`, `get_prompt` answered from the session. `signal` (the
- * run ended, Ctrl-C) cancels the request at the server, as for a tool call.
+ * `list_resources`, `read_resource`, `list_prompts`, `get_prompt` answered from the session. `timeoutMs`
+ * bounds the whole call, every page of a list included (each request gets what is left of it); `signal`
+ * (the run ended, Ctrl-C) cancels the request at the server, as for a tool call.
  */
 export async function runUtilityTool(
   session: McpSession,
@@ -76,17 +82,24 @@ export async function runUtilityTool(
   args: Record<string, unknown>,
   timeoutMs: number,
   signal?: AbortSignal,
+  now: () => number = Date.now,
 ): Promise<CallToolResult> {
-  const options = { timeout: timeoutMs, ...(signal === undefined ? {} : { signal }) };
+  const deadline = now() + timeoutMs;
+  // Reported as the SDK reports a request's own timeout, so the call fails with the `timeout` message.
+  const options = () => {
+    const left = deadline - now();
+    if (left <= 0) throw new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs });
+    return { timeout: left, ...(signal === undefined ? {} : { signal }) };
+  };
   switch (name) {
     case "list_resources": {
       const [resources, resourceTemplates] = await Promise.all([
         allPages(
-          (cursor) => session.client.listResources(page(cursor), options),
+          (cursor) => session.client.listResources(page(cursor), options()),
           (r) => r.resources,
         ),
         allPages(
-          (cursor) => session.client.listResourceTemplates(page(cursor), options),
+          (cursor) => session.client.listResourceTemplates(page(cursor), options()),
           (r) => r.resourceTemplates,
         ).catch(() => []),
       ]);
@@ -94,11 +107,11 @@ export async function runUtilityTool(
     }
     case "read_resource":
       if (typeof args.uri !== "string") throw new SvcError("mcp_call", "read_resource needs a string uri");
-      return readResourceResult(await session.client.readResource({ uri: args.uri }, options));
+      return readResourceResult(await session.client.readResource({ uri: args.uri }, options()));
     case "list_prompts":
       return asText({
         prompts: await allPages(
-          (cursor) => session.client.listPrompts(page(cursor), options),
+          (cursor) => session.client.listPrompts(page(cursor), options()),
           (r) => r.prompts,
         ),
       });
@@ -107,7 +120,7 @@ export async function runUtilityTool(
       return asText(
         await session.client.getPrompt(
           { name: args.name, arguments: promptArguments(args.arguments) },
-          options,
+          options(),
         ),
       );
     }
