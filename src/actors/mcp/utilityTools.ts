@@ -1,6 +1,7 @@
 import {
   type CallToolResult,
   ErrorCode,
+  type GetPromptResult,
   McpError,
   type ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -30,6 +31,41 @@ export function readResourceResult(result: ReadResourceResult): CallToolResult {
       ...asText({ ...result, contents }).content,
       ...blobs.map((resource) => ({ type: "resource" as const, resource })),
     ],
+  };
+}
+
+type PromptContent = GetPromptResult["messages"][number]["content"];
+
+/** A prompt message's block without its base64 (`data` of an image or audio, `blob` of a resource). */
+function withoutData(block: PromptContent): PromptContent | undefined {
+  if ((block.type === "image" || block.type === "audio") && typeof block.data === "string") {
+    const { data: _data, ...rest } = block;
+    return rest as PromptContent;
+  }
+  if (block.type === "resource" && "blob" in block.resource && typeof block.resource.blob === "string") {
+    const { blob: _blob, ...resource } = block.resource;
+    return { ...block, resource } as PromptContent;
+  }
+  return undefined;
+}
+
+/**
+ * A `prompts/get` answer as a tool result: the server's JSON, where each image, audio or binary resource
+ * of its messages is left out of the JSON and follows as a content block of its own (server-everything's
+ * `complex_prompt` carries a PNG): an agent run's model gets an image as an image where its API takes one,
+ * and a line naming the rest, never their base64 as text (docs/agent.md).
+ */
+export function getPromptResult(result: GetPromptResult): CallToolResult {
+  const moved: PromptContent[] = [];
+  const messages = result.messages.map((m) => {
+    const stripped = withoutData(m.content);
+    if (stripped === undefined) return m;
+    moved.push(m.content);
+    return { ...m, content: stripped };
+  });
+  if (moved.length === 0) return asText(result);
+  return {
+    content: [...asText({ ...result, messages }).content, ...(moved as CallToolResult["content"])],
   };
 }
 
@@ -117,7 +153,7 @@ export async function runUtilityTool(
       });
     case "get_prompt": {
       if (typeof args.name !== "string") throw new SvcError("mcp_call", "get_prompt needs a string name");
-      return asText(
+      return getPromptResult(
         await session.client.getPrompt(
           { name: args.name, arguments: promptArguments(args.arguments) },
           options(),
