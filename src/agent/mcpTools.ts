@@ -89,7 +89,8 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
 /**
  * The registered tools of `servers` as agent tools. A server still making its first connect is waited
  * for (bounded), so a run that starts with the gateway is offered its tools; lazy servers are offered
- * their cached tools and connect on the first call.
+ * their cached tools and connect on the first call, and a server reconnecting with its tools registered
+ * (a recycled process respawning) holds no run up.
  */
 export async function mcpAgentTools(
   hub: McpToolSource,
@@ -99,7 +100,12 @@ export async function mcpAgentTools(
 ): Promise<AgentTool[]> {
   if (servers.length === 0) return [];
   const wanted = new Set(servers);
-  const connecting = hub.status().filter((s) => wanted.has(s.name) && s.state === "connecting");
+  // Only a first connect is waited for: a server whose tools are registered already (a lazy one from its
+  // cache, a recycled process respawning) is offered them at once, and its call waits for the connect.
+  const known = new Set(hub.tools().map((tool) => tool.server));
+  const connecting = hub
+    .status()
+    .filter((s) => wanted.has(s.name) && s.state === "connecting" && !known.has(s.name));
   if (connecting.length > 0) {
     let timer: NodeJS.Timeout | undefined;
     const giveUp = new Promise<void>((resolve) => {

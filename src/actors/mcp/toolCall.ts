@@ -66,7 +66,7 @@ export async function invokeTool(
   const timeoutMs = rt.entry.timeout * 1000;
   const run = (s: McpSession) =>
     tool.kind === "utility"
-      ? runUtilityTool(s, tool.original, args, timeoutMs)
+      ? runUtilityTool(s, tool.original, args, timeoutMs, signal)
       : s.callTool(tool.original, args, timeoutMs, {
           ...(signal === undefined ? {} : { signal }),
           ...(tool.task === true ? { task: true } : {}),

@@ -1,9 +1,72 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  type GetPromptResult,
+  McpError,
+  type ReadResourceResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { SvcError } from "../../errors.js";
 import { MAX_LIST_PAGES, type McpSession, nextPage } from "../../io/mcp/session.js";
 
 function asText(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };
+}
+
+/**
+ * A `resources/read` answer as a tool result: the server's JSON, where each binary content (`blob`, base64)
+ * is left out and comes as an embedded resource block of its own. An agent run names such a block in a line
+ * (its size and type) instead of filling the model's context with base64 it cannot read, and `svc mcp
+ * call` prints the same line (`--json` keeps the data).
+ */
+export function readResourceResult(result: ReadResourceResult): CallToolResult {
+  const blobs = result.contents.filter((c) => "blob" in c && typeof c.blob === "string");
+  if (blobs.length === 0) return asText(result);
+  const contents = result.contents.map((c) => {
+    if (!blobs.includes(c)) return c;
+    const { blob: _blob, ...rest } = c as typeof c & { blob: string };
+    return rest;
+  });
+  return {
+    content: [
+      ...asText({ ...result, contents }).content,
+      ...blobs.map((resource) => ({ type: "resource" as const, resource })),
+    ],
+  };
+}
+
+type PromptContent = GetPromptResult["messages"][number]["content"];
+
+/** A prompt message's block without its base64 (`data` of an image or audio, `blob` of a resource). */
+function withoutData(block: PromptContent): PromptContent | undefined {
+  if ((block.type === "image" || block.type === "audio") && typeof block.data === "string") {
+    const { data: _data, ...rest } = block;
+    return rest as PromptContent;
+  }
+  if (block.type === "resource" && "blob" in block.resource && typeof block.resource.blob === "string") {
+    const { blob: _blob, ...resource } = block.resource;
+    return { ...block, resource } as PromptContent;
+  }
+  return undefined;
+}
+
+/**
+ * A `prompts/get` answer as a tool result: the server's JSON, where each image, audio or binary resource
+ * of its messages is left out of the JSON and follows as a content block of its own (server-everything's
+ * `complex_prompt` carries a PNG): an agent run's model gets an image as an image where its API takes one,
+ * and a line naming the rest, never their base64 as text (docs/agent.md).
+ */
+export function getPromptResult(result: GetPromptResult): CallToolResult {
+  const moved: PromptContent[] = [];
+  const messages = result.messages.map((m) => {
+    const stripped = withoutData(m.content);
+    if (stripped === undefined) return m;
+    moved.push(m.content);
+    return { ...m, content: stripped };
+  });
+  if (moved.length === 0) return asText(result);
+  return {
+    content: [...asText({ ...result, messages }).content, ...(moved as CallToolResult["content"])],
+  };
 }
 
 function page(cursor: string | undefined): { cursor?: string } {
@@ -44,23 +107,35 @@ function promptArguments(value: unknown): Record<string, string> {
   );
 }
 
-/** `list_resources`, `read_resource`, `list_prompts`, `get_prompt` answered from the session. */
+/**
+ * `list_resources`, `read_resource`, `list_prompts`, `get_prompt` answered from the session. `timeoutMs`
+ * bounds the whole call, every page of a list included (each request gets what is left of it); `signal`
+ * (the run ended, Ctrl-C) cancels the request at the server, as for a tool call.
+ */
 export async function runUtilityTool(
   session: McpSession,
   name: string,
   args: Record<string, unknown>,
   timeoutMs: number,
+  signal?: AbortSignal,
+  now: () => number = Date.now,
 ): Promise<CallToolResult> {
-  const options = { timeout: timeoutMs };
+  const deadline = now() + timeoutMs;
+  // Reported as the SDK reports a request's own timeout, so the call fails with the `timeout` message.
+  const options = () => {
+    const left = deadline - now();
+    if (left <= 0) throw new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs });
+    return { timeout: left, ...(signal === undefined ? {} : { signal }) };
+  };
   switch (name) {
     case "list_resources": {
       const [resources, resourceTemplates] = await Promise.all([
         allPages(
-          (cursor) => session.client.listResources(page(cursor), options),
+          (cursor) => session.client.listResources(page(cursor), options()),
           (r) => r.resources,
         ),
         allPages(
-          (cursor) => session.client.listResourceTemplates(page(cursor), options),
+          (cursor) => session.client.listResourceTemplates(page(cursor), options()),
           (r) => r.resourceTemplates,
         ).catch(() => []),
       ]);
@@ -68,20 +143,20 @@ export async function runUtilityTool(
     }
     case "read_resource":
       if (typeof args.uri !== "string") throw new SvcError("mcp_call", "read_resource needs a string uri");
-      return asText(await session.client.readResource({ uri: args.uri }, options));
+      return readResourceResult(await session.client.readResource({ uri: args.uri }, options()));
     case "list_prompts":
       return asText({
         prompts: await allPages(
-          (cursor) => session.client.listPrompts(page(cursor), options),
+          (cursor) => session.client.listPrompts(page(cursor), options()),
           (r) => r.prompts,
         ),
       });
     case "get_prompt": {
       if (typeof args.name !== "string") throw new SvcError("mcp_call", "get_prompt needs a string name");
-      return asText(
+      return getPromptResult(
         await session.client.getPrompt(
           { name: args.name, arguments: promptArguments(args.arguments) },
-          options,
+          options(),
         ),
       );
     }

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { describe, expect, it, vi } from "vitest";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
 import { IN_MEMORY_ENTRY, inMemoryServers } from "../../helpers/inMemoryMcp.js";
 import { entry, text, useHubs } from "../../integration/mcp/harness.js";
@@ -35,5 +36,41 @@ describe("a tool call the run gave up on", () => {
     );
     // The server is still usable for the next run.
     expect(text(await h.call("fx", "echo", { text: "next" }))).toBe("next");
+  });
+
+  it("a utility tool (read_resource) is canceled at the server too, and frees the server for the next call", async () => {
+    let canceled = 0;
+    const build = () => {
+      const server = new McpServer({ name: "slow-resources", version: "1.0.0" });
+      // Answers only when svc cancels the read (no timer: the test never waits out a timeout).
+      server.registerResource("big", "file:///big", {}, (_uri, extra) => {
+        return new Promise((resolve) => {
+          extra.signal.addEventListener("abort", () => {
+            canceled += 1;
+            resolve({ contents: [] });
+          });
+        });
+      });
+      server.registerTool("hi", {}, () => ({ content: [{ type: "text", text: "hi" }] }));
+      return server;
+    };
+    const h = ctx.hub(
+      ctx.home,
+      // timeout: 5 only bounds the test should the cancel not reach the read.
+      { res: entry({ ...IN_MEMORY_ENTRY, tools: { resources: true }, timeout: 5 }) },
+      { transportFor: inMemoryServers(build) },
+    );
+    expect(text(await h.call("res", "hi", {}))).toBe("hi");
+    const run = new AbortController();
+    const read = failure(h.call("res", "read_resource", { uri: "file:///big" }, run.signal));
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    run.abort(new DOMException("the run took too long", "TimeoutError"));
+    // The server hears of it at once (notifications/cancelled), not when the call's own timeout passes.
+    await vi.waitFor(() => expect(canceled).toBe(1), { timeout: 1000, interval: 5 });
+    expect(await read).toBe(
+      'mcp_servers.res: "read_resource" was canceled: the run ended before it answered; it may or may not have run',
+    );
+    // The next call is not stuck behind the read (one call at a time per server) until its 300 s timeout.
+    expect(text(await h.call("res", "hi", {}))).toBe("hi");
   });
 });

@@ -1,0 +1,69 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import type { RegisteredTool } from "../../../src/actors/mcp/toolNames.js";
+import { type McpToolSource, mcpAgentTools } from "../../../src/agent/mcpTools.js";
+
+/**
+ * A run waits for a server's first connect only (docs/agent.md, Tools in a run): a server that is
+ * connecting with its tools already registered — a lazy server woken by another run's call, a recycled
+ * process respawning — does not hold the run's start up to the 30 s wait.
+ */
+
+const tool = (server: string, name: string): RegisteredTool => ({
+  name: `mcp__${server}__${name}`,
+  server,
+  original: name,
+  kind: "native",
+  readOnly: true,
+  inputSchema: { type: "object" },
+});
+
+function source(tools: RegisteredTool[]): McpToolSource & { waited: string[] } {
+  const waited: string[] = [];
+  return {
+    waited,
+    tools: () => tools,
+    status: () => [
+      { name: "lazy", state: "connecting" },
+      { name: "fresh", state: "connecting" },
+    ],
+    settled(server) {
+      waited.push(server);
+      // The connect never ends in this test.
+      return new Promise(() => undefined);
+    },
+    callRegistered: () => Promise.resolve({ content: [] } as CallToolResult),
+  };
+}
+
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe("a run's MCP tools while a server connects", () => {
+  it("offers a connecting server's registered tools at once, without waiting for its connect", async () => {
+    const hub = source([tool("lazy", "lookup")]);
+    let tools: string[] | undefined;
+    void mcpAgentTools(hub, ["lazy"], new AbortController().signal).then((t) => {
+      tools = t.map((x) => x.name);
+    });
+    await turns(5);
+    expect(tools).toEqual(["mcp__lazy__lookup"]);
+    expect(hub.waited).toEqual([]);
+  });
+
+  it("still waits for a server making its first connect (no tools registered yet)", async () => {
+    const hub = source([tool("lazy", "lookup")]);
+    const run = new AbortController();
+    let done = false;
+    const offered = mcpAgentTools(hub, ["lazy", "fresh"], run.signal).then((t) => {
+      done = true;
+      return t.map((x) => x.name);
+    });
+    await turns(5);
+    expect(done).toBe(false);
+    expect(hub.waited).toEqual(["fresh"]);
+    run.abort();
+    expect(await offered).toEqual(["mcp__lazy__lookup"]);
+  });
+});
