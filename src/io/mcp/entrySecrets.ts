@@ -55,6 +55,39 @@ export function entrySecrets(entry: McpServerEntry): string[] {
   return secrets;
 }
 
+/** A value as written that is not (or not only) a `${VAR}` reference: a credential in it is in the file itself. */
+const literal = (value: string): boolean => value !== "" && !value.includes("${");
+
+/**
+ * Where an entry as written (before `${VAR}` is rendered) holds a URL credential itself: the url's password
+ * or a credential-named query value (`?api_key=`), or the password of a URL in an argument or an `env`
+ * value (`postgresql://user:pw@host/db`, as the Postgres server takes it). Named by where it is, never by
+ * its value; a file holding one must not stay readable by other users.
+ */
+export function writtenUrlCredentials(entry: {
+  url?: string;
+  args?: readonly string[];
+  env?: Readonly<Record<string, string>>;
+}): string[] {
+  const places: string[] = [];
+  if (entry.url !== undefined) {
+    try {
+      const url = new URL(entry.url);
+      if (literal(urlPasswords(entry.url)[0] ?? "")) places.push("url (its password)");
+      for (const [name, value] of url.searchParams)
+        if (CREDENTIAL_NAME.test(name) && literal(value)) places.push(`url (its ?${name}=)`);
+    } catch {
+      // Not a URL: the schema refuses it first.
+    }
+  }
+  for (const [index, arg] of (entry.args ?? []).entries())
+    if (urlPasswords(arg).some(literal)) places.push(`args[${index}] (a URL's password)`);
+  for (const [name, value] of Object.entries(entry.env ?? {}))
+    if (!CREDENTIAL_NAME.test(name) && urlPasswords(value).some(literal))
+      places.push(`env.${name} (a URL's password)`);
+  return places;
+}
+
 const REFERENCE = /\$\{(?:env:)?([^}]*)\}/g;
 
 function strings(value: unknown, out: string[] = []): string[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { McpServerEntry } from "../../../src/config/sections/mcp.js";
-import { entrySecrets, referencedSecrets } from "../../../src/io/mcp/entrySecrets.js";
+import { entrySecrets, referencedSecrets, writtenUrlCredentials } from "../../../src/io/mcp/entrySecrets.js";
 
 const entry = (fields: Record<string, unknown>) => fields as unknown as McpServerEntry;
 
@@ -50,5 +50,32 @@ describe("referencedSecrets: values ${VAR} takes from .env, or from credential-n
       env: { HOME: "/home/me", GITHUB_TOKEN: "ghp_1" },
     };
     expect(referencedSecrets(raw, scope)).toEqual(["from-env-file", "b-value", "ghp_1"]);
+  });
+});
+
+describe("writtenUrlCredentials: URL credentials an entry as written holds itself", () => {
+  it("names the url's password and credential query values, an argument's or env value's URL password", () => {
+    expect(
+      writtenUrlCredentials({
+        url: "https://bob:pw-1@mcp.example/mcp?api_key=k-1&format=json",
+        args: ["-y", "@modelcontextprotocol/server-postgres", "postgresql://u:pg-pw@localhost/db"],
+        env: { DATABASE_URL: "mysql://root:db-pw@db/app", API_TOKEN: "counted by its name elsewhere" },
+      }),
+    ).toEqual([
+      "url (its password)",
+      "url (its ?api_key=)",
+      "args[2] (a URL's password)",
+      "env.DATABASE_URL (a URL's password)",
+    ]);
+  });
+
+  it("a ${VAR} in their place, a URL without a password or a name that is no credential: none", () => {
+    expect(
+      writtenUrlCredentials({
+        url: "https://bob:${MCP_PW}@mcp.example/mcp?api_key=${API_KEY}&page=2",
+        args: ["postgresql://u:${PG_PW}@localhost/db", "https://example.com/x", "--port=5"],
+        env: { DATABASE_URL: "postgresql://u@localhost/db" },
+      }),
+    ).toEqual([]);
   });
 });
