@@ -6,7 +6,7 @@ import { mcpServerSchema } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { runningPid } from "../../io/gatewayState.js";
 import { installNameProblem } from "../../io/installLink.js";
-import { writtenUrlCredentials } from "../../io/mcp/entrySecrets.js";
+import { writtenInlineCredentials } from "../../io/mcp/entrySecrets.js";
 import { addServers, removeServer } from "../../io/mcpServersEdit.js";
 import { importedServers, stripJsonComments } from "./importFormats.js";
 
@@ -44,7 +44,7 @@ const CREDENTIAL = /key|token|secret|pass|auth|cookie/i;
 interface WrittenCredentials {
   env: string[];
   headers: string[];
-  /** A URL's password or `?api_key=` in the url, an argument or an `env` value. */
+  /** A URL's password or `?api_key=` in the url, an argument or an `env` value; a credential option's value. */
   urls: string[];
 }
 
@@ -59,7 +59,7 @@ function writtenCredentials(entry: {
     Object.entries(values ?? {})
       .filter(([k, v]) => CREDENTIAL.test(k) && !v.includes("${"))
       .map(([k]) => k);
-  return { env: named(entry.env), headers: named(entry.headers), urls: writtenUrlCredentials(entry) };
+  return { env: named(entry.env), headers: named(entry.headers), urls: writtenInlineCredentials(entry) };
 }
 
 const holdsCredential = (written: WrittenCredentials): boolean =>
@@ -71,7 +71,7 @@ function secretNotes(written: WrittenCredentials, configPath: string): string[] 
     written.urls.length === 0
       ? []
       : [
-          `Note: ${written.urls.join(", ")} ${written.urls.length === 1 ? "holds a credential that is" : "hold credentials that are"} written to ${configPath} as given, so the file is now readable by you only (mode 0600); to keep it in .env instead, write that part as \${NAME} (e.g. postgresql://user:\${DB_PASSWORD}@host/db, ?api_key=\${API_KEY}) and set NAME in .env`,
+          `Note: ${written.urls.join(", ")} ${written.urls.length === 1 ? "holds a credential that is" : "hold credentials that are"} written to ${configPath} as given, so the file is now readable by you only (mode 0600); to keep it in .env instead, write that part as \${NAME} (e.g. postgresql://user:\${DB_PASSWORD}@host/db, ?api_key=\${API_KEY}, --api-key \${API_KEY}) and set NAME in .env`,
         ];
   const named = [...written.env, ...written.headers];
   if (named.length === 0) return urlNote;
