@@ -28,6 +28,12 @@ export function baseUrlProblem(url: string): string | undefined {
     return `${parsed.protocol.replace(/:$/, "")} is not supported — the model endpoint must be http:// or https://`;
   if (parsed.username !== "" || parsed.password !== "")
     return "credentials in the URL are not allowed — put the key in agent.api_key";
+  // The client appends /chat/completions (or /messages) to the text as written: `/v1?key=…` would be
+  // asked for as `/v1?key=…/chat/completions`, the path inside the query (and a key there quoted back in
+  // every refusal that echoes the request's URL); `/v1#x` as `/v1`. The value is not quoted.
+  const part = url.includes("?") ? "a query string (?…)" : url.includes("#") ? "a fragment (#…)" : undefined;
+  if (part !== undefined)
+    return `${part} cannot be used: the client adds /chat/completions or /messages after the whole base_url, so every request would go to a wrong URL — write the endpoint's base without it (a key goes in agent.api_key)`;
   return undefined;
 }
 

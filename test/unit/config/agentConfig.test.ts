@@ -77,6 +77,17 @@ describe("agent: model providers (docs/agent.md)", () => {
     const withSecret = problem("  provider: openai\n  model: m\n  base_url: https://u:sk-inline@x.test/v1\n");
     expect(withSecret).toMatch(/agent\.base_url: credentials in the URL are not allowed/);
     expect(withSecret).not.toContain("sk-inline");
+    // The client appends /chat/completions to the text: a query would take the path into it.
+    const withQuery = problem(
+      "  provider: openai\n  model: m\n  base_url: https://x.test/v1?api_key=sk-query\n",
+    );
+    expect(withQuery).toMatch(
+      /agent\.base_url: a query string \(\?…\) cannot be used: the client adds \/chat\/completions or \/messages after the whole base_url/,
+    );
+    expect(withQuery).not.toContain("sk-query");
+    expect(problem("  provider: anthropic\n  model: m\n  base_url: https://x.test/v1#top\n")).toMatch(
+      /agent\.base_url: a fragment \(#…\) cannot be used/,
+    );
   });
 
   it("names an unset variable in model or base_url (its literal text would be sent as the model, or read as the URL)", () => {
