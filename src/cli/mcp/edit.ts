@@ -6,6 +6,7 @@ import { mcpServerSchema } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { runningPid } from "../../io/gatewayState.js";
 import { installNameProblem } from "../../io/installLink.js";
+import { writtenInlineCredentials } from "../../io/mcp/entrySecrets.js";
 import { addServers, removeServer } from "../../io/mcpServersEdit.js";
 import { importedServers, stripJsonComments } from "./importFormats.js";
 
@@ -40,22 +41,40 @@ function checkEntry(name: string, entry: Record<string, unknown>, configPath: st
 
 const CREDENTIAL = /key|token|secret|pass|auth|cookie/i;
 
-/** The credential-named `env` and `headers` keys whose value is written out, not a `${VAR}`. */
-function writtenCredentials(entry: { env?: Record<string, string>; headers?: Record<string, string> }): {
+interface WrittenCredentials {
   env: string[];
   headers: string[];
-} {
+  /** A URL's password or `?api_key=` in the url, an argument or an `env` value; a credential option's value. */
+  urls: string[];
+}
+
+/** The credential-named `env` and `headers` keys whose value is written out, not a `${VAR}`, and URL credentials. */
+function writtenCredentials(entry: {
+  url?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  headers?: Record<string, string>;
+}): WrittenCredentials {
   const named = (values: Record<string, string> | undefined) =>
     Object.entries(values ?? {})
       .filter(([k, v]) => CREDENTIAL.test(k) && !v.includes("${"))
       .map(([k]) => k);
-  return { env: named(entry.env), headers: named(entry.headers) };
+  return { env: named(entry.env), headers: named(entry.headers), urls: writtenInlineCredentials(entry) };
 }
 
+const holdsCredential = (written: WrittenCredentials): boolean =>
+  written.env.length + written.headers.length + written.urls.length > 0;
+
 /** A credential written out in config.yaml: say where secrets go instead (the value is not echoed). */
-function secretNotes(written: { env: string[]; headers: string[] }, configPath: string): string[] {
+function secretNotes(written: WrittenCredentials, configPath: string): string[] {
+  const urlNote =
+    written.urls.length === 0
+      ? []
+      : [
+          `Note: ${written.urls.join(", ")} ${written.urls.length === 1 ? "holds a credential that is" : "hold credentials that are"} written to ${configPath} as given, so the file is now readable by you only (mode 0600); to keep it in .env instead, write that part as \${NAME} (e.g. postgresql://user:\${DB_PASSWORD}@host/db, ?api_key=\${API_KEY}, --api-key \${API_KEY}) and set NAME in .env`,
+        ];
   const named = [...written.env, ...written.headers];
-  if (named.length === 0) return [];
+  if (named.length === 0) return urlNote;
   const variable = (key: string) => key.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
   const header = written.headers[0];
   const example =
@@ -65,6 +84,7 @@ function secretNotes(written: { env: string[]; headers: string[] }, configPath: 
   const setIn = header === undefined ? named[0] : variable(header);
   return [
     `Note: ${named.join(", ")} ${named.length === 1 ? "is" : "are"} written to ${configPath} as given, so the file is now readable by you only (mode 0600); to keep the secret in .env instead, write e.g. ${example} and set ${setIn} in .env`,
+    ...urlNote,
   ];
 }
 
@@ -112,17 +132,14 @@ export function addServer(name: string, target: string[], options: AddOptions): 
   if (options.env !== undefined) entry.env = options.env;
   if (options.header !== undefined) entry.headers = options.header;
   checkEntry(name, entry, loaded.paths.config);
-  const written = writtenCredentials({
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.header ? { headers: options.header } : {}),
-  });
+  const written = writtenCredentials(entry as Parameters<typeof writtenCredentials>[0]);
   const skipped = addServers(
     loaded.paths.config,
     { [name]: entry },
     {
       replace: options.force === true,
       doing: "add",
-      holdsCredential: written.env.length + written.headers.length > 0,
+      holdsCredential: holdsCredential(written),
     },
   );
   if (skipped.length > 0)
@@ -180,16 +197,13 @@ export function importServers(file: string, options: { force?: boolean }): void 
     if (problems.length > 0) process.exitCode = 1;
     return;
   }
-  const holdsCredential = Object.values(valid).some((entry) => {
-    const written = writtenCredentials(
-      entry as { env?: Record<string, string>; headers?: Record<string, string> },
-    );
-    return written.env.length + written.headers.length > 0;
-  });
+  const credential = Object.values(valid).some((entry) =>
+    holdsCredential(writtenCredentials(entry as Parameters<typeof writtenCredentials>[0])),
+  );
   const skipped = addServers(loaded.paths.config, valid, {
     replace: options.force === true,
     doing: "import",
-    holdsCredential,
+    holdsCredential: credential,
   });
   const added = names.filter((n) => !skipped.includes(n));
   if (added.length > 0)

@@ -35,7 +35,19 @@ const apiUrl = z.url().refine(
     abort: true,
   },
 );
-const url = (fallback: string) => apiUrl.default(fallback);
+/** A base the platform API's paths are appended to (`base_url`). */
+const baseUrl = apiUrl.refine(
+  // The API's paths are appended to the text as written: `https://mm.example/?token=…` would be asked
+  // for as `/?token=…/api/v4/posts`, the path inside the query (and a key there quoted back by any
+  // refusal that echoes the URL); `…#x` as the bare base. The value is not quoted.
+  (value) => !/[?#]/.test(value),
+  {
+    message:
+      "holds a query string or fragment (?… or #…) — remove it: svc adds the platform API's paths after the whole base_url, so every request would go to a wrong URL; put credentials in the platform's own keys (token, password, ...)",
+    abort: true,
+  },
+);
+const url = (fallback: string) => baseUrl.default(fallback);
 
 /** Per-platform schemas; key = canonical platform name (docs/delivery-targets.md). */
 export const PLATFORM_SCHEMAS = {
@@ -55,7 +67,7 @@ export const PLATFORM_SCHEMAS = {
     token: text.optional(),
     base_url: url("https://matrix-client.matrix.org"),
   }),
-  mattermost: z.strictObject({ ...base, token: text.optional(), base_url: apiUrl.optional() }),
+  mattermost: z.strictObject({ ...base, token: text.optional(), base_url: baseUrl.optional() }),
   dingtalk: z.strictObject({
     ...base,
     client_id: text.optional(),
@@ -86,14 +98,14 @@ export const PLATFORM_SCHEMAS = {
     ...base,
     password: text.optional(),
     method: z.enum(["apple-script", "private-api"]).default("apple-script"),
-    base_url: apiUrl.optional(),
+    base_url: baseUrl.optional(),
   }),
   qqbot: z.strictObject({
     ...base,
     app_id: z.union([text, z.number()]).transform(String).optional(),
     client_secret: text.optional(),
     base_url: url("https://api.sgroup.qq.com"),
-    token_url: url("https://bots.qq.com/app/getAppAccessToken"),
+    token_url: apiUrl.default("https://bots.qq.com/app/getAppAccessToken"),
   }),
   sms: z.strictObject({
     ...base,

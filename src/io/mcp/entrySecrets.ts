@@ -9,6 +9,30 @@ const CREDENTIAL_NAME = /key|token|secret|pass|auth|cred|session|cookie/i;
 /** The password of a `scheme://user:password@host` inside a value (a DATABASE_URL, a proxy URL). */
 const URL_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:([^\s@/]+)@/gi;
 
+/**
+ * An option naming a credential (`--api-key`, `--token`, `--auth-token=`, `--client-secret`, `--password`),
+ * as servers such as Context7 take their key: its value is the rest after `=`, else the next argument.
+ */
+const CREDENTIAL_OPTION =
+  /^--?[A-Za-z0-9_-]*(?:key|token|secret|password|passwd|passphrase|cookie|credential)[A-Za-z0-9_-]*(?:=(.*))?$/is;
+
+/** The credentials given to credential-named options among `args`, with the index of the argument holding each. */
+function optionValues(args: readonly string[]): { index: number; value: string }[] {
+  const found: { index: number; value: string }[] = [];
+  for (const [index, arg] of args.entries()) {
+    const option = CREDENTIAL_OPTION.exec(arg);
+    if (option === null) continue;
+    if (option[1] !== undefined) {
+      if (option[1] !== "") found.push({ index, value: option[1] });
+      continue;
+    }
+    const next = args[index + 1];
+    if (next !== undefined && next !== "" && !next.startsWith("-"))
+      found.push({ index: index + 1, value: next });
+  }
+  return found;
+}
+
 function urlPasswords(value: string): string[] {
   return [...value.matchAll(URL_PASSWORD)].map((m) => {
     const password = m[1] as string;
@@ -23,7 +47,8 @@ function urlPasswords(value: string): string[] {
 /**
  * The credentials a rendered MCP entry carries: header values (the token after `Bearer `/`Basic `),
  * credential-named `env` values and url query values (`?api_key=`), the url's password (and the password
- * of a URL inside an `env` value or an argument), the OAuth client secret and the client certificate's
+ * of a URL inside an `env` value or an argument), the value of a credential-named option in `args`
+ * (`--api-key <key>`, `--token=<token>`), the OAuth client secret and the client certificate's
  * key password. A server that echoes one in an error body, or a stdio process that prints one on stderr,
  * must not put it into lastError, the log or `svc mcp test` (no secret in
  * any log line).
@@ -40,6 +65,7 @@ export function entrySecrets(entry: McpServerEntry): string[] {
     else secrets.push(...urlPasswords(value));
   }
   for (const arg of entry.args ?? []) secrets.push(...urlPasswords(arg));
+  for (const { value } of optionValues(entry.args ?? [])) secrets.push(value);
   if (entry.url !== undefined) {
     try {
       const url = new URL(entry.url);
@@ -53,6 +79,42 @@ export function entrySecrets(entry: McpServerEntry): string[] {
   if (Array.isArray(entry.client_cert) && entry.client_cert[2] !== undefined)
     secrets.push(entry.client_cert[2]);
   return secrets;
+}
+
+/** A value as written that is not (or not only) a `${VAR}` reference: a credential in it is in the file itself. */
+const literal = (value: string): boolean => value !== "" && !value.includes("${");
+
+/**
+ * Where an entry as written (before `${VAR}` is rendered) holds a credential inside a URL or an argument:
+ * the url's password or a credential-named query value (`?api_key=`), the password of a URL in an argument
+ * or an `env` value (`postgresql://user:pw@host/db`, as the Postgres server takes it), or the value of a
+ * credential-named option (`--api-key <key>`). Named by where it is, never by its value; a file holding one
+ * must not stay readable by other users.
+ */
+export function writtenInlineCredentials(entry: {
+  url?: string;
+  args?: readonly string[];
+  env?: Readonly<Record<string, string>>;
+}): string[] {
+  const places: string[] = [];
+  if (entry.url !== undefined) {
+    try {
+      const url = new URL(entry.url);
+      if (literal(urlPasswords(entry.url)[0] ?? "")) places.push("url (its password)");
+      for (const [name, value] of url.searchParams)
+        if (CREDENTIAL_NAME.test(name) && literal(value)) places.push(`url (its ?${name}=)`);
+    } catch {
+      // Not a URL: the schema refuses it first.
+    }
+  }
+  for (const [index, arg] of (entry.args ?? []).entries())
+    if (urlPasswords(arg).some(literal)) places.push(`args[${index}] (a URL's password)`);
+  for (const { index, value } of optionValues(entry.args ?? []))
+    if (literal(value)) places.push(`args[${index}] (an option's credential)`);
+  for (const [name, value] of Object.entries(entry.env ?? {}))
+    if (!CREDENTIAL_NAME.test(name) && urlPasswords(value).some(literal))
+      places.push(`env.${name} (a URL's password)`);
+  return places;
 }
 
 const REFERENCE = /\$\{(?:env:)?([^}]*)\}/g;

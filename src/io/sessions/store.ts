@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
@@ -44,6 +44,21 @@ export const runSessionKey = (route: string, deliveryId: string) => `webhook:${r
 export function fileSegment(id: string): string {
   const encoded = encodeURIComponent(id).replace(/\*/g, "%2A");
   return encoded.startsWith(".") ? `%2E${encoded.slice(1)}` : encoded || "%00";
+}
+
+/**
+ * A transcript opened for appending, mode 0600 whether it is created or already existed: one made wider
+ * (by hand, another program sharing the layout, a backup restored as 0644) would otherwise get payload
+ * text appended where every user can read it. Left as it is when it is not ours to change.
+ */
+function openTranscript(path: string): number {
+  const fd = openSync(path, "a", 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+  } catch {
+    // Another user's file (EPERM): appending still works; its mode is its owner's choice.
+  }
+  return fd;
 }
 
 export class SessionStore {
@@ -110,7 +125,7 @@ export class SessionStore {
       const record: SessionRecord = { key, file, ...meta, created_at: at, updated_at: at };
       const path = join(this.dir, file);
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      closeSync(openSync(path, "a", 0o600));
+      closeSync(openTranscript(path));
       index.sessions[key] = record;
       writeJsonAtomic(this.indexPath, index);
       return record;
@@ -136,7 +151,7 @@ export class SessionStore {
       const lines = entries.map((entry) => `${JSON.stringify({ ...entry, at })}\n`).join("");
       const path = join(this.dir, record.file);
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      const fd = openSync(path, "a", 0o600);
+      const fd = openTranscript(path);
       try {
         writeSync(fd, lines);
       } finally {

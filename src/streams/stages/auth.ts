@@ -34,11 +34,30 @@ export interface AuthDeps {
   readonly onRejected?: (routeName: string, reason: string) => void;
 }
 
-/** Step 4 of the processing order (docs/webhook.md). `INSECURE_NO_AUTH` skips the check (startup allows it only on loopback binds). */
+/**
+ * A request a web page made: browsers send `Origin` with every POST and `Sec-Fetch-Site` with every
+ * request; webhook senders, curl and scripts send neither. Loopback is no boundary for a browser: any site
+ * open on this machine (or one rebinding its DNS name to 127.0.0.1) can POST to a local port.
+ */
+export function fromWebPage(headers: Readonly<Record<string, string>>): boolean {
+  return Object.hasOwn(headers, "origin") || Object.hasOwn(headers, "sec-fetch-site");
+}
+
+/**
+ * Step 4 of the processing order (docs/webhook.md). `INSECURE_NO_AUTH` skips the check (startup allows it
+ * only on loopback binds), except for a request a web page made, which is answered as an unsigned one.
+ */
 export function authStage(deps: AuthDeps): Stage {
   return (ctx) => {
     const route = routeOf(ctx);
-    if (route.secret === INSECURE_NO_AUTH) return ctx;
+    if (route.secret === INSECURE_NO_AUTH) {
+      if (!fromWebPage(ctx.inbound.headers)) return ctx;
+      deps.onRejected?.(
+        route.name,
+        "a web page's request (Origin or Sec-Fetch-Site header) to an INSECURE_NO_AUTH route: any site open in a browser on this machine can send one",
+      );
+      return INVALID_SIGNATURE;
+    }
     const input = {
       headers: ctx.inbound.headers,
       body: ctx.inbound.body,

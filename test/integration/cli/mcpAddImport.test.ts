@@ -87,6 +87,23 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
     for (const result of cases) expect(result.code).toBe(2);
     expect(config()).toBe(COMMENTED);
     chmodSync(join(home.dir, "config.yaml"), 0o644);
+    // A URL's password written out (as the Postgres server takes its database) is a credential in the file too.
+    const pg = await svc(home, [
+      "mcp",
+      "add",
+      "pg",
+      "--",
+      "npx",
+      "server-postgres",
+      "postgresql://u:pg-pw-1@db/app",
+    ]);
+    expect(pg.code).toBe(0);
+    expect(pg.stderr).toContain(
+      `Note: args[1] (a URL's password) holds a credential that is written to ${join(home.dir, "config.yaml")} as given, so the file is now readable by you only (mode 0600)`,
+    );
+    expect(pg.stderr).not.toContain("pg-pw-1");
+    expect(statSync(join(home.dir, "config.yaml")).mode & 0o777).toBe(0o600);
+    chmodSync(join(home.dir, "config.yaml"), 0o644);
     const secret = await svc(home, ["mcp", "add", "gh", "--env", "GITHUB_TOKEN=ghp_abc", "--", "gh-mcp"]);
     expect(secret.code).toBe(0);
     expect(secret.stderr).toContain(

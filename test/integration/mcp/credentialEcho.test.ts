@@ -109,4 +109,23 @@ describe("credentials other than Authorization, echoed back", () => {
       home.cleanup();
     }
   });
+
+  it("an API key given as an argument (--api-key <key>, as Context7 takes it): [redacted] in svc mcp test's output", async () => {
+    const home = tempHome();
+    try {
+      const script =
+        'process.stderr.write("unknown option " + process.argv.slice(1).join(" ") + "\\n"); process.exit(3)';
+      home.write(
+        "config.yaml",
+        `mcp_servers:\n  s:\n    command: ${JSON.stringify(process.execPath)}\n    args: ["-e", ${JSON.stringify(script)}, "--", "--api-key", "${KEY}"]\n`,
+      );
+      const result = await svc(home, ["mcp", "test", "s"]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain("--api-key [redacted])");
+      expect(result.stderr).toContain("unknown option --api-key [redacted]");
+      expect(result.stdout + result.stderr).not.toContain(KEY);
+    } finally {
+      home.cleanup();
+    }
+  });
 });

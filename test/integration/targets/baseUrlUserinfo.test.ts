@@ -54,6 +54,20 @@ describe("base_url with user:password@", () => {
     for (const secret of ["pw1", "abc", "xyz", "admin:"]) expect(message).not.toContain(secret);
   });
 
+  it("a query string or fragment is refused too: the API's paths would be appended inside it", () => {
+    const error = loadError(
+      "platforms:\n" +
+        "  mattermost: {enabled: true, token: t, base_url: 'https://mm.example.com/?access_token=qs-secret-1'}\n" +
+        "  telegram: {enabled: true, token: '1:x', base_url: 'https://tg.example.com/#top'}\n",
+    );
+    const message = (error as Error).message;
+    const problem =
+      "holds a query string or fragment (?… or #…) — remove it: svc adds the platform API's paths after the whole base_url, so every request would go to a wrong URL";
+    for (const key of ["platforms.mattermost.base_url", "platforms.telegram.base_url"])
+      expect(message).toContain(`config.yaml: ${key}: ${problem}`);
+    expect(message).not.toContain("qs-secret-1");
+  });
+
   it("a request to such a URL fails without sending and without quoting the URL (short passwords too)", async () => {
     fake = await startFakeApi();
     const url = fake.url.replace("http://", "http://admin:pw1@");

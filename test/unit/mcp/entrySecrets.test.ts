@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { McpServerEntry } from "../../../src/config/sections/mcp.js";
-import { entrySecrets, referencedSecrets } from "../../../src/io/mcp/entrySecrets.js";
+import {
+  entrySecrets,
+  referencedSecrets,
+  writtenInlineCredentials,
+} from "../../../src/io/mcp/entrySecrets.js";
 
 const entry = (fields: Record<string, unknown>) => fields as unknown as McpServerEntry;
 
@@ -40,6 +44,27 @@ describe("entrySecrets: the credentials a rendered MCP entry carries", () => {
       ),
     ).toEqual(["pw1", "p@ss"]);
   });
+
+  it("the value of a credential-named option: --api-key <key>, --token=<token>, not other options' values", () => {
+    expect(
+      entrySecrets(
+        entry({
+          command: "npx",
+          args: [
+            "-y",
+            "@upstash/context7-mcp",
+            "--api-key",
+            "ctx7sk-1",
+            "--auth-token=at-2",
+            "--port",
+            "8080",
+          ],
+        }),
+      ),
+    ).toEqual(["ctx7sk-1", "at-2"]);
+    // An option followed by another option has no value of its own.
+    expect(entrySecrets(entry({ command: "x", args: ["--token", "--verbose", "--key="] }))).toEqual([]);
+  });
 });
 
 describe("referencedSecrets: values ${VAR} takes from .env, or from credential-named environment variables", () => {
@@ -50,5 +75,45 @@ describe("referencedSecrets: values ${VAR} takes from .env, or from credential-n
       env: { HOME: "/home/me", GITHUB_TOKEN: "ghp_1" },
     };
     expect(referencedSecrets(raw, scope)).toEqual(["from-env-file", "b-value", "ghp_1"]);
+  });
+});
+
+describe("writtenInlineCredentials: credentials an entry as written holds in a URL or an argument", () => {
+  it("names the url's password and credential query values, an argument's or env value's URL password", () => {
+    expect(
+      writtenInlineCredentials({
+        url: "https://bob:pw-1@mcp.example/mcp?api_key=k-1&format=json",
+        args: [
+          "-y",
+          "@modelcontextprotocol/server-postgres",
+          "postgresql://u:pg-pw@localhost/db",
+          "--api-key",
+          "k-2",
+        ],
+        env: { DATABASE_URL: "mysql://root:db-pw@db/app", API_TOKEN: "counted by its name elsewhere" },
+      }),
+    ).toEqual([
+      "url (its password)",
+      "url (its ?api_key=)",
+      "args[2] (a URL's password)",
+      "args[4] (an option's credential)",
+      "env.DATABASE_URL (a URL's password)",
+    ]);
+  });
+
+  it("a ${VAR} in their place, a URL without a password or a name that is no credential: none", () => {
+    expect(
+      writtenInlineCredentials({
+        url: "https://bob:${MCP_PW}@mcp.example/mcp?api_key=${API_KEY}&page=2",
+        args: [
+          "postgresql://u:${PG_PW}@localhost/db",
+          "https://example.com/x",
+          "--port=5",
+          "--api-key",
+          "${KEY}",
+        ],
+        env: { DATABASE_URL: "postgresql://u@localhost/db" },
+      }),
+    ).toEqual([]);
   });
 });

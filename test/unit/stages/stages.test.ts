@@ -145,6 +145,23 @@ describe("auth stage (real verifySignature)", () => {
     const open = ctxWith({ route: resolved({}, { secret: "INSECURE_NO_AUTH" }) });
     expect(stage(open)).toBe(open);
   });
+  it("INSECURE_NO_AUTH refuses a request a web page made (Origin, Sec-Fetch-Site): loopback is no boundary for a browser", () => {
+    const rejected: string[] = [];
+    const logged = authStage({ verify: verifySignature, onRejected: (_r, reason) => rejected.push(reason) });
+    const route = resolved({}, { secret: "INSECURE_NO_AUTH" });
+    for (const headers of [
+      { origin: "https://evil.example", "content-type": "text/plain;charset=UTF-8" },
+      { origin: "http://rebound.example:8644", "sec-fetch-site": "same-origin" },
+      { "sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors" },
+    ])
+      expect(logged(ctxWith({ route, inbound: inbound({ headers }) }))).toBe(INVALID_SIGNATURE);
+    expect(rejected[0]).toMatch(
+      /^a web page's request \(Origin or Sec-Fetch-Site header\) to an INSECURE_NO_AUTH route/,
+    );
+    // curl, scripts and webhook senders send neither header.
+    const local = ctxWith({ route, inbound: inbound({ headers: { "user-agent": "curl/8.5.0" } }) });
+    expect(logged(local)).toBe(local);
+  });
   it("a compressed body passes when signed over the decoded JSON or over the bytes as received (the raw body)", () => {
     const wire = gzipSync(body);
     const decoded = decodeContent(wire, "gzip", 1 << 20) as Buffer;
