@@ -4,9 +4,9 @@ import { createHash } from "node:crypto";
  * Delivery-ID headers in priority order. Spec 6 names four (`X-Forge-Delivery`, `vendor-id`,
  * `webhook-id`, `X-Request-ID`); each is followed by the real senders' aliases (GitHub's
  * `X-GitHub-Delivery` and the Gitea, Forgejo and Gogs names for it; Svix's `svix-id`). GitLab's
- * `Idempotency-Key`, Linear's `Linear-Delivery`, Jira's `X-Atlassian-Webhook-Identifier` and Shopify's
- * `X-Shopify-Webhook-Id` (kept across their senders' retries) come before `X-Request-ID`, which proxies
- * often set per request. Bitbucket Cloud's `X-Request-UUID` (kept across its retries, which count in
+ * `Idempotency-Key`, Linear's `Linear-Delivery`, Jira's `X-Atlassian-Webhook-Identifier`, Shopify's
+ * `X-Shopify-Webhook-Id` and PagerDuty's `X-Webhook-Id` (kept across their senders' retries) come before
+ * `X-Request-ID`, which proxies often set per request. Bitbucket Cloud's `X-Request-UUID` (kept across its retries, which count in
  * `X-Attempt-Number`) and Sentry's `Request-ID` come last.
  */
 export const DELIVERY_ID_HEADERS = [
@@ -22,6 +22,7 @@ export const DELIVERY_ID_HEADERS = [
   "linear-delivery",
   "x-atlassian-webhook-identifier",
   "x-shopify-webhook-id",
+  "x-webhook-id",
   "x-request-id",
   "x-request-uuid",
   "request-id",

@@ -30,10 +30,21 @@ describe("resolveDeliveryId (spec 6)", () => {
       "linear-delivery",
       "x-atlassian-webhook-identifier",
       "x-shopify-webhook-id",
+      "x-webhook-id",
       "x-request-id",
       "x-request-uuid",
       "request-id",
     ]);
+  });
+
+  it("takes PagerDuty's X-Webhook-Id, repeated on each of its retries, before a proxy's X-Request-ID", () => {
+    expect(
+      resolveDeliveryId({
+        "x-webhook-id": "0f5cb2a6-pd",
+        "x-webhook-subscription": "PSUB1",
+        "x-request-id": "proxy-1",
+      }),
+    ).toBe("0f5cb2a6-pd");
   });
 
   it("skips blank values and trims surrounding whitespace", () => {
