@@ -4,9 +4,10 @@ import { createHash } from "node:crypto";
  * Delivery-ID headers in priority order. Spec 6 names four (`X-Forge-Delivery`, `vendor-id`,
  * `webhook-id`, `X-Request-ID`); each is followed by the real senders' aliases (GitHub's
  * `X-GitHub-Delivery` and the Gitea, Forgejo and Gogs names for it; Svix's `svix-id`). GitLab's
- * `Idempotency-Key`, Linear's `Linear-Delivery`, Jira's `X-Atlassian-Webhook-Identifier` and Shopify's
- * `X-Shopify-Webhook-Id` (kept across their senders' retries) come before `X-Request-ID`, which proxies
- * often set per request. Bitbucket Cloud's `X-Request-UUID` (kept across its retries, which count in
+ * `Idempotency-Key`, Linear's `Linear-Delivery`, Jira's `X-Atlassian-Webhook-Identifier`, Shopify's
+ * `X-Shopify-Webhook-Id` and PagerDuty's `X-Webhook-Id` (on PagerDuty's requests only; all kept across their
+ * senders' retries) come before
+ * `X-Request-ID`, which proxies often set per request. Bitbucket Cloud's `X-Request-UUID` (kept across its retries, which count in
  * `X-Attempt-Number`) and Sentry's `Request-ID` come last.
  */
 export const DELIVERY_ID_HEADERS = [
@@ -22,6 +23,7 @@ export const DELIVERY_ID_HEADERS = [
   "linear-delivery",
   "x-atlassian-webhook-identifier",
   "x-shopify-webhook-id",
+  "x-webhook-id",
   "x-request-id",
   "x-request-uuid",
   "request-id",
@@ -30,11 +32,20 @@ export const DELIVERY_ID_HEADERS = [
 /** Longer IDs are replaced by a fixed-size digest so a hostile sender cannot store huge keys. */
 export const MAX_DELIVERY_ID_LENGTH = 200;
 
+/**
+ * PagerDuty's delivery id. Other senders use the same name for the id of the subscription (the same on
+ * every event), which as a delivery id would answer every later event `duplicate`: it is read only on a
+ * request that carries PagerDuty's signature header.
+ */
+const PAGERDUTY_DELIVERY = "x-webhook-id";
+const PAGERDUTY_SIGNATURE = "x-pagerduty-signature";
+
 /** The first present, non-blank delivery ID, or undefined (the caller then makes a random one). */
 export function resolveDeliveryId(headers: Readonly<Record<string, string>>): string | undefined {
   for (const name of DELIVERY_ID_HEADERS) {
     const value = headers[name];
     if (typeof value !== "string") continue;
+    if (name === PAGERDUTY_DELIVERY && headers[PAGERDUTY_SIGNATURE] === undefined) continue;
     const id = value.trim();
     if (id.length === 0) continue;
     if (id.length <= MAX_DELIVERY_ID_LENGTH) return id;

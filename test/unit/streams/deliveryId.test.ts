@@ -8,7 +8,10 @@ import {
 
 describe("resolveDeliveryId (spec 6)", () => {
   it("takes the first present header in the documented order", () => {
-    const headers = Object.fromEntries(DELIVERY_ID_HEADERS.map((name) => [name, `id-from-${name}`]));
+    const headers: Record<string, string> = Object.fromEntries(
+      DELIVERY_ID_HEADERS.map((name) => [name, `id-from-${name}`]),
+    );
+    headers["x-pagerduty-signature"] = "v1=ab";
     for (const name of DELIVERY_ID_HEADERS) {
       expect(resolveDeliveryId(headers)).toBe(`id-from-${name}`);
       delete headers[name];
@@ -30,10 +33,27 @@ describe("resolveDeliveryId (spec 6)", () => {
       "linear-delivery",
       "x-atlassian-webhook-identifier",
       "x-shopify-webhook-id",
+      "x-webhook-id",
       "x-request-id",
       "x-request-uuid",
       "request-id",
     ]);
+  });
+
+  it("takes PagerDuty's X-Webhook-Id, repeated on each of its retries, before a proxy's X-Request-ID", () => {
+    const pagerDuty = {
+      "x-pagerduty-signature": "v1=0a1b",
+      "x-webhook-id": "0f5cb2a6-pd",
+      "x-webhook-subscription": "PSUB1",
+      "x-request-id": "proxy-1",
+    };
+    expect(resolveDeliveryId(pagerDuty)).toBe("0f5cb2a6-pd");
+  });
+
+  it("reads X-Webhook-Id only on PagerDuty's requests: other senders put their subscription's id there", () => {
+    const generic = { "x-webhook-signature": "ab12", "x-webhook-id": "sub_1", "x-request-id": "req-7" };
+    expect(resolveDeliveryId(generic)).toBe("req-7");
+    expect(resolveDeliveryId({ "x-webhook-id": "sub_1" })).toBeUndefined();
   });
 
   it("skips blank values and trims surrounding whitespace", () => {
