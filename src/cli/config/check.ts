@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { type ReferringRoute, referenceWarnings } from "../../actors/routeReferences.js";
 import { routeTable } from "../../actors/routes.js";
 import { addVariablesAdvice } from "../../config/interpolate.js";
@@ -5,6 +6,7 @@ import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { profileEnvFileWarnings, profileSharedFileWarnings } from "../../config/profileEnv.js";
+import { profileBindingProblem } from "../../config/profileWarnings.js";
 import { secretHeaderProblem, secretLineBreakProblem } from "../../config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
@@ -111,6 +113,11 @@ export async function checkConfig(
       records: (await store.read()).records,
     }));
     const served: (ReferringRoute & { readonly route: Subscription })[] = [];
+    const profileBinding = {
+      multiplex: loaded.config.gateway.multiplex_profiles,
+      profiles: profilesOnDisk(loaded.paths.home),
+      profilesDir: join(loaded.paths.home, "profiles"),
+    };
     for (const [name, raw] of Object.entries(records)) {
       subscriptions += 1;
       const parsed = parseSubscription(path, name, raw);
@@ -132,12 +139,13 @@ export async function checkConfig(
       else if (parsed.value.enabled) {
         const why = notServed(loaded, path, name, raw);
         if (why !== undefined) warnings.push(`${path}: ${name} is enabled but not served (404): ${why}`);
-        else
-          served.push({
-            at: `${path}: ${name}`,
-            route: parsed.value,
-            profile: parsed.value.profile ?? DEFAULT_PROFILE,
-          });
+        else {
+          const profile = parsed.value.profile ?? DEFAULT_PROFILE;
+          served.push({ at: `${path}: ${name}`, route: parsed.value, profile });
+          // As the gateway logs at each load: a binding not enforced, or a likely typo of a profile.
+          const binding = profileBindingProblem(name, profile, profileBinding);
+          if (binding !== undefined) warnings.push(`${path}: ${name}.profile: ${binding}`);
+        }
       }
     }
     for (const { profile } of served) bound.add(profile);

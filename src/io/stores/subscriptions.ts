@@ -183,9 +183,10 @@ export interface SubscriptionSourceOptions {
   readonly hasGlobalSecret?: () => boolean;
   /**
    * What a served subscription's keys leave without effect (the gateway's idle-key check, as for a
-   * config.yaml route: deliver on a cron_job record), logged at WARN on each load.
+   * config.yaml route: deliver on a cron_job record; a profile binding it cannot keep), logged at WARN on
+   * each load.
    */
-  readonly routeWarnings?: (route: Route) => readonly string[];
+  readonly routeWarnings?: (route: Route, name: string) => readonly string[];
 }
 
 /**
@@ -217,7 +218,7 @@ export function activeSubscriptions(
         `[webhook] dynamic subscription ${name}: ignoring fields that are not route properties: ${extra.join(", ")}`,
       );
     }
-    for (const warning of options.routeWarnings?.(subscriptionRoute(parsed.value)) ?? [])
+    for (const warning of options.routeWarnings?.(subscriptionRoute(parsed.value), name) ?? [])
       logger.warn(`[webhook] dynamic subscription ${name}: ${warning}`);
     if (parsed.value.secret === INSECURE_NO_AUTH && options.loopback === false) {
       logger.error(
