@@ -3,6 +3,7 @@ import type { LoadedConfig } from "../../config/load.js";
 import { inProfile, svcPaths } from "../../config/paths.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME_RULE, routeNameProblem } from "../../config/sections/webhook.js";
+import { webhookHostSetting } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { gatewayStateFile } from "../../io/gatewayState.js";
 import { invalidJobMessage, lookupJob } from "../../io/stores/cronJobRecord.js";
@@ -104,7 +105,7 @@ export function checkInsecure(
   if (!isLoopbackHost(host))
     throw new SvcError(
       "usage",
-      `${name}: --secret INSECURE_NO_AUTH is ${allowed}, but platforms.webhook.host is ${host} (${loaded.paths.config}) — use a real secret, or bind to 127.0.0.1`,
+      `${name}: --secret INSECURE_NO_AUTH is ${allowed}, but ${webhookHostSetting(loaded)} — use a real secret, or bind to 127.0.0.1`,
     );
   if (running.host !== undefined && !isLoopbackHost(running.host))
     throw new SvcError(
