@@ -3,7 +3,7 @@ import { z } from "zod";
 import { formatJsonIssues } from "../../config/format.js";
 import { knownKeysAt } from "../../config/knownKeys.js";
 import { nearMiss } from "../../config/nearMiss.js";
-import { PROFILE_NAME } from "../../config/paths.js";
+import { profileNameProblem } from "../../config/paths.js";
 import { INSECURE_NO_AUTH, type Route, routeNameProblem, routeShape } from "../../config/sections/webhook.js";
 import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../log.js";
@@ -108,8 +108,9 @@ export function subscriptionProblems(
   if (nameProblem !== undefined) {
     problems.push(madeFrom === "flags" ? `${name}: ${nameProblem}` : `${file}: ${name}: ${nameProblem}`);
   }
-  if (record.profile !== undefined && !PROFILE_NAME.test(record.profile)) {
-    const problem = `profile "${record.profile}" is not a valid profile name (letters, digits, "_" and "-")`;
+  const profileProblem = record.profile === undefined ? undefined : profileNameProblem(record.profile);
+  if (profileProblem !== undefined) {
+    const problem = `profile "${record.profile}": ${profileProblem}`;
     say("profile", problem, problem);
   }
   if (record.deliver_only && record.deliver === "log") {
