@@ -7,7 +7,11 @@ import { loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { profileEnvFileWarnings, profileSharedFileWarnings } from "../../config/profileEnv.js";
 import { profileBindingProblem } from "../../config/profileWarnings.js";
-import { secretHeaderProblem, secretLineBreakProblem } from "../../config/secretWarnings.js";
+import {
+  secretHeaderProblem,
+  secretLineBreakProblem,
+  storedSecretVariableProblem,
+} from "../../config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
@@ -145,6 +149,9 @@ export async function checkConfig(
           // As the gateway logs at each load: a binding not enforced, or a likely typo of a profile.
           const binding = profileBindingProblem(name, profile, profileBinding);
           if (binding !== undefined) warnings.push(`${path}: ${name}.profile: ${binding}`);
+          const { secret } = parsed.value;
+          const variable = secret === undefined ? undefined : storedSecretVariableProblem(secret, name);
+          if (variable !== undefined) warnings.push(`${path}: ${name}.secret ${variable}`);
         }
       }
     }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { secretCharacterWarnings } from "../../../src/config/secretWarnings.js";
+import { secretCharacterWarnings, storedSecretVariableProblem } from "../../../src/config/secretWarnings.js";
+import { subscriptionWarnings } from "../../../src/gateway/idleRouteKeys.js";
+import { parseSubscription } from "../../../src/io/stores/subscriptions.js";
 
 const FILE = "/home/u/.svc/config.yaml";
 
@@ -88,5 +90,24 @@ describe("a secret with a line break at either end is named as such (no sender c
       ]);
       expect(warnings.join("\n")).not.toContain("gh-hook-7Qw2");
     }
+  });
+});
+
+describe("a subscription's secret written as a variable, which the subscription store never replaces", () => {
+  it("is named for ${NAME}, ${NAME:-x} and a whole $NAME, never quoting the value; other secrets pass", () => {
+    for (const secret of ["${GH_SECRET}", "${GH_SECRET:-dev}", "$GH_SECRET", "pre-${X}"])
+      expect(storedSecretVariableProblem(secret, "ci")).toMatch(
+        /^is written as a variable \(\$\{NAME\} or \$NAME\), but a subscription's values are taken as written .* answered 401 — store the secret itself: svc webhook subscribe ci --secret "\$NAME" \(the shell replaces it\)$/,
+      );
+    for (const secret of ["a3f$9", "s3cr3t", "$", "${}", "whsec_abc"])
+      expect(storedSecretVariableProblem(secret, "ci")).toBeUndefined();
+  });
+
+  it("is one of the warnings the gateway logs at each load of the subscriptions", () => {
+    const parsed = parseSubscription("subs.json", "ci", { secret: "${GH_SECRET}" });
+    if (!parsed.ok) throw new Error(parsed.problems.join("; "));
+    expect(subscriptionWarnings(parsed.value, "ci")).toEqual([
+      `secret ${storedSecretVariableProblem("${GH_SECRET}", "ci")}`,
+    ]);
   });
 });
