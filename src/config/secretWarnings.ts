@@ -19,6 +19,13 @@ export function secretHeaderProblem(secret: string): string | undefined {
       : undefined;
 }
 
+/** A `whpk_` secret (a Standard Webhooks public key) that is no 32-byte Ed25519 key: it verifies nothing. */
+export function publicKeySecretProblem(secret: string): string | undefined {
+  return isPublicKeySecret(secret) && whpkKey(secret) === undefined
+    ? "starts with whpk_ (a Standard Webhooks public key) but the rest is not the base64 of a 32-byte Ed25519 key, so every request is answered 401 — copy the sender's whpk_ key whole"
+    : undefined;
+}
+
 /** `$GH_SECRET`: a variable as a shell or docker compose writes it without braces, which svc does not replace. */
 const BARE_VARIABLE = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -70,11 +77,8 @@ export function secretCharacterWarnings(
       route.secret === undefined
         ? `${globalKey} (the global secret or WEBHOOK_SECRET, which overrides it; route ${name} uses it)`
         : `${routeKey(name, route)}.secret`;
-    if (isPublicKeySecret(secret) && whpkKey(secret) === undefined) {
-      warnings.push(
-        `[webhook] ${file}: ${key()} starts with whpk_ (a Standard Webhooks public key) but the rest is not the base64 of a 32-byte Ed25519 key, so every request is answered 401 — copy the sender's whpk_ key whole`,
-      );
-    }
+    const publicKey = publicKeySecretProblem(secret);
+    if (publicKey !== undefined) warnings.push(`[webhook] ${file}: ${key()} ${publicKey}`);
     if (BARE_VARIABLE.test(secret)) {
       warnings.push(`[webhook] ${file}: ${key()} ${BARE_VARIABLE_PROBLEM}`);
       continue;

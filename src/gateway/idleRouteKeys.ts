@@ -1,7 +1,7 @@
 import type { RouteTable } from "../actors/routes.js";
 import { DEFAULT_PROFILE } from "../config/paths.js";
 import { type ProfileBindingOptions, profileBindingProblem } from "../config/profileWarnings.js";
-import { storedSecretVariableProblem } from "../config/secretWarnings.js";
+import { publicKeySecretProblem, storedSecretVariableProblem } from "../config/secretWarnings.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
 import { canonicalTarget, isChatPlatform } from "../io/targets/names.js";
 
@@ -58,9 +58,12 @@ export function subscriptionWarnings(
     binding === undefined || profile === DEFAULT_PROFILE
       ? undefined
       : profileBindingProblem(name, profile, binding());
-  const variable = route.secret === undefined ? undefined : storedSecretVariableProblem(route.secret, name);
+  const secret =
+    route.secret === undefined
+      ? undefined
+      : (publicKeySecretProblem(route.secret) ?? storedSecretVariableProblem(route.secret, name));
   return [
-    ...(variable === undefined ? [] : [`secret ${variable}`]),
+    ...(secret === undefined ? [] : [`secret ${secret}`]),
     ...eventEntryWarnings(route.events ?? []),
     ...idleKeys(route),
     ...(bound === undefined ? [] : [bound]),

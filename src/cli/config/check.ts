@@ -8,6 +8,7 @@ import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { profileEnvFileWarnings, profileSharedFileWarnings } from "../../config/profileEnv.js";
 import { profileBindingProblem } from "../../config/profileWarnings.js";
 import {
+  publicKeySecretProblem,
   secretHeaderProblem,
   secretLineBreakProblem,
   storedSecretVariableProblem,
@@ -150,8 +151,11 @@ export async function checkConfig(
           const binding = profileBindingProblem(name, profile, profileBinding);
           if (binding !== undefined) warnings.push(`${path}: ${name}.profile: ${binding}`);
           const { secret } = parsed.value;
-          const variable = secret === undefined ? undefined : storedSecretVariableProblem(secret, name);
-          if (variable !== undefined) warnings.push(`${path}: ${name}.secret ${variable}`);
+          const problem =
+            secret === undefined
+              ? undefined
+              : (publicKeySecretProblem(secret) ?? storedSecretVariableProblem(secret, name));
+          if (problem !== undefined) warnings.push(`${path}: ${name}.secret ${problem}`);
         }
       }
     }

@@ -1,6 +1,7 @@
 import { isLoopbackHost } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, inProfile, svcPaths } from "../../config/paths.js";
+import { publicKeySecretProblem } from "../../config/secretWarnings.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME_RULE, routeNameProblem } from "../../config/sections/webhook.js";
 import { webhookHostSetting } from "../../config/webhookEnabled.js";
@@ -158,6 +159,8 @@ export function checkNotBlank(options: SubscribeOptions): void {
         `${flag}: must not be empty — leave the option out to keep the current value`,
       );
   }
+  const publicKey = options.secret === undefined ? undefined : publicKeySecretProblem(options.secret);
+  if (publicKey !== undefined) throw new SvcError("usage", `--secret ${publicKey}`);
   // A token sender's header cannot carry one, and the printed Secret: line would be cut by a line break.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
   if (options.secret !== undefined && /[\x00-\x1f\x7f]/.test(options.secret))

@@ -111,3 +111,13 @@ describe("a subscription's secret written as a variable, which the subscription 
     ]);
   });
 });
+
+describe("a subscription's whpk_ secret that is no 32-byte Ed25519 key", () => {
+  it("is one of the warnings the gateway logs at each load of the subscriptions, as for a config.yaml route", () => {
+    const parsed = parseSubscription("subs.json", "sw", { secret: "whpk_abc" });
+    if (!parsed.ok) throw new Error(parsed.problems.join("; "));
+    expect(subscriptionWarnings(parsed.value, "sw")).toEqual([
+      "secret starts with whpk_ (a Standard Webhooks public key) but the rest is not the base64 of a 32-byte Ed25519 key, so every request is answered 401 — copy the sender's whpk_ key whole",
+    ]);
+  });
+});
