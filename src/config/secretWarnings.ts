@@ -47,6 +47,23 @@ export function storedSecretVariableProblem(secret: string, name: string): strin
     : undefined;
 }
 
+/**
+ * What is wrong with a subscription's own secret, as `svc config check` and the gateway's load name it
+ * (after `<name>.secret `), or undefined: a whpk_ that is no key, a variable never replaced, a line break
+ * at an end, or a character a token header cannot carry. The value is never quoted.
+ */
+export function subscriptionSecretProblem(secret: string, name: string): string | undefined {
+  const header = secretHeaderProblem(secret);
+  return (
+    publicKeySecretProblem(secret) ??
+    storedSecretVariableProblem(secret, name) ??
+    secretLineBreakProblem(secret) ??
+    (header === undefined
+      ? undefined
+      : `${header}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — svc webhook subscribe ${name} --secret <printable ASCII> if this route takes tokens`)
+  );
+}
+
 /** A line break at either end: what a YAML `|` block or a value read from a file with its final newline leaves. */
 const EDGE_LINE_BREAK = /^[\r\n]|[\r\n]$/;
 

@@ -1,7 +1,7 @@
 import type { RouteTable } from "../actors/routes.js";
 import { DEFAULT_PROFILE } from "../config/paths.js";
 import { type ProfileBindingOptions, profileBindingProblem } from "../config/profileWarnings.js";
-import { publicKeySecretProblem, storedSecretVariableProblem } from "../config/secretWarnings.js";
+import { subscriptionSecretProblem } from "../config/secretWarnings.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
 import { canonicalTarget, isChatPlatform } from "../io/targets/names.js";
 
@@ -58,10 +58,7 @@ export function subscriptionWarnings(
     binding === undefined || profile === DEFAULT_PROFILE
       ? undefined
       : profileBindingProblem(name, profile, binding());
-  const secret =
-    route.secret === undefined
-      ? undefined
-      : (publicKeySecretProblem(route.secret) ?? storedSecretVariableProblem(route.secret, name));
+  const secret = route.secret === undefined ? undefined : subscriptionSecretProblem(route.secret, name);
   return [
     ...(secret === undefined ? [] : [`secret ${secret}`]),
     ...eventEntryWarnings(route.events ?? []),

@@ -7,12 +7,7 @@ import { loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { profileEnvFileWarnings, profileSharedFileWarnings } from "../../config/profileEnv.js";
 import { profileBindingProblem } from "../../config/profileWarnings.js";
-import {
-  publicKeySecretProblem,
-  secretHeaderProblem,
-  secretLineBreakProblem,
-  storedSecretVariableProblem,
-} from "../../config/secretWarnings.js";
+import { subscriptionSecretProblem } from "../../config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
@@ -151,10 +146,7 @@ export async function checkConfig(
           const binding = profileBindingProblem(name, profile, profileBinding);
           if (binding !== undefined) warnings.push(`${path}: ${name}.profile: ${binding}`);
           const { secret } = parsed.value;
-          const problem =
-            secret === undefined
-              ? undefined
-              : (publicKeySecretProblem(secret) ?? storedSecretVariableProblem(secret, name));
+          const problem = secret === undefined ? undefined : subscriptionSecretProblem(secret, name);
           if (problem !== undefined) warnings.push(`${path}: ${name}.secret ${problem}`);
         }
       }
@@ -162,13 +154,6 @@ export async function checkConfig(
     for (const { profile } of served) bound.add(profile);
     warnings.push(...subscriptionTargetWarnings(loaded, path, served));
     for (const { at, route } of served) {
-      const lineBreak = route.secret === undefined ? undefined : secretLineBreakProblem(route.secret);
-      const problem = route.secret === undefined ? undefined : secretHeaderProblem(route.secret);
-      if (lineBreak !== undefined) warnings.push(`${at}.secret ${lineBreak}`);
-      else if (problem !== undefined)
-        warnings.push(
-          `${at}.secret ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — svc webhook subscribe <name> --secret <printable ASCII> if this route takes tokens`,
-        );
       // Entries that never match and keys its other keys leave without effect (deliver on a cron
       // route), as for a config.yaml route.
       warnings.push(...eventWarnings(at, route.events ?? []));

@@ -121,3 +121,18 @@ describe("a subscription's whpk_ secret that is no 32-byte Ed25519 key", () => {
     ]);
   });
 });
+
+describe("a subscription's secret that token senders can never match, at each load of the gateway", () => {
+  it("names an edge space or a line break at an end, as svc config check does (never quoting the value)", () => {
+    const warningsFor = (secret: string) => {
+      const parsed = parseSubscription("subs.json", "gl", { secret });
+      if (!parsed.ok) throw new Error(parsed.problems.join("; "));
+      return subscriptionWarnings(parsed.value, "gl");
+    };
+    expect(warningsFor(" abc")).toEqual([
+      "secret begins or ends with a space, which HTTP strips from a header's value, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — svc webhook subscribe gl --secret <printable ASCII> if this route takes tokens",
+    ]);
+    expect(warningsFor("abc\n")).toEqual([expect.stringMatching(/^secret begins or ends with a line break/)]);
+    expect(warningsFor("abc")).toEqual([]);
+  });
+});
