@@ -27,6 +27,19 @@ export interface SvcPaths {
 
 export const DEFAULT_PROFILE = "default";
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+export const PROFILE_NAME_RULE =
+  'profile names use letters, digits, "_" and "-" (1-64, starting with a letter or digit)';
+
+/**
+ * Why `name` cannot be a profile, or undefined: the whole rule, or — for a name of allowed characters
+ * past 64 — its length, so the user need not count (`wrk` and `-x` alike would otherwise read as fine).
+ */
+export function profileNameProblem(name: string): string | undefined {
+  if (PROFILE_NAME.test(name)) return undefined;
+  if (name.length > 64 && PROFILE_NAME.test(name.slice(0, 64)))
+    return `${name.length} characters long — a profile name has at most 64: shorten it`;
+  return PROFILE_NAME_RULE;
+}
 
 /**
  * `$SVC_HOME`, else `~/.svc`. A leading `~` is the user's home: a shell expands it, but a value set in a
@@ -64,9 +77,8 @@ export function profilesAmong(dirNames: readonly string[]): string[] {
 /** Paths for the default profile (no name, or "default") or a named one. */
 export function svcPaths(home: string = svcHome(), profile?: string): SvcPaths {
   const named = namedProfile(profile);
-  if (named !== undefined && !PROFILE_NAME.test(named)) {
-    throw new SvcError("usage", `profile name "${named}" is not valid: use letters, digits, "_" and "-"`);
-  }
+  const problem = named === undefined ? undefined : profileNameProblem(named);
+  if (problem !== undefined) throw new SvcError("usage", `profile name "${named}" is not valid: ${problem}`);
   const root = named === undefined ? home : join(home, "profiles", named);
   return {
     home,

@@ -19,12 +19,50 @@ export function secretHeaderProblem(secret: string): string | undefined {
       : undefined;
 }
 
+/** A `whpk_` secret (a Standard Webhooks public key) that is no 32-byte Ed25519 key: it verifies nothing. */
+export function publicKeySecretProblem(secret: string): string | undefined {
+  return isPublicKeySecret(secret) && whpkKey(secret) === undefined
+    ? "starts with whpk_ (a Standard Webhooks public key) but the rest is not the base64 of a 32-byte Ed25519 key, so every request is answered 401 — copy the sender's whpk_ key whole"
+    : undefined;
+}
+
 /** `$GH_SECRET`: a variable as a shell or docker compose writes it without braces, which svc does not replace. */
 const BARE_VARIABLE = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
 
 // The value is never quoted: it may be the secret itself.
 const BARE_VARIABLE_PROBLEM =
   'is a $ followed by a name, as a shell or docker compose writes a variable, but svc replaces only ${NAME} (with braces): the text itself is the secret, so every signature and token from a sender keyed with the variable\'s value is answered 401 — write it as ${NAME}, in quotes (secret: "${NAME}")';
+
+/** `${NAME}`, `${NAME:-fallback}` or a whole `$NAME`: a variable as config.yaml, a shell or compose writes one. */
+const VARIABLE_FORM = /\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}|^\$[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * A subscription's secret written as a variable (`${GH_SECRET}`, copied from a config.yaml route, or
+ * `--secret '${GH_SECRET}'` quoted away from the shell): the subscription store replaces no variable, so
+ * the text itself is the HMAC key and every request is answered 401. The value is never quoted.
+ */
+export function storedSecretVariableProblem(secret: string, name: string): string | undefined {
+  return VARIABLE_FORM.test(secret)
+    ? `is written as a variable (\${NAME} or $NAME), but a subscription's values are taken as written (svc replaces variables in config.yaml only), so the text itself is the secret and every signature from a sender keyed with the variable's value is answered 401 — store the secret itself: svc webhook subscribe ${name} --secret "$NAME" (the shell replaces it)`
+    : undefined;
+}
+
+/**
+ * What is wrong with a subscription's own secret, as `svc config check` and the gateway's load name it
+ * (after `<name>.secret `), or undefined: a whpk_ that is no key, a variable never replaced, a line break
+ * at an end, or a character a token header cannot carry. The value is never quoted.
+ */
+export function subscriptionSecretProblem(secret: string, name: string): string | undefined {
+  const header = secretHeaderProblem(secret);
+  return (
+    publicKeySecretProblem(secret) ??
+    storedSecretVariableProblem(secret, name) ??
+    secretLineBreakProblem(secret) ??
+    (header === undefined
+      ? undefined
+      : `${header}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — svc webhook subscribe ${name} --secret <printable ASCII> if this route takes tokens`)
+  );
+}
 
 /** A line break at either end: what a YAML `|` block or a value read from a file with its final newline leaves. */
 const EDGE_LINE_BREAK = /^[\r\n]|[\r\n]$/;
@@ -56,11 +94,8 @@ export function secretCharacterWarnings(
       route.secret === undefined
         ? `${globalKey} (the global secret or WEBHOOK_SECRET, which overrides it; route ${name} uses it)`
         : `${routeKey(name, route)}.secret`;
-    if (isPublicKeySecret(secret) && whpkKey(secret) === undefined) {
-      warnings.push(
-        `[webhook] ${file}: ${key()} starts with whpk_ (a Standard Webhooks public key) but the rest is not the base64 of a 32-byte Ed25519 key, so every request is answered 401 — copy the sender's whpk_ key whole`,
-      );
-    }
+    const publicKey = publicKeySecretProblem(secret);
+    if (publicKey !== undefined) warnings.push(`[webhook] ${file}: ${key()} ${publicKey}`);
     if (BARE_VARIABLE.test(secret)) {
       warnings.push(`[webhook] ${file}: ${key()} ${BARE_VARIABLE_PROBLEM}`);
       continue;

@@ -14,12 +14,25 @@ export function webhookOffReason(loaded: LoadedConfig): string {
 /** Whether the setting that decided is written at all: "is false" would point at a missing line. */
 function enabledIsSet(loaded: LoadedConfig): boolean {
   if (!loaded.fromFile || !loaded.enabledFrom.startsWith(`${loaded.paths.config}:`)) return true;
+  return webhookKeyWritten(loaded, "enabled");
+}
+
+/**
+ * `platforms.webhook.host is <host> (<config.yaml>)` when the file writes it, else that the file leaves it
+ * out and the host is its default: a message must not send the user to look for a line that is not there.
+ */
+export function webhookHostSetting(loaded: LoadedConfig): string {
+  const { host } = loaded.config.platforms.webhook;
+  return !loaded.fromFile || webhookKeyWritten(loaded, "host")
+    ? `platforms.webhook.host is ${host} (${loaded.paths.config})`
+    : `platforms.webhook.host is not set in ${loaded.paths.config}, and ${host} is its default`;
+}
+
+/** Whether config.yaml writes `platforms.webhook.<key>` (or under `extra`); unreadable: taken as written. */
+function webhookKeyWritten(loaded: LoadedConfig, key: string): boolean {
   try {
     const doc = parseDocument(readFileSync(loaded.paths.config, "utf8"));
-    return (
-      doc.hasIn(["platforms", "webhook", "enabled"]) ||
-      doc.hasIn(["platforms", "webhook", "extra", "enabled"])
-    );
+    return doc.hasIn(["platforms", "webhook", key]) || doc.hasIn(["platforms", "webhook", "extra", key]);
   } catch {
     return true;
   }

@@ -28,7 +28,7 @@ export interface DynamicRoutesOptions {
   readonly loopback: boolean;
   readonly hasGlobalSecret: () => boolean;
   /** What a subscription's keys leave without effect, logged on each load (see SubscriptionSourceOptions). */
-  readonly routeWarnings?: (route: Route) => readonly string[];
+  readonly routeWarnings?: (route: Route, name: string) => readonly string[];
   /** Redis: how often the revision counter is read (tests shorten it). */
   readonly pollMs?: number;
 }

@@ -1,4 +1,7 @@
 import type { RouteTable } from "../actors/routes.js";
+import { DEFAULT_PROFILE } from "../config/paths.js";
+import { type ProfileBindingOptions, profileBindingProblem } from "../config/profileWarnings.js";
+import { subscriptionSecretProblem } from "../config/secretWarnings.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
 import { canonicalTarget, isChatPlatform } from "../io/targets/names.js";
 
@@ -40,9 +43,28 @@ export function eventEntryWarnings(events: readonly string[]): string[] {
   });
 }
 
-/** What a loaded subscription record is warned about: events entries that never match, and idle keys. */
-export function subscriptionWarnings(route: Route): string[] {
-  return [...eventEntryWarnings(route.events ?? []), ...idleKeys(route)];
+/**
+ * What a loaded subscription record `name` is warned about: events entries that never match, idle keys,
+ * and (given `binding`, read only for a record bound to a named profile) a profile binding it cannot keep,
+ * as for a config.yaml route: not enforced with multiplexing off, or a likely typo of a profile on disk.
+ */
+export function subscriptionWarnings(
+  route: Route,
+  name: string,
+  binding?: () => ProfileBindingOptions,
+): string[] {
+  const profile = route.profile ?? DEFAULT_PROFILE;
+  const bound =
+    binding === undefined || profile === DEFAULT_PROFILE
+      ? undefined
+      : profileBindingProblem(name, profile, binding());
+  const secret = route.secret === undefined ? undefined : subscriptionSecretProblem(route.secret, name);
+  return [
+    ...(secret === undefined ? [] : [`secret ${secret}`]),
+    ...eventEntryWarnings(route.events ?? []),
+    ...idleKeys(route),
+    ...(bound === undefined ? [] : [bound]),
+  ];
 }
 
 const have = (keys: readonly string[]) => `${keys.join(", ")} ${keys.length === 1 ? "has" : "have"}`;

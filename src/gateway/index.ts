@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { subscriptionsWithoutSecret } from "../actors/routes.js";
 import type { RunExecutor } from "../actors/runs.js";
 import { startSystem } from "../actors/system.js";
@@ -142,7 +143,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger,
     loopback: isLoopbackHost(host),
     hasGlobalSecret: () => loaded.config.platforms.webhook.secret !== undefined,
-    routeWarnings: subscriptionWarnings,
+    routeWarnings: (route, name) =>
+      subscriptionWarnings(route, name, () => ({
+        multiplex: loaded.config.gateway.multiplex_profiles,
+        profiles: profilesOnDisk(paths.home),
+        profilesDir: join(paths.home, "profiles"),
+      })),
   });
   const routes = createRoutes({
     config,

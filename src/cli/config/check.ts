@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { type ReferringRoute, referenceWarnings } from "../../actors/routeReferences.js";
 import { routeTable } from "../../actors/routes.js";
 import { addVariablesAdvice } from "../../config/interpolate.js";
@@ -5,7 +6,8 @@ import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { profileEnvFileWarnings, profileSharedFileWarnings } from "../../config/profileEnv.js";
-import { secretHeaderProblem, secretLineBreakProblem } from "../../config/secretWarnings.js";
+import { profileBindingProblem } from "../../config/profileWarnings.js";
+import { subscriptionSecretProblem } from "../../config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
@@ -120,6 +122,11 @@ export async function checkConfig(
       records: (await store.read()).records,
     }));
     const served: (ReferringRoute & { readonly route: Subscription })[] = [];
+    const profileBinding = {
+      multiplex: loaded.config.gateway.multiplex_profiles,
+      profiles: profilesOnDisk(loaded.paths.home),
+      profilesDir: join(loaded.paths.home, "profiles"),
+    };
     for (const [name, raw] of Object.entries(records)) {
       subscriptions += 1;
       const parsed = parseSubscription(path, name, raw);
@@ -141,25 +148,22 @@ export async function checkConfig(
       else if (parsed.value.enabled) {
         const why = notServed(loaded, path, name, raw);
         if (why !== undefined) warnings.push(`${path}: ${name} is enabled but not served (404): ${why}`);
-        else
-          served.push({
-            at: `${path}: ${name}`,
-            route: parsed.value,
-            profile: parsed.value.profile ?? DEFAULT_PROFILE,
-          });
+        else {
+          const profile = parsed.value.profile ?? DEFAULT_PROFILE;
+          served.push({ at: `${path}: ${name}`, route: parsed.value, profile });
+          // As the gateway logs at each load: a binding not enforced, or a likely typo of a profile.
+          const binding = profileBindingProblem(name, profile, profileBinding);
+          if (binding !== undefined) warnings.push(`${path}: ${name}.profile: ${binding}`);
+          const { secret } = parsed.value;
+          const problem = secret === undefined ? undefined : subscriptionSecretProblem(secret, name);
+          if (problem !== undefined) warnings.push(`${path}: ${name}.secret ${problem}`);
+        }
       }
     }
     servedCount = served.length;
     for (const { profile } of served) bound.add(profile);
     warnings.push(...subscriptionTargetWarnings(loaded, path, served));
     for (const { at, route } of served) {
-      const lineBreak = route.secret === undefined ? undefined : secretLineBreakProblem(route.secret);
-      const problem = route.secret === undefined ? undefined : secretHeaderProblem(route.secret);
-      if (lineBreak !== undefined) warnings.push(`${at}.secret ${lineBreak}`);
-      else if (problem !== undefined)
-        warnings.push(
-          `${at}.secret ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — svc webhook subscribe <name> --secret <printable ASCII> if this route takes tokens`,
-        );
       // Entries that never match and keys its other keys leave without effect (deliver on a cron
       // route), as for a config.yaml route.
       warnings.push(...eventWarnings(at, route.events ?? []));

@@ -1,10 +1,13 @@
 import { isLoopbackHost } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
-import { inProfile, svcPaths } from "../../config/paths.js";
+import { DEFAULT_PROFILE, inProfile, svcPaths } from "../../config/paths.js";
+import { publicKeySecretProblem } from "../../config/secretWarnings.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME_RULE, routeNameProblem } from "../../config/sections/webhook.js";
+import { webhookHostSetting } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { gatewayStateFile } from "../../io/gatewayState.js";
+import { profilesOnDisk } from "../../io/profiles.js";
 import { invalidJobMessage, lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import type { Subscription } from "../../io/stores/subscriptions.js";
@@ -81,11 +84,30 @@ export function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
   }
   if (job === undefined) {
     const flag = profileFlag(record.profile);
+    const elsewhere = profilesWithJob(loaded, record.cron_job, record.profile ?? DEFAULT_PROFILE);
+    const bind =
+      elsewhere.length === 0
+        ? ""
+        : `; it is a job of profile ${elsewhere.join(", ")}, and a subscription fires the jobs of the profile it is bound to — add --route-profile ${elsewhere[0]}, or`;
     throw new SvcError(
       "usage",
-      `--cron-job ${record.cron_job}: no such cron job${inProfile(record.profile)} (${jobs.path}) — create it with svc cron create${flag}, or see svc cron list${flag}`,
+      `--cron-job ${record.cron_job}: no such cron job${inProfile(record.profile)} (${jobs.path})${bind === "" ? " —" : bind} create it with svc cron create${flag}, or see svc cron list${flag}`,
     );
   }
+}
+
+/** The other profiles on disk whose cron store holds a job of this id or name (a missing --route-profile). */
+function profilesWithJob(loaded: LoadedConfig, ref: string, bound: string): string[] {
+  return profilesOnDisk(loaded.paths.home).filter((profile) => {
+    if (profile === bound) return false;
+    try {
+      const jobs = cronStore(svcPaths(loaded.paths.home, profile).cronJobs);
+      return lookupJob(jobs.path, jobs.read().records, ref) !== undefined;
+    } catch {
+      // A store that cannot be read says nothing about the job: that profile is not suggested.
+      return false;
+    }
+  });
 }
 
 /**
@@ -104,7 +126,7 @@ export function checkInsecure(
   if (!isLoopbackHost(host))
     throw new SvcError(
       "usage",
-      `${name}: --secret INSECURE_NO_AUTH is ${allowed}, but platforms.webhook.host is ${host} (${loaded.paths.config}) — use a real secret, or bind to 127.0.0.1`,
+      `${name}: --secret INSECURE_NO_AUTH is ${allowed}, but ${webhookHostSetting(loaded)} — use a real secret, or bind to 127.0.0.1`,
     );
   if (running.host !== undefined && !isLoopbackHost(running.host))
     throw new SvcError(
@@ -137,6 +159,8 @@ export function checkNotBlank(options: SubscribeOptions): void {
         `${flag}: must not be empty — leave the option out to keep the current value`,
       );
   }
+  const publicKey = options.secret === undefined ? undefined : publicKeySecretProblem(options.secret);
+  if (publicKey !== undefined) throw new SvcError("usage", `--secret ${publicKey}`);
   // A token sender's header cannot carry one, and the printed Secret: line would be cut by a line break.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
   if (options.secret !== undefined && /[\x00-\x1f\x7f]/.test(options.secret))

@@ -1,6 +1,7 @@
 import { isLoopbackHost } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
+import { webhookHostSetting } from "../../config/webhookEnabled.js";
 import { parseSubscription } from "../../io/stores/subscriptions.js";
 
 /**
@@ -20,6 +21,6 @@ export function notServed(
   if (parsed.value.secret === undefined && webhook.secret === undefined)
     return `it has no secret of its own and there is no global secret (platforms.webhook.secret or WEBHOOK_SECRET) — ${setSecret}`;
   if (parsed.value.secret === INSECURE_NO_AUTH && !isLoopbackHost(webhook.host))
-    return `its secret is INSECURE_NO_AUTH, which is served only on a loopback bind, but platforms.webhook.host is ${webhook.host} — ${setSecret}`;
+    return `its secret is INSECURE_NO_AUTH, which is served only on a loopback bind, but ${webhookHostSetting(loaded)} — ${setSecret}`;
   return undefined;
 }

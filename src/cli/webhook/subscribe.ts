@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { nearMiss } from "../../config/nearMiss.js";
-import { DEFAULT_PROFILE, PROFILE_NAME } from "../../config/paths.js";
-import { secretHeaderProblem } from "../../config/secretWarnings.js";
+import { DEFAULT_PROFILE, profileNameProblem } from "../../config/paths.js";
+import { secretHeaderProblem, storedSecretVariableProblem } from "../../config/secretWarnings.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
@@ -47,12 +47,10 @@ export async function subscribe(name: string, options: SubscribeOptions): Promis
       `the webhook adapter is off (${webhookOffReason(loaded)}), so a subscription would reach nothing; nothing was written — enable it first (${cliHowToEnable(loaded)}), then run this command again`,
     );
   }
-  if (options.routeProfile !== undefined && !PROFILE_NAME.test(options.routeProfile)) {
-    throw new SvcError(
-      "usage",
-      `--route-profile "${options.routeProfile}": profile names use letters, digits, "_" and "-"`,
-    );
-  }
+  const profileProblem =
+    options.routeProfile === undefined ? undefined : profileNameProblem(options.routeProfile);
+  if (profileProblem !== undefined)
+    throw new SvcError("usage", `--route-profile "${options.routeProfile}": ${profileProblem}`);
   await withSubscriptionStore(loaded, (store) => write(store, loaded, name, options));
 }
 
@@ -181,6 +179,9 @@ async function write(
     process.stderr.write(
       `Warning: profile ${options.routeProfile} has no directory ${join(loaded.paths.home, "profiles", options.routeProfile as string)} — did you mean ${typo}? The route answers only at /p/${options.routeProfile}/webhooks/${name}; subscribe again with --route-profile ${typo} to fix it\n`,
     );
+  const variable =
+    options.secret === undefined ? undefined : storedSecretVariableProblem(options.secret, name);
+  if (variable !== undefined) process.stderr.write(`Warning: ${name}: the --secret ${variable}\n`);
   const headerProblem = options.secret === undefined ? undefined : secretHeaderProblem(options.secret);
   if (headerProblem !== undefined)
     process.stderr.write(

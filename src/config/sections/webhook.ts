@@ -2,7 +2,7 @@ import { z } from "zod";
 import { RAW_KEY_PATH, unpairedBrace, unresolvableKeyPath } from "../../streams/coalesceKey.js";
 import { bindHost } from "../host.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "../interpolate.js";
-import { PROFILE_NAME } from "../paths.js";
+import { profileNameProblem } from "../paths.js";
 import { timerSeconds } from "../timerSeconds.js";
 import { filterSchema } from "./filters.js";
 
@@ -76,10 +76,10 @@ export const routeShape = {
   // The profile's directory is <home>/profiles/<name>: a name that cannot be one would fail every run.
   profile: z
     .string()
-    .regex(
-      PROFILE_NAME,
-      'profile names use letters, digits, "_" and "-" (1-64, starting with a letter or digit)',
-    )
+    .superRefine((name, ctx) => {
+      const problem = profileNameProblem(name);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+    })
     .optional(),
   prompt: z.string().optional(),
   // One filter written as a mapping instead of a one-entry list is taken as that list.

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { formatJsonIssues } from "../../config/format.js";
 import { knownKeysAt } from "../../config/knownKeys.js";
 import { nearMiss } from "../../config/nearMiss.js";
-import { PROFILE_NAME } from "../../config/paths.js";
+import { profileNameProblem } from "../../config/paths.js";
 import { INSECURE_NO_AUTH, type Route, routeNameProblem, routeShape } from "../../config/sections/webhook.js";
 import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../log.js";
@@ -108,8 +108,9 @@ export function subscriptionProblems(
   if (nameProblem !== undefined) {
     problems.push(madeFrom === "flags" ? `${name}: ${nameProblem}` : `${file}: ${name}: ${nameProblem}`);
   }
-  if (record.profile !== undefined && !PROFILE_NAME.test(record.profile)) {
-    const problem = `profile "${record.profile}" is not a valid profile name (letters, digits, "_" and "-")`;
+  const profileProblem = record.profile === undefined ? undefined : profileNameProblem(record.profile);
+  if (profileProblem !== undefined) {
+    const problem = `profile "${record.profile}": ${profileProblem}`;
     say("profile", problem, problem);
   }
   if (record.deliver_only && record.deliver === "log") {
@@ -183,9 +184,10 @@ export interface SubscriptionSourceOptions {
   readonly hasGlobalSecret?: () => boolean;
   /**
    * What a served subscription's keys leave without effect (the gateway's idle-key check, as for a
-   * config.yaml route: deliver on a cron_job record), logged at WARN on each load.
+   * config.yaml route: deliver on a cron_job record; a profile binding it cannot keep), logged at WARN on
+   * each load.
    */
-  readonly routeWarnings?: (route: Route) => readonly string[];
+  readonly routeWarnings?: (route: Route, name: string) => readonly string[];
 }
 
 /**
@@ -217,7 +219,7 @@ export function activeSubscriptions(
         `[webhook] dynamic subscription ${name}: ignoring fields that are not route properties: ${extra.join(", ")}`,
       );
     }
-    for (const warning of options.routeWarnings?.(subscriptionRoute(parsed.value)) ?? [])
+    for (const warning of options.routeWarnings?.(subscriptionRoute(parsed.value), name) ?? [])
       logger.warn(`[webhook] dynamic subscription ${name}: ${warning}`);
     if (parsed.value.secret === INSECURE_NO_AUTH && options.loopback === false) {
       logger.error(

@@ -128,6 +128,10 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     expect(result.stderr).toContain(
       `Warning: ${subs}: work.cron_job: gone — no such job in ${home.dir}/profiles/work/cron/jobs.json in profile work`,
     );
+    // A profile binding, as the gateway logs it at each load (multiplexing is off here).
+    expect(result.stderr).toContain(
+      `Warning: ${subs}: work.profile: the binding to profile work is not enforced — gateway.multiplex_profiles is off, so the route answers at /webhooks/work;`,
+    );
     expect(result.stderr).toContain(`Warning: ${subs}: scripted.script: nope.py — `);
     // toolsets, edited into the file by hand, get the check a config.yaml route's get.
     expect(result.stderr).toContain(

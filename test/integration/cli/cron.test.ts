@@ -263,6 +263,10 @@ describe("svc cron --profile and cron_job subscriptions (each profile has its ow
     expect(inWork.code).toBe(0);
     expect(inDefault.code).toBe(2);
     expect(inDefault.stderr).toContain("--cron-job nightly: no such cron job (");
+    // The job is one of another profile's: the refusal names it and the --route-profile that binds to it.
+    expect(inDefault.stderr).toContain(
+      "; it is a job of profile work, and a subscription fires the jobs of the profile it is bound to — add --route-profile work, or create it with svc cron create, or see svc cron list",
+    );
     expect(inHome.code).toBe(2);
     expect(inHome.stderr).toContain("--cron-job nightly: no such cron job in profile home (");
     expect(inHome.stderr).toContain("svc cron create --profile home");

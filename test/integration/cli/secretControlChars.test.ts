@@ -25,6 +25,35 @@ describe("a secret with a line break or tab (pasted along with it) is refused; a
     expect(existsSync(join(home.dir, ".env"))).toBe(false);
   });
 
+  it("webhook subscribe --secret '${GH_SECRET}' (quoted away from the shell) is kept as written, with a warning; config check names it", async () => {
+    home = tempHome();
+    const res = await svc(home, ["webhook", "subscribe", "gh", "--secret", "${GH_SECRET}"]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(
+      "Warning: gh: the --secret is written as a variable (${NAME} or $NAME), but a subscription's values are taken as written",
+    );
+    const check = await svc(home, ["config", "check"]);
+    expect(check.stderr).toContain(
+      `Warning: ${join(home.dir, "webhook_subscriptions.json")}: gh.secret is written as a variable`,
+    );
+    expect(check.stderr).toContain('store the secret itself: svc webhook subscribe gh --secret "$NAME"');
+  });
+
+  it("webhook subscribe --secret whpk_ that is no 32-byte key is refused (exit 2); config check names such a record", async () => {
+    home = tempHome();
+    const res = await svc(home, ["webhook", "subscribe", "sw", "--secret", "whpk_abc"]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(
+      "--secret starts with whpk_ (a Standard Webhooks public key) but the rest is not the base64 of a 32-byte Ed25519 key",
+    );
+    expect(existsSync(join(home.dir, "webhook_subscriptions.json"))).toBe(false);
+    home.write("webhook_subscriptions.json", JSON.stringify({ sw: { secret: "whpk_abc" } }), 0o600);
+    const check = await svc(home, ["config", "check"]);
+    expect(check.stderr).toContain(
+      `Warning: ${join(home.dir, "webhook_subscriptions.json")}: sw.secret starts with whpk_`,
+    );
+  });
+
   it("webhook subscribe --secret with an edge space or non-ASCII is kept (HMAC works) with a warning that tokens never match", async () => {
     home = tempHome();
     const created = await svc(home, ["webhook", "subscribe", "gh"]);

@@ -22,6 +22,23 @@ describe("svc webhook subscribe --secret INSECURE_NO_AUTH (spec 2.2 rule 5)", { 
     expect(existsSync(join(home.dir, "webhook_subscriptions.json"))).toBe(false);
   });
 
+  it("with host left out of config.yaml, says it is not set there and 0.0.0.0 is its default (no line to look for)", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true } } }));
+    const config = join(home.dir, "config.yaml");
+    const res = await svc(home, ["webhook", "subscribe", "open", "--secret", "INSECURE_NO_AUTH"]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(
+      `but platforms.webhook.host is not set in ${config}, and 0.0.0.0 is its default — use a real secret, or bind to 127.0.0.1`,
+    );
+    // A record written by hand is named the same way by list's note.
+    home.write("webhook_subscriptions.json", JSON.stringify({ open: { secret: "INSECURE_NO_AUTH" } }), 0o600);
+    const list = await svc(home, ["webhook", "list"]);
+    expect(list.stderr).toContain(
+      `served only on a loopback bind, but platforms.webhook.host is not set in ${config}, and 0.0.0.0 is its default`,
+    );
+  });
+
   it("is accepted on a loopback bind", async () => {
     home = tempHome();
     home.write("config.yaml", bound("localhost"));

@@ -46,6 +46,23 @@ describe("a route's profile that cannot work as written is named at startup (spe
       `[webhook] ${file}: platforms.webhook.routes.typo.profile: profile wrok has no directory ${gw.home.dir}/profiles/wrok — did you mean work? The route answers only at /p/wrok/webhooks/typo`,
     ]);
   });
+  it("a subscription's profile gets the same check at each load: a likely typo is named with the profile meant", async () => {
+    gw = await startTestGateway({
+      config: webhookConfig({}, {}, { gateway: { multiplex_profiles: true } }),
+      files: {
+        "profiles/work/.keep": "",
+        "webhook_subscriptions.json": JSON.stringify({
+          typo: { secret: "s", profile: "wrok" },
+          fresh: { secret: "s", profile: "billing" },
+          good: { secret: "s", profile: "work" },
+        }),
+      },
+    });
+    expect(warnings(gw).filter((w) => w.includes("profile"))).toEqual([
+      `[webhook] dynamic subscription typo: profile wrok has no directory ${gw.home.dir}/profiles/wrok — did you mean work? The route answers only at /p/wrok/webhooks/typo`,
+    ]);
+  });
+
   it("a route's toolsets name that is neither built in nor an MCP server is named at startup, with the likely spelling", async () => {
     gw = await startTestGateway({
       config: webhookConfig({ t: { secret: "s", toolsets: ["web_serch", "svc-webhook", "no_mcp"] } }),

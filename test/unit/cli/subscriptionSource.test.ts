@@ -196,3 +196,25 @@ describe("a served subscription whose events entry never matches", () => {
     ]);
   });
 });
+
+describe("a served subscription bound to a profile it cannot keep", () => {
+  it("is logged at WARN like a config.yaml route's profile: not enforced with multiplexing off", () => {
+    const log = captureLogger();
+    activeSubscriptions(
+      "subs.json",
+      { bound: { secret: "s", profile: "work" }, plain: { secret: "s", profile: "default" } },
+      log.logger,
+      {
+        routeWarnings: (route, name) =>
+          subscriptionWarnings(route, name, () => ({
+            multiplex: false,
+            profiles: ["default", "work"],
+            profilesDir: "/home/p",
+          })),
+      },
+    );
+    expect(log.messages().filter((msg) => msg.includes("profile"))).toEqual([
+      "[webhook] dynamic subscription bound: the binding to profile work is not enforced — gateway.multiplex_profiles is off, so the route answers at /webhooks/bound; set gateway.multiplex_profiles: true to serve it at /p/work/webhooks/bound only",
+    ]);
+  });
+});

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { profilesAmong } from "../../../src/config/paths.js";
+import { profileNameProblem, profilesAmong, svcPaths } from "../../../src/config/paths.js";
 import { existingProfiles } from "../../../src/io/profiles.js";
+import { parseSubscription } from "../../../src/io/stores/subscriptions.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
@@ -23,5 +24,28 @@ describe("which profiles exist", () => {
     home.write("profiles/home/.env", "");
     home.write("profiles/notes.txt", "a file, not a profile");
     expect(existingProfiles(home.dir)).toEqual(["default", "home", "work"]);
+  });
+});
+
+describe("a name that cannot be a profile is refused with the whole rule, or its length", () => {
+  const rule = 'profile names use letters, digits, "_" and "-" (1-64, starting with a letter or digit)';
+  const long = "a".repeat(65);
+
+  it("names the start rule for -x and _x, and the length for 65 letters, which use only allowed characters", () => {
+    expect(profileNameProblem("work")).toBeUndefined();
+    expect(profileNameProblem("a".repeat(64))).toBeUndefined();
+    expect(profileNameProblem("-x")).toBe(rule);
+    expect(profileNameProblem("_x")).toBe(rule);
+    expect(profileNameProblem(long)).toBe("65 characters long — a profile name has at most 64: shorten it");
+    expect(() => svcPaths("/h", "-x")).toThrow(`profile name "-x" is not valid: ${rule}`);
+    expect(() => svcPaths("/h", long)).toThrow("is not valid: 65 characters long");
+  });
+
+  it("says the same for a subscription record's profile (and a config.yaml route's, same schema)", () => {
+    const parsed = parseSubscription("subs.json", "r", { secret: "s", profile: long });
+    expect(parsed).toEqual({
+      ok: false,
+      problems: ["subs.json: r.profile: 65 characters long — a profile name has at most 64: shorten it"],
+    });
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { secretCharacterWarnings } from "../../../src/config/secretWarnings.js";
+import { secretCharacterWarnings, storedSecretVariableProblem } from "../../../src/config/secretWarnings.js";
+import { subscriptionWarnings } from "../../../src/gateway/idleRouteKeys.js";
+import { parseSubscription } from "../../../src/io/stores/subscriptions.js";
 
 const FILE = "/home/u/.svc/config.yaml";
 
@@ -88,5 +90,49 @@ describe("a secret with a line break at either end is named as such (no sender c
       ]);
       expect(warnings.join("\n")).not.toContain("gh-hook-7Qw2");
     }
+  });
+});
+
+describe("a subscription's secret written as a variable, which the subscription store never replaces", () => {
+  it("is named for ${NAME}, ${NAME:-x} and a whole $NAME, never quoting the value; other secrets pass", () => {
+    for (const secret of ["${GH_SECRET}", "${GH_SECRET:-dev}", "$GH_SECRET", "pre-${X}"])
+      expect(storedSecretVariableProblem(secret, "ci")).toMatch(
+        /^is written as a variable \(\$\{NAME\} or \$NAME\), but a subscription's values are taken as written .* answered 401 — store the secret itself: svc webhook subscribe ci --secret "\$NAME" \(the shell replaces it\)$/,
+      );
+    for (const secret of ["a3f$9", "s3cr3t", "$", "${}", "whsec_abc"])
+      expect(storedSecretVariableProblem(secret, "ci")).toBeUndefined();
+  });
+
+  it("is one of the warnings the gateway logs at each load of the subscriptions", () => {
+    const parsed = parseSubscription("subs.json", "ci", { secret: "${GH_SECRET}" });
+    if (!parsed.ok) throw new Error(parsed.problems.join("; "));
+    expect(subscriptionWarnings(parsed.value, "ci")).toEqual([
+      `secret ${storedSecretVariableProblem("${GH_SECRET}", "ci")}`,
+    ]);
+  });
+});
+
+describe("a subscription's whpk_ secret that is no 32-byte Ed25519 key", () => {
+  it("is one of the warnings the gateway logs at each load of the subscriptions, as for a config.yaml route", () => {
+    const parsed = parseSubscription("subs.json", "sw", { secret: "whpk_abc" });
+    if (!parsed.ok) throw new Error(parsed.problems.join("; "));
+    expect(subscriptionWarnings(parsed.value, "sw")).toEqual([
+      "secret starts with whpk_ (a Standard Webhooks public key) but the rest is not the base64 of a 32-byte Ed25519 key, so every request is answered 401 — copy the sender's whpk_ key whole",
+    ]);
+  });
+});
+
+describe("a subscription's secret that token senders can never match, at each load of the gateway", () => {
+  it("names an edge space or a line break at an end, as svc config check does (never quoting the value)", () => {
+    const warningsFor = (secret: string) => {
+      const parsed = parseSubscription("subs.json", "gl", { secret });
+      if (!parsed.ok) throw new Error(parsed.problems.join("; "));
+      return subscriptionWarnings(parsed.value, "gl");
+    };
+    expect(warningsFor(" abc")).toEqual([
+      "secret begins or ends with a space, which HTTP strips from a header's value, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — svc webhook subscribe gl --secret <printable ASCII> if this route takes tokens",
+    ]);
+    expect(warningsFor("abc\n")).toEqual([expect.stringMatching(/^secret begins or ends with a line break/)]);
+    expect(warningsFor("abc")).toEqual([]);
   });
 });
