@@ -65,6 +65,14 @@ function headOnly(port: number, request: string): Promise<string> {
   });
 }
 
+/** A request head per kind of answer (the status it gets), each ending before its blank line. */
+const ANSWER_SHAPES = {
+  "200": "GET /health HTTP/1.1\r\nHost: x\r\n",
+  "202": "POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n",
+  "405": "GET /webhooks/open HTTP/1.1\r\nHost: x\r\n",
+  "404": "POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n",
+};
+
 describe.each(HTTP_SERVERS)("early answers and Connection: close on the %s server", (http) => {
   let gw: TestGateway;
   beforeAll(async () => {
@@ -90,13 +98,7 @@ describe.each(HTTP_SERVERS)("early answers and Connection: close on the %s serve
   });
 
   it("every answer says how its connection goes on, alike on each server: nothing on a kept HTTP/1.1 connection, Connection: close when the request said close (RFC 9112 §9.6)", async () => {
-    const shapes = {
-      "200": "GET /health HTTP/1.1\r\nHost: x\r\n",
-      "202": "POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n",
-      "405": "GET /webhooks/open HTTP/1.1\r\nHost: x\r\n",
-      "404": "POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n",
-    };
-    for (const [name, head] of Object.entries(shapes)) {
+    for (const [name, head] of Object.entries(ANSWER_SHAPES)) {
       const body = head.includes("Content-Length") ? "{}" : "";
       const kept = (await inTurn(gw.gateway.port, [`${head}\r\n${body}`])).heads[0] ?? "";
       expect(statusOf(kept), name).toBe(Number(name));
@@ -111,13 +113,7 @@ describe.each(HTTP_SERVERS)("early answers and Connection: close on the %s serve
   });
 
   it("close among other connection options (Connection: TE, close, as Perl's LWP sends it) closes the connection after the answer, which says so (RFC 9112 §9.6)", async () => {
-    const shapes = {
-      "200": "GET /health HTTP/1.1\r\nHost: x\r\n",
-      "202": "POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n",
-      "405": "GET /webhooks/open HTTP/1.1\r\nHost: x\r\n",
-      "404": "POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n",
-    };
-    for (const [name, head] of Object.entries(shapes)) {
+    for (const [name, head] of Object.entries(ANSWER_SHAPES)) {
       const body = head.includes("Content-Length") ? "{}" : "";
       // uWS acted only on a value of five characters: it kept this connection open and said nothing.
       const closing = await rawUntilClose(

@@ -2,22 +2,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pipelineLogHooks } from "../../../src/gateway/logHooks.js";
 import { storeSavedRuns } from "../../../src/gateway/resumeSavedRuns.js";
-import type { PendingRun } from "../../../src/io/stores/pendingRuns.js";
 import { readPendingRuns, writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
 import { openStateStore } from "../../../src/state/gatewayState.js";
 import { LocalStateStore } from "../../../src/state/localStore.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { tempHome } from "../../helpers/home.js";
+import { pendingRun } from "../../helpers/pendingRun.js";
 
-const run = (id: string): PendingRun => ({
-  profile: "default",
-  routeName: "pr",
-  event: "push",
-  deliveryId: id,
-  prompt: "p",
-  extra: {},
-  receivedAt: 1000,
-});
+const run = (id: string) => pendingRun(id);
 
 const REDIS = { backend: "redis" as const, redis_url: "redis://127.0.0.1:6379/0" };
 

@@ -2,19 +2,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pipelineLogHooks } from "../../../src/gateway/logHooks.js";
 import { storeSavedRuns } from "../../../src/gateway/resumeSavedRuns.js";
-import { type PendingRun, readPendingRuns, writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
+import { readPendingRuns, writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { tempHome } from "../../helpers/home.js";
+import { pendingRun } from "../../helpers/pendingRun.js";
 
-const run = (id: string): PendingRun => ({
-  profile: "default",
-  routeName: "pr",
-  event: "push",
-  deliveryId: id,
-  prompt: "p",
-  extra: {},
-  receivedAt: 1000,
-});
+const run = (id: string) => pendingRun(id);
 const ids = (file: string) => readPendingRuns(file).runs.map((r) => r.deliveryId);
 
 describe("webhook-pending-runs.json read by a gateway with state.backend: redis", () => {
