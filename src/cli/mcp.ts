@@ -147,7 +147,8 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
   const live = file !== undefined && file.pid === pid;
   // No gateway: each enabled server is connected once to show whether it works (--no-check: config only).
   if (!live && options.check !== false) {
-    await printChecks(undefined, options.timeout);
+    // A lazy server with a schema cache stays unstarted until its first call: shown lazy, not woken.
+    await printChecks(undefined, options.timeout, { wakeLazy: false });
     return;
   }
   const statuses = live ? file.servers : offlineStatus(loaded);

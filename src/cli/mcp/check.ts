@@ -14,8 +14,8 @@ import { unsetMcpVariablesByEffect } from "../config/unsetVariables.js";
 export interface ServerCheck {
   readonly name: string;
   readonly transport: "stdio" | "http" | "sse";
-  readonly outcome: "ok" | "failed" | "skipped";
-  /** Registered tools, when ok. */
+  readonly outcome: "ok" | "failed" | "skipped" | "lazy";
+  /** Registered tools, when ok (or lazy: registered from the schema cache). */
   readonly tools?: number;
   /** Why it failed, or why it was skipped: one line, no credential, no escape sequence. */
   readonly reason?: string;
@@ -28,6 +28,8 @@ export function describeCheck(check: ServerCheck): string {
   if (check.outcome === "ok")
     return `ok (${check.tools} tool${check.tools === 1 ? "" : "s"})${check.warning === undefined ? "" : ` — warning: ${check.warning}`}`;
   if (check.outcome === "skipped") return `skipped (${check.reason})`;
+  if (check.outcome === "lazy")
+    return `lazy (${check.tools} tool${check.tools === 1 ? "" : "s"} from the schema cache; connects at its first call)`;
   return `failed: ${check.reason}`;
 }
 
@@ -58,12 +60,15 @@ export function literalVariablesWarning(
  * `timeoutMs`. Never interactive: a server that needs a login fails with the connect's reason (run
  * `svc mcp login`), and no browser opens. A `${VAR}` of a remote server's url or headers that is not set
  * fails it without a connect, naming the variable, as a connect would; one elsewhere keeps its literal
- * text as in any connect, and an ok check carries a warning naming it.
+ * text as in any connect, and an ok check carries a warning naming it. With `wakeLazy: false` (`svc mcp
+ * list`) a lazy server with a schema cache for its entry is not started: it is shown lazy with its cached
+ * tool count, as it stays until its first call; `svc mcp test --all` wakes it.
  */
 export async function checkServers(
   loaded: LoadedConfig,
   names: readonly string[],
   timeoutMs: number,
+  options: { readonly wakeLazy?: boolean } = {},
 ): Promise<ServerCheck[]> {
   const scope = secretScope(loaded.paths);
   const results = new Map<string, ServerCheck>();
@@ -107,6 +112,10 @@ export async function checkServers(
     await Promise.all(
       toConnect.map(async (name) => {
         const transport = transportKind(entries[name] as McpServerEntry);
+        if (options.wakeLazy === false && hub.status().find((s) => s.name === name)?.state === "lazy") {
+          results.set(name, { name, transport, outcome: "lazy" });
+          return;
+        }
         let timer: NodeJS.Timeout | undefined;
         const timeout = new Promise<"timeout">((resolve) => {
           timer = setTimeout(() => resolve("timeout"), timeoutMs);
@@ -148,7 +157,7 @@ export async function checkServers(
     // server listed earlier holds left out (`a.b` and `a_b` both register as mcp__a_b__*).
     const registered = hub.tools();
     for (const [name, check] of results) {
-      if (check.outcome !== "ok") continue;
+      if (check.outcome !== "ok" && check.outcome !== "lazy") continue;
       results.set(name, { ...check, tools: registered.filter((tool) => tool.server === name).length });
     }
   } finally {

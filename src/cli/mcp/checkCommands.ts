@@ -8,7 +8,11 @@ import { checkServers, describeCheck } from "./check.js";
 export const DEFAULT_CHECK_SECONDS = 10;
 
 /** Checks the servers and prints `NAME TRANSPORT STATUS`; the number that failed. */
-export async function printChecks(names: readonly string[] | undefined, timeout?: string): Promise<number> {
+export async function printChecks(
+  names: readonly string[] | undefined,
+  timeout?: string,
+  options: { readonly wakeLazy?: boolean } = {},
+): Promise<number> {
   const seconds = timeout === undefined ? DEFAULT_CHECK_SECONDS : parseSecondsOption(timeout);
   const loaded = loadConfig();
   const all = Object.keys(loaded.config.mcp_servers);
@@ -18,7 +22,7 @@ export async function printChecks(names: readonly string[] | undefined, timeout?
     );
     return 0;
   }
-  const checks = await checkServers(loaded, names ?? all, seconds * 1000);
+  const checks = await checkServers(loaded, names ?? all, seconds * 1000, options);
   process.stdout.write(
     `${formatTable([["NAME", "TRANSPORT", "STATUS"], ...checks.map((c) => [c.name, c.transport, describeCheck(c)])])}\n`,
   );
