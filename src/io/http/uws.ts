@@ -13,7 +13,7 @@ import {
   type RequestHead,
   statusLine,
 } from "./core.js";
-import type { ListenOptions, ServerHandle } from "./listen.js";
+import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.js";
 
 type Uws = typeof import("uWebSockets.js");
 
@@ -129,6 +129,16 @@ export interface UwsBodySource extends BodySource {
 export type UwsRequestHandler = (head: RequestHead, body: UwsBodySource, reply: Reply) => void;
 
 /**
+ * The requests taken in and not yet answered or aborted (a body still arriving, an answer owed): a stop's
+ * end waits for them, as node:http's does for its active connections, instead of closing them unanswered.
+ */
+interface Unanswered {
+  count: number;
+  /** Set while a stop's end waits: called when `count` comes to 0. */
+  drained: (() => void) | undefined;
+}
+
+/**
  * One request on uWS: its state and the `BodySource` the shared handler reads. A class, so a request
  * costs one object and three callbacks uWS needs (abort, data, reply) instead of a closure per step.
  */
@@ -147,7 +157,15 @@ class UwsExchange implements UwsBodySource {
     private readonly res: HttpResponse,
     readonly head: RequestHead,
     private readonly clock: Clock,
-  ) {}
+    private readonly unanswered: Unanswered,
+  ) {
+    unanswered.count++;
+  }
+
+  /** The request is done (answered or aborted), once: a stop's end may close the connections now. */
+  private settle(): void {
+    if (--this.unanswered.count === 0) this.unanswered.drained?.();
+  }
 
   onAborted(listener: () => void): void {
     this.aborted = listener;
@@ -157,6 +175,7 @@ class UwsExchange implements UwsBodySource {
   abort(): void {
     const unanswered = !this.finished;
     this.finished = true;
+    if (unanswered) this.settle();
     this.reading = Reading.Drop;
     this.collector = undefined;
     this.done = undefined;
@@ -231,6 +250,12 @@ class UwsExchange implements UwsBodySource {
 
   private answer(outcome: Outcome, close: boolean, extraHeaders?: Readonly<Record<string, string>>): void {
     this.finished = true;
+    this.write(outcome, close, extraHeaders);
+    // Once written: closing the connections before would lose this answer.
+    this.settle();
+  }
+
+  private write(outcome: Outcome, close: boolean, extraHeaders?: Readonly<Record<string, string>>): void {
     // uWS adds `Connection: close` to an answer it closes after, except when the request said
     // `Connection: close` itself (RFC 9112 §9.6: the answer should say it too, as node:http's does), and
     // to no HEAD answer; the answer carries it then.
@@ -292,6 +317,7 @@ export function listenUws(
 ): Promise<UwsServerHandle> {
   const app: TemplatedApp = uws.App();
   const clock = options.clock ?? systemClock;
+  const unanswered: Unanswered = { count: 0, drained: undefined };
   app.any("/*", (res, req) => {
     const headers: Record<string, string> = {};
     copying = headers;
@@ -304,6 +330,7 @@ export function listenUws(
         headers,
       },
       clock,
+      unanswered,
     );
     res.onAborted(() => exchange.abort());
     handler(exchange.head, exchange, (outcome, close = false) => exchange.reply(outcome, close));
@@ -324,18 +351,41 @@ export function listenUws(
         return;
       }
       let open = true;
+      const close = () => {
+        if (!open) return;
+        open = false;
+        uws.us_listen_socket_close(socket);
+      };
+      const closeAll = () => (app as TemplatedApp & { close(): void }).close();
       resolve({
         impl: "uws",
         host: options.host,
         port: uws.us_socket_local_port(socket),
-        close() {
-          if (!open) return;
-          open = false;
-          uws.us_listen_socket_close(socket);
-        },
+        close,
         // The open connections too: an ingress thread lets go of everything when it ends.
-        closeAll() {
-          (app as TemplatedApp & { close(): void }).close();
+        closeAll,
+        // A stop's end: the requests taken in and not answered yet (a body still arriving, a lingering
+        // 413) are answered first (at most STOP_GRACE_MS), then every connection closes. Before, the
+        // process left at once and such a request's connection was reset unanswered (node:http and the
+        // ingress threads answered it 503).
+        ended() {
+          close();
+          if (unanswered.count === 0) {
+            closeAll();
+            return Promise.resolve();
+          }
+          return new Promise<void>((resolve) => {
+            const grace = setTimeout(() => unanswered.drained?.(), STOP_GRACE_MS);
+            unanswered.drained = () => {
+              clearTimeout(grace);
+              unanswered.drained = undefined;
+              // Past uWS's callback that wrote the last answer: it is flushed when that callback returns.
+              setImmediate(() => {
+                closeAll();
+                resolve();
+              });
+            };
+          });
         },
       });
     });

@@ -1,0 +1,66 @@
+import { Socket } from "node:net";
+import { describe, expect, it } from "vitest";
+import type { RequestHandler } from "../../../src/io/http/core.js";
+import { listenUws, loadUws } from "../../../src/io/http/uws.js";
+
+/** Reads each body and answers it (as the gateway answers 503 once it stops); `taken` resolves at each head. */
+function bodyReader(): { handler: RequestHandler; taken: Promise<void> } {
+  let taken: () => void = () => {};
+  const promise = new Promise<void>((resolve) => {
+    taken = resolve;
+  });
+  const handler: RequestHandler = (_head, body, reply) => {
+    taken();
+    body.read(1000, () => reply({ status: 503, body: { error: "Shutting down" } }));
+  };
+  return { handler, taken: promise };
+}
+
+/** A raw connection that keeps what it read and says when the server closed it. */
+function connect(port: number): Promise<{ socket: Socket; read: () => string; closed: Promise<void> }> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    let text = "";
+    socket.on("data", (chunk) => {
+      text += chunk.toString();
+    });
+    const closed = new Promise<void>((done) => socket.once("close", () => done()));
+    socket.connect(port, "127.0.0.1", () => resolve({ socket, read: () => text, closed }));
+  });
+}
+
+describe("uWS server stop", () => {
+  it("ended() answers a request whose body is still arriving before it closes the connections (it was reset unanswered)", {
+    timeout: 3000,
+  }, async () => {
+    const loaded = await loadUws();
+    if (!("uws" in loaded)) throw new Error(loaded.error);
+    const { handler, taken } = bodyReader();
+    const server = await listenUws(loaded.uws, handler, { host: "127.0.0.1", port: 0 });
+    const client = await connect(server.port);
+    client.socket.write('POST /webhooks/a HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\n{"x":');
+    await taken;
+    server.close();
+    let ended = false;
+    const ending = (server.ended?.() ?? Promise.resolve()).then(() => {
+      ended = true;
+    });
+    // A few turns: the stop's end must still be waiting for the body.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(ended).toBe(false);
+    client.socket.write("12}");
+    await ending;
+    await client.closed;
+    expect(client.read()).toMatch(/^HTTP\/1\.1 503 [^\r]*\r\n[\s\S]*\r\n\r\n\{"error":"Shutting down"\}$/);
+  });
+
+  it("ended() closes an idle kept-alive connection at once", { timeout: 3000 }, async () => {
+    const loaded = await loadUws();
+    if (!("uws" in loaded)) throw new Error(loaded.error);
+    const server = await listenUws(loaded.uws, bodyReader().handler, { host: "127.0.0.1", port: 0 });
+    const client = await connect(server.port);
+    await server.ended?.();
+    await client.closed;
+    expect(client.read()).toBe("");
+  });
+});
