@@ -27,14 +27,13 @@ import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { readStatusFile, type ServerStatus } from "../io/mcp/statusFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
-import { pairsOption } from "./format.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { callFailure } from "./mcp/callFailure.js";
 import { literalVariablesWarning } from "./mcp/check.js";
 import { printChecks, testAll } from "./mcp/checkCommands.js";
 import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
 import { configDriftNote } from "./mcp/drift.js";
-import { addServer, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
+import { addServer, collectEnv, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
@@ -456,11 +455,7 @@ export function registerMcpCommands(program: Command): void {
     .command("add <name> [target...]")
     .description("add a server to config.yaml: svc mcp add <name> -- <command> [args...] | <url>")
     .option("--transport <kind>", "stdio, http or sse (default: http for a URL, else stdio)")
-    .option(
-      "--env <key=value>",
-      "environment variable for a command server (repeatable)",
-      pairsOption("--env", "KEY=value", "an environment variable name"),
-    )
+    .option("--env <key=value>", "environment variable for a command server (repeatable)", collectEnv)
     .option("--header <name:value>", "HTTP header for a URL server (repeatable)", collectHeader)
     .option("--force", "replace a server of the same name")
     .action(addServer);

@@ -8,6 +8,7 @@ import { runningPid } from "../../io/gatewayState.js";
 import { installNameProblem } from "../../io/installLink.js";
 import { writtenInlineCredentials } from "../../io/mcp/entrySecrets.js";
 import { addServers, removeServer } from "../../io/mcpServersEdit.js";
+import { pairsOption } from "../format.js";
 import { importedServers, stripJsonComments } from "./importFormats.js";
 
 export interface AddOptions {
@@ -17,11 +18,37 @@ export interface AddOptions {
   force?: boolean;
 }
 
-/** `--header K:V` (repeatable): split at the first colon, as curl takes it. */
+/**
+ * `--header K:V` (repeatable): split at the first colon, as curl takes it. A name given twice (in any case:
+ * header names ignore case) is refused, as the entry holds one value per header.
+ */
 export function collectHeader(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf(":");
   if (at <= 0) throw new SvcError("usage", `--header ${JSON.stringify(value)}: expected Name: value`);
-  return { ...previous, [value.slice(0, at).trim()]: value.slice(at + 1).trim() };
+  const name = value.slice(0, at).trim();
+  const earlier = Object.keys(previous).find((key) => key.toLowerCase() === name.toLowerCase());
+  if (earlier !== undefined)
+    throw new SvcError(
+      "usage",
+      earlier === name
+        ? `--header ${name} is given twice — a server entry holds one value per header: keep one`
+        : `--header ${earlier} and --header ${name} are one header (header names ignore case) — keep one`,
+    );
+  return { ...previous, [name]: value.slice(at + 1).trim() };
+}
+
+const envPair = pairsOption("--env", "KEY=value", "an environment variable name");
+
+/** `--env KEY=value` (repeatable): a name given twice is refused, rather than its first value dropped. */
+export function collectEnv(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const next = envPair(value, previous);
+  const name = value.slice(0, value.indexOf("="));
+  if (Object.hasOwn(previous, name))
+    throw new SvcError(
+      "usage",
+      `--env ${name} is given twice — a server's environment holds one value per variable: keep one`,
+    );
+  return next;
 }
 
 /** A name the configuration can hold, an entry its schema accepts: else a usage error naming the problem. */
