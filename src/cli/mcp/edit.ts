@@ -115,6 +115,31 @@ function secretNotes(written: WrittenCredentials, configPath: string): string[] 
   ];
 }
 
+/**
+ * An imported entry's credentials written out (the names of the keys, never the values): as for `svc mcp
+ * add`, but the fix is an edit of config.yaml, as no option wrote them.
+ */
+export function importedSecretNote(name: string, written: WrittenCredentials, configPath: string): string[] {
+  const places = [
+    ...written.env.map((k) => `env.${k}`),
+    ...written.headers.map((k) => `headers.${k}`),
+    ...written.urls,
+  ];
+  if (places.length === 0) return [];
+  const variable = (key: string) => key.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+  const env = written.env[0];
+  const header = written.headers[0];
+  const fix =
+    env !== undefined
+      ? `write it as env.${env}: \${${variable(env)}} and set ${variable(env)} in .env`
+      : header !== undefined
+        ? `write it as headers.${header}: ${header.toLowerCase() === "authorization" ? "Bearer " : ""}\${${variable(header)}} and set ${variable(header)} in .env`
+        : `write that part as \${NAME} (e.g. postgresql://user:\${DB_PASSWORD}@host/db, ?api_key=\${API_KEY}, --api-key \${API_KEY}) and set NAME in .env`;
+  return [
+    `Note: ${name}: ${places.join(", ")} ${places.length === 1 ? "holds a credential that is" : "hold credentials that are"} written to ${configPath} as given, so the file is now readable by you only (mode 0600); to keep it in .env instead, ${fix}`,
+  ];
+}
+
 function afterWrite(names: readonly string[]): void {
   const paths = svcPaths(svcHome());
   const first = names[0] ?? "<name>";
@@ -224,15 +249,23 @@ export function importServers(file: string, options: { force?: boolean }): void 
     if (problems.length > 0) process.exitCode = 1;
     return;
   }
-  const credential = Object.values(valid).some((entry) =>
-    holdsCredential(writtenCredentials(entry as Parameters<typeof writtenCredentials>[0])),
+  // Only the entries written count: one left as it is (already there, no --force) writes nothing.
+  const writing = Object.entries(valid).filter(
+    ([name]) => options.force === true || !Object.hasOwn(loaded.config.mcp_servers, name),
   );
+  const written = writing.map(
+    ([name, entry]) => [name, writtenCredentials(entry as Parameters<typeof writtenCredentials>[0])] as const,
+  );
+  const credential = written.some(([, w]) => holdsCredential(w));
   const skipped = addServers(loaded.paths.config, valid, {
     replace: options.force === true,
     doing: "import",
     holdsCredential: credential,
   });
   const added = names.filter((n) => !skipped.includes(n));
+  for (const [name, w] of written)
+    if (added.includes(name))
+      for (const note of importedSecretNote(name, w, loaded.paths.config)) process.stderr.write(`${note}\n`);
   if (added.length > 0)
     process.stdout.write(
       `Imported ${added.join(", ")} from ${file} (${imported.format}) into ${loaded.paths.config}.\n`,
