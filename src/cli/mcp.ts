@@ -31,7 +31,12 @@ import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { callFailure } from "./mcp/callFailure.js";
 import { literalVariablesWarning } from "./mcp/check.js";
 import { printChecks, testAll } from "./mcp/checkCommands.js";
-import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
+import {
+  allTakenReason,
+  type CrossServerView,
+  crossServerLines,
+  crossServerView,
+} from "./mcp/crossServer.js";
 import { configDriftNote } from "./mcp/drift.js";
 import { addServer, collectEnv, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";
@@ -209,8 +214,8 @@ async function connected(loaded: LoadedConfig, hub: McpHub, server: string): Pro
   return status;
 }
 
-function noTools(hub: McpHub, server: string): string {
-  return terminalText(hub.noToolsReason(server) ?? "none listed");
+function noTools(hub: McpHub, server: string, view: CrossServerView): string {
+  return terminalText(allTakenReason(view) ?? hub.noToolsReason(server) ?? "none listed");
 }
 
 async function listTools(server: string, options: { schema?: boolean; json?: boolean }): Promise<void> {
@@ -221,7 +226,7 @@ async function listTools(server: string, options: { schema?: boolean; json?: boo
     const view = crossServerView(loaded, server, hub.toolsOf(server));
     const tools = view.kept;
     if (tools.length === 0 && options.json !== true)
-      process.stdout.write(`${server}: no tools registered (${noTools(hub, server)})\n`);
+      process.stdout.write(`${server}: no tools registered (${noTools(hub, server, view)})\n`);
     else process.stdout.write(formatTools(tools, options));
     if (options.json !== true)
       process.stdout.write(
@@ -264,7 +269,7 @@ async function testServer(
     const view = crossServerView(loaded, server, hub.toolsOf(server));
     const tools = view.kept;
     process.stdout.write(
-      `  connected in ${ms} ms (protocol era: ${status.era ?? "legacy"})\n  ${tools.length} tool${tools.length === 1 ? "" : "s"} registered${tools.length === 0 ? ` (${noTools(hub, server)})` : `: ${tools.map((t) => t.name).join(", ")}`}\n`,
+      `  connected in ${ms} ms (protocol era: ${status.era ?? "legacy"})\n  ${tools.length} tool${tools.length === 1 ? "" : "s"} registered${tools.length === 0 ? ` (${noTools(hub, server, view)})` : `: ${tools.map((t) => t.name).join(", ")}`}\n`,
     );
     printProblems(status, serverEntry(loaded, server));
     for (const line of crossServerLines(server, view)) process.stderr.write(`${terminalText(line)}\n`);
