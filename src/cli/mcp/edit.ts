@@ -148,6 +148,19 @@ function afterWrite(names: readonly string[]): void {
   );
 }
 
+/**
+ * A target that is a URL of another scheme (`ws://host/mcp`) or a host and port without `http://`
+ * (`localhost:8080/mcp`): no program, though anything but an http(s) URL would be written as a command.
+ */
+export function urlNotCommand(target: string): string | undefined {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(target)?.[1];
+  if (scheme !== undefined)
+    return `${target} is a ${scheme.toLowerCase()}:// URL, not a command: svc reaches remote MCP servers at http:// or https:// URLs (Streamable HTTP, or SSE with --transport sse)`;
+  if (/^[A-Za-z0-9.-]+:\d+(?:\/\S*)?$/.test(target))
+    return `${target} is a host and port without http://, not a command — write http://${target} (https:// for TLS)`;
+  return undefined;
+}
+
 /** `svc mcp add <name> [--transport] [--env K=V] [--header K:V] -- <command or url> [args...]` */
 export function addServer(name: string, target: string[], options: AddOptions): void {
   const loaded = loadConfig();
@@ -158,6 +171,9 @@ export function addServer(name: string, target: string[], options: AddOptions): 
       "give the server's command or URL after --, e.g. svc mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/notes",
     );
   const isUrl = /^https?:\/\//i.test(first);
+  const notCommand = isUrl ? undefined : urlNotCommand(first);
+  if (notCommand !== undefined && options.transport !== "http" && options.transport !== "sse")
+    throw new SvcError("usage", notCommand);
   const transport = options.transport ?? (isUrl ? "http" : "stdio");
   if (!["stdio", "http", "sse"].includes(transport))
     throw new SvcError("usage", `--transport ${transport}: expected stdio, http or sse`);
