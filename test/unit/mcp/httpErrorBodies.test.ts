@@ -1,3 +1,4 @@
+import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { describeTransportError } from "../../../src/io/mcp/transportErrors.js";
@@ -52,6 +53,22 @@ describe("an HTTP error body in a connect or call error", () => {
     const err = new StreamableHTTPError(404, "Error POSTing to endpoint: no route for /v404/mcp");
     expect(describeTransportError(err)).toBe(
       "Streamable HTTP error: Error POSTing to endpoint: no route for /v404/mcp (HTTP 404)",
+    );
+  });
+});
+
+describe("a fetch that failed, on either transport", () => {
+  it("reads alike: the SSE stream's EventSource wrapping (SSE error: TypeError: ...) is left out", () => {
+    // What SSEClientTransport.start() rejects with for a refused connection (the event's message flattened).
+    const sse = new SseError(
+      undefined,
+      "TypeError: fetch failed: connect ECONNREFUSED 127.0.0.1:9",
+      undefined,
+    );
+    expect(describeTransportError(sse)).toBe("fetch failed: connect ECONNREFUSED 127.0.0.1:9");
+    // Another SSE error keeps its wording.
+    expect(describeTransportError(new SseError(401, "Non-200 status code (401)", undefined))).toBe(
+      "SSE error: Non-200 status code (401)",
     );
   });
 });
