@@ -27,14 +27,18 @@ import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { readStatusFile, type ServerStatus } from "../io/mcp/statusFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
-import { pairsOption } from "./format.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { callFailure } from "./mcp/callFailure.js";
 import { literalVariablesWarning } from "./mcp/check.js";
 import { printChecks, testAll } from "./mcp/checkCommands.js";
-import { crossServerLines, crossServerView } from "./mcp/crossServer.js";
+import {
+  allTakenReason,
+  type CrossServerView,
+  crossServerLines,
+  crossServerView,
+} from "./mcp/crossServer.js";
 import { configDriftNote } from "./mcp/drift.js";
-import { addServer, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
+import { addServer, collectEnv, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
@@ -211,8 +215,8 @@ async function connected(loaded: LoadedConfig, hub: McpHub, server: string): Pro
   return status;
 }
 
-function noTools(hub: McpHub, server: string): string {
-  return terminalText(hub.noToolsReason(server) ?? "none listed");
+function noTools(hub: McpHub, server: string, view: CrossServerView): string {
+  return terminalText(allTakenReason(view) ?? hub.noToolsReason(server) ?? "none listed");
 }
 
 async function listTools(server: string, options: { schema?: boolean; json?: boolean }): Promise<void> {
@@ -223,7 +227,7 @@ async function listTools(server: string, options: { schema?: boolean; json?: boo
     const view = crossServerView(loaded, server, hub.toolsOf(server));
     const tools = view.kept;
     if (tools.length === 0 && options.json !== true)
-      process.stdout.write(`${server}: no tools registered (${noTools(hub, server)})\n`);
+      process.stdout.write(`${server}: no tools registered (${noTools(hub, server, view)})\n`);
     else process.stdout.write(formatTools(tools, options));
     if (options.json !== true)
       process.stdout.write(
@@ -266,7 +270,7 @@ async function testServer(
     const view = crossServerView(loaded, server, hub.toolsOf(server));
     const tools = view.kept;
     process.stdout.write(
-      `  connected in ${ms} ms (protocol era: ${status.era ?? "legacy"})\n  ${tools.length} tool${tools.length === 1 ? "" : "s"} registered${tools.length === 0 ? ` (${noTools(hub, server)})` : `: ${tools.map((t) => t.name).join(", ")}`}\n`,
+      `  connected in ${ms} ms (protocol era: ${status.era ?? "legacy"})\n  ${tools.length} tool${tools.length === 1 ? "" : "s"} registered${tools.length === 0 ? ` (${noTools(hub, server, view)})` : `: ${tools.map((t) => t.name).join(", ")}`}\n`,
     );
     printProblems(status, serverEntry(loaded, server));
     for (const line of crossServerLines(server, view)) process.stderr.write(`${terminalText(line)}\n`);
@@ -457,11 +461,7 @@ export function registerMcpCommands(program: Command): void {
     .command("add <name> [target...]")
     .description("add a server to config.yaml: svc mcp add <name> -- <command> [args...] | <url>")
     .option("--transport <kind>", "stdio, http or sse (default: http for a URL, else stdio)")
-    .option(
-      "--env <key=value>",
-      "environment variable for a command server (repeatable)",
-      pairsOption("--env", "KEY=value", "an environment variable name"),
-    )
+    .option("--env <key=value>", "environment variable for a command server (repeatable)", collectEnv)
     .option("--header <name:value>", "HTTP header for a URL server (repeatable)", collectHeader)
     .option("--force", "replace a server of the same name")
     .action(addServer);

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { isMap, parseDocument } from "yaml";
+import { type Document, isMap, isScalar, parseDocument, type YAMLMap } from "yaml";
 import { EMBEDDED_DEFAULT } from "../config/load.js";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
@@ -43,6 +43,25 @@ function write(configPath: string, text: string, holdsCredential = false): void 
 }
 
 /**
+ * The `mcp_servers` mapping to add entries to, made when the key is missing or null (`mcp_servers: ~  # none
+ * yet` keeps its comment). An empty one (`mcp_servers: {}`, as svc mcp remove leaves it) is turned to block
+ * style, so the servers added go one key a line, not `{ b: { command: node, args: [ x ] } }`.
+ */
+export function serversMap(doc: Document, configPath: string): YAMLMap {
+  let map = doc.get("mcp_servers");
+  if (!isMap(map)) {
+    const created = doc.createNode({});
+    const was = doc.get("mcp_servers", true);
+    if (isScalar(was) && was.comment) created.commentBefore = was.comment;
+    doc.set("mcp_servers", created);
+    map = created;
+  }
+  if (!isMap(map)) throw new SvcError("config_invalid", `${configPath}: mcp_servers is not a mapping`);
+  if (map.items.length === 0) map.flow = false;
+  return map;
+}
+
+/**
  * Adds `mcp_servers.<name>` entries to config.yaml in one write (under the file lock, atomically), keeping
  * comments and layout. A name that exists is left alone unless `replace`; the names skipped are returned.
  */
@@ -54,13 +73,7 @@ export function addServers(
   return withFileLockSync(configPath, () => {
     const doc = load(configPath, options.doing);
     const skipped: string[] = [];
-    let map = doc.get("mcp_servers");
-    if (!isMap(map)) {
-      const created = doc.createNode({});
-      doc.set("mcp_servers", created);
-      map = created;
-    }
-    if (!isMap(map)) throw new SvcError("config_invalid", `${configPath}: mcp_servers is not a mapping`);
+    const map = serversMap(doc, configPath);
     for (const [name, entry] of Object.entries(entries)) {
       if (map.has(name) && options.replace !== true) {
         skipped.push(name);

@@ -4,7 +4,12 @@ import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js
 import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
 import { describeError, SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
-import { type ConnectOptions, connectServer, STDERR_TAIL_LINES } from "../../io/mcp/connect.js";
+import {
+  type ConnectOptions,
+  connectServer,
+  keepStderrLine,
+  STDERR_TAIL_LINES,
+} from "../../io/mcp/connect.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
@@ -145,8 +150,7 @@ export async function connectRuntime(
       onLog: (params) => logServerMessage(logger, rt.name, params, rt.secrets),
     },
     onStderr: (line) => {
-      rt.stderrSoFar.push(line);
-      if (rt.stderrSoFar.length > STDERR_TAIL_LINES) rt.stderrSoFar.shift();
+      keepStderrLine(rt.stderrSoFar, line);
       logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`);
     },
     onOtherOutput: (line) => {

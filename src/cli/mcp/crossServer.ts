@@ -68,3 +68,13 @@ export function crossServerLines(server: string, view: CrossServerView): string[
     }),
   ];
 }
+
+/**
+ * Why none of the server's tools is registered when servers listed earlier took every name it lists (the
+ * server itself listed some: "none listed" would be wrong); undefined otherwise.
+ */
+export function allTakenReason(view: CrossServerView): string | undefined {
+  const lost = view.collisions.length;
+  if (view.kept.length > 0 || lost === 0) return undefined;
+  return `${lost === 1 ? "the one tool it lists registers" : `each of the ${lost} tools it lists registers`} under a name a server listed earlier in mcp_servers takes: see the collision ${lost === 1 ? "line" : "lines"}`;
+}

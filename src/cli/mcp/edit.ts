@@ -8,6 +8,7 @@ import { runningPid } from "../../io/gatewayState.js";
 import { installNameProblem } from "../../io/installLink.js";
 import { writtenInlineCredentials } from "../../io/mcp/entrySecrets.js";
 import { addServers, removeServer } from "../../io/mcpServersEdit.js";
+import { pairsOption } from "../format.js";
 import { importedServers, stripJsonComments } from "./importFormats.js";
 
 export interface AddOptions {
@@ -17,11 +18,37 @@ export interface AddOptions {
   force?: boolean;
 }
 
-/** `--header K:V` (repeatable): split at the first colon, as curl takes it. */
+/**
+ * `--header K:V` (repeatable): split at the first colon, as curl takes it. A name given twice (in any case:
+ * header names ignore case) is refused, as the entry holds one value per header.
+ */
 export function collectHeader(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf(":");
   if (at <= 0) throw new SvcError("usage", `--header ${JSON.stringify(value)}: expected Name: value`);
-  return { ...previous, [value.slice(0, at).trim()]: value.slice(at + 1).trim() };
+  const name = value.slice(0, at).trim();
+  const earlier = Object.keys(previous).find((key) => key.toLowerCase() === name.toLowerCase());
+  if (earlier !== undefined)
+    throw new SvcError(
+      "usage",
+      earlier === name
+        ? `--header ${name} is given twice — a server entry holds one value per header: keep one`
+        : `--header ${earlier} and --header ${name} are one header (header names ignore case) — keep one`,
+    );
+  return { ...previous, [name]: value.slice(at + 1).trim() };
+}
+
+const envPair = pairsOption("--env", "KEY=value", "an environment variable name");
+
+/** `--env KEY=value` (repeatable): a name given twice is refused, rather than its first value dropped. */
+export function collectEnv(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const next = envPair(value, previous);
+  const name = value.slice(0, value.indexOf("="));
+  if (Object.hasOwn(previous, name))
+    throw new SvcError(
+      "usage",
+      `--env ${name} is given twice — a server's environment holds one value per variable: keep one`,
+    );
+  return next;
 }
 
 /** A name the configuration can hold, an entry its schema accepts: else a usage error naming the problem. */
@@ -88,12 +115,50 @@ function secretNotes(written: WrittenCredentials, configPath: string): string[] 
   ];
 }
 
+/**
+ * An imported entry's credentials written out (the names of the keys, never the values): as for `svc mcp
+ * add`, but the fix is an edit of config.yaml, as no option wrote them.
+ */
+export function importedSecretNote(name: string, written: WrittenCredentials, configPath: string): string[] {
+  const places = [
+    ...written.env.map((k) => `env.${k}`),
+    ...written.headers.map((k) => `headers.${k}`),
+    ...written.urls,
+  ];
+  if (places.length === 0) return [];
+  const variable = (key: string) => key.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+  const env = written.env[0];
+  const header = written.headers[0];
+  const fix =
+    env !== undefined
+      ? `write it as env.${env}: \${${variable(env)}} and set ${variable(env)} in .env`
+      : header !== undefined
+        ? `write it as headers.${header}: ${header.toLowerCase() === "authorization" ? "Bearer " : ""}\${${variable(header)}} and set ${variable(header)} in .env`
+        : `write that part as \${NAME} (e.g. postgresql://user:\${DB_PASSWORD}@host/db, ?api_key=\${API_KEY}, --api-key \${API_KEY}) and set NAME in .env`;
+  return [
+    `Note: ${name}: ${places.join(", ")} ${places.length === 1 ? "holds a credential that is" : "hold credentials that are"} written to ${configPath} as given, so the file is now readable by you only (mode 0600); to keep it in .env instead, ${fix}`,
+  ];
+}
+
 function afterWrite(names: readonly string[]): void {
   const paths = svcPaths(svcHome());
   const first = names[0] ?? "<name>";
   process.stdout.write(
     `Check ${names.length === 1 ? "it" : "them"}: svc mcp test ${names.length === 1 ? first : "--all"}${runningPid(paths) === undefined ? "" : "; the running gateway picks the change up with svc mcp reload"}\n`,
   );
+}
+
+/**
+ * A target that is a URL of another scheme (`ws://host/mcp`) or a host and port without `http://`
+ * (`localhost:8080/mcp`): no program, though anything but an http(s) URL would be written as a command.
+ */
+export function urlNotCommand(target: string): string | undefined {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(target)?.[1];
+  if (scheme !== undefined)
+    return `${target} is a ${scheme.toLowerCase()}:// URL, not a command: svc reaches remote MCP servers at http:// or https:// URLs (Streamable HTTP, or SSE with --transport sse)`;
+  if (/^[A-Za-z0-9.-]+:\d+(?:\/\S*)?$/.test(target))
+    return `${target} is a host and port without http://, not a command — write http://${target} (https:// for TLS)`;
+  return undefined;
 }
 
 /** `svc mcp add <name> [--transport] [--env K=V] [--header K:V] -- <command or url> [args...]` */
@@ -106,6 +171,9 @@ export function addServer(name: string, target: string[], options: AddOptions): 
       "give the server's command or URL after --, e.g. svc mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/notes",
     );
   const isUrl = /^https?:\/\//i.test(first);
+  const notCommand = isUrl ? undefined : urlNotCommand(first);
+  if (notCommand !== undefined && options.transport !== "http" && options.transport !== "sse")
+    throw new SvcError("usage", notCommand);
   const transport = options.transport ?? (isUrl ? "http" : "stdio");
   if (!["stdio", "http", "sse"].includes(transport))
     throw new SvcError("usage", `--transport ${transport}: expected stdio, http or sse`);
@@ -197,15 +265,23 @@ export function importServers(file: string, options: { force?: boolean }): void 
     if (problems.length > 0) process.exitCode = 1;
     return;
   }
-  const credential = Object.values(valid).some((entry) =>
-    holdsCredential(writtenCredentials(entry as Parameters<typeof writtenCredentials>[0])),
+  // Only the entries written count: one left as it is (already there, no --force) writes nothing.
+  const writing = Object.entries(valid).filter(
+    ([name]) => options.force === true || !Object.hasOwn(loaded.config.mcp_servers, name),
   );
+  const written = writing.map(
+    ([name, entry]) => [name, writtenCredentials(entry as Parameters<typeof writtenCredentials>[0])] as const,
+  );
+  const credential = written.some(([, w]) => holdsCredential(w));
   const skipped = addServers(loaded.paths.config, valid, {
     replace: options.force === true,
     doing: "import",
     holdsCredential: credential,
   });
   const added = names.filter((n) => !skipped.includes(n));
+  for (const [name, w] of written)
+    if (added.includes(name))
+      for (const note of importedSecretNote(name, w, loaded.paths.config)) process.stderr.write(`${note}\n`);
   if (added.length > 0)
     process.stdout.write(
       `Imported ${added.join(", ")} from ${file} (${imported.format}) into ${loaded.paths.config}.\n`,

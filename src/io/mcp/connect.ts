@@ -87,8 +87,7 @@ export async function connectServer(
           ...transportOptions,
           onStderr: (raw) => {
             const line = scrub(raw, secrets);
-            child.stderr.push(line);
-            if (child.stderr.length > STDERR_TAIL_LINES) child.stderr.shift();
+            keepStderrLine(child.stderr, line);
             options.onStderr?.(line);
           },
           onExit: (how) => {
@@ -186,6 +185,22 @@ interface ChildReport {
 
 /** How many of a stdio server's last stderr lines a message quotes. */
 export const STDERR_TAIL_LINES = 5;
+
+const STACK_FRAME = /^\s+at \S/;
+const NODE_TRAILER = /^Node\.js v\d+\.\d+\.\d+$/;
+
+/**
+ * Keeps a stderr line in the tail a message quotes (the last STDERR_TAIL_LINES). A Node.js server that
+ * throws prints its error, then a stack of `    at ...` frames and `Node.js v20...`: only the first frame
+ * of a run of them is kept and the version line is left out, so the error line stays in the tail.
+ */
+export function keepStderrLine(tail: string[], line: string): void {
+  if (NODE_TRAILER.test(line)) return;
+  const last = tail.at(-1);
+  if (STACK_FRAME.test(line) && last !== undefined && STACK_FRAME.test(last)) return;
+  tail.push(line);
+  if (tail.length > STDERR_TAIL_LINES) tail.shift();
+}
 const STDERR_TAIL_CHARS = 400;
 
 /** The last stderr lines of a server process as a message quotes them: joined with ` | `, the last 400 characters. */

@@ -92,7 +92,13 @@ export function describeTransportError(err: unknown): string {
   if (malformed !== undefined) return malformed;
   // A TypeScript-SDK server sends an McpError's message with its "MCP error <code>: " prefix, and the
   // client adds the prefix again: "MCP error -32002: MCP error -32002: Resource ... not found".
-  const text = shortBody(describeWithCauses(err).replace(/(MCP error -?\d+: )\1+/g, "$1"));
+  // The SSE stream's EventSource flattens a fetch that failed (a refused connection, DNS) into
+  // "SSE error: TypeError: fetch failed: ...", where Streamable HTTP says "fetch failed: ...": read alike.
+  const text = shortBody(
+    describeWithCauses(err)
+      .replace(/(MCP error -?\d+: )\1+/g, "$1")
+      .replace(/^SSE error: TypeError: (?=fetch failed\b)/, ""),
+  );
   const status = httpStatusOf(err);
   // Said already: "(HTTP 404)" (SSE POST), "status code (401)" (SSE stream); a body's digits do not count.
   if (status === undefined || new RegExp(`HTTP ${status}\\b|status code \\(${status}\\)`).test(text))

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { isMap, parseDocument } from "yaml";
 import { EMBEDDED_DEFAULT } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
+import { serversMap } from "../mcpServersEdit.js";
 import { writeFileAtomic } from "../stores/atomicFile.js";
 import { withFileLockSync } from "../stores/fileLock.js";
 import { parseForEdit } from "../yamlSource.js";
@@ -63,7 +64,6 @@ function addServerLocked(configPath: string, name: string, entry: Record<string,
       `${configPath}: mcp_servers.${name} already exists — choose another name`,
     );
   }
-  if (!isMap(servers)) doc.set("mcp_servers", doc.createNode({ [name]: entry }));
-  else servers.set(name, doc.createNode(entry));
+  serversMap(doc, configPath).set(name, doc.createNode(entry));
   writeFileAtomic(configPath, doc.toString(), 0o600);
 }

@@ -172,12 +172,20 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
             headers: { Authorization: "Bearer ${API_KEY}" },
           },
           events: { type: "sse", url: "https://sse.example.test/sse" },
+          gh: { command: "gh-mcp", env: { GITHUB_TOKEN: "ghp_imported" } },
         },
       }),
     );
+    chmodSync(join(home.dir, "config.yaml"), 0o644);
     const res = await svc(home, ["mcp", "import", file]);
     expect(res.code).toBe(0);
-    expect(res.stdout).toContain("Imported files, api, events");
+    expect(res.stdout).toContain("Imported files, api, events, gh");
+    // A credential written out narrows the file, and the note says so and where it is (never the value).
+    expect(statSync(join(home.dir, "config.yaml")).mode & 0o777).toBe(0o600);
+    expect(res.stderr).toContain(
+      `Note: gh: env.GITHUB_TOKEN holds a credential that is written to ${join(home.dir, "config.yaml")} as given, so the file is now readable by you only (mode 0600); to keep it in .env instead, write it as env.GITHUB_TOKEN: $\{GITHUB_TOKEN} and set GITHUB_TOKEN in .env`,
+    );
+    expect(res.stderr).not.toContain("ghp_imported");
     expect(servers()).toMatchObject({
       files: {
         command: "npx",
@@ -190,7 +198,8 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     expect(config()).toContain("# my gateway");
     // Importing again leaves existing servers alone.
     const again = await svc(home, ["mcp", "import", file]);
-    expect(again.stdout).toContain("left as they are: files, api, events (--force replaces them)");
+    expect(again.stdout).toContain("left as they are: files, api, events, gh (--force replaces them)");
+    expect(again.stderr).not.toContain("Note: gh");
   });
 
   it("VS Code's mcp.json (servers with type, comments, trailing commas, inputs)", async () => {

@@ -122,7 +122,7 @@ describe("server-everything killed and restarted", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await sse.kill();
     await expect(call).rejects.toThrow(
-      /^mcp_servers\.sse: the connection was lost while "trigger-long-running-operation" was being called, and reconnecting to replay it failed: SSE error: TypeError: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
+      /^mcp_servers\.sse: the connection was lost while "trigger-long-running-operation" was being called, and reconnecting to replay it failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
     );
     await sse.restart();
   });

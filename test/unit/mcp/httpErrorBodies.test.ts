@@ -1,3 +1,4 @@
+import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { describeTransportError } from "../../../src/io/mcp/transportErrors.js";
@@ -53,5 +54,24 @@ describe("an HTTP error body in a connect or call error", () => {
     expect(describeTransportError(err)).toBe(
       "Streamable HTTP error: Error POSTing to endpoint: no route for /v404/mcp (HTTP 404)",
     );
+  });
+});
+
+/** The EventSource error event an SseError carries (not read by describeTransportError). */
+const sseEvent = (message: string) =>
+  ({ type: "error", message }) as unknown as ConstructorParameters<typeof SseError>[2];
+
+describe("a fetch that failed, on either transport", () => {
+  it("reads alike: the SSE stream's EventSource wrapping (SSE error: TypeError: ...) is left out", () => {
+    // What SSEClientTransport.start() rejects with for a refused connection (the event's message flattened).
+    const refused = "TypeError: fetch failed: connect ECONNREFUSED 127.0.0.1:9";
+    const sse = new SseError(undefined, refused, sseEvent(refused));
+    expect(describeTransportError(sse)).toBe("fetch failed: connect ECONNREFUSED 127.0.0.1:9");
+    // Another SSE error keeps its wording.
+    expect(
+      describeTransportError(
+        new SseError(401, "Non-200 status code (401)", sseEvent("Non-200 status code (401)")),
+      ),
+    ).toBe("SSE error: Non-200 status code (401)");
   });
 });

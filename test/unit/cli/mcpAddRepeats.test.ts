@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { collectEnv, collectHeader } from "../../../src/cli/mcp/edit.js";
+
+describe("svc mcp add --env / --header given twice", () => {
+  it("collects distinct names (values may hold = and :)", () => {
+    expect(collectEnv("B=x=y", collectEnv("A=1"))).toEqual({ A: "1", B: "x=y" });
+    expect(collectHeader("X-B: a:b ", collectHeader("X-A: 1"))).toEqual({ "X-A": "1", "X-B": "a:b" });
+    // Environment variable names are case-sensitive on Linux: two spellings are two variables.
+    expect(collectEnv("a=2", collectEnv("A=1"))).toEqual({ A: "1", a: "2" });
+  });
+
+  it("refuses a repeated --env name rather than dropping its first value", () => {
+    expect(() => collectEnv("A=2", collectEnv("A=1"))).toThrow(
+      "--env A is given twice — a server's environment holds one value per variable: keep one",
+    );
+  });
+
+  it("refuses a repeated --header, also in another case (one HTTP header)", () => {
+    expect(() => collectHeader("X-Api: b", collectHeader("X-Api: a"))).toThrow(
+      "--header X-Api is given twice — a server entry holds one value per header: keep one",
+    );
+    expect(() => collectHeader("authorization: Bearer b", collectHeader("Authorization: Bearer a"))).toThrow(
+      "--header Authorization and --header authorization are one header (header names ignore case) — keep one",
+    );
+  });
+});

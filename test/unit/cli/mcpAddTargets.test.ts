@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { urlNotCommand } from "../../../src/cli/mcp/edit.js";
+
+describe("svc mcp add: a target that is a URL svc cannot reach, not a command", () => {
+  it("names a URL of another scheme and a host:port without http://", () => {
+    expect(urlNotCommand("ws://mcp.example.com/mcp")).toBe(
+      "ws://mcp.example.com/mcp is a ws:// URL, not a command: svc reaches remote MCP servers at http:// or https:// URLs (Streamable HTTP, or SSE with --transport sse)",
+    );
+    expect(urlNotCommand("WSS://x/mcp")).toContain("is a wss:// URL, not a command");
+    expect(urlNotCommand("localhost:8080/mcp")).toBe(
+      "localhost:8080/mcp is a host and port without http://, not a command — write http://localhost:8080/mcp (https:// for TLS)",
+    );
+    expect(urlNotCommand("127.0.0.1:3000")).toContain("write http://127.0.0.1:3000 (https:// for TLS)");
+  });
+
+  it("leaves programs alone", () => {
+    for (const program of [
+      "npx",
+      "node",
+      "./server.js",
+      "/usr/local/bin/mcp-server",
+      "C:/tools/srv.exe",
+      "uvx",
+    ])
+      expect(urlNotCommand(program)).toBeUndefined();
+  });
+});
