@@ -183,22 +183,12 @@ export function createBatchedFileWriter(
    */
   let fd: number | undefined = open();
   let checkedAt = Date.now();
-  /** Renamed away (logrotate's default) or removed since it was opened: the path names another file. */
-  const moved = (held: number) => {
-    try {
-      const now = statSync(file);
-      const heldNow = fstatSync(held);
-      return now.ino !== heldNow.ino || now.dev !== heldNow.dev;
-    } catch {
-      return true;
-    }
-  };
   return createBatchedWriter(
     (text) => {
       const now = Date.now();
       if (now - checkedAt >= ROTATION_CHECK_MS) {
         checkedAt = now;
-        if (fd === undefined || moved(fd)) {
+        if (fd === undefined || pathMovedFrom(file, fd)) {
           if (fd !== undefined) closeSync(fd);
           fd = undefined;
           fd = open();
@@ -219,6 +209,20 @@ export function createBatchedFileWriter(
 
 /** How often a batched file writer looks whether its file was rotated away (a stat, at most once a second). */
 export const ROTATION_CHECK_MS = 1000;
+
+/**
+ * Whether `file` no longer names the file `fd` holds: renamed away (logrotate's default) or removed since
+ * it was opened, so what is written to `fd` would never be read at that path.
+ */
+export function pathMovedFrom(file: string, fd: number): boolean {
+  try {
+    const named = statSync(file);
+    const held = fstatSync(fd);
+    return named.ino !== held.ino || named.dev !== held.dev;
+  } catch {
+    return true;
+  }
+}
 
 /**
  * Writes all of `text` to `fd` and returns its size in bytes. The string goes to `writeSync` as it is (Node

@@ -17,7 +17,12 @@ import {
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describeError, SvcError } from "../../errors.js";
-import { createBatchedByteWriter, ROTATION_CHECK_MS, writeBytesSync } from "../batchedWriter.js";
+import {
+  createBatchedByteWriter,
+  pathMovedFrom,
+  ROTATION_CHECK_MS,
+  writeBytesSync,
+} from "../batchedWriter.js";
 
 /** Each history file is rotated past this size; one previous file is kept: at most ~2 × this on disk. */
 export const HISTORY_FILE_BYTES = 16 * 1024 * 1024;
@@ -278,16 +283,7 @@ export function createHistoryWriter(
    * Removed (to clear the history) or renamed away (logrotate) since it was opened: the path names another
    * file, or none, and records written to the one held would never be read.
    */
-  const moved = () => {
-    if (fd < 0) return true;
-    try {
-      const named = statSync(file);
-      const held = fstatSync(fd);
-      return named.ino !== held.ino || named.dev !== held.dev;
-    } catch {
-      return true;
-    }
-  };
+  const moved = () => fd < 0 || pathMovedFrom(file, fd);
   // After a close the number may soon be another file's or a socket's: never looked at or closed again.
   const closeHeld = () => {
     if (fd >= 0) closeSync(fd);
