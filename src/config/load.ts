@@ -31,6 +31,11 @@ export interface LoadedConfig {
   /** False when no config.yaml exists and the embedded default is in use. */
   readonly fromFile: boolean;
   /**
+   * config.yaml holds no setting at all (empty, or only comments and blank lines): what an editor that
+   * truncates before it writes leaves for a moment, which a reload refuses.
+   */
+  readonly blank: boolean;
+  /**
    * Where `platforms.webhook.enabled` was decided, for messages: `environment variable WEBHOOK_ENABLED`,
    * `<SVC_HOME>/.env: WEBHOOK_ENABLED`, or the key of config.yaml.
    */
@@ -197,7 +202,8 @@ export function secretScope(paths: SvcPaths, env: NodeJS.ProcessEnv = process.en
   return { secrets: readEnvFile(paths.env, env), env };
 }
 
-function readYaml(file: string): unknown {
+/** config.yaml's value, and whether it held nothing at all (`blank`). */
+function readYaml(file: string): { value: unknown; blank: boolean } {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -234,7 +240,7 @@ function readYaml(file: string): unknown {
       `${file}: not valid YAML — ${(err as Error).message}; write the values out instead of through so many aliases (*name)`,
     );
   }
-  return exactIntegers(value) ?? {};
+  return { value: exactIntegers(value) ?? {}, blank: value === null || value === undefined };
 }
 
 /**
@@ -501,7 +507,8 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   const scope = secretScope(paths, env);
   checkEnvFile(paths.env);
   const fromFile = existsSync(paths.config);
-  const raw = fromFile ? readYaml(paths.config) : structuredClone(EMBEDDED_DEFAULT);
+  const read = fromFile ? readYaml(paths.config) : { value: structuredClone(EMBEDDED_DEFAULT), blank: false };
+  const raw = read.value;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new SvcError(
       "config_invalid",
@@ -536,5 +543,5 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   }
   const enabledKey = webhookExtraKeys(rendered).keys.has("enabled") ? "extra.enabled" : "enabled";
   const enabledFrom = enabledFromEnv ?? `${paths.config}: platforms.webhook.${enabledKey}`;
-  return { config: parsed.data, paths, scope, fromFile, enabledFrom };
+  return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom };
 }

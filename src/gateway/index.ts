@@ -3,7 +3,6 @@ import { subscriptionsWithoutSecret } from "../actors/routes.js";
 import type { RunExecutor } from "../actors/runs.js";
 import { startSystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
-import { configFileIsBlank } from "../config/blankFile.js";
 import { isLoopbackHost } from "../config/host.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
 import { profileEnvFileWarnings, profileSharedFileWarnings } from "../config/profileEnv.js";
@@ -57,8 +56,6 @@ export type { Gateway, GatewayOptions } from "./types.js";
  */
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   let loaded = checkedConfig(options);
-  /** A running config.yaml with no setting in it may be reloaded as one (see reload). */
-  let runningBlank = loaded.fromFile && configFileIsBlank(loaded.paths.config);
   /** What the listener, the run slots and MCP approvals were built from (a reload cannot change them). */
   const startedConfig = loaded.config;
   const { config, paths } = loaded;
@@ -444,7 +441,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // Judged against the address actually bound (a host change waits for a restart): a config that
       // moves to 127.0.0.1 with INSECURE_NO_AUTH must not open routes on a public listener.
       let next: LoadedConfig;
-      let nextBlank: boolean;
       try {
         next = checkedConfig({ ...options, host });
         if (loaded.fromFile && !next.fromFile) {
@@ -454,8 +450,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             `${paths.config}: not found — the running config came from this file: restore it and reload again`,
           );
         }
-        nextBlank = next.fromFile && configFileIsBlank(paths.config);
-        if (loaded.fromFile && !runningBlank && nextBlank) {
+        // A running config.yaml with no setting in it may be reloaded as one.
+        if (loaded.fromFile && !loaded.blank && next.blank) {
           // Truncated by an editor that writes in place: applied, it would drop every route and server.
           throw new SvcError(
             "startup_refused",
@@ -488,7 +484,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       }
       mcp.reloadConfig(next.config);
       loaded = next;
-      runningBlank = nextBlank;
       logger.info(`[webhook] Reloaded ${paths.config} — routes: ${describeRoutes(routes.registry.names())}`);
       return { routes: routes.registry.names() };
     },
