@@ -83,9 +83,11 @@ export function writtenSecretPaths(value: unknown, at = ""): string[] {
  */
 export function configSecretsReadableByOthers(file: string): string | undefined {
   let text: string;
+  let mode: number;
   try {
     const stat = statSync(file);
     if (!stat.isFile() || (stat.mode & 0o077) === 0) return undefined;
+    mode = stat.mode & 0o777;
     text = readFileSync(file, "utf8");
   } catch {
     return undefined;
@@ -97,7 +99,6 @@ export function configSecretsReadableByOthers(file: string): string | undefined 
     return undefined; // the loader names a file it cannot parse
   }
   if (paths.length === 0) return undefined;
-  const mode = (statSync(file).mode & 0o777).toString(8).padStart(4, "0");
   const named = paths.length === 1 ? paths[0] : `${paths[0]} and ${paths.length - 1} more`;
-  return `${file} holds secrets (${named}) but is readable by other users (mode ${mode}) — chmod 600 ${file}, or keep them in .env and write \${NAME} in their place`;
+  return `${file} holds secrets (${named}) but is readable by other users (mode ${mode.toString(8).padStart(4, "0")}) — chmod 600 ${file}, or keep them in .env and write \${NAME} in their place`;
 }
