@@ -56,6 +56,8 @@ export class StdioTransport implements Transport {
 
   start(): Promise<void> {
     if (this.child !== undefined) throw new Error("StdioTransport already started");
+    // Listening before the child exists: a signal that comes while spawn() returns still stops it.
+    watchOwnExit();
     return new Promise((resolve, reject) => {
       const child = spawn(this.options.command, [...this.options.args], {
         env: this.options.env,
@@ -72,7 +74,6 @@ export class StdioTransport implements Transport {
           done();
         }),
       );
-      watchOwnExit();
       child.once("error", (error) => {
         reject(error);
         this.onerror?.(error);

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
 import { captureLogger } from "../../fakes/logCapture.js";
@@ -10,6 +10,7 @@ import { alive } from "../../helpers/process.js";
 import { entry, STDIO_FIXTURE, stdioEntry, text, useHubs } from "./harness.js";
 
 const hubs = useHubs();
+const SIGNAL_AT_SPAWN = resolve(import.meta.dirname, "../../fixtures/mcp/signalAtSpawn.ts");
 
 /**
  * Configures server `l` as a wrapper that never answers the handshake and outlives its stdin; returns
@@ -111,6 +112,25 @@ describe("stdio server processes", () => {
 });
 
 describe("a command stopped by Ctrl-C", () => {
+  it("a Ctrl-C that comes the instant the server process is spawned still takes the server down", async () => {
+    // Before svc listened for the signal before spawning, the default action ended the command between
+    // spawn() and its listener, and the server (in its own process group) ran on.
+    const cli = spawn(process.execPath, ["--import", "tsx", SIGNAL_AT_SPAWN], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const exited = new Promise((resolve) => cli.once("exit", (code, signal) => resolve(signal ?? code)));
+    const pid = await new Promise<number>((resolve) =>
+      cli.stdout.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+    );
+    expect(pid).toBeGreaterThan(0);
+    try {
+      expect(await exited).toBe("SIGINT");
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000, interval: 50 });
+    } finally {
+      if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
   /** Starts `svc <args>` in `home`; resolves with the signal (or code) it ended with. */
   const start = (home: typeof hubs.home, args: string[]) => {
     const cli = spawn(process.execPath, [...SVC_ARGV, ...args], {
@@ -149,8 +169,10 @@ describe("a command stopped by Ctrl-C", () => {
     const home = hubs.home;
     const pidFile = configureSilentServer(home);
     const { cli, exited } = start(home, args);
-    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000, interval: 50 });
-    const pid = Number(readFileSync(pidFile, "utf8"));
+    // The shell creates the file before it writes the pid into it: pid 0 would mean our own group.
+    const pidIn = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : 0);
+    await vi.waitFor(() => expect(pidIn()).toBeGreaterThan(0), { timeout: 10_000, interval: 50 });
+    const pid = pidIn();
     try {
       cli.kill("SIGINT");
       expect(await exited).toBe("SIGINT");
