@@ -223,7 +223,7 @@ export function activeSubscriptions(
       logger.warn(`[webhook] dynamic subscription ${name}: ${warning}`);
     if (parsed.value.secret === INSECURE_NO_AUTH && options.loopback === false) {
       logger.error(
-        `[webhook] dynamic subscription ${name} ignored: INSECURE_NO_AUTH is only allowed on a loopback bind`,
+        `[webhook] dynamic subscription ${name} ignored: INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1) — give it a real secret (svc webhook subscribe ${name} --secret <secret>) or bind to 127.0.0.1`,
       );
       continue;
     }

@@ -53,7 +53,9 @@ describe("dynamic subscription source", () => {
       /bad ignored: .*subscriptions\.json: bad\.deliver_only: true needs a real delivery target/,
     );
     expect(lines.join("\n")).toMatch(/typo ignored/);
-    expect(lines.join("\n")).toMatch(/open ignored: INSECURE_NO_AUTH is only allowed on a loopback bind/);
+    expect(lines.join("\n")).toContain(
+      "open ignored: INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1) — give it a real secret (svc webhook subscribe open --secret <secret>) or bind to 127.0.0.1",
+    );
   });
 
   it("re-reads only when the file's metadata changed", () => {
