@@ -17,7 +17,7 @@ import {
   type StartIn,
 } from "../../machines/mcpConnection.js";
 import { pingFailure } from "./callErrors.js";
-import { CallQueue } from "./callQueue.js";
+import { CallQueue, type QueueWait } from "./callQueue.js";
 import type { HubOptions } from "./hubOptions.js";
 import {
   connectionInput,
@@ -57,6 +57,22 @@ function findTool(rt: Runtime, name: string): RegisteredTool | undefined {
   if (name.startsWith("mcp__")) return tools.find((t) => t.name === name);
   if (rt.listed.has(name) || sanitize(name) !== name) return undefined;
   return tools.find((t) => t.name === registeredName(rt.name, name));
+}
+
+/**
+ * A call's wait for its server's connect (a lazy server's first call, a recycled process respawning): given
+ * up when the call's run ends, so the run ends on time; the connect goes on for the next call.
+ */
+function connectWait(server: string, tool: string, signal: AbortSignal | undefined): QueueWait | undefined {
+  if (signal === undefined) return undefined;
+  return {
+    signal,
+    giveUp: () =>
+      new SvcError(
+        "mcp_call",
+        `mcp_servers.${server}: "${tool}" was not called: the run ended while the server was connecting`,
+      ),
+  };
 }
 
 /** Owns one `mcpConnection` actor per configured server and the merged tool registry. */
@@ -159,19 +175,21 @@ export class McpHub {
     signal?: AbortSignal,
   ): Promise<CallToolResult> {
     const rt = this.runtime(server);
+    // A call that waits for the server's earlier one (one at a time, maybe another run's) is given up as
+    // soon as its own run ends, and never sent.
+    const waited = () =>
+      new SvcError(
+        "mcp_call",
+        `mcp_servers.${server}: "${toolName}" was not called: the run ended while it waited for the server's earlier call`,
+      );
+    const wait = signal === undefined ? undefined : { signal, giveUp: waited };
     return rt.queue.run(async () => {
-      // A call that waited for the server's earlier one (one at a time) is not started for a run that ended.
-      if (signal?.aborted === true)
-        throw new SvcError(
-          "mcp_call",
-          `mcp_servers.${server}: "${toolName}" was not called: the run ended while it waited for the server's earlier call`,
-        );
       rt.actor.send({ type: "CALL_START" });
       try {
         let session: McpSession | undefined;
         let tool = findTool(rt, toolName);
         if (tool === undefined) {
-          session = await ensureConnected(rt);
+          session = await ensureConnected(rt, connectWait(server, toolName, signal));
           tool = findTool(rt, toolName);
         }
         const invalid = rt.toolset.invalid?.find((i) => i.tool === toolName);
@@ -202,7 +220,7 @@ export class McpHub {
         }
         const trust = interpolate(rt.entry.trust, this.options.scope()).value;
         await approveCall(rt, this.options.approvals, tool, args, trust, signal);
-        session ??= await ensureConnected(rt);
+        session ??= await ensureConnected(rt, connectWait(server, toolName, signal));
         const onToolCall = this.options.onToolCall;
         if (onToolCall === undefined)
           return await invokeTool(rt, this.options.logger, session, tool, args, signal);
@@ -222,7 +240,7 @@ export class McpHub {
       } finally {
         rt.actor.send({ type: "CALL_END" });
       }
-    });
+    }, wait);
   }
 
   /**

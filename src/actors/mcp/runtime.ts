@@ -1,4 +1,4 @@
-import { waitFor } from "xstate";
+import { type SnapshotFrom, waitFor } from "xstate";
 import { interpolateDeep } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
@@ -24,7 +24,7 @@ import {
   type StartIn,
 } from "../../machines/mcpConnection.js";
 import { isConnectionClosed } from "./callErrors.js";
-import type { CallQueue } from "./callQueue.js";
+import type { CallQueue, QueueWait } from "./callQueue.js";
 import type { HubOptions } from "./hubOptions.js";
 import { logServerMessage } from "./serverLog.js";
 import { serverRequestHandlers } from "./serverRequests.js";
@@ -250,7 +250,7 @@ async function listAndRegister(
 }
 
 /** The runtime's live session: waits for (or starts) a connect; throws the connect error. */
-export async function ensureConnected(rt: Runtime): Promise<McpSession> {
+export async function ensureConnected(rt: Runtime, wait?: QueueWait): Promise<McpSession> {
   const state = connectionState(rt.actor.getSnapshot());
   if (state === "disabled") {
     throw new SvcError(
@@ -258,11 +258,24 @@ export async function ensureConnected(rt: Runtime): Promise<McpSession> {
       `mcp_servers.${rt.name} is disabled (enabled: false) — set enabled: true to use it`,
     );
   }
+  if (wait?.signal.aborted === true) throw wait.giveUp();
   if (state !== "connected" && state !== "connecting") rt.actor.send({ type: "CONNECT" });
-  const snapshot = await waitFor(rt.actor, (s) => {
-    if (s.matches("backoff")) queueMicrotask(() => rt.actor.send({ type: "CONNECT" }));
-    return SETTLED.has(connectionState(s));
-  });
+  let snapshot: SnapshotFrom<typeof rt.actor>;
+  try {
+    // A caller whose run ends stops waiting at once; the connect goes on for the next call.
+    snapshot = await waitFor(
+      rt.actor,
+      (s) => {
+        if (s.matches("backoff")) queueMicrotask(() => rt.actor.send({ type: "CONNECT" }));
+        return SETTLED.has(connectionState(s));
+      },
+      wait === undefined ? undefined : { signal: wait.signal },
+    );
+  } catch (err) {
+    // (Read again: the run may have ended while the connect ran.)
+    if (wait !== undefined && (wait.signal.aborted as boolean)) throw wait.giveUp();
+    throw err;
+  }
   if (connectionState(snapshot) === "connected") return snapshot.context.session as McpSession;
   throw new SvcError(
     "mcp_connect",

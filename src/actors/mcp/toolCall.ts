@@ -76,6 +76,12 @@ export async function invokeTool(
               `[mcp] ${rt.name}: "${tool.original}" progress ${p.progress}${p.total === undefined ? "" : `/${p.total}`}${p.message === undefined ? "" : ` — ${scrub(p.message, rt.secrets)}`}`,
             ),
         });
+  const canceled = (cause?: unknown) =>
+    new SvcError(
+      "mcp_call",
+      `mcp_servers.${rt.name}: "${tool.original}" was canceled: the run ended before it answered; it may or may not have run`,
+      cause === undefined ? undefined : { cause },
+    );
   // `replay`: a read-only tool may be sent once more after a lost session; the replay's own errors are
   // reported like any call's (timeout, failure), never as a raw transport error.
   const attempt = async (s: McpSession, replay: boolean): Promise<CallToolResult> => {
@@ -93,13 +99,7 @@ export async function invokeTool(
       }
       // The caller gave up (the run ended: its timeout, a stop): the SDK reports any abort as a request
       // timeout, which would blame the server's own `timeout`.
-      if (signal?.aborted === true) {
-        throw new SvcError(
-          "mcp_call",
-          `mcp_servers.${rt.name}: "${tool.original}" was canceled: the run ended before it answered; it may or may not have run`,
-          { cause: err },
-        );
-      }
+      if (signal?.aborted === true) throw canceled(err);
       const expired = isSessionExpired(err);
       // The connection closed under the call: a stdio process died, or svc closed the session because it
       // was lost (a failed ping, another call's expiry) — a stop or reload was handled above.
@@ -143,8 +143,9 @@ export async function invokeTool(
         );
         let next: McpSession;
         try {
-          next = await ensureConnected(rt);
+          next = await ensureConnected(rt, signal === undefined ? undefined : { signal, giveUp: canceled });
         } catch (reconnectError) {
+          if ((signal?.aborted as boolean | undefined) === true) throw reconnectError;
           const why = (reconnectError as Error).message.replace(`mcp_servers.${rt.name}: `, "");
           throw new SvcError(
             "mcp_call",

@@ -1,3 +1,4 @@
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it, vi } from "vitest";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
@@ -16,6 +17,15 @@ const failure = (call: Promise<unknown>) =>
     () => "answered",
     (err: Error) => err.message,
   );
+
+/** `call`'s outcome as soon as it settles (undefined until then), without waiting for it. */
+function watch(call: Promise<unknown>): { readonly outcome: string | undefined } {
+  const state: { outcome: string | undefined } = { outcome: undefined };
+  void failure(call).then((outcome) => {
+    state.outcome = outcome;
+  });
+  return state;
+}
 
 describe("a tool call the run gave up on", () => {
   it("is reported as canceled by the run, not as the server's timeout, and a call queued behind it is not sent", async () => {
@@ -72,5 +82,42 @@ describe("a tool call the run gave up on", () => {
     );
     // The next call is not stuck behind the read (one call at a time per server) until its 300 s timeout.
     expect(text(await h.call("res", "hi", {}))).toBe("hi");
+  });
+
+  it("a call waiting for another run's call to the same server is given up when its own run ends, not when that call does", async () => {
+    const h = ctx.hub(ctx.home, { fx: entry({ ...IN_MEMORY_ENTRY }) }, { transportFor });
+    expect(text(await h.call("fx", "echo", { text: "warm" }))).toBe("warm");
+    const other = new AbortController();
+    // Another run's long call holds the server (one call at a time); its run goes on.
+    const long = failure(h.call("fx", "slow", { ms: 60_000 }, other.signal));
+    const run = new AbortController();
+    const queued = watch(h.call("fx", "echo", { text: "late" }, run.signal));
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    run.abort(new DOMException("the run took too long", "TimeoutError"));
+    await vi.waitFor(() => expect(queued.outcome).toBeDefined(), { timeout: 1000, interval: 5 });
+    expect(queued.outcome).toBe(
+      `mcp_servers.fx: "echo" was not called: the run ended while it waited for the server's earlier call`,
+    );
+    other.abort();
+    expect(await long).toContain("was canceled");
+  });
+
+  it("a call waiting for its server's connect is given up when the run ends, not at connect_timeout", async () => {
+    // A server that never answers the handshake (a process waiting for a login, a hung bridge).
+    const silent = () => InMemoryTransport.createLinkedPair()[0];
+    const h = ctx.hub(
+      ctx.home,
+      { hung: entry({ ...IN_MEMORY_ENTRY, connect_timeout: 600 }) },
+      { transportFor: silent },
+    );
+    const run = new AbortController();
+    const call = watch(h.call("hung", "echo", { text: "x" }, run.signal));
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(call.outcome).toBeUndefined();
+    run.abort(new DOMException("the run took too long", "TimeoutError"));
+    await vi.waitFor(() => expect(call.outcome).toBeDefined(), { timeout: 1000, interval: 5 });
+    expect(call.outcome).toBe(
+      'mcp_servers.hung: "echo" was not called: the run ended while the server was connecting',
+    );
   });
 });
