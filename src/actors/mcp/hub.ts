@@ -203,6 +203,12 @@ export class McpHub {
         const trust = interpolate(rt.entry.trust, this.options.scope()).value;
         await approveCall(rt, this.options.approvals, tool, args, trust, signal);
         session ??= await ensureConnected(rt);
+        // A lazy or recycled server's tool was judged by the listing it was registered from (the schema
+        // cache, an earlier process): the live listing's hint decides, so a tool no longer read-only asks.
+        const live = findTool(rt, toolName) ?? tool;
+        if (tool.readOnly && !live.readOnly)
+          await approveCall(rt, this.options.approvals, live, args, trust, signal);
+        tool = live;
         const onToolCall = this.options.onToolCall;
         if (onToolCall === undefined)
           return await invokeTool(rt, this.options.logger, session, tool, args, signal);
