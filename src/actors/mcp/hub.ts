@@ -202,6 +202,9 @@ export class McpHub {
         }
         const trust = interpolate(rt.entry.trust, this.options.scope()).value;
         await approveCall(rt, this.options.approvals, tool, args, trust, signal);
+        // The approval may have waited minutes for a person: a session found before it that was lost
+        // meanwhile (a crashed process, a dropped stream) is replaced by the live one; the call was never sent.
+        if (session !== undefined && (session.isClosing || session.lostUnexpectedly)) session = undefined;
         session ??= await ensureConnected(rt);
         // A lazy or recycled server's tool was judged by the listing it was registered from (the schema
         // cache, an earlier process): the live listing's hint decides, so a tool no longer read-only asks.
