@@ -220,7 +220,16 @@ export class McpHub {
         }
         const trust = interpolate(rt.entry.trust, this.options.scope()).value;
         await approveCall(rt, this.options.approvals, tool, args, trust, signal);
+        // The approval may have waited minutes for a person: a session found before it that was lost
+        // meanwhile (a crashed process, a dropped stream) is replaced by the live one; the call was never sent.
+        if (session !== undefined && (session.isClosing || session.lostUnexpectedly)) session = undefined;
         session ??= await ensureConnected(rt, connectWait(server, toolName, signal));
+        // A lazy or recycled server's tool was judged by the listing it was registered from (the schema
+        // cache, an earlier process): the live listing's hint decides, so a tool no longer read-only asks.
+        const live = findTool(rt, toolName) ?? tool;
+        if (tool.readOnly && !live.readOnly)
+          await approveCall(rt, this.options.approvals, live, args, trust, signal);
+        tool = live;
         const onToolCall = this.options.onToolCall;
         if (onToolCall === undefined)
           return await invokeTool(rt, this.options.logger, session, tool, args, signal);

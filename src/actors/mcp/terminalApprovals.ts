@@ -96,16 +96,21 @@ export function terminalApprovals(
     async approve(request, signal) {
       if (terminal.input.isTTY !== true) return false;
       const args = JSON.stringify(request.args);
+      // The tool name is the untrusted server's text: quoted on one line with its control characters
+      // escaped, so an escape sequence or a line break in it cannot rewrite the question being answered.
       const answer = await ask(
         terminal,
-        `Server "${request.server}" is untrusted. Run tool "${request.tool}" with ${args.length > 200 ? `${args.slice(0, 197)}...` : args}? [y/N] `,
+        terminalText(
+          `Server "${request.server}" is untrusted. Run tool ${JSON.stringify(request.tool)} with ${args.length > 200 ? `${args.slice(0, 197)}...` : args}? [y/N] `,
+        ),
         signal,
       );
       return answer !== undefined && /^y(es)?$/i.test(answer.trim());
     },
     async elicit(request, signal): Promise<ElicitResult> {
       if (terminal.input.isTTY !== true) return { action: "decline" };
-      terminal.output.write(`Server "${request.server}" asks: ${request.message}\n`);
+      // The form is the server's text: its control characters are shown escaped, never acted on.
+      terminal.output.write(terminalText(`Server "${request.server}" asks: ${request.message}\n`));
       const content: Record<string, string | number | boolean | string[]> = {};
       for (const [key, property] of Object.entries(request.requestedSchema.properties)) {
         const field = property as FormField;
@@ -118,7 +123,12 @@ export function terminalApprovals(
         const hint = fallback === undefined ? "" : ` [${fallback}]`;
         const answer = await ask(
           terminal,
-          `  ${key}${field.description ? ` (${field.description})` : ""}${shown}${hint}: `,
+          terminalText(
+            `  ${key}${field.description ? ` (${field.description})` : ""}${shown}${hint}: `.replace(
+              /\n/g,
+              " ",
+            ),
+          ),
           signal,
         );
         if (answer === undefined) return { action: "cancel" };
