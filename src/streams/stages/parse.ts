@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { codingProblem } from "../contentCoding.js";
 import { type Stage, withCtx } from "../context.js";
+import { formFieldBytes } from "../formField.js";
 import { JsonTooDeep, parseJson } from "../jsonNumbers.js";
 import { errorOutcome, type Outcome } from "../types.js";
 
@@ -10,15 +11,6 @@ export const NOT_UTF8 = errorOutcome(400, "Invalid JSON body: not UTF-8");
 export const TOO_DEEP = errorOutcome(400, "Invalid JSON body: nested too deeply");
 
 const FORM = "application/x-www-form-urlencoded";
-
-/**
- * The JSON text of a form-encoded body: its `payload` field, as GitHub sends it when a hook's content
- * type is `application/x-www-form-urlencoded` (the default in GitHub's form). Undefined without one.
- */
-function formPayload(text: string): Buffer | undefined {
-  const payload = new URLSearchParams(text).get("payload");
-  return payload === null ? undefined : Buffer.from(payload, "utf8");
-}
 
 /** Whether the request says it is a form: the only body a 2xx can follow that was not parsed as JSON itself. */
 export function isForm(headers: Readonly<Record<string, string>>): boolean {
@@ -61,8 +53,10 @@ export const parseStage: Stage = (ctx) => {
   // The body is tried as JSON first whatever its content type says: `curl -d '{...}'` labels plain
   // JSON as a form. Only when that fails is a form's `payload` field (GitHub's form hooks) read.
   if ("failed" in parsed && parsed.failed === INVALID_JSON && isForm(ctx.inbound.headers)) {
-    const inner = formPayload(body.toString("utf8"));
-    if (inner !== undefined) parsed = parseJsonObject(inner);
+    // Its `payload` field, as GitHub sends it when a hook's content type is the form's default; the
+    // field's bytes are JSON text too, so escapes that are not UTF-8 are refused as a raw body's are.
+    const inner = formFieldBytes(body, "payload");
+    if (inner !== undefined) parsed = isUtf8(inner) ? parseJsonObject(inner) : { failed: NOT_UTF8 };
   }
   if ("failed" in parsed) return codingProblem(body, ctx.inbound.headers) ?? parsed.failed;
   return withCtx(ctx, { payload: parsed.payload });

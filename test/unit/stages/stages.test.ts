@@ -12,7 +12,13 @@ import { dispatchStage } from "../../../src/streams/stages/dispatch.js";
 import { eventCheckStage } from "../../../src/streams/stages/events.js";
 import { filterStage, IGNORED_BY_FILTER } from "../../../src/streams/stages/filters.js";
 import { DUPLICATE, idempotencyStage } from "../../../src/streams/stages/idempotency.js";
-import { INVALID_JSON, isForm, NOT_AN_OBJECT, parseStage } from "../../../src/streams/stages/parse.js";
+import {
+  INVALID_JSON,
+  isForm,
+  NOT_AN_OBJECT,
+  NOT_UTF8,
+  parseStage,
+} from "../../../src/streams/stages/parse.js";
 import { RATE_LIMITED, rateLimitStage } from "../../../src/streams/stages/rateLimit.js";
 import { routeLookupStage, UNKNOWN_ROUTE } from "../../../src/streams/stages/route.js";
 import { IGNORED_BY_SCRIPT, scriptStage } from "../../../src/streams/stages/script.js";
@@ -212,6 +218,25 @@ describe("parse stage", () => {
       expect(parseStage({ inbound: inbound({ headers, body }) })).toBe(INVALID_JSON);
     }
     expect(isForm({})).toBe(false);
+  });
+
+  it("a form's payload whose escapes are not UTF-8 is 400 not UTF-8, as the same JSON sent raw is", () => {
+    const headers = { "content-type": "application/x-www-form-urlencoded" };
+    const form = (payload: string) => inbound({ headers, body: Buffer.from(`payload=${payload}`) });
+    // {"a":"<0xFF>"}: URLSearchParams made it {"a":"\uFFFD"}, accepted with the byte silently replaced.
+    expect(parseStage({ inbound: form("%7B%22a%22%3A%22%FF%22%7D") })).toBe(NOT_UTF8);
+    expect(
+      parseStage({
+        inbound: inbound({ body: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) }),
+      }),
+    ).toBe(NOT_UTF8);
+    // UTF-8 escapes, '+' as a space and a '%' that escapes nothing read as the form standard reads them.
+    expect(parseStage({ inbound: form("%7B%22a%22%3A%22%C3%A9+100%25%22%7D") })).toMatchObject({
+      payload: { a: "é 100%" },
+    });
+    expect(parseStage({ inbound: form("%7B%22a%22%3A%22%zz%22%7D") })).toMatchObject({
+      payload: { a: "%zz" },
+    });
   });
 });
 
