@@ -25,6 +25,12 @@ function describeInput(input: unknown): string {
   }
 }
 
+/** `filters: x` (text): what a list of filters looks like, as config.yaml and as a JSON store record. */
+const FILTERS_EXAMPLE = {
+  yaml: "filters is a list of filters, each a field and one operator: filters: [{field: action, in: [opened, reopened]}]",
+  json: 'filters is a list of filters, each a field and one operator: "filters": [{"field": "action", "in": ["opened", "reopened"]}]',
+} as const;
+
 const EXPECTED_WORDS: Record<string, string> = {
   number: "a number",
   boolean: "true or false",
@@ -385,7 +391,10 @@ export function formatIssue(
       message +=
         syntax === "json" ? textForJsonHint(issue.expected) : textForTypeHint(issue.expected, issue.input);
       // `events: push` for `events: [push]`; the value is quoted back only where describeValue shows it.
-      if (issue.expected === "array") {
+      if (issue.expected === "array" && issue.path.at(-1) === "filters") {
+        // `[x]` would be a list of text, which is no filter either: show a filter.
+        message += ` — ${FILTERS_EXAMPLE[syntax === "json" ? "json" : "yaml"]}`;
+      } else if (issue.expected === "array") {
         const shown = describeValue(issue.path, issue.input);
         const entry = syntax === "json" ? JSON.stringify(issue.input) : issue.input;
         message += ` — write a list: [${shown.startsWith('"') ? entry : "..."}]`;
