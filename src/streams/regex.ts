@@ -23,6 +23,14 @@ export function toRe2(pattern: string): string {
   let inClass = false;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i] as string;
+    if (c === "\\" && pattern[i + 1] === "Q") {
+      // `\Q...\E` (RE2's quoted text): taken as written, braces and escapes included.
+      const end = pattern.indexOf("\\E", i + 2);
+      const last = end === -1 ? pattern.length - 1 : end + 1;
+      out += pattern.slice(i, last + 1);
+      i = last;
+      continue;
+    }
     if (c === "\\" && i + 1 < pattern.length) {
       const [text, last] = re2Escape(pattern, i);
       out += text;

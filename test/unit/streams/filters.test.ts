@@ -177,6 +177,7 @@ describe("leaf operators", () => {
     expect(is({ field: "code", regex: "^[{,3}]+$" }, zip("{,3}"))).toBe(true);
     expect(is({ field: "code", regex: "^[]{,3}]+$" }, zip("]{"))).toBe(true);
     expect(is({ field: "code", regex: "^[[:digit:]]{,2}$" }, zip("12"))).toBe(true);
+    expect(is({ field: "code", regex: "^\\Qa{,3}\\E$" }, zip("a{,3}"))).toBe(true);
     // Nothing to repeat: Python refuses such a pattern, and so does the config load.
     expect(regexProblem("{,3}x")).toBeDefined();
   });
