@@ -25,6 +25,27 @@ function describeInput(input: unknown): string {
   }
 }
 
+/** `filters: x` (text): what a list of filters looks like, as config.yaml and as a JSON store record. */
+const FILTERS_EXAMPLE = {
+  yaml: "filters is a list of filters, each a field and one operator: filters: [{field: action, in: [opened, reopened]}]",
+  json: 'filters is a list of filters, each a field and one operator: "filters": [{"field": "action", "in": ["opened", "reopened"]}]',
+} as const;
+
+/** A place that takes one filter: an item of `filters`, `all` or `any`, or `not`. */
+function isFilterSlot(path: readonly PropertyKey[]): boolean {
+  if (!path.includes("filters")) return false;
+  const [parent, last] = path.slice(-2).map(String);
+  return last === "not" || (/^\d+$/.test(last ?? "") && ["filters", "all", "any"].includes(parent ?? ""));
+}
+
+/** `filters: [action]`: a filter is a mapping; the text is taken for the field it names when it can be one. */
+function filterHint(text: string, json: boolean): string {
+  const field = /^[^\s{}[\],:#'"]+$/.test(text) ? text : "action";
+  return json
+    ? `a filter is a field and one operator: {"field": ${JSON.stringify(field)}, "exists": true}`
+    : `a filter is a field and one operator: {field: ${field}, exists: true}`;
+}
+
 const EXPECTED_WORDS: Record<string, string> = {
   number: "a number",
   boolean: "true or false",
@@ -385,7 +406,12 @@ export function formatIssue(
       message +=
         syntax === "json" ? textForJsonHint(issue.expected) : textForTypeHint(issue.expected, issue.input);
       // `events: push` for `events: [push]`; the value is quoted back only where describeValue shows it.
-      if (issue.expected === "array") {
+      if (isFilterSlot(issue.path) && (issue.expected === "record" || issue.expected === "object")) {
+        message += ` — ${filterHint(issue.input, syntax === "json")}`;
+      } else if (issue.expected === "array" && issue.path.at(-1) === "filters") {
+        // `[x]` would be a list of text, which is no filter either: show a filter.
+        message += ` — ${FILTERS_EXAMPLE[syntax === "json" ? "json" : "yaml"]}`;
+      } else if (issue.expected === "array") {
         const shown = describeValue(issue.path, issue.input);
         const entry = syntax === "json" ? JSON.stringify(issue.input) : issue.input;
         message += ` — write a list: [${shown.startsWith('"') ? entry : "..."}]`;

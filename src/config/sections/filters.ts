@@ -151,7 +151,10 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
           message:
             raw.field === undefined || raw.field === ""
               ? `the "${op}" operator needs a field (a dotted path such as pull_request.user.login)`
-              : `expected text (a dotted path such as pull_request.user.login), got ${JSON.stringify(raw.field)}`,
+              : `expected text (a dotted path such as pull_request.user.login), got ${JSON.stringify(raw.field)}${
+                  // `field: 2024` for a payload key of digits: YAML reads it as a number.
+                  typeof raw.field === "number" ? " — a key of digits is text: put it in quotes" : ""
+                }`,
         });
       } else if (raw.field.split(".").some((segment) => segment === "")) {
         // `a..b`, `.a`, `a.`, `headers.`: no value is ever found there, so the filter could never match.

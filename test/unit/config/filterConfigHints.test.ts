@@ -34,6 +34,15 @@ describe("filter config errors (spec 2.3 operator values)", () => {
       loadFilters("{field: commits.0.id, exists: true}").config.platforms.webhook.routes.gh?.filters,
     ).toEqual([{ field: "commits.0.id", exists: true }]);
   });
+
+  it("a field of digits written unquoted (a number to YAML) says to quote it", () => {
+    expect(() => loadFilters("{field: 2024, exists: true}")).toThrow(
+      `routes.gh.filters[0].field: expected text (a dotted path such as pull_request.user.login), got 2024 — a key of digits is text: put it in quotes`,
+    );
+    expect(loadFilters("{field: '2024', exists: true}").config.platforms.webhook.routes.gh?.filters).toEqual([
+      { field: "2024", exists: true },
+    ]);
+  });
 });
 
 describe("filter values that can never match", () => {

@@ -100,6 +100,27 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("filters: x (text) shows a list of filters, not [x], a list of text that is no filter either", () => {
+    expect(refusal(webhook("    routes:\n      gh: {secret: s, filters: action}\n"))).toBe(
+      'FILE: platforms.webhook.routes.gh.filters: expected a list, got "action" — filters is a list of filters, each a field and one operator: filters: [{field: action, in: [opened, reopened]}]',
+    );
+  });
+
+  it("a filter written as text (filters: [action], all: [draft], not: a b) shows a filter", () => {
+    const message = refusal(
+      webhook("    routes:\n      gh: {secret: s, filters: [action, {all: [draft]}, {not: a b}]}\n"),
+    );
+    expect(message).toContain(
+      'FILE: platforms.webhook.routes.gh.filters[0]: expected a mapping, got "action" — a filter is a field and one operator: {field: action, exists: true}',
+    );
+    expect(message).toContain(
+      'FILE: platforms.webhook.routes.gh.filters[1].all[0]: expected a mapping, got "draft" — a filter is a field and one operator: {field: draft, exists: true}',
+    );
+    expect(message).toContain(
+      'FILE: platforms.webhook.routes.gh.filters[2].not: expected a mapping, got "a b" — a filter is a field and one operator: {field: action, exists: true}',
+    );
+  });
+
   it("a secret written as a list (secret: [old, new], for a rotation) says a route checks one, never quoting them", () => {
     const hint =
       "expected a string, got a list (not shown: the key holds a secret) — a route checks one secret: write the one the sender signs with (to change it without refused deliveries, see docs/webhook-auth.md, Rotating a secret)";
@@ -442,6 +463,12 @@ describe("a subscription record's wrong value form", () => {
   it("is advised in JSON", () => {
     expect(problems({ events: "push" })).toEqual([
       'subs.json: gh.events: expected a list, got "push" — write a list: ["push"]',
+    ]);
+    expect(problems({ filters: "action" })).toEqual([
+      'subs.json: gh.filters: expected a list, got "action" — filters is a list of filters, each a field and one operator: "filters": [{"field": "action", "in": ["opened", "reopened"]}]',
+    ]);
+    expect(problems({ filters: ["action"] })).toEqual([
+      'subs.json: gh.filters[0]: expected a mapping, got "action" — a filter is a field and one operator: {"field": "action", "exists": true}',
     ]);
     expect(problems({ enabled: "yes" })).toEqual([
       'subs.json: gh.enabled: expected true or false, got "yes" — write true or false, without quotes',

@@ -166,6 +166,22 @@ describe("leaf operators", () => {
     expect(regexProblem("caf\\u00e9\\Z")).toBeUndefined();
   });
 
+  it("regex: Python's {,n} (minimum left out) repeats 0 to n times, as Python reads it, not the literal text {,n}", () => {
+    const zip = (code: string) => subject({ code });
+    expect(is({ field: "code", regex: "^\\d{,3}$" }, zip("12"))).toBe(true);
+    expect(is({ field: "code", regex: "^\\d{,3}$" }, zip("1234"))).toBe(false);
+    expect(is({ field: "code", regex: "^(?:ab){,2}$" }, zip("abab"))).toBe(true);
+    expect(is({ field: "code", regex: "^a{,}$" }, zip("aaaa"))).toBe(true);
+    // Escaped, or inside a class, a brace is itself, as in Python.
+    expect(is({ field: "code", regex: "^a\\{,3}$" }, zip("a{,3}"))).toBe(true);
+    expect(is({ field: "code", regex: "^[{,3}]+$" }, zip("{,3}"))).toBe(true);
+    expect(is({ field: "code", regex: "^[]{,3}]+$" }, zip("]{"))).toBe(true);
+    expect(is({ field: "code", regex: "^[[:digit:]]{,2}$" }, zip("12"))).toBe(true);
+    expect(is({ field: "code", regex: "^\\Qa{,3}\\E$" }, zip("a{,3}"))).toBe(true);
+    // Nothing to repeat: Python refuses such a pattern, and so does the config load.
+    expect(regexProblem("{,3}x")).toBeDefined();
+  });
+
   it("regex on text in any script: (?i) folds any case, . is one character (an emoji too), \\w \\d \\s \\b are ASCII", () => {
     const text = subject({ name: "héllo", up: "CAFÉ", emoji: "😀", greek: "αβγ", word: "un café noir" });
     expect(is({ field: "up", regex: "(?i)^café$" }, text)).toBe(true);
