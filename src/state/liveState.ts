@@ -128,6 +128,15 @@ export class LiveState {
     }
   }
 
+  /**
+   * Forgets a run whose accepted record never reached the file (answered 503): its key too, which the
+   * sender's retry takes anew, so no later snapshot restates either.
+   */
+  withdraw(key: string): void {
+    this.runs.delete(key);
+    this.seen.delete(key);
+  }
+
   /** Drops idempotency keys older than the hour (and the oldest past the cap). */
   prune(now: number): void {
     for (const [key, entry] of this.seen) {

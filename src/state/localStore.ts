@@ -66,6 +66,10 @@ export class LocalStateStore implements StateStore {
     if (this.live.runs.has(k)) this.record({ t: "f", k });
   }
 
+  runNotRecorded(routeName: string, deliveryId: string): void {
+    this.live.withdraw(runKey(routeName, deliveryId));
+  }
+
   remember(key: string, at: number): void {
     this.record({ t: "s", k: key, at });
   }

@@ -7,6 +7,7 @@ export function memoryStateStore(): StateStore {
     recover: () => NOTHING_RECOVERED,
     runAccepted() {},
     runFinished() {},
+    runNotRecorded() {},
     remember() {},
     delivered() {},
     groupUpdated() {},

@@ -26,6 +26,13 @@ export interface StateStore {
   runAccepted(run: PendingRun, at: number): void;
   /** The run ended (done or failed for good): a restart never runs it again. */
   runFinished(routeName: string, deliveryId: string): void;
+  /**
+   * The run's request was answered 503 and its accepted record never reached the journal (the write
+   * failed and was cut back): it is forgotten, run and idempotency key, with nothing appended (a record
+   * saying so would be written, and its sync succeed, on a disk with room for it only, ending the outage
+   * as far as the log can tell).
+   */
+  runNotRecorded(routeName: string, deliveryId: string): void;
   /** An idempotency key (route:delivery id) accepted at `at`: a retry within the hour is a duplicate. */
   remember(key: string, at: number): void;
   /** A direct (`deliver_only`) delivery of `key` succeeded: a retry after a restart is a duplicate. */
