@@ -88,6 +88,39 @@ describe("runs whose accepted record the journal could not write (answered 503)"
     expect(store.recover().runs.map((run) => run.deliveryId)).toEqual(["two"]);
   });
 
+  it("one a slot took before its write failed is not run, and is forgotten the same way", async () => {
+    const home = tempHome();
+    homes.push(home);
+    const dir = join(home.dir, "state");
+    const { fs } = nearlyFullDisk();
+    const now = () => 5000;
+    const store = new LocalStateStore({ dir, now, fs, onError: () => {} });
+    stores.push(store);
+    const state = new GatewayState(store, now, captureLogger().logger);
+    const taken: QueuedRun[] = [];
+    // The slot took it already: the queue no longer holds it.
+    const accept = state.enqueue(
+      (accepted) => {
+        taken.push(accepted);
+        return accepted;
+      },
+      { answered: { withdraw: () => false } },
+    );
+    accept(event("one"));
+    const ran: string[] = [];
+    const execute = state.trackRuns(async (run) => {
+      ran.push(run.deliveryId);
+    });
+    await execute(taken[0] as QueuedRun, new AbortController().signal);
+    await new Promise((resolve) => setImmediate(resolve));
+    await store.durable();
+    expect(ran).toEqual([]);
+    const segment = readdirSync(dir).find((name) => name.endsWith(".seg")) as string;
+    const kinds = decodeRecords(readFileSync(join(dir, segment))).records.map((r) => (r as { t: string }).t);
+    expect(kinds).toEqual(["snap", "snap-end"]);
+    expect(store.recover()).toMatchObject({ runs: [], seen: [] });
+  });
+
   it("a failed sync (the records may be in the file) still marks its runs finished, so a restart does not run them", async () => {
     const home = tempHome();
     homes.push(home);
