@@ -230,13 +230,13 @@ export class GatewayState {
   }
 
   /**
-   * A run whose request was answered 503: out of the journal's mirror too, so no later snapshot restates
-   * it. Marked finished when its record may be in the file (a failed sync), else only forgotten: a finish
-   * record written for it would end the outage in the log whenever the disk still had room for that one.
+   * A run whose request was answered 503: forgotten with its delivery id, so neither a later snapshot nor
+   * a restart runs it or answers the sender's retry duplicate. Recorded so when its record may be in the
+   * file (a failed sync), else only forgotten: a record written for it would end the outage in the log
+   * whenever the disk still had room for that one.
    */
   private notRun(run: { readonly routeName: string; readonly deliveryId: string }, written: boolean): void {
-    if (written) this.store.runFinished(run.routeName, run.deliveryId);
-    else this.store.runNotRecorded(run.routeName, run.deliveryId);
+    this.store.runRefused(run.routeName, run.deliveryId, written);
     this.logger.warn(
       { route: run.routeName, delivery_id: run.deliveryId },
       `[state] ${run.routeName}: run not started — its event could not be recorded and was answered 503 (the sender's retry runs it)`,

@@ -7,7 +7,7 @@ export function memoryStateStore(): StateStore {
     recover: () => NOTHING_RECOVERED,
     runAccepted() {},
     runFinished() {},
-    runNotRecorded() {},
+    runRefused() {},
     remember() {},
     delivered() {},
     groupUpdated() {},

@@ -8,6 +8,7 @@ import { GatewayState } from "../../../src/state/gatewayState.js";
 import { LocalStateStore } from "../../../src/state/localStore.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
 import { captureLogger } from "../../fakes/logCapture.js";
+import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 const homes: TempHome[] = [];
@@ -121,7 +122,7 @@ describe("runs whose accepted record the journal could not write (answered 503)"
     expect(store.recover()).toMatchObject({ runs: [], seen: [] });
   });
 
-  it("a failed sync (the records may be in the file) still marks its runs finished, so a restart does not run them", async () => {
+  it("a failed sync (the records may be in the file) records them refused: a restart neither runs them nor answers their retry duplicate", async () => {
     const home = tempHome();
     homes.push(home);
     const dir = join(home.dir, "state");
@@ -144,5 +145,11 @@ describe("runs whose accepted record the journal could not write (answered 503)"
     const segment = readdirSync(dir).find((name) => name.endsWith(".seg")) as string;
     const kinds = decodeRecords(readFileSync(join(dir, segment))).records.map((r) => (r as { t: string }).t);
     expect(kinds).toEqual(["snap", "snap-end", "a", "f"]);
+    expect(store.recover()).toMatchObject({ runs: [], seen: [] });
+    // A crash before the sender's retry: what the journal says is owed and seen.
+    leaveLockAsCrashed(dir);
+    const after = new LocalStateStore({ dir, now });
+    stores.push(after);
+    expect(after.recover()).toMatchObject({ runs: [], seen: [], runKeys: [] });
   });
 });
