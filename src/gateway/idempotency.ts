@@ -3,7 +3,9 @@ import type { SvcPaths } from "../config/paths.js";
 import { describeError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { readSeenIds, removeSeenIds, saveSeenIds } from "../io/stores/seenIds.js";
+import type { AcceptedEvent } from "../streams/context.js";
 import { createSeenCache, type SeenCache } from "../streams/seenCache.js";
+import { seenKey } from "../streams/stages/idempotency.js";
 
 /** The idempotency cache keeps 1 hour and at most this many ids; the oldest are evicted first. */
 export const SEEN_CACHE_MAX_ENTRIES = 100_000;
@@ -15,6 +17,13 @@ export interface Idempotency {
   start(): void;
   /** Writes the remembered delivery ids for the next start; a failure is logged once. */
   save(): void;
+  /**
+   * Wraps the direct delivery (`deliver_only`): while one runs, its id is left out of what `save` writes.
+   * Its outcome is not known yet (a failed one is forgotten), and a stop's first save comes before the
+   * requests in flight are answered: a kill after it (a supervisor's SIGKILL) would leave a delivery never
+   * made whose id the next start restores, answering the sender's retry `duplicate` for the hour.
+   */
+  underway(deliver: (event: AcceptedEvent) => Promise<boolean>): (event: AcceptedEvent) => Promise<boolean>;
 }
 
 /** The delivery ids seen in the last hour, restored from the last stop and saved at this one. */
@@ -40,6 +49,8 @@ export function createIdempotency(deps: {
     );
   }
   let saveFailed = false;
+  /** Keys of the direct deliveries running now (a duplicate waits for its original: never a second one). */
+  const delivering = new Set<string>();
   return {
     seen,
     start() {
@@ -47,7 +58,11 @@ export function createIdempotency(deps: {
     },
     save() {
       try {
-        saveSeenIds(paths.seenIds, seen.entries());
+        const entries = seen.entries();
+        saveSeenIds(
+          paths.seenIds,
+          delivering.size === 0 ? entries : entries.filter(([key]) => !delivering.has(key)),
+        );
       } catch (err) {
         if (saveFailed) return;
         saveFailed = true;
@@ -57,6 +72,15 @@ export function createIdempotency(deps: {
             ? `[webhook] delivery ids not saved to ${paths.seenIds}; retries after the restart will run again`
             : `[webhook] delivery ids not saved to ${paths.seenIds}; the journal (${deps.journal}) keeps them, so retries after the restart are still duplicates`,
         );
+      }
+    },
+    underway: (deliver) => async (event) => {
+      const key = seenKey(event.routeName, event.deliveryId);
+      delivering.add(key);
+      try {
+        return await deliver(event);
+      } finally {
+        delivering.delete(key);
       }
     },
   };

@@ -292,7 +292,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
               elsewhere: (key) => redis.seen.deliveredElsewhere(key),
             },
           },
-    deliverDirect: state.deliverDirect((event) => deliveries.deliverDirect(event, hooks.onDeliveryFailed)),
+    deliverDirect: idempotency.underway(
+      state.deliverDirect((event) => deliveries.deliverDirect(event, hooks.onDeliveryFailed)),
+    ),
     ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),
   }).catch(async (err: unknown) => {
     system.shutdown();

@@ -6,6 +6,7 @@ import type { StateSettings } from "../config/sections/state.js";
 import { describeError, SvcError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { StateDirBusyError } from "../io/state/journal/dirLock.js";
+import { RecordsNotWritten } from "../io/state/journal/groupCommit.js";
 import { PreviousSegmentLeft, RotationFailed, RotationLeftSegment } from "../io/state/journal/rotation.js";
 import { readJournal } from "../io/state/journal/segments.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
@@ -36,6 +37,8 @@ type RecordedRun = QueuedRun & { [RECORD]?: RecordBatch };
 interface RecordBatch {
   readonly recorded: Promise<void>;
   state: typeof PENDING | typeof DURABLE | typeof FAILED;
+  /** Failed: whether its records may be in the file all the same (a failed sync), to be marked finished. */
+  written?: boolean;
   /** Its runs, until it settles: a failed one takes those still waiting back out of the queue. */
   readonly runs: QueuedRun[];
 }
@@ -195,13 +198,14 @@ export class GatewayState {
     const answered = options.answered;
     // The runs of one journal batch share it: one settle handler for them all, not one per run.
     let batch: RecordBatch | undefined;
-    const settle = (settling: RecordBatch, failed: boolean) => {
-      settling.state = failed ? FAILED : DURABLE;
+    const settle = (settling: RecordBatch, failure?: { err: unknown }) => {
+      settling.state = failure === undefined ? DURABLE : FAILED;
       const runs = settling.runs.splice(0);
-      if (!failed) return;
+      if (failure === undefined) return;
+      settling.written = !(failure.err instanceof RecordsNotWritten);
       for (const run of runs) {
         // One a slot took already is stopped in `trackRuns` before its agent starts.
-        if (answered?.withdraw(run)) this.notRun(run);
+        if (answered?.withdraw(run)) this.notRun(run, settling.written);
       }
     };
     return (event) => {
@@ -213,8 +217,8 @@ export class GatewayState {
       if (batch?.recorded !== recorded) {
         const opened: RecordBatch = { recorded, state: PENDING, runs: [] };
         recorded.then(
-          () => settle(opened, false),
-          () => settle(opened, true),
+          () => settle(opened),
+          (err: unknown) => settle(opened, { err }),
         );
         batch = opened;
       }
@@ -225,9 +229,14 @@ export class GatewayState {
     };
   }
 
-  /** A run whose request was answered 503: out of the journal's mirror too, so no later snapshot restates it. */
-  private notRun(run: { readonly routeName: string; readonly deliveryId: string }): void {
-    this.store.runFinished(run.routeName, run.deliveryId);
+  /**
+   * A run whose request was answered 503: forgotten with its delivery id, so neither a later snapshot nor
+   * a restart runs it or answers the sender's retry duplicate. Recorded so when its record may be in the
+   * file (a failed sync), else only forgotten: a record written for it would end the outage in the log
+   * whenever the disk still had room for that one.
+   */
+  private notRun(run: { readonly routeName: string; readonly deliveryId: string }, written: boolean): void {
+    this.store.runRefused(run.routeName, run.deliveryId, written);
     this.logger.warn(
       { route: run.routeName, delivery_id: run.deliveryId },
       `[state] ${run.routeName}: run not started — its event could not be recorded and was answered 503 (the sender's retry runs it)`,
@@ -248,7 +257,7 @@ export class GatewayState {
             () => true,
           ));
         if (refused) {
-          this.notRun(run);
+          this.notRun(run, batch.written !== false);
           return;
         }
       }

@@ -7,7 +7,7 @@ import type { Recovered, StoredGroup } from "./store.js";
  */
 export type JournalRecord =
   | { t: "a"; run: PendingRun; at: number } // run accepted
-  | { t: "f"; k: string } // run finished
+  | { t: "f"; k: string; w?: 1 } // run finished (`w`: its request was answered 503, its key forgotten)
   | { t: "s"; k: string; at: number; r?: 1 } // idempotency key (`r`: of an agent run or group)
   | { t: "d"; k: string; at: number } // direct delivery done
   | { t: "g"; g: StoredGroup } // coalescing group state
@@ -112,7 +112,8 @@ export class LiveState {
         return true;
       }
       case "f":
-        this.runs.delete(record.k);
+        if (record.w === 1) this.withdraw(record.k);
+        else this.runs.delete(record.k);
         return true;
       case "s":
       case "d":
@@ -126,6 +127,15 @@ export class LiveState {
         this.groups.delete(record.id);
         return true;
     }
+  }
+
+  /**
+   * Forgets a run whose request was answered 503 (its record not made durable): its key too, which the
+   * sender's retry takes anew, so neither a later snapshot nor a replay restates either.
+   */
+  withdraw(key: string): void {
+    this.runs.delete(key);
+    this.seen.delete(key);
   }
 
   /** Drops idempotency keys older than the hour (and the oldest past the cap). */

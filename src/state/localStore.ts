@@ -66,6 +66,12 @@ export class LocalStateStore implements StateStore {
     if (this.live.runs.has(k)) this.record({ t: "f", k });
   }
 
+  runRefused(routeName: string, deliveryId: string, written: boolean): void {
+    const k = runKey(routeName, deliveryId);
+    if (written) this.record({ t: "f", k, w: 1 });
+    else this.live.withdraw(k);
+  }
+
   remember(key: string, at: number): void {
     this.record({ t: "s", k: key, at });
   }

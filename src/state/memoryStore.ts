@@ -7,6 +7,7 @@ export function memoryStateStore(): StateStore {
     recover: () => NOTHING_RECOVERED,
     runAccepted() {},
     runFinished() {},
+    runRefused() {},
     remember() {},
     delivered() {},
     groupUpdated() {},

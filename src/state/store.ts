@@ -26,6 +26,14 @@ export interface StateStore {
   runAccepted(run: PendingRun, at: number): void;
   /** The run ended (done or failed for good): a restart never runs it again. */
   runFinished(routeName: string, deliveryId: string): void;
+  /**
+   * The run's request was answered 503 (its record could not be made durable): the run and its
+   * idempotency key are forgotten, so the sender's retry runs it, also after a restart. `written`: the
+   * record may be in the file all the same (its sync failed), so one saying so is appended; otherwise
+   * (the write failed and was cut back) nothing is (a record saying so would be written, and its sync
+   * succeed, on a disk with room for it only, ending the outage as far as the log can tell).
+   */
+  runRefused(routeName: string, deliveryId: string, written: boolean): void;
   /** An idempotency key (route:delivery id) accepted at `at`: a retry within the hour is a duplicate. */
   remember(key: string, at: number): void;
   /** A direct (`deliver_only`) delivery of `key` succeeded: a retry after a restart is a duplicate. */

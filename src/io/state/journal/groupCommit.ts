@@ -12,6 +12,18 @@ interface Batch {
 
 const newBatch = (): Batch => ({ records: new RecordBuffer() });
 
+/**
+ * How a batch is rejected when its write failed and was cut back: none of its records is in the file, so
+ * nothing of it can be replayed and nothing needs undoing. A failed sync rejects with the error itself (its
+ * records may be in the file), and so does a stopped writer (`fail`) or a cut-back that failed.
+ */
+export class RecordsNotWritten extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = "RecordsNotWritten";
+  }
+}
+
 function promiseOf(batch: Batch): Promise<void> {
   if (batch.promise === undefined) {
     batch.promise = new Promise<void>((resolve, reject) => {
@@ -169,6 +181,8 @@ export class GroupCommitWriter {
     const batch = this.open;
     this.writing = batch;
     this.open = newBatch();
+    // Whether the batch's write failed and was cut back: its records are sure not to be in the file.
+    let undone = false;
     try {
       if (this.broken !== undefined) throw this.broken;
       const data = batch.records.data();
@@ -177,13 +191,13 @@ export class GroupCommitWriter {
         await this.options.fs.write(this.fd, data);
       } catch (err) {
         // A write that failed part way left a piece of a record: later batches behind it could not be read.
-        await this.cutBack();
+        undone = await this.cutBack();
         throw err;
       }
       this.bytesInFile += data.length;
     } catch (err) {
       this.writing = undefined;
-      this.failed(batch, err);
+      this.failed(batch, err, undone ? new RecordsNotWritten(err) : err);
       this.next();
       return;
     }
@@ -217,9 +231,9 @@ export class GroupCommitWriter {
     }
   }
 
-  private failed(batch: Batch, err: unknown): void {
+  private failed(batch: Batch, err: unknown, rejection: unknown = err): void {
     if (err !== this.broken) this.report(err);
-    batch.reject?.(err);
+    batch.reject?.(rejection);
   }
 
   /** Reports a failed write or sync once per outage (see `onError`). */
@@ -229,12 +243,15 @@ export class GroupCommitWriter {
     this.options.onError?.(err);
   }
 
-  private async cutBack(): Promise<void> {
+  /** Whether the file is back at its last whole batch (else the writer stops taking records). */
+  private async cutBack(): Promise<boolean> {
     try {
       await this.options.fs.truncate(this.fd, this.bytesInFile);
+      return true;
     } catch (err) {
       this.options.onError?.(err);
       this.fail(err);
+      return false;
     }
   }
 }
