@@ -120,8 +120,12 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         if (result.cutToolCalls > 0 && !result.stoppedAtMaxSteps) {
           // The loop ended on a turn that asked for tools and got none: the run did not finish its work.
           const maxTokens = request.maxTokens ?? settings.max_tokens;
+          const calls =
+            result.cutToolCalls === 1 ? "a tool, which was" : `${result.cutToolCalls} tool calls, which were`;
           throw new AgentRunFailure(
-            `the model's answer was cut at agent.max_tokens (${maxTokens} tokens) while it asked for ${result.cutToolCalls === 1 ? "a tool, which was" : `${result.cutToolCalls} tool calls, which were`} not run — raise agent.max_tokens`,
+            result.cutAtContextWindow === true
+              ? `the model's answer was cut at the end of its context window (stop_reason model_context_window_exceeded) while it asked for ${calls} not run — the prompt and the tool results so far filled it, and a larger agent.max_tokens would not help: give the run less to read or use a model with a larger context window`
+              : `the model's answer was cut at agent.max_tokens (${maxTokens} tokens) while it asked for ${calls} not run — raise agent.max_tokens`,
             record("error"),
           );
         }

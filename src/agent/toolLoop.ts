@@ -28,6 +28,12 @@ export interface LoopResult {
   /** The last turn stopped at the output token limit (`finish_reason: length`, `stop_reason: max_tokens`). */
   readonly cutAtMaxTokens: boolean;
   /**
+   * Set when that cut was the model's context window, not `max_tokens`: the Messages API ends such a turn with
+   * `stop_reason: model_context_window_exceeded` (the SDK reports it as `length` too), so a larger `max_tokens`
+   * would not help.
+   */
+  readonly cutAtContextWindow?: true;
+  /**
    * Tool calls of a last turn cut at the output token limit: the AI SDK runs no tool of such a turn (their
    * arguments may be cut short) and ends the loop, so the run asked for tools and got none. Recorded as not run.
    */
@@ -37,6 +43,13 @@ export interface LoopResult {
 /** Recorded for each call of a turn cut at the output token limit. */
 export const NOT_RUN_CUT =
   "not run: the model's answer was cut at agent.max_tokens while it asked for this call (its arguments may be incomplete)";
+
+/** Recorded for each call of a turn cut at the end of the model's context window. */
+export const NOT_RUN_CUT_CONTEXT =
+  "not run: the model's answer was cut at the end of its context window while it asked for this call (its arguments may be incomplete)";
+
+/** The Messages API's stop reason for a turn that filled the model's context window. */
+const CONTEXT_WINDOW_STOP = "model_context_window_exceeded";
 
 /**
  * One run's tool loop: the prompt as the user message, at most `maxSteps` model turns, tool results fed
@@ -77,13 +90,16 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
   // themselves say the model still wanted tools.
   const wantedTools = last !== undefined && (last.finishReason === "tool-calls" || last.toolCalls.length > 0);
   const cutAtMaxTokens = last?.finishReason === "length";
+  const contextWindow = cutAtMaxTokens && last.rawFinishReason === CONTEXT_WINDOW_STOP;
   const cut = cutAtMaxTokens ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId)) : [];
+  const notRun = contextWindow ? NOT_RUN_CUT_CONTEXT : NOT_RUN_CUT;
   for (const call of cut)
-    input.log.add(call.toolCallId, { name: call.toolName, ms: 0, ok: false, error: NOT_RUN_CUT });
+    input.log.add(call.toolCallId, { name: call.toolName, ms: 0, ok: false, error: notRun });
   return {
     text: result.text,
     stoppedAtMaxSteps: wantedTools && result.steps.length >= input.maxSteps,
     cutAtMaxTokens,
+    ...(contextWindow ? { cutAtContextWindow: true as const } : {}),
     cutToolCalls: cut.length,
   };
 }

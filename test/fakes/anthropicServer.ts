@@ -113,7 +113,7 @@ export function startFakeAnthropic(): Promise<FakeModel> {
         input: typeof call.args === "string" ? JSON.parse(call.args) : call.args,
       })),
     ];
-    const stopReason = (turn.toolCalls ?? []).length > 0 ? "tool_use" : "end_turn";
+    const stopReason = turn.finishReason ?? ((turn.toolCalls ?? []).length > 0 ? "tool_use" : "end_turn");
     const message = { id: `msg_${index}`, type: "message", role: "assistant", model };
     if (request.json.stream !== true) {
       res.writeHead(200, { "content-type": "application/json" }).end(

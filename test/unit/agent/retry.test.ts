@@ -30,6 +30,15 @@ describe("retryDelayMs", () => {
     expect(retryDelayMs(apiError({ "retry-after": "3600" }), 0)).toBe(MAX_RETRY_WAIT_MS);
     expect(retryDelayMs(apiError(), 20)).toBe(MAX_RETRY_WAIT_MS);
   });
+
+  it("a Retry-After that is neither seconds nor a date (empty, signed, not a number) gets the backoff, not an immediate retry", () => {
+    for (const value of ["", " ", "-5", "0x10", "soon"])
+      expect(retryDelayMs(apiError({ "retry-after": value }), 1), JSON.stringify(value)).toBe(2000);
+    expect(retryDelayMs(apiError({ "retry-after-ms": "", "retry-after": "3" }), 0)).toBe(3000);
+    expect(retryDelayMs(apiError({ "retry-after-ms": "-100" }), 0)).toBe(1000);
+    expect(retryDelayMs(apiError({ "retry-after": "1.5" }), 0)).toBe(1500);
+    expect(retryDelayMs(apiError({ "retry-after": "0" }), 0)).toBe(0);
+  });
 });
 
 describe("withRetryPolicy against a scripted Chat Completions server", () => {

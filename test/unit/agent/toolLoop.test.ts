@@ -4,7 +4,12 @@ import { outcomeOf } from "../../../src/agent/mcpTools.js";
 import { modelRunner, systemText } from "../../../src/agent/modelRunner.js";
 import { languageModel } from "../../../src/agent/provider.js";
 import { sdkTools, ToolCallLog, type ToolResultImages } from "../../../src/agent/sdkTools.js";
-import { type LoopProgress, NOT_RUN_CUT, runToolLoop } from "../../../src/agent/toolLoop.js";
+import {
+  type LoopProgress,
+  NOT_RUN_CUT,
+  NOT_RUN_CUT_CONTEXT,
+  runToolLoop,
+} from "../../../src/agent/toolLoop.js";
 import type { AgentTool, ToolContext } from "../../../src/agent/tools/tool.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
@@ -182,6 +187,51 @@ describe("runToolLoop", () => {
       toolCalls: [{ error: NOT_RUN_CUT }, { error: NOT_RUN_CUT }],
     });
     expect(ran).toBe(0);
+  });
+
+  it("a Messages API turn cut at the model's context window (model_context_window_exceeded) while it asked for a tool fails naming the context window, not max_tokens", async () => {
+    const anthropic = await startFakeAnthropic();
+    try {
+      anthropic.script({
+        toolCalls: [{ name: "upper", args: { text: "hal" } }],
+        finishReason: "model_context_window_exceeded",
+      });
+      const runner = modelRunner({
+        settings: {
+          provider: "anthropic",
+          model: "m",
+          base_url: anthropic.baseUrl,
+          max_steps: 5,
+          max_tokens: 50,
+          retries: 0,
+          timeout_seconds: 10,
+          max_concurrent_runs: 1,
+        },
+        logger: silentLogger(),
+        builtins: () => [upper],
+      });
+      const request = {
+        route: "r",
+        event: "e",
+        deliveryId: "d",
+        prompt: "p",
+        toolsets: [],
+        profile: undefined,
+      };
+      const failure = await runner.run(request, new AbortController().signal).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(AgentRunFailure);
+      const message = (failure as AgentRunFailure).message;
+      expect(message).toMatch(
+        /^the model's answer was cut at the end of its context window \(stop_reason model_context_window_exceeded\) while it asked for a tool, which was not run — /,
+      );
+      expect(message).not.toMatch(/raise agent\.max_tokens/);
+      expect((failure as AgentRunFailure).record).toMatchObject({
+        outcome: "error",
+        toolCalls: [{ name: "upper", ok: false, error: NOT_RUN_CUT_CONTEXT }],
+      });
+    } finally {
+      await anthropic.close();
+    }
   });
 
   it("a turn with tool calls and a finish reason the SDK does not know (TGI's eos_token) runs its tools and the loop goes on", async () => {
