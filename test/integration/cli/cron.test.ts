@@ -322,3 +322,29 @@ describe("svc cron create --profile with a name one or two letters from an exist
     }
   });
 });
+
+describe("svc cron pause/resume/disable/remove/run --profile of a job that is not there", {
+  timeout: 30_000,
+}, () => {
+  it("refuses (exit 2) without making the profile's directory, naming the profile one or two letters away", async () => {
+    const home = tempHome();
+    try {
+      home.write("profiles/work/skills/.keep", "");
+      const store = join(home.dir, "profiles", "wrok", "cron", "jobs.json");
+      for (const command of ["pause", "resume", "disable", "remove", "run"]) {
+        const refused = await svc(home, ["cron", command, "nightly", "--profile", "wrok"]);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toBe(
+          `svc: cron job "nightly" not found in ${store} — see \`svc cron list --profile wrok\` for ids and names (profile wrok has no directory — did you mean work? --profile work)\n`,
+        );
+      }
+      // No new profile was left behind, so a later create still says it is one.
+      expect(existsSync(join(home.dir, "profiles", "wrok"))).toBe(false);
+      const unknownHere = await svc(home, ["cron", "pause", "nightly"]);
+      expect(unknownHere.code).toBe(2);
+      expect(existsSync(join(home.dir, "cron"))).toBe(false);
+    } finally {
+      home.cleanup();
+    }
+  });
+});
