@@ -178,6 +178,14 @@ function list(options: ProfileOption): void {
   const jobs = store(options);
   const records = jobRecords(jobs.path, jobs.read().records);
   if (records.length === 0) {
+    // `--profile wrok` with a profile work on disk: the list is empty because the name is a typo.
+    const typo = newProfileTypo(options.profile);
+    if (typo !== undefined) {
+      process.stdout.write(
+        `No cron jobs in profile ${options.profile}, which has no directory — did you mean ${typo}? svc cron list${profileFlag(typo)}\n`,
+      );
+      return;
+    }
     process.stdout.write(
       `No cron jobs. Create one: svc cron create${profileFlag(options.profile)} --name <name> --schedule "every 1h" --prompt <text>\n`,
     );

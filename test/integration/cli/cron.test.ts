@@ -323,7 +323,7 @@ describe("svc cron create --profile with a name one or two letters from an exist
   });
 });
 
-describe("svc cron pause/resume/disable/remove/run --profile of a job that is not there", {
+describe("svc cron pause/resume/disable/remove/run/list --profile of a job that is not there", {
   timeout: 30_000,
 }, () => {
   it("refuses (exit 2) without making the profile's directory, naming the profile one or two letters away", async () => {
@@ -338,6 +338,11 @@ describe("svc cron pause/resume/disable/remove/run --profile of a job that is no
           `svc: cron job "nightly" not found in ${store} — see \`svc cron list --profile wrok\` for ids and names (profile wrok has no directory — did you mean work? --profile work)\n`,
         );
       }
+      const listed = await svc(home, ["cron", "list", "--profile", "wrok"]);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toBe(
+        "No cron jobs in profile wrok, which has no directory — did you mean work? svc cron list --profile work\n",
+      );
       // No new profile was left behind, so a later create still says it is one.
       expect(existsSync(join(home.dir, "profiles", "wrok"))).toBe(false);
       const unknownHere = await svc(home, ["cron", "pause", "nightly"]);
