@@ -188,6 +188,32 @@ describe("schedule grammar", () => {
     }
   });
 
+  it("a refused cron expression names its field, and says a range without an end or a day that never comes as such", () => {
+    const refusal = (schedule: string) => {
+      try {
+        parseSchedule(schedule);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error(`${schedule} was accepted`);
+    };
+    expect(refusal("0 0 * * -1")).toBe(
+      'schedule "0 0 * * -1": not a valid cron expression (day-of-week field "-1": a range needs a value on each side of its "-" (day-of-week values are 0-7))',
+    );
+    expect(refusal("61 * * * *")).toBe(
+      'schedule "61 * * * *": not a valid cron expression (minute field "61": Constraint error, got value 61 expected range 0-59)',
+    );
+    expect(refusal("0 0 0 * *")).toContain('(day-of-month field "0": ');
+    expect(refusal("0 */0 * * *")).toContain(
+      '(hour field "*/0": a step (/N) must be a whole number of 1 or more)',
+    );
+    expect(refusal("0 0 31 feb *")).toBe(
+      'schedule "0 0 31 feb *": not a valid cron expression (day-of-month "31" never comes in month "feb": the job would never run)',
+    );
+    // A list naming a value twice is a set, not the problem: the day-of-month is.
+    expect(refusal("0,0 0 0 * *")).toContain('(day-of-month field "0": ');
+  });
+
   it("rejects bad schedules with a message that shows the grammar", () => {
     expect(() => parseSchedule("0 * * * * *")).toThrow(/expected 5 cron fields/);
     expect(() => parseSchedule("61 * * * *")).toThrow(/not a valid cron expression/);
