@@ -82,9 +82,11 @@ async function create(options: CreateOptions): Promise<void> {
     throw new SvcError("usage", "--prompt: must not be empty — give the text the agent runs");
   // Every run would otherwise fail on it: refused here as `svc webhook subscribe --deliver` does.
   if (options.deliver !== undefined && canonicalTarget(options.deliver) === undefined) {
+    // As a route's deliver and svc webhook subscribe --deliver say it: `slak` → "slack", `Telegram` → "telegram".
+    const meant = nearMiss(options.deliver, Object.keys(TARGET_ALIASES));
     throw new SvcError(
       "usage",
-      `--deliver: unknown target "${options.deliver}" — use one of ${Object.keys(TARGET_ALIASES).join(", ")}`,
+      `--deliver: unknown target "${options.deliver}" — ${meant === undefined ? "" : `did you mean "${meant}"? `}use one of ${Object.keys(TARGET_ALIASES).join(", ")}`,
     );
   }
   const jobs = store(options);

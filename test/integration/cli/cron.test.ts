@@ -111,7 +111,9 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
       "telegarm",
     ]);
     expect(target.code).toBe(2);
-    expect(target.stderr).toContain('--deliver: unknown target "telegarm" — use one of log, telegram,');
+    expect(target.stderr).toContain(
+      '--deliver: unknown target "telegarm" — did you mean "telegram"? use one of log, telegram,',
+    );
     // '-' is allowed, but not first: the message says so, as the store's record check does.
     const dash = await svc(home, ["cron", "create", "--name", "-x", "--schedule", "1h", "--prompt", "p"]);
     expect(dash.code).toBe(2);
