@@ -285,6 +285,48 @@ describe("cron scheduler", () => {
     expect(log.messages().at(-1)).toContain(`cron_job job-bad not fired — ${problem}`);
   });
 
+  it("an enabled job whose target cannot deliver is named once (again when its target or the config changes); it still runs", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      records.tg = job("tg", { deliver: "telegram", deliver_extra: { chat_id: "5" } });
+      records.off = job("off", { deliver: "telegram", state: "paused" });
+      records.logged = job("logged");
+    });
+    const log = captureLogger();
+    let config = { name: "start" };
+    const checked: string[] = [];
+    const ran: string[] = [];
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+      logger: log.logger,
+      clock: { now: () => T0 + 60_000, setTimeout: () => 0, clearTimeout: () => {} },
+      targetProblems: (j) => {
+        checked.push(j.id);
+        return j.deliver === "telegram" && config.name === "start"
+          ? ["deliver: telegram needs platforms.telegram enabled"]
+          : [];
+      },
+      targetsVersion: () => config,
+    });
+    const warned = () => log.messages().filter((m) => m.includes("needs platforms"));
+    for (let i = 0; i < 3; i++) await scheduler.tick();
+    await scheduler.idle();
+    expect(warned()).toEqual([
+      `[cron] job-tg: ${store.path}: jobs.tg.deliver: telegram needs platforms.telegram enabled`,
+    ]);
+    expect(checked).toEqual(["tg", "logged"]); // paused jobs are not checked; each job once
+    expect(ran).toEqual(["tg", "logged"]);
+    config = { name: "reloaded" };
+    await scheduler.tick();
+    expect(checked).toEqual(["tg", "logged", "tg", "logged"]);
+    expect(warned()).toHaveLength(1);
+  });
+
   it("a job written by hand without deliver is delivered to log, not to a target named undefined", async () => {
     home = tempHome();
     const store = cronStore(join(home.dir, "cron", "jobs.json"));
