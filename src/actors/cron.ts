@@ -66,6 +66,14 @@ export interface CronSchedulerOptions {
    * job's due time first. Without it, every due job runs here.
    */
   readonly claim?: (profile: string, jobId: string, dueAt: string) => Promise<boolean>;
+  /**
+   * What is wrong with a job's target under the gateway's config (its platform not enabled, no
+   * recipient), each as `deliver...: <problem>`: said once per enabled job (again when its target changes),
+   * since every run of it would only fail at its delivery.
+   */
+  readonly targetProblems?: (job: CronJob) => readonly string[];
+  /** What `targetProblems` judges by (the config its targets come from): a new one checks every job again. */
+  readonly targetsVersion?: () => unknown;
 }
 
 export interface CronScheduler {
@@ -147,6 +155,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const badSchedules = new Set<string>();
   /** `<profile>\0<key>` of records edited by hand into invalid ones, with the problem last logged. */
   const badRecords = new Map<string, string>();
+  /** `<profile>\0<job id>` → the target (deliver and extras) last checked by `targetProblems`. */
+  const checkedTargets = new Map<string, { target: string; version: unknown }>();
   /** `<profile>\0<job id>` → the schedule and next_run the last tick saw (a hand edit of the schedule shows). */
   const lastSeen = new Map<string, { schedule: string; next_run: string | undefined }>();
 
@@ -301,6 +311,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       store = stores.store(profile);
       const records = jobRecords(store.path, store.read().records);
       reportInvalid(profile, records);
+      reportTargets(profile, store.path, records);
       await followEditedSchedules(profile, store, records, now);
       due = records
         .flatMap((record) => (record.ok ? [record.job] : []))
@@ -431,6 +442,33 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
     for (const key of badRecords.keys())
       if (key.startsWith(`${profile}\u0000`) && !seen.has(key)) badRecords.delete(key);
+  }
+
+  /**
+   * An enabled job whose target cannot deliver (a platform not enabled, no recipient): its runs would
+   * spend an agent run each and fail at the delivery. Said once, again when the job's target changes.
+   */
+  function reportTargets(profile: string, path: string, records: readonly JobRecord[]): void {
+    if (options.targetProblems === undefined) return;
+    const seen = new Set<string>();
+    for (const record of records) {
+      if (!record.ok || record.job.state !== "enabled") continue;
+      const { job } = record;
+      const key = `${profile}\u0000${job.id}`;
+      seen.add(key);
+      const target = `${job.deliver}\u0000${JSON.stringify(job.deliver_extra)}`;
+      const version = options.targetsVersion?.();
+      const checked = checkedTargets.get(key);
+      if (checked?.target === target && checked.version === version) continue;
+      checkedTargets.set(key, { target, version });
+      for (const problem of options.targetProblems(job))
+        logger.warn(
+          { job: job.id, profile },
+          `[cron] ${job.name}${inProfile(profile)}: ${path}: jobs.${job.id}.${problem}`,
+        );
+    }
+    for (const key of checkedTargets.keys())
+      if (key.startsWith(`${profile}\u0000`) && !seen.has(key)) checkedTargets.delete(key);
   }
 
   /** Whether this instance won the job's due time (false, logged, when the shared state is unreachable). */

@@ -11,6 +11,7 @@ import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/
 import {
   type CronJob,
   type CronJobState,
+  type CronStore,
   cronStore,
   jobNameProblem,
   newJobId,
@@ -35,7 +36,22 @@ function store(options: ProfileOption) {
 }
 
 function notFound(ref: string, path: string, options: ProfileOption): SvcError {
-  return unknownJob(ref, path, `svc cron list${profileFlag(options.profile)}`);
+  const error = unknownJob(ref, path, `svc cron list${profileFlag(options.profile)}`);
+  const typo = newProfileTypo(options.profile);
+  if (typo === undefined) return error;
+  return new SvcError(
+    "usage",
+    `${error.message} (profile ${options.profile} has no directory — did you mean ${typo}? ${typo === DEFAULT_PROFILE ? "leave --profile out" : `--profile ${typo}`})`,
+  );
+}
+
+/**
+ * An unknown job is refused before the store's lock is taken: the lock file makes the profile's
+ * directory, so a `--profile wrok` typo left a new profile behind, which later commands then took as
+ * real (`svc cron create --profile wrok` no longer asked "did you mean work?").
+ */
+function refuseUnknown(jobs: CronStore, ref: string, options: ProfileOption): void {
+  if (lookupJob(jobs.path, jobs.read().records, ref) === undefined) throw notFound(ref, jobs.path, options);
 }
 
 /** The valid job `ref` names; an unknown one, or a record edited by hand into an invalid one, is refused. */
@@ -66,9 +82,11 @@ async function create(options: CreateOptions): Promise<void> {
     throw new SvcError("usage", "--prompt: must not be empty — give the text the agent runs");
   // Every run would otherwise fail on it: refused here as `svc webhook subscribe --deliver` does.
   if (options.deliver !== undefined && canonicalTarget(options.deliver) === undefined) {
+    // As a route's deliver and svc webhook subscribe --deliver say it: `slak` → "slack", `Telegram` → "telegram".
+    const meant = nearMiss(options.deliver, Object.keys(TARGET_ALIASES));
     throw new SvcError(
       "usage",
-      `--deliver: unknown target "${options.deliver}" — use one of ${Object.keys(TARGET_ALIASES).join(", ")}`,
+      `--deliver: unknown target "${options.deliver}" — ${meant === undefined ? "" : `did you mean "${meant}"? `}use one of ${Object.keys(TARGET_ALIASES).join(", ")}`,
     );
   }
   const jobs = store(options);
@@ -162,6 +180,14 @@ function list(options: ProfileOption): void {
   const jobs = store(options);
   const records = jobRecords(jobs.path, jobs.read().records);
   if (records.length === 0) {
+    // `--profile wrok` with a profile work on disk: the list is empty because the name is a typo.
+    const typo = newProfileTypo(options.profile);
+    if (typo !== undefined) {
+      process.stdout.write(
+        `No cron jobs in profile ${options.profile}, which has no directory — did you mean ${typo}? svc cron list${profileFlag(typo)}\n`,
+      );
+      return;
+    }
     process.stdout.write(
       `No cron jobs. Create one: svc cron create${profileFlag(options.profile)} --name <name> --schedule "every 1h" --prompt <text>\n`,
     );
@@ -214,6 +240,7 @@ export function withState(
 
 async function setState(ref: string, state: CronJobState, options: ProfileOption): Promise<void> {
   const jobs = store(options);
+  refuseUnknown(jobs, ref, options);
   const { result } = await jobs.update((records) => {
     const found = usableJob(lookupJob(jobs.path, records, ref), ref, jobs.path, options);
     const next = withState(found, state, Date.now());
@@ -229,6 +256,7 @@ async function setState(ref: string, state: CronJobState, options: ProfileOption
 
 async function remove(ref: string, options: ProfileOption): Promise<void> {
   const jobs = store(options);
+  refuseUnknown(jobs, ref, options);
   const { result } = await jobs.update((records) => {
     // An invalid record (edited by hand) can be removed too: that is one of the ways out it is shown.
     const found = lookupJob(jobs.path, records, ref);

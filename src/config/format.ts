@@ -280,7 +280,7 @@ function unknownKeys(
   if (foreign !== undefined)
     return `unknown key${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")} — ${foreign} (see docs/mcp.md)`;
   const meant = keys.flatMap((key) => {
-    const match = nearMiss(key, known);
+    const match = nearMiss(key, known) ?? withUnit(key, known);
     return match === undefined || keys.includes(match) ? [] : [[key, match] as const];
   });
   const moved =
@@ -296,6 +296,16 @@ function unknownKeys(
   const doc = docPageOf(path);
   return `unknown key${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")} — ${hint} (see ${doc})`;
 }
+
+/**
+ * The known key that is `key` with its unit (`window` → `window_seconds`, `max_wait` → `max_wait_seconds`,
+ * `max_body` → `max_body_bytes`): other tools name these without the unit, which is too far for a typo.
+ */
+function withUnit(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  return known.find((candidate) => UNITS.some((unit) => candidate === `${lower}_${unit}`));
+}
+const UNITS = ["seconds", "ms", "bytes"];
 
 /** Keys whose value is a credential (`secret`, `token`, `auth_token`, `client_secret`, `password`, ...). */
 const SECRET_KEY = /(?:^|_)(?:secret|token|password)$|^(?:api_key|authorization)$/i;

@@ -10,7 +10,7 @@ import type { GatewaySystem } from "../actors/system.js";
 import type { SvcPaths } from "../config/paths.js";
 import type { Logger } from "../io/log.js";
 import { existingProfiles } from "../io/profiles.js";
-import { cronStore } from "../io/stores/cronStore.js";
+import { type CronJob, cronStore } from "../io/stores/cronStore.js";
 import type { AcceptedEvent } from "../streams/context.js";
 import type { Agent } from "./agent.js";
 import type { ProfileResources } from "./profileResources.js";
@@ -29,6 +29,10 @@ export interface CronDeps {
   readonly timeRun?: (run: () => Promise<void>) => Promise<void>;
   /** Several gateways sharing state (Redis): a due time runs only on the instance that claims it. */
   readonly claim?: ((profile: string, jobId: string, dueAt: string) => Promise<boolean>) | undefined;
+  /** A job's target problems under the gateway's config (logged once per job by the scheduler). */
+  readonly targetProblems?: (job: CronJob) => readonly string[];
+  /** The config `targetProblems` judges by: a reload's new one checks every job again. */
+  readonly targetsVersion?: () => unknown;
 }
 
 export interface Cron {
@@ -60,6 +64,8 @@ export function createCron(deps: CronDeps): Cron {
     enqueue: deps.enqueue,
     ...(deps.timeRun === undefined ? {} : { timeRun: deps.timeRun }),
     ...(deps.claim === undefined ? {} : { claim: deps.claim }),
+    ...(deps.targetProblems === undefined ? {} : { targetProblems: deps.targetProblems }),
+    ...(deps.targetsVersion === undefined ? {} : { targetsVersion: deps.targetsVersion }),
   });
   // A schedule that fails (a store that throws at start) is started again, a few times.
   const ref = deps.system.spawn("cron", cronActor(scheduler), undefined, { restart: "on-error", max: 3 });

@@ -34,6 +34,8 @@ export interface Deliveries {
   reload(config: Config): void;
   /** The platforms deliveries can go to now (`log` and each enabled one). */
   platforms(): readonly string[];
+  /** The config the targets were made from (the last reload's). */
+  config(): Config;
 }
 
 /** The delivery platforms' settings (all of `platforms` but the webhook adapter), to see whether a reload changed them. */
@@ -84,6 +86,7 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
     },
     warn,
     platforms: () => targets.enabled(),
+    config: () => current,
     reload(config) {
       if (platformSettings(config) !== platformSettings(current)) {
         targets = createTargets(config, targetDeps);

@@ -72,7 +72,8 @@ const them = (keys: readonly string[]) => (keys.length === 1 ? "it" : "them");
 
 /**
  * What the route's mode leaves unused, as `<keys> have no effect ...` (none: empty); also for a
- * subscription record (`svc webhook subscribe`, `svc config check`).
+ * subscription record (`svc webhook subscribe`, `svc config check`). A coalescing quiet window longer
+ * than the max wait is one: every group fires at its max wait.
  */
 export function idleKeys(route: Route): string[] {
   const logTarget = canonicalTarget(route.deliver) === "log";
@@ -98,6 +99,12 @@ export function idleKeys(route: Route): string[] {
   if (logOnly.length > 0)
     found.push(
       `${logOnly.join(" and ")} ${logOnly.length === 1 ? "has" : "have"} no effect while deliver is log (replies go to the gateway log) — set deliver to a target, e.g. deliver: telegram`,
+    );
+  const coalesce = route.coalesce;
+  // `window_seconds: 600` alone: the default max wait (300 s) fires every group first.
+  if (coalesce !== undefined && coalesce.window_seconds > coalesce.max_wait_seconds)
+    found.push(
+      `coalesce.window_seconds (${coalesce.window_seconds}) has no effect while it is longer than coalesce.max_wait_seconds (${coalesce.max_wait_seconds}${coalesce.max_wait_seconds === 300 ? ", the default" : ""}) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window`,
     );
   if (route.mirror_to_session && !logTarget && !isChatPlatform(route.deliver))
     found.push(

@@ -23,6 +23,7 @@ import {
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { cronJobsStored } from "../io/stores/cronJobsStored.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
+import { jobTargetProblems } from "../io/targets/validate.js";
 import { agentGroupsDir, GatewayState, openStateStore, stateDir } from "../state/gatewayState.js";
 import { createAgent } from "./agent.js";
 import { createCoalescing } from "./coalescing.js";
@@ -227,6 +228,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     enqueue: (event) => redis?.enqueueRun(event) ?? journaledEnqueue(event),
     timeRun: (run) => timedRun(metrics, now, run),
     claim: redis?.cronLease.claim,
+    // Against the config the deliverer's targets were made from (a reload's, once applied).
+    targetProblems: (job) => jobTargetProblems(deliveries.config(), job),
+    targetsVersion: () => deliveries.config(),
   });
   runs = createRuns({
     system,

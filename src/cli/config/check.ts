@@ -27,7 +27,7 @@ import { invalidJobMessage, jobRecords } from "../../io/stores/cronJobRecord.js"
 import { cronJobsStored } from "../../io/stores/cronJobsStored.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { parseSubscription, type Subscription, subscriptionRoute } from "../../io/stores/subscriptions.js";
-import { targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
+import { jobTargetProblems, targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
 import { notServed } from "../webhook/notServed.js";
 import { withSubscriptionStore } from "../webhook/subscriptionStoreFor.js";
 import { profileMcpVariableWarnings, unsetMcpVariables } from "./unsetVariables.js";
@@ -235,11 +235,17 @@ function cronStoreWarnings(loaded: LoadedConfig, withJobs: Set<string>): string[
     try {
       const records = jobRecords(store.path, store.read().records);
       if (records.length > 0) withJobs.add(name);
-      for (const record of records)
-        if (!record.ok)
+      for (const record of records) {
+        if (!record.ok) {
           warnings.push(
             `${invalidJobMessage(record, `svc cron remove${flag}`)}; the gateway does not run it`,
           );
+          continue;
+        }
+        // A target whose platform is off, or that lacks a recipient: every run's delivery fails.
+        for (const problem of jobTargetProblems(loaded.config, record.job))
+          warnings.push(`${store.path}: jobs.${record.key}.${problem} (cron job ${record.job.name})`);
+      }
     } catch (err) {
       warnings.push(`${describeError(err)}; the gateway skips this profile's cron jobs until then`);
     }

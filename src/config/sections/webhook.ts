@@ -34,7 +34,10 @@ export const coalesceSchema = z.strictObject({
   // dispatched at once without a word, as if the route did not coalesce.
   key: z
     .string()
-    .refine((key) => key.trim() !== "", "coalesce.key is required: a dotted payload path or a {template}")
+    .refine(
+      (key) => key.trim() !== "",
+      "empty — it names no field, so every event would run at once: set it to the payload path that names the entity (pull_request.number) or a {template}",
+    )
     // So does a path with an empty segment, or an empty placeholder: `a..b`, `{ }`, `{repo.}`.
     .superRefine((key, ctx) => {
       if (key.trim() === "") return;

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { formatJsonIssues } from "../../config/format.js";
+import { nearMiss } from "../../config/nearMiss.js";
+import { canonicalTarget, TARGET_ALIASES } from "../targets/names.js";
 import { type CronJob, jobNameProblem, parseSchedule } from "./cronStore.js";
 
 /**
@@ -24,10 +26,32 @@ const cronJobSchema = z.looseObject({
     }
   }),
   prompt: z.string().refine((text) => text.trim() !== "", "must not be empty — give the text the agent runs"),
-  deliver: z.string().min(1).default("log"),
-  // A number or boolean written by hand (chat_id: 42) is its text, as delivery targets read it.
+  // An unknown target (svc cron create refuses it) failed every run only after its agent had run.
+  deliver: z
+    .string()
+    .min(1)
+    .superRefine((target, ctx) => {
+      if (canonicalTarget(target) !== undefined) return;
+      const meant = nearMiss(target, Object.keys(TARGET_ALIASES));
+      ctx.addIssue({
+        code: "custom",
+        message: `unknown target ${JSON.stringify(target)} — ${meant === undefined ? "" : `did you mean "${meant}"? `}use one of ${Object.keys(TARGET_ALIASES).join(", ")}`,
+      });
+    })
+    .default("log"),
+  // A number or boolean written by hand (chat_id: 42) is its text, as delivery targets read it; a null
+  // key is absent, as a null field of the record is.
   deliver_extra: z
-    .record(z.string(), z.union([z.string(), z.number().transform(String), z.boolean().transform(String)]))
+    .preprocess(
+      (raw) =>
+        typeof raw === "object" && raw !== null && !Array.isArray(raw)
+          ? Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null))
+          : raw,
+      z.record(
+        z.string(),
+        z.union([z.string(), z.number().transform(String), z.boolean().transform(String)]),
+      ),
+    )
     .default({}),
   state: z.enum(["enabled", "paused", "disabled"]).default("enabled"),
   next_run: z.string().optional(),

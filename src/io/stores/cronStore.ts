@@ -99,7 +99,40 @@ export function parseSchedule(text: string): Schedule {
   const read = /duplicate values found/.test(problem) ? withoutRepeats(fields) : expression;
   const remaining = read === expression ? problem : cronProblem(read);
   if (remaining === undefined) return { kind: "cron", expression: read };
-  throw new SvcError("usage", `schedule "${text}": not a valid cron expression (${remaining})`);
+  throw new SvcError(
+    "usage",
+    `schedule "${text}": not a valid cron expression (${failingField(read.split(/\s+/)) ?? neverRuns(read, remaining)})`,
+  );
+}
+
+const FIELD_LABELS = ["minute", "hour", "day-of-month", "month", "day-of-week"];
+
+/** `0 0 31 2 *`: every field is valid alone, but the day never comes in that month. */
+function neverRuns(expression: string, problem: string): string {
+  if (!/Invalid explicit day of month/.test(problem)) return problem;
+  const [, , monthDay, month] = expression.split(/\s+/);
+  return `day-of-month "${monthDay}" never comes in month "${month}": the job would never run`;
+}
+
+/**
+ * cron-parser's refusal with the field it is about: its messages name none (`Constraint error, got value 60
+ * expected range 0-59` fits the minute and the day-of-month) and a range missing an end reads
+ * `got range NaN-1`. Each field is tried alone, the others `*`.
+ */
+function failingField(fields: readonly string[]): string | undefined {
+  if (fields.length !== FIELD_LABELS.length) return undefined;
+  for (const [index, field] of fields.entries()) {
+    const problem = cronProblem(fields.map((other, at) => (at === index ? other : "*")).join(" "));
+    // A list naming a value twice is read as a set (withoutRepeats): not this field's fault.
+    if (problem === undefined || /duplicate values found/.test(problem)) continue;
+    const said = /NaN/.test(problem)
+      ? `a range needs a value on each side of its "-" (${FIELD_LABELS[index]} values are ${problem.replace(/.*expected range /, "")})`
+      : /cannot repeat at every/.test(problem)
+        ? "a step (/N) must be a whole number of 1 or more"
+        : problem;
+    return `${FIELD_LABELS[index]} field "${field}": ${said}`;
+  }
+  return undefined;
 }
 
 function cronProblem(expression: string): string | undefined {

@@ -1,7 +1,7 @@
 import { nearMiss } from "../../config/nearMiss.js";
 import type { Config } from "../../config/schema.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
-import { routeKey } from "../../config/sections/webhook.js";
+import { type Route, routeKey } from "../../config/sections/webhook.js";
 import { unreadExtraKeys } from "./extraKeys.js";
 import { canonicalTarget, isChatPlatform, TARGET_ALIASES } from "./names.js";
 
@@ -119,6 +119,28 @@ export function targetStartupProblems(
     }
   }
   return { unknown, notEnabled, warnings: problems };
+}
+
+/**
+ * A cron job's target problems (its `deliver` and `deliver_extra`, sent as written) under the current
+ * config.yaml, each as `deliver...: <problem>`: the caller names the store and job. `svc cron create`
+ * warns about them once; a platform turned off since (or never turned on) fails every run's delivery.
+ */
+export function jobTargetProblems(
+  config: Config,
+  job: { readonly deliver: string; readonly deliver_extra: Readonly<Record<string, string>> },
+): string[] {
+  const route = { deliver: job.deliver, deliver_extra: job.deliver_extra } as Route;
+  const webhook = { ...config.platforms.webhook, routes: { job: route } };
+  const { unknown, notEnabled, warnings } = targetStartupProblems(
+    { ...config, platforms: { ...config.platforms, webhook } },
+    "",
+    { templates: false },
+  );
+  const at = `: ${routeKey("job", route)}.`;
+  return [...unknown, ...notEnabled, ...warnings].map((problem) =>
+    problem.startsWith(at) ? problem.slice(at.length) : problem,
+  );
 }
 
 /** What stops the gateway from starting (and a reload from applying): unknown targets and targets whose platform is not enabled. */

@@ -111,7 +111,9 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
       "telegarm",
     ]);
     expect(target.code).toBe(2);
-    expect(target.stderr).toContain('--deliver: unknown target "telegarm" — use one of log, telegram,');
+    expect(target.stderr).toContain(
+      '--deliver: unknown target "telegarm" — did you mean "telegram"? use one of log, telegram,',
+    );
     // '-' is allowed, but not first: the message says so, as the store's record check does.
     const dash = await svc(home, ["cron", "create", "--name", "-x", "--schedule", "1h", "--prompt", "p"]);
     expect(dash.code).toBe(2);
@@ -317,6 +319,37 @@ describe("svc cron create --profile with a name one or two letters from an exist
         "hi",
       ]);
       expect(again.stderr).not.toContain("did you mean");
+    } finally {
+      home.cleanup();
+    }
+  });
+});
+
+describe("svc cron pause/resume/disable/remove/run/list --profile of a job that is not there", {
+  timeout: 30_000,
+}, () => {
+  it("refuses (exit 2) without making the profile's directory, naming the profile one or two letters away", async () => {
+    const home = tempHome();
+    try {
+      home.write("profiles/work/skills/.keep", "");
+      const store = join(home.dir, "profiles", "wrok", "cron", "jobs.json");
+      for (const command of ["pause", "resume", "disable", "remove", "run"]) {
+        const refused = await svc(home, ["cron", command, "nightly", "--profile", "wrok"]);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toBe(
+          `svc: cron job "nightly" not found in ${store} — see \`svc cron list --profile wrok\` for ids and names (profile wrok has no directory — did you mean work? --profile work)\n`,
+        );
+      }
+      const listed = await svc(home, ["cron", "list", "--profile", "wrok"]);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toBe(
+        "No cron jobs in profile wrok, which has no directory — did you mean work? svc cron list --profile work\n",
+      );
+      // No new profile was left behind, so a later create still says it is one.
+      expect(existsSync(join(home.dir, "profiles", "wrok"))).toBe(false);
+      const unknownHere = await svc(home, ["cron", "pause", "nightly"]);
+      expect(unknownHere.code).toBe(2);
+      expect(existsSync(join(home.dir, "cron"))).toBe(false);
     } finally {
       home.cleanup();
     }

@@ -93,3 +93,40 @@ describe("svc config check and the cron stores", { timeout: 30_000 }, () => {
     expect(check.stderr).toContain("the gateway skips this profile's cron jobs until then");
   });
 });
+
+describe("svc config check and a cron job's target", { timeout: 30_000 }, () => {
+  it("warns about a job whose platform is not enabled or that lacks a recipient (every run's delivery fails); log and a set-up chat pass", async () => {
+    home = tempHome();
+    const base = cliConfig() as { platforms: Record<string, unknown> };
+    const slack = { enabled: true, token: "xoxb-1" };
+    home.write("config.yaml", stringify({ ...base, platforms: { ...base.platforms, slack } }), 0o600);
+    const job = (name: string, deliver: string, deliver_extra: Record<string, string>) => ({
+      id: name,
+      name,
+      schedule: "every 1h",
+      prompt: "p",
+      deliver,
+      deliver_extra,
+      state: "enabled",
+    });
+    const path = home.write(
+      "cron/jobs.json",
+      JSON.stringify({
+        revision: 1,
+        jobs: {
+          tgoff: job("tgoff", "telegram", { chat_id: "5" }),
+          slnone: job("slnone", "slack", {}),
+          slok: job("slok", "slack", { chat_id: "C1" }),
+          logged: job("logged", "log", {}),
+        },
+      }),
+    );
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(0);
+    const warned = check.stderr.split("\n").filter((line) => line.includes(path));
+    expect(warned).toEqual([
+      `Warning: ${path}: jobs.tgoff.deliver: telegram needs platforms.telegram enabled — set platforms.telegram.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log (cron job tgoff)`,
+      `Warning: ${path}: jobs.slnone.deliver_extra.chat_id: missing and platforms.slack.home_channel is not set — set one of them so slack knows where to deliver (cron job slnone)`,
+    ]);
+  });
+});

@@ -24,6 +24,20 @@ describe("route keys that the route's other keys leave without effect", () => {
     ]);
   });
 
+  it("a coalesce quiet window longer than the max wait (window_seconds: 600 with the default 300) is named", () => {
+    expect(
+      warnings({
+        long: { coalesce: { key: "n", window_seconds: 600 } },
+        swapped: { coalesce: { key: "n", window_seconds: 60, max_wait_seconds: 10 } },
+        equal: { coalesce: { key: "n", window_seconds: 30, max_wait_seconds: 30 } },
+        usual: { coalesce: { key: "n", window_seconds: 30 } },
+      }),
+    ).toEqual([
+      "[webhook] config.yaml: platforms.webhook.routes.long: coalesce.window_seconds (600) has no effect while it is longer than coalesce.max_wait_seconds (300, the default) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window",
+      "[webhook] config.yaml: platforms.webhook.routes.swapped: coalesce.window_seconds (60) has no effect while it is longer than coalesce.max_wait_seconds (10) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window",
+    ]);
+  });
+
   it("deliver_extra and mirror_to_session on a log route are named; on a chat route they are not", () => {
     expect(
       warnings({

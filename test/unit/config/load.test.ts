@@ -224,7 +224,9 @@ describe("config loading (spec 2.1)", () => {
     for (const key of ["''", "'   '"]) {
       expect(() =>
         load(`platforms:\n  webhook:\n    routes:\n      gh:\n        coalesce: {key: ${key}}\n`),
-      ).toThrow(/routes\.gh\.coalesce\.key: coalesce\.key is required/);
+      ).toThrow(
+        "routes.gh.coalesce.key: empty — it names no field, so every event would run at once: set it to the payload path that names the entity (pull_request.number) or a {template}",
+      );
     }
     const stored = parseSubscription("subs.json", "gh", { secret: "s", coalesce: { key: " " } });
     expect(stored.ok).toBe(false);

@@ -39,6 +39,20 @@ describe("typos point at the fix", () => {
     );
   });
 
+  it("a key written without its unit (coalesce window, max_wait; max_body) names the key with it", () => {
+    const route = (coalesce: string) =>
+      `platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    routes:\n      a:\n        secret: s\n        coalesce: {key: n, ${coalesce}}\n`;
+    expect(load(route("window: 10"))).toThrow(
+      /routes\.a\.coalesce: unknown key "window" — did you mean "window_seconds"\?/,
+    );
+    expect(load(route("max_wait: 60"))).toThrow(
+      /routes\.a\.coalesce: unknown key "max_wait" — did you mean "max_wait_seconds"\?/,
+    );
+    expect(load("platforms:\n  webhook:\n    max_body: 10\n")).toThrow(
+      /platforms\.webhook: unknown key "max_body" — did you mean "max_body_bytes"\?/,
+    );
+  });
+
   it("a misspelt key elsewhere still points to docs/configuration.md", () => {
     expect(load("agent:\n  providr: echo\n")).toThrow(/\(see docs\/configuration\.md\)/);
   });

@@ -188,6 +188,32 @@ describe("schedule grammar", () => {
     }
   });
 
+  it("a refused cron expression names its field, and says a range without an end or a day that never comes as such", () => {
+    const refusal = (schedule: string) => {
+      try {
+        parseSchedule(schedule);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error(`${schedule} was accepted`);
+    };
+    expect(refusal("0 0 * * -1")).toBe(
+      'schedule "0 0 * * -1": not a valid cron expression (day-of-week field "-1": a range needs a value on each side of its "-" (day-of-week values are 0-7))',
+    );
+    expect(refusal("61 * * * *")).toBe(
+      'schedule "61 * * * *": not a valid cron expression (minute field "61": Constraint error, got value 61 expected range 0-59)',
+    );
+    expect(refusal("0 0 0 * *")).toContain('(day-of-month field "0": ');
+    expect(refusal("0 */0 * * *")).toContain(
+      '(hour field "*/0": a step (/N) must be a whole number of 1 or more)',
+    );
+    expect(refusal("0 0 31 feb *")).toBe(
+      'schedule "0 0 31 feb *": not a valid cron expression (day-of-month "31" never comes in month "feb": the job would never run)',
+    );
+    // A list naming a value twice is a set, not the problem: the day-of-month is.
+    expect(refusal("0,0 0 0 * *")).toContain('(day-of-month field "0": ');
+  });
+
   it("rejects bad schedules with a message that shows the grammar", () => {
     expect(() => parseSchedule("0 * * * * *")).toThrow(/expected 5 cron fields/);
     expect(() => parseSchedule("61 * * * *")).toThrow(/not a valid cron expression/);
@@ -257,6 +283,48 @@ describe("cron scheduler", () => {
     await scheduler.idle();
     expect(ran).toHaveLength(3);
     expect(log.messages().at(-1)).toContain(`cron_job job-bad not fired — ${problem}`);
+  });
+
+  it("an enabled job whose target cannot deliver is named once (again when its target or the config changes); it still runs", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      records.tg = job("tg", { deliver: "telegram", deliver_extra: { chat_id: "5" } });
+      records.off = job("off", { deliver: "telegram", state: "paused" });
+      records.logged = job("logged");
+    });
+    const log = captureLogger();
+    let config = { name: "start" };
+    const checked: string[] = [];
+    const ran: string[] = [];
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+      logger: log.logger,
+      clock: { now: () => T0 + 60_000, setTimeout: () => 0, clearTimeout: () => {} },
+      targetProblems: (j) => {
+        checked.push(j.id);
+        return j.deliver === "telegram" && config.name === "start"
+          ? ["deliver: telegram needs platforms.telegram enabled"]
+          : [];
+      },
+      targetsVersion: () => config,
+    });
+    const warned = () => log.messages().filter((m) => m.includes("needs platforms"));
+    for (let i = 0; i < 3; i++) await scheduler.tick();
+    await scheduler.idle();
+    expect(warned()).toEqual([
+      `[cron] job-tg: ${store.path}: jobs.tg.deliver: telegram needs platforms.telegram enabled`,
+    ]);
+    expect(checked).toEqual(["tg", "logged"]); // paused jobs are not checked; each job once
+    expect(ran).toEqual(["tg", "logged"]);
+    config = { name: "reloaded" };
+    await scheduler.tick();
+    expect(checked).toEqual(["tg", "logged", "tg", "logged"]);
+    expect(warned()).toHaveLength(1);
   });
 
   it("a job written by hand without deliver is delivered to log, not to a target named undefined", async () => {

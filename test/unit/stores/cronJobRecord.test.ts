@@ -36,6 +36,30 @@ describe("a cron job record edited by hand", () => {
     });
   });
 
+  it("is refused with an unknown deliver target (svc cron create refuses it; every run failed after its agent ran)", () => {
+    const job = { name: "n", schedule: "every 1h", prompt: "p" };
+    const parsed = parseCronJob(FILE, "a1", { ...job, deliver: "telegarm" });
+    expect(parsed.ok).toBe(false);
+    expect(parsed.ok ? [] : parsed.problems).toEqual([
+      expect.stringMatching(
+        /^\/home\/u\/\.svc\/cron\/jobs\.json: jobs\.a1\.deliver: unknown target "telegarm" — did you mean "telegram"\? use one of log, telegram, /,
+      ),
+    ]);
+    // Every name svc cron create takes is a target here too (aliases included).
+    for (const deliver of ["log", "telegram", "github_comment", "homeassistant", "chat_13"])
+      expect(parseCronJob(FILE, "a1", { ...job, deliver }).ok).toBe(true);
+  });
+
+  it("takes a null deliver_extra key as absent, as a null field", () => {
+    const parsed = parseCronJob(FILE, "a1", {
+      name: "n",
+      schedule: "every 1h",
+      prompt: "p",
+      deliver_extra: { chat_id: "42", thread_id: null },
+    });
+    expect(parsed.ok && parsed.job.deliver_extra).toEqual({ chat_id: "42" });
+  });
+
   it("is refused naming the file, the key and the problem", () => {
     const problems = (raw: unknown) => {
       const parsed = parseCronJob(FILE, "a1", raw);
