@@ -255,6 +255,19 @@ describe("filter stage", () => {
     expect(isOutcome(stage(ctxWith({ route, payload: { x: 1, y: "a" } })))).toBe(false);
     expect(stage(ctxWith({ route, payload: { x: 1, y: "b" } }))).toBe(IGNORED_BY_FILTER);
   });
+
+  it("keeps an event type only the body named aside for the delivery history; a header's needs no copy", () => {
+    const route = resolved({ filters: [{ field: "x", equals: 1 }] });
+    const stripe = ctxWith({ route, payload: { type: "invoice.paid", x: 2 }, event: "invoice.paid" });
+    expect(stage(stripe)).toEqual({ ...IGNORED_BY_FILTER, event: "invoice.paid" });
+    const github = ctxWith({
+      route,
+      inbound: inbound({ headers: { "x-github-event": "push" } }),
+      payload: { x: 2 },
+      event: "push",
+    });
+    expect(stage(github)).toBe(IGNORED_BY_FILTER);
+  });
 });
 
 describe("script stage", () => {
