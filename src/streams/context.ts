@@ -32,6 +32,11 @@ export interface PipelineCtx {
   readonly route?: ResolvedRoute;
   /** The body limit the declared `Content-Length` passed at admission: unless it changed, only the body is measured. */
   readonly declaredSizeCheckedAgainst?: number;
+  /**
+   * A form body's `payload` field when the signature covered only it (Gitea, Forgejo and Gogs sign the JSON
+   * they put in the form, not the form): the parse stage reads the payload from exactly these bytes.
+   */
+  readonly signedFormPayload?: Buffer;
   /** The parsed JSON body; after the script stage, the script's replacement. */
   readonly payload?: Record<string, unknown>;
   /** Resolved event type; `undefined` when the request names none. */

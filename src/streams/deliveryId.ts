@@ -5,10 +5,11 @@ import { createHash } from "node:crypto";
  * `webhook-id`, `X-Request-ID`); each is followed by the real senders' aliases (GitHub's
  * `X-GitHub-Delivery` and the Gitea, Forgejo and Gogs names for it; Svix's `svix-id`). GitLab's
  * `Idempotency-Key`, Linear's `Linear-Delivery`, Jira's `X-Atlassian-Webhook-Identifier`, Shopify's
- * `X-Shopify-Webhook-Id` and PagerDuty's `X-Webhook-Id` (on PagerDuty's requests only; all kept across their
- * senders' retries) come before
- * `X-Request-ID`, which proxies often set per request. Bitbucket Cloud's `X-Request-UUID` (kept across its retries, which count in
- * `X-Attempt-Number`) and Sentry's `Request-ID` come last.
+ * `X-Shopify-Webhook-Id`, PagerDuty's `X-Webhook-Id` (on PagerDuty's requests only) and Bitbucket Cloud's
+ * `X-Request-UUID` (all kept across their senders' retries, Bitbucket's counted in `X-Attempt-Number`) come
+ * before `X-Request-ID`, which proxies (ingress-nginx, Heroku's router) set to a fresh value per request when
+ * the sender sent none: after it, every retry of such a sender behind one was a new delivery. Sentry's
+ * `Request-ID` comes last.
  */
 export const DELIVERY_ID_HEADERS = [
   "x-forge-delivery",
@@ -24,8 +25,8 @@ export const DELIVERY_ID_HEADERS = [
   "x-atlassian-webhook-identifier",
   "x-shopify-webhook-id",
   "x-webhook-id",
-  "x-request-id",
   "x-request-uuid",
+  "x-request-id",
   "request-id",
 ] as const;
 

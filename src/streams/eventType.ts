@@ -38,14 +38,21 @@ export function resolveEventType(
   headers: Readonly<Record<string, string>>,
   payload: unknown,
 ): string | undefined {
-  for (const name of EVENT_TYPE_HEADERS) {
-    const value = headers[name];
-    if (typeof value === "string" && value.length > 0) return value;
-  }
+  const named = headerEventType(headers);
+  if (named !== undefined) return named;
   if (!isPlainRecord(payload)) return undefined;
   for (const field of EVENT_TYPE_FIELDS) {
     const fromBody = Object.hasOwn(payload, field) ? payload[field] : undefined;
     if (typeof fromBody === "string" && fromBody.length > 0) return fromBody;
+  }
+  return undefined;
+}
+
+/** The event type the first non-empty header above names, if one does (no body read). */
+export function headerEventType(headers: Readonly<Record<string, string>>): string | undefined {
+  for (const name of EVENT_TYPE_HEADERS) {
+    const value = headers[name];
+    if (typeof value === "string" && value.length > 0) return value;
   }
   return undefined;
 }

@@ -27,8 +27,19 @@ export interface Outcome {
    * access log and the delivery history; never sent.
    */
   readonly deliveryId?: string;
-  /** The event type of an answer whose body does not name it (a coalesced 202), for the delivery history; never sent. */
+  /**
+   * The event type of an answer whose body does not name it (a coalesced 202, a direct delivery's 200 or 502,
+   * a duplicate, a script's ignore), for the delivery history; never sent.
+   */
   readonly event?: string;
+}
+
+/**
+ * `answer` with the resolved event type kept aside (see `Outcome.event`): without it the history had only
+ * the request's headers to name the event, and one the body named (Stripe's `type`, `event_type`) was none.
+ */
+export function withEventAside(answer: Outcome, event: string | undefined): Outcome {
+  return event === undefined ? answer : { ...answer, event };
 }
 
 /** The delivery ID an answer was about: its body's, else the one it kept aside, else the request's header. */

@@ -1,6 +1,7 @@
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { receivedBytesOf } from "../contentCoding.js";
-import type { Stage } from "../context.js";
+import { type Stage, withCtx } from "../context.js";
+import { formPayload, isForm } from "../formBody.js";
 import type { AuthScheme } from "../signatures.js";
 import type { Outcome } from "../types.js";
 import { routeOf } from "./require.js";
@@ -72,10 +73,37 @@ export function authStage(deps: AuthDeps): Stage {
       if (asSent.ok) result = asSent;
     }
     if (!result.ok) {
+      const signed = signedFormPayload(deps.verify, input);
+      if (signed !== undefined) return withCtx(ctx, { signedFormPayload: signed });
       deps.onRejected?.(route.name, result.reason);
       return INVALID_SIGNATURE;
     }
     if (result.scheme === "generic_v1") deps.onLegacyV1?.(route.name);
     return ctx;
   };
+}
+
+/**
+ * The headers only Gitea, Forgejo and Gogs send (besides GitHub's): a form is checked over its `payload`
+ * field only when one is there, so a GitHub-style `X-Hub-Signature-256` alone stays a signature of the body.
+ */
+const GITEA_FAMILY_SIGNATURES = ["x-gitea-signature", "x-forgejo-signature", "x-gogs-signature"];
+
+/**
+ * Gitea, Forgejo and Gogs hooks with content type `application/x-www-form-urlencoded` send the event's JSON
+ * in the form's `payload` field but sign that JSON, not the form body they send (GitHub signs the form
+ * body, which the check above takes). For such a form whose signature failed over the body, its
+ * code-host signature is checked over that field; the bytes it covers are returned for the parse stage,
+ * which reads the payload from them alone, so nothing unsigned around them can become the event.
+ */
+function signedFormPayload(
+  verify: VerifySignature,
+  input: Parameters<VerifySignature>[0],
+): Buffer | undefined {
+  if (!isForm(input.headers) || !GITEA_FAMILY_SIGNATURES.some((name) => Object.hasOwn(input.headers, name)))
+    return undefined;
+  const field = formPayload(input.body);
+  if (field === undefined) return undefined;
+  const result = verify({ ...input, body: field });
+  return result.ok && result.scheme === "forge_hmac" ? field : undefined;
 }

@@ -1,5 +1,5 @@
 import type { AcceptedEvent, AsyncStage, PipelineCtx } from "../context.js";
-import { errorOutcome, outcome } from "../types.js";
+import { errorOutcome, withEventAside } from "../types.js";
 import { acceptedOf } from "./accept.js";
 import { DUPLICATE, seenKey } from "./idempotency.js";
 
@@ -25,7 +25,8 @@ export function needsDirectDelivery(ctx: PipelineCtx): boolean {
 /** Step 9, direct delivery (no agent): 200 delivered, or 502 with details only in the log. */
 export function deliverStage(deps: DeliverDeps): AsyncStage {
   return async (ctx) => {
-    if (ctx.duplicateOf !== undefined) return (await ctx.duplicateOf) ? DUPLICATE : DELIVERY_FAILED;
+    if (ctx.duplicateOf !== undefined)
+      return withEventAside((await ctx.duplicateOf) ? DUPLICATE : DELIVERY_FAILED, ctx.event);
     const event = acceptedOf(ctx);
     const key = seenKey(event.routeName, event.deliveryId);
     let delivered = false;
@@ -35,13 +36,15 @@ export function deliverStage(deps: DeliverDeps): AsyncStage {
       if (deps.endDirect !== undefined) deps.endDirect(key, delivered);
       else if (!delivered) void deps.forget(key);
     }
-    // The body stays the documented error; the id (generated when the sender sent none) is kept aside.
-    if (!delivered) return { ...DELIVERY_FAILED, deliveryId: event.deliveryId };
-    return outcome(200, {
+    // The body stays the documented error; the id (generated when the sender sent none) is kept aside,
+    // and so is the event type (neither body names it), for the delivery history.
+    if (!delivered) return withEventAside({ ...DELIVERY_FAILED, deliveryId: event.deliveryId }, event.event);
+    const body = {
       status: "delivered",
       route: event.routeName,
       target: event.route.deliver,
       delivery_id: event.deliveryId,
-    });
+    };
+    return event.event === undefined ? { status: 200, body } : { status: 200, body, event: event.event };
   };
 }

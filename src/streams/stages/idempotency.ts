@@ -1,7 +1,7 @@
 import { type PipelineCtx, withCtx } from "../context.js";
 import { resolveDeliveryId } from "../deliveryId.js";
 import { isPromise, type MaybePromise } from "../stateUnavailable.js";
-import { type Outcome, outcome } from "../types.js";
+import { type Outcome, outcome, withEventAside } from "../types.js";
 import type { MaybeAsyncStage } from "./maybeAsync.js";
 import { routeOf } from "./require.js";
 
@@ -28,7 +28,9 @@ export function idempotencyStage(deps: IdempotencyDeps): MaybeAsyncStage {
   const decide = (ctx: PipelineCtx, key: string, sent: string, duplicate: boolean): PipelineCtx | Outcome => {
     if (duplicate) {
       const original = deps.inFlight?.(key);
-      return original === undefined ? DUPLICATE : withCtx(ctx, { deliveryId: sent, duplicateOf: original });
+      return original === undefined
+        ? withEventAside(DUPLICATE, ctx.event)
+        : withCtx(ctx, { deliveryId: sent, duplicateOf: original });
     }
     return withCtx(ctx, { deliveryId: sent });
   };

@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { codingProblem } from "../contentCoding.js";
 import { type Stage, withCtx } from "../context.js";
-import { formFieldBytes } from "../formField.js";
+import { formPayload, isForm } from "../formBody.js";
 import { JsonTooDeep, parseJson } from "../jsonNumbers.js";
 import { errorOutcome, type Outcome } from "../types.js";
 
@@ -10,17 +10,7 @@ export const NOT_AN_OBJECT = errorOutcome(400, "Invalid JSON body: expected a JS
 export const NOT_UTF8 = errorOutcome(400, "Invalid JSON body: not UTF-8");
 export const TOO_DEEP = errorOutcome(400, "Invalid JSON body: nested too deeply");
 
-const FORM = "application/x-www-form-urlencoded";
-
-/** Whether the request says it is a form: the only body a 2xx can follow that was not parsed as JSON itself. */
-export function isForm(headers: Readonly<Record<string, string>>): boolean {
-  const type = headers["content-type"];
-  if (type === undefined) return false;
-  // Asked of every accepted request (delivery history): no copy of the usual `application/json`.
-  const semicolon = type.indexOf(";");
-  const media = (semicolon < 0 ? type : type.slice(0, semicolon)).trim();
-  return media.length === FORM.length && media.toLowerCase() === FORM;
-}
+export { isForm } from "../formBody.js";
 
 type Parsed = { readonly payload: Record<string, unknown> } | { readonly failed: Outcome };
 
@@ -43,19 +33,25 @@ function parseJsonObject(body: Buffer): Parsed {
  * Step 5 of the processing order (docs/webhook.md). A body that is valid JSON but not an object (array, string, number, null) is
  * also a 400: filters, templates and `event_type` all address fields of an object. JSON text is UTF-8
  * (RFC 8259 §8.1), so other bytes are a 400 rather than silently replaced by U+FFFD. The signature was
- * checked on the raw body, so a form-encoded body is unwrapped only here.
+ * checked on the raw body, so a form-encoded body is unwrapped only here; when the signature covered only
+ * the form's `payload` field (Gitea, Forgejo, Gogs), exactly those bytes are the payload.
  */
 export const parseStage: Stage = (ctx) => {
   const { body } = ctx.inbound;
   // A body still in a Content-Encoding svc could not undo is named as that (415 or 400), not as bad JSON.
   if (!isUtf8(body)) return codingProblem(body, ctx.inbound.headers) ?? NOT_UTF8;
+  if (ctx.signedFormPayload !== undefined) {
+    if (!isUtf8(ctx.signedFormPayload)) return NOT_UTF8;
+    const signed = parseJsonObject(ctx.signedFormPayload);
+    return "failed" in signed ? signed.failed : withCtx(ctx, { payload: signed.payload });
+  }
   let parsed = parseJsonObject(body);
   // The body is tried as JSON first whatever its content type says: `curl -d '{...}'` labels plain
   // JSON as a form. Only when that fails is a form's `payload` field (GitHub's form hooks) read.
   if ("failed" in parsed && parsed.failed === INVALID_JSON && isForm(ctx.inbound.headers)) {
     // Its `payload` field, as GitHub sends it when a hook's content type is the form's default; the
     // field's bytes are JSON text too, so escapes that are not UTF-8 are refused as a raw body's are.
-    const inner = formFieldBytes(body, "payload");
+    const inner = formPayload(body);
     if (inner !== undefined) parsed = isUtf8(inner) ? parseJsonObject(inner) : { failed: NOT_UTF8 };
   }
   if ("failed" in parsed) return codingProblem(body, ctx.inbound.headers) ?? parsed.failed;

@@ -1,6 +1,6 @@
 import { type AsyncStage, withCtx } from "../context.js";
 import { resolveDeliveryId } from "../deliveryId.js";
-import { outcome } from "../types.js";
+import { outcome, withEventAside } from "../types.js";
 import { payloadOf, routeOf } from "./require.js";
 
 export const IGNORED_BY_SCRIPT = outcome(200, { status: "ignored", reason: "script" });
@@ -42,7 +42,7 @@ export function scriptStage(deps: ScriptDeps): AsyncStage {
     });
     if (result.kind === "ignore") {
       deps.onIgnored?.(route.name, result.why);
-      return IGNORED_BY_SCRIPT;
+      return withEventAside(IGNORED_BY_SCRIPT, ctx.event);
     }
     return withCtx(ctx, { payload: result.payload });
   };

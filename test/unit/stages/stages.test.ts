@@ -280,6 +280,19 @@ describe("filter stage", () => {
     expect(isOutcome(stage(ctxWith({ route, payload: { x: 1, y: "a" } })))).toBe(false);
     expect(stage(ctxWith({ route, payload: { x: 1, y: "b" } }))).toBe(IGNORED_BY_FILTER);
   });
+
+  it("keeps an event type only the body named aside for the delivery history; a header's needs no copy", () => {
+    const route = resolved({ filters: [{ field: "x", equals: 1 }] });
+    const stripe = ctxWith({ route, payload: { type: "invoice.paid", x: 2 }, event: "invoice.paid" });
+    expect(stage(stripe)).toEqual({ ...IGNORED_BY_FILTER, event: "invoice.paid" });
+    const github = ctxWith({
+      route,
+      inbound: inbound({ headers: { "x-github-event": "push" } }),
+      payload: { x: 2 },
+      event: "push",
+    });
+    expect(stage(github)).toBe(IGNORED_BY_FILTER);
+  });
 });
 
 describe("script stage", () => {
@@ -296,6 +309,13 @@ describe("script stage", () => {
     );
     const plain = ctxWith();
     expect(await stage(plain)).toBe(plain);
+    // The resolved event type is kept aside (never sent) for the delivery history.
+    const named = ctxWith({
+      route: resolved({ script: "s.sh" }),
+      payload: { drop: 1 },
+      event: "invoice.paid",
+    });
+    expect(await stage(named)).toEqual({ ...IGNORED_BY_SCRIPT, event: "invoice.paid" });
   });
 });
 
@@ -316,6 +336,16 @@ describe("idempotency stage", () => {
     expect([...seen]).toEqual(["r:id-1"]);
     expect(stage(ctxWith())).toMatchObject({ deliveryId: "rnd" });
     expect(stage(ctxWith())).toMatchObject({ deliveryId: "rnd" });
+  });
+
+  it("a duplicate keeps the resolved event type aside for the delivery history (its body names none)", () => {
+    const stage = idempotencyStage({ checkAndAdd: () => true, randomId: () => "rnd" });
+    // Stripe names its event only in the body: the history had no header to take it from.
+    const stripe = ctxWith({
+      inbound: inbound({ headers: { "x-request-id": "id-1" } }),
+      event: "invoice.paid",
+    });
+    expect(stage(stripe)).toEqual({ ...DUPLICATE, event: "invoice.paid" });
   });
 });
 
@@ -426,13 +456,15 @@ describe("accept, dispatch and deliver stages", () => {
     expect(stage(ctx)).toBe(ctx);
     const forgotten: string[] = [];
     const ok = deliverStage({ deliverDirect: async () => true, forget: (k) => forgotten.push(k) });
+    // The documented body; the event type kept aside for the delivery history, never sent.
     expect(await ok(ctx)).toEqual({
       status: 200,
       body: { status: "delivered", route: "r", target: "telegram", delivery_id: "d" },
+      event: "push",
     });
     const bad = deliverStage({ deliverDirect: async () => false, forget: (k) => forgotten.push(k) });
-    // The documented body; the delivery id kept aside for the history and the access log, never sent.
-    expect(await bad(ctx)).toEqual({ ...DELIVERY_FAILED, deliveryId: "d" });
+    // The documented body; the delivery id and event type kept aside for the history and the access log, never sent.
+    expect(await bad(ctx)).toEqual({ ...DELIVERY_FAILED, deliveryId: "d", event: "push" });
     expect(forgotten).toEqual(["r:d"]);
   });
 

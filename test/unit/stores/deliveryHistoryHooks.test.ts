@@ -28,4 +28,27 @@ describe("delivery history: what a request's record names", () => {
       event_header: "body",
     });
   });
+
+  it("a direct delivery, a duplicate and a script's ignore name the event the body named, kept aside by their answers", () => {
+    const { hooks, records } = recorded();
+    const head = { method: "POST", path: "/webhooks/stripe", headers: { "stripe-signature": "t=1,v1=ab" } };
+    const body = Buffer.from('{"id":"evt_1","type":"invoice.paid"}');
+    const delivered = { status: "delivered", route: "stripe", target: "telegram", delivery_id: "d-1" };
+    hooks.request("stripe", head, body, { status: 200, body: delivered, event: "invoice.paid" });
+    hooks.request("stripe", head, body, {
+      status: 200,
+      body: { status: "duplicate" },
+      event: "invoice.paid",
+    });
+    hooks.request("stripe", head, body, {
+      status: 200,
+      body: { status: "ignored", reason: "script" },
+      event: "invoice.paid",
+    });
+    expect(records.map((r) => r.kind === "request" && [r.outcome, r.event, r.event_header])).toEqual([
+      ["delivered", "invoice.paid", "body"],
+      ["duplicate", "invoice.paid", "body"],
+      ["ignored", "invoice.paid", "body"],
+    ]);
+  });
 });

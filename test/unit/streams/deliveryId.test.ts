@@ -19,7 +19,7 @@ describe("resolveDeliveryId (spec 6)", () => {
     expect(resolveDeliveryId(headers)).toBeUndefined();
   });
 
-  it("keeps the spec's four in spec order, each followed by its real alias (Bitbucket Cloud's X-Request-UUID last)", () => {
+  it("keeps the spec's four in spec order, each followed by its real alias (Sentry's Request-ID last)", () => {
     expect(DELIVERY_ID_HEADERS).toEqual([
       "x-forge-delivery",
       "x-github-delivery",
@@ -34,8 +34,8 @@ describe("resolveDeliveryId (spec 6)", () => {
       "x-atlassian-webhook-identifier",
       "x-shopify-webhook-id",
       "x-webhook-id",
-      "x-request-id",
       "x-request-uuid",
+      "x-request-id",
       "request-id",
     ]);
   });
@@ -48,6 +48,19 @@ describe("resolveDeliveryId (spec 6)", () => {
       "x-request-id": "proxy-1",
     };
     expect(resolveDeliveryId(pagerDuty)).toBe("0f5cb2a6-pd");
+  });
+
+  it("takes Bitbucket Cloud's X-Request-UUID, kept across its retries, before the X-Request-ID a proxy sets per request", () => {
+    // ingress-nginx and Heroku's router add a fresh X-Request-ID to a request that has none: Bitbucket's
+    // retry (X-Attempt-Number: 2) must still be the same delivery.
+    const first = {
+      "x-event-key": "pullrequest:created",
+      "x-request-uuid": "bb-7",
+      "x-request-id": "proxy-1",
+    };
+    const retry = { ...first, "x-attempt-number": "2", "x-request-id": "proxy-2" };
+    expect(resolveDeliveryId(first)).toBe("bb-7");
+    expect(resolveDeliveryId(retry)).toBe("bb-7");
   });
 
   it("reads X-Webhook-Id only on PagerDuty's requests: other senders put their subscription's id there", () => {
