@@ -56,6 +56,16 @@ export function unreachedRecipients(body: unknown): string[] {
 const errmsg = (body: unknown): string => (body as Errcode | undefined)?.errmsg ?? "";
 
 /**
+ * WeCom app text messages and Weixin customer-service text messages render an `<a href="…">text</a>` in
+ * `content` as a link showing only its text (Weixin also opens a mini program from
+ * `<a data-miniprogram-appid=…>`). Payload text is untrusted and must arrive as written: a zero-width
+ * space after the `<` of such a tag leaves it as the text it was, with no hidden link target.
+ */
+export function defuseLinkTags(text: string): string {
+  return text.replace(/<(?=a[\s>/])/gi, "<\u200B");
+}
+
+/**
  * WeCom (`/cgi-bin/gettoken` + `/cgi-bin/message/send`) and WeChat Official Accounts
  * (`/cgi-bin/stable_token` + `/cgi-bin/message/custom/send`) share one shape: a cached access_token in
  * the query string and `errcode`/`errmsg` in every answer.
@@ -88,6 +98,7 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
     name: platform,
     limit: spec.limit,
     unit: "utf8",
+    prepare: defuseLinkTags,
     homeChannel: spec.homeChannel,
     async check(signal) {
       await tokens.get(signal);
