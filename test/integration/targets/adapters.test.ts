@@ -52,7 +52,13 @@ const CASES: AdapterCase[] = [
       expect(r.headers.authorization).toBe("Bot DISCORD-SECRET");
       // https://discord.com/developers/docs/reference#user-agent
       expect(r.headers["user-agent"]).toBe(`DiscordBot (svc, ${VERSION})`);
-      expect(r.json).toEqual({ content: text, allowed_mentions: { parse: [] } });
+      // nonce + enforce_nonce: a part sent again after its answer was lost is not posted twice.
+      expect(r.json).toEqual({
+        content: text,
+        allowed_mentions: { parse: [] },
+        nonce: expect.stringMatching(/^[\w-]{25}$/),
+        enforce_nonce: true,
+      });
     },
     checkPath: "/api/v10/users/@me",
     refusal: { status: 403, json: { message: "Missing Access", code: 50001 } },
@@ -200,7 +206,13 @@ const CASES: AdapterCase[] = [
       expect(r.method).toBe("POST");
       expect(r.url).toBe("/open-apis/im/v1/messages?receive_id_type=chat_id");
       expect(r.headers.authorization).toBe("Bearer t-FS-ACCESS");
-      expect(r.json).toEqual({ receive_id: "oc_abc", msg_type: "text", content: JSON.stringify({ text }) });
+      // uuid: Feishu sends one message per uuid an hour, so a part sent again is not sent twice.
+      expect(r.json).toEqual({
+        receive_id: "oc_abc",
+        msg_type: "text",
+        content: JSON.stringify({ text }),
+        uuid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+      });
     },
     checkPath: "/open-apis/auth/v3/tenant_access_token/internal",
     refusal: ok({ code: 230002, msg: "Bot/User can NOT be out of the chat." }),
