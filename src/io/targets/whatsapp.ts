@@ -9,9 +9,10 @@ export const WHATSAPP_LIMIT = 4096;
 
 /**
  * Cloud API error codes that mean "try again later", whatever the HTTP status (Meta: handle errors by
- * `error.code`, not by status): throttling 4, 80007, 130429, 131056 and the temporary 2, 131000, 133004.
+ * `error.code`, not by status): throttling 4, 80007, 130429, 131056 and the temporary 2, 131000, 131016
+ * ("Service unavailable": a service is temporarily unavailable), 133004.
  */
-const TRANSIENT_CODES = new Set([2, 4, 80007, 130429, 131000, 131056, 133004]);
+const TRANSIENT_CODES = new Set([2, 4, 80007, 130429, 131000, 131016, 131056, 133004]);
 
 export const whatsappThrottle: ThrottleRule = (_status, body) => {
   const code = (body as { error?: { code?: unknown } } | undefined)?.error?.code;

@@ -542,6 +542,8 @@ describe("platform-specific transient refusals", () => {
     };
     expect(await outcome(130429)).toBe(true);
     expect(await outcome(131056)).toBe(true);
+    // "Service unavailable": a service is temporarily unavailable, try again later.
+    expect(await outcome(131016)).toBe(true);
     expect(await outcome(131030)).toBe(false);
   });
 });
