@@ -548,6 +548,30 @@ describe("platform-specific transient refusals", () => {
   });
 });
 
+describe("BlueBubbles: a message iMessage refused", () => {
+  it("names the iMessage error code BlueBubbles attaches in data.error", async () => {
+    const registry = registryFor({
+      bluebubbles: { enabled: true, password: "pw", base_url: fake.url, home_channel: "iMessage;-;+1555" },
+    });
+    fake.setHandler(() => ({
+      status: 500,
+      json: {
+        status: 500,
+        message: "Message Send Error",
+        error: {
+          type: "iMessage Error",
+          message: "Failed to send message! See attached message error code.",
+        },
+        data: { guid: "temp-1", text: "hi", error: 22 },
+      },
+    }));
+    const error = await sendError(registry, "bluebubbles", message("hi"));
+    expect((error as Error).message).toBe(
+      "bluebubbles: message/text: HTTP 500 — Failed to send message! See attached message error code. (iMessage error 22)",
+    );
+  });
+});
+
 describe("DingTalk QPS limits (HTTP 403 Forbidden.AccessDenied.QpsLimit…)", () => {
   it("treats the API gateway's QPS refusals as transient, and another 403 as final", async () => {
     const registry = registryFor({
