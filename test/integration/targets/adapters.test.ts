@@ -548,6 +548,35 @@ describe("platform-specific transient refusals", () => {
   });
 });
 
+describe("WhatsApp: a refusal's error_data.details", () => {
+  it("are added to the failure: the Cloud API says what to do only there", async () => {
+    const registry = registryFor({
+      whatsapp: { enabled: true, token: "t0ken", phone_number_id: "1", base_url: fake.url },
+    });
+    fake.setHandler(() => ({
+      status: 400,
+      json: {
+        error: {
+          message: "(#131047) Re-engagement message",
+          type: "OAuthException",
+          code: 131047,
+          error_data: {
+            messaging_product: "whatsapp",
+            details:
+              "Message failed to send because more than 24 hours have passed since the customer last replied to this number.",
+          },
+          fbtrace_id: "A1",
+        },
+      },
+    }));
+    const error = await sendError(registry, "whatsapp", message("hi", { chat_id: "4915112345678" }));
+    expect((error as DeliveryError).transient).toBe(false);
+    expect((error as Error).message).toBe(
+      "whatsapp: send message: HTTP 400 — (#131047) Re-engagement message: Message failed to send because more than 24 hours have passed since the customer last replied to this number.",
+    );
+  });
+});
+
 describe("BlueBubbles: a message iMessage refused", () => {
   it("names the iMessage error code BlueBubbles attaches in data.error", async () => {
     const registry = registryFor({
