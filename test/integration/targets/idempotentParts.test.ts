@@ -6,7 +6,8 @@ import { message, recordedRetries, registryFor } from "./support.js";
 /**
  * A part whose answer was lost (a timeout, a 5xx from a proxy after the platform posted it) is sent again
  * in agent mode. Discord (`nonce` with `enforce_nonce: true`) and Feishu (`uuid`) de-duplicate by a key the
- * client chooses, as Matrix does by transaction id: the same key on every attempt of a part posts it once.
+ * client chooses, as Matrix does by transaction id (Mattermost by `pending_post_id`, for 30 s): the same key
+ * on every attempt of a part posts it once.
  */
 describe("discord: a part sent again after its answer was lost is posted once", () => {
   let discord: FakeApi;
@@ -45,6 +46,41 @@ describe("discord: a part sent again after its answer was lost is posted once", 
     expect(new Set(nonces.map((n) => n.nonce)).size).toBe(3);
     expect(nonces.every((n) => (n.nonce as string).length <= 25)).toBe(true);
     expect(createdMessages(discord).slice(-3)).toHaveLength(3);
+  });
+});
+
+describe("mattermost: a part sent again after its answer was lost is posted once", () => {
+  let mattermost: FakeApi;
+  /** Posts created, by pending_post_id, as Mattermost keeps them for 30 s; the first answer is lost. */
+  const created = new Map<string, { id: string; message: string }>();
+  let loseNext = true;
+  beforeAll(async () => {
+    mattermost = await startFakeApi((r) => {
+      const post = r.json as { message: string; pending_post_id?: string };
+      const earlier = post.pending_post_id === undefined ? undefined : created.get(post.pending_post_id);
+      if (earlier !== undefined) return { status: 201, json: earlier };
+      const made = { id: `p${created.size + 1}`, message: post.message };
+      created.set(post.pending_post_id ?? made.id, made);
+      if (loseNext) {
+        loseNext = false;
+        return { status: 504, text: "<html><title>504 Gateway Time-out</title></html>" };
+      }
+      return { status: 201, json: made };
+    });
+  });
+  afterAll(() => mattermost.close());
+
+  it("agent mode: the retry carries the same pending_post_id and creates no second post", async () => {
+    const registry = registryFor({
+      mattermost: { enabled: true, token: "M", base_url: mattermost.url, home_channel: "town" },
+    });
+    const { waits, runStep } = recordedRetries();
+    await registry.get("mattermost")?.send(message("deploy done"), undefined, { runStep });
+    expect(waits).toEqual([1000]);
+    expect(mattermost.requests).toHaveLength(2);
+    expect([...created.values()].map((p) => p.message)).toEqual(["deploy done"]);
+    await registry.get("mattermost")?.send(message("deploy done", {}, { deliveryId: "d2" }));
+    expect([...created.values()].map((p) => p.message)).toEqual(["deploy done", "deploy done"]);
   });
 });
 
