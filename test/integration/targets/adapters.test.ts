@@ -807,6 +807,33 @@ describe("WeCom errcode 45033 (api concurrent out of limit)", () => {
   });
 });
 
+describe("errcode 45009: WeCom's per-minute call limit, Weixin's daily quota", () => {
+  const refuse = (tokenPath: string, errmsg: string) =>
+    fake.setHandler((r) =>
+      ok(r.path === tokenPath ? { access_token: "A", expires_in: 7200 } : { errcode: 45009, errmsg }),
+    );
+
+  it("WeCom: transient, retried after a minute (WeCom refuses the app's calls for one)", async () => {
+    const registry = registryFor({
+      wecom: { enabled: true, corp_id: "c", corp_secret: "s3cret", agent_id: 1, base_url: fake.url },
+    });
+    refuse("/cgi-bin/gettoken", "api freq out of limit, hint: [1634264791_224_ada1]");
+    const error = await sendError(registry, "wecom", message("hi", { chat_id: "u1" }));
+    expect((error as DeliveryError).transient).toBe(true);
+    expect((error as DeliveryError).retryAfterSeconds).toBe(60);
+    expect((error as DeliveryError).message).toContain("45009 api freq out of limit");
+  });
+
+  it("Weixin: final (the day's quota is used up)", async () => {
+    const registry = registryFor({
+      weixin: { enabled: true, app_id: "wx1", app_secret: "s3cret", base_url: fake.url },
+    });
+    refuse("/cgi-bin/stable_token", "reach max api daily quota limit rid: 6350ba59");
+    const error = await sendError(registry, "weixin", message("hi", { chat_id: "oOPENID" }));
+    expect((error as DeliveryError).transient).toBe(false);
+  });
+});
+
 describe("Weixin errcode 45011 (api minute-quota reach limit, retry next minute)", () => {
   it("is transient and waits into the next minute", async () => {
     const registry = registryFor({
