@@ -357,14 +357,14 @@ const CASES: AdapterCase[] = [
     name: "home_automation",
     settings: (base) => ({ token: "HA-SECRET", base_url: base }),
     extra: { chat_id: "mobile_app_pixel", title: "CI" },
-    answer: (r) => ok(r.method === "GET" ? { message: "API running." } : []),
+    answer: (r) => ok(r.method === "GET" ? { location_name: "Home", version: "2024.11.2" } : []),
     expectSend(r, text) {
       expect(r.method).toBe("POST");
       expect(r.path).toBe("/api/services/notify/mobile_app_pixel");
       expect(r.headers.authorization).toBe("Bearer HA-SECRET");
       expect(r.json).toEqual({ message: text, title: "CI" });
     },
-    checkPath: "/api/",
+    checkPath: "/api/config",
     refusal: { status: 400, text: "400: Bad Request — service notify.mobile_app_pixel not found" },
     refusalText: "not found",
     secrets: ["HA-SECRET"],
@@ -551,6 +551,22 @@ describe("platform-specific transient refusals", () => {
     // "Service unavailable": a service is temporarily unavailable, try again later.
     expect(await outcome(131016)).toBe(true);
     expect(await outcome(131030)).toBe(false);
+  });
+});
+
+describe("Home Assistant: the startup check", () => {
+  it("is connected as the installation's name and version, not GET /api/'s 'API running.'", async () => {
+    const registry = registryFor({
+      homeassistant: { enabled: true, token: "HA-SECRET", base_url: fake.url },
+    });
+    fake.setHandler((r) =>
+      r.path === "/api/config"
+        ? ok({ location_name: "Home", version: "2024.11.2", components: [] })
+        : r.path === "/api/"
+          ? ok({ message: "API running." })
+          : { status: 404, text: "404: Not Found" },
+    );
+    await expect(registry.get("homeassistant")?.check?.()).resolves.toBe("Home (Home Assistant 2024.11.2)");
   });
 });
 
