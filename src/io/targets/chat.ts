@@ -182,9 +182,10 @@ export function partlyDelivered(err: unknown, index: number, total: number): unk
 
 /**
  * One part of one delivery, the same on every attempt: `svc-<route>-<delivery id>-<part>`. Platforms that
- * de-duplicate requests by a client-chosen key (Matrix's transaction id, Discord's nonce, Feishu's uuid)
- * then post a part once, however often a lost answer (a timeout, a 5xx after the platform posted) makes
- * it be sent. Delivery ids are unique per route only, so the route is part of it.
+ * de-duplicate requests by a client-chosen key (Matrix's transaction id, Discord's nonce, Mattermost's
+ * pending_post_id, Feishu's uuid; an email's Message-ID) then post a part once, however often a lost
+ * answer (a timeout, a 5xx after the platform posted) makes it be sent. Delivery ids are unique per route
+ * only, so the route is part of it.
  */
 export function partKey(message: DeliveryMessage, index: number): string {
   return `svc-${message.route}-${message.deliveryId}-${index}`;

@@ -241,8 +241,8 @@ const NOT_SENDABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])
  * `text` with each lone surrogate (a JSON payload may carry `"\ud800"`) and each NUL (`"\u0000"`) replaced
  * by U+FFFD. JSON.stringify sends a lone surrogate as an escape that is no UTF-8 text, and Telegram refuses
  * the whole message ("text must be encoded in UTF-8"); a NUL is refused with HTTP 500 by platforms that
- * keep messages in PostgreSQL, which cannot store it (Mattermost: "Error creating post"), and no retry
- * changes that.
+ * keep messages in PostgreSQL, which cannot store it (Mattermost: "We couldn't save the Post."), and no
+ * retry changes that.
  */
 export function wellFormed(text: string): string {
   return text.replace(NOT_SENDABLE, "\ufffd");
