@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { fromCallback } from "xstate";
 import { DEFAULT_PROFILE, inProfile, namedProfile } from "../config/paths.js";
 import { LoggedError } from "../errors.js";
@@ -581,7 +582,10 @@ export async function runCronJob(
   signal: AbortSignal = new AbortController().signal,
   firedBy?: FiredBy,
 ): Promise<string> {
-  const deliveryId = `cron-${job.id}-${Date.now()}`;
+  // Unique per run, also for two fires of the job in the same millisecond (a burst of events on a
+  // cron_job route): targets de-duplicate a delivery's parts by route and delivery id (Matrix's
+  // transaction id, Discord's nonce, ...), so a shared id would drop the second run's reply.
+  const deliveryId = `cron-${job.id}-${Date.now()}-${randomBytes(4).toString("hex")}`;
   let reply: string;
   let failure: unknown;
   try {

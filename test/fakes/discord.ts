@@ -4,15 +4,25 @@ import { type FakeApi, type FakeReply, startFakeApi } from "./httpFake.js";
  * A fake Discord HTTP API (v10): `GET /users/@me` and `POST /channels/<id>/messages` with the real
  * refusals of a message body — 400 code 50006 "Cannot send an empty message" for blank content and
  * 400 code 50035 "Invalid Form Body" past 2000 characters — and 401 without `Authorization: Bot <token>`.
+ * A message sent with `enforce_nonce: true` and a nonce it already created a message for is not created
+ * again: the first one is returned, as Discord does.
  */
 export async function startFakeDiscord(
   token: string,
   options: {
     /** Per-channel rate-limit bucket, answered in `X-RateLimit-*` headers; past it a 429 as Discord sends. */
     readonly bucket?: { readonly limit: number; readonly windowMs: number };
+    /**
+     * Lose the answer to the first N messages created: each is posted, then answered 502 as a proxy whose
+     * upstream timed out does, so the client cannot tell it was posted.
+     */
+    readonly loseAnswers?: number;
   } = {},
 ): Promise<FakeApi> {
   let nextId = 1;
+  let answersToLose = options.loseAnswers ?? 0;
+  /** Messages created, by the nonce they were sent with under `enforce_nonce: true`, as Discord keeps them. */
+  const byNonce = new Map<string, { id: string; channel_id: string; content: string }>();
   const windows = new Map<string, { start: number; used: number }>();
   /** The bucket headers of one more message to `channel`, or the 429 when the bucket is empty. */
   function spend(channel: string): { headers: Record<string, string>; limited?: FakeReply } {
@@ -45,7 +55,7 @@ export async function startFakeDiscord(
       },
     };
   }
-  return startFakeApi((request) => {
+  const fake: FakeApi = await startFakeApi((request) => {
     if (request.headers.authorization !== `Bot ${token}`)
       return { status: 401, json: { message: "401: Unauthorized", code: 0 } };
     if (request.method === "GET" && request.path === "/api/v10/users/@me")
@@ -70,13 +80,31 @@ export async function startFakeDiscord(
         };
       const spent = spend(channel);
       if (spent.limited !== undefined) return spent.limited;
-      return {
-        headers: spent.headers,
-        json: { id: String(nextId++), channel_id: decodeURIComponent(channel), content },
-      };
+      // enforce_nonce: a second message of the bot with the same nonce is not created; the first is returned.
+      const { nonce, enforce_nonce } = request.json as { nonce?: unknown; enforce_nonce?: unknown };
+      const key = enforce_nonce === true && nonce !== undefined ? String(nonce) : undefined;
+      const earlier = key === undefined ? undefined : byNonce.get(key);
+      if (earlier !== undefined) return { headers: spent.headers, json: earlier };
+      const created = { id: String(nextId++), channel_id: decodeURIComponent(channel), content };
+      createdByFake.get(fake)?.push(created);
+      if (key !== undefined) byNonce.set(key, created);
+      if (answersToLose > 0) {
+        answersToLose -= 1;
+        return { status: 502, text: "<html><title>502 Bad Gateway</title></html>" };
+      }
+      return { headers: spent.headers, json: created };
     }
     return { status: 404, json: { message: "404: Not Found", code: 0 } };
   });
+  createdByFake.set(fake, []);
+  return fake;
+}
+
+const createdByFake = new WeakMap<FakeApi, { id: string; channel_id: string; content: string }[]>();
+
+/** The messages the fake created (a channel's history), in order: a request it de-duplicated adds none. */
+export function createdMessages(fake: FakeApi): readonly { channel_id: string; content: string }[] {
+  return createdByFake.get(fake) ?? [];
 }
 
 /** The content of every message the fake received, in order. */

@@ -2,13 +2,31 @@ import { randomUUID } from "node:crypto";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
-import type { DeliveryTarget } from "./target.js";
+import { DeliveryError, type DeliveryTarget } from "./target.js";
 
 /**
  * BlueBubbles server REST API: `POST /api/v1/message/text?password=...` with a `chatGuid`
  * (e.g. `iMessage;-;+15555550123`). No documented size limit; parts stay within 10000 characters.
  */
 export const BLUEBUBBLES_LIMIT = 10_000;
+
+/**
+ * BlueBubbles answers a message iMessage refused with HTTP 500 `{"message": "Message Send Error", "error":
+ * {"type": "iMessage Error", "message": "Failed to send message! See attached message error code."},
+ * "data": {<the message>, "error": <code>}}`: the code that says why is only in `data.error`, so it is
+ * added to the failure (`(iMessage error 22)`), which would otherwise point at a code it does not show.
+ */
+export function withIMessageErrorCode(err: unknown): unknown {
+  if (!(err instanceof DeliveryError)) return err;
+  const code = (err.answer as { data?: { error?: unknown } } | undefined)?.data?.error;
+  if (typeof code !== "number" || code === 0) return err;
+  return new DeliveryError(
+    `${err.message} (iMessage error ${code})`,
+    err.transient,
+    err.retryAfterSeconds,
+    err.answer,
+  );
+}
 
 export function bluebubblesTarget(settings: PlatformConfig<"bluebubbles">): DeliveryTarget {
   const password = settings.password ?? "";
@@ -27,9 +45,13 @@ export function bluebubblesTarget(settings: PlatformConfig<"bluebubbles">): Deli
       await api.call("ping", "GET", withPassword("/api/v1/ping"), { signal });
     },
     sendPart: ({ chatId, text, signal }) =>
-      api.call("message/text", "POST", withPassword("/api/v1/message/text"), {
-        json: { chatGuid: chatId, tempGuid: randomUUID(), message: text, method: settings.method },
-        signal,
-      }),
+      api
+        .call("message/text", "POST", withPassword("/api/v1/message/text"), {
+          json: { chatGuid: chatId, tempGuid: randomUUID(), message: text, method: settings.method },
+          signal,
+        })
+        .catch((err: unknown) => {
+          throw withIMessageErrorCode(err);
+        }),
   });
 }

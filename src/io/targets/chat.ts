@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { messageParts, type SizeUnit } from "./split.js";
 import {
   DeliveryError,
@@ -177,6 +178,22 @@ export function partlyDelivered(err: unknown, index: number, total: number): unk
   if (!(err instanceof DeliveryError)) return err;
   const note = ` (part ${index + 1} of ${total}; part${index === 1 ? " 1 was" : `s 1-${index} were`} delivered)`;
   return new DeliveryError(`${err.message}${note}`, err.transient, err.retryAfterSeconds, err.answer);
+}
+
+/**
+ * One part of one delivery, the same on every attempt: `svc-<route>-<delivery id>-<part>`. Platforms that
+ * de-duplicate requests by a client-chosen key (Matrix's transaction id, Discord's nonce, Mattermost's
+ * pending_post_id, Feishu's uuid; an email's Message-ID) then post a part once, however often a lost
+ * answer (a timeout, a 5xx after the platform posted) makes it be sent. Delivery ids are unique per route
+ * only, so the route is part of it.
+ */
+export function partKey(message: DeliveryMessage, index: number): string {
+  return `svc-${message.route}-${message.deliveryId}-${index}`;
+}
+
+/** `partKey` hashed to `length` base64url characters, for a platform that caps its key's length. */
+export function hashedPartKey(message: DeliveryMessage, index: number, length: number): string {
+  return createHash("sha256").update(partKey(message, index)).digest("base64url").slice(0, length);
 }
 
 /** Converts a numeric id (`"12"`) to a number, as JSON APIs expect; other ids stay strings. */

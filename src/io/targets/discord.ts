@@ -1,7 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { VERSION } from "../version.js";
-import { chatTarget, threadOf } from "./chat.js";
+import { chatTarget, hashedPartKey, threadOf } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
 import type { DeliveryTarget } from "./target.js";
 
@@ -13,6 +13,12 @@ export const DISCORD_LIMIT = 2000;
  * `User-Agent: DiscordBot ($url, $versionNumber)`. svc has no project URL, so its name stands in for it.
  */
 export const DISCORD_USER_AGENT = `DiscordBot (svc, ${VERSION})`;
+
+/**
+ * Discord's `nonce` holds up to 25 characters; with `enforce_nonce: true` a second message of the bot with
+ * the same nonce within a few minutes is not created (Discord answers with the first one).
+ */
+const NONCE_LENGTH = 25;
 
 /** A bucket reset further away than this is not waited for (the request goes out and may draw a 429). */
 const MAX_BUCKET_WAIT_MS = 10_000;
@@ -54,15 +60,25 @@ export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarg
     check: async (signal) =>
       stringField(await api.call("users/@me", "GET", "/api/v10/users/@me", { signal }), "username"),
     // A thread is a channel of its own: messages to it go to /channels/<thread id>/messages.
-    async sendPart({ chatId, text, message, signal }) {
+    async sendPart({ chatId, text, index, message, signal }) {
       const channel = threadOf(message) ?? chatId;
       await waitForBucket(channel, signal);
       const answer = await api.call(
         "create message",
         "POST",
         `/api/v10/channels/${encodeURIComponent(channel)}/messages`,
-        // Payload text is untrusted: mentions in it render but never ping anyone.
-        { json: { content: text, allowed_mentions: { parse: [] } }, signal },
+        {
+          json: {
+            content: text,
+            // Payload text is untrusted: mentions in it render but never ping anyone.
+            allowed_mentions: { parse: [] },
+            // The same on every attempt: a part whose answer was lost (a timeout, a 5xx after Discord
+            // posted it) is not posted twice when it is sent again.
+            nonce: hashedPartKey(message, index, NONCE_LENGTH),
+            enforce_nonce: true,
+          },
+          signal,
+        },
       );
       noteBucket(channel, answer.headers);
       return answer;

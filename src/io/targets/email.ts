@@ -1,8 +1,9 @@
+import { createHash } from "node:crypto";
 import type { Transporter } from "nodemailer";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
-import { resolveChatId } from "./chat.js";
-import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
+import { partKey, resolveChatId } from "./chat.js";
+import { DeliveryError, type DeliveryMessage, type DeliveryTarget, runOnce } from "./target.js";
 
 const TRANSIENT_CODES = new Set(["ECONNECTION", "ESOCKET", "ETIMEDOUT", "EDNS"]);
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
@@ -35,6 +36,18 @@ export function smtpOptions(settings: PlatformConfig<"email">) {
   };
 }
 
+/**
+ * The Message-ID of a delivery's mail, the same on every attempt: a mail whose answer was lost (a timeout
+ * after the server took the message) and is sent again is then one message to the receiving mailbox,
+ * which shows a Message-ID once. Its domain is the sender's, as nodemailer's own ids have.
+ */
+export function messageIdFor(message: DeliveryMessage, from: string | undefined): string {
+  const address = /<([^<>]*)>\s*$/.exec(from ?? "")?.[1] ?? from ?? "";
+  const domain = address.includes("@") ? address.slice(address.lastIndexOf("@") + 1).trim() : "";
+  const id = createHash("sha256").update(partKey(message, 0)).digest("hex").slice(0, 32);
+  return `<svc-${id}@${/^[\w.-]+$/.test(domain) ? domain : "localhost"}>`;
+}
+
 export function emailTarget(settings: PlatformConfig<"email">): DeliveryTarget {
   const secrets = [settings.password];
   // nodemailer is loaded when the target first checks or sends, not at every gateway start.
@@ -62,9 +75,16 @@ export function emailTarget(settings: PlatformConfig<"email">): DeliveryTarget {
         );
       }
       const subject = message.extra.subject?.trim() || settings.subject.replaceAll("{route}", message.route);
+      const messageId = messageIdFor(message, settings.from);
       await (options.runStep ?? runOnce)(async () => {
         try {
-          await (await transport()).sendMail({ from: settings.from, to, subject, text: message.text });
+          await (await transport()).sendMail({
+            from: settings.from,
+            to,
+            subject,
+            text: message.text,
+            messageId,
+          });
         } catch (err) {
           throw asDeliveryError(err, secrets);
         }

@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { chatTarget } from "./chat.js";
+import { chatTarget, partKey } from "./chat.js";
 import { platformClient } from "./client.js";
 import { parseRetryAfter, refused, type ThrottleRule } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
@@ -50,6 +51,12 @@ export function defuseAtTags(text: string): string {
   return text.replace(/<(?=at[\s>/])/gi, "<\u200B");
 }
 
+/** Feishu's `uuid` holds at most 50 characters: the part's key as a UUID-shaped digest (36). */
+export function feishuUuid(key: string): string {
+  const hex = createHash("sha256").update(key).digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
 interface FeishuAnswer {
   code?: number;
   msg?: string;
@@ -90,9 +97,16 @@ export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDep
       await tokens.get(signal);
       return settings.app_id;
     },
-    sendPart({ chatId, text, signal }) {
+    sendPart({ chatId, text, index, message, signal }) {
       const path = `/open-apis/im/v1/messages?receive_id_type=${receiveIdType(chatId)}`;
-      const json = { receive_id: chatId, msg_type: "text", content: JSON.stringify({ text }) };
+      const json = {
+        receive_id: chatId,
+        msg_type: "text",
+        content: JSON.stringify({ text }),
+        // Feishu sends at most one message per uuid within an hour: a part whose answer was lost (a
+        // timeout, a 5xx after Feishu sent it) is not sent twice when it is sent again.
+        uuid: feishuUuid(partKey(message, index)),
+      };
       return withFreshToken(tokens, signal, staleToken, async (token) => {
         const answer = await api.call("im/v1/messages", "POST", path, {
           json,

@@ -16,7 +16,15 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
   const api = tokenClient("home_automation", settings);
   return {
     name: "home_automation",
-    check: async (signal) => stringField(await api.call("api status", "GET", "/api/", { signal }), "message"),
+    // `GET /api/config` names the installation (`location_name`, `version`); `GET /api/` answers only
+    // "API running.", which is no identity for the "connected as" line.
+    async check(signal) {
+      const answer = await api.call("api config", "GET", "/api/config", { signal });
+      const name = stringField(answer, "location_name");
+      const version = stringField(answer, "version");
+      if (name === undefined) return version === undefined ? undefined : `Home Assistant ${version}`;
+      return version === undefined ? name : `${name} (Home Assistant ${version})`;
+    },
     async send(message, signal, options = {}) {
       // Home Assistant names services by domain (`notify.mobile_app_pixel_8` in its developer tools): the
       // `notify.` prefix is accepted and dropped.

@@ -1,5 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { chatTarget, threadOf } from "./chat.js";
+import { chatTarget, partKey, threadOf } from "./chat.js";
 import { stringField, tokenClient } from "./client.js";
 import { refused } from "./httpJson.js";
 import type { DeliveryTarget } from "./target.js";
@@ -41,7 +41,7 @@ export function matrixTarget(settings: PlatformConfig<"matrix">): DeliveryTarget
     // ids are unique per route only (idempotency is per route), so the route is part of it.
     async sendPart({ chatId, text, index, message, signal }) {
       const room = await roomId(chatId, signal);
-      const txn = encodeURIComponent(`svc-${message.route}-${message.deliveryId}-${index}`);
+      const txn = encodeURIComponent(partKey(message, index));
       const path = `/_matrix/client/v3/rooms/${encodeURIComponent(room)}/send/m.room.message/${txn}`;
       // deliver_extra.thread_id: the thread root's event id (spec v1.4 threads, `rel_type: m.thread`).
       const thread = threadOf(message);

@@ -1,5 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { chatTarget, threadOf } from "./chat.js";
+import { chatTarget, hashedPartKey, threadOf } from "./chat.js";
 import { stringField, tokenClient } from "./client.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
@@ -45,12 +45,21 @@ export function mattermostTarget(settings: PlatformConfig<"mattermost">, deps: T
     homeChannel: settings.home_channel,
     check: async (signal) =>
       stringField(await api.call("users/me", "GET", "/api/v4/users/me", { signal }), "username"),
-    async sendPart({ chatId, text, message, signal }) {
+    async sendPart({ chatId, text, index, message, signal }) {
       const thread = threadOf(message);
       const rootId = thread !== undefined && missingRoots.has(`${chatId} ${thread}`) ? undefined : thread;
+      // The same on every attempt: Mattermost answers a post whose pending_post_id it created in the last
+      // 30 s with that post, so a part whose answer was lost (a timeout, a 5xx after it was saved) is
+      // posted once when it is sent again.
+      const pendingPostId = hashedPartKey(message, index, 32);
       const post = (root: string | undefined) =>
         api.call("create post", "POST", "/api/v4/posts", {
-          json: { channel_id: chatId, message: text, ...(root === undefined ? {} : { root_id: root }) },
+          json: {
+            channel_id: chatId,
+            message: text,
+            ...(root === undefined ? {} : { root_id: root }),
+            pending_post_id: pendingPostId,
+          },
           signal,
         });
       try {

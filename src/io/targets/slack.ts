@@ -9,9 +9,17 @@ export const SLACK_LIMIT = 40_000;
 
 /**
  * `ok: false` error codes of the Web API that mean "try again later" (api.slack.com/methods/chat.postMessage
- * "Errors"): a rate limit, and Slack's own transient failures.
+ * "Errors"): a rate limit, Slack's own transient failures, `request_timeout` (the POST data arrived
+ * missing or truncated: nothing was posted) and `team_added_to_org` (the workspace is moving into an
+ * Enterprise organization, and the Web API is intermittently unavailable until that is done).
  */
-const TRANSIENT_ERRORS = new Set(["ratelimited", "service_unavailable", "internal_error"]);
+const TRANSIENT_ERRORS = new Set([
+  "ratelimited",
+  "service_unavailable",
+  "internal_error",
+  "request_timeout",
+  "team_added_to_org",
+]);
 
 /**
  * Slack reads `<!channel>`, `<@U…>` and `<url|text>` in `text` as mentions and links; payload text is

@@ -235,19 +235,21 @@ export function splitMarkdown(text: string, limit: number, unit: SizeUnit = "cha
   return parts;
 }
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const NOT_SENDABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
- * `text` with each lone surrogate (a JSON payload may carry `"\ud800"`) replaced by U+FFFD: JSON.stringify
- * sends it as an escape that is no UTF-8 text, and Telegram refuses the whole message ("text must be
- * encoded in UTF-8").
+ * `text` with each lone surrogate (a JSON payload may carry `"\ud800"`) and each NUL (`"\u0000"`) replaced
+ * by U+FFFD. JSON.stringify sends a lone surrogate as an escape that is no UTF-8 text, and Telegram refuses
+ * the whole message ("text must be encoded in UTF-8"); a NUL is refused with HTTP 500 by platforms that
+ * keep messages in PostgreSQL, which cannot store it (Mattermost: "We couldn't save the Post."), and no
+ * retry changes that.
  */
 export function wellFormed(text: string): string {
-  return text.replace(LONE_SURROGATE, "\ufffd");
+  return text.replace(NOT_SENDABLE, "\ufffd");
 }
 
 /**
- * The parts of `text` as a platform receives them (lone surrogates replaced by U+FFFD): split to `limit` (Markdown-aware when the platform
+ * The parts of `text` as a platform receives them (lone surrogates and NULs replaced by U+FFFD): split to `limit` (Markdown-aware when the platform
  * renders Markdown), without parts that are only whitespace — a cut just before trailing blank lines
  * would otherwise send a part that Telegram, Discord and Slack refuse as an empty message. A text that is
  * nothing but whitespace (or empty) still goes out as one message (delivery is attempted).

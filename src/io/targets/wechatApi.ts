@@ -13,11 +13,17 @@ const STALE_TOKEN = new Set([40001, 40014, 42001]);
  * at the same moment make), and Weixin's 45011 "api minute-quota reach limit mustslower retry next
  * minute", which only a wait into the next minute passes.
  */
-const TRY_AGAIN: ReadonlyMap<number, { readonly why: string; readonly afterSeconds?: number }> = new Map([
+const TRY_AGAIN: ReadonlyMap<number, TryAgain> = new Map([
   [-1, { why: "system busy" }],
   [45033, { why: "too many concurrent calls" }],
   [45011, { why: "the API's per-minute quota is used up", afterSeconds: 60 }],
 ]);
+
+/** Why an errcode is worth another attempt, and how long to wait first (else the usual backoff). */
+export interface TryAgain {
+  readonly why: string;
+  readonly afterSeconds?: number;
+}
 
 export interface WechatStyleSpec {
   readonly platform: "wecom" | "weixin";
@@ -31,6 +37,8 @@ export interface WechatStyleSpec {
   /** Message API path, without `?access_token=`. */
   readonly sendPath: string;
   readonly secret: string;
+  /** The platform's own errcodes worth another attempt, besides the shared ones. */
+  readonly tryAgain?: ReadonlyMap<number, TryAgain>;
   messageBody(to: string, content: string): unknown;
 }
 
@@ -54,6 +62,16 @@ export function unreachedRecipients(body: unknown): string[] {
 }
 
 const errmsg = (body: unknown): string => (body as Errcode | undefined)?.errmsg ?? "";
+
+/**
+ * WeCom app text messages and Weixin customer-service text messages render an `<a href="…">text</a>` in
+ * `content` as a link showing only its text (Weixin also opens a mini program from
+ * `<a data-miniprogram-appid=…>`). Payload text is untrusted and must arrive as written: a zero-width
+ * space after the `<` of such a tag leaves it as the text it was, with no hidden link target.
+ */
+export function defuseLinkTags(text: string): string {
+  return text.replace(/<(?=a[\s>/])/gi, "<\u200B");
+}
 
 /**
  * WeCom (`/cgi-bin/gettoken` + `/cgi-bin/message/send`) and WeChat Official Accounts
@@ -88,6 +106,7 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
     name: platform,
     limit: spec.limit,
     unit: "utf8",
+    prepare: defuseLinkTags,
     homeChannel: spec.homeChannel,
     async check(signal) {
       await tokens.get(signal);
@@ -122,7 +141,7 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
             `the answer has no errcode (${scrub(answer.text, [spec.secret, token]).slice(0, 80)}), so it is not the ${platform} API's — check base_url`,
             [spec.secret, token],
           );
-        const tryAgain = TRY_AGAIN.get(code);
+        const tryAgain = TRY_AGAIN.get(code) ?? spec.tryAgain?.get(code);
         if (tryAgain !== undefined) {
           throw new DeliveryError(
             `${platform}: send message: ${code} ${errmsg(answer.body)} (${tryAgain.why})`,

@@ -1,22 +1,40 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
+import { scrub } from "../credentials.js";
 import { chatTarget } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
 import type { ThrottleRule } from "./httpJson.js";
-import type { DeliveryTarget } from "./target.js";
+import { DeliveryError, type DeliveryTarget } from "./target.js";
 
 /** WhatsApp Cloud API text messages: `text.body` up to 4096 characters. */
 export const WHATSAPP_LIMIT = 4096;
 
 /**
  * Cloud API error codes that mean "try again later", whatever the HTTP status (Meta: handle errors by
- * `error.code`, not by status): throttling 4, 80007, 130429, 131056 and the temporary 2, 131000, 133004.
+ * `error.code`, not by status): throttling 4, 80007, 130429, 131056 and the temporary 2, 131000, 131016
+ * ("Service unavailable": a service is temporarily unavailable), 133004.
  */
-const TRANSIENT_CODES = new Set([2, 4, 80007, 130429, 131000, 131056, 133004]);
+const TRANSIENT_CODES = new Set([2, 4, 80007, 130429, 131000, 131016, 131056, 133004]);
 
 export const whatsappThrottle: ThrottleRule = (_status, body) => {
   const code = (body as { error?: { code?: unknown } } | undefined)?.error?.code;
   return typeof code === "number" && TRANSIENT_CODES.has(code) ? {} : undefined;
 };
+
+/**
+ * A Cloud API refusal says what to do only in `error.error_data.details` ("Message failed to send because
+ * more than 24 hours have passed since the customer last replied to this number."), next to a terse
+ * `error.message` ("(#131047) Re-engagement message"): the details are added to the failure (on one line,
+ * cut at 300 characters, without the token).
+ */
+export function withErrorDetails(err: unknown, secrets: readonly string[]): unknown {
+  if (!(err instanceof DeliveryError)) return err;
+  const details = (err.answer as { error?: { error_data?: { details?: unknown } } } | undefined)?.error
+    ?.error_data?.details;
+  if (typeof details !== "string") return err;
+  const text = scrub(details, secrets).replace(/\s+/g, " ").trim().slice(0, 300);
+  if (text === "" || err.message.includes(text)) return err;
+  return new DeliveryError(`${err.message}: ${text}`, err.transient, err.retryAfterSeconds, err.answer);
+}
 
 export function whatsappTarget(settings: PlatformConfig<"whatsapp">): DeliveryTarget {
   const token = settings.token ?? "";
@@ -36,15 +54,19 @@ export function whatsappTarget(settings: PlatformConfig<"whatsapp">): DeliveryTa
     check: async (signal) =>
       stringField(await api.call("phone number", "GET", phonePath, { signal }), "display_phone_number"),
     sendPart: ({ chatId, text, signal }) =>
-      api.call("send message", "POST", `${phonePath}/messages`, {
-        json: {
-          messaging_product: "whatsapp",
-          recipient_type: "individual",
-          to: chatId,
-          type: "text",
-          text: { preview_url: false, body: text },
-        },
-        signal,
-      }),
+      api
+        .call("send message", "POST", `${phonePath}/messages`, {
+          json: {
+            messaging_product: "whatsapp",
+            recipient_type: "individual",
+            to: chatId,
+            type: "text",
+            text: { preview_url: false, body: text },
+          },
+          signal,
+        })
+        .catch((err: unknown) => {
+          throw withErrorDetails(err, [token]);
+        }),
   });
 }

@@ -52,7 +52,13 @@ const CASES: AdapterCase[] = [
       expect(r.headers.authorization).toBe("Bot DISCORD-SECRET");
       // https://discord.com/developers/docs/reference#user-agent
       expect(r.headers["user-agent"]).toBe(`DiscordBot (svc, ${VERSION})`);
-      expect(r.json).toEqual({ content: text, allowed_mentions: { parse: [] } });
+      // nonce + enforce_nonce: a part sent again after its answer was lost is not posted twice.
+      expect(r.json).toEqual({
+        content: text,
+        allowed_mentions: { parse: [] },
+        nonce: expect.stringMatching(/^[\w-]{25}$/),
+        enforce_nonce: true,
+      });
     },
     checkPath: "/api/v10/users/@me",
     refusal: { status: 403, json: { message: "Missing Access", code: 50001 } },
@@ -144,7 +150,13 @@ const CASES: AdapterCase[] = [
       expect(r.method).toBe("POST");
       expect(r.path).toBe("/api/v4/posts");
       expect(r.headers.authorization).toBe("Bearer MM-SECRET");
-      expect(r.json).toEqual({ channel_id: "chan1", message: text, root_id: "root9" });
+      expect(r.json).toEqual({
+        channel_id: "chan1",
+        message: text,
+        root_id: "root9",
+        // The same on every attempt of a part: Mattermost answers a repeat with the post it made.
+        pending_post_id: expect.stringMatching(/^[\w-]{32}$/),
+      });
     },
     checkPath: "/api/v4/users/me",
     refusal: {
@@ -200,7 +212,13 @@ const CASES: AdapterCase[] = [
       expect(r.method).toBe("POST");
       expect(r.url).toBe("/open-apis/im/v1/messages?receive_id_type=chat_id");
       expect(r.headers.authorization).toBe("Bearer t-FS-ACCESS");
-      expect(r.json).toEqual({ receive_id: "oc_abc", msg_type: "text", content: JSON.stringify({ text }) });
+      // uuid: Feishu sends one message per uuid an hour, so a part sent again is not sent twice.
+      expect(r.json).toEqual({
+        receive_id: "oc_abc",
+        msg_type: "text",
+        content: JSON.stringify({ text }),
+        uuid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+      });
     },
     checkPath: "/open-apis/auth/v3/tenant_access_token/internal",
     refusal: ok({ code: 230002, msg: "Bot/User can NOT be out of the chat." }),
@@ -339,14 +357,14 @@ const CASES: AdapterCase[] = [
     name: "home_automation",
     settings: (base) => ({ token: "HA-SECRET", base_url: base }),
     extra: { chat_id: "mobile_app_pixel", title: "CI" },
-    answer: (r) => ok(r.method === "GET" ? { message: "API running." } : []),
+    answer: (r) => ok(r.method === "GET" ? { location_name: "Home", version: "2024.11.2" } : []),
     expectSend(r, text) {
       expect(r.method).toBe("POST");
       expect(r.path).toBe("/api/services/notify/mobile_app_pixel");
       expect(r.headers.authorization).toBe("Bearer HA-SECRET");
       expect(r.json).toEqual({ message: text, title: "CI" });
     },
-    checkPath: "/api/",
+    checkPath: "/api/config",
     refusal: { status: 400, text: "400: Bad Request — service notify.mobile_app_pixel not found" },
     refusalText: "not found",
     secrets: ["HA-SECRET"],
@@ -530,7 +548,78 @@ describe("platform-specific transient refusals", () => {
     };
     expect(await outcome(130429)).toBe(true);
     expect(await outcome(131056)).toBe(true);
+    // "Service unavailable": a service is temporarily unavailable, try again later.
+    expect(await outcome(131016)).toBe(true);
     expect(await outcome(131030)).toBe(false);
+  });
+});
+
+describe("Home Assistant: the startup check", () => {
+  it("is connected as the installation's name and version, not GET /api/'s 'API running.'", async () => {
+    const registry = registryFor({
+      homeassistant: { enabled: true, token: "HA-SECRET", base_url: fake.url },
+    });
+    fake.setHandler((r) =>
+      r.path === "/api/config"
+        ? ok({ location_name: "Home", version: "2024.11.2", components: [] })
+        : r.path === "/api/"
+          ? ok({ message: "API running." })
+          : { status: 404, text: "404: Not Found" },
+    );
+    await expect(registry.get("homeassistant")?.check?.()).resolves.toBe("Home (Home Assistant 2024.11.2)");
+  });
+});
+
+describe("WhatsApp: a refusal's error_data.details", () => {
+  it("are added to the failure: the Cloud API says what to do only there", async () => {
+    const registry = registryFor({
+      whatsapp: { enabled: true, token: "t0ken", phone_number_id: "1", base_url: fake.url },
+    });
+    fake.setHandler(() => ({
+      status: 400,
+      json: {
+        error: {
+          message: "(#131047) Re-engagement message",
+          type: "OAuthException",
+          code: 131047,
+          error_data: {
+            messaging_product: "whatsapp",
+            details:
+              "Message failed to send because more than 24 hours have passed since the customer last replied to this number.",
+          },
+          fbtrace_id: "A1",
+        },
+      },
+    }));
+    const error = await sendError(registry, "whatsapp", message("hi", { chat_id: "4915112345678" }));
+    expect((error as DeliveryError).transient).toBe(false);
+    expect((error as Error).message).toBe(
+      "whatsapp: send message: HTTP 400 — (#131047) Re-engagement message: Message failed to send because more than 24 hours have passed since the customer last replied to this number.",
+    );
+  });
+});
+
+describe("BlueBubbles: a message iMessage refused", () => {
+  it("names the iMessage error code BlueBubbles attaches in data.error", async () => {
+    const registry = registryFor({
+      bluebubbles: { enabled: true, password: "pw", base_url: fake.url, home_channel: "iMessage;-;+1555" },
+    });
+    fake.setHandler(() => ({
+      status: 500,
+      json: {
+        status: 500,
+        message: "Message Send Error",
+        error: {
+          type: "iMessage Error",
+          message: "Failed to send message! See attached message error code.",
+        },
+        data: { guid: "temp-1", text: "hi", error: 22 },
+      },
+    }));
+    const error = await sendError(registry, "bluebubbles", message("hi"));
+    expect((error as Error).message).toBe(
+      "bluebubbles: message/text: HTTP 500 — Failed to send message! See attached message error code. (iMessage error 22)",
+    );
   });
 });
 
@@ -731,6 +820,33 @@ describe("WeCom errcode 45033 (api concurrent out of limit)", () => {
     expect(error).toBeInstanceOf(DeliveryError);
     expect((error as DeliveryError).transient).toBe(true);
     expect((error as DeliveryError).message).toContain("45033 api concurrent out of limit");
+  });
+});
+
+describe("errcode 45009: WeCom's per-minute call limit, Weixin's daily quota", () => {
+  const refuse = (tokenPath: string, errmsg: string) =>
+    fake.setHandler((r) =>
+      ok(r.path === tokenPath ? { access_token: "A", expires_in: 7200 } : { errcode: 45009, errmsg }),
+    );
+
+  it("WeCom: transient, retried after a minute (WeCom refuses the app's calls for one)", async () => {
+    const registry = registryFor({
+      wecom: { enabled: true, corp_id: "c", corp_secret: "s3cret", agent_id: 1, base_url: fake.url },
+    });
+    refuse("/cgi-bin/gettoken", "api freq out of limit, hint: [1634264791_224_ada1]");
+    const error = await sendError(registry, "wecom", message("hi", { chat_id: "u1" }));
+    expect((error as DeliveryError).transient).toBe(true);
+    expect((error as DeliveryError).retryAfterSeconds).toBe(60);
+    expect((error as DeliveryError).message).toContain("45009 api freq out of limit");
+  });
+
+  it("Weixin: final (the day's quota is used up)", async () => {
+    const registry = registryFor({
+      weixin: { enabled: true, app_id: "wx1", app_secret: "s3cret", base_url: fake.url },
+    });
+    refuse("/cgi-bin/stable_token", "reach max api daily quota limit rid: 6350ba59");
+    const error = await sendError(registry, "weixin", message("hi", { chat_id: "oOPENID" }));
+    expect((error as DeliveryError).transient).toBe(false);
   });
 });
 

@@ -42,6 +42,6 @@ describe("discord: mentions from payload text never ping", () => {
     const sent = discord.requests.filter((r) => r.method === "POST");
     expect(sent).toHaveLength(1);
     expect(sent[0]?.path).toBe("/api/v10/channels/555000111/messages");
-    expect(sent[0]?.json).toEqual({ content: `New issue: ${title}`, allowed_mentions: { parse: [] } });
+    expect(sent[0]?.json).toMatchObject({ content: `New issue: ${title}`, allowed_mentions: { parse: [] } });
   });
 });

@@ -1,8 +1,9 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { messageIdFor } from "../../../src/io/targets/email.js";
 import { DeliveryError } from "../../../src/io/targets/target.js";
-import { message, registryFor } from "./support.js";
+import { message, recordedRetries, registryFor } from "./support.js";
 
 interface Received {
   from: string | undefined;
@@ -13,6 +14,8 @@ interface Received {
 
 const received: Received[] = [];
 let rejectNext: { code: number; text: string } | undefined;
+/** Refuse the next message after its data arrived, as a lost answer looks to the client. */
+let failDataNext = false;
 let server: SMTPServer;
 let port: number;
 
@@ -43,6 +46,11 @@ beforeAll(async () => {
           data: Buffer.concat(chunks).toString("utf8"),
           user: session.user as string | undefined,
         });
+        if (failDataNext) {
+          failDataNext = false;
+          callback(Object.assign(new Error("Timeout waiting for queue"), { responseCode: 451 }));
+          return;
+        }
         callback();
       });
     },
@@ -115,6 +123,22 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(error).toBeInstanceOf(DeliveryError);
     expect((error as Error).message).toMatch(/EAUTH/);
     expect((error as Error).message).not.toContain("WRONG-PASSWORD");
+  });
+
+  it("sends a mail again with the same Message-ID, so the mailbox shows one; other deliveries get their own", async () => {
+    received.length = 0;
+    const target = registryFor({ email: { ...settings(), from: "svc <svc@example.org>" } }).get("email");
+    failDataNext = true;
+    const { waits, runStep } = recordedRetries();
+    await target?.send(message("Disk full", { chat_id: "a@example.org" }), undefined, { runStep });
+    expect(waits).toEqual([1000]);
+    const ids = received.map((r) => /^Message-ID: (.*)\r$/m.exec(r.data)?.[1]);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toMatch(/^<svc-[0-9a-f]{32}@example\.org>$/);
+    expect(ids[1]).toBe(ids[0]);
+    const other = messageIdFor(message("Disk full", {}, { deliveryId: "d2" }), "svc <svc@example.org>");
+    expect(other).toMatch(/^<svc-[0-9a-f]{32}@example\.org>$/);
+    expect(other).not.toBe(ids[0]);
   });
 
   it("classifies a 4xx SMTP reply as transient and a 5xx as permanent", async () => {

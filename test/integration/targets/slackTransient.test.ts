@@ -8,8 +8,9 @@ import { message, registryFor } from "./support.js";
 
 /**
  * Slack answers many refusals with HTTP 200 and `ok: false`; among its error codes `ratelimited`,
- * `service_unavailable` and `internal_error` mean "try again later" (api.slack.com/methods/chat.postMessage,
- * Errors). Agent-mode deliveries retry those (waiting a Retry-After when Slack sends one); any other
+ * `service_unavailable`, `internal_error`, `request_timeout` (the POST data arrived truncated) and
+ * `team_added_to_org` (a workspace migration makes the API intermittently unavailable) mean "try again
+ * later" (api.slack.com/methods/chat.postMessage, Errors). Agent-mode deliveries retry those (waiting a Retry-After when Slack sends one); any other
  * code (`channel_not_found`, `not_in_channel`, ...) is final.
  */
 let slack: FakeApi;
@@ -39,15 +40,18 @@ function deliverer() {
 const posts = () => slack.requests.filter((r) => r.path === "/api/chat.postMessage").length;
 
 describe("slack: ok:false error codes", () => {
-  it.each(["service_unavailable", "internal_error"])("%s is retried with backoff", async (error) => {
-    const { deliver, sleeps, cleanup } = deliverer();
-    const before = posts();
-    slack.enqueue({ json: { ok: false, error } });
-    await deliver();
-    expect(sleeps).toEqual([1000]);
-    expect(posts() - before).toBe(2);
-    cleanup();
-  });
+  it.each(["service_unavailable", "internal_error", "request_timeout", "team_added_to_org"])(
+    "%s is retried with backoff",
+    async (error) => {
+      const { deliver, sleeps, cleanup } = deliverer();
+      const before = posts();
+      slack.enqueue({ json: { ok: false, error } });
+      await deliver();
+      expect(sleeps).toEqual([1000]);
+      expect(posts() - before).toBe(2);
+      cleanup();
+    },
+  );
 
   it("ratelimited waits the Retry-After header", async () => {
     const { deliver, sleeps, cleanup } = deliverer();

@@ -76,7 +76,11 @@ describe("a thread template the payload does not fill", () => {
       "/api/v4/posts",
     ]);
     expect(api.requests[1]?.json).toEqual({ channel: "555", text: "hi" });
-    expect(api.requests[2]?.json).toEqual({ channel_id: "555", message: "hi" });
+    expect(api.requests[2]?.json).toEqual({
+      channel_id: "555",
+      message: "hi",
+      pending_post_id: expect.any(String),
+    });
     await api.close();
   });
 });
