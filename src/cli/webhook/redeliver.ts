@@ -12,6 +12,7 @@ import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
+import { noListener, PORT_ZERO } from "./listener.js";
 import { payloadNotKept } from "./notKept.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
 import { signTestEvent } from "./signTest.js";
@@ -88,6 +89,9 @@ export async function redeliver(id: string, options: { route?: string; port?: st
     );
   const running = runningAddress(loaded);
   const port = options.port !== undefined ? parsePortOption(options.port) : running.port;
+  if (port === 0) throw new SvcError("usage", PORT_ZERO);
+  if (port === undefined && running.withoutListener !== undefined)
+    throw noListener(loaded, running.withoutListener);
   if (port === undefined)
     throw new SvcError(
       "delivery_failed",

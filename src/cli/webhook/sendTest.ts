@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { jsonErrorLocation } from "../../io/jsonErrorLocation.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
+import { noListener, PORT_ZERO } from "./listener.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
 import { signTestEvent } from "./signTest.js";
 import { testTarget } from "./testTarget.js";
@@ -75,15 +75,12 @@ export async function sendTest(
   const running = runningAddress(loaded);
   const port = options.port !== undefined ? parsePortOption(options.port) : running.port;
   if (port === undefined && running.withoutListener !== undefined)
-    throw new SvcError(
-      "delivery_failed",
-      `the running gateway (pid ${running.withoutListener}) has no webhook listener: the webhook adapter is off (${webhookOffReason(loaded)}) — enable it with svc gateway setup --enable, then restart the gateway: svc gateway stop, then svc gateway start`,
-    );
+    throw noListener(loaded, running.withoutListener);
   if ((port ?? loaded.config.platforms.webhook.port) === 0)
     throw new SvcError(
       "usage",
       options.port !== undefined
-        ? "--port 0: give the port the gateway listens on (svc gateway status shows it)"
+        ? PORT_ZERO
         : `platforms.webhook.port is 0 in ${loaded.paths.config} and no gateway is running, so there is no port to send to — start it with svc gateway start, or give --port <port>`,
     );
   const url = subscriptionUrl(loaded, name, target.profile, {

@@ -123,9 +123,19 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
       reply(answer, close);
     });
   };
+  // A request the HTTP server refused itself (node:http's 417 for an unknown Expect, a body it could not
+  // frame or that came too slowly) is counted, logged and, when its head names a served route, kept in
+  // the delivery history like any answer of that route: a sender's failed delivery shows there too.
   observed.refused = (answer, head = UNREAD) => {
-    if (metrics !== undefined)
-      metrics.answered(routeLabel(head.path, answer.status), answer.status, undefined, 0);
+    const onRouteRequest = options.onRouteRequest;
+    if (metrics === undefined && onRouteRequest === undefined) {
+      if (options.accessLog()) logAccess(head, answer, 0);
+      return;
+    }
+    const label = routeLabel(head.path, answer.status);
+    metrics?.answered(label, answer.status, undefined, 0);
+    if (onRouteRequest !== undefined && !label.startsWith("("))
+      onRouteRequest(label, head, undefined, answer);
     if (options.accessLog()) logAccess(head, answer, 0);
   };
   return observed;

@@ -6,6 +6,7 @@ import { type InterpolationScope, keptAsWrittenHint } from "../../config/interpo
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../credentials.js";
+import { blockedPortHint } from "./blockedPort.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint } from "./eras.js";
 import { preflight } from "./preflight.js";
@@ -315,7 +316,7 @@ function scoped(
     if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, sentAuthorization);
     text += wrongEndpointHint(status, kind, remote?.url);
   } else if (remote !== undefined) {
-    text += tlsHint(name, text, remote);
+    text += tlsHint(name, text, remote) || blockedPortHint(name, text);
   }
   text += unsupportedVersionHint(text);
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });

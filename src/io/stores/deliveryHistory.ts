@@ -2,13 +2,11 @@ import { isUtf8 } from "node:buffer";
 import {
   chmodSync,
   closeSync,
-  existsSync,
   fchmodSync,
   fstatSync,
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   renameSync,
   rmSync,
@@ -23,6 +21,7 @@ import {
   ROTATION_CHECK_MS,
   writeBytesSync,
 } from "../batchedWriter.js";
+import { historyText, type ReadText, readText } from "./historyText.js";
 
 /** Each history file is rotated past this size; one previous file is kept: at most ~2 × this on disk. */
 export const HISTORY_FILE_BYTES = 16 * 1024 * 1024;
@@ -347,12 +346,16 @@ function readLine(line: string): HistoryRecord {
 }
 
 /** Every record within the retention, oldest first (both files); unreadable lines are skipped. */
-export function readHistory(dir: string, now: number = Date.now()): HistoryRecord[] {
+export function readHistory(
+  dir: string,
+  now: number = Date.now(),
+  read: ReadText = readText,
+): HistoryRecord[] {
   const records: HistoryRecord[] = [];
   for (const name of [HISTORY_PREVIOUS_FILE, HISTORY_FILE]) {
-    const path = join(dir, name);
-    if (!existsSync(path)) continue;
-    for (const line of readFileSync(path, "utf8").split("\n")) {
+    const text = historyText(dir, name, read);
+    if (text === undefined) continue;
+    for (const line of text.split("\n")) {
       if (line === "") continue;
       try {
         const record = readLine(line);

@@ -4,6 +4,22 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc } from "./svc.js";
 
 let home: TempHome;
+
+/** The delivery history with one accepted request `d-1` to `route`, its payload kept. */
+function writeHistory(home: TempHome, route: string): void {
+  const record = {
+    kind: "request",
+    id: "d-1",
+    at: new Date().toISOString(),
+    route,
+    status: 202,
+    outcome: "accepted",
+    content_type: "application/json",
+    payload: '{"n":1}',
+    payload_encoding: "utf8",
+  };
+  home.write("deliveries/history.jsonl", `${JSON.stringify(record)}\n`);
+}
 afterEach(async () => {
   await svc(home, ["gateway", "stop"]);
   home.cleanup();
@@ -31,6 +47,32 @@ describe("svc webhook subscribe|test when there is no port to show or send to", 
       /svc: the running gateway \(pid \d+\) has no webhook listener: the webhook adapter is off \(.*config\.yaml: platforms\.webhook\.enabled is false\) — enable it with svc gateway setup --enable, then restart the gateway/,
     );
     expect(sent.stderr).not.toContain("cannot reach");
+    // A redelivery of an event the route accepted before the adapter was turned off: the same words,
+    // not "no gateway is running — start it".
+    writeHistory(home, "a");
+    const redelivered = await svc(home, ["webhook", "redeliver", "d-1"]);
+    expect(redelivered.code).toBe(1);
+    expect(redelivered.stderr).toMatch(
+      /svc: the running gateway \(pid \d+\) has no webhook listener: the webhook adapter is off \(/,
+    );
+    expect(redelivered.stderr).not.toContain("no gateway is running");
+  });
+
+  it("redeliver --port 0 is refused as test's is: a request to port 0 goes to port 80, not to a gateway", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
+    home.write("webhook_subscriptions.json", JSON.stringify({ a: { secret: "s" } }));
+    writeHistory(home, "a");
+    for (const command of [
+      ["webhook", "redeliver", "d-1", "--port", "0"],
+      ["webhook", "test", "a", "--port", "0"],
+    ]) {
+      const sent = await svc(home, command);
+      expect(sent.code).toBe(2);
+      expect(sent.stderr).toBe(
+        "svc: --port 0: give the port the gateway listens on (svc gateway status shows it)\n",
+      );
+    }
   });
 
   it("port 0 in config.yaml and no gateway running: subscribe says the port is not known yet; test refuses to send to :0", async () => {

@@ -58,3 +58,34 @@ describe("request metrics and delivery history label a path by the routes in for
     expect(labels).toEqual(["wk 202", "(unknown) 404", "wk 202"]);
   });
 });
+
+describe("a request the HTTP server refused itself", () => {
+  it("is kept in the delivery history under its route, as its metrics and access log count it; a path naming none is not", () => {
+    const history: string[] = [];
+    const labels: string[] = [];
+    const handler = observeRequests(() => {}, {
+      logger: {} as Logger,
+      now: () => 0,
+      multiplexProfiles: () => false,
+      accessLog: () => false,
+      isRoute: (name) => name === "a",
+      metrics: {
+        answered: (route, status) => labels.push(`${route} ${status}`),
+        render: async () => ({ contentType: "text/plain", text: "" }),
+      },
+      onRouteRequest: (route, head, body, answer) =>
+        history.push(`${route} ${answer.status} ${head.headers["x-github-delivery"]} ${body === undefined}`),
+    });
+    const expectationFailed = errorOutcome(417, "Expectation failed");
+    const head = (path: string): RequestHead => ({
+      method: "POST",
+      path,
+      headers: { expect: "weird", "x-github-delivery": "e-1" },
+    });
+    handler.refused?.(expectationFailed, head("/webhooks/a"));
+    handler.refused?.(expectationFailed, head("/webhooks/invented"));
+    handler.refused?.(errorOutcome(400, "Bad request"));
+    expect(labels).toEqual(["a 417", "(unknown) 417", "(unknown) 400"]);
+    expect(history).toEqual(["a 417 e-1 true"]);
+  });
+});

@@ -469,3 +469,27 @@ describe("delivery history store", () => {
     ]);
   });
 });
+
+describe("reading a delivery history this user cannot read", () => {
+  it("is refused naming the file and the user to run as, not read as no history (the gateway's files are 0600 in a 0700 directory)", () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    // A command run by another user than the gateway's: the directory cannot be searched (EACCES).
+    const denied = (path: string): string => {
+      throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: "EACCES" });
+    };
+    expect(() => readHistory(dir, T0, denied)).toThrow(
+      `${dir}: this user may not read the delivery history (permission denied) — the gateway keeps it readable by the user it runs as only (mode 0600 in a 0700 directory: it holds payloads), so run the command as that user (sudo -u <that user> svc ...)`,
+    );
+  });
+
+  it("a directory in a file's place is named with what to do; no files at all is no history", () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    expect(readHistory(dir, T0)).toEqual([]);
+    mkdirSync(join(dir, "history.jsonl"), { recursive: true });
+    expect(() => readHistory(dir, T0)).toThrow(
+      `${join(dir, "history.jsonl")}: the delivery history cannot be read (EISDIR: illegal operation on a directory, read) — move away what is in its place: the gateway writes its history there`,
+    );
+  });
+});

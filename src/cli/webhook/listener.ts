@@ -1,0 +1,21 @@
+import type { LoadedConfig } from "../../config/load.js";
+import { webhookOffReason } from "../../config/webhookEnabled.js";
+import { SvcError } from "../../errors.js";
+
+/**
+ * `--port 0` of `svc webhook test` / `redeliver`: no gateway listens on port 0 (it is how `gateway run`
+ * asks for a free port), and a request to it would go to port 80, HTTP's default — whatever listens there
+ * would get the event, signed with the route's secret.
+ */
+export const PORT_ZERO = "--port 0: give the port the gateway listens on (svc gateway status shows it)";
+
+/**
+ * A running gateway that records no listener (webhook adapter off, MCP servers and cron jobs only): it has
+ * no address to send to, and "start it" would be wrong — it runs.
+ */
+export function noListener(loaded: LoadedConfig, pid: number): SvcError {
+  return new SvcError(
+    "delivery_failed",
+    `the running gateway (pid ${pid}) has no webhook listener: the webhook adapter is off (${webhookOffReason(loaded)}) — enable it with svc gateway setup --enable, then restart the gateway: svc gateway stop, then svc gateway start`,
+  );
+}

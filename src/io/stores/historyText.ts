@@ -1,0 +1,33 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describeError, SvcError } from "../../errors.js";
+
+export type ReadText = (path: string) => string;
+export const readText: ReadText = (path) => readFileSync(path, "utf8");
+
+/**
+ * A history file's text, undefined when there is none. One this user may not read is not "no history":
+ * the gateway keeps the files to its own user (0600 in a 0700 directory), so a command run as another
+ * user (the gateway a service, the command a login shell) would otherwise say nothing was recorded.
+ * The words avoid the errno names, which would make the CLI blame SVC_HOME instead.
+ */
+export function historyText(dir: string, name: string, read: ReadText): string | undefined {
+  const path = join(dir, name);
+  try {
+    return read(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "EACCES" || code === "EPERM")
+      throw new SvcError(
+        "store_corrupt",
+        `${dir}: this user may not read the delivery history (permission denied) — the gateway keeps it readable by the user it runs as only (mode 0600 in a 0700 directory: it holds payloads), so run the command as that user (sudo -u <that user> svc ...)`,
+        { cause: err },
+      );
+    throw new SvcError(
+      "store_corrupt",
+      `${path}: the delivery history cannot be read (${describeError(err)}) — move away what is in its place: the gateway writes its history there`,
+      { cause: err },
+    );
+  }
+}
