@@ -254,6 +254,13 @@ async function testServer(
   options: { all?: boolean; timeout?: string },
 ): Promise<void> {
   if (server === undefined || options.all === true) return testAll(server, options);
+  // `--timeout` bounds each check of `--all`; one server's test connects as the gateway would, bounded
+  // by its connect_timeout (and a login by its own five minutes): an ignored value would mislead.
+  if (options.timeout !== undefined)
+    throw new SvcError(
+      "usage",
+      `--timeout applies to svc mcp test --all (how long each check may take); svc mcp test ${server} waits as long as the server's connect_timeout allows (mcp_servers.${server}.connect_timeout, default 60 s)`,
+    );
   const loaded = loadConfig();
   const entry = serverEntry(loaded, server);
   const hub = cliHub(loaded, [server]);
