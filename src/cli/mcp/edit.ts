@@ -89,6 +89,27 @@ function writtenCredentials(entry: {
   return { env: named(entry.env), headers: named(entry.headers), urls: writtenInlineCredentials(entry) };
 }
 
+/**
+ * An imported entry's `args`, `env` and `headers` as svc reads them: text. Another client's JSON may
+ * write a number or a boolean there (`"env": {"PORT": 3000}`, `"args": ["--port", 8080]`), which the
+ * schema takes as its text; the credential check reads strings.
+ */
+function textValues(entry: Record<string, unknown>): Parameters<typeof writtenCredentials>[0] {
+  const text = (v: unknown) => (typeof v === "string" ? v : String(v));
+  const mapping = (v: unknown) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, text(x)]))
+      : undefined;
+  const env = mapping(entry.env);
+  const headers = mapping(entry.headers);
+  return {
+    ...(typeof entry.url === "string" ? { url: entry.url } : {}),
+    ...(Array.isArray(entry.args) ? { args: entry.args.map(text) } : {}),
+    ...(env === undefined ? {} : { env }),
+    ...(headers === undefined ? {} : { headers }),
+  };
+}
+
 const holdsCredential = (written: WrittenCredentials): boolean =>
   written.env.length + written.headers.length + written.urls.length > 0;
 
@@ -269,9 +290,7 @@ export function importServers(file: string, options: { force?: boolean }): void 
   const writing = Object.entries(valid).filter(
     ([name]) => options.force === true || !Object.hasOwn(loaded.config.mcp_servers, name),
   );
-  const written = writing.map(
-    ([name, entry]) => [name, writtenCredentials(entry as Parameters<typeof writtenCredentials>[0])] as const,
-  );
+  const written = writing.map(([name, entry]) => [name, writtenCredentials(textValues(entry))] as const);
   const credential = written.some(([, w]) => holdsCredential(w));
   const skipped = addServers(loaded.paths.config, valid, {
     replace: options.force === true,

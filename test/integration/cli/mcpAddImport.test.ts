@@ -253,6 +253,41 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     expect(res.stderr).toContain("mcp_servers.n2.command: expected a string, got 5");
   });
 
+  it("numbers and booleans in args, env and headers are imported as text; a server named __proto__ is named as skipped", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    chmodSync(join(home.dir, "config.yaml"), 0o644);
+    const file = home.write(
+      ".mcp.json",
+      // JSON.stringify of a literal drops a "__proto__" key: the file is written as another client writes it.
+      `{"mcpServers": {"__proto__": {"command": "node"}, "num": {"command": "node", "args": ["--port", 8080], "env": {"PORT": 3000, "DEBUG": true, "API_KEY": 12345}}, "hdr": {"url": "https://a.test/mcp", "headers": {"X-Api-Key": 42}}}}`,
+    );
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("Imported num, hdr");
+    expect(res.stderr).toContain(
+      'Note: __proto__: skipped — name "__proto__" cannot be used as a server name — choose another',
+    );
+    // The numeric credentials count as written out: named, never quoted, and the file narrowed.
+    expect(res.stderr).toContain("Note: num: env.API_KEY holds a credential");
+    expect(res.stderr).toContain("Note: hdr: headers.X-Api-Key holds a credential");
+    expect(res.stderr).not.toContain("12345");
+    expect(statSync(join(home.dir, "config.yaml")).mode & 0o777).toBe(0o600);
+    expect(servers().num).toMatchObject({
+      args: ["--port", "8080"],
+      env: { PORT: "3000", DEBUG: "true", API_KEY: "12345" },
+    });
+    expect(servers().hdr?.headers).toEqual({ "X-Api-Key": "42" });
+  });
+
+  it("a file of only a server named __proto__ imports nothing and exits 1", async () => {
+    home = tempHome();
+    const file = home.write(".mcp.json", '{"mcpServers": {"__proto__": {"command": "node"}}}');
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("__proto__: skipped");
+  });
+
   it("a file with neither layout is refused", async () => {
     home = tempHome();
     const file = home.write("other.json", '{"mcp": {}}');
