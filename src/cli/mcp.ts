@@ -145,6 +145,8 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
 }
 
 async function listServers(options: { check?: boolean; timeout?: string }): Promise<void> {
+  // A bad value is a usage error whether or not a check would use it (a gateway running, --no-check).
+  if (options.timeout !== undefined) parseSecondsOption(options.timeout);
   const loaded = loadConfig();
   const pid = runningPid(loaded.paths);
   const file = pid === undefined ? undefined : readStatusFile(loaded.paths.mcpCache);
