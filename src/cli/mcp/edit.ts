@@ -259,7 +259,9 @@ export function importServers(file: string, options: { force?: boolean }): void 
   const loaded = loadConfig();
   let document: unknown;
   try {
-    document = JSON.parse(stripJsonComments(readFileSync(file, "utf8")));
+    // A leading byte order mark (a file saved as "UTF-8 with BOM" on Windows), which JSON.parse refuses
+    // and the editors that write these files ignore.
+    document = JSON.parse(stripJsonComments(readFileSync(file, "utf8").replace(/^\uFEFF/, "")));
   } catch (err) {
     throw new SvcError("usage", `${file}: cannot be read as JSON (${(err as Error).message})`);
   }

@@ -280,6 +280,14 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     expect(servers().hdr?.headers).toEqual({ "X-Api-Key": "42" });
   });
 
+  it("a file saved with a UTF-8 byte order mark (Windows) is read as its editor reads it", async () => {
+    home = tempHome();
+    const file = home.write(".mcp.json", '\uFEFF{"mcpServers": {"bom": {"command": "node"}}}');
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res).toMatchObject({ code: 0, stderr: "" });
+    expect(servers().bom).toMatchObject({ command: "node" });
+  });
+
   it("a file of only a server named __proto__ imports nothing and exits 1", async () => {
     home = tempHome();
     const file = home.write(".mcp.json", '{"mcpServers": {"__proto__": {"command": "node"}}}');
