@@ -269,7 +269,10 @@ async function testServer(
   try {
     // The entry as written: a url's `user:password@`, an `?api_key=`, a `Bearer` in an argument stay out of the output.
     const written = entry?.url ?? [entry?.command, ...(entry?.args ?? [])].join(" ");
-    const where = entry === undefined ? written : scrub(redactCredentials(written), entrySecrets(entry));
+    // No escape sequence reaches the terminal: an entry may come from an install link, an untrusted text.
+    const where = terminalText(
+      entry === undefined ? written : scrub(redactCredentials(written), entrySecrets(entry)),
+    );
     process.stdout.write(
       `Testing ${server} (${entry === undefined ? "?" : transportKind(entry)}: ${where})\n`,
     );
