@@ -8,6 +8,7 @@ import { runningPid } from "../../io/gatewayState.js";
 import { installNameProblem } from "../../io/installLink.js";
 import { writtenInlineCredentials } from "../../io/mcp/entrySecrets.js";
 import { addServers, removeServer } from "../../io/mcpServersEdit.js";
+import { existingServerNames } from "../../io/oauth/installWriter.js";
 import { pairsOption } from "../format.js";
 import { importedServers, stripJsonComments } from "./importFormats.js";
 
@@ -241,16 +242,20 @@ export function addServer(name: string, target: string[], options: AddOptions): 
   afterWrite([name]);
 }
 
-/** `svc mcp remove <name>` */
+/**
+ * `svc mcp remove <name>`. The file is edited as YAML without loading the configuration first: the entry
+ * to remove is often the one the configuration refuses (a key of another client, a bad value), which would
+ * otherwise stop the command that fixes it.
+ */
 export function removeServerCommand(name: string): void {
-  const loaded = loadConfig();
-  if (!removeServer(loaded.paths.config, name))
+  const paths = svcPaths(svcHome());
+  if (!removeServer(paths.config, name))
     throw new SvcError(
       "usage",
-      `no MCP server named "${name}" in ${loaded.paths.config} (known: ${Object.keys(loaded.config.mcp_servers).join(", ") || "none"})`,
+      `no MCP server named "${name}" in ${paths.config} (known: ${[...existingServerNames(paths.config)].join(", ") || "none"})`,
     );
-  process.stdout.write(`Removed mcp_servers.${name} from ${loaded.paths.config}.\n`);
-  if (runningPid(loaded.paths) !== undefined)
+  process.stdout.write(`Removed mcp_servers.${name} from ${paths.config}.\n`);
+  if (runningPid(paths) !== undefined)
     process.stdout.write("The running gateway stops it with svc mcp reload.\n");
 }
 

@@ -141,6 +141,26 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
     expect(config()).toBe(COMMENTED);
   });
 
+  it("remove takes out an entry the configuration refuses, which would otherwise stop every command", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      `${COMMENTED}mcp_servers:\n  ok: { command: node }\n  pasted: { command: node, disabled: true }\n`,
+    );
+    // Every command that loads the configuration refuses it, naming the entry.
+    expect((await svc(home, ["mcp", "list", "--no-check"])).stderr).toContain(
+      'mcp_servers.pasted: unknown key "disabled"',
+    );
+    const removed = await svc(home, ["mcp", "remove", "pasted"]);
+    expect(removed).toMatchObject({ code: 0, stderr: "" });
+    expect(config()).toBe(`${COMMENTED}mcp_servers:\n  ok: { command: node }\n`);
+    expect(Object.keys(servers())).toEqual(["ok"]);
+    const none = await svc(home, ["mcp", "remove", "pasted"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no MCP server named "pasted"');
+    expect(none.stderr).toContain("(known: ok)");
+  });
+
   it("with no config.yaml, starts from the embedded default so the webhook adapter stays on; the file is 0600", async () => {
     home = tempHome();
     expect((await svc(home, ["mcp", "add", "fx", "--", "node", "x.js"])).code).toBe(0);
