@@ -35,7 +35,20 @@ export function collectHeader(value: string, previous: Record<string, string> = 
         ? `--header ${name} is given twice — a server entry holds one value per header: keep one`
         : `--header ${earlier} and --header ${name} are one header (header names ignore case) — keep one`,
     );
-  return { ...previous, [name]: value.slice(at + 1).trim() };
+  const headerValue = value.slice(at + 1).trim();
+  // Every connect would fail on such a value before sending anything (docs/mcp.md): refused here, the
+  // value never quoted (it is usually a credential).
+  if (/[\0\r\n]/.test(headerValue))
+    throw new SvcError(
+      "usage",
+      `--header ${name}: the value contains a line break or NUL character, which an HTTP header cannot carry — give it on one line; nothing was written`,
+    );
+  if (/[\u0100-\u{10ffff}]/u.test(headerValue))
+    throw new SvcError(
+      "usage",
+      `--header ${name}: the value contains a character an HTTP header cannot carry (one outside Latin-1, such as € or an emoji) — write it in ASCII, percent-encoded if the server decodes it; nothing was written`,
+    );
+  return { ...previous, [name]: headerValue };
 }
 
 const envPair = pairsOption("--env", "KEY=value", "an environment variable name");
