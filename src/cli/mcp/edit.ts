@@ -25,7 +25,12 @@ export interface AddOptions {
  */
 export function collectHeader(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf(":");
-  if (at <= 0) throw new SvcError("usage", `--header ${JSON.stringify(value)}: expected Name: value`);
+  // Not quoted: a header given without its name is usually the credential itself (`--header "Bearer $TOKEN"`).
+  if (at <= 0)
+    throw new SvcError(
+      "usage",
+      `--header: expected Name: value, got ${at < 0 ? "text with no colon" : "no name before the colon"} (not shown: it may be a credential) — e.g. --header 'Authorization: Bearer \${TOKEN}'`,
+    );
   const name = value.slice(0, at).trim();
   const earlier = Object.keys(previous).find((key) => key.toLowerCase() === name.toLowerCase());
   if (earlier !== undefined)
