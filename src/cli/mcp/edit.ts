@@ -1,10 +1,11 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { formatIssue } from "../../config/format.js";
 import { loadConfig } from "../../config/load.js";
 import { svcHome, svcPaths } from "../../config/paths.js";
 import { mcpServerSchema } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { runningPid } from "../../io/gatewayState.js";
+import { homeProblem } from "../../io/homeWritable.js";
 import { installNameProblem } from "../../io/installLink.js";
 import { writtenInlineCredentials } from "../../io/mcp/entrySecrets.js";
 import { addServers, removeServer } from "../../io/mcpServersEdit.js";
@@ -267,11 +268,15 @@ export function addServer(name: string, target: string[], options: AddOptions): 
  */
 export function removeServerCommand(name: string): void {
   const paths = svcPaths(svcHome());
-  if (!removeServer(paths.config, name))
+  if (!removeServer(paths.config, name)) {
+    // No config.yaml because SVC_HOME itself is unusable (a file in its place, a link to nothing): say that.
+    const problem = existsSync(paths.config) ? undefined : homeProblem(paths.home);
+    if (problem !== undefined) throw new SvcError("config_unreadable", problem);
     throw new SvcError(
       "usage",
       `no MCP server named "${name}" in ${paths.config} (known: ${[...existingServerNames(paths.config)].join(", ") || "none"})`,
     );
+  }
   process.stdout.write(`Removed mcp_servers.${name} from ${paths.config}.\n`);
   if (runningPid(paths) !== undefined)
     process.stdout.write("The running gateway stops it with svc mcp reload.\n");
