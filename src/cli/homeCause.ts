@@ -1,8 +1,11 @@
 import { describeError, isSvcError } from "../errors.js";
 import { homeProblem } from "../io/homeWritable.js";
 
-/** The file-system errors a broken data directory gives a command that reads or writes a file in it. */
-const FILE_ERRNO = /\b(?:ENOENT|ENOTDIR|EACCES|EPERM|EROFS)\b/;
+/**
+ * The file-system errors a broken data directory gives a command that reads or writes a file in it
+ * (EEXIST: `mkdir -p` of an SVC_HOME that is a file, before a config.yaml edit writes into it).
+ */
+const FILE_ERRNO = /\b(?:ENOENT|ENOTDIR|EEXIST|EACCES|EPERM|EROFS)\b/;
 
 /**
  * What a command's failure says when its cause is SVC_HOME itself (a symbolic link to a directory that is

@@ -145,6 +145,8 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
 }
 
 async function listServers(options: { check?: boolean; timeout?: string }): Promise<void> {
+  // A bad value is a usage error whether or not a check would use it (a gateway running, --no-check).
+  if (options.timeout !== undefined) parseSecondsOption(options.timeout);
   const loaded = loadConfig();
   const pid = runningPid(loaded.paths);
   const file = pid === undefined ? undefined : readStatusFile(loaded.paths.mcpCache);
@@ -254,13 +256,23 @@ async function testServer(
   options: { all?: boolean; timeout?: string },
 ): Promise<void> {
   if (server === undefined || options.all === true) return testAll(server, options);
+  // `--timeout` bounds each check of `--all`; one server's test connects as the gateway would, bounded
+  // by its connect_timeout (and a login by its own five minutes): an ignored value would mislead.
+  if (options.timeout !== undefined)
+    throw new SvcError(
+      "usage",
+      `--timeout applies to svc mcp test --all (how long each check may take); svc mcp test ${server} waits as long as the server's connect_timeout allows (mcp_servers.${server}.connect_timeout, default 60 s)`,
+    );
   const loaded = loadConfig();
   const entry = serverEntry(loaded, server);
   const hub = cliHub(loaded, [server]);
   try {
     // The entry as written: a url's `user:password@`, an `?api_key=`, a `Bearer` in an argument stay out of the output.
     const written = entry?.url ?? [entry?.command, ...(entry?.args ?? [])].join(" ");
-    const where = entry === undefined ? written : scrub(redactCredentials(written), entrySecrets(entry));
+    // No escape sequence reaches the terminal: an entry may come from an install link, an untrusted text.
+    const where = terminalText(
+      entry === undefined ? written : scrub(redactCredentials(written), entrySecrets(entry)),
+    );
     process.stdout.write(
       `Testing ${server} (${entry === undefined ? "?" : transportKind(entry)}: ${where})\n`,
     );

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { type Document, isMap, isScalar, parseDocument, type YAMLMap } from "yaml";
+import { type Document, isMap, isNode, isScalar, type Node, parseDocument, visit, type YAMLMap } from "yaml";
 import { EMBEDDED_DEFAULT } from "../config/load.js";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
@@ -62,6 +62,33 @@ export function serversMap(doc: Document, configPath: string): YAMLMap {
 }
 
 /**
+ * Before an entry's node leaves the document (`svc mcp remove`, a replacing `add --force` or `import
+ * --force`): an anchor in it that other entries refer to (`a: &base {...}`, then `b: *base` or
+ * `<<: *base`) would be left undefined, which the yaml library refuses to write ("Unresolved alias").
+ * The first such alias takes a copy of the anchored node, anchor included, so it and the aliases after it
+ * keep the settings they had.
+ */
+function keepAliasesOf(doc: Document, leaving: unknown): void {
+  if (!isNode(leaving)) return;
+  const anchored: Node[] = [];
+  visit(leaving, {
+    Node(_, node) {
+      if (node.anchor) anchored.push(node);
+    },
+  });
+  for (const target of anchored) {
+    let copied = false;
+    visit(doc, {
+      Alias(_, alias, path) {
+        if (copied || path.includes(leaving) || alias.resolve(doc) !== target) return;
+        copied = true;
+        return target.clone() as Node;
+      },
+    });
+  }
+}
+
+/**
  * Adds `mcp_servers.<name>` entries to config.yaml in one write (under the file lock, atomically), keeping
  * comments and layout. A name that exists is left alone unless `replace`; the names skipped are returned.
  */
@@ -79,6 +106,7 @@ export function addServers(
         skipped.push(name);
         continue;
       }
+      keepAliasesOf(doc, map.get(name, true));
       map.set(name, doc.createNode(entry));
     }
     if (skipped.length < Object.keys(entries).length)
@@ -94,6 +122,7 @@ export function removeServer(configPath: string, name: string): boolean {
     const doc = load(configPath, "remove");
     const servers = doc.get("mcp_servers");
     if (!isMap(servers) || !servers.has(name)) return false;
+    keepAliasesOf(doc, servers.get(name, true));
     servers.delete(name);
     write(configPath, doc.toString());
     return true;

@@ -1,13 +1,15 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { formatIssue } from "../../config/format.js";
 import { loadConfig } from "../../config/load.js";
 import { svcHome, svcPaths } from "../../config/paths.js";
 import { mcpServerSchema } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { runningPid } from "../../io/gatewayState.js";
+import { homeProblem } from "../../io/homeWritable.js";
 import { installNameProblem } from "../../io/installLink.js";
 import { writtenInlineCredentials } from "../../io/mcp/entrySecrets.js";
 import { addServers, removeServer } from "../../io/mcpServersEdit.js";
+import { existingServerNames } from "../../io/oauth/installWriter.js";
 import { pairsOption } from "../format.js";
 import { importedServers, stripJsonComments } from "./importFormats.js";
 
@@ -24,7 +26,12 @@ export interface AddOptions {
  */
 export function collectHeader(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf(":");
-  if (at <= 0) throw new SvcError("usage", `--header ${JSON.stringify(value)}: expected Name: value`);
+  // Not quoted: a header given without its name is usually the credential itself (`--header "Bearer $TOKEN"`).
+  if (at <= 0)
+    throw new SvcError(
+      "usage",
+      `--header: expected Name: value, got ${at < 0 ? "text with no colon" : "no name before the colon"} (not shown: it may be a credential) — e.g. --header 'Authorization: Bearer \${TOKEN}'`,
+    );
   const name = value.slice(0, at).trim();
   const earlier = Object.keys(previous).find((key) => key.toLowerCase() === name.toLowerCase());
   if (earlier !== undefined)
@@ -34,7 +41,20 @@ export function collectHeader(value: string, previous: Record<string, string> = 
         ? `--header ${name} is given twice — a server entry holds one value per header: keep one`
         : `--header ${earlier} and --header ${name} are one header (header names ignore case) — keep one`,
     );
-  return { ...previous, [name]: value.slice(at + 1).trim() };
+  const headerValue = value.slice(at + 1).trim();
+  // Every connect would fail on such a value before sending anything (docs/mcp.md): refused here, the
+  // value never quoted (it is usually a credential).
+  if (/[\0\r\n]/.test(headerValue))
+    throw new SvcError(
+      "usage",
+      `--header ${name}: the value contains a line break or NUL character, which an HTTP header cannot carry — give it on one line; nothing was written`,
+    );
+  if (/[\u0100-\u{10ffff}]/u.test(headerValue))
+    throw new SvcError(
+      "usage",
+      `--header ${name}: the value contains a character an HTTP header cannot carry (one outside Latin-1, such as € or an emoji) — write it in ASCII, percent-encoded if the server decodes it; nothing was written`,
+    );
+  return { ...previous, [name]: headerValue };
 }
 
 const envPair = pairsOption("--env", "KEY=value", "an environment variable name");
@@ -87,6 +107,27 @@ function writtenCredentials(entry: {
       .filter(([k, v]) => CREDENTIAL.test(k) && !v.includes("${"))
       .map(([k]) => k);
   return { env: named(entry.env), headers: named(entry.headers), urls: writtenInlineCredentials(entry) };
+}
+
+/**
+ * An imported entry's `args`, `env` and `headers` as svc reads them: text. Another client's JSON may
+ * write a number or a boolean there (`"env": {"PORT": 3000}`, `"args": ["--port", 8080]`), which the
+ * schema takes as its text; the credential check reads strings.
+ */
+function textValues(entry: Record<string, unknown>): Parameters<typeof writtenCredentials>[0] {
+  const text = (v: unknown) => (typeof v === "string" ? v : String(v));
+  const mapping = (v: unknown) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, text(x)]))
+      : undefined;
+  const env = mapping(entry.env);
+  const headers = mapping(entry.headers);
+  return {
+    ...(typeof entry.url === "string" ? { url: entry.url } : {}),
+    ...(Array.isArray(entry.args) ? { args: entry.args.map(text) } : {}),
+    ...(env === undefined ? {} : { env }),
+    ...(headers === undefined ? {} : { headers }),
+  };
 }
 
 const holdsCredential = (written: WrittenCredentials): boolean =>
@@ -220,16 +261,24 @@ export function addServer(name: string, target: string[], options: AddOptions): 
   afterWrite([name]);
 }
 
-/** `svc mcp remove <name>` */
+/**
+ * `svc mcp remove <name>`. The file is edited as YAML without loading the configuration first: the entry
+ * to remove is often the one the configuration refuses (a key of another client, a bad value), which would
+ * otherwise stop the command that fixes it.
+ */
 export function removeServerCommand(name: string): void {
-  const loaded = loadConfig();
-  if (!removeServer(loaded.paths.config, name))
+  const paths = svcPaths(svcHome());
+  if (!removeServer(paths.config, name)) {
+    // No config.yaml because SVC_HOME itself is unusable (a file in its place, a link to nothing): say that.
+    const problem = existsSync(paths.config) ? undefined : homeProblem(paths.home);
+    if (problem !== undefined) throw new SvcError("config_unreadable", problem);
     throw new SvcError(
       "usage",
-      `no MCP server named "${name}" in ${loaded.paths.config} (known: ${Object.keys(loaded.config.mcp_servers).join(", ") || "none"})`,
+      `no MCP server named "${name}" in ${paths.config} (known: ${[...existingServerNames(paths.config)].join(", ") || "none"})`,
     );
-  process.stdout.write(`Removed mcp_servers.${name} from ${loaded.paths.config}.\n`);
-  if (runningPid(loaded.paths) !== undefined)
+  }
+  process.stdout.write(`Removed mcp_servers.${name} from ${paths.config}.\n`);
+  if (runningPid(paths) !== undefined)
     process.stdout.write("The running gateway stops it with svc mcp reload.\n");
 }
 
@@ -238,7 +287,9 @@ export function importServers(file: string, options: { force?: boolean }): void 
   const loaded = loadConfig();
   let document: unknown;
   try {
-    document = JSON.parse(stripJsonComments(readFileSync(file, "utf8")));
+    // A leading byte order mark (a file saved as "UTF-8 with BOM" on Windows), which JSON.parse refuses
+    // and the editors that write these files ignore.
+    document = JSON.parse(stripJsonComments(readFileSync(file, "utf8").replace(/^\uFEFF/, "")));
   } catch (err) {
     throw new SvcError("usage", `${file}: cannot be read as JSON (${(err as Error).message})`);
   }
@@ -269,9 +320,7 @@ export function importServers(file: string, options: { force?: boolean }): void 
   const writing = Object.entries(valid).filter(
     ([name]) => options.force === true || !Object.hasOwn(loaded.config.mcp_servers, name),
   );
-  const written = writing.map(
-    ([name, entry]) => [name, writtenCredentials(entry as Parameters<typeof writtenCredentials>[0])] as const,
-  );
+  const written = writing.map(([name, entry]) => [name, writtenCredentials(textValues(entry))] as const);
   const credential = written.some(([, w]) => holdsCredential(w));
   const skipped = addServers(loaded.paths.config, valid, {
     replace: options.force === true,

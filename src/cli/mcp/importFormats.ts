@@ -134,7 +134,9 @@ export function importedServers(document: unknown, file: string): ImportedServer
       `${file}: no "mcpServers" (Claude Code's .mcp.json) or "servers" (VS Code's mcp.json) object found`,
     );
   const notes: string[] = [];
-  const entries: Record<string, Record<string, unknown>> = {};
+  // No prototype: a server named `__proto__` (JSON.parse makes it an own key) stays an entry, which the
+  // name check then refuses with a note, instead of becoming the object's prototype and vanishing.
+  const entries: Record<string, Record<string, unknown>> = Object.create(null);
   for (const [name, raw] of Object.entries(document[format] as Record<string, unknown>)) {
     if (!isMapping(raw)) {
       notes.push(`${name}: not an object — skipped`);

@@ -31,6 +31,23 @@ describe("a command whose SVC_HOME cannot hold its files", () => {
     expect(subscribe.stderr).toContain(
       `svc: ${file}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory (${file}/webhook_subscriptions.json: cannot be read (ENOTDIR`,
     );
+    // A config.yaml edit makes SVC_HOME first (mkdir -p: EEXIST on a file).
+    for (const args of [
+      ["mcp", "add", "fs", "--", "node", "server.js"],
+      ["gateway", "setup", "--non-interactive"],
+    ]) {
+      const edit = await svc(file, ...args);
+      expect(edit.code).toBe(1);
+      expect(edit.stderr).toBe(
+        `svc: ${file}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory (EEXIST: file already exists, mkdir '${file}')\n`,
+      );
+    }
+    // svc mcp remove edits config.yaml without loading the configuration: the missing file is named by why.
+    const remove = await svc(file, "mcp", "remove", "fs");
+    expect(remove).toMatchObject({
+      code: 1,
+      stderr: `svc: ${file}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory\n`,
+    });
     // A usage error is still the usage error.
     const bad = await svc(file, "webhook", "subscribe", "bad name");
     expect(bad.code).toBe(2);

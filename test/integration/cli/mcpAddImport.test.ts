@@ -141,6 +141,26 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
     expect(config()).toBe(COMMENTED);
   });
 
+  it("remove takes out an entry the configuration refuses, which would otherwise stop every command", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      `${COMMENTED}mcp_servers:\n  ok: { command: node }\n  pasted: { command: node, disabled: true }\n`,
+    );
+    // Every command that loads the configuration refuses it, naming the entry.
+    expect((await svc(home, ["mcp", "list", "--no-check"])).stderr).toContain(
+      'mcp_servers.pasted: unknown key "disabled"',
+    );
+    const removed = await svc(home, ["mcp", "remove", "pasted"]);
+    expect(removed).toMatchObject({ code: 0, stderr: "" });
+    expect(config()).toBe(`${COMMENTED}mcp_servers:\n  ok: { command: node }\n`);
+    expect(Object.keys(servers())).toEqual(["ok"]);
+    const none = await svc(home, ["mcp", "remove", "pasted"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no MCP server named "pasted"');
+    expect(none.stderr).toContain("(known: ok)");
+  });
+
   it("with no config.yaml, starts from the embedded default so the webhook adapter stays on; the file is 0600", async () => {
     home = tempHome();
     expect((await svc(home, ["mcp", "add", "fx", "--", "node", "x.js"])).code).toBe(0);
@@ -251,6 +271,49 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     expect(res.stderr).toContain("multi: ${workspaceFolder:api} is another client's variable");
     expect(res.stderr).toContain("n2: skipped — ");
     expect(res.stderr).toContain("mcp_servers.n2.command: expected a string, got 5");
+  });
+
+  it("numbers and booleans in args, env and headers are imported as text; a server named __proto__ is named as skipped", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    chmodSync(join(home.dir, "config.yaml"), 0o644);
+    const file = home.write(
+      ".mcp.json",
+      // JSON.stringify of a literal drops a "__proto__" key: the file is written as another client writes it.
+      `{"mcpServers": {"__proto__": {"command": "node"}, "num": {"command": "node", "args": ["--port", 8080], "env": {"PORT": 3000, "DEBUG": true, "API_KEY": 12345}}, "hdr": {"url": "https://a.test/mcp", "headers": {"X-Api-Key": 42}}}}`,
+    );
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("Imported num, hdr");
+    expect(res.stderr).toContain(
+      'Note: __proto__: skipped — name "__proto__" cannot be used as a server name — choose another',
+    );
+    // The numeric credentials count as written out: named, never quoted, and the file narrowed.
+    expect(res.stderr).toContain("Note: num: env.API_KEY holds a credential");
+    expect(res.stderr).toContain("Note: hdr: headers.X-Api-Key holds a credential");
+    expect(res.stderr).not.toContain("12345");
+    expect(statSync(join(home.dir, "config.yaml")).mode & 0o777).toBe(0o600);
+    expect(servers().num).toMatchObject({
+      args: ["--port", "8080"],
+      env: { PORT: "3000", DEBUG: "true", API_KEY: "12345" },
+    });
+    expect(servers().hdr?.headers).toEqual({ "X-Api-Key": "42" });
+  });
+
+  it("a file saved with a UTF-8 byte order mark (Windows) is read as its editor reads it", async () => {
+    home = tempHome();
+    const file = home.write(".mcp.json", '\uFEFF{"mcpServers": {"bom": {"command": "node"}}}');
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res).toMatchObject({ code: 0, stderr: "" });
+    expect(servers().bom).toMatchObject({ command: "node" });
+  });
+
+  it("a file of only a server named __proto__ imports nothing and exits 1", async () => {
+    home = tempHome();
+    const file = home.write(".mcp.json", '{"mcpServers": {"__proto__": {"command": "node"}}}');
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("__proto__: skipped");
   });
 
   it("a file with neither layout is refused", async () => {

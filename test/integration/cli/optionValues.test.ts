@@ -72,4 +72,32 @@ describe("bad option values are usage errors (exit 2) caught before anything run
     expect(existsSync(join(home.dir, ".env"))).toBe(false);
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
   });
+
+  it("svc mcp test <server> --timeout is refused: --timeout bounds the checks of --all only; svc mcp list refuses a bad --timeout it would not use", async () => {
+    const own = tempHome();
+    try {
+      own.write("config.yaml", stringify({ mcp_servers: { nx: { command: "no-such-command-svc-test" } } }));
+      const [one, bad, list] = await Promise.all([
+        svc(own, ["mcp", "test", "nx", "--timeout", "5"]),
+        svc(own, ["mcp", "test", "nx", "--timeout", "soon"]),
+        // --no-check (as with a gateway running) checks nothing, and still refuses a bad value.
+        svc(own, ["mcp", "list", "--no-check", "--timeout", "soon"]),
+      ]);
+      expect(list).toMatchObject({
+        code: 2,
+        stdout: "",
+        stderr: 'svc: --timeout: expected a number of seconds greater than 0, got "soon"\n',
+      });
+      for (const res of [one, bad])
+        expect(res).toMatchObject({
+          code: 2,
+          stdout: "",
+          stderr: expect.stringContaining(
+            "svc: --timeout applies to svc mcp test --all (how long each check may take); svc mcp test nx waits as long as the server's connect_timeout allows (mcp_servers.nx.connect_timeout, default 60 s)",
+          ),
+        });
+    } finally {
+      own.cleanup();
+    }
+  });
 });

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "../cli/svc.js";
 
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -51,3 +52,13 @@ it("svc mcp test does not print the credentials written in the entry's url or ar
   for (const secret of ["urlPassw0rd9", "queryKey77", "argToken123"])
     expect(outputs.join("\n")).not.toContain(secret);
 }, 30_000);
+
+it("svc mcp test shows an escape sequence in the entry's arguments (an install link's) as \\u001b, never raw", async () => {
+  home.write(
+    "config.yaml",
+    stringify({ mcp_servers: { odd: { command: "no-such-command-svc-test", args: ["a\u001b[2Jb"] } } }),
+  );
+  const result = await svc(home, ["mcp", "test", "odd"]);
+  expect(result.code).toBe(1);
+  expect(result.stdout).toBe("Testing odd (stdio: no-such-command-svc-test a\\u001b[2Jb)\n");
+});
