@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { cronStore } from "../../../src/io/stores/cronStore.js";
 import { parseKeepingExtraNumbers, quoteExtraNumbers } from "../../../src/io/stores/extraNumbers.js";
 import { subscriptionStore } from "../../../src/io/stores/subscriptions.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -45,5 +46,16 @@ describe("numbers under deliver_extra of a subscription written by hand", () => 
     );
     const record = subscriptionStore(path).read().records.ci as { deliver_extra: Record<string, unknown> };
     expect(record.deliver_extra).toEqual({ chat_id: "123456789012345678", thread_id: "42" });
+  });
+});
+
+describe("numbers under deliver_extra of a cron job written by hand", () => {
+  it("keep a Discord channel id digit for digit (JSON.parse rounds it to another channel)", () => {
+    home = tempHome();
+    const path = home.write(
+      "cron/jobs.json",
+      '{"revision": 1, "jobs": {"a1": {"id": "a1", "schedule": "@daily", "prompt": "p", "deliver": "discord", "deliver_extra": {"chat_id": 123456789012345678}}}}',
+    );
+    expect(cronStore(path).read().records.a1?.deliver_extra).toEqual({ chat_id: "123456789012345678" });
   });
 });
