@@ -61,7 +61,7 @@ export async function sendTest(
   if (options.event !== undefined && !HEADER_EVENT.test(options.event))
     throw new SvcError(
       "usage",
-      `--event ${JSON.stringify(options.event)}: cannot be sent as the X-Forge-Event header (it must be non-empty printable ASCII) — leave --event out and put the type in the payload's event_type (--payload '{"event_type": ...}')`,
+      `--event ${JSON.stringify(options.event)}: cannot be sent as the X-Forge-Event header (it must be printable ASCII, non-empty and without spaces at either end, which HTTP drops) — leave --event out and put the type in the payload's event_type (--payload '{"event_type": ...}')`,
     );
   const event = options.event ?? payloadEvent ?? target.events?.[0] ?? "test";
   // The default payload names the same event: one a header cannot carry (`--events Überweisung`) reaches
