@@ -110,6 +110,18 @@ export function targetStartupProblems(
         problems.push(`${at}.deliver_extra.pr_number: "${pr}" is not a positive integer`);
       continue;
     }
+    // A recipient written as spaces alone fails every delivery: a route that names its recipient never
+    // falls back to the home channel.
+    const recipientKeys = [
+      "chat_id",
+      ...(canonical === "sms" || canonical === "email" ? ["to"] : []),
+      ...(canonical === "home_automation" ? ["service"] : []),
+    ];
+    const named = recipientKeys.find((key) => extra[key] !== undefined);
+    if (named !== undefined && extra[named]?.trim() === "")
+      problems.push(
+        `${at}.deliver_extra.${named}: blank — every delivery to it fails (a route that names its recipient never falls back to home_channel); set it, or remove it to use platforms.${canonical}.home_channel`,
+      );
     const chatLike = isChatPlatform(canonical) || canonical === "sms" || canonical === "email";
     const recipient = extra.chat_id ?? (canonical === "sms" || canonical === "email" ? extra.to : undefined);
     if (chatLike && recipient === undefined && settings?.home_channel === undefined) {

@@ -204,6 +204,15 @@ describe("targetStartupProblems", () => {
       `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: missing and platforms.discord.home_channel is not set — set one of them so discord knows where to deliver`,
     ]);
   });
+
+  it("names a recipient written as spaces alone (every delivery fails; the home channel is not used instead)", () => {
+    const { config, paths } = load(
+      `${route("discord", '        deliver_extra: {chat_id: "  "}\n')}  discord: {enabled: true, token: t, home_channel: "1"}\n`,
+    );
+    expect(targetStartupProblems(config, paths.config).warnings).toEqual([
+      `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: blank — every delivery to it fails (a route that names its recipient never falls back to home_channel); set it, or remove it to use platforms.discord.home_channel`,
+    ]);
+  });
 });
 
 describe("platform config errors name the key as written", () => {
