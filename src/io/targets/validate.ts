@@ -4,6 +4,7 @@ import type { PlatformName } from "../../config/sections/platforms.js";
 import { routeKey } from "../../config/sections/webhook.js";
 import { unreadExtraKeys } from "./extraKeys.js";
 import { canonicalTarget, isChatPlatform, TARGET_ALIASES } from "./names.js";
+import { notifyServiceProblem } from "./notifyService.js";
 
 /**
  * `deliver_extra.repo` as `gh --repo` takes it: `owner/name`, or `host/owner/name` for a GitHub
@@ -122,6 +123,11 @@ export function targetStartupProblems(
       problems.push(
         `${at}.deliver_extra.${named}: blank — every delivery to it fails (a route that names its recipient never falls back to home_channel); set it, or remove it to use platforms.${canonical}.home_channel`,
       );
+    const service = canonical === "home_automation" && named !== undefined ? extra[named] : undefined;
+    const serviceProblem =
+      service === undefined || isTemplate(service) ? undefined : notifyServiceProblem(service);
+    if (serviceProblem !== undefined)
+      problems.push(`${at}.deliver_extra.${named}: ${serviceProblem} — every delivery to it fails`);
     const chatLike = isChatPlatform(canonical) || canonical === "sms" || canonical === "email";
     const recipient = extra.chat_id ?? (canonical === "sms" || canonical === "email" ? extra.to : undefined);
     if (chatLike && recipient === undefined && settings?.home_channel === undefined) {
