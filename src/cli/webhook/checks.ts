@@ -159,6 +159,23 @@ export function checkNotBlank(options: SubscribeOptions): void {
         `${flag}: must not be empty — leave the option out to keep the current value`,
       );
   }
+  // '' removes the key (the platform's home channel is then used); spaces alone are no chat id, and would
+  // fail every delivery ("rendered empty") without a word here.
+  if (
+    options.deliverChatId !== undefined &&
+    options.deliverChatId !== "" &&
+    options.deliverChatId.trim() === ""
+  )
+    throw new SvcError(
+      "usage",
+      "--deliver-chat-id: only spaces — give the chat id, or --deliver-chat-id '' to remove it (the platform's home channel is then used)",
+    );
+  for (const [key, value] of Object.entries(options.deliverExtra ?? {}))
+    if (value !== "" && value.trim() === "")
+      throw new SvcError(
+        "usage",
+        `--deliver-extra ${key}=: only spaces — give a value, or ${key}= with nothing after it to remove the key`,
+      );
   const publicKey = options.secret === undefined ? undefined : publicKeySecretProblem(options.secret);
   if (publicKey !== undefined) throw new SvcError("usage", `--secret ${publicKey}`);
   // A token sender's header cannot carry one, and the printed Secret: line would be cut by a line break.

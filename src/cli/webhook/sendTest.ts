@@ -43,15 +43,7 @@ export async function sendTest(
   name: string,
   options: { payload?: string; event?: string; port?: string },
 ): Promise<void> {
-  let body =
-    options.payload ??
-    JSON.stringify({
-      event_type: "test",
-      message: `Test event from svc webhook test ${name}`,
-      sent_at: new Date().toISOString(),
-    });
-  const parsed = parsePayload(body);
-  body = body.trim();
+  const parsed = options.payload === undefined ? undefined : parsePayload(options.payload);
   const loaded = configWithEnabledNote();
   const target = await testTarget(loaded, name, "subscriptions");
   for (const note of target.notes) process.stderr.write(`${note}\n`);
@@ -69,9 +61,18 @@ export async function sendTest(
   if (options.event !== undefined && !HEADER_EVENT.test(options.event))
     throw new SvcError(
       "usage",
-      `--event ${JSON.stringify(options.event)}: cannot be sent as the X-Forge-Event header (it must be non-empty printable ASCII) — leave --event out and put the type in the payload's event_type (--payload '{"event_type": ...}')`,
+      `--event ${JSON.stringify(options.event)}: cannot be sent as the X-Forge-Event header (it must be printable ASCII, non-empty and without spaces at either end, which HTTP drops) — leave --event out and put the type in the payload's event_type (--payload '{"event_type": ...}')`,
     );
   const event = options.event ?? payloadEvent ?? target.events?.[0] ?? "test";
+  // The default payload names the same event: one a header cannot carry (`--events Überweisung`) reaches
+  // the gateway in the body alone, and must not read "test" there.
+  const body =
+    options.payload?.trim() ??
+    JSON.stringify({
+      event_type: event,
+      message: `Test event from svc webhook test ${name}`,
+      sent_at: new Date().toISOString(),
+    });
   const running = runningAddress(loaded);
   const port = options.port !== undefined ? parsePortOption(options.port) : running.port;
   if (port === undefined && running.withoutListener !== undefined)

@@ -288,6 +288,8 @@ export function cronStore(path: string): CronStore {
     field: "jobs",
     keyedBy: "job id",
     conflictMessage: "the cron job store changed since it was read — run the command again",
+    // A chat id written unquoted by hand under deliver_extra (a Discord snowflake) is kept as written.
+    extraNumbersAsText: true,
   });
 }
 

@@ -88,6 +88,8 @@ export function subscriptionStore(path: string): VersionedStore<unknown> {
   return createVersionedStore<unknown>(path, {
     legacyField: "subscriptions",
     conflictMessage: STALE_SUBSCRIPTION_STORE,
+    // An id written unquoted by hand under deliver_extra (a Discord snowflake) is kept as written, as in config.yaml.
+    extraNumbersAsText: true,
   });
 }
 

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { SvcError } from "../../errors.js";
 import { jsonErrorLocation } from "../jsonErrorLocation.js";
 import { writeFileAtomic } from "./atomicFile.js";
+import { parseKeepingExtraNumbers } from "./extraNumbers.js";
 import { withFileLock } from "./fileLock.js";
 
 /**
@@ -43,6 +44,11 @@ export interface StoreLayout {
   readonly conflictMessage: string;
   /** What the records are keyed by, for messages (default "name"). */
   readonly keyedBy?: string;
+  /**
+   * Numbers under `deliver_extra` (ids written unquoted by hand, such as a Discord channel id too long for a
+   * JavaScript number) are read as the text written, not as a rounded number.
+   */
+  readonly extraNumbersAsText?: boolean;
 }
 
 /**
@@ -88,7 +94,7 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
     let parsed: unknown;
     const json = text.replace(/^\uFEFF/, "");
     try {
-      parsed = JSON.parse(json);
+      parsed = layout.extraNumbersAsText === true ? parseKeepingExtraNumbers(json) : JSON.parse(json);
     } catch (err) {
       // A file edited by hand: the line and column to look at, as editors count them.
       const { line, column } = jsonErrorLocation(json, err);

@@ -1,10 +1,9 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { routeRecipient } from "./chat.js";
 import { stringField, tokenClient } from "./client.js";
+import { notifyService, notifyServiceProblem } from "./notifyService.js";
 import { wellFormed } from "./split.js";
 import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
-
-const SERVICE_NAME = /^[a-z0-9_]+$/;
 
 /**
  * Home Assistant REST API with a long-lived access token: `POST /api/services/notify/<service>` when a
@@ -29,13 +28,10 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
       // Home Assistant names services by domain (`notify.mobile_app_pixel_8` in its developer tools): the
       // `notify.` prefix is accepted and dropped.
       const fromRoute = routeRecipient("home_automation", message, ["chat_id", "service"], "service");
-      const service = (fromRoute ?? settings.home_channel?.trim() ?? "").replace(/^notify\./, "");
-      if (service !== "" && !SERVICE_NAME.test(service)) {
-        throw new DeliveryError(
-          `home_automation: "${service}" is not a notify service name (lower-case letters, digits, "_")`,
-          false,
-        );
-      }
+      const named = fromRoute ?? settings.home_channel ?? "";
+      const service = notifyService(named);
+      const problem = notifyServiceProblem(named);
+      if (problem !== undefined) throw new DeliveryError(`home_automation: ${problem}`, false);
       // A title template the event left blank is no title (the default one for a persistent notification).
       const title = message.extra.title?.trim() ? wellFormed(message.extra.title) : undefined;
       const text = wellFormed(message.text);

@@ -4,6 +4,7 @@ import type { PlatformName } from "../../config/sections/platforms.js";
 import { type Route, routeKey } from "../../config/sections/webhook.js";
 import { unreadExtraKeys } from "./extraKeys.js";
 import { canonicalTarget, isChatPlatform, TARGET_ALIASES } from "./names.js";
+import { notifyServiceProblem } from "./notifyService.js";
 
 /**
  * `deliver_extra.repo` as `gh --repo` takes it: `owner/name`, or `host/owner/name` for a GitHub
@@ -110,6 +111,23 @@ export function targetStartupProblems(
         problems.push(`${at}.deliver_extra.pr_number: "${pr}" is not a positive integer`);
       continue;
     }
+    // A recipient written as spaces alone fails every delivery: a route that names its recipient never
+    // falls back to the home channel.
+    const recipientKeys = [
+      "chat_id",
+      ...(canonical === "sms" || canonical === "email" ? ["to"] : []),
+      ...(canonical === "home_automation" ? ["service"] : []),
+    ];
+    const named = recipientKeys.find((key) => extra[key] !== undefined);
+    if (named !== undefined && extra[named]?.trim() === "")
+      problems.push(
+        `${at}.deliver_extra.${named}: blank — every delivery to it fails (a route that names its recipient never falls back to home_channel); set it, or remove it to use platforms.${canonical}.home_channel`,
+      );
+    const service = canonical === "home_automation" && named !== undefined ? extra[named] : undefined;
+    const serviceProblem =
+      service === undefined || isTemplate(service) ? undefined : notifyServiceProblem(service);
+    if (serviceProblem !== undefined)
+      problems.push(`${at}.deliver_extra.${named}: ${serviceProblem} — every delivery to it fails`);
     const chatLike = isChatPlatform(canonical) || canonical === "sms" || canonical === "email";
     const recipient = extra.chat_id ?? (canonical === "sms" || canonical === "email" ? extra.to : undefined);
     if (chatLike && recipient === undefined && settings?.home_channel === undefined) {

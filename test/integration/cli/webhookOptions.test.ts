@@ -274,6 +274,35 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(Object.keys(stored())).toEqual(["a", "b", "ok"]);
   });
 
+  it("a chat id or deliver_extra value of spaces alone is refused (every delivery would fail); '' removes the key", async () => {
+    home = tempHome();
+    const chatId = await svc(home, [
+      "webhook",
+      "subscribe",
+      "n",
+      "--deliver",
+      "log",
+      "--deliver-chat-id",
+      "  ",
+    ]);
+    const extra = await svc(home, ["webhook", "subscribe", "n", "--deliver-extra", "to= "]);
+    expect(chatId).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        "svc: --deliver-chat-id: only spaces — give the chat id, or --deliver-chat-id ''",
+      ),
+    });
+    expect(extra).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        "svc: --deliver-extra to=: only spaces — give a value, or to= with nothing",
+      ),
+    });
+    const removed = await svc(home, ["webhook", "subscribe", "n", "--deliver-chat-id", ""]);
+    expect(removed.code).toBe(0);
+    expect(stored().n.deliver_extra).toBeUndefined();
+  });
+
   it("--deliver-extra key=value sets what forge_comment needs (repeatable, templates kept, key= removes)", async () => {
     home = tempHome();
     const bare = await svc(home, ["webhook", "subscribe", "pr", "--deliver", "forge_comment"]);

@@ -70,6 +70,33 @@ describe("svc webhook test: which event type it sends (spec 4.3)", { timeout: 90
     expect(fromRecord).toMatchObject({ code: 0, stdout: expect.stringContaining('"event":"push"') });
   });
 
+  it("the default payload names the event it sends: one a header cannot carry reaches the gateway in the body", async () => {
+    const seen: { header: string | string[] | undefined; body: { event_type?: unknown } }[] = [];
+    server = createServer((req, res) => {
+      let text = "";
+      req.on("data", (chunk: Buffer) => {
+        text += chunk.toString("utf8");
+      });
+      req.on("end", () => {
+        seen.push({ header: req.headers["x-forge-event"], body: JSON.parse(text) });
+        res.writeHead(202, { "content-type": "application/json" });
+        res.end('{"status":"accepted"}');
+      });
+    });
+    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+    const port = String((server.address() as AddressInfo).port);
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
+    await svc(home, ["webhook", "subscribe", "bank", "--events", "Überweisung,push"]);
+    await svc(home, ["webhook", "subscribe", "gh", "--events", "push"]);
+    expect(await svc(home, ["webhook", "test", "bank", "--port", port])).toMatchObject({ code: 0 });
+    expect(await svc(home, ["webhook", "test", "gh", "--port", port])).toMatchObject({ code: 0 });
+    expect(seen).toMatchObject([
+      { header: undefined, body: { event_type: "Überweisung" } },
+      { header: "push", body: { event_type: "push" } },
+    ]);
+  });
+
   it("reaches a gateway on a port fetch calls bad (6666, 10080, ...), where the gateway may listen", async () => {
     const listening = await listenOnBadPort();
     if (listening === undefined) throw new Error("every port fetch calls bad is taken on this machine");

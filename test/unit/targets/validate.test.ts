@@ -204,6 +204,24 @@ describe("targetStartupProblems", () => {
       `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: missing and platforms.discord.home_channel is not set — set one of them so discord knows where to deliver`,
     ]);
   });
+
+  it("names a Home Assistant notify service no request can reach (a template is left to the event)", () => {
+    const { config, paths } = load(
+      `${route("homeassistant", '        deliver_extra: {chat_id: "Notify.Pixel 8"}\n')}      r2:\n        deliver: home_automation\n        deliver_extra: {service: notify.mobile_app_pixel_8}\n      r3:\n        deliver: home_automation\n        deliver_extra: {service: "{device}"}\n  home_automation: {enabled: true, token: t}\n`,
+    );
+    expect(targetStartupProblems(config, paths.config).warnings).toEqual([
+      `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: "Notify.Pixel 8" is not a notify service name (lower-case letters, digits, "_") — every delivery to it fails`,
+    ]);
+  });
+
+  it("names a recipient written as spaces alone (every delivery fails; the home channel is not used instead)", () => {
+    const { config, paths } = load(
+      `${route("discord", '        deliver_extra: {chat_id: "  "}\n')}  discord: {enabled: true, token: t, home_channel: "1"}\n`,
+    );
+    expect(targetStartupProblems(config, paths.config).warnings).toEqual([
+      `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: blank — every delivery to it fails (a route that names its recipient never falls back to home_channel); set it, or remove it to use platforms.discord.home_channel`,
+    ]);
+  });
 });
 
 describe("platform config errors name the key as written", () => {

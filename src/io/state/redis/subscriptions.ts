@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { SvcError } from "../../../errors.js";
 import type { Logger } from "../../log.js";
+import { parseKeepingExtraNumbers } from "../../stores/extraNumbers.js";
 import {
   activeSubscriptions,
   STALE_SUBSCRIPTION_STORE,
@@ -47,7 +48,8 @@ function decode(hash: Record<string, string>): Record<string, unknown> {
   const records: Record<string, unknown> = {};
   for (const [name, text] of Object.entries(hash)) {
     try {
-      records[name] = JSON.parse(text);
+      // An id written unquoted under deliver_extra (a Discord snowflake) is kept as written, as in config.yaml.
+      records[name] = parseKeepingExtraNumbers(text);
     } catch {
       records[name] = { [UNREADABLE_RECORD]: true };
     }

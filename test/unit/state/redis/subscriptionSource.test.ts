@@ -79,6 +79,20 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
     expect(log.messages().join("\n")).not.toContain("TOPSECRET");
   });
 
+  it("a chat id written unquoted with redis-cli keeps its digits (JSON.parse would round it to another channel)", async () => {
+    const { keys, source } = await setup();
+    const writer = await connectRedis(server?.url ?? "", "config.yaml", commandOptions());
+    closers.push(() => writer.disconnect());
+    await writer.hset(
+      keys.subscriptions(),
+      "dc",
+      '{"secret": "s1", "deliver": "discord", "deliver_extra": {"chat_id": 123456789012345678}}',
+    );
+    await writer.incr(keys.subscriptionsRevision());
+    await source.open();
+    expect(source.lookup("dc")?.deliver_extra).toEqual({ chat_id: "123456789012345678" });
+  });
+
   it("a lookup never waits for Redis: with Redis down the last set is served, and the log says so once", async () => {
     const { store, source, log } = await setup();
     await store.update((records) => {

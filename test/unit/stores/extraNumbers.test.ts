@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { cronStore } from "../../../src/io/stores/cronStore.js";
+import { parseKeepingExtraNumbers, quoteExtraNumbers } from "../../../src/io/stores/extraNumbers.js";
+import { subscriptionStore } from "../../../src/io/stores/subscriptions.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+describe("numbers under deliver_extra of a subscription written by hand", () => {
+  it("are read as the text written; numbers elsewhere and strings are left as they are", () => {
+    const json = `{
+      "a": {"coalesce": {"key": "n", "window_seconds": 0.5}, "created_at": 1700000000000,
+            "deliver_extra": {"chat_id": 123456789012345678, "thread_ts": 1700000000.000100, "topic": -7,
+                              "note": "x\\"y", "big": 1e3},
+            "events": ["deliver_extra", "1"]},
+      "deliver_extra": [5, {"n": 6}]
+    }`;
+    expect(parseKeepingExtraNumbers(json)).toEqual({
+      a: {
+        coalesce: { key: "n", window_seconds: 0.5 },
+        created_at: 1700000000000,
+        deliver_extra: {
+          chat_id: "123456789012345678",
+          thread_ts: "1700000000.000100",
+          topic: "-7",
+          note: 'x"y',
+          big: "1e3",
+        },
+        events: ["deliver_extra", "1"],
+      },
+      deliver_extra: [5, { n: 6 }],
+    });
+    expect(quoteExtraNumbers('{"deliver_extra": {}, "n": 5}')).toBe('{"deliver_extra": {}, "n": 5}');
+  });
+
+  it("keep JSON.parse's syntax errors at the text's own positions", () => {
+    expect(() => parseKeepingExtraNumbers('{"deliver_extra": {"chat_id": 1,}}')).toThrow(SyntaxError);
+  });
+
+  it("keep a Discord channel id of webhook_subscriptions.json digit for digit (JSON.parse rounds it to another channel)", () => {
+    home = tempHome();
+    const path = home.write(
+      "webhook_subscriptions.json",
+      '{"ci": {"secret": "s", "deliver": "discord", "deliver_extra": {"chat_id": 123456789012345678, "thread_id": 42}}}',
+    );
+    const record = subscriptionStore(path).read().records.ci as { deliver_extra: Record<string, unknown> };
+    expect(record.deliver_extra).toEqual({ chat_id: "123456789012345678", thread_id: "42" });
+  });
+});
+
+describe("numbers under deliver_extra of a cron job written by hand", () => {
+  it("keep a Discord channel id digit for digit (JSON.parse rounds it to another channel)", () => {
+    home = tempHome();
+    const path = home.write(
+      "cron/jobs.json",
+      '{"revision": 1, "jobs": {"a1": {"id": "a1", "schedule": "@daily", "prompt": "p", "deliver": "discord", "deliver_extra": {"chat_id": 123456789012345678}}}}',
+    );
+    expect(cronStore(path).read().records.a1?.deliver_extra).toEqual({ chat_id: "123456789012345678" });
+  });
+});
