@@ -140,7 +140,13 @@ function headOf(req: IncomingMessage): RequestHead {
 }
 
 /** The node:http fallback, used when the uWS binary cannot load; it only translates to the shared handler. */
-export function listenNode(handler: RequestHandler, options: ListenOptions): Promise<ServerHandle> {
+export function listenNode(
+  handler: RequestHandler,
+  options: ListenOptions & {
+    /** The request deadline (default 10 s, as uWS); the tests shorten it. */
+    readonly requestTimeoutMs?: number;
+  },
+): Promise<ServerHandle> {
   /** Each connection's latest response still being written (a parser error after it waits for it). */
   const writing = new WeakMap<Socket, ServerResponse>();
   /** Connections whose parser error is being answered (node reports one per chunk it cannot read). */
@@ -236,7 +242,17 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
       },
     );
   };
-  const server = createServer(SLOW_SENDER_LIMITS, (req, res) => serve(req, res, false));
+  const deadline = options.requestTimeoutMs;
+  const limits =
+    deadline === undefined
+      ? SLOW_SENDER_LIMITS
+      : {
+          ...SLOW_SENDER_LIMITS,
+          requestTimeout: deadline,
+          headersTimeout: deadline,
+          connectionsCheckingInterval: Math.min(deadline, SLOW_SENDER_LIMITS.connectionsCheckingInterval),
+        };
+  const server = createServer(limits, (req, res) => serve(req, res, false));
   server.on("checkContinue", (req, res) => serve(req, res, true));
   server.on("checkExpectation", (req, res) => {
     refuseHead(req, res, missingHost(req) ? NO_HOST : EXPECTATION_FAILED);
@@ -245,7 +261,15 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
   // itself, and nothing at all when the error comes after the head was handed over). The answer owed to
   // a complete request on the connection goes out first, then the refusal; the connection then ends.
   server.on("clientError", (err: Error & { code?: string }, socket: Socket) => {
-    if (err.code === "ECONNRESET" || !socket.writable) {
+    // A connection that never sent a byte holds no request: at the deadline it is closed, as uWS
+    // closes it, with nothing written and nothing counted (node would answer it 408, and the metrics
+    // and access log would count a request for every idle connection a proxy's pool or a preconnect
+    // keeps open).
+    if (
+      err.code === "ECONNRESET" ||
+      !socket.writable ||
+      (err.code === "ERR_HTTP_REQUEST_TIMEOUT" && socket.bytesRead === 0)
+    ) {
       socket.destroy();
       return;
     }
