@@ -204,7 +204,8 @@ export function listenNode(
         // A sender still waiting for 100 Continue has its body unsent: the connection cannot carry
         // another request after this answer.
         const closing = close || !continued || ending;
-        if (closing || !res.shouldKeepAlive) closedAfter.add(req.socket);
+        const asked = !res.shouldKeepAlive;
+        if (closing || asked) closedAfter.add(req.socket);
         // An HTTP/1.1 connection stays open without a word, as on uWS: node would add
         // `Connection: keep-alive` and `Keep-Alive: timeout=5` to every answer (HTTP/1.0 needs them).
         if (!closing && res.shouldKeepAlive && req.httpVersionMinor === 1) res.removeHeader("Connection");
@@ -212,7 +213,8 @@ export function listenNode(
         res.writeHead(answer.status, {
           "Content-Type": contentTypeOf(answer),
           ...answer.headers,
-          ...(closing ? { Connection: "close" } : {}),
+          // Also when the request asked for the close: node would append it after Content-Length.
+          ...(closing || asked ? { Connection: "close" } : {}),
           "Content-Length": Buffer.byteLength(json),
         });
         // A Transfer-Encoding node's parser refuses leaves nothing after the head to read: the answer
