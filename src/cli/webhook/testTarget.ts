@@ -10,6 +10,8 @@ export interface TestTarget {
   readonly secret: string | undefined;
   readonly events: readonly string[] | undefined;
   readonly profile: string | undefined;
+  /** False for a disabled subscription (the gateway answers it 404). */
+  readonly enabled: boolean;
   /** What decides how long the gateway may take to answer (a script, a direct delivery). */
   readonly route: AnsweringRoute;
   /** Lines for stderr: a disabled subscription, a subscription the static route shadows. */
@@ -32,6 +34,7 @@ function subscriptionTarget(sub: Subscription, name: string, notes: readonly str
     secret: sub.secret,
     events: sub.events,
     profile: sub.profile,
+    enabled: sub.enabled,
     route: sub,
     notes: [
       ...(sub.enabled
@@ -62,6 +65,7 @@ export async function testTarget(
       secret: route.secret,
       events: route.events,
       profile: route.profile,
+      enabled: true,
       route,
       notes:
         found?.sub === undefined
