@@ -73,6 +73,9 @@ export function createSharedRateLimiter(
       return at === undefined ? 0 : Math.max(0, Math.min(options.windowMs, at - now()));
     },
     setLimit(next) {
+      // A window spent under the old limit is judged again by Redis at its next request (a raised limit
+      // applies at once, as with the local limiter); a lowered one spends it there too.
+      if (next !== limit) spentUntil.clear();
       limit = next;
     },
   };

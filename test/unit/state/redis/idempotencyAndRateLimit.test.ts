@@ -149,6 +149,24 @@ describe("shared fixed-window rate limit", () => {
     await (await client()).del(keys.rate("hook"));
     expect(await limiter.tryAcquire("hook")).toBe(true);
   });
+
+  it("a reload that raises the limit applies to a spent window at once, as with the local limiter", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const limiter = createSharedRateLimiter(await client(), keys, createRedisHealth("t", silentLogger()), {
+      limit: 2,
+      windowMs: 60_000,
+    });
+    for (const fits of [true, true, false]) expect(await limiter.tryAcquire("hook")).toBe(fits);
+    expect(limiter.isSpent("hook")).toBe(true);
+    limiter.setLimit(10);
+    // The 429 gate before the signature check must not keep answering from the old limit.
+    expect(limiter.isSpent("hook")).toBe(false);
+    expect(await limiter.tryAcquire("hook")).toBe(true);
+    // Lowered again below the count: spent at the next request.
+    limiter.setLimit(3);
+    expect(await limiter.tryAcquire("hook")).toBe(false);
+    expect(limiter.isSpent("hook")).toBe(true);
+  });
 });
 
 describe("Redis unreachable", () => {
