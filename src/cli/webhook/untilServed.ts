@@ -1,12 +1,26 @@
 import type { LocalAnswer } from "../../io/localHttp.js";
 
 /**
- * With `state.backend: redis` a gateway serves a new subscription once its poll of the store has seen it
- * (once a second, `docs/durability.md`); until then it answers 404 Unknown route. `svc webhook test`
- * right after `svc webhook subscribe` waits that long for it rather than report the 404.
+ * With `state.backend: redis` a gateway serves a subscription as written once its poll of the store has
+ * seen the write (once a second, `docs/durability.md`); until then it answers as before: 404 Unknown
+ * route for a new one, the old secret, binding or enabled flag for a changed one. `svc webhook test`
+ * right after `svc webhook subscribe` (or enable, disable) waits that long rather than report the
+ * gateway's answer to the record as it was.
  */
 export const SERVED_WITHIN_MS = 2_000;
 const STEP_MS = 100;
+/** How long after a write every gateway has read it: its poll's second, and a margin for a busy one. */
+export const SEEN_WITHIN_MS = 1_500;
+
+/**
+ * How long to wait before sending to a subscription written at `changedAt` (its record's `updated_at`)
+ * so that the gateway answers as the record now says: a disable, a new secret or a new binding is
+ * served only once the gateway's poll has seen it. 0 for a record older than that (or with no time).
+ */
+export function settleMs(changedAt: number | undefined, now: number): number {
+  if (changedAt === undefined || Number.isNaN(changedAt)) return 0;
+  return Math.min(SEEN_WITHIN_MS, Math.max(0, changedAt + SEEN_WITHIN_MS - now));
+}
 
 /** The gateway does not (yet) serve the route: the answer of step 1, before anything was read or counted. */
 function unknownRoute(answer: LocalAnswer): boolean {

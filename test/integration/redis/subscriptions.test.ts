@@ -124,7 +124,7 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
     );
   });
 
-  it("svc webhook test right after svc webhook subscribe is accepted: it waits for the gateway's poll of the store", async () => {
+  it("svc webhook test right after svc webhook subscribe (or disable) is answered as the record now says: it waits for the gateway's poll of the store", async () => {
     const config = clusterConfig(
       redis.url,
       `s${randomUUID()}`,
@@ -138,6 +138,11 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
     const tested = await svc(host, ["webhook", "test", "quick", "--port", String(gw.gateway.port)]);
     expect(tested.stdout).toContain("202 Accepted");
     expect(tested.code).toBe(0);
+    // Disabled a moment ago: answered as the record now says, as with the file.
+    expect((await svc(host, ["webhook", "disable", "quick"])).code).toBe(0);
+    const disabled = await svc(host, ["webhook", "test", "quick", "--port", String(gw.gateway.port)]);
+    expect(disabled.stdout).toContain("404 Not Found");
+    expect(disabled.code).toBe(1);
   });
 
   it("a gateway started after the subscription serves it from the start", async () => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { SERVED_WITHIN_MS, untilServed } from "../../../src/cli/webhook/untilServed.js";
+import {
+  SEEN_WITHIN_MS,
+  SERVED_WITHIN_MS,
+  settleMs,
+  untilServed,
+} from "../../../src/cli/webhook/untilServed.js";
 import type { LocalAnswer } from "../../../src/io/localHttp.js";
 
 const UNKNOWN: LocalAnswer = { status: 404, statusText: "Not Found", text: '{"error":"Unknown route"}' };
@@ -39,5 +44,21 @@ describe("svc webhook test with state.backend: redis: a subscription the gateway
       expect(await untilServed(gw.post, gw.sleep)).toBe(answer);
       expect(gw.sent()).toBe(1);
     }
+  });
+});
+
+describe("svc webhook test with state.backend: redis: a subscription written a moment ago", () => {
+  const now = Date.parse("2026-11-30T06:00:00.000Z");
+  it("waits until every gateway's poll has seen the write (a disable, a new secret or binding)", () => {
+    expect(settleMs(now - 200, now)).toBe(SEEN_WITHIN_MS - 200);
+    expect(settleMs(now, now)).toBe(SEEN_WITHIN_MS);
+  });
+
+  it("does not wait for an older record, one with no time, or longer than the poll takes (a clock ahead)", () => {
+    expect(settleMs(now - SEEN_WITHIN_MS, now)).toBe(0);
+    expect(settleMs(now - 60_000, now)).toBe(0);
+    expect(settleMs(undefined, now)).toBe(0);
+    expect(settleMs(Number.NaN, now)).toBe(0);
+    expect(settleMs(now + 60_000, now)).toBe(SEEN_WITHIN_MS);
   });
 });
