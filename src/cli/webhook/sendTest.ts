@@ -8,6 +8,7 @@ import { noListener, PORT_ZERO } from "./listener.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
 import { signTestEvent } from "./signTest.js";
 import { testTarget } from "./testTarget.js";
+import { settleMs, untilServed } from "./untilServed.js";
 
 /** An event type sent as a header: printable ASCII (node:http refuses control characters and non-Latin-1). */
 const HEADER_EVENT = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
@@ -95,12 +96,18 @@ export async function sendTest(
     "x-request-id": `svc-test-${randomUUID()}`,
     ...signTestEvent(secret, body, Math.floor(Date.now() / 1000)),
   };
-  const response = await postToGateway(
-    url,
-    { headers, body },
-    { name, waitMs: answerWaitMs(loaded.config, target.route), settings: target.route },
-    "start it with svc gateway start (or svc gateway run)",
-  );
+  const post = () =>
+    postToGateway(
+      url,
+      { headers, body },
+      { name, waitMs: answerWaitMs(loaded.config, target.route), settings: target.route },
+      "start it with svc gateway start (or svc gateway run)",
+    );
+  // A subscription just written in Redis is served as written once the gateway's poll has seen it.
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const shared = loaded.config.state.backend === "redis";
+  if (shared) await sleep(settleMs(target.changedAt, Date.now()));
+  const response = shared && target.enabled ? await untilServed(post, sleep) : await post();
   process.stdout.write(`POST ${url}\n${response.status} ${response.statusText}\n${response.text}\n`);
   if (response.status >= 400) process.exitCode = 1;
 }

@@ -10,6 +10,10 @@ export interface TestTarget {
   readonly secret: string | undefined;
   readonly events: readonly string[] | undefined;
   readonly profile: string | undefined;
+  /** False for a disabled subscription (the gateway answers it 404). */
+  readonly enabled: boolean;
+  /** When the subscription was last written (ms; its `updated_at`); undefined for a config.yaml route. */
+  readonly changedAt?: number;
   /** What decides how long the gateway may take to answer (a script, a direct delivery). */
   readonly route: AnsweringRoute;
   /** Lines for stderr: a disabled subscription, a subscription the static route shadows. */
@@ -32,6 +36,8 @@ function subscriptionTarget(sub: Subscription, name: string, notes: readonly str
     secret: sub.secret,
     events: sub.events,
     profile: sub.profile,
+    enabled: sub.enabled,
+    ...(sub.updated_at === undefined ? {} : { changedAt: new Date(sub.updated_at).getTime() }),
     route: sub,
     notes: [
       ...(sub.enabled
@@ -62,6 +68,7 @@ export async function testTarget(
       secret: route.secret,
       events: route.events,
       profile: route.profile,
+      enabled: true,
       route,
       notes:
         found?.sub === undefined

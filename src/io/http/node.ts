@@ -68,6 +68,9 @@ const SLOW_SENDER_LIMITS = {
   headersTimeout: 10_000,
   connectionsCheckingInterval: 1_000,
   maxHeaderSize: 128 * 1024,
+  // An HTTP/1.1 request without Host is refused by svc (`NO_HOST`), in JSON and counted: node's own
+  // check writes a bare 400 no one sees in the metrics or the access log.
+  requireHostHeader: false,
 } as const;
 
 const BAD_REQUEST = errorOutcome(400, "Bad request");
@@ -79,6 +82,10 @@ const HEADERS_TOO_LARGE = errorOutcome(431, "Request header fields too large");
  * which header came first; either way the answer names what is wrong.
  */
 export const BOTH_LENGTHS = errorOutcome(400, "Bad request: both Content-Length and Transfer-Encoding");
+/** RFC 9112 §3.2: an HTTP/1.1 request must carry Host (an HTTP/1.0 one need not). */
+const NO_HOST = errorOutcome(400, "Bad request: an HTTP/1.1 request needs a Host header");
+const missingHost = (req: IncomingMessage): boolean =>
+  req.httpVersionMinor === 1 && req.httpVersionMajor === 1 && req.headers.host === undefined;
 /** RFC 9110 §10.1.1: an expectation other than `100-continue` cannot be met. */
 const EXPECTATION_FAILED = errorOutcome(417, "Expectation failed: only 100-continue is supported");
 
@@ -133,7 +140,13 @@ function headOf(req: IncomingMessage): RequestHead {
 }
 
 /** The node:http fallback, used when the uWS binary cannot load; it only translates to the shared handler. */
-export function listenNode(handler: RequestHandler, options: ListenOptions): Promise<ServerHandle> {
+export function listenNode(
+  handler: RequestHandler,
+  options: ListenOptions & {
+    /** The request deadline (default 10 s, as uWS); the tests shorten it. */
+    readonly requestTimeoutMs?: number;
+  },
+): Promise<ServerHandle> {
   /** Each connection's latest response still being written (a parser error after it waits for it). */
   const writing = new WeakMap<Socket, ServerResponse>();
   /** Connections whose parser error is being answered (node reports one per chunk it cannot read). */
@@ -144,8 +157,18 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
   const heads = new WeakMap<ServerResponse, RequestHead>();
   /** The stop's end: every answer closes its connection. */
   let ending = false;
+  // Refused on its head (node's own order: Host before the expectation); its body is never read.
+  const refuseHead = (req: IncomingMessage, res: ServerResponse, answer: Outcome) => {
+    closedAfter.add(req.socket);
+    handler.refused?.(answer, headOf(req));
+    endClosing(res, answer);
+  };
   const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     writing.set(req.socket, res);
+    if (missingHost(req)) {
+      refuseHead(req, res, NO_HOST);
+      return;
+    }
     let finished = false;
     // Only requests that reach `read` are told to send their body (RFC 9110 §10.1.1): a route or size
     // refusal is answered at once, and a sender waiting for 100 Continue never uploads it.
@@ -181,7 +204,8 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
         // A sender still waiting for 100 Continue has its body unsent: the connection cannot carry
         // another request after this answer.
         const closing = close || !continued || ending;
-        if (closing || !res.shouldKeepAlive) closedAfter.add(req.socket);
+        const asked = !res.shouldKeepAlive;
+        if (closing || asked) closedAfter.add(req.socket);
         // An HTTP/1.1 connection stays open without a word, as on uWS: node would add
         // `Connection: keep-alive` and `Keep-Alive: timeout=5` to every answer (HTTP/1.0 needs them).
         if (!closing && res.shouldKeepAlive && req.httpVersionMinor === 1) res.removeHeader("Connection");
@@ -189,7 +213,8 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
         res.writeHead(answer.status, {
           "Content-Type": contentTypeOf(answer),
           ...answer.headers,
-          ...(closing ? { Connection: "close" } : {}),
+          // Also when the request asked for the close: node would append it after Content-Length.
+          ...(closing || asked ? { Connection: "close" } : {}),
           "Content-Length": Buffer.byteLength(json),
         });
         // A Transfer-Encoding node's parser refuses leaves nothing after the head to read: the answer
@@ -219,17 +244,34 @@ export function listenNode(handler: RequestHandler, options: ListenOptions): Pro
       },
     );
   };
-  const server = createServer(SLOW_SENDER_LIMITS, (req, res) => serve(req, res, false));
+  const deadline = options.requestTimeoutMs;
+  const limits =
+    deadline === undefined
+      ? SLOW_SENDER_LIMITS
+      : {
+          ...SLOW_SENDER_LIMITS,
+          requestTimeout: deadline,
+          headersTimeout: deadline,
+          connectionsCheckingInterval: Math.min(deadline, SLOW_SENDER_LIMITS.connectionsCheckingInterval),
+        };
+  const server = createServer(limits, (req, res) => serve(req, res, false));
   server.on("checkContinue", (req, res) => serve(req, res, true));
   server.on("checkExpectation", (req, res) => {
-    handler.refused?.(EXPECTATION_FAILED, headOf(req));
-    endClosing(res, EXPECTATION_FAILED);
+    refuseHead(req, res, missingHost(req) ? NO_HOST : EXPECTATION_FAILED);
   });
   // Every answer is JSON, also to a request node's parser refuses (node writes a plain 400, 408 or 431
   // itself, and nothing at all when the error comes after the head was handed over). The answer owed to
   // a complete request on the connection goes out first, then the refusal; the connection then ends.
   server.on("clientError", (err: Error & { code?: string }, socket: Socket) => {
-    if (err.code === "ECONNRESET" || !socket.writable) {
+    // A connection that never sent a byte holds no request: at the deadline it is closed, as uWS
+    // closes it, with nothing written and nothing counted (node would answer it 408, and the metrics
+    // and access log would count a request for every idle connection a proxy's pool or a preconnect
+    // keeps open).
+    if (
+      err.code === "ECONNRESET" ||
+      !socket.writable ||
+      (err.code === "ERR_HTTP_REQUEST_TIMEOUT" && socket.bytesRead === 0)
+    ) {
       socket.destroy();
       return;
     }

@@ -124,6 +124,27 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
     );
   });
 
+  it("svc webhook test right after svc webhook subscribe (or disable) is answered as the record now says: it waits for the gateway's poll of the store", async () => {
+    const config = clusterConfig(
+      redis.url,
+      `s${randomUUID()}`,
+      {},
+      sharedAppendAgent(join(dir, "quick.log")),
+    );
+    const gw = await startNode(config);
+    nodes.push(gw);
+    const host = cliHome(config);
+    expect((await svc(host, ["webhook", "subscribe", "quick", "--secret", SECRET])).code).toBe(0);
+    const tested = await svc(host, ["webhook", "test", "quick", "--port", String(gw.gateway.port)]);
+    expect(tested.stdout).toContain("202 Accepted");
+    expect(tested.code).toBe(0);
+    // Disabled a moment ago: answered as the record now says, as with the file.
+    expect((await svc(host, ["webhook", "disable", "quick"])).code).toBe(0);
+    const disabled = await svc(host, ["webhook", "test", "quick", "--port", String(gw.gateway.port)]);
+    expect(disabled.stdout).toContain("404 Not Found");
+    expect(disabled.code).toBe(1);
+  });
+
   it("a gateway started after the subscription serves it from the start", async () => {
     const config = clusterConfig(redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(join(dir, "late.log")));
     expect((await svc(cliHome(config), ["webhook", "subscribe", "late", "--secret", SECRET])).code).toBe(0);

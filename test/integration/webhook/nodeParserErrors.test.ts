@@ -107,6 +107,14 @@ describe("parser refusals on the node server", () => {
     );
   });
 
+  it("an HTTP/1.1 request without Host is a JSON 400 naming the header (node's own answer is a bare 400)", async () => {
+    const noHost = (id: string, lines: string) =>
+      `POST /webhooks/open HTTP/1.1\r\nX-Request-ID: ${id}\r\n${lines}Content-Length: 2\r\n\r\n{}`;
+    const needsHost = /^Bad request: an HTTP\/1\.1 request needs a Host header$/;
+    await refused("no-host", noHost("no-host", ""), 400, needsHost);
+    await refused("no-host-expect", noHost("no-host-expect", "Expect: foo\r\n"), 400, needsHost);
+  });
+
   it("headers past the limit are a JSON 431", async () => {
     await refused(
       "big-head",
@@ -183,6 +191,10 @@ describe("parser refusals on the node server are counted and logged", () => {
         post("chunk-xx", "Transfer-Encoding: chunked\r\n", "2\r\n{}XX0\r\n\r\n"),
       );
       await rawUntilClose(gw.gateway.port, post("expect-foo", "Expect: foo\r\nContent-Length: 2\r\n", "{}"));
+      await rawUntilClose(
+        gw.gateway.port,
+        "POST /webhooks/open HTTP/1.1\r\nX-Request-ID: no-host\r\nContent-Length: 2\r\n\r\n{}",
+      );
       const lines = gw
         .logs()
         .filter((l) => l.msg.startsWith("[access]"))
@@ -191,10 +203,11 @@ describe("parser refusals on the node server are counted and logged", () => {
         "[access] - - 400 - <ms>",
         "[access] POST open 400 chunk-xx <ms>",
         "[access] POST open 417 expect-foo <ms>",
+        "[access] POST open 400 no-host <ms>",
       ]);
       const metrics = await (await fetch(gw.url("/metrics"))).text();
       expect(metrics).toMatch(/^svc_webhook_requests_total\{route="\(unknown\)",status="400"\} 1$/m);
-      expect(metrics).toMatch(/^svc_webhook_requests_total\{route="open",status="400"\} 1$/m);
+      expect(metrics).toMatch(/^svc_webhook_requests_total\{route="open",status="400"\} 2$/m);
       expect(metrics).toMatch(/^svc_webhook_requests_total\{route="open",status="417"\} 1$/m);
     } finally {
       await gw.stop();

@@ -4,12 +4,18 @@ import type { RedisKeys } from "./keys.js";
 
 /**
  * One fixed window per route shared by every instance: the window opens at the route's first request
- * (the counter's first INCR sets its expiry) and lasts `windowMs`, like the in-memory limiter.
- * Returns the count so far and the milliseconds until the window closes.
+ * (the counter's first INCR sets its expiry) and lasts `windowMs`, like the in-memory limiter. A
+ * request over the limit (ARGV[2]) is not counted, as in the in-memory limiter, so a reload that raises
+ * the limit lets exactly the difference through. Returns the count with this request (over the limit:
+ * one more than the count) and the milliseconds until the window closes.
  */
 const WINDOW_SCRIPT = `
-local used = redis.call('INCR', KEYS[1])
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local ttl = redis.call('PTTL', KEYS[1])
+if used >= tonumber(ARGV[2]) and ttl >= 0 then
+  return {used + 1, ttl}
+end
+used = redis.call('INCR', KEYS[1])
 if used == 1 or ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
   ttl = tonumber(ARGV[1])
@@ -28,7 +34,9 @@ export interface SharedRateLimiter {
   setLimit(limit: number): void;
 }
 
-type WindowRedis = Redis & { svcRateWindow(key: string, windowMs: number): Promise<[number, number]> };
+type WindowRedis = Redis & {
+  svcRateWindow(key: string, windowMs: number, limit: number): Promise<[number, number]>;
+};
 
 export function createSharedRateLimiter(
   redis: Redis,
@@ -48,7 +56,7 @@ export function createSharedRateLimiter(
     async tryAcquire(route) {
       let answer: [number, number];
       try {
-        answer = await client.svcRateWindow(keys.rate(route), options.windowMs);
+        answer = await client.svcRateWindow(keys.rate(route), options.windowMs, limit);
       } catch (err) {
         return health.fail(err);
       }
@@ -73,6 +81,9 @@ export function createSharedRateLimiter(
       return at === undefined ? 0 : Math.max(0, Math.min(options.windowMs, at - now()));
     },
     setLimit(next) {
+      // A window spent under the old limit is judged again by Redis at its next request (a raised limit
+      // applies at once, as with the local limiter); a lowered one spends it there too.
+      if (next !== limit) spentUntil.clear();
       limit = next;
     },
   };

@@ -10,6 +10,7 @@ import {
 import { createSharedIdempotency } from "../../../../src/io/state/redis/idempotency.js";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import { createSharedRateLimiter } from "../../../../src/io/state/redis/rateLimit.js";
+import { createFixedWindowLimiter } from "../../../../src/streams/rateLimiter.js";
 import { StateUnavailableError } from "../../../../src/streams/stateUnavailable.js";
 import { captureLogger } from "../../../fakes/logCapture.js";
 import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
@@ -148,6 +149,30 @@ describe("shared fixed-window rate limit", () => {
     // The window's end is the key's expiry: dropping it is what its end does.
     await (await client()).del(keys.rate("hook"));
     expect(await limiter.tryAcquire("hook")).toBe(true);
+  });
+
+  it("a reload that changes the limit applies to an open window at once, with the answers of the local limiter", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const shared = createSharedRateLimiter(await client(), keys, createRedisHealth("t", silentLogger()), {
+      limit: 2,
+      windowMs: 60_000,
+    });
+    const local = createFixedWindowLimiter({ limit: 2, windowMs: 60_000, now: Date.now });
+    // Requests (true) and reloads (a number), as the rate-limit stage makes them: a spent route is
+    // answered 429 by isSpent, without counting.
+    const steps: Array<true | number> = [true, true, true, true, 3, true, true, 10, true, 1, true];
+    const answers = async (limiter: typeof local | typeof shared) => {
+      const seen: string[] = [];
+      for (const step of steps) {
+        if (step !== true) limiter.setLimit(step);
+        else if (limiter.isSpent("hook")) seen.push("429");
+        else seen.push((await limiter.tryAcquire("hook")) ? "ok" : "429");
+      }
+      return seen;
+    };
+    const expected = ["ok", "ok", "429", "429", "ok", "429", "ok", "429"];
+    expect(await answers(local)).toEqual(expected);
+    expect(await answers(shared)).toEqual(expected);
   });
 });
 

@@ -1,0 +1,50 @@
+import { connect } from "node:net";
+import { describe, expect, it } from "vitest";
+import type { RequestHandler } from "../../../src/io/http/core.js";
+import { listenNode } from "../../../src/io/http/node.js";
+import type { Outcome } from "../../../src/streams/types.js";
+
+/**
+ * docs/webhook.md: a request not complete within the deadline is answered 408 by the node:http server;
+ * a connection opened and left silent holds no request and is closed as uWS closes it: nothing written,
+ * nothing counted. The deadline is shortened here (10 s in the gateway).
+ */
+
+/** Writes `bytes` (if any) on a fresh connection and resolves with what the server wrote once it closes. */
+function untilClosed(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1", () => {
+      if (bytes !== "") socket.write(bytes);
+    });
+    let received = "";
+    socket.on("data", (d) => (received += d));
+    socket.on("error", () => {});
+    socket.on("close", () => resolve(received));
+  });
+}
+
+describe("node:http server request deadline", () => {
+  it("a silent connection is closed with no answer and not counted; a stalled request is a counted JSON 408", {
+    timeout: 5000,
+  }, async () => {
+    const refused: Outcome[] = [];
+    const handler: RequestHandler = Object.assign(
+      ((_head, _body, reply) => reply({ status: 200, body: {} })) as RequestHandler,
+      { refused: (answer: Outcome) => void refused.push(answer) },
+    );
+    const server = await listenNode(handler, { host: "127.0.0.1", port: 0, requestTimeoutMs: 200 });
+    try {
+      const [silent, stalled] = await Promise.all([
+        untilClosed(server.port, ""),
+        untilClosed(server.port, "POST /webhooks/a HTTP/1.1\r\nHost: x\r\n"),
+      ]);
+      expect(silent).toBe("");
+      expect(stalled).toMatch(/^HTTP\/1\.1 408 /);
+      expect(stalled).toMatch(/\r\n\r\n\{"error":"Request timeout"\}$/);
+      expect(refused.map((answer) => answer.status)).toEqual([408]);
+    } finally {
+      server.close();
+      await server.ended?.();
+    }
+  });
+});
