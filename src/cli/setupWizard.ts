@@ -200,9 +200,11 @@ export async function runSetup(options: SetupOptions): Promise<void> {
       : await ask(options, current);
   // config.yaml first: when it cannot be edited nothing is written, and no generated secret goes unseen.
   const edited = existsSync(paths.config);
+  // Under platforms.webhook.extra when that mapping exists (its keys win): the message names where.
+  const enabledPath = webhookKeyPath(paths.config, "enabled");
   if (edited) {
     setYamlValues(paths.config, [
-      [webhookKeyPath(paths.config, "enabled"), answers.enabled],
+      [enabledPath, answers.enabled],
       [webhookKeyPath(paths.config, "port"), answers.port],
     ]);
   }
@@ -216,7 +218,7 @@ export async function runSetup(options: SetupOptions): Promise<void> {
   ];
   if (edited) {
     lines.push(
-      `Updated platforms.webhook.enabled and port in ${paths.config} (other settings and comments kept)`,
+      `Updated ${enabledPath.join(".")} and port in ${paths.config} (other settings and comments kept)`,
     );
   }
   // A generated secret is shown once, to give to senders; one the user typed or passed is not echoed.

@@ -121,6 +121,22 @@ describe("svc gateway setup", { timeout: 90_000 }, () => {
     }
   });
 
+  it("with a platforms.webhook.extra mapping (whose keys win) the values go there, and the message names that key", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      "platforms:\n  webhook:\n    enabled: false\n    port: 9000\n    extra:\n      host: 127.0.0.1\n",
+    );
+    const res = await svc(home, ["gateway", "setup", "--non-interactive", "--port", "9002"]);
+    expect(res.code).toBe(0);
+    expect(readFileSync(join(home.dir, "config.yaml"), "utf8")).toBe(
+      "platforms:\n  webhook:\n    enabled: false\n    port: 9000\n    extra:\n      host: 127.0.0.1\n      enabled: true\n      port: 9002\n",
+    );
+    expect(res.stdout).toContain(
+      `Updated platforms.webhook.extra.enabled and port in ${join(home.dir, "config.yaml")} (other settings and comments kept)`,
+    );
+  });
+
   it("interactive: answers on stdin (defaults: enable, port, generate a secret)", async () => {
     home = tempHome();
     const res = await svc(home, ["gateway", "setup"], { input: "\n9200\n\n" });
