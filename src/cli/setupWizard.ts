@@ -3,9 +3,11 @@ import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { loadConfig, readEnvFile } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
+import { nothingToRun } from "../config/webhookEnabled.js";
 import { isSvcError, SvcError } from "../errors.js";
 import { startupProblems } from "../gateway/startupProblems.js";
 import { runningPid } from "../io/gatewayState.js";
+import { cronJobsStored } from "../io/stores/cronJobsStored.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
 import { maskedOutput } from "./maskedOutput.js";
 
@@ -237,7 +239,13 @@ export async function runSetup(options: SetupOptions): Promise<void> {
   let problem: string | undefined;
   try {
     const loaded = loadConfig({ home: paths.home });
-    const refused = startupProblems(loaded.config, loaded.paths.config);
+    // The gateway's own start checks: the startup rules, and (--disable with no MCP server and no cron
+    // job) that the adapter off leaves it nothing to run.
+    const idle = nothingToRun(loaded, () => cronJobsStored(loaded.paths.home));
+    const refused = [
+      ...startupProblems(loaded.config, loaded.paths.config),
+      ...(idle === undefined ? [] : [idle]),
+    ];
     if (refused.length > 0) problem = refused.join("\n");
   } catch (err) {
     problem = isSvcError(err) ? err.message : String(err);
