@@ -21,16 +21,14 @@ import { assertHomeWritable } from "../io/homeWritable.js";
 import { localRequest } from "../io/localHttp.js";
 import { processRunning } from "../io/processAlive.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
+import { listenAddress } from "./listenAddress.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
 import { runSetup, type SetupOptions } from "./setupWizard.js";
 
 const connectHost = (host: string) =>
   host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
 
-/** `host:port` as an address is written: an IPv6 host in brackets (`[::1]:8644`, not `::1:8644`). */
-export function listenAddress(host: string, port: number): string {
-  return `${host.includes(":") ? `[${host}]` : host}:${port}`;
-}
+export { listenAddress };
 
 async function health(host: string, port: number): Promise<boolean> {
   try {

@@ -3,9 +3,11 @@ import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { loadConfig, readEnvFile } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
+import { nothingToRun } from "../config/webhookEnabled.js";
 import { isSvcError, SvcError } from "../errors.js";
 import { startupProblems } from "../gateway/startupProblems.js";
 import { runningPid } from "../io/gatewayState.js";
+import { cronJobsStored } from "../io/stores/cronJobsStored.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
 import { maskedOutput } from "./maskedOutput.js";
 
@@ -200,9 +202,11 @@ export async function runSetup(options: SetupOptions): Promise<void> {
       : await ask(options, current);
   // config.yaml first: when it cannot be edited nothing is written, and no generated secret goes unseen.
   const edited = existsSync(paths.config);
+  // Under platforms.webhook.extra when that mapping exists (its keys win): the message names where.
+  const enabledPath = webhookKeyPath(paths.config, "enabled");
   if (edited) {
     setYamlValues(paths.config, [
-      [webhookKeyPath(paths.config, "enabled"), answers.enabled],
+      [enabledPath, answers.enabled],
       [webhookKeyPath(paths.config, "port"), answers.port],
     ]);
   }
@@ -216,7 +220,7 @@ export async function runSetup(options: SetupOptions): Promise<void> {
   ];
   if (edited) {
     lines.push(
-      `Updated platforms.webhook.enabled and port in ${paths.config} (other settings and comments kept)`,
+      `Updated ${enabledPath.join(".")} and port in ${paths.config} (other settings and comments kept)`,
     );
   }
   // A generated secret is shown once, to give to senders; one the user typed or passed is not echoed.
@@ -235,7 +239,13 @@ export async function runSetup(options: SetupOptions): Promise<void> {
   let problem: string | undefined;
   try {
     const loaded = loadConfig({ home: paths.home });
-    const refused = startupProblems(loaded.config, loaded.paths.config);
+    // The gateway's own start checks: the startup rules, and (--disable with no MCP server and no cron
+    // job) that the adapter off leaves it nothing to run.
+    const idle = nothingToRun(loaded, () => cronJobsStored(loaded.paths.home));
+    const refused = [
+      ...startupProblems(loaded.config, loaded.paths.config),
+      ...(idle === undefined ? [] : [idle]),
+    ];
     if (refused.length > 0) problem = refused.join("\n");
   } catch (err) {
     problem = isSvcError(err) ? err.message : String(err);

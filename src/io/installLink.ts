@@ -21,7 +21,8 @@ const MAX_LINK_CHARS = 3 * MAX_ENCODED + 1024;
  * to config.yaml and then never appear).
  */
 export function installNameProblem(name: string): string | undefined {
-  if (!INSTALL_NAME.test(name)) return `name "${name.slice(0, 80)}" must match ${INSTALL_NAME.source}`;
+  if (!INSTALL_NAME.test(name))
+    return `name "${name.slice(0, 80)}" must match ${INSTALL_NAME.source}: letters, digits, ".", "_" and "-", 1-64 characters${name.length > 64 ? ` (this one has ${name.length})` : ""}`;
   if (name === "__proto__") return 'name "__proto__" cannot be used as a server name — choose another';
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
 import { SvcError } from "../errors.js";
@@ -264,7 +264,7 @@ export function createLogger(options: LogOptions = {}): Logger {
     streams.push({ level, stream: { write: (line: string) => writeOut(text(line)) } });
   }
   if (options.file !== undefined) {
-    mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
+    privateDir(dirname(options.file));
     // 0600 like every other file svc writes: a log names routes, senders' ids and payload excerpts.
     const file = buffered
       ? createBatchedFileWriter(options.file, 0o600, reportOnce(options.file))
@@ -284,6 +284,19 @@ export function createLogger(options: LogOptions = {}): Logger {
       },
     });
   return logger;
+}
+
+/**
+ * The log's directory, 0700: made so, and one that already existed wider (made by hand, restored from a
+ * backup, left by another umask) narrowed, as the state journal's and the delivery history's are.
+ */
+function privateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    chmodSync(dir, 0o700);
+  } catch {
+    // Not ours to change (another owner): the log file itself is still 0600.
+  }
 }
 
 /** A logger that writes nowhere (library use, tests that do not read logs). */

@@ -28,6 +28,7 @@ import { cronJobsStored } from "../../io/stores/cronJobsStored.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { parseSubscription, type Subscription, subscriptionRoute } from "../../io/stores/subscriptions.js";
 import { jobTargetProblems, targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
+import { listenAddress } from "../listenAddress.js";
 import { notServed } from "../webhook/notServed.js";
 import { withSubscriptionStore } from "../webhook/subscriptionStoreFor.js";
 import { profileMcpVariableWarnings, unsetMcpVariables } from "./unsetVariables.js";
@@ -51,7 +52,7 @@ function summarize(loaded: LoadedConfig, subscriptions: number, served: number):
   const webhook = config.platforms.webhook;
   const servers = Object.values(config.mcp_servers);
   const enabled = servers.filter((s) => s.enabled).length;
-  const adapter = webhook.enabled ? `webhook on ${webhook.host}:${webhook.port}` : "webhook off";
+  const adapter = webhook.enabled ? `webhook on ${listenAddress(webhook.host, webhook.port)}` : "webhook off";
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   return [
     adapter,

@@ -8,6 +8,11 @@ function isLocalAddress(host: string): boolean {
   return Object.values(networkInterfaces()).some((list) => list?.some((a) => a.address === bare));
 }
 
+/** `host:port` as an address is written: an IPv6 host in brackets (`[::1]:8644`, not `::1:8644`). */
+export function listenAddress(host: string, port: number): string {
+  return `${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
 /** What to do when the listener cannot bind: a busy port, or a host that is not this machine's address. */
 export function listenFailureHint(host: string): string {
   return isLocalAddress(host)

@@ -16,6 +16,7 @@ import {
   statusLine,
 } from "./core.js";
 import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.js";
+import { listenAddress } from "./listenHint.js";
 
 const NON_ASCII = /[\u0080-\uffff]/;
 /**
@@ -321,7 +322,7 @@ export function listenNode(
   server.keepAliveTimeout = 5000;
   return new Promise((resolve, reject) => {
     server.once("error", (err) =>
-      reject(new Error(`cannot listen on ${options.host}:${options.port} (${err.message})`)),
+      reject(new Error(`cannot listen on ${listenAddress(options.host, options.port)} (${err.message})`)),
     );
     // Node's default backlog (511) drops connects in a burst of thousands and the senders retry after 1 s,
     // 3 s, ...: a 5,000-connection burst took 14 s to be answered, 6.6 s with 4096 (capped by somaxconn).

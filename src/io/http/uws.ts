@@ -14,6 +14,7 @@ import {
   statusLine,
 } from "./core.js";
 import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.js";
+import { listenAddress } from "./listenHint.js";
 
 type Uws = typeof import("uWebSockets.js");
 
@@ -347,7 +348,7 @@ export function listenUws(
     const flags = options.sharedPort === true ? 0 : LIBUS_LISTEN_EXCLUSIVE_PORT;
     listen.call(app, options.host, options.port, flags, (socket) => {
       if (!socket) {
-        reject(new Error(`cannot listen on ${options.host}:${options.port}`));
+        reject(new Error(`cannot listen on ${listenAddress(options.host, options.port)}`));
         return;
       }
       let open = true;

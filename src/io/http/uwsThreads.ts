@@ -2,6 +2,7 @@ import { createServer } from "node:net";
 import { Worker } from "node:worker_threads";
 import { answerText, type BodySource, contentTypeOf, type RequestHandler, type RequestHead } from "./core.js";
 import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.js";
+import { listenAddress } from "./listenHint.js";
 import {
   type Body,
   type FromThread,
@@ -19,7 +20,9 @@ import {
 function claimPort(host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
-    probe.once("error", (err) => reject(new Error(`cannot listen on ${host}:${port} (${err.message})`)));
+    probe.once("error", (err) =>
+      reject(new Error(`cannot listen on ${listenAddress(host, port)} (${err.message})`)),
+    );
     probe.listen({ host, port, exclusive: true }, () => {
       const claimed = (probe.address() as { port: number }).port;
       probe.close(() => resolve(claimed));

@@ -41,6 +41,15 @@ const CRON_MACROS = new Set(["@yearly", "@annually", "@monthly", "@weekly", "@da
 export const SCHEDULE_MACROS_TEXT =
   "@hourly, @daily (or @midnight), @weekly, @monthly, @yearly (or @annually)";
 
+const FIVE_FIELDS = `expected 5 cron fields (minute hour day-of-month month day-of-week, e.g. "*/15 * * * *"), a macro (${SCHEDULE_MACROS_TEXT}) or an interval like "every 15m", "30s", "2h", "1d"`;
+
+/** `daily` (a macro written without its `@`, as some schedulers take it): the macro meant. */
+function withoutAt(trimmed: string): string | undefined {
+  const word = trimmed.toLowerCase();
+  if (!/^(?:hourly|daily|midnight|weekly|monthly|yearly|annually)$/.test(word)) return undefined;
+  return `a macro is written with @ — did you mean @${word}?`;
+}
+
 export function parseSchedule(text: string): Schedule {
   const trimmed = text.trim();
   const interval = INTERVAL.exec(trimmed);
@@ -62,10 +71,7 @@ export function parseSchedule(text: string): Schedule {
     );
   }
   if (!trimmed.startsWith("@") && fields.length !== 5) {
-    throw new SvcError(
-      "usage",
-      `schedule "${text}": expected 5 cron fields (minute hour day-of-month month day-of-week, e.g. "*/15 * * * *") or an interval like "every 15m", "30s", "2h", "1d"`,
-    );
+    throw new SvcError("usage", `schedule "${text}": ${withoutAt(trimmed) ?? FIVE_FIELDS}`);
   }
   // Jenkins' H (a hashed minute) is not cron: the parser takes it as a new random value at every reading,
   // so the job would run at a different minute each time its next run is worked out.

@@ -121,6 +121,37 @@ describe("svc gateway setup", { timeout: 90_000 }, () => {
     }
   });
 
+  it("with a platforms.webhook.extra mapping (whose keys win) the values go there, and the message names that key", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      "platforms:\n  webhook:\n    enabled: false\n    port: 9000\n    extra:\n      host: 127.0.0.1\n",
+    );
+    const res = await svc(home, ["gateway", "setup", "--non-interactive", "--port", "9002"]);
+    expect(res.code).toBe(0);
+    expect(readFileSync(join(home.dir, "config.yaml"), "utf8")).toBe(
+      "platforms:\n  webhook:\n    enabled: false\n    port: 9000\n    extra:\n      host: 127.0.0.1\n      enabled: true\n      port: 9002\n",
+    );
+    expect(res.stdout).toContain(
+      `Updated platforms.webhook.extra.enabled and port in ${join(home.dir, "config.yaml")} (other settings and comments kept)`,
+    );
+  });
+
+  it("--disable that leaves the gateway nothing to run (no config.yaml, no MCP server, no cron job) says it will not start, as svc gateway run would", async () => {
+    home = tempHome();
+    const res = await svc(home, ["gateway", "setup", "--non-interactive", "--disable"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(
+      `Note: the gateway will not start until this is fixed:\n${join(home.dir, ".env")}: WEBHOOK_ENABLED is false — the webhook adapter is off, no mcp_servers are configured and no cron job is stored, so there is nothing to run.`,
+    );
+    expect(res.stdout).not.toContain("The webhook adapter is disabled.");
+    // With an MCP server the gateway runs for it alone: disabling the adapter is then no problem.
+    home.write("config.yaml", "mcp_servers:\n  a:\n    command: node\n");
+    const mcpOnly = await svc(home, ["gateway", "setup", "--non-interactive", "--disable"]);
+    expect(mcpOnly.stdout).not.toContain("will not start");
+    expect(mcpOnly.stdout).toContain("The webhook adapter is disabled.");
+  });
+
   it("interactive: answers on stdin (defaults: enable, port, generate a secret)", async () => {
     home = tempHome();
     const res = await svc(home, ["gateway", "setup"], { input: "\n9200\n\n" });

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import pino from "pino";
@@ -25,6 +25,17 @@ describe("log file", () => {
     logger.info("hello");
     logger.flush();
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it("a logs/ directory that already existed wider (0755) is narrowed to 0700, as docs/operations.md says", () => {
+    home = tempHome();
+    const dir = join(home.dir, "logs");
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    const logger = createLogger({ file: join(dir, "gateway.log"), stdout: false, level: "info" });
+    logger.info("hello");
+    logger.flush();
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
 });
 

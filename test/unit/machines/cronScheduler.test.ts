@@ -224,6 +224,26 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("soon")).toThrow(/every 15m/);
   });
 
+  it("a refusal of a schedule that is no cron expression names the macros too, and a macro written without @ the one meant", () => {
+    const refusal = (text: string) => {
+      try {
+        parseSchedule(text);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return "accepted";
+    };
+    expect(refusal("soon")).toBe(
+      'schedule "soon": expected 5 cron fields (minute hour day-of-month month day-of-week, e.g. "*/15 * * * *"), a macro (@hourly, @daily (or @midnight), @weekly, @monthly, @yearly (or @annually)) or an interval like "every 15m", "30s", "2h", "1d"',
+    );
+    expect(refusal("daily")).toBe('schedule "daily": a macro is written with @ — did you mean @daily?');
+    expect(refusal(" Hourly ")).toBe(
+      'schedule " Hourly ": a macro is written with @ — did you mean @hourly?',
+    );
+    expect(refusal("midnight")).toContain("did you mean @midnight?");
+    expect(refusal("@midnight")).toBe("accepted");
+  });
+
   it("finds a job by id or by name", () => {
     const jobs = { a1: job("a1") };
     const find = (ref: string) => lookupJob("jobs.json", jobs, ref);

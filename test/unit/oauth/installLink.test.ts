@@ -4,6 +4,7 @@ import { isSvcError } from "../../../src/errors.js";
 import {
   decodeBase64Loose,
   describeInstall,
+  installNameProblem,
   MAX_INSTALL_PAYLOAD,
   parseInstallLink,
 } from "../../../src/io/installLink.js";
@@ -72,6 +73,14 @@ describe("install link parser (spec 4.1)", () => {
         rejected(() => parseInstallLink(link(name, b64url({ url: "https://x.test/mcp" })))),
       ),
     );
+  });
+
+  it("a name it refuses (also by svc mcp add) is explained in words, with the length when it is too long", () => {
+    expect(installNameProblem("bad name")).toBe(
+      'name "bad name" must match ^[A-Za-z0-9._-]{1,64}$: letters, digits, ".", "_" and "-", 1-64 characters',
+    );
+    expect(installNameProblem("a".repeat(65))).toMatch(/1-64 characters \(this one has 65\)$/);
+    expect(installNameProblem("files.v2_x-y")).toBeUndefined();
   });
 
   it("rejects configs with both url and command, neither, or non-string values", () => {

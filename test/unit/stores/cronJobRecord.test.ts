@@ -75,7 +75,7 @@ describe("a cron job record edited by hand", () => {
       `${FILE}: jobs.a1.schedule: expected a string, got 5 — put it in quotes if it is meant as text`,
     ]);
     expect(problems({ ...job, schedule: "every tuesday" })).toEqual([
-      `${FILE}: jobs.a1.schedule: "every tuesday": expected 5 cron fields (minute hour day-of-month month day-of-week, e.g. "*/15 * * * *") or an interval like "every 15m", "30s", "2h", "1d"`,
+      `${FILE}: jobs.a1.schedule: "every tuesday": expected 5 cron fields (minute hour day-of-month month day-of-week, e.g. "*/15 * * * *"), a macro (@hourly, @daily (or @midnight), @weekly, @monthly, @yearly (or @annually)) or an interval like "every 15m", "30s", "2h", "1d"`,
     ]);
     expect(problems({ ...job, state: "on" })).toEqual([
       `${FILE}: jobs.a1.state: expected one of "enabled", "paused", "disabled", got "on"`,
