@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { rootCertificates } from "node:tls";
+import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
 
 /**
  * Where the system trust store is kept as one PEM bundle (the paths Go's crypto/x509 reads): Debian,
@@ -49,4 +50,24 @@ export function systemCaCertificates(
   if (bundle === undefined || !bundle.includes("-----BEGIN CERTIFICATE-----")) return undefined;
   const extra = env.NODE_EXTRA_CA_CERTS ? read(env.NODE_EXTRA_CA_CERTS) : undefined;
   return [...rootCertificates, bundle, ...(extra === undefined ? [] : [extra])];
+}
+
+let shared: { key: string; context: SecureContext } | undefined;
+
+/**
+ * The TLS context of a connection's options with a CA list. Node parses every certificate of a `ca`
+ * option again for each connection, about a tenth of a second for the system's few hundred, so the
+ * context is made once: per Agent with a client certificate, else once for the process per CA list.
+ */
+export function secureContextFor(options: {
+  readonly ca: readonly string[];
+  readonly cert?: Buffer;
+  readonly key?: Buffer;
+  readonly passphrase?: string;
+}): SecureContext {
+  const ca = [...options.ca];
+  if (options.cert !== undefined || options.key !== undefined) return createSecureContext({ ...options, ca });
+  const key = createHash("sha256").update(ca.join("\n")).digest("hex");
+  if (shared?.key !== key) shared = { key, context: createSecureContext({ ca }) };
+  return shared.context;
 }

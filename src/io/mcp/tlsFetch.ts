@@ -6,7 +6,7 @@ import type { Agent } from "undici";
 import { keptAsWrittenHint } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
-import { systemCaCertificates } from "./systemCas.js";
+import { secureContextFor, systemCaCertificates } from "./systemCas.js";
 
 /** A fetch bound to one server's TLS settings; `close` releases its connection pool. */
 export interface TlsFetch {
@@ -159,7 +159,14 @@ function agentFetch(connect: ConnectOptions): TlsFetch {
   let agent: Promise<{ agent: Agent; fetch: typeof import("undici").fetch }> | undefined;
   const ready = () =>
     (agent ??= import("undici").then((undici) => ({
-      agent: new undici.Agent({ connect }),
+      agent: new undici.Agent({
+        connect: Array.isArray(connect.ca)
+          ? {
+              rejectUnauthorized: connect.rejectUnauthorized,
+              secureContext: secureContextFor({ ...connect, ca: connect.ca }),
+            }
+          : connect,
+      }),
       fetch: undici.fetch,
     })));
   const fetch = (async (url: string | URL, init?: RequestInit) => {

@@ -1,6 +1,6 @@
 import { rootCertificates } from "node:tls";
 import { describe, expect, it } from "vitest";
-import { SYSTEM_CA_BUNDLES, systemCaCertificates } from "../../../src/io/mcp/systemCas.js";
+import { SYSTEM_CA_BUNDLES, secureContextFor, systemCaCertificates } from "../../../src/io/mcp/systemCas.js";
 
 const PEM = (name: string) => `-----BEGIN CERTIFICATE-----\n${name}\n-----END CERTIFICATE-----\n`;
 const files =
@@ -30,5 +30,11 @@ describe("ssl_verify: true trusts the system CAs", () => {
     const read = files({ [SYSTEM_CA_BUNDLES[0]]: PEM("os") });
     expect(systemCaCertificates({ SSL_CERT_FILE: "/missing.pem" }, read)).toBeUndefined();
     expect(systemCaCertificates({}, files({ [SYSTEM_CA_BUNDLES[0]]: "not a PEM" }))).toBeUndefined();
+  });
+
+  it("one TLS context per CA list: Node would parse the few hundred certificates again for each connection", () => {
+    const ca = rootCertificates.slice(0, 2);
+    expect(secureContextFor({ ca })).toBe(secureContextFor({ ca: rootCertificates.slice(0, 2) }));
+    expect(secureContextFor({ ca: rootCertificates.slice(0, 1) })).not.toBe(secureContextFor({ ca }));
   });
 });
