@@ -54,6 +54,12 @@ describe("TLS: ssl_verify and client certificates (spec 2.1, 5.2)", () => {
       const ok = await connect({ url: plainTls.url, connect_timeout: 5 });
       expect(ok.status.state).toBe("connected");
       expect(text(await ok.hub.call("s", "echo", { text: "system" }))).toBe("system");
+      // With a client certificate (mTLS) too.
+      const mutual = await connect({
+        url: mtls.url,
+        client_cert: [certs.clientCert, certs.clientKeyEncrypted, certs.password],
+      });
+      expect(mutual.status.state).toBe("connected");
     } finally {
       if (saved === undefined) delete process.env.SSL_CERT_FILE;
       else process.env.SSL_CERT_FILE = saved;
