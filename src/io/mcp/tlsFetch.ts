@@ -6,6 +6,7 @@ import type { Agent } from "undici";
 import { keptAsWrittenHint } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
+import { secureContextFor, systemCaCertificates } from "./systemCas.js";
 
 /** A fetch bound to one server's TLS settings; `close` releases its connection pool. */
 export interface TlsFetch {
@@ -103,10 +104,13 @@ function passwordHint(password: string): string {
   return unset === undefined ? "" : ` — ${unset}`;
 }
 
-/** Connection options for undici: CA bundle, verification switch and client certificate (mTLS). */
+/**
+ * Connection options for undici: CA bundle (`ssl_verify: true`: the system's CAs, see systemCas.ts),
+ * verification switch and client certificate (mTLS).
+ */
 export function tlsConnectOptions(server: string, entry: TlsEntry) {
   const options: {
-    ca?: Buffer;
+    ca?: Buffer | string[];
     rejectUnauthorized: boolean;
     cert?: Buffer;
     key?: Buffer;
@@ -115,8 +119,10 @@ export function tlsConnectOptions(server: string, entry: TlsEntry) {
     rejectUnauthorized: entry.ssl_verify !== false,
   };
   const paths: { ca?: string; cert?: string; key?: string } = {};
+  let bundle: Buffer | undefined;
   if (typeof entry.ssl_verify === "string") {
-    options.ca = readPem(server, "ssl_verify CA bundle", entry.ssl_verify);
+    bundle = readPem(server, "ssl_verify CA bundle", entry.ssl_verify);
+    options.ca = bundle;
     paths.ca = entry.ssl_verify;
   }
   const cert = entry.client_cert;
@@ -134,11 +140,16 @@ export function tlsConnectOptions(server: string, entry: TlsEntry) {
     paths.cert = cert[0];
     paths.key = cert[1];
   }
-  checkPem(server, paths, options);
+  const { ca: _ca, ...client } = options;
+  checkPem(server, paths, bundle === undefined ? client : { ...client, ca: bundle });
+  if (entry.ssl_verify === true) {
+    const system = systemCaCertificates();
+    if (system !== undefined) options.ca = system;
+  }
   return options;
 }
 
-type ConnectOptions = Omit<ReturnType<typeof tlsConnectOptions>, "ca"> & { ca?: Buffer | string[] };
+type ConnectOptions = ReturnType<typeof tlsConnectOptions>;
 
 /**
  * A fetch through undici with its own Agent, both made at the first request: undici takes about a sixth
@@ -148,7 +159,14 @@ function agentFetch(connect: ConnectOptions): TlsFetch {
   let agent: Promise<{ agent: Agent; fetch: typeof import("undici").fetch }> | undefined;
   const ready = () =>
     (agent ??= import("undici").then((undici) => ({
-      agent: new undici.Agent({ connect }),
+      agent: new undici.Agent({
+        connect: Array.isArray(connect.ca)
+          ? {
+              rejectUnauthorized: connect.rejectUnauthorized,
+              secureContext: secureContextFor({ ...connect, ca: connect.ca }),
+            }
+          : connect,
+      }),
       fetch: undici.fetch,
     })));
   const fetch = (async (url: string | URL, init?: RequestInit) => {
@@ -176,15 +194,16 @@ export function createTlsFetch(server: string, entry: TlsEntry): TlsFetch {
  */
 export function createOAuthTlsFetch(server: string, entry: PartialTlsEntry): FetchLike | undefined {
   const sslVerify = entry.ssl_verify ?? true;
-  if (sslVerify === true && entry.client_cert === undefined) return undefined;
+  const system = sslVerify === false ? undefined : systemCaCertificates();
+  if (sslVerify === true && entry.client_cert === undefined && system === undefined) return undefined;
   const connect = tlsConnectOptions(server, {
     ssl_verify: sslVerify,
     ...(entry.client_cert === undefined ? {} : { client_cert: entry.client_cert }),
     ...(entry.client_key === undefined ? {} : { client_key: entry.client_key }),
   });
   return agentFetch(
-    connect.ca === undefined
-      ? connect
-      : { ...connect, ca: [...rootCertificates, connect.ca.toString("utf8")] },
+    Buffer.isBuffer(connect.ca)
+      ? { ...connect, ca: [...(system ?? rootCertificates), connect.ca.toString("utf8")] }
+      : connect,
   ).fetch;
 }

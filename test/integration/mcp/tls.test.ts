@@ -47,6 +47,25 @@ describe("TLS: ssl_verify and client certificates (spec 2.1, 5.2)", () => {
     );
   });
 
+  it("the default (ssl_verify: true) trusts a CA of the system trust store (SSL_CERT_FILE), as OpenSSL does", async () => {
+    const saved = process.env.SSL_CERT_FILE;
+    process.env.SSL_CERT_FILE = certs.caCert;
+    try {
+      const ok = await connect({ url: plainTls.url, connect_timeout: 5 });
+      expect(ok.status.state).toBe("connected");
+      expect(text(await ok.hub.call("s", "echo", { text: "system" }))).toBe("system");
+      // With a client certificate (mTLS) too.
+      const mutual = await connect({
+        url: mtls.url,
+        client_cert: [certs.clientCert, certs.clientKeyEncrypted, certs.password],
+      });
+      expect(mutual.status.state).toBe("connected");
+    } finally {
+      if (saved === undefined) delete process.env.SSL_CERT_FILE;
+      else process.env.SSL_CERT_FILE = saved;
+    }
+  });
+
   it("ssl_verify: false skips verification", async () => {
     expect((await connect({ url: plainTls.url, ssl_verify: false })).status.state).toBe("connected");
   });

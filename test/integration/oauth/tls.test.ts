@@ -77,6 +77,18 @@ describe("OAuth login to an HTTPS MCP server with its own TLS settings", () => {
     expect(err.message.match(/oauth-protected-resource\/mcp →/g)).toHaveLength(1);
   });
 
+  it("without ssl_verify a CA of the system trust store (SSL_CERT_FILE) is trusted, as by the MCP transport", async () => {
+    const saved = process.env.SSL_CERT_FILE;
+    process.env.SSL_CERT_FILE = certs.caCert;
+    try {
+      const tokens = await loginWith(job("system-ca", {}));
+      expect(tokens.access_token).toBe(auth.issued.at(-1));
+    } finally {
+      if (saved === undefined) delete process.env.SSL_CERT_FILE;
+      else process.env.SSL_CERT_FILE = saved;
+    }
+  });
+
   it("an https authorization server whose token endpoint is plain http is refused before the browser opens", async () => {
     const tls = { key: certs.read(certs.serverKey), cert: certs.read(certs.serverCert) };
     const plain = await startFakeAs();
