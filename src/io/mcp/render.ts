@@ -41,11 +41,12 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   if (userinfo !== undefined) out.url = userinfo.url;
   for (const [key, value] of Object.entries(headers)) {
     const r = interpolate(value, scope);
-    // fetch would refuse it with an error that quotes the value: usually a secret from .env.
-    if (/[\0\r\n]/.test(r.value)) {
+    // fetch would refuse it with an error that quotes the value (usually a secret from .env), and undici
+    // any other control character but tab with only "invalid x-key header", naming neither server nor fix.
+    if (/[\0-\x08\n-\x1f\x7f]/.test(r.value)) {
       throw new SvcError(
         "mcp_connect",
-        `mcp_servers.${name}.headers.${key}: the value${r.value === value ? "" : " rendered from ${...}"} contains a line break or NUL character, which an HTTP header cannot carry — check it (not shown here) in config.yaml or the profile's .env`,
+        `mcp_servers.${name}.headers.${key}: the value${r.value === value ? "" : " rendered from ${...}"} contains ${/[\0\r\n]/.test(r.value) ? "a line break or NUL character" : "a control character (such as an escape or DEL)"}, which an HTTP header cannot carry — check it (not shown here) in config.yaml or the profile's .env`,
       );
     }
     // fetch takes header values as bytes (Latin-1) and refuses others with "Cannot convert argument to a

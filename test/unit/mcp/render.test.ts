@@ -124,6 +124,22 @@ describe("interpolation at connect time (spec 2.3)", () => {
     expect(() => renderEntry("gh", rendered, fromEnv)).not.toThrow(/🔑/);
   });
 
+  it("a header value with a control character undici refuses (ESC, DEL) fails naming the key, never the value", () => {
+    // undici sends a tab, and refuses every other control character with only "invalid x-key header".
+    expect(
+      renderEntry("gh", parse({ url: "https://h", headers: { "X-Key": "a\tb" } }), scope).headers,
+    ).toEqual({
+      "X-Key": "a\tb",
+    });
+    for (const bad of ["sk-1234\u001b[0m", "sk-1234\u007f", "sk-\u00011234"]) {
+      const entry = parse({ url: "https://h", headers: { "X-Key": bad } });
+      expect(() => renderEntry("gh", entry, scope)).toThrow(
+        "mcp_servers.gh.headers.X-Key: the value contains a control character (such as an escape or DEL), which an HTTP header cannot carry — check it (not shown here) in config.yaml or the profile's .env",
+      );
+      expect(() => renderEntry("gh", entry, scope)).not.toThrow(/sk-/);
+    }
+  });
+
   it("expands ~ in command, args and certificate paths", () => {
     const out = renderEntry(
       "s",
