@@ -68,7 +68,9 @@ const boolLike = z
   .transform((value, ctx): boolean => {
     if (value === undefined || value === null) return false;
     if (typeof value === "boolean") return value;
-    const text = String(value).trim().toLowerCase();
+    // Only a word or a number is bool-like: String([true]) is "true" and String([]) is "".
+    const text =
+      typeof value === "string" || typeof value === "number" ? String(value).trim().toLowerCase() : "?";
     if (TRUTHY.has(text)) return true;
     if (FALSY.has(text)) return false;
     ctx.addIssue({ code: "custom", message: `expected true or false, got ${describe(value)}` });

@@ -157,6 +157,20 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     expect(config.mcp_servers.a?.keepalive_interval).toBeUndefined();
   });
 
+  it("refuses a list or mapping as a bool-like tool flag (String([true]) would read as true)", () => {
+    for (const [written, shown] of [
+      ["[true]", "[true]"],
+      ["[]", "[]"],
+      ["{on: 1}", '{"on":1}'],
+    ])
+      expect(() => load(`mcp_servers:\n  a:\n    command: x\n    tools: {resources: ${written}}\n`)).toThrow(
+        `mcp_servers.a.tools.resources: expected true or false, got ${shown}`,
+      );
+    expect(() => load("mcp_servers:\n  a:\n    command: x\n    tools: {prompts: [yes]}\n")).toThrow(
+      'mcp_servers.a.tools.prompts: expected true or false, got ["yes"]',
+    );
+  });
+
   it("accepts lifecycle: as an alternative location, bool-like tool flags and string include", () => {
     const { config } = load(
       "mcp_servers:\n  a:\n    command: x\n    lifecycle: {idle_timeout_seconds: 30, max_lifetime_seconds: 600}\n    tools: {include: 'git_*', resources: yes, prompts: 'off'}\n",
