@@ -331,6 +331,28 @@ const entryShape = {
 };
 
 /**
+ * `headers` names svc's HTTP client (undici's fetch) sets from each request itself and never sends as
+ * configured: it drops `Host` (a request carries its url's host), refuses `Transfer-Encoding`, `Keep-Alive`,
+ * `Upgrade` and `Expect` (every request fails), and sizes the body by `Content-Length` (a request with another
+ * body hangs until the connect times out). Such a header is left out of the requests, with a warning.
+ */
+export const CLIENT_SET_HEADERS: ReadonlySet<string> = new Set([
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "keep-alive",
+  "upgrade",
+  "expect",
+]);
+
+/** The `headers` of a url entry that are sent: all but CLIENT_SET_HEADERS. */
+export function sentHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([key]) => !CLIENT_SET_HEADERS.has(key.toLowerCase())),
+  );
+}
+
+/**
  * Why `url` cannot be a remote MCP endpoint (not a URL, or not http/https), or undefined when it can.
  * `shown` is what the message quotes (the url as written, so no rendered secret is echoed).
  */

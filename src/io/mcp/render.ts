@@ -5,7 +5,7 @@ import {
   interpolate,
   interpolateDeep,
 } from "../../config/interpolate.js";
-import { httpUrlProblem, type McpServerEntry } from "../../config/sections/mcp.js";
+import { httpUrlProblem, type McpServerEntry, sentHeaders } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { fingerprint } from "./schemaCache.js";
 
@@ -15,7 +15,9 @@ import { fingerprint } from "./schemaCache.js";
  * so a half-rendered URL or credential never leaves the machine.
  */
 export function renderEntry(name: string, entry: McpServerEntry, scope: InterpolationScope): McpServerEntry {
-  const { url, headers, ...rest } = entry;
+  const { url, headers: written, ...rest } = entry;
+  // Headers the HTTP client sets itself are not sent (unusedMcpKeys warns): never rendered or checked.
+  const headers = url === undefined ? written : sentHeaders(written);
   const rendered = interpolateDeep(rest, scope);
   const out: McpServerEntry = { ...rendered, headers: {} };
   // Every unset variable of url and headers at once: fixing them one connect at a time is tedious.

@@ -140,6 +140,27 @@ describe("interpolation at connect time (spec 2.3)", () => {
     }
   });
 
+  it("leaves out the headers the HTTP client sets itself, never rendering them (undici drops, refuses or hangs on them)", () => {
+    const entry = parse({
+      url: "https://h",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      headers: {
+        Host: "${UNSET_HOST}",
+        "content-length": "5",
+        Expect: "100-continue",
+        "Keep-Alive": "x",
+        Upgrade: "h2c",
+        "Transfer-Encoding": "chunked",
+        "X-Ok": "1",
+      },
+    });
+    expect(renderEntry("gh", entry, scope).headers).toEqual({ "X-Ok": "1" });
+    // A command server's headers are not sent at all; they stay as written.
+    expect(renderEntry("s", parse({ command: "x", headers: { Host: "h" } }), scope).headers).toEqual({
+      Host: "h",
+    });
+  });
+
   it("expands ~ in command, args and certificate paths", () => {
     const out = renderEntry(
       "s",
