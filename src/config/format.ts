@@ -270,6 +270,23 @@ function mcpToolsList(path: readonly PropertyKey[], input: unknown): input is st
   );
 }
 
+/**
+ * `env: [GITHUB_TOKEN=ghp_..., A=1]`, `env: "A=1"` or `headers: ["Authorization: Bearer ..."]` (as a docker
+ * command line, `claude mcp add -e` or a curl line writes them): an MCP entry's env or headers written as a
+ * list or text, whose values are credentials as often as not. Undefined for any other key; else the names
+ * of its entries when each has one (`NAME=value` / `Name: value`).
+ */
+function mcpPairText(path: readonly PropertyKey[], input: unknown): { names?: string[] } | undefined {
+  const section = path[2];
+  if (path.length !== 3 || path[0] !== "mcp_servers" || (section !== "env" && section !== "headers"))
+    return undefined;
+  const entries = typeof input === "string" ? [input] : input;
+  if (!Array.isArray(entries)) return undefined;
+  const separator = section === "env" ? /^([^=\s]+)=/ : /^([^:\s]+):/;
+  const names = entries.map((entry) => (typeof entry === "string" ? separator.exec(entry)?.[1] : undefined));
+  return names.length > 0 && names.every((name) => name !== undefined) ? { names: names as string[] } : {};
+}
+
 function unknownKeys(
   keys: readonly string[],
   known: readonly string[],
@@ -376,10 +393,15 @@ export function formatIssue(
   let message = hiddenEntryValue(issue) ?? issue.message;
   if (issue.code === "invalid_type") {
     const expected = EXPECTED_WORDS[issue.expected] ?? issue.expected;
+    const pairs = mcpPairText(issue.path, issue.input);
+    const section = String(issue.path[2]);
     message =
       issue.input === undefined
         ? `missing — expected ${expected}`
-        : `expected ${expected}, got ${describeValue(issue.path, issue.input)}`;
+        : pairs !== undefined
+          ? // The values are credentials as often as not: only the names are shown.
+            `expected ${expected}, got ${Array.isArray(issue.input) ? "a list" : "text"} (not shown: ${section === "env" ? "env" : "header"} values are often credentials) — write each entry as NAME: value${pairs.names === undefined ? "" : `, ${section}: {${pairs.names.map((n) => (syntax === "json" ? `${JSON.stringify(n)}: "..."` : `${n}: ...`)).join(", ")}}`}`
+          : `expected ${expected}, got ${describeValue(issue.path, issue.input)}`;
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
       message += ` — put it in quotes if it is meant as text`;

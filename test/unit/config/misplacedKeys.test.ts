@@ -143,3 +143,23 @@ describe("an MCP server's tools written as a list of tool names", () => {
     );
   });
 });
+
+describe("an MCP server's env or headers written as a list or text (NAME=value, Name: value)", () => {
+  it("names the entries and the mapping to write, never quoting their values", () => {
+    expect(refusal("mcp_servers:\n  a: {command: x, env: [GITHUB_TOKEN=ghp_s3cret99, DEBUG=1]}\n")).toBe(
+      "FILE: mcp_servers.a.env: expected a mapping, got a list (not shown: env values are often credentials) — write each entry as NAME: value, env: {GITHUB_TOKEN: ..., DEBUG: ...}",
+    );
+    expect(
+      refusal('mcp_servers:\n  a: {url: "https://x/mcp", headers: ["Authorization: Bearer sk-9f8e7d"]}\n'),
+    ).toBe(
+      "FILE: mcp_servers.a.headers: expected a mapping, got a list (not shown: header values are often credentials) — write each entry as NAME: value, headers: {Authorization: ...}",
+    );
+    expect(refusal("mcp_servers:\n  a: {command: x, env: TOKEN=abc123}\n")).toBe(
+      "FILE: mcp_servers.a.env: expected a mapping, got text (not shown: env values are often credentials) — write each entry as NAME: value, env: {TOKEN: ...}",
+    );
+    // Entries without a name: still not quoted.
+    expect(refusal("mcp_servers:\n  a: {command: x, env: [ghp_s3cret99]}\n")).toBe(
+      "FILE: mcp_servers.a.env: expected a mapping, got a list (not shown: env values are often credentials) — write each entry as NAME: value",
+    );
+  });
+});
