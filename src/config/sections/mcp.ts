@@ -285,7 +285,16 @@ const keyText = textValue(`write KEY: "" for an empty string, or remove the key`
 const entryShape = {
   command: z.string().min(1).optional(),
   args: z.array(argText).default([]),
-  env: z.record(z.string(), keyText).default({}),
+  env: z
+    .record(
+      // The OS keeps `NAME=value` strings: a name holding "=" would set another variable (T_A=1: x sets T_A).
+      z.string().regex(/^[^=\0]+$/, {
+        error: (i) =>
+          `${describe(i.input)} is not a variable name (a name is not empty and holds no "=") — write NAME: value`,
+      }),
+      keyText,
+    )
+    .default({}),
   url: z.string().min(1).optional(),
   headers: z
     .record(

@@ -45,6 +45,7 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
     const r = interpolate(value, scope);
     // fetch would refuse it with an error that quotes the value (usually a secret from .env), and undici
     // any other control character but tab with only "invalid x-key header", naming neither server nor fix.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
     if (/[\0-\x08\n-\x1f\x7f]/.test(r.value)) {
       throw new SvcError(
         "mcp_connect",
@@ -65,6 +66,7 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   // as Basic credentials, so do that (unless an Authorization header is configured).
   if (userinfo !== undefined && !Object.keys(out.headers).some((k) => k.toLowerCase() === "authorization"))
     out.headers.Authorization = userinfo.authorization;
+  if (url === undefined) nulFree(name, out);
   if (out.command !== undefined) out.command = expandHome(out.command);
   out.args = out.args.map(expandHome);
   if (typeof out.ssl_verify === "string") out.ssl_verify = expandHome(out.ssl_verify);
@@ -78,6 +80,24 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   }
   if (out.client_key !== undefined) out.client_key = expandHome(out.client_key);
   return out;
+}
+
+/**
+ * A stdio server's `command`, `args` and `env` values go to the OS as C strings: spawn refuses a NUL in
+ * one (from a `${VAR}` of `.env`, or YAML's "\0") with an error that quotes the value, usually a secret.
+ */
+function nulFree(name: string, entry: McpServerEntry): void {
+  const values: Array<readonly [string, string]> = [
+    ["command", entry.command ?? ""],
+    ...entry.args.map((value, i) => [`args[${i}]`, value] as const),
+    ...Object.entries(entry.env).map(([key, value]) => [`env.${key}`, value] as const),
+  ];
+  const bad = values.find(([, value]) => value.includes("\0"));
+  if (bad !== undefined)
+    throw new SvcError(
+      "mcp_connect",
+      `mcp_servers.${name}.${bad[0]}: the value contains a NUL character, which a process's arguments and environment cannot carry — check it (not shown here) in config.yaml or the profile's .env`,
+    );
 }
 
 /**

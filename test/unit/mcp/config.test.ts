@@ -157,6 +157,15 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     expect(config.mcp_servers.a?.keepalive_interval).toBeUndefined();
   });
 
+  it("refuses an env name holding = (the OS would set another variable: T_A=1: x sets T_A to 1=x) or an empty one", () => {
+    expect(() => load('mcp_servers:\n  a:\n    command: x\n    env: {"T_A=1": x}\n')).toThrow(
+      'mcp_servers.a.env.T_A=1: invalid name — "T_A=1" is not a variable name (a name is not empty and holds no "=") — write NAME: value',
+    );
+    expect(() => load('mcp_servers:\n  a:\n    command: x\n    env: {"": x}\n')).toThrow(
+      /mcp_servers\.a\.env\.: invalid name — "" is not a variable name/,
+    );
+  });
+
   it("refuses a list or mapping as a bool-like tool flag (String([true]) would read as true)", () => {
     for (const [written, shown] of [
       ["[true]", "[true]"],

@@ -161,6 +161,19 @@ describe("interpolation at connect time (spec 2.3)", () => {
     });
   });
 
+  it("a NUL in a stdio server's args or env fails the connect naming the key, never the value (spawn would quote it)", () => {
+    const nul = { ...scope, secrets: { ...scope.secrets, NUL_TOKEN: "sk-12\u000034" } };
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    const entry = parse({ command: "srv", args: ["--x"], env: { TOKEN: "${NUL_TOKEN}" } });
+    expect(() => renderEntry("s", entry, nul)).toThrow(
+      "mcp_servers.s.env.TOKEN: the value contains a NUL character, which a process's arguments and environment cannot carry — check it (not shown here) in config.yaml or the profile's .env",
+    );
+    expect(() => renderEntry("s", entry, nul)).not.toThrow(/sk-12/);
+    expect(() => renderEntry("s", parse({ command: "srv", args: ["ok", "a\u0000b"] }), scope)).toThrow(
+      /^mcp_servers\.s\.args\[1\]: the value contains a NUL character/,
+    );
+  });
+
   it("expands ~ in command, args and certificate paths", () => {
     const out = renderEntry(
       "s",
