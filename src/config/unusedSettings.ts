@@ -248,7 +248,9 @@ function clientSetHeaders(entry: McpServerEntry): string[] {
     .map((key) =>
       key.toLowerCase() === "host"
         ? `headers.${key} is not sent: each request carries the host of url as its Host header — write that host name in url (and reach it by DNS or /etc/hosts), or remove the header`
-        : `headers.${key} is not sent: svc's HTTP client handles ${key} itself, for each request — remove it`,
+        : key.toLowerCase().startsWith("mcp-")
+          ? `headers.${key} is not sent: svc's MCP connection sets ${key} itself (the session it opens, the protocol version it agrees on with the server) — remove it`
+          : `headers.${key} is not sent: svc's HTTP client handles ${key} itself, for each request — remove it`,
     );
 }
 

@@ -343,7 +343,10 @@ const entryShape = {
  * `headers` names svc's HTTP client (undici's fetch) sets from each request itself and never sends as
  * configured: it drops `Host` (a request carries its url's host), refuses `Transfer-Encoding`, `Keep-Alive`,
  * `Upgrade` and `Expect` (every request fails), and sizes the body by `Content-Length` (a request with another
- * body hangs until the connect times out). Such a header is left out of the requests, with a warning.
+ * body hangs until the connect times out). Also the MCP transport's own `Mcp-Session-Id` and
+ * `MCP-Protocol-Version` (copied from a captured request): a stale session id on the `initialize` request
+ * makes a stateful server refuse it (400 "No valid session ID provided"). Such a header is left out of the
+ * requests, with a warning.
  */
 export const CLIENT_SET_HEADERS: ReadonlySet<string> = new Set([
   "host",
@@ -352,6 +355,8 @@ export const CLIENT_SET_HEADERS: ReadonlySet<string> = new Set([
   "keep-alive",
   "upgrade",
   "expect",
+  "mcp-session-id",
+  "mcp-protocol-version",
 ]);
 
 /** The `headers` of a url entry that are sent: all but CLIENT_SET_HEADERS. */

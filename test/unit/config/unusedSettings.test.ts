@@ -400,5 +400,13 @@ describe("headers svc's HTTP client sets itself (Host, Content-Length, ...)", ()
         mcp_servers: { web: { url: "https://x.example/mcp", headers: { Connection: "close" } } },
       }),
     ).toEqual([]);
+    const captured = {
+      url: "https://x.example/mcp",
+      headers: { "Mcp-Session-Id": "1868a90c", "mcp-protocol-version": "2025-06-18" },
+    };
+    expect(warningsFor({ mcp_servers: { captured } })).toEqual([
+      `[mcp] ${FILE}: mcp_servers.captured: headers.Mcp-Session-Id is not sent: svc's MCP connection sets Mcp-Session-Id itself (the session it opens, the protocol version it agrees on with the server) — remove it`,
+      `[mcp] ${FILE}: mcp_servers.captured: headers.mcp-protocol-version is not sent: svc's MCP connection sets mcp-protocol-version itself (the session it opens, the protocol version it agrees on with the server) — remove it`,
+    ]);
   });
 });

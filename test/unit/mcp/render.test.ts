@@ -151,6 +151,8 @@ describe("interpolation at connect time (spec 2.3)", () => {
         "Keep-Alive": "x",
         Upgrade: "h2c",
         "Transfer-Encoding": "chunked",
+        "Mcp-Session-Id": "1868a90c",
+        "MCP-Protocol-Version": "2025-06-18",
         "X-Ok": "1",
       },
     });
