@@ -364,6 +364,20 @@ function hiddenEntryValue(issue: z.core.$ZodIssue): string | undefined {
 }
 
 /** An MCP server's `command` written as a whole argv list (`[npx, -y, pkg]`, as opencode's config writes it). */
+/** `command: {path: npx, args: [-y, pkg]}`, as Zed's context_servers wrote a server's command. */
+function mcpCommandMapping(
+  path: readonly PropertyKey[],
+  input: unknown,
+): input is { path: string; args?: unknown; env?: unknown } {
+  return (
+    path.at(-1) === "command" &&
+    path.at(-3) === "mcp_servers" &&
+    typeof input === "object" &&
+    input !== null &&
+    typeof (input as { path?: unknown }).path === "string"
+  );
+}
+
 function mcpCommandList(path: readonly PropertyKey[], input: unknown): input is [string, ...string[]] {
   return (
     path.at(-1) === "command" &&
@@ -414,6 +428,17 @@ export function formatIssue(
       message += ` — write each entry under its name, not as a list item with name: (${listedNames(issue.input)?.[0]}: on its own line, its other keys indented under it, no "- " and no name: key)`;
     else if (mcpCommandList(issue.path, issue.input))
       message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
+    else if (mcpCommandMapping(issue.path, issue.input))
+      message += ` — command is the program alone, beside the entry's other keys: write command: ${issue.input.path}${Array.isArray(issue.input.args) && issue.input.args.length > 0 ? ` and args: [${issue.input.args.map(String).join(", ")}]` : ""}${issue.input.env === undefined ? "" : " and env: {...} in the entry"}`;
+    else if (
+      issue.path.length === 3 &&
+      issue.path[0] === "mcp_servers" &&
+      issue.path[2] === "oauth" &&
+      typeof issue.input === "boolean"
+    )
+      message += issue.input
+        ? " — auth: oauth turns the login on; oauth holds its options (flow, client_id, ...): write auth: oauth"
+        : " — remove it (without auth: oauth there is no login)";
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
       message += ` — a $\{VAR} always gives text: write the value itself in the file`;
     else if (mcpToolsList(issue.path, issue.input))
@@ -453,6 +478,9 @@ export function formatIssue(
     message = `invalid name${reason === undefined ? "" : ` — ${reason}`}`;
   } else if (issue.code === "invalid_value") {
     message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeValue(issue.path, issue.input)}`;
+    // `auth: bearer` / `auth: {type: bearer, token: ...}` as other clients write a static token.
+    if (issue.path.length === 3 && issue.path[0] === "mcp_servers" && issue.path[2] === "auth")
+      message += ` — auth: oauth logs in with OAuth; a token is sent with headers: {Authorization: "Bearer $\{TOKEN}"} (TOKEN in the profile's .env)`;
   }
   if (syntax === "yaml" && takesText(issue)) message += bracedValueHint(issue) ?? "";
   else if (syntax === "yaml" && issue.code === "invalid_type" && issue.expected === "array") {

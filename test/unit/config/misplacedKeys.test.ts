@@ -163,3 +163,21 @@ describe("an MCP server's env or headers written as a list or text (NAME=value, 
     );
   });
 });
+
+describe("other clients' ways to write an MCP server's command and auth", () => {
+  it("command as a mapping (Zed's {path, args}), auth as a token scheme, oauth as a switch: each gets what to write", () => {
+    expect(refusal("mcp_servers:\n  a: {command: {path: npx, args: [-y, pkg]}}\n")).toBe(
+      'FILE: mcp_servers.a.command: expected a string, got {"path":"npx","args":["-y","pkg"]} — command is the program alone, beside the entry\'s other keys: write command: npx and args: [-y, pkg]',
+    );
+    expect(refusal("mcp_servers:\n  a: {url: 'https://x/mcp', auth: bearer}\n")).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      'FILE: mcp_servers.a.auth: expected one of "oauth", "none", got "bearer" — auth: oauth logs in with OAuth; a token is sent with headers: {Authorization: "Bearer ${TOKEN}"} (TOKEN in the profile\'s .env)',
+    );
+    expect(
+      refusal("mcp_servers:\n  a: {url: 'https://x/mcp', auth: {type: bearer, token: sk-123456}}\n"),
+    ).not.toContain("sk-123456");
+    expect(refusal("mcp_servers:\n  a: {url: 'https://x/mcp', oauth: true}\n")).toBe(
+      "FILE: mcp_servers.a.oauth: expected a mapping, got true — auth: oauth turns the login on; oauth holds its options (flow, client_id, ...): write auth: oauth",
+    );
+  });
+});
