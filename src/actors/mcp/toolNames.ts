@@ -147,12 +147,18 @@ export function unmatchedFilters(
       // A sanitized name (`write_note` for `write-note`), or another case (matching is case-sensitive).
       const loose = (name: string) => sanitize(name).toLowerCase();
       const meant = tools.filter((t) => loose(t.name) === loose(pattern)).map((t) => `"${t.name}"`);
+      // `exclude: [read_resource]`: the utility tools are switched on and off, never filtered (rule 6).
+      const utility = Object.hasOwn(UTILITY_TOOLS, loose(pattern))
+        ? UTILITY_TOOLS[loose(pattern) as UtilityName].capability
+        : undefined;
       const hint =
         unset.length > 0
           ? ` — ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set, so it stands as written: ${addVariablesAdvice(unset, "the profile's .env or the environment")}`
           : meant.length > 0
             ? ` — filters use the server's own names: did you mean ${meant.join(" or ")}?`
-            : " — filters use the server's own names (svc mcp tools <server> shows them)";
+            : utility !== undefined
+              ? ` — ${loose(pattern)} is a utility tool of tools.${utility}, which filters do not apply to (they match the server's own tools): tools.${utility} switches ${utility === "resources" ? "list_resources and read_resource" : "list_prompts and get_prompt"} on or off together`
+              : " — filters use the server's own names (svc mcp tools <server> shows them)";
       return [`tools.${key}: "${pattern}" matches no tool of this server${hint}`];
     }),
   );

@@ -87,6 +87,15 @@ describe("tools policy (spec 2.2)", () => {
     ]);
   });
 
+  it("a filter entry naming a utility tool says filters do not apply to it and which switch does", () => {
+    expect(unmatchedFilters(all, policy({ exclude: ["read_resource", "Get-Prompt"] }))).toEqual([
+      'tools.exclude: "read_resource" matches no tool of this server — read_resource is a utility tool of tools.resources, which filters do not apply to (they match the server\'s own tools): tools.resources switches list_resources and read_resource on or off together',
+      'tools.exclude: "Get-Prompt" matches no tool of this server — get_prompt is a utility tool of tools.prompts, which filters do not apply to (they match the server\'s own tools): tools.prompts switches list_prompts and get_prompt on or off together',
+    ]);
+    // A server tool of that name is filtered as any other.
+    expect(unmatchedFilters([tool("read_resource")], policy({ exclude: "read_resource" }))).toEqual([]);
+  });
+
   it("a registered name past 64 characters: the warning says model runs offer it shortened, not that the API refuses it", () => {
     const server = "s".repeat(50);
     expect(longNameWarning(server, [{ name: `mcp__${server}__echo` }])).toBeUndefined();
