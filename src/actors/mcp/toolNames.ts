@@ -146,7 +146,12 @@ export function unmatchedFilters(
       const unset = unsetVariablesIn(pattern);
       // A sanitized name (`write_note` for `write-note`), or another case (matching is case-sensitive).
       const loose = (name: string) => sanitize(name).toLowerCase();
-      const meant = tools.filter((t) => loose(t.name) === loose(pattern)).map((t) => `"${t.name}"`);
+      // Also a registered name (`mcp__gh__search_issues`, as agents' logs and Claude Code's allow lists write them).
+      const registered = (name: string) =>
+        loose(pattern).startsWith("mcp__") && loose(pattern).endsWith(`__${loose(name)}`);
+      const meant = tools
+        .filter((t) => loose(t.name) === loose(pattern) || registered(t.name))
+        .map((t) => `"${t.name}"`);
       // `exclude: [read_resource]`: the utility tools are switched on and off, never filtered (rule 6).
       const utility = Object.hasOwn(UTILITY_TOOLS, loose(pattern))
         ? UTILITY_TOOLS[loose(pattern) as UtilityName].capability

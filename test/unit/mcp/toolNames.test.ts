@@ -81,6 +81,10 @@ describe("tools policy (spec 2.2)", () => {
       'tools.include: "Web-Fetch" matches no tool of this server — filters use the server\'s own names: did you mean "web-fetch"?',
       'tools.include: "GIT_LOG" matches no tool of this server — filters use the server\'s own names: did you mean "git.log"?',
     ]);
+    // A registered name written for the server's own (as Claude Code's allow lists write tools).
+    expect(unmatchedFilters(all, policy({ include: ["mcp__web__web_fetch"] }))).toEqual([
+      'tools.include: "mcp__web__web_fetch" matches no tool of this server — filters use the server\'s own names: did you mean "web-fetch"?',
+    ]);
     // Rule 3: exclude is ignored when include is set: said once, its entries not checked.
     expect(unmatchedFilters(all, policy({ include: "shell", exclude: "nope" }))).toEqual([
       "tools.exclude is ignored because tools.include is set (include wins) — remove one of them",
