@@ -9,7 +9,12 @@ import { scrub } from "../credentials.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint } from "./eras.js";
 import { preflight } from "./preflight.js";
-import { renderEntry, withoutConfiguredAuthorization } from "./render.js";
+import {
+  renderEntry,
+  type SentAuthorization,
+  sentAuthorization,
+  withoutConfiguredAuthorization,
+} from "./render.js";
 import { type McpSession, openSession, type SessionHandlers } from "./session.js";
 import { createTlsFetch } from "./tlsFetch.js";
 import { tlsHint } from "./tlsHints.js";
@@ -155,9 +160,7 @@ export async function connectServer(
     return session;
   } catch (err) {
     await tls.close().catch(() => undefined);
-    const sentAuthorization = Object.keys(rendered.headers ?? {}).some(
-      (k) => k.toLowerCase() === "authorization",
-    );
+    const authorization = sentAuthorization(entry, rendered, scope);
     throw hide(
       scoped(
         name,
@@ -166,7 +169,7 @@ export async function connectServer(
         rendered.auth,
         undefined,
         transportKind(rendered),
-        sentAuthorization,
+        authorization,
         rendered,
       ),
     );
@@ -277,7 +280,7 @@ function scoped(
   auth?: string,
   child?: ChildReport,
   kind?: "stdio" | "http" | "sse",
-  sentAuthorization = false,
+  authorization: SentAuthorization = { kind: "none" },
   remote?: McpServerEntry,
 ): unknown {
   if (err instanceof SvcError) return err;
@@ -312,7 +315,7 @@ function scoped(
   // The `auto` fallback wraps the probe's error (initialize refused, then server/discover failed).
   const status = httpStatusOf(err) ?? httpStatusOf((err as Error | undefined)?.cause);
   if (status !== undefined) {
-    if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, sentAuthorization);
+    if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, authorization);
     text += wrongEndpointHint(status, kind, remote?.url);
   } else if (remote !== undefined) {
     text += tlsHint(name, text, remote);
@@ -325,8 +328,16 @@ function scoped(
  * What to do about a 401 without OAuth: send credentials, or — when an Authorization header was sent (from
  * `headers`, or a url's user:password@) — check them, since the server refused them.
  */
-function unauthorizedHint(name: string, sentAuthorization: boolean): string {
-  if (!sentAuthorization)
+export function unauthorizedHint(name: string, authorization: SentAuthorization): string {
+  if (authorization.kind === "empty") {
+    const { key, variables } = authorization;
+    const why =
+      variables.length === 0
+        ? "config.yaml writes it without one"
+        : `${variables.map((n) => `\${${n}}`).join(", ")} ${variables.length === 1 ? "is" : "are"} set to an empty value (a line ${variables[0]}= in the profile's .env, or an empty variable of the environment)`;
+    return ` — the Authorization header svc sent holds no credential (mcp_servers.${name}.headers.${key}): ${why} — set the token there`;
+  }
+  if (authorization.kind === "none")
     return ` — the server requires authorization: set an Authorization header under mcp_servers.${name}.headers (e.g. "Bearer \${TOKEN}") or auth: oauth`;
   return ` — the server refused the credentials svc sent (the Authorization header of mcp_servers.${name}.headers, or the url's user:password@): check that the token is valid and not expired, or set auth: oauth if the server expects an OAuth login`;
 }

@@ -101,6 +101,32 @@ function nulFree(name: string, entry: McpServerEntry): void {
 }
 
 /**
+ * What a url server's requests carry as `Authorization` (from `headers`, or the url's user:password@): none,
+ * a credential, or a header with no credential in it (`Bearer ${TOKEN}` with `TOKEN=` in `.env`: set, so
+ * sent, but empty), with the variables of the written value that render empty.
+ */
+export type SentAuthorization =
+  | { readonly kind: "none" | "sent" }
+  | { readonly kind: "empty"; readonly key: string; readonly variables: readonly string[] };
+
+export function sentAuthorization(
+  entry: McpServerEntry,
+  rendered: McpServerEntry,
+  scope: InterpolationScope,
+): SentAuthorization {
+  const key = Object.keys(rendered.headers).find((k) => k.toLowerCase() === "authorization");
+  if (key === undefined) return { kind: "none" };
+  const value = (rendered.headers[key] ?? "").trim();
+  // A scheme alone (fetch trims the space after it) carries nothing to check.
+  if (value !== "" && !/^(?:bearer|basic|token)$/i.test(value)) return { kind: "sent" };
+  const written = entry.headers[key] ?? "";
+  const variables = [...written.matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g)]
+    .map((m) => m[1] as string)
+    .filter((n, i, all) => all.indexOf(n) === i && interpolate(`\${${n}}`, scope).value === "");
+  return { kind: "empty", key, variables };
+}
+
+/**
  * `auth: oauth` sends the access token of the server's login as the `Authorization` header. A configured
  * one (in `headers`, or from the url's user:password@) would replace it, or sit beside it when spelled
  * in another case, so every request would be refused and sent again with the token: it is not sent.
