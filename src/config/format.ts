@@ -364,6 +364,34 @@ function hiddenEntryValue(issue: z.core.$ZodIssue): string | undefined {
 }
 
 /** An MCP server's `command` written as a whole argv list (`[npx, -y, pkg]`, as opencode's config writes it). */
+/** `args: "-y @scope/server --port 8080"`: a stdio server's arguments written as one command line. */
+function mcpArgsText(path: readonly PropertyKey[], input: unknown): input is string {
+  return path.length === 3 && path[0] === "mcp_servers" && path[2] === "args" && typeof input === "string";
+}
+
+/** An option whose value is a credential (`--api-key`, `--token=`): its value is never shown. */
+const CREDENTIAL_OPTION = /^--?[^=]*(?:key|token|secret|pass|auth|cred|cookie)/i;
+
+/**
+ * `args` as one line of text: each word is one argument, so the fix is a list of the words (a list of the
+ * line alone would pass it as one argument, with its spaces). A word YAML would not read as plain text
+ * (`@scope/server`) is quoted; a line with quotes, a credential option or a URL's password is not split.
+ */
+function argsTextMessage(text: string, syntax: "yaml" | "json"): string {
+  const words = text.trim().split(/\s+/);
+  const generic = "write one list entry per argument: args: [first, second, ...]";
+  if (
+    /['"\\]/.test(text) ||
+    words.some((w) => CREDENTIAL_OPTION.test(w) || /:\/\/[^/@\s]*:[^/@\s]*@/.test(w))
+  )
+    return `expected a list, got text (not shown: it may hold a credential or quoting) — each argument is one entry of a list (svc starts no shell to split a line): ${generic}`;
+  const item = (w: string) =>
+    syntax === "yaml" && /^[A-Za-z0-9_./~=+-][A-Za-z0-9_./~=+@:-]*$/.test(w) && !/:$/.test(w)
+      ? w
+      : JSON.stringify(w);
+  return `expected a list, got ${JSON.stringify(text)} — each argument is one entry of a list (svc starts no shell to split a line): write args: [${words.map(item).join(", ")}]`;
+}
+
 /** `command: {path: npx, args: [-y, pkg]}`, as Zed's context_servers wrote a server's command. */
 function mcpCommandMapping(
   path: readonly PropertyKey[],
@@ -448,6 +476,7 @@ export function formatIssue(
     else if (issue.input === undefined && issue.path.at(-1) === "key" && issue.path.at(-2) === "coalesce")
       message =
         "missing — set it to the payload path that names the entity (pull_request.number) or a {template}";
+    else if (mcpArgsText(issue.path, issue.input)) message = argsTextMessage(issue.input, syntax);
     else if (typeof issue.input === "string") {
       // A JSON store has no YAML spellings and no ${VAR}: only the quotes are wrong there.
       message +=

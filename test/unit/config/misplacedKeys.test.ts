@@ -181,3 +181,21 @@ describe("other clients' ways to write an MCP server's command and auth", () => 
     );
   });
 });
+
+describe("an MCP server's args written as one command line", () => {
+  it("gives the list of its words (a list of the line alone would be one argument), never a credential", () => {
+    expect(
+      refusal(
+        'mcp_servers:\n  a: {command: npx, args: "-y @modelcontextprotocol/server-github --port 8080"}\n',
+      ),
+    ).toBe(
+      'FILE: mcp_servers.a.args: expected a list, got "-y @modelcontextprotocol/server-github --port 8080" — each argument is one entry of a list (svc starts no shell to split a line): write args: [-y, "@modelcontextprotocol/server-github", --port, 8080]',
+    );
+    for (const line of ["--api-key sk-live-12345", "postgresql://app:pw-777@db/app", "--name 'my server'"]) {
+      const message = refusal(`mcp_servers:\n  a: {command: npx, args: ${JSON.stringify(line)}}\n`);
+      expect(message).toBe(
+        "FILE: mcp_servers.a.args: expected a list, got text (not shown: it may hold a credential or quoting) — each argument is one entry of a list (svc starts no shell to split a line): write one list entry per argument: args: [first, second, ...]",
+      );
+    }
+  });
+});
