@@ -85,6 +85,10 @@ describe("tools policy (spec 2.2)", () => {
     expect(unmatchedFilters(all, policy({ include: ["mcp__web__web_fetch"] }))).toEqual([
       'tools.include: "mcp__web__web_fetch" matches no tool of this server — filters use the server\'s own names: did you mean "web-fetch"?',
     ]);
+    // Several names in one text: one pattern, commas and all.
+    expect(unmatchedFilters(all, policy({ include: "web-fetch, git.*" }))).toEqual([
+      'tools.include: "web-fetch, git.*" matches no tool of this server — it is one name with commas in it: a list is written in brackets, tools.include: [web-fetch, git.*]',
+    ]);
     // Rule 3: exclude is ignored when include is set: said once, its entries not checked.
     expect(unmatchedFilters(all, policy({ include: "shell", exclude: "nope" }))).toEqual([
       "tools.exclude is ignored because tools.include is set (include wins) — remove one of them",
