@@ -369,6 +369,37 @@ function mcpArgsText(path: readonly PropertyKey[], input: unknown): input is str
   return path.length === 3 && path[0] === "mcp_servers" && path[2] === "args" && typeof input === "string";
 }
 
+/**
+ * A server written as its url or command line (`a: https://x/mcp`, `a: npx -y pkg`, `a: [npx, -y, pkg]`): the
+ * entry to write, or undefined. A line with quotes or a credential is not shown back (see argsTextMessage).
+ */
+function mcpEntryShorthand(
+  path: readonly PropertyKey[],
+  input: unknown,
+): { entry: string; hidden: boolean } | undefined {
+  if (path.length !== 2 || path[0] !== "mcp_servers") return undefined;
+  if (typeof input === "string" && /^https?:\/\/\S+$/i.test(input.trim()))
+    return /:\/\/[^/@\s]*:[^/@\s]*@/.test(input)
+      ? { entry: "{url: ...}", hidden: true }
+      : { entry: `{url: ${input.trim()}}`, hidden: false };
+  const words =
+    typeof input === "string"
+      ? input.trim().split(/\s+/)
+      : Array.isArray(input) && input.every((w) => typeof w === "string")
+        ? (input as string[])
+        : undefined;
+  if (words === undefined || words[0] === undefined || words[0] === "") return undefined;
+  if (words.some((w) => /['"\\]/.test(w) || CREDENTIAL_OPTION.test(w) || /:\/\/[^/@\s]*:[^/@\s]*@/.test(w)))
+    return { entry: "{command: <program>, args: [<argument>, ...]}", hidden: true };
+  const item = (w: string) =>
+    /^[A-Za-z0-9_./~=+-][A-Za-z0-9_./~=+@:-]*$/.test(w) && !/:$/.test(w) ? w : JSON.stringify(w);
+  const [command, ...args] = words;
+  return {
+    entry: `{command: ${item(command)}${args.length > 0 ? `, args: [${args.map(item).join(", ")}]` : ""}}`,
+    hidden: false,
+  };
+}
+
 /** An option whose value is a credential (`--api-key`, `--token=`): its value is never shown. */
 const CREDENTIAL_OPTION = /^--?[^=]*(?:key|token|secret|pass|auth|cred|cookie)/i;
 
@@ -477,7 +508,13 @@ export function formatIssue(
       message =
         "missing — set it to the payload path that names the entity (pull_request.number) or a {template}";
     else if (mcpArgsText(issue.path, issue.input)) message = argsTextMessage(issue.input, syntax);
-    else if (typeof issue.input === "string") {
+    else if (syntax === "yaml" && mcpEntryShorthand(issue.path, issue.input) !== undefined) {
+      const shorthand = mcpEntryShorthand(issue.path, issue.input) as { entry: string; hidden: boolean };
+      // The text held a credential (or quoting): it is not quoted back.
+      if (shorthand.hidden)
+        message = `expected ${expected}, got ${Array.isArray(issue.input) ? "a list" : "text"} (not shown: it may hold a credential)`;
+      message += ` — a server is a mapping of its keys: write ${String(issue.path[1])}: ${shorthand.entry}`;
+    } else if (typeof issue.input === "string") {
       // A JSON store has no YAML spellings and no ${VAR}: only the quotes are wrong there.
       message +=
         syntax === "json" ? textForJsonHint(issue.expected) : textForTypeHint(issue.expected, issue.input);

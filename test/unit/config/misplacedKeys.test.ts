@@ -199,3 +199,21 @@ describe("an MCP server's args written as one command line", () => {
     }
   });
 });
+
+describe("an MCP server written as its url or command line", () => {
+  it("gives the entry to write, never quoting a credential", () => {
+    expect(refusal("mcp_servers:\n  gh: https://api.example.com/mcp\n")).toBe(
+      'FILE: mcp_servers.gh: expected a mapping, got "https://api.example.com/mcp" — a server is a mapping of its keys: write gh: {url: https://api.example.com/mcp}',
+    );
+    expect(refusal("mcp_servers:\n  fs: npx -y @modelcontextprotocol/server-filesystem /data\n")).toBe(
+      'FILE: mcp_servers.fs: expected a mapping, got "npx -y @modelcontextprotocol/server-filesystem /data" — a server is a mapping of its keys: write fs: {command: npx, args: [-y, "@modelcontextprotocol/server-filesystem", /data]}',
+    );
+    expect(refusal("mcp_servers:\n  fs: [uvx, mcp-server-git]\n")).toBe(
+      'FILE: mcp_servers.fs: expected a mapping, got ["uvx","mcp-server-git"] — a server is a mapping of its keys: write fs: {command: uvx, args: [mcp-server-git]}',
+    );
+    expect(refusal("mcp_servers:\n  gh: https://me:pw-424242@api.example.com/mcp\n")).toBe(
+      "FILE: mcp_servers.gh: expected a mapping, got text (not shown: it may hold a credential) — a server is a mapping of its keys: write gh: {url: ...}",
+    );
+    expect(refusal("mcp_servers:\n  c7: npx -y ctx7 --api-key ak-424242\n")).not.toContain("ak-424242");
+  });
+});
