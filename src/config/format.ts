@@ -389,10 +389,9 @@ function mcpEntryShorthand(
         ? (input as string[])
         : undefined;
   if (words === undefined || words[0] === undefined || words[0] === "") return undefined;
-  if (words.some((w) => /['"\\]/.test(w) || CREDENTIAL_OPTION.test(w) || /:\/\/[^/@\s]*:[^/@\s]*@/.test(w)))
+  if (words.some((w) => /['"\\]/.test(w)) || holdsCredential(words))
     return { entry: "{command: <program>, args: [<argument>, ...]}", hidden: true };
-  const item = (w: string) =>
-    /^[A-Za-z0-9_./~=+-][A-Za-z0-9_./~=+@:-]*$/.test(w) && !/:$/.test(w) ? w : JSON.stringify(w);
+  const item = flowItem;
   const [command, ...args] = words;
   return {
     entry: `{command: ${item(command)}${args.length > 0 ? `, args: [${args.map(item).join(", ")}]` : ""}}`,
@@ -403,6 +402,14 @@ function mcpEntryShorthand(
 /** An option whose value is a credential (`--api-key`, `--token=`): its value is never shown. */
 const CREDENTIAL_OPTION = /^--?[^=]*(?:key|token|secret|pass|auth|cred|cookie)/i;
 
+/** Words of a command line holding a credential (an option's value, a URL's password): not quoted back. */
+const holdsCredential = (words: readonly string[]) =>
+  words.some((w) => CREDENTIAL_OPTION.test(w) || /:\/\/[^/@\s]*:[^/@\s]*@/.test(w));
+
+/** One entry of a YAML flow list: as written when YAML reads it as that text, else in double quotes. */
+export const flowItem = (w: string) =>
+  /^[A-Za-z0-9_./~=+-][A-Za-z0-9_./~=+@:-]*$/.test(w) && !/:$/.test(w) ? w : JSON.stringify(w);
+
 /**
  * `args` as one line of text: each word is one argument, so the fix is a list of the words (a list of the
  * line alone would pass it as one argument, with its spaces). A word YAML would not read as plain text
@@ -411,15 +418,9 @@ const CREDENTIAL_OPTION = /^--?[^=]*(?:key|token|secret|pass|auth|cred|cookie)/i
 function argsTextMessage(text: string, syntax: "yaml" | "json"): string {
   const words = text.trim().split(/\s+/);
   const generic = "write one list entry per argument: args: [first, second, ...]";
-  if (
-    /['"\\]/.test(text) ||
-    words.some((w) => CREDENTIAL_OPTION.test(w) || /:\/\/[^/@\s]*:[^/@\s]*@/.test(w))
-  )
+  if (/['"\\]/.test(text) || holdsCredential(words))
     return `expected a list, got text (not shown: it may hold a credential or quoting) — each argument is one entry of a list (svc starts no shell to split a line): ${generic}`;
-  const item = (w: string) =>
-    syntax === "yaml" && /^[A-Za-z0-9_./~=+-][A-Za-z0-9_./~=+@:-]*$/.test(w) && !/:$/.test(w)
-      ? w
-      : JSON.stringify(w);
+  const item = (w: string) => (syntax === "yaml" ? flowItem(w) : JSON.stringify(w));
   return `expected a list, got ${JSON.stringify(text)} — each argument is one entry of a list (svc starts no shell to split a line): write args: [${words.map(item).join(", ")}]`;
 }
 
@@ -485,9 +486,14 @@ export function formatIssue(
       listedNames(issue.input) !== undefined
     )
       message += ` — write each entry under its name, not as a list item with name: (${listedNames(issue.input)?.[0]}: on its own line, its other keys indented under it, no "- " and no name: key)`;
-    else if (mcpCommandList(issue.path, issue.input))
-      message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
-    else if (mcpCommandMapping(issue.path, issue.input))
+    else if (mcpCommandList(issue.path, issue.input)) {
+      // `[npx, -y, pkg, --api-key, <key>]`: the list is not quoted back when it holds a credential.
+      const [program, ...rest] = issue.input;
+      if (holdsCredential(issue.input))
+        message = `expected a string, got a list (not shown: it may hold a credential) — command is the program alone: write command: ${flowItem(program)} and args: [the rest of the list]`;
+      else
+        message += ` — command is the program alone: write command: ${flowItem(program)}${rest.length > 0 ? ` and args: [${rest.map(flowItem).join(", ")}]` : ""}`;
+    } else if (mcpCommandMapping(issue.path, issue.input))
       message += ` — command is the program alone, beside the entry's other keys: write command: ${issue.input.path}${Array.isArray(issue.input.args) && issue.input.args.length > 0 ? ` and args: [${issue.input.args.map(String).join(", ")}]` : ""}${issue.input.env === undefined ? "" : " and env: {...} in the entry"}`;
     else if (
       issue.path.length === 3 &&

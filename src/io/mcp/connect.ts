@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { flowItem } from "../../config/format.js";
 import { type InterpolationScope, keptAsWrittenHint } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
@@ -269,7 +270,8 @@ export function notFoundHint(command: string): string {
           .split(delimiter)
           .some((dir) => dir !== "" && existsSync(join(dir, program))));
   if (!found) return "check command (and PATH)";
-  return `command is the program alone: write command: ${program} and args: [${rest.join(", ")}]`;
+  // Each entry as YAML reads it back: `@scope/server` quoted (a plain YAML value cannot start with @).
+  return `command is the program alone: write command: ${flowItem(program)} and args: [${rest.map(flowItem).join(", ")}]`;
 }
 
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
