@@ -493,9 +493,13 @@ export function formatIssue(
         message = `expected a string, got a list (not shown: it may hold a credential) — command is the program alone: write command: ${flowItem(program)} and args: [the rest of the list]`;
       else
         message += ` — command is the program alone: write command: ${flowItem(program)}${rest.length > 0 ? ` and args: [${rest.map(flowItem).join(", ")}]` : ""}`;
-    } else if (mcpCommandMapping(issue.path, issue.input))
-      message += ` — command is the program alone, beside the entry's other keys: write command: ${issue.input.path}${Array.isArray(issue.input.args) && issue.input.args.length > 0 ? ` and args: [${issue.input.args.map(String).join(", ")}]` : ""}${issue.input.env === undefined ? "" : " and env: {...} in the entry"}`;
-    else if (
+    } else if (mcpCommandMapping(issue.path, issue.input)) {
+      const args = Array.isArray(issue.input.args) ? issue.input.args.map(String) : [];
+      const shownArgs = holdsCredential(args) ? "[the arguments]" : `[${args.map(flowItem).join(", ")}]`;
+      if (holdsCredential(args) || holdsSecretKey(issue.input))
+        message = "expected a string, got a mapping (not shown: it may hold a credential)";
+      message += ` — command is the program alone, beside the entry's other keys: write command: ${flowItem(issue.input.path)}${args.length > 0 ? ` and args: ${shownArgs}` : ""}${issue.input.env === undefined ? "" : " and env: {...} in the entry"}`;
+    } else if (
       issue.path.length === 3 &&
       issue.path[0] === "mcp_servers" &&
       issue.path[2] === "oauth" &&

@@ -169,6 +169,16 @@ describe("other clients' ways to write an MCP server's command and auth", () => 
     expect(refusal("mcp_servers:\n  a: {command: {path: npx, args: [-y, pkg]}}\n")).toBe(
       'FILE: mcp_servers.a.command: expected a string, got {"path":"npx","args":["-y","pkg"]} — command is the program alone, beside the entry\'s other keys: write command: npx and args: [-y, pkg]',
     );
+    expect(
+      refusal(
+        "mcp_servers:\n  a: {command: {path: npx, args: [-y, '@scope/pkg', --api-key, ak-4242-secret]}}\n",
+      ),
+    ).toBe(
+      "FILE: mcp_servers.a.command: expected a string, got a mapping (not shown: it may hold a credential) — command is the program alone, beside the entry's other keys: write command: npx and args: [the arguments]",
+    );
+    expect(refusal("mcp_servers:\n  a: {command: {path: npx, args: [-y, '@scope/pkg']}}\n")).toContain(
+      'write command: npx and args: [-y, "@scope/pkg"]',
+    );
     expect(refusal("mcp_servers:\n  a: {url: 'https://x/mcp', auth: bearer}\n")).toBe(
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
       'FILE: mcp_servers.a.auth: expected one of "oauth", "none", got "bearer" — auth: oauth logs in with OAuth; a token is sent with headers: {Authorization: "Bearer ${TOKEN}"} (TOKEN in the profile\'s .env)',
