@@ -270,6 +270,23 @@ function mcpToolsList(path: readonly PropertyKey[], input: unknown): input is st
   );
 }
 
+/**
+ * `env: [GITHUB_TOKEN=ghp_..., A=1]`, `env: "A=1"` or `headers: ["Authorization: Bearer ..."]` (as a docker
+ * command line, `claude mcp add -e` or a curl line writes them): an MCP entry's env or headers written as a
+ * list or text, whose values are credentials as often as not. Undefined for any other key; else the names
+ * of its entries when each has one (`NAME=value` / `Name: value`).
+ */
+function mcpPairText(path: readonly PropertyKey[], input: unknown): { names?: string[] } | undefined {
+  const section = path[2];
+  if (path.length !== 3 || path[0] !== "mcp_servers" || (section !== "env" && section !== "headers"))
+    return undefined;
+  const entries = typeof input === "string" ? [input] : input;
+  if (!Array.isArray(entries)) return undefined;
+  const separator = section === "env" ? /^([^=\s]+)=/ : /^([^:\s]+):/;
+  const names = entries.map((entry) => (typeof entry === "string" ? separator.exec(entry)?.[1] : undefined));
+  return names.length > 0 && names.every((name) => name !== undefined) ? { names: names as string[] } : {};
+}
+
 function unknownKeys(
   keys: readonly string[],
   known: readonly string[],
@@ -357,6 +374,80 @@ function hiddenEntryValue(issue: z.core.$ZodIssue): string | undefined {
 }
 
 /** An MCP server's `command` written as a whole argv list (`[npx, -y, pkg]`, as opencode's config writes it). */
+/** `args: "-y @scope/server --port 8080"`: a stdio server's arguments written as one command line. */
+function mcpArgsText(path: readonly PropertyKey[], input: unknown): input is string {
+  return path.length === 3 && path[0] === "mcp_servers" && path[2] === "args" && typeof input === "string";
+}
+
+/**
+ * A server written as its url or command line (`a: https://x/mcp`, `a: npx -y pkg`, `a: [npx, -y, pkg]`): the
+ * entry to write, or undefined. A line with quotes or a credential is not shown back (see argsTextMessage).
+ */
+function mcpEntryShorthand(
+  path: readonly PropertyKey[],
+  input: unknown,
+): { entry: string; hidden: boolean } | undefined {
+  if (path.length !== 2 || path[0] !== "mcp_servers") return undefined;
+  if (typeof input === "string" && /^https?:\/\/\S+$/i.test(input.trim()))
+    return /:\/\/[^/@\s]*:[^/@\s]*@/.test(input)
+      ? { entry: "{url: ...}", hidden: true }
+      : { entry: `{url: ${input.trim()}}`, hidden: false };
+  const words =
+    typeof input === "string"
+      ? input.trim().split(/\s+/)
+      : Array.isArray(input) && input.every((w) => typeof w === "string")
+        ? (input as string[])
+        : undefined;
+  if (words === undefined || words[0] === undefined || words[0] === "") return undefined;
+  if (words.some((w) => /['"\\]/.test(w)) || holdsCredential(words))
+    return { entry: "{command: <program>, args: [<argument>, ...]}", hidden: true };
+  const item = flowItem;
+  const [command, ...args] = words;
+  return {
+    entry: `{command: ${item(command)}${args.length > 0 ? `, args: [${args.map(item).join(", ")}]` : ""}}`,
+    hidden: false,
+  };
+}
+
+/** An option whose value is a credential (`--api-key`, `--token=`): its value is never shown. */
+const CREDENTIAL_OPTION = /^--?[^=]*(?:key|token|secret|pass|auth|cred|cookie)/i;
+
+/** Words of a command line holding a credential (an option's value, a URL's password): not quoted back. */
+const holdsCredential = (words: readonly string[]) =>
+  words.some((w) => CREDENTIAL_OPTION.test(w) || /:\/\/[^/@\s]*:[^/@\s]*@/.test(w));
+
+/** One entry of a YAML flow list: as written when YAML reads it as that text, else in double quotes. */
+export const flowItem = (w: string) =>
+  /^[A-Za-z0-9_./~=+-][A-Za-z0-9_./~=+@:-]*$/.test(w) && !/:$/.test(w) ? w : JSON.stringify(w);
+
+/**
+ * `args` as one line of text: each word is one argument, so the fix is a list of the words (a list of the
+ * line alone would pass it as one argument, with its spaces). A word YAML would not read as plain text
+ * (`@scope/server`) is quoted; a line with quotes, a credential option or a URL's password is not split.
+ */
+function argsTextMessage(text: string, syntax: "yaml" | "json"): string {
+  const words = text.trim().split(/\s+/);
+  const generic = "write one list entry per argument: args: [first, second, ...]";
+  if (/['"\\]/.test(text) || holdsCredential(words))
+    return `expected a list, got text (not shown: it may hold a credential or quoting) — each argument is one entry of a list (svc starts no shell to split a line): ${generic}`;
+  const item = (w: string) => (syntax === "yaml" ? flowItem(w) : JSON.stringify(w));
+  return `expected a list, got ${JSON.stringify(text)} — each argument is one entry of a list (svc starts no shell to split a line): write args: [${words.map(item).join(", ")}]`;
+}
+
+/** `command: {path: npx, args: [-y, pkg]}`, as Zed's context_servers wrote a server's command. */
+function mcpCommandMapping(
+  path: readonly PropertyKey[],
+  input: unknown,
+): input is { path: string; args?: unknown; env?: unknown } {
+  return (
+    path.at(-1) === "command" &&
+    path.at(-3) === "mcp_servers" &&
+    typeof input === "object" &&
+    input !== null &&
+    typeof (input as { path?: unknown }).path === "string"
+  );
+}
+
 function mcpCommandList(path: readonly PropertyKey[], input: unknown): input is [string, ...string[]] {
   return (
     path.at(-1) === "command" &&
@@ -386,10 +477,15 @@ export function formatIssue(
   let message = hiddenEntryValue(issue) ?? issue.message;
   if (issue.code === "invalid_type") {
     const expected = EXPECTED_WORDS[issue.expected] ?? issue.expected;
+    const pairs = mcpPairText(issue.path, issue.input);
+    const section = String(issue.path[2]);
     message =
       issue.input === undefined
         ? `missing — expected ${expected}`
-        : `expected ${expected}, got ${describeValue(issue.path, issue.input)}`;
+        : pairs !== undefined
+          ? // The values are credentials as often as not: only the names are shown.
+            `expected ${expected}, got ${Array.isArray(issue.input) ? "a list" : "text"} (not shown: ${section === "env" ? "env" : "header"} values are often credentials) — write each entry as NAME: value${pairs.names === undefined ? "" : `, ${section}: {${pairs.names.map((n) => (syntax === "json" ? `${JSON.stringify(n)}: "..."` : `${n}: ...`)).join(", ")}}`}`
+          : `expected ${expected}, got ${describeValue(issue.path, issue.input)}`;
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
       message += ` — put it in quotes if it is meant as text`;
@@ -400,8 +496,28 @@ export function formatIssue(
       listedNames(issue.input) !== undefined
     )
       message += ` — write each entry under its name, not as a list item with name: (${listedNames(issue.input)?.[0]}: on its own line, its other keys indented under it, no "- " and no name: key)`;
-    else if (mcpCommandList(issue.path, issue.input))
-      message += ` — command is the program alone: write command: ${issue.input[0]}${issue.input.length > 1 ? ` and args: [${issue.input.slice(1).join(", ")}]` : ""}`;
+    else if (mcpCommandList(issue.path, issue.input)) {
+      // `[npx, -y, pkg, --api-key, <key>]`: the list is not quoted back when it holds a credential.
+      const [program, ...rest] = issue.input;
+      if (holdsCredential(issue.input))
+        message = `expected a string, got a list (not shown: it may hold a credential) — command is the program alone: write command: ${flowItem(program)} and args: [the rest of the list]`;
+      else
+        message += ` — command is the program alone: write command: ${flowItem(program)}${rest.length > 0 ? ` and args: [${rest.map(flowItem).join(", ")}]` : ""}`;
+    } else if (mcpCommandMapping(issue.path, issue.input)) {
+      const args = Array.isArray(issue.input.args) ? issue.input.args.map(String) : [];
+      const shownArgs = holdsCredential(args) ? "[the arguments]" : `[${args.map(flowItem).join(", ")}]`;
+      if (holdsCredential(args) || holdsSecretKey(issue.input))
+        message = "expected a string, got a mapping (not shown: it may hold a credential)";
+      message += ` — command is the program alone, beside the entry's other keys: write command: ${flowItem(issue.input.path)}${args.length > 0 ? ` and args: ${shownArgs}` : ""}${issue.input.env === undefined ? "" : " and env: {...} in the entry"}`;
+    } else if (
+      issue.path.length === 3 &&
+      issue.path[0] === "mcp_servers" &&
+      issue.path[2] === "oauth" &&
+      typeof issue.input === "boolean"
+    )
+      message += issue.input
+        ? " — auth: oauth turns the login on; oauth holds its options (flow, client_id, ...): write auth: oauth"
+        : " — remove it (without auth: oauth there is no login)";
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
       message += ` — a $\{VAR} always gives text: write the value itself in the file`;
     else if (mcpToolsList(issue.path, issue.input))
@@ -411,7 +527,14 @@ export function formatIssue(
     else if (issue.input === undefined && issue.path.at(-1) === "key" && issue.path.at(-2) === "coalesce")
       message =
         "missing — set it to the payload path that names the entity (pull_request.number) or a {template}";
-    else if (typeof issue.input === "string") {
+    else if (mcpArgsText(issue.path, issue.input)) message = argsTextMessage(issue.input, syntax);
+    else if (syntax === "yaml" && mcpEntryShorthand(issue.path, issue.input) !== undefined) {
+      const shorthand = mcpEntryShorthand(issue.path, issue.input) as { entry: string; hidden: boolean };
+      // The text held a credential (or quoting): it is not quoted back.
+      if (shorthand.hidden)
+        message = `expected ${expected}, got ${Array.isArray(issue.input) ? "a list" : "text"} (not shown: it may hold a credential)`;
+      message += ` — a server is a mapping of its keys: write ${String(issue.path[1])}: ${shorthand.entry}`;
+    } else if (typeof issue.input === "string") {
       // A JSON store has no YAML spellings and no ${VAR}: only the quotes are wrong there.
       message +=
         syntax === "json" ? textForJsonHint(issue.expected) : textForTypeHint(issue.expected, issue.input);
@@ -441,6 +564,9 @@ export function formatIssue(
     message = `invalid name${reason === undefined ? "" : ` — ${reason}`}`;
   } else if (issue.code === "invalid_value") {
     message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeValue(issue.path, issue.input)}`;
+    // `auth: bearer` / `auth: {type: bearer, token: ...}` as other clients write a static token.
+    if (issue.path.length === 3 && issue.path[0] === "mcp_servers" && issue.path[2] === "auth")
+      message += ` — auth: oauth logs in with OAuth; a token is sent with headers: {Authorization: "Bearer $\{TOKEN}"} (TOKEN in the profile's .env)`;
   }
   if (syntax === "yaml" && takesText(issue)) message += bracedValueHint(issue) ?? "";
   else if (syntax === "yaml" && issue.code === "invalid_type" && issue.expected === "array") {

@@ -449,13 +449,25 @@ function pointIntoExtra(
 /**
  * YAML reads a key with nothing under it (`routes:` whose entries are all commented out) as null. A null
  * section, platform, route list or route property counts as absent and a null route as one with no
- * properties, as a reader of the file expects. Deeper values (a filter's `equals: null`) are left alone.
+ * properties, as a reader of the file expects. So does an `mcp_servers` entry's key (`env:`, `tools:` whose
+ * lines are all commented out) or a key of its mappings (`tools.include:`), and a null entry is one with no
+ * keys (refused for having neither command nor url). Deeper values (a filter's `equals: null`, an argument
+ * `~`) are left alone.
  */
 function dropNullSections(raw: Record<string, unknown>): void {
   const dropNulls = (map: Record<string, unknown>) => {
     for (const [key, value] of Object.entries(map)) if (value === null) delete map[key];
   };
   dropNulls(raw);
+  if (isMapping(raw.mcp_servers)) {
+    for (const [name, entry] of Object.entries(raw.mcp_servers)) {
+      if (entry === null) raw.mcp_servers[name] = {};
+      if (!isMapping(entry)) continue;
+      dropNulls(entry);
+      for (const inner of ["tools", "oauth", "sampling", "elicitation", "lifecycle"])
+        if (isMapping(entry[inner])) dropNulls(entry[inner]);
+    }
+  }
   if (!isMapping(raw.platforms)) return;
   dropNulls(raw.platforms);
   const webhook = raw.platforms.webhook;

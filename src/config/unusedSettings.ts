@@ -1,6 +1,6 @@
 import type { Config } from "./schema.js";
 import { DEFAULT_BASE_URLS, modelBaseUrl } from "./sections/agent.js";
-import type { McpServerEntry } from "./sections/mcp.js";
+import { CLIENT_SET_HEADERS, type McpServerEntry } from "./sections/mcp.js";
 import { TOOLSETS_WITHOUT_TOOLS } from "./sections/tools.js";
 import { routeKey } from "./sections/webhook.js";
 import { unsetPlatformVariableWarnings } from "./unsetPlatformVariables.js";
@@ -208,6 +208,7 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
     );
   problems.push(...bareVariables(entry));
   problems.push(...sameHeaderTwice(entry));
+  problems.push(...clientSetHeaders(entry));
   const authorization = Object.keys(entry.headers).find((k) => k.toLowerCase() === "authorization");
   if (entry.auth === "oauth" && entry.url !== undefined && authorization !== undefined)
     problems.push(
@@ -237,6 +238,20 @@ function unusedOauthKeys(oauth: NonNullable<McpServerEntry["oauth"]>): string[] 
       "oauth.client_metadata_url is not used: the configured oauth.client_id identifies the client — remove one of them",
     );
   return problems;
+}
+
+/** `headers` the HTTP client sets from each request itself (CLIENT_SET_HEADERS): they are not sent. */
+function clientSetHeaders(entry: McpServerEntry): string[] {
+  if (entry.url === undefined) return [];
+  return Object.keys(entry.headers)
+    .filter((key) => CLIENT_SET_HEADERS.has(key.toLowerCase()))
+    .map((key) =>
+      key.toLowerCase() === "host"
+        ? `headers.${key} is not sent: each request carries the host of url as its Host header — write that host name in url (and reach it by DNS or /etc/hosts), or remove the header`
+        : key.toLowerCase().startsWith("mcp-")
+          ? `headers.${key} is not sent: svc's MCP connection sets ${key} itself (the session it opens, the protocol version it agrees on with the server) — remove it`
+          : `headers.${key} is not sent: svc's HTTP client handles ${key} itself, for each request — remove it`,
+    );
 }
 
 /**

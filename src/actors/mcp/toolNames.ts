@@ -146,13 +146,31 @@ export function unmatchedFilters(
       const unset = unsetVariablesIn(pattern);
       // A sanitized name (`write_note` for `write-note`), or another case (matching is case-sensitive).
       const loose = (name: string) => sanitize(name).toLowerCase();
-      const meant = tools.filter((t) => loose(t.name) === loose(pattern)).map((t) => `"${t.name}"`);
+      // Also a registered name (`mcp__gh__search_issues`, as agents' logs and Claude Code's allow lists write them).
+      const registered = (name: string) =>
+        loose(pattern).startsWith("mcp__") && loose(pattern).endsWith(`__${loose(name)}`);
+      const meant = tools
+        .filter((t) => loose(t.name) === loose(pattern) || registered(t.name))
+        .map((t) => `"${t.name}"`);
+      // `include: "search_*, get_issue"`: one pattern, commas and all (fnmatch has no lists).
+      const parts = pattern
+        .split(",")
+        .map((part) => part.trim())
+        .filter((part) => part !== "");
+      // `exclude: [read_resource]`: the utility tools are switched on and off, never filtered (rule 6).
+      const utility = Object.hasOwn(UTILITY_TOOLS, loose(pattern))
+        ? UTILITY_TOOLS[loose(pattern) as UtilityName].capability
+        : undefined;
       const hint =
         unset.length > 0
           ? ` — ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set, so it stands as written: ${addVariablesAdvice(unset, "the profile's .env or the environment")}`
           : meant.length > 0
             ? ` — filters use the server's own names: did you mean ${meant.join(" or ")}?`
-            : " — filters use the server's own names (svc mcp tools <server> shows them)";
+            : parts.length > 1 && parts.some((part) => tools.some((t) => fnmatchAny([part])(t.name)))
+              ? ` — it is one name with commas in it: a list is written in brackets, tools.${key}: [${parts.join(", ")}]`
+              : utility !== undefined
+                ? ` — ${loose(pattern)} is a utility tool of tools.${utility}, which filters do not apply to (they match the server's own tools): tools.${utility} switches ${utility === "resources" ? "list_resources and read_resource" : "list_prompts and get_prompt"} on or off together`
+                : " — filters use the server's own names (svc mcp tools <server> shows them)";
       return [`tools.${key}: "${pattern}" matches no tool of this server${hint}`];
     }),
   );

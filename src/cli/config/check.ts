@@ -17,6 +17,7 @@ import { startupProblems } from "../../gateway/startupProblems.js";
 import { homeProblem } from "../../io/homeWritable.js";
 import { logLevelProblem } from "../../io/log.js";
 import { renderEntry } from "../../io/mcp/render.js";
+import { tlsConnectOptions } from "../../io/mcp/tlsFetch.js";
 import { existingProfiles, profilesOnDisk } from "../../io/profiles.js";
 import {
   configSecretsReadableByOthers,
@@ -200,10 +201,12 @@ export async function checkConfig(
     else {
       // What the variables render to, as each connect renders them: a url that is no http(s) URL, a
       // header value with a line break. The gateway starts, and this server's every connect fails.
+      // So are its TLS files (read at each connect, as https:// uses them): missing, or not what they must be.
       try {
-        renderEntry(name, entry, loaded.scope);
+        const rendered = renderEntry(name, entry, loaded.scope);
+        if (/^https:/i.test(rendered.url ?? "")) tlsConnectOptions(name, rendered);
       } catch (err) {
-        if (isSvcError(err, "mcp_connect"))
+        if (isSvcError(err, "mcp_connect") || isSvcError(err, "mcp_config"))
           warnings.push(
             `${loaded.paths.config}: ${err.message} — the gateway starts, but every connect of this server fails`,
           );

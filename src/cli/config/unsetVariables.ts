@@ -2,7 +2,7 @@ import { type InterpolationScope, interpolateDeep } from "../../config/interpola
 import { secretScope } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import type { Config } from "../../config/schema.js";
-import type { McpServerEntry } from "../../config/sections/mcp.js";
+import { type McpServerEntry, sentHeaders } from "../../config/sections/mcp.js";
 import { describeError } from "../../errors.js";
 
 /** The `${VAR}` names a value uses (strings anywhere in it) that neither `.env` nor the environment sets, each once. */
@@ -14,7 +14,8 @@ function unsetIn(value: unknown, scope: InterpolationScope): string[] {
 
 /** The `${VAR}` names an MCP server entry uses that neither `.env` nor the environment sets, each once. */
 export function unsetMcpVariables(entry: McpServerEntry, scope: InterpolationScope): string[] {
-  return unsetIn(entry, scope);
+  // A header svc does not send (Host, Content-Length, ...) needs no variable.
+  return unsetIn(entry.url === undefined ? entry : { ...entry, headers: sentHeaders(entry.headers) }, scope);
 }
 
 /**
@@ -27,7 +28,7 @@ export function unsetMcpVariablesByEffect(
   scope: InterpolationScope,
 ): { failing: string[]; literal: string[] } {
   const { url, headers, ...rest } = entry;
-  const failing = url === undefined ? [] : unsetIn([url, headers], scope);
+  const failing = url === undefined ? [] : unsetIn([url, sentHeaders(headers)], scope);
   const literal = unsetIn(url === undefined ? entry : rest, scope);
   return { failing, literal: literal.filter((name) => !failing.includes(name)) };
 }

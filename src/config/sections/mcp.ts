@@ -68,7 +68,9 @@ const boolLike = z
   .transform((value, ctx): boolean => {
     if (value === undefined || value === null) return false;
     if (typeof value === "boolean") return value;
-    const text = String(value).trim().toLowerCase();
+    // Only a word or a number is bool-like: String([true]) is "true" and String([]) is "".
+    const text =
+      typeof value === "string" || typeof value === "number" ? String(value).trim().toLowerCase() : "?";
     if (TRUTHY.has(text)) return true;
     if (FALSY.has(text)) return false;
     ctx.addIssue({ code: "custom", message: `expected true or false, got ${describe(value)}` });
@@ -283,7 +285,16 @@ const keyText = textValue(`write KEY: "" for an empty string, or remove the key`
 const entryShape = {
   command: z.string().min(1).optional(),
   args: z.array(argText).default([]),
-  env: z.record(z.string(), keyText).default({}),
+  env: z
+    .record(
+      // The OS keeps `NAME=value` strings: a name holding "=" would set another variable (T_A=1: x sets T_A).
+      z.string().regex(/^[^=\0]+$/, {
+        error: (i) =>
+          `${describe(i.input)} is not a variable name (a name is not empty and holds no "=") — write NAME: value`,
+      }),
+      keyText,
+    )
+    .default({}),
   url: z.string().min(1).optional(),
   headers: z
     .record(
@@ -327,6 +338,33 @@ const entryShape = {
     .optional()
     .transform((v) => (v === undefined || v === null ? "full" : typeof v === "string" ? v : describe(v))),
 };
+
+/**
+ * `headers` names svc's HTTP client (undici's fetch) sets from each request itself and never sends as
+ * configured: it drops `Host` (a request carries its url's host), refuses `Transfer-Encoding`, `Keep-Alive`,
+ * `Upgrade` and `Expect` (every request fails), and sizes the body by `Content-Length` (a request with another
+ * body hangs until the connect times out). Also the MCP transport's own `Mcp-Session-Id` and
+ * `MCP-Protocol-Version` (copied from a captured request): a stale session id on the `initialize` request
+ * makes a stateful server refuse it (400 "No valid session ID provided"). Such a header is left out of the
+ * requests, with a warning.
+ */
+export const CLIENT_SET_HEADERS: ReadonlySet<string> = new Set([
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "keep-alive",
+  "upgrade",
+  "expect",
+  "mcp-session-id",
+  "mcp-protocol-version",
+]);
+
+/** The `headers` of a url entry that are sent: all but CLIENT_SET_HEADERS. */
+export function sentHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([key]) => !CLIENT_SET_HEADERS.has(key.toLowerCase())),
+  );
+}
 
 /**
  * Why `url` cannot be a remote MCP endpoint (not a URL, or not http/https), or undefined when it can.

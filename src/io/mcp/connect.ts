@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { flowItem } from "../../config/format.js";
 import { type InterpolationScope, keptAsWrittenHint } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
@@ -10,7 +11,12 @@ import { blockedPortHint } from "./blockedPort.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint } from "./eras.js";
 import { preflight } from "./preflight.js";
-import { renderEntry, withoutConfiguredAuthorization } from "./render.js";
+import {
+  renderEntry,
+  type SentAuthorization,
+  sentAuthorization,
+  withoutConfiguredAuthorization,
+} from "./render.js";
 import { type McpSession, openSession, type SessionHandlers } from "./session.js";
 import { createTlsFetch } from "./tlsFetch.js";
 import { tlsHint } from "./tlsHints.js";
@@ -156,9 +162,7 @@ export async function connectServer(
     return session;
   } catch (err) {
     await tls.close().catch(() => undefined);
-    const sentAuthorization = Object.keys(rendered.headers ?? {}).some(
-      (k) => k.toLowerCase() === "authorization",
-    );
+    const authorization = sentAuthorization(entry, rendered, scope);
     throw hide(
       scoped(
         name,
@@ -167,7 +171,7 @@ export async function connectServer(
         rendered.auth,
         undefined,
         transportKind(rendered),
-        sentAuthorization,
+        authorization,
         rendered,
       ),
     );
@@ -267,7 +271,8 @@ export function notFoundHint(command: string): string {
           .split(delimiter)
           .some((dir) => dir !== "" && existsSync(join(dir, program))));
   if (!found) return "check command (and PATH)";
-  return `command is the program alone: write command: ${program} and args: [${rest.join(", ")}]`;
+  // Each entry as YAML reads it back: `@scope/server` quoted (a plain YAML value cannot start with @).
+  return `command is the program alone: write command: ${flowItem(program)} and args: [${rest.map(flowItem).join(", ")}]`;
 }
 
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
@@ -278,7 +283,7 @@ function scoped(
   auth?: string,
   child?: ChildReport,
   kind?: "stdio" | "http" | "sse",
-  sentAuthorization = false,
+  authorization: SentAuthorization = { kind: "none" },
   remote?: McpServerEntry,
 ): unknown {
   if (err instanceof SvcError) return err;
@@ -313,7 +318,7 @@ function scoped(
   // The `auto` fallback wraps the probe's error (initialize refused, then server/discover failed).
   const status = httpStatusOf(err) ?? httpStatusOf((err as Error | undefined)?.cause);
   if (status !== undefined) {
-    if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, sentAuthorization);
+    if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, authorization);
     text += wrongEndpointHint(status, kind, remote?.url);
   } else if (remote !== undefined) {
     text += tlsHint(name, text, remote) || blockedPortHint(name, text);
@@ -326,8 +331,16 @@ function scoped(
  * What to do about a 401 without OAuth: send credentials, or — when an Authorization header was sent (from
  * `headers`, or a url's user:password@) — check them, since the server refused them.
  */
-function unauthorizedHint(name: string, sentAuthorization: boolean): string {
-  if (!sentAuthorization)
+export function unauthorizedHint(name: string, authorization: SentAuthorization): string {
+  if (authorization.kind === "empty") {
+    const { key, variables } = authorization;
+    const why =
+      variables.length === 0
+        ? "config.yaml writes it without one"
+        : `${variables.map((n) => `\${${n}}`).join(", ")} ${variables.length === 1 ? "is" : "are"} set to an empty value (a line ${variables[0]}= in the profile's .env, or an empty variable of the environment)`;
+    return ` — the Authorization header svc sent holds no credential (mcp_servers.${name}.headers.${key}): ${why} — set the token there`;
+  }
+  if (authorization.kind === "none")
     return ` — the server requires authorization: set an Authorization header under mcp_servers.${name}.headers (e.g. "Bearer \${TOKEN}") or auth: oauth`;
   return ` — the server refused the credentials svc sent (the Authorization header of mcp_servers.${name}.headers, or the url's user:password@): check that the token is valid and not expired, or set auth: oauth if the server expects an OAuth login`;
 }

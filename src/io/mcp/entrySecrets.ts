@@ -48,7 +48,7 @@ function urlPasswords(value: string): string[] {
  * The credentials a rendered MCP entry carries: header values (the token after `Bearer `/`Basic `),
  * credential-named `env` values and url query values (`?api_key=`), the url's password (and the password
  * of a URL inside an `env` value or an argument), the value of a credential-named option in `args`
- * (`--api-key <key>`, `--token=<token>`), the OAuth client secret and the client certificate's
+ * (`--api-key <key>`, `--token=<token>`; also in a whole command line written in `command`), the OAuth client secret and the client certificate's
  * key password. A server that echoes one in an error body, or a stdio process that prints one on stderr,
  * must not put it into lastError, the log or `svc mcp test` (no secret in
  * any log line).
@@ -64,8 +64,11 @@ export function entrySecrets(entry: McpServerEntry): string[] {
     if (CREDENTIAL_NAME.test(name)) secrets.push(value);
     else secrets.push(...urlPasswords(value));
   }
-  for (const arg of entry.args ?? []) secrets.push(...urlPasswords(arg));
-  for (const { value } of optionValues(entry.args ?? [])) secrets.push(value);
+  // A whole command line written in `command` (`npx -y pkg --api-key <key>`, as some clients and install
+  // links write it) carries its arguments, credentials too: its words count as arguments.
+  const args = [...(entry.command?.trim().split(/\s+/).slice(1) ?? []), ...(entry.args ?? [])];
+  for (const arg of args) secrets.push(...urlPasswords(arg));
+  for (const { value } of optionValues(args)) secrets.push(value);
   if (entry.url !== undefined) {
     try {
       const url = new URL(entry.url);

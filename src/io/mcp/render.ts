@@ -5,7 +5,7 @@ import {
   interpolate,
   interpolateDeep,
 } from "../../config/interpolate.js";
-import { httpUrlProblem, type McpServerEntry } from "../../config/sections/mcp.js";
+import { httpUrlProblem, type McpServerEntry, sentHeaders } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { fingerprint } from "./schemaCache.js";
 
@@ -15,7 +15,9 @@ import { fingerprint } from "./schemaCache.js";
  * so a half-rendered URL or credential never leaves the machine.
  */
 export function renderEntry(name: string, entry: McpServerEntry, scope: InterpolationScope): McpServerEntry {
-  const { url, headers, ...rest } = entry;
+  const { url, headers: written, ...rest } = entry;
+  // Headers the HTTP client sets itself are not sent (unusedMcpKeys warns): never rendered or checked.
+  const headers = url === undefined ? written : sentHeaders(written);
   const rendered = interpolateDeep(rest, scope);
   const out: McpServerEntry = { ...rendered, headers: {} };
   // Every unset variable of url and headers at once: fixing them one connect at a time is tedious.
@@ -41,11 +43,13 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   if (userinfo !== undefined) out.url = userinfo.url;
   for (const [key, value] of Object.entries(headers)) {
     const r = interpolate(value, scope);
-    // fetch would refuse it with an error that quotes the value: usually a secret from .env.
-    if (/[\0\r\n]/.test(r.value)) {
+    // fetch would refuse it with an error that quotes the value (usually a secret from .env), and undici
+    // any other control character but tab with only "invalid x-key header", naming neither server nor fix.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+    if (/[\0-\x08\n-\x1f\x7f]/.test(r.value)) {
       throw new SvcError(
         "mcp_connect",
-        `mcp_servers.${name}.headers.${key}: the value${r.value === value ? "" : " rendered from ${...}"} contains a line break or NUL character, which an HTTP header cannot carry — check it (not shown here) in config.yaml or the profile's .env`,
+        `mcp_servers.${name}.headers.${key}: the value${r.value === value ? "" : " rendered from ${...}"} contains ${/[\0\r\n]/.test(r.value) ? "a line break or NUL character" : "a control character (such as an escape or DEL)"}, which an HTTP header cannot carry — check it (not shown here) in config.yaml or the profile's .env`,
       );
     }
     // fetch takes header values as bytes (Latin-1) and refuses others with "Cannot convert argument to a
@@ -62,6 +66,7 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   // as Basic credentials, so do that (unless an Authorization header is configured).
   if (userinfo !== undefined && !Object.keys(out.headers).some((k) => k.toLowerCase() === "authorization"))
     out.headers.Authorization = userinfo.authorization;
+  if (url === undefined) nulFree(name, out);
   if (out.command !== undefined) out.command = expandHome(out.command);
   out.args = out.args.map(expandHome);
   if (typeof out.ssl_verify === "string") out.ssl_verify = expandHome(out.ssl_verify);
@@ -75,6 +80,50 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   }
   if (out.client_key !== undefined) out.client_key = expandHome(out.client_key);
   return out;
+}
+
+/**
+ * A stdio server's `command`, `args` and `env` values go to the OS as C strings: spawn refuses a NUL in
+ * one (from a `${VAR}` of `.env`, or YAML's "\0") with an error that quotes the value, usually a secret.
+ */
+function nulFree(name: string, entry: McpServerEntry): void {
+  const values: Array<readonly [string, string]> = [
+    ["command", entry.command ?? ""],
+    ...entry.args.map((value, i) => [`args[${i}]`, value] as const),
+    ...Object.entries(entry.env).map(([key, value]) => [`env.${key}`, value] as const),
+  ];
+  const bad = values.find(([, value]) => value.includes("\0"));
+  if (bad !== undefined)
+    throw new SvcError(
+      "mcp_connect",
+      `mcp_servers.${name}.${bad[0]}: the value contains a NUL character, which a process's arguments and environment cannot carry — check it (not shown here) in config.yaml or the profile's .env`,
+    );
+}
+
+/**
+ * What a url server's requests carry as `Authorization` (from `headers`, or the url's user:password@): none,
+ * a credential, or a header with no credential in it (`Bearer ${TOKEN}` with `TOKEN=` in `.env`: set, so
+ * sent, but empty), with the variables of the written value that render empty.
+ */
+export type SentAuthorization =
+  | { readonly kind: "none" | "sent" }
+  | { readonly kind: "empty"; readonly key: string; readonly variables: readonly string[] };
+
+export function sentAuthorization(
+  entry: McpServerEntry,
+  rendered: McpServerEntry,
+  scope: InterpolationScope,
+): SentAuthorization {
+  const key = Object.keys(rendered.headers).find((k) => k.toLowerCase() === "authorization");
+  if (key === undefined) return { kind: "none" };
+  const value = (rendered.headers[key] ?? "").trim();
+  // A scheme alone (fetch trims the space after it) carries nothing to check.
+  if (value !== "" && !/^(?:bearer|basic|token)$/i.test(value)) return { kind: "sent" };
+  const written = entry.headers[key] ?? "";
+  const variables = [...written.matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g)]
+    .map((m) => m[1] as string)
+    .filter((n, i, all) => all.indexOf(n) === i && interpolate(`\${${n}}`, scope).value === "");
+  return { kind: "empty", key, variables };
 }
 
 /**

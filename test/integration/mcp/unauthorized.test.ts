@@ -46,6 +46,21 @@ describe("a remote server that requires authorization", () => {
     }
   });
 
+  it("with an Authorization header whose ${VAR} is set but empty (TOKEN= in .env): names the variable", async () => {
+    ctx.home.write(".env", "TOKEN=\n");
+    const h = ctx.hub(ctx.home, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      empty: entry({ url: mcp.url, headers: { Authorization: "Bearer ${TOKEN}" } }),
+    });
+    const status = await h.settled("empty");
+    expect(status.lastError).toMatch(/\(HTTP 401\) — /);
+    expect(status.lastError).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      "the Authorization header svc sent holds no credential (mcp_servers.empty.headers.Authorization): ${TOKEN} is set to an empty value (a line TOKEN= in the profile's .env, or an empty variable of the environment) — set the token there",
+    );
+    expect(status.lastError).not.toContain("check that the token is valid");
+  });
+
   it("with the right header it connects", async () => {
     ctx.home.write(".env", "TOKEN=right-token\n");
     const h = ctx.hub(ctx.home, {

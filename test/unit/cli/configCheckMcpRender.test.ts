@@ -37,3 +37,30 @@ describe("svc config check renders an MCP server's url and headers as a connect 
     expect(report.warnings.join("\n")).not.toContain("pw-123456");
   });
 });
+
+describe("svc config check reads an https server's TLS files as a connect does", () => {
+  it('warns about a CA bundle or client certificate that is not there (a quoted "true" is a path)', async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      [
+        "mcp_servers:",
+        '  ca: { url: "https://x.test/mcp", ssl_verify: "true" }',
+        "  cert: { url: https://x.test/mcp, client_cert: [/nowhere/me.crt, /nowhere/me.key] }",
+        "  plain: { url: https://x.test/mcp }",
+        "",
+      ].join("\n"),
+    );
+    const report = await checkConfig({ home: home.dir, env: {} });
+    expect(report.problems).toEqual([]);
+    const mcp = report.warnings.filter((w) => w.includes("mcp_servers."));
+    expect(mcp).toEqual([
+      expect.stringMatching(
+        /mcp_servers\.ca: ssl_verify CA bundle file not found: true — .*write ssl_verify: true without quotes.* — the gateway starts, but every connect of this server fails$/,
+      ),
+      expect.stringMatching(
+        /mcp_servers\.cert: client_cert file not found: \/nowhere\/me\.crt — the gateway starts, but every connect of this server fails$/,
+      ),
+    ]);
+  });
+});

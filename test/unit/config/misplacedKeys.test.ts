@@ -143,3 +143,87 @@ describe("an MCP server's tools written as a list of tool names", () => {
     );
   });
 });
+
+describe("an MCP server's env or headers written as a list or text (NAME=value, Name: value)", () => {
+  it("names the entries and the mapping to write, never quoting their values", () => {
+    expect(refusal("mcp_servers:\n  a: {command: x, env: [GITHUB_TOKEN=ghp_s3cret99, DEBUG=1]}\n")).toBe(
+      "FILE: mcp_servers.a.env: expected a mapping, got a list (not shown: env values are often credentials) — write each entry as NAME: value, env: {GITHUB_TOKEN: ..., DEBUG: ...}",
+    );
+    expect(
+      refusal('mcp_servers:\n  a: {url: "https://x/mcp", headers: ["Authorization: Bearer sk-9f8e7d"]}\n'),
+    ).toBe(
+      "FILE: mcp_servers.a.headers: expected a mapping, got a list (not shown: header values are often credentials) — write each entry as NAME: value, headers: {Authorization: ...}",
+    );
+    expect(refusal("mcp_servers:\n  a: {command: x, env: TOKEN=abc123}\n")).toBe(
+      "FILE: mcp_servers.a.env: expected a mapping, got text (not shown: env values are often credentials) — write each entry as NAME: value, env: {TOKEN: ...}",
+    );
+    // Entries without a name: still not quoted.
+    expect(refusal("mcp_servers:\n  a: {command: x, env: [ghp_s3cret99]}\n")).toBe(
+      "FILE: mcp_servers.a.env: expected a mapping, got a list (not shown: env values are often credentials) — write each entry as NAME: value",
+    );
+  });
+});
+
+describe("other clients' ways to write an MCP server's command and auth", () => {
+  it("command as a mapping (Zed's {path, args}), auth as a token scheme, oauth as a switch: each gets what to write", () => {
+    expect(refusal("mcp_servers:\n  a: {command: {path: npx, args: [-y, pkg]}}\n")).toBe(
+      'FILE: mcp_servers.a.command: expected a string, got {"path":"npx","args":["-y","pkg"]} — command is the program alone, beside the entry\'s other keys: write command: npx and args: [-y, pkg]',
+    );
+    expect(
+      refusal(
+        "mcp_servers:\n  a: {command: {path: npx, args: [-y, '@scope/pkg', --api-key, ak-4242-secret]}}\n",
+      ),
+    ).toBe(
+      "FILE: mcp_servers.a.command: expected a string, got a mapping (not shown: it may hold a credential) — command is the program alone, beside the entry's other keys: write command: npx and args: [the arguments]",
+    );
+    expect(refusal("mcp_servers:\n  a: {command: {path: npx, args: [-y, '@scope/pkg']}}\n")).toContain(
+      'write command: npx and args: [-y, "@scope/pkg"]',
+    );
+    expect(refusal("mcp_servers:\n  a: {url: 'https://x/mcp', auth: bearer}\n")).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      'FILE: mcp_servers.a.auth: expected one of "oauth", "none", got "bearer" — auth: oauth logs in with OAuth; a token is sent with headers: {Authorization: "Bearer ${TOKEN}"} (TOKEN in the profile\'s .env)',
+    );
+    expect(
+      refusal("mcp_servers:\n  a: {url: 'https://x/mcp', auth: {type: bearer, token: sk-123456}}\n"),
+    ).not.toContain("sk-123456");
+    expect(refusal("mcp_servers:\n  a: {url: 'https://x/mcp', oauth: true}\n")).toBe(
+      "FILE: mcp_servers.a.oauth: expected a mapping, got true — auth: oauth turns the login on; oauth holds its options (flow, client_id, ...): write auth: oauth",
+    );
+  });
+});
+
+describe("an MCP server's args written as one command line", () => {
+  it("gives the list of its words (a list of the line alone would be one argument), never a credential", () => {
+    expect(
+      refusal(
+        'mcp_servers:\n  a: {command: npx, args: "-y @modelcontextprotocol/server-github --port 8080"}\n',
+      ),
+    ).toBe(
+      'FILE: mcp_servers.a.args: expected a list, got "-y @modelcontextprotocol/server-github --port 8080" — each argument is one entry of a list (svc starts no shell to split a line): write args: [-y, "@modelcontextprotocol/server-github", --port, 8080]',
+    );
+    for (const line of ["--api-key sk-live-12345", "postgresql://app:pw-777@db/app", "--name 'my server'"]) {
+      const message = refusal(`mcp_servers:\n  a: {command: npx, args: ${JSON.stringify(line)}}\n`);
+      expect(message).toBe(
+        "FILE: mcp_servers.a.args: expected a list, got text (not shown: it may hold a credential or quoting) — each argument is one entry of a list (svc starts no shell to split a line): write one list entry per argument: args: [first, second, ...]",
+      );
+    }
+  });
+});
+
+describe("an MCP server written as its url or command line", () => {
+  it("gives the entry to write, never quoting a credential", () => {
+    expect(refusal("mcp_servers:\n  gh: https://api.example.com/mcp\n")).toBe(
+      'FILE: mcp_servers.gh: expected a mapping, got "https://api.example.com/mcp" — a server is a mapping of its keys: write gh: {url: https://api.example.com/mcp}',
+    );
+    expect(refusal("mcp_servers:\n  fs: npx -y @modelcontextprotocol/server-filesystem /data\n")).toBe(
+      'FILE: mcp_servers.fs: expected a mapping, got "npx -y @modelcontextprotocol/server-filesystem /data" — a server is a mapping of its keys: write fs: {command: npx, args: [-y, "@modelcontextprotocol/server-filesystem", /data]}',
+    );
+    expect(refusal("mcp_servers:\n  fs: [uvx, mcp-server-git]\n")).toBe(
+      'FILE: mcp_servers.fs: expected a mapping, got ["uvx","mcp-server-git"] — a server is a mapping of its keys: write fs: {command: uvx, args: [mcp-server-git]}',
+    );
+    expect(refusal("mcp_servers:\n  gh: https://me:pw-424242@api.example.com/mcp\n")).toBe(
+      "FILE: mcp_servers.gh: expected a mapping, got text (not shown: it may hold a credential) — a server is a mapping of its keys: write gh: {url: ...}",
+    );
+    expect(refusal("mcp_servers:\n  c7: npx -y ctx7 --api-key ak-424242\n")).not.toContain("ak-424242");
+  });
+});

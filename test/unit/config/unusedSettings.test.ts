@@ -383,3 +383,30 @@ describe("two headers of a url server whose names differ only in case", () => {
     expect(warnings.join("")).not.toContain("a1b2c3");
   });
 });
+
+describe("headers svc's HTTP client sets itself (Host, Content-Length, ...)", () => {
+  it("are named as not sent on a url server (Connection is sent)", () => {
+    const web = {
+      url: "https://x.example/mcp",
+      headers: { Host: "mcp.internal", "Content-Length": "5", "transfer-encoding": "chunked", "X-Ok": "1" },
+    };
+    expect(warningsFor({ mcp_servers: { web } })).toEqual([
+      `[mcp] ${FILE}: mcp_servers.web: headers.Host is not sent: each request carries the host of url as its Host header — write that host name in url (and reach it by DNS or /etc/hosts), or remove the header`,
+      `[mcp] ${FILE}: mcp_servers.web: headers.Content-Length is not sent: svc's HTTP client handles Content-Length itself, for each request — remove it`,
+      `[mcp] ${FILE}: mcp_servers.web: headers.transfer-encoding is not sent: svc's HTTP client handles transfer-encoding itself, for each request — remove it`,
+    ]);
+    expect(
+      warningsFor({
+        mcp_servers: { web: { url: "https://x.example/mcp", headers: { Connection: "close" } } },
+      }),
+    ).toEqual([]);
+    const captured = {
+      url: "https://x.example/mcp",
+      headers: { "Mcp-Session-Id": "1868a90c", "mcp-protocol-version": "2025-06-18" },
+    };
+    expect(warningsFor({ mcp_servers: { captured } })).toEqual([
+      `[mcp] ${FILE}: mcp_servers.captured: headers.Mcp-Session-Id is not sent: svc's MCP connection sets Mcp-Session-Id itself (the session it opens, the protocol version it agrees on with the server) — remove it`,
+      `[mcp] ${FILE}: mcp_servers.captured: headers.mcp-protocol-version is not sent: svc's MCP connection sets mcp-protocol-version itself (the session it opens, the protocol version it agrees on with the server) — remove it`,
+    ]);
+  });
+});

@@ -414,7 +414,12 @@ describe("an MCP server's command", () => {
     const mcp = (command: string) =>
       refusal(`platforms: {webhook: {enabled: true}}\nmcp_servers:\n  a: {command: ${command}}\n`);
     expect(mcp("[npx, -y, '@scope/pkg']")).toBe(
-      `FILE: mcp_servers.a.command: expected a string, got ["npx","-y","@scope/pkg"] — command is the program alone: write command: npx and args: [-y, @scope/pkg]`,
+      // @ starts no plain YAML text: the entry is quoted, so the hint can be pasted as it is.
+      `FILE: mcp_servers.a.command: expected a string, got ["npx","-y","@scope/pkg"] — command is the program alone: write command: npx and args: [-y, "@scope/pkg"]`,
+    );
+    // A credential in the list is not quoted back.
+    expect(mcp("[npx, -y, ctx7, --api-key, ak-4242-secret]")).toBe(
+      "FILE: mcp_servers.a.command: expected a string, got a list (not shown: it may hold a credential) — command is the program alone: write command: npx and args: [the rest of the list]",
     );
     expect(mcp("[uvx]")).toBe(
       `FILE: mcp_servers.a.command: expected a string, got ["uvx"] — command is the program alone: write command: uvx`,

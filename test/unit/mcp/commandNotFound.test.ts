@@ -18,4 +18,10 @@ describe("notFoundHint for a command kept as written", () => {
       "${input:bin} is not set, so command was run as written — write ${NAME} in place of ${input:bin} (a variable of another client, which svc does not render and no .env line can set) and add NAME=... to the profile's .env or the environment",
     );
   });
+
+  it("a whole command line: the split to write, each entry as YAML reads it back (@scope/server quoted)", () => {
+    expect(notFoundHint(`${process.execPath} -y @scope/server --port 8080`)).toBe(
+      `command is the program alone: write command: ${process.execPath} and args: [-y, "@scope/server", --port, 8080]`,
+    );
+  });
 });

@@ -157,6 +157,47 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     expect(config.mcp_servers.a?.keepalive_interval).toBeUndefined();
   });
 
+  it("a key with nothing under it (its lines commented out) counts as absent, as a route's does", () => {
+    const loaded = load(
+      "mcp_servers:\n  a:\n    command: x\n    env:\n      # TOKEN: x\n    headers:\n    tools:\n      include:\n      # - search\n      resources:\n    sampling:\n    trust:\n",
+    );
+    expect(loaded.config.mcp_servers.a).toMatchObject({
+      env: {},
+      headers: {},
+      tools: { resources: false, prompts: false },
+      trust: "full",
+      sampling: { enabled: false },
+    });
+    expect(loaded.config.mcp_servers.a?.tools.include).toBeUndefined();
+    // An entry with nothing under it has neither command nor url.
+    expect(() => load("mcp_servers:\n  a:\n")).toThrow(
+      "mcp_servers.a: needs command (a local stdio server) or url (a remote server)",
+    );
+  });
+
+  it("refuses an env name holding = (the OS would set another variable: T_A=1: x sets T_A to 1=x) or an empty one", () => {
+    expect(() => load('mcp_servers:\n  a:\n    command: x\n    env: {"T_A=1": x}\n')).toThrow(
+      'mcp_servers.a.env.T_A=1: invalid name — "T_A=1" is not a variable name (a name is not empty and holds no "=") — write NAME: value',
+    );
+    expect(() => load('mcp_servers:\n  a:\n    command: x\n    env: {"": x}\n')).toThrow(
+      /mcp_servers\.a\.env\.: invalid name — "" is not a variable name/,
+    );
+  });
+
+  it("refuses a list or mapping as a bool-like tool flag (String([true]) would read as true)", () => {
+    for (const [written, shown] of [
+      ["[true]", "[true]"],
+      ["[]", "[]"],
+      ["{on: 1}", '{"on":1}'],
+    ])
+      expect(() => load(`mcp_servers:\n  a:\n    command: x\n    tools: {resources: ${written}}\n`)).toThrow(
+        `mcp_servers.a.tools.resources: expected true or false, got ${shown}`,
+      );
+    expect(() => load("mcp_servers:\n  a:\n    command: x\n    tools: {prompts: [yes]}\n")).toThrow(
+      'mcp_servers.a.tools.prompts: expected true or false, got ["yes"]',
+    );
+  });
+
   it("accepts lifecycle: as an alternative location, bool-like tool flags and string include", () => {
     const { config } = load(
       "mcp_servers:\n  a:\n    command: x\n    lifecycle: {idle_timeout_seconds: 30, max_lifetime_seconds: 600}\n    tools: {include: 'git_*', resources: yes, prompts: 'off'}\n",

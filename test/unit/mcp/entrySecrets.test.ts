@@ -65,6 +65,18 @@ describe("entrySecrets: the credentials a rendered MCP entry carries", () => {
     // An option followed by another option has no value of its own.
     expect(entrySecrets(entry({ command: "x", args: ["--token", "--verbose", "--key="] }))).toEqual([]);
   });
+
+  it("also in a whole command line written in command (its command-not-found message and Testing line quote it)", () => {
+    expect(
+      entrySecrets(
+        entry({
+          command: "npx -y @upstash/context7-mcp --api-key ctx7sk-9 postgres://u:pw-77@db/x",
+          args: [],
+        }),
+      ),
+    ).toEqual(["pw-77", "ctx7sk-9"]);
+    expect(entrySecrets(entry({ command: "npx", args: [] }))).toEqual([]);
+  });
 });
 
 describe("referencedSecrets: values ${VAR} takes from .env, or from credential-named environment variables", () => {

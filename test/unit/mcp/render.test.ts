@@ -124,6 +124,58 @@ describe("interpolation at connect time (spec 2.3)", () => {
     expect(() => renderEntry("gh", rendered, fromEnv)).not.toThrow(/🔑/);
   });
 
+  it("a header value with a control character undici refuses (ESC, DEL) fails naming the key, never the value", () => {
+    // undici sends a tab, and refuses every other control character with only "invalid x-key header".
+    expect(
+      renderEntry("gh", parse({ url: "https://h", headers: { "X-Key": "a\tb" } }), scope).headers,
+    ).toEqual({
+      "X-Key": "a\tb",
+    });
+    for (const bad of ["sk-1234\u001b[0m", "sk-1234\u007f", "sk-\u00011234"]) {
+      const entry = parse({ url: "https://h", headers: { "X-Key": bad } });
+      expect(() => renderEntry("gh", entry, scope)).toThrow(
+        "mcp_servers.gh.headers.X-Key: the value contains a control character (such as an escape or DEL), which an HTTP header cannot carry — check it (not shown here) in config.yaml or the profile's .env",
+      );
+      expect(() => renderEntry("gh", entry, scope)).not.toThrow(/sk-/);
+    }
+  });
+
+  it("leaves out the headers the HTTP client sets itself, never rendering them (undici drops, refuses or hangs on them)", () => {
+    const entry = parse({
+      url: "https://h",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      headers: {
+        Host: "${UNSET_HOST}",
+        "content-length": "5",
+        Expect: "100-continue",
+        "Keep-Alive": "x",
+        Upgrade: "h2c",
+        "Transfer-Encoding": "chunked",
+        "Mcp-Session-Id": "1868a90c",
+        "MCP-Protocol-Version": "2025-06-18",
+        "X-Ok": "1",
+      },
+    });
+    expect(renderEntry("gh", entry, scope).headers).toEqual({ "X-Ok": "1" });
+    // A command server's headers are not sent at all; they stay as written.
+    expect(renderEntry("s", parse({ command: "x", headers: { Host: "h" } }), scope).headers).toEqual({
+      Host: "h",
+    });
+  });
+
+  it("a NUL in a stdio server's args or env fails the connect naming the key, never the value (spawn would quote it)", () => {
+    const nul = { ...scope, secrets: { ...scope.secrets, NUL_TOKEN: "sk-12\u000034" } };
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    const entry = parse({ command: "srv", args: ["--x"], env: { TOKEN: "${NUL_TOKEN}" } });
+    expect(() => renderEntry("s", entry, nul)).toThrow(
+      "mcp_servers.s.env.TOKEN: the value contains a NUL character, which a process's arguments and environment cannot carry — check it (not shown here) in config.yaml or the profile's .env",
+    );
+    expect(() => renderEntry("s", entry, nul)).not.toThrow(/sk-12/);
+    expect(() => renderEntry("s", parse({ command: "srv", args: ["ok", "a\u0000b"] }), scope)).toThrow(
+      /^mcp_servers\.s\.args\[1\]: the value contains a NUL character/,
+    );
+  });
+
   it("expands ~ in command, args and certificate paths", () => {
     const out = renderEntry(
       "s",

@@ -81,10 +81,27 @@ describe("tools policy (spec 2.2)", () => {
       'tools.include: "Web-Fetch" matches no tool of this server — filters use the server\'s own names: did you mean "web-fetch"?',
       'tools.include: "GIT_LOG" matches no tool of this server — filters use the server\'s own names: did you mean "git.log"?',
     ]);
+    // A registered name written for the server's own (as Claude Code's allow lists write tools).
+    expect(unmatchedFilters(all, policy({ include: ["mcp__web__web_fetch"] }))).toEqual([
+      'tools.include: "mcp__web__web_fetch" matches no tool of this server — filters use the server\'s own names: did you mean "web-fetch"?',
+    ]);
+    // Several names in one text: one pattern, commas and all.
+    expect(unmatchedFilters(all, policy({ include: "web-fetch, git.*" }))).toEqual([
+      'tools.include: "web-fetch, git.*" matches no tool of this server — it is one name with commas in it: a list is written in brackets, tools.include: [web-fetch, git.*]',
+    ]);
     // Rule 3: exclude is ignored when include is set: said once, its entries not checked.
     expect(unmatchedFilters(all, policy({ include: "shell", exclude: "nope" }))).toEqual([
       "tools.exclude is ignored because tools.include is set (include wins) — remove one of them",
     ]);
+  });
+
+  it("a filter entry naming a utility tool says filters do not apply to it and which switch does", () => {
+    expect(unmatchedFilters(all, policy({ exclude: ["read_resource", "Get-Prompt"] }))).toEqual([
+      'tools.exclude: "read_resource" matches no tool of this server — read_resource is a utility tool of tools.resources, which filters do not apply to (they match the server\'s own tools): tools.resources switches list_resources and read_resource on or off together',
+      'tools.exclude: "Get-Prompt" matches no tool of this server — get_prompt is a utility tool of tools.prompts, which filters do not apply to (they match the server\'s own tools): tools.prompts switches list_prompts and get_prompt on or off together',
+    ]);
+    // A server tool of that name is filtered as any other.
+    expect(unmatchedFilters([tool("read_resource")], policy({ exclude: "read_resource" }))).toEqual([]);
   });
 
   it("a registered name past 64 characters: the warning says model runs offer it shortened, not that the API refuses it", () => {
