@@ -7,6 +7,18 @@ import { unreachable } from "./unreachable.js";
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
 const CREDENTIAL_OPTION = /pass|user|auth|secret|token|key|cred/i;
 
+/** Whether a state.redis_url holds a credential: a `user:password@` password or a credential-named query option. */
+export function redisUrlHoldsCredential(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return (
+      parsed.password !== "" || [...parsed.searchParams.keys()].some((name) => CREDENTIAL_OPTION.test(name))
+    );
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The URL as logs and messages may show it: host, port and database, never a credential. ioredis reads
  * its options from the query too (`redis://host:6379/0?password=...` connects with that password), so a
