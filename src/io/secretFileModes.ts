@@ -78,13 +78,15 @@ function mcpEntryPaths(entry: unknown, at: string): string[] {
   if (!isMapping(entry)) return writtenSecretPaths(entry, at);
   const { env, headers, ...rest } = entry;
   const paths: string[] = [];
+  // A number (`X-Api-Key: 123456`, read as the text it is written as) is a credential written out too.
   for (const [section, values] of [
     ["env", env],
     ["headers", headers],
   ] as const) {
     if (!isMapping(values)) continue;
     for (const [name, value] of Object.entries(values))
-      if (MCP_CREDENTIAL_NAME.test(name) && writtenOut(value)) paths.push(`${at}.${section}.${name}`);
+      if (MCP_CREDENTIAL_NAME.test(name) && (writtenOut(value) || typeof value === "number"))
+        paths.push(`${at}.${section}.${name}`);
   }
   const inline = writtenInlineCredentials({
     ...(typeof entry.url === "string" ? { url: entry.url } : {}),

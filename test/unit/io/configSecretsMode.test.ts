@@ -106,6 +106,12 @@ describe("credentials written out in mcp_servers entries and state.redis_url", (
     expect(writtenSecretPaths({ state: { redis_url: "${REDIS_URL}" } })).toEqual([]);
   });
 
+  it("a credential-named env or headers value written as a number counts", () => {
+    expect(
+      writtenSecretPaths({ mcp_servers: { a: { url: "https://h/mcp", headers: { "X-Api-Key": 123456 } } } }),
+    ).toEqual(["mcp_servers.a.headers.X-Api-Key"]);
+  });
+
   it("svc config check warns about such a 0644 file, naming the key and not the value", async () => {
     home = tempHome();
     const file = home.write(
