@@ -90,6 +90,7 @@ function mcpEntryPaths(entry: unknown, at: string): string[] {
   }
   const inline = writtenInlineCredentials({
     ...(typeof entry.url === "string" ? { url: entry.url } : {}),
+    ...(typeof entry.command === "string" ? { command: entry.command } : {}),
     ...(Array.isArray(entry.args)
       ? { args: entry.args.filter((a): a is string => typeof a === "string") }
       : {}),
