@@ -19,12 +19,23 @@ export function redactCredentials(text: string): string {
   );
 }
 
-/** A secret as it may be echoed back: verbatim, percent-encoded (paths, query strings) and form-encoded. */
+/** `\u00XX` for a character JSON encoders may escape beyond JSON.stringify (Go: `<>&`; Python: non-ASCII). */
+const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/**
+ * A secret as it may be echoed back: verbatim, percent-encoded (paths, query strings), form-encoded, and
+ * as a string inside a JSON answer (an error body quoting the request's headers or fields): escaped as
+ * JSON.stringify escapes it (`"` and `\`), and with `<`, `>`, `&` and non-ASCII as `\u` escapes too, as
+ * Go's encoding/json and Python's json.dumps write them.
+ */
 function secretForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
   const forms = new Set([
     secret,
     encodeURIComponent(secret),
     new URLSearchParams({ s: secret }).toString().slice(2),
+    json,
+    json.replace(/[<>&\u0080-\uffff]/g, unicodeEscape),
   ]);
   return [...forms].sort((a, b) => b.length - a.length);
 }

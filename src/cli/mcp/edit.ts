@@ -98,6 +98,7 @@ interface WrittenCredentials {
 /** The credential-named `env` and `headers` keys whose value is written out, not a `${VAR}`, and URL credentials. */
 function writtenCredentials(entry: {
   url?: string;
+  command?: string;
   args?: string[];
   env?: Record<string, string>;
   headers?: Record<string, string>;

@@ -49,6 +49,17 @@ const baseUrl = apiUrl.refine(
 );
 const url = (fallback: string) => baseUrl.default(fallback);
 
+/**
+ * The SMTP server's host name. A connection URL (`smtp://user:password@host:587`, as many programs take
+ * their mail server) is no host name: every connect fails on it, and its resolver error quotes the whole
+ * text, password included, into each delivery's log line. The value is not quoted.
+ */
+const smtpHost = text.refine((value) => !/[@/]/.test(value), {
+  message:
+    "is a URL or holds a user name or password (smtp://user:password@host) — write the SMTP server's host name alone (host: smtp.example.com) and put the rest in port, secure, user and password",
+  abort: true,
+});
+
 /** Per-platform schemas; key = canonical platform name (docs/delivery-targets.md). */
 export const PLATFORM_SCHEMAS = {
   telegram: z.strictObject({ ...base, token: text.optional(), base_url: url("https://api.telegram.org") }),
@@ -116,7 +127,7 @@ export const PLATFORM_SCHEMAS = {
   }),
   email: z.strictObject({
     ...base,
-    host: text.optional(),
+    host: smtpHost.optional(),
     port: z.number().int().min(1).max(65535).default(587),
     /** Implicit TLS; unset means true on port 465 (SMTPS), else STARTTLS when offered. */
     secure: z.boolean().optional(),

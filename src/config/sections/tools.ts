@@ -12,6 +12,19 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
+/**
+ * `user:password@` in the URL: fetch refuses such a URL with an error quoting it whole, so every search
+ * failed as "could not be reached" and the password went to the model, the run journal and the log.
+ */
+function hasUserinfo(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.username !== "" || url.password !== "";
+  } catch {
+    return false;
+  }
+}
+
 /** `web_extract` (and the image download of `vision_analyze`). */
 const webSchema = z
   .strictObject({
@@ -62,6 +75,13 @@ const webSearchSchema = z
         code: "custom",
         path: ["url"],
         message: "not an http(s) URL — write it as https://host[:port][/path]",
+      });
+    } else if (search.url !== undefined && hasUserinfo(search.url)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["url"],
+        message:
+          "holds a user name or password (user:password@) — remove it: svc cannot send credentials written in a URL; put the backend's key in api_key",
       });
     }
   })

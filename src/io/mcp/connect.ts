@@ -261,6 +261,10 @@ export function notFoundHint(command: string): string {
   const unset = keptAsWrittenHint(command, "command was run");
   if (unset !== undefined) return unset;
   const [program, ...rest] = command.trim().split(/\s+/);
+  // `GITHUB_TOKEN=... npx` copied from a shell line: the assignment is the shell's, and svc runs none.
+  const variable = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(program ?? "")?.[1];
+  if (variable !== undefined)
+    return `${variable}=... before the program is how a shell sets a variable, and no shell runs command: write the program alone as command (its arguments in args) and ${variable} under env (a secret as \${${variable}}, its value in .env)`;
   const found =
     program !== undefined &&
     rest.length > 0 &&

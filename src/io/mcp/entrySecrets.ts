@@ -33,6 +33,25 @@ function optionValues(args: readonly string[]): { index: number; value: string }
   return found;
 }
 
+/**
+ * `NAME=value`, as a shell or `env` sets a variable: an argument (`command: env`, `args: [GITHUB_TOKEN=...,
+ * server]`) or a word of `command` copied from a shell line (`GITHUB_TOKEN=... npx`).
+ */
+const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.+)$/s;
+
+/** The values of credential-named `NAME=value` words, with the index of the word holding each. */
+function assignedValues(words: readonly string[]): { index: number; value: string }[] {
+  const found: { index: number; value: string }[] = [];
+  for (const [index, word] of words.entries()) {
+    const assignment = ASSIGNMENT.exec(word);
+    if (assignment !== null && CREDENTIAL_NAME.test(assignment[1] as string))
+      found.push({ index, value: assignment[2] as string });
+  }
+  return found;
+}
+
+const commandWords = (command: string | undefined): string[] => command?.trim().split(/\s+/) ?? [];
+
 function urlPasswords(value: string): string[] {
   return [...value.matchAll(URL_PASSWORD)].map((m) => {
     const password = m[1] as string;
@@ -48,7 +67,9 @@ function urlPasswords(value: string): string[] {
  * The credentials a rendered MCP entry carries: header values (the token after `Bearer `/`Basic `),
  * credential-named `env` values and url query values (`?api_key=`), the url's password (and the password
  * of a URL inside an `env` value or an argument), the value of a credential-named option in `args`
- * (`--api-key <key>`, `--token=<token>`; also in a whole command line written in `command`), the OAuth client secret and the client certificate's
+ * (`--api-key <key>`, `--token=<token>`; also in a whole command line written in `command`) and of a
+ * credential-named `NAME=value` argument or word of `command` (as `env` or a copied shell line sets a
+ * variable), the OAuth client secret and the client certificate's
  * key password. A server that echoes one in an error body, or a stdio process that prints one on stderr,
  * must not put it into lastError, the log or `svc mcp test` (no secret in
  * any log line).
@@ -66,9 +87,12 @@ export function entrySecrets(entry: McpServerEntry): string[] {
   }
   // A whole command line written in `command` (`npx -y pkg --api-key <key>`, as some clients and install
   // links write it) carries its arguments, credentials too: its words count as arguments.
-  const args = [...(entry.command?.trim().split(/\s+/).slice(1) ?? []), ...(entry.args ?? [])];
+  const words = commandWords(entry.command);
+  const args = [...words.slice(1), ...(entry.args ?? [])];
   for (const arg of args) secrets.push(...urlPasswords(arg));
   for (const { value } of optionValues(args)) secrets.push(value);
+  for (const { value } of assignedValues(entry.args ?? [])) secrets.push(value);
+  for (const { value } of assignedValues(words)) secrets.push(value);
   if (entry.url !== undefined) {
     try {
       const url = new URL(entry.url);
@@ -96,6 +120,7 @@ const literal = (value: string): boolean => value !== "" && !value.includes("${"
  */
 export function writtenInlineCredentials(entry: {
   url?: string;
+  command?: string;
   args?: readonly string[];
   env?: Readonly<Record<string, string>>;
 }): string[] {
@@ -114,6 +139,10 @@ export function writtenInlineCredentials(entry: {
     if (urlPasswords(arg).some(literal)) places.push(`args[${index}] (a URL's password)`);
   for (const { index, value } of optionValues(entry.args ?? []))
     if (literal(value)) places.push(`args[${index}] (an option's credential)`);
+  for (const { index, value } of assignedValues(entry.args ?? []))
+    if (literal(value)) places.push(`args[${index}] (a NAME=value credential)`);
+  if (assignedValues(commandWords(entry.command)).some(({ value }) => literal(value)))
+    places.push("command (a NAME=value credential)");
   for (const [name, value] of Object.entries(entry.env ?? {}))
     if (!CREDENTIAL_NAME.test(name) && urlPasswords(value).some(literal))
       places.push(`env.${name} (a URL's password)`);

@@ -4,13 +4,39 @@ import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
 import { unreachable } from "./unreachable.js";
 
-/** The URL as logs may show it: host, port and database, never a password. */
+/** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
+const CREDENTIAL_OPTION = /pass|user|auth|secret|token|key|cred/i;
+
+/** Whether a state.redis_url holds a credential: a `user:password@` password or a credential-named query option. */
+export function redisUrlHoldsCredential(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return (
+      parsed.password !== "" || [...parsed.searchParams.keys()].some((name) => CREDENTIAL_OPTION.test(name))
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The URL as logs and messages may show it: host, port and database, never a credential. ioredis reads
+ * its options from the query too (`redis://host:6379/0?password=...` connects with that password), so a
+ * credential-named option's value is shown as `[redacted]`; the fragment, which ioredis ignores, is dropped.
+ */
 export function redisLabel(url: string): string {
   try {
     const parsed = new URL(url);
     parsed.username = "";
     parsed.password = "";
-    return parsed.toString();
+    parsed.hash = "";
+    const options = [...parsed.searchParams].map(([name, value]) =>
+      CREDENTIAL_OPTION.test(name)
+        ? `${encodeURIComponent(name)}=[redacted]`
+        : `${encodeURIComponent(name)}=${encodeURIComponent(value)}`,
+    );
+    parsed.search = "";
+    return options.length === 0 ? parsed.toString() : `${parsed.toString()}?${options.join("&")}`;
   } catch {
     return "redis (unparseable URL)";
   }
