@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { parse as parseEnv } from "dotenv";
 import {
   type Document,
@@ -70,6 +71,27 @@ function unreadable(file: string, err: unknown): SvcError {
 }
 
 /**
+ * Whether `path` is there to be read. A symbolic link to nothing (a config.yaml or `.env` kept in a dotfiles
+ * checkout that moved) is refused, not taken for no file: the gateway would otherwise start on the embedded
+ * default (no routes) or without a single secret, and say nothing about the link.
+ */
+function isPresent(path: string, withoutIt: string): boolean {
+  if (existsSync(path)) return true;
+  let target: string;
+  try {
+    target = readlinkSync(path);
+  } catch {
+    return false; // not there at all
+  }
+  throw new SvcError(
+    "config_unreadable",
+    `${path}: is a symbolic link to ${resolve(dirname(path), target)}, which does not exist — restore its target or point the link at the file, or remove the link (${withoutIt})`,
+  );
+}
+
+const WITHOUT_ENV = "svc then reads no .env";
+
+/**
  * A `.env` file's variables. `${NAME}` and `${NAME:-fallback}` in a value not in 'single quotes' (or `backticks`) are
  * replaced, as a shell, docker compose and python-dotenv read them, by a variable of an earlier line, else
  * of `env` (the process environment); an unset one keeps its text, as in config.yaml.
@@ -78,7 +100,7 @@ export function readEnvFile(
   path: string,
   env: Readonly<Record<string, string | undefined>> = {},
 ): Record<string, string> {
-  if (!existsSync(path)) return {};
+  if (!isPresent(path, WITHOUT_ENV)) return {};
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -126,6 +148,11 @@ function checkEnvFile(path: string): void {
  */
 export function envFileProblem(path: string): string | undefined {
   let text: string;
+  try {
+    if (!isPresent(path, WITHOUT_ENV)) return undefined;
+  } catch (err) {
+    return (err as SvcError).message;
+  }
   try {
     text = readFileSync(path, "utf8");
   } catch {
@@ -506,7 +533,7 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   const paths = svcPaths(options.home ?? svcHome(env));
   const scope = secretScope(paths, env);
   checkEnvFile(paths.env);
-  const fromFile = existsSync(paths.config);
+  const fromFile = isPresent(paths.config, "svc then runs on its embedded default, with no routes");
   const read = fromFile ? readYaml(paths.config) : { value: structuredClone(EMBEDDED_DEFAULT), blank: false };
   const raw = read.value;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {

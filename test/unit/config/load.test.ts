@@ -1,4 +1,4 @@
-import { mkdirSync, rmdirSync } from "node:fs";
+import { mkdirSync, rmdirSync, symlinkSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { routeTable } from "../../../src/actors/routes.js";
@@ -422,6 +422,21 @@ describe("config loading (spec 2.1)", () => {
     mkdirSync(join(home.dir, ".env"));
     expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
       `${home.dir}/.env: cannot be read (EISDIR: illegal operation on a directory, read) — it is a directory: move it away and write the file in its place`,
+    );
+  });
+
+  it("a config.yaml or .env that is a symbolic link to nothing is refused, not taken for no file", () => {
+    home = tempHome();
+    // A dotfiles checkout that moved: the embedded default (no routes) or no secrets would start silently.
+    symlinkSync("../dotfiles/config.yaml", join(home.dir, "config.yaml"));
+    const gone = join(home.dir, "..", "dotfiles");
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `${home.dir}/config.yaml: is a symbolic link to ${gone}/config.yaml, which does not exist — restore its target or point the link at the file, or remove the link (svc then runs on its embedded default, with no routes)`,
+    );
+    unlinkSync(join(home.dir, "config.yaml"));
+    symlinkSync("../dotfiles/.env", join(home.dir, ".env"));
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `${home.dir}/.env: is a symbolic link to ${gone}/.env, which does not exist — restore its target or point the link at the file, or remove the link (svc then reads no .env)`,
     );
   });
 
