@@ -391,7 +391,11 @@ export function formatIssue(
         message += ` — write a list: [${shown.startsWith('"') ? entry : "..."}]`;
       }
     }
-  } else if (issue.code === "custom" && typeof issue.params?.unsetVariable === "string") {
+  } else if (
+    issue.code === "custom" &&
+    typeof issue.params?.unsetVariable === "string" &&
+    (syntax === "yaml" || issue.params.unlessJson !== true)
+  ) {
     message = unsetVariable(file, issue.params.unsetVariable, issue.params.orElse);
   } else if (issue.code === "unrecognized_keys") {
     message = unknownKeys(issue.keys, known?.(issue.path) ?? [], placement ? issue : undefined, issue.path);

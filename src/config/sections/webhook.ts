@@ -78,7 +78,14 @@ export const routeShape = {
     .string()
     .superRefine((name, ctx) => {
       const problem = profileNameProblem(name);
-      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+      if (problem === undefined) return;
+      // `profile: ${PROFILE}` that nothing sets (config.yaml only: a store's record is not interpolated).
+      const unset = unsetVariablesIn(name)[0];
+      ctx.addIssue({
+        code: "custom",
+        message: problem,
+        ...(unset === undefined ? {} : { params: { unsetVariable: unset, unlessJson: true } }),
+      });
     })
     .optional(),
   prompt: z.string().optional(),

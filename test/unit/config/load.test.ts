@@ -230,6 +230,24 @@ describe("config loading (spec 2.1)", () => {
     expect(stored.ok).toBe(false);
   });
 
+  it("a route's profile: ${PROFILE} that nothing sets is named as not set (a store record's is only an invalid name)", () => {
+    expect(() =>
+      load("platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        profile: ${PROFILE}\n"),
+    ).toThrow(
+      /config\.yaml: platforms\.webhook\.routes\.gh\.profile: \$\{PROFILE\} is not set — set PROFILE in \/tmp\/\S+\/\.env or the environment$/,
+    );
+    expect(
+      load("platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        profile: ${PROFILE}\n", {
+        PROFILE: "work",
+      }).config.platforms.webhook.routes.gh?.profile,
+    ).toBe("work");
+    const stored = parseSubscription("subs.json", "gh", { secret: "s", profile: "${PROFILE}" });
+    expect(stored.ok).toBe(false);
+    expect(stored.ok ? [] : stored.problems).toEqual([
+      'subs.json: gh.profile: profile names use letters, digits, "_" and "-" (1-64, starting with a letter or digit)',
+    ]);
+  });
+
   it("refuses {__raw__} as a coalesce key: a prompt's whole payload is no field to group by, so it would never resolve", () => {
     for (const key of ["'{__raw__}'", "__raw__", "'{repository.full_name}#{__raw__}'"]) {
       expect(() =>
