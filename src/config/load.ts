@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse as parseEnv } from "dotenv";
@@ -70,6 +71,41 @@ function unreadable(file: string, err: unknown): SvcError {
   return new SvcError("config_unreadable", `${file}: cannot be read (${message}) — ${todo}`);
 }
 
+/** The number of the first line of `bytes` that is not UTF-8 (no UTF-8 sequence holds a line feed byte). */
+function firstNonUtf8Line(bytes: Buffer): number {
+  let line = 1;
+  for (let start = 0; ; line += 1) {
+    const end = bytes.indexOf(0x0a, start);
+    if (end === -1 || !isUtf8(bytes.subarray(start, end))) return line;
+    start = end + 1;
+  }
+}
+
+/**
+ * A config.yaml or `.env` as text. One saved in another encoding is refused naming the line: read as UTF-8,
+ * a Latin-1 `é` in a secret would become U+FFFD (every signature made with the secret fails), and a UTF-16
+ * file (what PowerShell 5's `>` writes) is no YAML at all.
+ */
+function readUtf8(file: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (err) {
+    throw unreadable(file, err);
+  }
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+    throw new SvcError(
+      "config_invalid",
+      `${file}: saved as UTF-16 — save it as UTF-8 (in PowerShell: Set-Content -Encoding utf8, or Out-File -Encoding utf8)`,
+    );
+  if (!isUtf8(bytes))
+    throw new SvcError(
+      "config_invalid",
+      `${file}: line ${firstNonUtf8Line(bytes)}: not UTF-8 text — save the file as UTF-8 (in another encoding, such as Latin-1 or Windows-1252, a character like é is read as one no sender uses)`,
+    );
+  return bytes.toString("utf8");
+}
+
 /**
  * Whether `path` is there to be read. A symbolic link to nothing (a config.yaml or `.env` kept in a dotfiles
  * checkout that moved) is refused, not taken for no file: the gateway would otherwise start on the embedded
@@ -101,12 +137,7 @@ export function readEnvFile(
   env: Readonly<Record<string, string | undefined>> = {},
 ): Record<string, string> {
   if (!isPresent(path, WITHOUT_ENV)) return {};
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    throw unreadable(path, err);
-  }
+  const text = readUtf8(path);
   return expandReferences({ ...parseEnv(text), ...unquotedHashValues(text) }, text, env);
 }
 
@@ -154,9 +185,10 @@ export function envFileProblem(path: string): string | undefined {
     return (err as SvcError).message;
   }
   try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return undefined;
+    text = readUtf8(path);
+  } catch (err) {
+    // One that cannot be read is named by readEnvFile; one in another encoding here.
+    return (err as SvcError).code === "config_invalid" ? (err as SvcError).message : undefined;
   }
   const stray = strayEnvLine(text);
   if (stray === undefined) return undefined;
@@ -231,12 +263,7 @@ export function secretScope(paths: SvcPaths, env: NodeJS.ProcessEnv = process.en
 
 /** config.yaml's value, and whether it held nothing at all (`blank`). */
 function readYaml(file: string): { value: unknown; blank: boolean } {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw unreadable(file, err);
-  }
+  const text = readUtf8(file);
   // Integers are read exactly: a Discord or Slack id written unquoted (19 digits) is past 2^53.
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true, lineCounter, merge: true });

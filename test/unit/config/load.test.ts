@@ -1,4 +1,4 @@
-import { mkdirSync, rmdirSync, symlinkSync, unlinkSync } from "node:fs";
+import { mkdirSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { routeTable } from "../../../src/actors/routes.js";
@@ -456,6 +456,27 @@ describe("config loading (spec 2.1)", () => {
     expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
       `${home.dir}/.env: is a symbolic link to ${gone}/.env, which does not exist — restore its target or point the link at the file, or remove the link (svc then reads no .env)`,
     );
+  });
+
+  it("a config.yaml or .env saved in another encoding is refused naming the line, not read with U+FFFD in it", () => {
+    home = tempHome();
+    const config = join(home.dir, "config.yaml");
+    const advice =
+      "not UTF-8 text — save the file as UTF-8 (in another encoding, such as Latin-1 or Windows-1252, a character like é is read as one no sender uses)";
+    // A Latin-1 é in a secret: read as U+FFFD, every signature made with the real secret would fail.
+    writeFileSync(config, Buffer.from("platforms:\n  webhook:\n    secret: caf\xe9\n", "latin1"));
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(`${config}: line 3: ${advice}`);
+    // PowerShell 5's `>` writes UTF-16 with a byte order mark.
+    writeFileSync(config, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("agent: {}\n", "utf16le")]));
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `${config}: saved as UTF-16 — save it as UTF-8 (in PowerShell: Set-Content -Encoding utf8, or Out-File -Encoding utf8)`,
+    );
+    unlinkSync(config);
+    writeFileSync(join(home.dir, ".env"), Buffer.from("A=1\nWEBHOOK_SECRET=caf\xe9\n", "latin1"));
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(`${home.dir}/.env: line 2: ${advice}`);
+    // UTF-8 (with or without its byte order mark) is read as before.
+    writeFileSync(join(home.dir, ".env"), "\ufeffWEBHOOK_SECRET=café\n");
+    expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.secret).toBe("café");
   });
 
   it("an alias that expands past the parser's limit is named with the file", () => {
