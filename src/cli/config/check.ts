@@ -82,7 +82,9 @@ export async function checkConfig(
   const problems = startupProblems(loaded.config, loaded.paths.config);
   // A file or a link to nothing where the data directory goes: the gateway refuses to start.
   const home = homeProblem(loaded.paths.home);
-  if (home !== undefined) problems.push(home);
+  // Nothing under it can be read either: its files' own errors (ENOTDIR, ENOENT) would only repeat this one.
+  if (home !== undefined)
+    return { problems: [...problems, home], storeProblems: [], warnings: [], summary: undefined };
   const idle = nothingToRun(loaded, () => cronJobsStored(loaded.paths.home));
   if (idle !== undefined) problems.push(idle);
   // svc gateway run refuses an SVC_LOG_LEVEL it does not know before it reads anything else.
