@@ -479,6 +479,14 @@ describe("config loading (spec 2.1)", () => {
     expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.secret).toBe("café");
   });
 
+  it("a name written as a YAML number or null is the text written: route 007 answers at /webhooks/007, not 7", () => {
+    const { config } = load(
+      "platforms:\n  webhook:\n    secret: s\n    routes:\n      007: {deliver_extra: {1.50: x}}\n      1.10: {}\n      1e3: {}\n      null: {}\n",
+    );
+    expect(Object.keys(config.platforms.webhook.routes)).toEqual(["007", "1.10", "1e3", "null"]);
+    expect(config.platforms.webhook.routes["007"]?.deliver_extra).toEqual({ "1.50": "x" });
+  });
+
   it("an alias that expands past the parser's limit is named with the file", () => {
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
     for (const [i, name] of [..."bcdefgh"].entries())
