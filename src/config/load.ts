@@ -372,6 +372,14 @@ function yamlProblem(message: string, line = "", column = 1): string {
   if (/^Source contains multiple documents/.test(text))
     return `the file holds more than one YAML document (a --- line)${text.replace(/^.*?( at line \d+, column \d+)$/, "$1")} — keep one document`;
   if (/^Tabs are not allowed/.test(text)) return `${text} — indent with spaces`;
+  // `enabled true` or `port:8644`: no ": " after the key, so YAML reads the line as a key with no value.
+  // Only the key is written back: the rest may be a secret.
+  if (/^Implicit (?:map )?keys need to/.test(text)) {
+    const written = line.replace(/\s#.*$/, "").trim();
+    const key = /^(?:-\s+)?([A-Za-z0-9_.-]+)(:?)/.exec(written);
+    if (key?.[1] !== undefined && !/:(?:\s|$)/.test(written))
+      return `${text} — ${key[2] === ":" ? `a colon after a key needs a space after it: write ${key[1]}: <value>` : `the line has no colon after its key: write ${key[1]}: ${written === key[1] ? "(its value after it, or its keys indented on the lines below)" : "<value>"}`}`;
+  }
   // `secret: {x: ${VAR}}`: in a flow mapping `{` starts a mapping, so `${VAR}` must be quoted.
   // In a [flow, list] (`events: [${EV}]`) the parser says "Missing , or : between flow sequence items".
   if (/flow-map-start|between flow (?:sequence|map) items/.test(text) && line.includes("${"))

@@ -426,6 +426,38 @@ describe("config loading (spec 2.1)", () => {
     expect(bare.b?.filters).toEqual([{ field: "x", equals: null }]);
   });
 
+  it("a key written without its colon (or with no space after it) says to write key: value, never quoting the value", () => {
+    const cases: [string, string][] = [
+      [
+        "platforms:\n  webhook:\n    enabled true\n    port: 80\n",
+        "line 3: not valid YAML — Implicit keys need to be on a single line at line 3, column 5 — the line has no colon after its key: write enabled: <value>",
+      ],
+      [
+        "platforms:\n  webhook:\n    port: 80\n    secret s3cret-value\n",
+        "line 4: not valid YAML — Implicit map keys need to be followed by map values at line 4, column 5 — the line has no colon after its key: write secret: <value>",
+      ],
+      [
+        "platforms:\n  webhook:\n    port:8644\n    enabled: true\n",
+        "line 3: not valid YAML — Implicit keys need to be on a single line at line 3, column 5 — a colon after a key needs a space after it: write port: <value>",
+      ],
+      [
+        "platforms:\n  webhook:\n    routes:\n      gh\n      gl: {}\n",
+        "line 4: not valid YAML — Implicit keys need to be on a single line at line 4, column 7 — the line has no colon after its key: write gh: (its value after it, or its keys indented on the lines below)",
+      ],
+    ];
+    for (const [yaml, message] of cases) {
+      let thrown: unknown;
+      try {
+        load(yaml);
+      } catch (err) {
+        thrown = err;
+      }
+      expect((thrown as Error).message).toBe(`${home.dir}/config.yaml: ${message}`);
+      expect((thrown as Error).message).not.toContain("s3cret-value");
+      home.cleanup();
+    }
+  });
+
   it("reports YAML syntax errors with the file and line", () => {
     expect(() => load("platforms:\n  webhook: [\n")).toThrow(/config\.yaml: line \d+: not valid YAML/);
   });
