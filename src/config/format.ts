@@ -359,8 +359,21 @@ export function formatIssue(
       issue.input === undefined
         ? `missing — expected ${expected}`
         : `expected ${expected}, got ${describeValue(issue.path, issue.input)}`;
+    // `webhook:` then `  enabled true` (or `secret abc`, `port:8644`) alone under it: YAML reads the line
+    // as the mapping's text. Only a key of that mapping is written back: the rest may be a secret.
+    const keyLine =
+      (issue.expected === "record" || issue.expected === "object") &&
+      syntax === "yaml" &&
+      typeof issue.input === "string"
+        ? /^([A-Za-z0-9_.-]+)(?::(?=\S)|\s+(?=\S))/.exec(issue.input)
+        : null;
+    if (keyLine?.[1] !== undefined && (known?.(issue.path) ?? []).includes(keyLine[1]))
+      message = `expected ${expected}, got a line with no ": " after its key ${keyLine[1]} (not shown) — write ${keyLine[1]}: <value>, a colon and a space after the key`;
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
-    if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
+    else if (
+      issue.expected === "string" &&
+      (typeof issue.input === "number" || typeof issue.input === "boolean")
+    )
       message += ` — put it in quotes if it is meant as text`;
     else if (issue.path.at(-1) === "secret" && Array.isArray(issue.input)) message += ` — ${ONE_SECRET}`;
     else if (

@@ -458,6 +458,19 @@ describe("config loading (spec 2.1)", () => {
     }
   });
 
+  it("the one line under a mapping written without its colon (webhook: then secret s3cret) names the key, not the value", () => {
+    expect(() => load("platforms:\n  webhook:\n    secret s3cret-value\n")).toThrow(
+      /config\.yaml: platforms\.webhook: expected a mapping, got a line with no ": " after its key secret \(not shown\) — write secret: <value>, a colon and a space after the key$/,
+    );
+    expect(() => load("platforms:\n  webhook:\n    routes:\n      gh:\n        events:push\n")).toThrow(
+      /routes\.gh: expected a mapping, got a line with no ": " after its key events \(not shown\) — write events: <value>/,
+    );
+    // Text that does not start with one of the mapping's keys is quoted as before.
+    expect(() => load("agent: a sentence of words\n")).toThrow(
+      /agent: expected a mapping, got "a sentence of words"$/,
+    );
+  });
+
   it("reports YAML syntax errors with the file and line", () => {
     expect(() => load("platforms:\n  webhook: [\n")).toThrow(/config\.yaml: line \d+: not valid YAML/);
   });
