@@ -471,6 +471,44 @@ describe("config loading (spec 2.1)", () => {
     );
   });
 
+  it("a YAML syntax hint for a credential's line never writes its value back", () => {
+    const shown = "'<the value>' (not shown: the key holds a secret)";
+    const cases: [string, string][] = [
+      ["platforms:\n  webhook:\n    secret: s3cret: value\n", `put the value in quotes: secret: ${shown}`],
+      [
+        "platforms:\n  webhook:\n    secret: {s3cret} value\n",
+        `put the template in quotes: secret: ${shown}`,
+      ],
+      [
+        "platforms:\n  webhook:\n    secret: !s3cret value\n",
+        `a !word at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes: secret: ${shown}`,
+      ],
+      [
+        "platforms:\n  webhook:\n    secret: *s3cret\n",
+        `Unresolved alias (the anchor must be set before the alias) — a value that starts with * names an anchor (&name) to YAML — put the value in quotes: secret: ${shown}`,
+      ],
+      [
+        "mcp_servers:\n  gh:\n    command: x\n    env:\n      GITHUB_TOKEN: s3cret: value\n",
+        `GITHUB_TOKEN: ${shown}`,
+      ],
+    ];
+    for (const [yaml, hint] of cases) {
+      let thrown: unknown;
+      try {
+        load(yaml);
+      } catch (err) {
+        thrown = err;
+      }
+      expect((thrown as Error).message).toContain(hint);
+      expect((thrown as Error).message).not.toContain("s3cret");
+      home.cleanup();
+    }
+    // Any other value is written back quoted, as the fix to copy.
+    expect(() =>
+      load("platforms:\n  webhook:\n    routes:\n      a:\n        prompt: New PR: {x}\n"),
+    ).toThrow("put the value in quotes: prompt: 'New PR: {x}'");
+  });
+
   it("reports YAML syntax errors with the file and line", () => {
     expect(() => load("platforms:\n  webhook: [\n")).toThrow(/config\.yaml: line \d+: not valid YAML/);
   });
