@@ -410,11 +410,13 @@ const isMapping = (value: unknown): value is Record<string, unknown> =>
 
 /** A variable's value (the process environment first, then `.env`) and where it came from, for messages. */
 function lookupVar(name: string, scope: InterpolationScope, envFile: string) {
+  // Empty or blank (spaces only: `WEBHOOK_SECRET=" "` left as a placeholder) counts as unset.
   const fromEnv = scope.env[name];
-  if (fromEnv !== undefined && fromEnv !== "")
+  if (fromEnv !== undefined && fromEnv.trim() !== "")
     return { value: fromEnv, from: `environment variable ${name}` };
   const fromFile = scope.secrets[name];
-  if (fromFile !== undefined && fromFile !== "") return { value: fromFile, from: `${envFile}: ${name}` };
+  if (fromFile !== undefined && fromFile.trim() !== "")
+    return { value: fromFile, from: `${envFile}: ${name}` };
   return undefined;
 }
 

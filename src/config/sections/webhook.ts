@@ -69,10 +69,22 @@ const extraValue = z.union([z.string(), z.number(), z.boolean()], {
   error: "expected text (a {template}), a number or true/false",
 });
 
+/**
+ * A webhook secret: an empty one is refused (too short), and so is one of spaces only, which anyone can
+ * sign with (a `WEBHOOK_SECRET=" "` or `secret: "  "` left as a placeholder).
+ */
+const webhookSecret = z
+  .string()
+  .min(1)
+  .refine((secret) => secret === "" || secret.trim() !== "", {
+    message:
+      "is blank (spaces only): anyone could sign with it — write a real secret (svc gateway setup --generate-secret makes one), or leave the key out",
+  });
+
 /** Properties shared by static routes and dynamic subscriptions. */
 export const routeShape = {
   events: z.array(z.string()).optional(),
-  secret: z.string().min(1).optional(),
+  secret: webhookSecret.optional(),
   // The profile's directory is <home>/profiles/<name>: a name that cannot be one would fail every run.
   profile: z
     .string()
@@ -135,7 +147,7 @@ const adapterShape = {
     })
     .default("0.0.0.0"),
   port: z.number().int().min(0).max(65535).default(8644),
-  secret: z.string().min(1).optional(),
+  secret: webhookSecret.optional(),
   rate_limit: z.number().int().positive().default(30),
   max_body_bytes: z.number().int().positive().default(1_048_576),
   script_timeout_seconds: timerSeconds(30),

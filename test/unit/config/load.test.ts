@@ -509,6 +509,23 @@ describe("config loading (spec 2.1)", () => {
     ).toThrow("put the value in quotes: prompt: 'New PR: {x}'");
   });
 
+  it("a blank secret (spaces only) is no secret: refused in config.yaml, unset as WEBHOOK_SECRET", () => {
+    const routes =
+      "platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    routes:\n      a: {}\n";
+    const blank = load(routes, { WEBHOOK_SECRET: "   " });
+    expect(blank.config.platforms.webhook.secret).toBeUndefined();
+    expect(startupProblems(blank.config, blank.paths.config)).toEqual([
+      `${blank.paths.config}: platforms.webhook.routes.a.secret: missing — set a secret on the route, platforms.webhook.secret, or WEBHOOK_SECRET`,
+    ]);
+    expect(load(routes, {}, 'WEBHOOK_SECRET=" "\n').config.platforms.webhook.secret).toBeUndefined();
+    expect(() => load("platforms:\n  webhook:\n    routes:\n      a: {secret: '  '}\n")).toThrow(
+      /routes\.a\.secret: is blank \(spaces only\): anyone could sign with it — write a real secret/,
+    );
+    expect(() => load("platforms:\n  webhook:\n    secret: ' '\n")).toThrow(
+      /platforms\.webhook\.secret: is blank/,
+    );
+  });
+
   it("reports YAML syntax errors with the file and line", () => {
     expect(() => load("platforms:\n  webhook: [\n")).toThrow(/config\.yaml: line \d+: not valid YAML/);
   });
