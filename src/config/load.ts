@@ -21,6 +21,7 @@ import { knownKeysAt } from "./knownKeys.js";
 import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
+import { noteShadowedRoutes } from "./sections/webhook.js";
 import { colonInValueHint, unquotedTemplateLine } from "./unquotedTemplate.js";
 import { refuseUnknownTags, unresolvedAlias } from "./yamlLeadingChars.js";
 import { prepareConfigDocument } from "./yamlNodes.js";
@@ -479,6 +480,16 @@ function webhookExtraKeys(raw: Record<string, unknown>): {
   return { keys, routes: directRoutes && routes !== undefined ? new Set(routes) : undefined };
 }
 
+/** Route names written both under `platforms.webhook.routes` and `extra.routes`: only the latter is served. */
+function routesWrittenTwice(raw: Record<string, unknown>): string[] {
+  const webhook = isMapping(raw.platforms) ? raw.platforms.webhook : undefined;
+  const extra = isMapping(webhook) ? webhook.extra : undefined;
+  if (!isMapping(webhook) || !isMapping(webhook.routes) || !isMapping(extra) || !isMapping(extra.routes))
+    return [];
+  const under = extra.routes;
+  return Object.keys(webhook.routes).filter((name) => Object.hasOwn(under, name));
+}
+
 /**
  * The schema sees `platforms.webhook.extra` merged into `platforms.webhook`; a problem with a key that
  * came from `extra` is reported at `platforms.webhook.extra.<key>`, where the user wrote it.
@@ -607,5 +618,6 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   }
   const enabledKey = webhookExtraKeys(rendered).keys.has("enabled") ? "extra.enabled" : "enabled";
   const enabledFrom = enabledFromEnv ?? `${paths.config}: platforms.webhook.${enabledKey}`;
+  noteShadowedRoutes(parsed.data.platforms.webhook, routesWrittenTwice(rendered));
   return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom };
 }

@@ -226,6 +226,21 @@ function noteWrittenUnderExtra<T extends { routes: Record<string, Route> }>(
   return settings;
 }
 
+const SHADOWED = Symbol("routes written under routes and extra.routes");
+
+/**
+ * Notes the route names written both under `platforms.webhook.routes` and `platforms.webhook.extra.routes`
+ * (the one under `extra` is served, the other dropped), for the warning that says so.
+ */
+export function noteShadowedRoutes(webhook: object, names: readonly string[]): void {
+  if (names.length > 0) Object.defineProperty(webhook, SHADOWED, { value: names, enumerable: false });
+}
+
+/** The route names noted by noteShadowedRoutes. */
+export function shadowedRoutes(webhook: object): readonly string[] {
+  return (webhook as { [SHADOWED]?: readonly string[] })[SHADOWED] ?? [];
+}
+
 /** `platforms.webhook.routes.<name>`, or `platforms.webhook.extra.routes.<name>` for a route written there. */
 export function routeKey(name: string, route: object): string {
   return (route as Noted)[WRITTEN_AT] ?? `platforms.webhook.routes.${name}`;

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { routeTable } from "../../../src/actors/routes.js";
 import { loadConfig } from "../../../src/config/load.js";
 import { secretCharacterWarnings } from "../../../src/config/secretWarnings.js";
+import { unusedSettingWarnings } from "../../../src/config/unusedSettings.js";
 import { webhookStartupProblems } from "../../../src/config/validate.js";
 import { toolsetWarnings } from "../../../src/gateway/routeWarnings.js";
 import { startupProblems } from "../../../src/gateway/startupProblems.js";
@@ -524,6 +525,16 @@ describe("config loading (spec 2.1)", () => {
     expect(() => load("platforms:\n  webhook:\n    secret: ' '\n")).toThrow(
       /platforms\.webhook\.secret: is blank/,
     );
+  });
+
+  it("a route written both under routes and extra.routes is named in a warning: the extra one is served, the other dropped", () => {
+    const { config, paths } = load(
+      "platforms:\n  webhook:\n    secret: s\n    routes:\n      gh: {events: [push]}\n      gl: {}\n    extra:\n      routes:\n        gh: {prompt: x}\n",
+    );
+    expect(config.platforms.webhook.routes.gh?.events).toBeUndefined();
+    expect(unusedSettingWarnings(config, paths.config)).toEqual([
+      `[webhook] ${paths.config}: platforms.webhook.routes.gh is also written under platforms.webhook.extra.routes.gh, which wins: this one is not used — remove one of them, or rename one to serve both`,
+    ]);
   });
 
   it("reports YAML syntax errors with the file and line", () => {
