@@ -1,5 +1,9 @@
 import type { SvcPaths } from "../config/paths.js";
-import { profileEnvFileWarnings, profileSharedFileWarnings } from "../config/profileEnv.js";
+import {
+  profileEnvFileWarnings,
+  profileSharedFileWarnings,
+  webhookVariableTypos,
+} from "../config/profileEnv.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import {
   configSecretsReadableByOthers,
@@ -17,6 +21,7 @@ export function homeFileWarnings(paths: SvcPaths, fromFile: boolean): string[] {
   const onDisk = profilesOnDisk(paths.home);
   const configSecrets = fromFile ? configSecretsReadableByOthers(paths.config) : undefined;
   return [
+    ...webhookVariableTypos(paths.env, paths.config),
     ...profileEnvFileWarnings(paths.home, onDisk),
     ...profileSharedFileWarnings(paths.home, onDisk),
     ...secretFilesReadableByOthers(secretFiles(paths.home)),

@@ -5,7 +5,11 @@ import { addVariablesAdvice } from "../../config/interpolate.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
-import { profileEnvFileWarnings, profileSharedFileWarnings } from "../../config/profileEnv.js";
+import {
+  profileEnvFileWarnings,
+  profileSharedFileWarnings,
+  webhookVariableTypos,
+} from "../../config/profileEnv.js";
 import { profileBindingProblem } from "../../config/profileWarnings.js";
 import { subscriptionSecretProblem } from "../../config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
@@ -97,6 +101,7 @@ export async function checkConfig(
     ...(loaded.fromFile
       ? [configSecretsReadableByOthers(loaded.paths.config)].filter((w) => w !== undefined)
       : []),
+    ...webhookVariableTypos(loaded.paths.env, loaded.paths.config),
     ...profileEnvFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...profileSharedFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
