@@ -47,6 +47,12 @@ const SHARED_ONLY = ["config.yaml", "webhook_subscriptions.json"] as const;
  */
 export function profileSharedFileWarnings(home: string, profiles: readonly string[]): string[] {
   const warnings: string[] = [];
+  // `profiles/default/` (scripts, .env, cron jobs put there for the default profile) is never read either.
+  const defaultDir = join(home, "profiles", DEFAULT_PROFILE);
+  if (existsSync(defaultDir))
+    warnings.push(
+      `${defaultDir} is not read: the default profile's directory is ${home} itself (its scripts/, skills/, cron/, mcp-tokens/, .env) — move what it holds there`,
+    );
   for (const profile of profiles) {
     if (profile === DEFAULT_PROFILE) continue;
     const root = svcPaths(home, profile).root;

@@ -40,3 +40,15 @@ describe(".env names one or two letters from a WEBHOOK_* variable", () => {
     );
   });
 });
+
+/** A `profiles/default/` directory (scripts or a .env put there for the default profile) was ignored in silence. */
+describe("profiles/default/", () => {
+  it("is named as not read: the default profile's directory is SVC_HOME itself", async () => {
+    home = tempHome();
+    home.write("profiles/default/scripts/x.sh", "echo '{}'\n");
+    const { warnings } = await checkConfig({ home: home.dir, env: {} });
+    expect(warnings).toContain(
+      `${home.dir}/profiles/default is not read: the default profile's directory is ${home.dir} itself (its scripts/, skills/, cron/, mcp-tokens/, .env) — move what it holds there`,
+    );
+  });
+});
