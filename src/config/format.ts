@@ -93,7 +93,8 @@ function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall,
     return `expected ${bound}, got ${describeValue(issue.path, issue.input)}`;
   if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) === 1)
     return emptyText(issue.input, file);
-  const unit = issue.origin === "string" ? "characters" : "entries";
+  const one = Number(issue.code === "too_big" ? issue.maximum : issue.minimum) === 1;
+  const unit = issue.origin === "string" ? (one ? "character" : "characters") : one ? "entry" : "entries";
   return `expected ${bound} ${unit}, got ${describeValue(issue.path, issue.input)}`;
 }
 
@@ -401,7 +402,11 @@ export function formatIssue(
       if (issue.expected === "array") {
         const shown = describeValue(issue.path, issue.input);
         const entry = syntax === "json" ? JSON.stringify(issue.input) : issue.input;
-        message += ` — write a list: [${shown.startsWith('"') ? entry : "..."}]`;
+        // `command: /usr/bin/agent --quiet`: an argv, which no shell splits — one argument per entry.
+        const argv = issue.path.join(".") === "agent.command" && /\s/.test(issue.input.trim());
+        message += argv
+          ? ` — write a list, one argument per entry (no shell splits it): [${issue.input.trim().split(/\s+/).join(", ")}]`
+          : ` — write a list: [${shown.startsWith('"') ? entry : "..."}]`;
       }
     }
   } else if (
