@@ -98,6 +98,20 @@ function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall,
   return `expected ${bound} ${unit}, got ${describeValue(issue.path, issue.input)}`;
 }
 
+/**
+ * What each word of a list written as one text is, where words cannot hold a space: the arguments of an
+ * argv (`agent.command`, an MCP server's `args`: no shell splits them) and a route's skill and toolset
+ * names. Undefined elsewhere (an event type may hold spaces: GitLab's `Merge Request Hook`).
+ */
+function listOfWords(path: readonly PropertyKey[]): string | undefined {
+  const at = path.map(String);
+  if (at.join(".") === "agent.command" || (at.length === 3 && at[0] === "mcp_servers" && at[2] === "args"))
+    return "argument (no shell splits them)";
+  const key = at.at(-1);
+  if (at.includes("routes") && (key === "skills" || key === "toolsets")) return "name";
+  return undefined;
+}
+
 /** The keys a mapping at an issue's path may have, to suggest the one a misspelt key meant. */
 export type KnownKeys = (path: readonly PropertyKey[]) => readonly string[];
 
@@ -402,11 +416,13 @@ export function formatIssue(
       if (issue.expected === "array") {
         const shown = describeValue(issue.path, issue.input);
         const entry = syntax === "json" ? JSON.stringify(issue.input) : issue.input;
-        // `command: /usr/bin/agent --quiet`: an argv, which no shell splits — one argument per entry.
-        const argv = issue.path.join(".") === "agent.command" && /\s/.test(issue.input.trim());
-        message += argv
-          ? ` — write a list, one argument per entry (no shell splits it): [${issue.input.trim().split(/\s+/).join(", ")}]`
-          : ` — write a list: [${shown.startsWith('"') ? entry : "..."}]`;
+        // `command: /usr/bin/agent --quiet`, an MCP server's `args: -y pkg`: an argv, which no shell splits;
+        // `skills: review triage`: names, which hold no space — one per entry.
+        const split = /\s/.test(issue.input.trim()) ? listOfWords(issue.path) : undefined;
+        message +=
+          split === undefined
+            ? ` — write a list: [${shown.startsWith('"') ? entry : "..."}]`
+            : ` — write a list, one ${split} per entry: [${issue.input.trim().split(/\s+/).join(", ")}]`;
       }
     }
   } else if (

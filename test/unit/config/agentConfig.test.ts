@@ -172,7 +172,7 @@ describe("agent: model providers (docs/agent.md)", () => {
 describe("agent.command written as one string", () => {
   it("says to write one argument per entry, split as a shell would, since no shell runs it", () => {
     expect(problem("  provider: command\n  command: /usr/bin/agent --quiet\n")).toBe(
-      `${home.dir}/config.yaml: agent.command: expected a list, got "/usr/bin/agent --quiet" — write a list, one argument per entry (no shell splits it): [/usr/bin/agent, --quiet]`,
+      `${home.dir}/config.yaml: agent.command: expected a list, got "/usr/bin/agent --quiet" — write a list, one argument (no shell splits them) per entry: [/usr/bin/agent, --quiet]`,
     );
     expect(problem("  provider: command\n  command: []\n")).toBe(
       `${home.dir}/config.yaml: agent.command: expected at least 1 entry, got []`,

@@ -537,6 +537,23 @@ describe("config loading (spec 2.1)", () => {
     ]);
   });
 
+  it("a list written as one text: an MCP server's args and a route's skills are split one per entry, events are not", () => {
+    expect(() => load("mcp_servers:\n  a:\n    command: npx\n    args: -y @scope/server\n")).toThrow(
+      'mcp_servers.a.args: expected a list, got "-y @scope/server" — write a list, one argument (no shell splits them) per entry: [-y, @scope/server]',
+    );
+    expect(() =>
+      load("platforms:\n  webhook:\n    secret: s\n    routes:\n      a: {skills: review triage}\n"),
+    ).toThrow(
+      'routes.a.skills: expected a list, got "review triage" — write a list, one name per entry: [review, triage]',
+    );
+    // An event type may hold spaces (GitLab's Merge Request Hook).
+    expect(() =>
+      load("platforms:\n  webhook:\n    secret: s\n    routes:\n      a: {events: Merge Request Hook}\n"),
+    ).toThrow(
+      'routes.a.events: expected a list, got "Merge Request Hook" — write a list: [Merge Request Hook]',
+    );
+  });
+
   it("reports YAML syntax errors with the file and line", () => {
     expect(() => load("platforms:\n  webhook: [\n")).toThrow(/config\.yaml: line \d+: not valid YAML/);
   });
