@@ -206,6 +206,13 @@ export type WebhookSettings = z.infer<typeof webhookSchema>;
  * Kept as a non-enumerable symbol on the parsed objects, so it never shows in their keys or equality.
  */
 const WRITTEN_AT = Symbol("written at");
+const EXTRA_KEYS = Symbol("keys written under extra");
+
+/** `platforms.webhook.<key>`, or `platforms.webhook.extra.<key>` when the key was written there. */
+export function settingKey(webhook: object, key: string): string {
+  const underExtra = (webhook as { [EXTRA_KEYS]?: ReadonlySet<string> })[EXTRA_KEYS]?.has(key) === true;
+  return `platforms.webhook.${underExtra ? "extra." : ""}${key}`;
+}
 type Noted = { [WRITTEN_AT]?: string };
 
 function noteWrittenUnderExtra<T extends { routes: Record<string, Route> }>(
@@ -213,6 +220,7 @@ function noteWrittenUnderExtra<T extends { routes: Record<string, Route> }>(
   extra: Record<string, unknown> | undefined,
 ): T {
   if (extra === undefined) return settings;
+  Object.defineProperty(settings, EXTRA_KEYS, { value: new Set(Object.keys(extra)), enumerable: false });
   const note = (target: object, at: string) =>
     Object.defineProperty(target, WRITTEN_AT, { value: at, enumerable: false });
   const underExtra = extra.routes;
