@@ -2,7 +2,6 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { svcPaths } from "../config/paths.js";
-import { CREDENTIAL_NAME, writtenInlineCredentials } from "./mcp/entrySecrets.js";
 import { profilesOnDisk } from "./profiles.js";
 
 /**
@@ -54,61 +53,9 @@ export function secretFilesReadableByOthers(files: readonly string[]): string[] 
 /** Key names that hold a credential (as config messages hide their values). */
 const CREDENTIAL_KEY = /(?:^|_)(?:secret|token|password)$|^(?:api_key|authorization)$/i;
 
-/** A credential written out: not a `${VAR}` (kept in `.env`), not `INSECURE_NO_AUTH`, not a `whpk_` public key. */
-const writtenOut = (value: string): boolean =>
-  value.trim() !== "" && !value.includes("${") && value !== "INSECURE_NO_AUTH" && !value.startsWith("whpk_");
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-const stringsOnly = (value: unknown): Record<string, string> | undefined =>
-  isRecord(value)
-    ? Object.fromEntries(
-        Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
-      )
-    : undefined;
-
 /**
- * Where an `mcp_servers` entry as written holds a credential: an `env` or `headers` value under a credential
- * name (`OPENAI_API_KEY`, `X-Api-Key`, `DB_PASS`: key, token, secret, pass, auth, cred, session, cookie, as
- * config messages hide them), and a credential inside its url or arguments (a URL's password, `?api_key=`,
- * `--api-key <key>`), which `svc mcp add` writes with mode 0600 for the same reason.
- */
-function mcpEntrySecretPaths(entry: unknown, at: string): string[] {
-  if (!isRecord(entry)) return writtenSecretPaths(entry, at);
-  const paths: string[] = [];
-  for (const [key, item] of Object.entries(entry)) {
-    const path = `${at}.${key}`;
-    const named = (key === "env" || key === "headers") && isRecord(item);
-    if (!named) {
-      paths.push(...writtenSecretPaths(item, path));
-      continue;
-    }
-    for (const [name, value] of Object.entries(item)) {
-      if (typeof value === "string" && CREDENTIAL_NAME.test(name)) {
-        if (writtenOut(value)) paths.push(`${path}.${name}`);
-      } else paths.push(...writtenSecretPaths(value, `${path}.${name}`));
-    }
-  }
-  const env = stringsOnly(entry.env);
-  const inline = writtenInlineCredentials({
-    ...(typeof entry.url === "string" ? { url: entry.url } : {}),
-    // A non-text argument counts as empty, so the indexes named are those of the list as written.
-    ...(Array.isArray(entry.args) ? { args: entry.args.map((a) => (typeof a === "string" ? a : "")) } : {}),
-    ...(env === undefined ? {} : { env }),
-  });
-  // `args[2] (a URL's password)` → `mcp_servers.pg.args[2]`.
-  for (const place of inline) {
-    const path = `${at}.${place.replace(/ \(.*\)$/, "")}`;
-    if (!paths.includes(path)) paths.push(path);
-  }
-  return paths;
-}
-
-/**
- * The key paths of a parsed config.yaml that hold a credential written out: a credential-named key
- * (`secret`, `token`, `*_token`, `password`, `api_key`, `authorization`), an `mcp_servers` entry's
- * credentials (mcpEntrySecretPaths) and the password of `state.redis_url`.
+ * The key paths of a parsed config.yaml that hold a credential written out: not a `${VAR}` (kept in
+ * `.env`), not `INSECURE_NO_AUTH`, not a `whpk_` public key.
  */
 export function writtenSecretPaths(value: unknown, at = ""): string[] {
   if (Array.isArray(value)) return value.flatMap((item, i) => writtenSecretPaths(item, `${at}[${i}]`));
@@ -116,11 +63,14 @@ export function writtenSecretPaths(value: unknown, at = ""): string[] {
   const paths: string[] = [];
   for (const [key, item] of Object.entries(value)) {
     const path = at === "" ? key : `${at}.${key}`;
-    if (at === "mcp_servers") paths.push(...mcpEntrySecretPaths(item, path));
-    else if (typeof item === "string" && CREDENTIAL_KEY.test(key)) {
-      if (writtenOut(item)) paths.push(path);
-    } else if (path === "state.redis_url" && typeof item === "string") {
-      if (writtenInlineCredentials({ url: item }).length > 0) paths.push(path);
+    if (typeof item === "string" && CREDENTIAL_KEY.test(key)) {
+      if (
+        item.trim() !== "" &&
+        !item.includes("${") &&
+        item !== "INSECURE_NO_AUTH" &&
+        !item.startsWith("whpk_")
+      )
+        paths.push(path);
     } else paths.push(...writtenSecretPaths(item, path));
   }
   return paths;

@@ -4,7 +4,7 @@ import { describeError, SvcError } from "../../errors.js";
 import { scrub } from "../credentials.js";
 
 /** An `env` name that holds a credential (API_KEY, GITHUB_TOKEN, DB_PASSWORD, AUTH, ...). */
-export const CREDENTIAL_NAME = /key|token|secret|pass|auth|cred|session|cookie/i;
+const CREDENTIAL_NAME = /key|token|secret|pass|auth|cred|session|cookie/i;
 
 /** The password of a `scheme://user:password@host` inside a value (a DATABASE_URL, a proxy URL). */
 const URL_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:([^\s@/]+)@/gi;

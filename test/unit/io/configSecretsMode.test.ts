@@ -54,49 +54,4 @@ describe("config.yaml holding a credential written out, readable by other users"
       }),
     ).toEqual(["platforms.telegram.token", "mcp_servers.gh.env.GITHUB_TOKEN"]);
   });
-
-  it("counts an MCP entry's credentials as svc mcp add does: env/headers names with key, pass, auth..., URL and argument credentials", () => {
-    expect(
-      writtenSecretPaths({
-        mcp_servers: {
-          ai: {
-            command: "npx",
-            env: { OPENAI_API_KEY: "sk-x", DB_PASS: "pw", LOG_LEVEL: "debug", GH: "${GH}" },
-          },
-          remote: {
-            url: "https://x.example/mcp?api_key=abc",
-            headers: { "X-Api-Key": "abc", Accept: "*/*" },
-          },
-          pg: { command: "npx", args: ["-y", "server-postgres", "postgresql://u:pw@db/x", "--api-key", "k"] },
-          db: { command: "srv", env: { DATABASE_URL: "postgres://u:pw@db/x" } },
-          safe: { command: "srv", args: ["--token", "${TOKEN}"], env: { API_KEY: "${API_KEY}" } },
-        },
-        state: { backend: "redis", redis_url: "redis://:hunter2@127.0.0.1:6379/0" },
-      }),
-    ).toEqual([
-      "mcp_servers.ai.env.OPENAI_API_KEY",
-      "mcp_servers.ai.env.DB_PASS",
-      "mcp_servers.remote.headers.X-Api-Key",
-      "mcp_servers.remote.url",
-      "mcp_servers.pg.args[2]",
-      "mcp_servers.pg.args[4]",
-      "mcp_servers.db.env.DATABASE_URL",
-      "state.redis_url",
-    ]);
-    expect(writtenSecretPaths({ state: { redis_url: "redis://:${REDIS_PASSWORD}@127.0.0.1:6379" } })).toEqual(
-      [],
-    );
-  });
-
-  it("names a 0644 config.yaml whose only credential is an MCP server's env key", async () => {
-    home = tempHome();
-    const file = home.write(
-      "config.yaml",
-      "mcp_servers:\n  ai:\n    command: npx\n    env: { OPENAI_API_KEY: sk-abcdef }\n",
-      0o644,
-    );
-    expect(configSecretsReadableByOthers(file)).toBe(
-      `${file} holds secrets (mcp_servers.ai.env.OPENAI_API_KEY) but is readable by other users (mode 0644) — chmod 600 ${file}, or keep them in .env and write \${NAME} in their place`,
-    );
-  });
 });
