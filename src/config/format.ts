@@ -114,8 +114,24 @@ function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall,
     return `expected ${bound}, got ${describeValue(issue.path, issue.input)}`;
   if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) === 1)
     return emptyText(issue.input, file);
-  const unit = issue.origin === "string" ? "characters" : "entries";
+  const one = Number(issue.code === "too_big" ? issue.maximum : issue.minimum) === 1;
+  const unit = issue.origin === "string" ? (one ? "character" : "characters") : one ? "entry" : "entries";
   return `expected ${bound} ${unit}, got ${describeValue(issue.path, issue.input)}`;
+}
+
+/**
+ * What each word of a list written as one text is, where words cannot hold a space: the arguments of an
+ * argv (`agent.command`, an MCP server's `args`: no shell splits them) and a route's skill and toolset
+ * names. Undefined elsewhere (an event type may hold spaces: GitLab's `Merge Request Hook`).
+ */
+function listOfWords(path: readonly PropertyKey[]): { key: string; noun: "argument" | "name" } | undefined {
+  const at = path.map(String);
+  if (at.join(".") === "agent.command") return { key: "command", noun: "argument" };
+  if (at.length === 3 && at[0] === "mcp_servers" && at[2] === "args")
+    return { key: "args", noun: "argument" };
+  const key = at.at(-1);
+  if (at.includes("routes") && (key === "skills" || key === "toolsets")) return { key, noun: "name" };
+  return undefined;
 }
 
 /** The keys a mapping at an issue's path may have, to suggest the one a misspelt key meant. */
@@ -374,11 +390,6 @@ function hiddenEntryValue(issue: z.core.$ZodIssue): string | undefined {
 }
 
 /** An MCP server's `command` written as a whole argv list (`[npx, -y, pkg]`, as opencode's config writes it). */
-/** `args: "-y @scope/server --port 8080"`: a stdio server's arguments written as one command line. */
-function mcpArgsText(path: readonly PropertyKey[], input: unknown): input is string {
-  return path.length === 3 && path[0] === "mcp_servers" && path[2] === "args" && typeof input === "string";
-}
-
 /**
  * A server written as its url or command line (`a: https://x/mcp`, `a: npx -y pkg`, `a: [npx, -y, pkg]`): the
  * entry to write, or undefined. A line with quotes or a credential is not shown back (see argsTextMessage).
@@ -421,17 +432,25 @@ export const flowItem = (w: string) =>
   /^[A-Za-z0-9_./~=+-][A-Za-z0-9_./~=+@:-]*$/.test(w) && !/:$/.test(w) ? w : JSON.stringify(w);
 
 /**
- * `args` as one line of text: each word is one argument, so the fix is a list of the words (a list of the
- * line alone would pass it as one argument, with its spaces). A word YAML would not read as plain text
- * (`@scope/server`) is quoted; a line with quotes, a credential option or a URL's password is not split.
+ * A list of words written as one line of text (`args: -y @scope/server`, `agent.command: /usr/bin/agent
+ * --quiet`, `skills: review triage`): each word is one entry, so the fix is a list of the words (a list
+ * of the line alone would pass it as one argument, with its spaces). A word YAML would not read as plain
+ * text (`@scope/server`) is quoted; a line with quotes, a credential option or a URL's password is not split.
  */
-function argsTextMessage(text: string, syntax: "yaml" | "json"): string {
+function wordsTextMessage(
+  text: string,
+  { key, noun }: { key: string; noun: "argument" | "name" },
+  syntax: "yaml" | "json",
+): string {
   const words = text.trim().split(/\s+/);
-  const generic = "write one list entry per argument: args: [first, second, ...]";
+  const why =
+    noun === "argument"
+      ? "each argument is one entry of a list (svc starts no shell to split a line)"
+      : "each name is one entry of a list (a name holds no space)";
   if (/['"\\]/.test(text) || holdsCredential(words))
-    return `expected a list, got text (not shown: it may hold a credential or quoting) — each argument is one entry of a list (svc starts no shell to split a line): ${generic}`;
+    return `expected a list, got text (not shown: it may hold a credential or quoting) — ${why}: write one list entry per ${noun}: ${key}: [first, second, ...]`;
   const item = (w: string) => (syntax === "yaml" ? flowItem(w) : JSON.stringify(w));
-  return `expected a list, got ${JSON.stringify(text)} — each argument is one entry of a list (svc starts no shell to split a line): write args: [${words.map(item).join(", ")}]`;
+  return `expected a list, got ${JSON.stringify(text)} — ${why}: write ${key}: [${words.map(item).join(", ")}]`;
 }
 
 /** `command: {path: npx, args: [-y, pkg]}`, as Zed's context_servers wrote a server's command. */
@@ -486,8 +505,21 @@ export function formatIssue(
           ? // The values are credentials as often as not: only the names are shown.
             `expected ${expected}, got ${Array.isArray(issue.input) ? "a list" : "text"} (not shown: ${section === "env" ? "env" : "header"} values are often credentials) — write each entry as NAME: value${pairs.names === undefined ? "" : `, ${section}: {${pairs.names.map((n) => (syntax === "json" ? `${JSON.stringify(n)}: "..."` : `${n}: ...`)).join(", ")}}`}`
           : `expected ${expected}, got ${describeValue(issue.path, issue.input)}`;
+    // `webhook:` then `  enabled true` (or `secret abc`, `port:8644`) alone under it: YAML reads the line
+    // as the mapping's text. Only a key of that mapping is written back: the rest may be a secret.
+    const keyLine =
+      (issue.expected === "record" || issue.expected === "object") &&
+      syntax === "yaml" &&
+      typeof issue.input === "string"
+        ? /^([A-Za-z0-9_.-]+)(?::(?=\S)|\s+(?=\S))/.exec(issue.input)
+        : null;
+    if (keyLine?.[1] !== undefined && (known?.(issue.path) ?? []).includes(keyLine[1]))
+      message = `expected ${expected}, got a line with no ": " after its key ${keyLine[1]} (not shown) — write ${keyLine[1]}: <value>, a colon and a space after the key`;
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
-    if (issue.expected === "string" && (typeof issue.input === "number" || typeof issue.input === "boolean"))
+    else if (
+      issue.expected === "string" &&
+      (typeof issue.input === "number" || typeof issue.input === "boolean")
+    )
       message += ` — put it in quotes if it is meant as text`;
     else if (issue.path.at(-1) === "secret" && Array.isArray(issue.input)) message += ` — ${ONE_SECRET}`;
     else if (
@@ -527,7 +559,16 @@ export function formatIssue(
     else if (issue.input === undefined && issue.path.at(-1) === "key" && issue.path.at(-2) === "coalesce")
       message =
         "missing — set it to the payload path that names the entity (pull_request.number) or a {template}";
-    else if (mcpArgsText(issue.path, issue.input)) message = argsTextMessage(issue.input, syntax);
+    else if (
+      typeof issue.input === "string" &&
+      issue.expected === "array" &&
+      listOfWords(issue.path) !== undefined
+    )
+      message = wordsTextMessage(
+        issue.input,
+        listOfWords(issue.path) as { key: string; noun: "argument" | "name" },
+        syntax,
+      );
     else if (syntax === "yaml" && mcpEntryShorthand(issue.path, issue.input) !== undefined) {
       const shorthand = mcpEntryShorthand(issue.path, issue.input) as { entry: string; hidden: boolean };
       // The text held a credential (or quoting): it is not quoted back.
@@ -550,7 +591,11 @@ export function formatIssue(
         message += ` — write a list: [${shown.startsWith('"') ? entry : "..."}]`;
       }
     }
-  } else if (issue.code === "custom" && typeof issue.params?.unsetVariable === "string") {
+  } else if (
+    issue.code === "custom" &&
+    typeof issue.params?.unsetVariable === "string" &&
+    (syntax === "yaml" || issue.params.unlessJson !== true)
+  ) {
     message = unsetVariable(file, issue.params.unsetVariable, issue.params.orElse);
   } else if (issue.code === "unrecognized_keys") {
     message = unknownKeys(issue.keys, known?.(issue.path) ?? [], placement ? issue : undefined, issue.path);

@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { parse as parseEnv } from "dotenv";
 import {
   type Document,
@@ -19,6 +21,7 @@ import { knownKeysAt } from "./knownKeys.js";
 import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
+import { noteShadowedRoutes } from "./sections/webhook.js";
 import { colonInValueHint, unquotedTemplateLine } from "./unquotedTemplate.js";
 import { refuseUnknownTags, unresolvedAlias } from "./yamlLeadingChars.js";
 import { prepareConfigDocument } from "./yamlNodes.js";
@@ -69,6 +72,62 @@ function unreadable(file: string, err: unknown): SvcError {
   return new SvcError("config_unreadable", `${file}: cannot be read (${message}) — ${todo}`);
 }
 
+/** The number of the first line of `bytes` that is not UTF-8 (no UTF-8 sequence holds a line feed byte). */
+function firstNonUtf8Line(bytes: Buffer): number {
+  let line = 1;
+  for (let start = 0; ; line += 1) {
+    const end = bytes.indexOf(0x0a, start);
+    if (end === -1 || !isUtf8(bytes.subarray(start, end))) return line;
+    start = end + 1;
+  }
+}
+
+/**
+ * A config.yaml or `.env` as text. One saved in another encoding is refused naming the line: read as UTF-8,
+ * a Latin-1 `é` in a secret would become U+FFFD (every signature made with the secret fails), and a UTF-16
+ * file (what PowerShell 5's `>` writes) is no YAML at all.
+ */
+function readUtf8(file: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (err) {
+    throw unreadable(file, err);
+  }
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+    throw new SvcError(
+      "config_invalid",
+      `${file}: saved as UTF-16 — save it as UTF-8 (in PowerShell: Set-Content -Encoding utf8, or Out-File -Encoding utf8)`,
+    );
+  if (!isUtf8(bytes))
+    throw new SvcError(
+      "config_invalid",
+      `${file}: line ${firstNonUtf8Line(bytes)}: not UTF-8 text — save the file as UTF-8 (in another encoding, such as Latin-1 or Windows-1252, a character like é is read as one no sender uses)`,
+    );
+  return bytes.toString("utf8");
+}
+
+/**
+ * Whether `path` is there to be read. A symbolic link to nothing (a config.yaml or `.env` kept in a dotfiles
+ * checkout that moved) is refused, not taken for no file: the gateway would otherwise start on the embedded
+ * default (no routes) or without a single secret, and say nothing about the link.
+ */
+function isPresent(path: string, withoutIt: string): boolean {
+  if (existsSync(path)) return true;
+  let target: string;
+  try {
+    target = readlinkSync(path);
+  } catch {
+    return false; // not there at all
+  }
+  throw new SvcError(
+    "config_unreadable",
+    `${path}: is a symbolic link to ${resolve(dirname(path), target)}, which does not exist — restore its target or point the link at the file, or remove the link (${withoutIt})`,
+  );
+}
+
+const WITHOUT_ENV = "svc then reads no .env";
+
 /**
  * A `.env` file's variables. `${NAME}` and `${NAME:-fallback}` in a value not in 'single quotes' (or `backticks`) are
  * replaced, as a shell, docker compose and python-dotenv read them, by a variable of an earlier line, else
@@ -78,13 +137,8 @@ export function readEnvFile(
   path: string,
   env: Readonly<Record<string, string | undefined>> = {},
 ): Record<string, string> {
-  if (!existsSync(path)) return {};
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    throw unreadable(path, err);
-  }
+  if (!isPresent(path, WITHOUT_ENV)) return {};
+  const text = readUtf8(path);
   return expandReferences({ ...parseEnv(text), ...unquotedHashValues(text) }, text, env);
 }
 
@@ -127,9 +181,15 @@ function checkEnvFile(path: string): void {
 export function envFileProblem(path: string): string | undefined {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return undefined;
+    if (!isPresent(path, WITHOUT_ENV)) return undefined;
+  } catch (err) {
+    return (err as SvcError).message;
+  }
+  try {
+    text = readUtf8(path);
+  } catch (err) {
+    // One that cannot be read is named by readEnvFile; one in another encoding here.
+    return (err as SvcError).code === "config_invalid" ? (err as SvcError).message : undefined;
   }
   const stray = strayEnvLine(text);
   if (stray === undefined) return undefined;
@@ -204,12 +264,7 @@ export function secretScope(paths: SvcPaths, env: NodeJS.ProcessEnv = process.en
 
 /** config.yaml's value, and whether it held nothing at all (`blank`). */
 function readYaml(file: string): { value: unknown; blank: boolean } {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw unreadable(file, err);
-  }
+  const text = readUtf8(file);
   // Integers are read exactly: a Discord or Slack id written unquoted (19 digits) is past 2^53.
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true, lineCounter, merge: true });
@@ -318,6 +373,14 @@ function yamlProblem(message: string, line = "", column = 1): string {
   if (/^Source contains multiple documents/.test(text))
     return `the file holds more than one YAML document (a --- line)${text.replace(/^.*?( at line \d+, column \d+)$/, "$1")} — keep one document`;
   if (/^Tabs are not allowed/.test(text)) return `${text} — indent with spaces`;
+  // `enabled true` or `port:8644`: no ": " after the key, so YAML reads the line as a key with no value.
+  // Only the key is written back: the rest may be a secret.
+  if (/^Implicit (?:map )?keys need to/.test(text)) {
+    const written = line.replace(/\s#.*$/, "").trim();
+    const key = /^(?:-\s+)?([A-Za-z0-9_.-]+)(:?)/.exec(written);
+    if (key?.[1] !== undefined && !/:(?:\s|$)/.test(written))
+      return `${text} — ${key[2] === ":" ? `a colon after a key needs a space after it: write ${key[1]}: <value>` : `the line has no colon after its key: write ${key[1]}: ${written === key[1] ? "(its value after it, or its keys indented on the lines below)" : "<value>"}`}`;
+  }
   // `secret: {x: ${VAR}}`: in a flow mapping `{` starts a mapping, so `${VAR}` must be quoted.
   // In a [flow, list] (`events: [${EV}]`) the parser says "Missing , or : between flow sequence items".
   if (/flow-map-start|between flow (?:sequence|map) items/.test(text) && line.includes("${"))
@@ -348,11 +411,13 @@ const isMapping = (value: unknown): value is Record<string, unknown> =>
 
 /** A variable's value (the process environment first, then `.env`) and where it came from, for messages. */
 function lookupVar(name: string, scope: InterpolationScope, envFile: string) {
+  // Empty or blank (spaces only: `WEBHOOK_SECRET=" "` left as a placeholder) counts as unset.
   const fromEnv = scope.env[name];
-  if (fromEnv !== undefined && fromEnv !== "")
+  if (fromEnv !== undefined && fromEnv.trim() !== "")
     return { value: fromEnv, from: `environment variable ${name}` };
   const fromFile = scope.secrets[name];
-  if (fromFile !== undefined && fromFile !== "") return { value: fromFile, from: `${envFile}: ${name}` };
+  if (fromFile !== undefined && fromFile.trim() !== "")
+    return { value: fromFile, from: `${envFile}: ${name}` };
   return undefined;
 }
 
@@ -413,6 +478,16 @@ function webhookExtraKeys(raw: Record<string, unknown>): {
   const directRoutes = isMapping(webhook) && isMapping(webhook.routes);
   // Both sides have routes: they merge by name, so only the names under extra were written there.
   return { keys, routes: directRoutes && routes !== undefined ? new Set(routes) : undefined };
+}
+
+/** Route names written both under `platforms.webhook.routes` and `extra.routes`: only the latter is served. */
+function routesWrittenTwice(raw: Record<string, unknown>): string[] {
+  const webhook = isMapping(raw.platforms) ? raw.platforms.webhook : undefined;
+  const extra = isMapping(webhook) ? webhook.extra : undefined;
+  if (!isMapping(webhook) || !isMapping(webhook.routes) || !isMapping(extra) || !isMapping(extra.routes))
+    return [];
+  const under = extra.routes;
+  return Object.keys(webhook.routes).filter((name) => Object.hasOwn(under, name));
 }
 
 /**
@@ -518,7 +593,7 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   const paths = svcPaths(options.home ?? svcHome(env));
   const scope = secretScope(paths, env);
   checkEnvFile(paths.env);
-  const fromFile = existsSync(paths.config);
+  const fromFile = isPresent(paths.config, "svc then runs on its embedded default, with no routes");
   const read = fromFile ? readYaml(paths.config) : { value: structuredClone(EMBEDDED_DEFAULT), blank: false };
   const raw = read.value;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
@@ -555,5 +630,6 @@ export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } =
   }
   const enabledKey = webhookExtraKeys(rendered).keys.has("enabled") ? "extra.enabled" : "enabled";
   const enabledFrom = enabledFromEnv ?? `${paths.config}: platforms.webhook.${enabledKey}`;
+  noteShadowedRoutes(parsed.data.platforms.webhook, routesWrittenTwice(rendered));
   return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom };
 }

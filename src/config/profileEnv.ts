@@ -1,6 +1,7 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { envFileProblem, readEnvFile } from "./load.js";
+import { nearMiss } from "./nearMiss.js";
 import { DEFAULT_PROFILE, svcPaths } from "./paths.js";
 
 /**
@@ -46,6 +47,12 @@ const SHARED_ONLY = ["config.yaml", "webhook_subscriptions.json"] as const;
  */
 export function profileSharedFileWarnings(home: string, profiles: readonly string[]): string[] {
   const warnings: string[] = [];
+  // `profiles/default/` (scripts, .env, cron jobs put there for the default profile) is never read either.
+  const defaultDir = join(home, "profiles", DEFAULT_PROFILE);
+  if (existsSync(defaultDir))
+    warnings.push(
+      `${defaultDir} is not read: the default profile's directory is ${home} itself (its scripts/, skills/, cron/, mcp-tokens/, .env) — move what it holds there`,
+    );
   for (const profile of profiles) {
     if (profile === DEFAULT_PROFILE) continue;
     const root = svcPaths(home, profile).root;
@@ -60,4 +67,42 @@ export function profileSharedFileWarnings(home: string, profiles: readonly strin
     }
   }
   return warnings;
+}
+
+/**
+ * A name in `.env` one or two letters from a `WEBHOOK_*` variable (`WEBHOOK_PROT=9000`, `webhook_secret=...`)
+ * sets nothing the adapter reads: the gateway would listen on 8644, or have no global secret, without a word.
+ * Named, unless config.yaml uses it as a `${NAME}` of its own.
+ */
+export function webhookVariableTypos(envFile: string, configFile: string): string[] {
+  let names: string[];
+  try {
+    names = Object.keys(readEnvFile(envFile));
+  } catch {
+    return []; // the load names a .env it cannot read
+  }
+  let config = "";
+  try {
+    config = readFileSync(configFile, "utf8");
+  } catch {
+    // no config.yaml: no ${NAME} of its own
+  }
+  return names.flatMap((name) => {
+    if (
+      WEBHOOK_VARIABLES.includes(name) ||
+      config.includes(`\${${name}`) ||
+      config.includes(`\${env:${name}`)
+    )
+      return [];
+    // nearMiss compares with lower-case candidates.
+    const meant = nearMiss(
+      name.toLowerCase(),
+      WEBHOOK_VARIABLES.map((variable) => variable.toLowerCase()),
+    )?.toUpperCase();
+    return meant === undefined
+      ? []
+      : [
+          `${envFile}: ${name} is not a variable svc reads — did you mean ${meant}? (the webhook adapter reads WEBHOOK_ENABLED, WEBHOOK_PORT and WEBHOOK_SECRET; names are case-sensitive)`,
+        ];
+  });
 }

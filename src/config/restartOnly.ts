@@ -1,4 +1,5 @@
 import type { Config } from "./schema.js";
+import { settingKey } from "./sections/webhook.js";
 
 /** Settings a SIGHUP reload cannot apply (the listener, the run slots, MCP approvals and the state backend are built once). */
 const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]> = [
@@ -28,7 +29,16 @@ export function restartOnlyChanges(
   overridden: ReadonlySet<string> = new Set(),
 ): string[] {
   return RESTART_ONLY.filter(([key, read]) => !overridden.has(key) && read(running) !== read(next)).map(
-    ([key]) => key,
+    ([key]) => writtenAt(key, next, running),
+  );
+}
+
+/** A `platforms.webhook` key as written: under `extra` when the re-read (or running) file has it there. */
+function writtenAt(key: string, ...configs: readonly Config[]): string {
+  const setting = /^platforms\.webhook\.(.+)$/.exec(key)?.[1];
+  if (setting === undefined) return key;
+  return (
+    configs.map((config) => settingKey(config.platforms.webhook, setting)).find((at) => at !== key) ?? key
   );
 }
 
@@ -36,6 +46,8 @@ export function restartOnlyChanges(
 const VARIABLE_OF: Readonly<Record<string, string>> = {
   "platforms.webhook.enabled": "WEBHOOK_ENABLED",
   "platforms.webhook.port": "WEBHOOK_PORT",
+  "platforms.webhook.extra.enabled": "WEBHOOK_ENABLED",
+  "platforms.webhook.extra.port": "WEBHOOK_PORT",
 };
 
 /**

@@ -14,6 +14,22 @@ function singleQuoted(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
+/**
+ * A name whose value is a credential (`secret`, `token`, `api_key`, `GITHUB_TOKEN`, `X-Api-Key`,
+ * `password`, ...: the names config messages hide), except `coalesce.key`, which is a template.
+ */
+const CREDENTIAL_NAME = /token|secret|pass|auth|cred|session|cookie|key/i;
+
+/**
+ * The value of `key` written back quoted in a fix, unless it is a credential: a hint is printed on stderr
+ * and logged, so a secret that happens to hold `: ` or start with `{` is named by its key only.
+ */
+function quotedBackValue(key: string, value: string): string {
+  return CREDENTIAL_NAME.test(key) && key !== "key"
+    ? "'<the value>' (not shown: the key holds a secret)"
+    : singleQuoted(value);
+}
+
 /** What the value of `key` is: a `regex` filter's pattern, or a template (or other text). */
 function noun(key: string): string {
   return key === "regex" ? "pattern" : "template";
@@ -109,7 +125,7 @@ export function unquotedTemplateLine(message: string, line: string): string | un
   // `deliver_extra: {chat_id: {chat.id} x}`: the mapping is meant; the value at fault is inside it, and
   // quoting the whole line would be wrong: the parser's words alone.
   if (/:\s/.test(/^[{[][^{}[\]]*/.exec(value)?.[0] ?? "")) return undefined;
-  return ` — ${meaning(value[0] as string)}: put the ${noun(key)} in quotes: ${key}: ${singleQuoted(value.trim())}`;
+  return ` — ${meaning(value[0] as string)}: put the ${noun(key)} in quotes: ${key}: ${quotedBackValue(key, value.trim())}`;
 }
 
 /** The keys whose values are templates: a route's `prompt`, `deliver_extra` values and `coalesce.key`. */
@@ -182,11 +198,17 @@ export function colonInValueHint(message: string, line: string): string | undefi
   const match = COLON_VALUE.exec(line);
   if (match === null) return undefined;
   const [, key, value] = match as unknown as [string, string, string];
-  return ` — a ": " inside a value starts another key in YAML: put the value in quotes: ${key}: ${singleQuoted(value.trim())}`;
+  return ` — a ": " inside a value starts another key in YAML: put the value in quotes: ${key}: ${quotedBackValue(key, value.trim())}`;
 }
 
 /** A line's `key: value` (a `# comment` cut), for the tag and alias refusals below. */
 const KEY_VALUE = /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+([^\s][^\n]*?)(?:[ \t]+#(?:[ \t].*)?)?$/;
+
+/** Whether `line` is `key: value` with a credential's key (its value must not be quoted in a message). */
+export function credentialLine(line: string): boolean {
+  const key = KEY_VALUE.exec(line)?.[1];
+  return key !== undefined && CREDENTIAL_NAME.test(key) && key !== "key";
+}
 
 /**
  * `regex: '!wip'` as the fix for `line`, when the line is `key: value` and the value starts with `start` (not
@@ -197,7 +219,7 @@ function quotedBack(line: string, start: string): string {
   const value = match?.[2]?.trim();
   return match === null || value === undefined || !value.startsWith(start)
     ? ""
-    : `: ${match[1]}: ${singleQuoted(value)}`;
+    : `: ${match[1]}: ${quotedBackValue(match[1] as string, value)}`;
 }
 
 /**
@@ -206,7 +228,9 @@ function quotedBack(line: string, start: string): string {
  * `line` (the file's line text).
  */
 export function unknownTagProblem(tag: string, line: string): string {
-  return `${tag} at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes${quotedBack(line, tag)}`;
+  // A secret that starts with `!`: the tag is its first word, not shown.
+  const shown = credentialLine(line) ? "a !word" : tag;
+  return `${shown} at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes${quotedBack(line, tag)}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type Document, type LineCounter, visit } from "yaml";
 import { SvcError } from "../errors.js";
-import { unknownAliasProblem, unknownTagProblem } from "./unquotedTemplate.js";
+import { credentialLine, unknownAliasProblem, unknownTagProblem } from "./unquotedTemplate.js";
 
 /**
  * Values YAML reads through a leading `!` or `*` (src/config/unquotedTemplate.ts): a tag svc does not know is
@@ -48,6 +48,6 @@ export function unresolvedAlias(
   const { line } = lines.linePos(start);
   return new SvcError(
     "config_invalid",
-    `${file}: line ${line}: not valid YAML — ${message} — ${unknownAliasProblem(lineAt(text, line))}`,
+    `${file}: line ${line}: not valid YAML — ${credentialLine(lineAt(text, line)) ? message.replace(/: .+$/, "") : message} — ${unknownAliasProblem(lineAt(text, line))}`,
   );
 }

@@ -5,6 +5,7 @@ import { templateCutByComment, yamlOneOneBoolean } from "./unquotedTemplate.js";
 
 /**
  * Checks and adjusts config.yaml as parsed, before it becomes plain values:
+ * - a key is the text written (`007:` is the route 007, not 7);
  * - a `__proto__` key is refused: a JavaScript object cannot hold it as an ordinary name, so the route,
  *   server or key would otherwise vanish without a word;
  * - a number under `deliver_extra` keeps the text written in the file: those values are ids (a Slack
@@ -37,6 +38,7 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
       refuseYamlOneOneBooleans(node, path, file, lines);
     }
     for (const pair of node.items) {
+      keepKeyText(pair.key, text);
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
       const at = [...path, key];
       if (key === "__proto__") {
@@ -145,6 +147,18 @@ function keepTilde(node: unknown, text: string): void {
 }
 
 /** A plain (unquoted) number scalar becomes the string written in the file. */
+/**
+ * A name is the text written: a route `007:` or `1.10:` unquoted (YAML reads a number, 7 and 1.1) answers
+ * at `/webhooks/007` and `/webhooks/1.10`, not under a name no sender posts to; `null:` or `~:` is not
+ * the empty name. So for every key (routes, MCP servers, `deliver_extra`, `env` and `headers` names).
+ */
+function keepKeyText(node: unknown, text: string): void {
+  if (!isScalar(node) || node.type !== Scalar.PLAIN || node.range === undefined || node.range === null)
+    return;
+  if (typeof node.value === "string") return;
+  node.value = text.slice(node.range[0], node.range[1]);
+}
+
 function keepNumberText(node: unknown, text: string): void {
   if (!isScalar(node) || node.type !== Scalar.PLAIN || node.range === undefined || node.range === null)
     return;

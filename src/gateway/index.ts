@@ -5,7 +5,6 @@ import { startSystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
 import { isLoopbackHost } from "../config/host.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
-import { profileEnvFileWarnings, profileSharedFileWarnings } from "../config/profileEnv.js";
 import { describeRestartKeys, restartOnlyChanges } from "../config/restartOnly.js";
 import { unusedSettingWarnings } from "../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../config/webhookEnabled.js";
@@ -15,11 +14,6 @@ import { createLogger } from "../io/log.js";
 import { createGatewayMetrics, type GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
-import {
-  configSecretsReadableByOthers,
-  secretFiles,
-  secretFilesReadableByOthers,
-} from "../io/secretFileModes.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { cronJobsStored } from "../io/stores/cronJobsStored.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
@@ -32,6 +26,7 @@ import { createCron } from "./cron.js";
 import { createDeliveries } from "./deliveries.js";
 import { historyHooks } from "./deliveryHistoryHooks.js";
 import { dynamicRoutesFor } from "./dynamicRoutes.js";
+import { homeFileWarnings } from "./homeFileWarnings.js";
 import { createIdempotency } from "./idempotency.js";
 import { subscriptionWarnings } from "./idleRouteKeys.js";
 import { startIngress } from "./ingress.js";
@@ -73,16 +68,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
   for (const warning of unusedSettingWarnings(config, paths.config)) logger.warn(warning);
   // A secret file created by hand (or restored from a backup) with a mode every user can read.
-  const onDisk = profilesOnDisk(paths.home);
-  for (const warning of [
-    ...profileEnvFileWarnings(paths.home, onDisk),
-    ...profileSharedFileWarnings(paths.home, onDisk),
-  ])
-    logger.warn(`[gateway] ${warning}`);
-  for (const warning of secretFilesReadableByOthers(secretFiles(paths.home)))
-    logger.warn(`[gateway] ${warning}`);
-  const configSecrets = loaded.fromFile ? configSecretsReadableByOthers(paths.config) : undefined;
-  if (configSecrets !== undefined) logger.warn(`[gateway] ${configSecrets}`);
+  for (const warning of homeFileWarnings(paths, loaded.fromFile)) logger.warn(warning);
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
     options.stateStore ?? openStateStore(config.state, paths.home, logger, now),
@@ -471,6 +457,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       }
       // As at start: what the re-read file sets to no effect, or to a value every run or delivery would fail on.
       for (const warning of unusedSettingWarnings(next.config, paths.config)) logger.warn(warning);
+      for (const warning of homeFileWarnings(paths, next.fromFile)) logger.warn(warning);
       deliveries.warn(next.config);
       coalescing.flush();
       routes.reload(next.config);

@@ -5,7 +5,11 @@ import { addVariablesAdvice } from "../../config/interpolate.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
-import { profileEnvFileWarnings, profileSharedFileWarnings } from "../../config/profileEnv.js";
+import {
+  profileEnvFileWarnings,
+  profileSharedFileWarnings,
+  webhookVariableTypos,
+} from "../../config/profileEnv.js";
 import { profileBindingProblem } from "../../config/profileWarnings.js";
 import { subscriptionSecretProblem } from "../../config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
@@ -84,7 +88,9 @@ export async function checkConfig(
   const problems = startupProblems(loaded.config, loaded.paths.config);
   // A file or a link to nothing where the data directory goes: the gateway refuses to start.
   const home = homeProblem(loaded.paths.home);
-  if (home !== undefined) problems.push(home);
+  // Nothing under it can be read either: its files' own errors (ENOTDIR, ENOENT) would only repeat this one.
+  if (home !== undefined)
+    return { problems: [...problems, home], storeProblems: [], warnings: [], summary: undefined };
   const idle = nothingToRun(loaded, () => cronJobsStored(loaded.paths.home));
   if (idle !== undefined) problems.push(idle);
   // svc gateway run refuses an SVC_LOG_LEVEL it does not know before it reads anything else.
@@ -97,6 +103,7 @@ export async function checkConfig(
     ...(loaded.fromFile
       ? [configSecretsReadableByOthers(loaded.paths.config)].filter((w) => w !== undefined)
       : []),
+    ...webhookVariableTypos(loaded.paths.env, loaded.paths.config),
     ...profileEnvFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...profileSharedFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),

@@ -72,16 +72,35 @@ const extraValue = z.union([z.string(), z.number(), z.boolean()], {
   error: "expected text (a {template}), a number or true/false",
 });
 
+/**
+ * A webhook secret: an empty one is refused (too short), and so is one of spaces only, which anyone can
+ * sign with (a `WEBHOOK_SECRET=" "` or `secret: "  "` left as a placeholder).
+ */
+const webhookSecret = z
+  .string()
+  .min(1)
+  .refine((secret) => secret === "" || secret.trim() !== "", {
+    message:
+      "is blank (spaces only): anyone could sign with it — write a real secret (svc gateway setup --generate-secret makes one), or leave the key out",
+  });
+
 /** Properties shared by static routes and dynamic subscriptions. */
 export const routeShape = {
   events: z.array(z.string()).optional(),
-  secret: z.string().min(1).optional(),
+  secret: webhookSecret.optional(),
   // The profile's directory is <home>/profiles/<name>: a name that cannot be one would fail every run.
   profile: z
     .string()
     .superRefine((name, ctx) => {
       const problem = profileNameProblem(name);
-      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+      if (problem === undefined) return;
+      // `profile: ${PROFILE}` that nothing sets (config.yaml only: a store's record is not interpolated).
+      const unset = unsetVariablesIn(name)[0];
+      ctx.addIssue({
+        code: "custom",
+        message: problem,
+        ...(unset === undefined ? {} : { params: { unsetVariable: unset, unlessJson: true } }),
+      });
     })
     .optional(),
   prompt: z.string().optional(),
@@ -131,7 +150,7 @@ const adapterShape = {
     })
     .default("0.0.0.0"),
   port: z.number().int().min(0).max(65535).default(8644),
-  secret: z.string().min(1).optional(),
+  secret: webhookSecret.optional(),
   rate_limit: z.number().int().positive().default(30),
   max_body_bytes: z.number().int().positive().default(1_048_576),
   script_timeout_seconds: timerSeconds(30),
@@ -190,6 +209,13 @@ export type WebhookSettings = z.infer<typeof webhookSchema>;
  * Kept as a non-enumerable symbol on the parsed objects, so it never shows in their keys or equality.
  */
 const WRITTEN_AT = Symbol("written at");
+const EXTRA_KEYS = Symbol("keys written under extra");
+
+/** `platforms.webhook.<key>`, or `platforms.webhook.extra.<key>` when the key was written there. */
+export function settingKey(webhook: object, key: string): string {
+  const underExtra = (webhook as { [EXTRA_KEYS]?: ReadonlySet<string> })[EXTRA_KEYS]?.has(key) === true;
+  return `platforms.webhook.${underExtra ? "extra." : ""}${key}`;
+}
 type Noted = { [WRITTEN_AT]?: string };
 
 function noteWrittenUnderExtra<T extends { routes: Record<string, Route> }>(
@@ -197,6 +223,7 @@ function noteWrittenUnderExtra<T extends { routes: Record<string, Route> }>(
   extra: Record<string, unknown> | undefined,
 ): T {
   if (extra === undefined) return settings;
+  Object.defineProperty(settings, EXTRA_KEYS, { value: new Set(Object.keys(extra)), enumerable: false });
   const note = (target: object, at: string) =>
     Object.defineProperty(target, WRITTEN_AT, { value: at, enumerable: false });
   const underExtra = extra.routes;
@@ -208,6 +235,21 @@ function noteWrittenUnderExtra<T extends { routes: Record<string, Route> }>(
   }
   if (Object.hasOwn(extra, "secret")) note(settings, "platforms.webhook.extra");
   return settings;
+}
+
+const SHADOWED = Symbol("routes written under routes and extra.routes");
+
+/**
+ * Notes the route names written both under `platforms.webhook.routes` and `platforms.webhook.extra.routes`
+ * (the one under `extra` is served, the other dropped), for the warning that says so.
+ */
+export function noteShadowedRoutes(webhook: object, names: readonly string[]): void {
+  if (names.length > 0) Object.defineProperty(webhook, SHADOWED, { value: names, enumerable: false });
+}
+
+/** The route names noted by noteShadowedRoutes. */
+export function shadowedRoutes(webhook: object): readonly string[] {
+  return (webhook as { [SHADOWED]?: readonly string[] })[SHADOWED] ?? [];
 }
 
 /** `platforms.webhook.routes.<name>`, or `platforms.webhook.extra.routes.<name>` for a route written there. */

@@ -1,3 +1,5 @@
+import { dirname, join } from "node:path";
+import { unsetVariablesIn } from "../../config/interpolate.js";
 import { nearMiss } from "../../config/nearMiss.js";
 import type { Config } from "../../config/schema.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
@@ -64,6 +66,14 @@ export function targetStartupProblems(
   for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
     const at = `${file}: ${routeKey(name, route)}`;
     const canonical = canonicalTarget(route.deliver);
+    // `deliver: ${TARGET}` that nothing sets: naming the variable says more than "unknown target".
+    const unset = canonical === undefined ? unsetVariablesIn(route.deliver)[0] : undefined;
+    if (unset !== undefined) {
+      unknown.push(
+        `${at}.deliver: \${${unset}} is not set — set ${unset} in ${join(dirname(file), ".env")} or the environment`,
+      );
+      continue;
+    }
     if (canonical === undefined) {
       const meant = nearMiss(route.deliver, Object.keys(TARGET_ALIASES));
       unknown.push(

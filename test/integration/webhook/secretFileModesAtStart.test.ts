@@ -63,4 +63,18 @@ describe("gateway start: secret files readable by other users, a profile's .env"
     );
     expect(warnings(home.dir).join("\n")).not.toContain("work-token");
   });
+
+  it("a reload that reads a config.yaml now holding a credential and readable by others logs the same WARN", async () => {
+    home = tempHome();
+    const file = home.write("config.yaml", stringify(webhookConfig({ pr: { secret: "${PR_SECRET}" } })));
+    home.write(".env", "PR_SECRET=s3cret\n", 0o600);
+    gateway = await startGatewayInHome(home);
+    const warning = `[gateway] ${file} holds secrets (platforms.webhook.routes.pr.secret) but is readable by other users (mode 0644) — chmod 600 ${file}, or keep them in .env and write \${NAME} in their place`;
+    // Edited while the gateway runs: the secret written out, the file left 0644 as an editor creates it.
+    home.write("config.yaml", stringify(webhookConfig({ pr: { secret: "s3cret" } })));
+    chmodSync(file, 0o644);
+    expect(warnings(home.dir)).not.toContain(warning);
+    gateway.reload();
+    expect(warnings(home.dir)).toContain(warning);
+  });
 });

@@ -168,3 +168,14 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(message).not.toContain("sk-secret-value");
   });
 });
+
+describe("agent.command written as one string", () => {
+  it("says to write one argument per entry, split as a shell would, since no shell runs it", () => {
+    expect(problem("  provider: command\n  command: /usr/bin/agent --quiet\n")).toBe(
+      `${home.dir}/config.yaml: agent.command: expected a list, got "/usr/bin/agent --quiet" — each argument is one entry of a list (svc starts no shell to split a line): write command: [/usr/bin/agent, --quiet]`,
+    );
+    expect(problem("  provider: command\n  command: []\n")).toBe(
+      `${home.dir}/config.yaml: agent.command: expected at least 1 entry, got []`,
+    );
+  });
+});

@@ -1,9 +1,10 @@
-import { mkdirSync, rmdirSync } from "node:fs";
+import { mkdirSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { routeTable } from "../../../src/actors/routes.js";
 import { loadConfig } from "../../../src/config/load.js";
 import { secretCharacterWarnings } from "../../../src/config/secretWarnings.js";
+import { unusedSettingWarnings } from "../../../src/config/unusedSettings.js";
 import { webhookStartupProblems } from "../../../src/config/validate.js";
 import { toolsetWarnings } from "../../../src/gateway/routeWarnings.js";
 import { startupProblems } from "../../../src/gateway/startupProblems.js";
@@ -232,6 +233,24 @@ describe("config loading (spec 2.1)", () => {
     expect(stored.ok).toBe(false);
   });
 
+  it("a route's profile: ${PROFILE} that nothing sets is named as not set (a store record's is only an invalid name)", () => {
+    expect(() =>
+      load("platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        profile: ${PROFILE}\n"),
+    ).toThrow(
+      /config\.yaml: platforms\.webhook\.routes\.gh\.profile: \$\{PROFILE\} is not set — set PROFILE in \/tmp\/\S+\/\.env or the environment$/,
+    );
+    expect(
+      load("platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        profile: ${PROFILE}\n", {
+        PROFILE: "work",
+      }).config.platforms.webhook.routes.gh?.profile,
+    ).toBe("work");
+    const stored = parseSubscription("subs.json", "gh", { secret: "s", profile: "${PROFILE}" });
+    expect(stored.ok).toBe(false);
+    expect(stored.ok ? [] : stored.problems).toEqual([
+      'subs.json: gh.profile: profile names use letters, digits, "_" and "-" (1-64, starting with a letter or digit)',
+    ]);
+  });
+
   it("refuses {__raw__} as a coalesce key: a prompt's whole payload is no field to group by, so it would never resolve", () => {
     for (const key of ["'{__raw__}'", "__raw__", "'{repository.full_name}#{__raw__}'"]) {
       expect(() =>
@@ -410,6 +429,133 @@ describe("config loading (spec 2.1)", () => {
     expect(bare.b?.filters).toEqual([{ field: "x", equals: null }]);
   });
 
+  it("a key written without its colon (or with no space after it) says to write key: value, never quoting the value", () => {
+    const cases: [string, string][] = [
+      [
+        "platforms:\n  webhook:\n    enabled true\n    port: 80\n",
+        "line 3: not valid YAML — Implicit keys need to be on a single line at line 3, column 5 — the line has no colon after its key: write enabled: <value>",
+      ],
+      [
+        "platforms:\n  webhook:\n    port: 80\n    secret s3cret-value\n",
+        "line 4: not valid YAML — Implicit map keys need to be followed by map values at line 4, column 5 — the line has no colon after its key: write secret: <value>",
+      ],
+      [
+        "platforms:\n  webhook:\n    port:8644\n    enabled: true\n",
+        "line 3: not valid YAML — Implicit keys need to be on a single line at line 3, column 5 — a colon after a key needs a space after it: write port: <value>",
+      ],
+      [
+        "platforms:\n  webhook:\n    routes:\n      gh\n      gl: {}\n",
+        "line 4: not valid YAML — Implicit keys need to be on a single line at line 4, column 7 — the line has no colon after its key: write gh: (its value after it, or its keys indented on the lines below)",
+      ],
+    ];
+    for (const [yaml, message] of cases) {
+      let thrown: unknown;
+      try {
+        load(yaml);
+      } catch (err) {
+        thrown = err;
+      }
+      expect((thrown as Error).message).toBe(`${home.dir}/config.yaml: ${message}`);
+      expect((thrown as Error).message).not.toContain("s3cret-value");
+      home.cleanup();
+    }
+  });
+
+  it("the one line under a mapping written without its colon (webhook: then secret s3cret) names the key, not the value", () => {
+    expect(() => load("platforms:\n  webhook:\n    secret s3cret-value\n")).toThrow(
+      /config\.yaml: platforms\.webhook: expected a mapping, got a line with no ": " after its key secret \(not shown\) — write secret: <value>, a colon and a space after the key$/,
+    );
+    expect(() => load("platforms:\n  webhook:\n    routes:\n      gh:\n        events:push\n")).toThrow(
+      /routes\.gh: expected a mapping, got a line with no ": " after its key events \(not shown\) — write events: <value>/,
+    );
+    // Text that does not start with one of the mapping's keys is quoted as before.
+    expect(() => load("agent: a sentence of words\n")).toThrow(
+      /agent: expected a mapping, got "a sentence of words"$/,
+    );
+  });
+
+  it("a YAML syntax hint for a credential's line never writes its value back", () => {
+    const shown = "'<the value>' (not shown: the key holds a secret)";
+    const cases: [string, string][] = [
+      ["platforms:\n  webhook:\n    secret: s3cret: value\n", `put the value in quotes: secret: ${shown}`],
+      [
+        "platforms:\n  webhook:\n    secret: {s3cret} value\n",
+        `put the template in quotes: secret: ${shown}`,
+      ],
+      [
+        "platforms:\n  webhook:\n    secret: !s3cret value\n",
+        `a !word at the start of a value is a YAML tag, which YAML drops from the value — put the value in quotes: secret: ${shown}`,
+      ],
+      [
+        "platforms:\n  webhook:\n    secret: *s3cret\n",
+        `Unresolved alias (the anchor must be set before the alias) — a value that starts with * names an anchor (&name) to YAML — put the value in quotes: secret: ${shown}`,
+      ],
+      [
+        "mcp_servers:\n  gh:\n    command: x\n    env:\n      GITHUB_TOKEN: s3cret: value\n",
+        `GITHUB_TOKEN: ${shown}`,
+      ],
+    ];
+    for (const [yaml, hint] of cases) {
+      let thrown: unknown;
+      try {
+        load(yaml);
+      } catch (err) {
+        thrown = err;
+      }
+      expect((thrown as Error).message).toContain(hint);
+      expect((thrown as Error).message).not.toContain("s3cret");
+      home.cleanup();
+    }
+    // Any other value is written back quoted, as the fix to copy.
+    expect(() =>
+      load("platforms:\n  webhook:\n    routes:\n      a:\n        prompt: New PR: {x}\n"),
+    ).toThrow("put the value in quotes: prompt: 'New PR: {x}'");
+  });
+
+  it("a blank secret (spaces only) is no secret: refused in config.yaml, unset as WEBHOOK_SECRET", () => {
+    const routes =
+      "platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    routes:\n      a: {}\n";
+    const blank = load(routes, { WEBHOOK_SECRET: "   " });
+    expect(blank.config.platforms.webhook.secret).toBeUndefined();
+    expect(startupProblems(blank.config, blank.paths.config)).toEqual([
+      `${blank.paths.config}: platforms.webhook.routes.a.secret: missing — set a secret on the route, platforms.webhook.secret, or WEBHOOK_SECRET`,
+    ]);
+    expect(load(routes, {}, 'WEBHOOK_SECRET=" "\n').config.platforms.webhook.secret).toBeUndefined();
+    expect(() => load("platforms:\n  webhook:\n    routes:\n      a: {secret: '  '}\n")).toThrow(
+      /routes\.a\.secret: is blank \(spaces only\): anyone could sign with it — write a real secret/,
+    );
+    expect(() => load("platforms:\n  webhook:\n    secret: ' '\n")).toThrow(
+      /platforms\.webhook\.secret: is blank/,
+    );
+  });
+
+  it("a route written both under routes and extra.routes is named in a warning: the extra one is served, the other dropped", () => {
+    const { config, paths } = load(
+      "platforms:\n  webhook:\n    secret: s\n    routes:\n      gh: {events: [push]}\n      gl: {}\n    extra:\n      routes:\n        gh: {prompt: x}\n",
+    );
+    expect(config.platforms.webhook.routes.gh?.events).toBeUndefined();
+    expect(unusedSettingWarnings(config, paths.config)).toEqual([
+      `[webhook] ${paths.config}: platforms.webhook.routes.gh is also written under platforms.webhook.extra.routes.gh, which wins: this one is not used — remove one of them, or rename one to serve both`,
+    ]);
+  });
+
+  it("a list written as one text: an MCP server's args and a route's skills are split one per entry, events are not", () => {
+    expect(() => load("mcp_servers:\n  a:\n    command: npx\n    args: -y @scope/server\n")).toThrow(
+      'mcp_servers.a.args: expected a list, got "-y @scope/server" — each argument is one entry of a list (svc starts no shell to split a line): write args: [-y, "@scope/server"]',
+    );
+    expect(() =>
+      load("platforms:\n  webhook:\n    secret: s\n    routes:\n      a: {skills: review triage}\n"),
+    ).toThrow(
+      'routes.a.skills: expected a list, got "review triage" — each name is one entry of a list (a name holds no space): write skills: [review, triage]',
+    );
+    // An event type may hold spaces (GitLab's Merge Request Hook).
+    expect(() =>
+      load("platforms:\n  webhook:\n    secret: s\n    routes:\n      a: {events: Merge Request Hook}\n"),
+    ).toThrow(
+      'routes.a.events: expected a list, got "Merge Request Hook" — write a list: [Merge Request Hook]',
+    );
+  });
+
   it("reports YAML syntax errors with the file and line", () => {
     expect(() => load("platforms:\n  webhook: [\n")).toThrow(/config\.yaml: line \d+: not valid YAML/);
   });
@@ -425,6 +571,50 @@ describe("config loading (spec 2.1)", () => {
     expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
       `${home.dir}/.env: cannot be read (EISDIR: illegal operation on a directory, read) — it is a directory: move it away and write the file in its place`,
     );
+  });
+
+  it("a config.yaml or .env that is a symbolic link to nothing is refused, not taken for no file", () => {
+    home = tempHome();
+    // A dotfiles checkout that moved: the embedded default (no routes) or no secrets would start silently.
+    symlinkSync("../dotfiles/config.yaml", join(home.dir, "config.yaml"));
+    const gone = join(home.dir, "..", "dotfiles");
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `${home.dir}/config.yaml: is a symbolic link to ${gone}/config.yaml, which does not exist — restore its target or point the link at the file, or remove the link (svc then runs on its embedded default, with no routes)`,
+    );
+    unlinkSync(join(home.dir, "config.yaml"));
+    symlinkSync("../dotfiles/.env", join(home.dir, ".env"));
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `${home.dir}/.env: is a symbolic link to ${gone}/.env, which does not exist — restore its target or point the link at the file, or remove the link (svc then reads no .env)`,
+    );
+  });
+
+  it("a config.yaml or .env saved in another encoding is refused naming the line, not read with U+FFFD in it", () => {
+    home = tempHome();
+    const config = join(home.dir, "config.yaml");
+    const advice =
+      "not UTF-8 text — save the file as UTF-8 (in another encoding, such as Latin-1 or Windows-1252, a character like é is read as one no sender uses)";
+    // A Latin-1 é in a secret: read as U+FFFD, every signature made with the real secret would fail.
+    writeFileSync(config, Buffer.from("platforms:\n  webhook:\n    secret: caf\xe9\n", "latin1"));
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(`${config}: line 3: ${advice}`);
+    // PowerShell 5's `>` writes UTF-16 with a byte order mark.
+    writeFileSync(config, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("agent: {}\n", "utf16le")]));
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `${config}: saved as UTF-16 — save it as UTF-8 (in PowerShell: Set-Content -Encoding utf8, or Out-File -Encoding utf8)`,
+    );
+    unlinkSync(config);
+    writeFileSync(join(home.dir, ".env"), Buffer.from("A=1\nWEBHOOK_SECRET=caf\xe9\n", "latin1"));
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(`${home.dir}/.env: line 2: ${advice}`);
+    // UTF-8 (with or without its byte order mark) is read as before.
+    writeFileSync(join(home.dir, ".env"), "\ufeffWEBHOOK_SECRET=café\n");
+    expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.secret).toBe("café");
+  });
+
+  it("a name written as a YAML number or null is the text written: route 007 answers at /webhooks/007, not 7", () => {
+    const { config } = load(
+      "platforms:\n  webhook:\n    secret: s\n    routes:\n      007: {deliver_extra: {1.50: x}}\n      1.10: {}\n      1e3: {}\n      null: {}\n",
+    );
+    expect(Object.keys(config.platforms.webhook.routes)).toEqual(["007", "1.10", "1e3", "null"]);
+    expect(config.platforms.webhook.routes["007"]?.deliver_extra).toEqual({ "1.50": "x" });
   });
 
   it("an alias that expands past the parser's limit is named with the file", () => {

@@ -22,4 +22,16 @@ describe("restart-only keys a reload names", () => {
       "platforms.webhook.host",
     ]);
   });
+
+  it("names a key written under platforms.webhook.extra where it was written", () => {
+    const extra = (settings: Record<string, unknown>) =>
+      configSchema.parse({
+        platforms: { webhook: { enabled: true, extra: { host: "127.0.0.1", ...settings } } },
+      });
+    expect(
+      restartOnlyChanges(extra({ http_server: "uws" }), extra({ http_server: "node", port: 9000 })),
+    ).toEqual(["platforms.webhook.extra.port", "platforms.webhook.extra.http_server"]);
+    // Moved out of extra by the edit: named where the running file had it.
+    expect(restartOnlyChanges(extra({ port: 9000 }), config({}))).toEqual(["platforms.webhook.extra.port"]);
+  });
 });

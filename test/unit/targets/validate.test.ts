@@ -95,6 +95,13 @@ describe("targetStartupProblems", () => {
     ]);
   });
 
+  it("names a deliver: ${TARGET} that nothing sets as not set, not as an unknown target", () => {
+    const { config, paths } = load(route("${TARGET}"));
+    expect(targetStartupProblems(config, paths.config).unknown).toEqual([
+      `${paths.config}: platforms.webhook.routes.r1.deliver: \${TARGET} is not set — set TARGET in ${home.dir}/.env or the environment`,
+    ]);
+  });
+
   it("refuses a route whose platform is not enabled (spec 4.4), naming the route and the fix", () => {
     const { config, paths } = load(route("telegram"));
     expect(targetStartupProblems(config, paths.config)).toEqual({

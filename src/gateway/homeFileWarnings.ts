@@ -1,0 +1,30 @@
+import type { SvcPaths } from "../config/paths.js";
+import {
+  profileEnvFileWarnings,
+  profileSharedFileWarnings,
+  webhookVariableTypos,
+} from "../config/profileEnv.js";
+import { profilesOnDisk } from "../io/profiles.js";
+import {
+  configSecretsReadableByOthers,
+  secretFiles,
+  secretFilesReadableByOthers,
+} from "../io/secretFileModes.js";
+
+/**
+ * What the start logs about the files under SVC_HOME, and each reload again, since a reload reads
+ * config.yaml and `.env` anew (a config.yaml created 0644 with a secret in it while the gateway ran): a
+ * named profile's `.env` that sets nothing or a `config.yaml` under a profile, which are never read, and
+ * secret files (and a config.yaml holding a credential) that other users can read.
+ */
+export function homeFileWarnings(paths: SvcPaths, fromFile: boolean): string[] {
+  const onDisk = profilesOnDisk(paths.home);
+  const configSecrets = fromFile ? configSecretsReadableByOthers(paths.config) : undefined;
+  return [
+    ...webhookVariableTypos(paths.env, paths.config),
+    ...profileEnvFileWarnings(paths.home, onDisk),
+    ...profileSharedFileWarnings(paths.home, onDisk),
+    ...secretFilesReadableByOthers(secretFiles(paths.home)),
+    ...(configSecrets === undefined ? [] : [configSecrets]),
+  ].map((warning) => `[gateway] ${warning}`);
+}
