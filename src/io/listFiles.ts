@@ -16,7 +16,7 @@ import { RACY_WINDOW_MS } from "./stores/subscriptions.js";
 export interface ListReaderOptions {
   /** The profile root: relative list paths and `~/.svc/...` resolve here (default: the working directory). */
   baseDir?: string;
-  /** A list file cannot be used (missing, not a file, a `.json` file that is not a JSON list); once until it can. */
+  /** A list file cannot be used (missing, not a file, a `.json` file that is not a JSON array or object); once until it can. */
   onUnreadable?: (file: string, problem: string) => void;
 }
 
