@@ -6,7 +6,7 @@ import { scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { describeModelError } from "./modelError.js";
 import { languageModel, modelEndpoint } from "./provider.js";
-import { type Sleep, withRetryPolicy } from "./retry.js";
+import { realSleep, type Sleep, withRetryPolicy } from "./retry.js";
 import { type RunOutcome, type RunRecord, runLogLine } from "./runRecord.js";
 import { type RunToolsDeps, runContext, runTools } from "./runTools.js";
 import { sdkTools, ToolCallLog } from "./sdkTools.js";
@@ -31,6 +31,20 @@ export function systemText(
 }
 
 /**
+ * Why a run that passed `timeout_seconds` failed; when that happened while it waited to retry a failed
+ * model call, the endpoint's answer is named too (it, not a slow model, is why the run did not finish).
+ */
+export function timeoutReason(
+  timeoutSeconds: number,
+  waiting?: { error: unknown; waitMs: number; secrets: ReadonlyArray<string | undefined>; endpoint: string },
+): string {
+  const took = `the run took longer than agent.timeout_seconds (${timeoutSeconds} s)`;
+  if (waiting === undefined) return took;
+  const wait = `${Math.round(waiting.waitMs / 100) / 10} s`;
+  return `${took} while it waited ${wait} to retry a model call that failed: ${describeModelError(waiting.error, waiting.secrets, waiting.endpoint)}`;
+}
+
+/**
  * `provider: openai | anthropic` (docs/agent.md): one run = system text + the prompt, a tool loop of
  * at most `max_steps` turns over the tools the run's toolsets select, bounded by `timeout_seconds`.
  * Each run logs one INFO line and returns its record; a failure is an `AgentRunFailure` carrying it.
@@ -51,15 +65,24 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
       const modelId = request.model ?? settings.model;
       const timeout = timeoutSignal(settings.timeout_seconds * 1000);
       const runSignal = AbortSignal.any([signal, timeout]);
+      // The model error whose retry wait is under way: a timeout during that wait names it, since the
+      // endpoint's answer (a 429 with a long Retry-After, a 503) is why the run did not finish.
+      let waitingAfter: { error: unknown; waitMs: number } | undefined;
+      const sleep = deps.sleep ?? realSleep;
       const model = withRetryPolicy(languageModel(settings, modelId), {
         retries: settings.retries,
-        ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
+        sleep: async (ms, sleepSignal) => {
+          await sleep(ms, sleepSignal);
+          waitingAfter = undefined;
+        },
         now,
-        onRetry: (attempt, waitMs, error) =>
+        onRetry: (attempt, waitMs, error) => {
+          waitingAfter = { error, waitMs };
           logger.warn(
             { route: request.route, delivery_id: request.deliveryId, attempt, wait_ms: waitMs },
             `[agent] ${request.route}: model call failed (${describeModelError(error, secrets, endpoint)}); retry ${attempt} of ${settings.retries} in ${waitMs} ms`,
-          ),
+          );
+        },
       });
       const progress: LoopProgress = { steps: 0, inputTokens: 0, outputTokens: 0 };
       const log = new ToolCallLog();
@@ -161,7 +184,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           throw err;
         }
         const why = timeout.aborted
-          ? `the run took longer than agent.timeout_seconds (${settings.timeout_seconds} s)`
+          ? timeoutReason(settings.timeout_seconds, waitingAfter && { ...waitingAfter, secrets, endpoint })
           : describeModelError(err, secrets, endpoint);
         const failed = record("error", why);
         logger.info(
