@@ -30,18 +30,32 @@ export function systemText(
   return parts.length === 0 ? undefined : parts.join("\n\n");
 }
 
+/** What a run was waiting for when its `timeout_seconds` ran out, when that is not a model turn or a tool call. */
+export type TimedOutWaiting =
+  /** The wait before retrying a failed model call (a 429 with a long Retry-After, a 503). */
+  | {
+      readonly retry: { error: unknown; waitMs: number };
+      readonly secrets: ReadonlyArray<string | undefined>;
+      readonly endpoint: string;
+    }
+  /** The first connect of MCP servers the run is offered (a server still starting when the run began). */
+  | { readonly firstConnect: readonly string[] };
+
 /**
  * Why a run that passed `timeout_seconds` failed; when that happened while it waited to retry a failed
- * model call, the endpoint's answer is named too (it, not a slow model, is why the run did not finish).
+ * model call, or for an MCP server's first connect, that is named too: it, not a slow model, is why the
+ * run did not finish.
  */
-export function timeoutReason(
-  timeoutSeconds: number,
-  waiting?: { error: unknown; waitMs: number; secrets: ReadonlyArray<string | undefined>; endpoint: string },
-): string {
+export function timeoutReason(timeoutSeconds: number, waiting?: TimedOutWaiting): string {
   const took = `the run took longer than agent.timeout_seconds (${timeoutSeconds} s)`;
   if (waiting === undefined) return took;
-  const wait = `${Math.round(waiting.waitMs / 100) / 10} s`;
-  return `${took} while it waited ${wait} to retry a model call that failed: ${describeModelError(waiting.error, waiting.secrets, waiting.endpoint)}`;
+  if ("firstConnect" in waiting) {
+    const names = waiting.firstConnect.map((name) => `"${name}"`).join(", ");
+    const servers = waiting.firstConnect.length === 1 ? `MCP server ${names}` : `MCP servers ${names}`;
+    return `${took} while it waited for the first connect of ${servers}, whose tools it is offered`;
+  }
+  const wait = `${Math.round(waiting.retry.waitMs / 100) / 10} s`;
+  return `${took} while it waited ${wait} to retry a model call that failed: ${describeModelError(waiting.retry.error, waiting.secrets, waiting.endpoint)}`;
 }
 
 /**
@@ -68,6 +82,8 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
       // The model error whose retry wait is under way: a timeout during that wait names it, since the
       // endpoint's answer (a 429 with a long Retry-After, a 503) is why the run did not finish.
       let waitingAfter: { error: unknown; waitMs: number } | undefined;
+      // The MCP servers whose first connect the run waited for when its timeout ran out.
+      let connecting: readonly string[] | undefined;
       const sleep = deps.sleep ?? realSleep;
       const model = withRetryPolicy(languageModel(settings, modelId), {
         retries: settings.retries,
@@ -119,7 +135,10 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         return answer.text;
       });
       try {
-        const tools = await runTools(deps, request, runSignal);
+        const tools = await runTools(deps, request, runSignal, (servers) => {
+          connecting = servers;
+        });
+        if (!runSignal.aborted) connecting = undefined;
         const result = await runToolLoop(
           {
             model,
@@ -184,7 +203,12 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           throw err;
         }
         const why = timeout.aborted
-          ? timeoutReason(settings.timeout_seconds, waitingAfter && { ...waitingAfter, secrets, endpoint })
+          ? timeoutReason(
+              settings.timeout_seconds,
+              connecting !== undefined
+                ? { firstConnect: connecting }
+                : waitingAfter && { retry: waitingAfter, secrets, endpoint },
+            )
           : describeModelError(err, secrets, endpoint);
         const failed = record("error", why);
         logger.info(

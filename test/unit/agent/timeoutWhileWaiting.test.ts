@@ -1,5 +1,7 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentRunFailure } from "../../../src/actors/agent/runner.js";
+import type { McpToolSource } from "../../../src/agent/mcpTools.js";
 import { modelRunner } from "../../../src/agent/modelRunner.js";
 import type { Sleep } from "../../../src/agent/retry.js";
 import { silentLogger } from "../../../src/io/log.js";
@@ -18,8 +20,9 @@ const waitForever: Sleep = (_ms, signal) =>
     signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
   });
 
-const runnerWith = (sleep: Sleep) =>
+const runnerWith = (sleep: Sleep, mcp?: McpToolSource) =>
   modelRunner({
+    ...(mcp === undefined ? {} : { mcp: () => mcp }),
     settings: {
       provider: "openai",
       model: "m",
@@ -75,5 +78,41 @@ describe("agent.timeout_seconds passed while a model call waits for its retry", 
     expect((failure as AgentRunFailure).message).toBe(
       "the run took longer than agent.timeout_seconds (0.2 s)",
     );
+  });
+});
+
+describe("agent.timeout_seconds passed while the run waits for an MCP server's first connect", () => {
+  it("the failure names the servers still starting, not only the timeout", async () => {
+    const requests = model.requests.length;
+    // "slow" is making its first connect (no tools registered yet) and never finishes it; "up" is connected.
+    const hub: McpToolSource = {
+      tools: () => [
+        {
+          name: "mcp__up__lookup",
+          server: "up",
+          original: "lookup",
+          kind: "native",
+          readOnly: true,
+          inputSchema: { type: "object" },
+        },
+      ],
+      status: () => [
+        { name: "up", state: "connected" },
+        { name: "slow", state: "connecting" },
+      ],
+      settled: () => new Promise(() => undefined),
+      callRegistered: () => Promise.resolve({ content: [] } as CallToolResult),
+    };
+    const failure = await runnerWith(async () => {}, hub)
+      .run({ ...request, toolsets: ["up", "slow"] }, new AbortController().signal)
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    expect((failure as AgentRunFailure).message).toBe(
+      'the run took longer than agent.timeout_seconds (0.2 s) while it waited for the first connect of MCP server "slow", whose tools it is offered',
+    );
+    // The model was never asked.
+    expect(model.requests.length).toBe(requests);
   });
 });
