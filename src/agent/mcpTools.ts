@@ -97,6 +97,8 @@ export async function mcpAgentTools(
   servers: readonly string[],
   signal: AbortSignal,
   waitMs = FIRST_CONNECT_WAIT_MS,
+  /** Told which servers the run waits for, before it waits (a run that times out meanwhile names them). */
+  onWait?: (servers: readonly string[]) => void,
 ): Promise<AgentTool[]> {
   if (servers.length === 0) return [];
   const wanted = new Set(servers);
@@ -107,6 +109,7 @@ export async function mcpAgentTools(
     .status()
     .filter((s) => wanted.has(s.name) && s.state === "connecting" && !known.has(s.name));
   if (connecting.length > 0) {
+    onWait?.(connecting.map((s) => s.name));
     let timer: NodeJS.Timeout | undefined;
     const giveUp = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, waitMs);

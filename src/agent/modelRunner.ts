@@ -6,7 +6,7 @@ import { scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { describeModelError } from "./modelError.js";
 import { languageModel, modelEndpoint } from "./provider.js";
-import { type Sleep, withRetryPolicy } from "./retry.js";
+import { realSleep, type Sleep, withRetryPolicy } from "./retry.js";
 import { type RunOutcome, type RunRecord, runLogLine } from "./runRecord.js";
 import { type RunToolsDeps, runContext, runTools } from "./runTools.js";
 import { sdkTools, ToolCallLog } from "./sdkTools.js";
@@ -30,6 +30,34 @@ export function systemText(
   return parts.length === 0 ? undefined : parts.join("\n\n");
 }
 
+/** What a run was waiting for when its `timeout_seconds` ran out, when that is not a model turn or a tool call. */
+export type TimedOutWaiting =
+  /** The wait before retrying a failed model call (a 429 with a long Retry-After, a 503). */
+  | {
+      readonly retry: { error: unknown; waitMs: number };
+      readonly secrets: ReadonlyArray<string | undefined>;
+      readonly endpoint: string;
+    }
+  /** The first connect of MCP servers the run is offered (a server still starting when the run began). */
+  | { readonly firstConnect: readonly string[] };
+
+/**
+ * Why a run that passed `timeout_seconds` failed; when that happened while it waited to retry a failed
+ * model call, or for an MCP server's first connect, that is named too: it, not a slow model, is why the
+ * run did not finish.
+ */
+export function timeoutReason(timeoutSeconds: number, waiting?: TimedOutWaiting): string {
+  const took = `the run took longer than agent.timeout_seconds (${timeoutSeconds} s)`;
+  if (waiting === undefined) return took;
+  if ("firstConnect" in waiting) {
+    const names = waiting.firstConnect.map((name) => `"${name}"`).join(", ");
+    const servers = waiting.firstConnect.length === 1 ? `MCP server ${names}` : `MCP servers ${names}`;
+    return `${took} while it waited for the first connect of ${servers}, whose tools it is offered`;
+  }
+  const wait = `${Math.round(waiting.retry.waitMs / 100) / 10} s`;
+  return `${took} while it waited ${wait} to retry a model call that failed: ${describeModelError(waiting.retry.error, waiting.secrets, waiting.endpoint)}`;
+}
+
 /**
  * `provider: openai | anthropic` (docs/agent.md): one run = system text + the prompt, a tool loop of
  * at most `max_steps` turns over the tools the run's toolsets select, bounded by `timeout_seconds`.
@@ -51,15 +79,26 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
       const modelId = request.model ?? settings.model;
       const timeout = timeoutSignal(settings.timeout_seconds * 1000);
       const runSignal = AbortSignal.any([signal, timeout]);
+      // The model error whose retry wait is under way: a timeout during that wait names it, since the
+      // endpoint's answer (a 429 with a long Retry-After, a 503) is why the run did not finish.
+      let waitingAfter: { error: unknown; waitMs: number } | undefined;
+      // The MCP servers whose first connect the run waited for when its timeout ran out.
+      let connecting: readonly string[] | undefined;
+      const sleep = deps.sleep ?? realSleep;
       const model = withRetryPolicy(languageModel(settings, modelId), {
         retries: settings.retries,
-        ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
+        sleep: async (ms, sleepSignal) => {
+          await sleep(ms, sleepSignal);
+          waitingAfter = undefined;
+        },
         now,
-        onRetry: (attempt, waitMs, error) =>
+        onRetry: (attempt, waitMs, error) => {
+          waitingAfter = { error, waitMs };
           logger.warn(
             { route: request.route, delivery_id: request.deliveryId, attempt, wait_ms: waitMs },
             `[agent] ${request.route}: model call failed (${describeModelError(error, secrets, endpoint)}); retry ${attempt} of ${settings.retries} in ${waitMs} ms`,
-          ),
+          );
+        },
       });
       const progress: LoopProgress = { steps: 0, inputTokens: 0, outputTokens: 0 };
       const log = new ToolCallLog();
@@ -96,7 +135,10 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         return answer.text;
       });
       try {
-        const tools = await runTools(deps, request, runSignal);
+        const tools = await runTools(deps, request, runSignal, (servers) => {
+          connecting = servers;
+        });
+        if (!runSignal.aborted) connecting = undefined;
         const result = await runToolLoop(
           {
             model,
@@ -161,7 +203,12 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           throw err;
         }
         const why = timeout.aborted
-          ? `the run took longer than agent.timeout_seconds (${settings.timeout_seconds} s)`
+          ? timeoutReason(
+              settings.timeout_seconds,
+              connecting !== undefined
+                ? { firstConnect: connecting }
+                : waitingAfter && { retry: waitingAfter, secrets, endpoint },
+            )
           : describeModelError(err, secrets, endpoint);
         const failed = record("error", why);
         logger.info(

@@ -25,12 +25,14 @@ export async function runTools(
   deps: RunToolsDeps,
   request: AgentRequest,
   signal: AbortSignal,
+  /** Told which MCP servers' first connect the run waits for (see `mcpAgentTools`). */
+  onWait?: (servers: readonly string[]) => void,
 ): Promise<AgentTool[]> {
   const hub = deps.mcp?.(request.profile);
   const selection = selectToolsets(request.toolsets, hub?.status().map((s) => s.name) ?? []);
   return [
     ...(deps.builtins?.(selection.builtinToolsets) ?? []),
-    ...(hub === undefined ? [] : await mcpAgentTools(hub, selection.mcpServers, signal)),
+    ...(hub === undefined ? [] : await mcpAgentTools(hub, selection.mcpServers, signal, undefined, onWait)),
   ];
 }
 

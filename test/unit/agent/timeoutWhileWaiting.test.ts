@@ -1,0 +1,118 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AgentRunFailure } from "../../../src/actors/agent/runner.js";
+import type { McpToolSource } from "../../../src/agent/mcpTools.js";
+import { modelRunner } from "../../../src/agent/modelRunner.js";
+import type { Sleep } from "../../../src/agent/retry.js";
+import { silentLogger } from "../../../src/io/log.js";
+import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
+
+let model: FakeModel;
+beforeAll(async () => {
+  model = await startFakeOpenAI();
+});
+afterAll(() => model.close());
+
+/** A retry wait that lasts until the run's signal ends it (no real clock: the run's short timeout does). */
+const waitForever: Sleep = (_ms, signal) =>
+  new Promise((_resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+
+const runnerWith = (sleep: Sleep, mcp?: McpToolSource) =>
+  modelRunner({
+    ...(mcp === undefined ? {} : { mcp: () => mcp }),
+    settings: {
+      provider: "openai",
+      model: "m",
+      base_url: model.baseUrl,
+      api_key: "sk-test-KEY123",
+      max_steps: 2,
+      max_tokens: 10,
+      retries: 2,
+      timeout_seconds: 0.2,
+      max_concurrent_runs: 1,
+    },
+    logger: silentLogger(),
+    sleep,
+  });
+const request = {
+  route: "r",
+  event: "e",
+  deliveryId: "d",
+  prompt: "p",
+  toolsets: ["no_mcp"],
+  profile: undefined,
+};
+
+describe("agent.timeout_seconds passed while a model call waits for its retry", () => {
+  it("the failure names the endpoint's answer that made the run wait (a 429 with a long Retry-After), not only the timeout", async () => {
+    model.script({
+      status: 429,
+      headers: { "retry-after": "30" },
+      body: '{"error":{"message":"Rate limit reached for sk-test-KEY123","type":"requests"}}',
+    });
+    const failure = await runnerWith(waitForever)
+      .run(request, new AbortController().signal)
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    expect(failure).toBeInstanceOf(AgentRunFailure);
+    const message = (failure as AgentRunFailure).message;
+    expect(message).toBe(
+      `the run took longer than agent.timeout_seconds (0.2 s) while it waited 30 s to retry a model call that failed: model endpoint ${model.baseUrl}/chat/completions answered HTTP 429: {"error":{"message":"Rate limit reached for [redacted]","type":"requests"}}`,
+    );
+    expect((failure as AgentRunFailure).record?.error).toBe(message);
+  });
+
+  it("a timeout after the wait, during the retried call, says only that the run took too long", async () => {
+    model.script({ status: 503, headers: { "retry-after": "1" } }, { hang: true });
+    const failure = await runnerWith(async () => {})
+      .run(request, new AbortController().signal)
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    expect((failure as AgentRunFailure).message).toBe(
+      "the run took longer than agent.timeout_seconds (0.2 s)",
+    );
+  });
+});
+
+describe("agent.timeout_seconds passed while the run waits for an MCP server's first connect", () => {
+  it("the failure names the servers still starting, not only the timeout", async () => {
+    const requests = model.requests.length;
+    // "slow" is making its first connect (no tools registered yet) and never finishes it; "up" is connected.
+    const hub: McpToolSource = {
+      tools: () => [
+        {
+          name: "mcp__up__lookup",
+          server: "up",
+          original: "lookup",
+          kind: "native",
+          readOnly: true,
+          inputSchema: { type: "object" },
+        },
+      ],
+      status: () => [
+        { name: "up", state: "connected" },
+        { name: "slow", state: "connecting" },
+      ],
+      settled: () => new Promise(() => undefined),
+      callRegistered: () => Promise.resolve({ content: [] } as CallToolResult),
+    };
+    const failure = await runnerWith(async () => {}, hub)
+      .run({ ...request, toolsets: ["up", "slow"] }, new AbortController().signal)
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    expect((failure as AgentRunFailure).message).toBe(
+      'the run took longer than agent.timeout_seconds (0.2 s) while it waited for the first connect of MCP server "slow", whose tools it is offered',
+    );
+    // The model was never asked.
+    expect(model.requests.length).toBe(requests);
+  });
+});
