@@ -11,6 +11,8 @@ import { join } from "node:path";
 export interface TestRedis {
   readonly port: number;
   readonly url: string;
+  /** With `tls`: the same server's TLS port, as `rediss://localhost:<port>/0`. */
+  readonly tlsUrl?: string;
   /** Starts the server again on the same port (after `stop`). */
   start(): Promise<void>;
   /** Stops the server (SIGKILL: an outage, not a shutdown) and waits until it has exited. */
@@ -70,9 +72,12 @@ async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs 
  * Starts a private redis-server; use from beforeAll, and `cleanup()` in afterAll. `persist` turns on the
  * append-only file (fsync always), so what Redis acknowledged survives `stop()` + `start()` (outage tests).
  */
-export async function startTestRedis(options: { persist?: boolean } = {}): Promise<TestRedis> {
+export async function startTestRedis(
+  options: { persist?: boolean; tls?: { cert: string; key: string } } = {},
+): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), "svc-redis-"));
   const port = await freePort();
+  const tlsPort = options.tls === undefined ? undefined : await freePort();
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
   let stderr = "";
@@ -86,6 +91,12 @@ export async function startTestRedis(options: { persist?: boolean } = {}): Promi
         ...(options.persist === true
           ? ["--appendonly", "yes", "--appendfsync", "always"]
           : ["--appendonly", "no"]),
+        ...(options.tls === undefined
+          ? []
+          : [
+              ...["--tls-port", String(tlsPort), "--tls-cert-file", options.tls.cert],
+              ...["--tls-key-file", options.tls.key, "--tls-auth-clients", "no"],
+            ]),
       ],
       { stdio: ["ignore", "ignore", "pipe"] },
     );
@@ -120,6 +131,7 @@ export async function startTestRedis(options: { persist?: boolean } = {}): Promi
   return {
     port,
     url: `redis://127.0.0.1:${port}/0`,
+    ...(tlsPort === undefined ? {} : { tlsUrl: `rediss://localhost:${tlsPort}/0` }),
     start,
     stop,
     freeze: () => child?.kill("SIGSTOP"),

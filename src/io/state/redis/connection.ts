@@ -2,6 +2,7 @@ import type { Redis, RedisOptions } from "ioredis";
 import { SvcError } from "../../../errors.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
+import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
 import { unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
@@ -44,6 +45,18 @@ export function redisLabel(url: string): string {
 
 /** ioredis options as svc sets them (`replyMapping` left out: its optional type trips exactOptionalPropertyTypes). */
 export type ConnectionSettings = Omit<RedisOptions, "replyMapping">;
+
+/**
+ * A connection's options for `url`: `rediss://` verifies the server against the system's CAs (Node's
+ * list, the system trust store — `SSL_CERT_FILE` or the distribution's bundle, where an administrator adds
+ * a company CA — and `NODE_EXTRA_CA_CERTS`), as an MCP server's `ssl_verify: true` does; Node's own list
+ * alone leaves the trust store out. A `redis://` URL gets no TLS option: any would turn TLS on.
+ */
+export function optionsForUrl(url: string, options: ConnectionSettings): ConnectionSettings {
+  if (!/^rediss:/i.test(url)) return options;
+  const ca = systemCaCertificates();
+  return ca === undefined ? options : { ...options, tls: { secureContext: secureContextFor({ ca }) } };
+}
 
 /** Reconnects forever, at most every 2 s: the gateway recovers by itself when Redis returns. */
 const retryStrategy = (times: number) => Math.min(50 * times, 2000);
@@ -221,7 +234,7 @@ export async function connectRedis(
   const { Redis } = await import("ioredis");
   let redis: Redis;
   try {
-    redis = new Redis(url, { ...options, lazyConnect: true, retryStrategy: () => null });
+    redis = new Redis(url, optionsForUrl(url, { ...options, lazyConnect: true, retryStrategy: () => null }));
   } catch (err) {
     throw refuse(`not a usable Redis URL (${(err as Error).message})`);
   }

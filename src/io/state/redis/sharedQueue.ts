@@ -1,7 +1,7 @@
 import { type Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "../../log.js";
-import { queueOptions, type RedisHealth } from "./connection.js";
+import { optionsForUrl, queueOptions, type RedisHealth } from "./connection.js";
 import type { RedisKeys } from "./keys.js";
 
 /** How long a finished job (and so its id) is kept: an enqueue of the same id meanwhile is a no-op. */
@@ -87,7 +87,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueue<T> {
   const { keys, health, logger } = options;
   const prefix = keys.bullPrefix();
-  const producer = new Redis(options.url, queueOptions("producer"));
+  const producer = new Redis(options.url, optionsForUrl(options.url, queueOptions("producer")));
   health.watch(`${options.name} producer`, producer);
   const queue = new Queue<T>(options.name, { connection: producer, prefix });
   // The connections' own events report an outage (once); BullMQ repeats them per call.
@@ -127,7 +127,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
     },
     start() {
       if (worker !== undefined) return;
-      workerConnection = new Redis(options.url, queueOptions("worker"));
+      workerConnection = new Redis(options.url, optionsForUrl(options.url, queueOptions("worker")));
       health.watch(`${options.name} worker`, workerConnection);
       worker = new Worker<T>(
         options.name,
