@@ -1,6 +1,7 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
 import { isUnreadableRecord, ownRecord } from "../../io/stores/subscriptions.js";
+import { runningAddress } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
 import { notServed } from "./notServed.js";
 import { type CliSubscriptionStore, withSubscriptionStore } from "./subscriptionStoreFor.js";
@@ -62,7 +63,9 @@ async function apply(
       `Warning: ${loaded.paths.config} also defines a static route "${name}"; the static route wins, so the gateway answers with it, not with this subscription\n`,
     );
   const unserved =
-    action === "enable" && !shadowed ? notServed(loaded, store.path, name, changed) : undefined;
+    action === "enable" && !shadowed
+      ? notServed(loaded, store.path, name, changed, runningAddress(loaded))
+      : undefined;
   if (unserved !== undefined)
     process.stderr.write(
       `Warning: ${name} is enabled, but the gateway does not serve it (it answers 404): ${unserved}\n`,
