@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import { subscriptionsWithoutSecret } from "../actors/routes.js";
 import type { RunExecutor } from "../actors/runs.js";
 import { startSystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
@@ -316,11 +315,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger.info(
       `[webhook] Listening on ${host}:${ingress.port} — routes: ${describeRoutes(routes.registry.names())}`,
     );
-    const unsecured = subscriptionsWithoutSecret(dynamic.source, routes.registry);
-    if (unsecured.length > 0)
-      logger.warn(
-        `[webhook] subscription(s) ${unsecured.join(", ")} in ${dynamic.where} are enabled but not served (404): no secret of their own and no global secret (platforms.webhook.secret or WEBHOOK_SECRET) — set one with svc webhook subscribe <name> --secret <secret>`,
-      );
+    // An enabled subscription left out of it (no secret at all) is named at WARN by each load of the store.
     if (routes.registry.names().length === 0) hooks.printHowToAddRoute(paths.config);
     const exposed = allInterfacesWarning(host, ingress.port);
     if (exposed !== undefined) logger.warn(exposed);

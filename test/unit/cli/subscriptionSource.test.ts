@@ -160,6 +160,16 @@ describe("a subscription without a secret of its own", () => {
     ]);
     expect(infoLines(false)).toEqual([]);
   });
+
+  it("with no global secret, each load names it at WARN as not served (a hand edit while the gateway runs, not only at start)", () => {
+    const log = captureLogger();
+    const served = activeSubscriptions("subs.json", noSecret, log.logger, { hasGlobalSecret: () => false });
+    // Kept: a reload that sets a global secret serves it without a change of the file.
+    expect([...served.keys()]).toEqual(["gh"]);
+    expect(log.messages().filter((msg) => msg.includes("not served"))).toEqual([
+      "[webhook] dynamic subscription gh is enabled but not served (404): no secret of its own and no global secret (platforms.webhook.secret or WEBHOOK_SECRET) — set one with svc webhook subscribe gh --secret <secret>",
+    ]);
+  });
 });
 
 describe("a served subscription whose keys leave others without effect", () => {
