@@ -1,4 +1,5 @@
 import type { LoadedConfig } from "../../config/load.js";
+import { routeKey } from "../../config/sections/webhook.js";
 import { SvcError } from "../../errors.js";
 import { isUnreadableRecord, ownRecord } from "../../io/stores/subscriptions.js";
 import { runningAddress } from "./address.js";
@@ -23,7 +24,7 @@ async function apply(
     throw new SvcError(
       "usage",
       Object.hasOwn(loaded.config.platforms.webhook.routes, name)
-        ? `"${name}" is a static route of config.yaml (platforms.webhook.routes.${name}) — edit that file to change it (${loaded.paths.config}); svc webhook ${action} works on dynamic subscriptions only`
+        ? `"${name}" is a static route of config.yaml (${routeKey(name, loaded.config.platforms.webhook.routes[name] as object)}) — edit that file to change it (${loaded.paths.config}); svc webhook ${action} works on dynamic subscriptions only`
         : `no dynamic subscription named "${name}" in ${store.path} — see svc webhook list`,
     );
   }
