@@ -32,7 +32,6 @@ import { createDeliveries } from "./deliveries.js";
 import { historyHooks } from "./deliveryHistoryHooks.js";
 import { dynamicRoutesFor } from "./dynamicRoutes.js";
 import { createIdempotency } from "./idempotency.js";
-import { subscriptionWarnings } from "./idleRouteKeys.js";
 import { startIngress } from "./ingress.js";
 import { pipelineLogHooks } from "./logHooks.js";
 import { createMcp } from "./mcp.js";
@@ -40,6 +39,7 @@ import { createProfileResources } from "./profileResources.js";
 import { resumeSavedRuns, storeSavedRuns } from "./resumeSavedRuns.js";
 import { answeredByRoute } from "./routeAnswers.js";
 import { createRoutes } from "./routes.js";
+import { servedSubscriptionWarnings } from "./routeWarnings.js";
 import { runDepth, timedRun } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
 import { runStopSteps, type StopStep } from "./stopOrder.js";
@@ -141,11 +141,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     loopback: isLoopbackHost(host),
     hasGlobalSecret: () => loaded.config.platforms.webhook.secret !== undefined,
     routeWarnings: (route, name) =>
-      subscriptionWarnings(route, name, () => ({
-        multiplex: loaded.config.gateway.multiplex_profiles,
-        profiles: profilesOnDisk(paths.home),
-        profilesDir: join(paths.home, "profiles"),
-      })),
+      servedSubscriptionWarnings(
+        route,
+        name,
+        () => ({
+          multiplex: loaded.config.gateway.multiplex_profiles,
+          profiles: profilesOnDisk(paths.home),
+          profilesDir: join(paths.home, "profiles"),
+        }),
+        Object.keys(loaded.config.mcp_servers),
+      ),
   });
   const routes = createRoutes({
     config,

@@ -7,12 +7,12 @@ import type { RouteTable } from "../actors/routes.js";
 import { BUILTIN_TOOLSETS } from "../agent/tools/index.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { type SvcPaths, svcPaths } from "../config/paths.js";
-import { profileBindingWarnings } from "../config/profileWarnings.js";
+import { type ProfileBindingOptions, profileBindingWarnings } from "../config/profileWarnings.js";
 import { secretCharacterWarnings } from "../config/secretWarnings.js";
-import { routeKey } from "../config/sections/webhook.js";
+import { type Route, routeKey } from "../config/sections/webhook.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { cronStore } from "../io/stores/cronStore.js";
-import { idleRouteKeyWarnings } from "./idleRouteKeys.js";
+import { idleRouteKeyWarnings, subscriptionWarnings } from "./idleRouteKeys.js";
 
 /**
  * A route's `toolsets` name that is neither a built-in toolset nor a configured MCP server: a run drops
@@ -58,7 +58,27 @@ export function skillNameWarnings(table: RouteTable, file: string): string[] {
   );
 }
 
-/** `toolsetWarnings` for any routes (`at`: `<file>: <key path>`), such as hand-edited subscriptions. */
+/**
+ * What each load of the subscriptions logs at WARN about one served record: `subscriptionWarnings`, then
+ * the unknown names of its `toolsets` (written by hand), which a config.yaml route gets named at start;
+ * otherwise only its first run would say it dropped them.
+ */
+export function servedSubscriptionWarnings(
+  route: Route,
+  name: string,
+  binding: () => ProfileBindingOptions,
+  mcpServers: readonly string[],
+): string[] {
+  return [
+    ...subscriptionWarnings(route, name, binding),
+    ...unknownToolsetWarnings([{ at: "", toolsets: route.toolsets }], mcpServers),
+  ];
+}
+
+/**
+ * `toolsetWarnings` for any routes (`at`: `<file>: <key path>`, or empty for the bare `toolsets` key),
+ * such as hand-edited subscriptions.
+ */
 export function unknownToolsetWarnings(
   routes: Iterable<{ readonly at: string; readonly toolsets: readonly string[] | undefined }>,
   mcpServers: readonly string[],
@@ -70,7 +90,7 @@ export function unknownToolsetWarnings(
       if (known.includes(toolset)) continue;
       const meant = nearMiss(toolset, known);
       warnings.push(
-        `${at}.toolsets: unknown toolset "${toolset}"${meant === undefined ? "" : ` — did you mean ${meant}?`}; runs of the route drop it (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
+        `${at === "" ? "" : `${at}.`}toolsets: unknown toolset "${toolset}"${meant === undefined ? "" : ` — did you mean ${meant}?`}; runs of the route drop it (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
       );
     }
   }

@@ -2,6 +2,7 @@ import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { idleKeys, subscriptionWarnings } from "../../../src/gateway/idleRouteKeys.js";
+import { servedSubscriptionWarnings } from "../../../src/gateway/routeWarnings.js";
 import { createLogger } from "../../../src/io/log.js";
 import {
   activeSubscriptions,
@@ -228,5 +229,31 @@ describe("a served subscription bound to a profile it cannot keep", () => {
     expect(log.messages().filter((msg) => msg.includes("profile"))).toEqual([
       "[webhook] dynamic subscription bound: the binding to profile work is not enforced — gateway.multiplex_profiles is off, so the route answers at /webhooks/bound; set gateway.multiplex_profiles: true to serve it at /p/work/webhooks/bound only",
     ]);
+  });
+});
+
+describe("a served subscription with toolsets written by hand", () => {
+  it("names an unknown toolset at each load, with the likely spelling, as a config.yaml route's is named at start", () => {
+    const log = captureLogger();
+    const served = activeSubscriptions(
+      "subs.json",
+      { tools: { secret: "s", toolsets: ["terminal", "web_serch", "docs"] } },
+      log.logger,
+      {
+        routeWarnings: (route, name) =>
+          servedSubscriptionWarnings(
+            route,
+            name,
+            () => ({ multiplex: false, profiles: [], profilesDir: "/home/p" }),
+            ["docs"],
+          ),
+      },
+    );
+    expect([...served.keys()]).toEqual(["tools"]);
+    const lines = log.messages().filter((msg) => msg.includes("toolset"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^\[webhook\] dynamic subscription tools: toolsets: unknown toolset "web_serch" — did you mean web_search\?; runs of the route drop it \(known: /,
+    );
   });
 });
