@@ -60,8 +60,8 @@ export function skillNameWarnings(table: RouteTable, file: string): string[] {
 
 /**
  * What each load of the subscriptions logs at WARN about one served record: `subscriptionWarnings`, then
- * the unknown names of its `toolsets` (written by hand), which a config.yaml route gets named at start;
- * otherwise only its first run would say it dropped them.
+ * the unknown names of its `toolsets` and the `skills` entries that are no skill name (a path), which a
+ * config.yaml route gets named at start; otherwise only its first run would say it dropped them.
  */
 export function servedSubscriptionWarnings(
   route: Route,
@@ -72,6 +72,10 @@ export function servedSubscriptionWarnings(
   return [
     ...subscriptionWarnings(route, name, binding),
     ...unknownToolsetWarnings([{ at: "", toolsets: route.toolsets }], mcpServers),
+    ...(route.skills ?? []).flatMap((skill) => {
+      const problem = skillNameProblem(skill);
+      return problem === undefined ? [] : [`skills: "${skill}" is ${problem}`];
+    }),
   ];
 }
 

@@ -232,12 +232,14 @@ describe("a served subscription bound to a profile it cannot keep", () => {
   });
 });
 
-describe("a served subscription with toolsets written by hand", () => {
-  it("names an unknown toolset at each load, with the likely spelling, as a config.yaml route's is named at start", () => {
+describe("a served subscription with toolsets or skills written by hand", () => {
+  it("names an unknown toolset (with the likely spelling) and a skill written as a path at each load, as a config.yaml route's are named at start", () => {
     const log = captureLogger();
     const served = activeSubscriptions(
       "subs.json",
-      { tools: { secret: "s", toolsets: ["terminal", "web_serch", "docs"] } },
+      {
+        tools: { secret: "s", toolsets: ["terminal", "web_serch", "docs"], skills: ["skills/triage", "ok"] },
+      },
       log.logger,
       {
         routeWarnings: (route, name) =>
@@ -255,5 +257,8 @@ describe("a served subscription with toolsets written by hand", () => {
     expect(lines[0]).toMatch(
       /^\[webhook\] dynamic subscription tools: toolsets: unknown toolset "web_serch" — did you mean web_search\?; runs of the route drop it \(known: /,
     );
+    expect(log.messages().filter((msg) => msg.includes("skills:"))).toEqual([
+      '[webhook] dynamic subscription tools: skills: "skills/triage" is not a skill name (letters, digits, ".", "_" and "-", no path) — write triage, the skill\'s directory name (found at skills/triage/ or skills/<category>/triage/)',
+    ]);
   });
 });
