@@ -150,6 +150,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           profilesDir: join(paths.home, "profiles"),
         }),
         Object.keys(loaded.config.mcp_servers),
+        { routes: loaded.config.platforms.webhook.routes, file: paths.config },
       ),
   });
   const routes = createRoutes({

@@ -61,14 +61,21 @@ export function skillNameWarnings(table: RouteTable, file: string): string[] {
 /**
  * What each load of the subscriptions logs at WARN about one served record: `subscriptionWarnings`, then
  * the unknown names of its `toolsets` and the `skills` entries that are no skill name (a path), which a
- * config.yaml route gets named at start; otherwise only its first run would say it dropped them.
+ * config.yaml route gets named at start; otherwise only its first run would say it dropped them. A record
+ * a config.yaml route of the same name shadows is named as such instead (static routes win).
  */
 export function servedSubscriptionWarnings(
   route: Route,
   name: string,
   binding: () => ProfileBindingOptions,
   mcpServers: readonly string[],
+  /** config.yaml's routes (and the file): one of the same name wins, so the record is never served. */
+  config?: { readonly routes: Readonly<Record<string, Route>>; readonly file: string },
 ): string[] {
+  if (config !== undefined && Object.hasOwn(config.routes, name))
+    return [
+      `not served: ${config.file} has a route of the same name (${routeKey(name, config.routes[name] as Route)}), which wins — rename one of them, or svc webhook remove ${name}`,
+    ];
   return [
     ...subscriptionWarnings(route, name, binding),
     ...unknownToolsetWarnings([{ at: "", toolsets: route.toolsets }], mcpServers),

@@ -7,6 +7,8 @@ import { createLogger } from "../../../src/io/log.js";
 import {
   activeSubscriptions,
   createSubscriptionSource,
+  subscriptionRoute,
+  subscriptionSchema,
   subscriptionStore,
 } from "../../../src/io/stores/subscriptions.js";
 import { captureLogger } from "../../fakes/logCapture.js";
@@ -259,6 +261,31 @@ describe("a served subscription with toolsets or skills written by hand", () => 
     );
     expect(log.messages().filter((msg) => msg.includes("skills:"))).toEqual([
       '[webhook] dynamic subscription tools: skills: "skills/triage" is not a skill name (letters, digits, ".", "_" and "-", no path) — write triage, the skill\'s directory name (found at skills/triage/ or skills/<category>/triage/)',
+    ]);
+  });
+});
+
+describe("a subscription a config.yaml route of the same name shadows", () => {
+  it("is named at each load as not served, with the route's key, instead of its other warnings", () => {
+    const log = captureLogger();
+    const routes = { ci: subscriptionRoute(subscriptionSchema.parse({ secret: "t" })) };
+    activeSubscriptions(
+      "subs.json",
+      { ci: { secret: "s", toolsets: ["web_serch"] }, other: { secret: "s" } },
+      log.logger,
+      {
+        routeWarnings: (route, name) =>
+          servedSubscriptionWarnings(
+            route,
+            name,
+            () => ({ multiplex: false, profiles: [], profilesDir: "/home/p" }),
+            [],
+            { routes, file: "/home/config.yaml" },
+          ),
+      },
+    );
+    expect(log.messages().filter((msg) => msg.startsWith("[webhook] dynamic subscription"))).toEqual([
+      "[webhook] dynamic subscription ci: not served: /home/config.yaml has a route of the same name (platforms.webhook.routes.ci), which wins — rename one of them, or svc webhook remove ci",
     ]);
   });
 });
