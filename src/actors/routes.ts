@@ -66,11 +66,6 @@ export interface RouteRegistry {
   replace(table: RouteTable): void;
 }
 
-/** Enabled subscriptions the registry cannot serve: no secret of their own and no global secret. */
-export function subscriptionsWithoutSecret(dynamic: RouteSource, registry: RouteRegistry): string[] {
-  return dynamic.names().filter((name) => registry.lookup(name) === undefined);
-}
-
 export function createRouteRegistry(initial: RouteTable, dynamic?: RouteSource): RouteRegistry {
   let table = initial;
   const dynamicRoute = (name: string): ResolvedRoute | undefined => {

@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import { subscriptionsWithoutSecret } from "../actors/routes.js";
 import type { RunExecutor } from "../actors/runs.js";
 import { startSystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
@@ -28,7 +27,6 @@ import { historyHooks } from "./deliveryHistoryHooks.js";
 import { dynamicRoutesFor } from "./dynamicRoutes.js";
 import { homeFileWarnings } from "./homeFileWarnings.js";
 import { createIdempotency } from "./idempotency.js";
-import { subscriptionWarnings } from "./idleRouteKeys.js";
 import { startIngress } from "./ingress.js";
 import { pipelineLogHooks } from "./logHooks.js";
 import { createMcp } from "./mcp.js";
@@ -36,6 +34,7 @@ import { createProfileResources } from "./profileResources.js";
 import { resumeSavedRuns, storeSavedRuns } from "./resumeSavedRuns.js";
 import { answeredByRoute } from "./routeAnswers.js";
 import { createRoutes } from "./routes.js";
+import { servedSubscriptionWarnings } from "./routeWarnings.js";
 import { runDepth, timedRun } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
 import { runStopSteps, type StopStep } from "./stopOrder.js";
@@ -128,11 +127,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     loopback: isLoopbackHost(host),
     hasGlobalSecret: () => loaded.config.platforms.webhook.secret !== undefined,
     routeWarnings: (route, name) =>
-      subscriptionWarnings(route, name, () => ({
-        multiplex: loaded.config.gateway.multiplex_profiles,
-        profiles: profilesOnDisk(paths.home),
-        profilesDir: join(paths.home, "profiles"),
-      })),
+      servedSubscriptionWarnings(
+        route,
+        name,
+        () => ({
+          multiplex: loaded.config.gateway.multiplex_profiles,
+          profiles: profilesOnDisk(paths.home),
+          profilesDir: join(paths.home, "profiles"),
+        }),
+        Object.keys(loaded.config.mcp_servers),
+        { routes: loaded.config.platforms.webhook.routes, file: paths.config },
+      ),
   });
   const routes = createRoutes({
     config,
@@ -302,11 +307,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger.info(
       `[webhook] Listening on ${host}:${ingress.port} — routes: ${describeRoutes(routes.registry.names())}`,
     );
-    const unsecured = subscriptionsWithoutSecret(dynamic.source, routes.registry);
-    if (unsecured.length > 0)
-      logger.warn(
-        `[webhook] subscription(s) ${unsecured.join(", ")} in ${dynamic.where} are enabled but not served (404): no secret of their own and no global secret (platforms.webhook.secret or WEBHOOK_SECRET) — set one with svc webhook subscribe <name> --secret <secret>`,
-      );
+    // An enabled subscription left out of it (no secret at all) is named at WARN by each load of the store.
     if (routes.registry.names().length === 0) hooks.printHowToAddRoute(paths.config);
     const exposed = allInterfacesWarning(host, ingress.port);
     if (exposed !== undefined) logger.warn(exposed);

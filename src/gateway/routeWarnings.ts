@@ -7,12 +7,12 @@ import type { RouteTable } from "../actors/routes.js";
 import { BUILTIN_TOOLSETS } from "../agent/tools/index.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { type SvcPaths, svcPaths } from "../config/paths.js";
-import { profileBindingWarnings } from "../config/profileWarnings.js";
+import { type ProfileBindingOptions, profileBindingWarnings } from "../config/profileWarnings.js";
 import { secretCharacterWarnings } from "../config/secretWarnings.js";
-import { routeKey } from "../config/sections/webhook.js";
+import { type Route, routeKey } from "../config/sections/webhook.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { cronStore } from "../io/stores/cronStore.js";
-import { idleRouteKeyWarnings } from "./idleRouteKeys.js";
+import { idleRouteKeyWarnings, subscriptionWarnings } from "./idleRouteKeys.js";
 
 /**
  * A route's `toolsets` name that is neither a built-in toolset nor a configured MCP server: a run drops
@@ -58,7 +58,38 @@ export function skillNameWarnings(table: RouteTable, file: string): string[] {
   );
 }
 
-/** `toolsetWarnings` for any routes (`at`: `<file>: <key path>`), such as hand-edited subscriptions. */
+/**
+ * What each load of the subscriptions logs at WARN about one served record: `subscriptionWarnings`, then
+ * the unknown names of its `toolsets` and the `skills` entries that are no skill name (a path), which a
+ * config.yaml route gets named at start; otherwise only its first run would say it dropped them. A record
+ * a config.yaml route of the same name shadows is named as such instead (static routes win).
+ */
+export function servedSubscriptionWarnings(
+  route: Route,
+  name: string,
+  binding: () => ProfileBindingOptions,
+  mcpServers: readonly string[],
+  /** config.yaml's routes (and the file): one of the same name wins, so the record is never served. */
+  config?: { readonly routes: Readonly<Record<string, Route>>; readonly file: string },
+): string[] {
+  if (config !== undefined && Object.hasOwn(config.routes, name))
+    return [
+      `not served: ${config.file} has a route of the same name (${routeKey(name, config.routes[name] as Route)}), which wins — rename one of them, or svc webhook remove ${name}`,
+    ];
+  return [
+    ...subscriptionWarnings(route, name, binding),
+    ...unknownToolsetWarnings([{ at: "", toolsets: route.toolsets }], mcpServers),
+    ...(route.skills ?? []).flatMap((skill) => {
+      const problem = skillNameProblem(skill);
+      return problem === undefined ? [] : [`skills: "${skill}" is ${problem}`];
+    }),
+  ];
+}
+
+/**
+ * `toolsetWarnings` for any routes (`at`: `<file>: <key path>`, or empty for the bare `toolsets` key),
+ * such as hand-edited subscriptions.
+ */
 export function unknownToolsetWarnings(
   routes: Iterable<{ readonly at: string; readonly toolsets: readonly string[] | undefined }>,
   mcpServers: readonly string[],
@@ -70,7 +101,7 @@ export function unknownToolsetWarnings(
       if (known.includes(toolset)) continue;
       const meant = nearMiss(toolset, known);
       warnings.push(
-        `${at}.toolsets: unknown toolset "${toolset}"${meant === undefined ? "" : ` — did you mean ${meant}?`}; runs of the route drop it (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
+        `${at === "" ? "" : `${at}.`}toolsets: unknown toolset "${toolset}"${meant === undefined ? "" : ` — did you mean ${meant}?`}; runs of the route drop it (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
       );
     }
   }

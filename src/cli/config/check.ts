@@ -12,6 +12,7 @@ import {
 } from "../../config/profileEnv.js";
 import { profileBindingProblem } from "../../config/profileWarnings.js";
 import { subscriptionSecretProblem } from "../../config/secretWarnings.js";
+import { routeKey } from "../../config/sections/webhook.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
@@ -152,7 +153,7 @@ export async function checkConfig(
         );
       if (parsed.value.enabled && Object.hasOwn(loaded.config.platforms.webhook.routes, name))
         warnings.push(
-          `${path}: ${name} is enabled but not served: ${loaded.paths.config} has a route of the same name (platforms.webhook.routes.${name}), which wins — rename one of them, or svc webhook remove ${name}`,
+          `${path}: ${name} is enabled but not served: ${loaded.paths.config} has a route of the same name (${routeKey(name, loaded.config.platforms.webhook.routes[name] as object)}), which wins — rename one of them, or svc webhook remove ${name}`,
         );
       else if (parsed.value.enabled) {
         const why = notServed(loaded, path, name, raw);

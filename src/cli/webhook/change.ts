@@ -1,6 +1,8 @@
 import type { LoadedConfig } from "../../config/load.js";
+import { routeKey } from "../../config/sections/webhook.js";
 import { SvcError } from "../../errors.js";
 import { isUnreadableRecord, ownRecord } from "../../io/stores/subscriptions.js";
+import { runningAddress } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
 import { notServed } from "./notServed.js";
 import { type CliSubscriptionStore, withSubscriptionStore } from "./subscriptionStoreFor.js";
@@ -22,7 +24,7 @@ async function apply(
     throw new SvcError(
       "usage",
       Object.hasOwn(loaded.config.platforms.webhook.routes, name)
-        ? `"${name}" is a static route of config.yaml (platforms.webhook.routes.${name}) — edit that file to change it (${loaded.paths.config}); svc webhook ${action} works on dynamic subscriptions only`
+        ? `"${name}" is a static route of config.yaml (${routeKey(name, loaded.config.platforms.webhook.routes[name] as object)}) — edit that file to change it (${loaded.paths.config}); svc webhook ${action} works on dynamic subscriptions only`
         : `no dynamic subscription named "${name}" in ${store.path} — see svc webhook list`,
     );
   }
@@ -62,7 +64,9 @@ async function apply(
       `Warning: ${loaded.paths.config} also defines a static route "${name}"; the static route wins, so the gateway answers with it, not with this subscription\n`,
     );
   const unserved =
-    action === "enable" && !shadowed ? notServed(loaded, store.path, name, changed) : undefined;
+    action === "enable" && !shadowed
+      ? notServed(loaded, store.path, name, changed, runningAddress(loaded))
+      : undefined;
   if (unserved !== undefined)
     process.stderr.write(
       `Warning: ${name} is enabled, but the gateway does not serve it (it answers 404): ${unserved}\n`,

@@ -1,5 +1,6 @@
 import { parseSubscription } from "../../io/stores/subscriptions.js";
 import { formatTable } from "../format.js";
+import { runningAddress } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
 import { notServed } from "./notServed.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
@@ -19,6 +20,8 @@ export async function list(): Promise<void> {
     return;
   }
   const unserved: string[] = [];
+  // INSECURE_NO_AUTH is judged by the bind of the gateway that runs (`--host`), as the gateway judges it.
+  const running = runningAddress(loaded);
   const rows = entries
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, raw]) => {
@@ -26,7 +29,7 @@ export async function list(): Promise<void> {
       if (!parsed.ok) return [name, "-", "-", "-", "invalid", parsed.problems[0] ?? ""];
       const s = parsed.value;
       const shadowed = Object.hasOwn(loaded.config.platforms.webhook.routes, name);
-      const why = s.enabled && !shadowed ? notServed(loaded, path, name, raw) : undefined;
+      const why = s.enabled && !shadowed ? notServed(loaded, path, name, raw, running) : undefined;
       if (shadowed) unserved.push(`${name}: config.yaml defines a static route of that name, which wins`);
       else if (why !== undefined) unserved.push(`${name} is enabled but not served (404): ${why}`);
       const deliver =

@@ -152,7 +152,7 @@ async function write(
       `Warning: config.yaml also defines a static route "${name}"; the static route wins over this subscription\n`,
     );
   }
-  const unserved = shadowed ? undefined : notServed(loaded, store.path, name, parsed.value);
+  const unserved = shadowed ? undefined : notServed(loaded, store.path, name, parsed.value, running);
   if (unserved !== undefined && parsed.value.enabled)
     process.stderr.write(`Warning: the gateway does not serve ${name} (it answers 404): ${unserved}\n`);
   if (!parsed.value.enabled) {

@@ -181,7 +181,7 @@ export interface SubscriptionSourceOptions {
   readonly loopback?: boolean;
   /**
    * Whether a global secret is set now (it may change on reload): a subscription without a secret of its
-   * own is served with it, or — with none — not at all, which the gateway warns about itself.
+   * own is served with it, or — with none — not at all, which each load names at WARN.
    */
   readonly hasGlobalSecret?: () => boolean;
   /**
@@ -213,6 +213,11 @@ export function activeSubscriptions(
     if (parsed.value.secret === undefined && options.hasGlobalSecret?.() !== false) {
       logger.info(
         `[webhook] dynamic subscription ${name} has no secret of its own: the global secret applies`,
+      );
+    } else if (parsed.value.secret === undefined) {
+      // Kept in the set: a global secret a reload brings serves it (the registry resolves it per request).
+      logger.warn(
+        `[webhook] dynamic subscription ${name} is enabled but not served (404): no secret of its own and no global secret (platforms.webhook.secret or WEBHOOK_SECRET) — set one with svc webhook subscribe ${name} --secret <secret>`,
       );
     }
     const extra = Object.keys(parsed.extra);

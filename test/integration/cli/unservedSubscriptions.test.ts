@@ -25,9 +25,9 @@ describe("an enabled subscription that cannot be served", { timeout: 60_000 }, (
     });
     const listening = gw.logs().find((line) => line.msg.includes("Listening on"));
     expect(listening?.msg).toMatch(/routes: fixed, ok, grouped$/);
-    const warned = gw.logs().find((line) => line.msg.includes("are enabled but not served"));
-    expect(warned?.msg).toContain("subscription(s) nosecret in ");
-    expect(warned?.msg).toContain("no secret of their own and no global secret");
+    const warned = gw.logs().find((line) => line.msg.includes("is enabled but not served"));
+    expect(warned?.msg).toContain("dynamic subscription nosecret is enabled but not served (404)");
+    expect(warned?.msg).toContain("no secret of its own and no global secret");
     expect((await postJson(gw.url("/webhooks/nosecret"), {})).status).toBe(404);
     expect((await postJson(gw.url("/webhooks/ok"), {})).status).toBe(202);
 

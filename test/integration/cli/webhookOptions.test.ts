@@ -243,6 +243,24 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     }
   });
 
+  it("a config.yaml route written under platforms.webhook.extra.routes is named there, where the file has it", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({ platforms: { webhook: { enabled: true, extra: { routes: { fixed: { secret: "s" } } } } } }),
+    );
+    const removed = await svc(home, ["webhook", "remove", "fixed"]);
+    expect(removed.code).toBe(2);
+    expect(removed.stderr).toContain(
+      '"fixed" is a static route of config.yaml (platforms.webhook.extra.routes.fixed) — edit that file',
+    );
+    home.write("webhook_subscriptions.json", JSON.stringify({ fixed: { secret: "t" } }));
+    const check = await svc(home, ["config", "check"]);
+    expect(check.stderr).toContain(
+      "has a route of the same name (platforms.webhook.extra.routes.fixed), which wins",
+    );
+  });
+
   it("a hand-written record of the wrong type names the file, <name>.<key> and the value; blank option values name the flag", async () => {
     home = tempHome();
     const file = join(home.dir, "webhook_subscriptions.json");

@@ -2,10 +2,13 @@ import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { idleKeys, subscriptionWarnings } from "../../../src/gateway/idleRouteKeys.js";
+import { servedSubscriptionWarnings } from "../../../src/gateway/routeWarnings.js";
 import { createLogger } from "../../../src/io/log.js";
 import {
   activeSubscriptions,
   createSubscriptionSource,
+  subscriptionRoute,
+  subscriptionSchema,
   subscriptionStore,
 } from "../../../src/io/stores/subscriptions.js";
 import { captureLogger } from "../../fakes/logCapture.js";
@@ -160,6 +163,16 @@ describe("a subscription without a secret of its own", () => {
     ]);
     expect(infoLines(false)).toEqual([]);
   });
+
+  it("with no global secret, each load names it at WARN as not served (a hand edit while the gateway runs, not only at start)", () => {
+    const log = captureLogger();
+    const served = activeSubscriptions("subs.json", noSecret, log.logger, { hasGlobalSecret: () => false });
+    // Kept: a reload that sets a global secret serves it without a change of the file.
+    expect([...served.keys()]).toEqual(["gh"]);
+    expect(log.messages().filter((msg) => msg.includes("not served"))).toEqual([
+      "[webhook] dynamic subscription gh is enabled but not served (404): no secret of its own and no global secret (platforms.webhook.secret or WEBHOOK_SECRET) — set one with svc webhook subscribe gh --secret <secret>",
+    ]);
+  });
 });
 
 describe("a served subscription whose keys leave others without effect", () => {
@@ -217,6 +230,62 @@ describe("a served subscription bound to a profile it cannot keep", () => {
     );
     expect(log.messages().filter((msg) => msg.includes("profile"))).toEqual([
       "[webhook] dynamic subscription bound: the binding to profile work is not enforced — gateway.multiplex_profiles is off, so the route answers at /webhooks/bound; set gateway.multiplex_profiles: true to serve it at /p/work/webhooks/bound only",
+    ]);
+  });
+});
+
+describe("a served subscription with toolsets or skills written by hand", () => {
+  it("names an unknown toolset (with the likely spelling) and a skill written as a path at each load, as a config.yaml route's are named at start", () => {
+    const log = captureLogger();
+    const served = activeSubscriptions(
+      "subs.json",
+      {
+        tools: { secret: "s", toolsets: ["terminal", "web_serch", "docs"], skills: ["skills/triage", "ok"] },
+      },
+      log.logger,
+      {
+        routeWarnings: (route, name) =>
+          servedSubscriptionWarnings(
+            route,
+            name,
+            () => ({ multiplex: false, profiles: [], profilesDir: "/home/p" }),
+            ["docs"],
+          ),
+      },
+    );
+    expect([...served.keys()]).toEqual(["tools"]);
+    const lines = log.messages().filter((msg) => msg.includes("toolset"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^\[webhook\] dynamic subscription tools: toolsets: unknown toolset "web_serch" — did you mean web_search\?; runs of the route drop it \(known: /,
+    );
+    expect(log.messages().filter((msg) => msg.includes("skills:"))).toEqual([
+      '[webhook] dynamic subscription tools: skills: "skills/triage" is not a skill name (letters, digits, ".", "_" and "-", no path) — write triage, the skill\'s directory name (found at skills/triage/ or skills/<category>/triage/)',
+    ]);
+  });
+});
+
+describe("a subscription a config.yaml route of the same name shadows", () => {
+  it("is named at each load as not served, with the route's key, instead of its other warnings", () => {
+    const log = captureLogger();
+    const routes = { ci: subscriptionRoute(subscriptionSchema.parse({ secret: "t" })) };
+    activeSubscriptions(
+      "subs.json",
+      { ci: { secret: "s", toolsets: ["web_serch"] }, other: { secret: "s" } },
+      log.logger,
+      {
+        routeWarnings: (route, name) =>
+          servedSubscriptionWarnings(
+            route,
+            name,
+            () => ({ multiplex: false, profiles: [], profilesDir: "/home/p" }),
+            [],
+            { routes, file: "/home/config.yaml" },
+          ),
+      },
+    );
+    expect(log.messages().filter((msg) => msg.startsWith("[webhook] dynamic subscription"))).toEqual([
+      "[webhook] dynamic subscription ci: not served: /home/config.yaml has a route of the same name (platforms.webhook.routes.ci), which wins — rename one of them, or svc webhook remove ci",
     ]);
   });
 });
