@@ -6,6 +6,7 @@ import { startSystem } from "../actors/system.js";
 import { loadConfig, secretScope } from "../config/load.js";
 import { DEFAULT_PROFILE, type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
+import { redactCredentials } from "../io/credentials.js";
 import {
   describeInstall,
   type InstallRequest,
@@ -17,6 +18,7 @@ import { addServerToConfig, existingServerNames } from "../io/oauth/installWrite
 import { registerSchemeHandler } from "../io/oauth/schemeHandler.js";
 import { oauthEntryOf } from "../io/oauth/settings.js";
 import { newProfileTypo } from "../io/profiles.js";
+import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
 import { noOauthServersProblem, oauthTargetProblem } from "./mcp/oauthTarget.js";
 
@@ -223,7 +225,10 @@ export function registerMcpAuthCommands(mcp: Command): void {
           process.stdout.write(`${s.name}: re-authorized\n`);
         } catch (err) {
           failed++;
-          process.stdout.write(`${s.name}: failed — ${describeError(err)}\n`);
+          // As svc's own error line: a server's text in it may hold escape sequences or the credential it refused.
+          process.stdout.write(
+            `${s.name}: failed — ${terminalText(redactCredentials(describeError(err)))}\n`,
+          );
         }
       }
       if (failed > 0) process.exitCode = 1;

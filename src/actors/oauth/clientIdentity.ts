@@ -228,7 +228,14 @@ export async function discoverAndIdentify(
   fetches: OAuthFetches,
   extra: { redirectUri?: string; documentRetried?: boolean; pinnedCallback?: boolean } = {},
 ): Promise<{ meta: StoredMetadata; client: ClientChoice }> {
-  const discovered = await discoverForFlow(job.serverName, job.entry.url, flow, fetches, job.now());
+  const discovered = await discoverForFlow(
+    job.serverName,
+    job.entry.url,
+    flow,
+    fetches,
+    job.now(),
+    job.profile,
+  );
   // A scope the resource required earlier (step-up) is asked for again from the same server.
   const previous = job.store.readMetadata();
   const meta =

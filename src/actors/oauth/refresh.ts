@@ -175,7 +175,14 @@ export async function usableTokens(
     const issuer = current.issuer as string | undefined;
     if (meta === undefined || (issuer !== undefined && meta.authorizationServerUrl !== issuer)) {
       const previous = meta;
-      const discovered = await discoverForFlow(serverName, job.entry.url, grantFlow, fetches, job.now());
+      const discovered = await discoverForFlow(
+        serverName,
+        job.entry.url,
+        grantFlow,
+        fetches,
+        job.now(),
+        job.profile,
+      );
       if (issuer !== undefined && discovered.authorizationServerUrl !== issuer)
         throw needsLoginError(
           serverName,

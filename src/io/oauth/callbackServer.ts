@@ -171,9 +171,12 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
   }
   if (port === 0) {
     if (options.port !== undefined || fixed?.port) {
+      // Starts with the key, so the login names the server entry (mcp_servers.<server>.oauth.redirect_port).
+      const key =
+        options.port !== undefined ? "oauth.redirect_port" : `oauth.redirect_uri ${options.redirectUri}`;
       throw new SvcError(
         "oauth",
-        `callback port ${options.port ?? fixed?.port} is busy — free it or change oauth.redirect_port / oauth.redirect_uri`,
+        `${key}: callback port ${options.port ?? fixed?.port} is busy — free it, or choose another port`,
       );
     }
     port = (await listen(server, 0, bindHost)) ?? 0;

@@ -314,6 +314,8 @@ export async function discoverForFlow(
   flow: FlowKind,
   fetches: OAuthFetches,
   now = Date.now(),
+  /** The named profile whose login this is: the advice to log in names it. */
+  profile?: string,
 ): Promise<StoredMetadata> {
   /** Metadata that was fetched but failed validation (the fetch failures say nothing about it). */
   const invalid: string[] = [];
@@ -375,7 +377,7 @@ export async function discoverForFlow(
   }
   const hint =
     flow === "device"
-      ? `the device flow is not available here: log in with \`svc mcp login ${serverName} --flow browser\` or remove oauth.flow: device`
+      ? `the device flow is not available here: log in with \`svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`} --flow browser\` or remove oauth.flow: device`
       : `ask the server's operator to correct its authorization server metadata (svc needs an issuer that matches the advertised URL, PKCE S256 and https endpoints), or check mcp_servers.${serverName}.url`;
   throw new SvcError(
     "oauth",

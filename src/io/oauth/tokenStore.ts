@@ -46,9 +46,13 @@ export interface StoredMetadata {
   readonly fetched_at: number;
 }
 
+/** A stem ending so would name another server's registration or discovery file (`gh.client` + `.json`). */
+const SIBLING_SUFFIX = /\.(client|meta)$/i;
+
 /**
  * A server name made safe as a file name: anything outside `[A-Za-z0-9._-]` and a leading dot are
- * percent-encoded (UTF-8 bytes), so no name can climb out of the directory or hide a file.
+ * percent-encoded (UTF-8 bytes), so no name can climb out of the directory or hide a file; so is the
+ * dot of a final `.client` or `.meta`, so that `gh.client`'s tokens are not `gh`'s registration file.
  */
 export function safeFileStem(serverName: string): string {
   if (serverName === "") return "%00";
@@ -58,7 +62,8 @@ export function safeFileStem(serverName: string): string {
       return /[A-Za-z0-9_.-]/.test(c) && b < 128 ? c : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
     })
     .join("");
-  return encoded.startsWith(".") ? `%2E${encoded.slice(1)}` : encoded;
+  const visible = encoded.startsWith(".") ? `%2E${encoded.slice(1)}` : encoded;
+  return visible.replace(SIBLING_SUFFIX, "%2E$1");
 }
 
 function readJson<T>(path: string, serverName: string, profile?: string): T | undefined {

@@ -2,6 +2,8 @@ import { request } from "node:http";
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { bindCallbackServer } from "../../../src/io/oauth/callbackServer.js";
+import { tempHome } from "../../helpers/home.js";
+import { harness, loginWith } from "./helpers.js";
 
 function get(port: number, path: string, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -50,14 +52,25 @@ describe("loopback callback listener", () => {
     }
   });
 
-  it("reports a busy fixed redirect port with the keys to change", async () => {
+  it("reports a busy fixed redirect port naming the server's key (redirect_port or redirect_uri)", async () => {
     const cb = await bindCallbackServer({ pinned: false });
+    const home = tempHome();
     try {
       await expect(bindCallbackServer({ pinned: false, port: cb.port })).rejects.toThrow(
         /oauth\.redirect_port/,
       );
+      // Before any request: the login fails at once, naming the entry, not a bare port.
+      const url = "http://127.0.0.1:9/mcp";
+      await expect(loginWith(harness(home.dir, "notes", url, { redirect_port: cb.port }))).rejects.toThrow(
+        `notes: mcp_servers.notes.oauth.redirect_port: callback port ${cb.port} is busy — free it, or choose another port`,
+      );
+      const uri = `http://localhost:${cb.port}/cb`;
+      await expect(loginWith(harness(home.dir, "notes", url, { redirect_uri: uri }))).rejects.toThrow(
+        `notes: mcp_servers.notes.oauth.redirect_uri ${uri}: callback port ${cb.port} is busy`,
+      );
     } finally {
       await cb.close();
+      home.cleanup();
     }
   });
 

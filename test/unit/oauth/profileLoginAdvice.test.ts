@@ -88,6 +88,36 @@ describe("every other login advice names the profile (and the device flow of a d
     }
   });
 
+  it("a device login on a server without the device flow: the browser login to run instead", async () => {
+    const as = "https://as.test";
+    const answers: Record<string, () => Response> = {
+      "https://mcp.example.test/mcp": () =>
+        new Response(null, {
+          status: 401,
+          headers: {
+            "www-authenticate": 'Bearer resource_metadata="https://mcp.example.test/.well-known/prm"',
+          },
+        }),
+      "https://mcp.example.test/.well-known/prm": () =>
+        Response.json({ resource: "https://mcp.example.test/mcp", authorization_servers: [as] }),
+      [`${as}/.well-known/oauth-authorization-server`]: () =>
+        Response.json({ ...cachedDiscovery(as).authorizationServerMetadata }),
+    };
+    const j = {
+      ...job("work", "device"),
+      fetch: async (url: string | URL) =>
+        (answers[String(url)] ?? (() => new Response(null, { status: 404 })))(),
+    };
+    const system = startSystem({ logger: silentLogger() });
+    try {
+      await expect(runLogin(j, { flow: "device", system, isTTY: true })).rejects.toThrow(
+        "log in with `svc mcp login notes --profile work --flow browser` or remove oauth.flow: device",
+      );
+    } finally {
+      system.shutdown();
+    }
+  });
+
   it("a browser login that timed out", () => {
     const clock = new SimulatedClock();
     const actor = createActor(

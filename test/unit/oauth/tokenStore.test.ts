@@ -25,6 +25,27 @@ describe("token store", () => {
     expect(safeFileStem("github")).toBe("github");
   });
 
+  it("gives no two servers a file in common (gh.client's tokens are not gh's registration)", () => {
+    const files = (name: string) => {
+      const s = new TokenStore("/x", name);
+      return [s.tokensPath, s.clientPath, s.metaPath, s.cimdOffPath, `${s.tokensPath}.lock`];
+    };
+    const gh = new TokenStore("/x", "gh");
+    expect(new TokenStore("/x", "gh.client").tokensPath).not.toBe(gh.clientPath);
+    // A case-insensitive file system (macOS, Windows) takes gh.Meta.json for gh.meta.json.
+    expect(new TokenStore("/x", "gh.Meta").tokensPath.toLowerCase()).not.toBe(gh.metaPath.toLowerCase());
+    const part = fc.constantFrom("a", ".", "client", "meta", "json", "%2E", "cimd-off", "lock");
+    const name = fc.array(part, { minLength: 1, maxLength: 6 }).map((p) => p.join(""));
+    fc.assert(
+      fc.property(name, name, (a, b) => {
+        if (a === b) return;
+        const theirs = new Set(files(b));
+        for (const f of files(a)) expect(theirs.has(f)).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("writes tokens with mode 0600 and an absolute expiry, under the profile's own directory", () => {
     home = tempHome();
     const paths = svcPaths(home.dir, "work");
