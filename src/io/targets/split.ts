@@ -52,23 +52,49 @@ export function sizeOf(text: string, unit: SizeUnit): number {
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-/** How far around a hard cut to look for a grapheme-cluster boundary (longer clusters are cut anyway). */
+/** How far around a hard cut to look for a grapheme-cluster boundary (first: a longer cluster widens it). */
 const CLUSTER_WINDOW = 128;
 
 /**
  * The last grapheme-cluster boundary of `text` at or before `end`, so a hard cut keeps an emoji sequence
  * (👨‍👩‍👧‍👦, 🇩🇪, 👍🏽) or a letter and its combining marks (é as e + U+0301) whole; `end` itself when the
  * cluster there starts at the beginning of `text` (one cluster longer than the limit is cut anyway).
+ * Only the text shortly before `end` is segmented; when the cluster at `end` reaches back past it (a letter
+ * with hundreds of combining marks), the window grows until the cluster's start is in it.
  */
 function clusterBoundary(text: string, end: number): number {
   if (end >= text.length) return end;
-  const from = Math.max(0, end - CLUSTER_WINDOW);
-  let boundary = 0;
-  for (const { index } of graphemes.segment(text.slice(from, end + CLUSTER_WINDOW))) {
-    if (index > end - from) break;
-    boundary = index;
+  for (let window = CLUSTER_WINDOW; ; window *= 4) {
+    const from = Math.max(0, end - window);
+    let boundary = 0;
+    for (const { index } of graphemes.segment(text.slice(from, end + CLUSTER_WINDOW))) {
+      if (index > end - from) break;
+      boundary = index;
+    }
+    if (boundary > 0) return wholeFlags(text, from + boundary, end);
+    if (from === 0) return end;
   }
-  return boundary > 0 ? from + boundary : end;
+}
+
+/** Whether a regional indicator (🇦..🇿, U+1F1E6..U+1F1FF: two of them make a flag) starts at `at`. */
+function isRegionalIndicator(text: string, at: number): boolean {
+  const low = text.charCodeAt(at + 1);
+  return text.charCodeAt(at) === 0xd83c && low >= 0xdde6 && low <= 0xddff;
+}
+
+/**
+ * `cut`, moved by one regional indicator (forward when that still ends by `end`) when it falls between the
+ * two of a flag. Which two pair up depends on the whole run of them (🇩🇪🇫🇷 pairs from its first), which
+ * a segmented window that starts inside the run cannot see: it would cut 🇩🇪 into 🇩 | 🇪, and every flag
+ * after the cut would pair wrongly.
+ */
+function wholeFlags(text: string, cut: number, end: number): number {
+  if (!isRegionalIndicator(text, cut)) return cut;
+  let before = 0;
+  for (let at = cut - 2; at >= 0 && isRegionalIndicator(text, at); at -= 2) before += 1;
+  if (before % 2 === 0) return cut;
+  if (cut + 2 <= end) return cut + 2;
+  return cut > 2 ? cut - 2 : cut;
 }
 
 /**

@@ -34,6 +34,29 @@ describe("splitMessage", () => {
     expect(splitMessage(family, 8)).toEqual([family.slice(0, 8), family.slice(8)]);
   });
 
+  it("keeps flags whole in a run of them that starts before the text shortly ahead of the cut", () => {
+    // Which regional indicators pair up depends on the whole run: a cut must leave an even number of
+    // them before it, or 🇩🇪 is cut into 🇩 | 🇪 and every flag after it pairs wrongly (🇪🇩...).
+    for (const [prefix, unit, limit] of [
+      ["a", "chars", 202],
+      ["ab", "chars", 203],
+      ["a", "utf8", 403],
+    ] as const) {
+      const text = `${prefix}${"🇩🇪".repeat(150)}`;
+      const parts = splitMessage(text, limit, unit);
+      expect(parts.join("")).toBe(text);
+      expect(parts[0]).toBe(`${prefix}${"🇩🇪".repeat(50)}`);
+      for (const part of parts.slice(1)) expect(part).toMatch(/^(?:🇩🇪)+$/u);
+    }
+  });
+
+  it("keeps a letter with hundreds of combining marks whole when it is shorter than the limit", () => {
+    const zalgo = `e${"\u0301".repeat(300)}`;
+    expect(splitMessage(`${"a".repeat(50)}${zalgo}b`, 340)).toEqual(["a".repeat(50), `${zalgo}b`]);
+    // Longer than the limit, it is still cut.
+    expect(splitMessage(zalgo, 100)[0]).toHaveLength(100);
+  });
+
   it("counts UTF-8 bytes for byte-limited platforms", () => {
     const parts = splitMessage("漢漢漢漢", 7, "utf8");
     expect(parts).toEqual(["漢漢", "漢漢"]);
