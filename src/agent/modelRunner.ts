@@ -10,7 +10,7 @@ import { realSleep, type Sleep, withRetryPolicy } from "./retry.js";
 import { type RunOutcome, type RunRecord, runLogLine } from "./runRecord.js";
 import { type RunToolsDeps, runContext, runTools } from "./runTools.js";
 import { sdkTools, ToolCallLog } from "./sdkTools.js";
-import { type LoopProgress, runToolLoop } from "./toolLoop.js";
+import { contentFilterFailure, type LoopProgress, runToolLoop } from "./toolLoop.js";
 
 export interface ModelRunnerDeps extends RunToolsDeps {
   readonly settings: AgentSettings & { readonly provider: "openai" | "anthropic"; readonly model: string };
@@ -171,6 +171,11 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             record("error"),
           );
         }
+        if (result.filtered !== undefined)
+          throw new AgentRunFailure(
+            scrub(contentFilterFailure(settings.provider, result.filtered.reason, modelId), secrets),
+            record("error"),
+          );
         const outcome: RunOutcome = result.stoppedAtMaxSteps ? "max_steps" : "ok";
         // A model that repeats its own key (prompt injection, a debugging answer) must not put it in the
         // delivered reply, the log line or the run journal.

@@ -16,6 +16,8 @@ export type ModelTurn =
         id?: string;
         thoughtSignature?: string;
       }>;
+      /** Chat Completions only: the message's `refusal` (OpenAI's field for a refusal the model wrote). */
+      readonly refusal?: string;
       /** The turn's finish reason as sent, when not the usual one (`stop` with tool calls, as some servers send). */
       readonly finishReason?: string;
     }

@@ -99,6 +99,7 @@ export function startFakeOpenAI(): Promise<FakeModel> {
               message: {
                 role: "assistant",
                 content: turn.text ?? null,
+                ...(turn.refusal === undefined ? {} : { refusal: turn.refusal }),
                 ...(calls.length > 0 ? { tool_calls: calls } : {}),
               },
               finish_reason: finish,

@@ -234,6 +234,60 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("an answer the endpoint's safety system stopped (content_filter, stop_reason refusal) fails the run naming it, not delivered as a finished reply", async () => {
+    const anthropic = await startFakeAnthropic();
+    const settings = {
+      model: "m",
+      max_steps: 5,
+      max_tokens: 50,
+      retries: 0,
+      timeout_seconds: 10,
+      max_concurrent_runs: 1,
+    };
+    const request = {
+      route: "r",
+      event: "e",
+      deliveryId: "d",
+      prompt: "p",
+      toolsets: [],
+      profile: undefined,
+    };
+    try {
+      model.script({ text: "Here is how to", finishReason: "content_filter" });
+      anthropic.script({ finishReason: "refusal" });
+      const failures = [];
+      for (const [provider, baseUrl] of [
+        ["openai", model.baseUrl],
+        ["anthropic", anthropic.baseUrl],
+      ] as const) {
+        const runner = modelRunner({
+          settings: { ...settings, provider, base_url: baseUrl },
+          logger: silentLogger(),
+          builtins: () => [upper],
+        });
+        failures.push(await runner.run(request, new AbortController().signal).catch((e: unknown) => e));
+      }
+      expect(failures[0]).toBeInstanceOf(AgentRunFailure);
+      expect((failures[0] as AgentRunFailure).message).toBe(
+        "the endpoint's content filter stopped the model's answer (finish_reason content_filter) — the run has no reply to deliver: change what the route's prompt or agent.system_prompt asks for, or use another agent.model than \"m\"; on Azure OpenAI, the deployment's content filter decides",
+      );
+      expect((failures[0] as AgentRunFailure).record).toMatchObject({ outcome: "error", steps: 1 });
+      expect(failures[1]).toBeInstanceOf(AgentRunFailure);
+      expect((failures[1] as AgentRunFailure).message).toMatch(
+        /^the model refused to answer \(stop_reason refusal\) — the run has no reply to deliver: .* another agent\.model than "m"$/,
+      );
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("an OpenAI refusal the model wrote (the refusal field, finish_reason stop) is its reply", async () => {
+    model.script({ refusal: "I can't help with that." });
+    const { result } = await loop(5);
+    expect(result.text).toBe("I can't help with that.");
+    expect(result.filtered).toBeUndefined();
+  });
+
   it("a turn with tool calls and a finish reason the SDK does not know (TGI's eos_token) runs its tools and the loop goes on", async () => {
     model.script({ ...callTool("upper", { text: "hi" }), finishReason: "eos_token" }, { text: "HI it is" });
     const { result, log } = await loop(5);
