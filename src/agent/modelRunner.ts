@@ -176,6 +176,20 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             scrub(contentFilterFailure(settings.provider, result.filtered.reason, modelId), secrets),
             record("error"),
           );
+        if (
+          result.cutAtMaxTokens &&
+          !result.stoppedAtMaxSteps &&
+          result.text.trim() === "" &&
+          request.maxTokens === undefined
+        )
+          // A reasoning model (DeepSeek R1, Qwen3 on Ollama, o-series, extended thinking) can spend the
+          // whole limit on its reasoning: an empty reply delivered as an answer would say nothing of why.
+          throw new AgentRunFailure(
+            result.cutAtContextWindow === true
+              ? "the model's answer was cut at the end of its context window (stop_reason model_context_window_exceeded) before it wrote any text — the prompt and the tool results so far filled it: give the run less to read or use a model with a larger context window"
+              : `the model's answer was cut at agent.max_tokens (${settings.max_tokens} tokens) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens`,
+            record("error"),
+          );
         const outcome: RunOutcome = result.stoppedAtMaxSteps ? "max_steps" : "ok";
         // A model that repeats its own key (prompt injection, a debugging answer) must not put it in the
         // delivered reply, the log line or the run journal.

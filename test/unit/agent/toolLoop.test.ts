@@ -234,6 +234,48 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("an answer cut at max_tokens before any text (a reasoning model's thinking used the limit) fails the run saying to raise max_tokens; one with text is delivered cut", async () => {
+    const anthropic = await startFakeAnthropic();
+    const settings = {
+      model: "m",
+      max_steps: 5,
+      max_tokens: 50,
+      retries: 0,
+      timeout_seconds: 10,
+      max_concurrent_runs: 1,
+    };
+    const request = {
+      route: "r",
+      event: "e",
+      deliveryId: "d",
+      prompt: "p",
+      toolsets: [],
+      profile: undefined,
+    };
+    const run = (provider: "openai" | "anthropic", baseUrl: string) =>
+      modelRunner({
+        settings: { ...settings, provider, base_url: baseUrl },
+        logger: silentLogger(),
+        builtins: () => [upper],
+      })
+        .run(request, new AbortController().signal)
+        .catch((e: unknown) => e);
+    try {
+      model.script({ text: " ", finishReason: "length" }, { text: "half an ans", finishReason: "length" });
+      anthropic.script({ finishReason: "max_tokens" });
+      const cut =
+        "the model's answer was cut at agent.max_tokens (50 tokens) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens";
+      for (const failure of [await run("openai", model.baseUrl), await run("anthropic", anthropic.baseUrl)]) {
+        expect(failure).toBeInstanceOf(AgentRunFailure);
+        expect((failure as AgentRunFailure).message).toBe(cut);
+        expect((failure as AgentRunFailure).record).toMatchObject({ outcome: "error", steps: 1 });
+      }
+      expect(await run("openai", model.baseUrl)).toMatchObject({ text: "half an ans", cutAtMaxTokens: true });
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("an answer the endpoint's safety system stopped (content_filter, stop_reason refusal) fails the run naming it, not delivered as a finished reply", async () => {
     const anthropic = await startFakeAnthropic();
     const settings = {
