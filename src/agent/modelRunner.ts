@@ -228,7 +228,11 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
                 ? { firstConnect: connecting }
                 : waitingAfter && { retry: waitingAfter, secrets, endpoint },
             )
-          : describeModelError(err, secrets, endpoint);
+          : describeModelError(err, secrets, endpoint, {
+              model: modelId,
+              modelKey: request.model === undefined ? "agent.model" : "sampling.model",
+              keySent: settings.api_key !== undefined && settings.api_key !== "",
+            });
         const failed = record("error", why);
         logger.info(
           { route: request.route, delivery_id: request.deliveryId },
