@@ -2,7 +2,8 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { wrapLanguageModel } from "ai";
 import { modelBaseUrl } from "../config/sections/agent.js";
-import { messagesApiFetch } from "../io/modelFetch.js";
+import { chatCompletionsFetch, messagesApiFetch } from "../io/modelFetch.js";
+import { normalizedChatAnswer } from "./chatAnswer.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
 import { thoughtSignaturesMiddleware } from "./thoughtSignatures.js";
@@ -28,6 +29,9 @@ export function modelEndpoint(settings: Pick<ProviderSettings, "provider" | "bas
   return `${base}${settings.provider === "anthropic" ? "/messages" : "/chat/completions"}`;
 }
 
+/** Chat Completions answers with tool calls in other servers' shapes read as OpenAI's (`normalizedChatAnswer`). */
+const chatFetch = chatCompletionsFetch(normalizedChatAnswer);
+
 /** The Chat Completions provider's name: the key the AI SDK keeps its per-call metadata under. */
 const CHAT_PROVIDER = "openai";
 
@@ -45,6 +49,7 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
     baseURL,
     ...(settings.api_key === undefined || settings.api_key === "" ? {} : { apiKey: settings.api_key }),
     includeUsage: true,
+    fetch: chatFetch,
     ...(speaksMaxCompletionTokens(baseURL) ? { transformRequestBody: forOpenAiApi } : {}),
   }).chatModel(modelId);
   return wrapLanguageModel({

@@ -44,3 +44,33 @@ export const messagesApiFetch: typeof fetch = (input, init) =>
       ? init
       : { ...init, headers: withoutEmptyKey(withoutUnusedBetas(init.headers)) },
   );
+
+/**
+ * The fetch an `openai` model's requests go through: a successful JSON answer is passed through
+ * `normalize` (which returns `undefined` to keep it as it is); every other answer is untouched.
+ */
+export function chatCompletionsFetch(normalize: (answer: unknown) => unknown): typeof fetch {
+  return async (input, init) => {
+    const response = await globalThis.fetch(input, init);
+    if (!response.ok || !/\bjson\b/i.test(response.headers.get("content-type") ?? "")) return response;
+    const headers = new Headers(response.headers);
+    // The body handed on is the decoded text.
+    headers.delete("content-encoding");
+    headers.delete("content-length");
+    const kept = { status: response.status, statusText: response.statusText, headers };
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      // A body cut off (the connection dropped mid-answer) fails as the SDK's own read of it would.
+      return new Response(new ReadableStream({ start: (controller) => controller.error(error) }), kept);
+    }
+    let fixed: unknown;
+    try {
+      fixed = normalize(JSON.parse(text));
+    } catch {
+      // Not JSON: the SDK reports the body as it is.
+    }
+    return new Response(fixed === undefined ? text : JSON.stringify(fixed), kept);
+  };
+}

@@ -330,6 +330,24 @@ describe("runToolLoop", () => {
     expect(result.filtered).toBeUndefined();
   });
 
+  it("tool calls in other servers' shapes (arguments as a JSON object, the legacy function_call) run, where the SDK refused the answer or dropped the call", async () => {
+    model.script(
+      { toolCalls: [{ name: "upper", args: { text: "hi" }, argumentsAsObject: true }] },
+      { toolCalls: [{ name: "upper", args: { text: "yo" } }], legacyFunctionCall: true },
+      { text: "done" },
+    );
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("done");
+    expect(log.calls).toMatchObject([
+      { name: "upper", ok: true },
+      { name: "upper", ok: true },
+    ]);
+    // Each call went back to the model with its arguments as text, as Chat Completions takes them.
+    const sent = JSON.stringify(model.requests.at(-1)?.json.messages);
+    expect(sent).toContain(JSON.stringify(JSON.stringify({ text: "hi" })));
+    expect(sent).toContain(JSON.stringify(JSON.stringify({ text: "yo" })));
+  });
+
   it("a turn with tool calls and a finish reason the SDK does not know (TGI's eos_token) runs its tools and the loop goes on", async () => {
     model.script({ ...callTool("upper", { text: "hi" }), finishReason: "eos_token" }, { text: "HI it is" });
     const { result, log } = await loop(5);
