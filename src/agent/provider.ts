@@ -2,7 +2,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { wrapLanguageModel } from "ai";
 import { modelBaseUrl } from "../config/sections/agent.js";
-import { chatCompletionsFetch, messagesApiFetch } from "../io/modelFetch.js";
+import { chatCompletionsFetch, messagesApiFetch, type RequestRewrite } from "../io/modelFetch.js";
 import { normalizedChatAnswer } from "./chatAnswer.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
@@ -29,8 +29,32 @@ export function modelEndpoint(settings: Pick<ProviderSettings, "provider" | "bas
   return `${base}${settings.provider === "anthropic" ? "/messages" : "/chat/completions"}`;
 }
 
-/** Chat Completions answers with tool calls in other servers' shapes read as OpenAI's (`normalizedChatAnswer`). */
-const chatFetch = chatCompletionsFetch(normalizedChatAnswer);
+/**
+ * OpenAI's refusal of `max_tokens` for a reasoning model ("Unsupported parameter: 'max_tokens' is not
+ * supported with this model. Use 'max_completion_tokens' instead."), as a proxy or gateway in front of its
+ * API (Cloudflare AI Gateway, Helicone, Portkey, a company's own) passes it on: svc cannot tell such a
+ * base_url from any other server's, so the request is sent again with `max_completion_tokens`.
+ */
+export const maxCompletionTokensRewrite: RequestRewrite = {
+  refused: (status, body) =>
+    status === 400 && /\bmax_tokens\b/.test(body) && /\bmax_completion_tokens\b/.test(body),
+  rewrite: (body) => {
+    try {
+      const json: unknown = JSON.parse(body);
+      return json !== null && typeof json === "object" && !Array.isArray(json)
+        ? JSON.stringify(withMaxCompletionTokens(json as Record<string, unknown>))
+        : body;
+    } catch {
+      return body;
+    }
+  },
+};
+
+/**
+ * Chat Completions answers with tool calls in other servers' shapes read as OpenAI's (`normalizedChatAnswer`);
+ * a refusal of `max_tokens` answered by sending `max_completion_tokens` instead.
+ */
+const chatFetch = chatCompletionsFetch(normalizedChatAnswer, maxCompletionTokensRewrite);
 
 /** The Chat Completions provider's name: the key the AI SDK keeps its per-call metadata under. */
 const CHAT_PROVIDER = "openai";

@@ -45,13 +45,47 @@ export const messagesApiFetch: typeof fetch = (input, init) =>
       : { ...init, headers: withoutEmptyKey(withoutUnusedBetas(init.headers)) },
   );
 
+/** A refusal of a request's form that the same request, rewritten, is taken in (a parameter's name). */
+export interface RequestRewrite {
+  /** Whether an error answer (its status and body text) is that refusal. */
+  readonly refused: (status: number, body: string) => boolean;
+  readonly rewrite: (body: string) => string;
+}
+
 /**
  * The fetch an `openai` model's requests go through: a successful JSON answer is passed through
- * `normalize` (which returns `undefined` to keep it as it is); every other answer is untouched.
+ * `normalize` (which returns `undefined` to keep it as it is); every other answer is untouched. An error
+ * answer that is `rewrite`'s refusal is followed by the request once more, rewritten; the endpoint is
+ * remembered, and its later requests are sent rewritten at once.
  */
-export function chatCompletionsFetch(normalize: (answer: unknown) => unknown): typeof fetch {
+export function chatCompletionsFetch(
+  normalize: (answer: unknown) => unknown,
+  rewrite?: RequestRewrite,
+): typeof fetch {
+  const rewritten = new Set<string>();
+  const send = (input: Parameters<typeof fetch>[0], init: RequestInit | undefined, key: string) =>
+    rewrite !== undefined && rewritten.has(key) && typeof init?.body === "string"
+      ? globalThis.fetch(input, { ...init, body: rewrite.rewrite(init.body) })
+      : globalThis.fetch(input, init);
   return async (input, init) => {
-    const response = await globalThis.fetch(input, init);
+    const key = input instanceof Request ? input.url : String(input);
+    let response = await send(input, init, key);
+    if (
+      rewrite !== undefined &&
+      !rewritten.has(key) &&
+      response.status >= 400 &&
+      response.status < 500 &&
+      typeof init?.body === "string"
+    ) {
+      const refusal = await response
+        .clone()
+        .text()
+        .catch(() => "");
+      if (rewrite.refused(response.status, refusal)) {
+        rewritten.add(key);
+        response = await send(input, init, key);
+      }
+    }
     if (!response.ok || !/\bjson\b/i.test(response.headers.get("content-type") ?? "")) return response;
     const headers = new Headers(response.headers);
     // The body handed on is the decoded text.
