@@ -49,10 +49,21 @@ export interface ModelSettingsUsed {
 }
 
 /**
- * What to fix for a refusal no retry can change: 401 is the key, 403 what the key may do, 404 the model or
- * the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
+ * A server's refusal of any request offering tools: Ollama's for a model without tool support
+ * (`registry.ollama.ai/library/deepseek-r1:latest does not support tools`), vLLM's started without tool
+ * calling (`"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`),
+ * llama.cpp's server without its chat templates (`tools param requires --jinja flag`).
  */
-export function settingToFix(status: number, used: ModelSettingsUsed): string {
+const NO_TOOLS =
+  /does not support tools|tool choice requires --enable-auto-tool-choice|tools param requires --jinja/i;
+
+/**
+ * What to fix for a refusal no retry can change: a model or server that takes no tools, 401 the key, 403
+ * what the key may do, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
+ */
+export function settingToFix(status: number, used: ModelSettingsUsed, body = ""): string {
+  if (status >= 400 && NO_TOOLS.test(body))
+    return ` — ${used.modelKey} "${used.model}" (or the server as it was started) takes no tools: use a model that calls tools, turn tool calling on in the server, or give the route toolsets: [no_mcp] so its runs offer none`;
   if (status === 401)
     return used.keySent
       ? " — check agent.api_key: the endpoint did not take it"
@@ -89,7 +100,7 @@ export function describeModelError(
     else if (err.statusCode >= 200 && err.statusCode < 300)
       text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || `${err.message}${causes(err.cause)}`}`;
     else
-      text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used)}`;
+      text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "")}`;
   } else if (err instanceof Error && endpoint !== undefined && err.name.startsWith("AI_")) {
     text = `model endpoint ${endpoint.replace(/\?.*$/, "")} gave an answer svc cannot use: ${err.name}: ${err.message}`;
   } else if (err instanceof Error) {
