@@ -38,23 +38,45 @@ export function modelEndpoint(settings: Pick<ProviderSettings, "provider" | "bas
 export const maxCompletionTokensRewrite: RequestRewrite = {
   refused: (status, body) =>
     status === 400 && /\bmax_tokens\b/.test(body) && /\bmax_completion_tokens\b/.test(body),
-  rewrite: (body) => {
-    try {
-      const json: unknown = JSON.parse(body);
-      return json !== null && typeof json === "object" && !Array.isArray(json)
-        ? JSON.stringify(withMaxCompletionTokens(json as Record<string, unknown>))
-        : body;
-    } catch {
-      return body;
-    }
-  },
+  rewrite: (body) => rewriteJson(body, withMaxCompletionTokens),
 };
+
+/**
+ * OpenAI's refusal of a tool description past 1024 characters ("Invalid 'tools[13].function.description':
+ * string too long. Expected a string with maximum length 1024 ..."), passed on by a proxy in front of its
+ * API: the request is sent again with such descriptions cut, as OpenAI's own API gets them at once.
+ */
+export const shortDescriptionsRewrite: RequestRewrite = {
+  refused: (status, body) =>
+    status === 400 &&
+    /function\.description/.test(body) &&
+    new RegExp(`maximum length ${OPENAI_DESCRIPTION_MAX}\\b`).test(body),
+  rewrite: (body) => rewriteJson(body, withShortDescriptions),
+};
+
+/** A JSON request body rewritten by `change`; a body that is no JSON object is left as it is. */
+function rewriteJson(
+  body: string,
+  change: (json: Record<string, unknown>) => Record<string, unknown>,
+): string {
+  try {
+    const json: unknown = JSON.parse(body);
+    return json !== null && typeof json === "object" && !Array.isArray(json)
+      ? JSON.stringify(change(json as Record<string, unknown>))
+      : body;
+  } catch {
+    return body;
+  }
+}
 
 /**
  * Chat Completions answers with tool calls in other servers' shapes read as OpenAI's (`normalizedChatAnswer`);
  * a refusal of `max_tokens` answered by sending `max_completion_tokens` instead.
  */
-const chatFetch = chatCompletionsFetch(normalizedChatAnswer, maxCompletionTokensRewrite);
+const chatFetch = chatCompletionsFetch(normalizedChatAnswer, [
+  maxCompletionTokensRewrite,
+  shortDescriptionsRewrite,
+]);
 
 /** The Chat Completions provider's name: the key the AI SDK keeps its per-call metadata under. */
 const CHAT_PROVIDER = "openai";

@@ -55,36 +55,36 @@ export interface RequestRewrite {
 /**
  * The fetch an `openai` model's requests go through: a successful JSON answer is passed through
  * `normalize` (which returns `undefined` to keep it as it is); every other answer is untouched. An error
- * answer that is `rewrite`'s refusal is followed by the request once more, rewritten; the endpoint is
- * remembered, and its later requests are sent rewritten at once.
+ * answer that is one of `rewrites`' refusals is followed by the request once more, rewritten (each rewrite
+ * at most once per request); the endpoint is remembered, and its later requests are sent rewritten at once.
  */
 export function chatCompletionsFetch(
   normalize: (answer: unknown) => unknown,
-  rewrite?: RequestRewrite,
+  rewrites: readonly RequestRewrite[] = [],
 ): typeof fetch {
-  const rewritten = new Set<string>();
-  const send = (input: Parameters<typeof fetch>[0], init: RequestInit | undefined, key: string) =>
-    rewrite !== undefined && rewritten.has(key) && typeof init?.body === "string"
-      ? globalThis.fetch(input, { ...init, body: rewrite.rewrite(init.body) })
-      : globalThis.fetch(input, init);
+  const learned = new Map<string, Set<RequestRewrite>>();
   return async (input, init) => {
     const key = input instanceof Request ? input.url : String(input);
-    let response = await send(input, init, key);
-    if (
-      rewrite !== undefined &&
-      !rewritten.has(key) &&
-      response.status >= 400 &&
-      response.status < 500 &&
-      typeof init?.body === "string"
-    ) {
+    const body = init?.body;
+    const applied = learned.get(key) ?? new Set<RequestRewrite>();
+    const send = () =>
+      typeof body === "string" && applied.size > 0
+        ? globalThis.fetch(input, {
+            ...init,
+            body: rewrites.reduce((text, r) => (applied.has(r) ? r.rewrite(text) : text), body),
+          })
+        : globalThis.fetch(input, init);
+    let response = await send();
+    while (typeof body === "string" && response.status >= 400 && response.status < 500) {
       const refusal = await response
         .clone()
         .text()
         .catch(() => "");
-      if (rewrite.refused(response.status, refusal)) {
-        rewritten.add(key);
-        response = await send(input, init, key);
-      }
+      const rewrite = rewrites.find((r) => !applied.has(r) && r.refused(response.status, refusal));
+      if (rewrite === undefined) break;
+      applied.add(rewrite);
+      learned.set(key, applied);
+      response = await send();
     }
     if (!response.ok || !/\bjson\b/i.test(response.headers.get("content-type") ?? "")) return response;
     const headers = new Headers(response.headers);
