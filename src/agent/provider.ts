@@ -54,6 +54,33 @@ export const shortDescriptionsRewrite: RequestRewrite = {
   rewrite: (body) => rewriteJson(body, withShortDescriptions),
 };
 
+/**
+ * A server's refusal of the reasoning the AI SDK sends back with an earlier turn (`reasoning_content`, for
+ * DeepSeek, which needs it): Groq answers `'messages.1' : for 'role:assistant' the following must be
+ * satisfied[('messages.1' : property 'reasoning_content' is unsupported)]` after a reasoning model's turn
+ * (gpt-oss, qwen3) that called a tool, and servers that refuse unknown fields answer alike. The request is
+ * sent again without it.
+ */
+export const withoutReasoningRewrite: RequestRewrite = {
+  refused: (status, body) =>
+    status === 400 &&
+    /reasoning_content.{0,80}(unsupported|not supported|not permitted|unknown|unexpected|not allowed|unrecognized)|(unknown|unexpected|unrecognized|extra).{0,80}reasoning_content/i.test(
+      body,
+    ),
+  rewrite: (body) => rewriteJson(body, withoutReasoningContent),
+};
+
+/** `body` with no `reasoning_content` in its messages. */
+export function withoutReasoningContent(body: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(body.messages)) return body;
+  const messages = (body.messages as unknown[]).map((message) => {
+    if (message === null || typeof message !== "object" || !("reasoning_content" in message)) return message;
+    const { reasoning_content: _dropped, ...rest } = message as Record<string, unknown>;
+    return rest;
+  });
+  return { ...body, messages };
+}
+
 /** A JSON request body rewritten by `change`; a body that is no JSON object is left as it is. */
 function rewriteJson(
   body: string,
@@ -76,6 +103,7 @@ function rewriteJson(
 const chatFetch = chatCompletionsFetch(normalizedChatAnswer, [
   maxCompletionTokensRewrite,
   shortDescriptionsRewrite,
+  withoutReasoningRewrite,
 ]);
 
 /** The Chat Completions provider's name: the key the AI SDK keeps its per-call metadata under. */

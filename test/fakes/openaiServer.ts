@@ -100,6 +100,7 @@ export function startFakeOpenAI(): Promise<FakeModel> {
                 role: "assistant",
                 content: turn.text ?? null,
                 ...(turn.refusal === undefined ? {} : { refusal: turn.refusal }),
+                ...(turn.reasoning === undefined ? {} : { reasoning: turn.reasoning }),
                 ...(calls.length === 0
                   ? {}
                   : turn.legacyFunctionCall

@@ -348,6 +348,39 @@ describe("runToolLoop", () => {
     expect(sent).toContain(JSON.stringify(JSON.stringify({ text: "yo" })));
   });
 
+  it("a server that refuses the reasoning sent back with an earlier turn (Groq: reasoning_content is unsupported) gets the turn again without it", async () => {
+    const groq = await startFakeOpenAI();
+    try {
+      const refusal = {
+        error: {
+          message:
+            "'messages.1' : for 'role:assistant' the following must be satisfied[('messages.1' : property 'reasoning_content' is unsupported)]",
+          type: "invalid_request_error",
+        },
+      };
+      groq.script(
+        { ...callTool("upper", { text: "hi" }), reasoning: "I should upper-case it" },
+        { status: 400, body: JSON.stringify(refusal) },
+        { text: "HI it is" },
+      );
+      const { result, log } = await loop(5, [upper], undefined, "described", {
+        provider: "openai",
+        baseUrl: groq.baseUrl,
+      });
+      expect(result.text).toBe("HI it is");
+      expect(log.calls).toMatchObject([{ name: "upper", ok: true }]);
+      const assistant = (r: number) =>
+        ((groq.requests[r]?.json.messages ?? []) as Array<Record<string, unknown>>).find(
+          (m) => m.role === "assistant",
+        );
+      expect(assistant(1)).toHaveProperty("reasoning_content", "I should upper-case it");
+      expect(assistant(2)).not.toHaveProperty("reasoning_content");
+      expect(assistant(2)).toHaveProperty("tool_calls");
+    } finally {
+      await groq.close();
+    }
+  });
+
   it("a turn with tool calls and a finish reason the SDK does not know (TGI's eos_token) runs its tools and the loop goes on", async () => {
     model.script({ ...callTool("upper", { text: "hi" }), finishReason: "eos_token" }, { text: "HI it is" });
     const { result, log } = await loop(5);
