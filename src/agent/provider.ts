@@ -98,7 +98,8 @@ function rewriteJson(
 
 /**
  * Chat Completions answers with tool calls in other servers' shapes read as OpenAI's (`normalizedChatAnswer`);
- * a refusal of `max_tokens` answered by sending `max_completion_tokens` instead.
+ * a refusal of `max_tokens`, of a long tool description or of `reasoning_content` answered by the same
+ * request without what was refused (the rewrites above).
  */
 const chatFetch = chatCompletionsFetch(normalizedChatAnswer, [
   maxCompletionTokensRewrite,
