@@ -39,6 +39,41 @@ export function isRefusedPort(err: unknown): boolean {
   );
 }
 
+/** The settings a failed run's request was made with, to name the one to fix in a refusal. */
+export interface ModelSettingsUsed {
+  /** The model asked for, and the key it came from (`agent.model`, or a sampling request's `sampling.model`). */
+  readonly model: string;
+  readonly modelKey: string;
+  /** Whether `agent.api_key` was sent. */
+  readonly keySent: boolean;
+}
+
+/**
+ * A server's refusal of any request offering tools: Ollama's for a model without tool support
+ * (`registry.ollama.ai/library/deepseek-r1:latest does not support tools`), vLLM's started without tool
+ * calling (`"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`),
+ * llama.cpp's server without its chat templates (`tools param requires --jinja flag`).
+ */
+const NO_TOOLS =
+  /does not support tools|tool choice requires --enable-auto-tool-choice|tools param requires --jinja/i;
+
+/**
+ * What to fix for a refusal no retry can change: a model or server that takes no tools, 401 the key, 403
+ * what the key may do, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
+ */
+export function settingToFix(status: number, used: ModelSettingsUsed, body = ""): string {
+  if (status >= 400 && NO_TOOLS.test(body))
+    return ` — ${used.modelKey} "${used.model}" (or the server as it was started) takes no tools: use a model that calls tools, turn tool calling on in the server, or give the route toolsets: [no_mcp] so its runs offer none`;
+  if (status === 401)
+    return used.keySent
+      ? " — check agent.api_key: the endpoint did not take it"
+      : " — the endpoint wants a key: set agent.api_key";
+  if (status === 403)
+    return ` — agent.api_key may not make this request: check what the key (and its account) may use, ${used.modelKey} "${used.model}" among it`;
+  if (status === 404) return ` — check ${used.modelKey} ("${used.model}") and agent.base_url`;
+  return "";
+}
+
 /**
  * A model failure in one line for the log, the journal and the failure notice: what the endpoint said
  * (status, short body) or why it could not be reached. The API key is cut out wherever it might echo.
@@ -48,6 +83,8 @@ export function describeModelError(
   secrets: readonly (string | undefined)[],
   /** Where the answer came from, named for an answer the SDK could not use (no status of its own). */
   endpoint?: string,
+  /** The settings the request was made with: a refusal only they can change (401, 403, 404) names them. */
+  used?: ModelSettingsUsed,
 ): string {
   let text: string;
   if (APICallError.isInstance(err)) {
@@ -63,7 +100,7 @@ export function describeModelError(
     else if (err.statusCode >= 200 && err.statusCode < 300)
       text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || `${err.message}${causes(err.cause)}`}`;
     else
-      text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}`;
+      text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "")}`;
   } else if (err instanceof Error && endpoint !== undefined && err.name.startsWith("AI_")) {
     text = `model endpoint ${endpoint.replace(/\?.*$/, "")} gave an answer svc cannot use: ${err.name}: ${err.message}`;
   } else if (err instanceof Error) {

@@ -10,7 +10,7 @@ import { realSleep, type Sleep, withRetryPolicy } from "./retry.js";
 import { type RunOutcome, type RunRecord, runLogLine } from "./runRecord.js";
 import { type RunToolsDeps, runContext, runTools } from "./runTools.js";
 import { sdkTools, ToolCallLog } from "./sdkTools.js";
-import { type LoopProgress, runToolLoop } from "./toolLoop.js";
+import { contentFilterFailure, type LoopProgress, runToolLoop } from "./toolLoop.js";
 
 export interface ModelRunnerDeps extends RunToolsDeps {
   readonly settings: AgentSettings & { readonly provider: "openai" | "anthropic"; readonly model: string };
@@ -171,6 +171,25 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             record("error"),
           );
         }
+        if (result.filtered !== undefined)
+          throw new AgentRunFailure(
+            scrub(contentFilterFailure(settings.provider, result.filtered.reason, modelId), secrets),
+            record("error"),
+          );
+        if (
+          result.cutAtMaxTokens &&
+          !result.stoppedAtMaxSteps &&
+          result.text.trim() === "" &&
+          request.maxTokens === undefined
+        )
+          // A reasoning model (DeepSeek R1, Qwen3 on Ollama, o-series, extended thinking) can spend the
+          // whole limit on its reasoning: an empty reply delivered as an answer would say nothing of why.
+          throw new AgentRunFailure(
+            result.cutAtContextWindow === true
+              ? "the model's answer was cut at the end of its context window (stop_reason model_context_window_exceeded) before it wrote any text — the prompt and the tool results so far filled it: give the run less to read or use a model with a larger context window"
+              : `the model's answer was cut at agent.max_tokens (${settings.max_tokens} tokens) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens`,
+            record("error"),
+          );
         const outcome: RunOutcome = result.stoppedAtMaxSteps ? "max_steps" : "ok";
         // A model that repeats its own key (prompt injection, a debugging answer) must not put it in the
         // delivered reply, the log line or the run journal.
@@ -209,7 +228,11 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
                 ? { firstConnect: connecting }
                 : waitingAfter && { retry: waitingAfter, secrets, endpoint },
             )
-          : describeModelError(err, secrets, endpoint);
+          : describeModelError(err, secrets, endpoint, {
+              model: modelId,
+              modelKey: request.model === undefined ? "agent.model" : "sampling.model",
+              keySent: settings.api_key !== undefined && settings.api_key !== "",
+            });
         const failed = record("error", why);
         logger.info(
           { route: request.route, delivery_id: request.deliveryId },

@@ -2,7 +2,8 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { wrapLanguageModel } from "ai";
 import { modelBaseUrl } from "../config/sections/agent.js";
-import { messagesApiFetch } from "../io/modelFetch.js";
+import { chatCompletionsFetch, messagesApiFetch, type RequestRewrite } from "../io/modelFetch.js";
+import { normalizedChatAnswer } from "./chatAnswer.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
 import { thoughtSignaturesMiddleware } from "./thoughtSignatures.js";
@@ -28,6 +29,84 @@ export function modelEndpoint(settings: Pick<ProviderSettings, "provider" | "bas
   return `${base}${settings.provider === "anthropic" ? "/messages" : "/chat/completions"}`;
 }
 
+/**
+ * OpenAI's refusal of `max_tokens` for a reasoning model ("Unsupported parameter: 'max_tokens' is not
+ * supported with this model. Use 'max_completion_tokens' instead."), as a proxy or gateway in front of its
+ * API (Cloudflare AI Gateway, Helicone, Portkey, a company's own) passes it on: svc cannot tell such a
+ * base_url from any other server's, so the request is sent again with `max_completion_tokens`.
+ */
+export const maxCompletionTokensRewrite: RequestRewrite = {
+  refused: (status, body) =>
+    status === 400 && /\bmax_tokens\b/.test(body) && /\bmax_completion_tokens\b/.test(body),
+  rewrite: (body) => rewriteJson(body, withMaxCompletionTokens),
+};
+
+/**
+ * OpenAI's refusal of a tool description past 1024 characters ("Invalid 'tools[13].function.description':
+ * string too long. Expected a string with maximum length 1024 ..."), passed on by a proxy in front of its
+ * API: the request is sent again with such descriptions cut, as OpenAI's own API gets them at once.
+ */
+export const shortDescriptionsRewrite: RequestRewrite = {
+  refused: (status, body) =>
+    status === 400 &&
+    /function\.description/.test(body) &&
+    new RegExp(`maximum length ${OPENAI_DESCRIPTION_MAX}\\b`).test(body),
+  rewrite: (body) => rewriteJson(body, withShortDescriptions),
+};
+
+/**
+ * A server's refusal of the reasoning the AI SDK sends back with an earlier turn (`reasoning_content`, for
+ * DeepSeek, which needs it): Groq answers `'messages.1' : for 'role:assistant' the following must be
+ * satisfied[('messages.1' : property 'reasoning_content' is unsupported)]` after a reasoning model's turn
+ * (gpt-oss, qwen3) that called a tool, and servers that refuse unknown fields answer alike. The request is
+ * sent again without it.
+ */
+export const withoutReasoningRewrite: RequestRewrite = {
+  refused: (status, body) =>
+    status === 400 &&
+    /reasoning_content.{0,80}(unsupported|not supported|not permitted|unknown|unexpected|not allowed|unrecognized)|(unknown|unexpected|unrecognized|extra).{0,80}reasoning_content/i.test(
+      body,
+    ),
+  rewrite: (body) => rewriteJson(body, withoutReasoningContent),
+};
+
+/** `body` with no `reasoning_content` in its messages. */
+export function withoutReasoningContent(body: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(body.messages)) return body;
+  const messages = (body.messages as unknown[]).map((message) => {
+    if (message === null || typeof message !== "object" || !("reasoning_content" in message)) return message;
+    const { reasoning_content: _dropped, ...rest } = message as Record<string, unknown>;
+    return rest;
+  });
+  return { ...body, messages };
+}
+
+/** A JSON request body rewritten by `change`; a body that is no JSON object is left as it is. */
+function rewriteJson(
+  body: string,
+  change: (json: Record<string, unknown>) => Record<string, unknown>,
+): string {
+  try {
+    const json: unknown = JSON.parse(body);
+    return json !== null && typeof json === "object" && !Array.isArray(json)
+      ? JSON.stringify(change(json as Record<string, unknown>))
+      : body;
+  } catch {
+    return body;
+  }
+}
+
+/**
+ * Chat Completions answers with tool calls in other servers' shapes read as OpenAI's (`normalizedChatAnswer`);
+ * a refusal of `max_tokens`, of a long tool description or of `reasoning_content` answered by the same
+ * request without what was refused (the rewrites above).
+ */
+const chatFetch = chatCompletionsFetch(normalizedChatAnswer, [
+  maxCompletionTokensRewrite,
+  shortDescriptionsRewrite,
+  withoutReasoningRewrite,
+]);
+
 /** The Chat Completions provider's name: the key the AI SDK keeps its per-call metadata under. */
 const CHAT_PROVIDER = "openai";
 
@@ -45,6 +124,7 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
     baseURL,
     ...(settings.api_key === undefined || settings.api_key === "" ? {} : { apiKey: settings.api_key }),
     includeUsage: true,
+    fetch: chatFetch,
     ...(speaksMaxCompletionTokens(baseURL) ? { transformRequestBody: forOpenAiApi } : {}),
   }).chatModel(modelId);
   return wrapLanguageModel({

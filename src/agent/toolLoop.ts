@@ -38,6 +38,13 @@ export interface LoopResult {
    * arguments may be cut short) and ends the loop, so the run asked for tools and got none. Recorded as not run.
    */
   readonly cutToolCalls: number;
+  /**
+   * Set when the last turn was stopped by the endpoint's safety system (Chat Completions' `finish_reason:
+   * content_filter`, the Messages API's `stop_reason: refusal`): the raw finish reason as the endpoint sent it.
+   * An OpenAI `refusal` the model wrote (finish reason `stop`, which the AI SDK also calls `content-filter`)
+   * is a whole answer and is delivered as the reply.
+   */
+  readonly filtered?: { readonly reason: string | undefined };
 }
 
 /** Recorded for each call of a turn cut at the output token limit. */
@@ -47,6 +54,28 @@ export const NOT_RUN_CUT =
 /** Recorded for each call of a turn cut at the end of the model's context window. */
 export const NOT_RUN_CUT_CONTEXT =
   "not run: the model's answer was cut at the end of its context window while it asked for this call (its arguments may be incomplete)";
+
+/**
+ * Why a run whose last turn the endpoint's safety system stopped fails: its text (none, or an answer cut
+ * short where the filter struck) is no reply to deliver as if the run had finished. `reason` is the raw
+ * finish reason (`content_filter`, `refusal`).
+ */
+export function contentFilterFailure(
+  provider: "openai" | "anthropic",
+  reason: string | undefined,
+  model: string,
+): string {
+  const key = provider === "anthropic" ? "stop_reason" : "finish_reason";
+  const why =
+    reason === "refusal"
+      ? `the model refused to answer (${key} refusal)`
+      : `the endpoint's content filter stopped the model's answer (${key} ${reason ?? "content_filter"})`;
+  const azure =
+    provider === "openai" && reason !== "refusal"
+      ? "; on Azure OpenAI, the deployment's content filter decides"
+      : "";
+  return `${why} — the run has no reply to deliver: change what the route's prompt or agent.system_prompt asks for, or use another agent.model than "${model}"${azure}`;
+}
 
 /** The Messages API's stop reason for a turn that filled the model's context window. */
 const CONTEXT_WINDOW_STOP = "model_context_window_exceeded";
@@ -101,5 +130,8 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     cutAtMaxTokens,
     ...(contextWindow ? { cutAtContextWindow: true as const } : {}),
     cutToolCalls: cut.length,
+    ...(last?.finishReason === "content-filter" && last.rawFinishReason !== "stop"
+      ? { filtered: { reason: last.rawFinishReason } }
+      : {}),
   };
 }

@@ -44,3 +44,67 @@ export const messagesApiFetch: typeof fetch = (input, init) =>
       ? init
       : { ...init, headers: withoutEmptyKey(withoutUnusedBetas(init.headers)) },
   );
+
+/** A refusal of a request's form that the same request, rewritten, is taken in (a parameter's name). */
+export interface RequestRewrite {
+  /** Whether an error answer (its status and body text) is that refusal. */
+  readonly refused: (status: number, body: string) => boolean;
+  readonly rewrite: (body: string) => string;
+}
+
+/**
+ * The fetch an `openai` model's requests go through: a successful JSON answer is passed through
+ * `normalize` (which returns `undefined` to keep it as it is); every other answer is untouched. An error
+ * answer that is one of `rewrites`' refusals is followed by the request once more, rewritten (each rewrite
+ * at most once per request); the endpoint is remembered, and its later requests are sent rewritten at once.
+ */
+export function chatCompletionsFetch(
+  normalize: (answer: unknown) => unknown,
+  rewrites: readonly RequestRewrite[] = [],
+): typeof fetch {
+  const learned = new Map<string, Set<RequestRewrite>>();
+  return async (input, init) => {
+    const key = input instanceof Request ? input.url : String(input);
+    const body = init?.body;
+    const applied = learned.get(key) ?? new Set<RequestRewrite>();
+    const send = () =>
+      typeof body === "string" && applied.size > 0
+        ? globalThis.fetch(input, {
+            ...init,
+            body: rewrites.reduce((text, r) => (applied.has(r) ? r.rewrite(text) : text), body),
+          })
+        : globalThis.fetch(input, init);
+    let response = await send();
+    while (typeof body === "string" && response.status >= 400 && response.status < 500) {
+      const refusal = await response
+        .clone()
+        .text()
+        .catch(() => "");
+      const rewrite = rewrites.find((r) => !applied.has(r) && r.refused(response.status, refusal));
+      if (rewrite === undefined) break;
+      applied.add(rewrite);
+      learned.set(key, applied);
+      response = await send();
+    }
+    if (!response.ok || !/\bjson\b/i.test(response.headers.get("content-type") ?? "")) return response;
+    const headers = new Headers(response.headers);
+    // The body handed on is the decoded text.
+    headers.delete("content-encoding");
+    headers.delete("content-length");
+    const kept = { status: response.status, statusText: response.statusText, headers };
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      // A body cut off (the connection dropped mid-answer) fails as the SDK's own read of it would.
+      return new Response(new ReadableStream({ start: (controller) => controller.error(error) }), kept);
+    }
+    let fixed: unknown;
+    try {
+      fixed = normalize(JSON.parse(text));
+    } catch {
+      // Not JSON: the SDK reports the body as it is.
+    }
+    return new Response(fixed === undefined ? text : JSON.stringify(fixed), kept);
+  };
+}

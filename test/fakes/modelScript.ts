@@ -15,7 +15,15 @@ export type ModelTurn =
         args: unknown;
         id?: string;
         thoughtSignature?: string;
+        /** Chat Completions only: `arguments` sent as the JSON object, not its text (as some servers do). */
+        argumentsAsObject?: true;
       }>;
+      /** Chat Completions only: the one call sent as the legacy `function_call` (`finish_reason: function_call`). */
+      readonly legacyFunctionCall?: true;
+      /** Chat Completions only: the message's reasoning, in Groq's `reasoning` field. */
+      readonly reasoning?: string;
+      /** Chat Completions only: the message's `refusal` (OpenAI's field for a refusal the model wrote). */
+      readonly refusal?: string;
       /** The turn's finish reason as sent, when not the usual one (`stop` with tool calls, as some servers send). */
       readonly finishReason?: string;
     }

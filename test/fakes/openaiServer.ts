@@ -80,7 +80,7 @@ export function startFakeOpenAI(): Promise<FakeModel> {
     const calls = (turn.toolCalls ?? []).map((call, i) => ({
       id: call.id ?? `call_${index}_${i}`,
       type: "function" as const,
-      function: { name: call.name, arguments: argsText(call.args) },
+      function: { name: call.name, arguments: call.argumentsAsObject ? call.args : argsText(call.args) },
       ...(call.thoughtSignature === undefined
         ? {}
         : { extra_content: { google: { thought_signature: call.thoughtSignature } } }),
@@ -99,9 +99,15 @@ export function startFakeOpenAI(): Promise<FakeModel> {
               message: {
                 role: "assistant",
                 content: turn.text ?? null,
-                ...(calls.length > 0 ? { tool_calls: calls } : {}),
+                ...(turn.refusal === undefined ? {} : { refusal: turn.refusal }),
+                ...(turn.reasoning === undefined ? {} : { reasoning: turn.reasoning }),
+                ...(calls.length === 0
+                  ? {}
+                  : turn.legacyFunctionCall
+                    ? { function_call: calls[0]?.function }
+                    : { tool_calls: calls }),
               },
-              finish_reason: finish,
+              finish_reason: turn.legacyFunctionCall ? "function_call" : finish,
             },
           ],
           usage,

@@ -339,6 +339,8 @@ describe("a webhook run with provider openai", () => {
     await signedPost("no_tools", {}, "cut-key-1");
     const [notice] = await chatMessages(1);
     expect(notice).toMatch(/^⚠️ Agent run failed: model endpoint .* answered HTTP 401/);
+    // The refusal names the setting to fix.
+    expect(notice).toMatch(/ — check agent\.api_key: the endpoint did not take it$/);
     const keyStart = API_KEY.slice(0, 8);
     expect(notice).not.toContain(keyStart);
     expect(JSON.stringify((await journalled("cut-key-1")).run)).not.toContain(keyStart);

@@ -13,6 +13,48 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     );
   });
 
+  it("a refusal only a setting can change names it: 401 the key, 403 what the key may use, 404 the model and base_url", () => {
+    const used = { model: "llama3", modelKey: "agent.model", keySent: true };
+    expect(describeModelError(answer(401, '{"error":{"message":"bad key"}}'), [], URL, used)).toBe(
+      `model endpoint ${URL} answered HTTP 401: {"error":{"message":"bad key"}} — check agent.api_key: the endpoint did not take it`,
+    );
+    expect(describeModelError(answer(401, ""), [], URL, { ...used, keySent: false })).toBe(
+      `model endpoint ${URL} answered HTTP 401 (Bad) — the endpoint wants a key: set agent.api_key`,
+    );
+    expect(describeModelError(answer(403, "forbidden"), [], URL, used)).toMatch(
+      /answered HTTP 403: forbidden — agent\.api_key may not make this request: .*agent\.model "llama3"/,
+    );
+    const ollama = '{"error":{"message":"model \\"llama3\\" not found, try pulling it first"}}';
+    expect(describeModelError(answer(404, ollama), [], URL, used)).toBe(
+      `model endpoint ${URL} answered HTTP 404: ${ollama} — check agent.model ("llama3") and agent.base_url`,
+    );
+    expect(
+      describeModelError(answer(404, "404 page not found"), [], URL, { ...used, modelKey: "sampling.model" }),
+    ).toMatch(/— check sampling\.model \("llama3"\) and agent\.base_url$/);
+    // Refusals a retry or another request may change name no setting.
+    expect(describeModelError(answer(429, "slow down"), [], URL, used)).toBe(
+      `model endpoint ${URL} answered HTTP 429: slow down`,
+    );
+  });
+
+  it("a server that refuses tools (Ollama's model without tool support, vLLM without tool calling, llama.cpp without --jinja) names the model and toolsets: [no_mcp]", () => {
+    const used = { model: "deepseek-r1", modelKey: "agent.model", keySent: false };
+    const fix =
+      ' — agent.model "deepseek-r1" (or the server as it was started) takes no tools: use a model that calls tools, turn tool calling on in the server, or give the route toolsets: [no_mcp] so its runs offer none';
+    const ollama =
+      '{"error":{"message":"registry.ollama.ai/library/deepseek-r1:latest does not support tools","type":"api_error","param":null,"code":null}}';
+    expect(describeModelError(answer(400, ollama), [], URL, used)).toBe(
+      `model endpoint ${URL} answered HTTP 400: ${ollama}${fix}`,
+    );
+    const vllm =
+      '{"object":"error","message":"\\"auto\\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}';
+    expect(describeModelError(answer(400, vllm), [], URL, used)).toMatch(/takes no tools: /);
+    const llamaCpp =
+      '{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}';
+    expect(describeModelError(answer(500, llamaCpp), [], URL, used)).toMatch(/toolsets: \[no_mcp\]/);
+    expect(describeModelError(answer(400, '{"error":{"message":"bad"}}'), [], URL, used)).not.toMatch(/—/);
+  });
+
   it("an HTML error page (a proxy's 502) is named by its title and size, not quoted as markup", () => {
     const page = `<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.24.0</center>\r\n</body>\r\n</html>\r\n`;
     const length = page.replace(/\s+/g, " ").trim().length;

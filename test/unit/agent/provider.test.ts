@@ -80,6 +80,98 @@ describe("agent.max_tokens in a Chat Completions request", () => {
     expect(body).not.toHaveProperty("max_completion_tokens");
   });
 
+  it("a server that refuses max_tokens as OpenAI does (a proxy in front of its API) gets the request again with max_completion_tokens, and from then on at once", async () => {
+    // A fake of its own: the endpoint learned is remembered by its URL.
+    const proxy = await startFakeOpenAI();
+    try {
+      const refusal = {
+        error: {
+          message:
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+          type: "invalid_request_error",
+          param: "max_tokens",
+          code: "unsupported_parameter",
+        },
+      };
+      proxy.script({ status: 400, body: JSON.stringify(refusal) }, { text: "hi" }, { text: "again" });
+      const ask = () =>
+        generateText({
+          model: languageModel({ provider: "openai", model: "gpt-5", base_url: proxy.baseUrl, api_key: "k" }),
+          prompt: "p",
+          maxOutputTokens: 77,
+          maxRetries: 0,
+        });
+      expect((await ask()).text).toBe("hi");
+      expect((await ask()).text).toBe("again");
+      const sent = proxy.requests.map((r) => [r.json.max_tokens, r.json.max_completion_tokens]);
+      expect(sent).toEqual([
+        [77, undefined],
+        [undefined, 77],
+        [undefined, 77],
+      ]);
+      // Another 400 is the run's error, sent once.
+      proxy.requests.length = 0;
+      const other = await startFakeOpenAI();
+      other.script({ status: 400, body: '{"error":{"message":"bad request"}}' });
+      const failed = await generateText({
+        model: languageModel({ provider: "openai", model: "m", base_url: other.baseUrl }),
+        prompt: "p",
+        maxRetries: 0,
+      }).catch((e: unknown) => e);
+      await other.close();
+      expect(failed).toBeInstanceOf(Error);
+      expect(other.requests).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("a proxy in front of OpenAI's API that refuses a long tool description, then max_tokens, gets the request again with each fixed", async () => {
+    const proxy = await startFakeOpenAI();
+    try {
+      const refused = (message: string, param: string) => ({
+        status: 400,
+        body: JSON.stringify({ error: { message, type: "invalid_request_error", param, code: "x" } }),
+      });
+      proxy.script(
+        refused(
+          "Invalid 'tools[0].function.description': string too long. Expected a string with maximum length 1024, but got a string with length 1100 instead.",
+          "tools[0].function.description",
+        ),
+        refused(
+          "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+          "max_tokens",
+        ),
+        { text: "hi" },
+      );
+      const answer = await generateText({
+        model: languageModel({ provider: "openai", model: "gpt-5", base_url: proxy.baseUrl, api_key: "k" }),
+        prompt: "p",
+        maxOutputTokens: 77,
+        maxRetries: 0,
+        tools: {
+          big: tool({
+            description: "d".repeat(1100),
+            inputSchema: jsonSchema<Record<string, never>>({ type: "object", properties: {} }),
+          }),
+        },
+      });
+      expect(answer.text).toBe("hi");
+      const sent = proxy.requests.map((r) => [
+        (r.json.tools as Array<{ function: { description: string } }>)[0]?.function.description.length,
+        r.json.max_tokens,
+        r.json.max_completion_tokens,
+      ]);
+      expect(sent).toEqual([
+        [1100, 77, undefined],
+        [1024, 77, undefined],
+        [1024, undefined, 77],
+      ]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("OpenAI's API and Azure OpenAI by host, nothing else", () => {
     expect(speaksMaxCompletionTokens("https://api.openai.com/v1")).toBe(true);
     expect(speaksMaxCompletionTokens("https://API.OpenAI.com/v1/")).toBe(true);

@@ -234,6 +234,153 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("an answer cut at max_tokens before any text (a reasoning model's thinking used the limit) fails the run saying to raise max_tokens; one with text is delivered cut", async () => {
+    const anthropic = await startFakeAnthropic();
+    const settings = {
+      model: "m",
+      max_steps: 5,
+      max_tokens: 50,
+      retries: 0,
+      timeout_seconds: 10,
+      max_concurrent_runs: 1,
+    };
+    const request = {
+      route: "r",
+      event: "e",
+      deliveryId: "d",
+      prompt: "p",
+      toolsets: [],
+      profile: undefined,
+    };
+    const run = (provider: "openai" | "anthropic", baseUrl: string) =>
+      modelRunner({
+        settings: { ...settings, provider, base_url: baseUrl },
+        logger: silentLogger(),
+        builtins: () => [upper],
+      })
+        .run(request, new AbortController().signal)
+        .catch((e: unknown) => e);
+    try {
+      model.script({ text: " ", finishReason: "length" }, { text: "half an ans", finishReason: "length" });
+      anthropic.script({ finishReason: "max_tokens" });
+      const cut =
+        "the model's answer was cut at agent.max_tokens (50 tokens) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens";
+      for (const failure of [await run("openai", model.baseUrl), await run("anthropic", anthropic.baseUrl)]) {
+        expect(failure).toBeInstanceOf(AgentRunFailure);
+        expect((failure as AgentRunFailure).message).toBe(cut);
+        expect((failure as AgentRunFailure).record).toMatchObject({ outcome: "error", steps: 1 });
+      }
+      expect(await run("openai", model.baseUrl)).toMatchObject({ text: "half an ans", cutAtMaxTokens: true });
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("an answer the endpoint's safety system stopped (content_filter, stop_reason refusal) fails the run naming it, not delivered as a finished reply", async () => {
+    const anthropic = await startFakeAnthropic();
+    const settings = {
+      model: "m",
+      max_steps: 5,
+      max_tokens: 50,
+      retries: 0,
+      timeout_seconds: 10,
+      max_concurrent_runs: 1,
+    };
+    const request = {
+      route: "r",
+      event: "e",
+      deliveryId: "d",
+      prompt: "p",
+      toolsets: [],
+      profile: undefined,
+    };
+    try {
+      model.script({ text: "Here is how to", finishReason: "content_filter" });
+      anthropic.script({ finishReason: "refusal" });
+      const failures = [];
+      for (const [provider, baseUrl] of [
+        ["openai", model.baseUrl],
+        ["anthropic", anthropic.baseUrl],
+      ] as const) {
+        const runner = modelRunner({
+          settings: { ...settings, provider, base_url: baseUrl },
+          logger: silentLogger(),
+          builtins: () => [upper],
+        });
+        failures.push(await runner.run(request, new AbortController().signal).catch((e: unknown) => e));
+      }
+      expect(failures[0]).toBeInstanceOf(AgentRunFailure);
+      expect((failures[0] as AgentRunFailure).message).toBe(
+        "the endpoint's content filter stopped the model's answer (finish_reason content_filter) — the run has no reply to deliver: change what the route's prompt or agent.system_prompt asks for, or use another agent.model than \"m\"; on Azure OpenAI, the deployment's content filter decides",
+      );
+      expect((failures[0] as AgentRunFailure).record).toMatchObject({ outcome: "error", steps: 1 });
+      expect(failures[1]).toBeInstanceOf(AgentRunFailure);
+      expect((failures[1] as AgentRunFailure).message).toMatch(
+        /^the model refused to answer \(stop_reason refusal\) — the run has no reply to deliver: .* another agent\.model than "m"$/,
+      );
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("an OpenAI refusal the model wrote (the refusal field, finish_reason stop) is its reply", async () => {
+    model.script({ refusal: "I can't help with that." });
+    const { result } = await loop(5);
+    expect(result.text).toBe("I can't help with that.");
+    expect(result.filtered).toBeUndefined();
+  });
+
+  it("tool calls in other servers' shapes (arguments as a JSON object, the legacy function_call) run, where the SDK refused the answer or dropped the call", async () => {
+    model.script(
+      { toolCalls: [{ name: "upper", args: { text: "hi" }, argumentsAsObject: true }] },
+      { toolCalls: [{ name: "upper", args: { text: "yo" } }], legacyFunctionCall: true },
+      { text: "done" },
+    );
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("done");
+    expect(log.calls).toMatchObject([
+      { name: "upper", ok: true },
+      { name: "upper", ok: true },
+    ]);
+    // Each call went back to the model with its arguments as text, as Chat Completions takes them.
+    const sent = JSON.stringify(model.requests.at(-1)?.json.messages);
+    expect(sent).toContain(JSON.stringify(JSON.stringify({ text: "hi" })));
+    expect(sent).toContain(JSON.stringify(JSON.stringify({ text: "yo" })));
+  });
+
+  it("a server that refuses the reasoning sent back with an earlier turn (Groq: reasoning_content is unsupported) gets the turn again without it", async () => {
+    const groq = await startFakeOpenAI();
+    try {
+      const refusal = {
+        error: {
+          message:
+            "'messages.1' : for 'role:assistant' the following must be satisfied[('messages.1' : property 'reasoning_content' is unsupported)]",
+          type: "invalid_request_error",
+        },
+      };
+      groq.script(
+        { ...callTool("upper", { text: "hi" }), reasoning: "I should upper-case it" },
+        { status: 400, body: JSON.stringify(refusal) },
+        { text: "HI it is" },
+      );
+      const { result, log } = await loop(5, [upper], undefined, "described", {
+        provider: "openai",
+        baseUrl: groq.baseUrl,
+      });
+      expect(result.text).toBe("HI it is");
+      expect(log.calls).toMatchObject([{ name: "upper", ok: true }]);
+      const assistant = (r: number) =>
+        ((groq.requests[r]?.json.messages ?? []) as Array<Record<string, unknown>>).find(
+          (m) => m.role === "assistant",
+        );
+      expect(assistant(1)).toHaveProperty("reasoning_content", "I should upper-case it");
+      expect(assistant(2)).not.toHaveProperty("reasoning_content");
+      expect(assistant(2)).toHaveProperty("tool_calls");
+    } finally {
+      await groq.close();
+    }
+  });
+
   it("a turn with tool calls and a finish reason the SDK does not know (TGI's eos_token) runs its tools and the loop goes on", async () => {
     model.script({ ...callTool("upper", { text: "hi" }), finishReason: "eos_token" }, { text: "HI it is" });
     const { result, log } = await loop(5);

@@ -1,0 +1,48 @@
+/**
+ * A Chat Completions answer in the shape the AI SDK reads, where servers that call themselves
+ * OpenAI-compatible write tool calls their own way; without this the SDK refuses the whole answer
+ * ("gave an answer svc cannot use") or drops the call:
+ * - `function.arguments` as a JSON object rather than its text (servers that pass their model's parsed
+ *   arguments through, as Ollama's own API writes them): sent on as its JSON text;
+ * - the legacy `function_call` (with `finish_reason: function_call`) instead of `tool_calls`, as older
+ *   servers answer: taken as the one tool call it names (the SDK gives it an id).
+ * Returns `undefined` when the answer needs no change (the common case), so nothing is re-serialised.
+ */
+export function normalizedChatAnswer(answer: unknown): unknown {
+  if (!isRecord(answer) || !Array.isArray(answer.choices)) return undefined;
+  let changed = false;
+  const choices = answer.choices.map((choice: unknown) => {
+    if (!isRecord(choice) || !isRecord(choice.message)) return choice;
+    const message = choice.message;
+    let calls = message.tool_calls;
+    if ((calls === undefined || calls === null) && isRecord(message.function_call))
+      calls = [{ type: "function", function: message.function_call }];
+    else if (!Array.isArray(calls) || !calls.some(hasObjectArguments)) return choice;
+    changed = true;
+    const { function_call: _legacy, ...rest } = message;
+    return {
+      ...choice,
+      message: { ...rest, tool_calls: (calls as unknown[]).map(withTextArguments) },
+    };
+  });
+  return changed ? { ...answer, choices } : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function hasObjectArguments(call: unknown): boolean {
+  if (!isRecord(call) || !isRecord(call.function)) return false;
+  const args = call.function.arguments;
+  return args !== undefined && args !== null && typeof args !== "string";
+}
+
+function withTextArguments(call: unknown): unknown {
+  if (!hasObjectArguments(call)) return call;
+  const record = call as Record<string, unknown> & { function: Record<string, unknown> };
+  return {
+    ...record,
+    function: { ...record.function, arguments: JSON.stringify(record.function.arguments) },
+  };
+}
