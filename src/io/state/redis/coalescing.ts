@@ -153,7 +153,7 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
       }
       // Every offer (re)makes the group's timer job: a no-op when it exists, and a group whose first
       // offer was answered 503 before its timer was stored gets one with the sender's retry.
-      await timers.enqueue(`coalesce-${generation}`, { group, generation }, quietMs);
+      await timers.enqueue(`coalesce-${generation}`, { group, generation }, { delayMs: quietMs });
       return "coalesced";
     },
     start: () => timers.start(),
