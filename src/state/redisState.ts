@@ -8,7 +8,11 @@ import type { Logger } from "../io/log.js";
 import { createSharedCoalescing, type SharedCoalescing } from "../io/state/redis/coalescing.js";
 import { commandOptions, connectRedis, createRedisHealth, redisLabel } from "../io/state/redis/connection.js";
 import { type CronLease, createCronLease } from "../io/state/redis/cronLease.js";
-import { createSharedIdempotency, type SharedIdempotency } from "../io/state/redis/idempotency.js";
+import {
+  createSharedIdempotency,
+  SEEN_TTL_SECONDS,
+  type SharedIdempotency,
+} from "../io/state/redis/idempotency.js";
 import { DEFAULT_KEY_PREFIX, redisKeys } from "../io/state/redis/keys.js";
 import { createSharedRateLimiter, type SharedRateLimiter } from "../io/state/redis/rateLimit.js";
 import { createSharedQueue, type StallSettings } from "../io/state/redis/sharedQueue.js";
@@ -53,6 +57,11 @@ export interface RedisStateOptions {
 }
 
 const RATE_WINDOW_MS = 60_000;
+/**
+ * A run keyed by a delivery id whose hour is over is a new event (the id is no longer a duplicate, as
+ * with one process): a finished job left under that id is replaced, not taken for the new run.
+ */
+const RUN_ENQUEUE = { renewAfterMs: SEEN_TTL_SECONDS * 1000 } as const;
 
 /** Connects (a bad `state.redis_url` refuses the start) and builds the shared pieces. */
 export async function openRedisState(options: RedisStateOptions): Promise<RedisState> {
@@ -133,10 +142,11 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     seen: createSharedIdempotency(redis, keys, health),
     async enqueueRun(event) {
       const { payload: _p, headers: _h, ...run } = event;
-      await runs.enqueue(seenKey(event.routeName, event.deliveryId), {
-        ...pendingRunOf(run),
-        route: storedRoute(event.route),
-      });
+      await runs.enqueue(
+        seenKey(event.routeName, event.deliveryId),
+        { ...pendingRunOf(run), route: storedRoute(event.route) },
+        RUN_ENQUEUE,
+      );
       return true;
     },
     coalesce: (event) => {

@@ -12,20 +12,23 @@ import type { SharedRun } from "./sharedRun.js";
  * Adds an event to its group (a hash), opening the group when it is the first: returns the group's
  * generation (a cluster-wide number, the id of its timer job) and how many events it holds. Times are
  * Redis's own clock, so every instance measures the windows alike. The latest event wins by receive
- * time, as in memory.
+ * time, as in memory; that time is Redis's too: now less how long ago (ARGV[2], ms, on the instance's
+ * own clock) the instance received it, so an instance whose clock is ahead does not keep a newer event
+ * of another instance from replacing its own.
  */
 const OFFER_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local receivedAt = now - tonumber(ARGV[2])
 local merged = redis.call('HINCRBY', KEYS[1], 'merged', 1)
 if merged == 1 then
   local gen = redis.call('INCR', KEYS[2])
-  redis.call('HSET', KEYS[1], 'gen', gen, 'first', now, 'last', now, 'latest', ARGV[1], 'latestAt', ARGV[2],
+  redis.call('HSET', KEYS[1], 'gen', gen, 'first', now, 'last', now, 'latest', ARGV[1], 'latestAt', receivedAt,
     'quiet', ARGV[3], 'max', ARGV[4])
   return {gen, merged}
 end
-if tonumber(ARGV[2]) >= tonumber(redis.call('HGET', KEYS[1], 'latestAt')) then
-  redis.call('HSET', KEYS[1], 'latest', ARGV[1], 'latestAt', ARGV[2])
+if receivedAt >= tonumber(redis.call('HGET', KEYS[1], 'latestAt')) then
+  redis.call('HSET', KEYS[1], 'latest', ARGV[1], 'latestAt', receivedAt)
 end
 redis.call('HSET', KEYS[1], 'last', now)
 return {tonumber(redis.call('HGET', KEYS[1], 'gen')), merged}
@@ -57,7 +60,7 @@ type CoalesceRedis = Redis & {
     group: string,
     sequence: string,
     latest: string,
-    latestAt: number,
+    receivedMsAgo: number,
     quietMs: number,
     maxMs: number,
   ): Promise<[number, number]>;
@@ -144,7 +147,7 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
           keys.coalesceGroup(group),
           keys.coalesceSequence(),
           JSON.stringify(run),
-          run.receivedAt,
+          Math.max(0, Date.now() - run.receivedAt),
           quietMs,
           maxMs,
         );
@@ -153,7 +156,7 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
       }
       // Every offer (re)makes the group's timer job: a no-op when it exists, and a group whose first
       // offer was answered 503 before its timer was stored gets one with the sender's retry.
-      await timers.enqueue(`coalesce-${generation}`, { group, generation }, quietMs);
+      await timers.enqueue(`coalesce-${generation}`, { group, generation }, { delayMs: quietMs });
       return "coalesced";
     },
     start: () => timers.start(),

@@ -36,7 +36,46 @@ export interface SharedQueueOptions<T> {
   readonly retry?: { readonly attempts: number; readonly backoffMs: number };
   /** What a job is in the log, with its count (default: `<name> job(s)`). */
   readonly noun?: string;
+  /** The clock `enqueue`'s `renewAfterMs` compares job times with (tests; Date.now otherwise). */
+  readonly now?: () => number;
 }
+
+/** How an enqueue treats a finished job already stored under its key. */
+export interface EnqueueOptions {
+  /** Delay before the job may run. */
+  readonly delayMs?: number;
+  /**
+   * A finished (or failed) job under the key that was added longer ago than this is replaced by the new
+   * one, so it runs: the key is a delivery id whose hour is over (a sender's redelivery under the same id,
+   * as GitHub's Redeliver sends it), not a retry of the stored one. Without it, any stored job is kept.
+   */
+  readonly renewAfterMs?: number;
+}
+
+/**
+ * Removes the job KEYS[1] when it is finished (completed or failed) and was added before ARGV[1]:
+ * out of the completed and failed sets (KEYS[2], KEYS[3]) with its logs (KEYS[4]), so an add of the same
+ * id right behind it (same connection) stores a new job. A waiting, delayed or running job is left as it is.
+ */
+const DROP_FINISHED_SCRIPT = `
+local f = redis.call('HMGET', KEYS[1], 'finishedOn', 'timestamp')
+if not f[1] or not f[2] or tonumber(f[2]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[2])
+redis.call('DEL', KEYS[1], KEYS[4])
+return 1
+`;
+
+type DropRedis = Redis & {
+  svcDropFinished(
+    job: string,
+    completed: string,
+    failed: string,
+    logs: string,
+    addedBefore: number,
+    jobId: string,
+  ): Promise<number>;
+};
 
 /**
  * A BullMQ queue every instance enqueues to and works off. A job id is derived from the caller's key,
@@ -45,7 +84,7 @@ export interface SharedQueueOptions<T> {
  */
 export interface SharedQueue<T> {
   /** Persists the job in Redis; resolves once it is stored (rejects while Redis is unreachable). */
-  enqueue(key: string, data: T, delayMs?: number): Promise<void>;
+  enqueue(key: string, data: T, options?: EnqueueOptions): Promise<void>;
   /** Starts this instance's worker. */
   start(): void;
   /**
@@ -88,6 +127,8 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   const { keys, health, logger } = options;
   const prefix = keys.bullPrefix();
   const producer = new Redis(options.url, optionsForUrl(options.url, queueOptions("producer")));
+  producer.defineCommand("svcDropFinished", { numberOfKeys: 4, lua: DROP_FINISHED_SCRIPT });
+  const now = options.now ?? Date.now;
   health.watch(`${options.name} producer`, producer);
   const queue = new Queue<T>(options.name, { connection: producer, prefix });
   // The connections' own events report an outage (once); BullMQ repeats them per call.
@@ -104,12 +145,29 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
 
   return {
     queue,
-    async enqueue(key, data, delayMs) {
+    async enqueue(key, data, { delayMs, renewAfterMs } = {}) {
+      const jobId = jobIdOf(key);
+      if (renewAfterMs !== undefined) {
+        // Sent first on the producer's connection, so Redis runs it before the add below (no extra wait);
+        // a failure here fails the add too, which answers for both.
+        const job = `${prefix}:${options.name}:${jobId}`;
+        const queueKey = `${prefix}:${options.name}`;
+        (producer as DropRedis)
+          .svcDropFinished(
+            job,
+            `${queueKey}:completed`,
+            `${queueKey}:failed`,
+            `${job}:logs`,
+            now() - renewAfterMs,
+            jobId,
+          )
+          .catch(() => {});
+      }
       try {
         await withTimeout(
           // BullMQ's own job types are generic over name and data; the cast keeps ours.
           (queue as unknown as Queue).add(options.name, data, {
-            jobId: jobIdOf(key),
+            jobId,
             removeOnComplete: { age: FINISHED_JOB_TTL_SECONDS },
             removeOnFail: { age: 24 * FINISHED_JOB_TTL_SECONDS },
             attempts: options.retry?.attempts ?? 1,

@@ -69,4 +69,40 @@ describe("shared coalescing groups (Redis)", () => {
       await coalescing.close(0);
     }
   });
+
+  it("the latest event is the one received last on Redis's clock: an instance whose clock is ahead does not keep a newer event from replacing its own; one received earlier on the same clock (a slow script) still does not replace a newer one", async () => {
+    const dispatched: string[] = [];
+    const coalescing = createSharedCoalescing({
+      url: server.url,
+      redis,
+      keys: redisKeys(`c${randomUUID()}`),
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      async dispatch(run) {
+        dispatched.push(run.deliveryId);
+      },
+    });
+    const received = (id: string, at: number) => groupedEvent(ROUTE, id, at);
+    try {
+      // Instance A's clock runs 5 s ahead: its event is stamped 5 s "later" than B's, received after it.
+      const a = received("a", Date.now() + 5000);
+      expect(await coalescing.offer(a, shared(a))).toBe("coalesced");
+      // b arrives a few ms later on Redis's clock (a few TIME round trips, no timer).
+      const redisMs = async () => {
+        const [seconds, micros] = await redis.time();
+        return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      };
+      const after = (await redisMs()) + 3;
+      while ((await redisMs()) < after);
+      const b = received("b", Date.now());
+      expect(await coalescing.offer(b, shared(b))).toBe("coalesced");
+      // Received 1 s before b on b's clock, offered after it: superseded, not the latest.
+      const slow = received("slow", Date.now() - 1000);
+      expect(await coalescing.offer(slow, shared(slow))).toBe("coalesced");
+      coalescing.start();
+      await vi.waitFor(() => expect(dispatched).toEqual(["b"]), { timeout: 5000, interval: 10 });
+    } finally {
+      await coalescing.close(0);
+    }
+  });
 });

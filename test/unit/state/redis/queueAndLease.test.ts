@@ -62,6 +62,49 @@ describe("shared queue (BullMQ)", () => {
     }
   });
 
+  it("a finished job under a key added more than renewAfterMs ago is replaced and runs (a redelivery after the id's hour); a younger one, or one still waiting, is not", async () => {
+    const keys = redisKeys(`q${randomUUID()}`);
+    let later = 0;
+    const ran: number[] = [];
+    const queue = createSharedQueue<{ n: number }>({
+      url: server.url,
+      name: "runs",
+      keys,
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      concurrency: 1,
+      now: () => Date.now() + later,
+      async process(data) {
+        ran.push(data.n);
+      },
+    });
+    const hour = { renewAfterMs: 3_600_000 };
+    try {
+      // Waiting (not finished): an enqueue of its key an hour later is still the same job.
+      await queue.enqueue("hook:a", { n: 1 }, hour);
+      later = 3_601_000;
+      await queue.enqueue("hook:a", { n: 2 }, hour);
+      later = 0;
+      queue.start();
+      await vi.waitFor(() => expect(ran).toEqual([1]), { timeout: 15_000, interval: 20 });
+      // Finished, within the hour: a retry of the stored event, not run again.
+      later = 3_500_000;
+      await queue.enqueue("hook:a", { n: 3 }, hour);
+      // Finished, added over an hour ago: a new event under the same id, which runs.
+      later = 3_601_000;
+      await queue.enqueue("hook:a", { n: 4 }, hour);
+      await vi.waitFor(() => expect(ran).toEqual([1, 4]), { timeout: 15_000, interval: 20 });
+      // Without the option a finished job is kept whatever its age.
+      later = 10 * 3_601_000;
+      await queue.enqueue("hook:a", { n: 5 });
+      await queue.enqueue("hook:b", { n: 6 });
+      await vi.waitFor(() => expect(ran).toEqual([1, 4, 6]), { timeout: 15_000, interval: 20 });
+      expect(await queue.queue.getCompletedCount()).toBe(2);
+    } finally {
+      await queue.close(1000);
+    }
+  });
+
   it("enqueue rejects with StateUnavailableError while Redis is down", async () => {
     const own = await startTestRedis();
     const queue = createSharedQueue<{ n: number }>({
