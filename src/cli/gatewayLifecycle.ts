@@ -21,6 +21,7 @@ import { assertHomeWritable } from "../io/homeWritable.js";
 import { localRequest } from "../io/localHttp.js";
 import { processRunning } from "../io/processAlive.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
+import { unknownGatewayCommand } from "./gatewayUnknown.js";
 import { listenAddress } from "./listenAddress.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
 import { runSetup, type SetupOptions } from "./setupWizard.js";
@@ -57,11 +58,7 @@ async function start(
 ): Promise<void> {
   // `start` is the default subcommand, so `svc gateway frob` arrives here as an argument.
   const [unknown] = command.args;
-  if (unknown !== undefined)
-    throw new SvcError(
-      "usage",
-      `unknown command 'gateway ${unknown}' — use svc gateway run|start|stop|status|setup (svc gateway --help)`,
-    );
+  if (unknown !== undefined) throw new SvcError("usage", unknownGatewayCommand(unknown));
   const timeoutSeconds = parseSecondsOption(options.timeout);
   if (options.port !== undefined) parsePortOption(options.port);
   if (options.host !== undefined) parseHostOption(options.host);
