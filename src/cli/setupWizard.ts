@@ -9,6 +9,7 @@ import { startupProblems } from "../gateway/startupProblems.js";
 import { runningPid } from "../io/gatewayState.js";
 import { cronJobsStored } from "../io/stores/cronJobsStored.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
+import { raiseAgain } from "./interrupt.js";
 import { maskedOutput } from "./maskedOutput.js";
 
 export interface SetupOptions {
@@ -94,6 +95,13 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
     output: terminal ? echo.stream : process.stdout,
     terminal,
   });
+  // Ctrl-C on a terminal reaches readline as a key, not as a signal: without a listener readline just
+  // closes, which would read as the end of the answers and write the defaults. It cancels setup instead.
+  let interrupted = false;
+  rl.on("SIGINT", () => {
+    interrupted = true;
+    rl.close();
+  });
   // Lines are read through the iterator, not rl.question(): piped answers that arrive at once are kept.
   const lines = rl[Symbol.asyncIterator]();
   let ended = false;
@@ -102,6 +110,7 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
     echo.hidden = hidden;
     try {
       const next = await lines.next();
+      if (interrupted) throw new SvcError("usage", "setup cancelled (Ctrl-C): nothing was written");
       ended ||= next.done === true;
       return next.done ? "" : String(next.value);
     } finally {
@@ -175,6 +184,13 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
       generated = options.secret === undefined;
     }
     return { enabled, port, secret: options.secret ?? secret, secretGenerated: generated };
+  } catch (err) {
+    if (!interrupted) throw err;
+    rl.close();
+    process.stdout.write("\n");
+    // Nothing is written; the command ends as a Ctrl-C ends any other (by SIGINT, 130 in a shell).
+    raiseAgain("SIGINT");
+    return await new Promise<never>(() => undefined);
   } finally {
     rl.close();
   }
