@@ -58,7 +58,15 @@ async function start(
 ): Promise<void> {
   // `start` is the default subcommand, so `svc gateway frob` arrives here as an argument.
   const [unknown] = command.args;
-  if (unknown !== undefined) throw new SvcError("usage", unknownGatewayCommand(unknown));
+  if (unknown !== undefined) {
+    // `svc gateway start foo` named start itself: refused as the other gateway commands refuse an operand.
+    if (command.parent?.args[0] === "start")
+      command.error(
+        `error: too many arguments for 'start'. Expected 0 arguments but got ${command.args.length}.`,
+        { exitCode: 2, code: "commander.excessArguments" },
+      );
+    throw new SvcError("usage", unknownGatewayCommand(unknown));
+  }
   const timeoutSeconds = parseSecondsOption(options.timeout);
   if (options.port !== undefined) parsePortOption(options.port);
   if (options.host !== undefined) parseHostOption(options.host);
