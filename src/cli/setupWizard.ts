@@ -70,13 +70,17 @@ function currentSettings(paths: SvcPaths): Current {
   }
 }
 
-function fromFlags(options: SetupOptions, current: Current): SetupAnswers {
+/** Flags that contradict each other or say nothing are refused before any question or write. */
+function checkFlags(options: SetupOptions): void {
   if (options.enable && options.disable)
     throw new SvcError("usage", "--enable and --disable cannot be combined");
   if (options.secret !== undefined && options.generateSecret)
     throw new SvcError("usage", "--secret and --generate-secret cannot be combined");
   if (options.secret !== undefined && options.secret.trim() === "")
     throw new SvcError("usage", "--secret: the secret cannot be empty (or use --generate-secret)");
+}
+
+function fromFlags(options: SetupOptions, current: Current): SetupAnswers {
   const generated = options.secret === undefined && (options.generateSecret || !current.hasSecret);
   return {
     enabled: !options.disable,
@@ -137,17 +141,26 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
     }
   };
   try {
-    const yes = await askUntilValid("Enable the webhook adapter? [Y/n] ", (answer) => {
-      const a = answer.trim().toLowerCase();
-      if (!["", "y", "yes", "n", "no"].includes(a))
-        throw new SvcError("usage", `answer y or n (empty: y), not "${answer.trim()}"`);
-      return a;
-    });
-    const enabled = options.disable ? false : !(yes === "n" || yes === "no");
-    const defaultPort = options.port ?? current.port;
-    const port = await askUntilValid(`Port [${defaultPort}]: `, (answer) =>
-      parsePort(answer.trim() || defaultPort, "port"),
-    );
+    // A flag given on a terminal answers its question, which is not asked: an answer would be overruled
+    // by the flag (or overrule it), so the questions left are the ones no flag answered.
+    const flagPort = options.port === undefined ? undefined : parsePort(options.port, "--port");
+    const enabled =
+      options.enable || options.disable
+        ? !options.disable
+        : await askUntilValid("Enable the webhook adapter? [Y/n] ", (answer) => {
+            const a = answer.trim().toLowerCase();
+            if (!["", "y", "yes", "n", "no"].includes(a))
+              throw new SvcError("usage", `answer y or n (empty: y), not "${answer.trim()}"`);
+            return !(a === "n" || a === "no");
+          });
+    const port =
+      flagPort ??
+      (await askUntilValid(`Port [${current.port}]: `, (answer) =>
+        parsePort(answer.trim() || current.port, "port"),
+      ));
+    if (options.secret !== undefined)
+      return { enabled, port, secret: options.secret, secretGenerated: false };
+    if (options.generateSecret) return { enabled, port, secret: generate(), secretGenerated: true };
     const hasSecret = current.hasSecret;
     // A typo must not decide about the secret senders sign with: only the offered answers count.
     const offered = hasSecret
@@ -181,9 +194,9 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
       );
     } else if (choice.startsWith("g") || (!hasSecret && !choice.startsWith("k"))) {
       secret = generate();
-      generated = options.secret === undefined;
+      generated = true;
     }
-    return { enabled, port, secret: options.secret ?? secret, secretGenerated: generated };
+    return { enabled, port, secret, secretGenerated: generated };
   } catch (err) {
     if (!interrupted) throw err;
     rl.close();
@@ -204,6 +217,7 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
 export async function runSetup(options: SetupOptions): Promise<void> {
   if (options.secret !== undefined && CONTROL.test(options.secret))
     throw new SvcError("usage", `--secret: ${NO_CONTROL}`);
+  checkFlags(options);
   const paths = svcPaths(svcHome());
   const current = currentSettings(paths);
   const flagged =

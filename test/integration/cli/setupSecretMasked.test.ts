@@ -48,4 +48,19 @@ describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
     expect(result.screen).not.toContain("Wrote");
     expect(existsSync(join(home.dir, ".env"))).toBe(false);
   });
+
+  it("a flag given on a terminal answers its question, which is not asked (its answer would be overruled)", async () => {
+    home = tempHome();
+    const result = await runOnTerminal(
+      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup", "--disable", "--generate-secret"],
+      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+      [{ expect: "Port [", type: "9124\r" }],
+    );
+    expect(result.code).toBe(0);
+    expect(result.screen).not.toContain("Enable the webhook adapter?");
+    expect(result.screen).not.toContain("Global secret:");
+    const env = readEnvFile(join(home.dir, ".env"));
+    expect(env).toMatchObject({ WEBHOOK_ENABLED: "false", WEBHOOK_PORT: "9124" });
+    expect(result.screen).toContain(`Global webhook secret: ${env.WEBHOOK_SECRET}`);
+  });
 });
