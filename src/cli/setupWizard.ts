@@ -38,6 +38,12 @@ function parsePort(text: string, what: string): number {
   return port;
 }
 
+/**
+ * The current port, kept when no other is given: `0` too (a free port picked at each start), which is not
+ * offered to be typed (1-65535) but must not be replaced by 8644 by a setup that leaves the port alone.
+ */
+const keptPort = (current: string): number => (current.trim() === "0" ? 0 : parsePort(current, "port"));
+
 const generate = () => randomBytes(32).toString("hex");
 
 /** A token sender's header cannot carry a control character; a line break in one is a paste accident. */
@@ -62,7 +68,7 @@ function currentSettings(paths: SvcPaths): Current {
   try {
     const webhook = loadConfig({ home: paths.home }).config.platforms.webhook;
     return {
-      port: webhook.port >= 1 ? String(webhook.port) : "8644",
+      port: String(webhook.port),
       hasSecret: webhook.secret !== undefined,
     };
   } catch {
@@ -84,7 +90,7 @@ function fromFlags(options: SetupOptions, current: Current): SetupAnswers {
   const generated = options.secret === undefined && (options.generateSecret || !current.hasSecret);
   return {
     enabled: !options.disable,
-    port: parsePort(options.port ?? current.port, options.port === undefined ? "port" : "--port"),
+    port: options.port === undefined ? keptPort(current.port) : parsePort(options.port, "--port"),
     secret: options.secret ?? (generated ? generate() : undefined),
     secretGenerated: generated === true,
   };
@@ -156,7 +162,7 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
     const port =
       flagPort ??
       (await askUntilValid(`Port [${current.port}]: `, (answer) =>
-        parsePort(answer.trim() || current.port, "port"),
+        answer.trim() === "" ? keptPort(current.port) : parsePort(answer.trim(), "port"),
       ));
     if (options.secret !== undefined)
       return { enabled, port, secret: options.secret, secretGenerated: false };
