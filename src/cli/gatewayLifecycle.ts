@@ -21,6 +21,7 @@ import { assertHomeWritable } from "../io/homeWritable.js";
 import { localRequest } from "../io/localHttp.js";
 import { processRunning } from "../io/processAlive.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
+import { unknownGatewayCommand } from "./gatewayUnknown.js";
 import { listenAddress } from "./listenAddress.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
 import { runSetup, type SetupOptions } from "./setupWizard.js";
@@ -57,11 +58,15 @@ async function start(
 ): Promise<void> {
   // `start` is the default subcommand, so `svc gateway frob` arrives here as an argument.
   const [unknown] = command.args;
-  if (unknown !== undefined)
-    throw new SvcError(
-      "usage",
-      `unknown command 'gateway ${unknown}' — use svc gateway run|start|stop|status|setup (svc gateway --help)`,
-    );
+  if (unknown !== undefined) {
+    // `svc gateway start foo` named start itself: refused as the other gateway commands refuse an operand.
+    if (command.parent?.args[0] === "start")
+      command.error(
+        `error: too many arguments for 'start'. Expected 0 arguments but got ${command.args.length}.`,
+        { exitCode: 2, code: "commander.excessArguments" },
+      );
+    throw new SvcError("usage", unknownGatewayCommand(unknown));
+  }
   const timeoutSeconds = parseSecondsOption(options.timeout);
   if (options.port !== undefined) parsePortOption(options.port);
   if (options.host !== undefined) parseHostOption(options.host);

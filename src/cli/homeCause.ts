@@ -17,6 +17,8 @@ export function homeCause(err: unknown, home: string): string | undefined {
   const failure = describeError(err);
   if (isSvcError(err, "usage") || !FILE_ERRNO.test(failure)) return undefined;
   const problem = homeProblem(home);
-  // The failure itself follows in brackets: a file outside SVC_HOME may be what was missing.
-  return problem === undefined ? undefined : `${problem} (${failure})`;
+  // The failure itself follows in brackets: a file outside SVC_HOME may be what was missing. A failure
+  // that is that problem already (the gateway's own refusal of an unwritable SVC_HOME) is said once.
+  if (problem === undefined || failure.includes(problem)) return undefined;
+  return `${problem} (${failure})`;
 }

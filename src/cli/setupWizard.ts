@@ -9,6 +9,7 @@ import { startupProblems } from "../gateway/startupProblems.js";
 import { runningPid } from "../io/gatewayState.js";
 import { cronJobsStored } from "../io/stores/cronJobsStored.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
+import { raiseAgain } from "./interrupt.js";
 import { maskedOutput } from "./maskedOutput.js";
 
 export interface SetupOptions {
@@ -37,6 +38,12 @@ function parsePort(text: string, what: string): number {
   return port;
 }
 
+/**
+ * The current port, kept when no other is given: `0` too (a free port picked at each start), which is not
+ * offered to be typed (1-65535) but must not be replaced by 8644 by a setup that leaves the port alone.
+ */
+const keptPort = (current: string): number => (current.trim() === "0" ? 0 : parsePort(current, "port"));
+
 const generate = () => randomBytes(32).toString("hex");
 
 /** A token sender's header cannot carry a control character; a line break in one is a paste accident. */
@@ -61,7 +68,7 @@ function currentSettings(paths: SvcPaths): Current {
   try {
     const webhook = loadConfig({ home: paths.home }).config.platforms.webhook;
     return {
-      port: webhook.port >= 1 ? String(webhook.port) : "8644",
+      port: String(webhook.port),
       hasSecret: webhook.secret !== undefined,
     };
   } catch {
@@ -69,17 +76,21 @@ function currentSettings(paths: SvcPaths): Current {
   }
 }
 
-function fromFlags(options: SetupOptions, current: Current): SetupAnswers {
+/** Flags that contradict each other or say nothing are refused before any question or write. */
+function checkFlags(options: SetupOptions): void {
   if (options.enable && options.disable)
     throw new SvcError("usage", "--enable and --disable cannot be combined");
   if (options.secret !== undefined && options.generateSecret)
     throw new SvcError("usage", "--secret and --generate-secret cannot be combined");
   if (options.secret !== undefined && options.secret.trim() === "")
     throw new SvcError("usage", "--secret: the secret cannot be empty (or use --generate-secret)");
+}
+
+function fromFlags(options: SetupOptions, current: Current): SetupAnswers {
   const generated = options.secret === undefined && (options.generateSecret || !current.hasSecret);
   return {
     enabled: !options.disable,
-    port: parsePort(options.port ?? current.port, options.port === undefined ? "port" : "--port"),
+    port: options.port === undefined ? keptPort(current.port) : parsePort(options.port, "--port"),
     secret: options.secret ?? (generated ? generate() : undefined),
     secretGenerated: generated === true,
   };
@@ -94,6 +105,13 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
     output: terminal ? echo.stream : process.stdout,
     terminal,
   });
+  // Ctrl-C on a terminal reaches readline as a key, not as a signal: without a listener readline just
+  // closes, which would read as the end of the answers and write the defaults. It cancels setup instead.
+  let interrupted = false;
+  rl.on("SIGINT", () => {
+    interrupted = true;
+    rl.close();
+  });
   // Lines are read through the iterator, not rl.question(): piped answers that arrive at once are kept.
   const lines = rl[Symbol.asyncIterator]();
   let ended = false;
@@ -102,6 +120,7 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
     echo.hidden = hidden;
     try {
       const next = await lines.next();
+      if (interrupted) throw new SvcError("usage", "setup cancelled (Ctrl-C): nothing was written");
       ended ||= next.done === true;
       return next.done ? "" : String(next.value);
     } finally {
@@ -128,17 +147,26 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
     }
   };
   try {
-    const yes = await askUntilValid("Enable the webhook adapter? [Y/n] ", (answer) => {
-      const a = answer.trim().toLowerCase();
-      if (!["", "y", "yes", "n", "no"].includes(a))
-        throw new SvcError("usage", `answer y or n (empty: y), not "${answer.trim()}"`);
-      return a;
-    });
-    const enabled = options.disable ? false : !(yes === "n" || yes === "no");
-    const defaultPort = options.port ?? current.port;
-    const port = await askUntilValid(`Port [${defaultPort}]: `, (answer) =>
-      parsePort(answer.trim() || defaultPort, "port"),
-    );
+    // A flag given on a terminal answers its question, which is not asked: an answer would be overruled
+    // by the flag (or overrule it), so the questions left are the ones no flag answered.
+    const flagPort = options.port === undefined ? undefined : parsePort(options.port, "--port");
+    const enabled =
+      options.enable || options.disable
+        ? !options.disable
+        : await askUntilValid("Enable the webhook adapter? [Y/n] ", (answer) => {
+            const a = answer.trim().toLowerCase();
+            if (!["", "y", "yes", "n", "no"].includes(a))
+              throw new SvcError("usage", `answer y or n (empty: y), not "${answer.trim()}"`);
+            return !(a === "n" || a === "no");
+          });
+    const port =
+      flagPort ??
+      (await askUntilValid(`Port [${current.port}]: `, (answer) =>
+        answer.trim() === "" ? keptPort(current.port) : parsePort(answer.trim(), "port"),
+      ));
+    if (options.secret !== undefined)
+      return { enabled, port, secret: options.secret, secretGenerated: false };
+    if (options.generateSecret) return { enabled, port, secret: generate(), secretGenerated: true };
     const hasSecret = current.hasSecret;
     // A typo must not decide about the secret senders sign with: only the offered answers count.
     const offered = hasSecret
@@ -172,9 +200,16 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
       );
     } else if (choice.startsWith("g") || (!hasSecret && !choice.startsWith("k"))) {
       secret = generate();
-      generated = options.secret === undefined;
+      generated = true;
     }
-    return { enabled, port, secret: options.secret ?? secret, secretGenerated: generated };
+    return { enabled, port, secret, secretGenerated: generated };
+  } catch (err) {
+    if (!interrupted) throw err;
+    rl.close();
+    process.stdout.write("\n");
+    // Nothing is written; the command ends as a Ctrl-C ends any other (by SIGINT, 130 in a shell).
+    raiseAgain("SIGINT");
+    return await new Promise<never>(() => undefined);
   } finally {
     rl.close();
   }
@@ -188,6 +223,7 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
 export async function runSetup(options: SetupOptions): Promise<void> {
   if (options.secret !== undefined && CONTROL.test(options.secret))
     throw new SvcError("usage", `--secret: ${NO_CONTROL}`);
+  checkFlags(options);
   const paths = svcPaths(svcHome());
   const current = currentSettings(paths);
   const flagged =

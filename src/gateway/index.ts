@@ -478,7 +478,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       }
       mcp.reloadConfig(next.config);
       loaded = next;
-      logger.info(`[webhook] Reloaded ${paths.config} — routes: ${describeRoutes(routes.registry.names())}`);
+      // Without the file the embedded default was re-read: naming the file would say it exists.
+      const source = next.fromFile ? paths.config : `the embedded default (no ${paths.config})`;
+      logger.info(`[webhook] Reloaded ${source} — routes: ${describeRoutes(routes.registry.names())}`);
       return { routes: routes.registry.names() };
     },
     stop() {

@@ -96,6 +96,18 @@ describe("svc gateway setup", { timeout: 90_000 }, () => {
     }
   });
 
+  it("a port 0 of config.yaml (a free port at each start) is kept by a setup that leaves the port alone, not replaced by 8644", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      "platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    port: 0\n",
+    );
+    const res = await svc(home, ["gateway", "setup", "--non-interactive", "--generate-secret"]);
+    expect(res.code).toBe(0);
+    expect(readFileSync(join(home.dir, ".env"), "utf8")).toMatch(/^WEBHOOK_ENABLED=true\nWEBHOOK_PORT=0\n/);
+    expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.port).toBe(0);
+  });
+
   it("an empty section (`webhook:` alone) is filled in; a section that is not a mapping is named and nothing is written", async () => {
     home = tempHome();
     const broken = tempHome();

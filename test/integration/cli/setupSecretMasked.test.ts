@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEnvFile } from "../../../src/config/load.js";
@@ -30,5 +31,36 @@ describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
       WEBHOOK_PORT: "9123",
       WEBHOOK_SECRET: secret,
     });
+  });
+
+  it("Ctrl-C at a question cancels setup: nothing is written, and it ends as a Ctrl-C does (not with the defaults)", async () => {
+    home = tempHome();
+    const result = await runOnTerminal(
+      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
+      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+      [
+        { expect: "Enable the webhook adapter?", type: "y\r" },
+        { expect: "Port [", type: "\u0003" },
+      ],
+    );
+    // Killed by SIGINT: Python reports it as -2 (a shell as 130).
+    expect(result.code).toBe(-2);
+    expect(result.screen).not.toContain("Wrote");
+    expect(existsSync(join(home.dir, ".env"))).toBe(false);
+  });
+
+  it("a flag given on a terminal answers its question, which is not asked (its answer would be overruled)", async () => {
+    home = tempHome();
+    const result = await runOnTerminal(
+      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup", "--disable", "--generate-secret"],
+      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+      [{ expect: "Port [", type: "9124\r" }],
+    );
+    expect(result.code).toBe(0);
+    expect(result.screen).not.toContain("Enable the webhook adapter?");
+    expect(result.screen).not.toContain("Global secret:");
+    const env = readEnvFile(join(home.dir, ".env"));
+    expect(env).toMatchObject({ WEBHOOK_ENABLED: "false", WEBHOOK_PORT: "9124" });
+    expect(result.screen).toContain(`Global webhook secret: ${env.WEBHOOK_SECRET}`);
   });
 });
