@@ -35,8 +35,9 @@ function contentOf(result: CallToolResult): ToolContent[] {
       });
     else parts.push({ type: "text", text: JSON.stringify(block) });
   }
-  if (parts.length === 0 && result.structuredContent !== undefined)
-    parts.push({ type: "text", text: JSON.stringify(result.structuredContent) });
+  // No content to read (none, or only blank text a server adds for older clients): the structured content.
+  if (result.structuredContent !== undefined && parts.every((p) => p.type === "text" && p.text.trim() === ""))
+    return [{ type: "text", text: JSON.stringify(result.structuredContent) }];
   return parts;
 }
 

@@ -755,6 +755,16 @@ describe("pieces", () => {
     expect(outcomeOf({ content: [], structuredContent: { n: 1 } })).toEqual({
       ok: true,
       content: [{ type: "text", text: '{"n":1}' }],
+    }); // Only blank text beside it (an empty text block a server adds for older clients): the data, not "(no output)".
+    expect(outcomeOf({ content: [{ type: "text", text: " " }], structuredContent: { n: 1 } })).toEqual({
+      ok: true,
+      content: [{ type: "text", text: '{"n":1}' }],
+    });
+    expect(
+      outcomeOf({ content: [{ type: "text", text: "" }], structuredContent: { n: 1 }, isError: true }),
+    ).toEqual({
+      ok: false,
+      error: '{"n":1}',
     });
   });
 
