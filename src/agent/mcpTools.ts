@@ -35,8 +35,9 @@ function contentOf(result: CallToolResult): ToolContent[] {
       });
     else parts.push({ type: "text", text: JSON.stringify(block) });
   }
-  if (parts.length === 0 && result.structuredContent !== undefined)
-    parts.push({ type: "text", text: JSON.stringify(result.structuredContent) });
+  // No content to read (none, or only blank text a server adds for older clients): the structured content.
+  if (result.structuredContent !== undefined && parts.every((p) => p.type === "text" && p.text.trim() === ""))
+    return [{ type: "text", text: JSON.stringify(result.structuredContent) }];
   return parts;
 }
 
@@ -61,6 +62,24 @@ function callError(err: unknown, context: { unattended: boolean }): string {
   return message;
 }
 
+/**
+ * Why a tool the run was offered can no longer be called, when its server's tools changed since the run
+ * began (tools/list_changed): the server no longer lists it, or its registered name now belongs to another
+ * of the server's tools (one that lost the name to it in a collision), which must not run on arguments
+ * meant for this one. Undefined while the name is still this tool's.
+ */
+function noLongerListed(hub: McpToolSource, tool: RegisteredTool): string | undefined {
+  const live = hub.tools().find((t) => t.name === tool.name);
+  if (live !== undefined && live.server === tool.server && live.original === tool.original) return undefined;
+  if (!hub.status().some((s) => s.name === tool.server))
+    return `mcp_servers.${tool.server} is no longer configured (a reload during this run removed it); "${tool.original}" was not run`;
+  const other =
+    live === undefined
+      ? ""
+      : `; ${tool.name} is now ${live.server === tool.server ? "its" : `mcp_servers.${live.server}'s`} tool "${live.original}", which this run was not offered`;
+  return `mcp_servers.${tool.server} no longer offers "${tool.original}" (its tools changed during this run${other}); the tool was not run`;
+}
+
 /** One registered MCP tool as an agent tool: the call goes through the hub (trust, queue, lazy connect, timeout). */
 export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentTool {
   const schema = tool.inputSchema as Record<string, unknown>;
@@ -77,6 +96,8 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
       if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args)))
         return { ok: false, error: "arguments must be a JSON object; the tool was not run" };
       const input = (args ?? {}) as Record<string, unknown>;
+      const changed = noLongerListed(hub, tool);
+      if (changed !== undefined) return { ok: false, error: changed };
       try {
         return outcomeOf(await hub.callRegistered(tool.name, input, context.signal));
       } catch (err) {

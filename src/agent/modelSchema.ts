@@ -73,6 +73,26 @@ export function withArrayItems(schema: unknown): unknown {
   return out ?? schema;
 }
 
+/**
+ * `branch` read as the schema it names when it is a local `$ref` into the root's `$defs` or `definitions`
+ * (`{"$ref": "#/$defs/ById"}`: pydantic and zod-to-json-schema write a union's members so), following a
+ * few references in a row; any other branch, or a reference svc cannot follow (another document, a name
+ * not there), as it is.
+ */
+function resolvedBranch(root: JsonSchema, branch: unknown): unknown {
+  let current = branch;
+  for (let hops = 0; hops < 8 && isObject(current) && typeof current.$ref === "string"; hops++) {
+    const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(current.$ref);
+    const defs = match === null ? undefined : root[match[1] as string];
+    if (match === null || !isObject(defs)) break;
+    // A JSON Pointer segment: `~1` is `/`, `~0` is `~`.
+    const name = (match[2] as string).replace(/~1/g, "/").replace(/~0/g, "~");
+    if (!Object.hasOwn(defs, name)) break;
+    current = defs[name];
+  }
+  return current;
+}
+
 export interface ModelToolSchema {
   readonly schema: JsonSchema;
   /** The keywords taken out of the schema, as JSON, for the tool's description; absent when none were. */
@@ -85,7 +105,8 @@ export interface ModelToolSchema {
  * allOf, or anyOf at the top level"), and so do OpenAI and Azure OpenAI, though MCP servers publish such
  * schemas (Notion's, GitLab's). They are taken out: the properties their branches name are added to the
  * top-level ones (what every branch requires, and what an `allOf` branch requires, stays required), and the
- * keywords themselves are returned as JSON for the description. An array schema without `items` gets
+ * keywords themselves are returned as JSON for the description. A branch that is a `$ref` into the schema's
+ * own `$defs` or `definitions` counts as the schema it names. An array schema without `items` gets
  * `items: {}` (`withArrayItems`), and a schema without `properties` gets `properties: {}`. The MCP server
  * still checks the arguments against its own schema.
  */
@@ -102,8 +123,8 @@ export function modelToolSchema(listed: JsonSchema): ModelToolSchema {
   const required = new Set(requiredOf(schema));
   const leftOut: Record<string, unknown> = {};
   for (const key of present) {
-    const branches = schema[key] as unknown[];
-    leftOut[key] = branches;
+    leftOut[key] = schema[key];
+    const branches = (schema[key] as unknown[]).map((branch) => resolvedBranch(schema, branch));
     delete rest[key];
     for (const branch of branches)
       for (const [name, property] of Object.entries(propertiesOf(branch))) properties[name] ??= property;

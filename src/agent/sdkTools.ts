@@ -64,6 +64,16 @@ const NATIVE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 type ImageContent = Extract<ToolContent, { type: "image" }>;
 
 /**
+ * An image's type as the Messages API names it, or undefined for a type it does not take: servers write
+ * `image/jpg` and capitals (`image/PNG`), which the API refuses, failing the whole request.
+ */
+function nativeImageType(mimeType: string): string | undefined {
+  const type = mimeType.trim().toLowerCase();
+  const named = type === "image/jpg" ? "image/jpeg" : type;
+  return NATIVE_IMAGE_TYPES.has(named) ? named : undefined;
+}
+
+/**
  * What the model gets for a tool that answered with no text at all (`content: []`, `""`, a lone newline):
  * the Messages API refuses an empty or blank tool result, and so do some Chat Completions servers, which
  * would fail the whole run after the tool had run.
@@ -74,7 +84,7 @@ function modelOutput(content: readonly ToolContent[], images: ToolResultImages):
   const size = (c: ImageContent) => Buffer.byteLength(c.data, "base64");
   const native = (c: ImageContent) =>
     images === "native" &&
-    NATIVE_IMAGE_TYPES.has(c.mimeType.toLowerCase()) &&
+    nativeImageType(c.mimeType) !== undefined &&
     c.data.length <= NATIVE_IMAGE_MAX_BYTES;
   const described = (c: ImageContent) =>
     `[image: ${c.mimeType}, ${size(c)} bytes — not shown: ${
@@ -94,7 +104,7 @@ function modelOutput(content: readonly ToolContent[], images: ToolResultImages):
       .filter((c) => c.type !== "text" || c.text.trim() !== "")
       .map((c) =>
         c.type === "image" && native(c)
-          ? { type: "image-data" as const, data: c.data, mediaType: c.mimeType }
+          ? { type: "image-data" as const, data: c.data, mediaType: nativeImageType(c.mimeType) as string }
           : { type: "text" as const, text: text(c) },
       ),
   };

@@ -322,12 +322,15 @@ function formatBlock(block: ContentBlock): string {
   }
 }
 
-/** What `svc mcp call` prints: each content block on its own line, else the structured content. */
+/** What `svc mcp call` prints: each content block on its own line, else (none, or blank text only) the structured content. */
 export function formatResult(result: CallToolResult): string {
   const blocks = result.content ?? [];
-  const lines = blocks.map(formatBlock);
-  if (blocks.length === 0 && result.structuredContent !== undefined)
-    lines.push(JSON.stringify(result.structuredContent, null, 2));
+  // No content to read (none, or only blank text a server adds for older clients): the structured content.
+  const blank = blocks.every((block) => block.type === "text" && block.text.trim() === "");
+  const lines =
+    blank && result.structuredContent !== undefined
+      ? [JSON.stringify(result.structuredContent, null, 2)]
+      : blocks.map(formatBlock);
   return lines.map((line) => `${line}\n`).join("");
 }
 

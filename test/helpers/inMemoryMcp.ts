@@ -1,4 +1,5 @@
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { TransportFor } from "../../src/io/mcp/connect.js";
 
@@ -8,7 +9,7 @@ import type { TransportFor } from "../../src/io/mcp/connect.js";
  * not about a transport. Each session attempt builds its own server (an McpServer takes one transport).
  */
 export function inMemoryServers(
-  build: Readonly<Record<string, () => McpServer>> | ((name: string) => McpServer),
+  build: Readonly<Record<string, () => McpServer | Server>> | ((name: string) => McpServer | Server),
 ): TransportFor {
   return (name) => {
     const make =

@@ -1,31 +1,42 @@
-import type { LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
 import { scrub } from "../../io/credentials.js";
 import type { Logger } from "../../io/log.js";
-
-type McpLogParams = LoggingMessageNotification["params"];
+import type { ServerLogParams } from "../../io/mcp/session.js";
 
 /** A server's log message longer than this is cut: one chatty server must not flood the gateway log. */
 export const SERVER_LOG_MAX_CHARS = 2000;
 
-/** The gateway log level of an MCP (syslog) level: notice is info; critical, alert and emergency are error. */
-export function gatewayLevel(level: McpLogParams["level"]): "debug" | "info" | "warn" | "error" {
-  switch (level) {
+/**
+ * The gateway log level of an MCP (syslog) level: notice is info; critical, alert and emergency are error.
+ * A level outside MCP's eight, as hand-written servers send them (`warn`, `FATAL`, `trace`, in any case),
+ * is read by its name; one svc does not know (`verbose`) is info.
+ */
+export function gatewayLevel(level: string): "debug" | "info" | "warn" | "error" {
+  switch (level.toLowerCase()) {
     case "debug":
+    case "trace":
       return "debug";
-    case "info":
-    case "notice":
-      return "info";
     case "warning":
+    case "warn":
       return "warn";
-    default:
+    case "error":
+    case "err":
+    case "critical":
+    case "crit":
+    case "alert":
+    case "emergency":
+    case "emerg":
+    case "fatal":
       return "error";
+    default:
+      return "info";
   }
 }
 
 /** The text of a log message: a string as it is, anything else as JSON; cut at `SERVER_LOG_MAX_CHARS`. */
-export function serverLogText(params: McpLogParams): string {
+export function serverLogText(params: ServerLogParams): string {
   const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
-  const text = `${params.logger === undefined ? "" : `${params.logger}: `}${data ?? String(params.data)}`;
+  const logger = typeof params.logger === "string" ? `${params.logger}: ` : "";
+  const text = `${logger}${data ?? String(params.data)}`;
   return text.length > SERVER_LOG_MAX_CHARS ? `${text.slice(0, SERVER_LOG_MAX_CHARS)}…` : text;
 }
 
@@ -36,7 +47,7 @@ export function serverLogText(params: McpLogParams): string {
 export function logServerMessage(
   logger: Logger,
   server: string,
-  params: McpLogParams,
+  params: ServerLogParams,
   secrets: readonly string[] = [],
 ): void {
   logger[gatewayLevel(params.level)](

@@ -1,5 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { unreadableAnswer } from "./unreadableAnswer.js";
 
 /** `data` of the error answered for a request whose response stream ended without its answer. */
 export const STREAM_DROPPED = "response_stream_dropped";
@@ -27,6 +28,8 @@ function requestIds(body: unknown): Id[] {
 /** Just enough of an SSE parser to see event ids and which requests were answered. */
 class SseWatch {
   resumable = false;
+  /** Error answers standing in for answers to the requests that are not valid JSON-RPC (`unreadableAnswer`). */
+  readonly unreadable: JSONRPCMessage[] = [];
   private buffer = "";
   private data: string[] = [];
   private readonly decoder = new TextDecoder();
@@ -59,8 +62,14 @@ class SseWatch {
     try {
       const parsed = JSON.parse(text) as unknown;
       for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
-        const msg = m as { id?: Id; result?: unknown; error?: unknown };
-        if (msg?.id !== undefined && ("result" in msg || "error" in msg)) this.pending.delete(msg.id);
+        const msg = m as { id?: Id; method?: unknown };
+        if (msg?.id === undefined || msg.id === null || "method" in msg || !this.pending.has(msg.id))
+          continue;
+        // An answer the SDK's transport cannot read is skipped there, and its call would wait out its
+        // timeout: an error answer saying why is sent after it, at the stream's end.
+        const answer = JSONRPCMessageSchema.safeParse(m).success ? undefined : unreadableAnswer(m);
+        if (answer !== undefined) this.unreadable.push(answer);
+        this.pending.delete(msg.id);
       }
     } catch {
       // Not JSON: the SDK reports it; nothing answered.
@@ -68,23 +77,31 @@ class SseWatch {
   }
 }
 
-function droppedAnswers(ids: Iterable<Id>, why: string): Uint8Array {
-  const events = [...ids].map((id) => {
-    const error = {
+function droppedAnswers(ids: Iterable<Id>, why: string): JSONRPCMessage[] {
+  return [...ids].map((id) => ({
+    jsonrpc: "2.0",
+    id,
+    error: {
       code: ErrorCode.ConnectionClosed,
       message: `the server closed the response stream before answering (${why})`,
       data: STREAM_DROPPED,
-    };
-    return `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id, error })}\n\n`;
-  });
-  return new TextEncoder().encode(events.join(""));
+    },
+  }));
+}
+
+function events(messages: readonly JSONRPCMessage[]): Uint8Array {
+  return new TextEncoder().encode(
+    messages.map((message) => `event: message\ndata: ${JSON.stringify(message)}\n\n`).join(""),
+  );
 }
 
 /**
  * Streamable HTTP: a POST answered with an SSE stream that ends (or breaks) before the answer, with no
  * event id to resume from, leaves the SDK's request waiting for its full timeout (300 s by default). This
  * fetch answers such requests itself with a JSON-RPC error marked `STREAM_DROPPED`, so the call fails at
- * once and the caller can tell "the outcome is unknown" from "the server said no".
+ * once and the caller can tell "the outcome is unknown" from "the server said no". An answer in the stream
+ * that is not valid JSON-RPC (which the SDK's transport skips) is followed, at the stream's end, by an error
+ * answer saying what is wrong with it (`unreadableAnswer`), so its call fails then too.
  */
 export function answerDroppedStreams(base: FetchLike): FetchLike {
   return async (url, init) => {
@@ -96,8 +113,10 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
     const watch = new SseWatch(new Set(ids));
     const reader = response.body.getReader();
     const finish = (controller: ReadableStreamDefaultController<Uint8Array>, why: string): boolean => {
-      if (watch.resumable || watch.pending.size === 0 || init?.signal?.aborted === true) return false;
-      controller.enqueue(droppedAnswers(watch.pending, why));
+      if (init?.signal?.aborted === true) return false;
+      const answers = [...watch.unreadable, ...(watch.resumable ? [] : droppedAnswers(watch.pending, why))];
+      if (answers.length === 0) return false;
+      controller.enqueue(events(answers));
       controller.close();
       return true;
     };

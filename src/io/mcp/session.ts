@@ -15,8 +15,6 @@ import {
   type ElicitResult,
   ErrorCode,
   type Implementation,
-  type LoggingMessageNotification,
-  LoggingMessageNotificationSchema,
   McpError,
   type Progress,
   type ServerCapabilities,
@@ -63,6 +61,18 @@ export function nextPage(cursor: string | null | undefined, seen: Set<string>): 
   return cursor;
 }
 
+/**
+ * `notifications/message` read loosely: the SDK's schema takes MCP's eight levels only, so a message a
+ * hand-written server logs at `warn`, `FATAL` or `trace` failed it and was dropped without a word.
+ */
+const LooseLogNotificationSchema = z.object({
+  method: z.literal("notifications/message"),
+  params: z.looseObject({ level: z.string(), logger: z.unknown().optional(), data: z.unknown() }),
+});
+
+/** A server's log message as svc reads it: any level text; `logger` and `data` as the server sent them. */
+export type ServerLogParams = z.infer<typeof LooseLogNotificationSchema>["params"];
+
 export type Era = "legacy" | "stateless";
 export type ProtocolChoice = "auto" | "stateless" | "legacy";
 
@@ -73,7 +83,7 @@ export interface SessionHandlers {
   /** The server sent `notifications/tools/list_changed`. */
   onToolsChanged?: () => void;
   /** The server sent a log message (`notifications/message`). */
-  onLog?: (params: LoggingMessageNotification["params"]) => void;
+  onLog?: (params: ServerLogParams) => void;
 }
 
 export interface CallOptions {
@@ -311,7 +321,7 @@ function newClient(handlers: SessionHandlers): Client {
   if (onToolsChanged)
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged());
   const onLog = handlers.onLog;
-  if (onLog) client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => onLog(n.params));
+  if (onLog) client.setNotificationHandler(LooseLogNotificationSchema, (n) => onLog(n.params));
   const elicitation = handlers.elicitation;
   if (elicitation)
     client.setRequestHandler(ElicitRequestSchema, (req, extra) => elicitation(req.params, extra.signal));

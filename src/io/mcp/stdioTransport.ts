@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { PassThrough } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { unreadableAnswer } from "./unreadableAnswer.js";
 
 /**
  * The largest message a stdio server may write (one line of JSON). The SDK's own transport stops at
@@ -32,7 +33,8 @@ export interface StdioOptions {
  * server started through a wrapper (`sh run.sh`, a launcher) that outlives its stdin leaves no orphaned
  * grandchild behind; and stdout is split into lines without re-copying the buffer (large results stay
  * linear), up to `MAX_STDIO_MESSAGE_BYTES` per line. Lines that are not JSON-RPC (a banner) are reported
- * through `onerror` and skipped, as the SDK does.
+ * through `onerror` and skipped, as the SDK does; an answer to a request that is not valid JSON-RPC is
+ * delivered as an error answer saying why (`unreadableAnswer`), so its call does not wait out its timeout.
  */
 export class StdioTransport implements Transport {
   onclose?: () => void;
@@ -144,9 +146,17 @@ export class StdioTransport implements Transport {
       .replace(/\r$/, "");
     if (text.trim() === "") return;
     let message: JSONRPCMessage;
+    let json: unknown;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(text));
+      json = JSON.parse(text);
+      message = JSONRPCMessageSchema.parse(json);
     } catch (error) {
+      // An answer svc cannot read fails its call at once, saying so, instead of leaving it to time out.
+      const answer = unreadableAnswer(json);
+      if (answer !== undefined) {
+        this.onmessage?.(answer);
+        return;
+      }
       this.options.onOtherOutput?.(text.length > 1000 ? `${text.slice(0, 1000)}…` : text);
       this.onerror?.(error as Error);
       return;

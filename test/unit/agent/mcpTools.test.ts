@@ -9,7 +9,7 @@ import { toolContext } from "../../helpers/toolContext.js";
 function recordingTool() {
   const sent: Array<Record<string, unknown>> = [];
   const hub = {
-    tools: () => [],
+    tools: () => [fxTool("pid")],
     status: () => [],
     settled: async () => undefined,
     async callRegistered(_name: string, args: Record<string, unknown>): Promise<CallToolResult> {
@@ -61,7 +61,7 @@ describe("an MCP call whose outcome is unknown", () => {
     const message =
       'mcp_servers.fx: the session expired while "write" was being called; it may or may not have run — verify its effect before calling it again';
     const hub = {
-      tools: () => [],
+      tools: () => [fxTool("write")],
       status: () => [],
       settled: async () => undefined,
       callRegistered: async (): Promise<CallToolResult> => {
@@ -70,5 +70,26 @@ describe("an MCP call whose outcome is unknown", () => {
     };
     const tool = mcpAgentTool(hub, fxTool("write"));
     expect(await tool.execute({}, context)).toEqual({ ok: false, error: `outcome_uncertain: ${message}` });
+  });
+});
+
+describe("an MCP tool whose server a reload removed during the run", () => {
+  it("is not called, and the model is told the server is gone", async () => {
+    let called = false;
+    const hub = {
+      tools: () => [],
+      status: () => [],
+      settled: async () => undefined,
+      callRegistered: async (): Promise<CallToolResult> => {
+        called = true;
+        return { content: [] };
+      },
+    };
+    expect(await mcpAgentTool(hub, fxTool("write")).execute({}, context)).toEqual({
+      ok: false,
+      error:
+        'mcp_servers.fx is no longer configured (a reload during this run removed it); "write" was not run',
+    });
+    expect(called).toBe(false);
   });
 });

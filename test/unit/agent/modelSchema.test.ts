@@ -48,6 +48,43 @@ describe("modelToolSchema", () => {
     });
   });
 
+  it("branches that are $refs to $defs or definitions (pydantic, zod-to-json-schema unions) are read as the schemas they name", () => {
+    const byDefs = modelToolSchema({
+      type: "object",
+      $defs: {
+        ById: {
+          type: "object",
+          properties: { id: { type: "string" }, x: { type: "string" } },
+          required: ["id", "x"],
+        },
+        BySlug: { $ref: "#/$defs/Slug" },
+        Slug: {
+          type: "object",
+          properties: { slug: { type: "string" }, x: { type: "number" } },
+          required: ["slug", "x"],
+        },
+      },
+      anyOf: [{ $ref: "#/$defs/ById" }, { $ref: "#/$defs/BySlug" }],
+    });
+    expect(byDefs.schema.properties).toEqual({
+      id: { type: "string" },
+      x: { type: "string" },
+      slug: { type: "string" },
+    });
+    expect(byDefs.schema.required).toEqual(["x"]);
+    const byDefinitions = modelToolSchema({
+      type: "object",
+      definitions: { "a/b": { properties: { q: { type: "string" } }, required: ["q"] } },
+      allOf: [
+        { $ref: "#/definitions/a~1b" },
+        { $ref: "#/definitions/missing" },
+        { $ref: "https://x/s.json" },
+      ],
+    });
+    expect(byDefinitions.schema.properties).toEqual({ q: { type: "string" } });
+    expect(byDefinitions.schema.required).toEqual(["q"]);
+  });
+
   it("the description says what was left out", () => {
     expect(withLeftOut("Does it", undefined)).toBe("Does it");
     expect(withLeftOut("Does it", '{"anyOf":[]}')).toBe(

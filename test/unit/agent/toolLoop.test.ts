@@ -759,6 +759,40 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("an image typed image/jpg or in capitals (image/PNG), as servers write them, is sent with the type the Messages API takes", async () => {
+    const anthropic = await startFakeAnthropic();
+    const photos: AgentTool = {
+      ...screenshot,
+      name: "photos",
+      async execute() {
+        return {
+          ok: true,
+          content: [
+            { type: "image", data: PIXEL, mimeType: "image/jpg" },
+            { type: "image", data: PIXEL, mimeType: "image/PNG" },
+            { type: "image", data: PIXEL, mimeType: " Image/WebP " },
+          ],
+        };
+      },
+    };
+    try {
+      anthropic.script(callTool("photos"), { text: "seen" });
+      const { result } = await loop(5, [photos], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      const sent = JSON.stringify(anthropic.requests[1]?.json.messages);
+      expect([...sent.matchAll(/"media_type":"([^"]*)"/g)].map((m) => m[1])).toEqual([
+        "image/jpeg",
+        "image/png",
+        "image/webp",
+      ]);
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("an image whose base64 is past 5 MB (4 MiB of PNG) is named in text: the Messages API measures the encoded image", async () => {
     const anthropic = await startFakeAnthropic();
     const data = Buffer.alloc(4 * 1024 * 1024, 7).toString("base64");
@@ -868,6 +902,16 @@ describe("pieces", () => {
     expect(outcomeOf({ content: [], structuredContent: { n: 1 } })).toEqual({
       ok: true,
       content: [{ type: "text", text: '{"n":1}' }],
+    }); // Only blank text beside it (an empty text block a server adds for older clients): the data, not "(no output)".
+    expect(outcomeOf({ content: [{ type: "text", text: " " }], structuredContent: { n: 1 } })).toEqual({
+      ok: true,
+      content: [{ type: "text", text: '{"n":1}' }],
+    });
+    expect(
+      outcomeOf({ content: [{ type: "text", text: "" }], structuredContent: { n: 1 }, isError: true }),
+    ).toEqual({
+      ok: false,
+      error: '{"n":1}',
     });
   });
 

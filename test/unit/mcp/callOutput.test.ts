@@ -34,4 +34,13 @@ describe("svc mcp call output", () => {
       '{\n  "temperature": 21\n}\n',
     );
   });
+
+  it("prints structured content when the content blocks hold only blank text (an empty text block beside it)", () => {
+    expect(
+      formatResult({ content: [{ type: "text", text: "" }], structuredContent: { temperature: 21 } }),
+    ).toBe('{\n  "temperature": 21\n}\n');
+    expect(formatResult({ content: [{ type: "text", text: "21 °C" }], structuredContent: { t: 21 } })).toBe(
+      "21 °C\n",
+    );
+  });
 });

@@ -31,3 +31,25 @@ describe("answerDroppedStreams (Streamable HTTP response streams)", () => {
     expect(await bodyOf("", notification)).toBe("");
   });
 });
+
+describe("answerDroppedStreams: an answer in the stream that is not valid JSON-RPC", () => {
+  it("is followed at the stream's end by an error answer saying why (the SDK skips it, and the call waited out its timeout)", async () => {
+    const unreadable = 'event: message\ndata: {"jsonrpc":"2.0","id":7,"error":{"code":-32000}}\n\n';
+    const text = await bodyOf(unreadable);
+    expect(text.startsWith(unreadable)).toBe(true);
+    const data = text.split("\n").filter((l) => l.startsWith("data: "));
+    expect(data.map((line) => JSON.parse(line.slice(6)))).toEqual([
+      { jsonrpc: "2.0", id: 7, error: { code: -32000 } },
+      {
+        jsonrpc: "2.0",
+        id: 7,
+        error: {
+          code: -32000,
+          message: 'the server answered with an error without a message: {"code":-32000}',
+        },
+      },
+    ]);
+    // A stream with event ids gets it too (the answer came; there is nothing to resume), a valid answer nothing.
+    expect(await bodyOf(`id: ev-1\n${unreadable}`)).toContain("without a message");
+  });
+});

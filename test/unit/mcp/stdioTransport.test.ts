@@ -84,3 +84,79 @@ describe("StdioTransport", () => {
     await first;
   });
 });
+
+describe("StdioTransport: an answer that is not valid JSON-RPC", () => {
+  it("is delivered as an error answer to its request saying why, not skipped (its call waited out its timeout)", async () => {
+    const answers = [
+      { jsonrpc: "2.0", id: 1, error: { code: -32000 } },
+      { jsonrpc: "2.0", id: 2, error: { code: "E_FAIL", message: "failed" } },
+      { jsonrpc: "2.0", id: "3", error: "boom" },
+      { jsonrpc: "2.0", id: 4, result: "ok" },
+      { id: 5, result: { content: [] } },
+      { jsonrpc: "2.0", id: 6 },
+      { jsonrpc: "2.0", method: "notifications/message", params: "not an object" },
+      { jsonrpc: "2.0", id: null, error: { code: -32700 } },
+    ];
+    const messages: unknown[] = [];
+    const errors: Error[] = [];
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: [
+        "-e",
+        `process.stdout.write(${JSON.stringify(answers.map((a) => JSON.stringify(a)).join("\n"))} + "\\n"); setInterval(() => {}, 1000)`,
+      ],
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    transport.onmessage = (m) => messages.push(m);
+    transport.onerror = (e) => errors.push(e);
+    await transport.start();
+    await vi.waitFor(() => expect(messages.length + errors.length).toBe(answers.length), {
+      timeout: 3000,
+      interval: 20,
+    });
+    await transport.close();
+    expect(messages).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32000,
+          message: 'the server answered with an error without a message: {"code":-32000}',
+        },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        error: { code: -32603, message: 'failed (its error code "E_FAIL" is not a JSON-RPC integer code)' },
+      },
+      {
+        jsonrpc: "2.0",
+        id: "3",
+        error: { code: -32603, message: 'the server answered with an error svc cannot read: "boom"' },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 4,
+        error: { code: -32603, message: 'the server\'s answer has a result that is not a JSON object: "ok"' },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 5,
+        error: {
+          code: -32603,
+          message: 'the server\'s answer is not JSON-RPC 2.0 (no jsonrpc, where "jsonrpc": "2.0" belongs)',
+        },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 6,
+        error: {
+          code: -32603,
+          message: 'the server\'s answer holds neither a result nor an error: {"jsonrpc":"2.0","id":6}',
+        },
+      },
+    ]);
+    // A notification or an answer without an id stays skipped (no call waits for it).
+    expect(errors).toHaveLength(2);
+  });
+});

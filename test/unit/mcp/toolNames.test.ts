@@ -181,6 +181,27 @@ describe("collisions are reported, never shadowed", () => {
     expect(set.tools.map((t) => t.original)).toEqual(["a.b"]);
     expect(set.collisions).toEqual([expect.stringContaining('"a-b" and "a.b" both register as mcp__s__a_b')]);
   });
+  it("a tool the server lists twice (a page repeated by its paging) is named once as listed twice, not as two tools colliding", () => {
+    const set = buildToolset(
+      "s",
+      [
+        { ...tool("dup"), description: "first" },
+        tool("x"),
+        { ...tool("dup"), description: "again" },
+        { ...tool("dup"), description: "and again" },
+      ],
+      { resources: false, prompts: false },
+      policy({}),
+    );
+    expect(set.tools.map((t) => [t.original, t.description])).toEqual([
+      ["dup", "first"],
+      ["x", undefined],
+    ]);
+    expect(set.collisions).toEqual([
+      's: the server lists "dup" more than once (its paging repeats it); its first listing is registered',
+    ]);
+    expect(unregisteredListedReason("dup", policy({}), set.collisions)).toBeUndefined();
+  });
   it("across servers: the first server keeps the name", () => {
     const caps = { resources: false, prompts: false };
     const merged = mergeToolsets([

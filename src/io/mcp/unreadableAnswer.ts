@@ -1,0 +1,49 @@
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+/** JSON-RPC's code for an error svc reports in the server's stead (Internal error). */
+const INTERNAL_ERROR = -32603;
+/** How much of the server's answer the error quotes. */
+const QUOTED_CHARS = 300;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+function quoted(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS)}…` : text;
+}
+
+/**
+ * A server's answer to a request that is not a valid JSON-RPC response (an error without a message, as a Go
+ * server's `omitempty` leaves it; a code that is not an integer; a `result` that is not an object; neither
+ * result nor error), as the error response svc reads in its place, or undefined for anything that is not an
+ * answer (no `id`, or a `method`: a request or notification). Skipped like any unreadable line, such an
+ * answer left its call waiting out the whole `timeout` and then reported that the server did not answer.
+ */
+export function unreadableAnswer(value: unknown): JSONRPCMessage | undefined {
+  if (!isObject(value) || "method" in value) return undefined;
+  const id = value.id;
+  if (typeof id !== "string" && typeof id !== "number") return undefined;
+  const error = value.error;
+  let code = INTERNAL_ERROR;
+  let message: string;
+  if ("error" in value && isObject(error)) {
+    const codeOk = Number.isInteger(error.code);
+    if (codeOk) code = error.code as number;
+    const badCode = codeOk ? "" : ` (its error code ${quoted(error.code)} is not a JSON-RPC integer code)`;
+    message =
+      typeof error.message === "string" && error.message !== ""
+        ? `${error.message}${badCode}`
+        : `the server answered with an error without a message${badCode}: ${quoted(error)}`;
+  } else if ("error" in value) {
+    message = `the server answered with an error svc cannot read: ${quoted(error)}`;
+  } else if ("result" in value && !isObject(value.result)) {
+    message = `the server's answer has a result that is not a JSON object: ${quoted(value.result)}`;
+  } else if ("result" in value) {
+    const version = value.jsonrpc === undefined ? "no jsonrpc" : `"jsonrpc": ${quoted(value.jsonrpc)}`;
+    message = `the server's answer is not JSON-RPC 2.0 (${version}, where "jsonrpc": "2.0" belongs)`;
+  } else {
+    message = `the server's answer holds neither a result nor an error: ${quoted(value)}`;
+  }
+  return { jsonrpc: "2.0", id, error: { code, message } };
+}

@@ -1,0 +1,65 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { describe, expect, it, vi } from "vitest";
+import { mcpAgentTools } from "../../../src/agent/mcpTools.js";
+import { IN_MEMORY_ENTRY, inMemoryServers } from "../../helpers/inMemoryMcp.js";
+import { toolContext } from "../../helpers/toolContext.js";
+import { entry, useHubs } from "../../integration/mcp/harness.js";
+
+const ctx = useHubs();
+
+/**
+ * A server listing `a_b` (and `a-b`, which sanitizes to the same registered name and so loses it) and
+ * `gone`; its `drop` tool removes `a_b` and `gone` (tools/list_changed), as a server whose tools change.
+ */
+function changingServer(calls: string[]): McpServer {
+  const server = new McpServer({ name: "changing", version: "1" });
+  const ran = (name: string) => async () => {
+    calls.push(name);
+    return { content: [{ type: "text" as const, text: `${name} ran` }] };
+  };
+  const ab = server.registerTool("a_b", {}, ran("a_b"));
+  server.registerTool("a-b", {}, ran("a-b"));
+  const gone = server.registerTool("gone", {}, ran("gone"));
+  server.registerTool("drop", {}, async () => {
+    ab.remove();
+    gone.remove();
+    return { content: [{ type: "text" as const, text: "dropped" }] };
+  });
+  return server;
+}
+
+describe("a server's tools change (tools/list_changed) while a run goes on", () => {
+  it("a tool the run was offered and the server no longer lists is not run, and its name is never another tool's", async () => {
+    const calls: string[] = [];
+    const h = ctx.hub(
+      ctx.home,
+      { fx: entry({ ...IN_MEMORY_ENTRY, trust: "full" }) },
+      { transportFor: inMemoryServers(() => changingServer(calls)) },
+    );
+    await h.settled("fx");
+    const tools = await mcpAgentTools(h, ["fx"], new AbortController().signal);
+    const byName = (name: string) => {
+      const tool = tools.find((t) => t.name === name);
+      if (tool === undefined) throw new Error(`run not offered ${name}`);
+      return tool;
+    };
+    const context = toolContext({ route: "r", deliveryId: "d" });
+    expect(await byName("mcp__fx__drop").execute({}, context)).toMatchObject({ ok: true });
+    // The server's new listing registers a-b as mcp__fx__a_b, the name the run was offered for a_b.
+    await vi.waitFor(() => expect(h.tools().find((t) => t.name === "mcp__fx__a_b")?.original).toBe("a-b"), {
+      timeout: 3000,
+      interval: 10,
+    });
+    expect(await byName("mcp__fx__a_b").execute({}, context)).toEqual({
+      ok: false,
+      error:
+        'mcp_servers.fx no longer offers "a_b" (its tools changed during this run; mcp__fx__a_b is now its tool "a-b", which this run was not offered); the tool was not run',
+    });
+    expect(await byName("mcp__fx__gone").execute({}, context)).toEqual({
+      ok: false,
+      error:
+        'mcp_servers.fx no longer offers "gone" (its tools changed during this run); the tool was not run',
+    });
+    expect(calls).toEqual([]);
+  });
+});
