@@ -118,9 +118,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     const inspector =
       options.inspect === undefined
         ? undefined
-        : await (await import("../actors/inspector.js")).startInspector(inspectPort, (line) =>
-            process.stdout.write(`${line}\n`),
-          );
+        : await (await import("../actors/inspector.js")).startInspector(inspectPort, logger);
     gateway = await startGateway({
       logger,
       ...(host === undefined ? {} : { host }),
