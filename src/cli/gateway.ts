@@ -123,7 +123,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       logger,
       ...(host === undefined ? {} : { host }),
       ...(port === undefined ? {} : { port }),
-      ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
+      ...(inspector === undefined ? {} : { inspect: inspector.inspect, inspectPort }),
     });
   } catch (err) {
     process.stderr.write(`svc: ${describeError(err)}\n`);
