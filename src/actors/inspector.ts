@@ -1,7 +1,7 @@
 import { createWebSocketInspector } from "@statelyai/inspect";
 import type { InspectionEvent } from "xstate";
 import { startInspectRelay } from "../io/inspectRelay.js";
-import { isSecretKey } from "../io/log.js";
+import { isSecretKey, type Logger } from "../io/log.js";
 
 /** As deep as the inspector library serializes (its `serializationDepthLimit`). */
 const DEPTH_LIMIT = 10;
@@ -58,12 +58,9 @@ export interface GatewayInspector {
  * events over a WebSocket. Open http://127.0.0.1:<port> in a browser with internet access (it embeds
  * stately.ai/inspect), or read the raw JSON events with any WebSocket client (`ws://127.0.0.1:<port>`),
  * which works offline. The events carry prompts and payloads, so the relay listens on loopback only.
- * Rejects, naming `--inspect`, when the port cannot be taken.
+ * Rejects, naming `--inspect`, when the port cannot be taken. Logs where it listens at INFO to `logger`.
  */
-export async function startInspector(
-  port: number,
-  note: (line: string) => void = () => {},
-): Promise<GatewayInspector> {
+export async function startInspector(port: number, logger?: Logger): Promise<GatewayInspector> {
   const server = await startInspectRelay(port);
   // Starts itself (autoStart); a second start() would open a second socket and break the first.
   const inspector = createWebSocketInspector({
@@ -71,7 +68,8 @@ export async function startInspector(
     serialize: (event) => redactInspection(event) as typeof event,
   });
   const url = server.url;
-  note(`[inspect] Stately inspector on ${url} (raw events: ws://127.0.0.1:${port}); loopback only`);
+  // A gateway line like the others (time and level, stdout and gateway.log alike).
+  logger?.info(`[inspect] Stately inspector on ${url} (raw events: ws://127.0.0.1:${port}); loopback only`);
   return {
     inspect: (event) => inspector.inspect.next?.(event),
     url,

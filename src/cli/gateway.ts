@@ -118,14 +118,12 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     const inspector =
       options.inspect === undefined
         ? undefined
-        : await (await import("../actors/inspector.js")).startInspector(inspectPort, (line) =>
-            process.stdout.write(`${line}\n`),
-          );
+        : await (await import("../actors/inspector.js")).startInspector(inspectPort, logger);
     gateway = await startGateway({
       logger,
       ...(host === undefined ? {} : { host }),
       ...(port === undefined ? {} : { port }),
-      ...(inspector === undefined ? {} : { inspect: inspector.inspect }),
+      ...(inspector === undefined ? {} : { inspect: inspector.inspect, inspectPort }),
     });
   } catch (err) {
     process.stderr.write(`svc: ${describeError(err)}\n`);

@@ -260,6 +260,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     config,
     host,
     port: options.port ?? webhook.port,
+    ...(options.inspectPort === undefined ? {} : { inspectPort: options.inspectPort }),
     http: options.http ?? webhook.http_server,
     logger,
     hooks,

@@ -26,6 +26,8 @@ export interface IngressDeps {
   readonly config: Config;
   readonly host: string;
   readonly port: number;
+  /** The `--inspect` relay's port, named when the listener cannot take the same one. */
+  readonly inspectPort?: number;
   readonly http: "uws" | "node";
   readonly logger: Logger;
   readonly hooks: PipelineLogHooks;
@@ -170,7 +172,10 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
         ),
       });
     } catch (err) {
-      throw new SvcError("startup_refused", `${(err as Error).message} — ${listenFailureHint(host)}`);
+      throw new SvcError(
+        "startup_refused",
+        `${(err as Error).message} — ${listenFailureHint(host, deps.port, deps.inspectPort)}`,
+      );
     }
   }
   return {

@@ -28,6 +28,8 @@ export interface GatewayOptions {
   /** Dynamic subscriptions; static routes of the same name win. */
   readonly dynamicRoutes?: RouteSource;
   readonly inspect?: (event: InspectionEvent) => void;
+  /** The port the `--inspect` relay holds: a webhook port on it is named as taken by the inspector. */
+  readonly inspectPort?: number;
   /** Force the HTTP implementation (default: uWS, node:http when uWS cannot load). */
   readonly http?: "uws" | "node";
   /** How long `stop()` waits for agent runs in flight (default `gateway.drain_timeout_seconds`, 30 s). */

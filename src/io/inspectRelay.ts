@@ -63,6 +63,9 @@ export async function startInspectRelay(port: number, host = "127.0.0.1"): Promi
   });
   const recent: string[] = [];
   wss.on("connection", (socket) => {
+    // A client's bad frame (unmasked, oversized, invalid UTF-8) is an 'error' on its socket: without a
+    // listener it would be thrown from the socket's data handler and stop the gateway. Drop that client.
+    socket.on("error", () => socket.terminate());
     for (const message of recent) socket.send(message);
     socket.on("message", (data) => {
       const message = data.toString();

@@ -107,6 +107,21 @@ export function safeMessage(msg: string): string {
   );
 }
 
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029]/;
+const UNSAFE_IN_JSON_ALL = /[\u007f-\u009f\u2028\u2029]/g;
+
+/**
+ * A line's fields as JSON with the characters JSON leaves as they are but a reader may act on written as
+ * `\u2028`: U+2028, U+2029 and U+0085 break lines for many readers (a delivery id or event type from a
+ * request could otherwise begin what passes for a log record of its own), and U+007F-U+009F include a
+ * terminal's single-character escape (U+009B). They can only be inside strings, so the JSON stays valid
+ * and its values the same.
+ */
+export function safeFields(json: string): string {
+  if (!UNSAFE_IN_JSON.test(json)) return json;
+  return json.replace(UNSAFE_IN_JSON_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** An epoch-ms time as ISO text; lines of the same millisecond (a busy gateway) format it once. */
 let lastTime = Number.NaN;
 let lastIso = "";
@@ -137,7 +152,7 @@ function fastTextLine(json: string): string | undefined {
   }
   if (typeof msg !== "string") return undefined;
   const fields = json.slice(head[0].length, at);
-  const extra = fields.length > 0 ? ` {${fields.slice(1)}}` : "";
+  const extra = fields.length > 0 ? ` {${safeFields(fields.slice(1))}}` : "";
   const level = Number(head[1]);
   return `${isoTime(Number(head[2]))} ${LEVEL_NAMES[level] ?? level} ${safeMessage(msg)}${extra}\n`;
 }
@@ -145,7 +160,7 @@ function fastTextLine(json: string): string | undefined {
 function parsedTextLine(json: string): string {
   try {
     const { level, time, msg, ...rest } = JSON.parse(json) as Record<string, unknown>;
-    const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : "";
+    const extra = Object.keys(rest).length > 0 ? ` ${safeFields(JSON.stringify(rest))}` : "";
     return `${new Date(Number(time)).toISOString()} ${LEVEL_NAMES[Number(level)] ?? level} ${safeMessage(String(msg ?? ""))}${extra}\n`;
   } catch {
     return json;
@@ -165,7 +180,7 @@ function infoTextLine(epochMs: number, fields: Readonly<Record<string, string>>,
     if (value === undefined) continue;
     extra += `${extra === "" ? " {" : ","}${JSON.stringify(key)}:${JSON.stringify(value)}`;
   }
-  return `${isoTime(epochMs)} INFO ${safeMessage(msg)}${extra === "" ? "" : `${extra}}`}\n`;
+  return `${isoTime(epochMs)} INFO ${safeMessage(msg)}${extra === "" ? "" : `${safeFields(extra)}}`}\n`;
 }
 
 /** Loggers made by `createLogger` whose every sink takes text lines: the sinks, and the level they take. */

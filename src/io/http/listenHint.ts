@@ -13,8 +13,13 @@ export function listenAddress(host: string, port: number): string {
   return `${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
-/** What to do when the listener cannot bind: a busy port, or a host that is not this machine's address. */
-export function listenFailureHint(host: string): string {
+/**
+ * What to do when the listener cannot bind: a busy port, or a host that is not this machine's address.
+ * `inspectPort`: the port this gateway's own `--inspect` relay took before it, which no other gateway holds.
+ */
+export function listenFailureHint(host: string, port?: number, inspectPort?: number): string {
+  if (port !== undefined && port !== 0 && port === inspectPort)
+    return `the inspector (--inspect) already listens on port ${port} — choose another port for one of them: --inspect <port>, or platforms.webhook.port, WEBHOOK_PORT or --port`;
   return isLocalAddress(host)
     ? "is another gateway running? Stop it, or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)"
     : `${host} is not an address of this machine — set platforms.webhook.host (or --host) to one of its addresses, 0.0.0.0 or 127.0.0.1`;

@@ -1,10 +1,11 @@
 import { createWebSocketReceiver } from "@statelyai/inspect";
+import pino from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import { stringify } from "yaml";
 import { startInspector } from "../../../src/actors/inspector.js";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
-import { silentLogger } from "../../../src/io/log.js";
+import { pinoOptions, silentLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort, postJson } from "../../helpers/http.js";
 
@@ -93,8 +94,17 @@ describe("--inspect relay exposure", () => {
     const { connect } = await import("node:net");
     // A port the kernel just handed out and freed: a random pick could hit one in use (it did, EADDRINUSE).
     const port = await freePort();
-    const bridge = await startInspector(port);
+    // Where it listens is a gateway log line (time and level, stdout and gateway.log alike), not bare stdout.
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = pino(pinoOptions("info"), { write: (line: string) => lines.push(JSON.parse(line)) });
+    const bridge = await startInspector(port, logger);
     try {
+      expect(lines).toEqual([
+        expect.objectContaining({
+          level: 30,
+          msg: `[inspect] Stately inspector on http://127.0.0.1:${port} (raw events: ws://127.0.0.1:${port}); loopback only`,
+        }),
+      ]);
       expect(bridge.url).toBe(`http://127.0.0.1:${port}`);
       const reach = (host: string) =>
         new Promise<boolean>((resolve) => {

@@ -95,4 +95,37 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
     const local = await open(port, `http://localhost:${port}`);
     local.socket.terminate();
   });
+
+  it("a client's bad frame drops that client only: it is not thrown out of the relay (which stopped the gateway)", async () => {
+    const port = await freePort();
+    const bridge = await startInspector(port);
+    cleanups.push(() => bridge.stop());
+    const thrown: unknown[] = [];
+    const onUncaught = (err: unknown) => thrown.push(err);
+    process.on("uncaughtException", onUncaught);
+    cleanups.push(() => process.off("uncaughtException", onUncaught));
+    const watcher = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
+    cleanups.push(() => watcher.socket.terminate());
+    // A handshake, then a text frame a client must mask but does not: ws's receiver refuses it.
+    const { connect } = await import("node:net");
+    const raw = connect(port, "127.0.0.1");
+    cleanups.push(() => raw.destroy());
+    raw.write(
+      "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+    );
+    await new Promise<void>((resolve) => raw.once("data", () => resolve()));
+    const closed = new Promise<void>((resolve) => raw.once("close", () => resolve()));
+    raw.write(Buffer.from([0x81, 0x02, 0x68, 0x69]));
+    await closed;
+    expect(thrown).toEqual([]);
+    // The relay goes on: a sender's message still reaches the watching client.
+    const sender = await open(port);
+    cleanups.push(() => sender.socket.terminate());
+    sender.socket.send('{"type":"@xstate.event"}');
+    await vi.waitFor(() => expect(watcher.messages).toContain('{"type":"@xstate.event"}'), {
+      timeout: 2000,
+      interval: 20,
+    });
+  });
 });

@@ -231,6 +231,25 @@ describe("terminal log lines", () => {
     expect(safeMessage("tab\tkept, plain text untouched")).toBe("tab\tkept, plain text untouched");
   });
 
+  it("never lets a field's text (a delivery id, an event type) break the line or act on the terminal", () => {
+    // JSON leaves U+2028, U+2029, U+0085 (line breaks to many readers) and C1 controls such as U+009B
+    // (a terminal's one-character CSI) as they are; a request's header or body can carry each.
+    const forged = "id\u20282026-01-01T00:00:00.000Z ERROR [gateway] forged\u0085\u2029\u009b2J\u007f";
+    const expected =
+      '{"delivery_id":"id\\u20282026-01-01T00:00:00.000Z ERROR [gateway] forged\\u0085\\u2029\\u009b2J\\u007f"}';
+    const viaJson = textLine(lineOf((l) => l.info({ delivery_id: forged }, "[webhook] pr reply:")));
+    const parsed = textLine(`{"level":30,"time":0,"delivery_id":${JSON.stringify(forged)}}`);
+    for (const line of [viaJson, parsed]) {
+      for (const unsafe of ["\u2028", "\u2029", "\u0085", "\u009b", "\u007f"])
+        expect(line).not.toContain(unsafe);
+      expect(line.trimEnd().endsWith(expected)).toBe(true);
+      expect(JSON.parse(line.slice(line.indexOf("{")))).toEqual({ delivery_id: forged });
+    }
+    expect(textLine(lineOf((l) => l.info({ route: "pr ✓ 🙂" }, "x")))).toMatch(
+      / INFO x \{"route":"pr ✓ 🙂"\}\n$/,
+    );
+  });
+
   it("handles a line without a message and passes anything that is not JSON through", () => {
     const json = lineOf((l) => l.info({ only: "fields" }));
     expect(textLine(json)).toMatch(/ INFO {2}\{"only":"fields"\}\n$/);
