@@ -64,3 +64,19 @@ export function answerProblem(
     return `expected at most ${field.maxLength} character${field.maxLength === 1 ? "" : "s"}`;
   return value === "" ? undefined : formatProblem(field.format, value);
 }
+
+export interface ChoiceField {
+  readonly enum?: readonly unknown[];
+  readonly oneOf?: ReadonlyArray<{ const?: unknown }>;
+  readonly items?: {
+    readonly enum?: readonly unknown[];
+    readonly anyOf?: ReadonlyArray<{ const?: unknown }>;
+  };
+}
+
+/** The values a choice field (single or multi-select) allows; empty for a free field. */
+export function allowedValues(field: ChoiceField): string[] {
+  const consts = field.oneOf ?? field.items?.anyOf;
+  if (consts !== undefined) return consts.map((o) => String(o.const));
+  return (field.enum ?? field.items?.enum ?? []).map(String);
+}
