@@ -119,7 +119,13 @@ export function terminalApprovals(
           options.length === 0
             ? ""
             : ` {${options.map((o) => (o.title === undefined ? o.value : `${o.value} = ${o.title}`)).join(", ")}}`;
-        const fallback = field.default === undefined ? undefined : fieldText(field.default);
+        const allowed = options.map((o) => o.value);
+        // A default the field's schema does not allow counts as none (as with elicitation.unattended:
+        // defaults): not offered, so an empty answer leaves an optional field out.
+        const usable =
+          field.default !== undefined &&
+          answerProblem(field, field.default as string | number | boolean | string[], allowed) === undefined;
+        const fallback = usable ? fieldText(field.default) : undefined;
         const hint = fallback === undefined ? "" : ` [${fallback}]`;
         const question = terminalText(
           `  ${key}${field.description ? ` (${field.description})` : ""}${shown}${hint}: `.replace(
@@ -128,7 +134,6 @@ export function terminalApprovals(
           ),
         );
         const required = (request.requestedSchema.required ?? []).includes(key);
-        const allowed = options.map((o) => o.value);
         // An answer the field does not allow is refused with the reason and the field asked again:
         // the server gets values its schema takes (a number, never NaN; one of the choices), or nothing.
         for (;;) {

@@ -80,6 +80,28 @@ describe("the terminal's elicitation form asks a field again when the answer doe
     expect(t.written()).toContain("    expected an email address\n");
   });
 
+  it("a default the schema does not allow is not offered: an empty answer leaves an optional field out", async () => {
+    const t = terminal(["", "", "y"]);
+    const result = await t.surface.elicit(
+      {
+        server: "s",
+        message: "m",
+        requestedSchema: form(
+          {
+            level: { type: "integer", minimum: 1, maximum: 10, default: 200 },
+            size: { type: "integer", maximum: 10, default: 5 },
+          },
+          [],
+        ),
+      },
+      never,
+    );
+    // Before, the empty answer took 200, which was refused again and again: the field could not be skipped.
+    expect(result).toEqual({ action: "accept", content: { size: 5 } });
+    expect(t.written()).toContain("  level: ");
+    expect(t.written()).toContain("  size [5]: ");
+  });
+
   it("stdin closing while a field is asked again cancels the form", async () => {
     const input = Object.assign(new PassThrough(), { isTTY: true });
     const output = new PassThrough();
