@@ -19,12 +19,17 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+function realDay(text: string): boolean {
+  const at = Date.parse(`${text}T00:00:00Z`);
+  return !Number.isNaN(at) && new Date(at).toISOString().slice(0, 10) === text;
+}
+
 function formatProblem(format: string | undefined, text: string): string | undefined {
   if (format === "email" && !EMAIL.test(text)) return "expected an email address";
   if (format === "uri" && !(/^[a-z][a-z0-9+.-]*:/i.test(text) && URL.canParse(text)))
     return "expected a URI (such as https://example.com)";
-  if (format === "date" && !(DATE.test(text) && !Number.isNaN(Date.parse(text))))
-    return "expected a date as YYYY-MM-DD";
+  // Date.parse rolls 2025-02-30 over to March: a real day reads back as itself.
+  if (format === "date" && !(DATE.test(text) && realDay(text))) return "expected a date as YYYY-MM-DD";
   if (format === "date-time" && !(DATE_TIME.test(text) && !Number.isNaN(Date.parse(text))))
     return "expected a date and time such as 2025-01-31T09:30:00Z";
   return undefined;

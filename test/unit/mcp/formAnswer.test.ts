@@ -134,6 +134,8 @@ describe("answerProblem", () => {
     expect(answerProblem({ type: "string", format: "uri" }, "example.com", [])).toMatch(/expected a URI/);
     expect(answerProblem({ type: "string", format: "date" }, "2025-01-31", [])).toBeUndefined();
     expect(answerProblem({ type: "string", format: "date" }, "31/01/2025", [])).toMatch(/YYYY-MM-DD/);
+    expect(answerProblem({ type: "string", format: "date" }, "2025-02-30", [])).toMatch(/YYYY-MM-DD/);
+    expect(answerProblem({ type: "string", format: "date" }, "2024-02-29", [])).toBeUndefined();
     expect(
       answerProblem({ type: "string", format: "date-time" }, "2025-01-31T09:30:00Z", []),
     ).toBeUndefined();
