@@ -1,5 +1,6 @@
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../../io/log.js";
+import { allowedValues, answerProblem, type CheckedField, type ChoiceField } from "./formAnswer.js";
 
 /** A tool call that needs a yes before it runs (untrusted server, tool without `readOnlyHint: true`). */
 export interface ApprovalRequest {
@@ -34,15 +35,24 @@ export type DefaultsAnswer =
 
 /**
  * A form answered with its fields' schema `default`s: accepted when every required field has one (fields
- * without a default are left out), declined otherwise.
+ * without a default are left out), declined otherwise. A default the field's own schema does not allow
+ * (outside `minimum`/`maximum`, none of the choices, ...) counts as none: the server never gets a value
+ * its form refuses; a required field with one is named with the reason.
  */
 export function defaultsAnswer(schema: ElicitationRequest["requestedSchema"]): DefaultsAnswer {
   const content: Record<string, FieldValue> = {};
+  const refused = new Map<string, string>();
   for (const [key, property] of Object.entries(schema.properties)) {
-    const fallback = (property as { default?: unknown }).default;
-    if (fallback !== undefined) content[key] = fallback as FieldValue;
+    const fallback = (property as { default?: unknown }).default as FieldValue | undefined;
+    if (fallback === undefined) continue;
+    const field = property as CheckedField & ChoiceField;
+    const problem = answerProblem(field, fallback, allowedValues(field));
+    if (problem === undefined) content[key] = fallback;
+    else refused.set(key, `${key} (its default ${JSON.stringify(fallback)}: ${problem})`);
   }
-  const missing = (schema.required ?? []).filter((key) => !Object.hasOwn(content, key));
+  const missing = (schema.required ?? [])
+    .filter((key) => !Object.hasOwn(content, key))
+    .map((key) => refused.get(key) ?? key);
   return missing.length === 0 ? { action: "accept", content } : { action: "decline", missing };
 }
 

@@ -2,6 +2,7 @@ import { createInterface } from "node:readline";
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { terminalText } from "../../io/terminalText.js";
 import type { ApprovalSurface } from "./approvals.js";
+import { answerProblem, type CheckedField } from "./formAnswer.js";
 
 interface Terminal {
   readonly input: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -29,8 +30,7 @@ function ask(terminal: Terminal, question: string, signal: AbortSignal): Promise
 }
 
 /** A property of a form's `requestedSchema` (MCP allows flat primitives, enums and multi-select arrays). */
-interface FormField {
-  readonly type?: string;
+interface FormField extends CheckedField {
   readonly description?: string;
   readonly default?: unknown;
   readonly enum?: readonly unknown[];
@@ -119,22 +119,40 @@ export function terminalApprovals(
           options.length === 0
             ? ""
             : ` {${options.map((o) => (o.title === undefined ? o.value : `${o.value} = ${o.title}`)).join(", ")}}`;
-        const fallback = field.default === undefined ? undefined : fieldText(field.default);
+        const allowed = options.map((o) => o.value);
+        // A default the field's schema does not allow counts as none (as with elicitation.unattended:
+        // defaults): not offered, so an empty answer leaves an optional field out.
+        const usable =
+          field.default !== undefined &&
+          answerProblem(field, field.default as string | number | boolean | string[], allowed) === undefined;
+        const fallback = usable ? fieldText(field.default) : undefined;
         const hint = fallback === undefined ? "" : ` [${fallback}]`;
-        const answer = await ask(
-          terminal,
-          terminalText(
-            `  ${key}${field.description ? ` (${field.description})` : ""}${shown}${hint}: `.replace(
-              /\n/g,
-              " ",
-            ),
+        const question = terminalText(
+          `  ${key}${field.description ? ` (${field.description})` : ""}${shown}${hint}: `.replace(
+            /\n/g,
+            " ",
           ),
-          signal,
         );
-        if (answer === undefined) return { action: "cancel" };
-        const text = answer.trim() === "" && fallback !== undefined ? fallback : answer.trim();
-        if (text === "" && !(request.requestedSchema.required ?? []).includes(key)) continue;
-        content[key] = fieldValue(field, text, options);
+        const required = (request.requestedSchema.required ?? []).includes(key);
+        // An answer the field does not allow is refused with the reason and the field asked again:
+        // the server gets values its schema takes (a number, never NaN; one of the choices), or nothing.
+        for (;;) {
+          const answer = await ask(terminal, question, signal);
+          if (answer === undefined) return { action: "cancel" };
+          const text = answer.trim() === "" && fallback !== undefined ? fallback : answer.trim();
+          if (text === "" && !required) break;
+          if (text === "" && field.type !== "boolean") {
+            terminal.output.write("    an answer is required\n");
+            continue;
+          }
+          const value = fieldValue(field, text, options);
+          const problem = answerProblem(field, value, allowed);
+          if (problem === undefined) {
+            content[key] = value;
+            break;
+          }
+          terminal.output.write(`    ${terminalText(problem)}\n`);
+        }
       }
       const confirm = await ask(terminal, "Send these answers? [y/N] ", signal);
       if (confirm === undefined) return { action: "cancel" };

@@ -53,4 +53,29 @@ describe("defaultsAnswer: a form answered with its fields' defaults", () => {
       }),
     ).toEqual({ action: "decline", missing: ["toString"] });
   });
+
+  it("a default the field's schema does not allow counts as none: an optional field is left out, a required one declines with the reason", () => {
+    const schema = {
+      type: "object" as const,
+      properties: {
+        level: { type: "integer" as const, minimum: 1, maximum: 10, default: 200 },
+        status: { type: "string" as const, enum: ["active", "inactive"], default: "archived" },
+        tags: {
+          type: "array" as const,
+          items: { type: "string" as const, enum: ["a", "b"] },
+          default: ["z"],
+        },
+        ok: { type: "integer" as const, minimum: 1, maximum: 10, default: 10 },
+      },
+    };
+    // Before, each was sent as it was: values the server's own form refuses.
+    expect(defaultsAnswer(schema)).toEqual({ action: "accept", content: { ok: 10 } });
+    expect(defaultsAnswer({ ...schema, required: ["level", "status", "ok"] })).toEqual({
+      action: "decline",
+      missing: [
+        "level (its default 200: expected at most 10)",
+        'status (its default "archived": expected one of the choices)',
+      ],
+    });
+  });
 });
