@@ -1,18 +1,33 @@
-import { readdirSync } from "node:fs";
+import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expandHome } from "../config/interpolate.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, profilesAmong } from "../config/paths.js";
 
 /**
- * The profiles that exist on disk: `default` (always), then each directory under `<home>/profiles/`
- * whose name is a valid profile name. A missing `profiles/` means only the default profile.
+ * A directory entry that is a profile's directory: a directory, or a symbolic link to one (a profile kept
+ * elsewhere, such as in a dotfiles checkout: svc reads and writes its files through the link).
+ */
+function isProfileDir(dir: string, entry: Dirent): boolean {
+  if (entry.isDirectory()) return true;
+  if (!entry.isSymbolicLink()) return false;
+  try {
+    return statSync(join(dir, entry.name)).isDirectory();
+  } catch {
+    return false; // a link to nothing
+  }
+}
+
+/**
+ * The profiles that exist on disk: `default` (always), then each directory (or link to one) under
+ * `<home>/profiles/` whose name is a valid profile name. A missing `profiles/` means only the default profile.
  */
 export function existingProfiles(home: string): string[] {
+  const dir = join(home, "profiles");
   let names: string[];
   try {
-    names = readdirSync(join(home, "profiles"), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
+    names = readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => isProfileDir(dir, entry))
       .map((entry) => entry.name);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;

@@ -1,3 +1,5 @@
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { profileNameProblem, profilesAmong, svcPaths } from "../../../src/config/paths.js";
 import { existingProfiles } from "../../../src/io/profiles.js";
@@ -23,6 +25,16 @@ describe("which profiles exist", () => {
     home.write("profiles/work/cron/jobs.json", "{}");
     home.write("profiles/home/.env", "");
     home.write("profiles/notes.txt", "a file, not a profile");
+    expect(existingProfiles(home.dir)).toEqual(["default", "home", "work"]);
+  });
+
+  it("counts a symbolic link to a directory as a profile (its cron jobs are scheduled), not a link to nothing", () => {
+    home = tempHome();
+    home.write("elsewhere/work/cron/jobs.json", "{}");
+    home.write("profiles/home/.env", "");
+    symlinkSync(join(home.dir, "elsewhere/work"), join(home.dir, "profiles/work"));
+    symlinkSync(join(home.dir, "gone"), join(home.dir, "profiles/broken"));
+    symlinkSync(join(home.dir, "profiles/home/.env"), join(home.dir, "profiles/afile"));
     expect(existingProfiles(home.dir)).toEqual(["default", "home", "work"]);
   });
 });
