@@ -82,4 +82,21 @@ describe("svc config check: a named profile's .env", () => {
     ]);
     expect(warnings.join("\n")).not.toContain("work-secret");
   });
+
+  it("names WEBHOOK_SECRET there also when another line of that .env sets nothing (dotenv reads the rest)", async () => {
+    home = tempHome();
+    home.write("config.yaml", config, 0o600);
+    home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
+    const workEnv = home.write(
+      "profiles/work/.env",
+      "DOCS_TOKEN=work-token\nWEBHOOK_SECRET=work-secret\nbad line\n",
+      0o600,
+    );
+    const { warnings } = await checkConfig({ home: home.dir, env: {} });
+    expect(warnings).toEqual([
+      `${workEnv}: line 3: not a NAME=value line — write bad=<value>, or start the line with # to keep it as a comment (profile work's MCP connections read this file)`,
+      `${workEnv}: WEBHOOK_SECRET is not read here — the webhook adapter reads WEBHOOK_* from ${home.dir}/.env (or the environment) for every profile; a profile's .env serves only its MCP connections: move it there, or give profile work's routes a secret: of their own in config.yaml`,
+    ]);
+    expect(warnings.join("\n")).not.toContain("work-secret");
+  });
 });
