@@ -1,8 +1,8 @@
-import { type Dirent, readdirSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, readlinkSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expandHome } from "../config/interpolate.js";
 import { nearMiss } from "../config/nearMiss.js";
-import { DEFAULT_PROFILE, profilesAmong } from "../config/paths.js";
+import { DEFAULT_PROFILE, PROFILE_NAME, profilesAmong } from "../config/paths.js";
 
 /**
  * A directory entry that is a profile's directory: a directory, or a symbolic link to one (a profile kept
@@ -34,6 +34,40 @@ export function existingProfiles(home: string): string[] {
     names = [];
   }
   return profilesAmong(names);
+}
+
+/**
+ * Entries under `<home>/profiles/` named as a profile that cannot be one: a symbolic link to nothing (a
+ * dotfiles checkout that moved) or a file. Every run, cron job and MCP login of that profile fails to write
+ * its files there (a raw ENOENT / ENOTDIR), and its cron jobs are never scheduled: named at start, on each
+ * reload and by `svc config check`.
+ */
+export function unusableProfileEntries(home: string): string[] {
+  const dir = join(home, "profiles");
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => entry.name !== DEFAULT_PROFILE && PROFILE_NAME.test(entry.name))
+    .filter((entry) => !isProfileDir(dir, entry))
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .map((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isSymbolicLink())
+        return `${path}: a symbolic link to ${linkTarget(path)}, which is not a directory (missing or moved) — profile ${entry.name}'s runs, cron jobs and MCP logins cannot use it: restore the directory it points to, or remove the link`;
+      return `${path} is not a directory — profile ${entry.name}'s runs, cron jobs and MCP logins cannot use it: move the file away (a profile is the directory ${path}/)`;
+    });
+}
+
+function linkTarget(path: string): string {
+  try {
+    return resolve(join(path, ".."), readlinkSync(path));
+  } catch {
+    return "(unreadable)";
+  }
 }
 
 /** `existingProfiles` for a warning: an unreadable `profiles/` counts as the default profile only. */
