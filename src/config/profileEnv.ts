@@ -14,14 +14,19 @@ export function profileEnvFileWarnings(home: string, profiles: readonly string[]
     .filter((profile) => profile !== DEFAULT_PROFILE)
     .flatMap((profile) => {
       const file = svcPaths(home, profile).env;
+      // Both, when both apply: dotenv skips a line that sets nothing and still reads the others.
       const problem = envFileProblem(file);
-      if (problem !== undefined) return [`${problem} (profile ${profile}'s MCP connections read this file)`];
       const unread = webhookVariablesIn(file);
-      return unread.length === 0
-        ? []
-        : [
-            `${file}: ${unread.join(", ")} ${unread.length === 1 ? "is" : "are"} not read here — the webhook adapter reads WEBHOOK_* from ${join(home, ".env")} (or the environment) for every profile; a profile's .env serves only its MCP connections: move ${unread.length === 1 ? "it" : "them"} there${unread.includes("WEBHOOK_SECRET") ? `, or give profile ${profile}'s routes a secret: of their own in config.yaml` : ""}`,
-          ];
+      return [
+        ...(problem === undefined
+          ? []
+          : [`${problem} (profile ${profile}'s MCP connections read this file)`]),
+        ...(unread.length === 0
+          ? []
+          : [
+              `${file}: ${unread.join(", ")} ${unread.length === 1 ? "is" : "are"} not read here — the webhook adapter reads WEBHOOK_* from ${join(home, ".env")} (or the environment) for every profile; a profile's .env serves only its MCP connections: move ${unread.length === 1 ? "it" : "them"} there${unread.includes("WEBHOOK_SECRET") ? `, or give profile ${profile}'s routes a secret: of their own in config.yaml` : ""}`,
+            ]),
+      ];
     });
 }
 

@@ -4,7 +4,7 @@ import {
   profileSharedFileWarnings,
   webhookVariableTypos,
 } from "../config/profileEnv.js";
-import { profilesOnDisk } from "../io/profiles.js";
+import { profilesOnDisk, unusableProfileEntries } from "../io/profiles.js";
 import {
   configSecretsReadableByOthers,
   secretFiles,
@@ -24,6 +24,7 @@ export function homeFileWarnings(paths: SvcPaths, fromFile: boolean): string[] {
     ...webhookVariableTypos(paths.env, paths.config),
     ...profileEnvFileWarnings(paths.home, onDisk),
     ...profileSharedFileWarnings(paths.home, onDisk),
+    ...unusableProfileEntries(paths.home),
     ...secretFilesReadableByOthers(secretFiles(paths.home)),
     ...(configSecrets === undefined ? [] : [configSecrets]),
   ].map((warning) => `[gateway] ${warning}`);

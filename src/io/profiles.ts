@@ -1,24 +1,73 @@
-import { readdirSync } from "node:fs";
+import { type Dirent, readdirSync, readlinkSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expandHome } from "../config/interpolate.js";
 import { nearMiss } from "../config/nearMiss.js";
-import { DEFAULT_PROFILE, profilesAmong } from "../config/paths.js";
+import { DEFAULT_PROFILE, PROFILE_NAME, profilesAmong } from "../config/paths.js";
 
 /**
- * The profiles that exist on disk: `default` (always), then each directory under `<home>/profiles/`
- * whose name is a valid profile name. A missing `profiles/` means only the default profile.
+ * A directory entry that is a profile's directory: a directory, or a symbolic link to one (a profile kept
+ * elsewhere, such as in a dotfiles checkout: svc reads and writes its files through the link).
+ */
+function isProfileDir(dir: string, entry: Dirent): boolean {
+  if (entry.isDirectory()) return true;
+  if (!entry.isSymbolicLink()) return false;
+  try {
+    return statSync(join(dir, entry.name)).isDirectory();
+  } catch {
+    return false; // a link to nothing
+  }
+}
+
+/**
+ * The profiles that exist on disk: `default` (always), then each directory (or link to one) under
+ * `<home>/profiles/` whose name is a valid profile name. A missing `profiles/` means only the default profile.
  */
 export function existingProfiles(home: string): string[] {
+  const dir = join(home, "profiles");
   let names: string[];
   try {
-    names = readdirSync(join(home, "profiles"), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
+    names = readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => isProfileDir(dir, entry))
       .map((entry) => entry.name);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     names = [];
   }
   return profilesAmong(names);
+}
+
+/**
+ * Entries under `<home>/profiles/` named as a profile that cannot be one: a symbolic link to nothing (a
+ * dotfiles checkout that moved) or a file. Every run, cron job and MCP login of that profile fails to write
+ * its files there (a raw ENOENT / ENOTDIR), and its cron jobs are never scheduled: named at start, on each
+ * reload and by `svc config check`.
+ */
+export function unusableProfileEntries(home: string): string[] {
+  const dir = join(home, "profiles");
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => entry.name !== DEFAULT_PROFILE && PROFILE_NAME.test(entry.name))
+    .filter((entry) => !isProfileDir(dir, entry))
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .map((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isSymbolicLink())
+        return `${path}: a symbolic link to ${linkTarget(path)}, which is not a directory (missing or moved) — profile ${entry.name}'s runs, cron jobs and MCP logins cannot use it: restore the directory it points to, or remove the link`;
+      return `${path} is not a directory — profile ${entry.name}'s runs, cron jobs and MCP logins cannot use it: move the file away (a profile is the directory ${path}/)`;
+    });
+}
+
+function linkTarget(path: string): string {
+  try {
+    return resolve(join(path, ".."), readlinkSync(path));
+  } catch {
+    return "(unreadable)";
+  }
 }
 
 /** `existingProfiles` for a warning: an unreadable `profiles/` counts as the default profile only. */

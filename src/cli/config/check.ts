@@ -23,7 +23,7 @@ import { homeProblem } from "../../io/homeWritable.js";
 import { logLevelProblem } from "../../io/log.js";
 import { renderEntry } from "../../io/mcp/render.js";
 import { tlsConnectOptions } from "../../io/mcp/tlsFetch.js";
-import { existingProfiles, profilesOnDisk } from "../../io/profiles.js";
+import { existingProfiles, profilesOnDisk, unusableProfileEntries } from "../../io/profiles.js";
 import {
   configSecretsReadableByOthers,
   secretFiles,
@@ -107,6 +107,7 @@ export async function checkConfig(
     ...webhookVariableTypos(loaded.paths.env, loaded.paths.config),
     ...profileEnvFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...profileSharedFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
+    ...unusableProfileEntries(loaded.paths.home),
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
     ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
   ];

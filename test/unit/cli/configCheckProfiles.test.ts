@@ -1,3 +1,5 @@
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkConfig } from "../../../src/cli/config/check.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -79,6 +81,35 @@ describe("svc config check: a named profile's .env", () => {
     const { warnings } = await checkConfig({ home: home.dir, env: {} });
     expect(warnings).toEqual([
       `${workEnv}: WEBHOOK_SECRET, WEBHOOK_PORT are not read here — the webhook adapter reads WEBHOOK_* from ${home.dir}/.env (or the environment) for every profile; a profile's .env serves only its MCP connections: move them there, or give profile work's routes a secret: of their own in config.yaml`,
+    ]);
+    expect(warnings.join("\n")).not.toContain("work-secret");
+  });
+
+  it("a profile link to nothing is named, as the gateway's start names it", async () => {
+    home = tempHome();
+    home.write("config.yaml", config, 0o600);
+    home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
+    home.write("profiles/.keep", "");
+    symlinkSync(join(home.dir, "dotfiles/work"), join(home.dir, "profiles/work"));
+    const { warnings } = await checkConfig({ home: home.dir, env: {} });
+    expect(warnings).toContain(
+      `${home.dir}/profiles/work: a symbolic link to ${home.dir}/dotfiles/work, which is not a directory (missing or moved) — profile work's runs, cron jobs and MCP logins cannot use it: restore the directory it points to, or remove the link`,
+    );
+  });
+
+  it("names WEBHOOK_SECRET there also when another line of that .env sets nothing (dotenv reads the rest)", async () => {
+    home = tempHome();
+    home.write("config.yaml", config, 0o600);
+    home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
+    const workEnv = home.write(
+      "profiles/work/.env",
+      "DOCS_TOKEN=work-token\nWEBHOOK_SECRET=work-secret\nbad line\n",
+      0o600,
+    );
+    const { warnings } = await checkConfig({ home: home.dir, env: {} });
+    expect(warnings).toEqual([
+      `${workEnv}: line 3: not a NAME=value line — write bad=<value>, or start the line with # to keep it as a comment (profile work's MCP connections read this file)`,
+      `${workEnv}: WEBHOOK_SECRET is not read here — the webhook adapter reads WEBHOOK_* from ${home.dir}/.env (or the environment) for every profile; a profile's .env serves only its MCP connections: move it there, or give profile work's routes a secret: of their own in config.yaml`,
     ]);
     expect(warnings.join("\n")).not.toContain("work-secret");
   });

@@ -1,6 +1,8 @@
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { profileNameProblem, profilesAmong, svcPaths } from "../../../src/config/paths.js";
-import { existingProfiles } from "../../../src/io/profiles.js";
+import { existingProfiles, unusableProfileEntries } from "../../../src/io/profiles.js";
 import { parseSubscription } from "../../../src/io/stores/subscriptions.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -24,6 +26,31 @@ describe("which profiles exist", () => {
     home.write("profiles/home/.env", "");
     home.write("profiles/notes.txt", "a file, not a profile");
     expect(existingProfiles(home.dir)).toEqual(["default", "home", "work"]);
+  });
+
+  it("counts a symbolic link to a directory as a profile (its cron jobs are scheduled), not a link to nothing", () => {
+    home = tempHome();
+    home.write("elsewhere/work/cron/jobs.json", "{}");
+    home.write("profiles/home/.env", "");
+    symlinkSync(join(home.dir, "elsewhere/work"), join(home.dir, "profiles/work"));
+    symlinkSync(join(home.dir, "gone"), join(home.dir, "profiles/broken"));
+    symlinkSync(join(home.dir, "profiles/home/.env"), join(home.dir, "profiles/afile"));
+    expect(existingProfiles(home.dir)).toEqual(["default", "home", "work"]);
+  });
+
+  it("names a profile entry that is a link to nothing or a file, and nothing else", () => {
+    home = tempHome();
+    expect(unusableProfileEntries(home.dir)).toEqual([]);
+    home.write("elsewhere/ok/.env", "");
+    home.write("profiles/home/.env", "");
+    home.write("profiles/notes.txt", "not a profile name: left alone");
+    const file = home.write("profiles/plain", "a file where a profile's directory goes");
+    symlinkSync(join(home.dir, "elsewhere/ok"), join(home.dir, "profiles/ok"));
+    symlinkSync(join(home.dir, "moved"), join(home.dir, "profiles/work"));
+    expect(unusableProfileEntries(home.dir)).toEqual([
+      `${file} is not a directory — profile plain's runs, cron jobs and MCP logins cannot use it: move the file away (a profile is the directory ${file}/)`,
+      `${home.dir}/profiles/work: a symbolic link to ${home.dir}/moved, which is not a directory (missing or moved) — profile work's runs, cron jobs and MCP logins cannot use it: restore the directory it points to, or remove the link`,
+    ]);
   });
 });
 
