@@ -2,6 +2,7 @@ import type { WebSettings } from "../../config/sections/tools.js";
 import { guardedFetch, type Resolver } from "../../io/web/guardedFetch.js";
 import { argsObject, capped, stringArg, textOutcome, toolError } from "./outcome.js";
 import type { AgentTool } from "./tool.js";
+import { decodeText } from "./web/decodeText.js";
 import { collapseWhitespace, htmlToText } from "./web/htmlText.js";
 
 export interface WebDeps {
@@ -29,14 +30,6 @@ export function charsetOf(contentType: string, body: Buffer, isHtml: boolean): s
     if (charset !== undefined) return charset;
   }
   return "utf-8";
-}
-
-function decodeBody(body: Buffer, charset: string): string {
-  try {
-    return new TextDecoder(charset).decode(body);
-  } catch {
-    return new TextDecoder("utf-8").decode(body);
-  }
 }
 
 /** `web_extract`: the readable text of a web page (docs/agent-tools.md). */
@@ -73,7 +66,7 @@ export function webExtractTool(settings: WebSettings, deps: WebDeps = {}): Agent
       if (!isHtml && !TEXT_TYPES.test(type)) {
         return toolError(`not a text page: ${fetched.url} is ${type.split(";")[0]}`);
       }
-      const raw = decodeBody(fetched.body, charsetOf(type, fetched.body, isHtml));
+      const raw = decodeText(fetched.body, charsetOf(type, fetched.body, isHtml));
       const page = isHtml ? htmlToText(raw) : { title: "", text: collapseWhitespace(raw) };
       const header = [`URL: ${fetched.url}`, ...(page.title ? [`Title: ${page.title}`] : [])].join("\n");
       const note = fetched.truncated ? `\n[page cut at ${settings.max_bytes} bytes]` : "";
