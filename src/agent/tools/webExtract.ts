@@ -16,12 +16,22 @@ const TEXT_TYPES = /^(text\/|application\/(json|xml|[a-z.+-]*\+(json|xml))\b|app
 
 const CHARSET = /charset\s*=\s*["']?([A-Za-z0-9_.:-]+)/i;
 
+/** The encoding a byte order mark at the start of `body` names, if there is one. */
+function bomCharset(body: Buffer): string | undefined {
+  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return "utf-8";
+  if (body[0] === 0xfe && body[1] === 0xff) return "utf-16be";
+  if (body[0] === 0xff && body[1] === 0xfe) return "utf-16le";
+  return undefined;
+}
+
 /**
- * The page's character encoding: the Content-Type's charset, else (HTML) a `<meta charset>` or
- * `<meta http-equiv="Content-Type" content="...; charset=...">` in the first 1024 bytes, as browsers
- * look for it; else UTF-8.
+ * The page's character encoding: a byte order mark, else the Content-Type's charset, else (HTML) a
+ * `<meta charset>` or `<meta http-equiv="Content-Type" content="...; charset=...">` in the first 1024
+ * bytes, as browsers look for it; else UTF-8.
  */
 export function charsetOf(contentType: string, body: Buffer, isHtml: boolean): string {
+  const bom = bomCharset(body);
+  if (bom !== undefined) return bom;
   const declared = CHARSET.exec(contentType)?.[1];
   if (declared !== undefined || !isHtml) return declared ?? "utf-8";
   const head = body.subarray(0, 1024).toString("latin1");
