@@ -77,3 +77,17 @@ export function parseHits(backend: WebSearchSettings["backend"], json: unknown):
   }
   return hitsFrom(answer.results, "content");
 }
+
+/**
+ * What the operator can do about a backend's refusal: a key refused (401, 403), or a SearXNG instance
+ * that serves no JSON (its 403 when `json` is not in `search.formats`). Empty when the status says
+ * nothing svc can name (the backend's own message, when it sent one, is in the error already).
+ */
+export function failureHint(backend: WebSearchSettings["backend"], status: number | undefined): string {
+  if (backend === "searxng") {
+    return status === 403
+      ? " — the instance refuses format=json: add json to search.formats in its settings.yml"
+      : "";
+  }
+  return status === 401 || status === 403 ? " — check tools.web_search.api_key" : "";
+}
