@@ -16,6 +16,22 @@ const TEXT_TYPES = /^(text\/|application\/(json|xml|[a-z.+-]*\+(json|xml))\b|app
 
 const CHARSET = /charset\s*=\s*["']?([A-Za-z0-9_.:-]+)/i;
 
+/**
+ * An untyped response that is not text, sniffed as browsers do (WHATWG MIME Sniffing): a PDF signature,
+ * or a binary data byte (a control character no text holds) in its first 1445 bytes, a byte order mark
+ * aside (UTF-16 text is full of NULs).
+ */
+export function untypedBinary(body: Buffer): boolean {
+  if (bomCharset(body) !== undefined) return false;
+  if (body.subarray(0, 5).toString("latin1") === "%PDF-") return true;
+  const head = body.subarray(0, 1445);
+  for (const byte of head) {
+    if (byte <= 0x08 || byte === 0x0b || (byte >= 0x0e && byte <= 0x1a) || (byte >= 0x1c && byte <= 0x1f))
+      return true;
+  }
+  return false;
+}
+
 /** The encoding a byte order mark at the start of `body` names, if there is one. */
 function bomCharset(body: Buffer): string | undefined {
   if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return "utf-8";
@@ -75,6 +91,9 @@ export function webExtractTool(settings: WebSettings, deps: WebDeps = {}): Agent
       const isHtml = type === "" || type.includes("html");
       if (!isHtml && !TEXT_TYPES.test(type)) {
         return toolError(`not a text page: ${fetched.url} is ${type.split(";")[0]}`);
+      }
+      if (type === "" && untypedBinary(fetched.body)) {
+        return toolError(`not a text page: ${fetched.url} is binary data (it names no Content-Type)`);
       }
       const raw = decodeText(fetched.body, charsetOf(type, fetched.body, isHtml));
       const page = isHtml ? htmlToText(raw) : { title: "", text: collapseWhitespace(raw) };

@@ -173,6 +173,36 @@ describe("web_extract", () => {
     }
   }, 5_000);
 
+  it("refuses an untyped response that is binary (a PDF, NUL bytes), and reads untyped text as HTML", async () => {
+    const pages: Record<string, Buffer> = {
+      "/pdf": Buffer.from("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj", "latin1"),
+      "/bin": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]),
+      "/text": Buffer.from("<p>plain page</p>"),
+      "/utf16": Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("<p>wide</p>", "utf16le")]),
+    };
+    const server = createServer((req, res) => {
+      res.writeHead(200);
+      res.end(pages[req.url ?? ""]);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const tool = webExtractTool(settings({ allow_private: true }));
+      const at = (path: string) => tool.execute({ url: `http://127.0.0.1:${port}${path}` }, toolContext());
+      for (const path of ["/pdf", "/bin"]) {
+        expect(await at(path)).toEqual({
+          ok: false,
+          error: `not a text page: http://127.0.0.1:${port}${path} is binary data (it names no Content-Type)`,
+        });
+      }
+      expect(outcomeText(await at("/text"))).toBe(`URL: http://127.0.0.1:${port}/text\n\nplain page`);
+      expect(outcomeText(await at("/utf16"))).toBe(`URL: http://127.0.0.1:${port}/utf16\n\nwide`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("refuses other schemes, binary content and HTTP errors with a clear error", async () => {
     const tool = webExtractTool(settings({ allow_private: true }));
     expect(await tool.execute({ url: "file:///etc/passwd" }, toolContext())).toMatchObject({
