@@ -11,10 +11,15 @@ export interface SearchHit {
 export const BRAVE_URL = "https://api.search.brave.com/res/v1/web/search";
 export const TAVILY_URL = "https://api.tavily.com/search";
 
-/** SearXNG's `url` is the instance; its JSON answers come from `/search?format=json`. */
+/**
+ * SearXNG's `url` is the instance; its JSON answers come from `/search?format=json`. A url naming that
+ * endpoint already (`.../search`, also with a trailing slash, as the browser's address bar shows it) is
+ * used as it is.
+ */
 function searxngEndpoint(base: string): URL {
   const url = new URL(base);
-  if (!url.pathname.endsWith("/search")) url.pathname = `${url.pathname.replace(/\/$/, "")}/search`;
+  const path = url.pathname.replace(/\/+$/, "");
+  url.pathname = path.endsWith("/search") ? path : `${path}/search`;
   return url;
 }
 
