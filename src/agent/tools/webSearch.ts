@@ -3,7 +3,7 @@ import { scrub } from "../../io/credentials.js";
 import { fetchJson } from "../../io/web/fetchJson.js";
 import { argsObject, stringArg, textOutcome, toolError } from "./outcome.js";
 import type { AgentTool } from "./tool.js";
-import { failureHint, parseHits, searchRequest } from "./webSearch/backends.js";
+import { failureHint, noResultsNote, parseHits, searchRequest } from "./webSearch/backends.js";
 
 /** `web_search`: titles, URLs and snippets from the configured backend (docs/agent-tools.md). */
 export function webSearchTool(settings: WebSearchSettings): AgentTool {
@@ -47,7 +47,8 @@ export function webSearchTool(settings: WebSearchSettings): AgentTool {
       }
       const hits = parseHits(settings.backend, answer.json);
       if (hits === undefined) return toolError(`web_search (${settings.backend}): unexpected answer shape`);
-      if (hits.length === 0) return textOutcome(`No results for: ${query}`);
+      if (hits.length === 0)
+        return textOutcome(`No results for: ${query}${noResultsNote(settings.backend, answer.json)}`);
       const lines = hits
         .slice(0, count)
         .map(

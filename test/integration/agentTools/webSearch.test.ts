@@ -143,6 +143,27 @@ describe("web_search against local fakes of each backend's JSON API", () => {
     });
   });
 
+  it("SearXNG: no results because its engines failed says which, not only 'No results'", async () => {
+    api.enqueue(
+      {
+        json: {
+          query: "q",
+          results: [],
+          unresponsive_engines: [
+            ["google", "Suspended: too many requests"],
+            ["duckduckgo", "CAPTCHA"],
+          ],
+        },
+      },
+      { json: { query: "q", results: [], unresponsive_engines: [] } },
+    );
+    const tool = webSearchTool(settings("searxng", api.url));
+    expect(outcomeText(await tool.execute({ query: "q" }, toolContext()))).toBe(
+      "No results for: q (search engines that did not answer: google: Suspended: too many requests; duckduckgo: CAPTCHA)",
+    );
+    expect(outcomeText(await tool.execute({ query: "q" }, toolContext()))).toBe("No results for: q");
+  });
+
   it("refuses a backend's redirect and says where it led, without following it", async () => {
     api.enqueue({ status: 301, headers: { location: "/searx/search/?q=leak&format=json" } });
     const tool = webSearchTool(settings("searxng", `${api.url}/searx`));

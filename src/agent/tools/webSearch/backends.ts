@@ -96,3 +96,20 @@ export function failureHint(backend: WebSearchSettings["backend"], status: numbe
   }
   return status === 401 || status === 403 ? " — check tools.web_search.api_key" : "";
 }
+
+/**
+ * Why an answer holds no results when the backend says so: SearXNG lists the engines that failed
+ * (`unresponsive_engines: [["google", "Suspended: too many requests"], ...]`), and with every engine
+ * failing its empty list means "could not search", not "nothing exists". Empty otherwise.
+ */
+export function noResultsNote(backend: WebSearchSettings["backend"], json: unknown): string {
+  if (backend !== "searxng" || typeof json !== "object" || json === null) return "";
+  const failed = (json as Record<string, unknown>).unresponsive_engines;
+  if (!Array.isArray(failed) || failed.length === 0) return "";
+  const named = failed
+    .slice(0, 5)
+    .map((entry) => (Array.isArray(entry) ? entry.filter((part) => typeof part === "string").join(": ") : ""))
+    .filter((text) => text !== "");
+  const more = failed.length > 5 ? `, and ${failed.length - 5} more` : "";
+  return named.length === 0 ? "" : ` (search engines that did not answer: ${named.join("; ")}${more})`;
+}
