@@ -209,9 +209,17 @@ describe("web_extract", () => {
       ok: false,
       error: expect.stringContaining("only http and https"),
     });
-    site.enqueue({ text: "PNG", headers: { "content-type": "image/png" } }, { status: 404, text: "no" });
+    site.enqueue(
+      { text: "PNG", headers: { "content-type": "image/png" } },
+      { status: 404, text: "no" },
+      { status: 301, text: "Moved Permanently", headers: { "content-type": "text/plain" } },
+    );
     expect(await run(tool)).toMatchObject({ ok: false, error: expect.stringContaining("not a text page") });
     expect(await run(tool)).toMatchObject({ ok: false, error: `HTTP 404 from ${site.url}/notes` });
+    expect(await run(tool)).toEqual({
+      ok: false,
+      error: `HTTP 301 from ${site.url}/notes: a redirect without a Location header`,
+    });
     expect(await tool.execute({}, toolContext())).toMatchObject({
       ok: false,
       error: expect.stringContaining('"url"'),
