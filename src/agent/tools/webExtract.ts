@@ -53,7 +53,10 @@ export function charsetOf(contentType: string, body: Buffer, isHtml: boolean): s
   const head = body.subarray(0, 1024).toString("latin1");
   for (const meta of head.match(/<meta\b[^>]*>/gi) ?? []) {
     const charset = CHARSET.exec(meta)?.[1];
-    if (charset !== undefined) return charset;
+    // A page that could read its own <meta> as ASCII is not UTF-16, whatever it says: browsers then use
+    // UTF-8 (HTML's prescan rule), where TextDecoder would turn every two bytes into one CJK character.
+    if (charset !== undefined)
+      return /^(utf-16(be|le)?|unicode(fffe)?|ucs-2|csunicode)$/i.test(charset) ? "utf-8" : charset;
   }
   return "utf-8";
 }

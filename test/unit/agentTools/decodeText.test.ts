@@ -43,5 +43,9 @@ describe("charsetOf: which encoding web_extract reads a page in", () => {
     expect(charsetOf("text/html", html('<meta charset="windows-1252">'), true)).toBe("windows-1252");
     expect(charsetOf("text/plain", html('<meta charset="windows-1252">'), false)).toBe("utf-8");
     expect(charsetOf("text/html", html("<p>x</p>"), true)).toBe("utf-8");
+    // A <meta> that names UTF-16 was itself read as ASCII: the page is not UTF-16 (as in browsers).
+    const wrongMeta = Buffer.from('<meta charset="UTF-16"><p>café</p>');
+    expect(charsetOf("text/html", wrongMeta, true)).toBe("utf-8");
+    expect(decodeText(wrongMeta, charsetOf("text/html", wrongMeta, true))).toContain("café");
   });
 });
