@@ -61,6 +61,20 @@ export function charsetOf(contentType: string, body: Buffer, isHtml: boolean): s
   return "utf-8";
 }
 
+/** Characters of a page's `<title>` shown (a real one is far shorter). */
+export const TITLE_MAX_CHARS = 300;
+
+/**
+ * The title as shown: at most `TITLE_MAX_CHARS` (and never more than `max_chars`), cut with "…" — a
+ * hostile `<title>` of megabytes would otherwise reach the model whole, past `tools.web.max_chars`.
+ */
+export function titleLine(title: string, maxChars: number): string {
+  const max = Math.min(TITLE_MAX_CHARS, maxChars);
+  if (title.length <= max) return title;
+  const code = title.charCodeAt(max - 1);
+  return `${title.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)}…`;
+}
+
 /** `web_extract`: the readable text of a web page (docs/agent-tools.md). */
 export function webExtractTool(settings: WebSettings, deps: WebDeps = {}): AgentTool {
   return {
@@ -100,7 +114,8 @@ export function webExtractTool(settings: WebSettings, deps: WebDeps = {}): Agent
       }
       const raw = decodeText(fetched.body, charsetOf(type, fetched.body, isHtml));
       const page = isHtml ? htmlToText(raw) : { title: "", text: collapseWhitespace(raw) };
-      const header = [`URL: ${fetched.url}`, ...(page.title ? [`Title: ${page.title}`] : [])].join("\n");
+      const title = titleLine(page.title, settings.max_chars);
+      const header = [`URL: ${fetched.url}`, ...(title ? [`Title: ${title}`] : [])].join("\n");
       const note = fetched.truncated ? `\n[page cut at ${settings.max_bytes} bytes]` : "";
       return textOutcome(`${header}\n\n${capped(page.text, settings.max_chars)}${note}`);
     },

@@ -203,6 +203,15 @@ describe("web_extract", () => {
     }
   });
 
+  it("a huge <title> does not carry the page past max_chars", async () => {
+    site.enqueue({
+      text: `<title>${"T".repeat(50_000)}</title><p>body</p>`,
+      headers: { "content-type": "text/html" },
+    });
+    const text = outcomeText(await run(webExtractTool(settings({ allow_private: true, max_chars: 1000 }))));
+    expect(text).toBe(`URL: ${site.url}/notes\nTitle: ${"T".repeat(300)}…\n\nbody`);
+  });
+
   it("refuses other schemes, binary content and HTTP errors with a clear error", async () => {
     const tool = webExtractTool(settings({ allow_private: true }));
     expect(await tool.execute({ url: "file:///etc/passwd" }, toolContext())).toMatchObject({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeText } from "../../../src/agent/tools/web/decodeText.js";
-import { charsetOf } from "../../../src/agent/tools/webExtract.js";
+import { charsetOf, titleLine } from "../../../src/agent/tools/webExtract.js";
 
 describe("decodeText: a page's bytes in the charset it names", () => {
   const bytes = Buffer.from("\x80 \x93quoted\x94 \x96 caf\xe9 \x99 \x81", "latin1");
@@ -47,5 +47,16 @@ describe("charsetOf: which encoding web_extract reads a page in", () => {
     const wrongMeta = Buffer.from('<meta charset="UTF-16"><p>café</p>');
     expect(charsetOf("text/html", wrongMeta, true)).toBe("utf-8");
     expect(decodeText(wrongMeta, charsetOf("text/html", wrongMeta, true))).toContain("café");
+  });
+});
+
+describe("titleLine: the Title: web_extract shows", () => {
+  it("cuts a title past 300 characters (or max_chars) with an ellipsis, and keeps a real one whole", () => {
+    expect(titleLine("Notes", 20_000)).toBe("Notes");
+    expect(titleLine("T".repeat(300), 20_000)).toBe("T".repeat(300));
+    expect(titleLine("T".repeat(2_000_000), 20_000)).toBe(`${"T".repeat(300)}…`);
+    expect(titleLine("A long title", 6)).toBe("A long…");
+    // A cut through an emoji ends before it.
+    expect(titleLine(`${"a".repeat(299)}😀b`, 20_000)).toBe(`${"a".repeat(299)}…`);
   });
 });
