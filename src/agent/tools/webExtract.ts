@@ -1,4 +1,5 @@
 import type { WebSettings } from "../../config/sections/tools.js";
+import { wholeUtf8Length } from "../../io/utf8Cut.js";
 import { guardedFetch, type Resolver } from "../../io/web/guardedFetch.js";
 import { argsObject, capped, stringArg, textOutcome, toolError } from "./outcome.js";
 import type { AgentTool } from "./tool.js";
@@ -112,7 +113,13 @@ export function webExtractTool(settings: WebSettings, deps: WebDeps = {}): Agent
       if (type === "" && untypedBinary(fetched.body)) {
         return toolError(`not a text page: ${fetched.url} is binary data (it names no Content-Type)`);
       }
-      const raw = decodeText(fetched.body, charsetOf(type, fetched.body, isHtml));
+      const charset = charsetOf(type, fetched.body, isHtml);
+      // A page cut at max_bytes ends on a whole character, not on a U+FFFD for the half read.
+      const cut = fetched.truncated && /^utf-?8$/i.test(charset);
+      const raw = decodeText(
+        cut ? fetched.body.subarray(0, wholeUtf8Length(fetched.body)) : fetched.body,
+        charset,
+      );
       const page = isHtml ? htmlToText(raw) : { title: "", text: collapseWhitespace(raw) };
       const title = titleLine(page.title, settings.max_chars);
       const header = [`URL: ${fetched.url}`, ...(title ? [`Title: ${title}`] : [])].join("\n");

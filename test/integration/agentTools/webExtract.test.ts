@@ -203,6 +203,12 @@ describe("web_extract", () => {
     }
   });
 
+  it("a UTF-8 page cut at max_bytes ends on a whole character", async () => {
+    site.enqueue({ text: "é".repeat(60), headers: { "content-type": "text/plain; charset=utf-8" } });
+    const text = outcomeText(await run(webExtractTool(settings({ allow_private: true, max_bytes: 101 }))));
+    expect(text).toBe(`URL: ${site.url}/notes\n\n${"é".repeat(50)}\n[page cut at 101 bytes]`);
+  });
+
   it("a huge <title> does not carry the page past max_chars", async () => {
     site.enqueue({
       text: `<title>${"T".repeat(50_000)}</title><p>body</p>`,
