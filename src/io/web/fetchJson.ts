@@ -11,6 +11,9 @@ export type JsonResult =
 
 const MAX_BYTES = 2 * 1024 * 1024;
 
+/** An answer past MAX_BYTES: the backend answered, so not "could not be reached". */
+class TooLarge extends Error {}
+
 async function readCapped(response: Response): Promise<string> {
   const reader = response.body?.getReader();
   if (reader === undefined) return "";
@@ -23,7 +26,7 @@ async function readCapped(response: Response): Promise<string> {
     size += value.length;
     if (size > MAX_BYTES) {
       await reader.cancel();
-      throw new Error(`answer larger than ${MAX_BYTES} bytes`);
+      throw new TooLarge();
     }
   }
   return Buffer.concat(chunks).toString("utf8");
@@ -107,6 +110,11 @@ export async function fetchJson(
       return { ok: false, error: `${host} answered something that is not JSON` };
     }
   } catch (err) {
+    if (err instanceof TooLarge)
+      return {
+        ok: false,
+        error: `${host} answered more than ${MAX_BYTES / (1024 * 1024)} MiB, which svc does not read`,
+      };
     if (deadline.signal.aborted)
       return { ok: false, error: `${host} did not answer within ${timeoutMs / 1000} s` };
     if (signal.aborted) return { ok: false, error: "canceled: the run ended" };

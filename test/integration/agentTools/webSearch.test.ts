@@ -164,6 +164,14 @@ describe("web_search against local fakes of each backend's JSON API", () => {
     expect(outcomeText(await tool.execute({ query: "q" }, toolContext()))).toBe("No results for: q");
   });
 
+  it("an answer past 2 MiB is named as such, not as a backend that could not be reached", async () => {
+    api.enqueue({ text: `{"results":[],"pad":"${"x".repeat(2 * 1024 * 1024)}"}` });
+    expect(await webSearchTool(settings("searxng", api.url)).execute({ query: "q" }, toolContext())).toEqual({
+      ok: false,
+      error: `web_search (searxng): ${new URL(api.url).host} answered more than 2 MiB, which svc does not read`,
+    });
+  });
+
   it("refuses a backend's redirect and says where it led, without following it", async () => {
     api.enqueue({ status: 301, headers: { location: "/searx/search/?q=leak&format=json" } });
     const tool = webSearchTool(settings("searxng", `${api.url}/searx`));
