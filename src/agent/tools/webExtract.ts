@@ -1,7 +1,9 @@
 import type { WebSettings } from "../../config/sections/tools.js";
+import { wholeUtf8Length } from "../../io/utf8Cut.js";
 import { guardedFetch, type Resolver } from "../../io/web/guardedFetch.js";
 import { argsObject, capped, stringArg, textOutcome, toolError } from "./outcome.js";
 import type { AgentTool } from "./tool.js";
+import { decodeText } from "./web/decodeText.js";
 import { collapseWhitespace, htmlToText } from "./web/htmlText.js";
 
 export interface WebDeps {
@@ -16,27 +18,62 @@ const TEXT_TYPES = /^(text\/|application\/(json|xml|[a-z.+-]*\+(json|xml))\b|app
 const CHARSET = /charset\s*=\s*["']?([A-Za-z0-9_.:-]+)/i;
 
 /**
- * The page's character encoding: the Content-Type's charset, else (HTML) a `<meta charset>` or
- * `<meta http-equiv="Content-Type" content="...; charset=...">` in the first 1024 bytes, as browsers
- * look for it; else UTF-8.
+ * An untyped response that is not text, sniffed as browsers do (WHATWG MIME Sniffing): a PDF signature,
+ * or a binary data byte (a control character no text holds) in its first 1445 bytes, a byte order mark
+ * aside (UTF-16 text is full of NULs).
+ */
+export function untypedBinary(body: Buffer): boolean {
+  if (bomCharset(body) !== undefined) return false;
+  if (body.subarray(0, 5).toString("latin1") === "%PDF-") return true;
+  const head = body.subarray(0, 1445);
+  for (const byte of head) {
+    if (byte <= 0x08 || byte === 0x0b || (byte >= 0x0e && byte <= 0x1a) || (byte >= 0x1c && byte <= 0x1f))
+      return true;
+  }
+  return false;
+}
+
+/** The encoding a byte order mark at the start of `body` names, if there is one. */
+function bomCharset(body: Buffer): string | undefined {
+  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return "utf-8";
+  if (body[0] === 0xfe && body[1] === 0xff) return "utf-16be";
+  if (body[0] === 0xff && body[1] === 0xfe) return "utf-16le";
+  return undefined;
+}
+
+/**
+ * The page's character encoding: a byte order mark, else the Content-Type's charset, else (HTML) a
+ * `<meta charset>` or `<meta http-equiv="Content-Type" content="...; charset=...">` in the first 1024
+ * bytes, as browsers look for it; else UTF-8.
  */
 export function charsetOf(contentType: string, body: Buffer, isHtml: boolean): string {
+  const bom = bomCharset(body);
+  if (bom !== undefined) return bom;
   const declared = CHARSET.exec(contentType)?.[1];
   if (declared !== undefined || !isHtml) return declared ?? "utf-8";
   const head = body.subarray(0, 1024).toString("latin1");
   for (const meta of head.match(/<meta\b[^>]*>/gi) ?? []) {
     const charset = CHARSET.exec(meta)?.[1];
-    if (charset !== undefined) return charset;
+    // A page that could read its own <meta> as ASCII is not UTF-16, whatever it says: browsers then use
+    // UTF-8 (HTML's prescan rule), where TextDecoder would turn every two bytes into one CJK character.
+    if (charset !== undefined)
+      return /^(utf-16(be|le)?|unicode(fffe)?|ucs-2|csunicode)$/i.test(charset) ? "utf-8" : charset;
   }
   return "utf-8";
 }
 
-function decodeBody(body: Buffer, charset: string): string {
-  try {
-    return new TextDecoder(charset).decode(body);
-  } catch {
-    return new TextDecoder("utf-8").decode(body);
-  }
+/** Characters of a page's `<title>` shown (a real one is far shorter). */
+export const TITLE_MAX_CHARS = 300;
+
+/**
+ * The title as shown: at most `TITLE_MAX_CHARS` (and never more than `max_chars`), cut with "…" — a
+ * hostile `<title>` of megabytes would otherwise reach the model whole, past `tools.web.max_chars`.
+ */
+export function titleLine(title: string, maxChars: number): string {
+  const max = Math.min(TITLE_MAX_CHARS, maxChars);
+  if (title.length <= max) return title;
+  const code = title.charCodeAt(max - 1);
+  return `${title.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)}…`;
 }
 
 /** `web_extract`: the readable text of a web page (docs/agent-tools.md). */
@@ -73,9 +110,19 @@ export function webExtractTool(settings: WebSettings, deps: WebDeps = {}): Agent
       if (!isHtml && !TEXT_TYPES.test(type)) {
         return toolError(`not a text page: ${fetched.url} is ${type.split(";")[0]}`);
       }
-      const raw = decodeBody(fetched.body, charsetOf(type, fetched.body, isHtml));
+      if (type === "" && untypedBinary(fetched.body)) {
+        return toolError(`not a text page: ${fetched.url} is binary data (it names no Content-Type)`);
+      }
+      const charset = charsetOf(type, fetched.body, isHtml);
+      // A page cut at max_bytes ends on a whole character, not on a U+FFFD for the half read.
+      const cut = fetched.truncated && /^utf-?8$/i.test(charset);
+      const raw = decodeText(
+        cut ? fetched.body.subarray(0, wholeUtf8Length(fetched.body)) : fetched.body,
+        charset,
+      );
       const page = isHtml ? htmlToText(raw) : { title: "", text: collapseWhitespace(raw) };
-      const header = [`URL: ${fetched.url}`, ...(page.title ? [`Title: ${page.title}`] : [])].join("\n");
+      const title = titleLine(page.title, settings.max_chars);
+      const header = [`URL: ${fetched.url}`, ...(title ? [`Title: ${title}`] : [])].join("\n");
       const note = fetched.truncated ? `\n[page cut at ${settings.max_bytes} bytes]` : "";
       return textOutcome(`${header}\n\n${capped(page.text, settings.max_chars)}${note}`);
     },

@@ -3,7 +3,7 @@ import { scrub } from "../../io/credentials.js";
 import { fetchJson } from "../../io/web/fetchJson.js";
 import { argsObject, stringArg, textOutcome, toolError } from "./outcome.js";
 import type { AgentTool } from "./tool.js";
-import { parseHits, searchRequest } from "./webSearch/backends.js";
+import { failureHint, noResultsNote, parseHits, searchRequest } from "./webSearch/backends.js";
 
 /** `web_search`: titles, URLs and snippets from the configured backend (docs/agent-tools.md). */
 export function webSearchTool(settings: WebSearchSettings): AgentTool {
@@ -41,11 +41,14 @@ export function webSearchTool(settings: WebSearchSettings): AgentTool {
         context.signal,
       );
       // The backend's messages are shown to the model: never with the key in them.
-      if (!answer.ok)
-        return toolError(`web_search (${settings.backend}): ${scrub(answer.error, [settings.api_key])}`);
+      if (!answer.ok) {
+        const why = `${scrub(answer.error, [settings.api_key])}${failureHint(settings.backend, answer.status)}`;
+        return toolError(`web_search (${settings.backend}): ${why}`);
+      }
       const hits = parseHits(settings.backend, answer.json);
       if (hits === undefined) return toolError(`web_search (${settings.backend}): unexpected answer shape`);
-      if (hits.length === 0) return textOutcome(`No results for: ${query}`);
+      if (hits.length === 0)
+        return textOutcome(`No results for: ${query}${noResultsNote(settings.backend, answer.json)}`);
       const lines = hits
         .slice(0, count)
         .map(

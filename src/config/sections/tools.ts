@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { unsetVariablesIn } from "../interpolate.js";
 import { timerSeconds } from "../timerSeconds.js";
 
 const httpUrl = z.string().min(1);
@@ -70,7 +71,15 @@ const webSearchSchema = z
         message: `missing — backend "${search.backend}" needs api_key: \${${variable}}`,
       });
     }
-    if (search.url !== undefined && !isHttpUrl(search.url)) {
+    // An unset `${VAR}` keeps its text, which reads as no URL at all: name the variable instead.
+    const unset = search.url === undefined ? undefined : unsetVariablesIn(search.url)[0];
+    if (unset !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["url"],
+        message: `\${${unset}} is not set — set ${unset} (the ${search.backend === "searxng" ? "SearXNG instance's" : "API's"} http(s) URL) in the .env beside config.yaml or the environment`,
+      });
+    } else if (search.url !== undefined && !isHttpUrl(search.url)) {
       ctx.addIssue({
         code: "custom",
         path: ["url"],

@@ -20,10 +20,11 @@ function jsonRpcError(
   status: number,
   message: string,
   headers: Record<string, string> = {},
+  code = -32000,
 ) {
   res
     .writeHead(status, { "content-type": "application/json", ...headers })
-    .end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+    .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -52,11 +53,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, authorize: Auth
   try {
     body = await readJson(req);
   } catch (err) {
-    return jsonRpcError(
-      res,
-      err instanceof RangeError ? 413 : 400,
-      err instanceof RangeError ? "Body too large" : "Parse error",
-    );
+    // Not JSON: JSON-RPC's -32700 Parse error, as the SDK's own server transport answers it.
+    if (!(err instanceof RangeError)) return jsonRpcError(res, 400, "Parse error: Invalid JSON", {}, -32700);
+    return jsonRpcError(res, 413, "Body too large");
   }
   // No sessionIdGenerator: stateless mode.
   const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });

@@ -7,9 +7,12 @@ export interface JsonRequest {
 
 export type JsonResult =
   | { readonly ok: true; readonly status: number; readonly json: unknown }
-  | { readonly ok: false; readonly error: string };
+  | { readonly ok: false; readonly error: string; readonly status?: number };
 
 const MAX_BYTES = 2 * 1024 * 1024;
+
+/** An answer past MAX_BYTES: the backend answered, so not "could not be reached". */
+class TooLarge extends Error {}
 
 async function readCapped(response: Response): Promise<string> {
   const reader = response.body?.getReader();
@@ -23,10 +26,32 @@ async function readCapped(response: Response): Promise<string> {
     size += value.length;
     if (size > MAX_BYTES) {
       await reader.cancel();
-      throw new Error(`answer larger than ${MAX_BYTES} bytes`);
+      throw new TooLarge();
     }
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * The message in a JSON error answer, one line and short: Brave's `error.detail`, Tavily's
+ * `detail.error`, a `detail`, `message` or `error` string. Empty when there is none (an HTML page).
+ */
+export function errorDetail(text: string): string {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return "";
+  }
+  const o = (value: unknown): Record<string, unknown> =>
+    typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+  const answer = o(json);
+  const found = [o(answer.error).detail, o(answer.error).message, o(answer.detail).error, answer.detail]
+    .concat([answer.message, answer.error])
+    .find((value): value is string => typeof value === "string" && value.trim() !== "");
+  if (found === undefined) return "";
+  const line = found.replace(/\s+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 /** Where a redirect leads, without its query (it would repeat the search, or a key put there). */
@@ -71,13 +96,25 @@ export async function fetchJson(
       };
     }
     const text = await readCapped(response);
-    if (!response.ok) return { ok: false, error: `${host} answered HTTP ${response.status}` };
+    if (!response.ok) {
+      const detail = errorDetail(text);
+      return {
+        ok: false,
+        status: response.status,
+        error: `${host} answered HTTP ${response.status}${detail === "" ? "" : `: ${detail}`}`,
+      };
+    }
     try {
       return { ok: true, status: response.status, json: JSON.parse(text) };
     } catch {
       return { ok: false, error: `${host} answered something that is not JSON` };
     }
   } catch (err) {
+    if (err instanceof TooLarge)
+      return {
+        ok: false,
+        error: `${host} answered more than ${MAX_BYTES / (1024 * 1024)} MiB, which svc does not read`,
+      };
     if (deadline.signal.aborted)
       return { ok: false, error: `${host} did not answer within ${timeoutMs / 1000} s` };
     if (signal.aborted) return { ok: false, error: "canceled: the run ended" };

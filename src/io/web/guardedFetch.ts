@@ -165,6 +165,11 @@ export async function guardedFetch(
       const response = await get(url, options, signal);
       const status = response.statusCode ?? 0;
       const location = response.headers.location;
+      if (REDIRECTS.has(status) && location === undefined) {
+        // Its body ("Moved Permanently") is no page: read as one, the model would take it for the content.
+        response.destroy();
+        return { ok: false, error: `HTTP ${status} from ${url.href}: a redirect without a Location header` };
+      }
       if (REDIRECTS.has(status) && location !== undefined) {
         response.destroy();
         if (hop >= (options.maxRedirects ?? 5)) return { ok: false, error: "too many redirects" };

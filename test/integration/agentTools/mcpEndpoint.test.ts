@@ -219,6 +219,21 @@ describe("command agents reach their run's tools at SVC_MCP_URL with SVC_MCP_TOK
     expect((await post(other.url, `Bearer ${other.token}`)).status).toBe(200);
   });
 
+  it("answers a body that is not JSON with JSON-RPC's Parse error (-32700), as the SDK's server does", async () => {
+    const mine = await host.openRunEndpoint(tools, toolContext());
+    const response = await fetch(mine.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${mine.token}`,
+      },
+      body: "{not json",
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+  });
+
   it("closing a run's endpoint ends the calls still running", async () => {
     let seen: AbortSignal | undefined;
     const waiting: AgentTool = {

@@ -120,7 +120,7 @@ describe("web_extract", () => {
   it("decodes a page in the encoding its <meta> declares when the Content-Type names none", async () => {
     const pages: Record<string, Buffer> = {
       "/meta": Buffer.from(
-        `<html><head><meta charset="windows-1252"><title>Caf\xe9</title><p>na\xefve \xe0 5`,
+        `<html><head><meta charset="windows-1252"><title>Caf\xe9</title><p>na\xefve \xe0 5 \x93\x80\x94`,
         "latin1",
       ),
       "/equiv": Buffer.from(
@@ -138,7 +138,7 @@ describe("web_extract", () => {
       const tool = webExtractTool(settings({ allow_private: true }));
       const read = async (path: string) =>
         outcomeText(await tool.execute({ url: `http://127.0.0.1:${port}${path}` }, toolContext()));
-      expect(await read("/meta")).toBe(`URL: http://127.0.0.1:${port}/meta\nTitle: Café\n\nnaïve à 5`);
+      expect(await read("/meta")).toBe(`URL: http://127.0.0.1:${port}/meta\nTitle: Café\n\nnaïve à 5 “€”`);
       expect(await read("/equiv")).toBe(`URL: http://127.0.0.1:${port}/equiv\n\n€ 10`);
     } finally {
       server.closeAllConnections();
@@ -173,15 +173,68 @@ describe("web_extract", () => {
     }
   }, 5_000);
 
+  it("refuses an untyped response that is binary (a PDF, NUL bytes), and reads untyped text as HTML", async () => {
+    const pages: Record<string, Buffer> = {
+      "/pdf": Buffer.from("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj", "latin1"),
+      "/bin": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]),
+      "/text": Buffer.from("<p>plain page</p>"),
+      "/utf16": Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("<p>wide</p>", "utf16le")]),
+    };
+    const server = createServer((req, res) => {
+      res.writeHead(200);
+      res.end(pages[req.url ?? ""]);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const tool = webExtractTool(settings({ allow_private: true }));
+      const at = (path: string) => tool.execute({ url: `http://127.0.0.1:${port}${path}` }, toolContext());
+      for (const path of ["/pdf", "/bin"]) {
+        expect(await at(path)).toEqual({
+          ok: false,
+          error: `not a text page: http://127.0.0.1:${port}${path} is binary data (it names no Content-Type)`,
+        });
+      }
+      expect(outcomeText(await at("/text"))).toBe(`URL: http://127.0.0.1:${port}/text\n\nplain page`);
+      expect(outcomeText(await at("/utf16"))).toBe(`URL: http://127.0.0.1:${port}/utf16\n\nwide`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("a UTF-8 page cut at max_bytes ends on a whole character", async () => {
+    site.enqueue({ text: "é".repeat(60), headers: { "content-type": "text/plain; charset=utf-8" } });
+    const text = outcomeText(await run(webExtractTool(settings({ allow_private: true, max_bytes: 101 }))));
+    expect(text).toBe(`URL: ${site.url}/notes\n\n${"é".repeat(50)}\n[page cut at 101 bytes]`);
+  });
+
+  it("a huge <title> does not carry the page past max_chars", async () => {
+    site.enqueue({
+      text: `<title>${"T".repeat(50_000)}</title><p>body</p>`,
+      headers: { "content-type": "text/html" },
+    });
+    const text = outcomeText(await run(webExtractTool(settings({ allow_private: true, max_chars: 1000 }))));
+    expect(text).toBe(`URL: ${site.url}/notes\nTitle: ${"T".repeat(300)}…\n\nbody`);
+  });
+
   it("refuses other schemes, binary content and HTTP errors with a clear error", async () => {
     const tool = webExtractTool(settings({ allow_private: true }));
     expect(await tool.execute({ url: "file:///etc/passwd" }, toolContext())).toMatchObject({
       ok: false,
       error: expect.stringContaining("only http and https"),
     });
-    site.enqueue({ text: "PNG", headers: { "content-type": "image/png" } }, { status: 404, text: "no" });
+    site.enqueue(
+      { text: "PNG", headers: { "content-type": "image/png" } },
+      { status: 404, text: "no" },
+      { status: 301, text: "Moved Permanently", headers: { "content-type": "text/plain" } },
+    );
     expect(await run(tool)).toMatchObject({ ok: false, error: expect.stringContaining("not a text page") });
     expect(await run(tool)).toMatchObject({ ok: false, error: `HTTP 404 from ${site.url}/notes` });
+    expect(await run(tool)).toEqual({
+      ok: false,
+      error: `HTTP 301 from ${site.url}/notes: a redirect without a Location header`,
+    });
     expect(await tool.execute({}, toolContext())).toMatchObject({
       ok: false,
       error: expect.stringContaining('"url"'),

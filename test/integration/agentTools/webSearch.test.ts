@@ -99,9 +99,77 @@ describe("web_search against local fakes of each backend's JSON API", () => {
     const outcome = await tool.execute({ query: "q" }, toolContext());
     expect(outcome).toEqual({
       ok: false,
-      error: `web_search (brave): ${new URL(api.url).host} answered HTTP 401`,
+      error: `web_search (brave): ${new URL(api.url).host} answered HTTP 401: invalid key [redacted] — check tools.web_search.api_key`,
     });
     expect(JSON.stringify(outcome)).not.toContain(KEY);
+  });
+
+  it("says why a backend refused: its own message, and what to change", async () => {
+    const host = new URL(api.url).host;
+    // Brave's error shape (an invalid subscription token).
+    api.enqueue({
+      status: 422,
+      json: {
+        type: "ErrorResponse",
+        error: {
+          code: "SUBSCRIPTION_TOKEN_INVALID",
+          detail: "The provided subscription token is invalid.",
+          status: 422,
+        },
+      },
+    });
+    expect(await webSearchTool(settings("brave", api.url)).execute({ query: "q" }, toolContext())).toEqual({
+      ok: false,
+      error: `web_search (brave): ${host} answered HTTP 422: The provided subscription token is invalid.`,
+    });
+    // Tavily's (a plan's limit; a missing key is the same shape with 401).
+    api.enqueue({
+      status: 432,
+      json: { detail: { error: "This request exceeds your plan's set usage limit." } },
+    });
+    expect(await webSearchTool(settings("tavily", api.url)).execute({ query: "q" }, toolContext())).toEqual({
+      ok: false,
+      error: `web_search (tavily): ${host} answered HTTP 432: This request exceeds your plan's set usage limit.`,
+    });
+    // SearXNG without json in search.formats answers an HTML 403.
+    api.enqueue({
+      status: 403,
+      headers: { "content-type": "text/html" },
+      text: "<html>403 Forbidden</html>",
+    });
+    expect(await webSearchTool(settings("searxng", api.url)).execute({ query: "q" }, toolContext())).toEqual({
+      ok: false,
+      error: `web_search (searxng): ${host} answered HTTP 403 — the instance refuses format=json: add json to search.formats in its settings.yml`,
+    });
+  });
+
+  it("SearXNG: no results because its engines failed says which, not only 'No results'", async () => {
+    api.enqueue(
+      {
+        json: {
+          query: "q",
+          results: [],
+          unresponsive_engines: [
+            ["google", "Suspended: too many requests"],
+            ["duckduckgo", "CAPTCHA"],
+          ],
+        },
+      },
+      { json: { query: "q", results: [], unresponsive_engines: [] } },
+    );
+    const tool = webSearchTool(settings("searxng", api.url));
+    expect(outcomeText(await tool.execute({ query: "q" }, toolContext()))).toBe(
+      "No results for: q (search engines that did not answer: google: Suspended: too many requests; duckduckgo: CAPTCHA)",
+    );
+    expect(outcomeText(await tool.execute({ query: "q" }, toolContext()))).toBe("No results for: q");
+  });
+
+  it("an answer past 2 MiB is named as such, not as a backend that could not be reached", async () => {
+    api.enqueue({ text: `{"results":[],"pad":"${"x".repeat(2 * 1024 * 1024)}"}` });
+    expect(await webSearchTool(settings("searxng", api.url)).execute({ query: "q" }, toolContext())).toEqual({
+      ok: false,
+      error: `web_search (searxng): ${new URL(api.url).host} answered more than 2 MiB, which svc does not read`,
+    });
   });
 
   it("refuses a backend's redirect and says where it led, without following it", async () => {

@@ -41,6 +41,11 @@ describe("config: tools section", () => {
       "tools:\n  web_search:\n    backend: searxng\n    url: ftp://x\n",
       /tools\.web_search\.url: not an http\(s\) URL/,
     ],
+    [
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a config.yaml interpolation
+      "tools:\n  web_search:\n    backend: searxng\n    url: ${SEARX_URL}\n",
+      /tools\.web_search\.url: \$\{SEARX_URL\} is not set — set SEARX_URL \(the SearXNG instance's http\(s\) URL\) in the \.env beside config\.yaml or the environment/,
+    ],
     ["tools:\n  web_search:\n    backend: bing\n", /tools\.web_search\.backend/],
     [
       "tools:\n  web:\n    allow_privat: true\n",

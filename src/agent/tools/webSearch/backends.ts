@@ -11,10 +11,15 @@ export interface SearchHit {
 export const BRAVE_URL = "https://api.search.brave.com/res/v1/web/search";
 export const TAVILY_URL = "https://api.tavily.com/search";
 
-/** SearXNG's `url` is the instance; its JSON answers come from `/search?format=json`. */
+/**
+ * SearXNG's `url` is the instance; its JSON answers come from `/search?format=json`. A url naming that
+ * endpoint already (`.../search`, also with a trailing slash, as the browser's address bar shows it) is
+ * used as it is.
+ */
 function searxngEndpoint(base: string): URL {
   const url = new URL(base);
-  if (!url.pathname.endsWith("/search")) url.pathname = `${url.pathname.replace(/\/$/, "")}/search`;
+  const path = url.pathname.replace(/\/+$/, "");
+  url.pathname = path.endsWith("/search") ? path : `${path}/search`;
   return url;
 }
 
@@ -76,4 +81,35 @@ export function parseHits(backend: WebSearchSettings["backend"], json: unknown):
     return web === undefined ? [] : hitsFrom(web.results, "description");
   }
   return hitsFrom(answer.results, "content");
+}
+
+/**
+ * What the operator can do about a backend's refusal: a key refused (401, 403), or a SearXNG instance
+ * that serves no JSON (its 403 when `json` is not in `search.formats`). Empty when the status says
+ * nothing svc can name (the backend's own message, when it sent one, is in the error already).
+ */
+export function failureHint(backend: WebSearchSettings["backend"], status: number | undefined): string {
+  if (backend === "searxng") {
+    return status === 403
+      ? " — the instance refuses format=json: add json to search.formats in its settings.yml"
+      : "";
+  }
+  return status === 401 || status === 403 ? " — check tools.web_search.api_key" : "";
+}
+
+/**
+ * Why an answer holds no results when the backend says so: SearXNG lists the engines that failed
+ * (`unresponsive_engines: [["google", "Suspended: too many requests"], ...]`), and with every engine
+ * failing its empty list means "could not search", not "nothing exists". Empty otherwise.
+ */
+export function noResultsNote(backend: WebSearchSettings["backend"], json: unknown): string {
+  if (backend !== "searxng" || typeof json !== "object" || json === null) return "";
+  const failed = (json as Record<string, unknown>).unresponsive_engines;
+  if (!Array.isArray(failed) || failed.length === 0) return "";
+  const named = failed
+    .slice(0, 5)
+    .map((entry) => (Array.isArray(entry) ? entry.filter((part) => typeof part === "string").join(": ") : ""))
+    .filter((text) => text !== "");
+  const more = failed.length > 5 ? `, and ${failed.length - 5} more` : "";
+  return named.length === 0 ? "" : ` (search engines that did not answer: ${named.join("; ")}${more})`;
 }
