@@ -57,6 +57,8 @@ export interface Runtime {
   secrets: readonly string[];
   /** `renderedFingerprint` of the entry as the last connect rendered it (none before the first connect). */
   rendered?: string;
+  /** The latest connect (settled once a given-up connect has closed its process): a stop waits for it. */
+  connecting?: Promise<unknown>;
   /** Collisions among its own tools already logged: each is reported once, not at every listing or reconnect. */
   readonly loggedCollisions: Set<string>;
 }

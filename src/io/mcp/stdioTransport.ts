@@ -12,7 +12,7 @@ import { unreadableAnswer } from "./unreadableAnswer.js";
 export const MAX_STDIO_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** How long a server gets after its stdin closes, then after SIGTERM, before the next step. */
-const EXIT_GRACE_MS = 2000;
+export const EXIT_GRACE_MS = 2000;
 
 export interface StdioOptions {
   readonly command: string;
