@@ -31,17 +31,23 @@ export interface TransportOptions {
 /**
  * Splits a stderr stream into lines, each cut at `MAX_STDERR_LINE` characters (with `…`): a line longer
  * than that, whether it arrives in one chunk or many, is reported once, cut, and the rest of it up to its
- * newline is dropped, so a process that never ends a line cannot grow the buffer either.
+ * newline is dropped, so a process that never ends a line cannot grow the buffer either. A line ended
+ * with CRLF loses its CR. `end` reports a last line the stream ended without a newline (a server that
+ * writes `fatal: API_KEY missing` and exits), which is often the one saying why it stopped.
  */
-export function stderrLines(onLine: ((line: string) => void) | undefined): (chunk: Buffer) => void {
+export function stderrLines(onLine: ((line: string) => void) | undefined): {
+  (chunk: Buffer): void;
+  end(): void;
+} {
   const decoder = new StringDecoder("utf8");
   let pending = "";
   let dropping = false;
-  const emit = (line: string) => {
+  const emit = (raw: string) => {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (line.trim() === "") return;
     onLine?.(line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}…` : line);
   };
-  return (chunk) => {
+  const split = (chunk: Buffer) => {
     const parts = decoder.write(chunk).split("\n");
     const tail = parts.pop() ?? "";
     for (const part of parts) {
@@ -57,6 +63,14 @@ export function stderrLines(onLine: ((line: string) => void) | undefined): (chun
       dropping = true;
     }
   };
+  return Object.assign(split, {
+    end: () => {
+      const last = dropping ? "" : pending + decoder.end();
+      pending = "";
+      dropping = false;
+      emit(last);
+    },
+  });
 }
 
 /** Builds the transport for a rendered entry: stdio, Streamable HTTP, or SSE (`transport: sse`). */
@@ -72,7 +86,9 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
       ...(options.onProtocolError === undefined ? {} : { onProtocolError: options.onProtocolError }),
       ...(options.onOtherOutput === undefined ? {} : { onOtherOutput: options.onOtherOutput }),
     });
-    transport.stderr.on("data", stderrLines(options.onStderr));
+    const lines = stderrLines(options.onStderr);
+    transport.stderr.on("data", lines);
+    transport.stderr.on("end", lines.end);
     return transport;
   }
   const url = new URL(entry.url as string);
