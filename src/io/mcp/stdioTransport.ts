@@ -144,6 +144,13 @@ export class StdioTransport implements Transport {
   private async stdoutEnded(): Promise<void> {
     const exited = this.exited;
     if (this.closed || exited === undefined) return;
+    // A last line without its newline (a usage text printed with printf before exiting) is a line too.
+    if (this.chunks.length > 0) {
+      const line = Buffer.concat(this.chunks);
+      this.chunks = [];
+      this.buffered = 0;
+      this.delivery = this.delivery.then(() => this.deliver(line));
+    }
     let timer: NodeJS.Timeout | undefined;
     const stillRunning = await Promise.race([
       exited.then(() => false),

@@ -68,6 +68,23 @@ describe("StdioTransport", () => {
     expect(reasons).toEqual([]);
   });
 
+  it("a last stdout line without its newline, written before the process exits, is reported too", async () => {
+    const other: string[] = [];
+    let closed = false;
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ["-e", "process.stdout.write('banner\\nUsage: tool <serve|mcp>', () => process.exit(64))"],
+      env: { PATH: process.env.PATH ?? "" },
+      onOtherOutput: (line) => other.push(line),
+    });
+    transport.onclose = () => {
+      closed = true;
+    };
+    await transport.start();
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 3000, interval: 20 });
+    expect(other).toEqual(["banner", "Usage: tool <serve|mcp>"]);
+  });
+
   it("the limit is exact: a whole line of exactly the limit is delivered, one byte longer closes, in one chunk too", async () => {
     const messages: unknown[] = [];
     const reasons: string[] = [];
