@@ -27,6 +27,7 @@ import {
   type Runtime,
   SETTLED,
   serverScoped,
+  stderrSoFar,
 } from "./runtime.js";
 import { approveCall, invokeTool } from "./toolCall.js";
 import {
@@ -114,7 +115,7 @@ export class McpHub {
 
   /** The last lines a stdio server wrote on stderr since its latest connect began. */
   stderrSoFar(server: string): readonly string[] {
-    return [...this.runtime(server).stderrSoFar];
+    return stderrSoFar(this.runtime(server));
   }
 
   /** Its stdout lines that were no MCP message since then. */
@@ -330,7 +331,7 @@ export class McpHub {
           lastError: ({ context }) =>
             withStderrSoFar(
               connectTimeoutMessage(context.connectTimeoutMs),
-              holder.rt?.stderrSoFar ?? [],
+              holder.rt === undefined ? [] : stderrSoFar(holder.rt),
               holder.rt?.stdoutSoFar ?? [],
             ),
         }),

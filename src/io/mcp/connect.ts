@@ -40,6 +40,8 @@ export interface ConnectOptions {
   readonly interactive: boolean;
   readonly handlers?: SessionHandlers;
   readonly onStderr?: (line: string) => void;
+  /** A stdio server's stderr text after its last newline ("" when none), credentials redacted. */
+  readonly onStderrUnfinished?: (text: string) => void;
   /** A stdio server's stdout line that is no MCP message (a banner, a usage text), credentials redacted. */
   readonly onOtherOutput?: (line: string) => void;
   readonly onLost?: (reason: string) => void;
@@ -97,6 +99,7 @@ export async function connectServer(
             keepStderrLine(child.stderr, line);
             options.onStderr?.(line);
           },
+          onStderrUnfinished: (raw) => options.onStderrUnfinished?.(scrub(raw, secrets)),
           onExit: (how) => {
             child.exit = how;
           },

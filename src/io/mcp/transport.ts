@@ -19,6 +19,8 @@ export interface TransportOptions {
   readonly fetch?: FetchLike;
   /** Receives each stderr line of a stdio server. */
   readonly onStderr?: (line: string) => void;
+  /** The stdio server's stderr text after its last newline ("" when none): a prompt waiting for input. */
+  readonly onStderrUnfinished?: (text: string) => void;
   /** A stdio server process exited: `code 3` or `signal SIGKILL`. */
   readonly onExit?: (how: string) => void;
   /** svc closed a stdio connection because the server broke the protocol (a message over the limit). */
@@ -35,7 +37,10 @@ export interface TransportOptions {
  * with CRLF loses its CR. `end` reports a last line the stream ended without a newline (a server that
  * writes `fatal: API_KEY missing` and exits), which is often the one saying why it stopped.
  */
-export function stderrLines(onLine: ((line: string) => void) | undefined): {
+export function stderrLines(
+  onLine: ((line: string) => void) | undefined,
+  onUnfinished?: (text: string) => void,
+): {
   (chunk: Buffer): void;
   end(): void;
 } {
@@ -62,12 +67,16 @@ export function stderrLines(onLine: ((line: string) => void) | undefined): {
       pending = "";
       dropping = true;
     }
+    // A prompt waits without a newline ("Enter the code: "): a message about a server that does not
+    // answer quotes it too.
+    onUnfinished?.(pending);
   };
   return Object.assign(split, {
     end: () => {
       const last = dropping ? "" : pending + decoder.end();
       pending = "";
       dropping = false;
+      onUnfinished?.("");
       emit(last);
     },
   });
@@ -86,7 +95,7 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
       ...(options.onProtocolError === undefined ? {} : { onProtocolError: options.onProtocolError }),
       ...(options.onOtherOutput === undefined ? {} : { onOtherOutput: options.onOtherOutput }),
     });
-    const lines = stderrLines(options.onStderr);
+    const lines = stderrLines(options.onStderr, options.onStderrUnfinished);
     transport.stderr.on("data", lines);
     transport.stderr.on("end", lines.end);
     return transport;

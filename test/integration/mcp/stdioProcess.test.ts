@@ -109,6 +109,27 @@ describe("stdio server processes", () => {
     });
   });
 
+  it("a server waiting at a prompt (no newline after it): the connect timeout quotes the prompt", async () => {
+    const waits = `process.stderr.write("starting\\nEnter the one-time code: "); process.stdin.resume()`;
+    const captured = captureLogger();
+    const clock = new SimulatedClock();
+    const hub = hubs.hub(
+      hubs.home,
+      { w: entry({ command: process.execPath, args: ["-e", waits], connect_timeout: 60 }) },
+      { clock, logger: captured.logger },
+    );
+    await vi.waitFor(() => expect(hub.stderrSoFar("w")).toEqual(["starting", "Enter the one-time code:"]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.increment(60_000);
+    expect(hub.status()[0]).toMatchObject({
+      state: "failed",
+      lastError:
+        "connect timed out after 60 s (connect_timeout) — its stderr so far: starting | Enter the one-time code:",
+    });
+  });
+
   it("a server that never answers and wrote nothing on stderr: the timeout quotes its stdout lines that were no MCP message", async () => {
     // An HTTP server configured as a stdio one: it says where it listens, on stdout, and waits.
     const listens = `process.stdout.write("MCP server listening on http://localhost:3000/mcp\\n"); process.stdin.resume()`;
