@@ -9,6 +9,7 @@ import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { fingerprint, readSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
+import { EXIT_GRACE_MS } from "../../io/mcp/stdioTransport.js";
 import {
   type Connected,
   connectionState,
@@ -26,6 +27,7 @@ import {
   type Runtime,
   SETTLED,
   serverScoped,
+  stderrSoFar,
 } from "./runtime.js";
 import { approveCall, invokeTool } from "./toolCall.js";
 import {
@@ -113,7 +115,7 @@ export class McpHub {
 
   /** The last lines a stdio server wrote on stderr since its latest connect began. */
   stderrSoFar(server: string): readonly string[] {
-    return [...this.runtime(server).stderrSoFar];
+    return stderrSoFar(this.runtime(server));
   }
 
   /** Its stdout lines that were no MCP message since then. */
@@ -329,19 +331,22 @@ export class McpHub {
           lastError: ({ context }) =>
             withStderrSoFar(
               connectTimeoutMessage(context.connectTimeoutMs),
-              holder.rt?.stderrSoFar ?? [],
+              holder.rt === undefined ? [] : stderrSoFar(holder.rt),
               holder.rt?.stdoutSoFar ?? [],
             ),
         }),
       },
       actors: {
-        connect: fromPromise<Connected, { name: string; attempt: number }>(({ signal }) =>
-          connectRuntime(
-            holder.rt as Runtime,
+        connect: fromPromise<Connected, { name: string; attempt: number }>(({ signal }) => {
+          const rt = holder.rt as Runtime;
+          const connecting = connectRuntime(
+            rt,
             { ...this.options, onToolsChanged: () => this.toolsChanged() },
             signal,
-          ),
-        ),
+          );
+          rt.connecting = connecting;
+          return connecting;
+        }),
         ping: fromPromise<void, { session: unknown }>(({ input }) =>
           (input.session as McpSession).ping(entry.connect_timeout * 1000).catch((err: unknown) => {
             throw new Error(pingFailure(err, holder.rt?.secrets ?? []), { cause: err });
@@ -433,6 +438,10 @@ export class McpHub {
       rt.actor.send({ type: "STOP" });
       await waitFor(rt.actor, (s) => s.status === "done").catch(() => undefined);
     }
+    // A connect given up by the stop (a server still starting, one waiting on a login) settles only once
+    // its process is gone (stdin closed, then SIGTERM and SIGKILL to its group): wait for it, or the
+    // gateway could exit first and leave a server that ignores SIGTERM running as an orphan.
+    if (rt.connecting !== undefined) await settledWithin(rt.connecting, ABANDONED_CONNECT_WAIT_MS);
     if (this.options.system === undefined) rt.actor.stop();
     else this.options.system.stopChild(this.actorName(rt.name));
   }
@@ -474,3 +483,21 @@ function renderedAnew(rt: Runtime, scope: InterpolationScope): boolean {
   if (rt.rendered === undefined || (state !== "connected" && state !== "connecting")) return false;
   return rt.rendered !== renderedFingerprint(rt.name, rt.entry, scope);
 }
+
+/**
+ * How long a stop waits for a given-up connect: a stdio process's two grace periods (stdin closed, then
+ * SIGTERM) and a little more; a connect held by something else (a browser login) does not hold the stop.
+ */
+const ABANDONED_CONNECT_WAIT_MS = 2 * EXIT_GRACE_MS + 1000;
+
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  await Promise.race([promise.then(noop, noop), bound]);
+  clearTimeout(timer);
+}
+
+function noop(): void {}

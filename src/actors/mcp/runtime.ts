@@ -51,12 +51,16 @@ export interface Runtime {
   era: string | undefined;
   /** The last stderr lines of a stdio server since its latest connect began (a connect timeout quotes them). */
   stderrSoFar: string[];
+  /** Its stderr text after the last newline (a prompt waiting for input), quoted after those lines. */
+  stderrUnfinished?: string;
   /** Its last stdout lines that were no MCP message since then (quoted when it wrote nothing on stderr). */
   stdoutSoFar: string[];
   /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
   secrets: readonly string[];
   /** `renderedFingerprint` of the entry as the last connect rendered it (none before the first connect). */
   rendered?: string;
+  /** The latest connect (settled once a given-up connect has closed its process): a stop waits for it. */
+  connecting?: Promise<unknown>;
   /** Collisions among its own tools already logged: each is reported once, not at every listing or reconnect. */
   readonly loggedCollisions: Set<string>;
 }
@@ -104,6 +108,7 @@ export async function connectRuntime(
 ): Promise<Connected> {
   const { logger } = deps;
   rt.stderrSoFar = [];
+  rt.stderrUnfinished = "";
   rt.stdoutSoFar = [];
   let current: McpSession | undefined;
   // A burst of list_changed notifications (a server registering tools one by one) costs at most one
@@ -151,7 +156,11 @@ export async function connectRuntime(
     },
     onStderr: (line) => {
       keepStderrLine(rt.stderrSoFar, line);
+      rt.stderrUnfinished = "";
       logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`);
+    },
+    onStderrUnfinished: (text) => {
+      rt.stderrUnfinished = text;
     },
     onOtherOutput: (line) => {
       rt.stdoutSoFar.push(line);
@@ -291,4 +300,10 @@ export function serverScoped(server: string, reason: string): string {
   if (reason.startsWith("mcp_servers.")) return reason;
   if (reason.startsWith(`${server}: `)) return `mcp_servers.${reason}`;
   return `mcp_servers.${server}: ${reason}`;
+}
+
+/** A runtime's last stderr lines, with the text after the last newline (a prompt waiting for input). */
+export function stderrSoFar(rt: Pick<Runtime, "stderrSoFar" | "stderrUnfinished">): string[] {
+  const unfinished = rt.stderrUnfinished?.trim() ?? "";
+  return unfinished === "" ? [...rt.stderrSoFar] : [...rt.stderrSoFar, unfinished];
 }

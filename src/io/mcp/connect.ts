@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { delimiter, isAbsolute, join } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { flowItem } from "../../config/format.js";
@@ -40,6 +40,8 @@ export interface ConnectOptions {
   readonly interactive: boolean;
   readonly handlers?: SessionHandlers;
   readonly onStderr?: (line: string) => void;
+  /** A stdio server's stderr text after its last newline ("" when none), credentials redacted. */
+  readonly onStderrUnfinished?: (text: string) => void;
   /** A stdio server's stdout line that is no MCP message (a banner, a usage text), credentials redacted. */
   readonly onOtherOutput?: (line: string) => void;
   readonly onLost?: (reason: string) => void;
@@ -97,6 +99,7 @@ export async function connectServer(
             keepStderrLine(child.stderr, line);
             options.onStderr?.(line);
           },
+          onStderrUnfinished: (raw) => options.onStderrUnfinished?.(scrub(raw, secrets)),
           onExit: (how) => {
             child.exit = how;
           },
@@ -256,7 +259,7 @@ function describeExit(child: ChildReport, when?: string): string | undefined {
  * A whole command line written into `command` (as some clients' configs and install links do) is looked up
  * as one program name: when its first word is a program, say how to split it.
  */
-export function notFoundHint(command: string): string {
+export function notFoundHint(command: string, cwd: string = process.cwd()): string {
   // An unset variable keeps its literal text: the command looked up was `${NODE_BIN}`.
   const unset = keptAsWrittenHint(command, "command was run");
   if (unset !== undefined) return unset;
@@ -274,6 +277,9 @@ export function notFoundHint(command: string): string {
       : (process.env.PATH ?? "")
           .split(delimiter)
           .some((dir) => dir !== "" && existsSync(join(dir, program))));
+  // `./server.sh`: no PATH lookup, the path is taken from the gateway's working directory, not config.yaml's.
+  if (!found && rest.length === 0 && program?.includes("/") === true && !isAbsolute(program))
+    return `a relative command is taken from the working directory (${cwd}), where there is no such file — write its absolute path (or ~/...)`;
   if (!found) return "check command (and PATH)";
   // Each entry as YAML reads it back: `@scope/server` quoted (a plain YAML value cannot start with @).
   return `command is the program alone: write command: ${flowItem(program)} and args: [${rest.map(flowItem).join(", ")}]`;

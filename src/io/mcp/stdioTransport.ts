@@ -12,7 +12,7 @@ import { unreadableAnswer } from "./unreadableAnswer.js";
 export const MAX_STDIO_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** How long a server gets after its stdin closes, then after SIGTERM, before the next step. */
-const EXIT_GRACE_MS = 2000;
+export const EXIT_GRACE_MS = 2000;
 
 export interface StdioOptions {
   readonly command: string;
@@ -25,7 +25,15 @@ export interface StdioOptions {
   /** A stdout line that is no JSON-RPC message (a banner, a usage text), at most 1000 characters. */
   readonly onOtherOutput?: (line: string) => void;
   readonly maxMessageBytes?: number;
+  /** How long a process may run on after its stdout ended before svc closes it (1 s). */
+  readonly stdoutEndGraceMs?: number;
 }
+
+/**
+ * A process ending closes its stdout just before it exits; one still running this long after its stdout
+ * ended has closed it itself and can answer nothing more.
+ */
+export const STDOUT_END_GRACE_MS = 1000;
 
 /**
  * JSON-RPC over a child's stdin/stdout, newline-delimited, as the SDK's `StdioClientTransport` — with
@@ -91,6 +99,7 @@ export class StdioTransport implements Transport {
       child.stdin?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
       child.stdout?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.once("end", () => void this.stdoutEnded());
       child.stderr?.pipe(this.stderr);
     });
   }
@@ -125,6 +134,39 @@ export class StdioTransport implements Transport {
     this.buffered += rest.length;
     this.chunks.push(rest);
     if (this.buffered > limit) this.tooLong(limit);
+  }
+
+  /**
+   * stdout ended while the process runs on (it closed its stdout, or a wrapper's child holding it died):
+   * no answer can come any more, so every call would wait out its timeout. svc closes the connection and
+   * says why, so it reconnects and calls in flight fail at once.
+   */
+  private async stdoutEnded(): Promise<void> {
+    const exited = this.exited;
+    if (this.closed || exited === undefined) return;
+    // A last line without its newline (a usage text printed with printf before exiting) is a line too.
+    if (this.chunks.length > 0) {
+      const line = Buffer.concat(this.chunks);
+      this.chunks = [];
+      this.buffered = 0;
+      this.delivery = this.delivery.then(() => this.deliver(line));
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const stillRunning = await Promise.race([
+      exited.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), this.options.stdoutEndGraceMs ?? STDOUT_END_GRACE_MS);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    await this.delivery;
+    if (!stillRunning || this.closed) return;
+    const reason =
+      "the server process closed its stdout but kept running, so it could answer nothing more; svc stopped it";
+    this.options.onProtocolError?.(reason);
+    this.onerror?.(new Error(reason));
+    void this.close(true);
   }
 
   /** A message over the limit: svc closes the connection and says why, rather than buffering on. */

@@ -19,6 +19,8 @@ export interface TransportOptions {
   readonly fetch?: FetchLike;
   /** Receives each stderr line of a stdio server. */
   readonly onStderr?: (line: string) => void;
+  /** The stdio server's stderr text after its last newline ("" when none): a prompt waiting for input. */
+  readonly onStderrUnfinished?: (text: string) => void;
   /** A stdio server process exited: `code 3` or `signal SIGKILL`. */
   readonly onExit?: (how: string) => void;
   /** svc closed a stdio connection because the server broke the protocol (a message over the limit). */
@@ -31,17 +33,26 @@ export interface TransportOptions {
 /**
  * Splits a stderr stream into lines, each cut at `MAX_STDERR_LINE` characters (with `…`): a line longer
  * than that, whether it arrives in one chunk or many, is reported once, cut, and the rest of it up to its
- * newline is dropped, so a process that never ends a line cannot grow the buffer either.
+ * newline is dropped, so a process that never ends a line cannot grow the buffer either. A line ended
+ * with CRLF loses its CR. `end` reports a last line the stream ended without a newline (a server that
+ * writes `fatal: API_KEY missing` and exits), which is often the one saying why it stopped.
  */
-export function stderrLines(onLine: ((line: string) => void) | undefined): (chunk: Buffer) => void {
+export function stderrLines(
+  onLine: ((line: string) => void) | undefined,
+  onUnfinished?: (text: string) => void,
+): {
+  (chunk: Buffer): void;
+  end(): void;
+} {
   const decoder = new StringDecoder("utf8");
   let pending = "";
   let dropping = false;
-  const emit = (line: string) => {
+  const emit = (raw: string) => {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (line.trim() === "") return;
     onLine?.(line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}…` : line);
   };
-  return (chunk) => {
+  const split = (chunk: Buffer) => {
     const parts = decoder.write(chunk).split("\n");
     const tail = parts.pop() ?? "";
     for (const part of parts) {
@@ -56,7 +67,19 @@ export function stderrLines(onLine: ((line: string) => void) | undefined): (chun
       pending = "";
       dropping = true;
     }
+    // A prompt waits without a newline ("Enter the code: "): a message about a server that does not
+    // answer quotes it too.
+    onUnfinished?.(pending);
   };
+  return Object.assign(split, {
+    end: () => {
+      const last = dropping ? "" : pending + decoder.end();
+      pending = "";
+      dropping = false;
+      onUnfinished?.("");
+      emit(last);
+    },
+  });
 }
 
 /** Builds the transport for a rendered entry: stdio, Streamable HTTP, or SSE (`transport: sse`). */
@@ -72,7 +95,9 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
       ...(options.onProtocolError === undefined ? {} : { onProtocolError: options.onProtocolError }),
       ...(options.onOtherOutput === undefined ? {} : { onOtherOutput: options.onOtherOutput }),
     });
-    transport.stderr.on("data", stderrLines(options.onStderr));
+    const lines = stderrLines(options.onStderr, options.onStderrUnfinished);
+    transport.stderr.on("data", lines);
+    transport.stderr.on("end", lines.end);
     return transport;
   }
   const url = new URL(entry.url as string);

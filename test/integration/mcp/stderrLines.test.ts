@@ -31,4 +31,26 @@ describe("a stdio server's stderr lines", () => {
       await transport.close();
     }
   });
+
+  it("a last line without a newline (a server that writes why and exits) is reported, and CRLF loses its CR", async () => {
+    const script = "process.stderr.write('warn: slow\\r\\nfatal: API_KEY missing', () => process.exit(2))";
+    const lines: string[] = [];
+    const transport = createTransport(entry({ command: process.execPath, args: ["-e", script] }), {
+      onStderr: (line) => lines.push(line),
+    });
+    let closed = false;
+    transport.onclose = () => {
+      closed = true;
+    };
+    await transport.start();
+    try {
+      await vi.waitFor(() => expect(closed).toBe(true), { timeout: 5000, interval: 20 });
+      await vi.waitFor(() => expect(lines).toEqual(["warn: slow", "fatal: API_KEY missing"]), {
+        timeout: 1000,
+        interval: 10,
+      });
+    } finally {
+      await transport.close();
+    }
+  });
 });

@@ -70,6 +70,23 @@ describe("stdio server processes", () => {
     );
   });
 
+  it("a stop while a server is still starting waits for its process to end (no orphan when the gateway exits)", async () => {
+    // A server that never answers the handshake (one waiting on a login) and ignores SIGTERM, ending
+    // only when its stdin closes: the stop must not return (and the gateway exit) before it is gone.
+    const pidFile = join(hubs.home.dir, "server.pid");
+    const waits = `require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.on("SIGTERM", () => {}); process.stdin.on("end", () => setTimeout(() => process.exit(0), 200)); process.stdin.resume()`;
+    const hub = hubs.hub(hubs.home, { w: entry({ command: process.execPath, args: ["-e", waits] }) });
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 5000, interval: 20 });
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    try {
+      expect(hub.status()[0]?.state).toBe("connecting");
+      await hub.stop();
+      expect(alive(pid)).toBe(false);
+    } finally {
+      if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
   it("a server that never answers the handshake: the connect timeout quotes what it wrote on stderr meanwhile", async () => {
     // Like a bridge that prints a login URL and waits for it (mcp-remote does): the reason is on stderr.
     const waits = `process.stderr.write("Please authorize this client by visiting: https://auth.example/x\\n"); process.stdin.resume()`;
@@ -89,6 +106,27 @@ describe("stdio server processes", () => {
       state: "failed",
       lastError:
         "connect timed out after 60 s (connect_timeout) — its stderr so far: Please authorize this client by visiting: https://auth.example/x",
+    });
+  });
+
+  it("a server waiting at a prompt (no newline after it): the connect timeout quotes the prompt", async () => {
+    const waits = `process.stderr.write("starting\\nEnter the one-time code: "); process.stdin.resume()`;
+    const captured = captureLogger();
+    const clock = new SimulatedClock();
+    const hub = hubs.hub(
+      hubs.home,
+      { w: entry({ command: process.execPath, args: ["-e", waits], connect_timeout: 60 }) },
+      { clock, logger: captured.logger },
+    );
+    await vi.waitFor(() => expect(hub.stderrSoFar("w")).toEqual(["starting", "Enter the one-time code:"]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.increment(60_000);
+    expect(hub.status()[0]).toMatchObject({
+      state: "failed",
+      lastError:
+        "connect timed out after 60 s (connect_timeout) — its stderr so far: starting | Enter the one-time code:",
     });
   });
 

@@ -24,4 +24,12 @@ describe("notFoundHint for a command kept as written", () => {
       `command is the program alone: write command: ${process.execPath} and args: [-y, "@scope/server", --port, 8080]`,
     );
   });
+
+  it("a relative path names the working directory it was taken from (not PATH) and asks for an absolute one", () => {
+    expect(notFoundHint("./bin/server.sh", "/srv/app")).toBe(
+      "a relative command is taken from the working directory (/srv/app), where there is no such file — write its absolute path (or ~/...)",
+    );
+    expect(notFoundHint("my-server", "/srv/app")).toBe("check command (and PATH)");
+    expect(notFoundHint("/opt/missing/server", "/srv/app")).toBe("check command (and PATH)");
+  });
 });

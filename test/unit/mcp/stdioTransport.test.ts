@@ -23,6 +23,68 @@ describe("StdioTransport", () => {
     expect(alive(pid)).toBe(false);
   });
 
+  it("a process that closes its stdout and runs on is closed, saying why, instead of leaving calls to time out", async () => {
+    const reasons: string[] = [];
+    let closed = false;
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ["-e", "require('fs').closeSync(1); setInterval(() => {}, 1000)"],
+      env: { PATH: process.env.PATH ?? "" },
+      stdoutEndGraceMs: 50,
+      onProtocolError: (reason) => reasons.push(reason),
+    });
+    transport.onclose = () => {
+      closed = true;
+    };
+    await transport.start();
+    const pid = transport.pid as number;
+    try {
+      await vi.waitFor(() => expect(closed).toBe(true), { timeout: 3000, interval: 20 });
+      expect(reasons).toEqual([
+        "the server process closed its stdout but kept running, so it could answer nothing more; svc stopped it",
+      ]);
+      expect(alive(pid)).toBe(false);
+    } finally {
+      if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
+  it("a process that exits (its stdout ending with it) is not said to have closed its stdout", async () => {
+    const reasons: string[] = [];
+    let closed = false;
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ["-e", "process.exitCode = 3"],
+      env: { PATH: process.env.PATH ?? "" },
+      stdoutEndGraceMs: 50,
+      onProtocolError: (reason) => reasons.push(reason),
+    });
+    transport.onclose = () => {
+      closed = true;
+    };
+    await transport.start();
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 3000, interval: 20 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(reasons).toEqual([]);
+  });
+
+  it("a last stdout line without its newline, written before the process exits, is reported too", async () => {
+    const other: string[] = [];
+    let closed = false;
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ["-e", "process.stdout.write('banner\\nUsage: tool <serve|mcp>', () => process.exit(64))"],
+      env: { PATH: process.env.PATH ?? "" },
+      onOtherOutput: (line) => other.push(line),
+    });
+    transport.onclose = () => {
+      closed = true;
+    };
+    await transport.start();
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 3000, interval: 20 });
+    expect(other).toEqual(["banner", "Usage: tool <serve|mcp>"]);
+  });
+
   it("the limit is exact: a whole line of exactly the limit is delivered, one byte longer closes, in one chunk too", async () => {
     const messages: unknown[] = [];
     const reasons: string[] = [];
