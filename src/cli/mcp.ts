@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Command } from "commander";
 import { createRunner } from "../actors/agent/index.js";
@@ -24,7 +25,7 @@ import { runningPid } from "../io/gatewayState.js";
 import { entrySecrets } from "../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
-import { readStatusFile, type ServerStatus } from "../io/mcp/statusFile.js";
+import { readStatusFile, type ServerStatus, type StatusFile, statusPath } from "../io/mcp/statusFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
@@ -151,6 +152,11 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
   const pid = runningPid(loaded.paths);
   const file = pid === undefined ? undefined : readStatusFile(loaded.paths.mcpCache);
   const live = file !== undefined && file.pid === pid;
+  // A running gateway whose status this command cannot read: what follows is not its live status.
+  if (pid !== undefined && !live && Object.keys(loaded.config.mcp_servers).length > 0)
+    process.stderr.write(
+      `Note: ${noLiveStatus(pid, file, statusPath(loaded.paths.mcpCache), options.check !== false)}\n`,
+    );
   // No gateway: each enabled server is connected once to show whether it works (--no-check: config only).
   if (!live && options.check !== false) {
     // A lazy server with a schema cache stays unstarted until its first call: shown lazy, not woken.
@@ -188,9 +194,21 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
   if (drift !== undefined) process.stdout.write(`${drift}\n`);
   if (!live) {
     process.stdout.write(
-      "(no gateway is running: states are from the configuration, tool counts from the schema cache)\n",
+      `(${pid === undefined ? "no gateway is running" : "not the running gateway's status"}: states are from the configuration, tool counts from the schema cache)\n`,
     );
   }
+}
+
+/** Why `svc mcp list` shows no live status though gateway `pid` runs, and what writes its status again. */
+function noLiveStatus(pid: number, file: StatusFile | undefined, path: string, check: boolean): string {
+  const why =
+    file !== undefined
+      ? `${path} was written by pid ${file.pid}`
+      : existsSync(path)
+        ? `${path} cannot be read`
+        : `${path} is missing`;
+  const shown = check ? "each server checked as with no gateway running" : "the configuration-only view";
+  return `a gateway is running (pid ${pid}), but ${why}, so its live status cannot be shown: below is ${shown} — svc mcp reload writes the status file again`;
 }
 
 function printProblems(status: ServerStatus, entry: McpServerEntry | undefined): void {
