@@ -220,15 +220,18 @@ function printProblems(status: ServerStatus, entry: McpServerEntry | undefined):
     process.stderr.write(`warning: mcp_servers.${status.name}: ${problem}\n`);
 }
 
+/** A command that needs `server` connected, refused for `enabled: false`: the file and key to change. */
+function disabledServer(loaded: LoadedConfig, server: string): SvcError {
+  return new SvcError(
+    "mcp_config",
+    `${loaded.paths.config}: mcp_servers.${server}.enabled is false — set enabled: true to use it`,
+  );
+}
+
 /** Connects one server (waking a lazy one); a usage or connect error when it does not connect. */
 async function connected(loaded: LoadedConfig, hub: McpHub, server: string): Promise<ServerStatus> {
   const status = await hub.settled(server, { connect: true });
-  if (status.state === "disabled") {
-    throw new SvcError(
-      "mcp_config",
-      `${loaded.paths.config}: mcp_servers.${server}.enabled is false — set enabled: true to use it`,
-    );
-  }
+  if (status.state === "disabled") throw disabledServer(loaded, server);
   if (status.state !== "connected") {
     throw new SvcError("mcp_connect", serverScoped(server, status.lastError ?? status.state));
   }
@@ -380,6 +383,8 @@ async function callTool(
 ): Promise<void> {
   const args = parseToolArgs(options.args);
   const loaded = loadConfig();
+  // As `svc mcp tools` and `svc mcp test` say it (the hub's own refusal names no file).
+  if (loaded.config.mcp_servers[server]?.enabled === false) throw disabledServer(loaded, server);
   const hub = cliHub(loaded, [server], options.elicitation);
   // Ctrl-C cancels the call (notifications/cancelled) and closes the server before the command ends.
   const interrupt = listenForInterrupt(`the call of "${tool}"`);
