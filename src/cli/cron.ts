@@ -6,7 +6,7 @@ import { DEFAULT_PROFILE, inProfile, svcHome, svcPaths } from "../config/paths.j
 import type { Route } from "../config/schema.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
-import { profilesOnDisk } from "../io/profiles.js";
+import { profilesOnDisk, unusableProfileEntry } from "../io/profiles.js";
 import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
 import {
   type CronJob,
@@ -31,7 +31,14 @@ interface ProfileOption {
   profile?: string;
 }
 
+/**
+ * The profile's cron store. A `profiles/<name>` that is a link to nothing or a file is refused, named with
+ * its link target and what to do: the write failed with a raw `ENOTDIR ... mkdir`, or made the directory a
+ * moved link pointed to.
+ */
 function store(options: ProfileOption) {
+  const unusable = unusableProfileEntry(svcHome(), options.profile);
+  if (unusable !== undefined) throw new SvcError("usage", unusable);
   return cronStore(svcPaths(svcHome(), options.profile).cronJobs);
 }
 

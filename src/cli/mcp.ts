@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Command } from "commander";
 import { createRunner } from "../actors/agent/index.js";
@@ -24,7 +25,7 @@ import { runningPid } from "../io/gatewayState.js";
 import { entrySecrets } from "../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
-import { readStatusFile, type ServerStatus } from "../io/mcp/statusFile.js";
+import { readStatusFile, type ServerStatus, type StatusFile, statusPath } from "../io/mcp/statusFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
@@ -151,6 +152,11 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
   const pid = runningPid(loaded.paths);
   const file = pid === undefined ? undefined : readStatusFile(loaded.paths.mcpCache);
   const live = file !== undefined && file.pid === pid;
+  // A running gateway whose status this command cannot read: what follows is not its live status.
+  if (pid !== undefined && !live && Object.keys(loaded.config.mcp_servers).length > 0)
+    process.stderr.write(
+      `Note: ${noLiveStatus(pid, file, statusPath(loaded.paths.mcpCache), options.check !== false)}\n`,
+    );
   // No gateway: each enabled server is connected once to show whether it works (--no-check: config only).
   if (!live && options.check !== false) {
     // A lazy server with a schema cache stays unstarted until its first call: shown lazy, not woken.
@@ -188,9 +194,21 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
   if (drift !== undefined) process.stdout.write(`${drift}\n`);
   if (!live) {
     process.stdout.write(
-      "(no gateway is running: states are from the configuration, tool counts from the schema cache)\n",
+      `(${pid === undefined ? "no gateway is running" : "not the running gateway's status"}: states are from the configuration, tool counts from the schema cache)\n`,
     );
   }
+}
+
+/** Why `svc mcp list` shows no live status though gateway `pid` runs, and what writes its status again. */
+function noLiveStatus(pid: number, file: StatusFile | undefined, path: string, check: boolean): string {
+  const why =
+    file !== undefined
+      ? `${path} was written by pid ${file.pid}`
+      : existsSync(path)
+        ? `${path} cannot be read`
+        : `${path} is missing`;
+  const shown = check ? "each server checked as with no gateway running" : "the configuration-only view";
+  return `a gateway is running (pid ${pid}), but ${why}, so its live status cannot be shown: below is ${shown} — svc mcp reload writes the status file again`;
 }
 
 function printProblems(status: ServerStatus, entry: McpServerEntry | undefined): void {
@@ -202,15 +220,18 @@ function printProblems(status: ServerStatus, entry: McpServerEntry | undefined):
     process.stderr.write(`warning: mcp_servers.${status.name}: ${problem}\n`);
 }
 
+/** A command that needs `server` connected, refused for `enabled: false`: the file and key to change. */
+function disabledServer(loaded: LoadedConfig, server: string): SvcError {
+  return new SvcError(
+    "mcp_config",
+    `${loaded.paths.config}: mcp_servers.${server}.enabled is false — set enabled: true to use it`,
+  );
+}
+
 /** Connects one server (waking a lazy one); a usage or connect error when it does not connect. */
 async function connected(loaded: LoadedConfig, hub: McpHub, server: string): Promise<ServerStatus> {
   const status = await hub.settled(server, { connect: true });
-  if (status.state === "disabled") {
-    throw new SvcError(
-      "mcp_config",
-      `${loaded.paths.config}: mcp_servers.${server}.enabled is false — set enabled: true to use it`,
-    );
-  }
+  if (status.state === "disabled") throw disabledServer(loaded, server);
   if (status.state !== "connected") {
     throw new SvcError("mcp_connect", serverScoped(server, status.lastError ?? status.state));
   }
@@ -362,6 +383,8 @@ async function callTool(
 ): Promise<void> {
   const args = parseToolArgs(options.args);
   const loaded = loadConfig();
+  // As `svc mcp tools` and `svc mcp test` say it (the hub's own refusal names no file).
+  if (loaded.config.mcp_servers[server]?.enabled === false) throw disabledServer(loaded, server);
   const hub = cliHub(loaded, [server], options.elicitation);
   // Ctrl-C cancels the call (notifications/cancelled) and closes the server before the command ends.
   const interrupt = listenForInterrupt(`the call of "${tool}"`);

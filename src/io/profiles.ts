@@ -54,12 +54,34 @@ export function unusableProfileEntries(home: string): string[] {
     .filter((entry) => entry.name !== DEFAULT_PROFILE && PROFILE_NAME.test(entry.name))
     .filter((entry) => !isProfileDir(dir, entry))
     .sort((a, b) => (a.name < b.name ? -1 : 1))
-    .map((entry) => {
-      const path = join(dir, entry.name);
-      if (entry.isSymbolicLink())
-        return `${path}: a symbolic link to ${linkTarget(path)}, which is not a directory (missing or moved) — profile ${entry.name}'s runs, cron jobs and MCP logins cannot use it: restore the directory it points to, or remove the link`;
-      return `${path} is not a directory — profile ${entry.name}'s runs, cron jobs and MCP logins cannot use it: move the file away (a profile is the directory ${path}/)`;
-    });
+    .map((entry) => unusableEntryMessage(dir, entry));
+}
+
+/**
+ * Why `profile`'s entry under `<home>/profiles/` cannot be its directory (a link to nothing, a file), in
+ * the words of `unusableProfileEntries`; undefined for the default profile, a directory (or a link to
+ * one) and a name with no entry yet. A command that writes a profile's files (`svc cron create`) refuses
+ * with it: writing through a link to nothing makes the directory it pointed to, somewhere else.
+ */
+export function unusableProfileEntry(home: string, profile: string | undefined): string | undefined {
+  if (profile === undefined || profile === DEFAULT_PROFILE) return undefined;
+  const dir = join(home, "profiles");
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const entry = entries.find((candidate) => candidate.name === profile);
+  if (entry === undefined || isProfileDir(dir, entry)) return undefined;
+  return unusableEntryMessage(dir, entry);
+}
+
+function unusableEntryMessage(dir: string, entry: Dirent): string {
+  const path = join(dir, entry.name);
+  if (entry.isSymbolicLink())
+    return `${path}: a symbolic link to ${linkTarget(path)}, which is not a directory (missing or moved) — profile ${entry.name}'s runs, cron jobs and MCP logins cannot use it: restore the directory it points to, or remove the link`;
+  return `${path} is not a directory — profile ${entry.name}'s runs, cron jobs and MCP logins cannot use it: move the file away (a profile is the directory ${path}/)`;
 }
 
 function linkTarget(path: string): string {

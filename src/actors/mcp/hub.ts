@@ -266,7 +266,14 @@ export class McpHub {
   }
 
   private async applyServers(servers: Readonly<Record<string, McpServerEntry>>): Promise<ReloadSummary> {
-    const summary: ReloadSummary = { added: [], removed: [], changed: [], disabled: [], unchanged: [] };
+    const summary: { [K in keyof Required<ReloadSummary>]: string[] } = {
+      added: [],
+      removed: [],
+      changed: [],
+      disabled: [],
+      enabled: [],
+      unchanged: [],
+    };
     for (const [name, rt] of [...this.runtimes]) {
       if (Object.hasOwn(servers, name)) continue;
       await this.remove(rt);
@@ -291,7 +298,16 @@ export class McpHub {
         continue;
       }
       if (rt !== undefined) await this.remove(rt);
-      (rt === undefined ? summary.added : entry.enabled ? summary.changed : summary.disabled).push(name);
+      // A server that was `enabled: false` had no connection: it is started, not reconnected.
+      const list =
+        rt === undefined
+          ? summary.added
+          : !entry.enabled
+            ? summary.disabled
+            : rt.entry.enabled
+              ? summary.changed
+              : summary.enabled;
+      list.push(name);
       this.add(name, entry);
     }
     this.servers = servers;

@@ -4,7 +4,7 @@ import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
  * What `svc mcp reload` prints from the gateway's report. A changed server that restarts lazy (`lazy: true`
  * with a schema cache of the new entry) is not reconnected — it connects at its first call — so it is
  * listed apart from the changed servers that were; an added server that did not connect (disabled, or
- * lazy) says so.
+ * lazy) says so, and a server changed from `enabled: false` is listed as enabled (it never was connected).
  */
 export function reloadSummaryText(
   pid: number,
@@ -23,6 +23,10 @@ export function reloadSummaryText(
         ? `${name} (lazy: connects at its first call)`
         : name,
   );
+  // Changed from enabled: false: started now, never connected before (a lazy one connects at its first call).
+  const enabled = (reload.enabled ?? []).map((name) =>
+    isLazy(name) ? `${name} (lazy: connects at its first call)` : name,
+  );
   const lazy = reload.changed.filter(isLazy);
   const reconnected = reload.changed.filter((name) => !isLazy(name));
   const line = (label: string, names: readonly string[]) =>
@@ -31,10 +35,12 @@ export function reloadSummaryText(
     `Gateway (pid ${pid}) reloaded mcp_servers:\n` +
     line("added", added) +
     line("removed", reload.removed) +
+    line("enabled (was enabled: false)", enabled) +
     line("reconnected (changed)", reconnected) +
     line("changed, lazy (connects at its first call)", lazy) +
     line("stopped (disabled)", disabled) +
     line("unchanged", reload.unchanged);
-  const changes = reload.added.length + reload.removed.length + reload.changed.length + disabled.length;
+  const changes =
+    reload.added.length + reload.removed.length + reload.changed.length + disabled.length + enabled.length;
   return changes === 0 ? `${text}  nothing changed\n` : text;
 }

@@ -10,6 +10,11 @@ export interface ReloadSummary {
   readonly changed: string[];
   /** Changed to `enabled: false`: stopped, not reconnected. */
   readonly disabled: string[];
+  /**
+   * Changed from `enabled: false` to enabled: started, never connected before (not "reconnected"). Absent
+   * in the report of a gateway started before it was reported.
+   */
+  readonly enabled?: string[];
   readonly unchanged: string[];
 }
 

@@ -26,6 +26,19 @@ describe("svc mcp on a server with enabled: false (spec 2.1: no connection, entr
     expect(res.stderr).not.toContain("fixture legacy ready");
   });
 
+  it("call says it as tools and test do, naming the file and the key", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({ mcp_servers: { off: { command: process.execPath, args: [SERVER], enabled: false } } }),
+    );
+    const res = await svc(home, ["mcp", "call", "off", "echo", "--args", '{"text":"hi"}']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(
+      `svc: ${join(home.dir, "config.yaml")}: mcp_servers.off.enabled is false — set enabled: true to use it\n`,
+    );
+  });
+
   it("list without a gateway counts no tools for it, even with a schema cache from an earlier connect", async () => {
     home = tempHome();
     const write = (enabled: boolean) =>

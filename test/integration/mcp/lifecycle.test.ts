@@ -143,6 +143,7 @@ describe("reload", () => {
       removed: ["drop"],
       changed: ["change"],
       disabled: [],
+      enabled: [],
       unchanged: ["keep"],
     });
     expect(text(await h.call("keep", "pid", {}))).toBe(pidKeep);

@@ -41,4 +41,15 @@ describe("svc mcp reload's summary", () => {
       reloadSummaryText(7, { added: [], removed: [], changed: [], disabled: [], unchanged: ["u"] }, []),
     ).toBe("Gateway (pid 7) reloaded mcp_servers:\n  unchanged: u\n  nothing changed\n");
   });
+
+  it("lists a server changed from enabled: false as enabled, not reconnected (it never was connected)", () => {
+    const text = reloadSummaryText(
+      7,
+      { added: [], removed: [], changed: ["a"], disabled: [], enabled: ["on", "lz"], unchanged: [] },
+      [status("a", "connected"), status("on", "connecting"), status("lz", "lazy")],
+    );
+    expect(text).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  enabled (was enabled: false): on, lz (lazy: connects at its first call)\n  reconnected (changed): a\n",
+    );
+  });
 });

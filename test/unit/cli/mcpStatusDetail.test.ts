@@ -25,10 +25,20 @@ describe("svc mcp list DETAIL with a gateway running", () => {
   });
 
   it("an error, a disabled server and collisions come first; nothing to say is empty", () => {
-    expect(detail(status({ lastError: "boom", warnings: [NO_MATCH] }))).toBe("boom");
+    expect(detail(status({ lastError: "boom", warnings: [NO_MATCH] }))).toBe("mcp_servers.e: boom");
     expect(detail(status({ state: "disabled" }))).toBe("skipped (enabled: false)");
     expect(detail(status({ collisions: ["c1"], warnings: [NO_MATCH] }))).toBe("collision: c1");
     expect(detail(status({ warnings: [] }))).toBe("");
     expect(detail(status({}))).toBe("");
+  });
+
+  it("names the server in a reconnecting server's error as in a failed one's (and as the gateway log does)", () => {
+    const closed = "the connection closed: the server process exited (code 1)";
+    expect(detail(status({ state: "reconnecting", lastError: closed }))).toBe(`mcp_servers.e: ${closed}`);
+    const failed = "mcp_servers.e: command not found: x — check command (and PATH)";
+    expect(detail(status({ state: "failed", lastError: failed }))).toBe(failed);
+    expect(detail(status({ state: "failed", lastError: "e: the login expired" }))).toBe(
+      "mcp_servers.e: the login expired",
+    );
   });
 });

@@ -88,6 +88,7 @@ describe("MCP servers named like Object.prototype members (SDK server over InMem
       removed: ["constructor"],
       changed: [],
       disabled: [],
+      enabled: [],
       unchanged: ["toString"],
     });
     expect(h.status().map((s) => s.name)).toEqual(["toString"]);

@@ -1,0 +1,48 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { runInProcess } from "../../helpers/inProcessCli.js";
+
+let home: TempHome;
+let gateway: ChildProcess | undefined;
+afterEach(() => {
+  gateway?.kill("SIGKILL");
+  gateway = undefined;
+  home.cleanup();
+});
+
+describe("svc mcp list with a gateway running but no status file of it", () => {
+  it("says in a note that the live status cannot be shown and why, instead of silently showing the offline view", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify({ mcp_servers: { off: { command: "true", enabled: false } } }));
+    // A process that passes for this home's gateway (its command line says gateway, its SVC_HOME is the home).
+    gateway = spawn(process.execPath, ["-e", "setInterval(() => {}, 60000)", "gateway"], {
+      env: { SVC_HOME: home.dir, PATH: process.env.PATH ?? "" },
+      stdio: "ignore",
+    });
+    await once(gateway, "spawn");
+    home.write("gateway.pid", `${gateway.pid}\n`);
+    const status = join(home.dir, "mcp-cache", "status.json");
+    const list = (...args: string[]) =>
+      runInProcess(["mcp", "list", ...args], { SVC_HOME: home.dir, PATH: process.env.PATH ?? "" });
+
+    const missing = await list("--no-check");
+    expect(missing.code).toBe(0);
+    expect(missing.stderr).toBe(
+      `Note: a gateway is running (pid ${gateway.pid}), but ${status} is missing, so its live status cannot be shown: below is the configuration-only view — svc mcp reload writes the status file again\n`,
+    );
+    expect(missing.stdout).toContain(
+      "(not the running gateway's status: states are from the configuration, tool counts from the schema cache)\n",
+    );
+
+    home.write("mcp-cache/status.json", JSON.stringify({ pid: 1, updatedAt: "", servers: [] }));
+    const other = await list();
+    expect(other.stderr).toContain(
+      `was written by pid 1, so its live status cannot be shown: below is each server checked as with no gateway running — `,
+    );
+    expect(other.stdout).toMatch(/^off\s+stdio\s+skipped \(enabled: false\)$/m);
+  });
+});
