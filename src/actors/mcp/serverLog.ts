@@ -32,9 +32,17 @@ export function gatewayLevel(level: string): "debug" | "info" | "warn" | "error"
   }
 }
 
-/** The text of a log message: a string as it is, anything else as JSON; cut at `SERVER_LOG_MAX_CHARS`. */
+/**
+ * The text of a log message: a string as it is, anything else as JSON, a message without `data` (which a
+ * hand-written server may send) as `(no data)`; cut at `SERVER_LOG_MAX_CHARS`.
+ */
 export function serverLogText(params: ServerLogParams): string {
-  const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
+  const data =
+    params.data === undefined
+      ? "(no data)"
+      : typeof params.data === "string"
+        ? params.data
+        : JSON.stringify(params.data);
   const logger = typeof params.logger === "string" ? `${params.logger}: ` : "";
   const text = `${logger}${data ?? String(params.data)}`;
   return text.length > SERVER_LOG_MAX_CHARS ? `${text.slice(0, SERVER_LOG_MAX_CHARS)}…` : text;

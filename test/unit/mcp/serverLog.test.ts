@@ -19,6 +19,10 @@ describe("a server's log message in the gateway log", () => {
   it("names the server's logger, writes non-string data as JSON and cuts a long message", () => {
     expect(serverLogText({ level: "info", logger: "db", data: "ready" })).toBe("db: ready");
     expect(serverLogText({ level: "info", data: { rows: 3 } })).toBe('{"rows":3}');
+    // A hand-written server's message without `data`: said so, not the word "undefined".
+    expect(serverLogText({ level: "info", logger: "db" } as Parameters<typeof serverLogText>[0])).toBe(
+      "db: (no data)",
+    );
     const long = serverLogText({ level: "info", data: "x".repeat(5000) });
     expect(long).toHaveLength(SERVER_LOG_MAX_CHARS + 1);
     expect(long.endsWith("…")).toBe(true);
