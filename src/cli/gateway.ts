@@ -62,7 +62,14 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     if (recordedPid(stateFile) === process.pid) rmSync(stateFile, { force: true });
   };
   const stop = (signal: string) => {
-    if (stopSignal !== undefined) return;
+    if (stopSignal !== undefined) {
+      // A second Ctrl-C while runs drain: said, so the wait is not taken for a hang (the drain is not cut short).
+      if (gateway !== undefined && signal.startsWith("SIG"))
+        logger.info(
+          `[gateway] ${signal} received again: already stopping — runs still in flight get the rest of gateway.drain_timeout_seconds, then what has not finished is kept for the next start`,
+        );
+      return;
+    }
     stopSignal = signal;
     if (gateway === undefined) return; // still starting: stopped as soon as it is up
     logger.info(`[gateway] ${signal} received, stopping`);

@@ -114,6 +114,33 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     expect(await exited).toEqual({ code: 0, signal: null });
   });
 
+  it("a second signal while runs drain says the gateway is already stopping, and the drain goes on", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        ...cliConfig({ r: { secret: "INSECURE_NO_AUTH" } }),
+        agent: { provider: "command", command: ["sh", "-c", "cat >/dev/null; sleep 30"] },
+        // Long enough that the second signal surely comes while the run drains.
+        gateway: { drain_timeout_seconds: 3 },
+      }),
+    );
+    gateway = await runForeground(home, ["--port", "0"]);
+    const run = gateway;
+    const accepted = await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {});
+    expect(accepted.status).toBe(202);
+    run.child.kill("SIGTERM");
+    await waitFor(() => gatewayLog().includes("[gateway] SIGTERM received, stopping"), "the stop");
+    run.child.kill("SIGINT");
+    expect(await run.exited).toBe(0);
+    expect(gatewayLog()).toContain(
+      "[gateway] SIGINT received again: already stopping — runs still in flight get the rest of gateway.drain_timeout_seconds, then what has not finished is kept for the next start",
+    );
+    expect(readFileSync(join(home.dir, "webhook-pending-runs.json"), "utf8")).toContain(
+      accepted.body.delivery_id as string,
+    );
+  });
+
   it("a bug's unhandled rejection is logged and the gateway runs on; an uncaught exception stops it like SIGTERM (runs saved), exit 1", async () => {
     home = tempHome();
     const agent = {
