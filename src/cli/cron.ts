@@ -21,7 +21,7 @@ import {
   unknownJob,
 } from "../io/stores/cronStore.js";
 import { parseSubscription, type Subscription } from "../io/stores/subscriptions.js";
-import { canonicalTarget, TARGET_ALIASES } from "../io/targets/names.js";
+import { canonicalTarget, unknownTargetText } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
 import { collectPairs, formatTable, profileFlag } from "./format.js";
 import { withSubscriptionStore } from "./webhook/subscriptionStoreFor.js";
@@ -90,11 +90,7 @@ async function create(options: CreateOptions): Promise<void> {
   // Every run would otherwise fail on it: refused here as `svc webhook subscribe --deliver` does.
   if (options.deliver !== undefined && canonicalTarget(options.deliver) === undefined) {
     // As a route's deliver and svc webhook subscribe --deliver say it: `slak` → "slack", `Telegram` → "telegram".
-    const meant = nearMiss(options.deliver, Object.keys(TARGET_ALIASES));
-    throw new SvcError(
-      "usage",
-      `--deliver: unknown target "${options.deliver}" — ${meant === undefined ? "" : `did you mean "${meant}"? `}use one of ${Object.keys(TARGET_ALIASES).join(", ")}`,
-    );
+    throw new SvcError("usage", `--deliver: ${unknownTargetText(options.deliver)}`);
   }
   const jobs = store(options);
   // Before the write, which makes the profile's directory: `--profile wrok` would otherwise start a new profile.

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { formatJsonIssues } from "../../config/format.js";
-import { nearMiss } from "../../config/nearMiss.js";
-import { canonicalTarget, TARGET_ALIASES } from "../targets/names.js";
+import { canonicalTarget, unknownTargetText } from "../targets/names.js";
 import { type CronJob, jobNameProblem, parseSchedule } from "./cronStore.js";
 
 /**
@@ -31,12 +30,8 @@ const cronJobSchema = z.looseObject({
     .string()
     .min(1)
     .superRefine((target, ctx) => {
-      if (canonicalTarget(target) !== undefined) return;
-      const meant = nearMiss(target, Object.keys(TARGET_ALIASES));
-      ctx.addIssue({
-        code: "custom",
-        message: `unknown target ${JSON.stringify(target)} — ${meant === undefined ? "" : `did you mean "${meant}"? `}use one of ${Object.keys(TARGET_ALIASES).join(", ")}`,
-      });
+      if (canonicalTarget(target) === undefined)
+        ctx.addIssue({ code: "custom", message: unknownTargetText(target) });
     })
     .default("log"),
   // A number or boolean written by hand (chat_id: 42) is its text, as delivery targets read it; a null

@@ -1,3 +1,4 @@
+import { nearMiss } from "../../config/nearMiss.js";
 import { PLATFORM_ALIASES, PLATFORM_NAMES } from "../../config/sections/platforms.js";
 
 /** Target names users may write in `deliver`, mapped to the canonical platform name. */
@@ -9,6 +10,12 @@ export const TARGET_ALIASES: Readonly<Record<string, string>> = {
 
 export function canonicalTarget(name: string): string | undefined {
   return Object.hasOwn(TARGET_ALIASES, name) ? TARGET_ALIASES[name] : undefined;
+}
+
+/** What a `deliver` that names no target is told, wherever it is written: `unknown target "slak" — did you mean "slack"? use one of …`. */
+export function unknownTargetText(name: string): string {
+  const meant = nearMiss(name, Object.keys(TARGET_ALIASES));
+  return `unknown target "${name}" — ${meant === undefined ? "" : `did you mean "${meant}"? `}use one of ${Object.keys(TARGET_ALIASES).join(", ")}`;
 }
 
 /** True for the chat platforms (chat_1..chat_13), whose deliveries can be mirrored into sessions. */

@@ -1,11 +1,10 @@
 import { dirname, join } from "node:path";
 import { unsetVariablesIn } from "../../config/interpolate.js";
-import { nearMiss } from "../../config/nearMiss.js";
 import type { Config } from "../../config/schema.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
 import { type Route, routeKey } from "../../config/sections/webhook.js";
 import { unreadExtraKeys } from "./extraKeys.js";
-import { canonicalTarget, isChatPlatform, TARGET_ALIASES } from "./names.js";
+import { canonicalTarget, isChatPlatform, unknownTargetText } from "./names.js";
 import { notifyServiceProblem } from "./notifyService.js";
 
 /**
@@ -62,7 +61,6 @@ export function targetStartupProblems(
     string,
     { enabled?: boolean; home_channel?: string } | undefined
   >;
-  const validNames = Object.keys(TARGET_ALIASES).join(", ");
   for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
     const at = `${file}: ${routeKey(name, route)}`;
     const canonical = canonicalTarget(route.deliver);
@@ -75,10 +73,7 @@ export function targetStartupProblems(
       continue;
     }
     if (canonical === undefined) {
-      const meant = nearMiss(route.deliver, Object.keys(TARGET_ALIASES));
-      unknown.push(
-        `${at}.deliver: unknown target "${route.deliver}" — ${meant === undefined ? "" : `did you mean "${meant}"? `}use one of ${validNames}`,
-      );
+      unknown.push(`${at}.deliver: ${unknownTargetText(route.deliver)}`);
       continue;
     }
     // A cron_job route's deliver has no effect (the job delivers to its own target; idleRouteKeys warns
