@@ -45,7 +45,11 @@ const result = await runWrk(
   Number(process.env.BENCH_CONNECTIONS ?? 32),
   seconds,
   kind,
-);
+).catch(async (err: unknown) => {
+  await stopServer(child);
+  await redis?.stop();
+  throw err;
+});
 const cpuUsed = cpuSeconds(child.pid as number) - cpuBefore;
 await stopServer(child);
 await redis?.stop();

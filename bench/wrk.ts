@@ -37,6 +37,7 @@ export function runWrk(
   seconds: number,
   tag: string,
 ): Promise<WrkResult> {
+  if (!wrkAvailable()) return Promise.reject(new Error("wrk is not installed: apt-get install wrk"));
   const script = join(dir, `${tag}.lua`);
   writeFileSync(
     script,
