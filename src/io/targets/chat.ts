@@ -181,14 +181,19 @@ export function partlyDelivered(err: unknown, index: number, total: number): unk
 }
 
 /**
- * One part of one delivery, the same on every attempt: `svc-<route>-<delivery id>-<part>`. Platforms that
- * de-duplicate requests by a client-chosen key (Matrix's transaction id, Discord's nonce, Mattermost's
- * pending_post_id, Feishu's uuid; an email's Message-ID) then post a part once, however often a lost
- * answer (a timeout, a 5xx after the platform posted) makes it be sent. Delivery ids are unique per route
- * only, so the route is part of it.
+ * One part of one delivery, the same on every attempt: `svc-<route>-<delivery id>-<part>-<text>`, where
+ * `<text>` is 8 characters of the text's SHA-256. Platforms that de-duplicate requests by a client-chosen
+ * key (Matrix's transaction id, Discord's nonce, Mattermost's pending_post_id, Feishu's uuid; an email's
+ * Message-ID) then post a part once, however often a lost answer (a timeout, a 5xx after the platform
+ * posted) makes it be sent. Delivery ids are unique per route only, so the route is part of it; and one
+ * delivery id may be run again with another reply (GitHub's redelivery keeps its X-GitHub-Delivery, and
+ * is processed anew once the idempotency hour is over; a run saved at a stop runs again at the next
+ * start), whose text then gets a key of its own rather than the earlier message's (a mailbox would hide
+ * the new mail behind the old Message-ID, and a Matrix server answer the new text with the old event).
  */
 export function partKey(message: DeliveryMessage, index: number): string {
-  return `svc-${message.route}-${message.deliveryId}-${index}`;
+  const text = createHash("sha256").update(message.text).digest("base64url").slice(0, 8);
+  return `svc-${message.route}-${message.deliveryId}-${index}-${text}`;
 }
 
 /** `partKey` hashed to `length` base64url characters, for a platform that caps its key's length. */

@@ -132,7 +132,9 @@ const CASES: AdapterCase[] = [
     answer: (r) => ok(r.method === "GET" ? { user_id: "@svc:example.org" } : { event_id: "$e1" }),
     expectSend(r, text) {
       expect(r.method).toBe("PUT");
-      expect(r.path).toBe("/_matrix/client/v3/rooms/!room%3Aexample.org/send/m.room.message/svc-alerts-d1-0");
+      expect(r.path).toMatch(
+        /^\/_matrix\/client\/v3\/rooms\/!room%3Aexample\.org\/send\/m\.room\.message\/svc-alerts-d1-0-[\w-]{8}$/,
+      );
       expect(r.headers.authorization).toBe("Bearer syt_MATRIX_SECRET");
       expect(r.json).toEqual({ msgtype: "m.text", body: text, "m.mentions": {} });
     },
@@ -907,7 +909,8 @@ describe("Matrix rooms and threads", () => {
     const registry = matrix();
     await registry.get("matrix")?.send(message("one", { chat_id: "#ops:example.org" }));
     await registry.get("matrix")?.send(message("two", { chat_id: "#ops:example.org" }, { deliveryId: "d2" }));
-    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+    // The transaction id ends in 8 characters of the text's hash.
+    expect(fake.requests.map((r) => `${r.method} ${r.path.replace(/-[\w-]{8}$/, "")}`)).toEqual([
       "GET /_matrix/client/v3/directory/room/%23ops%3Aexample.org",
       "PUT /_matrix/client/v3/rooms/!abc%3Aexample.org/send/m.room.message/svc-alerts-d1-0",
       "PUT /_matrix/client/v3/rooms/!abc%3Aexample.org/send/m.room.message/svc-alerts-d2-0",
@@ -918,10 +921,28 @@ describe("Matrix rooms and threads", () => {
     fake.requests.length = 0;
     fake.setHandler(() => ok({ event_id: "$3" }));
     const target = matrix().get("matrix");
-    await target?.send(message("to ops", { chat_id: "!abc:example.org" }, { route: "ops" }));
-    await target?.send(message("to dev", { chat_id: "!abc:example.org" }, { route: "dev" }));
-    const txns = fake.requests.map((r) => r.path.split("/").at(-1));
+    await target?.send(message("deploy done", { chat_id: "!abc:example.org" }, { route: "ops" }));
+    await target?.send(message("deploy done", { chat_id: "!abc:example.org" }, { route: "dev" }));
+    const txns = fake.requests.map((r) =>
+      r.path
+        .split("/")
+        .at(-1)
+        ?.replace(/-[\w-]{8}$/, ""),
+    );
     expect(txns).toEqual(["svc-ops-d1-0", "svc-dev-d1-0"]);
+  });
+
+  it("one delivery id run again with another reply (a GitHub redelivery after the idempotency hour) gets its own transaction id; a resend of the same text keeps it", async () => {
+    fake.requests.length = 0;
+    fake.setHandler(() => ok({ event_id: "$4" }));
+    const target = matrix().get("matrix");
+    await target?.send(message("first review", { chat_id: "!abc:example.org" }));
+    await target?.send(message("first review", { chat_id: "!abc:example.org" }));
+    await target?.send(message("second review", { chat_id: "!abc:example.org" }));
+    const [first, resent, second] = fake.requests.map((r) => r.path.split("/").at(-1));
+    expect(resent).toBe(first);
+    expect(second).not.toBe(first);
+    expect(second).toMatch(/^svc-alerts-d1-0-[\w-]{8}$/);
   });
 
   it("sends into a thread with m.relates_to rel_type m.thread when deliver_extra.thread_id is set", async () => {

@@ -141,6 +141,16 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(other).not.toBe(ids[0]);
   });
 
+  it("gives another reply under the same delivery id its own Message-ID (a mailbox would hide it behind the first)", () => {
+    // GitHub's "Redeliver" keeps X-GitHub-Delivery; once the idempotency hour is over it runs again.
+    const first = messageIdFor(message("Review: looks good", {}), "svc <svc@example.org>");
+    const again = messageIdFor(message("Review: looks good", {}), "svc <svc@example.org>");
+    const second = messageIdFor(message("Review: needs a test", {}), "svc <svc@example.org>");
+    expect(again).toBe(first);
+    expect(second).toMatch(/^<svc-[0-9a-f]{32}@example\.org>$/);
+    expect(second).not.toBe(first);
+  });
+
   it("classifies a 4xx SMTP reply as transient and a 5xx as permanent", async () => {
     const target = registryFor({ email: settings() }).get("email");
     rejectNext = { code: 451, text: "Try again later" };
