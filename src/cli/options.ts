@@ -3,11 +3,14 @@ import type { UnattendedElicitation } from "../config/sections/mcp.js";
 import { MAX_TIMER_SECONDS } from "../config/timerSeconds.js";
 import { SvcError } from "../errors.js";
 
-/** A `--port` value: 0-65535 (0 picks a free port where a listener takes it). */
-export function parsePortOption(text: string, flag = "--port"): number {
+/**
+ * A `--port` value: 0-65535 (0 picks a free port where a listener takes it). A command that sends to a
+ * listening gateway names the range it takes, `lowest` 1 (and refuses 0 itself, saying why).
+ */
+export function parsePortOption(text: string, flag = "--port", lowest: 0 | 1 = 0): number {
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65535)
-    throw new SvcError("usage", `${flag}: expected a port number (0-65535), got "${text}"`);
+    throw new SvcError("usage", `${flag}: expected a port number (${lowest}-65535), got "${text}"`);
   return port;
 }
 

@@ -88,7 +88,7 @@ export async function redeliver(id: string, options: { route?: string; port?: st
       `route ${route} has no secret and there is no global secret — the gateway does not serve it`,
     );
   const running = runningAddress(loaded);
-  const port = options.port !== undefined ? parsePortOption(options.port) : running.port;
+  const port = options.port !== undefined ? parsePortOption(options.port, "--port", 1) : running.port;
   if (port === 0) throw new SvcError("usage", PORT_ZERO);
   if (port === undefined && running.withoutListener !== undefined)
     throw noListener(loaded, running.withoutListener);

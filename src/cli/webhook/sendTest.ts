@@ -75,7 +75,7 @@ export async function sendTest(
       sent_at: new Date().toISOString(),
     });
   const running = runningAddress(loaded);
-  const port = options.port !== undefined ? parsePortOption(options.port) : running.port;
+  const port = options.port !== undefined ? parsePortOption(options.port, "--port", 1) : running.port;
   if (port === undefined && running.withoutListener !== undefined)
     throw noListener(loaded, running.withoutListener);
   if ((port ?? loaded.config.platforms.webhook.port) === 0)

@@ -32,9 +32,10 @@ describe("bad option values are usage errors (exit 2) caught before anything run
       stderr: expect.stringContaining('--port: expected a port number (0-65535), got "http"'),
     });
     expect(stopTimeout).toMatchObject({ code: 2, stderr: expect.stringContaining("--timeout") });
+    // test sends to a listening gateway: port 0 is no port it can send to, so the range starts at 1.
     expect(testPort).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining('--port: expected a port number (0-65535), got "abc"'),
+      stderr: expect.stringContaining('--port: expected a port number (1-65535), got "abc"'),
     });
     // Nothing was started by the refused `start` commands.
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
