@@ -59,6 +59,20 @@ export function extraKeyHint(name: string, record: Subscription, warnings: reado
   );
 }
 
+/**
+ * What to run about keys a log route leaves without effect (kept from before a `--deliver log`): the
+ * warning names them as config.yaml would; this names the flags that remove them.
+ */
+export function logRouteHint(name: string, record: Subscription): string {
+  if (record.cron_job !== undefined || canonicalTarget(record.deliver) !== "log") return "";
+  const flags = [
+    ...Object.keys(record.deliver_extra ?? {}).map((key) => `--deliver-extra ${shellWord(`${key}=`)}`),
+    ...(record.mirror_to_session ? ["--no-mirror-to-session"] : []),
+  ];
+  if (flags.length === 0) return "";
+  return `Deliver to a target with: svc webhook subscribe ${name} --deliver <target>; or remove ${flags.length === 1 ? "it" : "them"} with: svc webhook subscribe ${name} ${flags.join(" ")}\n`;
+}
+
 /** A key as the shell reads it back: quoted when it holds anything but plain characters. */
 function shellWord(word: string): string {
   return /^[\w.,:@%+=/-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;

@@ -26,6 +26,7 @@ import {
   checkNotBlank,
   checkNotOptions,
   checkTarget,
+  logRouteHint,
 } from "./checks.js";
 import { cliHowToEnable } from "./config.js";
 import { notServed } from "./notServed.js";
@@ -133,9 +134,11 @@ async function write(
     process.stderr.write(
       `Warning: ${name}: ${extraFlags.join(", ")} ${extraFlags.length === 1 ? "has" : "have"} no effect while the target is log (replies go to the gateway log) — add --deliver <target>, e.g. --deliver telegram\n`,
     );
-  else
+  else {
     for (const problem of idleKeys(subscriptionRoute(parsed.value)))
       process.stderr.write(`Warning: ${name}: ${problem}\n`);
+    process.stderr.write(logRouteHint(name, parsed.value));
+  }
   for (const event of parsed.value.events ?? [])
     if (event.includes("*"))
       process.stderr.write(

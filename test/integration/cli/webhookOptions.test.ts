@@ -118,6 +118,10 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     await svc(home, ["webhook", "subscribe", "d", "--deliver", "chat_1", "--deliver-chat-id", "7"]);
     const toLog = await svc(home, ["webhook", "subscribe", "d", "--deliver", "log"]);
     expect(toLog.stderr).toContain("Warning: d: deliver_extra has no effect while deliver is log");
+    // The fix in the command's own terms, not config.yaml's (deliver: telegram).
+    expect(toLog.stderr).toContain(
+      "Deliver to a target with: svc webhook subscribe d --deliver <target>; or remove it with: svc webhook subscribe d --deliver-extra chat_id=\n",
+    );
     expect(stored()).toMatchObject({
       a: { cron_job: "triage", deliver: "chat_1" },
       b: { cron_job: "triage", deliver_extra: { chat_id: "9" } },
