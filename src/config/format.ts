@@ -321,13 +321,39 @@ function unknownKeys(
       ? elsewhere(at.path, keys[0] as string, at.input)
       : undefined;
   const hint =
-    moved !== undefined
-      ? moved
-      : meant.length === 0
-        ? "check the spelling"
-        : `did you mean ${meant.map(([key, match]) => (keys.length === 1 ? `"${match}"` : `"${match}" for "${key}"`)).join(", ")}?`;
+    moved ??
+    severalMoved(keys, meant, at) ??
+    (meant.length === 0
+      ? "check the spelling"
+      : `did you mean ${meant.map(([key, match]) => (keys.length === 1 ? `"${match}"` : `"${match}" for "${key}"`)).join(", ")}?`);
   const doc = docPageOf(path);
   return `unknown key${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")} — ${hint} (see ${doc})`;
+}
+
+/**
+ * Several unknown keys of which some belong elsewhere (a subscription record's `enabled` and `description`
+ * pasted into a config.yaml route, as `svc webhook list` shows them): each one's hint, as for one key,
+ * then the near misses and the keys left to check, in the shape of `otherClientsKeys`. Undefined when
+ * none of the keys belongs elsewhere.
+ */
+function severalMoved(
+  keys: readonly string[],
+  meant: ReadonlyArray<readonly [string, string]>,
+  at: { path: readonly PropertyKey[]; input?: unknown } | undefined,
+): string | undefined {
+  if (at === undefined || keys.length < 2) return undefined;
+  const guessed = new Set(meant.map(([key]) => key));
+  const moves = keys.flatMap((key) => {
+    const hint = guessed.has(key) ? undefined : elsewhere(at.path, key, at.input);
+    return hint === undefined ? [] : [[key, hint] as const];
+  });
+  if (moves.length === 0) return undefined;
+  const unmatched = keys.filter((key) => !guessed.has(key) && !moves.some(([moved]) => moved === key));
+  return [
+    ...moves.map(([key, hint]) => `${key}: ${hint}`),
+    ...meant.map(([key, match]) => `"${key}": did you mean "${match}"?`),
+    ...(unmatched.length === 0 ? [] : [`${unmatched.map((k) => `"${k}"`).join(", ")}: check the spelling`]),
+  ].join("; ");
 }
 
 /**
