@@ -71,6 +71,12 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("a docker compose extension key holding an anchor says where the anchor goes instead", () => {
+    expect(refusal("x-base: &base\n  secret: s\nplatforms:\n  webhook:\n    routes:\n      a: *base\n")).toBe(
+      `FILE: (top level): unknown key "x-base" — config.yaml has no extension keys (docker compose's x-...): put the anchor on the first route that uses it (routes: {a: &base {...}, b: {<<: *base, ...}})${SEE}`,
+    );
+  });
+
   it("two routes written without the routes: level are each named as a route", () => {
     expect(
       refusal(
