@@ -173,6 +173,9 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
   // Profiles written as a section: a profile is a directory, and a route names the one it runs as.
   if (at.length === 0 && (key === "profiles" || key === "profile"))
     return "config.yaml has no profiles section: a profile is its directory, <SVC_HOME>/profiles/<name>/ (its scripts, skills, cron jobs, MCP tokens and .env), made with mkdir; a route runs as one with profile: <name> among its keys";
+  // `x-base: &base {...}`, docker compose's extension field holding an anchor for the routes below.
+  if (at.length === 0 && key.startsWith("x-"))
+    return "config.yaml has no extension keys (docker compose's x-...): put the anchor on the first route that uses it (routes: {a: &base {...}, b: {<<: *base, ...}})";
   if (at[0] !== undefined && !["gateway", "agent", "platforms"].includes(at[0])) return undefined;
   const atRoute =
     at[0] === "platforms" &&
@@ -321,13 +324,39 @@ function unknownKeys(
       ? elsewhere(at.path, keys[0] as string, at.input)
       : undefined;
   const hint =
-    moved !== undefined
-      ? moved
-      : meant.length === 0
-        ? "check the spelling"
-        : `did you mean ${meant.map(([key, match]) => (keys.length === 1 ? `"${match}"` : `"${match}" for "${key}"`)).join(", ")}?`;
+    moved ??
+    severalMoved(keys, meant, at) ??
+    (meant.length === 0
+      ? "check the spelling"
+      : `did you mean ${meant.map(([key, match]) => (keys.length === 1 ? `"${match}"` : `"${match}" for "${key}"`)).join(", ")}?`);
   const doc = docPageOf(path);
   return `unknown key${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")} — ${hint} (see ${doc})`;
+}
+
+/**
+ * Several unknown keys of which some belong elsewhere (a subscription record's `enabled` and `description`
+ * pasted into a config.yaml route, as `svc webhook list` shows them): each one's hint, as for one key,
+ * then the near misses and the keys left to check, in the shape of `otherClientsKeys`. Undefined when
+ * none of the keys belongs elsewhere.
+ */
+function severalMoved(
+  keys: readonly string[],
+  meant: ReadonlyArray<readonly [string, string]>,
+  at: { path: readonly PropertyKey[]; input?: unknown } | undefined,
+): string | undefined {
+  if (at === undefined || keys.length < 2) return undefined;
+  const guessed = new Set(meant.map(([key]) => key));
+  const moves = keys.flatMap((key) => {
+    const hint = guessed.has(key) ? undefined : elsewhere(at.path, key, at.input);
+    return hint === undefined ? [] : [[key, hint] as const];
+  });
+  if (moves.length === 0) return undefined;
+  const unmatched = keys.filter((key) => !guessed.has(key) && !moves.some(([moved]) => moved === key));
+  return [
+    ...moves.map(([key, hint]) => `${key}: ${hint}`),
+    ...meant.map(([key, match]) => `"${key}": did you mean "${match}"?`),
+    ...(unmatched.length === 0 ? [] : [`${unmatched.map((k) => `"${k}"`).join(", ")}: check the spelling`]),
+  ].join("; ");
 }
 
 /**

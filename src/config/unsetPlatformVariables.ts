@@ -1,21 +1,40 @@
 import { dirname, join } from "node:path";
 import { unsetVariablesIn } from "./interpolate.js";
 import type { Config } from "./schema.js";
+import type { Filter } from "./sections/filters.js";
+import { routeKey } from "./sections/webhook.js";
 
 const BARE_VARIABLE = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** One warning per string setting of `settings` that holds unset variables, named `<at>.<key>` (`<at>[<i>]` in a list). */
-function unsetIn(settings: object, at: string, sentTo: string, file: string): string[] {
-  const envFile = join(dirname(file), ".env");
-  const warnings: string[] = [];
-  const entries = Array.isArray(settings)
+/** `[<key>, value]` for each entry of a list (`[<i>]`) or a mapping (`.<key>`). */
+function keyed(settings: object): Array<readonly [string, unknown]> {
+  return Array.isArray(settings)
     ? settings.map((value, i) => [`[${i}]`, value] as const)
     : Object.entries(settings).map(([key, value]) => [`.${key}`, value] as const);
-  // (A route's prompt and deliver_extra are left out: `Paid ${amount}` there is often payload text.)
+}
+
+/** One warning per string setting of `settings` that holds unset variables, named `<at>.<key>` (`<at>[<i>]` in a list). */
+function unsetIn(settings: object, at: string, sentTo: string, file: string): string[] {
+  return unsetInEntries(keyed(settings), at, file, `sent to ${sentTo} as written`, sentTo);
+}
+
+/**
+ * `unsetIn` over `[<key>, value]` entries; `effect` says what the literal text then does. Given `sentTo`, a
+ * bare `$NAME` (a shell's variable) is named too.
+ */
+function unsetInEntries(
+  entries: Iterable<readonly [string, unknown]>,
+  at: string,
+  file: string,
+  effect: string,
+  sentTo?: string,
+): string[] {
+  const envFile = join(dirname(file), ".env");
+  const warnings: string[] = [];
   for (const [key, value] of entries) {
     if (typeof value !== "string") continue;
     // `token: $TELEGRAM_BOT_TOKEN` as a shell writes it: not replaced either. The value is not quoted.
-    if (BARE_VARIABLE.test(value)) {
+    if (sentTo !== undefined && BARE_VARIABLE.test(value)) {
       warnings.push(
         `${file}: ${at}${key}: a $ followed by a name is how a shell writes a variable, but svc replaces only \${NAME} (with braces), so this text itself is sent to ${sentTo} — write it as \${NAME}, in quotes`,
       );
@@ -25,10 +44,64 @@ function unsetIn(settings: object, at: string, sentTo: string, file: string): st
     if (unset.length === 0) continue;
     const one = unset.length === 1;
     warnings.push(
-      `${file}: ${at}${key}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set — set ${unset.join(", ")} in ${envFile} or the environment; until then ${one ? "its" : "their"} literal text is used (sent to ${sentTo} as written)`,
+      `${file}: ${at}${key}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set — set ${unset.join(", ")} in ${envFile} or the environment; until then ${one ? "its" : "their"} literal text is used (${effect})`,
     );
   }
   return warnings;
+}
+
+/** The text values of a filter and the filters inside it, keyed by their path under the filter (`.any[1].equals`). */
+function filterTexts(filter: Filter, at = ""): Array<readonly [string, unknown]> {
+  if ("all" in filter) return filter.all.flatMap((inner, i) => filterTexts(inner, `${at}.all[${i}]`));
+  if ("any" in filter) return filter.any.flatMap((inner, i) => filterTexts(inner, `${at}.any[${i}]`));
+  if ("not" in filter) return filterTexts(filter.not, `${at}.not`);
+  // `in_file` is left out: a path that names no file is named with the lists that cannot be read.
+  return keyed(filter).flatMap(([key, value]) =>
+    key === ".in_file"
+      ? []
+      : Array.isArray(value)
+        ? keyed(value).map(([i, item]) => [`${at}${key}${i}`, item] as const)
+        : [[`${at}${key}`, value] as const],
+  );
+}
+
+/**
+ * A config.yaml route's `events` entry or filter (`field`, a value to compare, a pattern) with a `${VAR}`
+ * that nothing sets (`events: ["${DEPLOY_EVENT}"]`, `equals: ${REPO}` before the value is in `.env`): its
+ * literal text is compared, which no event carries, so the route ignores its events (or, under `not_equals`
+ * or `not`, lets them all through) without a word. A route's `prompt`, `deliver_extra` and `coalesce.key`
+ * are left out: `Paid ${amount}` there is a `$` before the `{amount}` placeholder.
+ */
+export function unsetRouteVariableWarnings(config: Config, file: string): string[] {
+  const warnings: string[] = [];
+  for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
+    const at = routeKey(name, route);
+    if (route.events !== undefined)
+      warnings.push(
+        ...unsetInEntries(
+          keyed(route.events),
+          `${at}.events`,
+          file,
+          "no event's type is that text, so this entry never matches",
+        ),
+      );
+    for (const [i, filter] of (route.filters ?? []).entries()) {
+      const texts = filterTexts(filter);
+      const isField = ([key]: readonly [string, unknown]) => key.endsWith(".field");
+      const effect = (what: string) => `${what}, so the filter does not decide as meant`;
+      const filterAt = `${at}.filters[${i}]`;
+      warnings.push(
+        ...unsetInEntries(texts.filter(isField), filterAt, file, effect("no event has a field of that name")),
+        ...unsetInEntries(
+          texts.filter((entry) => !isField(entry)),
+          filterAt,
+          file,
+          effect("no event holds that text"),
+        ),
+      );
+    }
+  }
+  return warnings.map((warning) => `[webhook] ${warning}`);
 }
 
 /**

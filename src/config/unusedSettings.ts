@@ -3,7 +3,7 @@ import { DEFAULT_BASE_URLS, modelBaseUrl } from "./sections/agent.js";
 import { CLIENT_SET_HEADERS, type McpServerEntry } from "./sections/mcp.js";
 import { TOOLSETS_WITHOUT_TOOLS } from "./sections/tools.js";
 import { routeKey, shadowedRoutes } from "./sections/webhook.js";
-import { unsetPlatformVariableWarnings } from "./unsetPlatformVariables.js";
+import { unsetPlatformVariableWarnings, unsetRouteVariableWarnings } from "./unsetPlatformVariables.js";
 
 /** The optional `agent` keys each provider reads (the others have defaults and are not checked). */
 const AGENT_KEYS_USED: Record<string, readonly string[]> = {
@@ -53,6 +53,7 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
   for (const [name, entry] of Object.entries(config.mcp_servers))
     warnings.push(...unusedMcpKeys(entry).map((problem) => `[mcp] ${file}: mcp_servers.${name}: ${problem}`));
   warnings.push(...unsetPlatformVariableWarnings(config, file));
+  warnings.push(...unsetRouteVariableWarnings(config, file));
   for (const name of shadowedRoutes(config.platforms.webhook))
     warnings.push(
       `[webhook] ${file}: platforms.webhook.routes.${name} is also written under platforms.webhook.extra.routes.${name}, which wins: this one is not used — remove one of them, or rename one to serve both`,

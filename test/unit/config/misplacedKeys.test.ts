@@ -61,6 +61,32 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("a subscription record pasted as a route (enabled and description together, beside a typo) keeps each key's advice", () => {
+    expect(
+      refusal(
+        "platforms:\n  webhook:\n    routes:\n      gh:\n        secret: s\n        enabled: true\n        description: PRs\n        evnts: [push]\n        zzz_unknown: 1\n",
+      ),
+    ).toBe(
+      `FILE: platforms.webhook.routes.gh: unknown keys "enabled", "description", "evnts", "zzz_unknown" — enabled: a config.yaml route has no enabled flag: it is served while it is in the file — remove it (or comment it out) to stop it; enabled belongs to subscriptions (svc webhook disable); description: a config.yaml route has no description: write a # comment above it; description belongs to subscriptions; "evnts": did you mean "events"?; "zzz_unknown": check the spelling${SEE}`,
+    );
+  });
+
+  it("a docker compose extension key holding an anchor says where the anchor goes instead", () => {
+    expect(refusal("x-base: &base\n  secret: s\nplatforms:\n  webhook:\n    routes:\n      a: *base\n")).toBe(
+      `FILE: (top level): unknown key "x-base" — config.yaml has no extension keys (docker compose's x-...): put the anchor on the first route that uses it (routes: {a: &base {...}, b: {<<: *base, ...}})${SEE}`,
+    );
+  });
+
+  it("two routes written without the routes: level are each named as a route", () => {
+    expect(
+      refusal(
+        "platforms:\n  webhook:\n    enabled: true\n    github:\n      secret: x\n    gitlab:\n      secret: y\n",
+      ),
+    ).toBe(
+      `FILE: platforms.webhook: unknown keys "github", "gitlab" — github: a route goes under platforms.webhook.routes (routes: {github: ...}); gitlab: a route goes under platforms.webhook.routes (routes: {gitlab: ...})${SEE}`,
+    );
+  });
+
   it("routes at the top level, and an adapter setting inside a route", () => {
     expect(refusal("routes:\n  a: {secret: s}\n")).toBe(
       `FILE: (top level): unknown key "routes" — it belongs under platforms.webhook (platforms.webhook.routes)${SEE}`,

@@ -410,3 +410,42 @@ describe("headers svc's HTTP client sets itself (Host, Content-Length, ...)", ()
     ]);
   });
 });
+
+describe("a route's events entry or filter with a variable that nothing sets is named (its literal text is compared)", () => {
+  const unset = (name: string) => `\${${name}}`;
+  it("events entries and every text a filter compares or looks up, inside groups too; set values and prompts are not", () => {
+    expect(
+      warningsFor({
+        platforms: {
+          webhook: {
+            secret: "route-variable-secret",
+            routes: {
+              deploy: {
+                events: ["push", unset("DEPLOY_EVENT")],
+                prompt: `Paid ${unset("amount")}`,
+                deliver_extra: { chat_id: unset("CHAT_ROOM") },
+                filters: [
+                  { field: "repository.full_name", equals: unset("ALLOWED_REPO") },
+                  {
+                    any: [
+                      { field: "a", in: ["x", unset("LISTED_VALUE")] },
+                      { not: { field: unset("SOME_FIELD"), exists: true } },
+                    ],
+                  },
+                  { field: "sender.login", not_equals: "dependabot" },
+                  { field: "ref", regex: `^refs/heads/${unset("BRANCH_NAME")}$` },
+                ],
+              },
+            },
+          },
+        },
+      }),
+    ).toEqual([
+      `[webhook] ${FILE}: platforms.webhook.routes.deploy.events[1]: ${unset("DEPLOY_EVENT")} is not set — set DEPLOY_EVENT in /h/.env or the environment; until then its literal text is used (no event's type is that text, so this entry never matches)`,
+      `[webhook] ${FILE}: platforms.webhook.routes.deploy.filters[0].equals: ${unset("ALLOWED_REPO")} is not set — set ALLOWED_REPO in /h/.env or the environment; until then its literal text is used (no event holds that text, so the filter does not decide as meant)`,
+      `[webhook] ${FILE}: platforms.webhook.routes.deploy.filters[1].any[1].not.field: ${unset("SOME_FIELD")} is not set — set SOME_FIELD in /h/.env or the environment; until then its literal text is used (no event has a field of that name, so the filter does not decide as meant)`,
+      `[webhook] ${FILE}: platforms.webhook.routes.deploy.filters[1].any[0].in[1]: ${unset("LISTED_VALUE")} is not set — set LISTED_VALUE in /h/.env or the environment; until then its literal text is used (no event holds that text, so the filter does not decide as meant)`,
+      `[webhook] ${FILE}: platforms.webhook.routes.deploy.filters[3].regex: ${unset("BRANCH_NAME")} is not set — set BRANCH_NAME in /h/.env or the environment; until then its literal text is used (no event holds that text, so the filter does not decide as meant)`,
+    ]);
+  });
+});
