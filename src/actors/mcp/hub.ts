@@ -292,9 +292,9 @@ export class McpHub {
         summary.unchanged.push(name);
         // A reload is also "try again now" for a server waiting out its backoff (a secret added to
         // .env, a login just done): it does not wait up to five minutes for the next attempt.
+        // (Also one still closing its lost session: it connects as soon as that is done.)
         const state = connectionState(rt.actor.getSnapshot());
-        if (state === "failed" || rt.actor.getSnapshot().matches("backoff"))
-          rt.actor.send({ type: "CONNECT" });
+        if (state === "failed" || state === "reconnecting") rt.actor.send({ type: "CONNECT" });
         continue;
       }
       if (rt !== undefined) await this.remove(rt);
