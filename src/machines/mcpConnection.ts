@@ -111,6 +111,7 @@ export const mcpConnectionMachine = setup({
     lastCall: ({ context }) => context.inFlight <= 1,
     lastCallAndRecyclePending: ({ context }) => context.inFlight <= 1 && context.recyclePending,
     retryNow: ({ context }) => context.retryNow,
+    immediateLoss: ({ event }) => event.type === "SESSION_LOST" && event.immediate === true,
     wantedAgain: ({ context }) => context.retryNow || context.inFlight > 0,
   },
 }).createMachine({
@@ -274,6 +275,12 @@ export const mcpConnectionMachine = setup({
       on: { CONNECT: "connecting", CALL_START: { target: "connecting", actions: "started" } },
     },
     reconnecting: {
+      // The process's exit (or the stream's end) is often seen before the call it cut off: that call's
+      // `immediate` loss, a call or a reload arriving while the old session closes, still connect at once.
+      on: {
+        SESSION_LOST: { guard: "immediateLoss", actions: assign({ retryNow: true }) },
+        CONNECT: { actions: assign({ retryNow: true }) },
+      },
       invoke: {
         src: "close",
         input: ({ context }) => ({ session: context.session }),
@@ -284,7 +291,7 @@ export const mcpConnectionMachine = setup({
     backoff: {
       always: { guard: "retryNow", target: "connecting" },
       after: { retryDelay: "connecting" },
-      on: { CONNECT: "connecting" },
+      on: { CONNECT: "connecting", SESSION_LOST: { guard: "immediateLoss", target: "connecting" } },
     },
     failed: {
       after: { retryDelay: "connecting" },

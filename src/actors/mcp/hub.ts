@@ -25,6 +25,7 @@ import {
   connectRuntime,
   ensureConnected,
   type Runtime,
+  RuntimeStoppedError,
   SETTLED,
   serverScoped,
   stderrSoFar,
@@ -186,6 +187,10 @@ export class McpHub {
       );
     const wait = signal === undefined ? undefined : { signal, giveUp: waited };
     return rt.queue.run(async () => {
+      // Its turn came after a reload replaced the server (or a stop ended it): the call was never sent, so
+      // it goes to the server's new connection, if there is one.
+      if (connectionState(rt.actor.getSnapshot()) === "stopped")
+        return this.afterStop(rt, server, toolName, args, signal);
       rt.actor.send({ type: "CALL_START" });
       try {
         let session: McpSession | undefined;
@@ -246,12 +251,38 @@ export class McpHub {
           onToolCall(server, outcome, (now() - started) / 1000);
         }
       } catch (err) {
+        if (err instanceof RuntimeStoppedError) {
+          throw new SvcError(
+            "mcp_call",
+            `mcp_servers.${server}: "${toolName}" was not called: the server was stopped or reloaded before the call was sent`,
+          );
+        }
         // A server that quotes a credential of the entry in its refusal (`token sk-… lacks scope`).
         throw withoutSecrets(err, rt.secrets);
       } finally {
         rt.actor.send({ type: "CALL_END" });
       }
     }, wait);
+  }
+
+  /**
+   * A call whose turn in a stopped runtime's queue came: once the reload in progress is done, it runs on
+   * the server's new runtime; with none (a stop, or the entry removed) it fails, never sent.
+   */
+  private async afterStop(
+    stopped: Runtime,
+    server: string,
+    toolName: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
+    await this.reloading;
+    const current = this.runtimes.get(server);
+    if (current !== undefined && current !== stopped) return this.call(server, toolName, args, signal);
+    throw new SvcError(
+      "mcp_call",
+      `mcp_servers.${server}: "${toolName}" was not called: the server was stopped or removed from mcp_servers before the call's turn came`,
+    );
   }
 
   /**
@@ -279,8 +310,10 @@ export class McpHub {
       await this.remove(rt);
       summary.removed.push(name);
     }
+    // Every server stays callable while the reload runs (stopping a changed server takes seconds): an
+    // unchanged one as it is, a changed one through its old runtime, whose calls go to the new one once
+    // it is added (see afterStop). The map is put in the new configuration's order at the end.
     const previous = new Map(this.runtimes);
-    this.runtimes.clear();
     for (const [name, entry] of Object.entries(servers)) {
       const rt = previous.get(name);
       if (
@@ -288,13 +321,12 @@ export class McpHub {
         rt.print === fingerprint(name, entry) &&
         !renderedAnew(rt, this.options.scope())
       ) {
-        this.runtimes.set(name, rt);
         summary.unchanged.push(name);
         // A reload is also "try again now" for a server waiting out its backoff (a secret added to
         // .env, a login just done): it does not wait up to five minutes for the next attempt.
+        // (Also one still closing its lost session: it connects as soon as that is done.)
         const state = connectionState(rt.actor.getSnapshot());
-        if (state === "failed" || rt.actor.getSnapshot().matches("backoff"))
-          rt.actor.send({ type: "CONNECT" });
+        if (state === "failed" || state === "reconnecting") rt.actor.send({ type: "CONNECT" });
         continue;
       }
       if (rt !== undefined) await this.remove(rt);
@@ -310,6 +342,9 @@ export class McpHub {
       list.push(name);
       this.add(name, entry);
     }
+    const current = new Map(this.runtimes);
+    this.runtimes.clear();
+    for (const name of Object.keys(servers)) this.runtimes.set(name, current.get(name) as Runtime);
     this.servers = servers;
     this.rebuild();
     this.options.logger.info({ ...summary }, "[mcp] configuration reloaded");

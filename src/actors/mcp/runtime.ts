@@ -258,9 +258,20 @@ async function listAndRegister(
   deps.onToolsChanged();
 }
 
+/**
+ * The runtime was stopped (a gateway stop, or a reload that removed or replaced its entry) before or while
+ * a call waited for its connect: the call was never sent, and no connect of this runtime will come.
+ */
+export class RuntimeStoppedError extends SvcError {
+  constructor(server: string) {
+    super("mcp_call", `mcp_servers.${server}: the server was stopped or reloaded`);
+  }
+}
+
 /** The runtime's live session: waits for (or starts) a connect; throws the connect error. */
 export async function ensureConnected(rt: Runtime, wait?: QueueWait): Promise<McpSession> {
   const state = connectionState(rt.actor.getSnapshot());
+  if (state === "stopped") throw new RuntimeStoppedError(rt.name);
   if (state === "disabled") {
     throw new SvcError(
       "mcp_connect",
@@ -286,6 +297,8 @@ export async function ensureConnected(rt: Runtime, wait?: QueueWait): Promise<Mc
     throw err;
   }
   if (connectionState(snapshot) === "connected") return snapshot.context.session as McpSession;
+  // (Its lastError, if any, is an earlier connect's: not why this call got no session.)
+  if (connectionState(snapshot) === "stopped") throw new RuntimeStoppedError(rt.name);
   throw new SvcError(
     "mcp_connect",
     serverScoped(rt.name, snapshot.context.lastError ?? connectionState(snapshot)),

@@ -15,7 +15,7 @@ import {
   isSessionExpired,
   isUnreachable,
 } from "./callErrors.js";
-import { ensureConnected, type Runtime } from "./runtime.js";
+import { ensureConnected, type Runtime, RuntimeStoppedError } from "./runtime.js";
 import type { RegisteredTool } from "./toolNames.js";
 import { runUtilityTool } from "./utilityTools.js";
 
@@ -82,6 +82,12 @@ export async function invokeTool(
       `mcp_servers.${rt.name}: "${tool.original}" was canceled: the run ended before it answered; it may or may not have run`,
       cause === undefined ? undefined : { cause },
     );
+  const cutOff = (cause: unknown) =>
+    new SvcError(
+      "mcp_call",
+      `mcp_servers.${rt.name}: "${tool.original}" was cut off: the server was stopped or reloaded while the call ran; it may or may not have run`,
+      { cause },
+    );
   // `replay`: a read-only tool may be sent once more after a lost session; the replay's own errors are
   // reported like any call's (timeout, failure), never as a raw transport error.
   const attempt = async (s: McpSession, replay: boolean): Promise<CallToolResult> => {
@@ -90,13 +96,7 @@ export async function invokeTool(
     } catch (err) {
       // svc itself ended the connection (the gateway stopping, the entry reloaded): no replay on a
       // runtime that is going away, and a message that says what happened.
-      if (connectionState(rt.actor.getSnapshot()) === "stopped") {
-        throw new SvcError(
-          "mcp_call",
-          `mcp_servers.${rt.name}: "${tool.original}" was cut off: the server was stopped or reloaded while the call ran; it may or may not have run`,
-          { cause: err },
-        );
-      }
+      if (connectionState(rt.actor.getSnapshot()) === "stopped") throw cutOff(err);
       // The caller gave up (the run ended: its timeout, a stop): the SDK reports any abort as a request
       // timeout, which would blame the server's own `timeout`.
       if (signal?.aborted === true) throw canceled(err);
@@ -146,6 +146,7 @@ export async function invokeTool(
           next = await ensureConnected(rt, signal === undefined ? undefined : { signal, giveUp: canceled });
         } catch (reconnectError) {
           if ((signal?.aborted as boolean | undefined) === true) throw reconnectError;
+          if (reconnectError instanceof RuntimeStoppedError) throw cutOff(reconnectError);
           const why = (reconnectError as Error).message.replace(`mcp_servers.${rt.name}: `, "");
           throw new SvcError(
             "mcp_call",

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { SimulatedClock } from "xstate";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { stdioEntry, text, useHubs } from "./harness.js";
 
@@ -53,6 +54,38 @@ describe("a stdio server that dies while a call is in flight", () => {
       ),
     });
     expect(text(await h.call("fx", "echo", { text: "back" }))).toBe("back");
+  });
+});
+
+describe("a stdio server that dies under a call that is not replayed", () => {
+  it("is respawned at once, not after the backoff of a connection lost while idle", async () => {
+    let asked: () => void = () => undefined;
+    const waiting = new Promise<void>((r) => {
+      asked = r;
+    });
+    // A simulated clock that never moves: a respawn waiting out a backoff would never happen.
+    const clock = new SimulatedClock();
+    const h = ctx.hub(
+      ctx.home,
+      { fx: stdioEntry("legacy", { supports_parallel_tool_calls: true }) },
+      {
+        clock,
+        approvals: {
+          approve: async () => false,
+          elicit: () => {
+            asked();
+            return new Promise(() => undefined);
+          },
+        },
+      },
+    );
+    const pid = await pidOf(h, "fx");
+    const call = h.call("fx", "ask", {});
+    await waiting;
+    process.kill(pid, "SIGKILL");
+    await expect(call).rejects.toMatchObject({ code: "outcome_uncertain" });
+    await vi.waitFor(() => expect(h.status()[0]?.state).toBe("connected"), { timeout: 10_000 });
+    expect(await pidOf(h, "fx")).not.toBe(pid);
   });
 });
 

@@ -258,6 +258,47 @@ describe("mcpConnection machine (spec 3)", () => {
     expect(h.closes).toBe(1);
   });
 
+  it("a call cut off by a process exit seen first (its own loss comes while the session closes) reconnects at once", async () => {
+    const { actor, h, state, tick } = start();
+    await tick(0);
+    expect(state()).toBe("connected");
+    let release: () => void = () => undefined;
+    h.holdClose = new Promise<void>((r) => {
+      release = r;
+    });
+    // stdio: the transport's close (the process exited) is reported before the call's rejection.
+    actor.send({ type: "SESSION_LOST", reason: "the connection closed: the server process exited (code 1)" });
+    actor.send({ type: "SESSION_LOST", reason: "the connection closed", immediate: true });
+    release();
+    await tick(0);
+    expect(h.connects).toBe(2);
+    expect(state()).toBe("connected");
+    expect(actor.getSnapshot().context.lastError).toBeUndefined();
+  });
+
+  it("a loss without a call cut off still waits out the backoff, and a CONNECT while the session closes (a call, a reload) is not lost", async () => {
+    const { actor, h, state, tick } = start();
+    await tick(0);
+    actor.send({ type: "SESSION_LOST", reason: "the connection closed" });
+    await tick(0);
+    expect(state()).toBe("reconnecting");
+    await tick(backoffMs(1) - 1);
+    expect(h.connects).toBe(1);
+    await tick(1);
+    expect(h.connects).toBe(2);
+    let release: () => void = () => undefined;
+    h.holdClose = new Promise<void>((r) => {
+      release = r;
+    });
+    await tick(STABLE_CONNECTION_MS);
+    actor.send({ type: "SESSION_LOST", reason: "the connection closed" });
+    actor.send({ type: "CONNECT" });
+    release();
+    await tick(0);
+    expect(h.connects).toBe(3);
+    expect(state()).toBe("connected");
+  });
+
   it("a connection lost right after connecting keeps growing the backoff; one that stayed up starts it over", async () => {
     const { actor, h, state, tick } = start();
     await tick(0);

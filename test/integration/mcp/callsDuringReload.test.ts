@@ -1,0 +1,84 @@
+import { describe, expect, it, vi } from "vitest";
+import { entry, stdioEntry, text, useHubs } from "./harness.js";
+
+const ctx = useHubs();
+
+/** A server slow to exit once its stdin closes: stopping it (a reload of its changed entry) takes a while. */
+const lingering = (extra: Record<string, unknown> = {}) =>
+  stdioEntry("legacy", extra, ["--linger-ms", "1500"]);
+
+/** The "ask" tool waits on an elicitation nobody answers: `asked` tells when the call is in flight. */
+function pendingElicitation(): { asked: Promise<void>; options: Parameters<typeof ctx.hub>[2] } {
+  let asked: () => void = () => undefined;
+  const promise = new Promise<void>((r) => {
+    asked = r;
+  });
+  const elicit = () => {
+    asked();
+    return new Promise<never>(() => undefined);
+  };
+  return { asked: promise, options: { approvals: { approve: async () => false, elicit } } };
+}
+
+function stateOf(h: ReturnType<typeof ctx.hub>, server: string): string | undefined {
+  return h.status().find((s) => s.name === server)?.state;
+}
+
+/**
+ * A reload (`svc mcp reload`, SIGHUP) while agent runs call the servers: a call that was not sent yet is
+ * never lost to the reload, and one that cannot be sent says so.
+ */
+describe("calls while a reload replaces a server", () => {
+  it("run: an unchanged server's at once, a changed server's on its new connection", async () => {
+    const h = ctx.hub(ctx.home, { fx: lingering(), other: stdioEntry() });
+    await h.settled("fx");
+    await h.settled("other");
+    const before = Number(text(await h.call("fx", "pid", {})));
+    const reload = h.reload({ fx: lingering({ timeout: 77 }), other: stdioEntry() });
+    await vi.waitFor(() => expect(stateOf(h, "fx")).toBe("stopped"));
+    const unchanged = h.call("other", "echo", { text: "unchanged server" });
+    const changed = h.call("fx", "pid", {});
+    expect(text(await unchanged)).toBe("unchanged server");
+    expect(Number(text(await changed))).not.toBe(before);
+    expect(await reload).toMatchObject({ changed: ["fx"], unchanged: ["other"] });
+    expect(h.status().map((s) => s.name)).toEqual(["fx", "other"]);
+  });
+
+  it("a call queued behind one the reload cuts off runs on the new connection", async () => {
+    const { asked, options } = pendingElicitation();
+    const h = ctx.hub(ctx.home, { fx: stdioEntry() }, options);
+    await h.settled("fx");
+    const running = h.call("fx", "ask", {});
+    const queued = h.call("fx", "echo", { text: "queued call" });
+    await asked;
+    await h.reload({ fx: stdioEntry("legacy", { timeout: 77 }) });
+    await expect(running).rejects.toThrow(/"ask" was cut off: the server was stopped or reloaded/);
+    expect(text(await queued)).toBe("queued call");
+  });
+
+  it("a call queued for a server the reload removes fails, never sent, saying so", async () => {
+    const { asked, options } = pendingElicitation();
+    const h = ctx.hub(ctx.home, { fx: stdioEntry(), other: stdioEntry() }, options);
+    await h.settled("fx");
+    const running = h.call("fx", "ask", {});
+    const queued = h.call("fx", "write-note", { text: "x" });
+    await asked;
+    await h.reload({ other: stdioEntry() });
+    await expect(running).rejects.toThrow(/cut off/);
+    await expect(queued).rejects.toThrow(
+      'mcp_servers.fx: "write-note" was not called: the server was stopped or removed from mcp_servers before the call\'s turn came',
+    );
+  });
+
+  it("a call waiting for a connect that a stop ends says it was not called, not the bare state", async () => {
+    // A process that never answers the handshake (it waits for something, as a bridge waiting on a login).
+    const silent = entry({ command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] });
+    const h = ctx.hub(ctx.home, { fx: silent });
+    const call = h.call("fx", "echo", { text: "x" });
+    await vi.waitFor(() => expect(h.status()[0]?.state).toBe("connecting"));
+    await h.stop();
+    await expect(call).rejects.toThrow(
+      'mcp_servers.fx: "echo" was not called: the server was stopped or reloaded before the call was sent',
+    );
+  });
+});
