@@ -53,6 +53,9 @@ export class RunQueue {
   readonly active = new Set<QueuedRun>();
   private readonly idleSlots: Array<() => void> = [];
   private readonly idleWaiters = new Set<() => void>();
+  /** Aborted by `stopActive`: the runs under way are stopped and no slot takes another. */
+  private readonly stopping = new AbortController();
+  readonly stopSignal: AbortSignal = this.stopping.signal;
 
   constructor(private readonly timers: RunQueueTimers = REAL_TIMERS) {}
 
@@ -80,6 +83,15 @@ export class RunQueue {
   /** Empties the waiting list (shutdown: what no slot has started stays unstarted) and returns it. */
   takeWaiting(): QueuedRun[] {
     return this.waiting.splice(0);
+  }
+  /**
+   * Stops the runs under way (shutdown, past the drain timeout: their agents are stopped and their replies
+   * not delivered, as they run again at the next start) and returns them; no slot takes a run after it.
+   */
+  stopActive(): QueuedRun[] {
+    const active = [...this.active];
+    this.stopping.abort();
+    return active;
   }
   finish(event: QueuedRun): void {
     this.active.delete(event);
@@ -124,13 +136,15 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) => {
   const { queue, execute, logger } = input;
   const abort = new AbortController();
+  // The slot's own stop (the actor's) or the queue's (a stop past the drain timeout) ends its run.
+  const signal = AbortSignal.any([abort.signal, queue.stopSignal]);
   let busy = false;
   const pump = async () => {
     if (busy) return;
     busy = true;
     let inTurn = 0;
     try {
-      while (!abort.signal.aborted) {
+      while (!signal.aborted) {
         if (inTurn >= RUNS_PER_TURN) {
           inTurn = 0;
           await nextTurn();
@@ -140,9 +154,10 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
         const event = queue.take(wake);
         if (event === undefined) break;
         try {
-          await execute(event, abort.signal);
+          await execute(event, signal);
         } catch (err) {
-          if (!(err instanceof LoggedError))
+          // A run a stop ended did not fail: it is saved and runs again (the stop's line counts them).
+          if (!(err instanceof LoggedError) && !signal.aborted)
             logger.error(
               {
                 route: event.routeName,

@@ -350,6 +350,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const stopSteps = (): StopStep[] => {
     const drainMs = options.drainTimeoutMs ?? loaded.config.gateway.drain_timeout_seconds * 1000;
     let waiting: ReturnType<typeof queue.takeWaiting> = [];
+    let stopped: ReturnType<typeof queue.stopActive> = [];
     const save = queue.shutdownSaver();
     /**
      * Before waiting for anything (a script may run for script_timeout_seconds): a supervisor that kills
@@ -381,8 +382,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         name: "drain runs",
         // Past the drain timeout no waiting run starts any more; with the ones still running at the end
         // they are saved for the next start.
+        // The ones still running are stopped then (their agents with them, as cron's below), before they
+        // are saved: a run that ended after the save, once the journal was closed, delivered its reply and
+        // ran again at the next start.
         run: async () => {
-          if (!(await queue.drain(drainMs))) waiting = queue.takeWaiting();
+          if (await queue.drain(drainMs)) return;
+          waiting = queue.takeWaiting();
+          stopped = queue.stopActive();
+          await queue.drain(AGENT_KILL_GRACE_MS);
         },
       },
       {
@@ -407,7 +414,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       {
         name: "save unfinished runs",
         run: () => {
-          const unfinished = [...queue.active(), ...waiting];
+          const unfinished = [...new Set([...stopped, ...queue.active(), ...waiting])];
           try {
             save(unfinished);
             if (unfinished.length > 0) hooks.onRunsSaved(unfinished, paths.pendingRuns);

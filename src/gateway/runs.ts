@@ -36,6 +36,8 @@ export interface RunQueuePort {
   active(): QueuedRun[];
   /** Stops starting waiting runs and hands them back (stop, past the drain timeout). */
   takeWaiting(): QueuedRun[];
+  /** Stops the runs under way and returns them (stop, past the drain timeout): they run again at the next start. */
+  stopActive(): QueuedRun[];
   /** Waits until no run is waiting or running; false when `timeoutMs` passes first. */
   drain(timeoutMs: number): Promise<boolean>;
   /** A stop's saver of unfinished runs to pending-runs.json, for the next start. */
@@ -68,6 +70,7 @@ export function createRunQueue(deps: {
     unfinished: () => [...queue.active, ...queue.waiting],
     active: () => [...queue.active],
     takeWaiting: () => queue.takeWaiting(),
+    stopActive: () => queue.stopActive(),
     drain: (timeoutMs) => queue.whenIdle(timeoutMs),
     shutdownSaver: () => createShutdownSaver(readPendingRuns, writePendingRuns, deps.pendingRunsFile),
   };

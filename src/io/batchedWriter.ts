@@ -38,6 +38,8 @@ function batching<T>(
 ): Omit<BatchedWriter, "write"> & { added(): boolean } {
   let scheduled = false;
   let closed = false;
+  /** A write after close was reported: the later ones are dropped in silence (once, as documented). */
+  let reportedLate = false;
   const core = {
     flush() {
       scheduled = false;
@@ -59,7 +61,8 @@ function batching<T>(
     /** Before each addition: false (reported) once closed; schedules the turn's write. */
     added() {
       if (closed) {
-        onError(new Error("write after close"));
+        if (!reportedLate) onError(new Error("write after close"));
+        reportedLate = true;
         return false;
       }
       if (!scheduled) {

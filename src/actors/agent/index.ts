@@ -197,6 +197,9 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
       reply = notice;
       failure = err;
     }
+    // Stopped while its agent ran (a stop past the drain timeout): an agent that answers its SIGTERM with
+    // a reply has not finished its run, which is saved and runs again; delivering it would deliver twice.
+    if (signal.aborted) throw signal.reason;
     deps.recordRun?.(event.profile, {
       route: event.routeName,
       deliveryId: event.deliveryId,

@@ -26,6 +26,21 @@ const STUCK_AGENT = {
   max_concurrent_runs: 1,
 };
 
+/**
+ * An agent that marks its run as started and waits; on SIGTERM (a stop past the drain timeout) it prints a
+ * reply, marks that it did, and exits 0, as an agent that answers with what it has when told to stop.
+ */
+const ANSWERS_SIGTERM_AGENT = {
+  provider: "command",
+  command: [
+    "bash",
+    "-c",
+    'trap \'echo "reply-given-on-sigterm"; touch "$0/replied-$SVC_DELIVERY_ID"; exit 0\' TERM; touch "$0/started-$SVC_DELIVERY_ID"; sleep 30 & wait',
+    inHome(""),
+  ],
+  max_concurrent_runs: 1,
+};
+
 function config(
   agent: Record<string, unknown>,
   routes: Record<string, unknown> = { pr: { secret: SECRET, prompt: "PR {number}" } },
@@ -124,6 +139,34 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
         line.msg.includes("3 agent run(s) left unfinished at the last shutdown queued again"),
       ),
     ).toBe(true);
+  });
+
+  it("a run still going when the drain ends is stopped before it is saved: the reply its agent gives on SIGTERM is not delivered, and it runs once at the next start", async () => {
+    const home = newHome();
+    home.write("config.yaml", config(ANSWERS_SIGTERM_AGENT));
+    const first = await start(home);
+    expect((await send(first, "term-1", 1)).status).toBe(202);
+    await vi.waitFor(() => expect(existsSync(join(home.dir, "started-term-1"))).toBe(true), {
+      timeout: 5000,
+    });
+    await first.stop();
+    // Stopped (and its answer to the SIGTERM read) before the stop ended, not after it.
+    expect(existsSync(join(home.dir, "replied-term-1"))).toBe(true);
+    const messages = readLog(home).map((line) => line.msg);
+    expect(messages.filter((msg) => msg.includes("reply-given-on-sigterm"))).toEqual([]);
+    expect(messages.filter((msg) => msg.includes("agent run failed"))).toEqual([]);
+    const saved = JSON.parse(readFileSync(join(home.dir, PENDING), "utf8")) as {
+      runs: Array<Record<string, unknown>>;
+    };
+    expect(saved.runs.map((run) => run.deliveryId)).toEqual(["term-1"]);
+
+    home.write("config.yaml", config(recorderAgent()));
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    const second = await start(home);
+    running.push(second);
+    await vi.waitFor(() => expect(readRun(home, "term-1")).toMatchObject({ prompt: "PR 1", route: "pr" }), {
+      timeout: 10_000,
+    });
   });
 
   it("a saved run whose route is gone stays saved until the route is back", async () => {

@@ -83,6 +83,11 @@ describe.each(writers)("batched writer (%s)", (_name, createBatchedWriter) => {
     writer.write("three\n");
     expect(batches).toEqual(["one\n", "two\n"]);
     expect(String(errors[0])).toContain("write after close");
+    // Reported once: a record of several pieces (the delivery history's) or each run ending after the
+    // close logged a WARN of its own, under a message saying it is said once.
+    writer.write("four\n");
+    writer.write("five\n");
+    expect(errors.map(String)).toEqual(["Error: write after close"]);
   });
 
   it("reports a failing sink and keeps writing later batches", async () => {
