@@ -16,15 +16,15 @@ const ctx = useHubs();
  */
 describe("SSE (transport: sse) server restart", () => {
   it("status leaves connected when the stream drops; after the restart the hub re-initializes and calls work", {
-    timeout: 15_000,
+    timeout: 30_000,
   }, async () => {
     const first = await startSse();
     const port = Number(new URL(first.url).port);
-    const h = ctx.hub(ctx.home, { old: entry({ url: first.url, transport: "sse", connect_timeout: 2 }) });
+    const h = ctx.hub(ctx.home, { old: entry({ url: first.url, transport: "sse", connect_timeout: 5 }) });
     expect((await h.settled("old")).state).toBe("connected");
     await first.close();
     await vi.waitFor(() => expect(h.status()[0]?.state).not.toBe("connected"), {
-      timeout: 3000,
+      timeout: 10_000,
       interval: 20,
     });
 
