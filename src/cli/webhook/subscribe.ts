@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { nearMiss } from "../../config/nearMiss.js";
 import { DEFAULT_PROFILE, profileNameProblem } from "../../config/paths.js";
@@ -146,8 +147,12 @@ async function write(
       );
   await store.update((records) => {
     assertUnchanged(store.path, records, name, ownRecord(snapshot.records, name));
-    // Fields of the record's own (written by hand or another tool) stay as they were.
-    records[name] = { ...stored?.extra, ...parsed.value };
+    // Fields of the record's own (written by hand or another tool) stay as they were, and so do the
+    // properties this command left as they were.
+    records[name] = {
+      ...stored?.extra,
+      ...asWritten(ownRecord(snapshot.records, name), previous, parsed.value),
+    };
   });
   const shadowed = Object.hasOwn(loaded.config.platforms.webhook.routes, name);
   if (shadowed) {
@@ -241,4 +246,21 @@ function keptConflicts(
       `${name}: --deliver log: the subscription delivers directly (--deliver-only, set earlier), which needs a real target — add --no-deliver-only to have an agent run and its reply logged, or name a platform`,
     );
   return problems;
+}
+
+/**
+ * The record to write: `value`, except that a property this command did not change is written as the file
+ * has it, not as read with its defaults filled in (a hand-written `coalesce: {"key": "n"}` stays that, not
+ * `{"key": "n", "window_seconds": 30, "max_wait_seconds": 300}`; a single filter mapping stays a mapping).
+ */
+function asWritten(raw: unknown, previous: Subscription | undefined, value: Subscription): Subscription {
+  if (previous === undefined || typeof raw !== "object" || raw === null) return value;
+  const file = raw as Record<string, unknown>;
+  const written: Record<string, unknown> = { ...value };
+  for (const [key, now] of Object.entries(value)) {
+    const before = previous[key as keyof Subscription];
+    if (file[key] !== undefined && file[key] !== null && isDeepStrictEqual(now, before))
+      written[key] = file[key];
+  }
+  return written as Subscription;
 }
