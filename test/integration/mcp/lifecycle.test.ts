@@ -1,9 +1,11 @@
 import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { startSystem } from "../../../src/actors/system.js";
 import { silentLogger } from "../../../src/io/log.js";
-import { stdioEntry, text, useHubs } from "./harness.js";
+import { entry, stdioEntry, text, useHubs } from "./harness.js";
+
+const CHANGING_LIST_FIXTURE = resolve(import.meta.dirname, "../../fixtures/mcp/changing-list-server.mjs");
 
 const ctx = useHubs();
 const hub = ctx.hub;
@@ -123,6 +125,18 @@ describe("tools/list_changed", () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(h.tools().filter((t) => t.original.startsWith("burst"))).toHaveLength(10);
     expect(Number(text(await h.call("fx", "list-count", {})))).toBeLessThanOrEqual(3);
+  });
+
+  it("a notification sent while the tools are first listed at connect lists them again once connected", async () => {
+    const h = hub(ctx.home, {
+      cl: entry({ command: process.execPath, args: [CHANGING_LIST_FIXTURE] }),
+    });
+    expect((await h.settled("cl")).state).toBe("connected");
+    await vi.waitFor(() => expect(h.tools().map((t) => t.name)).toContain("mcp__cl__second"), {
+      timeout: 3000,
+      interval: 20,
+    });
+    expect(text(await h.call("cl", "second", {}))).toBe("second after 2 listings");
   });
 });
 
