@@ -116,8 +116,9 @@ export async function connectRuntime(
   let refreshing = false;
   let again = false;
   // A notification that arrives while the connect lists the tools (sent before the server answered that
-  // listing, which may miss the change) would be lost: the tools are listed again once connected. One
-  // that arrives before the listing is asked for (a server registering its tools as it starts) needs none.
+  // listing, which may miss the change) would be lost: the connect lists them once more before it is done
+  // (so `svc mcp call` and `tools` see the change too). One that arrives before the listing is asked for
+  // (a server registering its tools as it starts) needs none.
   let listingAtConnect = false;
   let changedWhileListing = false;
   const refresh = () => {
@@ -190,7 +191,12 @@ export async function connectRuntime(
   try {
     listingAtConnect = true;
     await listAndRegister(rt, deps, session, signal);
+    if (changedWhileListing) {
+      changedWhileListing = false;
+      await listAndRegister(rt, deps, session, signal);
+    }
     current = session;
+    // Changed again meanwhile: listed after the connect, as any later notification is.
     if (changedWhileListing) refresh();
     rt.era = session.era;
     logger.info(
