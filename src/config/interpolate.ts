@@ -124,6 +124,26 @@ function placeholder(whole: string, scope: InterpolationScope, unresolved: strin
   return found;
 }
 
+/**
+ * The names the `${...}` of `text` look up in `.env` and the environment, once each in order (a fallback's
+ * too: `${A:-${B}}` reads A, then B when A is unset or empty); context variables such as `${userHome}` are
+ * none. Found by rendering with a scope that records each lookup, so it reads `text` as `interpolate` does.
+ */
+export function lookedUpVariables(text: string): string[] {
+  const names: string[] = [];
+  const recording = new Proxy<Record<string, string>>(
+    {},
+    {
+      getOwnPropertyDescriptor: (_target, name) => {
+        if (typeof name === "string") names.push(name);
+        return undefined;
+      },
+    },
+  );
+  interpolate(text, { secrets: recording, env: {} });
+  return [...new Set(names)];
+}
+
 /** `~` and `~/x` expand to the user's home directory. */
 export function expandHome(path: string): string {
   if (path === "~") return homedir();

@@ -1,4 +1,5 @@
 import { formatIssue } from "../config/format.js";
+import { lookedUpVariables } from "../config/interpolate.js";
 import { knownKeysAt } from "../config/knownKeys.js";
 import { mcpServerSchema } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
@@ -137,6 +138,24 @@ function shownWord(word: unknown): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : visible(JSON.stringify(text));
 }
 
+/**
+ * Each `${NAME}` of the entry's strings that `.env` or the environment would fill in (context variables
+ * such as `${userHome}` aside), with where it is: `${GITHUB_TOKEN} (headers.Authorization)`. A link that
+ * writes one sends the user's secret of that name to the server it names.
+ */
+function filledVariables(value: unknown, path: string, out: string[] = []): string[] {
+  if (typeof value === "string") {
+    for (const name of lookedUpVariables(value))
+      if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) out.push(`\${${name}} (${path})`);
+  } else if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) filledVariables(item, `${path}[${i}]`, out);
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value))
+      filledVariables(item, path === "" ? key : `${path}.${key}`, out);
+  }
+  return out;
+}
+
 /** What the confirmation prompt shows. The link is untrusted: no control character reaches the terminal raw. */
 export function describeInstall(request: InstallRequest): string {
   const lines = [
@@ -148,8 +167,14 @@ export function describeInstall(request: InstallRequest): string {
     lines.push(
       "WARNING: this server runs a program on this machine with your permissions:",
       `  ${[request.config.command, ...args].map(shownWord).join(" ")}`,
-      "Only continue if you trust where this link came from.",
     );
   }
+  const variables = filledVariables(request.config, "");
+  if (variables.length > 0) {
+    lines.push(
+      `WARNING: it fills in values from the profile's .env or the environment, which the server (or its program) may get: ${visible(variables.join(", "))}`,
+    );
+  }
+  if (lines.length > 2) lines.push("Only continue if you trust where this link came from.");
   return lines.join("\n");
 }

@@ -233,7 +233,17 @@ export class McpHub {
         session ??= await ensureConnected(rt, connectWait(server, toolName, signal));
         // A lazy or recycled server's tool was judged by the listing it was registered from (the schema
         // cache, an earlier process): the live listing's hint decides, so a tool no longer read-only asks.
-        const live = findTool(rt, toolName) ?? tool;
+        // A tool that listing had and the live one lacks (removed in an update) is not sent to the server.
+        const live = findTool(rt, toolName);
+        if (live === undefined) {
+          const invalidNow = rt.toolset.invalid?.find((i) => i.tool === tool?.original);
+          throw new SvcError(
+            "mcp_call",
+            invalidNow === undefined
+              ? `mcp_servers.${server} no longer offers "${tool.original}" (the server, connected for this call, does not list it: its tools changed since the listing it was registered from); the tool was not run`
+              : `mcp_servers.${invalidNow.report}`,
+          );
+        }
         if (tool.readOnly && !live.readOnly)
           await approveCall(rt, this.options.approvals, live, args, trust, signal);
         tool = live;

@@ -115,9 +115,19 @@ export async function connectRuntime(
   // listing in flight plus one after it, not one listing each, and the last listing is the newest.
   let refreshing = false;
   let again = false;
+  // A notification that arrives while the connect lists the tools (sent before the server answered that
+  // listing, which may miss the change) would be lost: the connect lists them once more before it is done
+  // (so `svc mcp call` and `tools` see the change too). One that arrives before the listing is asked for
+  // (a server registering its tools as it starts) needs none.
+  let listingAtConnect = false;
+  let changedWhileListing = false;
   const refresh = () => {
     const session = current;
-    if (session === undefined || session.isClosing) return;
+    if (session === undefined) {
+      if (listingAtConnect) changedWhileListing = true;
+      return;
+    }
+    if (session.isClosing) return;
     if (refreshing) {
       again = true;
       return;
@@ -179,8 +189,15 @@ export async function connectRuntime(
   const session = await connectServer(rt.name, rt.entry, options);
   rt.secrets = session.secrets;
   try {
+    listingAtConnect = true;
     await listAndRegister(rt, deps, session, signal);
+    if (changedWhileListing) {
+      changedWhileListing = false;
+      await listAndRegister(rt, deps, session, signal);
+    }
     current = session;
+    // Changed again meanwhile: listed after the connect, as any later notification is.
+    if (changedWhileListing) refresh();
     rt.era = session.era;
     logger.info(
       { server: rt.name, era: session.era, tools: rt.toolset.tools.length },

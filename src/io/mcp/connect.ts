@@ -331,7 +331,7 @@ function scoped(
     if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, authorization);
     text += wrongEndpointHint(status, kind, remote?.url);
   } else if (remote !== undefined) {
-    text += tlsHint(name, text, remote) || blockedPortHint(name, text);
+    text += tlsHint(name, text, remote) || blockedPortHint(name, text) || endpointOriginHint(name, text);
   }
   text += unsupportedVersionHint(text);
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
@@ -371,6 +371,16 @@ function wrongEndpointHint(status: number, kind: "stdio" | "http" | "sse" | unde
   if (kind === "sse" && (status === 400 || status === 405 || status === 406))
     return " — the url refused the SSE stream: if the server speaks Streamable HTTP, remove transport: sse";
   return "";
+}
+
+/**
+ * An SSE server whose event stream names its message endpoint on another origin than `url` (a server that
+ * builds it from its own host name, `localhost` for a url of `127.0.0.1`, or from a base URL set behind a
+ * proxy): the MCP SDK posts only to the url's own origin, and says no more than that they differ.
+ */
+function endpointOriginHint(name: string, text: string): string {
+  if (!/Endpoint origin does not match connection origin/.test(text)) return "";
+  return ` — the server's SSE stream named its message endpoint on that origin, not on the origin of mcp_servers.${name}.url, and svc posts messages only to the url's own origin: if it is the same server, write url with that origin; else set the server's public base URL (or have it announce a relative endpoint)`;
 }
 
 function endsInSse(url: string): boolean {

@@ -1,9 +1,11 @@
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { startSystem } from "../../../src/actors/system.js";
 import { silentLogger } from "../../../src/io/log.js";
-import { stdioEntry, text, useHubs } from "./harness.js";
+import { entry, stdioEntry, text, useHubs } from "./harness.js";
+
+const CHANGING_LIST_FIXTURE = resolve(import.meta.dirname, "../../fixtures/mcp/changing-list-server.mjs");
 
 const ctx = useHubs();
 const hub = ctx.hub;
@@ -34,6 +36,26 @@ describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
     const lazy = hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true }) });
     expect(lazy.status()[0]).toMatchObject({ state: "lazy", cached: true });
     expect(lazy.tools().map((t) => t.name)).toContain("mcp__fx__echo");
+  });
+
+  it("a cached tool the live server no longer lists is not called once the first call connects", async () => {
+    const lazyEntry = stdioEntry("legacy", { lazy: true });
+    const first = hub(ctx.home, { fx: lazyEntry });
+    await first.settled("fx");
+    await first.stop();
+    // The server listed "gone" when the cache was written (a tool since removed in an update).
+    const dir = join(ctx.home.dir, "mcp-cache");
+    const file = join(dir, readdirSync(dir).find((f) => f !== "status.json") as string);
+    const cached = JSON.parse(readFileSync(file, "utf8"));
+    cached.tools.push({ name: "gone", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } });
+    writeFileSync(file, JSON.stringify(cached));
+    const second = hub(ctx.home, { fx: lazyEntry });
+    expect(second.tools().map((t) => t.name)).toContain("mcp__fx__gone");
+    await expect(second.callRegistered("mcp__fx__gone", {})).rejects.toThrow(
+      'mcp_servers.fx no longer offers "gone" (the server, connected for this call, does not list it: its tools changed since the listing it was registered from); the tool was not run',
+    );
+    expect(second.status()[0]?.state).toBe("connected");
+    expect(second.tools().map((t) => t.name)).not.toContain("mcp__fx__gone");
   });
 
   it("a changed entry makes the cache stale: eager connect", async () => {
@@ -123,6 +145,15 @@ describe("tools/list_changed", () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(h.tools().filter((t) => t.original.startsWith("burst"))).toHaveLength(10);
     expect(Number(text(await h.call("fx", "list-count", {})))).toBeLessThanOrEqual(3);
+  });
+
+  it("a notification sent while the connect lists the tools lists them again before it is connected", async () => {
+    const h = hub(ctx.home, {
+      cl: entry({ command: process.execPath, args: [CHANGING_LIST_FIXTURE] }),
+    });
+    expect(await h.settled("cl")).toMatchObject({ state: "connected", toolCount: 2 });
+    expect(h.tools().map((t) => t.name)).toEqual(["mcp__cl__first", "mcp__cl__second"]);
+    expect(text(await h.call("cl", "second", {}))).toBe("second after 2 listings");
   });
 });
 

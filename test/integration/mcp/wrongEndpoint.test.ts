@@ -54,6 +54,37 @@ describe("a url that is not the configured transport's endpoint", () => {
   });
 });
 
+/**
+ * A legacy SSE server that names its message endpoint with its own host name, `localhost`, while the url
+ * says `127.0.0.1` (as servers that build the endpoint from their configured host do).
+ */
+async function otherOriginSseServer(): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    const { port } = server.address() as AddressInfo;
+    if (req.method !== "GET") return void res.writeHead(404).end();
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    res.write(`event: endpoint\ndata: http://localhost:${port}/messages?session=1\n\n`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`;
+}
+
+describe("an SSE server that names its message endpoint on another origin", () => {
+  it("says to write that origin in url (or set the server's base URL), beside the SDK's refusal", async () => {
+    const h = ctx.hub(ctx.home, { sse: entry({ url: await otherOriginSseServer(), transport: "sse" }) });
+    expect((await h.settled("sse")).lastError).toMatch(
+      /^mcp_servers\.sse: Endpoint origin does not match connection origin: http:\/\/localhost:\d+ — the server's SSE stream named its message endpoint on that origin, not on the origin of mcp_servers\.sse\.url, and svc posts messages only to the url's own origin: if it is the same server, write url with that origin; else set the server's public base URL \(or have it announce a relative endpoint\)$/,
+    );
+  });
+});
+
 /** A JSON API that is not an MCP server: every request gets `{"ok":true}`. */
 async function jsonApiServer(): Promise<string> {
   const server: Server = createServer(async (req, res) => {
