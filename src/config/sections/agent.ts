@@ -42,6 +42,10 @@ export function baseUrlProblem(url: string): string | undefined {
     return `${parsed.protocol.replace(/:$/, "")} is not supported — the model endpoint must be http:// or https://`;
   if (parsed.username !== "" || parsed.password !== "")
     return "credentials in the URL are not allowed — put the key in agent.api_key";
+  // `http://127.0.0.1:/v1`, as `http://127.0.0.1:${MODEL_PORT}/v1` renders with MODEL_PORT left blank: the
+  // URL standard reads the empty port as the scheme's default (80 or 443), so every run would call that port.
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*:(?:[/?#]|$)/.test(url))
+    return `the port after "${parsed.hostname}:" is empty (a \${VAR} there that gives an empty value?) — write the port the model server listens on, or leave out the ":" for the scheme's default`;
   // `https://<res>.openai.azure.com/openai/deployments/<d>?api-version=...`, as Azure's portal shows a deployment:
   // the path is appended after the whole text, so every run would post to `...?api-version=.../chat/completions`.
   // (Not quoted: a query may carry a key.)
