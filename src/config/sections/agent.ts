@@ -54,6 +54,9 @@ export function baseUrlProblem(url: string): string | undefined {
   return undefined;
 }
 
+/** The most runs one gateway runs at once (`agent.max_concurrent_runs`). */
+export const MAX_CONCURRENT_RUNS = 1000;
+
 /**
  * The agent runner (docs/agent.md): `echo` replies with the prompt, `command` runs an argv,
  * `openai` (any Chat Completions endpoint) and `anthropic` (the Messages API) run a model with a tool loop.
@@ -84,7 +87,8 @@ export const agentSchema = z
     system_prompt: z.string().optional(),
     retries: z.number().int().min(0).max(10).default(2),
     timeout_seconds: timerSeconds(600),
-    max_concurrent_runs: z.number().int().positive().default(4),
+    // Each is a run slot made at start: a million took minutes and gigabytes before the listener opened.
+    max_concurrent_runs: z.number().int().positive().max(MAX_CONCURRENT_RUNS).default(4),
   })
   .superRefine((agent, ctx) => {
     if (agent.provider === "command" && agent.command === undefined) {

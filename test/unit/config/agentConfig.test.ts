@@ -101,6 +101,13 @@ describe("agent: model providers (docs/agent.md)", () => {
     }
   });
 
+  it("bounds max_concurrent_runs (its run slots are made at start: a million never got to listen)", () => {
+    expect(load("  max_concurrent_runs: 1000\n").config.agent.max_concurrent_runs).toBe(1000);
+    expect(problem("  max_concurrent_runs: 1000000\n")).toMatch(
+      /config\.yaml: agent\.max_concurrent_runs: expected at most 1000, got 1000000/,
+    );
+  });
+
   it("names an unset variable in model or base_url (its literal text would be sent as the model, or read as the URL)", () => {
     // The .env config.yaml reads is named (a profile's own .env serves only its MCP connections).
     expect(problem("  provider: openai\n  model: $" + "{MODEL}\n")).toBe(
