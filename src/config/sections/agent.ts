@@ -42,6 +42,10 @@ export function baseUrlProblem(url: string): string | undefined {
     return `${parsed.protocol.replace(/:$/, "")} is not supported — the model endpoint must be http:// or https://`;
   if (parsed.username !== "" || parsed.password !== "")
     return "credentials in the URL are not allowed — put the key in agent.api_key";
+  // `http://127.0.0.1:/v1`, as `http://127.0.0.1:${MODEL_PORT}/v1` renders with MODEL_PORT left blank: the
+  // URL standard reads the empty port as the scheme's default (80 or 443), so every run would call that port.
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*:(?:[/?#]|$)/.test(url))
+    return `the port after "${parsed.hostname}:" is empty (a \${VAR} there that gives an empty value?) — write the port the model server listens on, or leave out the ":" for the scheme's default`;
   // `https://<res>.openai.azure.com/openai/deployments/<d>?api-version=...`, as Azure's portal shows a deployment:
   // the path is appended after the whole text, so every run would post to `...?api-version=.../chat/completions`.
   // (Not quoted: a query may carry a key.)
@@ -49,6 +53,9 @@ export function baseUrlProblem(url: string): string | undefined {
     return 'a query or fragment (from "?" or "#" on) cannot be part of it — svc appends /chat/completions or /messages to base_url, which would land inside it; write the base alone (Azure OpenAI: https://<resource>.openai.azure.com/openai/v1, which needs no api-version)';
   return undefined;
 }
+
+/** The most runs one gateway runs at once (`agent.max_concurrent_runs`). */
+export const MAX_CONCURRENT_RUNS = 1000;
 
 /**
  * The agent runner (docs/agent.md): `echo` replies with the prompt, `command` runs an argv,
@@ -80,7 +87,8 @@ export const agentSchema = z
     system_prompt: z.string().optional(),
     retries: z.number().int().min(0).max(10).default(2),
     timeout_seconds: timerSeconds(600),
-    max_concurrent_runs: z.number().int().positive().default(4),
+    // Each is a run slot made at start: a million took minutes and gigabytes before the listener opened.
+    max_concurrent_runs: z.number().int().positive().max(MAX_CONCURRENT_RUNS).default(4),
   })
   .superRefine((agent, ctx) => {
     if (agent.provider === "command" && agent.command === undefined) {

@@ -71,6 +71,16 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(problem("  provider: openai\n  model: m\n  base_url: 127.0.0.1:8000\n")).toMatch(
       /agent\.base_url: no scheme — write http:\/\/127\.0\.0\.1:8000 /,
     );
+    // An empty port (a port variable left blank) would be read as port 80: every run would call it.
+    expect(problem("  provider: openai\n  model: m\n  base_url: http://127.0.0.1:/v1\n")).toMatch(
+      /agent\.base_url: the port after "127\.0\.0\.1:" is empty .* — write the port the model server listens on/,
+    );
+    expect(
+      problem("  provider: anthropic\n  model: m\n  base_url: http://[::1]:$" + "{PORT}\n", { PORT: "" }),
+    ).toMatch(/agent\.base_url: the port after "\[::1\]:" is empty/);
+    expect(
+      load("  provider: openai\n  model: m\n  base_url: http://[::1]:8000/v1\n").config.agent.base_url,
+    ).toBe("http://[::1]:8000/v1");
     expect(problem("  provider: openai\n  model: m\n  base_url: not a url\n")).toMatch(
       /agent\.base_url: not a URL/,
     );
@@ -89,6 +99,13 @@ describe("agent: model providers (docs/agent.md)", () => {
       );
       expect(said).not.toContain("sk-query");
     }
+  });
+
+  it("bounds max_concurrent_runs (its run slots are made at start: a million never got to listen)", () => {
+    expect(load("  max_concurrent_runs: 1000\n").config.agent.max_concurrent_runs).toBe(1000);
+    expect(problem("  max_concurrent_runs: 1000000\n")).toMatch(
+      /config\.yaml: agent\.max_concurrent_runs: expected at most 1000, got 1000000/,
+    );
   });
 
   it("names an unset variable in model or base_url (its literal text would be sent as the model, or read as the URL)", () => {
