@@ -12,6 +12,10 @@ import { type RunToolsDeps, runContext, runTools } from "./runTools.js";
 import { sdkTools, ToolCallLog } from "./sdkTools.js";
 import { contentFilterFailure, type LoopProgress, runToolLoop } from "./toolLoop.js";
 
+/** The reply of a run that used its last model turn on tool calls and wrote no text. */
+export const maxStepsNotice = (steps: number): string =>
+  `(stopped after ${steps} model ${steps === 1 ? "turn" : "turns"} without a final answer — raise agent.max_steps)`;
+
 export interface ModelRunnerDeps extends RunToolsDeps {
   readonly settings: AgentSettings & { readonly provider: "openai" | "anthropic"; readonly model: string };
   readonly logger: Logger;
@@ -195,7 +199,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         // delivered reply, the log line or the run journal.
         const text =
           result.stoppedAtMaxSteps && result.text.trim() === ""
-            ? `(stopped after ${settings.max_steps} model turns without a final answer — raise agent.max_steps)`
+            ? maxStepsNotice(settings.max_steps)
             : scrub(result.text, secrets);
         const done = record(outcome);
         logger.info(
