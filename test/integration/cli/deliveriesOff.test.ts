@@ -33,6 +33,17 @@ describe("svc webhook deliveries with nothing recorded", () => {
     );
   });
 
+  it("refuses a --limit that is not written in digits (exit 2), as it refuses 0", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
+    for (const limit of ["0x10", "1e3", " 3", "0"]) {
+      const res = await svc(home, ["webhook", "deliveries", "--limit", limit]);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain(`--limit: expected a whole number of at least 1, got "${limit}"`);
+    }
+    expect((await svc(home, ["webhook", "deliveries", "--limit", "3"])).code).toBe(0);
+  });
+
   it("with the history on, says where the records come from", async () => {
     home = tempHome();
     home.write(
