@@ -340,12 +340,15 @@ export class McpHub {
         continue;
       }
       if (rt !== undefined) await this.remove(rt);
-      // A server that was `enabled: false` had no connection: it is started, not reconnected.
+      // A server that was `enabled: false` had no connection: it is started, not reconnected; one that
+      // stays `enabled: false` is changed, not stopped (nothing ran).
       const list =
         rt === undefined
           ? summary.added
           : !entry.enabled
-            ? summary.disabled
+            ? rt.entry.enabled
+              ? summary.disabled
+              : summary.changed
             : rt.entry.enabled
               ? summary.changed
               : summary.enabled;

@@ -4,7 +4,8 @@ import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
  * What `svc mcp reload` prints from the gateway's report. A changed server that restarts lazy (`lazy: true`
  * with a schema cache of the new entry) is not reconnected — it connects at its first call — so it is
  * listed apart from the changed servers that were; an added server that did not connect (disabled, or
- * lazy) says so, and a server changed from `enabled: false` is listed as enabled (it never was connected).
+ * lazy) says so, a server changed from `enabled: false` is listed as enabled (it never was connected), and
+ * a changed server that stays `enabled: false` is listed as such, not as reconnected or stopped.
  */
 export function reloadSummaryText(
   pid: number,
@@ -28,7 +29,9 @@ export function reloadSummaryText(
     isLazy(name) ? `${name} (lazy: connects at its first call)` : name,
   );
   const lazy = reload.changed.filter(isLazy);
-  const reconnected = reload.changed.filter((name) => !isLazy(name));
+  // Changed but still enabled: false: nothing was stopped or connected.
+  const stillOff = reload.changed.filter((name) => stateOf(name) === "disabled");
+  const reconnected = reload.changed.filter((name) => !isLazy(name) && stateOf(name) !== "disabled");
   const line = (label: string, names: readonly string[]) =>
     names.length > 0 ? `  ${label}: ${names.join(", ")}\n` : "";
   const text =
@@ -38,6 +41,7 @@ export function reloadSummaryText(
     line("enabled (was enabled: false)", enabled) +
     line("reconnected (changed)", reconnected) +
     line("changed, lazy (connects at its first call)", lazy) +
+    line("changed, still enabled: false (not connected)", stillOff) +
     line("stopped (disabled)", disabled) +
     line("unchanged", reload.unchanged);
   const changes =

@@ -44,7 +44,8 @@ export async function deliveries(
   options: { limit?: string; json?: boolean },
 ): Promise<void> {
   const limit = options.limit === undefined ? 20 : Number(options.limit);
-  if (!Number.isInteger(limit) || limit < 1)
+  // Digits only, as --port takes them: Number() would also read "0x10", "1e3" or " 3" as a count.
+  if ((options.limit !== undefined && !/^\d+$/.test(options.limit)) || !Number.isInteger(limit) || limit < 1)
     throw new SvcError("usage", `--limit: expected a whole number of at least 1, got "${options.limit}"`);
   const loaded = configWithEnabledNote();
   const all = summarizeHistory(readHistory(historyDir(loaded.paths.home)));

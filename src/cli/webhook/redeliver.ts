@@ -62,7 +62,11 @@ export async function redeliver(id: string, options: { route?: string; port?: st
   if (matches.length === 0)
     throw new SvcError(
       "usage",
-      `no delivery ${JSON.stringify(id)}${options.route === undefined ? "" : ` for route ${options.route}`} in the recent history (svc webhook deliveries lists them; records are kept 7 days)`,
+      `no delivery ${JSON.stringify(id)}${options.route === undefined ? "" : ` for route ${options.route}`} in the recent history (svc webhook deliveries lists them; records are kept 7 days)${
+        loaded.config.platforms.webhook.delivery_history
+          ? ""
+          : ` — platforms.webhook.delivery_history is false in ${loaded.paths.config}, so the gateway records none: set it to true and restart the gateway`
+      }`,
     );
   const routes = [...new Set(matches.map((r) => r.route))];
   if (routes.length > 1)

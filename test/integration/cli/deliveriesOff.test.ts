@@ -20,6 +20,30 @@ describe("svc webhook deliveries with nothing recorded", () => {
     );
   });
 
+  it("svc webhook redeliver of an ID it cannot find says that delivery_history is off (exit 2)", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", delivery_history: false } } }),
+    );
+    const res = await svc(home, ["webhook", "redeliver", "delivery-opsprobe-1"]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(
+      `no delivery "delivery-opsprobe-1" in the recent history (svc webhook deliveries lists them; records are kept 7 days) — platforms.webhook.delivery_history is false in ${home.dir}/config.yaml, so the gateway records none: set it to true and restart the gateway`,
+    );
+  });
+
+  it("refuses a --limit that is not written in digits (exit 2), as it refuses 0", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
+    for (const limit of ["0x10", "1e3", " 3", "0"]) {
+      const res = await svc(home, ["webhook", "deliveries", "--limit", limit]);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain(`--limit: expected a whole number of at least 1, got "${limit}"`);
+    }
+    expect((await svc(home, ["webhook", "deliveries", "--limit", "3"])).code).toBe(0);
+  });
+
   it("with the history on, says where the records come from", async () => {
     home = tempHome();
     home.write(

@@ -52,4 +52,15 @@ describe("svc mcp reload's summary", () => {
       "Gateway (pid 7) reloaded mcp_servers:\n  enabled (was enabled: false): on, lz (lazy: connects at its first call)\n  reconnected (changed): a\n",
     );
   });
+
+  it("lists a changed server that stays enabled: false apart, neither reconnected nor stopped", () => {
+    const text = reloadSummaryText(
+      7,
+      { added: [], removed: [], changed: ["a", "off"], disabled: ["gone"], unchanged: [] },
+      [status("a", "connected"), status("off", "disabled"), status("gone", "disabled")],
+    );
+    expect(text).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  reconnected (changed): a\n  changed, still enabled: false (not connected): off\n  stopped (disabled): gone\n",
+    );
+  });
 });

@@ -20,4 +20,16 @@ describe("a reload that turns enabled: false into enabled (SDK server over InMem
     await h.settled("off");
     expect(text(await h.call("off", "echo", { text: "hi" }))).toBe("hi");
   });
+
+  /** svc mcp reload said "stopped (disabled)" of a disabled entry edited and left disabled: nothing ran. */
+  it("reports a changed entry that stays enabled: false as changed, not stopped, and leaves it disabled", async () => {
+    const h = ctx.hub(
+      ctx.home,
+      { off: fixture({ enabled: false }) },
+      { transportFor: inMemoryServers(() => buildServer()) },
+    );
+    const summary = await h.reload({ off: fixture({ enabled: false, lazy: true }) });
+    expect(summary).toMatchObject({ added: [], changed: ["off"], disabled: [], enabled: [] });
+    expect(h.status().map((s) => s.state)).toEqual(["disabled"]);
+  });
 });
