@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Transporter } from "nodemailer";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
-import { partKey, resolveChatId } from "./chat.js";
+import { partKey, resolveChatId, routeRecipient } from "./chat.js";
 import { DeliveryError, type DeliveryMessage, type DeliveryTarget, runOnce } from "./target.js";
 
 const TRANSIENT_CODES = new Set(["ECONNECTION", "ESOCKET", "ETIMEDOUT", "EDNS"]);
@@ -73,6 +73,17 @@ export function emailTarget(settings: PlatformConfig<"email">): DeliveryTarget {
           `email: route "${message.route}": the recipient contains a line break or control character — refused`,
           false,
         );
+      }
+      // Nor may it add recipients: "a@x, b@y", "a@x; b@y" or a group "list: b@y, c@y;" would go to each.
+      if (routeRecipient("email", message, ["chat_id", "to"]) !== undefined) {
+        const { default: addressparser } = await import("nodemailer/lib/addressparser");
+        const named = addressparser(to);
+        if (named.length > 1 || named.some((entry) => "group" in entry)) {
+          throw new DeliveryError(
+            `email: route "${message.route}": deliver_extra names more than one recipient — refused (one address per delivery; a list belongs in platforms.email.home_channel)`,
+            false,
+          );
+        }
       }
       const subject = message.extra.subject?.trim() || settings.subject.replaceAll("{route}", message.route);
       const messageId = messageIdFor(message, settings.from);

@@ -114,6 +114,31 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(received).toEqual([]);
   });
 
+  it("refuses a deliver_extra recipient (payload text) that names more than one address; home_channel may list several", async () => {
+    received.length = 0;
+    const target = registryFor({ email: settings() }).get("email");
+    for (const extra of [
+      { chat_id: "dev@example.org, other@example.net" },
+      { chat_id: "dev@example.org;other@example.net" },
+      { to: "list: other@example.net, third@example.net;" },
+    ]) {
+      const error = await target?.send(message("x", extra)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DeliveryError);
+      expect((error as DeliveryError).transient).toBe(false);
+      expect((error as Error).message).toContain("deliver_extra names more than one recipient");
+    }
+    expect(received).toEqual([]);
+    await target?.send(message("y", { chat_id: '"Doe, Jane" <dev@example.org>' }));
+    const listed = registryFor({
+      email: { ...settings(), home_channel: "ops@example.org, oncall@example.org" },
+    }).get("email");
+    await listed?.send(message("z"));
+    expect(received.map((r) => r.to)).toEqual([
+      ["dev@example.org"],
+      ["ops@example.org", "oncall@example.org"],
+    ]);
+  });
+
   it("verifies the SMTP login at startup and fails it with bad credentials (no password in the error)", async () => {
     await expect(registryFor({ email: settings() }).get("email")?.check?.()).resolves.toBe(
       `127.0.0.1:${port}`,
