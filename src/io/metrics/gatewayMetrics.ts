@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { processMetrics } from "./processMetrics.js";
 import type { RequestMetrics } from "../http/observe.js";
 
 /** What the gauges read when Prometheus scrapes (nothing is sampled in between). */
@@ -205,7 +206,8 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
       requestSeconds += seconds;
     },
     async render() {
-      return { contentType: registry.contentType, text: await registry.metrics() };
+      const [own, process] = await Promise.all([registry.metrics(), processMetrics().metrics()]);
+      return { contentType: registry.contentType, text: `${own}\n${process}` };
     },
     runFinished(outcome, seconds) {
       runChild.get(outcome)?.observe(seconds);

@@ -81,6 +81,14 @@ describe("GET /metrics (Prometheus text format)", { timeout: 60_000 }, () => {
       expect(reported).toBeGreaterThan(0);
       expect(reported).toBeLessThanOrEqual(statSync(join(stateDir, segment)).size);
       expect(text).toContain("# TYPE svc_mcp_tool_call_duration_seconds histogram");
+      // The process's own metrics, as Node exporters show them: this process's resident memory and start.
+      expect(text).toContain("# TYPE process_resident_memory_bytes gauge");
+      expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(1024 * 1024);
+      expect(sample(text, "process_start_time_seconds")).toBeLessThanOrEqual(Date.now() / 1000);
+      expect(text).toContain("# TYPE nodejs_eventloop_lag_seconds gauge");
+      // Each metric family once, though every gateway of this test process shows the process's metrics.
+      const families = text.split("\n").filter((l) => l.startsWith("# TYPE "));
+      expect(new Set(families).size).toBe(families.length);
       // HEAD is answered too (scrapers' health checks), a POST is not.
       expect((await fetch(live.url("/metrics"), { method: "HEAD" })).status).toBe(200);
       expect((await fetch(live.url("/metrics"), { method: "POST" })).status).toBe(405);
