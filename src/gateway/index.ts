@@ -155,10 +155,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   state.restoreSeen(idempotency.seen);
   // Agents a killed gateway left running: stopped before their runs run again (docs/durability.md).
   const agentGroups = agentGroupsDir(paths.home);
-  const orphans = stopOrphanGroups(agentGroups);
-  if (orphans > 0)
+  const notRunAgain: string[] = [];
+  const orphans = stopOrphanGroups(agentGroups, (name) => notRunAgain.push(name));
+  if (orphans > notRunAgain.length)
     logger.warn(
-      `[state] stopped ${orphans} agent process group(s) left running by a gateway that was killed; their runs run again`,
+      `[state] stopped ${orphans - notRunAgain.length} agent process group(s) left running by a gateway that was killed; their runs run again`,
+    );
+  // A cron job's scheduled (or `svc cron run`) run is not journaled: its next_run moved on before it started.
+  for (const name of notRunAgain)
+    logger.warn(
+      `[cron] ${name.replace(/^cron:/, "")}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time`,
     );
   const agent = createAgent(config, { logger, home: paths.home, groups: processGroupFiles(agentGroups) });
   // Coalescing groups and cron jobs: flushed on stop and reload, so no pending group is dropped.

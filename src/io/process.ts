@@ -12,6 +12,8 @@ export interface ProcessRequest {
   readonly maxBuffer?: number;
   /** Notes the process group while it runs (a start after a SIGKILL stops what was left running). */
   readonly groups?: ProcessGroups;
+  /** The run's name for the group's note when its run is not journaled (`ProcessGroups.started`). */
+  readonly notRunAgain?: string;
 }
 
 export type ProcessResult =
@@ -80,7 +82,7 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
     stderrTail = (stderrTail + chunk).slice(-STDERR_KEPT);
   });
   const pid = subprocess.pid;
-  if (pid !== undefined) request.groups?.started(pid);
+  if (pid !== undefined) request.groups?.started(pid, request.notRunAgain);
   subprocess.once("exit", () => {
     signalGroup(pid, "SIGKILL");
     if (pid !== undefined) request.groups?.ended(pid);

@@ -4,7 +4,11 @@ import { processAlive, processStartTime, processStat } from "./processAlive.js";
 
 /** Where a process's agents are noted while they run. */
 export interface ProcessGroups {
-  started(pid: number): void;
+  /**
+   * `notRunAgain`: the run's name (`cron:<job>` of a scheduled or manual cron run) when its run is not
+   * journaled, so a next start that stops the group says that run is not run again.
+   */
+  started(pid: number, notRunAgain?: string): void;
   ended(pid: number): void;
 }
 
@@ -27,11 +31,14 @@ export function processGroupFiles(dir: string): ProcessGroups {
   const owner = `${process.pid} ${processStartTime(process.pid) ?? "-"}`;
   let made = false;
   return {
-    started(pid) {
+    started(pid, notRunAgain) {
       try {
         if (!made) mkdirSync(dir, { recursive: true, mode: 0o700 });
         made = true;
-        writeFileSync(join(dir, String(pid)), `${processStartTime(pid) ?? "-"} ${owner}\n`, { mode: 0o600 });
+        const label = notRunAgain === undefined ? "" : ` ${notRunAgain}`;
+        writeFileSync(join(dir, String(pid)), `${processStartTime(pid) ?? "-"} ${owner}${label}\n`, {
+          mode: 0o600,
+        });
       } catch {
         // Only the clean-up after a SIGKILL needs it: the run goes on without.
       }
@@ -50,9 +57,10 @@ export function processGroupFiles(dir: string): ProcessGroups {
  * Stops (SIGKILL to the whole group) the agents a process that is gone left running: their runs were not
  * recorded finished and run again now, so the old copy must not go on beside the new one. A group whose
  * noting process still runs (another `svc` command) is left alone; so is one whose leader is not the
- * process noted (its pid reused). Returns how many were stopped.
+ * process noted (its pid reused). Returns how many were stopped; `onNotRunAgain` is told the name of each
+ * stopped group whose run is not journaled (a scheduled cron run: it does not run again).
  */
-export function stopOrphanGroups(dir: string): number {
+export function stopOrphanGroups(dir: string, onNotRunAgain?: (name: string) => void): number {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -68,7 +76,7 @@ export function stopOrphanGroups(dir: string): number {
     } catch {
       continue;
     }
-    const [start, ownerPid, ownerStart] = noted;
+    const [start, ownerPid, ownerStart, notRunAgain] = noted;
     if (runsAs(Number(ownerPid), ownerStart) || (ownerStart === "-" && processAlive(Number(ownerPid))))
       continue;
     const pgid = Number(name);
@@ -76,6 +84,7 @@ export function stopOrphanGroups(dir: string): number {
       try {
         process.kill(-pgid, "SIGKILL");
         stopped += 1;
+        if (notRunAgain !== undefined) onNotRunAgain?.(notRunAgain);
       } catch {
         // Gone meanwhile.
       }

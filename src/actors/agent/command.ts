@@ -57,6 +57,15 @@ async function openEndpoint(tools: CommandRunTools, request: AgentRequest, signa
  * sees `SVC_MCP_URL` and `SVC_MCP_TOKEN`: a loopback MCP endpoint with the run's tools, closed when the
  * command ends.
  */
+/**
+ * A cron job's run on its schedule or by `svc cron run` (its route `cron:<job>`): not journaled — its
+ * job's next_run moved on before it started — so a start after a SIGKILL does not run it again.
+ * A run fired by a webhook event (`webhook:<route>:<id>`) is journaled and runs again.
+ */
+function scheduledCronRun(request: { readonly route: string; readonly event?: string }): boolean {
+  return request.route.startsWith("cron:") && (request.event === "schedule" || request.event === "manual");
+}
+
 export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   const [file, ...args] = options.argv;
   if (file === undefined)
@@ -85,6 +94,7 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
         timeoutMs: options.timeoutMs,
         signal,
         ...(options.groups === undefined ? {} : { groups: options.groups }),
+        ...(scheduledCronRun(request) ? { notRunAgain: request.route } : {}),
       }).finally(() => endpoint?.close());
       if (!result.ok) {
         const detail = result.stderr.trim().split("\n").slice(-3).join(" | ");

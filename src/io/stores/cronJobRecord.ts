@@ -30,7 +30,8 @@ const cronJobSchema = z.looseObject({
     .string()
     .min(1)
     .superRefine((target, ctx) => {
-      if (canonicalTarget(target) === undefined)
+      // An empty one is already named by min(1): "unknown target \"\"" would say it twice.
+      if (target !== "" && canonicalTarget(target) === undefined)
         ctx.addIssue({ code: "custom", message: unknownTargetText(target) });
     })
     .default("log"),
@@ -44,7 +45,9 @@ const cronJobSchema = z.looseObject({
           : raw,
       z.record(
         z.string(),
-        z.union([z.string(), z.number().transform(String), z.boolean().transform(String)]),
+        z.union([z.string(), z.number().transform(String), z.boolean().transform(String)], {
+          error: "expected text, a number or true/false (sent as written)",
+        }),
       ),
     )
     .default({}),
@@ -60,7 +63,9 @@ const cronJobSchema = z.looseObject({
     })
     .optional()
     .catch(undefined),
-  created_at: z.union([z.string(), z.number()]).optional(),
+  created_at: z
+    .union([z.string(), z.number()], { error: "expected an ISO time as text (or a number, epoch)" })
+    .optional(),
 });
 
 export type JobRecord =

@@ -73,6 +73,29 @@ describe("agent process groups left by a gateway that is gone", () => {
     expect(readdirSync(dir)).toEqual([String(ours)]);
   });
 
+  it("names a stopped group whose run is not journaled (a scheduled cron run), not one that runs again", async () => {
+    const dir = groupsDir();
+    const scheduled = leader();
+    const fired = leader();
+    const groups = processGroupFiles(dir);
+    groups.started(scheduled, "cron:nightly-digest");
+    groups.started(fired);
+    expect(readFileSync(join(dir, String(scheduled)), "utf8")).toBe(
+      `${processStartTime(scheduled)} ${process.pid} ${processStartTime(process.pid)} cron:nightly-digest\n`,
+    );
+    // Both as a gateway that is gone left them.
+    noteFromGoneOwner(dir, fired);
+    writeFileSync(
+      join(dir, String(scheduled)),
+      `${processStartTime(scheduled)} 4194303 12345 cron:nightly-digest\n`,
+    );
+    const notRunAgain: string[] = [];
+    expect(stopOrphanGroups(dir, (name) => notRunAgain.push(name))).toBe(2);
+    expect(notRunAgain).toEqual(["cron:nightly-digest"]);
+    await expect.poll(() => running(scheduled)).toBe(false);
+    await expect.poll(() => running(fired)).toBe(false);
+  });
+
   it("leaves a process alone whose pid was reused (another start time), and forgets the note", () => {
     const dir = groupsDir();
     const other = leader();

@@ -101,6 +101,26 @@ describe("a cron job record edited by hand", () => {
     ]);
   });
 
+  it('names the problem of a wrong deliver_extra value, created_at or empty deliver (not zod\'s bare "Invalid input"), once', () => {
+    const problems = (raw: unknown) => {
+      const parsed = parseCronJob(FILE, "a1", raw);
+      return parsed.ok ? [] : parsed.problems;
+    };
+    const job = { name: "n", schedule: "every 1h", prompt: "p" };
+    expect(problems({ ...job, deliver_extra: { chat_id: { room: "ops-room-one" } } })).toEqual([
+      `${FILE}: jobs.a1.deliver_extra.chat_id: expected text, a number or true/false (sent as written)`,
+    ]);
+    expect(problems({ ...job, deliver_extra: { thread_id: [7] } })).toEqual([
+      `${FILE}: jobs.a1.deliver_extra.thread_id: expected text, a number or true/false (sent as written)`,
+    ]);
+    expect(problems({ ...job, created_at: true })).toEqual([
+      `${FILE}: jobs.a1.created_at: expected an ISO time as text (or a number, epoch)`,
+    ]);
+    expect(problems({ ...job, deliver: "" })).toEqual([
+      `${FILE}: jobs.a1.deliver: must not be empty — write a value, or leave the key out`,
+    ]);
+  });
+
   it("a broken last_run (only shown by svc cron list) is left out, not fatal", () => {
     const parsed = parseCronJob(FILE, "a1", { name: "n", schedule: "1h", prompt: "p", last_run: 5 });
     expect(parsed.ok && parsed.job.last_run).toBeUndefined();
