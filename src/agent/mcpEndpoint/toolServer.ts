@@ -4,9 +4,19 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { FAILED_WITHOUT_WHY } from "../tools/outcome.js";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/tool.js";
 
+/**
+ * The call's answer: an MCP tool's result as its server gave it (every content block, `structuredContent`,
+ * `isError`, `_meta`), a failure without a message said as such; a built-in tool's outcome as content.
+ */
 function asCallResult(outcome: ToolOutcome): CallToolResult {
+  const result = outcome.mcpResult;
+  if (result !== undefined)
+    return !outcome.ok && outcome.error === FAILED_WITHOUT_WHY
+      ? { ...result, content: [{ type: "text", text: FAILED_WITHOUT_WHY }], isError: true }
+      : result;
   return outcome.ok
     ? { content: outcome.content.map((part) => ({ ...part })) }
     : { content: [{ type: "text", text: outcome.error }], isError: true };
@@ -42,6 +52,8 @@ export function toolServer(
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputSchema,
+      ...(tool.title === undefined ? {} : { title: tool.title }),
+      ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     })),
   }));
