@@ -87,8 +87,11 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
     name: tool.name,
     description: tool.description ?? `${tool.original} (MCP server ${tool.server})`,
     inputSchema: (schema.type === "object" ? schema : { ...schema, type: "object" }) as JsonSchema,
-    // A command agent's own MCP client tells read-only tools apart as it would on the server itself.
-    ...(tool.readOnly ? { annotations: { readOnlyHint: true } } : {}),
+    // A command agent's own MCP client sees the tool as it would on the server itself (read-only tools
+    // told apart, structured results checked against the output schema).
+    ...(tool.title === undefined ? {} : { title: tool.title }),
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+    ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
     async execute(args, context) {
       // MCP arguments are an object: JSON of another kind (`[]`, `"x"`, `null`) is refused rather than
       // sent as `{}`, which would run a tool that needs no arguments on input the model never meant.
@@ -99,7 +102,8 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
       const changed = noLongerListed(hub, tool);
       if (changed !== undefined) return { ok: false, error: changed };
       try {
-        return outcomeOf(await hub.callRegistered(tool.name, input, context.signal));
+        const result = await hub.callRegistered(tool.name, input, context.signal);
+        return { ...outcomeOf(result), mcpResult: result };
       } catch (err) {
         return { ok: false, error: callError(err, context) };
       }

@@ -15,6 +15,11 @@ export interface RegisteredTool {
   readonly description?: string;
   readonly inputSchema: Record<string, unknown>;
   readonly readOnly: boolean;
+  /** The server's display `title`, `annotations` and `outputSchema` as listed (MCP's annotation keys only, and
+   *  an output schema only when a client could read it): a command agent's MCP client gets them unchanged. */
+  readonly title?: string;
+  readonly annotations?: Readonly<Record<string, string | boolean>>;
+  readonly outputSchema?: Record<string, unknown>;
   /** The server runs it only as a task (`execution.taskSupport: "required"`). */
   readonly task?: boolean;
 }
@@ -83,6 +88,38 @@ export function unregisteredListedReason(
       : `the server lists it, but tools.exclude leaves it out — remove its entry from tools.exclude`;
   const lost = collisions.find((c) => c.endsWith(`; "${tool}" is skipped`));
   return lost === undefined ? undefined : `it lost a name collision: ${lost.slice(lost.indexOf(": ") + 2)}`;
+}
+
+/** MCP's tool annotations and the types MCP gives them; a client's schema refuses the whole list otherwise. */
+const ANNOTATION_TYPES = {
+  title: "string",
+  readOnlyHint: "boolean",
+  destructiveHint: "boolean",
+  idempotentHint: "boolean",
+  openWorldHint: "boolean",
+} as const;
+
+/**
+ * A listed tool's `title`, `annotations` and `outputSchema`, as far as an MCP client can take them: a value
+ * of the wrong type (or an output schema that is not an object schema) would make a client's `tools/list`
+ * fail as a whole, so it is left out rather than passed on.
+ */
+function listedMetadata(tool: Tool): Pick<RegisteredTool, "title" | "annotations" | "outputSchema"> {
+  const listed = (tool.annotations ?? {}) as Record<string, unknown>;
+  const annotations: Record<string, string | boolean> = {};
+  for (const [key, type] of Object.entries(ANNOTATION_TYPES)) {
+    const value = listed[key];
+    if (typeof value === type) annotations[key] = value as string | boolean;
+  }
+  if (isReadOnly(tool)) annotations.readOnlyHint = true;
+  const output = tool.outputSchema as Record<string, unknown> | undefined;
+  return {
+    ...(typeof tool.title === "string" ? { title: tool.title } : {}),
+    ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+    ...(output?.type === "object" && inputSchemaProblem(output) === undefined
+      ? { outputSchema: output }
+      : {}),
+  };
 }
 
 /** `readOnlyHint: true` from the server (the snake-case `read_only_hint` spelling counts too). */
@@ -284,6 +321,7 @@ export function buildToolset(
       ...(tool.description === undefined ? {} : { description: tool.description }),
       inputSchema: tool.inputSchema as Record<string, unknown>,
       readOnly: isReadOnly(tool),
+      ...listedMetadata(tool),
       ...(taskRequired(tool) ? { task: true } : {}),
     });
   }

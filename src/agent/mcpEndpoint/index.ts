@@ -28,7 +28,9 @@ export function createMcpEndpointHost(options: { readonly host?: string } = {}):
   let serve: typeof toolServer | undefined;
   const authorize = (key: string, authorization: string | undefined) => {
     const run = runs.authorize(key, authorization);
-    return run === undefined || serve === undefined ? undefined : serve(run.tools, run.context, run.signal);
+    return run === undefined || serve === undefined
+      ? undefined
+      : serve(run.tools, run.context, run.signal, run.calls);
   };
   return {
     async openRunEndpoint(tools, context) {

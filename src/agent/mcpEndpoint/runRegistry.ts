@@ -6,6 +6,11 @@ export interface RegisteredRun {
   readonly context: ToolContext;
   /** Aborted when the run's endpoint closes: calls still running end. */
   readonly signal: AbortSignal;
+  /**
+   * The run's calls still running, by JSON-RPC request id: each POST is served on its own, so a client's
+   * `notifications/cancelled` arrives on another POST than the call it cancels, and finds it here.
+   */
+  readonly calls: Map<string, AbortController>;
 }
 
 interface Entry extends RegisteredRun {
@@ -31,6 +36,7 @@ export class RunRegistry {
       tools,
       context,
       signal: controller.signal,
+      calls: new Map(),
       controller,
       tokenDigest: digest(token),
     });

@@ -2,11 +2,22 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  CancelledNotificationSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { FAILED_WITHOUT_WHY } from "../tools/outcome.js";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/tool.js";
 
+/**
+ * The call's answer: an MCP tool's result as its server gave it (every content block, `structuredContent`,
+ * `isError`, `_meta`), a failure without a message said as such; a built-in tool's outcome as content.
+ */
 function asCallResult(outcome: ToolOutcome): CallToolResult {
+  const result = outcome.mcpResult;
+  if (result !== undefined)
+    return !outcome.ok && outcome.error === FAILED_WITHOUT_WHY
+      ? { ...result, content: [{ type: "text", text: FAILED_WITHOUT_WHY }], isError: true }
+      : result;
   return outcome.ok
     ? { content: outcome.content.map((part) => ({ ...part })) }
     : { content: [{ type: "text", text: outcome.error }], isError: true };
@@ -28,12 +39,15 @@ function callContext(context: ToolContext, signal: AbortSignal): ToolContext {
 
 /**
  * An MCP server (the SDK's low-level `Server`, so JSON Schemas pass unchanged) offering exactly `tools`
- * and running them with the run's `context`. `runSignal` ends every call when the run's endpoint closes.
+ * and running them with the run's `context`. `runSignal` ends every call when the run's endpoint closes;
+ * `calls` (the run's, shared by the servers of all its POSTs) lets a `notifications/cancelled` end a call
+ * another POST is running.
  */
 export function toolServer(
   tools: readonly AgentTool[],
   context: ToolContext,
   runSignal: AbortSignal,
+  calls: Map<string, AbortController> = new Map(),
 ): Server {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const server = new Server({ name: "svc-run", version: "1.0.0" }, { capabilities: { tools: {} } });
@@ -42,6 +56,8 @@ export function toolServer(
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputSchema,
+      ...(tool.title === undefined ? {} : { title: tool.title }),
+      ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     })),
   }));
@@ -53,12 +69,21 @@ export function toolServer(
         error: `unknown tool "${request.params.name}": this run does not offer it`,
       });
     }
-    const signal = AbortSignal.any([context.signal, runSignal, extra.signal]);
+    const id = String(extra.requestId);
+    const canceled = new AbortController();
+    calls.set(id, canceled);
+    const signal = AbortSignal.any([context.signal, runSignal, extra.signal, canceled.signal]);
     try {
       return asCallResult(await tool.execute(request.params.arguments ?? {}, callContext(context, signal)));
     } catch (err) {
       return asCallResult({ ok: false, error: `${tool.name} failed: ${(err as Error).message}` });
+    } finally {
+      if (calls.get(id) === canceled) calls.delete(id);
     }
+  });
+  server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+    const { requestId, reason } = notification.params;
+    if (requestId !== undefined) calls.get(String(requestId))?.abort(reason);
   });
   return server;
 }

@@ -3,6 +3,8 @@
  * share: one tool shape, whatever the tool's origin (an MCP server through the hub, or built in).
  */
 
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
 /** A JSON Schema object, passed to the model (and to MCP clients) unchanged. */
 export type JsonSchema = { readonly type: "object"; readonly [key: string]: unknown };
 
@@ -11,10 +13,17 @@ export type ToolContent =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "image"; readonly data: string; readonly mimeType: string };
 
-export type ToolOutcome =
+export type ToolOutcome = (
   | { readonly ok: true; readonly content: readonly ToolContent[] }
   /** The model receives `error` as the tool's result and the run goes on. */
-  | { readonly ok: false; readonly error: string };
+  | { readonly ok: false; readonly error: string }
+) & {
+  /**
+   * An MCP tool's result as its server answered it (every content block, `structuredContent`, `isError`):
+   * a command agent's MCP client gets it unchanged, where a model gets `content` / `error`.
+   */
+  readonly mcpResult?: CallToolResult;
+};
 
 /** What a tool knows of the run that calls it. */
 export interface ToolContext {
@@ -35,7 +44,9 @@ export interface AgentTool {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
-  /** MCP tool annotations passed on to a command agent's MCP client (an MCP server's `readOnlyHint`). */
-  readonly annotations?: { readonly readOnlyHint?: boolean };
+  /** An MCP tool's `title`, `annotations` and `outputSchema`, passed on to a command agent's MCP client. */
+  readonly title?: string;
+  readonly annotations?: Readonly<Record<string, string | boolean>>;
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
   execute(args: unknown, context: ToolContext): Promise<ToolOutcome>;
 }

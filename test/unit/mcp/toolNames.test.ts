@@ -37,6 +37,37 @@ describe("tool names (spec 2.5)", () => {
   });
 });
 
+describe("what a command agent's MCP client is listed of a tool", () => {
+  it("keeps title, MCP's annotations and an object outputSchema; leaves out values a client would refuse the list for", () => {
+    const listed = [
+      {
+        name: "ok",
+        title: "Fine tool",
+        inputSchema: { type: "object" },
+        outputSchema: { type: "object", properties: { v: { type: "number" } } },
+        annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, custom: 1 },
+      },
+      {
+        name: "odd",
+        title: 7,
+        inputSchema: { type: "object" },
+        outputSchema: { type: "array" },
+        annotations: { readOnlyHint: "yes", idempotentHint: "no", read_only_hint: true },
+      },
+    ] as unknown as Tool[];
+    const [ok, odd] = buildToolset("s", listed, { resources: false, prompts: false }, policy({})).tools;
+    expect(ok).toMatchObject({
+      title: "Fine tool",
+      outputSchema: { type: "object", properties: { v: { type: "number" } } },
+      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    });
+    expect(ok?.annotations).not.toHaveProperty("custom");
+    expect(odd).not.toHaveProperty("title");
+    expect(odd).not.toHaveProperty("outputSchema");
+    expect(odd?.annotations).toEqual({ readOnlyHint: true });
+  });
+});
+
 describe("tools policy (spec 2.2)", () => {
   const all = [tool("git.log"), tool("git.push"), tool("web-fetch"), tool("shell")];
   it("rule 1: include registers only matches (exact names and globs)", () => {
