@@ -13,6 +13,12 @@ beforeAll(async () => {
 });
 afterAll(() => model.close());
 
+/**
+ * The run's timeout is a real timer: long enough that the fake endpoint's first answer comes before it even
+ * on a machine under heavy load (at 0.2 s the run sometimes ended before the 429 arrived).
+ */
+const TIMEOUT_SECONDS = 1;
+
 /** A retry wait that lasts until the run's signal ends it (no real clock: the run's short timeout does). */
 const waitForever: Sleep = (_ms, signal) =>
   new Promise((_resolve, reject) => {
@@ -31,7 +37,7 @@ const runnerWith = (sleep: Sleep, mcp?: McpToolSource) =>
       max_steps: 2,
       max_tokens: 10,
       retries: 2,
-      timeout_seconds: 0.2,
+      timeout_seconds: TIMEOUT_SECONDS,
       max_concurrent_runs: 1,
     },
     logger: silentLogger(),
@@ -62,7 +68,7 @@ describe("agent.timeout_seconds passed while a model call waits for its retry", 
     expect(failure).toBeInstanceOf(AgentRunFailure);
     const message = (failure as AgentRunFailure).message;
     expect(message).toBe(
-      `the run took longer than agent.timeout_seconds (0.2 s) while it waited 30 s to retry a model call that failed: model endpoint ${model.baseUrl}/chat/completions answered HTTP 429: {"error":{"message":"Rate limit reached for [redacted]","type":"requests"}}`,
+      `the run took longer than agent.timeout_seconds (${TIMEOUT_SECONDS} s) while it waited 30 s to retry a model call that failed: model endpoint ${model.baseUrl}/chat/completions answered HTTP 429: {"error":{"message":"Rate limit reached for [redacted]","type":"requests"}}`,
     );
     expect((failure as AgentRunFailure).record?.error).toBe(message);
   });
@@ -76,7 +82,7 @@ describe("agent.timeout_seconds passed while a model call waits for its retry", 
         (err: unknown) => err,
       );
     expect((failure as AgentRunFailure).message).toBe(
-      "the run took longer than agent.timeout_seconds (0.2 s)",
+      `the run took longer than agent.timeout_seconds (${TIMEOUT_SECONDS} s)`,
     );
   });
 });
@@ -110,7 +116,7 @@ describe("agent.timeout_seconds passed while the run waits for an MCP server's f
         (err: unknown) => err,
       );
     expect((failure as AgentRunFailure).message).toBe(
-      'the run took longer than agent.timeout_seconds (0.2 s) while it waited for the first connect of MCP server "slow", whose tools it is offered',
+      `the run took longer than agent.timeout_seconds (${TIMEOUT_SECONDS} s) while it waited for the first connect of MCP server "slow", whose tools it is offered`,
     );
     // The model was never asked.
     expect(model.requests.length).toBe(requests);
