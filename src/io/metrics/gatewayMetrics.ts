@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { processMetrics } from "./processMetrics.js";
 import type { RequestMetrics } from "../http/observe.js";
+import { processMetrics } from "./processMetrics.js";
 
 /** What the gauges read when Prometheus scrapes (nothing is sampled in between). */
 export interface MetricSources {
