@@ -3,13 +3,15 @@ import { svcHome } from "../config/paths.js";
 import { describeError, isSvcError } from "../errors.js";
 import { redactCredentials } from "../io/credentials.js";
 import { terminalText } from "../io/terminalText.js";
+import { helpArgv } from "./helpCommand.js";
 import { homeCause } from "./homeCause.js";
 import { buildProgram } from "./program.js";
 
 /** Runs one `svc` command line (`argv` as in `process.argv`); its outcome is `process.exitCode`. */
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
   try {
-    await (await buildProgram(argv)).parseAsync([...argv]);
+    const program = await buildProgram(argv);
+    await program.parseAsync(helpArgv(program, argv));
   } catch (err) {
     if (err instanceof CommanderError) {
       // The parser already printed the reason (or, for a missing subcommand, the usage): exit 2 (docs/cli.md).

@@ -68,7 +68,10 @@ function servesHome(pid: number, home: string): boolean {
   return canonical(svcHome(env, { home: env.HOME ?? homedir(), cwd })) === canonical(home);
 }
 
-/** The pid in `gateway.pid` when that process is a live gateway of this home; a stale file is removed. */
+/**
+ * The pid in `gateway.pid` when that process is a live gateway of this home; a stale file is removed, and
+ * with it the `gateway.json` of that pid (a gateway killed with SIGKILL removes neither).
+ */
 export function runningPid(paths: SvcPaths): number | undefined {
   if (!existsSync(paths.pidFile)) return undefined;
   let text: string;
@@ -84,6 +87,8 @@ export function runningPid(paths: SvcPaths): number | undefined {
   if (Number.isInteger(pid) && pid > 0 && processAlive(pid) && isGateway(pid) && servesHome(pid, paths.home))
     return pid;
   rmSync(paths.pidFile, { force: true });
+  const stateFile = gatewayStateFile(paths);
+  if (Number.isInteger(pid) && recordedPid(stateFile) === pid) rmSync(stateFile, { force: true });
   return undefined;
 }
 

@@ -13,14 +13,30 @@ afterEach(() => home.cleanup());
 describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => {
   it("stop and status handle a stale pid file (process gone)", async () => {
     home = tempHome();
+    // What a gateway killed with SIGKILL leaves behind: its pid file and the address it recorded.
+    const state = JSON.stringify({
+      pid: 999999,
+      host: "127.0.0.1",
+      port: 18999,
+      started_at: "2026-11-30T00:00:00Z",
+    });
     home.write("gateway.pid", "999999\n");
+    home.write("gateway.json", state);
     const status = await svc(home, ["gateway", "status"]);
     expect(status).toMatchObject({ code: 3, stdout: "Gateway: not running\n" });
+    expect(existsSync(join(home.dir, "gateway.json"))).toBe(false);
     home.write("gateway.pid", "999999\n");
+    home.write("gateway.json", state);
     const stop = await svc(home, ["gateway", "stop"]);
     expect(stop.code).toBe(0);
     expect(stop.stdout).toContain("not running (removed the stale");
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
+    expect(existsSync(join(home.dir, "gateway.json"))).toBe(false);
+    // A gateway.json of another pid (one starting now) is left alone.
+    home.write("gateway.pid", "999999\n");
+    home.write("gateway.json", state.replace("999999", "999998"));
+    await svc(home, ["gateway", "status"]);
+    expect(existsSync(join(home.dir, "gateway.json"))).toBe(true);
   });
 
   it("stop returns once the gateway exited, also when its parent has not collected it (a zombie)", async () => {

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc } from "./svc.js";
@@ -30,5 +32,33 @@ describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 },
     }
     expect(group.stdout).toMatch(/subscribe[\s\S]*list[\s\S]*remove[\s\S]*test/);
     expect(helpCommand.stdout).toMatch(/login[\s\S]*reauth[\s\S]*install/);
+  });
+
+  it("help <group> <command> prints that command's usage, and never runs it", async () => {
+    const [nested, inGroup, extra] = await Promise.all([
+      svc(home, ["help", "mcp", "add"]),
+      svc(home, ["mcp", "help", "add"]),
+      svc(home, ["help", "mcp", "add", "notes-server", "--", "node", "server.mjs"]),
+    ]);
+    for (const r of [nested, inGroup, extra]) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("Usage: svc mcp add [options] <name> [target...]");
+      expect(r.stderr).toBe("");
+    }
+    expect(existsSync(join(home.dir, "config.yaml"))).toBe(false);
+  });
+
+  it("help <unknown command> names it on stderr before the usage and exits 2", async () => {
+    const [top, nested] = await Promise.all([
+      svc(home, ["help", "frobnicate"]),
+      svc(home, ["help", "mcp", "frobnicate"]),
+    ]);
+    for (const r of [top, nested]) {
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain("error: unknown command 'frobnicate'");
+    }
+    expect(top.stderr).toContain("Usage: svc [options] [command]");
+    expect(nested.stderr).toContain("Usage: svc mcp [options] [command]");
   });
 });
