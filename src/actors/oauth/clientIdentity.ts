@@ -3,6 +3,7 @@ import type {
   OAuthClientInformationFull,
   OAuthClientInformationMixed,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { LOOPBACK_REDIRECT_HOSTS } from "../../config/redirectUri.js";
 import { SvcError } from "../../errors.js";
 import { DocumentUnreachable, validateClientMetadataDocument } from "../../io/oauth/cimd.js";
 import { DEVICE_GRANT, discoverForFlow, type FlowKind } from "../../io/oauth/discovery.js";
@@ -74,11 +75,43 @@ export function secretExpired(
   return typeof at === "number" && at > 0 && at * 1000 <= now;
 }
 
+/**
+ * Whether a registration's redirect URIs admit this login's callback: the same URI, or one that differs
+ * only in the port of a loopback host (RFC 8252 section 7.3, the only variance a server allows). A
+ * registration made for another host or path (`oauth.redirect_uri` changed since) would be refused at
+ * the authorization endpoint, in the browser, and the login would only time out.
+ */
+export function registeredFor(registered: readonly string[] | undefined, redirectUri: string): boolean {
+  if (registered === undefined || registered.length === 0) return true;
+  let wanted: URL;
+  try {
+    wanted = new URL(redirectUri);
+  } catch {
+    return true;
+  }
+  return registered.some((uri) => {
+    if (uri === redirectUri) return true;
+    try {
+      const url = new URL(uri);
+      return (
+        LOOPBACK_REDIRECT_HOSTS.includes(url.hostname) &&
+        url.protocol === wanted.protocol &&
+        url.hostname === wanted.hostname &&
+        url.pathname === wanted.pathname &&
+        url.search === wanted.search
+      );
+    } catch {
+      return false;
+    }
+  });
+}
+
 function storedUsable(
   stored: StoredClient | undefined,
   meta: StoredMetadata,
   flow: FlowKind,
   now: number,
+  redirectUri?: string,
 ): stored is StoredClient {
   if (stored === undefined || stored.issuer !== meta.authorizationServerUrl) return false;
   if (stored.client_secret !== undefined && secretExpired(stored, now)) return false;
@@ -86,6 +119,7 @@ function storedUsable(
   // A document client is chosen afresh each login (below): only while it is still configured, allowed,
   // and the callback is on a port the document declares.
   if (stored.kind === "cimd") return false;
+  if (redirectUri !== undefined && !registeredFor(stored.redirect_uris, redirectUri)) return false;
   // A device login's registration (device_code + refresh_token) has no authorization_code grant: the
   // server would refuse the authorization request. RFC 7591 2: no grant_types means authorization_code.
   return (stored.grant_types ?? ["authorization_code"]).includes("authorization_code");
@@ -129,7 +163,8 @@ export async function chooseClient(args: {
   const configured = configuredClient(settings);
   if (configured !== undefined) return configured;
   const stored = args.freshClient ? undefined : store.readClient();
-  if (storedUsable(stored, meta, flow, args.now ?? Date.now())) return { kind: stored.kind, info: stored };
+  if (storedUsable(stored, meta, flow, args.now ?? Date.now(), args.redirectUri))
+    return { kind: stored.kind, info: stored };
   const asMeta = meta.authorizationServerMetadata;
   const documentUrl = settings.client_metadata_url;
   if (

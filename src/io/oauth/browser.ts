@@ -33,6 +33,14 @@ export async function openInBrowser(url: string, env: NodeJS.ProcessEnv = proces
     const child = execa(file, args, { detached: true, stdio: "ignore", env, reject: false });
     child.catch(() => {});
     child.unref?.();
+    // A $BROWSER that cannot be started (not found, not executable) is reported, so the login can say
+    // to open the printed URL instead of waiting silently.
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", () => resolve());
+      child.once("error", (err: NodeJS.ErrnoException) =>
+        reject(new SvcError("oauth", `$BROWSER ${file} could not be started (${err.code ?? err.message})`)),
+      );
+    });
     return;
   }
   const { default: open } = await import("open");

@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { redirectUriProblem } from "../../config/redirectUri.js";
 import { SvcError } from "../../errors.js";
+import { redactedExcerpt } from "./redact.js";
 
 /** Ports a client metadata document declares: both loopback hosts for each. */
 export const PINNED_PORTS = [27890, 27891, 27892, 27893, 27894] as const;
@@ -132,11 +133,12 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
     waiter = undefined;
     if (error !== null) {
       res.writeHead(400, { "content-type": "text/html; charset=utf-8" }).end(PAGE("Login was refused."));
-      const desc = url.searchParams.get("error_description");
+      // The redirect's text is whoever sent it: one line (a newline could fake a line of svc's output).
+      const desc = redactedExcerpt(url.searchParams.get("error_description") ?? "");
       current.reject(
         new SvcError(
           "oauth",
-          `authorization server refused the login: ${error}${desc ? ` (${desc.slice(0, 200)})` : ""}`,
+          `authorization server refused the login: ${redactedExcerpt(error, 100)}${desc ? ` (${desc})` : ""}`,
         ),
       );
       return;

@@ -52,6 +52,32 @@ describe("loopback callback listener", () => {
     }
   });
 
+  it("an error redirect's text stays on one line: a newline in error_description cannot fake a line of output", async () => {
+    const cb = await bindCallbackServer({ pinned: false });
+    try {
+      const code = cb.waitForCode("s");
+      const failed = code.then(
+        () => new Error("the redirect was accepted"),
+        (err: unknown) => err as Error,
+      );
+      const desc = encodeURIComponent("denied\r\nsrv: logged in\nok");
+      expect(
+        await get(
+          cb.port,
+          `/callback?error=access_denied&error_description=${desc}&state=s`,
+          `127.0.0.1:${cb.port}`,
+        ),
+      ).toBe(400);
+      const message = (await failed).message;
+      expect(message).toBe(
+        "authorization server refused the login: access_denied (denied srv: logged in ok)",
+      );
+      expect(message).not.toMatch(/[\r\n]/);
+    } finally {
+      await cb.close();
+    }
+  });
+
   it("reports a busy fixed redirect port naming the server's key (redirect_port or redirect_uri)", async () => {
     const cb = await bindCallbackServer({ pinned: false });
     const home = tempHome();

@@ -53,6 +53,35 @@ describe("dynamic client registration (RFC 7591)", () => {
     expect(auth.seen.filter((r) => r.path === "/register")).toHaveLength(0);
   });
 
+  it("a registration made for another callback host or path is not reused (the server would refuse the redirect); one differing only in the loopback port is (RFC 8252 7.3)", async () => {
+    home = tempHome();
+    const auth = await as();
+    const rs = await resource([auth.url]);
+    const stored = (id: string) => ({
+      client_id: id,
+      redirect_uris: ["http://127.0.0.1:27890/callback"],
+      grant_types: ["authorization_code", "refresh_token"],
+      token_endpoint_auth_method: "none",
+      issuer: auth.url,
+      kind: "dcr" as const,
+    });
+    const moved = harness(home.dir, "moved", rs.url, { redirect_uri: "http://localhost/svc-cb" });
+    moved.job.store.saveClient(stored("dcr-moved"));
+    await loginWith(moved);
+    const registered = auth.seen.filter((r) => r.path === "/register");
+    expect(registered).toHaveLength(1);
+    expect(JSON.parse(registered[0]?.raw ?? "{}").redirect_uris[0]).toMatch(
+      /^http:\/\/localhost:\d+\/svc-cb$/,
+    );
+    expect(moved.job.store.readClient()?.client_id).not.toBe("dcr-moved");
+
+    const portOnly = harness(home.dir, "portonly", rs.url, { cimd: false });
+    portOnly.job.store.saveClient(stored("dcr-portonly"));
+    await loginWith(portOnly);
+    expect(auth.seen.filter((r) => r.path === "/register")).toHaveLength(1);
+    expect(portOnly.job.store.readClient()?.client_id).toBe("dcr-portonly");
+  });
+
   it("a browser login does not reuse a device login's registration (device_code + refresh_token grants): it registers again", async () => {
     home = tempHome();
     const auth = await as();

@@ -170,6 +170,21 @@ describe("$BROWSER", () => {
   });
 });
 
+describe("opening the login URL", () => {
+  it("a $BROWSER that cannot be started is reported (the login then says to use the printed URL)", async () => {
+    const { openInBrowser } = await import("../../../src/io/oauth/browser.js");
+    const dir = mkdtempSync(join(tmpdir(), "svc-browser-"));
+    try {
+      const env = { PATH: process.env.PATH, BROWSER: join(dir, "no-such-browser") };
+      await expect(openInBrowser("https://as.test/authorize", env)).rejects.toThrow(
+        /\$BROWSER .*no-such-browser could not be started \(ENOENT\)/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("WWW-Authenticate challenges (RFC 9110 11.6.1)", () => {
   it("splits several challenges, with token68, quoted strings and escapes, names case-insensitive", () => {
     expect(
