@@ -14,6 +14,22 @@ import { toolContext } from "../../helpers/toolContext.js";
 const WEATHER = { temperatureCelsius: 21.5, conditions: "overcast-drizzle" };
 const PNG = Buffer.from("89504e470d0a1a0a-fixture-pixels").toString("base64");
 const WAV = Buffer.from("RIFF-wave-fixture-samples").toString("base64");
+/** One content block of each kind a tool can answer with. */
+const BLOCKS: CallToolResult["content"] = [
+  { type: "text", text: "see the report" },
+  {
+    type: "resource_link",
+    uri: "file:///reports/q3-summary.md",
+    name: "q3-summary",
+    mimeType: "text/markdown",
+  },
+  { type: "image", data: PNG, mimeType: "image/png" },
+  { type: "audio", data: WAV, mimeType: "audio/wav" },
+  {
+    type: "resource",
+    resource: { uri: "file:///notes/todo.txt", mimeType: "text/plain", text: "ship it" },
+  },
+];
 
 /** A real SDK server whose tools answer every kind of MCP result a bridge must pass on unchanged. */
 function richServer(): McpServer {
@@ -29,21 +45,7 @@ function richServer(): McpServer {
     () => ({ content: [{ type: "text", text: JSON.stringify(WEATHER) }], structuredContent: WEATHER }),
   );
   server.registerTool("blocks", { annotations: { destructiveHint: false } }, () => ({
-    content: [
-      { type: "text", text: "see the report" },
-      {
-        type: "resource_link",
-        uri: "file:///reports/q3-summary.md",
-        name: "q3-summary",
-        mimeType: "text/markdown",
-      },
-      { type: "image", data: PNG, mimeType: "image/png" },
-      { type: "audio", data: WAV, mimeType: "audio/wav" },
-      {
-        type: "resource",
-        resource: { uri: "file:///notes/todo.txt", mimeType: "text/plain", text: "ship it" },
-      },
-    ],
+    content: BLOCKS,
   }));
   server.registerTool("broken", {}, () => ({
     content: [{ type: "text", text: "the backend refused: quota exhausted" }],
@@ -114,21 +116,7 @@ describe("the command agents' MCP endpoint passes an MCP server's tools and resu
     const weather = await client.callTool({ name: "mcp__rich__weather", arguments: { city: "Oslo" } });
     expect(weather.structuredContent).toEqual(WEATHER);
     const blocks = await client.callTool({ name: "mcp__rich__blocks", arguments: {} });
-    expect(blocks.content).toEqual([
-      { type: "text", text: "see the report" },
-      {
-        type: "resource_link",
-        uri: "file:///reports/q3-summary.md",
-        name: "q3-summary",
-        mimeType: "text/markdown",
-      },
-      { type: "image", data: PNG, mimeType: "image/png" },
-      { type: "audio", data: WAV, mimeType: "audio/wav" },
-      {
-        type: "resource",
-        resource: { uri: "file:///notes/todo.txt", mimeType: "text/plain", text: "ship it" },
-      },
-    ]);
+    expect(blocks.content).toEqual(BLOCKS);
   });
 
   it("keeps an isError result's text and structuredContent", async () => {
