@@ -35,8 +35,10 @@ describe("shared idempotency (SET NX EX)", () => {
   it("accepts one delivery key once across several clients: pending for a minute until kept, then the hour, under the prefix", async () => {
     const keys = redisKeys(`t${randomUUID()}`);
     const health = createRedisHealth("test", silentLogger());
+    // Nothing keeps the key while they answer: the duplicates wait (briefly here) for it to be stored.
+    const wait = { pollMs: 5, waitMs: 30_000, pendingWaitMs: 50 };
     const instances = await Promise.all(
-      [1, 2, 3].map(async () => createSharedIdempotency(await client(), keys, health)),
+      [1, 2, 3].map(async () => createSharedIdempotency(await client(), keys, health, 3600, 60, wait)),
     );
     const answers = await Promise.all(
       instances.flatMap((seen) => [seen.checkAndAdd("r:1"), seen.checkAndAdd("r:1")]),
@@ -62,7 +64,27 @@ describe("shared idempotency (SET NX EX)", () => {
     expect(await seen.checkAndAdd("r:x")).toBe(false);
     await seen.forget("r:x");
     expect(await seen.checkAndAdd("r:x")).toBe(false);
+    await seen.keep("r:x");
     expect(await seen.checkAndAdd("r:x")).toBe(true);
+  });
+
+  it("a sender's retry that finds the record of its 503 not yet removed (Redis just back) is processed once it is, not answered duplicate", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    // One connection for both instances: B's SET reaches Redis before A's removal of its record.
+    const shared = await client();
+    const a = createSharedIdempotency(shared, keys, health, 3600, 60, { pollMs: 5, waitMs: 30_000 });
+    const b = createSharedIdempotency(shared, keys, health, 3600, 60, { pollMs: 5, waitMs: 30_000 });
+    // A recorded the id, could not store the event (Redis went away) and answered 503; its removal of
+    // the record waits for its connection to be back, and the sender's retry reaches B first.
+    expect(await a.checkAndAdd("r:503")).toBe(false);
+    const retry = b.checkAndAdd("r:503");
+    void a.forget("r:503");
+    expect(await retry).toBe(false);
+    // B recorded it for itself: pending until B stores the event, then the hour.
+    await b.keep("r:503");
+    expect(await (await client()).ttl(keys.seen("r:503"))).toBeGreaterThan(3500);
+    expect(await a.checkAndAdd("r:503")).toBe(true);
   });
 
   it("a duplicate reaching another instance while the original's direct delivery is under way waits for its outcome: failed (forgotten) or delivered", async () => {
@@ -112,8 +134,9 @@ describe("shared idempotency (SET NX EX)", () => {
     expect(await short.deliveredElsewhere("dd:3")).toBe(true);
     await a.forget("dd:3"); // ends its renewal
 
-    // An agent event's duplicate is answered at once.
+    // An agent event's duplicate is answered at once (once the event is stored).
     expect(await a.checkAndAdd("pr:1")).toBe(false);
+    await a.keep("pr:1");
     expect(await b.checkAndAdd("pr:1")).toBe(true);
     expect(b.deliveredElsewhere("pr:1")).toBeUndefined();
   });
@@ -219,6 +242,7 @@ describe("Redis unreachable", () => {
       clients.push(raw);
       await expect.poll(() => raw.exists(keys.seen("r:1")), { timeout: 2000, interval: 10 }).toBe(0);
       expect(await seen.checkAndAdd("r:1")).toBe(false);
+      await seen.keep("r:1");
       expect(await seen.checkAndAdd("r:1")).toBe(true);
       expect(await raw.exists(keys.seen("r:other"))).toBe(1);
     } finally {
