@@ -214,6 +214,22 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
 }
 
 /**
+ * What a Redis that evicts keys when full puts at risk, or undefined for `noeviction` (Redis's default, and
+ * what BullMQ requires) or a server that does not say (an ACL without INFO).
+ */
+export async function evictionProblem(redis: Redis, label: string): Promise<string | undefined> {
+  let info: string;
+  try {
+    info = await redis.info("memory");
+  } catch {
+    return undefined;
+  }
+  const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
+  if (policy === undefined || policy === "noeviction") return undefined;
+  return `${label} evicts keys when it is full (maxmemory-policy ${policy}): it may drop queued runs, coalescing groups, idempotency records and subscriptions — set maxmemory-policy noeviction in its redis.conf (and CONFIG SET maxmemory-policy noeviction for the running server)`;
+}
+
+/**
  * Connects and PINGs once (startup): a bad `state.redis_url` stops the gateway with the usual
  * file/key/problem/fix message instead of answering 503 to every request. With `keyPrefix`, also checks
  * that the URL's user may write keys under `<prefix>:` (a Redis ACL that leaves them out answers every
