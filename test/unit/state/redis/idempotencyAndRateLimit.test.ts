@@ -225,6 +225,37 @@ describe("Redis unreachable", () => {
     }
   });
 
+  it("a password changed on the server while the gateway runs is named as refused credentials with the fix, once, not only as an outage that ends by itself", async () => {
+    const own = await startTestRedis();
+    try {
+      const admin = await connectRedis(own.url, "config.yaml", commandOptions());
+      await admin.config("SET", "requirepass", "first-pw-8c1d");
+      const url = own.url.replace("redis://", "redis://:first-pw-8c1d@");
+      const log = captureLogger();
+      const health = createRedisHealth("redis://127.0.0.1/0", log.logger);
+      const redis = await connectRedis(url, "config.yaml", commandOptions());
+      clients.push(redis);
+      health.watch("commands", redis);
+      // The password is rotated on the server and the gateway's connection dropped: it cannot get back in.
+      await admin.config("SET", "requirepass", "second-pw-4e9b");
+      await admin.call("CLIENT", "KILL", "TYPE", "normal").catch(() => {});
+      admin.disconnect();
+      await expect
+        .poll(() => log.messages().filter((m) => m.includes("refused the credentials")), { timeout: 10_000 })
+        .toHaveLength(1);
+      const line = log.messages().find((m) => m.includes("refused the credentials")) ?? "";
+      expect(line).toMatch(/WRONGPASS/);
+      expect(line).toContain("fix the user and password in state.redis_url");
+      expect(line).not.toContain("first-pw-8c1d");
+      // Reconnects keep being refused: said once per outage.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(log.messages().filter((m) => m.includes("refused the credentials"))).toHaveLength(1);
+      redis.disconnect();
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("a SET that got no answer in time but ran late (a frozen Redis) is removed: the sender's retry after the 503 is processed, not a duplicate", async () => {
     const own = await startTestRedis();
     try {
