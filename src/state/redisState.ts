@@ -6,7 +6,13 @@ import type { StateSettings } from "../config/sections/state.js";
 import { describeError, LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { createSharedCoalescing, type SharedCoalescing } from "../io/state/redis/coalescing.js";
-import { commandOptions, connectRedis, createRedisHealth, redisLabel } from "../io/state/redis/connection.js";
+import {
+  commandOptions,
+  connectRedis,
+  createRedisHealth,
+  evictionProblem,
+  redisLabel,
+} from "../io/state/redis/connection.js";
 import { type CronLease, createCronLease } from "../io/state/redis/cronLease.js";
 import {
   createSharedIdempotency,
@@ -133,6 +139,8 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   logger.info(
     `[state] Shared state in Redis at ${label} (this instance runs ${options.maxConcurrentRuns} at once)`,
   );
+  const eviction = await evictionProblem(redis, label);
+  if (eviction !== undefined) logger.warn({ redis: label }, `[state] state.redis_url: ${eviction}`);
 
   return {
     limiter: createSharedRateLimiter(redis, keys, health, {

@@ -140,9 +140,23 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
       `[state] Redis at ${label} is unreachable (${reason}); requests that need it are answered 503 until it is back`,
     );
   };
+  /**
+   * A reconnect the server answers with a refusal of the URL's credentials (its password changed while the
+   * gateway ran) is no outage that ends by itself: said once per outage, with the fix.
+   */
+  let credentialsRefused = false;
+  const refusedCredentials = (reason: string) => {
+    if (credentialsRefused) return;
+    credentialsRefused = true;
+    logger.error(
+      { redis: label, reason },
+      `[state] Redis at ${label} refused the credentials of state.redis_url on reconnecting (${reason}); requests that need it are answered 503 until it takes them — ${refusalHint(reason)}`,
+    );
+  };
   const back = () => {
     if (!reported || notReady.size > 0) return;
     reported = false;
+    credentialsRefused = false;
     logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
   };
   /** When a refusal was last logged. */
@@ -181,7 +195,10 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
         notReady.add(name);
         report(reason);
       };
-      redis.on("error", (err: Error) => down(err.message));
+      redis.on("error", (err: Error) => {
+        down(err.message);
+        if (/^(WRONGPASS|NOAUTH)\b/.test(err.message)) refusedCredentials(err.message);
+      });
       redis.on("close", () => {
         // A connection closed on purpose (stop) is no outage.
         if (redis.status !== "end") down("connection closed");
@@ -211,6 +228,22 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
       throw new StateUnavailableError(`Redis unreachable: ${reason}`);
     },
   };
+}
+
+/**
+ * What a Redis that evicts keys when full puts at risk, or undefined for `noeviction` (Redis's default, and
+ * what BullMQ requires) or a server that does not say (an ACL without INFO).
+ */
+export async function evictionProblem(redis: Redis, label: string): Promise<string | undefined> {
+  let info: string;
+  try {
+    info = await redis.info("memory");
+  } catch {
+    return undefined;
+  }
+  const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
+  if (policy === undefined || policy === "noeviction") return undefined;
+  return `${label} evicts keys when it is full (maxmemory-policy ${policy}): it may drop queued runs, coalescing groups, idempotency records and subscriptions — set maxmemory-policy noeviction in its redis.conf (and CONFIG SET maxmemory-policy noeviction for the running server)`;
 }
 
 /**

@@ -33,6 +33,15 @@ const DELIVERED = "delivered";
  */
 const DELIVERY_POLL_MS = 100;
 export const DELIVERY_WAIT_MS = 30_000;
+/**
+ * How long a duplicate waits at most while the record it found is still pending (its original not yet
+ * stored): the original either stores its event (the record is kept: a duplicate) or is answered 503 and
+ * removes the record — once Redis is back when it was the outage that refused it, which each instance
+ * notices on its own, up to 2 s apart — and then this request is processed instead of being told
+ * `duplicate` for an event nothing stored. A record still pending after the wait (its instance killed
+ * before storing) is a duplicate, as before.
+ */
+export const PENDING_WAIT_MS = 5000;
 
 /** Unanswered records kept to be removed once Redis is back (one per request refused mid-command). */
 const UNANSWERED_MAX = 10_000;
@@ -77,11 +86,12 @@ export function createSharedIdempotency(
   health: RedisHealth,
   ttlSeconds = SEEN_TTL_SECONDS,
   pendingSeconds = PENDING_TTL_SECONDS,
-  delivery: { readonly pollMs: number; readonly waitMs: number } = {
+  delivery: { readonly pollMs: number; readonly waitMs: number; readonly pendingWaitMs?: number } = {
     pollMs: DELIVERY_POLL_MS,
     waitMs: DELIVERY_WAIT_MS,
   },
 ): SharedIdempotency {
+  const pendingWaitMs = delivery.pendingWaitMs ?? PENDING_WAIT_MS;
   if (!("svcForgetOwn" in redis))
     redis.defineCommand("svcForgetOwn", { numberOfKeys: 1, lua: FORGET_OWN_SCRIPT });
   const client = redis as OwnRedis;
@@ -146,26 +156,47 @@ export function createSharedIdempotency(
     void outcome.finally(() => elsewhere.delete(key));
     return outcome;
   };
+  /**
+   * A duplicate's record as it is now: `delivering` (a direct delivery under way), `pending` (its original
+   * not stored yet, or answered 503 and not yet removed), `gone`, or `kept` (stored: its hour, or delivered).
+   */
+  const recordState = async (key: string): Promise<"delivering" | "pending" | "gone" | "kept"> => {
+    const [value, ttl] = await Promise.all([redis.get(keys.seen(key)), redis.ttl(keys.seen(key))]);
+    if (value === null) return "gone";
+    if (value === DELIVERING) return "delivering";
+    // (A kept record in the last minute of its hour looks pending too: its duplicate waits, then is one.)
+    return value !== DELIVERED && ttlSeconds > pendingSeconds && ttl >= 0 && ttl <= pendingSeconds
+      ? "pending"
+      : "kept";
+  };
+  const checkAndAdd = async (key: string, pendingUntil?: number): Promise<boolean> => {
+    const token = `${instance}${(++issued).toString(36)}`;
+    // Not ready: the command fails without being sent (no offline queue), so it made no record.
+    const sent = redis.status === "ready";
+    let set: string | null;
+    try {
+      set = await redis.set(keys.seen(key), token, "EX", Math.min(pendingSeconds, ttlSeconds), "NX");
+    } catch (err) {
+      // Refused by Redis (full, read-only): answered, so nothing was recorded.
+      if (sent && !isRefusal(err)) forgetOwn(key, token);
+      return health.fail(err);
+    }
+    if (set !== null) return false;
+    // A duplicate: when its original's direct delivery is under way, the answer waits for it; while its
+    // original is not stored yet, this one waits to see whether it will be (PENDING_WAIT_MS). Only
+    // duplicates pay this second round trip.
+    if (elsewhere.has(key)) return true;
+    const until = pendingUntil ?? Date.now() + pendingWaitMs;
+    for (;;) {
+      const state = await recordState(key).catch(() => "kept" as const);
+      if (state === "delivering") watch(key);
+      if (state === "gone") return checkAndAdd(key, until);
+      if (state !== "pending" || Date.now() >= until) return true;
+      await new Promise((resolve) => setTimeout(resolve, delivery.pollMs));
+    }
+  };
   return {
-    async checkAndAdd(key) {
-      const token = `${instance}${(++issued).toString(36)}`;
-      // Not ready: the command fails without being sent (no offline queue), so it made no record.
-      const sent = redis.status === "ready";
-      let set: string | null;
-      try {
-        set = await redis.set(keys.seen(key), token, "EX", Math.min(pendingSeconds, ttlSeconds), "NX");
-      } catch (err) {
-        // Refused by Redis (full, read-only): answered, so nothing was recorded.
-        if (sent && !isRefusal(err)) forgetOwn(key, token);
-        return health.fail(err);
-      }
-      if (set !== null) return false;
-      // A duplicate: when its original's direct delivery is under way, the answer waits for it. Only
-      // duplicates pay this second round trip.
-      if (!elsewhere.has(key) && (await redis.get(keys.seen(key)).catch(() => null)) === DELIVERING)
-        watch(key);
-      return true;
-    },
+    checkAndAdd: (key) => checkAndAdd(key),
     delivering(key) {
       // Pending until it ends, as a run is until stored: an instance killed mid-delivery leaves the id
       // for a minute at most, so the sender's retry delivers it (at least once), not `duplicate` for an hour.

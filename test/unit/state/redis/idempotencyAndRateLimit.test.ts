@@ -35,8 +35,10 @@ describe("shared idempotency (SET NX EX)", () => {
   it("accepts one delivery key once across several clients: pending for a minute until kept, then the hour, under the prefix", async () => {
     const keys = redisKeys(`t${randomUUID()}`);
     const health = createRedisHealth("test", silentLogger());
+    // Nothing keeps the key while they answer: the duplicates wait (briefly here) for it to be stored.
+    const wait = { pollMs: 5, waitMs: 30_000, pendingWaitMs: 50 };
     const instances = await Promise.all(
-      [1, 2, 3].map(async () => createSharedIdempotency(await client(), keys, health)),
+      [1, 2, 3].map(async () => createSharedIdempotency(await client(), keys, health, 3600, 60, wait)),
     );
     const answers = await Promise.all(
       instances.flatMap((seen) => [seen.checkAndAdd("r:1"), seen.checkAndAdd("r:1")]),
@@ -62,7 +64,27 @@ describe("shared idempotency (SET NX EX)", () => {
     expect(await seen.checkAndAdd("r:x")).toBe(false);
     await seen.forget("r:x");
     expect(await seen.checkAndAdd("r:x")).toBe(false);
+    await seen.keep("r:x");
     expect(await seen.checkAndAdd("r:x")).toBe(true);
+  });
+
+  it("a sender's retry that finds the record of its 503 not yet removed (Redis just back) is processed once it is, not answered duplicate", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    // One connection for both instances: B's SET reaches Redis before A's removal of its record.
+    const shared = await client();
+    const a = createSharedIdempotency(shared, keys, health, 3600, 60, { pollMs: 5, waitMs: 30_000 });
+    const b = createSharedIdempotency(shared, keys, health, 3600, 60, { pollMs: 5, waitMs: 30_000 });
+    // A recorded the id, could not store the event (Redis went away) and answered 503; its removal of
+    // the record waits for its connection to be back, and the sender's retry reaches B first.
+    expect(await a.checkAndAdd("r:503")).toBe(false);
+    const retry = b.checkAndAdd("r:503");
+    void a.forget("r:503");
+    expect(await retry).toBe(false);
+    // B recorded it for itself: pending until B stores the event, then the hour.
+    await b.keep("r:503");
+    expect(await (await client()).ttl(keys.seen("r:503"))).toBeGreaterThan(3500);
+    expect(await a.checkAndAdd("r:503")).toBe(true);
   });
 
   it("a duplicate reaching another instance while the original's direct delivery is under way waits for its outcome: failed (forgotten) or delivered", async () => {
@@ -112,8 +134,9 @@ describe("shared idempotency (SET NX EX)", () => {
     expect(await short.deliveredElsewhere("dd:3")).toBe(true);
     await a.forget("dd:3"); // ends its renewal
 
-    // An agent event's duplicate is answered at once.
+    // An agent event's duplicate is answered at once (once the event is stored).
     expect(await a.checkAndAdd("pr:1")).toBe(false);
+    await a.keep("pr:1");
     expect(await b.checkAndAdd("pr:1")).toBe(true);
     expect(b.deliveredElsewhere("pr:1")).toBeUndefined();
   });
@@ -202,6 +225,37 @@ describe("Redis unreachable", () => {
     }
   });
 
+  it("a password changed on the server while the gateway runs is named as refused credentials with the fix, once, not only as an outage that ends by itself", async () => {
+    const own = await startTestRedis();
+    try {
+      const admin = await connectRedis(own.url, "config.yaml", commandOptions());
+      await admin.config("SET", "requirepass", "first-pw-8c1d");
+      const url = own.url.replace("redis://", "redis://:first-pw-8c1d@");
+      const log = captureLogger();
+      const health = createRedisHealth("redis://127.0.0.1/0", log.logger);
+      const redis = await connectRedis(url, "config.yaml", commandOptions());
+      clients.push(redis);
+      health.watch("commands", redis);
+      // The password is rotated on the server and the gateway's connection dropped: it cannot get back in.
+      await admin.config("SET", "requirepass", "second-pw-4e9b");
+      await admin.call("CLIENT", "KILL", "TYPE", "normal").catch(() => {});
+      admin.disconnect();
+      await expect
+        .poll(() => log.messages().filter((m) => m.includes("refused the credentials")), { timeout: 10_000 })
+        .toHaveLength(1);
+      const line = log.messages().find((m) => m.includes("refused the credentials")) ?? "";
+      expect(line).toMatch(/WRONGPASS/);
+      expect(line).toContain("fix the user and password in state.redis_url");
+      expect(line).not.toContain("first-pw-8c1d");
+      // Reconnects keep being refused: said once per outage.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(log.messages().filter((m) => m.includes("refused the credentials"))).toHaveLength(1);
+      redis.disconnect();
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("a SET that got no answer in time but ran late (a frozen Redis) is removed: the sender's retry after the 503 is processed, not a duplicate", async () => {
     const own = await startTestRedis();
     try {
@@ -219,6 +273,7 @@ describe("Redis unreachable", () => {
       clients.push(raw);
       await expect.poll(() => raw.exists(keys.seen("r:1")), { timeout: 2000, interval: 10 }).toBe(0);
       expect(await seen.checkAndAdd("r:1")).toBe(false);
+      await seen.keep("r:1");
       expect(await seen.checkAndAdd("r:1")).toBe(true);
       expect(await raw.exists(keys.seen("r:other"))).toBe(1);
     } finally {

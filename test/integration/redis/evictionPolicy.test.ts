@@ -1,0 +1,53 @@
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
+import { type ClusterNode, clusterConfig, startNode } from "../../helpers/redisCluster.js";
+
+/**
+ * BullMQ requires `maxmemory-policy noeviction`: a Redis that evicts keys when full may drop queued runs and
+ * idempotency records. The gateway says so in its own log (BullMQ's console line goes to stderr only).
+ */
+
+let redis: TestRedis;
+const nodes: ClusterNode[] = [];
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(async () => {
+  await Promise.all(nodes.splice(0).map((node) => node.stop()));
+  await redis.cleanup();
+});
+
+const evictionLines = (node: ClusterNode) =>
+  node.logs().filter((line) => line.msg.includes("maxmemory-policy"));
+
+describe("a Redis that evicts keys", { timeout: 60_000 }, () => {
+  it("is named at start with its policy and the fix; noeviction (Redis's default) is not", async () => {
+    const config = clusterConfig(
+      redis.url,
+      `t${randomUUID()}`,
+      { hook: { secret: "eviction-secret-7f3a", prompt: "x" } },
+      { provider: "echo" },
+    );
+    const quiet = await startNode(config);
+    nodes.push(quiet);
+    expect(evictionLines(quiet)).toEqual([]);
+
+    const admin = new Redis(redis.url);
+    try {
+      await admin.config("SET", "maxmemory-policy", "allkeys-lru");
+    } finally {
+      admin.disconnect();
+    }
+    const warned = await startNode(config);
+    nodes.push(warned);
+    const lines = evictionLines(warned);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.level).toBe(40);
+    expect(lines[0]?.msg).toContain(`state.redis_url: ${redis.url} evicts keys when it is full`);
+    expect(lines[0]?.msg).toContain("(maxmemory-policy allkeys-lru)");
+    expect(lines[0]?.msg).toContain("set maxmemory-policy noeviction");
+  });
+});
