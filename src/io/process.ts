@@ -100,10 +100,14 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   if (result.timedOut) return { ok: false, why: `timed out after ${request.timeoutMs} ms`, stderr };
   if (result.isCanceled) return { ok: false, why: "canceled", stderr };
   if (result.failed) {
+    // execa's shortMessage for a signal ("Command was killed with SIGKILL (Forced termination): <file>")
+    // would read "agent command Command was killed ..." after the caller's prefix.
     const why =
       result.exitCode !== undefined
         ? `exited with code ${result.exitCode}`
-        : (result.shortMessage ?? "failed to start");
+        : result.signal !== undefined
+          ? `was killed by ${result.signal}${result.signalDescription ? ` (${result.signalDescription})` : ""}`
+          : (result.shortMessage ?? "failed to start");
     return { ok: false, why, stderr };
   }
   return { ok: true, stdout: typeof result.stdout === "string" ? result.stdout : "", stderr };

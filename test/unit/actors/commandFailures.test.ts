@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { commandRunner } from "../../../src/actors/agent/command.js";
+
+/** Why a failed `command` agent run failed, as the log, the delivery history and the run journal name it. */
+describe("a command agent that fails", () => {
+  const failure = async (script: string) => {
+    const runner = commandRunner({ argv: ["sh", "-c", script], timeoutMs: 10_000 });
+    const request = {
+      route: "crash-probe",
+      event: "push",
+      deliveryId: "d-crash-1",
+      prompt: "p",
+      toolsets: [],
+      profile: undefined,
+    };
+    return runner.run(request, new AbortController().signal).then(
+      () => "no failure",
+      (err: Error) => err.message,
+    );
+  };
+
+  it("killed by a signal: names the signal once, not execa's sentence after svc's prefix", async () => {
+    expect(await failure("cat >/dev/null; kill -9 $$")).toBe(
+      "agent command was killed by SIGKILL (Forced termination)",
+    );
+  });
+
+  it("exiting non-zero: names the code and the last lines of stderr", async () => {
+    expect(await failure("cat >/dev/null; echo 'crash-probe exploded' >&2; exit 7")).toBe(
+      "agent command exited with code 7: crash-probe exploded",
+    );
+  });
+});
