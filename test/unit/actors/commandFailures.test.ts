@@ -3,8 +3,8 @@ import { commandRunner } from "../../../src/actors/agent/command.js";
 
 /** Why a failed `command` agent run failed, as the log, the delivery history and the run journal name it. */
 describe("a command agent that fails", () => {
-  const failure = async (script: string) => {
-    const runner = commandRunner({ argv: ["sh", "-c", script], timeoutMs: 10_000 });
+  const failure = async (script: string, timeoutMs = 10_000) => {
+    const runner = commandRunner({ argv: ["sh", "-c", script], timeoutMs });
     const request = {
       route: "crash-probe",
       event: "push",
@@ -28,6 +28,12 @@ describe("a command agent that fails", () => {
   it("exiting non-zero: names the code and the last lines of stderr", async () => {
     expect(await failure("cat >/dev/null; echo 'crash-probe exploded' >&2; exit 7")).toBe(
       "agent command exited with code 7: crash-probe exploded",
+    );
+  });
+
+  it("passing agent.timeout_seconds: names the setting and its value, as a model run's timeout does", async () => {
+    expect(await failure("exec sleep 30", 500)).toBe(
+      "agent command was stopped: the run took longer than agent.timeout_seconds (0.5 s)",
     );
   });
 });
