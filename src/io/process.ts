@@ -114,7 +114,8 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
         ? `exited with code ${result.exitCode}`
         : result.signal !== undefined
           ? `was killed by ${result.signal}${result.signalDescription ? ` (${result.signalDescription})` : ""}`
-          : (result.shortMessage ?? "failed to start");
+          : // Not started (ENOENT, EACCES): execa's shortMessage is two lines and starts with "Command".
+            `could not be started (${result.originalMessage ?? result.code ?? "no reason given"})`;
     return { ok: false, why, stderr };
   }
   return { ok: true, stdout: typeof result.stdout === "string" ? result.stdout : "", stderr };

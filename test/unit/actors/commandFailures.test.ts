@@ -3,8 +3,8 @@ import { commandRunner } from "../../../src/actors/agent/command.js";
 
 /** Why a failed `command` agent run failed, as the log, the delivery history and the run journal name it. */
 describe("a command agent that fails", () => {
-  const failure = async (script: string, timeoutMs = 10_000) => {
-    const runner = commandRunner({ argv: ["sh", "-c", script], timeoutMs });
+  const failure = async (script: string, timeoutMs = 10_000, argv = ["sh", "-c", script]) => {
+    const runner = commandRunner({ argv, timeoutMs });
     const request = {
       route: "crash-probe",
       event: "push",
@@ -34,6 +34,13 @@ describe("a command agent that fails", () => {
   it("passing agent.timeout_seconds: names the setting and its value, as a model run's timeout does", async () => {
     expect(await failure("exec sleep 30", 500)).toBe(
       "agent command was stopped: the run took longer than agent.timeout_seconds (0.5 s)",
+    );
+  });
+
+  it("that cannot be started: one line saying so and why, not execa's two-line sentence", async () => {
+    const missing = "/nonexistent-crash-probe-dir/agent";
+    expect(await failure("", 10_000, [missing])).toBe(
+      `agent command could not be started (spawn ${missing} ENOENT)`,
     );
   });
 });
