@@ -18,7 +18,13 @@ export interface ProcessRequest {
 
 export type ProcessResult =
   | { readonly ok: true; readonly stdout: string; readonly stderr: string }
-  | { readonly ok: false; readonly why: string; readonly stderr: string };
+  | {
+      readonly ok: false;
+      readonly why: string;
+      readonly stderr: string;
+      /** Stopped at `timeoutMs`: the caller may name the setting behind it. */
+      readonly timedOut?: true;
+    };
 
 /** The safe base environment for processes fed untrusted input: never our secrets. */
 export function minimalEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
@@ -97,13 +103,19 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   // "exited with code 1" would hide why.
   if (result.isMaxBuffer)
     return { ok: false, why: `standard output over ${describeBytes(maxBuffer)}`, stderr };
-  if (result.timedOut) return { ok: false, why: `timed out after ${request.timeoutMs} ms`, stderr };
+  if (result.timedOut)
+    return { ok: false, why: `timed out after ${request.timeoutMs} ms`, stderr, timedOut: true };
   if (result.isCanceled) return { ok: false, why: "canceled", stderr };
   if (result.failed) {
+    // execa's shortMessage for a signal ("Command was killed with SIGKILL (Forced termination): <file>")
+    // would read "agent command Command was killed ..." after the caller's prefix.
     const why =
       result.exitCode !== undefined
         ? `exited with code ${result.exitCode}`
-        : (result.shortMessage ?? "failed to start");
+        : result.signal !== undefined
+          ? `was killed by ${result.signal}${result.signalDescription ? ` (${result.signalDescription})` : ""}`
+          : // Not started (ENOENT, EACCES): execa's shortMessage is two lines and starts with "Command".
+            `could not be started (${result.originalMessage ?? result.code ?? "no reason given"})`;
     return { ok: false, why, stderr };
   }
   return { ok: true, stdout: typeof result.stdout === "string" ? result.stdout : "", stderr };

@@ -98,7 +98,11 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
       }).finally(() => endpoint?.close());
       if (!result.ok) {
         const detail = result.stderr.trim().split("\n").slice(-3).join(" | ");
-        throw new SvcError("agent_failed", `agent command ${result.why}${detail ? `: ${detail}` : ""}`);
+        // Named as a model run's timeout is, so the message says which setting stopped it.
+        const why = result.timedOut
+          ? `was stopped: the run took longer than agent.timeout_seconds (${options.timeoutMs / 1000} s)`
+          : result.why;
+        throw new SvcError("agent_failed", `agent command ${why}${detail ? `: ${detail}` : ""}`);
       }
       return { text: result.stdout.replace(/\n$/, "") };
     },

@@ -193,7 +193,19 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
     } catch (err) {
       // A model run that failed still answers where the route delivers; anything else fails as before.
       const notice = signal.aborted ? undefined : failureNotice(err);
-      if (notice === undefined) throw err;
+      if (notice === undefined) {
+        // Failed without a notice (a `command` agent that exited non-zero, was killed or timed out): the
+        // journal still gets the run's line, with why. A run a stop ended is saved, not journaled.
+        if (!signal.aborted)
+          deps.recordRun?.(event.profile, {
+            route: event.routeName,
+            deliveryId: event.deliveryId,
+            prompt: event.prompt,
+            reply: "",
+            error: err instanceof Error ? err.message : String(err),
+          });
+        throw err;
+      }
       reply = notice;
       failure = err;
     }

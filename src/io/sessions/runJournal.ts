@@ -22,6 +22,8 @@ export interface RunSession {
   readonly entries: readonly SessionEntry[];
   /** What a model run did (steps, tool calls, tokens, model, outcome); absent for echo and command runs. */
   readonly run?: RunRecord;
+  /** Why a run without a model record failed (a `command` agent that exited non-zero, was killed, timed out). */
+  readonly error?: string;
 }
 
 export interface RunToRecord {
@@ -30,6 +32,8 @@ export interface RunToRecord {
   readonly prompt: string;
   readonly reply: string;
   readonly record?: RunRecord;
+  /** The run failed and has no reply: its line holds the prompt alone and `error` (see `RunSession`). */
+  readonly error?: string;
 }
 
 export interface RunJournal {
@@ -52,10 +56,13 @@ export function runSessionLine(
   prompt: string,
   reply: string,
   record?: RunRecord,
+  error?: string,
 ): string {
   const q = JSON.stringify;
   const when = q(at);
   const asked = q(prompt);
+  if (error !== undefined)
+    return `{"key":${q(runSessionKey(route, deliveryId))},"route":${q(route)},"delivery_id":${q(deliveryId)},"at":${when},"entries":[{"role":"user","content":${asked},"at":${when}}],"error":${q(error)}}\n`;
   // An echo run's reply is the prompt itself: the same string escapes the same way.
   const answered = reply === prompt ? asked : q(reply);
   return `{"key":${q(runSessionKey(route, deliveryId))},"route":${q(route)},"delivery_id":${q(deliveryId)},"at":${when},"entries":[{"role":"user","content":${asked},"at":${when}},{"role":"assistant","content":${answered},"at":${when}}]${record === undefined ? "" : `,"run":${q(record)}`}}\n`;
@@ -103,7 +110,9 @@ export function createRunJournal(
         const at = isoOf(now());
         const today = at.slice(0, 10);
         const current = today !== day || writer === undefined ? open(today) : writer;
-        current.write(runSessionLine(run.route, run.deliveryId, at, run.prompt, run.reply, run.record));
+        current.write(
+          runSessionLine(run.route, run.deliveryId, at, run.prompt, run.reply, run.record, run.error),
+        );
       } catch (err) {
         onError(err);
       }

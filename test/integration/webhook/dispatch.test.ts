@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { findRunSession } from "../../../src/io/sessions/runJournal.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
 import {
   inHome,
@@ -158,7 +160,6 @@ describe("run queue bounds and failures", () => {
 
   it("at most agent.max_concurrent_runs run at once, and a burst loses nothing", async () => {
     const { readdirSync, readFileSync } = await import("node:fs");
-    const { join } = await import("node:path");
     const ids: string[] = [];
     const answers = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
@@ -188,6 +189,14 @@ describe("run queue bounds and failures", () => {
     );
     const failed = gw.logs().find((l) => l.msg === "[webhook] boom: agent run failed");
     expect(String(failed?.err)).toContain("exited with code 9");
+    // The failed run has its line in the run journal too: the prompt, no reply, and why it failed.
+    const session = await vi.waitFor(() => {
+      const found = findRunSession(join(gw.home.dir, "sessions"), `webhook:boom:${res.body.delivery_id}`);
+      if (found === undefined) throw new Error("no run journal line yet");
+      return found;
+    });
+    expect(session.entries.map((e) => e.role)).toEqual(["user"]);
+    expect(session.error).toBe("agent command exited with code 9: agent exploded");
     expect(await request(gw.url("/health"))).toMatchObject({ status: 200 });
     expect(await postJson(gw.url("/webhooks/q"), {})).toMatchObject({ status: 202 });
   });

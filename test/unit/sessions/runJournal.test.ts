@@ -117,6 +117,21 @@ describe("webhook run sessions (journal)", () => {
     }
   });
 
+  it("writes a failed run without a reply as its prompt alone and why it failed, as JSON.stringify would", () => {
+    const at = "2026-11-22T10:00:00.000Z";
+    const session: RunSession = {
+      key: "webhook:gh:failed-1",
+      route: "gh",
+      delivery_id: "failed-1",
+      at,
+      entries: [{ role: "user", content: 'Summarise "PR"', at }],
+      error: "agent command was killed by SIGKILL (Forced termination)",
+    };
+    expect(runSessionLine("gh", "failed-1", at, 'Summarise "PR"', "", undefined, session.error)).toBe(
+      `${JSON.stringify(session)}\n`,
+    );
+  });
+
   it("writes a batch without waiting for close", async () => {
     home = tempHome();
     const journal = createRunJournal(
