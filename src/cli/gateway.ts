@@ -55,6 +55,8 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const logger = createLogger({ file: paths.gatewayLog, buffered: true });
   let gateway: Gateway | undefined;
   let stopSignal: string | undefined;
+  /** What gateway.json says of this gateway, once written. */
+  let recorded: GatewayState | undefined;
   let exitCode = 0;
   const stateFile = gatewayStateFile(paths);
   const removePid = () => {
@@ -73,6 +75,13 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     stopSignal = signal;
     if (gateway === undefined) return; // still starting: stopped as soon as it is up
     logger.info(`[gateway] ${signal} received, stopping`);
+    if (recorded !== undefined) {
+      try {
+        writeJsonAtomic(stateFile, { ...recorded, stopping_since: new Date().toISOString() });
+      } catch {
+        // Only `svc gateway status`'s wording depends on it: the stop goes on.
+      }
+    }
     gateway
       .stop()
       .catch((err: unknown) => logger.error(`[gateway] stop failed: ${describeError(err)}`))
@@ -147,6 +156,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       started_at: new Date().toISOString(),
     };
     writeJsonAtomic(stateFile, state);
+    recorded = state;
   } catch (err) {
     // Unseen by `svc gateway stop|status` and by the next start's check, it must not run on (a disk that
     // filled up since the check above): stopped as on SIGTERM, exit 1.

@@ -16,7 +16,13 @@ import type { Command } from "commander";
 import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { SvcError } from "../errors.js";
-import { type GatewayState, gatewayAddress, gatewayStateFile, runningPid } from "../io/gatewayState.js";
+import {
+  type GatewayState,
+  gatewayAddress,
+  gatewayStateFile,
+  readGatewayState,
+  runningPid,
+} from "../io/gatewayState.js";
 import { assertHomeWritable } from "../io/homeWritable.js";
 import { localRequest } from "../io/localHttp.js";
 import { processRunning } from "../io/processAlive.js";
@@ -42,14 +48,10 @@ async function health(host: string, port: number): Promise<boolean> {
 
 /** `gateway.json` as the started gateway wrote it once up (port 0: no listener), when it describes `pid`. */
 function recordedState(paths: SvcPaths, pid: number): GatewayState | undefined {
-  try {
-    const state = JSON.parse(readFileSync(gatewayStateFile(paths), "utf8")) as GatewayState;
-    return state.pid === pid && typeof state.host === "string" && Number.isInteger(state.port)
-      ? state
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  const state = readGatewayState(gatewayStateFile(paths));
+  return state?.pid === pid && typeof state.host === "string" && Number.isInteger(state.port)
+    ? state
+    : undefined;
 }
 
 async function start(
@@ -235,8 +237,13 @@ async function status(): Promise<void> {
     return;
   }
   const ok = await health(host, port);
+  const stopping = ok ? undefined : recordedState(paths, pid)?.stopping_since;
+  const why =
+    stopping !== undefined
+      ? `stopping since ${stopping} (no new requests; runs in flight finish or are kept for the next start)`
+      : "not answering";
   process.stdout.write(
-    `Gateway: running (pid ${pid})\nListening: ${listenAddress(host, port)}\nHealth: ${ok ? "ok" : "not answering"}\n`,
+    `Gateway: running (pid ${pid})\nListening: ${listenAddress(host, port)}\nHealth: ${ok ? "ok" : why}\n`,
   );
   if (!ok) process.exitCode = 1;
 }

@@ -12,6 +12,8 @@ export interface GatewayState {
   readonly host: string;
   readonly port: number;
   readonly started_at: string;
+  /** When it began to stop (its listener closed, runs draining): `status` says so instead of "not answering". */
+  readonly stopping_since?: string;
 }
 
 export function gatewayStateFile(paths: SvcPaths): string {
@@ -92,13 +94,18 @@ export function runningPid(paths: SvcPaths): number | undefined {
   return undefined;
 }
 
-/** The pid `gateway.json` describes, if it can be read. */
-export function recordedPid(stateFile: string): number | undefined {
+/** What `gateway.json` says, if it can be read. */
+export function readGatewayState(stateFile: string): GatewayState | undefined {
   try {
-    return (JSON.parse(readFileSync(stateFile, "utf8")) as GatewayState).pid;
+    return JSON.parse(readFileSync(stateFile, "utf8")) as GatewayState;
   } catch {
     return undefined;
   }
+}
+
+/** The pid `gateway.json` describes, if it can be read. */
+export function recordedPid(stateFile: string): number | undefined {
+  return readGatewayState(stateFile)?.pid;
 }
 
 /** Host and port of the running gateway: from `gateway.json` when it describes this pid, else the configuration. */

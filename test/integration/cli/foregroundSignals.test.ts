@@ -6,7 +6,7 @@ import { stringify } from "yaml";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
-import { cliConfig, type Foreground, killIfRunning, runForeground } from "./svc.js";
+import { cliConfig, type Foreground, killIfRunning, runForeground, svc } from "./svc.js";
 
 /** `svc gateway run` as a user runs it: its output piped somewhere, signals from a shell or a supervisor. */
 describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
@@ -138,6 +138,29 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     );
     expect(readFileSync(join(home.dir, "webhook-pending-runs.json"), "utf8")).toContain(
       accepted.body.delivery_id as string,
+    );
+  });
+
+  it("svc gateway status says a gateway that drains its runs is stopping, not that it does not answer", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        ...cliConfig({ r: { secret: "INSECURE_NO_AUTH" } }),
+        agent: { provider: "command", command: ["sh", "-c", "cat >/dev/null; sleep 30"] },
+        gateway: { drain_timeout_seconds: 30 },
+      }),
+    );
+    gateway = await runForeground(home, ["--port", "0"]);
+    const run = gateway;
+    expect((await svc(home, ["gateway", "status"])).stdout).toContain("Health: ok");
+    expect((await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {})).status).toBe(202);
+    run.child.kill("SIGTERM");
+    await waitFor(() => gatewayLog().includes("[gateway] SIGTERM received, stopping"), "the stop");
+    const status = await svc(home, ["gateway", "status"]);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(
+      /Health: stopping since \d{4}-\d\d-\d\dT[\d:.]+Z \(no new requests; runs in flight finish or are kept for the next start\)/,
     );
   });
 
