@@ -230,4 +230,19 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     const listed = await svc(gw.home, ["webhook", "deliveries", "sw"]);
     expect(listed.stdout).toMatch(/msg_typed\s+sw\s+invoice\.paid/);
   });
+
+  it("shows a sender's bidi override and zero-width characters in a delivery id or event type escaped, never raw", async () => {
+    gw = await startHistoryGateway();
+    const utf8 = (text: string) => Buffer.from(text, "utf8").toString("latin1");
+    // Shown raw, U+202E would make the rest of the row read right to left ("Trojan Source").
+    const id = "dlv-\u202e4321\u2066-\u200bz";
+    const body = '{"number":3,"pull_request":{"title":"t"}}';
+    const sent = await post(utf8(id), body, true, { "X-GitHub-Event": utf8("pull\u200f_request") });
+    expect(sent.status).toBe(200);
+    await vi.waitFor(() => expect(requestRecord(join(gw.home.dir, "deliveries"), id)).toBeDefined());
+    const listed = await svc(gw.home, ["webhook", "deliveries"]);
+    expect(listed.stdout).toContain("dlv-\\u202e4321\\u2066-\\u200bz");
+    expect(listed.stdout).toContain("pull\\u200f_request");
+    expect(listed.stdout).not.toMatch(/[\u202e\u2066\u200b\u200f]/);
+  });
 });
