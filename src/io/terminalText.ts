@@ -6,11 +6,20 @@
  *   zero-width and invisible characters (U+200B–U+200D, U+2060–U+2064, U+FEFF, U+180E, soft hyphen
  *   U+00AD), line and paragraph separators (U+2028, U+2029) — a "Trojan Source" reordering that would
  *   make an id or a description read as something else.
- * A zero-width joiner between two emoji (👩‍💻, 🏳️‍🌈) is part of the emoji and stays; elsewhere it is escaped.
+ * Joiners that are part of legitimate text stay: a zero-width joiner between two emoji (👩‍💻, 🏳️‍🌈), and a
+ * zero-width (non-)joiner between two letters of a script whose shaping it changes visibly (Persian
+ * "می‌خواهم", Devanagari "क्‍ष"). Anywhere else (inside a Latin word, where it only hides) it is escaped.
  */
-const HIDDEN =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u2069\ufeff]|\u200d(?!(?<=\p{Extended_Pictographic}[\u{1f3fb}-\u{1f3ff}\ufe0f]?\u200d)\p{Extended_Pictographic})/gu;
+/** Scripts whose letters a zero-width joiner or non-joiner visibly reshapes (Arabic-script joining, Indic conjuncts). */
+const SHAPED =
+  "\\p{sc=Arabic}\\p{sc=Syriac}\\p{sc=Nko}\\p{sc=Mongolian}\\p{sc=Devanagari}\\p{sc=Bengali}\\p{sc=Gurmukhi}" +
+  "\\p{sc=Gujarati}\\p{sc=Oriya}\\p{sc=Tamil}\\p{sc=Telugu}\\p{sc=Kannada}\\p{sc=Malayalam}\\p{sc=Sinhala}";
+const EMOJI_BEFORE_JOINER = "\\p{Extended_Pictographic}[\\u{1f3fb}-\\u{1f3ff}\\ufe0f]?";
+const HIDDEN = new RegExp(
+  "[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u2069\\ufeff]" +
+    `|[\\u200c\\u200d](?!(?<=[${SHAPED}][\\u200c\\u200d])[${SHAPED}]|(?<=${EMOJI_BEFORE_JOINER}\\u200d)\\p{Extended_Pictographic})`,
+  "gu",
+);
 
 /**
  * Text for the terminal that may quote a remote party (an MCP server's tool description or error body, an

@@ -23,9 +23,16 @@ it("terminalText keeps accents, CJK, right-to-left letters and emoji, ZWJ sequen
   const legit = "café naïve 中文 日本語 עברית العربية 👍🏽 👨‍👩‍👧 🏳️‍🌈 👩🏽‍💻 ❤️‍🔥 🏴‍☠️\tend\n";
   expect(terminalText(legit)).toBe(legit);
   // A joiner that joins no two emoji is escaped: after a letter, before one, or at the end.
-  expect(terminalText("a\u200db 👍\u200dx x\u200d👍 👍\u200d")).toBe(
-    "a\\u200db 👍\\u200dx x\\u200d👍 👍\\u200d",
+  expect(terminalText("a\u200db 👍\u200dx x\u200d👍 👍\u200d 👍\u200c👍")).toBe(
+    "a\\u200db 👍\\u200dx x\\u200d👍 👍\\u200d 👍\\u200c👍",
   );
+});
+
+it("terminalText keeps a joiner or non-joiner that shapes Persian or Devanagari letters, escapes one hidden in a Latin word", () => {
+  const persian = "می\u200cخواهم"; // "I want": the non-joiner keeps می apart from خواهم
+  const devanagari = "क्\u200dष"; // a half form instead of the conjunct
+  expect(terminalText(`${persian} ${devanagari}`)).toBe(`${persian} ${devanagari}`);
+  expect(terminalText("pay\u200cpal ad\u200dmin م\u200cx")).toBe("pay\\u200cpal ad\\u200dmin م\\u200cx");
 });
 
 const tool = (description: string): RegisteredTool => ({
