@@ -324,18 +324,27 @@ function base64Bytes(data: unknown): number {
 }
 
 /** One content block for a person: text as is; media and resources as a short line, not their base64. */
+/**
+ * A block that is not text as the one line svc writes for it; the server's uri, name and media type in it
+ * are shown as every remote party's text is (`terminalText`, a line break as `\n`), so they cannot break
+ * the line or fake output. Text blocks and text resources are printed as they are.
+ */
 function formatBlock(block: ContentBlock): string {
+  if (block.type === "text") return block.text;
+  if (block.type === "resource" && "text" in block.resource && typeof block.resource.text === "string")
+    return block.resource.text;
+  return terminalText(describeBlock(block)).replace(/\n/g, "\\n");
+}
+
+function describeBlock(block: ContentBlock): string {
   switch (block.type) {
-    case "text":
-      return block.text;
     case "image":
     case "audio":
       return `[${block.type} ${block.mimeType}, ${base64Bytes(block.data)} bytes — --json prints the data]`;
     case "resource_link":
       return `[resource link: ${block.uri}${block.name ? ` (${block.name})` : ""}]`;
     case "resource": {
-      const resource = block.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
-      if (typeof resource.text === "string") return resource.text;
+      const resource = block.resource as { uri: string; mimeType?: string; blob?: string };
       return `[resource ${resource.uri}${resource.mimeType ? ` ${resource.mimeType}` : ""}, ${base64Bytes(resource.blob)} bytes — --json prints the data]`;
     }
     default:

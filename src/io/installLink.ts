@@ -3,6 +3,7 @@ import { lookedUpVariables } from "../config/interpolate.js";
 import { knownKeysAt } from "../config/knownKeys.js";
 import { mcpServerSchema } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
+import { terminalText } from "./terminalText.js";
 
 /** Spec 4.1 limits. */
 export const INSTALL_NAME = /^[A-Za-z0-9._-]{1,64}$/;
@@ -121,21 +122,10 @@ function checkEntry(name: string, entry: Record<string, unknown>): void {
   reject(formatIssue("config", placed, (path) => knownKeysAt(mcpServerSchema, path.slice(2))));
 }
 
-/**
- * Characters that change how the text around them is displayed without showing themselves (C1 controls,
- * which some terminals obey as escapes; bidi overrides and isolates; zero-width characters; line and
- * paragraph separators): JSON.stringify keeps them, so they are escaped as `\uXXXX`.
- */
-const INVISIBLE = /[\u0080-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
-
-function visible(text: string): string {
-  return text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
 /** One argv word as the warning shows it: plain when unambiguous, else JSON-quoted (spaces, escapes, quotes). */
 function shownWord(word: unknown): string {
   const text = String(word);
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : visible(JSON.stringify(text));
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : terminalText(JSON.stringify(text));
 }
 
 /**
@@ -160,7 +150,7 @@ function filledVariables(value: unknown, path: string, out: string[] = []): stri
 export function describeInstall(request: InstallRequest): string {
   const lines = [
     `Install MCP server "${request.name}" with this configuration:`,
-    visible(JSON.stringify(request.config, null, 2)),
+    terminalText(JSON.stringify(request.config, null, 2)),
   ];
   if (request.kind === "command") {
     const args = Array.isArray(request.config.args) ? request.config.args : [];
@@ -172,7 +162,7 @@ export function describeInstall(request: InstallRequest): string {
   const variables = filledVariables(request.config, "");
   if (variables.length > 0) {
     lines.push(
-      `WARNING: it fills in values from the profile's .env or the environment, which the server (or its program) may get: ${visible(variables.join(", "))}`,
+      `WARNING: it fills in values from the profile's .env or the environment, which the server (or its program) may get: ${terminalText(variables.join(", "))}`,
     );
   }
   if (lines.length > 2) lines.push("Only continue if you trust where this link came from.");

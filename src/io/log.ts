@@ -4,6 +4,7 @@ import pino, { type Logger } from "pino";
 import { SvcError } from "../errors.js";
 import { createBatchedFileWriter, createBatchedWriter } from "./batchedWriter.js";
 import { redactCredentials } from "./credentials.js";
+import { terminalText } from "./terminalText.js";
 
 export type { Logger } from "pino";
 
@@ -87,39 +88,30 @@ export function textLine(json: string): string {
 
 const HEAD = /^\{"level":(\d+),"time":(\d+)/;
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
-const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
-const BREAK_OR_CONTROL = /\r\n|[\r\n\u2028\u2029]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** What starts a new line for a reader: CRLF, a bare CR, LF, and U+2028/U+2029. */
+const LINE_BREAK = /\r\n|[\r\n\u2028\u2029]/g;
 
 /**
  * Messages quote untrusted text (an agent reply echoing a PR title): every line after the first is
  * indented, so no text can start a line that reads as a log record of its own (a bare carriage return
- * breaks a line too), and other control characters (a terminal escape) are shown as `\u001b` instead of
- * acting on the terminal.
+ * breaks a line too), and what a terminal would act on or hide (a terminal escape, a bidi override that
+ * would make the rest of the line, fields included, read right to left, a zero-width space) is shown as
+ * `\u001b`, `\u202e` and so on, by the rule of `terminalText`.
  */
 export function safeMessage(msg: string): string {
-  if (!UNSAFE.test(msg)) return msg;
-  return msg.replace(BREAK_OR_CONTROL, (c) =>
-    c.length > 1 || c === "\n" || c === "\r" || c === "\u2028" || c === "\u2029"
-      ? "\n  "
-      : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return terminalText(msg.replace(LINE_BREAK, "\n  "));
 }
-
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029]/;
-const UNSAFE_IN_JSON_ALL = /[\u007f-\u009f\u2028\u2029]/g;
 
 /**
  * A line's fields as JSON with the characters JSON leaves as they are but a reader may act on written as
- * `\u2028`: U+2028, U+2029 and U+0085 break lines for many readers (a delivery id or event type from a
- * request could otherwise begin what passes for a log record of its own), and U+007F-U+009F include a
- * terminal's single-character escape (U+009B). They can only be inside strings, so the JSON stays valid
- * and its values the same.
+ * `\u2028` (`terminalText`'s set): U+2028, U+2029 and U+0085 break lines for many readers (a delivery id
+ * or event type from a request could otherwise begin what passes for a log record of its own), U+007F-U+009F
+ * include a terminal's single-character escape (U+009B), and bidi overrides and zero-width characters
+ * would make an id read as another. They can only be inside strings (JSON escapes the C0 controls itself),
+ * so the JSON stays valid and its values the same.
  */
 export function safeFields(json: string): string {
-  if (!UNSAFE_IN_JSON.test(json)) return json;
-  return json.replace(UNSAFE_IN_JSON_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return terminalText(json);
 }
 
 /** An epoch-ms time as ISO text; lines of the same millisecond (a busy gateway) format it once. */

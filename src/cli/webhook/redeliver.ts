@@ -8,6 +8,7 @@ import {
   type RequestRecord,
   readHistory,
 } from "../../io/stores/deliveryHistory.js";
+import { terminalText } from "../../io/terminalText.js";
 import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
@@ -47,18 +48,24 @@ function cutAt(text: string, length: number): string {
  * the running gateway, signed with the route's secret, under a new delivery ID (so the idempotency check
  * does not drop it) and marked with `X-Svc-Redelivery-Of: <delivery-id>`.
  */
-export async function redeliver(id: string, options: { route?: string; port?: string }): Promise<void> {
+export async function redeliver(asked: string, options: { route?: string; port?: string }): Promise<void> {
   // Many requests share it: redelivering "the latest of them" would send an event nobody picked.
-  if (id === NO_DELIVERY_ID)
+  if (asked === NO_DELIVERY_ID)
     throw new SvcError(
       "usage",
       `"${NO_DELIVERY_ID}" is not a delivery ID: svc webhook deliveries shows ${NO_DELIVERY_ID} for a request that had none (refused, or ignored by the route's events, filters or script, before the gateway gave it one), and such a request cannot be redelivered — have its sender send it again`,
     );
   const loaded = configWithEnabledNote();
-  const matches = readHistory(historyDir(loaded.paths.home)).filter(
+  const requests = readHistory(historyDir(loaded.paths.home)).filter(
     (r): r is RequestRecord =>
-      r.kind === "request" && r.id === id && (options.route === undefined || r.route === options.route),
+      r.kind === "request" && (options.route === undefined || r.route === options.route),
   );
+  // The ID as `svc webhook deliveries` shows it works too: a sender's bidi override or control character
+  // in it is shown escaped there (`\u202e`), which is what the user copies.
+  const id = requests.some((r) => r.id === asked)
+    ? asked
+    : (requests.find((r) => terminalText(r.id) === asked)?.id ?? asked);
+  const matches = requests.filter((r) => r.id === id);
   if (matches.length === 0)
     throw new SvcError(
       "usage",
@@ -122,8 +129,11 @@ export async function redeliver(id: string, options: { route?: string; port?: st
     { name: route, waitMs: answerWaitMs(loaded.config, target.route), settings: target.route },
     "start it with svc gateway start",
   );
+  // The IDs and the gateway's answer quote the sender's text: shown as `svc webhook deliveries` shows it.
   process.stdout.write(
-    `POST ${url} (redelivery of ${id} as ${newId})\n${response.status} ${response.statusText}\n${response.text}\n`,
+    terminalText(
+      `POST ${url} (redelivery of ${id} as ${newId})\n${response.status} ${response.statusText}\n${response.text}\n`,
+    ),
   );
   if (response.status >= 400) process.exitCode = 1;
 }

@@ -230,4 +230,35 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     const listed = await svc(gw.home, ["webhook", "deliveries", "sw"]);
     expect(listed.stdout).toMatch(/msg_typed\s+sw\s+invoice\.paid/);
   });
+
+  it("shows a sender's bidi override and zero-width characters in a delivery id or event type escaped, never raw; redeliver takes the id as shown", async () => {
+    gw = await startHistoryGateway();
+    const utf8 = (text: string) => Buffer.from(text, "utf8").toString("latin1");
+    // Shown raw, U+202E would make the rest of the row read right to left ("Trojan Source").
+    const id = "dlv-\u202e4321\u2066-\u200bz";
+    const body = '{"number":3,"pull_request":{"title":"t"}}';
+    expect((await post(utf8(id), body)).status).toBe(202);
+    await waitForRun(gw, id);
+    const ignored = await post("dlv-other", body, true, { "X-GitHub-Event": utf8("pull\u200f_request") });
+    expect(ignored.status).toBe(200);
+    const dir = join(gw.home.dir, "deliveries");
+    await vi.waitFor(() => expect(requestRecord(dir, "dlv-other")).toBeDefined());
+    const listed = await svc(gw.home, ["webhook", "deliveries"]);
+    const shown = "dlv-\\u202e4321\\u2066-\\u200bz";
+    expect(listed.stdout).toContain(shown);
+    expect(listed.stdout).toContain("pull\\u200f_request");
+    expect(listed.stdout).not.toMatch(/[\u202e\u2066\u200b\u200f]/);
+
+    // What the user copies from the table finds the record; the output shows the ids the same way.
+    const again = await svc(gw.home, ["webhook", "redeliver", shown, "--port", String(gw.gateway.port)]);
+    expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
+    expect(again.stdout).not.toMatch(/[\u202e\u2066\u200b]/);
+    expect(again.stdout).toMatch(/as redelivery-[0-9a-f]{8}-dlv-\\u202e4321\\u2066-\\u200bz\)/);
+    await vi.waitFor(() =>
+      expect(readHistory(dir).find((r) => r.kind === "request" && r.redelivery_of === id)).toMatchObject({
+        status: 202,
+        id: expect.stringMatching(/^redelivery-[0-9a-f]{8}-dlv-\u202e4321\u2066-\u200bz$/),
+      }),
+    );
+  });
 });

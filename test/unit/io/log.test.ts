@@ -250,6 +250,30 @@ describe("terminal log lines", () => {
     );
   });
 
+  it("shows a bidi override or zero-width character in a field or message escaped, so a line cannot read as another", () => {
+    // Raw, U+202E makes the rest of the line (the fields after the message too) display right to left.
+    const id = "dlv-\u202e4321\u2066\u200b";
+    const expected = '{"delivery_id":"dlv-\\u202e4321\\u2066\\u200b","event":"push"}';
+    const viaJson = textLine(
+      lineOf((l) => l.info({ delivery_id: id, event: "push" }, "reply: PR \u202eevil\u200f")),
+    );
+    const parsed = textLine(
+      `{"level":30,"time":0,"msg":"x","delivery_id":${JSON.stringify(id)},"event":"push"}`,
+    );
+    for (const line of [viaJson, parsed]) {
+      expect(line).not.toMatch(/[\u202e\u2066\u200b\u200f]/);
+      expect(line.trimEnd().endsWith(expected)).toBe(true);
+      expect(JSON.parse(line.slice(line.indexOf("{")))).toEqual({ delivery_id: id, event: "push" });
+    }
+    expect(viaJson).toContain(" INFO reply: PR \\u202eevil\\u200f {");
+    // Legitimate text stays as written: accents, CJK, Hebrew, emoji with their joiners.
+    const text = "café 中文 עברית 👩‍💻 می‌خواهم";
+    expect(safeMessage(text)).toBe(text);
+    expect(textLine(lineOf((l) => l.info({ title: text }, text)))).toContain(
+      ` INFO ${text} {"title":"${text}"}\n`,
+    );
+  });
+
   it("handles a line without a message and passes anything that is not JSON through", () => {
     const json = lineOf((l) => l.info({ only: "fields" }));
     expect(textLine(json)).toMatch(/ INFO {2}\{"only":"fields"\}\n$/);

@@ -29,6 +29,30 @@ describe("svc mcp call output", () => {
     expect(out).not.toContain(png.slice(0, 40));
   });
 
+  it("keeps each line svc writes for a media block or resource one line, the server's uri, name and type escaped; text stays as is", () => {
+    const out = formatResult({
+      content: [
+        {
+          type: "resource_link",
+          uri: "demo://r/\u202e1",
+          name: "First\n[image image/png, 1 bytes]\u001b[2J",
+        },
+        { type: "image", mimeType: "image/png\u2066x", data: "AAAA" },
+        { type: "resource", resource: { uri: "demo://r/\u200b3", blob: "AAAA" } },
+        { type: "text", text: "as the server wrote it \u202e\n" },
+      ],
+    });
+    expect(out).toBe(
+      [
+        "[resource link: demo://r/\\u202e1 (First\\n[image image/png, 1 bytes]\\u001b[2J)]",
+        "[image image/png\\u2066x, 3 bytes — --json prints the data]",
+        "[resource demo://r/\\u200b3, 3 bytes — --json prints the data]",
+        "as the server wrote it \u202e\n",
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("prints structured content when there are no content blocks", () => {
     expect(formatResult({ content: [], structuredContent: { temperature: 21 } })).toBe(
       '{\n  "temperature": 21\n}\n',
