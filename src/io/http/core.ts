@@ -161,6 +161,18 @@ export function chunkedNotLast(transferEncoding: string | undefined): boolean {
   return (codings[codings.length - 1] as string).trim().toLowerCase() !== "chunked";
 }
 
+/**
+ * RFC 9110 §5.5: a field value is visible characters, spaces and tabs; node:http's parser refuses any
+ * other control byte with 400, and uWS closes on all of them but DEL (0x7f), which it passes on inside a
+ * value. The shared flow refuses a DEL too, so both servers answer such a request alike (never processed).
+ */
+export const BAD_REQUEST = errorOutcome(400, "Bad request");
+
+function hasDelByte(headers: Readonly<Record<string, string>>): boolean {
+  for (const name in headers) if ((headers[name] as string).includes("\x7f")) return true;
+  return false;
+}
+
 /** An answer decided from the head alone, before any route is looked up; `close` as for `Reply`. */
 export interface HeadAnswer {
   readonly outcome: Outcome;
@@ -169,6 +181,7 @@ export interface HeadAnswer {
 
 const ANSWER_AMBIGUOUS_LENGTH: HeadAnswer = { outcome: AMBIGUOUS_LENGTH, close: true };
 const ANSWER_CHUNKED_NOT_LAST: HeadAnswer = { outcome: CHUNKED_NOT_LAST, close: true };
+const ANSWER_BAD_REQUEST: HeadAnswer = { outcome: BAD_REQUEST, close: true };
 const ANSWER_NOT_FOUND: HeadAnswer = { outcome: NOT_FOUND, close: false };
 // As for an unknown route name (preflight): answered before the body is read, connection closed.
 const ANSWER_UNKNOWN_ROUTE: HeadAnswer = { outcome: UNKNOWN_ROUTE, close: true };
@@ -188,6 +201,7 @@ export function headAnswer(
 ): HeadAnswer | (Target & { kind: "webhook" }) {
   if (head.headers["content-length"]?.includes(",")) return ANSWER_AMBIGUOUS_LENGTH;
   if (chunkedNotLast(head.headers["transfer-encoding"])) return ANSWER_CHUNKED_NOT_LAST;
+  if (hasDelByte(head.headers)) return ANSWER_BAD_REQUEST;
   const target = endpointOf(head.path, multiplex);
   if (target.kind === "none") return ANSWER_NOT_FOUND;
   if (target.kind === "unknown_route") return ANSWER_UNKNOWN_ROUTE;

@@ -6,6 +6,7 @@ import {
   AMBIGUOUS_LENGTH,
   addHeaderLine,
   answerText,
+  BAD_REQUEST,
   BodyCollector,
   CHUNKED_NOT_LAST,
   chunkedNotLast,
@@ -74,7 +75,6 @@ const SLOW_SENDER_LIMITS = {
   requireHostHeader: false,
 } as const;
 
-const BAD_REQUEST = errorOutcome(400, "Bad request");
 const REQUEST_TIMEOUT = errorOutcome(408, "Request timeout");
 const HEADERS_TOO_LARGE = errorOutcome(431, "Request header fields too large");
 /**
