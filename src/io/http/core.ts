@@ -157,8 +157,9 @@ export const CHUNKED_NOT_LAST = errorOutcome(400, "Bad request: Transfer-Encodin
 
 export function chunkedNotLast(transferEncoding: string | undefined): boolean {
   if (transferEncoding === undefined) return false;
-  const codings = transferEncoding.split(",");
-  return (codings[codings.length - 1] as string).trim().toLowerCase() !== "chunked";
+  const codings = transferEncoding.split(",").map((coding) => coding.trim().toLowerCase());
+  // §6.1: chunked is applied once, last (`chunked, chunked`, or the header sent twice, is refused too).
+  return codings.indexOf("chunked") !== codings.length - 1;
 }
 
 /**
@@ -284,8 +285,8 @@ export function decodingBodies(handler: RequestHandler): RequestHandler {
  * Adds one header line (name lower-cased) to `headers`. A repeated header is joined with ", " (RFC 9110
  * §5.3), but a line repeating a value already there adds nothing: a proxy or sender that sends
  * `X-GitHub-Event`, a delivery id or a signature twice would otherwise name no event ("push, push"),
- * a new delivery id and no valid signature. Content-Length is always joined, so two of them stay
- * visible as ambiguous framing (AMBIGUOUS_LENGTH).
+ * a new delivery id and no valid signature. Content-Length and Transfer-Encoding are always joined, so
+ * two of them stay visible as ambiguous framing (AMBIGUOUS_LENGTH, CHUNKED_NOT_LAST).
  */
 export function addHeaderLine(headers: Record<string, string>, name: string, value: string): void {
   if (!Object.hasOwn(headers, name)) {
@@ -293,7 +294,7 @@ export function addHeaderLine(headers: Record<string, string>, name: string, val
     return;
   }
   const seen = headers[name] as string;
-  if (name !== "content-length" && listHas(seen, value)) return;
+  if (name !== "content-length" && name !== "transfer-encoding" && listHas(seen, value)) return;
   headers[name] = `${seen}, ${value}`;
 }
 
