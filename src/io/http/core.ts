@@ -169,6 +169,12 @@ export function chunkedNotLast(transferEncoding: string | undefined): boolean {
  */
 export const BAD_REQUEST = errorOutcome(400, "Bad request");
 
+/**
+ * RFC 9112 §3.2: a request target is visible ASCII. node:http's parser refuses any other byte with 400;
+ * uWS passes a path with raw UTF-8 (`/webhooks/café`) on, so the shared flow refuses it too.
+ */
+const NOT_TARGET_BYTES = /[^\x21-\x7e]/;
+
 function hasDelByte(headers: Readonly<Record<string, string>>): boolean {
   for (const name in headers) if ((headers[name] as string).includes("\x7f")) return true;
   return false;
@@ -202,7 +208,7 @@ export function headAnswer(
 ): HeadAnswer | (Target & { kind: "webhook" }) {
   if (head.headers["content-length"]?.includes(",")) return ANSWER_AMBIGUOUS_LENGTH;
   if (chunkedNotLast(head.headers["transfer-encoding"])) return ANSWER_CHUNKED_NOT_LAST;
-  if (hasDelByte(head.headers)) return ANSWER_BAD_REQUEST;
+  if (hasDelByte(head.headers) || NOT_TARGET_BYTES.test(head.path)) return ANSWER_BAD_REQUEST;
   const target = endpointOf(head.path, multiplex);
   if (target.kind === "none") return ANSWER_NOT_FOUND;
   if (target.kind === "unknown_route") return ANSWER_UNKNOWN_ROUTE;

@@ -67,6 +67,24 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
     }
   });
 
+  it("a request target with raw bytes outside ASCII (/webhooks/caf\u00e9) is 400 Bad request, never processed (RFC 9112 \u00a73.2)", async () => {
+    const answer = await rawUntilClose(
+      gw.gateway.port,
+      Buffer.concat([
+        Buffer.from("POST /webhooks/op"),
+        Buffer.from("\u00e9", "utf8"),
+        Buffer.from(
+          "en HTTP/1.1\r\nHost: x\r\nX-Request-ID: raw-target-parity\r\nContent-Length: 2\r\n\r\n{}",
+        ),
+      ]),
+    );
+    expect(statusOf(answer.received)).toBe(400);
+    expect(JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4))).toEqual({
+      error: "Bad request",
+    });
+    expect(answer.received).toMatch(/\r\nConnection: close\r\n/i);
+  });
+
   it("Transfer-Encoding ending in chunked is read as chunked", async () => {
     const answer = await rawUntilClose(
       gw.gateway.port,
