@@ -11,6 +11,11 @@ export interface RequestHead {
   readonly method: string;
   /** Without the query string. */
   readonly path: string;
+  /**
+   * The query string (after `?`) as received, set by the uWS adapter only to be checked for bytes a
+   * request target may not hold (node:http's parser refuses those itself). Never read otherwise.
+   */
+  readonly query?: string | undefined;
   /** Lower-cased names; repeated headers joined with ", " (`addHeaderLine`). */
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -171,12 +176,15 @@ export const BAD_REQUEST = errorOutcome(400, "Bad request");
 
 /**
  * RFC 9112 §3.2: a request target is visible ASCII. node:http's parser refuses any other byte with 400;
- * uWS passes a path with raw UTF-8 (`/webhooks/café`) on, so the shared flow refuses it too.
+ * uWS passes a path or query with raw UTF-8 (`/webhooks/café`, `?q=é`) on, so the shared flow refuses it too.
  */
 const NOT_TARGET_BYTES = /[^\x21-\x7e]/;
 
-function hasDelByte(headers: Readonly<Record<string, string>>): boolean {
-  for (const name in headers) if ((headers[name] as string).includes("\x7f")) return true;
+/** A request node:http's parser would have refused that uWS passes on: answered BAD_REQUEST, closed. */
+export function malformedHead(head: RequestHead): boolean {
+  if (NOT_TARGET_BYTES.test(head.path)) return true;
+  if (head.query !== undefined && NOT_TARGET_BYTES.test(head.query)) return true;
+  for (const name in head.headers) if ((head.headers[name] as string).includes("\x7f")) return true;
   return false;
 }
 
@@ -208,7 +216,7 @@ export function headAnswer(
 ): HeadAnswer | (Target & { kind: "webhook" }) {
   if (head.headers["content-length"]?.includes(",")) return ANSWER_AMBIGUOUS_LENGTH;
   if (chunkedNotLast(head.headers["transfer-encoding"])) return ANSWER_CHUNKED_NOT_LAST;
-  if (hasDelByte(head.headers) || NOT_TARGET_BYTES.test(head.path)) return ANSWER_BAD_REQUEST;
+  if (malformedHead(head)) return ANSWER_BAD_REQUEST;
   const target = endpointOf(head.path, multiplex);
   if (target.kind === "none") return ANSWER_NOT_FOUND;
   if (target.kind === "unknown_route") return ANSWER_UNKNOWN_ROUTE;

@@ -67,22 +67,38 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
     }
   });
 
-  it("a request target with raw bytes outside ASCII (/webhooks/caf\u00e9) is 400 Bad request, never processed (RFC 9112 \u00a73.2)", async () => {
-    const answer = await rawUntilClose(
-      gw.gateway.port,
-      Buffer.concat([
-        Buffer.from("POST /webhooks/op"),
-        Buffer.from("\u00e9", "utf8"),
-        Buffer.from(
-          "en HTTP/1.1\r\nHost: x\r\nX-Request-ID: raw-target-parity\r\nContent-Length: 2\r\n\r\n{}",
-        ),
-      ]),
-    );
-    expect(statusOf(answer.received)).toBe(400);
-    expect(JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4))).toEqual({
-      error: "Bad request",
-    });
-    expect(answer.received).toMatch(/\r\nConnection: close\r\n/i);
+  it("a request target with raw bytes outside ASCII (/webhooks/caf\u00e9, ?q=\u00e9, a DEL) is 400 Bad request, never processed (RFC 9112 \u00a73.2)", async () => {
+    const targets: Array<[string, Buffer]> = [
+      [
+        "path",
+        Buffer.concat([Buffer.from("/webhooks/op"), Buffer.from("\u00e9", "utf8"), Buffer.from("en")]),
+      ],
+      ["query", Buffer.concat([Buffer.from("/webhooks/open?q="), Buffer.from("\u00e9", "utf8")])],
+      ["query-del", Buffer.from("/webhooks/open?q=\x7f", "latin1")],
+      ["metrics", Buffer.concat([Buffer.from("/metrics?q="), Buffer.from("\u00e9", "utf8")])],
+    ];
+    for (const [name, target] of targets) {
+      const id = `raw-target-parity-${name}`;
+      const answer = await rawUntilClose(
+        gw.gateway.port,
+        Buffer.concat([
+          Buffer.from("POST "),
+          target,
+          Buffer.from(` HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\nContent-Length: 2\r\n\r\n{}`),
+        ]),
+        500,
+      );
+      expect(statusOf(answer.received), name).toBe(400);
+      expect(JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4)), name).toEqual({
+        error: "Bad request",
+      });
+      expect(answer.received, name).toMatch(/\r\nConnection: close\r\n/i);
+      // Not processed: the same delivery id sent properly is accepted, not a duplicate.
+      expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), name).toMatchObject({
+        status: 202,
+        body: { status: "accepted" },
+      });
+    }
   });
 
   it("Transfer-Encoding ending in chunked is read as chunked", async () => {
