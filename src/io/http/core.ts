@@ -11,6 +11,11 @@ export interface RequestHead {
   readonly method: string;
   /** Without the query string. */
   readonly path: string;
+  /**
+   * The query string (after `?`) as received, set by the uWS adapter only to be checked for bytes a
+   * request target may not hold (node:http's parser refuses those itself). Never read otherwise.
+   */
+  readonly query?: string | undefined;
   /** Lower-cased names; repeated headers joined with ", " (`addHeaderLine`). */
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -157,8 +162,30 @@ export const CHUNKED_NOT_LAST = errorOutcome(400, "Bad request: Transfer-Encodin
 
 export function chunkedNotLast(transferEncoding: string | undefined): boolean {
   if (transferEncoding === undefined) return false;
-  const codings = transferEncoding.split(",");
-  return (codings[codings.length - 1] as string).trim().toLowerCase() !== "chunked";
+  const codings = transferEncoding.split(",").map((coding) => coding.trim().toLowerCase());
+  // §6.1: chunked is applied once, last (`chunked, chunked`, or the header sent twice, is refused too).
+  return codings.indexOf("chunked") !== codings.length - 1;
+}
+
+/**
+ * RFC 9110 §5.5: a field value is visible characters, spaces and tabs; node:http's parser refuses any
+ * other control byte with 400, and uWS closes on all of them but DEL (0x7f), which it passes on inside a
+ * value. The shared flow refuses a DEL too, so both servers answer such a request alike (never processed).
+ */
+export const BAD_REQUEST = errorOutcome(400, "Bad request");
+
+/**
+ * RFC 9112 §3.2: a request target is visible ASCII. node:http's parser refuses any other byte with 400;
+ * uWS passes a path or query with raw UTF-8 (`/webhooks/café`, `?q=é`) on, so the shared flow refuses it too.
+ */
+const NOT_TARGET_BYTES = /[^\x21-\x7e]/;
+
+/** A request node:http's parser would have refused that uWS passes on: answered BAD_REQUEST, closed. */
+export function malformedHead(head: RequestHead): boolean {
+  if (NOT_TARGET_BYTES.test(head.path)) return true;
+  if (head.query !== undefined && NOT_TARGET_BYTES.test(head.query)) return true;
+  for (const name in head.headers) if ((head.headers[name] as string).includes("\x7f")) return true;
+  return false;
 }
 
 /** An answer decided from the head alone, before any route is looked up; `close` as for `Reply`. */
@@ -169,6 +196,7 @@ export interface HeadAnswer {
 
 const ANSWER_AMBIGUOUS_LENGTH: HeadAnswer = { outcome: AMBIGUOUS_LENGTH, close: true };
 const ANSWER_CHUNKED_NOT_LAST: HeadAnswer = { outcome: CHUNKED_NOT_LAST, close: true };
+const ANSWER_BAD_REQUEST: HeadAnswer = { outcome: BAD_REQUEST, close: true };
 const ANSWER_NOT_FOUND: HeadAnswer = { outcome: NOT_FOUND, close: false };
 // As for an unknown route name (preflight): answered before the body is read, connection closed.
 const ANSWER_UNKNOWN_ROUTE: HeadAnswer = { outcome: UNKNOWN_ROUTE, close: true };
@@ -188,6 +216,7 @@ export function headAnswer(
 ): HeadAnswer | (Target & { kind: "webhook" }) {
   if (head.headers["content-length"]?.includes(",")) return ANSWER_AMBIGUOUS_LENGTH;
   if (chunkedNotLast(head.headers["transfer-encoding"])) return ANSWER_CHUNKED_NOT_LAST;
+  if (malformedHead(head)) return ANSWER_BAD_REQUEST;
   const target = endpointOf(head.path, multiplex);
   if (target.kind === "none") return ANSWER_NOT_FOUND;
   if (target.kind === "unknown_route") return ANSWER_UNKNOWN_ROUTE;
@@ -270,8 +299,8 @@ export function decodingBodies(handler: RequestHandler): RequestHandler {
  * Adds one header line (name lower-cased) to `headers`. A repeated header is joined with ", " (RFC 9110
  * §5.3), but a line repeating a value already there adds nothing: a proxy or sender that sends
  * `X-GitHub-Event`, a delivery id or a signature twice would otherwise name no event ("push, push"),
- * a new delivery id and no valid signature. Content-Length is always joined, so two of them stay
- * visible as ambiguous framing (AMBIGUOUS_LENGTH).
+ * a new delivery id and no valid signature. Content-Length and Transfer-Encoding are always joined, so
+ * two of them stay visible as ambiguous framing (AMBIGUOUS_LENGTH, CHUNKED_NOT_LAST).
  */
 export function addHeaderLine(headers: Record<string, string>, name: string, value: string): void {
   if (!Object.hasOwn(headers, name)) {
@@ -279,7 +308,7 @@ export function addHeaderLine(headers: Record<string, string>, name: string, val
     return;
   }
   const seen = headers[name] as string;
-  if (name !== "content-length" && listHas(seen, value)) return;
+  if (name !== "content-length" && name !== "transfer-encoding" && listHas(seen, value)) return;
   headers[name] = `${seen}, ${value}`;
 }
 

@@ -6,6 +6,7 @@ import {
   AMBIGUOUS_LENGTH,
   addHeaderLine,
   answerText,
+  BAD_REQUEST,
   BodyCollector,
   CHUNKED_NOT_LAST,
   chunkedNotLast,
@@ -74,7 +75,6 @@ const SLOW_SENDER_LIMITS = {
   requireHostHeader: false,
 } as const;
 
-const BAD_REQUEST = errorOutcome(400, "Bad request");
 const REQUEST_TIMEOUT = errorOutcome(408, "Request timeout");
 const HEADERS_TOO_LARGE = errorOutcome(431, "Request header fields too large");
 /**
@@ -113,8 +113,10 @@ export function refusal(err: Error & { code?: string; reason?: string }): Outcom
 /** A whole response written straight to the socket (no `ServerResponse` exists for a refused request). */
 function rawAnswer(answer: Outcome): string {
   const json = answerText(answer);
+  let own = "";
+  for (const [name, value] of Object.entries(answer.headers ?? {})) own += `${name}: ${value}\r\n`;
   return (
-    `HTTP/1.1 ${statusLine(answer.status)}\r\nContent-Type: ${contentTypeOf(answer)}\r\n` +
+    `HTTP/1.1 ${statusLine(answer.status)}\r\nContent-Type: ${contentTypeOf(answer)}\r\n${own}` +
     `Connection: close\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`
   );
 }
@@ -318,6 +320,14 @@ export function listenNode(
     };
     if (pending.writableFinished) after();
     else pending.once("finish", after);
+  });
+  // A CONNECT request is handed over as a tunnel, not a request: with no listener node closes it with no
+  // answer. It is answered as uWS answers it (405 on a route or /health, 404 elsewhere), then closed.
+  server.on("connect", (req: IncomingMessage, socket: Socket) => {
+    socket.on("error", () => socket.destroy());
+    handler(headOf(req), { read: (_limit, done) => done(Buffer.alloc(0)) }, (answer) =>
+      socket.end(rawAnswer(answer), () => socket.destroy()),
+    );
   });
   server.keepAliveTimeout = 5000;
   return new Promise((resolve, reject) => {

@@ -1,6 +1,13 @@
 import { answeredDeliveryId, errorOutcome, type Outcome } from "../../streams/types.js";
 import type { Logger } from "../log.js";
-import { type BodySource, endpointOf, type RequestHandler, type RequestHead } from "./core.js";
+import {
+  BAD_REQUEST,
+  type BodySource,
+  endpointOf,
+  malformedHead,
+  type RequestHandler,
+  type RequestHead,
+} from "./core.js";
 
 /** What the metrics module counts per answered request (implemented in src/io/metrics/). */
 export interface RequestMetrics {
@@ -86,6 +93,11 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
         if (options.accessLog()) logAccess(head, outcome, (now() - started) / 1000);
         reply(outcome);
       };
+      // As headAnswer refuses it on the other paths: node:http's parser refuses such a request itself.
+      if (malformedHead(head)) {
+        if (options.accessLog()) logAccess(head, BAD_REQUEST, (now() - started) / 1000);
+        return reply(BAD_REQUEST, true);
+      }
       if (head.method !== "GET" && head.method !== "HEAD") return answer(METRICS_METHOD_NOT_ALLOWED);
       metrics.render().then(
         ({ contentType, text }) => answer({ status: 200, body: {}, text: { contentType, body: text } }),

@@ -328,6 +328,7 @@ export function listenUws(
       {
         method: req.getCaseSensitiveMethod().toUpperCase(),
         path: req.getUrl(),
+        query: req.getQuery(),
         headers,
       },
       clock,

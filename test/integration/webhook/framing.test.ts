@@ -17,10 +17,13 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
   });
   afterAll(() => gw.stop());
 
-  it("Transfer-Encoding whose last coding is not chunked is 400 and the connection closed, never processed (RFC 9112 §6.3)", async () => {
+  it("Transfer-Encoding whose last coding is not chunked, or with chunked twice, is 400 and the connection closed, never processed (RFC 9112 §6.3)", async () => {
     const shapes = {
       "te-joined": "Transfer-Encoding: chunked, identity\r\n",
       "te-twice": "Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n",
+      // Chunked applied twice (§6.1): node:http's parser refuses it, so uWS must not read it as chunked.
+      "te-chunked-twice": "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
+      "te-chunked-chunked": "Transfer-Encoding: chunked, chunked\r\n",
     };
     for (const [id, lines] of Object.entries(shapes)) {
       const answer = await rawUntilClose(
@@ -61,6 +64,40 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
           body: { status: "accepted" },
         });
       }
+    }
+  });
+
+  it("a request target with raw bytes outside ASCII (/webhooks/caf\u00e9, ?q=\u00e9, a DEL) is 400 Bad request, never processed (RFC 9112 \u00a73.2)", async () => {
+    const targets: Array<[string, Buffer]> = [
+      [
+        "path",
+        Buffer.concat([Buffer.from("/webhooks/op"), Buffer.from("\u00e9", "utf8"), Buffer.from("en")]),
+      ],
+      ["query", Buffer.concat([Buffer.from("/webhooks/open?q="), Buffer.from("\u00e9", "utf8")])],
+      ["query-del", Buffer.from("/webhooks/open?q=\x7f", "latin1")],
+      ["metrics", Buffer.concat([Buffer.from("/metrics?q="), Buffer.from("\u00e9", "utf8")])],
+    ];
+    for (const [name, target] of targets) {
+      const id = `raw-target-parity-${name}`;
+      const answer = await rawUntilClose(
+        gw.gateway.port,
+        Buffer.concat([
+          Buffer.from("POST "),
+          target,
+          Buffer.from(` HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\nContent-Length: 2\r\n\r\n{}`),
+        ]),
+        500,
+      );
+      expect(statusOf(answer.received), name).toBe(400);
+      expect(JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4)), name).toEqual({
+        error: "Bad request",
+      });
+      expect(answer.received, name).toMatch(/\r\nConnection: close\r\n/i);
+      // Not processed: the same delivery id sent properly is accepted, not a duplicate.
+      expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), name).toMatchObject({
+        status: 202,
+        body: { status: "accepted" },
+      });
     }
   });
 

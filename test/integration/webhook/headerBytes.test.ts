@@ -54,6 +54,28 @@ describe.each(HTTP_SERVERS)("header value bytes on the %s server", (http) => {
     expect(answers).toEqual(cases.map(([name, , status]) => [name, status]));
   });
 
+  it("a DEL byte (0x7f) in a header value is refused 400 Bad request and closed, never processed", async () => {
+    // node:http's parser refuses it; uWS passes it on inside a value, so svc refuses it there too.
+    const head = (id: Buffer) =>
+      Buffer.concat([
+        Buffer.from("POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nX-Request-ID: "),
+        id,
+        Buffer.from("\r\n\r\n{}"),
+      ]);
+    const refused = await rawHttp(gw.gateway.port, [head(line("del", Buffer.from([0x7f]), "-parity-id"))]);
+    expect({ status: refused.status, body: JSON.parse(refused.body) }).toEqual({
+      status: 400,
+      body: { error: "Bad request" },
+    });
+    expect(refused.head).toMatch(/\r\nConnection: close\r\n/i);
+    // Never processed: the same id without the byte is a new delivery, not a duplicate.
+    const clean = await rawHttp(gw.gateway.port, [head(line("del-parity-id"))]);
+    expect({ status: clean.status, body: JSON.parse(clean.body) }).toMatchObject({
+      status: 202,
+      body: { status: "accepted", delivery_id: "del-parity-id" },
+    });
+  });
+
   it("a V2 signature or timestamp with a trailing é reads as without it", async () => {
     const body = '{"v":2}';
     const ts = String(Math.floor(gw.clock.now() / 1000));

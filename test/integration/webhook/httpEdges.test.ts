@@ -145,6 +145,22 @@ describe.each(HTTP_SERVERS)("HTTP edge cases on the %s server", (http) => {
     expect((await fetch(gw.url("/health"))).headers.get("allow")).toBeNull();
   });
 
+  it("CONNECT (which node:http hands over as a tunnel) is answered as any other method: 405 with Allow", async () => {
+    const cases: Array<[string, number, string | undefined]> = [
+      ["/webhooks/open", 405, "POST"],
+      ["/health", 405, "GET, HEAD"],
+      ["/metrics", 405, "GET, HEAD"],
+    ];
+    for (const [target, status, allow] of cases) {
+      const answer = await rawHttp(gw.gateway.port, [
+        `CONNECT ${target} HTTP/1.1\r\nHost: svc.example\r\n\r\n`,
+      ]);
+      expect(answer.status, target).toBe(status);
+      expect(answer.head.match(/\r\nAllow: ([^\r]*)/i)?.[1], target).toBe(allow);
+      expect(JSON.parse(answer.body), target).toHaveProperty("error");
+    }
+  });
+
   it("a header line sent twice with the same value counts once: signature, event and delivery id", async () => {
     const body = '{"a":1}';
     const signature = await signGithub(SECRET, body);
