@@ -270,7 +270,8 @@ export class McpHub {
         // A server that quotes a credential of the entry in its refusal (`token sk-… lacks scope`).
         throw withoutSecrets(err, rt.secrets);
       } finally {
-        rt.actor.send({ type: "CALL_END" });
+        // (A runtime a stop or reload ended is done: XState warns of an event sent to a stopped actor.)
+        if (rt.actor.getSnapshot().status === "active") rt.actor.send({ type: "CALL_END" });
       }
     }, wait);
   }
