@@ -26,6 +26,25 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     }
   };
   const gatewayLog = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+  /** A gateway whose agent runs until it is stopped, draining for up to `drainSeconds` when told to stop. */
+  const withRunThatDrains = async (drainSeconds: number): Promise<Foreground> => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        ...cliConfig({ r: { secret: "INSECURE_NO_AUTH" } }),
+        agent: { provider: "command", command: ["sh", "-c", "cat >/dev/null; sleep 30"] },
+        gateway: { drain_timeout_seconds: drainSeconds },
+      }),
+    );
+    gateway = await runForeground(home, ["--port", "0"]);
+    return gateway;
+  };
+  /** SIGTERM, and the gateway's word that it is stopping. */
+  const stopping = async (run: Foreground) => {
+    run.child.kill("SIGTERM");
+    await waitFor(() => gatewayLog().includes("[gateway] SIGTERM received, stopping"), "the stop");
+  };
 
   it("keeps running when the reader of its stdout goes away (svc gateway run | head -1), and still stops cleanly", async () => {
     home = tempHome();
@@ -115,22 +134,11 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
   });
 
   it("a second signal while runs drain says the gateway is already stopping, and the drain goes on", async () => {
-    home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify({
-        ...cliConfig({ r: { secret: "INSECURE_NO_AUTH" } }),
-        agent: { provider: "command", command: ["sh", "-c", "cat >/dev/null; sleep 30"] },
-        // Long enough that the second signal surely comes while the run drains.
-        gateway: { drain_timeout_seconds: 3 },
-      }),
-    );
-    gateway = await runForeground(home, ["--port", "0"]);
-    const run = gateway;
+    // Long enough that the second signal surely comes while the run drains.
+    const run = await withRunThatDrains(3);
     const accepted = await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {});
     expect(accepted.status).toBe(202);
-    run.child.kill("SIGTERM");
-    await waitFor(() => gatewayLog().includes("[gateway] SIGTERM received, stopping"), "the stop");
+    await stopping(run);
     run.child.kill("SIGINT");
     expect(await run.exited).toBe(0);
     expect(gatewayLog()).toContain(
@@ -142,21 +150,10 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
   });
 
   it("svc gateway status says a gateway that drains its runs is stopping, not that it does not answer", async () => {
-    home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify({
-        ...cliConfig({ r: { secret: "INSECURE_NO_AUTH" } }),
-        agent: { provider: "command", command: ["sh", "-c", "cat >/dev/null; sleep 30"] },
-        gateway: { drain_timeout_seconds: 30 },
-      }),
-    );
-    gateway = await runForeground(home, ["--port", "0"]);
-    const run = gateway;
+    const run = await withRunThatDrains(30);
     expect((await svc(home, ["gateway", "status"])).stdout).toContain("Health: ok");
     expect((await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {})).status).toBe(202);
-    run.child.kill("SIGTERM");
-    await waitFor(() => gatewayLog().includes("[gateway] SIGTERM received, stopping"), "the stop");
+    await stopping(run);
     const status = await svc(home, ["gateway", "status"]);
     expect(status.code).toBe(1);
     expect(status.stdout).toMatch(
