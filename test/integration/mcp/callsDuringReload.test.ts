@@ -1,24 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
-import { entry, stdioEntry, text, useHubs } from "./harness.js";
+import { entry, pendingElicitation, stdioEntry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
 
 /** A server slow to exit once its stdin closes: stopping it (a reload of its changed entry) takes a while. */
 const lingering = (extra: Record<string, unknown> = {}) =>
   stdioEntry("legacy", extra, ["--linger-ms", "1500"]);
-
-/** The "ask" tool waits on an elicitation nobody answers: `asked` tells when the call is in flight. */
-function pendingElicitation(): { asked: Promise<void>; options: Parameters<typeof ctx.hub>[2] } {
-  let asked: () => void = () => undefined;
-  const promise = new Promise<void>((r) => {
-    asked = r;
-  });
-  const elicit = () => {
-    asked();
-    return new Promise<never>(() => undefined);
-  };
-  return { asked: promise, options: { approvals: { approve: async () => false, elicit } } };
-}
 
 function stateOf(h: ReturnType<typeof ctx.hub>, server: string): string | undefined {
   return h.status().find((s) => s.name === server)?.state;
@@ -45,8 +32,8 @@ describe("calls while a reload replaces a server", () => {
   });
 
   it("a call queued behind one the reload cuts off runs on the new connection", async () => {
-    const { asked, options } = pendingElicitation();
-    const h = ctx.hub(ctx.home, { fx: stdioEntry() }, options);
+    const { asked, approvals } = pendingElicitation();
+    const h = ctx.hub(ctx.home, { fx: stdioEntry() }, { approvals });
     await h.settled("fx");
     const running = h.call("fx", "ask", {});
     const queued = h.call("fx", "echo", { text: "queued call" });
@@ -57,8 +44,8 @@ describe("calls while a reload replaces a server", () => {
   });
 
   it("a call queued for a server the reload removes fails, never sent, saying so", async () => {
-    const { asked, options } = pendingElicitation();
-    const h = ctx.hub(ctx.home, { fx: stdioEntry(), other: stdioEntry() }, options);
+    const { asked, approvals } = pendingElicitation();
+    const h = ctx.hub(ctx.home, { fx: stdioEntry(), other: stdioEntry() }, { approvals });
     await h.settled("fx");
     const running = h.call("fx", "ask", {});
     const queued = h.call("fx", "write-note", { text: "x" });

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
 import { captureLogger } from "../../fakes/logCapture.js";
-import { stdioEntry, text, useHubs } from "./harness.js";
+import { pendingElicitation, stdioEntry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
 
@@ -25,23 +25,12 @@ describe("a stdio server that dies while a call is in flight", () => {
   });
 
   it("any other tool fails with outcome_uncertain, saying how the process ended and telling the user to verify before calling again", async () => {
-    let asked: () => void = () => undefined;
-    const waiting = new Promise<void>((r) => {
-      asked = r;
-    });
+    // The "ask" tool (no readOnlyHint) waits on an elicitation that never gets an answer.
+    const { asked: waiting, approvals } = pendingElicitation();
     const h = ctx.hub(
       ctx.home,
       { fx: stdioEntry("legacy", { supports_parallel_tool_calls: true }) },
-      {
-        approvals: {
-          approve: async () => false,
-          // The "ask" tool (no readOnlyHint) waits on this elicitation, which never gets an answer.
-          elicit: () => {
-            asked();
-            return new Promise(() => undefined);
-          },
-        },
-      },
+      { approvals },
     );
     const pid = await pidOf(h, "fx");
     const call = h.call("fx", "ask", {});
@@ -59,25 +48,13 @@ describe("a stdio server that dies while a call is in flight", () => {
 
 describe("a stdio server that dies under a call that is not replayed", () => {
   it("is respawned at once, not after the backoff of a connection lost while idle", async () => {
-    let asked: () => void = () => undefined;
-    const waiting = new Promise<void>((r) => {
-      asked = r;
-    });
+    const { asked: waiting, approvals } = pendingElicitation();
     // A simulated clock that never moves: a respawn waiting out a backoff would never happen.
     const clock = new SimulatedClock();
     const h = ctx.hub(
       ctx.home,
       { fx: stdioEntry("legacy", { supports_parallel_tool_calls: true }) },
-      {
-        clock,
-        approvals: {
-          approve: async () => false,
-          elicit: () => {
-            asked();
-            return new Promise(() => undefined);
-          },
-        },
-      },
+      { clock, approvals },
     );
     const pid = await pidOf(h, "fx");
     const call = h.call("fx", "ask", {});

@@ -40,6 +40,22 @@ export function makeHub(
   return hub;
 }
 
+/**
+ * Approvals under which the fixture's "ask" tool waits on an elicitation nobody answers: `asked` tells when
+ * the call is in flight (and stays so until its process or the hub ends it).
+ */
+export function pendingElicitation(): { asked: Promise<void>; approvals: ApprovalSurface } {
+  let asked: () => void = () => undefined;
+  const promise = new Promise<void>((r) => {
+    asked = r;
+  });
+  const elicit = () => {
+    asked();
+    return new Promise<never>(() => undefined);
+  };
+  return { asked: promise, approvals: { approve: async () => false, elicit } };
+}
+
 export function text(result: { content: unknown }): string {
   return (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("");
 }
