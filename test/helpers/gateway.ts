@@ -6,6 +6,7 @@ import { sleepOn, systemClock } from "../../src/clock.js";
 import { type Gateway, type GatewayOptions, startGateway } from "../../src/gateway/index.js";
 import { createLogger } from "../../src/io/log.js";
 import { type TempHome, tempHome } from "./home.js";
+import { python3 } from "./python.js";
 
 /** `${SVC_HOME}/<relative>`, for config values the gateway interpolates (the helper puts SVC_HOME in its env). */
 export function inHome(relative: string): string {
@@ -241,7 +242,7 @@ export const RECORDER_AGENT = `#!/usr/bin/env bash
 set -euo pipefail
 dir="$(dirname "$0")/../runs"
 mkdir -p "$dir"
-python3 -c 'import json,os,sys; print(json.dumps({"prompt": sys.stdin.read(), "route": os.environ["SVC_ROUTE"], "event": os.environ["SVC_EVENT"], "delivery_id": os.environ["SVC_DELIVERY_ID"], "toolsets": os.environ.get("SVC_TOOLSETS"), "secret_in_env": "WEBHOOK_SECRET" in os.environ}))' > "$dir/.$SVC_DELIVERY_ID.tmp"
+"${python3()}" -c 'import json,os,sys; print(json.dumps({"prompt": sys.stdin.read(), "route": os.environ["SVC_ROUTE"], "event": os.environ["SVC_EVENT"], "delivery_id": os.environ["SVC_DELIVERY_ID"], "toolsets": os.environ.get("SVC_TOOLSETS"), "secret_in_env": "WEBHOOK_SECRET" in os.environ}))' > "$dir/.$SVC_DELIVERY_ID.tmp"
 mv "$dir/.$SVC_DELIVERY_ID.tmp" "$dir/$SVC_DELIVERY_ID.json"
 if [ "$#" -gt 0 ]; then printf '%s' "$1"; else printf 'reply to %s' "$SVC_DELIVERY_ID"; fi
 `;

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { python3 } from "./python.js";
 
 /** One step of a terminal conversation: wait until the output shows `expect`, then type `type`. */
 export interface PtyStep {
@@ -52,7 +53,7 @@ export function runOnTerminal(
 ): Promise<PtyResult> {
   const spec = JSON.stringify({ argv, env, steps, timeout: timeoutMs / 1000 });
   return new Promise((resolve, reject) => {
-    const child = spawn("python3", ["-c", DRIVER, spec], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(python3(), ["-c", DRIVER, spec], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
