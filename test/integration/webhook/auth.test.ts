@@ -230,8 +230,16 @@ describe("authentication (spec 5) with the real signing libraries", () => {
     expect(await post("hmac", "{}", {})).toMatchObject({ status: 401, body: { error: "Invalid signature" } });
   });
 
-  it("INSECURE_NO_AUTH skips the check", async () => {
+  it("INSECURE_NO_AUTH skips the check: unsigned, or signed with any key by any scheme", async () => {
     expect(await post("open", "{}", {})).toMatchObject({ status: 202 });
+    const body = '{"signed":"with another key"}';
+    const ts = String(nowSeconds());
+    for (const headers of [
+      { "X-Hub-Signature-256": await signGithub("not-the-route-key", body) },
+      { "X-Webhook-Signature-V2": hex("not-the-route-key", `${ts}.${body}`), "X-Webhook-Timestamp": ts },
+      { "X-Alt-Forge-Token": "not-the-route-key" },
+    ])
+      expect(await post("open", body, headers)).toMatchObject({ status: 202, body: { status: "accepted" } });
   });
 
   it("malformed and non-ASCII signature headers are 401, never 500", async () => {

@@ -660,6 +660,17 @@ describe("startup validation rules (spec 2.2)", () => {
       expect.stringMatching(/coalesce: cannot be combined/),
     ]);
   });
+  it("rule 4: coalesce together with deliver_only", () => {
+    expect(
+      problems(
+        route(
+          "        secret: s\n        deliver_only: true\n        deliver: telegram\n        coalesce: {key: a}\n",
+        ),
+      ),
+    ).toEqual([
+      expect.stringMatching(/routes\.r\.coalesce: cannot be combined with deliver_only or cron_job/),
+    ]);
+  });
   it("rule 5: INSECURE_NO_AUTH off loopback", () => {
     expect(problems(route("        secret: INSECURE_NO_AUTH\n"))).toEqual([
       expect.stringMatching(/INSECURE_NO_AUTH is only allowed on a loopback bind/),
