@@ -30,6 +30,14 @@ describe("retry policy", () => {
     expect(parseRetryAfter("5", now)).toBe(5);
     expect(parseRetryAfter("Sun, 22 Nov 2026 20:00:30 GMT", now)).toBe(30);
     expect(parseRetryAfter(null, now)).toBeUndefined();
+    expect(parseRetryAfter(" 2.5 ", now)).toBe(2.5);
+    expect(parseRetryAfter("Sun, 22 Nov 2026 19:59:00 GMT", now)).toBe(0);
+  });
+
+  it("reads a Retry-After that is neither seconds nor an HTTP date as no wait (the backoff applies)", () => {
+    const now = Date.parse("2026-11-22T20:00:00Z");
+    for (const value of ["", " ", "-1", "-5", "0x10", "1e3", "5, 5", "soon", "Infinity"])
+      expect(parseRetryAfter(value, now), JSON.stringify(value)).toBeUndefined();
   });
 
   it("runs a step until it succeeds, sleeping between attempts (injected sleep)", async () => {
