@@ -3,6 +3,7 @@ import type { Transporter } from "nodemailer";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
 import { partKey, resolveChatId, routeRecipient } from "./chat.js";
+import { namesSeveralRecipients } from "./emailRecipients.js";
 import {
   DeliveryError,
   type DeliveryMessage,
@@ -103,15 +104,11 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
         );
       }
       // Nor may it add recipients: "a@x, b@y", "a@x; b@y" or a group "list: b@y, c@y;" would go to each.
-      if (routeRecipient("email", message, ["chat_id", "to"]) !== undefined) {
-        const { default: addressparser } = await import("nodemailer/lib/addressparser");
-        const named = addressparser(to);
-        if (named.length > 1 || named.some((entry) => "group" in entry)) {
-          throw new DeliveryError(
-            `email: route "${message.route}": deliver_extra names more than one recipient — refused (one address per delivery; a list belongs in platforms.email.home_channel)`,
-            false,
-          );
-        }
+      if (routeRecipient("email", message, ["chat_id", "to"]) !== undefined && namesSeveralRecipients(to)) {
+        throw new DeliveryError(
+          `email: route "${message.route}": deliver_extra names more than one recipient — refused (one address per delivery; a list belongs in platforms.email.home_channel)`,
+          false,
+        );
       }
       const subject = message.extra.subject?.trim() || settings.subject.replaceAll("{route}", message.route);
       const messageId = messageIdFor(message, settings.from);
