@@ -101,6 +101,18 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(received.at(-1)?.data).toMatch(/^Subject: \[svc\] alerts\r$/m);
   });
 
+  it("a subject rendered from payload text with line breaks stays one header: no injected Bcc, no early body", async () => {
+    received.length = 0;
+    const target = registryFor({ email: settings() }).get("email");
+    const subject = "Build failed\r\nBcc: intruder@example.net\r\n\r\nforged body\nX-Extra: 1";
+    await target?.send(message("Real body.", { chat_id: "a@example.org", subject }));
+    expect(received.map((r) => r.to)).toEqual([["a@example.org"]]);
+    const [head, ...body] = received[0]?.data.split("\r\n\r\n") ?? [];
+    expect(head).toMatch(/^Subject: Build failed\s+Bcc: intruder@example\.net\s+forged body X-Extra: 1\r?$/m);
+    expect(head).not.toMatch(/^(?:Bcc|X-Extra):/im);
+    expect(body.join("\r\n\r\n")).not.toContain("forged body");
+  });
+
   it("falls back to deliver_extra.to, then home_channel", async () => {
     received.length = 0;
     const target = registryFor({ email: settings() }).get("email");
