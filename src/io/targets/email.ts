@@ -3,7 +3,14 @@ import type { Transporter } from "nodemailer";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
 import { partKey, resolveChatId, routeRecipient } from "./chat.js";
-import { DeliveryError, type DeliveryMessage, type DeliveryTarget, runOnce } from "./target.js";
+import { namesSeveralRecipients } from "./emailRecipients.js";
+import {
+  DeliveryError,
+  type DeliveryMessage,
+  type DeliveryTarget,
+  runOnce,
+  type TargetDeps,
+} from "./target.js";
 
 const TRANSIENT_CODES = new Set(["ECONNECTION", "ESOCKET", "ETIMEDOUT", "EDNS"]);
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
@@ -48,7 +55,29 @@ export function messageIdFor(message: DeliveryMessage, from: string | undefined)
   return `<svc-${id}@${/^[\w.-]+$/.test(domain) ? domain : "localhost"}>`;
 }
 
-export function emailTarget(settings: PlatformConfig<"email">): DeliveryTarget {
+/** A recipient the server refused at `RCPT TO` while it took the message for others (nodemailer's `rejectedErrors`). */
+interface RefusedRecipient {
+  readonly recipient: string;
+  readonly responseCode?: number;
+  readonly response?: string;
+}
+
+function refusedRecipients(info: unknown): RefusedRecipient[] {
+  const errors = (info as { rejectedErrors?: unknown } | undefined)?.rejectedErrors;
+  return Array.isArray(errors)
+    ? (errors as RefusedRecipient[]).filter((e) => typeof e?.recipient === "string")
+    : [];
+}
+
+/** A server's reply as a log line quotes it: without credentials, on one line, at most 200 characters. */
+const oneLine = (reply: string, secrets: readonly (string | undefined)[]) =>
+  scrub(reply, secrets).replace(/\s+/g, " ").trim().slice(0, 200);
+
+/** A 4xx reply: the server may take the message for that recipient later. */
+const temporary = (refused: RefusedRecipient) =>
+  refused.responseCode !== undefined && refused.responseCode >= 400 && refused.responseCode < 500;
+
+export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps): DeliveryTarget {
   const secrets = [settings.password];
   // nodemailer is loaded when the target first checks or sends, not at every gateway start.
   let transporter: Promise<Transporter> | undefined;
@@ -75,31 +104,58 @@ export function emailTarget(settings: PlatformConfig<"email">): DeliveryTarget {
         );
       }
       // Nor may it add recipients: "a@x, b@y", "a@x; b@y" or a group "list: b@y, c@y;" would go to each.
-      if (routeRecipient("email", message, ["chat_id", "to"]) !== undefined) {
-        const { default: addressparser } = await import("nodemailer/lib/addressparser");
-        const named = addressparser(to);
-        if (named.length > 1 || named.some((entry) => "group" in entry)) {
-          throw new DeliveryError(
-            `email: route "${message.route}": deliver_extra names more than one recipient — refused (one address per delivery; a list belongs in platforms.email.home_channel)`,
-            false,
-          );
-        }
+      if (routeRecipient("email", message, ["chat_id", "to"]) !== undefined && namesSeveralRecipients(to)) {
+        throw new DeliveryError(
+          `email: route "${message.route}": deliver_extra names more than one recipient — refused (one address per delivery; a list belongs in platforms.email.home_channel)`,
+          false,
+        );
       }
       const subject = message.extra.subject?.trim() || settings.subject.replaceAll("{route}", message.route);
       const messageId = messageIdFor(message, settings.from);
-      await (options.runStep ?? runOnce)(async () => {
-        try {
-          await (await transport()).sendMail({
-            from: settings.from,
-            to,
-            subject,
-            text: message.text,
-            messageId,
-          });
-        } catch (err) {
-          throw asDeliveryError(err, secrets);
-        }
-      });
+      // A server that refuses some recipients of a list (home_channel) at RCPT TO takes the mail for the
+      // others, and nodemailer resolves: those refused for now (4xx) are sent it again, alone (the same
+      // mail: its headers and Message-ID unchanged); the delivery counts as sent once anyone got it, and
+      // a warning names who did not.
+      let envelopeTo: string[] | undefined;
+      /** Recipients refused so far, with the server's reply. */
+      const unreached = new Map<string, string>();
+      try {
+        await (options.runStep ?? runOnce)(async () => {
+          let info: unknown;
+          try {
+            info = await (await transport()).sendMail({
+              from: settings.from,
+              to,
+              subject,
+              text: message.text,
+              messageId,
+              ...(envelopeTo === undefined ? {} : { envelope: { from: settings.from, to: envelopeTo } }),
+            });
+          } catch (err) {
+            throw asDeliveryError(err, secrets);
+          }
+          for (const recipient of envelopeTo ?? []) unreached.delete(recipient);
+          const refused = refusedRecipients(info);
+          for (const r of refused) unreached.set(r.recipient, r.response ?? "refused");
+          const later = refused.filter(temporary);
+          if (later.length === 0) return;
+          envelopeTo = later.map((r) => r.recipient);
+          throw new DeliveryError(
+            `email: refused for now by the server for ${later.map((r) => `${r.recipient} (${oneLine(r.response ?? "", secrets)})`).join(", ")}`,
+            true,
+          );
+        });
+      } catch (err) {
+        // Nobody has it: the delivery failed. Otherwise the retries for some recipients ended.
+        if (envelopeTo === undefined) throw err;
+      }
+      if (unreached.size > 0) {
+        const who = [...unreached].map(([recipient, reply]) => `${recipient} (${oneLine(reply, secrets)})`);
+        deps.logger.warn(
+          { route: message.route, delivery_id: message.deliveryId, platform: "email" },
+          `[delivery] email: route "${message.route}": not delivered to ${who.join(", ")}; the other recipients got it`,
+        );
+      }
       return { chatId: to };
     },
   };

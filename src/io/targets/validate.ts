@@ -3,6 +3,7 @@ import { unsetVariablesIn } from "../../config/interpolate.js";
 import type { Config } from "../../config/schema.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
 import { type Route, routeKey } from "../../config/sections/webhook.js";
+import { namesSeveralRecipients } from "./emailRecipients.js";
 import { unreadExtraKeys } from "./extraKeys.js";
 import { canonicalTarget, isChatPlatform, unknownTargetText } from "./names.js";
 import { notifyServiceProblem } from "./notifyService.js";
@@ -127,6 +128,13 @@ export function targetStartupProblems(
     if (named !== undefined && extra[named]?.trim() === "")
       problems.push(
         `${at}.deliver_extra.${named}: blank — every delivery to it fails (a route that names its recipient never falls back to home_channel); set it, or remove it to use platforms.${canonical}.home_channel`,
+      );
+    // deliver_extra names one address (a payload rendered into it must not add recipients): a list written
+    // there is refused at every delivery.
+    const address = canonical === "email" && named !== undefined ? extra[named] : undefined;
+    if (address !== undefined && !isTemplate(address) && namesSeveralRecipients(address))
+      problems.push(
+        `${at}.deliver_extra.${named}: names more than one recipient — every delivery to it fails (deliver_extra takes one address); put the list in platforms.email.home_channel`,
       );
     const service = canonical === "home_automation" && named !== undefined ? extra[named] : undefined;
     const serviceProblem =

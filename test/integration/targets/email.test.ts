@@ -1,8 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configSchema } from "../../../src/config/schema.js";
 import { messageIdFor } from "../../../src/io/targets/email.js";
+import { createTargets } from "../../../src/io/targets/registry.js";
 import { DeliveryError } from "../../../src/io/targets/target.js";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { message, recordedRetries, registryFor } from "./support.js";
 
 interface Received {
@@ -14,6 +17,8 @@ interface Received {
 
 const received: Received[] = [];
 let rejectNext: { code: number; text: string } | undefined;
+/** Replies to the next RCPT TO of an address, in order (then it is accepted). */
+const refusals = new Map<string, { code: number; text: string }[]>();
 /** Refuse the next message after its data arrived, as a lost answer looks to the client. */
 let failDataNext = false;
 let server: SMTPServer;
@@ -27,7 +32,12 @@ beforeAll(async () => {
       if (auth.username === "svc" && auth.password === "SMTP-SECRET") callback(null, { user: auth.username });
       else callback(new Error("Invalid username or password"));
     },
-    onRcptTo(_address, _session, callback) {
+    onRcptTo(address, _session, callback) {
+      const refusal = refusals.get(address.address)?.shift();
+      if (refusal !== undefined) {
+        callback(Object.assign(new Error(refusal.text), { responseCode: refusal.code }));
+        return;
+      }
       if (rejectNext !== undefined) {
         const err = Object.assign(new Error(rejectNext.text), { responseCode: rejectNext.code });
         rejectNext = undefined;
@@ -89,6 +99,18 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     const registry = registryFor({ email: settings() });
     await registry.get("email")?.send(message("Disk full", { chat_id: "a@example.org", subject: "  " }));
     expect(received.at(-1)?.data).toMatch(/^Subject: \[svc\] alerts\r$/m);
+  });
+
+  it("a subject rendered from payload text with line breaks stays one header: no injected Bcc, no early body", async () => {
+    received.length = 0;
+    const target = registryFor({ email: settings() }).get("email");
+    const subject = "Build failed\r\nBcc: intruder@example.net\r\n\r\nforged body\nX-Extra: 1";
+    await target?.send(message("Real body.", { chat_id: "a@example.org", subject }));
+    expect(received.map((r) => r.to)).toEqual([["a@example.org"]]);
+    const [head, ...body] = received[0]?.data.split("\r\n\r\n") ?? [];
+    expect(head).toMatch(/^Subject: Build failed\s+Bcc: intruder@example\.net\s+forged body X-Extra: 1\r?$/m);
+    expect(head).not.toMatch(/^(?:Bcc|X-Extra):/im);
+    expect(body.join("\r\n\r\n")).not.toContain("forged body");
   });
 
   it("falls back to deliver_extra.to, then home_channel", async () => {
@@ -185,5 +207,51 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     const hard = await target?.send(message("x", { chat_id: "a@example.org" })).catch((e: unknown) => e);
     expect((hard as DeliveryError).transient).toBe(false);
     expect((hard as Error).message).toContain("No such user");
+  });
+
+  it("a home_channel list the server takes only in part: a recipient refused for now gets it on a retry, one refused for good is named in a warning", async () => {
+    received.length = 0;
+    const log = captureLogger();
+    const config = configSchema.parse({
+      platforms: {
+        email: { ...settings(), home_channel: "ops@example.org, busy@example.org, gone@example.org" },
+      },
+    });
+    const target = createTargets(config, { logger: log.logger }).get("email");
+    refusals.set("busy@example.org", [{ code: 451, text: "Mailbox busy, try later" }]);
+    refusals.set("gone@example.org", [{ code: 550, text: "No such user here" }]);
+    const { waits, runStep } = recordedRetries();
+    await target?.send(message("Deploy finished."), undefined, { runStep });
+    expect(waits).toEqual([1000]);
+    // The same mail (headers, Message-ID) to the one refused for now, alone.
+    expect(received.map((r) => r.to)).toEqual([["ops@example.org"], ["busy@example.org"]]);
+    const ids = received.map((r) => /^Message-ID: (.*)$/im.exec(r.data)?.[1]);
+    expect(ids[1]).toBe(ids[0]);
+    expect(received[1]?.data).toMatch(/^To: ops@example.org, busy@example.org, gone@example.org$/m);
+    const warnings = log.messages().filter((m) => m.includes("not delivered to"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("gone@example.org (550 No such user here)");
+    expect(warnings[0]).not.toContain("busy@example.org");
+  });
+
+  it("a recipient still refused for now when the retries end, or in direct mode, is named in a warning; the others got the mail", async () => {
+    received.length = 0;
+    const log = captureLogger();
+    const config = configSchema.parse({
+      platforms: { email: { ...settings(), home_channel: "ops@example.org, busy@example.org" } },
+    });
+    const target = createTargets(config, { logger: log.logger }).get("email");
+    const busy = { code: 452, text: "Mailbox full" };
+    refusals.set("busy@example.org", [busy, busy, busy, busy]);
+    const { waits, runStep } = recordedRetries();
+    await expect(target?.send(message("Agent reply."), undefined, { runStep })).resolves.toBeDefined();
+    expect(waits).toEqual([1000, 2000, 4000]);
+    expect(received.map((r) => r.to)).toEqual([["ops@example.org"]]);
+    refusals.set("busy@example.org", [busy]);
+    await expect(target?.send(message("Direct."))).resolves.toBeDefined();
+    const warnings = log.messages().filter((m) => m.includes("not delivered to"));
+    expect(warnings).toHaveLength(2);
+    for (const warning of warnings) expect(warning).toContain("busy@example.org (452 Mailbox full)");
+    refusals.clear();
   });
 });

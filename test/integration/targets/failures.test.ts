@@ -68,6 +68,33 @@ describe("transient failures", () => {
     home.cleanup();
   });
 
+  it("a Retry-After that is neither seconds nor an HTTP date (signed, hex, a header sent twice) gets the backoff, not an immediate retry", async () => {
+    const { deliverer, sleeps, home } = setup();
+    const busy = (retryAfter: string) => ({
+      status: 503,
+      headers: { "retry-after": retryAfter },
+      text: "Service Unavailable",
+    });
+    // "5, 5" is how fetch joins two Retry-After headers (a proxy adding its own).
+    fake.enqueue(busy("-1"), busy("0x10"), busy("5, 5"));
+    await deliverer.deliver(agent());
+    expect(sleeps).toEqual([1000, 2000, 4000]);
+    expect(sentTexts(fake)).toEqual(["hello", "hello", "hello", "hello"]);
+    home.cleanup();
+  });
+
+  it("a 429 whose Retry-After header is unreadable waits the body's retry_after", async () => {
+    const { deliverer, sleeps, home } = setup();
+    fake.enqueue({
+      status: 429,
+      headers: { "retry-after": "-1" },
+      json: { ok: false, error_code: 429, description: "Too Many Requests", parameters: { retry_after: 3 } },
+    });
+    await deliverer.deliver(agent());
+    expect(sleeps).toEqual([3000]);
+    home.cleanup();
+  });
+
   it("backs off exponentially on 5xx and gives up after 3 retries", async () => {
     const { deliverer, sleeps, log, home } = setup();
     const bad = { status: 502, text: "Bad Gateway" };

@@ -30,6 +30,31 @@ describe("retry policy", () => {
     expect(parseRetryAfter("5", now)).toBe(5);
     expect(parseRetryAfter("Sun, 22 Nov 2026 20:00:30 GMT", now)).toBe(30);
     expect(parseRetryAfter(null, now)).toBeUndefined();
+    expect(parseRetryAfter(" 2.5 ", now)).toBe(2.5);
+    expect(parseRetryAfter("Sun, 22 Nov 2026 19:59:00 GMT", now)).toBe(0);
+  });
+
+  it("reads every HTTP date format as GMT (RFC 9110 5.6.7), asctime's too, whatever the machine's time zone", () => {
+    const now = Date.parse("1994-11-06T08:49:07Z");
+    const zone = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      for (const value of [
+        "Sun, 06 Nov 1994 08:49:37 GMT",
+        "Sunday, 06-Nov-94 08:49:37 GMT",
+        "Sun Nov  6 08:49:37 1994",
+      ])
+        expect(parseRetryAfter(value, now), value).toBe(30);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
+  it("reads a Retry-After that is neither seconds nor an HTTP date as no wait (the backoff applies)", () => {
+    const now = Date.parse("2026-11-22T20:00:00Z");
+    for (const value of ["", " ", "-1", "-5", "0x10", "1e3", "5, 5", "soon", "Infinity"])
+      expect(parseRetryAfter(value, now), JSON.stringify(value)).toBeUndefined();
   });
 
   it("runs a step until it succeeds, sleeping between attempts (injected sleep)", async () => {

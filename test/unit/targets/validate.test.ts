@@ -231,6 +231,18 @@ describe("targetStartupProblems", () => {
   });
 });
 
+describe("email recipients written in deliver_extra", () => {
+  it("names a list of addresses (every delivery to it is refused); one address, a quoted display name or a template passes", () => {
+    const { config, paths } = load(
+      `${route("email", '        deliver_extra: {to: "ops@example.org, dev@example.org"}\n')}      r2:\n        deliver: email\n        deliver_extra: {chat_id: "a@example.org; b@example.org"}\n      r3:\n        deliver: email\n        deliver_extra: {to: '"Doe, Jane" <jane@example.org>'}\n      r4:\n        deliver: email\n        deliver_extra: {to: "{pusher.email}"}\n  email: {enabled: true, host: smtp.example.org, from: svc@example.org, home_channel: "a@example.org, b@example.org"}\n`,
+    );
+    expect(targetStartupProblems(config, paths.config).warnings).toEqual([
+      `${paths.config}: platforms.webhook.routes.r1.deliver_extra.to: names more than one recipient — every delivery to it fails (deliver_extra takes one address); put the list in platforms.email.home_channel`,
+      `${paths.config}: platforms.webhook.routes.r2.deliver_extra.chat_id: names more than one recipient — every delivery to it fails (deliver_extra takes one address); put the list in platforms.email.home_channel`,
+    ]);
+  });
+});
+
 describe("platform config errors name the key as written", () => {
   it("reports a missing credential under the alias the user wrote", () => {
     expect(() => load("platforms:\n  chat_1:\n    enabled: true\n")).toThrow(
