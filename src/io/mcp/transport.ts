@@ -82,6 +82,38 @@ export function stderrLines(
   });
 }
 
+/**
+ * The SDK's SSE transport, but a `close()` made while `start()` still waits for the server's `endpoint`
+ * event (a server that accepts the event stream and never answers it) ends that wait with an error: the
+ * SDK's leaves it pending for ever (its closed EventSource reports nothing), so a connect given up by
+ * `connect_timeout` never settled, and whatever waited for it (a stop: the gateway's, a CLI command's)
+ * waited until the process had nothing else to do and exited in the middle (status 13).
+ */
+class ClosableSseTransport extends SSEClientTransport {
+  #giveUp: ((err: Error) => void) | undefined;
+
+  override start(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#giveUp = reject;
+      super
+        .start()
+        .then(resolve, reject)
+        .finally(() => {
+          this.#giveUp = undefined;
+        });
+    });
+  }
+
+  override async close(): Promise<void> {
+    // The SDK closes the transport itself right after failing its start (an endpoint on another origin):
+    // that failure, already on its way, is the one to report; only a start still waiting gives up here.
+    setImmediate(() =>
+      this.#giveUp?.(new Error("the connection was closed before the server's SSE stream answered")),
+    );
+    await super.close();
+  }
+}
+
 /** Builds the transport for a rendered entry: stdio, Streamable HTTP, or SSE (`transport: sse`). */
 export function createTransport(entry: McpServerEntry, options: TransportOptions = {}): Transport {
   const kind = transportKind(entry);
@@ -107,7 +139,7 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
   };
-  if (kind === "sse") return new SSEClientTransport(url, common);
+  if (kind === "sse") return new ClosableSseTransport(url, common);
   return new StreamableHTTPClientTransport(url, {
     ...common,
     fetch: answerDroppedStreams(options.fetch ?? ((input, init) => fetch(input, init))),

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { type AddressInfo, createServer } from "node:net";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
@@ -178,6 +178,31 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     const r = await run(home, ["mcp", "tools", "mute"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("mcp_servers.mute: connect timed out after 0.5 s (connect_timeout)");
+  });
+
+  it("an SSE server that accepts the event stream and never answers: test and call fail naming connect_timeout (exit 1)", async () => {
+    // The SDK's SSE transport waited for the stream's `endpoint` event even after svc closed it: the
+    // given-up connect never settled, and the command, its stop waiting on it, exited 13 saying nothing.
+    const held = new Set<Socket>();
+    const silent = createServer((socket) => held.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      writeConfig({
+        quiet: { url: `http://127.0.0.1:${port}/sse`, transport: "sse", connect_timeout: 0.5 },
+      });
+      for (const args of [
+        ["mcp", "test", "quiet"],
+        ["mcp", "call", "quiet", "echo"],
+      ]) {
+        const r = svc(home, args);
+        expect(await r.exited).toBe(1);
+        expect(r.stderr()).toContain("mcp_servers.quiet: connect timed out after 0.5 s (connect_timeout)");
+      }
+    } finally {
+      for (const socket of held) socket.destroy();
+      silent.close();
+    }
   });
 
   it("list without a gateway shows configured servers and the tool count they would register; reload says no gateway is running", async () => {

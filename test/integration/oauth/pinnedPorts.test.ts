@@ -12,6 +12,7 @@ import { BROWSER_LOGIN_TIMEOUT_MS } from "../../../src/io/oauth/settings.js";
 import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
 import { type DocumentHost, startDocumentHost } from "../../fakes/authServer/documentHost.js";
 import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { acquirePinnedPorts } from "../../helpers/pinnedPortsLock.js";
 import { harness, loginWith } from "./helpers.js";
@@ -229,16 +230,21 @@ describe("client metadata document and pinned callback ports", () => {
   it("records invalid_client for the document in <server>.cimd-off and completes the login with registration", async () => {
     serveDocument();
     const { as, rs } = await setup({ cimd: true, rejectDocument: true });
+    const log = captureLogger();
     const h = harness(
       home.dir,
       "rejected",
       rs.url,
       { client_metadata_url: `${docs.base}/c.json` },
-      { fetch: docs.fetch },
+      { fetch: docs.fetch, logger: log.logger },
     );
     const tokens = await loginWith(h);
     expect(tokens.access_token).toBe(as.issued[0]);
     expect(h.job.store.cimdOff()).toBe(true);
+    // Spec 5.7: the rejection is logged.
+    expect(log.messages()).toContain(
+      "[oauth] the authorization server rejected the client metadata document (invalid_client); using dynamic registration from now on",
+    );
     expect(h.job.store.readClient()?.kind).toBe("dcr");
     expect(as.seen.filter((r) => r.path === "/register")).toHaveLength(1);
     expect(h.opened).toHaveLength(2);
