@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Transporter } from "nodemailer";
+import { bindHost, isLoopbackHost } from "../../config/host.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
 import { partKey, resolveChatId, routeRecipient } from "./chat.js";
@@ -22,6 +23,13 @@ function asDeliveryError(err: unknown, secrets: readonly (string | undefined)[])
     (e.responseCode !== undefined && e.responseCode >= 400 && e.responseCode < 500) ||
     TRANSIENT_CODES.has(e.code ?? "");
   const detail = scrub(e.response ?? e.message ?? String(err), secrets);
+  if (e.code === "ETLS" && e.response !== undefined) {
+    // requireTLS (smtpOptions) met a server that refused STARTTLS: no login was sent.
+    return new DeliveryError(
+      `email: the server offers no STARTTLS (${detail}) — svc does not send the login in clear to a server off this machine; use its TLS port with secure: true, or a server that offers STARTTLS`,
+      false,
+    );
+  }
   return new DeliveryError(`email: ${e.code ?? "SMTP"} — ${detail}`, transient);
 }
 
@@ -32,11 +40,17 @@ function asDeliveryError(err: unknown, secrets: readonly (string | undefined)[])
  */
 export function smtpOptions(settings: PlatformConfig<"email">) {
   const timeoutMs = settings.timeout_seconds * 1000;
+  const secure = settings.secure ?? settings.port === 465;
+  const host = bindHost(settings.host ?? "");
+  const onThisMachine = "host" in host && isLoopbackHost(host.host);
   return {
     host: settings.host,
     port: settings.port,
-    secure: settings.secure ?? settings.port === 465,
+    secure,
     ...(settings.user === undefined ? {} : { auth: { user: settings.user, pass: settings.password ?? "" } }),
+    // A login never crosses the network in clear: a server off this machine that offers no STARTTLS (or
+    // an attacker on the path who strips the offer) fails the delivery instead of receiving the password.
+    ...(settings.user !== undefined && !secure && !onThisMachine ? { requireTLS: true } : {}),
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,

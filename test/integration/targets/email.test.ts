@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { networkInterfaces } from "node:os";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema } from "../../../src/config/schema.js";
@@ -255,3 +256,58 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     refusals.clear();
   });
 });
+
+/** An address of this machine's own that is not loopback (a server there is reached as over a network). */
+const networkAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((entry) => entry !== undefined && entry.family === "IPv4" && !entry.internal)?.address;
+
+describe.skipIf(networkAddress === undefined)(
+  "email: a login is never sent in clear off this machine",
+  () => {
+    const logins: string[] = [];
+    let plain: SMTPServer;
+    let plainPort: number;
+    beforeAll(async () => {
+      plain = new SMTPServer({
+        authOptional: true,
+        disabledCommands: ["STARTTLS"],
+        onAuth(auth, _session, callback) {
+          logins.push(auth.password ?? "");
+          callback(null, { user: auth.username });
+        },
+        onData(stream, _session, callback) {
+          stream.resume();
+          stream.on("end", () => callback());
+        },
+      });
+      await new Promise<void>((resolve) => plain.listen(0, networkAddress, resolve));
+      plainPort = (plain.server.address() as AddressInfo).port;
+    });
+    afterAll(() => new Promise<void>((resolve) => plain.close(() => resolve())));
+
+    it("a server there that offers no STARTTLS fails the check and the delivery, and never sees the password", async () => {
+      const target = registryFor({
+        email: { ...settings(), host: networkAddress, port: plainPort },
+      }).get("email");
+      for (const attempt of [
+        () => target?.check?.(),
+        () => target?.send(message("x", { chat_id: "a@example.org" })),
+      ]) {
+        const error = await attempt()?.catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(DeliveryError);
+        expect((error as DeliveryError).transient).toBe(false);
+        expect((error as Error).message).toContain("offers no STARTTLS");
+      }
+      expect(logins).toEqual([]);
+    });
+
+    it("without a login the mail goes as before (nothing secret on the wire)", async () => {
+      const { user: _user, password: _password, ...open } = settings();
+      const target = registryFor({ email: { ...open, host: networkAddress, port: plainPort } }).get("email");
+      await expect(target?.send(message("x", { chat_id: "a@example.org" }))).resolves.toMatchObject({
+        chatId: "a@example.org",
+      });
+    });
+  },
+);

@@ -20,4 +20,15 @@ describe("SMTP connection options", () => {
     expect(smtpOptions(email({ port: 25 })).secure).toBe(false);
     expect(smtpOptions(email({ port: 2465, secure: true })).secure).toBe(true);
   });
+
+  it("with a login, STARTTLS is required on a plain connection to another machine, not on loopback or implicit TLS", () => {
+    const login = { user: "svc", password: "SMTP-PASSWORD-VALUE" };
+    expect(smtpOptions(email({ ...login })).requireTLS).toBe(true);
+    expect(smtpOptions(email({ ...login, port: 25, host: "192.0.2.7" })).requireTLS).toBe(true);
+    for (const host of ["localhost", "127.0.0.1", "127.0.0.2", "::1", "[::1]"]) {
+      expect(smtpOptions(email({ ...login, host })).requireTLS).toBeUndefined();
+    }
+    expect(smtpOptions(email({ ...login, port: 465 })).requireTLS).toBeUndefined();
+    expect(smtpOptions(email({})).requireTLS).toBeUndefined();
+  });
 });
