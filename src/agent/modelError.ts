@@ -97,8 +97,10 @@ export function describeModelError(
       text = `model endpoint ${where} could not be reached: ${err.message}`;
     // A 2xx the SDK could not read (not JSON, not the API's shape, an OpenRouter-style error body) is not an
     // HTTP error: "answered HTTP 200" would read as success.
+    // A body read whole but blank (a server that closed its answer without writing one) is said so: the
+    // SDK's parse error would quote the empty text over two lines.
     else if (err.statusCode >= 200 && err.statusCode < 300)
-      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || `${err.message}${causes(err.cause)}`}`;
+      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || (err.responseBody === undefined ? `${err.message}${causes(err.cause)}` : "an empty body")}`;
     else
       text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "")}`;
   } else if (err instanceof Error && endpoint !== undefined && err.name.startsWith("AI_")) {
@@ -109,5 +111,6 @@ export function describeModelError(
   } else {
     text = String(err);
   }
-  return scrub(text, secrets).slice(0, MAX_DETAIL * 2);
+  // One line: the log line, the journal and the notice quote it (an SDK message may hold a line break).
+  return scrub(text.replace(/\s*\n\s*/g, " "), secrets).slice(0, MAX_DETAIL * 2);
 }
