@@ -12,6 +12,16 @@ let modelPool: Promise<Agent> | undefined;
 const pool = () =>
   (modelPool ??= import("undici").then((undici) => new undici.Agent({ headersTimeout: 0, bodyTimeout: 0 })));
 
+/**
+ * Starts loading the pool before the first model request needs it (a runner made for a model provider
+ * calls it), so a run's first request does not wait for undici to load; a failed load is retried then.
+ */
+export function warmModelPool(): void {
+  pool().catch(() => {
+    modelPool = undefined;
+  });
+}
+
 /** The global fetch, through `pool`. */
 async function modelRequest(input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> {
   const dispatcher = await pool();
