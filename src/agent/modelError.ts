@@ -1,6 +1,7 @@
 import { APICallError } from "ai";
 import { scrub } from "../io/credentials.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
+import { redirectTarget } from "../io/web/fetchJson.js";
 
 const MAX_DETAIL = 300;
 
@@ -95,6 +96,14 @@ export function describeModelError(
       text = `model endpoint ${where} was not called: its port is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080) — serve the model on another port, or put a proxy in front, and set agent.base_url to it`;
     else if (err.statusCode === undefined)
       text = `model endpoint ${where} could not be reached: ${err.message}`;
+    // Not followed: the request carries the key (see modelRequest).
+    else if (err.statusCode >= 300 && err.statusCode < 400) {
+      const location = Object.entries(err.responseHeaders ?? {}).find(
+        ([name]) => name.toLowerCase() === "location",
+      )?.[1];
+      const to = location === undefined ? "" : ` to ${redirectTarget(location, err.url)}`;
+      text = `model endpoint ${where} answered HTTP ${err.statusCode}, a redirect${to}, which svc does not follow (the request carries agent.api_key and the prompt) — set agent.base_url to where it leads`;
+    }
     // A 2xx the SDK could not read (not JSON, not the API's shape, an OpenRouter-style error body) is not an
     // HTTP error: "answered HTTP 200" would read as success.
     // A body read whole but blank (a server that closed its answer without writing one) is said so: the

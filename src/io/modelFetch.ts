@@ -22,11 +22,15 @@ export function warmModelPool(): void {
   });
 }
 
-/** The global fetch, through `pool`. */
+/**
+ * The global fetch, through `pool`, following no redirect: fetch would send the request again to wherever
+ * one leads, another host included, with the `x-api-key` header (only `Authorization` is dropped across
+ * origins) and the run's prompt. The 3xx answer itself fails the run, naming where it led.
+ */
 async function modelRequest(input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> {
   const dispatcher = await pool();
   // Node's fetch takes a pool of the undici package (its types are those of the undici it bundles).
-  return globalThis.fetch(input, { ...init, dispatcher } as unknown as RequestInit);
+  return globalThis.fetch(input, { ...init, redirect: "manual", dispatcher } as unknown as RequestInit);
 }
 
 /**
