@@ -1,6 +1,7 @@
 import { APICallError } from "ai";
 import { scrub } from "../io/credentials.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
+import { redirectTarget } from "../io/web/fetchJson.js";
 
 const MAX_DETAIL = 300;
 
@@ -95,10 +96,20 @@ export function describeModelError(
       text = `model endpoint ${where} was not called: its port is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080) — serve the model on another port, or put a proxy in front, and set agent.base_url to it`;
     else if (err.statusCode === undefined)
       text = `model endpoint ${where} could not be reached: ${err.message}`;
+    // Not followed: the request carries the key (see modelRequest).
+    else if (err.statusCode >= 300 && err.statusCode < 400) {
+      const location = Object.entries(err.responseHeaders ?? {}).find(
+        ([name]) => name.toLowerCase() === "location",
+      )?.[1];
+      const to = location === undefined ? "" : ` to ${redirectTarget(location, err.url)}`;
+      text = `model endpoint ${where} answered HTTP ${err.statusCode}, a redirect${to}, which svc does not follow (the request carries agent.api_key and the prompt) — set agent.base_url to where it leads`;
+    }
     // A 2xx the SDK could not read (not JSON, not the API's shape, an OpenRouter-style error body) is not an
     // HTTP error: "answered HTTP 200" would read as success.
+    // A body read whole but blank (a server that closed its answer without writing one) is said so: the
+    // SDK's parse error would quote the empty text over two lines.
     else if (err.statusCode >= 200 && err.statusCode < 300)
-      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || `${err.message}${causes(err.cause)}`}`;
+      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || (err.responseBody === undefined ? `${err.message}${causes(err.cause)}` : "an empty body")}`;
     else
       text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "")}`;
   } else if (err instanceof Error && endpoint !== undefined && err.name.startsWith("AI_")) {
@@ -109,5 +120,6 @@ export function describeModelError(
   } else {
     text = String(err);
   }
-  return scrub(text, secrets).slice(0, MAX_DETAIL * 2);
+  // One line: the log line, the journal and the notice quote it (an SDK message may hold a line break).
+  return scrub(text.replace(/\s*\n\s*/g, " "), secrets).slice(0, MAX_DETAIL * 2);
 }

@@ -4,6 +4,7 @@ import { timeoutSignal } from "../clock.js";
 import type { AgentSettings } from "../config/sections/agent.js";
 import { scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
+import { warmModelPool } from "../io/modelFetch.js";
 import { describeModelError } from "./modelError.js";
 import { languageModel, modelEndpoint } from "./provider.js";
 import { realSleep, type Sleep, withRetryPolicy } from "./retry.js";
@@ -72,6 +73,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
   const now = deps.now ?? Date.now;
   const secrets = [settings.api_key];
   const endpoint = modelEndpoint(settings);
+  warmModelPool();
   // The SDK's notes on unsupported settings go to svc's log, not to the console.
   globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) => {
     for (const warning of warnings)

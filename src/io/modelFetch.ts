@@ -1,3 +1,38 @@
+import type { Agent } from "undici";
+
+/**
+ * The connection pool model requests go through: undici's, without its own limits on the wait for an
+ * answer's headers and between its body's chunks (300 s each in the global fetch's pool). A model that
+ * writes a long answer before sending any of it (a non-streamed request to Ollama on a CPU, a reasoning
+ * model thinking for minutes) would fail there as `Headers Timeout Error`, be retried from the start, and
+ * never answer, whatever `agent.timeout_seconds` allows: that setting, the run's abort signal, bounds it.
+ * Made at the first request: undici takes about a sixth of a second to load.
+ */
+let modelPool: Promise<Agent> | undefined;
+const pool = () =>
+  (modelPool ??= import("undici").then((undici) => new undici.Agent({ headersTimeout: 0, bodyTimeout: 0 })));
+
+/**
+ * Starts loading the pool before the first model request needs it (a runner made for a model provider
+ * calls it), so a run's first request does not wait for undici to load; a failed load is retried then.
+ */
+export function warmModelPool(): void {
+  pool().catch(() => {
+    modelPool = undefined;
+  });
+}
+
+/**
+ * The global fetch, through `pool`, following no redirect: fetch would send the request again to wherever
+ * one leads, another host included, with the `x-api-key` header (only `Authorization` is dropped across
+ * origins) and the run's prompt. The 3xx answer itself fails the run, naming where it led.
+ */
+async function modelRequest(input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> {
+  const dispatcher = await pool();
+  // Node's fetch takes a pool of the undici package (its types are those of the undici it bundles).
+  return globalThis.fetch(input, { ...init, redirect: "manual", dispatcher } as unknown as RequestInit);
+}
+
 /**
  * The `anthropic-beta` values the AI SDK adds that svc never uses: `structured-outputs-2025-11-13`, sent
  * with every request that offers tools to a recent Claude model, though svc asks for no structured output
@@ -38,7 +73,7 @@ export function withoutEmptyKey(
 
 /** The fetch an `anthropic` model's requests go through: the global fetch, without the unused betas or an empty key. */
 export const messagesApiFetch: typeof fetch = (input, init) =>
-  globalThis.fetch(
+  modelRequest(
     input,
     init?.headers === undefined
       ? init
@@ -69,11 +104,11 @@ export function chatCompletionsFetch(
     const applied = learned.get(key) ?? new Set<RequestRewrite>();
     const send = () =>
       typeof body === "string" && applied.size > 0
-        ? globalThis.fetch(input, {
+        ? modelRequest(input, {
             ...init,
             body: rewrites.reduce((text, r) => (applied.has(r) ? r.rewrite(text) : text), body),
           })
-        : globalThis.fetch(input, init);
+        : modelRequest(input, init);
     let response = await send();
     while (typeof body === "string" && response.status >= 400 && response.status < 500) {
       const refusal = await response

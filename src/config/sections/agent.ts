@@ -58,6 +58,27 @@ export function baseUrlProblem(url: string): string | undefined {
 export const MAX_CONCURRENT_RUNS = 1000;
 
 /**
+ * Why `key` cannot travel in a request header, or undefined when it can. fetch refuses such a key on every
+ * run with an error naming neither the key nor the fix ("Cannot convert argument to a ByteString because the
+ * character at index 15 has a value of 8230", "Headers.append: ... is an invalid header value"), as a key
+ * copied with a line break, a zero-width space or a `…` would be. The key itself is never quoted.
+ */
+function apiKeyHeaderProblem(key: string | undefined): string | undefined {
+  if (key === undefined) return undefined;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  const control = /[\0-\x08\n-\x1f\x7f]/.exec(key);
+  const wide = /[\u0100-\u{10ffff}]/u.exec(key);
+  if (control === null && wide === null) return undefined;
+  const what =
+    control !== null
+      ? /[\0\r\n]/.test(key)
+        ? "a line break or NUL character"
+        : "a control character (such as an escape or DEL)"
+      : "a character outside Latin-1 (such as … or a zero-width space, as copying a key can add)";
+  return `contains ${what}, which an HTTP header cannot carry: every run would fail before calling the endpoint — copy the key again (check it, not shown here, in config.yaml or .env)`;
+}
+
+/**
  * The agent runner (docs/agent.md): `echo` replies with the prompt, `command` runs an argv,
  * `openai` (any Chat Completions endpoint) and `anthropic` (the Messages API) run a model with a tool loop.
  */
@@ -133,7 +154,11 @@ export const agentSchema = z
       const problem = baseUrlProblem(agent.base_url);
       if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
     }
-    checkLeft("api_key", agent.api_key, "remove api_key for a local endpoint");
+    if (!checkLeft("api_key", agent.api_key, "remove api_key for a local endpoint")) {
+      const problem = apiKeyHeaderProblem(agent.api_key);
+      if (problem !== undefined && MODEL_PROVIDERS.has(agent.provider))
+        ctx.addIssue({ code: "custom", path: ["api_key"], message: problem });
+    }
   })
   .default({
     provider: "echo",

@@ -55,7 +55,7 @@ export function errorDetail(text: string): string {
 }
 
 /** Where a redirect leads, without its query (it would repeat the search, or a key put there). */
-function redirectTarget(location: string, base: string): string {
+export function redirectTarget(location: string, base: string): string {
   try {
     const url = new URL(location, base);
     return `${url.origin}${url.pathname}`;

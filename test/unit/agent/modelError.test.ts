@@ -1,4 +1,4 @@
-import { APICallError } from "ai";
+import { APICallError, JSONParseError } from "ai";
 import { describe, expect, it } from "vitest";
 import { describeModelError } from "../../../src/agent/modelError.js";
 
@@ -73,9 +73,29 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     ).toBe(
       `model endpoint ${URL} gave an answer svc cannot use (HTTP 200): {"error":{"message":"Provider returned error","code":502}}`,
     );
-    expect(describeModelError(answer(200, "", "Invalid JSON response"), [])).toBe(
-      `model endpoint ${URL} gave an answer svc cannot use (HTTP 200): Invalid JSON response`,
-    );
+  });
+
+  it("a 200 with an empty body says so, on one line (the SDK's parse error quotes the empty text over two)", () => {
+    for (const responseBody of ["", " \r\n"]) {
+      const empty = new APICallError({
+        message: "Invalid JSON response",
+        url: URL,
+        requestBodyValues: {},
+        statusCode: 200,
+        responseBody,
+        cause: new JSONParseError({
+          text: responseBody,
+          cause: new SyntaxError("Unexpected end of JSON input"),
+        }),
+      });
+      expect(describeModelError(empty, [])).toBe(
+        `model endpoint ${URL} gave an answer svc cannot use (HTTP 200): an empty body`,
+      );
+    }
+  });
+
+  it("an error message with line breaks is told on one line", () => {
+    expect(describeModelError(new Error("first line\n  second line"), [])).toBe("first line second line");
   });
 
   it("a 200 whose body could not be read (the connection dropped in the middle, a broken gzip) says why", () => {

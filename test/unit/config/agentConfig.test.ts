@@ -156,6 +156,31 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(load("  provider: openai\n  model: m\n  api_key: sk-$abc\n").config.agent.api_key).toBe("sk-$abc");
   });
 
+  it("refuses an api_key no HTTP header can carry (a line break, a character outside Latin-1), never quoting it", () => {
+    const cases: Array<[string, RegExp]> = [
+      ["sk-copiedkey\nsecondline", /a line break or NUL character/],
+      ["sk-copiedkey\u2026tail", /a character outside Latin-1/],
+      ["sk-copiedkey\u200btail", /a character outside Latin-1/],
+      ["sk-copiedkey\u001btail", /a control character/],
+    ];
+    for (const [key, what] of cases) {
+      for (const provider of ["openai", "anthropic"]) {
+        const refusal = problem(`  provider: ${provider}\n  model: m\n  api_key: \${LLM_KEY}\n`, {
+          LLM_KEY: key,
+        });
+        expect(refusal).toMatch(/agent\.api_key: contains /);
+        expect(refusal).toMatch(what);
+        expect(refusal).toMatch(/which an HTTP header cannot carry/);
+        expect(refusal).not.toContain("sk-copiedkey");
+      }
+    }
+    // A tab and Latin-1 letters travel in a header; the echo provider sends no key.
+    expect(load('  provider: openai\n  model: m\n  api_key: "sk-a\\tb\u00e9"\n').config.agent.api_key).toBe(
+      "sk-a\tb\u00e9",
+    );
+    expect(load('  provider: echo\n  api_key: "sk-\u2026"\n').config.agent.provider).toBe("echo");
+  });
+
   it("names an unset variable in api_key without printing any key", () => {
     const message = problem("  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
     expect(message).toBe(
