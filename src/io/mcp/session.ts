@@ -312,11 +312,22 @@ function clientCapabilities(handlers: SessionHandlers): ClientCapabilities {
   };
 }
 
+/**
+ * The schemas the SDK's `Protocol` parses a server's sampling or elicitation request with before anything
+ * else: loose, so a malformed request reaches the SDK `Client`'s own check, which answers JSON-RPC's
+ * `-32602` Invalid params (`Invalid sampling request: …`) — parsed strictly there, it failed as `-32603`
+ * Internal error, as if svc had broken. The handlers parse the request strictly once it passed that check.
+ */
+const LooseSamplingRequestSchema = z.looseObject({ method: z.literal("sampling/createMessage") });
+const LooseElicitRequestSchema = z.looseObject({ method: z.literal("elicitation/create") });
+
 function newClient(handlers: SessionHandlers): Client {
   const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(handlers) });
   const sampling = handlers.sampling;
   if (sampling)
-    client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => sampling(req.params, extra.signal));
+    client.setRequestHandler(LooseSamplingRequestSchema, (req, extra) =>
+      sampling(CreateMessageRequestSchema.parse(req).params, extra.signal),
+    );
   const onToolsChanged = handlers.onToolsChanged;
   if (onToolsChanged)
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged());
@@ -324,7 +335,9 @@ function newClient(handlers: SessionHandlers): Client {
   if (onLog) client.setNotificationHandler(LooseLogNotificationSchema, (n) => onLog(n.params));
   const elicitation = handlers.elicitation;
   if (elicitation)
-    client.setRequestHandler(ElicitRequestSchema, (req, extra) => elicitation(req.params, extra.signal));
+    client.setRequestHandler(LooseElicitRequestSchema, (req, extra) =>
+      elicitation(ElicitRequestSchema.parse(req).params, extra.signal),
+    );
   return client;
 }
 
