@@ -73,6 +73,29 @@ const LooseLogNotificationSchema = z.object({
 /** A server's log message as svc reads it: any level text; `logger` and `data` as the server sent them. */
 export type ServerLogParams = z.infer<typeof LooseLogNotificationSchema>["params"];
 
+/**
+ * Runs one request with a signal of its own that follows `outer` (a run's signal, a call's deadline) only
+ * until the request settles. The SDK's `request` never removes the abort listener it adds to the signal it
+ * is given, so a signal that outlives the request (an agent run's, aborted when the run ends; a deadline
+ * that fires later) sent `notifications/cancelled` for requests the server had answered long before.
+ */
+export async function scopedToRequest<T>(
+  outer: readonly AbortSignal[],
+  request: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const abort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
+  for (const signal of outer) {
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener("abort", abort, { once: true });
+  }
+  try {
+    return await request(controller.signal);
+  } finally {
+    for (const signal of outer) signal.removeEventListener("abort", abort);
+  }
+}
+
 export type Era = "legacy" | "stateless";
 export type ProtocolChoice = "auto" | "stateless" | "legacy";
 
@@ -177,13 +200,13 @@ export class McpSession {
     options: CallOptions = {},
   ): Promise<CallToolResult> {
     if (options.task === true) return this.callAsTask(name, args, timeoutMs, options);
-    return this.client
-      .callTool({ name, arguments: args }, undefined, {
+    return scopedToRequest(options.signal === undefined ? [] : [options.signal], (signal) =>
+      this.client.callTool({ name, arguments: args }, undefined, {
         timeout: timeoutMs,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        signal,
         ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
-      })
-      .then(withContent);
+      }),
+    ).then(withContent);
   }
 
   /**
@@ -191,14 +214,26 @@ export class McpSession {
    * `tasks/get` polls until it ends and `tasks/result` fetches the result. `timeoutMs` bounds the whole
    * call, not each poll; when it passes, the task is cancelled (best-effort) and a timeout is reported.
    */
-  private async callAsTask(
+  private callAsTask(
     name: string,
     args: Record<string, unknown>,
     timeoutMs: number,
     options: CallOptions,
   ): Promise<CallToolResult> {
     const deadline = timeoutSignal(timeoutMs);
-    const signal = options.signal === undefined ? deadline : AbortSignal.any([options.signal, deadline]);
+    return scopedToRequest(options.signal === undefined ? [deadline] : [options.signal, deadline], (signal) =>
+      this.pollTask(name, args, timeoutMs, options, deadline, signal),
+    );
+  }
+
+  private async pollTask(
+    name: string,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+    options: CallOptions,
+    deadline: AbortSignal,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
     let taskId: string | undefined;
     const stream = this.client.experimental.tasks.callToolStream(
       { name, arguments: args },
