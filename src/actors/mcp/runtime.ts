@@ -134,12 +134,15 @@ export async function connectRuntime(
     }
     refreshing = true;
     listAndRegister(rt, deps, session)
-      .catch((err: unknown) =>
+      .catch((err: unknown) => {
+        // A listing cut off by svc closing the session (a stop, a reload, `svc mcp call` ending) failed
+        // for nothing the server did: the next connect lists the tools anew.
+        if (session.isClosing) return;
         logger.warn(
           { server: rt.name, err: scrub(describeError(err), rt.secrets) },
           `[mcp] ${rt.name}: tool list refresh failed`,
-        ),
-      )
+        );
+      })
       .finally(() => {
         refreshing = false;
         if (again) {

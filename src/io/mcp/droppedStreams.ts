@@ -25,22 +25,49 @@ function requestIds(body: unknown): Id[] {
   });
 }
 
-/** Just enough of an SSE parser to see event ids and which requests were answered. */
+/**
+ * Just enough of an SSE parser to see event ids and which requests were answered, and to split a batch:
+ * an event whose data is a JSON-RPC batch (an array, which a 2025-03-26 server may send) is passed on as
+ * one event per message, since the SDK's transport reads one message per event and skipped the batch.
+ * Every other event is passed on as it came, byte for byte.
+ */
 class SseWatch {
   resumable = false;
   /** Error answers standing in for answers to the requests that are not valid JSON-RPC (`unreadableAnswer`). */
   readonly unreadable: JSONRPCMessage[] = [];
   private buffer = "";
   private data: string[] = [];
+  private eventId: string | undefined;
+  /** The event being read, as it came. */
+  private raw = "";
+  /** Text ready to be passed on. */
+  private out = "";
   private readonly decoder = new TextDecoder();
 
   constructor(readonly pending: Set<Id>) {}
 
-  feed(chunk: Uint8Array): void {
+  /** Reads a chunk; returns the text of the events it completed, to pass on. */
+  feed(chunk: Uint8Array): string {
     this.buffer += this.decoder.decode(chunk, { stream: true });
-    const lines = this.buffer.split(/\r\n|\r|\n/);
-    this.buffer = lines.pop() ?? "";
-    for (const line of lines) this.line(line);
+    const ends = /\r\n|\r|\n/g;
+    let start = 0;
+    for (let end = ends.exec(this.buffer); end !== null; end = ends.exec(this.buffer)) {
+      this.raw += this.buffer.slice(start, ends.lastIndex);
+      this.line(this.buffer.slice(start, end.index));
+      start = ends.lastIndex;
+    }
+    this.buffer = this.buffer.slice(start);
+    const out = this.out;
+    this.out = "";
+    return out;
+  }
+
+  /** What is left at the stream's end: an unfinished event, as it came. */
+  rest(): string {
+    const rest = this.raw + this.buffer;
+    this.raw = "";
+    this.buffer = "";
+    return rest;
   }
 
   private line(line: string): void {
@@ -52,27 +79,36 @@ class SseWatch {
     const field = colon === -1 ? line : line.slice(0, colon);
     const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
     if (field === "data") this.data.push(value);
-    else if (field === "id" && value !== "") this.resumable = true;
+    else if (field === "id" && value !== "") {
+      this.resumable = true;
+      this.eventId = value;
+    }
   }
 
   private dispatch(): void {
     const text = this.data.join("\n");
+    const id = this.eventId;
+    const raw = this.raw;
     this.data = [];
-    if (text === "") return;
+    this.eventId = undefined;
+    this.raw = "";
+    let parsed: unknown;
     try {
-      const parsed = JSON.parse(text) as unknown;
-      for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
-        const msg = m as { id?: Id; method?: unknown };
-        if (msg?.id === undefined || msg.id === null || "method" in msg || !this.pending.has(msg.id))
-          continue;
-        // An answer the SDK's transport cannot read is skipped there, and its call would wait out its
-        // timeout: an error answer saying why is sent after it, at the stream's end.
-        const answer = JSONRPCMessageSchema.safeParse(m).success ? undefined : unreadableAnswer(m);
-        if (answer !== undefined) this.unreadable.push(answer);
-        this.pending.delete(msg.id);
-      }
+      parsed = text === "" ? undefined : (JSON.parse(text) as unknown);
     } catch {
       // Not JSON: the SDK reports it; nothing answered.
+    }
+    const batch = Array.isArray(parsed) && parsed.length > 0 ? (parsed as unknown[]) : undefined;
+    this.out += batch === undefined ? raw : events(batch, id);
+    if (parsed === undefined) return;
+    for (const m of batch ?? [parsed]) {
+      const msg = m as { id?: Id; method?: unknown };
+      if (msg?.id === undefined || msg.id === null || "method" in msg || !this.pending.has(msg.id)) continue;
+      // An answer the SDK's transport cannot read is skipped there, and its call would wait out its
+      // timeout: an error answer saying why is sent after it, at the stream's end.
+      const answer = JSONRPCMessageSchema.safeParse(m).success ? undefined : unreadableAnswer(m);
+      if (answer !== undefined) this.unreadable.push(answer);
+      this.pending.delete(msg.id);
     }
   }
 }
@@ -89,11 +125,17 @@ function droppedAnswers(ids: Iterable<Id>, why: string): JSONRPCMessage[] {
   }));
 }
 
-function events(messages: readonly JSONRPCMessage[]): Uint8Array {
-  return new TextEncoder().encode(
-    messages.map((message) => `event: message\ndata: ${JSON.stringify(message)}\n\n`).join(""),
-  );
+/** Messages as SSE events, one each; an event id goes on the last (where a resumed stream goes on from). */
+function events(messages: readonly unknown[], id?: string): string {
+  return messages
+    .map(
+      (message, i) =>
+        `event: message\n${id !== undefined && i === messages.length - 1 ? `id: ${id}\n` : ""}data: ${JSON.stringify(message)}\n\n`,
+    )
+    .join("");
 }
+
+const encode = (text: string) => new TextEncoder().encode(text);
 
 /**
  * Streamable HTTP: a POST answered with an SSE stream that ends (or breaks) before the answer, with no
@@ -116,7 +158,7 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
       if (init?.signal?.aborted === true) return false;
       const answers = [...watch.unreadable, ...(watch.resumable ? [] : droppedAnswers(watch.pending, why))];
       if (answers.length === 0) return false;
-      controller.enqueue(events(answers));
+      controller.enqueue(encode(events(answers)));
       controller.close();
       return true;
     };
@@ -131,11 +173,13 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
           return;
         }
         if (chunk.done) {
+          const rest = watch.rest();
+          if (rest !== "") controller.enqueue(encode(rest));
           if (!finish(controller, "stream ended")) controller.close();
           return;
         }
-        watch.feed(chunk.value);
-        controller.enqueue(chunk.value);
+        const text = watch.feed(chunk.value);
+        if (text !== "") controller.enqueue(encode(text));
       },
       cancel: (reason) => reader.cancel(reason),
     });

@@ -73,6 +73,29 @@ const LooseLogNotificationSchema = z.object({
 /** A server's log message as svc reads it: any level text; `logger` and `data` as the server sent them. */
 export type ServerLogParams = z.infer<typeof LooseLogNotificationSchema>["params"];
 
+/**
+ * Runs one request with a signal of its own that follows `outer` (a run's signal, a call's deadline) only
+ * until the request settles. The SDK's `request` never removes the abort listener it adds to the signal it
+ * is given, so a signal that outlives the request (an agent run's, aborted when the run ends; a deadline
+ * that fires later) sent `notifications/cancelled` for requests the server had answered long before.
+ */
+export async function scopedToRequest<T>(
+  outer: readonly AbortSignal[],
+  request: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const abort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
+  for (const signal of outer) {
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener("abort", abort, { once: true });
+  }
+  try {
+    return await request(controller.signal);
+  } finally {
+    for (const signal of outer) signal.removeEventListener("abort", abort);
+  }
+}
+
 export type Era = "legacy" | "stateless";
 export type ProtocolChoice = "auto" | "stateless" | "legacy";
 
@@ -177,13 +200,13 @@ export class McpSession {
     options: CallOptions = {},
   ): Promise<CallToolResult> {
     if (options.task === true) return this.callAsTask(name, args, timeoutMs, options);
-    return this.client
-      .callTool({ name, arguments: args }, undefined, {
+    return scopedToRequest(options.signal === undefined ? [] : [options.signal], (signal) =>
+      this.client.callTool({ name, arguments: args }, undefined, {
         timeout: timeoutMs,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        signal,
         ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
-      })
-      .then(withContent);
+      }),
+    ).then(withContent);
   }
 
   /**
@@ -191,14 +214,26 @@ export class McpSession {
    * `tasks/get` polls until it ends and `tasks/result` fetches the result. `timeoutMs` bounds the whole
    * call, not each poll; when it passes, the task is cancelled (best-effort) and a timeout is reported.
    */
-  private async callAsTask(
+  private callAsTask(
     name: string,
     args: Record<string, unknown>,
     timeoutMs: number,
     options: CallOptions,
   ): Promise<CallToolResult> {
     const deadline = timeoutSignal(timeoutMs);
-    const signal = options.signal === undefined ? deadline : AbortSignal.any([options.signal, deadline]);
+    return scopedToRequest(options.signal === undefined ? [deadline] : [options.signal, deadline], (signal) =>
+      this.pollTask(name, args, timeoutMs, options, deadline, signal),
+    );
+  }
+
+  private async pollTask(
+    name: string,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+    options: CallOptions,
+    deadline: AbortSignal,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
     let taskId: string | undefined;
     const stream = this.client.experimental.tasks.callToolStream(
       { name, arguments: args },
@@ -312,11 +347,22 @@ function clientCapabilities(handlers: SessionHandlers): ClientCapabilities {
   };
 }
 
+/**
+ * The schemas the SDK's `Protocol` parses a server's sampling or elicitation request with before anything
+ * else: loose, so a malformed request reaches the SDK `Client`'s own check, which answers JSON-RPC's
+ * `-32602` Invalid params (`Invalid sampling request: …`) — parsed strictly there, it failed as `-32603`
+ * Internal error, as if svc had broken. The handlers parse the request strictly once it passed that check.
+ */
+const LooseSamplingRequestSchema = z.looseObject({ method: z.literal("sampling/createMessage") });
+const LooseElicitRequestSchema = z.looseObject({ method: z.literal("elicitation/create") });
+
 function newClient(handlers: SessionHandlers): Client {
   const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(handlers) });
   const sampling = handlers.sampling;
   if (sampling)
-    client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => sampling(req.params, extra.signal));
+    client.setRequestHandler(LooseSamplingRequestSchema, (req, extra) =>
+      sampling(CreateMessageRequestSchema.parse(req).params, extra.signal),
+    );
   const onToolsChanged = handlers.onToolsChanged;
   if (onToolsChanged)
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged());
@@ -324,7 +370,9 @@ function newClient(handlers: SessionHandlers): Client {
   if (onLog) client.setNotificationHandler(LooseLogNotificationSchema, (n) => onLog(n.params));
   const elicitation = handlers.elicitation;
   if (elicitation)
-    client.setRequestHandler(ElicitRequestSchema, (req, extra) => elicitation(req.params, extra.signal));
+    client.setRequestHandler(LooseElicitRequestSchema, (req, extra) =>
+      elicitation(ElicitRequestSchema.parse(req).params, extra.signal),
+    );
   return client;
 }
 

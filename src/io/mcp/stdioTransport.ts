@@ -40,7 +40,8 @@ export const STDOUT_END_GRACE_MS = 1000;
  * two differences: the child leads its own process group, and closing it signals the whole group, so a
  * server started through a wrapper (`sh run.sh`, a launcher) that outlives its stdin leaves no orphaned
  * grandchild behind; and stdout is split into lines without re-copying the buffer (large results stay
- * linear), up to `MAX_STDIO_MESSAGE_BYTES` per line. Lines that are not JSON-RPC (a banner) are reported
+ * linear), up to `MAX_STDIO_MESSAGE_BYTES` per line; a line holding a batch (an array) delivers each of its
+ * messages. Lines that are not JSON-RPC (a banner) are reported
  * through `onerror` and skipped, as the SDK does; an answer to a request that is not valid JSON-RPC is
  * delivered as an error answer saying why (`unreadableAnswer`), so its call does not wait out its timeout.
  */
@@ -187,10 +188,23 @@ export class StdioTransport implements Transport {
       .replace(/^\uFEFF/, "")
       .replace(/\r$/, "");
     if (text.trim() === "") return;
-    let message: JSONRPCMessage;
     let json: unknown;
     try {
       json = JSON.parse(text);
+    } catch (error) {
+      this.skipped(text, error as Error);
+      return;
+    }
+    // A batch (JSON-RPC 2.0, which MCP 2025-03-26 servers may send and its clients must take): each of its
+    // messages is read as if it had its own line.
+    if (Array.isArray(json) && json.length > 0)
+      for (const item of json) this.deliverMessage(item, JSON.stringify(item));
+    else this.deliverMessage(json, text);
+  }
+
+  private deliverMessage(json: unknown, text: string): void {
+    let message: JSONRPCMessage;
+    try {
       message = JSONRPCMessageSchema.parse(json);
     } catch (error) {
       // An answer svc cannot read fails its call at once, saying so, instead of leaving it to time out.
@@ -199,11 +213,16 @@ export class StdioTransport implements Transport {
         this.onmessage?.(answer);
         return;
       }
-      this.options.onOtherOutput?.(text.length > 1000 ? `${text.slice(0, 1000)}…` : text);
-      this.onerror?.(error as Error);
+      this.skipped(text, error as Error);
       return;
     }
     this.onmessage?.(message);
+  }
+
+  /** A line (or batch item) that is no JSON-RPC message: reported and skipped. */
+  private skipped(text: string, error: Error): void {
+    this.options.onOtherOutput?.(text.length > 1000 ? `${text.slice(0, 1000)}…` : text);
+    this.onerror?.(error);
   }
 
   send(message: JSONRPCMessage): Promise<void> {

@@ -1,7 +1,8 @@
+import { resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import type { ServerStatus } from "../../../src/io/mcp/statusFile.js";
 import { captureLogger } from "../../fakes/logCapture.js";
-import { stdioEntry, useHubs } from "./harness.js";
+import { entry, stdioEntry, useHubs } from "./harness.js";
 
 const ctx = useHubs();
 
@@ -30,5 +31,26 @@ describe("notifications/tools/list_changed", () => {
     expect(log.messages().filter((m) => m.includes("tool name collision"))).toEqual([
       `[mcp] tool name collision: ${COLLISION}`,
     ]);
+  });
+});
+
+describe("a tool listing of list_changed cut off by svc closing the session", () => {
+  it("is not logged as a failed refresh (the server did nothing wrong: a stop, a reload, svc mcp call ending)", async () => {
+    const log = captureLogger();
+    const server = resolve(import.meta.dirname, "../../fixtures/mcp/slow-relist-server.mjs");
+    const h = ctx.hub(
+      ctx.home,
+      { slow: entry({ command: process.execPath, args: [server] }) },
+      { logger: log.logger },
+    );
+    await h.settled("slow");
+    await h.call("slow", "change", {});
+    // The server got the listing the notification asked for, and keeps it unanswered.
+    await vi.waitFor(() => expect(log.messages()).toContain("[mcp:slow] listing again"), {
+      timeout: 5000,
+      interval: 20,
+    });
+    await h.stop();
+    expect(log.messages().filter((m) => m.includes("refresh failed"))).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it, vi } from "vitest";
+import type { TransportFor } from "../../../src/io/mcp/connect.js";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
 import { IN_MEMORY_ENTRY, inMemoryServers } from "../../helpers/inMemoryMcp.js";
 import { entry, text, useHubs } from "../../integration/mcp/harness.js";
@@ -119,5 +120,36 @@ describe("a tool call the run gave up on", () => {
     expect(call.outcome).toBe(
       'mcp_servers.hung: "echo" was not called: the run ended while the server was connecting',
     );
+  });
+});
+
+describe("the end of a run whose calls were answered", () => {
+  it("sends the server no notifications/cancelled for them (the SDK leaves its listener on the run's signal)", async () => {
+    const received: string[] = [];
+    const recording: TransportFor = () => {
+      const [client, server] = InMemoryTransport.createLinkedPair();
+      const built = buildServer();
+      void built.connect(server).then(() => {
+        const handle = server.onmessage;
+        server.onmessage = (message, extra) => {
+          if ("method" in message) received.push(message.method);
+          handle?.(message, extra);
+        };
+      });
+      return client;
+    };
+    const h = ctx.hub(
+      ctx.home,
+      { fx: entry({ ...IN_MEMORY_ENTRY, tools: { resources: true } }) },
+      { transportFor: recording },
+    );
+    expect(text(await h.call("fx", "echo", { text: "warm" }))).toBe("warm");
+    const run = new AbortController();
+    expect(text(await h.call("fx", "echo", { text: "one" }, run.signal))).toBe("one");
+    expect(text(await h.call("fx", "add", { a: 1, b: 2 }, run.signal))).toBe("3");
+    expect(received.filter((m) => m === "tools/call")).toHaveLength(3);
+    run.abort(new DOMException("the run ended", "AbortError"));
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(received).not.toContain("notifications/cancelled");
   });
 });

@@ -53,3 +53,39 @@ describe("answerDroppedStreams: an answer in the stream that is not valid JSON-R
     expect(await bodyOf(`id: ev-1\n${unreadable}`)).toContain("without a message");
   });
 });
+
+describe("answerDroppedStreams: an event holding a JSON-RPC batch", () => {
+  it("is passed on as one event per message (the SDK reads one per event and skipped the batch), the events around it as they came", async () => {
+    const progress = {
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progressToken: 7, progress: 1 },
+    };
+    const answer = { jsonrpc: "2.0", id: 7, result: { content: [] } };
+    const before = ": keepalive\r\n\r\n";
+    const text = await bodyOf(
+      `${before}event: message\nid: ev-9\ndata: ${JSON.stringify([progress, answer])}\n\n`,
+    );
+    expect(text).toBe(
+      `${before}event: message\ndata: ${JSON.stringify(progress)}\n\nevent: message\nid: ev-9\ndata: ${JSON.stringify(answer)}\n\n`,
+    );
+  });
+
+  it("answered its request: nothing is added at the stream's end; split in the middle of a chunk too", async () => {
+    const answer = { jsonrpc: "2.0", id: 7, result: {} };
+    const sse = `data: ${JSON.stringify([answer])}\n\n`;
+    const fetch = answerDroppedStreams(async () => {
+      const bytes = new TextEncoder().encode(sse);
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes.slice(0, 10));
+          controller.enqueue(bytes.slice(10));
+          controller.close();
+        },
+      });
+      return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
+    });
+    const text = await (await fetch("http://127.0.0.1/mcp", { method: "POST", body: call })).text();
+    expect(text).toBe(`event: message\ndata: ${JSON.stringify(answer)}\n\n`);
+  });
+});

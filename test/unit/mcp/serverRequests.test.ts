@@ -1,5 +1,8 @@
 import { PassThrough } from "node:stream";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import { terminalApprovals } from "../../../src/actors/mcp/terminalApprovals.js";
 import { silentLogger } from "../../../src/io/log.js";
@@ -159,5 +162,49 @@ describe("naming, results and tools/list_changed (SDK server over InMemoryTransp
       interval: 20,
     });
     expect(text(await h.call("fx", "late.one", {}))).toBe("late late.one");
+  });
+});
+
+describe("a malformed sampling or elicitation request from the server", () => {
+  /** A server whose tool "send" sends the request given in its arguments and answers the error code it got. */
+  function sender(): Server {
+    const server = new Server({ name: "sender", version: "1.0.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [{ name: "send", inputSchema: { type: "object" } }],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      const { method, params } = request.params.arguments as {
+        method: string;
+        params: Record<string, unknown>;
+      };
+      try {
+        await server.request({ method, params } as never, z.unknown());
+        return { content: [{ type: "text", text: "answered" }] };
+      } catch (err) {
+        return { content: [{ type: "text", text: String((err as { code?: unknown }).code) }] };
+      }
+    });
+    return server;
+  }
+
+  it("is answered with JSON-RPC's -32602 Invalid params, not -32603 Internal error", async () => {
+    const h = ctx.hub(
+      ctx.home,
+      { s: fixture({ sampling: { enabled: true } }) },
+      { runner: async () => "ok", transportFor: inMemoryServers(sender) },
+    );
+    const messages = [{ role: "user", content: { type: "text", text: "no maxTokens" } }];
+    const sampling = await h.call("s", "send", { method: "sampling/createMessage", params: { messages } });
+    expect(text(sampling)).toBe("-32602");
+    const form = await h.call("s", "send", {
+      method: "elicitation/create",
+      params: { message: "no schema" },
+    });
+    expect(text(form)).toBe("-32602");
+    // A well-formed one is still answered.
+    const valid = { messages, maxTokens: 5 };
+    expect(text(await h.call("s", "send", { method: "sampling/createMessage", params: valid }))).toBe(
+      "answered",
+    );
   });
 });

@@ -222,3 +222,38 @@ describe("StdioTransport: an answer that is not valid JSON-RPC", () => {
     expect(errors).toHaveLength(2);
   });
 });
+
+describe("StdioTransport: a JSON-RPC batch", () => {
+  it("delivers each message of a line holding an array (a 2025-03-26 server may batch), not skipping the line", async () => {
+    const batch = [
+      { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "batched" } },
+      { jsonrpc: "2.0", id: 7, result: { content: [] } },
+      { jsonrpc: "2.0", id: 8, error: { code: -32000 } },
+    ];
+    const messages: unknown[] = [];
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: [
+        "-e",
+        `process.stdout.write(${JSON.stringify(JSON.stringify(batch))} + "\\n"); setInterval(() => {}, 1000)`,
+      ],
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    transport.onmessage = (m) => messages.push(m);
+    await transport.start();
+    await vi.waitFor(() => expect(messages).toHaveLength(3), { timeout: 3000, interval: 20 });
+    await transport.close();
+    expect(messages).toEqual([
+      batch[0],
+      batch[1],
+      {
+        jsonrpc: "2.0",
+        id: 8,
+        error: {
+          code: -32000,
+          message: 'the server answered with an error without a message: {"code":-32000}',
+        },
+      },
+    ]);
+  });
+});
