@@ -1,4 +1,5 @@
 import { APICallError, wrapLanguageModel } from "ai";
+import { DELAY_SECONDS, parseRetryAfter } from "../io/retryAfter.js";
 import { isRefusedPort } from "./modelError.js";
 
 /** The provider-level model `wrapLanguageModel` takes (`@ai-sdk/provider` is not a direct dependency). */
@@ -24,8 +25,6 @@ export const realSleep: Sleep = (ms, signal) =>
 /** The longest a `Retry-After` is waited; a longer one is cut to this (the run's timeout still bounds it). */
 export const MAX_RETRY_WAIT_MS = 60_000;
 const FIRST_BACKOFF_MS = 1000;
-/** A wait written as a number of seconds (or ms): digits, perhaps with a fraction; never signed or empty. */
-const DELAY = /^\d+(\.\d+)?$/;
 
 export interface RetryOptions {
   readonly retries: number;
@@ -55,13 +54,10 @@ export function retryDelayMs(error: unknown, attempt: number, now: () => number 
     Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
   let ms: number | undefined;
   const afterMs = header("retry-after-ms")?.trim();
-  if (afterMs !== undefined && DELAY.test(afterMs)) ms = Number(afterMs);
-  const after = header("retry-after")?.trim();
-  // Seconds or an HTTP date (which names its day and month); anything else (an empty value, "-5", which
-  // Date.parse reads as the year 2001) gives no wait: the backoff.
-  if (ms === undefined && after !== undefined) {
-    if (DELAY.test(after)) ms = Number(after) * 1000;
-    else if (/[A-Za-z]/.test(after)) ms = Date.parse(after) - now();
+  if (afterMs !== undefined && DELAY_SECONDS.test(afterMs)) ms = Number(afterMs);
+  if (ms === undefined) {
+    const seconds = parseRetryAfter(header("retry-after") ?? null, now());
+    if (seconds !== undefined) ms = seconds * 1000;
   }
   if (ms === undefined || Number.isNaN(ms)) return backoff;
   return Math.min(Math.max(0, ms), MAX_RETRY_WAIT_MS);

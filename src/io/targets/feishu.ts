@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
+import { parseRetryAfter } from "../retryAfter.js";
 import { chatTarget, partKey } from "./chat.js";
 import { platformClient } from "./client.js";
-import { parseRetryAfter, refused, type ThrottleRule } from "./httpJson.js";
+import { refused, type ThrottleRule } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 import { answerCode, appTokens, withFreshToken } from "./tokenCache.js";
 

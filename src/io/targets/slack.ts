@@ -1,7 +1,8 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
+import { parseRetryAfter } from "../retryAfter.js";
 import { chatTarget, threadOf } from "./chat.js";
 import { tokenClient } from "./client.js";
-import { parseRetryAfter, refused } from "./httpJson.js";
+import { refused } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget } from "./target.js";
 
 /** https://api.slack.com/methods/chat.postMessage — `text` is truncated past 40,000 characters. */

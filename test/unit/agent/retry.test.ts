@@ -25,6 +25,20 @@ describe("retryDelayMs", () => {
     expect(retryDelayMs(apiError({ "retry-after-ms": "250" }), 0)).toBe(250);
   });
 
+  it("reads an asctime Retry-After (no zone written) as GMT, whatever the machine's time zone", () => {
+    const now = Date.parse("1994-11-06T08:49:07Z");
+    const zone = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      expect(retryDelayMs(apiError({ "retry-after": "Sun Nov  6 08:49:37 1994" }), 0, () => now)).toBe(
+        30_000,
+      );
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it("backs off 1 s, 2 s, 4 s without a header, and never waits more than a minute", () => {
     expect([0, 1, 2].map((attempt) => retryDelayMs(apiError(), attempt))).toEqual([1000, 2000, 4000]);
     expect(retryDelayMs(apiError({ "retry-after": "3600" }), 0)).toBe(MAX_RETRY_WAIT_MS);

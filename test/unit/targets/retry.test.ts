@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRetryAfter } from "../../../src/io/targets/httpJson.js";
+import { parseRetryAfter } from "../../../src/io/retryAfter.js";
 import { DEFAULT_RETRY, retryDelayMs, retryingSteps } from "../../../src/io/targets/retry.js";
 import { DeliveryError } from "../../../src/io/targets/target.js";
 import { tokenCache } from "../../../src/io/targets/tokenCache.js";
