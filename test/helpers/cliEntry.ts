@@ -36,3 +36,13 @@ export const CLI_NODE_ARGS: readonly string[] = FRESH ? [] : ["--import", "tsx"]
 
 /** `process.execPath` arguments that run `svc` (loader, then entry); append the command's argv. */
 export const SVC_ARGV: readonly string[] = [...CLI_NODE_ARGS, CLI_MAIN];
+
+/**
+ * The path of one of svc's modules (`"io/log.js"`) for a child process started with `CLI_NODE_ARGS`: the
+ * module compiled on its own in `dist/` when the build is current, else its source in `src/` (tsx resolves
+ * the `.js` name to the `.ts` file). A child that imports svc's modules through tsx compiles them at each
+ * start: about a CPU-second more for a store, two for the gateway.
+ */
+export function svcModule(path: string): string {
+  return join(FRESH ? join(ROOT, "dist") : SRC, path);
+}

@@ -4,6 +4,7 @@ import { stringify } from "yaml";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import type { FakeModel } from "../../fakes/modelScript.js";
 import { startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, type Foreground, killIfRunning, runForeground } from "./svc.js";
 
@@ -14,7 +15,7 @@ import { cliConfig, type Foreground, killIfRunning, runForeground } from "./svc.
  * worker from the source; this one guards what the build puts together (the AI SDK, the MCP SDK, undici).
  */
 
-const STDIO_SERVER = join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
+const STDIO_SERVER = bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 
 const homes: TempHome[] = [];
 const models: FakeModel[] = [];

@@ -1,11 +1,13 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
-const EDIT = resolve(import.meta.dirname, "../../../src/io/yamlEdit.ts");
+const EDIT = pathToFileURL(svcModule("io/yamlEdit.js")).href;
 
 let home: TempHome;
 afterEach(() => home?.cleanup());
@@ -18,7 +20,7 @@ function writer(dir: string, tag: string, count: number) {
       setEnvValues(${JSON.stringify(join(dir, ".env"))}, { ["${tag}_" + i]: String(i) });
       setYamlValues(${JSON.stringify(join(dir, "config.yaml"))}, [[["keys", "${tag}_" + i], i]]);
     }`;
-  return execa(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+  return execa(process.execPath, [...CLI_NODE_ARGS, "--input-type=module", "-e", script], {
     cwd: resolve(import.meta.dirname, "../../.."),
   });
 }

@@ -2,10 +2,11 @@ import { chmodSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc } from "./svc.js";
 
-const SERVER = join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
+const SERVER = bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 const COMMENTED =
   "# my gateway\nplatforms:\n  webhook:\n    enabled: true # keep it on\n    host: 127.0.0.1\n";
 

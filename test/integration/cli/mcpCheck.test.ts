@@ -1,11 +1,12 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort } from "../../helpers/http.js";
 import { svc } from "./svc.js";
 
-const SERVER = join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
+const SERVER = bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 
 let home: TempHome;
 afterEach(() => home.cleanup());

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc } from "./svc.js";
 
@@ -14,12 +15,12 @@ function staleWriter(name: string) {
   const child = spawn(
     process.execPath,
     [
-      "--import",
-      "tsx",
-      join(import.meta.dirname, "fixtures/staleWriter.ts"),
+      ...CLI_NODE_ARGS,
+      join(import.meta.dirname, "fixtures/staleWriter.mjs"),
       join(home.dir, "webhook_subscriptions.json"),
       name,
       go,
+      svcModule("io/stores/subscriptions.js"),
     ],
     {
       env: { PATH: process.env.PATH ?? "", SVC_HOME: home.dir },

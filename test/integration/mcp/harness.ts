@@ -5,9 +5,12 @@ import { type HubOptions, McpHub } from "../../../src/actors/mcp/hub.js";
 import { readEnvFile } from "../../../src/config/load.js";
 import { type McpServerEntry, mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { silentLogger } from "../../../src/io/log.js";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
-export const STDIO_FIXTURE = resolve(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
+export const STDIO_FIXTURE = bundledFixture(
+  resolve(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"),
+);
 
 export function entry(raw: Record<string, unknown>): McpServerEntry {
   return mcpServerSchema.parse(raw);

@@ -4,13 +4,13 @@ import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
 import { captureLogger } from "../../fakes/logCapture.js";
-import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { CLI_NODE_ARGS, SVC_ARGV, svcModule } from "../../helpers/cliEntry.js";
 import type { TempHome } from "../../helpers/home.js";
 import { alive } from "../../helpers/process.js";
 import { entry, STDIO_FIXTURE, stdioEntry, text, useHubs } from "./harness.js";
 
 const hubs = useHubs();
-const SIGNAL_AT_SPAWN = resolve(import.meta.dirname, "../../fixtures/mcp/signalAtSpawn.ts");
+const SIGNAL_AT_SPAWN = resolve(import.meta.dirname, "../../fixtures/mcp/signalAtSpawn.mjs");
 
 /**
  * Configures server `l` as a wrapper that never answers the handshake and outlives its stdin; returns
@@ -153,9 +153,13 @@ describe("a command stopped by Ctrl-C", () => {
   it("a Ctrl-C that comes the instant the server process is spawned still takes the server down", async () => {
     // Before svc listened for the signal before spawning, the default action ended the command between
     // spawn() and its listener, and the server (in its own process group) ran on.
-    const cli = spawn(process.execPath, ["--import", "tsx", SIGNAL_AT_SPAWN], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const cli = spawn(
+      process.execPath,
+      [...CLI_NODE_ARGS, SIGNAL_AT_SPAWN, svcModule("io/mcp/stdioTransport.js")],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     const exited = new Promise((resolve) => cli.once("exit", (code, signal) => resolve(signal ?? code)));
     const pid = await new Promise<number>((resolve) =>
       cli.stdout.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
+import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
@@ -17,7 +18,7 @@ import { clusterConfig } from "../../helpers/redisCluster.js";
 
 const SECRET = "kill-secret";
 const STALL = { lockDurationMs: 1500, stalledIntervalMs: 500 };
-const FIXTURE = join(import.meta.dirname, "../../fixtures/redis/gatewayNode.ts");
+const FIXTURE = join(import.meta.dirname, "../../fixtures/redis/gatewayNode.mjs");
 
 interface Instance {
   readonly name: string;
@@ -49,12 +50,23 @@ afterAll(async () => {
 function startInstance(name: string, config: Record<string, unknown>): Promise<Instance> {
   const dir = join(home.dir, name);
   home.write(`${name}/config.yaml`, stringify(config));
-  const child = spawn(process.execPath, ["--import", "tsx", FIXTURE, dir, JSON.stringify(STALL)], {
-    cwd: join(import.meta.dirname, "../../.."),
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, INSTANCE: name },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...CLI_NODE_ARGS,
+      FIXTURE,
+      dir,
+      JSON.stringify(STALL),
+      svcModule("gateway/index.js"),
+      svcModule("io/log.js"),
+    ],
+    {
+      cwd: join(import.meta.dirname, "../../.."),
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, INSTANCE: name },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = "";

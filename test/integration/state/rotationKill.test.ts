@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { LocalStateStore } from "../../../src/state/localStore.js";
+import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 const homes: TempHome[] = [];
@@ -13,7 +14,7 @@ afterEach(() => {
   for (const home of homes.splice(0)) home.cleanup();
 });
 
-const WRITER = join(import.meta.dirname, "rotatingWriter.ts");
+const WRITER = join(import.meta.dirname, "rotatingWriter.mjs");
 
 /**
  * Starts the writer on a fresh state directory, SIGKILLs it once `killWhen(files)` holds for the journal's
@@ -23,7 +24,7 @@ async function killDuringRotation(killWhen: (files: string[]) => boolean) {
   const home = tempHome();
   homes.push(home);
   const dir = join(home.dir, "state");
-  const child = spawn(process.execPath, ["--import", "tsx", WRITER, dir], {
+  const child = spawn(process.execPath, [...CLI_NODE_ARGS, WRITER, dir, svcModule("state/localStore.js")], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);

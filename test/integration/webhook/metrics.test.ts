@@ -2,12 +2,13 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { describe, expect, it, vi } from "vitest";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
 
 const SECRET = "metrics-secret";
 const gw = gatewayPerTest();
-const FIXTURE = new URL("../../fixtures/mcp/stdio-server.mjs", import.meta.url).pathname;
+const FIXTURE = bundledFixture(new URL("../../fixtures/mcp/stdio-server.mjs", import.meta.url).pathname);
 
 async function scrape(url: string): Promise<{ status: number; type: string | null; text: string }> {
   const res = await fetch(url);

@@ -9,6 +9,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { execa } from "execa";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -19,6 +20,7 @@ import {
   ROTATION_CHECK_MS,
 } from "../../../src/io/batchedWriter.js";
 import { createLogger } from "../../../src/io/log.js";
+import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -248,12 +250,12 @@ describe("batched file writer", () => {
     home = tempHome();
     const file = join(home.dir, "logs", "gateway.log");
     const script = `
-      import { createLogger } from ${JSON.stringify(new URL("../../../src/io/log.ts", import.meta.url).href)};
+      import { createLogger } from ${JSON.stringify(pathToFileURL(svcModule("io/log.js")).href)};
       const logger = createLogger({ file: ${JSON.stringify(file)}, buffered: true });
       for (let i = 0; i < 3; i++) logger.info("line " + i);
       process.exit(0);
     `;
-    const child = await execa(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
+    const child = await execa(process.execPath, [...CLI_NODE_ARGS, "--input-type=module", "-e", script]);
     const lines = readFileSync(file, "utf8").trim().split("\n");
     expect(lines.map((l) => l.replace(/^\S+ /, ""))).toEqual(["INFO line 0", "INFO line 1", "INFO line 2"]);
     expect(child.stdout).toMatch(/INFO line 0\n.*INFO line 1\n.*INFO line 2$/);

@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { execa } from "execa";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import {
   safeMessage,
   textLine,
 } from "../../../src/io/log.js";
+import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
@@ -111,11 +113,11 @@ describe("the gateway log file", () => {
     home = tempHome();
     const file = join(home.dir, "logs", "gateway.log");
     const script = `
-      import { createLogger } from ${JSON.stringify(new URL("../../../src/io/log.ts", import.meta.url).href)};
+      import { createLogger } from ${JSON.stringify(pathToFileURL(svcModule("io/log.js")).href)};
       const logger = createLogger({ file: ${JSON.stringify(file)}, buffered: true });
       logger.info({ route: "demo" }, 'demo reply:\\n{\\n  "title": "Fix \\\\"the\\\\" parser"\\n}');
     `;
-    const child = await execa(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
+    const child = await execa(process.execPath, [...CLI_NODE_ARGS, "--input-type=module", "-e", script]);
     const logged = readFileSync(file, "utf8");
     expect(logged).toMatch(
       /^\d{4}-\d\d-\d\dT[\d:.]+Z INFO demo reply:\n {2}\{\n {4}"title": "Fix \\"the\\" parser"\n {2}\} \{"route":"demo"\}\n$/,
@@ -137,7 +139,7 @@ describe("the gateway log file", () => {
       [{ route: "r", delivery_id: "x".repeat(150) }, "y".repeat(300)],
     ];
     const run = (helper: boolean) => `
-      import { createLogger, logInfo } from ${JSON.stringify(new URL("../../../src/io/log.ts", import.meta.url).href)};
+      import { createLogger, logInfo } from ${JSON.stringify(pathToFileURL(svcModule("io/log.js")).href)};
       Date.now = () => 1764374400123;
       const logger = createLogger({ file: ${JSON.stringify(join(home?.dir ?? "", `${helper}.log`))}, buffered: true });
       for (const [fields, msg] of ${JSON.stringify(cases)})
@@ -145,7 +147,7 @@ describe("the gateway log file", () => {
     `;
     const [viaPino, direct] = await Promise.all(
       [false, true].map((helper) =>
-        execa(process.execPath, ["--import", "tsx", "--input-type=module", "-e", run(helper)]),
+        execa(process.execPath, [...CLI_NODE_ARGS, "--input-type=module", "-e", run(helper)]),
       ),
     );
     const file = (helper: boolean) => readFileSync(join(home?.dir ?? "", `${helper}.log`), "utf8");

@@ -4,18 +4,18 @@
  * concurrent writers as fast as they become durable and printing `ack <delivery id>` for each once
  * durable() resolved. Three runs in four then finish (as the run queue would record them), so the live
  * state stays about the same size and rotations keep coming; every fourth (`d0`, `d4`, …) stays pending.
- * Runs until killed.
+ * Runs until killed. `node rotatingWriter.mjs <dir> <path of svc's state/localStore module>`
+ * (test/helpers/cliEntry.ts: svcModule).
  */
-import type { PendingRun } from "../../../src/io/stores/pendingRuns.js";
-import { LocalStateStore } from "../../../src/state/localStore.js";
-
-const dir = process.argv[2] as string;
+const [dir, localStore] = process.argv.slice(2);
+const { LocalStateStore } = await import(localStore);
 const store = new LocalStateStore({ dir, now: Date.now, maxSegmentBytes: 32 * 1024 });
 const now = Date.now();
 for (let i = 0; i < 3000; i++) store.remember(`pr:seen-${i}`, now);
 await store.durable();
 
-const run = (id: string): PendingRun => ({
+/** A pending run (io/stores/pendingRuns.ts: PendingRun). */
+const run = (id) => ({
   profile: "default",
   routeName: "pr",
   event: "pull_request",
@@ -26,7 +26,7 @@ const run = (id: string): PendingRun => ({
 });
 
 let next = 0;
-const writer = async (): Promise<never> => {
+const writer = async () => {
   for (;;) {
     const id = `d${next++}`;
     store.runAccepted(run(id), Date.now());
