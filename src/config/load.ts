@@ -23,6 +23,7 @@ import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
 import { noteShadowedRoutes } from "./sections/webhook.js";
 import { colonInValueHint, unquotedTemplateLine } from "./unquotedTemplate.js";
+import { misindentedKey } from "./yamlIndent.js";
 import { refuseUnknownTags, unresolvedAlias } from "./yamlLeadingChars.js";
 import { prepareConfigDocument } from "./yamlNodes.js";
 
@@ -271,7 +272,11 @@ function readYaml(file: string): { value: unknown; blank: boolean } {
   if (doc.errors.length > 0) {
     const first = doc.errors[0];
     const unclosed = first === undefined ? undefined : unclosedQuote(doc, first, lineCounter);
-    const cut = unclosed ?? (first === undefined ? undefined : unclosedFlow(doc, first, text, lineCounter));
+    const cut =
+      unclosed ??
+      (first === undefined
+        ? undefined
+        : (unclosedFlow(doc, first, text, lineCounter) ?? misindentedKey(first, text)));
     if (cut !== undefined)
       throw new SvcError("config_invalid", `${file}: line ${cut.line}: not valid YAML — ${cut.text}`);
     const where = first?.linePos?.[0] ? ` line ${first.linePos[0].line}` : "";
