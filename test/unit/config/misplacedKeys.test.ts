@@ -115,6 +115,14 @@ describe("a key written one level off is named with where it belongs (not just '
       "FILE: platforms.webhook.extra.routes.secret: expected a mapping, got a string (not shown: the key holds a secret) — secret is a route property, not a route: indent it under the route's name (platforms.webhook.extra.routes.<name>.secret)",
     );
     expect(secret).not.toContain("sec-KKK000");
+    // A mapping-valued property (deliver_extra, coalesce) reads as a route of that name with unknown keys.
+    expect(
+      refusal(
+        "platforms:\n  webhook:\n    routes:\n      gh:\n        deliver: log\n      deliver_extra:\n        chat_id: 5\n",
+      ),
+    ).toBe(
+      `FILE: platforms.webhook.routes.deliver_extra: unknown key "chat_id" — deliver_extra is a route property, not a route: indent it under the route's name (platforms.webhook.routes.<name>.deliver_extra)${SEE}`,
+    );
   });
 
   it("an extra inside extra is refused, not dropped with its keys (spec 2.1: extra is one level)", () => {
