@@ -180,6 +180,19 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("a quoted value with text after its closing quote says to quote the whole value (a ' inside doubled)", () => {
+    expect(refusal(webhook('    routes:\n      gh:\n        prompt: "Review" this PR\n'))).toBe(
+      `FILE: line 5: not valid YAML — Unexpected scalar at node end at line 5, column 26 — a value that starts with a " ends at the next ", so the text after it is not part of the value: write prompt: '"Review" this PR'`,
+    );
+    expect(refusal(webhook("    routes:\n      gh:\n        prompt: 'it's broken'  # note\n"))).toBe(
+      "FILE: line 5: not valid YAML — Unexpected scalar at node end at line 5, column 21 — a value that starts with a ' ends at the next ', so the text after it is not part of the value (inside 'single quotes' a ' is written twice: ''): write prompt: 'it''s broken'",
+    );
+    // A secret is not written back.
+    const secret = refusal(webhook('    routes:\n      gh:\n        secret: "sec-LLL111"tail\n'));
+    expect(secret).toContain("write secret: '<the value>' (not shown: the key holds a secret)");
+    expect(secret).not.toContain("LLL111");
+  });
+
   it("a key written twice (two routes of one name) is named, with what to do", () => {
     expect(refusal(webhook("    routes:\n      gh: {secret: x}\n      gh: {secret: y}\n"))).toBe(
       "FILE: line 5: not valid YAML — Map keys must be unique at line 5, column 7 — the key gh is written twice in the same mapping: keep one, or rename one of them (a YAML mapping holds each name once)",
