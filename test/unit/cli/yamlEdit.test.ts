@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEnvFile } from "../../../src/config/load.js";
 import { removeServer } from "../../../src/io/mcpServersEdit.js";
+import { existingServerNames } from "../../../src/io/oauth/installWriter.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../../../src/io/yamlEdit.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -36,6 +37,7 @@ describe("comment-preserving edits", () => {
       `${named} — fix it before running setup`,
     );
     expect(() => removeServer(file, "a")).toThrow(`${named} — fix it before running svc mcp remove`);
+    expect(() => existingServerNames(file)).toThrow(`${named} — fix it before installing a server`);
     expect(readFileSync(file, "utf8")).toBe(text);
   });
 
