@@ -23,7 +23,8 @@ let made: Logger | undefined;
  * only when `SVC_LOG_LEVEL` asks for them.
  */
 export function cliLogger(): Logger {
-  made ??= makeCliLogger(process.env.SVC_LOG_LEVEL);
+  // Blank counts as unset, as for the gateway (src/io/log.ts).
+  made ??= makeCliLogger(process.env.SVC_LOG_LEVEL?.trim() || undefined);
   return made;
 }
 

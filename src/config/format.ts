@@ -323,7 +323,11 @@ function unknownKeys(
     at !== undefined && meant.length === 0 && keys.length === 1
       ? elsewhere(at.path, keys[0] as string, at.input)
       : undefined;
+  // `deliver_extra:` written at the routes' indentation: a route named deliver_extra, whose keys are unknown.
+  const misplaced =
+    at !== undefined && routePropertyAsName(path, known) ? routePropertyHint(path) : undefined;
   const hint =
+    misplaced ??
     moved ??
     severalMoved(keys, meant, at) ??
     (meant.length === 0
@@ -544,6 +548,9 @@ export function formatIssue(
         : null;
     if (keyLine?.[1] !== undefined && (known?.(issue.path) ?? []).includes(keyLine[1]))
       message = `expected ${expected}, got a line with no ": " after its key ${keyLine[1]} (not shown) — write ${keyLine[1]}: <value>, a colon and a space after the key`;
+    // `routes:` then `  events: [push]` at the routes' own indentation: a route's key read as a route's name.
+    else if (routePropertyAsName(issue.path, known?.(issue.path) ?? []) && syntax === "yaml")
+      message += ` — ${routePropertyHint(issue.path)}`;
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     else if (
       issue.expected === "string" &&
@@ -684,6 +691,26 @@ export function formatJsonIssues(
   known?: KnownKeys,
 ): string {
   return issues.map((issue) => formatIssue(file, issue, known, false, "json")).join("\n");
+}
+
+/**
+ * `platforms.webhook.routes.<key>` (or under `extra.routes`) whose name is one of a route's own keys (`events`,
+ * `secret`, `prompt`): a route property written where route names go, and so not a mapping.
+ */
+function routePropertyAsName(path: readonly PropertyKey[], known: readonly string[]): boolean {
+  const name = path.at(-1);
+  const atRoute =
+    path[0] === "platforms" &&
+    path[1] === "webhook" &&
+    path.at(-2) === "routes" &&
+    path.length === (path[2] === "extra" ? 5 : 4);
+  return atRoute && typeof name === "string" && known.includes(name);
+}
+
+/** What to do with a route property written where route names go (`routePropertyAsName`). */
+function routePropertyHint(path: readonly PropertyKey[]): string {
+  const name = String(path.at(-1));
+  return `${name} is a route property, not a route: indent it under the route's name (${path.slice(0, -1).join(".")}.<name>.${name})`;
 }
 
 /**

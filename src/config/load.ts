@@ -22,7 +22,8 @@ import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
 import { noteShadowedRoutes } from "./sections/webhook.js";
-import { colonInValueHint, unquotedTemplateLine } from "./unquotedTemplate.js";
+import { colonInValueHint, textAfterQuoteHint, unquotedTemplateLine } from "./unquotedTemplate.js";
+import { misindentedKey } from "./yamlIndent.js";
 import { refuseUnknownTags, unresolvedAlias } from "./yamlLeadingChars.js";
 import { prepareConfigDocument } from "./yamlNodes.js";
 
@@ -262,24 +263,39 @@ export function secretScope(paths: SvcPaths, env: NodeJS.ProcessEnv = process.en
   return { secrets: readEnvFile(paths.env, env), env };
 }
 
+/**
+ * `<file>: line <n>: not valid YAML — <what to do>` for the first syntax error of config.yaml's `text`, or
+ * undefined when it has none. The gateway, `svc config check` and the commands that edit the file
+ * (`svc gateway setup`, `svc mcp add`) name a syntax error the same way. `doc` is `text` parsed with
+ * `lineCounter` (parsed here when not given).
+ */
+export function yamlSyntaxProblem(
+  file: string,
+  text: string,
+  parsed?: Document.Parsed,
+  counter?: LineCounter,
+): string | undefined {
+  const lineCounter = counter ?? new LineCounter();
+  const doc = parsed ?? parseDocument(text, { prettyErrors: true, lineCounter, merge: true });
+  const first = doc.errors[0];
+  if (first === undefined) return undefined;
+  const cut =
+    unclosedQuote(doc, first, lineCounter) ??
+    unclosedFlow(doc, first, text, lineCounter) ??
+    misindentedKey(first, text);
+  if (cut !== undefined) return `${file}: line ${cut.line}: not valid YAML — ${cut.text}`;
+  const where = first.linePos?.[0] ? ` line ${first.linePos[0].line}` : "";
+  return `${file}:${where}: not valid YAML — ${yamlProblem(first.message.split("\n")[0] ?? "", text.split(/\r?\n/)[(first.linePos?.[0]?.line ?? 0) - 1], first.linePos?.[0]?.col)}`;
+}
+
 /** config.yaml's value, and whether it held nothing at all (`blank`). */
 function readYaml(file: string): { value: unknown; blank: boolean } {
   const text = readUtf8(file);
   // Integers are read exactly: a Discord or Slack id written unquoted (19 digits) is past 2^53.
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true, lineCounter, merge: true });
-  if (doc.errors.length > 0) {
-    const first = doc.errors[0];
-    const unclosed = first === undefined ? undefined : unclosedQuote(doc, first, lineCounter);
-    const cut = unclosed ?? (first === undefined ? undefined : unclosedFlow(doc, first, text, lineCounter));
-    if (cut !== undefined)
-      throw new SvcError("config_invalid", `${file}: line ${cut.line}: not valid YAML — ${cut.text}`);
-    const where = first?.linePos?.[0] ? ` line ${first.linePos[0].line}` : "";
-    throw new SvcError(
-      "config_invalid",
-      `${file}:${where}: not valid YAML — ${yamlProblem(first?.message.split("\n")[0] ?? "", text.split(/\r?\n/)[(first?.linePos?.[0]?.line ?? 0) - 1], first?.linePos?.[0]?.col)}`,
-    );
-  }
+  const syntax = yamlSyntaxProblem(file, text, doc, lineCounter);
+  if (syntax !== undefined) throw new SvcError("config_invalid", syntax);
   refuseUnknownTags(doc, text, file);
   prepareConfigDocument(doc, text, file, lineCounter);
   let value: unknown;
@@ -389,7 +405,7 @@ function yamlProblem(message: string, line = "", column = 1): string {
   if (/^Invalid escape sequence/.test(text))
     return `${text} — in "double quotes" a backslash starts a YAML escape: write a regex or path in 'single quotes' ('^\\d+$'), unquoted, or with the backslash doubled ("^\\\\d+$")`;
   // `prompt: {pull_request.title} was opened`: a value starting with { is a flow mapping to YAML.
-  return `${text}${unquotedTemplateLine(text, line) ?? colonInValueHint(text, line) ?? ""}`;
+  return `${text}${unquotedTemplateLine(text, line) ?? colonInValueHint(text, line) ?? textAfterQuoteHint(text, line) ?? ""}`;
 }
 
 /** YAML integers as numbers, except those a number cannot hold exactly: they stay their digits (text). */

@@ -201,6 +201,26 @@ export function colonInValueHint(message: string, line: string): string | undefi
   return ` — a ": " inside a value starts another key in YAML: put the value in quotes: ${key}: ${quotedBackValue(key, value.trim())}`;
 }
 
+/** `  prompt: "Review" this PR`: key, and a value that starts with a quote (a `# comment` after a space cut). */
+const QUOTED_VALUE = /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+((["'])[^\n]*?)(?:[ \t]+#(?:[ \t].*)?)?$/;
+
+/**
+ * `prompt: "Review" this PR` or `prompt: 'it's broken'`: a quoted value ends at its closing quote, and YAML
+ * refuses the text after it ("Unexpected scalar at node end"). The hint, with the value written back in
+ * single quotes (a `'` inside doubled), or undefined.
+ */
+export function textAfterQuoteHint(message: string, line: string): string | undefined {
+  if (!/^Unexpected scalar at node end/.test(message)) return undefined;
+  const match = QUOTED_VALUE.exec(line);
+  if (match === null) return undefined;
+  const [, key, written, quote] = match as unknown as [string, string, string, string];
+  const value = written.trim();
+  // `'it's broken'` meant as one quoted value; `"Review" this PR` as text that starts with a quoted word.
+  const meant = value.length > 1 && value.endsWith(quote) ? value.slice(1, -1) : value;
+  const inside = quote === "'" ? " (inside 'single quotes' a ' is written twice: '')" : "";
+  return ` — a value that starts with a ${quote} ends at the next ${quote}, so the text after it is not part of the value${inside}: write ${key}: ${quotedBackValue(key, meant)}`;
+}
+
 /** A line's `key: value` (a `# comment` cut), for the tag and alias refusals below. */
 const KEY_VALUE = /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+([^\s][^\n]*?)(?:[ \t]+#(?:[ \t].*)?)?$/;
 

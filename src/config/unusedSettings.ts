@@ -1,3 +1,4 @@
+import { executableProblem } from "../io/executable.js";
 import type { Config } from "./schema.js";
 import { DEFAULT_BASE_URLS, modelBaseUrl } from "./sections/agent.js";
 import { CLIENT_SET_HEADERS, type McpServerEntry } from "./sections/mcp.js";
@@ -13,6 +14,19 @@ const AGENT_KEYS_USED: Record<string, readonly string[]> = {
   anthropic: ["model", "base_url", "api_key", "system_prompt"],
 };
 const AGENT_OPTIONAL_KEYS = ["command", "model", "base_url", "api_key", "system_prompt"] as const;
+
+/**
+ * `agent.command` naming a program that is not there (`my-agnet`, a path to a file not installed yet): the
+ * gateway starts, and every run fails with `spawn ... ENOENT`. Named at start, on reload and by `svc config
+ * check`; a `${VAR}` in it that nothing sets is named by unsetPlatformVariables.ts instead.
+ */
+function agentCommandWarning(config: Config, file: string): string | undefined {
+  const program = config.agent.provider === "command" ? config.agent.command?.[0] : undefined;
+  if (program === undefined || program.includes("${")) return undefined;
+  const problem = executableProblem(program);
+  if (problem === undefined) return undefined;
+  return `[agent] ${file}: agent.command: ${problem} — every agent run fails to start until it can be: write the absolute path of an executable file, or the name of one on the gateway's PATH`;
+}
 
 /**
  * Settings written out that the rest of the configuration leaves unused: `agent.command` under the echo
@@ -34,6 +48,8 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
       `[agent] ${file}: agent.provider is ${agent.provider}, which does not use ${keys} — ${fix}, or remove ${unused.length === 1 ? "it" : "them"}`,
     );
   }
+  const unstartable = agentCommandWarning(config, file);
+  if (unstartable !== undefined) warnings.push(unstartable);
   const keyless = missingKeyWarning(config, file);
   if (keyless !== undefined) warnings.push(keyless);
   const unversioned = unversionedBaseUrlWarning(config, file) ?? endpointBaseUrlWarning(config, file);

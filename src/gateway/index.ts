@@ -39,7 +39,11 @@ import { runDepth, timedRun } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
 import { runStopSteps, type StopStep } from "./stopOrder.js";
 import type { Gateway, GatewayOptions } from "./types.js";
-import { allInterfacesWarning, unservedSubscriptionsWarning } from "./webhookStartupWarnings.js";
+import {
+  allInterfacesWarning,
+  unservedRoutesWarning,
+  unservedSubscriptionsWarning,
+} from "./webhookStartupWarnings.js";
 
 export { describeRoutes } from "./config.js";
 export { SEEN_CACHE_MAX_ENTRIES } from "./idempotency.js";
@@ -329,6 +333,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       howToEnable,
     );
     if (unserved !== undefined) logger.warn(unserved);
+    const unservedRoutes = unservedRoutesWarning(
+      Object.keys(config.platforms.webhook.routes),
+      paths.config,
+      webhookOffReason(loaded),
+      howToEnable,
+    );
+    if (unservedRoutes !== undefined) logger.warn(unservedRoutes);
   }
   redis?.start();
   if (redis !== undefined)

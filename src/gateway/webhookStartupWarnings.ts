@@ -31,7 +31,27 @@ export function unservedSubscriptionsWarning(
   offReason: string,
   howToEnable: string,
 ): string | undefined {
+  return unservedWarning("enabled subscription(s)", names, file, offReason, howToEnable);
+}
+
+/** config.yaml's own routes, which an adapter turned off leaves unserved (404 to nobody: nothing listens). */
+export function unservedRoutesWarning(
+  names: readonly string[],
+  file: string,
+  offReason: string,
+  howToEnable: string,
+): string | undefined {
+  return unservedWarning("route(s)", names, file, offReason, howToEnable);
+}
+
+function unservedWarning(
+  what: string,
+  names: readonly string[],
+  file: string,
+  offReason: string,
+  howToEnable: string,
+): string | undefined {
   if (names.length === 0) return undefined;
   const shown = names.length > 10 ? `${names.slice(0, 10).join(", ")}, …` : names.join(", ");
-  return `[webhook] ${names.length} enabled subscription(s) in ${file} (${shown}) are not served: the webhook adapter is off (${offReason}). ${howToEnable}`;
+  return `[webhook] ${names.length} ${what} in ${file} (${shown}) are not served: the webhook adapter is off (${offReason}). ${howToEnable}`;
 }

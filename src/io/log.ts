@@ -230,21 +230,30 @@ function reportOnce(sink: string): (err: unknown) => void {
 
 const LEVELS: readonly string[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
+/**
+ * A level as pino names it: `SVC_LOG_LEVEL=DEBUG` or ` debug ` is `debug` (a variable's case and spaces are
+ * easily written otherwise); empty or blank counts as unset, as for the WEBHOOK_* variables.
+ */
+function levelName(level: string | undefined): string | undefined {
+  const name = level?.trim().toLowerCase();
+  return name === "" ? undefined : name;
+}
+
 /** Why `SVC_LOG_LEVEL` in `env` stops the gateway's start (a level pino does not know), else undefined. */
 export function logLevelProblem(env: NodeJS.ProcessEnv): string | undefined {
-  const level = env.SVC_LOG_LEVEL;
+  const level = levelName(env.SVC_LOG_LEVEL);
   if (level === undefined || LEVELS.includes(level)) return undefined;
-  return `the environment variable SVC_LOG_LEVEL is "${level}" — use one of ${LEVELS.join(", ")}`;
+  return `the environment variable SVC_LOG_LEVEL is "${env.SVC_LOG_LEVEL}" — use one of ${LEVELS.join(", ")}`;
 }
 
 /** The level asked for, else `SVC_LOG_LEVEL`, else info; a level pino does not know is named with its source. */
 export function logLevel(asked: string | undefined): pino.Level {
   const env = process.env.SVC_LOG_LEVEL;
-  const level = asked ?? env ?? "info";
+  const level = levelName(asked ?? env) ?? "info";
   if (LEVELS.includes(level)) return level as pino.Level;
   const fromEnv = asked === undefined || asked === env;
-  const problem = fromEnv ? logLevelProblem({ SVC_LOG_LEVEL: level }) : undefined;
-  throw new SvcError("usage", problem ?? `the log level is "${level}" — use one of ${LEVELS.join(", ")}`);
+  const problem = fromEnv ? logLevelProblem({ SVC_LOG_LEVEL: asked ?? env }) : undefined;
+  throw new SvcError("usage", problem ?? `the log level is "${asked}" — use one of ${LEVELS.join(", ")}`);
 }
 
 export function createLogger(options: LogOptions = {}): Logger {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { type Document, isMap, isNode, isScalar, type Node, parseDocument, visit, type YAMLMap } from "yaml";
-import { EMBEDDED_DEFAULT } from "../config/load.js";
+import { EMBEDDED_DEFAULT, yamlSyntaxProblem } from "../config/load.js";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
 import { withFileLockSync } from "./stores/fileLock.js";
@@ -18,12 +18,13 @@ function load(configPath: string, doing: string) {
     return doc;
   }
   // Numbers left alone are written back as in the file (an unquoted id keeps every digit and its "+").
-  const doc = parseForEdit(readFileSync(configPath, "utf8"));
-  if (doc.errors.length > 0)
-    throw new SvcError(
-      "config_invalid",
-      `${configPath}: not valid YAML (${doc.errors[0]?.message.split("\n")[0]}) — fix it before running svc mcp ${doing}`,
-    );
+  const text = readFileSync(configPath, "utf8");
+  const doc = parseForEdit(text);
+  if (doc.errors.length > 0) {
+    // Named as the gateway names it (the line, what to do), not in the parser's words.
+    const problem = yamlSyntaxProblem(configPath, text) ?? `${configPath}: not valid YAML`;
+    throw new SvcError("config_invalid", `${problem} — fix it before running svc mcp ${doing}`);
+  }
   if (doc.contents === null) doc.contents = doc.createNode({}) as never;
   if (!isMap(doc.contents))
     throw new SvcError("config_invalid", `${configPath}: the top level must be a mapping of sections`);

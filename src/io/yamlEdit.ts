@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { type Document, isAlias, isMap, isScalar, parseDocument } from "yaml";
+import { yamlSyntaxProblem } from "../config/load.js";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
 import { withFileLockSync } from "./stores/fileLock.js";
@@ -25,10 +26,9 @@ function setYamlValuesLocked(
   // Numbers left alone are written back as in the file (an unquoted id keeps every digit and its "+").
   const doc = parseForEdit(text);
   if (doc.errors.length > 0) {
-    throw new SvcError(
-      "config_invalid",
-      `${file}: not valid YAML (${doc.errors[0]?.message.split("\n")[0]}) — fix it before running setup`,
-    );
+    // Named as the gateway names it (the line, what to do), not in the parser's words.
+    const problem = yamlSyntaxProblem(file, text) ?? `${file}: not valid YAML`;
+    throw new SvcError("config_invalid", `${problem} — fix it before running setup`);
   }
   if (doc.contents !== null && !isMap(doc.contents)) {
     throw new SvcError("config_invalid", `${file}: the top level must be a mapping of sections`);

@@ -3,7 +3,7 @@ import { type ReferringRoute, referenceWarnings } from "../../actors/routeRefere
 import { routeTable } from "../../actors/routes.js";
 import { addVariablesAdvice } from "../../config/interpolate.js";
 import type { LoadedConfig } from "../../config/load.js";
-import { loadConfig } from "../../config/load.js";
+import { howToEnableWebhook, loadConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import {
   profileEnvFileWarnings,
@@ -14,11 +14,12 @@ import { profileBindingProblem } from "../../config/profileWarnings.js";
 import { subscriptionSecretProblem } from "../../config/secretWarnings.js";
 import { routeKey } from "../../config/sections/webhook.js";
 import { unusedSettingWarnings } from "../../config/unusedSettings.js";
-import { nothingToRun } from "../../config/webhookEnabled.js";
+import { nothingToRun, webhookOffReason } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
 import { eventWarnings, idleKeys } from "../../gateway/idleRouteKeys.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
+import { unservedRoutesWarning } from "../../gateway/webhookStartupWarnings.js";
 import { homeProblem } from "../../io/homeWritable.js";
 import { logLevelProblem } from "../../io/log.js";
 import { renderEntry } from "../../io/mcp/render.js";
@@ -111,6 +112,16 @@ export async function checkConfig(
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
     ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
   ];
+  // As the gateway logs at start: config.yaml's routes, unserved while the adapter is off.
+  if (!loaded.config.platforms.webhook.enabled) {
+    const unserved = unservedRoutesWarning(
+      Object.keys(loaded.config.platforms.webhook.routes),
+      loaded.paths.config,
+      webhookOffReason(loaded),
+      howToEnableWebhook(loaded),
+    );
+    if (unserved !== undefined) warnings.push(...untagged([unserved]));
+  }
   if (problems.length === 0) {
     const routes = staticRouteWarnings(
       routeTable(loaded.config),

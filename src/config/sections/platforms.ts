@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { nearMiss } from "../nearMiss.js";
 import { timerSeconds } from "../timerSeconds.js";
-import { webhookSchema } from "./webhook.js";
+import { WEBHOOK_SETTINGS, webhookSchema } from "./webhook.js";
 
 /** Settings every delivery platform has. */
 const base = {
@@ -213,13 +213,18 @@ const platformsObject = z
         const known = ["webhook", ...PLATFORM_NAMES, ...Object.keys(PLATFORM_ALIASES)];
         // `webhooks:` or `Telegram:` is named with the platform meant, as an unknown key of any section is.
         const meant = nearMiss(key, known);
+        // `platforms:` then `  port: 8644` beside `webhook:`: a setting of the adapter one level too far out.
+        const setting = WEBHOOK_SETTINGS.includes(key)
+          ? `unknown platform — ${key} is a setting of platforms.webhook: indent it under webhook: (platforms.webhook.${key})`
+          : undefined;
         ctx.addIssue({
           code: "custom",
           path: [key],
           message:
-            meant === undefined
+            setting ??
+            (meant === undefined
               ? `unknown platform — use one of ${known.join(", ")}`
-              : `unknown platform — did you mean "${meant}"? (use one of ${known.join(", ")})`,
+              : `unknown platform — did you mean "${meant}"? (use one of ${known.join(", ")})`),
         });
         continue;
       }

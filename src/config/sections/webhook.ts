@@ -170,6 +170,9 @@ const adapterShape = {
   routes: z.record(routeName, routeSchema).default({}),
 };
 
+/** The settings of `platforms.webhook` (besides `extra`). */
+export const WEBHOOK_SETTINGS: readonly string[] = Object.keys(adapterShape);
+
 /** `platforms.webhook`: keys may sit directly or under `extra`; the `extra` value wins. */
 export const webhookSchema = z.preprocess(
   (raw, ctx) => {

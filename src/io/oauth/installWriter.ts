@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isMap, parseDocument } from "yaml";
-import { EMBEDDED_DEFAULT } from "../../config/load.js";
+import { EMBEDDED_DEFAULT, yamlSyntaxProblem } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
 import { serversMap } from "../mcpServersEdit.js";
 import { writeFileAtomic } from "../stores/atomicFile.js";
@@ -12,10 +12,9 @@ function load(configPath: string) {
   // Numbers left alone are written back as in the file (an unquoted id keeps every digit and its "+").
   const doc = parseForEdit(text);
   if (doc.errors.length > 0) {
-    throw new SvcError(
-      "config_invalid",
-      `${configPath}: not valid YAML — fix it before installing a server (${doc.errors[0]?.message.split("\n")[0]})`,
-    );
+    // Named as the gateway names it (the line, what to do), not in the parser's words.
+    const problem = yamlSyntaxProblem(configPath, text) ?? `${configPath}: not valid YAML`;
+    throw new SvcError("config_invalid", `${problem} — fix it before installing a server`);
   }
   return doc;
 }

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
+import { checkConfig } from "../../../src/cli/config/check.js";
 import { DEFAULT_KEY_PREFIX, redisKeys } from "../../../src/io/state/redis/keys.js";
 import { createRedisSubscriptionStore } from "../../../src/io/state/redis/subscriptions.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
@@ -42,6 +43,25 @@ describe("startup warnings about the webhook adapter", () => {
     );
     // The log and the CLI say the same thing about where the off came from.
     expect(warnings).toContainEqual(expect.stringContaining(`[webhook] Adapter disabled (${setting})`));
+  });
+
+  it("config.yaml routes with the adapter off: WARN naming them, at start and by svc config check alike", async () => {
+    gw = await startTestGateway({
+      config: {
+        platforms: { webhook: { enabled: false, routes: { deploys: { secret: "route-secret-MMM222" } } } },
+        mcp_servers: { empty: { command: process.execPath, args: [EMPTY_SERVER] } },
+      },
+    });
+    const config = `${gw.home.dir}/config.yaml`;
+    const said = `1 route(s) in ${config} (deploys) are not served: the webhook adapter is off (${config}: platforms.webhook.enabled is false).`;
+    const warnings = gw
+      .logs()
+      .filter((line) => line.level === WARN)
+      .map((line) => line.msg);
+    expect(warnings).toContainEqual(expect.stringContaining(`[webhook] ${said}`));
+    const report = await checkConfig({ home: gw.home.dir, env: {} });
+    expect(report.problems).toEqual([]);
+    expect(report.warnings).toContainEqual(expect.stringContaining(said));
   });
 
   it("with state.backend: redis, the unserved subscriptions are the ones kept in Redis", async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { checkConfig } from "../../../src/cli/config/check.js";
+import { logLevel } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let dir: TempHome;
@@ -22,5 +23,29 @@ describe("svc config check and SVC_LOG_LEVEL", () => {
     dir = tempHome();
     expect((await checkConfig({ home: dir.dir, env: { SVC_LOG_LEVEL: "debug" } })).problems).toEqual([]);
     expect((await checkConfig({ home: dir.dir, env: {} })).problems).toEqual([]);
+  });
+});
+
+describe("SVC_LOG_LEVEL written in capitals, with spaces, or blank", () => {
+  it("DEBUG or ' Warn ' is the level pino names debug or warn, for the check and the gateway alike", async () => {
+    dir = tempHome();
+    for (const written of ["DEBUG", " Warn ", "Trace"])
+      expect((await checkConfig({ home: dir.dir, env: { SVC_LOG_LEVEL: written } })).problems).toEqual([]);
+    expect(logLevel("DEBUG")).toBe("debug");
+    expect(logLevel(" Warn ")).toBe("warn");
+    expect(() => logLevel("VERBOSE")).toThrow('the log level is "VERBOSE"');
+  });
+
+  it("empty or blank counts as unset: the default level, not a refusal", async () => {
+    dir = tempHome();
+    expect((await checkConfig({ home: dir.dir, env: { SVC_LOG_LEVEL: " " } })).problems).toEqual([]);
+    const before = process.env.SVC_LOG_LEVEL;
+    process.env.SVC_LOG_LEVEL = "";
+    try {
+      expect(logLevel(undefined)).toBe("info");
+    } finally {
+      if (before === undefined) delete process.env.SVC_LOG_LEVEL;
+      else process.env.SVC_LOG_LEVEL = before;
+    }
   });
 });

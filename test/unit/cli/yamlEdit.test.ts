@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEnvFile } from "../../../src/config/load.js";
+import { removeServer } from "../../../src/io/mcpServersEdit.js";
+import { existingServerNames } from "../../../src/io/oauth/installWriter.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../../../src/io/yamlEdit.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -23,6 +25,20 @@ describe("comment-preserving edits", () => {
     expect(readFileSync(file, "utf8")).toBe(
       "# top\nagent:\n  provider: echo # why\nplatforms:\n  webhook:\n    extra:\n      port: 9000 # old\n      enabled: true\n",
     );
+  });
+
+  it("a YAML syntax error is named as the gateway names it (line, what to do), not in the parser's words; the file is kept", () => {
+    home = tempHome();
+    const text =
+      'platforms:\n  webhook:\n    enabled: false\n    port: "9000\nmcp_servers:\n  a: {command: x}\n';
+    const file = home.write("config.yaml", text);
+    const named = `${file}: line 4: not valid YAML — the " that opens a value at line 4, column 11 is never closed (the parser read on to the end of the file) — close it where the value ends`;
+    expect(() => setYamlValues(file, [[["platforms", "webhook", "enabled"], true]])).toThrow(
+      `${named} — fix it before running setup`,
+    );
+    expect(() => removeServer(file, "a")).toThrow(`${named} — fix it before running svc mcp remove`);
+    expect(() => existingServerNames(file)).toThrow(`${named} — fix it before installing a server`);
+    expect(readFileSync(file, "utf8")).toBe(text);
   });
 
   it("setYamlValues refuses to edit through a YAML alias (it would change the anchored mapping), naming it; the file is kept", () => {

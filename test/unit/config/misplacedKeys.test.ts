@@ -96,6 +96,35 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("an adapter setting written beside webhook: under platforms is named with where it goes, not as a platform", () => {
+    expect(refusal("platforms:\n  webhook:\n    enabled: true\n  port: 8644\n")).toBe(
+      "FILE: platforms.port: unknown platform — port is a setting of platforms.webhook: indent it under webhook: (platforms.webhook.port)",
+    );
+  });
+
+  it("a route property written where route names go is named as one, directly or under extra", () => {
+    expect(
+      refusal(
+        "platforms:\n  webhook:\n    routes:\n      gh:\n        secret: sec-JJJ999\n      events: [push]\n",
+      ),
+    ).toBe(
+      `FILE: platforms.webhook.routes.events: expected a mapping, got ["push"] — events is a route property, not a route: indent it under the route's name (platforms.webhook.routes.<name>.events)`,
+    );
+    const secret = refusal("platforms:\n  webhook:\n    extra:\n      routes:\n        secret: sec-KKK000\n");
+    expect(secret).toContain(
+      "FILE: platforms.webhook.extra.routes.secret: expected a mapping, got a string (not shown: the key holds a secret) — secret is a route property, not a route: indent it under the route's name (platforms.webhook.extra.routes.<name>.secret)",
+    );
+    expect(secret).not.toContain("sec-KKK000");
+    // A mapping-valued property (deliver_extra, coalesce) reads as a route of that name with unknown keys.
+    expect(
+      refusal(
+        "platforms:\n  webhook:\n    routes:\n      gh:\n        deliver: log\n      deliver_extra:\n        chat_id: 5\n",
+      ),
+    ).toBe(
+      `FILE: platforms.webhook.routes.deliver_extra: unknown key "chat_id" — deliver_extra is a route property, not a route: indent it under the route's name (platforms.webhook.routes.<name>.deliver_extra)${SEE}`,
+    );
+  });
+
   it("an extra inside extra is refused, not dropped with its keys (spec 2.1: extra is one level)", () => {
     expect(refusal("platforms:\n  webhook:\n    extra:\n      extra:\n        port: 1\n")).toBe(
       "FILE: platforms.webhook.extra.extra: extra inside extra is not read — move its keys up into platforms.webhook.extra",

@@ -1,8 +1,13 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configSchema } from "../../../src/config/schema.js";
 import { unusedSettingWarnings } from "../../../src/config/unusedSettings.js";
 
 const FILE = "/h/config.yaml";
+/** A program that is there: an agent.command naming one that is not is warned about (below). */
+const PROGRAM = process.execPath;
 const warningsFor = (raw: Record<string, unknown>) => unusedSettingWarnings(configSchema.parse(raw), FILE);
 
 describe("settings the rest of the configuration leaves unused are named, not dropped", () => {
@@ -13,7 +18,7 @@ describe("settings the rest of the configuration leaves unused are named, not dr
   });
 
   it("model settings under the command provider; command under a model provider", () => {
-    expect(warningsFor({ agent: { provider: "command", command: ["x"], api_key: "k" } })).toEqual([
+    expect(warningsFor({ agent: { provider: "command", command: [PROGRAM], api_key: "k" } })).toEqual([
       `[agent] ${FILE}: agent.provider is command, which does not use agent.api_key — set agent.provider: openai or anthropic to run a model, or remove it`,
     ]);
     expect(warningsFor({ agent: { provider: "openai", model: "m", command: ["x"] } })[0]).toContain(
@@ -128,7 +133,7 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     // A command agent is handed them in SVC_TOOLSETS: nothing to say.
     expect(
       warningsFor({
-        agent: { provider: "command", command: ["x"] },
+        agent: { provider: "command", command: [PROGRAM] },
         platforms: { webhook: { enabled: true, routes } },
       }),
     ).toEqual([]);
@@ -136,7 +141,7 @@ describe("settings the rest of the configuration leaves unused are named, not dr
 
   it("nothing for settings in use", () => {
     expect(warningsFor({})).toEqual([]);
-    expect(warningsFor({ agent: { provider: "command", command: ["x"] } })).toEqual([]);
+    expect(warningsFor({ agent: { provider: "command", command: [PROGRAM] } })).toEqual([]);
     expect(
       warningsFor({
         agent: {
@@ -209,6 +214,39 @@ describe("a command agent's ${VAR} that nothing sets is named", () => {
       `[agent] ${FILE}: agent.command[0]: $` +
         `{AGENT_BIN} is not set — set AGENT_BIN in /h/.env or the environment; until then its literal text is used (sent to the agent's process as written)`,
     ]);
+  });
+});
+
+describe("a command agent's program that cannot be started is named (every run would fail with ENOENT)", () => {
+  const command = (program: string) =>
+    warningsFor({ agent: { provider: "command", command: [program, "--quiet"] } });
+  const fix =
+    "every agent run fails to start until it can be: write the absolute path of an executable file, or the name of one on the gateway's PATH";
+
+  it("a name on no PATH directory, a path to nothing, a directory, a file without the x bit", () => {
+    expect(command("svc-agent-misspelt-qqq")).toEqual([
+      `[agent] ${FILE}: agent.command: "svc-agent-misspelt-qqq" was not found on PATH — ${fix}`,
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), "svc-agent-"));
+    try {
+      expect(command(join(dir, "nothere"))).toEqual([
+        `[agent] ${FILE}: agent.command: "${join(dir, "nothere")}" does not exist — ${fix}`,
+      ]);
+      expect(command(dir)[0]).toContain(`agent.command: "${dir}" is not a file`);
+      const plain = join(dir, "agent.sh");
+      writeFileSync(plain, "#!/bin/sh\n", { mode: 0o644 });
+      expect(command(plain)[0]).toContain(`agent.command: "${plain}" is not executable (chmod +x ${plain})`);
+      chmodSync(plain, 0o755);
+      expect(command(plain)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a program found on PATH, or a ${VAR} (named as unset, if it is), is not", () => {
+    expect(command("node")).toEqual([]);
+    expect(command(`$` + "{AGENT_BIN}")[0]).toContain("is not set");
+    expect(command(`$` + "{AGENT_BIN}")).toHaveLength(1);
   });
 });
 
@@ -297,7 +335,7 @@ describe("a credential written $NAME (a shell's variable form, which svc does no
           slack: { enabled: true, token: "xoxb-$abc" },
         },
         tools: { web_search: { backend: "brave", api_key: "$BRAVE_API_KEY" } },
-        agent: { provider: "command", command: ["my-agent", "$HOME"] },
+        agent: { provider: "command", command: [PROGRAM, "$HOME"] },
       }),
     ).toEqual([
       `[delivery] ${FILE}: platforms.telegram.token: ${bare}{NAME} (with braces), so this text itself is sent to telegram — write it as $` +

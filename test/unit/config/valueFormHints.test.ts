@@ -155,6 +155,44 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("a key indented past the key above it is named at its own line, with the column it belongs at", () => {
+    // The parser reports it at the line above ("Nested mappings are not allowed in compact mappings"),
+    // whose text is fine; the secret on that line is not quoted.
+    const message = refusal(
+      webhook("    routes:\n      gh:\n        secret: sec-HHH888\n          events: [push]\n"),
+    );
+    expect(message).toBe(
+      "FILE: line 6: not valid YAML — events is indented further than secret on line 5 above it, so YAML reads the line as more of secret's value — write events: at the column of secret: (column 9), or, if the line is part of the value, put the value in quotes",
+    );
+    // A ": " in the value on its own line keeps its own advice.
+    expect(refusal(webhook("    routes:\n      gh:\n        prompt: New PR: {x}\n"))).toContain(
+      "put the value in quotes: prompt: 'New PR: {x}'",
+    );
+  });
+
+  it("a key indented less than the keys above it, but past their parent, is named with their column", () => {
+    expect(refusal(webhook("    enabled: true\n   port: 8644\n"))).toBe(
+      "FILE: line 4: not valid YAML — port is indented less than enabled on line 3 above it, but more than the key that holds them — write port: at the column of enabled: (column 5), or at its parent's column if it belongs there",
+    );
+    // The mapping it broke off from, not a deeper one just above it.
+    expect(refusal(webhook("    routes:\n      gh:\n        secret: x\n   port: 1\n"))).toMatch(
+      /^FILE: line 6: not valid YAML — port is indented less than routes on line 3 above it, .* \(column 5\)/,
+    );
+  });
+
+  it("a quoted value with text after its closing quote says to quote the whole value (a ' inside doubled)", () => {
+    expect(refusal(webhook('    routes:\n      gh:\n        prompt: "Review" this PR\n'))).toBe(
+      `FILE: line 5: not valid YAML — Unexpected scalar at node end at line 5, column 26 — a value that starts with a " ends at the next ", so the text after it is not part of the value: write prompt: '"Review" this PR'`,
+    );
+    expect(refusal(webhook("    routes:\n      gh:\n        prompt: 'it's broken'  # note\n"))).toBe(
+      "FILE: line 5: not valid YAML — Unexpected scalar at node end at line 5, column 21 — a value that starts with a ' ends at the next ', so the text after it is not part of the value (inside 'single quotes' a ' is written twice: ''): write prompt: 'it''s broken'",
+    );
+    // A secret is not written back.
+    const secret = refusal(webhook('    routes:\n      gh:\n        secret: "sec-LLL111"tail\n'));
+    expect(secret).toContain("write secret: '<the value>' (not shown: the key holds a secret)");
+    expect(secret).not.toContain("LLL111");
+  });
+
   it("a key written twice (two routes of one name) is named, with what to do", () => {
     expect(refusal(webhook("    routes:\n      gh: {secret: x}\n      gh: {secret: y}\n"))).toBe(
       "FILE: line 5: not valid YAML — Map keys must be unique at line 5, column 7 — the key gh is written twice in the same mapping: keep one, or rename one of them (a YAML mapping holds each name once)",

@@ -1,0 +1,59 @@
+import type { YAMLError } from "yaml";
+
+/**
+ * A key indented off its mapping's column, which the parser reports in words that name neither the key nor
+ * the column it belongs at (and, for a key indented too far, at the line above it, whose text is fine). The
+ * problem named at the key's own line, or undefined. Only keys are quoted: a value may be a secret.
+ */
+
+/** A line's indentation and its key (`  - name:` too), when it is `key:` with or without a value. */
+const KEY_LINE = /^( *)(?:-[ \t]+)?([A-Za-z0-9_.-]+|"[^"\n]*"|'[^'\n]*')[ \t]*:(?:[ \t]|$)/;
+
+/** `key: value` with a value on the line (not a mapping's or list's key alone), and no `: ` in that value. */
+const SCALAR_LINE = /^( *)(?:-[ \t]+)?([A-Za-z0-9_.-]+|"[^"\n]*"|'[^'\n]*'):[ \t]+([^\s#][^\n]*)$/;
+
+const isContent = (line: string) => line.trim() !== "" && !line.trim().startsWith("#");
+
+export function misindentedKey(error: YAMLError, text: string): { line: number; text: string } | undefined {
+  const at = error.linePos?.[0]?.line;
+  if (at === undefined) return undefined;
+  const lines = text.split(/\r?\n/);
+  // `secret: abc` followed by `  events: [push]` indented past `secret`: YAML reads the next line as more of
+  // the value `abc`, and a `: ` there as a mapping it cannot nest ("Nested mappings are not allowed in
+  // compact mappings"), reported at the `secret` line.
+  if (/^Nested mappings are not allowed in compact mappings/.test(error.message)) {
+    const holder = SCALAR_LINE.exec(lines[at - 1] ?? "");
+    if (holder === null || /:[ \t]/.test((holder[3] as string).replace(/[ \t]+#.*$/, ""))) return undefined;
+    const next = lines.findIndex((line, i) => i >= at && isContent(line));
+    const key = next === -1 ? null : KEY_LINE.exec(lines[next] as string);
+    if (key === null || (key[1] as string).length <= (holder[1] as string).length) return undefined;
+    const column = (lines[at - 1] as string).indexOf(holder[2] as string) + 1;
+    return {
+      line: next + 1,
+      text: `${key[2]} is indented further than ${holder[2]} on line ${at} above it, so YAML reads the line as more of ${holder[2]}'s value — write ${key[2]}: at the column of ${holder[2]}: (column ${column}), or, if the line is part of the value, put the value in quotes`,
+    };
+  }
+  // `    enabled: true` followed by `   port: 8644`: between the mapping's column and its parent's.
+  if (/^All mapping items must start at the same column/.test(error.message)) {
+    const key = KEY_LINE.exec(lines[at - 1] ?? "");
+    if (key === null) return undefined;
+    const indent = (key[1] as string).length;
+    // The mapping it broke off from: the least indented key between it and its parent (the nearest of them).
+    let sibling: { line: number; key: string; indent: number } | undefined;
+    for (let i = at - 2; i >= 0; i--) {
+      const above = KEY_LINE.exec(lines[i] as string);
+      if (above === null || !isContent(lines[i] as string)) continue;
+      const depth = (above[1] as string).length;
+      if (depth <= indent) break;
+      if (sibling === undefined || depth < sibling.indent)
+        sibling = { line: i + 1, key: above[2] as string, indent: depth };
+    }
+    if (sibling === undefined) return undefined;
+    const column = (lines[sibling.line - 1] as string).indexOf(sibling.key) + 1;
+    return {
+      line: at,
+      text: `${key[2]} is indented less than ${sibling.key} on line ${sibling.line} above it, but more than the key that holds them — write ${key[2]}: at the column of ${sibling.key}: (column ${column}), or at its parent's column if it belongs there`,
+    };
+  }
+  return undefined;
+}
