@@ -1,10 +1,17 @@
-import addressparser from "nodemailer/lib/addressparser";
+import { createRequire } from "node:module";
+
+type AddressParser = typeof import("nodemailer/lib/addressparser")["default"];
+
+// Required at the first check, not imported: a start with no email recipient to check loads no nodemailer.
+let addressparser: AddressParser | undefined;
+const parser = (): AddressParser =>
+  (addressparser ??= createRequire(import.meta.url)("nodemailer/lib/addressparser") as AddressParser);
 
 /**
  * Whether `text` names more than one recipient: `a@x, b@y`, `a@x; b@y` or a group `list: b@y, c@y;` (a
  * display name with a comma in quotes, `"Doe, Jane" <jane@x>`, is one).
  */
 export function namesSeveralRecipients(text: string): boolean {
-  const named = addressparser(text);
+  const named = parser()(text);
   return named.length > 1 || named.some((entry) => "group" in entry);
 }
