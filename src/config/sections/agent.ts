@@ -149,7 +149,14 @@ export const agentSchema = z
       ctx.addIssue({ code: "custom", path: [key], message: problem });
       return true;
     };
-    checkLeft("model", agent.model);
+    // `${MODEL}` with `MODEL=` set to spaces, or a value of spaces: every run would ask for a model named blank.
+    if (agent.model !== undefined && agent.model.trim() === "" && MODEL_PROVIDERS.has(agent.provider))
+      ctx.addIssue({
+        code: "custom",
+        path: ["model"],
+        message: "blank — write the model's name (for example model: gpt-4.1-mini)",
+      });
+    else checkLeft("model", agent.model);
     if (agent.base_url !== undefined && !checkLeft("base_url", agent.base_url)) {
       const problem = baseUrlProblem(agent.base_url);
       if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });

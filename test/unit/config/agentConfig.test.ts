@@ -181,6 +181,18 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(load('  provider: echo\n  api_key: "sk-\u2026"\n').config.agent.provider).toBe("echo");
   });
 
+  it("refuses a blank model (spaces, or a variable set to spaces): every run would ask for a model with no name", () => {
+    expect(problem('  provider: openai\n  model: "   "\n')).toMatch(
+      /config\.yaml: agent\.model: blank — write the model's name/,
+    );
+    expect(
+      problem("  provider: anthropic\n  model: $" + "{MODEL_NAME_VAR}\n", { MODEL_NAME_VAR: "  " }),
+    ).toMatch(/agent\.model: blank — write the model's name/);
+    expect(load('  provider: command\n  command: [cat]\n  model: "  "\n').config.agent.provider).toBe(
+      "command",
+    );
+  });
+
   it("names an unset variable in api_key without printing any key", () => {
     const message = problem("  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
     expect(message).toBe(
