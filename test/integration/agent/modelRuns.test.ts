@@ -3,11 +3,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
-import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
+import { startFakeTelegram } from "../../fakes/telegram.js";
 import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordingServer.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postSignedIssue } from "../../helpers/http.js";
 import { journalLines } from "../../helpers/runJournal.js";
+import { telegramMessages } from "../../helpers/telegramMessages.js";
 
 /**
  * `agent.provider: openai` end to end (docs/agent.md): a signed webhook starts a run, the scripted model
@@ -45,17 +46,7 @@ function signedPost(route: string, body: unknown, id: string) {
   return postSignedIssue(gw.url(`/webhooks/${route}`), SECRET, body, id);
 }
 
-/** Waits until the chat received `count` messages in all and returns them. */
-async function chatMessages(count: number): Promise<string[]> {
-  return vi.waitFor(
-    () => {
-      const texts = sentTexts(telegram);
-      if (texts.length < count) throw new Error(`${texts.length} of ${count} messages`);
-      return texts;
-    },
-    { timeout: 10_000, interval: 20 },
-  );
-}
+const chatMessages = (count: number) => telegramMessages(telegram, count);
 
 type ChatRequest = {
   messages: Array<{ role: string; content: unknown; tool_calls?: unknown }>;

@@ -12,6 +12,7 @@ import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordi
 import { gatewayPerTest, startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
 import { tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
+import { telegramMessages } from "../../helpers/telegramMessages.js";
 
 /** The Anthropic path, an endpoint that is down, and a shutdown during a run (docs/agent.md, "Faults"). */
 
@@ -30,16 +31,7 @@ afterAll(async () => {
 const chatTarget = { deliver: "telegram", deliver_extra: { chat_id: "-5" } };
 const telegramPlatform = () => ({ telegram: { enabled: true, token: "1:tg", base_url: telegram.url } });
 
-async function chatMessages(count: number): Promise<string[]> {
-  return vi.waitFor(
-    () => {
-      const texts = sentTexts(telegram);
-      if (texts.length < count) throw new Error(`${texts.length} of ${count} messages`);
-      return texts;
-    },
-    { timeout: 10_000, interval: 20 },
-  );
-}
+const chatMessages = (count: number) => telegramMessages(telegram, count);
 
 /** A loopback port with nothing listening on it. */
 async function closedPort(): Promise<number> {

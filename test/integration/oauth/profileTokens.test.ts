@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
-import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
+import { startFakeTelegram } from "../../fakes/telegram.js";
 import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordingServer.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postSignedIssue } from "../../helpers/http.js";
+import { telegramMessages } from "../../helpers/telegramMessages.js";
 
 /**
  * Spec 5.3: "Under a multiplexed gateway each profile has its own token and its own connection." A run
@@ -76,16 +77,7 @@ afterAll(async () => {
   await Promise.all([model?.close(), telegram?.close(), notes?.close()]);
 });
 
-async function chatMessages(count: number): Promise<string[]> {
-  return vi.waitFor(
-    () => {
-      const texts = sentTexts(telegram);
-      if (texts.length < count) throw new Error(`${texts.length} of ${count} messages`);
-      return texts;
-    },
-    { timeout: 10_000, interval: 20 },
-  );
-}
+const chatMessages = (count: number) => telegramMessages(telegram, count);
 
 describe("auth: oauth under a gateway serving two profiles", () => {
   it("each profile's runs call the server with that profile's own saved token", async () => {
