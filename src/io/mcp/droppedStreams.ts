@@ -144,13 +144,16 @@ const encode = (text: string) => new TextEncoder().encode(text);
  * once and the caller can tell "the outcome is unknown" from "the server said no". An answer in the stream
  * that is not valid JSON-RPC (which the SDK's transport skips) is followed, at the stream's end, by an error
  * answer saying what is wrong with it (`unreadableAnswer`), so its call fails then too.
+ * A GET's stream (the server's own requests and notifications, or a POST's stream resumed) has no request of
+ * its own to answer: it is only split where an event holds a batch (`SseWatch`), like a POST's.
  */
 export function answerDroppedStreams(base: FetchLike): FetchLike {
   return async (url, init) => {
     const response = await base(url, init);
     const ids = init?.method === "POST" ? requestIds(init.body) : [];
     const type = response.headers.get("content-type") ?? "";
-    if (ids.length === 0 || !response.ok || response.body === null || !type.includes("text/event-stream"))
+    const watched = ids.length > 0 || init?.method === "GET";
+    if (!watched || !response.ok || response.body === null || !type.includes("text/event-stream"))
       return response;
     const watch = new SseWatch(new Set(ids));
     const reader = response.body.getReader();

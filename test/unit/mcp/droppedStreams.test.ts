@@ -89,3 +89,22 @@ describe("answerDroppedStreams: an event holding a JSON-RPC batch", () => {
     expect(text).toBe(`event: message\ndata: ${JSON.stringify(answer)}\n\n`);
   });
 });
+
+describe("answerDroppedStreams: the standalone GET stream (the server's own requests and notifications)", () => {
+  it("is split where an event holds a batch, the event id on its last message, all else as it came, nothing added", async () => {
+    const changed = { jsonrpc: "2.0", method: "notifications/tools/list_changed" };
+    const ping = { jsonrpc: "2.0", id: "server-ping-41", method: "ping" };
+    const single = `id: ev-get-1\r\nevent: message\r\ndata: ${JSON.stringify(ping)}\r\n\r\n`;
+    const fetch = answerDroppedStreams(
+      async () =>
+        new Response(`${single}id: ev-get-2\ndata: ${JSON.stringify([changed, ping])}\n\n: open\n`, {
+          status: 200,
+          headers: { "content-type": "text/event-stream" },
+        }),
+    );
+    const text = await (await fetch("http://127.0.0.1/mcp", { method: "GET" })).text();
+    expect(text).toBe(
+      `${single}event: message\ndata: ${JSON.stringify(changed)}\n\nevent: message\nid: ev-get-2\ndata: ${JSON.stringify(ping)}\n\n: open\n`,
+    );
+  });
+});
