@@ -12,6 +12,7 @@ import { secretCharacterWarnings } from "../config/secretWarnings.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { cronStore } from "../io/stores/cronStore.js";
+import { canonicalTarget } from "../io/targets/names.js";
 import { idleRouteKeyWarnings, subscriptionWarnings } from "./idleRouteKeys.js";
 
 /**
@@ -140,4 +141,21 @@ export function staticRouteWarnings(
       cronStore: (name) => ({ store: cronStore(profile(name).cronJobs), path: profile(name).cronJobs }),
     }),
   };
+}
+
+/**
+ * The `log` target writes each reply as an INFO line: under a log level above INFO (`SVC_LOG_LEVEL=warn`)
+ * the replies of the routes that deliver there would be written nowhere, without a word.
+ */
+export function hiddenLogDeliveriesWarning(
+  table: RouteTable,
+  level: string,
+  file: string,
+): string | undefined {
+  const names = [...table.staticRoutes.values()]
+    .filter(({ route }) => route.cron_job === undefined && canonicalTarget(route.deliver) === "log")
+    .map(({ name }) => name);
+  if (names.length === 0) return undefined;
+  const shown = names.length > 10 ? `${names.slice(0, 10).join(", ")}, …` : names.join(", ");
+  return `[webhook] ${names.length} route(s) in ${file} (${shown}) deliver to log, which writes each reply at INFO, but the log level is ${level}: their replies are written nowhere — set SVC_LOG_LEVEL=info, or give them another deliver target`;
 }

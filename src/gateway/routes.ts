@@ -10,7 +10,7 @@ import type { GatewaySystem } from "../actors/system.js";
 import type { SvcPaths } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../io/log.js";
-import { staticRouteWarnings } from "./routeWarnings.js";
+import { hiddenLogDeliveriesWarning, staticRouteWarnings } from "./routeWarnings.js";
 
 export interface RoutesDeps {
   readonly config: Config;
@@ -35,6 +35,10 @@ export function createRoutes(deps: RoutesDeps): Routes {
   const warnAbout = (table: RouteTable, config: Config) => {
     const warnings = staticRouteWarnings(table, paths, Object.keys(config.mcp_servers));
     for (const warning of warnings.now) logger.warn(warning);
+    if (!logger.isLevelEnabled("info")) {
+      const hidden = hiddenLogDeliveriesWarning(table, logger.level, paths.config);
+      if (hidden !== undefined) logger.warn(hidden);
+    }
     void warnings.references.then((later) => {
       // Tagged as the `now` warnings are (`svc config check` prints the same lines untagged).
       for (const warning of later) logger.warn(`[webhook] ${warning}`);

@@ -82,6 +82,8 @@ export interface TestGatewayOptions {
   readonly inspect?: GatewayOptions["inspect"];
   /** Overrides `state.backend` (e.g. `memoryStateStore()`). */
   readonly stateStore?: GatewayOptions["stateStore"];
+  /** The log's level (`SVC_LOG_LEVEL`); debug by default, so tests see every line. */
+  readonly logLevel?: string;
 }
 
 export interface TestGateway {
@@ -163,7 +165,12 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   }
   const clock = options.clock ?? fakeClock(Date.now());
   const logFile = join(home.dir, "logs", "gateway.log");
-  const logger = createLogger({ file: logFile, fileFormat: "json", stdout: false, level: "debug" });
+  const logger = createLogger({
+    file: logFile,
+    fileFormat: "json",
+    stdout: false,
+    level: options.logLevel ?? "debug",
+  });
   let gateway: Gateway;
   try {
     gateway = await startGateway({

@@ -18,6 +18,26 @@ afterEach(async () => {
   gw = undefined;
 });
 
+describe("startup warnings about the log level", () => {
+  it("a log level above INFO names the routes whose replies the log target would write nowhere", async () => {
+    const routes = {
+      replies: { secret: "route-secret-LLL111" },
+      fired: { secret: "route-secret-LLL222", cron_job: "nightly" },
+    };
+    gw = await startTestGateway({ config: webhookConfig(routes), logLevel: "warn" });
+    const warnings = gw
+      .logs()
+      .filter((line) => line.level === WARN)
+      .map((line) => line.msg);
+    expect(warnings).toContainEqual(
+      `[webhook] 1 route(s) in ${gw.home.dir}/config.yaml (replies) deliver to log, which writes each reply at INFO, but the log level is warn: their replies are written nowhere — set SVC_LOG_LEVEL=info, or give them another deliver target`,
+    );
+    await gw.stop();
+    gw = await startTestGateway({ config: webhookConfig(routes), logLevel: "info" });
+    expect(gw.logs().some((line) => line.msg.includes("their replies are written nowhere"))).toBe(false);
+  });
+});
+
 describe("startup warnings about the webhook adapter", () => {
   it("subscriptions exist but a config.yaml holding only mcp_servers turned the adapter off: WARN with the count and how to enable", async () => {
     gw = await startTestGateway({
