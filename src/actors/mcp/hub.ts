@@ -78,6 +78,20 @@ function connectWait(server: string, tool: string, signal: AbortSignal | undefin
   };
 }
 
+/**
+ * A tool of the listing it was registered from (the schema cache, an earlier process) that the server,
+ * connected for the call, no longer lists (removed in an update): not sent to the server.
+ */
+function noLongerOffered(rt: Runtime, tool: RegisteredTool): SvcError {
+  const invalid = rt.toolset.invalid?.find((i) => i.tool === tool.original);
+  return new SvcError(
+    "mcp_call",
+    invalid === undefined
+      ? `mcp_servers.${rt.name} no longer offers "${tool.original}" (the server, connected for this call, does not list it: its tools changed since the listing it was registered from); the tool was not run`
+      : `mcp_servers.${invalid.report}`,
+  );
+}
+
 /** Owns one `mcpConnection` actor per configured server and the merged tool registry. */
 export class McpHub {
   private readonly runtimes = new Map<string, Runtime>();
@@ -189,16 +203,19 @@ export class McpHub {
     return rt.queue.run(async () => {
       // Its turn came after a reload replaced the server (or a stop ended it): the call was never sent, so
       // it goes to the server's new connection, if there is one.
-      if (connectionState(rt.actor.getSnapshot()) === "stopped")
-        return this.afterStop(rt, server, toolName, args, signal);
+      const state = connectionState(rt.actor.getSnapshot());
+      if (state === "stopped") return this.afterStop(rt, server, toolName, args, signal);
       rt.actor.send({ type: "CALL_START" });
       try {
         let session: McpSession | undefined;
-        let tool = findTool(rt, toolName);
-        if (tool === undefined) {
+        // A server not connected when the call comes (lazy, recycled, reconnecting) has its tools from an
+        // earlier listing (the schema cache, its last process): it is connected first, so the live
+        // listing decides whether the tool is still there and whether the call needs approval.
+        const registered = findTool(rt, toolName);
+        if (registered === undefined || state !== "connected")
           session = await ensureConnected(rt, connectWait(server, toolName, signal));
-          tool = findTool(rt, toolName);
-        }
+        let tool = findTool(rt, toolName);
+        if (tool === undefined && registered !== undefined) throw noLongerOffered(rt, registered);
         const invalid = rt.toolset.invalid?.find((i) => i.tool === toolName);
         if (tool === undefined && invalid !== undefined)
           throw new SvcError("mcp_call", `mcp_servers.${invalid.report}`);
@@ -231,19 +248,10 @@ export class McpHub {
         // meanwhile (a crashed process, a dropped stream) is replaced by the live one; the call was never sent.
         if (session !== undefined && (session.isClosing || session.lostUnexpectedly)) session = undefined;
         session ??= await ensureConnected(rt, connectWait(server, toolName, signal));
-        // A lazy or recycled server's tool was judged by the listing it was registered from (the schema
-        // cache, an earlier process): the live listing's hint decides, so a tool no longer read-only asks.
-        // A tool that listing had and the live one lacks (removed in an update) is not sent to the server.
+        // Reconnected while the approval waited: the new listing decides again, so a tool no longer
+        // read-only asks, and one the server no longer lists is not sent.
         const live = findTool(rt, toolName);
-        if (live === undefined) {
-          const invalidNow = rt.toolset.invalid?.find((i) => i.tool === tool?.original);
-          throw new SvcError(
-            "mcp_call",
-            invalidNow === undefined
-              ? `mcp_servers.${server} no longer offers "${tool.original}" (the server, connected for this call, does not list it: its tools changed since the listing it was registered from); the tool was not run`
-              : `mcp_servers.${invalidNow.report}`,
-          );
-        }
+        if (live === undefined) throw noLongerOffered(rt, tool);
         if (tool.readOnly && !live.readOnly)
           await approveCall(rt, this.options.approvals, live, args, trust, signal);
         tool = live;
