@@ -91,8 +91,25 @@ const oneLine = (reply: string, secrets: readonly (string | undefined)[]) =>
 const temporary = (refused: RefusedRecipient) =>
   refused.responseCode !== undefined && refused.responseCode >= 400 && refused.responseCode < 500;
 
+/**
+ * The password as it may come back in a server's reply: as written, and as the base64 nodemailer sends
+ * it in (`AUTH PLAIN <base64 of NUL user NUL password>`, or the password alone after `AUTH LOGIN`). A
+ * server refusing the login may quote the command it refused (`535 5.7.8 ... AUTH PLAIN AHN2YwBTTVRQ...`),
+ * and that base64 decodes to the password.
+ */
+export function smtpCredentialForms(settings: PlatformConfig<"email">): string[] {
+  const { user, password } = settings;
+  if (password === undefined || password === "") return [];
+  const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+  return [
+    ...(user === undefined ? [] : [base64(`\u0000${user}\u0000${password}`)]),
+    base64(password),
+    password,
+  ];
+}
+
 export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps): DeliveryTarget {
-  const secrets = [settings.password];
+  const secrets = smtpCredentialForms(settings);
   // nodemailer is loaded when the target first checks or sends, not at every gateway start.
   let transporter: Promise<Transporter> | undefined;
   const transport = (): Promise<Transporter> =>

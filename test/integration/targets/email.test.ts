@@ -1,4 +1,4 @@
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer, type Server } from "node:net";
 import { networkInterfaces } from "node:os";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -70,6 +70,30 @@ beforeAll(async () => {
   port = (server.server.address() as AddressInfo).port;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+/**
+ * An SMTP server offering one AUTH mechanism whose 535 reply quotes the line it refused: the `AUTH PLAIN`
+ * command with its base64, or (after `AUTH LOGIN` and the user name) the base64 of the password.
+ */
+function quotingSmtpServer(mechanism: string): Server {
+  return createServer((socket) => {
+    socket.setEncoding("utf8");
+    let buffered = "";
+    socket.write("220 quoting ESMTP\r\n");
+    socket.on("data", (chunk: string) => {
+      buffered += chunk;
+      for (let end = buffered.indexOf("\r\n"); end >= 0; end = buffered.indexOf("\r\n")) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        if (/^EHLO/i.test(line)) socket.write(`250-quoting\r\n250 AUTH ${mechanism}\r\n`);
+        else if (/^AUTH LOGIN/i.test(line)) socket.write("334 VXNlcm5hbWU6\r\n");
+        else if (line === Buffer.from("svc").toString("base64")) socket.write("334 UGFzc3dvcmQ6\r\n");
+        else if (/^QUIT/i.test(line)) socket.end("221 bye\r\n");
+        else socket.write(`535 5.7.8 Authentication failed: ${line}\r\n`);
+      }
+    });
+  });
+}
 
 const settings = () => ({
   enabled: true,
@@ -171,6 +195,35 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(error).toBeInstanceOf(DeliveryError);
     expect((error as Error).message).toMatch(/EAUTH/);
     expect((error as Error).message).not.toContain("WRONG-PASSWORD");
+  });
+
+  it("keeps the password out of the error when the server quotes the refused AUTH command (its base64 included)", async () => {
+    const password = "Quoted-Smtp-Passw0rd";
+    const forms = [
+      password,
+      Buffer.from(password).toString("base64"),
+      Buffer.from(`\u0000svc\u0000${password}`).toString("base64"),
+    ];
+    for (const mechanism of ["PLAIN", "LOGIN"]) {
+      const quoting = quotingSmtpServer(mechanism);
+      await new Promise<void>((resolve) => quoting.listen(0, "127.0.0.1", resolve));
+      try {
+        const quotingPort = (quoting.address() as AddressInfo).port;
+        const target = registryFor({ email: { ...settings(), port: quotingPort, password } }).get("email");
+        for (const attempt of [
+          () => target?.check?.(),
+          () => target?.send(message("x", { chat_id: "a@example.org" })),
+        ]) {
+          const error = await attempt()?.catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(DeliveryError);
+          expect((error as Error).message).toContain("535 5.7.8 Authentication failed: ");
+          expect((error as Error).message).toContain("[redacted]");
+          for (const form of forms) expect((error as Error).message).not.toContain(form);
+        }
+      } finally {
+        await new Promise<void>((resolve) => quoting.close(() => resolve()));
+      }
+    }
   });
 
   it("sends a mail again with the same Message-ID, so the mailbox shows one; other deliveries get their own", async () => {
