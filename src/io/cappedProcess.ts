@@ -50,6 +50,9 @@ function collect(stream: Readable | null, max: number): () => CappedOutput {
   };
 }
 
+/** How long the pipes are read after the command exits, for what a process out of its group keeps open. */
+const PIPES_AFTER_EXIT_MS = 250;
+
 function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
   try {
@@ -81,10 +84,23 @@ export async function runCappedProcess(request: CappedProcessRequest): Promise<C
   });
   const stdout = collect(subprocess.stdout, request.maxOutputBytes);
   const stderr = collect(subprocess.stderr, request.maxOutputBytes);
-  subprocess.once("exit", () => signalGroup(subprocess.pid, "SIGKILL"));
+  // A process the command moved out of its group (`setsid`, a daemon starting) outlives the group's kill and
+  // can hold stdout or stderr open for as long as it runs: the call would wait for it, past the timeout.
+  // Once the command has exited, what it wrote is read for a moment, then the pipes are closed.
+  let closePipes: ReturnType<typeof setTimeout> | undefined;
+  subprocess.once("exit", () => {
+    signalGroup(subprocess.pid, "SIGKILL");
+    closePipes = setTimeout(() => {
+      subprocess.stdout?.destroy();
+      subprocess.stderr?.destroy();
+    }, PIPES_AFTER_EXIT_MS);
+  });
   const onCancel = () => signalGroup(subprocess.pid, "SIGTERM");
   request.signal.addEventListener("abort", onCancel, { once: true });
-  const result = await subprocess.finally(() => request.signal.removeEventListener("abort", onCancel));
+  const result = await subprocess.finally(() => {
+    request.signal.removeEventListener("abort", onCancel);
+    clearTimeout(closePipes);
+  });
   const notStarted = result.failed && result.exitCode === undefined && result.signal === undefined;
   return {
     exitCode: result.exitCode,

@@ -10,6 +10,8 @@ export interface SkillLookup {
   readonly missing: readonly string[];
   /** Listed names before it that cannot name a skill directory (`cat/four`, `../x`), with what to write. */
   readonly refused: ReadonlyArray<{ readonly name: string; readonly why: string }>;
+  /** Listed names before it whose SKILL.md is there but cannot be read (its permissions, a directory). */
+  readonly unreadable: ReadonlyArray<{ readonly name: string; readonly why: string }>;
 }
 
 /**
@@ -29,11 +31,18 @@ export function skillNameProblem(name: string): string | undefined {
   return `not a skill name (letters, digits, ".", "_" and "-", no path)${hint}`;
 }
 
-async function readSkill(file: string): Promise<string | undefined> {
+/**
+ * The text of a SKILL.md; undefined when there is none, `{ error }` when there is one that cannot be read
+ * (a file of another user's without read permission, a directory of that name): "not found" would send the
+ * operator looking for a file that is there.
+ */
+async function readSkill(file: string): Promise<string | undefined | { readonly error: string }> {
   try {
     return await readFile(file, "utf8");
-  } catch {
-    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    return { error: `${file} cannot be read (${code ?? (err as Error).message})` };
   }
 }
 
@@ -61,6 +70,7 @@ export async function findFirstSkill(
 ): Promise<SkillLookup> {
   const missing: string[] = [];
   const refused: Array<{ name: string; why: string }> = [];
+  const unreadable: Array<{ name: string; why: string }> = [];
   let categoryDirs: string[] | undefined;
   for (const name of names ?? []) {
     const problem = skillNameProblem(name);
@@ -68,16 +78,19 @@ export async function findFirstSkill(
       refused.push({ name, why: problem });
       continue;
     }
-    const direct = await readSkill(join(skillsDir, name, "SKILL.md"));
-    if (direct !== undefined) return { skill: { name, text: direct }, missing, refused };
-    categoryDirs ??= await categories(skillsDir);
-    for (const category of categoryDirs) {
-      const nested = await readSkill(join(skillsDir, category, name, "SKILL.md"));
-      if (nested !== undefined) return { skill: { name, text: nested }, missing, refused };
+    let text = await readSkill(join(skillsDir, name, "SKILL.md"));
+    if (text === undefined) {
+      categoryDirs ??= await categories(skillsDir);
+      for (const category of categoryDirs) {
+        text = await readSkill(join(skillsDir, category, name, "SKILL.md"));
+        if (text !== undefined) break;
+      }
     }
-    missing.push(name);
+    if (typeof text === "string") return { skill: { name, text }, missing, refused, unreadable };
+    if (text === undefined) missing.push(name);
+    else unreadable.push({ name, why: text.error });
   }
-  return { missing, refused };
+  return { missing, refused, unreadable };
 }
 
 /** `findFirstSkill` without the names it did not find. */

@@ -62,8 +62,12 @@ export const MAX_CONCURRENT_RUNS = 1000;
  * run with an error naming neither the key nor the fix ("Cannot convert argument to a ByteString because the
  * character at index 15 has a value of 8230", "Headers.append: ... is an invalid header value"), as a key
  * copied with a line break, a zero-width space or a `…` would be. The key itself is never quoted.
+ * `failing`: what would fail (the agent's runs, or `tools.web_search`'s searches).
  */
-function apiKeyHeaderProblem(key: string | undefined): string | undefined {
+export function apiKeyHeaderProblem(
+  key: string | undefined,
+  failing = "every run would fail before calling the endpoint",
+): string | undefined {
   if (key === undefined) return undefined;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
   const control = /[\0-\x08\n-\x1f\x7f]/.exec(key);
@@ -75,7 +79,7 @@ function apiKeyHeaderProblem(key: string | undefined): string | undefined {
         ? "a line break or NUL character"
         : "a control character (such as an escape or DEL)"
       : "a character outside Latin-1 (such as … or a zero-width space, as copying a key can add)";
-  return `contains ${what}, which an HTTP header cannot carry: every run would fail before calling the endpoint — copy the key again (check it, not shown here, in config.yaml or .env)`;
+  return `contains ${what}, which an HTTP header cannot carry: ${failing} — copy the key again (check it, not shown here, in config.yaml or .env)`;
 }
 
 /**

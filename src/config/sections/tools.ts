@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { unsetVariablesIn } from "../interpolate.js";
 import { timerSeconds } from "../timerSeconds.js";
+import { apiKeyHeaderProblem } from "./agent.js";
 
 const httpUrl = z.string().min(1);
 
@@ -71,6 +72,12 @@ const webSearchSchema = z
         message: `missing — backend "${search.backend}" needs api_key: \${${variable}}`,
       });
     }
+    // Sent in a header by brave and tavily: one fetch cannot send failed every search with its own error.
+    const keyProblem =
+      search.backend === "searxng"
+        ? undefined
+        : apiKeyHeaderProblem(search.api_key, "every search would fail before reaching the backend");
+    if (keyProblem !== undefined) ctx.addIssue({ code: "custom", path: ["api_key"], message: keyProblem });
     // An unset `${VAR}` keeps its text, which reads as no URL at all: name the variable instead.
     const unset = search.url === undefined ? undefined : unsetVariablesIn(search.url)[0];
     if (unset !== undefined) {

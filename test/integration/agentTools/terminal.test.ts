@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { builtinTools, createWorkspace } from "../../../src/agent/tools/index.js";
@@ -62,6 +62,24 @@ describe("terminal", () => {
       ok: false,
       error: expect.stringMatching(/^terminal: timed out after 1 s(\n--- stdout ---\nstarted\n)?$/),
     });
+  });
+
+  it("answers when the command exits, though a process it moved out of its group (setsid) still holds stdout", async () => {
+    // The escaped process outlives the group's kill and keeps the pipe open; without the pipes closed after
+    // the command's exit the call waited for it (here 600 s), past timeout_seconds.
+    const pidFile = join(workspace, "escaped.pid");
+    try {
+      const text = outcomeText(await run("setsid sleep 600 & echo $! > escaped.pid; echo launched"));
+      expect(text).toBe("exit code 0\n--- stdout ---\nlaunched\n");
+    } finally {
+      if (existsSync(pidFile)) {
+        try {
+          process.kill(Number((await readFile(pidFile, "utf8")).trim()), "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
+    }
   });
 
   it("stops the command when the run is canceled", async () => {

@@ -58,12 +58,15 @@ describe("agent dispatch (202 now, run in the background)", () => {
         "skills/second/SKILL.md": "Always answer in haiku.\n",
         "skills/third/SKILL.md": "never loaded\n",
         "skills/github/review/SKILL.md": "Review the diff.\n",
+        // A SKILL.md that is there but cannot be read (a directory: EISDIR, as EACCES for another user's file).
+        "skills/broken/SKILL.md/keep": "",
       },
       config: webhookConfig(
         {
           run: { secret: OPEN, prompt: "PR {number}", events: ["pull_request"] },
           skilled: { secret: OPEN, prompt: "go", skills: ["first", "second", "third"] },
           categorized: { secret: OPEN, prompt: "go", skills: ["review"] },
+          unreadable: { secret: OPEN, prompt: "go", skills: ["broken", "second"] },
           tools: { secret: OPEN, toolsets: ["terminal", "no_such_toolset"] },
         },
         { rate_limit: 1000 },
@@ -114,6 +117,16 @@ describe("agent dispatch (202 now, run in the background)", () => {
     const warnings = gw.logs().filter((l) => l.msg.startsWith('[webhook] skilled: skill "first" not found'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.msg).toContain('loaded "second" instead');
+  });
+
+  it("skills: a SKILL.md that is there but cannot be read is logged as unreadable, naming the file, not as not found", async () => {
+    const res = await postJson(gw.url("/webhooks/unreadable"), {});
+    const run = await waitForRun(gw, res.body.delivery_id as string);
+    expect(run.prompt).toBe("# Skill: second\n\nAlways answer in haiku.\n\n# Event\n\ngo");
+    const warnings = gw.logs().filter((l) => l.msg.startsWith('[webhook] unreadable: skill "broken"'));
+    expect(warnings.map((l) => l.msg)).toEqual([
+      `[webhook] unreadable: skill "broken" not loaded: ${join(gw.home.dir, "skills", "broken", "SKILL.md")} cannot be read (EISDIR) — check that it is a file the gateway's user may read; loaded "second" instead`,
+    ]);
   });
 
   it("unknown toolset names are dropped with a log line, once per route and name however many runs", async () => {

@@ -54,4 +54,33 @@ describe("config: tools section", () => {
   ])("refuses %j", (yaml, message) => {
     expect(() => load(yaml)).toThrow(message);
   });
+  it("refuses a brave or tavily api_key no HTTP header can carry, naming the key and never quoting it", () => {
+    const cases: Array<[string, RegExp]> = [
+      ["brv-copiedkey\nsecondline", /a line break or NUL character/],
+      ["brv-copiedkey\u2026tail", /a character outside Latin-1/],
+      ["brv-copiedkey\u200btail", /a character outside Latin-1/],
+      ["brv-copiedkey\u001btail", /a control character/],
+    ];
+    for (const [key, what] of cases) {
+      for (const backend of ["brave", "tavily"]) {
+        const yaml = `tools:\n  web_search:\n    backend: ${backend}\n    api_key: \${SEARCH_KEY_VAR}\n`;
+        let refusal = "";
+        try {
+          load(yaml, { SEARCH_KEY_VAR: key });
+        } catch (err) {
+          refusal = (err as Error).message;
+        }
+        expect(refusal).toMatch(/tools\.web_search\.api_key: contains /);
+        expect(refusal).toMatch(what);
+        expect(refusal).toMatch(/which an HTTP header cannot carry: every search would fail/);
+        expect(refusal).not.toContain("brv-copiedkey");
+      }
+    }
+    // Latin-1 letters travel in a header; searxng sends no key (an unused one is only warned about).
+    const latin = 'tools:\n  web_search:\n    backend: brave\n    api_key: "brv-\u00e9"\n';
+    expect(load(latin).config.tools.web_search?.api_key).toBe("brv-\u00e9");
+    const searx =
+      'tools:\n  web_search:\n    backend: searxng\n    url: http://127.0.0.1:8080\n    api_key: "x\u2026"\n';
+    expect(load(searx).config.tools.web_search?.backend).toBe("searxng");
+  });
 });

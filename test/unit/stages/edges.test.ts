@@ -141,6 +141,21 @@ describe("skills and toolsets", () => {
       ),
     ]);
   });
+  it("a SKILL.md that is there but cannot be read is reported as unreadable, naming the file, not as missing", async () => {
+    home = tempHome();
+    // A directory of that name: readFile fails with EISDIR, as a file the gateway's user may not read fails with EACCES.
+    home.write("skills/broken/SKILL.md/keep", "");
+    home.write("skills/cat/nested/SKILL.md/keep", "");
+    home.write("skills/good/SKILL.md", "GOOD");
+    const dir = join(home.dir, "skills");
+    const found = await findFirstSkill(dir, ["broken", "nested", "absent", "good"]);
+    expect(found.skill).toEqual({ name: "good", text: "GOOD" });
+    expect(found.missing).toEqual(["absent"]);
+    expect(found.unreadable).toEqual([
+      { name: "broken", why: `${join(dir, "broken", "SKILL.md")} cannot be read (EISDIR)` },
+      { name: "nested", why: `${join(dir, "cat", "nested", "SKILL.md")} cannot be read (EISDIR)` },
+    ]);
+  });
   it("route toolsets replace the default; unknown names are dropped; svc-webhook names the default set", () => {
     const dropped: string[] = [];
     expect(runToolsets(undefined)).toEqual(DEFAULT_WEBHOOK_TOOLSETS);
