@@ -10,10 +10,10 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeSync,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
+import { writeBytesSync } from "../batchedWriter.js";
 import { processAlive } from "../processAlive.js";
 import { existingProfiles } from "../profiles.js";
 
@@ -30,7 +30,9 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   const fd = openSync(temp, "wx", mode);
   try {
-    writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
+    // All of it: a short write (a disk nearly full, a file-size limit) would otherwise be renamed over
+    // the whole store as a cut-off copy.
+    writeBytesSync(fd, typeof data === "string" ? Buffer.from(data) : data);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
