@@ -131,7 +131,7 @@ export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>)
 
 /**
  * The startup clean-up of every profile's stores. svc's own directories (`$SVC_HOME`, each profile's
- * root, its `cron/`, `mcp-cache/` and `mcp-tokens/`) are scanned whole; a store file that is a symlink
+ * root, its `cron/`, `mcp-cache/`, `mcp-tokens/` and `sessions/`) are scanned whole; a store file that is a symlink
  * (config.yaml kept in a dotfiles repository) was written beside its target, so the target's directory
  * is scanned too, for the temp files of that target's name only.
  */
@@ -140,7 +140,7 @@ export function removeStaleStoreTempFiles(home: string): string[] {
   const storeFiles: string[] = [];
   for (const profile of profilesOf(home)) {
     const paths = svcPaths(home, profile);
-    for (const dir of [paths.root, dirname(paths.cronJobs), paths.mcpCache, paths.mcpTokens])
+    for (const dir of [paths.root, dirname(paths.cronJobs), paths.mcpCache, paths.mcpTokens, paths.sessions])
       own.add(resolveLink(dir));
     storeFiles.push(paths.config, paths.env, paths.subscriptions, paths.pendingRuns, paths.seenIds);
     storeFiles.push(paths.cronJobs);

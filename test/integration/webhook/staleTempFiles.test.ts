@@ -49,7 +49,7 @@ describe("temp files of atomic writes cut short", () => {
     expect(existsSync(join(home.dir, "notes.tmp"))).toBe(true);
   });
 
-  it("beside the target of a symlinked store file (dotfiles), only that target's; in named profiles, mcp-cache and mcp-tokens", async () => {
+  it("beside the target of a symlinked store file (dotfiles), only that target's; in named profiles, mcp-cache, mcp-tokens and sessions", async () => {
     home = tempHome();
     const elsewhere = mkdtempSync(join(tmpdir(), "svc-dotfiles-"));
     dotfiles = elsewhere;
@@ -68,6 +68,8 @@ describe("temp files of atomic writes cut short", () => {
       join(home.dir, "profiles", "work", "cron", `.jobs.json.${gone}.00ff00ff00ff.tmp`),
       home.write(`mcp-cache/.status.json.${gone}.0a0b0c0d0e0f.tmp`, "{"),
       home.write(`profiles/work/mcp-tokens/.docs.json.${gone}.0f0e0d0c0b0a.tmp`, "{"),
+      home.write(`sessions/.index.json.${gone}.1a2b3c4d5e6f.tmp`, "{"),
+      home.write(`profiles/work/sessions/.index.json.${gone}.6f5e4d3c2b1a.tmp`, "{"),
     ];
     // Not svc's directory: another program's temp file of the same shape, and a live write, stay.
     const kept = [
