@@ -103,8 +103,8 @@ const TEMP_FILE = /^\.(.+)\.(\d+)\.[0-9a-f]{12}\.tmp$/;
 
 /**
  * Removes the temp files of atomic writes cut short by a killed process (SIGKILL mid-write): the store
- * files themselves are whole, but the half-written copies would stay beside them for good. Files of a
- * process still running (a CLI command writing right now) are left alone. With `onlyFor`, only the temp
+ * files themselves are whole, but the half-written copies would stay beside them for good. Files of
+ * another process still running (a CLI command writing right now) are left alone. With `onlyFor`, only the temp
  * files of those file names are touched (a directory that is not svc's own). Returns what was removed.
  */
 export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>): string[] {
@@ -118,7 +118,10 @@ export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>)
   for (const name of names) {
     const match = TEMP_FILE.exec(name);
     if (match === null || (onlyFor !== undefined && !onlyFor.has(match[1] as string))) continue;
-    if (processAlive(Number(match[2]))) continue;
+    // This process writes nothing while it cleans up: a file named with its pid was left by an earlier
+    // process that had the same pid (a container's pid 1 after a restart).
+    const pid = Number(match[2]);
+    if (pid !== process.pid && processAlive(pid)) continue;
     try {
       rmSync(join(dir, name), { force: true });
       removed.push(join(dir, name));
