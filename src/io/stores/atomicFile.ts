@@ -10,10 +10,10 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeSync,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
+import { writeBytesSync } from "../batchedWriter.js";
 import { processAlive } from "../processAlive.js";
 import { existingProfiles } from "../profiles.js";
 
@@ -30,7 +30,9 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   const fd = openSync(temp, "wx", mode);
   try {
-    writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
+    // All of it: a short write (a disk nearly full, a file-size limit) would otherwise be renamed over
+    // the whole store as a cut-off copy.
+    writeBytesSync(fd, typeof data === "string" ? Buffer.from(data) : data);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
@@ -101,8 +103,8 @@ const TEMP_FILE = /^\.(.+)\.(\d+)\.[0-9a-f]{12}\.tmp$/;
 
 /**
  * Removes the temp files of atomic writes cut short by a killed process (SIGKILL mid-write): the store
- * files themselves are whole, but the half-written copies would stay beside them for good. Files of a
- * process still running (a CLI command writing right now) are left alone. With `onlyFor`, only the temp
+ * files themselves are whole, but the half-written copies would stay beside them for good. Files of
+ * another process still running (a CLI command writing right now) are left alone. With `onlyFor`, only the temp
  * files of those file names are touched (a directory that is not svc's own). Returns what was removed.
  */
 export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>): string[] {
@@ -116,7 +118,10 @@ export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>)
   for (const name of names) {
     const match = TEMP_FILE.exec(name);
     if (match === null || (onlyFor !== undefined && !onlyFor.has(match[1] as string))) continue;
-    if (processAlive(Number(match[2]))) continue;
+    // This process writes nothing while it cleans up: a file named with its pid was left by an earlier
+    // process that had the same pid (a container's pid 1 after a restart).
+    const pid = Number(match[2]);
+    if (pid !== process.pid && processAlive(pid)) continue;
     try {
       rmSync(join(dir, name), { force: true });
       removed.push(join(dir, name));
@@ -129,7 +134,7 @@ export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>)
 
 /**
  * The startup clean-up of every profile's stores. svc's own directories (`$SVC_HOME`, each profile's
- * root, its `cron/`, `mcp-cache/` and `mcp-tokens/`) are scanned whole; a store file that is a symlink
+ * root, its `cron/`, `mcp-cache/`, `mcp-tokens/` and `sessions/`) are scanned whole; a store file that is a symlink
  * (config.yaml kept in a dotfiles repository) was written beside its target, so the target's directory
  * is scanned too, for the temp files of that target's name only.
  */
@@ -138,7 +143,7 @@ export function removeStaleStoreTempFiles(home: string): string[] {
   const storeFiles: string[] = [];
   for (const profile of profilesOf(home)) {
     const paths = svcPaths(home, profile);
-    for (const dir of [paths.root, dirname(paths.cronJobs), paths.mcpCache, paths.mcpTokens])
+    for (const dir of [paths.root, dirname(paths.cronJobs), paths.mcpCache, paths.mcpTokens, paths.sessions])
       own.add(resolveLink(dir));
     storeFiles.push(paths.config, paths.env, paths.subscriptions, paths.pendingRuns, paths.seenIds);
     storeFiles.push(paths.cronJobs);

@@ -13,7 +13,7 @@ import {
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SvcError } from "../../errors.js";
-import { processRunning } from "../processAlive.js";
+import { processRunning, processStartTime } from "../processAlive.js";
 
 export interface LockOptions {
   /** Give up after this long (ms). */
@@ -22,7 +22,10 @@ export interface LockOptions {
   readonly staleMs?: number;
 }
 
-/** The lock file's text: `<pid> <random>`; the random part tells one holder's lock from the next one's. */
+/**
+ * The lock file's text: `<pid> <start time> <random>` (the start time `-` where /proc has none); the
+ * random part tells one holder's lock from the next one's.
+ */
 export function readLock(lockPath: string): string | undefined {
   try {
     return readFileSync(lockPath, "utf8");
@@ -31,10 +34,27 @@ export function readLock(lockPath: string): string | undefined {
   }
 }
 
-/** Whether the lock's owner still runs: a zombie (killed, not yet collected by its parent) does not. */
+/** The texts of the locks this process holds now. */
+const heldHere = new Set<string>();
+let ownStart: string | undefined;
+/** This process's start time as lock texts carry it (read once). */
+const ownStartTime = () => (ownStart ??= processStartTime(process.pid) ?? "-");
+
+/**
+ * Whether the lock's owner still runs: a zombie (killed, not yet collected by its parent) does not, nor
+ * does a process that got the owner's pid after it died (a container's pid 1 after a restart): its start
+ * time differs, and a lock naming this very process that it does not hold was left by the one before.
+ */
 function ownerAlive(text: string): boolean {
-  const pid = Number(text.trim().split(/\s+/)[0]);
-  return Number.isInteger(pid) && pid > 0 && processRunning(pid);
+  const [pidText, start, random] = text.trim().split(/\s+/);
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return heldHere.has(text);
+  if (!processRunning(pid)) return false;
+  // `<pid> <random>` (an older svc) names no start time.
+  if (random === undefined || start === "-") return true;
+  const now = processStartTime(pid);
+  return now === undefined || now === start;
 }
 
 /** Creates the lock file (0600) holding `text`; false when it already exists. */
@@ -55,8 +75,11 @@ export function createLockFile(lockPath: string, text: string): boolean {
 
 /** Creates the lock file; its text when it is ours, undefined when another process holds it. */
 function tryAcquire(lockPath: string, staleMs: number): string | undefined {
-  const text = `${process.pid} ${randomBytes(8).toString("hex")}`;
-  if (createLockFile(lockPath, text)) return text;
+  const text = `${process.pid} ${ownStartTime()} ${randomBytes(8).toString("hex")}`;
+  if (createLockFile(lockPath, text)) {
+    heldHere.add(text);
+    return text;
+  }
   takeOverIfStale(lockPath, staleMs);
   return undefined;
 }
@@ -104,6 +127,7 @@ function takeOverIfStale(lockPath: string, staleMs: number): void {
 
 /** Removes the lock only if it is still the one this process created (not one taken over meanwhile). */
 export function releaseLock(lockPath: string, text: string): void {
+  heldHere.delete(text);
   if (readLock(lockPath) === text) rmSync(lockPath, { force: true });
 }
 

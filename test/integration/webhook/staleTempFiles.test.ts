@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,13 +11,15 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
 /**
  * Stores are written atomically (temp file, fsync, rename), so a SIGKILL mid-write leaves the store
  * whole, plus the half-written temp file beside it. The next start removes those of processes that
- * are gone, and leaves a running process's (a CLI command writing now) alone.
+ * are gone, and leaves another running process's (a CLI command writing now) alone.
  */
 
 let home: TempHome | undefined;
 let gateway: Gateway | undefined;
 let dotfiles: string | undefined;
+const children: ChildProcess[] = [];
 afterEach(async () => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
   await gateway?.stop();
   gateway = undefined;
   home?.cleanup();
@@ -27,6 +29,8 @@ afterEach(async () => {
 
 describe("temp files of atomic writes cut short", () => {
   it("are removed at start when their process is gone; a live process's is kept", async () => {
+    const writing = spawn("sleep", ["30"]);
+    children.push(writing);
     home = tempHome();
     home.write(
       "config.yaml",
@@ -39,7 +43,7 @@ describe("temp files of atomic writes cut short", () => {
       join("cron", `.jobs.json.${gone}.00ff00ff00ff.tmp`),
     ];
     for (const name of stale) home.write(name, '{"version": 1, "ru');
-    const live = `.webhook_subscriptions.json.${process.pid}.abcdefabcdef.tmp`;
+    const live = `.webhook_subscriptions.json.${writing.pid}.abcdefabcdef.tmp`;
     home.write(live, "{");
     home.write("notes.tmp", "mine");
 
@@ -49,8 +53,10 @@ describe("temp files of atomic writes cut short", () => {
     expect(existsSync(join(home.dir, "notes.tmp"))).toBe(true);
   });
 
-  it("beside the target of a symlinked store file (dotfiles), only that target's; in named profiles, mcp-cache and mcp-tokens", async () => {
+  it("beside the target of a symlinked store file (dotfiles), only that target's; in named profiles, mcp-cache, mcp-tokens and sessions", async () => {
     home = tempHome();
+    const writing = spawn("sleep", ["30"]);
+    children.push(writing);
     const elsewhere = mkdtempSync(join(tmpdir(), "svc-dotfiles-"));
     dotfiles = elsewhere;
     const config = stringify(
@@ -68,17 +74,33 @@ describe("temp files of atomic writes cut short", () => {
       join(home.dir, "profiles", "work", "cron", `.jobs.json.${gone}.00ff00ff00ff.tmp`),
       home.write(`mcp-cache/.status.json.${gone}.0a0b0c0d0e0f.tmp`, "{"),
       home.write(`profiles/work/mcp-tokens/.docs.json.${gone}.0f0e0d0c0b0a.tmp`, "{"),
+      home.write(`sessions/.index.json.${gone}.1a2b3c4d5e6f.tmp`, "{"),
+      home.write(`profiles/work/sessions/.index.json.${gone}.6f5e4d3c2b1a.tmp`, "{"),
     ];
     // Not svc's directory: another program's temp file of the same shape, and a live write, stay.
     const kept = [
       join(elsewhere, `.zshrc.${gone}.0123456789ab.tmp`),
-      join(elsewhere, `.svc-config.yaml.${process.pid}.abcdefabcdef.tmp`),
+      join(elsewhere, `.svc-config.yaml.${writing.pid}.abcdefabcdef.tmp`),
     ];
     for (const path of [...stale, ...kept]) writeFileSync(path, "half");
 
     gateway = await startGatewayInHome(home);
     for (const path of stale) expect([path, existsSync(path)]).toEqual([path, false]);
     for (const path of kept) expect([path, existsSync(path)]).toEqual([path, true]);
+  });
+
+  it("one named with the gateway's own pid was left by an earlier process under that pid (a container's pid 1): removed", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify(webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } })),
+    );
+    const stale = [
+      home.write(`.webhook-pending-runs.json.${process.pid}.0123456789ab.tmp`, '{"version": 1, "ru'),
+      home.write(`sessions/.index.json.${process.pid}.a1b2c3d4e5f6.tmp`, "{"),
+    ];
+    gateway = await startGatewayInHome(home);
+    for (const path of stale) expect([path, existsSync(path)]).toEqual([path, false]);
   });
 
   it("a profiles entry that is not a directory does not stop the start; SVC_HOME is still cleaned", async () => {

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdtempSync,
@@ -11,6 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { processStartTime } from "../../../src/io/processAlive.js";
 import { withFileLock, withFileLockSync } from "../../../src/io/stores/fileLock.js";
 import { processState, spawnUnreaped } from "../../helpers/process.js";
 
@@ -89,6 +90,53 @@ describe("cross-process file lock", () => {
     } finally {
       parent.kill("SIGKILL");
     }
+  });
+
+  describe("a lock naming a pid that another process got after its holder died (a container restarted)", () => {
+    /** Left 5 s ago: past the second a dead owner's lock is kept, well within the 30 s a live one's is. */
+    function leftLock(lock: string, text: string): void {
+      writeFileSync(lock, text);
+      const old = new Date(Date.now() - 5000);
+      utimesSync(lock, old, old);
+    }
+
+    it("this very process (pid 1 again after the restart) takes over the lock it does not hold", async () => {
+      const { path, lock } = store();
+      leftLock(lock, `${process.pid} 1 0123456789abcdef`);
+      expect(await withFileLock(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
+      leftLock(lock, `${process.pid} 1 0123456789abcdef`);
+      expect(withFileLockSync(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
+    });
+
+    it("another process under the holder's pid (its start time differs) does not keep it", async () => {
+      const { path, lock } = store();
+      const other = spawn("sleep", ["30"]);
+      try {
+        const start = processStartTime(other.pid as number);
+        leftLock(lock, `${other.pid} ${Number(start) - 1} 0123456789abcdef`);
+        expect(await withFileLock(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
+        // The same process still running: its lock is waited for.
+        leftLock(lock, `${other.pid} ${start} 0123456789abcdef`);
+        await expect(withFileLock(path, () => "ran", { timeoutMs: 150 })).rejects.toThrow(
+          "another svc process holds this lock",
+        );
+      } finally {
+        other.kill("SIGKILL");
+      }
+    });
+
+    it("a lock this process holds is not taken over by its own second writer, however old it is", async () => {
+      const { path, lock } = store();
+      await withFileLock(path, async () => {
+        const old = new Date(Date.now() - 5000);
+        utimesSync(lock, old, old);
+        await expect(withFileLock(path, () => "second", { timeoutMs: 150 })).rejects.toThrow(
+          "another svc process holds this lock",
+        );
+      });
+      expect(existsSync(lock)).toBe(false);
+      expect(await withFileLock(path, () => "after", { timeoutMs: 150 })).toBe("after");
+    });
   });
 
   it("a fresh lock of a live process is waited for, then the wait gives up naming the lock file", async () => {
