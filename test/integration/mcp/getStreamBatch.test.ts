@@ -1,15 +1,9 @@
-import { createServer, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { entry, useHubs } from "./harness.js";
+import type { ServerResponse } from "node:http";
+import { describe, expect, it, vi } from "vitest";
+import { entry, useHubs, useLoopbackHttp } from "./harness.js";
 
 const ctx = useHubs();
-let server: Server | undefined;
-afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-  server = undefined;
-});
+const serve = useLoopbackHttp();
 
 const tool = (name: string) => ({ name, inputSchema: { type: "object" } });
 
@@ -25,7 +19,7 @@ async function streamingServer() {
   const getStream = new Promise<ServerResponse>((resolve) => {
     opened = resolve;
   });
-  server = createServer(async (req, res) => {
+  const port = await serve(async (req, res) => {
     const session = { "mcp-session-id": "sess-batch-7f3a" };
     if (req.method === "GET") {
       res.writeHead(200, { "content-type": "text/event-stream", ...session }).flushHeaders();
@@ -58,8 +52,7 @@ async function streamingServer() {
       answer({ tools: (listings++ === 0 ? ["first_tool"] : ["first_tool", "added_tool"]).map(tool) });
     else answer({});
   });
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, posted, getStream };
+  return { url: `http://127.0.0.1:${port}/mcp`, posted, getStream };
 }
 
 describe("a JSON-RPC batch in one event of the standalone GET stream (server-initiated messages)", () => {

@@ -1,3 +1,5 @@
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { type ApprovalSurface, policyApprovals } from "../../../src/actors/mcp/approvals.js";
@@ -83,5 +85,25 @@ export function useHubs() {
       hubs.push(h);
       return h;
     },
+  };
+}
+
+/**
+ * Starts node:http servers on 127.0.0.1 for a test (`serve(handler)` resolves to the port); each is closed
+ * after the test, its open connections (an event stream the client keeps) with it.
+ */
+export function useLoopbackHttp(): (handler: RequestListener) => Promise<number> {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    }
+  });
+  return async (handler) => {
+    const server = createServer(handler);
+    servers.push(server);
+    await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+    return (server.address() as AddressInfo).port;
   };
 }

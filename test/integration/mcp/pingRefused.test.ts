@@ -1,24 +1,17 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
-import { entry, useHubs } from "./harness.js";
+import { entry, useHubs, useLoopbackHttp } from "./harness.js";
 
 const KEY = "ak-9f8e7d6c5b4a3921";
 const ctx = useHubs();
-let server: Server | undefined;
-afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-  server = undefined;
-});
+const serve = useLoopbackHttp();
 
 /**
  * A Streamable HTTP server (JSON answers) that connects and lists a tool, then refuses every ping with a
  * 403 quoting the key it was sent, as API gateways in front of MCP servers do.
  */
 async function refusingPings(answered = ["initialize", "tools/list"]): Promise<string> {
-  server = createServer(async (req, res) => {
+  const port = await serve(async (req, res) => {
     let body = "";
     for await (const chunk of req) body += chunk;
     const message = JSON.parse(body || "{}") as { id?: number; method?: string };
@@ -41,8 +34,7 @@ async function refusingPings(answered = ["initialize", "tools/list"]): Promise<s
         .writeHead(403, { "content-type": "text/plain" })
         .end(`key ${String(req.headers["x-api-key"])} is not valid for ${message.method}`);
   });
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  return `http://127.0.0.1:${port}/mcp`;
 }
 
 describe("a keepalive ping the server refuses (simulated clock)", () => {

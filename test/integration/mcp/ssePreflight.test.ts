@@ -1,17 +1,11 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage } from "node:http";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
-import { entry, text, useHubs } from "./harness.js";
+import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
 
 const ctx = useHubs();
-let server: Server | undefined;
-afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-  server = undefined;
-});
+const serve = useLoopbackHttp();
 
 async function body(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -26,7 +20,7 @@ async function body(req: IncomingMessage): Promise<unknown> {
 async function expressLikeSse(): Promise<{ url: string; methods: string[] }> {
   const sessions = new Map<string, SSEServerTransport>();
   const methods: string[] = [];
-  server = createServer(async (req, res) => {
+  const port = await serve(async (req, res) => {
     methods.push(`${req.method} ${req.url}`);
     if ((req.method === "GET" || req.method === "HEAD") && req.url === "/sse") {
       const transport = new SSEServerTransport("/messages", res);
@@ -42,8 +36,7 @@ async function expressLikeSse(): Promise<{ url: string; methods: string[] }> {
     }
     await transport.handlePostMessage(req, res, await body(req));
   });
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`, methods };
+  return { url: `http://127.0.0.1:${port}/sse`, methods };
 }
 
 describe("preflight of an SSE endpoint (transport: sse)", () => {
