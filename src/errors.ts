@@ -5,6 +5,7 @@ export type ErrorCode =
   | "startup_refused"
   | "store_conflict"
   | "store_corrupt"
+  | "store_unwritable"
   | "state_refused"
   | "lock_timeout"
   | "gateway_timeout"

@@ -13,9 +13,17 @@ import {
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
+import { SvcError } from "../../errors.js";
 import { writeBytesSync } from "../batchedWriter.js";
 import { processAlive } from "../processAlive.js";
 import { existingProfiles } from "../profiles.js";
+
+/** Why a write found no room, and what makes room, as the user can act on it. */
+const NO_ROOM: Readonly<Record<string, readonly [reason: string, fix: string]>> = {
+  ENOSPC: ["the disk is full (ENOSPC)", "free some space"],
+  EDQUOT: ["the disk quota is used up (EDQUOT)", "free some space or raise the quota"],
+  EFBIG: ["the file would pass the size limit for files (EFBIG)", "raise the limit (ulimit -f)"],
+};
 
 /**
  * Writes `data` so that readers see either the old or the new file, never a half-written one:
@@ -37,7 +45,13 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
   } catch (err) {
     closeSync(fd);
     rmSync(temp, { force: true });
-    throw err;
+    const noRoom = NO_ROOM[(err as NodeJS.ErrnoException).code ?? ""];
+    if (noRoom === undefined) throw err;
+    throw new SvcError(
+      "store_unwritable",
+      `cannot write ${path}: ${noRoom[0]} — the file is unchanged; ${noRoom[1]}, then run the command again`,
+      { cause: err },
+    );
   }
   closeSync(fd);
   try {

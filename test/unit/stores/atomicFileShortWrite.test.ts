@@ -22,7 +22,7 @@ function writeUnderSizeLimit(file: string, bytes: number) {
       writeFileAtomic(${JSON.stringify(file)}, JSON.stringify({ big: "x".repeat(${bytes}) }));
       console.log("written");
     } catch (err) {
-      console.log("refused: " + err.code);
+      console.log("refused: " + err.code + ": " + err.message);
     }`;
   const node = [process.execPath, ...CLI_NODE_ARGS, "--input-type=module", "-e", script];
   return execa("bash", ["-c", 'ulimit -f 64 && exec "$@"', "bash", ...node], {
@@ -31,11 +31,13 @@ function writeUnderSizeLimit(file: string, bytes: number) {
 }
 
 describe("writeFileAtomic when the system writes only part of the data", () => {
-  it("keeps the old store whole and leaves no temp file (a cut-off copy was renamed over it)", async () => {
+  it("keeps the old store whole, leaves no temp file and says why, naming the file (a cut-off copy was renamed over it)", async () => {
     home = tempHome();
     const store = home.write("webhook_subscriptions.json", '{"kept-record-marker": {}}\n');
     const { stdout } = await writeUnderSizeLimit(store, 100 * 1024);
-    expect(stdout.trim()).toBe("refused: EFBIG");
+    expect(stdout.trim()).toBe(
+      `refused: store_unwritable: cannot write ${store}: the file would pass the size limit for files (EFBIG) — the file is unchanged; raise the limit (ulimit -f), then run the command again`,
+    );
     expect(readFileSync(store, "utf8")).toBe('{"kept-record-marker": {}}\n');
     expect(readdirSync(home.dir)).toEqual(["webhook_subscriptions.json"]);
   }, 30_000);
