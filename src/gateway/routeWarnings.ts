@@ -14,6 +14,7 @@ import { profilesOnDisk } from "../io/profiles.js";
 import { cronStore } from "../io/stores/cronStore.js";
 import { canonicalTarget } from "../io/targets/names.js";
 import { idleRouteKeyWarnings, subscriptionWarnings } from "./idleRouteKeys.js";
+import { shownNames } from "./webhookStartupWarnings.js";
 
 /**
  * A route's `toolsets` name that is neither a built-in toolset nor a configured MCP server: a run drops
@@ -156,6 +157,5 @@ export function hiddenLogDeliveriesWarning(
     .filter(({ route }) => route.cron_job === undefined && canonicalTarget(route.deliver) === "log")
     .map(({ name }) => name);
   if (names.length === 0) return undefined;
-  const shown = names.length > 10 ? `${names.slice(0, 10).join(", ")}, …` : names.join(", ");
-  return `[webhook] ${names.length} route(s) in ${file} (${shown}) deliver to log, which writes each reply at INFO, but the log level is ${level}: their replies are written nowhere — set SVC_LOG_LEVEL=info, or give them another deliver target`;
+  return `[webhook] ${names.length} route(s) in ${file} (${shownNames(names)}) deliver to log, which writes each reply at INFO, but the log level is ${level}: their replies are written nowhere — set SVC_LOG_LEVEL=info, or give them another deliver target`;
 }

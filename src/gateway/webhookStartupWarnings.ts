@@ -3,6 +3,11 @@ import { parseSubscription, subscriptionStore } from "../io/stores/subscriptions
 /** Hosts that bind every network interface. */
 const ALL_INTERFACES = new Set(["0.0.0.0", "::", "[::]", "*", ""]);
 
+/** Route names as a warning lists them: the first ten, then `…`. */
+export function shownNames(names: readonly string[]): string {
+  return names.length > 10 ? `${names.slice(0, 10).join(", ")}, …` : names.join(", ");
+}
+
 /** A listener on every interface is reachable from the network: said at each start, with the fix. */
 export function allInterfacesWarning(host: string, port: number): string | undefined {
   if (!ALL_INTERFACES.has(host)) return undefined;
@@ -52,6 +57,5 @@ function unservedWarning(
   howToEnable: string,
 ): string | undefined {
   if (names.length === 0) return undefined;
-  const shown = names.length > 10 ? `${names.slice(0, 10).join(", ")}, …` : names.join(", ");
-  return `[webhook] ${names.length} ${what} in ${file} (${shown}) are not served: the webhook adapter is off (${offReason}). ${howToEnable}`;
+  return `[webhook] ${names.length} ${what} in ${file} (${shownNames(names)}) are not served: the webhook adapter is off (${offReason}). ${howToEnable}`;
 }
