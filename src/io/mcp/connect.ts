@@ -1,5 +1,4 @@
-import { existsSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
+import { isAbsolute } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { flowItem } from "../../config/format.js";
@@ -7,6 +6,7 @@ import { type InterpolationScope, keptAsWrittenHint } from "../../config/interpo
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../credentials.js";
+import { executableProblem } from "../executable.js";
 import { blockedPortHint } from "./blockedPort.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint } from "./eras.js";
@@ -272,11 +272,7 @@ export function notFoundHint(command: string, cwd: string = process.cwd()): stri
     program !== undefined &&
     rest.length > 0 &&
     !/["'\\]/.test(command) &&
-    (program.includes("/")
-      ? existsSync(program)
-      : (process.env.PATH ?? "")
-          .split(delimiter)
-          .some((dir) => dir !== "" && existsSync(join(dir, program))));
+    executableProblem(program) === undefined;
   // `./server.sh`: no PATH lookup, the path is taken from the gateway's working directory, not config.yaml's.
   if (!found && rest.length === 0 && program?.includes("/") === true && !isAbsolute(program))
     return `a relative command is taken from the working directory (${cwd}), where there is no such file — write its absolute path (or ~/...)`;
