@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { spawnUnreaped } from "../../helpers/process.js";
@@ -42,13 +42,16 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
   it("stop returns once the gateway exited, also when its parent has not collected it (a zombie)", async () => {
     home = tempHome();
     // A stand-in gateway of this home (its command line says gateway, its environment names the home)
-    // that exits on SIGTERM, under a parent that never waits for it.
-    const gatewayScript = 'process.on("SIGTERM", () => process.exit(0)); setInterval(() => {}, 1000)';
+    // that exits on SIGTERM, under a parent that never waits for it. It says when it is ready: until the
+    // shell's fork has become node, /proc may show neither its command line nor its environment.
+    const ready = join(home.dir, "stand-in.ready");
+    const gatewayScript = `process.on("SIGTERM", () => process.exit(0)); require("node:fs").writeFileSync(${JSON.stringify(ready)}, ""); setInterval(() => {}, 1000)`;
     const { parent, pid } = await spawnUnreaped([process.execPath, "-e", gatewayScript, "gateway"], {
       PATH: process.env.PATH ?? "",
       SVC_HOME: home.dir,
     });
     try {
+      await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 20_000, interval: 20 });
       home.write("gateway.pid", `${pid}\n`);
       const stop = await svc(home, ["gateway", "stop", "--timeout", "5"]);
       expect(stop).toMatchObject({ code: 0, stdout: expect.stringContaining("Gateway stopped") });
