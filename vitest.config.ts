@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { SUITE_ENV } from "./test/helpers/cliEntry.js";
 
 export default defineConfig({
   test: {
@@ -13,6 +14,7 @@ export default defineConfig({
     // Vitest's default on 2 cores is one worker; most files wait on sockets and child processes, so three
     // share the two cores well (measured on an idle 2-core machine: vitest 317 s with two, 288 s with three).
     maxWorkers: 3,
+    env: { ...SUITE_ENV },
     reporters: ["default", "./test/helpers/summaryReporter.ts"],
   },
 });

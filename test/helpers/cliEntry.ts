@@ -46,3 +46,11 @@ export const SVC_ARGV: readonly string[] = [...CLI_NODE_ARGS, CLI_MAIN];
 export function svcModule(path: string): string {
   return join(FRESH ? join(ROOT, "dist") : SRC, path);
 }
+
+/**
+ * The environment the suite's files run with: the ingress threads of gateways started in-process load
+ * their compiled module when the build is current (see `newThread`).
+ */
+export const SUITE_ENV: Readonly<Record<string, string>> = FRESH
+  ? { SVC_TEST_INGRESS_THREAD: svcModule("io/http/uwsThread.js") }
+  : {};

@@ -30,10 +30,16 @@ function claimPort(host: string, port: number): Promise<number> {
   });
 }
 
-/** Compiled: the `.js` next to this file; from source (the tests): the `.ts`, loaded through tsx. */
+/**
+ * Compiled: the `.js` next to this file. From source (the tests): the compiled module that
+ * SVC_TEST_INGRESS_THREAD names (set by the test run when the build is current: loading the thread's source
+ * through tsx costs over a CPU-second per thread), else the `.ts`, loaded through tsx.
+ */
 function newThread(setup: ThreadSetup): Worker {
   if (!import.meta.url.endsWith(".ts"))
     return new Worker(new URL("./uwsThread.js", import.meta.url), { workerData: setup });
+  const compiled = process.env.SVC_TEST_INGRESS_THREAD;
+  if (compiled) return new Worker(compiled, { workerData: setup });
   const entry = JSON.stringify(new URL("./uwsThread.ts", import.meta.url).href);
   return new Worker(
     `import("tsx/esm/api").then(({ register }) => { register(); return import(${entry}); });`,
