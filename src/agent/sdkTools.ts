@@ -13,6 +13,8 @@ import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
 export class ToolCallLog {
   private entries: Array<{ readonly id: string; readonly record: ToolCallRecord }> = [];
   private readonly seen = new Set<string>();
+  /** Offered name → registered name, for the tools offered under a shortened name (`modelToolName`). */
+  private readonly registered = new Map<string, string>();
 
   get calls(): ToolCallRecord[] {
     return this.entries.map((entry) => entry.record);
@@ -24,6 +26,14 @@ export class ToolCallLog {
   }
   has(callId: string): boolean {
     return this.seen.has(callId);
+  }
+  /** Notes that the tool registered as `registered` is offered to the model as `offered`. */
+  offeredAs(offered: string, registered: string): void {
+    if (offered !== registered) this.registered.set(offered, registered);
+  }
+  /** The registered name of a tool the model named as it was offered (any other name as it is). */
+  registeredName(offered: string): string {
+    return this.registered.get(offered) ?? offered;
   }
   /** Sorts the calls of one turn (`callIds`, in the model's order) into that order, after earlier turns'. */
   orderTurn(callIds: readonly string[]): void {
@@ -164,7 +174,9 @@ export function sdkTools(
     const keys = options.safePropertyKeys === true ? withSafePropertyKeys(moved.schema) : undefined;
     const offered = keys === undefined ? moved : { ...moved, schema: keys.schema };
     // Calls are recorded under the registered name, whatever name the model was offered.
-    set[modelToolName(agentTool.name)] = tool<unknown, readonly ToolContent[]>({
+    const offeredName = modelToolName(agentTool.name);
+    log.offeredAs(offeredName, agentTool.name);
+    set[offeredName] = tool<unknown, readonly ToolContent[]>({
       description: withLeftOut(agentTool.description, offered.leftOut),
       inputSchema: jsonSchema<unknown>(offered.schema as Parameters<typeof jsonSchema>[0]),
       async execute(input, options) {

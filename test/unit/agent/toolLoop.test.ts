@@ -3,7 +3,7 @@ import { AgentRunFailure } from "../../../src/actors/agent/runner.js";
 import { outcomeOf } from "../../../src/agent/mcpTools.js";
 import { modelRunner, systemText } from "../../../src/agent/modelRunner.js";
 import { languageModel } from "../../../src/agent/provider.js";
-import { sdkTools, ToolCallLog, type ToolResultImages } from "../../../src/agent/sdkTools.js";
+import { modelToolName, sdkTools, ToolCallLog, type ToolResultImages } from "../../../src/agent/sdkTools.js";
 import {
   type LoopProgress,
   NOT_RUN_CUT,
@@ -874,6 +874,21 @@ describe("runToolLoop", () => {
     expect(log.calls).toEqual([{ name: "upper", ms: 5, ok: false, error: "text must be a string" }]);
     const second = model.requests[1]?.json.messages as Array<{ role: string; content: unknown }>;
     expect(String(second.find((m) => m.role === "tool")?.content)).toContain("text must be a string");
+  });
+
+  it("a call to a tool offered under a shortened name that never ran (arguments not JSON, a turn cut at max_tokens) is recorded under its registered name", async () => {
+    const registered = `mcp__enterprise_github__${"list_repository_collaborators_".repeat(2)}x`;
+    const long: AgentTool = { ...upper, name: registered };
+    const offered = modelToolName(registered);
+    expect(offered).not.toBe(registered);
+    model.script({ toolCalls: [{ name: offered, args: "{not json" }] }, { text: "done" });
+    const bad = await loop(5, [long]);
+    expect(bad.log.calls).toEqual([
+      { name: registered, ms: 0, ok: false, error: expect.stringContaining("JSON parsing failed") },
+    ]);
+    model.script({ toolCalls: [{ name: offered, args: { text: "hal" } }], finishReason: "length" });
+    const cut = await loop(5, [long]);
+    expect(cut.log.calls).toEqual([{ name: registered, ms: 0, ok: false, error: NOT_RUN_CUT }]);
   });
 
   it("stops at maxSteps when the model keeps asking for tools", async () => {
