@@ -9,8 +9,13 @@ import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
 /**
  * The calls a run made, filled in as the tools run (and by the loop for calls that never ran). Calls of one
  * turn run at once and finish in any order; `orderTurn` puts them in the order the model asked for them.
+ * `scrubbed` takes the run's secrets out of each record's name and error: a call the tools never saw (a
+ * tool name the model made up, arguments that were not JSON) is recorded with what the model wrote, which
+ * may quote the key.
  */
 export class ToolCallLog {
+  constructor(private readonly scrubbed: (text: string) => string = (text) => text) {}
+
   private entries: Array<{ readonly id: string; readonly record: ToolCallRecord }> = [];
   private readonly seen = new Set<string>();
   /** Offered name → registered name, for the tools offered under a shortened name (`modelToolName`). */
@@ -22,7 +27,15 @@ export class ToolCallLog {
   add(callId: string, record: ToolCallRecord): void {
     if (this.seen.has(callId)) return;
     this.seen.add(callId);
-    this.entries.push({ id: callId, record });
+    const { name, error } = record;
+    this.entries.push({
+      id: callId,
+      record: {
+        ...record,
+        name: this.scrubbed(name),
+        ...(error === undefined ? {} : { error: this.scrubbed(error) }),
+      },
+    });
   }
   has(callId: string): boolean {
     return this.seen.has(callId);
