@@ -348,6 +348,32 @@ describe("runToolLoop", () => {
     expect(sent).toContain(JSON.stringify(JSON.stringify({ text: "yo" })));
   });
 
+  it("a call whose arguments a server writes as null, or leaves out, is a tool error (null) or runs with {} (none); the run goes on", async () => {
+    let got: unknown[] = [];
+    const noArgs: AgentTool = {
+      ...upper,
+      name: "ping",
+      inputSchema: { type: "object", properties: {} },
+      async execute(args) {
+        got = [...got, args];
+        return { ok: true, content: [{ type: "text", text: "pong" }] };
+      },
+    };
+    model.script(
+      {
+        toolCalls: [
+          { name: "ping", args: null, argumentsAsObject: true },
+          { name: "ping", args: undefined, argumentsAsObject: true },
+        ],
+      },
+      { text: "after" },
+    );
+    const { result, log } = await loop(5, [noArgs]);
+    expect(result.text).toBe("after");
+    expect(log.calls).toMatchObject([{ name: "ping" }, { name: "ping", ok: true }]);
+    expect(got.at(-1)).toEqual({});
+  });
+
   it("a server that refuses the reasoning sent back with an earlier turn (Groq: reasoning_content is unsupported) gets the turn again without it", async () => {
     const groq = await startFakeOpenAI();
     try {
