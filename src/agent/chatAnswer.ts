@@ -3,7 +3,9 @@
  * OpenAI-compatible write tool calls their own way; without this the SDK refuses the whole answer
  * ("gave an answer svc cannot use") or drops the call:
  * - `function.arguments` as a JSON object rather than its text (servers that pass their model's parsed
- *   arguments through, as Ollama's own API writes them): sent on as its JSON text;
+ *   arguments through, as Ollama's own API writes them): sent on as its JSON text; `null` or no `arguments`
+ *   at all (a call of a tool without parameters) as the text `null` (a tool error, as any arguments that
+ *   are no object) or as empty arguments (`{}`): the SDK refused the whole answer, failing the run;
  * - the legacy `function_call` (with `finish_reason: function_call`) instead of `tool_calls`, as older
  *   servers answer: taken as the one tool call it names (the SDK gives it an id).
  * Returns `undefined` when the answer needs no change (the common case), so nothing is re-serialised.
@@ -17,7 +19,7 @@ export function normalizedChatAnswer(answer: unknown): unknown {
     let calls = message.tool_calls;
     if ((calls === undefined || calls === null) && isRecord(message.function_call))
       calls = [{ type: "function", function: message.function_call }];
-    else if (!Array.isArray(calls) || !calls.some(hasObjectArguments)) return choice;
+    else if (!Array.isArray(calls) || !calls.some(hasArgumentsNotText)) return choice;
     changed = true;
     const { function_call: _legacy, ...rest } = message;
     return {
@@ -32,17 +34,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-function hasObjectArguments(call: unknown): boolean {
+function hasArgumentsNotText(call: unknown): boolean {
   if (!isRecord(call) || !isRecord(call.function)) return false;
-  const args = call.function.arguments;
-  return args !== undefined && args !== null && typeof args !== "string";
+  return typeof call.function.arguments !== "string";
 }
 
 function withTextArguments(call: unknown): unknown {
-  if (!hasObjectArguments(call)) return call;
+  if (!hasArgumentsNotText(call)) return call;
   const record = call as Record<string, unknown> & { function: Record<string, unknown> };
+  const args = record.function.arguments;
   return {
     ...record,
-    function: { ...record.function, arguments: JSON.stringify(record.function.arguments) },
+    function: { ...record.function, arguments: args === undefined ? "" : JSON.stringify(args) },
   };
 }

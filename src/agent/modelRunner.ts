@@ -107,12 +107,12 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         },
       });
       const progress: LoopProgress = { steps: 0, inputTokens: 0, outputTokens: 0 };
-      const log = new ToolCallLog();
+      // Scrubbed as they are recorded (a tool's error, or a call the model wrote, may quote the key).
+      const log = new ToolCallLog((text) => scrub(text, secrets));
       const record = (outcome: RunOutcome, error?: string): RunRecord => ({
         provider: settings.provider,
         model: modelId,
         steps: progress.steps,
-        // Scrubbed as they happened (a tool's error may quote what the model sent it, the key included).
         toolCalls: log.calls,
         usage: { input: progress.inputTokens, output: progress.outputTokens },
         outcome,

@@ -9,10 +9,17 @@ import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
 /**
  * The calls a run made, filled in as the tools run (and by the loop for calls that never ran). Calls of one
  * turn run at once and finish in any order; `orderTurn` puts them in the order the model asked for them.
+ * `scrubbed` takes the run's secrets out of each record's name and error: a call the tools never saw (a
+ * tool name the model made up, arguments that were not JSON) is recorded with what the model wrote, which
+ * may quote the key.
  */
 export class ToolCallLog {
+  constructor(private readonly scrubbed: (text: string) => string = (text) => text) {}
+
   private entries: Array<{ readonly id: string; readonly record: ToolCallRecord }> = [];
   private readonly seen = new Set<string>();
+  /** Offered name → registered name, for the tools offered under a shortened name (`modelToolName`). */
+  private readonly registered = new Map<string, string>();
 
   get calls(): ToolCallRecord[] {
     return this.entries.map((entry) => entry.record);
@@ -20,10 +27,26 @@ export class ToolCallLog {
   add(callId: string, record: ToolCallRecord): void {
     if (this.seen.has(callId)) return;
     this.seen.add(callId);
-    this.entries.push({ id: callId, record });
+    const { name, error } = record;
+    this.entries.push({
+      id: callId,
+      record: {
+        ...record,
+        name: this.scrubbed(name),
+        ...(error === undefined ? {} : { error: this.scrubbed(error) }),
+      },
+    });
   }
   has(callId: string): boolean {
     return this.seen.has(callId);
+  }
+  /** Notes that the tool registered as `registered` is offered to the model as `offered`. */
+  offeredAs(offered: string, registered: string): void {
+    if (offered !== registered) this.registered.set(offered, registered);
+  }
+  /** The registered name of a tool the model named as it was offered (any other name as it is). */
+  registeredName(offered: string): string {
+    return this.registered.get(offered) ?? offered;
   }
   /** Sorts the calls of one turn (`callIds`, in the model's order) into that order, after earlier turns'. */
   orderTurn(callIds: readonly string[]): void {
@@ -164,7 +187,9 @@ export function sdkTools(
     const keys = options.safePropertyKeys === true ? withSafePropertyKeys(moved.schema) : undefined;
     const offered = keys === undefined ? moved : { ...moved, schema: keys.schema };
     // Calls are recorded under the registered name, whatever name the model was offered.
-    set[modelToolName(agentTool.name)] = tool<unknown, readonly ToolContent[]>({
+    const offeredName = modelToolName(agentTool.name);
+    log.offeredAs(offeredName, agentTool.name);
+    set[offeredName] = tool<unknown, readonly ToolContent[]>({
       description: withLeftOut(agentTool.description, offered.leftOut),
       inputSchema: jsonSchema<unknown>(offered.schema as Parameters<typeof jsonSchema>[0]),
       async execute(input, options) {

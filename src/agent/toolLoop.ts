@@ -108,7 +108,12 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
       for (const part of step.content) {
         if (part.type !== "tool-error" || input.log.has(part.toolCallId)) continue;
         const error = part.error instanceof Error ? part.error.message : String(part.error);
-        input.log.add(part.toolCallId, { name: part.toolName, ms: 0, ok: false, error });
+        input.log.add(part.toolCallId, {
+          name: input.log.registeredName(part.toolName),
+          ms: 0,
+          ok: false,
+          error,
+        });
       }
       // The log and the journal list a turn's calls as the model asked for them, not as they finished.
       input.log.orderTurn(step.toolCalls.map((call) => call.toolCallId));
@@ -123,7 +128,12 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
   const cut = cutAtMaxTokens ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId)) : [];
   const notRun = contextWindow ? NOT_RUN_CUT_CONTEXT : NOT_RUN_CUT;
   for (const call of cut)
-    input.log.add(call.toolCallId, { name: call.toolName, ms: 0, ok: false, error: notRun });
+    input.log.add(call.toolCallId, {
+      name: input.log.registeredName(call.toolName),
+      ms: 0,
+      ok: false,
+      error: notRun,
+    });
   return {
     text: result.text,
     stoppedAtMaxSteps: wantedTools && result.steps.length >= input.maxSteps,

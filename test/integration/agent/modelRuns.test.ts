@@ -323,6 +323,27 @@ describe("a webhook run with provider openai", () => {
     expect(JSON.stringify(journal())).not.toContain(API_KEY);
   });
 
+  it("calls the model wrote quoting its API key (a made-up tool name, arguments that are not JSON): the log and the journal show [redacted]", async () => {
+    model.script(
+      {
+        toolCalls: [
+          { name: `leak_${API_KEY}`, args: {} },
+          { name: "mcp__other__lookup", args: `{"key": "${API_KEY}"` },
+        ],
+      },
+      { text: "after the leaky calls" },
+    );
+    await signedPost("triage", { issue: { title: "x" } }, "call-key-1");
+    expect(await chatMessages(1)).toEqual(["after the leaky calls"]);
+    const { run } = await journalled("call-key-1");
+    expect(run?.toolCalls).toEqual([
+      expect.objectContaining({ name: "leak_[redacted]", ok: false }),
+      expect.objectContaining({ name: "mcp__other__lookup", error: expect.stringContaining("[redacted]") }),
+    ]);
+    expect(JSON.stringify(journal())).not.toContain(API_KEY);
+    expect(readFileSync(join(gw.home.dir, "logs", "gateway.log"), "utf8")).not.toContain(API_KEY);
+  });
+
   it("an error body quoting the key where the detail is cut leaves no part of the key", async () => {
     // The key begins at character 290 of the body, which the notice cuts at 300.
     const body = JSON.stringify({ error: { message: `${"x".repeat(264)} key ${API_KEY}` } });

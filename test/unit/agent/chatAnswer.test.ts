@@ -16,6 +16,16 @@ describe("normalizedChatAnswer: other servers' tool call shapes read as OpenAI's
     );
   });
 
+  it("arguments written as null, or left out, are sent on as the text null and as empty arguments", () => {
+    const call = (fn: Record<string, unknown>) => ({
+      id: "c1",
+      type: "function",
+      function: { name: "t", ...fn },
+    });
+    const fixed = normalizedChatAnswer(answer({ tool_calls: [call({ arguments: null }), call({})] }));
+    expect(fixed).toEqual(answer({ tool_calls: [call({ arguments: "null" }), call({ arguments: "" })] }));
+  });
+
   it("the legacy function_call is taken as the one tool call it names", () => {
     const fixed = normalizedChatAnswer(
       answer({ function_call: { name: "t", arguments: '{"a":1}' } }, "function_call"),

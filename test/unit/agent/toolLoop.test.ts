@@ -3,7 +3,7 @@ import { AgentRunFailure } from "../../../src/actors/agent/runner.js";
 import { outcomeOf } from "../../../src/agent/mcpTools.js";
 import { modelRunner, systemText } from "../../../src/agent/modelRunner.js";
 import { languageModel } from "../../../src/agent/provider.js";
-import { sdkTools, ToolCallLog, type ToolResultImages } from "../../../src/agent/sdkTools.js";
+import { modelToolName, sdkTools, ToolCallLog, type ToolResultImages } from "../../../src/agent/sdkTools.js";
 import {
   type LoopProgress,
   NOT_RUN_CUT,
@@ -346,6 +346,32 @@ describe("runToolLoop", () => {
     const sent = JSON.stringify(model.requests.at(-1)?.json.messages);
     expect(sent).toContain(JSON.stringify(JSON.stringify({ text: "hi" })));
     expect(sent).toContain(JSON.stringify(JSON.stringify({ text: "yo" })));
+  });
+
+  it("a call whose arguments a server writes as null, or leaves out, is a tool error (null) or runs with {} (none); the run goes on", async () => {
+    let got: unknown[] = [];
+    const noArgs: AgentTool = {
+      ...upper,
+      name: "ping",
+      inputSchema: { type: "object", properties: {} },
+      async execute(args) {
+        got = [...got, args];
+        return { ok: true, content: [{ type: "text", text: "pong" }] };
+      },
+    };
+    model.script(
+      {
+        toolCalls: [
+          { name: "ping", args: null, argumentsAsObject: true },
+          { name: "ping", args: undefined, argumentsAsObject: true },
+        ],
+      },
+      { text: "after" },
+    );
+    const { result, log } = await loop(5, [noArgs]);
+    expect(result.text).toBe("after");
+    expect(log.calls).toMatchObject([{ name: "ping" }, { name: "ping", ok: true }]);
+    expect(got.at(-1)).toEqual({});
   });
 
   it("a server that refuses the reasoning sent back with an earlier turn (Groq: reasoning_content is unsupported) gets the turn again without it", async () => {
@@ -874,6 +900,21 @@ describe("runToolLoop", () => {
     expect(log.calls).toEqual([{ name: "upper", ms: 5, ok: false, error: "text must be a string" }]);
     const second = model.requests[1]?.json.messages as Array<{ role: string; content: unknown }>;
     expect(String(second.find((m) => m.role === "tool")?.content)).toContain("text must be a string");
+  });
+
+  it("a call to a tool offered under a shortened name that never ran (arguments not JSON, a turn cut at max_tokens) is recorded under its registered name", async () => {
+    const registered = `mcp__enterprise_github__${"list_repository_collaborators_".repeat(2)}x`;
+    const long: AgentTool = { ...upper, name: registered };
+    const offered = modelToolName(registered);
+    expect(offered).not.toBe(registered);
+    model.script({ toolCalls: [{ name: offered, args: "{not json" }] }, { text: "done" });
+    const bad = await loop(5, [long]);
+    expect(bad.log.calls).toEqual([
+      { name: registered, ms: 0, ok: false, error: expect.stringContaining("JSON parsing failed") },
+    ]);
+    model.script({ toolCalls: [{ name: offered, args: { text: "hal" } }], finishReason: "length" });
+    const cut = await loop(5, [long]);
+    expect(cut.log.calls).toEqual([{ name: registered, ms: 0, ok: false, error: NOT_RUN_CUT }]);
   });
 
   it("stops at maxSteps when the model keeps asking for tools", async () => {
