@@ -33,6 +33,8 @@ import {
 import { invalidJobMessage, jobRecords } from "../../io/stores/cronJobRecord.js";
 import { cronJobsStored } from "../../io/stores/cronJobsStored.js";
 import { cronStore } from "../../io/stores/cronStore.js";
+import { HISTORY_FILE, historyDir } from "../../io/stores/deliveryHistory.js";
+import { historyDirProblem } from "../../io/stores/historyDirProblem.js";
 import { parseSubscription, type Subscription, subscriptionRoute } from "../../io/stores/subscriptions.js";
 import { jobTargetProblems, targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
 import { listenAddress } from "../listenAddress.js";
@@ -93,6 +95,11 @@ export async function checkConfig(
   // Nothing under it can be read either: its files' own errors (ENOTDIR, ENOENT) would only repeat this one.
   if (home !== undefined)
     return { problems: [...problems, home], storeProblems: [], warnings: [], summary: undefined };
+  // The gateway opens the delivery history before it listens, and refuses to start when it cannot.
+  if (loaded.config.platforms.webhook.delivery_history) {
+    const history = historyDirProblem(historyDir(loaded.paths.home), HISTORY_FILE);
+    if (history !== undefined) problems.push(history);
+  }
   const idle = nothingToRun(loaded, () => cronJobsStored(loaded.paths.home));
   if (idle !== undefined) problems.push(idle);
   // svc gateway run refuses an SVC_LOG_LEVEL it does not know before it reads anything else.

@@ -92,6 +92,8 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   }
   const route = record.route;
   const target = await testTarget(loaded, route, "routes and subscriptions");
+  // As `svc webhook test` says it: a disabled subscription's 404 would otherwise come with no reason.
+  for (const note of target.notes) process.stderr.write(`${note}\n`);
   const secret = target.secret ?? loaded.config.platforms.webhook.secret;
   if (secret === undefined)
     throw new SvcError(

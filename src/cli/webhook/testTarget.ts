@@ -74,7 +74,7 @@ export async function testTarget(
         found?.sub === undefined
           ? []
           : [
-              `Note: ${found.path} has a subscription "${name}" too; the gateway answers with the config.yaml route (static routes win), so the test is signed with the route's secret and the subscription's settings do not apply`,
+              `Note: ${found.path} has a subscription "${name}" too; the gateway answers with the config.yaml route (static routes win), so the request is signed with the route's secret and the subscription's settings do not apply`,
             ],
     };
   }

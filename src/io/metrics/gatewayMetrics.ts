@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { RequestMetrics } from "../http/observe.js";
-import { processMetrics } from "./processMetrics.js";
+import { processMetrics, processMetricsText } from "./processMetrics.js";
 
 /** What the gauges read when Prometheus scrapes (nothing is sampled in between). */
 export interface MetricSources {
@@ -81,6 +81,8 @@ function childCache<T>(make: (a: string, b: string) => T) {
 export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
   const registry = new Registry();
   const registers = [registry];
+  // Its event-loop monitor samples from now on, not from the first scrape (which would show no delay).
+  processMetrics();
   // Per-request numbers are plain counters in pre-resolved slots (a Map lookup and `n += 1`); prom-client's
   // own label children hash and validate their labels on every increment (~250 ns each), so the
   // Prometheus counters are filled from the slots only when scraped.
@@ -206,7 +208,7 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
       requestSeconds += seconds;
     },
     async render() {
-      const [own, process] = await Promise.all([registry.metrics(), processMetrics().metrics()]);
+      const [own, process] = await Promise.all([registry.metrics(), processMetricsText()]);
       return { contentType: registry.contentType, text: `${own}\n${process}` };
     },
     runFinished(outcome, seconds) {

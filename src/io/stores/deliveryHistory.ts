@@ -21,6 +21,7 @@ import {
   ROTATION_CHECK_MS,
   writeBytesSync,
 } from "../batchedWriter.js";
+import { historyNotOpened } from "./historyDirProblem.js";
 import { historyText, type ReadText, readText } from "./historyText.js";
 
 /** Each history file is rotated past this size; one previous file is kept: at most ~2 × this on disk. */
@@ -251,11 +252,7 @@ export function createHistoryWriter(
     dropExpired(dir, now());
     openFile();
   } catch (err) {
-    throw new SvcError(
-      "startup_refused",
-      `${dir}: the delivery history cannot be opened (${describeError(err)}) — make it a directory this user can write (move away what is in its place), or set platforms.webhook.delivery_history: false`,
-      { cause: err },
-    );
+    throw new SvcError("startup_refused", historyNotOpened(dir, describeError(err)), { cause: err });
   }
   let replaced = 0;
   /**

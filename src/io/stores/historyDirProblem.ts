@@ -1,0 +1,30 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { join } from "node:path";
+import { describeError } from "../../errors.js";
+
+/** The gateway's refusal when the delivery history cannot be opened: the directory, why, and the ways out. */
+export function historyNotOpened(dir: string, cause: string): string {
+  return `${dir}: the delivery history cannot be opened (${cause}) — make it a directory this user can write (move away what is in its place), or set platforms.webhook.delivery_history: false`;
+}
+
+/**
+ * Why the gateway could not open the delivery history `file` in `dir`, found without creating anything (for
+ * `svc config check`): something else in the directory's or the file's place, or one this user cannot
+ * write. Undefined when it can be opened, or is missing and will be made.
+ */
+export function historyDirProblem(dir: string, file: string): string | undefined {
+  const path = join(dir, file);
+  try {
+    const found = statSync(dir, { throwIfNoEntry: false });
+    if (found === undefined) return undefined;
+    if (!found.isDirectory()) return historyNotOpened(dir, `${dir} is not a directory`);
+    accessSync(dir, constants.W_OK | constants.X_OK);
+    const held = statSync(path, { throwIfNoEntry: false });
+    if (held === undefined) return undefined;
+    if (!held.isFile()) return historyNotOpened(dir, `${path} is not a file`);
+    accessSync(path, constants.R_OK | constants.W_OK);
+  } catch (err) {
+    return historyNotOpened(dir, describeError(err));
+  }
+  return undefined;
+}

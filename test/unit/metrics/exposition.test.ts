@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { createGatewayMetrics } from "../../../src/io/metrics/gatewayMetrics.js";
+
+/** A sample line of the text format 0.0.4: name, labels, a value as Go's ParseFloat spells it (NaN, +Inf, -Inf). */
+const SAMPLE =
+  /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*",?)*\})? (NaN|[+-]Inf|[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)( -?\d+)?$/;
+
+describe("the exposition text", () => {
+  it("writes every value as the text format allows, also for scrapes that come right after each other", async () => {
+    const metrics = createGatewayMetrics({ runs: () => ({ waiting: 0, active: 0 }), mcpStates: () => [] });
+    // Scrapes closer together than the event-loop monitor's 10 ms resolution: windows with no sample,
+    // which prom-client wrote as `Nan` with a minimum of 292 years.
+    const texts = [];
+    for (let i = 0; i < 3; i += 1) texts.push((await metrics.render()).text);
+    for (const text of texts) {
+      const samples = text.split("\n").filter((line) => line !== "" && !line.startsWith("#"));
+      expect(samples.filter((line) => !SAMPLE.test(line))).toEqual([]);
+      const min = samples.find((line) => line.startsWith("nodejs_eventloop_lag_min_seconds "));
+      const value = Number(min?.split(" ")[1]);
+      expect(Number.isNaN(value) || value < 3600).toBe(true);
+    }
+  });
+});
