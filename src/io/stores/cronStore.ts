@@ -43,6 +43,28 @@ export const SCHEDULE_MACROS_TEXT =
 
 const FIVE_FIELDS = `expected 5 cron fields (minute hour day-of-month month day-of-week, e.g. "*/15 * * * *"), a macro (${SCHEDULE_MACROS_TEXT}) or an interval like "every 15m", "30s", "2h", "1d"`;
 
+/**
+ * Six or seven fields: a seconds field first (Quartz, node-cron, Spring) and, with seven, a year field
+ * last (Quartz); six fields whose last is a year (AWS EventBridge) have it last. Said with the five fields
+ * meant, since a generic "expected 5 cron fields" leaves the user to guess which field is the extra one.
+ */
+function extraFields(fields: readonly string[]): string | undefined {
+  const yearLast = /^(?:\d{4}(?:[-,/]\d+)*)$/.test(fields.at(-1) as string);
+  let five: readonly string[];
+  let extra: string;
+  if (fields.length === 7) {
+    five = fields.slice(1, 6);
+    extra = "a seconds field first and a year field last (as Quartz writes them)";
+  } else if (fields.length === 6 && yearLast) {
+    five = fields.slice(0, 5);
+    extra = "a year field last";
+  } else if (fields.length === 6) {
+    five = fields.slice(1);
+    extra = "a seconds field first (as Quartz, node-cron or Spring write it)";
+  } else return undefined;
+  return `${fields.length} fields, with ${extra}: svc schedules have 5 (minute hour day-of-month month day-of-week) and run at most once a minute — write "${five.join(" ")}", or for runs within a minute an interval like "30s"`;
+}
+
 /** `daily` (a macro written without its `@`, as some schedulers take it): the macro meant. */
 function withoutAt(trimmed: string): string | undefined {
   const word = trimmed.toLowerCase();
@@ -71,7 +93,10 @@ export function parseSchedule(text: string): Schedule {
     );
   }
   if (!trimmed.startsWith("@") && fields.length !== 5) {
-    throw new SvcError("usage", `schedule "${text}": ${withoutAt(trimmed) ?? FIVE_FIELDS}`);
+    throw new SvcError(
+      "usage",
+      `schedule "${text}": ${withoutAt(trimmed) ?? extraFields(fields) ?? FIVE_FIELDS}`,
+    );
   }
   // Jenkins' H (a hashed minute) is not cron: the parser takes it as a new random value at every reading,
   // so the job would run at a different minute each time its next run is worked out.

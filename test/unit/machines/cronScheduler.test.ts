@@ -215,13 +215,35 @@ describe("schedule grammar", () => {
   });
 
   it("rejects bad schedules with a message that shows the grammar", () => {
-    expect(() => parseSchedule("0 * * * * *")).toThrow(/expected 5 cron fields/);
+    expect(() => parseSchedule("0 * * * * *")).toThrow(/svc schedules have 5 \(minute hour/);
     expect(() => parseSchedule("61 * * * *")).toThrow(/not a valid cron expression/);
     expect(() => parseSchedule("every 0s")).toThrow(/at least 1s/);
     expect(() => parseSchedule("every 99999999d")).toThrow(/at most 36500d/);
     expect(() => parseSchedule("999999999999999999999s")).toThrow(/at most 36500d/);
     expect(parseSchedule("36500d")).toEqual({ kind: "interval", ms: 36_500 * 86_400_000 });
     expect(() => parseSchedule("soon")).toThrow(/every 15m/);
+  });
+
+  it("a six- or seven-field expression is refused naming the extra field and the five fields meant", () => {
+    const refusal = (text: string) => {
+      try {
+        parseSchedule(text);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return "accepted";
+    };
+    expect(refusal("0 */5 * * * *")).toBe(
+      'schedule "0 */5 * * * *": 6 fields, with a seconds field first (as Quartz, node-cron or Spring write it): svc schedules have 5 (minute hour day-of-month month day-of-week) and run at most once a minute — write "*/5 * * * *", or for runs within a minute an interval like "30s"',
+    );
+    expect(refusal("0 12 * * 1 2027")).toContain("6 fields, with a year field last: svc schedules have 5");
+    expect(refusal("0 12 * * 1 2027")).toContain('write "0 12 * * 1"');
+    expect(refusal("0 30 9 * * mon 2027")).toContain(
+      "7 fields, with a seconds field first and a year field last (as Quartz writes them)",
+    );
+    expect(refusal("0 30 9 * * mon 2027")).toContain('write "30 9 * * mon"');
+    // Other counts keep the grammar's own refusal.
+    expect(refusal("* * * *")).toContain("expected 5 cron fields");
   });
 
   it("a refusal of a schedule that is no cron expression names the macros too, and a macro written without @ the one meant", () => {
