@@ -48,7 +48,9 @@ export function registerWebhookCommands(program: Command): void {
   webhook.command("list").alias("ls").description("list subscriptions (no secrets)").action(list);
   webhook
     .command("remove <name>")
-    .alias("rm")
+    // `unsubscribe`, the opposite of `subscribe`: unknown, it was answered "Did you mean subscribe?",
+    // the command that makes the subscription again.
+    .aliases(["rm", "unsubscribe"])
     .description("remove a subscription")
     .action((name: string) => change(name, "remove"));
   webhook

@@ -5,7 +5,7 @@ import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, svc } from "./svc.js";
 
-describe("svc webhook short command names (add, ls, rm)", { timeout: 60_000 }, () => {
+describe("svc webhook short command names (add, ls, rm, unsubscribe)", { timeout: 60_000 }, () => {
   let home: TempHome;
   beforeAll(() => {
     home = tempHome();
@@ -24,6 +24,16 @@ describe("svc webhook short command names (add, ls, rm)", { timeout: 60_000 }, (
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^hook\s+\(all\)\s+log\s+default\s+yes/m);
     expect((await svc(home, ["webhook", "rm", "hook"])).code).toBe(0);
+    expect(names()).toEqual([]);
+  });
+
+  it("unsubscribe removes, as remove does (not 'Did you mean subscribe?', which would make it again)", async () => {
+    expect((await svc(home, ["webhook", "subscribe", "gone-hook", "--prompt", "p"])).code).toBe(0);
+    expect(names()).toEqual(["gone-hook"]);
+    const removed = await svc(home, ["webhook", "unsubscribe", "gone-hook"]);
+    expect(removed.stderr).not.toMatch(/Did you mean/);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toMatch(/^Removed gone-hook$/m);
     expect(names()).toEqual([]);
   });
 });
