@@ -55,10 +55,13 @@ export function registerWebhookCommands(program: Command): void {
     .action((name: string) => change(name, "remove"));
   webhook
     .command("enable <name>")
+    // svc cron's names for the same switch: unknown, `resume` was answered "Did you mean remove?".
+    .alias("resume")
     .description("enable a subscription")
     .action((name: string) => change(name, "enable"));
   webhook
     .command("disable <name>")
+    .alias("pause")
     .description("disable a subscription (the gateway answers 404)")
     .action((name: string) => change(name, "disable"));
   webhook

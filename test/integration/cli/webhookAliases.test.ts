@@ -5,7 +5,9 @@ import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, svc } from "./svc.js";
 
-describe("svc webhook short command names (add, ls, rm, unsubscribe)", { timeout: 60_000 }, () => {
+describe("svc webhook other command names (add, ls, rm, unsubscribe, pause, resume)", {
+  timeout: 60_000,
+}, () => {
   let home: TempHome;
   beforeAll(() => {
     home = tempHome();
@@ -35,5 +37,19 @@ describe("svc webhook short command names (add, ls, rm, unsubscribe)", { timeout
     expect(removed.code).toBe(0);
     expect(removed.stdout).toMatch(/^Removed gone-hook$/m);
     expect(names()).toEqual([]);
+  });
+
+  it("pause and resume (svc cron's names) disable and enable, not 'Did you mean remove?'", async () => {
+    const enabled = () =>
+      JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8"))["paused-hook"].enabled;
+    expect((await svc(home, ["webhook", "subscribe", "paused-hook", "--prompt", "p"])).code).toBe(0);
+    const paused = await svc(home, ["webhook", "pause", "paused-hook"]);
+    expect(paused.code).toBe(0);
+    expect(enabled()).toBe(false);
+    const resumed = await svc(home, ["webhook", "resume", "paused-hook"]);
+    expect(resumed.stderr).not.toMatch(/Did you mean/);
+    expect(resumed.code).toBe(0);
+    expect(enabled()).toBe(true);
+    expect(names()).toEqual(["paused-hook"]);
   });
 });
