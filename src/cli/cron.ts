@@ -410,8 +410,8 @@ export function registerCronCommands(program: Command): void {
   cron
     .command("resume <id-or-name>")
     // A job's state is then `enabled`, and `svc webhook` names it so: unknown, `enable` was answered
-    // "Did you mean disable?", the opposite of what was meant.
-    .alias("enable")
+    // "Did you mean disable?" and `unpause` "Did you mean pause?", the opposite of what was meant.
+    .aliases(["enable", "unpause"])
     .description("run a paused or disabled job on its schedule again")
     .action((ref: string, options: ProfileOption) => setState(ref, "enabled", options));
   cron
