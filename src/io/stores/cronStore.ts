@@ -62,7 +62,9 @@ function extraFields(fields: readonly string[]): string | undefined {
     five = fields.slice(1);
     extra = "a seconds field first (as Quartz, node-cron or Spring write it)";
   } else return undefined;
-  return `${fields.length} fields, with ${extra}: svc schedules have 5 (minute hour day-of-month month day-of-week) and run at most once a minute — write "${five.join(" ")}", or for runs within a minute an interval like "30s"`;
+  const fix = `write "${five.join(" ")}"`;
+  const seconds = !(fields.length === 6 && yearLast);
+  return `${fields.length} fields, with ${extra}: svc schedules have 5 (minute hour day-of-month month day-of-week)${seconds ? ` and run at most once a minute — ${fix}, or for runs within a minute an interval like "30s"` : `, and no year — ${fix}`}`;
 }
 
 /** `daily` (a macro written without its `@`, as some schedulers take it): the macro meant. */

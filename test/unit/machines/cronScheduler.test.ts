@@ -236,8 +236,9 @@ describe("schedule grammar", () => {
     expect(refusal("0 */5 * * * *")).toBe(
       'schedule "0 */5 * * * *": 6 fields, with a seconds field first (as Quartz, node-cron or Spring write it): svc schedules have 5 (minute hour day-of-month month day-of-week) and run at most once a minute — write "*/5 * * * *", or for runs within a minute an interval like "30s"',
     );
-    expect(refusal("0 12 * * 1 2027")).toContain("6 fields, with a year field last: svc schedules have 5");
-    expect(refusal("0 12 * * 1 2027")).toContain('write "0 12 * * 1"');
+    expect(refusal("0 12 * * 1 2027")).toBe(
+      'schedule "0 12 * * 1 2027": 6 fields, with a year field last: svc schedules have 5 (minute hour day-of-month month day-of-week), and no year — write "0 12 * * 1"',
+    );
     expect(refusal("0 30 9 * * mon 2027")).toContain(
       "7 fields, with a seconds field first and a year field last (as Quartz writes them)",
     );
