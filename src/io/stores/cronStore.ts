@@ -158,14 +158,43 @@ function failingField(fields: readonly string[]): string | undefined {
     const problem = cronProblem(fields.map((other, at) => (at === index ? other : "*")).join(" "));
     // A list naming a value twice is read as a set (withoutRepeats): not this field's fault.
     if (problem === undefined || /duplicate values found/.test(problem)) continue;
+    const reversed = /Invalid range: (\d+)-(\d+)/.exec(problem);
     const said = /NaN/.test(problem)
       ? `a range needs a value on each side of its "-" (${FIELD_LABELS[index]} values are ${problem.replace(/.*expected range /, "")})`
       : /cannot repeat at every/.test(problem)
         ? "a step (/N) must be a whole number of 1 or more"
-        : problem;
+        : reversed !== null
+          ? reversedRange(index, Number(reversed[1]), Number(reversed[2]))
+          : problem;
     return `${FIELD_LABELS[index]} field "${field}": ${said}`;
   }
   return undefined;
+}
+
+/** Each field's lowest and highest value (day-of-week: 0 and 7 are both Sunday, 0-6 covers a week). */
+const FIELD_BOUNDS: ReadonlyArray<readonly [number, number]> = [
+  [0, 59],
+  [0, 23],
+  [1, 31],
+  [1, 12],
+  [0, 6],
+];
+
+/**
+ * A range written high to low (`MON-SUN`, read 1-0; `22-2` hours) — cron-parser says only
+ * `Invalid range: 1-0, min(1) > max(0)`, with the names turned into numbers the user did not write. A
+ * range does not wrap around: said with what to write instead.
+ */
+function reversedRange(index: number, low: number, high: number): string {
+  const [min, max] = FIELD_BOUNDS[index] as readonly [number, number];
+  const weekDay = index === 4;
+  const fix =
+    weekDay && high === 0
+      ? `${low}-7 (Sunday is 0 and 7)`
+      : weekDay && low === 7
+        ? `0-${high} (Sunday is 0 and 7)`
+        : `${low}-${max},${min}-${high}`;
+  return `a range goes from its lower value to its higher one (read as ${low}-${high}), it does not wrap around — write ${fix}`;
 }
 
 function cronProblem(expression: string): string | undefined {

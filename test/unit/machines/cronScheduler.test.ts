@@ -224,6 +224,29 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("soon")).toThrow(/every 15m/);
   });
 
+  it("a range written high to low (MON-SUN, 22-2) is refused saying ranges do not wrap, with what to write", () => {
+    const refusal = (text: string) => {
+      try {
+        parseSchedule(text);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return "accepted";
+    };
+    expect(refusal("0 0 * * MON-SUN")).toBe(
+      'schedule "0 0 * * MON-SUN": not a valid cron expression (day-of-week field "MON-SUN": a range goes from its lower value to its higher one (read as 1-0), it does not wrap around — write 1-7 (Sunday is 0 and 7))',
+    );
+    expect(refusal("0 22-2 * * *")).toContain('hour field "22-2": a range goes from its lower value');
+    expect(refusal("0 22-2 * * *")).toContain("write 22-23,0-2");
+    expect(refusal("0 0 * * FRI-MON")).toContain("write 5-6,0-1");
+    expect(refusal("0 0 * * 7-1")).toContain("write 0-1 (Sunday is 0 and 7)");
+    expect(refusal("0 0 * NOV-FEB *")).toContain("write 11-12,1-2");
+    // What each refusal says to write is accepted.
+    for (const written of ["0 0 * * 1-7", "0 22-23,0-2 * * *", "0 0 * * 5-6,0-1", "0 0 * 11-12,1-2 *"]) {
+      expect(refusal(written)).toBe("accepted");
+    }
+  });
+
   it("a six- or seven-field expression is refused naming the extra field and the five fields meant", () => {
     const refusal = (text: string) => {
       try {
