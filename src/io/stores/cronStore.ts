@@ -164,7 +164,7 @@ function failingField(fields: readonly string[]): string | undefined {
       : /cannot repeat at every/.test(problem)
         ? "a step (/N) must be a whole number of 1 or more"
         : reversed !== null
-          ? reversedRange(index, Number(reversed[1]), Number(reversed[2]))
+          ? reversedRange(index, Number(reversed[1]), Number(reversed[2]), /\/(\d+)/.exec(field)?.[0])
           : problem;
     return `${FIELD_LABELS[index]} field "${field}": ${said}`;
   }
@@ -185,16 +185,16 @@ const FIELD_BOUNDS: ReadonlyArray<readonly [number, number]> = [
  * `Invalid range: 1-0, min(1) > max(0)`, with the names turned into numbers the user did not write. A
  * range does not wrap around: said with what to write instead.
  */
-function reversedRange(index: number, low: number, high: number): string {
+function reversedRange(index: number, low: number, high: number, step = ""): string {
   const [min, max] = FIELD_BOUNDS[index] as readonly [number, number];
   const weekDay = index === 4;
   const fix =
     weekDay && high === 0
-      ? `${low}-7 (Sunday is 0 and 7)`
+      ? `${low}-7${step} (Sunday is 0 and 7)`
       : weekDay && low === 7
-        ? `0-${high} (Sunday is 0 and 7)`
-        : `${low}-${max},${min}-${high}`;
-  return `a range goes from its lower value to its higher one (read as ${low}-${high}), it does not wrap around — write ${fix}`;
+        ? `0-${high}${step} (Sunday is 0 and 7)`
+        : `${low}-${max}${step},${min}-${high}${step}`;
+  return `a range goes from its lower value to its higher one (read as ${low}-${high}), it does not wrap around — write that range as ${fix}`;
 }
 
 function cronProblem(expression: string): string | undefined {

@@ -234,15 +234,24 @@ describe("schedule grammar", () => {
       return "accepted";
     };
     expect(refusal("0 0 * * MON-SUN")).toBe(
-      'schedule "0 0 * * MON-SUN": not a valid cron expression (day-of-week field "MON-SUN": a range goes from its lower value to its higher one (read as 1-0), it does not wrap around — write 1-7 (Sunday is 0 and 7))',
+      'schedule "0 0 * * MON-SUN": not a valid cron expression (day-of-week field "MON-SUN": a range goes from its lower value to its higher one (read as 1-0), it does not wrap around — write that range as 1-7 (Sunday is 0 and 7))',
     );
     expect(refusal("0 22-2 * * *")).toContain('hour field "22-2": a range goes from its lower value');
-    expect(refusal("0 22-2 * * *")).toContain("write 22-23,0-2");
-    expect(refusal("0 0 * * FRI-MON")).toContain("write 5-6,0-1");
-    expect(refusal("0 0 * * 7-1")).toContain("write 0-1 (Sunday is 0 and 7)");
-    expect(refusal("0 0 * NOV-FEB *")).toContain("write 11-12,1-2");
+    expect(refusal("0 22-2 * * *")).toContain("write that range as 22-23,0-2");
+    expect(refusal("0 0 * * FRI-MON")).toContain("write that range as 5-6,0-1");
+    expect(refusal("0 0 * * 7-1")).toContain("write that range as 0-1 (Sunday is 0 and 7)");
+    expect(refusal("0 0 * NOV-FEB *")).toContain("write that range as 11-12,1-2");
+    // A step stays on each part; in a list, only the range is rewritten.
+    expect(refusal("50-10/5 * * * *")).toContain("write that range as 50-59/5,0-10/5");
+    expect(refusal("0,50-10 * * * *")).toContain("write that range as 50-59,0-10");
     // What each refusal says to write is accepted.
-    for (const written of ["0 0 * * 1-7", "0 22-23,0-2 * * *", "0 0 * * 5-6,0-1", "0 0 * 11-12,1-2 *"]) {
+    for (const written of [
+      "0 0 * * 1-7",
+      "0 22-23,0-2 * * *",
+      "0 0 * * 5-6,0-1",
+      "0 0 * 11-12,1-2 *",
+      "50-59/5,0-10/5 * * * *",
+    ]) {
       expect(refusal(written)).toBe("accepted");
     }
   });
