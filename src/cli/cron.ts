@@ -401,20 +401,24 @@ export function registerCronCommands(program: Command): void {
     .option("--deliver <target>", "delivery target for the reply (default log)")
     .option("--deliver-extra <key=value>", "target-specific key (repeatable)", collectPairs)
     .action((options: CreateOptions) => create(options));
-  cron.command("list").description("list jobs").action(list);
+  // The short names `svc webhook` takes too (ls, rm).
+  cron.command("list").alias("ls").description("list jobs").action(list);
   cron
     .command("pause <id-or-name>")
     .description("stop running a job until resumed")
     .action((ref: string, options: ProfileOption) => setState(ref, "paused", options));
   cron
     .command("resume <id-or-name>")
+    // A job's state is then `enabled`, and `svc webhook` names it so: unknown, `enable` was answered
+    // "Did you mean disable?" and `unpause` "Did you mean pause?", the opposite of what was meant.
+    .aliases(["enable", "unpause"])
     .description("run a paused or disabled job on its schedule again")
     .action((ref: string, options: ProfileOption) => setState(ref, "enabled", options));
   cron
     .command("disable <id-or-name>")
     .description("disable a job")
     .action((ref: string, options: ProfileOption) => setState(ref, "disabled", options));
-  cron.command("remove <id-or-name>").description("delete a job").action(remove);
+  cron.command("remove <id-or-name>").alias("rm").description("delete a job").action(remove);
   cron
     .command("run <id-or-name>")
     .description("run a job once now with the configured agent and target, print the reply")

@@ -48,15 +48,20 @@ export function registerWebhookCommands(program: Command): void {
   webhook.command("list").alias("ls").description("list subscriptions (no secrets)").action(list);
   webhook
     .command("remove <name>")
-    .alias("rm")
+    // `unsubscribe`, the opposite of `subscribe`: unknown, it was answered "Did you mean subscribe?",
+    // the command that makes the subscription again.
+    .aliases(["rm", "unsubscribe"])
     .description("remove a subscription")
     .action((name: string) => change(name, "remove"));
   webhook
     .command("enable <name>")
+    // svc cron's names for the same switch: unknown, `resume` was answered "Did you mean remove?".
+    .alias("resume")
     .description("enable a subscription")
     .action((name: string) => change(name, "enable"));
   webhook
     .command("disable <name>")
+    .alias("pause")
     .description("disable a subscription (the gateway answers 404)")
     .action((name: string) => change(name, "disable"));
   webhook

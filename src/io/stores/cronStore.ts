@@ -43,6 +43,30 @@ export const SCHEDULE_MACROS_TEXT =
 
 const FIVE_FIELDS = `expected 5 cron fields (minute hour day-of-month month day-of-week, e.g. "*/15 * * * *"), a macro (${SCHEDULE_MACROS_TEXT}) or an interval like "every 15m", "30s", "2h", "1d"`;
 
+/**
+ * Six or seven fields: a seconds field first (Quartz, node-cron, Spring) and, with seven, a year field
+ * last (Quartz); six fields whose last is a year (AWS EventBridge) have it last. Said with the five fields
+ * meant, since a generic "expected 5 cron fields" leaves the user to guess which field is the extra one.
+ */
+function extraFields(fields: readonly string[]): string | undefined {
+  const yearLast = /^(?:\d{4}(?:[-,/]\d+)*)$/.test(fields.at(-1) as string);
+  let five: readonly string[];
+  let extra: string;
+  if (fields.length === 7) {
+    five = fields.slice(1, 6);
+    extra = "a seconds field first and a year field last (as Quartz writes them)";
+  } else if (fields.length === 6 && yearLast) {
+    five = fields.slice(0, 5);
+    extra = "a year field last";
+  } else if (fields.length === 6) {
+    five = fields.slice(1);
+    extra = "a seconds field first (as Quartz, node-cron or Spring write it)";
+  } else return undefined;
+  const fix = `write "${five.join(" ")}"`;
+  const seconds = !(fields.length === 6 && yearLast);
+  return `${fields.length} fields, with ${extra}: svc schedules have 5 (minute hour day-of-month month day-of-week)${seconds ? ` and run at most once a minute — ${fix}, or for runs within a minute an interval like "30s"` : `, and no year — ${fix}`}`;
+}
+
 /** `daily` (a macro written without its `@`, as some schedulers take it): the macro meant. */
 function withoutAt(trimmed: string): string | undefined {
   const word = trimmed.toLowerCase();
@@ -71,7 +95,10 @@ export function parseSchedule(text: string): Schedule {
     );
   }
   if (!trimmed.startsWith("@") && fields.length !== 5) {
-    throw new SvcError("usage", `schedule "${text}": ${withoutAt(trimmed) ?? FIVE_FIELDS}`);
+    throw new SvcError(
+      "usage",
+      `schedule "${text}": ${withoutAt(trimmed) ?? extraFields(fields) ?? FIVE_FIELDS}`,
+    );
   }
   // Jenkins' H (a hashed minute) is not cron: the parser takes it as a new random value at every reading,
   // so the job would run at a different minute each time its next run is worked out.
@@ -131,14 +158,43 @@ function failingField(fields: readonly string[]): string | undefined {
     const problem = cronProblem(fields.map((other, at) => (at === index ? other : "*")).join(" "));
     // A list naming a value twice is read as a set (withoutRepeats): not this field's fault.
     if (problem === undefined || /duplicate values found/.test(problem)) continue;
+    const reversed = /Invalid range: (\d+)-(\d+)/.exec(problem);
     const said = /NaN/.test(problem)
       ? `a range needs a value on each side of its "-" (${FIELD_LABELS[index]} values are ${problem.replace(/.*expected range /, "")})`
       : /cannot repeat at every/.test(problem)
         ? "a step (/N) must be a whole number of 1 or more"
-        : problem;
+        : reversed !== null
+          ? reversedRange(index, Number(reversed[1]), Number(reversed[2]), /\/(\d+)/.exec(field)?.[0])
+          : problem;
     return `${FIELD_LABELS[index]} field "${field}": ${said}`;
   }
   return undefined;
+}
+
+/** Each field's lowest and highest value (day-of-week: 0 and 7 are both Sunday, 0-6 covers a week). */
+const FIELD_BOUNDS: ReadonlyArray<readonly [number, number]> = [
+  [0, 59],
+  [0, 23],
+  [1, 31],
+  [1, 12],
+  [0, 6],
+];
+
+/**
+ * A range written high to low (`MON-SUN`, read 1-0; `22-2` hours) — cron-parser says only
+ * `Invalid range: 1-0, min(1) > max(0)`, with the names turned into numbers the user did not write. A
+ * range does not wrap around: said with what to write instead.
+ */
+function reversedRange(index: number, low: number, high: number, step = ""): string {
+  const [min, max] = FIELD_BOUNDS[index] as readonly [number, number];
+  const weekDay = index === 4;
+  const fix =
+    weekDay && high === 0
+      ? `${low}-7${step} (Sunday is 0 and 7)`
+      : weekDay && low === 7
+        ? `0-${high}${step} (Sunday is 0 and 7)`
+        : `${low}-${max}${step},${min}-${high}${step}`;
+  return `a range goes from its lower value to its higher one (read as ${low}-${high}), it does not wrap around — write that range as ${fix}`;
 }
 
 function cronProblem(expression: string): string | undefined {

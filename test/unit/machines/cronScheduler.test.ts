@@ -215,13 +215,68 @@ describe("schedule grammar", () => {
   });
 
   it("rejects bad schedules with a message that shows the grammar", () => {
-    expect(() => parseSchedule("0 * * * * *")).toThrow(/expected 5 cron fields/);
+    expect(() => parseSchedule("0 * * * * *")).toThrow(/svc schedules have 5 \(minute hour/);
     expect(() => parseSchedule("61 * * * *")).toThrow(/not a valid cron expression/);
     expect(() => parseSchedule("every 0s")).toThrow(/at least 1s/);
     expect(() => parseSchedule("every 99999999d")).toThrow(/at most 36500d/);
     expect(() => parseSchedule("999999999999999999999s")).toThrow(/at most 36500d/);
     expect(parseSchedule("36500d")).toEqual({ kind: "interval", ms: 36_500 * 86_400_000 });
     expect(() => parseSchedule("soon")).toThrow(/every 15m/);
+  });
+
+  it("a range written high to low (MON-SUN, 22-2) is refused saying ranges do not wrap, with what to write", () => {
+    const refusal = (text: string) => {
+      try {
+        parseSchedule(text);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return "accepted";
+    };
+    expect(refusal("0 0 * * MON-SUN")).toBe(
+      'schedule "0 0 * * MON-SUN": not a valid cron expression (day-of-week field "MON-SUN": a range goes from its lower value to its higher one (read as 1-0), it does not wrap around — write that range as 1-7 (Sunday is 0 and 7))',
+    );
+    expect(refusal("0 22-2 * * *")).toContain('hour field "22-2": a range goes from its lower value');
+    expect(refusal("0 22-2 * * *")).toContain("write that range as 22-23,0-2");
+    expect(refusal("0 0 * * FRI-MON")).toContain("write that range as 5-6,0-1");
+    expect(refusal("0 0 * * 7-1")).toContain("write that range as 0-1 (Sunday is 0 and 7)");
+    expect(refusal("0 0 * NOV-FEB *")).toContain("write that range as 11-12,1-2");
+    // A step stays on each part; in a list, only the range is rewritten.
+    expect(refusal("50-10/5 * * * *")).toContain("write that range as 50-59/5,0-10/5");
+    expect(refusal("0,50-10 * * * *")).toContain("write that range as 50-59,0-10");
+    // What each refusal says to write is accepted.
+    for (const written of [
+      "0 0 * * 1-7",
+      "0 22-23,0-2 * * *",
+      "0 0 * * 5-6,0-1",
+      "0 0 * 11-12,1-2 *",
+      "50-59/5,0-10/5 * * * *",
+    ]) {
+      expect(refusal(written)).toBe("accepted");
+    }
+  });
+
+  it("a six- or seven-field expression is refused naming the extra field and the five fields meant", () => {
+    const refusal = (text: string) => {
+      try {
+        parseSchedule(text);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return "accepted";
+    };
+    expect(refusal("0 */5 * * * *")).toBe(
+      'schedule "0 */5 * * * *": 6 fields, with a seconds field first (as Quartz, node-cron or Spring write it): svc schedules have 5 (minute hour day-of-month month day-of-week) and run at most once a minute — write "*/5 * * * *", or for runs within a minute an interval like "30s"',
+    );
+    expect(refusal("0 12 * * 1 2027")).toBe(
+      'schedule "0 12 * * 1 2027": 6 fields, with a year field last: svc schedules have 5 (minute hour day-of-month month day-of-week), and no year — write "0 12 * * 1"',
+    );
+    expect(refusal("0 30 9 * * mon 2027")).toContain(
+      "7 fields, with a seconds field first and a year field last (as Quartz writes them)",
+    );
+    expect(refusal("0 30 9 * * mon 2027")).toContain('write "30 9 * * mon"');
+    // Other counts keep the grammar's own refusal.
+    expect(refusal("* * * *")).toContain("expected 5 cron fields");
   });
 
   it("a refusal of a schedule that is no cron expression names the macros too, and a macro written without @ the one meant", () => {
