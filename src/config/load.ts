@@ -22,7 +22,12 @@ import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
 import { noteShadowedRoutes } from "./sections/webhook.js";
-import { colonInValueHint, textAfterQuoteHint, unquotedTemplateLine } from "./unquotedTemplate.js";
+import {
+  colonInValueHint,
+  textAfterQuoteHint,
+  unquotedFlowPatternHint,
+  unquotedTemplateLine,
+} from "./unquotedTemplate.js";
 import { misindentedKey } from "./yamlIndent.js";
 import { refuseUnknownTags, unresolvedAlias } from "./yamlLeadingChars.js";
 import { prepareConfigDocument } from "./yamlNodes.js";
@@ -405,7 +410,7 @@ function yamlProblem(message: string, line = "", column = 1): string {
   if (/^Invalid escape sequence/.test(text))
     return `${text} — in "double quotes" a backslash starts a YAML escape: write a regex or path in 'single quotes' ('^\\d+$'), unquoted, or with the backslash doubled ("^\\\\d+$")`;
   // `prompt: {pull_request.title} was opened`: a value starting with { is a flow mapping to YAML.
-  return `${text}${unquotedTemplateLine(text, line) ?? colonInValueHint(text, line) ?? textAfterQuoteHint(text, line) ?? ""}`;
+  return `${text}${unquotedTemplateLine(text, line) ?? unquotedFlowPatternHint(text, line, column) ?? colonInValueHint(text, line) ?? textAfterQuoteHint(text, line) ?? ""}`;
 }
 
 /** YAML integers as numbers, except those a number cannot hold exactly: they stay their digits (text). */

@@ -122,10 +122,31 @@ export function unquotedTemplateLine(message: string, line: string): string | un
   const [, key, value] = match as unknown as [string, string, string];
   // A regex's value is a pattern whatever it holds (`[a-z]+`); any other value, one with a placeholder.
   if (key !== "regex" && (!PLACEHOLDER.test(value) || value.startsWith("{{"))) return undefined;
-  // `deliver_extra: {chat_id: {chat.id} x}`: the mapping is meant; the value at fault is inside it, and
-  // quoting the whole line would be wrong: the parser's words alone.
-  if (/:\s/.test(/^[{[][^{}[\]]*/.exec(value)?.[0] ?? "")) return undefined;
+  // `deliver_extra: {chat_id: {chat.id} x}` or `filters: [{field: x, regex: {3}x}]`: the mapping is meant;
+  // the value at fault is inside it, and quoting the whole line would be wrong: the parser's words alone.
+  if (/:\s/.test(/^[{[]+[^{}[\]]*/.exec(value)?.[0] ?? "")) return undefined;
   return ` — ${meaning(value[0] as string)}: put the ${noun(key)} in quotes: ${key}: ${quotedBackValue(key, value.trim())}`;
+}
+
+/** `regex: [` or `regex: {` after the `{` or `,` of a filter written as a `{flow: mapping}`. */
+const FLOW_REGEX = /[{,][ \t]*regex:[ \t]+([{[])/g;
+
+/**
+ * `filters: [{field: key, regex: [A-Z]+-[0-9]+}]`: the same mistake as `regex: [A-Z]+` on a line of its own,
+ * inside a filter written on one line, where the parser stops at the text after the `]`. The hint for a
+ * syntax error at `column` (1-based) of `line` when a `regex:` of a flow mapping before it starts with `[` or
+ * `{`, or undefined. Without the pattern written back: inside the mapping, where it ends is not certain.
+ */
+export function unquotedFlowPatternHint(message: string, line: string, column: number): string | undefined {
+  if (!INDICATOR_ERROR.test(message)) return undefined;
+  let first: string | undefined;
+  for (const match of line.matchAll(FLOW_REGEX)) {
+    if (match.index + match[0].length > column) break;
+    first = match[1];
+  }
+  return first === undefined
+    ? undefined
+    : ` — ${meaning(first)}: put the pattern in quotes, inside the {...} too: regex: '<the pattern>'`;
 }
 
 /** The keys whose values are templates: a route's `prompt`, `deliver_extra` values and `coalesce.key`. */

@@ -334,6 +334,19 @@ describe("a regex pattern written unquoted", () => {
     );
   });
 
+  it("inside a filter written as a {flow: mapping}, starting with [ or {, is refused saying to quote it there", () => {
+    const flow = (filters: string) =>
+      refusal(webhook(`    routes:\n      gh:\n        secret: s\n        filters: ${filters}\n`));
+    // The parser stops at the text after the `]`, on the line of `filters:`: the advice is the pattern's.
+    expect(flow("[{field: x, regex: [A-Z]+-[0-9]+}]")).toBe(
+      "FILE: line 6: not valid YAML — Unexpected scalar at node end at line 6, column 42 — YAML reads a value that starts with [ as a list: put the pattern in quotes, inside the {...} too: regex: '<the pattern>'",
+    );
+    // Never the whole list quoted as if it were a template (the `{3}` looked like a placeholder).
+    expect(flow("[{field: x, regex: '^v'}, {field: y, regex: {3}x}]")).toBe(
+      "FILE: line 6: not valid YAML — Unexpected scalar at node end at line 6, column 65 — YAML reads a value that starts with { as a mapping: put the pattern in quotes, inside the {...} too: regex: '<the pattern>'",
+    );
+  });
+
   it("starting with ! (a tag YAML drops from the value) or * (an alias) is refused at its line", () => {
     // `!wip fix` read as the pattern `fix`, without a word.
     expect(pattern("!wip fix")).toBe(
