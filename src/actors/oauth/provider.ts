@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
   OAuthClientInformationMixed,
@@ -23,6 +24,19 @@ import {
   usableTokens,
 } from "./refresh.js";
 import { runLogin } from "./runLogin.js";
+
+/**
+ * Access tokens the server refused right after they were issued (by SHA-256, with the detail of its
+ * challenge): a later connect that sends one and is refused again (the gateway's reconnects) fails at
+ * once with the same message instead of refreshing, and being refused, on every attempt. A token the
+ * server accepts (its setup fixed) still serves; a new login brings a new token.
+ */
+const refusedWhenFresh = new Map<string, string>();
+const MAX_REFUSED_FRESH = 1000;
+
+function tokenKey(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
 
 export interface ProviderOptions extends Partial<JobOptions> {
   /** CLI-driven connects may start a login; background reconnects never do. */
@@ -198,6 +212,11 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       this.freshTokenRefused = undefined;
       const sent = /^Bearer (.+)$/i.exec(new Headers(init?.headers).get("authorization") ?? "")?.[1];
       if (sent === undefined) return res;
+      const refusedBefore = refusedWhenFresh.get(tokenKey(sent));
+      if (refusedBefore !== undefined) {
+        this.freshTokenRefused = refusedBefore;
+        return res;
+      }
       let renewed: StoredTokens;
       try {
         renewed = await usableTokens(this.job, { rejected: sent });
@@ -214,7 +233,11 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       const headers = new Headers(init?.headers);
       headers.set("authorization", `Bearer ${renewed.access_token}`);
       const again = await base(url, { ...init, headers });
-      if (again.status === 401) this.freshTokenRefused = refusalDetail(again);
+      if (again.status === 401) {
+        this.freshTokenRefused = refusalDetail(again);
+        if (refusedWhenFresh.size >= MAX_REFUSED_FRESH) refusedWhenFresh.clear();
+        refusedWhenFresh.set(tokenKey(renewed.access_token), this.freshTokenRefused);
+      }
       return again;
     };
   }

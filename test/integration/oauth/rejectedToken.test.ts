@@ -7,6 +7,7 @@ import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { connectServer } from "../../../src/io/mcp/connect.js";
 import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
+import { startFakeAs } from "../../fakes/authServer/fakeAs.js";
 import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { type OidcServer, startOidc } from "../../fakes/authServer/oidc.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -154,6 +155,38 @@ describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
     } finally {
       await deaf.close();
       await ownAs.close();
+    }
+  });
+
+  it("a reconnect that sends the token the server refused when fresh fails the same way without refreshing again", async () => {
+    home = tempHome();
+    const as = await startFakeAs();
+    const deaf = await startProtectedMcp(
+      () => as.url,
+      async () => false,
+    );
+    try {
+      await loginWith(harness(home.dir, "deaf", deaf.url));
+      const parsed = mcpServerSchema.parse({ url: deaf.url, auth: "oauth", skip_preflight: true });
+      const refreshes = () => as.seen.filter((s) => s.body.get("grant_type") === "refresh_token").length;
+      const messages: string[] = [];
+      // The gateway's reconnects: each connect makes its own provider, as a background connect does.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const err = (await connectServer("deaf", parsed, {
+          scope: () => ({ secrets: {}, env: {} }),
+          interactive: false,
+          oauthProviderFor: (server, e) =>
+            oauthProviderFor(server, e, { interactive: false, paths: svcPaths(home.dir) }),
+        }).catch((e: unknown) => e)) as Error;
+        messages.push(err.message);
+      }
+      for (const message of messages)
+        expect(message).toMatch(/deaf: the server refused a newly issued access token too/);
+      // One refresh (at the first connect, whose stored token was refused); none at the reconnects.
+      expect(refreshes()).toBe(1);
+    } finally {
+      await deaf.close();
+      await as.close();
     }
   });
 });
