@@ -156,7 +156,18 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     };
   }
 
+  /**
+   * Set by the connect: true once its session is closing. The request that ends the session (`DELETE`)
+   * is best-effort and is sent with the saved token as it is, never after a refresh: a refresh at a
+   * stop could rotate the refresh token while the process exits before saving the new one.
+   */
+  sessionEnding: () => boolean = () => false;
+
   async tokens(): Promise<OAuthTokens | undefined> {
+    if (this.sessionEnding()) {
+      const saved = this.job.store.readTokens();
+      return saved === undefined ? undefined : this.hand(saved);
+    }
     try {
       return this.hand(await usableTokens(this.job));
     } catch (err) {
@@ -206,6 +217,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   authorizedFetch(base: FetchLike): FetchLike {
     return async (url, init) => {
       const res = await base(url, init);
+      if (this.sessionEnding()) return res;
       if (res.status === 403) return this.stepUp(base, url, init, res);
       if (res.status !== 401) return res;
       // Only the outcome of this refusal may reach redirectToAuthorization.

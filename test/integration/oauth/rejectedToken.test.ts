@@ -158,6 +158,34 @@ describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
     }
   });
 
+  it("closing a session whose token has expired meanwhile sends the DELETE without a refresh", async () => {
+    home = tempHome();
+    const as = await startFakeAs();
+    const server = await startProtectedMcp(
+      () => as.url,
+      async (token) => as.issued.includes(token),
+    );
+    try {
+      await loginWith(harness(home.dir, "srv", server.url));
+      let now = Date.now();
+      const parsed = mcpServerSchema.parse({ url: server.url, auth: "oauth", skip_preflight: true });
+      const session = await connectServer("srv", parsed, {
+        scope: () => ({ secrets: {}, env: {} }),
+        interactive: false,
+        oauthProviderFor: (name, e) =>
+          oauthProviderFor(name, e, { interactive: false, paths: svcPaths(home.dir), now: () => now }),
+      });
+      now += 2 * 3600_000;
+      await session.close();
+      // A refresh there could rotate the refresh token while a stopping process exits before saving it.
+      expect(as.seen.filter((s) => s.body.get("grant_type") === "refresh_token")).toHaveLength(0);
+      expect(server.authHeaders.at(-1)).toBe(`Bearer ${as.issued[0]}`);
+    } finally {
+      await server.close();
+      await as.close();
+    }
+  });
+
   it("a reconnect that sends the token the server refused when fresh fails the same way without refreshing again", async () => {
     home = tempHome();
     const as = await startFakeAs();
