@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
   OAuthClientInformationMixed,
@@ -23,6 +24,19 @@ import {
   usableTokens,
 } from "./refresh.js";
 import { runLogin } from "./runLogin.js";
+
+/**
+ * Access tokens the server refused right after they were issued (by SHA-256, with the detail of its
+ * challenge): a later connect that sends one and is refused again (the gateway's reconnects) fails at
+ * once with the same message instead of refreshing, and being refused, on every attempt. A token the
+ * server accepts (its setup fixed) still serves; a new login brings a new token.
+ */
+const refusedWhenFresh = new Map<string, string>();
+const MAX_REFUSED_FRESH = 1000;
+
+function tokenKey(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
 
 export interface ProviderOptions extends Partial<JobOptions> {
   /** CLI-driven connects may start a login; background reconnects never do. */
@@ -142,7 +156,18 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     };
   }
 
+  /**
+   * Set by the connect: true once its session is closing. The request that ends the session (`DELETE`)
+   * is best-effort and is sent with the saved token as it is, never after a refresh: a refresh at a
+   * stop could rotate the refresh token while the process exits before saving the new one.
+   */
+  sessionEnding: () => boolean = () => false;
+
   async tokens(): Promise<OAuthTokens | undefined> {
+    if (this.sessionEnding()) {
+      const saved = this.job.store.readTokens();
+      return saved === undefined ? undefined : this.hand(saved);
+    }
     try {
       return this.hand(await usableTokens(this.job));
     } catch (err) {
@@ -192,12 +217,18 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   authorizedFetch(base: FetchLike): FetchLike {
     return async (url, init) => {
       const res = await base(url, init);
+      if (this.sessionEnding()) return res;
       if (res.status === 403) return this.stepUp(base, url, init, res);
       if (res.status !== 401) return res;
       // Only the outcome of this refusal may reach redirectToAuthorization.
       this.freshTokenRefused = undefined;
       const sent = /^Bearer (.+)$/i.exec(new Headers(init?.headers).get("authorization") ?? "")?.[1];
       if (sent === undefined) return res;
+      const refusedBefore = refusedWhenFresh.get(tokenKey(sent));
+      if (refusedBefore !== undefined) {
+        this.freshTokenRefused = refusedBefore;
+        return res;
+      }
       let renewed: StoredTokens;
       try {
         renewed = await usableTokens(this.job, { rejected: sent });
@@ -214,7 +245,11 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       const headers = new Headers(init?.headers);
       headers.set("authorization", `Bearer ${renewed.access_token}`);
       const again = await base(url, { ...init, headers });
-      if (again.status === 401) this.freshTokenRefused = refusalDetail(again);
+      if (again.status === 401) {
+        this.freshTokenRefused = refusalDetail(again);
+        if (refusedWhenFresh.size >= MAX_REFUSED_FRESH) refusedWhenFresh.clear();
+        refusedWhenFresh.set(tokenKey(renewed.access_token), this.freshTokenRefused);
+      }
       return again;
     };
   }

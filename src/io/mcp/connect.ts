@@ -162,6 +162,7 @@ export async function connectServer(
     });
     session.addCleanup(() => tls.close());
     session.secrets = secrets;
+    if (authProvider !== undefined) endsWith(authProvider, session);
     return session;
   } catch (err) {
     await tls.close().catch(() => undefined);
@@ -391,6 +392,12 @@ function endsInSse(url: string): boolean {
 function retryingFetch(provider: OAuthClientProvider, base: FetchLike): FetchLike {
   const wrap = (provider as { authorizedFetch?: (base: FetchLike) => FetchLike }).authorizedFetch;
   return wrap === undefined ? base : wrap.call(provider, base);
+}
+
+/** The provider sends the request that ends `session` (its DELETE) without refreshing the token. */
+function endsWith(provider: OAuthClientProvider, session: McpSession): void {
+  const ending = provider as { sessionEnding?: () => boolean };
+  if (typeof ending.sessionEnding === "function") ending.sessionEnding = () => session.isClosing;
 }
 
 function sessionExtras(options: ConnectOptions) {

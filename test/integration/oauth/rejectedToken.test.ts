@@ -7,6 +7,7 @@ import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { connectServer } from "../../../src/io/mcp/connect.js";
 import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
+import { startFakeAs } from "../../fakes/authServer/fakeAs.js";
 import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { type OidcServer, startOidc } from "../../fakes/authServer/oidc.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -154,6 +155,66 @@ describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
     } finally {
       await deaf.close();
       await ownAs.close();
+    }
+  });
+
+  it("closing a session whose token has expired meanwhile sends the DELETE without a refresh", async () => {
+    home = tempHome();
+    const as = await startFakeAs();
+    const server = await startProtectedMcp(
+      () => as.url,
+      async (token) => as.issued.includes(token),
+    );
+    try {
+      await loginWith(harness(home.dir, "srv", server.url));
+      let now = Date.now();
+      const parsed = mcpServerSchema.parse({ url: server.url, auth: "oauth", skip_preflight: true });
+      const session = await connectServer("srv", parsed, {
+        scope: () => ({ secrets: {}, env: {} }),
+        interactive: false,
+        oauthProviderFor: (name, e) =>
+          oauthProviderFor(name, e, { interactive: false, paths: svcPaths(home.dir), now: () => now }),
+      });
+      now += 2 * 3600_000;
+      await session.close();
+      // A refresh there could rotate the refresh token while a stopping process exits before saving it.
+      expect(as.seen.filter((s) => s.body.get("grant_type") === "refresh_token")).toHaveLength(0);
+      expect(server.authHeaders.at(-1)).toBe(`Bearer ${as.issued[0]}`);
+    } finally {
+      await server.close();
+      await as.close();
+    }
+  });
+
+  it("a reconnect that sends the token the server refused when fresh fails the same way without refreshing again", async () => {
+    home = tempHome();
+    const as = await startFakeAs();
+    const deaf = await startProtectedMcp(
+      () => as.url,
+      async () => false,
+    );
+    try {
+      await loginWith(harness(home.dir, "deaf", deaf.url));
+      const parsed = mcpServerSchema.parse({ url: deaf.url, auth: "oauth", skip_preflight: true });
+      const refreshes = () => as.seen.filter((s) => s.body.get("grant_type") === "refresh_token").length;
+      const messages: string[] = [];
+      // The gateway's reconnects: each connect makes its own provider, as a background connect does.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const err = (await connectServer("deaf", parsed, {
+          scope: () => ({ secrets: {}, env: {} }),
+          interactive: false,
+          oauthProviderFor: (server, e) =>
+            oauthProviderFor(server, e, { interactive: false, paths: svcPaths(home.dir) }),
+        }).catch((e: unknown) => e)) as Error;
+        messages.push(err.message);
+      }
+      for (const message of messages)
+        expect(message).toMatch(/deaf: the server refused a newly issued access token too/);
+      // One refresh (at the first connect, whose stored token was refused); none at the reconnects.
+      expect(refreshes()).toBe(1);
+    } finally {
+      await deaf.close();
+      await as.close();
     }
   });
 });
