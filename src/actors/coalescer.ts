@@ -232,8 +232,10 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       },
       `[webhook] ${latest.routeName}: coalesced group dispatched`,
     );
-    options.observer?.fired(id);
+    // The run first, then that the group fired: a journal batch torn between the two records (a power cut
+    // before its sync) then keeps the group, which fires again, never the group's end without its run.
     options.dispatch(latest, output.superseded);
+    options.observer?.fired(id);
   }
   return {
     offer(event) {

@@ -40,7 +40,7 @@ export interface StateStore {
   delivered(key: string, at: number): void;
   /** A coalescing group's state after an event joined it (the whole state: the last record wins). */
   groupUpdated(group: StoredGroup): void;
-  /** The group fired (its run is recorded with `runAccepted` right after) or was dropped. */
+  /** The group fired (its run was recorded with `runAccepted` just before) or was dropped. */
   groupFired(id: string): void;
   /** Resolves once everything recorded so far is durable; undefined when it already is (or never will be: memory). */
   durable(): Promise<void> | undefined;
