@@ -1,6 +1,7 @@
 import { svcPaths } from "../config/paths.js";
 import { createListReader } from "../io/listFiles.js";
 import type { Logger } from "../io/log.js";
+import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { createRunJournal, type RunJournal } from "../io/sessions/runJournal.js";
 
 /** What the gateway keeps per profile, made on first use: its paths, its run journal, its in_file lists. */
@@ -20,9 +21,12 @@ export function createProfileResources(home: string, logger: Logger) {
   const runJournal = (profile: string) => {
     let journal = journals.get(profile);
     if (journal === undefined) {
-      journal = createRunJournal(profilePaths(profile).sessions, (err) =>
-        logger.warn({ err: String(err) }, "[webhook] run session not recorded"),
-      );
+      const sessions = profilePaths(profile).sessions;
+      journal = createRunJournal(sessions, (err) => {
+        const noRoom = noRoomProblem(err);
+        if (noRoom === undefined) logger.warn({ err: String(err) }, "[webhook] run session not recorded");
+        else logger.warn(`[webhook] run session not recorded in ${sessions}: ${noRoom}`);
+      });
       journals.set(profile, journal);
     }
     return journal;

@@ -25,6 +25,16 @@ const NO_ROOM: Readonly<Record<string, readonly [reason: string, fix: string]>> 
   EFBIG: ["the file would pass the size limit for files (EFBIG)", "raise the limit (ulimit -f)"],
 };
 
+function noRoomFor(err: unknown): readonly [reason: string, fix: string] | undefined {
+  return NO_ROOM[(err as NodeJS.ErrnoException | undefined)?.code ?? ""];
+}
+
+/** For a write that found no room (a full disk, a used-up quota, the file-size limit): why, and what makes room. */
+export function noRoomProblem(err: unknown): string | undefined {
+  const noRoom = noRoomFor(err);
+  return noRoom === undefined ? undefined : `${noRoom[0]} — ${noRoom[1]}`;
+}
+
 /**
  * Writes `data` so that readers see either the old or the new file, never a half-written one:
  * temp file in the same directory, fsync, rename, fsync of the directory.
@@ -45,7 +55,7 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
   } catch (err) {
     closeSync(fd);
     rmSync(temp, { force: true });
-    const noRoom = NO_ROOM[(err as NodeJS.ErrnoException).code ?? ""];
+    const noRoom = noRoomFor(err);
     if (noRoom === undefined) throw err;
     throw new SvcError(
       "store_unwritable",
