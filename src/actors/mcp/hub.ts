@@ -422,7 +422,9 @@ export class McpHub {
         }),
         ping: fromPromise<void, { session: unknown }>(({ input }) =>
           (input.session as McpSession).ping(entry.connect_timeout * 1000).catch((err: unknown) => {
-            throw new Error(pingFailure(err, holder.rt?.secrets ?? []), { cause: err });
+            throw new Error(pingFailure(err, holder.rt?.secrets ?? [], entry.connect_timeout), {
+              cause: err,
+            });
           }),
         ),
         close: fromPromise<void, { session: unknown }>(async ({ input }) => {

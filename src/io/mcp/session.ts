@@ -36,7 +36,7 @@ import {
   speaksStateless,
   withContent,
 } from "./eras.js";
-import { answeredWithError, describeMalformed } from "./transportErrors.js";
+import { answeredWithError, describeMalformed, sseDropCause } from "./transportErrors.js";
 
 const LooseToolListSchema = z.looseObject({
   tools: z.array(
@@ -398,7 +398,7 @@ function watchLoss(session: McpSession, options: OpenSessionOptions): void {
   // would look alive until the next call or ping — with server→client messages silently lost meanwhile.
   let reopenFailure: string | undefined;
   session.client.onerror = (err) => {
-    if (err instanceof SseError) lost(`the SSE stream closed (${err.message || "disconnected"})`);
+    if (err instanceof SseError) lost(`the SSE stream closed (${sseDropCause(err)})`);
     const text = err instanceof Error ? err.message : String(err);
     if (text.startsWith(REOPEN_FAILED)) reopenFailure = text.slice(REOPEN_FAILED.length);
     else if (/^Maximum reconnection attempts \(\d+\) exceeded/.test(text)) {

@@ -83,6 +83,19 @@ export function ownErrorInSseStream(name: string, err: unknown): SvcError | unde
 }
 
 /**
+ * Why the SSE event stream dropped, without the EventSource's wrapping: the SDK reports it as
+ * `SSE error: TypeError: terminated: other side closed`, and a stream the server ended cleanly (a server
+ * stopped or restarted) as `SSE error: undefined`.
+ */
+export function sseDropCause(err: SseError): string {
+  const cause = err.message
+    .replace(/^SSE error: /, "")
+    .replace(/^TypeError: /, "")
+    .trim();
+  return cause === "" || cause === "undefined" ? "the server ended the stream" : cause;
+}
+
+/**
  * A transport error for a person: its causes, and its HTTP status when the SDK's message lacks it
  * (an empty body leaves "Error POSTing to endpoint: " with nothing after it); a failed validation as one
  * line (describeMalformed), not the issues' JSON.

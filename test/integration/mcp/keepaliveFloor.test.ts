@@ -55,7 +55,8 @@ describe("keepalive_interval below the floor (simulated clock)", () => {
       () => {
         const status = h.status()[0];
         expect(status?.state).toBe("reconnecting");
-        expect(status?.lastError).toMatch(/keepalive ping failed/);
+        // Named with the wait and the key that bounds it, not the SDK's "MCP error -32001: Request timed out".
+        expect(status?.lastError).toMatch(/keepalive ping failed: no answer within 3 s \(connect_timeout\)$/);
       },
       { timeout: 10_000, interval: 20 },
     );

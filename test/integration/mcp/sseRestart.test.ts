@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { type FixtureHttp, startSse } from "../../fixtures/mcp/httpServers.js";
 import { entry, text, useHubs } from "./harness.js";
 
@@ -35,5 +36,27 @@ describe("SSE (transport: sse) server restart", () => {
     expect(text(await h.call("old", "echo", { text: "again" }))).toBe("again");
     expect(text(await h.call("old", "write-note", { text: "x" }))).toMatch(/^noted \d+$/);
     expect(h.status()[0]?.state).toBe("connected");
+  });
+});
+
+describe("SSE (transport: sse) stream dropped by the server", () => {
+  it('is logged saying the server ended it, not the EventSource\'s "SSE error: undefined"', async () => {
+    const log = captureLogger();
+    const server = await startSse();
+    const h = ctx.hub(
+      ctx.home,
+      { ev: entry({ url: server.url, transport: "sse", connect_timeout: 5 }) },
+      { logger: log.logger },
+    );
+    expect((await h.settled("ev")).state).toBe("connected");
+    await server.close();
+    await vi.waitFor(
+      () => expect(log.messages().find((m) => m.includes("the SSE stream closed"))).toBeDefined(),
+      { timeout: 10_000, interval: 20 },
+    );
+    const line = log.messages().find((m) => m.includes("the SSE stream closed"));
+    expect(line).toBe(
+      "[mcp] mcp_servers.ev: the SSE stream closed (the server ended the stream) — reconnecting",
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
-import { describeTransportError } from "../../../src/io/mcp/transportErrors.js";
+import { describeTransportError, sseDropCause } from "../../../src/io/mcp/transportErrors.js";
 
 const page = (title: string) =>
   `<!DOCTYPE html><html><head><title>${title}</title></head><body>${"<p>details</p>\n".repeat(1000)}</body></html>`;
@@ -73,5 +73,19 @@ describe("a fetch that failed, on either transport", () => {
         new SseError(401, "Non-200 status code (401)", sseEvent("Non-200 status code (401)")),
       ),
     ).toBe("SSE error: Non-200 status code (401)");
+  });
+});
+
+/** The EventSource error event the SDK wraps (not read by sseDropCause). */
+const dropped = new Event("error") as ConstructorParameters<typeof SseError>[2];
+
+describe("sseDropCause", () => {
+  it("leaves out the EventSource's wrapping of a cut stream", () => {
+    expect(sseDropCause(new SseError(undefined, "TypeError: terminated: other side closed", dropped))).toBe(
+      "terminated: other side closed",
+    );
+  });
+  it('says the server ended a stream it closed cleanly (the SDK\'s "SSE error: undefined")', () => {
+    expect(sseDropCause(new SseError(undefined, undefined, dropped))).toBe("the server ended the stream");
   });
 });
