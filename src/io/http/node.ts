@@ -160,6 +160,8 @@ export function listenNode(
   const heads = new WeakMap<ServerResponse, RequestHead>();
   /** The stop's end: every answer closes its connection. */
   let ending = false;
+  /** Requests handed over and not answered yet (a body still arriving): the stop's end waits for them. */
+  let unanswered = 0;
   // Refused on its head (node's own order: Host before the expectation); its body is never read.
   const refuseHead = (req: IncomingMessage, res: ServerResponse, answer: Outcome) => {
     closedAfter.add(req.socket);
@@ -168,6 +170,13 @@ export function listenNode(
   };
   const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     writing.set(req.socket, res);
+    unanswered += 1;
+    res.once("close", () => {
+      unanswered -= 1;
+      // The stop's end closes the idle kept-alive connections only once nothing is owed: until then a
+      // request sent on one is answered (503 from the gateway), as on uWS.
+      if (ending && unanswered === 0) server.closeIdleConnections();
+    });
     if (missingHost(req)) {
       refuseHead(req, res, NO_HOST);
       return;
@@ -355,7 +364,7 @@ export function listenNode(
         async ended() {
           ending = true;
           if (server.listening) Server.prototype.close.call(server);
-          server.closeIdleConnections();
+          if (unanswered === 0) server.closeIdleConnections();
           const grace = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
           await closed;
           clearTimeout(grace);
