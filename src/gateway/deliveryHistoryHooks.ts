@@ -1,12 +1,18 @@
 import type { QueuedRun } from "../actors/runs.js";
+import type { Filter } from "../config/sections/filters.js";
 import type { RequestHead } from "../io/http/core.js";
 import {
   EVENT_IN_BODY,
   encodePayload,
+  HISTORY_HEADER_VALUE_CHARS,
+  HISTORY_HEADERS_MAX,
   type HistoryWriter,
   NO_DELIVERY_ID,
+  type RequestRecord,
 } from "../io/stores/deliveryHistory.js";
+import { DELIVERY_ID_HEADERS } from "../streams/deliveryId.js";
 import { EVENT_TYPE_HEADERS, UNNAMED_EVENT } from "../streams/eventType.js";
+import { headersReadBy } from "../streams/filters.js";
 import { isForm } from "../streams/stages/parse.js";
 import { answeredDeliveryId, type Outcome } from "../streams/types.js";
 
@@ -35,8 +41,72 @@ function eventHeaderField(header: string | undefined, resolved: string | undefin
   return header === EVENT_TYPE_HEADERS[0] ? undefined : header;
 }
 
-/** What the gateway records in the delivery history (docs/operations.md): requests, runs, deliveries. */
-export function historyHooks(writer: HistoryWriter, now: () => number) {
+/**
+ * Headers a history record never keeps, whatever a filter reads: credentials and signatures (and their
+ * timestamps), and the framing, delivery-ID and content-type headers a redelivery sets itself.
+ */
+const NEVER_KEPT = new Set<string>([
+  ...DELIVERY_ID_HEADERS,
+  REDELIVERY_HEADER,
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "host",
+  "expect",
+  "te",
+  "trailer",
+  "upgrade",
+]);
+const SECRET_HEADER = /key|token|secret|pass|auth|cred|session|cookie|signature|hmac|timestamp/;
+
+/** Whether a history record may keep the request header `name` (lower-cased). */
+export const mayKeepHeader = (name: string): boolean => !NEVER_KEPT.has(name) && !SECRET_HEADER.test(name);
+
+const NO_HEADERS: readonly string[] = [];
+const keptNames = new WeakMap<readonly Filter[], readonly string[]>();
+
+/**
+ * The request headers a history record keeps for a route's redelivery: those its filters read, but
+ * never a secret or one the redelivery sets itself (docs/operations.md). Computed once per filter list.
+ */
+export function historyHeaderNames(filters: readonly Filter[] | undefined): readonly string[] {
+  if (filters === undefined || filters.length === 0) return NO_HEADERS;
+  let names = keptNames.get(filters);
+  if (names === undefined) {
+    const kept = headersReadBy(filters).filter(mayKeepHeader);
+    names = kept.length === 0 ? NO_HEADERS : kept;
+    keptNames.set(filters, names);
+  }
+  return names;
+}
+
+/** The values of `names` the request carried, as the record keeps them (bounded; see HISTORY_HEADERS_MAX). */
+function keptHeaders(
+  names: readonly string[],
+  headers: RequestHead["headers"],
+): RequestRecord["headers"] | undefined {
+  const kept: [string, string][] = [];
+  for (const name of names) {
+    if (kept.length === HISTORY_HEADERS_MAX) break;
+    const value = Object.hasOwn(headers, name) ? headers[name] : undefined;
+    if (value !== undefined && value.length <= HISTORY_HEADER_VALUE_CHARS) kept.push([name, value]);
+  }
+  return kept.length === 0 ? undefined : kept;
+}
+
+/**
+ * What the gateway records in the delivery history (docs/operations.md): requests, runs, deliveries.
+ * `headerNames`: the request headers kept with an accepted request of a route (historyHeaderNames of its
+ * filters); none when not given.
+ */
+export function historyHooks(
+  writer: HistoryWriter,
+  now: () => number,
+  headerNames: (route: string) => readonly string[] = () => NO_HEADERS,
+) {
   // Three records per accepted event (request, run, delivery): the ISO time is formatted once per ms.
   let lastMs = Number.NaN;
   let lastIso = "";
@@ -72,6 +142,9 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
       const accepted = (answer.status >= 200 && answer.status < 300) || answer.deliveryId !== undefined;
       const kept =
         body === undefined ? undefined : accepted ? encodePayload(body, !isForm(head.headers)) : NOT_ACCEPTED;
+      // The headers the route's filters read, with a payload a redelivery can send (none for other routes).
+      const names =
+        kept !== undefined && kept.payload_omitted === undefined ? headerNames(route) : NO_HEADERS;
       // Every key present (undefined when absent): one object shape, no spreads on the hot path.
       writer.record(
         {
@@ -85,6 +158,7 @@ export function historyHooks(writer: HistoryWriter, now: () => number) {
           event_header: eventHeaderField(header, resolved),
           redelivery_of: redeliveryOf === undefined ? undefined : cut(redeliveryOf),
           content_type: contentType === undefined ? undefined : cut(contentType),
+          headers: names.length === 0 ? undefined : keptHeaders(names, head.headers),
           payload: kept?.payload,
           payload_encoding: kept?.payload_encoding,
           payload_omitted: kept?.payload_omitted,

@@ -23,7 +23,7 @@ import { createCoalescing } from "./coalescing.js";
 import { checkedConfig, describeRoutes } from "./config.js";
 import { createCron } from "./cron.js";
 import { createDeliveries } from "./deliveries.js";
-import { historyHooks } from "./deliveryHistoryHooks.js";
+import { historyHeaderNames, historyHooks } from "./deliveryHistoryHooks.js";
 import { dynamicRoutesFor } from "./dynamicRoutes.js";
 import { homeFileWarnings } from "./homeFileWarnings.js";
 import { createIdempotency } from "./idempotency.js";
@@ -109,6 +109,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           ),
         ),
         now,
+        // Called after the answer, for an accepted request only; `routes` exists by then.
+        (name) => historyHeaderNames(routes.registry.lookup(name)?.route.filters),
       )
     : undefined;
   const deliveries = createDeliveries({

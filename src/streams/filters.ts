@@ -182,3 +182,22 @@ export function matches(filter: Filter, subject: FilterSubject, deps: FilterDeps
 export function matchesAll(filters: readonly Filter[], subject: FilterSubject, deps: FilterDeps): boolean {
   return filters.every((f) => matches(f, subject, deps));
 }
+
+const HEADER_FIELD = "headers.";
+
+/**
+ * The request headers `filters` read (`headers.<Name>` fields, in `all`, `any` and `not` groups too),
+ * lower-cased as the gateway keeps them, each once, in the order the filters name them.
+ */
+export function headersReadBy(filters: readonly Filter[]): string[] {
+  const names = new Set<string>();
+  const visit = (filter: Filter): void => {
+    if ("all" in filter) filter.all.forEach(visit);
+    else if ("any" in filter) filter.any.forEach(visit);
+    else if ("not" in filter) visit(filter.not);
+    else if (filter.field.startsWith(HEADER_FIELD))
+      names.add(filter.field.slice(HEADER_FIELD.length).toLowerCase());
+  };
+  filters.forEach(visit);
+  return [...names];
+}

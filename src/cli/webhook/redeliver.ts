@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { SvcError } from "../../errors.js";
+import { mayKeepHeader } from "../../gateway/deliveryHistoryHooks.js";
 import {
   decodePayload,
   EVENT_IN_BODY,
@@ -36,6 +37,27 @@ const eventHeaderOf = (record: RequestRecord): string =>
 /** The event type the redelivery names in a header: none when the body named it (it is sent again). */
 const headerEvent = (record: RequestRecord): string | undefined =>
   record.event_header === EVENT_IN_BODY ? undefined : record.event;
+
+/** A header name as HTTP writes it (a token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+
+/**
+ * The request headers the record kept (those the route's filters read), to be sent again so the
+ * redelivery is filtered as the original was; none on a record written before headers were kept. A
+ * pair a hand-edited line made unsendable, or that names a header the record never keeps, is left out.
+ */
+function keptHeaders(record: RequestRecord): Record<string, string> {
+  const sent: Record<string, string> = {};
+  if (!Array.isArray(record.headers)) return sent;
+  for (const pair of record.headers as readonly unknown[]) {
+    if (!Array.isArray(pair)) continue;
+    const [name, value] = pair as unknown[];
+    if (typeof name !== "string" || typeof value !== "string") continue;
+    if (HEADER_NAME.test(name) && mayKeepHeader(name) && HEADER_TEXT.test(value))
+      sent[name] = utf8Header(value);
+  }
+  return sent;
+}
 
 /** The first `length` UTF-16 units of `text`, without half of a surrogate pair at the end. */
 function cutAt(text: string, length: number): string {
@@ -113,7 +135,9 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   const url = subscriptionUrl(loaded, route, target.profile, { ...running, port });
   const newId = cutAt(`redelivery-${randomBytes(4).toString("hex")}-${id}`, 200);
   const event = headerEvent(record);
+  // The kept headers first: the redelivery's own (content type, IDs, event type, signature) win.
   const headers: Record<string, string> = {
+    ...keptHeaders(record),
     "content-type": record.content_type ?? "application/json",
     "x-request-id": utf8Header(newId),
     "x-svc-redelivery-of": utf8Header(id),

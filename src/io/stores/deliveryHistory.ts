@@ -28,6 +28,10 @@ import { historyText, type ReadText, readText } from "./historyText.js";
 export const HISTORY_FILE_BYTES = 16 * 1024 * 1024;
 /** A payload larger than this is not kept (its request is still recorded, and cannot be redelivered). */
 export const HISTORY_PAYLOAD_BYTES = 256 * 1024;
+/** At most this many request headers are kept per record (those the route's filters read). */
+export const HISTORY_HEADERS_MAX = 16;
+/** A kept header's value longer than this (UTF-16 units) is left out, not cut: a cut value filters otherwise. */
+export const HISTORY_HEADER_VALUE_CHARS = 1024;
 
 /**
  * The id of a request recorded without one: refused or ignored before the gateway gave it an ID (the
@@ -67,6 +71,14 @@ export interface RequestRecord {
   readonly event_header?: string | undefined;
   readonly redelivery_of?: string | undefined;
   readonly content_type?: string | undefined;
+  /**
+   * The request headers the route's filters read, as `[name, value]` pairs (lower-cased names), so a
+   * redelivery is filtered as the original was: never a signature, credential or delivery-ID header; at
+   * most HISTORY_HEADERS_MAX, each value up to HISTORY_HEADER_VALUE_CHARS. Only on records whose payload is
+   * kept; absent on older records. Pairs, not an object: a header named `payload` would be a `,"payload":`
+   * before the line's payload key, which `readLine` finds as the first one.
+   */
+  readonly headers?: readonly (readonly [string, string])[] | undefined;
   /**
    * The body as received (only for answers in the 2xx range and failed direct deliveries, up to
    * HISTORY_PAYLOAD_BYTES). With `json` the
@@ -147,7 +159,7 @@ const lineHead = (r: HistoryRecord) =>
 
 /** A request record's line up to its payload fields. */
 const requestLineStart = (r: RequestRecord) =>
-  `${lineHead(r)},"status":${q(r.status)},"outcome":${q(r.outcome)}${opt("event", r.event)}${opt("event_header", r.event_header)}${opt("redelivery_of", r.redelivery_of)}${opt("content_type", r.content_type)}`;
+  `${lineHead(r)},"status":${q(r.status)},"outcome":${q(r.outcome)}${opt("event", r.event)}${opt("event_header", r.event_header)}${opt("redelivery_of", r.redelivery_of)}${opt("content_type", r.content_type)}${r.headers === undefined ? "" : `,"headers":${q(r.headers)}`}`;
 
 /** Precedes a `json` payload's bytes, which end the line's object. */
 const JSON_PAYLOAD_START = `,"payload_encoding":"json"${JSON_PAYLOAD_KEY}`;

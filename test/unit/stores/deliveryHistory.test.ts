@@ -366,6 +366,29 @@ describe("delivery history store", () => {
     });
   });
 
+  it("keeps a record's request headers as pairs before a JSON payload, a header named payload too", () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    const writer = createHistoryWriter(
+      dir,
+      (err) => {
+        throw err;
+      },
+      () => T0,
+    );
+    const body = Buffer.from('{"order":41,"payload":"inner"}');
+    const { json, ...fields } = encodePayload(body, true);
+    const headers = [
+      ["x-tenant-name", "acme-north-7"],
+      ["payload", "a header named payload"],
+    ] as const;
+    writer.record(request("h-1", T0, { headers, ...fields }), json);
+    writer.close();
+    const [record] = readHistory(dir, T0) as RequestRecord[];
+    expect(record?.headers).toEqual(headers);
+    expect(decodePayload(record as RequestRecord)?.equals(body)).toBe(true);
+  });
+
   it("summaries: newest first, each request with its run and delivery", () => {
     const summary = summarizeHistory([
       request("a", T0),

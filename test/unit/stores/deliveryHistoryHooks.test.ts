@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { historyHooks } from "../../../src/gateway/deliveryHistoryHooks.js";
-import type { HistoryRecord } from "../../../src/io/stores/deliveryHistory.js";
+import type { Filter } from "../../../src/config/sections/filters.js";
+import { historyHeaderNames, historyHooks } from "../../../src/gateway/deliveryHistoryHooks.js";
+import {
+  HISTORY_HEADER_VALUE_CHARS,
+  HISTORY_HEADERS_MAX,
+  type HistoryRecord,
+} from "../../../src/io/stores/deliveryHistory.js";
+import { headersReadBy } from "../../../src/streams/filters.js";
 
 function recorded() {
   const records: HistoryRecord[] = [];
@@ -50,5 +56,74 @@ describe("delivery history: what a request's record names", () => {
       ["duplicate", "invoice.paid", "body"],
       ["ignored", "invoice.paid", "body"],
     ]);
+  });
+});
+
+describe("delivery history: the request headers a record keeps for a redelivery", () => {
+  const filters: Filter[] = [
+    { field: "headers.X-Tenant-Name", equals: "acme-north-7" },
+    {
+      any: [
+        { field: "headers.X-Stage", in: ["production"] },
+        { field: "order", equals: 0 },
+      ],
+    },
+    {
+      not: {
+        all: [
+          { field: "headers.x-region", missing: true },
+          { field: "headers.X-Tenant-Name", exists: true },
+        ],
+      },
+    },
+    // Never kept: secrets, signatures and their timestamps, delivery IDs, what a redelivery sets itself.
+    { field: "headers.X-Hub-Signature-256", exists: true },
+    { field: "headers.Authorization", exists: true },
+    { field: "headers.X-Api-Key", exists: true },
+    { field: "headers.X-Gitlab-Token", exists: true },
+    { field: "headers.X-Webhook-Timestamp", exists: true },
+    { field: "headers.X-Shopify-Hmac-Sha256", exists: true },
+    { field: "headers.X-GitHub-Delivery", exists: true },
+    { field: "headers.Content-Type", exists: true },
+  ];
+
+  it("names the headers the filters read, in nested all/any/not groups too, lower-cased and once each", () => {
+    expect(headersReadBy(filters).slice(0, 3)).toEqual(["x-tenant-name", "x-stage", "x-region"]);
+    expect(headersReadBy([{ field: "pull_request.user", exists: true }])).toEqual([]);
+  });
+
+  it("keeps none of the secret, signature, delivery-ID or framing headers; a route without header filters keeps none", () => {
+    expect(historyHeaderNames(filters)).toEqual(["x-tenant-name", "x-stage", "x-region"]);
+    expect(historyHeaderNames(undefined)).toHaveLength(0);
+    expect(historyHeaderNames([{ field: "action", equals: "opened" }])).toHaveLength(0);
+    // Computed once per filter list.
+    expect(historyHeaderNames(filters)).toBe(historyHeaderNames(filters));
+  });
+
+  it("keeps their values on an accepted request only, bounded in number and length", () => {
+    const records: HistoryRecord[] = [];
+    const many = Array.from({ length: HISTORY_HEADERS_MAX + 4 }, (_, i) => `x-label-${i}`);
+    const hooks = historyHooks(
+      { record: (r) => records.push(r), close: () => {} },
+      () => 0,
+      (route) => (route === "tenants" ? ["x-tenant-name", "x-long-value", ...many] : []),
+    );
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "x-tenant-name": "acme-north-7",
+      "x-long-value": "v".repeat(HISTORY_HEADER_VALUE_CHARS + 1),
+      ...Object.fromEntries(many.map((name) => [name, `value-of-${name}`])),
+    };
+    const head = { method: "POST", path: "/webhooks/tenants", headers };
+    const body = Buffer.from('{"order":41}');
+    hooks.request("tenants", head, body, { status: 202, body: { status: "accepted" }, deliveryId: "k-1" });
+    hooks.request("tenants", head, body, { status: 401, body: { error: "Invalid signature" } });
+    hooks.request("others", head, body, { status: 202, body: { status: "accepted" }, deliveryId: "k-2" });
+    const kept = records.map((r) => (r.kind === "request" ? r.headers : undefined));
+    expect(kept[0]).toHaveLength(HISTORY_HEADERS_MAX);
+    expect(kept[0]?.[0]).toEqual(["x-tenant-name", "acme-north-7"]);
+    // A value too long is left out, not cut (a cut value would be filtered otherwise).
+    expect(kept[0]?.some(([name]) => name === "x-long-value")).toBe(false);
+    expect(kept.slice(1)).toEqual([undefined, undefined]);
   });
 });
