@@ -20,7 +20,7 @@ import { eventWarnings, idleKeys } from "../../gateway/idleRouteKeys.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
 import { unservedRoutesWarning } from "../../gateway/webhookStartupWarnings.js";
-import { homeProblem } from "../../io/homeWritable.js";
+import { gatewayDirProblem, homeProblem } from "../../io/homeWritable.js";
 import { logLevelProblem } from "../../io/log.js";
 import { renderEntry } from "../../io/mcp/render.js";
 import { tlsConnectOptions } from "../../io/mcp/tlsFetch.js";
@@ -95,6 +95,9 @@ export async function checkConfig(
   // Nothing under it can be read either: its files' own errors (ENOTDIR, ENOENT) would only repeat this one.
   if (home !== undefined)
     return { problems: [...problems, home], storeProblems: [], warnings: [], summary: undefined };
+  // A file where the gateway makes its logs or state directory: it refuses to start, as for SVC_HOME itself.
+  const dirs = gatewayDirProblem(loaded.paths.home);
+  if (dirs !== undefined) problems.push(dirs);
   // The gateway opens the delivery history before it listens, and refuses to start when it cannot.
   if (loaded.config.platforms.webhook.delivery_history) {
     const history = historyDirProblem(historyDir(loaded.paths.home), HISTORY_FILE);

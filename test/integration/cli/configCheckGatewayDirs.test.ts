@@ -1,0 +1,52 @@
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+/**
+ * A file where the gateway makes its `state` (journal) or `logs` directory: `svc gateway run` refused to
+ * start (the journal "cannot be opened (EEXIST ... mkdir)", or a bare `EEXIST: file already exists, mkdir
+ * '.../logs'`) while `svc config check` printed ok and exited 0. Both now say the same line.
+ */
+describe("svc config check and the gateway's own directories in SVC_HOME", () => {
+  for (const [name, holds] of [
+    ["state", "its journal of accepted runs"],
+    ["logs", "its log (gateway.log)"],
+  ] as const) {
+    it(`a file in ${name}'s place: check exits 1 with the line the gateway refuses to start with`, async () => {
+      home = tempHome();
+      home.write(name, "not a directory\n");
+      const problem = `${join(home.dir, name)}: not a directory — the gateway keeps ${holds} there: move that file away (the gateway makes the directory)`;
+      const check = await svc(home, ["config", "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stdout).toContain("1 problem: the gateway would not start");
+      expect(check.stderr).toContain(problem);
+      const run = await svc(home, ["gateway", "run", "--port", "0"], { timeoutMs: 20_000 });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(problem);
+    });
+  }
+
+  it("a symbolic link to nothing in state's place names its target", async () => {
+    home = tempHome();
+    symlinkSync(join(home.dir, "moved-away"), join(home.dir, "state"));
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(
+      `${join(home.dir, "state")}: a symbolic link to ${join(home.dir, "moved-away")}, which does not exist`,
+    );
+  });
+
+  it("existing directories are fine", async () => {
+    home = tempHome();
+    home.write("state/keep", "");
+    home.write("logs/gateway.log", "");
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toMatch(/^ok: /);
+  });
+});
