@@ -21,6 +21,7 @@ import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/route
 import { startupProblems } from "../../gateway/startupProblems.js";
 import { unservedRoutesWarning } from "../../gateway/webhookStartupWarnings.js";
 import { gatewayDirProblem, homeProblem } from "../../io/homeWritable.js";
+import { listenHostProblem } from "../../io/http/listenProbe.js";
 import { logLevelProblem } from "../../io/log.js";
 import { renderEntry } from "../../io/mcp/render.js";
 import { tlsConnectOptions } from "../../io/mcp/tlsFetch.js";
@@ -102,6 +103,11 @@ export async function checkConfig(
   if (loaded.config.platforms.webhook.delivery_history) {
     const history = historyDirProblem(historyDir(loaded.paths.home), HISTORY_FILE);
     if (history !== undefined) problems.push(history);
+  }
+  // A host name that does not resolve, or an address of another machine: the gateway cannot listen.
+  if (loaded.config.platforms.webhook.enabled) {
+    const listen = await listenHostProblem(loaded.config.platforms.webhook.host);
+    if (listen !== undefined) problems.push(`${loaded.paths.config}: platforms.webhook.host: ${listen}`);
   }
   const idle = nothingToRun(loaded, () => cronJobsStored(loaded.paths.home));
   if (idle !== undefined) problems.push(idle);
