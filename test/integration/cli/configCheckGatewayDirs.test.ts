@@ -31,6 +31,17 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
     });
   }
 
+  it("svc gateway setup prints it instead of how to start the gateway", async () => {
+    home = tempHome();
+    home.write("state", "not a directory\n");
+    const setup = await svc(home, ["gateway", "setup", "--non-interactive"]);
+    expect(setup.code).toBe(0);
+    expect(setup.stdout).toContain(
+      `Note: the gateway will not start until this is fixed:\n${join(home.dir, "state")}: not a directory — the gateway keeps its journal of accepted runs there`,
+    );
+    expect(setup.stdout).not.toContain("Start the gateway with");
+  });
+
   it("a symbolic link to nothing in state's place names its target", async () => {
     home = tempHome();
     symlinkSync(join(home.dir, "moved-away"), join(home.dir, "state"));
