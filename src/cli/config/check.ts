@@ -38,6 +38,7 @@ import { HISTORY_FILE, historyDir } from "../../io/stores/deliveryHistory.js";
 import { historyDirProblem } from "../../io/stores/historyDirProblem.js";
 import { parseSubscription, type Subscription, subscriptionRoute } from "../../io/stores/subscriptions.js";
 import { jobTargetProblems, targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
+import { journalProblem } from "../../state/gatewayState.js";
 import { listenAddress } from "../listenAddress.js";
 import { notServed } from "../webhook/notServed.js";
 import { withSubscriptionStore } from "../webhook/subscriptionStoreFor.js";
@@ -97,7 +98,7 @@ export async function checkConfig(
   if (home !== undefined)
     return { problems: [...problems, home], storeProblems: [], warnings: [], summary: undefined };
   // A file where the gateway makes its logs or state directory: it refuses to start, as for SVC_HOME itself.
-  const dirs = gatewayDirProblem(loaded.paths.home);
+  const dirs = gatewayDirProblem(loaded.paths.home) ?? journalProblem(loaded.config.state, loaded.paths.home);
   if (dirs !== undefined) problems.push(dirs);
   // The gateway opens the delivery history before it listens, and refuses to start when it cannot.
   if (loaded.config.platforms.webhook.delivery_history) {

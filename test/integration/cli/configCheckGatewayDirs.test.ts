@@ -1,8 +1,9 @@
-import { symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { cliConfig, svc } from "./svc.js";
 
 let home: TempHome;
 afterEach(() => home.cleanup());
@@ -50,6 +51,32 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
     expect(check.stderr).toContain(
       `${join(home.dir, "state")}: a symbolic link to ${join(home.dir, "moved-away")}, which does not exist`,
     );
+  });
+
+  it("a journal segment the gateway cannot read: check exits 1 with the gateway's own refusal", async () => {
+    home = tempHome();
+    const segment = join(home.dir, "state", "journal-000001.seg");
+    mkdirSync(segment, { recursive: true });
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(1);
+    const problem = `${join(home.dir, "state")}: the state journal cannot be opened (${segment} cannot be read (EISDIR`;
+    expect(check.stderr).toContain(problem);
+    const run = await svc(home, ["gateway", "run", "--port", "0"], { timeoutMs: 20_000 });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(problem);
+  });
+
+  it("the journal of a running gateway (its lock held) is fine", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig()));
+    expect((await svc(home, ["gateway", "start", "--timeout", "60"])).code).toBe(0);
+    try {
+      const check = await svc(home, ["config", "check"]);
+      expect(check.stderr).toBe("");
+      expect(check.code).toBe(0);
+    } finally {
+      await svc(home, ["gateway", "stop"]);
+    }
   });
 
   it("existing directories are fine", async () => {
