@@ -45,10 +45,17 @@ const GATEWAY_DIRS: readonly (readonly [name: string, holds: string])[] = [
   ["state", "its journal of accepted runs"],
 ];
 
+/** The files the gateway writes in SVC_HOME once it listens, where `svc gateway stop|status` find it. */
+const GATEWAY_FILES: readonly (readonly [name: string, holds: string])[] = [
+  ["gateway.pid", "its pid"],
+  ["gateway.json", "where it listens"],
+];
+
 /**
  * Why the gateway could not make or use one of its directories in SVC_HOME (`logs`, `state`), found
- * without creating anything: a file in its place, a symbolic link to nothing, one this user cannot write.
- * Undefined when each can be used, or is missing and will be made.
+ * without creating anything: a file in its place, a symbolic link to nothing, one this user cannot write;
+ * or a directory where it writes `gateway.pid` or `gateway.json`. Undefined when each can be used, or is
+ * missing and will be made.
  */
 export function gatewayDirProblem(home: string): string | undefined {
   for (const [name, holds] of GATEWAY_DIRS) {
@@ -70,6 +77,12 @@ export function gatewayDirProblem(home: string): string | undefined {
     } catch (err) {
       return `${dir}: cannot be written (${describeError(err)}) — the gateway keeps ${holds} there: fix its owner or permissions`;
     }
+  }
+  // Written by renaming a new file over them, which a directory in their place refuses.
+  for (const [name, holds] of GATEWAY_FILES) {
+    const file = join(home, name);
+    if (statSync(file, { throwIfNoEntry: false })?.isDirectory())
+      return `${file}: a directory — the gateway writes ${holds} in a file of this name: move that directory away`;
   }
   return undefined;
 }

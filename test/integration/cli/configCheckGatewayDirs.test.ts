@@ -32,6 +32,24 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
     });
   }
 
+  for (const [name, holds] of [
+    ["gateway.pid", "its pid"],
+    ["gateway.json", "where it listens"],
+  ] as const) {
+    it(`a directory in ${name}'s place: check exits 1 with the line the gateway refuses to start with`, async () => {
+      home = tempHome();
+      mkdirSync(join(home.dir, name));
+      const problem = `${join(home.dir, name)}: a directory — the gateway writes ${holds} in a file of this name: move that directory away`;
+      const check = await svc(home, ["config", "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(problem);
+      // Before it listens: not a misleading "SVC_HOME cannot be written" once it took requests.
+      const run = await svc(home, ["gateway", "run", "--port", "0"], { timeoutMs: 20_000 });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`svc: ${problem}\n`);
+    });
+  }
+
   it("svc gateway setup prints it instead of how to start the gateway", async () => {
     home = tempHome();
     home.write("state", "not a directory\n");
