@@ -25,7 +25,12 @@ import { listenHostProblem } from "../../io/http/listenProbe.js";
 import { logLevelProblem } from "../../io/log.js";
 import { renderEntry } from "../../io/mcp/render.js";
 import { tlsConnectOptions } from "../../io/mcp/tlsFetch.js";
-import { existingProfiles, profilesOnDisk, unusableProfileEntries } from "../../io/profiles.js";
+import {
+  existingProfiles,
+  profilesNotListed,
+  profilesOnDisk,
+  unusableProfileEntries,
+} from "../../io/profiles.js";
 import {
   configSecretsReadableByOthers,
   secretFiles,
@@ -267,7 +272,9 @@ function cronStoreWarnings(loaded: LoadedConfig, withJobs: Set<string>): string[
   let profiles: readonly string[];
   try {
     profiles = existingProfiles(loaded.paths.home);
-  } catch {
+  } catch (err) {
+    // As the gateway's scheduler logs it: the other profiles' jobs are not run.
+    warnings.push(profilesNotListed(err));
     profiles = [DEFAULT_PROFILE];
   }
   for (const name of profiles) {
