@@ -3,6 +3,7 @@ import { fromCallback } from "xstate";
 import { DEFAULT_PROFILE, inProfile, namedProfile } from "../config/paths.js";
 import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
+import { profilesNotListed } from "../io/profiles.js";
 import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
 import { type CronJob, type CronStore, nextRunAfter } from "../io/stores/cronStore.js";
 import type { AcceptedEvent, CronFireResult } from "../streams/context.js";
@@ -296,9 +297,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return found;
     } catch (err) {
       if (!listFailed) {
-        logger.error(
-          `[cron] cannot list the profiles (${(err as Error).message}); running the default profile's jobs only`,
-        );
+        logger.error(`[cron] ${profilesNotListed(err)}`);
       }
       listFailed = true;
       return [DEFAULT_PROFILE];

@@ -39,13 +39,14 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const paths = svcPaths(svcHome());
   // A second gateway of the same home would take over gateway.pid and, when it exits, leave the first
   // one running where `svc gateway stop|status` no longer see it.
+  // First: a directory in gateway.pid's place is said as svc config check says it.
+  assertHomeWritable(paths.home);
   const other = runningPid(paths);
   if (other !== undefined)
     throw new SvcError(
       "usage",
       `a gateway is already running for ${paths.home} (pid ${other}, ${paths.pidFile}) — stop it with svc gateway stop, or use another SVC_HOME`,
     );
-  assertHomeWritable(paths.home);
   // A reader of stdout that went away (`svc gateway run | head`, a log collector that died) makes every
   // later write fail with EPIPE, an 'error' event that would kill the gateway mid-run; gateway.log keeps
   // every line, so stdout is given up instead.

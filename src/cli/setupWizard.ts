@@ -7,6 +7,7 @@ import { nothingToRun } from "../config/webhookEnabled.js";
 import { isSvcError, SvcError } from "../errors.js";
 import { startupProblems } from "../gateway/startupProblems.js";
 import { runningPid } from "../io/gatewayState.js";
+import { gatewayDirProblem } from "../io/homeWritable.js";
 import { cronJobsStored } from "../io/stores/cronJobsStored.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
 import { raiseAgain } from "./interrupt.js";
@@ -278,9 +279,12 @@ export async function runSetup(options: SetupOptions): Promise<void> {
     // The gateway's own start checks: the startup rules, and (--disable with no MCP server and no cron
     // job) that the adapter off leaves it nothing to run.
     const idle = nothingToRun(loaded, () => cronJobsStored(loaded.paths.home));
+    // A file where it makes its logs or state directory refuses the start too, whatever the config.
+    const dirs = gatewayDirProblem(loaded.paths.home);
     const refused = [
       ...startupProblems(loaded.config, loaded.paths.config),
       ...(idle === undefined ? [] : [idle]),
+      ...(dirs === undefined ? [] : [dirs]),
     ];
     if (refused.length > 0) problem = refused.join("\n");
   } catch (err) {

@@ -1,4 +1,5 @@
 import { accessSync, constants, mkdirSync, readlinkSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { describeError, SvcError } from "../errors.js";
 
 /** What the refusal says: SVC_HOME, why, and the two ways out. */
@@ -38,12 +39,60 @@ export function homeProblem(home: string): string | undefined {
   return undefined;
 }
 
+/** The directories the gateway makes in SVC_HOME before it listens, and what it keeps in each. */
+const GATEWAY_DIRS: readonly (readonly [name: string, holds: string])[] = [
+  ["logs", "its log (gateway.log)"],
+  ["state", "its journal of accepted runs"],
+];
+
+/** The files the gateway writes in SVC_HOME once it listens, where `svc gateway stop|status` find it. */
+const GATEWAY_FILES: readonly (readonly [name: string, holds: string])[] = [
+  ["gateway.pid", "its pid"],
+  ["gateway.json", "where it listens"],
+];
+
+/**
+ * Why the gateway could not make or use one of its directories in SVC_HOME (`logs`, `state`), found
+ * without creating anything: a file in its place, a symbolic link to nothing, one this user cannot write;
+ * or a directory where it writes `gateway.pid` or `gateway.json`. Undefined when each can be used, or is
+ * missing and will be made.
+ */
+export function gatewayDirProblem(home: string): string | undefined {
+  for (const [name, holds] of GATEWAY_DIRS) {
+    const dir = join(home, name);
+    try {
+      const found = statSync(dir, { throwIfNoEntry: false });
+      if (found === undefined) {
+        let target: string;
+        try {
+          target = readlinkSync(dir);
+        } catch {
+          continue; // missing: the gateway makes it
+        }
+        return `${dir}: a symbolic link to ${target}, which does not exist — the gateway keeps ${holds} there: create that directory, or remove the link (the gateway makes the directory)`;
+      }
+      if (!found.isDirectory())
+        return `${dir}: not a directory — the gateway keeps ${holds} there: move that file away (the gateway makes the directory)`;
+      accessSync(dir, constants.W_OK | constants.X_OK);
+    } catch (err) {
+      return `${dir}: cannot be written (${describeError(err)}) — the gateway keeps ${holds} there: fix its owner or permissions`;
+    }
+  }
+  // Written by renaming a new file over them, which a directory in their place refuses.
+  for (const [name, holds] of GATEWAY_FILES) {
+    const file = join(home, name);
+    if (statSync(file, { throwIfNoEntry: false })?.isDirectory())
+      return `${file}: a directory — the gateway writes ${holds} in a file of this name: move that directory away`;
+  }
+  return undefined;
+}
+
 /**
  * The gateway writes gateway.pid, logs and stores in SVC_HOME: one it cannot write (read-only, another
  * user's) refuses the start before anything listens, instead of a bare EACCES once requests were taken.
  */
 export function assertHomeWritable(home: string): void {
-  const problem = homeProblem(home);
+  const problem = homeProblem(home) ?? gatewayDirProblem(home);
   if (problem !== undefined) throw new SvcError("startup_refused", problem);
   try {
     mkdirSync(home, { recursive: true, mode: 0o700 });

@@ -18,6 +18,11 @@ function isProfileDir(dir: string, entry: Dirent): boolean {
   }
 }
 
+/** What the gateway's cron scheduler logs, and `svc config check` warns, when `<home>/profiles` cannot be listed. */
+export function profilesNotListed(err: unknown): string {
+  return `cannot list the profiles (${(err as Error).message}); running the default profile's jobs only`;
+}
+
 /**
  * The profiles that exist on disk: `default` (always), then each directory (or link to one) under
  * `<home>/profiles/` whose name is a valid profile name. A missing `profiles/` means only the default profile.

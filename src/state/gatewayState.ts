@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { CoalesceObserver, Coalescer } from "../actors/coalescer.js";
 import { pendingRunOf } from "../actors/pendingRuns.js";
@@ -70,6 +71,29 @@ export function journalErrorLine(dir: string, err: unknown): { cause: string; me
   };
 }
 
+/** The gateway's refusal when the journal in `dir` cannot be opened: why, and what to check. */
+function journalNotOpened(dir: string, err: unknown): string {
+  return `${dir}: the state journal cannot be opened (${describeError(err)}) — check that the directory and its files can be read and written by this user and the disk has room`;
+}
+
+/**
+ * Why the gateway could not open the local journal of `home`, found by reading its segments as the start
+ * replays them, without writing or locking anything (`svc config check`): a segment it cannot read (a
+ * directory in its place, a file this user cannot read). Undefined with `state.backend: redis`, with no
+ * state directory yet, or when every segment reads. A lock held by a running gateway is no problem here.
+ */
+export function journalProblem(settings: StateSettings, home: string): string | undefined {
+  if (settings.backend === "redis") return undefined;
+  const dir = stateDir(home);
+  if (!existsSync(dir)) return undefined;
+  try {
+    readJournal(dir, { understood });
+  } catch (err) {
+    return journalNotOpened(dir, err);
+  }
+  return undefined;
+}
+
 /** Opens the configured backend (replaying the journal: synchronous, before the listener opens). */
 export function openStateStore(
   settings: StateSettings,
@@ -98,10 +122,7 @@ export function openStateStore(
     });
   } catch (err) {
     if (err instanceof StateDirBusyError) throw new SvcError("startup_refused", err.message);
-    throw new SvcError(
-      "startup_refused",
-      `${dir}: the state journal cannot be opened (${describeError(err)}) — check that the directory and its files can be read and written by this user and the disk has room`,
-    );
+    throw new SvcError("startup_refused", journalNotOpened(dir, err));
   }
   const opened = store.journal.opened;
   if (opened.records > 0 || opened.segments > 0)

@@ -20,11 +20,17 @@ import { eventWarnings, idleKeys } from "../../gateway/idleRouteKeys.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
 import { unservedRoutesWarning } from "../../gateway/webhookStartupWarnings.js";
-import { homeProblem } from "../../io/homeWritable.js";
+import { gatewayDirProblem, homeProblem } from "../../io/homeWritable.js";
+import { listenHostProblem } from "../../io/http/listenProbe.js";
 import { logLevelProblem } from "../../io/log.js";
 import { renderEntry } from "../../io/mcp/render.js";
 import { tlsConnectOptions } from "../../io/mcp/tlsFetch.js";
-import { existingProfiles, profilesOnDisk, unusableProfileEntries } from "../../io/profiles.js";
+import {
+  existingProfiles,
+  profilesNotListed,
+  profilesOnDisk,
+  unusableProfileEntries,
+} from "../../io/profiles.js";
 import {
   configSecretsReadableByOthers,
   secretFiles,
@@ -37,6 +43,7 @@ import { HISTORY_FILE, historyDir } from "../../io/stores/deliveryHistory.js";
 import { historyDirProblem } from "../../io/stores/historyDirProblem.js";
 import { parseSubscription, type Subscription, subscriptionRoute } from "../../io/stores/subscriptions.js";
 import { jobTargetProblems, targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
+import { journalProblem } from "../../state/gatewayState.js";
 import { listenAddress } from "../listenAddress.js";
 import { notServed } from "../webhook/notServed.js";
 import { withSubscriptionStore } from "../webhook/subscriptionStoreFor.js";
@@ -95,10 +102,18 @@ export async function checkConfig(
   // Nothing under it can be read either: its files' own errors (ENOTDIR, ENOENT) would only repeat this one.
   if (home !== undefined)
     return { problems: [...problems, home], storeProblems: [], warnings: [], summary: undefined };
+  // A file where the gateway makes its logs or state directory: it refuses to start, as for SVC_HOME itself.
+  const dirs = gatewayDirProblem(loaded.paths.home) ?? journalProblem(loaded.config.state, loaded.paths.home);
+  if (dirs !== undefined) problems.push(dirs);
   // The gateway opens the delivery history before it listens, and refuses to start when it cannot.
   if (loaded.config.platforms.webhook.delivery_history) {
     const history = historyDirProblem(historyDir(loaded.paths.home), HISTORY_FILE);
     if (history !== undefined) problems.push(history);
+  }
+  // A host name that does not resolve, or an address of another machine: the gateway cannot listen.
+  if (loaded.config.platforms.webhook.enabled) {
+    const listen = await listenHostProblem(loaded.config.platforms.webhook.host);
+    if (listen !== undefined) problems.push(`${loaded.paths.config}: platforms.webhook.host: ${listen}`);
   }
   const idle = nothingToRun(loaded, () => cronJobsStored(loaded.paths.home));
   if (idle !== undefined) problems.push(idle);
@@ -257,7 +272,9 @@ function cronStoreWarnings(loaded: LoadedConfig, withJobs: Set<string>): string[
   let profiles: readonly string[];
   try {
     profiles = existingProfiles(loaded.paths.home);
-  } catch {
+  } catch (err) {
+    // As the gateway's scheduler logs it: the other profiles' jobs are not run.
+    warnings.push(profilesNotListed(err));
     profiles = [DEFAULT_PROFILE];
   }
   for (const name of profiles) {

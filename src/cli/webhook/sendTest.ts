@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SvcError } from "../../errors.js";
+import { runningPid } from "../../io/gatewayState.js";
 import { jsonErrorLocation } from "../../io/jsonErrorLocation.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
@@ -110,4 +111,16 @@ export async function sendTest(
   const response = shared && target.enabled ? await untilServed(post, sleep) : await post();
   process.stdout.write(`POST ${url}\n${response.status} ${response.statusText}\n${response.text}\n`);
   if (response.status >= 400) process.exitCode = 1;
+  // No gateway of this SVC_HOME runs, yet something answered "unknown route" or "invalid signature": a
+  // gateway of another SVC_HOME (started from another shell), which knows neither this subscription nor
+  // its secret. (With state.backend: redis, gateways of other homes serve the shared subscriptions.)
+  const foreign =
+    (response.status === 401 || response.status === 404) &&
+    options.port === undefined &&
+    !shared &&
+    runningPid(loaded.paths) === undefined;
+  if (foreign)
+    process.stderr.write(
+      `Note: no gateway of ${loaded.paths.home} is running (svc gateway status), so this answer came from another process listening at ${new URL(url).host} — likely a gateway started with another SVC_HOME, which does not serve this subscription: start this one's with svc gateway start, or run svc webhook subscribe and test with that gateway's SVC_HOME\n`,
+    );
 }

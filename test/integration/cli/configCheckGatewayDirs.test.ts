@@ -1,0 +1,108 @@
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { cliConfig, svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+/**
+ * A file where the gateway makes its `state` (journal) or `logs` directory: `svc gateway run` refused to
+ * start (the journal "cannot be opened (EEXIST ... mkdir)", or a bare `EEXIST: file already exists, mkdir
+ * '.../logs'`) while `svc config check` printed ok and exited 0. Both now say the same line.
+ */
+describe("svc config check and the gateway's own directories in SVC_HOME", () => {
+  for (const [name, holds] of [
+    ["state", "its journal of accepted runs"],
+    ["logs", "its log (gateway.log)"],
+  ] as const) {
+    it(`a file in ${name}'s place: check exits 1 with the line the gateway refuses to start with`, async () => {
+      home = tempHome();
+      home.write(name, "not a directory\n");
+      const problem = `${join(home.dir, name)}: not a directory — the gateway keeps ${holds} there: move that file away (the gateway makes the directory)`;
+      const check = await svc(home, ["config", "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stdout).toContain("1 problem: the gateway would not start");
+      expect(check.stderr).toContain(problem);
+      const run = await svc(home, ["gateway", "run", "--port", "0"], { timeoutMs: 20_000 });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(problem);
+    });
+  }
+
+  for (const [name, holds] of [
+    ["gateway.pid", "its pid"],
+    ["gateway.json", "where it listens"],
+  ] as const) {
+    it(`a directory in ${name}'s place: check exits 1 with the line the gateway refuses to start with`, async () => {
+      home = tempHome();
+      mkdirSync(join(home.dir, name));
+      const problem = `${join(home.dir, name)}: a directory — the gateway writes ${holds} in a file of this name: move that directory away`;
+      const check = await svc(home, ["config", "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(problem);
+      // Before it listens: not a misleading "SVC_HOME cannot be written" once it took requests.
+      const run = await svc(home, ["gateway", "run", "--port", "0"], { timeoutMs: 20_000 });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`svc: ${problem}\n`);
+    });
+  }
+
+  it("svc gateway setup prints it instead of how to start the gateway", async () => {
+    home = tempHome();
+    home.write("state", "not a directory\n");
+    const setup = await svc(home, ["gateway", "setup", "--non-interactive"]);
+    expect(setup.code).toBe(0);
+    expect(setup.stdout).toContain(
+      `Note: the gateway will not start until this is fixed:\n${join(home.dir, "state")}: not a directory — the gateway keeps its journal of accepted runs there`,
+    );
+    expect(setup.stdout).not.toContain("Start the gateway with");
+  });
+
+  it("a symbolic link to nothing in state's place names its target", async () => {
+    home = tempHome();
+    symlinkSync(join(home.dir, "moved-away"), join(home.dir, "state"));
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(
+      `${join(home.dir, "state")}: a symbolic link to ${join(home.dir, "moved-away")}, which does not exist`,
+    );
+  });
+
+  it("a journal segment the gateway cannot read: check exits 1 with the gateway's own refusal", async () => {
+    home = tempHome();
+    const segment = join(home.dir, "state", "journal-000001.seg");
+    mkdirSync(segment, { recursive: true });
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(1);
+    const problem = `${join(home.dir, "state")}: the state journal cannot be opened (${segment} cannot be read (EISDIR`;
+    expect(check.stderr).toContain(problem);
+    const run = await svc(home, ["gateway", "run", "--port", "0"], { timeoutMs: 20_000 });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(problem);
+  });
+
+  it("the journal of a running gateway (its lock held) is fine", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig()));
+    expect((await svc(home, ["gateway", "start", "--timeout", "60"])).code).toBe(0);
+    try {
+      const check = await svc(home, ["config", "check"]);
+      expect(check.stderr).toBe("");
+      expect(check.code).toBe(0);
+    } finally {
+      await svc(home, ["gateway", "stop"]);
+    }
+  });
+
+  it("existing directories are fine", async () => {
+    home = tempHome();
+    home.write("state/keep", "");
+    home.write("logs/gateway.log", "");
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toMatch(/^ok: /);
+  });
+});
