@@ -1,8 +1,8 @@
 import { svcPaths } from "../config/paths.js";
 import { createListReader } from "../io/listFiles.js";
 import type { Logger } from "../io/log.js";
-import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { createRunJournal, type RunJournal } from "../io/sessions/runJournal.js";
+import { noRoomProblem } from "../io/stores/atomicFile.js";
 
 /** What the gateway keeps per profile, made on first use: its paths, its run journal, its in_file lists. */
 export type ProfileResources = ReturnType<typeof createProfileResources>;
