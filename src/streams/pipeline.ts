@@ -1,5 +1,6 @@
 import { Subject } from "rxjs";
 import type { PipelineCtx, ResolvedRoute } from "./context.js";
+import { SHUTTING_DOWN, UNKNOWN_ROUTE } from "./frontAnswers.js";
 import { createIdempotencyRecord, type IdempotencyStore } from "./idempotencyRecord.js";
 import { OpenReplies, Reply } from "./reply.js";
 import { acceptStage } from "./stages/accept.js";
@@ -14,15 +15,13 @@ import { maybeAsyncStagesOperator, type NamedMaybeAsyncStage } from "./stages/ma
 import { asyncStageOperator, INTERNAL_ERROR, type StageFailure } from "./stages/operator.js";
 import { parseStage } from "./stages/parse.js";
 import { rateLimitStage } from "./stages/rateLimit.js";
-import { type RouteLookupDeps, routeFinder, routeLookupStage, UNKNOWN_ROUTE } from "./stages/route.js";
+import { type RouteLookupDeps, routeFinder, routeLookupStage } from "./stages/route.js";
 import { type ScriptDeps, scriptStage } from "./stages/script.js";
 import { bodySizeStage, declaredOver, PAYLOAD_TOO_LARGE } from "./stages/size.js";
 import type { MaybePromise } from "./stateUnavailable.js";
 import type { Inbound, Outcome } from "./types.js";
-import { unavailableOutcome } from "./types.js";
 
 /** The answer to a request that arrives while the gateway stops (also to `/health` then). */
-export const SHUTTING_DOWN = unavailableOutcome("Shutting down");
 
 export interface PipelineDeps {
   readonly routes: RouteLookupDeps;

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import { decodeContent } from "../../streams/contentCoding.js";
-import { type Pipeline, SHUTTING_DOWN } from "../../streams/pipeline.js";
-import { UNKNOWN_ROUTE } from "../../streams/stages/route.js";
+import { SHUTTING_DOWN, UNKNOWN_ROUTE } from "../../streams/frontAnswers.js";
+import type { Pipeline } from "../../streams/pipeline.js";
 import { PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
 import { errorOutcome, type Inbound, type Outcome, outcome } from "../../streams/types.js";
 

@@ -1,13 +1,12 @@
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import { type ResolvedRoute, type Stage, withCtx } from "../context.js";
-import { errorOutcome, type Inbound } from "../types.js";
+import { UNKNOWN_ROUTE } from "../frontAnswers.js";
+import type { Inbound } from "../types.js";
 
 export interface RouteLookupDeps {
   lookup(name: string): ResolvedRoute | undefined;
   multiplexProfiles(): boolean;
 }
-
-export const UNKNOWN_ROUTE = errorOutcome(404, "Unknown route");
 
 /**
  * Step 1 of the processing order (docs/webhook.md). With multiplexing on, a route answers only under its bound profile (unbound:

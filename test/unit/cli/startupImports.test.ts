@@ -16,8 +16,12 @@ const ROOT = dirname(dirname(CLI_MAIN));
 const EXT = extname(CLI_MAIN);
 const HEAVY = /\/node_modules\/(ai|@ai-sdk\/[^/]+|bullmq|ioredis|nodemailer|undici|execa)\//;
 
-/** The packages (of HEAVY) that importing `modules` resolves, recorded by a module resolve hook. */
-function heavyResolved(modules: readonly string[]): string[] {
+/**
+ * The packages (of `heavy`) that importing `modules` resolves, recorded by a module resolve hook. With
+ * `outsideWorker`, a module that runs only in a worker thread may throw once loaded: its imports were all
+ * resolved before it ran.
+ */
+function heavyResolved(modules: readonly string[], heavy = HEAVY, outsideWorker = false): string[] {
   const home = tempHome();
   try {
     const log = join(home.dir, "resolved.txt");
@@ -39,7 +43,10 @@ export async function resolve(specifier, context, next) {
 register(${JSON.stringify(pathToFileURL(join(home.dir, "hook.mjs")).href)}, { data: ${JSON.stringify(log)} });`,
     );
     const imports = modules
-      .map((m) => `await import(${JSON.stringify(pathToFileURL(join(ROOT, `${m}${EXT}`)).href)});`)
+      .map(
+        (m) =>
+          `await import(${JSON.stringify(pathToFileURL(join(ROOT, `${m}${EXT}`)).href)})${outsideWorker ? ".catch(() => {})" : ""};`,
+      )
       .join("\n");
     execFileSync(
       process.execPath,
@@ -48,7 +55,7 @@ register(${JSON.stringify(pathToFileURL(join(home.dir, "hook.mjs")).href)}, { da
     );
     const packages = readFileSync(log, "utf8")
       .split("\n")
-      .map((url) => HEAVY.exec(url)?.[1])
+      .map((url) => heavy.exec(url)?.[1])
       .filter((name): name is string => name !== undefined);
     return [...new Set(packages)].sort();
   } finally {
@@ -67,5 +74,12 @@ describe("start-up loads no heavy dependency it does not use", () => {
     expect(heavyResolved(["agent/modelRunner", "state/redisState"])).toEqual(
       expect.arrayContaining(["ai", "bullmq", "ioredis"]),
     );
+  }, 30_000);
+
+  it("an ingress thread loads none of the pipeline (its schemas, operators and regex engine): zod, rxjs, re2js", () => {
+    const pipelineOnly = /\/node_modules\/(zod|rxjs|re2js)\//;
+    expect(heavyResolved(["io/http/uwsThread"], pipelineOnly, true)).toEqual([]);
+    // The same hook sees them where the pipeline is loaded.
+    expect(heavyResolved(["streams/pipeline"], pipelineOnly)).toEqual(["re2js", "rxjs", "zod"]);
   }, 30_000);
 });

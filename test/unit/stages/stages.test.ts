@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Route } from "../../../src/config/sections/webhook.js";
 import { decodeContent } from "../../../src/streams/contentCoding.js";
 import type { AcceptedEvent, PipelineCtx, ResolvedRoute } from "../../../src/streams/context.js";
+import { UNKNOWN_ROUTE } from "../../../src/streams/frontAnswers.js";
 import { verifySignature } from "../../../src/streams/signatures.js";
 import { acceptStage } from "../../../src/streams/stages/accept.js";
 import { authStage, INVALID_SIGNATURE } from "../../../src/streams/stages/auth.js";
@@ -20,7 +21,7 @@ import {
   parseStage,
 } from "../../../src/streams/stages/parse.js";
 import { RATE_LIMITED, rateLimitStage } from "../../../src/streams/stages/rateLimit.js";
-import { routeLookupStage, UNKNOWN_ROUTE } from "../../../src/streams/stages/route.js";
+import { routeLookupStage } from "../../../src/streams/stages/route.js";
 import { IGNORED_BY_SCRIPT, scriptStage } from "../../../src/streams/stages/script.js";
 import { bodySizeStage, declaredLength, PAYLOAD_TOO_LARGE } from "../../../src/streams/stages/size.js";
 import { type Inbound, isOutcome } from "../../../src/streams/types.js";
