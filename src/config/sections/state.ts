@@ -21,9 +21,14 @@ export function redisUrlProblem(url: string): string | undefined {
   } catch {
     return `not a valid URL (check the host and that the port is 1-65535) — ${WRITE_IT}`;
   }
-  const db = parsed.pathname.length > 1 ? parsed.pathname.slice(1) : parsed.searchParams.get("db");
+  const inPath = parsed.pathname.length > 1 ? parsed.pathname.slice(1) : null;
+  const inQuery = parsed.searchParams.get("db");
+  const db = inPath ?? inQuery;
   if (db !== null && !/^\d{1,9}$/.test(db))
-    return `the database (the URL's path after the port) is not a number — ${WRITE_IT}, with the database's number at the end`;
+    return `the database (${inPath === null ? "?db=" : "the URL's path after the port"}) is not a number — ${WRITE_IT}, with the database's number at the end`;
+  // ioredis takes the path's database and ignores ?db= then: a different ?db= would be dropped unsaid.
+  if (inPath !== null && inQuery !== null && inQuery !== inPath)
+    return `names two databases (the path's ${inPath} and ?db=${/^\d{1,9}$/.test(inQuery) ? inQuery : "…"}; the path's would be used) — ${WRITE_IT}, with the database's number at the end only`;
   return undefined;
 }
 

@@ -13,6 +13,7 @@ describe("state.redis_url", () => {
     "redis://127.0.0.1:6379/",
     "rediss://:pw@cache.example.com:6380/3",
     "redis://127.0.0.1:6379?db=2",
+    "redis://127.0.0.1:6379/2?db=2",
   ])("takes %s", (url) => {
     expect(redisUrlProblem(url)).toBeUndefined();
   });
@@ -21,7 +22,15 @@ describe("state.redis_url", () => {
     ["redis://127.0.0.1:6379/abc", /the database \(the URL's path after the port\) is not a number/],
     ["redis://127.0.0.1:6379/-1", /is not a number/],
     ["redis://127.0.0.1:6379/0/x", /is not a number/],
-    ["redis://127.0.0.1:6379?db=x", /is not a number/],
+    ["redis://127.0.0.1:6379?db=x", /the database \(\?db=\) is not a number/],
+    [
+      "redis://127.0.0.1:6379/2?db=3",
+      /names two databases \(the path's 2 and \?db=3; the path's would be used\)/,
+    ],
+    [
+      "redis://127.0.0.1:6379/2?db=x",
+      /names two databases \(the path's 2 and \?db=…; the path's would be used\)/,
+    ],
     ["redis://127.0.0.1:99999/0", /not a valid URL \(check the host and that the port is 1-65535\)/],
     ["http://127.0.0.1:6379/0", /not a redis:\/\/ or rediss:\/\/ URL/],
   ])("refuses %s (ioredis would send SELECT NaN, rejected unhandled)", (url, problem) => {

@@ -327,8 +327,8 @@ async function accessDenied(
   label: string,
   keyPrefix: string,
 ): Promise<{ problem: string; fix: string } | undefined> {
-  const fix = `let that user read and write the keys under "${keyPrefix}:" with every command (ACL SETUSER <user> ~${keyPrefix}:* +@all), or set state.redis_key_prefix to a prefix it may use`;
-  const denied = async (what: string, command: () => Promise<unknown>) => {
+  const grant = `let that user read and write the keys under "${keyPrefix}:" with every command (ACL SETUSER <user> ~${keyPrefix}:* +@all)`;
+  const denied = async (what: string, command: () => Promise<unknown>, fix: string) => {
     try {
       await command();
       return undefined;
@@ -339,7 +339,16 @@ async function accessDenied(
     }
   };
   return (
-    (await denied(`use the keys under "${keyPrefix}:"`, () => redis.del(`${keyPrefix}:access-check`))) ??
-    (await denied("run Lua scripts, which svc's run queue (BullMQ) needs", () => redis.eval("return 1", 0)))
+    (await denied(
+      `use the keys under "${keyPrefix}:"`,
+      () => redis.del(`${keyPrefix}:access-check`),
+      `${grant}, or set state.redis_key_prefix to a prefix it may use`,
+    )) ??
+    // No prefix lifts a refusal of the scripting commands themselves.
+    (await denied(
+      "run Lua scripts, which svc's run queue (BullMQ) needs",
+      () => redis.eval("return 1", 0),
+      grant,
+    ))
   );
 }

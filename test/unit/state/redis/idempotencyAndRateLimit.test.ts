@@ -306,7 +306,7 @@ describe("Redis unreachable", () => {
     // Every key, and no scripts: BullMQ's Lua scripts would be refused at every request.
     await admin.call("ACL", "SETUSER", user, "~*", "-@scripting");
     await expect(connectRedis(url, "/home/x/config.yaml", commandOptions(), "allowed")).rejects.toThrow(
-      /state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 does not let the user of state\.redis_url run Lua scripts, which svc's run queue \(BullMQ\) needs \(NOPERM .*eval.*\) — let that user/,
+      /state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 does not let the user of state\.redis_url run Lua scripts, which svc's run queue \(BullMQ\) needs \(NOPERM .*eval.*\) — let that user read and write the keys under "allowed:" with every command \(ACL SETUSER <user> ~allowed:\* \+@all\)$/,
     );
   });
 
