@@ -178,7 +178,8 @@ export function createRedisSubscriptionSource(
   const where = `${keys.subscriptions()} in Redis at ${label}`;
   let active = new Map<string, Subscription>();
   let revision: string | undefined;
-  let lastError: string | undefined;
+  /** Since the last refresh failed: the log says so at the outage's first failure and when it is over. */
+  let failing = false;
   let timer: NodeJS.Timeout | undefined;
   let refreshing = false;
 
@@ -196,11 +197,16 @@ export function createRedisSubscriptionSource(
     refreshing = true;
     try {
       await refresh();
-      lastError = undefined;
+      if (failing) logger.info(`[webhook] dynamic subscriptions refreshed again from ${where}`);
+      failing = false;
     } catch (err) {
-      const message = `[webhook] dynamic subscriptions not refreshed (${redisCommandFailure(err)}); serving the last good set of ${active.size}`;
-      if (message !== lastError) logger.error(message);
-      lastError = message;
+      // Once per outage: its cause reads differently from one poll to the next (the connection closed,
+      // refused, the retries given up), and a poll a second would otherwise log each change.
+      if (!failing)
+        logger.error(
+          `[webhook] dynamic subscriptions not refreshed (${redisCommandFailure(err)}); serving the last good set of ${active.size} until Redis answers again`,
+        );
+      failing = true;
     } finally {
       refreshing = false;
     }
