@@ -88,6 +88,16 @@ const ACCEPTED: AcceptedEvent = {
   receivedAt: T0,
 };
 
+/** Why `parseSchedule` refuses `text`, or "accepted". */
+function refusal(text: string): string {
+  try {
+    parseSchedule(text);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return "accepted";
+}
+
 describe("schedule grammar", () => {
   it("accepts intervals with s/m/h/d, with or without 'every'", () => {
     expect(parseSchedule("every 15m")).toEqual({ kind: "interval", ms: 900_000 });
@@ -189,14 +199,6 @@ describe("schedule grammar", () => {
   });
 
   it("a refused cron expression names its field, and says a range without an end or a day that never comes as such", () => {
-    const refusal = (schedule: string) => {
-      try {
-        parseSchedule(schedule);
-      } catch (err) {
-        return (err as Error).message;
-      }
-      throw new Error(`${schedule} was accepted`);
-    };
     expect(refusal("0 0 * * -1")).toBe(
       'schedule "0 0 * * -1": not a valid cron expression (day-of-week field "-1": a range needs a value on each side of its "-" (day-of-week values are 0-7))',
     );
@@ -225,14 +227,6 @@ describe("schedule grammar", () => {
   });
 
   it("a range written high to low (MON-SUN, 22-2) is refused saying ranges do not wrap, with what to write", () => {
-    const refusal = (text: string) => {
-      try {
-        parseSchedule(text);
-      } catch (err) {
-        return (err as Error).message;
-      }
-      return "accepted";
-    };
     expect(refusal("0 0 * * MON-SUN")).toBe(
       'schedule "0 0 * * MON-SUN": not a valid cron expression (day-of-week field "MON-SUN": a range goes from its lower value to its higher one (read as 1-0), it does not wrap around — write that range as 1-7 (Sunday is 0 and 7))',
     );
@@ -257,14 +251,6 @@ describe("schedule grammar", () => {
   });
 
   it("a six- or seven-field expression is refused naming the extra field and the five fields meant", () => {
-    const refusal = (text: string) => {
-      try {
-        parseSchedule(text);
-      } catch (err) {
-        return (err as Error).message;
-      }
-      return "accepted";
-    };
     expect(refusal("0 */5 * * * *")).toBe(
       'schedule "0 */5 * * * *": 6 fields, with a seconds field first (as Quartz, node-cron or Spring write it): svc schedules have 5 (minute hour day-of-month month day-of-week) and run at most once a minute — write "*/5 * * * *", or for runs within a minute an interval like "30s"',
     );
@@ -280,14 +266,6 @@ describe("schedule grammar", () => {
   });
 
   it("a refusal of a schedule that is no cron expression names the macros too, and a macro written without @ the one meant", () => {
-    const refusal = (text: string) => {
-      try {
-        parseSchedule(text);
-      } catch (err) {
-        return (err as Error).message;
-      }
-      return "accepted";
-    };
     expect(refusal("soon")).toBe(
       'schedule "soon": expected 5 cron fields (minute hour day-of-month month day-of-week, e.g. "*/15 * * * *"), a macro (@hourly, @daily (or @midnight), @weekly, @monthly, @yearly (or @annually)) or an interval like "every 15m", "30s", "2h", "1d"',
     );
