@@ -21,6 +21,7 @@ import {
   gatewayAddress,
   gatewayStateFile,
   readGatewayState,
+  recordedPid,
   runningPid,
 } from "../io/gatewayState.js";
 import { assertHomeWritable } from "../io/homeWritable.js";
@@ -216,7 +217,9 @@ async function stop(options: { timeout?: string }): Promise<void> {
     }
     await sleep(100);
   }
-  rmSync(gatewayStateFile(paths), { force: true });
+  // Only the stopped gateway's record: a gateway started since (by another `svc gateway start`) wrote its own.
+  const stateFile = gatewayStateFile(paths);
+  if (recordedPid(stateFile) === pid) rmSync(stateFile, { force: true });
   process.stdout.write("Gateway stopped\n");
 }
 

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, statSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -53,8 +53,17 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
     try {
       await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 20_000, interval: 20 });
       home.write("gateway.pid", `${pid}\n`);
+      // What a gateway started since would have recorded (another pid): the stop leaves it alone.
+      const since = JSON.stringify({
+        pid: 999998,
+        host: "127.0.0.1",
+        port: 18998,
+        started_at: "2026-11-30T15:00:00Z",
+      });
+      home.write("gateway.json", since);
       const stop = await svc(home, ["gateway", "stop", "--timeout", "5"]);
       expect(stop).toMatchObject({ code: 0, stdout: expect.stringContaining("Gateway stopped") });
+      expect(readFileSync(join(home.dir, "gateway.json"), "utf8")).toBe(since);
     } finally {
       parent.kill("SIGKILL");
     }
