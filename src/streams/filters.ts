@@ -41,12 +41,19 @@ class Unevaluable extends Error {}
  * `payload` → the body's `payload` field of any type when it has one, else the whole body;
  * anything else → a path from the body root.
  */
+const HEADER_FIELD = "headers.";
+
+/** The request header a filter field names (`headers.<Name>`), lower-cased as the gateway keeps them. */
+function headerNamed(field: string): string | undefined {
+  return field.startsWith(HEADER_FIELD) ? field.slice(HEADER_FIELD.length).toLowerCase() : undefined;
+}
+
 export function resolveField(field: string, subject: FilterSubject): PathLookup {
   if (field === "event" || field === "event_type") {
     return subject.event === undefined ? NOT_FOUND : { found: true, value: subject.event };
   }
-  if (field.startsWith("headers.")) {
-    const name = field.slice("headers.".length).toLowerCase();
+  const name = headerNamed(field);
+  if (name !== undefined) {
     const value = Object.hasOwn(subject.headers, name) ? subject.headers[name] : undefined;
     return value === undefined ? NOT_FOUND : { found: true, value };
   }
@@ -183,8 +190,6 @@ export function matchesAll(filters: readonly Filter[], subject: FilterSubject, d
   return filters.every((f) => matches(f, subject, deps));
 }
 
-const HEADER_FIELD = "headers.";
-
 /**
  * The request headers `filters` read (`headers.<Name>` fields, in `all`, `any` and `not` groups too),
  * lower-cased as the gateway keeps them, each once, in the order the filters name them.
@@ -195,8 +200,10 @@ export function headersReadBy(filters: readonly Filter[]): string[] {
     if ("all" in filter) filter.all.forEach(visit);
     else if ("any" in filter) filter.any.forEach(visit);
     else if ("not" in filter) visit(filter.not);
-    else if (filter.field.startsWith(HEADER_FIELD))
-      names.add(filter.field.slice(HEADER_FIELD.length).toLowerCase());
+    else {
+      const name = headerNamed(filter.field);
+      if (name !== undefined) names.add(name);
+    }
   };
   filters.forEach(visit);
   return [...names];

@@ -52,18 +52,19 @@ function extraFields(fields: readonly string[]): string | undefined {
   const yearLast = /^(?:\d{4}(?:[-,/]\d+)*)$/.test(fields.at(-1) as string);
   let five: readonly string[];
   let extra: string;
+  let seconds = true;
   if (fields.length === 7) {
     five = fields.slice(1, 6);
     extra = "a seconds field first and a year field last (as Quartz writes them)";
   } else if (fields.length === 6 && yearLast) {
     five = fields.slice(0, 5);
     extra = "a year field last";
+    seconds = false;
   } else if (fields.length === 6) {
     five = fields.slice(1);
     extra = "a seconds field first (as Quartz, node-cron or Spring write it)";
   } else return undefined;
   const fix = `write "${five.join(" ")}"`;
-  const seconds = !(fields.length === 6 && yearLast);
   return `${fields.length} fields, with ${extra}: svc schedules have 5 (minute hour day-of-month month day-of-week)${seconds ? ` and run at most once a minute — ${fix}, or for runs within a minute an interval like "30s"` : `, and no year — ${fix}`}`;
 }
 
