@@ -127,11 +127,11 @@ export function parseSchedule(text: string): Schedule {
       `schedule "${text}": ${why} — use one of ${SCHEDULE_MACROS_TEXT}, 5 cron fields or an interval like "every 1h"`,
     );
   }
-  const problem = cronProblem(expression);
+  const problem = cronProblem(expression) ?? dayRuleProblem(expression);
   if (problem === undefined) return { kind: "cron", expression };
   // Only a list that repeats a value is written out again: a cron_job route checks its job on every event.
   const read = /duplicate values found/.test(problem) ? withoutRepeats(fields) : expression;
-  const remaining = read === expression ? problem : cronProblem(read);
+  const remaining = read === expression ? problem : (cronProblem(read) ?? dayRuleProblem(read));
   if (remaining === undefined) return { kind: "cron", expression: read };
   throw new SvcError(
     "usage",
@@ -140,6 +140,19 @@ export function parseSchedule(text: string): Schedule {
 }
 
 const FIELD_LABELS = ["minute", "hour", "day-of-month", "month", "day-of-week"];
+
+/**
+ * `0 0 31 2 *\/2`: cron-parser accepts it (either day field would do: February's Sundays, Tuesdays, ...), but
+ * under crontab's day rule (`bothDaysMatch`) a day must match both, and the 31st never comes in February:
+ * the job would never run, and working out its next run failed with cron-parser's bare words.
+ */
+function dayRuleProblem(expression: string): string | undefined {
+  const days = bothDaysMatch(expression);
+  if (days === undefined || !/Invalid explicit day of month/.test(cronProblem(days.byMonthDay) ?? ""))
+    return undefined;
+  const [, , monthDay, month, weekDay] = expression.split(/\s+/);
+  return `day-of-month "${monthDay}" never comes in month "${month}", and a day must match it as well as day-of-week "${weekDay}", which starts with * (crontab's rule): the job would never run`;
+}
 
 /** `0 0 31 2 *`: every field is valid alone, but the day never comes in that month. */
 function neverRuns(expression: string, problem: string): string {

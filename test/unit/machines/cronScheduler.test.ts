@@ -216,6 +216,16 @@ describe("schedule grammar", () => {
     expect(refusal("0,0 0 0 * *")).toContain('(day-of-month field "0": ');
   });
 
+  it("a day that never comes in its month is refused also when a day-of-week starting with * must match too", () => {
+    // cron-parser takes either day field (February's Sundays, Tuesdays, ...); crontab's rule wants both.
+    expect(refusal("0 0 31 2 */2")).toBe(
+      'schedule "0 0 31 2 */2": not a valid cron expression (day-of-month "31" never comes in month "2", and a day must match it as well as day-of-week "*/2", which starts with * (crontab\'s rule): the job would never run)',
+    );
+    expect(refusal("0 0 30 feb */1")).toContain('day-of-month "30" never comes in month "feb"');
+    // Restricted without a *, either field is enough: February's Mondays.
+    expect(parseSchedule("0 0 31 2 1")).toEqual({ kind: "cron", expression: "0 0 31 2 1" });
+  });
+
   it("rejects bad schedules with a message that shows the grammar", () => {
     expect(() => parseSchedule("0 * * * * *")).toThrow(/svc schedules have 5 \(minute hour/);
     expect(() => parseSchedule("61 * * * *")).toThrow(/not a valid cron expression/);
