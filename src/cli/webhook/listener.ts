@@ -1,6 +1,7 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
+import type { Address } from "./address.js";
 
 /**
  * `--port 0` of `svc webhook test` / `redeliver`: no gateway listens on port 0 (it is how `gateway run`
@@ -18,4 +19,18 @@ export function noListener(loaded: LoadedConfig, pid: number): SvcError {
     "delivery_failed",
     `the running gateway (pid ${pid}) has no webhook listener: the webhook adapter is off (${webhookOffReason(loaded)}) — enable it with svc gateway setup --enable, then restart the gateway: svc gateway stop, then svc gateway start`,
   );
+}
+
+/**
+ * What to do when nothing answered at `port`: start the gateway — unless this SVC_HOME's gateway runs and
+ * listens on another port (a `--port` given wrong), where "start it" would be wrong: it runs, elsewhere.
+ */
+export function unreachableHint(
+  loaded: LoadedConfig,
+  running: Address,
+  port: number | undefined,
+  start: string,
+): string {
+  if (running.port === undefined || port === undefined || port === running.port) return start;
+  return `the gateway of ${loaded.paths.home} runs and listens on port ${running.port}, not ${port} (svc gateway status): leave out --port to send there`;
 }

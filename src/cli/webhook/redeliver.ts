@@ -14,7 +14,7 @@ import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
-import { noListener, PORT_ZERO } from "./listener.js";
+import { noListener, PORT_ZERO, unreachableHint } from "./listener.js";
 import { payloadNotKept } from "./notKept.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
 import { signTestEvent } from "./signTest.js";
@@ -153,7 +153,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
     url,
     { headers, body: payload },
     { name: route, waitMs: answerWaitMs(loaded.config, target.route), settings: target.route },
-    "start it with svc gateway start",
+    unreachableHint(loaded, running, port, "start it with svc gateway start"),
   );
   // The IDs and the gateway's answer quote the sender's text: shown as `svc webhook deliveries` shows it.
   process.stdout.write(

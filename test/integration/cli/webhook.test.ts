@@ -161,6 +161,14 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
     // test reads no route of config.yaml: a static route is refused, nothing sent.
     expect(fixed).toMatchObject({ code: 2, stdout: "" });
     expect(fixed.stderr).toContain('no dynamic subscription named "fixed"');
+    // A --port this home's gateway does not listen on: nothing answers there, but the gateway runs, so
+    // "start it" would be wrong; where it listens is named instead.
+    const elsewhere = await svc(home, ["webhook", "test", "t", "--port", "1"]);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toMatch(
+      /runs and listens on port \d+, not 1 \(svc gateway status\): leave out --port/,
+    );
+    expect(elsewhere.stderr).not.toContain("svc gateway start");
   });
 
   it("disable → the gateway answers 404 (test exits 1); enable → 202 again; remove", async () => {
