@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { SvcError } from "../../errors.js";
 import { runningPid } from "../../io/gatewayState.js";
 import { jsonErrorLocation } from "../../io/jsonErrorLocation.js";
+import { terminalText } from "../../io/terminalText.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
@@ -109,7 +110,11 @@ export async function sendTest(
   const shared = loaded.config.state.backend === "redis";
   if (shared) await sleep(settleMs(target.changedAt, Date.now()));
   const response = shared && target.enabled ? await untilServed(post, sleep) : await post();
-  process.stdout.write(`POST ${url}\n${response.status} ${response.statusText}\n${response.text}\n`);
+  // The answer is the text of whatever listens at that address (another process, when no gateway of this
+  // SVC_HOME runs): shown as `svc webhook redeliver` shows it, its escape sequences and bidi controls escaped.
+  process.stdout.write(
+    terminalText(`POST ${url}\n${response.status} ${response.statusText}\n${response.text}\n`),
+  );
   if (response.status >= 400) process.exitCode = 1;
   // No gateway of this SVC_HOME runs, yet something answered "unknown route" or "invalid signature": a
   // gateway of another SVC_HOME (started from another shell), which knows neither this subscription nor
