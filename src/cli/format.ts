@@ -5,18 +5,43 @@ import { SvcError } from "../errors.js";
 const CONTROL_RUNS = /[\x00-\x1f\x7f]+/g;
 
 /**
+ * A character a terminal shows two columns wide: East Asian wide and fullwidth letters (CJK, kana, Hangul,
+ * fullwidth forms) and emoji shown as emoji.
+ */
+const WIDE =
+  /^(?:[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f1e6}-\u{1f1ff}\u{20000}-\u{3fffd}]|\p{Emoji_Presentation}|\p{Extended_Pictographic}\ufe0f)/u;
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * The columns `text` takes on a terminal: one per character as a reader sees it (a letter with its
+ * combining accents is one), two for a wide one. Plain ASCII, the usual cell, is its length.
+ */
+export function displayWidth(text: string): number {
+  if (/^[\x20-\x7e]*$/.test(text)) return text.length;
+  let width = 0;
+  for (const { segment } of graphemes.segment(text)) width += WIDE.test(segment) ? 2 : 1;
+  return width;
+}
+
+/**
  * Left-aligned columns separated by two spaces; the first row is the header. A line break or other
  * control character in a cell (a description written with one) is shown as a space: one row per line.
+ * Columns are measured as the terminal shows them, so a cell with CJK text or an emoji (an event type,
+ * a sender's event) does not push the columns after it out of line.
  */
 export function formatTable(input: readonly (readonly string[])[]): string {
   const rows = input.map((row) => row.map((cell) => cell.replace(CONTROL_RUNS, " ")));
   const widths: number[] = [];
   for (const row of rows) {
-    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell));
   }
   return rows
     .map((row) =>
-      row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  "),
+      row
+        .map((cell, i) =>
+          i === row.length - 1 ? cell : cell + " ".repeat((widths[i] ?? 0) - displayWidth(cell)),
+        )
+        .join("  "),
     )
     .join("\n");
 }

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { displayWidth, formatTable } from "../../../src/cli/format.js";
+
+describe("formatTable", () => {
+  it("lines columns up as a terminal shows them: CJK and emoji two columns, a letter with its accent one", () => {
+    const rows = [
+      ["NAME", "EVENTS", "DELIVER"],
+      ["ascii", "push,pull_request", "log"],
+      ["cjk", "Überweisung,プッシュ", "log"],
+      ["emoji", "deploy🚀", "telegram"],
+      // U+0308 combining diaeresis: two code units, one column.
+      ["accent", "U\u0308berweisung", "slack"],
+    ];
+    // The EVENTS column is 20 terminal columns wide (the CJK cell's 12 letters and 4 wide ones).
+    expect(formatTable(rows).split("\n")).toEqual([
+      `NAME    EVENTS${" ".repeat(16)}DELIVER`,
+      `ascii   push,pull_request${" ".repeat(5)}log`,
+      "cjk     Überweisung,プッシュ  log",
+      `emoji   deploy🚀${" ".repeat(14)}telegram`,
+      `accent  U\u0308berweisung${" ".repeat(11)}slack`,
+    ]);
+  });
+
+  it("measures plain text by its length, wide characters as two columns", () => {
+    expect(displayWidth("pull_request")).toBe(12);
+    expect(displayWidth("プッシュ")).toBe(8);
+    expect(displayWidth("日本語")).toBe(6);
+    expect(displayWidth("🇩🇪")).toBe(2);
+    expect(displayWidth("❤️")).toBe(2);
+    expect(displayWidth("e\u0301")).toBe(1);
+  });
+});
