@@ -76,6 +76,17 @@ export async function sendTest(
       message: `Test event from svc webhook test ${name}`,
       sent_at: new Date().toISOString(),
     });
+  // The subscription's first event, which no header can carry, for a --payload without an event_type: the
+  // gateway would see no event type at all, and a route with events answers "ignored" (event "unknown").
+  if (
+    options.event === undefined &&
+    typeof parsed === "object" &&
+    !Object.hasOwn(parsed as object, "event_type") &&
+    !HEADER_EVENT.test(event)
+  )
+    process.stderr.write(
+      `Note: ${name}'s first event ${JSON.stringify(event)} cannot be sent as the X-Forge-Event header (only printable ASCII fits one), and --payload has no event_type, so the gateway gets no event type — add "event_type": ${JSON.stringify(event)} to --payload\n`,
+    );
   const running = runningAddress(loaded);
   const port = options.port !== undefined ? parsePortOption(options.port, "--port", 1) : running.port;
   if (port === undefined && running.withoutListener !== undefined)

@@ -31,4 +31,22 @@ describe("svc webhook test: an event type a header cannot carry (spec 4.3)", { t
       stdout: expect.stringContaining('"event":"déploiement→prod"'),
     });
   });
+
+  it("a --payload without event_type for a subscription whose first event no header carries: says so", async () => {
+    gw = await startTestGateway({ config: webhookConfig({}) });
+    const port = String(gw.gateway.port);
+    await svc(gw.home, ["webhook", "subscribe", "bank", "--events", "Überweisung"]);
+    const test = (...args: string[]) => svc(gw.home, ["webhook", "test", "bank", "--port", port, ...args]);
+    const [bare, named, byFlag] = await Promise.all([
+      test("--payload", '{"amount":12}'),
+      test("--payload", '{"event_type":"Überweisung","amount":12}'),
+      test("--payload", '{"amount":12}', "--event", "push"),
+    ]);
+    expect(bare.stdout).toContain('"status":"ignored"');
+    expect(bare.stderr).toContain(
+      `Note: bank's first event "Überweisung" cannot be sent as the X-Forge-Event header (only printable ASCII fits one), and --payload has no event_type, so the gateway gets no event type — add "event_type": "Überweisung" to --payload`,
+    );
+    expect(named.stdout).toContain('"event":"Überweisung"');
+    for (const sent of [named, byFlag]) expect(sent.stderr).not.toContain("cannot be sent");
+  });
 });
