@@ -1,4 +1,3 @@
-import { isUtf8 } from "node:buffer";
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse as parseEnv } from "dotenv";
@@ -15,6 +14,7 @@ import {
 } from "yaml";
 import type { z } from "zod";
 import { SvcError } from "../errors.js";
+import { notUtf8Text } from "../io/textEncoding.js";
 import { formatIssues, WrittenAs } from "./format.js";
 import { type InterpolationScope, interpolate, interpolateDeep } from "./interpolate.js";
 import { knownKeysAt } from "./knownKeys.js";
@@ -78,16 +78,6 @@ function unreadable(file: string, err: unknown): SvcError {
   return new SvcError("config_unreadable", `${file}: cannot be read (${message}) — ${todo}`);
 }
 
-/** The number of the first line of `bytes` that is not UTF-8 (no UTF-8 sequence holds a line feed byte). */
-function firstNonUtf8Line(bytes: Buffer): number {
-  let line = 1;
-  for (let start = 0; ; line += 1) {
-    const end = bytes.indexOf(0x0a, start);
-    if (end === -1 || !isUtf8(bytes.subarray(start, end))) return line;
-    start = end + 1;
-  }
-}
-
 /**
  * A config.yaml or `.env` as text. One saved in another encoding is refused naming the line: read as UTF-8,
  * a Latin-1 `é` in a secret would become U+FFFD (every signature made with the secret fails), and a UTF-16
@@ -100,16 +90,8 @@ function readUtf8(file: string): string {
   } catch (err) {
     throw unreadable(file, err);
   }
-  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
-    throw new SvcError(
-      "config_invalid",
-      `${file}: saved as UTF-16 — save it as UTF-8 (in PowerShell: Set-Content -Encoding utf8, or Out-File -Encoding utf8)`,
-    );
-  if (!isUtf8(bytes))
-    throw new SvcError(
-      "config_invalid",
-      `${file}: line ${firstNonUtf8Line(bytes)}: not UTF-8 text — save the file as UTF-8 (in another encoding, such as Latin-1 or Windows-1252, a character like é is read as one no sender uses)`,
-    );
+  const problem = notUtf8Text(bytes);
+  if (problem !== undefined) throw new SvcError("config_invalid", `${file}: ${problem}`);
   return bytes.toString("utf8");
 }
 

@@ -293,3 +293,21 @@ export function yamlOneOneBoolean(at: readonly string[], value: string): string 
   const bool = /^(yes|on)$/i.test(word) ? "true" : "false";
   return `${keyPath(at)}: ${word} is text in YAML 1.2, not a boolean — write ${bool} to compare with a true/false field, or ${singleQuoted(word)} in quotes to compare with that text`;
 }
+
+/**
+ * `{field: title, contains: 2.0}`: YAML reads an unquoted 2.0 (1e3, 007, +5, .5) as a number whose text is
+ * another ("2"), and contains looks for the needle's text in a string field, so the filter also matched
+ * "v12" without a word. The refusal for such a number, or undefined (a number whose text is the one written:
+ * 42, 1.5; a whole number past 2^53, kept as its digits).
+ */
+export function numberReadAsOtherText(
+  at: readonly string[],
+  written: string,
+  value: unknown,
+): string | undefined {
+  if (typeof value !== "number" && typeof value !== "bigint") return undefined;
+  if (typeof value === "number" && !Number.isFinite(value)) return undefined;
+  const read = String(value);
+  if (read === written) return undefined;
+  return `${keyPath(at)}: YAML reads ${written} as the number ${read}, so contains looks for the text "${read}" in a string, not "${written}" — put it in quotes to look for that text: contains: ${singleQuoted(written)} (write ${read} to find the number in a list)`;
+}

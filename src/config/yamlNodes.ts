@@ -1,7 +1,7 @@
 import { type Document, isMap, isScalar, isSeq, type LineCounter, Scalar, type YAMLMap } from "yaml";
 import { SvcError } from "../errors.js";
 import { isTextField } from "../streams/filters.js";
-import { templateCutByComment, yamlOneOneBoolean } from "./unquotedTemplate.js";
+import { numberReadAsOtherText, templateCutByComment, yamlOneOneBoolean } from "./unquotedTemplate.js";
 
 /**
  * Checks and adjusts config.yaml as parsed, before it becomes plain values:
@@ -18,7 +18,9 @@ import { templateCutByComment, yamlOneOneBoolean } from "./unquotedTemplate.js";
  * - and a platform's ids (`home_channel`, WhatsApp's `phone_number_id`, QQ's `app_id`): a phone number
  *   `home_channel: +15552223333` read as a number is `15552223333`, `04915112345678` loses its 0;
  * - and the values a filter on a header or the event type compares (`equals`, `not_equals`, `contains`,
- *   `in` items): those are text, so `{field: headers.X-Version, equals: 1.0}` means the text `1.0`, not 1.
+ *   `in` items): those are text, so `{field: headers.X-Version, equals: 1.0}` means the text `1.0`, not 1;
+ * - a filter value on a payload field that YAML reads as something else than written is refused: `equals: no`
+ *   (text in YAML 1.2), `contains: 2.0` (the number 2, whose text is searched for).
  */
 export function prepareConfigDocument(doc: Document, text: string, file: string, lines: LineCounter): void {
   const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
@@ -35,7 +37,7 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
     if (!isMap(node)) return;
     if (path.includes("filters")) {
       keepTextFilterValues(node, text);
-      refuseYamlOneOneBooleans(node, path, file, lines);
+      refuseMisreadFilterValues(node, path, text, file, lines);
     }
     for (const pair of node.items) {
       keepKeyText(pair.key, text);
@@ -76,28 +78,36 @@ function refuseCommentedTemplate(
 
 const TEXT_OPERATORS = new Set(["equals", "not_equals", "contains"]);
 
-/** `equals: no` on a payload field: text to YAML 1.2, meant as false (src/config/unquotedTemplate.ts). */
-function refuseYamlOneOneBooleans(
+/**
+ * Values of a filter on a payload field that YAML reads as something else than meant
+ * (src/config/unquotedTemplate.ts): `equals: no`, text to YAML 1.2, meant as false; `contains: 2.0`, the
+ * number 2, whose text "2" is what a string field is searched for.
+ */
+function refuseMisreadFilterValues(
   node: YAMLMap,
   path: readonly string[],
+  text: string,
   file: string,
   lines: LineCounter,
 ): void {
   const field = node.items.find((pair) => isScalar(pair.key) && pair.key.value === "field")?.value;
   if (!isScalar(field) || typeof field.value !== "string" || isTextField(field.value)) return;
   const check = (value: unknown, at: readonly string[]) => {
-    if (!isScalar(value) || value.type !== Scalar.PLAIN || typeof value.value !== "string") return;
-    const problem = yamlOneOneBoolean(at, value.value);
-    const start = value.range?.[0];
+    if (!isScalar(value) || value.type !== Scalar.PLAIN || value.range === undefined || value.range === null)
+      return;
+    const problem =
+      at.at(-1) === "contains"
+        ? numberReadAsOtherText(at, text.slice(value.range[0], value.range[1]), value.value)
+        : typeof value.value === "string"
+          ? yamlOneOneBoolean(at, value.value)
+          : undefined;
+    const start = value.range[0];
     if (problem !== undefined)
-      throw new SvcError(
-        "config_invalid",
-        `${file}:${start === undefined ? "" : ` line ${lines.linePos(start).line}:`} ${problem}`,
-      );
+      throw new SvcError("config_invalid", `${file}: line ${lines.linePos(start).line}: ${problem}`);
   };
   for (const pair of node.items) {
     const key = isScalar(pair.key) ? pair.key.value : undefined;
-    if (key === "equals" || key === "not_equals") check(pair.value, [...path, key]);
+    if (key === "equals" || key === "not_equals" || key === "contains") check(pair.value, [...path, key]);
     else if (key === "in" && isSeq(pair.value))
       for (const [i, item] of pair.value.items.entries()) check(item, [...path, "in", String(i)]);
   }

@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { PIPES_AFTER_EXIT_MS } from "./process.js";
 import { wholeUtf8Length } from "./utf8Cut.js";
 
 export interface CappedProcessRequest {
@@ -49,9 +50,6 @@ function collect(stream: Readable | null, max: number): () => CappedOutput {
     return { text: bytes.subarray(0, whole).toString("utf8"), dropped: dropped + bytes.length - whole };
   };
 }
-
-/** How long the pipes are read after the command exits, for what a process out of its group keeps open. */
-const PIPES_AFTER_EXIT_MS = 250;
 
 function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;

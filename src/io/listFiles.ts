@@ -5,6 +5,7 @@ import { parseJson } from "../streams/jsonNumbers.js";
 import { foundText, isPlainRecord, isUnsafeInteger, valueToText } from "../streams/payloadPath.js";
 import { resolveProfilePath } from "./profiles.js";
 import { RACY_WINDOW_MS } from "./stores/subscriptions.js";
+import { notUtf8Text } from "./textEncoding.js";
 
 /**
  * `in_file` lists. Each read costs one stat; the file is parsed again only when its inode, size or
@@ -16,7 +17,7 @@ import { RACY_WINDOW_MS } from "./stores/subscriptions.js";
 export interface ListReaderOptions {
   /** The profile root: relative list paths and `~/.svc/...` resolve here (default: the working directory). */
   baseDir?: string;
-  /** A list file cannot be used (missing, not a file, a `.json` file that is not a JSON array or object); once until it can. */
+  /** A list file cannot be used (missing, not a file, not UTF-8 text, a `.json` file that is not a JSON array or object); once until it can. */
   onUnreadable?: (file: string, problem: string) => void;
 }
 
@@ -64,6 +65,18 @@ export function parseList(text: string, file = ""): ReadonlySet<string> {
 }
 
 /**
+ * A list file's text. One saved as UTF-16 or in another encoding than UTF-8 cannot be used (it throws): read
+ * anyway its lines would be other text than written (`caf\uFFFD`, or NULs between the letters), so an allow
+ * list would ignore events and a blocklist under `not` let them through, without a word.
+ */
+function readListText(file: string): string {
+  const bytes = readFileSync(file);
+  const problem = notUtf8Text(bytes);
+  if (problem !== undefined) throw new Error(problem);
+  return bytes.toString("utf8");
+}
+
+/**
  * Why the `in_file` list `path` (relative to `baseDir`) cannot be used now, as a filter would find it, or
  * undefined when it can; `file` is the path it resolves to.
  */
@@ -71,7 +84,7 @@ export function listFileProblem(path: string, baseDir: string): { file: string; 
   const file = resolveProfilePath(path, baseDir);
   try {
     if (!statSync(file).isFile()) return { file, problem: "not a regular file" };
-    parseList(readFileSync(file, "utf8"), file);
+    parseList(readListText(file), file);
     return { file };
   } catch (err) {
     return { file, problem: (err as Error).message };
@@ -89,7 +102,7 @@ export function createListReader(options: ListReaderOptions = {}): FilterDeps {
     const stamp = `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
     const cached = cache.get(file);
     if (cached !== undefined && cached.stamp === stamp && !cached.racy) return cached.entries;
-    const text = readFileSync(file, "utf8");
+    const text = readListText(file);
     const racy = Date.now() - stats.mtimeMs < RACY_WINDOW_MS;
     const entries = cached !== undefined && cached.text === text ? cached.entries : parseList(text, file);
     cache.set(file, { stamp, racy, text, entries });

@@ -45,6 +45,14 @@ function describeBytes(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }
 
+/**
+ * How long the pipes are read after the process exits. A process it moved out of its group (`setsid`, a
+ * daemon starting) outlives the group's kill and can hold stdout or stderr open for as long as it runs: the
+ * result would wait for it, past the timeout. What the process wrote is read for this moment, then the pipes
+ * are closed.
+ */
+export const PIPES_AFTER_EXIT_MS = 250;
+
 /** Signals every process of the group led by `pid` (ESRCH: the group is already gone). */
 function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
@@ -59,7 +67,8 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
  * Runs an argv (never a shell string) with `input` on stdin, only `env` in its environment, and a timeout.
  * The process leads its own process group; when it exits (by itself, on timeout or on cancel) whatever it
  * left running in that group is killed, because such a child (`sleep 60` in a shell script) keeps the
- * output pipes open and the result would otherwise wait for it, past the timeout.
+ * output pipes open and the result would otherwise wait for it, past the timeout; a process it moved out of
+ * the group is not waited for either (`PIPES_AFTER_EXIT_MS`).
  */
 export async function runProcess(request: ProcessRequest): Promise<ProcessResult> {
   // Loaded at the first process: a command that starts none does not pay for the module.
@@ -89,15 +98,23 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   });
   const pid = subprocess.pid;
   if (pid !== undefined) request.groups?.started(pid, request.notRunAgain);
+  let closePipes: ReturnType<typeof setTimeout> | undefined;
   subprocess.once("exit", () => {
     signalGroup(pid, "SIGKILL");
     if (pid !== undefined) request.groups?.ended(pid);
+    closePipes = setTimeout(() => {
+      subprocess.stdout?.destroy();
+      subprocess.stderr?.destroy();
+    }, PIPES_AFTER_EXIT_MS);
   });
   // Cancel signals the whole group at once: execa's own kill comes a tick later, and at shutdown the
   // gateway exits before that, leaving the run (saved to run again at the next start) running orphaned.
   const onCancel = () => signalGroup(subprocess.pid, "SIGTERM");
   request.signal?.addEventListener("abort", onCancel, { once: true });
-  const result = await subprocess.finally(() => request.signal?.removeEventListener("abort", onCancel));
+  const result = await subprocess.finally(() => {
+    request.signal?.removeEventListener("abort", onCancel);
+    clearTimeout(closePipes);
+  });
   const stderr = stderrTail;
   // Before the exit code: past the cap the process is stopped (or dies writing to the closed pipe), and its
   // "exited with code 1" would hide why.

@@ -132,7 +132,13 @@ export async function runScript(options: ScriptRunOptions): Promise<ScriptResult
     // The script's own directory, so `scripts/github/pr.py` finds the files beside it by relative path.
     cwd: dirname(found.path),
   });
-  if (!result.ok) return { kind: "ignore", why: withStderr(result.why, result.stderr) };
+  if (!result.ok) {
+    // Named as the command agent's timeout is, so the line says which setting stopped the script.
+    const why = result.timedOut
+      ? `timed out: it ran longer than script_timeout_seconds (${options.timeoutMs / 1000} s)`
+      : result.why;
+    return { kind: "ignore", why: withStderr(why, result.stderr) };
+  }
   const decided = interpretScriptOutput(result.stdout, options.payload);
   return decided.kind === "ignore"
     ? { kind: "ignore", why: withStderr(decided.why, result.stderr) }

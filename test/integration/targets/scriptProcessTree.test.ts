@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   RECORDER_AGENT,
@@ -12,7 +14,8 @@ import { postJson } from "../../helpers/http.js";
 /**
  * Spec 2.4: a script that times out is ignored (reason script). The timeout holds for the script's whole
  * process tree: a shell script whose child (`sleep`) outlives the killed shell still holds the output pipe,
- * and the answer must not wait for that child. Children a finished script left running are ended too.
+ * and the answer must not wait for that child. Children a finished script left running are ended too, and
+ * one it moved out of its group (setsid, a daemon starting), which no group kill reaches, is not waited for.
  * The children sleep far longer than a test may run: an answer that waited for them would never come in
  * time, so the answer arriving at all proves it did not wait.
  */
@@ -24,18 +27,32 @@ beforeAll(async () => {
       "agent/recorder.sh": RECORDER_AGENT,
       "scripts/slow.sh": 'cat >/dev/null\nsleep 600\necho \'{"title": "late"}\'\n',
       "scripts/leaves-child.sh": 'cat >/dev/null\nsleep 600 &\necho \'{"title": "done"}\'\n',
+      // The child leaves the group (setsid) and notes its pid once it has, keeping the output pipe open.
+      "scripts/leaves-session.sh":
+        "cat >/dev/null\nsetsid sh -c 'echo $$ > escaped.pid; exec sleep 600' &\nwhile [ ! -s escaped.pid ]; do sleep 0.05; done\necho '{\"title\": \"detached\"}'\n",
     },
     config: webhookConfig(
       {
         slow: { secret: OPEN, script: "slow.sh", prompt: "{title}" },
         leaves: { secret: OPEN, script: "leaves-child.sh", prompt: "{title}" },
+        session: { secret: OPEN, script: "leaves-session.sh", prompt: "{title}" },
       },
       { rate_limit: 1000, script_timeout_seconds: 1 },
       { agent: recorderAgent() },
     ),
   });
 });
-afterAll(() => gw.stop());
+afterAll(async () => {
+  const pidFile = join(gw.home.dir, "scripts", "escaped.pid");
+  if (existsSync(pidFile)) {
+    try {
+      process.kill(Number(readFileSync(pidFile, "utf8").trim()), "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  await gw.stop();
+});
 
 describe("script timeout covers the script's children (spec 2.4)", () => {
   it("a timed-out script whose child still runs is answered ignored/script at the timeout, not when the child ends", async () => {
@@ -47,5 +64,13 @@ describe("script timeout covers the script's children (spec 2.4)", () => {
     const res = await postJson(gw.url("/webhooks/leaves"), {});
     expect(res).toMatchObject({ status: 202, body: { status: "accepted" } });
     expect((await waitForRun(gw, res.body.delivery_id as string)).prompt).toBe("done");
+  }, 30_000);
+
+  it("a script that exits leaving a process out of its group (setsid) holding its output: its output is used at once", async () => {
+    // Before, the answer waited for that process to close the pipe (here 600 s): the event was ignored as
+    // timed out though the script had exited 0 with its object.
+    const res = await postJson(gw.url("/webhooks/session"), {});
+    expect(res).toMatchObject({ status: 202, body: { status: "accepted" } });
+    expect((await waitForRun(gw, res.body.delivery_id as string)).prompt).toBe("detached");
   }, 30_000);
 });

@@ -187,7 +187,15 @@ describe("a route script past script_timeout_seconds", () => {
   it("slow: a timeout (script_timeout_seconds) → 200 ignored/script, logged with the reason", async () => {
     expect(await postJson(gw.url("/webhooks/slow"), { title: "t" })).toMatchObject(IGNORED);
     await vi.waitFor(() =>
-      expect(gw.logs().some((l) => l.msg.includes("slow: script ignored the event (timed out"))).toBe(true),
+      expect(
+        gw
+          .logs()
+          .some((l) =>
+            l.msg.includes(
+              "slow: script ignored the event (timed out: it ran longer than script_timeout_seconds (1 s))",
+            ),
+          ),
+      ).toBe(true),
     );
   });
 });

@@ -88,6 +88,35 @@ describe("filter values that can never match", () => {
     ]);
   });
 
+  it("an unquoted contains number YAML reads as another text (2.0 is 2) is refused, saying to quote it", () => {
+    // `contains: 2.0` was the number 2, so a string field was searched for "2": "v12" matched, without a word.
+    expect(() => loadFilters("{field: title, contains: 2.0}")).toThrow(
+      `line 7: platforms.webhook.routes.gh.filters[0].contains: YAML reads 2.0 as the number 2, so contains looks for the text "2" in a string, not "2.0" — put it in quotes to look for that text: contains: '2.0' (write 2 to find the number in a list)`,
+    );
+    for (const [written, read] of [
+      ["1e3", "1000"],
+      ["007", "7"],
+      ["+5", "5"],
+    ])
+      expect(() => loadFilters(`{any: [{field: title, contains: ${written}}]}`)).toThrow(
+        `routes.gh.filters[0].any[0].contains: YAML reads ${written} as the number ${read}`,
+      );
+    // Quoted it is that text, found as a substring; a number written as its own text is that number.
+    const subject = (title: unknown) => ({ payload: { title }, event: undefined, headers: {} });
+    const none = { readList: () => new Set<string>() };
+    const quoted =
+      loadFilters("{field: title, contains: '2.0'}").config.platforms.webhook.routes.gh?.filters ?? [];
+    expect(matchesAll(quoted, subject("v2.0"), none)).toBe(true);
+    expect(matchesAll(quoted, subject("v12"), none)).toBe(false);
+    for (const plain of ["42", "1.5", "-3", "12345678901234567890"])
+      expect(() => loadFilters(`{field: title, contains: ${plain}}`), plain).not.toThrow();
+    // equals compares numbers by value (1.0 equals 1), and a header's value keeps its text: neither refused.
+    expect(() => loadFilters("{field: version, equals: 2.0}")).not.toThrow();
+    expect(
+      loadFilters("{field: headers.X-Version, contains: 2.0}").config.platforms.webhook.routes.gh?.filters,
+    ).toEqual([{ field: "headers.X-Version", contains: "2.0" }]);
+  });
+
   it("a regex RE2 refuses gets the way out that fits what it uses, and a syntax error none", () => {
     const refused = "routes.gh.filters[0].regex: not a valid RE2 pattern (error parsing regexp: ";
     const lookaround =

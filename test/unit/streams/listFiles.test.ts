@@ -1,6 +1,7 @@
-import { utimesSync } from "node:fs";
+import { utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createListReader, parseList } from "../../../src/io/listFiles.js";
+import { createListReader, listFileProblem, parseList } from "../../../src/io/listFiles.js";
 import { matches } from "../../../src/streams/filters.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -109,5 +110,36 @@ describe("createListReader (in_file cache)", () => {
     expect(() => reader.readList(file)).toThrow();
     expect(reports).toHaveLength(2);
     expect(reports[1]).toMatch(/bots\.json: not valid JSON/);
+  });
+
+  it("a list saved as UTF-16 or in Latin-1 cannot be used, naming why: a blocklist under not ignores events, not lets them through", () => {
+    home = tempHome();
+    // PowerShell 5's `>` writes UTF-16 with a byte order mark: read as UTF-8, every entry had NULs between its
+    // letters, so nothing was blocked; a Latin-1 `café` was `caf\uFFFD`, matching no sender's text.
+    writeFileSync(join(home.dir, "blocked.txt"), Buffer.from("\ufeffspammer\r\n", "utf16le"));
+    writeFileSync(
+      join(home.dir, "allow.txt"),
+      Buffer.concat([Buffer.from("alice\n"), Buffer.from("café\n", "latin1")]),
+    );
+    const reports: string[] = [];
+    const reader = createListReader({
+      baseDir: home.dir,
+      onUnreadable: (file, problem) => reports.push(`${file}: ${problem}`),
+    });
+    const subject = (user: string) => ({ payload: { user }, event: undefined, headers: {} });
+    expect(matches({ not: { field: "user", in_file: "blocked.txt" } }, subject("spammer"), reader)).toBe(
+      false,
+    );
+    expect(matches({ field: "user", in_file: "allow.txt" }, subject("alice"), reader)).toBe(false);
+    expect(reports).toEqual([
+      `${join(home.dir, "blocked.txt")}: saved as UTF-16 — save it as UTF-8 (in PowerShell: Set-Content -Encoding utf8, or Out-File -Encoding utf8)`,
+      `${join(home.dir, "allow.txt")}: line 2: not UTF-8 text — save the file as UTF-8 (in another encoding, such as Latin-1 or Windows-1252, a character like é is read as one no sender uses)`,
+    ]);
+    // The startup check names it the same way.
+    expect(listFileProblem("allow.txt", home.dir).problem).toMatch(/^line 2: not UTF-8 text/);
+    // Saved again as UTF-8 (a byte order mark is fine), it is read.
+    writeFileSync(join(home.dir, "allow.txt"), "\ufeffalice\ncafé\n");
+    expect(matches({ field: "user", in_file: "allow.txt" }, subject("café"), reader)).toBe(true);
+    expect(listFileProblem("allow.txt", home.dir).problem).toBeUndefined();
   });
 });
