@@ -22,6 +22,11 @@ export interface ModelRunnerDeps extends RunToolsDeps {
   readonly logger: Logger;
   readonly sleep?: Sleep;
   readonly now?: () => number;
+  /**
+   * The signal that ends a run after `timeout_seconds` (in ms): a real timer unless a test gives its own,
+   * which it aborts at the moment it means (a real one raced the fake endpoint on a loaded machine).
+   */
+  readonly runTimeout?: (ms: number) => AbortSignal;
 }
 
 /** The run's system text: `system_prompt`, then the route's skill under a header. */
@@ -83,7 +88,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
     async run(request, signal) {
       const started = now();
       const modelId = request.model ?? settings.model;
-      const timeout = timeoutSignal(settings.timeout_seconds * 1000);
+      const timeout = (deps.runTimeout ?? timeoutSignal)(settings.timeout_seconds * 1000);
       const runSignal = AbortSignal.any([signal, timeout]);
       // The model error whose retry wait is under way: a timeout during that wait names it, since the
       // endpoint's answer (a 429 with a long Retry-After, a 503) is why the run did not finish.

@@ -195,6 +195,10 @@ describe("faults", () => {
       expect(existsSync(pending)).toBe(true);
       expect(readFileSync(pending, "utf8")).toContain("slow-1");
       expect(sentTexts(telegram)).toEqual([]);
+      // The stop ended the run before saving it: its [agent] line says so, and it is not journaled.
+      const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+      expect(log).toContain("[agent] slow slow-1: aborted (the gateway stopped during the run)");
+      expect(existsSync(join(home.dir, "sessions", "webhook-runs"))).toBe(false);
     } finally {
       await model.close();
       home.cleanup();

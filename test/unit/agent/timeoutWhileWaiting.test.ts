@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AgentRunFailure } from "../../../src/actors/agent/runner.js";
 import type { McpToolSource } from "../../../src/agent/mcpTools.js";
 import { modelRunner } from "../../../src/agent/modelRunner.js";
@@ -13,21 +13,27 @@ beforeAll(async () => {
 });
 afterAll(() => model.close());
 
-/**
- * The run's timeout is a real timer: long enough that the fake endpoint's first answer comes before it even
- * on a machine under heavy load (at 0.2 s the run sometimes ended before the 429 arrived).
- */
+/** The run's `timeout_seconds` as named in its failure; the run's timeout signal is the test's own (below). */
 const TIMEOUT_SECONDS = 1;
 
-/** A retry wait that lasts until the run's signal ends it (no real clock: the run's short timeout does). */
+/**
+ * The run's timeout, ended by the test at the moment it means (the retry wait, the hung retried call, the
+ * first connect): a real timer raced the fake endpoint, and on a loaded machine ran out before its answer.
+ */
+let timeout = new AbortController();
+const timeUp = () => timeout.abort(new DOMException("timed out", "TimeoutError"));
+
+/** A retry wait that lasts until the run's signal ends it; the run's timeout runs out once it began. */
 const waitForever: Sleep = (_ms, signal) =>
   new Promise((_resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+    timeUp();
   });
 
-const runnerWith = (sleep: Sleep, mcp?: McpToolSource) =>
-  modelRunner({
+const runnerWith = (sleep: Sleep, mcp?: McpToolSource) => {
+  timeout = new AbortController();
+  return modelRunner({
     ...(mcp === undefined ? {} : { mcp: () => mcp }),
     settings: {
       provider: "openai",
@@ -42,7 +48,9 @@ const runnerWith = (sleep: Sleep, mcp?: McpToolSource) =>
     },
     logger: silentLogger(),
     sleep,
+    runTimeout: () => timeout.signal,
   });
+};
 const request = {
   route: "r",
   event: "e",
@@ -75,12 +83,16 @@ describe("agent.timeout_seconds passed while a model call waits for its retry", 
 
   it("a timeout after the wait, during the retried call, says only that the run took too long", async () => {
     model.script({ status: 503, headers: { "retry-after": "1" } }, { hang: true });
-    const failure = await runnerWith(async () => {})
-      .run(request, new AbortController().signal)
-      .then(
-        () => undefined,
-        (err: unknown) => err,
-      );
+    const requests = model.requests.length;
+    const runner = runnerWith(async () => {});
+    // The run's time runs out once the retried call reached the endpoint, which never answers it.
+    void vi
+      .waitFor(() => expect(model.requests.length).toBe(requests + 2), { timeout: 10_000, interval: 10 })
+      .then(timeUp, () => undefined);
+    const failure = await runner.run(request, new AbortController().signal).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect((failure as AgentRunFailure).message).toBe(
       `the run took longer than agent.timeout_seconds (${TIMEOUT_SECONDS} s)`,
     );
@@ -106,7 +118,11 @@ describe("agent.timeout_seconds passed while the run waits for an MCP server's f
         { name: "up", state: "connected" },
         { name: "slow", state: "connecting" },
       ],
-      settled: () => new Promise(() => undefined),
+      // The run's time runs out while it waits for this connect, which never ends.
+      settled: () => {
+        timeUp();
+        return new Promise(() => undefined);
+      },
       callRegistered: () => Promise.resolve({ content: [] } as CallToolResult),
     };
     const failure = await runnerWith(async () => {}, hub)
