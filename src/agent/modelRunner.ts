@@ -2,7 +2,7 @@ import { generateText } from "ai";
 import { type AgentRequest, AgentRunFailure, type AgentRunner } from "../actors/agent/runner.js";
 import { timeoutSignal } from "../clock.js";
 import type { AgentSettings } from "../config/sections/agent.js";
-import { scrub } from "../io/credentials.js";
+import { isPlaceholderKey, scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { warmModelPool } from "../io/modelFetch.js";
 import { describeModelError } from "./modelError.js";
@@ -76,7 +76,9 @@ export function timeoutReason(timeoutSeconds: number, waiting?: TimedOutWaiting)
 export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
   const { settings, logger } = deps;
   const now = deps.now ?? Date.now;
-  const secrets = [settings.api_key];
+  // A placeholder key (vLLM's `EMPTY`) is no secret: hiding it would rewrite the model's words.
+  const secrets =
+    settings.api_key === undefined || isPlaceholderKey(settings.api_key) ? [] : [settings.api_key];
   const endpoint = modelEndpoint(settings);
   warmModelPool();
   // The SDK's notes on unsupported settings go to svc's log, not to the console.

@@ -40,6 +40,16 @@ function secretForms(secret: string): string[] {
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * Whether an API key is a placeholder a keyless local server is given (`EMPTY` for vLLM, `ollama`,
+ * `lm-studio`, `sk-no-key-required`, `none`): words of letters joined by hyphens, under 24 characters.
+ * Such a value hides nothing, and replacing it in a model's reply would turn "the queue is EMPTY" into
+ * "the queue is [redacted]"; a key a provider issues is longer and has digits in it.
+ */
+export function isPlaceholderKey(key: string): boolean {
+  return key.length < 24 && /^[A-Za-z]+(?:-[A-Za-z]+)*$/.test(key);
+}
+
 /** Replaces every secret in `text` (in any of its encoded forms) with `[redacted]`. */
 export function scrub(text: string, secrets: readonly (string | undefined)[] = []): string {
   let out = text;
