@@ -67,6 +67,24 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
     }
   });
 
+  it("an empty Content-Length (the header with no value) is 400 Bad request and the connection closed, never processed (RFC 9110 \u00a78.6)", async () => {
+    for (const [id, value] of [
+      ["cl-empty", ""],
+      ["cl-blank", "   "],
+    ]) {
+      // uWS read it as 0: the event was processed ("Invalid JSON body", counted) and "{}" taken for a next request.
+      const answer = await rawUntilClose(
+        gw.gateway.port,
+        `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\nContent-Length:${value}\r\n\r\n{}`,
+      );
+      expect(statusOf(answer.received), id).toBe(400);
+      expect(answer.closed, id).toBe(true);
+      expect(JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4)), id).toEqual({
+        error: "Bad request",
+      });
+    }
+  });
+
   it("a request target with raw bytes outside ASCII (/webhooks/caf\u00e9, ?q=\u00e9, a DEL) is 400 Bad request, never processed (RFC 9112 \u00a73.2)", async () => {
     const targets: Array<[string, Buffer]> = [
       [
