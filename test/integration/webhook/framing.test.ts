@@ -85,6 +85,23 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
     }
   });
 
+  it("an empty Expect (a list with no expectation in it) is served as a request without one, on every server (RFC 9110 \u00a75.6.1)", async () => {
+    for (const [id, value] of [
+      ["expect-empty", ""],
+      ["expect-commas", " , "],
+    ]) {
+      // node:http answered it 417 Expectation failed; uWS served it.
+      const answer = await rawUntilClose(
+        gw.gateway.port,
+        `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\nExpect:${value}\r\nContent-Length: 2\r\n\r\n{}`,
+        1000,
+      );
+      expect(statusOf(answer.received), id).toBe(202);
+      expect(answer.received, id).not.toMatch(/^HTTP\/1\.1 100/);
+      expect(answer.closed, id).toBe(false);
+    }
+  });
+
   it("a request target with raw bytes outside ASCII (/webhooks/caf\u00e9, ?q=\u00e9, a DEL) is 400 Bad request, never processed (RFC 9112 \u00a73.2)", async () => {
     const targets: Array<[string, Buffer]> = [
       [
