@@ -2,7 +2,7 @@ import { STATUS_CODES } from "node:http";
 import { decodeContent } from "../../streams/contentCoding.js";
 import { SHUTTING_DOWN, UNKNOWN_ROUTE } from "../../streams/frontAnswers.js";
 import type { Pipeline } from "../../streams/pipeline.js";
-import { PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
+import { declaredLength, PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
 import { errorOutcome, type Inbound, type Outcome, outcome } from "../../streams/types.js";
 
 /** Method, path and headers: what an adapter copies out of the request before anything async happens. */
@@ -180,8 +180,13 @@ export const BAD_REQUEST = errorOutcome(400, "Bad request");
  */
 const NOT_TARGET_BYTES = /[^\x21-\x7e]/;
 
-/** A request node:http's parser would have refused that uWS passes on: answered BAD_REQUEST, closed. */
+/**
+ * A request node:http's parser would have refused that uWS passes on: answered BAD_REQUEST, closed.
+ * RFC 9110 §8.6: a Content-Length is digits; uWS closes on most other values itself, but reads an empty
+ * one (`Content-Length:` with nothing after it) as 0 and takes the body's bytes for a next request.
+ */
 export function malformedHead(head: RequestHead): boolean {
+  if (head.headers["content-length"] !== undefined && declaredLength(head.headers) === undefined) return true;
   if (NOT_TARGET_BYTES.test(head.path)) return true;
   if (head.query !== undefined && NOT_TARGET_BYTES.test(head.query)) return true;
   for (const name in head.headers) if ((head.headers[name] as string).includes("\x7f")) return true;

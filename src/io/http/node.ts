@@ -87,6 +87,9 @@ export const BOTH_LENGTHS = errorOutcome(400, "Bad request: both Content-Length 
 const NO_HOST = errorOutcome(400, "Bad request: an HTTP/1.1 request needs a Host header");
 const missingHost = (req: IncomingMessage): boolean =>
   req.httpVersionMinor === 1 && req.httpVersionMajor === 1 && req.headers.host === undefined;
+/** An `Expect` whose list holds no member (empty, or only commas and spaces). */
+const noExpectation = (expect: string | undefined): boolean =>
+  expect === undefined || expect.split(",").every((member) => member.trim() === "");
 /** RFC 9110 §10.1.1: an expectation other than `100-continue` cannot be met. */
 const EXPECTATION_FAILED = errorOutcome(417, "Expectation failed: only 100-continue is supported");
 
@@ -269,6 +272,9 @@ export function listenNode(
   const server = createServer(limits, (req, res) => serve(req, res, false));
   server.on("checkContinue", (req, res) => serve(req, res, true));
   server.on("checkExpectation", (req, res) => {
+    // An empty Expect lists no expectation (RFC 9110 §5.6.1: empty list members are ignored), so nothing
+    // is left unmet: it is served as a request without one, as uWS serves it.
+    if (noExpectation(req.headers.expect)) return serve(req, res, false);
     refuseHead(req, res, missingHost(req) ? NO_HOST : EXPECTATION_FAILED);
   });
   // Every answer is JSON, also to a request node's parser refuses (node writes a plain 400, 408 or 431

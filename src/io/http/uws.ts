@@ -1,4 +1,4 @@
-import type { HttpResponse, TemplatedApp, us_listen_socket } from "uWebSockets.js";
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from "uWebSockets.js";
 import { type Clock, systemClock } from "../../clock.js";
 import { declaredLength } from "../../streams/stages/size.js";
 import type { Outcome } from "../../streams/types.js";
@@ -94,9 +94,13 @@ function send(
   }
 }
 
-/** The request says `Connection: close` (uWS's own test: a value of five characters). */
-function closesAfter(head: RequestHead): boolean {
-  return head.headers.connection?.length === 5;
+/**
+ * uWS closes after the answer on its own, and says nothing: its own test is a value of five characters
+ * (`close`) on the first `Connection` line. The joined value cannot tell `close` then `TE` on two lines
+ * (which uWS closes after) from `close, TE` on one (which it does not), so the first line is asked.
+ */
+function closesAfter(req: HttpRequest): boolean {
+  return req.getHeader("connection").length === 5;
 }
 
 /**
@@ -159,6 +163,8 @@ class UwsExchange implements UwsBodySource {
     readonly head: RequestHead,
     private readonly clock: Clock,
     private readonly unanswered: Unanswered,
+    /** uWS closes the connection after the answer by itself (`closesAfter`). */
+    private readonly closesItself: boolean,
   ) {
     unanswered.count++;
   }
@@ -263,12 +269,17 @@ class UwsExchange implements UwsBodySource {
     const head = this.head.method === "HEAD";
     // `close` in a list: uWS closes (and says so itself) only when told to. Not after an early answer
     // whose body is still coming (`extraHeaders`), nor after a HEAD answer, which uWS cannot close.
-    if (!close && extraHeaders === undefined && closeListed(this.head.headers.connection)) {
+    if (
+      !close &&
+      extraHeaders === undefined &&
+      !this.closesItself &&
+      closeListed(this.head.headers.connection)
+    ) {
       if (head) send(this.res, outcome, false, true, CONNECTION_CLOSE);
       else send(this.res, outcome, true, false);
       return;
     }
-    const headers = (close && head) || closesAfter(this.head) ? CONNECTION_CLOSE : extraHeaders;
+    const headers = (close && head) || this.closesItself ? CONNECTION_CLOSE : extraHeaders;
     send(this.res, outcome, close, head, headers);
   }
 
@@ -333,6 +344,7 @@ export function listenUws(
       },
       clock,
       unanswered,
+      headers.connection !== undefined && closesAfter(req),
     );
     res.onAborted(() => exchange.abort());
     handler(exchange.head, exchange, (outcome, close = false) => exchange.reply(outcome, close));

@@ -142,6 +142,20 @@ describe.each(HTTP_SERVERS)("early answers and Connection: close on the %s serve
     expect(head).toMatch(/\r\nConnection: close\r\n/i);
   });
 
+  it("Connection: close on one line and another option on a second line closes the connection after the answer, which says so", async () => {
+    for (const [name, head] of Object.entries(ANSWER_SHAPES)) {
+      const body = head.includes("Content-Length") ? "{}" : "";
+      for (const lines of ["Connection: close\r\nConnection: TE", "Connection: TE\r\nConnection: close"]) {
+        // uWS closes on its first Connection line alone; the joined value (`close, TE`) hid that, and the
+        // answer closed without saying so.
+        const closing = await rawUntilClose(gw.gateway.port, `${head}${lines}\r\n\r\n${body}`, 1500);
+        expect(statusOf(closing.received), `${name} ${lines}`).toBe(Number(name));
+        expect(closing.closed, `${name} ${lines}`).toBe(true);
+        expect(closing.received.match(/\r\nConnection: close\r\n/gi), `${name} ${lines}`).toHaveLength(1);
+      }
+    }
+  });
+
   it("a declared Content-Length more than 64 MiB away is answered 413 and the connection cut, unread", async () => {
     const answer = await rawUntilClose(
       gw.gateway.port,

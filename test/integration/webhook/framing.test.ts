@@ -67,6 +67,41 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
     }
   });
 
+  it("an empty Content-Length (the header with no value) is 400 Bad request and the connection closed, never processed (RFC 9110 \u00a78.6)", async () => {
+    for (const [id, value] of [
+      ["cl-empty", ""],
+      ["cl-blank", "   "],
+    ]) {
+      // uWS read it as 0: the event was processed ("Invalid JSON body", counted) and "{}" taken for a next request.
+      const answer = await rawUntilClose(
+        gw.gateway.port,
+        `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\nContent-Length:${value}\r\n\r\n{}`,
+      );
+      expect(statusOf(answer.received), id).toBe(400);
+      expect(answer.closed, id).toBe(true);
+      expect(JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4)), id).toEqual({
+        error: "Bad request",
+      });
+    }
+  });
+
+  it("an empty Expect (a list with no expectation in it) is served as a request without one, on every server (RFC 9110 \u00a75.6.1)", async () => {
+    for (const [id, value] of [
+      ["expect-empty", ""],
+      ["expect-commas", " , "],
+    ]) {
+      // node:http answered it 417 Expectation failed; uWS served it.
+      const answer = await rawUntilClose(
+        gw.gateway.port,
+        `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\nExpect:${value}\r\nContent-Length: 2\r\n\r\n{}`,
+        1000,
+      );
+      expect(statusOf(answer.received), id).toBe(202);
+      expect(answer.received, id).not.toMatch(/^HTTP\/1\.1 100/);
+      expect(answer.closed, id).toBe(false);
+    }
+  });
+
   it("a request target with raw bytes outside ASCII (/webhooks/caf\u00e9, ?q=\u00e9, a DEL) is 400 Bad request, never processed (RFC 9112 \u00a73.2)", async () => {
     const targets: Array<[string, Buffer]> = [
       [
