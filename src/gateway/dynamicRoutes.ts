@@ -17,6 +17,8 @@ export interface DynamicRoutes {
   enabledNames(): readonly string[];
   /** Loads the first set (Redis: connects; a bad `state.redis_url` refuses the start). */
   open(): Promise<void>;
+  /** After a reload of config.yaml: the records are judged again by it at the next read (see SubscriptionSource). */
+  reloaded(): void;
   close(): void;
 }
 
@@ -40,28 +42,31 @@ export interface DynamicRoutesOptions {
 export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
   const { state, logger, loopback, hasGlobalSecret, routeWarnings } = options;
   if (state.backend !== "redis") {
+    const source = createSubscriptionSource(options.subscriptionsFile, logger, {
+      loopback,
+      hasGlobalSecret,
+      ...(routeWarnings === undefined ? {} : { routeWarnings }),
+    });
     return {
-      source: createSubscriptionSource(options.subscriptionsFile, logger, {
-        loopback,
-        hasGlobalSecret,
-        ...(routeWarnings === undefined ? {} : { routeWarnings }),
-      }),
+      source,
       where: options.subscriptionsFile,
       enabledNames: () => enabledSubscriptions(options.subscriptionsFile),
       open: () => Promise.resolve(),
+      reloaded: () => source.reloaded(),
       close: () => {},
     };
   }
   const url = state.redis_url ?? "";
   const prefix = state.redis_key_prefix ?? DEFAULT_KEY_PREFIX;
   const keys = redisKeys(prefix);
-  let opened: { close(): void } | undefined;
+  let opened: { close(): void; reloaded(): void } | undefined;
   // Requests before open() (none: the listener starts after it) would find no dynamic route.
   let source: RouteSource = { lookup: () => undefined, names: () => [] };
   return {
     source: { lookup: (name) => source.lookup(name), names: () => source.names() },
     where: redisLabel(url),
     enabledNames: () => source.names(),
+    reloaded: () => opened?.reloaded(),
     async open() {
       const redis = await connectRedis(url, options.configFile, commandOptions(), prefix);
       // A failed refresh is logged by the source; the connection's own errors only say it is down.
@@ -79,6 +84,7 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
           followed.close();
           redis.disconnect();
         },
+        reloaded: () => followed.reloaded(),
       };
     },
     close() {

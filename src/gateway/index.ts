@@ -505,6 +505,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       }
       mcp.reloadConfig(next.config);
       loaded = next;
+      // The subscriptions are judged by the config too (a record without a secret by the global one, a
+      // record by the config.yaml route of its name): the names() below reads them again, with its log lines.
+      dynamic.reloaded();
       // Without the file the embedded default was re-read: naming the file would say it exists.
       const source = next.fromFile ? paths.config : `the embedded default (no ${paths.config})`;
       logger.info(`[webhook] Reloaded ${source} — routes: ${describeRoutes(routes.registry.names())}`);

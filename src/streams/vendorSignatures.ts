@@ -182,7 +182,8 @@ export function lemonSqueezy(value: string | null, input: VerifyInput): AuthResu
   return { ok: true, scheme: value.startsWith("sha256=") ? "flux" : "lemon_squeezy" };
 }
 
-const BEARER = /^bearer +(\S+) *$/i;
+/** Everything after `Bearer `: a secret with spaces inside is sent whole (Alertmanager's `credentials`). */
+const BEARER = /^bearer +(\S(?:.*\S)?) *$/i;
 const BASIC = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i;
 
 /**

@@ -174,6 +174,12 @@ export interface SubscriptionSource {
   current(): ReadonlyMap<string, Subscription>;
   lookup(name: string): Route | undefined;
   names(): readonly string[];
+  /**
+   * The gateway's config was reloaded: what a record is judged by (the global secret, config.yaml's routes,
+   * its MCP servers and profiles) may have changed, so the next read judges the records again, logging what
+   * it finds as any load does.
+   */
+  reloaded(): void;
 }
 
 export interface SubscriptionSourceOptions {
@@ -331,5 +337,11 @@ export function createSubscriptionSource(
       return found === undefined ? undefined : subscriptionRoute(found);
     },
     names: () => [...refresh().keys()],
+    reloaded() {
+      stamp = "";
+      revision = undefined;
+      lastBytes = undefined;
+      lastError = undefined;
+    },
   };
 }

@@ -539,6 +539,17 @@ describe("Authorization (monitors that cannot sign: Alertmanager, Grafana, uptim
       check({ authorization: `Bearer ${secret}`, "x-hub-signature-256": "sha256=00" }, "{}", secret).ok,
     ).toBe(false);
   });
+
+  it("a secret with spaces inside is the whole token after Bearer, as Alertmanager's credentials send it", () => {
+    const spaced = "monitor secret with  spaces";
+    expect(check({ authorization: `Bearer ${spaced}` }, "{}", spaced)).toEqual({
+      ok: true,
+      scheme: "authorization",
+    });
+    for (const value of ["Bearer monitor secret", `Bearer ${spaced} x`, "Bearer", "Bearer  "]) {
+      expect(check({ authorization: value }, "{}", spaced).ok, value).toBe(false);
+    }
+  });
 });
 
 describe("Sentry and PagerDuty (monitors that sign the raw body)", () => {

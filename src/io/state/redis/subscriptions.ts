@@ -177,6 +177,7 @@ export function createRedisSubscriptionSource(
 ): RedisSubscriptionSource {
   const where = `${keys.subscriptions()} in Redis at ${label}`;
   let active = new Map<string, Subscription>();
+  let records: Record<string, unknown> | undefined;
   let revision: string | undefined;
   /** Since the last refresh failed: the log says so at the outage's first failure and when it is over. */
   let failing = false;
@@ -187,8 +188,13 @@ export function createRedisSubscriptionSource(
     const current = (await redis.get(keys.subscriptionsRevision())) ?? "";
     if (current === revision) return;
     const read = await snapshot(redis, keys, where);
-    active = activeSubscriptions(where, read.records, logger, options);
+    judge(read.records);
+    records = read.records;
     revision = read.revision;
+  }
+
+  function judge(read: Record<string, unknown>): void {
+    active = activeSubscriptions(where, read, logger, options);
     logger.info(`[webhook] loaded ${active.size} dynamic subscription(s) from ${where}`);
   }
 
@@ -219,6 +225,9 @@ export function createRedisSubscriptionSource(
       return found === undefined ? undefined : subscriptionRoute(found);
     },
     names: () => [...active.keys()],
+    reloaded() {
+      if (records !== undefined) judge(records);
+    },
     async open() {
       await poll();
       timer = setInterval(() => void poll(), options.pollMs ?? 1000);

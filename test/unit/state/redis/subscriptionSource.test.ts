@@ -19,7 +19,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function setup() {
+async function setup(options: { hasGlobalSecret?: () => boolean } = {}) {
   server = await startTestRedis();
   const keys = redisKeys(`t${randomUUID()}`);
   const writer = await connectRedis(server.url, "config.yaml", commandOptions());
@@ -31,7 +31,7 @@ async function setup() {
     () => reader.disconnect(),
   );
   const log = captureLogger();
-  const source = createRedisSubscriptionSource(reader, keys, "test", log.logger, { pollMs: 20 });
+  const source = createRedisSubscriptionSource(reader, keys, "test", log.logger, { pollMs: 20, ...options });
   closers.push(() => source.close());
   return { keys, store: createRedisSubscriptionStore(writer, keys, "test"), source, log };
 }
@@ -131,5 +131,18 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
     } finally {
       await admin.config("SET", "maxmemory", "0");
     }
+  });
+  it("reloaded() judges the records again by the reloaded config, without waiting for a change in Redis", async () => {
+    let globalSecret = true;
+    const { store, source, log } = await setup({ hasGlobalSecret: () => globalSecret });
+    await store.update((records) => {
+      records.sx = { enabled: true };
+    });
+    await source.open();
+    const unserved = () => log.messages().filter((m) => m.includes("sx is enabled but not served (404)"));
+    expect(unserved()).toEqual([]);
+    globalSecret = false;
+    source.reloaded();
+    expect(unserved()).toHaveLength(1);
   });
 });
