@@ -464,6 +464,7 @@ export class McpHub {
       stderrSoFar: [],
       stdoutSoFar: [],
       loggedCollisions: new Set(),
+      samplingTimes: [],
     } as Omit<Runtime, "actor"> as Runtime;
     holder.rt = rt;
     const system = this.options.system;

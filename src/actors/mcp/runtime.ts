@@ -63,6 +63,8 @@ export interface Runtime {
   connecting?: Promise<unknown>;
   /** Collisions among its own tools already logged: each is reported once, not at every listing or reconnect. */
   readonly loggedCollisions: Set<string>;
+  /** Its sampling requests of the last minute (`sampling.max_requests_per_minute`), across its connects. */
+  readonly samplingTimes: number[];
 }
 
 /**
@@ -161,6 +163,7 @@ export async function connectRuntime(
         entry: { ...rt.entry, sampling: interpolateDeep(rt.entry.sampling, deps.scope()) },
         approvals: deps.approvals,
         logger,
+        samplingTimes: rt.samplingTimes,
         ...(deps.runner === undefined ? {} : { runner: deps.runner }),
         ...(deps.now === undefined ? {} : { now: deps.now }),
       }),
