@@ -23,7 +23,7 @@ import {
   type McpConnectionInput,
   type StartIn,
 } from "../../machines/mcpConnection.js";
-import { isConnectionClosed } from "./callErrors.js";
+import { isConnectionClosed, sessionRequestFailure } from "./callErrors.js";
 import type { CallQueue, QueueWait } from "./callQueue.js";
 import type { HubOptions } from "./hubOptions.js";
 import { logServerMessage } from "./serverLog.js";
@@ -140,8 +140,9 @@ export async function connectRuntime(
         // A listing cut off by svc closing the session (a stop, a reload, `svc mcp call` ending) failed
         // for nothing the server did: the next connect lists the tools anew.
         if (session.isClosing) return;
+        // (The SDK's own "MCP error -32001: Request timed out" names neither the wait nor its key.)
         logger.warn(
-          { server: rt.name, err: scrub(describeError(err), rt.secrets) },
+          { server: rt.name, err: sessionRequestFailure(err, rt.secrets, rt.entry.connect_timeout) },
           `[mcp] ${rt.name}: tool list refresh failed`,
         );
       })
