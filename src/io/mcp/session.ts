@@ -43,7 +43,12 @@ const LooseToolListSchema = z.looseObject({
     z.looseObject({
       name: z.string(),
       // Any value: a tool whose schema is not an object is left out on its own (toolNames.ts), not the list.
-      inputSchema: z.unknown().transform((schema) => schema ?? { type: "object" }),
+      // None (a hand-written server's tool without arguments) is an object of no properties; `.optional()`:
+      // zod takes a key of a transform's pipe as required, so a tool without the key failed the whole list.
+      inputSchema: z
+        .unknown()
+        .optional()
+        .transform((schema) => schema ?? { type: "object" }),
       annotations: z.looseObject({}).optional(),
     }),
   ),

@@ -137,3 +137,21 @@ describe("a tool whose inputSchema no model API takes", () => {
     );
   });
 });
+
+describe("a tool listed without inputSchema", () => {
+  it("is registered as a tool without arguments, and the server's other tools with it", async () => {
+    const h = ctx.hub(ctx.home, {
+      bare: entry({
+        command: process.execPath,
+        args: [join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"), "--bare-tool"],
+      }),
+    });
+    const status = await h.settled("bare");
+    expect(status).toMatchObject({ state: "connected", toolCount: 2 });
+    expect(h.tools().map((t) => [t.name, t.inputSchema])).toEqual([
+      ["mcp__bare__fine", { type: "object", properties: { q: { type: "string" } } }],
+      ["mcp__bare__bare", { type: "object" }],
+    ]);
+    expect(text(await h.call("bare", "bare", {}))).toBe("ran bare");
+  });
+});
