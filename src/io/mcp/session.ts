@@ -72,7 +72,12 @@ export function nextPage(cursor: string | null | undefined, seen: Set<string>): 
  */
 const LooseLogNotificationSchema = z.object({
   method: z.literal("notifications/message"),
-  params: z.looseObject({ level: z.string(), logger: z.unknown().optional(), data: z.unknown() }),
+  params: z.looseObject({
+    level: z.string(),
+    logger: z.unknown().optional(),
+    // Required by MCP, left out by some hand-written servers: logged as "(no data)", not dropped.
+    data: z.unknown().optional(),
+  }),
 });
 
 /** A server's log message as svc reads it: any level text; `logger` and `data` as the server sent them. */
