@@ -49,7 +49,17 @@ const LooseToolListSchema = z.looseObject({
         .unknown()
         .optional()
         .transform((schema) => schema ?? { type: "object" }),
-      annotations: z.looseObject({}).optional(),
+      // `null` (a hand-written server writing None or nil) is none, as for inputSchema: not a failed list.
+      annotations: z
+        .looseObject({})
+        .nullish()
+        .transform((annotations) => annotations ?? undefined),
+      // Text or none: a `null` or a number would reach the model API, `svc mcp tools` and a command
+      // agent's MCP client, which take a string.
+      description: z
+        .unknown()
+        .optional()
+        .transform((text) => (typeof text === "string" ? text : undefined)),
     }),
   ),
   // Hand-written servers end the list with `null` or "" as well as by leaving the cursor out.
