@@ -273,10 +273,11 @@ async function listAndRegister(
   if (long !== undefined) warnings.push(long);
   rt.warnings = warnings;
   for (const warning of warnings) logger.warn({ server: rt.name }, `[mcp] ${warning}`);
+  // Rule 5, with the true reason: a server that lists no tools is not one whose filters left none.
   if (rt.toolset.tools.length === 0) {
     logger.info(
       { server: rt.name },
-      `[mcp] ${rt.name}: no tools left after filtering; no toolset registered`,
+      `[mcp] ${rt.name}: no toolset registered — ${rt.toolset.empty ?? "no tools left after filtering"}`,
     );
   }
   deps.onToolsChanged();
