@@ -68,12 +68,17 @@ export function isUnreachable(err: unknown): boolean {
 }
 
 /**
- * Why a keepalive ping failed, for the status and the log: worded as a call's lost session is, an HTTP
- * error with its status and its body on one line (describeTransportError), a ping left unanswered with the
- * `connect_timeout` that bounds it, and without the entry's
- * credentials (`secrets`): a server refusing the ping may quote the key it was sent.
+ * Why a request svc makes of its own accord failed — a keepalive ping, the `tools/list` of a
+ * `tools/list_changed` — for the status and the log: worded as a call's lost session is, an HTTP error
+ * with its status and its body on one line (describeTransportError), a request left unanswered with the
+ * `connect_timeout` that bounds it, and without the entry's credentials (`secrets`): a server refusing
+ * it may quote the key it was sent.
  */
-export function pingFailure(err: unknown, secrets: readonly string[], connectTimeout: number): string {
+export function sessionRequestFailure(
+  err: unknown,
+  secrets: readonly string[],
+  connectTimeout: number,
+): string {
   // The SDK's own "MCP error -32001: Request timed out" names neither the wait nor the key bounding it.
   const reason = isRequestTimeout(err)
     ? `no answer within ${connectTimeout} s (connect_timeout)`

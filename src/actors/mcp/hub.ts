@@ -17,7 +17,7 @@ import {
   mcpConnectionMachine,
   type StartIn,
 } from "../../machines/mcpConnection.js";
-import { pingFailure } from "./callErrors.js";
+import { sessionRequestFailure } from "./callErrors.js";
 import { CallQueue, type QueueWait } from "./callQueue.js";
 import type { HubOptions } from "./hubOptions.js";
 import {
@@ -422,7 +422,7 @@ export class McpHub {
         }),
         ping: fromPromise<void, { session: unknown }>(({ input }) =>
           (input.session as McpSession).ping(entry.connect_timeout * 1000).catch((err: unknown) => {
-            throw new Error(pingFailure(err, holder.rt?.secrets ?? [], entry.connect_timeout), {
+            throw new Error(sessionRequestFailure(err, holder.rt?.secrets ?? [], entry.connect_timeout), {
               cause: err,
             });
           }),
@@ -464,6 +464,7 @@ export class McpHub {
       stderrSoFar: [],
       stdoutSoFar: [],
       loggedCollisions: new Set(),
+      samplingTimes: [],
     } as Omit<Runtime, "actor"> as Runtime;
     holder.rt = rt;
     const system = this.options.system;

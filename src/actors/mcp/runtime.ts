@@ -23,7 +23,7 @@ import {
   type McpConnectionInput,
   type StartIn,
 } from "../../machines/mcpConnection.js";
-import { isConnectionClosed } from "./callErrors.js";
+import { isConnectionClosed, sessionRequestFailure } from "./callErrors.js";
 import type { CallQueue, QueueWait } from "./callQueue.js";
 import type { HubOptions } from "./hubOptions.js";
 import { logServerMessage } from "./serverLog.js";
@@ -63,6 +63,8 @@ export interface Runtime {
   connecting?: Promise<unknown>;
   /** Collisions among its own tools already logged: each is reported once, not at every listing or reconnect. */
   readonly loggedCollisions: Set<string>;
+  /** Its sampling requests of the last minute (`sampling.max_requests_per_minute`), across its connects. */
+  readonly samplingTimes: number[];
 }
 
 /**
@@ -138,8 +140,9 @@ export async function connectRuntime(
         // A listing cut off by svc closing the session (a stop, a reload, `svc mcp call` ending) failed
         // for nothing the server did: the next connect lists the tools anew.
         if (session.isClosing) return;
+        // (The SDK's own "MCP error -32001: Request timed out" names neither the wait nor its key.)
         logger.warn(
-          { server: rt.name, err: scrub(describeError(err), rt.secrets) },
+          { server: rt.name, err: sessionRequestFailure(err, rt.secrets, rt.entry.connect_timeout) },
           `[mcp] ${rt.name}: tool list refresh failed`,
         );
       })
@@ -161,6 +164,7 @@ export async function connectRuntime(
         entry: { ...rt.entry, sampling: interpolateDeep(rt.entry.sampling, deps.scope()) },
         approvals: deps.approvals,
         logger,
+        samplingTimes: rt.samplingTimes,
         ...(deps.runner === undefined ? {} : { runner: deps.runner }),
         ...(deps.now === undefined ? {} : { now: deps.now }),
       }),
@@ -269,10 +273,11 @@ async function listAndRegister(
   if (long !== undefined) warnings.push(long);
   rt.warnings = warnings;
   for (const warning of warnings) logger.warn({ server: rt.name }, `[mcp] ${warning}`);
+  // Rule 5, with the true reason: a server that lists no tools is not one whose filters left none.
   if (rt.toolset.tools.length === 0) {
     logger.info(
       { server: rt.name },
-      `[mcp] ${rt.name}: no tools left after filtering; no toolset registered`,
+      `[mcp] ${rt.name}: no toolset registered — ${rt.toolset.empty ?? "no tools left after filtering"}`,
     );
   }
   deps.onToolsChanged();

@@ -91,6 +91,11 @@ export interface ServerRequestDeps {
   readonly runner?: SamplingRunner;
   readonly logger: Logger;
   readonly now?: () => number;
+  /**
+   * The times of the server's sampling requests in the last minute, kept by its runtime across connects:
+   * a reconnect (a crashed or recycled process, a dropped session) does not start the window over.
+   */
+  readonly samplingTimes?: number[];
 }
 
 /**
@@ -105,7 +110,7 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
   const handlers: SessionHandlers = {};
   const runner = deps.runner;
   if (entry.sampling.enabled && runner !== undefined) {
-    const recent: number[] = [];
+    const recent = deps.samplingTimes ?? [];
     const settings = entry.sampling;
     handlers.sampling = async (params, signal): Promise<CreateMessageResult> => {
       const at = now();

@@ -12,6 +12,7 @@ import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.
 import { unsupportedVersionHint } from "./eras.js";
 import { preflight } from "./preflight.js";
 import {
+  emptyVariablesNote,
   renderEntry,
   type SentAuthorization,
   sentAuthorization,
@@ -342,9 +343,7 @@ export function unauthorizedHint(name: string, authorization: SentAuthorization)
   if (authorization.kind === "empty") {
     const { key, variables } = authorization;
     const why =
-      variables.length === 0
-        ? "config.yaml writes it without one"
-        : `${variables.map((n) => `\${${n}}`).join(", ")} ${variables.length === 1 ? "is" : "are"} set to an empty value (a line ${variables[0]}= in the profile's .env, or an empty variable of the environment)`;
+      variables.length === 0 ? "config.yaml writes it without one" : emptyVariablesNote(variables).slice(3);
     return ` — the Authorization header svc sent holds no credential (mcp_servers.${name}.headers.${key}): ${why} — set the token there`;
   }
   if (authorization.kind === "none")

@@ -36,7 +36,11 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
   if (url !== undefined) {
     const r = interpolate(url, scope);
     const problem = httpUrlProblem(r.value, url);
-    if (problem !== undefined) throw new SvcError("mcp_connect", `mcp_servers.${name}.url: ${problem}`);
+    if (problem !== undefined)
+      throw new SvcError(
+        "mcp_connect",
+        `mcp_servers.${name}.url: ${problem}${emptyVariablesNote(emptyVariables(url, scope))}`,
+      );
     out.url = r.value;
   }
   const userinfo = out.url === undefined ? undefined : splitUserinfo(out.url);
@@ -119,11 +123,20 @@ export function sentAuthorization(
   const value = (rendered.headers[key] ?? "").trim();
   // A scheme alone (fetch trims the space after it) carries nothing to check.
   if (value !== "" && !/^(?:bearer|basic|token)$/i.test(value)) return { kind: "sent" };
-  const written = entry.headers[key] ?? "";
-  const variables = [...written.matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g)]
+  return { kind: "empty", key, variables: emptyVariables(entry.headers[key] ?? "", scope) };
+}
+
+/** The `${NAME}`s of a written value that are set to an empty value (`TOKEN=` left blank in `.env`). */
+export function emptyVariables(written: string, scope: InterpolationScope): string[] {
+  return [...written.matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g)]
     .map((m) => m[1] as string)
     .filter((n, i, all) => all.indexOf(n) === i && interpolate(`\${${n}}`, scope).value === "");
-  return { kind: "empty", key, variables };
+}
+
+/** Said after a value a `${NAME}` set to an empty value left wrong, since the file shows the name only. */
+export function emptyVariablesNote(variables: readonly string[]): string {
+  if (variables.length === 0) return "";
+  return ` — ${variables.map((n) => `\${${n}}`).join(", ")} ${variables.length === 1 ? "is" : "are"} set to an empty value (a line ${variables[0]}= in the profile's .env, or an empty variable of the environment)`;
 }
 
 /**

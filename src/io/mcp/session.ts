@@ -43,8 +43,23 @@ const LooseToolListSchema = z.looseObject({
     z.looseObject({
       name: z.string(),
       // Any value: a tool whose schema is not an object is left out on its own (toolNames.ts), not the list.
-      inputSchema: z.unknown().transform((schema) => schema ?? { type: "object" }),
-      annotations: z.looseObject({}).optional(),
+      // None (a hand-written server's tool without arguments) is an object of no properties; `.optional()`:
+      // zod takes a key of a transform's pipe as required, so a tool without the key failed the whole list.
+      inputSchema: z
+        .unknown()
+        .optional()
+        .transform((schema) => schema ?? { type: "object" }),
+      // `null` (a hand-written server writing None or nil) is none, as for inputSchema: not a failed list.
+      annotations: z
+        .looseObject({})
+        .nullish()
+        .transform((annotations) => annotations ?? undefined),
+      // Text or none: a `null` or a number would reach the model API, `svc mcp tools` and a command
+      // agent's MCP client, which take a string.
+      description: z
+        .unknown()
+        .optional()
+        .transform((text) => (typeof text === "string" ? text : undefined)),
     }),
   ),
   // Hand-written servers end the list with `null` or "" as well as by leaving the cursor out.
@@ -67,7 +82,12 @@ export function nextPage(cursor: string | null | undefined, seen: Set<string>): 
  */
 const LooseLogNotificationSchema = z.object({
   method: z.literal("notifications/message"),
-  params: z.looseObject({ level: z.string(), logger: z.unknown().optional(), data: z.unknown() }),
+  params: z.looseObject({
+    level: z.string(),
+    logger: z.unknown().optional(),
+    // Required by MCP, left out by some hand-written servers: logged as "(no data)", not dropped.
+    data: z.unknown().optional(),
+  }),
 });
 
 /** A server's log message as svc reads it: any level text; `logger` and `data` as the server sent them. */

@@ -54,3 +54,26 @@ describe("a tool listing of list_changed cut off by svc closing the session", ()
     expect(log.messages().filter((m) => m.includes("refresh failed"))).toEqual([]);
   });
 });
+
+describe("a tool listing of list_changed the server never answers", () => {
+  it("is logged with the wait and the key bounding it, not the SDK's request timeout", async () => {
+    const log = captureLogger();
+    const server = resolve(import.meta.dirname, "../../fixtures/mcp/slow-relist-server.mjs");
+    const h = ctx.hub(
+      ctx.home,
+      { slow: entry({ command: process.execPath, args: [server], connect_timeout: 3 }) },
+      { logger: log.logger },
+    );
+    await h.settled("slow");
+    await h.call("slow", "change", {});
+    const failed = () =>
+      log
+        .lines()
+        .map((line) => JSON.parse(line) as { msg: string; err?: string })
+        .filter((l) => l.msg === "[mcp] slow: tool list refresh failed");
+    await vi.waitFor(() => expect(failed()).toHaveLength(1), { timeout: 10_000, interval: 50 });
+    expect(failed()[0]?.err).toBe("no answer within 3 s (connect_timeout)");
+    // Its tools stay as last listed.
+    expect(h.tools().map((t) => t.name)).toEqual(["mcp__slow__change"]);
+  });
+});

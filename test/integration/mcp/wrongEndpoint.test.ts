@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { formatTools } from "../../../src/cli/mcp/toolsOutput.js";
 import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
 import { entry, text, useHubs } from "./harness.js";
 
@@ -135,5 +136,26 @@ describe("a tool whose inputSchema no model API takes", () => {
     await expect(h.call("odd", "listy", {})).rejects.toThrow(
       /^mcp_servers\.odd: "listy" is not registered: its inputSchema has type "array"/,
     );
+  });
+});
+
+describe("a tool listed without inputSchema, or with a description or annotations that are no text or object", () => {
+  it("is registered (without arguments, description or annotations), and the server's other tools with it", async () => {
+    const h = ctx.hub(ctx.home, {
+      bare: entry({
+        command: process.execPath,
+        args: [join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"), "--bare-tool"],
+      }),
+    });
+    const status = await h.settled("bare");
+    expect(status).toMatchObject({ state: "connected", toolCount: 3 });
+    expect(h.tools().map((t) => [t.name, t.inputSchema, t.description, t.annotations])).toEqual([
+      ["mcp__bare__fine", { type: "object", properties: { q: { type: "string" } } }, undefined, undefined],
+      ["mcp__bare__bare", { type: "object" }, undefined, undefined],
+      ["mcp__bare__numbered", { type: "object" }, undefined, undefined],
+    ]);
+    expect(text(await h.call("bare", "bare", {}))).toBe("ran bare");
+    // svc mcp tools prints them (a description that was a number stopped it: "text.replace is not a function").
+    expect(formatTools(h.tools(), {})).toContain("mcp__bare__numbered  numbered");
   });
 });

@@ -215,3 +215,16 @@ describe("stdio child environment", () => {
     });
   });
 });
+
+describe("a url a ${VAR} set to an empty value leaves no URL", () => {
+  it("names the variable and its empty value, which the url as written does not show", () => {
+    const empty = { secrets: { MCP_BASE_EMPTY: "", TOKEN: "from-dotenv" }, env: {} };
+    expect(() => renderEntry("s", parse({ url: "${MCP_BASE_EMPTY}/mcp" }), empty)).toThrow(
+      'mcp_servers.s.url: expected an http:// or https:// URL, got "${MCP_BASE_EMPTY}/mcp" — ${MCP_BASE_EMPTY} is set to an empty value (a line MCP_BASE_EMPTY= in the profile\'s .env, or an empty variable of the environment)',
+    );
+    // A url wrong for another reason says nothing of variables that are set.
+    expect(() => renderEntry("s", parse({ url: "ftp://${TOKEN}/mcp" }), empty)).toThrow(
+      /^mcp_servers\.s\.url: expected an http:\/\/ or https:\/\/ URL, got "ftp:\/\/\$\{TOKEN\}\/mcp" \(ftp is not supported\)$/,
+    );
+  });
+});

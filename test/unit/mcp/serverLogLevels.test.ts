@@ -22,6 +22,8 @@ function loggingServer(): Server {
     await log({ level: "Warning", data: "slow" });
     await log({ level: "verbose", data: { rows: 3 } });
     await log({ level: "error", data: "a standard one" });
+    // MCP requires `data`; a hand-written server may leave it out.
+    await log({ level: "error", logger: "db" });
     return { content: [{ type: "text", text: "done" }] };
   });
   return server;
@@ -49,6 +51,7 @@ describe("a server's log message with a level outside MCP's eight", () => {
       [40, "[mcp:lg] slow", "Warning"],
       [30, '[mcp:lg] {"rows":3}', "verbose"],
       [50, "[mcp:lg] a standard one", "error"],
+      [50, "[mcp:lg] db: (no data)", "error"],
     ]);
   });
 });
