@@ -156,6 +156,16 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       try {
         receipt = await target.send(message, signal, { runStep });
       } catch (err) {
+        // Cut short by the gateway's stop (waiting to retry, a request under way): the target did not fail,
+        // and the run did not finish (a webhook event's stopped run runs again), so it is neither counted nor recorded as a
+        // failed delivery.
+        if (signal?.aborted === true) {
+          logger.warn(
+            log,
+            `[delivery] ${target.name}: route ${message.route}: not delivered — the gateway stopped while the delivery was under way (not counted as failed)`,
+          );
+          throw err;
+        }
         deps.metrics?.deliveryFailed(target.name);
         deps.onOutcome?.(request.recordedAs ?? message, target.name, false);
         logger.error(

@@ -250,7 +250,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           metrics,
           now,
           () => execute(run, signal),
-          history === undefined ? undefined : (err) => history.run(run, err),
+          // A run the stop cut short did not fail: it runs again (trackRuns), and records its end then.
+          history === undefined
+            ? undefined
+            : (err) => {
+                if (err === undefined || !signal.aborted) history.run(run, err);
+              },
         ),
       ),
   });

@@ -9,7 +9,7 @@ import {
   runOnce,
   type TargetDeps,
 } from "./target.js";
-import { REPO_NAME } from "./validate.js";
+import { isPullRequestNumber, REPO_NAME } from "./validate.js";
 
 /** GitHub comment bodies hold up to 65536 characters. */
 export const FORGE_COMMENT_LIMIT = 65_536;
@@ -37,7 +37,7 @@ export function forgeDestination(message: Pick<DeliveryMessage, "extra" | "route
       false,
     );
   }
-  if (!/^\d{1,10}$/.test(pr) || Number(pr) < 1) {
+  if (!isPullRequestNumber(pr)) {
     throw new DeliveryError(
       `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${pr.slice(0, 30)}"`,
       false,

@@ -37,6 +37,23 @@ export function retryDelayMs(policy: RetryPolicy, retry: number, err: unknown): 
   return Math.min(policy.capMs, policy.baseMs * 2 ** retry);
 }
 
+/**
+ * A transient failure that is not retried, saying why: the retries ran out, or the platform asked for a
+ * longer wait than a delivery waits. The failure's log line would otherwise read like any refusal (an
+ * `HTTP 429` that the docs say is retried), leaving the operator to guess why it was not.
+ */
+function whyNotRetried(policy: RetryPolicy, retry: number, err: unknown): unknown {
+  if (!(err instanceof DeliveryError) || !err.transient) return err;
+  let why: string;
+  if (retry >= policy.retries) {
+    if (retry === 0) return err;
+    why = `gave up after ${retry} ${retry === 1 ? "retry" : "retries"}`;
+  } else if (err.retryAfterSeconds !== undefined) {
+    why = `not retried: the platform asked to wait ${Math.ceil(err.retryAfterSeconds)} s, longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s a delivery waits`;
+  } else return err;
+  return new DeliveryError(`${err.message} — ${why}`, err.transient, err.retryAfterSeconds, err.answer);
+}
+
 export interface RetryNotice {
   readonly error: unknown;
   readonly retry: number;
@@ -56,7 +73,8 @@ export function retryingSteps(
         return await step();
       } catch (err) {
         const delayMs = retryDelayMs(policy, retry, err);
-        if (delayMs === undefined || signal?.aborted) throw err;
+        if (signal?.aborted) throw err;
+        if (delayMs === undefined) throw whyNotRetried(policy, retry, err);
         onRetry({ error: err, retry, delayMs });
         await sleep(delayMs, signal);
       }

@@ -15,6 +15,16 @@ import { notifyServiceProblem } from "./notifyService.js";
 export const REPO_NAME =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?\/)?[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
+/**
+ * `deliver_extra.pr_number` as a delivery takes it: up to 10 digits (leading zeros allowed: `007` is #7),
+ * at least 1, spaces around ignored. The startup check and the delivery share it, so neither refuses what
+ * the other takes.
+ */
+export function isPullRequestNumber(value: string): boolean {
+  const text = value.trim();
+  return /^\d{1,10}$/.test(text) && Number(text) >= 1;
+}
+
 const isTemplate = (value: string) => /\{[^}]+\}/.test(value);
 
 export interface TargetProblems {
@@ -113,7 +123,7 @@ export function targetStartupProblems(
         problems.push(
           `${at}.deliver_extra.pr_number: required for forge_comment — set it to a number${templates ? " or a template such as {pull_request.number}" : ""}`,
         );
-      else if (!isTemplate(pr) && !/^[1-9]\d*$/.test(pr))
+      else if (!isTemplate(pr) && !isPullRequestNumber(pr))
         problems.push(`${at}.deliver_extra.pr_number: "${pr}" is not a positive integer`);
       continue;
     }

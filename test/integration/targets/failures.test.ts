@@ -114,6 +114,49 @@ describe("transient failures", () => {
     home.cleanup();
   });
 
+  it("a failure still transient after the last retry says that the retries ran out", async () => {
+    const { deliverer, log, home } = setup();
+    const bad = { status: 503, text: "Service Unavailable" };
+    fake.enqueue(bad, bad, bad, bad);
+    await expect(deliverer.deliver(agent())).rejects.toThrow(
+      "telegram: sendMessage: HTTP 503 — Service Unavailable — gave up after 3 retries",
+    );
+    expect(log.messages()).toContain(
+      "[delivery] telegram failed for route alerts: telegram: sendMessage: HTTP 503 — Service Unavailable — gave up after 3 retries",
+    );
+    home.cleanup();
+  });
+
+  it("a 429 asking for a longer wait than a delivery waits fails at once, saying why it was not retried", async () => {
+    const { deliverer, sleeps, log, home } = setup();
+    fake.enqueue({
+      status: 429,
+      headers: { "retry-after": "600" },
+      json: { ok: false, error_code: 429, description: "Too Many Requests: retry after 600" },
+    });
+    await expect(deliverer.deliver(agent())).rejects.toThrow(
+      "telegram: sendMessage: HTTP 429 — Too Many Requests: retry after 600 — not retried: the platform asked to wait 600 s, longer than the 300 s a delivery waits",
+    );
+    expect(sleeps).toEqual([]);
+    expect(fake.requests).toHaveLength(1);
+    expect(log.messages().filter((m) => m.includes("failed for route alerts"))).toEqual([
+      "[delivery] telegram failed for route alerts: telegram: sendMessage: HTTP 429 — Too Many Requests: retry after 600 — not retried: the platform asked to wait 600 s, longer than the 300 s a delivery waits",
+    ]);
+    home.cleanup();
+  });
+
+  it("a direct delivery's transient failure is reported as it came (one attempt is all it makes)", async () => {
+    const { deliverer, home } = setup();
+    fake.enqueue({
+      status: 429,
+      headers: { "retry-after": "600" },
+      json: { ok: false, description: "Too Many" },
+    });
+    const error = (await deliverer.deliver(direct()).catch((e: unknown) => e)) as Error;
+    expect(error.message).toBe("telegram: sendMessage: HTTP 429 — Too Many");
+    home.cleanup();
+  });
+
   it("does not retry in direct mode: one attempt, then the failure", async () => {
     const { deliverer, sleeps, home } = setup();
     fake.enqueue({ status: 503, text: "unavailable" });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
 import { silentLogger } from "../../../src/io/log.js";
+import { forgeDestination } from "../../../src/io/targets/forgeComment.js";
 import { canonicalTarget } from "../../../src/io/targets/names.js";
 import { createTargets } from "../../../src/io/targets/registry.js";
 import { targetStartupProblems } from "../../../src/io/targets/validate.js";
@@ -164,6 +165,30 @@ describe("targetStartupProblems", () => {
     const problems = targetStartupProblems(literal.config, literal.paths.config).warnings;
     expect(problems.join("\n")).toMatch(/"not a repo" is not owner\/name/);
     expect(problems.join("\n")).toMatch(/"-3" is not a positive integer/);
+  });
+
+  it("warns about a literal pr_number exactly when a delivery would refuse it (007 is #7; 11 digits are refused)", () => {
+    const problemsFor = (pr: string) => {
+      const loaded = load(
+        `${route("forge_comment", `        deliver_extra: {repo: octo-org/octo-repo, pr_number: ${pr}}\n`)}  forge_comment: {enabled: true}\n`,
+      );
+      const warnings = targetStartupProblems(loaded.config, loaded.paths.config).warnings;
+      home.cleanup();
+      return warnings;
+    };
+    const delivers = (pr: string) => {
+      try {
+        forgeDestination({ extra: { repo: "octo-org/octo-repo", pr_number: pr }, route: "r" });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const pr of ["007", "42", "12345678901", "0", "000"]) {
+      expect(problemsFor(pr).length === 0, pr).toBe(delivers(pr));
+    }
+    expect(problemsFor("007")).toEqual([]);
+    expect(problemsFor("12345678901").join("\n")).toMatch(/"12345678901" is not a positive integer/);
   });
 
   it("a cron_job route's deliver, which has no effect, is neither refused for a platform not enabled nor asked for a chat", () => {
