@@ -36,7 +36,12 @@ import {
   speaksStateless,
   withContent,
 } from "./eras.js";
-import { answeredWithError, describeMalformed, sseDropCause } from "./transportErrors.js";
+import {
+  answeredWithError,
+  describeMalformed,
+  ownErrorInSseStream,
+  sseDropCause,
+} from "./transportErrors.js";
 
 const LooseToolListSchema = z.looseObject({
   tools: z.array(
@@ -533,7 +538,9 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     try {
       return await openStateless(options);
     } catch (probeError) {
-      if (options.signal?.aborted) throw probeError;
+      // svc's own error before the server answered (its OAuth provider had no token to send: not logged
+      // in, a refused or unreachable refresh) says nothing of the era: the retry would only repeat it.
+      if (options.signal?.aborted || svcOwnError(options.name, probeError)) throw probeError;
       try {
         return await openLegacy(options);
       } catch (legacyError) {
@@ -559,6 +566,11 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       );
     }
   }
+}
+
+/** An error svc raised itself (on SSE, flattened into the event stream's `SSE error: …`). */
+function svcOwnError(name: string, err: unknown): boolean {
+  return err instanceof SvcError || ownErrorInSseStream(name, err) !== undefined;
 }
 
 function message(err: unknown): string {
