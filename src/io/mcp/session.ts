@@ -527,7 +527,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       return await openLegacy(options);
     } catch (err) {
       // `auto` would go on to the server/discover probe here; `legacy` never does, so say which key to change.
-      if (!isModernOnlyRejection(err) || options.signal?.aborted) throw err;
+      if (!refusedAsModernOnly(options, err)) throw err;
       throw new Error(
         `${message(err)} — the server refused the initialize handshake as a ${STATELESS_VERSION} (stateless) server does, and protocol: legacy never tries server/discover: set protocol: auto (or stateless)`,
         { cause: err },
@@ -553,7 +553,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
   try {
     return await openLegacy(options);
   } catch (legacyError) {
-    if (!isModernOnlyRejection(legacyError) || options.signal?.aborted) throw legacyError;
+    if (!refusedAsModernOnly(options, legacyError)) throw legacyError;
     try {
       return await openStateless(options);
     } catch (probeError) {
@@ -571,6 +571,14 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
 /** An error svc raised itself (on SSE, flattened into the event stream's `SSE error: …`). */
 function svcOwnError(name: string, err: unknown): boolean {
   return err instanceof SvcError || ownErrorInSseStream(name, err) !== undefined;
+}
+
+/**
+ * Whether the server refused `initialize` as a stateless-only server does. svc's own error is no answer of
+ * the server's, though its text may match (a server named `stateless`: `stateless: not logged in — …`).
+ */
+function refusedAsModernOnly(options: OpenSessionOptions, err: unknown): boolean {
+  return !options.signal?.aborted && !svcOwnError(options.name, err) && isModernOnlyRejection(err);
 }
 
 function message(err: unknown): string {

@@ -12,7 +12,7 @@ afterEach(() => home.cleanup());
 async function connectError(
   name: string,
   transport?: "sse",
-  protocol: "auto" | "stateless" = "auto",
+  protocol: "auto" | "stateless" | "legacy" = "auto",
 ): Promise<string> {
   const entry = mcpServerSchema.parse({
     url: `http://127.0.0.1:9/${transport === "sse" ? "sse" : "mcp"}`,
@@ -47,5 +47,15 @@ describe("OAuth errors of a protocol: stateless server's connect", () => {
       "hs: not logged in — run `svc mcp login hs`",
     );
     expect(await connectError("ss", "sse", "stateless")).toBe("ss: not logged in — run `svc mcp login ss`");
+  });
+});
+
+describe("OAuth errors of a server whose name reads like a protocol era", () => {
+  it("are not taken for the server refusing initialize as a stateless server (auto: no server/discover probe; legacy: no advice to change protocol)", async () => {
+    home = tempHome();
+    const advice = "stateless: not logged in — run `svc mcp login stateless`";
+    expect(await connectError("stateless")).toBe(advice);
+    expect(await connectError("stateless", "sse")).toBe(advice);
+    expect(await connectError("stateless", undefined, "legacy")).toBe(advice);
   });
 });
