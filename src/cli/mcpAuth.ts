@@ -56,14 +56,16 @@ interface ServerRef {
 
 /**
  * The enabled `auth: oauth` servers. Each entry is rendered only when its login runs (with the
- * profile's `.env`), so one server's unset `${VAR}` never blocks another's login.
+ * profile's `.env`), so one server's unset `${VAR}` never blocks another's login. Its `headers` are left
+ * out: a login sends none of them (they go with MCP requests only), so a header's unset `${VAR}`, which
+ * fails a connect closed, does not stop the login.
  */
 function oauthServers(paths: SvcPaths): ServerRef[] {
   const load = loadConfig({ home: paths.home });
   const scope = secretScope(paths);
   return Object.entries(load.config.mcp_servers)
     .filter(([, e]) => e.auth === "oauth" && e.enabled)
-    .map(([name, entry]) => ({ name, entry: () => renderEntry(name, entry, scope) }));
+    .map(([name, entry]) => ({ name, entry: () => renderEntry(name, { ...entry, headers: {} }, scope) }));
 }
 
 /** `svc mcp login|reauth <server>` for a server that is no enabled auth: oauth url server: which and why. */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { clientMetadataUrlProblem } from "../clientMetadataUrl.js";
 import { redirectUriPort, redirectUriProblem } from "../redirectUri.js";
 import { MAX_TIMER_SECONDS } from "../timerSeconds.js";
+import { userAgentProblem } from "../userAgent.js";
 
 /**
  * `mcp_servers` (spec mcp-client 2.1, 2.2, 2.4). String values stay raw here: `${VAR}` is rendered at
@@ -153,6 +154,12 @@ export const oauthSchema = z
       .string()
       .nullable()
       .optional()
+      .superRefine((value, ctx) => {
+        // A ${VAR} is rendered when a login or refresh runs, where the same rule is checked again.
+        const problem =
+          typeof value === "string" && !value.includes("${") ? userAgentProblem(value) : undefined;
+        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+      })
       .transform((v) => (v === null || v === undefined || v.trim() === "" ? undefined : v)),
   })
   .superRefine((o, ctx) => {

@@ -36,7 +36,12 @@ import {
   speaksStateless,
   withContent,
 } from "./eras.js";
-import { answeredWithError, describeMalformed, sseDropCause } from "./transportErrors.js";
+import {
+  answeredWithError,
+  describeMalformed,
+  ownErrorInSseStream,
+  sseDropCause,
+} from "./transportErrors.js";
 
 const LooseToolListSchema = z.looseObject({
   tools: z.array(
@@ -542,7 +547,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       return await openLegacy(options);
     } catch (err) {
       // `auto` would go on to the server/discover probe here; `legacy` never does, so say which key to change.
-      if (!isModernOnlyRejection(err) || options.signal?.aborted) throw err;
+      if (!refusedAsModernOnly(options, err)) throw err;
       throw new Error(
         `${message(err)} — the server refused the initialize handshake as a ${STATELESS_VERSION} (stateless) server does, and protocol: legacy never tries server/discover: set protocol: auto (or stateless)`,
         { cause: err },
@@ -553,7 +558,9 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     try {
       return await openStateless(options);
     } catch (probeError) {
-      if (options.signal?.aborted) throw probeError;
+      // svc's own error before the server answered (its OAuth provider had no token to send: not logged
+      // in, a refused or unreachable refresh) says nothing of the era: the retry would only repeat it.
+      if (options.signal?.aborted || svcOwnError(options.name, probeError)) throw probeError;
       try {
         return await openLegacy(options);
       } catch (legacyError) {
@@ -566,7 +573,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
   try {
     return await openLegacy(options);
   } catch (legacyError) {
-    if (!isModernOnlyRejection(legacyError) || options.signal?.aborted) throw legacyError;
+    if (!refusedAsModernOnly(options, legacyError)) throw legacyError;
     try {
       return await openStateless(options);
     } catch (probeError) {
@@ -579,6 +586,19 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       );
     }
   }
+}
+
+/** An error svc raised itself (on SSE, flattened into the event stream's `SSE error: …`). */
+function svcOwnError(name: string, err: unknown): boolean {
+  return err instanceof SvcError || ownErrorInSseStream(name, err) !== undefined;
+}
+
+/**
+ * Whether the server refused `initialize` as a stateless-only server does. svc's own error is no answer of
+ * the server's, though its text may match (a server named `stateless`: `stateless: not logged in — …`).
+ */
+function refusedAsModernOnly(options: OpenSessionOptions, err: unknown): boolean {
+  return !options.signal?.aborted && !svcOwnError(options.name, err) && isModernOnlyRejection(err);
 }
 
 function message(err: unknown): string {

@@ -1,3 +1,6 @@
+import { userAgentProblem } from "../../config/userAgent.js";
+import { SvcError } from "../../errors.js";
+
 /**
  * The `oauth` mapping of an `auth: oauth` server entry, read defensively:
  * the config schema validates it, this only narrows the shape the OAuth code needs.
@@ -57,6 +60,10 @@ export function oauthEntryOf(serverName: string, raw: unknown): OAuthServerEntry
     const v = str(o[key]);
     if (v !== undefined) settings[key] = v;
   }
+  const userAgent = settings.user_agent as string | undefined;
+  const agentProblem = userAgent === undefined ? undefined : userAgentProblem(userAgent);
+  if (agentProblem !== undefined)
+    throw new SvcError("oauth", `mcp_servers.${serverName}.oauth.user_agent: ${agentProblem}`);
   if (Array.isArray(o.scope) && o.scope.every((x) => typeof x === "string"))
     settings.scope = o.scope.join(" ");
   if (o.flow === "device" || o.flow === "browser") settings.flow = o.flow;

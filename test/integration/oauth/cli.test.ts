@@ -102,6 +102,23 @@ describe("svc mcp install / login / reauth (subprocess)", () => {
     expect(mode).toBe(0o600);
   });
 
+  it("login is not stopped by a header's unset variable: it sends no header (only a connect fails closed on it)", async () => {
+    home = tempHome();
+    const as = await startFakeAs();
+    closers.push(as.close);
+    const rs = await startFakeResource([as.url]);
+    closers.push(rs.close);
+    home.write(
+      "config.yaml",
+      `mcp_servers:\n  team:\n    url: ${rs.url}\n    auth: oauth\n    oauth: {cimd: false}\n    headers:\n      X-Team: "\${TEAM_HEADER_UNSET}"\n`,
+    );
+    const r = await svc(["mcp", "login", "team"], { BROWSER: `${process.execPath} ${FOLLOW}` });
+    expect(r.stderr).not.toMatch(/TEAM_HEADER_UNSET/);
+    expect(r.stdout).toContain("team: logged in");
+    expect(r.code).toBe(0);
+    expect(existsSync(join(home.dir, "mcp-tokens", "team.json"))).toBe(true);
+  });
+
   it("login names the file and key when the server is not an oauth server", async () => {
     home = tempHome();
     home.write("config.yaml", "mcp_servers:\n  plain:\n    url: http://127.0.0.1:9/mcp\n");

@@ -269,6 +269,19 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     );
   });
 
+  it("refuses an oauth.user_agent no HTTP header can carry (outside Latin-1, a line break), naming the key", () => {
+    const entry = (ua: string) =>
+      `mcp_servers:\n  o:\n    url: https://x\n    auth: oauth\n    oauth:\n      user_agent: ${JSON.stringify(ua)}\n`;
+    expect(() => load(entry("MyAgent \u2713 1.0"))).toThrow(
+      /mcp_servers\.o\.oauth\.user_agent: contains "\u2713" \(U\+2713\), a character outside Latin-1, which an HTTP header cannot carry, so every token request would fail — write it in ASCII/,
+    );
+    expect(() => load(entry("MyAgent\n1.0"))).toThrow(
+      /mcp_servers\.o\.oauth\.user_agent: contains a control character \(U\+000A\)/,
+    );
+    // Latin-1 and a tab are sent as they are.
+    expect(load(entry("Agent\u00e9\t1.0")).config.mcp_servers.o?.oauth?.user_agent).toBe("Agent\u00e9\t1.0");
+  });
+
   it("renders ${VAR} in the text keys checked at load (transport, protocol, durations, tools switches, oauth.flow)", () => {
     home = tempHome();
     home.write(".env", "T=sse\nTO=2.5\nR=yes\nF=device\n");

@@ -134,6 +134,13 @@ describe("oauth settings", () => {
     expect(e.oauth).toEqual({ flow: "device", scope: "a b", cimd: false });
     expect(() => oauthEntryOf("s", { command: "x" })).toThrow(/mcp_servers\.s\.url/);
   });
+
+  it("refuses a rendered user_agent no HTTP header can carry (a variable from .env), naming the key", () => {
+    const entry = { url: "https://m.test/mcp", auth: "oauth", oauth: { user_agent: "Agent\u2713" } };
+    expect(() => oauthEntryOf("s", entry)).toThrow(
+      /^mcp_servers\.s\.oauth\.user_agent: contains "\u2713" \(U\+2713\), a character outside Latin-1/,
+    );
+  });
 });
 
 describe("$BROWSER", () => {
