@@ -251,6 +251,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           now,
           () => execute(run, signal),
           history === undefined ? undefined : (err) => history.run(run, err),
+          signal,
         ),
       ),
   });
