@@ -46,7 +46,6 @@ const METRICS_METHOD_NOT_ALLOWED: Outcome = {
 
 /** Printable ASCII, at most 200 characters: a header or path segment in a log line never spans lines. */
 function shown(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
   return text.replace(/[^\x20-\x7e]/g, "?").slice(0, 200);
 }
 
