@@ -250,12 +250,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           metrics,
           now,
           () => execute(run, signal),
-          // A run the stop cut short did not fail: it runs again (trackRuns), and records its end then.
-          history === undefined
-            ? undefined
-            : (err) => {
-                if (err === undefined || !signal.aborted) history.run(run, err);
-              },
+          history === undefined ? undefined : (err) => history.run(run, err),
+          signal,
         ),
       ),
   });

@@ -6,25 +6,34 @@ export function runDepth(queue: RunQueue): { waiting: number; active: number } {
   return { waiting: queue.waiting.length, active: queue.active.size };
 }
 
-/** Runs `run`, observing its duration and outcome in `svc_run_duration_seconds` when metrics are on, and its end. */
+/**
+ * Runs `run`, observing its duration and outcome in `svc_run_duration_seconds` when metrics are on, and its
+ * end. A run the gateway's stop ended (`stopped` aborted: past the drain timeout) neither failed nor
+ * finished: it is saved and runs again (docs/webhook.md), so it is neither counted nor recorded, as the
+ * journal does not record it finished.
+ */
 export async function timedRun<T>(
   metrics: GatewayMetrics | undefined,
   now: () => number,
   run: () => Promise<T>,
   /** The run's end for the delivery history: no error when it succeeded. */
   onEnd?: (err: unknown) => void,
+  stopped?: AbortSignal,
 ): Promise<T> {
   if (metrics === undefined && onEnd === undefined) return run();
   const started = now();
   try {
     const result = await run();
-    if (result === NOT_RUN) return result; // dropped before anything ran: no run to count
+    // Dropped before anything ran, or ended by the stop: no run to count.
+    if (result === NOT_RUN || stopped?.aborted === true) return result;
     metrics?.runFinished("ok", (now() - started) / 1000);
     onEnd?.(undefined);
     return result;
   } catch (err) {
-    metrics?.runFinished("failed", (now() - started) / 1000);
-    onEnd?.(err ?? new Error("failed"));
+    if (stopped?.aborted !== true) {
+      metrics?.runFinished("failed", (now() - started) / 1000);
+      onEnd?.(err ?? new Error("failed"));
+    }
     throw err;
   }
 }

@@ -40,4 +40,31 @@ describe("timedRun", () => {
     expect(o.finished).toEqual(["ok", "failed"]);
     expect(o.ends).toEqual(["ok", expect.objectContaining({ message: "boom" })]);
   });
+
+  it("a run the gateway's stop ended (its signal aborted) is neither counted nor ended: it is saved and runs again", async () => {
+    const o = observed();
+    const stop = new AbortController();
+    const failing = timedRun(
+      o.metrics,
+      () => 0,
+      () =>
+        new Promise<never>((_resolve, reject) =>
+          stop.signal.addEventListener("abort", () => reject(new Error("agent command canceled"))),
+        ),
+      o.onEnd,
+      stop.signal,
+    );
+    stop.abort();
+    await expect(failing).rejects.toThrow("agent command canceled");
+    // An agent that answers the stop's SIGTERM with a reply and exit 0: its run is saved all the same.
+    await timedRun(
+      o.metrics,
+      () => 0,
+      async () => "reply",
+      o.onEnd,
+      stop.signal,
+    );
+    expect(o.finished).toEqual([]);
+    expect(o.ends).toEqual([]);
+  });
 });

@@ -46,7 +46,6 @@ const METRICS_METHOD_NOT_ALLOWED: Outcome = {
 
 /** Printable ASCII, at most 200 characters: a header or path segment in a log line never spans lines. */
 function shown(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
   return text.replace(/[^\x20-\x7e]/g, "?").slice(0, 200);
 }
 
@@ -86,6 +85,9 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
       `[access] ${head.method} ${route} ${answer.status} ${id === undefined ? "-" : shown(id)} ${ms}ms`,
     );
   };
+  // When each request handed to the handler came in: a refusal of its body later (node:http's 408 for a
+  // body that came too slowly, a chunked body it could not frame) is timed from its head, as answers are.
+  const headsAt = new WeakMap<RequestHead, number>();
   const observed: RequestHandler = (head, body, reply) => {
     if (metrics !== undefined && head.path === "/metrics") {
       const started = now();
@@ -112,6 +114,7 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
     const onRouteRequest = options.onRouteRequest;
     if (metrics === undefined && !log && onRouteRequest === undefined) return handler(head, body, reply);
     const started = now();
+    headsAt.set(head, started);
     let received: Buffer | undefined;
     const source: BodySource =
       onRouteRequest === undefined
@@ -140,15 +143,18 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
   // the delivery history like any answer of that route: a sender's failed delivery shows there too.
   observed.refused = (answer, head = UNREAD) => {
     const onRouteRequest = options.onRouteRequest;
+    // A head refused at once (an unknown Expect) or never read took no time; one handed over took until now.
+    const at = headsAt.get(head);
+    const seconds = at === undefined ? 0 : (now() - at) / 1000;
     if (metrics === undefined && onRouteRequest === undefined) {
-      if (options.accessLog()) logAccess(head, answer, 0);
+      if (options.accessLog()) logAccess(head, answer, seconds);
       return;
     }
     const label = routeLabel(head.path, answer.status);
-    metrics?.answered(label, answer.status, undefined, 0);
+    metrics?.answered(label, answer.status, undefined, seconds);
     if (onRouteRequest !== undefined && !label.startsWith("("))
       onRouteRequest(label, head, undefined, answer);
-    if (options.accessLog()) logAccess(head, answer, 0);
+    if (options.accessLog()) logAccess(head, answer, seconds);
   };
   return observed;
 }

@@ -2,7 +2,9 @@ import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { RequestHandler } from "../../../src/io/http/core.js";
 import { listenNode } from "../../../src/io/http/node.js";
+import { observeRequests } from "../../../src/io/http/observe.js";
 import type { Outcome } from "../../../src/streams/types.js";
+import { captureLogger } from "../../fakes/logCapture.js";
 
 /**
  * docs/webhook.md: a request not complete within the deadline is answered 408 by the node:http server;
@@ -42,6 +44,45 @@ describe("node:http server request deadline", () => {
       expect(stalled).toMatch(/^HTTP\/1\.1 408 /);
       expect(stalled).toMatch(/\r\n\r\n\{"error":"Request timeout"\}$/);
       expect(refused.map((answer) => answer.status)).toEqual([408]);
+    } finally {
+      server.close();
+      await server.ended?.();
+    }
+  });
+
+  it("a request whose body stalled is timed from its head in the metrics and the access log, not as 0", {
+    timeout: 5000,
+  }, async () => {
+    // A fake clock: the head comes at 1000 ms; the pipeline's turn moves it 7 s on before the body stalls.
+    let clock = 1000;
+    const answered: string[] = [];
+    const log = captureLogger();
+    const handler = observeRequests(
+      (_head, body, reply) => {
+        clock += 7000;
+        body.read(1024, () => reply({ status: 202, body: { status: "accepted" } }));
+      },
+      {
+        logger: log.logger,
+        now: () => clock,
+        multiplexProfiles: () => false,
+        accessLog: () => true,
+        isRoute: (name) => name === "slowsender",
+        metrics: {
+          answered: (route, status, _outcome, seconds) => void answered.push(`${route} ${status} ${seconds}`),
+          render: async () => ({ contentType: "text/plain", text: "" }),
+        },
+      },
+    );
+    const server = await listenNode(handler, { host: "127.0.0.1", port: 0, requestTimeoutMs: 200 });
+    try {
+      const stalled = await untilClosed(
+        server.port,
+        'POST /webhooks/slowsender HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{"a":',
+      );
+      expect(stalled).toMatch(/^HTTP\/1\.1 408 /);
+      expect(answered).toEqual(["slowsender 408 7"]);
+      expect(log.messages()).toContain("[access] POST slowsender 408 - 7000ms");
     } finally {
       server.close();
       await server.ended?.();

@@ -4,6 +4,7 @@ import { sign } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import type { Gateway } from "../../../src/gateway/index.js";
+import { historyDir, readHistory } from "../../../src/io/stores/deliveryHistory.js";
 import {
   inHome,
   RECORDER_AGENT,
@@ -58,6 +59,13 @@ function readLog(home: TempHome): Array<{ msg: string; level: number }> {
 }
 
 const start = startGatewayInHome;
+
+/** The outcomes of the agent runs of delivery `id` in the delivery history (`svc webhook deliveries`'s RUN). */
+function historyRuns(home: TempHome, id: string): string[] {
+  return readHistory(historyDir(home.dir)).flatMap((r) =>
+    r.kind === "run" && r.id === id ? [r.outcome] : [],
+  );
+}
 
 async function send(gateway: Gateway, id: string, number: number) {
   const body = JSON.stringify({ number });
@@ -115,6 +123,8 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
     ]);
     // Only the first run ever started.
     expect(readdirSync(home.dir).filter((name) => name.startsWith("started-"))).toEqual(["started-d1"]);
+    // The run the stop ended did not fail (it runs again): the history shows none, so no one redelivers it.
+    expect(historyRuns(home, "d1")).toEqual([]);
 
     home.write("config.yaml", config(recorderAgent()));
     home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
@@ -139,6 +149,7 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
         line.msg.includes("3 agent run(s) left unfinished at the last shutdown queued again"),
       ),
     ).toBe(true);
+    await vi.waitFor(() => expect(historyRuns(home, "d1")).toEqual(["ok"]), { timeout: 5000 });
   });
 
   it("a run still going when the drain ends is stopped before it is saved: the reply its agent gives on SIGTERM is not delivered, and it runs once at the next start", async () => {
@@ -155,6 +166,7 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
     const messages = readLog(home).map((line) => line.msg);
     expect(messages.filter((msg) => msg.includes("reply-given-on-sigterm"))).toEqual([]);
     expect(messages.filter((msg) => msg.includes("agent run failed"))).toEqual([]);
+    expect(historyRuns(home, "term-1")).toEqual([]);
     const saved = JSON.parse(readFileSync(join(home.dir, PENDING), "utf8")) as {
       runs: Array<Record<string, unknown>>;
     };
