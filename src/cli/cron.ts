@@ -7,7 +7,13 @@ import type { Route } from "../config/schema.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
 import { profilesOnDisk, unusableProfileEntry } from "../io/profiles.js";
-import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
+import {
+  invalidJobMessage,
+  type JobRecord,
+  jobNamesIn,
+  jobRecords,
+  lookupJob,
+} from "../io/stores/cronJobRecord.js";
 import {
   type CronJob,
   type CronJobState,
@@ -57,10 +63,7 @@ function notFound(ref: string, path: string, options: ProfileOption): SvcError {
 /** The names of the jobs in the store at `path` (none when it cannot be read: the message goes without). */
 function jobNames(path: string): string[] {
   try {
-    return Object.values(cronStore(path).read().records).flatMap((raw) => {
-      const name = typeof raw === "object" && raw !== null ? (raw as { name?: unknown }).name : undefined;
-      return typeof name === "string" ? [name] : [];
-    });
+    return jobNamesIn(cronStore(path).read().records);
   } catch {
     return [];
   }

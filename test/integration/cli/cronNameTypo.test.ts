@@ -29,6 +29,13 @@ describe("svc cron run/pause/... of a misspelt job name", { timeout: 60_000 }, (
         `svc: cron job "nightyl" not found in ${store} — did you mean nightly? (see \`svc cron list\` for ids and names)\n`,
       );
     }
+    // svc webhook subscribe --cron-job with the same typo: named, not offered as a job to create.
+    const fire = await svc(home, ["webhook", "subscribe", "fire", "--cron-job", "nightyl"]);
+    expect(fire.code).toBe(2);
+    expect(fire.stderr).toContain(
+      `--cron-job nightyl: no such cron job (${store}) — did you mean nightly? (--cron-job nightly; svc cron list shows the jobs)`,
+    );
+    expect(fire.stderr).not.toContain("svc cron create");
     const other = await svc(home, ["cron", "run", "weekly-report"]);
     expect(other.stderr).toBe(
       `svc: cron job "weekly-report" not found in ${store} — see \`svc cron list\` for ids and names\n`,
