@@ -7,7 +7,13 @@ import type { Route } from "../config/schema.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
 import { profilesOnDisk, unusableProfileEntry } from "../io/profiles.js";
-import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
+import {
+  invalidJobMessage,
+  type JobRecord,
+  jobNamesIn,
+  jobRecords,
+  lookupJob,
+} from "../io/stores/cronJobRecord.js";
 import {
   type CronJob,
   type CronJobState,
@@ -43,13 +49,24 @@ function store(options: ProfileOption) {
 }
 
 function notFound(ref: string, path: string, options: ProfileOption): SvcError {
-  const error = unknownJob(ref, path, `svc cron list${profileFlag(options.profile)}`);
   const typo = newProfileTypo(options.profile);
+  // A job's name misspelt (`nightyl`): the one meant is named (a profile's typo is said instead).
+  const meant = typo === undefined ? nearMiss(ref, jobNames(path)) : undefined;
+  const error = unknownJob(ref, path, `svc cron list${profileFlag(options.profile)}`, meant);
   if (typo === undefined) return error;
   return new SvcError(
     "usage",
     `${error.message} (profile ${options.profile} has no directory — did you mean ${typo}? ${typo === DEFAULT_PROFILE ? "leave --profile out" : `--profile ${typo}`})`,
   );
+}
+
+/** The names of the jobs in the store at `path` (none when it cannot be read: the message goes without). */
+function jobNames(path: string): string[] {
+  try {
+    return jobNamesIn(cronStore(path).read().records);
+  } catch {
+    return [];
+  }
 }
 
 /**

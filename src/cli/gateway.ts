@@ -88,6 +88,8 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       .catch((err: unknown) => logger.error(`[gateway] stop failed: ${describeError(err)}`))
       .finally(() => {
         removePid();
+        // The stop's last word, so the log tells a finished stop from a process killed mid-way.
+        logger.info(`[gateway] stopped (exit ${exitCode})`);
         process.exit(exitCode);
       });
   };

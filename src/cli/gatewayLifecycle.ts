@@ -55,8 +55,11 @@ function recordedState(paths: SvcPaths, pid: number): GatewayState | undefined {
     : undefined;
 }
 
+/** How long `svc gateway start` waits for /health unless --timeout says otherwise. */
+const START_WAIT_SECONDS = "15";
+
 async function start(
-  options: { host?: string; port?: string; timeout: string },
+  options: { host?: string; port?: string; timeout?: string },
   command: Command,
 ): Promise<void> {
   // `start` is the default subcommand, so `svc gateway frob` arrives here as an argument.
@@ -70,7 +73,7 @@ async function start(
       );
     throw new SvcError("usage", unknownGatewayCommand(unknown));
   }
-  const timeoutSeconds = parseSecondsOption(options.timeout);
+  const timeoutSeconds = parseSecondsOption(options.timeout ?? START_WAIT_SECONDS);
   if (options.port !== undefined) parsePortOption(options.port);
   if (options.host !== undefined) parseHostOption(options.host);
   const paths = svcPaths(svcHome());
@@ -142,7 +145,7 @@ async function start(
   const stopped = await stopStarted(child.pid as number, () => exited !== undefined);
   throw new SvcError(
     "startup_refused",
-    `the gateway (pid ${child.pid}) did not answer /health within ${options.timeout}s, so it was ${stopped ? "stopped" : "sent SIGTERM (it has not exited yet; svc gateway stop waits for it)"} — see ${outFile}; if it only needs longer to start (many MCP servers, a slow disk), give it more time: svc gateway start --timeout <seconds>`,
+    `the gateway (pid ${child.pid}) did not answer /health within ${options.timeout ?? START_WAIT_SECONDS}s, so it was ${stopped ? "stopped" : "sent SIGTERM (it has not exited yet; svc gateway stop waits for it)"} — see ${outFile}; if it only needs longer to start (many MCP servers, a slow disk), give it more time: svc gateway start --timeout <seconds>`,
   );
 }
 
@@ -260,7 +263,7 @@ export function registerGatewayLifecycleCommands(gateway: Command): void {
     )
     .option("--host <host>", "bind address (overrides platforms.webhook.host)")
     .option("--port <port>", "listen port (overrides platforms.webhook.port; 0 picks a free port)")
-    .option("--timeout <seconds>", "how long to wait for /health", "15")
+    .option("--timeout <seconds>", `how long to wait for /health (default ${START_WAIT_SECONDS})`)
     .allowExcessArguments()
     .action(start);
   gateway

@@ -644,7 +644,10 @@ export function formatIssue(
     const reason = issue.issues[0]?.message;
     message = `invalid name${reason === undefined ? "" : ` — ${reason}`}`;
   } else if (issue.code === "invalid_value") {
-    message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeValue(issue.path, issue.input)}`;
+    // `backend: reddis`, `approvals: alow`: the value meant is named, as a misspelt key's is.
+    const words = issue.values.filter((v): v is string => typeof v === "string");
+    const meant = typeof issue.input === "string" ? nearMiss(issue.input, words) : undefined;
+    message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeValue(issue.path, issue.input)}${meant === undefined ? "" : ` — did you mean "${meant}"?`}`;
     // `auth: bearer` / `auth: {type: bearer, token: ...}` as other clients write a static token.
     if (issue.path.length === 3 && issue.path[0] === "mcp_servers" && issue.path[2] === "auth")
       message += ` — auth: oauth logs in with OAuth; a token is sent with headers: {Authorization: "Bearer $\{TOKEN}"} (TOKEN in the profile's .env)`;

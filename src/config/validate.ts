@@ -28,8 +28,13 @@ const insecureOffLoopback = (host: string) =>
 export function webhookStartupProblems(config: Config, file: string): string[] {
   const webhook = config.platforms.webhook;
   const problems: string[] = [];
+  // With the adapter on, refused also when every static route has its own secret: each subscription
+  // without one falls back to the global secret, whose literal text would be its HMAC key.
   const globalUnset = unsetSecretProblem(`${file}: ${globalSecretKey(webhook)}`, webhook.secret, file);
-  if (globalUnset !== undefined && Object.values(webhook.routes).some((r) => r.secret === undefined))
+  if (
+    globalUnset !== undefined &&
+    (webhook.enabled || Object.values(webhook.routes).some((r) => r.secret === undefined))
+  )
     problems.push(globalUnset);
   for (const [name, route] of Object.entries(webhook.routes)) {
     const at = `${file}: ${routeKey(name, route)}`;

@@ -8,6 +8,7 @@ import { describeRestartKeys, restartOnlyChanges } from "../config/restartOnly.j
 import { unusedSettingWarnings } from "../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../config/webhookEnabled.js";
 import { describeError, SvcError } from "../errors.js";
+import { listenAddress } from "../io/http/listenHint.js";
 import { observeRequests } from "../io/http/observe.js";
 import { createLogger } from "../io/log.js";
 import { createGatewayMetrics, type GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
@@ -319,7 +320,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   agent.attachMcp((profile) => mcp.hubFor(profile));
   if (webhook.enabled) {
     logger.info(
-      `[webhook] Listening on ${host}:${ingress.port} — routes: ${describeRoutes(routes.registry.names())}`,
+      `[webhook] Listening on ${listenAddress(host, ingress.port)} — routes: ${describeRoutes(routes.registry.names())}`,
     );
     // An enabled subscription left out of it (no secret at all) is named at WARN by each load of the store.
     if (routes.registry.names().length === 0) hooks.printHowToAddRoute(paths.config);

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
+import { nearMiss } from "../config/nearMiss.js";
 import { SvcError } from "../errors.js";
 import { createBatchedFileWriter, createBatchedWriter } from "./batchedWriter.js";
 import { redactCredentials } from "./credentials.js";
@@ -243,7 +244,9 @@ function levelName(level: string | undefined): string | undefined {
 export function logLevelProblem(env: NodeJS.ProcessEnv): string | undefined {
   const level = levelName(env.SVC_LOG_LEVEL);
   if (level === undefined || LEVELS.includes(level)) return undefined;
-  return `the environment variable SVC_LOG_LEVEL is "${env.SVC_LOG_LEVEL}" — use one of ${LEVELS.join(", ")}`;
+  // `dbug` as a typo, `warning` and `information` as syslog and Python's logging name those levels.
+  const meant = nearMiss(level, LEVELS) ?? LEVELS.find((known) => level.startsWith(known));
+  return `the environment variable SVC_LOG_LEVEL is "${env.SVC_LOG_LEVEL}" — ${meant === undefined ? "" : `did you mean ${meant}? `}use one of ${LEVELS.join(", ")}`;
 }
 
 /** The level asked for, else `SVC_LOG_LEVEL`, else info; a level pino does not know is named with its source. */

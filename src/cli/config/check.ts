@@ -77,7 +77,8 @@ function summarize(loaded: LoadedConfig, subscriptions: number, served: number):
     `${plural(subscriptions, "subscription")}${served === subscriptions ? "" : ` (${served} served)`}`,
     `${plural(servers.length, "MCP server")}${enabled === servers.length ? "" : ` (${enabled} enabled)`}`,
     `agent ${config.agent.provider}`,
-    loaded.fromFile ? loaded.paths.config : "embedded default (no config.yaml)",
+    // Where it looked, as the reload line says it: an SVC_HOME set to the wrong directory shows here.
+    loaded.fromFile ? loaded.paths.config : `embedded default (no ${loaded.paths.config})`,
   ].join(", ");
 }
 

@@ -4,6 +4,7 @@ import { SvcError } from "../../errors.js";
 import { isUnreadableRecord, ownRecord } from "../../io/stores/subscriptions.js";
 import { runningAddress } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
+import { meantSubscription } from "./meantSubscription.js";
 import { notServed } from "./notServed.js";
 import { type CliSubscriptionStore, withSubscriptionStore } from "./subscriptionStoreFor.js";
 
@@ -21,11 +22,12 @@ async function apply(
 ): Promise<void> {
   const snapshot = await store.read();
   if (ownRecord(snapshot.records, name) === undefined) {
+    const meant = meantSubscription(name, Object.keys(snapshot.records));
     throw new SvcError(
       "usage",
       Object.hasOwn(loaded.config.platforms.webhook.routes, name)
         ? `"${name}" is a static route of config.yaml (${routeKey(name, loaded.config.platforms.webhook.routes[name] as object)}) — edit that file to change it (${loaded.paths.config}); svc webhook ${action} works on dynamic subscriptions only`
-        : `no dynamic subscription named "${name}" in ${store.path} — see svc webhook list`,
+        : `no dynamic subscription named "${name}" in ${store.path}${meant === "" ? " — see svc webhook list" : `${meant} (see svc webhook list)`}`,
     );
   }
   // Applied to the record as it is under the lock: removing or switching a route can never bring back

@@ -1,5 +1,6 @@
 import { isLoopbackHost } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
+import { nearMiss } from "../../config/nearMiss.js";
 import { DEFAULT_PROFILE, inProfile, svcPaths } from "../../config/paths.js";
 import { publicKeySecretProblem } from "../../config/secretWarnings.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
@@ -8,7 +9,7 @@ import { webhookHostSetting } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { gatewayStateFile } from "../../io/gatewayState.js";
 import { profilesOnDisk } from "../../io/profiles.js";
-import { invalidJobMessage, lookupJob } from "../../io/stores/cronJobRecord.js";
+import { invalidJobMessage, jobNamesIn, lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import type { Subscription } from "../../io/stores/subscriptions.js";
 import { EXTRA_KEYS } from "../../io/targets/extraKeys.js";
@@ -82,7 +83,8 @@ function shellWord(word: string): string {
 export function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
   if (record.cron_job === undefined) return;
   const jobs = cronStore(svcPaths(loaded.paths.home, record.profile).cronJobs);
-  const found = lookupJob(jobs.path, jobs.read().records, record.cron_job);
+  const { records } = jobs.read();
+  const found = lookupJob(jobs.path, records, record.cron_job);
   // A job edited by hand into an invalid record is never fired: refused with its file, key and problem.
   if (found !== undefined && !found.ok)
     throw new SvcError(
@@ -103,9 +105,13 @@ export function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
       elsewhere.length === 0
         ? ""
         : `; it is a job of profile ${elsewhere.join(", ")}, and a subscription fires the jobs of the profile it is bound to — add --route-profile ${elsewhere[0]}, or`;
+    // A job's name misspelt (`nightyl`) is named, rather than offered as a job to create.
+    const meant = bind === "" ? nearMiss(record.cron_job, jobNamesIn(records)) : undefined;
     throw new SvcError(
       "usage",
-      `--cron-job ${record.cron_job}: no such cron job${inProfile(record.profile)} (${jobs.path})${bind === "" ? " —" : bind} create it with svc cron create${flag}, or see svc cron list${flag}`,
+      meant !== undefined
+        ? `--cron-job ${record.cron_job}: no such cron job${inProfile(record.profile)} (${jobs.path}) — did you mean ${meant}? (--cron-job ${meant}; svc cron list${flag} shows the jobs)`
+        : `--cron-job ${record.cron_job}: no such cron job${inProfile(record.profile)} (${jobs.path})${bind === "" ? " —" : bind} create it with svc cron create${flag}, or see svc cron list${flag}`,
     );
   }
 }

@@ -10,6 +10,7 @@ import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
 import { formatTable } from "../format.js";
 import { configWithEnabledNote } from "./config.js";
+import { meantSubscription } from "./meantSubscription.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
 
 /** A summary as `--json` prints it: everything but the payload (whether one is kept, instead). */
@@ -53,9 +54,15 @@ export async function deliveries(
   // A name with no record that is no route either is a typo: "No deliveries recorded" would say it got none.
   if (shown.length === 0 && route !== undefined && !(await namesRoute(loaded, route))) {
     const routes = Object.keys(loaded.config.platforms.webhook.routes);
+    const subscriptions = await withSubscriptionStore(loaded, async (store) =>
+      Object.keys((await store.read()).records),
+    ).catch(() => []);
+    // A misspelt name (`deplys`) is named: the route, subscription or recorded route meant.
+    const meant = meantSubscription(route, [...routes, ...subscriptions, ...all.map((s) => s.request.route)]);
+    const where = `${routes.length === 0 ? "config.yaml has no routes" : `routes of config.yaml: ${routes.join(", ")}`}; svc webhook list shows the subscriptions`;
     throw new SvcError(
       "usage",
-      `no route or subscription is named ${JSON.stringify(route)} and none by that name is in the recent history — ${routes.length === 0 ? "config.yaml has no routes" : `routes of config.yaml: ${routes.join(", ")}`}; svc webhook list shows the subscriptions`,
+      `no route or subscription is named ${JSON.stringify(route)} and none by that name is in the recent history${meant === "" ? ` — ${where}` : `${meant} (${where})`}`,
     );
   }
   if (options.json === true) {

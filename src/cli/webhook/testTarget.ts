@@ -1,6 +1,7 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
 import { ownRecord, type Subscription } from "../../io/stores/subscriptions.js";
+import { meantSubscription } from "./meantSubscription.js";
 import type { AnsweringRoute } from "./postToGateway.js";
 import { existingRecord } from "./storedRecord.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
@@ -24,11 +25,15 @@ export interface TestTarget {
 function storedSubscription(
   loaded: LoadedConfig,
   name: string,
-): Promise<{ path: string; sub: Subscription | undefined }> {
-  return withSubscriptionStore(loaded, async (store) => ({
-    path: store.path,
-    sub: existingRecord(store.path, name, ownRecord((await store.read()).records, name)),
-  }));
+): Promise<{ path: string; sub: Subscription | undefined; names: string[] }> {
+  return withSubscriptionStore(loaded, async (store) => {
+    const { records } = await store.read();
+    return {
+      path: store.path,
+      sub: existingRecord(store.path, name, ownRecord(records, name)),
+      names: Object.keys(records),
+    };
+  });
 }
 
 function subscriptionTarget(sub: Subscription, name: string, notes: readonly string[] = []): TestTarget {
@@ -78,7 +83,9 @@ export async function testTarget(
             ],
     };
   }
-  const { path, sub } = await storedSubscription(loaded, name);
+  const { path, sub, names } = await storedSubscription(loaded, name);
+  // A typo of a stored name is named, rather than offered as a subscription to create.
+  const meant = sub === undefined ? meantSubscription(name, names) : "";
   if (sub === undefined)
     throw new SvcError(
       "usage",
@@ -86,7 +93,9 @@ export async function testTarget(
         ? `no route named "${name}" in ${loaded.paths.config} and no dynamic subscription of that name in ${path} — see svc webhook list, or the routes of config.yaml`
         : route !== undefined
           ? `no dynamic subscription named "${name}" in ${path}: "${name}" is a route of ${loaded.paths.config}, and svc webhook test sends only to dynamic subscriptions (svc webhook list) — send the route a request signed as its sender does (docs/webhook-auth.md), or svc webhook redeliver <delivery-id> to resend an event it received`
-          : `no dynamic subscription named "${name}" in ${path} — see svc webhook list (svc webhook subscribe ${name} creates one)`,
+          : meant !== ""
+            ? `no dynamic subscription named "${name}" in ${path}${meant} (see svc webhook list)`
+            : `no dynamic subscription named "${name}" in ${path} — see svc webhook list (svc webhook subscribe ${name} creates one)`,
     );
   return subscriptionTarget(
     sub,

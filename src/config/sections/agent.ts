@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "../interpolate.js";
+import { nearMiss } from "../nearMiss.js";
 import { timerSeconds } from "../timerSeconds.js";
 
 export const AGENT_PROVIDERS = ["echo", "command", "openai", "anthropic"] as const;
@@ -82,6 +83,12 @@ export function apiKeyHeaderProblem(
   return `contains ${what}, which an HTTP header cannot carry: ${failing} — copy the key again (check it, not shown here, in config.yaml or .env)`;
 }
 
+/** `did you mean "openai"? ` for a provider one or two letters from a known one (`opanai`), else nothing. */
+function meantProvider(value: string): string {
+  const meant = nearMiss(value, AGENT_PROVIDERS);
+  return meant === undefined ? "" : `did you mean "${meant}"? `;
+}
+
 /**
  * The agent runner (docs/agent.md): `echo` replies with the prompt, `command` runs an argv,
  * `openai` (any Chat Completions endpoint) and `anthropic` (the Messages API) run a model with a tool loop.
@@ -95,7 +102,7 @@ export const agentSchema = z
         if (!(AGENT_PROVIDERS as readonly string[]).includes(value))
           ctx.addIssue({
             code: "custom",
-            message: `unknown provider "${value}" — use one of ${AGENT_PROVIDERS.join(", ")}`,
+            message: `unknown provider "${value}" — ${meantProvider(value)}use one of ${AGENT_PROVIDERS.join(", ")}`,
           });
       })
       .transform((value) => value as AgentProvider),

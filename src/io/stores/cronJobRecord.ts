@@ -116,6 +116,14 @@ export function jobRecords(path: string, records: Readonly<Record<string, unknow
   return Object.entries(records).map(([key, raw]) => parseCronJob(path, key, raw));
 }
 
+/** The names of the jobs among a store's records (records without a name, edited by hand, left out). */
+export function jobNamesIn(records: Readonly<Record<string, unknown>>): string[] {
+  return Object.values(records).flatMap((raw) => {
+    const name = typeof raw === "object" && raw !== null ? (raw as { name?: unknown }).name : undefined;
+    return typeof name === "string" ? [name] : [];
+  });
+}
+
 /**
  * The record a command or a `cron_job` route names: by id (its key), else by name; an invalid record
  * found either way is returned with its problems. Own keys only (`constructor` is an unknown job).

@@ -369,9 +369,16 @@ export function cronStore(path: string): CronStore {
   });
 }
 
-export function unknownJob(ref: string, path: string, listCommand = "svc cron list"): SvcError {
+/** `meant`: the job name `ref` is a misspelling of, named first. */
+export function unknownJob(
+  ref: string,
+  path: string,
+  listCommand = "svc cron list",
+  meant?: string,
+): SvcError {
+  const see = `see \`${listCommand}\` for ids and names`;
   return new SvcError(
     "usage",
-    `cron job "${ref}" not found in ${path} — see \`${listCommand}\` for ids and names`,
+    `cron job "${ref}" not found in ${path} — ${meant === undefined ? see : `did you mean ${meant}? (${see})`}`,
   );
 }

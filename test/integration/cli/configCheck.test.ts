@@ -1,4 +1,5 @@
 import { chmodSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { webhookConfig } from "../../helpers/gateway.js";
@@ -57,10 +58,13 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     expect(result.stderr).toContain("bad.events: expected a list");
   });
 
-  it("with no config.yaml, checks the embedded default", async () => {
+  it("with no config.yaml, checks the embedded default, naming where it looked for the file", async () => {
     home = tempHome();
     const result = await svc(home, ["config", "check"]);
-    expect(result).toMatchObject({ code: 0, stdout: expect.stringContaining("embedded default") });
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining(`embedded default (no ${join(home.dir, "config.yaml")})`),
+    });
   });
 
   it("lists every startup problem and exits 1", async () => {

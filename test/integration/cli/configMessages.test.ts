@@ -78,6 +78,50 @@ describe("svc gateway run refuses a bad configuration with file, key and fix", {
     expect(res.stdout).not.toContain("Listening");
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own interpolation syntax
+  it("a global secret whose ${VAR} is not set is refused also when every static route has its own: subscriptions fall back to it", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      webhook({
+        host: "127.0.0.1",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own interpolation syntax
+        secret: "${GLOBAL_HOOK_SECRET_UNSET}",
+        routes: { own: { secret: "route-own-secret-value" } },
+      }),
+    );
+    home.write("webhook_subscriptions.json", JSON.stringify({ nosecret: { prompt: "p", enabled: true } }));
+    const config = join(home.dir, "config.yaml");
+    const expected = `${config}: platforms.webhook.secret: \${GLOBAL_HOOK_SECRET_UNSET} is not set — set GLOBAL_HOOK_SECRET_UNSET in ${join(home.dir, ".env")} or the environment`;
+    const check = await svc(home, ["config", "check"]);
+    expect(check.stderr).toContain(expected);
+    expect(check.code).toBe(1);
+    const res = await svc(home, ["gateway", "run"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(expected);
+    expect(res.stdout).not.toContain("Listening");
+  });
+
+  it("an unset global secret is not refused with the webhook adapter off when no route uses it", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: {
+            enabled: false,
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own interpolation syntax
+            secret: "${GLOBAL_HOOK_SECRET_UNSET}",
+          },
+        },
+        mcp_servers: { quiet: { command: "true" } },
+      }),
+    );
+    const check = await svc(home, ["config", "check"]);
+    expect(check.stderr).not.toContain("GLOBAL_HOOK_SECRET_UNSET");
+    expect(check.code).toBe(0);
+  });
+
   it("a problem with a key written under platforms.webhook.extra is reported there, not at the merged key", async () => {
     home = tempHome();
     home.write(

@@ -76,7 +76,12 @@ describe("svc webhook deliveries with nothing recorded", () => {
     expect(typo.code).toBe(2);
     expect(typo.stdout).toBe("");
     expect(typo.stderr).toContain(
-      'no route or subscription is named "githb" and none by that name is in the recent history — routes of config.yaml: github; svc webhook list shows the subscriptions',
+      'no route or subscription is named "githb" and none by that name is in the recent history — did you mean github? (routes of config.yaml: github; svc webhook list shows the subscriptions)',
+    );
+    // A subscription's name misspelt is named too; a name like none keeps the list alone.
+    expect((await svc(home, ["webhook", "deliveries", "strpe"])).stderr).toContain("did you mean stripe?");
+    expect((await svc(home, ["webhook", "deliveries", "payments"])).stderr).toContain(
+      'named "payments" and none by that name is in the recent history — routes of config.yaml: github;',
     );
     // A subscription's name is a name it serves: nothing recorded yet is said as such.
     const sub = await svc(home, ["webhook", "deliveries", "stripe"]);

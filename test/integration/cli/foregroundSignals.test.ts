@@ -65,6 +65,8 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     expect(await gateway.exited).toBe(0);
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
     expect(gatewayLog()).toContain("[gateway] SIGTERM received, stopping");
+    // The last line, once everything has stopped: a stop that finished, not one killed mid-way.
+    expect(gatewayLog().trimEnd().split("\n").at(-1)).toContain("INFO [gateway] stopped (exit 0)");
   });
 
   it("a config.yaml broken before SIGHUP: the running config is kept, and why is in gateway.log and on stderr", async () => {

@@ -17,18 +17,18 @@ afterEach(async () => {
 });
 
 describe("platforms.webhook.host as users write it (spec 2.1; INSECURE_NO_AUTH on loopback, 2.2 rule 5)", () => {
-  it("a bracketed IPv6 literal [::1] binds ::1 and counts as loopback", async () => {
+  it("a bracketed IPv6 literal [::1] binds ::1 and counts as loopback; the Listening line writes it in brackets, as status does", async () => {
     gw = await startTestGateway({ config: webhookConfig(OPEN_ROUTE, { host: "[::1]" }) });
     const res = await postJson(`http://[::1]:${gw.gateway.port}/webhooks/open`, { a: 1 });
     expect(res.status).toBe(202);
-    expect(gw.logs().some((l) => l.msg.startsWith(`[webhook] Listening on ::1:${gw?.gateway.port} `))).toBe(
+    expect(gw.logs().some((l) => l.msg.startsWith(`[webhook] Listening on [::1]:${gw?.gateway.port} `))).toBe(
       true,
     );
   });
 
   it("0:0:0:0:0:0:0:1 is ::1: INSECURE_NO_AUTH is allowed and the log shows the short form", async () => {
     gw = await startTestGateway({ config: webhookConfig(OPEN_ROUTE, { host: "0:0:0:0:0:0:0:1" }) });
-    expect(gw.logs().some((l) => l.msg.startsWith(`[webhook] Listening on ::1:${gw?.gateway.port} `))).toBe(
+    expect(gw.logs().some((l) => l.msg.startsWith(`[webhook] Listening on [::1]:${gw?.gateway.port} `))).toBe(
       true,
     );
   });

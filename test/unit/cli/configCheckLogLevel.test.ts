@@ -19,6 +19,17 @@ describe("svc config check and SVC_LOG_LEVEL", () => {
     ]);
   });
 
+  it("names the level meant for a typo (dbug) or the longer name other tools use (WARNING, information)", async () => {
+    dir = tempHome();
+    const problems = async (level: string) =>
+      (await checkConfig({ home: dir.dir, env: { SVC_LOG_LEVEL: level } })).problems;
+    expect(await problems("dbug")).toEqual([
+      'the environment variable SVC_LOG_LEVEL is "dbug" — did you mean debug? use one of fatal, error, warn, info, debug, trace, silent',
+    ]);
+    expect((await problems("WARNING"))[0]).toContain('is "WARNING" — did you mean warn? use one of');
+    expect((await problems("information"))[0]).toContain("did you mean info?");
+  });
+
   it("a known level, or none, is fine", async () => {
     dir = tempHome();
     expect((await checkConfig({ home: dir.dir, env: { SVC_LOG_LEVEL: "debug" } })).problems).toEqual([]);

@@ -25,3 +25,14 @@ describe("svc webhook deliveries --help", () => {
     );
   });
 });
+
+describe("svc gateway start --help", () => {
+  it("writes the default wait as the other options write theirs, not as a quoted string", async () => {
+    const program = await buildProgram(["node", "svc", "gateway", "start", "--help"]);
+    const start = program.commands
+      .find((c) => c.name() === "gateway")
+      ?.commands.find((c) => c.name() === "start");
+    expect(start?.helpInformation()).toMatch(/how long to wait for \/health \(default 15\)/);
+    expect(start?.helpInformation()).not.toContain('"15"');
+  });
+});

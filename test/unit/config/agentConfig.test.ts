@@ -51,6 +51,36 @@ describe("agent: model providers (docs/agent.md)", () => {
     );
   });
 
+  it("names the provider meant when the one written is a letter or two from it, as a misspelt key is named", () => {
+    expect(problem("  provider: opanai\n")).toMatch(
+      /config\.yaml: agent\.provider: unknown provider "opanai" — did you mean "openai"\? use one of echo, command, openai, anthropic/,
+    );
+    expect(problem("  provider: Anthropic\n")).toContain('did you mean "anthropic"?');
+  });
+
+  it("names the value meant for a key that takes one of a few words (backend: reddis)", () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      "gateway:\n  approvals: alow\nstate:\n  backend: reddis\nplatforms:\n  webhook:\n    http_server: Node\n",
+    );
+    let message = "";
+    try {
+      loadConfig({ home: home.dir, env: {} });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(
+      'gateway.approvals: expected one of "deny", "allow", got "alow" — did you mean "allow"?',
+    );
+    expect(message).toContain(
+      'state.backend: expected one of "local", "redis", got "reddis" — did you mean "redis"?',
+    );
+    expect(message).toContain(
+      'platforms.webhook.http_server: expected one of "uws", "node", got "Node" — did you mean "node"?',
+    );
+  });
+
   it("refuses openai and anthropic without a model", () => {
     expect(problem("  provider: openai\n")).toMatch(
       /config\.yaml: agent\.model: missing — provider "openai" needs a model/,
