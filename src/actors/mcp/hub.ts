@@ -464,6 +464,8 @@ export class McpHub {
       stderrSoFar: [],
       stdoutSoFar: [],
       loggedCollisions: new Set(),
+      failures: 0,
+      warnedFailure: undefined,
       samplingTimes: [],
     } as Omit<Runtime, "actor"> as Runtime;
     holder.rt = rt;
@@ -493,10 +495,13 @@ export class McpHub {
           this.rebuild();
         }
         if (snapshot.context.lastError !== undefined && (state === "failed" || state === "reconnecting")) {
-          this.options.logger.warn(
-            { server: name },
-            `[mcp] ${serverScoped(name, snapshot.context.lastError)}${state === "reconnecting" ? " — reconnecting" : ""}`,
-          );
+          const line = `[mcp] ${serverScoped(name, snapshot.context.lastError)}${state === "reconnecting" ? " — reconnecting" : ""}`;
+          rt.failures += 1;
+          // Once per failure streak: a server that fails the same way at each backoff retry (a command not
+          // found) would otherwise repeat it all day; a different failure is said at once.
+          if (line === rt.warnedFailure) this.options.logger.debug({ server: name }, line);
+          else this.options.logger.warn({ server: name }, line);
+          rt.warnedFailure = line;
         }
         this.options.onStatus?.(this.status());
       },

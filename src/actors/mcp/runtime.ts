@@ -63,6 +63,13 @@ export interface Runtime {
   connecting?: Promise<unknown>;
   /** Collisions among its own tools already logged: each is reported once, not at every listing or reconnect. */
   readonly loggedCollisions: Set<string>;
+  /**
+   * Failed connects and lost connections since it was last connected, and the failure last logged at WARN
+   * among them: the same one again (a missing command at every backoff retry) is logged at DEBUG, and the
+   * next connect says how many there were.
+   */
+  failures: number;
+  warnedFailure: string | undefined;
   /** Its sampling requests of the last minute (`sampling.max_requests_per_minute`), across its connects. */
   readonly samplingTimes: number[];
 }
@@ -208,8 +215,10 @@ export async function connectRuntime(
     rt.era = session.era;
     logger.info(
       { server: rt.name, era: session.era, tools: rt.toolset.tools.length },
-      `[mcp] ${rt.name}: connected`,
+      `[mcp] ${rt.name}: connected${rt.failures === 0 ? "" : ` again after ${rt.failures} failure${rt.failures === 1 ? "" : "s"}`}`,
     );
+    rt.failures = 0;
+    rt.warnedFailure = undefined;
     return { session, toolCount: rt.toolset.tools.length };
   } catch (err) {
     await session.close().catch(() => undefined);
