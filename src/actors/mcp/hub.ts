@@ -345,7 +345,11 @@ export class McpHub {
         // .env, a login just done): it does not wait up to five minutes for the next attempt.
         // (Also one still closing its lost session: it connects as soon as that is done.)
         const state = connectionState(rt.actor.getSnapshot());
-        if (state === "failed" || state === "reconnecting") rt.actor.send({ type: "CONNECT" });
+        if (state === "failed" || state === "reconnecting") {
+          // The user acted (and wants to know whether it helped): the same failure is warned about again.
+          rt.warnedFailure = undefined;
+          rt.actor.send({ type: "CONNECT" });
+        }
         continue;
       }
       if (rt !== undefined) await this.remove(rt);

@@ -68,4 +68,25 @@ describe("a server that keeps failing the same way", () => {
       ["warn", notFound],
     ]);
   });
+
+  it("a reload that retries it (the unchanged entry) warns again when it fails the same way", async () => {
+    const command = join(ctx.home.dir, "mcpwarn-missing");
+    const log = captureLogger();
+    const clock = new SimulatedClock();
+    const servers = { mcpwarnsrv: entry({ command, args: [STDIO_FIXTURE, "legacy"] }) };
+    const h = ctx.hub(ctx.home, servers, { logger: log.logger, clock });
+    const notFound = `[mcp] mcp_servers.mcpwarnsrv: command not found: ${command} — check command (and PATH)`;
+    const failures = () => mcpLines(log.lines()).filter(([, msg]) => msg === notFound).length;
+    expect((await h.settled("mcpwarnsrv")).state).toBe("failed");
+    clock.increment(300_000);
+    await vi.waitFor(() => expect(failures()).toBe(2), { timeout: 5000, interval: 10 });
+
+    await h.reload(servers);
+    await vi.waitFor(() => expect(failures()).toBe(3), { timeout: 5000, interval: 10 });
+    expect(mcpLines(log.lines())).toEqual([
+      ["warn", notFound],
+      ["debug", notFound],
+      ["warn", notFound],
+    ]);
+  });
 });
