@@ -29,7 +29,7 @@ import {
 import { parseSubscription, type Subscription } from "../io/stores/subscriptions.js";
 import { canonicalTarget, unknownTargetText } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
-import { collectPairs, formatTable, profileFlag } from "./format.js";
+import { checkDeliverExtra, collectPairs, formatTable, profileFlag } from "./format.js";
 import { withSubscriptionStore } from "./webhook/subscriptionStoreFor.js";
 
 /** `--profile <name>`: which profile's cron store a command works on (the default profile without it). */
@@ -104,6 +104,8 @@ async function create(options: CreateOptions): Promise<void> {
   // An empty prompt gives the agent nothing to do on every run.
   if (options.prompt.trim() === "")
     throw new SvcError("usage", "--prompt: must not be empty — give the text the agent runs");
+  // Every run would fail on a blank recipient: refused as `svc webhook subscribe --deliver-extra` refuses it.
+  checkDeliverExtra(options.deliverExtra, false);
   // Every run would otherwise fail on it: refused here as `svc webhook subscribe --deliver` does.
   if (options.deliver !== undefined && canonicalTarget(options.deliver) === undefined) {
     // As a route's deliver and svc webhook subscribe --deliver say it: `slak` → "slack", `Telegram` → "telegram".

@@ -67,6 +67,26 @@ export function pairsOption(
 /** Collects repeated `--deliver-extra key=value` options. */
 export const collectPairs = pairsOption("--deliver-extra", "key=value", "a deliver_extra key");
 
+/**
+ * Refuses a blank `--deliver-extra` value, for `svc webhook subscribe` and `svc cron create` alike: spaces
+ * alone are no recipient, and every delivery would fail on them ("rendered empty") — they are not taken as
+ * no value either, which would send the replies to the home channel instead. `<key>=` with nothing after it
+ * removes the key where there is a record to remove it from (`removes`); a new cron job has none, and its
+ * runs would fail on the empty value the same way, so it is refused there too.
+ */
+export function checkDeliverExtra(extra: Record<string, string> | undefined, removes: boolean): void {
+  for (const [key, value] of Object.entries(extra ?? {})) {
+    if (value.trim() !== "" || (removes && value === "")) continue;
+    const instead = removes
+      ? `${key}= with nothing after it to remove the key`
+      : `leave --deliver-extra ${key}= out`;
+    throw new SvcError(
+      "usage",
+      `--deliver-extra ${key}=: ${value === "" ? "empty" : "only spaces"} — give a value, or ${instead}`,
+    );
+  }
+}
+
 /** ` --profile <name>` for a named profile, so printed commands work as shown. */
 export function profileFlag(profile: string | undefined): string {
   const named = namedProfile(profile);

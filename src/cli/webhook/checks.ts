@@ -15,7 +15,7 @@ import type { Subscription } from "../../io/stores/subscriptions.js";
 import { EXTRA_KEYS } from "../../io/targets/extraKeys.js";
 import { canonicalTarget } from "../../io/targets/names.js";
 import { targetStartupProblems } from "../../io/targets/validate.js";
-import { profileFlag } from "../format.js";
+import { checkDeliverExtra, profileFlag } from "../format.js";
 import type { Address } from "./address.js";
 import type { SubscribeOptions } from "./subscribeOptions.js";
 
@@ -190,12 +190,7 @@ export function checkNotBlank(options: SubscribeOptions): void {
       "usage",
       "--deliver-chat-id: only spaces — give the chat id, or --deliver-chat-id '' to remove it (the platform's home channel is then used)",
     );
-  for (const [key, value] of Object.entries(options.deliverExtra ?? {}))
-    if (value !== "" && value.trim() === "")
-      throw new SvcError(
-        "usage",
-        `--deliver-extra ${key}=: only spaces — give a value, or ${key}= with nothing after it to remove the key`,
-      );
+  checkDeliverExtra(options.deliverExtra, true);
   const publicKey = options.secret === undefined ? undefined : publicKeySecretProblem(options.secret);
   if (publicKey !== undefined) throw new SvcError("usage", `--secret ${publicKey}`);
   // A token sender's header cannot carry one, and the printed Secret: line would be cut by a line break.

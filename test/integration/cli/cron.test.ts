@@ -175,6 +175,49 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
       expect((await svc(home, ["cron", "remove", name])).code).toBe(0);
   });
 
+  it("create refuses a blank --deliver-extra value (exit 2) as svc webhook subscribe does; nothing is stored", async () => {
+    const file = join(home.dir, "cron", "jobs.json");
+    const before = existsSync(file) ? readFileSync(file, "utf8") : undefined;
+    const create = (name: string, ...extra: string[]) =>
+      svc(home, ["cron", "create", "--name", name, "--schedule", "1h", "--prompt", "p", ...extra]);
+    const spaces = await create("blank-spaces", "--deliver", "telegram", "--deliver-extra", "chat_id=   ");
+    const empty = await create("blank-empty", "--deliver", "telegram", "--deliver-extra", "chat_id=");
+    const later = await create(
+      "blank-later",
+      "--deliver-extra",
+      "chat_id=42",
+      "--deliver-extra",
+      "thread_id= ",
+    );
+    const subscribe = await svc(home, [
+      "webhook",
+      "subscribe",
+      "blank-hook",
+      "--deliver-extra",
+      "chat_id=   ",
+    ]);
+    for (const answer of [spaces, empty, later, subscribe]) {
+      expect(answer.code).toBe(2);
+      expect(answer.stdout).toBe("");
+      expect(answer.stderr).not.toContain("Warning");
+    }
+    // The same refusal; only what to do instead differs: a new job has no key to remove.
+    expect(subscribe.stderr).toBe(
+      "svc: --deliver-extra chat_id=: only spaces — give a value, or chat_id= with nothing after it to remove the key\n",
+    );
+    expect(spaces.stderr).toBe(
+      "svc: --deliver-extra chat_id=: only spaces — give a value, or leave --deliver-extra chat_id= out\n",
+    );
+    expect(empty.stderr).toBe(
+      "svc: --deliver-extra chat_id=: empty — give a value, or leave --deliver-extra chat_id= out\n",
+    );
+    expect(later.stderr).toBe(
+      "svc: --deliver-extra thread_id=: only spaces — give a value, or leave --deliver-extra thread_id= out\n",
+    );
+    expect(existsSync(file) ? readFileSync(file, "utf8") : undefined).toBe(before);
+    expect(existsSync(join(home.dir, "webhook_subscriptions.json"))).toBe(false);
+  });
+
   it("pause, resume, run (prints the reply, records last_run) and remove by name", async () => {
     expect((await svc(home, ["cron", "pause", "digest"])).stdout).toContain("is now paused");
     expect((await svc(home, ["cron", "list"])).stdout).toMatch(/digest\s+every 15m\s+paused\s+-\s+never/);
